@@ -1,0 +1,129 @@
+// One error family for the whole project. Every error a user can see carries a stable `code`
+// and the facts a person needs (field and flag, file, HTTP status), so callers can branch on
+// the kind of failure without parsing messages, and `main()` can print one clean line.
+
+export type ErrorCode =
+  | 'Config'
+  | 'Flag'
+  | 'Api'
+  | 'Runtime'
+  | 'Certificate'
+  | 'Manifest'
+  | 'Platconfig'
+  | 'Internal';
+
+export interface NodeAgentErrorOptions {
+  cause?: unknown;
+}
+
+export class NodeAgentError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options: NodeAgentErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A bad flag value, unknown flag or positional argument. */
+export class FlagError extends NodeAgentError {
+  readonly flag: string | undefined;
+  constructor(message: string, options: NodeAgentErrorOptions & { flag?: string } = {}) {
+    super('Flag', message, options);
+    this.flag = options.flag;
+  }
+}
+
+/** A problem in a config file, drop-in or the merged configuration. */
+export class ConfigError extends NodeAgentError {
+  readonly file: string | undefined;
+  readonly field: string | undefined;
+  readonly flag: string | undefined;
+  /** Several problems reported together (validation lists every error at once). */
+  readonly problems: readonly string[];
+  constructor(
+    message: string,
+    options: NodeAgentErrorOptions & { file?: string; field?: string; flag?: string; problems?: readonly string[] } = {},
+  ) {
+    super('Config', message, options);
+    this.file = options.file;
+    this.field = options.field;
+    this.flag = options.flag;
+    this.problems = options.problems ?? [message];
+  }
+}
+
+/** A failed call to an API server, carrying the Status facts. */
+export class ApiError extends NodeAgentError {
+  readonly status: number;
+  readonly reason: string;
+  readonly details: unknown;
+  constructor(message: string, options: NodeAgentErrorOptions & { status: number; reason: string; details?: unknown }) {
+    super('Api', message, options);
+    this.status = options.status;
+    this.reason = options.reason;
+    this.details = options.details;
+  }
+}
+
+export class RuntimeError extends NodeAgentError {
+  constructor(message: string, options: NodeAgentErrorOptions = {}) {
+    super('Runtime', message, options);
+  }
+}
+
+export class CertificateError extends NodeAgentError {
+  readonly file: string | undefined;
+  constructor(message: string, options: NodeAgentErrorOptions & { file?: string } = {}) {
+    super('Certificate', message, options);
+    this.file = options.file;
+  }
+}
+
+export class ManifestError extends NodeAgentError {
+  readonly file: string | undefined;
+  constructor(message: string, options: NodeAgentErrorOptions & { file?: string } = {}) {
+    super('Manifest', message, options);
+    this.file = options.file;
+  }
+}
+
+export class PlatconfigError extends NodeAgentError {
+  readonly file: string | undefined;
+  constructor(message: string, options: NodeAgentErrorOptions & { file?: string } = {}) {
+    super('Platconfig', message, options);
+    this.file = options.file;
+  }
+}
+
+/** Walks the cause chain and returns the first error that satisfies `test`. */
+export function findCause<T>(err: unknown, test: (e: unknown) => e is T): T | undefined {
+  const seen = new Set<unknown>();
+  let cur: unknown = err;
+  while (cur !== undefined && cur !== null && !seen.has(cur)) {
+    if (test(cur)) return cur;
+    seen.add(cur);
+    cur = cur instanceof Error ? cur.cause : undefined;
+  }
+  return undefined;
+}
+
+function apiWithStatus(status: number, reason?: string) {
+  return (err: unknown): boolean =>
+    findCause(err, (e): e is ApiError => e instanceof ApiError && (e.status === status || (reason !== undefined && e.reason === reason))) !== undefined;
+}
+
+export const isNotFound = apiWithStatus(404, 'NotFound');
+export const isConflict = apiWithStatus(409, 'Conflict');
+export const isAlreadyExists = (err: unknown): boolean =>
+  findCause(err, (e): e is ApiError => e instanceof ApiError && e.reason === 'AlreadyExists') !== undefined;
+export const isGone = apiWithStatus(410, 'Expired');
+export const isUnauthorized = apiWithStatus(401, 'Unauthorized');
+export const isForbidden = apiWithStatus(403, 'Forbidden');
+export const isTooManyRequests = apiWithStatus(429, 'TooManyRequests');
+
+/** The message a user sees: the error's own message, never a stack trace. */
+export function userMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
