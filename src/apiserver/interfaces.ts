@@ -1,0 +1,95 @@
+// The small interfaces between plat-apiserver's request pipeline and the parts plugged into it:
+// authentication, authorization, admission, storage encryption and tracing. The server core
+// (src/apiserver/server, handlers) calls these; the configuration-file issue provides further
+// implementations (JWT, webhook authorizers, admission plugins, encryption providers, tracing).
+
+import type { IncomingMessage } from 'node:http';
+
+/** Who made a request. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+export type AuthenticationResult =
+  | { readonly kind: 'authenticated'; readonly user: UserInfo }
+  /** This authenticator has nothing to say about the request (no credential of its kind). */
+  | { readonly kind: 'no-opinion' }
+  /** A credential of this kind was presented and is bad: the request gets 401 with this reason. */
+  | { readonly kind: 'rejected'; readonly reason: string };
+
+export interface Authenticator {
+  authenticate(req: IncomingMessage): Promise<AuthenticationResult>;
+}
+
+/** The attributes of a request that authorizers decide on (the reference's authorizer.Attributes). */
+export interface RequestAttributes {
+  readonly user: UserInfo;
+  readonly verb: string; // get list watch create update patch delete deletecollection approve ...
+  readonly isResourceRequest: boolean;
+  readonly path: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+export type AuthorizationDecision =
+  | { readonly decision: 'allow'; readonly reason?: string }
+  | { readonly decision: 'deny'; readonly reason?: string }
+  | { readonly decision: 'no-opinion'; readonly reason?: string };
+
+export interface Authorizer {
+  /** Throws when it cannot decide (the request then gets 500, never an allow). */
+  authorize(attrs: RequestAttributes): Promise<AuthorizationDecision>;
+}
+
+export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface AdmissionRequest {
+  readonly operation: AdmissionOperation;
+  readonly resource: string; // plural, e.g. certificatesigningrequests
+  readonly apiGroup: string;
+  readonly subresource: string; // '', 'status', 'approval'
+  readonly namespace: string;
+  readonly name: string;
+  readonly object: Record<string, unknown> | undefined;
+  readonly oldObject: Record<string, unknown> | undefined;
+  readonly user: UserInfo;
+  readonly dryRun: boolean;
+}
+
+/**
+ * An admission plugin. `admit` may mutate `request.object`; to reject, throw an ApiError
+ * (src/util/errors.ts) carrying the HTTP status and reason the client should get
+ * (403 Forbidden, 429 TooManyRequests, 422 Invalid ...).
+ */
+export interface AdmissionPlugin {
+  readonly name: string;
+  admit(request: AdmissionRequest): Promise<void>;
+}
+
+/**
+ * Transforms stored values of one resource (encryption at rest). `context` is the storage key
+ * (authenticated data for AEAD providers). `fromStorage` reports `stale` when the value was written
+ * with a provider/key other than the current write provider (it should be rewritten).
+ */
+export interface ValueTransformer {
+  toStorage(plaintext: Uint8Array, context: string): Promise<Uint8Array>;
+  fromStorage(stored: Uint8Array, context: string): Promise<{ readonly data: Uint8Array; readonly stale: boolean }>;
+}
+
+/** Chooses the transformer for a resource (`resource` plural, `group` '' for core). */
+export interface TransformerRegistry {
+  transformerFor(resource: string, group: string): ValueTransformer;
+}
+
+/** Per-request tracing: the server calls `startRequestSpan` for each request and `end` when done. */
+export interface RequestTracer {
+  startRequestSpan(req: IncomingMessage): { end(statusCode: number): void };
+  shutdown(): Promise<void>;
+}
