@@ -1,0 +1,2 @@
+export * from './platconfig.js';
+export { writeFileAtomic, syncDir } from './atomic-file.js';
