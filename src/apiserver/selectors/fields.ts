@@ -1,0 +1,85 @@
+// The fields each resource can be selected on (the reference's field label conversion funcs and
+// ToSelectableFields), and a getter that reads them from a stored object. A supported field that
+// is absent reads as "" (the reference's field sets always hold every supported label);
+// booleans read as "true"/"false".
+
+export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces';
+
+export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<string>>> = {
+  certificatesigningrequests: new Set(['metadata.name', 'metadata.namespace', 'spec.signerName']),
+  events: new Set([
+    'metadata.name',
+    'metadata.namespace',
+    'involvedObject.kind',
+    'involvedObject.namespace',
+    'involvedObject.name',
+    'involvedObject.uid',
+    'involvedObject.apiVersion',
+    'involvedObject.resourceVersion',
+    'involvedObject.fieldPath',
+    'reason',
+    'reportingComponent',
+    'source',
+    'type',
+  ]),
+  nodes: new Set(['metadata.name', 'metadata.namespace', 'spec.unschedulable']),
+  pods: new Set([
+    'metadata.name',
+    'metadata.namespace',
+    'spec.nodeName',
+    'spec.restartPolicy',
+    'spec.schedulerName',
+    'spec.serviceAccountName',
+    'spec.hostNetwork',
+    'status.phase',
+    'status.podIP',
+    'status.nominatedNodeName',
+  ]),
+  namespaces: new Set(['metadata.name', 'metadata.namespace', 'status.phase']),
+};
+
+function child(v: unknown, key: string): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  return (v as Record<string, unknown>)[key];
+}
+
+function str(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number') return String(v);
+  return '';
+}
+
+function bool(v: unknown): string {
+  return v === true ? 'true' : 'false';
+}
+
+function path(obj: unknown, dotted: string): unknown {
+  let cur = obj;
+  for (const k of dotted.split('.')) cur = child(cur, k);
+  return cur;
+}
+
+/** Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field. */
+export function fieldGetterFor(resource: SelectableResource, obj: unknown): (field: string) => string | undefined {
+  const supported = SUPPORTED_FIELDS[resource];
+  return (field: string): string | undefined => {
+    if (!supported.has(field)) return undefined;
+    if (resource === 'events') {
+      if (field === 'source') {
+        const component = str(path(obj, 'source.component'));
+        return component !== '' ? component : str(child(obj, 'reportingComponent'));
+      }
+    }
+    if (resource === 'nodes' && field === 'spec.unschedulable') return bool(path(obj, field));
+    if (resource === 'pods') {
+      if (field === 'spec.hostNetwork') return bool(path(obj, field));
+      if (field === 'status.podIP') {
+        const ip = str(path(obj, field));
+        if (ip !== '') return ip;
+        const ips = path(obj, 'status.podIPs');
+        return Array.isArray(ips) ? str(child(ips[0], 'ip')) : '';
+      }
+    }
+    return str(path(obj, field));
+  };
+}
