@@ -1,0 +1,61 @@
+// Errors name the file and the field, list every problem at once, and never show a secret.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { loadConfigFile, validateConfigFiles } from '../../../src/apiserverconfig/load.js';
+import { ConfigError } from '../../../src/util/errors.js';
+import { authz, encryption, setAt, tempDir, tracing } from './fixtures.js';
+
+const tmp = tempDir();
+after(() => tmp.cleanup());
+
+test('a wrong-length key is reported without its value', () => {
+  const secret = Buffer.from('super-secret-key-material-20b').toString('base64');
+  const d = setAt(encryption(), 'resources.0.providers.0.aesgcm.keys.0.secret', secret);
+  const file = tmp.write('enc.yaml', d);
+  const r = validateConfigFiles([file]);
+  assert.equal(r.ok, false);
+  const text = r.errors.join('\n');
+  assert.ok(!text.includes(secret), text);
+  assert.ok(!text.includes('super-secret'), text);
+});
+
+test('a YAML syntax error near a secret does not quote the file', () => {
+  const secret = Buffer.alloc(32, 9).toString('base64');
+  const file = tmp.writeText('enc.yaml', `apiVersion: apiserver.config.platform.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [events]\n    providers:\n     - aescbc: {keys: [{name: k, secret: ${secret}]}\n`);
+  const r = validateConfigFiles([file]);
+  assert.equal(r.ok, false);
+  assert.match(r.errors[0] ?? '', /invalid YAML or JSON/);
+  assert.ok(!r.errors.join('\n').includes(secret));
+});
+
+test('every problem of every file is listed, each with file and path', () => {
+  const a = tmp.write('a.yaml', setAt(setAt(authz(), 'authorizers.0.webhook.timeout', '1m'), 'authorizers.0.webhook.failurePolicy', 'Maybe'));
+  const b = tmp.write('b.yaml', setAt(tracing(), 'samplingRatePerMillion', 2_000_000));
+  const c = tmp.write('c.yaml', tracing());
+  const r = validateConfigFiles([a, b, c, `${tmp.dir}/missing.yaml`]);
+  assert.equal(r.ok, false);
+  assert.equal(r.errors.length, 4, r.errors.join('\n'));
+  assert.ok(r.errors.some((e) => e.startsWith(`${a}: authorizers[0].webhook.timeout:`)));
+  assert.ok(r.errors.some((e) => e.startsWith(`${a}: authorizers[0].webhook.failurePolicy:`)));
+  assert.ok(r.errors.some((e) => e.startsWith(`${b}: samplingRatePerMillion:`)));
+  assert.ok(r.errors.some((e) => e === `${tmp.dir}/missing.yaml: file does not exist`));
+  assert.equal(r.kinds[2], 'TracingConfiguration');
+});
+
+test('loadConfigFile checks the expected kind and names the flag', () => {
+  const file = tmp.write('t.yaml', tracing());
+  assert.throws(
+    () => loadConfigFile(file, 'AuthorizationConfiguration', {}, '--authorization-config'),
+    (err: unknown) => err instanceof ConfigError && err.flag === '--authorization-config' && /kind: Unsupported value: "TracingConfiguration": supported values: "AuthorizationConfiguration"/.test(err.message),
+  );
+  const ok = loadConfigFile(tmp.write('z.yaml', authz()), 'AuthorizationConfiguration');
+  const wh = ok.authorizers[0]?.webhook;
+  assert.equal(wh?.authorizedTTL, '5m0s');
+  assert.equal(wh?.unauthorizedTTL, '30s');
+  assert.equal(wh?.cacheAuthorizedRequests, true);
+});
+
+test('the platform domain sets the expected apiVersion', () => {
+  const d = setAt(tracing(), 'apiVersion', 'apiserver.config.k8s.io/v1');
+  assert.equal(validateConfigFiles([tmp.write('k.yaml', d)], { platformDomain: 'k8s.io' }).ok, true);
+});
