@@ -28,7 +28,7 @@ function specRows(path: string): SpecRow[] {
   const rows: SpecRow[] = [];
   for (const line of text.slice(start, end).split('\n')) {
     if (!line.startsWith('| `')) continue;
-    const cells = line.replace(/\\\|/g, '\u0000').split('|').slice(1, -1).map((c) => c.replace(/\u0000/g, '|').trim());
+    const cells = line.replace(/\\\|/g, '\u{E000}').split('|').slice(1, -1).map((c) => c.replaceAll('\u{E000}', '|').trim());
     const [opt = '', type = '', def = '', note = '', meaning = ''] = cells;
     rows.push({ names: [...opt.matchAll(/`-{1,2}([^`]+)`/g)].map((m) => m[1] ?? ''), type, def: def.replace(/`/g, ''), note, meaning });
   }
