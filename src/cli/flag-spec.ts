@@ -45,6 +45,11 @@ export interface FlagSpec {
   readonly help: string;
   /** Feature gate this option needs when set to a non-default value, if any. */
   readonly requiresGate?: string;
+  /**
+   * For `mapStringString` eviction thresholds: also accept the reference's `key<value` pairs
+   * (`memory.available<100Mi`) besides `key=value`.
+   */
+  readonly lessThanPairs?: boolean;
 }
 
 /**

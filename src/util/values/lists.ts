@@ -45,12 +45,22 @@ function pairs(s: string): string[] {
   return s.split(',').map((p) => p.trim()).filter((p) => p !== '');
 }
 
-/** cliflag MapStringString for one occurrence: `k=v` pairs, trimmed, later keys win. */
-export function parseKeyValueMap(s: string, flag?: string): Record<string, string> {
+export const THRESHOLD_MAP_ACCEPTED = 'comma-separated signal<quantity or signal=quantity pairs, such as memory.available<100Mi,nodefs.available<10%';
+
+/**
+ * cliflag MapStringString for one occurrence: `k=v` pairs, trimmed, later keys win. With
+ * `lessThan`, the reference's LangleSeparatedMapStringString form `k<v` is accepted too (the
+ * first `<` or `=` separates), as eviction thresholds are written.
+ */
+export function parseKeyValueMap(s: string, flag?: string, lessThan = false): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of pairs(s)) {
-    const eq = p.indexOf('=');
-    if (eq < 0) throw invalidValue(s, flag, `malformed pair ${quote(p)}, expect string=string`, MAP_ACCEPTED);
+    const eq = lessThan ? p.search(/[<=]/) : p.indexOf('=');
+    if (eq < 0) {
+      throw lessThan
+        ? invalidValue(s, flag, `malformed pair ${quote(p)}, expect string<string`, THRESHOLD_MAP_ACCEPTED)
+        : invalidValue(s, flag, `malformed pair ${quote(p)}, expect string=string`, MAP_ACCEPTED);
+    }
     out[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
   }
   return out;
