@@ -2,6 +2,7 @@
 // bootstrap name the reference uses, so a restarted bootstrap finds its own CSR.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
+import type * as X509 from '@peculiar/x509';
 import { toCryptoKeyPair, publicKeyDer, type PrivateKey } from './keys.js';
 
 export interface CsrTemplate {
@@ -12,7 +13,7 @@ export interface CsrTemplate {
 }
 
 /** Loaded on first use: reflect-metadata must come before @peculiar/x509. */
-async function x509lib(): Promise<typeof import('@peculiar/x509')> {
+async function x509lib(): Promise<typeof X509> {
   await import('reflect-metadata');
   const lib = await import('@peculiar/x509');
   lib.cryptoProvider.set((await import('node:crypto')).webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
