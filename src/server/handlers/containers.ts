@@ -1,0 +1,159 @@
+// /containerLogs/{ns}/{pod}/{container} (tailLines, follow, timestamps, sinceSeconds,
+// limitBytes), and the non-interactive /run and /exec: a command in a container, its output as the
+// response. Following a log is a streaming connection: it closes after the streaming idle timeout.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ContainerNotFoundError,
+  type CommandRunner,
+  type ContainerLogOptions,
+  type ContainerLogs,
+  type ContainerRef,
+} from '../types.js';
+import { httpError, notFound, sendText } from './respond.js';
+
+function segments(path: string, prefix: string): string[] | undefined {
+  try {
+    return path
+      .slice(prefix.length)
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    return undefined;
+  }
+}
+
+function nonNegativeInt(params: URLSearchParams, name: string): number | undefined | Error {
+  const v = params.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^\d+$/.test(v)) return new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return Number(v);
+}
+
+function boolParam(params: URLSearchParams, name: string): boolean | Error {
+  const v = params.get(name);
+  if (v === null || v === '') return false;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false;
+  return new Error(`${name} must be true or false, got "${v}"`);
+}
+
+export interface StreamingOptions {
+  /** 0 means no timeout. */
+  streamingIdleTimeoutMs: number;
+}
+
+export async function serveContainerLogs(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  url: URL,
+  logs: ContainerLogs | undefined,
+  streaming: StreamingOptions,
+): Promise<void> {
+  const parts = segments(path, '/containerLogs/');
+  if (parts?.length !== 3) {
+    httpError(res, 400, 'expected /containerLogs/{namespace}/{pod}/{container}');
+    return;
+  }
+  if (logs === undefined) {
+    notFound(res);
+    return;
+  }
+  const [namespace, pod, container] = parts as [string, string, string];
+  const tailLines = nonNegativeInt(url.searchParams, 'tailLines');
+  const sinceSeconds = nonNegativeInt(url.searchParams, 'sinceSeconds');
+  const limitBytes = nonNegativeInt(url.searchParams, 'limitBytes');
+  const follow = boolParam(url.searchParams, 'follow');
+  const timestamps = boolParam(url.searchParams, 'timestamps');
+  for (const v of [tailLines, sinceSeconds, limitBytes, follow, timestamps]) {
+    if (v instanceof Error) {
+      httpError(res, 400, v.message);
+      return;
+    }
+  }
+  const options: ContainerLogOptions = {
+    follow: follow as boolean,
+    timestamps: timestamps as boolean,
+    ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
+    ...(sinceSeconds !== undefined ? { sinceSeconds: sinceSeconds as number } : {}),
+    ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
+  };
+  const abort = new AbortController();
+  const onClose = (): void => abort.abort(new Error('client went away'));
+  res.on('close', onClose);
+  if (options.follow && streaming.streamingIdleTimeoutMs > 0) {
+    req.socket.setTimeout(streaming.streamingIdleTimeoutMs, () => req.socket.destroy());
+  }
+  try {
+    // Headers are sent with the first byte, so a not-found error can still become a 404.
+    await logs.writeLogs({ namespace, pod, container }, options, res, abort.signal);
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end();
+  } catch (err) {
+    if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
+    else if (abort.signal.aborted) res.destroy();
+    else httpError(res, 500, `failed to get container logs: ${(err as Error).message}`);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
+function containerRef(parts: readonly string[]): ContainerRef | undefined {
+  if (parts.length === 3) return { namespace: parts[0]!, pod: parts[1]!, container: parts[2]! };
+  if (parts.length === 4) return { namespace: parts[0]!, pod: parts[1]!, uid: parts[2]!, container: parts[3]! };
+  return undefined;
+}
+
+/** /run/{ns}/{pod}[/{uid}]/{container}?cmd=... (POST) and /exec/...?command=a&command=b. */
+export async function serveCommand(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  url: URL,
+  runner: CommandRunner | undefined,
+  kind: 'run' | 'exec',
+): Promise<void> {
+  if (kind === 'run' && req.method !== 'POST') {
+    httpError(res, 405, 'Method Not Allowed');
+    return;
+  }
+  if (kind === 'exec' && req.method !== 'POST' && req.method !== 'GET') {
+    httpError(res, 405, 'Method Not Allowed');
+    return;
+  }
+  if (req.headers.upgrade !== undefined) {
+    httpError(res, 400, 'interactive (upgraded) exec is not supported; call without Upgrade to run a command non-interactively');
+    return;
+  }
+  const parts = segments(path, `/${kind}/`);
+  const ref = parts === undefined ? undefined : containerRef(parts);
+  if (ref === undefined) {
+    httpError(res, 400, `expected /${kind}/{namespace}/{pod}[/{uid}]/{container}`);
+    return;
+  }
+  const command = kind === 'run' ? (url.searchParams.get('cmd') ?? '').split(/\s+/).filter((s) => s !== '') : url.searchParams.getAll('command');
+  if (command.length === 0) {
+    httpError(res, 400, kind === 'run' ? 'missing cmd' : 'missing command');
+    return;
+  }
+  if (runner === undefined) {
+    notFound(res);
+    return;
+  }
+  const abort = new AbortController();
+  const onClose = (): void => abort.abort(new Error('client went away'));
+  res.on('close', onClose);
+  try {
+    const r = await runner.run(ref, command, { timeoutMs: 5 * 60_000, signal: abort.signal });
+    res.setHeader('x-exit-code', String(r.exitCode));
+    sendText(res, 200, Buffer.concat([r.stdout, r.stderr]));
+  } catch (err) {
+    if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
+    else httpError(res, 500, `failed to run command in container: ${(err as Error).message}`);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+

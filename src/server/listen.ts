@@ -1,0 +1,54 @@
+// Shared plumbing of the agent's three servers: the reference's timeouts (header limit 1 MiB,
+// idle 90 s, read/write 4 h), the 4-hour cap on any connection, listening on an address and port
+// (0 picks a free one), and a stop that also closes idle and streaming connections.
+
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export const MAX_HEADER_BYTES = 1 << 20;
+export const IDLE_TIMEOUT_MS = 90_000;
+export const READ_WRITE_TIMEOUT_MS = 4 * 60 * 60_000;
+export const MAX_CONNECTION_AGE_MS = 4 * 60 * 60_000;
+
+export const SERVER_TIMEOUTS = {
+  maxHeaderSize: MAX_HEADER_BYTES,
+  keepAliveTimeout: IDLE_TIMEOUT_MS,
+  requestTimeout: READ_WRITE_TIMEOUT_MS,
+  headersTimeout: 60_000,
+} as const;
+
+/** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
+export function capConnectionAge(server: HttpServer, maxAgeMs: number): void {
+  server.on('connection', (socket: Socket) => {
+    const t = setTimeout(() => socket.destroy(), maxAgeMs);
+    t.unref();
+    socket.once('close', () => clearTimeout(t));
+  });
+}
+
+export function listen(server: HttpServer, address: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error): void => reject(err);
+    server.once('error', onError);
+    server.listen({ host: address, port }, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export function stopServer(server: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** A URL host for an address (IPv6 in brackets). */
+export function urlHost(info: AddressInfo): string {
+  return info.family === 'IPv6' ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
+}

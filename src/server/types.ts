@@ -1,0 +1,168 @@
+// The small interfaces the agent's servers consume. They are owned here (the consumer) so the
+// server can be built and tested before, and independently of, the parts that implement them
+// (pods, runtime, client, certificates); src/agent.ts adapts those parts to these shapes.
+
+import type { IncomingMessage } from 'node:http';
+import type { Writable } from 'node:stream';
+
+/** Who made a request. */
+export interface UserInfo {
+  readonly username: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+}
+
+export type AuthenticationResult =
+  | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly method: string }
+  /** No credential of this authenticator's kind was presented. */
+  | { readonly kind: 'no-opinion' }
+  /** A credential was presented and is bad: 401. The reason is logged, never sent. */
+  | { readonly kind: 'rejected'; readonly reason: string };
+
+export interface Authenticator {
+  /** Throws an AuthUnavailableError when it cannot decide (the request gets 500, never a pass). */
+  authenticate(req: IncomingMessage): Promise<AuthenticationResult>;
+}
+
+/** The request attributes the reference's node agent authorizes on ("Server" item 5). */
+export interface RequestAttributes {
+  readonly user: UserInfo;
+  readonly verb: string;
+  readonly namespace: string;
+  readonly apiGroup: string;
+  readonly apiVersion: string;
+  readonly resource: 'nodes';
+  readonly subresource: string;
+  readonly name: string;
+  readonly path: string;
+}
+
+export interface AuthorizationDecision {
+  readonly allowed: boolean;
+  readonly reason: string;
+}
+
+export interface Authorizer {
+  /** Throws when it cannot decide: the request then gets 500, never an allow. */
+  authorize(attrs: RequestAttributes): Promise<AuthorizationDecision>;
+}
+
+/** Raised by an authenticator or authorizer whose backend (TokenReview, SubjectAccessReview) failed. */
+export class AuthUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthUnavailableError';
+  }
+}
+
+/** The TokenReview call (POST /apis/authentication.{domain}/v1/tokenreviews). */
+export interface TokenReviewStatus {
+  readonly authenticated: boolean;
+  readonly user?: UserInfo;
+  readonly audiences?: readonly string[];
+  readonly error?: string;
+}
+export interface TokenReviewer {
+  review(token: string, signal?: AbortSignal): Promise<TokenReviewStatus>;
+}
+
+/** The SubjectAccessReview call (POST /apis/authorization.{domain}/v1/subjectaccessreviews). */
+export interface SubjectAccessReviewSpec {
+  readonly user: string;
+  readonly uid?: string;
+  readonly groups: readonly string[];
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
+  readonly resourceAttributes: {
+    readonly namespace: string;
+    readonly verb: string;
+    readonly group: string;
+    readonly version: string;
+    readonly resource: string;
+    readonly subresource: string;
+    readonly name: string;
+  };
+}
+export interface SubjectAccessReviewStatus {
+  readonly allowed: boolean;
+  readonly denied?: boolean;
+  readonly reason?: string;
+  readonly evaluationError?: string;
+}
+export interface SubjectAccessReviewer {
+  review(spec: SubjectAccessReviewSpec, signal?: AbortSignal): Promise<SubjectAccessReviewStatus>;
+}
+
+/** The serving certificate, asked for at each new connection (it may rotate). */
+export interface ServingTlsMaterial {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+export interface ServingTlsSource {
+  current(): ServingTlsMaterial;
+}
+
+/** A pod as served by /pods: the API object (kept opaque here). */
+export type PodObject = Record<string, unknown>;
+
+export interface PodsProvider {
+  /** The pods the agent manages (desired state, with their latest status). */
+  pods(): readonly PodObject[];
+}
+
+export interface RunningPodsProvider {
+  /** Pods as the container runtime sees them. */
+  runningPods(): Promise<readonly PodObject[]>;
+}
+
+export interface StatsProvider {
+  /** The `/stats/summary` document (node and pod CPU and memory). */
+  summary(): Promise<unknown>;
+}
+
+export interface ContainerLogOptions {
+  readonly tailLines?: number;
+  readonly follow: boolean;
+  readonly timestamps: boolean;
+  readonly sinceSeconds?: number;
+  readonly limitBytes?: number;
+}
+
+export interface ContainerLogs {
+  /**
+   * Writes the logs of one container to `out` (until the end, or until `signal` aborts when
+   * following). Throws a ContainerNotFoundError when the pod or container is unknown.
+   */
+  writeLogs(ref: ContainerRef, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void>;
+}
+
+export interface ContainerRef {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly uid?: string;
+  readonly container: string;
+}
+
+export interface CommandResult {
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly exitCode: number;
+}
+
+export interface CommandRunner {
+  /** Runs a command in a container without a terminal and returns its output. */
+  run(ref: ContainerRef, command: readonly string[], options: { timeoutMs: number; signal: AbortSignal }): Promise<CommandResult>;
+}
+
+export class ContainerNotFoundError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContainerNotFoundError';
+  }
+}
+
+/** When the sync loop last ran (for /healthz/syncloop). */
+export interface SyncLoopMonitor {
+  /** Milliseconds since the epoch of the latest sync-loop iteration start, undefined before the first. */
+  lastIterationMs(): number | undefined;
+}
