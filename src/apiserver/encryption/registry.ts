@@ -1,0 +1,102 @@
+// The TransformerRegistry built from an EncryptionConfiguration: resource lists are matched in
+// order (first match wins, so an earlier identity entry exempts a resource from a later "*.*");
+// unmatched resources are stored as they are.
+import { decodeKey, KMS_DEFAULT_TIMEOUT, type EncryptionConfiguration, type ProviderConfiguration } from '../../apiserverconfig/encryption.js';
+import { parseGoDuration } from '../../apiserverconfig/duration.js';
+import type { Clock } from '../../util/clock.js';
+import { ConfigError } from '../../util/errors.js';
+import type { Logger } from '../../log/types.js';
+import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
+import { KmsClient } from './kms/client.js';
+import { KmsEnvelopeProvider } from './kms/envelope.js';
+import { PrefixTransformer } from './prefix-transformer.js';
+import { aesCbcProvider, aesGcmProvider, identityProvider, secretboxProvider, type EncryptionProvider } from './providers.js';
+
+interface Rule {
+  readonly resource: string;
+  readonly group: string;
+  readonly transformer: ValueTransformer;
+}
+
+const IDENTITY = new PrefixTransformer({ providers: [identityProvider()] });
+
+export interface EncryptionRegistryOptions {
+  readonly config: EncryptionConfiguration;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** For error messages. */
+  readonly file?: string;
+}
+
+export class EncryptionTransformerRegistry implements TransformerRegistry {
+  private readonly rules: Rule[] = [];
+  private readonly kmsClients: KmsClient[] = [];
+  private readonly kmsProviders: { name: string; client: KmsClient; endpoint: string }[] = [];
+
+  constructor(opts: EncryptionRegistryOptions) {
+    opts.config.resources.forEach((rc, i) => {
+      const providers = rc.providers.map((p, k) => this.providersOf(p, opts, `resources[${i}].providers[${k}]`)).flat();
+      const transformer = new PrefixTransformer({ providers });
+      for (const name of rc.resources) {
+        const dot = name.indexOf('.');
+        this.rules.push({
+          resource: dot < 0 ? name : name.slice(0, dot),
+          group: dot < 0 ? '' : name.slice(dot + 1),
+          transformer,
+        });
+      }
+    });
+  }
+
+  transformerFor(resource: string, group: string): ValueTransformer {
+    for (const r of this.rules) {
+      const groupMatches = r.group === '*' || r.group === group;
+      if (groupMatches && (r.resource === '*' || r.resource === resource)) return r.transformer;
+    }
+    return IDENTITY;
+  }
+
+  /** Asks every KMS plugin for its status; resolves with one line per unhealthy plugin. */
+  async checkKmsPlugins(): Promise<string[]> {
+    const problems: string[] = [];
+    for (const k of this.kmsProviders) {
+      try {
+        const s = await k.client.status();
+        if (s.healthz !== 'ok') problems.push(`KMS provider "${k.name}" at ${k.endpoint}: healthz "${s.healthz}"`);
+      } catch (err) {
+        problems.push(err instanceof Error ? err.message : String(err));
+      }
+    }
+    return problems;
+  }
+
+  close(): void {
+    for (const c of this.kmsClients) c.close();
+  }
+
+  private providersOf(p: ProviderConfiguration, opts: EncryptionRegistryOptions, where: string): EncryptionProvider[] {
+    const keyed = (kind: 'aesgcm' | 'aescbc' | 'secretbox', make: (name: string, key: Buffer) => EncryptionProvider): EncryptionProvider[] =>
+      (p[kind]?.keys ?? []).map((k, j) => {
+        const raw = decodeKey(k.secret);
+        if (raw === undefined) {
+          throw new ConfigError(`${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`, opts.file === undefined ? {} : { file: opts.file });
+        }
+        return make(k.name, raw);
+      });
+    if (p.aesgcm !== undefined) return keyed('aesgcm', aesGcmProvider);
+    if (p.aescbc !== undefined) return keyed('aescbc', aesCbcProvider);
+    if (p.secretbox !== undefined) return keyed('secretbox', secretboxProvider);
+    if (p.identity !== undefined) return [identityProvider()];
+    const kms = p.kms;
+    if (kms !== undefined) {
+      if ((kms.apiVersion ?? 'v1') !== 'v2') {
+        throw new ConfigError(`${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
+      }
+      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: parseGoDuration(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000 });
+      this.kmsClients.push(client);
+      this.kmsProviders.push({ name: kms.name, client, endpoint: kms.endpoint });
+      return [new KmsEnvelopeProvider({ name: kms.name, client, clock: opts.clock })];
+    }
+    return [];
+  }
+}
