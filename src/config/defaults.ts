@@ -1,0 +1,144 @@
+// Built-in defaults of the effective configuration. Two modes, as the reference has them: without
+// --config the legacy flag defaults of the spec's option table apply (anonymous auth on, token
+// webhook off, AlwaysAllow, read-only port 10255); with --config the file defaults apply
+// (anonymous off, webhook on, Webhook authorization, read-only port 0).
+import type { NodeAgentConfiguration } from './schema.js';
+
+export const DEFAULT_PLATFORM_DOMAIN = 'platform.io';
+
+export type DefaultsMode = 'flags' | 'file';
+
+export function configApiVersion(platformDomain: string): string {
+  return `nodeagent.config.${platformDomain}/v1beta1`;
+}
+
+export const CONFIG_KIND = 'NodeAgentConfiguration';
+
+/** A fresh defaults object (callers may mutate it). */
+export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAULT_PLATFORM_DOMAIN): NodeAgentConfiguration {
+  const fileMode = mode === 'file';
+  return {
+    apiVersion: configApiVersion(platformDomain),
+    kind: CONFIG_KIND,
+    platformDomain,
+
+    enableServer: true,
+    address: '0.0.0.0',
+    port: 10250,
+    readOnlyPort: fileMode ? 0 : 10255,
+    healthzBindAddress: '127.0.0.1',
+    healthzPort: 10248,
+    tlsCertFile: '',
+    tlsPrivateKeyFile: '',
+    tlsCipherSuites: [],
+    tlsMinVersion: '',
+    rotateCertificates: false,
+    serverTLSBootstrap: false,
+    authentication: {
+      x509: { clientCAFile: '' },
+      webhook: { enabled: fileMode, cacheTTL: '2m0s' },
+      anonymous: { enabled: !fileMode },
+    },
+    authorization: {
+      mode: fileMode ? 'Webhook' : 'AlwaysAllow',
+      webhook: { cacheAuthorizedTTL: '5m0s', cacheUnauthorizedTTL: '30s' },
+    },
+    enableDebuggingHandlers: true,
+    enableContentionProfiling: false,
+    streamingConnectionIdleTimeout: '4h0m0s',
+
+    staticPodPath: '',
+    fileCheckFrequency: '20s',
+    staticPodURL: '',
+    staticPodURLHeader: {},
+    httpCheckFrequency: '20s',
+    syncFrequency: '1m0s',
+    runOnce: false,
+
+    platAPIQPS: 50,
+    platAPIBurst: 100,
+    platAPIContentType: `application/vnd.platform.protobuf`,
+    eventRecordQPS: 50,
+    eventBurst: 100,
+    registerNode: true,
+    providerID: '',
+    registerWithTaints: [],
+    nodeStatusUpdateFrequency: '10s',
+    nodeStatusMaxImages: 50,
+
+    containerRuntimeEndpoint: 'unix:///var/run/docker.sock',
+    imageServiceEndpoint: '',
+    runtimeRequestTimeout: '2m0s',
+    serializeImagePulls: true,
+    registryPullQPS: 5,
+    registryBurst: 10,
+    imageMinimumGCAge: '2m0s',
+    imageGCHighThresholdPercent: 85,
+    imageGCLowThresholdPercent: 80,
+    containerLogMaxSize: '10Mi',
+    containerLogMaxFiles: 5,
+    seccompDefault: false,
+
+    maxPods: 110,
+    podsPerCore: 0,
+    podPidsLimit: -1,
+    podCIDR: '',
+    maxOpenFiles: 1_000_000,
+    clusterDomain: '',
+    clusterDNS: [],
+    resolvConf: '/etc/resolv.conf',
+    hairpinMode: 'promiscuous-bridge',
+    allowedUnsafeSysctls: [],
+    makeIPTablesUtilChains: true,
+    protectKernelDefaults: false,
+    oomScoreAdj: -999,
+    volumePluginDir: '/usr/libexec/plat/nodeagent-plugins/volume/exec/',
+    volumeStatsAggPeriod: '1m0s',
+    enableControllerAttachDetach: true,
+    localStorageCapacityIsolation: true,
+    kernelMemcgNotification: false,
+
+    cgroupDriver: 'cgroupfs',
+    cgroupRoot: '',
+    cgroupsPerQOS: true,
+    nodeagentCgroups: '',
+    systemCgroups: '',
+    cpuCFSQuota: true,
+    cpuCFSQuotaPeriod: '100ms',
+    cpuManagerPolicy: 'none',
+    cpuManagerPolicyOptions: {},
+    cpuManagerReconcilePeriod: '10s',
+    memoryManagerPolicy: 'None',
+    topologyManagerPolicy: 'none',
+    topologyManagerPolicyOptions: {},
+    topologyManagerScope: 'container',
+    qosReserved: {},
+    systemReserved: {},
+    systemReservedCgroup: '',
+    platReserved: {},
+    platReservedCgroup: '',
+    reservedSystemCPUs: '',
+    reservedMemory: [],
+    enforceNodeAllocatable: ['pods'],
+
+    // The reference's Linux defaults for hard eviction (a file or flag setting the map replaces it).
+    evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+    evictionSoft: {},
+    evictionSoftGracePeriod: {},
+    evictionMinimumReclaim: {},
+    evictionPressureTransitionPeriod: '5m0s',
+    evictionMaxPodGracePeriod: 0,
+
+    failSwapOn: true,
+    failCgroupV1: true,
+
+    featureGates: {},
+    logging: {
+      format: 'text',
+      flushFrequency: '5s',
+      verbosity: 0,
+      vmodule: [],
+      options: { text: { splitStream: false, infoBufferSize: '0' } },
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// --print-config: the effective configuration as a NodeAgentConfiguration YAML document (every
+// field, defaults included, secrets masked), then a NodeAgentFlags document with the flag-only
+// settings.
+import { stringify } from 'yaml';
+import type { NodeAgentFlags } from './flags-type.js';
+import { redactConfiguration } from './redact.js';
+import type { NodeAgentConfiguration } from './schema.js';
+
+function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+}
+
+export function renderPrintConfig(config: NodeAgentConfiguration, flags: NodeAgentFlags): string {
+  const { apiVersion, kind, ...rest } = redactConfiguration(config);
+  const first = { apiVersion, kind, ...sortedKeys(rest) };
+  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(flags) };
+  const opts = { lineWidth: 0 } as const;
+  return `${stringify(first, opts)}---\n${stringify(second, opts)}`;
+}

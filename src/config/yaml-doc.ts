@@ -1,0 +1,80 @@
+// Reading one YAML (or JSON, which is YAML) document with positions, so every problem in a config
+// file can name its line and column.
+import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+
+export interface Position {
+  line: number;
+  col: number;
+}
+
+export interface ParsedYaml {
+  doc: Document;
+  lines: LineCounter;
+  value: unknown;
+  /** Keys that appear more than once in one mapping: the later occurrence wins, as in the reference. */
+  duplicates: { path: string; pos: Position }[];
+  /** Syntax errors (fatal). */
+  errors: { message: string; pos: Position }[];
+}
+
+function keyText(node: unknown): string {
+  if (isScalar(node)) return String(node.value);
+  return String(node);
+}
+
+export function parseYaml(text: string): ParsedYaml {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, lineCounter: lines });
+  const errors = doc.errors.map((e) => ({
+    message: e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ''),
+    pos: lines.linePos(e.pos[0]),
+  }));
+  const duplicates: ParsedYaml['duplicates'] = [];
+  const walk = (node: unknown, path: string): void => {
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const k = keyText(pair.key);
+        const p = path === '' ? k : `${path}.${k}`;
+        if (seen.has(k)) {
+          const start = isScalar(pair.key) && pair.key.range ? pair.key.range[0] : 0;
+          duplicates.push({ path: p, pos: lines.linePos(start) });
+        }
+        seen.add(k);
+        walk(pair.value, p);
+      }
+    } else if (isSeq(node)) {
+      node.items.forEach((item, i) => walk(item, `${path}[${i}]`));
+    }
+  };
+  let value: unknown = null;
+  if (errors.length === 0) {
+    walk(doc.contents, '');
+    value = doc.toJS({ maxAliasCount: 100 });
+  }
+  return { doc, lines, value, duplicates, errors };
+}
+
+/** Line and column of the key (or item) at `path` in the document, or of the nearest parent found. */
+export function locate(parsed: ParsedYaml, path: readonly PropertyKey[]): Position | undefined {
+  let node: unknown = parsed.doc.contents;
+  let pos: Position | undefined;
+  for (const seg of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => keyText(p.key) === String(seg));
+      if (!pair) break;
+      if (isScalar(pair.key) && pair.key.range) pos = parsed.lines.linePos(pair.key.range[0]);
+      node = pair.value;
+    } else if (isSeq(node) && typeof seg === 'number') {
+      const item: unknown = node.items[seg];
+      const range = (item as { range?: [number, number, number] } | undefined)?.range;
+      if (range) pos = parsed.lines.linePos(range[0]);
+      node = item;
+    } else break;
+  }
+  return pos;
+}
+
+export function where(file: string, pos: Position | undefined): string {
+  return pos === undefined ? `config file "${file}"` : `config file "${file}" line ${pos.line}, column ${pos.col}`;
+}
