@@ -14,7 +14,7 @@
 //   message DecryptResponse { bytes plaintext = 1; }
 //   message EncryptRequest { bytes plaintext = 1; string uid = 2; }
 //   message EncryptResponse { bytes ciphertext = 1; string key_id = 2; map<string, bytes> annotations = 3; }
-import * as grpc from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 
 const KMS_V2_JSON = {
