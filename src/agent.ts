@@ -1,0 +1,225 @@
+// The one place that builds and wires the agent's parts. `buildAgent` constructs everything
+// (nothing starts); `runAgent` starts the parts in order and stops them on the signal.
+// Colleagues add their parts in the delimited blocks below (certificates, servers, node).
+import { hostname } from 'node:os';
+import type { NodeAgentConfiguration } from './config/schema.js';
+import type { NodeAgentFlags } from './config/flags-type.js';
+import type { Logger } from './log/types.js';
+import { systemClock, type Clock } from './util/clock.js';
+import { ConfigError, userMessage } from './util/errors.js';
+import { parseDurationMs } from './util/values/duration.js';
+import { FileSource } from './source/file.js';
+import { HttpSource } from './source/http.js';
+import { PodConfig } from './source/merger.js';
+import type { PodSource } from './source/types.js';
+import type { ValidatePodOptions } from './pod/validate.js';
+import { createRuntime, type RuntimeBundle } from './runtime/factory.js';
+import { PodStatusManager } from './worker/status-manager.js';
+import { ProbeManager } from './worker/probes.js';
+import { PodSyncer } from './worker/pod-sync.js';
+import { PodManager } from './worker/pod-manager.js';
+import { podCapacity } from './worker/admission.js';
+import { runOnce } from './worker/runonce.js';
+import { GarbageCollector, type GcOptions } from './gc/collector.js';
+
+export interface AgentInput {
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  logger: Logger;
+  signal: AbortSignal;
+  clock?: Clock;
+  /** Where runonce prints its summary (default process.stdout). */
+  out?: (line: string) => void;
+}
+
+export interface Agent {
+  nodeName: string;
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  runtime: RuntimeBundle;
+  /** Pods and their status: the read API for servers and node status. */
+  pods: PodManager;
+  statuses: PodStatusManager;
+  podConfig: PodConfig;
+  sources: PodSource[];
+  gc: GarbageCollector;
+}
+
+function durationMs(value: string, field: string, flag: string): number {
+  try {
+    return parseDurationMs(value, flag);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${field} (${flag}) ${userMessage(err)}`, { field, flag });
+  }
+}
+
+export function nodeNameOf(flags: NodeAgentFlags): string {
+  const n = flags.hostnameOverride.trim() !== '' ? flags.hostnameOverride.trim() : hostname();
+  return n.toLowerCase();
+}
+
+function flagNumber(flags: NodeAgentFlags, key: string, fallback: number): number {
+  const v = flags[key];
+  return typeof v === 'number' ? v : fallback;
+}
+
+/** Builds every part; starts nothing. */
+export async function buildAgent(input: AgentInput): Promise<Agent> {
+  const { config, flags, logger } = input;
+  const clock = input.clock ?? systemClock;
+  const nodeName = nodeNameOf(flags);
+  const platformDomain = config.platformDomain;
+
+  const runtime = await createRuntime({
+    endpoint: config.containerRuntimeEndpoint,
+    imageEndpoint: config.imageServiceEndpoint,
+    rootDir: flags.rootDir,
+    requestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'),
+    serializeImagePulls: config.serializeImagePulls,
+    registryPullQPS: config.registryPullQPS,
+    registryBurst: config.registryBurst,
+    logger: logger.child({ part: 'runtime' }),
+    clock,
+  });
+  const validation: ValidatePodOptions =
+    runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
+
+  // ---- pod sources and merger ----
+  const sourceNames: string[] = [];
+  if (config.staticPodPath !== '') sourceNames.push('file');
+  if (config.staticPodURL !== '') sourceNames.push('http');
+  // ---- api-server pod source (needs the client; added when a platconfig is given) ----
+  const statuses = new PodStatusManager();
+  // parts built later are reached through this late-bound reference
+  const late: { pods?: PodManager } = {};
+  const podConfig = new PodConfig({
+    sources: sourceNames,
+    onUpdate: (u) => late.pods?.handleUpdate(u),
+    logger: logger.child({ part: 'podconfig' }),
+  });
+  const sources: PodSource[] = [];
+  if (config.staticPodPath !== '') {
+    sources.push(
+      new FileSource({
+        path: config.staticPodPath,
+        checkFrequencyMs: durationMs(config.fileCheckFrequency, 'fileCheckFrequency', '--file-check-frequency'),
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'file' }),
+        clock,
+      }),
+    );
+  }
+  if (config.staticPodURL !== '') {
+    sources.push(
+      new HttpSource({
+        url: config.staticPodURL,
+        headers: config.staticPodURLHeader,
+        checkFrequencyMs: durationMs(config.httpCheckFrequency, 'httpCheckFrequency', '--http-check-frequency'),
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'http' }),
+        clock,
+      }),
+    );
+  }
+
+  // ---- workers ----
+  const workerLog = logger.child({ part: 'pods' });
+  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger: workerLog, onChange: (uid) => late.pods?.resync(uid) });
+  const syncer = new PodSyncer({
+    runtime: runtime.runtime,
+    images: runtime.images,
+    probes,
+    statuses,
+    clock,
+    logger: workerLog,
+    rootDir: flags.rootDir,
+    hostIP: typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? flags.nodeIP.split(',')[0] ?? '127.0.0.1' : '127.0.0.1',
+  });
+  const pods = new PodManager({
+    syncer,
+    runtime: runtime.runtime,
+    statuses,
+    clock,
+    logger: workerLog,
+    syncFrequencyMs: durationMs(config.syncFrequency, 'syncFrequency', '--sync-frequency'),
+    capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
+    seenAllSources: () => podConfig.seenAllSources(),
+  });
+  late.pods = pods;
+
+  // ---- garbage collection ----
+  const gcOptions: GcOptions = {
+    runtime: runtime.runtime,
+    images: runtime.images,
+    isPodActive: (uid) => pods.status(uid) !== undefined,
+    inUseImages: () => new Set(pods.desiredPods().flatMap((p) => [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''))),
+    maxDeadContainers: flagNumber(flags, 'maximumDeadContainers', -1),
+    maxDeadPerContainer: flagNumber(flags, 'maximumDeadContainersPerContainer', 1),
+    minContainerAgeMs: typeof flags.minimumContainerTTLDuration === 'string' ? durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration') : 0,
+    imageHighThresholdPercent: config.imageGCHighThresholdPercent,
+    imageLowThresholdPercent: config.imageGCLowThresholdPercent,
+    imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),
+    containerLogMaxSize: config.containerLogMaxSize,
+    containerLogMaxFiles: config.containerLogMaxFiles,
+    clock,
+    logger: logger.child({ part: 'gc' }),
+  };
+  const gc = new GarbageCollector(gcOptions);
+
+  // ---- certificates (colleague's block) ----
+  // ---- end certificates ----
+
+  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc };
+}
+
+/** Starts the agent's parts and runs until `signal` aborts; returns the exit status. */
+export async function runAgent(input: AgentInput): Promise<number> {
+  const { logger, signal } = input;
+  const agent = await buildAgent(input);
+  const clock = input.clock ?? systemClock;
+  const loops = new AbortController();
+  const stop = (): void => loops.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    await agent.runtime.waitReady(loops.signal);
+    logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
+    for (const s of agent.sources) await s.start(loops.signal);
+    if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
+
+    if (agent.config.runOnce) {
+      return await runOnce({
+        manager: agent.pods,
+        podConfig: agent.podConfig,
+        clock,
+        logger,
+        out: input.out ?? ((l) => process.stdout.write(`${l}\n`)),
+        signal: loops.signal,
+      });
+    }
+    agent.pods.start(loops.signal);
+    agent.gc.start(loops.signal);
+
+    // ---- servers and node status (colleague's block) ----
+    // ---- end servers and node status ----
+
+    await new Promise<void>((resolve) => {
+      if (loops.signal.aborted) resolve();
+      else loops.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    logger.info('node agent stopping; pods keep running');
+    return 0;
+  } finally {
+    loops.abort();
+    signal.removeEventListener('abort', stop);
+    await Promise.all(agent.sources.map((s) => s.closed()));
+    await agent.pods.stop();
+    await agent.gc.stopped();
+    await agent.runtime.close();
+  }
+}

@@ -1,0 +1,22 @@
+import { createHash } from 'node:crypto';
+
+/** JSON with object keys sorted, so equal objects always hash equally. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function hashHex(parts: readonly string[], length = 32): string {
+  const h = createHash('sha256');
+  for (const p of parts) {
+    h.update(p);
+    h.update('\0');
+  }
+  return h.digest('hex').slice(0, length);
+}

@@ -1,0 +1,217 @@
+// The part of a pod the node agent acts on. Schemas are zod objects with passthrough so that
+// fields we do not interpret (and fields of newer API versions) survive a round trip to the
+// API server and into the config hash unchanged.
+import { z } from 'zod';
+
+const quantity = z.union([z.string(), z.number()]).transform((v) => String(v));
+const intOrString = z.union([z.number().int(), z.string()]);
+
+export const ExecActionSchema = z.object({ command: z.array(z.string()).min(1) }).passthrough();
+export const HttpGetActionSchema = z
+  .object({
+    path: z.string().optional(),
+    port: intOrString,
+    host: z.string().optional(),
+    scheme: z.enum(['HTTP', 'HTTPS']).optional(),
+    httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).optional(),
+  })
+  .passthrough();
+export const TcpSocketActionSchema = z.object({ port: intOrString, host: z.string().optional() }).passthrough();
+
+export const ProbeSchema = z
+  .object({
+    exec: ExecActionSchema.optional(),
+    httpGet: HttpGetActionSchema.optional(),
+    tcpSocket: TcpSocketActionSchema.optional(),
+    initialDelaySeconds: z.number().int().min(0).optional(),
+    timeoutSeconds: z.number().int().min(1).optional(),
+    periodSeconds: z.number().int().min(1).optional(),
+    successThreshold: z.number().int().min(1).optional(),
+    failureThreshold: z.number().int().min(1).optional(),
+  })
+  .passthrough();
+
+export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string().optional() }).passthrough();
+export const ContainerPortSchema = z
+  .object({
+    name: z.string().optional(),
+    containerPort: z.number().int().min(1).max(65535),
+    hostPort: z.number().int().min(1).max(65535).optional(),
+    hostIP: z.string().optional(),
+    protocol: z.enum(['TCP', 'UDP', 'SCTP']).optional(),
+  })
+  .passthrough();
+export const ResourceListSchema = z.object({ cpu: quantity.optional(), memory: quantity.optional() }).passthrough();
+export const ResourcesSchema = z
+  .object({ requests: ResourceListSchema.optional(), limits: ResourceListSchema.optional() })
+  .passthrough();
+export const SecurityContextSchema = z
+  .object({
+    runAsUser: z.number().int().min(0).optional(),
+    runAsGroup: z.number().int().min(0).optional(),
+    runAsNonRoot: z.boolean().optional(),
+    privileged: z.boolean().optional(),
+    readOnlyRootFilesystem: z.boolean().optional(),
+  })
+  .passthrough();
+export const VolumeMountSchema = z
+  .object({ name: z.string().min(1), mountPath: z.string().min(1), readOnly: z.boolean().optional(), subPath: z.string().optional() })
+  .passthrough();
+
+export const ContainerSchema = z
+  .object({
+    name: z.string(),
+    image: z.string().optional(),
+    imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
+    command: z.array(z.string()).optional(),
+    args: z.array(z.string()).optional(),
+    env: z.array(EnvVarSchema).optional(),
+    workingDir: z.string().optional(),
+    ports: z.array(ContainerPortSchema).optional(),
+    resources: ResourcesSchema.optional(),
+    securityContext: SecurityContextSchema.optional(),
+    livenessProbe: ProbeSchema.optional(),
+    readinessProbe: ProbeSchema.optional(),
+    startupProbe: ProbeSchema.optional(),
+    volumeMounts: z.array(VolumeMountSchema).optional(),
+  })
+  .passthrough();
+
+export const VolumeSchema = z
+  .object({
+    name: z.string().min(1),
+    hostPath: z.object({ path: z.string().min(1), type: z.string().optional() }).passthrough().optional(),
+    emptyDir: z.object({ medium: z.string().optional(), sizeLimit: quantity.optional() }).passthrough().optional(),
+  })
+  .passthrough();
+
+export const TolerationSchema = z
+  .object({
+    key: z.string().optional(),
+    operator: z.enum(['Exists', 'Equal']).optional(),
+    value: z.string().optional(),
+    effect: z.string().optional(),
+    tolerationSeconds: z.number().int().optional(),
+  })
+  .passthrough();
+
+export const PodSpecSchema = z
+  .object({
+    containers: z.array(ContainerSchema).min(1, 'a pod needs at least one container'),
+    initContainers: z.array(ContainerSchema).optional(),
+    restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
+    volumes: z.array(VolumeSchema).optional(),
+    hostNetwork: z.boolean().optional(),
+    terminationGracePeriodSeconds: z.number().int().min(0).optional(),
+    nodeName: z.string().optional(),
+    priority: z.number().int().optional(),
+    tolerations: z.array(TolerationSchema).optional(),
+  })
+  .passthrough();
+
+export const ObjectMetaSchema = z
+  .object({
+    name: z.string().optional(),
+    namespace: z.string().optional(),
+    uid: z.string().optional(),
+    labels: z.record(z.string(), z.string()).optional(),
+    annotations: z.record(z.string(), z.string()).optional(),
+    resourceVersion: z.string().optional(),
+    deletionTimestamp: z.string().optional(),
+    deletionGracePeriodSeconds: z.number().int().optional(),
+    creationTimestamp: z.string().nullable().optional(),
+  })
+  .passthrough();
+
+export const PodSchema = z
+  .object({
+    apiVersion: z.string().optional(),
+    kind: z.string().optional(),
+    metadata: ObjectMetaSchema,
+    spec: PodSpecSchema,
+    status: z.record(z.string(), z.unknown()).optional(),
+  })
+  .passthrough();
+
+export type Probe = z.infer<typeof ProbeSchema>;
+export type Container = z.infer<typeof ContainerSchema>;
+export type Volume = z.infer<typeof VolumeSchema>;
+export type PodSpec = z.infer<typeof PodSpecSchema>;
+export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
+export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
+
+/** A pod after decoding and defaulting: name, namespace and uid are always set. */
+export interface Pod {
+  apiVersion?: string;
+  kind?: string;
+  metadata: ObjectMeta & { name: string; namespace: string; uid: string };
+  spec: PodSpec;
+  status?: Record<string, unknown>;
+  [extra: string]: unknown;
+}
+
+// ---- status ----
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface ContainerStateWaiting {
+  reason: string;
+  message?: string;
+}
+export interface ContainerStateRunning {
+  startedAt: string;
+}
+export interface ContainerStateTerminated {
+  exitCode: number;
+  signal?: number;
+  reason: string;
+  message?: string;
+  startedAt?: string;
+  finishedAt?: string;
+  containerID?: string;
+}
+export interface ContainerState {
+  waiting?: ContainerStateWaiting;
+  running?: ContainerStateRunning;
+  terminated?: ContainerStateTerminated;
+}
+
+export interface ContainerStatus {
+  name: string;
+  state: ContainerState;
+  lastState: ContainerState;
+  ready: boolean;
+  started?: boolean;
+  restartCount: number;
+  image: string;
+  imageID: string;
+  containerID?: string;
+}
+
+export interface PodCondition {
+  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | 'PodReadyToStartContainers';
+  status: 'True' | 'False' | 'Unknown';
+  lastTransitionTime?: string;
+  reason?: string;
+  message?: string;
+}
+
+export interface PodStatus {
+  phase: PodPhase;
+  conditions: PodCondition[];
+  message?: string;
+  reason?: string;
+  hostIP?: string;
+  podIP?: string;
+  podIPs?: { ip: string }[];
+  startTime?: string;
+  initContainerStatuses?: ContainerStatus[];
+  containerStatuses: ContainerStatus[];
+}
+
+export function podFullName(pod: Pick<Pod, 'metadata'>): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace}`;
+}
+
+export function restartPolicyOf(pod: Pod): RestartPolicy {
+  return pod.spec.restartPolicy ?? 'Always';
+}

@@ -1,0 +1,142 @@
+// The runtime interface the pod workers drive. It is CRI-shaped (sandbox + containers) so that
+// both the Docker engine and plain host processes fit behind it.
+import type { Container, Pod } from '../pod/types.js';
+
+export type ContainerKind = 'sandbox' | 'init' | 'app';
+export type ContainerRunState = 'created' | 'running' | 'exited' | 'unknown';
+
+/** One container (or sandbox) as the runtime knows it, rebuilt from labels after a restart. */
+export interface RuntimeContainer {
+  id: string;
+  podUid: string;
+  podName: string;
+  podNamespace: string;
+  /** Container name; '' for a sandbox. */
+  name: string;
+  kind: ContainerKind;
+  attempt: number;
+  /** Hash of the container spec it was created from: a changed spec means replace it. */
+  specHash: string;
+  image: string;
+  imageId: string;
+  state: ContainerRunState;
+  exitCode?: number;
+  /** Why it ended, e.g. Completed, Error, OOMKilled. */
+  reason?: string;
+  createdAtMs: number;
+  startedAtMs?: number;
+  finishedAtMs?: number;
+  /** Containers: the sandbox they belong to. */
+  sandboxId?: string;
+  /** Sandboxes: the pod's IP address. */
+  ip?: string;
+}
+
+export interface SandboxConfig {
+  pod: Pod;
+  attempt: number;
+}
+
+export interface ContainerConfig {
+  pod: Pod;
+  container: Container;
+  kind: 'init' | 'app';
+  attempt: number;
+  specHash: string;
+  sandboxId: string;
+  /** Host directories for the pod's volumes, by volume name (emptyDir already created). */
+  volumePaths: Record<string, string>;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  output: string;
+}
+
+export interface ContainerStats {
+  cpuUsageNanoCores?: number;
+  cpuUsageCoreNanoSeconds?: number;
+  memoryWorkingSetBytes?: number;
+  memoryRssBytes?: number;
+}
+
+export interface RuntimeVersion {
+  runtimeName: string;
+  runtimeVersion: string;
+  runtimeApiVersion: string;
+}
+
+export type ContainerEventListener = (event: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void;
+
+export interface ContainerRuntime {
+  /** `docker` or `process`; also the containerID scheme (`docker://<id>`). */
+  readonly type: 'docker' | 'process';
+  version(): Promise<RuntimeVersion>;
+  runPodSandbox(cfg: SandboxConfig): Promise<string>;
+  stopPodSandbox(id: string, graceSeconds: number): Promise<void>;
+  removePodSandbox(id: string): Promise<void>;
+  createContainer(cfg: ContainerConfig): Promise<string>;
+  startContainer(id: string): Promise<void>;
+  /** SIGTERM, up to `graceSeconds`, then SIGKILL. Stopping a stopped container is fine. */
+  stopContainer(id: string, graceSeconds: number): Promise<void>;
+  removeContainer(id: string): Promise<void>;
+  /** Containers and sandboxes this agent created, optionally of one pod. */
+  listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]>;
+  /** The container's output (stdout and stderr interleaved). */
+  logs(id: string, opts?: { tailLines?: number }): Promise<string>;
+  /** Path of the log file, when the runtime keeps one on the host (for rotation). */
+  logPath?(id: string): string | undefined;
+  exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
+  stats?(id: string): Promise<ContainerStats | undefined>;
+  /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */
+  onEvent(listener: ContainerEventListener): void;
+  /** Release connections and timers; leaves containers running. */
+  close(): Promise<void>;
+}
+
+export interface ImageInfo {
+  id: string;
+  tags: string[];
+  sizeBytes: number;
+  createdAtMs: number;
+}
+
+export interface ImageService {
+  /** Ensures the image is present according to the pull policy; throws ImagePullError. */
+  ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string>;
+  listImages(): Promise<ImageInfo[]>;
+  removeImage(id: string): Promise<void>;
+  /** Capacity and use of the file system holding images, for image GC. */
+  imageFsInfo(): Promise<{ capacityBytes: number; usedBytes: number } | undefined>;
+}
+
+/** Why a container could not start because of its image. */
+export class ImagePullError extends Error {
+  readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName';
+  constructor(reason: ImagePullError['reason'], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.reason = reason;
+    this.name = 'ImagePullError';
+  }
+}
+
+export function defaultPullPolicy(image: string | undefined): 'Always' | 'IfNotPresent' {
+  if (image === undefined) return 'IfNotPresent';
+  const lastPart = image.split('/').pop() ?? image;
+  const tag = lastPart.includes('@') ? 'digest' : lastPart.includes(':') ? lastPart.split(':').pop() : 'latest';
+  return tag === 'latest' ? 'Always' : 'IfNotPresent';
+}
+
+/** Labels (docker) and state-file fields (process) identifying what a container belongs to. */
+export const LABELS = {
+  managed: 'io.nodeagent.managed',
+  podUid: 'io.nodeagent.pod.uid',
+  podName: 'io.nodeagent.pod.name',
+  podNamespace: 'io.nodeagent.pod.namespace',
+  containerName: 'io.nodeagent.container.name',
+  kind: 'io.nodeagent.container.kind',
+  attempt: 'io.nodeagent.container.attempt',
+  specHash: 'io.nodeagent.container.hash',
+  grace: 'io.nodeagent.pod.terminationGracePeriod',
+  sandboxId: 'io.nodeagent.sandbox.id',
+} as const;

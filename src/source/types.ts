@@ -1,0 +1,23 @@
+import type { Pod } from '../pod/types.js';
+
+/** A full snapshot of one source's pods; a source always sends everything it has. */
+export interface PodSnapshot {
+  source: string;
+  pods: Pod[];
+}
+
+export type SnapshotSink = (snapshot: PodSnapshot) => void;
+
+export interface PodSource {
+  /** `file`, `http` or `api`. */
+  readonly name: string;
+  /**
+   * Starts watching; resolves once the first snapshot has been sent (an unreachable source sends
+   * nothing yet, but `start` still resolves). Stops when `signal` aborts.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** Resolves when the background loop has ended after the signal aborted. */
+  closed(): Promise<void>;
+}
+
+export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;

@@ -1,0 +1,168 @@
+// The sync loop: takes merged pod updates, admits pods, hands work to the pod workers, resyncs
+// every pod each `syncFrequencyMs`, reacts to container exits and probe changes at once, and
+// (once every source has been seen) tears down containers of pods nobody asks for any more —
+// which is also how an agent restart keeps healthy containers: their pods come back with the
+// same UID and find them running.
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../log/types.js';
+import { userMessage } from '../util/errors.js';
+import type { Pod, PodStatus } from '../pod/types.js';
+import type { PodUpdate } from '../source/merger.js';
+import type { ContainerRuntime } from '../runtime/types.js';
+import { admitPod } from './admission.js';
+import type { PodSyncer } from './pod-sync.js';
+import { PodWorkers } from './pod-workers.js';
+import type { PodStatusManager, StatusProvider } from './status-manager.js';
+
+export interface PodManagerOptions {
+  syncer: PodSyncer;
+  runtime: ContainerRuntime;
+  statuses: PodStatusManager;
+  clock: Clock;
+  logger: Logger;
+  syncFrequencyMs: number;
+  /** Pod capacity of the node (max pods, pods per core). */
+  capacity: number;
+  /** Whether every source has sent its first snapshot (orphan clean-up waits for it). */
+  seenAllSources: () => boolean;
+  /** How often orphaned containers are looked for. Default 2000 ms. */
+  housekeepingMs?: number;
+}
+
+export class PodManager implements StatusProvider {
+  readonly workers: PodWorkers;
+  private readonly opts: PodManagerOptions;
+  /** Desired pods by UID (admitted or rejected). */
+  private readonly desired = new Map<string, Pod>();
+  private readonly rejected = new Set<string>();
+  private loops: Promise<void>[] = [];
+
+  constructor(opts: PodManagerOptions) {
+    this.opts = opts;
+    this.workers = new PodWorkers({
+      syncPod: (pod) => opts.syncer.syncPod(pod),
+      killPod: (pod, grace) => opts.syncer.killPod(pod, grace),
+      clock: opts.clock,
+      logger: opts.logger,
+    });
+    opts.runtime.onEvent((e) => {
+      if (e.type === 'exited') this.resync(e.podUid);
+    });
+  }
+
+  /** Sync one pod now (container exit, probe change). */
+  resync(uid: string): void {
+    const pod = this.desired.get(uid);
+    if (pod && !this.rejected.has(uid)) this.workers.updatePod({ type: 'sync', pod });
+  }
+
+  handleUpdate(u: PodUpdate): void {
+    for (const pod of u.pods) {
+      const uid = pod.metadata.uid;
+      switch (u.op) {
+        case 'ADD':
+        case 'UPDATE':
+        case 'RECONCILE': {
+          const known = this.desired.has(uid);
+          this.desired.set(uid, pod);
+          if (!known && !this.admit(pod)) break;
+          if (this.rejected.has(uid)) break;
+          if (u.op !== 'RECONCILE') this.workers.updatePod({ type: 'sync', pod });
+          break;
+        }
+        case 'DELETE':
+        case 'REMOVE': {
+          this.desired.delete(uid);
+          if (this.rejected.delete(uid)) {
+            this.opts.statuses.delete(uid);
+            break;
+          }
+          this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid, op: u.op }, 'pod removed from its source; terminating');
+          const grace = pod.metadata.deletionGracePeriodSeconds;
+          this.workers.updatePod({ type: 'kill', pod, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
+          break;
+        }
+      }
+    }
+  }
+
+  private admit(pod: Pod): boolean {
+    const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
+    const r = admitPod(active, this.opts.capacity);
+    if (r.admit) return true;
+    this.rejected.add(pod.metadata.uid);
+    this.opts.logger.warn({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: r.reason }, `pod rejected: ${r.message ?? ''}`);
+    const status: PodStatus = {
+      phase: 'Failed',
+      reason: r.reason ?? 'OutOfpods',
+      message: `Pod was rejected: ${r.message ?? ''}`,
+      conditions: [],
+      containerStatuses: [],
+    };
+    this.opts.statuses.set(pod, status);
+    return false;
+  }
+
+  private isTerminal(uid: string): boolean {
+    const p = this.opts.statuses.status(uid)?.phase;
+    return p === 'Succeeded' || p === 'Failed';
+  }
+
+  /** Starts the periodic resync and housekeeping; both end when `signal` aborts. */
+  start(signal: AbortSignal): void {
+    this.loops.push(this.every(this.opts.syncFrequencyMs, signal, async () => {
+      for (const [uid, pod] of this.desired) if (!this.rejected.has(uid)) this.workers.updatePod({ type: 'sync', pod });
+    }));
+    this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.cleanupOrphans()));
+  }
+
+  private async every(ms: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.opts.clock.sleep(ms, signal);
+      } catch {
+        return;
+      }
+      try {
+        await fn();
+      } catch (err) {
+        this.opts.logger.warn({ err: userMessage(err) }, 'sync loop: periodic task failed; will retry at the next period');
+      }
+    }
+  }
+
+  /** Kills containers of pods that no source asks for (left from before a restart). */
+  async cleanupOrphans(): Promise<void> {
+    if (!this.opts.seenAllSources()) return;
+    const containers = await this.opts.runtime.listContainers();
+    const orphans = new Map<string, Pod>();
+    for (const c of containers) {
+      if (this.desired.has(c.podUid) || this.workers.isKnown(c.podUid) || orphans.has(c.podUid)) continue;
+      orphans.set(c.podUid, {
+        metadata: { uid: c.podUid, name: c.podName, namespace: c.podNamespace },
+        spec: { containers: [{ name: c.name || 'sandbox' }], terminationGracePeriodSeconds: 30 },
+      });
+    }
+    for (const pod of orphans.values()) {
+      this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid }, 'removing containers of a pod no source asks for');
+      this.workers.updatePod({ type: 'kill', pod });
+    }
+  }
+
+  pods(): Pod[] {
+    return this.opts.statuses.pods();
+  }
+
+  status(uid: string): PodStatus | undefined {
+    return this.opts.statuses.status(uid);
+  }
+
+  desiredPods(): Pod[] {
+    return [...this.desired.values()];
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.loops);
+    await this.workers.stop();
+  }
+}

@@ -1,0 +1,57 @@
+// Test helpers for pod tests: an agent configuration for a temp root dir, in-process agents,
+// polling with a deadline, and clean-up of what a test started.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfiguration } from '../../../src/config/defaults.js';
+import type { NodeAgentConfiguration } from '../../../src/config/schema.js';
+import type { NodeAgentFlags } from '../../../src/config/flags-type.js';
+
+export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): NodeAgentFlags {
+  return {
+    config: '',
+    configDir: '',
+    platconfig: '',
+    bootstrapPlatconfig: '',
+    certDir: join(rootDir, 'pki'),
+    rootDir,
+    hostnameOverride: 'test-node',
+    nodeIP: '',
+    nodeLabels: {},
+    runtimeCgroups: '',
+    cloudProvider: '',
+    lockFile: '',
+    exitOnLockContention: false,
+    imageCredentialProviderConfig: '',
+    imageCredentialProviderBinDir: '',
+    maximumDeadContainers: -1,
+    maximumDeadContainersPerContainer: 1,
+    minimumContainerTTLDuration: '0s',
+    ...over,
+  };
+}
+
+export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
+  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', ...over };
+}
+
+export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
