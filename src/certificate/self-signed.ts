@@ -1,7 +1,7 @@
 // Self-signed serving pair (no --tls-cert-file and no serving-certificate rotation): a small CA
 // of its own and a leaf for the node's names and addresses, as the reference does. The
 // certificate file holds the leaf then that CA (0644); the key is 0600.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../util/clock.js';
@@ -15,6 +15,8 @@ export interface IssueOptions {
   /** Signer: its certificate PEM and key; omit for self-signed. */
   issuer?: { certPem: string; key: PrivateKey };
   subjectKey: PrivateKey;
+  /** Certify this public key instead of subjectKey's (signing someone else's CSR). */
+  subjectPublicKey?: KeyObject;
   commonName: string;
   organizations?: string[];
   dnsNames?: string[];
@@ -30,6 +32,9 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
   const x509 = await x509lib();
   const subjectKeys = await toCryptoKeyPair(o.subjectKey);
   const signer = o.issuer ? await toCryptoKeyPair(o.issuer.key) : subjectKeys;
+  const publicKey = o.subjectPublicKey
+    ? await webcrypto.subtle.importKey('spki', o.subjectPublicKey.export({ type: 'spki', format: 'der' }), subjectKeys.algorithm, true, ['verify'])
+    : subjectKeys.publicKey;
   const issuerName = o.issuer ? new x509.X509Certificate(o.issuer.certPem).subject : undefined;
   const exts = [];
   exts.push(new x509.BasicConstraintsExtension(o.isCa === true, undefined, true));
@@ -48,7 +53,7 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
     notBefore: o.notBefore,
     notAfter: o.notAfter,
     signingAlgorithm: signer.algorithm,
-    publicKey: subjectKeys.publicKey as unknown as Parameters<typeof x509.X509CertificateGenerator.create>[0]['publicKey'],
+    publicKey: publicKey as unknown as Parameters<typeof x509.X509CertificateGenerator.create>[0]['publicKey'],
     signingKey: signer.privateKey as unknown as Parameters<typeof x509.X509CertificateGenerator.create>[0] extends { signingKey: infer K } ? K : never,
     extensions: exts,
   } as Parameters<typeof x509.X509CertificateGenerator.create>[0]);
