@@ -36,8 +36,11 @@ export function takesNoValue(spec: FlagSpec): boolean {
   return NO_VALUE_NEEDED.has(spec.type);
 }
 
-/** One occurrence of `spec` with text `raw`, combined with what earlier occurrences set. */
-function applyValue(spec: FlagSpec, raw: string, prev: FlagValue | undefined): FlagValue {
+/**
+ * One occurrence of `spec` with text `raw`, combined with what earlier occurrences set (`prev`),
+ * in the config-file representation. Throws FlagError (without the "failed to parse" prefix).
+ */
+export function parseFlagValue(spec: FlagSpec, raw: string, prev: FlagValue | undefined): FlagValue {
   const n = spec.name;
   switch (spec.type) {
     case 'string':
@@ -103,7 +106,7 @@ export function parseArgs(argv: readonly string[]): ParsedFlags {
   const set = (spec: FlagSpec, raw: string): void => {
     let v: FlagValue;
     try {
-      v = applyValue(spec, raw, values.get(spec.name));
+      v = parseFlagValue(spec, raw, values.get(spec.name));
     } catch (err) {
       if (err instanceof FlagError) throw new FlagError(PREFIX + err.message, { flag: spec.name, cause: err });
       throw err;

@@ -109,3 +109,27 @@ test('vmodule: pattern=N pairs', () => {
   assert.deepEqual(parseVModule(''), []);
   for (const bad of ['server', '=2', 'a=x', 'a=-1', 'a=1=2', 'a=1,']) throwsFlagError(() => parseVModule(bad, 'vmodule'), /syntax error: expect comma-separated list of filename=N/);
 });
+
+test('random input to every value parser yields a value or a FlagError, nothing else', async () => {
+  const fc = (await import('fast-check')).default;
+  const { parseBool } = await import('../../../../src/util/values/bool.js');
+  const { parseInt32, parseInt64 } = await import('../../../../src/util/values/int.js');
+  const { parseDurationNs } = await import('../../../../src/util/values/duration.js');
+  const { parseQuantity } = await import('../../../../src/util/values/quantity.js');
+  const parsers: ((s: string) => unknown)[] = [
+    parseBool, parseInt32, parseInt64, parseDurationNs, parseQuantity, parseStrings, parseKeyValueMap, (s) => parseKeyValueMap(s, 'x', true),
+    parseBoolMap, parseColonMultimap, parseTaints, parseReservedMemory, parseVModule,
+  ];
+  const alphabet = fc.constantFrom(...'0123456789.,;:=<+-_eEimunkKMGTPhsµ" abcxyzNoSchedule'.split(''));
+  const input = fc.oneof(fc.string(), fc.string({ unit: alphabet, maxLength: 30 }));
+  fc.assert(
+    fc.property(input, fc.integer({ min: 0, max: parsers.length - 1 }), (s, i) => {
+      try {
+        parsers[i]?.(s);
+      } catch (e) {
+        if (!(e instanceof FlagError)) throw e;
+      }
+    }),
+    { numRuns: 5000 },
+  );
+});
