@@ -1,0 +1,164 @@
+// A Webhook authorizer of an AuthorizationConfiguration: match conditions (CEL over the v1
+// SubjectAccessReview) decide whether it is asked; the answer is cached for authorizedTTL or
+// unauthorizedTTL; failures follow failurePolicy (NoOpinion: on to the next authorizer; Deny).
+import { Agent, request } from 'undici';
+import { compileCel, type CompiledCel } from '../../apiserverconfig/cel.js';
+import type { WebhookConfig } from '../../apiserverconfig/authorization.js';
+import { parseGoDuration } from '../../apiserverconfig/duration.js';
+import type { Logger } from '../../log/types.js';
+import type { ConnectionConfig } from '../../platconfig/platconfig.js';
+import type { Clock } from '../../util/clock.js';
+import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
+import { parseSarStatus, sarBody, sarSpecV1, type SarStatus } from './webhook-sar.js';
+
+export interface WebhookAuthorizerOptions {
+  readonly name: string;
+  readonly config: WebhookConfig;
+  readonly connection: ConnectionConfig;
+  readonly platformDomain: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  /** Most cached answers kept (oldest evicted first). */
+  readonly cacheSize?: number;
+}
+
+interface CacheEntry {
+  readonly status: SarStatus;
+  readonly expiresMs: number;
+}
+
+export class WebhookAuthorizer implements Authorizer {
+  readonly name: string;
+  private readonly cfg: WebhookConfig;
+  private readonly conn: ConnectionConfig;
+  private readonly domain: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly version: 'v1' | 'v1beta1';
+  private readonly dispatcher: Agent;
+  private readonly conditions: readonly CompiledCel[];
+  private readonly authorizedTtlMs: number;
+  private readonly unauthorizedTtlMs: number;
+  private readonly timeoutMs: number;
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cacheSize: number;
+  /** Calls made to the webhook (for tests and metrics). */
+  calls = 0;
+
+  constructor(opts: WebhookAuthorizerOptions) {
+    this.name = opts.name;
+    this.cfg = opts.config;
+    this.conn = opts.connection;
+    this.domain = opts.platformDomain;
+    this.clock = opts.clock;
+    this.logger = opts.logger.child({ component: 'webhook-authorizer', authorizer: opts.name });
+    this.version = opts.config.subjectAccessReviewVersion === 'v1beta1' ? 'v1beta1' : 'v1';
+    this.authorizedTtlMs = parseGoDuration(opts.config.authorizedTTL) ?? 300_000;
+    this.unauthorizedTtlMs = parseGoDuration(opts.config.unauthorizedTTL) ?? 30_000;
+    this.timeoutMs = parseGoDuration(opts.config.timeout) ?? 30_000;
+    this.cacheSize = opts.cacheSize ?? 10_000;
+    this.conditions = opts.config.matchConditions.map((m) => {
+      const r = compileCel(m.expression, 'request', 'bool');
+      if (!r.ok) throw new Error(`authorizer ${opts.name}: match condition ${JSON.stringify(m.expression)}: ${r.message}`);
+      return r.compiled;
+    });
+    const c = opts.connection;
+    this.dispatcher = new Agent({
+      connect: {
+        ...(c.caPem === undefined ? {} : { ca: c.caPem }),
+        ...(c.certPem === undefined ? {} : { cert: c.certPem }),
+        ...(c.keyPem === undefined ? {} : { key: c.keyPem }),
+        ...(c.tlsServerName === undefined ? {} : { servername: c.tlsServerName }),
+        rejectUnauthorized: !c.insecureSkipTlsVerify,
+      },
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+
+  async authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
+    const spec = sarSpecV1(attrs);
+    const match = this.matches(spec);
+    if (match === 'skip') return { decision: 'no-opinion' };
+    if (match !== 'call') return this.onFailure(match);
+    const key = JSON.stringify(spec);
+    const now = this.clock.nowMs();
+    const hit = this.cache.get(key);
+    if (hit !== undefined && hit.expiresMs > now) return decisionOf(hit.status);
+    if (hit !== undefined) this.cache.delete(key);
+    let status: SarStatus;
+    try {
+      status = await this.ask(sarBody(spec, this.version, this.domain));
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ err: why, failurePolicy: this.cfg.failurePolicy }, 'authorization webhook failed');
+      return this.onFailure(`authorization webhook ${this.name} failed: ${why}`);
+    }
+    const cacheIt = status.allowed ? this.cfg.cacheAuthorizedRequests : this.cfg.cacheUnauthorizedRequests;
+    const ttl = status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs;
+    if (cacheIt && ttl > 0) {
+      this.cache.set(key, { status, expiresMs: now + ttl });
+      while (this.cache.size > this.cacheSize) {
+        const oldest = this.cache.keys().next().value;
+        if (oldest === undefined) break;
+        this.cache.delete(oldest);
+      }
+    }
+    return decisionOf(status);
+  }
+
+  /** 'call', 'skip', or the error text when a condition failed to evaluate and none was false. */
+  private matches(spec: ReturnType<typeof sarSpecV1>): 'call' | 'skip' | string {
+    let error: string | undefined;
+    for (const c of this.conditions) {
+      let v: unknown;
+      try {
+        v = c.evaluate(spec);
+      } catch (err) {
+        error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
+        continue;
+      }
+      if (v === false) return 'skip';
+      if (v !== true) error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} did not evaluate to a bool`;
+    }
+    return error ?? 'call';
+  }
+
+  private onFailure(reason: string): AuthorizationDecision {
+    return this.cfg.failurePolicy === 'Deny' ? { decision: 'deny', reason } : { decision: 'no-opinion', reason };
+  }
+
+  private async ask(body: Record<string, unknown>): Promise<SarStatus> {
+    this.calls++;
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (this.conn.token !== undefined) headers.authorization = `Bearer ${this.conn.token}`;
+    const res = await request(this.conn.server, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      dispatcher: this.dispatcher,
+      signal: AbortSignal.timeout(this.timeoutMs),
+    }).catch((err: unknown) => {
+      const e = err as Error;
+      throw new Error(e.name === 'TimeoutError' || e.name === 'AbortError' ? `no answer within ${this.cfg.timeout}` : e.message);
+    });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} from ${this.conn.server}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error('the response is not JSON');
+    }
+    return parseSarStatus(parsed, this.version, this.domain);
+  }
+}
+
+function decisionOf(s: SarStatus): AuthorizationDecision {
+  const reason = s.reason !== '' ? s.reason : s.evaluationError !== '' ? s.evaluationError : undefined;
+  if (s.allowed) return reason === undefined ? { decision: 'allow' } : { decision: 'allow', reason };
+  if (s.denied) return reason === undefined ? { decision: 'deny' } : { decision: 'deny', reason };
+  return reason === undefined ? { decision: 'no-opinion' } : { decision: 'no-opinion', reason };
+}
