@@ -30,7 +30,7 @@ export interface TestSarWebhook {
 export async function startSarWebhook(opts: { dir: string; token?: string; handler?: (r: SarRequest) => SarAnswer }): Promise<TestSarWebhook> {
   const ca = await makeCa('sar-test-ca');
   const serving = await makeServing(ca, 'sar-webhook');
-  let handler = opts.handler ?? (() => ({ allowed: true }));
+  let handler: (r: SarRequest) => SarAnswer = opts.handler ?? (() => ({ allowed: true }));
   const requests: SarRequest[] = [];
   const hanging = new Set<() => void>();
   const server: Server = createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
