@@ -1,0 +1,77 @@
+// The Node object as the agent writes it, and the small interface to the API server the node
+// part consumes (src/agent.ts adapts the REST client's NodeClient to it).
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+  timeAdded?: string;
+}
+
+export interface NodeAddress {
+  type: 'InternalIP' | 'ExternalIP' | 'Hostname' | 'InternalDNS' | 'ExternalDNS';
+  address: string;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface NodeCondition {
+  type: string;
+  status: ConditionStatus;
+  lastHeartbeatTime: string;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface NodeSystemInfo {
+  machineID: string;
+  systemUUID: string;
+  bootID: string;
+  kernelVersion: string;
+  osImage: string;
+  containerRuntimeVersion: string;
+  kubeletVersion: string;
+  kubeProxyVersion: string;
+  operatingSystem: string;
+  architecture: string;
+}
+
+export interface ContainerImage {
+  names: string[];
+  sizeBytes: number;
+}
+
+export interface NodeStatus {
+  capacity: Record<string, string>;
+  allocatable: Record<string, string>;
+  conditions: NodeCondition[];
+  addresses: NodeAddress[];
+  daemonEndpoints: { kubeletEndpoint: { Port: number } };
+  nodeInfo: NodeSystemInfo;
+  images: ContainerImage[];
+}
+
+export interface Node {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  spec?: { providerID?: string; taints?: Taint[]; unschedulable?: boolean; podCIDR?: string };
+  status?: Partial<NodeStatus>;
+}
+
+export interface NodeApi {
+  get(name: string, signal?: AbortSignal): Promise<Node>;
+  create(node: Node, signal?: AbortSignal): Promise<Node>;
+  /** A JSON merge patch of the node object (metadata/spec). */
+  patch(name: string, patch: unknown, signal?: AbortSignal): Promise<Node>;
+  /** A JSON merge patch of the status subresource. */
+  patchStatus(name: string, patch: unknown, signal?: AbortSignal): Promise<Node>;
+}
