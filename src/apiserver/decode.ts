@@ -1,0 +1,296 @@
+// Decoding request bodies (JSON, or YAML for `application/yaml` and `application/apply-patch+yaml`)
+// into plain objects, with what fieldValidation needs: every unknown field (against the kind's
+// known-field tree) and every duplicate key, as dotted paths (`spec.foo`, `status.conditions[0].x`).
+// The last of duplicate keys wins, as in the reference. Malformed bodies, a wrong kind or
+// apiVersion, and values of the wrong JSON type throw DecodeError (400 BadRequest).
+
+import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { schemaForKind } from './schema/kinds.js';
+import { goTypeName, type Schema } from './schema/types.js';
+
+export class DecodeError extends Error {
+  readonly status = 400;
+  readonly reason = 'BadRequest';
+  constructor(message: string) {
+    super(message);
+    this.name = 'DecodeError';
+  }
+}
+
+export interface DecodeOptions {
+  readonly body: string;
+  readonly contentType: string;
+  /** The kind the endpoint expects (fills a missing `kind`; another kind is an error). */
+  readonly kind: string;
+  /** The apiVersion the endpoint expects; '' accepts any. */
+  readonly apiVersion: string;
+}
+
+export interface DecodeResult {
+  readonly object: Record<string, unknown>;
+  readonly unknownFields: string[];
+  readonly duplicateFields: string[];
+}
+
+/** True for the YAML media types; everything else is read as JSON. */
+export function isYamlContentType(contentType: string): boolean {
+  const mt = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'text/yaml' || mt.endsWith('+yaml');
+}
+
+function jsonTypeOf(v: unknown): string {
+  if (Array.isArray(v)) return 'array';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'object';
+  return typeof v; // string, number, boolean
+}
+
+function joinPath(parent: string, key: string): string {
+  return parent === '' ? key : `${parent}.${key}`;
+}
+
+/** Paths of keys that occur twice in the same mapping. */
+function findDuplicates(node: YamlNode | null | undefined, path: string, out: string[]): void {
+  if (node === null || node === undefined) return;
+  if (isMap(node)) {
+    const seen = new Set<string>();
+    for (const pair of node.items) {
+      const k = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      const p = joinPath(path, k);
+      if (seen.has(k)) out.push(p);
+      seen.add(k);
+      findDuplicates(pair.value as YamlNode | null, p, out);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => findDuplicates(item as YamlNode | null, `${path}[${i}]`, out));
+  }
+}
+
+interface ScanFrame {
+  readonly isObject: boolean;
+  readonly path: string;
+  readonly keys: Set<string>;
+  key: string;
+  expectKey: boolean;
+  index: number;
+}
+
+/**
+ * Paths of duplicate keys in a JSON text that JSON.parse has already accepted. A single pass over
+ * the text (JSON.parse keeps only the last duplicate and cannot report them).
+ */
+export function findJsonDuplicates(text: string, out: string[]): void {
+  const stack: ScanFrame[] = [];
+  const valuePath = (): string => {
+    const top = stack[stack.length - 1];
+    if (top === undefined) return '';
+    return top.isObject ? joinPath(top.path, top.key) : `${top.path}[${top.index}]`;
+  };
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      stack.push({ isObject: c === 0x7b, path: valuePath(), keys: new Set(), key: '', expectKey: true, index: 0 });
+      i++;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      stack.pop();
+      i++;
+    } else if (c === 0x2c /* , */) {
+      const top = stack[stack.length - 1];
+      if (top !== undefined) {
+        if (top.isObject) top.expectKey = true;
+        else top.index++;
+      }
+      i++;
+    } else if (c === 0x22 /* " */) {
+      let j = i + 1;
+      let escaped = false;
+      while (j < n) {
+        const d = text.charCodeAt(j);
+        if (d === 0x5c /* \\ */) {
+          escaped = true;
+          j += 2;
+        } else if (d === 0x22) break;
+        else j++;
+      }
+      const top = stack[stack.length - 1];
+      if (top !== undefined && top.isObject && top.expectKey) {
+        const raw = text.slice(i + 1, j);
+        const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        if (top.keys.has(key)) out.push(joinPath(top.path, key));
+        top.keys.add(key);
+        top.key = key;
+        top.expectKey = false;
+      }
+      i = j + 1;
+    } else i++;
+  }
+}
+
+interface WalkState {
+  readonly unknown: string[];
+  typeError?: string;
+}
+
+function typeMismatch(state: WalkState, v: unknown, s: Schema, owner: string, path: string): void {
+  if (state.typeError !== undefined) return;
+  const got = jsonTypeOf(v);
+  const what = got === 'number' ? `number ${String(v)}` : got;
+  state.typeError = `json: cannot unmarshal ${what} into Go struct field ${owner}.${path} of type ${goTypeName(s)}`;
+}
+
+function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkState): void {
+  if (v === null || v === undefined) return; // null is the zero value of any field
+  switch (s.t) {
+    case 'any':
+      return;
+    case 'string':
+      if (typeof v !== 'string') typeMismatch(state, v, s, owner, path);
+      return;
+    case 'bool':
+      if (typeof v !== 'boolean') typeMismatch(state, v, s, owner, path);
+      return;
+    case 'number':
+      if (typeof v !== 'number') typeMismatch(state, v, s, owner, path);
+      return;
+    case 'int':
+      if (typeof v !== 'number' || !Number.isInteger(v)) typeMismatch(state, v, s, owner, path);
+      return;
+    case 'array':
+      if (!Array.isArray(v)) {
+        typeMismatch(state, v, s, owner, path);
+        return;
+      }
+      v.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, owner, state));
+      return;
+    case 'map':
+      if (typeof v !== 'object' || Array.isArray(v)) {
+        typeMismatch(state, v, s, owner, path);
+        return;
+      }
+      for (const [k, child] of Object.entries(v as Record<string, unknown>)) walk(child, s.values, joinPath(path, k), owner, state);
+      return;
+    case 'object': {
+      if (typeof v !== 'object' || Array.isArray(v)) {
+        typeMismatch(state, v, s, owner, path);
+        return;
+      }
+      const childOwner = s.name.replace(/^v1\./, '');
+      for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+        const fs = s.fields[k];
+        const p = joinPath(path, k);
+        if (fs === undefined) state.unknown.push(p);
+        else walk(child, fs, p, childOwner, state);
+      }
+      return;
+    }
+  }
+}
+
+/** Unknown fields and the first type mismatch of `value` against the kind's known-field tree. */
+export function checkAgainstSchema(value: Record<string, unknown>, kind: string): { unknownFields: string[]; typeError?: string } {
+  const schema = schemaForKind(kind);
+  if (schema === undefined) return { unknownFields: [] };
+  const state: WalkState = { unknown: [] };
+  walk(value, schema, '', kind, state);
+  return state.typeError === undefined ? { unknownFields: state.unknown } : { unknownFields: state.unknown, typeError: state.typeError };
+}
+
+function parseJsonBody(body: string): unknown {
+  if (body.trim() === '') throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
+  try {
+    return JSON.parse(body) as unknown;
+  } catch (e) {
+    throw new DecodeError(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+  }
+}
+
+export function decodeBody(opts: DecodeOptions): DecodeResult {
+  const yaml = isYamlContentType(opts.contentType);
+  let value: unknown;
+  const duplicateFields: string[] = [];
+  if (yaml) {
+    const doc = parseDocument(opts.body, { uniqueKeys: false, prettyErrors: false });
+    const err = doc.errors[0];
+    if (err !== undefined) {
+      const line = opts.body.slice(0, err.pos[0]).split('\n').length;
+      throw new DecodeError(`error converting YAML to JSON: yaml: ${line !== undefined ? `line ${line}: ` : ''}${err.message.split('\n')[0] ?? ''}`);
+    }
+    try {
+      value = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      throw new DecodeError(`error converting YAML to JSON: yaml: ${(e as Error).message}`);
+    }
+    findDuplicates(doc.contents, '', duplicateFields);
+  } else {
+    value = parseJsonBody(opts.body);
+    findJsonDuplicates(opts.body, duplicateFields);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
+    if (t === 'null') throw new DecodeError(`Object 'Kind' is missing in '${opts.body.trim()}'`);
+    throw new DecodeError(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    );
+  }
+  const object = value as Record<string, unknown>;
+  const bodyKind = object['kind'];
+  const bodyVersion = object['apiVersion'];
+  if (bodyKind !== undefined && typeof bodyKind !== 'string') {
+    throw new DecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyKind)} into Go struct field .kind of type string`);
+  }
+  if (bodyVersion !== undefined && typeof bodyVersion !== 'string') {
+    throw new DecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyVersion)} into Go struct field .apiVersion of type string`);
+  }
+  if (opts.kind !== 'DeleteOptions') {
+    if (opts.apiVersion !== '' && typeof bodyVersion === 'string' && bodyVersion !== '' && bodyVersion !== opts.apiVersion) {
+      throw new DecodeError(`the API version in the data (${bodyVersion}) does not match the expected API version (${opts.apiVersion})`);
+    }
+    if (typeof bodyKind === 'string' && bodyKind !== '' && bodyKind !== opts.kind) {
+      throw new DecodeError(
+        `the object provided is unrecognized (must be of type ${opts.kind}): no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(opts.apiVersion || String(bodyVersion ?? ''))}`,
+      );
+    }
+    if (bodyKind === undefined || bodyKind === '') object['kind'] = opts.kind;
+    if ((bodyVersion === undefined || bodyVersion === '') && opts.apiVersion !== '') object['apiVersion'] = opts.apiVersion;
+  }
+  const checked = checkAgainstSchema(object, opts.kind);
+  if (checked.typeError !== undefined) {
+    const v = opts.apiVersion.includes('/') ? opts.apiVersion.slice(opts.apiVersion.indexOf('/') + 1) : opts.apiVersion || 'v1';
+    throw new DecodeError(`${opts.kind} in version ${JSON.stringify(v)} cannot be handled as a ${opts.kind}: ${checked.typeError}`);
+  }
+  return { object, unknownFields: checked.unknownFields, duplicateFields };
+}
+
+/** Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place. */
+export function pruneUnknownFields(object: Record<string, unknown>, kind: string): Record<string, unknown> {
+  const schema = schemaForKind(kind);
+  if (schema !== undefined) prune(object, schema);
+  return object;
+}
+
+function prune(v: unknown, s: Schema): void {
+  if (v === null || typeof v !== 'object') return;
+  if (s.t === 'array' && Array.isArray(v)) v.forEach((item) => prune(item, s.items));
+  else if (s.t === 'map' && !Array.isArray(v)) for (const child of Object.values(v as Record<string, unknown>)) prune(child, s.values);
+  else if (s.t === 'object' && !Array.isArray(v)) {
+    const rec = v as Record<string, unknown>;
+    for (const k of Object.keys(rec)) {
+      const fs = s.fields[k];
+      if (fs === undefined) delete rec[k];
+      else prune(rec[k], fs);
+    }
+  }
+}
+
+/** The texts the reference uses in Strict errors and Warning headers. */
+export function fieldProblemTexts(r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>): string[] {
+  return [...r.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...r.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
+}
+
+/** The Strict-mode 400 message: `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`. */
+export function strictDecodingMessage(kind: string, apiVersion: string, r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>): string {
+  const v = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion || 'v1';
+  return `${kind} in version ${JSON.stringify(v)} cannot be handled as a ${kind}: strict decoding error: ${fieldProblemTexts(r).join(', ')}`;
+}
