@@ -17,6 +17,7 @@ export interface FeatureGateInfo {
 const a = (name: string): FeatureGateInfo => ({ name, default: false, stage: 'alpha' });
 const b = (name: string, def = true): FeatureGateInfo => ({ name, default: def, stage: 'beta' });
 const ga = (name: string): FeatureGateInfo => ({ name, default: true, stage: 'ga', locked: true });
+const gaOpen = (name: string): FeatureGateInfo => ({ name, default: true, stage: 'ga' });
 const dep = (name: string): FeatureGateInfo => ({ name, default: false, stage: 'deprecated' });
 
 /** Sorted by name. `AllAlpha` / `AllBeta` set every alpha / beta gate not named explicitly. */
@@ -67,8 +68,9 @@ export const KNOWN_FEATURE_GATES: readonly FeatureGateInfo[] = [
   b('RotatePlatletServerCertificate'),
   b('SidecarContainers'),
   ga('SizeMemoryBackedVolumes'),
+  a('SupplementalGroupsPolicy'),
   b('SystemdWatchdog'),
-  ga('TopologyManagerPolicyOptions'),
+  gaOpen('TopologyManagerPolicyOptions'),
   a('TopologyManagerPolicyAlphaOptions'),
   b('TopologyManagerPolicyBetaOptions'),
   b('UserNamespacesSupport', false),

@@ -49,3 +49,7 @@ test('resolveFeatureGates: defaults, AllAlpha/AllBeta, explicit settings win', (
   assert.equal(all.enabled('MemoryManager'), true);
   assert.throws(() => d.enabled('Nope'), /not known/);
 });
+
+test('a GA gate that is not locked may still be switched off', () => {
+  assert.deepEqual(parseFeatureGates('TopologyManagerPolicyOptions=false'), { TopologyManagerPolicyOptions: false });
+});
