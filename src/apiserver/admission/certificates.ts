@@ -1,0 +1,112 @@
+// The three certificate admission plugins, as the reference has them:
+// CertificateApproval (verb "approve" on signers for /approval updates), CertificateSigning (verb
+// "sign" on signers when /status changes the certificate) and CertificateSubjectRestriction (no
+// system:masters in requests for the API-server client signer).
+import { parseCsrPem } from '../csr/request.js';
+import type { AdmissionPlugin, AdmissionRequest, Authorizer, UserInfo } from '../interfaces.js';
+import { forbidden } from '../status.js';
+
+const CSR_RESOURCE = 'certificatesigningrequests';
+
+function signerNameOf(obj: Record<string, unknown> | undefined): string {
+  const spec = obj?.['spec'];
+  if (spec === null || typeof spec !== 'object') return '';
+  const s = (spec as Record<string, unknown>)['signerName'];
+  return typeof s === 'string' ? s : '';
+}
+
+function isCsr(r: AdmissionRequest, platformDomain: string): boolean {
+  return r.resource === CSR_RESOURCE && r.apiGroup === `certificates.${platformDomain}`;
+}
+
+/** Whether `user` may do `verb` on the signer (by its name, or the `<domain>/*` wildcard). */
+async function mayOnSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): Promise<boolean> {
+  const domain = signerName.split('/')[0] ?? '';
+  for (const name of [signerName, `${domain}/*`]) {
+    const d = await authorizer.authorize({
+      user,
+      verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: group,
+      apiVersion: '*',
+      resource: 'signers',
+      subresource: '',
+      namespace: '',
+      name,
+    });
+    if (d.decision === 'allow') return true;
+  }
+  return false;
+}
+
+function denied(r: AdmissionRequest, message: string): Error {
+  return forbidden(`${CSR_RESOURCE}.${r.apiGroup} "${r.name}" is forbidden: ${message}`, { name: r.name, group: r.apiGroup, kind: CSR_RESOURCE });
+}
+
+export interface CertificatePluginOptions {
+  readonly platformDomain: string;
+  /** The server's authorizer chain, for the signer permission checks. */
+  readonly authorizer: Authorizer;
+}
+
+export class CertificateApproval implements AdmissionPlugin {
+  readonly name = 'CertificateApproval';
+  constructor(private readonly o: CertificatePluginOptions) {}
+
+  async admit(r: AdmissionRequest): Promise<void> {
+    if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'approval' || r.operation !== 'UPDATE') return;
+    const signer = signerNameOf(r.oldObject ?? r.object);
+    if (!(await mayOnSigner(this.o.authorizer, r.user, 'approve', r.apiGroup, signer))) {
+      throw denied(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
+    }
+  }
+}
+
+function certificateOf(obj: Record<string, unknown> | undefined): string {
+  const st = obj?.['status'];
+  if (st === null || typeof st !== 'object') return '';
+  const c = (st as Record<string, unknown>)['certificate'];
+  return typeof c === 'string' ? c : '';
+}
+
+export class CertificateSigning implements AdmissionPlugin {
+  readonly name = 'CertificateSigning';
+  constructor(private readonly o: CertificatePluginOptions) {}
+
+  async admit(r: AdmissionRequest): Promise<void> {
+    if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'status' || r.operation !== 'UPDATE') return;
+    // Only a change of the issued certificate needs the signer permission.
+    if (certificateOf(r.object) === certificateOf(r.oldObject)) return;
+    const signer = signerNameOf(r.oldObject ?? r.object);
+    if (!(await mayOnSigner(this.o.authorizer, r.user, 'sign', r.apiGroup, signer))) {
+      throw denied(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
+    }
+  }
+}
+
+export class CertificateSubjectRestriction implements AdmissionPlugin {
+  readonly name = 'CertificateSubjectRestriction';
+  constructor(private readonly o: { platformDomain: string }) {}
+
+  admit(r: AdmissionRequest): Promise<void> {
+    if (!isCsr(r, this.o.platformDomain) || r.operation !== 'CREATE' || r.subresource !== '') return Promise.resolve();
+    const signer = signerNameOf(r.object);
+    const restricted = `${this.o.platformDomain}/plat-apiserver-client`;
+    if (signer !== restricted) return Promise.resolve();
+    const spec = r.object?.['spec'] as Record<string, unknown> | undefined;
+    const request = spec?.['request'];
+    if (typeof request !== 'string') return Promise.resolve();
+    let orgs: readonly string[];
+    try {
+      orgs = parseCsrPem(Buffer.from(request, 'base64')).organizations;
+    } catch {
+      // An unparseable request is rejected by validation with its own message.
+      return Promise.resolve();
+    }
+    if (orgs.includes('system:masters')) {
+      return Promise.reject(denied(r, `use of ${restricted} signer with system:masters group is not allowed`));
+    }
+    return Promise.resolve();
+  }
+}

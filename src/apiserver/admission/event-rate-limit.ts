@@ -1,0 +1,108 @@
+// EventRateLimit: token buckets (qps, burst) per limit type — Server (one bucket), Namespace,
+// User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A write
+// that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the reference.
+import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, type EventRateLimitConfiguration, type EventRateLimitType } from '../../apiserverconfig/admission.js';
+import type { Clock } from '../../util/clock.js';
+import { ApiError } from '../../util/errors.js';
+import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
+
+/** A token bucket that starts full (as the reference's TryAccept limiter). */
+export class TokenBucket {
+  private tokens: number;
+  private lastMs: number;
+  constructor(
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly clock: Clock,
+  ) {
+    this.tokens = burst;
+    this.lastMs = clock.nowMs();
+  }
+
+  tryAccept(): boolean {
+    const now = this.clock.nowMs();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastMs) / 1000) * this.qps);
+    this.lastMs = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+class Enforcer {
+  private readonly buckets = new Map<string, TokenBucket>();
+  constructor(
+    readonly type: EventRateLimitType,
+    private readonly qps: number,
+    private readonly burst: number,
+    private readonly cacheSize: number,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Undefined when accepted, else the reason. */
+  accept(r: AdmissionRequest): string | undefined {
+    const key = keyOf(this.type, r);
+    let b = this.buckets.get(key);
+    if (b === undefined) {
+      b = new TokenBucket(this.qps, this.burst, this.clock);
+      this.buckets.set(key, b);
+      const max = this.type === 'Server' ? 1 : this.cacheSize;
+      while (this.buckets.size > max) {
+        const oldest = this.buckets.keys().next().value;
+        if (oldest === undefined) break;
+        this.buckets.delete(oldest);
+      }
+    } else {
+      // Most recently used last.
+      this.buckets.delete(key);
+      this.buckets.set(key, b);
+    }
+    return b.tryAccept() ? undefined : `limit reached on type ${this.type} for key ${key}`;
+  }
+}
+
+function str(o: unknown, k: string): string {
+  if (o === null || typeof o !== 'object') return '';
+  const v = (o as Record<string, unknown>)[k];
+  return typeof v === 'string' ? v : '';
+}
+
+function keyOf(type: EventRateLimitType, r: AdmissionRequest): string {
+  switch (type) {
+    case 'Server':
+      return '';
+    case 'Namespace':
+      return r.namespace;
+    case 'User':
+      return r.user.username;
+    case 'SourceAndObject': {
+      const e = r.object;
+      const src = e?.['source'];
+      const io = e?.['involvedObject'];
+      return [str(src, 'component'), str(src, 'host'), str(io, 'kind'), str(io, 'namespace'), str(io, 'name'), str(io, 'uid'), str(io, 'apiVersion')].join('');
+    }
+  }
+}
+
+export class EventRateLimit implements AdmissionPlugin {
+  readonly name = 'EventRateLimit';
+  private readonly enforcers: readonly Enforcer[];
+
+  constructor(opts: { config: EventRateLimitConfiguration; clock: Clock }) {
+    this.enforcers = opts.config.limits.map(
+      (l) => new Enforcer(l.type as EventRateLimitType, l.qps, l.burst, l.cacheSize === undefined || l.cacheSize === 0 ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE : l.cacheSize, opts.clock),
+    );
+  }
+
+  admit(r: AdmissionRequest): Promise<void> {
+    if (r.resource !== 'events' || r.apiGroup !== '' || r.dryRun) return Promise.resolve();
+    const errors: string[] = [];
+    for (const e of this.enforcers) {
+      const why = e.accept(r);
+      if (why !== undefined) errors.push(why);
+    }
+    if (errors.length === 0) return Promise.resolve();
+    const message = errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
+    return Promise.reject(new ApiError(`Too many requests: ${message}`, { status: 429, reason: 'TooManyRequests', details: { kind: 'events' } }));
+  }
+}

@@ -1,0 +1,57 @@
+// Builds the admission plugins named by --enable-admission-plugins, in the reference's order,
+// with their configuration from --admission-control-config-file.
+import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../../apiserverconfig/admission.js';
+import type { ResolvedAdmissionConfiguration } from '../../apiserverconfig/load.js';
+import type { Clock } from '../../util/clock.js';
+import { ConfigError } from '../../util/errors.js';
+import type { AdmissionPlugin, Authorizer } from '../interfaces.js';
+import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificates.js';
+import { EventRateLimit } from './event-rate-limit.js';
+
+export interface AdmissionPluginsOptions {
+  readonly enabled: readonly string[];
+  readonly config: ResolvedAdmissionConfiguration | undefined;
+  readonly platformDomain: string;
+  readonly authorizer: Authorizer;
+  readonly clock: Clock;
+}
+
+/** The reference runs enabled plugins in its fixed order, not the order of the flag. */
+const ORDER: readonly AdmissionPluginName[] = ['EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'];
+
+export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlugin[] {
+  const unknown = o.enabled.filter((n) => !(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `--enable-admission-plugins: unknown admission plugin(s) ${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,
+      { flag: '--enable-admission-plugins' },
+    );
+  }
+  const enabled = new Set(o.enabled);
+  const plugins: AdmissionPlugin[] = [];
+  for (const name of ORDER) {
+    if (!enabled.has(name)) continue;
+    switch (name) {
+      case 'EventRateLimit': {
+        const cfg = o.config?.eventRateLimit;
+        if (cfg === undefined) {
+          throw new ConfigError('--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file', {
+            flag: '--admission-control-config-file',
+          });
+        }
+        plugins.push(new EventRateLimit({ config: cfg, clock: o.clock }));
+        break;
+      }
+      case 'CertificateApproval':
+        plugins.push(new CertificateApproval({ platformDomain: o.platformDomain, authorizer: o.authorizer }));
+        break;
+      case 'CertificateSigning':
+        plugins.push(new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer }));
+        break;
+      case 'CertificateSubjectRestriction':
+        plugins.push(new CertificateSubjectRestriction({ platformDomain: o.platformDomain }));
+        break;
+    }
+  }
+  return plugins;
+}
