@@ -108,10 +108,14 @@ export function decodeConfigText(file: string, text: string, opts: LoadOptions &
   const problems: string[] = [];
   const kind = content['kind'];
   const apiVersion = content['apiVersion'];
-  if (kind === undefined || kind === null || kind === '') problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
+  const noKind = kind === undefined || kind === null || kind === '';
+  const noVersion = apiVersion === undefined || apiVersion === null || apiVersion === '';
+  if (noKind && noVersion) problems.push(`${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ${wantVersion} and kind: ${CONFIG_KIND}`);
+  else if (noKind) problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
   else if (kind !== CONFIG_KIND) problems.push(`${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`);
-  if (apiVersion === undefined || apiVersion === null || apiVersion === '') problems.push(`${where(file, undefined)}: apiVersion is missing: expected apiVersion: ${wantVersion}`);
-  else if (apiVersion !== wantVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`);
+  if (noVersion) {
+    if (!noKind) problems.push(`${where(file, undefined)}: apiVersion is missing: expected apiVersion: ${wantVersion}`);
+  } else if (apiVersion !== wantVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`);
   if (problems.length > 0) fail(problems);
 
   // Strict decoding; unknown keys are dropped with a warning, wrong types are fatal.

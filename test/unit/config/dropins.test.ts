@@ -51,7 +51,7 @@ test('drop-ins: one bad file aborts, naming it', async (t) => {
     return true;
   });
   const dir2 = await tree(t, { '10.conf': 'port: 1\n' });
-  await assert.rejects(loadDropIns(dir2, opts), /10\.conf": kind is missing/);
+  await assert.rejects(loadDropIns(dir2, opts), /10\.conf": apiVersion and kind are missing/);
 });
 
 test('RFC 7386 merge patch examples', () => {
