@@ -1,0 +1,151 @@
+// From the five configuration-file flags to the parts plat-apiserver plugs into its pipeline:
+// authenticators (JWT, anonymous), authorizers (Webhook/AlwaysAllow/AlwaysDeny), admission
+// plugins, the encryption TransformerRegistry and the RequestTracer.
+import { ConfiguredAnonymousAuthenticator } from '../apiserver/authn/anonymous-config.js';
+import { JwtAuthenticator } from '../apiserver/authn/jwt.js';
+import { JwtAuthenticatorSet } from '../apiserver/authn/jwt-set.js';
+import { WebhookAuthorizer } from '../apiserver/authz/webhook.js';
+import { alwaysAllow, alwaysDeny, AuthorizerChain } from '../apiserver/auth/chain.js';
+import { buildAdmissionPlugins } from '../apiserver/admission/plugins.js';
+import { EncryptionTransformerRegistry } from '../apiserver/encryption/registry.js';
+import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../apiserver/interfaces.js';
+import { OtelRequestTracer } from '../apiserver/tracing/tracer.js';
+import type { Logger } from '../log/types.js';
+import { loadConnection } from '../platconfig/platconfig.js';
+import type { Clock } from '../util/clock.js';
+import { ConfigError, FlagError } from '../util/errors.js';
+import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
+
+/** The reference enables these admission plugins by default; --enable-admission-plugins adds more. */
+export const DEFAULT_ADMISSION_PLUGINS = ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] as const;
+
+/** The flags this part adds to plat-apiserver (values are file paths or lists). */
+export const APISERVER_CONFIG_FLAGS = [
+  { name: 'authentication-config', help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.' },
+  { name: 'authorization-config', help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.' },
+  { name: 'admission-control-config-file', help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).' },
+  { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit.` },
+  { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
+  { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
+  { name: 'validate-config', help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).' },
+] as const;
+
+export interface ApiserverConfigFileOptions {
+  readonly authenticationConfig?: string | undefined;
+  readonly authorizationConfig?: string | undefined;
+  readonly admissionControlConfigFile?: string | undefined;
+  /** Comma-separated list, as given on the command line. */
+  readonly enableAdmissionPlugins?: string | undefined;
+  readonly encryptionProviderConfig?: string | undefined;
+  readonly tracingConfigFile?: string | undefined;
+  readonly platformDomain: string;
+  /** `--anonymous-auth` was set (then the authentication file must not configure `anonymous`). */
+  readonly anonymousAuthFlagSet: boolean;
+  /** The --authorization-mode list, used when no --authorization-config is given. */
+  readonly authorizationModes: readonly string[];
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface ApiserverConfigFiles {
+  readonly authenticators: readonly Authenticator[];
+  /** Undefined without --authorization-config (the --authorization-mode chain applies). */
+  readonly authorizers: readonly Authorizer[] | undefined;
+  readonly admission: readonly AdmissionPlugin[];
+  readonly transformers: TransformerRegistry | undefined;
+  readonly tracer: RequestTracer | undefined;
+  close(): Promise<void>;
+}
+
+const given = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): Promise<ApiserverConfigFiles> {
+  const load = { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet };
+  const closers: (() => Promise<void> | void)[] = [];
+  const log = o.logger.child({ component: 'apiserver-config' });
+  try {
+    const authenticators: Authenticator[] = [];
+    if (given(o.authenticationConfig)) {
+      const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
+      const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
+      if (jwts.length > 0) {
+        const set = new JwtAuthenticatorSet({ authenticators: jwts });
+        closers.push(() => set.close());
+        authenticators.push(set);
+        // Discovery now, so problems show at start; tokens are refused until it succeeds.
+        for (const p of await set.ready()) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+      }
+      if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
+    }
+
+    let authorizers: Authorizer[] | undefined;
+    if (given(o.authorizationConfig)) {
+      const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
+      authorizers = [];
+      for (const [i, a] of cfg.authorizers.entries()) {
+        if (a.type === 'AlwaysAllow') authorizers.push(alwaysAllow);
+        else if (a.type === 'AlwaysDeny') authorizers.push(alwaysDeny);
+        else if (a.webhook !== undefined) {
+          const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
+          let connection;
+          try {
+            connection = await loadConnection(file);
+          } catch (err) {
+            throw new ConfigError(`--authorization-config: ${o.authorizationConfig}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`, {
+              file: o.authorizationConfig,
+              field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
+              flag: '--authorization-config',
+            });
+          }
+          const w = new WebhookAuthorizer({ name: a.name, config: a.webhook, connection, platformDomain: o.platformDomain, clock: o.clock, logger: o.logger });
+          closers.push(() => w.close());
+          authorizers.push(w);
+        }
+      }
+    }
+
+    let admissionConfig: ResolvedAdmissionConfiguration | undefined;
+    if (given(o.admissionControlConfigFile)) {
+      admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
+    }
+    const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
+    const modeAuthorizers = o.authorizationModes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+    // The certificate plugins ask the same chain the server uses (system:masters first).
+    const chain = new AuthorizerChain({ authorizers: authorizers ?? modeAuthorizers });
+    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock });
+
+    let transformers: TransformerRegistry | undefined;
+    if (given(o.encryptionProviderConfig)) {
+      const file = o.encryptionProviderConfig;
+      const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
+      const reg = new EncryptionTransformerRegistry({ config: cfg, clock: o.clock, logger: o.logger, file });
+      closers.push(() => reg.close());
+      for (const p of await reg.checkKmsPlugins()) log.warn({ problem: p }, 'KMS plugin not healthy; writes and reads of its resources fail until it is');
+      transformers = reg;
+    }
+
+    let tracer: RequestTracer | undefined;
+    if (given(o.tracingConfigFile)) {
+      const cfg = loadConfigFile(o.tracingConfigFile, 'TracingConfiguration', load, '--tracing-config-file');
+      const t = new OtelRequestTracer({ config: cfg, logger: o.logger });
+      closers.push(() => t.shutdown());
+      tracer = t;
+    }
+
+    return {
+      authenticators,
+      authorizers,
+      admission,
+      transformers,
+      tracer,
+      close: async () => {
+        for (const c of closers.reverse()) await c();
+      },
+    };
+  } catch (err) {
+    for (const c of closers.reverse()) await c();
+    if (err instanceof ConfigError || err instanceof FlagError) throw err;
+    throw err;
+  }
+}
