@@ -44,9 +44,8 @@ export class NodeHandlers {
   readonly healthChecks: readonly HealthCheck[];
 
   constructor(private readonly options: NodeHandlersOptions) {
-    const checks: HealthCheck[] = [pingCheck];
-    if (options.syncLoop !== undefined) checks.push(syncLoopCheck(options.syncLoop, options.clock));
-    this.healthChecks = checks;
+    // Without a monitor (before the workers are wired) the sync-loop check has nothing to fault.
+    this.healthChecks = [pingCheck, syncLoopCheck(options.syncLoop ?? { lastIterationMs: () => undefined }, options.clock)];
   }
 
   /** Serves one request; `path` is the decoded-free pathname of req.url. */
