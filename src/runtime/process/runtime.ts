@@ -54,6 +54,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private readonly listeners: ContainerEventListener[] = [];
   private readonly spawned = new Set<string>();
   private readonly exitWaiters = new Map<string, (() => void)[]>();
+  private readonly writes = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private loaded: Promise<void> | undefined;
 
@@ -113,17 +114,33 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.reason = exitCode === 0 ? 'Completed' : 'Error';
     rec.finishedAtMs = this.opts.clock.nowMs();
     delete rec.pid;
-    this.persist(rec);
+    void this.persist(rec);
     for (const w of this.exitWaiters.get(rec.id) ?? []) w();
     this.exitWaiters.delete(rec.id);
     for (const l of this.listeners) l({ podUid: rec.podUid, containerId: rec.id, type: 'exited' });
     return true;
   }
 
-  private persist(rec: ProcessRecord): void {
-    writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec)).catch((err: unknown) =>
+  /** Writes of one record are chained, so a late write never resurrects a removed record. */
+  private persist(rec: ProcessRecord): Promise<void> {
+    const prev = this.writes.get(rec.id) ?? Promise.resolve();
+    const next = prev.then(async () => {
+      if (this.records.get(rec.id) !== rec) return;
+      await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec));
+    }).catch((err: unknown) =>
       this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
     );
+    this.writes.set(rec.id, next);
+    void next.finally(() => {
+      if (this.writes.get(rec.id) === next) this.writes.delete(rec.id);
+    });
+    return next;
+  }
+
+  private async unpersist(id: string): Promise<void> {
+    await this.writes.get(id);
+    await unlink(join(this.stateDir, `${id}.json`)).catch(() => undefined);
+    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
   }
 
   private get(id: string): ProcessRecord {
@@ -163,7 +180,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       logFile: '',
     };
     this.records.set(id, rec);
-    await writeFileAtomic(join(this.stateDir, `${id}.json`), JSON.stringify(rec));
+    await this.persist(rec);
     return id;
   }
 
@@ -174,7 +191,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.state = 'exited';
     rec.exitCode = 0;
     rec.finishedAtMs = this.opts.clock.nowMs();
-    this.persist(rec);
+    void this.persist(rec);
   }
 
   async removePodSandbox(id: string): Promise<void> {
@@ -182,7 +199,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const rec = this.records.get(id);
     if (!rec) return;
     this.records.delete(id);
-    await unlink(join(this.stateDir, `${id}.json`)).catch(() => undefined);
+    await this.unpersist(id);
     const others = [...this.records.values()].some((r) => r.podUid === rec.podUid);
     if (!others) await rm(this.podDir(rec.podUid), { recursive: true, force: true });
   }
@@ -222,7 +239,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
     };
     this.records.set(id, rec);
-    await writeFileAtomic(join(this.stateDir, `${id}.json`), JSON.stringify(rec));
+    await this.persist(rec);
     return id;
   }
 
@@ -266,7 +283,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.startTicks = processStartTicks(pid) ?? '';
     rec.state = 'running';
     rec.startedAtMs = this.opts.clock.nowMs();
-    await writeFileAtomic(join(this.stateDir, `${id}.json`), JSON.stringify(rec));
+    await this.persist(rec);
     for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
   }
 
@@ -277,7 +294,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.startedAtMs = this.opts.clock.nowMs();
     rec.finishedAtMs = rec.startedAtMs;
     this.opts.logger.warn({ container: rec.name, pod: rec.podName }, `process runtime: ${message}`);
-    this.persist(rec);
+    void this.persist(rec);
   }
 
   private waitExit(id: string, ms: number): Promise<boolean> {
@@ -308,7 +325,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       if (rec && rec.state === 'created') {
         rec.state = 'exited';
         rec.exitCode = 0;
-        this.persist(rec);
+        void this.persist(rec);
       }
       return;
     }
@@ -335,8 +352,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (!rec) return;
     if (rec.state === 'running') await this.stopContainer(id, 0);
     this.records.delete(id);
-    await unlink(join(this.stateDir, `${id}.json`)).catch(() => undefined);
-    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+    await this.unpersist(id);
   }
 
   async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
