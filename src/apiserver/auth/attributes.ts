@@ -1,0 +1,82 @@
+// Request attributes from method and path (the reference's RequestInfoFactory): API group,
+// version, namespace, resource, subresource, name and verb; anything else is a non-resource
+// request with the lower-cased method as verb.
+
+import type { RequestAttributes, UserInfo } from '../interfaces.js';
+
+const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
+
+export function requestAttributes(method: string, pathname: string, search: URLSearchParams, user: UserInfo): RequestAttributes {
+  const parts = pathname.split('/').filter((p) => p !== '');
+  const nonResource: RequestAttributes = {
+    user,
+    verb: method.toLowerCase(),
+    isResourceRequest: false,
+    path: pathname,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+  };
+  let rest: string[];
+  let apiGroup = '';
+  let apiVersion: string;
+  if (parts[0] === 'api' && parts.length >= 3) {
+    apiVersion = parts[1] ?? '';
+    rest = parts.slice(2);
+  } else if (parts[0] === 'apis' && parts.length >= 4) {
+    apiGroup = parts[1] ?? '';
+    apiVersion = parts[2] ?? '';
+    rest = parts.slice(3);
+  } else {
+    return nonResource;
+  }
+  let verb = verbByMethod[method] ?? method.toLowerCase();
+  let watchPath = false;
+  if (rest[0] === 'watch') {
+    watchPath = true;
+    rest = rest.slice(1);
+  }
+  let namespace = '';
+  if (rest[0] === 'namespaces' && rest.length >= 2) {
+    namespace = rest[1] ?? '';
+    // `namespaces/{name}[/status|/finalize]` is the namespace object; deeper paths are inside it.
+    if (rest.length > 2 && rest[2] !== 'status' && rest[2] !== 'finalize') rest = rest.slice(2);
+  }
+  const resource = rest[0] ?? '';
+  const name = rest[1] ?? '';
+  const subresource = rest[2] ?? '';
+  if (resource === '') return nonResource;
+  if (method === 'GET' || method === 'HEAD') {
+    const watchParam = search.get('watch');
+    const watching = watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
+    if (watching) verb = 'watch';
+    else if (name === '') verb = 'list';
+  }
+  if (method === 'DELETE' && name === '') verb = 'deletecollection';
+  return {
+    user,
+    verb,
+    isResourceRequest: true,
+    path: pathname,
+    apiGroup,
+    apiVersion,
+    resource,
+    subresource,
+    namespace,
+    name,
+  };
+}
+
+/** The reference's Forbidden message: `User "u" cannot list resource "events" in API group "" in the namespace "ns"`. */
+export function forbiddenMessage(a: RequestAttributes, reason: string | undefined): string {
+  const suffix = reason !== undefined && reason !== '' ? `: ${reason}` : '';
+  if (!a.isResourceRequest) return `forbidden: User "${a.user.username}" cannot ${a.verb} path "${a.path}"${suffix}`;
+  const res = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
+  const qualified = a.apiGroup === '' ? a.resource : `${a.resource}.${a.apiGroup}`;
+  const target = a.name === '' ? qualified : `${qualified} "${a.name}"`;
+  const scope = a.namespace === '' ? 'at the cluster scope' : `in the namespace "${a.namespace}"`;
+  return `${target} is forbidden: User "${a.user.username}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}${suffix}`;
+}

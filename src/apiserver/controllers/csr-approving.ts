@@ -1,0 +1,88 @@
+// csrapproving: approves node client CSRs (platlet client signer, system:nodes, CN system:node:*)
+// when the requesting user may create certificatesigningrequests/selfnodeclient (own node) or
+// /nodeclient, asking the same authorizer chain as requests. Driven by store changes.
+
+import type { Authorizer, UserInfo } from '../interfaces.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../log/types.js';
+import { approvalCheckNeeded, approvalCondition, isNodeClientCsr, isSelfNodeClient } from '../csr/approver.js';
+import type { Registry } from '../registry/registry.js';
+import type { Obj, ResourceDef } from '../registry/types.js';
+import { WorkQueue } from './queue.js';
+import { watchKeys } from './watch-keys.js';
+
+export const CONTROLLER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:certificate-controller', groups: ['system:serviceaccounts', 'system:masters'] };
+
+export interface CsrControllerOptions {
+  readonly registry: Registry;
+  readonly def: ResourceDef;
+  readonly authorizer: Authorizer;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+function requester(csr: Obj): UserInfo {
+  const spec = (csr['spec'] ?? {}) as Obj;
+  const extraRaw = (spec['extra'] ?? {}) as Record<string, unknown>;
+  const extra: Record<string, string[]> = {};
+  for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
+  return {
+    username: typeof spec['username'] === 'string' ? spec['username'] : '',
+    ...(typeof spec['uid'] === 'string' ? { uid: spec['uid'] } : {}),
+    groups: Array.isArray(spec['groups']) ? spec['groups'].map(String) : [],
+    extra,
+  };
+}
+
+export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSignal): Promise<void> {
+  const domain = o.registry.platformDomain;
+  const mayCreate = async (csr: Obj, subresource: string): Promise<boolean> => {
+    const d = await o.authorizer.authorize({
+      user: requester(csr),
+      verb: 'create',
+      isResourceRequest: true,
+      path: '',
+      apiGroup: o.def.group,
+      apiVersion: 'v1',
+      resource: 'certificatesigningrequests',
+      subresource,
+      namespace: '',
+      name: '',
+    });
+    return d.decision === 'allow';
+  };
+  const queue = new WorkQueue({
+    name: 'csrapproving',
+    clock: o.clock,
+    logger: o.logger,
+    process: async (name) => {
+      let csr: Obj;
+      try {
+        csr = await o.registry.get(o.def, '', name);
+      } catch {
+        return; // deleted meanwhile, or unreadable: nothing to approve
+      }
+      if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, domain)) return;
+      const allowed = (isSelfNodeClient(csr, domain) && (await mayCreate(csr, 'selfnodeclient'))) || (await mayCreate(csr, 'nodeclient'));
+      if (!allowed) {
+        o.logger.info({ csr: name }, 'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver');
+        return;
+      }
+      await o.registry.update(o.def, '', name, { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrapproving', subresource: 'approval' }, (cur) => {
+        if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
+        const status = { ...((cur['status'] ?? {}) as Obj) };
+        const conds = Array.isArray(status['conditions']) ? [...(status['conditions'] as Obj[])] : [];
+        conds.push(approvalCondition(o.clock.now()));
+        status['conditions'] = conds;
+        return { ...cur, status };
+      });
+      o.logger.info({ csr: name }, 'csrapproving: approved node client CSR');
+    },
+  });
+  const stop = watchKeys(o.registry, o.def, (name) => queue.add(name));
+  try {
+    await queue.run(signal);
+  } finally {
+    stop();
+  }
+}

@@ -1,0 +1,94 @@
+// Discovery documents (/api, /api/v1, /apis, /apis/{group}, /apis/{group}/v1) and /version,
+// built from the registered resources. Clients that ask for aggregated discovery get these plain
+// documents with Content-Type application/json, which they accept as the fallback.
+
+import type { ResourceDef } from './registry/types.js';
+
+export interface DiscoveryGroup {
+  readonly name: string; // '' for core
+  readonly resources: readonly DiscoveryResource[];
+}
+
+export interface DiscoveryResource {
+  name: string;
+  singularName: string;
+  namespaced: boolean;
+  kind: string;
+  verbs: string[];
+  shortNames?: string[];
+}
+
+const fullVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const subVerbs = ['get', 'patch', 'update'];
+
+export function discoveryResources(def: ResourceDef): DiscoveryResource[] {
+  const main: DiscoveryResource = {
+    name: def.resource,
+    singularName: def.singularName,
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: def.resource === 'namespaces' ? fullVerbs.filter((v) => v !== 'deletecollection') : [...fullVerbs],
+  };
+  if (def.shortNames.length > 0) main.shortNames = [...def.shortNames];
+  const subs = def.subresources.map((s) => ({
+    name: `${def.resource}/${s}`,
+    singularName: '',
+    namespaced: def.namespaced,
+    kind: def.kind,
+    verbs: [...subVerbs],
+  }));
+  return [main, ...subs];
+}
+
+export function reviewResource(name: string, kind: string): DiscoveryResource {
+  return { name, singularName: name.replace(/s$/, ''), namespaced: false, kind, verbs: ['create'] };
+}
+
+export class Discovery {
+  private readonly groups: readonly DiscoveryGroup[];
+  constructor(opts: { groups: readonly DiscoveryGroup[] }) {
+    this.groups = opts.groups;
+  }
+
+  apiVersions(serverAddress: string): unknown {
+    return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  }
+
+  private groupDoc(g: DiscoveryGroup): unknown {
+    const gv = { groupVersion: `${g.name}/v1`, version: 'v1' };
+    return { name: g.name, versions: [gv], preferredVersion: gv };
+  }
+
+  apiGroupList(): unknown {
+    return {
+      kind: 'APIGroupList',
+      apiVersion: 'v1',
+      groups: this.groups.filter((g) => g.name !== '').map((g) => this.groupDoc(g)),
+    };
+  }
+
+  apiGroup(name: string): unknown {
+    const g = this.groups.find((x) => x.name === name && name !== '');
+    return g === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...(this.groupDoc(g) as object) };
+  }
+
+  resourceList(group: string, version: string): unknown {
+    const g = this.groups.find((x) => x.name === group);
+    if (g === undefined || version !== 'v1') return undefined;
+    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? 'v1' : `${group}/v1`, resources: g.resources };
+  }
+}
+
+export function versionInfo(): unknown {
+  return {
+    major: '1',
+    minor: '32',
+    gitVersion: 'v1.32.0-plat',
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2026-01-01T00:00:00Z',
+    goVersion: `node${process.versions.node}`,
+    compiler: 'tsc',
+    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  };
+}

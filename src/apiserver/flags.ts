@@ -1,0 +1,229 @@
+// plat-apiserver's command line, named as the reference control plane names its flags. Parsed
+// with commander plus a thin pflag layer: `--x=v` and `--x v`, `_` read as `-`, booleans as
+// `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
+
+import { Command, CommanderError, Option } from 'commander';
+import { FlagError } from '../util/errors.js';
+import { parseBool } from '../util/values/bool.js';
+import { parseDurationMs } from '../util/values/duration.js';
+import { parseInt32 } from '../util/values/int.js';
+import { parseBoolMap, parseStrings } from '../util/values/lists.js';
+
+export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning'] as const;
+export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
+
+export interface ApiServerFlags {
+  securePort: number;
+  bindAddress: string;
+  certDir: string;
+  tlsCertFile: string | undefined;
+  tlsPrivateKeyFile: string | undefined;
+  clientCaFile: string | undefined;
+  tokenAuthFile: string | undefined;
+  anonymousAuth: boolean;
+  authorizationMode: string[];
+  platformDomain: string;
+  dataDir: string | undefined;
+  clusterSigningCertFile: string | undefined;
+  clusterSigningKeyFile: string | undefined;
+  clusterSigningDurationMs: number;
+  controllers: string[];
+  featureGates: Record<string, boolean>;
+  minRequestTimeoutSeconds: number;
+  defaultWatchCacheSize: number;
+  etcdCompactionIntervalMs: number;
+  verbosity: number;
+  /** Further flags registered by plug-in parts (configuration files), by camelCase name. */
+  extra: Record<string, string>;
+}
+
+export type ParseOutcome = { kind: 'run'; flags: ApiServerFlags } | { kind: 'help'; text: string };
+
+interface FlagDef {
+  readonly name: string;
+  readonly value: string; // value placeholder; '' for booleans
+  readonly def: string | undefined;
+  readonly help: string;
+}
+
+const FLAG_DEFS: readonly FlagDef[] = [
+  { name: 'secure-port', value: 'int', def: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
+  { name: 'bind-address', value: 'ip', def: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port.' },
+  { name: 'cert-dir', value: 'string', def: '/var/run/plat-apiserver', help: 'The directory where generated TLS certificates, the cluster CA and admin.platconfig are written.' },
+  { name: 'tls-cert-file', value: 'string', def: undefined, help: 'File containing the default x509 serving certificate (PEM). When absent, a self-signed certificate for localhost, 127.0.0.1 and the host name is generated into --cert-dir.' },
+  { name: 'tls-private-key-file', value: 'string', def: undefined, help: 'File containing the default x509 private key matching --tls-cert-file.' },
+  { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
+  { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
+  { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
+  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny. Members of system:masters are always allowed.' },
+  { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
+  { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
+  { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
+  { name: 'cluster-signing-key-file', value: 'string', def: undefined, help: 'PEM private key of --cluster-signing-cert-file.' },
+  { name: 'cluster-signing-duration', value: 'duration', def: '8760h0m0s', help: 'The maximum length of duration signed certificates will be given.' },
+  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning." },
+  { name: 'feature-gates', value: 'mapStringBool', def: '', help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).' },
+  { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
+  { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
+  { name: 'etcd-compaction-interval', value: 'duration', def: '5m0s', help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long.' },
+  { name: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
+];
+
+/** Flags other parts register (for example the configuration-file flags); parsed as strings. */
+export interface ExtraFlag {
+  readonly name: string;
+  readonly help: string;
+}
+
+function camel(name: string): string {
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** pflag habits commander lacks: `_` as `-`, `-v=N`/`-vN`, bare booleans. */
+function normalizeArgv(argv: readonly string[], booleans: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const raw of argv) {
+    let a = raw;
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = (eq < 0 ? a.slice(2) : a.slice(2, eq)).replace(/_/g, '-');
+      a = `--${name}${eq < 0 ? '' : a.slice(eq)}`;
+      if (booleans.has(name) && eq < 0) a = `--${name}=true`;
+    } else if (/^-v(=|\d)/.test(a)) {
+      a = `--v=${a.slice(2).replace(/^=/, '')}`;
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+function durationMs(v: string, flag: string): number {
+  const ms = parseDurationMs(v, flag);
+  if (ms < 0) throw new FlagError(`invalid value "${v}" for flag --${flag}: must not be negative`, { flag });
+  return ms;
+}
+
+function positiveInt(v: string, flag: string, min: number): number {
+  const n = parseInt32(v, flag);
+  if (n < min) throw new FlagError(`invalid value "${v}" for flag --${flag}: must be at least ${min}`, { flag });
+  return n;
+}
+
+export function helpText(extra: readonly ExtraFlag[] = []): string {
+  const lines = ['Usage: plat-apiserver [flags]', '', 'A lightweight control plane serving the CertificateSigningRequest and Event APIs.', '', 'Flags:'];
+  const all = [...FLAG_DEFS.map((f) => ({ ...f })), ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help }))];
+  for (const f of all) {
+    const sig = f.name === 'v' ? '-v, --v Level' : `    --${f.name}${f.value === '' ? '' : ` ${f.value}`}`;
+    const d = f.def === undefined || f.def === '' ? '' : ` (default ${f.value === 'string' || f.value === 'ip' ? `"${f.def}"` : f.def})`;
+    lines.push(`  ${sig}`, `        ${f.help}${d}`);
+  }
+  lines.push('  -h, --help', '        help for plat-apiserver');
+  return `${lines.join('\n')}\n`;
+}
+
+export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] = []): ParseOutcome {
+  const booleans = new Set(['anonymous-auth', 'help']);
+  if (argv.includes('-h') || argv.includes('--help')) return { kind: 'help', text: helpText(extra) };
+  const cmd = new Command('plat-apiserver').exitOverride().allowExcessArguments(false).helpOption(false);
+  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  for (const f of FLAG_DEFS) {
+    const opt = new Option(`--${f.name} <${f.value === '' ? 'bool' : f.value}>`, f.help);
+    cmd.addOption(opt);
+  }
+  for (const e of extra) cmd.addOption(new Option(`--${e.name} <string>`, e.help));
+  let opts: Record<string, string | undefined>;
+  try {
+    cmd.parse(normalizeArgv(argv, booleans), { from: 'user' });
+    opts = cmd.opts();
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const msg = err.message.replace(/^error: /, '');
+      throw new FlagError(`${msg}; see plat-apiserver --help`);
+    }
+    throw err;
+  }
+  const get = (name: string): string | undefined => opts[camel(name)];
+  const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
+  const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
+  for (const m of modes) {
+    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny') {
+      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny`, { flag: 'authorization-mode' });
+    }
+  }
+  if (modes.length === 0) throw new FlagError('flag --authorization-mode: at least one mode is required (AlwaysAllow, AlwaysDeny)', { flag: 'authorization-mode' });
+  const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));
+  const gates = { ...API_SERVER_FEATURE_GATES };
+  const given = val('feature-gates') === '' ? {} : parseBoolMap(val('feature-gates'), 'feature-gates');
+  for (const [k, v] of Object.entries(given)) {
+    if (!(k in gates)) {
+      throw new FlagError(`invalid value "${val('feature-gates')}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`, {
+        flag: 'feature-gates',
+      });
+    }
+    gates[k] = v;
+  }
+  const tlsCert = get('tls-cert-file');
+  const tlsKey = get('tls-private-key-file');
+  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
+    throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together', { flag: tlsCert === undefined ? 'tls-cert-file' : 'tls-private-key-file' });
+  }
+  const signCert = get('cluster-signing-cert-file');
+  const signKey = get('cluster-signing-key-file');
+  if ((signCert === undefined) !== (signKey === undefined)) {
+    throw new FlagError('flags --cluster-signing-cert-file and --cluster-signing-key-file must be given together', {
+      flag: signCert === undefined ? 'cluster-signing-cert-file' : 'cluster-signing-key-file',
+    });
+  }
+  const port = parseInt32(val('secure-port'), 'secure-port');
+  if (port < 0 || port > 65535) throw new FlagError(`invalid value "${val('secure-port')}" for flag --secure-port: must be between 0 and 65535`, { flag: 'secure-port' });
+  const extraValues: Record<string, string> = {};
+  for (const e of extra) {
+    const v = get(e.name);
+    if (v !== undefined) extraValues[camel(e.name)] = v;
+  }
+  return {
+    kind: 'run',
+    flags: {
+      securePort: port,
+      bindAddress: val('bind-address'),
+      certDir: val('cert-dir'),
+      tlsCertFile: tlsCert,
+      tlsPrivateKeyFile: tlsKey,
+      clientCaFile: get('client-ca-file'),
+      tokenAuthFile: get('token-auth-file'),
+      anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
+      authorizationMode: modes,
+      platformDomain: val('platform-domain'),
+      dataDir: get('data-dir'),
+      clusterSigningCertFile: signCert,
+      clusterSigningKeyFile: signKey,
+      clusterSigningDurationMs: durationMs(val('cluster-signing-duration'), 'cluster-signing-duration'),
+      controllers,
+      featureGates: gates,
+      minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
+      defaultWatchCacheSize: positiveInt(val('default-watch-cache-size'), 'default-watch-cache-size', 0),
+      etcdCompactionIntervalMs: durationMs(val('etcd-compaction-interval'), 'etcd-compaction-interval'),
+      verbosity: positiveInt(val('v'), 'v', 0),
+      extra: extraValues,
+    },
+  };
+}
+
+/** `*`, `name` and `-name` entries, as the reference's --controllers. */
+export function resolveControllers(list: readonly string[]): string[] {
+  const on = new Set<string>();
+  const star = list.includes('*');
+  for (const c of list) {
+    const name = c.startsWith('-') ? c.slice(1) : c;
+    if (c !== '*' && !(KNOWN_CONTROLLERS as readonly string[]).includes(name)) {
+      throw new FlagError(`invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`, {
+        flag: 'controllers',
+      });
+    }
+  }
+  for (const k of KNOWN_CONTROLLERS) {
+    if (list.includes(`-${k}`)) continue;
+    if (star || list.includes(k)) on.add(k);
+  }
+  return [...on];
+}

@@ -1,0 +1,53 @@
+// Reading request bodies: a size limit (413 beyond it), the accepted media types (415 for
+// others), and decoding JSON or YAML into an object.
+
+import type { IncomingMessage } from 'node:http';
+import { tooLarge, unsupportedMediaType, badRequest } from '../status.js';
+
+/** The reference's limit for request bodies: 3 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export async function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return (await readBodyBytes(req, limit)).toString('utf8');
+}
+
+export async function readBodyBytes(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    throw tooLarge(limit);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    const b = chunk as Buffer;
+    size += b.length;
+    if (size > limit) {
+      req.resume();
+      throw tooLarge(limit);
+    }
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The media type without parameters, lower-cased; absent means JSON (as the reference). */
+export function mediaType(req: IncomingMessage): string {
+  const ct = req.headers['content-type'];
+  if (ct === undefined || ct.trim() === '') return 'application/json';
+  return (ct.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+const bodyTypes = ['application/json', 'application/yaml'];
+
+/** Checks the content type of a create/update body. */
+export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf' {
+  const mt = mediaType(req);
+  if (mt === 'application/json' || mt === 'application/vnd.kubernetes.protobuf') return mt;
+  if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') return 'application/yaml';
+  throw unsupportedMediaType(req.headers['content-type'] ?? '', bodyTypes);
+}
+
+export function notAnObject(kind: string, detail: string): Error {
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${detail}`);
+}

@@ -1,0 +1,219 @@
+// The REST handler of one resource path: routes the method and path shape (collection, item,
+// subresource, watch path) to the registry with the parameter set of that endpoint.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authorizer, UserInfo } from '../interfaces.js';
+import type { Clock } from '../../util/clock.js';
+import { Params, type ParamSet } from '../params.js';
+import { forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
+import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
+import type { Registry } from '../registry/registry.js';
+import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
+import { serveWatch, type WatchSettings } from '../watch/watch.js';
+import { readBody, readBodyBytes, requireObjectMediaType } from './body.js';
+import { decodeProtobufObject } from './protobuf.js';
+import { applyFieldValidation, decodeObject } from './decode-object.js';
+import { parseDeleteOptions, parseWriteOptions } from './options.js';
+import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
+import { sendJson, type ResponseContext } from './respond.js';
+
+export interface ResourceRoute {
+  readonly def: ResourceDef;
+  readonly namespace: string;
+  readonly name: string;
+  readonly subresource: string;
+  /** A `/watch/` path. */
+  readonly watchPath: boolean;
+  /** A namespaced resource listed across all namespaces (`/api/v1/events`). */
+  readonly allNamespaces: boolean;
+}
+
+export interface ResourceHandlerContext {
+  readonly registry: Registry;
+  readonly platformDomain: string;
+  readonly maxBodyBytes: number;
+  readonly watch: WatchSettings;
+  readonly shardingEnabled: boolean;
+  readonly authorizer: Authorizer;
+  readonly clock: Clock;
+}
+
+function params(url: URL, set: ParamSet): Params {
+  return new Params(url.searchParams, set);
+}
+
+export async function handleResource(
+  c: ResourceHandlerContext,
+  r: ResourceRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  user: UserInfo,
+  rc: ResponseContext,
+  signal: AbortSignal,
+): Promise<void> {
+  const method = req.method ?? 'GET';
+  const { def } = r;
+  if (r.subresource !== '' && !def.subresources.includes(r.subresource)) throw notFoundPath();
+  if (r.watchPath) {
+    if (method !== 'GET') throw methodNotAllowed(method);
+    const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal);
+    return;
+  }
+  if (r.name === '') {
+    switch (method) {
+      case 'GET': {
+        const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+        if (o.watch) {
+          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal);
+          return;
+        }
+        sendJson(res, 200, await listObjects(c.registry, def, r.namespace, o), rc);
+        return;
+      }
+      case 'POST': {
+        if (r.allNamespaces) throw methodNotAllowed(method);
+        const p = params(url, 'W');
+        const wo = parseWriteOptions(p, req, 'CreateOptions', c.platformDomain);
+        const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
+        const created = await c.registry.create(def, r.namespace, body, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '' });
+        sendJson(res, 201, created, rc);
+        return;
+      }
+      case 'DELETE': {
+        if (r.allNamespaces) throw methodNotAllowed(method);
+        const p = params(url, 'DC');
+        const dopts = parseDeleteOptions(p, await readBody(req, c.maxBodyBytes), c.platformDomain);
+        const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+        sendJson(res, 200, await deleteCollection(c, def, r.namespace, o, dopts, user), rc);
+        return;
+      }
+      default:
+        throw methodNotAllowed(method);
+    }
+  }
+  switch (method) {
+    case 'GET': {
+      params(url, 'R');
+      sendJson(res, 200, withKind(def, await c.registry.get(def, r.namespace, r.name)), rc);
+      return;
+    }
+    case 'PUT': {
+      const wo = parseWriteOptions(params(url, 'W'), req, 'UpdateOptions', c.platformDomain);
+      const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
+      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
+      const out = await c.registry.update(def, r.namespace, r.name, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
+      sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
+      return;
+    }
+    case 'PATCH': {
+      const patchType = patchTypeOf(req.headers['content-type']);
+      const wo = parseWriteOptions(params(url, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
+      const patchBody = await readBody(req, c.maxBodyBytes);
+      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
+      const isApply = patchType === 'application/apply-patch+yaml';
+      const out = await c.registry.update(
+        def,
+        r.namespace,
+        r.name,
+        { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource, operation: isApply ? 'Apply' : 'Update', allowCreate: isApply },
+        (current) => {
+          if (current === undefined && !isApply) throw notFound(def.resource, def.group, r.name);
+          const live = current ?? { apiVersion: apiVersionOf(def), kind: def.kind, metadata: { name: r.name, ...(def.namespaced ? { namespace: r.namespace } : {}) } };
+          return applyPatchBody({
+            live,
+            patchBody,
+            contentType: patchType,
+            kind: def.kind,
+            manager: wo.fieldManager,
+            force: wo.force,
+            subresource: r.subresource,
+            apiVersion: apiVersionOf(def),
+            now: c.clock.now(),
+          }).object;
+        },
+      );
+      sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
+      return;
+    }
+    case 'DELETE': {
+      if (r.subresource !== '') throw methodNotAllowed(method);
+      const dopts = parseDeleteOptions(params(url, 'D'), await readBody(req, c.maxBodyBytes), c.platformDomain);
+      const out = await c.registry.delete(def, r.namespace, r.name, { user, ...dopts });
+      const body = 'kind' in out.body && out.body['kind'] === 'Status' ? out.body : withKind(def, out.body as Obj);
+      sendJson(res, out.code, body, rc);
+      return;
+    }
+    default:
+      throw methodNotAllowed(method);
+  }
+}
+
+function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}
+
+function withKind(def: ResourceDef, obj: Obj): Obj {
+  return { ...obj, kind: def.kind, apiVersion: apiVersionOf(def) };
+}
+
+async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, mode: 'Ignore' | 'Warn' | 'Strict', rc: ResponseContext): Promise<Obj> {
+  const contentType = requireObjectMediaType(req);
+  const bytes = await readBodyBytes(req, c.maxBodyBytes);
+  if (contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
+  const decoded = decodeObject({ body: bytes.toString('utf8'), contentType, kind: def.kind, apiVersion: apiVersionOf(def) });
+  applyFieldValidation(decoded, mode, def.kind, def.version, rc.warnings);
+  return decoded.object;
+}
+
+/** The approval subresource needs verb `approve` on `signers` for the CSR's signer name. */
+async function checkApprover(c: ResourceHandlerContext, def: ResourceDef, r: ResourceRoute, user: UserInfo): Promise<void> {
+  const current = await c.registry.get(def, r.namespace, r.name);
+  const spec = current['spec'] as Obj | undefined;
+  const signerName = str(spec?.['signerName']) ?? '';
+  const names = [signerName, `${signerName.split('/')[0] ?? ''}/*`];
+  for (const name of names) {
+    const d = await c.authorizer.authorize({
+      user,
+      verb: 'approve',
+      isResourceRequest: true,
+      path: '',
+      apiGroup: def.group,
+      apiVersion: 'v1',
+      resource: 'signers',
+      subresource: '',
+      namespace: '',
+      name,
+    });
+    if (d.decision === 'allow') return;
+  }
+  throw forbidden(`certificatesigningrequests.${def.group} "${r.name}" is forbidden: user not permitted to approve requests with signerName "${signerName}"`, {
+    name: r.name,
+    group: def.group,
+    kind: def.resource,
+  });
+}
+
+async function deleteCollection(
+  c: ResourceHandlerContext,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+  dopts: ReturnType<typeof parseDeleteOptions>,
+  user: UserInfo,
+): Promise<unknown> {
+  const list = await listObjects(c.registry, def, namespace, o);
+  const items: Obj[] = [];
+  for (const item of list.items) {
+    const meta = metaOf(item);
+    try {
+      const out = await c.registry.delete(def, str(meta['namespace']) ?? '', str(meta['name']) ?? '', { user, ...dopts });
+      items.push(withKind(def, out.object ?? item));
+    } catch (err) {
+      if (err instanceof StatusError && err.status === 404) continue;
+      throw err;
+    }
+  }
+  return { ...list, items };
+}

@@ -1,0 +1,154 @@
+// plat-apiserver's entry point: flags, certificates and admin.platconfig, the server, the
+// controllers, and a clean stop on SIGTERM/SIGINT. Returns an exit code on failure and
+// undefined while serving.
+
+import { readFile } from 'node:fs/promises';
+import type { Authenticator, Authorizer } from './interfaces.js';
+import { createLogger } from '../log/logger.js';
+import type { Logger } from '../log/types.js';
+import { systemClock, type Clock } from '../util/clock.js';
+import { CertificateError, FlagError, NodeAgentError, userMessage } from '../util/errors.js';
+import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js';
+import { alwaysAllow, alwaysDeny } from './auth/chain.js';
+import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
+import { x509Authenticator } from './auth/x509.js';
+import { runCsrApproving } from './controllers/csr-approving.js';
+import { runCsrSigning } from './controllers/csr-signing.js';
+import { parseFlags, type ApiServerFlags } from './flags.js';
+import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
+import { EXTRA_FLAGS, loadPlugins } from './plugins.js';
+import { simpleManagedFields } from './registry/managed-fields.js';
+import { ApiServer } from './server.js';
+import { identityTransformers } from './storage/identity.js';
+import { isValidateConfigInvocation, runValidateConfig } from '../apiserverconfig/validate-command.js';
+
+export interface RunningApiServer {
+  readonly server: ApiServer;
+  readonly url: string;
+  readonly adminPlatconfig: string;
+  readonly caFile: string;
+  stop(): Promise<void>;
+}
+
+/** Builds and starts everything the flags describe (also used in-process by benchmarks). */
+export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock): Promise<RunningApiServer> {
+  const certs = await prepareCertificates(flags);
+  const clientCaPems = [certs.clusterCa.certPem];
+  if (flags.clientCaFile !== undefined) {
+    try {
+      clientCaPems.push(await readFile(flags.clientCaFile, 'utf8'));
+    } catch (err) {
+      throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
+    }
+  }
+  const plugins = await loadPlugins(flags, logger);
+  const authenticators: Authenticator[] = [x509Authenticator()];
+  if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
+  authenticators.push(...(plugins.authenticators ?? []));
+  const authorizers: Authorizer[] = plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+  const server = new ApiServer({
+    platformDomain: flags.platformDomain,
+    bindAddress: flags.bindAddress,
+    port: flags.securePort,
+    tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems },
+    dataDir: flags.dataDir,
+    authenticators,
+    anonymousAuth: flags.anonymousAuth,
+    authorizers,
+    admission: plugins.admission ?? [],
+    transformers: plugins.transformers ?? identityTransformers(),
+    tracer: plugins.tracer,
+    managedFields: simpleManagedFields(),
+    featureGates: { ShardedListAndWatch: flags.featureGates['ShardedListAndWatch'] === true },
+    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+    compactionIntervalMs: flags.etcdCompactionIntervalMs,
+    watchCacheSize: flags.defaultWatchCacheSize,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    clock,
+    logger,
+  });
+  const { host, port } = await server.start();
+  const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `https://${hostForUrl}:${port}`;
+  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs });
+  const controllers = new AbortController();
+  const loops: Promise<void>[] = [];
+  const onLoopError = (name: string) => (err: unknown): void => logger.error({ err }, `${name} controller stopped unexpectedly`);
+  if (flags.controllers.includes('csrapproving')) {
+    loops.push(
+      runCsrApproving({ registry: server.registry, def: server.defs.csr, authorizer: server.authorizer, clock, logger: logger.child({ component: 'csrapproving' }) }, controllers.signal).catch(onLoopError('csrapproving')),
+    );
+  }
+  if (flags.controllers.includes('csrsigning')) {
+    loops.push(
+      runCsrSigning(
+        { registry: server.registry, def: server.defs.csr, ca: certs.clusterCa, maxDurationSeconds: flags.clusterSigningDurationMs / 1000, clock, logger: logger.child({ component: 'csrsigning' }) },
+        controllers.signal,
+      ).catch(onLoopError('csrsigning')),
+    );
+  }
+  logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
+  return {
+    server,
+    url,
+    adminPlatconfig,
+    caFile: certs.servingCaFile,
+    stop: async () => {
+      controllers.abort();
+      await Promise.all(loops);
+      await server.stop();
+      await plugins.close?.();
+    },
+  };
+}
+
+export async function main(argv: string[]): Promise<number | undefined> {
+  // --- configuration-file flags (issue 7): --validate-config FILE... checks files and exits ---
+  if (isValidateConfigInvocation(argv)) {
+    return runValidateConfig(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+  }
+  // --- end configuration-file flags ---
+  let flags: ApiServerFlags;
+  try {
+    const parsed = parseFlags(argv, EXTRA_FLAGS);
+    if (parsed.kind === 'help') {
+      process.stdout.write(parsed.text);
+      return 0;
+    }
+    flags = parsed.flags;
+  } catch (err) {
+    process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
+    return 1;
+  }
+  const log = createLogger({ verbosity: flags.verbosity, component: 'plat-apiserver' });
+  let running: RunningApiServer;
+  try {
+    running = await startApiServer(flags, log.logger);
+  } catch (err) {
+    const known = err instanceof NodeAgentError || err instanceof CertificateError;
+    log.logger.error(known ? { error: userMessage(err) } : { err }, 'plat-apiserver failed to start');
+    if (!known) process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
+    log.close();
+    return 1;
+  }
+  let stopping = false;
+  const shutdown = (sig: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.logger.info({ signal: sig }, 'stopping plat-apiserver');
+    running.stop().then(
+      () => {
+        log.close();
+        process.exitCode = 0;
+      },
+      (err: unknown) => {
+        log.logger.error({ err }, 'error while stopping');
+        log.close();
+        process.exitCode = 1;
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  return undefined;
+}

@@ -1,0 +1,268 @@
+// List options (selectors, paging, resourceVersion semantics) and the list operation itself:
+// which revision a list is served from follows the reference's table (rv unset / "0" / other
+// x resourceVersionMatch x paging), pages are consistent snapshots through continue tokens, and
+// an expired token gives 410 with a fresh one.
+
+import {
+  checkFieldsSupported,
+  fieldGetterFor,
+  parseFieldSelector,
+  parseLabelSelector,
+  parseShardSelector,
+  SelectorError,
+  SUPPORTED_FIELDS,
+  type FieldSelector,
+  type LabelSelector,
+  type ShardSelector,
+} from '../selectors/index.js';
+import { badRequest, expired, invalid, StatusError, type FieldErrorLike } from '../status.js';
+import { decodeContinue, encodeContinue } from '../storage/continue-token.js';
+import { CompactedError, prefixEnd, StoreReadError } from '../storage/store.js';
+import type { Params } from '../params.js';
+import { storeReadFailure, type Registry } from './registry.js';
+import { apiVersionOf, metaOf, type Obj, type ResourceDef } from './types.js';
+
+export interface ListOptions {
+  readonly labelSelector: LabelSelector | undefined;
+  readonly fieldSelector: FieldSelector | undefined;
+  readonly shardSelector: ShardSelector | undefined;
+  readonly limit: number | undefined;
+  readonly continueToken: string | undefined;
+  readonly resourceVersion: string | undefined;
+  readonly resourceVersionMatch: string | undefined;
+  readonly sendInitialEvents: boolean | undefined;
+  readonly allowWatchBookmarks: boolean;
+  readonly timeoutSeconds: number | undefined;
+  readonly watch: boolean;
+}
+
+export interface ListParseContext {
+  readonly def: ResourceDef;
+  readonly platformDomain: string;
+  readonly shardingEnabled: boolean;
+  /** `/watch/.../{name}` paths pin the name. */
+  readonly name?: string;
+  readonly forceWatch?: boolean;
+}
+
+function selectorError(err: unknown): never {
+  if (err instanceof SelectorError) throw badRequest(err.message);
+  throw err;
+}
+
+/** Parses and validates the list/watch query (ValidateListOptions of the reference). */
+export function parseListOptions(params: Params, c: ListParseContext): ListOptions {
+  let fieldSelector: FieldSelector | undefined;
+  let labelSelector: LabelSelector | undefined;
+  let shardSelector: ShardSelector | undefined;
+  try {
+    const fs = params.string('fieldSelector');
+    let fsText = fs ?? '';
+    if (c.name !== undefined) fsText = fsText === '' ? `metadata.name=${c.name}` : `${fsText},metadata.name=${c.name}`;
+    if (fsText !== '') {
+      fieldSelector = parseFieldSelector(fsText);
+      checkFieldsSupported(fieldSelector, SUPPORTED_FIELDS[c.def.resource]);
+      if (fieldSelector.empty) fieldSelector = undefined;
+    }
+    const ls = params.string('labelSelector');
+    if (ls !== undefined && ls !== '') {
+      labelSelector = parseLabelSelector(ls);
+      if (labelSelector.empty) labelSelector = undefined;
+    }
+    const ss = params.string('shardSelector');
+    if (c.shardingEnabled && ss !== undefined) shardSelector = parseShardSelector(ss);
+  } catch (err) {
+    selectorError(err);
+  }
+  const watch = c.forceWatch === true || params.bool('watch') === true;
+  const opts: ListOptions = {
+    fieldSelector,
+    labelSelector,
+    shardSelector,
+    limit: params.int('limit'),
+    continueToken: emptyToUndefined(params.string('continue')),
+    resourceVersion: emptyToUndefined(params.string('resourceVersion')),
+    resourceVersionMatch: emptyToUndefined(params.string('resourceVersionMatch')),
+    sendInitialEvents: params.bool('sendInitialEvents'),
+    allowWatchBookmarks: params.bool('allowWatchBookmarks') === true,
+    timeoutSeconds: params.int('timeoutSeconds'),
+    watch,
+  };
+  const errs = watch ? validateWatchOptions(opts) : validateListOptions(opts);
+  if (errs.length > 0) throw invalid('ListOptions', `meta.${c.platformDomain}`, '', errs);
+  if (opts.resourceVersion !== undefined) parseRv(opts.resourceVersion);
+  return opts;
+}
+
+function emptyToUndefined(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function validateListOptions(o: ListOptions): FieldErrorLike[] {
+  const errs: FieldErrorLike[] = [];
+  const match = o.resourceVersionMatch;
+  if (match !== undefined) {
+    if (o.resourceVersion === undefined) {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+    }
+    if (o.continueToken !== undefined) {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+    }
+    if (match !== 'Exact' && match !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: match, detail: 'supported values: "Exact", "NotOlderThan", ""' });
+    }
+    if (match === 'Exact' && o.resourceVersion === '0') {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+    }
+  }
+  if (o.sendInitialEvents !== undefined) {
+    errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' });
+  }
+  return errs;
+}
+
+function validateWatchOptions(o: ListOptions): FieldErrorLike[] {
+  const errs: FieldErrorLike[] = [];
+  const match = o.resourceVersionMatch;
+  if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
+    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
+  }
+  if (match !== undefined) {
+    if (o.sendInitialEvents === undefined) {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+    }
+    if (match !== 'NotOlderThan') {
+      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: match, detail: 'supported values: "NotOlderThan"' });
+    }
+    if (o.continueToken !== undefined) {
+      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+    }
+  }
+  return errs;
+}
+
+/** A resourceVersion as a revision number (400 for anything else). */
+export function parseRv(rv: string): number {
+  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version "${rv}": must be a non-negative integer`);
+  return Number(rv);
+}
+
+/** 504 for a resourceVersion the store has not reached (the reference waits up to 3 s first). */
+export function tooLargeRv(requested: number, current: number): StatusError {
+  return new StatusError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
+    causes: [{ reason: 'ResourceVersionTooLarge', message: `Too large resource version` }],
+    retryAfterSeconds: 1,
+  });
+}
+
+/** Whether an object passes the label, field and shard selectors. */
+export function objectMatcher(def: ResourceDef, o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): (obj: Obj) => boolean {
+  const { labelSelector, fieldSelector, shardSelector } = o;
+  if (labelSelector === undefined && fieldSelector === undefined && shardSelector === undefined) return () => true;
+  return (obj) => {
+    if (labelSelector !== undefined) {
+      const labels = metaOf(obj)['labels'];
+      if (!labelSelector.matches((labels ?? {}) as Record<string, string>)) return false;
+    }
+    if (fieldSelector !== undefined && !fieldSelector.matches(fieldGetterFor(def.resource, obj))) return false;
+    if (shardSelector !== undefined && !shardSelector.matches(obj)) return false;
+    return true;
+  };
+}
+
+export interface ListResult {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number; shardInfo?: { selector: string } };
+  readonly items: Obj[];
+}
+
+/** Runs a list. */
+export async function listObjects(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<ListResult> {
+  const store = registry.store;
+  const domain = registry.platformDomain;
+  const prefix = registry.prefix(def, namespace);
+  const end = prefixEnd(prefix);
+  const current = store.currentRevision();
+  let from = prefix;
+  let atRev = current;
+  const rv = o.resourceVersion === undefined ? undefined : parseRv(o.resourceVersion);
+  if (o.continueToken !== undefined) {
+    if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
+    const token = decodeContinue(domain, o.continueToken);
+    from = prefix + token.start;
+    if (token.rv > 0) {
+      if (token.rv < store.compactedRevision()) {
+        const fresh = encodeContinue(domain, { rv: -1, start: token.start });
+        throw expired(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          fresh,
+        );
+      }
+      atRev = token.rv;
+    }
+  } else if (rv !== undefined && rv !== 0) {
+    const exact = o.resourceVersionMatch === 'Exact' || (o.resourceVersionMatch === undefined && o.limit !== undefined && o.limit > 0);
+    if (rv > current) throw tooLargeRv(rv, current);
+    if (exact) {
+      if (rv < store.compactedRevision()) throw expired(`too old resource version: ${rv} (${store.compactedRevision() + 1})`);
+      atRev = rv;
+    }
+  }
+  const matches = objectMatcher(def, o);
+  const limit = o.limit !== undefined && o.limit > 0 ? o.limit : undefined;
+  const items: Obj[] = [];
+  let lastKey: string | undefined;
+  let more = false;
+  let cursor = from;
+  try {
+    while (true) {
+      const want = limit === undefined ? -1 : Math.max(limit - items.length, 1) + 1;
+      const rows = store.rangeRaw(cursor, end, atRev, want);
+      for (const row of rows) {
+        if (limit !== undefined && items.length >= limit) {
+          more = true;
+          break;
+        }
+        const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+        lastKey = row.key;
+        if (matches(obj)) items.push(obj);
+      }
+      if (more || rows.length === 0 || limit === undefined || rows.length < want) break;
+      const last = rows[rows.length - 1];
+      if (last === undefined) break;
+      cursor = last.key + '\u0000';
+      if (items.length >= limit) {
+        // Exactly filled: more remain only if another key follows.
+        more = store.rangeRaw(cursor, end, atRev, 1).length > 0;
+        break;
+      }
+    }
+  } catch (err) {
+    if (err instanceof CompactedError) throw expired(err.message);
+    throw err;
+  }
+  const metadata: ListResult['metadata'] = { resourceVersion: String(atRev) };
+  if (more && lastKey !== undefined) {
+    const nextStart = lastKey.slice(prefix.length) + '\u0000';
+    metadata.continue = encodeContinue(domain, { rv: atRev, start: nextStart });
+    if (o.labelSelector === undefined && o.fieldSelector === undefined && o.shardSelector === undefined) {
+      metadata.remainingItemCount = store.countRange(prefix + nextStart, end, atRev);
+    }
+  }
+  if (o.shardSelector !== undefined) metadata.shardInfo = { selector: o.shardSelector.selector };
+  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items };
+}
+
+export async function decodeRow(registry: Registry, def: ResourceDef, key: string, rv: number, value: Uint8Array): Promise<Obj> {
+  try {
+    const obj = await registry.store.decode(key, rv, value);
+    obj['kind'] = def.kind;
+    obj['apiVersion'] = apiVersionOf(def);
+    return obj;
+  } catch (err) {
+    if (err instanceof StoreReadError) throw storeReadFailure(err, def, key.split('/').pop() ?? key);
+    throw err;
+  }
+}
+

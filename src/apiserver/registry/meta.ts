@@ -1,0 +1,116 @@
+// ObjectMeta rules shared by every resource: name validation (DNS-1123), generateName, labels and
+// annotations, and the server-set fields on create and update (uid, creationTimestamp,
+// immutable metadata), as the reference's rest.BeforeCreate/BeforeUpdate and ValidateObjectMeta.
+
+import { randomUUID, randomInt } from 'node:crypto';
+import type { FieldErrorLike } from '../status.js';
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../selectors/validation.js';
+import { metaOf, str, type Obj } from './types.js';
+
+export { isDns1123Label, isDns1123Subdomain };
+
+/** A name that is valid in a URL path segment (used for resources without DNS rules). */
+export function isPathSegmentName(v: string): string[] {
+  if (v === '.' || v === '..') return [`may not be '${v}'`];
+  if (v.includes('/')) return ["may not contain '/'"];
+  if (v.includes('%')) return ["may not contain '%'"];
+  return [];
+}
+
+function validateStringMap(v: unknown, field: string, isValue: boolean, errs: FieldErrorLike[]): void {
+  if (v === undefined || v === null) return;
+  if (typeof v !== 'object' || Array.isArray(v)) {
+    errs.push({ type: 'FieldValueInvalid', field, value: v, detail: 'must be a map of strings' });
+    return;
+  }
+  let total = 0;
+  for (const [k, val] of Object.entries(v as Obj)) {
+    for (const e of isQualifiedName(k)) errs.push({ type: 'FieldValueInvalid', field, value: k, detail: e });
+    if (typeof val !== 'string') {
+      errs.push({ type: 'FieldValueInvalid', field: `${field}`, value: val, detail: 'must be a string' });
+      continue;
+    }
+    total += k.length + val.length;
+    if (isValue) {
+      for (const e of isValidLabelValue(val)) errs.push({ type: 'FieldValueInvalid', field, value: val, detail: e });
+    }
+  }
+  if (!isValue && total > 256 * 1024) {
+    errs.push({ type: 'FieldValueTooLong', field, detail: 'must have at most 262144 bytes' });
+  }
+}
+
+/** ValidateObjectMeta: name (or generateName), namespace presence, labels, annotations. */
+export function validateObjectMeta(obj: Obj, namespaced: boolean, nameRule: (n: string) => string[]): FieldErrorLike[] {
+  const meta = metaOf(obj);
+  const errs: FieldErrorLike[] = [];
+  const name = str(meta['name']) ?? '';
+  if (name === '') {
+    errs.push({ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' });
+  } else {
+    for (const e of nameRule(name)) errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', value: name, detail: e });
+  }
+  const ns = str(meta['namespace']) ?? '';
+  if (namespaced && ns === '') errs.push({ type: 'FieldValueRequired', field: 'metadata.namespace', detail: '' });
+  if (!namespaced && ns !== '') errs.push({ type: 'FieldValueForbidden', field: 'metadata.namespace', detail: 'not allowed on this type' });
+  validateStringMap(meta['labels'], 'metadata.labels', true, errs);
+  validateStringMap(meta['annotations'], 'metadata.annotations', false, errs);
+  const finalizers = meta['finalizers'];
+  if (finalizers !== undefined && finalizers !== null) {
+    if (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string')) {
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: finalizers, detail: 'must be a list of strings' });
+    }
+  }
+  return errs;
+}
+
+const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+
+/** The reference's SimpleNameGenerator: generateName (cut to 58) plus 5 random characters. */
+export function generateName(base: string): string {
+  const prefix = base.length > 58 ? base.slice(0, 58) : base;
+  let suffix = '';
+  for (let i = 0; i < 5; i++) suffix += nameSuffixAlphabet[randomInt(nameSuffixAlphabet.length)];
+  return prefix + suffix;
+}
+
+/** RFC 3339 with seconds precision, as metav1.Time serializes. */
+export function timeString(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** RFC 3339 with microseconds, as metav1.MicroTime serializes. */
+export function microTimeString(d: Date): string {
+  return d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+}
+
+/** BeforeCreate: server-set metadata. */
+export function prepareMetaForCreate(obj: Obj, now: Date): void {
+  const meta = metaOf(obj);
+  meta['uid'] = randomUUID();
+  meta['creationTimestamp'] = timeString(now);
+  delete meta['deletionTimestamp'];
+  delete meta['deletionGracePeriodSeconds'];
+  delete meta['selfLink'];
+  if (meta['generation'] === undefined || meta['generation'] === null) meta['generation'] = 1;
+  if (meta['labels'] === null) delete meta['labels'];
+  if (meta['annotations'] === null) delete meta['annotations'];
+}
+
+/** BeforeUpdate: metadata the client may not change is kept from the stored object. */
+export function validateMetaUpdate(obj: Obj, old: Obj): FieldErrorLike[] {
+  const meta = metaOf(obj);
+  const oldMeta = metaOf(old);
+  const errs: FieldErrorLike[] = [];
+  for (const f of ['uid', 'creationTimestamp'] as const) {
+    const v = meta[f];
+    if (v === undefined || v === null || v === '') meta[f] = oldMeta[f];
+    else if (v !== oldMeta[f]) errs.push({ type: 'FieldValueInvalid', field: `metadata.${f}`, value: v, detail: 'field is immutable' });
+  }
+  for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
+    if (oldMeta[f] === undefined) delete meta[f];
+    else meta[f] = oldMeta[f];
+  }
+  delete meta['selfLink'];
+  return errs;
+}

@@ -1,0 +1,402 @@
+// The generic registry: create, read, update (with optimistic concurrency), delete (graceful,
+// finalizers, preconditions, unsafe deletion of corrupt values) over the Store, for any
+// ResourceDef. The REST handlers and the in-process controllers both go through it, so every
+// write sees the same defaulting, validation and admission.
+
+import { isDeepStrictEqual } from 'node:util';
+import type { AdmissionOperation, AdmissionPlugin, UserInfo } from '../interfaces.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../log/types.js';
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  invalid,
+  notFound,
+  StatusError,
+  successStatus,
+  type FieldErrorLike,
+  type StatusBody,
+} from '../status.js';
+import { StoreConflictError, StoreReadError, prefixEnd, type Store, type StoredObject } from '../storage/store.js';
+import { generateName, prepareMetaForCreate, timeString, validateMetaUpdate } from './meta.js';
+import { apiVersionOf, clone, metaOf, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
+import type { ManagedFieldsUpdater } from './managed-fields.js';
+
+export interface WriteOptions {
+  readonly user: UserInfo;
+  readonly dryRun: boolean;
+  /** The manager recorded in managedFields. */
+  readonly fieldManager: string;
+  readonly subresource: string;
+}
+
+export interface DeleteOptions {
+  readonly user: UserInfo;
+  readonly dryRun: boolean;
+  readonly gracePeriodSeconds: number | undefined;
+  readonly preconditions: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
+  readonly propagationPolicy: string | undefined;
+  readonly orphanDependents: boolean | undefined;
+  readonly ignoreStoreReadError: boolean;
+}
+
+export interface DeleteResult {
+  readonly code: 200 | 202;
+  readonly body: Obj | StatusBody;
+  /** The deleted (or deletion-marked) object; undefined when it could not be read. */
+  readonly object: Obj | undefined;
+}
+
+export interface RegistryOptions {
+  readonly store: Store;
+  readonly platformDomain: string;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly admission: readonly AdmissionPlugin[];
+  readonly managedFields: ManagedFieldsUpdater;
+}
+
+/** The Status of a value that cannot be read back from storage. */
+export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: string): StatusError {
+  return new StatusError(
+    500,
+    'StorageReadError',
+    `failed to read the stored ${def.resource} "${name}": ${err.message}; it can be deleted with ignoreStoreReadErrorWithClusterBreakingPotential=true`,
+    { name, group: def.group, kind: def.resource },
+  );
+}
+
+const maxUpdateAttempts = 10;
+
+export class Registry {
+  readonly store: Store;
+  readonly platformDomain: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly admission: readonly AdmissionPlugin[];
+  private readonly managedFields: ManagedFieldsUpdater;
+
+  constructor(opts: RegistryOptions) {
+    this.store = opts.store;
+    this.platformDomain = opts.platformDomain;
+    this.clock = opts.clock;
+    this.logger = opts.logger;
+    this.admission = opts.admission;
+    this.managedFields = opts.managedFields;
+  }
+
+  key(def: ResourceDef, namespace: string, name: string): string {
+    return this.prefix(def, def.namespaced ? namespace : '') + name;
+  }
+
+  /** The key prefix of a resource, or of its objects in one namespace. */
+  prefix(def: ResourceDef, namespace: string): string {
+    const base = `/${def.group === '' ? 'core' : def.group}/${def.resource}/`;
+    return def.namespaced && namespace !== '' ? `${base}${namespace}/` : base;
+  }
+
+  private ctx(user: UserInfo): StrategyContext {
+    return { user, now: this.clock.now(), platformDomain: this.platformDomain };
+  }
+
+  /** Reads one object; 404 when absent, 500 StorageReadError when its value is unreadable. */
+  async get(def: ResourceDef, namespace: string, name: string): Promise<Obj> {
+    const got = await this.read(def, namespace, name);
+    if (got === undefined) throw notFound(def.resource, def.group, name);
+    return got.obj;
+  }
+
+  private async read(def: ResourceDef, namespace: string, name: string): Promise<{ obj: Obj; rv: number } | undefined> {
+    const key = this.key(def, namespace, name);
+    const raw = this.store.getRaw(key);
+    if (raw === undefined) return undefined;
+    try {
+      return { obj: await this.store.decode(key, raw.rv, raw.value), rv: raw.rv };
+    } catch (err) {
+      if (err instanceof StoreReadError) throw storeReadFailure(err, def, name);
+      throw err;
+    }
+  }
+
+  private async admit(
+    def: ResourceDef,
+    operation: AdmissionOperation,
+    obj: Obj | undefined,
+    old: Obj | undefined,
+    namespace: string,
+    name: string,
+    opts: { user: UserInfo; dryRun: boolean; subresource: string },
+  ): Promise<void> {
+    for (const plugin of this.admission) {
+      await plugin.admit({
+        operation,
+        resource: def.resource,
+        apiGroup: def.group,
+        subresource: opts.subresource,
+        namespace,
+        name,
+        object: obj,
+        oldObject: old,
+        user: opts.user,
+        dryRun: opts.dryRun,
+      });
+    }
+  }
+
+  private failIfInvalid(def: ResourceDef, name: string, errs: readonly FieldErrorLike[]): void {
+    if (errs.length > 0) throw invalid(def.kind, def.group, name, errs);
+  }
+
+  /** Checks the namespace of a namespaced object exists (404 for the namespace otherwise). */
+  async requireNamespace(namespace: string): Promise<void> {
+    const raw = this.store.getRaw(`/core/namespaces/${namespace}`);
+    if (raw === undefined) throw notFound('namespaces', '', namespace);
+  }
+
+  /** Fills kind/apiVersion and the namespace of the path; rejects a mismatching kind or namespace. */
+  normalizeBody(def: ResourceDef, namespace: string, obj: Obj): void {
+    const apiVersion = apiVersionOf(def);
+    const kind = obj['kind'];
+    const version = obj['apiVersion'];
+    if (kind !== undefined && kind !== '' && kind !== def.kind) {
+      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${String(kind)}) does not match the expected kind (${def.kind})`);
+    }
+    if (version !== undefined && version !== '' && version !== apiVersion) {
+      throw badRequest(`the API version in the data (${String(version)}) does not match the expected API version (${apiVersion})`);
+    }
+    obj['kind'] = def.kind;
+    obj['apiVersion'] = apiVersion;
+    const meta = metaOf(obj);
+    if (def.namespaced) {
+      const bodyNs = str(meta['namespace']) ?? '';
+      if (bodyNs !== '' && bodyNs !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta['namespace'] = namespace;
+    } else if (meta['namespace'] === '') {
+      delete meta['namespace'];
+    }
+  }
+
+  async create(def: ResourceDef, namespace: string, body: Obj, opts: WriteOptions): Promise<Obj> {
+    const obj = clone(body);
+    this.normalizeBody(def, namespace, obj);
+    const meta = metaOf(obj);
+    if ((str(meta['name']) ?? '') === '' && (str(meta['generateName']) ?? '') !== '') {
+      meta['name'] = generateName(str(meta['generateName']) ?? '');
+    }
+    const rvGiven = meta['resourceVersion'];
+    if (rvGiven !== undefined && rvGiven !== '' && rvGiven !== null) {
+      throw new StatusError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    }
+    delete meta['resourceVersion'];
+    if (def.namespaced) await this.requireNamespace(namespace);
+    const ctx = this.ctx(opts.user);
+    prepareMetaForCreate(obj, ctx.now);
+    def.prepareForCreate(obj, ctx);
+    const name = str(meta['name']) ?? '';
+    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts);
+    this.failIfInvalid(def, name, def.validateCreate(obj, ctx));
+    const withFields = this.managedFields.update({
+      oldObj: undefined,
+      newObj: obj,
+      manager: opts.fieldManager,
+      operation: 'Update',
+      subresource: opts.subresource,
+      apiVersion: apiVersionOf(def),
+      now: ctx.now,
+    });
+    const key = this.key(def, namespace, name);
+    if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
+    if (opts.dryRun) return withFields;
+    try {
+      const change = await this.store.write(key, 'ADDED', withFields, 0, undefined);
+      return change.object;
+    } catch (err) {
+      if (err instanceof StoreConflictError) throw alreadyExists(def.resource, def.group, name);
+      throw err;
+    }
+  }
+
+  /**
+   * The read-modify-write loop of PUT and PATCH. `compute` gets the current object (undefined
+   * when absent) and returns the desired object; it may throw a StatusError. A body carrying
+   * metadata.resourceVersion must match the stored one (409 otherwise); without one the update
+   * is unconditional and retried on a concurrent write.
+   */
+  async update(
+    def: ResourceDef,
+    namespace: string,
+    name: string,
+    opts: WriteOptions & { readonly operation?: 'Update' | 'Apply'; readonly allowCreate?: boolean },
+    compute: (current: Obj | undefined) => Promise<Obj> | Obj,
+  ): Promise<{ object: Obj; created: boolean }> {
+    const key = this.key(def, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const current = await this.read(def, namespace, name);
+      const desired = clone(await compute(current === undefined ? undefined : clone(current.obj)));
+      this.normalizeBody(def, namespace, desired);
+      const meta = metaOf(desired);
+      const bodyName = str(meta['name']) ?? '';
+      if (bodyName === '') meta['name'] = name;
+      else if (bodyName !== name) {
+        throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+      }
+      if (current === undefined) {
+        const mayCreate = (opts.allowCreate ?? def.allowCreateOnUpdate) && opts.subresource === '';
+        if (!mayCreate) throw notFound(def.resource, def.group, name);
+        delete meta['resourceVersion'];
+        const created = await this.create(def, namespace, desired, opts);
+        return { object: created, created: true };
+      }
+      const bodyRv = meta['resourceVersion'];
+      const conditional = typeof bodyRv === 'string' && bodyRv !== '';
+      if (conditional && bodyRv !== String(current.rv)) throw conflict(def.resource, def.group, name);
+      const old = current.obj;
+      const ctx = this.ctx(opts.user);
+      const metaErrs = validateMetaUpdate(desired, old);
+      def.prepareForUpdate(desired, old, opts.subresource, ctx);
+      meta['resourceVersion'] = String(current.rv);
+      if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
+        meta['generation'] = (metaOf(old)['generation'] as number) + 1;
+      }
+      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts);
+      this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
+      const next = this.managedFields.update({
+        oldObj: old,
+        newObj: desired,
+        manager: opts.fieldManager,
+        operation: opts.operation ?? 'Update',
+        subresource: opts.subresource,
+        apiVersion: apiVersionOf(def),
+        now: ctx.now,
+      });
+      if (sameObject(next, old)) return { object: old, created: false };
+      if (opts.dryRun) return { object: next, created: false };
+      const finalizers = metaOf(next)['finalizers'];
+      const finished = metaOf(next)['deletionTimestamp'] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0);
+      try {
+        const change = finished
+          ? await this.store.write(key, 'DELETED', next, current.rv, old)
+          : await this.store.write(key, 'MODIFIED', next, current.rv, old);
+        return { object: change.object, created: false };
+      } catch (err) {
+        if (!(err instanceof StoreConflictError)) throw err;
+        if (conditional) throw conflict(def.resource, def.group, name);
+        if (attempt >= maxUpdateAttempts) throw conflict(def.resource, def.group, name);
+      }
+    }
+  }
+
+  async delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+    const key = this.key(def, namespace, name);
+    for (let attempt = 0; ; attempt++) {
+      const raw = this.store.getRaw(key);
+      if (raw === undefined) throw notFound(def.resource, def.group, name);
+      let obj: StoredObject;
+      try {
+        obj = await this.store.decode(key, raw.rv, raw.value);
+      } catch (err) {
+        if (!(err instanceof StoreReadError)) throw err;
+        if (!opts.ignoreStoreReadError) throw storeReadFailure(err, def, name);
+        if (!opts.dryRun) this.store.forceDelete(key);
+        this.logger.warn({ resource: def.resource, namespace, name }, 'deleted an unreadable stored object (ignoreStoreReadErrorWithClusterBreakingPotential)');
+        return { code: 200, body: successStatus({ name, group: def.group, kind: def.resource }), object: undefined };
+      }
+      if (opts.ignoreStoreReadError) {
+        throw invalid('DeleteOptions', `meta.${this.platformDomain}`, '', [
+          {
+            type: 'FieldValueInvalid',
+            field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
+            value: true,
+            detail: 'is exclusively used to delete corrupt object(s), try again by removing this option',
+          },
+        ]);
+      }
+      const meta = metaOf(obj);
+      const pre = opts.preconditions;
+      if (pre?.uid !== undefined && pre.uid !== meta['uid']) {
+        throw conflict(def.resource, def.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta['uid'] ?? '')}`);
+      }
+      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
+        throw conflict(
+          def.resource,
+          def.group,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'] ?? '')}`,
+        );
+      }
+      await this.admit(def, 'DELETE', undefined, obj, namespace, name, { user: opts.user, dryRun: opts.dryRun, subresource: '' });
+
+      const now = this.clock.now();
+      const grace = def.defaultGracePeriodSeconds === undefined ? 0 : opts.gracePeriodSeconds === undefined ? (def.defaultGracePeriodSeconds(obj) ?? 0) : def.defaultGracePeriodSeconds(obj) === 0 ? 0 : opts.gracePeriodSeconds;
+      const finalizers = meta['finalizers'];
+      const hasFinalizers = Array.isArray(finalizers) && finalizers.length > 0;
+      const accepted = opts.orphanDependents === false ? 202 : 200;
+      if (grace > 0 || hasFinalizers) {
+        // Graceful or finalizer-held deletion: mark the object and let its owner finish.
+        const next = clone(obj);
+        const nmeta = metaOf(next);
+        const existingGrace = typeof meta['deletionGracePeriodSeconds'] === 'number' ? meta['deletionGracePeriodSeconds'] : undefined;
+        if (meta['deletionTimestamp'] === undefined || (existingGrace !== undefined && grace < existingGrace)) {
+          nmeta['deletionTimestamp'] = timeString(new Date(now.getTime() + grace * 1000));
+          nmeta['deletionGracePeriodSeconds'] = grace;
+        }
+        if (sameObject(next, obj) || opts.dryRun) return { code: accepted, body: next, object: next };
+        try {
+          const change = await this.store.write(key, 'MODIFIED', next, raw.rv, obj);
+          return { code: accepted, body: change.object, object: change.object };
+        } catch (err) {
+          if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
+          continue;
+        }
+      }
+      let deleted: Obj = obj;
+      if (!opts.dryRun) {
+        try {
+          deleted = (await this.store.write(key, 'DELETED', obj, raw.rv, obj)).object;
+        } catch (err) {
+          if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
+          continue;
+        }
+        if (def.resource === 'namespaces') await this.deleteNamespaceContents(name);
+      }
+      const body = def.returnDeletedObject
+        ? deleted
+        : successStatus({ name, group: def.group, kind: def.resource, uid: str(meta['uid']) ?? '' });
+      return { code: 200, body, object: deleted };
+    }
+  }
+
+  /** Namespaced resources registered for cascade deletion of a namespace's contents. */
+  namespacedPrefixes: string[] = [];
+
+  private async deleteNamespaceContents(namespace: string): Promise<void> {
+    for (const base of this.namespacedPrefixes) {
+      const from = `${base}${namespace}/`;
+      const rows = this.store.rangeRaw(from, prefixEnd(from), this.store.currentRevision());
+      for (const row of rows) {
+        try {
+          const obj = await this.store.decode(row.key, row.rv, row.value);
+          await this.store.write(row.key, 'DELETED', obj, row.rv, obj);
+        } catch (err) {
+          if (err instanceof StoreReadError) this.store.forceDelete(row.key);
+          else if (!(err instanceof StoreConflictError)) throw err;
+        }
+      }
+    }
+  }
+}
+
+/** Equal apart from the resourceVersion (a no-op write is skipped, as the reference does). */
+function sameObject(a: Obj, b: Obj): boolean {
+  const strip = (o: Obj): Obj => {
+    const c = { ...o, metadata: { ...metaOf(o) } };
+    delete (c['metadata'] as Obj)['resourceVersion'];
+    const mf = (c['metadata'] as Obj)['managedFields'];
+    if (Array.isArray(mf)) (c['metadata'] as Obj)['managedFields'] = mf.map((e: unknown) => (e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e));
+    return c;
+  };
+  return isDeepStrictEqual(strip(a), strip(b));
+}

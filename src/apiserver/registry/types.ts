@@ -1,0 +1,81 @@
+// What the generic registry needs to know about one resource: its names, scope, the fields its
+// selectors support, and the strategy hooks (defaulting, validation, what each subresource may
+// change). One file per resource implements this.
+
+import type { UserInfo } from '../interfaces.js';
+import type { FieldErrorLike } from '../status.js';
+import type { SelectableResource } from '../selectors/index.js';
+
+export type Obj = Record<string, unknown>;
+
+export interface StrategyContext {
+  readonly user: UserInfo;
+  readonly now: Date;
+  readonly platformDomain: string;
+}
+
+export interface ResourceDef {
+  readonly resource: SelectableResource;
+  readonly singularName: string;
+  readonly group: string; // '' for core
+  readonly version: 'v1';
+  readonly kind: string;
+  readonly listKind: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly subresources: readonly string[];
+  /** PUT of a missing object creates it. */
+  readonly allowCreateOnUpdate: boolean;
+  /** DELETE answers with the deleted object instead of a Status. */
+  readonly returnDeletedObject: boolean;
+  /** Name validation: DNS-1123 subdomain unless the resource says otherwise. */
+  validateName?(name: string): string[];
+  /** Defaulting and server-set fields on create. */
+  prepareForCreate(obj: Obj, ctx: StrategyContext): void;
+  validateCreate(obj: Obj, ctx: StrategyContext): FieldErrorLike[];
+  /**
+   * Update of the main resource (subresource '') or a subresource: copy what this path may not
+   * change from `old` into `obj`.
+   */
+  prepareForUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): void;
+  validateUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): FieldErrorLike[];
+  /** Default grace period for delete, when the object has one (pods). */
+  defaultGracePeriodSeconds?(obj: Obj): number | undefined;
+}
+
+export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {
+  return def.group === '' ? def.version : `${def.group}/${def.version}`;
+}
+
+export function metaOf(obj: Obj): Obj {
+  const m = obj['metadata'];
+  if (m !== null && typeof m === 'object' && !Array.isArray(m)) return m as Obj;
+  const fresh: Obj = {};
+  obj['metadata'] = fresh;
+  return fresh;
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function objAt(obj: Obj, key: string): Obj | undefined {
+  const v = obj[key];
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
+}
+
+/** A dotted-path read for field selectors; numbers and booleans read as their text. */
+export function fieldPath(obj: Obj, path: string): string | undefined {
+  let cur: unknown = obj;
+  for (const part of path.split('.')) {
+    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
+    cur = (cur as Obj)[part];
+  }
+  if (typeof cur === 'string') return cur;
+  if (typeof cur === 'number' || typeof cur === 'boolean') return String(cur);
+  return undefined;
+}
+
+export function clone<T>(v: T): T {
+  return structuredClone(v);
+}

@@ -1,0 +1,269 @@
+// plat-apiserver's HTTPS server: TLS (client certificates requested, not required), the request
+// pipeline (tracing, authentication, authorization, routing), and the non-resource endpoints
+// (health, version, discovery, reviews). Resources go to handlers/resource.ts.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type {
+  AdmissionPlugin,
+  Authenticator,
+  Authorizer,
+  RequestTracer,
+  TransformerRegistry,
+} from './interfaces.js';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../log/types.js';
+import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
+import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
+import { Discovery, discoveryResources, reviewResource, versionInfo } from './discovery.js';
+import { readBody, requireObjectMediaType } from './handlers/body.js';
+import { decodeObject } from './handlers/decode-object.js';
+import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
+import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
+import { subjectAccessReview, tokenReview } from './handlers/reviews.js';
+import { ResourceRoutes } from './handlers/routes.js';
+import { wantsPretty } from './params.js';
+import { OpenApiV3 } from './openapi.js';
+import type { ManagedFieldsUpdater } from './registry/managed-fields.js';
+import { Registry } from './registry/registry.js';
+import { csrDef } from './registry/resources/csr.js';
+import { eventDef } from './registry/resources/event.js';
+import { namespaceDef } from './registry/resources/namespace.js';
+import { nodeDef } from './registry/resources/node.js';
+import { podDef } from './registry/resources/pod.js';
+import type { ResourceDef } from './registry/types.js';
+import { forbidden, methodNotAllowed, StatusError, unauthorized, unsupportedMediaType } from './status.js';
+import { Store } from './storage/store.js';
+
+export interface ApiServerOptions {
+  readonly platformDomain: string;
+  readonly bindAddress: string;
+  /** 0 picks a free port. */
+  readonly port: number;
+  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly clientCaPems: readonly string[] };
+  /** Undefined: in memory. */
+  readonly dataDir: string | undefined;
+  /** Tried in order (x509 client certificates, token file, then plugged-in ones such as JWT). */
+  readonly authenticators: readonly Authenticator[];
+  readonly anonymousAuth: boolean;
+  /** Tried in order after the system:masters rule; the first allow or deny decides. */
+  readonly authorizers: readonly Authorizer[];
+  readonly admission: readonly AdmissionPlugin[];
+  readonly transformers: TransformerRegistry;
+  readonly tracer?: RequestTracer | undefined;
+  readonly managedFields: ManagedFieldsUpdater;
+  readonly featureGates: { readonly ShardedListAndWatch: boolean };
+  readonly minRequestTimeoutSeconds: number;
+  readonly compactionIntervalMs: number;
+  readonly watchCacheSize: number;
+  readonly bookmarkIntervalMs?: number;
+  readonly maxBodyBytes: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+const unauthenticatedPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
+
+export class ApiServer {
+  readonly registry: Registry;
+  readonly store: Store;
+  readonly authorizer: AuthorizerChain;
+  readonly authn: AuthenticatorChain;
+  readonly defs: {
+    readonly csr: ResourceDef;
+    readonly event: ResourceDef;
+    readonly node: ResourceDef;
+    readonly pod: ResourceDef;
+    readonly namespace: ResourceDef;
+  };
+  private readonly o: ApiServerOptions;
+  private readonly server: Server;
+  private readonly routes: ResourceRoutes;
+  private readonly discovery: Discovery;
+  private readonly openapi: OpenApiV3;
+  private readonly handlerCtx: ResourceHandlerContext;
+  private readonly stopController = new AbortController();
+  private compactTimer: NodeJS.Timeout | undefined;
+  private address = '';
+
+  constructor(o: ApiServerOptions) {
+    this.o = o;
+    const d = o.platformDomain;
+    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef };
+    this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
+    this.registry = new Registry({ store: this.store, platformDomain: d, clock: o.clock, logger: o.logger, admission: o.admission, managedFields: o.managedFields });
+    const all = Object.values(this.defs);
+    this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
+    this.routes = new ResourceRoutes(all);
+    this.openapi = new OpenApiV3(all);
+    this.discovery = new Discovery({
+      groups: [
+        { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef].flatMap(discoveryResources) },
+        { name: `certificates.${d}`, resources: discoveryResources(this.defs.csr) },
+        { name: `authentication.${d}`, resources: [reviewResource('tokenreviews', 'TokenReview')] },
+        { name: `authorization.${d}`, resources: [reviewResource('subjectaccessreviews', 'SubjectAccessReview')] },
+      ],
+    });
+    this.authn = new AuthenticatorChain({ authenticators: o.authenticators, anonymous: o.anonymousAuth });
+    this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
+    this.handlerCtx = {
+      registry: this.registry,
+      platformDomain: d,
+      maxBodyBytes: o.maxBodyBytes,
+      shardingEnabled: o.featureGates.ShardedListAndWatch,
+      authorizer: this.authorizer,
+      clock: o.clock,
+      watch: {
+        platformDomain: d,
+        minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+        bookmarkIntervalMs: o.bookmarkIntervalMs ?? 5000,
+        maxQueue: Math.max(1000, o.watchCacheSize * 100),
+        logger: o.logger,
+      },
+    };
+    this.server = createServer(
+      {
+        cert: o.tls.certPem,
+        key: o.tls.keyPem,
+        ca: [...o.tls.clientCaPems],
+        requestCert: true,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.2',
+      },
+      (req, res) => {
+        this.handle(req, res).catch((err: unknown) => {
+          o.logger.error({ err }, 'request handling failed');
+          if (!res.headersSent) sendError(res, err, { pretty: false, warnings: [] });
+          else res.destroy();
+        });
+      },
+    );
+    this.server.requestTimeout = 0;
+    this.server.headersTimeout = 60_000;
+    this.server.keepAliveTimeout = 65_000;
+  }
+
+  /** Creates the `default` and `kube-system` namespaces when absent. */
+  private async bootstrapNamespaces(): Promise<void> {
+    const system = { username: 'system:apiserver', groups: ['system:masters'] };
+    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+      if (this.store.getRaw(this.registry.key(this.defs.namespace, '', name)) !== undefined) continue;
+      await this.registry.create(this.defs.namespace, '', { metadata: { name } }, { user: system, dryRun: false, fieldManager: 'plat-apiserver', subresource: '' });
+    }
+  }
+
+  async start(): Promise<{ host: string; port: number }> {
+    await this.bootstrapNamespaces();
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.o.port, this.o.bindAddress, () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = this.server.address() as AddressInfo;
+    this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    const interval = Math.max(1000, Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)));
+    this.compactTimer = setInterval(() => {
+      try {
+        this.store.compact();
+      } catch (err) {
+        this.o.logger.error({ err }, 'storage compaction failed; old revisions are kept until the next attempt');
+      }
+    }, interval);
+    this.compactTimer.unref();
+    return { host: addr.address, port: addr.port };
+  }
+
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    if (this.compactTimer !== undefined) clearInterval(this.compactTimer);
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+    await this.o.tracer?.shutdown();
+    this.store.close();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const span = this.o.tracer?.startRequestSpan(req);
+    const url = new URL(req.url ?? '/', 'https://plat-apiserver');
+    const rc: ResponseContext = { pretty: wantsPretty(url.searchParams, req.headers['user-agent']), warnings: [] };
+    const abort = new AbortController();
+    const onStop = (): void => abort.abort();
+    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    res.on('close', () => {
+      abort.abort();
+      this.stopController.signal.removeEventListener('abort', onStop);
+      span?.end(res.statusCode);
+    });
+    try {
+      await this.route(req, res, url, rc, abort.signal);
+    } catch (err) {
+      const status = statusOf(err);
+      if (status.code >= 500) this.o.logger.error({ err, method: req.method, path: url.pathname }, 'request failed');
+      sendError(res, err, rc);
+    }
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse, url: URL, rc: ResponseContext, signal: AbortSignal): Promise<void> {
+    const method = req.method ?? 'GET';
+    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const open = unauthenticatedPaths.has(path) || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/');
+    const authn = await this.authn.authenticate(req);
+    if (!authn.ok && !open) {
+      this.o.logger.debug({ path, reason: authn.reason }, 'unauthenticated request');
+      throw unauthorized();
+    }
+    const user = authn.ok ? authn.user : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    if (!open) {
+      const attrs = requestAttributes(method, path, url.searchParams, user);
+      const d = await this.authorizer.authorize(attrs);
+      if (d.decision !== 'allow') {
+        throw forbidden(forbiddenMessage(attrs, d.reason), attrs.isResourceRequest ? { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource } : undefined);
+      }
+    }
+    if (open) {
+      if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method);
+      if (path === '/version') sendJson(res, 200, versionInfo(), rc);
+      else sendText(res, 200, 'ok');
+      return;
+    }
+    const route = this.routes.match(path);
+    if (route !== undefined) {
+      await handleResource(this.handlerCtx, route, req, res, url, user, rc, signal);
+      return;
+    }
+    const d = this.o.platformDomain;
+    if (method === 'POST' && (path === `/apis/authentication.${d}/v1/tokenreviews` || path === `/apis/authorization.${d}/v1/subjectaccessreviews`)) {
+      const contentType = requireObjectMediaType(req);
+      if (contentType === 'application/vnd.kubernetes.protobuf') throw unsupportedMediaType(req.headers['content-type'] ?? '', ['application/json', 'application/yaml']);
+      const body = decodeObject({ body: await readBody(req, this.o.maxBodyBytes), contentType, kind: 'Review', apiVersion: 'v1' }).object;
+      const out = path.endsWith('/tokenreviews') ? await tokenReview(body, this.authn, d) : await subjectAccessReview(body, this.authorizer, d);
+      sendJson(res, 201, out, rc);
+      return;
+    }
+    if (method !== 'GET' && method !== 'HEAD') throw notFoundPath();
+    const doc = this.discoveryDoc(path);
+    if (doc === undefined) throw notFoundPath();
+    sendJson(res, 200, doc, rc);
+  }
+
+  private discoveryDoc(path: string): unknown {
+    if (path === '/openapi/v3') return this.openapi.root();
+    if (path.startsWith('/openapi/v3/')) return this.openapi.groupVersion(path.slice('/openapi/v3/'.length));
+    if (path === '/api') return this.discovery.apiVersions(this.address);
+    if (path === '/apis') return this.discovery.apiGroupList();
+    if (path === '/api/v1') return this.discovery.resourceList('', 'v1');
+    const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
+    if (m === null) return undefined;
+    const group = m[1] ?? '';
+    return m[2] === undefined ? this.discovery.apiGroup(group) : this.discovery.resourceList(group, m[2]);
+  }
+}
+
+function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+}

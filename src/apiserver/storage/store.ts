@@ -1,0 +1,357 @@
+// The object store: a multi-version key/value table in SQLite (better-sqlite3), shaped like the
+// reference's etcd. Every write gets the next value of one global, monotonically increasing
+// revision (the resourceVersion). Old revisions stay until compaction, so a list can be served
+// as of an earlier revision (consistent pages across `continue`) and a watch can resume from any
+// revision that has not been compacted. Values pass through the TransformerRegistry (encryption
+// at rest) on the way in and out.
+
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
+import type { Logger } from '../../log/types.js';
+import type { Clock } from '../../util/clock.js';
+
+export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
+const opCode: Record<ChangeType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2 };
+const opName: readonly ChangeType[] = ['ADDED', 'MODIFIED', 'DELETED'];
+
+export type StoredObject = Record<string, unknown>;
+
+/** A raw row: the value is still in its stored (possibly encrypted) form. */
+export interface RawRevision {
+  readonly key: string;
+  readonly rv: number;
+  readonly type: ChangeType;
+  readonly value: Uint8Array;
+}
+
+/** A change announced to watchers right after it is committed. */
+export interface Change {
+  readonly key: string;
+  readonly rv: number;
+  readonly type: ChangeType;
+  /** The object as written (for DELETED: its last state), resourceVersion set to `rv`. */
+  readonly object: StoredObject;
+  /** The state before this change, when there was one. */
+  readonly prev: StoredObject | undefined;
+}
+
+export type ChangeListener = (change: Change) => void;
+
+/** The storage key names the resource it belongs to: `/<group or core>/<resource>/[<ns>/]<name>`. */
+export interface KeyInfo {
+  readonly group: string;
+  readonly resource: string;
+}
+
+export function parseKey(key: string): KeyInfo {
+  const parts = key.split('/');
+  const g = parts[1] ?? '';
+  return { group: g === 'core' ? '' : g, resource: parts[2] ?? '' };
+}
+
+/** A stored value that cannot be decrypted or decoded. */
+export class StoreReadError extends Error {
+  readonly key: string;
+  constructor(key: string, cause: unknown) {
+    super(`failed to read stored object ${key}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.key = key;
+  }
+}
+
+/** The revision a read asked for has been compacted away. */
+export class CompactedError extends Error {
+  readonly requested: number;
+  readonly oldest: number;
+  constructor(requested: number, oldest: number) {
+    super(`too old resource version: ${requested} (${oldest})`);
+    this.requested = requested;
+    this.oldest = oldest;
+  }
+}
+
+/** Thrown inside a write when the current state is not what the writer read (optimistic concurrency). */
+export class StoreConflictError extends Error {}
+
+export interface StoreOptions {
+  /** Directory for the database file; undefined keeps everything in memory. */
+  readonly dataDir?: string | undefined;
+  readonly transformers: TransformerRegistry;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** How long superseded revisions stay readable (continue tokens, watch resumption). */
+  readonly compactionIntervalMs: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export class Store {
+  private readonly db: Database.Database;
+  private readonly transformers: TransformerRegistry;
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly compactionIntervalMs: number;
+  private readonly listeners = new Set<ChangeListener>();
+  private rv: number;
+  private compacted: number;
+  /** (revision, time) marks; compaction removes what was superseded before the mark one interval old. */
+  private readonly marks: { rv: number; at: number }[] = [];
+  private readonly stmts: ReturnType<Store['prepare']>;
+
+  constructor(opts: StoreOptions) {
+    this.transformers = opts.transformers;
+    this.logger = opts.logger;
+    this.clock = opts.clock;
+    this.compactionIntervalMs = opts.compactionIntervalMs;
+    if (opts.dataDir !== undefined) {
+      mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+      this.db = new Database(join(opts.dataDir, 'plat-apiserver.db'));
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+    } else {
+      this.db = new Database(':memory:');
+    }
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS revisions (
+        key TEXT NOT NULL, rv INTEGER NOT NULL, op INTEGER NOT NULL, value BLOB NOT NULL,
+        PRIMARY KEY (key, rv)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS revisions_by_rv ON revisions (rv);
+      CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    `);
+    this.stmts = this.prepare();
+    this.rv = this.stmts.getMeta.get('rv')?.value ?? 0;
+    this.compacted = this.stmts.getMeta.get('compacted')?.value ?? 0;
+    this.marks.push({ rv: this.rv, at: this.clock.nowMs() });
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
+      setMeta: db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
+      latest: db.prepare<[string], { rv: number; op: number; value: Buffer }>('SELECT rv, op, value FROM revisions WHERE key = ? ORDER BY rv DESC LIMIT 1'),
+      atRev: db.prepare<[string, number], { rv: number; op: number; value: Buffer }>(
+        'SELECT rv, op, value FROM revisions WHERE key = ? AND rv <= ? ORDER BY rv DESC LIMIT 1',
+      ),
+      before: db.prepare<[string, number], { rv: number; op: number; value: Buffer }>(
+        'SELECT rv, op, value FROM revisions WHERE key = ? AND rv < ? ORDER BY rv DESC LIMIT 1',
+      ),
+      insert: db.prepare<[string, number, number, Uint8Array]>('INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)'),
+      range: db.prepare<[string, string, number, number], { key: string; rv: number; op: number; value: Buffer }>(
+        'SELECT key, MAX(rv) AS rv, op, value FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key ORDER BY key LIMIT ?',
+      ),
+      count: db.prepare<[string, string, number], { n: number }>(
+        'SELECT COUNT(*) AS n FROM (SELECT MAX(rv) AS rv, op FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key) WHERE op != 2',
+      ),
+      changes: db.prepare<[number, number, string, string], { key: string; rv: number; op: number; value: Buffer }>(
+        'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? AND key < ? ORDER BY rv',
+      ),
+      corrupt: db.prepare<[Uint8Array, string, number]>('UPDATE revisions SET value = ? WHERE key = ? AND rv = ?'),
+      compactSuperseded: db.prepare<[number, number]>(
+        `DELETE FROM revisions WHERE rv <= ? AND EXISTS (
+           SELECT 1 FROM revisions AS newer WHERE newer.key = revisions.key AND newer.rv > revisions.rv AND newer.rv <= ?)`,
+      ),
+      compactTombstones: db.prepare<[number]>('DELETE FROM revisions WHERE op = 2 AND rv <= ?'),
+    };
+  }
+
+  /** The newest committed revision. */
+  currentRevision(): number {
+    return this.rv;
+  }
+
+  /** Revisions at or below this one may be gone. */
+  compactedRevision(): number {
+    return this.compacted;
+  }
+
+  private transformer(key: string): ValueTransformer {
+    const k = parseKey(key);
+    return this.transformers.transformerFor(k.resource, k.group);
+  }
+
+  /** Encodes an object for storage (without its resourceVersion, which the row carries). */
+  async encode(key: string, obj: StoredObject): Promise<Uint8Array> {
+    const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined) };
+    delete meta['resourceVersion'];
+    const plain = encoder.encode(JSON.stringify({ ...obj, metadata: meta }));
+    return this.transformer(key).toStorage(plain, key);
+  }
+
+  /** Decodes a stored value; a value that cannot be read throws StoreReadError. */
+  async decode(key: string, rv: number, value: Uint8Array): Promise<StoredObject> {
+    let parsed: unknown;
+    try {
+      const { data } = await this.transformer(key).fromStorage(value, key);
+      parsed = JSON.parse(decoder.decode(data));
+    } catch (err) {
+      throw new StoreReadError(key, err);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new StoreReadError(key, new Error('not an object'));
+    const obj = parsed as StoredObject;
+    const meta = (obj['metadata'] ?? {}) as Record<string, unknown>;
+    obj['metadata'] = { ...meta, resourceVersion: String(rv) };
+    return obj;
+  }
+
+  /** The current raw state of one key (undefined when absent or deleted). */
+  getRaw(key: string, atRev?: number): RawRevision | undefined {
+    if (atRev !== undefined && atRev < this.compacted) throw new CompactedError(atRev, this.compacted + 1);
+    const row = atRev === undefined ? this.stmts.latest.get(key) : this.stmts.atRev.get(key, atRev);
+    if (row === undefined || row.op === 2) return undefined;
+    return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
+  }
+
+  async get(key: string, atRev?: number): Promise<StoredObject | undefined> {
+    const raw = this.getRaw(key, atRev);
+    return raw === undefined ? undefined : this.decode(key, raw.rv, raw.value);
+  }
+
+  /**
+   * Raw rows of the live keys in [from, to) as of revision `atRev`, in key order, at most `max`.
+   * Synchronous and fully read, so no statement stays open across an await, and a caller can
+   * read a snapshot and register a listener in one tick.
+   */
+  rangeRaw(from: string, to: string, atRev: number, max = -1): RawRevision[] {
+    if (atRev < this.compacted) throw new CompactedError(atRev, this.compacted + 1);
+    const out: RawRevision[] = [];
+    let cursor = from;
+    const batch = max < 0 ? 100000 : max;
+    while (max < 0 || out.length < max) {
+      const rows = this.stmts.range.all(cursor, to, atRev, batch);
+      for (const row of rows) {
+        if (row.op === 2) continue;
+        out.push({ key: row.key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value });
+        if (max >= 0 && out.length >= max) break;
+      }
+      const last = rows[rows.length - 1];
+      if (rows.length < batch || last === undefined) break;
+      cursor = last.key + '\u0000';
+    }
+    return out;
+  }
+
+  /** How many live keys [from, to) holds as of `atRev`. */
+  countRange(from: string, to: string, atRev: number): number {
+    return this.stmts.count.get(from, to, atRev)?.n ?? 0;
+  }
+
+  /** Changes in (afterRev, upToRev] under [from, to), in revision order. */
+  changesRaw(afterRev: number, upToRev: number, from: string, to: string): RawRevision[] {
+    if (afterRev < this.compacted) throw new CompactedError(afterRev, this.compacted + 1);
+    return this.stmts.changes.all(afterRev, upToRev, from, to).map((row) => ({
+      key: row.key,
+      rv: row.rv,
+      type: opName[row.op] ?? 'MODIFIED',
+      value: row.value,
+    }));
+  }
+
+  /** The raw state of `key` just before revision `rv` (for watch filtering of resumed changes). */
+  previousRaw(key: string, rv: number): RawRevision | undefined {
+    const row = this.stmts.before.get(key, rv);
+    if (row === undefined || row.op === 2) return undefined;
+    return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
+  }
+
+  /**
+   * Commits one change. `expectRev` is the revision the writer based its change on (0 = the key
+   * must not exist); a mismatch throws StoreConflictError. Returns the committed change.
+   */
+  async write(
+    key: string,
+    type: ChangeType,
+    obj: StoredObject,
+    expectRev: number,
+    prev: StoredObject | undefined,
+  ): Promise<Change> {
+    const value = await this.encode(key, obj);
+    const rv = this.commit(key, type, value, expectRev);
+    const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined), resourceVersion: String(rv) };
+    const object = { ...obj, metadata: meta };
+    const change: Change = { key, rv, type, object, prev };
+    this.emit(change);
+    return change;
+  }
+
+  /** Removes a key without reading its value (for values that can no longer be decoded). */
+  forceDelete(key: string): number {
+    const raw = this.getRaw(key);
+    if (raw === undefined) return this.rv;
+    return this.commit(key, 'DELETED', raw.value, raw.rv);
+  }
+
+  private commit(key: string, type: ChangeType, value: Uint8Array, expectRev: number): number {
+    const txn = this.db.transaction(() => {
+      const cur = this.stmts.latest.get(key);
+      const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
+      if (curRev !== expectRev) throw new StoreConflictError(`${key}: expected revision ${expectRev}, found ${curRev}`);
+      const rv = this.rv + 1;
+      this.stmts.insert.run(key, rv, opCode[type], value);
+      this.stmts.setMeta.run('rv', rv);
+      return rv;
+    });
+    const rv = txn.immediate();
+    this.rv = rv;
+    return rv;
+  }
+
+  private emit(change: Change): void {
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch (err) {
+        this.logger.error({ err }, 'watch listener failed');
+      }
+    }
+  }
+
+  /** Registers a listener for committed changes; returns the unsubscribe function. */
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  /**
+   * Drops revisions superseded before the mark that is one compaction interval old. Call it
+   * periodically; it records a new mark each time.
+   */
+  compact(): void {
+    const now = this.clock.nowMs();
+    this.marks.push({ rv: this.rv, at: now });
+    let target: number | undefined;
+    while (this.marks.length > 1 && (this.marks[0]?.at ?? now) <= now - this.compactionIntervalMs) {
+      target = this.marks.shift()?.rv;
+    }
+    if (target === undefined || target <= this.compacted) return;
+    const t = target;
+    this.db.transaction(() => {
+      this.stmts.compactSuperseded.run(t, t);
+      this.stmts.compactTombstones.run(t);
+      this.stmts.setMeta.run('compacted', t);
+    })();
+    this.compacted = t;
+    this.logger.debug({ revision: t }, 'compacted storage');
+  }
+
+  /** Test and operations hook: overwrite a stored value in place (simulates corruption). */
+  overwriteRaw(key: string, rv: number, value: Uint8Array): void {
+    this.stmts.corrupt.run(value, key, rv);
+  }
+
+  close(): void {
+    this.listeners.clear();
+    this.db.close();
+  }
+}
+
+/** The upper bound of a key prefix range: the prefix with its last character incremented. */
+export function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}
