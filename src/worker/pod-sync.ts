@@ -176,7 +176,6 @@ export class PodSyncer {
             continue;
           }
           this.waitingOf(uid).delete(c.name);
-          this.opts.probes.ensure(pod, c, latest.id, host);
           continue;
         }
         this.opts.probes.stopContainer(latest.id);
@@ -187,6 +186,10 @@ export class PodSyncer {
     }
 
     const final = await runtime.listContainers({ podUid: uid });
+    for (const c of pod.spec.containers) {
+      const [latest] = latestInstances(final, c.name, 'app');
+      if (latest?.state === 'running' && latest.sandboxId === sandboxId) this.opts.probes.ensure(pod, c, latest.id, host);
+    }
     const status = this.publishStatus(pod, final);
     if (TERMINAL.has(status.phase)) {
       log.info({ phase: status.phase }, 'pod finished');
