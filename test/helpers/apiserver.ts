@@ -48,6 +48,21 @@ export interface RequestOptions {
   readonly token?: string;
 }
 
+export interface WatchEvent {
+  readonly type: string;
+  readonly object: Record<string, unknown>;
+}
+
+export interface WatchStream {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  /** The next event; rejects after `timeoutMs` (default 10 s) or when the stream ended first. */
+  next(timeoutMs?: number): Promise<WatchEvent>;
+  /** Resolves when the server ends the stream. */
+  readonly ended: Promise<void>;
+  close(): void;
+}
+
 export interface StartedApiServer {
   /** `https://127.0.0.1:<port>` */
   readonly url: string;
@@ -68,6 +83,8 @@ export interface StartedApiServer {
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>;
   /** A TLS agent with the admin client certificate (for undici/fetch-based clients). */
   readonly adminAgent: Agent;
+  /** Opens a watch stream as the admin; events are parsed line by line. */
+  watch(path: string): Promise<WatchStream>;
   stop(): Promise<void>;
   /** SIGKILL without cleanup of the dirs (crash tests); resolves when the process is gone. */
   kill(): Promise<void>;
@@ -181,6 +198,60 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
         json = undefined;
       }
       return { status: res.statusCode, headers: res.headers, text, json };
+    },
+    watch: async (path) => {
+      const ac = new AbortController();
+      const res = await undiciRequest(`${url}${path}`, { method: 'GET', dispatcher: adminAgent, signal: ac.signal });
+      const queue: WatchEvent[] = [];
+      const waiters: (() => void)[] = [];
+      let done = false;
+      let buf = '';
+      const notify = (): void => {
+        for (const w of waiters.splice(0)) w();
+      };
+      const ended = (async () => {
+        try {
+          for await (const chunk of res.body) {
+            buf += (chunk as Buffer).toString('utf8');
+            let i: number;
+            while ((i = buf.indexOf('\n')) >= 0) {
+              const line = buf.slice(0, i).trim();
+              buf = buf.slice(i + 1);
+              if (line !== '') queue.push(JSON.parse(line) as WatchEvent);
+            }
+            notify();
+          }
+        } catch {
+          // aborted by close()
+        } finally {
+          done = true;
+          notify();
+        }
+      })();
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        ended,
+        close: () => ac.abort(),
+        next: async (timeoutMs = 10_000) => {
+          const deadline = Date.now() + timeoutMs;
+          while (queue.length === 0) {
+            if (done) throw new Error('watch stream ended');
+            const left = deadline - Date.now();
+            if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
+            await new Promise<void>((r) => {
+              const t = setTimeout(r, left);
+              waiters.push(() => {
+                clearTimeout(t);
+                r();
+              });
+            });
+          }
+          const ev = queue.shift();
+          if (ev === undefined) throw new Error('watch stream ended');
+          return ev;
+        },
+      };
     },
     stop: async () => {
       if (stopped) return;
