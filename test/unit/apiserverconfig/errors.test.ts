@@ -59,3 +59,17 @@ test('the platform domain sets the expected apiVersion', () => {
   const d = setAt(tracing(), 'apiVersion', 'apiserver.config.k8s.io/v1');
   assert.equal(validateConfigFiles([tmp.write('k.yaml', d)], { platformDomain: 'k8s.io' }).ok, true);
 });
+
+test('the examples in examples/apiserver are valid', async () => {
+  const { existsSync, readdirSync } = await import('node:fs');
+  const { dirname, join } = await import('node:path');
+  // From test/unit/... (tsx) or dist/test/unit/... (built), walk up to the repository root.
+  let root = import.meta.dirname;
+  while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
+  const dir = join(root, 'examples', 'apiserver');
+  const exists = readdirSync(dir, { withFileTypes: true });
+  const files = exists.filter((e) => e.isFile() && e.name.endsWith('.yaml')).map((e) => join(dir, e.name));
+  const r = validateConfigFiles(files);
+  assert.deepEqual(r.errors, []);
+  assert.deepEqual([...r.kinds].sort(), ['AdmissionConfiguration', 'AuthenticationConfiguration', 'AuthorizationConfiguration', 'EncryptionConfiguration', 'TracingConfiguration']);
+});
