@@ -1,0 +1,154 @@
+// PATCH for plat-apiserver: JSON patch, JSON merge patch, strategic merge patch and server-side
+// apply, with field management. `applyPatch` returns the patched object; for apply patches it
+// already carries metadata.managedFields (do not call updateManagedFields again), for the other
+// types it carries an Update entry for `manager` computed from `live` (callers that change the
+// object further, e.g. a strategy restoring spec, call updateManagedFields again with the same
+// `live`: it is idempotent).
+
+import { DecodeError, checkAgainstSchema, decodeBody, findJsonDuplicates } from '../decode.js';
+import { PatchError, badRequest } from './errors.js';
+import { applyJsonPatch } from './json-patch.js';
+import { serverSideApply, updateManagedFields, validateFieldManager } from './managed-fields.js';
+import { mergePatch } from './merge-patch.js';
+import { strategicMergePatch } from './strategic.js';
+import { formatFieldErrors } from '../field-errors.js';
+
+export { PatchError, type PatchErrorCause } from './errors.js';
+export {
+  updateManagedFields,
+  serverSideApply,
+  defaultFieldManager,
+  validateFieldManager,
+  parseManagedFields,
+  encodeManagedFields,
+  ignoredPaths,
+  FIELD_MANAGER_MAX_LENGTH,
+  type ManagerEntry,
+  type ManagedFieldsEntryJson,
+  type ManagedFieldsOperation,
+  type UpdateManagedFieldsOptions,
+  type ServerSideApplyOptions,
+} from './managed-fields.js';
+export { mergePatch, createMergePatch } from './merge-patch.js';
+export { strategicMergePatch } from './strategic.js';
+export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './json-patch.js';
+export { FieldSet, toFieldsV1, fromFieldsV1, pathString, type FieldsV1, type FieldPath } from './fieldset.js';
+export { toFieldSet, compare } from './typed.js';
+
+export const PATCH_CONTENT_TYPES = [
+  'application/json-patch+json',
+  'application/merge-patch+json',
+  'application/strategic-merge-patch+json',
+  'application/apply-patch+yaml',
+] as const;
+export type PatchType = (typeof PATCH_CONTENT_TYPES)[number];
+
+export interface ApplyPatchOptions {
+  /** The stored object; undefined when it does not exist (only apply may then create it). */
+  readonly live: Record<string, unknown> | undefined;
+  readonly patchBody: string;
+  readonly contentType: string;
+  readonly kind: string;
+  /** The fieldManager (already defaulted from the User-Agent for non-apply patches; may be ''). */
+  readonly manager: string;
+  readonly force: boolean;
+  readonly subresource: string;
+  readonly apiVersion: string;
+  readonly now: Date;
+}
+
+export interface ApplyPatchResult {
+  readonly object: Record<string, unknown>;
+  /** True when an apply patch created the object (201). */
+  readonly created: boolean;
+  /** Fields of the result unknown to the kind's schema (for fieldValidation). */
+  readonly unknownFields: string[];
+  /** Duplicate keys in the patch body (for fieldValidation). */
+  readonly duplicateFields: string[];
+}
+
+/** The patch type of a Content-Type header, or undefined (415). */
+export function patchTypeOf(contentType: string): PatchType | undefined {
+  const mt = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return (PATCH_CONTENT_TYPES as readonly string[]).includes(mt) ? (mt as PatchType) : undefined;
+}
+
+function unsupported(contentType: string): PatchError {
+  const got = (contentType.split(';')[0] ?? '').trim();
+  return new PatchError({
+    status: 415,
+    reason: 'UnsupportedMediaType',
+    message: `the body of the request was in an unknown format - accepted media types include: ${PATCH_CONTENT_TYPES.join(', ')}` + (got !== '' ? ` (got ${got})` : ''),
+  });
+}
+
+function parseJsonObject(body: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(body);
+  } catch (e) {
+    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('error decoding patch: the patch must be a JSON object');
+  return v as Record<string, unknown>;
+}
+
+function newUnknownFields(kind: string, live: Record<string, unknown> | undefined, result: Record<string, unknown>): string[] {
+  const before = new Set(live === undefined ? [] : checkAgainstSchema(live, kind).unknownFields);
+  const after = checkAgainstSchema(result, kind);
+  if (after.typeError !== undefined) throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${after.typeError}`);
+  return after.unknownFields.filter((f) => !before.has(f));
+}
+
+export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
+  const type = patchTypeOf(opts.contentType);
+  if (type === undefined) throw unsupported(opts.contentType);
+  const isApply = type === 'application/apply-patch+yaml';
+  if (opts.force && !isApply) {
+    throw new PatchError({ status: 422, reason: 'Invalid', message: 'force: Invalid value: true: may not be specified for non-apply patch', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: true: may not be specified for non-apply patch', field: 'force' }] });
+  }
+  if (isApply && opts.manager === '') {
+    throw new PatchError({ status: 422, reason: 'Invalid', message: 'fieldManager: Required value: is required for apply patch', causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }] });
+  }
+  const fmErrs = validateFieldManager(opts.manager);
+  if (fmErrs.length > 0) throw new PatchError({ status: 422, reason: 'Invalid', message: formatFieldErrors(fmErrs) });
+
+  if (isApply) {
+    let decoded;
+    try {
+      decoded = decodeBody({ body: opts.patchBody, contentType: 'application/apply-patch+yaml', kind: opts.kind, apiVersion: opts.apiVersion });
+    } catch (e) {
+      if (e instanceof DecodeError) throw badRequest(e.message);
+      throw e;
+    }
+    const r = serverSideApply({ live: opts.live, config: decoded.object, kind: opts.kind, manager: opts.manager, force: opts.force, subresource: opts.subresource, apiVersion: opts.apiVersion, now: opts.now });
+    return { object: r.object, created: r.created, unknownFields: decoded.unknownFields, duplicateFields: decoded.duplicateFields };
+  }
+
+  if (opts.live === undefined) {
+    throw new PatchError({ status: 404, reason: 'NotFound', message: 'the object to patch does not exist' });
+  }
+  const live = opts.live;
+  let result: unknown;
+  const duplicateFields: string[] = [];
+  switch (type) {
+    case 'application/json-patch+json':
+      result = applyJsonPatch(live, opts.patchBody);
+      break;
+    case 'application/merge-patch+json':
+      result = mergePatch(live, parseJsonObject(opts.patchBody));
+      findJsonDuplicates(opts.patchBody, duplicateFields);
+      break;
+    case 'application/strategic-merge-patch+json':
+      result = strategicMergePatch(opts.kind, live, parseJsonObject(opts.patchBody));
+      findJsonDuplicates(opts.patchBody, duplicateFields);
+      break;
+  }
+  if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+    throw new PatchError({ status: 422, reason: 'Invalid', message: 'the patched object must be a JSON object' });
+  }
+  const object = result as Record<string, unknown>;
+  const unknownFields = newUnknownFields(opts.kind, live, object);
+  if (opts.manager !== '') updateManagedFields({ oldObj: live, newObj: object, manager: opts.manager, operation: 'Update', subresource: opts.subresource, apiVersion: opts.apiVersion, now: opts.now, kind: opts.kind });
+  return { object, created: false, unknownFields, duplicateFields };
+}

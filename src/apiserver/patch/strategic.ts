@@ -1,0 +1,143 @@
+// Strategic merge patch for the built-in kinds: like a JSON merge patch, except that lists with a
+// merge key (containers by name, conditions by type, ...) merge element by element and sets of
+// primitives (finalizers) merge as unions. Directives: `$patch: replace|delete|merge` (on a map or
+// as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
+
+import { badRequest } from './errors.js';
+import { childTypePath, isMapType, listMeta } from './meta.js';
+import { setOwn } from './merge-patch.js';
+
+type Obj = Record<string, unknown>;
+
+function isObject(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+const DELETE = Symbol('delete');
+
+function checkPatchDirective(v: unknown): 'replace' | 'delete' | 'merge' | undefined {
+  if (v === undefined) return undefined;
+  if (v === 'replace' || v === 'delete' || v === 'merge') return v;
+  throw badRequest(`Unknown patch type: ${String(v)}`);
+}
+
+function stripDirectives(v: unknown): unknown {
+  if (Array.isArray(v)) return v.filter((x) => !(isObject(x) && x['$patch'] !== undefined && Object.keys(x).length === 1)).map(stripDirectives);
+  if (!isObject(v)) return v;
+  const out: Obj = {};
+  for (const [k, c] of Object.entries(v)) {
+    if (k.startsWith('$')) continue;
+    if (c === null) continue;
+    setOwn(out, k, stripDirectives(c));
+  }
+  return out;
+}
+
+function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Obj | typeof DELETE {
+  const directive = checkPatchDirective(patch['$patch']);
+  if (directive === 'delete') return DELETE;
+  if (directive === 'replace') return stripDirectives(patch) as Obj;
+  const isMap = isMapType(kind, typePath);
+  const out: Obj = { ...original };
+  const retain = patch['$retainKeys'];
+  for (const [k, v] of Object.entries(patch)) {
+    if (k === '$patch' || k === '$retainKeys') continue;
+    if (k.startsWith('$deleteFromPrimitiveList/')) {
+      const field = k.slice('$deleteFromPrimitiveList/'.length);
+      if (!Array.isArray(v)) throw badRequest(`invalid value for ${k}: must be a list`);
+      const cur = out[field];
+      if (Array.isArray(cur)) {
+        const drop = new Set(v.map((x) => JSON.stringify(x)));
+        out[field] = cur.filter((x) => !drop.has(JSON.stringify(x)));
+      }
+      continue;
+    }
+    if (k.startsWith('$setElementOrder/')) continue; // applied after the merge below
+    if (k.startsWith('$')) throw badRequest(`unknown patch directive ${JSON.stringify(k)}`);
+    if (v === null) {
+      delete out[k];
+      continue;
+    }
+    const childType = childTypePath(typePath, k, isMap);
+    const cur = Object.hasOwn(out, k) ? out[k] : undefined;
+    if (isObject(v)) {
+      const merged = mergeMap(kind, isObject(cur) ? cur : {}, v, childType);
+      if (merged === DELETE) delete out[k];
+      else setOwn(out, k, merged);
+    } else if (Array.isArray(v)) {
+      setOwn(out, k, mergeList(kind, Array.isArray(cur) ? cur : [], v, childType));
+    } else setOwn(out, k, v);
+  }
+  for (const [k, v] of Object.entries(patch)) {
+    if (!k.startsWith('$setElementOrder/') || !Array.isArray(v)) continue;
+    const field = k.slice('$setElementOrder/'.length);
+    const cur = out[field];
+    if (Array.isArray(cur)) out[field] = reorder(kind, cur, v, childTypePath(typePath, field, isMap));
+  }
+  if (retain !== undefined) {
+    if (!Array.isArray(retain)) throw badRequest('$retainKeys must be a list of field names');
+    const keep = new Set(retain.map(String));
+    for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
+  }
+  return out;
+}
+
+function reorder(kind: string, list: unknown[], order: unknown[], typePath: string): unknown[] {
+  const lm = listMeta(kind, typePath);
+  const keyOf = (x: unknown): string => (lm.type === 'map' && isObject(x) ? JSON.stringify(x[lm.smpKey]) : JSON.stringify(x));
+  const pos = new Map(order.map((x, i) => [keyOf(x), i] as const));
+  const listed = list.filter((x) => pos.has(keyOf(x))).sort((a, b) => (pos.get(keyOf(a)) ?? 0) - (pos.get(keyOf(b)) ?? 0));
+  const rest = list.filter((x) => !pos.has(keyOf(x)));
+  return [...listed, ...rest];
+}
+
+function mergeList(kind: string, original: unknown[], patch: unknown[], typePath: string): unknown[] {
+  const lm = listMeta(kind, typePath);
+  if (patch.some((x) => isObject(x) && x['$patch'] === 'replace')) {
+    return stripDirectives(patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace'))) as unknown[];
+  }
+  if (lm.type === 'set') {
+    const seen = new Set(original.map((x) => JSON.stringify(x)));
+    const out = [...original];
+    for (const x of patch) {
+      if (isObject(x)) throw badRequest(`invalid patch: ${typePath} is a list of primitives`);
+      if (!seen.has(JSON.stringify(x))) {
+        seen.add(JSON.stringify(x));
+        out.push(x);
+      }
+    }
+    return out;
+  }
+  if (lm.type !== 'map') return stripDirectives(patch) as unknown[];
+  const key = lm.smpKey;
+  const out: unknown[] = original.map((x) => structuredClone(x));
+  for (const item of patch) {
+    if (!isObject(item)) throw badRequest(`invalid patch: ${typePath} is a list of objects merged by ${key}`);
+    const directive = checkPatchDirective(item['$patch']);
+    if (!(key in item)) throw badRequest(`map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
+    const idx = out.findIndex((x) => isObject(x) && JSON.stringify(x[key]) === JSON.stringify(item[key]));
+    if (directive === 'delete') {
+      for (let i = out.length - 1; i >= 0; i--) {
+        const x = out[i];
+        if (isObject(x) && JSON.stringify(x[key]) === JSON.stringify(item[key])) out.splice(i, 1);
+      }
+      continue;
+    }
+    if (idx >= 0) {
+      const merged = mergeMap(kind, out[idx] as Obj, item, `${typePath}[]`);
+      if (merged === DELETE) out.splice(idx, 1);
+      else out[idx] = merged;
+    } else {
+      out.push(stripDirectives(item));
+    }
+  }
+  return out;
+}
+
+/** Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed patch. */
+export function strategicMergePatch(kind: string, original: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+  if (!isObject(patch)) throw badRequest('strategic merge patch must be a JSON object');
+  const merged = mergeMap(kind, structuredClone(original), patch, '');
+  if (merged === DELETE) throw badRequest('a strategic merge patch may not delete the whole object');
+  return merged;
+}
