@@ -97,10 +97,17 @@ export class FileCertificateStore implements CertificateStore {
     return join(this.certDir, `${this.prefix}-current.pem`);
   }
 
+  /** The current symlink first (it holds every rotated pair), then the explicit files. */
   async current(): Promise<CertificatePair | undefined> {
+    const fromLink = await this.currentFromLink();
+    if (fromLink) return fromLink;
     if (this.certFile && this.keyFile && (await exists(this.certFile)) && (await exists(this.keyFile))) {
       return pairFromPem(await readFile(this.certFile, 'utf8'), await readFile(this.keyFile, 'utf8'), this.certFile);
     }
+    return undefined;
+  }
+
+  private async currentFromLink(): Promise<CertificatePair | undefined> {
     let text: string;
     try {
       text = await readFile(this.currentPath, 'utf8');
