@@ -9,7 +9,7 @@ import { buildNodeAgentFlags, type NodeAgentFlags } from './flags-type.js';
 import { loadConfigFile, type LoadedConfigFile } from './load.js';
 import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from './merge.js';
 import { normalizeConfiguration } from './normalize.js';
-import { schemaPaths } from './schema-paths.js';
+import { loadShapeSchema, mapPathsOf } from './shape-check.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { validateFlagOnly } from './validate-flags.js';
 import { validateConfiguration } from './validate.js';
@@ -66,12 +66,15 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const domainFlag = stringFlag(values, 'platform-domain');
   const configPath = stringFlag(values, 'config');
   const configDir = stringFlag(values, 'config-dir');
-  const paths = schemaPaths();
-  const isMap = (p: string) => paths.maps.has(p);
+  // The published schema serves the fast shape check and tells which fields are maps; without
+  // it (a broken install) zod answers both, just more slowly.
+  const shape = loadShapeSchema();
+  const maps = shape !== undefined ? mapPathsOf(shape) : (await import('./schema-paths.js')).schemaPaths().maps;
+  const isMap = (p: string) => maps.has(p);
 
   let file: LoadedConfigFile | undefined;
   if (configPath !== undefined) {
-    file = await loadConfigFile(configPath, { platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN });
+    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN });
   }
   const fileDomain = file !== undefined && typeof file.content['platformDomain'] === 'string' ? file.content['platformDomain'] : undefined;
   const domain = domainFlag ?? fileDomain ?? DEFAULT_PLATFORM_DOMAIN;
@@ -81,7 +84,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const files = file === undefined ? [] : [file.path];
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
-    for (const d of await loadDropIns(configDir, { platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN })) {
+    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN })) {
       merged = mergePatch(merged, d.content) as JsonObject;
       files.push(d.path);
       warnings.push(...d.warnings);

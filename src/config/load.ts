@@ -2,14 +2,21 @@
 // fallback (unknown and duplicate fields are dropped with a warning naming each), while a wrong
 // kind or apiVersion, an empty or unreadable file and a syntax error are fatal and name file, line
 // and column. Relative paths resolve against the file's own directory.
+//
+// Two parsers, for start-up time: a clean document (the common case) is read with js-yaml (core
+// schema, duplicate keys refused, no anchors) and checked against the published schema's shape;
+// anything else - a syntax error, a duplicate or unknown field, a wrong type or identity, anchors
+// - goes through the `yaml` library and zod, which know line and column and word every problem.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import jsyaml from 'js-yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../util/errors.js';
 import { CONFIG_KIND, configApiVersion } from './defaults.js';
 import { isPlainObject, type JsonObject } from './merge.js';
-import { nodeAgentConfigurationSchema } from './schema.js';
-import { locate, parseYaml, where, type ParsedYaml } from './yaml-doc.js';
+import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
+import { where } from './where.js';
+import type { ParsedYaml } from './yaml-doc.js';
 
 /** Fields holding file paths, resolved against the directory of the file that sets them. */
 export const PATH_FIELDS: readonly string[] = [
@@ -30,6 +37,8 @@ export interface LoadedConfigFile {
 }
 
 export interface LoadOptions {
+  /** The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod. */
+  shape?: ShapeSchema | undefined;
   /** --platform-domain, when given on the command line; otherwise the file's platformDomain. */
   platformDomain?: string | undefined;
   /** Default platform domain when neither the flag nor the file names one. */
@@ -78,16 +87,40 @@ function issueText(issue: z.core.$ZodIssue): string {
   return issue.message.replace(/^Invalid input: /, '');
 }
 
+/** The fast path: the decoded document when it is clean, else undefined (take the full path). */
+function decodeClean(text: string, shape: ShapeSchema, opts: LoadOptions & { isDropIn?: boolean }): JsonObject | undefined {
+  // Anchors and aliases go to the `yaml` library, which bounds alias expansion.
+  if (text.includes('&') || text.includes('*')) return undefined;
+  let value: unknown;
+  try {
+    value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA });
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const fileDomain = typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
+  if (value['kind'] !== CONFIG_KIND || value['apiVersion'] !== configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)) return undefined;
+  return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
+}
+
 /**
  * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
  * delete). Throws ConfigError with every fatal problem of the file.
  */
-export function decodeConfigText(file: string, text: string, opts: LoadOptions & { isDropIn?: boolean }): LoadedConfigFile {
+export async function decodeConfigText(file: string, text: string, opts: LoadOptions & { isDropIn?: boolean }): Promise<LoadedConfigFile> {
   const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
   const fail = (problems: string[]): never => {
     throw new ConfigError(problems.join('; '), { file, problems });
   };
   if (text.trim() === '') fail([`${what} "${file}" was empty`]);
+  if (opts.shape !== undefined) {
+    const clean = decodeClean(text, opts.shape, opts);
+    if (clean !== undefined) {
+      resolveRelativePaths(clean, dirname(file));
+      return { path: file, content: clean, warnings: [] };
+    }
+  }
+  const { parseYaml, locate } = await import('./yaml-doc.js');
   let parsed: ParsedYaml;
   try {
     parsed = parseYaml(text);
@@ -120,7 +153,7 @@ export function decodeConfigText(file: string, text: string, opts: LoadOptions &
 
   // Strict decoding; unknown keys are dropped with a warning, wrong types are fatal.
   const check = opts.isDropIn === true ? withoutNulls(content) : content;
-  const result = nodeAgentConfigurationSchema.safeParse(check);
+  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
   if (!result.success) {
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
@@ -163,10 +196,10 @@ async function readText(file: string, what: string): Promise<string> {
 /** Reads and decodes the --config file (path as given, relative to the working directory). */
 export async function loadConfigFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
   const file = resolve(path);
-  return decodeConfigText(file, await readText(file, 'config file'), opts);
+  return decodeConfigText(file, await readText(file, 'config file'), { shape: loadShapeSchema(), ...opts });
 }
 
 /** Reads and decodes one drop-in. */
 export async function loadDropInFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
-  return decodeConfigText(path, await readText(path, 'drop-in config file'), { ...opts, isDropIn: true });
+  return decodeConfigText(path, await readText(path, 'drop-in config file'), { shape: loadShapeSchema(), ...opts, isDropIn: true });
 }

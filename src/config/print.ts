@@ -1,7 +1,7 @@
 // --print-config: the effective configuration as a NodeAgentConfiguration YAML document (every
 // field, defaults included, secrets masked), then a NodeAgentFlags document with the flag-only
 // settings.
-import { stringify } from 'yaml';
+import jsyaml from 'js-yaml';
 import type { NodeAgentFlags } from './flags-type.js';
 import { redactConfiguration } from './redact.js';
 import type { NodeAgentConfiguration } from './schema.js';
@@ -14,6 +14,6 @@ export function renderPrintConfig(config: NodeAgentConfiguration, flags: NodeAge
   const { apiVersion, kind, ...rest } = redactConfiguration(config);
   const first = { apiVersion, kind, ...sortedKeys(rest) };
   const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(flags) };
-  const opts = { lineWidth: 0 } as const;
-  return `${stringify(first, opts)}---\n${stringify(second, opts)}`;
+  const opts = { lineWidth: -1, noRefs: true, sortKeys: false, schema: jsyaml.CORE_SCHEMA } as const;
+  return `${jsyaml.dump(first, opts)}---\n${jsyaml.dump(second, opts)}`;
 }

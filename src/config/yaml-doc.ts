@@ -1,11 +1,7 @@
 // Reading one YAML (or JSON, which is YAML) document with positions, so every problem in a config
 // file can name its line and column.
 import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
-
-export interface Position {
-  line: number;
-  col: number;
-}
+import type { Position } from './where.js';
 
 export interface ParsedYaml {
   doc: Document;
@@ -73,8 +69,4 @@ export function locate(parsed: ParsedYaml, path: readonly PropertyKey[]): Positi
     } else break;
   }
   return pos;
-}
-
-export function where(file: string, pos: Position | undefined): string {
-  return pos === undefined ? `config file "${file}"` : `config file "${file}" line ${pos.line}, column ${pos.col}`;
 }

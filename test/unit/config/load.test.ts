@@ -4,14 +4,18 @@ import { chmod, mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeConfigText, loadConfigFile } from '../../../src/config/load.js';
+import { loadShapeSchema } from '../../../src/config/shape-check.js';
 import { ConfigError } from '../../../src/util/errors.js';
 
 const HEAD = 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n';
-const opts = { defaultPlatformDomain: 'platform.io' };
+// With the published schema's fast pre-check, as the program runs; the zod-only path is covered
+// by running the fatal cases both ways.
+const opts = { defaultPlatformDomain: 'platform.io', shape: loadShapeSchema() };
+const zodOnly = { defaultPlatformDomain: 'platform.io' };
 
-function problems(fn: () => unknown): string[] {
+async function problems(fn: () => Promise<unknown>): Promise<string[]> {
   try {
-    fn();
+    await fn();
   } catch (err) {
     assert.ok(err instanceof ConfigError, `expected ConfigError, got ${String(err)}`);
     return [...err.problems];
@@ -19,8 +23,12 @@ function problems(fn: () => unknown): string[] {
   assert.fail('expected a ConfigError');
 }
 
-test('a valid YAML file decodes, with relative paths resolved against its directory', () => {
-  const r = decodeConfigText('/etc/nodeagent/config.yaml', `${HEAD}staticPodPath: manifests\ntlsCertFile: /abs/cert.pem\nauthentication:\n  x509:\n    clientCAFile: ../pki/ca.crt\nresolvConf: ''\nport: 10250\n`, opts);
+test('the published schema is found', () => {
+  assert.notEqual(opts.shape, undefined);
+});
+
+test('a valid YAML file decodes, with relative paths resolved against its directory', async () => {
+  const r = await decodeConfigText('/etc/nodeagent/config.yaml', `${HEAD}staticPodPath: manifests\ntlsCertFile: /abs/cert.pem\nauthentication:\n  x509:\n    clientCAFile: ../pki/ca.crt\nresolvConf: ''\nport: 10250\n`, opts);
   assert.deepEqual(r.warnings, []);
   assert.equal(r.content['staticPodPath'], '/etc/nodeagent/manifests');
   assert.equal(r.content['tlsCertFile'], '/abs/cert.pem');
@@ -28,13 +36,13 @@ test('a valid YAML file decodes, with relative paths resolved against its direct
   assert.equal(r.content['resolvConf'], '');
 });
 
-test('JSON is accepted as well', () => {
-  const r = decodeConfigText('/c.json', JSON.stringify({ apiVersion: 'nodeagent.config.platform.io/v1beta1', kind: 'NodeAgentConfiguration', maxPods: 12 }), opts);
+test('JSON is accepted as well', async () => {
+  const r = await decodeConfigText('/c.json', JSON.stringify({ apiVersion: 'nodeagent.config.platform.io/v1beta1', kind: 'NodeAgentConfiguration', maxPods: 12 }), opts);
   assert.equal(r.content['maxPods'], 12);
 });
 
-test('unknown and duplicate fields are dropped with one warning each, naming line and column', () => {
-  const r = decodeConfigText('/c.yaml', `${HEAD}port: 1\nbogus: 1\nauthentication:\n  anonymous:\n    enabled: true\n    extra: x\nport: 2\n`, opts);
+test('unknown and duplicate fields are dropped with one warning each, naming line and column', async () => {
+  const r = await decodeConfigText('/c.yaml', `${HEAD}port: 1\nbogus: 1\nauthentication:\n  anonymous:\n    enabled: true\n    extra: x\nport: 2\n`, opts);
   assert.equal(r.content['port'], 2);
   assert.equal(r.content['bogus'], undefined);
   assert.deepEqual(r.content['authentication'], { anonymous: { enabled: true } });
@@ -63,25 +71,27 @@ const fatal: { name: string; text: string; expect: RegExp }[] = [
 ];
 
 for (const c of fatal) {
-  test(`fatal: ${c.name}`, () => {
-    const p = problems(() => decodeConfigText('/c.yaml', c.text, opts));
-    assert.ok(p.length >= 1);
-    assert.match(p[0] ?? '', c.expect);
-    for (const line of p) assert.ok(!line.includes('\n'), `one line each: ${line}`);
-  });
+  for (const [how, o] of [['with pre-check', opts], ['zod only', zodOnly]] as const) {
+    test(`fatal (${how}): ${c.name}`, async () => {
+      const p = await problems(() => decodeConfigText('/c.yaml', c.text, o));
+      assert.ok(p.length >= 1);
+      assert.match(p[0] ?? '', c.expect);
+      for (const line of p) assert.ok(!line.includes('\n'), `one line each: ${line}`);
+    });
+  }
 }
 
-test('the apiVersion follows --platform-domain, else the file platformDomain', () => {
+test('the apiVersion follows --platform-domain, else the file platformDomain', async () => {
   const text = 'apiVersion: nodeagent.config.k8s.io/v1beta1\nkind: NodeAgentConfiguration\n';
-  assert.doesNotThrow(() => decodeConfigText('/c.yaml', text, { ...opts, platformDomain: 'k8s.io' }));
-  assert.doesNotThrow(() => decodeConfigText('/c.yaml', `${text}platformDomain: k8s.io\n`, opts));
-  assert.match(problems(() => decodeConfigText('/c.yaml', text, opts))[0] ?? '', /expected apiVersion: nodeagent.config.platform.io\/v1beta1/);
+  await decodeConfigText('/c.yaml', text, { ...opts, platformDomain: 'k8s.io' });
+  await decodeConfigText('/c.yaml', `${text}platformDomain: k8s.io\n`, opts);
+  assert.match((await problems(() => decodeConfigText('/c.yaml', text, opts)))[0] ?? '', /expected apiVersion: nodeagent.config.platform.io\/v1beta1/);
 });
 
-test('a drop-in may use null to delete a field (merge patch)', () => {
-  const r = decodeConfigText('/d/10.conf', `${HEAD}evictionHard: null\nport: 3\n`, { ...opts, isDropIn: true });
+test('a drop-in may use null to delete a field (merge patch)', async () => {
+  const r = await decodeConfigText('/d/10.conf', `${HEAD}evictionHard: null\nport: 3\n`, { ...opts, isDropIn: true });
   assert.equal(r.content['evictionHard'], null);
-  assert.match(problems(() => decodeConfigText('/d/10.conf', '', { ...opts, isDropIn: true }))[0] ?? '', /^drop-in config file "\/d\/10.conf" was empty$/);
+  assert.match((await problems(() => decodeConfigText('/d/10.conf', '', { ...opts, isDropIn: true })))[0] ?? '', /^drop-in config file "\/d\/10.conf" was empty$/);
 });
 
 test('unreadable files are one clear error naming the file', async (t) => {
