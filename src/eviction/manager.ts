@@ -46,6 +46,8 @@ export interface EvictionCandidate {
 
 export interface EvictablePods {
   candidates(): readonly EvictionCandidate[];
+  /** Refreshes usage figures before ranking (best effort). */
+  refresh?(): Promise<void>;
   /** Stops the pod and marks it Failed with reason Evicted. */
   evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void>;
 }
@@ -133,6 +135,7 @@ export class EvictionManager {
     const ob = obs.get(threshold.signal)!;
     const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
     o.events?.event({ kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' }, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${resource}`);
+    await o.pods.refresh?.().catch(() => undefined);
     const ranked = o.pods
       .candidates()
       .filter((p) => p.critical !== true)

@@ -1,0 +1,72 @@
+// The eviction manager's view of the pods: candidates from the pod manager (priority, grace
+// period, memory use from the runtime's last stats) and eviction as "stop the containers, then
+// mark the pod Failed with reason Evicted", which the workers treat as terminal (no restart).
+
+import type { ContainerRuntime } from '../runtime/types.js';
+import type { Pod, PodStatus } from '../pod/types.js';
+import type { EvictablePods, EvictionCandidate } from './manager.js';
+
+export interface PodsForEviction {
+  desiredPods(): Pod[];
+  status(uid: string): PodStatus | undefined;
+}
+
+export interface StatusWriter {
+  set(pod: Pod, status: PodStatus): void;
+}
+
+/**
+ * Mirror pods and system-critical priorities (>= 2000000000) are never evicted. Unlike the
+ * reference, static pods are not critical by themselves: here they are the ordinary workload of
+ * a standalone agent, and a node out of memory must be able to shed them.
+ */
+export function isCriticalPod(pod: Pod, domain: string): boolean {
+  const mirror = pod.metadata.annotations?.[`${domain}/config.mirror`];
+  return mirror !== undefined || (pod.spec.priority ?? 0) >= 2_000_000_000;
+}
+
+export class RuntimeEvictablePods implements EvictablePods {
+  private usage = new Map<string, number>();
+
+  constructor(private readonly o: { pods: PodsForEviction; statuses: StatusWriter; runtime: ContainerRuntime; domain: string }) {}
+
+  candidates(): readonly EvictionCandidate[] {
+    return this.o.pods
+      .desiredPods()
+      .filter((p) => {
+        const phase = this.o.pods.status(p.metadata.uid)?.phase;
+        return phase !== 'Failed' && phase !== 'Succeeded';
+      })
+      .map((p) => ({
+        uid: p.metadata.uid,
+        namespace: p.metadata.namespace,
+        name: p.metadata.name,
+        priority: p.spec.priority ?? 0,
+        gracePeriodSeconds: p.spec.terminationGracePeriodSeconds ?? 30,
+        usage: { memory: this.usage.get(p.metadata.uid) ?? 0 },
+        critical: isCriticalPod(p, this.o.domain),
+      }));
+  }
+
+  /** Refreshes per-pod memory use (called before ranking, best effort). */
+  async refresh(): Promise<void> {
+    const next = new Map<string, number>();
+    for (const c of await this.o.runtime.listContainers()) {
+      if (c.kind === 'sandbox' || c.state !== 'running') continue;
+      const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
+      next.set(c.podUid, (next.get(c.podUid) ?? 0) + (s?.memoryWorkingSetBytes ?? 0));
+    }
+    this.usage = next;
+  }
+
+  async evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void> {
+    const spec = this.o.pods.desiredPods().find((p) => p.metadata.uid === pod.uid);
+    if (spec === undefined) return;
+    const prev = this.o.pods.status(pod.uid);
+    // Mark terminal first so the workers do not restart what is being stopped.
+    this.o.statuses.set(spec, { ...(prev ?? { conditions: [], containerStatuses: [] }), phase: 'Failed', reason: 'Evicted', message: options.message });
+    for (const c of await this.o.runtime.listContainers({ podUid: pod.uid })) {
+      if (c.kind !== 'sandbox' && c.state === 'running') await this.o.runtime.stopContainer(c.id, options.gracePeriodSeconds);
+    }
+  }
+}

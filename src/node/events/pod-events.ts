@@ -1,0 +1,68 @@
+// Pod lifecycle events derived from pod status transitions, for parts that report status rather
+// than call the recorder themselves: Pulled (an image ID appears), Created and Started (a new
+// container ID is running), BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or
+// create errors), Killing (a running container is gone because the pod ended). Parts may also
+// call `recorder.event` directly (Pulling, Killing with their own wording).
+
+import type { EventType, ObjectReference } from './types.js';
+
+export interface ContainerStatusLike {
+  name: string;
+  image?: string;
+  imageID?: string;
+  containerID?: string;
+  state?: { running?: unknown; waiting?: { reason?: string; message?: string }; terminated?: { reason?: string } };
+}
+
+export interface PodLike {
+  metadata: { name: string; namespace?: string; uid: string };
+}
+
+export interface PodStatusLike {
+  phase?: string;
+  reason?: string;
+  containerStatuses?: readonly ContainerStatusLike[];
+  initContainerStatuses?: readonly ContainerStatusLike[];
+}
+
+export interface DerivedEvent {
+  type: EventType;
+  reason: string;
+  message: string;
+  fieldPath: string;
+}
+
+const FAILED_WAITING = new Set(['ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+
+export function podRef(pod: PodLike): ObjectReference {
+  return { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, uid: pod.metadata.uid };
+}
+
+export function derivePodEvents(prev: PodStatusLike | undefined, next: PodStatusLike): DerivedEvent[] {
+  const out: DerivedEvent[] = [];
+  const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? [])];
+  const before = new Map(all(prev).map((c) => [c.name, c]));
+  for (const c of all(next)) {
+    const p = before.get(c.name);
+    const fieldPath = `spec.containers{${c.name}}`;
+    if (c.imageID && c.imageID !== '' && (p?.imageID === undefined || p.imageID === '')) {
+      out.push({ type: 'Normal', reason: 'Pulled', message: `Container image "${c.image ?? ''}" is present on the node`, fieldPath });
+    }
+    if (c.containerID && c.containerID !== p?.containerID) {
+      out.push({ type: 'Normal', reason: 'Created', message: `Created container ${c.name}`, fieldPath });
+      if (c.state?.running !== undefined) out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });
+    } else if (c.state?.running !== undefined && p !== undefined && p.state?.running === undefined && c.containerID !== undefined) {
+      out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });
+    }
+    const w = c.state?.waiting?.reason;
+    if (w !== undefined && w !== p?.state?.waiting?.reason) {
+      if (w === 'CrashLoopBackOff') out.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name}`, fieldPath });
+      else if (w === 'ImagePullBackOff') out.push({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${c.image ?? ''}"`, fieldPath });
+      else if (FAILED_WAITING.has(w)) out.push({ type: 'Warning', reason: 'Failed', message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`, fieldPath });
+    }
+    if (p?.state?.running !== undefined && c.state?.terminated !== undefined && (next.phase === 'Failed' || next.phase === 'Succeeded') && next.reason !== undefined) {
+      out.push({ type: 'Normal', reason: 'Killing', message: `Stopping container ${c.name}`, fieldPath });
+    }
+  }
+  return out;
+}
