@@ -264,6 +264,19 @@ function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): P
   return new PatchError({ status: 409, reason: 'Conflict', message, causes });
 }
 
+/** A key field of a keyed-list element (`k:{"name":"a"}` / `f:name`): it goes only with its element. */
+function isKeyFieldOfElement(p: FieldPath): boolean {
+  const parent = p[p.length - 2];
+  const last = p[p.length - 1];
+  if (parent === undefined || last === undefined || !parent.startsWith('k:') || !last.startsWith('f:')) return false;
+  try {
+    const keys = JSON.parse(parent.slice(2)) as Record<string, unknown>;
+    return Object.hasOwn(keys, last.slice(2));
+  } catch {
+    return false;
+  }
+}
+
 export interface ServerSideApplyOptions {
   readonly live: Record<string, unknown> | undefined;
   /** The applied configuration, decoded. */
@@ -304,7 +317,7 @@ export function serverSideApply(opts: ServerSideApplyOptions): { object: Record<
   for (const e of others) ownedByOthers = ownedByOthers.union(e.set);
   const toRemove = lastSet.difference(newSet).sorted().reverse();
   for (const p of toRemove) {
-    if (ownedByOthers.hasPrefixOf(p)) continue;
+    if (ownedByOthers.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
     removePath(kind, merged, p);
   }
 

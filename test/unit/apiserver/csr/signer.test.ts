@@ -95,6 +95,9 @@ describe('signCertificate', () => {
     assert.match(text, /TLS Web Client Authentication/);
     assert.match(text, /CA:FALSE/);
     assert.equal(cert.subject, 'O=system:nodes, CN=system:node:n1');
+    const caCert = new x509.X509Certificate(ca.certPem);
+    assert.equal(await cert.verify({ publicKey: caCert.publicKey, signatureOnly: true }), true, 'signature verifies in code too');
+    assert.equal(cert.issuer, caCert.subject);
     assert.equal(cert.notBefore.getTime(), Math.floor((now.getTime() - 5 * 60_000) / 1000) * 1000);
     // TTL is the CA lifetime cap here (the CA was made at `now` with 365 days)
     assert.ok(cert.notAfter.getTime() <= new x509.X509Certificate(ca.certPem).notAfter.getTime());

@@ -223,3 +223,18 @@ test('property: FieldsV1 round-trips', () => {
     assert.ok(fromFieldsV1(JSON.parse(JSON.stringify(toFieldsV1(set)))).equals(set));
   }));
 });
+
+test('apply: dropping a list element another manager also touches keeps the element whole (key fields stay)', () => {
+  const podApply = (containers: Obj[], manager: string, live: Obj | undefined): Obj =>
+    applyPatch({ live, patchBody: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers } }), contentType: 'application/apply-patch+yaml', kind: 'Pod', manager, force: false, subresource: '', apiVersion: 'v1', now: t0 }).object;
+  const first = podApply([{ name: 'a', image: 'i1' }, { name: 'b', image: 'i2' }], 'tool', undefined);
+  // another manager sets a field of container b
+  const edited = structuredClone(first);
+  ((edited['spec'] as Obj)['containers'] as Obj[])[1]!['args'] = ['x'];
+  const withOther = updateManagedFields({ oldObj: first, newObj: edited, manager: 'editor', operation: 'Update', subresource: '', apiVersion: 'v1', now: t1 });
+  const second = podApply([{ name: 'a', image: 'i1' }], 'tool', withOther);
+  assert.deepEqual((second['spec'] as Obj)['containers'], [{ name: 'a', image: 'i1' }, { name: 'b', args: ['x'] }]);
+  // nobody else owns anything of b: it goes
+  const third = podApply([{ name: 'a', image: 'i1' }], 'tool', first);
+  assert.deepEqual((third['spec'] as Obj)['containers'], [{ name: 'a', image: 'i1' }]);
+});
