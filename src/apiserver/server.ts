@@ -240,8 +240,14 @@ export class ApiServer {
     if (method === 'POST' && (path === `/apis/authentication.${d}/v1/tokenreviews` || path === `/apis/authorization.${d}/v1/subjectaccessreviews`)) {
       const contentType = requireObjectMediaType(req);
       if (contentType === 'application/vnd.kubernetes.protobuf') throw unsupportedMediaType(req.headers['content-type'] ?? '', ['application/json', 'application/yaml']);
-      const body = decodeObject({ body: await readBody(req, this.o.maxBodyBytes), contentType, kind: 'Review', apiVersion: 'v1' }).object;
-      const out = path.endsWith('/tokenreviews') ? await tokenReview(body, this.authn, d) : await subjectAccessReview(body, this.authorizer, d);
+      const isToken = path.endsWith('/tokenreviews');
+      const body = decodeObject({
+        body: await readBody(req, this.o.maxBodyBytes),
+        contentType,
+        kind: isToken ? 'TokenReview' : 'SubjectAccessReview',
+        apiVersion: isToken ? `authentication.${d}/v1` : `authorization.${d}/v1`,
+      }).object;
+      const out = isToken ? await tokenReview(body, this.authn, d) : await subjectAccessReview(body, this.authorizer, d);
       sendJson(res, 201, out, rc);
       return;
     }
