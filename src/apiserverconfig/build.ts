@@ -72,8 +72,11 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
         const set = new JwtAuthenticatorSet({ authenticators: jwts });
         closers.push(() => set.close());
         authenticators.push(set);
-        // Discovery now, so problems show at start; tokens are refused until it succeeds.
-        for (const p of await set.ready()) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+        // Discovery starts now (without holding up the start), so problems show in the log early;
+        // tokens of an issuer are refused until its discovery succeeds.
+        void set.ready().then((problems) => {
+          for (const p of problems) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+        });
       }
       if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
     }

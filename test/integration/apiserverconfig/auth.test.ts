@@ -89,6 +89,8 @@ test('JWT authentication, anonymous path conditions and webhook authorization', 
   assert.ok(!hook.requests.some((r) => r.spec.user === 'system:anonymous'));
   // The admin (system:masters) is allowed whatever the chain says.
   assert.equal((await s.call('GET', '/api/v1/nodes')).status, 200);
+  // Neither the tokens nor the webhook's credential appear in the server's output.
+  assert.ok(!s.output().includes(good) && !s.output().includes('webhook-token'));
 });
 
 test('a bad configuration file stops plat-apiserver at start with the field named', async (t) => {

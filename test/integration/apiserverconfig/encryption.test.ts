@@ -64,6 +64,7 @@ test('values are encrypted at rest; rotation and identity-first migration keep d
   } finally {
     await s.stop();
   }
+  assert.ok(!s.output().includes(key(1)) && !s.output().includes(key(2)), 'keys never in the log');
   const raw = rawValues(s.dataDir);
   assert.ok(!raw.some((v) => v.includes(MARK)), 'no plaintext in the database');
   assert.ok(raw.some((v) => v.startsWith('plat:enc:aescbc:v1:k1:')), 'event values carry the aescbc prefix');
