@@ -21,8 +21,11 @@ import { PodManager } from './worker/pod-manager.js';
 import { podCapacity } from './worker/admission.js';
 import { runOnce } from './worker/runonce.js';
 import { GarbageCollector, type GcOptions } from './gc/collector.js';
-import { startAgentServices } from './node/agent-services.js';
-import { packageVersion } from './cli/version.js';
+import { ApiserverSource, type ApiPod } from './source/apiserver.js';
+import { ApiStatusSync } from './worker/api-status-sync.js';
+import { RestClient } from './client/rest-client.js';
+import { createPodClient } from './client/typed-clients.js';
+import { loadConnection } from './platconfig/platconfig.js';
 
 export interface AgentInput {
   config: NodeAgentConfiguration;
@@ -45,6 +48,8 @@ export interface Agent {
   podConfig: PodConfig;
   sources: PodSource[];
   gc: GarbageCollector;
+  /** Set when the agent talks to an API server (--platconfig). */
+  api?: { rest: RestClient; statusSync: ApiStatusSync };
 }
 
 function durationMs(value: string, field: string, flag: string): number {
@@ -90,7 +95,20 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const sourceNames: string[] = [];
   if (config.staticPodPath !== '') sourceNames.push('file');
   if (config.staticPodURL !== '') sourceNames.push('http');
-  // ---- api-server pod source (needs the client; added when a platconfig is given) ----
+  // ---- API server client (the certificates block may replace how it is built) ----
+  let rest: RestClient | undefined;
+  if (flags.platconfig !== '') {
+    rest = new RestClient({
+      connection: await loadConnection(flags.platconfig),
+      clock,
+      logger: logger.child({ part: 'client' }),
+      qps: config.platAPIQPS,
+      burst: config.platAPIBurst,
+      contentType: 'application/json',
+    });
+    sourceNames.push('api');
+  }
+  // ---- end API server client ----
   const statuses = new PodStatusManager();
   // parts built later are reached through this late-bound reference
   const late: { pods?: PodManager } = {};
@@ -128,6 +146,26 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         clock,
       }),
     );
+  }
+
+  let statusSync: ApiStatusSync | undefined;
+  if (rest !== undefined) {
+    const podClient = createPodClient<ApiPod>({ client: rest, clock, logger });
+    sources.push(
+      new ApiserverSource({
+        pods: podClient,
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'api' }),
+        clock,
+      }),
+    );
+    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }) });
+    statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
+    statuses.onRemove((pod) => void sync.podRemoved(pod));
+    statusSync = sync;
   }
 
   // ---- workers ----
@@ -177,7 +215,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   // ---- certificates (colleague's block) ----
   // ---- end certificates ----
 
-  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc };
+  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
 }
 
 /** Starts the agent's parts and runs until `signal` aborts; returns the exit status. */
@@ -208,9 +246,6 @@ export async function runAgent(input: AgentInput): Promise<number> {
     agent.gc.start(loops.signal);
 
     // ---- servers and node status (colleague's block) ----
-    // Servers, node registration and status, eviction and events; they stop with loops.signal.
-    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: packageVersion() });
-    logger.info({ servers: services.addresses }, 'agent servers started');
     // ---- end servers and node status ----
 
     await new Promise<void>((resolve) => {
@@ -225,6 +260,8 @@ export async function runAgent(input: AgentInput): Promise<number> {
     await Promise.all(agent.sources.map((s) => s.closed()));
     await agent.pods.stop();
     await agent.gc.stopped();
+    await agent.api?.statusSync.idle();
+    await agent.api?.rest.close();
     await agent.runtime.close();
   }
 }

@@ -299,14 +299,14 @@ export class PodSyncer {
   async killPod(pod: Pod, graceOverride?: number): Promise<void> {
     const containers = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
     await this.stopPodContainers(pod, containers, true, graceOverride);
-    this.forget(pod.metadata.uid);
+    this.forget(pod.metadata.uid, pod);
   }
 
-  forget(uid: string): void {
+  forget(uid: string, latest?: Pod): void {
     this.waiting.delete(uid);
     this.backoff.forgetPrefix(`${uid}/`);
     this.imagePullBackoff.forgetPrefix(`${uid}/`);
-    this.opts.statuses.delete(uid);
+    this.opts.statuses.delete(uid, latest);
   }
 }
 

@@ -19,6 +19,7 @@ export type StatusListener = (pod: Pod, status: PodStatus) => void;
 export class PodStatusManager implements StatusProvider {
   private readonly entries = new Map<string, PodWithStatus>();
   private readonly listeners: StatusListener[] = [];
+  private readonly removeListeners: ((pod: Pod) => void)[] = [];
 
   set(pod: Pod, status: PodStatus): void {
     const prev = this.entries.get(pod.metadata.uid);
@@ -36,8 +37,16 @@ export class PodStatusManager implements StatusProvider {
     return this.entries.get(uid)?.status;
   }
 
-  delete(uid: string): void {
+  /** Drops the pod's status; `latest` is the newest pod object (e.g. with deletionTimestamp). */
+  delete(uid: string, latest?: Pod): void {
+    const prev = this.entries.get(uid);
     this.entries.delete(uid);
+    if (prev) for (const l of this.removeListeners) l(latest ?? prev.pod);
+  }
+
+  /** Called with the pod when its status is dropped (the pod is gone from this node). */
+  onRemove(listener: (pod: Pod) => void): void {
+    this.removeListeners.push(listener);
   }
 
   pods(): Pod[] {

@@ -32,7 +32,8 @@ export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): 
 }
 
 export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
-  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', ...over };
+  // servers off (ports would clash between parallel tests); the pod tests do not need them
+  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...over };
 }
 
 export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {

@@ -1,0 +1,113 @@
+// Reports pod status to the API server: the status of pods that came from it, and mirror pods
+// (read-only reflections, annotated with the static pod's config hash) for static pods. A mirror
+// pod whose hash no longer matches its static pod is replaced, so edits show up. Work for one
+// pod name is serialized; failures are retried on the next status change or resync.
+import type { Logger } from '../log/types.js';
+import { isAlreadyExists, isNotFound, userMessage } from '../util/errors.js';
+import type { ResourceClient } from '../client/resource-client.js';
+import { configHashAnnotation, configMirrorAnnotation, configSourceAnnotation, isStaticPod } from '../pod/static.js';
+import type { Pod, PodStatus } from '../pod/types.js';
+import type { ApiPod } from '../source/apiserver.js';
+
+/** The image mirror pods show for process:// containers, which run without one. */
+export const PROCESS_IMAGE = 'process';
+
+export interface ApiStatusSyncOptions {
+  pods: ResourceClient<ApiPod>;
+  platformDomain: string;
+  logger: Logger;
+}
+
+export class ApiStatusSync {
+  private readonly opts: ApiStatusSyncOptions;
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Last status sent per uid (JSON), to skip identical writes. */
+  private readonly sent = new Map<string, string>();
+
+  constructor(opts: ApiStatusSyncOptions) {
+    this.opts = opts;
+  }
+
+  private enqueue(key: string, fn: () => Promise<void>): Promise<void> {
+    const prev = this.chains.get(key) ?? Promise.resolve();
+    const next = prev.then(fn).catch((err: unknown) => this.opts.logger.warn({ pod: key, err: userMessage(err) }, 'could not report pod status to the API server; will retry on the next change'));
+    this.chains.set(key, next);
+    void next.finally(() => {
+      if (this.chains.get(key) === next) this.chains.delete(key);
+    });
+    return next;
+  }
+
+  /** A pod's status changed (called by the status manager). */
+  statusChanged(pod: Pod, status: PodStatus): Promise<void> {
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    const body = JSON.stringify(status);
+    if (this.sent.get(pod.metadata.uid) === body) return Promise.resolve();
+    return this.enqueue(key, async () => {
+      if (isStaticPod(pod, this.opts.platformDomain)) await this.ensureMirror(pod);
+      await this.opts.pods.patch(pod.metadata.name, { status }, { type: 'merge', subresource: 'status', namespace: pod.metadata.namespace });
+      this.sent.set(pod.metadata.uid, body);
+    });
+  }
+
+  /** A pod is gone from this node: delete its mirror pod, or finish an API deletion. */
+  podRemoved(pod: Pod): Promise<void> {
+    this.sent.delete(pod.metadata.uid);
+    const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+    return this.enqueue(key, async () => {
+      const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.platformDomain)];
+      if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
+      try {
+        const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.platformDomain)];
+        const existing = src === 'api' ? undefined : await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
+        // only the mirror of this very static pod (a newer one may carry the same name)
+        if (existing && existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] !== hash) return;
+        await this.opts.pods.delete(pod.metadata.name, {
+          namespace: pod.metadata.namespace,
+          gracePeriodSeconds: 0,
+          ...(src === 'api' ? { preconditions: { uid: pod.metadata.uid } } : {}),
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+  }
+
+  private mirrorOf(pod: Pod): ApiPod {
+    const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.platformDomain)] ?? pod.metadata.uid;
+    const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = pod.metadata;
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { ...meta, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.platformDomain)]: hash } },
+      // the API requires an image; process:// containers have none, so the mirror says so
+      spec: {
+        ...pod.spec,
+        containers: pod.spec.containers.map((c) => ({ ...c, image: c.image ?? PROCESS_IMAGE })),
+        ...(pod.spec.initContainers ? { initContainers: pod.spec.initContainers.map((c) => ({ ...c, image: c.image ?? PROCESS_IMAGE })) } : {}),
+      },
+    } as unknown as ApiPod;
+  }
+
+  private async ensureMirror(pod: Pod): Promise<void> {
+    const want = this.mirrorOf(pod);
+    const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)];
+    try {
+      await this.opts.pods.create(want, { namespace: pod.metadata.namespace });
+      this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'created mirror pod');
+      return;
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+    const existing = await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
+    if (existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] === hash) return;
+    // an old mirror (or a pod that is not a mirror of this static pod): replace it
+    await this.opts.pods.delete(pod.metadata.name, { namespace: pod.metadata.namespace, gracePeriodSeconds: 0 });
+    await this.opts.pods.create(want, { namespace: pod.metadata.namespace });
+    this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'replaced mirror pod (static pod changed)');
+  }
+
+  async idle(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all([...this.chains.values()]);
+  }
+}
