@@ -197,12 +197,30 @@ export function checkAgainstSchema(value: Record<string, unknown>, kind: string)
   return state.typeError === undefined ? { unknownFields: state.unknown } : { unknownFields: state.unknown, typeError: state.typeError };
 }
 
+/**
+ * A JSON.parse error as a short message in the reference's style, without echoing the body
+ * (which V8 quotes in some messages and which may hold data that does not belong in errors).
+ */
+export function jsonSyntaxMessage(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  const msg = raw.replace(/, ".*" is not valid JSON$/s, '');
+  const tok = /^Unexpected token '(.+)'$/s.exec(msg);
+  if (tok !== null) return `invalid character '${tok[1] ?? ''}' looking for beginning of value`;
+  if (/^Unexpected end of JSON input/.test(msg)) return 'unexpected end of JSON input';
+  const pos = /^(.*) in JSON at position (\d+)/s.exec(msg);
+  if (pos !== null) {
+    const what = (pos[1] ?? '').replace(/^Unexpected non-whitespace character after JSON$/, 'invalid character after top-level value');
+    return `${what.charAt(0).toLowerCase()}${what.slice(1)} (at offset ${pos[2] ?? '0'})`;
+  }
+  return msg.length > 200 ? `${msg.slice(0, 200)}...` : msg;
+}
+
 function parseJsonBody(body: string): unknown {
   if (body.trim() === '') throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
   try {
     return JSON.parse(body) as unknown;
   } catch (e) {
-    throw new DecodeError(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    throw new DecodeError(`couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e)}`);
   }
 }
 

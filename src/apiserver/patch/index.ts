@@ -5,7 +5,7 @@
 // object further, e.g. a strategy restoring spec, call updateManagedFields again with the same
 // `live`: it is idempotent).
 
-import { DecodeError, checkAgainstSchema, decodeBody, findJsonDuplicates } from '../decode.js';
+import { DecodeError, checkAgainstSchema, decodeBody, findJsonDuplicates, jsonSyntaxMessage } from '../decode.js';
 import { PatchError, badRequest } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
 import { serverSideApply, updateManagedFields, validateFieldManager } from './managed-fields.js';
@@ -87,7 +87,7 @@ function parseJsonObject(body: string): Record<string, unknown> {
   try {
     v = JSON.parse(body);
   } catch (e) {
-    throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    throw badRequest(`error decoding patch: ${jsonSyntaxMessage(e)}`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('error decoding patch: the patch must be a JSON object');
   return v as Record<string, unknown>;

@@ -5,6 +5,7 @@
 import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { PatchError, badRequest } from './errors.js';
+import { jsonSyntaxMessage } from '../decode.js';
 
 const { applyPatch, JsonPatchError } = fastJsonPatch;
 export const MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -40,7 +41,7 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
   try {
     ops = JSON.parse(patchBody);
   } catch (e) {
-    throw badRequest(`invalid JSON patch: ${(e as Error).message}`);
+    throw badRequest(`invalid JSON patch: ${jsonSyntaxMessage(e)}`);
   }
   if (!Array.isArray(ops)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) {

@@ -166,3 +166,21 @@ test('property: the JSON duplicate scanner finds exactly the repeated keys', () 
     { numRuns: 1000 },
   );
 });
+
+test('JSON syntax errors never echo the body', () => {
+  const cases: [string, string][] = [
+    ['{"secret":"hunter2",}', "couldn't get version/kind; json parse error: expected double-quoted property name (at offset 20)"],
+    ['{"secret":"hunter2","a":}', "couldn't get version/kind; json parse error: invalid character '}' looking for beginning of value"],
+    ['{', "couldn't get version/kind; json parse error: expected property name or '}' (at offset 1)"],
+    ['{"a":1}x', "couldn't get version/kind; json parse error: invalid character after top-level value (at offset 7)"],
+    ['nul', "couldn't get version/kind; json parse error: unexpected end of JSON input"],
+  ];
+  for (const [body, msg] of cases) {
+    assert.throws(() => decodeBody({ body, contentType: 'application/json', kind: 'Event', apiVersion: 'v1' }), (e: unknown) => {
+      assert.ok(e instanceof DecodeError);
+      assert.equal(e.message, msg);
+      assert.ok(!e.message.includes('hunter2'));
+      return true;
+    });
+  }
+});
