@@ -23,10 +23,12 @@ if [ "${QUICKSTART_SKIP_BUILD:-}" != 1 ]; then
 fi
 
 echo "==> starting nodeagent (root dir $ROOT, log $LOG)"
+mkdir -p "$ROOT/pki"
 node bin/nodeagent \
   --pod-manifest-path examples/static-pods \
   --container-runtime-endpoint process:// \
   --root-dir "$ROOT" \
+  --cert-dir "$ROOT/pki" \
   --hostname-override quickstart \
   --file-check-frequency 5s \
   --fail-cgroupv1=false \
@@ -55,6 +57,10 @@ echo "==> agent log:"
 grep -E "runtime ready|agent starting|container started" "$LOG" | sed 's/^/    /'
 echo "==> curl $URL"
 echo "    $body"
+if health=$(curl -fsS --max-time 1 http://127.0.0.1:10248/healthz 2>/dev/null); then
+  echo "==> curl http://127.0.0.1:10248/healthz"
+  echo "    $health"
+fi
 if [ "$CHECK" = --check ]; then
   echo "==> stopping the agent and its pod"
   exit 0
