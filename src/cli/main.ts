@@ -96,9 +96,13 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
     const code = await runAgent({ config: eff.config, flags: eff.flags, logger, signal: ac.signal });
     return contention ? 0 : code;
   } catch (err) {
+    // Bad input found late (by a part) is one plain line; anything else is a log line.
+    if (err instanceof ConfigError) {
+      handle.flush();
+      return fail(io, err);
+    }
     logger.error({ err: { message: userMessage(err) } }, 'nodeagent stopped with an error');
-    handle.flush();
-    return fail(io, err);
+    return 1;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

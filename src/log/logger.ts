@@ -75,7 +75,8 @@ class TextLogger implements Logger {
   readonly trace = this.#method('trace');
 
   child(bindings: Record<string, unknown>): Logger {
-    const component = bindings['component'];
+    // Our parts name themselves with `component` (some with `part`): vmodule matches either.
+    const component = bindings['component'] ?? bindings['part'];
     const override = typeof component === 'string' ? vmoduleVerbosity(this.#vmodule, component) : undefined;
     const verbosity = override ?? this.#verbosity;
     const child = this.#p.child(bindings, { level: levelFor(verbosity) });

@@ -53,8 +53,9 @@ test('vmodule raises the verbosity of matching components only', () => {
   h.logger.child({ component: 'server' }).debug('server debug');
   h.logger.child({ component: 'worker' }).debug('worker debug');
   h.logger.child({ component: 'server' }).info({ v: 4 }, 'server v4');
+  h.logger.child({ part: 'server' }).debug('part debug');
   h.close();
-  assert.deepEqual(err.lines.map((l) => l.replace(/^\S+ \S+ /, '')), ['server] server debug', 'server] server v4']);
+  assert.deepEqual(err.lines.map((l) => l.replace(/^\S+ \S+ /, '')), ['server] server debug', 'server] server v4', 'nodeagent] part debug part=server']);
 });
 
 test('split stream: info to stdout, warnings and errors to stderr; flush on close', () => {
