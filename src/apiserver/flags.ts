@@ -55,7 +55,7 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
   { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
-  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny. Members of system:masters are always allowed.' },
+  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny, Webhook (with --authorization-webhook-config-file). Members of system:masters are always allowed.' },
   { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
   { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
   { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
@@ -146,8 +146,8 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
   const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   for (const m of modes) {
-    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny') {
-      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny`, { flag: 'authorization-mode' });
+    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny' && m !== 'Webhook') {
+      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Webhook`, { flag: 'authorization-mode' });
     }
   }
   if (modes.length === 0) throw new FlagError('flag --authorization-mode: at least one mode is required (AlwaysAllow, AlwaysDeny)', { flag: 'authorization-mode' });

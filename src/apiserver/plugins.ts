@@ -37,6 +37,10 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger): Promis
     platformDomain: flags.platformDomain,
     anonymousAuthFlagSet: flags.anonymousAuth,
     authorizationModes: flags.authorizationMode,
+    authorizationWebhookConfigFile: x['authorizationWebhookConfigFile'],
+    authorizationWebhookVersion: x['authorizationWebhookVersion'],
+    authorizationWebhookCacheAuthorizedTtl: x['authorizationWebhookCacheAuthorizedTtl'],
+    authorizationWebhookCacheUnauthorizedTtl: x['authorizationWebhookCacheUnauthorizedTtl'],
     clock: systemClock,
     logger,
   });

@@ -14,6 +14,7 @@ import type { Logger } from '../log/types.js';
 import { loadConnection } from '../platconfig/platconfig.js';
 import type { Clock } from '../util/clock.js';
 import { ConfigError, FlagError } from '../util/errors.js';
+import { parseGoDuration } from './duration.js';
 import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
 
 /** The reference enables these admission plugins by default; --enable-admission-plugins adds more. */
@@ -27,6 +28,10 @@ export const APISERVER_CONFIG_FLAGS = [
   { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit.` },
   { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
   { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
+  { name: 'authorization-webhook-config-file', help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.' },
+  { name: 'authorization-webhook-version', help: 'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default "v1beta1").' },
+  { name: 'authorization-webhook-cache-authorized-ttl', help: 'With --authorization-mode=Webhook: how long allowed answers are cached (default 5m0s).' },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', help: 'With --authorization-mode=Webhook: how long other answers are cached (default 30s).' },
   { name: 'validate-config', help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).' },
 ] as const;
 
@@ -43,6 +48,11 @@ export interface ApiserverConfigFileOptions {
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
   readonly authorizationModes: readonly string[];
+  /** --authorization-mode=Webhook settings (the legacy flags). */
+  readonly authorizationWebhookConfigFile?: string | undefined;
+  readonly authorizationWebhookVersion?: string | undefined;
+  readonly authorizationWebhookCacheAuthorizedTtl?: string | undefined;
+  readonly authorizationWebhookCacheUnauthorizedTtl?: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -107,6 +117,19 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       }
     }
 
+    if (authorizers === undefined && o.authorizationModes.includes('Webhook')) {
+      authorizers = [];
+      for (const m of o.authorizationModes) {
+        if (m === 'AlwaysDeny') authorizers.push(alwaysDeny);
+        else if (m === 'AlwaysAllow') authorizers.push(alwaysAllow);
+        else {
+          const w = await legacyWebhookAuthorizer(o);
+          closers.push(() => w.close());
+          authorizers.push(w);
+        }
+      }
+    }
+
     let admissionConfig: ResolvedAdmissionConfiguration | undefined;
     if (given(o.admissionControlConfigFile)) {
       admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
@@ -151,4 +174,49 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     if (err instanceof ConfigError || err instanceof FlagError) throw err;
     throw err;
   }
+}
+
+/** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
+async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
+  const flag = '--authorization-webhook-config-file';
+  if (!given(o.authorizationWebhookConfigFile)) {
+    throw new FlagError(`--authorization-mode=Webhook needs ${flag}`, { flag: 'authorization-webhook-config-file' });
+  }
+  const version = o.authorizationWebhookVersion ?? 'v1beta1';
+  if (version !== 'v1' && version !== 'v1beta1') {
+    throw new FlagError(`invalid value "${version}" for flag --authorization-webhook-version: supported values are v1, v1beta1`, { flag: 'authorization-webhook-version' });
+  }
+  const ttl = (v: string | undefined, def: string, name: string): string => {
+    const text = v ?? def;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 0) throw new FlagError(`invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`, { flag: name });
+    return text;
+  };
+  const authorizedTTL = ttl(o.authorizationWebhookCacheAuthorizedTtl, '5m0s', 'authorization-webhook-cache-authorized-ttl');
+  const unauthorizedTTL = ttl(o.authorizationWebhookCacheUnauthorizedTtl, '30s', 'authorization-webhook-cache-unauthorized-ttl');
+  let connection;
+  try {
+    connection = await loadConnection(o.authorizationWebhookConfigFile);
+  } catch (err) {
+    throw new FlagError(`${flag}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'authorization-webhook-config-file' });
+  }
+  return new WebhookAuthorizer({
+    name: 'webhook',
+    config: {
+      authorizedTTL,
+      cacheAuthorizedRequests: parseGoDuration(authorizedTTL) !== 0,
+      unauthorizedTTL,
+      cacheUnauthorizedRequests: parseGoDuration(unauthorizedTTL) !== 0,
+      timeout: '30s',
+      subjectAccessReviewVersion: version,
+      matchConditionSubjectAccessReviewVersion: 'v1',
+      failurePolicy: 'NoOpinion',
+      connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: o.authorizationWebhookConfigFile },
+      matchConditions: [],
+    },
+    connection,
+    platformDomain: o.platformDomain,
+    clock: o.clock,
+    logger: o.logger,
+  });
 }

@@ -106,3 +106,23 @@ test('a bad configuration file stops plat-apiserver at start with the field name
     return true;
   });
 });
+
+test('--authorization-mode=Webhook with the --authorization-webhook-* flags', async (t) => {
+  const tmp = tempDir('authz-mode-it-');
+  t.after(() => tmp.cleanup());
+  const hook = await startSarWebhook({ dir: tmp.dir });
+  t.after(() => hook.close());
+  hook.setHandler((r) => ({ allowed: r.spec.user === 'carol' }));
+  const tokens = join(tmp.dir, 'tokens.csv');
+  writeFileSync(tokens, 'carol-token,carol,u1\ndave-token,dave,u2\n');
+  const s = await startPlatApiserver(tmp.dir, [
+    '--token-auth-file', tokens,
+    '--authorization-mode', 'Webhook,AlwaysDeny',
+    '--authorization-webhook-config-file', hook.platconfigPath,
+    '--authorization-webhook-version', 'v1',
+  ]);
+  t.after(() => s.stop());
+  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: 'carol-token' })).status, 200);
+  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: 'dave-token' })).status, 403);
+  assert.equal(hook.requests[0]?.apiVersion, 'authorization.platform.io/v1');
+});
