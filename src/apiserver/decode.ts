@@ -203,16 +203,17 @@ export function checkAgainstSchema(value: Record<string, unknown>, kind: string)
  */
 export function jsonSyntaxMessage(err: unknown): string {
   const raw = err instanceof Error ? err.message : String(err);
-  const msg = raw.replace(/, ".*" is not valid JSON$/s, '');
-  const tok = /^Unexpected token '(.+)'$/s.exec(msg);
+  const msg = raw.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
+  const tok = /^Unexpected token '(.)'/su.exec(msg);
   if (tok !== null) return `invalid character '${tok[1] ?? ''}' looking for beginning of value`;
   if (/^Unexpected end of JSON input/.test(msg)) return 'unexpected end of JSON input';
-  const pos = /^(.*) in JSON at position (\d+)/s.exec(msg);
+  const pos = /^(.*?) (in|after) JSON at position (\d+)/s.exec(msg);
   if (pos !== null) {
-    const what = (pos[1] ?? '').replace(/^Unexpected non-whitespace character after JSON$/, 'invalid character after top-level value');
-    return `${what.charAt(0).toLowerCase()}${what.slice(1)} (at offset ${pos[2] ?? '0'})`;
+    const what = pos[2] === 'after' ? 'invalid character after top-level value' : (pos[1] ?? '');
+    return `${what.charAt(0).toLowerCase()}${what.slice(1)} (at offset ${pos[3] ?? '0'})`;
   }
-  return msg.length > 200 ? `${msg.slice(0, 200)}...` : msg;
+  // Anything else: never more than the first sentence, and never quoted input.
+  return (msg.split(/[,"]/)[0] ?? 'invalid JSON').trim();
 }
 
 function parseJsonBody(body: string): unknown {

@@ -184,3 +184,17 @@ test('JSON syntax errors never echo the body', () => {
     });
   }
 });
+
+test('property: JSON syntax messages never quote the body', () => {
+  fc.assert(
+    fc.property(fc.string({ unit: fc.constantFrom('{', '}', '"', ':', ',', 'a', 'S', '[', ']', '1', ' ') }), (s) => {
+      const body = `{"k":"SECRETSECRET",${s}`;
+      try {
+        decodeBody({ body, contentType: 'application/json', kind: 'Event', apiVersion: 'v1' });
+      } catch (e) {
+        assert.ok(!(e as Error).message.includes('SECRET'), (e as Error).message);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
