@@ -144,7 +144,7 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
     for (const p of eff.problems) io.stderr(`${p}\n`);
     return 1;
   }
-  if (typeof version === 'string' && version.startsWith('v')) eff.flags['reportedVersion'] = version;
+  if (typeof version === 'string' && version.startsWith('v')) eff.flags.reportedVersion = version;
   if (parsed.values.get('print-config') === true) {
     const { renderPrintConfig } = await import('../config/print.js');
     io.stdout(renderPrintConfig(eff.config, eff.flags));

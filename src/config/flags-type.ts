@@ -19,6 +19,8 @@ export interface NodeAgentFlags {
   exitOnLockContention: boolean;
   imageCredentialProviderConfig: string;
   imageCredentialProviderBinDir: string;
+  /** Set by --version=vX.Y.Z: the version the agent reports instead of the package's. */
+  reportedVersion?: string;
   [other: string]: unknown;
 }
 
