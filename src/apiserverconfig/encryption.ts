@@ -181,3 +181,20 @@ function validateKms(issues: IssueList, p: FieldPath, kms: KMSConfiguration): vo
   }
   if (kms.timeout !== undefined) checkDuration(issues, [...p, 'timeout'], kms.timeout, { min: 'positive' });
 }
+
+/** The reference's KMS defaults: apiVersion v1, timeout 3s, and cachesize 1000 (KMS v1 only). */
+export function withKmsDefaults(cfg: EncryptionConfiguration): EncryptionConfiguration {
+  return {
+    ...cfg,
+    resources: cfg.resources.map((rc) => ({
+      ...rc,
+      providers: rc.providers.map((p) => {
+        if (p.kms === undefined) return p;
+        const apiVersion = p.kms.apiVersion ?? 'v1';
+        const kms: KMSConfiguration = { ...p.kms, apiVersion, timeout: p.kms.timeout ?? KMS_DEFAULT_TIMEOUT };
+        if (apiVersion === 'v1') kms.cachesize = p.kms.cachesize ?? KMS_DEFAULT_CACHE_SIZE;
+        return { ...p, kms };
+      }),
+    })),
+  };
+}

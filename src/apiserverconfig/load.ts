@@ -16,7 +16,7 @@ import {
 import { authenticationConfigurationSchema, validateAuthentication, type AuthenticationConfiguration } from './authentication.js';
 import { authorizationConfigurationSchema, validateAuthorization, type AuthorizationConfiguration } from './authorization.js';
 import { configApiVersion, DEFAULT_PLATFORM_DOMAIN } from './common.js';
-import { encryptionConfigurationSchema, validateEncryption, type EncryptionConfiguration } from './encryption.js';
+import { encryptionConfigurationSchema, validateEncryption, withKmsDefaults, type EncryptionConfiguration } from './encryption.js';
 import { formatPath, fromZodIssues, IssueList, type FieldPath } from './issues.js';
 import { tracingConfigurationSchema, validateTracing, type TracingConfiguration } from './tracing.js';
 
@@ -124,7 +124,7 @@ export function parseConfigDocument(file: string, doc: unknown, opts: ConfigLoad
       const cfg = parseWith(encryptionConfigurationSchema, doc, issues);
       if (cfg !== undefined) {
         validateEncryption(issues, cfg);
-        loaded = { kind: k, file, config: cfg };
+        loaded = { kind: k, file, config: withKmsDefaults(cfg) };
       }
       break;
     }

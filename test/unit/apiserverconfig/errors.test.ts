@@ -73,3 +73,12 @@ test('the examples in examples/apiserver are valid', async () => {
   assert.deepEqual(r.errors, []);
   assert.deepEqual([...r.kinds].sort(), ['AdmissionConfiguration', 'AuthenticationConfiguration', 'AuthorizationConfiguration', 'EncryptionConfiguration', 'TracingConfiguration']);
 });
+
+test('KMS defaults: apiVersion v1 with cachesize 1000, timeout 3s; v2 gets no cachesize', () => {
+  const d = encryption();
+  setAt(d, 'resources.0.providers.0', { kms: { name: 'a', endpoint: 'unix:///tmp/a.sock' } });
+  setAt(d, 'resources.0.providers.1', { kms: { apiVersion: 'v2', name: 'b', endpoint: 'unix:///tmp/b.sock' } });
+  const cfg = loadConfigFile(tmp.write('kms.yaml', d), 'EncryptionConfiguration');
+  assert.deepEqual(cfg.resources[0]?.providers[0]?.kms, { name: 'a', endpoint: 'unix:///tmp/a.sock', apiVersion: 'v1', timeout: '3s', cachesize: 1000 });
+  assert.deepEqual(cfg.resources[0]?.providers[1]?.kms, { apiVersion: 'v2', name: 'b', endpoint: 'unix:///tmp/b.sock', timeout: '3s' });
+});
