@@ -240,7 +240,8 @@ function validateMetaUpdate(newObj: Record<string, unknown>, oldObj: Record<stri
   const errs: FieldError[] = [];
   const nm = asRecord(newObj['metadata']);
   const om = asRecord(oldObj['metadata']);
-  for (const f of ['name', 'namespace', 'uid', 'creationTimestamp'] as const) {
+  // uid and creationTimestamp are the registry's (its BeforeUpdate fills and checks them).
+  for (const f of ['name', 'namespace'] as const) {
     const nv = nm[f] ?? '';
     const ov = om[f] ?? '';
     if (nv !== ov) errs.push(invalid(`metadata.${f}`, nm[f] ?? '', 'field is immutable'));
