@@ -17,7 +17,7 @@ import { runCsrSigning } from './controllers/csr-signing.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins } from './plugins.js';
-import { simpleManagedFields } from './registry/managed-fields.js';
+import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from '../apiserverconfig/validate-command.js';
@@ -58,7 +58,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     admission: plugins.admission ?? [],
     transformers: plugins.transformers ?? identityTransformers(),
     tracer: plugins.tracer,
-    managedFields: simpleManagedFields(),
+    managedFields: trackedManagedFields(),
     featureGates: { ShardedListAndWatch: flags.featureGates['ShardedListAndWatch'] === true },
     minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
     compactionIntervalMs: flags.etcdCompactionIntervalMs,

@@ -1,25 +1,17 @@
-// The one place the REST layer applies a PATCH body to the live object. The patch types and
-// their errors follow the reference: json-patch, merge-patch, strategic-merge-patch (for the
-// built-in types) and apply-patch (server-side apply).
+// The one place the REST layer applies a PATCH body to the live object, through the patch
+// library (json-patch, merge-patch, strategic-merge-patch for the built-in types, server-side
+// apply with field ownership and conflicts). Its errors become Status errors.
 
-import jsonpatch from 'fast-json-patch';
-import { parse as parseYaml } from 'yaml';
-import { badRequest, StatusError, unsupportedMediaType } from '../status.js';
+import { applyPatch, PatchError, patchTypeOf as libPatchTypeOf, PATCH_CONTENT_TYPES, type PatchType } from '../patch/index.js';
+import { StatusError, unsupportedMediaType } from '../status.js';
 import type { Obj } from '../registry/types.js';
 
-export const PATCH_TYPES = [
-  'application/json-patch+json',
-  'application/merge-patch+json',
-  'application/strategic-merge-patch+json',
-  'application/apply-patch+yaml',
-] as const;
-export type PatchType = (typeof PATCH_TYPES)[number];
+export type { PatchType };
 
 export function patchTypeOf(contentType: string | undefined): PatchType {
-  const mt = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  const found = PATCH_TYPES.find((t) => t === mt);
-  if (found === undefined) throw unsupportedMediaType(contentType ?? '', PATCH_TYPES);
-  return found;
+  const t = libPatchTypeOf(contentType ?? '');
+  if (t === undefined) throw unsupportedMediaType(contentType ?? '', PATCH_CONTENT_TYPES);
+  return t;
 }
 
 export interface PatchArgs {
@@ -34,43 +26,14 @@ export interface PatchArgs {
   readonly now: Date;
 }
 
-function mergePatch(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
-  const out: Obj = target !== null && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Obj) } : {};
-  for (const [k, v] of Object.entries(patch as Obj)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
-}
-
-function parseBody(text: string, yaml: boolean): unknown {
+export function applyPatchBody(a: PatchArgs): { object: Obj; unknownFields: readonly string[]; duplicateFields: readonly string[] } {
   try {
-    return yaml ? parseYaml(text) : JSON.parse(text);
+    const r = applyPatch(a);
+    return { object: r.object, unknownFields: r.unknownFields, duplicateFields: r.duplicateFields };
   } catch (err) {
-    throw badRequest(`error decoding patch: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
-export function applyPatchBody(a: PatchArgs): { object: Obj } {
-  const live = a.live ?? {};
-  switch (a.contentType) {
-    case 'application/json-patch+json': {
-      const ops = parseBody(a.patchBody, false);
-      if (!Array.isArray(ops)) throw badRequest('json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp');
-      try {
-        const r = jsonpatch.applyPatch(structuredClone(live), ops as jsonpatch.Operation[], true, false);
-        return { object: r.newDocument };
-      } catch (err) {
-        throw new StatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
-      }
+    if (err instanceof PatchError) {
+      throw new StatusError(err.status, err.reason, err.message, err.causes === undefined ? undefined : { causes: err.causes.map((c) => ({ ...c })) });
     }
-    case 'application/merge-patch+json':
-    case 'application/strategic-merge-patch+json':
-    case 'application/apply-patch+yaml': {
-      const p = parseBody(a.patchBody, a.contentType === 'application/apply-patch+yaml');
-      if (p === null || typeof p !== 'object' || Array.isArray(p)) throw badRequest('the patch must be a JSON object');
-      return { object: mergePatch(live, p) as Obj };
-    }
+    throw err;
   }
 }

@@ -120,9 +120,8 @@ export async function handleResource(
         { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource, operation: isApply ? 'Apply' : 'Update', allowCreate: isApply },
         (current) => {
           if (current === undefined && !isApply) throw notFound(def.resource, def.group, r.name);
-          const live = current ?? { apiVersion: apiVersionOf(def), kind: def.kind, metadata: { name: r.name, ...(def.namespaced ? { namespace: r.namespace } : {}) } };
-          return applyPatchBody({
-            live,
+          const patched = applyPatchBody({
+            live: current,
             patchBody,
             contentType: patchType,
             kind: def.kind,
@@ -131,7 +130,16 @@ export async function handleResource(
             subresource: r.subresource,
             apiVersion: apiVersionOf(def),
             now: c.clock.now(),
-          }).object;
+          });
+          const warnings: string[] = [];
+          applyFieldValidation({ ...patched, unknownFields: [...patched.unknownFields], duplicateFields: [...patched.duplicateFields] }, wo.fieldValidation, def.kind, def.version, warnings);
+          for (const w of warnings) if (!rc.warnings.includes(w)) rc.warnings.push(w);
+          if (current === undefined) {
+            const m = (patched.object['metadata'] ?? {}) as Obj;
+            if (m['name'] === undefined) m['name'] = r.name;
+            patched.object['metadata'] = m;
+          }
+          return patched.object;
         },
       );
       sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);

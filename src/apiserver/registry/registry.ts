@@ -29,6 +29,8 @@ export interface WriteOptions {
   /** The manager recorded in managedFields. */
   readonly fieldManager: string;
   readonly subresource: string;
+  /** Apply for server-side apply (managedFields already set), Update otherwise. */
+  readonly operation?: 'Update' | 'Apply';
 }
 
 export interface DeleteOptions {
@@ -202,7 +204,7 @@ export class Registry {
       oldObj: undefined,
       newObj: obj,
       manager: opts.fieldManager,
-      operation: 'Update',
+      operation: opts.operation ?? 'Update',
       subresource: opts.subresource,
       apiVersion: apiVersionOf(def),
       now: ctx.now,
@@ -229,7 +231,7 @@ export class Registry {
     def: ResourceDef,
     namespace: string,
     name: string,
-    opts: WriteOptions & { readonly operation?: 'Update' | 'Apply'; readonly allowCreate?: boolean },
+    opts: WriteOptions & { readonly allowCreate?: boolean },
     compute: (current: Obj | undefined) => Promise<Obj> | Obj,
   ): Promise<{ object: Obj; created: boolean }> {
     const key = this.key(def, namespace, name);
