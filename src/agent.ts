@@ -23,9 +23,8 @@ import { runOnce } from './worker/runonce.js';
 import { GarbageCollector, type GcOptions } from './gc/collector.js';
 import { ApiserverSource, type ApiPod } from './source/apiserver.js';
 import { ApiStatusSync } from './worker/api-status-sync.js';
-import { RestClient } from './client/rest-client.js';
+import type { RestClient } from './client/rest-client.js';
 import { createPodClient } from './client/typed-clients.js';
-import { loadConnection } from './platconfig/platconfig.js';
 
 export interface AgentInput {
   config: NodeAgentConfiguration;
@@ -98,14 +97,37 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   // ---- API server client (the certificates block may replace how it is built) ----
   let rest: RestClient | undefined;
   if (flags.platconfig !== '') {
-    rest = new RestClient({
-      connection: await loadConnection(flags.platconfig),
-      clock,
-      logger: logger.child({ part: 'client' }),
+    // ---- certificates (issue 4): TLS bootstrap, the API client, client-certificate rotation ----
+    // Bootstrap runs here when --platconfig is missing or expired (needs --bootstrap-platconfig);
+    // the client presents the current certificate and swaps in rotated ones. The serving
+    // certificate is left to startAgentServices (servingCertificate: false). The managers stop
+    // with input.signal. On a fatal certificate error (expired and not renewable while the API
+    // server answers) the process is asked to stop so a supervisor restarts it into bootstrap.
+    const { startCertificates } = await import('./certificate/setup.js');
+    const certs = await startCertificates({
+      platconfigPath: flags.platconfig,
+      ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
+      certDir: flags.certDir,
+      nodeName,
+      nodeIPs: [],
+      platformDomain,
+      rotateCertificates: config.rotateCertificates,
+      rotateServerCertificates: false,
+      servingCertificate: false,
       qps: config.platAPIQPS,
       burst: config.platAPIBurst,
-      contentType: 'application/json',
+      contentType: config.platAPIContentType,
+      clock,
+      logger: logger.child({ part: 'certificates' }),
+      signal: input.signal,
+      onFatal: (err) => {
+        logger.error({ err: { message: err.message } }, 'certificate failure; stopping the agent');
+        process.exitCode = 1;
+        process.kill(process.pid, 'SIGTERM');
+      },
     });
+    rest = certs.rest;
+    // ---- end certificates (issue 4) ----
     sourceNames.push('api');
   }
   // ---- end API server client ----
