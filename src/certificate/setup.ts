@@ -54,6 +54,8 @@ export interface StartCertificatesOptions {
   rotationFraction?: () => number;
   /** Bootstrap waits (tests). */
   healthzWaitMs?: number;
+  /** false: the caller handles the serving certificate itself (no serving source is built). */
+  servingCertificate?: boolean;
 }
 
 export interface CertificateSetup {
@@ -62,8 +64,8 @@ export interface CertificateSetup {
   rest?: RestClient;
   /** The client-certificate manager (with --rotate-certificates). */
   client?: CertificateManager;
-  /** The serving certificate for the agent's HTTPS servers. */
-  serving: ServingCertificateSource;
+  /** The serving certificate for the agent's HTTPS servers (unless servingCertificate: false). */
+  serving?: ServingCertificateSource;
   /** Resolves when the agent must exit (see CertificateManager.fatal); never in standalone mode. */
   fatal: Promise<Error>;
   stop(): Promise<void>;
@@ -135,8 +137,10 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     }
   }
 
-  let serving: ServingCertificateSource;
-  if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+  let serving: ServingCertificateSource | undefined;
+  if (o.servingCertificate === false) {
+    serving = undefined;
+  } else if (o.tlsCertFile && o.tlsPrivateKeyFile) {
     serving = await FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
   } else if (o.rotateServerCertificates && rest) {
     await ensureWritableDir(o.certDir);
@@ -174,7 +178,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     fatals.push(m.fatal);
   }
   if (o.registry) {
-    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), server: serving });
+    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) });
   }
   const fatal = fatals.length ? Promise.race(fatals) : new Promise<Error>(() => undefined);
   if (o.onFatal) {
@@ -186,13 +190,13 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     if (stopped) return;
     stopped = true;
     await Promise.all(managers.map((m) => m.stop()));
-    await serving.stop();
+    await serving?.stop();
     await rest?.close();
   };
   o.signal?.addEventListener('abort', () => {
     stop().catch((err: unknown) => logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
   }, { once: true });
-  return { bootstrap, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), serving, fatal, stop };
+  return { bootstrap, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
 }
 
 /** Node name as the reference derives it: --hostname-override, else the host name, lower-cased. */

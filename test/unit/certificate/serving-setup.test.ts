@@ -68,7 +68,7 @@ test('rotated serving certificate: handshakes fail until it exists, then present
   t.after(() => setup.stop());
   assert.equal(setup.bootstrap.bootstrapped, false);
   const errors: Error[] = [];
-  const port = await httpsWith(t, setup.serving, (e) => errors.push(e));
+  const port = await httpsWith(t, setup.serving!, (e) => errors.push(e));
   await assert.rejects(handshake(port, ca.certPem));
   assert.ok(errors.some((e) => e.message.includes(NO_SERVING_CERTIFICATE)), errors.map((e) => e.message).join());
   // The serving CSR: signer, usages, SANs sorted and deduplicated.
@@ -79,15 +79,15 @@ test('rotated serving certificate: handshakes fail until it exists, then present
   assert.equal(csr?.spec.signerName, 'platform.io/platlet-serving');
   assert.deepEqual(csr?.spec.usages, ['digital signature', 'server auth']);
   api.approve(name ?? '');
-  while (!setup.serving.current() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  while (!setup.serving?.current() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   assert.equal(await handshake(port, ca.certPem), 'system:node:node-1');
-  const ttl = setup.serving.ttlSeconds() ?? 0;
+  const ttl = setup.serving?.ttlSeconds() ?? 0;
   assert.ok(ttl > 3500 && ttl <= 3600);
   assert.match(await registry.metrics(), /nodeagent_certificate_manager_server_ttl_seconds 3[56]\d\d/);
   const files = await readdir(join(dir, 'pki'));
   assert.ok(files.includes('nodeagent-server-current.pem'));
   const { X509Certificate } = await import('node:crypto');
-  assert.equal(new X509Certificate(setup.serving.current()?.certPem ?? '').subjectAltName, 'DNS:node-1, IP Address:10.0.0.1, IP Address:10.0.0.2');
+  assert.equal(new X509Certificate(setup.serving?.current()?.certPem ?? '').subjectAltName, 'DNS:node-1, IP Address:10.0.0.1, IP Address:10.0.0.2');
 });
 
 test('no serving CSR without an IP', async (t) => {
@@ -103,7 +103,7 @@ test('no serving CSR without an IP', async (t) => {
   while (!logger.lines.some((l) => l.msg.includes('no IP address')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   assert.ok(logger.lines.some((l) => l.msg.includes('cannot request a server certificate yet (the node has no IP address')));
   assert.equal(api.csrs.size, 0);
-  assert.equal(setup.serving.current(), undefined);
+  assert.equal(setup.serving?.current(), undefined);
 });
 
 test('standalone mode (no --platconfig): no API request at all, self-signed serving pair', async (t) => {
@@ -128,8 +128,8 @@ test('standalone mode (no --platconfig): no API request at all, self-signed serv
   assert.equal(setup.client, undefined);
   assert.deepEqual((await readdir(join(dir, 'pki'))).sort(), ['nodeagent.crt', 'nodeagent.key']);
   const errors: Error[] = [];
-  const port = await httpsWith(t, setup.serving, (e) => errors.push(e));
-  const crt = setup.serving.current()?.certPem ?? '';
+  const port = await httpsWith(t, setup.serving!, (e) => errors.push(e));
+  const crt = setup.serving?.current()?.certPem ?? '';
   const caPart = crt.slice(crt.indexOf('-----END CERTIFICATE-----') + 26);
   assert.match(await handshake(port, caPart), /^node-1@/);
   await new Promise((r) => setTimeout(r, 100));
