@@ -12,6 +12,7 @@ import { RestClient } from '../client/rest-client.js';
 import { redactConfiguration } from '../config/redact.js';
 import { tlsOptionsFor } from '../config/tls-ciphers.js';
 import { loadOrCreateSelfSigned } from '../certificate/self-signed.js';
+import { ensureWritableDir } from '../certificate/store.js';
 import type { Logger } from '../log/types.js';
 import { loadConnection } from '../platconfig/platconfig.js';
 import type { Clock } from '../util/clock.js';
@@ -205,6 +206,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       tls = files;
     } else {
       const ips = nodeAddresses(flags.nodeIP, nodeName).filter((a) => a.type === 'InternalIP').map((a) => a.address);
+      await ensureWritableDir(flags.certDir);
       const selfSigned = await loadOrCreateSelfSigned({ certDir: flags.certDir, hostname: nodeName, dnsNames: [nodeName], ipAddresses: [...ips, '127.0.0.1'], clock, logger });
       const manager = input.servingCertificate;
       tls = pemPairSource(() => manager?.current(), () => selfSigned);

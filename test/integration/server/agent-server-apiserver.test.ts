@@ -15,12 +15,12 @@ import { systemClock } from '../../../src/util/clock.js';
 import { NodeAgentMetrics } from '../../../src/server/metrics.js';
 import { NodeServers } from '../../../src/server/node-servers.js';
 import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../../../src/server/api-reviewers.js';
-import { startApiServerProcess, type ApiServerProcess } from '../../helpers/server-apiserver-process.js';
+import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { fetchText } from '../../helpers/server-https-request.js';
 import { ENDPOINTS, FAKE_POD } from '../../helpers/server-fixture.js';
 import { makeCa, makeServing } from '../../helpers/server-tls-certs.js';
 
-let api: ApiServerProcess;
+let api: StartedApiServer;
 let rest: RestClient;
 let base: string;
 let servers: NodeServers;
@@ -34,7 +34,7 @@ before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'nodeagent-tokens-'));
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, 'admin-token,root,1,"system:masters"\nviewer-token,viewer,2,"viewers"\n');
-  api = await startApiServerProcess([`--token-auth-file=${tokens}`, '--authorization-mode=AlwaysDeny', '--platform-domain=k8s.io']);
+  api = await startApiServer({ args: [`--token-auth-file=${tokens}`, '--authorization-mode=AlwaysDeny'], platformDomain: 'k8s.io' });
   rest = new RestClient({ connection: await loadConnection(api.adminPlatconfig), retry: { maxRetries: 0 } });
   const doc = parse(await readFile(api.adminPlatconfig, 'utf8')) as { users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[] };
   const u = doc.users[0]!.user;

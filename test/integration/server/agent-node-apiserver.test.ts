@@ -1,0 +1,175 @@
+// The BUILT agent joined to the BUILT plat-apiserver (--platform-domain=k8s.io): the Node object
+// with its labels, taints, addresses and conditions; the agent's events, also through kubectl;
+// the agent's server answering only whom it should (TokenReview and SubjectAccessReview at
+// plat-apiserver); and the agent carrying on when plat-apiserver goes away.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RestClient } from '../../../src/client/rest-client.js';
+import { loadConnection } from '../../../src/platconfig/platconfig.js';
+import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
+import { fetchText, waitFor } from '../../helpers/server-https-request.js';
+
+interface NodeObj {
+  metadata: { labels: Record<string, string> };
+  spec: { taints?: { key: string; value?: string; effect: string }[]; providerID?: string };
+  status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string; reason: string }[]; capacity: Record<string, string>; allocatable: Record<string, string>; nodeInfo: { kubeletVersion: string } };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+let api: StartedApiServer;
+let rest: RestClient;
+let agent: ChildProcess;
+let agentOut = '';
+let dir: string;
+let port: number;
+let healthzPort: number;
+const NODE = 'agent-node-1';
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nodeagent-join-'));
+  const tokens = join(dir, 'tokens.csv');
+  await writeFile(tokens, 'admin-token,root,1,"system:masters"\nviewer-token,viewer,2,"viewers"\n');
+  api = await startApiServer({ args: [`--token-auth-file=${tokens}`, '--authorization-mode=AlwaysDeny'], platformDomain: 'k8s.io' });
+  rest = new RestClient({ connection: await loadConnection(api.adminPlatconfig), retry: { maxRetries: 0 } });
+  port = await freePort();
+  healthzPort = await freePort();
+  agent = spawn(
+    process.execPath,
+    [
+      'bin/nodeagent',
+      `--platconfig=${api.adminPlatconfig}`,
+      '--platform-domain=k8s.io',
+      '--container-runtime-endpoint=process://',
+      `--root-dir=${join(dir, 'root')}`,
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--hostname-override=${NODE.toUpperCase()}`,
+      '--node-ip=127.0.0.1',
+      '--node-labels=node.k8s.io/pool=blue,example.com/team=infra',
+      '--register-with-taints=dedicated=infra:NoSchedule',
+      '--cloud-provider=external',
+      '--provider-id=test://agent-node-1',
+      '--address=127.0.0.1',
+      `--port=${port}`,
+      '--read-only-port=0',
+      `--healthz-port=${healthzPort}`,
+      '--anonymous-auth=false',
+      '--authentication-token-webhook',
+      '--authorization-mode=Webhook',
+      `--client-ca-file=${api.clusterCaFile}`,
+      '--node-status-update-frequency=1s',
+      '--fail-cgroupv1=false',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  agent.stdout?.on('data', (b: Buffer) => (agentOut += b.toString()));
+  agent.stderr?.on('data', (b: Buffer) => (agentOut += b.toString()));
+});
+
+after(async () => {
+  if (agent !== undefined && agent.exitCode === null) {
+    const exited = new Promise((r) => agent.once('exit', r));
+    agent.kill('SIGTERM');
+    const t = setTimeout(() => agent.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+  await rest?.close();
+  await api?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function getNode(): Promise<NodeObj | undefined> {
+  try {
+    return await rest.request<NodeObj>({ path: `/api/v1/nodes/${NODE}` });
+  } catch {
+    return undefined;
+  }
+}
+
+test('the agent registers a Ready node with its labels, taints, addresses and conditions', async () => {
+  let node: NodeObj | undefined;
+  await waitFor(async () => {
+    node = await getNode();
+    return node?.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+  }, `node ${NODE} to be Ready (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
+  assert.ok(node !== undefined);
+  const l = node.metadata.labels;
+  assert.equal(l['k8s.io/hostname'], NODE);
+  assert.equal(l['k8s.io/os'], 'linux');
+  assert.equal(l['beta.k8s.io/os'], 'linux');
+  assert.ok(l['k8s.io/arch'] !== undefined && l['beta.k8s.io/arch'] === l['k8s.io/arch']);
+  assert.equal(l['node.k8s.io/pool'], 'blue');
+  assert.equal(l['example.com/team'], 'infra');
+  assert.deepEqual(
+    node.spec.taints?.map((t) => `${t.key}=${t.value ?? ''}:${t.effect}`).sort(),
+    ['dedicated=infra:NoSchedule', 'node.cloudprovider.k8s.io/uninitialized=true:NoSchedule'],
+  );
+  assert.equal(node.spec.providerID, 'test://agent-node-1');
+  assert.deepEqual(node.status.addresses, [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: NODE }]);
+  assert.deepEqual(node.status.conditions.map((c) => `${c.type}=${c.status}`), ['MemoryPressure=False', 'DiskPressure=False', 'PIDPressure=False', 'Ready=True']);
+  for (const r of ['cpu', 'memory', 'pods', 'ephemeral-storage']) assert.ok(node.status.capacity[r] !== undefined && node.status.allocatable[r] !== undefined, r);
+  assert.equal(node.status.capacity.pods, '110');
+});
+
+test('the agent\'s events are in plat-apiserver, and kubectl get events shows them', async (t) => {
+  let reasons: string[] = [];
+  await waitFor(async () => {
+    const list = await rest.request<{ items: { reason: string; source: { component: string; host: string }; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const mine = list.items.filter((e) => e.source.component === 'nodeagent' && e.source.host === NODE && e.involvedObject.name === NODE);
+    reasons = mine.map((e) => e.reason);
+    return ['Starting', 'NodeReady', 'RegisteredNode'].every((r) => reasons.includes(r));
+  }, 'the node events', 20_000, 100);
+  if (spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status !== 0) {
+    t.diagnostic('kubectl is not installed: skipping the kubectl part');
+    return;
+  }
+  const r = spawnSync('kubectl', [`--kubeconfig=${api.adminPlatconfig}`, 'get', 'events', '-n', 'default', '-o', 'custom-columns=REASON:.reason,SOURCE:.source.component,HOST:.source.host,OBJECT:.involvedObject.name'], { encoding: 'utf8', timeout: 20_000 });
+  assert.equal(r.status, 0, r.stderr);
+  for (const reason of ['Starting', 'NodeReady', 'RegisteredNode']) assert.match(r.stdout, new RegExp(`^${reason}\\s+nodeagent\\s+${NODE}\\s+${NODE}$`, 'm'));
+});
+
+test('the agent\'s server answers only whom it should', async () => {
+  const base = `https://127.0.0.1:${port}`;
+  await waitFor(async () => (await fetchText(`${base}/healthz`).catch(() => ({ status: 0 }))).status !== 0, 'the agent server', 20_000, 100).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
+  });
+  assert.equal((await fetchText(`${base}/pods`)).status, 401);
+  assert.equal((await fetchText(`${base}/pods`, { token: 'bad' })).status, 401);
+  const viewer = await fetchText(`${base}/pods`, { token: 'viewer-token' });
+  assert.equal(viewer.status, 403);
+  assert.equal(viewer.body, 'Forbidden (user=viewer, verb=get, resource=nodes, subresource=proxy)');
+  const admin = await fetchText(`${base}/pods`, { token: 'admin-token' });
+  assert.equal(admin.status, 200);
+  assert.equal((JSON.parse(admin.body) as { kind: string }).kind, 'PodList');
+  const configz = await fetchText(`${base}/configz`, { token: 'admin-token' });
+  assert.equal(configz.status, 200);
+  assert.match(configz.body, /"nodeagentconfig"/);
+  assert.match((await fetchText(`${base}/metrics`, { token: 'admin-token' })).body, /nodeagent_certificate_manager_server_ttl_seconds \d/);
+  assert.equal((await fetchText(`http://127.0.0.1:${healthzPort}/healthz`)).body, 'ok');
+});
+
+test('plat-apiserver down: the agent keeps serving and running; new callers get 500, never an allow', async () => {
+  await api.stop();
+  const base = `https://127.0.0.1:${port}`;
+  assert.equal((await fetchText(`http://127.0.0.1:${healthzPort}/healthz`)).body, 'ok');
+  assert.equal((await fetchText(`${base}/pods`, { token: 'admin-token' })).status, 200, 'cached answers still hold');
+  const fresh = await fetchText(`${base}/pods`, { token: 'never-seen' });
+  assert.equal(fresh.status, 500);
+  assert.match(fresh.body, /^Authentication error: token review failed/);
+  assert.equal(agent.exitCode, null, 'the agent is still running');
+});
