@@ -47,8 +47,21 @@ export class FieldSet {
   }
   /** Drops every path equal to or under one of `prefixes`. */
   withoutPrefixes(prefixes: readonly FieldPath[]): FieldSet {
-    const ps = prefixes.map((p) => p.join(SEP));
-    return new FieldSet([...this.paths].filter((k) => !ps.some((p) => k === p || k.startsWith(p + SEP))));
+    const exact = new Set(prefixes.map((p) => p.join(SEP)));
+    const under = [...exact].map((p) => p + SEP);
+    const out = new FieldSet();
+    for (const k of this.paths) {
+      if (exact.has(k)) continue;
+      let drop = false;
+      for (const u of under) {
+        if (k.startsWith(u)) {
+          drop = true;
+          break;
+        }
+      }
+      if (!drop) out.paths.add(k);
+    }
+    return out;
   }
   /** True when `p` or any path under it is in the set. */
   hasPrefixOf(p: FieldPath): boolean {
