@@ -85,7 +85,10 @@ class TextLogger implements Logger {
 }
 
 function fdSink(fd: 1 | 2, minLength: number): LogSink {
-  return pino.destination({ dest: fd, sync: false, minLength });
+  const sink = pino.destination({ dest: fd, sync: false, minLength });
+  // A closed pipe (the reader went away) must not crash the agent: logs are best effort.
+  sink.on('error', () => undefined);
+  return sink;
 }
 
 export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
