@@ -18,6 +18,11 @@ export interface RequestCertificateOptions {
   expirationSeconds?: number;
   /** A fixed name (bootstrap) or a generateName prefix (rotation). */
   name?: string;
+  /**
+   * A second deterministic name for servers that reject `name` as invalid (they validate CSR
+   * names as DNS subdomains, which the reference does not: its names are base64url).
+   */
+  alternateName?: string;
   generateName?: string;
   /** How long to wait for issuance. */
   timeoutMs: number;
@@ -107,17 +112,24 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
   if (o.expirationSeconds !== undefined) body.spec.expirationSeconds = o.expirationSeconds;
   let lastLog = -Infinity;
   let delay = 500;
+  let name = o.name;
   for (;;) {
     signal.throwIfAborted();
     try {
       return await o.csrClient.create(body, { signal });
     } catch (err) {
       if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
-      if (o.name && isAlreadyExists(err)) {
-        const existing = await o.csrClient.get(o.name, { signal });
+      if (name && isAlreadyExists(err)) {
+        const existing = await o.csrClient.get(name, { signal });
         await ensureCompatible(existing, o);
-        o.logger.info({ csr: o.name }, `reusing existing certificate signing request ${o.name}`);
+        o.logger.info({ csr: name }, `reusing existing certificate signing request ${name}`);
         return existing;
+      }
+      if (name && o.alternateName && name !== o.alternateName && err instanceof ApiError && err.status === 422 && err.message.includes('metadata.name')) {
+        o.logger.warn({ csr: name, alternate: o.alternateName }, `the API server rejects the name ${name}; using the equally deterministic ${o.alternateName}`);
+        name = o.alternateName;
+        body.metadata = { name };
+        continue;
       }
       if (isUnauthorized(err) || isForbidden(err)) throw err;
       if (!isTransient(err)) throw err;

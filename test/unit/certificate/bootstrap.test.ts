@@ -198,3 +198,16 @@ test('clock skew: a certificate not yet valid gives a warning', async (t) => {
   await bootstrapClientCertificate(o);
   assert.ok(o.logger.lines.some((l) => l.level === 'warn' && /not valid until .* this node's clock is behind/.test(l.msg)));
 });
+
+test('a server that rejects base64url CSR names gets the hex form of the same digest, reused after a restart', async (t) => {
+  const env = await setup(t, { strictNames: true, autoApprove: false });
+  const ac = new AbortController();
+  let first = '';
+  await assert.rejects(bootstrapClientCertificate({ ...env.opts(), signal: ac.signal, onCsrCreated: (n) => { first = n; setImmediate(() => ac.abort(new Error('killed'))); } }), /killed/);
+  assert.match(first, /^node-csr-[0-9a-f]{64}$/);
+  const o = env.opts();
+  const r = await bootstrapClientCertificate({ ...o, onCsrCreated: (n) => setImmediate(() => env.api.approve(n)) });
+  assert.equal(r.csrName, first);
+  assert.equal(env.api.csrs.size, 1);
+  assert.ok(o.logger.lines.some((l) => l.level === 'warn' && l.msg.includes('rejects the name node-csr-')));
+});
