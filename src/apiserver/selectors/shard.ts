@@ -8,7 +8,6 @@ import { SelectorError } from './errors.js';
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
 const MASK64 = 0xffffffffffffffffn;
-const HASH_SPACE_END = 0x10000000000000000n;
 
 /** FNV-1a 64-bit over the UTF-8 bytes of `s`. */
 export function fnv1a64(s: string): bigint {
@@ -40,32 +39,43 @@ export interface ShardSelector {
 }
 
 function splitArgs(s: string): string[] {
-  // Commas inside single-quoted strings do not split.
+  // Commas inside quoted strings do not split.
   const args: string[] = [];
   let cur = '';
-  let inQuote = false;
+  let quote = '';
   for (const c of s) {
-    if (c === "'") inQuote = !inQuote;
-    if (c === ',' && !inQuote) {
+    if (quote !== '') {
+      if (c === quote) quote = '';
+    } else if (c === "'" || c === '"') quote = c;
+    if (c === ',' && quote === '') {
       args.push(cur.trim());
       cur = '';
     } else cur += c;
   }
+  if (quote !== '') throw new SelectorError('CEL parse error: Syntax error: token recognition error: unterminated string');
   args.push(cur.trim());
   return args.length === 1 && args[0] === '' ? [] : args;
 }
 
-function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): bigint {
-  let v = raw;
-  if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) v = v.slice(1, -1);
-  else throw new SelectorError(`${name} ${raw}: must be a single-quoted string such as '0x0000000000000000'`);
-  if (!v.startsWith('0x')) throw new SelectorError(`${name} must have '0x' prefix`);
-  const digits = v.slice(2);
-  const isMax = name === 'hexEnd' && digits === '10000000000000000';
-  if (!isMax && !/^[0-9a-fA-F]{16}$/.test(digits)) {
-    throw new SelectorError(`${name} '${v}': must be a 0x-prefixed 16-digit hex value`);
+/** Checks one bound and returns its lowercase hex digits (16, or 17 for 2^64). */
+function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
+  const quoted = raw.length >= 2 && (raw[0] === "'" || raw[0] === '"') && raw[raw.length - 1] === raw[0];
+  if (!quoted) throw new SelectorError(`${name} must be a string literal (e.g. '0xff'), got ${JSON.stringify(raw)}`);
+  const v = raw.slice(1, -1);
+  if (!v.startsWith('0x')) throw new SelectorError(`${name} must have '0x' prefix, got ${JSON.stringify(v)}`);
+  const hex = v.slice(2);
+  if (hex === '') throw new SelectorError(`${name}: hex value is required after '0x'`);
+  if (hex.length > 17) throw new SelectorError(`${name}: hex value too long (${hex.length} chars, max 17): ${JSON.stringify(hex)}`);
+  for (const c of hex) {
+    if (!/[0-9a-f]/.test(c)) throw new SelectorError(`${name}: invalid hex character ${JSON.stringify(c)} in ${JSON.stringify(v)}`);
   }
-  return BigInt(`0x${digits}`);
+  if (hex.length === 17) {
+    if (v !== '0x10000000000000000') throw new SelectorError(`${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(v)}`);
+  } else if (hex.length !== 16) {
+    const padded = `0x${'0'.repeat(16 - hex.length)}${hex}`;
+    throw new SelectorError(`${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(v)} (did you mean ${JSON.stringify(padded)}?)`);
+  }
+  return v;
 }
 
 function fieldValue(obj: unknown, field: ShardField): string {
@@ -83,25 +93,33 @@ export function parseShardSelector(s: string): ShardSelector {
   let field: ShardField | undefined;
   for (const rawTerm of text.split('||')) {
     const term = rawTerm.trim();
-    const m = /^([^()\s]*)\s*\(([\s\S]*)\)$/.exec(term);
+    if (term === '') throw new SelectorError("CEL parse error: Syntax error: mismatched input '||'");
+    const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
     if (m === null) {
-      throw new SelectorError(`invalid shard selector term '${term}': expected shardRange(<field>, '<hexStart>', '<hexEnd>')`);
+      if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
+        throw new SelectorError(`unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`);
+      }
+      throw new SelectorError(`CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`);
     }
     const fn = m[1] ?? '';
-    if (fn !== 'shardRange') throw new SelectorError(`unsupported function ${JSON.stringify(fn)}`);
+    if (fn !== 'shardRange') throw new SelectorError(`unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`);
     const args = splitArgs(m[2] ?? '');
-    if (args.length !== 3) throw new SelectorError('shardRange() requires exactly 3 arguments');
+    if (args.length !== 3) throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
     const path = args[0] ?? '';
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
+      throw new SelectorError(`shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`);
+    }
     if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
-      throw new SelectorError(`unsupported field path ${JSON.stringify(path)}: supported are object.metadata.uid and object.metadata.namespace`);
+      throw new SelectorError(`unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`);
     }
-    const start = parseBound(args[1] ?? '', 'hexStart');
-    const end = parseBound(args[2] ?? '', 'hexEnd');
-    if (start >= end) {
-      throw new SelectorError(`shard range start ${args[1] ?? ''} must be less than end ${args[2] ?? ''}`);
+    const startHex = parseBound(args[1] ?? '', 'hexStart');
+    const endHex = parseBound(args[2] ?? '', 'hexEnd');
+    const start = BigInt(startHex);
+    const end = BigInt(endHex);
+    if (start >= end) throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+    if (field !== undefined && field !== path) {
+      throw new SelectorError(`all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`);
     }
-    if (end > HASH_SPACE_END) throw new SelectorError(`hexEnd ${args[2] ?? ''}: must be a 0x-prefixed 16-digit hex value`);
-    if (field !== undefined && field !== path) throw new SelectorError('all shard ranges must use the same field');
     field = path;
     ranges.push({ start, end });
   }

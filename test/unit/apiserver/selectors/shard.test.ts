@@ -11,6 +11,10 @@ test('fnv1a64 known vectors', () => {
   assert.notEqual(fnv1a64('é'), fnv1a64('\u00e9'.normalize('NFD')));
 });
 
+test('double-quoted bounds and no spaces are accepted', () => {
+  assert.equal(parseShardSelector('shardRange(object.metadata.uid,"0x0000000000000000","0x10000000000000000")').ranges.length, 1);
+});
+
 test('parse one and several ranges, echo the selector', () => {
   const text = "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0xc000000000000000', '0x10000000000000000')";
   const s = parseShardSelector(text);
@@ -41,28 +45,41 @@ test('property: two halves partition every object', () => {
   fc.assert(fc.property(fc.string(), (uid) => lo.matches({ metadata: { uid } }) !== hi.matches({ metadata: { uid } })));
 });
 
+const U = 'object.metadata.uid';
 const errors: [string, string][] = [
-  ['', 'empty shard selector is not allowed'],
+  ['', 'empty shard selector is not allowed'], // exactly the reference's text (no suffix)
   ['   ', 'empty shard selector is not allowed'],
-  ["hash(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')", 'unsupported function "hash"'],
-  ["shardRange(object.metadata.uid, '0x0000000000000000')", 'shardRange() requires exactly 3 arguments'],
-  ['shardRange()', 'shardRange() requires exactly 3 arguments'],
-  ["shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')", 'unsupported field path'],
-  ["shardRange(object.metadata.uid, '0000000000000000', '0x8000000000000000')", "hexStart must have '0x' prefix"],
-  ["shardRange(object.metadata.uid, '0x0000000000000000', '8000000000000000')", "hexEnd must have '0x' prefix"],
-  ["shardRange(object.metadata.uid, '0x00', '0x8000000000000000')", 'must be a 0x-prefixed 16-digit hex value'],
-  ["shardRange(object.metadata.uid, '0x000000000000000g', '0x8000000000000000')", 'must be a 0x-prefixed 16-digit hex value'],
-  ["shardRange(object.metadata.uid, '0x10000000000000000', '0x10000000000000000')", 'must be a 0x-prefixed 16-digit hex value'],
-  ["shardRange(object.metadata.uid, '0x8000000000000000', '0x8000000000000000')", "shard range start '0x8000000000000000' must be less than end '0x8000000000000000'"],
+  [`hash(${U}, '0x0000000000000000', '0x8000000000000000')`, 'unsupported function "hash"; only shardRange() and || are allowed'],
+  [`shardRange(${U}, '0x0000000000000000')`, 'shardRange() requires exactly 3 arguments, got 2'],
+  ['shardRange()', 'shardRange() requires exactly 3 arguments, got 0'],
+  ["shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')", 'unsupported field path "object.metadata.name"; supported: object.metadata.uid, object.metadata.namespace'],
+  ["shardRange('x', '0x0000000000000000', '0x8000000000000000')", 'shardRange() first argument: expected field path (e.g. object.metadata.uid)'],
+  [`shardRange(${U}, '0000000000000000', '0x8000000000000000')`, 'hexStart must have \'0x\' prefix, got "0000000000000000"'],
+  [`shardRange(${U}, '0x0000000000000000', '8000000000000000')`, 'hexEnd must have \'0x\' prefix, got "8000000000000000"'],
+  [`shardRange(${U}, 0x0000000000000000, '0x8000000000000000')`, "hexStart must be a string literal (e.g. '0xff')"],
+  [`shardRange(${U}, '0x00', '0x8000000000000000')`, 'hexStart must be a 0x-prefixed 16-digit hex value, got "0x00" (did you mean "0x0000000000000000"?)'],
+  [`shardRange(${U}, '0x', '0x8000000000000000')`, "hexStart: hex value is required after '0x'"],
+  [`shardRange(${U}, '0x000000000000000g', '0x8000000000000000')`, 'hexStart: invalid hex character "g" in "0x000000000000000g"'],
+  [`shardRange(${U}, '0x000000000000000A', '0x8000000000000000')`, 'hexStart: invalid hex character "A"'],
+  [`shardRange(${U}, '0x0000000000000000', '0x100000000000000000')`, 'hexEnd: hex value too long (18 chars, max 17): "100000000000000000"'],
+  [`shardRange(${U}, '0x0000000000000000', '0x20000000000000000')`, "hexEnd: 17-digit hex value must be '0x10000000000000000' (2^64), got \"0x20000000000000000\""],
+  [`shardRange(${U}, '0x10000000000000000', '0x10000000000000000')`, 'shard range start 0x10000000000000000 must be less than end 0x10000000000000000'],
+  [`shardRange(${U}, '0x8000000000000000', '0x8000000000000000')`, 'shard range start 0x8000000000000000 must be less than end 0x8000000000000000'],
   [
-    "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')",
-    'all shard ranges must use the same field',
+    `shardRange(${U}, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')`,
+    'all shard ranges must use the same field, got "object.metadata.uid" and "object.metadata.namespace"',
   ],
-  ['garbage', 'invalid shard selector term'],
+  ['garbage', 'unexpected expression "garbage"; expected shardRange() call or || operator'],
+  [`shardRange(${U}, '0x0000000000000000', '0x8000000000000000') ||`, 'CEL parse error'],
+  [`shardRange(${U}, '0x0000000000000000, '0x8000000000000000')`, 'CEL parse error'],
 ];
 for (const [sel, msg] of errors) {
   test(`shard selector error ${JSON.stringify(sel)}`, () => {
-    assert.throws(() => parseShardSelector(sel), (e: unknown) => e instanceof SelectorError && e.message.includes(msg));
+    assert.throws(() => parseShardSelector(sel), (e: unknown) => {
+      assert.ok(e instanceof SelectorError);
+      assert.ok(e.message.startsWith(msg), e.message);
+      return true;
+    });
   });
 }
 
