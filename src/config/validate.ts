@@ -153,6 +153,8 @@ function validateManagers(c: Cfg, p: Problems, on: (n: string) => boolean): void
     p.raw(`${p.field('systemCgroups')} was specified and ${p.field('cgroupRoot')} was not specified`);
   }
   oneOf(p, 'cpuManagerPolicy', c.cpuManagerPolicy, ['none', 'static']);
+  if (Object.keys(c.cpuManagerPolicyOptions).length > 0) gate(p, 'cpuManagerPolicyOptions', c.cpuManagerPolicyOptions, on, 'CPUManagerPolicyOptions');
+  if (Object.keys(c.topologyManagerPolicyOptions).length > 0) gate(p, 'topologyManagerPolicyOptions', c.topologyManagerPolicyOptions, on, 'TopologyManagerPolicyOptions');
   duration(p, 'cpuManagerReconcilePeriod', c.cpuManagerReconcilePeriod, 'positive');
   oneOf(p, 'memoryManagerPolicy', c.memoryManagerPolicy, ['None', 'Static']);
   oneOf(p, 'topologyManagerPolicy', c.topologyManagerPolicy, ['none', 'best-effort', 'restricted', 'single-numa-node']);
