@@ -59,6 +59,7 @@ interface Options {
   allowUnknownUsages: boolean;
   allowDuplicateUsages: boolean;
   allowEmptyConditionType: boolean;
+  allowLegacySignerName: boolean;
 }
 
 const STRICT: Options = {
@@ -70,6 +71,7 @@ const STRICT: Options = {
   allowUnknownUsages: false,
   allowDuplicateUsages: false,
   allowEmptyConditionType: false,
+  allowLegacySignerName: false,
 };
 
 /** Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters. */
@@ -147,20 +149,24 @@ function validateConditions(obj: Record<string, unknown>, opts: Options): FieldE
     if (type === '' && !opts.allowEmptyConditionType) errs.push(required(`${p}.type`, ''));
     if (status === '') errs.push(required(`${p}.status`, ''));
     if (type === 'Approved' || type === 'Denied' || type === 'Failed') {
-      if (type === 'Approved') approved = true;
-      if (type === 'Denied') denied = true;
       if (status !== '' && status !== 'True') errs.push(notSupported(`${p}.status`, status, ['True']));
     } else if (status !== '' && status !== 'True' && status !== 'False' && status !== 'Unknown') {
       errs.push(notSupported(`${p}.status`, status, ['False', 'True', 'Unknown']));
+    }
+    if (!opts.allowBothApprovedAndDenied) {
+      if (type === 'Approved') {
+        approved = true;
+        if (denied) errs.push(invalid(`${p}.type`, type, 'Approved and Denied conditions are mutually exclusive'));
+      } else if (type === 'Denied') {
+        denied = true;
+        if (approved) errs.push(invalid(`${p}.type`, type, 'Approved and Denied conditions are mutually exclusive'));
+      }
     }
     if (!opts.allowDuplicateConditionTypes) {
       if (seen.has(type)) errs.push(duplicate(`${p}.type`, type));
       seen.add(type);
     }
   });
-  if (approved && denied && !opts.allowBothApprovedAndDenied) {
-    errs.push(invalid('status.conditions', conds, 'Approved and Denied conditions are mutually exclusive'));
-  }
   return errs;
 }
 
@@ -199,7 +205,7 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
     });
   }
   const signerName = spec['signerName'];
-  if (signerName === LEGACY_UNKNOWN_SIGNER) {
+  if (signerName === LEGACY_UNKNOWN_SIGNER && !opts.allowLegacySignerName) {
     errs.push(invalid('spec.signerName', signerName, 'the legacy signerName is not allowed via this API version'));
   } else errs.push(...validateSignerName('spec.signerName', signerName));
   const exp = spec['expirationSeconds'];
@@ -217,7 +223,7 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
 }
 
 /** Loosens the rules an existing object already breaks, so it stays updatable (the reference's getValidationOptions). */
-function optionsFor(oldObj: Record<string, unknown>): Options {
+function optionsFor(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): Options {
   const opts = { ...STRICT };
   const oldConds = conditionsOf(oldObj);
   const types = oldConds.map((c) => c.type);
@@ -227,8 +233,12 @@ function optionsFor(oldObj: Record<string, unknown>): Options {
   const oldUsages = asArray(asRecord(oldObj['spec'])['usages']);
   opts.allowUnknownUsages = oldUsages.some((u) => typeof u !== 'string' || !KNOWN_USAGE_SET.has(u));
   opts.allowDuplicateUsages = new Set(oldUsages).size !== oldUsages.length;
-  const oldCert = bytesField(asRecord(oldObj['status'])['certificate']);
-  opts.allowArbitraryCertificate = oldCert === undefined || certificateProblem(oldCert) !== undefined;
+  const oldCertText = asRecord(oldObj['status'])['certificate'] ?? '';
+  const newCertText = asRecord(newObj['status'])['certificate'] ?? '';
+  const oldCert = bytesField(oldCertText);
+  // An update that leaves the certificate alone is not held to today's certificate rules.
+  opts.allowArbitraryCertificate = newCertText === oldCertText || oldCert === undefined || certificateProblem(oldCert) !== undefined;
+  opts.allowLegacySignerName = asRecord(oldObj['spec'])['signerName'] === LEGACY_UNKNOWN_SIGNER;
   return opts;
 }
 
@@ -282,15 +292,15 @@ export function validateCsrCreate(obj: Record<string, unknown>): FieldError[] {
 }
 
 export function validateCsrUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, optionsFor(oldObj));
+  return validateUpdate(newObj, oldObj, optionsFor(newObj, oldObj));
 }
 
 export function validateCsrStatusUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, { ...optionsFor(oldObj), allowSettingCertificate: true });
+  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj), allowSettingCertificate: true });
 }
 
 export function validateCsrApprovalUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, { ...optionsFor(oldObj), allowSettingApprovalConditions: true });
+  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj), allowSettingApprovalConditions: true });
 }
 
 // The write mutators live in strategy.ts; re-exported here so callers can import the pair together.

@@ -62,7 +62,7 @@ describe('validateCsrCreate', () => {
     ['Failed Unknown', (o) => (o['status'] = { conditions: [{ type: 'Failed', status: 'Unknown' }] }), 'status.conditions[0].status: Unsupported value: "Unknown"'],
     ['custom condition bad status', (o) => (o['status'] = { conditions: [{ type: 'Custom', status: 'Maybe' }] }), 'supported values: "False", "True", "Unknown"'],
     ['duplicate condition', (o) => (o['status'] = { conditions: [{ type: 'Failed', status: 'True' }, { type: 'Failed', status: 'True' }] }), 'status.conditions[1].type: Duplicate value: "Failed"'],
-    ['approved and denied', (o) => (o['status'] = { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] }), 'Approved and Denied conditions are mutually exclusive'],
+    ['approved and denied', (o) => (o['status'] = { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] }), 'status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive'],
     ['certificate wrong block', (o) => (o['status'] = { certificate: b64(pem) }), 'status.certificate: Invalid value: "<certificate data>": only CERTIFICATE PEM blocks are allowed, found "CERTIFICATE REQUEST"'],
     ['certificate no blocks', (o) => (o['status'] = { certificate: b64('junk') }), 'must contain at least one CERTIFICATE PEM block'],
     ['certificate headers', (o) => (o['status'] = { certificate: b64(certPem.replace('-----\n', '-----\nProc-Type: 4,ENCRYPTED\n\n')) }), 'no PEM block headers are permitted'],
@@ -229,5 +229,21 @@ describe('prepareCsrForCreate', () => {
     Object.assign(o2['spec'] as Record<string, unknown>, { uid: 'u0', extra: { a: ['b'] } });
     prepareCsrForCreate(o2, { username: 'anon', groups: [] });
     assert.deepEqual(Object.keys(o2['spec'] as object).sort(), ['request', 'signerName', 'usages', 'username']);
+  });
+});
+
+describe('compatibility with stored data', () => {
+  test('an update that leaves a (now invalid) certificate alone is accepted', () => {
+    const old = csrObject({ requestPem: pem, status: { certificate: b64('not a certificate') } });
+    const next = structuredClone(old);
+    (next['metadata'] as Record<string, unknown>)['labels'] = { a: 'b' };
+    assert.deepEqual(validateCsrUpdate(next, old), []);
+  });
+  test('stored Approved+Denied and legacy signer stay updatable', () => {
+    const old = csrObject({ requestPem: pem, signerName: 'kubernetes.io/legacy-unknown', status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] } });
+    assert.ok(texts(validateCsrCreate(old)).some((t) => t.includes('the legacy signerName is not allowed via this API version')));
+    const next = structuredClone(old);
+    (next['metadata'] as Record<string, unknown>)['labels'] = { a: 'b' };
+    assert.deepEqual(validateCsrUpdate(next, old), []);
   });
 });
