@@ -29,7 +29,7 @@ async function mayOnSigner(authorizer: Authorizer, user: UserInfo, verb: string,
       isResourceRequest: true,
       path: '',
       apiGroup: group,
-      apiVersion: '*',
+      apiVersion: '',
       resource: 'signers',
       subresource: '',
       namespace: '',
@@ -100,9 +100,8 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
     let orgs: readonly string[];
     try {
       orgs = parseCsrPem(Buffer.from(request, 'base64')).organizations;
-    } catch {
-      // An unparseable request is rejected by validation with its own message.
-      return Promise.resolve();
+    } catch (err) {
+      return Promise.reject(denied(r, `failed to parse CSR: ${err instanceof Error ? err.message : String(err)}`));
     }
     if (orgs.includes('system:masters')) {
       return Promise.reject(denied(r, `use of ${restricted} signer with system:masters group is not allowed`));

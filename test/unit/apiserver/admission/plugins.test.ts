@@ -133,6 +133,8 @@ describe('certificate plugins', () => {
     assert.match(err.message, /use of platform.io\/plat-apiserver-client signer with system:masters group is not allowed/);
     await plugin.admit(create('/O=devs/CN=alice', `${DOMAIN}/plat-apiserver-client`));
     await plugin.admit(create('/O=system:masters/CN=admin', 'example.com/other'));
+    const garbage = csrReq({ operation: 'CREATE', subresource: '', oldObject: undefined }, { signerName: `${DOMAIN}/plat-apiserver-client`, request: Buffer.from('nope').toString('base64') });
+    assert.match((await rejection(plugin.admit(garbage))).message, /failed to parse CSR: PEM block type must be CERTIFICATE REQUEST/);
   });
 
   test('buildAdmissionPlugins: unknown names and EventRateLimit without configuration are config errors', () => {
