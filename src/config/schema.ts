@@ -8,7 +8,8 @@ import { z } from 'zod';
 const str = () => z.string().optional();
 const bool = () => z.boolean().optional();
 const int = () => z.number().int().optional();
-const num = () => z.number().optional();
+/** The reference's int32 fields: a file may not hold more than a flag could. */
+const int32 = () => z.number().int().min(-2147483648).max(2147483647).optional();
 /** Go duration string: `300ms`, `1.5h`, `2m0s`. Syntax is checked in validate.ts. */
 const duration = () => z.string().optional();
 /** Resource quantity (`10Mi`, `1G`, `500m`); YAML may give a plain number. */
@@ -26,7 +27,7 @@ export const taintSchema = z.strictObject({
 });
 
 export const reservedMemorySchema = z.strictObject({
-  numaNode: z.number().int(),
+  numaNode: z.number().int().min(0).max(2147483647),
   limits: z.record(z.string(), quantityValue),
 });
 
@@ -72,10 +73,10 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   // server
   enableServer: bool(),
   address: str(),
-  port: int(),
-  readOnlyPort: int(),
+  port: int32(),
+  readOnlyPort: int32(),
   healthzBindAddress: str(),
-  healthzPort: int(),
+  healthzPort: int32(),
   tlsCertFile: str(),
   tlsPrivateKeyFile: str(),
   tlsCipherSuites: strings(),
@@ -98,34 +99,34 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   runOnce: bool(),
 
   // API server traffic
-  platAPIQPS: num(),
-  platAPIBurst: int(),
+  platAPIQPS: int32(),
+  platAPIBurst: int32(),
   platAPIContentType: str(),
-  eventRecordQPS: num(),
-  eventBurst: int(),
+  eventRecordQPS: int32(),
+  eventBurst: int32(),
   registerNode: bool(),
   providerID: str(),
   registerWithTaints: z.array(taintSchema).optional(),
   nodeStatusUpdateFrequency: duration(),
-  nodeStatusMaxImages: int(),
+  nodeStatusMaxImages: int32(),
 
   // runtime and images
   containerRuntimeEndpoint: str(),
   imageServiceEndpoint: str(),
   runtimeRequestTimeout: duration(),
   serializeImagePulls: bool(),
-  registryPullQPS: num(),
-  registryBurst: int(),
+  registryPullQPS: int32(),
+  registryBurst: int32(),
   imageMinimumGCAge: duration(),
-  imageGCHighThresholdPercent: int(),
-  imageGCLowThresholdPercent: int(),
+  imageGCHighThresholdPercent: int32(),
+  imageGCLowThresholdPercent: int32(),
   containerLogMaxSize: str(),
-  containerLogMaxFiles: int(),
+  containerLogMaxFiles: int32(),
   seccompDefault: bool(),
 
   // pods and resources
-  maxPods: int(),
-  podsPerCore: int(),
+  maxPods: int32(),
+  podsPerCore: int32(),
   podPidsLimit: int(),
   podCIDR: str(),
   maxOpenFiles: int(),
@@ -136,7 +137,7 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   allowedUnsafeSysctls: strings(),
   makeIPTablesUtilChains: bool(),
   protectKernelDefaults: bool(),
-  oomScoreAdj: int(),
+  oomScoreAdj: int32(),
   volumePluginDir: str(),
   volumeStatsAggPeriod: duration(),
   enableControllerAttachDetach: bool(),
@@ -173,7 +174,7 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   evictionSoftGracePeriod: stringMap(),
   evictionMinimumReclaim: stringMap(),
   evictionPressureTransitionPeriod: duration(),
-  evictionMaxPodGracePeriod: int(),
+  evictionMaxPodGracePeriod: int32(),
 
   // host
   failSwapOn: bool(),

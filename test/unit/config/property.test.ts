@@ -61,7 +61,7 @@ test('the shape pre-check agrees with zod', () => {
   const good = { ...HEAD, registerWithTaints: [{ key: 'a', effect: 'NoSchedule' }], reservedMemory: [{ numaNode: 0, limits: { memory: '1Gi' } }], logging: { options: { text: { splitStream: true } } }, staticPodURLHeader: { A: ['b'] }, systemReserved: { cpu: 1 } };
   assert.equal(shapeOk(shape, good), true);
   assert.equal(nodeAgentConfigurationSchema.safeParse(good).success, true);
-  for (const bad of [{ port: 1.5 }, { platAPIQPS: Number.POSITIVE_INFINITY }, { registerWithTaints: [{ key: 'a' }] }, { logging: { options: { text: { x: 1 } } } }, { featureGates: { A: 'true' } }].map((b) => ({ ...HEAD, ...b }))) {
+  for (const bad of [{ port: 1.5 }, { port: 3000000000 }, { reservedMemory: [{ numaNode: -1, limits: {} }] }, { platAPIQPS: Number.POSITIVE_INFINITY }, { registerWithTaints: [{ key: 'a' }] }, { logging: { options: { text: { x: 1 } } } }, { featureGates: { A: 'true' } }].map((b) => ({ ...HEAD, ...b }))) {
     assert.equal(shapeOk(shape, bad), false, JSON.stringify(bad));
     assert.equal(nodeAgentConfigurationSchema.safeParse(bad).success, false, JSON.stringify(bad));
   }
@@ -80,7 +80,7 @@ test('fast and full decoding agree on clean documents', async () => {
       evictionHard: fc.dictionary(fc.constantFrom('memory.available', 'nodefs.available'), fc.constantFrom('100Mi', '10%', 'true', 'null', '0x1F', '1e3', 'yes', '2001-01-01')),
       systemReserved: fc.dictionary(fc.constantFrom('cpu', 'memory'), fc.oneof(fc.constantFrom('1', '500m', '1Gi'), fc.integer({ min: 0, max: 8 }))),
       registerWithTaints: fc.array(fc.record({ key: fc.constantFrom('a', 'b/c'), value: fc.constantFrom('x', '1', 'on'), effect: fc.constantFrom('NoSchedule', 'NoExecute') }), { maxLength: 2 }),
-      platAPIQPS: fc.oneof(fc.integer({ min: 0, max: 100 }), fc.double({ min: 0, max: 100, noNaN: true })),
+      platAPIQPS: fc.integer({ min: 0, max: 100 }),
       clusterDomain: scalar.map(String),
     },
     { requiredKeys: [] },
