@@ -33,8 +33,9 @@ export function prepareCsrForUpdate(newObj: Record<string, unknown>, oldObj: Rec
 }
 
 /**
- * /status: the spec is kept; existing Approved/Denied conditions are kept (a status writer cannot
- * drop an approval); missing condition times are filled.
+ * /status: the spec is kept; existing Approved/Denied conditions are kept as stored when the
+ * writer sent the same number of them (a status writer cannot edit an approval; adding or
+ * removing one is left for validation to reject); missing condition times are filled.
  */
 export function prepareCsrForStatusUpdate(
   newObj: Record<string, unknown>,
@@ -44,15 +45,28 @@ export function prepareCsrForStatusUpdate(
   setOrDelete(newObj, 'spec', oldObj['spec']);
   const status = { ...asRecord(newObj['status']) };
   const conds = conditionsOf(newObj).map((c) => ({ ...c }));
-  for (const old of conditionsOf(oldObj)) {
-    if ((old.type === 'Approved' || old.type === 'Denied') && !conds.some((c) => c.type === old.type)) {
-      conds.push(deepClone(old));
-    }
+  const oldConds = conditionsOf(oldObj);
+  for (const type of ['Approved', 'Denied']) {
+    const oldIdx = indicesOf(oldConds, type);
+    const newIdx = indicesOf(conds, type);
+    if (oldIdx.length !== newIdx.length) continue;
+    newIdx.forEach((ni, i) => {
+      const o = oldConds[oldIdx[i] ?? -1];
+      if (o !== undefined) conds[ni] = deepClone(o);
+    });
   }
   if (conds.length > 0 || 'conditions' in status) status['conditions'] = conds;
   newObj['status'] = status;
-  fillConditionTimes(conds, conditionsOf(oldObj), now);
+  fillConditionTimes(conds, oldConds, now);
   return newObj;
+}
+
+function indicesOf(conds: readonly Condition[], type: string): number[] {
+  const out: number[] = [];
+  conds.forEach((c, i) => {
+    if (c.type === type) out.push(i);
+  });
+  return out;
 }
 
 /** /approval: only status.conditions is taken from the body. */

@@ -160,9 +160,9 @@ describe('updates', () => {
     assert.deepEqual(texts(validateCsrStatusUpdate(again, next)), ['status.certificate: Forbidden: updates may not modify existing certificate content']);
   });
 
-  test('/status: keeps spec and existing approval, adds Failed with filled times', () => {
+  test('/status: keeps spec, appends Failed (as the signer does) with filled times', () => {
     const old = csrObject({ requestPem: pem, status: { conditions: [approved] } });
-    const body = csrObject({ requestPem: pem, usages: ['server auth'], status: { conditions: [{ type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: 'x' }] } });
+    const body = csrObject({ requestPem: pem, usages: ['server auth'], status: { conditions: [approved, { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: 'x' }] } });
     const next = prepareCsrForStatusUpdate(body, old, now);
     assert.deepEqual(next['spec'], old['spec']);
     const conds = (next['status'] as { conditions: Record<string, unknown>[] }).conditions;
@@ -174,13 +174,22 @@ describe('updates', () => {
     assert.deepEqual(validateCsrStatusUpdate(next, old), []);
   });
 
-  test('/status may not add or modify Approved/Denied', () => {
+  test('/status may not add or remove Approved/Denied; an edited approval is put back as stored', () => {
     const old = csrObject({ requestPem: pem });
     const next = prepareCsrForStatusUpdate(csrObject({ requestPem: pem, status: { conditions: [{ type: 'Denied', status: 'True' }] } }), old, now);
     assert.deepEqual(texts(validateCsrStatusUpdate(next, old)), ['status.conditions: Forbidden: updates may not add a condition of type "Denied"']);
     const old2 = csrObject({ requestPem: pem, status: { conditions: [approved] } });
     const next2 = prepareCsrForStatusUpdate(csrObject({ requestPem: pem, status: { conditions: [{ ...approved, message: 'changed' }] } }), old2, now);
-    assert.deepEqual(texts(validateCsrStatusUpdate(next2, old2)), ['status.conditions: Forbidden: updates may not modify a condition of type "Approved"']);
+    assert.deepEqual((next2['status'] as { conditions: unknown[] }).conditions, [approved]);
+    assert.deepEqual(validateCsrStatusUpdate(next2, old2), []);
+    const removed = prepareCsrForStatusUpdate(csrObject({ requestPem: pem, status: { conditions: [] } }), old2, now);
+    assert.deepEqual(texts(validateCsrStatusUpdate(removed, old2)), ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
+  });
+
+  test('main resource validation (without prepare) rejects a modified approval', () => {
+    const old2 = csrObject({ requestPem: pem, status: { conditions: [approved] } });
+    const next2 = csrObject({ requestPem: pem, status: { conditions: [{ ...approved, message: 'changed' }] } });
+    assert.deepEqual(texts(validateCsrUpdate(next2, old2)), ['status.conditions: Forbidden: updates may not modify a condition of type "Approved"']);
   });
 
   test('/approval: only conditions taken, times filled, lastTransitionTime kept for same type+status', () => {
