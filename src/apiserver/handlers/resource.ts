@@ -16,6 +16,7 @@ import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
 import { sendJson, type ResponseContext } from './respond.js';
+import { toTable, wantsTable } from './table.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -58,7 +59,7 @@ export async function handleResource(
   if (r.watchPath) {
     if (method !== 'GET') throw methodNotAllowed(method);
     const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal);
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
     return;
   }
   if (r.name === '') {
@@ -66,10 +67,15 @@ export async function handleResource(
       case 'GET': {
         const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
         if (o.watch) {
-          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal);
+          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
           return;
         }
-        sendJson(res, 200, await listObjects(c.registry, def, r.namespace, o), rc);
+        const list = await listObjects(c.registry, def, r.namespace, o);
+        if (wantsTable(req.headers.accept, c.platformDomain)) {
+          sendJson(res, 200, toTable(def, list.items, list.metadata, c.platformDomain, c.clock.now()), rc);
+          return;
+        }
+        sendJson(res, 200, list, rc);
         return;
       }
       case 'POST': {
@@ -96,7 +102,12 @@ export async function handleResource(
   switch (method) {
     case 'GET': {
       params(url, 'R');
-      sendJson(res, 200, withKind(def, await c.registry.get(def, r.namespace, r.name)), rc);
+      const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
+      if (wantsTable(req.headers.accept, c.platformDomain)) {
+        sendJson(res, 200, toTable(def, [obj], { resourceVersion: metaOf(obj)['resourceVersion'] }, c.platformDomain, c.clock.now()), rc);
+        return;
+      }
+      sendJson(res, 200, obj, rc);
       return;
     }
     case 'PUT': {
@@ -156,6 +167,12 @@ export async function handleResource(
     default:
       throw methodNotAllowed(method);
   }
+}
+
+/** Watch events as Tables when the client asked for server-side printing. */
+function tableRenderer(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): ((o: Obj) => Obj) | undefined {
+  if (!wantsTable(req.headers.accept, c.platformDomain)) return undefined;
+  return (o) => toTable(def, [o], { resourceVersion: metaOf(o)['resourceVersion'] }, c.platformDomain, c.clock.now());
 }
 
 function notFoundPath(): StatusError {

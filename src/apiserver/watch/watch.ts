@@ -37,6 +37,10 @@ export function watchLine(type: EventType, object: Obj | StatusBody): string {
   return `${JSON.stringify({ type, object })}\n`;
 }
 
+function line(type: EventType, object: Obj, render: ((o: Obj) => Obj) | undefined): string {
+  return watchLine(type, render === undefined ? object : render(object));
+}
+
 export async function serveWatch(
   res: ServerResponse,
   registry: Registry,
@@ -45,6 +49,8 @@ export async function serveWatch(
   o: ListOptions,
   s: WatchSettings,
   signal: AbortSignal,
+  /** Rewrites each event object (server-side printing as a Table); undefined keeps it. */
+  render?: (obj: Obj) => Obj,
 ): Promise<void> {
   const store = registry.store;
   const prefix = registry.prefix(def, namespace);
@@ -159,22 +165,22 @@ export async function serveWatch(
       }
       if (item.kind === 'change') {
         const c = item.change;
-        const line = eventFor(c.type, withKind(c.object), c.prev === undefined ? undefined : withKind({ ...c.prev }), c.rv, matches, filtered);
-        if (line === undefined) continue;
-        if (!filtered || line.cacheable) {
+        const ev = eventFor(c.type, withKind(c.object), c.prev === undefined ? undefined : withKind({ ...c.prev }), c.rv, matches, filtered);
+        if (ev === undefined) continue;
+        if (render === undefined && (!filtered || ev.cacheable)) {
           let text = lineCache.get(c);
           if (text === undefined) {
-            text = watchLine(line.type, line.object);
+            text = watchLine(ev.type, ev.object);
             lineCache.set(c, text);
           }
           await write(text);
-        } else await write(watchLine(line.type, line.object));
+        } else await write(line(ev.type, ev.object, render));
         continue;
       }
       const row = item.row;
       const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
       if (item.initial) {
-        if (matches(obj)) await write(watchLine('ADDED', obj));
+        if (matches(obj)) await write(line('ADDED', obj, render));
         continue;
       }
       let prev: Obj | undefined;
@@ -183,7 +189,7 @@ export async function serveWatch(
         prev = p === undefined ? (row.type === 'DELETED' ? obj : undefined) : await decodeRow(registry, def, p.key, p.rv, p.value);
       }
       const ev = eventFor(row.type, obj, row.type === 'DELETED' ? obj : prev, row.rv, matches, filtered);
-      if (ev !== undefined) await write(watchLine(ev.type, ev.object));
+      if (ev !== undefined) await write(line(ev.type, ev.object, render));
     }
   } catch (err) {
     s.logger.warn({ err, resource: def.resource }, 'watch stream ended by an error');

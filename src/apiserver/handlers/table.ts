@@ -1,0 +1,162 @@
+// Server-side printing: the Table (meta/v1) that `kubectl get` asks for with
+// `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, with the reference's columns for
+// CSRs, events, namespaces, nodes and pods. Clients that do not ask get the plain objects.
+
+import type { ResourceDef, Obj } from '../registry/types.js';
+import { metaOf, objAt, str } from '../registry/types.js';
+
+export interface Column {
+  readonly name: string;
+  readonly type: string;
+  readonly format: string;
+  readonly description: string;
+  readonly priority: number;
+}
+
+/** True when the Accept header asks for a meta/v1 Table (of this platform domain or k8s.io). */
+export function wantsTable(accept: string | undefined, domain: string): boolean {
+  if (accept === undefined) return false;
+  return accept.split(',').some((part) => {
+    const params = part.split(';').map((p) => p.trim());
+    return params.includes('as=Table') && params.includes('v=v1') && (params.includes(`g=meta.${domain}`) || params.includes('g=meta.k8s.io'));
+  });
+}
+
+/** The reference's HumanDuration: 45s, 5m30s, 12m, 3h20m, 2d5h, 45d, 2y100d. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (d < 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+  if (d < 365 * 2) return `${d}d`;
+  const y = Math.floor(d / 365);
+  return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
+}
+
+function age(ts: unknown, now: Date): string {
+  if (typeof ts !== 'string') return '<unknown>';
+  const t = Date.parse(ts);
+  return Number.isNaN(t) ? '<unknown>' : humanDuration(now.getTime() - t);
+}
+
+const col = (name: string, type: string, description: string, priority = 0, format = ''): Column => ({ name, type, format, description, priority });
+
+interface Printer {
+  readonly columns: readonly Column[];
+  cells(obj: Obj, now: Date): unknown[];
+}
+
+function csrCondition(obj: Obj): string {
+  const status = objAt(obj, 'status') ?? {};
+  const conds = Array.isArray(status['conditions']) ? (status['conditions'] as Obj[]) : [];
+  const types = conds.filter((c) => c['status'] === 'True' || c['status'] === undefined).map((c) => String(c['type'] ?? ''));
+  const issued = typeof status['certificate'] === 'string' && status['certificate'] !== '';
+  const out = [...types];
+  if (issued) out.push('Issued');
+  return out.length === 0 ? 'Pending' : out.join(',');
+}
+
+function involvedObject(obj: Obj): string {
+  const io = objAt(obj, 'involvedObject') ?? {};
+  return `${String(io['kind'] ?? '').toLowerCase()}/${String(io['name'] ?? '')}`;
+}
+
+const printers: Record<string, Printer> = {
+  certificatesigningrequests: {
+    columns: [
+      col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
+      col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+      col('SignerName', 'string', 'Only use the signer name if it is set.'),
+      col('Requestor', 'string', 'Name of the user that created the request.'),
+      col('RequestedDuration', 'string', 'Requested validity duration of the issued certificate.'),
+      col('Condition', 'string', 'Approval state of the request.'),
+    ],
+    cells: (o, now) => {
+      const spec = objAt(o, 'spec') ?? {};
+      const exp = spec['expirationSeconds'];
+      return [
+        str(metaOf(o)['name']) ?? '',
+        age(metaOf(o)['creationTimestamp'], now),
+        str(spec['signerName']) ?? '',
+        str(spec['username']) ?? '',
+        typeof exp === 'number' ? humanDuration(exp * 1000) : '<none>',
+        csrCondition(o),
+      ];
+    },
+  },
+  events: {
+    columns: [
+      col('Last Seen', 'string', 'Time the most recent occurrence was recorded.'),
+      col('Type', 'string', 'Type of this event (Normal, Warning).'),
+      col('Reason', 'string', 'Short, machine understandable reason for the transition.'),
+      col('Object', 'string', 'The object this event is about.'),
+      col('Subobject', 'string', 'The field path of the involved object.', 1),
+      col('Source', 'string', 'The component reporting this event.', 1),
+      col('Message', 'string', 'A human-readable description of the status of this operation.'),
+      col('First Seen', 'string', 'Time the event was first recorded.', 1),
+      col('Count', 'string', 'Number of times this event has occurred.', 1),
+      col('Name', 'string', 'Name must be unique within a namespace.', 1, 'name'),
+    ],
+    cells: (o, now) => {
+      const last = o['lastTimestamp'] ?? o['eventTime'] ?? metaOf(o)['creationTimestamp'];
+      const src = objAt(o, 'source') ?? {};
+      return [
+        age(last, now),
+        str(o['type']) ?? '',
+        str(o['reason']) ?? '',
+        involvedObject(o),
+        str(objAt(o, 'involvedObject')?.['fieldPath']) ?? '',
+        [str(src['component']) ?? str(o['reportingComponent']) ?? '', str(src['host']) ?? ''].filter((x) => x !== '').join(', '),
+        (str(o['message']) ?? '').trim(),
+        age(o['firstTimestamp'] ?? o['eventTime'], now),
+        String(typeof o['count'] === 'number' ? o['count'] : 1),
+        str(metaOf(o)['name']) ?? '',
+      ];
+    },
+  },
+  namespaces: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The status of the namespace.'), col('Age', 'string', 'Age.')],
+    cells: (o, now) => [str(metaOf(o)['name']) ?? '', str(objAt(o, 'status')?.['phase']) ?? '', age(metaOf(o)['creationTimestamp'], now)],
+  },
+  nodes: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The status of the node.'), col('Age', 'string', 'Age.')],
+    cells: (o, now) => {
+      const conds = (objAt(o, 'status')?.['conditions'] ?? []) as Obj[];
+      const ready = Array.isArray(conds) ? conds.find((c) => c['type'] === 'Ready') : undefined;
+      return [str(metaOf(o)['name']) ?? '', ready?.['status'] === 'True' ? 'Ready' : ready === undefined ? 'Unknown' : 'NotReady', age(metaOf(o)['creationTimestamp'], now)];
+    },
+  },
+  pods: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The phase of the pod.'), col('Node', 'string', 'The node.', 1), col('Age', 'string', 'Age.')],
+    cells: (o, now) => [
+      str(metaOf(o)['name']) ?? '',
+      metaOf(o)['deletionTimestamp'] !== undefined ? 'Terminating' : (str(objAt(o, 'status')?.['phase']) ?? ''),
+      str(objAt(o, 'spec')?.['nodeName']) ?? '<none>',
+      age(metaOf(o)['creationTimestamp'], now),
+    ],
+  },
+};
+
+function partial(def: ResourceDef, obj: Obj, domain: string): Obj {
+  void def;
+  return { kind: 'PartialObjectMetadata', apiVersion: `meta.${domain}/v1`, metadata: metaOf(obj) };
+}
+
+/** A Table of `items` (one row each); `withColumns` false leaves the definitions out (watch). */
+export function toTable(def: ResourceDef, items: readonly Obj[], listMeta: Obj, domain: string, now: Date, withColumns = true): Obj {
+  const p = printers[def.resource];
+  if (p === undefined) return { kind: 'Table', apiVersion: `meta.${domain}/v1`, metadata: listMeta, columnDefinitions: [], rows: [] };
+  return {
+    kind: 'Table',
+    apiVersion: `meta.${domain}/v1`,
+    metadata: listMeta,
+    columnDefinitions: withColumns ? p.columns : [],
+    rows: items.map((o) => ({ cells: p.cells(o, now), object: partial(def, o, domain) })),
+  };
+}

@@ -1,0 +1,87 @@
+// Interop: kubectl (the reference's command-line client) against plat-apiserver started with
+// --platform-domain=k8s.io and the admin.platconfig it writes. Skipped, with the reason printed,
+// where kubectl is not installed.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
+import { csrBody, eventBody, makeCsrPem } from '../helpers/apiserver-fixtures.js';
+
+const execFileP = promisify(execFile);
+const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
+const skip = probe.error !== undefined || probe.status !== 0 ? `kubectl is not available (${probe.error?.message ?? probe.stderr.trim()})` : false;
+if (skip !== false) process.stdout.write(`# skipping kubectl e2e: ${skip}\n`);
+
+let api: StartedApiServer;
+let dir: string;
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await execFileP('kubectl', ['--kubeconfig', api.adminPlatconfig, ...args], { encoding: 'utf8', timeout: 30_000 });
+  return stdout;
+}
+
+before(async () => {
+  if (skip !== false) return;
+  dir = mkdtempSync(join(tmpdir(), 'pa-kubectl-'));
+  api = await startApiServer({ platformDomain: 'k8s.io' });
+});
+after(async () => {
+  await api?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+test('kubectl create -f, get, describe, certificate approve and deny, delete', { skip }, async () => {
+  const { csrPem } = await makeCsrPem({ cn: 'alice', orgs: ['dev'] });
+  const file = join(dir, 'csr.yaml');
+  writeFileSync(file, JSON.stringify(csrBody('alice', csrPem, 'k8s.io/plat-apiserver-client', ['digital signature', 'key encipherment', 'client auth'], {}, 'k8s.io')));
+  assert.match(await kubectl('create', '-f', file), /certificatesigningrequest\.certificates\.k8s\.io\/alice created/);
+  assert.match(await kubectl('get', 'csr'), /^NAME\s+AGE\s+SIGNERNAME\s+REQUESTOR\s+REQUESTEDDURATION\s+CONDITION\nalice\s+\d+s\s+k8s\.io\/plat-apiserver-client\s+plat-admin\s+<none>\s+Pending/);
+  assert.match(await kubectl('certificate', 'approve', 'alice'), /alice approved/);
+  const deadline = Date.now() + 10_000;
+  let described = '';
+  while (Date.now() < deadline) {
+    described = await kubectl('describe', 'csr', 'alice');
+    if (/Approved,Issued/.test(described)) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.match(described, /Signer:\s+k8s\.io\/plat-apiserver-client/);
+  assert.match(described, /Status:\s+Approved,Issued/);
+  assert.match(described, /Common Name:\s+alice/);
+  const cert = await kubectl('get', 'csr', 'alice', '-o', 'jsonpath={.status.certificate}');
+  assert.match(Buffer.from(cert, 'base64').toString(), /BEGIN CERTIFICATE/);
+
+  writeFileSync(file, JSON.stringify(csrBody('bob', csrPem, 'k8s.io/plat-apiserver-client', ['digital signature', 'client auth'], {}, 'k8s.io')));
+  await kubectl('create', '-f', file);
+  assert.match(await kubectl('certificate', 'deny', 'bob'), /bob denied/);
+  assert.match(await kubectl('get', 'csr', 'bob', '-o', 'jsonpath={.status.conditions[0].type}'), /^Denied$/);
+  assert.match(await kubectl('delete', 'csr', 'alice', 'bob'), /"alice" deleted[\s\S]*"bob" deleted/);
+  assert.doesNotMatch(await kubectl('get', 'csr'), /alice/);
+});
+
+test('kubectl get events -A --watch sees a new event', { skip }, async () => {
+  const child = spawn('kubectl', ['--kubeconfig', api.adminPlatconfig, 'get', 'events', '-A', '--watch', '--output-watch-events'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    const r = await api.request('POST', '/api/v1/namespaces/default/events', { body: eventBody('watched', 'default', { reason: 'KubectlWatch' }) });
+    assert.equal(r.status, 201);
+    const deadline = Date.now() + 20_000;
+    while (!out.includes('KubectlWatch') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 50));
+    assert.match(out, /ADDED\s+default\s+\S+\s+Normal\s+KubectlWatch\s+pod\/p\s+started container/);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('kubectl get --raw and namespaces (protobuf create)', { skip }, async () => {
+  const raw = JSON.parse(await kubectl('get', '--raw', '/apis/certificates.k8s.io/v1')) as { resources: { name: string }[] };
+  assert.deepEqual(raw.resources.map((r) => r.name), ['certificatesigningrequests', 'certificatesigningrequests/status', 'certificatesigningrequests/approval']);
+  assert.match(await kubectl('create', 'namespace', 'team-a'), /namespace\/team-a created/);
+  assert.match(await kubectl('get', 'ns'), /team-a/);
+  assert.match(await kubectl('delete', 'namespace', 'team-a'), /namespace "team-a" deleted/);
+});
