@@ -170,8 +170,8 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       },
     };
   } catch (err) {
+    // Nothing half-built stays open when a later file is bad.
     for (const c of closers.reverse()) await c();
-    if (err instanceof ConfigError || err instanceof FlagError) throw err;
     throw err;
   }
 }

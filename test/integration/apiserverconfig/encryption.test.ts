@@ -1,6 +1,7 @@
 // --encryption-provider-config on the real plat-apiserver: nothing readable in the SQLite file,
 // key rotation, identity first then aescbc, and a KMS v2 plugin (and what happens when it is down).
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -61,6 +62,12 @@ test('values are encrypted at rest; rotation and identity-first migration keep d
     assert.equal((await s.call('POST', '/api/v1/namespaces/enc/events', { body: event('e1') })).status, 201);
     const got = await s.call('GET', '/api/v1/namespaces/enc/events/e1');
     assert.equal(got.body.message, MARK);
+    // A CSR (group certificates.platform.io) falls under "*.*".
+    const csrPem = execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', '/dev/null', '-subj', `/CN=${MARK}`], { encoding: 'utf8' });
+    const csr = await s.call('POST', '/apis/certificates.platform.io/v1/certificatesigningrequests', {
+      body: { apiVersion: 'certificates.platform.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'csr-enc' }, spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'example.com/test', usages: ['client auth'] } },
+    });
+    assert.equal(csr.status, 201, JSON.stringify(csr.body));
   } finally {
     await s.stop();
   }
@@ -68,6 +75,7 @@ test('values are encrypted at rest; rotation and identity-first migration keep d
   const raw = rawValues(s.dataDir);
   assert.ok(!raw.some((v) => v.includes(MARK)), 'no plaintext in the database');
   assert.ok(raw.some((v) => v.startsWith('plat:enc:aescbc:v1:k1:')), 'event values carry the aescbc prefix');
+  assert.ok(raw.some((v) => v.startsWith('plat:enc:secretbox:v1:all:')), 'the CSR is sealed by the *.* entry');
   assert.ok(!raw.some((v) => v.includes(key(1))), 'keys are not stored');
 
   // Rotation: a new key first, the old one still reads; new writes use the new key.
