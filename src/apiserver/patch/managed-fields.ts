@@ -54,7 +54,13 @@ const STRIPPED: readonly FieldPath[] = [
 /** What a write to `subresource` of `kind` can never own (the reset fields of the reference's strategies). */
 export function ignoredPaths(kind: string, subresource: string): FieldPath[] {
   const out = [...STRIPPED];
-  if (KINDS_WITH_STATUS.has(kind)) {
+  if (kind === 'CertificateSigningRequest') {
+    // The CSR strategies' reset fields: /status owns neither spec nor the conditions,
+    // /approval neither spec nor the certificate.
+    if (subresource === '') out.push([fieldPE('status')]);
+    else if (subresource === 'status') out.push([fieldPE('spec')], [fieldPE('status'), fieldPE('conditions')]);
+    else out.push([fieldPE('spec')], [fieldPE('status'), fieldPE('certificate')]);
+  } else if (KINDS_WITH_STATUS.has(kind)) {
     if (subresource === '') out.push([fieldPE('status')]);
     else out.push([fieldPE('spec')]);
   }

@@ -238,3 +238,12 @@ test('apply: dropping a list element another manager also touches keeps the elem
   const third = podApply([{ name: 'a', image: 'i1' }], 'tool', first);
   assert.deepEqual((third['spec'] as Obj)['containers'], [{ name: 'a', image: 'i1' }]);
 });
+
+test('CSR reset fields: /status owns the certificate but not conditions; /approval owns conditions but not the certificate', () => {
+  const old = csr();
+  const next = csr({ status: { certificate: 'Y2VydA==', conditions: [{ type: 'Failed', status: 'True' }] } });
+  const s = updateManagedFields({ oldObj: old, newObj: structuredClone(next), manager: 'signer', operation: 'Update', subresource: 'status', apiVersion: AV, now: t0 });
+  assert.deepEqual(mf(s)[0]?.['fieldsV1'], { 'f:status': { 'f:certificate': {} } });
+  const a = updateManagedFields({ oldObj: old, newObj: structuredClone(next), manager: 'approver', operation: 'Update', subresource: 'approval', apiVersion: AV, now: t0 });
+  assert.deepEqual(mf(a)[0]?.['fieldsV1'], { 'f:status': { 'f:conditions': { 'k:{"type":"Failed"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });
+});
