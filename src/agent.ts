@@ -21,6 +21,8 @@ import { PodManager } from './worker/pod-manager.js';
 import { podCapacity } from './worker/admission.js';
 import { runOnce } from './worker/runonce.js';
 import { GarbageCollector, type GcOptions } from './gc/collector.js';
+import { startAgentServices } from './node/agent-services.js';
+import { packageVersion } from './cli/version.js';
 import { ApiserverSource, type ApiPod } from './source/apiserver.js';
 import { ApiStatusSync } from './worker/api-status-sync.js';
 import type { RestClient } from './client/rest-client.js';
@@ -268,6 +270,9 @@ export async function runAgent(input: AgentInput): Promise<number> {
     agent.gc.start(loops.signal);
 
     // ---- servers and node status (colleague's block) ----
+    // Servers, node registration and status, eviction and events; they stop with loops.signal.
+    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
+    logger.info({ servers: services.addresses }, 'agent servers started');
     // ---- end servers and node status ----
 
     await new Promise<void>((resolve) => {

@@ -11,8 +11,6 @@ import { createEventClient, createNodeClient, createNodeHeartbeatClient } from '
 import { RestClient } from '../client/rest-client.js';
 import { redactConfiguration } from '../config/redact.js';
 import { tlsOptionsFor } from '../config/tls-ciphers.js';
-import { loadOrCreateSelfSigned } from '../certificate/self-signed.js';
-import { ensureWritableDir } from '../certificate/store.js';
 import type { Logger } from '../log/types.js';
 import { loadConnection } from '../platconfig/platconfig.js';
 import type { Clock } from '../util/clock.js';
@@ -26,8 +24,6 @@ import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../server/api-review
 import { NodeAgentMetrics } from '../server/metrics.js';
 import { NodeServers, type NodeServersAddresses, type SecureServerSettings } from '../server/node-servers.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../server/runtime-adapters.js';
-import { FileServingSource, pemPairSource } from '../server/serving-source.js';
-import type { ServingTlsSource } from '../server/types.js';
 import { eventSinkFrom, nodeApiFrom } from './api-adapters.js';
 import { machineFacts, nodeResources } from './capacity.js';
 import { derivePodEvents, podRef, type PodStatusLike } from './events/pod-events.js';
@@ -37,6 +33,7 @@ import { nodeAddresses } from './identity.js';
 import { defaultNodeLabels, registrationLabels } from './labels.js';
 import { nodeSystemInfo } from './node-info.js';
 import { registerNode, uninitializedTaint } from './registration.js';
+import { servingCertificate } from './serving-certificate.js';
 import { NodeStatusManager } from './status-manager.js';
 import type { Node, Taint } from './types.js';
 
@@ -49,8 +46,6 @@ export interface AgentServicesInput {
   registry?: Registry;
   /** The API client, when another part built one; otherwise one is made from --platconfig. */
   rest?: RestClient;
-  /** The rotating serving certificate (--rotate-server-certificates), when there is one. */
-  servingCertificate?: { current(): { certPem: string; keyPem: string } | undefined; ttlSeconds?(): number | undefined };
   agentVersion?: string;
 }
 
@@ -95,7 +90,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     ownRest = new RestClient({ connection: await loadConnection(flags.platconfig), clock, logger: logger.child({ part: 'client' }), qps: config.platAPIQPS, burst: config.platAPIBurst });
     rest = ownRest;
   }
-  let servingTtl: (() => number | undefined) | undefined = input.servingCertificate?.ttlSeconds?.bind(input.servingCertificate);
+  let servingTtl: (() => number | undefined) | undefined;
+  const stops: (() => Promise<void>)[] = [];
   const metrics = new NodeAgentMetrics({ registry, servingCertificateTtlSeconds: () => servingTtl?.() });
 
   // ---- events ----
@@ -199,27 +195,36 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const addresses = await servers.start(signal);
 
   async function secureSettings(): Promise<SecureServerSettings> {
-    let tls: ServingTlsSource;
-    if (config.tlsCertFile !== '' && config.tlsPrivateKeyFile !== '') {
-      const files = new FileServingSource({ certFile: config.tlsCertFile, keyFile: config.tlsPrivateKeyFile, logger });
-      await files.start(signal);
-      tls = files;
-    } else {
-      const ips = nodeAddresses(flags.nodeIP, nodeName).filter((a) => a.type === 'InternalIP').map((a) => a.address);
-      await ensureWritableDir(flags.certDir);
-      const selfSigned = await loadOrCreateSelfSigned({ certDir: flags.certDir, hostname: nodeName, dnsNames: [nodeName], ipAddresses: [...ips, '127.0.0.1'], clock, logger });
-      const manager = input.servingCertificate;
-      tls = pemPairSource(() => manager?.current(), () => selfSigned);
-      servingTtl ??= () => (manager?.current() === undefined ? (selfSigned.info.notAfter.getTime() - clock.nowMs()) / 1000 : manager.ttlSeconds?.());
-    }
+    const serving = await servingCertificate({
+      tlsCertFile: config.tlsCertFile,
+      tlsPrivateKeyFile: config.tlsPrivateKeyFile,
+      serverTLSBootstrap: config.serverTLSBootstrap,
+      certDir: flags.certDir,
+      nodeName,
+      nodeIps: nodeAddresses(flags.nodeIP, nodeName).filter((a) => a.type === 'InternalIP').map((a) => a.address),
+      domain,
+      rest,
+      clock,
+      logger,
+      signal,
+      events: recorder,
+    });
+    stops.push(() => serving.stop());
+    servingTtl = () => serving.ttlSeconds();
+    const tls = serving.source;
     const tlsOpts = tlsOptionsFor(config.tlsCipherSuites, config.tlsMinVersion);
     const authn = config.authentication;
     const authz = config.authorization;
-    if (authn.webhook.enabled && rest === undefined) logger.warn({}, '--authentication-token-webhook needs an API server (--platconfig); bearer tokens are refused');
-    const useWebhookAuthz = authz.mode === 'Webhook';
-    if (useWebhookAuthz && rest === undefined) {
-      throw new ConfigError('invalid configuration: authorization.mode (--authorization-mode) Webhook needs an API server: set --platconfig or use AlwaysAllow', { field: 'authorization.mode', flag: '--authorization-mode' });
+    // Without an API server, the webhooks cannot be asked: callers that need them get 500 with
+    // the reason (never an allow), and the agent keeps running its pods.
+    const noApi = (what: string) => ({
+      review: (): Promise<never> => Promise.reject(new Error(`no API server configured (--platconfig) to send the ${what} to`)),
+    });
+    if (rest === undefined && (authn.webhook.enabled || authz.mode === 'Webhook')) {
+      logger.warn({}, 'the token webhook and Webhook authorization need an API server (--platconfig); requests that need them are answered 500');
     }
+    const tokenReviewer = rest !== undefined ? new ApiTokenReviewer({ rest, domain }) : noApi('TokenReview');
+    const sarReviewer = rest !== undefined ? new ApiSubjectAccessReviewer({ rest, domain }) : noApi('SubjectAccessReview');
     return {
       address: config.address,
       port: config.port,
@@ -229,14 +234,14 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       enableDebuggingHandlers: config.enableDebuggingHandlers,
       clientCaFile: authn.x509.clientCAFile,
       anonymous: authn.anonymous.enabled,
-      ...(authn.webhook.enabled && rest !== undefined
-        ? { tokenWebhook: { reviewer: new ApiTokenReviewer({ rest, domain }), cacheTtlMs: ms(authn.webhook.cacheTTL, 'authentication.webhook.cacheTTL', '--authentication-token-webhook-cache-ttl') } }
+      ...(authn.webhook.enabled
+        ? { tokenWebhook: { reviewer: tokenReviewer, cacheTtlMs: ms(authn.webhook.cacheTTL, 'authentication.webhook.cacheTTL', '--authentication-token-webhook-cache-ttl') } }
         : {}),
       authorization:
-        useWebhookAuthz && rest !== undefined
+        authz.mode === 'Webhook'
           ? {
               mode: 'Webhook',
-              reviewer: new ApiSubjectAccessReviewer({ rest, domain }),
+              reviewer: sarReviewer,
               authorizedTtlMs: ms(authz.webhook.cacheAuthorizedTTL, 'authorization.webhook.cacheAuthorizedTTL', '--authorization-webhook-cache-authorized-ttl'),
               unauthorizedTtlMs: ms(authz.webhook.cacheUnauthorizedTTL, 'authorization.webhook.cacheUnauthorizedTTL', '--authorization-webhook-cache-unauthorized-ttl'),
             }
@@ -250,6 +255,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     registry,
     async stop() {
       await servers.stop();
+      await Promise.allSettled(stops.map((f) => f()));
       await Promise.allSettled(loops);
       await recorder.stopped();
       await ownRest?.close();
