@@ -131,7 +131,7 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
   }
   await deprecations(parsed, io);
 
-  const [{ buildConfiguration }, { renderTextLine }] = await Promise.all([import('../config/effective.js'), import('../log/text-format.js')]);
+  const { buildConfiguration } = await import('../config/effective.js');
   let eff: EffectiveConfiguration;
   try {
     eff = await buildConfiguration({ specs: FLAGS, parsed });
@@ -139,7 +139,10 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
     return fail(io, err);
   }
   // Dropped fields are warnings, written before any logger exists, in the log's own format.
-  for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: w }));
+  if (eff.warnings.length > 0) {
+    const { renderTextLine } = await import('../log/text-format.js');
+    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: w }));
+  }
   if (eff.problems.length > 0) {
     for (const p of eff.problems) io.stderr(`${p}\n`);
     return 1;
