@@ -1,11 +1,11 @@
-// Starts the BUILT plat-apiserver (node bin/plat-apiserver) on a free port for these tests, and
-// makes requests as the admin (client certificate) or with a bearer token. Not a test file.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The configuration-file tests' view of the shared plat-apiserver helper (test/helpers/apiserver.ts):
+// restart on the same data, requests as the admin or with a bearer token, and --validate-config
+// runs. Not a test file.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Agent, request } from 'undici';
-import { loadConnection } from '../../../src/platconfig/platconfig.js';
+import { startApiServer } from '../../helpers/apiserver.js';
 
 const BIN = resolve(import.meta.dirname, '../../../../bin/plat-apiserver');
 
@@ -41,69 +41,32 @@ export function runValidate(args: readonly string[]): Promise<{ code: number; st
   });
 }
 
-/** Starts plat-apiserver with `args`; `dir` holds certs and data (reuse it to restart on the same data). */
+/** Starts plat-apiserver with `args` (through the shared helper); `dir` holds certs and data, so
+ * starting again on the same `dir` restarts on the same database. */
 export async function startPlatApiserver(dir: string, args: readonly string[], timeoutMs = 30_000): Promise<PlatApiserver> {
-  const certDir = join(dir, 'certs');
   const dataDir = join(dir, 'data');
-  const child: ChildProcess = spawn(process.execPath, [BIN, '--secure-port', '0', '--cert-dir', certDir, '--data-dir', dataDir, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const url = await new Promise<string>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`plat-apiserver did not start within ${timeoutMs}ms:\n${out}`)), timeoutMs);
-    const check = (): void => {
-      const m = /listening on (https:\/\/[0-9.]+:\d+)/.exec(out);
-      if (m?.[1] !== undefined) {
-        clearTimeout(t);
-        res(m[1]);
-      }
-    };
-    child.stdout?.on('data', check);
-    child.stderr?.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(t);
-      rej(new Error(`plat-apiserver exited with ${String(code)} before listening:\n${out}`));
-    });
-  });
-  const admin = await loadConnection(join(certDir, 'admin.platconfig'));
-  const adminAgent = new Agent({ connect: { ca: admin.caPem ?? '', ...(admin.certPem === undefined ? {} : { cert: admin.certPem }), ...(admin.keyPem === undefined ? {} : { key: admin.keyPem }) } });
-  const plainAgent = new Agent({ connect: { ca: admin.caPem ?? '' } });
+  let api;
+  try {
+    api = await startApiServer({ args, dataDir, certDir: join(dir, 'certs'), startTimeoutMs: timeoutMs });
+  } catch (err) {
+    // Keep the shape tests match on: "exited with <code> before listening".
+    throw new Error(String(err instanceof Error ? err.message : err).replace(/exited \((\d+)\)/, 'exited with $1'), { cause: err });
+  }
+  const started = api;
   return {
-    url,
+    url: started.url,
     dir,
     dataDir,
-    output: () => out,
+    output: () => started.logs(),
     async call(method, path, o = {}) {
-      const headers: Record<string, string> = { accept: 'application/json', ...(o.headers ?? {}) };
-      if (o.body !== undefined) headers['content-type'] = 'application/json';
-      if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
-      const res = await request(`${url}${path}`, {
-        method: method as 'GET',
-        headers,
-        ...(o.body === undefined ? {} : { body: JSON.stringify(o.body) }),
-        dispatcher: o.token !== undefined || o.anonymous === true ? plainAgent : adminAgent,
+      const r = await started.request(method, path, {
+        ...(o.body === undefined ? {} : { body: o.body }),
+        ...(o.token === undefined ? {} : { token: o.token }),
+        ...(o.anonymous === undefined ? {} : { anonymous: o.anonymous }),
+        headers: { accept: 'application/json', ...(o.headers ?? {}) },
       });
-      const text = await res.body.text();
-      let body: Record<string, unknown> = {};
-      try {
-        body = JSON.parse(text) as Record<string, unknown>;
-      } catch {
-        body = { text };
-      }
-      return { status: res.statusCode, body };
+      return { status: r.status, body: r.json ?? { text: r.text } };
     },
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(killer);
-      }
-      await adminAgent.close();
-      await plainAgent.close();
-    },
+    stop: () => started.stop(),
   };
 }
