@@ -323,7 +323,9 @@ export function serverSideApply(opts: ServerSideApplyOptions): { object: Record<
   for (const e of others) ownedByOthers = ownedByOthers.union(e.set);
   const toRemove = lastSet.difference(newSet).sorted().reverse();
   for (const p of toRemove) {
-    if (ownedByOthers.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
+    // Kept when someone else owns it or something under it, or when the new configuration sets
+    // something under it (an empty map applied before, now with entries).
+    if (ownedByOthers.hasPrefixOf(p) || newSet.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
     removePath(kind, merged, p);
   }
 

@@ -247,3 +247,40 @@ test('CSR reset fields: /status owns the certificate but not conditions; /approv
   const a = updateManagedFields({ oldObj: old, newObj: structuredClone(next), manager: 'approver', operation: 'Update', subresource: 'approval', apiVersion: AV, now: t0 });
   assert.deepEqual(mf(a)[0]?.['fieldsV1'], { 'f:status': { 'f:conditions': { 'k:{"type":"Failed"}': { '.': {}, 'f:status': {}, 'f:type': {} } } } });
 });
+
+const labelMap = fc.dictionary(fc.constantFrom('a', 'b', 'c', 'd'), fc.constantFrom('1', '2'), { noNullPrototype: true });
+
+test('property: apply is idempotent, and a later apply leaves exactly the labels it sets (single manager)', () => {
+  fc.assert(
+    fc.property(labelMap, labelMap, (first, second) => {
+      const base = csr({ metadata: { name: 'c1' } });
+      const once = apply(base, first, 'tool');
+      const twice = apply(once, first, 'tool');
+      assert.deepEqual(twice, once);
+      const next = apply(once, second, 'tool');
+      assert.deepEqual(labels(next), second);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test('property: without force, an apply either conflicts or leaves every other manager\'s values in place', () => {
+  fc.assert(
+    fc.property(labelMap, labelMap, (mine, theirs) => {
+      const base = csr({ metadata: { name: 'c1', labels: theirs } });
+      const live = updateManagedFields({ oldObj: undefined, newObj: base, manager: 'other', operation: 'Update', subresource: '', apiVersion: AV, now: t0 });
+      let out: Obj;
+      try {
+        out = apply(live, mine, 'tool');
+      } catch (e) {
+        assert.ok(e instanceof PatchError && e.status === 409);
+        const differing = Object.keys(mine).filter((k) => k in theirs && theirs[k] !== mine[k]);
+        assert.ok(differing.length > 0);
+        return;
+      }
+      for (const [k, v] of Object.entries(theirs)) assert.equal(labels(out)[k], v);
+      for (const [k, v] of Object.entries(mine)) assert.equal(labels(out)[k], v);
+    }),
+    { numRuns: 200 },
+  );
+});
