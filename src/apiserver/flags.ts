@@ -21,6 +21,8 @@ export interface ApiServerFlags {
   clientCaFile: string | undefined;
   tokenAuthFile: string | undefined;
   anonymousAuth: boolean;
+  /** --anonymous-auth was given explicitly. */
+  anonymousAuthSet: boolean;
   authorizationMode: string[];
   platformDomain: string;
   dataDir: string | undefined;
@@ -192,6 +194,7 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       clientCaFile: get('client-ca-file'),
       tokenAuthFile: get('token-auth-file'),
       anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
+      anonymousAuthSet: get('anonymous-auth') !== undefined,
       authorizationMode: modes,
       platformDomain: val('platform-domain'),
       dataDir: get('data-dir'),

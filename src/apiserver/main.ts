@@ -41,11 +41,11 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
     }
   }
-  const plugins = await loadPlugins(flags, logger);
+  const plugins = await loadPlugins(flags, logger, clock);
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   authenticators.push(...(plugins.authenticators ?? []));
-  const authorizers: Authorizer[] = plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+  const authorizers: Authorizer[] = plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
   const server = new ApiServer({
     platformDomain: flags.platformDomain,
     bindAddress: flags.bindAddress,

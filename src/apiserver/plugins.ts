@@ -1,14 +1,12 @@
 // The seam for parts configured from files (authentication/authorization/admission/encryption/
-// tracing configuration): they add their flags to EXTRA_FLAGS and build their plug-ins in
-// loadPlugins. The server core takes whatever lists come back; nothing else changes.
+// tracing configuration, src/apiserverconfig): their flags are EXTRA_FLAGS and loadPlugins builds
+// their plug-ins. The server core takes whatever lists come back; nothing else changes.
 
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../log/types.js';
-// --- configuration-file flags (issue 7, src/apiserverconfig) ---
+import type { Clock } from '../util/clock.js';
 import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles } from '../apiserverconfig/build.js';
-import { systemClock } from '../util/clock.js';
-// --- end configuration-file flags ---
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -22,10 +20,10 @@ export interface ApiServerPlugins {
   readonly close?: () => Promise<void>;
 }
 
-// --- configuration-file flags (issue 7, src/apiserverconfig) ---
+/** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
 export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
 
-export async function loadPlugins(flags: ApiServerFlags, logger: Logger): Promise<ApiServerPlugins> {
+export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock): Promise<ApiServerPlugins> {
   const x = flags.extra;
   const files = await loadApiserverConfigFiles({
     authenticationConfig: x['authenticationConfig'],
@@ -34,23 +32,22 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger): Promis
     enableAdmissionPlugins: x['enableAdmissionPlugins'],
     encryptionProviderConfig: x['encryptionProviderConfig'],
     tracingConfigFile: x['tracingConfigFile'],
-    platformDomain: flags.platformDomain,
-    anonymousAuthFlagSet: flags.anonymousAuth,
-    authorizationModes: flags.authorizationMode,
     authorizationWebhookConfigFile: x['authorizationWebhookConfigFile'],
     authorizationWebhookVersion: x['authorizationWebhookVersion'],
     authorizationWebhookCacheAuthorizedTtl: x['authorizationWebhookCacheAuthorizedTtl'],
     authorizationWebhookCacheUnauthorizedTtl: x['authorizationWebhookCacheUnauthorizedTtl'],
-    clock: systemClock,
+    platformDomain: flags.platformDomain,
+    anonymousAuthFlagSet: flags.anonymousAuthSet,
+    authorizationModes: flags.authorizationMode,
+    clock,
     logger,
   });
   return {
     authenticators: files.authenticators,
-    ...(files.authorizers === undefined ? {} : { authorizers: files.authorizers }),
+    ...(files.authorizers !== undefined ? { authorizers: files.authorizers } : {}),
     admission: files.admission,
-    ...(files.transformers === undefined ? {} : { transformers: files.transformers }),
-    ...(files.tracer === undefined ? {} : { tracer: files.tracer }),
+    ...(files.transformers !== undefined ? { transformers: files.transformers } : {}),
+    ...(files.tracer !== undefined ? { tracer: files.tracer } : {}),
     close: () => files.close(),
   };
 }
-// --- end configuration-file flags ---
