@@ -284,3 +284,23 @@ test('property: without force, an apply either conflicts or leaves every other m
     { numRuns: 200 },
   );
 });
+
+const containerList = fc.uniqueArray(
+  fc.record({ name: fc.constantFrom('a', 'b', 'c'), image: fc.constantFrom('i1', 'i2') }, { noNullPrototype: true }),
+  { selector: (c) => c.name, maxLength: 3 },
+);
+
+test('property: applying keyed lists (pod containers) converges to exactly the applied elements', () => {
+  const podApply = (live: Obj | undefined, containers: unknown[]): Obj =>
+    applyPatch({ live, patchBody: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers } }), contentType: 'application/apply-patch+yaml', kind: 'Pod', manager: 'tool', force: false, subresource: '', apiVersion: 'v1', now: t0 }).object;
+  fc.assert(
+    fc.property(containerList, containerList, (first, second) => {
+      const a = podApply(undefined, first);
+      assert.deepEqual(podApply(a, first), a);
+      const b = podApply(a, second);
+      const got = (((b['spec'] as Obj | undefined)?.['containers'] ?? []) as Obj[]).map((c) => `${String(c['name'])}=${String(c['image'])}`).sort();
+      assert.deepEqual(got, second.map((c) => `${c.name}=${c.image}`).sort());
+    }),
+    { numRuns: 300 },
+  );
+});
