@@ -65,6 +65,12 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
   const ac = new AbortController();
   let contention = false;
   const onSignal = (signal: NodeJS.Signals): void => {
+    if (ac.signal.aborted) {
+      // A second signal while shutting down: the operator wants out now.
+      logger.warn({ signal }, 'Received a second signal while shutting down: exiting at once');
+      handle.close();
+      process.exit(1);
+    }
     logger.info({ signal }, 'Received signal, shutting down');
     ac.abort(new Error(`received ${signal}`));
   };

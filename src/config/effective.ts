@@ -3,7 +3,7 @@
 // merge key by key. Fatal load problems throw ConfigError; validation problems are returned all
 // together so the caller can print every one of them.
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
-import { DEFAULT_PLATFORM_DOMAIN, defaultConfiguration } from './defaults.js';
+import { CONFIG_KIND, DEFAULT_PLATFORM_DOMAIN, configApiVersion, defaultConfiguration } from './defaults.js';
 import { loadDropIns } from './dropins.js';
 import { buildNodeAgentFlags, type NodeAgentFlags } from './flags-type.js';
 import { loadConfigFile, type LoadedConfigFile } from './load.js';
@@ -93,10 +93,11 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
     merged = overlayFile(defaults, merged, isMap);
   }
   applyFlags(merged, specs, parsed);
-  // The identity of the effective document is always this version's.
-  merged['apiVersion'] = defaults['apiVersion'];
-  merged['kind'] = defaults['kind'];
+  // The identity of the effective document is always this version's, in its platform domain.
   if (domainFlag !== undefined) merged['platformDomain'] = domainFlag;
+  const effectiveDomain = typeof merged['platformDomain'] === 'string' ? merged['platformDomain'] : domain;
+  merged['apiVersion'] = configApiVersion(effectiveDomain);
+  merged['kind'] = CONFIG_KIND;
 
   const config = normalizeConfiguration(merged as unknown as NodeAgentConfiguration);
   const flags = buildNodeAgentFlags(specs, values);
