@@ -49,6 +49,7 @@ export interface Agent {
   podConfig: PodConfig;
   sources: PodSource[];
   gc: GarbageCollector;
+  probes: ProbeManager;
   /** Set when the agent talks to an API server (--platconfig). */
   api?: { rest: RestClient; statusSync: ApiStatusSync };
 }
@@ -86,6 +87,8 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     serializeImagePulls: config.serializeImagePulls,
     registryPullQPS: config.registryPullQPS,
     registryBurst: config.registryBurst,
+    containerLogMaxSize: config.containerLogMaxSize,
+    containerLogMaxFiles: config.containerLogMaxFiles,
     logger: logger.child({ part: 'runtime' }),
     clock,
   });
@@ -239,7 +242,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   // ---- certificates (colleague's block) ----
   // ---- end certificates ----
 
-  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
+  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc, probes, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
 }
 
 /** Starts the agent's parts and runs until `signal` aborts; returns the exit status. */
@@ -286,6 +289,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
     signal.removeEventListener('abort', stop);
     await Promise.all(agent.sources.map((s) => s.closed()));
     await agent.pods.stop();
+    agent.probes.stopAll();
     await agent.gc.stopped();
     await agent.api?.statusSync.idle();
     await agent.api?.rest.close();

@@ -13,6 +13,9 @@ export interface RuntimeFactoryOptions {
   serializeImagePulls: boolean;
   registryPullQPS: number;
   registryBurst: number;
+  /** Docker's json-file log rotation (process:// logs are rotated by the GC). */
+  containerLogMaxSize?: string;
+  containerLogMaxFiles?: number;
   logger: Logger;
   clock: Clock;
 }
@@ -49,6 +52,8 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       rootDir: opts.rootDir,
       logger: opts.logger,
       clock: opts.clock,
+      ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
+      ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
     });
     runtime = r;
     images = r;

@@ -14,6 +14,8 @@ export interface RunOnceOptions {
   signal: AbortSignal;
   /** Give up waiting after this long. Default 120 s. */
   timeoutMs?: number;
+  /** A pod counts as running once all its containers ran this long. Default 1000 ms. */
+  stableMs?: number;
 }
 
 export async function runOnce(o: RunOnceOptions): Promise<number> {
@@ -23,13 +25,22 @@ export async function runOnce(o: RunOnceOptions): Promise<number> {
     o.out('runonce: no pods found in the static pod path or manifest URL');
     return 1;
   }
+  const stableMs = o.stableMs ?? 1000;
+  const runningSince = new Map<string, number>();
   const settled = (uid: string): boolean => {
     const s = o.manager.status(uid);
     if (!s) return false;
     if (s.phase === 'Failed' || s.phase === 'Succeeded') return true;
-    if (s.phase !== 'Running') return false;
-    // running: every app container runs, or one of them is backing off (failed)
-    return s.containerStatuses.every((c) => c.state.running !== undefined || c.state.waiting?.reason === 'CrashLoopBackOff' || c.state.terminated !== undefined);
+    const allRunning = s.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
+    if (!allRunning) {
+      runningSince.delete(uid);
+      // a container that crashed and backs off has failed for runonce's purposes
+      return s.containerStatuses.some((c) => c.state.waiting?.reason === 'CrashLoopBackOff' || c.lastState.terminated !== undefined);
+    }
+    // "running" means it stays up a moment, not that it started and died at once
+    const since = runningSince.get(uid) ?? o.clock.nowMs();
+    runningSince.set(uid, since);
+    return o.clock.nowMs() - since >= stableMs;
   };
   while (!desired.every((p) => settled(p.metadata.uid)) && o.clock.nowMs() < deadline && !o.signal.aborted) {
     try {
