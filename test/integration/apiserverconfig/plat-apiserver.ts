@@ -4,10 +4,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { startApiServer } from '../../helpers/apiserver.js';
-
-const BIN = resolve(import.meta.dirname, '../../../../bin/plat-apiserver');
+import { join } from 'node:path';
+import { repoRoot, startApiServer } from '../../helpers/apiserver.js';
 
 export interface Response {
   readonly status: number;
@@ -32,7 +30,7 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
 /** Runs `plat-apiserver --validate-config ...` and returns its exit code and output. */
 export function runValidate(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const p = spawn(process.execPath, [BIN, '--validate-config', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [join(repoRoot(), 'bin', 'plat-apiserver'), '--validate-config', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
