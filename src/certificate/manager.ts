@@ -14,6 +14,7 @@ import { generatePrivateKey, type PrivateKey } from './keys.js';
 import { requestCertificate } from './request.js';
 import { jitteredFraction, matchesTemplate, referenceBackoff, rotationBackoffMs, rotationDeadline, type RotationBackoff } from './rotation.js';
 import type { CertificatePair, CertificateStore } from './store.js';
+import type { CertificateInfo } from './cert-info.js';
 
 export interface CertificateManagerOptions {
   /** 'client' or 'server': names metrics and log lines. */
@@ -35,6 +36,8 @@ export interface CertificateManagerOptions {
   serverAnswers?: () => Promise<boolean>;
   /** Fraction of the lifetime at which to rotate; default uniform(0.7, 0.9) per certificate. */
   rotationFraction?: () => number;
+  /** Replaces the deadline computation altogether (tests: rotate seconds after issuance). */
+  deadlineFor?: (info: CertificateInfo) => Date;
   backoff?: RotationBackoff;
   requestTimeoutMs?: number;
   /** Longest single sleep, so template changes (new node IPs) are noticed. */
@@ -114,7 +117,7 @@ export class CertificateManager {
 
   private setPair(pair: CertificatePair | undefined, rotated: boolean): void {
     this.pair = pair;
-    this.deadline = pair ? rotationDeadline(pair.info, (this.o.rotationFraction ?? (() => jitteredFraction(this.o.random)))()) : undefined;
+    this.deadline = pair ? (this.o.deadlineFor?.(pair.info) ?? rotationDeadline(pair.info, (this.o.rotationFraction ?? (() => jitteredFraction(this.o.random)))())) : undefined;
     if (pair) {
       this.o.logger.info({ kind: this.o.kind, notAfter: pair.info.notAfter.toISOString(), rotationDeadline: this.deadline?.toISOString() }, `${this.o.kind} certificate expires ${pair.info.notAfter.toISOString()}, rotation due ${this.deadline?.toISOString() ?? ''}`);
       if (rotated) this.o.onRotated?.(pair);

@@ -18,6 +18,7 @@ import { registerCertificateMetrics } from './metrics.js';
 import { FileServingSource, ManagedServingSource, StaticServingSource, type ServingCertificateSource } from './serving.js';
 import { loadOrCreateSelfSigned } from './self-signed.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
+import type { CertificateInfo } from './cert-info.js';
 
 export const SERVER_PREFIX = 'nodeagent-server';
 
@@ -52,6 +53,7 @@ export interface StartCertificatesOptions {
   /** Tests and short-lived clusters: CSR expirationSeconds and the rotation fraction. */
   expirationSeconds?: number;
   rotationFraction?: () => number;
+  deadlineFor?: (info: CertificateInfo) => Date;
   /** Bootstrap waits (tests). */
   healthzWaitMs?: number;
   /** false: the caller handles the serving certificate itself (no serving source is built). */
@@ -132,6 +134,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
         serverAnswers: async () => (await client.healthz(1000)).ok,
         ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
         ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
+        ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
       });
       managers.push(clientManager);
     }
@@ -162,6 +165,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
       serverAnswers: async () => (rest ? (await rest.healthz(1000)).ok : false),
       ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
       ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
+      ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
     });
     managers.push(manager);
     serving = new ManagedServingSource(manager, clock);
