@@ -1,9 +1,9 @@
 // The error every patch and field-manager operation throws: the HTTP status, the Status reason,
 // the message and (for apply conflicts and field errors) the causes of the Status body.
 
+/** A Status cause as serialized: `reason` is the cause type (FieldManagerConflict, FieldValueInvalid, ...). */
 export interface PatchErrorCause {
-  readonly type?: string;
-  readonly reason?: string;
+  readonly reason: string;
   readonly message: string;
   readonly field?: string;
 }

@@ -247,7 +247,7 @@ function printManager(e: ManagerEntry): string {
 }
 
 function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): PatchError {
-  const causes = conflicts.map((c) => ({ type: 'FieldManagerConflict', reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path) }));
+  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path) }));
   let message: string;
   const first = conflicts[0];
   if (conflicts.length === 1 && first !== undefined) {

@@ -109,7 +109,7 @@ test('apply conflicts with another owner of a field it changes (409, FieldManage
     assert.equal(e.status, 409);
     assert.equal(e.reason, 'Conflict');
     assert.equal(e.message, `Apply failed with 1 conflict: conflict with "kubectl-edit" using ${AV}: .metadata.labels.x`);
-    assert.deepEqual(e.causes, [{ type: 'FieldManagerConflict', reason: 'FieldManagerConflict', message: `conflict with "kubectl-edit" using ${AV}`, field: '.metadata.labels.x' }]);
+    assert.deepEqual(e.causes, [{ reason: 'FieldManagerConflict', message: `conflict with "kubectl-edit" using ${AV}`, field: '.metadata.labels.x' }]);
     return true;
   });
 });
