@@ -1,0 +1,64 @@
+// plat-apiserver flags: defaults, pflag habits, and one clear FlagError per bad value.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseFlags, resolveControllers, type ApiServerFlags } from '../../../src/apiserver/flags.js';
+import { FlagError } from '../../../src/util/errors.js';
+
+function run(argv: string[]): ApiServerFlags {
+  const r = parseFlags(argv);
+  assert.equal(r.kind, 'run');
+  return (r as { flags: ApiServerFlags }).flags;
+}
+
+test('defaults as the reference names them', () => {
+  const f = run([]);
+  assert.equal(f.securePort, 6443);
+  assert.equal(f.bindAddress, '127.0.0.1');
+  assert.equal(f.anonymousAuth, false);
+  assert.deepEqual(f.authorizationMode, ['AlwaysAllow']);
+  assert.equal(f.platformDomain, 'platform.io');
+  assert.equal(f.clusterSigningDurationMs, 8760 * 3600 * 1000);
+  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning']);
+  assert.equal(f.minRequestTimeoutSeconds, 1800);
+  assert.equal(f.etcdCompactionIntervalMs, 5 * 60 * 1000);
+  assert.equal(f.featureGates['ShardedListAndWatch'], false);
+  assert.equal(f.dataDir, undefined);
+});
+
+test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
+  const f = run(['--secure-port=0', '--cert-dir', '/tmp/c', '--anonymous_auth', '--feature-gates=ShardedListAndWatch=true', '-v=4', '--cluster-signing-duration=1h30m']);
+  assert.equal(f.securePort, 0);
+  assert.equal(f.certDir, '/tmp/c');
+  assert.equal(f.anonymousAuth, true);
+  assert.equal(f.anonymousAuthSet, true);
+  assert.equal(f.featureGates['ShardedListAndWatch'], true);
+  assert.equal(f.verbosity, 4);
+  assert.equal(f.clusterSigningDurationMs, 90 * 60 * 1000);
+  assert.equal(run(['--anonymous-auth=false']).anonymousAuth, false);
+});
+
+test('bad values are FlagErrors naming the flag and what is accepted', () => {
+  const cases: [string[], RegExp][] = [
+    [['--authorization-mode=RBAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Webhook/],
+    [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope; known: ShardedListAndWatch/],
+    [['--secure-port=70000'], /--secure-port: must be between 0 and 65535/],
+    [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
+    [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
+    [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],
+    [['--no-such-flag'], /unknown option '--no-such-flag'/],
+    [['--anonymous-auth=maybe'], /anonymous-auth/],
+  ];
+  for (const [argv, re] of cases) {
+    assert.throws(() => parseFlags(argv), (err: unknown) => err instanceof FlagError && re.test(err.message), argv.join(' '));
+  }
+});
+
+test('--help prints every flag; --controllers understands * and -name', () => {
+  const h = parseFlags(['--help']);
+  assert.equal(h.kind, 'help');
+  const text = (h as { text: string }).text;
+  for (const f of ['--secure-port', '--cert-dir', '--token-auth-file', '--etcd-compaction-interval', '--default-watch-cache-size', '--min-request-timeout']) assert.ok(text.includes(f), f);
+  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving']);
+  assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
+});
