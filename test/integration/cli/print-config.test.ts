@@ -90,3 +90,16 @@ test('unknown fields are warned about on stderr, and the rest still applies', as
   assert.match(r.stderr, /^W\d{4} [\d:.]+ config\] config file ".*c\.yaml" line 4, column 1: unknown field "maxPod" ignored$/m);
   assert.equal(docs(r.stdout)[0]['maxPods'], 14);
 });
+
+test('the example bootstrap platconfig and systemd files are well formed', async () => {
+  const { parsePlatconfig } = await import('../../../src/platconfig/index.js');
+  const file = resolve(REPO, 'examples/bootstrap-platconfig.yaml');
+  const pc = parsePlatconfig(await readFile(file, 'utf8'), file);
+  assert.equal(pc.kind, 'Config');
+  const unit = await readFile(resolve(REPO, 'examples/systemd/nodeagent.service'), 'utf8');
+  assert.match(unit, /^\[Service\]$/m);
+  assert.match(unit, /^ExecStart=\/usr\/bin\/nodeagent$/m);
+  const dropin = await readFile(resolve(REPO, 'examples/systemd/nodeagent.service.d/10-nodeagent.conf'), 'utf8');
+  assert.match(dropin, /^ExecStart=$/m, 'the drop-in clears ExecStart before setting it');
+  assert.match(dropin, /--config=\/etc\/nodeagent\/config\.yaml --config-dir=\/etc\/nodeagent\/config\.d/);
+});
