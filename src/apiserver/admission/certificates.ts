@@ -52,7 +52,10 @@ export interface CertificatePluginOptions {
 
 export class CertificateApproval implements AdmissionPlugin {
   readonly name = 'CertificateApproval';
-  constructor(private readonly o: CertificatePluginOptions) {}
+  private readonly o: CertificatePluginOptions;
+  constructor(o: CertificatePluginOptions) {
+    this.o = o;
+  }
 
   async admit(r: AdmissionRequest): Promise<void> {
     if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'approval' || r.operation !== 'UPDATE') return;
@@ -72,7 +75,10 @@ function certificateOf(obj: Record<string, unknown> | undefined): string {
 
 export class CertificateSigning implements AdmissionPlugin {
   readonly name = 'CertificateSigning';
-  constructor(private readonly o: CertificatePluginOptions) {}
+  private readonly o: CertificatePluginOptions;
+  constructor(o: CertificatePluginOptions) {
+    this.o = o;
+  }
 
   async admit(r: AdmissionRequest): Promise<void> {
     if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'status' || r.operation !== 'UPDATE') return;
@@ -87,7 +93,10 @@ export class CertificateSigning implements AdmissionPlugin {
 
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
-  constructor(private readonly o: { platformDomain: string }) {}
+  private readonly o: { readonly platformDomain: string };
+  constructor(o: { platformDomain: string }) {
+    this.o = o;
+  }
 
   admit(r: AdmissionRequest): Promise<void> {
     if (!isCsr(r, this.o.platformDomain) || r.operation !== 'CREATE' || r.subresource !== '') return Promise.resolve();

@@ -8,15 +8,17 @@ import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
 
 /** A token bucket that starts full (as the reference's TryAccept limiter). */
 export class TokenBucket {
+  private readonly qps: number;
+  private readonly burst: number;
+  private readonly clock: Clock;
   private tokens: number;
   private lastMs: number;
-  constructor(
-    private readonly qps: number,
-    private readonly burst: number,
-    private readonly clock: Clock,
-  ) {
-    this.tokens = burst;
-    this.lastMs = clock.nowMs();
+  constructor(o: { qps: number; burst: number; clock: Clock }) {
+    this.qps = o.qps;
+    this.burst = o.burst;
+    this.clock = o.clock;
+    this.tokens = o.burst;
+    this.lastMs = o.clock.nowMs();
   }
 
   tryAccept(): boolean {
@@ -31,20 +33,25 @@ export class TokenBucket {
 
 class Enforcer {
   private readonly buckets = new Map<string, TokenBucket>();
-  constructor(
-    readonly type: EventRateLimitType,
-    private readonly qps: number,
-    private readonly burst: number,
-    private readonly cacheSize: number,
-    private readonly clock: Clock,
-  ) {}
+  readonly type: EventRateLimitType;
+  private readonly qps: number;
+  private readonly burst: number;
+  private readonly cacheSize: number;
+  private readonly clock: Clock;
+  constructor(o: { type: EventRateLimitType; qps: number; burst: number; cacheSize: number; clock: Clock }) {
+    this.type = o.type;
+    this.qps = o.qps;
+    this.burst = o.burst;
+    this.cacheSize = o.cacheSize;
+    this.clock = o.clock;
+  }
 
   /** Undefined when accepted, else the reason. */
   accept(r: AdmissionRequest): string | undefined {
     const key = keyOf(this.type, r);
     let b = this.buckets.get(key);
     if (b === undefined) {
-      b = new TokenBucket(this.qps, this.burst, this.clock);
+      b = new TokenBucket({ qps: this.qps, burst: this.burst, clock: this.clock });
       this.buckets.set(key, b);
       const max = this.type === 'Server' ? 1 : this.cacheSize;
       while (this.buckets.size > max) {
@@ -90,7 +97,14 @@ export class EventRateLimit implements AdmissionPlugin {
 
   constructor(opts: { config: EventRateLimitConfiguration; clock: Clock }) {
     this.enforcers = opts.config.limits.map(
-      (l) => new Enforcer(l.type as EventRateLimitType, l.qps, l.burst, l.cacheSize === undefined || l.cacheSize === 0 ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE : l.cacheSize, opts.clock),
+      (l) =>
+        new Enforcer({
+          type: l.type as EventRateLimitType,
+          qps: l.qps,
+          burst: l.burst,
+          cacheSize: l.cacheSize === undefined || l.cacheSize === 0 ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE : l.cacheSize,
+          clock: opts.clock,
+        }),
     );
   }
 
