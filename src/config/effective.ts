@@ -11,6 +11,7 @@ import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from
 import { normalizeConfiguration } from './normalize.js';
 import { loadShapeSchema, mapPathsOf } from './shape-check.js';
 import type { NodeAgentConfiguration } from './schema.js';
+import { TLS_CIPHER_SUITES } from './tls-ciphers.js';
 import { validateFlagOnly } from './validate-flags.js';
 import { validateConfiguration } from './validate.js';
 
@@ -101,6 +102,9 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
 
   const config = normalizeConfiguration(merged as unknown as NodeAgentConfiguration);
   const flags = buildNodeAgentFlags(specs, values);
+  for (const suite of config.tlsCipherSuites) {
+    if (TLS_CIPHER_SUITES[suite]?.insecure === true) warnings.push(`tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`);
+  }
   const problems = [
     ...validateConfiguration(config, { flagFor: flagLookup(specs) }),
     ...validateFlagOnly(flags, config.platformDomain),

@@ -101,3 +101,9 @@ test('print-config masks header values and shows every field', async () => {
     if (key !== undefined) assert.match(out, new RegExp(`^${key}:`, 'm'), `--${spec.name} shows as ${key}`);
   }
 });
+
+test('insecure cipher suites are accepted with a warning', async () => {
+  const r = await build(['--tls-cipher-suites=TLS_RSA_WITH_AES_128_CBC_SHA,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256']);
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.warnings, ['tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite TLS_RSA_WITH_AES_128_CBC_SHA']);
+});
