@@ -108,7 +108,18 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const nodeRef: ObjectReference = { kind: 'Node', name: nodeName, uid: nodeName };
   recorder.event(nodeRef, 'Normal', 'Starting', 'Starting nodeagent.');
   const lastStatus = new Map<string, PodStatusLike>();
+  // Pod start latency: from status.startTime (when the agent first took the pod on) to its first
+  // Running status, for pods this process started (not ones adopted after a restart).
+  const processStartMs = clock.nowMs() - process.uptime() * 1000;
+  const measured = new Set<string>();
   agent.statuses.onChange((pod, status) => {
+    const uid = pod.metadata.uid;
+    const startMs = status.startTime === undefined ? Number.NaN : Date.parse(status.startTime);
+    if (status.phase === 'Running' && !measured.has(uid) && startMs >= processStartMs - 1000) {
+      if (measured.size >= 10_000) measured.clear();
+      measured.add(uid);
+      metrics.podStartDuration.observe(Math.max(0, clock.nowMs() - startMs) / 1000);
+    }
     const s = status as unknown as PodStatusLike;
     for (const e of derivePodEvents(lastStatus.get(pod.metadata.uid), s)) recorder.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
     lastStatus.set(pod.metadata.uid, s);

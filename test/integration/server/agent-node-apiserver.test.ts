@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { RestClient } from '../../../src/client/rest-client.js';
 import { loadConnection } from '../../../src/platconfig/platconfig.js';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../helpers/server-https-request.js';
+import { killProcessPods } from '../pods/runtimes.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -48,6 +49,16 @@ before(async () => {
   rest = new RestClient({ connection: await loadConnection(api.adminPlatconfig), retry: { maxRetries: 0 } });
   port = await freePort();
   healthzPort = await freePort();
+  await mkdir(join(dir, 'manifests'));
+  await writeFile(
+    join(dir, 'manifests', 'talker.json'),
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'talker' },
+      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', command: ['node', '-e', "console.log('hello from talker'); setInterval(() => {}, 1000)"] }] },
+    }),
+  );
   agent = spawn(
     process.execPath,
     [
@@ -73,6 +84,8 @@ before(async () => {
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
       '--fail-cgroupv1=false',
+      `--pod-manifest-path=${join(dir, 'manifests')}`,
+      '--file-check-frequency=1s',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -90,6 +103,8 @@ after(async () => {
   }
   await rest?.close();
   await api?.stop();
+  // The agent leaves its pods running when it stops, as the reference does: end them here.
+  if (dir !== undefined) await killProcessPods(join(dir, 'root'));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -141,6 +156,35 @@ test('the agent\'s events are in plat-apiserver, and kubectl get events shows th
   const r = spawnSync('kubectl', [`--kubeconfig=${api.adminPlatconfig}`, 'get', 'events', '-n', 'default', '-o', 'custom-columns=REASON:.reason,SOURCE:.source.component,HOST:.source.host,OBJECT:.involvedObject.name'], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(r.status, 0, r.stderr);
   for (const reason of ['Starting', 'NodeReady', 'RegisteredNode']) assert.match(r.stdout, new RegExp(`^${reason}\\s+nodeagent\\s+${NODE}\\s+${NODE}$`, 'm'));
+});
+
+test('a static pod: its lifecycle events in plat-apiserver, its logs and exec through the agent server', async () => {
+  const pod = `talker-${NODE}`;
+  let reasons: string[] = [];
+  await waitFor(async () => {
+    const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    reasons = list.items.filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === pod).map((e) => e.reason);
+    return reasons.includes('Created') && reasons.includes('Started');
+  }, `Created and Started events for ${pod}`, 30_000, 200).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message} (saw ${reasons.join(',')})\n--- agent output ---\n${agentOut.slice(-3000)}`);
+  });
+  const base = `https://127.0.0.1:${port}`;
+  let logs = '';
+  await waitFor(async () => {
+    const r = await fetchText(`${base}/containerLogs/default/${pod}/c?tailLines=5`, { token: 'admin-token' });
+    logs = r.body;
+    return r.status === 200 && logs.includes('hello from talker');
+  }, 'the container log', 15_000, 200).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}: ${logs}`);
+  });
+  const exec = await fetchText(`${base}/exec/default/${pod}/c?command=echo&command=exec-works`, { method: 'POST', token: 'admin-token' });
+  assert.equal(exec.status, 200, exec.body);
+  assert.match(exec.body, /exec-works/);
+  assert.equal(exec.headers['x-exit-code'], '0');
+  const pods = JSON.parse((await fetchText(`${base}/pods`, { token: 'admin-token' })).body) as { items: { metadata: { name: string } }[] };
+  assert.ok(pods.items.some((p) => p.metadata.name === pod));
+  const metrics = (await fetchText(`${base}/metrics`, { token: 'admin-token' })).body;
+  assert.match(metrics, /^nodeagent_pod_start_duration_seconds_count [1-9]/m, 'the pod start was measured');
 });
 
 test('the agent\'s server answers only whom it should', async () => {
