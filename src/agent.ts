@@ -36,6 +36,8 @@ export interface AgentInput {
   clock?: Clock;
   /** Where runonce prints its summary (default process.stdout). */
   out?: (line: string) => void;
+  /** Called once the parts are built, before they start (benchmarks and tests observe them). */
+  onBuilt?: (agent: Agent) => void;
 }
 
 export interface Agent {
@@ -249,6 +251,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
 export async function runAgent(input: AgentInput): Promise<number> {
   const { logger, signal } = input;
   const agent = await buildAgent(input);
+  input.onBuilt?.(agent);
   const clock = input.clock ?? systemClock;
   const loops = new AbortController();
   const stop = (): void => loops.abort();

@@ -74,6 +74,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   private readonly events = new AbortController();
   private eventsLoop: Promise<void> | undefined;
   private readonly logOpts: Record<string, string>;
+  private sandboxImageReady = false;
 
   constructor(opts: DockerRuntimeOptions) {
     this.opts = opts;
@@ -142,7 +143,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const image = this.opts.sandboxImage ?? 'busybox:local';
-    await this.ensureImage(image, 'IfNotPresent');
+    if (!this.sandboxImageReady) {
+      await this.ensureImage(image, 'IfNotPresent');
+      this.sandboxImageReady = true;
+    }
     try {
       const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts));
       await c.start();
