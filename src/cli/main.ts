@@ -94,6 +94,11 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
       handle.flush();
       return fail(io, err);
     }
+    if (eff.config.logging.verbosity >= 5) {
+      // As the reference does at V(5): the whole effective configuration, secrets masked.
+      const { redactConfiguration } = await import('../config/redact.js');
+      logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
+    }
     const runAgent = await loadAgent();
     if (runAgent === undefined) {
       logger.info({ files: eff.files }, 'Configuration is valid; this build has no agent to start');
