@@ -21,7 +21,7 @@ import { HostSignalObserver } from '../eviction/observer.js';
 import { RuntimeEvictablePods } from '../eviction/pod-adapter.js';
 import { parseThresholds } from '../eviction/thresholds.js';
 import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../server/api-reviewers.js';
-import { NodeAgentMetrics } from '../server/metrics.js';
+import { NodeAgentMetrics, countApiRequests } from '../server/metrics.js';
 import { NodeServers, type NodeServersAddresses, type SecureServerSettings } from '../server/node-servers.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../server/runtime-adapters.js';
 import { eventSinkFrom, nodeApiFrom } from './api-adapters.js';
@@ -93,6 +93,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   let servingTtl: (() => number | undefined) | undefined;
   const stops: (() => Promise<void>)[] = [];
   const metrics = new NodeAgentMetrics({ registry, servingCertificateTtlSeconds: () => servingTtl?.() });
+  countApiRequests(metrics, signal);
 
   // ---- events ----
   const recorder = new EventRecorder({

@@ -1,6 +1,7 @@
 // The agent's Prometheus metrics that the server part owns. The Registry is passed in so other
 // parts (certificates, workers, client) register theirs in the same place and /metrics serves all.
 
+import diagnostics from 'node:diagnostics_channel';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface NodeAgentMetricsOptions {
@@ -75,4 +76,29 @@ export class NodeAgentMetrics {
       registers,
     });
   }
+}
+
+interface UndiciHeadersMessage {
+  request: { origin?: string | URL; method?: string };
+  response: { statusCode: number };
+}
+
+/**
+ * Counts every HTTP request this process makes through undici (the REST client to the API
+ * server) in `rest_client_requests_total{code,method,host}`, from undici's diagnostics channel,
+ * so the client needs no hook of its own. Stops when `signal` aborts.
+ */
+export function countApiRequests(metrics: NodeAgentMetrics, signal: AbortSignal): void {
+  const onHeaders = (message: unknown): void => {
+    const m = message as UndiciHeadersMessage;
+    let host = '';
+    try {
+      host = new URL(String(m.request.origin ?? '')).host;
+    } catch {
+      host = String(m.request.origin ?? '');
+    }
+    metrics.apiRequests.inc({ code: String(m.response.statusCode), method: m.request.method ?? '', host });
+  };
+  diagnostics.subscribe('undici:request:headers', onHeaders);
+  signal.addEventListener('abort', () => diagnostics.unsubscribe('undici:request:headers', onHeaders), { once: true });
 }
