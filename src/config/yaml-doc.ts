@@ -20,7 +20,7 @@ function keyText(node: unknown): string {
 
 export function parseYaml(text: string): ParsedYaml {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, lineCounter: lines });
+  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, lineCounter: lines, merge: true });
   const errors = doc.errors.map((e) => ({
     message: e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ''),
     pos: lines.linePos(e.pos[0]),

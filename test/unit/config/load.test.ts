@@ -113,3 +113,12 @@ test('unreadable files are one clear error naming the file', async (t) => {
   const r = await loadConfigFile(join(dir, 'ok.yaml'), opts);
   assert.equal(r.content['staticPodPath'], join(dir, 'pods'));
 });
+
+test('anchors, aliases and merge keys work as in the reference (bounded alias expansion)', async () => {
+  const r = await decodeConfigText('/c.yaml', `${HEAD}x-common: &common\n  memory.available: 100Mi\nevictionHard:\n  <<: *common\n  nodefs.available: 10%\n`, opts);
+  assert.deepEqual(r.content['evictionHard'], { 'memory.available': '100Mi', 'nodefs.available': '10%' });
+  assert.deepEqual(r.warnings, ['config file "/c.yaml" line 3, column 1: unknown field "x-common" ignored']);
+  const bomb = `${HEAD}a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n`;
+  const p = await problems(() => decodeConfigText('/c.yaml', bomb, opts));
+  assert.match(p[0] ?? '', /^config file "\/c.yaml": Excessive alias count/);
+});
