@@ -91,6 +91,8 @@ export interface ServerFixtureOptions {
   clock?: Clock;
   tlsMinVersion?: string;
   serving?: () => ServingTlsMaterial;
+  streamingIdleTimeoutMs?: number;
+  maxConnectionAgeMs?: number;
 }
 
 export interface ServerFixture {
@@ -124,11 +126,13 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     runningPods: { runningPods: () => Promise.resolve([FAKE_POD]) },
     stats: { summary: () => Promise.resolve({ node: { nodeName: 'node-a', cpu: { usageNanoCores: 1 }, memory: { workingSetBytes: 2 } }, pods: [] }) },
     containerLogs: {
-      writeLogs(ref: ContainerRef, opts: ContainerLogOptions, out: Writable): Promise<void> {
+      writeLogs(ref: ContainerRef, opts: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
         if (ref.pod !== 'web' || ref.container !== 'c') return Promise.reject(new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`));
         let lines = ['one', 'two', 'three'].map((l, i) => (opts.timestamps ? `2026-01-01T00:00:0${i}Z ${l}` : l));
         if (opts.tailLines !== undefined) lines = lines.slice(Math.max(0, lines.length - opts.tailLines));
         out.write(lines.map((l) => `${l}\n`).join(''));
+        // Following: nothing more is logged; the stream stays open until the client goes away.
+        if (opts.follow) return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
         return Promise.resolve();
       },
     },
@@ -141,7 +145,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     configz: () => ({ kind: 'NodeAgentConfiguration', staticPodURLHeader: { Authorization: ['Bearer s3cret'] }, readOnlyPort: 0 }),
     logDir,
     syncLoop: { lastIterationMs: () => Date.now() },
-    streamingIdleTimeoutMs: 60_000,
+    streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     secure: {
       address: '127.0.0.1',
       port: 0,
@@ -152,6 +156,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
       anonymous: o.anonymous,
       ...(o.tokens !== undefined ? { tokenWebhook: { reviewer: o.tokens, cacheTtlMs: 120_000 } } : {}),
       authorization: o.authorization,
+      ...(o.maxConnectionAgeMs !== undefined ? { maxConnectionAgeMs: o.maxConnectionAgeMs } : {}),
     },
     ...(o.readOnly === true ? { readOnly: { address: '127.0.0.1', port: 0 } } : {}),
     ...(o.healthz === true ? { healthz: { address: '127.0.0.1', port: 0 } } : {}),
