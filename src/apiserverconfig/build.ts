@@ -79,7 +79,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
       const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
       if (jwts.length > 0) {
-        const set = new JwtAuthenticatorSet({ authenticators: jwts });
+        const set = new JwtAuthenticatorSet({ authenticators: jwts, clock: o.clock });
         closers.push(() => set.close());
         authenticators.push(set);
         // Discovery starts now (without holding up the start), so problems show in the log early;

@@ -10,6 +10,7 @@ import type { AuthenticationResult } from '../../../../src/apiserver/interfaces.
 import { silentLogger } from '../../../../src/log/types.js';
 import { systemClock } from '../../../../src/util/clock.js';
 import { startOidcIssuer, type TestOidcIssuer } from '../../../helpers/oidc-issuer.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const req = (token?: string, url = '/api'): IncomingMessage => ({ headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, url }) as unknown as IncomingMessage;
 
@@ -161,7 +162,7 @@ describe('JWT authenticator', () => {
       clock: systemClock,
       logger: silentLogger(),
     });
-    const set = new JwtAuthenticatorSet({ authenticators: [authn(), b] });
+    const set = new JwtAuthenticatorSet({ authenticators: [authn(), b], clock: systemClock });
     try {
       assert.deepEqual(await set.ready(), []);
       const r1 = await set.authenticate(req(await other.mint({ sub: 'x' })));
@@ -172,6 +173,29 @@ describe('JWT authenticator', () => {
       await b.close();
       await other.close();
     }
+  });
+  test('the set caches successes for 10 s, never past exp, and not failures', async () => {
+    const clock = new ManualClock(Date.now());
+    const a = new JwtAuthenticator({
+      config: { issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } },
+      clock,
+      logger: silentLogger(),
+    });
+    made.push(a);
+    const set = new JwtAuthenticatorSet({ authenticators: [a], clock });
+    const token = await issuer.mint({ sub: 'c' }, { expiresInSec: 15 });
+    assert.equal((await set.authenticate(req(token))).kind, 'authenticated');
+    assert.equal((await set.authenticate(req(token))).kind, 'authenticated');
+    assert.equal(set.verifications, 1, 'second call served from the cache');
+    clock.advance(10_500);
+    assert.equal((await set.authenticate(req(token))).kind, 'authenticated');
+    assert.equal(set.verifications, 2, 'verified again after 10 s');
+    clock.advance(5_000);
+    assertRejected(await set.authenticate(req(token)), /token is expired/);
+    const bad = await issuer.mint({ sub: 'c' }, { otherKey: true });
+    await set.authenticate(req(bad));
+    await set.authenticate(req(bad));
+    assert.equal(set.verifications, 5, 'failures are verified every time');
   });
 });
 
