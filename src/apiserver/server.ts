@@ -3,6 +3,7 @@
 // (health, version, discovery, reviews). Resources go to handlers/resource.ts.
 
 import { createServer, type Server } from 'node:https';
+import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type {
@@ -89,6 +90,8 @@ export class ApiServer {
 
   constructor(o: ApiServerOptions) {
     this.o = o;
+    // Every open request (watches: thousands) listens for the server stopping.
+    setMaxListeners(0, this.stopController.signal);
     const d = o.platformDomain;
     this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });

@@ -12,19 +12,29 @@ function asList(v: string | string[] | undefined): string[] {
 }
 
 export function x509Authenticator(): Authenticator {
+  // The peer certificate is fixed for a connection: decide once per socket (keep-alive clients
+  // send many requests on one).
+  const perSocket = new WeakMap<object, AuthenticationResult>();
   return {
     authenticate: (req: IncomingMessage): Promise<AuthenticationResult> => {
-      const socket = req.socket as Partial<TLSSocket>;
-      if (typeof socket.getPeerCertificate !== 'function') return Promise.resolve({ kind: 'no-opinion' });
-      const cert = socket.getPeerCertificate();
-      if (cert === null || cert === undefined || Object.keys(cert).length === 0) return Promise.resolve({ kind: 'no-opinion' });
-      if (socket.authorized !== true) {
-        const why = socket.authorizationError === undefined ? 'unknown' : String(socket.authorizationError);
-        return Promise.resolve({ kind: 'rejected', reason: `verifying certificate failed: x509: ${why}` });
-      }
-      const cn = asList(cert.subject?.CN)[0] ?? '';
-      if (cn === '') return Promise.resolve({ kind: 'rejected', reason: 'client certificate has no common name' });
-      return Promise.resolve({ kind: 'authenticated', user: { username: cn, groups: asList(cert.subject?.O) } });
+      const cached = perSocket.get(req.socket);
+      if (cached !== undefined) return Promise.resolve(cached);
+      const r = fromSocket(req.socket as Partial<TLSSocket>);
+      if (typeof (req.socket as Partial<TLSSocket>).getPeerCertificate === 'function') perSocket.set(req.socket, r);
+      return Promise.resolve(r);
     },
   };
+}
+
+function fromSocket(socket: Partial<TLSSocket>): AuthenticationResult {
+  if (typeof socket.getPeerCertificate !== 'function') return { kind: 'no-opinion' };
+  const cert = socket.getPeerCertificate();
+  if (cert === null || cert === undefined || Object.keys(cert).length === 0) return { kind: 'no-opinion' };
+  if (socket.authorized !== true) {
+    const why = socket.authorizationError === undefined ? 'unknown' : String(socket.authorizationError);
+    return { kind: 'rejected', reason: `verifying certificate failed: x509: ${why}` };
+  }
+  const cn = asList(cert.subject?.CN)[0] ?? '';
+  if (cn === '') return { kind: 'rejected', reason: 'client certificate has no common name' };
+  return { kind: 'authenticated', user: { username: cn, groups: asList(cert.subject?.O) } };
 }
