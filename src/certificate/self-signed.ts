@@ -2,11 +2,11 @@
 // of its own and a leaf for the node's names and addresses, as the reference does. The
 // certificate file holds the leaf then that CA (0644); the key is 0600.
 import { randomBytes, webcrypto, type KeyObject } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../log/types.js';
-import { writeFileAtomic } from '../platconfig/atomic-file.js';
+import { writeFileAtomic, removeStaleTempFiles } from '../platconfig/atomic-file.js';
 import { x509lib } from './csr.js';
 import { generatePrivateKey, toCryptoKeyPair, type PrivateKey } from './keys.js';
 import { pairFromPem, type CertificatePair } from './store.js';
@@ -73,6 +73,8 @@ export interface SelfSignedOptions {
 export async function loadOrCreateSelfSigned(o: SelfSignedOptions): Promise<CertificatePair> {
   const certFile = join(o.certDir, 'nodeagent.crt');
   const keyFile = join(o.certDir, 'nodeagent.key');
+  await mkdir(o.certDir, { recursive: true, mode: 0o700 });
+  await removeStaleTempFiles(o.certDir);
   try {
     const pair = pairFromPem(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8'), certFile);
     if (pair.info.notAfter.getTime() > o.clock.nowMs()) return pair;

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { CertificateError } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../log/types.js';
-import { writeFileAtomic, syncDir } from '../platconfig/atomic-file.js';
+import { writeFileAtomic, syncDir, removeStaleTempFiles } from '../platconfig/atomic-file.js';
 import { parseCertificate, splitCertificates, type CertificateInfo } from './cert-info.js';
 import { parsePrivateKey, publicKeyDer, type PrivateKey } from './keys.js';
 
@@ -66,6 +66,8 @@ export async function ensureWritableDir(dir: string, what = 'cert dir'): Promise
     const probe = join(dir, `.write-probe-${process.pid}`);
     await writeFile(probe, '', { mode: 0o600 });
     await unlink(probe);
+    // Temp files of a writer killed mid-write (the content never replaced anything).
+    await removeStaleTempFiles(dir);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new CertificateError(

@@ -46,3 +46,22 @@ export async function syncDir(dir: string): Promise<void> {
   }
 }
 
+
+const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Removes temp files a killed writer left in `dir` (only names writeFileAtomic makes). Call it
+ * at start-up, before anything else writes there.
+ */
+export async function removeStaleTempFiles(dir: string): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const stale = names.filter((n) => TEMP_NAME.test(n));
+  await Promise.all(stale.map((n) => unlink(join(dir, n)).catch(() => undefined)));
+  return stale;
+}
