@@ -1,6 +1,7 @@
-// Request latency of plat-apiserver with JWT authentication (local OIDC issuer) and webhook
-// authorization (local SubjectAccessReview server, warm cache), against token-file authentication
-// with AlwaysAllow, both servers in this process and measured interleaved in the same run.
+// Request latency of plat-apiserver with JWT authentication (local OIDC issuer; warm JWKS and
+// token success cache) and webhook authorization (local SubjectAccessReview server, warm cache),
+// against token-file authentication with AlwaysAllow, both servers in this process and measured
+// interleaved in the same run.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
