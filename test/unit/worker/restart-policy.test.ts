@@ -144,3 +144,23 @@ test('a changed container spec replaces the container', async () => {
   assert.notEqual(now.id, first);
   assert.deepEqual(now.command, ['v2']);
 });
+
+test('a pod removed and re-added with the same UID runs again (not stuck)', async () => {
+  const w = makeWorld();
+  const p = pod('same', { containers: [{ name: 'again', command: ['x'] }] });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await w.settle();
+  const first = w.runtime.running('again')!.id;
+  w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await w.settle();
+  assert.ok(w.runtime.running('again'), 'running after remove + add');
+  w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
+  await w.settle();
+  assert.equal(w.runtime.running('again'), undefined);
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await w.settle();
+  const now = w.runtime.running('again');
+  assert.ok(now && now.id !== first, 'a new container after a completed removal');
+  assert.equal(w.statuses.status('same')?.phase, 'Running');
+});
