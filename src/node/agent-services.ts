@@ -162,6 +162,16 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
         addresses: () => nodeAddresses(flags.nodeIP, nodeName),
         nodeInfo: () => Promise.resolve(info),
         images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
+        notReadyReasons: async () => {
+          const runtime = agent.runtime.runtime;
+          const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer within 5s')), 5_000).unref());
+          try {
+            await Promise.race([runtime.version(), timeout]);
+            return [];
+          } catch (err) {
+            return [`container runtime is down: ${userMessage(err)}`];
+          }
+        },
         pressure: () => {
           const c = eviction.conditions();
           return { memory: c.has('MemoryPressure'), disk: c.has('DiskPressure'), pid: c.has('PIDPressure') };

@@ -26,7 +26,7 @@ export interface NodeStatusSources {
   /** Pressure conditions (from the eviction manager). */
   pressure(): { memory: boolean; disk: boolean; pid: boolean };
   /** Why the node is not ready (runtime down ...); empty when ready. */
-  notReadyReasons?(): readonly string[];
+  notReadyReasons?(): readonly string[] | Promise<readonly string[]>;
 }
 
 export interface NodeStatusManagerOptions {
@@ -64,7 +64,7 @@ export class NodeStatusManager {
   async computeStatus(): Promise<NodeStatus> {
     const s = this.o.sources;
     const p = s.pressure();
-    const inputs: ConditionInputs = { memoryPressure: p.memory, diskPressure: p.disk, pidPressure: p.pid, notReadyReasons: s.notReadyReasons?.() ?? [] };
+    const inputs: ConditionInputs = { memoryPressure: p.memory, diskPressure: p.disk, pidPressure: p.pid, notReadyReasons: (await s.notReadyReasons?.()) ?? [] };
     const conditions = computeConditions(this.conditions, inputs, this.o.clock.now());
     this.reportTransitions(this.conditions, conditions);
     this.conditions = conditions;

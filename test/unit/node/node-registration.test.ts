@@ -125,3 +125,37 @@ test('status is sent on change or every 5 minutes; while the API server is down 
   const last = (api.statusPatches[3] as { status: { conditions: { type: string; status: string }[] } }).status;
   assert.equal(last.conditions.find((c) => c.type === 'MemoryPressure')?.status, 'False');
 });
+
+test('the node is NotReady (with the reason) while the runtime is down, and Ready again after', async () => {
+  const clock = new ManualClock();
+  const api = new FakeNodeApi();
+  let reasons: string[] = ['container runtime is down: connect ENOENT'];
+  const events: string[] = [];
+  const m = new NodeStatusManager({
+    api,
+    clock,
+    logger: silentLogger(),
+    nodeName: 'n1',
+    updateFrequencyMs: 10_000,
+    maxImages: -1,
+    daemonPort: 10250,
+    events: { event: (_o, _t, reason) => events.push(reason) },
+    sources: {
+      resources: () => Promise.resolve({ capacity: {}, allocatable: {} }),
+      addresses: () => [],
+      nodeInfo: () => Promise.resolve({ machineID: '', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' }),
+      pressure: () => ({ memory: false, disk: false, pid: false }),
+      notReadyReasons: () => Promise.resolve(reasons),
+    },
+  });
+  await m.tick();
+  const ready = (i: number): { status: string; reason: string; message: string } | undefined =>
+    (api.statusPatches[i] as { status: { conditions: { type: string; status: string; reason: string; message: string }[] } }).status.conditions.find((c) => c.type === 'Ready');
+  assert.deepEqual(ready(0), { ...ready(0), status: 'False', reason: 'NodeAgentNotReady', message: 'container runtime is down: connect ENOENT' });
+  assert.ok(events.includes('NodeNotReady'));
+  reasons = [];
+  clock.advance(10_000);
+  await m.tick();
+  assert.equal(ready(1)?.status, 'True');
+  assert.ok(events.includes('NodeReady'));
+});
