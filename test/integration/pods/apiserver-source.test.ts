@@ -15,10 +15,10 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   const root = await tempDir('na-apisrc-');
   const manifests = await tempDir('na-apisrc-m-');
   const ac = new AbortController();
-  let agent: Promise<number> | undefined;
+  const running: { agent?: Promise<number> } = {};
   t.after(async () => {
     ac.abort();
-    await agent?.catch(() => 1);
+    await running.agent?.catch(() => 1);
     await killProcessPods(root.path);
     await api.stop();
     await root.cleanup();
@@ -34,7 +34,7 @@ test('API server pods run and report status; static pods get mirror pods', { tim
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'elsewhere' }, spec: { nodeName: 'other-node', containers: [{ name: 'c', image: 'none', command: ['sleep', '60'] }] } },
   });
 
-  agent = runAgent({
+  running.agent = runAgent({
     config: testConfig({ staticPodPath: manifests.path, containerRuntimeEndpoint: 'process://' }),
     flags: testFlags(root.path, { hostnameOverride: node, platconfig: api.adminPlatconfig }),
     logger: process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger(),
