@@ -16,7 +16,7 @@ import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
-import { EXTRA_FLAGS, loadPlugins } from './plugins.js';
+import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
 import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
@@ -31,7 +31,11 @@ export interface RunningApiServer {
 }
 
 /** Builds and starts everything the flags describe (also used in-process by benchmarks). */
-export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock): Promise<RunningApiServer> {
+/**
+ * `extra` plugs parts in without flags (tests, benchmarks, embedding): its authenticators and
+ * admission plugins come after the configured ones; its authorizers replace the configured chain.
+ */
+export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock, extra: ApiServerPlugins = {}): Promise<RunningApiServer> {
   const certs = await prepareCertificates(flags);
   const clientCaPems = [certs.clusterCa.certPem];
   if (flags.clientCaFile !== undefined) {
@@ -44,8 +48,8 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   const plugins = await loadPlugins(flags, logger, clock);
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
-  authenticators.push(...(plugins.authenticators ?? []));
-  const authorizers: Authorizer[] = plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+  authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
+  const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
   const server = new ApiServer({
     platformDomain: flags.platformDomain,
     bindAddress: flags.bindAddress,
@@ -55,7 +59,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     authenticators,
     anonymousAuth: flags.anonymousAuth,
     authorizers,
-    admission: plugins.admission ?? [],
+    admission: [...(plugins.admission ?? []), ...(extra.admission ?? [])],
     transformers: plugins.transformers ?? identityTransformers(),
     tracer: plugins.tracer,
     managedFields: trackedManagedFields(),
