@@ -1,0 +1,101 @@
+// Agent start to client certificate on disk: the built agent (`node bin/nodeagent`, one process
+// per run) bootstraps against a plat-apiserver with auto-approval; the time runs from spawn to
+// the `nodeagent-client-current.pem` symlink existing. p50 of 20 runs (target < 300 ms), against
+// two same-run baselines: spawning `node -e 0`, and one raw CSR create + get round trip.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer, repoRoot } from '../test/helpers/apiserver.js';
+import { makeCsrPem, csrBody } from '../test/helpers/apiserver-fixtures.js';
+
+const RUNS = Number(process.env['BENCH_BOOTSTRAP_RUNS'] ?? 20);
+const TOKEN = 'abcdef.0123456789abcdef';
+
+const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
+
+async function timeSpawn(args: string[], until: () => boolean): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: repoRoot(), stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let done = false;
+  try {
+    for (;;) {
+      if (until()) {
+        done = true;
+        return performance.now() - t0;
+      }
+      if (child.exitCode !== null) {
+        if (args[0] === '-e') return performance.now() - t0;
+        throw new Error(`agent exited early: ${err}`);
+      }
+      if (performance.now() - t0 > 30_000) throw new Error(`timed out: ${err}`);
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    if (!done || child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-bootstrap-'));
+  await writeFile(join(dir, 'tokens.csv'), `${TOKEN},system:bootstrap:abcdef,uid-abcdef,"system:bootstrappers"\n`);
+  const api = await startApiServer({ args: [`--token-auth-file=${join(dir, 'tokens.csv')}`] });
+  try {
+    const boot = join(dir, 'bootstrap.conf');
+    await writeFile(boot, `clusters: [{name: c, cluster: {server: "${api.url}", certificate-authority: ${api.caFile}}}]\nusers: [{name: b, user: {token: ${TOKEN}}}]\ncontexts: [{name: x, context: {cluster: c, user: b}}]\ncurrent-context: x\n`);
+    const agentMs: number[] = [];
+    const nodeMs: number[] = [];
+    const csrMs: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const certDir = join(dir, `pki-${i}`);
+      const current = join(certDir, 'nodeagent-client-current.pem');
+      agentMs.push(
+        await timeSpawn(
+          [
+            join(repoRoot(), 'bin', 'nodeagent'),
+            `--bootstrap-platconfig=${boot}`,
+            `--platconfig=${join(dir, `platconfig-${i}`)}`,
+            `--cert-dir=${certDir}`,
+            `--root-dir=${join(dir, `root-${i}`)}`,
+            '--container-runtime-endpoint=process://',
+            `--hostname-override=bench-${i}`,
+            '--fail-cgroupv1=false',
+            '--address=127.0.0.1',
+            `--port=${20000 + i}`,
+            '--read-only-port=0',
+            '--healthz-port=0',
+          ],
+          () => existsSync(current),
+        ),
+      );
+      nodeMs.push(await timeSpawn(['-e', '0'], () => false));
+      const { csrPem } = await makeCsrPem({ cn: `system:node:raw-${i}`, orgs: ['system:nodes'] });
+      const t0 = performance.now();
+      const name = `raw-${i}`;
+      await api.request('POST', '/apis/certificates.platform.io/v1/certificatesigningrequests', { body: csrBody(name, csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth']) });
+      await api.request('GET', `/apis/certificates.platform.io/v1/certificatesigningrequests/${name}`);
+      csrMs.push(performance.now() - t0);
+    }
+    const a = p50(agentMs);
+    const n = p50(nodeMs);
+    const c = p50(csrMs);
+    console.log(`agent start -> client certificate on disk (auto-approval), p50 of ${RUNS}: ${fmt(a)}  (min ${fmt(Math.min(...agentMs))}, max ${fmt(Math.max(...agentMs))}; target < 300 ms)`);
+    console.log(`baseline: spawn of "node -e 0", p50: ${fmt(n)}`);
+    console.log(`baseline: raw CSR create + get round trip, p50: ${fmt(c)}`);
+    console.log(`ratio agent/node-spawn: ${(a / n).toFixed(2)}x; agent minus node spawn: ${fmt(a - n)}`);
+  } finally {
+    await api.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : String(err));
+  process.exitCode = 1;
+});
