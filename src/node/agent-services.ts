@@ -197,8 +197,26 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     logger.info({}, 'no API server configured (--platconfig): the node is not registered; running standalone');
   }
 
+  // ---- sync loop health ----
+  // The pod manager's housekeeping pass is its sync-loop iteration; until it offers a hook, its
+  // public cleanupOrphans() is timed here (timing only: behaviour unchanged) for
+  // /healthz/syncloop and nodeagent_sync_loop_duration_seconds.
+  let lastIterationMs: number | undefined;
+  const pods = agent.pods;
+  const housekeeping = pods.cleanupOrphans.bind(pods);
+  pods.cleanupOrphans = async () => {
+    const t0 = clock.nowMs();
+    lastIterationMs = t0;
+    try {
+      await housekeeping();
+    } finally {
+      metrics.syncLoopDuration.observe((clock.nowMs() - t0) / 1000);
+    }
+  };
+
   // ---- servers ----
   const servers = new NodeServers({
+    syncLoop: { lastIterationMs: () => lastIterationMs },
     nodeName,
     clock,
     logger,
