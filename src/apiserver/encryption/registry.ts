@@ -79,7 +79,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
       (p[kind]?.keys ?? []).map((k, j) => {
         const raw = decodeKey(k.secret);
         if (raw === undefined) {
-          throw new ConfigError(`${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`, opts.file === undefined ? {} : { file: opts.file });
+          throw new ConfigError(`${inFile(opts)}${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`, opts.file === undefined ? {} : { file: opts.file });
         }
         return make(k.name, raw);
       });
@@ -90,7 +90,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     const kms = p.kms;
     if (kms !== undefined) {
       if ((kms.apiVersion ?? 'v1') !== 'v2') {
-        throw new ConfigError(`${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
+        throw new ConfigError(`${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
       }
       const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: parseGoDuration(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000 });
       this.kmsClients.push(client);
@@ -99,4 +99,8 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     }
     return [];
   }
+}
+
+function inFile(opts: EncryptionRegistryOptions): string {
+  return opts.file === undefined ? '' : `--encryption-provider-config: ${opts.file}: `;
 }
