@@ -93,6 +93,8 @@ export interface ServerFixtureOptions {
   serving?: () => ServingTlsMaterial;
   streamingIdleTimeoutMs?: number;
   maxConnectionAgeMs?: number;
+  /** OpenSSL names. */
+  tlsCipherSuites?: string[];
 }
 
 export interface ServerFixture {
@@ -151,6 +153,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
       port: 0,
       tls: { current: o.serving ?? (() => servingMaterial) },
       ...(o.tlsMinVersion !== undefined ? { tlsMinVersion: o.tlsMinVersion } : {}),
+      ...(o.tlsCipherSuites !== undefined ? { tlsCipherSuites: o.tlsCipherSuites } : {}),
       enableDebuggingHandlers: o.enableDebuggingHandlers ?? true,
       ...(o.clientCa !== false ? { clientCaFile: caFile } : {}),
       anonymous: o.anonymous,
