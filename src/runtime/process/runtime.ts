@@ -57,6 +57,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private readonly writes = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
   private loaded: Promise<void> | undefined;
+  private closed = false;
 
   constructor(opts: ProcessRuntimeOptions) {
     this.opts = opts;
@@ -125,7 +126,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private persist(rec: ProcessRecord): Promise<void> {
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
     const next = prev.then(async () => {
-      if (this.records.get(rec.id) !== rec) return;
+      if (this.records.get(rec.id) !== rec || this.closed) return;
       await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec));
     }).catch((err: unknown) =>
       this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
@@ -410,9 +411,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     this.listeners.push(listener);
   }
 
+  /** Stops watching processes; pending state writes finish, later ones are skipped. */
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     await this.loaded;
+    await Promise.all([...this.writes.values()]);
+    this.closed = true;
   }
 
   // ---- image service: processes have no images ----

@@ -38,7 +38,8 @@ export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgen
 
 export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, cleanup: () => rm(path, { recursive: true, force: true }) };
+  // retries: a runtime may still be writing a state file for a process the test just killed
+  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
 }
 
 /** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
