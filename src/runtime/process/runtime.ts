@@ -35,6 +35,9 @@ export interface ProcessRuntimeOptions {
 
 interface ProcessRecord extends RuntimeContainer {
   command: string[];
+  /** securityContext.runAsUser / runAsGroup (the agent must be root to switch). */
+  uid?: number;
+  gid?: number;
   env: Record<string, string>;
   workingDir?: string;
   logFile: string;
@@ -237,6 +240,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       env,
       logFile: join(dir, `${c.name}.log`),
       sandboxId: cfg.sandboxId,
+      ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
+      ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
     };
     this.records.set(id, rec);
@@ -264,7 +269,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         stdio: ['ignore', fd, fd],
         env: rec.env,
         ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
+        ...(rec.uid !== undefined ? { uid: rec.uid } : {}),
+        ...(rec.gid !== undefined ? { gid: rec.gid } : {}),
       });
+    } catch (err) {
+      this.markFailedToStart(rec, userMessage(err));
+      throw new RuntimeError(`container "${rec.name}": could not start: ${userMessage(err)}`, { cause: err });
     } finally {
       closeSync(fd);
     }
@@ -361,7 +371,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const out: RuntimeContainer[] = [];
     for (const r of this.records.values()) {
       if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
-      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, ...pub } = r;
+      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, ...pub } = r;
       out.push(pub);
     }
     return out;

@@ -137,3 +137,22 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
 const dockerReason = await dockerSkipReason();
 contract(processRuntime, () => undefined);
 contract(dockerRuntime, () => dockerReason);
+
+test('process://: securityContext.runAsUser runs the process as that user', async (t) => {
+  const root = await tempDir('na-uid-');
+  const rt = processRuntime.make(root.path);
+  t.after(async () => {
+    await killProcessPods(root.path);
+    await rt.close();
+    await root.cleanup();
+  });
+  if (process.getuid?.() !== 0) {
+    t.skip('needs root to switch users');
+    return;
+  }
+  const p = pod('uid', [{ name: 'who', command: ['sh', '-c', 'id -u; sleep 30'], securityContext: { runAsUser: 65534, runAsGroup: 65534 } }]);
+  const sb = await rt.runPodSandbox({ pod: p, attempt: 0 });
+  const id = await rt.createContainer({ pod: p, container: p.spec.containers[0]!, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} });
+  await rt.startContainer(id);
+  await waitFor('uid in the log', async () => (await rt.logs(id)).trim() === '65534');
+});
