@@ -108,8 +108,9 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     // Bootstrap runs here when --platconfig is missing or expired (needs --bootstrap-platconfig);
     // the client presents the current certificate and swaps in rotated ones. The serving
     // certificate is left to startAgentServices (servingCertificate: false). The managers stop
-    // with input.signal. On a fatal certificate error (expired and not renewable while the API
-    // server answers) the process is asked to stop so a supervisor restarts it into bootstrap.
+    // with input.signal or when runAgent closes this client. On a fatal certificate error
+    // (expired and not renewable while the API server answers) the process is asked to stop,
+    // with exit status 1, so a supervisor restarts it into bootstrap.
     const { startCertificates } = await import('./certificate/setup.js');
     const certs = await startCertificates({
       platconfigPath: flags.platconfig,
@@ -129,7 +130,11 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       signal: input.signal,
       onFatal: (err) => {
         logger.error({ err: { message: err.message } }, 'certificate failure; stopping the agent');
-        process.exitCode = 1;
+        // A graceful stop (as on SIGTERM), but the process must end non-zero so a supervisor
+        // restarts it; the exit status is settled last, after main() has set its own.
+        process.once('exit', () => {
+          process.exitCode = 1;
+        });
         process.kill(process.pid, 'SIGTERM');
       },
     });

@@ -197,9 +197,13 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     await serving?.stop();
     await rest?.close();
   };
-  o.signal?.addEventListener('abort', () => {
-    stop().catch((err: unknown) => logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
-  }, { once: true });
+  // Stop with the caller's signal, or when the caller closes the API client (whichever first).
+  const stopSignals = [...(o.signal ? [o.signal] : []), ...(rest ? [rest.closedSignal] : [])];
+  if (stopSignals.length) {
+    AbortSignal.any(stopSignals).addEventListener('abort', () => {
+      stop().catch((err: unknown) => logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
+    }, { once: true });
+  }
   return { bootstrap, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
 }
 

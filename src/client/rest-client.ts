@@ -89,6 +89,7 @@ export class RestClient {
   private readonly random: () => number;
   private identity: string;
   private closed = false;
+  private readonly closedController = new AbortController();
 
   constructor(options: RestClientOptions) {
     this.connection = options.connection;
@@ -150,7 +151,13 @@ export class RestClient {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.closedController.abort(new Error('API client closed'));
     await this.dispatcher.destroy();
+  }
+
+  /** Aborts when the client is closed, so parts built around it can stop with it. */
+  get closedSignal(): AbortSignal {
+    return this.closedController.signal;
   }
 
   private url(path: string, query: RequestOptions['query']): string {
