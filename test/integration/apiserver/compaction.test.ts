@@ -1,5 +1,6 @@
 // --etcd-compaction-interval: continue tokens and watch resourceVersions older than the interval
 // expire: 410 Expired with a fresh continue token for lists, a 410 ERROR event for watches.
+// --min-request-timeout: a watch without timeoutSeconds ends after a random time in [n, 2n).
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +11,7 @@ let api: StartedApiServer;
 const base = '/api/v1/namespaces/default/events';
 
 before(async () => {
-  api = await startApiServer({ args: ['--etcd-compaction-interval=1s'] });
+  api = await startApiServer({ args: ['--etcd-compaction-interval=1s', '--min-request-timeout=1'] });
   for (let i = 0; i < 6; i++) await api.request('POST', base, { body: eventBody(`c${i}`, 'default') });
 });
 after(async () => {
@@ -47,4 +48,12 @@ test('an expired continue token gives 410 with a fresh token; a too-old watch gi
   assert.equal(e.object['reason'], 'Expired');
   assert.match(String(e.object['message']), /^too old resource version: \d+ \(\d+\)$/);
   await w.ended;
+});
+
+test('without timeoutSeconds a watch ends after a random time in [min-request-timeout, 2x)', async () => {
+  const started = Date.now();
+  const w = await api.watch(`${base}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dnone`);
+  await w.ended;
+  const took = Date.now() - started;
+  assert.ok(took >= 900 && took < 4000, `ended after ${took} ms`);
 });
