@@ -36,15 +36,17 @@ export class NodeAgentMetrics {
       },
     });
     const client = options.clientCertificateTtlSeconds;
-    new Gauge({
-      name: 'nodeagent_certificate_manager_client_ttl_seconds',
-      help: 'Seconds until the client certificate expires (negative when expired).',
-      registers,
-      collect() {
-        const v = client?.();
-        if (v !== undefined) this.set(v);
-      },
-    });
+    if (client !== undefined) {
+      new Gauge({
+        name: 'nodeagent_certificate_manager_client_ttl_seconds',
+        help: 'Seconds until the client certificate expires (negative when expired).',
+        registers,
+        collect() {
+          const v = client();
+          if (v !== undefined) this.set(v);
+        },
+      });
+    }
     this.podStartDuration = new Histogram({
       name: 'nodeagent_pod_start_duration_seconds',
       help: 'Seconds from the agent first seeing a pod to the pod running.',

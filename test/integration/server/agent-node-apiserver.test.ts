@@ -185,7 +185,12 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
   assert.ok(pods.items.some((p) => p.metadata.name === pod));
   const metrics = (await fetchText(`${base}/metrics`, { token: 'admin-token' })).body;
   assert.match(metrics, /^nodeagent_pod_start_duration_seconds_count [1-9]/m, 'the pod start was measured');
-  assert.match(metrics, /^nodeagent_sync_loop_duration_seconds_count [1-9]/m, 'sync-loop iterations are timed');
+  await waitFor(
+    async () => /^nodeagent_sync_loop_duration_seconds_count [1-9]/m.test((await fetchText(`${base}/metrics`, { token: 'admin-token' })).body),
+    'sync-loop iterations to be timed',
+    15_000,
+    250,
+  );
   assert.match(metrics, /^rest_client_requests_total\{code="201",method="POST",host="127\.0\.0\.1:\d+"\} [1-9]/m, 'API requests are counted by code');
 });
 
