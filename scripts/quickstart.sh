@@ -32,6 +32,7 @@ node bin/nodeagent \
   --hostname-override quickstart \
   --file-check-frequency 5s \
   --fail-cgroupv1=false \
+  --address 127.0.0.1 \
   >"$LOG" 2>&1 &
 AGENT=$!
 
@@ -57,9 +58,29 @@ echo "==> agent log:"
 grep -E "runtime ready|agent starting|container started" "$LOG" | sed 's/^/    /'
 echo "==> curl $URL"
 echo "    $body"
-if health=$(curl -fsS --max-time 1 http://127.0.0.1:10248/healthz 2>/dev/null); then
+for _ in $(seq 1 25); do
+  health=$(curl -fsS --max-time 1 http://127.0.0.1:10248/healthz 2>/dev/null) && break
+  sleep 0.2
+done
+if [ -n "${health:-}" ]; then
   echo "==> curl http://127.0.0.1:10248/healthz"
   echo "    $health"
+fi
+# the pods as the agent reports them (read-only server)
+for _ in $(seq 1 25); do
+  pods=$(curl -fsS --max-time 2 http://127.0.0.1:10255/pods 2>/dev/null) || true
+  case "$pods" in *'"type":"Ready","status":"True"'*) break ;; esac
+  sleep 0.2
+done
+if [ -n "${pods:-}" ]; then
+  echo "==> curl http://127.0.0.1:10255/pods (summary)"
+  printf '%s' "$pods" | node -e '
+    let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+      for (const p of JSON.parse(s).items ?? []) {
+        const ready = (p.status?.conditions ?? []).find((c) => c.type === "Ready")?.status;
+        console.log(`    ${p.metadata.namespace}/${p.metadata.name}: ${p.status?.phase} (Ready=${ready}, podIP ${p.status?.podIP})`);
+      }
+    });' || true
 fi
 if [ "$CHECK" = --check ]; then
   echo "==> stopping the agent and its pod"
