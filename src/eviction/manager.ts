@@ -15,6 +15,9 @@ export type StarvedResource = 'memory' | 'ephemeral-storage' | 'pids';
 
 const SIGNAL_CONDITION: Readonly<Record<Signal, PressureCondition>> = {
   'memory.available': 'MemoryPressure',
+  'allocatableMemory.available': 'MemoryPressure',
+  'containerfs.available': 'DiskPressure',
+  'containerfs.inodesFree': 'DiskPressure',
   'nodefs.available': 'DiskPressure',
   'nodefs.inodesFree': 'DiskPressure',
   'imagefs.available': 'DiskPressure',
@@ -24,6 +27,9 @@ const SIGNAL_CONDITION: Readonly<Record<Signal, PressureCondition>> = {
 
 const SIGNAL_RESOURCE: Readonly<Record<Signal, StarvedResource>> = {
   'memory.available': 'memory',
+  'allocatableMemory.available': 'memory',
+  'containerfs.available': 'ephemeral-storage',
+  'containerfs.inodesFree': 'ephemeral-storage',
   'nodefs.available': 'ephemeral-storage',
   'nodefs.inodesFree': 'ephemeral-storage',
   'imagefs.available': 'ephemeral-storage',
@@ -129,7 +135,7 @@ export class EvictionManager {
     const actionable = met.filter((t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs);
     if (actionable.length === 0) return undefined;
     // Memory first, then the others in declaration order; hard before soft.
-    actionable.sort((a, b) => Number(b.hard) - Number(a.hard) || Number(b.signal === 'memory.available') - Number(a.signal === 'memory.available'));
+    actionable.sort((a, b) => Number(b.hard) - Number(a.hard) || Number(SIGNAL_RESOURCE[b.signal] === 'memory') - Number(SIGNAL_RESOURCE[a.signal] === 'memory'));
     const threshold = actionable[0]!;
     const resource = SIGNAL_RESOURCE[threshold.signal];
     const ob = obs.get(threshold.signal)!;

@@ -41,7 +41,11 @@ export class HostSignalObserver implements SignalObserver {
     const out = new Map<Signal, SignalObservation>();
     const proc = this.options.procDir ?? '/proc';
     const mem = parseMeminfo(await readFile(`${proc}/meminfo`, 'utf8').catch(() => ''));
-    if (mem !== undefined) out.set('memory.available', { available: mem.availableBytes, capacity: mem.totalBytes });
+    if (mem !== undefined) {
+      out.set('memory.available', { available: mem.availableBytes, capacity: mem.totalBytes });
+      // Without pod cgroups to sum, the allocatable view is the node's memory too.
+      out.set('allocatableMemory.available', { available: mem.availableBytes, capacity: mem.totalBytes });
+    }
     const fsObs = async (dir: string, prefix: 'nodefs' | 'imagefs'): Promise<void> => {
       const st = await statfs(dir).catch(() => undefined);
       if (st === undefined) return;
@@ -50,6 +54,11 @@ export class HostSignalObserver implements SignalObserver {
     };
     await fsObs(this.options.rootDir, 'nodefs');
     await fsObs(this.options.imageDir ?? this.options.rootDir, 'imagefs');
+    // The container file system is the image file system here (no split image/container fs).
+    for (const [from, to] of [['imagefs.available', 'containerfs.available'], ['imagefs.inodesFree', 'containerfs.inodesFree']] as const) {
+      const v = out.get(from);
+      if (v !== undefined) out.set(to, v);
+    }
     const pidMax = Number((await readFile(`${proc}/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim());
     if (Number.isFinite(pidMax) && pidMax > 0) {
       const entries = await readdir(proc).catch(() => [] as string[]);

@@ -6,7 +6,17 @@ import { ConfigError } from '../util/errors.js';
 import { parseDurationMs } from '../util/values/duration.js';
 import { parseQuantity } from '../util/values/quantity.js';
 
-export const SIGNALS = ['memory.available', 'nodefs.available', 'nodefs.inodesFree', 'imagefs.available', 'imagefs.inodesFree', 'pid.available'] as const;
+export const SIGNALS = [
+  'memory.available',
+  'allocatableMemory.available',
+  'nodefs.available',
+  'nodefs.inodesFree',
+  'imagefs.available',
+  'imagefs.inodesFree',
+  'containerfs.available',
+  'containerfs.inodesFree',
+  'pid.available',
+] as const;
 export type Signal = (typeof SIGNALS)[number];
 
 /** An amount: absolute (bytes, inodes, pids) or a percentage of capacity. */
