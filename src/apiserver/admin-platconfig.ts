@@ -3,7 +3,8 @@
 // (apiserver-ca.crt, apiserver.crt/apiserver.key) for localhost, 127.0.0.1 and the host name, and
 // admin.platconfig: a kubeconfig-layout file with a system:masters client certificate.
 
-import { mkdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { ensureDirSync } from './storage/ensure-dir.js';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -76,7 +77,7 @@ export async function prepareCertificates(o: {
   clusterSigningKeyFile: string | undefined;
 }): Promise<ServerCertificates> {
   try {
-    await mkdir(o.certDir, { recursive: true, mode: 0o700 });
+    ensureDirSync(o.certDir, 0o700);
   } catch (err) {
     throw new CertificateError(`cannot create --cert-dir ${o.certDir}: ${(err as Error).message}`, { file: o.certDir });
   }

@@ -36,6 +36,7 @@ import { podDef } from './registry/resources/pod.js';
 import type { ResourceDef } from './registry/types.js';
 import { forbidden, methodNotAllowed, StatusError, unauthorized, unsupportedMediaType } from './status.js';
 import { Store } from './storage/store.js';
+import { FlagError } from '../util/errors.js';
 
 export interface ApiServerOptions {
   readonly platformDomain: string;
@@ -159,9 +160,13 @@ export class ApiServer {
   async start(): Promise<{ host: string; port: number }> {
     await this.bootstrapNamespaces();
     await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
+      const onError = (err: NodeJS.ErrnoException): void => {
+        const why = err.code === 'EADDRINUSE' ? 'the port is in use' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : err.code === 'EACCES' ? 'permission denied' : err.message;
+        reject(new FlagError(`cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, --secure-port): ${why}`, { flag: 'secure-port', cause: err }));
+      };
+      this.server.once('error', onError);
       this.server.listen(this.o.port, this.o.bindAddress, () => {
-        this.server.off('error', reject);
+        this.server.off('error', onError);
         resolve();
       });
     });

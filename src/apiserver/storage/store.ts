@@ -6,7 +6,8 @@
 // at rest) on the way in and out.
 
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { ensureDirSync } from './ensure-dir.js';
+import { FlagError } from '../../util/errors.js';
 import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import type { Logger } from '../../log/types.js';
@@ -107,10 +108,15 @@ export class Store {
     this.clock = opts.clock;
     this.compactionIntervalMs = opts.compactionIntervalMs;
     if (opts.dataDir !== undefined) {
-      mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-      this.db = new Database(join(opts.dataDir, 'plat-apiserver.db'));
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
+      const file = join(opts.dataDir, 'plat-apiserver.db');
+      try {
+        ensureDirSync(opts.dataDir, 0o700);
+        this.db = new Database(file);
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = FULL');
+      } catch (err) {
+        throw new FlagError(`--data-dir ${opts.dataDir}: cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'data-dir', cause: err });
+      }
     } else {
       this.db = new Database(':memory:');
     }

@@ -10,6 +10,7 @@ import { CompactedError, Store, StoreConflictError, StoreReadError, prefixEnd, t
 import { identityTransformers } from '../../../src/apiserver/storage/identity.js';
 import { silentLogger } from '../../../src/log/types.js';
 import type { Clock } from '../../../src/util/clock.js';
+import { FlagError } from '../../../src/util/errors.js';
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 1_700_000_000_000;
@@ -96,4 +97,8 @@ test('with a data dir, revisions continue after reopening', async () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('a data dir that cannot hold the database is one FlagError naming --data-dir', () => {
+  assert.throws(() => open('/proc/no-such-dir/x'), (e: unknown) => e instanceof FlagError && e.message.startsWith('--data-dir /proc/no-such-dir/x: cannot open the database'));
 });
