@@ -12,7 +12,7 @@ import { FileSource } from './source/file.js';
 import { HttpSource } from './source/http.js';
 import { PodConfig } from './source/merger.js';
 import type { PodSource } from './source/types.js';
-import type { ValidatePodOptions } from './pod/validate.js';
+import { validatePod, type ValidatePodOptions } from './pod/validate.js';
 import { createRuntime, type RuntimeBundle } from './runtime/factory.js';
 import { PodStatusManager } from './worker/status-manager.js';
 import { ProbeManager } from './worker/probes.js';
@@ -224,6 +224,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     syncFrequencyMs: durationMs(config.syncFrequency, 'syncFrequency', '--sync-frequency'),
     capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
     seenAllSources: () => podConfig.seenAllSources(),
+    validate: (pod) => validatePod(pod, validation),
   });
   late.pods = pods;
 

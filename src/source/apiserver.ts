@@ -18,7 +18,8 @@ export interface ApiserverSourceOptions {
   pods: ResourceClient<ApiPod>;
   nodeName: string;
   platformDomain: string;
-  validation: ValidatePodOptions;
+  /** Kept for symmetry with the other sources; runtime-specific checks happen at admission. */
+  validation?: ValidatePodOptions;
   onSnapshot: SnapshotSink;
   logger: Logger;
   clock: Clock;
@@ -62,7 +63,9 @@ export class ApiserverSource implements PodSource {
           annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.platformDomain)]: 'api' },
         },
       };
-      const problems = validatePod(pod, this.opts.validation);
+      // names are the API server's business; whether this node can run the pod (image or
+      // command for the runtime) is judged by the pod manager, which reports it as Failed
+      const problems = validatePod(pod, { requireImage: false, requireCommand: false });
       if (problems.length > 0) throw new Error(problems.join('; '));
       return pod;
     } catch (err) {

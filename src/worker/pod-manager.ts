@@ -27,6 +27,8 @@ export interface PodManagerOptions {
   seenAllSources: () => boolean;
   /** How often orphaned containers are looked for. Default 2000 ms. */
   housekeepingMs?: number;
+  /** Problems that keep this node from running the pod (e.g. no command for process://). */
+  validate?: (pod: Pod) => string[];
 }
 
 export class PodManager implements StatusProvider {
@@ -88,7 +90,8 @@ export class PodManager implements StatusProvider {
 
   private admit(pod: Pod): boolean {
     const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
-    const r = admitPod(active, this.opts.capacity);
+    const problems = this.opts.validate?.(pod) ?? [];
+    const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : admitPod(active, this.opts.capacity);
     if (r.admit) return true;
     this.rejected.add(pod.metadata.uid);
     this.opts.logger.warn({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: r.reason }, `pod rejected: ${r.message ?? ''}`);

@@ -31,6 +31,9 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   });
   assert.equal(created.status, 201, created.text);
   await api.request('POST', '/api/v1/namespaces/default/pods', {
+    body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nocommand' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'none' }] } },
+  });
+  await api.request('POST', '/api/v1/namespaces/default/pods', {
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'elsewhere' }, spec: { nodeName: 'other-node', containers: [{ name: 'c', image: 'none', command: ['sleep', '60'] }] } },
   });
 
@@ -49,6 +52,10 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   const bound = (await api.request('GET', '/api/v1/namespaces/default/pods/bound')).json as { status: { containerStatuses: { state: { running?: unknown } }[] } };
   assert.ok(bound.status.containerStatuses[0]?.state.running, 'container status reported');
   assert.notEqual(await phaseOf('elsewhere'), 'Running', 'a pod of another node is not run');
+  await waitFor('a pod process:// cannot run to report Failed', async () => (await phaseOf('nocommand')) === 'Failed', 15_000);
+  const nocmd = (await api.request('GET', '/api/v1/namespaces/default/pods/nocommand')).json as { status: { reason?: string; message?: string } };
+  assert.equal(nocmd.status.reason, 'UnsupportedPod');
+  assert.match(nocmd.status.message ?? '', /command: Required value/);
 
   await waitFor('the mirror pod with status Running', async () => (await phaseOf(`stat-${node}`)) === 'Running', 30_000);
   const mirror = (await api.request('GET', `/api/v1/namespaces/default/pods/stat-${node}`)).json as { metadata: { annotations: Record<string, string> } };
