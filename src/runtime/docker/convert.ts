@@ -3,6 +3,7 @@ import type { ContainerCreateOptions } from 'dockerode';
 import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../util/values/quantity.js';
 import { LABELS } from '../types.js';
+import { containerEnv, expandedCommand } from '../../pod/expand.js';
 
 export function podLabels(pod: Pod): Record<string, string> {
   return {
@@ -75,13 +76,14 @@ export function containerCreateOptions(opts: {
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
+  const cmd = expandedCommand(c);
   const netMode = pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`;
   return {
     name: dockerName(['nodeagent', c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(opts.attempt)]),
     Image: c.image ?? '',
-    ...(c.command !== undefined ? { Entrypoint: c.command } : {}),
-    ...(c.args !== undefined ? { Cmd: c.args } : {}),
-    Env: (c.env ?? []).map((e) => `${e.name}=${e.value ?? ''}`),
+    ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
+    ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
+    Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
     ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
     ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
     Labels: {

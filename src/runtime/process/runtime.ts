@@ -23,6 +23,7 @@ import type {
   SandboxConfig,
 } from '../types.js';
 import { writeFileAtomic } from './atomic.js';
+import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
 
 export interface ProcessRuntimeOptions {
@@ -211,7 +212,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async createContainer(cfg: ContainerConfig): Promise<string> {
     await this.ensureLoaded();
     const c = cfg.container;
-    const command = [...(c.command ?? []), ...(c.args ?? [])];
+    const expanded = expandedCommand(c);
+    const command = [...(expanded.command ?? []), ...(expanded.args ?? [])];
     if (command.length === 0) throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
     const env: Record<string, string> = {};
     for (const k of ['PATH', 'HOME', 'LANG', 'TZ']) {
@@ -219,7 +221,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       if (v !== undefined) env[k] = v;
     }
     env.HOSTNAME = cfg.pod.metadata.name;
-    for (const e of c.env ?? []) env[e.name] = e.value ?? '';
+    Object.assign(env, containerEnv(c));
     const dir = this.podDir(cfg.pod.metadata.uid);
     await mkdir(dir, { recursive: true });
     const id = randomBytes(16).toString('hex');

@@ -80,3 +80,10 @@ test('process:// pods need no image', () => {
   const [d] = decodeManifest('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, command: [sleep, "1"]}]}', 'f');
   checkPod(applyStaticPodDefaults(d!, opts), 'f', proc);
 });
+
+test('$(VAR) in command and args expands to env values; $$ escapes; unknown names stay', async () => {
+  const { expandedCommand, containerEnv } = await import('../../../src/pod/expand.js');
+  const c = { name: 'c', command: ['echo', '$(GREETING)', '$$(GREETING)'], args: ['$(MISSING)', 'x$(NAME)y'], env: [{ name: 'NAME', value: 'web' }, { name: 'GREETING', value: 'hi $(NAME)' }] };
+  assert.deepEqual(containerEnv(c), { NAME: 'web', GREETING: 'hi web' });
+  assert.deepEqual(expandedCommand(c), { command: ['echo', 'hi web', '$(GREETING)'], args: ['$(MISSING)', 'xweby'] });
+});
