@@ -142,7 +142,7 @@ export class PodSyncer {
         initDone = false;
         if (latest?.state === 'running') break;
         if (latest === undefined) {
-          wantRequeueFrom(await this.startContainer(pod, ic, 'init', 0, sandboxId, log), wantRequeue);
+          wantRequeueFrom(await this.startContainer(pod, ic, 'init', nextAttempt(containers, ic.name, 'init'), sandboxId, log), wantRequeue);
         } else if (policy === 'Never') {
           log.info({ container: ic.name, exitCode: latest.exitCode }, 'init container failed and restartPolicy is Never: pod failed');
         } else {
@@ -158,7 +158,7 @@ export class PodSyncer {
         const [latest] = latestInstances(live, c.name, 'app');
         const hash = containerSpecHash(c);
         if (latest === undefined) {
-          wantRequeueFrom(await this.startContainer(pod, c, 'app', 0, sandboxId, log), wantRequeue);
+          wantRequeueFrom(await this.startContainer(pod, c, 'app', nextAttempt(containers, c.name, 'app'), sandboxId, log), wantRequeue);
           continue;
         }
         if (latest.state === 'running') {
@@ -308,6 +308,12 @@ export class PodSyncer {
     this.imagePullBackoff.forgetPrefix(`${uid}/`);
     this.opts.statuses.delete(uid, latest);
   }
+}
+
+/** Attempts keep counting across sandboxes, so restartCount survives a sandbox recreation. */
+function nextAttempt(all: RuntimeContainer[], name: string, kind: 'init' | 'app'): number {
+  const [latest] = latestInstances(all, name, kind);
+  return latest === undefined ? 0 : latest.attempt + 1;
 }
 
 function wantRequeueFrom(r: SyncResult, want: (ms: number) => void): void {

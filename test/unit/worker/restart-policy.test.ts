@@ -164,3 +164,19 @@ test('a pod removed and re-added with the same UID runs again (not stuck)', asyn
   assert.ok(now && now.id !== first, 'a new container after a completed removal');
   assert.equal(w.statuses.status('same')?.phase, 'Running');
 });
+
+test('a dead sandbox is recreated with its containers; restart counts continue', async () => {
+  const w = makeWorld();
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod('sb', { containers: [{ name: 'inside', command: ['x'] }] })] });
+  await w.settle();
+  const sandbox = [...w.runtime.containers.values()].find((c) => c.kind === 'sandbox' && c.podUid === 'sb')!;
+  sandbox.state = 'exited';
+  w.manager.resync('sb');
+  await w.settle();
+  const sandboxes = [...w.runtime.containers.values()].filter((c) => c.kind === 'sandbox' && c.podUid === 'sb');
+  assert.equal(sandboxes.filter((c) => c.state === 'running').length, 1);
+  assert.equal(sandboxes.find((c) => c.state === 'running')?.attempt, 1);
+  const now = w.runtime.running('inside')!;
+  assert.notEqual(now.sandboxId, sandbox.id);
+  assert.equal(w.statuses.status('sb')?.containerStatuses[0]?.restartCount, 1);
+});
