@@ -4,6 +4,7 @@
 
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { ConfigError } from '../util/errors.js';
 
 export const MAX_HEADER_BYTES = 1 << 20;
 export const IDLE_TIMEOUT_MS = 90_000;
@@ -26,9 +27,13 @@ export function capConnectionAge(server: HttpServer, maxAgeMs: number): void {
   });
 }
 
-export function listen(server: HttpServer, address: string, port: number): Promise<AddressInfo> {
+/** Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address, --port)`). */
+export function listen(server: HttpServer, address: string, port: number, what = 'server'): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    const onError = (err: Error): void => reject(err);
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this host' : err.message;
+      reject(new ConfigError(`cannot listen on ${address}:${port} for the ${what}: ${why}`, { cause: err }));
+    };
     server.once('error', onError);
     server.listen({ host: address, port }, () => {
       server.off('error', onError);

@@ -33,7 +33,12 @@ export class PlainServer {
   }
 
   async start(): Promise<AddressInfo> {
-    const info = await listen(this.server, this.options.address, this.options.port);
+    const info = await listen(
+      this.server,
+      this.options.address,
+      this.options.port,
+      this.options.kind === 'healthz' ? 'healthz server (--healthz-bind-address, --healthz-port)' : 'read-only server (--address, --read-only-port)',
+    );
     this.options.logger.info({ address: info.address, port: info.port }, `${this.options.kind} server listening (HTTP)`);
     return info;
   }

@@ -83,7 +83,7 @@ export class SecureServer {
   }
 
   async start(): Promise<AddressInfo> {
-    this.info = await listen(this.server, this.options.address, this.options.port);
+    this.info = await listen(this.server, this.options.address, this.options.port, 'agent server (--address, --port)');
     this.options.logger.info({ address: this.info.address, port: this.info.port }, 'agent server listening (HTTPS)');
     return this.info;
   }
