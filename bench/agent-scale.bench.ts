@@ -6,6 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isSameProcessAlive } from '../src/runtime/process/proc.js';
 
 const SIZES = (process.env['BENCH_SCALE_PODS'] ?? '0,110,1000').split(',').map(Number);
 const WINDOW_MS = Number(process.env['BENCH_SCALE_WINDOW_MS'] ?? 5000);
@@ -21,15 +22,16 @@ function procStat(pid: number): { cpuMs: number; rssMb: number; hwmMb: number } 
 }
 
 async function states(root: string): Promise<{ running: number; pids: number[] }> {
+  // pids of processes that are still the ones the agent started (pids are reused)
   const dir = join(root, 'process-runtime', 'containers');
   let running = 0;
   const pids: number[] = [];
   for (const f of await readdir(dir).catch(() => [] as string[])) {
     if (!f.endsWith('.json') || f.startsWith('sb-')) continue;
     try {
-      const r = JSON.parse(await readFile(join(dir, f), 'utf8')) as { state?: string; pid?: number };
+      const r = JSON.parse(await readFile(join(dir, f), 'utf8')) as { state?: string; pid?: number; startTicks?: string };
       if (r.state === 'running') running++;
-      if (r.pid !== undefined) pids.push(r.pid);
+      if (r.pid !== undefined && r.startTicks !== undefined && isSameProcessAlive(r.pid, r.startTicks)) pids.push(r.pid);
     } catch {
       // being rewritten
     }

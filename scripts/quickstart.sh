@@ -42,7 +42,11 @@ cleanup() {
   for f in "$ROOT"/process-runtime/containers/*.json; do
     [ -f "$f" ] || continue
     pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$f")
-    [ -n "$pid" ] && kill -TERM -- "-$pid" 2>/dev/null || true
+    ticks=$(sed -n 's/.*"startTicks":"\([0-9]*\)".*/\1/p' "$f")
+    [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || continue
+    # only if the pid is still the process the agent started (field 22: start time)
+    now=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f20)
+    [ "$now" = "$ticks" ] && kill -TERM -- "-$pid" 2>/dev/null || true
   done
 }
 trap cleanup EXIT

@@ -6,6 +6,7 @@ import { ProcessRuntime } from '../../../src/runtime/process/runtime.js';
 import { DockerRuntime, dockerFromEndpoint } from '../../../src/runtime/docker/runtime.js';
 import type { ContainerRuntime, ImageService } from '../../../src/runtime/types.js';
 import { LABELS } from '../../../src/runtime/types.js';
+import { isSameProcessAlive } from '../../../src/runtime/process/proc.js';
 
 export const DOCKER_ENDPOINT = process.env.NODEAGENT_TEST_DOCKER_ENDPOINT ?? 'unix:///var/run/docker.sock';
 
@@ -78,8 +79,9 @@ export async function killProcessPods(rootDir: string): Promise<void> {
   for (const f of files) {
     if (!f.endsWith('.json')) continue;
     try {
-      const rec = JSON.parse(await readFile(`${dir}/${f}`, 'utf8')) as { pid?: number; state?: string };
-      if (rec.pid !== undefined && rec.state === 'running') process.kill(-rec.pid, 'SIGKILL');
+      const rec = JSON.parse(await readFile(`${dir}/${f}`, 'utf8')) as { pid?: number; state?: string; startTicks?: string };
+      // the pid must still be the process we started (pids are reused), checked by start time
+      if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) process.kill(-rec.pid, 'SIGKILL');
     } catch {
       // gone
     }
