@@ -1,6 +1,15 @@
 // Errors and bad input: authentication (401), authorization (403, system:masters exempt),
 // TokenReview/SubjectAccessReview, malformed bodies, wrong kind/apiVersion, 413, invalid names,
 // 405/415/404, dryRun, fieldValidation (the spec's Errors table rows); the server keeps serving.
+//
+// The spec's Errors table, row by row, and where each is tested:
+//   continue token expired -> 410 with a fresh token ........ compaction.test.ts
+//   dryRun invalid -> error, nothing processed ............... here (dryRun)
+//   fieldValidation=Strict -> 400 listing every field ........ here (fieldValidation)
+//   fieldValidation=Warn -> success with Warning headers ..... here (fieldValidation)
+//   sendInitialEvents without NotOlderThan -> Invalid ........ watch.test.ts
+//   certificate request denied -> Denied, no certificate ..... csr.test.ts
+//   signer cannot issue -> Failed, no certificate ............ csr.test.ts
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -176,4 +185,14 @@ test('shardSelector is ignored without the ShardedListAndWatch gate', async () =
   const r = await api.request('GET', `${base}?shardSelector=garbage`);
   assert.equal(r.status, 200);
   assert.equal((r.json?.['metadata'] as Record<string, unknown>)['shardInfo'], undefined);
+});
+
+test('a body namespace other than the path namespace is 400', async () => {
+  const r = await api.request('POST', base, { body: eventBody('elsewhere', 'kube-system') });
+  assert.equal(r.status, 400);
+  assert.equal(r.json?.['message'], 'the namespace of the provided object does not match the namespace sent on the request');
+  const name = await api.request('PUT', `${base}/one-name`, { body: eventBody('other-name', 'default') });
+  assert.equal(name.status, 400);
+  assert.equal(name.json?.['message'], 'the name of the object (other-name) does not match the name on the URL (one-name)');
+  assert.equal((await api.request('GET', '/healthz')).status, 200, 'still serving');
 });
