@@ -101,3 +101,30 @@ test('node and pod with status subresources', async () => {
   assert.equal(d.status, 200);
   assert.equal(d.json?.['kind'], 'Pod');
 });
+
+test('an update that changes nothing keeps the resourceVersion; a spec change bumps generation', async () => {
+  const c = await api.request('POST', '/api/v1/namespaces/default/pods', { body: podBody('gen', 'default') });
+  const meta = c.json?.['metadata'] as Record<string, unknown>;
+  assert.equal(meta['generation'], 1);
+  const same = await api.request('PUT', '/api/v1/namespaces/default/pods/gen', { body: c.json });
+  assert.equal(same.status, 200);
+  assert.equal((same.json?.['metadata'] as Record<string, unknown>)['resourceVersion'], meta['resourceVersion']);
+  const changed = await api.request('PATCH', '/api/v1/namespaces/default/pods/gen', {
+    body: { spec: { activeDeadlineSeconds: 30 } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  assert.equal(changed.status, 200, changed.text);
+  assert.equal((changed.json?.['metadata'] as Record<string, unknown>)['generation'], 2);
+  const labelled = await api.request('PATCH', '/api/v1/namespaces/default/pods/gen', { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+  assert.equal((labelled.json?.['metadata'] as Record<string, unknown>)['generation'], 2, 'metadata changes keep generation');
+});
+
+test('deleting a namespace removes the objects in it', async () => {
+  await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'doomed' } } });
+  assert.equal((await api.request('POST', '/api/v1/namespaces/doomed/events', { body: eventBody('x', 'doomed') })).status, 201);
+  const d = await api.request('DELETE', '/api/v1/namespaces/doomed');
+  assert.equal(d.status, 200);
+  assert.equal(d.json?.['kind'], 'Namespace');
+  assert.equal((await api.request('GET', '/api/v1/namespaces/doomed/events/x')).status, 404);
+  assert.equal((await api.request('POST', '/api/v1/namespaces/doomed/events', { body: eventBody('y', 'doomed') })).status, 404);
+});
