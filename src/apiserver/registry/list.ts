@@ -155,6 +155,14 @@ export function tooLargeRv(requested: number, current: number): StatusError {
   });
 }
 
+/** A requested resourceVersion the store has not reached yet: wait up to 3 s, then 504. */
+export async function waitForRv(registry: Registry, o: Pick<ListOptions, 'resourceVersion' | 'continueToken'>): Promise<void> {
+  if (o.resourceVersion === undefined || o.continueToken !== undefined) return;
+  const rv = parseRv(o.resourceVersion);
+  if (rv === 0 || rv <= registry.store.currentRevision()) return;
+  if (!(await registry.store.waitForRevision(rv, 3000))) throw tooLargeRv(rv, registry.store.currentRevision());
+}
+
 /** Whether an object passes the label, field and shard selectors. */
 export function objectMatcher(def: ResourceDef, o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): (obj: Obj) => boolean {
   const { labelSelector, fieldSelector, shardSelector } = o;
@@ -183,6 +191,7 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
   const domain = registry.platformDomain;
   const prefix = registry.prefix(def, namespace);
   const end = prefixEnd(prefix);
+  await waitForRv(registry, o);
   const current = store.currentRevision();
   let from = prefix;
   let atRev = current;

@@ -322,6 +322,22 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
+  /** Resolves true once the store reaches `rv`, false after `timeoutMs` (the reference waits 3 s). */
+  waitForRevision(rv: number, timeoutMs: number): Promise<boolean> {
+    if (this.rv >= rv) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (ok: boolean): void => {
+        clearTimeout(timer);
+        unsubscribe();
+        resolve(ok);
+      };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      const unsubscribe = this.subscribe((c) => {
+        if (c.rv >= rv) done(true);
+      });
+    });
+  }
+
   listenerCount(): number {
     return this.listeners.size;
   }

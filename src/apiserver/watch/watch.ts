@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import type { Logger } from '../../log/types.js';
 import { expired, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type RawRevision } from '../storage/store.js';
-import { decodeRow, objectMatcher, parseRv, type ListOptions } from '../registry/list.js';
+import { decodeRow, objectMatcher, parseRv, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
 
@@ -59,6 +59,7 @@ export async function serveWatch(
   const filtered = o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
   const apiVersion = apiVersionOf(def);
 
+  await waitForRv(registry, o);
   res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 

@@ -184,3 +184,18 @@ test('allowWatchBookmarks: a quiet watch gets periodic bookmarks (every 5 s) car
     w.close();
   }
 });
+
+test('a watch from a resourceVersion the server has not reached waits for it (up to 3 s)', async () => {
+  const rv = Number(await currentRv());
+  const pending = api.watch(`${base}?watch=true&resourceVersion=${rv + 1}`);
+  await api.request('POST', base, { body: eventBody('reach-a', NS) });
+  const w = await pending;
+  try {
+    assert.equal(w.status, 200);
+    await api.request('POST', base, { body: eventBody('reach-b', NS) });
+    const e = await w.next();
+    assert.equal(meta(e.object)['name'], 'reach-b', 'events after the requested revision');
+  } finally {
+    w.close();
+  }
+});
