@@ -54,5 +54,7 @@ export function sendError(res: ServerResponse, err: unknown, ctx: ResponseContex
     res.destroy();
     return;
   }
+  const retry = status.details?.retryAfterSeconds;
+  if (retry !== undefined) res.setHeader('Retry-After', String(retry));
   sendJson(res, status.code, status, ctx);
 }

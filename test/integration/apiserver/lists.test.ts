@@ -124,6 +124,7 @@ test('continue with a resourceVersion is 400; a bad token is 400; a too-new rv i
   const far = await api.request('GET', `${base}?resourceVersion=99999999`);
   assert.equal(far.status, 504);
   assert.equal(far.json?.['reason'], 'Timeout');
+  assert.equal(far.headers['retry-after'], '1');
 });
 
 test('field selectors: reason, involvedObject, source; != ; unsupported label and bad syntax are 400', async () => {
