@@ -91,6 +91,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     registryBurst: config.registryBurst,
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
+    nodeName,
     logger: logger.child({ part: 'runtime' }),
     clock,
   });

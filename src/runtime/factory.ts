@@ -16,6 +16,8 @@ export interface RuntimeFactoryOptions {
   /** Docker's json-file log rotation (process:// logs are rotated by the GC). */
   containerLogMaxSize?: string;
   containerLogMaxFiles?: number;
+  /** Docker: containers are labelled with it and only this node's are listed. */
+  nodeName?: string;
   logger: Logger;
   clock: Clock;
 }
@@ -54,6 +56,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       clock: opts.clock,
       ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
       ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
+      ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
     });
     runtime = r;
     images = r;

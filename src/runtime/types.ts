@@ -139,4 +139,6 @@ export const LABELS = {
   specHash: 'io.nodeagent.container.hash',
   grace: 'io.nodeagent.pod.terminationGracePeriod',
   sandboxId: 'io.nodeagent.sandbox.id',
+  /** The node (agent) that owns the container: agents sharing an engine leave each other alone. */
+  node: 'io.nodeagent.node',
 } as const;

@@ -31,19 +31,37 @@ export interface PodManagerOptions {
   validate?: (pod: Pod) => string[];
 }
 
+function fullName(pod: Pod): string {
+  return `${pod.metadata.namespace}/${pod.metadata.name}`;
+}
+
 export class PodManager implements StatusProvider {
   readonly workers: PodWorkers;
   private readonly opts: PodManagerOptions;
   /** Desired pods by UID (admitted or rejected). */
   private readonly desired = new Map<string, Pod>();
   private readonly rejected = new Set<string>();
+  /**
+   * Pods being terminated, by namespace/name. A new pod with the same name (an edited static
+   * manifest gets a new UID) starts only after the old one is gone, so it finds its host port
+   * (and sandbox name) free instead of crashing into the old one.
+   */
+  private readonly terminating = new Map<string, { uid: string; done: Promise<void>; resolve: () => void }>();
   private loops: Promise<void>[] = [];
 
   constructor(opts: PodManagerOptions) {
     this.opts = opts;
     this.workers = new PodWorkers({
       syncPod: (pod) => opts.syncer.syncPod(pod),
-      killPod: (pod, grace) => opts.syncer.killPod(pod, grace),
+      killPod: async (pod, grace) => {
+        await opts.syncer.killPod(pod, grace);
+        const key = fullName(pod);
+        const t = this.terminating.get(key);
+        if (t?.uid === pod.metadata.uid) {
+          this.terminating.delete(key);
+          t.resolve();
+        }
+      },
       clock: opts.clock,
       logger: opts.logger,
     });
@@ -55,7 +73,7 @@ export class PodManager implements StatusProvider {
   /** Sync one pod now (container exit, probe change). */
   resync(uid: string): void {
     const pod = this.desired.get(uid);
-    if (pod && !this.rejected.has(uid)) this.workers.updatePod({ type: 'sync', pod });
+    if (pod && !this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
   }
 
   handleUpdate(u: PodUpdate): void {
@@ -69,7 +87,7 @@ export class PodManager implements StatusProvider {
           this.desired.set(uid, pod);
           if (!known && !this.admit(pod)) break;
           if (this.rejected.has(uid)) break;
-          if (u.op !== 'RECONCILE') this.workers.updatePod({ type: 'sync', pod });
+          if (u.op !== 'RECONCILE') this.syncWhenNameFree(pod);
           break;
         }
         case 'DELETE':
@@ -81,11 +99,38 @@ export class PodManager implements StatusProvider {
           }
           this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid, op: u.op }, 'pod removed from its source; terminating');
           const grace = pod.metadata.deletionGracePeriodSeconds;
+          if (!this.terminating.has(fullName(pod))) {
+            let resolve: () => void = () => undefined;
+            const done = new Promise<void>((r) => (resolve = r));
+            this.terminating.set(fullName(pod), { uid, done, resolve });
+          }
           this.workers.updatePod({ type: 'kill', pod, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
           break;
         }
       }
     }
+  }
+
+  /** No other pod of the same name is still being terminated. */
+  private nameFree(pod: Pod): boolean {
+    const t = this.terminating.get(fullName(pod));
+    return t === undefined || t.uid === pod.metadata.uid;
+  }
+
+  private syncWhenNameFree(pod: Pod): void {
+    const t = this.terminating.get(fullName(pod));
+    if (t === undefined || t.uid === pod.metadata.uid) {
+      this.workers.updatePod({ type: 'sync', pod });
+      return;
+    }
+    // wait for the old pod, but not forever: a kill that keeps failing must not block the new one
+    const cap = (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000 + 30_000;
+    const ac = new AbortController();
+    void Promise.race([t.done, this.opts.clock.sleep(cap, ac.signal).catch(() => undefined)]).then(() => {
+      ac.abort();
+      const latest = this.desired.get(pod.metadata.uid);
+      if (latest && !this.rejected.has(pod.metadata.uid)) this.workers.updatePod({ type: 'sync', pod: latest });
+    });
   }
 
   private admit(pod: Pod): boolean {
@@ -114,7 +159,7 @@ export class PodManager implements StatusProvider {
   /** Starts the periodic resync and housekeeping; both end when `signal` aborts. */
   start(signal: AbortSignal): void {
     this.loops.push(this.every(this.opts.syncFrequencyMs, signal, async () => {
-      for (const [uid, pod] of this.desired) if (!this.rejected.has(uid)) this.workers.updatePod({ type: 'sync', pod });
+      for (const [uid, pod] of this.desired) if (!this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
     }));
     this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.cleanupOrphans()));
   }

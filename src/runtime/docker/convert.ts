@@ -5,9 +5,10 @@ import { parseQuantity } from '../../util/values/quantity.js';
 import { LABELS } from '../types.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 
-export function podLabels(pod: Pod): Record<string, string> {
+export function podLabels(pod: Pod, nodeName?: string): Record<string, string> {
   return {
     [LABELS.managed]: 'true',
+    ...(nodeName !== undefined ? { [LABELS.node]: nodeName } : {}),
     [LABELS.podUid]: pod.metadata.uid,
     [LABELS.podName]: pod.metadata.name,
     [LABELS.podNamespace]: pod.metadata.namespace,
@@ -19,7 +20,7 @@ function dockerName(parts: string[]): string {
   return parts.join('_').replace(/[^a-zA-Z0-9_.-]/g, '-');
 }
 
-export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, logOpts: Record<string, string>): ContainerCreateOptions {
+export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, logOpts: Record<string, string>, nodeName?: string): ContainerCreateOptions {
   const exposed: Record<string, object> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   if (!pod.spec.hostNetwork) {
@@ -38,7 +39,7 @@ export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, l
     Image: image,
     Cmd: ['sleep', '2147483647'],
     Hostname: pod.spec.hostNetwork ? undefined : pod.metadata.name.slice(0, 63),
-    Labels: { ...podLabels(pod), [LABELS.kind]: 'sandbox', [LABELS.attempt]: String(attempt), [LABELS.containerName]: '' },
+    Labels: { ...podLabels(pod, nodeName), [LABELS.kind]: 'sandbox', [LABELS.attempt]: String(attempt), [LABELS.containerName]: '' },
     ExposedPorts: exposed,
     HostConfig: {
       Init: true,
@@ -63,6 +64,7 @@ export function containerCreateOptions(opts: {
   sandboxId: string;
   volumePaths: Record<string, string>;
   logOpts: Record<string, string>;
+  nodeName?: string;
 }): ContainerCreateOptions {
   const { pod, container: c } = opts;
   const limits = c.resources?.limits;
@@ -87,7 +89,7 @@ export function containerCreateOptions(opts: {
     ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
     ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
     Labels: {
-      ...podLabels(pod),
+      ...podLabels(pod, opts.nodeName),
       [LABELS.kind]: opts.kind,
       [LABELS.containerName]: c.name,
       [LABELS.attempt]: String(opts.attempt),

@@ -40,6 +40,8 @@ export interface DockerRuntimeOptions {
   sandboxImage?: string;
   containerLogMaxSize?: string;
   containerLogMaxFiles?: number;
+  /** Labels containers with the node and sees only that node's containers. */
+  nodeName?: string;
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -86,6 +88,12 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     this.logOpts = { 'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))), 'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)) };
   }
 
+  private ownLabels(): string[] {
+    const l = [`${LABELS.managed}=true`];
+    if (this.opts.nodeName !== undefined) l.push(`${LABELS.node}=${this.opts.nodeName}`);
+    return l;
+  }
+
   private wrap(what: string, err: unknown): RuntimeError {
     return new RuntimeError(`docker: ${what}: ${userMessage(err)}`, { cause: err });
   }
@@ -107,7 +115,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     while (!signal.aborted) {
       try {
         const stream = (await this.docker.getEvents({
-          filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: [`${LABELS.managed}=true`] }),
+          filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
           abortSignal: signal,
         } as unknown as Docker.GetEventsOptions)) as NodeJS.ReadableStream;
         delay = 500;
@@ -148,7 +156,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       this.sandboxImageReady = true;
     }
     try {
-      const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts));
+      const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName));
       await c.start();
       return c.id;
     } catch (err) {
@@ -166,7 +174,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
-      const c = await this.docker.createContainer(containerCreateOptions({ ...cfg, logOpts: this.logOpts }));
+      const c = await this.docker.createContainer(
+        containerCreateOptions({ ...cfg, logOpts: this.logOpts, ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}) }),
+      );
       return c.id;
     } catch (err) {
       throw this.wrap(`could not create container ${cfg.container.name}`, err);
@@ -204,7 +214,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
-    const labels = [`${LABELS.managed}=true`];
+    const labels = this.ownLabels();
     if (filter?.podUid !== undefined) labels.push(`${LABELS.podUid}=${filter.podUid}`);
     let list: Docker.ContainerInfo[];
     try {

@@ -39,7 +39,8 @@ test('the sandbox holds the network namespace and publishes host ports on 127.0.
 });
 
 test('app containers join the sandbox, with labels, limits, mounts and user', () => {
-  const o = containerCreateOptions({ pod, container: pod.spec.containers[0]!, kind: 'app', attempt: 3, specHash: 'abc', sandboxId: 'sb1', volumePaths: { data: '/var/lib/x/data' }, logOpts: { 'max-size': '1024' } });
+  const o = containerCreateOptions({ pod, container: pod.spec.containers[0]!, kind: 'app', attempt: 3, specHash: 'abc', sandboxId: 'sb1', volumePaths: { data: '/var/lib/x/data' }, logOpts: { 'max-size': '1024' }, nodeName: 'n1' });
+  assert.equal(o.Labels?.[LABELS.node], 'n1', 'owned by its node: agents sharing an engine leave each other alone');
   assert.equal(o.HostConfig?.NetworkMode, 'container:sb1');
   assert.equal(o.HostConfig?.Init, true);
   assert.equal(o.HostConfig?.Memory, 64 * 1024 * 1024);

@@ -180,3 +180,30 @@ test('a dead sandbox is recreated with its containers; restart counts continue',
   assert.notEqual(now.sandboxId, sandbox.id);
   assert.equal(w.statuses.status('sb')?.containerStatuses[0]?.restartCount, 1);
 });
+
+test('an edited static pod (same name, new UID) starts only after the old one is gone', async () => {
+  const w = makeWorld();
+  const old = pod('v1', { containers: [{ name: 'web', command: ['v1'] }] });
+  old.metadata.name = 'web';
+  const edited = pod('v2', { containers: [{ name: 'web', command: ['v2'] }] });
+  edited.metadata.name = 'web';
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [old] });
+  await w.settle();
+  // the old pod's stop is slow: hold it
+  let release: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => (release = r));
+  const realStop = w.runtime.stopContainer.bind(w.runtime);
+  w.runtime.stopContainer = async (id: string, grace: number) => {
+    await stopped;
+    return realStop(id, grace);
+  };
+  w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [old] });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [edited] });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(w.runtime.instances('web').filter((c) => c.podUid === 'v2').length, 0, 'the new pod waits');
+  release();
+  await w.settle();
+  await w.settle();
+  assert.deepEqual(w.runtime.running('web')?.command, ['v2']);
+  assert.equal(w.runtime.instances('web').filter((c) => c.podUid === 'v1').length, 0);
+});
