@@ -7,7 +7,7 @@ import { PodManager } from '../../../src/worker/pod-manager.js';
 import type { Pod } from '../../../src/pod/types.js';
 import { FakeRuntime } from './fake-runtime.js';
 
-export function makeWorld(opts: { capacity?: number } = {}) {
+export function makeWorld(opts: { capacity?: number; seenAllSources?: () => boolean } = {}) {
   const clock = new ManualClock();
   const logger = recordingLogger();
   const runtime = new FakeRuntime(clock);
@@ -15,7 +15,7 @@ export function makeWorld(opts: { capacity?: number } = {}) {
   const holder: { manager?: PodManager } = {};
   const probes = new ProbeManager({ runtime, clock, logger, onChange: (uid) => holder.manager?.resync(uid) });
   const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock, logger, rootDir: '/nonexistent' });
-  const manager = new PodManager({ syncer, runtime, statuses, clock, logger, syncFrequencyMs: 60_000, capacity: opts.capacity ?? 110, seenAllSources: () => true });
+  const manager = new PodManager({ syncer, runtime, statuses, clock, logger, syncFrequencyMs: 60_000, capacity: opts.capacity ?? 110, seenAllSources: opts.seenAllSources ?? (() => true) });
   holder.manager = manager;
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {

@@ -207,3 +207,20 @@ test('an edited static pod (same name, new UID) starts only after the old one is
   assert.deepEqual(w.runtime.running('web')?.command, ['v2']);
   assert.equal(w.runtime.instances('web').filter((c) => c.podUid === 'v1').length, 0);
 });
+
+test('containers of pods no source asks for are removed, but only once every source has been seen', async () => {
+  let seen = false;
+  const w = makeWorld({ seenAllSources: () => seen });
+  // left by a previous agent: a pod whose manifest was deleted while the agent was down
+  const gone = pod('gone', { containers: [{ name: 'leftover', command: ['x'] }] });
+  const sb = await w.runtime.runPodSandbox({ pod: gone, attempt: 0 });
+  const id = await w.runtime.createContainer({ pod: gone, container: gone.spec.containers[0]!, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} });
+  await w.runtime.startContainer(id);
+  await w.manager.cleanupOrphans();
+  await w.settle();
+  assert.ok(w.runtime.running('leftover'), 'kept while a source has not reported yet');
+  seen = true;
+  await w.manager.cleanupOrphans();
+  await w.settle();
+  assert.equal(w.runtime.containers.size, 0, 'removed once all sources were seen');
+});
