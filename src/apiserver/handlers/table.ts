@@ -125,21 +125,81 @@ const printers: Record<string, Printer> = {
     cells: (o, now) => [str(metaOf(o)['name']) ?? '', str(objAt(o, 'status')?.['phase']) ?? '', age(metaOf(o)['creationTimestamp'], now)],
   },
   nodes: {
-    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The status of the node.'), col('Age', 'string', 'Age.')],
+    columns: [
+      col('Name', 'string', 'Name.', 0, 'name'),
+      col('Status', 'string', 'The status of the node.'),
+      col('Roles', 'string', 'The roles of the node.'),
+      col('Age', 'string', 'Age.'),
+      col('Version', 'string', 'Node agent version.'),
+      col('Internal-IP', 'string', 'The internal IP of the node.', 1),
+      col('External-IP', 'string', 'The external IP of the node.', 1),
+      col('OS-Image', 'string', 'The OS image of the node.', 1),
+      col('Kernel-Version', 'string', 'The kernel version of the node.', 1),
+      col('Container-Runtime', 'string', 'The container runtime of the node.', 1),
+    ],
     cells: (o, now) => {
-      const conds = (objAt(o, 'status')?.['conditions'] ?? []) as Obj[];
-      const ready = Array.isArray(conds) ? conds.find((c) => c['type'] === 'Ready') : undefined;
-      return [str(metaOf(o)['name']) ?? '', ready?.['status'] === 'True' ? 'Ready' : ready === undefined ? 'Unknown' : 'NotReady', age(metaOf(o)['creationTimestamp'], now)];
+      const status = objAt(o, 'status') ?? {};
+      const conds = Array.isArray(status['conditions']) ? (status['conditions'] as Obj[]) : [];
+      const ready = conds.find((c) => c['type'] === 'Ready');
+      let state = ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : 'NotReady';
+      if (objAt(o, 'spec')?.['unschedulable'] === true) state += ',SchedulingDisabled';
+      const labels = (metaOf(o)['labels'] ?? {}) as Record<string, string>;
+      const roles = Object.keys(labels)
+        .filter((k) => k.startsWith('node-role.kubernetes.io/') || k.endsWith('/role'))
+        .map((k) => (k.startsWith('node-role.kubernetes.io/') ? k.slice('node-role.kubernetes.io/'.length) : (labels[k] ?? '')))
+        .filter((r) => r !== '');
+      const addrs = Array.isArray(status['addresses']) ? (status['addresses'] as Obj[]) : [];
+      const addr = (t: string): string => str(addrs.find((a) => a['type'] === t)?.['address']) ?? '<none>';
+      const info = objAt(status, 'nodeInfo') ?? {};
+      return [
+        str(metaOf(o)['name']) ?? '',
+        state,
+        roles.length === 0 ? '<none>' : roles.sort().join(','),
+        age(metaOf(o)['creationTimestamp'], now),
+        str(info['kubeletVersion']) ?? '',
+        addr('InternalIP'),
+        addr('ExternalIP'),
+        str(info['osImage']) ?? '<unknown>',
+        str(info['kernelVersion']) ?? '<unknown>',
+        str(info['containerRuntimeVersion']) ?? '<unknown>',
+      ];
     },
   },
   pods: {
-    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The phase of the pod.'), col('Node', 'string', 'The node.', 1), col('Age', 'string', 'Age.')],
-    cells: (o, now) => [
-      str(metaOf(o)['name']) ?? '',
-      metaOf(o)['deletionTimestamp'] !== undefined ? 'Terminating' : (str(objAt(o, 'status')?.['phase']) ?? ''),
-      str(objAt(o, 'spec')?.['nodeName']) ?? '<none>',
-      age(metaOf(o)['creationTimestamp'], now),
+    columns: [
+      col('Name', 'string', 'Name.', 0, 'name'),
+      col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
+      col('Status', 'string', 'The aggregate status of the containers in this pod.'),
+      col('Restarts', 'string', 'The number of times the containers in this pod have been restarted.'),
+      col('Age', 'string', 'Age.'),
+      col('IP', 'string', 'The pod IP.', 1),
+      col('Node', 'string', 'The node the pod runs on.', 1),
     ],
+    cells: (o, now) => {
+      const status = objAt(o, 'status') ?? {};
+      const spec = objAt(o, 'spec') ?? {};
+      const containers = Array.isArray(spec['containers']) ? spec['containers'].length : 0;
+      const statuses = Array.isArray(status['containerStatuses']) ? (status['containerStatuses'] as Obj[]) : [];
+      const ready = statuses.filter((c) => c['ready'] === true).length;
+      const restarts = statuses.reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0);
+      let reason = str(status['reason']) ?? str(status['phase']) ?? '';
+      for (const c of statuses) {
+        const waiting = objAt(objAt(c, 'state') ?? {}, 'waiting');
+        const terminated = objAt(objAt(c, 'state') ?? {}, 'terminated');
+        if (waiting !== undefined && typeof waiting['reason'] === 'string' && waiting['reason'] !== '') reason = waiting['reason'];
+        else if (terminated !== undefined && typeof terminated['reason'] === 'string' && terminated['reason'] !== '') reason = terminated['reason'];
+      }
+      if (metaOf(o)['deletionTimestamp'] !== undefined) reason = 'Terminating';
+      return [
+        str(metaOf(o)['name']) ?? '',
+        `${ready}/${containers}`,
+        reason,
+        String(restarts),
+        age(metaOf(o)['creationTimestamp'], now),
+        str(status['podIP']) ?? '<none>',
+        str(spec['nodeName']) ?? '<none>',
+      ];
+    },
   },
 };
 

@@ -78,3 +78,21 @@ test('Table printing: Accept negotiation, human durations, CSR columns', () => {
   assert.deepEqual((t['rows'] as { cells: unknown[] }[])[0]?.cells, ['a', '10m', 's/x', 'u', '60m', 'Approved,Issued']);
   assert.equal(t['apiVersion'], 'meta.k8s.io/v1');
 });
+
+test('Table printing: pod READY/STATUS/RESTARTS and node STATUS/ROLES/VERSION as the reference prints them', () => {
+  const now = new Date('2026-01-01T01:00:00Z');
+  const pod = {
+    metadata: { name: 'web', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: { containers: [{ name: 'a' }, { name: 'b' }], nodeName: 'n1' },
+    status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [{ ready: true, restartCount: 2, state: { running: {} } }, { ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
+  };
+  const pt = toTable({ ...csrDef('k8s.io'), resource: 'pods' }, [pod], {}, 'k8s.io', now);
+  assert.deepEqual((pt['rows'] as { cells: unknown[] }[])[0]?.cells, ['web', '1/2', 'CrashLoopBackOff', '3', '60m', '10.0.0.5', 'n1']);
+  const node = {
+    metadata: { name: 'n1', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'node-role.kubernetes.io/worker': '' } },
+    spec: { unschedulable: true },
+    status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' }, addresses: [{ type: 'InternalIP', address: '192.168.1.2' }] },
+  };
+  const nt = toTable({ ...csrDef('k8s.io'), resource: 'nodes' }, [node], {}, 'k8s.io', now);
+  assert.deepEqual((nt['rows'] as { cells: unknown[] }[])[0]?.cells.slice(0, 6), ['n1', 'Ready,SchedulingDisabled', 'worker', '60m', 'v1.32.0', '192.168.1.2']);
+});
