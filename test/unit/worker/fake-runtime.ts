@@ -71,8 +71,13 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   async logs(): Promise<string> {
     return '';
   }
-  async exec(): Promise<ExecResult> {
-    return { exitCode: 0, output: '' };
+  /** Exit code of exec calls by the command's first word (default 0). */
+  readonly execExit = new Map<string, number>();
+  readonly execCalls: string[] = [];
+  async exec(_id: string, command: readonly string[]): Promise<ExecResult> {
+    const word = command[0] ?? '';
+    this.execCalls.push(word);
+    return { exitCode: this.execExit.get(word) ?? 0, output: '' };
   }
   onEvent(l: ContainerEventListener): void {
     this.listeners.push(l);
