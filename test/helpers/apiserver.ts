@@ -124,6 +124,12 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
   if (opts.dataDir !== undefined) args.push(`--data-dir=${opts.dataDir}`);
   args.push(...(opts.args ?? []));
   const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // A test process that dies without calling stop() must not leave the server running.
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
