@@ -85,3 +85,19 @@ test('kubectl get --raw and namespaces (protobuf create)', { skip }, async () =>
   assert.match(await kubectl('get', 'ns'), /team-a/);
   assert.match(await kubectl('delete', 'namespace', 'team-a'), /namespace "team-a" deleted/);
 });
+
+test('kubectl apply (client-side and server-side), label and annotate', { skip }, async () => {
+  const file = join(dir, 'event.yaml');
+  const doc = (message: string): string =>
+    `apiVersion: v1\nkind: Event\nmetadata:\n  name: applied\n  namespace: default\ninvolvedObject:\n  kind: Node\n  name: n1\nreason: Applied\nmessage: ${message}\ntype: Normal\n`;
+  writeFileSync(file, doc('first'));
+  assert.match(await kubectl('apply', '-f', file), /event\/applied created/);
+  writeFileSync(file, doc('second'));
+  assert.match(await kubectl('apply', '-f', file), /event\/applied configured/);
+  writeFileSync(file, doc('third'));
+  assert.match(await kubectl('apply', '--server-side', '--force-conflicts', '-f', file), /event\/applied serverside-applied/);
+  assert.equal(await kubectl('get', 'event', 'applied', '-o', 'jsonpath={.message}'), 'third');
+  assert.match(await kubectl('label', 'event', 'applied', 'tier=e2e'), /labeled/);
+  assert.match(await kubectl('annotate', 'event', 'applied', 'note=yes'), /annotated/);
+  assert.match(await kubectl('get', 'events', '-l', 'tier=e2e'), /Applied\s+node\/n1\s+third/);
+});
