@@ -67,7 +67,7 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'feature-gates', value: 'mapStringBool', def: '', help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).' },
   { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
   { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
-  { name: 'etcd-compaction-interval', value: 'duration', def: '5m0s', help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long.' },
+  { name: 'etcd-compaction-interval', value: 'duration', def: '5m0s', help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long. 0 disables compaction.' },
   { name: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];
 

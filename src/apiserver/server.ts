@@ -172,15 +172,18 @@ export class ApiServer {
     });
     const addr = this.server.address() as AddressInfo;
     this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
-    const interval = Math.max(1000, Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)));
-    this.compactTimer = setInterval(() => {
-      try {
-        this.store.compact();
-      } catch (err) {
-        this.o.logger.error({ err }, 'storage compaction failed; old revisions are kept until the next attempt');
-      }
-    }, interval);
-    this.compactTimer.unref();
+    // --etcd-compaction-interval=0 disables compaction, as the reference's flag does.
+    if (this.o.compactionIntervalMs > 0) {
+      const interval = Math.max(1000, Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)));
+      this.compactTimer = setInterval(() => {
+        try {
+          this.store.compact();
+        } catch (err) {
+          this.o.logger.error({ err }, 'storage compaction failed; old revisions are kept until the next attempt');
+        }
+      }, interval);
+      this.compactTimer.unref();
+    }
     return { host: addr.address, port: addr.port };
   }
 
