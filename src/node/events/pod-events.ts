@@ -1,8 +1,8 @@
 // Pod lifecycle events derived from pod status transitions, for parts that report status rather
-// than call the recorder themselves: Pulled (an image ID appears), Created and Started (a new
-// container ID is running), BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or
-// create errors), Killing (a running container is gone because the pod ended). Parts may also
-// call `recorder.event` directly (Pulling, Killing with their own wording).
+// than call the recorder themselves: Created and Started (a new container ID is running),
+// BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or create errors), Killing (a
+// running container is gone because the pod ended). Pulling and Pulled come from the image
+// service (image-events.ts); parts may also call `recorder.event` directly.
 
 import type { EventType, ObjectReference } from './types.js';
 
@@ -45,9 +45,6 @@ export function derivePodEvents(prev: PodStatusLike | undefined, next: PodStatus
   for (const c of all(next)) {
     const p = before.get(c.name);
     const fieldPath = `spec.containers{${c.name}}`;
-    if (c.imageID && c.imageID !== '' && (p?.imageID === undefined || p.imageID === '')) {
-      out.push({ type: 'Normal', reason: 'Pulled', message: `Container image "${c.image ?? ''}" is present on the node`, fieldPath });
-    }
     if (c.containerID && c.containerID !== p?.containerID) {
       out.push({ type: 'Normal', reason: 'Created', message: `Created container ${c.name}`, fieldPath });
       if (c.state?.running !== undefined) out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });

@@ -108,6 +108,13 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Waits until the agent's HTTPS server answers (it starts after the node part). */
+async function serverUp(): Promise<void> {
+  await waitFor(async () => (await fetchText(`https://127.0.0.1:${port}/healthz`).catch(() => ({ status: 0 }))).status !== 0, 'the agent server', 20_000, 100).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
+  });
+}
+
 async function getNode(): Promise<NodeObj | undefined> {
   try {
     return await rest.request<NodeObj>({ path: `/api/v1/nodes/${NODE}` });
@@ -169,6 +176,7 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
     throw new Error(`${(err as Error).message} (saw ${reasons.join(',')})\n--- agent output ---\n${agentOut.slice(-3000)}`);
   });
   const base = `https://127.0.0.1:${port}`;
+  await serverUp();
   let logs = '';
   await waitFor(async () => {
     const r = await fetchText(`${base}/containerLogs/default/${pod}/c?tailLines=5`, { token: 'admin-token' });
@@ -196,9 +204,7 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
 
 test('the agent\'s server answers only whom it should', async () => {
   const base = `https://127.0.0.1:${port}`;
-  await waitFor(async () => (await fetchText(`${base}/healthz`).catch(() => ({ status: 0 }))).status !== 0, 'the agent server', 20_000, 100).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
-  });
+  await serverUp();
   assert.equal((await fetchText(`${base}/pods`)).status, 401);
   assert.equal((await fetchText(`${base}/pods`, { token: 'bad' })).status, 401);
   const viewer = await fetchText(`${base}/pods`, { token: 'viewer-token' });
