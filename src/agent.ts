@@ -197,7 +197,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         clock,
       }),
     );
-    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }) });
+    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock });
     statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
     statuses.onRemove((pod) => void sync.podRemoved(pod));
     statusSync = sync;
@@ -281,6 +281,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
     }
     agent.pods.start(loops.signal);
     agent.gc.start(loops.signal);
+    agent.api?.statusSync.start(loops.signal);
 
     // ---- servers and node status (colleague's block) ----
     // Servers, node registration and status, eviction and events; they stop with loops.signal.
@@ -301,6 +302,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
     await agent.pods.stop();
     agent.probes.stopAll();
     await agent.gc.stopped();
+    await agent.api?.statusSync.stopped();
     await agent.api?.statusSync.idle();
     await agent.api?.rest.close();
     await agent.runtime.close();

@@ -1,8 +1,9 @@
 // Reports pod status to the API server: the status of pods that came from it, and mirror pods
 // (read-only reflections, annotated with the static pod's config hash) for static pods. A mirror
 // pod whose hash no longer matches its static pod is replaced, so edits show up. Work for one
-// pod name is serialized; failures are retried on the next status change or resync.
+// pod name is serialized; failed writes are retried every `retryMs` (and on the next change).
 import type { Logger } from '../log/types.js';
+import type { Clock } from '../util/clock.js';
 import { isAlreadyExists, isNotFound, userMessage } from '../util/errors.js';
 import type { ResourceClient } from '../client/resource-client.js';
 import { configHashAnnotation, configMirrorAnnotation, configSourceAnnotation, isStaticPod } from '../pod/static.js';
@@ -16,6 +17,9 @@ export interface ApiStatusSyncOptions {
   pods: ResourceClient<ApiPod>;
   platformDomain: string;
   logger: Logger;
+  clock: Clock;
+  /** Retry period of failed writes. Default 10 s. */
+  retryMs?: number;
 }
 
 export class ApiStatusSync {
@@ -23,14 +27,48 @@ export class ApiStatusSync {
   private readonly chains = new Map<string, Promise<void>>();
   /** Last status sent per uid (JSON), to skip identical writes. */
   private readonly sent = new Map<string, string>();
+  /** Writes that failed, by pod uid, retried by the loop. */
+  private readonly failed = new Map<string, () => Promise<void>>();
+  private loop: Promise<void> = Promise.resolve();
 
   constructor(opts: ApiStatusSyncOptions) {
     this.opts = opts;
   }
 
-  private enqueue(key: string, fn: () => Promise<void>): Promise<void> {
+  /** Retries failed writes every `retryMs` until `signal` aborts. */
+  start(signal: AbortSignal): void {
+    this.loop = (async () => {
+      while (!signal.aborted) {
+        try {
+          await this.opts.clock.sleep(this.opts.retryMs ?? 10_000, signal);
+        } catch {
+          return;
+        }
+        const retries = [...this.failed.values()];
+        this.failed.clear();
+        await Promise.all(retries.map((r) => r()));
+      }
+    })();
+  }
+
+  stopped(): Promise<void> {
+    return this.loop;
+  }
+
+  private enqueue(key: string, uid: string, fn: () => Promise<void>, retry: () => Promise<void>): Promise<void> {
     const prev = this.chains.get(key) ?? Promise.resolve();
-    const next = prev.then(fn).catch((err: unknown) => this.opts.logger.warn({ pod: key, err: userMessage(err) }, 'could not report pod status to the API server; will retry on the next change'));
+    const next = prev.then(fn).then(
+      () => {
+        if (this.failed.get(uid) === retry) this.failed.delete(uid);
+      },
+      (err: unknown) => {
+        const first = !this.failed.has(uid);
+        this.failed.set(uid, retry);
+        const fields = { pod: key, err: userMessage(err) };
+        if (first) this.opts.logger.warn(fields, 'could not report pod status to the API server; retrying');
+        else this.opts.logger.debug(fields, 'pod status report still failing');
+      },
+    );
     this.chains.set(key, next);
     void next.finally(() => {
       if (this.chains.get(key) === next) this.chains.delete(key);
@@ -43,18 +81,21 @@ export class ApiStatusSync {
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const body = JSON.stringify(status);
     if (this.sent.get(pod.metadata.uid) === body) return Promise.resolve();
-    return this.enqueue(key, async () => {
+    const retry = (): Promise<void> => this.statusChanged(pod, status);
+    return this.enqueue(key, pod.metadata.uid, async () => {
       if (isStaticPod(pod, this.opts.platformDomain)) await this.ensureMirror(pod);
       await this.opts.pods.patch(pod.metadata.name, { status }, { type: 'merge', subresource: 'status', namespace: pod.metadata.namespace });
       this.sent.set(pod.metadata.uid, body);
-    });
+    }, retry);
   }
 
   /** A pod is gone from this node: delete its mirror pod, or finish an API deletion. */
   podRemoved(pod: Pod): Promise<void> {
     this.sent.delete(pod.metadata.uid);
+    this.failed.delete(pod.metadata.uid);
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
-    return this.enqueue(key, async () => {
+    const retry = (): Promise<void> => this.podRemoved(pod);
+    return this.enqueue(key, pod.metadata.uid, async () => {
       const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.platformDomain)];
       if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
       try {
@@ -70,7 +111,7 @@ export class ApiStatusSync {
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
-    });
+    }, retry);
   }
 
   private mirrorOf(pod: Pod): ApiPod {

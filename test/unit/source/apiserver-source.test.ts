@@ -68,7 +68,7 @@ test('mirror pods: created for a static pod, replaced when the config hash chang
       return o;
     },
   } as unknown as ResourceClient<ApiPod>;
-  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger: recordingLogger() });
+  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger: recordingLogger(), clock: new ManualClock() });
   const staticPod = (hash: string): Pod => ({
     metadata: { name: 'web-n1', namespace: 'default', uid: hash, annotations: { 'platform.io/config.hash': hash, 'platform.io/config.source': 'file' } },
     spec: { containers: [{ name: 'c', command: ['x'] }] },
@@ -86,4 +86,37 @@ test('mirror pods: created for a static pod, replaced when the config hash chang
   assert.deepEqual((store.get('web-n1') as { status: PodStatus }).status.phase, 'Pending');
   await sync.podRemoved(staticPod('h2'));
   assert.equal(store.has('web-n1'), false);
+});
+
+test('status writes that fail are retried by the loop until they succeed', async () => {
+  const clock = new ManualClock();
+  let up = false;
+  const patched: string[] = [];
+  const client = {
+    async patch(name: string) {
+      if (!up) throw new ApiError('connection refused', { status: 503, reason: 'ServiceUnavailable' });
+      patched.push(name);
+      return {};
+    },
+  } as unknown as ResourceClient<ApiPod>;
+  const logger = recordingLogger();
+  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger, clock, retryMs: 10_000 });
+  const ac = new AbortController();
+  sync.start(ac.signal);
+  const p: Pod = { metadata: { name: 'api-pod', namespace: 'default', uid: 'u1', annotations: { 'platform.io/config.source': 'api' } }, spec: { containers: [{ name: 'c' }] } };
+  await sync.statusChanged(p, { phase: 'Running', conditions: [], containerStatuses: [] });
+  assert.deepEqual(patched, []);
+  await clock.waitForSleepers(1);
+  clock.advance(10_000);
+  await sync.idle();
+  assert.deepEqual(patched, [], 'still down');
+  up = true;
+  await clock.waitForSleepers(1);
+  clock.advance(10_000);
+  await new Promise((r) => setImmediate(r));
+  await sync.idle();
+  assert.deepEqual(patched, ['api-pod']);
+  assert.equal(logger.lines.filter((l) => l.level === 'warn').length, 1, 'one warning, then debug');
+  ac.abort();
+  await sync.stopped();
 });
