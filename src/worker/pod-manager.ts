@@ -120,6 +120,11 @@ export class PodManager implements StatusProvider {
   private syncWhenNameFree(pod: Pod): void {
     const t = this.terminating.get(fullName(pod));
     if (t === undefined || t.uid === pod.metadata.uid) {
+      if (t !== undefined) {
+        // re-added before its termination ran: the sync supersedes the kill
+        this.terminating.delete(fullName(pod));
+        t.resolve();
+      }
       this.workers.updatePod({ type: 'sync', pod });
       return;
     }
