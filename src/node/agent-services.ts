@@ -29,6 +29,7 @@ import { machineFacts, nodeResources } from './capacity.js';
 import { derivePodEvents, podRef, type PodStatusLike } from './events/pod-events.js';
 import { EventRecorder } from './events/recorder.js';
 import { reportImagePulls } from './events/image-events.js';
+import { ClientCertificateWatch } from './events/client-certificate.js';
 import type { EventSink, ObjectReference } from './events/types.js';
 import { nodeAddresses } from './identity.js';
 import { defaultNodeLabels, registrationLabels } from './labels.js';
@@ -94,7 +95,12 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   }
   let servingTtl: (() => number | undefined) | undefined;
   const stops: (() => Promise<void>)[] = [];
-  const metrics = new NodeAgentMetrics({ registry, servingCertificateTtlSeconds: () => servingTtl?.() });
+  let clientTtl: (() => number | undefined) | undefined;
+  const metrics = new NodeAgentMetrics({
+    registry,
+    servingCertificateTtlSeconds: () => servingTtl?.(),
+    ...(rest?.connectionConfig.certPem !== undefined ? { clientCertificateTtlSeconds: () => clientTtl?.() } : {}),
+  });
   countApiRequests(metrics, signal);
 
   // ---- events ----
@@ -110,6 +116,11 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   recorder.start(signal);
   const nodeRef: ObjectReference = { kind: 'Node', name: nodeName, uid: nodeName };
   recorder.event(nodeRef, 'Normal', 'Starting', 'Starting nodeagent.');
+  if (rest !== undefined) {
+    const clientCert = new ClientCertificateWatch({ rest, clock, logger, nodeName, events: recorder });
+    clientTtl = () => clientCert.ttlSeconds();
+    loops.push(clientCert.run(signal));
+  }
   const lastStatus = new Map<string, PodStatusLike>();
   // Pod start latency: from status.startTime (when the agent took the pod on) to the moment its
   // containers were all running (the latest running container's startedAt), for pods this
