@@ -3,7 +3,7 @@
 // a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
 // agent re-adopts running processes (pid + start time guard against pid reuse).
 import { spawn, execFile } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -42,6 +42,9 @@ interface ProcessRecord extends RuntimeContainer {
   env: Record<string, string>;
   workingDir?: string;
   logFile: string;
+  /** Byte range of this instance's output in the (shared, appended) log file. */
+  logStart?: number;
+  logEnd?: number;
   pid?: number;
   startTicks?: string;
 }
@@ -50,6 +53,14 @@ interface ProcessRecord extends RuntimeContainer {
 const WRAPPER =
   'f=$1; shift; "$@" & c=$!; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
   'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
 
 export class ProcessRuntime implements ContainerRuntime, ImageService {
   readonly type = 'process' as const;
@@ -118,6 +129,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.exitCode = exitCode;
     rec.reason = exitCode === 0 ? 'Completed' : 'Error';
     rec.finishedAtMs = this.opts.clock.nowMs();
+    rec.logEnd = fileSize(rec.logFile);
     delete rec.pid;
     void this.persist(rec);
     for (const w of this.exitWaiters.get(rec.id) ?? []) w();
@@ -263,6 +275,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       }
     }
     await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+    rec.logStart = fileSize(rec.logFile);
     const fd = openSync(rec.logFile, 'a');
     let child;
     try {
@@ -373,7 +386,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const out: RuntimeContainer[] = [];
     for (const r of this.records.values()) {
       if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
-      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, ...pub } = r;
+      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, ...pub } = r;
       out.push(pub);
     }
     return out;
@@ -386,7 +399,11 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
     await this.ensureLoaded();
     const rec = this.get(id);
-    const text = await readFile(rec.logFile, 'utf8').catch(() => '');
+    const all = await readFile(rec.logFile).catch(() => Buffer.alloc(0));
+    // this instance's part of the file; after a rotation the offsets no longer apply
+    const start = rec.logStart !== undefined && rec.logStart <= all.length ? rec.logStart : 0;
+    const end = rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length ? rec.logEnd : all.length;
+    const text = all.subarray(start, end).toString('utf8');
     if (opts?.tailLines === undefined) return text;
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();

@@ -156,3 +156,25 @@ test('process://: securityContext.runAsUser runs the process as that user', asyn
   await rt.startContainer(id);
   await waitFor('uid in the log', async () => (await rt.logs(id)).trim() === '65534');
 });
+
+test('process://: each container instance has its own part of the log', async (t) => {
+  const root = await tempDir('na-logs-');
+  const rt = processRuntime.make(root.path);
+  t.after(async () => {
+    await killProcessPods(root.path);
+    await rt.close();
+    await root.cleanup();
+  });
+  const p = pod('logs', [{ name: 'say', command: ['sh', '-c', 'echo "run $N"'] }]);
+  const sb = await rt.runPodSandbox({ pod: p, attempt: 0 });
+  const ids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const c = { ...p.spec.containers[0]!, env: [{ name: 'N', value: String(i) }] };
+    const id = await rt.createContainer({ pod: p, container: c, kind: 'app', attempt: i, specHash: 'h', sandboxId: sb, volumePaths: {} });
+    await rt.startContainer(id);
+    await waitFor('exit', async () => (await rt.listContainers({ podUid: p.metadata.uid })).find((x) => x.id === id)?.state === 'exited');
+    ids.push(id);
+  }
+  assert.equal(await rt.logs(ids[0] as string), 'run 0\n');
+  assert.equal(await rt.logs(ids[1] as string), 'run 1\n');
+});
