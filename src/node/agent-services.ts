@@ -26,19 +26,17 @@ import { NodeServers, type NodeServersAddresses, type SecureServerSettings } fro
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../server/runtime-adapters.js';
 import { eventSinkFrom, nodeApiFrom } from './api-adapters.js';
 import { machineFacts, nodeResources } from './capacity.js';
-import { derivePodEvents, podRef, type PodStatusLike } from './events/pod-events.js';
 import { EventRecorder } from './events/recorder.js';
-import { reportImagePulls } from './events/image-events.js';
 import { ClientCertificateWatch } from './events/client-certificate.js';
 import type { EventSink, ObjectReference } from './events/types.js';
 import { nodeAddresses } from './identity.js';
 import { defaultNodeLabels, registrationLabels } from './labels.js';
 import { nodeSystemInfo } from './node-info.js';
+import { reportPods } from './pod-reporting.js';
 import { registerNode, uninitializedTaint } from './registration.js';
 import { servingCertificate } from './serving-certificate.js';
 import { NodeStatusManager } from './status-manager.js';
 import type { Node, Taint } from './types.js';
-import type { PodStatus } from '../pod/types.js';
 
 export interface AgentServicesInput {
   agent: Agent;
@@ -121,48 +119,14 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     clientTtl = () => clientCert.ttlSeconds();
     loops.push(clientCert.run(signal));
   }
-  const lastStatus = new Map<string, PodStatusLike>();
-  // Pod start latency: from status.startTime (when the agent took the pod on) to the moment its
-  // containers were all running (the latest running container's startedAt), for pods this
-  // process started (not ones adopted after a restart). Pods already running when this block
-  // starts are measured too, from the same timestamps.
-  const processStartMs = clock.nowMs() - process.uptime() * 1000;
-  const measured = new Set<string>();
-  const measureStart = (uid: string, status: PodStatus): void => {
-    const startMs = status.startTime === undefined ? Number.NaN : Date.parse(status.startTime);
-    if (status.phase !== 'Running' || measured.has(uid) || !(startMs >= processStartMs - 1000)) return;
-    const runningAt = Math.max(...status.containerStatuses.map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN)).filter((n) => !Number.isNaN(n)), Number.NEGATIVE_INFINITY);
-    if (measured.size >= 10_000) measured.clear();
-    measured.add(uid);
-    metrics.podStartDuration.observe(Math.max(0, (Number.isFinite(runningAt) ? runningAt : clock.nowMs()) - startMs) / 1000);
-  };
-  const onStatus = (pod: { metadata: { name: string; namespace: string; uid: string } }, status: PodStatus): void => {
-    measureStart(pod.metadata.uid, status);
-    const s = status as unknown as PodStatusLike;
-    const prev = lastStatus.get(pod.metadata.uid);
-    const startMs = status.startTime === undefined ? Number.NaN : Date.parse(status.startTime);
-    // A pod adopted after an agent restart was reported by the previous process.
-    const adopted = prev === undefined && startMs < processStartMs - 1000;
-    if (!adopted) for (const e of derivePodEvents(prev, s)) recorder.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
-    if (lastStatus.size >= 10_000 && prev === undefined) lastStatus.clear();
-    lastStatus.set(pod.metadata.uid, s);
-  };
-  // Pods the workers reached before this block started are reported as if just seen.
-  for (const e of agent.statuses.entriesList()) onStatus(e.pod, e.status);
-  agent.statuses.onChange(onStatus);
-
-  reportImagePulls({
+  reportPods({
+    statuses: agent.statuses,
+    pods: agent.pods,
     images: agent.runtime.images,
-    clock,
     events: recorder,
-    waitingFor: (image) =>
-      agent.pods.desiredPods().flatMap((pod) => {
-        const status = agent.statuses.status(pod.metadata.uid);
-        return [...(pod.spec.initContainers ?? []), ...pod.spec.containers]
-          .filter((c) => c.image === image)
-          .filter((c) => ![...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].some((s) => s.name === c.name && s.state.running !== undefined))
-          .map((c) => ({ ref: podRef(pod), container: c.name }));
-      }),
+    podStartDuration: metrics.podStartDuration,
+    clock,
+    processStartMs: clock.nowMs() - process.uptime() * 1000,
   });
 
   // ---- eviction ----
