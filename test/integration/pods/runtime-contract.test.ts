@@ -98,6 +98,8 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
       await runtime.stopContainer(ids[0] as string, 10);
       assert.ok(Date.now() - t0 < 5000, 'a process that honours SIGTERM stops well before the grace period');
       assert.equal((await find(ids[0] as string))?.state, 'exited');
+      const stubborn = await find(ids[1] as string);
+      assert.equal(stubborn?.state, 'running', `the stubborn container still runs (exit ${stubborn?.exitCode}, log ${JSON.stringify(await runtime.logs(ids[1] as string))})`);
       t0 = Date.now();
       await runtime.stopContainer(ids[1] as string, 1);
       const took = Date.now() - t0;
