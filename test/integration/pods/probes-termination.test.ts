@@ -68,11 +68,13 @@ test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) 
     terminationGracePeriodSeconds: 1,
     containers: [
       { name: 'polite', command: ['sleep', '60'] },
-      { name: 'stubborn', command: ['sh', '-c', "trap '' TERM; while :; do sleep 0.1; done"] },
+      { name: 'stubborn', command: ['sh', '-c', "trap '' TERM; echo trapped; while :; do sleep 0.1; done"] },
     ],
   });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
   await waitFor('running', () => w.statuses.status('term')?.containerStatuses.every((c) => c.state.running) === true, 10_000);
+  const stubborn = (await w.runtime.listContainers({ podUid: 'term' })).find((c) => c.name === 'stubborn');
+  await waitFor('the trap in place', async () => (await w.runtime.logs(stubborn?.id ?? '')).includes('trapped'), 10_000);
   const t0 = Date.now();
   w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
   await waitFor('removed', async () => (await w.runtime.listContainers({ podUid: 'term' })).length === 0, 10_000);

@@ -91,13 +91,15 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
     test('stops with SIGTERM, and SIGKILL after the grace period', { skip: skip() }, async () => {
       const p = pod('contract-stop', [
         { name: 'polite', image: 'busybox:local', command: ['sleep', '60'] },
-        { name: 'stubborn', image: 'busybox:local', command: ['sh', '-c', "trap '' TERM; while :; do sleep 0.1; done"] },
+        { name: 'stubborn', image: 'busybox:local', command: ['sh', '-c', "trap '' TERM; echo trapped; while :; do sleep 0.1; done"] },
       ]);
       const { ids } = await startPod(p);
       let t0 = Date.now();
       await runtime.stopContainer(ids[0] as string, 10);
       assert.ok(Date.now() - t0 < 5000, 'a process that honours SIGTERM stops well before the grace period');
       assert.equal((await find(ids[0] as string))?.state, 'exited');
+      // SIGTERM must find the trap in place (a loaded machine may start the shell late)
+      await waitFor('the stubborn container to ignore SIGTERM', async () => (await runtime.logs(ids[1] as string)).includes('trapped'));
       const stubborn = await find(ids[1] as string);
       assert.equal(stubborn?.state, 'running', `the stubborn container still runs (exit ${stubborn?.exitCode}, log ${JSON.stringify(await runtime.logs(ids[1] as string))})`);
       t0 = Date.now();
