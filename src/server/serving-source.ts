@@ -3,6 +3,7 @@
 // serving-certificate manager (--rotate-server-certificates), or else a self-signed pair kept in
 // --cert-dir, as the reference does.
 
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from '../log/types.js';
 import { CertificateError } from '../util/errors.js';
@@ -13,6 +14,7 @@ export class FileServingSource implements ServingTlsSource {
   private material: ServingTlsMaterial | undefined;
   private stamp = '';
   private timer: NodeJS.Timeout | undefined;
+  private loading = false;
 
   constructor(private readonly o: { certFile: string; keyFile: string; logger: Logger; checkIntervalMs?: number }) {}
 
@@ -29,11 +31,28 @@ export class FileServingSource implements ServingTlsSource {
   }
 
   private async load(initial: boolean): Promise<void> {
+    if (this.loading) return;
+    this.loading = true;
+    try {
+      await this.loadOnce(initial);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  private async loadOnce(initial: boolean): Promise<void> {
     try {
       const [c, k] = await Promise.all([stat(this.o.certFile), stat(this.o.keyFile)]);
       const stamp = `${c.mtimeMs}:${c.size}:${k.mtimeMs}:${k.size}`;
       if (stamp === this.stamp) return;
       const [cert, key] = await Promise.all([readFile(this.o.certFile, 'utf8'), readFile(this.o.keyFile, 'utf8')]);
+      // The two files are replaced one after the other: never serve a certificate with the
+      // other one's key. A mismatch at start is an error; later, the next check tries again.
+      if (!new X509Certificate(cert).checkPrivateKey(createPrivateKey(key))) {
+        if (initial) throw new Error('the private key does not match the certificate');
+        this.o.logger.warn({ file: this.o.certFile }, 'the serving certificate and key files do not match (being replaced?); keeping the previous pair and checking again');
+        return;
+      }
       this.material = { cert, key };
       this.stamp = stamp;
       if (!initial) this.o.logger.info({ file: this.o.certFile }, 'serving certificate files changed; new connections use the new certificate');
