@@ -18,6 +18,29 @@ export const SERVER_TIMEOUTS = {
   headersTimeout: 60_000,
 } as const;
 
+const STATUS_LINES: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/**
+ * Answers malformed requests (headers over the limit: 431) so the client can read the answer:
+ * the response is written, then whatever the client is still sending is read and dropped until it
+ * stops (for at most 5 s), instead of resetting the connection under it.
+ */
+export function answerClientErrors(server: HttpServer): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
+      socket.destroy();
+      return;
+    }
+    const status = STATUS_LINES[err.code ?? ''] ?? '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.resume();
+    setTimeout(() => socket.destroy(), 5_000).unref();
+  });
+}
+
 /** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
 export function capConnectionAge(server: HttpServer, maxAgeMs: number): void {
   server.on('connection', (socket: Socket) => {

@@ -7,7 +7,7 @@ import type { Logger } from '../log/types.js';
 import { serveHealthz } from './handlers/healthz.js';
 import { httpError, notFound } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
-import { MAX_CONNECTION_AGE_MS, SERVER_TIMEOUTS, capConnectionAge, listen, stopServer } from './listen.js';
+import { MAX_CONNECTION_AGE_MS, SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 
 export interface PlainServerOptions {
@@ -30,6 +30,7 @@ export class PlainServer {
       });
     });
     capConnectionAge(this.server, MAX_CONNECTION_AGE_MS);
+    answerClientErrors(this.server);
   }
 
   async start(): Promise<AddressInfo> {

@@ -9,7 +9,7 @@ import type { Logger } from '../log/types.js';
 import { authorizationErrorMessage, forbiddenMessage, requestAttributes } from './authz/attributes.js';
 import { httpError, plainError } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
-import { SERVER_TIMEOUTS, capConnectionAge, listen, stopServer, MAX_CONNECTION_AGE_MS } from './listen.js';
+import { SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer, MAX_CONNECTION_AGE_MS } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
 import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
@@ -79,6 +79,7 @@ export class SecureServer {
       }
     });
     capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
+    answerClientErrors(this.server);
     this.server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
   }
 

@@ -169,6 +169,10 @@ test('huge headers are refused with 431', async (t) => {
   assert.equal(ok.status, 200);
   const big = await fetchText(`${f.base}/healthz`, { ca: certs.ca.certPem, headers: { 'x-big': 'a'.repeat(1100 * 1024) } });
   assert.equal(big.status, 431);
+  // The read-only server has the same limit.
+  const ro = await startServerFixture({ certs, anonymous: true, authorization: { mode: 'AlwaysAllow' }, readOnly: true });
+  t.after(() => ro.stop());
+  assert.equal((await fetchText(`${ro.readOnlyBase}/healthz`, { headers: { 'x-big': 'a'.repeat(1100 * 1024) } })).status, 431);
 });
 
 test('tls-min-version is enforced and the serving certificate rotates without a restart', async (t) => {
