@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
-import { silentLogger } from '../../src/log/types.js';
+import { silentLogger, type Logger } from '../../src/log/types.js';
 import { systemClock, type Clock } from '../../src/util/clock.js';
 import { NodeAgentMetrics } from '../../src/server/metrics.js';
 import { NodeServers, type AuthorizationSettings, type NodeServersAddresses } from '../../src/server/node-servers.js';
@@ -95,6 +95,7 @@ export interface ServerFixtureOptions {
   maxConnectionAgeMs?: number;
   /** OpenSSL names. */
   tlsCipherSuites?: string[];
+  logger?: Logger;
 }
 
 export interface ServerFixture {
@@ -122,7 +123,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
   const servers = new NodeServers({
     nodeName: 'node-a',
     clock: o.clock ?? systemClock,
-    logger: silentLogger(),
+    logger: o.logger ?? silentLogger(),
     metrics,
     pods: { pods: () => [FAKE_POD] },
     runningPods: { runningPods: () => Promise.resolve([FAKE_POD]) },

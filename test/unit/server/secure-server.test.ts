@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fetchText, waitFor } from '../../helpers/server-https-request.js';
 import { ENDPOINTS, FakeSarReviewer, FakeTokenReviewer, startServerFixture, makeServerCerts, type ServerCerts } from '../../helpers/server-fixture.js';
 import { makeServing } from '../../helpers/server-tls-certs.js';
+import { recordingLogger } from '../../helpers/recording-logger.js';
 
 let certs: ServerCerts;
 before(async () => {
@@ -124,7 +125,8 @@ test('read-only server (no auth, no debugging handlers) and healthz server', asy
 });
 
 test('the client CA file is reloaded when it changes', async (t) => {
-  const f = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' } });
+  const logger = recordingLogger();
+  const f = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, logger });
   t.after(() => f.stop());
   const carol = { ca: certs.ca.certPem, cert: certs.otherAlice.certPem, key: certs.otherAlice.keyPem };
   const alice = { ca: certs.ca.certPem, cert: certs.alice.certPem, key: certs.alice.keyPem };
@@ -136,9 +138,9 @@ test('the client CA file is reloaded when it changes', async (t) => {
   await rename(tmp, f.caFile);
   await waitFor(async () => (await fetchText(`${f.base}/pods`, carol)).status === 200, 'the new CA to be trusted');
   assert.equal((await fetchText(`${f.base}/pods`, alice)).status, 401);
-  // A broken file keeps the last good bundle.
+  // A broken file keeps the last good bundle (and says so).
   await writeFile(f.caFile, 'not a certificate');
-  await new Promise((r) => setTimeout(r, 200));
+  await waitFor(() => logger.lines.some((l) => l.level === 'warn' && l.msg.includes('client CA file is not usable')), 'the broken file to be noticed');
   assert.equal((await fetchText(`${f.base}/pods`, carol)).status, 200);
 });
 
