@@ -191,6 +191,12 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
   assert.equal(exec.headers['x-exit-code'], '0');
   const pods = JSON.parse((await fetchText(`${base}/pods`, { token: 'admin-token' })).body) as { items: { metadata: { name: string } }[] };
   assert.ok(pods.items.some((p) => p.metadata.name === pod));
+  const running = JSON.parse((await fetchText(`${base}/runningpods/`, { token: 'admin-token' })).body) as { items: { metadata: { name: string }; spec: { containers: { name: string }[] } }[] };
+  assert.deepEqual(running.items.find((p) => p.metadata.name === pod)?.spec.containers.map((c) => c.name), ['c']);
+  const stats = JSON.parse((await fetchText(`${base}/stats/summary`, { token: 'admin-token' })).body) as { node: { nodeName: string; memory: { workingSetBytes: number } }; pods: { podRef: { name: string } }[] };
+  assert.equal(stats.node.nodeName, NODE);
+  assert.ok(stats.node.memory.workingSetBytes > 0);
+  assert.ok(stats.pods.some((p) => p.podRef.name === pod), 'the running pod is in the summary');
   const metrics = (await fetchText(`${base}/metrics`, { token: 'admin-token' })).body;
   assert.match(metrics, /^nodeagent_pod_start_duration_seconds_count [1-9]/m, 'the pod start was measured');
   await waitFor(
