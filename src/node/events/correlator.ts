@@ -77,7 +77,7 @@ export class EventCorrelator {
       event = { ...input, message: `(combined from similar events): ${input.message}` };
     }
     // Combined events share one key (the message is left out), so they raise one count.
-    const dedupKey = agg.messages.size > AGGREGATE_MAX_EVENTS ? `${aggKey}\u0000combined` : `${aggKey}\u0000${input.message}`;
+    const dedupKey = [aggKey, input.involvedObject.fieldPath ?? '', agg.messages.size > AGGREGATE_MAX_EVENTS ? '\u0001combined' : input.message].join('\u0000');
     const prev = this.seen.get(dedupKey);
     if (prev !== undefined) {
       prev.count++;
