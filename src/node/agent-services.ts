@@ -66,10 +66,10 @@ function ms(value: string, field: string, flag: string): number {
   }
 }
 
-/** Without an API server, events go to the log only. */
+/** Without an API server, events go to the log only (debug level, as the reference logs them at -v). */
 function logSink(logger: Logger): EventSink {
   return {
-    create: (_ns, e) => Promise.resolve(void logger.info({ object: `${e.involvedObject.kind}/${e.involvedObject.name}`, type: e.type, reason: e.reason }, e.message)),
+    create: (_ns, e) => Promise.resolve(void logger.debug({ object: `${e.involvedObject.kind}/${e.involvedObject.name}`, type: e.type, reason: e.reason }, e.message)),
     patch: () => Promise.resolve(),
   };
 }
