@@ -225,7 +225,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     logger,
     metrics,
     pods: { pods: () => agent.pods.pods() as unknown as Record<string, unknown>[] },
-    runningPods: new RuntimeRunningPods(agent.runtime.runtime),
+    runningPods: new RuntimeRunningPods({ runtime: agent.runtime.runtime }),
     stats: new RuntimeStats({ runtime: agent.runtime.runtime, nodeName, clock }),
     containerLogs: new RuntimeContainerLogs({ runtime: agent.runtime.runtime, pods: agent.pods, clock }),
     commands: new RuntimeCommandRunner({ runtime: agent.runtime.runtime, pods: agent.pods }),

@@ -67,11 +67,11 @@ export class RuntimeCommandRunner implements CommandRunner {
 }
 
 export class RuntimeRunningPods implements RunningPodsProvider {
-  constructor(private readonly runtime: ContainerRuntime) {}
+  constructor(private readonly o: { runtime: ContainerRuntime }) {}
 
   async runningPods(): Promise<readonly PodObject[]> {
     const byPod = new Map<string, { namespace: string; name: string; uid: string; containers: { name: string; image: string }[] }>();
-    for (const c of await this.runtime.listContainers()) {
+    for (const c of await this.o.runtime.listContainers()) {
       if (c.state !== 'running') continue;
       const p = byPod.get(c.podUid) ?? { namespace: c.podNamespace, name: c.podName, uid: c.podUid, containers: [] };
       if (c.kind !== 'sandbox') p.containers.push({ name: c.name, image: c.image });

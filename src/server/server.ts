@@ -39,9 +39,9 @@ export class SecureServer {
   private info: AddressInfo | undefined;
 
   constructor(private readonly options: SecureServerOptions) {
-    this.context = new RotatingSecureContext(options.tls, {
-      minVersion: tlsMinVersion(options.tlsMinVersion),
-      ciphers: cipherString(options.tlsCipherSuites),
+    this.context = new RotatingSecureContext({
+      source: options.tls,
+      settings: { minVersion: tlsMinVersion(options.tlsMinVersion), ciphers: cipherString(options.tlsCipherSuites) },
     });
     const initial = this.context.poll().material;
     this.server = createServer(

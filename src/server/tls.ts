@@ -49,10 +49,13 @@ export class RotatingSecureContext {
   private material: ServingTlsMaterial | undefined;
   private context: SecureContext | undefined;
 
-  constructor(
-    private readonly source: ServingTlsSource,
-    private readonly settings: TlsSettings,
-  ) {}
+  private readonly source: ServingTlsSource;
+  private readonly settings: TlsSettings;
+
+  constructor(options: { source: ServingTlsSource; settings: TlsSettings }) {
+    this.source = options.source;
+    this.settings = options.settings;
+  }
 
   /** The current material; `changed` tells whether it differs from the last one asked for. */
   poll(): { material: ServingTlsMaterial; changed: boolean } {

@@ -19,7 +19,10 @@ const CACHE_SIZE = 4096;
 
 class Lru<V> {
   private readonly map = new Map<string, V>();
-  constructor(private readonly max: number) {}
+  private readonly max: number;
+  constructor(options: { max: number }) {
+    this.max = options.max;
+  }
   get(k: string): V | undefined {
     const v = this.map.get(k);
     if (v !== undefined) {
@@ -49,11 +52,14 @@ export type Correlation =
   | { action: 'patch'; event: CoreEvent; patch: Partial<CoreEvent> };
 
 export class EventCorrelator {
-  private readonly spam = new Lru<TokenBucket>(CACHE_SIZE);
-  private readonly aggregate = new Lru<{ messages: Set<string>; firstMs: number }>(CACHE_SIZE);
-  private readonly seen = new Lru<{ name: string; count: number; firstTimestamp: string; resourceVersion?: string }>(CACHE_SIZE);
+  private readonly spam = new Lru<TokenBucket>({ max: CACHE_SIZE });
+  private readonly aggregate = new Lru<{ messages: Set<string>; firstMs: number }>({ max: CACHE_SIZE });
+  private readonly seen = new Lru<{ name: string; count: number; firstTimestamp: string; resourceVersion?: string }>({ max: CACHE_SIZE });
 
-  constructor(private readonly clock: Clock) {}
+  private readonly clock: Clock;
+  constructor(options: { clock: Clock }) {
+    this.clock = options.clock;
+  }
 
   correlate(input: CoreEvent): Correlation {
     const objKey = objectKey(input);

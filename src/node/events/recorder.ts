@@ -43,7 +43,10 @@ export interface EventRecorderStats {
 /** `<name>.<hex nanoseconds>`, unique even for events in the same millisecond. */
 export class EventNamer {
   private lastNs = 0n;
-  constructor(private readonly clock: Clock) {}
+  private readonly clock: Clock;
+  constructor(options: { clock: Clock }) {
+    this.clock = options.clock;
+  }
   name(objectName: string): string {
     let ns = BigInt(this.clock.nowMs()) * 1_000_000n;
     if (ns <= this.lastNs) ns = this.lastNs + 1n;
@@ -70,9 +73,9 @@ export class EventRecorder {
   readonly stats: EventRecorderStats = { queued: 0, created: 0, patched: 0, droppedQueueFull: 0, droppedSpam: 0, droppedFailed: 0 };
 
   constructor(private readonly o: EventRecorderOptions) {
-    this.correlator = new EventCorrelator(o.clock);
+    this.correlator = new EventCorrelator({ clock: o.clock });
     this.limiter = new TokenBucket({ qps: o.qps > 0 ? o.qps : 5, burst: o.burst > 0 ? o.burst : 10, clock: o.clock });
-    this.namer = new EventNamer(o.clock);
+    this.namer = new EventNamer({ clock: o.clock });
     this.queueLength = o.queueLength ?? QUEUE_LENGTH;
   }
 
