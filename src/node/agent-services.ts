@@ -123,6 +123,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     statuses: agent.statuses,
     pods: agent.pods,
     images: agent.runtime.images,
+    containerEvents: (listener) => agent.runtime.runtime.onEvent(listener),
     events: recorder,
     podStartDuration: metrics.podStartDuration,
     clock,

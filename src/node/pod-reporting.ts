@@ -18,6 +18,8 @@ export interface PodReportingOptions {
   };
   pods: { desiredPods(): Pod[] };
   images: PullingImages;
+  /** Container exits from the runtime (a pod no longer wanted is being stopped: Killing). */
+  containerEvents?: (listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void) => void;
   events: { event(obj: ObjectReference, type: EventType, reason: string, message: string): void };
   podStartDuration: Histogram;
   clock: Clock;
@@ -59,6 +61,24 @@ export function reportPods(o: PodReportingOptions): void {
   };
   for (const e of o.statuses.entriesList()) onStatus(e.pod, e.status);
   o.statuses.onChange(onStatus);
+
+  // A container of a pod that is no longer wanted exits: it was stopped on purpose (Killing).
+  // The pod's last reported status names the container and the pod.
+  const known = new Map<string, Pod>();
+  o.statuses.onChange((pod) => {
+    if (known.size >= MAX_TRACKED && !known.has(pod.metadata.uid)) known.clear();
+    known.set(pod.metadata.uid, pod);
+  });
+  for (const e of o.statuses.entriesList()) known.set(e.pod.metadata.uid, e.pod);
+  o.containerEvents?.((e) => {
+    if (e.type !== 'exited') return;
+    const pod = known.get(e.podUid);
+    if (pod === undefined || o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
+    const last = lastStatus.get(e.podUid);
+    const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID !== undefined && x.containerID.endsWith(`://${e.containerId}`));
+    if (c === undefined) return;
+    o.events.event({ ...podRef(pod), fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`);
+  });
 
   reportImagePulls({
     images: o.images,

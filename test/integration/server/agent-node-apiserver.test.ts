@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -206,6 +206,17 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
     250,
   );
   assert.match(metrics, /^rest_client_requests_total\{code="201",method="POST",host="127\.0\.0\.1:\d+"\} [1-9]/m, 'API requests are counted by code');
+});
+
+test('deleting the static pod\'s manifest stops it with a Killing event', async () => {
+  const pod = `talker-${NODE}`;
+  await unlink(join(dir, 'manifests', 'talker.json'));
+  await waitFor(async () => {
+    const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string; fieldPath?: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    return list.items.some((e) => e.involvedObject.name === pod && e.reason === 'Killing' && e.involvedObject.fieldPath === 'spec.containers{c}');
+  }, `a Killing event for ${pod}`, 30_000, 200).catch((err: unknown) => {
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
+  });
 });
 
 test('the agent\'s server answers only whom it should', async () => {

@@ -19,12 +19,15 @@ test('pods already running are reported once, adopted ones not; start latency fr
     { pod: pod('adopted'), status: running(T0 - 3_600_000, T0 - 3_590_000) }, // before this process
   ];
   const events: string[] = [];
+  const exits: ((e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void)[] = [];
+  let desired = [pod('fresh')];
   const registry = new Registry();
   const hist = new Histogram({ name: 'h', help: 'h', buckets: [1, 2, 3, 5], registers: [registry] });
   reportPods({
     statuses: { entriesList: () => existing, onChange: (l) => listeners.push(l), status: () => undefined },
-    pods: { desiredPods: () => [] },
+    pods: { desiredPods: () => desired },
     images: { ensureImage: () => Promise.resolve('x') },
+    containerEvents: (l) => exits.push(l),
     events: { event: (o, _t, reason) => events.push(`${o.name}/${reason}`) },
     podStartDuration: hist,
     clock,
@@ -37,4 +40,10 @@ test('pods already running are reported once, adopted ones not; start latency fr
   // The adopted pod's later changes are reported.
   listeners[0]!(pod('adopted'), { ...running(T0 - 3_600_000, T0 - 3_590_000), containerStatuses: [{ ...running(0, 0).containerStatuses[0]!, containerID: 'process://1', state: { waiting: { reason: 'CrashLoopBackOff' } } }] } as PodStatus);
   assert.deepEqual(events.slice(2), ['adopted/BackOff']);
+  // A container exit of a pod still wanted is not a kill; of one no longer wanted, it is.
+  exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });
+  assert.equal(events.length, 3);
+  desired = [];
+  exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });
+  assert.deepEqual(events.slice(3), ['fresh/Killing']);
 });
