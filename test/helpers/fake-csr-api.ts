@@ -45,9 +45,15 @@ export class FakeCsrApi {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 
+  /** Every change, so a watch from a resourceVersion replays what came after it (as a real server). */
+  private readonly history: { rv: number; name: string; line: string }[] = [];
+
   private bump(csr: CertificateSigningRequest, type: 'ADDED' | 'MODIFIED' | 'DELETED'): void {
-    csr.metadata = { ...csr.metadata, resourceVersion: String(++this.rv) };
-    for (const w of this.watchers) if (!w.name || w.name === csr.metadata.name) w.res.write(JSON.stringify({ type, object: csr }) + '\n');
+    const rv = ++this.rv;
+    csr.metadata = { ...csr.metadata, resourceVersion: String(rv) };
+    const line = JSON.stringify({ type, object: csr }) + '\n';
+    this.history.push({ rv, name: csr.metadata.name ?? '', line });
+    for (const w of this.watchers) if (!w.name || w.name === csr.metadata.name) w.res.write(line);
   }
 
   private status(res: ServerResponse, code: number, reason: string, message: string): void {
@@ -96,6 +102,8 @@ export class FakeCsrApi {
       if (u.searchParams.get('watch') === 'true') {
         res.writeHead(200, { 'content-type': 'application/json' });
         const w = { ...(sel ? { name: sel } : {}), res };
+        const from = Number(u.searchParams.get('resourceVersion') ?? this.rv);
+        for (const h of this.history) if (h.rv > from && (!sel || h.name === sel)) res.write(h.line);
         this.watchers.add(w);
         res.on('close', () => this.watchers.delete(w));
         return;
