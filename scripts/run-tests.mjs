@@ -26,7 +26,9 @@ if (selected.length === 0) {
   process.exit(1);
 }
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...selected], {
+// A hung test must fail, not eat CI's time budget: no single test may run longer than this.
+const timeoutMs = process.env.TEST_TIMEOUT_MS ?? '180000';
+const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, '--test-reporter=spec', ...selected], {
   stdio: 'inherit',
   env: process.env,
 });
