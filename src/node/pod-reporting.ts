@@ -35,6 +35,7 @@ function startOf(status: PodStatus): number {
 
 export function reportPods(o: PodReportingOptions): void {
   const lastStatus = new Map<string, PodStatusLike>();
+  const known = new Map<string, Pod>();
   const measured = new Set<string>();
   const ownPod = (status: PodStatus): boolean => startOf(status) >= o.processStartMs - 1000;
 
@@ -56,24 +57,25 @@ export function reportPods(o: PodReportingOptions): void {
     if (prev !== undefined || ownPod(status)) {
       for (const e of derivePodEvents(prev, s)) o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
     }
-    if (prev === undefined && lastStatus.size >= MAX_TRACKED) lastStatus.clear();
+    if (prev === undefined && lastStatus.size >= MAX_TRACKED) {
+      lastStatus.clear();
+      known.clear();
+    }
     lastStatus.set(pod.metadata.uid, s);
+    known.set(pod.metadata.uid, pod);
   };
   for (const e of o.statuses.entriesList()) onStatus(e.pod, e.status);
   o.statuses.onChange(onStatus);
 
-  // A container of a pod that is no longer wanted exits: it was stopped on purpose (Killing).
+  // A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
+  // purpose (Killing).
   // The pod's last reported status names the container and the pod.
-  const known = new Map<string, Pod>();
-  o.statuses.onChange((pod) => {
-    if (known.size >= MAX_TRACKED && !known.has(pod.metadata.uid)) known.clear();
-    known.set(pod.metadata.uid, pod);
-  });
-  for (const e of o.statuses.entriesList()) known.set(e.pod.metadata.uid, e.pod);
   o.containerEvents?.((e) => {
     if (e.type !== 'exited') return;
     const pod = known.get(e.podUid);
-    if (pod === undefined || o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
+    if (pod === undefined) return;
+    const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
+    if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
     const last = lastStatus.get(e.podUid);
     const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID !== undefined && x.containerID.endsWith(`://${e.containerId}`));
     if (c === undefined) return;

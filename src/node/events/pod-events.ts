@@ -1,8 +1,8 @@
 // Pod lifecycle events derived from pod status transitions, for parts that report status rather
 // than call the recorder themselves: Created and Started (a new container ID is running),
-// BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or create errors), Killing (a
-// running container is gone because the pod ended). Pulling and Pulled come from the image
-// service (image-events.ts); parts may also call `recorder.event` directly.
+// BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or create errors). Pulling and
+// Pulled come from the image service (image-events.ts), Killing from container exits of pods
+// no longer wanted (pod-reporting.ts); parts may also call `recorder.event` directly.
 
 import type { EventType, ObjectReference } from './types.js';
 
@@ -56,9 +56,6 @@ export function derivePodEvents(prev: PodStatusLike | undefined, next: PodStatus
       if (w === 'CrashLoopBackOff') out.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name}`, fieldPath });
       else if (w === 'ImagePullBackOff') out.push({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${c.image ?? ''}"`, fieldPath });
       else if (FAILED_WAITING.has(w)) out.push({ type: 'Warning', reason: 'Failed', message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`, fieldPath });
-    }
-    if (p?.state?.running !== undefined && c.state?.terminated !== undefined && (next.phase === 'Failed' || next.phase === 'Succeeded') && next.reason !== undefined) {
-      out.push({ type: 'Normal', reason: 'Killing', message: `Stopping container ${c.name}`, fieldPath });
     }
   }
   return out;

@@ -116,6 +116,6 @@ test('a met hard threshold: MemoryPressure, the pod evicted, events Evicted and 
   await waitFor(async () => {
     const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
     const got = new Set(list.items.map((e) => `${e.involvedObject.kind}/${e.reason}`));
-    return got.has('Pod/Evicted') && got.has('Node/EvictionThresholdMet') && got.has('Node/NodeHasInsufficientMemory');
+    return got.has('Pod/Evicted') && got.has('Pod/Killing') && got.has('Node/EvictionThresholdMet') && got.has('Node/NodeHasInsufficientMemory');
   }, 'the eviction events', 20_000, 200).catch(fail);
 });

@@ -15,7 +15,7 @@ test('pod lifecycle events are derived from status transitions', () => {
   const pullErr = { phase: 'Pending', containerStatuses: [{ name: 'c', image: 'nope', state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } }] };
   assert.deepEqual(derivePodEvents(waiting, pullErr).map((e) => [e.type, e.reason, e.message]), [['Warning', 'Failed', 'Error: ErrImagePull: not found']]);
   const evicted = { phase: 'Failed', reason: 'Evicted', containerStatuses: [{ name: 'c', image: 'nginx', imageID: 'sha256:1', containerID: 'docker://a', state: { terminated: { reason: 'Error' } } }] };
-  assert.deepEqual(derivePodEvents(running, evicted).map((e) => e.reason), ['Killing']);
+  assert.deepEqual(derivePodEvents(running, evicted).map((e) => e.reason), [], 'Killing comes from container exits, not from status');
 });
 
 test('configz masks header values and token-like fields', () => {

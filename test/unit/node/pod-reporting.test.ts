@@ -24,7 +24,7 @@ test('pods already running are reported once, adopted ones not; start latency fr
   const registry = new Registry();
   const hist = new Histogram({ name: 'h', help: 'h', buckets: [1, 2, 3, 5], registers: [registry] });
   reportPods({
-    statuses: { entriesList: () => existing, onChange: (l) => listeners.push(l), status: () => undefined },
+    statuses: { entriesList: () => existing, onChange: (l) => listeners.push(l), status: (uid) => (uid === 'uid-evicted' ? ({ phase: 'Failed', reason: 'Evicted' } as PodStatus) : undefined) },
     pods: { desiredPods: () => desired },
     images: { ensureImage: () => Promise.resolve('x') },
     containerEvents: (l) => exits.push(l),
@@ -46,4 +46,10 @@ test('pods already running are reported once, adopted ones not; start latency fr
   desired = [];
   exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });
   assert.deepEqual(events.slice(3), ['fresh/Killing']);
+  // An evicted pod is still wanted, but its containers are stopped on purpose too.
+  const ev = pod('evicted');
+  desired = [ev];
+  listeners[0]!(ev, running(T0 + 20_000, T0 + 21_000));
+  exits[0]!({ podUid: 'uid-evicted', containerId: '1', type: 'exited' });
+  assert.deepEqual(events.slice(-1), ['evicted/Killing']);
 });
