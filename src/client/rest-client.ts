@@ -14,6 +14,7 @@
 //   preference for protobuf a server answers JSON and we use it; bodies we send are JSON.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
+import { X509Certificate } from 'node:crypto';
 import { ApiError, NodeAgentError } from '../util/errors.js';
 import { systemClock, type Clock } from '../util/clock.js';
 import { silentLogger, type Logger } from '../log/types.js';
@@ -65,7 +66,17 @@ export interface StreamResponse {
 
 const JSON_TYPE = 'application/json';
 
+/** The CN of a PEM certificate, for messages; undefined when it cannot be read. */
+function commonNameOf(certPem: string): string | undefined {
+  try {
+    return /(?:^|\n)CN=([^\n]*)/.exec(new X509Certificate(certPem).subject)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
 export function describeIdentity(c: ConnectionConfig, certSubject?: string): string {
+  if (c.certPem) certSubject ??= commonNameOf(c.certPem);
   if (c.certPem) return `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}" in ${c.source}`;
   if (c.token) {
     // Bootstrap tokens are "<id>.<secret>": the id is public and names the identity.

@@ -30,6 +30,7 @@ test('TLS with CA and client certificate; setClientCertificate swaps it and clos
   const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const rest = new RestClient({ connection: { server: url, caPem: ca.certPem, certPem: a.cert, keyPem: a.key, insecureSkipTlsVerify: false, userName: 'default-auth', source: 'p.conf' } });
   t.after(() => rest.close());
+  assert.match(rest.identityDescription, /client certificate "system:node:a" of user "default-auth"/);
   assert.deepEqual(await rest.request({ path: '/x' }), { cn: 'system:node:a' });
   assert.deepEqual(await rest.request({ path: '/x' }), { cn: 'system:node:a' });
   assert.equal(closedSockets, 0, 'the connection is pooled');
