@@ -61,11 +61,14 @@ test('bootstrap with a token, auto-approval and signing; the platconfig works; a
   const node = await createNodeClient({ client: rest }).get('node-1');
   assert.equal(node.metadata?.name, 'node-1');
   await agent.stop();
-  // restart: nothing to bootstrap
-  const again = await spawnAgent(env);
+  // restart (now with --rotate-certificates): nothing to bootstrap; the rotation manager takes
+  // the stored certificate and schedules its renewal
+  const again = await spawnAgent(env, ['--rotate-certificates']);
   t.after(() => again.stop());
   await again.waitFor(/Platconfig exists and is valid, skipping bootstrap/);
+  await again.waitFor(/client certificate expires \S+, rotation due \S+/);
   await again.waitFor(/node agent starting/);
+  assert.doesNotMatch(again.output(), /rotating the client certificate/);
   assert.equal((await listCsrs(env.api)).length, 1);
 });
 
