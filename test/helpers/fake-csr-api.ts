@@ -16,6 +16,8 @@ export interface FakeCsrApiOptions {
   ca: TestCa;
   autoApprove?: boolean;
   autoSign?: boolean;
+  /** Listen on this port (default: any free one). */
+  port?: number;
   /** Reject names that are not DNS subdomains (as some servers do). */
   strictNames?: boolean;
   /** Validity of issued certificates. */
@@ -34,7 +36,7 @@ export class FakeCsrApi {
 
   static async start(o: FakeCsrApiOptions): Promise<FakeCsrApi> {
     const f = new FakeCsrApi(o);
-    await new Promise<void>((r) => f.server.listen(0, '127.0.0.1', r));
+    await new Promise<void>((r) => f.server.listen(o.port ?? 0, '127.0.0.1', r));
     f.url = `http://127.0.0.1:${(f.server.address() as AddressInfo).port}`;
     return f;
   }

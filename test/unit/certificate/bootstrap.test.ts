@@ -211,3 +211,25 @@ test('a server that rejects base64url CSR names gets the hex form of the same di
   assert.equal(env.api.csrs.size, 1);
   assert.ok(o.logger.lines.some((l) => l.level === 'warn' && l.msg.includes('rejects the name node-csr-')));
 });
+
+test('API server not listening at start (connection refused): keeps trying, says so, then succeeds', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'boot-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const { createServer } = await import('node:net');
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise<void>((r) => probe.close(() => r()));
+  await writeFile(join(dir, 'b.conf'), `clusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}"}}]\nusers: [{name: boot, user: {token: abcdef.0123456789abcdef}}]\ncontexts: [{name: x, context: {cluster: c, user: boot}}]\ncurrent-context: x\n`);
+  const logger = recordingLogger();
+  const p = bootstrapClientCertificate({ platconfigPath: join(dir, 'p.conf'), bootstrapPlatconfigPath: join(dir, 'b.conf'), certDir: join(dir, 'pki'), nodeName: 'node-1', clock: systemClock, logger, healthzWaitMs: 200, healthzIntervalMs: 50, reminderMs: 100 });
+  const until = Date.now() + 15_000;
+  while (!logger.lines.some((l) => l.msg.includes('is not answering')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  const line = logger.lines.find((l) => l.msg.includes('is not answering'));
+  assert.match(String(line?.fields.err ?? ''), /connection refused \(is the API server running\?\)/);
+  assert.ok(logger.lines.some((l) => l.level === 'warn' && l.msg.includes('did not answer /healthz')));
+  const ca = await TestCa.create();
+  const api = await FakeCsrApi.start({ ca, autoApprove: true, port });
+  t.after(() => api.stop());
+  assert.equal((await p).bootstrapped, true);
+});
