@@ -5,18 +5,10 @@
 import { ConfigError } from '../util/errors.js';
 import { parseDurationMs } from '../util/values/duration.js';
 import { parseQuantity } from '../util/values/quantity.js';
+import { EVICTION_SIGNALS } from '../config/validate-resources.js';
 
-export const SIGNALS = [
-  'memory.available',
-  'allocatableMemory.available',
-  'nodefs.available',
-  'nodefs.inodesFree',
-  'imagefs.available',
-  'imagefs.inodesFree',
-  'containerfs.available',
-  'containerfs.inodesFree',
-  'pid.available',
-] as const;
+/** The signals the configuration accepts (one list, owned by the config validation). */
+export const SIGNALS = EVICTION_SIGNALS;
 export type Signal = (typeof SIGNALS)[number];
 
 /** An amount: absolute (bytes, inodes, pids) or a percentage of capacity. */

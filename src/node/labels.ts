@@ -4,6 +4,7 @@
 
 import { ConfigError } from '../util/errors.js';
 import { labelValueErrors, qualifiedNameErrors } from '../util/values/labels.js';
+import { allowedNodeLabels, forbiddenNodeLabels } from '../config/validate-flags.js';
 
 /** Node's process.arch / platform in the reference's GOARCH / GOOS spelling. */
 export function goArch(arch: string = process.arch): string {
@@ -24,44 +25,16 @@ export function defaultNodeLabels(domain: string, nodeName: string, os = goOs(),
   };
 }
 
-function allowedDomainLabels(domain: string): Set<string> {
-  return new Set([
-    `${domain}/hostname`,
-    `${domain}/arch`,
-    `${domain}/os`,
-    `beta.${domain}/arch`,
-    `beta.${domain}/os`,
-    `beta.${domain}/instance-type`,
-    `node.${domain}/instance-type`,
-    `topology.${domain}/zone`,
-    `topology.${domain}/region`,
-    `failure-domain.beta.${domain}/zone`,
-    `failure-domain.beta.${domain}/region`,
-  ]);
-}
-
-function isInDomainNamespace(key: string, domain: string): boolean {
-  const slash = key.indexOf('/');
-  if (slash < 0) return false;
-  const ns = key.slice(0, slash);
-  return ns === domain || ns.endsWith(`.${domain}`);
-}
-
 /** Validates --node-labels; throws one ConfigError listing every problem. */
 export function validateNodeLabels(labels: Readonly<Record<string, string>>, domain: string): void {
   const problems: string[] = [];
-  const allowed = allowedDomainLabels(domain);
-  const unknown: string[] = [];
   for (const [k, v] of Object.entries(labels)) {
     for (const e of qualifiedNameErrors(k)) problems.push(`invalid label key "${k}": ${e}`);
     for (const e of labelValueErrors(v)) problems.push(`invalid label value "${v}" of "${k}": ${e}`);
-    if (isInDomainNamespace(k, domain)) {
-      const ns = k.slice(0, k.indexOf('/'));
-      if (!allowed.has(k) && ns !== `platlet.${domain}` && !ns.endsWith(`.platlet.${domain}`) && ns !== `node.${domain}` && !ns.endsWith(`.node.${domain}`)) unknown.push(k);
-    }
   }
+  const unknown = forbiddenNodeLabels(labels, domain);
   if (unknown.length > 0) {
-    problems.push(`unknown '${domain}' labels specified with --node-labels: [${unknown.sort().join(' ')}]; allowed are the prefixes platlet.${domain}/ and node.${domain}/ and the labels ${[...allowed].join(', ')}`);
+    problems.push(`unknown '${domain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes platlet.${domain}/ and node.${domain}/ and the labels ${[...allowedNodeLabels(domain)].join(', ')}`);
   }
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { flag: '--node-labels', problems });
 }
