@@ -173,7 +173,6 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
       signerName,
       usages,
       name,
-      alternateName: bootstrapCsrName(key, commonName, organizations, usages, 'hex'),
       timeoutMs: o.certificateWaitMs ?? 3600_000,
       clock,
       logger,

@@ -44,7 +44,7 @@ export async function createCsrPem(key: PrivateKey, template: CsrTemplate): Prom
  * each usage, every part followed by '|' (the reference's digestedName), so the same key and
  * subject always give the same name.
  */
-export function bootstrapCsrName(key: PrivateKey, commonName: string, organizations: string[], usages: string[], encoding: 'base64url' | 'hex' = 'base64url'): string {
+export function bootstrapCsrName(key: PrivateKey, commonName: string, organizations: string[], usages: string[]): string {
   const h = createHash('sha512-256');
   const write = (data: Buffer): void => {
     h.update(data.toString('base64url'));
@@ -54,8 +54,7 @@ export function bootstrapCsrName(key: PrivateKey, commonName: string, organizati
   write(Buffer.from(commonName));
   for (const o of organizations) write(Buffer.from(o));
   for (const u of usages) write(Buffer.from(u));
-  // 'hex' is the DNS-subdomain-safe form for servers that validate CSR names strictly.
-  return `node-csr-${h.digest(encoding)}`;
+  return `node-csr-${h.digest('base64url')}`;
 }
 
 /** Client usages per the reference (key encipherment only for RSA keys). */

@@ -18,11 +18,6 @@ export interface RequestCertificateOptions {
   expirationSeconds?: number;
   /** A fixed name (bootstrap) or a generateName prefix (rotation). */
   name?: string;
-  /**
-   * A second deterministic name for servers that reject `name` as invalid (they validate CSR
-   * names as DNS subdomains, which the reference does not: its names are base64url).
-   */
-  alternateName?: string;
   generateName?: string;
   /** How long to wait for issuance. */
   timeoutMs: number;
@@ -112,7 +107,7 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
   if (o.expirationSeconds !== undefined) body.spec.expirationSeconds = o.expirationSeconds;
   let lastLog = -Infinity;
   let delay = 500;
-  let name = o.name;
+  const name = o.name;
   for (;;) {
     signal.throwIfAborted();
     try {
@@ -124,12 +119,6 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
         await ensureCompatible(existing, o);
         o.logger.info({ csr: name }, `reusing existing certificate signing request ${name}`);
         return existing;
-      }
-      if (name && o.alternateName && name !== o.alternateName && err instanceof ApiError && err.status === 422 && err.message.includes('metadata.name')) {
-        o.logger.warn({ csr: name, alternate: o.alternateName }, `the API server rejects the name ${name}; using the equally deterministic ${o.alternateName}`);
-        name = o.alternateName;
-        body.metadata = { name };
-        continue;
       }
       if (isUnauthorized(err) || isForbidden(err)) throw err;
       if (!isTransient(err)) throw err;
@@ -156,14 +145,16 @@ async function waitForCertificate(o: RequestCertificateOptions, name: string, ui
     if (csrCondition(csr, 'Denied')) throw new CertificateError(`certificate signing request ${name} was denied: ${conditionText(csr, 'Denied')}`);
     if (csrCondition(csr, 'Failed')) throw new CertificateError(`certificate signing request ${name} failed: ${conditionText(csr, 'Failed')}`);
     if (csrCondition(csr, 'Approved')) {
+      // The approval is reported when first seen, even when the signer was so quick that the
+      // certificate arrives in the same observation: operators read the two steps in order.
+      if (!approvedLogged) {
+        approvedLogged = true;
+        o.logger.info({ csr: name }, `certificate signing request ${name} is approved, waiting to be issued`);
+      }
       const cert = issuedCertificate(csr);
       if (cert) {
         o.logger.info({ csr: name }, `certificate signing request ${name} is issued`);
         return cert;
-      }
-      if (!approvedLogged) {
-        approvedLogged = true;
-        o.logger.info({ csr: name }, `certificate signing request ${name} is approved, waiting to be issued`);
       }
     }
     return undefined;

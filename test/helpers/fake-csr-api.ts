@@ -18,8 +18,6 @@ export interface FakeCsrApiOptions {
   autoSign?: boolean;
   /** Listen on this port (default: any free one). */
   port?: number;
-  /** Reject names that are not DNS subdomains (as some servers do). */
-  strictNames?: boolean;
   /** Validity of issued certificates. */
   validity?: () => { notBefore: Date; notAfter: Date };
 }
@@ -85,7 +83,6 @@ export class FakeCsrApi {
     if (req.method === 'POST' && !name) {
       const csr = JSON.parse(Buffer.concat(chunks).toString()) as CertificateSigningRequest;
       const n = csr.metadata?.name ?? `${csr.metadata?.generateName ?? 'csr-'}${randomUUID().slice(0, 5)}`;
-      if (this.o.strictNames && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(n)) return this.status(res, 422, 'Invalid', `CertificateSigningRequest "${n}" is invalid: metadata.name: Invalid value`);
       if (this.csrs.has(n)) return this.status(res, 409, 'AlreadyExists', `certificatesigningrequests "${n}" already exists`);
       csr.metadata = { ...csr.metadata, name: n, uid: randomUUID(), creationTimestamp: new Date().toISOString() };
       csr.status = {};

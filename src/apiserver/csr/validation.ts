@@ -14,6 +14,7 @@ import {
   type FieldError,
 } from '../field-errors.js';
 import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../selectors/validation.js';
+import { isPathSegmentName } from '../registry/meta.js';
 import { decodeBase64Field, decodePemBlocks } from './pem.js';
 import { parseCsrPem } from './request.js';
 import { asArray, asRecord, conditionsOf, isDeepEqual, type Condition } from './object.js';
@@ -112,12 +113,12 @@ function validateMetadata(obj: Record<string, unknown>): FieldError[] {
   const md = asRecord(obj['metadata']);
   const name = md['name'];
   const generateName = md['generateName'];
+  // The reference validates CSR names only as URL path segments: node agents name their
+  // bootstrap CSRs with unpadded base64url digests (upper case, '_' and '-').
   if (typeof name === 'string' && name !== '') {
-    for (const m of isDns1123Subdomain(name)) errs.push(invalid('metadata.name', name, m));
+    for (const m of isPathSegmentName(name)) errs.push(invalid('metadata.name', name, m));
   } else if (typeof generateName === 'string' && generateName !== '') {
-    // A generateName may end in '-': the suffix the server appends makes it valid.
-    const masked = generateName.endsWith('-') ? `${generateName.slice(0, -1)}a` : generateName;
-    for (const m of isDns1123Subdomain(masked)) errs.push(invalid('metadata.generateName', generateName, m));
+    for (const m of isPathSegmentName(generateName)) errs.push(invalid('metadata.generateName', generateName, m));
   } else {
     errs.push(required('metadata.name', 'name or generateName is required'));
   }

@@ -54,7 +54,7 @@ describe('validateCsrCreate', () => {
     ['signer without slash', (o) => ((o['spec'] as Record<string, unknown>)['signerName'] = 'example.com'), `spec.signerName: Invalid value: "example.com": ${SIGNER_NAME_MESSAGE}`],
     ['expiration too short', (o) => ((o['spec'] as Record<string, unknown>)['expirationSeconds'] = 599), `spec.expirationSeconds: Invalid value: 599: ${EXPIRATION_MESSAGE}`],
     ['no name', (o) => ((o['metadata'] as Record<string, unknown>) = {}), 'metadata.name: Required value: name or generateName is required'],
-    ['bad name', (o) => ((o['metadata'] as Record<string, unknown>)['name'] = 'Bad_Name'), 'metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain'],
+    ['bad name', (o) => ((o['metadata'] as Record<string, unknown>)['name'] = 'a/b'), 'metadata.name: Invalid value: "a/b": may not contain \'/\''],
     ['namespace on cluster-scoped', (o) => ((o['metadata'] as Record<string, unknown>)['namespace'] = 'default'), 'metadata.namespace: Forbidden: not allowed on this type'],
     ['condition without type', (o) => (o['status'] = { conditions: [{ status: 'True' }] }), 'status.conditions[0].type: Required value'],
     ['condition without status', (o) => (o['status'] = { conditions: [{ type: 'Approved' }] }), 'status.conditions[0].status: Required value'],
@@ -90,6 +90,12 @@ describe('validateCsrCreate', () => {
     const errs = texts(validateCsrCreate(csrObject({ requestPem: bad })));
     assert.equal(errs.length, 1);
     assert.match(errs[0] ?? '', /^spec\.request: Invalid value: \[\]byte\{<\d+ bytes>\}: x509: /);
+  });
+
+  test('a bootstrap CSR name (base64url: upper case, "_" and "-") is accepted, as the reference accepts it', () => {
+    const o = csrObject({ requestPem: pem });
+    (o['metadata'] as Record<string, unknown>)['name'] = 'node-csr-Ab_9-xYz0QkLmN';
+    assert.deepEqual(texts(validateCsrCreate(o)), []);
   });
 
   test('generateName instead of name', () => {
