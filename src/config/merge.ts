@@ -3,26 +3,12 @@
 
 export type JsonObject = Record<string, unknown>;
 
-export function isPlainObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+import { isPlainObject, mergePatch } from '../util/merge-patch.js';
+
+export { isPlainObject, mergePatch };
 
 function clone<T>(v: T): T {
   return structuredClone(v);
-}
-
-/**
- * RFC 7386 JSON merge patch: objects merge key by key, `null` removes a key, everything else
- * (scalars, lists) replaces the target value whole. Returns a new value; inputs are not changed.
- */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isPlainObject(patch)) return clone(patch);
-  const out: JsonObject = isPlainObject(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
-  }
-  return out;
 }
 
 /**

@@ -22,7 +22,7 @@ import type {
   RuntimeVersion,
   SandboxConfig,
 } from '../types.js';
-import { writeFileAtomic } from './atomic.js';
+import { writeFileAtomic } from '../../util/atomic-file.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
 
@@ -143,7 +143,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
     const next = prev.then(async () => {
       if (this.records.get(rec.id) !== rec || this.closed) return;
-      await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec));
+      await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec), { mode: 0o644 });
     }).catch((err: unknown) =>
       this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
     );
