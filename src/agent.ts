@@ -263,6 +263,8 @@ export async function runAgent(input: AgentInput): Promise<number> {
   const loops = new AbortController();
   const stop = (): void => loops.abort();
   signal.addEventListener('abort', stop, { once: true });
+  // A signal that came while the parts were built (e.g. during bootstrap) stops at once.
+  if (signal.aborted) stop();
   try {
     await agent.runtime.waitReady(loops.signal);
     logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
