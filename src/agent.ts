@@ -8,25 +8,19 @@ import type { Logger } from './log/types.js';
 import { systemClock, type Clock } from './util/clock.js';
 import { ConfigError, userMessage } from './util/errors.js';
 import { parseDurationMs } from './util/values/duration.js';
-import { FileSource } from './source/file.js';
-import { HttpSource } from './source/http.js';
-import { PodConfig } from './source/merger.js';
+import type { PodConfig } from './source/merger.js';
 import type { PodSource } from './source/types.js';
-import { validatePod, type ValidatePodOptions } from './pod/validate.js';
-import { createRuntime, type RuntimeBundle } from './runtime/factory.js';
-import { PodStatusManager } from './worker/status-manager.js';
-import { ProbeManager } from './worker/probes.js';
-import { PodSyncer } from './worker/pod-sync.js';
-import { PodManager } from './worker/pod-manager.js';
-import { podCapacity } from './worker/admission.js';
-import { runOnce } from './worker/runonce.js';
-import { GarbageCollector, type GcOptions } from './gc/collector.js';
-import { startAgentServices } from './node/agent-services.js';
-import { packageVersion } from './cli/version.js';
-import { ApiserverSource, type ApiPod } from './source/apiserver.js';
-import { ApiStatusSync } from './worker/api-status-sync.js';
+import type { ValidatePodOptions } from './pod/validate.js';
+import type { RuntimeBundle } from './runtime/factory.js';
+import type { PodStatusManager } from './worker/status-manager.js';
+import type { ProbeManager } from './worker/probes.js';
+import type { PodManager } from './worker/pod-manager.js';
+import type { GarbageCollector, GcOptions } from './gc/collector.js';
+import type { ApiPod } from './source/apiserver.js';
+import type { ApiStatusSync } from './worker/api-status-sync.js';
 import type { RestClient } from './client/rest-client.js';
-import { createPodClient } from './client/typed-clients.js';
+import type { CertificateSetup } from './certificate/setup.js';
+import type * as AgentParts from './agent-parts.js';
 
 export interface AgentInput {
   config: NodeAgentConfiguration;
@@ -81,20 +75,85 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const nodeName = nodeNameOf(flags);
   const platformDomain = config.platformDomain;
 
-  const runtime = await createRuntime({
-    endpoint: config.containerRuntimeEndpoint,
-    imageEndpoint: config.imageServiceEndpoint,
-    rootDir: flags.rootDir,
-    requestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'),
-    serializeImagePulls: config.serializeImagePulls,
-    registryPullQPS: config.registryPullQPS,
-    registryBurst: config.registryBurst,
-    containerLogMaxSize: config.containerLogMaxSize,
-    containerLogMaxFiles: config.containerLogMaxFiles,
-    nodeName,
-    logger: logger.child({ part: 'runtime' }),
-    clock,
-  });
+  const runtimeRequestTimeoutMs = durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout');
+
+  // ---- certificates (issue 4): TLS bootstrap, the API client, client-certificate rotation ----
+  // Started first and awaited only where the API client is needed, so bootstrap (mostly waiting
+  // on the API server) runs while the runtime and the other parts are loaded and built; nothing
+  // else needs the client certificate. Bootstrap runs when --platconfig is missing or expired
+  // (needs --bootstrap-platconfig); the client presents the current certificate and swaps in
+  // rotated ones. The serving certificate is left to startAgentServices (servingCertificate:
+  // false). The managers stop with input.signal, when runAgent closes this client, or when the
+  // build fails. On a fatal certificate error (expired and not renewable while the API server
+  // answers) the process is asked to stop, with exit status 1, so a supervisor restarts it into
+  // bootstrap.
+  const buildFailed = new AbortController();
+  let certificates: Promise<CertificateSetup> | undefined;
+  if (flags.platconfig !== '') {
+    const certSignal = AbortSignal.any([input.signal, buildFailed.signal]);
+    // Its modules load before the other parts' so that bootstrap's first requests go out first.
+    const { startCertificates } = await import('./certificate/setup.js');
+    certificates = startCertificates({
+        platconfigPath: flags.platconfig,
+        ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
+        certDir: flags.certDir,
+        nodeName,
+        nodeIPs: [],
+        platformDomain,
+        rotateCertificates: config.rotateCertificates,
+        rotateServerCertificates: false,
+        servingCertificate: false,
+        qps: config.platAPIQPS,
+        burst: config.platAPIBurst,
+        contentType: config.platAPIContentType,
+        clock,
+        logger: logger.child({ part: 'certificates' }),
+        signal: certSignal,
+        onFatal: (err) => {
+          logger.error({ err: { message: err.message } }, 'certificate failure; stopping the agent');
+          // A graceful stop (as on SIGTERM), but the process must end non-zero so a supervisor
+          // restarts it; the exit status is settled last, after main() has set its own.
+          process.once('exit', () => {
+            process.exitCode = 1;
+          });
+          process.kill(process.pid, 'SIGTERM');
+        },
+      });
+    // Awaited below; this only keeps a failure while the runtime is built from going unhandled.
+    certificates.catch(() => undefined);
+  }
+  // ---- end certificates (issue 4) ----
+
+  let runtime: RuntimeBundle | undefined;
+  let rest: RestClient | undefined;
+  let parts: typeof AgentParts;
+  try {
+    const [{ createRuntime }, loaded] = await Promise.all([import('./runtime/factory.js'), import('./agent-parts.js')]);
+    parts = loaded;
+    runtime = await createRuntime({
+      endpoint: config.containerRuntimeEndpoint,
+      imageEndpoint: config.imageServiceEndpoint,
+      rootDir: flags.rootDir,
+      requestTimeoutMs: runtimeRequestTimeoutMs,
+      serializeImagePulls: config.serializeImagePulls,
+      registryPullQPS: config.registryPullQPS,
+      registryBurst: config.registryBurst,
+      containerLogMaxSize: config.containerLogMaxSize,
+      containerLogMaxFiles: config.containerLogMaxFiles,
+      nodeName,
+      logger: logger.child({ part: 'runtime' }),
+      clock,
+    });
+    // ---- API server client ----
+    rest = (await certificates)?.rest;
+  } catch (err) {
+    // Whichever failed first: stop the other (a bootstrap in flight, or a runtime already built).
+    buildFailed.abort(err);
+    await certificates?.catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    throw err;
+  }
+  const { PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
   const validation: ValidatePodOptions =
     runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
 
@@ -102,47 +161,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const sourceNames: string[] = [];
   if (config.staticPodPath !== '') sourceNames.push('file');
   if (config.staticPodURL !== '') sourceNames.push('http');
-  // ---- API server client (the certificates block may replace how it is built) ----
-  let rest: RestClient | undefined;
-  if (flags.platconfig !== '') {
-    // ---- certificates (issue 4): TLS bootstrap, the API client, client-certificate rotation ----
-    // Bootstrap runs here when --platconfig is missing or expired (needs --bootstrap-platconfig);
-    // the client presents the current certificate and swaps in rotated ones. The serving
-    // certificate is left to startAgentServices (servingCertificate: false). The managers stop
-    // with input.signal or when runAgent closes this client. On a fatal certificate error
-    // (expired and not renewable while the API server answers) the process is asked to stop,
-    // with exit status 1, so a supervisor restarts it into bootstrap.
-    const { startCertificates } = await import('./certificate/setup.js');
-    const certs = await startCertificates({
-      platconfigPath: flags.platconfig,
-      ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
-      certDir: flags.certDir,
-      nodeName,
-      nodeIPs: [],
-      platformDomain,
-      rotateCertificates: config.rotateCertificates,
-      rotateServerCertificates: false,
-      servingCertificate: false,
-      qps: config.platAPIQPS,
-      burst: config.platAPIBurst,
-      contentType: config.platAPIContentType,
-      clock,
-      logger: logger.child({ part: 'certificates' }),
-      signal: input.signal,
-      onFatal: (err) => {
-        logger.error({ err: { message: err.message } }, 'certificate failure; stopping the agent');
-        // A graceful stop (as on SIGTERM), but the process must end non-zero so a supervisor
-        // restarts it; the exit status is settled last, after main() has set its own.
-        process.once('exit', () => {
-          process.exitCode = 1;
-        });
-        process.kill(process.pid, 'SIGTERM');
-      },
-    });
-    rest = certs.rest;
-    // ---- end certificates (issue 4) ----
-    sourceNames.push('api');
-  }
+  if (rest !== undefined) sourceNames.push('api');
   // ---- end API server client ----
   const statuses = new PodStatusManager();
   // parts built later are reached through this late-bound reference
@@ -259,6 +278,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
   const { logger, signal } = input;
   const agent = await buildAgent(input);
   input.onBuilt?.(agent);
+  const { runOnce, startAgentServices, packageVersion } = await import('./agent-parts.js');
   const clock = input.clock ?? systemClock;
   const loops = new AbortController();
   const stop = (): void => loops.abort();
