@@ -17,7 +17,7 @@ import { writeFileAtomic } from '../platconfig/atomic-file.js';
 import { RestClient } from '../client/rest-client.js';
 import { CsrClient } from '../client/csr-client.js';
 import { parseCertificate } from './cert-info.js';
-import { bootstrapCsrName, clientUsages, createCsrPem, x509lib } from './csr.js';
+import { asn1lib, bootstrapCsrName, clientUsages, createCsrPem } from './csr.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from './keys.js';
 import { requestCertificate } from './request.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
@@ -119,8 +119,8 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   }
   if (!o.bootstrapPlatconfigPath) return { bootstrapped: false };
   logger.info({ bootstrapPlatconfig: o.bootstrapPlatconfigPath }, 'Using bootstrap platconfig to generate TLS client cert, key and platconfig file');
-  // Warm the x509 library while the disk and network work runs (it takes ~0.1 s to load).
-  const lib = x509lib();
+  // Warm the ASN.1 libraries (for the CSR) while the disk and network work runs.
+  const lib = asn1lib();
   lib.catch(() => undefined);
   let bootConn: ConnectionConfig;
   try {

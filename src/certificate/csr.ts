@@ -1,9 +1,14 @@
-// Certificate signing requests: the PEM request (@peculiar/x509) and the deterministic
-// bootstrap name the reference uses, so a restarted bootstrap finds its own CSR.
-import { createHash } from 'node:crypto';
+// Certificate signing requests: the PEM PKCS#10 request, built with @peculiar/asn1-csr (the
+// ASN.1 layer under @peculiar/x509, which loads in about a third of the time: this is on the
+// bootstrap path) and signed with node:crypto; and the deterministic bootstrap name the
+// reference uses, so a restarted bootstrap finds its own CSR.
+import { createHash, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 import type * as X509 from '@peculiar/x509';
-import { toCryptoKeyPair, publicKeyDer, type PrivateKey } from './keys.js';
+import type * as Asn1Schema from '@peculiar/asn1-schema';
+import type * as Asn1X509 from '@peculiar/asn1-x509';
+import type * as Asn1Csr from '@peculiar/asn1-csr';
+import { publicKeyDer, type PrivateKey } from './keys.js';
 
 export interface CsrTemplate {
   commonName: string;
@@ -20,23 +25,65 @@ async function x509lib(): Promise<typeof X509> {
   return lib;
 }
 
-/** A PEM `CERTIFICATE REQUEST` for the template, signed with `key`. */
+/** The ASN.1 schema, X.509 and PKCS#10 structures, loaded on first use. */
+export async function asn1lib(): Promise<{ schema: typeof Asn1Schema; x509: typeof Asn1X509; csr: typeof Asn1Csr }> {
+  const [schema, x509, csr] = await Promise.all([import('@peculiar/asn1-schema'), import('@peculiar/asn1-x509'), import('@peculiar/asn1-csr')]);
+  return { schema, x509, csr };
+}
+
+const OID = {
+  commonName: '2.5.4.3',
+  organization: '2.5.4.10',
+  extensionRequest: '1.2.840.113549.1.9.14',
+  subjectAltName: '2.5.29.17',
+  ecdsaWithSha256: '1.2.840.10045.4.3.2',
+  sha256WithRsa: '1.2.840.113549.1.1.11',
+};
+
+/** PrintableString's alphabet; other names are UTF8String (as @peculiar/x509 encodes them). */
+const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+
+/** A PEM `CERTIFICATE REQUEST` for the template, signed with `key` (SHA-256). */
 export async function createCsrPem(key: PrivateKey, template: CsrTemplate): Promise<string> {
-  const x509 = await x509lib();
-  const keys = await toCryptoKeyPair(key);
-  const extensions = [];
+  const { schema, x509: asn, csr } = await asn1lib();
+  const { AsnConvert, OctetString } = schema;
+  const rdn = (type: string, value: string): InstanceType<typeof asn.RelativeDistinguishedName> =>
+    new asn.RelativeDistinguishedName([new asn.AttributeTypeAndValue({ type, value: new asn.AttributeValue(PRINTABLE.test(value) ? { printableString: value } : { utf8String: value }) })]);
+  const subject = new asn.Name([rdn(OID.commonName, template.commonName), ...template.organizations.map((o) => rdn(OID.organization, o))]);
   const names = [
-    ...(template.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
-    ...(template.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
+    ...(template.dnsNames ?? []).map((dNSName) => new asn.GeneralName({ dNSName })),
+    ...(template.ipAddresses ?? []).map((iPAddress) => new asn.GeneralName({ iPAddress })),
   ];
-  if (names.length) extensions.push(new x509.SubjectAlternativeNameExtension(names));
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
-    name: [...[{ CN: [template.commonName] }], ...template.organizations.map((o) => ({ O: [o] }))],
-    keys: keys as unknown as Parameters<typeof x509.Pkcs10CertificateRequestGenerator.create>[0]['keys'],
-    signingAlgorithm: keys.algorithm,
-    extensions,
+  const attributes = new csr.Attributes();
+  if (names.length) {
+    const san = new asn.Extension({ extnID: OID.subjectAltName, critical: false, extnValue: new OctetString(AsnConvert.serialize(new asn.SubjectAlternativeName(names))) });
+    attributes.push(new asn.Attribute({ type: OID.extensionRequest, values: [AsnConvert.serialize(new asn.Extensions([san]))] }));
+  }
+  const info = new csr.CertificationRequestInfo({
+    subject,
+    subjectPKInfo: AsnConvert.parse(publicKeyDer(key), asn.SubjectPublicKeyInfo),
+    attributes,
   });
-  return csr.toString('pem') + '\n';
+  const tbs = Buffer.from(AsnConvert.serialize(info));
+  const request = new csr.CertificationRequest({
+    certificationRequestInfo: info,
+    certificationRequestInfoRaw: tbs.buffer.slice(tbs.byteOffset, tbs.byteOffset + tbs.byteLength),
+    signatureAlgorithm:
+      key.type === 'ec' ? new asn.AlgorithmIdentifier({ algorithm: OID.ecdsaWithSha256 }) : new asn.AlgorithmIdentifier({ algorithm: OID.sha256WithRsa, parameters: null }),
+    signature: new Uint8Array(sign('sha256', tbs, key.privateKey)).buffer,
+  });
+  return toPem(Buffer.from(AsnConvert.serialize(request)), 'CERTIFICATE REQUEST');
+}
+
+/** DER of the first `label` PEM block of `pem`; undefined when there is none. */
+export function pemToDer(pem: string, label: string): Buffer | undefined {
+  const m = new RegExp(`-----BEGIN ${label}-----([\\s\\S]+?)-----END ${label}-----`).exec(pem);
+  return m ? Buffer.from((m[1] ?? '').replace(/\s+/g, ''), 'base64') : undefined;
+}
+
+function toPem(der: Buffer, label: string): string {
+  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
+  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
 }
 
 /**

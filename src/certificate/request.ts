@@ -7,7 +7,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../log/types.js';
 import { csrCondition, issuedCertificate, type CertificateSigningRequest, type CsrClient } from '../client/csr-client.js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
-import { x509lib } from './csr.js';
+import { asn1lib, pemToDer } from './csr.js';
 
 export interface RequestCertificateOptions {
   csrClient: CsrClient;
@@ -51,14 +51,17 @@ function conditionText(csr: CertificateSigningRequest, type: string): string {
 /** Checks that an existing CSR of our deterministic name is ours to reuse. */
 export async function ensureCompatible(csr: CertificateSigningRequest, o: { key: PrivateKey; signerName: string; usages: string[]; commonName?: string }): Promise<void> {
   const name = csr.metadata?.name ?? '';
-  const x509 = await x509lib();
-  let req;
+  const { schema, csr: pkcs10 } = await asn1lib();
+  let theirs: Buffer;
   try {
-    req = new x509.Pkcs10CertificateRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8'));
+    const pem = Buffer.from(csr.spec.request, 'base64').toString('utf8');
+    const der = pemToDer(pem, 'CERTIFICATE REQUEST') ?? pemToDer(pem, 'NEW CERTIFICATE REQUEST');
+    if (!der) throw new Error('no PEM CERTIFICATE REQUEST block');
+    const req = schema.AsnConvert.parse(der, pkcs10.CertificationRequest);
+    theirs = Buffer.from(schema.AsnConvert.serialize(req.certificationRequestInfo.subjectPKInfo));
   } catch (err) {
     throw new CertificateError(`existing certificate signing request ${name} holds an unreadable request; delete it (kubectl delete csr ${name}) and restart`, { cause: err });
   }
-  const theirs = Buffer.from(req.publicKey.rawData);
   if (!theirs.equals(publicKeyDer(o.key))) throw new CertificateError(`existing certificate signing request ${name} was made for a different key; delete it (kubectl delete csr ${name}) and restart`);
   if (csr.spec.signerName !== o.signerName) throw new CertificateError(`existing certificate signing request ${name} asks signer ${csr.spec.signerName}, not ${o.signerName}`);
   const a = [...(csr.spec.usages ?? [])].sort().join(',');
