@@ -89,11 +89,18 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   // bootstrap.
   const buildFailed = new AbortController();
   let certificates: Promise<CertificateSetup> | undefined;
+  // The other parts load once bootstrap waits on the API server (or is done, or not needed):
+  // loading them blocks the event loop for a while, which would otherwise hold up bootstrap's
+  // own key and request work.
+  let bootstrapWaiting: Promise<unknown> = Promise.resolve();
   if (flags.platconfig !== '') {
     const certSignal = AbortSignal.any([input.signal, buildFailed.signal]);
     // Its modules load before the other parts' so that bootstrap's first requests go out first.
     const { startCertificates } = await import('./certificate/setup.js');
+    let waiting = (): void => undefined;
+    const onWaiting = new Promise<void>((resolve) => (waiting = resolve));
     certificates = startCertificates({
+      onBootstrapWaiting: () => waiting(),
         platconfigPath: flags.platconfig,
         ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
         certDir: flags.certDir,
@@ -121,6 +128,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       });
     // Awaited below; this only keeps a failure while the runtime is built from going unhandled.
     certificates.catch(() => undefined);
+    bootstrapWaiting = Promise.race([onWaiting, certificates.catch(() => undefined)]);
   }
   // ---- end certificates (issue 4) ----
 
@@ -128,6 +136,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   let rest: RestClient | undefined;
   let parts: typeof AgentParts;
   try {
+    await bootstrapWaiting;
     const [{ createRuntime }, loaded] = await Promise.all([import('./runtime/factory.js'), import('./agent-parts.js')]);
     parts = loaded;
     runtime = await createRuntime({

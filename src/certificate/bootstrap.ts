@@ -47,6 +47,8 @@ export interface BootstrapOptions {
   certificateWaitMs?: number;
   reminderMs?: number;
   onCsrCreated?: (name: string) => void;
+  /** Called once the local work (key, request) is done and bootstrap waits on the API server. */
+  onWaitingForServer?: () => void;
 }
 
 export interface BootstrapResult {
@@ -150,6 +152,13 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
     ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
   });
   try {
+    // The request is made before the network waits begin, so nothing CPU-bound is left for later.
+    const commonName = `system:node:${o.nodeName}`;
+    const organizations = ['system:nodes'];
+    const usages = clientUsages(key);
+    const name = bootstrapCsrName(key, commonName, organizations, usages);
+    const csrPem = await createCsrPem(key, { commonName, organizations });
+    o.onWaitingForServer?.();
     await waitForHealthz(client, {
       intervalMs: o.healthzIntervalMs ?? 2000,
       timeoutMs: o.healthzTimeoutMs ?? 1000,
@@ -158,11 +167,6 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
       logger,
       ...(o.signal ? { signal: o.signal } : {}),
     });
-    const commonName = `system:node:${o.nodeName}`;
-    const organizations = ['system:nodes'];
-    const usages = clientUsages(key);
-    const name = bootstrapCsrName(key, commonName, organizations, usages);
-    const csrPem = await createCsrPem(key, { commonName, organizations });
     const csrClient = new CsrClient({ client, platformDomain: o.platformDomain ?? 'platform.io', clock, logger });
     const signerName = `${csrClient.platformDomain}/plat-apiserver-client-platlet`;
     logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');

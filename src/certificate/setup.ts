@@ -14,7 +14,6 @@ import { CsrClient } from '../client/csr-client.js';
 import { bootstrapClientCertificate, CLIENT_PREFIX, type BootstrapResult } from './bootstrap.js';
 import { clientUsages, servingSans, servingUsages } from './csr.js';
 import { CertificateManager } from './manager.js';
-import { registerCertificateMetrics } from './metrics.js';
 import { FileServingSource, ManagedServingSource, StaticServingSource, type ServingCertificateSource } from './serving.js';
 import { loadOrCreateSelfSigned } from './self-signed.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
@@ -56,6 +55,8 @@ export interface StartCertificatesOptions {
   deadlineFor?: (info: CertificateInfo) => Date;
   /** Bootstrap waits (tests). */
   healthzWaitMs?: number;
+  /** Bootstrap has done its local work and waits on the API server (see BootstrapOptions). */
+  onBootstrapWaiting?: () => void;
   /** false: the caller handles the serving certificate itself (no serving source is built). */
   servingCertificate?: boolean;
 }
@@ -99,6 +100,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
       ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
       ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
       ...(o.healthzWaitMs === undefined ? {} : { healthzWaitMs: o.healthzWaitMs }),
+      ...(o.onBootstrapWaiting ? { onWaitingForServer: o.onBootstrapWaiting } : {}),
     });
     const conn = await loadConnection(platconfigPath);
     rest = new RestClient({
@@ -182,6 +184,8 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     fatals.push(m.fatal);
   }
   if (o.registry) {
+    // prom-client loads only for a registry (it is not needed on the bootstrap path).
+    const { registerCertificateMetrics } = await import('./metrics.js');
     registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) });
   }
   const fatal = fatals.length ? Promise.race(fatals) : new Promise<Error>(() => undefined);
