@@ -316,7 +316,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
 
     // ---- servers and node status (colleague's block) ----
     // Servers, node registration and status, eviction and events; they stop with loops.signal.
-    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
+    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: agent.flags.reportedVersion ?? packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
     logger.info({ servers: services.addresses }, 'agent servers started');
     // ---- end servers and node status ----
 

@@ -84,6 +84,7 @@ before(async () => {
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
       '--fail-cgroupv1=false',
+      '--version=v1.2.3-test',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',
     ],
@@ -143,6 +144,8 @@ test('the agent registers a Ready node with its labels, taints, addresses and co
   );
   assert.equal(node.spec.providerID, 'test://agent-node-1');
   assert.deepEqual(node.status.addresses, [{ type: 'InternalIP', address: '127.0.0.1' }, { type: 'Hostname', address: NODE }]);
+  // --version=vX.Y.Z sets the version the agent reports.
+  assert.equal(node.status.nodeInfo.kubeletVersion, 'v1.2.3-test');
   assert.deepEqual(node.status.conditions.map((c) => `${c.type}=${c.status}`), ['MemoryPressure=False', 'DiskPressure=False', 'PIDPressure=False', 'Ready=True']);
   for (const r of ['cpu', 'memory', 'pods', 'ephemeral-storage']) assert.ok(node.status.capacity[r] !== undefined && node.status.allocatable[r] !== undefined, r);
   assert.equal(node.status.capacity.pods, '110');
