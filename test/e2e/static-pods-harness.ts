@@ -96,7 +96,8 @@ export function commandManifest(rt: RuntimeUnderTest, name: string, restartPolic
 }
 
 async function containersOf(rt: RuntimeUnderTest, rootDir: string, podPrefix: string): Promise<RuntimeContainer[]> {
-  const r = rt.make(rootDir);
+  // an observer only: a second writer on the agent's state could undo the agent's removals
+  const r = (rt.observe ?? rt.make)(rootDir);
   try {
     const all = await r.listContainers();
     const uids = new Set(all.filter((c) => c.podName.startsWith(podPrefix)).map((c) => c.podUid));

@@ -32,6 +32,11 @@ export interface ProcessRuntimeOptions {
   clock: Clock;
   /** How often processes the agent did not spawn itself are checked for exit. Default 1000 ms. */
   pollIntervalMs?: number;
+  /**
+   * Observe another agent's state without ever writing it (tests, tools). A second writer on the
+   * same state dir could write back a record the agent has just removed.
+   */
+  readOnly?: boolean;
 }
 
 interface ProcessRecord extends RuntimeContainer {
@@ -140,6 +145,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
 
   /** Writes of one record are chained, so a late write never resurrects a removed record. */
   private persist(rec: ProcessRecord): Promise<void> {
+    if (this.opts.readOnly) return Promise.resolve();
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
     const next = prev.then(async () => {
       if (this.records.get(rec.id) !== rec || this.closed) return;

@@ -14,12 +14,15 @@ export interface RuntimeUnderTest {
   name: 'process' | 'docker';
   endpoint: (rootDir: string) => string;
   make: (rootDir: string) => ContainerRuntime & ImageService;
+  /** A runtime that only looks at what an agent on `rootDir` runs, never changing it. */
+  observe?: (rootDir: string) => ContainerRuntime & ImageService;
 }
 
 export const processRuntime: RuntimeUnderTest = {
   name: 'process',
   endpoint: () => 'process://',
   make: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200 }),
+  observe: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200, readOnly: true }),
 };
 
 export const dockerRuntime: RuntimeUnderTest = {
