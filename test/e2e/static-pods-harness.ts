@@ -1,7 +1,6 @@
 // Shared e2e scenario for static pods: the BUILT agent (node bin/nodeagent) on a manifest
 // directory, pods that serve HTTP on 127.0.0.1, observed from outside (HTTP and the runtime).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { writeFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,17 +8,9 @@ import assert from 'node:assert/strict';
 import { tempDir, waitFor } from '../integration/pods/agent-harness.js';
 import type { RuntimeContainer } from '../../src/runtime/types.js';
 import { killProcessPods, removeDockerPodsNamed, type RuntimeUnderTest } from '../integration/pods/runtimes.js';
+import { freePort } from '../helpers/processes.js';
+export { freePort };
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningAgent {
   child: ChildProcess;

@@ -2,10 +2,11 @@
 // token, a bootstrap platconfig for it, the built agent spawned against it, and openssl checks.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, repoRoot, type StartedApiServer } from './apiserver.js';
+import { freePort } from './processes.js';
+export { freePort };
 
 export const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
 
@@ -47,13 +48,6 @@ export async function startBootstrapEnv(o: { platformDomain?: string; args?: str
   };
 }
 
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 export interface AgentProcess {
   child: ChildProcess;

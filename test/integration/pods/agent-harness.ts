@@ -5,28 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfiguration } from '../../../src/config/defaults.js';
 import type { NodeAgentConfiguration } from '../../../src/config/schema.js';
-import type { NodeAgentFlags } from '../../../src/config/flags-type.js';
+import { buildNodeAgentFlags, type NodeAgentFlags } from '../../../src/config/flags-type.js';
+import { FLAGS } from '../../../src/cli/flags.js';
 
+/** The program's own flag defaults (as with no flags given), pointed at a temp root dir. */
 export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): NodeAgentFlags {
   return {
-    config: '',
-    configDir: '',
-    platconfig: '',
-    bootstrapPlatconfig: '',
+    ...buildNodeAgentFlags(FLAGS, new Map()),
     certDir: join(rootDir, 'pki'),
     rootDir,
     hostnameOverride: 'test-node',
-    nodeIP: '',
-    nodeLabels: {},
-    runtimeCgroups: '',
-    cloudProvider: '',
-    lockFile: '',
-    exitOnLockContention: false,
-    imageCredentialProviderConfig: '',
-    imageCredentialProviderBinDir: '',
-    maximumDeadContainers: -1,
-    maximumDeadContainersPerContainer: 1,
-    minimumContainerTTLDuration: '0s',
     ...over,
   };
 }

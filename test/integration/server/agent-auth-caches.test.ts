@@ -5,7 +5,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -13,17 +12,8 @@ import { parse } from 'yaml';
 import { startApiServer } from '../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../helpers/server-https-request.js';
 import { makeCa, makeLeaf } from '../../helpers/server-tls-certs.js';
+import { freePort } from '../../helpers/processes.js';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startAgent(args: string[]): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
   const child = spawn(process.execPath, ['bin/nodeagent', '--container-runtime-endpoint=process://', '--fail-cgroupv1=false', '--address=127.0.0.1', '--read-only-port=0', '--healthz-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,7 +6,6 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RestClient } from '../../../src/client/rest-client.js';
@@ -14,6 +13,7 @@ import { loadConnection } from '../../../src/platconfig/platconfig.js';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
+import { freePort, stopChild } from '../../helpers/processes.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -21,16 +21,6 @@ interface NodeObj {
   status: { addresses: { type: string; address: string }[]; conditions: { type: string; status: string; reason: string }[]; capacity: Record<string, string>; allocatable: Record<string, string>; nodeInfo: { kubeletVersion: string } };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let api: StartedApiServer;
 let rest: RestClient;
@@ -95,13 +85,7 @@ before(async () => {
 });
 
 after(async () => {
-  if (agent !== undefined && agent.exitCode === null) {
-    const exited = new Promise((r) => agent.once('exit', r));
-    agent.kill('SIGTERM');
-    const t = setTimeout(() => agent.kill('SIGKILL'), 10_000);
-    await exited;
-    clearTimeout(t);
-  }
+  await stopChild(agent);
   await rest?.close();
   await api?.stop();
   // The agent leaves its pods running when it stops, as the reference does: end them here.
