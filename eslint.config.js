@@ -23,4 +23,18 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  // Layout boundaries (DESIGN.md): the two programs never import each other, and src/common imports
+  // neither of them.
+  {
+    files: ['src/common/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/agent/**', '**/apiserver/**'], message: 'src/common imports nothing from either program.' }] }] },
+  },
+  {
+    files: ['src/agent/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/apiserver/**'], message: 'the agent does not import plat-apiserver code; shared code lives in src/common.' }] }] },
+  },
+  {
+    files: ['src/apiserver/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/agent/**'], message: 'plat-apiserver does not import agent code; shared code lives in src/common.' }] }] },
+  },
 );

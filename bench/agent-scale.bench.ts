@@ -6,7 +6,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isSameProcessAlive } from '../src/runtime/process/proc.js';
+import { isSameProcessAlive } from '../src/agent/runtime/process/proc.js';
 
 const SIZES = (process.env['BENCH_SCALE_PODS'] ?? '0,110,1000').split(',').map(Number);
 const WINDOW_MS = Number(process.env['BENCH_SCALE_WINDOW_MS'] ?? 5000);

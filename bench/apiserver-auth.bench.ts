@@ -9,11 +9,11 @@ import { stringify } from 'yaml';
 import { parseFlags } from '../src/apiserver/flags.js';
 import { startApiServer, type RunningApiServer } from '../src/apiserver/main.js';
 import { EXTRA_FLAGS } from '../src/apiserver/plugins.js';
-import { silentLogger } from '../src/log/types.js';
-import { loadConnection } from '../src/platconfig/platconfig.js';
+import { silentLogger } from '../src/common/log/types.js';
+import { loadConnection } from '../src/common/platconfig/platconfig.js';
 import { startOidcIssuer } from '../test/helpers/oidc-issuer.js';
 import { startSarWebhook } from '../test/helpers/sar-webhook.js';
-import { tempDir } from '../test/integration/apiserverconfig/plat-apiserver.js';
+import { tempDir } from '../test/integration/apiserver/config/plat-apiserver.js';
 
 const N = Number(process.env['BENCH_REQUESTS'] ?? 400);
 const V = 'apiserver.config.platform.io/v1';

@@ -8,8 +8,8 @@ import { Agent, request } from 'undici';
 import { parseFlags } from '../src/apiserver/flags.js';
 import { startApiServer, type RunningApiServer } from '../src/apiserver/main.js';
 import { EXTRA_FLAGS } from '../src/apiserver/plugins.js';
-import { silentLogger } from '../src/log/types.js';
-import { loadConnection } from '../src/platconfig/platconfig.js';
+import { silentLogger } from '../src/common/log/types.js';
+import { loadConnection } from '../src/common/platconfig/platconfig.js';
 
 export interface BenchServer {
   readonly running: RunningApiServer;

@@ -4,7 +4,7 @@
 
 import { Agent, request } from 'undici';
 import { benchServer, event, ms, percentile } from './apiserver-harness.js';
-import { loadConnection } from '../src/platconfig/platconfig.js';
+import { loadConnection } from '../src/common/platconfig/platconfig.js';
 
 const WATCHERS = Number(process.env['BENCH_WATCHERS'] ?? 1000);
 const WRITES = Number(process.env['BENCH_WATCH_WRITES'] ?? 30);

@@ -6,12 +6,12 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAgent, type Agent } from '../src/agent.js';
-import { defaultConfiguration } from '../src/config/defaults.js';
-import type { NodeAgentFlags } from '../src/config/flags-type.js';
-import { silentLogger } from '../src/log/types.js';
-import { dockerFromEndpoint } from '../src/runtime/docker/runtime.js';
-import { LABELS } from '../src/runtime/types.js';
+import { runAgent, type Agent } from '../src/agent/agent.js';
+import { defaultConfiguration } from '../src/agent/config/defaults.js';
+import type { NodeAgentFlags } from '../src/agent/config/flags-type.js';
+import { silentLogger } from '../src/common/log/types.js';
+import { dockerFromEndpoint } from '../src/agent/runtime/docker/runtime.js';
+import { LABELS } from '../src/agent/runtime/types.js';
 
 const N = Number(process.env['BENCH_PODS'] ?? 15);
 const DOCKER = process.env['NODEAGENT_TEST_DOCKER_ENDPOINT'] ?? 'unix:///var/run/docker.sock';

@@ -4,10 +4,10 @@
 // Baseline in the same run: the same burst kept in an unbounded array (what a naive queue holds).
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { silentLogger } from '../src/log/types.js';
-import { systemClock } from '../src/util/clock.js';
-import { EventRecorder } from '../src/node/events/recorder.js';
-import type { CoreEvent, EventSink } from '../src/node/events/types.js';
+import { silentLogger } from '../src/common/log/types.js';
+import { systemClock } from '../src/common/util/clock.js';
+import { EventRecorder } from '../src/agent/node/events/recorder.js';
+import type { CoreEvent, EventSink } from '../src/agent/node/events/types.js';
 
 const EVENTS = 10_000;
 const QPS = 50;

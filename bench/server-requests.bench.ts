@@ -4,10 +4,10 @@
 // in this process on loopback, driven by keep-alive connections.
 import { Agent, request } from 'undici';
 import { Registry } from 'prom-client';
-import { silentLogger } from '../src/log/types.js';
-import { systemClock } from '../src/util/clock.js';
-import { NodeAgentMetrics } from '../src/server/metrics.js';
-import { NodeServers } from '../src/server/node-servers.js';
+import { silentLogger } from '../src/common/log/types.js';
+import { systemClock } from '../src/common/util/clock.js';
+import { NodeAgentMetrics } from '../src/agent/server/metrics.js';
+import { NodeServers } from '../src/agent/server/node-servers.js';
 import { makeServerCerts } from '../test/helpers/server-tls-certs-bundle.js';
 
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 1.5);

@@ -5,7 +5,7 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
-import { renderManPage } from '../dist/src/cli/man.js';
+import { renderManPage } from '../dist/src/agent/cli/man.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const target = join(root, 'man', 'nodeagent.1');

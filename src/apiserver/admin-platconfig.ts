@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import 'reflect-metadata';
 import { X509Certificate } from '@peculiar/x509';
 import { generateCa, generateClientCert, generateServingCert, type CertAndKey } from './csr/ca.js';
-import { writeFileAtomic, writePlatconfig, type Platconfig } from '../platconfig/index.js';
-import { CertificateError } from '../util/errors.js';
+import { writeFileAtomic, writePlatconfig, type Platconfig } from '../common/platconfig/index.js';
+import { CertificateError } from '../common/util/errors.js';
 
 export interface ServerCertificates {
   /** The cluster signing CA: signs CSRs, and client certificates it issued authenticate. */

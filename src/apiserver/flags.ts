@@ -3,11 +3,11 @@
 // `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
 
 import { Command, CommanderError, Option } from 'commander';
-import { FlagError } from '../util/errors.js';
-import { parseBool } from '../util/values/bool.js';
-import { parseDurationMs } from '../util/values/duration.js';
-import { parseInt32 } from '../util/values/int.js';
-import { parseBoolMap, parseStrings } from '../util/values/lists.js';
+import { FlagError } from '../common/util/errors.js';
+import { parseBool } from '../common/util/values/bool.js';
+import { parseDurationMs } from '../common/util/values/duration.js';
+import { parseInt32 } from '../common/util/values/int.js';
+import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 
 export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning'] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };

@@ -4,10 +4,10 @@
 
 import { readFile } from 'node:fs/promises';
 import type { Authenticator, Authorizer } from './interfaces.js';
-import { createLogger } from '../log/logger.js';
-import type { Logger } from '../log/types.js';
-import { systemClock, type Clock } from '../util/clock.js';
-import { CertificateError, FlagError, NodeAgentError, userMessage } from '../util/errors.js';
+import { createLogger } from '../common/log/logger.js';
+import type { Logger } from '../common/log/types.js';
+import { systemClock, type Clock } from '../common/util/clock.js';
+import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
 import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js';
 import { alwaysAllow, alwaysDeny } from './auth/chain.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
@@ -20,7 +20,7 @@ import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
 import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
-import { isValidateConfigInvocation, runValidateConfig } from '../apiserverconfig/validate-command.js';
+import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
 export interface RunningApiServer {
   readonly server: ApiServer;

@@ -4,9 +4,9 @@
 
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
-import type { Logger } from '../log/types.js';
-import type { Clock } from '../util/clock.js';
-import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles } from '../apiserverconfig/build.js';
+import type { Logger } from '../common/log/types.js';
+import type { Clock } from '../common/util/clock.js';
+import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles } from './config/build.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */

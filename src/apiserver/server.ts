@@ -13,8 +13,8 @@ import type {
   RequestTracer,
   TransformerRegistry,
 } from './interfaces.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../log/types.js';
+import type { Clock } from '../common/util/clock.js';
+import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
 import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
 import { Discovery, discoveryResources, reviewResource, versionInfo } from './discovery.js';
@@ -36,7 +36,7 @@ import { podDef } from './registry/resources/pod.js';
 import type { ResourceDef } from './registry/types.js';
 import { forbidden, methodNotAllowed, StatusError, unauthorized, unsupportedMediaType } from './status.js';
 import { Store } from './storage/store.js';
-import { FlagError } from '../util/errors.js';
+import { FlagError } from '../common/util/errors.js';
 
 export interface ApiServerOptions {
   readonly platformDomain: string;

@@ -2,7 +2,7 @@
 // with one of these, so clients (kubectl, client libraries, our own client) can branch on
 // `reason` and `code` without parsing messages.
 
-import { ApiError } from '../util/errors.js';
+import { ApiError } from '../common/util/errors.js';
 import { formatFieldErrors, toStatusCauses, type FieldError } from './field-errors.js';
 
 export type FieldErrorLike = FieldError;

@@ -5,9 +5,9 @@ import { writeFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tempDir, waitFor } from '../integration/pods/agent-harness.js';
-import type { RuntimeContainer } from '../../src/runtime/types.js';
-import { killProcessPods, removeDockerPodsNamed, type RuntimeUnderTest } from '../integration/pods/runtimes.js';
+import { tempDir, waitFor } from '../integration/agent/pods/agent-harness.js';
+import type { RuntimeContainer } from '../../src/agent/runtime/types.js';
+import { killProcessPods, removeDockerPodsNamed, type RuntimeUnderTest } from '../integration/agent/pods/runtimes.js';
 import { freePort } from '../helpers/processes.js';
 export { freePort };
 

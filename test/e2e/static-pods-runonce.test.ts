@@ -7,8 +7,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '../integration/pods/agent-harness.js';
-import { killProcessPods } from '../integration/pods/runtimes.js';
+import { tempDir } from '../integration/agent/pods/agent-harness.js';
+import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 
 async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: Record<string, string>, url?: string) {
   const root = await tempDir('na-runonce-');

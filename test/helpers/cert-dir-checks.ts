@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, readlink, lstat, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pairFromPem } from '../../src/certificate/store.js';
-import { loadConnection } from '../../src/platconfig/platconfig.js';
+import { pairFromPem } from '../../src/agent/certificate/store.js';
+import { loadConnection } from '../../src/common/platconfig/platconfig.js';
 
 /** Every file in the cert dir is whole; the symlink, if any, resolves; the platconfig, if any, loads. */
 export async function assertConsistent(certDir: string, platconfig: string): Promise<void> {

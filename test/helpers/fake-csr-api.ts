@@ -5,9 +5,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID, createPublicKey } from 'node:crypto';
-import type { CertificateSigningRequest } from '../../src/client/csr-client.js';
-import { x509lib } from '../../src/certificate/csr.js';
-import { issueCertificate } from '../../src/certificate/self-signed.js';
+import type { CertificateSigningRequest } from '../../src/agent/client/csr-client.js';
+import { x509lib } from '../../src/agent/certificate/csr.js';
+import { issueCertificate } from '../../src/agent/certificate/self-signed.js';
 import type { TestCa } from './test-ca.js';
 
 const BASE = '/apis/certificates.platform.io/v1/certificatesigningrequests';

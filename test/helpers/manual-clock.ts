@@ -1,7 +1,7 @@
 // A Clock whose time moves only when a test says so. Sleepers wake in deadline order when
 // `advance` passes their deadline; `waitForSleepers(n)` lets a test wait until the code under
 // test is parked in a sleep before moving time.
-import type { Clock } from '../../src/util/clock.js';
+import type { Clock } from '../../src/common/util/clock.js';
 
 interface Sleeper {
   at: number;

@@ -1,5 +1,5 @@
 // A Logger that keeps every line (level, message, fields) for assertions.
-import type { Logger, LogFn } from '../../src/log/types.js';
+import type { Logger, LogFn } from '../../src/common/log/types.js';
 
 export interface LogLine {
   level: 'error' | 'warn' | 'info' | 'debug' | 'trace';

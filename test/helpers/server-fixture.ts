@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Registry } from 'prom-client';
-import { silentLogger, type Logger } from '../../src/log/types.js';
-import { systemClock, type Clock } from '../../src/util/clock.js';
-import { NodeAgentMetrics } from '../../src/server/metrics.js';
-import { NodeServers, type AuthorizationSettings, type NodeServersAddresses } from '../../src/server/node-servers.js';
+import { silentLogger, type Logger } from '../../src/common/log/types.js';
+import { systemClock, type Clock } from '../../src/common/util/clock.js';
+import { NodeAgentMetrics } from '../../src/agent/server/metrics.js';
+import { NodeServers, type AuthorizationSettings, type NodeServersAddresses } from '../../src/agent/server/node-servers.js';
 import {
   ContainerNotFoundError,
   type ContainerLogOptions,
@@ -19,7 +19,7 @@ import {
   type TokenReviewStatus,
   type TokenReviewer,
   type ServingTlsMaterial,
-} from '../../src/server/types.js';
+} from '../../src/agent/server/types.js';
 import { makeCa, makeLeaf, makeServing, type TestCa, type TestLeaf } from './server-tls-certs.js';
 
 export interface ServerCerts {

@@ -1,7 +1,7 @@
 // A certificate authority for unit tests: signs CSRs (or public keys) with chosen validity.
 import { X509Certificate } from 'node:crypto';
-import { generatePrivateKey, type PrivateKey } from '../../src/certificate/keys.js';
-import { issueCertificate } from '../../src/certificate/self-signed.js';
+import { generatePrivateKey, type PrivateKey } from '../../src/agent/certificate/keys.js';
+import { issueCertificate } from '../../src/agent/certificate/self-signed.js';
 
 export class TestCa {
   private constructor(readonly certPem: string, readonly key: PrivateKey) {}

@@ -1,9 +1,9 @@
 // EventRateLimit: token buckets (qps, burst) per limit type — Server (one bucket), Namespace,
 // User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A write
 // that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the reference.
-import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, type EventRateLimitConfiguration, type EventRateLimitType } from '../../apiserverconfig/admission.js';
-import type { Clock } from '../../util/clock.js';
-import { ApiError } from '../../util/errors.js';
+import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, type EventRateLimitConfiguration, type EventRateLimitType } from '../config/admission.js';
+import type { Clock } from '../../common/util/clock.js';
+import { ApiError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
 
 /** A token bucket that starts full (as the reference's TryAccept limiter). */

@@ -1,9 +1,9 @@
 // Builds the admission plugins named by --enable-admission-plugins, in the reference's order,
 // with their configuration from --admission-control-config-file.
-import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../../apiserverconfig/admission.js';
-import type { ResolvedAdmissionConfiguration } from '../../apiserverconfig/load.js';
-import type { Clock } from '../../util/clock.js';
-import { ConfigError } from '../../util/errors.js';
+import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../config/admission.js';
+import type { ResolvedAdmissionConfiguration } from '../config/load.js';
+import type { Clock } from '../../common/util/clock.js';
+import { ConfigError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, Authorizer } from '../interfaces.js';
 import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificates.js';
 import { EventRateLimit } from './event-rate-limit.js';

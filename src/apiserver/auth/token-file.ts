@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
-import { FlagError } from '../../util/errors.js';
+import { FlagError } from '../../common/util/errors.js';
 
 /** Splits one CSV record (RFC 4180 quoting). */
 function csvFields(line: string): string[] {

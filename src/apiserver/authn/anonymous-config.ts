@@ -1,7 +1,7 @@
 // Anonymous access from AuthenticationConfiguration.anonymous: requests without credentials are
 // system:anonymous, on every path or only on the listed ones.
 import type { IncomingMessage } from 'node:http';
-import type { AnonymousAuthConfig } from '../../apiserverconfig/authentication.js';
+import type { AnonymousAuthConfig } from '../config/authentication.js';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
 
 export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };

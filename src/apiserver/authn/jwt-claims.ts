@@ -1,7 +1,7 @@
 // Claim validation rules, claim mappings and user validation rules of one JWT authenticator,
 // compiled once; `toUser` turns verified claims into a UserInfo or says why the token is refused.
-import { compileCel, type CompiledCel } from '../../apiserverconfig/cel.js';
-import type { JWTAuthenticatorConfig } from '../../apiserverconfig/authentication.js';
+import { compileCel, type CompiledCel } from '../config/cel.js';
+import type { JWTAuthenticatorConfig } from '../config/authentication.js';
 import type { UserInfo } from '../interfaces.js';
 
 export type Claims = Record<string, unknown>;

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { decodeJwt } from 'jose';
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from '../../common/util/clock.js';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
 import { bearerToken, type JwtAuthenticator } from './jwt.js';
 

@@ -4,9 +4,9 @@
 import type { IncomingMessage } from 'node:http';
 import { createRemoteJWKSet, customFetch, decodeJwt, errors as joseErrors, jwtVerify, type FetchImplementation, type JWTVerifyGetKey } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
-import type { JWTAuthenticatorConfig } from '../../apiserverconfig/authentication.js';
-import type { Logger } from '../../log/types.js';
-import type { Clock } from '../../util/clock.js';
+import type { JWTAuthenticatorConfig } from '../config/authentication.js';
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import { ClaimProcessor, TokenRejected } from './jwt-claims.js';
 

@@ -2,12 +2,12 @@
 // SubjectAccessReview) decide whether it is asked; the answer is cached for authorizedTTL or
 // unauthorizedTTL; failures follow failurePolicy (NoOpinion: on to the next authorizer; Deny).
 import { Agent, request } from 'undici';
-import { compileCel, type CompiledCel } from '../../apiserverconfig/cel.js';
-import type { WebhookConfig } from '../../apiserverconfig/authorization.js';
-import { parseGoDuration } from '../../apiserverconfig/duration.js';
-import type { Logger } from '../../log/types.js';
-import type { ConnectionConfig } from '../../platconfig/platconfig.js';
-import type { Clock } from '../../util/clock.js';
+import { compileCel, type CompiledCel } from '../config/cel.js';
+import type { WebhookConfig } from '../config/authorization.js';
+import { parseGoDuration } from '../config/duration.js';
+import type { Logger } from '../../common/log/types.js';
+import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
+import type { Clock } from '../../common/util/clock.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
 import { parseSarStatus, sarBody, sarSpecV1, type SarStatus } from './webhook-sar.js';
 

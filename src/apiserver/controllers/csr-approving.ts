@@ -3,8 +3,8 @@
 // /nodeclient, asking the same authorizer chain as requests. Driven by store changes.
 
 import type { Authorizer, UserInfo } from '../interfaces.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
 import { approvalCheckNeeded, approvalCondition, isNodeClientCsr, isSelfNodeClient } from '../csr/approver.js';
 import type { Registry } from '../registry/registry.js';
 import type { Obj, ResourceDef } from '../registry/types.js';

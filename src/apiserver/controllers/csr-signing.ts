@@ -2,8 +2,8 @@
 // cluster CA, honouring --cluster-signing-duration; a request the signer must refuse gets a
 // Failed condition (SignerValidationFailure) through /status. Driven by store changes.
 
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
 import { signingNeeded } from '../csr/approver.js';
 import { isWellKnownSigner, signCertificate } from '../csr/signer.js';
 import { decodeBase64Field } from '../csr/pem.js';

@@ -1,8 +1,8 @@
 // A small work queue for controllers: keys are de-duplicated while waiting, processed one at a
 // time, and re-queued with exponential back-off when processing fails.
 
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
 
 export interface WorkQueueOptions {
   readonly name: string;

@@ -1,11 +1,11 @@
 // The TransformerRegistry built from an EncryptionConfiguration: resource lists are matched in
 // order (first match wins, so an earlier identity entry exempts a resource from a later "*.*");
 // unmatched resources are stored as they are.
-import { decodeKey, KMS_DEFAULT_TIMEOUT, type EncryptionConfiguration, type ProviderConfiguration } from '../../apiserverconfig/encryption.js';
-import { parseGoDuration } from '../../apiserverconfig/duration.js';
-import type { Clock } from '../../util/clock.js';
-import { ConfigError } from '../../util/errors.js';
-import type { Logger } from '../../log/types.js';
+import { decodeKey, KMS_DEFAULT_TIMEOUT, type EncryptionConfiguration, type ProviderConfiguration } from '../config/encryption.js';
+import { parseGoDuration } from '../config/duration.js';
+import type { Clock } from '../../common/util/clock.js';
+import { ConfigError } from '../../common/util/errors.js';
+import type { Logger } from '../../common/log/types.js';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import { KmsClient } from './kms/client.js';
 import { KmsEnvelopeProvider } from './kms/envelope.js';

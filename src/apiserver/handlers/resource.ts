@@ -3,7 +3,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorizer, UserInfo } from '../interfaces.js';
-import type { Clock } from '../../util/clock.js';
+import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
 import { forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';

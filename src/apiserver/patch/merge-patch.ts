@@ -1,6 +1,6 @@
 // JSON merge patch (RFC 7386): objects merge key by key, null deletes, anything else replaces.
 
-import { isPlainObject as isObject, mergePatch, setOwn } from '../../util/merge-patch.js';
+import { isPlainObject as isObject, mergePatch, setOwn } from '../../common/util/merge-patch.js';
 
 export { mergePatch, setOwn };
 

@@ -5,8 +5,8 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin, UserInfo } from '../interfaces.js';
-import type { Clock } from '../../util/clock.js';
-import type { Logger } from '../../log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
 import {
   alreadyExists,
   badRequest,

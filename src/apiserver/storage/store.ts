@@ -7,11 +7,11 @@
 
 import Database from 'better-sqlite3';
 import { ensureDirSync } from './ensure-dir.js';
-import { FlagError } from '../../util/errors.js';
+import { FlagError } from '../../common/util/errors.js';
 import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
-import type { Logger } from '../../log/types.js';
-import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 const opCode: Record<ChangeType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2 };

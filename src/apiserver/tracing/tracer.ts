@@ -6,8 +6,8 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Trace
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
-import type { TracingConfiguration } from '../../apiserverconfig/tracing.js';
-import type { Logger } from '../../log/types.js';
+import type { TracingConfiguration } from '../config/tracing.js';
+import type { Logger } from '../../common/log/types.js';
 import type { RequestTracer } from '../interfaces.js';
 
 export const DEFAULT_OTLP_ENDPOINT = 'localhost:4317';

@@ -6,7 +6,7 @@
 
 import type { ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
-import type { Logger } from '../../log/types.js';
+import type { Logger } from '../../common/log/types.js';
 import { expired, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type RawRevision } from '../storage/store.js';
 import { decodeRow, objectMatcher, parseRv, waitForRv, type ListOptions } from '../registry/list.js';

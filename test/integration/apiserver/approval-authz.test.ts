@@ -13,9 +13,9 @@ import { parseFlags } from '../../../src/apiserver/flags.js';
 import { startApiServer, type RunningApiServer } from '../../../src/apiserver/main.js';
 import { EXTRA_FLAGS } from '../../../src/apiserver/plugins.js';
 import type { Authorizer, RequestAttributes } from '../../../src/apiserver/interfaces.js';
-import { silentLogger } from '../../../src/log/types.js';
-import { systemClock } from '../../../src/util/clock.js';
-import { loadConnection } from '../../../src/platconfig/platconfig.js';
+import { silentLogger } from '../../../src/common/log/types.js';
+import { systemClock } from '../../../src/common/util/clock.js';
+import { loadConnection } from '../../../src/common/platconfig/platconfig.js';
 import { csrBody, makeCsrPem } from '../../helpers/apiserver-fixtures.js';
 
 const denied: ((a: RequestAttributes) => boolean)[] = [];

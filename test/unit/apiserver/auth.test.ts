@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { forbiddenMessage, requestAttributes } from '../../../src/apiserver/auth/attributes.js';
 import { parseTokenFile, tokenFileAuthenticator } from '../../../src/apiserver/auth/token-file.js';
 import { AuthenticatorChain, AuthorizerChain, alwaysAllow, alwaysDeny } from '../../../src/apiserver/auth/chain.js';
-import { FlagError } from '../../../src/util/errors.js';
+import { FlagError } from '../../../src/common/util/errors.js';
 
 const user = { username: 'u', groups: [] };
 const q = (s = ''): URLSearchParams => new URLSearchParams(s);

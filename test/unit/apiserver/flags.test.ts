@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFlags, resolveControllers, type ApiServerFlags } from '../../../src/apiserver/flags.js';
-import { FlagError } from '../../../src/util/errors.js';
+import { FlagError } from '../../../src/common/util/errors.js';
 
 function run(argv: string[]): ApiServerFlags {
   const r = parseFlags(argv);

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompactedError, Store, StoreConflictError, StoreReadError, prefixEnd, type Change } from '../../../src/apiserver/storage/store.js';
 import { identityTransformers } from '../../../src/apiserver/storage/identity.js';
-import { silentLogger } from '../../../src/log/types.js';
-import type { Clock } from '../../../src/util/clock.js';
-import { FlagError } from '../../../src/util/errors.js';
+import { silentLogger } from '../../../src/common/log/types.js';
+import type { Clock } from '../../../src/common/util/clock.js';
+import { FlagError } from '../../../src/common/util/errors.js';
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 1_700_000_000_000;

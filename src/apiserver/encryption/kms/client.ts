@@ -1,7 +1,7 @@
 // A KMS v2 plugin client over gRPC on a unix socket, with a deadline on every call and errors
 // that say which plugin, where, and what failed.
 import * as grpc from '@grpc/grpc-js';
-import { RuntimeError } from '../../../util/errors.js';
+import { RuntimeError } from '../../../common/util/errors.js';
 import { kmsServiceDefinition, type DecryptRequest, type DecryptResponse, type EncryptRequest, type EncryptResponse, type StatusResponse } from './proto.js';
 
 type Unary<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => void;

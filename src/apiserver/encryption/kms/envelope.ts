@@ -3,7 +3,7 @@
 // the plugin reports a new key id (or it gets old), so writes need no plugin call; reads decrypt
 // each distinct DEK once and cache it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Clock } from '../../../util/clock.js';
+import type { Clock } from '../../../common/util/clock.js';
 import { aesGcmProvider, type EncryptionProvider } from '../providers.js';
 import type { KmsClient } from './client.js';
 

@@ -6,7 +6,7 @@ import { buildAdmissionPlugins } from '../../../../src/apiserver/admission/plugi
 import { EventRateLimit } from '../../../../src/apiserver/admission/event-rate-limit.js';
 import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from '../../../../src/apiserver/admission/certificates.js';
 import type { AdmissionRequest, Authorizer, RequestAttributes } from '../../../../src/apiserver/interfaces.js';
-import { ApiError, ConfigError } from '../../../../src/util/errors.js';
+import { ApiError, ConfigError } from '../../../../src/common/util/errors.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const event = (over: Partial<AdmissionRequest> = {}, obj: Record<string, unknown> = {}): AdmissionRequest => ({

@@ -2,13 +2,13 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import type { JWTAuthenticatorConfig } from '../../../../src/apiserverconfig/authentication.js';
+import type { JWTAuthenticatorConfig } from '../../../../src/apiserver/config/authentication.js';
 import { JwtAuthenticator } from '../../../../src/apiserver/authn/jwt.js';
 import { JwtAuthenticatorSet } from '../../../../src/apiserver/authn/jwt-set.js';
 import { ConfiguredAnonymousAuthenticator } from '../../../../src/apiserver/authn/anonymous-config.js';
 import type { AuthenticationResult } from '../../../../src/apiserver/interfaces.js';
-import { silentLogger } from '../../../../src/log/types.js';
-import { systemClock } from '../../../../src/util/clock.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { systemClock } from '../../../../src/common/util/clock.js';
 import { startOidcIssuer, type TestOidcIssuer } from '../../../helpers/oidc-issuer.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 

@@ -4,11 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import type { WebhookConfig } from '../../../../src/apiserverconfig/authorization.js';
+import type { WebhookConfig } from '../../../../src/apiserver/config/authorization.js';
 import { WebhookAuthorizer } from '../../../../src/apiserver/authz/webhook.js';
 import type { RequestAttributes } from '../../../../src/apiserver/interfaces.js';
-import { silentLogger } from '../../../../src/log/types.js';
-import { loadConnection } from '../../../../src/platconfig/platconfig.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { loadConnection } from '../../../../src/common/platconfig/platconfig.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { startSarWebhook, type TestSarWebhook } from '../../../helpers/sar-webhook.js';
 

@@ -1,10 +1,10 @@
 // Encryption at rest: round trips, prefixes, rotation, identity-first migration, wildcards, KMS.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { EncryptionConfiguration } from '../../../../src/apiserverconfig/encryption.js';
+import type { EncryptionConfiguration } from '../../../../src/apiserver/config/encryption.js';
 import { EncryptionTransformerRegistry } from '../../../../src/apiserver/encryption/registry.js';
-import { silentLogger } from '../../../../src/log/types.js';
-import { systemClock } from '../../../../src/util/clock.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { systemClock } from '../../../../src/common/util/clock.js';
 import { startTestKmsPlugin } from '../../../helpers/kms-plugin.js';
 
 const key = (n: number, len = 32): string => Buffer.alloc(len, n).toString('base64');

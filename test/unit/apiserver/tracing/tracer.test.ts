@@ -4,7 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import { test } from 'node:test';
 import { OtelRequestTracer, parentContext } from '../../../../src/apiserver/tracing/tracer.js';
 import { trace } from '@opentelemetry/api';
-import { silentLogger } from '../../../../src/log/types.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
 import { startOtlpReceiver } from '../../../helpers/otlp-receiver.js';
 
 const req = (headers: Record<string, string> = {}): IncomingMessage => ({ method: 'GET', url: '/api/v1/nodes?limit=1', headers }) as unknown as IncomingMessage;

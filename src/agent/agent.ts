@@ -1,0 +1,341 @@
+// The one place that builds and wires the agent's parts. `buildAgent` constructs everything
+// (nothing starts); `runAgent` starts the parts in order and stops them on the signal.
+// Colleagues add their parts in the delimited blocks below (certificates, servers, node).
+import { hostname } from 'node:os';
+import type { NodeAgentConfiguration } from './config/schema.js';
+import type { NodeAgentFlags } from './config/flags-type.js';
+import type { Logger } from '../common/log/types.js';
+import { systemClock, type Clock } from '../common/util/clock.js';
+import { ConfigError, userMessage } from '../common/util/errors.js';
+import { parseDurationMs } from '../common/util/values/duration.js';
+import type { PodConfig } from './source/merger.js';
+import type { PodSource } from './source/types.js';
+import type { ValidatePodOptions } from './pod/validate.js';
+import type { RuntimeBundle } from './runtime/factory.js';
+import type { PodStatusManager } from './worker/status-manager.js';
+import type { ProbeManager } from './worker/probes.js';
+import type { PodManager } from './worker/pod-manager.js';
+import type { GarbageCollector, GcOptions } from './gc/collector.js';
+import type { ApiPod } from './source/apiserver.js';
+import type { ApiStatusSync } from './worker/api-status-sync.js';
+import type { RestClient } from './client/rest-client.js';
+import type { CertificateSetup } from './certificate/setup.js';
+import type * as AgentParts from './agent-parts.js';
+
+export interface AgentInput {
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  logger: Logger;
+  signal: AbortSignal;
+  clock?: Clock;
+  /** Where runonce prints its summary (default process.stdout). */
+  out?: (line: string) => void;
+  /** Called once the parts are built, before they start (benchmarks and tests observe them). */
+  onBuilt?: (agent: Agent) => void;
+}
+
+export interface Agent {
+  nodeName: string;
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  runtime: RuntimeBundle;
+  /** Pods and their status: the read API for servers and node status. */
+  pods: PodManager;
+  statuses: PodStatusManager;
+  podConfig: PodConfig;
+  sources: PodSource[];
+  gc: GarbageCollector;
+  probes: ProbeManager;
+  /** Set when the agent talks to an API server (--platconfig). */
+  api?: { rest: RestClient; statusSync: ApiStatusSync };
+}
+
+function durationMs(value: string, field: string, flag: string): number {
+  try {
+    return parseDurationMs(value, flag);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration: ${field} (${flag}) ${userMessage(err)}`, { field, flag });
+  }
+}
+
+export function nodeNameOf(flags: NodeAgentFlags): string {
+  const n = flags.hostnameOverride.trim() !== '' ? flags.hostnameOverride.trim() : hostname();
+  return n.toLowerCase();
+}
+
+function flagNumber(flags: NodeAgentFlags, key: string, fallback: number): number {
+  const v = flags[key];
+  return typeof v === 'number' ? v : fallback;
+}
+
+/** Builds every part; starts nothing. */
+export async function buildAgent(input: AgentInput): Promise<Agent> {
+  const { config, flags, logger } = input;
+  const clock = input.clock ?? systemClock;
+  const nodeName = nodeNameOf(flags);
+  const platformDomain = config.platformDomain;
+
+  const runtimeRequestTimeoutMs = durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout');
+
+  // ---- certificates (issue 4): TLS bootstrap, the API client, client-certificate rotation ----
+  // Started first and awaited only where the API client is needed, so bootstrap (mostly waiting
+  // on the API server) runs while the runtime and the other parts are loaded and built; nothing
+  // else needs the client certificate. Bootstrap runs when --platconfig is missing or expired
+  // (needs --bootstrap-platconfig); the client presents the current certificate and swaps in
+  // rotated ones. The serving certificate is left to startAgentServices (servingCertificate:
+  // false). The managers stop with input.signal, when runAgent closes this client, or when the
+  // build fails. On a fatal certificate error (expired and not renewable while the API server
+  // answers) the process is asked to stop, with exit status 1, so a supervisor restarts it into
+  // bootstrap.
+  const buildFailed = new AbortController();
+  let certificates: Promise<CertificateSetup> | undefined;
+  // The other parts load once bootstrap waits on the API server (or is done, or not needed):
+  // loading them blocks the event loop for a while, which would otherwise hold up bootstrap's
+  // own key and request work.
+  let bootstrapWaiting: Promise<unknown> = Promise.resolve();
+  if (flags.platconfig !== '') {
+    const certSignal = AbortSignal.any([input.signal, buildFailed.signal]);
+    // Its modules load before the other parts' so that bootstrap's first requests go out first.
+    const { startCertificates } = await import('./certificate/setup.js');
+    let waiting = (): void => undefined;
+    const onWaiting = new Promise<void>((resolve) => (waiting = resolve));
+    certificates = startCertificates({
+      onBootstrapWaiting: () => waiting(),
+        platconfigPath: flags.platconfig,
+        ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
+        certDir: flags.certDir,
+        nodeName,
+        nodeIPs: [],
+        platformDomain,
+        rotateCertificates: config.rotateCertificates,
+        rotateServerCertificates: false,
+        servingCertificate: false,
+        qps: config.platAPIQPS,
+        burst: config.platAPIBurst,
+        contentType: config.platAPIContentType,
+        clock,
+        logger: logger.child({ part: 'certificates' }),
+        signal: certSignal,
+        onFatal: (err) => {
+          logger.error({ err: { message: err.message } }, 'certificate failure; stopping the agent');
+          // A graceful stop (as on SIGTERM), but the process must end non-zero so a supervisor
+          // restarts it; the exit status is settled last, after main() has set its own.
+          process.once('exit', () => {
+            process.exitCode = 1;
+          });
+          process.kill(process.pid, 'SIGTERM');
+        },
+      });
+    // Awaited below; this only keeps a failure while the runtime is built from going unhandled.
+    certificates.catch(() => undefined);
+    bootstrapWaiting = Promise.race([onWaiting, certificates.catch(() => undefined)]);
+  }
+  // ---- end certificates (issue 4) ----
+
+  let runtime: RuntimeBundle | undefined;
+  let rest: RestClient | undefined;
+  let parts: typeof AgentParts;
+  try {
+    await bootstrapWaiting;
+    const [{ createRuntime }, loaded] = await Promise.all([import('./runtime/factory.js'), import('./agent-parts.js')]);
+    parts = loaded;
+    runtime = await createRuntime({
+      endpoint: config.containerRuntimeEndpoint,
+      imageEndpoint: config.imageServiceEndpoint,
+      rootDir: flags.rootDir,
+      requestTimeoutMs: runtimeRequestTimeoutMs,
+      serializeImagePulls: config.serializeImagePulls,
+      registryPullQPS: config.registryPullQPS,
+      registryBurst: config.registryBurst,
+      containerLogMaxSize: config.containerLogMaxSize,
+      containerLogMaxFiles: config.containerLogMaxFiles,
+      nodeName,
+      logger: logger.child({ part: 'runtime' }),
+      clock,
+    });
+    // ---- API server client ----
+    rest = (await certificates)?.rest;
+  } catch (err) {
+    // Whichever failed first: stop the other (a bootstrap in flight, or a runtime already built).
+    buildFailed.abort(err);
+    await certificates?.catch(() => undefined);
+    await runtime?.close().catch(() => undefined);
+    throw err;
+  }
+  const { PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
+  const validation: ValidatePodOptions =
+    runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
+
+  // ---- pod sources and merger ----
+  const sourceNames: string[] = [];
+  if (config.staticPodPath !== '') sourceNames.push('file');
+  if (config.staticPodURL !== '') sourceNames.push('http');
+  if (rest !== undefined) sourceNames.push('api');
+  // ---- end API server client ----
+  const statuses = new PodStatusManager();
+  // parts built later are reached through this late-bound reference
+  const late: { pods?: PodManager } = {};
+  const podConfig = new PodConfig({
+    sources: sourceNames,
+    onUpdate: (u) => late.pods?.handleUpdate(u),
+    logger: logger.child({ part: 'podconfig' }),
+  });
+  const sources: PodSource[] = [];
+  if (config.staticPodPath !== '') {
+    sources.push(
+      new FileSource({
+        path: config.staticPodPath,
+        checkFrequencyMs: durationMs(config.fileCheckFrequency, 'fileCheckFrequency', '--file-check-frequency'),
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'file' }),
+        clock,
+      }),
+    );
+  }
+  if (config.staticPodURL !== '') {
+    sources.push(
+      new HttpSource({
+        url: config.staticPodURL,
+        headers: config.staticPodURLHeader,
+        checkFrequencyMs: durationMs(config.httpCheckFrequency, 'httpCheckFrequency', '--http-check-frequency'),
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'http' }),
+        clock,
+      }),
+    );
+  }
+
+  let statusSync: ApiStatusSync | undefined;
+  if (rest !== undefined) {
+    const podClient = createPodClient<ApiPod>({ client: rest, clock, logger });
+    sources.push(
+      new ApiserverSource({
+        pods: podClient,
+        nodeName,
+        platformDomain,
+        validation,
+        onSnapshot: (s) => podConfig.apply(s),
+        logger: logger.child({ part: 'source', source: 'api' }),
+        clock,
+      }),
+    );
+    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock });
+    statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
+    statuses.onRemove((pod) => void sync.podRemoved(pod));
+    statusSync = sync;
+  }
+
+  // ---- workers ----
+  const workerLog = logger.child({ part: 'pods' });
+  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger: workerLog, onChange: (uid) => late.pods?.resync(uid) });
+  const syncer = new PodSyncer({
+    runtime: runtime.runtime,
+    images: runtime.images,
+    probes,
+    statuses,
+    clock,
+    logger: workerLog,
+    rootDir: flags.rootDir,
+    hostIP: typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? flags.nodeIP.split(',')[0] ?? '127.0.0.1' : '127.0.0.1',
+  });
+  const pods = new PodManager({
+    syncer,
+    runtime: runtime.runtime,
+    statuses,
+    clock,
+    logger: workerLog,
+    syncFrequencyMs: durationMs(config.syncFrequency, 'syncFrequency', '--sync-frequency'),
+    capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
+    seenAllSources: () => podConfig.seenAllSources(),
+    validate: (pod) => validatePod(pod, validation),
+  });
+  late.pods = pods;
+
+  // ---- garbage collection ----
+  const gcOptions: GcOptions = {
+    runtime: runtime.runtime,
+    images: runtime.images,
+    isPodActive: (uid) => pods.status(uid) !== undefined,
+    inUseImages: () => new Set(pods.desiredPods().flatMap((p) => [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''))),
+    maxDeadContainers: flagNumber(flags, 'maximumDeadContainers', -1),
+    maxDeadPerContainer: flagNumber(flags, 'maximumDeadContainersPerContainer', 1),
+    minContainerAgeMs: typeof flags.minimumContainerTTLDuration === 'string' ? durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration') : 0,
+    imageHighThresholdPercent: config.imageGCHighThresholdPercent,
+    imageLowThresholdPercent: config.imageGCLowThresholdPercent,
+    imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),
+    containerLogMaxSize: config.containerLogMaxSize,
+    containerLogMaxFiles: config.containerLogMaxFiles,
+    clock,
+    logger: logger.child({ part: 'gc' }),
+  };
+  const gc = new GarbageCollector(gcOptions);
+
+  // ---- certificates (colleague's block) ----
+  // ---- end certificates ----
+
+  return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc, probes, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
+}
+
+/** Starts the agent's parts and runs until `signal` aborts; returns the exit status. */
+export async function runAgent(input: AgentInput): Promise<number> {
+  const { logger, signal } = input;
+  const agent = await buildAgent(input);
+  input.onBuilt?.(agent);
+  const { runOnce, startAgentServices, packageVersion } = await import('./agent-parts.js');
+  const clock = input.clock ?? systemClock;
+  const loops = new AbortController();
+  const stop = (): void => loops.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  // A signal that came while the parts were built (e.g. during bootstrap) stops at once.
+  if (signal.aborted) stop();
+  try {
+    await agent.runtime.waitReady(loops.signal);
+    logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
+    for (const s of agent.sources) await s.start(loops.signal);
+    if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
+
+    if (agent.config.runOnce) {
+      return await runOnce({
+        manager: agent.pods,
+        podConfig: agent.podConfig,
+        clock,
+        logger,
+        out: input.out ?? ((l) => process.stdout.write(`${l}\n`)),
+        signal: loops.signal,
+      });
+    }
+    agent.pods.start(loops.signal);
+    agent.gc.start(loops.signal);
+    agent.api?.statusSync.start(loops.signal);
+
+    // ---- servers and node status (colleague's block) ----
+    // Servers, node registration and status, eviction and events; they stop with loops.signal.
+    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: agent.flags.reportedVersion ?? packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
+    logger.info({ servers: services.addresses }, 'agent servers started');
+    // ---- end servers and node status ----
+
+    await new Promise<void>((resolve) => {
+      if (loops.signal.aborted) resolve();
+      else loops.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+    logger.info('node agent stopping; pods keep running');
+    return 0;
+  } finally {
+    loops.abort();
+    signal.removeEventListener('abort', stop);
+    await Promise.all(agent.sources.map((s) => s.closed()));
+    await agent.pods.stop();
+    agent.probes.stopAll();
+    await agent.gc.stopped();
+    await agent.api?.statusSync.stopped();
+    await agent.api?.statusSync.idle();
+    await agent.api?.rest.close();
+    await agent.runtime.close();
+  }
+}

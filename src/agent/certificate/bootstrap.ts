@@ -1,0 +1,215 @@
+// TLS bootstrap of the client certificate, as the reference does it:
+//  1. a valid --platconfig (loads, has a client certificate not past notAfter) skips bootstrap;
+//  2. the cert dir must be writable (checked before anything is generated);
+//  3. the key: the current certificate's, else <cert-dir>/nodeagent-client.key.tmp (loaded or
+//     generated), so a restart after a crash reuses the same key and so the same CSR name;
+//  4. /healthz is polled every 2 s (1 s timeout) for up to a minute (only logged);
+//  5. the CSR `node-csr-<digest>` is created or reused, then list+watch until issued (1 h);
+//  6. the chain and key go to the store (timestamped file + current symlink), the platconfig is
+//     written pointing at the symlink, and the .tmp key is removed.
+import { readFile, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { CertificateError, PlatconfigError } from '../../common/util/errors.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { clientCertPlatconfig, loadConnection, writePlatconfig, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
+import { writeFileAtomic } from '../../common/platconfig/atomic-file.js';
+import { RestClient } from '../client/rest-client.js';
+import { CsrClient } from '../client/csr-client.js';
+import { parseCertificate } from './cert-info.js';
+import { asn1lib, bootstrapCsrName, clientUsages, createCsrPem } from './csr.js';
+import { generatePrivateKey, parsePrivateKey, type PrivateKey } from './keys.js';
+import { requestCertificate } from './request.js';
+import { FileCertificateStore, ensureWritableDir } from './store.js';
+
+export const CLIENT_PREFIX = 'nodeagent-client';
+export const TMP_KEY_FILE = 'nodeagent-client.key.tmp';
+
+export interface BootstrapOptions {
+  platconfigPath: string;
+  bootstrapPlatconfigPath?: string;
+  certDir: string;
+  nodeName: string;
+  platformDomain?: string;
+  /** spec.expirationSeconds of the CSR; unset: the signer decides. */
+  expirationSeconds?: number;
+  clock: Clock;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** Client tuning (--plat-api-qps/burst/content-type). */
+  qps?: number;
+  burst?: number;
+  contentType?: string;
+  /** Overrides for tests; defaults are the reference's. */
+  healthzIntervalMs?: number;
+  healthzTimeoutMs?: number;
+  healthzWaitMs?: number;
+  certificateWaitMs?: number;
+  reminderMs?: number;
+  onCsrCreated?: (name: string) => void;
+  /** Called once the local work (key, request) is done and bootstrap waits on the API server. */
+  onWaitingForServer?: () => void;
+}
+
+export interface BootstrapResult {
+  /** False when a valid platconfig made bootstrap unnecessary. */
+  bootstrapped: boolean;
+  csrName?: string;
+  certFile?: string;
+}
+
+/** Is the platconfig usable as is: loads, holds a client certificate, not expired? */
+export async function isPlatconfigValid(path: string, clock: Clock, logger: Logger): Promise<boolean> {
+  let conn: ConnectionConfig;
+  try {
+    conn = await loadConnection(path);
+  } catch (err) {
+    if (!(err instanceof PlatconfigError) || !/does not exist/.test(err.message)) logger.info({ err: (err as Error).message }, 'existing platconfig is not usable');
+    return false;
+  }
+  if (!conn.certPem || !conn.keyPem) {
+    logger.info({ platconfig: path }, 'existing platconfig holds no client certificate');
+    return false;
+  }
+  try {
+    const info = parseCertificate(conn.certPem, conn.certFile ?? path);
+    parsePrivateKey(conn.keyPem, conn.keyFile ?? path);
+    if (info.notAfter.getTime() <= clock.nowMs()) {
+      logger.info({ platconfig: path, notAfter: info.notAfter.toISOString() }, 'client certificate of the existing platconfig has expired');
+      return false;
+    }
+  } catch (err) {
+    logger.info({ err: (err as Error).message }, 'client certificate of the existing platconfig is not usable');
+    return false;
+  }
+  return true;
+}
+
+async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<PrivateKey> {
+  try {
+    const key = parsePrivateKey(await readFile(path, 'utf8'), path);
+    logger.debug({ file: path }, 'reusing the private key of an unfinished bootstrap');
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ file: path, err: (err as Error).message }, 'the saved bootstrap key is unusable; generating a new one');
+  }
+  const key = await generatePrivateKey();
+  await writeFileAtomic(path, key.pem, { mode: 0o600 });
+  return key;
+}
+
+/** Polls /healthz until it answers ok or the wait ends; never fails (the reference only logs). */
+export async function waitForHealthz(client: RestClient, o: { intervalMs: number; timeoutMs: number; waitMs: number; clock: Clock; logger: Logger; signal?: AbortSignal }): Promise<boolean> {
+  const end = o.clock.nowMs() + o.waitMs;
+  let last = '';
+  for (;;) {
+    const r = await client.healthz(o.timeoutMs, o.signal);
+    if (r.ok) return true;
+    last = r.detail;
+    if (o.clock.nowMs() + o.intervalMs > end) break;
+    await o.clock.sleep(o.intervalMs, o.signal);
+  }
+  o.logger.warn({ server: client.server, err: last }, `API server ${client.server} did not answer /healthz within ${Math.round(o.waitMs / 1000)} s; continuing`);
+  return false;
+}
+
+export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<BootstrapResult> {
+  const { clock, logger } = o;
+  if (await isPlatconfigValid(o.platconfigPath, clock, logger)) {
+    logger.info({ platconfig: o.platconfigPath }, 'Platconfig exists and is valid, skipping bootstrap');
+    return { bootstrapped: false };
+  }
+  if (!o.bootstrapPlatconfigPath) return { bootstrapped: false };
+  logger.info({ bootstrapPlatconfig: o.bootstrapPlatconfigPath }, 'Using bootstrap platconfig to generate TLS client cert, key and platconfig file');
+  // Warm the ASN.1 libraries (for the CSR) while the disk and network work runs.
+  const lib = asn1lib();
+  lib.catch(() => undefined);
+  let bootConn: ConnectionConfig;
+  try {
+    bootConn = await loadConnection(o.bootstrapPlatconfigPath);
+  } catch (err) {
+    throw new PlatconfigError(`--bootstrap-platconfig: ${(err as Error).message}`, { file: o.bootstrapPlatconfigPath, cause: err });
+  }
+  await ensureWritableDir(o.certDir);
+  const store = new FileCertificateStore({ certDir: o.certDir, prefix: CLIENT_PREFIX, clock, logger });
+  let key: PrivateKey | undefined;
+  try {
+    key = (await store.current())?.key;
+  } catch (err) {
+    logger.warn({ err: (err as Error).message }, 'current client certificate unreadable; ignoring it');
+  }
+  const tmpKeyPath = join(o.certDir, TMP_KEY_FILE);
+  if (!key) {
+    logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
+    key = await loadOrGenerateTmpKey(tmpKeyPath, logger);
+  }
+  const client = new RestClient({
+    connection: bootConn,
+    clock,
+    logger,
+    ...(o.qps === undefined ? {} : { qps: o.qps }),
+    ...(o.burst === undefined ? {} : { burst: o.burst }),
+    ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
+  });
+  try {
+    // The request is made before the network waits begin, so nothing CPU-bound is left for later.
+    const commonName = `system:node:${o.nodeName}`;
+    const organizations = ['system:nodes'];
+    const usages = clientUsages(key);
+    const name = bootstrapCsrName(key, commonName, organizations, usages);
+    const csrPem = await createCsrPem(key, { commonName, organizations });
+    o.onWaitingForServer?.();
+    await waitForHealthz(client, {
+      intervalMs: o.healthzIntervalMs ?? 2000,
+      timeoutMs: o.healthzTimeoutMs ?? 1000,
+      waitMs: o.healthzWaitMs ?? 60_000,
+      clock,
+      logger,
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    const csrClient = new CsrClient({ client, platformDomain: o.platformDomain ?? 'platform.io', clock, logger });
+    const signerName = `${csrClient.platformDomain}/plat-apiserver-client-platlet`;
+    logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
+    const issued = await requestCertificate({
+      csrClient,
+      csrPem,
+      key,
+      signerName,
+      usages,
+      name,
+      timeoutMs: o.certificateWaitMs ?? 3600_000,
+      clock,
+      logger,
+      what: 'client certificate',
+      onCreated: (n) => {
+        logger.info({ csr: n }, `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`);
+        o.onCsrCreated?.(n);
+      },
+      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+      ...(o.reminderMs === undefined ? {} : { reminderMs: o.reminderMs }),
+      ...(o.signal ? { signal: o.signal } : {}),
+    });
+    const pair = await store.update(issued.certPem, key.pem);
+    if (pair.info.notBefore.getTime() > clock.nowMs()) {
+      logger.warn({ notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
+        `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`);
+    }
+    if (pair.info.commonName !== commonName) throw new CertificateError(`the issued certificate names ${pair.info.commonName}, not ${commonName}`);
+    const cfg = clientCertPlatconfig({
+      server: bootConn.server,
+      ...(bootConn.caFile ? { caFile: bootConn.caFile } : bootConn.caPem ? { caPem: bootConn.caPem } : {}),
+      ...(bootConn.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+      ...(bootConn.tlsServerName ? { tlsServerName: bootConn.tlsServerName } : {}),
+      certFile: store.currentPath,
+      keyFile: store.currentPath,
+    });
+    await writePlatconfig(o.platconfigPath, cfg);
+    await unlink(tmpKeyPath).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') logger.warn({ file: tmpKeyPath, err: err.message }, 'could not remove the bootstrap key');
+    });
+    logger.info({ platconfig: o.platconfigPath, certificate: pair.file }, 'client certificate issued and platconfig written');
+    return { bootstrapped: true, csrName: issued.csrName, certFile: pair.file };
+  } finally {
+    await client.close();
+  }
+}

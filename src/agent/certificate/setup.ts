@@ -1,0 +1,219 @@
+// Certificate start-up for the agent, in one call: TLS bootstrap (when needed), the REST client
+// built from the resulting platconfig, the client-certificate rotation manager
+// (--rotate-certificates) whose new certificates are swapped into that client, and the serving
+// certificate source (--tls-cert-file/--tls-private-key-file, serving-certificate rotation, or a
+// self-signed pair). Standalone mode (no --platconfig) makes no API call at all.
+import { hostname as osHostname } from 'node:os';
+import type { Registry } from 'prom-client';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { CertificateError, userMessage } from '../../common/util/errors.js';
+import { loadConnection } from '../../common/platconfig/platconfig.js';
+import { RestClient } from '../client/rest-client.js';
+import { CsrClient } from '../client/csr-client.js';
+import { bootstrapClientCertificate, CLIENT_PREFIX, type BootstrapResult } from './bootstrap.js';
+import { clientUsages, servingSans, servingUsages } from './csr.js';
+import { CertificateManager } from './manager.js';
+import { FileServingSource, ManagedServingSource, StaticServingSource, type ServingCertificateSource } from './serving.js';
+import { loadOrCreateSelfSigned } from './self-signed.js';
+import { FileCertificateStore, ensureWritableDir } from './store.js';
+import type { CertificateInfo } from './cert-info.js';
+
+export const SERVER_PREFIX = 'nodeagent-server';
+
+export interface StartCertificatesOptions {
+  /** --platconfig; empty or unset: standalone mode (no API calls). */
+  platconfigPath?: string;
+  bootstrapPlatconfigPath?: string;
+  certDir: string;
+  nodeName: string;
+  /** The host name put in serving certificates (default: nodeName). */
+  hostname?: string;
+  /** Node IPs (--node-ip, or the detected default). */
+  nodeIPs: string[];
+  platformDomain: string;
+  /** --rotate-certificates. */
+  rotateCertificates: boolean;
+  /** serverTLSBootstrap and the RotatePlatletServerCertificate gate, both on. */
+  rotateServerCertificates: boolean;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  qps?: number;
+  burst?: number;
+  contentType?: string;
+  clock: Clock;
+  logger: Logger;
+  /** Stops the managers and the client when aborted. */
+  signal?: AbortSignal;
+  /** Where the TTL gauges go (the agent's /metrics registry). */
+  registry?: Registry;
+  /** Called once if a certificate expired and cannot be renewed while the server answers. */
+  onFatal?: (err: Error) => void;
+  /** Tests and short-lived clusters: CSR expirationSeconds and the rotation fraction. */
+  expirationSeconds?: number;
+  rotationFraction?: () => number;
+  deadlineFor?: (info: CertificateInfo) => Date;
+  /** Bootstrap waits (tests). */
+  healthzWaitMs?: number;
+  /** Bootstrap has done its local work and waits on the API server (see BootstrapOptions). */
+  onBootstrapWaiting?: () => void;
+  /** false: the caller handles the serving certificate itself (no serving source is built). */
+  servingCertificate?: boolean;
+}
+
+export interface CertificateSetup {
+  bootstrap: BootstrapResult;
+  /** The API client; undefined in standalone mode. */
+  rest?: RestClient;
+  /** The client-certificate manager (with --rotate-certificates). */
+  client?: CertificateManager;
+  /** The serving certificate for the agent's HTTPS servers (unless servingCertificate: false). */
+  serving?: ServingCertificateSource;
+  /** Resolves when the agent must exit (see CertificateManager.fatal); never in standalone mode. */
+  fatal: Promise<Error>;
+  stop(): Promise<void>;
+}
+
+export async function startCertificates(o: StartCertificatesOptions): Promise<CertificateSetup> {
+  const { clock, logger } = o;
+  const domain = o.platformDomain;
+  const managers: CertificateManager[] = [];
+  let rest: RestClient | undefined;
+  let clientManager: CertificateManager | undefined;
+  let bootstrap: BootstrapResult = { bootstrapped: false };
+  const fatals: Promise<Error>[] = [];
+  const apiMode = o.platconfigPath !== undefined && o.platconfigPath !== '';
+
+  if (apiMode) {
+    const platconfigPath = o.platconfigPath ?? '';
+    bootstrap = await bootstrapClientCertificate({
+      platconfigPath,
+      ...(o.bootstrapPlatconfigPath ? { bootstrapPlatconfigPath: o.bootstrapPlatconfigPath } : {}),
+      certDir: o.certDir,
+      nodeName: o.nodeName,
+      platformDomain: domain,
+      clock,
+      logger,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.qps === undefined ? {} : { qps: o.qps }),
+      ...(o.burst === undefined ? {} : { burst: o.burst }),
+      ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
+      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+      ...(o.healthzWaitMs === undefined ? {} : { healthzWaitMs: o.healthzWaitMs }),
+      ...(o.onBootstrapWaiting ? { onWaitingForServer: o.onBootstrapWaiting } : {}),
+    });
+    const conn = await loadConnection(platconfigPath);
+    rest = new RestClient({
+      connection: conn,
+      clock,
+      logger: logger.child({ part: 'client' }),
+      ...(o.qps === undefined ? {} : { qps: o.qps }),
+      ...(o.burst === undefined ? {} : { burst: o.burst }),
+      ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
+    });
+    const csrClient = new CsrClient({ client: rest, platformDomain: domain, clock, logger });
+    const client = rest;
+    if (o.rotateCertificates) {
+      const store = new FileCertificateStore({
+        certDir: o.certDir,
+        prefix: CLIENT_PREFIX,
+        ...(conn.certFile ? { certFile: conn.certFile } : {}),
+        ...(conn.keyFile ? { keyFile: conn.keyFile } : {}),
+        clock,
+        logger,
+      });
+      clientManager = new CertificateManager({
+        kind: 'client',
+        store,
+        csrClient,
+        signerName: `${domain}/plat-apiserver-client-platlet`,
+        template: () => ({ commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] }),
+        usages: clientUsages,
+        clock,
+        logger: logger.child({ part: 'certificate-manager', kind: 'client' }),
+        bootstrapCredentialsInUse: () => client.connectionConfig.certPem === undefined,
+        onRotated: (pair) => client.setClientCertificate(pair.certPem, pair.keyPem, pair.info.commonName),
+        serverAnswers: async () => (await client.healthz(1000)).ok,
+        ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+        ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
+        ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
+      });
+      managers.push(clientManager);
+    }
+  }
+
+  let serving: ServingCertificateSource | undefined;
+  if (o.servingCertificate === false) {
+    serving = undefined;
+  } else if (o.tlsCertFile && o.tlsPrivateKeyFile) {
+    serving = await FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
+  } else if (o.rotateServerCertificates && rest) {
+    await ensureWritableDir(o.certDir);
+    const host = (o.hostname ?? o.nodeName).toLowerCase();
+    const manager = new CertificateManager({
+      kind: 'server',
+      store: new FileCertificateStore({ certDir: o.certDir, prefix: SERVER_PREFIX, clock, logger }),
+      csrClient: new CsrClient({ client: rest, platformDomain: domain, clock, logger }),
+      signerName: `${domain}/platlet-serving`,
+      template: () => {
+        const sans = servingSans([host], o.nodeIPs);
+        // The reference never asks for a serving certificate without at least one IP.
+        if (sans.ipAddresses.length === 0) return undefined;
+        return { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'], ...sans };
+      },
+      usages: servingUsages,
+      clock,
+      logger: logger.child({ part: 'certificate-manager', kind: 'server' }),
+      serverAnswers: async () => (rest ? (await rest.healthz(1000)).ok : false),
+      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+      ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
+      ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
+    });
+    managers.push(manager);
+    serving = new ManagedServingSource(manager, clock);
+  } else {
+    if (o.rotateServerCertificates) logger.warn('serving certificate rotation needs --platconfig; using a self-signed serving certificate');
+    await ensureWritableDir(o.certDir);
+    const host = (o.hostname ?? o.nodeName).toLowerCase();
+    const sans = servingSans([host, 'localhost'], [...o.nodeIPs, '127.0.0.1']);
+    serving = new StaticServingSource(await loadOrCreateSelfSigned({ certDir: o.certDir, hostname: host, dnsNames: sans.dnsNames, ipAddresses: sans.ipAddresses, clock, logger }), clock);
+  }
+
+  for (const m of managers) {
+    await m.start();
+    fatals.push(m.fatal);
+  }
+  if (o.registry) {
+    // prom-client loads only for a registry (it is not needed on the bootstrap path).
+    const { registerCertificateMetrics } = await import('./metrics.js');
+    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) });
+  }
+  const fatal = fatals.length ? Promise.race(fatals) : new Promise<Error>(() => undefined);
+  if (o.onFatal) {
+    const cb = o.onFatal;
+    fatal.then(cb, () => undefined);
+  }
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all(managers.map((m) => m.stop()));
+    await serving?.stop();
+    await rest?.close();
+  };
+  // Stop with the caller's signal, or when the caller closes the API client (whichever first).
+  const stopSignals = [...(o.signal ? [o.signal] : []), ...(rest ? [rest.closedSignal] : [])];
+  if (stopSignals.length) {
+    AbortSignal.any(stopSignals).addEventListener('abort', () => {
+      stop().catch((err: unknown) => logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
+    }, { once: true });
+  }
+  return { bootstrap, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
+}
+
+/** Node name as the reference derives it: --hostname-override, else the host name, lower-cased. */
+export function defaultNodeName(hostnameOverride: string | undefined): string {
+  const n = hostnameOverride && hostnameOverride.trim() !== '' ? hostnameOverride.trim() : osHostname();
+  if (!n) throw new CertificateError('cannot determine the node name; set --hostname-override');
+  return n.toLowerCase();
+}

@@ -1,0 +1,163 @@
+// Checks of the host that run before anything else starts (not with --print-config): the lock
+// file, cgroup v1 (--fail-cgroupv1), swap (--fail-swap-on) and the open-files limit
+// (--max-open-files). Each refusal names the setting that causes it and how to change it.
+import { execFile } from 'node:child_process';
+import { readFile, statfs } from 'node:fs/promises';
+import type { NodeAgentFlags } from '../config/flags-type.js';
+import type { NodeAgentConfiguration } from '../config/schema.js';
+import type { Logger } from '../../common/log/types.js';
+import { NodeAgentError } from '../../common/util/errors.js';
+import { acquireLock, type HeldLock } from './lock-file.js';
+
+const CGROUP2_SUPER_MAGIC = 0x63677270;
+
+export class HostCheckError extends NodeAgentError {
+  constructor(message: string) {
+    super('Config', message);
+  }
+}
+
+export interface HostPaths {
+  /** Default /sys/fs/cgroup. */
+  cgroupRoot: string;
+  /** Default /proc/swaps. */
+  swaps: string;
+  /** Default /proc/self/limits. */
+  limits: string;
+}
+
+export const DEFAULT_HOST_PATHS: HostPaths = { cgroupRoot: '/sys/fs/cgroup', swaps: '/proc/swaps', limits: '/proc/self/limits' };
+
+export type CgroupVersion = 'v1' | 'v2' | 'unknown';
+
+export async function detectCgroupVersion(root: string): Promise<CgroupVersion> {
+  try {
+    const st = await statfs(root);
+    return st.type === CGROUP2_SUPER_MAGIC ? 'v2' : 'v1';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Active swap devices listed in /proc/swaps (the header line skipped). */
+export async function activeSwaps(path: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch {
+    return []; // no /proc/swaps: no swap support in this kernel
+  }
+  return text.split('\n').slice(1).map((l) => l.trim()).filter((l) => l !== '');
+}
+
+export interface OpenFilesLimit {
+  soft: number;
+  hard: number;
+}
+
+export async function readOpenFilesLimit(path: string): Promise<OpenFilesLimit | undefined> {
+  try {
+    const text = await readFile(path, 'utf8');
+    const m = /^Max open files\s+(\S+)\s+(\S+)/m.exec(text);
+    if (m === null) return undefined;
+    const n = (s: string | undefined) => (s === 'unlimited' ? Number.POSITIVE_INFINITY : Number(s));
+    return { soft: n(m[1]), hard: n(m[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function prlimit(args: string[]): Promise<{ ok: boolean; message: string }> {
+  return new Promise((resolve) => {
+    execFile('prlimit', args, { timeout: 5000 }, (err, _stdout, stderr) => {
+      if (err === null) resolve({ ok: true, message: '' });
+      else resolve({ ok: false, message: (stderr.trim() || err.message).split('\n')[0] ?? '' });
+    });
+  });
+}
+
+/**
+ * Raises the soft (and, when allowed, the hard) RLIMIT_NOFILE of this process to `want`. Node has
+ * no setrlimit, so this uses prlimit(1) from util-linux on our own pid; without it, it warns.
+ */
+export async function raiseOpenFilesLimit(want: number, limitsPath: string, logger: Logger): Promise<void> {
+  const before = await readOpenFilesLimit(limitsPath);
+  if (before !== undefined && before.soft >= want) return;
+  const pid = String(process.pid);
+  let r = await prlimit(['--pid', pid, `--nofile=${want}:${want}`]);
+  if (!r.ok && before !== undefined && before.hard > before.soft) {
+    // Not allowed to raise the hard limit: take the soft limit as far as the hard one goes.
+    const soft = Math.min(want, before.hard);
+    r = await prlimit(['--pid', pid, `--nofile=${soft}:`]);
+  }
+  const after = await readOpenFilesLimit(limitsPath);
+  if (!r.ok && (after === undefined || after.soft === before?.soft)) {
+    logger.warn(
+      { want, soft: before?.soft, hard: before?.hard, reason: r.message },
+      'Could not raise the open-files limit (maxOpenFiles, --max-open-files): run as root with CAP_SYS_RESOURCE, install prlimit (util-linux), or raise LimitNOFILE in the systemd unit',
+    );
+    return;
+  }
+  if (after !== undefined && after.soft < want) {
+    logger.warn({ want, soft: after.soft, hard: after.hard }, 'Raised the open-files limit only as far as the hard limit allows (maxOpenFiles, --max-open-files)');
+  } else {
+    logger.info({ soft: after?.soft ?? want }, 'Raised the open-files limit');
+  }
+}
+
+export interface HostCheckOptions {
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  logger: Logger;
+  signal: AbortSignal;
+  /** Called when another process contends for the lock file (--exit-on-lock-contention). */
+  onLockContention?: () => void;
+  paths?: HostPaths;
+}
+
+export interface HostCheckResult {
+  lock: HeldLock | undefined;
+  cgroupVersion: CgroupVersion;
+  /** Releases what the checks hold (the lock file). */
+  release(): Promise<void>;
+}
+
+/** Runs every host check; throws HostCheckError (one line) when the host is refused. */
+export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckResult> {
+  const { config, flags, logger } = opts;
+  const paths = opts.paths ?? DEFAULT_HOST_PATHS;
+  const log = logger.child({ component: 'hostcheck' });
+  let lock: HeldLock | undefined;
+  if (flags.lockFile !== '') {
+    const lockOpts = { path: flags.lockFile, logger: log, signal: opts.signal };
+    try {
+      lock = await acquireLock(flags.exitOnLockContention && opts.onLockContention !== undefined ? { ...lockOpts, onContention: opts.onLockContention } : lockOpts);
+    } catch (err) {
+      throw new HostCheckError(err instanceof Error ? err.message : String(err));
+    }
+  }
+  try {
+    const cgroupVersion = await detectCgroupVersion(paths.cgroupRoot);
+    if (cgroupVersion === 'v1' && config.failCgroupV1) {
+      throw new HostCheckError(
+        `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway`,
+      );
+    }
+    if (cgroupVersion === 'v1') log.warn({ cgroupRoot: paths.cgroupRoot }, 'This host uses cgroup v1, which is deprecated; move it to cgroup v2');
+    if (cgroupVersion === 'unknown') log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
+    if (config.failSwapOn) {
+      const swaps = await activeSwaps(paths.swaps);
+      if (swaps.length > 0) {
+        throw new HostCheckError(
+          `running with swap on is not supported, please disable swap or set failSwapOn (--fail-swap-on) to false. ${paths.swaps} contained: [${swaps.join(' ')}]`,
+        );
+      }
+    }
+    await raiseOpenFilesLimit(config.maxOpenFiles, paths.limits, log);
+    const held = lock;
+    return { lock, cgroupVersion, release: async () => { await held?.release(); } };
+  } catch (err) {
+    await lock?.release();
+    throw err;
+  }
+}

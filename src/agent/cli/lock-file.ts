@@ -1,0 +1,114 @@
+// --lock-file and --exit-on-lock-contention. The reference takes an exclusive flock on the file
+// (blocking until it gets it) and, with --exit-on-lock-contention, exits as soon as another
+// process opens the file. Node has no flock, so the lock is a pid file created with O_EXCL: a
+// holder that no longer runs is detected and its file replaced. A process waiting for the lock
+// touches the file on every attempt; the holder watches the file and, when asked to exit on
+// contention, reports the touch through `onContention`.
+import { open, readFile, unlink, utimes } from 'node:fs/promises';
+import { watch, type FSWatcher } from 'node:fs';
+import type { Logger } from '../../common/log/types.js';
+import { type Clock, systemClock } from '../../common/util/clock.js';
+import { errnoText } from '../config/load.js';
+
+export interface LockOptions {
+  path: string;
+  logger: Logger;
+  signal: AbortSignal;
+  clock?: Clock;
+  /** Called once when another process tries to take the lock (only watched when given). */
+  onContention?: () => void;
+  /** First and longest wait between attempts while another process holds the lock. */
+  retryMs?: number;
+  maxRetryMs?: number;
+}
+
+export interface HeldLock {
+  readonly path: string;
+  release(): Promise<void>;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
+
+async function holderOf(path: string): Promise<number | undefined> {
+  try {
+    const text = (await readFile(path, 'utf8')).trim();
+    return /^\d+$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function tryCreate(path: string): Promise<boolean> {
+  try {
+    const fh = await open(path, 'wx', 0o644);
+    try {
+      await fh.writeFile(`${process.pid}\n`);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'EEXIST') return false;
+    throw new Error(`unable to acquire file lock on "${path}": ${errnoText(err)}`, { cause: err });
+  }
+}
+
+/** Takes the lock, waiting (with back-off) while a live process holds it. */
+export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.logger;
+  let wait = opts.retryMs ?? 500;
+  const maxWait = opts.maxRetryMs ?? 5000;
+  let logged = false;
+  for (;;) {
+    if (opts.signal.aborted) throw new Error(`gave up waiting for the lock on "${opts.path}": stopping`);
+    if (await tryCreate(opts.path)) break;
+    const pid = await holderOf(opts.path);
+    if (pid === process.pid) break;
+    if (pid === undefined || !alive(pid)) {
+      log.warn({ path: opts.path, pid }, 'Removing stale lock file left by a process that no longer runs');
+      await unlink(opts.path).catch(() => undefined);
+      continue;
+    }
+    // Tell the holder someone wants the lock (it exits when run with --exit-on-lock-contention).
+    await utimes(opts.path, new Date(), new Date()).catch(() => undefined);
+    if (!logged) {
+      log.info({ path: opts.path, holder: pid }, 'Waiting for the lock file held by another process; stop that process or remove the file if it is stale');
+      logged = true;
+    }
+    await clock.sleep(wait, opts.signal).catch(() => undefined);
+    wait = Math.min(maxWait, wait * 2);
+  }
+  log.info({ path: opts.path }, 'Acquired lock file');
+
+  let watcher: FSWatcher | undefined;
+  if (opts.onContention !== undefined) {
+    const notify = opts.onContention;
+    let fired = false;
+    watcher = watch(opts.path, { persistent: false }, () => {
+      if (fired) return;
+      fired = true;
+      log.info({ path: opts.path }, 'Detected lock contention on the lock file: exiting (--exit-on-lock-contention)');
+      notify();
+    });
+    watcher.on('error', () => undefined);
+  }
+  let released = false;
+  return {
+    path: opts.path,
+    async release(): Promise<void> {
+      if (released) return;
+      released = true;
+      watcher?.close();
+      if ((await holderOf(opts.path)) === process.pid) await unlink(opts.path).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,210 @@
+// A typed client for one resource (get/list/create/update/patch/delete/watch), namespaced or
+// cluster-scoped. NodeClient, PodClient, EventClient and CsrClient are instances of it.
+//
+//   const pods = createPodClient<Pod>(rest);
+//   const pod = await pods.get('web-1', { namespace: 'default' });
+//   for await (const ev of pods.watch({ namespace: 'default', fieldSelector: 'spec.nodeName=n1', signal })) { ... }
+import type { Readable } from 'node:stream';
+import { NodeAgentError } from '../../common/util/errors.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
+import { silentLogger, type Logger } from '../../common/log/types.js';
+import type { RequestPriority, RestClient } from './rest-client.js';
+import type { ApiObject, ObjectList, Status, WatchEvent } from './types.js';
+import { resilientWatch } from './watch.js';
+
+export interface ResourceClientOptions {
+  client: RestClient;
+  /** '' for the core group (served under /api). */
+  group: string;
+  version: string;
+  /** Plural resource name, e.g. 'pods'. */
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** Rate-limit class for every call of this client (events and heartbeats bypass qps). */
+  priority?: RequestPriority;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface CallOptions {
+  namespace?: string;
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+}
+
+export interface WriteOptions extends CallOptions {
+  dryRun?: 'All';
+  fieldManager?: string;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
+}
+
+export interface DeleteOptions extends CallOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic';
+
+export interface WatchOptions extends CallOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Start from here; unset: list first (yielded as a RELIST event), then watch. */
+  resourceVersion?: string;
+  allowWatchBookmarks?: boolean;
+  /** Server-side timeout of each watch request; the iterator reconnects after it. */
+  timeoutSeconds?: number;
+}
+
+const PATCH_TYPES: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+};
+
+export class ResourceClient<T extends ApiObject> {
+  readonly rest: RestClient;
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly kind: string;
+  readonly namespaced: boolean;
+  private readonly priority: RequestPriority;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+
+  constructor(options: ResourceClientOptions) {
+    this.rest = options.client;
+    this.group = options.group;
+    this.version = options.version;
+    this.resource = options.resource;
+    this.kind = options.kind;
+    this.namespaced = options.namespaced;
+    this.priority = options.priority ?? 'default';
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger();
+  }
+
+  get apiVersion(): string {
+    return this.group ? `${this.group}/${this.version}` : this.version;
+  }
+
+  /** Collection path (optionally under `watch/`), with the namespace when namespaced. */
+  path(namespace: string | undefined, name?: string, subresource?: string, watch = false): string {
+    const root = this.group ? `/apis/${this.group}/${this.version}` : `/api/${this.version}`;
+    let p = root + (watch ? '/watch' : '');
+    if (this.namespaced) {
+      if (namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+      else if (name !== undefined) throw new NodeAgentError('Api', `${this.resource} are namespaced: a namespace is required for ${name}`);
+    }
+    p += `/${this.resource}`;
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+
+  private ns(opts: CallOptions | undefined, obj?: T): string | undefined {
+    return this.namespaced ? (opts?.namespace ?? obj?.metadata?.namespace) : undefined;
+  }
+
+  private base(opts: CallOptions | undefined): { signal?: AbortSignal; priority: RequestPriority } {
+    return opts?.signal ? { signal: opts.signal, priority: this.priority } : { priority: this.priority };
+  }
+
+  get(name: string, opts?: CallOptions): Promise<T> {
+    return this.rest.request<T>({ path: this.path(this.ns(opts), name), ...this.base(opts) });
+  }
+
+  list(opts?: ListOptions): Promise<ObjectList<T>> {
+    return this.rest.request<ObjectList<T>>({
+      path: this.path(this.ns(opts)),
+      query: { labelSelector: opts?.labelSelector, fieldSelector: opts?.fieldSelector, limit: opts?.limit, continue: opts?.continue, resourceVersion: opts?.resourceVersion, resourceVersionMatch: opts?.resourceVersionMatch },
+      ...this.base(opts),
+    });
+  }
+
+  create(obj: T, opts?: WriteOptions): Promise<T> {
+    const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
+    return this.rest.request<T>({ method: 'POST', path: this.path(this.ns(opts, obj)), query: writeQuery(opts), body, ...this.base(opts) });
+  }
+
+  /** PUT of the whole object (or of a subresource such as 'status'). */
+  update(obj: T, opts?: WriteOptions & { subresource?: string }): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) throw new NodeAgentError('Api', `update of ${this.resource} needs metadata.name`);
+    const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
+    return this.rest.request<T>({ method: 'PUT', path: this.path(this.ns(opts, obj), name, opts?.subresource), query: writeQuery(opts), body, ...this.base(opts) });
+  }
+
+  updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
+    return this.update(obj, { ...opts, subresource: 'status' });
+  }
+
+  patch(name: string, patch: unknown, opts?: WriteOptions & { type?: PatchType; subresource?: string }): Promise<T> {
+    return this.rest.request<T>({
+      method: 'PATCH',
+      path: this.path(this.ns(opts), name, opts?.subresource),
+      query: writeQuery(opts),
+      body: patch,
+      bodyContentType: PATCH_TYPES[opts?.type ?? 'merge'],
+      ...this.base(opts),
+    });
+  }
+
+  delete(name: string, opts?: DeleteOptions): Promise<Status | T> {
+    const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
+    if (opts?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
+    if (opts?.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
+    if (opts?.preconditions) body.preconditions = opts.preconditions;
+    return this.rest.request<Status | T>({ method: 'DELETE', path: this.path(this.ns(opts), name), body, ...this.base(opts) });
+  }
+
+  /**
+   * Watch as an async iterator. Resumes from the last resourceVersion after a disconnect,
+   * lists again after 410 Gone (RELIST event); BOOKMARK events only move the resourceVersion
+   * forward and are passed on. Stop by breaking out of the loop or aborting `signal`.
+   */
+  watch(opts: WatchOptions = {}): AsyncGenerator<WatchEvent<T>> {
+    const namespace = this.ns(opts);
+    const listOpts: ListOptions = {};
+    if (namespace) listOpts.namespace = namespace;
+    if (opts.labelSelector) listOpts.labelSelector = opts.labelSelector;
+    if (opts.fieldSelector) listOpts.fieldSelector = opts.fieldSelector;
+    return resilientWatch<T>(
+      {
+        list: (signal) => this.list({ ...listOpts, signal }),
+        open: async (resourceVersion, signal) => {
+          const res = await this.rest.stream({
+            path: this.path(namespace),
+            query: {
+              watch: 'true',
+              resourceVersion,
+              labelSelector: opts.labelSelector,
+              fieldSelector: opts.fieldSelector,
+              allowWatchBookmarks: opts.allowWatchBookmarks ?? true,
+              timeoutSeconds: opts.timeoutSeconds,
+            },
+            signal,
+            priority: this.priority,
+            retry: false,
+          });
+          return res.body as Readable;
+        },
+      },
+      { ...(opts.resourceVersion === undefined ? {} : { resourceVersion: opts.resourceVersion }), ...(opts.signal ? { signal: opts.signal } : {}), clock: this.clock, logger: this.logger },
+    );
+  }
+}
+
+function writeQuery(opts: WriteOptions | undefined): Record<string, string | undefined> {
+  return { dryRun: opts?.dryRun, fieldManager: opts?.fieldManager, fieldValidation: opts?.fieldValidation };
+}

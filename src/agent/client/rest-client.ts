@@ -1,0 +1,339 @@
+// The REST client every part of the agent uses to talk to the API server, over undici.
+//
+// - TLS: CA, client certificate and key, server name, insecure flag from the platconfig.
+//   `setClientCertificate` swaps the certificate on rotation: a new dispatcher is built and the
+//   old one destroyed, so pooled connections close and new ones present the new certificate
+//   (in-flight calls fail with a connection error and are retried; watches resume).
+// - Rate limits: one token bucket for --plat-api-qps/--plat-api-burst; event and heartbeat
+//   calls use their own limiters (unlimited unless given).
+// - Retries on 429, 5xx and connection errors with jittered exponential back-off, honouring
+//   Retry-After, bounded by the retry policy and abortable.
+// - Errors: Status bodies become ApiError(status, reason, details).
+// - Content type: we send `Accept: <preferred>, application/json`. Only JSON is implemented
+//   (plat-apiserver speaks JSON only; protobuf decoding is not implemented), so with the default
+//   preference for protobuf a server answers JSON and we use it; bodies we send are JSON.
+import { Agent, request, type Dispatcher } from 'undici';
+import type { Readable } from 'node:stream';
+import { X509Certificate } from 'node:crypto';
+import { ApiError, NodeAgentError } from '../../common/util/errors.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
+import { silentLogger, type Logger } from '../../common/log/types.js';
+import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
+import { defaultRetryPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './backoff.js';
+import { isStatus } from './types.js';
+import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
+
+export type RequestPriority = 'default' | 'event' | 'heartbeat';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RestClientOptions {
+  connection: ConnectionConfig;
+  clock?: Clock;
+  logger?: Logger;
+  /** --plat-api-qps / --plat-api-burst; 0 or unset means 50 / 100. */
+  qps?: number;
+  burst?: number;
+  /** Limiters for calls excluded from qps/burst; unlimited when unset. */
+  eventLimiter?: RateLimiter;
+  heartbeatLimiter?: RateLimiter;
+  /** --plat-api-content-type: the preferred response type. */
+  contentType?: string;
+  userAgent?: string;
+  retry?: Partial<RetryPolicy>;
+  /** Per-attempt timeout for ordinary calls (not watches). */
+  requestTimeoutMs?: number;
+  random?: () => number;
+}
+
+export interface RequestOptions {
+  method?: HttpMethod;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Content-Type of the body; JSON unless a patch type is given. */
+  bodyContentType?: string;
+  signal?: AbortSignal;
+  priority?: RequestPriority;
+  /** false: one attempt only. */
+  retry?: boolean;
+  timeoutMs?: number;
+}
+
+export interface StreamResponse {
+  body: Readable;
+  status: number;
+}
+
+const JSON_TYPE = 'application/json';
+
+/** The CN of a PEM certificate, for messages; undefined when it cannot be read. */
+function commonNameOf(certPem: string): string | undefined {
+  try {
+    return /(?:^|\n)CN=([^\n]*)/.exec(new X509Certificate(certPem).subject)?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeIdentity(c: ConnectionConfig, certSubject?: string): string {
+  if (c.certPem) certSubject ??= commonNameOf(c.certPem);
+  if (c.certPem) return `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}" in ${c.source}`;
+  if (c.token) {
+    // Bootstrap tokens are "<id>.<secret>": the id is public and names the identity.
+    const id = /^([a-z0-9]{6})\.[a-z0-9]{16}$/.exec(c.token)?.[1];
+    return id ? `bootstrap token "${id}" (user "system:bootstrap:${id}") of user "${c.userName}" in ${c.source}` : `bearer token of user "${c.userName}" in ${c.source}`;
+  }
+  return `anonymous user (no credential in ${c.source})`;
+}
+
+export class RestClient {
+  readonly server: string;
+  private connection: ConnectionConfig;
+  private dispatcher: Agent;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly limiters: Record<RequestPriority, RateLimiter>;
+  private readonly accept: string;
+  private readonly userAgent: string;
+  private readonly retryPolicy: RetryPolicy;
+  private readonly requestTimeoutMs: number;
+  private readonly random: () => number;
+  private identity: string;
+  private closed = false;
+  private readonly closedController = new AbortController();
+
+  constructor(options: RestClientOptions) {
+    this.connection = options.connection;
+    this.server = options.connection.server;
+    this.clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? silentLogger();
+    this.limiters = {
+      default: apiLimiter(options.qps, options.burst, this.clock),
+      event: options.eventLimiter ?? unlimited,
+      heartbeat: options.heartbeatLimiter ?? unlimited,
+    };
+    const preferred = options.contentType && options.contentType !== JSON_TYPE ? options.contentType : undefined;
+    this.accept = preferred ? `${preferred}, ${JSON_TYPE}` : JSON_TYPE;
+    this.userAgent = options.userAgent ?? 'nodeagent';
+    this.retryPolicy = { ...defaultRetryPolicy, ...options.retry };
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+    this.random = options.random ?? Math.random;
+    this.identity = describeIdentity(options.connection);
+    this.dispatcher = this.buildDispatcher(options.connection);
+  }
+
+  /** The connection in use (server, CA, current credentials). */
+  get connectionConfig(): ConnectionConfig {
+    return this.connection;
+  }
+
+  /** Who the server sees, for messages about refused calls (never includes secrets). */
+  get identityDescription(): string {
+    return this.identity;
+  }
+
+  private buildDispatcher(c: ConnectionConfig): Agent {
+    const connect: Record<string, unknown> = { rejectUnauthorized: !c.insecureSkipTlsVerify };
+    if (c.caPem) connect.ca = c.caPem;
+    if (c.certPem && c.keyPem) {
+      connect.cert = c.certPem;
+      connect.key = c.keyPem;
+    }
+    if (c.tlsServerName) connect.servername = c.tlsServerName;
+    return new Agent({ connect, keepAliveTimeout: 30_000, connections: 32 });
+  }
+
+  /**
+   * Presents a new client certificate from now on. Pooled connections of the old one are
+   * closed so no call keeps using the old certificate.
+   */
+  setClientCertificate(certPem: string, keyPem: string, subject?: string): void {
+    const next: ConnectionConfig = { ...this.connection, certPem, keyPem };
+    delete next.token;
+    delete next.tokenFile;
+    this.connection = next;
+    this.identity = describeIdentity(next, subject);
+    const old = this.dispatcher;
+    this.dispatcher = this.buildDispatcher(next);
+    old.destroy().catch((err: unknown) => this.logger.debug({ err }, 'closing the previous API connection pool failed'));
+    this.logger.info('API client switched to the new client certificate; previous connections closed');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.closedController.abort(new Error('API client closed'));
+    await this.dispatcher.destroy();
+  }
+
+  /** Aborts when the client is closed, so parts built around it can stop with it. */
+  get closedSignal(): AbortSignal {
+    return this.closedController.signal;
+  }
+
+  private url(path: string, query: RequestOptions['query']): string {
+    const u = new URL(this.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    return u.toString();
+  }
+
+  private headers(bodyType: string | undefined): Record<string, string> {
+    const h: Record<string, string> = { accept: this.accept, 'user-agent': this.userAgent };
+    if (bodyType) h['content-type'] = bodyType;
+    if (this.connection.token && !this.connection.certPem) h.authorization = `Bearer ${this.connection.token}`;
+    return h;
+  }
+
+  /** One call with rate limit, retries and error mapping; resolves to the parsed JSON body. */
+  async request<T>(opts: RequestOptions): Promise<T> {
+    const res = await this.send(opts, false);
+    const text = await res.body.text();
+    return this.decode<T>(res, text, opts);
+  }
+
+  /** A streaming GET (watches): the body is handed over once the status is 2xx. */
+  async stream(opts: RequestOptions): Promise<StreamResponse> {
+    const res = await this.send({ ...opts, method: 'GET' }, true);
+    return { body: res.body as unknown as Readable, status: res.statusCode };
+  }
+
+  /**
+   * GET /healthz with a short timeout, no retries, no rate limit. Resolves true on 200 "ok";
+   * false with the reason on anything else.
+   */
+  async healthz(timeoutMs: number, signal?: AbortSignal): Promise<{ ok: boolean; detail: string }> {
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    try {
+      const res = await request(this.url('/healthz', undefined), { method: 'GET', headers: this.headers(undefined), dispatcher: this.dispatcher, signal: ac.signal });
+      const text = await res.body.text();
+      return res.statusCode === 200 ? { ok: true, detail: text.trim() } : { ok: false, detail: `HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}` };
+    } catch (err) {
+      return { ok: false, detail: describeConnectionError(err) };
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async send(opts: RequestOptions, streaming: boolean): Promise<Dispatcher.ResponseData> {
+    const method = opts.method ?? 'GET';
+    const limiter = this.limiters[opts.priority ?? 'default'];
+    const maxRetries = opts.retry === false ? 0 : this.retryPolicy.maxRetries;
+    const bodyType = opts.body === undefined ? undefined : (opts.bodyContentType ?? JSON_TYPE);
+    const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    for (let attempt = 0; ; attempt++) {
+      await limiter.acquire(opts.signal);
+      if (this.closed) throw new NodeAgentError('Api', 'API client is closed');
+      let retryAfterMs: number | undefined;
+      let failure: unknown;
+      // A stream keeps listening to the caller's signal after we hand its body over.
+      let handedOver = false;
+      const ac = new AbortController();
+      const onAbort = (): void => ac.abort(opts.signal?.reason);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const timeoutMs = opts.timeoutMs ?? (streaming ? 0 : this.requestTimeoutMs);
+      const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+      try {
+        const res = await request(this.url(opts.path, opts.query), {
+          method,
+          headers: this.headers(bodyType),
+          ...(body === undefined ? {} : { body }),
+          dispatcher: this.dispatcher,
+          signal: ac.signal,
+          bodyTimeout: streaming ? 0 : timeoutMs,
+          headersTimeout: timeoutMs > 0 ? timeoutMs : 60_000,
+        });
+        if (res.statusCode < 300 || (!isRetryableStatus(res.statusCode))) {
+          if (res.statusCode >= 300) {
+            const text = await res.body.text();
+            throw this.apiError(method, opts.path, res.statusCode, text);
+          }
+          if (streaming && timer) clearTimeout(timer);
+          handedOver = streaming;
+          return res;
+        }
+        retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.nowMs());
+        const text = await res.body.text();
+        failure = this.apiError(method, opts.path, res.statusCode, text);
+      } catch (err) {
+        if (err instanceof ApiError) throw err;
+        if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
+        failure = new NodeAgentError('Api', `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`, { cause: err });
+      } finally {
+        if (timer && !streaming) clearTimeout(timer);
+        if (!handedOver) opts.signal?.removeEventListener('abort', onAbort);
+      }
+      if (attempt >= maxRetries) throw failure;
+      const delay = retryDelayMs(this.retryPolicy, attempt, retryAfterMs, this.random);
+      this.logger.debug({ method, path: opts.path, attempt: attempt + 1, delayMs: delay, err: (failure as Error).message }, 'retrying API call');
+      await this.clock.sleep(delay, opts.signal);
+    }
+  }
+
+  private decode<T>(res: Dispatcher.ResponseData, text: string, opts: RequestOptions): T {
+    const type = String(res.headers['content-type'] ?? '');
+    if (text === '') return undefined as T;
+    if (type && !type.includes('json')) {
+      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (only JSON is implemented)`);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server sent invalid JSON`, { cause: err });
+    }
+  }
+
+  /** Maps an error response (a Status body when the server sends one) to an ApiError. */
+  apiError(method: string, path: string, status: number, text: string): ApiError {
+    let reason = reasonForStatus(status);
+    let message = text.trim().slice(0, 500) || `HTTP ${status}`;
+    let details: unknown;
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (isStatus(parsed)) {
+        reason = parsed.reason ?? reason;
+        message = parsed.message ?? message;
+        details = parsed.details;
+      }
+    } catch {
+      // not JSON: keep the text
+    }
+    let full = `${method} ${path}: ${message} (HTTP ${status} ${reason})`;
+    if (status === 401) full = `the API server at ${this.server} did not accept the ${this.identity} (401 Unauthorized): ${message}`;
+    if (status === 403) full = `the API server at ${this.server} refused ${method} ${path} for the ${this.identity} (403 Forbidden): ${message}`;
+    return new ApiError(full, { status, reason, details });
+  }
+}
+
+function reasonForStatus(status: number): string {
+  switch (status) {
+    case 400: return 'BadRequest';
+    case 401: return 'Unauthorized';
+    case 403: return 'Forbidden';
+    case 404: return 'NotFound';
+    case 405: return 'MethodNotAllowed';
+    case 409: return 'Conflict';
+    case 410: return 'Expired';
+    case 415: return 'UnsupportedMediaType';
+    case 422: return 'Invalid';
+    case 429: return 'TooManyRequests';
+    case 500: return 'InternalError';
+    case 503: return 'ServiceUnavailable';
+    case 504: return 'Timeout';
+    default: return 'Unknown';
+  }
+}
+
+/** A short, actionable description of a transport failure. */
+export function describeConnectionError(err: unknown): string {
+  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = e.code ?? e.cause?.code;
+  const msg = e.cause?.message ?? e.message ?? String(err);
+  if (code === 'ECONNREFUSED') return `connection refused (is the API server running?)`;
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO|TLS|SSL/.test(code)) return `TLS failure: ${msg} (check the certificate-authority of the platconfig)`;
+  return code ? `${msg} (${code})` : msg;
+}

@@ -1,0 +1,54 @@
+// --config-dir: every file whose name ends in exactly `.conf`, found recursively, walked
+// depth-first in lexical order of each directory's entries (a subdirectory's files come where its
+// name sorts), as the reference does. A missing directory is an error.
+import { readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../../common/util/errors.js';
+import { errnoText, loadDropInFile, type LoadedConfigFile, type LoadOptions } from './load.js';
+
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The drop-in files under `dir`, in the order they apply. */
+export async function listDropIns(dir: string): Promise<string[]> {
+  const root = resolve(dir);
+  try {
+    const st = await stat(root);
+    if (!st.isDirectory()) throw new ConfigError(`config dir "${root}" is not a directory`, { file: root });
+  } catch (err) {
+    if (err instanceof ConfigError) throw err;
+    throw new ConfigError(`failed to read config dir "${root}": ${errnoText(err)}`, { file: root, cause: err });
+  }
+  const out: string[] = [];
+  const walk = async (d: string, depth: number): Promise<void> => {
+    if (depth > 32) throw new ConfigError(`config dir "${root}" nests deeper than 32 levels at "${d}"`, { file: d });
+    let names: string[];
+    try {
+      names = await readdir(d);
+    } catch (err) {
+      throw new ConfigError(`failed to read config dir "${d}": ${errnoText(err)}`, { file: d, cause: err });
+    }
+    names.sort(byteOrder);
+    for (const name of names) {
+      const p = join(d, name);
+      let st;
+      try {
+        st = await stat(p); // follows symlinks, as a directory walk over /etc usually should
+      } catch (err) {
+        throw new ConfigError(`failed to read drop-in "${p}": ${errnoText(err)}`, { file: p, cause: err });
+      }
+      if (st.isDirectory()) await walk(p, depth + 1);
+      else if (name.endsWith('.conf')) out.push(p);
+    }
+  };
+  await walk(root, 0);
+  return out;
+}
+
+export async function loadDropIns(dir: string, opts: LoadOptions): Promise<LoadedConfigFile[]> {
+  const files = await listDropIns(dir);
+  const out: LoadedConfigFile[] = [];
+  for (const f of files) out.push(await loadDropInFile(f, opts));
+  return out;
+}

@@ -1,0 +1,205 @@
+// Decoding a NodeAgentConfiguration file or drop-in: strict first, then the reference's lenient
+// fallback (unknown and duplicate fields are dropped with a warning naming each), while a wrong
+// kind or apiVersion, an empty or unreadable file and a syntax error are fatal and name file, line
+// and column. Relative paths resolve against the file's own directory.
+//
+// Two parsers, for start-up time: a clean document (the common case) is read with js-yaml (core
+// schema, duplicate keys refused, no anchors) and checked against the published schema's shape;
+// anything else - a syntax error, a duplicate or unknown field, a wrong type or identity, anchors
+// - goes through the `yaml` library and zod, which know line and column and word every problem.
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import jsyaml from 'js-yaml';
+import type { z } from 'zod';
+import { ConfigError } from '../../common/util/errors.js';
+import { CONFIG_KIND, configApiVersion } from './defaults.js';
+import { isPlainObject, type JsonObject } from './merge.js';
+import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
+import { where } from './where.js';
+import type { ParsedYaml } from './yaml-doc.js';
+
+/** Fields holding file paths, resolved against the directory of the file that sets them. */
+export const PATH_FIELDS: readonly string[] = [
+  'staticPodPath',
+  'tlsCertFile',
+  'tlsPrivateKeyFile',
+  'authentication.x509.clientCAFile',
+  'resolvConf',
+  'volumePluginDir',
+];
+
+export interface LoadedConfigFile {
+  path: string;
+  /** The decoded document, unknown and duplicate fields removed, relative paths made absolute. */
+  content: JsonObject;
+  /** One line per dropped field. */
+  warnings: string[];
+}
+
+export interface LoadOptions {
+  /** The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod. */
+  shape?: ShapeSchema | undefined;
+  /** --platform-domain, when given on the command line; otherwise the file's platformDomain. */
+  platformDomain?: string | undefined;
+  /** Default platform domain when neither the flag nor the file names one. */
+  defaultPlatformDomain: string;
+}
+
+const ERRNO_TEXT: Record<string, string> = {
+  ENOENT: 'no such file or directory',
+  EACCES: 'permission denied',
+  EISDIR: 'is a directory',
+  ENOTDIR: 'not a directory',
+  ELOOP: 'too many levels of symbolic links',
+};
+
+export function errnoText(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && ERRNO_TEXT[code] !== undefined) return ERRNO_TEXT[code];
+  return err instanceof Error ? err.message : String(err);
+}
+
+function withoutNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutNulls);
+  if (!isPlainObject(v)) return v;
+  const out: JsonObject = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = withoutNulls(x);
+  return out;
+}
+
+function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void {
+  let cur: unknown = obj;
+  for (const seg of path) {
+    if (Array.isArray(cur) && typeof seg === 'number') cur = cur[seg];
+    else if (isPlainObject(cur)) cur = cur[String(seg)];
+    else return;
+  }
+  if (isPlainObject(cur)) delete cur[key];
+}
+
+function dotted(path: readonly PropertyKey[]): string {
+  let s = '';
+  for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s === '' ? String(seg) : `.${String(seg)}`;
+  return s;
+}
+
+function issueText(issue: z.core.$ZodIssue): string {
+  return issue.message.replace(/^Invalid input: /, '');
+}
+
+/** The fast path: the decoded document when it is clean, else undefined (take the full path). */
+function decodeClean(text: string, shape: ShapeSchema, opts: LoadOptions & { isDropIn?: boolean }): JsonObject | undefined {
+  // Anchors and aliases go to the `yaml` library, which bounds alias expansion.
+  if (text.includes('&') || text.includes('*')) return undefined;
+  let value: unknown;
+  try {
+    value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA });
+  } catch {
+    return undefined;
+  }
+  if (!isPlainObject(value)) return undefined;
+  const fileDomain = typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
+  if (value['kind'] !== CONFIG_KIND || value['apiVersion'] !== configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)) return undefined;
+  return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
+}
+
+/**
+ * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
+ * delete). Throws ConfigError with every fatal problem of the file.
+ */
+export async function decodeConfigText(file: string, text: string, opts: LoadOptions & { isDropIn?: boolean }): Promise<LoadedConfigFile> {
+  const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
+  const fail = (problems: string[]): never => {
+    throw new ConfigError(problems.join('; '), { file, problems });
+  };
+  if (text.trim() === '') fail([`${what} "${file}" was empty`]);
+  if (opts.shape !== undefined) {
+    const clean = decodeClean(text, opts.shape, opts);
+    if (clean !== undefined) {
+      resolveRelativePaths(clean, dirname(file));
+      return { path: file, content: clean, warnings: [] };
+    }
+  }
+  const { parseYaml, locate } = await import('./yaml-doc.js');
+  let parsed: ParsedYaml;
+  try {
+    parsed = parseYaml(text);
+  } catch (err) {
+    return fail([`${where(file, undefined)}: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+  if (parsed.errors.length > 0) fail(parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`));
+  const value = parsed.value;
+  if (value === null || value === undefined) fail([`${what} "${file}" was empty`]);
+  if (!isPlainObject(value)) fail([`${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`]);
+  const content = value as JsonObject;
+  const warnings = parsed.duplicates.map((d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`);
+
+  // Identity: kind and apiVersion, in the platform domain of the flag, else of the file.
+  const fileDomain = typeof content['platformDomain'] === 'string' ? content['platformDomain'] : undefined;
+  const domain = opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain;
+  const wantVersion = configApiVersion(domain);
+  const problems: string[] = [];
+  const kind = content['kind'];
+  const apiVersion = content['apiVersion'];
+  const noKind = kind === undefined || kind === null || kind === '';
+  const noVersion = apiVersion === undefined || apiVersion === null || apiVersion === '';
+  if (noKind && noVersion) problems.push(`${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ${wantVersion} and kind: ${CONFIG_KIND}`);
+  else if (noKind) problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
+  else if (kind !== CONFIG_KIND) problems.push(`${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`);
+  if (noVersion) {
+    if (!noKind) problems.push(`${where(file, undefined)}: apiVersion is missing: expected apiVersion: ${wantVersion}`);
+  } else if (apiVersion !== wantVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`);
+  if (problems.length > 0) fail(problems);
+
+  // Strict decoding; unknown keys are dropped with a warning, wrong types are fatal.
+  const check = opts.isDropIn === true ? withoutNulls(content) : content;
+  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      if (issue.code === 'unrecognized_keys') {
+        for (const key of issue.keys) {
+          const full = [...issue.path, key];
+          warnings.push(`${where(file, locate(parsed, full))}: unknown field "${dotted(full)}" ignored`);
+          deleteAt(content, issue.path, key);
+        }
+      } else {
+        problems.push(`${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`);
+      }
+    }
+    if (problems.length > 0) fail(problems);
+  }
+  resolveRelativePaths(content, dirname(file));
+  return { path: file, content, warnings };
+}
+
+/** Makes the path fields of `content` absolute against `dir` (empty values stay empty). */
+export function resolveRelativePaths(content: JsonObject, dir: string): void {
+  for (const field of PATH_FIELDS) {
+    const parts = field.split('.');
+    let cur: unknown = content;
+    for (const p of parts.slice(0, -1)) cur = isPlainObject(cur) ? cur[p] : undefined;
+    const last = parts[parts.length - 1] ?? field;
+    if (!isPlainObject(cur)) continue;
+    const v = cur[last];
+    if (typeof v === 'string' && v !== '' && !isAbsolute(v)) cur[last] = resolve(dir, v);
+  }
+}
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`failed to read ${what} "${file}": ${errnoText(err)}`, { file, cause: err });
+  }
+}
+
+/** Reads and decodes the --config file (path as given, relative to the working directory). */
+export async function loadConfigFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
+  const file = resolve(path);
+  return decodeConfigText(file, await readText(file, 'config file'), { shape: loadShapeSchema(), ...opts });
+}
+
+/** Reads and decodes one drop-in. */
+export async function loadDropInFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
+  return decodeConfigText(path, await readText(path, 'drop-in config file'), { shape: loadShapeSchema(), ...opts, isDropIn: true });
+}

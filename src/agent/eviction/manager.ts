@@ -1,0 +1,188 @@
+// The eviction manager: every monitoring interval it observes the signals, decides which
+// thresholds are met (a threshold that was met stays met until its minimum reclaim is recovered),
+// derives the pressure conditions (kept for the pressure transition period after the last time a
+// threshold was met, so a node does not flap), and when a hard threshold is met, or a soft one has
+// held for its grace period, evicts one pod: lowest priority first, then the largest user of the
+// starved resource. Critical pods are never evicted.
+
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Observations, SignalObserver } from './observer.js';
+import { thresholdAmount, type Signal, type Threshold } from './thresholds.js';
+
+export type PressureCondition = 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
+export type StarvedResource = 'memory' | 'ephemeral-storage' | 'pids';
+
+const SIGNAL_CONDITION: Readonly<Record<Signal, PressureCondition>> = {
+  'memory.available': 'MemoryPressure',
+  'allocatableMemory.available': 'MemoryPressure',
+  'containerfs.available': 'DiskPressure',
+  'containerfs.inodesFree': 'DiskPressure',
+  'nodefs.available': 'DiskPressure',
+  'nodefs.inodesFree': 'DiskPressure',
+  'imagefs.available': 'DiskPressure',
+  'imagefs.inodesFree': 'DiskPressure',
+  'pid.available': 'PIDPressure',
+};
+
+const SIGNAL_RESOURCE: Readonly<Record<Signal, StarvedResource>> = {
+  'memory.available': 'memory',
+  'allocatableMemory.available': 'memory',
+  'containerfs.available': 'ephemeral-storage',
+  'containerfs.inodesFree': 'ephemeral-storage',
+  'nodefs.available': 'ephemeral-storage',
+  'nodefs.inodesFree': 'ephemeral-storage',
+  'imagefs.available': 'ephemeral-storage',
+  'imagefs.inodesFree': 'ephemeral-storage',
+  'pid.available': 'pids',
+};
+
+export interface EvictionCandidate {
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** spec.priority; 0 when unset. */
+  readonly priority: number;
+  /** The pod's own terminationGracePeriodSeconds. */
+  readonly gracePeriodSeconds: number;
+  readonly usage?: Partial<Record<StarvedResource, number>>;
+  /** Static, mirror or system-critical pods are never evicted. */
+  readonly critical?: boolean;
+}
+
+export interface EvictablePods {
+  candidates(): readonly EvictionCandidate[];
+  /** Refreshes usage figures before ranking (best effort). */
+  refresh?(): Promise<void>;
+  /** Stops the pod and marks it Failed with reason Evicted. */
+  evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void>;
+}
+
+/** Where eviction events go (the node part's EventRecorder satisfies it; never blocks). */
+export interface EvictionEventSink {
+  event(obj: { kind: string; namespace?: string; name: string; uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface EvictionManagerOptions {
+  thresholds: readonly Threshold[];
+  observer: SignalObserver;
+  pods: EvictablePods;
+  clock: Clock;
+  logger: Logger;
+  /** --eviction-pressure-transition-period. */
+  pressureTransitionPeriodMs: number;
+  /** --eviction-max-pod-grace-period: negative means the pod's own value. */
+  maxPodGracePeriodSeconds: number;
+  /** Default 10 s, as the reference. */
+  monitoringIntervalMs?: number;
+  events?: EvictionEventSink;
+  nodeName?: string;
+  /** How long one eviction may take before the loop moves on. Default 30 s. */
+  evictionTimeoutMs?: number;
+}
+
+/** The reference evicts for a hard threshold with one second of grace. */
+const IMMEDIATE_GRACE_SECONDS = 1;
+
+function fmt(signal: Signal, n: number): string {
+  if (signal.endsWith('inodesFree') || signal === 'pid.available') return String(Math.round(n));
+  return `${Math.round(n / 1024)}Ki`;
+}
+
+export class EvictionManager {
+  private readonly firstObserved = new Map<Threshold, number>();
+  private readonly metLastTime = new Set<Threshold>();
+  private readonly conditionLastObserved = new Map<PressureCondition, number>();
+  private last: Observations = new Map();
+  /** Evictions done since start (for tests and metrics). */
+  evictions = 0;
+
+  constructor(private readonly options: EvictionManagerOptions) {}
+
+  /** The pressure conditions currently in force. */
+  conditions(): ReadonlySet<PressureCondition> {
+    const now = this.options.clock.nowMs();
+    const out = new Set<PressureCondition>();
+    for (const [c, at] of this.conditionLastObserved) if (now - at < this.options.pressureTransitionPeriodMs) out.add(c);
+    return out;
+  }
+
+  observations(): Observations {
+    return this.last;
+  }
+
+  /** One pass: observe, update conditions, evict at most one pod. Returns the evicted pod. */
+  async synchronize(): Promise<EvictionCandidate | undefined> {
+    const o = this.options;
+    const now = o.clock.nowMs();
+    const obs = await o.observer.observe();
+    this.last = obs;
+    const met: Threshold[] = [];
+    for (const t of o.thresholds) {
+      const ob = obs.get(t.signal);
+      if (ob === undefined) continue;
+      let amount = thresholdAmount(t.value, ob.capacity);
+      if (this.metLastTime.has(t) && t.minReclaim !== undefined) amount += thresholdAmount(t.minReclaim, ob.capacity);
+      if (ob.available < amount) met.push(t);
+    }
+    this.metLastTime.clear();
+    for (const t of met) {
+      this.metLastTime.add(t);
+      if (!this.firstObserved.has(t)) this.firstObserved.set(t, now);
+      this.conditionLastObserved.set(SIGNAL_CONDITION[t.signal], now);
+    }
+    for (const t of [...this.firstObserved.keys()]) if (!met.includes(t)) this.firstObserved.delete(t);
+    const actionable = met.filter((t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs);
+    if (actionable.length === 0) return undefined;
+    // Memory first, then the others in declaration order; hard before soft.
+    actionable.sort((a, b) => Number(b.hard) - Number(a.hard) || Number(SIGNAL_RESOURCE[b.signal] === 'memory') - Number(SIGNAL_RESOURCE[a.signal] === 'memory'));
+    const threshold = actionable[0]!;
+    const resource = SIGNAL_RESOURCE[threshold.signal];
+    const ob = obs.get(threshold.signal)!;
+    const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
+    o.events?.event({ kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' }, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${resource}`);
+    await o.pods.refresh?.().catch(() => undefined);
+    const ranked = o.pods
+      .candidates()
+      .filter((p) => p.critical !== true)
+      .slice()
+      .sort((a, b) => a.priority - b.priority || (b.usage?.[resource] ?? 0) - (a.usage?.[resource] ?? 0));
+    const victim = ranked[0];
+    if (victim === undefined) {
+      o.logger.warn({ signal: threshold.signal, message }, 'eviction threshold met but no pod can be evicted (only critical pods run); free resources on the node');
+      return undefined;
+    }
+    let grace = IMMEDIATE_GRACE_SECONDS;
+    if (!threshold.hard) grace = o.maxPodGracePeriodSeconds < 0 ? victim.gracePeriodSeconds : Math.min(victim.gracePeriodSeconds, o.maxPodGracePeriodSeconds);
+    o.logger.warn({ pod: `${victim.namespace}/${victim.name}`, signal: threshold.signal, hard: threshold.hard, gracePeriodSeconds: grace }, `evicting pod: ${message}`);
+    o.events?.event({ kind: 'Pod', namespace: victim.namespace, name: victim.name, uid: victim.uid }, 'Warning', 'Evicted', message);
+    const timeout = new AbortController();
+    try {
+      await Promise.race([
+        o.pods.evict(victim, { gracePeriodSeconds: grace, message }),
+        o.clock.sleep(o.evictionTimeoutMs ?? 30_000, timeout.signal).then(() => {
+          throw new Error('eviction did not finish in time');
+        }),
+      ]);
+      this.evictions++;
+    } catch (err) {
+      o.logger.error({ pod: `${victim.namespace}/${victim.name}`, err: (err as Error).message }, 'eviction of the pod failed; will retry at the next interval');
+    } finally {
+      timeout.abort();
+    }
+    return victim;
+  }
+
+  /** Runs until `signal` aborts; a failing pass is logged and retried at the next interval. */
+  async run(signal: AbortSignal): Promise<void> {
+    const interval = this.options.monitoringIntervalMs ?? 10_000;
+    while (!signal.aborted) {
+      try {
+        await this.synchronize();
+      } catch (err) {
+        this.options.logger.error({ err: (err as Error).message }, 'eviction manager pass failed (cannot observe signals?); retrying at the next interval');
+      }
+      await this.options.clock.sleep(interval, signal).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,117 @@
+// Eviction thresholds: --eviction-hard, --eviction-soft, --eviction-soft-grace-period and
+// --eviction-minimum-reclaim, as maps of signal to value (`memory.available` → `100Mi`,
+// `nodefs.available` → `10%`). Every problem is reported at once, naming the flag.
+
+import { ConfigError } from '../../common/util/errors.js';
+import { parseDurationMs } from '../../common/util/values/duration.js';
+import { parseQuantity } from '../../common/util/values/quantity.js';
+import { EVICTION_SIGNALS } from '../config/validate-resources.js';
+
+/** The signals the configuration accepts (one list, owned by the config validation). */
+export const SIGNALS = EVICTION_SIGNALS;
+export type Signal = (typeof SIGNALS)[number];
+
+/** An amount: absolute (bytes, inodes, pids) or a percentage of capacity. */
+export type ThresholdValue = { readonly quantity: number } | { readonly percentage: number };
+
+export interface Threshold {
+  readonly signal: Signal;
+  readonly value: ThresholdValue;
+  readonly hard: boolean;
+  /** Soft thresholds only: how long the threshold must hold before evicting. */
+  readonly gracePeriodMs: number;
+  readonly minReclaim?: ThresholdValue;
+}
+
+export interface EvictionSettings {
+  evictionHard?: Readonly<Record<string, string>>;
+  evictionSoft?: Readonly<Record<string, string>>;
+  evictionSoftGracePeriod?: Readonly<Record<string, string>>;
+  evictionMinimumReclaim?: Readonly<Record<string, string>>;
+}
+
+function isSignal(s: string): s is Signal {
+  return (SIGNALS as readonly string[]).includes(s);
+}
+
+/** Strips a leading `<` that some spellings keep (`memory.available` → `<100Mi`). */
+function stripOperator(v: string): string {
+  return v.startsWith('<') ? v.slice(1) : v;
+}
+
+export function parseThresholdValue(raw: string, where: string, problems: string[]): ThresholdValue | undefined {
+  const v = stripOperator(raw.trim());
+  if (v.endsWith('%')) {
+    const n = Number(v.slice(0, -1));
+    if (v.length === 1 || !Number.isFinite(n) || n < 0 || n > 100) {
+      problems.push(`${where}: invalid percentage "${raw}" (accepted: a number from 0 to 100 followed by %)`);
+      return undefined;
+    }
+    return { percentage: n / 100 };
+  }
+  try {
+    const q = parseQuantity(v);
+    if (q.value < 0) {
+      problems.push(`${where}: "${raw}" must not be negative`);
+      return undefined;
+    }
+    return { quantity: q.value };
+  } catch {
+    problems.push(`${where}: invalid quantity "${raw}" (accepted: a quantity such as 100Mi or a percentage such as 10%)`);
+    return undefined;
+  }
+}
+
+/** Parses and cross-checks the four settings; throws one ConfigError listing every problem. */
+export function parseThresholds(s: EvictionSettings): Threshold[] {
+  const problems: string[] = [];
+  const checkSignal = (sig: string, flag: string): sig is Signal => {
+    if (isSignal(sig)) return true;
+    problems.push(`${flag}: unknown eviction signal "${sig}" (accepted: ${SIGNALS.join(', ')})`);
+    return false;
+  };
+  const minReclaim = new Map<Signal, ThresholdValue>();
+  for (const [sig, raw] of Object.entries(s.evictionMinimumReclaim ?? {})) {
+    if (!checkSignal(sig, '--eviction-minimum-reclaim')) continue;
+    const v = parseThresholdValue(raw, `--eviction-minimum-reclaim ${sig}`, problems);
+    if (v !== undefined) minReclaim.set(sig, v);
+  }
+  const grace = new Map<Signal, number>();
+  for (const [sig, raw] of Object.entries(s.evictionSoftGracePeriod ?? {})) {
+    if (!checkSignal(sig, '--eviction-soft-grace-period')) continue;
+    try {
+      const ms = parseDurationMs(raw);
+      if (ms < 0) problems.push(`--eviction-soft-grace-period ${sig}: grace period must not be negative, got "${raw}"`);
+      else grace.set(sig, ms);
+    } catch {
+      problems.push(`--eviction-soft-grace-period ${sig}: invalid duration "${raw}" (accepted: a duration such as 30s or 1m30s)`);
+    }
+  }
+  const out: Threshold[] = [];
+  for (const [hard, map, flag] of [[true, s.evictionHard, '--eviction-hard'], [false, s.evictionSoft, '--eviction-soft']] as const) {
+    for (const [sig, raw] of Object.entries(map ?? {})) {
+      if (!checkSignal(sig, flag)) continue;
+      const value = parseThresholdValue(raw, `${flag} ${sig}`, problems);
+      if (value === undefined) continue;
+      // The reference ignores a hard threshold of 0 or 0% (it disables that signal).
+      if (hard && ('quantity' in value ? value.quantity === 0 : value.percentage === 0)) continue;
+      const g = grace.get(sig);
+      if (!hard && g === undefined) {
+        problems.push(`--eviction-soft ${sig}: a soft threshold needs a grace period in --eviction-soft-grace-period`);
+        continue;
+      }
+      const mr = minReclaim.get(sig);
+      out.push({ signal: sig, value, hard, gracePeriodMs: hard ? 0 : (g ?? 0), ...(mr !== undefined ? { minReclaim: mr } : {}) });
+    }
+  }
+  for (const sig of grace.keys()) {
+    if (s.evictionSoft?.[sig] === undefined) problems.push(`--eviction-soft-grace-period ${sig}: no soft threshold for this signal in --eviction-soft`);
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid eviction thresholds: ${problems.join('; ')}`, { problems });
+  return out;
+}
+
+/** The threshold's amount for a given capacity. */
+export function thresholdAmount(v: ThresholdValue, capacity: number): number {
+  return 'quantity' in v ? v.quantity : v.percentage * capacity;
+}

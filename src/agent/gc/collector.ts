@@ -1,0 +1,187 @@
+// Garbage collection: dead containers (per container, globally, after a minimum age), unused
+// images when the image file system is over the high threshold (down to the low one), and
+// rotation of container log files the agent writes itself (process://; Docker rotates its own).
+import { copyFile, rename, stat, truncate, unlink } from 'node:fs/promises';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { userMessage } from '../../common/util/errors.js';
+import { parseQuantity } from '../../common/util/values/quantity.js';
+import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
+
+export interface GcOptions {
+  runtime: ContainerRuntime;
+  images: ImageService;
+  /** Whether the pod is still wanted (its newest dead container instances are kept for status). */
+  isPodActive: (uid: string) => boolean;
+  /** Images that pods on this node reference. */
+  inUseImages: () => Set<string>;
+  /** Global cap of dead containers; negative disables. */
+  maxDeadContainers: number;
+  /** Dead instances kept per container; negative disables. */
+  maxDeadPerContainer: number;
+  minContainerAgeMs: number;
+  imageHighThresholdPercent: number;
+  imageLowThresholdPercent: number;
+  imageMinAgeMs: number;
+  /** A quantity such as 10Mi. */
+  containerLogMaxSize: string;
+  containerLogMaxFiles: number;
+  clock: Clock;
+  logger: Logger;
+  containerGcIntervalMs?: number;
+  imageGcIntervalMs?: number;
+  logRotateIntervalMs?: number;
+}
+
+export class GarbageCollector {
+  private readonly opts: GcOptions;
+  private readonly firstSeen = new Map<string, number>();
+  private loops: Promise<void>[] = [];
+
+  constructor(opts: GcOptions) {
+    this.opts = opts;
+  }
+
+  start(signal: AbortSignal): void {
+    this.loops.push(this.every(this.opts.containerGcIntervalMs ?? 60_000, signal, 'container', () => this.collectContainers()));
+    this.loops.push(this.every(this.opts.imageGcIntervalMs ?? 300_000, signal, 'image', () => this.collectImages()));
+    this.loops.push(this.every(this.opts.logRotateIntervalMs ?? 10_000, signal, 'log', () => this.rotateLogs()));
+  }
+
+  async stopped(): Promise<void> {
+    await Promise.all(this.loops);
+  }
+
+  private async every(ms: number, signal: AbortSignal, what: string, fn: () => Promise<unknown>): Promise<void> {
+    while (!signal.aborted) {
+      try {
+        await this.opts.clock.sleep(ms, signal);
+      } catch {
+        return;
+      }
+      try {
+        await fn();
+      } catch (err) {
+        this.opts.logger.warn({ err: userMessage(err) }, `${what} garbage collection failed; retrying next period`);
+      }
+    }
+  }
+
+  /** Removes dead containers beyond the limits; returns the ids removed. */
+  async collectContainers(): Promise<string[]> {
+    const { runtime, clock } = this.opts;
+    const now = clock.nowMs();
+    const all = await runtime.listContainers();
+    const removed: string[] = [];
+    const remove = async (c: RuntimeContainer): Promise<void> => {
+      try {
+        if (c.kind === 'sandbox') await runtime.removePodSandbox(c.id);
+        else await runtime.removeContainer(c.id);
+        removed.push(c.id);
+      } catch (err) {
+        this.opts.logger.warn({ id: c.id, err: userMessage(err) }, 'could not remove dead container');
+      }
+    };
+    const dead = all.filter((c) => c.kind !== 'sandbox' && c.state === 'exited' && now - (c.finishedAtMs ?? c.createdAtMs) >= this.opts.minContainerAgeMs);
+    const groups = new Map<string, RuntimeContainer[]>();
+    for (const c of dead) {
+      const k = `${c.podUid}/${c.kind}/${c.name}`;
+      groups.set(k, [...(groups.get(k) ?? []), c]);
+    }
+    const survivors: RuntimeContainer[] = [];
+    for (const list of groups.values()) {
+      list.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
+      const active = this.opts.isPodActive(list[0]?.podUid ?? '');
+      // the newest instance of an active pod's container carries its status: always kept
+      const newestOfAll = all.filter((c) => c.podUid === list[0]?.podUid && c.name === list[0]?.name && c.kind === list[0]?.kind).sort((a, b) => b.attempt - a.attempt)[0];
+      const keep = this.opts.maxDeadPerContainer < 0 ? list.length : this.opts.maxDeadPerContainer;
+      list.forEach((c, i) => {
+        if (active && c.id === newestOfAll?.id) survivors.push(c);
+        else if (!active || i >= keep) void 0;
+        else survivors.push(c);
+      });
+      for (const c of list) if (!survivors.includes(c)) await remove(c);
+    }
+    if (this.opts.maxDeadContainers >= 0 && survivors.length > this.opts.maxDeadContainers) {
+      const evictable = survivors
+        .filter((c) => {
+          const newest = all.filter((x) => x.podUid === c.podUid && x.name === c.name && x.kind === c.kind).sort((a, b) => b.attempt - a.attempt)[0];
+          return !(this.opts.isPodActive(c.podUid) && newest?.id === c.id);
+        })
+        .sort((a, b) => (a.finishedAtMs ?? a.createdAtMs) - (b.finishedAtMs ?? b.createdAtMs));
+      let excess = survivors.length - this.opts.maxDeadContainers;
+      for (const c of evictable) {
+        if (excess-- <= 0) break;
+        await remove(c);
+      }
+    }
+    // sandboxes: dead ones of gone pods, and older dead ones of active pods
+    for (const s of all.filter((c) => c.kind === 'sandbox' && c.state === 'exited')) {
+      const active = this.opts.isPodActive(s.podUid);
+      const newer = all.some((x) => x.kind === 'sandbox' && x.podUid === s.podUid && x.attempt > s.attempt);
+      const hasContainers = all.some((x) => x.kind !== 'sandbox' && x.podUid === s.podUid && !removed.includes(x.id) && x.sandboxId === s.id);
+      if ((!active || newer) && !hasContainers) await remove(s);
+    }
+    if (removed.length > 0) this.opts.logger.info({ removed: removed.length }, 'removed dead containers');
+    return removed;
+  }
+
+  /** Frees image space when usage is at or over the high threshold; returns the ids removed. */
+  async collectImages(): Promise<string[]> {
+    const { images, clock } = this.opts;
+    if (this.opts.imageHighThresholdPercent >= 100) return [];
+    const fs = await images.imageFsInfo();
+    if (fs === undefined || fs.capacityBytes <= 0) return [];
+    const list = await images.listImages();
+    const now = clock.nowMs();
+    for (const i of list) if (!this.firstSeen.has(i.id)) this.firstSeen.set(i.id, now);
+    const usage = (fs.usedBytes * 100) / fs.capacityBytes;
+    if (usage < this.opts.imageHighThresholdPercent) return [];
+    let toFree = fs.usedBytes - (fs.capacityBytes * this.opts.imageLowThresholdPercent) / 100;
+    const inUse = this.opts.inUseImages();
+    const containers = await this.opts.runtime.listContainers();
+    const usedIds = new Set(containers.map((c) => c.imageId).filter((x) => x !== ''));
+    const usedTags = new Set([...inUse, ...containers.map((c) => c.image)]);
+    const candidates = list
+      .filter((i) => !usedIds.has(i.id) && !i.tags.some((t) => usedTags.has(t)))
+      .filter((i) => now - (this.firstSeen.get(i.id) ?? now) >= this.opts.imageMinAgeMs)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs);
+    const removed: string[] = [];
+    for (const i of candidates) {
+      if (toFree <= 0) break;
+      try {
+        await images.removeImage(i.id);
+        removed.push(i.id);
+        toFree -= i.sizeBytes;
+      } catch (err) {
+        this.opts.logger.warn({ image: i.tags[0] ?? i.id, err: userMessage(err) }, 'could not remove image');
+      }
+    }
+    this.opts.logger.info({ usagePercent: Math.round(usage), removed: removed.length }, 'image garbage collection ran');
+    return removed;
+  }
+
+  /** Rotates log files over the size limit: copy to .1 (older ones shift), truncate in place. */
+  async rotateLogs(): Promise<number> {
+    const { runtime } = this.opts;
+    if (runtime.logPath === undefined) return 0;
+    const maxBytes = parseQuantity(this.opts.containerLogMaxSize).value;
+    const maxFiles = Math.max(2, this.opts.containerLogMaxFiles);
+    let rotated = 0;
+    const seen = new Set<string>();
+    for (const c of await runtime.listContainers()) {
+      const p = runtime.logPath(c.id);
+      if (p === undefined || p === '' || seen.has(p)) continue;
+      seen.add(p);
+      const st = await stat(p).catch(() => undefined);
+      if (!st || st.size <= maxBytes) continue;
+      await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
+      for (let i = maxFiles - 2; i >= 1; i--) await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
+      await copyFile(p, `${p}.1`);
+      // writers hold the file open in append mode: truncating keeps them writing at the start
+      await truncate(p, 0);
+      rotated++;
+    }
+    return rotated;
+  }
+}

@@ -1,0 +1,79 @@
+// Capacity and allocatable: cpu (cores), memory (bytes), pods (--max-pods, or --pods-per-core
+// times the cores when smaller) and ephemeral-storage (the root directory's file system);
+// allocatable is capacity less --system-reserved, --plat-reserved and the hard eviction
+// thresholds (memory.available for memory, nodefs.available for ephemeral-storage), never below 0.
+
+import { cpus, totalmem } from 'node:os';
+import { statfs } from 'node:fs/promises';
+import { parseQuantity } from '../../common/util/values/quantity.js';
+import { thresholdAmount, type Threshold } from '../eviction/thresholds.js';
+
+export interface MachineFacts {
+  cpuCores: number;
+  memoryBytes: number;
+  ephemeralStorageBytes: number;
+}
+
+export async function machineFacts(rootDir: string): Promise<MachineFacts> {
+  const st = await statfs(rootDir).catch(() => undefined);
+  return { cpuCores: cpus().length, memoryBytes: totalmem(), ephemeralStorageBytes: st === undefined ? 0 : st.blocks * st.bsize };
+}
+
+export interface ResourceSettings {
+  maxPods: number;
+  podsPerCore?: number;
+  systemReserved?: Readonly<Record<string, string>>;
+  platReserved?: Readonly<Record<string, string>>;
+  hardThresholds?: readonly Threshold[];
+}
+
+/** Quantities in the reference's canonical spelling for what the agent reports. */
+function cpuQuantity(cores: number): string {
+  const milli = Math.round(cores * 1000);
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
+
+function bytesQuantity(bytes: number): string {
+  const b = Math.max(0, Math.floor(bytes));
+  if (b !== 0 && b % 1024 === 0) return `${b / 1024}Ki`;
+  return String(b);
+}
+
+function reservedAmount(maps: readonly (Readonly<Record<string, string>> | undefined)[], resource: string): number {
+  let sum = 0;
+  for (const m of maps) {
+    const v = m?.[resource];
+    if (v !== undefined) sum += parseQuantity(v).value;
+  }
+  return sum;
+}
+
+export interface NodeResources {
+  capacity: Record<string, string>;
+  allocatable: Record<string, string>;
+}
+
+export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeResources {
+  let pods = s.maxPods;
+  if (s.podsPerCore !== undefined && s.podsPerCore > 0) pods = Math.min(pods, s.podsPerCore * facts.cpuCores);
+  const reserved = [s.systemReserved, s.platReserved];
+  const hard = (signal: string, capacity: number): number =>
+    (s.hardThresholds ?? []).filter((t) => t.hard && t.signal === signal).reduce((acc, t) => acc + thresholdAmount(t.value, capacity), 0);
+  const cpuAlloc = facts.cpuCores - reservedAmount(reserved, 'cpu');
+  const memAlloc = facts.memoryBytes - reservedAmount(reserved, 'memory') - hard('memory.available', facts.memoryBytes);
+  const storageAlloc = facts.ephemeralStorageBytes - reservedAmount(reserved, 'ephemeral-storage') - hard('nodefs.available', facts.ephemeralStorageBytes);
+  return {
+    capacity: {
+      cpu: cpuQuantity(facts.cpuCores),
+      memory: bytesQuantity(facts.memoryBytes),
+      pods: String(pods),
+      'ephemeral-storage': bytesQuantity(facts.ephemeralStorageBytes),
+    },
+    allocatable: {
+      cpu: cpuQuantity(Math.max(0, cpuAlloc)),
+      memory: bytesQuantity(memAlloc),
+      pods: String(pods),
+      'ephemeral-storage': bytesQuantity(storageAlloc),
+    },
+  };
+}

@@ -1,0 +1,46 @@
+// Node labels at registration: the defaults ({domain}/hostname, /os, /arch and the legacy
+// beta.{domain}/os, /arch) and --node-labels, whose keys in the {domain} namespace are limited to
+// the reference's allowed prefixes and set.
+
+import { ConfigError } from '../../common/util/errors.js';
+import { labelValueErrors, qualifiedNameErrors } from '../../common/util/values/labels.js';
+import { allowedNodeLabels, forbiddenNodeLabels } from '../config/validate-flags.js';
+
+/** Node's process.arch / platform in the reference's GOARCH / GOOS spelling. */
+export function goArch(arch: string = process.arch): string {
+  return ({ x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' } as Record<string, string>)[arch] ?? arch;
+}
+
+export function goOs(platform: string = process.platform): string {
+  return platform === 'win32' ? 'windows' : platform;
+}
+
+export function defaultNodeLabels(domain: string, nodeName: string, os = goOs(), arch = goArch()): Record<string, string> {
+  return {
+    [`${domain}/hostname`]: nodeName,
+    [`${domain}/os`]: os,
+    [`${domain}/arch`]: arch,
+    [`beta.${domain}/os`]: os,
+    [`beta.${domain}/arch`]: arch,
+  };
+}
+
+/** Validates --node-labels; throws one ConfigError listing every problem. */
+export function validateNodeLabels(labels: Readonly<Record<string, string>>, domain: string): void {
+  const problems: string[] = [];
+  for (const [k, v] of Object.entries(labels)) {
+    for (const e of qualifiedNameErrors(k)) problems.push(`invalid label key "${k}": ${e}`);
+    for (const e of labelValueErrors(v)) problems.push(`invalid label value "${v}" of "${k}": ${e}`);
+  }
+  const unknown = forbiddenNodeLabels(labels, domain);
+  if (unknown.length > 0) {
+    problems.push(`unknown '${domain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes platlet.${domain}/ and node.${domain}/ and the labels ${[...allowedNodeLabels(domain)].join(', ')}`);
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('; '), { flag: '--node-labels', problems });
+}
+
+/** The labels a node registers with: defaults, overwritten by --node-labels. */
+export function registrationLabels(domain: string, nodeName: string, nodeLabels: Readonly<Record<string, string>>): Record<string, string> {
+  validateNodeLabels(nodeLabels, domain);
+  return { ...defaultNodeLabels(domain, nodeName), ...nodeLabels };
+}

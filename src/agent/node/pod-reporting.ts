@@ -1,0 +1,96 @@
+// What the node part reports about pods without the workers calling it: lifecycle events derived
+// from status changes, image pull events, and the pod start latency. Pods the workers reached
+// before this is set up are reported as if just seen; pods adopted after an agent restart (their
+// start time is older than this process) were reported by the previous process and are not.
+
+import type { Histogram } from 'prom-client';
+import type { Clock } from '../../common/util/clock.js';
+import type { Pod, PodStatus } from '../pod/types.js';
+import { reportImagePulls, type PullingImages } from './events/image-events.js';
+import { derivePodEvents, podRef, type PodStatusLike } from './events/pod-events.js';
+import type { EventType, ObjectReference } from './events/types.js';
+
+export interface PodReportingOptions {
+  statuses: {
+    entriesList(): { pod: Pod; status: PodStatus }[];
+    onChange(listener: (pod: Pod, status: PodStatus) => void): void;
+    status(uid: string): PodStatus | undefined;
+  };
+  pods: { desiredPods(): Pod[] };
+  images: PullingImages;
+  /** Container exits from the runtime (a pod no longer wanted is being stopped: Killing). */
+  containerEvents?: (listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void) => void;
+  events: { event(obj: ObjectReference, type: EventType, reason: string, message: string): void };
+  podStartDuration: Histogram;
+  clock: Clock;
+  /** When this process started (ms since the epoch). */
+  processStartMs: number;
+}
+
+const MAX_TRACKED = 10_000;
+
+function startOf(status: PodStatus): number {
+  return status.startTime === undefined ? Number.NaN : Date.parse(status.startTime);
+}
+
+export function reportPods(o: PodReportingOptions): void {
+  const lastStatus = new Map<string, PodStatusLike>();
+  const known = new Map<string, Pod>();
+  const measured = new Set<string>();
+  const ownPod = (status: PodStatus): boolean => startOf(status) >= o.processStartMs - 1000;
+
+  // Pod start latency: from status.startTime (when the agent took the pod on) to when its
+  // containers were all running (the latest running container's startedAt).
+  const measureStart = (uid: string, status: PodStatus): void => {
+    if (status.phase !== 'Running' || measured.has(uid) || !ownPod(status)) return;
+    const started = status.containerStatuses.map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN)).filter((n) => !Number.isNaN(n));
+    const runningAt = started.length > 0 ? Math.max(...started) : o.clock.nowMs();
+    if (measured.size >= MAX_TRACKED) measured.clear();
+    measured.add(uid);
+    o.podStartDuration.observe(Math.max(0, runningAt - startOf(status)) / 1000);
+  };
+
+  const onStatus = (pod: Pod, status: PodStatus): void => {
+    measureStart(pod.metadata.uid, status);
+    const s = status as unknown as PodStatusLike;
+    const prev = lastStatus.get(pod.metadata.uid);
+    if (prev !== undefined || ownPod(status)) {
+      for (const e of derivePodEvents(prev, s)) o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
+    }
+    if (prev === undefined && lastStatus.size >= MAX_TRACKED) {
+      lastStatus.clear();
+      known.clear();
+    }
+    lastStatus.set(pod.metadata.uid, s);
+    known.set(pod.metadata.uid, pod);
+  };
+  for (const e of o.statuses.entriesList()) onStatus(e.pod, e.status);
+  o.statuses.onChange(onStatus);
+
+  // A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
+  // purpose (Killing).
+  // The pod's last reported status names the container and the pod.
+  o.containerEvents?.((e) => {
+    if (e.type !== 'exited') return;
+    const pod = known.get(e.podUid);
+    if (pod === undefined) return;
+    const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
+    if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
+    const last = lastStatus.get(e.podUid);
+    const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID !== undefined && x.containerID.endsWith(`://${e.containerId}`));
+    if (c === undefined) return;
+    o.events.event({ ...podRef(pod), fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`);
+  });
+
+  reportImagePulls({
+    images: o.images,
+    clock: o.clock,
+    events: o.events,
+    waitingFor: (image) =>
+      o.pods.desiredPods().flatMap((pod) => {
+        const status = o.statuses.status(pod.metadata.uid);
+        const running = new Set([...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].filter((c) => c.state.running !== undefined).map((c) => c.name));
+        return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].filter((c) => c.image === image && !running.has(c.name)).map((c) => ({ ref: podRef(pod), container: c.name }));
+      }),
+  });
+}

@@ -1,0 +1,142 @@
+// Node status: computed every --node-status-update-frequency (capacity and allocatable, the four
+// conditions, addresses, nodeInfo, images) and sent to the API server when it changed or at least
+// every 5 minutes. Sending never blocks anything else: only the latest status waits to be sent
+// (an older unsent one is superseded and counted as dropped) and a failed send is retried at the
+// next tick. Ready/NotReady and pressure transitions are reported as node events.
+
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import { userMessage } from '../../common/util/errors.js';
+import { computeConditions, conditionsChanged, type ConditionInputs } from './conditions.js';
+import type { NodeResources } from './capacity.js';
+import type { ContainerImage, Node, NodeAddress, NodeApi, NodeCondition, NodeStatus, NodeSystemInfo } from './types.js';
+
+export const STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
+
+export interface NodeEventSink {
+  event(obj: { kind: string; name: string; uid?: string; namespace?: string }, type: 'Normal' | 'Warning', reason: string, message: string): void;
+}
+
+export interface NodeStatusSources {
+  resources(): Promise<NodeResources>;
+  addresses(): NodeAddress[];
+  nodeInfo(): Promise<NodeSystemInfo>;
+  /** Images on the node (any order); empty when unknown. */
+  images?(): Promise<ContainerImage[]>;
+  /** Pressure conditions (from the eviction manager). */
+  pressure(): { memory: boolean; disk: boolean; pid: boolean };
+  /** Why the node is not ready (runtime down ...); empty when ready. */
+  notReadyReasons?(): readonly string[] | Promise<readonly string[]>;
+}
+
+export interface NodeStatusManagerOptions {
+  api: NodeApi;
+  clock: Clock;
+  logger: Logger;
+  nodeName: string;
+  sources: NodeStatusSources;
+  /** --node-status-update-frequency. */
+  updateFrequencyMs: number;
+  /** --node-status-max-images; -1 means no cap. */
+  maxImages: number;
+  /** --port, reported as daemonEndpoints.kubeletEndpoint.Port. */
+  daemonPort: number;
+  events?: NodeEventSink;
+}
+
+export function topImages(images: readonly ContainerImage[], max: number): ContainerImage[] {
+  const sorted = [...images].sort((a, b) => b.sizeBytes - a.sizeBytes);
+  return max < 0 ? sorted : sorted.slice(0, max);
+}
+
+export class NodeStatusManager {
+  private lastSent: { status: NodeStatus; atMs: number } | undefined;
+  private conditions: NodeCondition[] | undefined;
+  private pending: NodeStatus | undefined;
+  /** Status updates superseded before they could be sent (API server unreachable). */
+  dropped = 0;
+  sent = 0;
+  failures = 0;
+
+  constructor(private readonly o: NodeStatusManagerOptions) {}
+
+  /** The full status as of now (also the initial status at registration). */
+  async computeStatus(): Promise<NodeStatus> {
+    const s = this.o.sources;
+    const p = s.pressure();
+    const inputs: ConditionInputs = { memoryPressure: p.memory, diskPressure: p.disk, pidPressure: p.pid, notReadyReasons: (await s.notReadyReasons?.()) ?? [] };
+    const conditions = computeConditions(this.conditions, inputs, this.o.clock.now());
+    this.reportTransitions(this.conditions, conditions);
+    this.conditions = conditions;
+    const resources = await s.resources();
+    return {
+      capacity: resources.capacity,
+      allocatable: resources.allocatable,
+      conditions,
+      addresses: s.addresses(),
+      daemonEndpoints: { kubeletEndpoint: { Port: this.o.daemonPort } },
+      nodeInfo: await s.nodeInfo(),
+      images: topImages((await s.images?.()) ?? [], this.o.maxImages),
+    };
+  }
+
+  /** One tick: compute, and send when changed or due. Never throws. */
+  async tick(signal?: AbortSignal): Promise<void> {
+    let status: NodeStatus;
+    try {
+      status = await this.computeStatus();
+    } catch (err) {
+      this.o.logger.error({ err: userMessage(err) }, 'cannot compute the node status; retrying at the next update');
+      return;
+    }
+    const now = this.o.clock.nowMs();
+    const due = this.lastSent === undefined || now - this.lastSent.atMs >= STATUS_REPORT_FREQUENCY_MS || this.changed(this.lastSent.status, status);
+    if (!due && this.pending === undefined) return;
+    if (this.pending !== undefined) this.dropped++;
+    this.pending = status;
+    try {
+      await this.o.api.patchStatus(this.o.nodeName, { status }, signal);
+      this.lastSent = { status, atMs: now };
+      this.pending = undefined;
+      this.sent++;
+    } catch (err) {
+      this.failures++;
+      this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), droppedSoFar: this.dropped }, 'error updating node status, will retry at the next update');
+    }
+  }
+
+  /** Runs until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.tick(signal);
+      await this.o.clock.sleep(this.o.updateFrequencyMs, signal).catch(() => undefined);
+    }
+  }
+
+  /** The node object to register (status included). */
+  async nodeForRegistration(base: Omit<Node, 'status'>): Promise<Node> {
+    return { ...base, status: await this.computeStatus() };
+  }
+
+  private changed(a: NodeStatus, b: NodeStatus): boolean {
+    if (conditionsChanged(a.conditions, b.conditions)) return true;
+    const strip = (s: NodeStatus): string => JSON.stringify({ ...s, conditions: undefined });
+    return strip(a) !== strip(b);
+  }
+
+  private reportTransitions(prev: readonly NodeCondition[] | undefined, next: readonly NodeCondition[]): void {
+    const ev = this.o.events;
+    if (ev === undefined) return;
+    const ref = { kind: 'Node', name: this.o.nodeName, uid: this.o.nodeName };
+    for (const c of next) {
+      const p = prev?.find((x) => x.type === c.type);
+      if (p !== undefined && p.status === c.status) continue;
+      if (c.type === 'Ready') {
+        const reason = c.status === 'True' ? 'NodeReady' : 'NodeNotReady';
+        ev.event(ref, 'Normal', reason, `Node ${this.o.nodeName} status is now: ${reason}`);
+      } else {
+        ev.event(ref, 'Normal', c.reason, `Node ${this.o.nodeName} status is now: ${c.reason}`);
+      }
+    }
+  }
+}

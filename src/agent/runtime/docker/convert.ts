@@ -1,0 +1,125 @@
+// Pod and container specs to Docker Engine API create bodies (API 1.41).
+import type { ContainerCreateOptions } from 'dockerode';
+import type { Container, Pod } from '../../pod/types.js';
+import { parseQuantity } from '../../../common/util/values/quantity.js';
+import { LABELS } from '../types.js';
+import { containerEnv, expandedCommand } from '../../pod/expand.js';
+
+export function podLabels(pod: Pod, nodeName?: string): Record<string, string> {
+  return {
+    [LABELS.managed]: 'true',
+    ...(nodeName !== undefined ? { [LABELS.node]: nodeName } : {}),
+    [LABELS.podUid]: pod.metadata.uid,
+    [LABELS.podName]: pod.metadata.name,
+    [LABELS.podNamespace]: pod.metadata.namespace,
+    [LABELS.grace]: String(pod.spec.terminationGracePeriodSeconds ?? 30),
+  };
+}
+
+function dockerName(parts: string[]): string {
+  return parts.join('_').replace(/[^a-zA-Z0-9_.-]/g, '-');
+}
+
+export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, logOpts: Record<string, string>, nodeName?: string): ContainerCreateOptions {
+  const exposed: Record<string, object> = {};
+  const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
+  if (!pod.spec.hostNetwork) {
+    for (const c of pod.spec.containers) {
+      for (const p of c.ports ?? []) {
+        if (p.hostPort === undefined) continue;
+        const key = `${p.containerPort}/${(p.protocol ?? 'TCP').toLowerCase()}`;
+        exposed[key] = {};
+        // publish on loopback unless the manifest names a host address
+        (bindings[key] ??= []).push({ HostIp: p.hostIP ?? '127.0.0.1', HostPort: String(p.hostPort) });
+      }
+    }
+  }
+  return {
+    name: dockerName(['nodeagent', 'POD', pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(attempt)]),
+    Image: image,
+    Cmd: ['sleep', '2147483647'],
+    Hostname: pod.spec.hostNetwork ? undefined : pod.metadata.name.slice(0, 63),
+    Labels: { ...podLabels(pod, nodeName), [LABELS.kind]: 'sandbox', [LABELS.attempt]: String(attempt), [LABELS.containerName]: '' },
+    ExposedPorts: exposed,
+    HostConfig: {
+      Init: true,
+      NetworkMode: pod.spec.hostNetwork ? 'host' : 'bridge',
+      PortBindings: bindings,
+      LogConfig: { Type: 'json-file', Config: logOpts },
+    },
+  };
+}
+
+function bytesOf(q: string | undefined): number | undefined {
+  if (q === undefined) return undefined;
+  return Math.round(parseQuantity(q).value);
+}
+
+export function containerCreateOptions(opts: {
+  pod: Pod;
+  container: Container;
+  kind: 'init' | 'app';
+  attempt: number;
+  specHash: string;
+  sandboxId: string;
+  volumePaths: Record<string, string>;
+  logOpts: Record<string, string>;
+  nodeName?: string;
+}): ContainerCreateOptions {
+  const { pod, container: c } = opts;
+  const limits = c.resources?.limits;
+  const requests = c.resources?.requests;
+  const memory = bytesOf(limits?.memory);
+  const cpuLimit = limits?.cpu !== undefined ? parseQuantity(limits.cpu).value : undefined;
+  const cpuRequest = requests?.cpu !== undefined ? parseQuantity(requests.cpu).value : undefined;
+  const sc = c.securityContext;
+  const binds = (c.volumeMounts ?? []).map((m) => {
+    const host = opts.volumePaths[m.name] ?? '';
+    const src = m.subPath ? `${host}/${m.subPath}` : host;
+    return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
+  });
+  const cmd = expandedCommand(c);
+  const netMode = pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`;
+  return {
+    name: dockerName(['nodeagent', c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(opts.attempt)]),
+    Image: c.image ?? '',
+    ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
+    ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
+    Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
+    ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
+    ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
+    Labels: {
+      ...podLabels(pod, opts.nodeName),
+      [LABELS.kind]: opts.kind,
+      [LABELS.containerName]: c.name,
+      [LABELS.attempt]: String(opts.attempt),
+      [LABELS.specHash]: opts.specHash,
+      [LABELS.sandboxId]: opts.sandboxId,
+    },
+    HostConfig: {
+      Init: true,
+      NetworkMode: netMode,
+      Binds: binds,
+      ...(memory !== undefined ? { Memory: memory } : {}),
+      ...(cpuLimit !== undefined ? { NanoCpus: Math.round(cpuLimit * 1e9) } : {}),
+      ...(cpuRequest !== undefined ? { CpuShares: Math.max(2, Math.round(cpuRequest * 1024)) } : {}),
+      ...(sc?.privileged ? { Privileged: true } : {}),
+      ...(sc?.readOnlyRootFilesystem ? { ReadonlyRootfs: true } : {}),
+      LogConfig: { Type: 'json-file', Config: opts.logOpts },
+    },
+  };
+}
+
+/** Docker's stream framing for non-TTY logs and exec output: 8-byte headers before each chunk. */
+export function demuxDockerStream(buf: Buffer): string {
+  let out = '';
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const type = buf[i];
+    const size = buf.readUInt32BE(i + 4);
+    if (type === undefined || type > 2 || buf[i + 1] !== 0) return buf.toString('utf8');
+    out += buf.subarray(i + 8, i + 8 + size).toString('utf8');
+    i += 8 + size;
+  }
+  return out;
+}

@@ -1,0 +1,410 @@
+// The Docker runtime: a pod is a sandbox container (holding the network namespace, publishing
+// host ports on 127.0.0.1) plus app containers joining it. Labels carry pod and container
+// identity, so a restarted agent rebuilds everything from the engine and leaves healthy
+// containers running. Engine API version 1.41 at most; HostConfig.Init=true everywhere.
+import Docker from 'dockerode';
+import type { Clock } from '../../../common/util/clock.js';
+import type { Logger } from '../../../common/log/types.js';
+import { RuntimeError, userMessage } from '../../../common/util/errors.js';
+import { TokenBucket, type RateLimiter } from '../../client/rate-limiter.js';
+import { parseQuantity } from '../../../common/util/values/quantity.js';
+import {
+  ImagePullError,
+  LABELS,
+  type ContainerConfig,
+  type ContainerEventListener,
+  type ContainerRuntime,
+  type ContainerStats,
+  type ExecResult,
+  type ImageInfo,
+  type ImageService,
+  type RuntimeContainer,
+  type RuntimeVersion,
+  type SandboxConfig,
+} from '../types.js';
+import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
+
+export const DOCKER_API_VERSION = 'v1.41';
+
+export interface DockerRuntimeOptions {
+  endpoint: string;
+  imageEndpoint?: string;
+  requestTimeoutMs: number;
+  serializeImagePulls: boolean;
+  registryPullQPS: number;
+  registryBurst: number;
+  rootDir: string;
+  logger: Logger;
+  clock: Clock;
+  /** Image of the sandbox container. Default busybox:local (no registry is needed). */
+  sandboxImage?: string;
+  containerLogMaxSize?: string;
+  containerLogMaxFiles?: number;
+  /** Labels containers with the node and sees only that node's containers. */
+  nodeName?: string;
+}
+
+export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
+  const base = { version: DOCKER_API_VERSION, ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeout: timeoutMs } : {}) };
+  if (endpoint.startsWith('unix://')) return new Docker({ ...base, socketPath: endpoint.slice('unix://'.length) });
+  if (endpoint.startsWith('tcp://')) {
+    const u = new URL(endpoint.replace(/^tcp:/, 'http:'));
+    return new Docker({ ...base, host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
+  }
+  throw new RuntimeError(`unsupported Docker endpoint ${endpoint}: use unix:///path or tcp://host:port`);
+}
+
+function statusCode(err: unknown): number | undefined {
+  const s = (err as { statusCode?: unknown } | null)?.statusCode;
+  return typeof s === 'number' ? s : undefined;
+}
+
+function parseTime(s: string | undefined): number | undefined {
+  if (s === undefined || s.startsWith('0001-')) return undefined;
+  const t = Date.parse(s);
+  return Number.isFinite(t) ? t : undefined;
+}
+
+export class DockerRuntime implements ContainerRuntime, ImageService {
+  readonly type = 'docker' as const;
+  readonly docker: Docker;
+  private readonly imageDocker: Docker;
+  private readonly opts: DockerRuntimeOptions;
+  private readonly listeners: ContainerEventListener[] = [];
+  private readonly limiter: RateLimiter | undefined;
+  private pullChain: Promise<unknown> = Promise.resolve();
+  private readonly events = new AbortController();
+  private eventsLoop: Promise<void> | undefined;
+  private readonly logOpts: Record<string, string>;
+  private sandboxImageReady = false;
+
+  constructor(opts: DockerRuntimeOptions) {
+    this.opts = opts;
+    this.docker = dockerFromEndpoint(opts.endpoint, opts.requestTimeoutMs);
+    // pulls are exempt from the request timeout
+    this.imageDocker = dockerFromEndpoint(opts.imageEndpoint ?? opts.endpoint);
+    this.limiter = opts.registryPullQPS > 0 ? new TokenBucket({ qps: opts.registryPullQPS, burst: Math.max(1, opts.registryBurst), clock: opts.clock }) : undefined;
+    const maxSize = opts.containerLogMaxSize ?? '10Mi';
+    this.logOpts = { 'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))), 'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)) };
+  }
+
+  private ownLabels(): string[] {
+    const l = [`${LABELS.managed}=true`];
+    if (this.opts.nodeName !== undefined) l.push(`${LABELS.node}=${this.opts.nodeName}`);
+    return l;
+  }
+
+  private wrap(what: string, err: unknown): RuntimeError {
+    return new RuntimeError(`docker: ${what}: ${userMessage(err)}`, { cause: err });
+  }
+
+  async version(): Promise<RuntimeVersion> {
+    try {
+      const v = await this.docker.version();
+      this.eventsLoop ??= this.watchEvents();
+      return { runtimeName: 'docker', runtimeVersion: v.Version, runtimeApiVersion: v.ApiVersion };
+    } catch (err) {
+      throw this.wrap(`engine at ${this.opts.endpoint} is not answering`, err);
+    }
+  }
+
+  /** Follows the engine's container events; reconnects with back-off when the engine restarts. */
+  private async watchEvents(): Promise<void> {
+    const signal = this.events.signal;
+    let delay = 500;
+    while (!signal.aborted) {
+      try {
+        const stream = (await this.docker.getEvents({
+          filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
+          abortSignal: signal,
+        } as unknown as Docker.GetEventsOptions)) as NodeJS.ReadableStream;
+        delay = 500;
+        let buf = '';
+        for await (const chunk of stream) {
+          buf += chunk.toString();
+          let nl;
+          while ((nl = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, nl);
+            buf = buf.slice(nl + 1);
+            if (line.trim() === '') continue;
+            try {
+              const e = JSON.parse(line) as { status?: string; id?: string; Actor?: { Attributes?: Record<string, string> } };
+              const uid = e.Actor?.Attributes?.[LABELS.podUid];
+              if (uid && e.id) for (const l of this.listeners) l({ podUid: uid, containerId: e.id, type: e.status === 'die' ? 'exited' : 'started' });
+            } catch {
+              // partial or foreign line
+            }
+          }
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        this.opts.logger.warn({ err: userMessage(err), retryInMs: delay }, 'docker: event stream lost; reconnecting');
+      }
+      try {
+        await this.opts.clock.sleep(delay, signal);
+      } catch {
+        return;
+      }
+      delay = Math.min(delay * 2, 10_000);
+    }
+  }
+
+  async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    const image = this.opts.sandboxImage ?? 'busybox:local';
+    if (!this.sandboxImageReady) {
+      await this.ensureImage(image, 'IfNotPresent');
+      this.sandboxImageReady = true;
+    }
+    try {
+      const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName));
+      await c.start();
+      return c.id;
+    } catch (err) {
+      throw this.wrap(`could not start the sandbox of pod ${cfg.pod.metadata.name}`, err);
+    }
+  }
+
+  async stopPodSandbox(id: string, graceSeconds: number): Promise<void> {
+    await this.stopContainer(id, Math.min(graceSeconds, 10));
+  }
+
+  async removePodSandbox(id: string): Promise<void> {
+    await this.removeContainer(id);
+  }
+
+  async createContainer(cfg: ContainerConfig): Promise<string> {
+    try {
+      const c = await this.docker.createContainer(
+        containerCreateOptions({ ...cfg, logOpts: this.logOpts, ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}) }),
+      );
+      return c.id;
+    } catch (err) {
+      throw this.wrap(`could not create container ${cfg.container.name}`, err);
+    }
+  }
+
+  async startContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).start();
+    } catch (err) {
+      if (statusCode(err) === 304) return;
+      throw this.wrap(`could not start container ${id.slice(0, 12)}`, err);
+    }
+  }
+
+  async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    try {
+      await this.docker.getContainer(id).stop({ t: Math.max(0, Math.round(graceSeconds)) });
+    } catch (err) {
+      const s = statusCode(err);
+      if (s === 304 || s === 404) return;
+      throw this.wrap(`could not stop container ${id.slice(0, 12)}`, err);
+    }
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).remove({ force: true, v: true });
+    } catch (err) {
+      const s = statusCode(err);
+      if (s === 404) return;
+      if (s === 409) return; // removal already in progress
+      throw this.wrap(`could not remove container ${id.slice(0, 12)}`, err);
+    }
+  }
+
+  async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
+    const labels = this.ownLabels();
+    if (filter?.podUid !== undefined) labels.push(`${LABELS.podUid}=${filter.podUid}`);
+    let list: Docker.ContainerInfo[];
+    try {
+      list = await this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
+    } catch (err) {
+      throw this.wrap('could not list containers', err);
+    }
+    const detailed = filter?.podUid !== undefined;
+    const out = await Promise.all(list.map((c) => this.toRuntimeContainer(c, detailed)));
+    return out.filter((c): c is RuntimeContainer => c !== undefined);
+  }
+
+  private async toRuntimeContainer(c: Docker.ContainerInfo, detailed: boolean): Promise<RuntimeContainer | undefined> {
+    const l = c.Labels;
+    const kind = l[LABELS.kind];
+    if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app') return undefined;
+    const state = c.State === 'running' ? 'running' : c.State === 'created' ? 'created' : c.State === 'exited' || c.State === 'dead' ? 'exited' : c.State === 'paused' || c.State === 'restarting' ? 'running' : 'unknown';
+    const base: RuntimeContainer = {
+      id: c.Id,
+      podUid: l[LABELS.podUid] ?? '',
+      podName: l[LABELS.podName] ?? '',
+      podNamespace: l[LABELS.podNamespace] ?? '',
+      name: l[LABELS.containerName] ?? '',
+      kind,
+      attempt: Number(l[LABELS.attempt] ?? 0),
+      specHash: l[LABELS.specHash] ?? '',
+      image: c.Image,
+      imageId: c.ImageID,
+      state,
+      createdAtMs: c.Created * 1000,
+      ...(l[LABELS.sandboxId] !== undefined ? { sandboxId: l[LABELS.sandboxId] } : {}),
+    };
+    const m = /Exited \((-?\d+)\)/.exec(c.Status);
+    if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
+    if (kind === 'sandbox') {
+      const nets = c.NetworkSettings?.Networks ?? {};
+      const ip = Object.values(nets).map((n) => n.IPAddress).find((x) => x !== '');
+      if (ip) base.ip = ip;
+    }
+    if (!detailed || kind === 'sandbox') return base;
+    try {
+      const info = await this.docker.getContainer(c.Id).inspect();
+      const started = parseTime(info.State.StartedAt);
+      const finished = parseTime(info.State.FinishedAt);
+      if (started !== undefined) base.startedAtMs = started;
+      if (finished !== undefined && state === 'exited') base.finishedAtMs = finished;
+      const created = parseTime(info.Created);
+      if (created !== undefined) base.createdAtMs = created;
+      if (state === 'exited') {
+        base.exitCode = info.State.ExitCode;
+        base.reason = info.State.OOMKilled ? 'OOMKilled' : info.State.ExitCode === 0 ? 'Completed' : 'Error';
+        if (started === undefined) base.reason = 'ContainerCannotRun';
+      }
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw this.wrap(`could not inspect container ${c.Id.slice(0, 12)}`, err);
+    }
+    return base;
+  }
+
+  async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
+    try {
+      const buf = (await this.docker.getContainer(id).logs({
+        stdout: true,
+        stderr: true,
+        follow: false,
+        ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
+      })) as unknown as Buffer;
+      return demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)));
+    } catch (err) {
+      throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
+    }
+  }
+
+  async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
+    const container = this.docker.getContainer(id);
+    const exec = await container.exec({ Cmd: [...command], AttachStdout: true, AttachStderr: true });
+    const stream = await exec.start({ hijack: true, stdin: false });
+    const chunks: Buffer[] = [];
+    const done = new Promise<void>((resolve) => {
+      stream.on('data', (b: Buffer) => chunks.push(b));
+      stream.on('end', () => resolve());
+      stream.on('close', () => resolve());
+      stream.on('error', () => resolve());
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      done.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (timedOut) {
+      stream.destroy();
+      return { exitCode: 124, output: `timed out after ${timeoutMs} ms` };
+    }
+    const info = await exec.inspect();
+    return { exitCode: info.ExitCode ?? 1, output: demuxDockerStream(Buffer.concat(chunks)) };
+  }
+
+  async stats(id: string): Promise<ContainerStats | undefined> {
+    try {
+      const s = (await this.docker.getContainer(id).stats({ stream: false })) as unknown as {
+        memory_stats?: { usage?: number; stats?: { rss?: number; inactive_file?: number } };
+        cpu_stats?: { cpu_usage?: { total_usage?: number } };
+      };
+      const usage = s.memory_stats?.usage ?? 0;
+      const out: ContainerStats = {
+        memoryWorkingSetBytes: Math.max(0, usage - (s.memory_stats?.stats?.inactive_file ?? 0)),
+      };
+      if (s.memory_stats?.stats?.rss !== undefined) out.memoryRssBytes = s.memory_stats.stats.rss;
+      if (s.cpu_stats?.cpu_usage?.total_usage !== undefined) out.cpuUsageCoreNanoSeconds = s.cpu_stats.cpu_usage.total_usage;
+      return out;
+    } catch {
+      return undefined;
+    }
+  }
+
+  onEvent(listener: ContainerEventListener): void {
+    this.listeners.push(listener);
+  }
+
+  async close(): Promise<void> {
+    this.events.abort();
+    await this.eventsLoop;
+  }
+
+  // ---- image service ----
+  private async imageId(image: string): Promise<string | undefined> {
+    try {
+      const info = await this.imageDocker.getImage(image).inspect();
+      return info.Id;
+    } catch (err) {
+      if (statusCode(err) === 404) return undefined;
+      throw this.wrap(`could not inspect image ${image}`, err);
+    }
+  }
+
+  private async pull(image: string): Promise<void> {
+    const run = async (): Promise<void> => {
+      await this.limiter?.acquire();
+      const stream = (await this.imageDocker.pull(image)) as NodeJS.ReadableStream;
+      await new Promise<void>((resolve, reject) => {
+        this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
+      });
+    };
+    if (!this.opts.serializeImagePulls) return run();
+    const p = this.pullChain.then(run, run);
+    this.pullChain = p.catch(() => undefined);
+    return p;
+  }
+
+  async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
+    if (policy !== 'Always') {
+      const id = await this.imageId(image);
+      if (id !== undefined) return id;
+      if (policy === 'Never') {
+        throw new ImagePullError('ErrImageNeverPull', `Container image "${image}" is not present with pull policy of Never`);
+      }
+    }
+    try {
+      await this.pull(image);
+    } catch (err) {
+      throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": ${userMessage(err)}`, { cause: err });
+    }
+    const id = await this.imageId(image);
+    if (id === undefined) throw new ImagePullError('ErrImagePull', `image "${image}" is missing after pulling it`);
+    return id;
+  }
+
+  async listImages(): Promise<ImageInfo[]> {
+    const list = await this.imageDocker.listImages();
+    return list.map((i) => ({ id: i.Id, tags: i.RepoTags ?? [], sizeBytes: i.Size, createdAtMs: i.Created * 1000 }));
+  }
+
+  async removeImage(id: string): Promise<void> {
+    await this.imageDocker.getImage(id).remove();
+  }
+
+  async imageFsInfo(): Promise<{ capacityBytes: number; usedBytes: number } | undefined> {
+    try {
+      const info = (await this.imageDocker.info()) as { DockerRootDir?: string };
+      const root = info.DockerRootDir ?? '/var/lib/docker';
+      const { statfs } = await import('node:fs/promises');
+      const s = await statfs(root);
+      const capacityBytes = s.blocks * s.bsize;
+      return { capacityBytes, usedBytes: capacityBytes - s.bavail * s.bsize };
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// Chooses the runtime from --container-runtime-endpoint: `process://` runs host processes,
+// `unix://` and `tcp://` talk to a Docker engine (loaded lazily, so process:// never pays for it).
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { ConfigError, userMessage } from '../../common/util/errors.js';
+import type { ContainerRuntime, ImageService } from './types.js';
+
+export interface RuntimeFactoryOptions {
+  endpoint: string;
+  imageEndpoint: string;
+  rootDir: string;
+  requestTimeoutMs: number;
+  serializeImagePulls: boolean;
+  registryPullQPS: number;
+  registryBurst: number;
+  /** Docker's json-file log rotation (process:// logs are rotated by the GC). */
+  containerLogMaxSize?: string;
+  containerLogMaxFiles?: number;
+  /** Docker: containers are labelled with it and only this node's are listed. */
+  nodeName?: string;
+  logger: Logger;
+  clock: Clock;
+}
+
+export interface RuntimeBundle {
+  runtime: ContainerRuntime;
+  images: ImageService;
+  /** Waits (with back-off and a log line) until the runtime answers. */
+  waitReady(signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_DOCKER_ENDPOINT = 'unix:///run/docker.sock';
+
+export async function createRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeBundle> {
+  const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
+  let runtime: ContainerRuntime;
+  let images: ImageService;
+  if (endpoint.startsWith('process://')) {
+    const { ProcessRuntime } = await import('./process/runtime.js');
+    const r = new ProcessRuntime({ rootDir: opts.rootDir, logger: opts.logger, clock: opts.clock });
+    runtime = r;
+    images = r;
+  } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {
+    const { DockerRuntime } = await import('./docker/runtime.js');
+    const imageEndpoint = opts.imageEndpoint === '' ? endpoint : opts.imageEndpoint;
+    const r = new DockerRuntime({
+      endpoint,
+      imageEndpoint,
+      requestTimeoutMs: opts.requestTimeoutMs,
+      serializeImagePulls: opts.serializeImagePulls,
+      registryPullQPS: opts.registryPullQPS,
+      registryBurst: opts.registryBurst,
+      rootDir: opts.rootDir,
+      logger: opts.logger,
+      clock: opts.clock,
+      ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
+      ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
+      ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
+    });
+    runtime = r;
+    images = r;
+  } else {
+    throw new ConfigError(
+      `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)`,
+      { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
+    );
+  }
+  return {
+    runtime,
+    images,
+    async waitReady(signal: AbortSignal): Promise<void> {
+      let delay = 500;
+      let logged = 0;
+      while (true) {
+        try {
+          const v = await runtime.version();
+          opts.logger.info({ runtime: v.runtimeName, version: v.runtimeVersion, apiVersion: v.runtimeApiVersion }, 'container runtime ready');
+          return;
+        } catch (err) {
+          if (logged++ < 3 || logged % 10 === 0) {
+            opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: delay }, 'container runtime not answering; is the engine running at this endpoint? retrying');
+          }
+        }
+        await opts.clock.sleep(delay, signal);
+        delay = Math.min(delay * 2, 10_000);
+      }
+    },
+    close: () => runtime.close(),
+  };
+}

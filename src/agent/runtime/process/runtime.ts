@@ -1,0 +1,468 @@
+// The process:// runtime: every container is a host process (no isolation, no image). A small
+// sh wrapper records the exit status in a file, so an agent that restarts can still learn how
+// a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
+// agent re-adopts running processes (pid + start time guard against pid reuse).
+import { spawn, execFile } from 'node:child_process';
+import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
+import { mkdir, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../../common/util/clock.js';
+import type { Logger } from '../../../common/log/types.js';
+import { RuntimeError, userMessage } from '../../../common/util/errors.js';
+import type {
+  ContainerConfig,
+  ContainerEventListener,
+  ContainerRuntime,
+  ContainerStats,
+  ExecResult,
+  ImageInfo,
+  ImageService,
+  RuntimeContainer,
+  RuntimeVersion,
+  SandboxConfig,
+} from '../types.js';
+import { writeFileAtomic } from '../../../common/util/atomic-file.js';
+import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
+
+export interface ProcessRuntimeOptions {
+  rootDir: string;
+  logger: Logger;
+  clock: Clock;
+  /** How often processes the agent did not spawn itself are checked for exit. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /**
+   * Observe another agent's state without ever writing it (tests, tools). A second writer on the
+   * same state dir could write back a record the agent has just removed.
+   */
+  readOnly?: boolean;
+}
+
+interface ProcessRecord extends RuntimeContainer {
+  command: string[];
+  /** securityContext.runAsUser / runAsGroup (the agent must be root to switch). */
+  uid?: number;
+  gid?: number;
+  env: Record<string, string>;
+  workingDir?: string;
+  logFile: string;
+  /** Byte range of this instance's output in the (shared, appended) log file. */
+  logStart?: number;
+  logEnd?: number;
+  pid?: number;
+  startTicks?: string;
+}
+
+// $1: exit file; the rest: the command. SIGTERM is forwarded; the status is written atomically.
+const WRAPPER =
+  'f=$1; shift; "$@" & c=$!; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
+  'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+export class ProcessRuntime implements ContainerRuntime, ImageService {
+  readonly type = 'process' as const;
+  private readonly opts: ProcessRuntimeOptions;
+  private readonly records = new Map<string, ProcessRecord>();
+  private readonly listeners: ContainerEventListener[] = [];
+  private readonly spawned = new Set<string>();
+  private readonly exitWaiters = new Map<string, (() => void)[]>();
+  private readonly writes = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private loaded: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(opts: ProcessRuntimeOptions) {
+    this.opts = opts;
+  }
+
+  private get stateDir(): string {
+    return join(this.opts.rootDir, 'process-runtime', 'containers');
+  }
+
+  podDir(podUid: string): string {
+    return join(this.opts.rootDir, 'pods', podUid);
+  }
+
+  /** Loads persisted state once (adopting running processes) and starts the exit poller. */
+  private ensureLoaded(): Promise<void> {
+    this.loaded ??= this.load();
+    return this.loaded;
+  }
+
+  private async load(): Promise<void> {
+    await mkdir(this.stateDir, { recursive: true });
+    for (const f of await readdir(this.stateDir)) {
+      if (!f.endsWith('.json')) continue;
+      try {
+        const rec = JSON.parse(await readFile(join(this.stateDir, f), 'utf8')) as ProcessRecord;
+        this.records.set(rec.id, rec);
+        if (rec.state === 'running' && rec.kind !== 'sandbox') this.checkExited(rec);
+      } catch (err) {
+        this.opts.logger.warn({ file: f, err: userMessage(err) }, 'process runtime: unreadable state file skipped');
+      }
+    }
+    const adopted = [...this.records.values()].filter((r) => r.state === 'running' && r.kind !== 'sandbox').length;
+    if (adopted > 0) this.opts.logger.info({ adopted }, 'process runtime: adopted running processes from a previous agent');
+    this.timer = setInterval(() => this.pollAdopted(), this.opts.pollIntervalMs ?? 1000);
+    this.timer.unref();
+  }
+
+  private pollAdopted(): void {
+    for (const rec of this.records.values()) {
+      if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.spawned.has(rec.id)) this.checkExited(rec);
+    }
+  }
+
+  /** Marks the record exited if its process is gone; returns true when it is. */
+  private checkExited(rec: ProcessRecord, fallbackExit?: number): boolean {
+    if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) return false;
+    let exitCode = fallbackExit ?? 255;
+    try {
+      exitCode = Number(readFileSync(join(this.stateDir, `${rec.id}.exit`), 'utf8').trim());
+    } catch {
+      // killed with the wrapper (SIGKILL) or the machine rebooted: no status file
+    }
+    rec.state = 'exited';
+    rec.exitCode = exitCode;
+    rec.reason = exitCode === 0 ? 'Completed' : 'Error';
+    rec.finishedAtMs = this.opts.clock.nowMs();
+    rec.logEnd = fileSize(rec.logFile);
+    delete rec.pid;
+    void this.persist(rec);
+    for (const w of this.exitWaiters.get(rec.id) ?? []) w();
+    this.exitWaiters.delete(rec.id);
+    for (const l of this.listeners) l({ podUid: rec.podUid, containerId: rec.id, type: 'exited' });
+    return true;
+  }
+
+  /** Writes of one record are chained, so a late write never resurrects a removed record. */
+  private persist(rec: ProcessRecord): Promise<void> {
+    if (this.opts.readOnly) return Promise.resolve();
+    const prev = this.writes.get(rec.id) ?? Promise.resolve();
+    const next = prev.then(async () => {
+      if (this.records.get(rec.id) !== rec || this.closed) return;
+      await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec), { mode: 0o644 });
+    }).catch((err: unknown) =>
+      this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
+    );
+    this.writes.set(rec.id, next);
+    void next.finally(() => {
+      if (this.writes.get(rec.id) === next) this.writes.delete(rec.id);
+    });
+    return next;
+  }
+
+  private async unpersist(id: string): Promise<void> {
+    await this.writes.get(id);
+    await unlink(join(this.stateDir, `${id}.json`)).catch(() => undefined);
+    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+  }
+
+  private get(id: string): ProcessRecord {
+    const rec = this.records.get(id);
+    if (!rec) throw new RuntimeError(`process runtime: no container ${id}`);
+    return rec;
+  }
+
+  async version(): Promise<RuntimeVersion> {
+    await this.ensureLoaded();
+    return { runtimeName: 'process', runtimeVersion: process.version, runtimeApiVersion: 'v1' };
+  }
+
+  async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    await this.ensureLoaded();
+    const pod = cfg.pod;
+    await mkdir(this.podDir(pod.metadata.uid), { recursive: true });
+    const id = `sb-${randomBytes(8).toString('hex')}`;
+    const now = this.opts.clock.nowMs();
+    const rec: ProcessRecord = {
+      id,
+      podUid: pod.metadata.uid,
+      podName: pod.metadata.name,
+      podNamespace: pod.metadata.namespace,
+      name: '',
+      kind: 'sandbox',
+      attempt: cfg.attempt,
+      specHash: '',
+      image: '',
+      imageId: '',
+      state: 'running',
+      createdAtMs: now,
+      startedAtMs: now,
+      ip: '127.0.0.1',
+      command: [],
+      env: {},
+      logFile: '',
+    };
+    this.records.set(id, rec);
+    await this.persist(rec);
+    return id;
+  }
+
+  async stopPodSandbox(id: string): Promise<void> {
+    await this.ensureLoaded();
+    const rec = this.records.get(id);
+    if (!rec || rec.state === 'exited') return;
+    rec.state = 'exited';
+    rec.exitCode = 0;
+    rec.finishedAtMs = this.opts.clock.nowMs();
+    void this.persist(rec);
+  }
+
+  async removePodSandbox(id: string): Promise<void> {
+    await this.ensureLoaded();
+    const rec = this.records.get(id);
+    if (!rec) return;
+    this.records.delete(id);
+    await this.unpersist(id);
+    const others = [...this.records.values()].some((r) => r.podUid === rec.podUid);
+    if (!others) await rm(this.podDir(rec.podUid), { recursive: true, force: true });
+  }
+
+  async createContainer(cfg: ContainerConfig): Promise<string> {
+    await this.ensureLoaded();
+    const c = cfg.container;
+    const expanded = expandedCommand(c);
+    const command = [...(expanded.command ?? []), ...(expanded.args ?? [])];
+    if (command.length === 0) throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
+    const env: Record<string, string> = {};
+    for (const k of ['PATH', 'HOME', 'LANG', 'TZ']) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    env.HOSTNAME = cfg.pod.metadata.name;
+    Object.assign(env, containerEnv(c));
+    const dir = this.podDir(cfg.pod.metadata.uid);
+    await mkdir(dir, { recursive: true });
+    const id = randomBytes(16).toString('hex');
+    const rec: ProcessRecord = {
+      id,
+      podUid: cfg.pod.metadata.uid,
+      podName: cfg.pod.metadata.name,
+      podNamespace: cfg.pod.metadata.namespace,
+      name: c.name,
+      kind: cfg.kind,
+      attempt: cfg.attempt,
+      specHash: cfg.specHash,
+      image: c.image ?? '',
+      imageId: '',
+      state: 'created',
+      createdAtMs: this.opts.clock.nowMs(),
+      command,
+      env,
+      logFile: join(dir, `${c.name}.log`),
+      sandboxId: cfg.sandboxId,
+      ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
+      ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
+      ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
+    };
+    this.records.set(id, rec);
+    await this.persist(rec);
+    return id;
+  }
+
+  async startContainer(id: string): Promise<void> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    if (rec.state !== 'created') throw new RuntimeError(`process runtime: container ${id} is ${rec.state}, not created`);
+    if (rec.workingDir !== undefined) {
+      const st = await stat(rec.workingDir).catch(() => undefined);
+      if (!st?.isDirectory()) {
+        this.markFailedToStart(rec, `workingDir ${rec.workingDir} is not a directory`);
+        throw new RuntimeError(`container "${rec.name}": workingDir ${rec.workingDir} is not a directory`);
+      }
+    }
+    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+    rec.logStart = fileSize(rec.logFile);
+    const fd = openSync(rec.logFile, 'a');
+    let child;
+    try {
+      child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', join(this.stateDir, `${id}.exit`), ...rec.command], {
+        detached: true,
+        stdio: ['ignore', fd, fd],
+        env: rec.env,
+        ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
+        ...(rec.uid !== undefined ? { uid: rec.uid } : {}),
+        ...(rec.gid !== undefined ? { gid: rec.gid } : {}),
+      });
+    } catch (err) {
+      this.markFailedToStart(rec, userMessage(err));
+      throw new RuntimeError(`container "${rec.name}": could not start: ${userMessage(err)}`, { cause: err });
+    } finally {
+      closeSync(fd);
+    }
+    const pid = child.pid;
+    if (pid === undefined) {
+      this.markFailedToStart(rec, 'spawn failed');
+      throw new RuntimeError(`container "${rec.name}": could not start /bin/sh`);
+    }
+    this.spawned.add(id);
+    child.on('error', () => undefined);
+    child.on('exit', (code) => {
+      this.spawned.delete(id);
+      if (rec.state === 'running') this.checkExited(rec, code ?? 137);
+    });
+    child.unref();
+    rec.pid = pid;
+    rec.startTicks = processStartTicks(pid) ?? '';
+    rec.state = 'running';
+    rec.startedAtMs = this.opts.clock.nowMs();
+    await this.persist(rec);
+    for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
+  }
+
+  private markFailedToStart(rec: ProcessRecord, message: string): void {
+    rec.state = 'exited';
+    rec.exitCode = 128;
+    rec.reason = 'StartError';
+    rec.startedAtMs = this.opts.clock.nowMs();
+    rec.finishedAtMs = rec.startedAtMs;
+    this.opts.logger.warn({ container: rec.name, pod: rec.podName }, `process runtime: ${message}`);
+    void this.persist(rec);
+  }
+
+  private waitExit(id: string, ms: number): Promise<boolean> {
+    const rec = this.records.get(id);
+    if (!rec || rec.state !== 'running') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        clearInterval(poll);
+        resolve(false);
+      }, ms);
+      const poll = setInterval(() => {
+        if (!this.spawned.has(id)) this.checkExited(rec);
+      }, 50);
+      const list = this.exitWaiters.get(id) ?? [];
+      list.push(() => {
+        clearTimeout(t);
+        clearInterval(poll);
+        resolve(true);
+      });
+      this.exitWaiters.set(id, list);
+    });
+  }
+
+  async stopContainer(id: string, graceSeconds: number): Promise<void> {
+    await this.ensureLoaded();
+    const rec = this.records.get(id);
+    if (!rec || rec.state !== 'running' || rec.pid === undefined) {
+      if (rec && rec.state === 'created') {
+        rec.state = 'exited';
+        rec.exitCode = 0;
+        void this.persist(rec);
+      }
+      return;
+    }
+    const pgid = rec.pid;
+    const signal = (sig: NodeJS.Signals): void => {
+      try {
+        process.kill(-pgid, sig);
+      } catch {
+        // already gone
+      }
+    };
+    signal('SIGTERM');
+    if (await this.waitExit(id, Math.max(0, graceSeconds) * 1000)) return;
+    this.opts.logger.info({ container: rec.name, pod: rec.podName, graceSeconds }, 'process runtime: grace period over; sending SIGKILL');
+    signal('SIGKILL');
+    if (!(await this.waitExit(id, 5000))) {
+      throw new RuntimeError(`container "${rec.name}" (pid ${pgid}) did not exit after SIGKILL`);
+    }
+  }
+
+  async removeContainer(id: string): Promise<void> {
+    await this.ensureLoaded();
+    const rec = this.records.get(id);
+    if (!rec) return;
+    if (rec.state === 'running') await this.stopContainer(id, 0);
+    this.records.delete(id);
+    await this.unpersist(id);
+  }
+
+  async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
+    await this.ensureLoaded();
+    const out: RuntimeContainer[] = [];
+    for (const r of this.records.values()) {
+      if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
+      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, ...pub } = r;
+      out.push(pub);
+    }
+    return out;
+  }
+
+  logPath(id: string): string | undefined {
+    return this.records.get(id)?.logFile;
+  }
+
+  async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    const all = await readFile(rec.logFile).catch(() => Buffer.alloc(0));
+    // this instance's part of the file; after a rotation the offsets no longer apply
+    const start = rec.logStart !== undefined && rec.logStart <= all.length ? rec.logStart : 0;
+    const end = rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length ? rec.logEnd : all.length;
+    const text = all.subarray(start, end).toString('utf8');
+    if (opts?.tailLines === undefined) return text;
+    const lines = text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    return lines.slice(-opts.tailLines).join('\n') + (lines.length > 0 ? '\n' : '');
+  }
+
+  async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    const [file, ...args] = command;
+    if (file === undefined) throw new RuntimeError('exec: empty command');
+    return new Promise((resolve) => {
+      execFile(
+        file,
+        args,
+        { timeout: timeoutMs, env: rec.env, maxBuffer: 1024 * 1024, ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) },
+        (err, stdout, stderr) => {
+          const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
+          resolve({ exitCode: code, output: `${stdout}${stderr}` });
+        },
+      );
+    });
+  }
+
+  async stats(id: string): Promise<ContainerStats | undefined> {
+    await this.ensureLoaded();
+    const rec = this.records.get(id);
+    if (!rec || rec.state !== 'running' || rec.pid === undefined) return undefined;
+    const u = treeUsage(rec.pid);
+    return { cpuUsageCoreNanoSeconds: u.cpuNs, memoryWorkingSetBytes: u.rssBytes, memoryRssBytes: u.rssBytes };
+  }
+
+  onEvent(listener: ContainerEventListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Stops watching processes; pending state writes finish, later ones are skipped. */
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.loaded;
+    await Promise.all([...this.writes.values()]);
+    this.closed = true;
+  }
+
+  // ---- image service: processes have no images ----
+  async ensureImage(): Promise<string> {
+    return '';
+  }
+  async listImages(): Promise<ImageInfo[]> {
+    return [];
+  }
+  async removeImage(): Promise<void> {}
+  async imageFsInfo(): Promise<undefined> {
+    return undefined;
+  }
+}

@@ -1,0 +1,66 @@
+// Bearer tokens checked by a TokenReview at the API server, with the reference's cache: both
+// authenticated and unauthenticated answers are kept for the cache TTL (keyed by a hash, so the
+// token itself is never held as a key or logged); failures to reach the API server are not cached
+// and surface as AuthUnavailableError (500), never as a pass.
+
+import { createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Clock } from '../../../common/util/clock.js';
+import { TtlCache } from '../ttl-cache.js';
+import { AuthUnavailableError, type AuthenticationResult, type Authenticator, type TokenReviewStatus, type TokenReviewer } from '../types.js';
+
+export interface TokenWebhookAuthenticatorOptions {
+  reviewer: TokenReviewer;
+  cacheTtlMs: number;
+  clock: Clock;
+  /** Bound on one review call; default 10 s. */
+  timeoutMs?: number;
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (h === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+export class TokenWebhookAuthenticator implements Authenticator {
+  private readonly cache: TtlCache<TokenReviewStatus>;
+  // One review in flight per token: a burst of requests with the same token makes one call.
+  private readonly inflight = new Map<string, Promise<TokenReviewStatus>>();
+
+  constructor(private readonly options: TokenWebhookAuthenticatorOptions) {
+    this.cache = new TtlCache({ clock: options.clock });
+  }
+
+  async authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
+    const header = req.headers.authorization;
+    if (header === undefined) return { kind: 'no-opinion' };
+    const token = bearerToken(req);
+    if (token === undefined) return { kind: 'rejected', reason: 'malformed Authorization header' };
+    const key = createHash('sha256').update(token).digest('hex');
+    let status = this.cache.get(key);
+    if (status === undefined) {
+      let p = this.inflight.get(key);
+      if (p === undefined) {
+        p = this.review(token).finally(() => this.inflight.delete(key));
+        this.inflight.set(key, p);
+      }
+      status = await p;
+      this.cache.set(key, status, this.options.cacheTtlMs);
+    }
+    if (!status.authenticated || status.user === undefined || status.user.username === '') {
+      return { kind: 'rejected', reason: `invalid bearer token${status.error ? `: ${status.error}` : ''}` };
+    }
+    return { kind: 'authenticated', user: { ...status.user, groups: status.user.groups ?? [] }, method: 'token' };
+  }
+
+  private async review(token: string): Promise<TokenReviewStatus> {
+    try {
+      return await this.options.reviewer.review(token, AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
+    } catch (err) {
+      throw new AuthUnavailableError(`token review failed: ${(err as Error).message}`, { cause: err });
+    }
+  }
+}

@@ -1,0 +1,127 @@
+// The endpoint table of the agent's servers. The same handlers back the secure server (after
+// authentication and authorization, with or without the debugging handlers) and the read-only
+// server (no debugging handlers at all).
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../../../common/util/clock.js';
+import type { Logger } from '../../../common/log/types.js';
+import type { NodeAgentMetrics } from '../metrics.js';
+import type { CommandRunner, ContainerLogs, PodsProvider, RunningPodsProvider, StatsProvider, SyncLoopMonitor } from '../types.js';
+import { configzDocument } from './configz.js';
+import { serveCommand, serveContainerLogs } from './containers.js';
+import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
+import { serveLogDir } from './logs.js';
+import { httpError, notFound, sendJson, sendText } from './respond.js';
+
+export interface NodeHandlersOptions {
+  clock: Clock;
+  logger: Logger;
+  metrics: NodeAgentMetrics;
+  pods: PodsProvider;
+  runningPods?: RunningPodsProvider;
+  stats?: StatsProvider;
+  containerLogs?: ContainerLogs;
+  commands?: CommandRunner;
+  syncLoop?: SyncLoopMonitor;
+  /** The effective configuration (already redacted by the config part; masked again here). */
+  configz?: () => unknown;
+  /** Directory served under /logs/; default /var/log. */
+  logDir?: string;
+  /** 0 means none. */
+  streamingIdleTimeoutMs: number;
+}
+
+/** What a server serves: the secure one with or without debugging handlers, or read-only. */
+export type HandlerMode = 'debug' | 'debug-disabled' | 'read-only';
+
+const DEBUG_PREFIXES = ['/run/', '/exec/', '/attach/', '/portForward/', '/containerLogs/', '/runningpods/', '/logs/', '/configz', '/debug/', '/cri/'];
+
+export function isDebugPath(path: string): boolean {
+  return DEBUG_PREFIXES.some((p) => path === p || path.startsWith(p) || (p.endsWith('/') && path === p.slice(0, -1)));
+}
+
+export class NodeHandlers {
+  readonly healthChecks: readonly HealthCheck[];
+
+  constructor(private readonly options: NodeHandlersOptions) {
+    // Without a monitor (before the workers are wired) the sync-loop check has nothing to fault.
+    this.healthChecks = [pingCheck, syncLoopCheck(options.syncLoop ?? { lastIterationMs: () => undefined }, options.clock)];
+  }
+
+  /** Serves one request; `path` is the decoded-free pathname of req.url. */
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, mode: HandlerMode): Promise<void> {
+    const path = url.pathname;
+    if (path === '/healthz' || path.startsWith('/healthz/')) {
+      serveHealthz(req, res, path, this.healthChecks);
+      return;
+    }
+    if (path === '/pods' || path === '/pods/') {
+      if (!this.methodIs(req, res, 'GET')) return;
+      sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.options.pods.pods() });
+      return;
+    }
+    if (path === '/metrics') {
+      if (!this.methodIs(req, res, 'GET')) return;
+      const reg = this.options.metrics.registry;
+      sendText(res, 200, await reg.metrics(), reg.contentType);
+      return;
+    }
+    if (path === '/stats/summary' || path === '/stats' || path === '/stats/') {
+      if (!this.methodIs(req, res, 'GET')) return;
+      if (this.options.stats === undefined) {
+        httpError(res, 503, 'stats are not available yet');
+        return;
+      }
+      sendJson(res, 200, await this.options.stats.summary());
+      return;
+    }
+    if (!isDebugPath(path)) {
+      notFound(res);
+      return;
+    }
+    if (mode === 'read-only') {
+      notFound(res);
+      return;
+    }
+    if (mode === 'debug-disabled') {
+      httpError(res, 405, 'Debug endpoints are disabled.');
+      return;
+    }
+    await this.handleDebug(req, res, url, path);
+  }
+
+  private async handleDebug(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
+    const o = this.options;
+    if (path === '/configz') {
+      if (!this.methodIs(req, res, 'GET')) return;
+      sendJson(res, 200, configzDocument(o.configz?.() ?? {}));
+    } else if (path === '/runningpods/' || path === '/runningpods') {
+      if (!this.methodIs(req, res, 'GET')) return;
+      const items = o.runningPods === undefined ? [] : await o.runningPods.runningPods();
+      sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
+    } else if (path.startsWith('/containerLogs/')) {
+      if (!this.methodIs(req, res, 'GET')) return;
+      await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs });
+    } else if (path === '/logs' || path.startsWith('/logs/')) {
+      if (path === '/logs') {
+        res.writeHead(301, { location: '/logs/' });
+        res.end();
+        return;
+      }
+      await serveLogDir(req, res, path, o.logDir ?? '/var/log');
+    } else if (path.startsWith('/run/')) {
+      await serveCommand(req, res, path, url, o.commands, 'run');
+    } else if (path.startsWith('/exec/')) {
+      await serveCommand(req, res, path, url, o.commands, 'exec');
+    } else {
+      // /attach, /portForward, /debug/, /cri/: interactive streaming is not offered.
+      notFound(res);
+    }
+  }
+
+  private methodIs(req: IncomingMessage, res: ServerResponse, method: 'GET'): boolean {
+    if (req.method === method || (method === 'GET' && req.method === 'HEAD')) return true;
+    httpError(res, 405, 'Method Not Allowed');
+    return false;
+  }
+}

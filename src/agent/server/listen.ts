@@ -1,0 +1,82 @@
+// Shared plumbing of the agent's three servers: the reference's timeouts (header limit 1 MiB,
+// idle 90 s, read/write 4 h), the 4-hour cap on any connection, listening on an address and port
+// (0 picks a free one), and a stop that also closes idle and streaming connections.
+
+import type { Server as HttpServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { ConfigError } from '../../common/util/errors.js';
+
+export const MAX_HEADER_BYTES = 1 << 20;
+export const IDLE_TIMEOUT_MS = 90_000;
+export const READ_WRITE_TIMEOUT_MS = 4 * 60 * 60_000;
+export const MAX_CONNECTION_AGE_MS = 4 * 60 * 60_000;
+
+export const SERVER_TIMEOUTS = {
+  maxHeaderSize: MAX_HEADER_BYTES,
+  keepAliveTimeout: IDLE_TIMEOUT_MS,
+  requestTimeout: READ_WRITE_TIMEOUT_MS,
+  headersTimeout: 60_000,
+} as const;
+
+const STATUS_LINES: Readonly<Record<string, string>> = {
+  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
+  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
+};
+
+/**
+ * Answers malformed requests (headers over the limit: 431) so the client can read the answer:
+ * the response is written, then whatever the client is still sending is read and dropped until it
+ * stops (for at most 5 s), instead of resetting the connection under it.
+ */
+export function answerClientErrors(server: HttpServer): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
+      socket.destroy();
+      return;
+    }
+    const status = STATUS_LINES[err.code ?? ''] ?? '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.resume();
+    setTimeout(() => socket.destroy(), 5_000).unref();
+  });
+}
+
+/** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
+export function capConnectionAge(server: HttpServer, maxAgeMs: number): void {
+  server.on('connection', (socket: Socket) => {
+    const t = setTimeout(() => socket.destroy(), maxAgeMs);
+    t.unref();
+    socket.once('close', () => clearTimeout(t));
+  });
+}
+
+/** Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address, --port)`). */
+export function listen(server: HttpServer, address: string, port: number, what = 'server'): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this host' : err.message;
+      reject(new ConfigError(`cannot listen on ${address}:${port} for the ${what}: ${why}`, { cause: err }));
+    };
+    server.once('error', onError);
+    server.listen({ host: address, port }, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+export function stopServer(server: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+/** A URL host for an address (IPv6 in brackets). */
+export function urlHost(info: AddressInfo): string {
+  return info.family === 'IPv6' ? `[${info.address}]:${info.port}` : `${info.address}:${info.port}`;
+}

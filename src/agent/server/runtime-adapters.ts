@@ -1,0 +1,114 @@
+// The server's providers over the pod manager and the container runtime: running pods (what the
+// runtime reports, grouped by pod), /stats/summary (node CPU and memory from the host, pods and
+// containers from the runtime's stats), container logs (tail, follow by polling, timestamps) and
+// commands (exec without a terminal).
+
+import { cpus, freemem, totalmem } from 'node:os';
+import type { Writable } from 'node:stream';
+import type { Clock } from '../../common/util/clock.js';
+import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
+import { ContainerNotFoundError, type CommandRunner, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
+
+export interface PodLookup {
+  pods(): readonly { metadata: { name: string; namespace: string; uid: string } }[];
+}
+
+async function findContainer(runtime: ContainerRuntime, pods: PodLookup, ref: ContainerRef): Promise<RuntimeContainer> {
+  const pod = pods.pods().find((p) => p.metadata.namespace === ref.namespace && p.metadata.name === ref.pod && (ref.uid === undefined || p.metadata.uid === ref.uid));
+  if (pod === undefined) throw new ContainerNotFoundError(`pod "${ref.pod}" in namespace "${ref.namespace}" not found`);
+  const containers = (await runtime.listContainers({ podUid: pod.metadata.uid })).filter((c) => c.kind !== 'sandbox' && c.name === ref.container);
+  const latest = containers.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs)[0];
+  if (latest === undefined) throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`);
+  return latest;
+}
+
+function writeLines(out: Writable, text: string, timestamps: boolean, clock: Clock): void {
+  if (text === '') return;
+  if (!timestamps) {
+    out.write(text);
+    return;
+  }
+  // The runtime keeps no per-line times here: lines are stamped when the agent reads them.
+  const ts = clock.now().toISOString();
+  out.write(text.replace(/^(?=.)/gm, `${ts} `));
+}
+
+export class RuntimeContainerLogs implements ContainerLogs {
+  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup; clock: Clock; followPollMs?: number }) {}
+
+  async writeLogs(ref: ContainerRef, options: { tailLines?: number; follow: boolean; timestamps: boolean; limitBytes?: number }, out: Writable, signal: AbortSignal): Promise<void> {
+    const c = await findContainer(this.o.runtime, this.o.pods, ref);
+    let text = await this.o.runtime.logs(c.id, options.tailLines !== undefined ? { tailLines: options.tailLines } : {});
+    if (options.limitBytes !== undefined) text = Buffer.from(text).subarray(0, options.limitBytes).toString();
+    writeLines(out, text, options.timestamps, this.o.clock);
+    if (!options.follow) return;
+    let seen = (await this.o.runtime.logs(c.id)).length;
+    while (!signal.aborted) {
+      await this.o.clock.sleep(this.o.followPollMs ?? 1000, signal).catch(() => undefined);
+      if (signal.aborted) return;
+      const all = await this.o.runtime.logs(c.id);
+      if (all.length > seen) writeLines(out, all.slice(seen), options.timestamps, this.o.clock);
+      seen = all.length;
+      const state = (await this.o.runtime.listContainers({ podUid: c.podUid })).find((x) => x.id === c.id)?.state;
+      if (state !== 'running') return;
+    }
+  }
+}
+
+export class RuntimeCommandRunner implements CommandRunner {
+  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup }) {}
+
+  async run(ref: ContainerRef, command: readonly string[], options: { timeoutMs: number }): Promise<{ stdout: Buffer; stderr: Buffer; exitCode: number }> {
+    const c = await findContainer(this.o.runtime, this.o.pods, ref);
+    if (c.state !== 'running') throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" is not running`);
+    const r = await this.o.runtime.exec(c.id, command, options.timeoutMs);
+    return { stdout: Buffer.from(r.output), stderr: Buffer.alloc(0), exitCode: r.exitCode };
+  }
+}
+
+export class RuntimeRunningPods implements RunningPodsProvider {
+  constructor(private readonly o: { runtime: ContainerRuntime }) {}
+
+  async runningPods(): Promise<readonly PodObject[]> {
+    const byPod = new Map<string, { namespace: string; name: string; uid: string; containers: { name: string; image: string }[] }>();
+    for (const c of await this.o.runtime.listContainers()) {
+      if (c.state !== 'running') continue;
+      const p = byPod.get(c.podUid) ?? { namespace: c.podNamespace, name: c.podName, uid: c.podUid, containers: [] };
+      if (c.kind !== 'sandbox') p.containers.push({ name: c.name, image: c.image });
+      byPod.set(c.podUid, p);
+    }
+    return [...byPod.values()].map((p) => ({ metadata: { name: p.name, namespace: p.namespace, uid: p.uid, creationTimestamp: null }, spec: { containers: p.containers }, status: {} }));
+  }
+}
+
+export class RuntimeStats implements StatsProvider {
+  constructor(private readonly o: { runtime: ContainerRuntime; nodeName: string; clock: Clock }) {}
+
+  async summary(): Promise<unknown> {
+    const time = this.o.clock.now().toISOString();
+    const pods = new Map<string, { podRef: { name: string; namespace: string; uid: string }; containers: unknown[]; cpu: number; mem: number }>();
+    for (const c of await this.o.runtime.listContainers()) {
+      if (c.kind === 'sandbox' || c.state !== 'running') continue;
+      const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
+      const p = pods.get(c.podUid) ?? { podRef: { name: c.podName, namespace: c.podNamespace, uid: c.podUid }, containers: [], cpu: 0, mem: 0 };
+      p.containers.push({
+        name: c.name,
+        startTime: new Date(c.startedAtMs ?? c.createdAtMs).toISOString(),
+        cpu: { time, usageNanoCores: s?.cpuUsageNanoCores, usageCoreNanoSeconds: s?.cpuUsageCoreNanoSeconds },
+        memory: { time, workingSetBytes: s?.memoryWorkingSetBytes, rssBytes: s?.memoryRssBytes },
+      });
+      p.cpu += s?.cpuUsageNanoCores ?? 0;
+      p.mem += s?.memoryWorkingSetBytes ?? 0;
+      pods.set(c.podUid, p);
+    }
+    return {
+      node: {
+        nodeName: this.o.nodeName,
+        startTime: new Date(this.o.clock.nowMs() - process.uptime() * 1000).toISOString(),
+        cpu: { time, usageCoreNanoSeconds: cpus().reduce((acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000, 0) },
+        memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
+      },
+      pods: [...pods.values()].map((p) => ({ podRef: p.podRef, startTime: time, containers: p.containers, cpu: { time, usageNanoCores: p.cpu }, memory: { time, workingSetBytes: p.mem } })),
+    };
+  }
+}

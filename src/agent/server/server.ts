@@ -1,0 +1,136 @@
+// The agent's secure server (--address:--port): TLS from the rotating serving certificate, every
+// request authenticated (client certificate, bearer token, anonymous), authorized (AlwaysAllow or
+// a SubjectAccessReview) and only then handed to the endpoint table.
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../common/log/types.js';
+import { authorizationErrorMessage, forbiddenMessage, requestAttributes } from './authz/attributes.js';
+import { httpError, plainError } from './handlers/respond.js';
+import type { NodeHandlers } from './handlers/routes.js';
+import { SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer, MAX_CONNECTION_AGE_MS } from './listen.js';
+import type { NodeAgentMetrics } from './metrics.js';
+import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
+import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
+
+export interface SecureServerOptions {
+  address: string;
+  port: number;
+  nodeName: string;
+  tls: ServingTlsSource;
+  /** --tls-min-version (VersionTLS12 ...); empty: TLS 1.2. */
+  tlsMinVersion?: string;
+  /** --tls-cipher-suites already mapped to OpenSSL names; empty: the runtime default. */
+  tlsCipherSuites?: readonly string[];
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  handlers: NodeHandlers;
+  enableDebuggingHandlers: boolean;
+  metrics: NodeAgentMetrics;
+  logger: Logger;
+  /** Default 4 h, the reference's cap; tests shorten it. */
+  maxConnectionAgeMs?: number;
+}
+
+export class SecureServer {
+  private readonly server: Server;
+  private readonly context: RotatingSecureContext;
+  private info: AddressInfo | undefined;
+
+  constructor(private readonly options: SecureServerOptions) {
+    this.context = new RotatingSecureContext({
+      source: options.tls,
+      settings: { minVersion: tlsMinVersion(options.tlsMinVersion), ciphers: cipherString(options.tlsCipherSuites) },
+    });
+    const initial = this.context.poll().material;
+    this.server = createServer(
+      {
+        ...this.context.contextOptions(initial),
+        ...SERVER_TIMEOUTS,
+        requestCert: true,
+        rejectUnauthorized: false,
+        SNICallback: (_name, cb) => {
+          try {
+            cb(null, this.context.secureContext());
+          } catch (err) {
+            cb(err as Error, undefined);
+          }
+        },
+      },
+      (req, res) => {
+        this.serve(req, res).catch((err: unknown) => {
+          options.logger.error({ err: (err as Error).message, path: req.url }, 'request handler failed');
+          httpError(res, 500, 'Internal Server Error');
+        });
+      },
+    );
+    // Before the TLS listener builds the connection's socket, pick up a rotated certificate so
+    // clients that send no SNI (connections by IP) get the new one too.
+    this.server.prependListener('connection', () => {
+      try {
+        const { material, changed } = this.context.poll();
+        if (changed) {
+          this.server.setSecureContext(this.context.contextOptions(material));
+          options.logger.info({}, 'serving certificate changed; new connections use the new certificate');
+        }
+      } catch (err) {
+        options.logger.error({ err: (err as Error).message }, 'cannot load the rotated serving certificate; keeping the previous one');
+      }
+    });
+    capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
+    answerClientErrors(this.server);
+    this.server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
+  }
+
+  async start(): Promise<AddressInfo> {
+    this.info = await listen(this.server, this.options.address, this.options.port, 'agent server (--address, --port)');
+    this.options.logger.info({ address: this.info.address, port: this.info.port }, 'agent server listening (HTTPS)');
+    return this.info;
+  }
+
+  stop(): Promise<void> {
+    return stopServer(this.server);
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const o = this.options;
+    const verb = (req.method ?? 'GET').toLowerCase();
+    res.once('finish', () => o.metrics.serverRequests.inc({ code: String(res.statusCode), server: 'secure', verb }));
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://node.invalid');
+    } catch {
+      httpError(res, 400, 'malformed request URL');
+      return;
+    }
+    let authn;
+    try {
+      authn = await o.authenticator.authenticate(req);
+    } catch (err) {
+      o.logger.warn({ err: (err as Error).message, path: url.pathname }, 'cannot authenticate the request; answering 500');
+      plainError(res, 500, `Authentication error: ${(err as Error).message}`);
+      return;
+    }
+    if (authn.kind !== 'authenticated') {
+      o.logger.debug({ reason: authn.kind === 'rejected' ? authn.reason : 'no credentials', path: url.pathname }, 'unauthorized request');
+      plainError(res, 401, 'Unauthorized');
+      return;
+    }
+    const attrs = requestAttributes(authn.user, req.method ?? 'GET', url.pathname, o.nodeName);
+    let decision;
+    try {
+      decision = await o.authorizer.authorize(attrs);
+    } catch (err) {
+      o.logger.warn({ err: (err as Error).message, user: attrs.user.username, path: url.pathname }, 'cannot authorize the request; answering 500');
+      plainError(res, 500, authorizationErrorMessage(attrs, (err as Error).message));
+      return;
+    }
+    if (!decision.allowed) {
+      o.logger.debug({ user: attrs.user.username, verb: attrs.verb, subresource: attrs.subresource, reason: decision.reason }, 'forbidden request');
+      plainError(res, 403, forbiddenMessage(attrs));
+      return;
+    }
+    await o.handlers.handle(req, res, url, o.enableDebuggingHandlers ? 'debug' : 'debug-disabled');
+  }
+}

@@ -1,0 +1,107 @@
+// The API server source: pods bound to this node (fieldSelector spec.nodeName=<node>) by
+// list+watch through the shared client. Mirror pods (our own reflections of static pods) are
+// skipped: they are reports, not work. Each change sends a full snapshot to the merger.
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { userMessage } from '../../common/util/errors.js';
+import type { ResourceClient } from '../client/resource-client.js';
+import type { ApiObject } from '../client/types.js';
+import { decodePodObject } from '../pod/decode.js';
+import { configMirrorAnnotation, configSourceAnnotation } from '../pod/static.js';
+import type { Pod } from '../pod/types.js';
+import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
+import type { PodSource, SnapshotSink } from './types.js';
+
+export type ApiPod = ApiObject & Record<string, unknown>;
+
+export interface ApiserverSourceOptions {
+  pods: ResourceClient<ApiPod>;
+  nodeName: string;
+  platformDomain: string;
+  /** Kept for symmetry with the other sources; runtime-specific checks happen at admission. */
+  validation?: ValidatePodOptions;
+  onSnapshot: SnapshotSink;
+  logger: Logger;
+  clock: Clock;
+}
+
+export class ApiserverSource implements PodSource {
+  readonly name = 'api';
+  private readonly opts: ApiserverSourceOptions;
+  private readonly pods = new Map<string, Pod>();
+  private loop: Promise<void> = Promise.resolve();
+
+  constructor(opts: ApiserverSourceOptions) {
+    this.opts = opts;
+  }
+
+  async start(signal: AbortSignal): Promise<void> {
+    // the first snapshot arrives with the initial list; start() does not wait for an API server
+    // that is down (the watch retries with back-off and logs)
+    this.loop = this.run(signal);
+  }
+
+  closed(): Promise<void> {
+    return this.loop;
+  }
+
+  /** Our pod from an API object, or undefined (logged) when it is not one we run. */
+  toPod(obj: ApiPod): Pod | undefined {
+    const meta = obj.metadata ?? {};
+    const where = `pod ${meta.namespace ?? ''}/${meta.name ?? ''} from the API server`;
+    if (meta.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] !== undefined) return undefined;
+    try {
+      const d = decodePodObject({ kind: 'Pod', ...obj }, where);
+      if (!d.metadata.uid || !d.metadata.name) throw new Error('metadata.uid and metadata.name are required');
+      const pod: Pod = {
+        ...d,
+        metadata: {
+          ...d.metadata,
+          name: d.metadata.name,
+          namespace: d.metadata.namespace ?? 'default',
+          uid: d.metadata.uid,
+          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.platformDomain)]: 'api' },
+        },
+      };
+      // names are the API server's business; whether this node can run the pod (image or
+      // command for the runtime) is judged by the pod manager, which reports it as Failed
+      const problems = validatePod(pod, { requireImage: false, requireCommand: false });
+      if (problems.length > 0) throw new Error(problems.join('; '));
+      return pod;
+    } catch (err) {
+      this.opts.logger.warn({ pod: `${meta.namespace ?? ''}/${meta.name ?? ''}`, err: userMessage(err) }, 'api source: pod cannot run on this node; skipped');
+      return undefined;
+    }
+  }
+
+  private emit(): void {
+    this.opts.onSnapshot({ source: this.name, pods: [...this.pods.values()] });
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const fieldSelector = `spec.nodeName=${this.opts.nodeName}`;
+    try {
+      for await (const ev of this.opts.pods.watch({ fieldSelector, signal, allowWatchBookmarks: true })) {
+        if (ev.type === 'RELIST') {
+          this.pods.clear();
+          for (const o of ev.object.items) {
+            const p = this.toPod(o);
+            if (p) this.pods.set(p.metadata.uid, p);
+          }
+          this.emit();
+        } else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
+          const uid = ev.object.metadata?.uid;
+          const p = this.toPod(ev.object);
+          if (p) this.pods.set(p.metadata.uid, p);
+          else if (uid) this.pods.delete(uid);
+          this.emit();
+        } else if (ev.type === 'DELETED') {
+          const uid = ev.object.metadata?.uid;
+          if (uid && this.pods.delete(uid)) this.emit();
+        }
+      }
+    } catch (err) {
+      if (!signal.aborted) this.opts.logger.error({ err: userMessage(err) }, 'api source: watch of pods ended; pods from the API server are no longer updated');
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// Crash-loop back-off per container: the first restart is immediate, then 10 s doubling to
+// 5 minutes; a container that ran for 10 minutes starts over from the beginning.
+import type { Clock } from '../../common/util/clock.js';
+
+export interface BackoffOptions {
+  clock: Clock;
+  initialMs?: number;
+  maxMs?: number;
+  /** A container that ran at least this long resets its back-off. */
+  resetAfterRunMs?: number;
+}
+
+interface Entry {
+  delayMs: number;
+  lastMs: number;
+}
+
+export class Backoff {
+  readonly initialMs: number;
+  readonly maxMs: number;
+  readonly resetAfterRunMs: number;
+  private readonly clock: Clock;
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(opts: BackoffOptions) {
+    this.clock = opts.clock;
+    this.initialMs = opts.initialMs ?? 10_000;
+    this.maxMs = opts.maxMs ?? 300_000;
+    this.resetAfterRunMs = opts.resetAfterRunMs ?? 600_000;
+  }
+
+  /** Milliseconds to wait before the next attempt is allowed; 0 means go now. */
+  remainingMs(key: string): number {
+    const e = this.entries.get(key);
+    if (!e) return 0;
+    return Math.max(0, e.lastMs + e.delayMs - this.clock.nowMs());
+  }
+
+  /** The current delay (for messages), 0 when none is recorded. */
+  delayMs(key: string): number {
+    return this.entries.get(key)?.delayMs ?? 0;
+  }
+
+  /** Record an attempt now: the next one waits the initial delay, or double the last one. */
+  next(key: string): void {
+    const e = this.entries.get(key);
+    const delayMs = e ? Math.min(e.delayMs * 2, this.maxMs) : this.initialMs;
+    this.entries.set(key, { delayMs, lastMs: this.clock.nowMs() });
+  }
+
+  reset(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Forget every key starting with `prefix` (a pod's containers when the pod goes away). */
+  forgetPrefix(prefix: string): void {
+    for (const k of [...this.entries.keys()]) if (k.startsWith(prefix)) this.entries.delete(k);
+  }
+}

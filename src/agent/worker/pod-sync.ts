@@ -1,0 +1,321 @@
+// One pass of bringing a pod's containers to what its spec asks: sandbox, init containers in
+// order, app containers with restart policy and crash-loop back-off, probes, then the status.
+// The pod workers call it serially per pod, so it may assume nothing else touches the pod.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { userMessage } from '../../common/util/errors.js';
+import { canonicalJson, hashHex } from '../pod/hash.js';
+import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
+import {
+  ImagePullError,
+  defaultPullPolicy,
+  type ContainerRuntime,
+  type ImageService,
+  type RuntimeContainer,
+} from '../runtime/types.js';
+import { Backoff } from './backoff.js';
+import { computePodStatus, latestInstances } from './pod-status.js';
+import type { ProbeManager } from './probes.js';
+import type { PodStatusManager } from './status-manager.js';
+
+export interface PodSyncerOptions {
+  runtime: ContainerRuntime;
+  images: ImageService;
+  probes: ProbeManager;
+  statuses: PodStatusManager;
+  clock: Clock;
+  logger: Logger;
+  rootDir: string;
+  hostIP?: string;
+  /** Crash-loop back-off; injected so tests can shorten it. */
+  backoff?: Backoff;
+  imagePullBackoff?: Backoff;
+}
+
+export interface SyncResult {
+  /** Sync again after this long (a back-off expires, an image pull is retried). */
+  requeueAfterMs?: number;
+}
+
+export function containerSpecHash(c: Container): string {
+  return hashHex([canonicalJson(c)], 16);
+}
+
+const TERMINAL = new Set(['Succeeded', 'Failed']);
+
+export class PodSyncer {
+  readonly backoff: Backoff;
+  readonly imagePullBackoff: Backoff;
+  private readonly opts: PodSyncerOptions;
+  /** Waiting reasons per pod uid and container name, kept until the container runs. */
+  private readonly waiting = new Map<string, Map<string, { reason: string; message?: string }>>();
+
+  constructor(opts: PodSyncerOptions) {
+    this.opts = opts;
+    this.backoff = opts.backoff ?? new Backoff({ clock: opts.clock });
+    this.imagePullBackoff = opts.imagePullBackoff ?? new Backoff({ clock: opts.clock });
+  }
+
+  private waitingOf(uid: string): Map<string, { reason: string; message?: string }> {
+    let m = this.waiting.get(uid);
+    if (!m) {
+      m = new Map();
+      this.waiting.set(uid, m);
+    }
+    return m;
+  }
+
+  volumePaths(pod: Pod): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const v of pod.spec.volumes ?? []) {
+      if (v.hostPath) out[v.name] = v.hostPath.path;
+      else out[v.name] = join(this.opts.rootDir, 'pods', pod.metadata.uid, 'volumes', v.name);
+    }
+    return out;
+  }
+
+  private publishStatus(pod: Pod, containers: RuntimeContainer[]): PodStatus {
+    const { statuses, probes, runtime, clock } = this.opts;
+    const previous = statuses.status(pod.metadata.uid);
+    const status = computePodStatus({
+      pod,
+      containers,
+      runtimeType: runtime.type,
+      waiting: this.waitingOf(pod.metadata.uid),
+      ready: (id) => probes.ready(id),
+      nowIso: clock.now().toISOString(),
+      ...(this.opts.hostIP !== undefined ? { hostIP: this.opts.hostIP } : {}),
+      ...(previous !== undefined ? { previous } : {}),
+    });
+    statuses.set(pod, status);
+    return status;
+  }
+
+  async syncPod(pod: Pod): Promise<SyncResult> {
+    const { runtime, logger } = this.opts;
+    const uid = pod.metadata.uid;
+    const log = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid });
+    let containers = await runtime.listContainers({ podUid: uid });
+    const prev = this.opts.statuses.status(uid);
+    if (prev && TERMINAL.has(prev.phase)) {
+      // a finished pod stays finished: make sure nothing of it still runs
+      await this.stopPodContainers(pod, containers, false);
+      return {};
+    }
+
+    // 1. the sandbox
+    const sandboxes = containers.filter((c) => c.kind === 'sandbox').sort((a, b) => b.attempt - a.attempt);
+    let sandbox = sandboxes[0];
+    if (sandbox === undefined || sandbox.state !== 'running') {
+      if (sandbox !== undefined) {
+        log.warn('pod sandbox is not running; recreating the pod sandbox and its containers');
+        await this.stopPodContainers(pod, containers, false);
+      }
+      for (const v of pod.spec.volumes ?? []) {
+        if (v.emptyDir) await mkdir(this.volumePaths(pod)[v.name] as string, { recursive: true });
+      }
+      const attempt = sandbox === undefined ? 0 : sandbox.attempt + 1;
+      await runtime.runPodSandbox({ pod, attempt });
+      containers = await runtime.listContainers({ podUid: uid });
+      sandbox = containers.filter((c) => c.kind === 'sandbox' && c.state === 'running').sort((a, b) => b.attempt - a.attempt)[0];
+      if (sandbox === undefined) throw new Error('pod sandbox did not start');
+    }
+    const sandboxId = sandbox.id;
+    const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
+    const policy = restartPolicyOf(pod);
+    let requeue: number | undefined;
+    const wantRequeue = (ms: number): void => {
+      requeue = requeue === undefined ? ms : Math.min(requeue, ms);
+    };
+    // containers of an older sandbox are stale: not considered further
+    const live = containers.filter((c) => c.kind !== 'sandbox' && c.sandboxId === sandboxId);
+
+    // 2. init containers, in order; app containers start only after all of them succeeded
+    const appStarted = live.some((c) => c.kind === 'app');
+    let initDone = true;
+    if (!appStarted) {
+      for (const ic of pod.spec.initContainers ?? []) {
+        const [latest] = latestInstances(live, ic.name, 'init');
+        if (latest?.state === 'exited' && latest.exitCode === 0) continue;
+        initDone = false;
+        if (latest?.state === 'running') break;
+        if (latest === undefined) {
+          wantRequeueFrom(await this.startContainer(pod, ic, 'init', nextAttempt(containers, ic.name, 'init'), sandboxId, log), wantRequeue);
+        } else if (policy === 'Never') {
+          log.info({ container: ic.name, exitCode: latest.exitCode }, 'init container failed and restartPolicy is Never: pod failed');
+        } else {
+          wantRequeueFrom(await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log), wantRequeue);
+        }
+        break;
+      }
+    }
+
+    // 3. app containers
+    if (initDone) {
+      for (const c of pod.spec.containers) {
+        const [latest] = latestInstances(live, c.name, 'app');
+        const hash = containerSpecHash(c);
+        if (latest === undefined) {
+          wantRequeueFrom(await this.startContainer(pod, c, 'app', nextAttempt(containers, c.name, 'app'), sandboxId, log), wantRequeue);
+          continue;
+        }
+        if (latest.state === 'running') {
+          const failedProbe = this.opts.probes.shouldRestart(latest.id);
+          if (latest.specHash !== hash || failedProbe !== undefined) {
+            log.info({ container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' }, 'restarting container');
+            this.opts.probes.stopContainer(latest.id);
+            await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+            if (latest.specHash !== hash) {
+              wantRequeueFrom(await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log), wantRequeue);
+              continue;
+            }
+            const stopped = (await runtime.listContainers({ podUid: uid })).find((x) => x.id === latest.id) ?? latest;
+            if (policy !== 'Never') wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log), wantRequeue);
+            continue;
+          }
+          this.waitingOf(uid).delete(c.name);
+          continue;
+        }
+        this.opts.probes.stopContainer(latest.id);
+        const restart = policy === 'Always' || (policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) || latest.state === 'created';
+        if (!restart) continue;
+        wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log), wantRequeue);
+      }
+    }
+
+    const final = await runtime.listContainers({ podUid: uid });
+    for (const c of pod.spec.containers) {
+      const [latest] = latestInstances(final, c.name, 'app');
+      if (latest?.state === 'running' && latest.sandboxId === sandboxId) this.opts.probes.ensure(pod, c, latest.id, host);
+    }
+    const status = this.publishStatus(pod, final);
+    if (TERMINAL.has(status.phase)) {
+      log.info({ phase: status.phase }, 'pod finished');
+      await this.stopPodContainers(pod, final, false);
+      this.publishStatus(pod, await runtime.listContainers({ podUid: uid }));
+    }
+    return requeue === undefined ? {} : { requeueAfterMs: requeue };
+  }
+
+  private async restartWithBackoff(
+    pod: Pod,
+    c: Container,
+    kind: 'init' | 'app',
+    latest: RuntimeContainer,
+    sandboxId: string,
+    log: Logger,
+  ): Promise<SyncResult> {
+    const key = `${pod.metadata.uid}/${c.name}`;
+    const ran = (latest.finishedAtMs ?? 0) - (latest.startedAtMs ?? 0);
+    if (latest.startedAtMs !== undefined && ran >= this.backoff.resetAfterRunMs) this.backoff.reset(key);
+    const remaining = this.backoff.remainingMs(key);
+    if (remaining > 0) {
+      this.waitingOf(pod.metadata.uid).set(c.name, {
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${Math.round(this.backoff.delayMs(key) / 1000)}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+      });
+      return { requeueAfterMs: remaining };
+    }
+    this.backoff.next(key);
+    return this.startContainer(pod, c, kind, latest.attempt + 1, sandboxId, log);
+  }
+
+  private async startContainer(
+    pod: Pod,
+    c: Container,
+    kind: 'init' | 'app',
+    attempt: number,
+    sandboxId: string,
+    log: Logger,
+  ): Promise<SyncResult> {
+    const { runtime, images } = this.opts;
+    const waiting = this.waitingOf(pod.metadata.uid);
+    if (c.image !== undefined && c.image !== '' && runtime.type !== 'process') {
+      const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
+      const remaining = this.imagePullBackoff.remainingMs(pullKey);
+      if (remaining > 0) {
+        waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` });
+        return { requeueAfterMs: remaining };
+      }
+      try {
+        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+        this.imagePullBackoff.reset(pullKey);
+      } catch (err) {
+        const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
+        this.imagePullBackoff.next(pullKey);
+        waiting.set(c.name, { reason, message: userMessage(err) });
+        log.warn({ container: c.name, image: c.image, reason, err: userMessage(err) }, 'image not available; retrying with back-off');
+        return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
+      }
+    }
+    let id: string;
+    try {
+      id = await runtime.createContainer({
+        pod,
+        container: c,
+        kind,
+        attempt,
+        specHash: containerSpecHash(c),
+        sandboxId,
+        volumePaths: this.volumePaths(pod),
+      });
+    } catch (err) {
+      waiting.set(c.name, { reason: 'CreateContainerError', message: userMessage(err) });
+      log.warn({ container: c.name, err: userMessage(err) }, 'could not create container');
+      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
+      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
+    }
+    try {
+      await runtime.startContainer(id);
+      waiting.delete(c.name);
+      log.info({ container: c.name, attempt, id }, 'container started');
+    } catch (err) {
+      waiting.set(c.name, { reason: 'RunContainerError', message: userMessage(err) });
+      log.warn({ container: c.name, err: userMessage(err) }, 'could not start container');
+      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
+      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
+    }
+    return {};
+  }
+
+  /** Stops every container of the pod (apps in parallel, with the grace period), then the sandbox. */
+  async stopPodContainers(pod: Pod, containers: RuntimeContainer[], removeSandbox: boolean, graceOverride?: number): Promise<void> {
+    const { runtime, probes } = this.opts;
+    probes.stopPod(pod.metadata.uid);
+    const grace = graceOverride ?? pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    const running = containers.filter((c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'));
+    await Promise.all(running.filter((c) => c.kind === 'app').map((c) => runtime.stopContainer(c.id, grace)));
+    await Promise.all(running.filter((c) => c.kind === 'init').map((c) => runtime.stopContainer(c.id, grace)));
+    for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running')) await runtime.stopPodSandbox(s.id, grace);
+    if (removeSandbox) {
+      for (const c of containers.filter((x) => x.kind !== 'sandbox')) await runtime.removeContainer(c.id);
+      for (const s of containers.filter((c) => c.kind === 'sandbox')) await runtime.removePodSandbox(s.id);
+    }
+  }
+
+  /** Terminates the pod and removes everything it left (containers, sandbox, pod directory). */
+  async killPod(pod: Pod, graceOverride?: number): Promise<void> {
+    const containers = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
+    await this.stopPodContainers(pod, containers, true, graceOverride);
+    this.forget(pod.metadata.uid, pod);
+  }
+
+  forget(uid: string, latest?: Pod): void {
+    this.waiting.delete(uid);
+    this.backoff.forgetPrefix(`${uid}/`);
+    this.imagePullBackoff.forgetPrefix(`${uid}/`);
+    this.opts.statuses.delete(uid, latest);
+  }
+}
+
+/** Attempts keep counting across sandboxes, so restartCount survives a sandbox recreation. */
+function nextAttempt(all: RuntimeContainer[], name: string, kind: 'init' | 'app'): number {
+  const [latest] = latestInstances(all, name, kind);
+  return latest === undefined ? 0 : latest.attempt + 1;
+}
+
+function wantRequeueFrom(r: SyncResult, want: (ms: number) => void): void {
+  if (r.requeueAfterMs !== undefined) want(r.requeueAfterMs);
+}

@@ -1,0 +1,207 @@
+// Liveness, readiness and startup probes: one loop per probe of a running container. Results
+// are read by the pod sync (liveness/startup failure → restart) and the status (readiness).
+import { connect } from 'node:net';
+import { request } from 'undici';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { userMessage } from '../../common/util/errors.js';
+import type { Container, Pod, Probe } from '../pod/types.js';
+import type { ContainerRuntime } from '../runtime/types.js';
+
+export type ProbeKind = 'liveness' | 'readiness' | 'startup';
+
+export interface ProbeManagerOptions {
+  runtime: ContainerRuntime;
+  clock: Clock;
+  logger: Logger;
+  /** Called when a result flips, so the pod gets synced. */
+  onChange: (podUid: string) => void;
+}
+
+interface ProbeState {
+  abort: AbortController;
+  podUid: string;
+  result: boolean | undefined;
+  successes: number;
+  failures: number;
+}
+
+function resolvePort(port: number | string, container: Container): number {
+  if (typeof port === 'number') return port;
+  const named = container.ports?.find((p) => p.name === port);
+  if (named) return named.containerPort;
+  const n = Number(port);
+  if (Number.isInteger(n)) return n;
+  throw new Error(`probe port "${port}" is not a port number or a named port of the container`);
+}
+
+export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string }): Promise<{ ok: boolean; output: string }> {
+  const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
+  if (probe.exec) {
+    const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
+    return { ok: r.exitCode === 0, output: r.output };
+  }
+  if (probe.httpGet) {
+    const g = probe.httpGet;
+    const port = resolvePort(g.port, ctx.container);
+    const host = g.host ?? ctx.host;
+    const scheme = (g.scheme ?? 'HTTP').toLowerCase();
+    const path = g.path ?? '/';
+    const headers: Record<string, string> = { 'user-agent': 'nodeagent-probe' };
+    for (const h of g.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
+    try {
+      const res = await request(`${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`, {
+        method: 'GET',
+        headers,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.body.dump();
+      return { ok: res.statusCode >= 200 && res.statusCode < 400, output: `HTTP ${res.statusCode}` };
+    } catch (err) {
+      return { ok: false, output: userMessage(err) };
+    }
+  }
+  if (probe.tcpSocket) {
+    const port = resolvePort(probe.tcpSocket.port, ctx.container);
+    const host = probe.tcpSocket.host ?? ctx.host;
+    return new Promise((resolve) => {
+      const s = connect({ host, port, timeout: timeoutMs });
+      s.once('connect', () => {
+        s.destroy();
+        resolve({ ok: true, output: 'connected' });
+      });
+      s.once('timeout', () => {
+        s.destroy();
+        resolve({ ok: false, output: 'timeout' });
+      });
+      s.once('error', (err) => resolve({ ok: false, output: err.message }));
+    });
+  }
+  return { ok: true, output: '' };
+}
+
+export class ProbeManager {
+  private readonly opts: ProbeManagerOptions;
+  private readonly states = new Map<string, ProbeState>();
+
+  constructor(opts: ProbeManagerOptions) {
+    this.opts = opts;
+  }
+
+  private key(containerId: string, kind: ProbeKind): string {
+    return `${containerId}/${kind}`;
+  }
+
+  /** Starts the probe loops of a running container (idempotent). */
+  ensure(pod: Pod, container: Container, containerId: string, host: string): void {
+    const probes: [ProbeKind, Probe | undefined][] = [
+      ['startup', container.startupProbe],
+      ['liveness', container.livenessProbe],
+      ['readiness', container.readinessProbe],
+    ];
+    for (const [kind, probe] of probes) {
+      if (!probe) continue;
+      const key = this.key(containerId, kind);
+      if (this.states.has(key)) continue;
+      const st: ProbeState = { abort: new AbortController(), podUid: pod.metadata.uid, result: undefined, successes: 0, failures: 0 };
+      this.states.set(key, st);
+      this.loop(kind, probe, st, { containerId, container, host, pod }).catch((err: unknown) =>
+        this.opts.logger.error({ err: userMessage(err), container: container.name }, 'probe loop failed'),
+      );
+    }
+  }
+
+  private async loop(kind: ProbeKind, probe: Probe, st: ProbeState, ctx: { containerId: string; container: Container; host: string; pod: Pod }): Promise<void> {
+    const { clock } = this.opts;
+    const signal = st.abort.signal;
+    try {
+      await clock.sleep((probe.initialDelaySeconds ?? 0) * 1000, signal);
+      while (!signal.aborted) {
+        // liveness and readiness wait for the startup probe to succeed
+        if (kind !== 'startup' && this.states.has(this.key(ctx.containerId, 'startup')) && this.startupPassed(ctx.containerId) !== true) {
+          await clock.sleep(200, signal);
+          continue;
+        }
+        let r: { ok: boolean; output: string };
+        try {
+          r = await runProbe(probe, { runtime: this.opts.runtime, containerId: ctx.containerId, container: ctx.container, host: ctx.host });
+        } catch (err) {
+          r = { ok: false, output: userMessage(err) };
+        }
+        if (signal.aborted) break;
+        this.record(kind, probe, st, r, ctx);
+        if (kind === 'startup' && st.result === true) break;
+        await clock.sleep((probe.periodSeconds ?? 10) * 1000, signal);
+      }
+    } catch {
+      // aborted
+    }
+  }
+
+  private record(kind: ProbeKind, probe: Probe, st: ProbeState, r: { ok: boolean; output: string }, ctx: { container: Container; pod: Pod }): void {
+    const before = st.result;
+    if (r.ok) {
+      st.failures = 0;
+      st.successes++;
+      if (st.successes >= (kind === 'readiness' ? (probe.successThreshold ?? 1) : 1)) st.result = true;
+    } else {
+      st.successes = 0;
+      st.failures++;
+      if (st.failures >= (probe.failureThreshold ?? 3)) st.result = false;
+      else if (st.result === undefined && kind === 'readiness') st.result = false;
+    }
+    if (before !== st.result) {
+      const log = st.result === false && kind !== 'readiness' ? this.opts.logger.warn : this.opts.logger.info;
+      log.call(this.opts.logger, { pod: ctx.pod.metadata.name, container: ctx.container.name, probe: kind, output: r.output.slice(0, 200) }, `${kind} probe ${st.result ? 'succeeded' : 'failed'}`);
+      this.opts.onChange(st.podUid);
+    }
+  }
+
+  private startupPassed(containerId: string): boolean | undefined {
+    return this.states.get(this.key(containerId, 'startup'))?.result;
+  }
+
+  /** True when the liveness or startup probe has failed past its threshold: restart it. */
+  shouldRestart(containerId: string): ProbeKind | undefined {
+    if (this.states.get(this.key(containerId, 'startup'))?.result === false) return 'startup';
+    if (this.states.get(this.key(containerId, 'liveness'))?.result === false) return 'liveness';
+    return undefined;
+  }
+
+  /** Ready: no readiness probe, or it has succeeded (and startup has passed). */
+  ready(containerId: string): boolean {
+    const startup = this.states.get(this.key(containerId, 'startup'));
+    if (startup && startup.result !== true) return false;
+    const r = this.states.get(this.key(containerId, 'readiness'));
+    return r === undefined ? true : r.result === true;
+  }
+
+  /** Whether this container has probe loops (started by `ensure`). */
+  has(containerId: string): boolean {
+    return ['startup', 'liveness', 'readiness'].some((k) => this.states.has(`${containerId}/${k}`));
+  }
+
+  stopContainer(containerId: string): void {
+    for (const kind of ['startup', 'liveness', 'readiness'] as const) {
+      const k = this.key(containerId, kind);
+      this.states.get(k)?.abort.abort();
+      this.states.delete(k);
+    }
+  }
+
+  stopPod(podUid: string): void {
+    for (const [k, st] of [...this.states.entries()]) {
+      if (st.podUid === podUid) {
+        st.abort.abort();
+        this.states.delete(k);
+      }
+    }
+  }
+
+  stopAll(): void {
+    for (const st of this.states.values()) st.abort.abort();
+    this.states.clear();
+  }
+}

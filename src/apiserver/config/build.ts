@@ -1,0 +1,222 @@
+// From the five configuration-file flags to the parts plat-apiserver plugs into its pipeline:
+// authenticators (JWT, anonymous), authorizers (Webhook/AlwaysAllow/AlwaysDeny), admission
+// plugins, the encryption TransformerRegistry and the RequestTracer.
+import { ConfiguredAnonymousAuthenticator } from '../authn/anonymous-config.js';
+import { JwtAuthenticator } from '../authn/jwt.js';
+import { JwtAuthenticatorSet } from '../authn/jwt-set.js';
+import { WebhookAuthorizer } from '../authz/webhook.js';
+import { alwaysAllow, alwaysDeny, AuthorizerChain } from '../auth/chain.js';
+import { buildAdmissionPlugins } from '../admission/plugins.js';
+import { EncryptionTransformerRegistry } from '../encryption/registry.js';
+import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../interfaces.js';
+import { OtelRequestTracer } from '../tracing/tracer.js';
+import type { Logger } from '../../common/log/types.js';
+import { loadConnection } from '../../common/platconfig/platconfig.js';
+import type { Clock } from '../../common/util/clock.js';
+import { ConfigError, FlagError } from '../../common/util/errors.js';
+import { parseGoDuration } from './duration.js';
+import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
+
+/** The reference enables these admission plugins by default; --enable-admission-plugins adds more. */
+export const DEFAULT_ADMISSION_PLUGINS = ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] as const;
+
+/** The flags this part adds to plat-apiserver (values are file paths or lists). */
+export const APISERVER_CONFIG_FLAGS = [
+  { name: 'authentication-config', help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.' },
+  { name: 'authorization-config', help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.' },
+  { name: 'admission-control-config-file', help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).' },
+  { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit.` },
+  { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
+  { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
+  { name: 'authorization-webhook-config-file', help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.' },
+  { name: 'authorization-webhook-version', help: 'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default "v1beta1").' },
+  { name: 'authorization-webhook-cache-authorized-ttl', help: 'With --authorization-mode=Webhook: how long allowed answers are cached (default 5m0s).' },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', help: 'With --authorization-mode=Webhook: how long other answers are cached (default 30s).' },
+  { name: 'validate-config', help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).' },
+] as const;
+
+export interface ApiserverConfigFileOptions {
+  readonly authenticationConfig?: string | undefined;
+  readonly authorizationConfig?: string | undefined;
+  readonly admissionControlConfigFile?: string | undefined;
+  /** Comma-separated list, as given on the command line. */
+  readonly enableAdmissionPlugins?: string | undefined;
+  readonly encryptionProviderConfig?: string | undefined;
+  readonly tracingConfigFile?: string | undefined;
+  readonly platformDomain: string;
+  /** `--anonymous-auth` was set (then the authentication file must not configure `anonymous`). */
+  readonly anonymousAuthFlagSet: boolean;
+  /** The --authorization-mode list, used when no --authorization-config is given. */
+  readonly authorizationModes: readonly string[];
+  /** --authorization-mode=Webhook settings (the legacy flags). */
+  readonly authorizationWebhookConfigFile?: string | undefined;
+  readonly authorizationWebhookVersion?: string | undefined;
+  readonly authorizationWebhookCacheAuthorizedTtl?: string | undefined;
+  readonly authorizationWebhookCacheUnauthorizedTtl?: string | undefined;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface ApiserverConfigFiles {
+  readonly authenticators: readonly Authenticator[];
+  /** Undefined without --authorization-config (the --authorization-mode chain applies). */
+  readonly authorizers: readonly Authorizer[] | undefined;
+  readonly admission: readonly AdmissionPlugin[];
+  readonly transformers: TransformerRegistry | undefined;
+  readonly tracer: RequestTracer | undefined;
+  close(): Promise<void>;
+}
+
+const given = (v: string | undefined): v is string => v !== undefined && v !== '';
+
+export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): Promise<ApiserverConfigFiles> {
+  const load = { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet };
+  const closers: (() => Promise<void> | void)[] = [];
+  const log = o.logger.child({ component: 'apiserver-config' });
+  try {
+    const authenticators: Authenticator[] = [];
+    if (given(o.authenticationConfig)) {
+      const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
+      const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
+      if (jwts.length > 0) {
+        const set = new JwtAuthenticatorSet({ authenticators: jwts, clock: o.clock });
+        closers.push(() => set.close());
+        authenticators.push(set);
+        // Discovery starts now (without holding up the start), so problems show in the log early;
+        // tokens of an issuer are refused until its discovery succeeds.
+        void set.ready().then((problems) => {
+          for (const p of problems) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+        });
+      }
+      if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
+    }
+
+    let authorizers: Authorizer[] | undefined;
+    if (given(o.authorizationConfig)) {
+      const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
+      authorizers = [];
+      for (const [i, a] of cfg.authorizers.entries()) {
+        if (a.type === 'AlwaysAllow') authorizers.push(alwaysAllow);
+        else if (a.type === 'AlwaysDeny') authorizers.push(alwaysDeny);
+        else if (a.webhook !== undefined) {
+          const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
+          let connection;
+          try {
+            connection = await loadConnection(file);
+          } catch (err) {
+            throw new ConfigError(`--authorization-config: ${o.authorizationConfig}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`, {
+              file: o.authorizationConfig,
+              field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
+              flag: '--authorization-config',
+            });
+          }
+          const w = new WebhookAuthorizer({ name: a.name, config: a.webhook, connection, platformDomain: o.platformDomain, clock: o.clock, logger: o.logger });
+          closers.push(() => w.close());
+          authorizers.push(w);
+        }
+      }
+    }
+
+    if (authorizers === undefined && o.authorizationModes.includes('Webhook')) {
+      authorizers = [];
+      for (const m of o.authorizationModes) {
+        if (m === 'AlwaysDeny') authorizers.push(alwaysDeny);
+        else if (m === 'AlwaysAllow') authorizers.push(alwaysAllow);
+        else {
+          const w = await legacyWebhookAuthorizer(o);
+          closers.push(() => w.close());
+          authorizers.push(w);
+        }
+      }
+    }
+
+    let admissionConfig: ResolvedAdmissionConfiguration | undefined;
+    if (given(o.admissionControlConfigFile)) {
+      admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
+    }
+    const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
+    const modeAuthorizers = o.authorizationModes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+    // The certificate plugins ask the same chain the server uses (system:masters first).
+    const chain = new AuthorizerChain({ authorizers: authorizers ?? modeAuthorizers });
+    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock });
+
+    let transformers: TransformerRegistry | undefined;
+    if (given(o.encryptionProviderConfig)) {
+      const file = o.encryptionProviderConfig;
+      const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
+      const reg = new EncryptionTransformerRegistry({ config: cfg, clock: o.clock, logger: o.logger, file });
+      closers.push(() => reg.close());
+      for (const p of await reg.checkKmsPlugins()) log.warn({ problem: p }, 'KMS plugin not healthy; writes and reads of its resources fail until it is');
+      transformers = reg;
+    }
+
+    let tracer: RequestTracer | undefined;
+    if (given(o.tracingConfigFile)) {
+      const cfg = loadConfigFile(o.tracingConfigFile, 'TracingConfiguration', load, '--tracing-config-file');
+      const t = new OtelRequestTracer({ config: cfg, logger: o.logger });
+      closers.push(() => t.shutdown());
+      tracer = t;
+    }
+
+    return {
+      authenticators,
+      authorizers,
+      admission,
+      transformers,
+      tracer,
+      close: async () => {
+        for (const c of closers.reverse()) await c();
+      },
+    };
+  } catch (err) {
+    // Nothing half-built stays open when a later file is bad.
+    for (const c of closers.reverse()) await c();
+    throw err;
+  }
+}
+
+/** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
+async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
+  const flag = '--authorization-webhook-config-file';
+  if (!given(o.authorizationWebhookConfigFile)) {
+    throw new FlagError(`--authorization-mode=Webhook needs ${flag}`, { flag: 'authorization-webhook-config-file' });
+  }
+  const version = o.authorizationWebhookVersion ?? 'v1beta1';
+  if (version !== 'v1' && version !== 'v1beta1') {
+    throw new FlagError(`invalid value "${version}" for flag --authorization-webhook-version: supported values are v1, v1beta1`, { flag: 'authorization-webhook-version' });
+  }
+  const ttl = (v: string | undefined, def: string, name: string): string => {
+    const text = v ?? def;
+    const ms = parseGoDuration(text);
+    if (ms === undefined || ms < 0) throw new FlagError(`invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`, { flag: name });
+    return text;
+  };
+  const authorizedTTL = ttl(o.authorizationWebhookCacheAuthorizedTtl, '5m0s', 'authorization-webhook-cache-authorized-ttl');
+  const unauthorizedTTL = ttl(o.authorizationWebhookCacheUnauthorizedTtl, '30s', 'authorization-webhook-cache-unauthorized-ttl');
+  let connection;
+  try {
+    connection = await loadConnection(o.authorizationWebhookConfigFile);
+  } catch (err) {
+    throw new FlagError(`${flag}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'authorization-webhook-config-file' });
+  }
+  return new WebhookAuthorizer({
+    name: 'webhook',
+    config: {
+      authorizedTTL,
+      cacheAuthorizedRequests: parseGoDuration(authorizedTTL) !== 0,
+      unauthorizedTTL,
+      cacheUnauthorizedRequests: parseGoDuration(unauthorizedTTL) !== 0,
+      timeout: '30s',
+      subjectAccessReviewVersion: version,
+      matchConditionSubjectAccessReviewVersion: 'v1',
+      failurePolicy: 'NoOpinion',
+      connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: o.authorizationWebhookConfigFile },
+      matchConditions: [],
+    },
+    connection,
+    platformDomain: o.platformDomain,
+    clock: o.clock,
+    logger: o.logger,
+  });
+}

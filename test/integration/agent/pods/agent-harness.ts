@@ -1,0 +1,47 @@
+// Test helpers for pod tests: an agent configuration for a temp root dir, in-process agents,
+// polling with a deadline, and clean-up of what a test started.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
+import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
+import { buildNodeAgentFlags, type NodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
+import { FLAGS } from '../../../../src/agent/cli/flags.js';
+
+/** The program's own flag defaults (as with no flags given), pointed at a temp root dir. */
+export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): NodeAgentFlags {
+  return {
+    ...buildNodeAgentFlags(FLAGS, new Map()),
+    certDir: join(rootDir, 'pki'),
+    rootDir,
+    hostnameOverride: 'test-node',
+    ...over,
+  };
+}
+
+export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
+  // servers off (ports would clash between parallel tests); the pod tests do not need them
+  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...over };
+}
+
+export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  // retries: a runtime may still be writing a state file for a process the test just killed
+  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
+}
+
+/** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}

@@ -1,0 +1,83 @@
+// Probes and graceful termination against real host processes (process:// runtime).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { systemClock } from '../../../../src/common/util/clock.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
+import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
+import { ProbeManager } from '../../../../src/agent/worker/probes.js';
+import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
+import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
+import type { Pod } from '../../../../src/agent/pod/types.js';
+import { tempDir, waitFor } from './agent-harness.js';
+import { killProcessPods } from './runtimes.js';
+
+async function world(t: { after: (fn: () => Promise<void>) => void }) {
+  const root = await tempDir('na-probes-');
+  const logger = process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger();
+  const runtime = new ProcessRuntime({ rootDir: root.path, logger, clock: systemClock, pollIntervalMs: 200 });
+  const statuses = new PodStatusManager();
+  const late: { m?: PodManager } = {};
+  const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
+  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path });
+  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true });
+  late.m = manager;
+  const ac = new AbortController();
+  manager.start(ac.signal);
+  t.after(async () => {
+    ac.abort();
+    probes.stopAll();
+    await manager.stop();
+    await killProcessPods(root.path);
+    await runtime.close();
+    await root.cleanup();
+  });
+  return { root, runtime, statuses, manager };
+}
+
+const pod = (uid: string, spec: Pod['spec']): Pod => ({ metadata: { name: uid, namespace: 'default', uid }, spec });
+
+test('a failing liveness probe restarts the container; readiness gates Ready', async (t) => {
+  const w = await world(t);
+  const flag = join(w.root.path, 'ready-flag');
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [
+      pod('live', {
+        containers: [{ name: 'c', command: ['sleep', '60'], livenessProbe: { tcpSocket: { port: 9 }, periodSeconds: 1, failureThreshold: 1, timeoutSeconds: 1 } }],
+      }),
+      pod('ready', { containers: [{ name: 'c', command: ['sleep', '60'], readinessProbe: { exec: { command: ['test', '-f', flag] }, periodSeconds: 1 } }] }),
+    ],
+  });
+  await waitFor('a liveness restart', () => (w.statuses.status('live')?.containerStatuses[0]?.restartCount ?? 0) >= 1, 15_000);
+  const st = w.statuses.status('ready');
+  assert.equal(st?.phase, 'Running');
+  assert.equal(st?.conditions.find((c) => c.type === 'Ready')?.status, 'False');
+  assert.equal(st?.containerStatuses[0]?.ready, false);
+  await writeFile(flag, 'ok');
+  await waitFor('Ready', () => w.statuses.status('ready')?.conditions.find((c) => c.type === 'Ready')?.status === 'True', 10_000);
+  assert.equal(w.statuses.status('ready')?.containerStatuses[0]?.restartCount, 0);
+});
+
+test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) => {
+  const w = await world(t);
+  const p = pod('term', {
+    terminationGracePeriodSeconds: 1,
+    containers: [
+      { name: 'polite', command: ['sleep', '60'] },
+      { name: 'stubborn', command: ['sh', '-c', "trap '' TERM; echo trapped; while :; do sleep 0.1; done"] },
+    ],
+  });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await waitFor('running', () => w.statuses.status('term')?.containerStatuses.every((c) => c.state.running) === true, 10_000);
+  const stubborn = (await w.runtime.listContainers({ podUid: 'term' })).find((c) => c.name === 'stubborn');
+  await waitFor('the trap in place', async () => (await w.runtime.logs(stubborn?.id ?? '')).includes('trapped'), 10_000);
+  const t0 = Date.now();
+  w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
+  await waitFor('removed', async () => (await w.runtime.listContainers({ podUid: 'term' })).length === 0, 10_000);
+  const took = Date.now() - t0;
+  assert.ok(took >= 900 && took < 6000, `stopped after the 1 s grace period (${took} ms)`);
+});

@@ -1,0 +1,92 @@
+// The runtimes the contract suite and e2e tests run against. Docker tests skip, with the reason
+// printed, when no engine answers, except under CI=true, where a missing engine fails them.
+import { systemClock } from '../../../../src/common/util/clock.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
+import { DockerRuntime, dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
+import type { ContainerRuntime, ImageService } from '../../../../src/agent/runtime/types.js';
+import { LABELS } from '../../../../src/agent/runtime/types.js';
+import { isSameProcessAlive } from '../../../../src/agent/runtime/process/proc.js';
+
+export const DOCKER_ENDPOINT = process.env.NODEAGENT_TEST_DOCKER_ENDPOINT ?? 'unix:///var/run/docker.sock';
+
+export interface RuntimeUnderTest {
+  name: 'process' | 'docker';
+  endpoint: (rootDir: string) => string;
+  make: (rootDir: string) => ContainerRuntime & ImageService;
+  /** A runtime that only looks at what an agent on `rootDir` runs, never changing it. */
+  observe?: (rootDir: string) => ContainerRuntime & ImageService;
+}
+
+export const processRuntime: RuntimeUnderTest = {
+  name: 'process',
+  endpoint: () => 'process://',
+  make: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200 }),
+  observe: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200, readOnly: true }),
+};
+
+export const dockerRuntime: RuntimeUnderTest = {
+  name: 'docker',
+  endpoint: () => DOCKER_ENDPOINT,
+  make: (rootDir) =>
+    new DockerRuntime({
+      endpoint: DOCKER_ENDPOINT,
+      requestTimeoutMs: 60_000,
+      serializeImagePulls: true,
+      registryPullQPS: 5,
+      registryBurst: 10,
+      rootDir,
+      logger: silentLogger(),
+      clock: systemClock,
+    }),
+};
+
+/** undefined when Docker can be used; otherwise why not (and under CI=true, an error). */
+export async function dockerSkipReason(): Promise<string | undefined> {
+  try {
+    const d = dockerFromEndpoint(DOCKER_ENDPOINT, 3000);
+    await d.ping();
+    await d.getImage('busybox:local').inspect();
+    return undefined;
+  } catch (err) {
+    const reason = `no Docker engine with image busybox:local at ${DOCKER_ENDPOINT} (${String((err as Error).message ?? err)}); start one with scripts/docker-engine.sh start`;
+    if (process.env.CI === 'true') throw new Error(`CI=true requires a Docker engine: ${reason}`);
+    console.log(`# skipping Docker tests: ${reason}`);
+    return reason;
+  }
+}
+
+/** Removes every Docker container of the given pod UIDs (t.after clean-up by label). */
+export async function removeDockerPods(uids: readonly string[]): Promise<void> {
+  const d = dockerFromEndpoint(DOCKER_ENDPOINT, 30_000);
+  for (const uid of uids) {
+    const list = await d.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABELS.podUid}=${uid}`] }) }).catch(() => []);
+    for (const c of list) await d.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** Removes every Docker container whose pod name has this prefix (clean-up after agent runs). */
+export async function removeDockerPodsNamed(prefix: string): Promise<void> {
+  const d = dockerFromEndpoint(DOCKER_ENDPOINT, 30_000);
+  const list = await d.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABELS.managed}=true`] }) }).catch(() => []);
+  for (const c of list) {
+    if ((c.Labels[LABELS.podName] ?? '').startsWith(prefix)) await d.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  }
+}
+
+/** Kills every process a process:// root dir still runs (by the pids in its state files). */
+export async function killProcessPods(rootDir: string): Promise<void> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const dir = `${rootDir}/process-runtime/containers`;
+  const files = await readdir(dir).catch(() => [] as string[]);
+  for (const f of files) {
+    if (!f.endsWith('.json')) continue;
+    try {
+      const rec = JSON.parse(await readFile(`${dir}/${f}`, 'utf8')) as { pid?: number; state?: string; startTicks?: string };
+      // the pid must still be the process we started (pids are reused), checked by start time
+      if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) process.kill(-rec.pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeManifest, checkPod } from '../../../../src/agent/pod/decode.js';
+import { applyStaticPodDefaults } from '../../../../src/agent/pod/static.js';
+import { ManifestError } from '../../../../src/common/util/errors.js';
+
+const opts = { nodeName: 'Node-A', sourceKey: 'file:/etc/pods/web.yaml', sourceName: 'file' as const, platformDomain: 'platform.io' };
+const docker = { requireImage: true, requireCommand: false };
+const proc = { requireImage: false, requireCommand: true };
+
+const web = `
+apiVersion: v1
+kind: Pod
+metadata: {name: web, labels: {app: web}}
+spec:
+  containers:
+  - name: web
+    image: busybox:local
+    command: [httpd]
+    futureField: {kept: true}
+  somethingNew: 42
+`;
+
+test('decodes a Pod, keeps unknown fields, applies static defaults', () => {
+  const [d] = decodeManifest(web, 'web.yaml');
+  assert.ok(d);
+  const pod = applyStaticPodDefaults(d, opts);
+  assert.equal(pod.metadata.name, 'web-node-a');
+  assert.equal(pod.metadata.namespace, 'default');
+  assert.equal(pod.spec.nodeName, 'Node-A');
+  assert.match(pod.metadata.uid, /^[0-9a-f]{32}$/);
+  assert.equal(pod.metadata.annotations?.['platform.io/config.hash'], pod.metadata.uid);
+  assert.deepEqual(pod.spec.tolerations, [{ operator: 'Exists', effect: 'NoExecute' }]);
+  assert.deepEqual(pod.status, { phase: 'Pending' });
+  assert.equal((pod.spec as Record<string, unknown>).somethingNew, 42);
+  assert.deepEqual((pod.spec.containers[0] as Record<string, unknown>).futureField, { kept: true });
+  checkPod(pod, 'web.yaml', docker);
+});
+
+test('the UID is stable for the same manifest, node and source, and changes otherwise', () => {
+  const uid = (text: string, o = opts): string => applyStaticPodDefaults(decodeManifest(text, 'x')[0]!, o).metadata.uid;
+  assert.equal(uid(web), uid(web));
+  assert.notEqual(uid(web), uid(web.replace('httpd', 'httpd2')));
+  assert.notEqual(uid(web), uid(web, { ...opts, nodeName: 'other' }));
+  assert.notEqual(uid(web), uid(web, { ...opts, sourceKey: 'url:http://x' }));
+  // a uid given in the manifest is kept
+  assert.equal(uid(web.replace('metadata: {name: web,', 'metadata: {name: web, uid: abc,')), 'abc');
+});
+
+test('a PodList gives several pods; an empty body none', () => {
+  const list = JSON.stringify({ kind: 'PodList', items: [
+    { kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    { kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+  ] });
+  assert.deepEqual(decodeManifest(list, 'u').map((p) => p.metadata.name), ['a', 'b']);
+  assert.deepEqual(decodeManifest('  \n', 'u'), []);
+});
+
+test('malformed manifests give one clear ManifestError naming the file and field', () => {
+  const bad = (text: string, re: RegExp, v = docker): void => {
+    assert.throws(() => {
+      for (const d of decodeManifest(text, 'f.yaml')) checkPod(applyStaticPodDefaults(d, opts), 'f.yaml', v);
+    }, (err: unknown) => err instanceof ManifestError && re.test(err.message) && err.message.startsWith('f.yaml'));
+  };
+  bad('kind: Pod\nmetadata: {name: x\n', /not valid YAML or JSON/);
+  bad('kind: Deployment\nmetadata: {name: x}\nspec: {}', /unsupported kind "Deployment" \(accepted: Pod, PodList\)/);
+  bad('kind: Pod\nmetadata: {}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Required value/);
+  bad('kind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Invalid value/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: []}', /at least one container/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}, {name: c, image: i}]}', /spec.containers\[1\].name: Duplicate value "c"/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: c, image: i}], containers: [{name: c, image: i}]}', /Duplicate value "c"/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}', /spec.containers\[0\].image: Required value/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}]}', /command: Required value/, proc);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {restartPolicy: Sometimes, containers: [{name: c, image: i}]}', /restartPolicy/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, livenessProbe: {periodSeconds: 1}}]}', /exactly one of exec, httpGet, tcpSocket/);
+  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, volumeMounts: [{name: v, mountPath: /x}]}]}', /volumeMounts\[0\].name: Not found "v"/);
+});
+
+test('process:// pods need no image', () => {
+  const [d] = decodeManifest('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, command: [sleep, "1"]}]}', 'f');
+  checkPod(applyStaticPodDefaults(d!, opts), 'f', proc);
+});
+
+test('$(VAR) in command and args expands to env values; $$ escapes; unknown names stay', async () => {
+  const { expandedCommand, containerEnv } = await import('../../../../src/agent/pod/expand.js');
+  const c = { name: 'c', command: ['echo', '$(GREETING)', '$$(GREETING)'], args: ['$(MISSING)', 'x$(NAME)y'], env: [{ name: 'NAME', value: 'web' }, { name: 'GREETING', value: 'hi $(NAME)' }] };
+  assert.deepEqual(containerEnv(c), { NAME: 'web', GREETING: 'hi web' });
+  assert.deepEqual(expandedCommand(c), { command: ['echo', 'hi web', '$(GREETING)'], args: ['$(MISSING)', 'xweby'] });
+});

@@ -1,0 +1,57 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { ManualClock } from '../../../helpers/manual-clock.js';
+import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods } from '../../../../src/agent/server/runtime-adapters.js';
+import { ContainerNotFoundError } from '../../../../src/agent/server/types.js';
+import type { ContainerRuntime, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
+
+function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime {
+  const c = (over: Partial<RuntimeContainer>): RuntimeContainer => ({ id: 'c1', podUid: 'u1', podName: 'web', podNamespace: 'default', name: 'c', kind: 'app', attempt: 0, specHash: '', image: 'img', imageId: '', state: state.running ? 'running' : 'exited', createdAtMs: 0, ...over });
+  return {
+    listContainers: () => Promise.resolve([c({}), c({ id: 's1', kind: 'sandbox', name: '' })]),
+    logs: (_id: string, opts?: { tailLines?: number }) => {
+      const lines = state.log.split('\n').filter((l) => l !== '');
+      const tail = opts?.tailLines === undefined ? lines : lines.slice(-opts.tailLines);
+      return Promise.resolve(tail.map((l) => `${l}\n`).join(''));
+    },
+    exec: (_id: string, cmd: readonly string[]) => Promise.resolve({ exitCode: 3, output: `ran ${cmd.join(' ')}\n` }),
+  } as unknown as ContainerRuntime;
+}
+
+const pods = { pods: () => [{ metadata: { name: 'web', namespace: 'default', uid: 'u1' } }] };
+
+test('container logs: tail, timestamps, follow until the container stops; unknown containers are not found', async () => {
+  const state = { log: 'a\nb\nc\n', running: true };
+  const clock = new ManualClock();
+  const logs = new RuntimeContainerLogs({ runtime: fakeRuntime(state), pods, clock, followPollMs: 1000 });
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (d: Buffer) => (text += d.toString()));
+  await logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { tailLines: 2, follow: false, timestamps: true }, out, new AbortController().signal);
+  assert.equal(text, `${clock.now().toISOString()} b\n${clock.now().toISOString()} c\n`);
+  text = '';
+  const following = logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: true, timestamps: false }, out, new AbortController().signal);
+  await clock.waitForSleepers(1);
+  state.log += 'd\n';
+  clock.advance(1000);
+  await clock.waitForSleepers(1);
+  state.running = false;
+  state.log += 'e\n';
+  clock.advance(1000);
+  await following;
+  assert.equal(text, 'a\nb\nc\nd\ne\n');
+  await assert.rejects(logs.writeLogs({ namespace: 'default', pod: 'web', container: 'x' }, { follow: false, timestamps: false }, out, new AbortController().signal), ContainerNotFoundError);
+  await assert.rejects(logs.writeLogs({ namespace: 'other', pod: 'web', container: 'c' }, { follow: false, timestamps: false }, out, new AbortController().signal), ContainerNotFoundError);
+});
+
+test('commands run in the running container; running pods are grouped from the runtime', async () => {
+  const runner = new RuntimeCommandRunner({ runtime: fakeRuntime({ log: '', running: true }), pods });
+  const r = await runner.run({ namespace: 'default', pod: 'web', container: 'c' }, ['echo', 'hi'], { timeoutMs: 1000 });
+  assert.equal(r.stdout.toString(), 'ran echo hi\n');
+  assert.equal(r.exitCode, 3);
+  const stopped = new RuntimeCommandRunner({ runtime: fakeRuntime({ log: '', running: false }), pods });
+  await assert.rejects(stopped.run({ namespace: 'default', pod: 'web', container: 'c' }, ['x'], { timeoutMs: 1000 }), /is not running/);
+  const running = await new RuntimeRunningPods({ runtime: fakeRuntime({ log: '', running: true }) }).runningPods();
+  assert.deepEqual(running.map((p) => (p as { metadata: { name: string } }).metadata.name), ['web']);
+});

@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { PodConfig, type PodUpdate } from '../../../../src/agent/source/merger.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import type { Pod } from '../../../../src/agent/pod/types.js';
+
+const pod = (uid: string, image = 'i', extra: Partial<Pod['metadata']> = {}): Pod => ({
+  metadata: { name: `p-${uid}`, namespace: 'default', uid, ...extra },
+  spec: { containers: [{ name: 'c', image }] },
+});
+
+test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources', () => {
+  const ops: PodUpdate[] = [];
+  const cfg = new PodConfig({ sources: ['file', 'http'], onUpdate: (u) => ops.push(u), logger: silentLogger() });
+  const summary = (): string[] => ops.splice(0).map((u) => `${u.op}:${u.pods.map((p) => p.metadata.uid).join(',')}`);
+
+  cfg.apply({ source: 'file', pods: [pod('a'), pod('b')] });
+  assert.deepEqual(summary(), ['ADD:a,b']);
+  assert.equal(cfg.seenAllSources(), false);
+  cfg.apply({ source: 'http', pods: [] });
+  assert.equal(cfg.seenAllSources(), true);
+  assert.deepEqual(summary(), []);
+
+  cfg.apply({ source: 'file', pods: [pod('a'), pod('b')] });
+  assert.deepEqual(summary(), [], 'an unchanged snapshot gives nothing');
+
+  cfg.apply({ source: 'file', pods: [pod('a', 'j'), pod('c')] });
+  assert.deepEqual(summary(), ['REMOVE:b', 'ADD:c', 'UPDATE:a']);
+
+  cfg.apply({ source: 'file', pods: [{ ...pod('a', 'j'), status: { phase: 'Running' } }, pod('c')] });
+  assert.deepEqual(summary(), ['RECONCILE:a']);
+
+  cfg.apply({ source: 'file', pods: [{ ...pod('a', 'j'), status: { phase: 'Running' } }, pod('c', 'i', { deletionTimestamp: '2026-01-01T00:00:00Z' })] });
+  assert.deepEqual(summary(), ['DELETE:c']);
+
+  cfg.apply({ source: 'file', pods: [pod('d'), pod('d')] });
+  assert.deepEqual(summary(), ['REMOVE:a,c', 'ADD:d'], 'a duplicate UID in one snapshot is dropped');
+  assert.deepEqual(cfg.pods().map((p) => p.metadata.uid), ['d']);
+});

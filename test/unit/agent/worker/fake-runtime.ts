@@ -1,0 +1,119 @@
+// An in-memory runtime for fast worker tests: containers "run" until the test ends them.
+import type { Clock } from '../../../../src/common/util/clock.js';
+import type {
+  ContainerConfig,
+  ContainerEventListener,
+  ContainerRuntime,
+  ExecResult,
+  ImageInfo,
+  ImageService,
+  RuntimeContainer,
+  SandboxConfig,
+} from '../../../../src/agent/runtime/types.js';
+import { ImagePullError } from '../../../../src/agent/runtime/types.js';
+
+export class FakeRuntime implements ContainerRuntime, ImageService {
+  type: 'process' | 'docker' = 'process';
+  readonly containers = new Map<string, RuntimeContainer & { command: string[] }>();
+  readonly listeners: ContainerEventListener[] = [];
+  readonly stops: { id: string; grace: number }[] = [];
+  readonly images = new Map<string, ImageInfo>();
+  /** Exit code a started container exits with at once (by container name), if any. */
+  readonly exitAtStart = new Map<string, number>();
+  failPulls = false;
+  private n = 0;
+  constructor(private readonly clock: Clock) {}
+
+  version() {
+    return Promise.resolve({ runtimeName: 'fake', runtimeVersion: '1', runtimeApiVersion: '1' });
+  }
+  async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    const id = `sb${++this.n}`;
+    const now = this.clock.nowMs();
+    this.containers.set(id, { id, podUid: cfg.pod.metadata.uid, podName: cfg.pod.metadata.name, podNamespace: cfg.pod.metadata.namespace, name: '', kind: 'sandbox', attempt: cfg.attempt, specHash: '', image: '', imageId: '', state: 'running', createdAtMs: now, startedAtMs: now, ip: '127.0.0.1', command: [] });
+    return id;
+  }
+  async stopPodSandbox(id: string): Promise<void> {
+    const c = this.containers.get(id);
+    if (c) c.state = 'exited';
+  }
+  async removePodSandbox(id: string): Promise<void> {
+    this.containers.delete(id);
+  }
+  async createContainer(cfg: ContainerConfig): Promise<string> {
+    const id = `c${++this.n}`;
+    this.containers.set(id, { id, podUid: cfg.pod.metadata.uid, podName: cfg.pod.metadata.name, podNamespace: cfg.pod.metadata.namespace, name: cfg.container.name, kind: cfg.kind, attempt: cfg.attempt, specHash: cfg.specHash, image: cfg.container.image ?? '', imageId: '', state: 'created', createdAtMs: this.clock.nowMs(), sandboxId: cfg.sandboxId, command: cfg.container.command ?? [] });
+    return id;
+  }
+  async startContainer(id: string): Promise<void> {
+    const c = this.containers.get(id);
+    if (!c) throw new Error('no such container');
+    c.state = 'running';
+    c.startedAtMs = this.clock.nowMs();
+    const code = this.exitAtStart.get(c.name);
+    if (code !== undefined) this.exit(id, code);
+  }
+  async stopContainer(id: string, grace: number): Promise<void> {
+    this.stops.push({ id, grace });
+    const c = this.containers.get(id);
+    if (c && c.state === 'running') {
+      c.state = 'exited';
+      c.exitCode = 137;
+      c.finishedAtMs = this.clock.nowMs();
+    }
+  }
+  async removeContainer(id: string): Promise<void> {
+    this.containers.delete(id);
+  }
+  async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
+    return [...this.containers.values()].filter((c) => filter?.podUid === undefined || c.podUid === filter.podUid).map((c) => ({ ...c }));
+  }
+  async logs(): Promise<string> {
+    return '';
+  }
+  /** Exit code of exec calls by the command's first word (default 0). */
+  readonly execExit = new Map<string, number>();
+  readonly execCalls: string[] = [];
+  async exec(_id: string, command: readonly string[]): Promise<ExecResult> {
+    const word = command[0] ?? '';
+    this.execCalls.push(word);
+    return { exitCode: this.execExit.get(word) ?? 0, output: '' };
+  }
+  onEvent(l: ContainerEventListener): void {
+    this.listeners.push(l);
+  }
+  async close(): Promise<void> {}
+
+  /** Ends a running container with an exit code, as if its process quit. */
+  exit(id: string, code: number): void {
+    const c = this.containers.get(id);
+    if (!c || c.state !== 'running') return;
+    c.state = 'exited';
+    c.exitCode = code;
+    c.reason = code === 0 ? 'Completed' : 'Error';
+    c.finishedAtMs = this.clock.nowMs();
+    for (const l of this.listeners) l({ podUid: c.podUid, containerId: id, type: 'exited' });
+  }
+
+  running(name: string): (RuntimeContainer & { command: string[] }) | undefined {
+    return [...this.containers.values()].find((c) => c.name === name && c.state === 'running');
+  }
+  instances(name: string): RuntimeContainer[] {
+    return [...this.containers.values()].filter((c) => c.name === name);
+  }
+
+  async ensureImage(image: string): Promise<string> {
+    if (this.failPulls) throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": no registry`);
+    return `sha256:${image}`;
+  }
+  async listImages(): Promise<ImageInfo[]> {
+    return [...this.images.values()];
+  }
+  async removeImage(id: string): Promise<void> {
+    this.images.delete(id);
+  }
+  fsInfo: { capacityBytes: number; usedBytes: number } | undefined;
+  async imageFsInfo() {
+    return this.fsInfo;
+  }
+}

@@ -1,0 +1,51 @@
+// loadApiserverConfigFiles: what each flag builds, and the errors of files that validate but
+// cannot be used (missing platconfig, KMS v1, Webhook mode without its file).
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { loadApiserverConfigFiles } from '../../../../src/apiserver/config/build.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { systemClock } from '../../../../src/common/util/clock.js';
+import { ConfigError, FlagError } from '../../../../src/common/util/errors.js';
+import { admission, authz, encryption, setAt, tempDir, tracing } from './fixtures.js';
+
+const tmp = tempDir();
+after(() => tmp.cleanup());
+const base = { platformDomain: 'platform.io', anonymousAuthFlagSet: false, authorizationModes: ['AlwaysAllow'], clock: systemClock, logger: silentLogger() };
+
+test('no files: default certificate admission plugins, nothing else', async () => {
+  const r = await loadApiserverConfigFiles(base);
+  assert.deepEqual(r.authenticators, []);
+  assert.equal(r.authorizers, undefined);
+  assert.deepEqual(r.admission.map((p) => p.name), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
+  assert.equal(r.transformers, undefined);
+  assert.equal(r.tracer, undefined);
+  await r.close();
+});
+
+test('admission, encryption and tracing files build their parts', async () => {
+  const r = await loadApiserverConfigFiles({
+    ...base,
+    admissionControlConfigFile: tmp.write('adm.yaml', admission()),
+    enableAdmissionPlugins: 'EventRateLimit',
+    encryptionProviderConfig: tmp.write('enc.yaml', encryption()),
+    tracingConfigFile: tmp.write('tr.yaml', setAt(tracing(), 'endpoint', '127.0.0.1:1')),
+  });
+  assert.deepEqual(r.admission.map((p) => p.name), ['EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
+  assert.ok(r.transformers !== undefined && r.tracer !== undefined);
+  await r.close();
+});
+
+test('a webhook platconfig that cannot be read names the field', async () => {
+  const file = tmp.write('authz.yaml', setAt(authz(), 'authorizers.0.webhook.connectionInfo.kubeConfigFile', `${tmp.dir}/missing.platconfig`));
+  await assert.rejects(loadApiserverConfigFiles({ ...base, authorizationConfig: file }), (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    assert.match(err.message, /--authorization-config: .*authz\.yaml: authorizers\[0\]\.webhook\.connectionInfo\.kubeConfigFile: .*missing\.platconfig/);
+    return true;
+  });
+});
+
+test('KMS v1 validates but is refused at start; Webhook mode needs its file', async () => {
+  const d = setAt(encryption(), 'resources.0.providers.0', { kms: { name: 'old', endpoint: 'unix:///tmp/none.sock' } });
+  await assert.rejects(loadApiserverConfigFiles({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }), /--encryption-provider-config: .*kms\.yaml: resources\[0\]\.providers\[0\]\.kms\.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2/);
+  await assert.rejects(loadApiserverConfigFiles({ ...base, authorizationModes: ['Webhook'] }), (err: unknown) => err instanceof FlagError && /--authorization-mode=Webhook needs --authorization-webhook-config-file/.test(err.message));
+});
