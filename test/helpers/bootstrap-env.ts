@@ -148,7 +148,7 @@ export function opensslFacts(pemFile: string, caFile: string): { verify: string;
 }
 
 /** The CSRs on the server (as the admin). */
-export async function listCsrs(api: StartedApiServer): Promise<{ metadata: { name: string }; spec: { signerName: string; usages?: string[] }; status?: { conditions?: { type: string }[] } }[]> {
+export async function listCsrs(api: StartedApiServer): Promise<{ metadata: { name: string }; spec: { signerName: string; request: string; usages?: string[] }; status?: { conditions?: { type: string }[] } }[]> {
   const r = await api.request('GET', `/apis/certificates.${api.platformDomain}/v1/certificatesigningrequests`);
   return ((r.json?.items ?? []) as never[]);
 }

@@ -1,7 +1,7 @@
 // Probes and graceful termination against real host processes (process:// runtime).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
@@ -64,11 +64,15 @@ test('a failing liveness probe restarts the container; readiness gates Ready', a
 
 test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) => {
   const w = await world(t);
+  // Each container writes down the signals it sees: `polite` leaves on SIGTERM, `stubborn` notes it
+  // and stays, so only a SIGKILL at the end of the grace period can end it.
+  const politeSeen = join(w.root.path, 'polite.signals');
+  const stubbornSeen = join(w.root.path, 'stubborn.signals');
   const p = pod('term', {
     terminationGracePeriodSeconds: 1,
     containers: [
-      { name: 'polite', command: ['sleep', '60'] },
-      { name: 'stubborn', command: ['sh', '-c', "trap '' TERM; echo trapped; while :; do sleep 0.1; done"] },
+      { name: 'polite', command: ['sh', '-c', `trap 'echo TERM >> ${politeSeen}; exit 0' TERM; while :; do sleep 0.05; done`] },
+      { name: 'stubborn', command: ['sh', '-c', `trap 'echo TERM >> ${stubbornSeen}' TERM; echo trapped; while :; do sleep 0.05; done`] },
     ],
   });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
@@ -77,7 +81,10 @@ test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) 
   await waitFor('the trap in place', async () => (await w.runtime.logs(stubborn?.id ?? '')).includes('trapped'), 10_000);
   const t0 = Date.now();
   w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
+  const politeGone = await waitFor('polite to see SIGTERM', async () => (await readFile(politeSeen, 'utf8').catch(() => '')).includes('TERM') && Date.now() - t0, 5_000);
+  assert.ok(politeGone < 900, `SIGTERM first, at once (${politeGone} ms)`);
   await waitFor('removed', async () => (await w.runtime.listContainers({ podUid: 'term' })).length === 0, 10_000);
   const took = Date.now() - t0;
-  assert.ok(took >= 900 && took < 6000, `stopped after the 1 s grace period (${took} ms)`);
+  assert.equal(await readFile(stubbornSeen, 'utf8'), 'TERM\n', 'the stubborn container got SIGTERM once and ignored it');
+  assert.ok(took >= 900 && took < 6000, `then SIGKILL when the 1 s grace period ended (${took} ms)`);
 });
