@@ -227,7 +227,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     metrics,
     pods: { pods: () => agent.pods.pods() as unknown as Record<string, unknown>[] },
     runningPods: new RuntimeRunningPods({ runtime: agent.runtime.runtime }),
-    stats: new RuntimeStats({ runtime: agent.runtime.runtime, nodeName, clock }),
+    stats: new RuntimeStats({ runtime: agent.runtime.runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime }),
     containerLogs: new RuntimeContainerLogs({ runtime: agent.runtime.runtime, pods: agent.pods, clock }),
     commands: new RuntimeCommandRunner({ runtime: agent.runtime.runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),

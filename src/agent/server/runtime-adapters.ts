@@ -3,7 +3,7 @@
 // containers from the runtime's stats), container logs (tail, follow by polling, timestamps) and
 // commands (exec without a terminal).
 
-import { cpus, freemem, totalmem } from 'node:os';
+import { cpus, freemem, totalmem, uptime } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
 import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
@@ -81,19 +81,32 @@ export class RuntimeRunningPods implements RunningPodsProvider {
   }
 }
 
+export interface RuntimeStatsOptions {
+  runtime: ContainerRuntime;
+  nodeName: string;
+  clock: Clock;
+  /** The pod's status.startTime as the agent reported it (when the agent took the pod on). */
+  podStartTime?: (uid: string) => string | undefined;
+  /** Seconds since the host booted (the node's startTime is its boot time, as the reference's). */
+  hostUptimeSeconds?: () => number;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
 export class RuntimeStats implements StatsProvider {
-  constructor(private readonly o: { runtime: ContainerRuntime; nodeName: string; clock: Clock }) {}
+  constructor(private readonly o: RuntimeStatsOptions) {}
 
   async summary(): Promise<unknown> {
     const time = this.o.clock.now().toISOString();
+    const all = await this.o.runtime.listContainers();
     const pods = new Map<string, { podRef: { name: string; namespace: string; uid: string }; containers: unknown[]; cpu: number; mem: number }>();
-    for (const c of await this.o.runtime.listContainers()) {
+    for (const c of all) {
       if (c.kind === 'sandbox' || c.state !== 'running') continue;
       const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
       const p = pods.get(c.podUid) ?? { podRef: { name: c.podName, namespace: c.podNamespace, uid: c.podUid }, containers: [], cpu: 0, mem: 0 };
       p.containers.push({
         name: c.name,
-        startTime: new Date(c.startedAtMs ?? c.createdAtMs).toISOString(),
+        startTime: iso(c.startedAtMs ?? c.createdAtMs),
         cpu: { time, usageNanoCores: s?.cpuUsageNanoCores, usageCoreNanoSeconds: s?.cpuUsageCoreNanoSeconds },
         memory: { time, workingSetBytes: s?.memoryWorkingSetBytes, rssBytes: s?.memoryRssBytes },
       });
@@ -101,14 +114,31 @@ export class RuntimeStats implements StatsProvider {
       p.mem += s?.memoryWorkingSetBytes ?? 0;
       pods.set(c.podUid, p);
     }
+    const bootMs = this.o.clock.nowMs() - (this.o.hostUptimeSeconds ?? uptime)() * 1000;
     return {
       node: {
         nodeName: this.o.nodeName,
-        startTime: new Date(this.o.clock.nowMs() - process.uptime() * 1000).toISOString(),
+        startTime: iso(Math.floor(bootMs / 1000) * 1000),
         cpu: { time, usageCoreNanoSeconds: cpus().reduce((acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000, 0) },
         memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
       },
-      pods: [...pods.values()].map((p) => ({ podRef: p.podRef, startTime: time, containers: p.containers, cpu: { time, usageNanoCores: p.cpu }, memory: { time, workingSetBytes: p.mem } })),
+      pods: [...pods.values()].map((p) => ({
+        podRef: p.podRef,
+        startTime: this.podStartTime(p.podRef.uid, all),
+        containers: p.containers,
+        cpu: { time, usageNanoCores: p.cpu },
+        memory: { time, workingSetBytes: p.mem },
+      })),
     };
+  }
+
+  /** The status the agent reported, else when the pod's sandbox (or its first container) began. */
+  private podStartTime(uid: string, all: readonly RuntimeContainer[]): string {
+    const reported = this.o.podStartTime?.(uid);
+    if (reported !== undefined) return reported;
+    const own = all.filter((c) => c.podUid === uid);
+    const sandbox = own.find((c) => c.kind === 'sandbox');
+    const first = sandbox ? [sandbox] : own;
+    return iso(Math.min(...first.map((c) => c.createdAtMs)));
   }
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { ManualClock } from '../../../helpers/manual-clock.js';
-import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods } from '../../../../src/agent/server/runtime-adapters.js';
+import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../../../../src/agent/server/runtime-adapters.js';
 import { ContainerNotFoundError } from '../../../../src/agent/server/types.js';
 import type { ContainerRuntime, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 
@@ -54,4 +54,26 @@ test('commands run in the running container; running pods are grouped from the r
   await assert.rejects(stopped.run({ namespace: 'default', pod: 'web', container: 'c' }, ['x'], { timeoutMs: 1000 }), /is not running/);
   const running = await new RuntimeRunningPods({ runtime: fakeRuntime({ log: '', running: true }) }).runningPods();
   assert.deepEqual(running.map((p) => (p as { metadata: { name: string } }).metadata.name), ['web']);
+});
+
+test('/stats/summary start times are real: the pod\'s reported startTime (else its sandbox\'s creation), the node\'s boot time', async () => {
+  const clock = new ManualClock();
+  const now = clock.nowMs();
+  const containers: Partial<RuntimeContainer>[] = [
+    { id: 's1', podUid: 'u1', kind: 'sandbox', name: '', createdAtMs: now - 60_000 },
+    { id: 'c1', podUid: 'u1', createdAtMs: now - 50_000, startedAtMs: now - 49_000 },
+    { id: 'c2', podUid: 'u2', podName: 'other', createdAtMs: now - 30_000, startedAtMs: now - 29_000 },
+  ];
+  const runtime = {
+    listContainers: () => Promise.resolve(containers.map((c) => ({ podName: 'web', podNamespace: 'default', name: 'c', kind: 'app', attempt: 0, specHash: '', image: 'img', imageId: '', state: 'running', ...c }) as RuntimeContainer)),
+  } as unknown as ContainerRuntime;
+  const reported = new Date(now - 55_000).toISOString();
+  const stats = new RuntimeStats({ runtime, nodeName: 'n1', clock, podStartTime: (uid) => (uid === 'u1' ? reported : undefined), hostUptimeSeconds: () => 3600.4 });
+  const s = await stats.summary() as { node: { startTime: string }; pods: { podRef: { uid: string }; startTime: string; containers: { startTime: string }[] }[] };
+  assert.equal(s.node.startTime, new Date(Math.floor((now - 3_600_400) / 1000) * 1000).toISOString(), 'the host boot time, at whole seconds');
+  const byUid = new Map(s.pods.map((p) => [p.podRef.uid, p]));
+  assert.equal(byUid.get('u1')?.startTime, reported, 'the status the agent reported');
+  assert.equal(byUid.get('u1')?.containers[0]?.startTime, new Date(now - 49_000).toISOString());
+  assert.equal(byUid.get('u2')?.startTime, new Date(now - 30_000).toISOString(), 'no status yet: the earliest container');
+  assert.notEqual(byUid.get('u2')?.startTime, clock.now().toISOString());
 });
