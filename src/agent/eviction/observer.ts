@@ -1,9 +1,11 @@
-// Observes the eviction signals: memory from /proc/meminfo, the node and image file systems by
-// statfs of the root directory (and the image directory when given), and pids from pid_max and
-// the processes in /proc. Injected into the manager so tests can script the node's state.
+// Observes the eviction signals: memory from /proc/meminfo, the node file system by statfs of the
+// root directory, the image file system from the runtime's image service (Docker: its root dir;
+// where images live on the node's file system, imagefs = nodefs), and pids from pid_max and the
+// processes in /proc. Injected into the manager so tests can script the node's state.
 
 import { readdir, readFile, statfs } from 'node:fs/promises';
 import type { Signal } from './thresholds.js';
+import type { ImageFsInfo } from '../runtime/types.js';
 
 export interface SignalObservation {
   /** What is still available (bytes, inodes, pids). */
@@ -29,8 +31,8 @@ export function parseMeminfo(text: string): { totalBytes: number; availableBytes
 
 export interface HostSignalObserverOptions {
   rootDir: string;
-  /** The image file system, when it is a separate one; otherwise imagefs = nodefs. */
-  imageDir?: string;
+  /** The runtime's image file system; undefined (or answering undefined) means imagefs = nodefs. */
+  imageFs?: () => Promise<ImageFsInfo | undefined>;
   procDir?: string;
 }
 
@@ -53,7 +55,16 @@ export class HostSignalObserver implements SignalObserver {
       if (st.files > 0) out.set(`${prefix}.inodesFree`, { available: st.ffree, capacity: st.files });
     };
     await fsObs(this.options.rootDir, 'nodefs');
-    await fsObs(this.options.imageDir ?? this.options.rootDir, 'imagefs');
+    const image = await this.options.imageFs?.().catch(() => undefined);
+    if (image === undefined) {
+      for (const s of ['available', 'inodesFree'] as const) {
+        const v = out.get(`nodefs.${s}`);
+        if (v !== undefined) out.set(`imagefs.${s}`, v);
+      }
+    } else {
+      out.set('imagefs.available', { available: image.capacityBytes - image.usedBytes, capacity: image.capacityBytes });
+      if (image.inodes !== undefined && image.inodesFree !== undefined) out.set('imagefs.inodesFree', { available: image.inodesFree, capacity: image.inodes });
+    }
     // The container file system is the image file system here (no split image/container fs).
     for (const [from, to] of [['imagefs.available', 'containerfs.available'], ['imagefs.inodesFree', 'containerfs.inodesFree']] as const) {
       const v = out.get(from);

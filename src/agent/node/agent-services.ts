@@ -133,7 +133,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   // ---- eviction ----
   const eviction = new EvictionManager({
     thresholds,
-    observer: new HostSignalObserver({ rootDir: flags.rootDir }),
+    observer: new HostSignalObserver({ rootDir: flags.rootDir, imageFs: () => agent.runtime.images.imageFsInfo() }),
     pods: new RuntimeEvictablePods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime, domain }),
     clock,
     logger: logger.child({ part: 'eviction' }),

@@ -101,13 +101,21 @@ export interface ImageInfo {
   createdAtMs: number;
 }
 
+export interface ImageFsInfo {
+  capacityBytes: number;
+  usedBytes: number;
+  inodes?: number;
+  inodesFree?: number;
+}
+
 export interface ImageService {
   /** Ensures the image is present according to the pull policy; throws ImagePullError. */
   ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
-  /** Capacity and use of the file system holding images, for image GC. */
-  imageFsInfo(): Promise<{ capacityBytes: number; usedBytes: number } | undefined>;
+  /** Capacity and use of the file system holding images (image GC, the imagefs eviction signals);
+   * undefined when images live on the node's own file system. */
+  imageFsInfo(): Promise<ImageFsInfo | undefined>;
 }
 
 /** Why a container could not start because of its image. */

@@ -16,6 +16,7 @@ import {
   type ContainerRuntime,
   type ContainerStats,
   type ExecResult,
+  type ImageFsInfo,
   type ImageInfo,
   type ImageService,
   type RuntimeContainer,
@@ -395,14 +396,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     await this.imageDocker.getImage(id).remove();
   }
 
-  async imageFsInfo(): Promise<{ capacityBytes: number; usedBytes: number } | undefined> {
+  async imageFsInfo(): Promise<ImageFsInfo | undefined> {
     try {
       const info = (await this.imageDocker.info()) as { DockerRootDir?: string };
       const root = info.DockerRootDir ?? '/var/lib/docker';
       const { statfs } = await import('node:fs/promises');
       const s = await statfs(root);
       const capacityBytes = s.blocks * s.bsize;
-      return { capacityBytes, usedBytes: capacityBytes - s.bavail * s.bsize };
+      return { capacityBytes, usedBytes: capacityBytes - s.bavail * s.bsize, ...(s.files > 0 ? { inodes: s.files, inodesFree: s.ffree } : {}) };
     } catch {
       return undefined;
     }

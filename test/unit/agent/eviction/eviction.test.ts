@@ -129,6 +129,12 @@ test('the host observer reads meminfo, statfs of the root dir and pids', async (
   assert.deepEqual(obs.get('memory.available'), { available: 1024 * 1024, capacity: 2048 * 1024 });
   assert.deepEqual(obs.get('pid.available'), { available: 98, capacity: 100 });
   assert.ok((obs.get('nodefs.available')?.capacity ?? 0) > 0);
-  assert.ok(obs.has('imagefs.available'));
+  assert.deepEqual(obs.get('imagefs.available'), obs.get('nodefs.available'), 'no image file system of its own: imagefs = nodefs');
   assert.equal(parseMeminfo('nothing'), undefined);
+  // The runtime's image file system (Docker: its root dir), not the agent's root dir.
+  const docker = await new HostSignalObserver({ rootDir: dir, procDir: join(dir, 'proc'), imageFs: () => Promise.resolve({ capacityBytes: 1000, usedBytes: 900, inodes: 50, inodesFree: 5 }) }).observe();
+  assert.deepEqual(docker.get('imagefs.available'), { available: 100, capacity: 1000 });
+  assert.deepEqual(docker.get('imagefs.inodesFree'), { available: 5, capacity: 50 });
+  assert.deepEqual(docker.get('containerfs.available'), { available: 100, capacity: 1000 });
+  assert.notDeepEqual(docker.get('nodefs.available'), docker.get('imagefs.available'));
 });
