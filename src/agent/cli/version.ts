@@ -1,8 +1,9 @@
 // `--version`: `nodeagent vX.Y.Z`; `--version=raw`: the full version record; `--version=vX.Y.Z`:
 // report that version instead of the package's. The package version is read from package.json
-// at runtime (found upward from this module, so it works from src/ and from dist/), and only
-// when asked for: nothing here runs at import time.
-import { readFileSync, statSync } from 'node:fs';
+// (found upward from this module, so it works from src/ and from dist/); the commit, tree state
+// and build date from dist/build-info.json, stamped by `npm run build`. Only when asked for:
+// nothing here runs at import time.
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParsedFlags } from './flag-spec.js';
@@ -33,27 +34,22 @@ function packageRoot(): { root: string; version: string } | undefined {
   return undefined;
 }
 
-function gitCommit(root: string): string {
-  try {
-    const head = readFileSync(join(root, '.git', 'HEAD'), 'utf8').trim();
-    if (!head.startsWith('ref: ')) return head;
-    const ref = head.slice(5);
-    try {
-      return readFileSync(join(root, '.git', ref), 'utf8').trim();
-    } catch {
-      const packed = readFileSync(join(root, '.git', 'packed-refs'), 'utf8');
-      return packed.split('\n').find((l) => l.endsWith(` ${ref}`))?.split(' ')[0] ?? 'unknown';
-    }
-  } catch {
-    return 'unknown';
-  }
+interface BuildInfo {
+  gitCommit: string;
+  gitTreeState: string;
+  buildDate: string;
 }
 
-function buildDate(): string {
+const UNSTAMPED: BuildInfo = { gitCommit: 'unknown', gitTreeState: 'unknown', buildDate: 'unknown' };
+
+/** The facts `npm run build` stamped into dist/build-info.json (scripts/stamp-build.mjs). */
+function buildInfo(root: string): BuildInfo {
   try {
-    return `${statSync(fileURLToPath(import.meta.url)).mtime.toISOString().slice(0, 19)}Z`;
+    const b = JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as Partial<Record<keyof BuildInfo, unknown>>;
+    const str = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : 'unknown');
+    return { gitCommit: str(b.gitCommit), gitTreeState: str(b.gitTreeState), buildDate: str(b.buildDate) };
   } catch {
-    return '1970-01-01T00:00:00Z';
+    return UNSTAMPED;
   }
 }
 
@@ -68,13 +64,14 @@ export function versionInfo(override?: string): VersionInfo {
   const p = packageRoot();
   const gitVersion = override ?? (p === undefined ? 'v0.0.0-unknown' : `v${p.version}`);
   const m = /^v(\d+)\.(\d+)/.exec(gitVersion);
+  const b = p === undefined ? UNSTAMPED : buildInfo(p.root);
   return {
     major: m?.[1] ?? '0',
     minor: m?.[2] ?? '0',
     gitVersion,
-    gitCommit: p === undefined ? 'unknown' : gitCommit(p.root),
-    gitTreeState: 'unknown',
-    buildDate: buildDate(),
+    gitCommit: b.gitCommit,
+    gitTreeState: b.gitTreeState,
+    buildDate: b.buildDate,
     nodeVersion: process.version,
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,

@@ -7,21 +7,18 @@ import { parseArgs } from '../../../../src/agent/cli/parser.js';
 import { packageVersion, reportedVersion, versionInfo, versionOutput, versionOverride } from '../../../../src/agent/cli/version.js';
 import { deprecationWarnings } from '../../../../src/agent/cli/deprecation.js';
 
-function findPackageVersion(): string {
+function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const p = join(dir, 'package.json');
-    if (existsSync(p)) {
-      const pkg = JSON.parse(readFileSync(p, 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'nodeagent' && pkg.version !== undefined) return pkg.version;
-    }
+    if (existsSync(p) && (JSON.parse(readFileSync(p, 'utf8')) as { name?: string }).name === 'nodeagent') return dir;
     const up = dirname(dir);
     if (up === dir) throw new Error('package.json of nodeagent not found');
     dir = up;
   }
 }
 
-const pkgVersion = findPackageVersion();
+const pkgVersion = (JSON.parse(readFileSync(join(repoRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 
 test('--version prints nodeagent vX.Y.Z from package.json', () => {
   assert.equal(packageVersion(), `v${pkgVersion}`);
@@ -38,6 +35,12 @@ test('--version=raw prints the full record as JSON', () => {
   assert.equal(rec['nodeVersion'], process.version);
   for (const k of ['major', 'minor', 'gitCommit', 'gitTreeState', 'buildDate', 'compiler', 'platform']) assert.equal(typeof rec[k], 'string', k);
   assert.match(rec['buildDate'] ?? '', /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  // Stamped by the build (dist/build-info.json), the same facts git gives for this checkout.
+  const stamped = JSON.parse(readFileSync(join(repoRoot(), 'dist', 'build-info.json'), 'utf8')) as Record<string, string>;
+  assert.equal(rec['gitCommit'], stamped['gitCommit']);
+  assert.equal(rec['buildDate'], stamped['buildDate']);
+  assert.match(rec['gitCommit'] ?? '', /^[0-9a-f]{40}$/);
+  assert.match(rec['gitTreeState'] ?? '', /^(clean|dirty)$/);
 });
 
 test('--version=vX.Y.Z sets the reported version and prints nothing', () => {
