@@ -20,6 +20,8 @@ export interface ApiServerFlags {
   tlsPrivateKeyFile: string | undefined;
   clientCaFile: string | undefined;
   tokenAuthFile: string | undefined;
+  /** Identifiers of this API server: a TokenReview naming other audiences is not authenticated. */
+  apiAudiences: string[];
   anonymousAuth: boolean;
   /** --anonymous-auth was given explicitly. */
   anonymousAuthSet: boolean;
@@ -56,6 +58,7 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'tls-private-key-file', value: 'string', def: undefined, help: 'File containing the default x509 private key matching --tls-cert-file.' },
   { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
   { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
+  { name: 'api-audiences', value: 'strings', def: '', help: "Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences." },
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
   { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny, Webhook (with --authorization-webhook-config-file). Members of system:masters are always allowed.' },
   { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
@@ -193,6 +196,7 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       tlsPrivateKeyFile: tlsKey,
       clientCaFile: get('client-ca-file'),
       tokenAuthFile: get('token-auth-file'),
+      apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
       anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
       anonymousAuthSet: get('anonymous-auth') !== undefined,
       authorizationMode: modes,

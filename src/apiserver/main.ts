@@ -68,6 +68,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     compactionIntervalMs: flags.etcdCompactionIntervalMs,
     watchCacheSize: flags.defaultWatchCacheSize,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    apiAudiences: flags.apiAudiences,
     clock,
     logger,
   });

@@ -61,6 +61,8 @@ export interface ApiServerOptions {
   readonly watchCacheSize: number;
   readonly bookmarkIntervalMs?: number;
   readonly maxBodyBytes: number;
+  /** --api-audiences: the audiences of tokens authenticated here (see tokenReview). */
+  readonly apiAudiences?: readonly string[];
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -258,7 +260,7 @@ export class ApiServer {
         kind: isToken ? 'TokenReview' : 'SubjectAccessReview',
         apiVersion: isToken ? `authentication.${d}/v1` : `authorization.${d}/v1`,
       }).object;
-      const out = isToken ? await tokenReview(body, this.authn, d) : await subjectAccessReview(body, this.authorizer, d);
+      const out = isToken ? await tokenReview(body, this.authn, d, this.o.apiAudiences ?? []) : await subjectAccessReview(body, this.authorizer, d);
       sendJson(res, 201, out, rc);
       return;
     }

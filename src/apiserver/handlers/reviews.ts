@@ -17,14 +17,32 @@ function s(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: string): Promise<Obj> {
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+}
+
+/**
+ * Every authenticator here is audience-agnostic, as the reference wraps its token file and OIDC
+ * authenticators: a token is good for this server's --api-audiences. The audiences asked for
+ * (spec.audiences, else the API audiences) must share one with them, or the token is not
+ * authenticated; status.audiences is what they share. With neither, no audience is checked.
+ */
+function audienceCheck(requested: readonly string[], apiAudiences: readonly string[]): { ok: boolean; audiences?: string[] } {
+  const target = requested.length > 0 ? requested : apiAudiences;
+  if (target.length === 0) return { ok: true };
+  const shared = apiAudiences.filter((a) => target.includes(a));
+  return shared.length > 0 ? { ok: true, audiences: shared } : { ok: false };
+}
+
+export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: string, apiAudiences: readonly string[] = []): Promise<Obj> {
   const spec = obj(body['spec']);
   const token = s(spec['token']);
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
-  const fake = { headers: { authorization: `Bearer ${token}` }, socket: {} } as unknown as IncomingMessage;
-  const r = await authn.authenticate(fake);
-  const audiences = Array.isArray(spec['audiences']) ? spec['audiences'] : undefined;
-  const status: Obj = r.ok && r.user.username !== 'system:anonymous'
+  const requested = strings(spec['audiences']);
+  const auds = audienceCheck(requested, apiAudiences);
+  // A token for other audiences is not looked at: not authenticated, and no error to learn from.
+  const r = auds.ok ? await authn.authenticate({ headers: { authorization: `Bearer ${token}` }, socket: {} } as unknown as IncomingMessage) : undefined;
+  const status: Obj = r?.ok === true && r.user.username !== 'system:anonymous'
     ? {
         authenticated: true,
         user: {
@@ -33,14 +51,14 @@ export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: 
           groups: [...r.user.groups],
           ...(r.user.extra !== undefined ? { extra: r.user.extra } : {}),
         },
-        ...(audiences !== undefined ? { audiences } : {}),
+        ...(auds.audiences !== undefined ? { audiences: auds.audiences } : {}),
       }
-    : { authenticated: false, user: {}, error: 'invalid bearer token' };
+    : r === undefined ? { authenticated: false, user: {} } : { authenticated: false, user: {}, error: 'invalid bearer token' };
   return {
     kind: 'TokenReview',
     apiVersion: `authentication.${domain}/v1`,
     metadata: { creationTimestamp: null },
-    spec: { token: '', ...(audiences !== undefined ? { audiences } : {}) },
+    spec: { token: '', ...(requested.length > 0 ? { audiences: requested } : {}) },
     status,
   };
 }
