@@ -10,12 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
+import { kubectlSkipReason } from '../helpers/kubectl.js';
 import { csrBody, eventBody, makeCsrPem } from '../helpers/apiserver-fixtures.js';
 
 const execFileP = promisify(execFile);
-const probe = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' });
-const skip = probe.error !== undefined || probe.status !== 0 ? `kubectl is not available (${probe.error?.message ?? probe.stderr.trim()})` : false;
-if (skip !== false) process.stdout.write(`# skipping kubectl e2e: ${skip}\n`);
+const skip = kubectlSkipReason('the kubectl e2e suite') ?? false;
 
 let api: StartedApiServer;
 let dir: string;
