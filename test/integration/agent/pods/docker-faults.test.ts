@@ -6,7 +6,8 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runAgent, type Agent } from '../../../../src/agent/agent.js';
-import { silentLogger } from '../../../../src/common/log/types.js';
+import { silentLogger, type Logger } from '../../../../src/common/log/types.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
 import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
@@ -14,7 +15,7 @@ import { LABELS } from '../../../../src/agent/runtime/types.js';
 
 const skip = await dockerSkipReason();
 
-async function startAgentOn(t: { after: (fn: () => Promise<void>) => void }, endpoint: string, prefix: string) {
+async function startAgentOn(t: { after: (fn: () => Promise<void>) => void }, endpoint: string, prefix: string, logger: Logger = silentLogger()) {
   const root = await tempDir('na-dfault-');
   const m = await tempDir('na-dfault-m-');
   const ac = new AbortController();
@@ -22,7 +23,7 @@ async function startAgentOn(t: { after: (fn: () => Promise<void>) => void }, end
   const run = runAgent({
     config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: endpoint }),
     flags: testFlags(root.path, { hostnameOverride: 'dfault' }),
-    logger: silentLogger(),
+    logger,
     signal: ac.signal,
     onBuilt: (a) => (agent = a),
   });
@@ -90,7 +91,8 @@ test('the engine goes away and comes back: pods keep running, the agent recovers
   t.after(async () => {
     if (proxy.listening) await down();
   });
-  const a = await startAgentOn(t, `tcp://127.0.0.1:${port}`, 'fault-eng-');
+  const log = recordingLogger();
+  const a = await startAgentOn(t, `tcp://127.0.0.1:${port}`, 'fault-eng-', log);
   await writeFile(join(a.dir, 'a.json'), pod('fault-eng-a', 'busybox:local', 'IfNotPresent'));
   const docker = dockerFromEndpoint(DOCKER_ENDPOINT, 10_000);
   const running = async (name: string): Promise<string[]> =>
@@ -99,7 +101,10 @@ test('the engine goes away and comes back: pods keep running, the agent recovers
 
   await down();
   await writeFile(join(a.dir, 'b.json'), pod('fault-eng-b', 'busybox:local', 'IfNotPresent'));
-  await new Promise((r) => setTimeout(r, 3000)); // the agent's syncs fail meanwhile and back off
+  // The agent's syncs of pod b fail while the engine is away, and back off (each retry later).
+  const failedSyncs = (): number[] => log.lines.filter((l) => l.msg === 'pod sync failed; retrying' && l.fields['pod'] === 'default/fault-eng-b-dfault').map((l) => Number(l.fields['retryInMs']));
+  const delays = await waitFor('two failed syncs of pod b', () => (failedSyncs().length >= 2 ? failedSyncs() : undefined), 30_000);
+  assert.ok((delays[1] ?? 0) > (delays[0] ?? 0), `backing off: ${delays.join(', ')} ms`);
   assert.deepEqual(await running('fault-eng-a'), [before], 'pod a kept running while the engine was unreachable');
 
   proxy = await listen(port);
