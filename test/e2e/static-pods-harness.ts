@@ -37,6 +37,11 @@ export function startAgent(args: string[]): RunningAgent {
   };
 }
 
+/** How many times the agent has logged a finished sync of the static pod `name` (V(4)). */
+function syncsOf(agent: RunningAgent, name: string): number {
+  return agent.output().split('\n').filter((l) => l.includes('] pod synced ') && l.includes(`pod=default/${name}-`)).length;
+}
+
 export async function httpText(port: number): Promise<string | undefined> {
   try {
     const r = await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(1000) });
@@ -113,6 +118,7 @@ export function staticPodsScenario(rt: RuntimeUnderTest, skip: string | undefine
       '--file-check-frequency', '1s',
       '--sync-frequency', '5s',
       '--fail-cgroupv1=false',
+      '-v=4', // "pod synced" lines (V(4)) tell the test a sync happened
       '--enable-server=false',
       '--healthz-port=0',
       '--read-only-port=0',
@@ -144,9 +150,8 @@ export function staticPodsScenario(rt: RuntimeUnderTest, skip: string | undefine
     assert.equal(await agent.stop(), 0);
     assert.equal(await httpText(port), 'version-1', 'the pod outlives the agent');
     agent = startAgent(args);
-    await waitFor('the restarted agent to sync', () => agent.output().includes('node agent starting'), 20_000).catch(fail('restart'));
-    // give it a few sync rounds to (wrongly) restart anything
-    await new Promise((r) => setTimeout(r, 3000));
+    // The restarted agent's first sync of the pod is where it would (wrongly) restart anything.
+    await waitFor('the restarted agent to sync the pod', () => syncsOf(agent, 'e2e-web') >= 1, 20_000).catch(fail('restart'));
     const after = (await containersOf(rt, root.path, 'e2e-web')).filter((c) => c.kind === 'app');
     assert.deepEqual(after.map((c) => [c.id, c.state]), [[first.id, 'running']], 'same container, still running, none added');
     assert.equal(await httpText(port), 'version-1');
@@ -161,7 +166,9 @@ export function staticPodsScenario(rt: RuntimeUnderTest, skip: string | undefine
     await writeFile(join(manifests.path, 'always.json'), commandManifest(rt, 'e2e-always', 'Always', 'exit 1'));
     await waitFor('Always to restart once', async () => (await containersOf(rt, root.path, 'e2e-always')).filter((c) => c.kind === 'app').length >= 2, 30_000).catch(fail('Always'));
     await waitFor('Never to exit', async () => (await containersOf(rt, root.path, 'e2e-never')).some((c) => c.kind === 'app' && c.state === 'exited'), 30_000).catch(fail('Never'));
-    await new Promise((r) => setTimeout(r, 3000));
+    // Two more syncs of the exited pod: each would have restarted it, were Never not honoured.
+    const seen = syncsOf(agent, 'e2e-never');
+    await waitFor('two more syncs of the Never pod', () => syncsOf(agent, 'e2e-never') >= seen + 2, 30_000).catch(fail('Never synced'));
     const never = (await containersOf(rt, root.path, 'e2e-never')).filter((c) => c.kind === 'app');
     assert.equal(never.length, 1, 'restartPolicy Never: not restarted');
     assert.equal(never[0]?.exitCode, 3);

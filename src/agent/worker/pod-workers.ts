@@ -90,6 +90,8 @@ export class PodWorkers {
           w.killed = false;
           const r = await this.opts.syncPod(work.pod);
           w.errorDelayMs = this.opts.errorBackoffMs ?? 1000;
+          // The reference logs each SyncPod at V(4); tests count these to know a sync happened.
+          this.opts.logger.debug({ pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid }, 'pod synced');
           if (r.requeueAfterMs !== undefined && w.pending === undefined) this.scheduleRequeue(w, work, r.requeueAfterMs);
         }
       } catch (err) {
