@@ -80,8 +80,9 @@ test('manager: first certificate at once, rotation at the deadline, before expir
   assert.ok(Math.abs((m.ttlSeconds() ?? 0) - 3600) <= 1);
   assert.equal(m.rotationDeadline()?.getTime(), first.info.notBefore.getTime() + 0.8 * 3600_000);
   // Just before the deadline nothing happens; at the deadline a new certificate comes.
+  const sleeping = clock.pendingSleepers;
   clock.advance(0.8 * 3600_000 - 5000);
-  await new Promise((r) => setTimeout(r, 50));
+  await clock.waitForSleepers(sleeping); // woken, checked, asleep again
   assert.equal(e.rotated.length, 1);
   clock.advance(60_000);
   await until(() => e.rotated.length === 2, 'the second certificate');

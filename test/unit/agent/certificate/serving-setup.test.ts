@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile, readdir, stat } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile, readdir, stat, utimes } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import { connect } from 'node:tls';
 import type { AddressInfo } from 'node:net';
@@ -132,7 +132,8 @@ test('standalone mode (no --platconfig): no API request at all, self-signed serv
   const crt = setup.serving?.current()?.certPem ?? '';
   const caPart = crt.slice(crt.indexOf('-----END CERTIFICATE-----') + 26);
   assert.match(await handshake(port, caPart), /^node-1@/);
-  await new Promise((r) => setTimeout(r, 100));
+  // Stopped, every loop has ended: whatever it would have asked the API server, it has asked.
+  await setup.stop();
   assert.equal(api.requests.length, 0);
 });
 
@@ -149,8 +150,10 @@ test('--tls-cert-file/--tls-private-key-file are served and reloaded when they c
   t.after(() => src.stop());
   const port = await httpsWith(t, src, () => undefined);
   assert.equal(await handshake(port, ca.certPem), 'first');
-  await new Promise((r) => setTimeout(r, 20));
   await mk('second');
+  // Files are told apart by mtime and size: make the change visible whatever the clock's grain.
+  const later = new Date(Date.now() + 5000);
+  await utimes(join(dir, 'tls.crt'), later, later);
   assert.equal(await src.reload(false), true);
   assert.equal(await handshake(port, ca.certPem), 'second');
   assert.equal(await src.reload(false), false);
