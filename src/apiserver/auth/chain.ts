@@ -6,7 +6,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator, Authorizer, AuthorizationDecision, RequestAttributes, UserInfo } from '../interfaces.js';
-import { bearerToken } from './token-file.js';
+import { bearerToken } from '../../common/auth/bearer-token.js';
 
 export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 

@@ -2,10 +2,10 @@
 // `Authorization: Bearer <token>`.
 
 import { readFileSync } from 'node:fs';
-import type { IncomingMessage } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
 import { FlagError } from '../../common/util/errors.js';
+import { bearerToken } from '../../common/auth/bearer-token.js';
 
 /** Splits one CSV record (RFC 4180 quoting). */
 function csvFields(line: string): string[] {
@@ -73,12 +73,6 @@ export function loadTokenFile(file: string): Map<string, UserInfo> {
   return parseTokenFile(text, file);
 }
 
-export function bearerToken(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  if (h === undefined) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
-}
 
 export function tokenFileAuthenticator(tokens: ReadonlyMap<string, UserInfo>): Authenticator {
   const entries = [...tokens.entries()].map(([t, u]) => ({ token: Buffer.from(t), user: u }));

@@ -7,7 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { decodeJwt } from 'jose';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
-import { bearerToken, type JwtAuthenticator } from './jwt.js';
+import type { JwtAuthenticator } from './jwt.js';
+import { bearerToken } from '../../common/auth/bearer-token.js';
 
 export const DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS = 10_000;
 const CACHE_SIZE = 4096;

@@ -9,6 +9,7 @@ import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import { ClaimProcessor, TokenRejected } from './jwt-claims.js';
+import { bearerToken } from '../../common/auth/bearer-token.js';
 
 export interface JwtAuthenticatorOptions {
   readonly config: JWTAuthenticatorConfig;
@@ -22,13 +23,6 @@ export interface JwtAuthenticatorOptions {
   readonly jwksCooldownMs?: number;
 }
 
-/** The bearer token of a request, if any. */
-export function bearerToken(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  if (h === undefined) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
-}
 
 export class JwtAuthenticator implements Authenticator {
   readonly issuerUrl: string;

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../../common/util/clock.js';
 import { TtlCache } from '../ttl-cache.js';
 import { AuthUnavailableError, type AuthenticationResult, type Authenticator, type TokenReviewStatus, type TokenReviewer } from '../types.js';
+import { bearerToken } from '../../../common/auth/bearer-token.js';
 
 export interface TokenWebhookAuthenticatorOptions {
   reviewer: TokenReviewer;
@@ -17,13 +18,6 @@ export interface TokenWebhookAuthenticatorOptions {
   timeoutMs?: number;
 }
 
-/** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerToken(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  if (h === undefined) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
-}
 
 export class TokenWebhookAuthenticator implements Authenticator {
   private readonly cache: TtlCache<TokenReviewStatus>;
