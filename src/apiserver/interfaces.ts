@@ -5,13 +5,10 @@
 
 import type { IncomingMessage } from 'node:http';
 
-/** Who made a request. */
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+import type { UserInfo } from '../common/auth/user.js';
+
+/** Who made a request (one type for both programs). */
+export type { UserInfo };
 
 export type AuthenticationResult =
   | { readonly kind: 'authenticated'; readonly user: UserInfo }

@@ -5,13 +5,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { Writable } from 'node:stream';
 
-/** Who made a request. */
-export interface UserInfo {
-  readonly username: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-}
+import type { UserInfo } from '../../common/auth/user.js';
+import type { SarSpecV1 } from '../../common/auth/subject-access-review.js';
+
+/** Who made a request (one type for both programs). */
+export type { UserInfo };
 
 export type AuthenticationResult =
   | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly method: string }
@@ -68,21 +66,7 @@ export interface TokenReviewer {
 }
 
 /** The SubjectAccessReview call (POST /apis/authorization.{domain}/v1/subjectaccessreviews). */
-export interface SubjectAccessReviewSpec {
-  readonly user: string;
-  readonly uid?: string;
-  readonly groups: readonly string[];
-  readonly extra?: Readonly<Record<string, readonly string[]>>;
-  readonly resourceAttributes: {
-    readonly namespace: string;
-    readonly verb: string;
-    readonly group: string;
-    readonly version: string;
-    readonly resource: string;
-    readonly subresource: string;
-    readonly name: string;
-  };
-}
+export type SubjectAccessReviewSpec = SarSpecV1;
 export interface SubjectAccessReviewStatus {
   readonly allowed: boolean;
   readonly denied?: boolean;

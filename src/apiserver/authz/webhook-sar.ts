@@ -1,38 +1,8 @@
 // SubjectAccessReview bodies (v1 and v1beta1) built from request attributes, and the v1 view
 // that match conditions see as `request`.
-import type { RequestAttributes } from '../interfaces.js';
+import type { SarSpecV1 } from '../../common/auth/subject-access-review.js';
 
-export interface SarSpecV1 {
-  resourceAttributes?: { namespace: string; verb: string; group: string; version: string; resource: string; subresource: string; name: string };
-  nonResourceAttributes?: { path: string; verb: string };
-  user: string;
-  groups: string[];
-  extra: Record<string, string[]>;
-  uid: string;
-}
-
-export function sarSpecV1(a: RequestAttributes): SarSpecV1 {
-  const spec: SarSpecV1 = {
-    user: a.user.username,
-    groups: [...a.user.groups],
-    extra: Object.fromEntries(Object.entries(a.user.extra ?? {}).map(([k, v]) => [k, [...v]])),
-    uid: a.user.uid ?? '',
-  };
-  if (a.isResourceRequest) {
-    spec.resourceAttributes = {
-      namespace: a.namespace,
-      verb: a.verb,
-      group: a.apiGroup,
-      version: a.apiVersion,
-      resource: a.resource,
-      subresource: a.subresource,
-      name: a.name,
-    };
-  } else {
-    spec.nonResourceAttributes = { path: a.path, verb: a.verb };
-  }
-  return spec;
-}
+export { sarSpecV1, type SarSpecV1 } from '../../common/auth/subject-access-review.js';
 
 /** The request body for the configured version (v1beta1 names the groups field `group`). */
 export function sarBody(spec: SarSpecV1, version: 'v1' | 'v1beta1', platformDomain: string): Record<string, unknown> {

@@ -12,6 +12,7 @@ import {
   type SubjectAccessReviewSpec,
   type SubjectAccessReviewer,
 } from '../types.js';
+import { sarSpecV1 } from '../../../common/auth/subject-access-review.js';
 
 export class AlwaysAllowAuthorizer implements Authorizer {
   authorize(): Promise<AuthorizationDecision> {
@@ -29,21 +30,7 @@ export interface WebhookAuthorizerOptions {
 }
 
 export function reviewSpec(a: RequestAttributes): SubjectAccessReviewSpec {
-  return {
-    user: a.user.username,
-    ...(a.user.uid !== undefined ? { uid: a.user.uid } : {}),
-    groups: a.user.groups,
-    ...(a.user.extra !== undefined ? { extra: a.user.extra } : {}),
-    resourceAttributes: {
-      namespace: a.namespace,
-      verb: a.verb,
-      group: a.apiGroup,
-      version: a.apiVersion,
-      resource: a.resource,
-      subresource: a.subresource,
-      name: a.name,
-    },
-  };
+  return sarSpecV1(a);
 }
 
 export class WebhookAuthorizer implements Authorizer {

@@ -28,7 +28,7 @@ test('every endpoint: 401 without credentials, 403 when the webhook denies, 200 
     assert.equal(alice.status, 200, `${e.path} as alice: ${alice.body}`);
   }
   // The review carried the reference's attributes.
-  const spec = sar.specs.find((s) => s.user === 'alice' && s.resourceAttributes.subresource === 'stats');
+  const spec = sar.specs.find((s) => s.user === 'alice' && s.resourceAttributes?.subresource === 'stats');
   assert.deepEqual(spec?.resourceAttributes, { namespace: '', verb: 'get', group: '', version: 'v1', resource: 'nodes', subresource: 'stats', name: 'node-a' });
   assert.deepEqual(spec?.groups, ['devs', 'system:authenticated']);
 });
