@@ -2,64 +2,14 @@
 // goes through the injected Clock so tests control time, and through an AbortSignal so a
 // stopping agent is not held up by its own limiter.
 import type { Clock } from '../../common/util/clock.js';
+import { TokenBucket } from '../../common/util/token-bucket.js';
 
 export interface RateLimiter {
   /** Resolves when a request may go; rejects when `signal` aborts. */
   acquire(signal?: AbortSignal): Promise<void>;
 }
 
-export interface TokenBucketOptions {
-  qps: number;
-  burst: number;
-  clock: Clock;
-}
-
-export class TokenBucket implements RateLimiter {
-  private readonly qps: number;
-  private readonly burst: number;
-  private readonly clock: Clock;
-  private tokens: number;
-  private last: number;
-  /** Tokens are handed out in arrival order: a waiter reserves its token before sleeping. */
-  constructor(options: TokenBucketOptions) {
-    if (!(options.qps > 0) || !(options.burst >= 1)) throw new RangeError(`token bucket needs qps > 0 and burst >= 1, got ${options.qps}/${options.burst}`);
-    this.qps = options.qps;
-    this.burst = options.burst;
-    this.clock = options.clock;
-    this.tokens = options.burst;
-    this.last = options.clock.nowMs();
-  }
-
-  private refill(): void {
-    const now = this.clock.nowMs();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.last) / 1000) * this.qps);
-    this.last = now;
-  }
-
-  /** Takes a token without waiting; false when none is left. */
-  tryAcquire(): boolean {
-    this.refill();
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
-      return true;
-    }
-    return false;
-  }
-
-  async acquire(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    this.refill();
-    this.tokens -= 1;
-    if (this.tokens >= 0) return;
-    const waitMs = Math.ceil((-this.tokens / this.qps) * 1000);
-    try {
-      await this.clock.sleep(waitMs, signal);
-    } catch (err) {
-      this.tokens += 1; // give the reservation back
-      throw err;
-    }
-  }
-}
+export { TokenBucket, type TokenBucketOptions } from '../../common/util/token-bucket.js';
 
 /** A limiter that never waits (for calls excluded from --plat-api-qps). */
 export const unlimited: RateLimiter = { acquire: (signal) => (signal?.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve()) };

@@ -5,31 +5,7 @@ import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, type EventRateLimitConfiguration, 
 import type { Clock } from '../../common/util/clock.js';
 import { ApiError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
-
-/** A token bucket that starts full (as the reference's TryAccept limiter). */
-export class TokenBucket {
-  private readonly qps: number;
-  private readonly burst: number;
-  private readonly clock: Clock;
-  private tokens: number;
-  private lastMs: number;
-  constructor(o: { qps: number; burst: number; clock: Clock }) {
-    this.qps = o.qps;
-    this.burst = o.burst;
-    this.clock = o.clock;
-    this.tokens = o.burst;
-    this.lastMs = o.clock.nowMs();
-  }
-
-  tryAccept(): boolean {
-    const now = this.clock.nowMs();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.lastMs) / 1000) * this.qps);
-    this.lastMs = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
-  }
-}
+import { TokenBucket } from '../../common/util/token-bucket.js';
 
 class Enforcer {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -64,7 +40,7 @@ class Enforcer {
       this.buckets.delete(key);
       this.buckets.set(key, b);
     }
-    return b.tryAccept() ? undefined : `limit reached on type ${this.type} for key ${key}`;
+    return b.tryAcquire() ? undefined : `limit reached on type ${this.type} for key ${key}`;
   }
 }
 
