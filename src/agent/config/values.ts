@@ -1,14 +1,8 @@
 // Adapter over the CLI's value parsers (src/util/values, the one implementation) for config code:
 // the "try" forms return undefined instead of throwing, so validation can collect every problem.
-import { normalizeDuration, parseDurationMs, parseQuantity } from '../../common/util/values/index.js';
+import { normalizeDuration, parseQuantity } from '../../common/util/values/index.js';
 
-export function tryDurationMs(text: string): number | undefined {
-  try {
-    return parseDurationMs(text);
-  } catch {
-    return undefined;
-  }
-}
+export { tryDurationMs } from '../../common/util/values/duration.js';
 
 /** The amount in base units, or undefined when `text` is not a quantity. */
 export function tryQuantity(text: string | number): number | undefined {

@@ -4,7 +4,7 @@
 import { Agent, request } from 'undici';
 import { compileCel, type CompiledCel } from '../config/cel.js';
 import type { WebhookConfig } from '../config/authorization.js';
-import { parseGoDuration } from '../config/duration.js';
+import { tryDurationMs } from '../../common/util/values/duration.js';
 import type { Logger } from '../../common/log/types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -53,9 +53,9 @@ export class WebhookAuthorizer implements Authorizer {
     this.clock = opts.clock;
     this.logger = opts.logger.child({ component: 'webhook-authorizer', authorizer: opts.name });
     this.version = opts.config.subjectAccessReviewVersion === 'v1beta1' ? 'v1beta1' : 'v1';
-    this.authorizedTtlMs = parseGoDuration(opts.config.authorizedTTL) ?? 300_000;
-    this.unauthorizedTtlMs = parseGoDuration(opts.config.unauthorizedTTL) ?? 30_000;
-    this.timeoutMs = parseGoDuration(opts.config.timeout) ?? 30_000;
+    this.authorizedTtlMs = tryDurationMs(opts.config.authorizedTTL) ?? 300_000;
+    this.unauthorizedTtlMs = tryDurationMs(opts.config.unauthorizedTTL) ?? 30_000;
+    this.timeoutMs = tryDurationMs(opts.config.timeout) ?? 30_000;
     this.cacheSize = opts.cacheSize ?? 10_000;
     this.conditions = opts.config.matchConditions.map((m) => {
       const r = compileCel(m.expression, 'request', 'bool');

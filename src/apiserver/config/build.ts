@@ -14,7 +14,7 @@ import type { Logger } from '../../common/log/types.js';
 import { loadConnection } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ConfigError, FlagError } from '../../common/util/errors.js';
-import { parseGoDuration } from './duration.js';
+import { tryDurationMs } from '../../common/util/values/duration.js';
 import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
 
 /** The reference enables these admission plugins by default; --enable-admission-plugins adds more. */
@@ -188,7 +188,7 @@ async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<W
   }
   const ttl = (v: string | undefined, def: string, name: string): string => {
     const text = v ?? def;
-    const ms = parseGoDuration(text);
+    const ms = tryDurationMs(text);
     if (ms === undefined || ms < 0) throw new FlagError(`invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`, { flag: name });
     return text;
   };
@@ -204,9 +204,9 @@ async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<W
     name: 'webhook',
     config: {
       authorizedTTL,
-      cacheAuthorizedRequests: parseGoDuration(authorizedTTL) !== 0,
+      cacheAuthorizedRequests: tryDurationMs(authorizedTTL) !== 0,
       unauthorizedTTL,
-      cacheUnauthorizedRequests: parseGoDuration(unauthorizedTTL) !== 0,
+      cacheUnauthorizedRequests: tryDurationMs(unauthorizedTTL) !== 0,
       timeout: '30s',
       subjectAccessReviewVersion: version,
       matchConditionSubjectAccessReviewVersion: 'v1',

@@ -1,5 +1,5 @@
 // Pieces shared by the five configuration kinds.
-import { parseGoDuration } from './duration.js';
+import { tryDurationMs } from '../../common/util/values/duration.js';
 import type { FieldPath, IssueList } from './issues.js';
 
 export const DEFAULT_PLATFORM_DOMAIN = 'platform.io';
@@ -29,7 +29,7 @@ export function checkDuration(
   text: string,
   rules: { min?: 'positive' | 'non-negative'; maxMs?: number; maxText?: string },
 ): number | undefined {
-  const ms = parseGoDuration(text);
+  const ms = tryDurationMs(text);
   if (ms === undefined) {
     issues.invalid(path, text, 'must be a duration such as "30s", "5m0s" or "1h"');
     return undefined;

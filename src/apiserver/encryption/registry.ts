@@ -2,7 +2,7 @@
 // order (first match wins, so an earlier identity entry exempts a resource from a later "*.*");
 // unmatched resources are stored as they are.
 import { decodeKey, KMS_DEFAULT_TIMEOUT, type EncryptionConfiguration, type ProviderConfiguration } from '../config/encryption.js';
-import { parseGoDuration } from '../config/duration.js';
+import { tryDurationMs } from '../../common/util/values/duration.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
 import type { Logger } from '../../common/log/types.js';
@@ -92,7 +92,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
       if ((kms.apiVersion ?? 'v1') !== 'v2') {
         throw new ConfigError(`${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
       }
-      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: parseGoDuration(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000 });
+      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: tryDurationMs(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000 });
       this.kmsClients.push(client);
       this.kmsProviders.push({ name: kms.name, client, endpoint: kms.endpoint });
       return [new KmsEnvelopeProvider({ name: kms.name, client, clock: opts.clock })];

@@ -65,6 +65,15 @@ export function parseDurationMs(s: string, flag?: string): number {
   return Number(parseDurationNs(s, flag)) / 1e6;
 }
 
+/** Milliseconds of a Go duration, or undefined when `text` is not one (for code that collects every problem). */
+export function tryDurationMs(text: string): number | undefined {
+  try {
+    return parseDurationMs(text);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Parses a Go duration and returns it normalized the way the config file stores it ("2m0s"). */
 export function normalizeDuration(s: string, flag?: string): string {
   return formatDurationNs(parseDurationNs(s, flag));
