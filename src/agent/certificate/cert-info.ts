@@ -2,6 +2,7 @@
 // X509Certificate does the parsing.
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import { CertificateError } from '../../common/util/errors.js';
+import { pemBlocksOfType } from '../../common/util/pem.js';
 
 export interface CertificateInfo {
   notBefore: Date;
@@ -15,11 +16,9 @@ export interface CertificateInfo {
   x509: X509Certificate;
 }
 
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
-
 /** Every CERTIFICATE block in `pem`, in order. */
 export function splitCertificates(pem: string): string[] {
-  return [...pem.matchAll(PEM_CERT)].map((m) => m[0] + '\n');
+  return pemBlocksOfType(pem, 'CERTIFICATE');
 }
 
 export function parseCertificate(pem: string, source = 'data'): CertificateInfo {

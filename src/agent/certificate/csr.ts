@@ -9,6 +9,7 @@ import type * as Asn1Schema from '@peculiar/asn1-schema';
 import type * as Asn1X509 from '@peculiar/asn1-x509';
 import type * as Asn1Csr from '@peculiar/asn1-csr';
 import { publicKeyDer, type PrivateKey } from './keys.js';
+import { decodePemBlocks, encodePem } from '../../common/util/pem.js';
 
 export interface CsrTemplate {
   commonName: string;
@@ -72,19 +73,14 @@ export async function createCsrPem(key: PrivateKey, template: CsrTemplate): Prom
       key.type === 'ec' ? new asn.AlgorithmIdentifier({ algorithm: OID.ecdsaWithSha256 }) : new asn.AlgorithmIdentifier({ algorithm: OID.sha256WithRsa, parameters: null }),
     signature: new Uint8Array(sign('sha256', tbs, key.privateKey)).buffer,
   });
-  return toPem(Buffer.from(AsnConvert.serialize(request)), 'CERTIFICATE REQUEST');
+  return encodePem('CERTIFICATE REQUEST', Buffer.from(AsnConvert.serialize(request)));
 }
 
 /** DER of the first `label` PEM block of `pem`; undefined when there is none. */
 export function pemToDer(pem: string, label: string): Buffer | undefined {
-  const m = new RegExp(`-----BEGIN ${label}-----([\\s\\S]+?)-----END ${label}-----`).exec(pem);
-  return m ? Buffer.from((m[1] ?? '').replace(/\s+/g, ''), 'base64') : undefined;
+  return decodePemBlocks(pem).find((b) => b.type === label)?.bytes;
 }
 
-function toPem(der: Buffer, label: string): string {
-  const lines = der.toString('base64').match(/.{1,64}/g) ?? [];
-  return `-----BEGIN ${label}-----\n${lines.join('\n')}\n-----END ${label}-----\n`;
-}
 
 /**
  * `node-csr-` + unpadded base64url(SHA-512/256) over base64url(public key DER), CN, each O and

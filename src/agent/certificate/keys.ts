@@ -3,6 +3,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPair as generateKeyPairCb, webcrypto, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { CertificateError } from '../../common/util/errors.js';
+import { decodePemBlocks, encodePem } from '../../common/util/pem.js';
 
 const generateKeyPairAsync = promisify(generateKeyPairCb);
 
@@ -19,13 +20,15 @@ export async function generatePrivateKey(): Promise<PrivateKey> {
   return { privateKey, publicKey, pem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), type: 'ec' };
 }
 
+const PRIVATE_KEY_TYPES = new Set(['PRIVATE KEY', 'EC PRIVATE KEY', 'RSA PRIVATE KEY']);
+
 /** Parses the first private key found in `pem` (which may also hold certificates). */
 export function parsePrivateKey(pem: string, file?: string): PrivateKey {
-  const m = /-----BEGIN ((?:EC |RSA )?PRIVATE KEY)-----[\s\S]+?-----END \1-----/.exec(pem);
-  if (!m) throw new CertificateError(`${file ?? 'data'} holds no PEM private key (expected PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)`, file === undefined ? {} : { file });
+  const block = decodePemBlocks(pem).find((b) => PRIVATE_KEY_TYPES.has(b.type));
+  if (!block) throw new CertificateError(`${file ?? 'data'} holds no PEM private key (expected PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)`, file === undefined ? {} : { file });
   let privateKey: KeyObject;
   try {
-    privateKey = createPrivateKey({ key: m[0], format: 'pem' });
+    privateKey = createPrivateKey({ key: encodePem(block.type, block.bytes), format: 'pem' });
   } catch (err) {
     throw new CertificateError(`${file ?? 'data'}: the private key cannot be parsed: ${(err as Error).message}`, file === undefined ? { cause: err } : { file, cause: err });
   }

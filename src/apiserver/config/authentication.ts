@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { compileCel, type CelResult, type CelVariable } from './cel.js';
 import { checkUnique, isDns1123Subdomain } from './common.js';
 import type { FieldPath, IssueList } from './issues.js';
+import { pemBlocksOfType } from '../../common/util/pem.js';
 
 const prefixedClaimOrExpression = z.strictObject({
   claim: z.string().optional(),
@@ -116,7 +117,7 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
     if (iss.discoveryURL === iss.url) issues.invalid([...ip, 'discoveryURL'], iss.discoveryURL, 'discoveryURL must be different from URL');
   }
   if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '') {
-    const blocks = iss.certificateAuthority.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+    const blocks = pemBlocksOfType(iss.certificateAuthority, 'CERTIFICATE');
     let good = blocks.length > 0;
     for (const b of blocks) {
       try {

@@ -9,12 +9,12 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../../common/log/types.js';
 import { CertificateError } from '../../../common/util/errors.js';
+import { pemBlocksOfType } from '../../../common/util/pem.js';
 
-const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /** Parses every certificate of a PEM bundle; throws a CertificateError naming the file. */
 export function parseCertificateBundle(pem: string, file: string): X509Certificate[] {
-  const blocks = pem.match(PEM_BLOCK) ?? [];
+  const blocks = pemBlocksOfType(pem, 'CERTIFICATE');
   if (blocks.length === 0) throw new CertificateError(`client CA file "${file}" holds no PEM certificate`, { file });
   return blocks.map((b, i) => {
     try {
