@@ -10,6 +10,7 @@ import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
 import { parseSarStatus, sarBody, sarSpecV1, type SarStatus } from './webhook-sar.js';
+import { TtlCache } from '../../common/util/ttl-cache.js';
 
 export interface WebhookAuthorizerOptions {
   readonly name: string;
@@ -22,17 +23,11 @@ export interface WebhookAuthorizerOptions {
   readonly cacheSize?: number;
 }
 
-interface CacheEntry {
-  readonly status: SarStatus;
-  readonly expiresMs: number;
-}
-
 export class WebhookAuthorizer implements Authorizer {
   readonly name: string;
   private readonly cfg: WebhookConfig;
   private readonly conn: ConnectionConfig;
   private readonly domain: string;
-  private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly version: 'v1' | 'v1beta1';
   private readonly dispatcher: Agent;
@@ -40,8 +35,8 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly authorizedTtlMs: number;
   private readonly unauthorizedTtlMs: number;
   private readonly timeoutMs: number;
-  private readonly cache = new Map<string, CacheEntry>();
-  private readonly cacheSize: number;
+  /** Answers by review spec, one call in flight per spec, kept for the authorized/unauthorized TTL. */
+  private readonly cache: TtlCache<SarStatus, Record<string, unknown>>;
   /** Calls made to the webhook (for tests and metrics). */
   calls = 0;
 
@@ -50,13 +45,12 @@ export class WebhookAuthorizer implements Authorizer {
     this.cfg = opts.config;
     this.conn = opts.connection;
     this.domain = opts.platformDomain;
-    this.clock = opts.clock;
     this.logger = opts.logger.child({ component: 'webhook-authorizer', authorizer: opts.name });
     this.version = opts.config.subjectAccessReviewVersion === 'v1beta1' ? 'v1beta1' : 'v1';
     this.authorizedTtlMs = tryDurationMs(opts.config.authorizedTTL) ?? 300_000;
     this.unauthorizedTtlMs = tryDurationMs(opts.config.unauthorizedTTL) ?? 30_000;
     this.timeoutMs = tryDurationMs(opts.config.timeout) ?? 30_000;
-    this.cacheSize = opts.cacheSize ?? 10_000;
+    this.cache = new TtlCache({ clock: opts.clock, max: opts.cacheSize ?? 10_000, load: (_key, body) => this.load(body) });
     this.conditions = opts.config.matchConditions.map((m) => {
       const r = compileCel(m.expression, 'request', 'bool');
       if (!r.ok) throw new Error(`authorizer ${opts.name}: match condition ${JSON.stringify(m.expression)}: ${r.message}`);
@@ -83,30 +77,22 @@ export class WebhookAuthorizer implements Authorizer {
     const match = this.matches(spec);
     if (match === 'skip') return { decision: 'no-opinion' };
     if (match !== 'call') return this.onFailure(match);
-    const key = JSON.stringify(spec);
-    const now = this.clock.nowMs();
-    const hit = this.cache.get(key);
-    if (hit !== undefined && hit.expiresMs > now) return decisionOf(hit.status);
-    if (hit !== undefined) this.cache.delete(key);
     let status: SarStatus;
     try {
-      status = await this.ask(sarBody(spec, this.version, this.domain));
+      status = await this.cache.get(JSON.stringify(spec), sarBody(spec, this.version, this.domain));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       this.logger.warn({ err: why, failurePolicy: this.cfg.failurePolicy }, 'authorization webhook failed');
       return this.onFailure(`authorization webhook ${this.name} failed: ${why}`);
     }
-    const cacheIt = status.allowed ? this.cfg.cacheAuthorizedRequests : this.cfg.cacheUnauthorizedRequests;
-    const ttl = status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs;
-    if (cacheIt && ttl > 0) {
-      this.cache.set(key, { status, expiresMs: now + ttl });
-      while (this.cache.size > this.cacheSize) {
-        const oldest = this.cache.keys().next().value;
-        if (oldest === undefined) break;
-        this.cache.delete(oldest);
-      }
-    }
     return decisionOf(status);
+  }
+
+  /** Asks the webhook; the answer is kept for its TTL when the configuration caches its kind. */
+  private async load(body: Record<string, unknown>): Promise<{ value: SarStatus; ttlMs: number }> {
+    const status = await this.ask(body);
+    const cacheIt = status.allowed ? this.cfg.cacheAuthorizedRequests : this.cfg.cacheUnauthorizedRequests;
+    return { value: status, ttlMs: cacheIt ? (status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs) : 0 };
   }
 
   /** 'call', 'skip', or the error text when a condition failed to evaluate and none was false. */

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../../common/util/clock.js';
-import { TtlCache } from '../ttl-cache.js';
+import { TtlCache } from '../../../common/util/ttl-cache.js';
 import { AuthUnavailableError, type AuthenticationResult, type Authenticator, type TokenReviewStatus, type TokenReviewer } from '../types.js';
 import { bearerToken } from '../../../common/auth/bearer-token.js';
 
@@ -20,12 +20,11 @@ export interface TokenWebhookAuthenticatorOptions {
 
 
 export class TokenWebhookAuthenticator implements Authenticator {
-  private readonly cache: TtlCache<TokenReviewStatus>;
   // One review in flight per token: a burst of requests with the same token makes one call.
-  private readonly inflight = new Map<string, Promise<TokenReviewStatus>>();
+  private readonly cache: TtlCache<TokenReviewStatus, string>;
 
   constructor(private readonly options: TokenWebhookAuthenticatorOptions) {
-    this.cache = new TtlCache({ clock: options.clock });
+    this.cache = new TtlCache({ clock: options.clock, load: async (_key, token) => ({ value: await this.review(token), ttlMs: options.cacheTtlMs }) });
   }
 
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
@@ -34,16 +33,7 @@ export class TokenWebhookAuthenticator implements Authenticator {
     const token = bearerToken(req);
     if (token === undefined) return { kind: 'rejected', reason: 'malformed Authorization header' };
     const key = createHash('sha256').update(token).digest('hex');
-    let status = this.cache.get(key);
-    if (status === undefined) {
-      let p = this.inflight.get(key);
-      if (p === undefined) {
-        p = this.review(token).finally(() => this.inflight.delete(key));
-        this.inflight.set(key, p);
-      }
-      status = await p;
-      this.cache.set(key, status, this.options.cacheTtlMs);
-    }
+    const status = await this.cache.get(key, token);
     if (!status.authenticated || status.user === undefined || status.user.username === '') {
       return { kind: 'rejected', reason: `invalid bearer token${status.error ? `: ${status.error}` : ''}` };
     }

@@ -3,7 +3,7 @@
 // TTL; errors are never cached and never allow).
 
 import type { Clock } from '../../../common/util/clock.js';
-import { TtlCache } from '../ttl-cache.js';
+import { TtlCache } from '../../../common/util/ttl-cache.js';
 import {
   AuthUnavailableError,
   type AuthorizationDecision,
@@ -34,26 +34,22 @@ export function reviewSpec(a: RequestAttributes): SubjectAccessReviewSpec {
 }
 
 export class WebhookAuthorizer implements Authorizer {
-  private readonly cache: TtlCache<AuthorizationDecision>;
-  private readonly inflight = new Map<string, Promise<AuthorizationDecision>>();
+  // One review in flight per spec; allowed and denied answers kept for their own TTLs.
+  private readonly cache: TtlCache<AuthorizationDecision, SubjectAccessReviewSpec>;
 
   constructor(private readonly options: WebhookAuthorizerOptions) {
-    this.cache = new TtlCache({ clock: options.clock });
+    this.cache = new TtlCache({
+      clock: options.clock,
+      load: async (_key, spec) => {
+        const decision = await this.review(spec);
+        return { value: decision, ttlMs: decision.allowed ? options.authorizedTtlMs : options.unauthorizedTtlMs };
+      },
+    });
   }
 
   async authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
     const spec = reviewSpec(attrs);
-    const key = JSON.stringify(spec);
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached;
-    let p = this.inflight.get(key);
-    if (p === undefined) {
-      p = this.review(spec).finally(() => this.inflight.delete(key));
-      this.inflight.set(key, p);
-    }
-    const decision = await p;
-    this.cache.set(key, decision, decision.allowed ? this.options.authorizedTtlMs : this.options.unauthorizedTtlMs);
-    return decision;
+    return this.cache.get(JSON.stringify(spec), spec);
   }
 
   private async review(spec: SubjectAccessReviewSpec): Promise<AuthorizationDecision> {

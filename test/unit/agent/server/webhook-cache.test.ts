@@ -21,8 +21,11 @@ test('token answers (authenticated and not) are cached for the cache TTL; errors
   await authn.authenticate(req('t1'));
   await authn.authenticate(req('bad'));
   assert.equal(reviewer.calls, 2, 'answered from the cache within the TTL');
+  // The reference's LRUExpireCache drops an entry only once the clock is strictly after its expiry.
   clock.advance(1_000);
   reviewer.users.delete('t1');
+  assert.equal((await authn.authenticate(req('t1'))).kind, 'authenticated', 'still cached at exactly the TTL');
+  clock.advance(1);
   assert.equal((await authn.authenticate(req('t1'))).kind, 'rejected', 'asked again after the TTL');
   assert.equal(reviewer.calls, 3);
   reviewer.down = true;
@@ -47,6 +50,9 @@ test('allowed answers are cached for the authorized TTL, denied ones for the una
   assert.equal((await authz.authorize(alice)).allowed, true);
   assert.equal((await authz.authorize(bob)).allowed, false);
   assert.equal(reviewer.calls, 2);
+  clock.advance(1);
+  await authz.authorize(bob);
+  assert.equal(reviewer.calls, 2, 'still cached at exactly 30 s (expired only strictly after, as the reference)');
   clock.advance(1);
   await authz.authorize(bob);
   assert.equal(reviewer.calls, 3, 'denied answer expired after 30 s');
