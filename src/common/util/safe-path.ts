@@ -11,7 +11,7 @@
 //   for a delete its parent (removing a symbolic link removes the link, not what it points to).
 // What a process with write access inside the root does between the check and the use is out of
 // reach of any check; the root is the program's own directory.
-import { mkdir, realpath, rm } from 'node:fs/promises';
+import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UnsafePathError } from './errors.js';
 
@@ -94,6 +94,10 @@ async function assertNoLinkEscape(base: string, path: string): Promise<void> {
         throw new UnsafePathError(`refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a symbolic link leads out)`, { root: base });
       }
       return;
+    }
+    // a link whose target does not exist yet: writing through it would create the target
+    if ((await lstat(cur).catch(() => undefined))?.isSymbolicLink()) {
+      throw new UnsafePathError(`refusing path ${path}: ${cur} is a dangling symbolic link`, { root: base });
     }
     if (cur === base) return;
     cur = dirname(cur);
