@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { ManifestError } from '../../common/util/errors.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
+import { clip, firstProblems } from './field-errors.js';
 
 /** Shape-checked but not yet defaulted: name, namespace and uid may be missing. */
 export interface DecodedPod {
@@ -18,13 +19,14 @@ export interface DecodedPod {
 }
 
 function zodProblems(err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, prefix: string): string[] {
-  return err.issues.map((i) => `${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  return err.issues.map((i) => clip(`${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
 }
 
 const ACCEPTED_TYPES = '(accepted: apiVersion: v1 with kind: Pod or PodList)';
 
+/** The start of a document, on one line, for the reference's "is missing in '...'" messages. */
 function snippet(text: string): string {
-  const t = text.trim();
+  const t = text.trim().replace(/\r?\n/g, '\\n');
   return t.length > 100 ? `${t.slice(0, 100)}…` : t;
 }
 
@@ -43,7 +45,7 @@ function checkTypeMeta(obj: object, where: string, prefix: string, raw: string |
   const k = kind === undefined || kind === null || kind === '' ? 'Pod' : String(kind);
   const v = apiVersion === undefined || apiVersion === null || apiVersion === '' ? 'v1' : String(apiVersion);
   if (v !== 'v1' || (k !== 'Pod' && (raw === undefined || k !== 'PodList'))) {
-    fail(`no kind ${JSON.stringify(k)} is registered for version ${JSON.stringify(v)}`);
+    fail(`no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`);
   }
   return k as 'Pod' | 'PodList';
 }
@@ -55,7 +57,7 @@ export function decodePodObject(obj: unknown, where: string, prefix = '', raw?: 
   checkTypeMeta(obj, where, prefix, raw);
   const r = PodSchema.safeParse(obj);
   if (!r.success) {
-    throw new ManifestError(`${where}: invalid pod: ${zodProblems(r.error, prefix).join('; ')}`, { file: where });
+    throw new ManifestError(`${where}: invalid pod: ${firstProblems(zodProblems(r.error, prefix), '; ')}`, { file: where });
   }
   return r.data as DecodedPod;
 }
@@ -72,25 +74,25 @@ function noObjectReason(text: string): string {
 export function decodeManifest(text: string, where: string): DecodedPod[] {
   if (text.trim() === '') return [];
   const docs = parseAllDocuments(text);
-  const items: unknown[] = [];
+  const items: { value: unknown; raw: string }[] = [];
   for (const d of Array.isArray(docs) ? docs : [docs]) {
     if (d.errors.length > 0) {
       const e = d.errors[0];
-      throw new ManifestError(`${where}: not valid YAML or JSON: ${e?.message ?? 'parse error'}`, { file: where });
+      throw new ManifestError(`${where}: not valid YAML or JSON: ${clip((e?.message ?? 'parse error').split('\n')[0] ?? '', 500)}`, { file: where });
     }
     const v: unknown = d.toJS();
-    if (v !== null && v !== undefined) items.push(v);
+    if (v !== null && v !== undefined) items.push({ value: v, raw: d.range ? text.slice(d.range[0], d.range[2]) : text });
   }
   if (items.length === 0) throw new ManifestError(`${where}: ${noObjectReason(text)}`, { file: where });
   const pods: DecodedPod[] = [];
-  for (const obj of items) {
-    const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', text) === 'PodList';
+  for (const { value: obj, raw } of items) {
+    const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', raw) === 'PodList';
     if (isList) {
       const list = (obj as { items?: unknown }).items;
       if (!Array.isArray(list)) throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
       list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
     } else {
-      pods.push(decodePodObject(obj, where, '', text));
+      pods.push(decodePodObject(obj, where, '', raw));
     }
   }
   return pods;
@@ -99,6 +101,6 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
 export function checkPod(pod: Pod, where: string, opts: ValidatePodOptions): void {
   const problems = validatePod(pod, opts);
   if (problems.length > 0) {
-    throw new ManifestError(`${where}: invalid pod "${pod.metadata.name}": [${problems.join(', ')}]`, { file: where });
+    throw new ManifestError(`${where}: invalid pod "${clip(pod.metadata.name)}": [${firstProblems(problems)}]`, { file: where });
   }
 }
