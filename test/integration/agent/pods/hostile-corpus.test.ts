@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { cp, mkdir, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir, waitFor } from './agent-harness.js';
 import { killProcessPods, processRuntime } from './runtimes.js';
