@@ -30,6 +30,7 @@ export class FileSource implements PodSource {
   private readonly opts: FileSourceOptions;
   /** The manifest files read so far (its `work` counters show what relists cost). */
   readonly files: ManifestFiles;
+  private readonly duplicatesNamed = new Set<string>();
   private missingLogged = false;
   private loop: Promise<void> = Promise.resolve();
   private watcher: FSWatcher | undefined;
@@ -129,22 +130,31 @@ export class FileSource implements PodSource {
     const pods: Pod[] = [];
     for (const f of files) pods.push(...(await this.files.read(f)));
     this.files.retain(new Set(files));
-    this.opts.onSnapshot({ source: this.name, pods: dedupeByName(pods, this.opts.logger) });
+    this.opts.onSnapshot({ source: this.name, pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed) });
   }
 }
 
-/** Two pods with one full name in a source: the first wins, as in the reference. */
-export function dedupeByName(pods: Pod[], logger: Logger): Pod[] {
+/**
+ * Two pods with one full name in a source: the first wins, as in the reference. `warned` (kept by
+ * the caller across relists) holds the duplicates already named, so each is named once, not at
+ * every relist; it is pruned to the duplicates of this snapshot.
+ */
+export function dedupeByName(pods: Pod[], logger: Logger, warned?: Set<string>): Pod[] {
   const seen = new Set<string>();
   const out: Pod[] = [];
+  const now = new Set<string>();
   for (const p of pods) {
     const k = `${p.metadata.namespace}/${p.metadata.name}`;
     if (seen.has(k)) {
-      logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      const key = `${k} ${p.metadata.uid}`;
+      now.add(key);
+      if (warned?.has(key) !== true) logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      warned?.add(key);
       continue;
     }
     seen.add(k);
     out.push(p);
   }
+  if (warned) for (const key of [...warned]) if (!now.has(key)) warned.delete(key);
   return out;
 }

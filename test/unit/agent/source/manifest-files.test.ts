@@ -104,3 +104,12 @@ test('an over-large file is skipped from its size alone, without reading it', as
   assert.equal(src.files.work.reads, 0);
   assert.deepEqual(names(), []);
 });
+
+test('two files with one pod name: the first wins and the duplicate is named once, not at every relist', async (t) => {
+  const { dir, src, logger, names } = await setup(t);
+  await writeFile(join(dir, 'a.yaml'), good('same'));
+  await writeFile(join(dir, 'b.yaml'), good('same').replace('"60"', '"61"'));
+  for (let i = 0; i < 4; i++) await src.relist();
+  assert.deepEqual(names(), ['same-n1']);
+  assert.equal(logger.lines.filter((l) => l.msg === 'pod source: duplicate pod name; keeping the first').length, 1);
+});
