@@ -43,7 +43,7 @@ async function run(n: number): Promise<{ n: number; startS: number; cpuPct: numb
   const root = await mkdtemp(join(tmpdir(), 'na-scale-'));
   const dir = await mkdtemp(join(tmpdir(), 'na-scale-m-'));
   for (let i = 0; i < n; i++) {
-    await writeFile(join(dir, `p${i}.yaml`), `kind: Pod\nmetadata: {name: s${i}}\nspec: {terminationGracePeriodSeconds: 1, containers: [{name: c, command: [sleep, "600"]}]}\n`);
+    await writeFile(join(dir, `p${i}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: s${i}}\nspec: {terminationGracePeriodSeconds: 1, containers: [{name: c, command: [sleep, "600"]}]}\n`);
   }
   let agent: ChildProcess | undefined;
   try {

@@ -109,7 +109,7 @@ function report(name: string, agent: number[], base: number[]): void {
 }
 
 const procJson = (i: number): string =>
-  JSON.stringify({ kind: 'Pod', metadata: { name: `bench-${i}` }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', command: ['sleep', '30'] }] } });
+  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `bench-${i}` }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', command: ['sleep', '30'] }] } });
 report('process://', await agentLatencies('process://', procJson), await processBaseline());
 
 let dockerOk = true;
@@ -121,7 +121,7 @@ try {
 }
 if (dockerOk) {
   const dockerJson = (i: number): string =>
-    JSON.stringify({ kind: 'Pod', metadata: { name: `bench-${i}` }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sleep', '30'] }] } });
+    JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `bench-${i}` }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sleep', '30'] }] } });
   const base = await dockerBaseline();
   const agent = await agentLatencies(DOCKER, dockerJson);
   report('docker', agent, base.pod);

@@ -271,6 +271,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
+    logRoot: flags.rootDir,
     clock,
     logger: logger.child({ part: 'gc' }),
   };

@@ -29,10 +29,10 @@ async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: R
   return { status, stdout };
 }
 
-const sleeper = (name: string): string => `kind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [sleep, "30"]}]}\n`;
+const sleeper = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [sleep, "30"]}]}\n`;
 
 test('--runonce: all pods (file and URL) running → exit 0 with a summary', async (t) => {
-  const server = createServer((_q, res) => res.end(JSON.stringify({ kind: 'Pod', metadata: { name: 'fromurl' }, spec: { containers: [{ name: 'c', command: ['sleep', '30'] }] } })));
+  const server = createServer((_q, res) => res.end(JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'fromurl' }, spec: { containers: [{ name: 'c', command: ['sleep', '30'] }] } })));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   const { status, stdout } = await runOnce(t, { 'a.yaml': sleeper('a') }, `http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
@@ -45,7 +45,7 @@ test('--runonce: all pods (file and URL) running → exit 0 with a summary', asy
 test('--runonce: a pod that fails → exit 1', async (t) => {
   const { status, stdout } = await runOnce(t, {
     'ok.yaml': sleeper('ok'),
-    'bad.yaml': 'kind: Pod\nmetadata: {name: bad}\nspec: {restartPolicy: Never, containers: [{name: c, command: [sh, -c, "exit 4"]}]}\n',
+    'bad.yaml': 'apiVersion: v1\nkind: Pod\nmetadata: {name: bad}\nspec: {restartPolicy: Never, containers: [{name: c, command: [sh, -c, "exit 4"]}]}\n',
   });
   assert.match(stdout, /^pod default\/bad-once: Failed c=terminated\(4\)$/m);
   assert.match(stdout, /^pod default\/ok-once: Running/m);

@@ -5,6 +5,7 @@ import { copyFile, rename, stat, truncate, unlink } from 'node:fs/promises';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
+import { checkWritableUnder } from '../../common/util/safe-path.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
 
@@ -26,6 +27,8 @@ export interface GcOptions {
   /** A quantity such as 10Mi. */
   containerLogMaxSize: string;
   containerLogMaxFiles: number;
+  /** Log files are rotated only inside this directory (the agent's --root-dir). */
+  logRoot?: string;
   clock: Clock;
   logger: Logger;
   containerGcIntervalMs?: number;
@@ -161,6 +164,20 @@ export class GarbageCollector {
     return removed;
   }
 
+  /** The log file and its rotated copies stay inside logRoot (no link leads out); says so when not. */
+  private async rotatable(p: string, maxFiles: number): Promise<boolean> {
+    const root = this.opts.logRoot;
+    if (root === undefined) return true;
+    try {
+      await checkWritableUnder(root, p);
+      for (let i = 1; i < maxFiles; i++) await checkWritableUnder(root, `${p}.${i}`);
+      return true;
+    } catch (err) {
+      this.opts.logger.warn({ file: p, err: userMessage(err) }, 'log rotation: refusing to rotate a log file outside the root directory');
+      return false;
+    }
+  }
+
   /** Rotates log files over the size limit: copy to .1 (older ones shift), truncate in place. */
   async rotateLogs(): Promise<number> {
     const { runtime } = this.opts;
@@ -175,6 +192,7 @@ export class GarbageCollector {
       seen.add(p);
       const st = await stat(p).catch(() => undefined);
       if (!st || st.size <= maxBytes) continue;
+      if (!(await this.rotatable(p, maxFiles))) continue;
       await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
       for (let i = maxFiles - 2; i >= 1; i--) await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
       await copyFile(p, `${p}.1`);

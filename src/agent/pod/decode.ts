@@ -1,9 +1,12 @@
-// Manifest text (YAML or JSON) to pods: one Pod or a PodList, shape-checked with zod, then
-// validated. Errors are ManifestErrors naming the file (or URL) and every field at fault.
+// Manifest text (YAML or JSON) to pods: one Pod or a PodList (apiVersion v1), shape-checked with
+// zod, then validated. Errors are ManifestErrors naming the file (or URL) and every field at
+// fault; the type errors carry the reference's decoder messages ("Object 'Kind' is missing in",
+// "no kind ... is registered for version ...").
 import { parseAllDocuments } from 'yaml';
 import { ManifestError } from '../../common/util/errors.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
+import { clip, firstProblems } from './field-errors.js';
 
 /** Shape-checked but not yet defaulted: name, namespace and uid may be missing. */
 export interface DecodedPod {
@@ -16,46 +19,80 @@ export interface DecodedPod {
 }
 
 function zodProblems(err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, prefix: string): string[] {
-  return err.issues.map((i) => `${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`);
+  return err.issues.map((i) => clip(`${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
 }
 
-export function decodePodObject(obj: unknown, where: string, prefix = ''): DecodedPod {
+const ACCEPTED_TYPES = '(accepted: apiVersion: v1 with kind: Pod or PodList)';
+
+/** The start of a document, on one line, for the reference's "is missing in '...'" messages. */
+function snippet(text: string): string {
+  const t = text.trim().replace(/\r?\n/g, '\\n');
+  return t.length > 100 ? `${t.slice(0, 100)}…` : t;
+}
+
+/**
+ * apiVersion and kind as the reference's decoder checks them: kind first, then the version, then
+ * whether the scheme knows that kind in that version (core v1 Pod and PodList). Items of a
+ * PodList may leave both out.
+ */
+function checkTypeMeta(obj: object, where: string, prefix: string, raw: string | undefined): 'Pod' | 'PodList' {
+  const { kind, apiVersion } = obj as { kind?: unknown; apiVersion?: unknown };
+  const fail = (msg: string): never => {
+    throw new ManifestError(`${where}: ${prefix}${msg} ${ACCEPTED_TYPES}`, { file: where });
+  };
+  if (raw !== undefined && (kind === undefined || kind === null || kind === '')) fail(`Object 'Kind' is missing in '${snippet(raw)}'`);
+  if (raw !== undefined && (apiVersion === undefined || apiVersion === null || apiVersion === '')) fail(`Object 'apiVersion' is missing in '${snippet(raw)}'`);
+  const k = kind === undefined || kind === null || kind === '' ? 'Pod' : String(kind);
+  const v = apiVersion === undefined || apiVersion === null || apiVersion === '' ? 'v1' : String(apiVersion);
+  if (v !== 'v1' || (k !== 'Pod' && (raw === undefined || k !== 'PodList'))) {
+    fail(`no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`);
+  }
+  return k as 'Pod' | 'PodList';
+}
+
+export function decodePodObject(obj: unknown, where: string, prefix = '', raw?: string): DecodedPod {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new ManifestError(`${where}: expected a Pod object`, { file: where });
+    throw new ManifestError(`${where}: ${prefix}expected a Pod object`, { file: where });
   }
-  const kind = (obj as { kind?: unknown }).kind;
-  if (kind !== 'Pod') {
-    throw new ManifestError(`${where}: ${prefix}kind: unsupported kind ${JSON.stringify(kind)} (accepted: Pod, PodList)`, { file: where });
-  }
+  checkTypeMeta(obj, where, prefix, raw);
   const r = PodSchema.safeParse(obj);
   if (!r.success) {
-    throw new ManifestError(`${where}: invalid pod: ${zodProblems(r.error, prefix).join('; ')}`, { file: where });
+    throw new ManifestError(`${where}: invalid pod: ${firstProblems(zodProblems(r.error, prefix), '; ')}`, { file: where });
   }
   return r.data as DecodedPod;
 }
 
-/** Decodes a manifest body. An empty body gives no pods. */
+/** Why a manifest that is not blank holds no object: what a person sees in the skip line. */
+function noObjectReason(text: string): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  if (lines.every((l) => l.startsWith('#'))) return 'holds only comments, no pod';
+  if (lines.every((l) => l.startsWith('#') || /^(---|\.\.\.)(\s.*)?$/.test(l))) return 'holds only YAML document separators, no pod';
+  return 'is null, no pod';
+}
+
+/** Decodes a manifest body. A blank body gives no pods; any other body without a pod is an error. */
 export function decodeManifest(text: string, where: string): DecodedPod[] {
   if (text.trim() === '') return [];
   const docs = parseAllDocuments(text);
-  const items: unknown[] = [];
+  const items: { value: unknown; raw: string }[] = [];
   for (const d of Array.isArray(docs) ? docs : [docs]) {
     if (d.errors.length > 0) {
       const e = d.errors[0];
-      throw new ManifestError(`${where}: not valid YAML or JSON: ${e?.message ?? 'parse error'}`, { file: where });
+      throw new ManifestError(`${where}: not valid YAML or JSON: ${clip((e?.message ?? 'parse error').split('\n')[0] ?? '', 500)}`, { file: where });
     }
     const v: unknown = d.toJS();
-    if (v !== null && v !== undefined) items.push(v);
+    if (v !== null && v !== undefined) items.push({ value: v, raw: d.range ? text.slice(d.range[0], d.range[2]) : text });
   }
+  if (items.length === 0) throw new ManifestError(`${where}: ${noObjectReason(text)}`, { file: where });
   const pods: DecodedPod[] = [];
-  for (const obj of items) {
-    const kind = (obj as { kind?: unknown } | null)?.kind;
-    if (kind === 'PodList' || kind === 'List') {
+  for (const { value: obj, raw } of items) {
+    const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', raw) === 'PodList';
+    if (isList) {
       const list = (obj as { items?: unknown }).items;
       if (!Array.isArray(list)) throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
       list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
     } else {
-      pods.push(decodePodObject(obj, where));
+      pods.push(decodePodObject(obj, where, '', raw));
     }
   }
   return pods;
@@ -64,6 +101,6 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
 export function checkPod(pod: Pod, where: string, opts: ValidatePodOptions): void {
   const problems = validatePod(pod, opts);
   if (problems.length > 0) {
-    throw new ManifestError(`${where}: invalid pod "${pod.metadata.name}": ${problems.join('; ')}`, { file: where });
+    throw new ManifestError(`${where}: invalid pod "${clip(pod.metadata.name)}": [${firstProblems(problems)}]`, { file: where });
   }
 }

@@ -12,7 +12,7 @@ export const HttpGetActionSchema = z
     path: z.string().optional(),
     port: intOrString,
     host: z.string().optional(),
-    scheme: z.enum(['HTTP', 'HTTPS']).optional(),
+    scheme: z.string().optional(),
     httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).optional(),
   })
   .passthrough();
@@ -23,11 +23,11 @@ export const ProbeSchema = z
     exec: ExecActionSchema.optional(),
     httpGet: HttpGetActionSchema.optional(),
     tcpSocket: TcpSocketActionSchema.optional(),
-    initialDelaySeconds: z.number().int().min(0).optional(),
-    timeoutSeconds: z.number().int().min(1).optional(),
-    periodSeconds: z.number().int().min(1).optional(),
-    successThreshold: z.number().int().min(1).optional(),
-    failureThreshold: z.number().int().min(1).optional(),
+    initialDelaySeconds: z.number().int().optional(),
+    timeoutSeconds: z.number().int().optional(),
+    periodSeconds: z.number().int().optional(),
+    successThreshold: z.number().int().optional(),
+    failureThreshold: z.number().int().optional(),
   })
   .passthrough();
 
@@ -35,13 +35,13 @@ export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string(
 export const ContainerPortSchema = z
   .object({
     name: z.string().optional(),
-    containerPort: z.number().int().min(1).max(65535),
-    hostPort: z.number().int().min(1).max(65535).optional(),
+    containerPort: z.number().int(),
+    hostPort: z.number().int().optional(),
     hostIP: z.string().optional(),
-    protocol: z.enum(['TCP', 'UDP', 'SCTP']).optional(),
+    protocol: z.string().optional(),
   })
   .passthrough();
-export const ResourceListSchema = z.object({ cpu: quantity.optional(), memory: quantity.optional() }).passthrough();
+export const ResourceListSchema = z.record(z.string(), quantity);
 export const ResourcesSchema = z
   .object({ requests: ResourceListSchema.optional(), limits: ResourceListSchema.optional() })
   .passthrough();

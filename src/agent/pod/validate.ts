@@ -1,83 +1,89 @@
-// Validation of the rules zod's shape cannot say: name formats, uniqueness, references.
-import type { Pod, Container, Probe } from './types.js';
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+// A pod as the reference's ValidatePodCreate judges it, for the fields this agent knows: metadata
+// (validate-meta.ts), volumes, containers (names, ports, env, resources, volume mounts, probes).
+// Messages are the reference's field errors (field-errors.ts). The shape (types) is zod's.
+import { isDns1123Label } from '../../common/util/names.js';
+import { duplicate, forbidden, invalid, notFound, notSupported, required } from './field-errors.js';
+import { validateContainerPorts, validateProbe } from './validate-ports-probes.js';
+import { validatePodMeta } from './validate-meta.js';
+import { validateResources } from './validate-resources.js';
+import type { Pod, Container, Volume } from './types.js';
 
 export interface ValidatePodOptions {
   /** Docker needs an image for every container; process:// needs a command instead. */
   requireImage: boolean;
   requireCommand: boolean;
+  /** The UID came from a manifest (file or URL): only the two real UID forms are accepted. */
+  staticPod?: boolean;
 }
 
-export function dns1123LabelProblem(value: string): string | undefined {
-  if (value.length > 63) return 'must be no more than 63 characters';
-  if (!DNS1123_LABEL.test(value)) {
-    return "must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const ENV_NAME_MSG =
+  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
+
+/** The reference's validatePathNoBacksteps / validateLocalDescendingPath. */
+function pathProblems(path: string, value: string, mustBeRelative: boolean, out: string[]): void {
+  if (mustBeRelative && value.startsWith('/')) out.push(invalid(path, value, 'must be a relative path'));
+  if (value.split(/[\\/]/).includes('..')) out.push(invalid(path, value, "must not contain '..'"));
+}
+
+function validateVolume(v: Volume, i: number, names: Set<string>, out: string[]): void {
+  const path = `spec.volumes[${i}]`;
+  if (v.name === '') out.push(required(`${path}.name`));
+  else for (const m of isDns1123Label(v.name)) out.push(invalid(`${path}.name`, v.name, m));
+  if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
+  names.add(v.name);
+  const kinds = [v.hostPath, v.emptyDir].filter((x) => x !== undefined).length;
+  if (kinds === 0) out.push(required(path, 'must specify a volume type (this agent supports hostPath and emptyDir)'));
+  else if (kinds > 1) out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
+  if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
+}
+
+interface ContainerContext {
+  volumeNames: Set<string>;
+  containerNames: Set<string>;
+  hostPorts: Set<string>;
+  opts: ValidatePodOptions;
+  out: string[];
+}
+
+function validateContainer(c: Container, path: string, isInit: boolean, ctx: ContainerContext): void {
+  const { out, opts } = ctx;
+  if (c.name === '') out.push(required(`${path}.name`));
+  else for (const m of isDns1123Label(c.name)) out.push(invalid(`${path}.name`, c.name, m));
+  if (ctx.containerNames.has(c.name)) out.push(duplicate(`${path}.name`, c.name));
+  ctx.containerNames.add(c.name);
+  if (opts.requireImage && (c.image === undefined || c.image === '')) out.push(required(`${path}.image`));
+  if (opts.requireCommand && (c.command === undefined || c.command.length === 0)) {
+    out.push(required(`${path}.command`, 'the process:// runtime runs the command on the host'));
   }
-  return undefined;
-}
-
-export function dns1123SubdomainProblem(value: string): string | undefined {
-  if (value.length > 253) return 'must be no more than 253 characters';
-  if (!DNS1123_SUBDOMAIN.test(value)) {
-    return "must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  validateContainerPorts(c.ports ?? [], `${path}.ports`, ctx.hostPorts, out);
+  validateResources(c.resources, `${path}.resources`, out);
+  for (const [kind, probe] of [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const) {
+    if (probe === undefined) continue;
+    if (isInit) out.push(forbidden(`${path}.${kind}`, 'may not be set for init containers without restartPolicy=Always'));
+    else validateProbe(probe, `${path}.${kind}`, kind !== 'readinessProbe', out);
   }
-  return undefined;
-}
-
-function probeProblems(path: string, probe: Probe | undefined, out: string[]): void {
-  if (probe === undefined) return;
-  const handlers = [probe.exec, probe.httpGet, probe.tcpSocket].filter((h) => h !== undefined).length;
-  if (handlers !== 1) out.push(`${path}: must have exactly one of exec, httpGet, tcpSocket (found ${handlers})`);
+  (c.volumeMounts ?? []).forEach((m, j) => {
+    if (!ctx.volumeNames.has(m.name)) out.push(notFound(`${path}.volumeMounts[${j}].name`, m.name));
+    if (m.subPath !== undefined && m.subPath !== '') pathProblems(`${path}.volumeMounts[${j}].subPath`, m.subPath, true, out);
+  });
+  (c.env ?? []).forEach((e, j) => {
+    if (!ENV_NAME.test(e.name)) out.push(invalid(`${path}.env[${j}].name`, e.name, ENV_NAME_MSG));
+  });
 }
 
 /** Every problem of the pod at once, each naming its field path; empty when valid. */
 export function validatePod(pod: Pod, opts: ValidatePodOptions): string[] {
   const out: string[] = [];
-  const name = pod.metadata.name;
-  if (name === '') out.push('metadata.name: Required value');
-  else {
-    const p = dns1123SubdomainProblem(name);
-    if (p !== undefined) out.push(`metadata.name: Invalid value "${name}": ${p}`);
-  }
-  const ns = pod.metadata.namespace;
-  const nsProblem = dns1123LabelProblem(ns);
-  if (nsProblem !== undefined) out.push(`metadata.namespace: Invalid value "${ns}": ${nsProblem}`);
-
+  validatePodMeta(pod, opts.staticPod === true, out);
   const volumeNames = new Set<string>();
-  (pod.spec.volumes ?? []).forEach((v, i) => {
-    if (volumeNames.has(v.name)) out.push(`spec.volumes[${i}].name: Duplicate value "${v.name}"`);
-    volumeNames.add(v.name);
-    const kinds = [v.hostPath, v.emptyDir].filter((x) => x !== undefined).length;
-    if (kinds !== 1) out.push(`spec.volumes[${i}]: must have exactly one of hostPath, emptyDir`);
-  });
-
-  const seen = new Set<string>();
-  const check = (c: Container, path: string, isInit: boolean): void => {
-    const p = dns1123LabelProblem(c.name);
-    if (c.name === '') out.push(`${path}.name: Required value`);
-    else if (p !== undefined) out.push(`${path}.name: Invalid value "${c.name}": ${p}`);
-    if (seen.has(c.name)) out.push(`${path}.name: Duplicate value "${c.name}"`);
-    seen.add(c.name);
-    if (opts.requireImage && (c.image === undefined || c.image === '')) out.push(`${path}.image: Required value`);
-    if (opts.requireCommand && (c.command === undefined || c.command.length === 0)) {
-      out.push(`${path}.command: Required value (the process:// runtime runs the command on the host)`);
-    }
-    probeProblems(`${path}.livenessProbe`, c.livenessProbe, out);
-    probeProblems(`${path}.readinessProbe`, c.readinessProbe, out);
-    probeProblems(`${path}.startupProbe`, c.startupProbe, out);
-    if (isInit && (c.livenessProbe || c.readinessProbe || c.startupProbe)) {
-      out.push(`${path}: init containers may not have probes`);
-    }
-    (c.volumeMounts ?? []).forEach((m, j) => {
-      if (!volumeNames.has(m.name)) out.push(`${path}.volumeMounts[${j}].name: Not found "${m.name}"`);
-    });
-    (c.env ?? []).forEach((e, j) => {
-      if (!/^[-._a-zA-Z][-._a-zA-Z0-9]*$/.test(e.name)) out.push(`${path}.env[${j}].name: Invalid value "${e.name}"`);
-    });
-  };
-  (pod.spec.initContainers ?? []).forEach((c, i) => check(c, `spec.initContainers[${i}]`, true));
-  pod.spec.containers.forEach((c, i) => check(c, `spec.containers[${i}]`, false));
+  (pod.spec.volumes ?? []).forEach((v, i) => validateVolume(v, i, volumeNames, out));
+  const ctx: ContainerContext = { volumeNames, containerNames: new Set(), hostPorts: new Set(), opts, out };
+  (pod.spec.initContainers ?? []).forEach((c, i) => validateContainer(c, `spec.initContainers[${i}]`, true, ctx));
+  pod.spec.containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, ctx));
+  const policy = pod.spec.restartPolicy;
+  if (policy !== undefined && !['Always', 'OnFailure', 'Never'].includes(policy)) {
+    out.push(notSupported('spec.restartPolicy', policy, ['Always', 'OnFailure', 'Never']));
+  }
   return out;
 }

@@ -1,17 +1,16 @@
 // The file source: a directory of manifests (one file, one pod; dotfiles ignored; not recursive)
 // or a single file. File-system notifications give low latency; a relist every
 // `checkFrequencyMs` catches anything the notifications missed.
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
-import { checkPod, decodeManifest } from '../pod/decode.js';
-import { applyStaticPodDefaults } from '../pod/static.js';
 import type { ValidatePodOptions } from '../pod/validate.js';
 import type { Pod } from '../pod/types.js';
-import { MAX_MANIFEST_BYTES, type PodSource, type SnapshotSink } from './types.js';
+import { ManifestFiles } from './manifest-files.js';
+import type { PodSource, SnapshotSink } from './types.js';
 
 export interface FileSourceOptions {
   path: string;
@@ -26,18 +25,12 @@ export interface FileSourceOptions {
   watch?: boolean;
 }
 
-interface CachedFile {
-  mtimeMs: number;
-  size: number;
-  pods: Pod[];
-}
-
 export class FileSource implements PodSource {
   readonly name = 'file';
   private readonly opts: FileSourceOptions;
-  private readonly cache = new Map<string, CachedFile>();
-  /** Files whose latest content is invalid, with the stat key last logged (log once per change). */
-  private readonly badFiles = new Map<string, string>();
+  /** The manifest files read so far (its `work` counters show what relists cost). */
+  readonly files: ManifestFiles;
+  private readonly duplicatesNamed = new Set<string>();
   private missingLogged = false;
   private loop: Promise<void> = Promise.resolve();
   private watcher: FSWatcher | undefined;
@@ -46,6 +39,13 @@ export class FileSource implements PodSource {
 
   constructor(opts: FileSourceOptions) {
     this.opts = opts;
+    this.files = new ManifestFiles({
+      logger: opts.logger,
+      manifest: (file) => ({
+        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', platformDomain: opts.platformDomain },
+        validation: opts.validation,
+      }),
+    });
   }
 
   async start(signal: AbortSignal): Promise<void> {
@@ -119,7 +119,8 @@ export class FileSource implements PodSource {
     if (!st.isDirectory()) return [p];
     const entries = await readdir(p, { withFileTypes: true });
     return entries
-      .filter((e) => !e.name.startsWith('.') && (e.isFile() || e.isSymbolicLink()))
+      // everything but dotfiles: what is not a manifest is named once by ManifestFiles
+      .filter((e) => !e.name.startsWith('.'))
       .map((e) => join(p, e.name))
       .sort();
   }
@@ -127,67 +128,33 @@ export class FileSource implements PodSource {
   async relist(): Promise<void> {
     const files = (await this.listFiles()) ?? [];
     const pods: Pod[] = [];
-    const live = new Set(files);
-    for (const f of files) pods.push(...(await this.readFileCached(f)));
-    for (const k of [...this.cache.keys()]) if (!live.has(k)) this.cache.delete(k);
-    for (const k of [...this.badFiles.keys()]) if (!live.has(k)) this.badFiles.delete(k);
-    this.opts.onSnapshot({ source: this.name, pods: dedupeByName(pods, this.opts.logger) });
-  }
-
-  private async readFileCached(file: string): Promise<Pod[]> {
-    let st;
-    try {
-      st = await stat(file);
-    } catch {
-      return [];
-    }
-    if (!st.isFile()) return [];
-    const cached = this.cache.get(file);
-    if (cached && cached.mtimeMs === st.mtimeMs && cached.size === st.size) return cached.pods;
-    const key = `${st.mtimeMs}:${st.size}`;
-    try {
-      if (st.size > MAX_MANIFEST_BYTES) {
-        throw new Error(`${file}: file is ${st.size} bytes, over the 10 MB limit for a manifest`);
-      }
-      const text = await readFile(file, 'utf8');
-      const pods = decodeManifest(text, file).map((d) => {
-        const pod = applyStaticPodDefaults(d, {
-          nodeName: this.opts.nodeName,
-          sourceKey: `file:${file}`,
-          sourceName: 'file',
-          platformDomain: this.opts.platformDomain,
-        });
-        checkPod(pod, file, this.opts.validation);
-        return pod;
-      });
-      this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, pods });
-      this.badFiles.delete(file);
-      return pods;
-    } catch (err) {
-      if (this.badFiles.get(file) !== key) {
-        this.badFiles.set(file, key);
-        this.opts.logger.error(
-          { file, err: userMessage(err) },
-          cached ? 'file source: invalid manifest; keeping the pod from its previous valid content' : 'file source: invalid manifest skipped',
-        );
-      }
-      return cached?.pods ?? [];
-    }
+    for (const f of files) pods.push(...(await this.files.read(f)));
+    this.files.retain(new Set(files));
+    this.opts.onSnapshot({ source: this.name, pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed) });
   }
 }
 
-/** Two pods with one full name in a source: the first wins, as in the reference. */
-export function dedupeByName(pods: Pod[], logger: Logger): Pod[] {
+/**
+ * Two pods with one full name in a source: the first wins, as in the reference. `warned` (kept by
+ * the caller across relists) holds the duplicates already named, so each is named once, not at
+ * every relist; it is pruned to the duplicates of this snapshot.
+ */
+export function dedupeByName(pods: Pod[], logger: Logger, warned?: Set<string>): Pod[] {
   const seen = new Set<string>();
   const out: Pod[] = [];
+  const now = new Set<string>();
   for (const p of pods) {
     const k = `${p.metadata.namespace}/${p.metadata.name}`;
     if (seen.has(k)) {
-      logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      const key = `${k} ${p.metadata.uid}`;
+      now.add(key);
+      if (warned?.has(key) !== true) logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      warned?.add(key);
       continue;
     }
     seen.add(k);
     out.push(p);
   }
+  if (warned) for (const key of [...warned]) if (!now.has(key)) warned.delete(key);
   return out;
 }

@@ -5,8 +5,7 @@ import { request } from 'undici';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
-import { checkPod, decodeManifest } from '../pod/decode.js';
-import { applyStaticPodDefaults } from '../pod/static.js';
+import { manifestText, staticPodsFromManifest } from '../pod/static-manifest.js';
 import type { ValidatePodOptions } from '../pod/validate.js';
 import { dedupeByName } from './file.js';
 import { MAX_MANIFEST_BYTES, type PodSource, type SnapshotSink } from './types.js';
@@ -41,7 +40,7 @@ export function redactUrl(url: string): string {
 export class HttpSource implements PodSource {
   readonly name = 'http';
   private readonly opts: HttpSourceOptions;
-  private lastBody: string | undefined;
+  private lastBody: Buffer | undefined;
   private failures = 0;
   private loop: Promise<void> = Promise.resolve();
 
@@ -69,7 +68,7 @@ export class HttpSource implements PodSource {
     }
   }
 
-  private async fetchBody(signal: AbortSignal): Promise<string> {
+  private async fetchBody(signal: AbortSignal): Promise<Buffer> {
     const timeoutMs = this.opts.timeoutMs ?? 10_000;
     const headers: string[] = [];
     for (const [name, values] of Object.entries(this.opts.headers)) for (const v of values) headers.push(name, v);
@@ -95,7 +94,7 @@ export class HttpSource implements PodSource {
       }
       chunks.push(b);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
   /** One GET; emits a snapshot when the body changed and is valid. */
@@ -103,19 +102,13 @@ export class HttpSource implements PodSource {
     const where = redactUrl(this.opts.url);
     try {
       const body = await this.fetchBody(signal);
-      if (body === this.lastBody) {
+      if (this.lastBody !== undefined && body.equals(this.lastBody)) {
         this.failures = 0;
         return;
       }
-      const pods = decodeManifest(body, where).map((d) => {
-        const pod = applyStaticPodDefaults(d, {
-          nodeName: this.opts.nodeName,
-          sourceKey: `url:${this.opts.url}`,
-          sourceName: 'http',
-          platformDomain: this.opts.platformDomain,
-        });
-        checkPod(pod, where, this.opts.validation);
-        return pod;
+      const pods = staticPodsFromManifest(manifestText(body, where), where, {
+        defaults: { nodeName: this.opts.nodeName, sourceKey: `url:${this.opts.url}`, sourceName: 'http', platformDomain: this.opts.platformDomain },
+        validation: this.opts.validation,
       });
       this.lastBody = body;
       this.failures = 0;

@@ -1,11 +1,10 @@
 // One pass of bringing a pod's containers to what its spec asks: sandbox, init containers in
 // order, app containers with restart policy and crash-loop back-off, probes, then the status.
 // The pod workers call it serially per pod, so it may assume nothing else touches the pod.
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
+import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
 import { canonicalJson, hashHex } from '../pod/hash.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
 import {
@@ -71,7 +70,7 @@ export class PodSyncer {
     const out: Record<string, string> = {};
     for (const v of pod.spec.volumes ?? []) {
       if (v.hostPath) out[v.name] = v.hostPath.path;
-      else out[v.name] = join(this.opts.rootDir, 'pods', pod.metadata.uid, 'volumes', v.name);
+      else out[v.name] = joinUnder(this.opts.rootDir, 'pods', pod.metadata.uid, 'volumes', v.name);
     }
     return out;
   }
@@ -114,7 +113,7 @@ export class PodSyncer {
         await this.stopPodContainers(pod, containers, false);
       }
       for (const v of pod.spec.volumes ?? []) {
-        if (v.emptyDir) await mkdir(this.volumePaths(pod)[v.name] as string, { recursive: true });
+        if (v.emptyDir) await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
       }
       const attempt = sandbox === undefined ? 0 : sandbox.attempt + 1;
       await runtime.runPodSandbox({ pod, attempt });

@@ -36,7 +36,7 @@ function resolvePort(port: number | string, container: Container): number {
 }
 
 export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string }): Promise<{ ok: boolean; output: string }> {
-  const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
+  const timeoutMs = (probe.timeoutSeconds || 1) * 1000;
   if (probe.exec) {
     const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
@@ -133,7 +133,7 @@ export class ProbeManager {
         if (signal.aborted) break;
         this.record(kind, probe, st, r, ctx);
         if (kind === 'startup' && st.result === true) break;
-        await clock.sleep((probe.periodSeconds ?? 10) * 1000, signal);
+        await clock.sleep((probe.periodSeconds || 10) * 1000, signal);
       }
     } catch {
       // aborted
@@ -145,11 +145,11 @@ export class ProbeManager {
     if (r.ok) {
       st.failures = 0;
       st.successes++;
-      if (st.successes >= (kind === 'readiness' ? (probe.successThreshold ?? 1) : 1)) st.result = true;
+      if (st.successes >= (kind === 'readiness' ? (probe.successThreshold || 1) : 1)) st.result = true;
     } else {
       st.successes = 0;
       st.failures++;
-      if (st.failures >= (probe.failureThreshold ?? 3)) st.result = false;
+      if (st.failures >= (probe.failureThreshold || 3)) st.result = false;
       else if (st.result === undefined && kind === 'readiness') st.result = false;
     }
     if (before !== st.result) {

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'Certificate'
   | 'Manifest'
   | 'Platconfig'
+  | 'UnsafePath'
   | 'Internal';
 
 export interface NodeAgentErrorOptions {
@@ -85,6 +86,15 @@ export class ManifestError extends NodeAgentError {
   constructor(message: string, options: NodeAgentErrorOptions & { file?: string } = {}) {
     super('Manifest', message, options);
     this.file = options.file;
+  }
+}
+
+/** A path built from an identifier would leave the directory it belongs under. */
+export class UnsafePathError extends NodeAgentError {
+  readonly root: string;
+  constructor(message: string, options: NodeAgentErrorOptions & { root: string }) {
+    super('UnsafePath', message, options);
+    this.root = options.root;
   }
 }
 

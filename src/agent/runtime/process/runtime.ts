@@ -3,9 +3,9 @@
 // a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
 // agent re-adopts running processes (pid + start time guard against pid reuse).
 import { spawn, execFile } from 'node:child_process';
-import { openSync, closeSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readFile, readdir, rm, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { openSync, closeSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
@@ -23,6 +23,7 @@ import type {
   SandboxConfig,
 } from '../types.js';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
+import { checkWritableUnder, joinUnder, mkdirUnder, pathForWrite, pathSegmentProblem, rmUnder } from '../../../common/util/safe-path.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
 
@@ -59,6 +60,8 @@ const WRAPPER =
   'f=$1; shift; "$@" & c=$!; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
   'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
 
+const STATE_DIR = ['process-runtime', 'containers'] as const;
+
 function fileSize(path: string): number {
   try {
     return statSync(path).size;
@@ -83,12 +86,25 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     this.opts = opts;
   }
 
-  private get stateDir(): string {
-    return join(this.opts.rootDir, 'process-runtime', 'containers');
+  /** `<rootDir>/process-runtime/containers/<id>.<ext>`; throws UnsafePathError for a bad id. */
+  private stateFile(id: string, ext: 'json' | 'exit'): string {
+    return joinUnder(this.opts.rootDir, ...STATE_DIR, `${id}.${ext}`);
   }
 
-  podDir(podUid: string): string {
-    return join(this.opts.rootDir, 'pods', podUid);
+  private logFileOf(podUid: string, container: string): string {
+    return joinUnder(this.opts.rootDir, 'pods', podUid, `${container}.log`);
+  }
+
+  /** Why a state file's record cannot be trusted, or undefined (it names only its own paths). */
+  private recordProblem(rec: ProcessRecord, file: string): string | undefined {
+    if (typeof rec !== 'object' || rec === null || typeof rec.id !== 'string' || `${rec.id}.json` !== file) return 'its id does not match the file name';
+    const uidProblem = typeof rec.podUid === 'string' ? pathSegmentProblem(rec.podUid) : 'is missing';
+    if (uidProblem !== undefined) return `pod UID ${uidProblem}`;
+    if (rec.kind === 'sandbox') return rec.logFile === '' ? undefined : 'a sandbox has no log file';
+    const nameProblem = typeof rec.name === 'string' ? pathSegmentProblem(`${rec.name}.log`) : 'is missing';
+    if (nameProblem !== undefined) return `container name ${nameProblem}`;
+    if (typeof rec.logFile !== 'string' || resolve(rec.logFile) !== this.logFileOf(rec.podUid, rec.name)) return `log file ${JSON.stringify(rec.logFile)} is not the container's own`;
+    return undefined;
   }
 
   /** Loads persisted state once (adopting running processes) and starts the exit poller. */
@@ -98,11 +114,14 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   private async load(): Promise<void> {
-    await mkdir(this.stateDir, { recursive: true });
-    for (const f of await readdir(this.stateDir)) {
+    const stateDir = await mkdirUnder(this.opts.rootDir, STATE_DIR);
+    for (const f of await readdir(stateDir)) {
       if (!f.endsWith('.json')) continue;
       try {
-        const rec = JSON.parse(await readFile(join(this.stateDir, f), 'utf8')) as ProcessRecord;
+        const rec = JSON.parse(await readFile(joinUnder(stateDir, f), 'utf8')) as ProcessRecord;
+        const problem = this.recordProblem(rec, f);
+        if (problem !== undefined) throw new RuntimeError(`state file ${f}: ${problem}; not adopted`);
+        if (rec.kind !== 'sandbox') rec.logFile = this.logFileOf(rec.podUid, rec.name);
         this.records.set(rec.id, rec);
         if (rec.state === 'running' && rec.kind !== 'sandbox') this.checkExited(rec);
       } catch (err) {
@@ -126,7 +145,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) return false;
     let exitCode = fallbackExit ?? 255;
     try {
-      exitCode = Number(readFileSync(join(this.stateDir, `${rec.id}.exit`), 'utf8').trim());
+      exitCode = Number(readFileSync(this.stateFile(rec.id, 'exit'), 'utf8').trim());
     } catch {
       // killed with the wrapper (SIGKILL) or the machine rebooted: no status file
     }
@@ -149,7 +168,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
     const next = prev.then(async () => {
       if (this.records.get(rec.id) !== rec || this.closed) return;
-      await writeFileAtomic(join(this.stateDir, `${rec.id}.json`), JSON.stringify(rec), { mode: 0o644 });
+      await writeFileAtomic(this.stateFile(rec.id, 'json'), JSON.stringify(rec), { mode: 0o644 });
     }).catch((err: unknown) =>
       this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
     );
@@ -162,8 +181,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
 
   private async unpersist(id: string): Promise<void> {
     await this.writes.get(id);
-    await unlink(join(this.stateDir, `${id}.json`)).catch(() => undefined);
-    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+    await unlink(this.stateFile(id, 'json')).catch(() => undefined);
+    await unlink(this.stateFile(id, 'exit')).catch(() => undefined);
   }
 
   private get(id: string): ProcessRecord {
@@ -180,7 +199,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     await this.ensureLoaded();
     const pod = cfg.pod;
-    await mkdir(this.podDir(pod.metadata.uid), { recursive: true });
+    await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid]);
     const id = `sb-${randomBytes(8).toString('hex')}`;
     const now = this.opts.clock.nowMs();
     const rec: ProcessRecord = {
@@ -224,7 +243,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     this.records.delete(id);
     await this.unpersist(id);
     const others = [...this.records.values()].some((r) => r.podUid === rec.podUid);
-    if (!others) await rm(this.podDir(rec.podUid), { recursive: true, force: true });
+    if (!others) await rmUnder(this.opts.rootDir, ['pods', rec.podUid]);
   }
 
   async createContainer(cfg: ContainerConfig): Promise<string> {
@@ -240,8 +259,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     }
     env.HOSTNAME = cfg.pod.metadata.name;
     Object.assign(env, containerEnv(c));
-    const dir = this.podDir(cfg.pod.metadata.uid);
-    await mkdir(dir, { recursive: true });
+    await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid]);
+    const logFile = await pathForWrite(this.opts.rootDir, 'pods', cfg.pod.metadata.uid, `${c.name}.log`);
     const id = randomBytes(16).toString('hex');
     const rec: ProcessRecord = {
       id,
@@ -258,7 +277,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       createdAtMs: this.opts.clock.nowMs(),
       command,
       env,
-      logFile: join(dir, `${c.name}.log`),
+      logFile,
       sandboxId: cfg.sandboxId,
       ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
       ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
@@ -280,12 +299,15 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         throw new RuntimeError(`container "${rec.name}": workingDir ${rec.workingDir} is not a directory`);
       }
     }
-    await unlink(join(this.stateDir, `${id}.exit`)).catch(() => undefined);
+    const exitFile = this.stateFile(id, 'exit');
+    await unlink(exitFile).catch(() => undefined);
+    await checkWritableUnder(this.opts.rootDir, rec.logFile);
     rec.logStart = fileSize(rec.logFile);
-    const fd = openSync(rec.logFile, 'a');
+    // O_NOFOLLOW: a log file replaced by a symbolic link is refused, never written through
+    const fd = openSync(rec.logFile, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW, 0o666);
     let child;
     try {
-      child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', join(this.stateDir, `${id}.exit`), ...rec.command], {
+      child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', exitFile, ...rec.command], {
         detached: true,
         stdio: ['ignore', fd, fd],
         env: rec.env,

@@ -25,7 +25,7 @@ test('API server pods run and report status; static pods get mirror pods', { tim
     await manifests.cleanup();
   });
   const node = 'api-node';
-  await writeFile(join(manifests.path, 'static.yaml'), 'kind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
+  await writeFile(join(manifests.path, 'static.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
   const created = await api.request('POST', '/api/v1/namespaces/default/pods', {
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bound' }, spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'none', command: ['sleep', '60'] }] } },
   });

@@ -39,7 +39,7 @@ async function startAgentOn(t: { after: (fn: () => Promise<void>) => void }, end
 }
 
 const pod = (name: string, image: string, policy: string): string =>
-  JSON.stringify({ kind: 'Pod', metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image, imagePullPolicy: policy, command: ['sleep', '60'] }] } });
+  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image, imagePullPolicy: policy, command: ['sleep', '60'] }] } });
 
 test('pull policies offline: IfNotPresent runs, Never without the image and Always report their reasons', { skip, timeout: 60_000 }, async (t) => {
   const a = await startAgentOn(t, DOCKER_ENDPOINT, 'fault-pull-');

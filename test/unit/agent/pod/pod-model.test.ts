@@ -43,14 +43,14 @@ test('the UID is stable for the same manifest, node and source, and changes othe
   assert.notEqual(uid(web), uid(web.replace('httpd', 'httpd2')));
   assert.notEqual(uid(web), uid(web, { ...opts, nodeName: 'other' }));
   assert.notEqual(uid(web), uid(web, { ...opts, sourceKey: 'url:http://x' }));
-  // a uid given in the manifest is kept
-  assert.equal(uid(web.replace('metadata: {name: web,', 'metadata: {name: web, uid: abc,')), 'abc');
+  // a uid given in the manifest is kept (its form is checked by the validation, see static-manifest tests)
+  assert.equal(uid(web.replace('metadata: {name: web,', 'metadata: {name: web, uid: 0123456789abcdef0123456789abcdef,')), '0123456789abcdef0123456789abcdef');
 });
 
 test('a PodList gives several pods; an empty body none', () => {
-  const list = JSON.stringify({ kind: 'PodList', items: [
-    { kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
-    { kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+  const list = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b' }, spec: { containers: [{ name: 'c', image: 'i' }] } },
   ] });
   assert.deepEqual(decodeManifest(list, 'u').map((p) => p.metadata.name), ['a', 'b']);
   assert.deepEqual(decodeManifest('  \n', 'u'), []);
@@ -62,22 +62,22 @@ test('malformed manifests give one clear ManifestError naming the file and field
       for (const d of decodeManifest(text, 'f.yaml')) checkPod(applyStaticPodDefaults(d, opts), 'f.yaml', v);
     }, (err: unknown) => err instanceof ManifestError && re.test(err.message) && err.message.startsWith('f.yaml'));
   };
-  bad('kind: Pod\nmetadata: {name: x\n', /not valid YAML or JSON/);
-  bad('kind: Deployment\nmetadata: {name: x}\nspec: {}', /unsupported kind "Deployment" \(accepted: Pod, PodList\)/);
-  bad('kind: Pod\nmetadata: {}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Required value/);
-  bad('kind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Invalid value/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: []}', /at least one container/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}, {name: c, image: i}]}', /spec.containers\[1\].name: Duplicate value "c"/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: c, image: i}], containers: [{name: c, image: i}]}', /Duplicate value "c"/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}', /spec.containers\[0\].image: Required value/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}]}', /command: Required value/, proc);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {restartPolicy: Sometimes, containers: [{name: c, image: i}]}', /restartPolicy/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, livenessProbe: {periodSeconds: 1}}]}', /exactly one of exec, httpGet, tcpSocket/);
-  bad('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, volumeMounts: [{name: v, mountPath: /x}]}]}', /volumeMounts\[0\].name: Not found "v"/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x\n', /not valid YAML or JSON/);
+  bad('apiVersion: v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}', /no kind "Deployment" is registered for version "v1" \(accepted: apiVersion: v1 with kind: Pod or PodList\)/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Required value/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: Bad_Name}\nspec: {containers: [{name: c, image: i}]}', /metadata.name: Invalid value/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: []}', /at least one container/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}, {name: c, image: i}]}', /spec.containers\[1\].name: Duplicate value: "c"/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {initContainers: [{name: c, image: i}], containers: [{name: c, image: i}]}', /Duplicate value: "c"/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c}]}', /spec.containers\[0\].image: Required value/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}]}', /command: Required value/, proc);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {restartPolicy: Sometimes, containers: [{name: c, image: i}]}', /restartPolicy/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, livenessProbe: {periodSeconds: 1}}]}', /spec.containers\[0\].livenessProbe: Required value: must specify a handler type/);
+  bad('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i, volumeMounts: [{name: v, mountPath: /x}]}]}', /volumeMounts\[0\].name: Not found: "v"/);
 });
 
 test('process:// pods need no image', () => {
-  const [d] = decodeManifest('kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, command: [sleep, "1"]}]}', 'f');
+  const [d] = decodeManifest('apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, command: [sleep, "1"]}]}', 'f');
   checkPod(applyStaticPodDefaults(d!, opts), 'f', proc);
 });
 

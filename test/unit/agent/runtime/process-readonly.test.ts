@@ -8,11 +8,11 @@ import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 
 // A state file as an agent leaves it: a container recorded as running whose process is gone.
-function deadRecord(id: string): Record<string, unknown> {
+function deadRecord(id: string, root: string): Record<string, unknown> {
   return {
     id, podUid: 'uid-1', podName: 'web-n1', podNamespace: 'default', name: 'web', kind: 'app', attempt: 0,
     state: 'running', image: '', sandboxId: 'sb-1', createdAtMs: 1, startedAtMs: 1, labels: {},
-    command: ['true'], env: {}, logFile: '/dev/null', pid: 2147483646, startTicks: '1',
+    command: ['true'], env: {}, logFile: join(root, 'pods', 'uid-1', 'web.log'), pid: 2147483646, startTicks: '1',
   };
 }
 
@@ -22,7 +22,7 @@ test('a read-only process runtime reports a dead process as exited without writi
   const dir = join(root, 'process-runtime', 'containers');
   await mkdir(dir, { recursive: true });
   const file = join(dir, 'c1.json');
-  const before = JSON.stringify(deadRecord('c1'));
+  const before = JSON.stringify(deadRecord('c1', root));
   await writeFile(file, before);
 
   const observer = new ProcessRuntime({ rootDir: root, logger: silentLogger(), clock: systemClock, readOnly: true });

@@ -39,9 +39,9 @@ async function bump(file: string): Promise<void> {
 test('lists a directory: sorted, dotfiles and subdirectories ignored, invalid files skipped', async (t) => {
   const { dir, src, names, logger } = await setup(t);
   await writeFile(join(dir, 'b.yaml'), manifest('b'));
-  await writeFile(join(dir, 'a.json'), JSON.stringify({ kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', command: ['x'] }] } }));
+  await writeFile(join(dir, 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', command: ['x'] }] } }));
   await writeFile(join(dir, '.hidden.yaml'), manifest('hidden'));
-  await writeFile(join(dir, 'broken.yaml'), 'kind: Pod\nmetadata: {name: [\n');
+  await writeFile(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: [\n');
   await src.relist();
   assert.deepEqual(names(), ['a-n1', 'b-n1']);
   const err = logger.lines.find((l) => l.level === 'error');
@@ -58,7 +58,7 @@ test('an invalid modification keeps the old pod; a deletion removes it', async (
   await writeFile(f, manifest('web'));
   await src.relist();
   assert.deepEqual(names(), ['web-n1']);
-  await writeFile(f, 'kind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, command: [x]}, {name: c, command: [y]}]}\n');
+  await writeFile(f, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, command: [x]}, {name: c, command: [y]}]}\n');
   await bump(f);
   await src.relist();
   assert.deepEqual(names(), ['web-n1'], 'still the old pod');

@@ -46,7 +46,7 @@ test('the HTTP source: headers, Pod and PodList, errors keep pods, empty body re
   await src.poll(signal);
   assert.equal(snaps.length, 1, 'an unchanged body is skipped');
 
-  body = JSON.stringify({ kind: 'PodList', items: [podJson('a'), podJson('b')] });
+  body = JSON.stringify({ apiVersion: 'v1', kind: 'PodList', items: [podJson('a'), podJson('b')] });
   await src.poll(signal);
   assert.deepEqual(names(), ['a-n1', 'b-n1']);
 

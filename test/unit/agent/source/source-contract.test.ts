@@ -64,7 +64,7 @@ async function httpDriver(): Promise<Driver> {
   };
 }
 
-const pod = (name: string, cmd = 'sleep'): string => `kind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [${cmd}, "1"]}]}\n`;
+const pod = (name: string, cmd = 'sleep'): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [${cmd}, "1"]}]}\n`;
 
 for (const [name, make] of [['file', fileDriver], ['http', httpDriver]] as const) {
   describe(`static pod source contract: ${name}`, () => {
@@ -95,7 +95,7 @@ for (const [name, make] of [['file', fileDriver], ['http', httpDriver]] as const
       assert.notEqual(b2?.metadata.uid, again.at(-1)?.pods.find((p) => p.metadata.name === 'b-node1')?.metadata.uid, 'an edit changes the UID');
 
       const before = last();
-      await d.set({ a: 'kind: Pod\nmetadata: {name: a\n', b: pod('b', 'changed') });
+      await d.set({ a: 'apiVersion: v1\nkind: Pod\nmetadata: {name: a\n', b: pod('b', 'changed') });
       await src.poll();
       assert.ok(last().includes('default/a-node1') || name === 'http', 'file: the invalid file keeps its pod');
       if (name === 'http') assert.deepEqual(last(), before, 'http: a bad body keeps every pod');
