@@ -12,6 +12,7 @@ import { scanJson } from './bounded-json-scan.js';
 
 export { checkSize, limitError, pathText, type BoundedInput, type PathSegment } from './bounded-input.js';
 export { API_BODY_LIMITS, CONFIG_FILE_LIMITS, DEFAULT_PARSE_LIMITS, MANIFEST_LIMITS, type ParseLimits, type ParseLimitName } from './parse-limits.js';
+export { measureValue, type ValueSize } from './bounded-value.js';
 export { parseYamlBounded, yamlToJsBounded, type BoundedYamlOptions } from './bounded-yaml.js';
 
 /**

@@ -9,6 +9,7 @@
 import { CST, Composer, Lexer, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
 import { checkSize, limitError, type BoundedInput, type PathSegment } from './bounded-input.js';
 import { InputSyntaxError } from './errors.js';
+import { measureValue } from './bounded-value.js';
 import type { ParseLimitName } from './parse-limits.js';
 
 export interface BoundedYamlOptions extends BoundedInput {
@@ -139,19 +140,11 @@ export function parseYamlBounded(text: string, opts: BoundedYamlOptions): Docume
   return Array.from(new Composer(opts.yamlOptions).compose(tokens, true, text.length));
 }
 
-/** Values reachable from `value`, walked with an explicit stack: nesting and count within bounds. */
+/** Nesting and count of the converted value within bounds. */
 function checkValue(value: unknown, input: BoundedInput, text: string, offset: number): void {
-  const L = input.limits;
-  let nodes = 0;
-  const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 1 }];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    if (++nodes > L.maxNodes) throw limitError(input, 'maxNodes', text, offset);
-    const v = top.v;
-    if (v === null || typeof v !== 'object') continue;
-    if (top.depth > L.maxDepth) throw limitError(input, 'maxDepth', text, offset);
-    const children = v instanceof Map ? [...(v as Map<unknown, unknown>).values()] : v instanceof Set ? [...(v as Set<unknown>)] : Object.values(v);
-    for (const c of children) stack.push({ v: c, depth: top.depth + 1 });
-  }
+  const size = measureValue(value, input.limits.maxNodes);
+  if (size.nodes > input.limits.maxNodes) throw limitError(input, 'maxNodes', text, offset);
+  if (size.depth > input.limits.maxDepth) throw limitError(input, 'maxDepth', text, offset);
 }
 
 /**
