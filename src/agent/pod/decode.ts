@@ -1,7 +1,7 @@
 // Manifest text (YAML or JSON) to pods: one Pod or a PodList, shape-checked with zod, then
 // validated. Errors are ManifestErrors naming the file (or URL) and every field at fault.
-import { parseAllDocuments } from 'yaml';
-import { ManifestError } from '../../common/util/errors.js';
+import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
+import { MANIFEST_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
 
@@ -34,19 +34,31 @@ export function decodePodObject(obj: unknown, where: string, prefix = ''): Decod
   return r.data as DecodedPod;
 }
 
+/**
+ * The values of a manifest's documents, parsed within MANIFEST_LIMITS: a manifest over a limit is
+ * a ManifestError naming the file (or URL), the limit and the byte offset, never a crash.
+ */
+function manifestValues(text: string, where: string): unknown[] {
+  const input: BoundedInput = { limits: MANIFEST_LIMITS, source: where };
+  const items: unknown[] = [];
+  try {
+    for (const d of parseYamlBounded(text, input)) {
+      const e = d.errors[0];
+      if (e !== undefined) throw new ManifestError(`${where}: not valid YAML or JSON: ${e.message}`, { file: where });
+      const v: unknown = yamlToJsBounded(d, input, text);
+      if (v !== null && v !== undefined) items.push(v);
+    }
+  } catch (err) {
+    if (err instanceof InputLimitError || err instanceof InputSyntaxError) throw new ManifestError(`${err.message}: manifest skipped`, { file: where, cause: err });
+    throw err;
+  }
+  return items;
+}
+
 /** Decodes a manifest body. An empty body gives no pods. */
 export function decodeManifest(text: string, where: string): DecodedPod[] {
   if (text.trim() === '') return [];
-  const docs = parseAllDocuments(text);
-  const items: unknown[] = [];
-  for (const d of Array.isArray(docs) ? docs : [docs]) {
-    if (d.errors.length > 0) {
-      const e = d.errors[0];
-      throw new ManifestError(`${where}: not valid YAML or JSON: ${e?.message ?? 'parse error'}`, { file: where });
-    }
-    const v: unknown = d.toJS();
-    if (v !== null && v !== undefined) items.push(v);
-  }
+  const items = manifestValues(text, where);
   const pods: DecodedPod[] = [];
   for (const obj of items) {
     const kind = (obj as { kind?: unknown } | null)?.kind;

@@ -27,12 +27,13 @@ export function pathText(segments: readonly PathSegment[]): string {
 }
 
 /** The InputLimitError for `limit` passed at character `index` of `text`. */
-export function limitError(input: BoundedInput, limit: ParseLimitName, text: string, index: number, path: readonly PathSegment[] = []): InputLimitError {
+export function limitError(input: BoundedInput, limit: ParseLimitName, text: string, index: number, path: readonly PathSegment[] = [], detail?: string): InputLimitError {
   const max = input.limits[limit];
   const offset = Buffer.byteLength(text.slice(0, Math.max(0, Math.min(index, text.length))), 'utf8');
   const field = pathText(path);
   const at = field === '' ? `at byte offset ${offset}` : `at byte offset ${offset} (field ${field})`;
-  return new InputLimitError(`${input.source}: more than ${max} ${LIMIT_TEXT[limit]} (limit ${limit}=${max}) ${at}`, {
+  const what = detail ?? `more than ${max} ${LIMIT_TEXT[limit]}`;
+  return new InputLimitError(`${input.source}: ${what} (limit ${limit}=${max}) ${at}`, {
     limit,
     max,
     source: input.source,

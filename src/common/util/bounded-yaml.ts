@@ -158,9 +158,26 @@ export function yamlToJsBounded(doc: Document.Parsed, input: BoundedInput, text:
   try {
     value = doc.toJS({ maxAliasCount: input.limits.maxAliases });
   } catch (e) {
-    if (e instanceof ReferenceError && /alias count/i.test(e.message)) throw limitError(input, 'maxAliases', text, offset);
+    if (e instanceof ReferenceError && /alias count/i.test(e.message)) throw limitError(input, 'maxAliases', text, offset, [], e.message);
     throw new InputSyntaxError(`${input.source}: ${e instanceof Error ? e.message : String(e)}`, { source: input.source, cause: e });
   }
   checkValue(value, input, text, offset);
   return value;
+}
+
+/** The `yaml` library's message for a second document where one is expected. */
+export const MULTIPLE_DOCUMENTS = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
+
+/**
+ * The value of a one-document YAML (or JSON) text within bounds, as the `yaml` library's `parse`
+ * gives it: null for an empty text, InputSyntaxError (the library's first error) for a malformed one.
+ */
+export function parseYamlValueBounded(text: string, opts: BoundedYamlOptions): unknown {
+  const docs = parseYamlBounded(text, opts);
+  const doc = docs[0];
+  if (doc === undefined) return null;
+  if (docs.length > 1) throw new InputSyntaxError(MULTIPLE_DOCUMENTS, { source: opts.source });
+  const err = doc.errors[0];
+  if (err !== undefined) throw new InputSyntaxError(err.message, { source: opts.source, cause: err });
+  return yamlToJsBounded(doc, opts, text);
 }

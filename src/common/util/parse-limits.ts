@@ -42,11 +42,17 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
 /** plat-apiserver request bodies (the reference's 3 MiB body limit; one object per body). */
 export const API_BODY_LIMITS: ParseLimits = DEFAULT_PARSE_LIMITS;
 
-/** Static pod manifests (files and --manifest-url): a few documents (Pods or PodLists) per input. */
-export const MANIFEST_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDocuments: 100 };
+/**
+ * Static pod manifests (files and --manifest-url): a few documents (Pods or PodLists) per input,
+ * at most 10 MiB (the agent's manifest size limit).
+ */
+export const MANIFEST_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxBytes: 10 * MIB, maxDocuments: 100 };
 
-/** Configuration files of both programs (agent config and drop-ins, platconfig, API server kinds). */
-export const CONFIG_FILE_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDocuments: 1 };
+/**
+ * Configuration files of both programs (agent config and drop-ins, platconfig, API server kinds):
+ * one document is read; a few more are parsed only so the error can say where the second begins.
+ */
+export const CONFIG_FILE_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDocuments: 10 };
 
 /** What each limit is called in messages. */
 export const LIMIT_TEXT: Record<ParseLimitName, string> = {
