@@ -97,14 +97,22 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
       return 0; // fast-json-patch reports the unresolvable `from`
     }
   } else value = op.value;
+  if (op.op === 'copy') {
+    const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
+      throw new PatchError({ status: 422, reason: 'Invalid', message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}` });
+    }
+    checkNesting(op, value);
+    return bytes;
+  }
+  checkNesting(op, value);
+  return 0;
+}
+
+/** No operation may nest the object deeper, or make it larger, than a request body may be. */
+function checkNesting(op: Operation, value: unknown): void {
   const size = measureValue(value, API_BODY_LIMITS.maxNodes);
   if (size.nodes > API_BODY_LIMITS.maxNodes || pointerDepth(op.path) + size.depth > API_BODY_LIMITS.maxDepth) {
     throw new PatchError({ status: 422, reason: 'Invalid', message: `${op.op} operation on ${op.path}: the patched object would be nested more than ${API_BODY_LIMITS.maxDepth} levels or hold more than ${API_BODY_LIMITS.maxNodes} values (the limits of a request body)` });
   }
-  if (op.op !== 'copy') return 0;
-  const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-  if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
-    throw new PatchError({ status: 422, reason: 'Invalid', message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}` });
-  }
-  return bytes;
 }

@@ -33,6 +33,8 @@ function lexGuard(text: string, input: BoundedInput): void {
   let aliases = 0;
   let offset = 0;
   let scalarNext = false;
+  // `- - - x` and `? ? x` nest a level per indicator on one line: refused here, before the CST.
+  let compact = 0;
   for (const tok of new Lexer().lex(text)) {
     if (scalarNext) {
       scalarNext = false;
@@ -53,7 +55,11 @@ function lexGuard(text: string, input: BoundedInput): void {
           flow--;
           break;
         case 'seq-item-ind':
+        case 'explicit-key-ind':
+          if (++compact > L.maxDepth) fail('maxDepth', offset);
           items++;
+          break;
+        case 'space':
           break;
         case 'alias':
           if (++aliases > L.maxAliases) fail('maxAliases', offset);
@@ -67,6 +73,8 @@ function lexGuard(text: string, input: BoundedInput): void {
         default:
           break;
       }
+      const type = CST.tokenType(tok);
+      if (type !== 'seq-item-ind' && type !== 'explicit-key-ind' && type !== 'space') compact = 0;
       if (items > 2 * L.maxNodes + 2) fail('maxNodes', offset);
     }
     if (!MARKERS.has(tok)) offset += tok.length;
