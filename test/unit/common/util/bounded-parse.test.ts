@@ -65,8 +65,9 @@ test('10,000-level YAML, flow and block and mixed: maxDepth', () => {
     assert.equal(e.limit, 'maxDepth', text.slice(0, 40));
     assert.match(e.message, /^m\.yaml: more than 100 levels of nesting \(limit maxDepth=100\) at byte offset \d+/);
   }
-  // not YAML (a sequence on the line of its key): syntax errors, not a crash
-  const bad = parseYamlBounded(`a: ${'- '.repeat(N)}x\n`, { limits: MANIFEST_LIMITS, source: 'm.yaml' });
+  // not even YAML (a sequence on the line of its key): still refused before it is parsed
+  assert.equal(limitOf(() => yamlValues(`a: ${'- '.repeat(N)}x\n`)).limit, 'maxDepth');
+  const bad = parseYamlBounded(`a: ${'- '.repeat(50)}x\n`, { limits: MANIFEST_LIMITS, source: 'm.yaml' });
   assert.match(bad[0]?.errors[0]?.message ?? '', /Unexpected block-seq-ind on same line with key/);
 });
 
