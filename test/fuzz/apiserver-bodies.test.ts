@@ -25,7 +25,7 @@ const nesting = fc
   .tuple(fc.constantFrom('[', '{"a":', '- ', '{a: ', '? ', '[{"b":'), fc.integer({ min: 1, max: 12_000 }), fc.constantFrom('', '1', ']', '}'))
   .map(([open, n, tail]) => open.repeat(n) + tail);
 const structural = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ',', ':', '"', '-', ' ', '\n', '&a ', '*a', 'a', '1', '|', '---\n', '  '), maxLength: 300 });
-const podish = fc.record({ name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), extra: fc.jsonValue({ maxDepth: 6 }), deep: fc.integer({ min: 0, max: 300 }) }).map(({ name, extra, deep }) =>
+const podish = fc.record({ name: fc.stringMatching(/^[a-z][a-z0-9-]{0,10}$/), extra: fc.jsonValue({ maxDepth: 6 }), deep: fc.integer({ min: 1, max: 300 }) }).map(({ name, extra, deep }) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }], x: extra, y: JSON.parse('['.repeat(deep) + ']'.repeat(deep)) as unknown } }),
 );
 const jsonPatch = fc.array(
