@@ -7,7 +7,7 @@
 // there (the reference only caps the body at 3 MiB) and is answered with our own message naming
 // the limit and the byte offset.
 
-import { InputLimitError } from '../common/util/errors.js';
+import type { InputLimitError } from '../common/util/errors.js';
 import { API_BODY_LIMITS, parseJsonBounded, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../common/util/bounded-parse.js';
 import type { Document } from 'yaml';
 
