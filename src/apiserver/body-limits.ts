@@ -8,7 +8,7 @@
 // the limit and the byte offset.
 
 import type { InputLimitError } from '../common/util/errors.js';
-import { API_BODY_LIMITS, parseJsonBounded, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../common/util/bounded-parse.js';
+import { API_BODY_LIMITS, JSON_PATCH_LIMITS, parseJsonBounded, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../common/util/bounded-parse.js';
 import type { Document } from 'yaml';
 
 export const BODY_INPUT: BoundedInput = { limits: API_BODY_LIMITS, source: 'request body' };
@@ -35,6 +35,11 @@ export function limitText(body: string, e: InputLimitError, yaml: boolean): stri
 /** JSON.parse of a body within bounds (throws InputLimitError or InputSyntaxError). */
 export function parseJsonBody(body: string): unknown {
   return parseJsonBounded(body, BODY_INPUT);
+}
+
+/** A JSON patch body (room for the reference's 10,000 operations) within bounds. */
+export function parseJsonPatchBody(body: string): unknown {
+  return parseJsonBounded(body, { limits: JSON_PATCH_LIMITS, source: 'request body' });
 }
 
 /** The single YAML document of a body within bounds, composed (throws InputLimitError). */

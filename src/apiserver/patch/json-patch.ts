@@ -6,7 +6,7 @@ import fastJsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { PatchError, badRequest } from './errors.js';
 import { jsonSyntaxMessage } from '../decode.js';
-import { limitText, parseJsonBody } from '../body-limits.js';
+import { limitText, parseJsonPatchBody } from '../body-limits.js';
 import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
 import { API_BODY_LIMITS, measureValue } from '../../common/util/bounded-parse.js';
 
@@ -48,7 +48,7 @@ function describe(e: InstanceType<typeof JsonPatchError>, op: Operation | undefi
 export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string): unknown {
   let ops: unknown;
   try {
-    ops = parseJsonBody(patchBody);
+    ops = parseJsonPatchBody(patchBody);
   } catch (e) {
     // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn, the default).
     if (e instanceof InputLimitError) throw badRequest(`error decoding patch: ${limitText(patchBody, e, false)}`);

@@ -11,7 +11,7 @@ import { checkSize, type BoundedInput } from './bounded-input.js';
 import { scanJson } from './bounded-json-scan.js';
 
 export { checkSize, limitError, pathText, type BoundedInput, type PathSegment } from './bounded-input.js';
-export { API_BODY_LIMITS, CONFIG_FILE_LIMITS, DEFAULT_PARSE_LIMITS, MANIFEST_LIMITS, type ParseLimits, type ParseLimitName } from './parse-limits.js';
+export { API_BODY_LIMITS, JSON_PATCH_LIMITS, CONFIG_FILE_LIMITS, DEFAULT_PARSE_LIMITS, MANIFEST_LIMITS, type ParseLimits, type ParseLimitName } from './parse-limits.js';
 export { yamlNestingUpperBound } from './nesting-estimate.js';
 export { measureValue, type ValueSize } from './bounded-value.js';
 export { parseYamlBounded, parseYamlValueBounded, yamlToJsBounded, type BoundedYamlOptions } from './bounded-yaml.js';

@@ -44,6 +44,12 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = {
 export const API_BODY_LIMITS: ParseLimits = DEFAULT_PARSE_LIMITS;
 
 /**
+ * JSON patch bodies: the reference's 10,000 operations (413 beyond) must fit, at up to five values
+ * each plus their values; JSON (unlike YAML) costs little per value.
+ */
+export const JSON_PATCH_LIMITS: ParseLimits = { ...API_BODY_LIMITS, maxNodes: 100_000 };
+
+/**
  * Static pod manifests (files and --manifest-url): a few documents (Pods or PodLists) per input,
  * at most 10 MiB (the agent's manifest size limit).
  */
