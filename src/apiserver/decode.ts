@@ -4,17 +4,30 @@
 // The last of duplicate keys wins, as in the reference. Malformed bodies, a wrong kind or
 // apiVersion, and values of the wrong JSON type throw DecodeError (400 BadRequest).
 
-import { isMap, isScalar, isSeq, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
+import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
 
 export class DecodeError extends Error {
   readonly status = 400;
   readonly reason = 'BadRequest';
-  constructor(message: string) {
+  /** Set when the body passed one of its parse limits (API_BODY_LIMITS). */
+  readonly limit: InputLimitError | undefined;
+  constructor(message: string, limit?: InputLimitError) {
     super(message);
     this.name = 'DecodeError';
+    this.limit = limit;
   }
+}
+
+/** A body over a parse limit, as the reference words it when creating a `kind`. */
+function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind: string): DecodeError {
+  const text = limitText(body, e, yaml);
+  if (e.limit !== 'maxDepth') return new DecodeError(text, e);
+  const inner = yaml ? text : `couldn't get version/kind; json parse error: ${text}`;
+  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${inner}`, e);
 }
 
 export interface DecodeOptions {
@@ -216,12 +229,32 @@ export function jsonSyntaxMessage(err: unknown): string {
   return (msg.split(/[,"]/)[0] ?? 'invalid JSON').trim();
 }
 
-function parseJsonBody(body: string): unknown {
+function parseJsonBody(body: string, kind: string): unknown {
   if (body.trim() === '') throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
   try {
-    return JSON.parse(body) as unknown;
+    return parseJsonBounded(body);
   } catch (e) {
-    throw new DecodeError(`couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e)}`);
+    if (e instanceof InputLimitError) throw limitDecodeError(body, e, false, kind);
+    throw new DecodeError(`couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`);
+  }
+}
+
+function parseYamlValue(body: string, kind: string, duplicateFields: string[]): unknown {
+  try {
+    const doc = parseYamlBody(body);
+    if (doc === undefined) return null;
+    const err = doc.errors[0];
+    if (err !== undefined) {
+      const line = body.slice(0, err.pos[0]).split('\n').length;
+      throw new DecodeError(`error converting YAML to JSON: yaml: line ${line}: ${err.message.split('\n')[0] ?? ''}`);
+    }
+    const value = yamlBodyToJs(doc, body);
+    findDuplicates(doc.contents, '', duplicateFields);
+    return value;
+  } catch (e) {
+    if (e instanceof InputLimitError) throw limitDecodeError(body, e, true, kind);
+    if (e instanceof InputSyntaxError) throw new DecodeError(`error converting YAML to JSON: yaml: ${e.message}`);
+    throw e;
   }
 }
 
@@ -230,20 +263,9 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
   let value: unknown;
   const duplicateFields: string[] = [];
   if (yaml) {
-    const doc = parseDocument(opts.body, { uniqueKeys: false, prettyErrors: false });
-    const err = doc.errors[0];
-    if (err !== undefined) {
-      const line = opts.body.slice(0, err.pos[0]).split('\n').length;
-      throw new DecodeError(`error converting YAML to JSON: yaml: ${line !== undefined ? `line ${line}: ` : ''}${err.message.split('\n')[0] ?? ''}`);
-    }
-    try {
-      value = doc.toJS({ maxAliasCount: 100 });
-    } catch (e) {
-      throw new DecodeError(`error converting YAML to JSON: yaml: ${(e as Error).message}`);
-    }
-    findDuplicates(doc.contents, '', duplicateFields);
+    value = parseYamlValue(opts.body, opts.kind, duplicateFields);
   } else {
-    value = parseJsonBody(opts.body);
+    value = parseJsonBody(opts.body, opts.kind);
     findJsonDuplicates(opts.body, duplicateFields);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {

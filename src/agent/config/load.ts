@@ -11,7 +11,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import jsyaml from 'js-yaml';
 import type { z } from 'zod';
-import { ConfigError } from '../../common/util/errors.js';
+import { ConfigError, InputLimitError } from '../../common/util/errors.js';
+import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
+import { checkSize } from '../../common/util/bounded-input.js';
+import { yamlNestingUpperBound } from '../../common/util/nesting-estimate.js';
 import { CONFIG_KIND, configApiVersion } from './defaults.js';
 import { isPlainObject, type JsonObject } from './merge.js';
 import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
@@ -89,8 +92,10 @@ function issueText(issue: z.core.$ZodIssue): string {
 
 /** The fast path: the decoded document when it is clean, else undefined (take the full path). */
 function decodeClean(text: string, shape: ShapeSchema, opts: LoadOptions & { isDropIn?: boolean }): JsonObject | undefined {
-  // Anchors and aliases go to the `yaml` library, which bounds alias expansion.
+  // Anchors and aliases go to the `yaml` library, which bounds alias expansion; so does anything
+  // that might be nested deeper than CONFIG_FILE_LIMITS allows (js-yaml recurses without a bound).
   if (text.includes('&') || text.includes('*')) return undefined;
+  if (yamlNestingUpperBound(text) > CONFIG_FILE_LIMITS.maxDepth) return undefined;
   let value: unknown;
   try {
     value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA });
@@ -113,6 +118,12 @@ export async function decodeConfigText(file: string, text: string, opts: LoadOpt
     throw new ConfigError(problems.join('; '), { file, problems });
   };
   if (text.trim() === '') fail([`${what} "${file}" was empty`]);
+  try {
+    checkSize(text, { limits: CONFIG_FILE_LIMITS, source: `${what} "${file}"` });
+  } catch (err) {
+    if (err instanceof InputLimitError) fail([err.message]);
+    throw err;
+  }
   if (opts.shape !== undefined) {
     const clean = decodeClean(text, opts.shape, opts);
     if (clean !== undefined) {
@@ -123,8 +134,9 @@ export async function decodeConfigText(file: string, text: string, opts: LoadOpt
   const { parseYaml, locate } = await import('./yaml-doc.js');
   let parsed: ParsedYaml;
   try {
-    parsed = parseYaml(text);
+    parsed = parseYaml(text, `${what} "${file}"`);
   } catch (err) {
+    if (err instanceof InputLimitError) return fail([err.message]);
     return fail([`${where(file, undefined)}: ${err instanceof Error ? err.message : String(err)}`]);
   }
   if (parsed.errors.length > 0) fail(parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`));

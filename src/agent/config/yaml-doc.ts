@@ -1,6 +1,8 @@
 // Reading one YAML (or JSON, which is YAML) document with positions, so every problem in a config
 // file can name its line and column.
-import { LineCounter, isMap, isScalar, isSeq, parseDocument, type Document } from 'yaml';
+import { LineCounter, isMap, isScalar, isSeq, type Document } from 'yaml';
+import { CONFIG_FILE_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
+import { MULTIPLE_DOCUMENTS } from '../../common/util/bounded-yaml.js';
 import type { Position } from './where.js';
 
 export interface ParsedYaml {
@@ -18,13 +20,21 @@ function keyText(node: unknown): string {
   return String(node);
 }
 
-export function parseYaml(text: string): ParsedYaml {
+/**
+ * Parses within CONFIG_FILE_LIMITS; a file over a limit throws InputLimitError naming `source`
+ * (the file), the limit and the byte offset.
+ */
+export function parseYaml(text: string, source = 'config file'): ParsedYaml {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, lineCounter: lines, merge: true });
+  const input: BoundedInput = { limits: CONFIG_FILE_LIMITS, source };
+  const parsedDocs = parseYamlBounded(text, { ...input, lineCounter: lines, yamlOptions: { uniqueKeys: false, prettyErrors: false, merge: true } });
+  const doc = parsedDocs[0] as Document.Parsed;
   const errors = doc.errors.map((e) => ({
     message: e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ''),
     pos: lines.linePos(e.pos[0]),
   }));
+  const second = parsedDocs[1];
+  if (second !== undefined) errors.push({ message: MULTIPLE_DOCUMENTS, pos: lines.linePos(second.range[0]) });
   const duplicates: ParsedYaml['duplicates'] = [];
   const walk = (node: unknown, path: string): void => {
     if (isMap(node)) {
@@ -46,7 +56,7 @@ export function parseYaml(text: string): ParsedYaml {
   let value: unknown = null;
   if (errors.length === 0) {
     walk(doc.contents, '');
-    value = doc.toJS({ maxAliasCount: 100 });
+    value = yamlToJsBounded(doc, input, text);
   }
   return { doc, lines, value, duplicates, errors };
 }

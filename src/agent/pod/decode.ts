@@ -1,9 +1,9 @@
-// Manifest text (YAML or JSON) to pods: one Pod or a PodList (apiVersion v1), shape-checked with
-// zod, then validated. Errors are ManifestErrors naming the file (or URL) and every field at
-// fault; the type errors carry the reference's decoder messages ("Object 'Kind' is missing in",
-// "no kind ... is registered for version ...").
-import { parseAllDocuments } from 'yaml';
-import { ManifestError } from '../../common/util/errors.js';
+// Manifest text (YAML or JSON) to pods: one Pod or a PodList (apiVersion v1), parsed within
+// MANIFEST_LIMITS, shape-checked with zod, then validated. Errors are ManifestErrors naming the
+// file (or URL) and every field at fault; the type errors carry the reference's decoder messages
+// ("Object 'Kind' is missing in", "no kind ... is registered for version ...").
+import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
+import { MANIFEST_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
 import { clip, firstProblems } from './field-errors.js';
@@ -70,19 +70,32 @@ function noObjectReason(text: string): string {
   return 'is null, no pod';
 }
 
+/**
+ * The values of a manifest's documents (with each document's own text), parsed within
+ * MANIFEST_LIMITS: a manifest over a limit is a ManifestError naming the file (or URL), the limit
+ * and the byte offset, never a crash.
+ */
+function manifestValues(text: string, where: string): { value: unknown; raw: string }[] {
+  const input: BoundedInput = { limits: MANIFEST_LIMITS, source: where };
+  const items: { value: unknown; raw: string }[] = [];
+  try {
+    for (const d of parseYamlBounded(text, input)) {
+      const e = d.errors[0];
+      if (e !== undefined) throw new ManifestError(`${where}: not valid YAML or JSON: ${clip(e.message.split('\n')[0] ?? '', 500)}`, { file: where });
+      const v: unknown = yamlToJsBounded(d, input, text);
+      if (v !== null && v !== undefined) items.push({ value: v, raw: d.range ? text.slice(d.range[0], d.range[2]) : text });
+    }
+  } catch (err) {
+    if (err instanceof InputLimitError || err instanceof InputSyntaxError) throw new ManifestError(`${err.message}: manifest skipped`, { file: where, cause: err });
+    throw err;
+  }
+  return items;
+}
+
 /** Decodes a manifest body. A blank body gives no pods; any other body without a pod is an error. */
 export function decodeManifest(text: string, where: string): DecodedPod[] {
   if (text.trim() === '') return [];
-  const docs = parseAllDocuments(text);
-  const items: { value: unknown; raw: string }[] = [];
-  for (const d of Array.isArray(docs) ? docs : [docs]) {
-    if (d.errors.length > 0) {
-      const e = d.errors[0];
-      throw new ManifestError(`${where}: not valid YAML or JSON: ${clip((e?.message ?? 'parse error').split('\n')[0] ?? '', 500)}`, { file: where });
-    }
-    const v: unknown = d.toJS();
-    if (v !== null && v !== undefined) items.push({ value: v, raw: d.range ? text.slice(d.range[0], d.range[2]) : text });
-  }
+  const items = manifestValues(text, where);
   if (items.length === 0) throw new ManifestError(`${where}: ${noObjectReason(text)}`, { file: where });
   const pods: DecodedPod[] = [];
   for (const { value: obj, raw } of items) {

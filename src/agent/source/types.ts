@@ -1,4 +1,5 @@
 import type { Pod } from '../pod/types.js';
+import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
 
 /** A full snapshot of one source's pods; a source always sends everything it has. */
 export interface PodSnapshot {
@@ -20,4 +21,4 @@ export interface PodSource {
   closed(): Promise<void>;
 }
 
-export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+export const MAX_MANIFEST_BYTES = MANIFEST_LIMITS.maxBytes;

@@ -2,9 +2,14 @@
 // once as "<file>: <json path>: <message>"; secret values are never part of a message.
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
-import { ConfigError } from '../../common/util/errors.js';
+import { ConfigError, InputLimitError } from '../../common/util/errors.js';
+import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../common/util/bounded-parse.js';
+
+/** A configuration file's YAML within CONFIG_FILE_LIMITS (InputLimitError names file and limit). */
+function parseYaml(text: string, file: string): unknown {
+  return parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: file });
+}
 import {
   admissionConfigurationSchema,
   eventRateLimitConfigurationSchema,
@@ -70,8 +75,9 @@ function readDocument(file: string): unknown {
     fail(file, [code === 'ENOENT' ? 'file does not exist' : `cannot read file (${code ?? 'error'})`]);
   }
   try {
-    return parseYaml(text) as unknown;
+    return parseYaml(text, file);
   } catch (err) {
+    if (err instanceof InputLimitError) fail(file, [err.message.slice(file.length + 2)]);
     // Only the first line: the rest of yaml's message quotes the file, which may hold a secret.
     const msg = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'parse error';
     fail(file, [`invalid YAML or JSON: ${msg}`]);
@@ -163,8 +169,12 @@ function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain
     const target = resolve(dirname(file), entry.path);
     base = ['plugins', i, 'path'];
     try {
-      doc = parseYaml(readFileSync(target, 'utf8')) as unknown;
+      doc = parseYaml(readFileSync(target, 'utf8'), target);
     } catch (err) {
+      if (err instanceof InputLimitError) {
+        issues.invalid(base, entry.path, err.message);
+        return undefined;
+      }
       const code = (err as NodeJS.ErrnoException).code;
       issues.invalid(base, entry.path, code === 'ENOENT' ? 'file does not exist' : `cannot read or parse ${target}`);
       return undefined;

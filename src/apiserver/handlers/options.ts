@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Params } from '../params.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 import type { FieldValidation } from './decode-object.js';
+import { parseJsonBody } from '../body-limits.js';
 
 export interface ParsedWriteOptions {
   readonly dryRun: boolean;
@@ -101,7 +102,7 @@ export function parseDeleteOptions(params: Params, body: string, domain: string)
   if (body.trim() !== '') {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(body);
+      parsed = parseJsonBody(body);
     } catch (err) {
       throw badRequest(`the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -5,6 +5,7 @@
 // are always JSON, which those clients accept.
 
 import { unsupportedMediaType, badRequest } from '../status.js';
+import { parseJsonBody } from '../body-limits.js';
 
 type FieldType = 'string' | 'bytes' | 'int' | 'bool' | 'time' | 'rawjson' | Schema | { readonly map: FieldType };
 type Schema = Readonly<Record<number, readonly [name: string, type: FieldType, repeated?: boolean]>>;
@@ -134,7 +135,7 @@ function decodeValue(r: Reader, wire: number, type: FieldType): unknown {
   if (type === 'string') return b.toString('utf8');
   if (type === 'bytes') return b.toString('base64');
   if (type === 'time') return timeValue(b);
-  if (type === 'rawjson') return JSON.parse(b.toString('utf8')) as unknown;
+  if (type === 'rawjson') return parseJsonBody(b.toString('utf8'));
   if ('map' in type) {
     const entry = decodeMessage(b, { 1: ['key', 'string'], 2: ['value', type.map as FieldType] });
     return [String(entry['key'] ?? ''), entry['value'] ?? (type.map === 'string' ? '' : {})];

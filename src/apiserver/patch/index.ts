@@ -6,6 +6,8 @@
 // `live`: it is idempotent).
 
 import { DecodeError, checkAgainstSchema, decodeBody, findJsonDuplicates, jsonSyntaxMessage } from '../decode.js';
+import { limitText, parseJsonBody } from '../body-limits.js';
+import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
 import { PatchError, badRequest } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
 import { serverSideApply, updateManagedFields, validateFieldManager } from './managed-fields.js';
@@ -82,12 +84,21 @@ function unsupported(contentType: string): PatchError {
   });
 }
 
-function parseJsonObject(body: string): Record<string, unknown> {
+/**
+ * A merge or strategic merge patch body within API_BODY_LIMITS. Nesting beyond the limit is
+ * answered as the reference answers it (kjson.UnmarshalStrict's error: `error decoding patch: ...`
+ * for a merge patch, the bare error for a strategic merge patch).
+ */
+function parseJsonObject(body: string, strategic: boolean): Record<string, unknown> {
   let v: unknown;
   try {
-    v = JSON.parse(body);
+    v = parseJsonBody(body);
   } catch (e) {
-    throw badRequest(`error decoding patch: ${jsonSyntaxMessage(e)}`);
+    if (e instanceof InputLimitError) {
+      const text = limitText(body, e, false);
+      throw badRequest(strategic && e.limit === 'maxDepth' ? text : `error decoding patch: ${text}`);
+    }
+    throw badRequest(`error decoding patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`);
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('error decoding patch: the patch must be a JSON object');
   return v as Record<string, unknown>;
@@ -118,6 +129,8 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
     try {
       decoded = decodeBody({ body: opts.patchBody, contentType: 'application/apply-patch+yaml', kind: opts.kind, apiVersion: opts.apiVersion });
     } catch (e) {
+      // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
+      if (e instanceof DecodeError && e.limit !== undefined) throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
       if (e instanceof DecodeError) throw badRequest(e.message);
       throw e;
     }
@@ -136,11 +149,11 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
       result = applyJsonPatch(live, opts.patchBody);
       break;
     case 'application/merge-patch+json':
-      result = mergePatch(live, parseJsonObject(opts.patchBody));
+      result = mergePatch(live, parseJsonObject(opts.patchBody, false));
       findJsonDuplicates(opts.patchBody, duplicateFields);
       break;
     case 'application/strategic-merge-patch+json':
-      result = strategicMergePatch(opts.kind, live, parseJsonObject(opts.patchBody));
+      result = strategicMergePatch(opts.kind, live, parseJsonObject(opts.patchBody, true));
       findJsonDuplicates(opts.patchBody, duplicateFields);
       break;
   }

@@ -4,8 +4,9 @@
 // referenced files, and fails with one PlatconfigError naming the file and what is missing.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { PlatconfigError } from '../util/errors.js';
+import { stringify } from 'yaml';
+import { InputLimitError, PlatconfigError } from '../util/errors.js';
+import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 export interface PlatconfigCluster {
@@ -97,8 +98,9 @@ function named<T>(raw: unknown, key: 'cluster' | 'user' | 'context', list: strin
 export function parsePlatconfig(text: string, file: string): Platconfig {
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
   } catch (err) {
+    if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
     throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`, { file });
   }
   if (doc === null || doc === undefined) throw new PlatconfigError(`platconfig ${file} is empty`, { file });

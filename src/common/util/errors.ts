@@ -11,6 +11,8 @@ export type ErrorCode =
   | 'Manifest'
   | 'Platconfig'
   | 'UnsafePath'
+  | 'InputLimit'
+  | 'InputSyntax'
   | 'Internal';
 
 export interface NodeAgentErrorOptions {
@@ -103,6 +105,39 @@ export class PlatconfigError extends NodeAgentError {
   constructor(message: string, options: NodeAgentErrorOptions & { file?: string } = {}) {
     super('Platconfig', message, options);
     this.file = options.file;
+  }
+}
+
+/**
+ * An input (a file, a manifest, a request body) over one of its parse limits: which limit, its
+ * value, the input it was found in and where (byte offset, and the field path when known).
+ */
+export class InputLimitError extends NodeAgentError {
+  /** The ParseLimits field at fault, e.g. 'maxDepth'. */
+  readonly limit: string;
+  readonly max: number;
+  /** The file, URL or `request body` the input came from. */
+  readonly source: string;
+  /** Byte offset into the input where the limit was passed. */
+  readonly offset: number;
+  /** Field path (`spec.containers[0].x`) where known, else ''. */
+  readonly field: string;
+  constructor(message: string, options: NodeAgentErrorOptions & { limit: string; max: number; source: string; offset: number; field: string }) {
+    super('InputLimit', message, options);
+    this.limit = options.limit;
+    this.max = options.max;
+    this.source = options.source;
+    this.offset = options.offset;
+    this.field = options.field;
+  }
+}
+
+/** Input that is not well-formed JSON (the message is the parser's own, never the input). */
+export class InputSyntaxError extends NodeAgentError {
+  readonly source: string;
+  constructor(message: string, options: NodeAgentErrorOptions & { source: string }) {
+    super('InputSyntax', message, options);
+    this.source = options.source;
   }
 }
 
