@@ -3,7 +3,7 @@
 // Node check metadata strictly but keep spec and status open (their full types belong to the
 // agent and are preserved as sent); only their integer and time fields are typed here.
 import { objectMeta, objectReference, topLevel } from './meta.js';
-import { arr, bool, int32, int64, map, microTime, obj, openObj, str, time, type Schema } from './types.js';
+import { arr, bool, int32, int64, map, microTime, obj, str, time, type Schema } from './types.js';
 import { node, pod } from './pod-node.js';
 
 export const certificateSigningRequest = topLevel('v1.CertificateSigningRequest', {
