@@ -6,7 +6,11 @@
 
 import { normalizeTime } from './go-time.js';
 import { schemaForKind } from './kinds.js';
-import type { Schema } from './types.js';
+import { objectMeta } from './meta.js';
+import { openObj, type Schema } from './types.js';
+
+/** A kind without an entry in kinds.ts still gets the rules of its ObjectMeta. */
+const metadataOnly = openObj('', { metadata: objectMeta });
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -81,11 +85,10 @@ function normalizeInto(parent: Record<string, unknown> | unknown[], key: string 
 /**
  * Rewrites the Time and MicroTime fields of `obj` (a `kind`) in place to their stored form and
  * checks its integer fields; returns the first problem in the reference's words, or undefined.
- * Kinds without a schema entry pass unchanged.
+ * A kind without a schema entry has only its metadata checked.
  */
 export function normalizeValues(obj: Record<string, unknown>, kind: string): string | undefined {
-  const schema = schemaForKind(kind);
-  if (schema === undefined) return undefined;
+  const schema = schemaForKind(kind) ?? metadataOnly;
   const st: NormalizeState = { error: undefined };
   normalizeChildren(obj, schema, '', kind, st);
   return st.error;

@@ -77,3 +77,10 @@ test('Pod and Node specs stay open: unknown fields in them are neither reported 
   const r = decodeBody({ body: '{"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80,"name":"http"}]}],"nodeName":"n"}}', contentType: 'application/json', kind: 'Pod', apiVersion: 'v1' });
   assert.deepEqual(r.unknownFields, []);
 });
+
+test('a kind without a schema entry (added later) still has its metadata times normalised', () => {
+  const o: Record<string, unknown> = { metadata: { deletionTimestamp: '2026-01-01T01:00:00+01:00' }, rules: [{ anything: 'kept' }] };
+  assert.equal(normalizeValues(o, 'SomeNewKind'), undefined);
+  assert.deepEqual(o, { metadata: { deletionTimestamp: '2026-01-01T00:00:00Z' }, rules: [{ anything: 'kept' }] });
+  assert.match(String(normalizeValues({ metadata: { creationTimestamp: 'soon' } }, 'SomeNewKind')), /^parsing time "soon"/);
+});
