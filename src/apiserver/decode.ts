@@ -9,6 +9,7 @@ import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
+import { fitsInt, timeLeaf } from './schema/values.js';
 
 export class DecodeError extends Error {
   readonly status = 400;
@@ -144,17 +145,21 @@ export function findJsonDuplicates(text: string, out: string[]): void {
 interface WalkState {
   readonly unknown: string[];
   typeError?: string;
+  /** A time that does not parse: Go's decoder stops there, so this error wins over typeError. */
+  fatal?: string;
 }
 
 function typeMismatch(state: WalkState, v: unknown, s: Schema, owner: string, path: string): void {
   if (state.typeError !== undefined) return;
   const got = jsonTypeOf(v);
-  const what = got === 'number' ? `number ${String(v)}` : got;
+  // encoding/json names the number only when it fails an integer field.
+  const what = got === 'number' && s.t === 'int' ? `number ${String(v)}` : got;
   state.typeError = `json: cannot unmarshal ${what} into Go struct field ${owner}.${path} of type ${goTypeName(s)}`;
 }
 
 function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkState): void {
   if (v === null || v === undefined) return; // null is the zero value of any field
+  if (state.fatal !== undefined) return;
   switch (s.t) {
     case 'any':
       return;
@@ -168,8 +173,13 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       if (typeof v !== 'number') typeMismatch(state, v, s, owner, path);
       return;
     case 'int':
-      if (typeof v !== 'number' || !Number.isInteger(v)) typeMismatch(state, v, s, owner, path);
+      if (typeof v !== 'number' || !fitsInt(v, s.bits)) typeMismatch(state, v, s, owner, path);
       return;
+    case 'time': {
+      const r = timeLeaf(v, s.kind);
+      if ('error' in r) state.fatal = r.error;
+      return;
+    }
     case 'array':
       if (!Array.isArray(v)) {
         typeMismatch(state, v, s, owner, path);
@@ -193,8 +203,8 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
         const fs = s.fields[k];
         const p = joinPath(path, k);
-        if (fs === undefined) state.unknown.push(p);
-        else walk(child, fs, p, childOwner, state);
+        if (fs !== undefined) walk(child, fs, p, childOwner, state);
+        else if (s.open !== true) state.unknown.push(p);
       }
       return;
     }
@@ -207,7 +217,8 @@ export function checkAgainstSchema(value: Record<string, unknown>, kind: string)
   if (schema === undefined) return { unknownFields: [] };
   const state: WalkState = { unknown: [] };
   walk(value, schema, '', kind, state);
-  return state.typeError === undefined ? { unknownFields: state.unknown } : { unknownFields: state.unknown, typeError: state.typeError };
+  const typeError = state.fatal ?? state.typeError;
+  return typeError === undefined ? { unknownFields: state.unknown } : { unknownFields: state.unknown, typeError };
 }
 
 /**
@@ -319,8 +330,8 @@ function prune(v: unknown, s: Schema): void {
     const rec = v as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
       const fs = s.fields[k];
-      if (fs === undefined) delete rec[k];
-      else prune(rec[k], fs);
+      if (fs !== undefined) prune(rec[k], fs);
+      else if (s.open !== true) delete rec[k];
     }
   }
 }

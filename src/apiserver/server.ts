@@ -24,6 +24,7 @@ import { handleResource, type ResourceHandlerContext } from './handlers/resource
 import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
 import { subjectAccessReview, tokenReview } from './handlers/reviews.js';
 import { ResourceRoutes } from './handlers/routes.js';
+import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
 import { wantsPretty } from './params.js';
 import { OpenApiV3 } from './openapi.js';
 import type { ManagedFieldsUpdater } from './registry/managed-fields.js';
@@ -202,8 +203,7 @@ export class ApiServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const span = this.o.tracer?.startRequestSpan(req);
-    const url = new URL(req.url ?? '/', 'https://plat-apiserver');
-    const rc: ResponseContext = { pretty: wantsPretty(url.searchParams, req.headers['user-agent']), warnings: [] };
+    let rc: ResponseContext = { pretty: false, warnings: [] };
     const abort = new AbortController();
     const onStop = (): void => abort.abort();
     this.stopController.signal.addEventListener('abort', onStop, { once: true });
@@ -213,17 +213,19 @@ export class ApiServer {
       span?.end(res.statusCode);
     });
     try {
-      await this.route(req, res, url, rc, abort.signal);
+      const target = parseRequestTarget(req.url);
+      rc = { pretty: wantsPretty(target.search, req.headers['user-agent']), warnings: rc.warnings };
+      await this.route(req, res, target, rc, abort.signal);
     } catch (err) {
       const status = statusOf(err);
-      if (status.code >= 500) this.o.logger.error({ err, method: req.method, path: url.pathname }, 'request failed');
+      if (status.code >= 500) this.o.logger.error({ err, method: req.method, path: rawRequestPath(req.url) }, 'request failed');
       sendError(res, err, rc);
     }
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, url: URL, rc: ResponseContext, signal: AbortSignal): Promise<void> {
+  private async route(req: IncomingMessage, res: ServerResponse, target: RequestTarget, rc: ResponseContext, signal: AbortSignal): Promise<void> {
     const method = req.method ?? 'GET';
-    const path = url.pathname.length > 1 ? url.pathname.replace(/\/+$/, '') : url.pathname;
+    const { path } = target;
     const open = unauthenticatedPaths.has(path) || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/');
     const authn = await this.authn.authenticate(req);
     if (!authn.ok && !open) {
@@ -232,7 +234,7 @@ export class ApiServer {
     }
     const user = authn.ok ? authn.user : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
     if (!open) {
-      const attrs = requestAttributes(method, path, url.searchParams, user);
+      const attrs = requestAttributes(method, path, target.search, user);
       const d = await this.authorizer.authorize(attrs);
       if (d.decision !== 'allow') {
         throw forbidden(forbiddenMessage(attrs, d.reason), attrs.isResourceRequest ? { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource } : undefined);
@@ -246,7 +248,7 @@ export class ApiServer {
     }
     const route = this.routes.match(path);
     if (route !== undefined) {
-      await handleResource(this.handlerCtx, route, req, res, url, user, rc, signal);
+      await handleResource(this.handlerCtx, route, req, res, target.search, user, rc, signal);
       return;
     }
     const d = this.o.platformDomain;

@@ -3,6 +3,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { AnonymousAuthConfig } from '../config/authentication.js';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
+import { parseRequestTarget } from '../request-target.js';
 
 export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
@@ -21,9 +22,17 @@ export class ConfiguredAnonymousAuthenticator implements Authenticator {
     // Only requests that present no credential at all are anonymous.
     if (req.headers.authorization !== undefined) return Promise.resolve({ kind: 'no-opinion' });
     if (this.paths !== undefined) {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
-      if (!this.paths.has(path)) return Promise.resolve({ kind: 'no-opinion' });
+      if (!this.paths.has(requestPathOrEmpty(req.url))) return Promise.resolve({ kind: 'no-opinion' });
     }
     return Promise.resolve({ kind: 'authenticated', user: ANONYMOUS_USER });
+  }
+}
+
+/** The path the server routes (decoded, never dot-resolved); '' when it cannot be decoded (the server answers 400). */
+function requestPathOrEmpty(url: string | undefined): string {
+  try {
+    return parseRequestTarget(url).path;
+  } catch {
+    return '';
   }
 }

@@ -10,6 +10,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Obj, ResourceDef } from '../registry/types.js';
 import { WorkQueue } from './queue.js';
 import { watchKeys } from './watch-keys.js';
+import { getUnlessGone } from './read-key.js';
 
 export const CONTROLLER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:certificate-controller', groups: ['system:serviceaccounts', 'system:masters'] };
 
@@ -56,12 +57,8 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
     clock: o.clock,
     logger: o.logger,
     process: async (name) => {
-      let csr: Obj;
-      try {
-        csr = await o.registry.get(o.def, '', name);
-      } catch {
-        return; // deleted meanwhile, or unreadable: nothing to approve
-      }
+      const csr = await getUnlessGone(o.registry, o.def, name);
+      if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
       if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, domain)) return;
       const allowed = (isSelfNodeClient(csr, domain) && (await mayCreate(csr, 'selfnodeclient'))) || (await mayCreate(csr, 'nodeclient'));
       if (!allowed) {

@@ -11,6 +11,7 @@ import type { Registry } from '../registry/registry.js';
 import type { Obj, ResourceDef } from '../registry/types.js';
 import { WorkQueue } from './queue.js';
 import { watchKeys } from './watch-keys.js';
+import { getUnlessGone } from './read-key.js';
 import { CONTROLLER_USER } from './csr-approving.js';
 import { timeString } from '../registry/meta.js';
 
@@ -30,12 +31,8 @@ export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): 
     clock: o.clock,
     logger: o.logger,
     process: async (name) => {
-      let csr: Obj;
-      try {
-        csr = await o.registry.get(o.def, '', name);
-      } catch {
-        return;
-      }
+      const csr = await getUnlessGone(o.registry, o.def, name);
+      if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
       const spec = (csr['spec'] ?? {}) as Obj;
       const signerName = typeof spec['signerName'] === 'string' ? spec['signerName'] : '';
       if (!signingNeeded(csr) || !isWellKnownSigner(signerName, domain)) return;

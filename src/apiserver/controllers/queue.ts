@@ -1,6 +1,7 @@
 // A small work queue for controllers: keys are de-duplicated while waiting, processed one at a
-// time, and re-queued with exponential back-off when processing fails.
+// time, and re-queued with exponential back-off (on the injected clock) when processing fails.
 
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 
@@ -18,12 +19,15 @@ export class WorkQueue {
   private readonly pending = new Set<string>();
   private readonly order: string[] = [];
   private readonly failures = new Map<string, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  /** Aborts the back-off sleeps when the queue stops. */
+  private readonly backoffs = new AbortController();
   private wake: (() => void) | undefined;
   private stopped = false;
 
   constructor(o: WorkQueueOptions) {
     this.o = o;
+    // One listener per key waiting out its back-off.
+    setMaxListeners(0, this.backoffs.signal);
   }
 
   add(key: string): void {
@@ -36,18 +40,17 @@ export class WorkQueue {
   }
 
   private addAfter(key: string, ms: number): void {
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      this.add(key);
-    }, ms);
-    this.timers.add(t);
+    this.o.clock.sleep(ms, this.backoffs.signal).then(
+      () => this.add(key),
+      () => undefined, // the queue stopped
+    );
   }
 
   /** Runs until the signal aborts. */
   async run(signal: AbortSignal): Promise<void> {
     const onAbort = (): void => {
       this.stopped = true;
-      for (const t of this.timers) clearTimeout(t);
+      this.backoffs.abort();
       const w = this.wake;
       this.wake = undefined;
       w?.();

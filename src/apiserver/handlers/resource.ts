@@ -5,7 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorizer, UserInfo } from '../interfaces.js';
 import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
-import { forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
+import { badRequest, forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
+import { goQuote } from '../go-quote.js';
+import { isPathSegmentName } from '../registry/meta.js';
 import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
@@ -39,8 +41,8 @@ export interface ResourceHandlerContext {
   readonly clock: Clock;
 }
 
-function params(url: URL, set: ParamSet): Params {
-  return new Params(url.searchParams, set);
+function params(search: URLSearchParams, set: ParamSet): Params {
+  return new Params(search, set);
 }
 
 export async function handleResource(
@@ -48,7 +50,7 @@ export async function handleResource(
   r: ResourceRoute,
   req: IncomingMessage,
   res: ServerResponse,
-  url: URL,
+  search: URLSearchParams,
   user: UserInfo,
   rc: ResponseContext,
   signal: AbortSignal,
@@ -58,14 +60,14 @@ export async function handleResource(
   if (r.subresource !== '' && !def.subresources.includes(r.subresource)) throw notFoundPath();
   if (r.watchPath) {
     if (method !== 'GET') throw methodNotAllowed(method);
-    const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
+    const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
     await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
     return;
   }
   if (r.name === '') {
     switch (method) {
       case 'GET': {
-        const o = parseListOptions(params(url, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+        const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
         if (o.watch) {
           await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
           return;
@@ -80,7 +82,7 @@ export async function handleResource(
       }
       case 'POST': {
         if (r.allNamespaces) throw methodNotAllowed(method);
-        const p = params(url, 'W');
+        const p = params(search, 'W');
         const wo = parseWriteOptions(p, req, 'CreateOptions', c.platformDomain);
         const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
         const created = await c.registry.create(def, r.namespace, body, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '' });
@@ -89,7 +91,7 @@ export async function handleResource(
       }
       case 'DELETE': {
         if (r.allNamespaces) throw methodNotAllowed(method);
-        const p = params(url, 'DC');
+        const p = params(search, 'DC');
         const dopts = parseDeleteOptions(p, await readBody(req, c.maxBodyBytes), c.platformDomain);
         const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
         sendJson(res, 200, await deleteCollection(c, def, r.namespace, o, dopts, user), rc);
@@ -99,9 +101,10 @@ export async function handleResource(
         throw methodNotAllowed(method);
     }
   }
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') checkPathName(r.name);
   switch (method) {
     case 'GET': {
-      params(url, 'R');
+      params(search, 'R');
       const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
       if (wantsTable(req.headers.accept, c.platformDomain)) {
         sendJson(res, 200, toTable(def, [obj], { resourceVersion: metaOf(obj)['resourceVersion'] }, c.platformDomain, c.clock.now()), rc);
@@ -111,7 +114,7 @@ export async function handleResource(
       return;
     }
     case 'PUT': {
-      const wo = parseWriteOptions(params(url, 'W'), req, 'UpdateOptions', c.platformDomain);
+      const wo = parseWriteOptions(params(search, 'W'), req, 'UpdateOptions', c.platformDomain);
       const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
       if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const out = await c.registry.update(def, r.namespace, r.name, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
@@ -120,7 +123,7 @@ export async function handleResource(
     }
     case 'PATCH': {
       const patchType = patchTypeOf(req.headers['content-type']);
-      const wo = parseWriteOptions(params(url, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
+      const wo = parseWriteOptions(params(search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
       const patchBody = await readBody(req, c.maxBodyBytes);
       if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const isApply = patchType === 'application/apply-patch+yaml';
@@ -158,7 +161,7 @@ export async function handleResource(
     }
     case 'DELETE': {
       if (r.subresource !== '') throw methodNotAllowed(method);
-      const dopts = parseDeleteOptions(params(url, 'D'), await readBody(req, c.maxBodyBytes), c.platformDomain);
+      const dopts = parseDeleteOptions(params(search, 'D'), await readBody(req, c.maxBodyBytes), c.platformDomain);
       const out = await c.registry.delete(def, r.namespace, r.name, { user, ...dopts });
       const body = 'kind' in out.body && out.body['kind'] === 'Status' ? out.body : withKind(def, out.body as Obj);
       sendJson(res, out.code, body, rc);
@@ -173,6 +176,16 @@ export async function handleResource(
 function tableRenderer(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): ((o: Obj) => Obj) | undefined {
   if (!wantsTable(req.headers.accept, c.platformDomain)) return undefined;
   return (o) => toTable(def, [o], { resourceVersion: metaOf(o)['resourceVersion'] }, c.platformDomain, c.clock.now());
+}
+
+/**
+ * The reference's key function rejects a name that cannot be a path segment (NamespaceKeyFunc:
+ * `Name parameter invalid: "..": may not be '..'`), so `.`, `..` and names with `%` never reach
+ * the store. (`/` cannot occur: the path is split after decoding, as the reference does.)
+ */
+function checkPathName(name: string): void {
+  const msgs = isPathSegmentName(name);
+  if (msgs.length > 0) throw badRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
 }
 
 function notFoundPath(): StatusError {

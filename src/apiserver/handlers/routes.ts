@@ -14,9 +14,9 @@ export class ResourceRoutes {
     }
   }
 
-  /** undefined when the path is not a resource path this server serves. */
-  match(pathname: string): ResourceRoute | undefined {
-    const parts = pathname.split('/').filter((p) => p !== '').map((p) => decodeURIComponent(p));
+  /** undefined when the path (already decoded, see request-target.ts) is not a resource path this server serves. */
+  match(path: string): ResourceRoute | undefined {
+    const parts = path.split('/').filter((p) => p !== '');
     let group: string;
     let rest: string[];
     if (parts[0] === 'api' && parts[1] === 'v1') {

@@ -20,6 +20,7 @@ import { decodeContinue, encodeContinue } from '../storage/continue-token.js';
 import { CompactedError, prefixEnd, StoreReadError } from '../storage/store.js';
 import type { Params } from '../params.js';
 import { storeReadFailure, type Registry } from './registry.js';
+import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from './types.js';
 
 export interface ListOptions {
@@ -141,10 +142,9 @@ function validateWatchOptions(o: ListOptions): FieldErrorLike[] {
   return errs;
 }
 
-/** A resourceVersion as a revision number (400 for anything else). */
+/** A resourceVersion query parameter as a revision number (400 for anything but a uint64). */
 export function parseRv(rv: string): number {
-  if (!/^\d+$/.test(rv)) throw badRequest(`invalid resource version "${rv}": must be a non-negative integer`);
-  return Number(rv);
+  return parseResourceVersion(rv);
 }
 
 /** 504 for a resourceVersion the store has not reached (the reference waits up to 3 s first). */

@@ -9,12 +9,10 @@ import { metaOf, str, type Obj } from './types.js';
 
 export { isDns1123Label, isDns1123Subdomain };
 
-/** A name that is valid in a URL path segment (used for resources without DNS rules). */
+/** IsValidPathSegmentName: a name that is valid as a URL path segment (and a storage key part). */
 export function isPathSegmentName(v: string): string[] {
   if (v === '.' || v === '..') return [`may not be '${v}'`];
-  if (v.includes('/')) return ["may not contain '/'"];
-  if (v.includes('%')) return ["may not contain '%'"];
-  return [];
+  return ['/', '%'].filter((c) => v.includes(c)).map((c) => `may not contain '${c}'`);
 }
 
 function validateStringMap(v: unknown, field: string, isValue: boolean, errs: FieldErrorLike[]): void {
@@ -97,16 +95,19 @@ export function prepareMetaForCreate(obj: Obj, now: Date): void {
   if (meta['annotations'] === null) delete meta['annotations'];
 }
 
-/** BeforeUpdate: metadata the client may not change is kept from the stored object. */
+/**
+ * BeforeUpdate: metadata the client may not change is kept from the stored object. A changed uid
+ * is an error; creationTimestamp is silently reset to the stored one whatever the client sent
+ * (the reference: "ignore changes to timestamp"), so a re-serialised form of it is no change.
+ */
 export function validateMetaUpdate(obj: Obj, old: Obj): FieldErrorLike[] {
   const meta = metaOf(obj);
   const oldMeta = metaOf(old);
   const errs: FieldErrorLike[] = [];
-  for (const f of ['uid', 'creationTimestamp'] as const) {
-    const v = meta[f];
-    if (v === undefined || v === null || v === '') meta[f] = oldMeta[f];
-    else if (v !== oldMeta[f]) errs.push({ type: 'FieldValueInvalid', field: `metadata.${f}`, value: v, detail: 'field is immutable' });
-  }
+  const uid = meta['uid'];
+  if (uid === undefined || uid === null || uid === '') meta['uid'] = oldMeta['uid'];
+  else if (uid !== oldMeta['uid']) errs.push({ type: 'FieldValueInvalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' });
+  if (oldMeta['creationTimestamp'] !== undefined && oldMeta['creationTimestamp'] !== null) meta['creationTimestamp'] = oldMeta['creationTimestamp'];
   for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
     if (oldMeta[f] === undefined) delete meta[f];
     else meta[f] = oldMeta[f];

@@ -22,6 +22,8 @@ import { StoreConflictError, StoreReadError, prefixEnd, type Store, type StoredO
 import { generateName, prepareMetaForCreate, timeString, validateMetaUpdate } from './meta.js';
 import { apiVersionOf, clone, metaOf, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
 import type { ManagedFieldsUpdater } from './managed-fields.js';
+import { parseResourceVersion } from './resource-version.js';
+import { normalizeValues } from '../schema/values.js';
 
 export interface WriteOptions {
   readonly user: UserInfo;
@@ -169,6 +171,9 @@ export class Registry {
     }
     obj['kind'] = def.kind;
     obj['apiVersion'] = apiVersion;
+    // Every write path (body, patch, apply, protobuf, controllers) meets the schema's value rules here.
+    const valueError = normalizeValues(obj, def.kind);
+    if (valueError !== undefined) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${valueError}`);
     const meta = metaOf(obj);
     if (def.namespaced) {
       const bodyNs = str(meta['namespace']) ?? '';
@@ -189,8 +194,9 @@ export class Registry {
       meta['name'] = generateName(str(meta['generateName']) ?? '');
     }
     const rvGiven = meta['resourceVersion'];
-    if (rvGiven !== undefined && rvGiven !== '' && rvGiven !== null) {
-      throw new StatusError(500, 'InternalError', 'resourceVersion should not be set on objects to be created');
+    if (rvGiven !== undefined && rvGiven !== '' && rvGiven !== null && rvGiven !== '0') {
+      // The reference answers this client error with a 500; a client error is a 400 here.
+      throw badRequest('resourceVersion should not be set on objects to be created');
     }
     delete meta['resourceVersion'];
     if (def.namespaced) await this.requireNamespace(namespace);
@@ -245,6 +251,10 @@ export class Registry {
       else if (bodyName !== name) {
         throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
       }
+      const bodyRv = meta['resourceVersion'];
+      // "0" and "" are unconditional, as the reference's ObjectResourceVersion reads them.
+      const wantRv = typeof bodyRv === 'string' ? parseResourceVersion(bodyRv, 'metadata.resourceVersion') : 0;
+      const conditional = wantRv !== 0;
       if (current === undefined) {
         const mayCreate = (opts.allowCreate ?? def.allowCreateOnUpdate) && opts.subresource === '';
         if (!mayCreate) throw notFound(def.resource, def.group, name);
@@ -252,9 +262,7 @@ export class Registry {
         const created = await this.create(def, namespace, desired, opts);
         return { object: created, created: true };
       }
-      const bodyRv = meta['resourceVersion'];
-      const conditional = typeof bodyRv === 'string' && bodyRv !== '';
-      if (conditional && bodyRv !== String(current.rv)) throw conflict(def.resource, def.group, name);
+      if (conditional && wantRv !== current.rv) throw conflict(def.resource, def.group, name);
       const old = current.obj;
       const ctx = this.ctx(opts.user);
       const metaErrs = validateMetaUpdate(desired, old);

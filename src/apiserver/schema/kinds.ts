@@ -1,13 +1,16 @@
-// Known-field trees of the kinds plat-apiserver decodes. Pod and Node check metadata strictly but
-// keep spec and status open (their full types belong to the agent and are preserved as sent).
+// Known-field trees of the kinds plat-apiserver decodes, one entry per kind: field names, JSON
+// types, and which fields are int32/int64 and Time/MicroTime (the reference's Go types). Pod and
+// Node check metadata strictly but keep spec and status open (their full types belong to the
+// agent and are preserved as sent); only their integer and time fields are typed here.
 import { objectMeta, objectReference, topLevel } from './meta.js';
-import { any, arr, bool, int, map, obj, str, time, type Schema } from './types.js';
+import { arr, bool, int32, int64, map, microTime, obj, str, time, type Schema } from './types.js';
+import { node, pod } from './pod-node.js';
 
 export const certificateSigningRequest = topLevel('v1.CertificateSigningRequest', {
   spec: obj('v1.CertificateSigningRequestSpec', {
     request: str,
     signerName: str,
-    expirationSeconds: int,
+    expirationSeconds: int32,
     usages: arr(str),
     username: str,
     uid: str,
@@ -36,10 +39,10 @@ export const event = topLevel('v1.Event', {
   source: obj('v1.EventSource', { component: str, host: str }),
   firstTimestamp: time,
   lastTimestamp: time,
-  count: int,
+  count: int32,
   type: str,
-  eventTime: time,
-  series: obj('v1.EventSeries', { count: int, lastObservedTime: time }),
+  eventTime: microTime,
+  series: obj('v1.EventSeries', { count: int32, lastObservedTime: microTime }),
   action: str,
   related: objectReference,
   reportingComponent: str,
@@ -57,7 +60,7 @@ export const namespace = topLevel('v1.Namespace', {
 export const deleteOptions: Schema = obj('v1.DeleteOptions', {
   apiVersion: str,
   kind: str,
-  gracePeriodSeconds: int,
+  gracePeriodSeconds: int64,
   preconditions: obj('v1.Preconditions', { uid: str, resourceVersion: str }),
   orphanDependents: bool,
   propagationPolicy: str,
@@ -65,10 +68,7 @@ export const deleteOptions: Schema = obj('v1.DeleteOptions', {
   ignoreStoreReadErrorWithClusterBreakingPotential: bool,
 });
 
-export const pod = topLevel('v1.Pod', { spec: any, status: any });
-export const node = topLevel('v1.Node', { spec: any, status: any });
-
-export { objectMeta };
+export { objectMeta, pod, node };
 
 /** The schema of a kind, or undefined when the kind is not known (then nothing is checked). */
 export function schemaForKind(kind: string): Schema | undefined {

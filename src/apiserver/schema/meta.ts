@@ -1,5 +1,5 @@
 // ObjectMeta and the other shared meta types (v1).
-import { any, arr, bool, int, map, obj, str, time, type Schema } from './types.js';
+import { any, arr, bool, int64, map, obj, str, time, type Schema } from './types.js';
 
 export const ownerReference = obj('v1.OwnerReference', {
   apiVersion: str,
@@ -27,10 +27,10 @@ export const objectMeta = obj('v1.ObjectMeta', {
   selfLink: str,
   uid: str,
   resourceVersion: str,
-  generation: int,
+  generation: int64,
   creationTimestamp: time,
   deletionTimestamp: time,
-  deletionGracePeriodSeconds: int,
+  deletionGracePeriodSeconds: int64,
   labels: map(str),
   annotations: map(str),
   ownerReferences: arr(ownerReference),

@@ -9,6 +9,7 @@ import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRat
 import type { TracingConfiguration } from '../config/tracing.js';
 import type { Logger } from '../../common/log/types.js';
 import type { RequestTracer } from '../interfaces.js';
+import { rawRequestPath } from '../request-target.js';
 
 export const DEFAULT_OTLP_ENDPOINT = 'localhost:4317';
 
@@ -59,7 +60,7 @@ export class OtelRequestTracer implements RequestTracer {
         kind: SpanKind.SERVER,
         attributes: {
           'http.request.method': method,
-          'url.path': new URL(target, 'http://x').pathname,
+          'url.path': rawRequestPath(target),
           'user_agent.original': req.headers['user-agent'] ?? '',
         },
       },

@@ -74,8 +74,9 @@ const malformed: [string, string, string][] = [
   ['{"kind":"Event"}', 'application/json', 'the object provided is unrecognized (must be of type CertificateSigningRequest): no kind "Event" is registered for version "certificates.platform.io/v1"'],
   ['{"apiVersion":"v1"}', 'application/json', 'the API version in the data (v1) does not match the expected API version (certificates.platform.io/v1)'],
   ['{"kind":5}', 'application/json', 'cannot unmarshal number into Go struct field .kind of type string'],
-  ['{"metadata":{"name":5}}', 'application/json', 'CertificateSigningRequest in version "v1" cannot be handled as a CertificateSigningRequest: json: cannot unmarshal number 5 into Go struct field ObjectMeta.metadata.name of type string'],
-  ['{"spec":{"expirationSeconds":1.5}}', 'application/json', 'cannot unmarshal number 1.5 into Go struct field CertificateSigningRequestSpec.spec.expirationSeconds of type int64'],
+  // encoding/json names the number only for integer fields ("number 1.5"); a string field says "number".
+  ['{"metadata":{"name":5}}', 'application/json', 'CertificateSigningRequest in version "v1" cannot be handled as a CertificateSigningRequest: json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string'],
+  ['{"spec":{"expirationSeconds":1.5}}', 'application/json', 'cannot unmarshal number 1.5 into Go struct field CertificateSigningRequestSpec.spec.expirationSeconds of type int32'],
   ['{"spec":{"usages":"client auth"}}', 'application/json', 'cannot unmarshal string into Go struct field CertificateSigningRequestSpec.spec.usages of type []string'],
   ['{"metadata":[]}', 'application/json', 'cannot unmarshal array into Go struct field CertificateSigningRequest.metadata of type v1.ObjectMeta'],
 ];
