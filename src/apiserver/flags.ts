@@ -151,8 +151,8 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
   const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   for (const m of modes) {
-    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny' && m !== 'Webhook') {
-      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Webhook`, { flag: 'authorization-mode' });
+    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny' && m !== 'Webhook' && m !== 'Node') {
+      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, Webhook`, { flag: 'authorization-mode' });
     }
   }
   if (modes.length === 0) throw new FlagError('flag --authorization-mode: at least one mode is required (AlwaysAllow, AlwaysDeny)', { flag: 'authorization-mode' });

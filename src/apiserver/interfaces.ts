@@ -33,6 +33,14 @@ export interface RequestAttributes {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
+  /** The parsed fieldSelector of a list/watch/deletecollection (the reference's GetFieldSelector). */
+  readonly fieldSelector?: readonly FieldSelectorRequirement[];
+}
+
+export interface FieldSelectorRequirement {
+  readonly field: string;
+  readonly op: '=' | '!=';
+  readonly value: string;
 }
 
 export type AuthorizationDecision =

@@ -12,6 +12,8 @@ import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js
 import { alwaysAllow, alwaysDeny } from './auth/chain.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
+import { NodeAuthorizer } from './authz/node/authorizer.js';
+import { RegistryNodeObjects } from './authz/node/registry-objects.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
@@ -21,6 +23,9 @@ import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
+
+/** Where node leases live (the reference's kube-node-lease, created at start by the server). */
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 export interface RunningApiServer {
   readonly server: ApiServer;
@@ -45,11 +50,14 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
     }
   }
-  const plugins = await loadPlugins(flags, logger, clock);
+  // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry below.
+  const nodeObjects = new RegistryNodeObjects();
+  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: flags.platformDomain, nodeLeaseNamespace: NODE_LEASE_NAMESPACE, objects: nodeObjects });
+  const plugins = await loadPlugins(flags, logger, clock, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
-  const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+  const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer : alwaysAllow));
   const server = new ApiServer({
     platformDomain: flags.platformDomain,
     bindAddress: flags.bindAddress,
@@ -72,6 +80,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     clock,
     logger,
   });
+  nodeObjects.bind(server.registry, server.defs);
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;

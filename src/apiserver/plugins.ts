@@ -6,7 +6,7 @@ import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, Transfo
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../common/log/types.js';
 import type { Clock } from '../common/util/clock.js';
-import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles } from './config/build.js';
+import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles, type ApiserverConfigFileOptions } from './config/build.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -23,7 +23,7 @@ export interface ApiServerPlugins {
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
 export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
 
-export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock): Promise<ApiServerPlugins> {
+export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock, nodes?: ApiserverConfigFileOptions['nodes']): Promise<ApiServerPlugins> {
   const x = flags.extra;
   const files = await loadApiserverConfigFiles({
     authenticationConfig: x['authenticationConfig'],
@@ -41,6 +41,7 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: 
     authorizationModes: flags.authorizationMode,
     clock,
     logger,
+    nodes,
   });
   return {
     authenticators: files.authenticators,

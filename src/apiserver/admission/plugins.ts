@@ -7,6 +7,8 @@ import { ConfigError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, Authorizer } from '../interfaces.js';
 import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificates.js';
 import { EventRateLimit } from './event-rate-limit.js';
+import { NodeRestriction } from './node-restriction.js';
+import type { NodeObjects } from '../authz/node/objects.js';
 
 export interface AdmissionPluginsOptions {
   readonly enabled: readonly string[];
@@ -14,10 +16,12 @@ export interface AdmissionPluginsOptions {
   readonly platformDomain: string;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
+  /** What NodeRestriction reads (pods, nodes) and the node-lease namespace; required to enable it. */
+  readonly nodes?: { readonly objects: NodeObjects; readonly leaseNamespace: string };
 }
 
 /** The reference runs enabled plugins in its fixed order, not the order of the flag. */
-const ORDER: readonly AdmissionPluginName[] = ['EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'];
+const ORDER: readonly AdmissionPluginName[] = ['NodeRestriction', 'EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'];
 
 export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlugin[] {
   const unknown = o.enabled.filter((n) => !(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(n));
@@ -32,6 +36,10 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
   for (const name of ORDER) {
     if (!enabled.has(name)) continue;
     switch (name) {
+      case 'NodeRestriction':
+        if (o.nodes === undefined) throw new ConfigError('--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here', { flag: '--enable-admission-plugins' });
+        plugins.push(new NodeRestriction({ platformDomain: o.platformDomain, nodeLeaseNamespace: o.nodes.leaseNamespace, objects: o.nodes.objects }));
+        break;
       case 'EventRateLimit': {
         const cfg = o.config?.eventRateLimit;
         if (cfg === undefined) {

@@ -2,7 +2,8 @@
 // version, namespace, resource, subresource, name and verb; anything else is a non-resource
 // request with the lower-cased method as verb.
 
-import type { RequestAttributes, UserInfo } from '../interfaces.js';
+import type { FieldSelectorRequirement, RequestAttributes, UserInfo } from '../interfaces.js';
+import { parseFieldSelector } from '../selectors/index.js';
 
 const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
 
@@ -56,6 +57,8 @@ export function requestAttributes(method: string, pathname: string, search: URLS
     else if (name === '') verb = 'list';
   }
   if (method === 'DELETE' && name === '') verb = 'deletecollection';
+  const collection = name === '' && (verb === 'list' || verb === 'watch' || verb === 'deletecollection');
+  const fieldSelector = collection ? fieldRequirements(search.get('fieldSelector')) : undefined;
   return {
     user,
     verb,
@@ -66,8 +69,26 @@ export function requestAttributes(method: string, pathname: string, search: URLS
     resource,
     subresource,
     namespace,
-    name,
+    // As the reference: a list/watch pinned to one name by `metadata.name=` is about that name.
+    name: verb === 'list' || verb === 'watch' ? (pinnedName(fieldSelector) ?? name) : name,
+    ...(fieldSelector !== undefined ? { fieldSelector } : {}),
   };
+}
+
+/** The requirements of a fieldSelector; none when absent or unparsable (the handler answers 400 then). */
+function fieldRequirements(text: string | null): readonly FieldSelectorRequirement[] | undefined {
+  if (text === null || text === '') return undefined;
+  try {
+    return parseFieldSelector(text).requirements;
+  } catch {
+    return undefined;
+  }
+}
+
+function pinnedName(reqs: readonly FieldSelectorRequirement[] | undefined): string | undefined {
+  const n = reqs?.find((r) => r.field === 'metadata.name' && r.op === '=')?.value;
+  // The reference takes it only when it is a valid path segment name.
+  return n === undefined || n === '' || n === '.' || n === '..' || n.includes('/') || n.includes('%') ? undefined : n;
 }
 
 /** The reference's Forbidden message: `User "u" cannot list resource "events" in API group "" in the namespace "ns"`. */

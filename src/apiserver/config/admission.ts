@@ -5,6 +5,7 @@ import { checkUnique } from './common.js';
 import type { FieldPath, IssueList } from './issues.js';
 
 export const ADMISSION_PLUGIN_NAMES = [
+  'NodeRestriction',
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',

@@ -9,6 +9,7 @@ import { alwaysAllow, alwaysDeny, AuthorizerChain } from '../auth/chain.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../interfaces.js';
+import type { NodeObjects } from '../authz/node/objects.js';
 import { OtelRequestTracer } from '../tracing/tracer.js';
 import type { Logger } from '../../common/log/types.js';
 import { loadConnection } from '../../common/platconfig/platconfig.js';
@@ -25,7 +26,7 @@ export const APISERVER_CONFIG_FLAGS = [
   { name: 'authentication-config', help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.' },
   { name: 'authorization-config', help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.' },
   { name: 'admission-control-config-file', help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).' },
-  { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit.` },
+  { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction.` },
   { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
   { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
   { name: 'authorization-webhook-config-file', help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.' },
@@ -55,6 +56,8 @@ export interface ApiserverConfigFileOptions {
   readonly authorizationWebhookCacheUnauthorizedTtl?: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** The `Node` authorizer and what NodeRestriction reads (absent: neither can be enabled). */
+  readonly nodes?: { readonly authorizer: Authorizer; readonly objects: NodeObjects; readonly leaseNamespace: string } | undefined;
 }
 
 export interface ApiserverConfigFiles {
@@ -98,6 +101,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       for (const [i, a] of cfg.authorizers.entries()) {
         if (a.type === 'AlwaysAllow') authorizers.push(alwaysAllow);
         else if (a.type === 'AlwaysDeny') authorizers.push(alwaysDeny);
+        else if (a.type === 'Node') authorizers.push(nodeAuthorizer(o));
         else if (a.webhook !== undefined) {
           const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
           let connection;
@@ -122,6 +126,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       for (const m of o.authorizationModes) {
         if (m === 'AlwaysDeny') authorizers.push(alwaysDeny);
         else if (m === 'AlwaysAllow') authorizers.push(alwaysAllow);
+        else if (m === 'Node') authorizers.push(nodeAuthorizer(o));
         else {
           const w = await legacyWebhookAuthorizer(o);
           closers.push(() => w.close());
@@ -136,10 +141,10 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     }
     const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
     const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
-    const modeAuthorizers = o.authorizationModes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+    const modeAuthorizers = o.authorizationModes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer(o) : alwaysAllow));
     // The certificate plugins ask the same chain the server uses (system:masters first).
     const chain = new AuthorizerChain({ authorizers: authorizers ?? modeAuthorizers });
-    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock });
+    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
 
     let transformers: TransformerRegistry | undefined;
     if (given(o.encryptionProviderConfig)) {
@@ -174,6 +179,11 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     for (const c of closers.reverse()) await c();
     throw err;
   }
+}
+
+function nodeAuthorizer(o: ApiserverConfigFileOptions): Authorizer {
+  if (o.nodes === undefined) throw new ConfigError('the Node authorizer needs the cluster objects it reads; it cannot run here', { flag: '--authorization-mode' });
+  return o.nodes.authorizer;
 }
 
 /** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
