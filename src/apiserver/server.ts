@@ -29,11 +29,13 @@ import { wantsPretty } from './params.js';
 import { OpenApiV3 } from './openapi.js';
 import type { ManagedFieldsUpdater } from './registry/managed-fields.js';
 import { Registry } from './registry/registry.js';
+import { configMapDef } from './registry/resources/configmap.js';
 import { csrDef } from './registry/resources/csr.js';
 import { eventDef } from './registry/resources/event.js';
 import { namespaceDef } from './registry/resources/namespace.js';
 import { nodeDef } from './registry/resources/node.js';
 import { podDef } from './registry/resources/pod.js';
+import { secretDef } from './registry/resources/secret.js';
 import type { ResourceDef } from './registry/types.js';
 import { forbidden, methodNotAllowed, StatusError, unauthorized, unsupportedMediaType } from './status.js';
 import { Store } from './storage/store.js';
@@ -81,6 +83,8 @@ export class ApiServer {
     readonly node: ResourceDef;
     readonly pod: ResourceDef;
     readonly namespace: ResourceDef;
+    readonly secret: ResourceDef;
+    readonly configMap: ResourceDef;
   };
   private readonly o: ApiServerOptions;
   private readonly server: Server;
@@ -97,7 +101,7 @@ export class ApiServer {
     // Every open request (watches: thousands) listens for the server stopping.
     setMaxListeners(0, this.stopController.signal);
     const d = o.platformDomain;
-    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef };
+    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
     this.registry = new Registry({ store: this.store, platformDomain: d, clock: o.clock, logger: o.logger, admission: o.admission, managedFields: o.managedFields });
     const all = Object.values(this.defs);
@@ -106,7 +110,7 @@ export class ApiServer {
     this.openapi = new OpenApiV3(all);
     this.discovery = new Discovery({
       groups: [
-        { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef].flatMap(discoveryResources) },
+        { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
         { name: `certificates.${d}`, resources: discoveryResources(this.defs.csr) },
         { name: `authentication.${d}`, resources: [reviewResource('tokenreviews', 'TokenReview')] },
         { name: `authorization.${d}`, resources: [reviewResource('subjectaccessreviews', 'SubjectAccessReview')] },

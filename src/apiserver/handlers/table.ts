@@ -1,6 +1,6 @@
 // Server-side printing: the Table (meta/v1) that `kubectl get` asks for with
 // `Accept: application/json;as=Table;v=v1;g=meta.k8s.io`, with the reference's columns for
-// CSRs, events, namespaces, nodes and pods. Clients that do not ask get the plain objects.
+// CSRs, events, namespaces, nodes, pods, secrets and config maps. Clients that do not ask get the plain objects.
 
 import type { ResourceDef, Obj } from '../registry/types.js';
 import { metaOf, objAt, str } from '../registry/types.js';
@@ -119,6 +119,18 @@ const printers: Record<string, Printer> = {
         str(metaOf(o)['name']) ?? '',
       ];
     },
+  },
+  secrets: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Type', 'string', 'The type of the secret.'), col('Data', 'string', 'The number of keys in the secret.'), col('Age', 'string', 'Age.')],
+    cells: (o, now) => [str(metaOf(o)['name']) ?? '', str(o['type']) ?? '', Object.keys(objAt(o, 'data') ?? {}).length, age(metaOf(o)['creationTimestamp'], now)],
+  },
+  configmaps: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Data', 'string', 'The number of keys in the config map.'), col('Age', 'string', 'Age.')],
+    cells: (o, now) => [
+      str(metaOf(o)['name']) ?? '',
+      Object.keys(objAt(o, 'data') ?? {}).length + Object.keys(objAt(o, 'binaryData') ?? {}).length,
+      age(metaOf(o)['creationTimestamp'], now),
+    ],
   },
   namespaces: {
     columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The status of the namespace.'), col('Age', 'string', 'Age.')],

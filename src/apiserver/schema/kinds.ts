@@ -68,6 +68,9 @@ export const deleteOptions: Schema = obj('v1.DeleteOptions', {
   ignoreStoreReadErrorWithClusterBreakingPotential: bool,
 });
 
+export const secret = topLevel('v1.Secret', { data: map(str), stringData: map(str), type: str, immutable: bool });
+export const configMap = topLevel('v1.ConfigMap', { data: map(str), binaryData: map(str), immutable: bool });
+
 export { objectMeta, pod, node };
 
 /** The schema of a kind, or undefined when the kind is not known (then nothing is checked). */
@@ -85,6 +88,10 @@ export function schemaForKind(kind: string): Schema | undefined {
       return pod;
     case 'Node':
       return node;
+    case 'Secret':
+      return secret;
+    case 'ConfigMap':
+      return configMap;
     case 'ObjectMeta':
       return objectMeta;
     default:
