@@ -9,7 +9,7 @@ import { parseDurationMs } from '../common/util/values/duration.js';
 import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 
-export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning'] as const;
+export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner'] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
 
 export interface ApiServerFlags {
@@ -22,6 +22,7 @@ export interface ApiServerFlags {
   tokenAuthFile: string | undefined;
   /** Identifiers of this API server: a TokenReview naming other audiences is not authenticated. */
   apiAudiences: string[];
+  enableBootstrapTokenAuth: boolean;
   anonymousAuth: boolean;
   /** --anonymous-auth was given explicitly. */
   anonymousAuthSet: boolean;
@@ -59,14 +60,15 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
   { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'api-audiences', value: 'strings', def: '', help: "Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences." },
+  { name: 'enable-bootstrap-token-auth', value: '', def: 'false', help: 'Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in kube-system authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).' },
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
-  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny, Webhook (with --authorization-webhook-config-file). Members of system:masters are always allowed.' },
+  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny, Node (the Node authorizer), Webhook (with --authorization-webhook-config-file). Members of system:masters are always allowed.' },
   { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
   { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
   { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
   { name: 'cluster-signing-key-file', value: 'string', def: undefined, help: 'PEM private key of --cluster-signing-cert-file.' },
   { name: 'cluster-signing-duration', value: 'duration', def: '8760h0m0s', help: 'The maximum length of duration signed certificates will be given.' },
-  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning." },
+  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning,tokencleaner', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth)." },
   { name: 'feature-gates', value: 'mapStringBool', def: '', help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).' },
   { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
   { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
@@ -127,7 +129,7 @@ export function helpText(extra: readonly ExtraFlag[] = []): string {
 }
 
 export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] = []): ParseOutcome {
-  const booleans = new Set(['anonymous-auth', 'help']);
+  const booleans = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'help']);
   if (argv.includes('-h') || argv.includes('--help')) return { kind: 'help', text: helpText(extra) };
   const cmd = new Command('plat-apiserver').exitOverride().allowExcessArguments(false).helpOption(false);
   cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
@@ -197,6 +199,7 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       clientCaFile: get('client-ca-file'),
       tokenAuthFile: get('token-auth-file'),
       apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
+      enableBootstrapTokenAuth: parseBool(val('enable-bootstrap-token-auth'), 'enable-bootstrap-token-auth'),
       anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
       anonymousAuthSet: get('anonymous-auth') !== undefined,
       authorizationMode: modes,

@@ -14,6 +14,10 @@ import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
 import { NodeAuthorizer } from './authz/node/authorizer.js';
 import { RegistryNodeObjects } from './authz/node/registry-objects.js';
+import { BootstrapTokenAuthenticator } from './bootstrap-token/authenticator.js';
+import { runTokenCleaner } from './bootstrap-token/cleaner.js';
+import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
+import { runTokenCommand } from './bootstrap-token/create-command.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
@@ -56,6 +60,10 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   const plugins = await loadPlugins(flags, logger, clock, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
+  const secrets = new RegistrySecrets();
+  if (flags.enableBootstrapTokenAuth) {
+    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
+  }
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
   const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer : alwaysAllow));
   const server = new ApiServer({
@@ -81,6 +89,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     logger,
   });
   nodeObjects.bind(server.registry, server.defs);
+  secrets.bind(server.registry, server.defs.secret);
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;
@@ -100,6 +109,10 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
         controllers.signal,
       ).catch(onLoopError('csrsigning')),
     );
+  }
+  if (flags.controllers.includes('tokencleaner')) {
+    const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'tokencleaner' }) };
+    loops.push(runTokenCleaner(o, controllers.signal).catch(onLoopError('tokencleaner')));
   }
   logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
   return {
@@ -122,6 +135,9 @@ export async function main(argv: string[]): Promise<number | undefined> {
     return runValidateConfig(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
   }
   // --- end configuration-file flags ---
+  if (argv[0] === 'token') {
+    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => new Date() });
+  }
   let flags: ApiServerFlags;
   try {
     const parsed = parseFlags(argv, EXTRA_FLAGS);

@@ -1,0 +1,162 @@
+// `plat-apiserver token create [--ttl 24h] [--print-join-config FILE] [--description TEXT]
+// [--groups G1,G2] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D]`,
+// as the reference's `kubeadm token create`: creates a bootstrap token Secret through the API
+// with the admin platconfig (default <cert-dir>/admin.platconfig), prints the token, and with
+// --print-join-config writes a bootstrap platconfig for a node (server, CA embedded, the token;
+// mode 0600) so a node joins with `nodeagent --bootstrap-platconfig FILE`.
+
+import { Command, CommanderError, Option } from 'commander';
+import { Agent, request } from 'undici';
+import { loadConnection, writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
+import { parseDurationMs } from '../../common/util/values/duration.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
+import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, SYSTEM_NAMESPACE, USAGES } from './token.js';
+
+export interface TokenCommandIo {
+  out(text: string): void;
+  err(text: string): void;
+  now(): Date;
+}
+
+interface CreateOptions {
+  readonly platconfig: string;
+  readonly platformDomain: string;
+  readonly ttlMs: number;
+  readonly description: string;
+  readonly groups: readonly string[];
+  readonly usages: readonly string[];
+  readonly joinConfig: string | undefined;
+  readonly token: string;
+}
+
+const USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D]';
+const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
+
+function list(v: string): string[] {
+  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function parseCreateArgs(argv: readonly string[]): CreateOptions {
+  const cmd = new Command('token create').exitOverride().helpOption(false).allowExcessArguments(false).argument('[token]');
+  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
+  cmd.addOption(new Option('--platconfig <file>').default('/var/run/plat-apiserver/admin.platconfig'));
+  cmd.addOption(new Option('--platform-domain <domain>').default('platform.io'));
+  cmd.addOption(new Option('--ttl <duration>').default('24h0m0s'));
+  cmd.addOption(new Option('--description <text>').default(''));
+  cmd.addOption(new Option('--groups <list>').default(''));
+  cmd.addOption(new Option('--usages <list>').default('signing,authentication'));
+  cmd.addOption(new Option('--print-join-config <file>'));
+  try {
+    cmd.parse([...argv], { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) throw new FlagError(`${err.message.replace(/^error: /, '')}; ${USAGE}`);
+    throw err;
+  }
+  const o = cmd.opts<Record<string, string | undefined>>();
+  const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
+  if (ttlMs < 0 || ttlMs > MAX_TTL_MS) throw new FlagError(`invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`, { flag: 'ttl' });
+  const usages = list(o['usages'] ?? '');
+  const badUsage = usages.find((u) => !(USAGES as readonly string[]).includes(u));
+  if (badUsage !== undefined) throw new FlagError(`invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage "${badUsage}"; valid usages are ${USAGES.join(', ')}`, { flag: 'usages' });
+  const groups = list(o['groups'] ?? '');
+  const groupProblem = extraGroupsProblem(groups);
+  if (groupProblem !== undefined) throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, { flag: 'groups' });
+  if ((o['description'] ?? '').length > 1024) throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
+  const given = cmd.args[0];
+  if (given !== undefined && parseToken(given) === undefined) throw new FlagError(`the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`);
+  return {
+    platconfig: o['platconfig'] ?? '',
+    platformDomain: o['platformDomain'] ?? 'platform.io',
+    ttlMs,
+    description: o['description'] ?? '',
+    groups,
+    usages,
+    joinConfig: o['printJoinConfig'],
+    token: given ?? generateToken(),
+  };
+}
+
+/** The bootstrap token Secret (the reference's layout), with string data. */
+export function tokenSecret(o: CreateOptions, now: Date): Record<string, unknown> {
+  const t = parseToken(o.token);
+  if (t === undefined) throw new FlagError('malformed token');
+  const data: Record<string, string> = { 'token-id': t.id, 'token-secret': t.secret };
+  if (o.ttlMs > 0) data['expiration'] = new Date(now.getTime() + o.ttlMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  for (const u of o.usages) data[`usage-bootstrap-${u}`] = 'true';
+  if (o.groups.length > 0) data['auth-extra-groups'] = o.groups.join(',');
+  if (o.description !== '') data['description'] = o.description;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: `${SECRET_PREFIX}${t.id}`, namespace: SYSTEM_NAMESPACE },
+    type: bootstrapTokenSecretType(o.platformDomain),
+    stringData: data,
+  };
+}
+
+/** A platconfig for a node's bootstrap: the server, its CA (embedded) and the token. */
+export function joinPlatconfig(conn: ConnectionConfig, token: string): Platconfig {
+  if (conn.caPem === undefined) throw new FlagError('--print-join-config: the admin platconfig names no certificate authority to embed (insecure-skip-tls-verify is not passed on to nodes)', { flag: 'print-join-config' });
+  return {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'plat-apiserver', cluster: { server: conn.server, 'certificate-authority-data': Buffer.from(conn.caPem).toString('base64') } }],
+    users: [{ name: 'tls-bootstrap-token-user', user: { token } }],
+    contexts: [{ name: 'tls-bootstrap-token-user@plat-apiserver', context: { cluster: 'plat-apiserver', user: 'tls-bootstrap-token-user' } }],
+    'current-context': 'tls-bootstrap-token-user@plat-apiserver',
+  };
+}
+
+async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown>): Promise<void> {
+  if (conn.certPem === undefined || conn.keyPem === undefined) throw new FlagError('--platconfig: the platconfig has no client certificate; token create needs admin credentials', { flag: 'platconfig' });
+  const agent = new Agent({ connect: { ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}), cert: conn.certPem, key: conn.keyPem, rejectUnauthorized: !conn.insecureSkipTlsVerify } });
+  try {
+    const res = await request(`${conn.server.replace(/\/+$/, '')}/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify(secret),
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    });
+    const text = await res.body.text();
+    if (res.statusCode !== 201) {
+      let message = text.slice(0, 500);
+      try {
+        message = String((JSON.parse(text) as Record<string, unknown>)['message'] ?? message);
+      } catch {
+        // not a Status: keep the text
+      }
+      throw new FlagError(`the API server at ${conn.server} refused the token Secret (HTTP ${res.statusCode}): ${message}`);
+    }
+  } finally {
+    await agent.close();
+  }
+}
+
+export async function runTokenCommand(argv: readonly string[], io: TokenCommandIo): Promise<number> {
+  if (argv[0] !== 'create') {
+    io.err(`plat-apiserver token: unknown or missing subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; ${USAGE}\n`);
+    return 1;
+  }
+  try {
+    const o = parseCreateArgs(argv.slice(1));
+    let conn: ConnectionConfig;
+    try {
+      conn = await loadConnection(o.platconfig);
+    } catch (err) {
+      throw new FlagError(`--platconfig ${o.platconfig}: ${userMessage(err)}`, { flag: 'platconfig' });
+    }
+    const join = o.joinConfig === undefined ? undefined : joinPlatconfig(conn, o.token);
+    await postSecret(conn, tokenSecret(o, io.now()));
+    if (o.joinConfig !== undefined && join !== undefined) {
+      await writePlatconfig(o.joinConfig, join);
+      io.err(`wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`);
+    }
+    io.out(`${o.token}\n`);
+    return 0;
+  } catch (err) {
+    io.err(`plat-apiserver token create: ${userMessage(err)}\n`);
+    return 1;
+  }
+}
