@@ -1,6 +1,6 @@
 // Which node labels a node may set on itself, as the reference's NodeRestriction and kubelet
 // label list (k8s.io/kubelet/pkg/apis/well_known_labels.go), with `kubernetes.io` written as the
-// platform domain and `kubelet` as `platlet`: labels in the domain's namespace (the domain or a
+// platform domain and `kubelet` as `platlet` (both configurable for the kubernetes naming): labels in the domain's namespace (the domain or a
 // subdomain of it) are the node's only when well known (hostname, os, arch, zone, region,
 // instance type) or under `platlet.<domain>/` or `node.<domain>/`; `node-restriction.<domain>/`
 // labels never (so `node-role.<domain>/` labels are refused too).
@@ -17,7 +17,15 @@ function labelNamespace(key: string): string {
 
 const within = (ns: string, domain: string): boolean => ns === domain || ns.endsWith(`.${domain}`);
 
-export function nodeLabelPolicy(domain: string): NodeLabelPolicy {
+export interface NodeLabelNames {
+  /** The word for the node agent in label namespaces: `platlet` (platform naming) or `kubelet`. */
+  readonly agentWord?: string;
+  /** Further domains whose labels are reserved the same way (the reference: k8s.io beside kubernetes.io). */
+  readonly alsoReserved?: readonly string[];
+}
+
+export function nodeLabelPolicy(domain: string, names: NodeLabelNames = {}): NodeLabelPolicy {
+  const reserved = [domain, ...(names.alsoReserved ?? [])];
   const wellKnown = new Set([
     `${domain}/hostname`,
     `topology.${domain}/zone`,
@@ -31,7 +39,7 @@ export function nodeLabelPolicy(domain: string): NodeLabelPolicy {
     `beta.${domain}/os`,
     `beta.${domain}/arch`,
   ]);
-  const nodeNamespaces = [`platlet.${domain}`, `node.${domain}`];
+  const nodeNamespaces = [`${names.agentWord ?? 'platlet'}.${domain}`, `node.${domain}`];
   const isNodeLabel = (key: string): boolean => wellKnown.has(key) || nodeNamespaces.some((ns) => within(labelNamespace(key), ns));
   return {
     forbidden(modified) {
@@ -39,7 +47,7 @@ export function nodeLabelPolicy(domain: string): NodeLabelPolicy {
       for (const key of modified) {
         const ns = labelNamespace(key);
         if (within(ns, `node-restriction.${domain}`)) out.add(key);
-        if (within(ns, domain) && !isNodeLabel(key)) out.add(key);
+        if (reserved.some((d) => within(ns, d)) && !isNodeLabel(key)) out.add(key);
       }
       return [...out].sort();
     },
