@@ -95,7 +95,7 @@ export function tokenSecret(o: CreateOptions, now: Date): Record<string, unknown
 }
 
 /** A platconfig for a node's bootstrap: the server, its CA (embedded) and the token. */
-export function joinPlatconfig(conn: ConnectionConfig, token: string): Platconfig {
+export function joinPlatconfig(conn: Pick<ConnectionConfig, 'server' | 'caPem'>, token: string): Platconfig {
   if (conn.caPem === undefined) throw new FlagError('--print-join-config: the admin platconfig names no certificate authority to embed (insecure-skip-tls-verify is not passed on to nodes)', { flag: 'print-join-config' });
   return {
     apiVersion: 'v1',
