@@ -1,0 +1,21 @@
+// Runs the BUILT `plat-apiserver token create` against a test server with its admin platconfig.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { repoRoot, type StartedApiServer } from './apiserver.js';
+
+export interface TokenCreateResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export function tokenCreate(api: StartedApiServer, args: readonly string[] = []): Promise<TokenCreateResult> {
+  const bin = join(repoRoot(), 'bin', 'plat-apiserver');
+  const argv = [bin, 'token', 'create', `--platconfig=${api.adminPlatconfig}`, `--platform-domain=${api.platformDomain}`, ...args];
+  return new Promise((resolve) => {
+    execFile(process.execPath, argv, { timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
