@@ -60,7 +60,9 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
       const csr = await getUnlessGone(o.registry, o.def, name);
       if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
       if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, domain)) return;
-      const allowed = (isSelfNodeClient(csr, domain) && (await mayCreate(csr, 'selfnodeclient'))) || (await mayCreate(csr, 'nodeclient'));
+      // As the reference's recognizers: the node renewing its own certificate first, then bootstrap.
+      const self = isSelfNodeClient(csr, domain) && (await mayCreate(csr, 'selfnodeclient'));
+      const allowed = self || (await mayCreate(csr, 'nodeclient'));
       if (!allowed) {
         o.logger.info({ csr: name }, 'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver');
         return;
@@ -69,7 +71,7 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
         if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
         const status = { ...((cur['status'] ?? {}) as Obj) };
         const conds = Array.isArray(status['conditions']) ? [...(status['conditions'] as Obj[])] : [];
-        conds.push(approvalCondition(o.clock.now()));
+        conds.push(approvalCondition(o.clock.now(), self));
         status['conditions'] = conds;
         return { ...cur, status };
       });

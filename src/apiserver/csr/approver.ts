@@ -8,6 +8,8 @@ import { parseCsrPem, type ParsedCsr } from './request.js';
 
 export const AUTO_APPROVE_REASON = 'AutoApproved';
 export const AUTO_APPROVE_MESSAGE = 'Auto approving platlet client certificate after SubjectAccessReview.';
+/** The reference's message when the node renews its own certificate (selfnodeclient). */
+export const AUTO_APPROVE_SELF_MESSAGE = 'Auto approving self platlet client certificate after SubjectAccessReview.';
 
 export function platletClientSignerName(platformDomain: string): string {
   return `${platformDomain}/plat-apiserver-client-platlet`;
@@ -91,7 +93,7 @@ export function approvalCheckNeeded(csrObj: Record<string, unknown>): boolean {
   return !approved && !denied;
 }
 
-export function approvalCondition(now: Date): {
+export function approvalCondition(now: Date, self = false): {
   type: 'Approved';
   status: 'True';
   reason: string;
@@ -100,7 +102,7 @@ export function approvalCondition(now: Date): {
   lastTransitionTime: string;
 } {
   const t = formatTime(now);
-  return { type: 'Approved', status: 'True', reason: AUTO_APPROVE_REASON, message: AUTO_APPROVE_MESSAGE, lastUpdateTime: t, lastTransitionTime: t };
+  return { type: 'Approved', status: 'True', reason: AUTO_APPROVE_REASON, message: self ? AUTO_APPROVE_SELF_MESSAGE : AUTO_APPROVE_MESSAGE, lastUpdateTime: t, lastTransitionTime: t };
 }
 
 /** The signer acts on approved, not denied, not failed CSRs without a certificate. */
