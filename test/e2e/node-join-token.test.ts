@@ -1,0 +1,68 @@
+// A node joins with one command on each side: `plat-apiserver token create --print-join-config`
+// writes the bootstrap platconfig; the real agent bootstraps with it; its CSR is auto-approved
+// only through the authorizer chain (Node, then a webhook answering from the reference's kubeadm
+// RBAC data as a stand-in for RBAC); the node registers under the Node authorizer and
+// NodeRestriction and turns Ready.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startApiServer } from '../helpers/apiserver.js';
+import { spawnAgent, type BootstrapEnv } from '../helpers/bootstrap-env.js';
+import { referencePolicyHandler } from '../helpers/reference-policy.js';
+import { startSarWebhook } from '../helpers/sar-webhook.js';
+import { tokenCreate } from '../helpers/token-create.js';
+
+type Obj = Record<string, unknown>;
+
+test('token create → the agent bootstraps → its CSR is approved through the authorizer → the node registers and is Ready', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'join-e2e-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const hook = await startSarWebhook({ dir, handler: referencePolicyHandler('platform.io') });
+  t.after(() => hook.close());
+  const api = await startApiServer({
+    args: [
+      '--authorization-mode=Node,Webhook',
+      `--authorization-webhook-config-file=${hook.platconfigPath}`,
+      '--authorization-webhook-version=v1',
+      '--enable-bootstrap-token-auth',
+      '--enable-admission-plugins=NodeRestriction',
+    ],
+  });
+  t.after(() => api.stop());
+  const joinConfig = join(dir, 'join.platconfig');
+  const made = await tokenCreate(api, [`--print-join-config=${joinConfig}`]);
+  assert.equal(made.code, 0, made.stderr);
+  const bootstrapUser = `system:bootstrap:${made.stdout.trim().slice(0, 6)}`;
+  const env: BootstrapEnv = { dir, api, bootstrapConf: joinConfig, platconfig: join(dir, 'platconfig'), certDir: join(dir, 'pki'), stop: () => Promise.resolve() };
+  const agent = await spawnAgent(env, [], 'joined-1');
+  t.after(() => agent.stop());
+  await agent.waitFor(/client certificate issued and platconfig written/, 60_000);
+  // the CSR: requested by the bootstrap token, approved by the controller after a SubjectAccessReview
+  const csrs = (await api.request('GET', '/apis/certificates.platform.io/v1/certificatesigningrequests')).json?.['items'] as Obj[];
+  const csr = csrs.find((c) => (c['spec'] as Obj)['username'] === bootstrapUser);
+  assert.ok(csr !== undefined, JSON.stringify(csrs.map((c) => (c['spec'] as Obj)['username'])));
+  const approved = ((csr['status'] as Obj)['conditions'] as Obj[]).find((c) => c['type'] === 'Approved');
+  assert.equal(approved?.['reason'], 'AutoApproved');
+  assert.equal(approved?.['message'], 'Auto approving platlet client certificate after SubjectAccessReview.');
+  assert.ok(
+    hook.requests.some((r) => r.spec['user'] === bootstrapUser && (r.spec['resourceAttributes'] as Obj | undefined)?.['subresource'] === 'nodeclient'),
+    'the approval was decided by the authorizer chain',
+  );
+  // the node registers with its own certificate (system:node:joined-1) and turns Ready
+  const deadline = Date.now() + 60_000;
+  let node: Obj | undefined;
+  for (;;) {
+    const r = await api.request('GET', '/api/v1/nodes/joined-1');
+    if (r.status === 200) {
+      node = r.json;
+      const conds = ((node?.['status'] as Obj | undefined)?.['conditions'] ?? []) as Obj[];
+      if (conds.some((c) => c['type'] === 'Ready' && c['status'] === 'True')) break;
+    }
+    if (Date.now() > deadline) throw new Error(`node not Ready: ${r.status} ${JSON.stringify(node?.['status'])}\n${agent.output().slice(-3000)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  assert.equal(((node?.['metadata'] as Obj)['labels'] as Obj)['platform.io/hostname'], 'joined-1');
+  assert.doesNotMatch(agent.output(), /is forbidden/, 'the agent met no refusal under Node + NodeRestriction');
+});
