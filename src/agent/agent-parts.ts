@@ -16,4 +16,4 @@ export { startAgentServices } from './node/agent-services.js';
 export { packageVersion } from './cli/version.js';
 export { ApiserverSource } from './source/apiserver.js';
 export { ApiStatusSync } from './worker/api-status-sync.js';
-export { createPodClient } from './client/typed-clients.js';
+export { createNodeClient, createPodClient } from './client/typed-clients.js';

@@ -162,7 +162,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const { PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
+  const { PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createNodeClient, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
   const validation: ValidatePodOptions =
     runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
 
@@ -225,7 +225,9 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         clock,
       }),
     );
-    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock });
+    const nodes = createNodeClient({ client: rest, clock, logger });
+    const ownerNode = async (): Promise<{ name: string; uid: string }> => ({ name: nodeName, uid: String((await nodes.get(nodeName)).metadata?.uid ?? '') });
+    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock, ownerNode });
     statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
     statuses.onRemove((pod) => void sync.podRemoved(pod));
     statusSync = sync;

@@ -4,11 +4,12 @@
 // RBAC data as a stand-in for RBAC); the node registers under the Node authorizer and
 // NodeRestriction and turns Ready.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startApiServer } from '../helpers/apiserver.js';
+import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { spawnAgent, type BootstrapEnv } from '../helpers/bootstrap-env.js';
 import { referencePolicyHandler } from '../helpers/reference-policy.js';
 import { startSarWebhook } from '../helpers/sar-webhook.js';
@@ -36,8 +37,14 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   assert.equal(made.code, 0, made.stderr);
   const bootstrapUser = `system:bootstrap:${made.stdout.trim().slice(0, 6)}`;
   const env: BootstrapEnv = { dir, api, bootstrapConf: joinConfig, platconfig: join(dir, 'platconfig'), certDir: join(dir, 'pki'), stop: () => Promise.resolve() };
-  const agent = await spawnAgent(env, [], 'joined-1');
-  t.after(() => agent.stop());
+  const manifests = join(dir, 'manifests');
+  mkdirSync(manifests);
+  writeFileSync(join(manifests, 'static.yaml'), 'kind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
+  const agent = await spawnAgent(env, [`--pod-manifest-path=${manifests}`], 'joined-1');
+  t.after(async () => {
+    await agent.stop();
+    await killProcessPods(join(dir, 'root'));
+  });
   await agent.waitFor(/client certificate issued and platconfig written/, 60_000);
   // the CSR: requested by the bootstrap token, approved by the controller after a SubjectAccessReview
   const csrs = (await api.request('GET', '/apis/certificates.platform.io/v1/certificatesigningrequests')).json?.['items'] as Obj[];
@@ -64,5 +71,16 @@ test('token create → the agent bootstraps → its CSR is approved through the 
     await new Promise((res) => setTimeout(res, 100));
   }
   assert.equal(((node?.['metadata'] as Obj)['labels'] as Obj)['platform.io/hostname'], 'joined-1');
+  // its static pod's mirror pod passes NodeRestriction (owned by its Node) and reports Running
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const r = await api.request('GET', '/api/v1/namespaces/default/pods/stat-joined-1');
+    if (r.status === 200 && (r.json?.['status'] as Obj | undefined)?.['phase'] === 'Running') {
+      assert.deepEqual((r.json?.['metadata'] as Obj)['ownerReferences'], [{ apiVersion: 'v1', kind: 'Node', name: 'joined-1', uid: (node?.['metadata'] as Obj)['uid'], controller: true }]);
+      break;
+    }
+    if (Date.now() > until) throw new Error(`mirror pod: ${r.status} ${r.text.slice(0, 500)}\n${agent.output().slice(-3000)}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
   assert.doesNotMatch(agent.output(), /is forbidden/, 'the agent met no refusal under Node + NodeRestriction');
 });

@@ -20,6 +20,11 @@ export interface ApiStatusSyncOptions {
   clock: Clock;
   /** Retry period of failed writes. Default 10 s. */
   retryMs?: number;
+  /**
+   * This node's name and UID, read when a mirror pod is written: mirror pods carry a controller
+   * owner reference to their Node, as the reference's (NodeRestriction refuses them otherwise).
+   */
+  ownerNode?: () => Promise<{ name: string; uid: string }>;
 }
 
 export class ApiStatusSync {
@@ -114,13 +119,15 @@ export class ApiStatusSync {
     }, retry);
   }
 
-  private mirrorOf(pod: Pod): ApiPod {
+  private async mirrorOf(pod: Pod): Promise<ApiPod> {
     const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.platformDomain)] ?? pod.metadata.uid;
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = pod.metadata;
+    const owner = this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode();
+    const ownerReferences = owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: owner.name, uid: owner.uid, controller: true }] };
     return {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { ...meta, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.platformDomain)]: hash } },
+      metadata: { ...meta, ...ownerReferences, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.platformDomain)]: hash } },
       // the API requires an image; process:// containers have none, so the mirror says so
       spec: {
         ...pod.spec,
@@ -131,7 +138,7 @@ export class ApiStatusSync {
   }
 
   private async ensureMirror(pod: Pod): Promise<void> {
-    const want = this.mirrorOf(pod);
+    const want = await this.mirrorOf(pod);
     const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)];
     try {
       await this.opts.pods.create(want, { namespace: pod.metadata.namespace });

@@ -58,8 +58,11 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   assert.match(nocmd.status.message ?? '', /command: Required value/);
 
   await waitFor('the mirror pod with status Running', async () => (await phaseOf(`stat-${node}`)) === 'Running', 30_000);
-  const mirror = (await api.request('GET', `/api/v1/namespaces/default/pods/stat-${node}`)).json as { metadata: { annotations: Record<string, string> } };
+  const mirror = (await api.request('GET', `/api/v1/namespaces/default/pods/stat-${node}`)).json as { metadata: { annotations: Record<string, string>; ownerReferences?: unknown } };
   assert.ok(mirror.metadata.annotations['platform.io/config.mirror'], 'mirror annotation');
+  // as the reference's: a controller owner reference to the Node (NodeRestriction requires it)
+  const nodeUid = ((await api.request('GET', `/api/v1/nodes/${node}`)).json?.['metadata'] as { uid: string }).uid;
+  assert.deepEqual(mirror.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name: node, uid: nodeUid, controller: true }]);
 
   // deleting the bound pod through the API stops it here; deleting the manifest removes the mirror
   await api.request('DELETE', '/api/v1/namespaces/default/pods/bound');
