@@ -60,3 +60,20 @@ test('authorizer chain: system:masters always allowed; first decision wins; no o
   assert.equal((await new AuthorizerChain({ authorizers: [{ authorize: () => Promise.resolve({ decision: 'no-opinion' }) }, alwaysAllow] }).authorize(attrs)).decision, 'allow');
   assert.equal((await new AuthorizerChain({ authorizers: [] }).authorize(attrs)).decision, 'no-opinion');
 });
+
+test('request attributes: the fieldSelector of a list/watch/deletecollection, and the name a metadata.name selector pins (the reference RequestInfo)', () => {
+  const a = (m: string, p: string, s = '') => requestAttributes(m, p, q(s), user);
+  const byName = a('GET', '/api/v1/nodes', 'fieldSelector=metadata.name%3Dn1');
+  assert.deepEqual([byName.verb, byName.name], ['list', 'n1']);
+  assert.deepEqual(byName.fieldSelector, [{ field: 'metadata.name', op: '=', value: 'n1' }]);
+  assert.equal(a('GET', '/api/v1/nodes', 'watch=1&fieldSelector=metadata.name%3Dn1').name, 'n1');
+  assert.equal(a('GET', '/api/v1/nodes', 'fieldSelector=metadata.name!%3Dn1').name, '', 'not an exact match');
+  assert.equal(a('GET', '/api/v1/nodes', 'fieldSelector=metadata.name%3D..').name, '', 'not a valid path segment name');
+  assert.equal(a('DELETE', '/api/v1/nodes', 'fieldSelector=metadata.name%3Dn1').name, '', 'deletecollection keeps no name');
+  assert.deepEqual(a('GET', '/api/v1/pods', 'fieldSelector=spec.nodeName%3Dn1,status.phase!%3DFailed').fieldSelector, [
+    { field: 'spec.nodeName', op: '=', value: 'n1' },
+    { field: 'status.phase', op: '!=', value: 'Failed' },
+  ]);
+  assert.equal(a('GET', '/api/v1/pods', 'fieldSelector=%3D%3D%3D').fieldSelector, undefined, 'unparsable: none (the handler answers 400)');
+  assert.equal(a('GET', '/api/v1/namespaces/default/pods/p', 'fieldSelector=spec.nodeName%3Dn1').fieldSelector, undefined, 'a get has none');
+});

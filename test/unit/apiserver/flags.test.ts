@@ -19,7 +19,8 @@ test('defaults as the reference names them', () => {
   assert.deepEqual(f.authorizationMode, ['AlwaysAllow']);
   assert.equal(f.platformDomain, 'platform.io');
   assert.equal(f.clusterSigningDurationMs, 8760 * 3600 * 1000);
-  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning']);
+  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning', 'tokencleaner']);
+  assert.equal(f.enableBootstrapTokenAuth, false);
   assert.equal(f.minRequestTimeoutSeconds, 1800);
   assert.equal(f.etcdCompactionIntervalMs, 5 * 60 * 1000);
   assert.equal(f.featureGates['ShardedListAndWatch'], false);
@@ -40,7 +41,7 @@ test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
 
 test('bad values are FlagErrors naming the flag and what is accepted', () => {
   const cases: [string[], RegExp][] = [
-    [['--authorization-mode=RBAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Webhook/],
+    [['--authorization-mode=ABAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, Webhook/],
     [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope; known: ShardedListAndWatch/],
     [['--secure-port=70000'], /--secure-port: must be between 0 and 65535/],
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
@@ -59,6 +60,6 @@ test('--help prints every flag; --controllers understands * and -name', () => {
   assert.equal(h.kind, 'help');
   const text = (h as { text: string }).text;
   for (const f of ['--secure-port', '--cert-dir', '--token-auth-file', '--etcd-compaction-interval', '--default-watch-cache-size', '--min-request-timeout']) assert.ok(text.includes(f), f);
-  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving']);
+  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving', 'tokencleaner']);
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });

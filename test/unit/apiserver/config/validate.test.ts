@@ -82,7 +82,7 @@ const cases: Case[] = [
   { name: 'anonymous condition path unique', doc: authn, edit: set('anonymous.conditions', [{ path: '/a' }, { path: '/a' }]), expect: 'anonymous.conditions[1].path: Duplicate value: "/a"' },
   // authorization
   { name: 'authorizers at least one', doc: authz, edit: set('authorizers', []), expect: 'authorizers: Required value' },
-  { name: 'authorizer type values', doc: authz, edit: set('authorizers.1.type', 'RBAC'), expect: 'authorizers[1].type: Unsupported value: "RBAC": supported values: "Webhook", "AlwaysAllow", "AlwaysDeny"' },
+  { name: 'authorizer type values', doc: authz, edit: set('authorizers.1.type', 'RBAC'), expect: 'authorizers[1].type: Unsupported value: "RBAC": supported values: "Webhook", "Node", "AlwaysAllow", "AlwaysDeny"' },
   { name: 'authorizer name required', doc: authz, edit: set('authorizers.1.name', undefined), expect: 'authorizers[1].name: Required value' },
   { name: 'authorizer name DNS', doc: authz, edit: set('authorizers.1.name', 'Bad_Name'), expect: 'authorizers[1].name: Invalid value: "Bad_Name": must be a valid DNS 1123 label or subdomain' },
   { name: 'authorizer names unique', doc: authz, edit: set('authorizers.1.name', 'sar-webhook'), expect: 'authorizers[1].name: Duplicate value: "sar-webhook"' },
@@ -147,7 +147,7 @@ const cases: Case[] = [
   { name: 'endpoint host:port', doc: tracing, edit: set('endpoint', 'not an endpoint'), expect: 'endpoint: Invalid value: "not an endpoint": must be host:port' },
   // admission
   { name: 'plugin name required', doc: admission, edit: set('plugins.0.name', undefined), expect: 'plugins[0].name: Required value' },
-  { name: 'plugin name registered', doc: admission, edit: set('plugins.0.name', 'AlwaysPullImages'), expect: 'plugins[0].name: Unsupported value: "AlwaysPullImages": supported values: "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "EventRateLimit"' },
+  { name: 'plugin name registered', doc: admission, edit: set('plugins.0.name', 'AlwaysPullImages'), expect: 'plugins[0].name: Unsupported value: "AlwaysPullImages": supported values: "NodeRestriction", "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "EventRateLimit"' },
   { name: 'plugin names unique', doc: admission, edit: (d) => (d.plugins as Doc[]).push({ name: 'EventRateLimit', path: 'x.yaml' }), expect: 'plugins[1].name: Duplicate value: "EventRateLimit"' },
   { name: 'EventRateLimit needs configuration', doc: admission, edit: set('plugins.0.configuration', undefined), expect: 'plugins[0].configuration: Required value' },
   { name: 'EventRateLimit path must exist', doc: admission, edit: (d) => { setAt(d, 'plugins.0.configuration', undefined); setAt(d, 'plugins.0.path', 'missing.yaml'); }, expect: 'plugins[0].path: Invalid value: "missing.yaml": file does not exist' },
