@@ -226,7 +226,12 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       }),
     );
     const nodes = createNodeClient({ client: rest, clock, logger });
-    const ownerNode = async (): Promise<{ name: string; uid: string }> => ({ name: nodeName, uid: String((await nodes.get(nodeName)).metadata?.uid ?? '') });
+    // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
+    const ownerNode = async (): Promise<{ name: string; uid: string }> => {
+      const uid = (await nodes.get(nodeName)).metadata?.uid;
+      if (uid === undefined || uid === '') throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
+      return { name: nodeName, uid };
+    };
     const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock, ownerNode });
     statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
     statuses.onRemove((pod) => void sync.podRemoved(pod));
