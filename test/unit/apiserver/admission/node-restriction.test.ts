@@ -2,12 +2,14 @@
 // only its own Node (labels within the allowed set, never its taints), its own Lease, and pods
 // bound to it. The messages are the reference's, written out here.
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { test } from 'node:test';
 import { NodeRestriction } from '../../../../src/apiserver/admission/node-restriction.js';
 import { nodeLabelPolicy } from '../../../../src/apiserver/admission/node-labels.js';
 import type { NodeObjects } from '../../../../src/apiserver/authz/node/objects.js';
 import type { AdmissionRequest } from '../../../../src/apiserver/interfaces.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
+import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const D = 'platform.io';
 const objects: NodeObjects = {
@@ -112,4 +114,27 @@ test('the label policy under another domain (k8s.io): the refusal issue 12 met o
   ]);
   const p = nodeLabelPolicy('k8s.io');
   assert.deepEqual(p.forbidden(['k8s.io/hostname', 'beta.k8s.io/arch', 'node-role.k8s.io/x', 'platlet.k8s.io/y', 'foo.k8s.io/z', 'other.io/a']), ['foo.k8s.io/z', 'node-role.k8s.io/x']);
+});
+
+test('fuzz: any object, old object, names and subresource from a node: admitted or a 403/404 ApiError, never a crash', async () => {
+  const anyObj = fc.object({ maxDepth: 4, values: [fc.string(), fc.integer(), fc.boolean(), fc.constant(null)] }).map((o) => o as Record<string, unknown>);
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('pods', 'nodes', 'leases', 'secrets'),
+      fc.constantFrom('', 'status', 'eviction', 'x'),
+      fc.constantFrom<AdmissionRequest['operation']>('CREATE', 'UPDATE', 'DELETE', 'CONNECT'),
+      fc.option(anyObj, { nil: undefined }),
+      fc.option(anyObj, { nil: undefined }),
+      fc.string({ maxLength: 10 }),
+      async (resource, subresource, operation, object, oldObject, name) => {
+        const r = req({ resource, subresource, operation, object, oldObject, name, apiGroup: resource === 'leases' ? `coordination.${D}` : '', namespace: 'kube-node-lease' });
+        try {
+          await plugin.admit(r);
+        } catch (err) {
+          assert.ok(err instanceof ApiError && (err.status === 403 || err.status === 404), String(err));
+        }
+      },
+    ),
+    fuzzParams(200),
+  );
 });

@@ -2,11 +2,13 @@
 // AuthorizeNodeWithSelectors on): node A and node B, each asking about its own things and the
 // other's. The expected decisions and reasons are the reference's, written out here.
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { test } from 'node:test';
 import { NodeAuthorizer } from '../../../../src/apiserver/authz/node/authorizer.js';
 import type { NodeObjects } from '../../../../src/apiserver/authz/node/objects.js';
 import { requestAttributes } from '../../../../src/apiserver/auth/attributes.js';
 import type { RequestAttributes, UserInfo } from '../../../../src/apiserver/interfaces.js';
+import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const D = 'platform.io';
 type Obj = Record<string, unknown>;
@@ -151,4 +153,17 @@ test('the static node rules decide the rest: CSRs (create/get/list/watch, as sys
     ['POST', '/api/v1/namespaces/default/serviceaccounts/sa/token', "no-opinion: no relationship found between node 'a' and this object"],
   ];
   for (const [m, p, want] of cases) assert.equal(await decide(m, p), want, `${m} ${p}`);
+});
+
+test('fuzz: any method, path and query from a node: a decision, never a crash, never an allow for another node\'s Node', async () => {
+  const seg = fc.constantFrom('api', 'apis', 'v1', 'namespaces', 'default', 'kube-node-lease', 'nodes', 'pods', 'secrets', 'configmaps', 'leases', `coordination.${D}`, 'status', 'a', 'b', 'pa', 'pb', 'sa', 'watch', '');
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'), fc.array(seg, { maxLength: 8 }), fc.string({ maxLength: 30 }), async (m, parts, query) => {
+      const a = attrs(m, `/${parts.join('/')}`, query);
+      const d = await authz.authorize(a);
+      assert.ok(['allow', 'no-opinion'].includes(d.decision));
+      if (d.decision === 'allow' && a.resource === 'nodes' && a.apiGroup === '' && ['get', 'list', 'watch'].includes(a.verb)) assert.equal(a.name, 'a');
+    }),
+    fuzzParams(500),
+  );
 });
