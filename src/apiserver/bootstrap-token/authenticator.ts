@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { bearerToken } from '../auth/token-file.js';
+import { bearerToken } from '../../common/auth/bearer-token.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import { parseToken, SECRET_PREFIX, SYSTEM_NAMESPACE, tokenUser } from './token.js';
 
