@@ -39,7 +39,7 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   const env: BootstrapEnv = { dir, api, bootstrapConf: joinConfig, platconfig: join(dir, 'platconfig'), certDir: join(dir, 'pki'), stop: () => Promise.resolve() };
   const manifests = join(dir, 'manifests');
   mkdirSync(manifests);
-  writeFileSync(join(manifests, 'static.yaml'), 'kind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
+  writeFileSync(join(manifests, 'static.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
   const agent = await spawnAgent(env, [`--pod-manifest-path=${manifests}`], 'joined-1');
   t.after(async () => {
     await agent.stop();
