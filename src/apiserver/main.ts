@@ -9,7 +9,7 @@ import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
 import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js';
-import { alwaysAllow, alwaysDeny } from './auth/chain.js';
+import { LateModes } from './authz/modes.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
@@ -45,11 +45,12 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
     }
   }
-  const plugins = await loadPlugins(flags, logger, clock);
+  const late = new LateModes();
+  const plugins = await loadPlugins(flags, logger, clock, late);
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
-  const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : alwaysAllow));
+  const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
   const server = new ApiServer({
     platformDomain: flags.platformDomain,
     bindAddress: flags.bindAddress,
@@ -59,6 +60,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     authenticators,
     anonymousAuth: flags.anonymousAuth,
     authorizers,
+    lateModes: late,
     admission: [...(plugins.admission ?? []), ...(extra.admission ?? [])],
     transformers: plugins.transformers ?? identityTransformers(),
     tracer: plugins.tracer,
@@ -72,6 +74,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     clock,
     logger,
   });
+  late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;

@@ -1,0 +1,100 @@
+// An in-memory copy of the stored roles and bindings, so authorizing a request reads no storage.
+// Filled from the store at start, then kept in step by the store's change feed (each change is
+// applied right after it commits, before the writer's response is sent).
+
+import { metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
+import { prefixEnd, StoreReadError, type Change, type Store } from '../storage/store.js';
+import type { Logger } from '../../common/log/types.js';
+import type { RbacDefs } from './resources.js';
+
+type Kind = keyof RbacDefs;
+
+export class RbacCache {
+  private readonly store: Store;
+  private readonly logger: Logger;
+  private readonly prefixes: readonly (readonly [Kind, string])[];
+  private readonly objects = new Map<Kind, Map<string, Obj>>();
+  private unsubscribe: (() => void) | undefined;
+  private readonly listeners = new Set<(kind: Kind) => void>();
+
+  constructor(o: { store: Store; defs: RbacDefs; logger: Logger }) {
+    this.store = o.store;
+    this.logger = o.logger;
+    this.prefixes = (Object.keys(o.defs) as Kind[]).map((k) => [k, storagePrefix(o.defs[k])] as const);
+    for (const [k] of this.prefixes) this.objects.set(k, new Map());
+  }
+
+  /** Subscribes to changes, then reads what is stored (unreadable values are skipped and logged). */
+  async start(): Promise<void> {
+    const store = this.store;
+    this.unsubscribe = store.subscribe((c) => this.apply(c));
+    for (const [kind, prefix] of this.prefixes) {
+      for (const row of store.rangeRaw(prefix, prefixEnd(prefix), store.currentRevision())) {
+        try {
+          const obj = await store.decode(row.key, row.rv, row.value);
+          this.map(kind).set(row.key.slice(prefix.length), obj);
+        } catch (err) {
+          if (!(err instanceof StoreReadError)) throw err;
+          this.logger.warn({ key: row.key, err: err.message }, 'RBAC: a stored role or binding cannot be read; it grants nothing until it is rewritten or deleted');
+        }
+      }
+    }
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+  }
+
+  /** Called after any role or binding changes (the aggregation controller listens). */
+  onChange(listener: (kind: Kind) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private map(kind: Kind): Map<string, Obj> {
+    const m = this.objects.get(kind);
+    if (m === undefined) throw new Error(`RBAC cache: unknown kind ${kind}`);
+    return m;
+  }
+
+  private apply(c: Change): void {
+    for (const [kind, prefix] of this.prefixes) {
+      if (!c.key.startsWith(prefix)) continue;
+      const id = c.key.slice(prefix.length);
+      if (c.type === 'DELETED') this.map(kind).delete(id);
+      else this.map(kind).set(id, c.object);
+      for (const l of this.listeners) l(kind);
+      return;
+    }
+  }
+
+  clusterRole(name: string): Obj | undefined {
+    return this.map('clusterRole').get(name);
+  }
+
+  role(namespace: string, name: string): Obj | undefined {
+    return this.map('role').get(`${namespace}/${name}`);
+  }
+
+  /** Sorted by name, as the reference's listers. */
+  clusterRoles(): Obj[] {
+    return sortedValues(this.map('clusterRole'));
+  }
+
+  clusterRoleBindings(): Obj[] {
+    return sortedValues(this.map('clusterRoleBinding'));
+  }
+
+  roleBindings(namespace: string): Obj[] {
+    return sortedValues(this.map('roleBinding')).filter((b) => (str(metaOf(b)['namespace']) ?? '') === namespace);
+  }
+}
+
+function sortedValues(m: Map<string, Obj>): Obj[] {
+  return [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
+}
+
+/** The store's key layout (src/apiserver/storage/store.ts parseKey): `/<group>/<resource>/`. */
+function storagePrefix(def: ResourceDef): string {
+  return `/${def.group === '' ? 'core' : def.group}/${def.resource}/`;
+}
