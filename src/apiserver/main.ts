@@ -75,6 +75,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     logger,
   });
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
+  late.chain.bind(server.authorizer);
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;

@@ -6,7 +6,7 @@ import type { Logger } from '../../common/log/types.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../interfaces.js';
 
 /** Modes the flag accepts, in the reference's spelling. */
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Webhook', 'RBAC', 'Node'] as const;
+export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export const DEFAULT_AUTHORIZATION_MODES = ['Node', 'RBAC'] as const;
 
 const ALL_RULES: SubjectRules = {
@@ -65,6 +65,8 @@ export class LateAuthorizer implements Authorizer, RuleResolver {
 export class LateModes {
   readonly rbac = new LateAuthorizer('RBAC');
   readonly node = new LateAuthorizer('Node');
+  /** The server's whole chain, for parts built before the server (the certificate admission plugins). */
+  readonly chain = new LateAuthorizer('server');
 
   /**
    * Binds Node to a no-opinion authorizer when no Node authorizer was plugged in, saying so once:

@@ -153,7 +153,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
     const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
     // The certificate plugins ask the same chain the server uses (system:masters first).
-    const chain = new AuthorizerChain({ authorizers });
+    const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
     const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock });
 
     let transformers: TransformerRegistry | undefined;

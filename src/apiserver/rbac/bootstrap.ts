@@ -82,8 +82,8 @@ function defFor(defs: RbacDefs, kind: unknown): ResourceDef | undefined {
 }
 
 /** Creates or reconciles every bootstrap object; returns how many were created and updated. */
-export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{ created: number; updated: number; protected: number; unchanged: number }> {
-  const counts = { created: 0, updated: 0, protected: 0, unchanged: 0 };
+export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{ created: number; updated: number; protected: number; unchanged: number; unreadable: number }> {
+  const counts = { created: 0, updated: 0, protected: 0, unchanged: 0, unreadable: 0 };
   for (const expected of bootstrapPolicy(o.names)) {
     const def = defFor(o.defs, expected['kind']);
     if (def === undefined) continue;
@@ -94,7 +94,7 @@ export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{ c
   return counts;
 }
 
-async function reconcileOne(o: BootstrapOptions, def: ResourceDef, expected: Obj): Promise<'created' | 'updated' | 'protected' | 'unchanged'> {
+async function reconcileOne(o: BootstrapOptions, def: ResourceDef, expected: Obj): Promise<'created' | 'updated' | 'protected' | 'unchanged' | 'unreadable'> {
   const meta = metaOf(expected);
   const ns = str(meta['namespace']) ?? '';
   const name = str(meta['name']) ?? '';
@@ -103,6 +103,9 @@ async function reconcileOne(o: BootstrapOptions, def: ResourceDef, expected: Obj
   try {
     existing = await o.registry.get(def, ns, name);
   } catch (err) {
+    // An unreadable stored object (its encryption key is gone) stays as it is: the cache has
+    // already said so, and only its owner can decide to delete it.
+    if (err instanceof StatusError && err.reason === 'StorageReadError') return 'unreadable';
     if (!(err instanceof StatusError) || err.status !== 404) throw err;
   }
   if (existing === undefined) {

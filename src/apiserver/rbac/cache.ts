@@ -28,6 +28,8 @@ export class RbacCache {
   async start(): Promise<void> {
     const store = this.store;
     this.unsubscribe = store.subscribe((c) => this.apply(c));
+    const unreadable: string[] = [];
+    let firstError = '';
     for (const [kind, prefix] of this.prefixes) {
       for (const row of store.rangeRaw(prefix, prefixEnd(prefix), store.currentRevision())) {
         try {
@@ -35,9 +37,16 @@ export class RbacCache {
           this.map(kind).set(row.key.slice(prefix.length), obj);
         } catch (err) {
           if (!(err instanceof StoreReadError)) throw err;
-          this.logger.warn({ key: row.key, err: err.message }, 'RBAC: a stored role or binding cannot be read; it grants nothing until it is rewritten or deleted');
+          unreadable.push(row.key);
+          firstError ||= err.message;
         }
       }
+    }
+    if (unreadable.length > 0) {
+      this.logger.warn(
+        { count: unreadable.length, first: unreadable.slice(0, 5), err: firstError },
+        `RBAC: ${unreadable.length} stored roles or bindings cannot be read; they grant nothing until they are rewritten or deleted`,
+      );
     }
   }
 
