@@ -19,7 +19,13 @@ export interface BootstrapEnv {
   stop(): Promise<void>;
 }
 
-export async function startBootstrapEnv(o: { platformDomain?: string; args?: string[] } = {}): Promise<BootstrapEnv> {
+/**
+ * `grantNodeRole`: bind the `system:node` ClusterRole to the `system:nodes` group, so a node's
+ * certificate may read and write nodes and create CSRs through RBAC alone. It stands in for the
+ * Node authorizer (the default --authorization-mode is Node,RBAC) where a test is about
+ * certificates, not about confining nodes to themselves.
+ */
+export async function startBootstrapEnv(o: { platformDomain?: string; args?: string[]; grantNodeRole?: boolean } = {}): Promise<BootstrapEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'bootstrap-it-'));
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, `${BOOTSTRAP_TOKEN},system:bootstrap:abcdef,uid-abcdef,"system:bootstrappers"\n`);
@@ -29,6 +35,17 @@ export async function startBootstrapEnv(o: { platformDomain?: string; args?: str
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
+  }
+  if (o.grantNodeRole === true) {
+    const group = `rbac.authorization.${api.platformDomain}`;
+    const r = await api.request('POST', `/apis/${group}/v1/clusterrolebindings`, {
+      body: { metadata: { name: 'test:system:nodes' }, roleRef: { apiGroup: group, kind: 'ClusterRole', name: 'system:node' }, subjects: [{ apiGroup: group, kind: 'Group', name: 'system:nodes' }] },
+    });
+    if (r.status !== 201) {
+      await api.stop();
+      await rm(dir, { recursive: true, force: true });
+      throw new Error(`binding system:node to system:nodes failed: ${r.status} ${r.text}`);
+    }
   }
   const bootstrapConf = join(dir, 'bootstrap.conf');
   await writeFile(

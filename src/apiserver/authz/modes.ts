@@ -50,7 +50,7 @@ export class LateAuthorizer implements Authorizer, RuleResolver {
   }
 
   authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
-    if (this.target === undefined) throw new Error(`authorization mode ${this.mode} is not ready`);
+    if (this.target === undefined) return Promise.reject(new Error(`authorization mode ${this.mode} is not ready`));
     return this.target.authorize(attrs);
   }
 

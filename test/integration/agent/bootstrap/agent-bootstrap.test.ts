@@ -10,7 +10,7 @@ import { RestClient } from '../../../../src/agent/client/rest-client.js';
 import { createNodeClient } from '../../../../src/agent/client/typed-clients.js';
 
 test('bootstrap with a token, auto-approval and signing; the platconfig works; a restart skips bootstrap', async (t) => {
-  const env = await startBootstrapEnv();
+  const env = await startBootstrapEnv({ grantNodeRole: true });
   t.after(() => env.stop());
   const agent = await spawnAgent(env);
   t.after(() => agent.stop());

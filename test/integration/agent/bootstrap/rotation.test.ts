@@ -39,7 +39,7 @@ function peerSerial(port: number, ca: string): Promise<string> {
 }
 
 test('client and serving certificates rotate before expiry; the client and the HTTPS server use the new ones', async (t) => {
-  const env = await startBootstrapEnv();
+  const env = await startBootstrapEnv({ grantNodeRole: true });
   t.after(() => env.stop());
   const logger = recordingLogger();
   const ac = new AbortController();
