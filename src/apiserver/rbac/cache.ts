@@ -16,6 +16,8 @@ export class RbacCache {
   private readonly objects = new Map<Kind, Map<string, Obj>>();
   private unsubscribe: (() => void) | undefined;
   private readonly listeners = new Set<(kind: Kind) => void>();
+  /** Sorted values per kind, rebuilt after a change of that kind (authorization reads them per request). */
+  private readonly sorted = new Map<Kind, Obj[]>();
 
   constructor(o: { store: Store; defs: RbacDefs; logger: Logger }) {
     this.store = o.store;
@@ -35,6 +37,7 @@ export class RbacCache {
         try {
           const obj = await store.decode(row.key, row.rv, row.value);
           this.map(kind).set(row.key.slice(prefix.length), obj);
+          this.sorted.delete(kind);
         } catch (err) {
           if (!(err instanceof StoreReadError)) throw err;
           unreadable.push(row.key);
@@ -72,6 +75,7 @@ export class RbacCache {
       const id = c.key.slice(prefix.length);
       if (c.type === 'DELETED') this.map(kind).delete(id);
       else this.map(kind).set(id, c.object);
+      this.sorted.delete(kind);
       for (const l of this.listeners) l(kind);
       return;
     }
@@ -86,16 +90,25 @@ export class RbacCache {
   }
 
   /** Sorted by name, as the reference's listers. */
-  clusterRoles(): Obj[] {
-    return sortedValues(this.map('clusterRole'));
+  clusterRoles(): readonly Obj[] {
+    return this.sortedOf('clusterRole');
   }
 
-  clusterRoleBindings(): Obj[] {
-    return sortedValues(this.map('clusterRoleBinding'));
+  clusterRoleBindings(): readonly Obj[] {
+    return this.sortedOf('clusterRoleBinding');
   }
 
   roleBindings(namespace: string): Obj[] {
-    return sortedValues(this.map('roleBinding')).filter((b) => (str(metaOf(b)['namespace']) ?? '') === namespace);
+    return this.sortedOf('roleBinding').filter((b) => (str(metaOf(b)['namespace']) ?? '') === namespace);
+  }
+
+  private sortedOf(kind: Kind): readonly Obj[] {
+    let list = this.sorted.get(kind);
+    if (list === undefined) {
+      list = sortedValues(this.map(kind));
+      this.sorted.set(kind, list);
+    }
+    return list;
   }
 }
 
