@@ -8,6 +8,7 @@ import { parseBool } from '../common/util/values/bool.js';
 import { parseDurationMs } from '../common/util/values/duration.js';
 import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
+import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
 
 export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner'] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
@@ -62,7 +63,7 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'api-audiences', value: 'strings', def: '', help: "Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences." },
   { name: 'enable-bootstrap-token-auth', value: '', def: 'false', help: 'Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in kube-system authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).' },
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
-  { name: 'authorization-mode', value: 'strings', def: 'AlwaysAllow', help: 'Ordered list of authorization plug-ins: AlwaysAllow, AlwaysDeny, Node (the Node authorizer), Webhook (with --authorization-webhook-config-file). Members of system:masters are always allowed.' },
+  { name: 'authorization-mode', value: 'strings', def: DEFAULT_AUTHORIZATION_MODES.join(','), help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.` },
   { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
   { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
   { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
@@ -152,12 +153,7 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
   const get = (name: string): string | undefined => opts[camel(name)];
   const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
-  for (const m of modes) {
-    if (m !== 'AlwaysAllow' && m !== 'AlwaysDeny' && m !== 'Webhook' && m !== 'Node') {
-      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, Webhook`, { flag: 'authorization-mode' });
-    }
-  }
-  if (modes.length === 0) throw new FlagError('flag --authorization-mode: at least one mode is required (AlwaysAllow, AlwaysDeny)', { flag: 'authorization-mode' });
+  checkAuthorizationModes(modes);
   const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));
   const gates = { ...API_SERVER_FEATURE_GATES };
   const given = val('feature-gates') === '' ? {} : parseBoolMap(val('feature-gates'), 'feature-gates');
@@ -236,4 +232,18 @@ export function resolveControllers(list: readonly string[]): string[] {
     if (star || list.includes(k)) on.add(k);
   }
   return [...on];
+}
+
+/** The reference's checks: known modes, each at most once, at least one. */
+function checkAuthorizationModes(modes: readonly string[]): void {
+  const known: readonly string[] = AUTHORIZATION_MODES;
+  const seen = new Set<string>();
+  for (const m of modes) {
+    if (!known.includes(m)) {
+      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are ${AUTHORIZATION_MODES.join(', ')}`, { flag: 'authorization-mode' });
+    }
+    if (seen.has(m)) throw new FlagError(`invalid value "${modes.join(',')}" for flag --authorization-mode: authorization-mode "${m}" has mode specified more than once`, { flag: 'authorization-mode' });
+    seen.add(m);
+  }
+  if (modes.length === 0) throw new FlagError(`flag --authorization-mode: at least one mode is required (${AUTHORIZATION_MODES.join(', ')})`, { flag: 'authorization-mode' });
 }

@@ -53,6 +53,28 @@ export interface Authorizer {
   authorize(attrs: RequestAttributes): Promise<AuthorizationDecision>;
 }
 
+/** One RBAC-style rule (empty lists are absent fields). */
+export interface PolicyRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly resourceNames: readonly string[];
+  readonly nonResourceURLs: readonly string[];
+}
+
+/** What `kubectl auth can-i --list` shows: the rules a user holds in a namespace. */
+export interface SubjectRules {
+  readonly resourceRules: readonly PolicyRule[];
+  readonly nonResourceRules: readonly PolicyRule[];
+  readonly incomplete: boolean;
+  readonly evaluationError?: string;
+}
+
+/** An authorizer that can also list the rules a user holds (SelfSubjectRulesReview). */
+export interface RuleResolver {
+  rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules>;
+}
+
 export type AdmissionOperation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
 export interface AdmissionRequest {

@@ -9,7 +9,7 @@ import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
 import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js';
-import { alwaysAllow, alwaysDeny } from './auth/chain.js';
+import { LateModes } from './authz/modes.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
 import { NodeAuthorizer } from './authz/node/authorizer.js';
@@ -57,7 +57,9 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry below.
   const nodeObjects = new RegistryNodeObjects();
   const nodeAuthorizer = new NodeAuthorizer({ platformDomain: flags.platformDomain, nodeLeaseNamespace: NODE_LEASE_NAMESPACE, objects: nodeObjects });
-  const plugins = await loadPlugins(flags, logger, clock, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
+  const late = new LateModes();
+  late.node.bind(nodeAuthorizer);
+  const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   const secrets = new RegistrySecrets();
@@ -65,7 +67,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
   }
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
-  const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer : alwaysAllow));
+  const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
   const server = new ApiServer({
     platformDomain: flags.platformDomain,
     bindAddress: flags.bindAddress,
@@ -75,6 +77,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     authenticators,
     anonymousAuth: flags.anonymousAuth,
     authorizers,
+    lateModes: late,
     admission: [...(plugins.admission ?? []), ...(extra.admission ?? [])],
     transformers: plugins.transformers ?? identityTransformers(),
     tracer: plugins.tracer,
@@ -90,6 +93,8 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   });
   nodeObjects.bind(server.registry, server.defs);
   secrets.bind(server.registry, server.defs.secret);
+  late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
+  late.chain.bind(server.authorizer);
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;

@@ -6,6 +6,7 @@ import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, Transfo
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../common/log/types.js';
 import type { Clock } from '../common/util/clock.js';
+import type { LateModes } from './authz/modes.js';
 import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles, type ApiserverConfigFileOptions } from './config/build.js';
 
 export interface ApiServerPlugins {
@@ -13,6 +14,8 @@ export interface ApiServerPlugins {
   readonly authenticators?: readonly Authenticator[];
   /** When given, these replace the --authorization-mode chain (system:masters stays allowed). */
   readonly authorizers?: readonly Authorizer[];
+  /** The modes (or AuthorizationConfiguration types) of the chain, in order. */
+  readonly authorizerModes?: readonly string[];
   readonly admission?: readonly AdmissionPlugin[];
   readonly transformers?: TransformerRegistry;
   readonly tracer?: RequestTracer;
@@ -23,7 +26,7 @@ export interface ApiServerPlugins {
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
 export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
 
-export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock, nodes?: ApiserverConfigFileOptions['nodes']): Promise<ApiServerPlugins> {
+export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock, lateModes?: LateModes, nodes?: ApiserverConfigFileOptions['nodes']): Promise<ApiServerPlugins> {
   const x = flags.extra;
   const files = await loadApiserverConfigFiles({
     authenticationConfig: x['authenticationConfig'],
@@ -39,13 +42,15 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: 
     platformDomain: flags.platformDomain,
     anonymousAuthFlagSet: flags.anonymousAuthSet,
     authorizationModes: flags.authorizationMode,
+    ...(lateModes !== undefined ? { lateModes } : {}),
     clock,
     logger,
     nodes,
   });
   return {
     authenticators: files.authenticators,
-    ...(files.authorizers !== undefined ? { authorizers: files.authorizers } : {}),
+    authorizers: files.authorizers,
+    authorizerModes: files.authorizerModes,
     admission: files.admission,
     ...(files.transformers !== undefined ? { transformers: files.transformers } : {}),
     ...(files.tracer !== undefined ? { tracer: files.tracer } : {}),

@@ -18,11 +18,17 @@ import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
 import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
 import { Discovery, discoveryResources, reviewResource, versionInfo } from './discovery.js';
-import { readBody, requireObjectMediaType } from './handlers/body.js';
+import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
+import { decodeProtobufObject } from './handlers/protobuf.js';
 import { decodeObject } from './handlers/decode-object.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
 import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
 import { subjectAccessReview, tokenReview } from './handlers/reviews.js';
+import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './handlers/self-reviews.js';
+import { impersonatedUser } from './auth/impersonation.js';
+import type { LateModes } from './authz/modes.js';
+import { Rbac } from './rbac/index.js';
+import type { UserInfo } from './interfaces.js';
 import { ResourceRoutes } from './handlers/routes.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
 import { wantsPretty } from './params.js';
@@ -37,7 +43,7 @@ import { nodeDef } from './registry/resources/node.js';
 import { podDef } from './registry/resources/pod.js';
 import { secretDef } from './registry/resources/secret.js';
 import type { ResourceDef } from './registry/types.js';
-import { forbidden, methodNotAllowed, StatusError, unauthorized, unsupportedMediaType } from './status.js';
+import { forbidden, methodNotAllowed, StatusError, unauthorized } from './status.js';
 import { Store } from './storage/store.js';
 import { FlagError } from '../common/util/errors.js';
 
@@ -54,6 +60,8 @@ export interface ApiServerOptions {
   readonly anonymousAuth: boolean;
   /** Tried in order after the system:masters rule; the first allow or deny decides. */
   readonly authorizers: readonly Authorizer[];
+  /** The RBAC mode of `authorizers` is bound to this server's RBAC once its storage exists. */
+  readonly lateModes?: LateModes;
   readonly admission: readonly AdmissionPlugin[];
   readonly transformers: TransformerRegistry;
   readonly tracer?: RequestTracer | undefined;
@@ -77,6 +85,7 @@ export class ApiServer {
   readonly store: Store;
   readonly authorizer: AuthorizerChain;
   readonly authn: AuthenticatorChain;
+  readonly rbac: Rbac;
   readonly defs: {
     readonly csr: ResourceDef;
     readonly event: ResourceDef;
@@ -103,8 +112,12 @@ export class ApiServer {
     const d = o.platformDomain;
     this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
-    this.registry = new Registry({ store: this.store, platformDomain: d, clock: o.clock, logger: o.logger, admission: o.admission, managedFields: o.managedFields });
-    const all = Object.values(this.defs);
+    this.rbac = new Rbac({ platformDomain: d, store: this.store, logger: o.logger });
+    o.lateModes?.rbac.bind(this.rbac.authorizer);
+    this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
+    const admission = [...o.admission, this.rbac.escalationCheck(this.authorizer)];
+    this.registry = new Registry({ store: this.store, platformDomain: d, clock: o.clock, logger: o.logger, admission, managedFields: o.managedFields });
+    const all = [...Object.values(this.defs), ...this.rbac.resources];
     this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
     this.openapi = new OpenApiV3(all);
@@ -112,12 +125,19 @@ export class ApiServer {
       groups: [
         { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
         { name: `certificates.${d}`, resources: discoveryResources(this.defs.csr) },
-        { name: `authentication.${d}`, resources: [reviewResource('tokenreviews', 'TokenReview')] },
-        { name: `authorization.${d}`, resources: [reviewResource('subjectaccessreviews', 'SubjectAccessReview')] },
+        { name: this.rbac.names.group, resources: this.rbac.resources.flatMap(discoveryResources) },
+        { name: `authentication.${d}`, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
+        {
+          name: `authorization.${d}`,
+          resources: [
+            reviewResource('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+            reviewResource('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+            reviewResource('subjectaccessreviews', 'SubjectAccessReview'),
+          ],
+        },
       ],
     });
     this.authn = new AuthenticatorChain({ authenticators: o.authenticators, anonymous: o.anonymousAuth });
-    this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
     this.handlerCtx = {
       registry: this.registry,
       platformDomain: d,
@@ -166,6 +186,7 @@ export class ApiServer {
 
   async start(): Promise<{ host: string; port: number }> {
     await this.bootstrapNamespaces();
+    await this.rbac.start(this.registry, this.stopController.signal);
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         const why = err.code === 'EADDRINUSE' ? 'the port is in use' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : err.code === 'EACCES' ? 'permission denied' : err.message;
@@ -202,6 +223,7 @@ export class ApiServer {
       this.server.closeAllConnections();
     });
     await this.o.tracer?.shutdown();
+    this.rbac.stop();
     this.store.close();
   }
 
@@ -236,7 +258,8 @@ export class ApiServer {
       this.o.logger.debug({ path, reason: authn.reason }, 'unauthenticated request');
       throw unauthorized();
     }
-    const user = authn.ok ? authn.user : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const authenticated = authn.ok ? authn.user : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const user = open ? authenticated : await impersonatedUser(req, authenticated, this.authorizer, `authentication.${this.o.platformDomain}`);
     if (!open) {
       const attrs = requestAttributes(method, path, target.search, user);
       const d = await this.authorizer.authorize(attrs);
@@ -255,25 +278,41 @@ export class ApiServer {
       await handleResource(this.handlerCtx, route, req, res, target.search, user, rc, signal);
       return;
     }
-    const d = this.o.platformDomain;
-    if (method === 'POST' && (path === `/apis/authentication.${d}/v1/tokenreviews` || path === `/apis/authorization.${d}/v1/subjectaccessreviews`)) {
+    const review = method === 'POST' ? this.reviewFor(path, user) : undefined;
+    if (review !== undefined) {
       const contentType = requireObjectMediaType(req);
-      if (contentType === 'application/vnd.kubernetes.protobuf') throw unsupportedMediaType(req.headers['content-type'] ?? '', ['application/json', 'application/yaml']);
-      const isToken = path.endsWith('/tokenreviews');
-      const body = decodeObject({
-        body: await readBody(req, this.o.maxBodyBytes),
-        contentType,
-        kind: isToken ? 'TokenReview' : 'SubjectAccessReview',
-        apiVersion: isToken ? `authentication.${d}/v1` : `authorization.${d}/v1`,
-      }).object;
-      const out = isToken ? await tokenReview(body, this.authn, d, this.o.apiAudiences ?? []) : await subjectAccessReview(body, this.authorizer, d);
-      sendJson(res, 201, out, rc);
+      const raw = await readBodyBytes(req, this.o.maxBodyBytes);
+      const body =
+        contentType === 'application/vnd.kubernetes.protobuf'
+          ? decodeProtobufObject(raw, review.kind, review.apiVersion)
+          : decodeObject({ body: raw.toString('utf8'), contentType, kind: review.kind, apiVersion: review.apiVersion }).object;
+      sendJson(res, 201, await review.run(body), rc);
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') throw notFoundPath();
     const doc = this.discoveryDoc(path);
     if (doc === undefined) throw notFoundPath();
     sendJson(res, 200, doc, rc);
+  }
+
+  /** The review endpoints: POST of a review object answered at once, nothing stored. */
+  private reviewFor(path: string, user: UserInfo): { kind: string; apiVersion: string; run: (body: Record<string, unknown>) => Promise<Record<string, unknown>> } | undefined {
+    const d = this.o.platformDomain;
+    const authn = `authentication.${d}`;
+    const authz = `authorization.${d}`;
+    const m = /^\/apis\/([^/]+)\/v1\/([a-z]+)$/.exec(path);
+    const group = m?.[1];
+    const resource = m?.[2];
+    if (group === authn && resource === 'tokenreviews') return { kind: 'TokenReview', apiVersion: `${authn}/v1`, run: (b) => tokenReview(b, this.authn, d, this.o.apiAudiences ?? []) };
+    if (group === authn && resource === 'selfsubjectreviews') return { kind: 'SelfSubjectReview', apiVersion: `${authn}/v1`, run: () => Promise.resolve(selfSubjectReview(user, authn)) };
+    if (group === authz && resource === 'subjectaccessreviews') return { kind: 'SubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => subjectAccessReview(b, this.authorizer, d) };
+    if (group === authz && resource === 'selfsubjectaccessreviews') {
+      return { kind: 'SelfSubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => selfSubjectAccessReview(b, user, this.authorizer, authz) };
+    }
+    if (group === authz && resource === 'selfsubjectrulesreviews') {
+      return { kind: 'SelfSubjectRulesReview', apiVersion: `${authz}/v1`, run: (b) => selfSubjectRulesReview(b, user, this.authorizer, authz) };
+    }
+    return undefined;
   }
 
   private discoveryDoc(path: string): unknown {

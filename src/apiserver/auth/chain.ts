@@ -5,8 +5,11 @@
 // the reference's privileged-group authorizer); then the configured chain, first decision wins.
 
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator, Authorizer, AuthorizationDecision, RequestAttributes, UserInfo } from '../interfaces.js';
+import type { Authenticator, Authorizer, AuthorizationDecision, PolicyRule, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../interfaces.js';
+import { isRuleResolver } from '../authz/modes.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
+
+export { alwaysAllow, alwaysDeny } from '../authz/modes.js';
 
 export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
 
@@ -39,10 +42,7 @@ function withAuthenticatedGroup(user: UserInfo): UserInfo {
   return { ...user, groups: [...user.groups, 'system:authenticated'] };
 }
 
-export const alwaysAllow: Authorizer = { authorize: () => Promise.resolve({ decision: 'allow' }) };
-export const alwaysDeny: Authorizer = { authorize: () => Promise.resolve({ decision: 'deny' }) };
-
-export class AuthorizerChain implements Authorizer {
+export class AuthorizerChain implements Authorizer, RuleResolver {
   private readonly authorizers: readonly Authorizer[];
   constructor(opts: { authorizers: readonly Authorizer[] }) {
     this.authorizers = opts.authorizers;
@@ -57,5 +57,28 @@ export class AuthorizerChain implements Authorizer {
       if (d.reason !== undefined && d.reason !== '') reasons = [...reasons, d.reason];
     }
     return reasons.length > 0 ? { decision: 'no-opinion', reason: reasons.join(', ') } : { decision: 'no-opinion' };
+  }
+
+  /** The union of what each authorizer can list (the reference's union rule resolver). */
+  async rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
+    const resourceRules: PolicyRule[] = [];
+    const nonResourceRules: PolicyRule[] = [];
+    const errors: string[] = [];
+    let incomplete = false;
+    for (const a of this.authorizers) {
+      if (!isRuleResolver(a)) {
+        incomplete = true;
+        errors.push('webhook authorizer does not support user rule resolution');
+        continue;
+      }
+      const r = await a.rulesFor(user, namespace);
+      resourceRules.push(...r.resourceRules);
+      nonResourceRules.push(...r.nonResourceRules);
+      if (r.incomplete) incomplete = true;
+      if (r.evaluationError !== undefined && r.evaluationError !== '') errors.push(r.evaluationError);
+    }
+    const unique = [...new Set(errors)];
+    const evaluationError = unique.length === 0 ? undefined : unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+    return { resourceRules, nonResourceRules, incomplete, ...(evaluationError !== undefined ? { evaluationError } : {}) };
   }
 }

@@ -6,7 +6,7 @@ import { compileCel } from './cel.js';
 import { checkDuration, checkUnique, isDns1123Label, isDns1123Subdomain } from './common.js';
 import type { IssueList } from './issues.js';
 
-export const AUTHORIZER_TYPES = ['Webhook', 'Node', 'AlwaysAllow', 'AlwaysDeny'] as const;
+export const AUTHORIZER_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export const MAX_MATCH_CONDITIONS = 64;
 export const MAX_WEBHOOK_TIMEOUT_MS = 30_000;
 

@@ -5,7 +5,8 @@ import { ConfiguredAnonymousAuthenticator } from '../authn/anonymous-config.js';
 import { JwtAuthenticator } from '../authn/jwt.js';
 import { JwtAuthenticatorSet } from '../authn/jwt-set.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
-import { alwaysAllow, alwaysDeny, AuthorizerChain } from '../auth/chain.js';
+import { AuthorizerChain } from '../auth/chain.js';
+import { alwaysAllow, alwaysDeny, authorizersForModes, LateModes } from '../authz/modes.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../interfaces.js';
@@ -49,6 +50,8 @@ export interface ApiserverConfigFileOptions {
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
   readonly authorizationModes: readonly string[];
+  /** The RBAC and Node authorizers, bound once the server exists (a fresh unbound pair when absent). */
+  readonly lateModes?: LateModes;
   /** --authorization-mode=Webhook settings (the legacy flags). */
   readonly authorizationWebhookConfigFile?: string | undefined;
   readonly authorizationWebhookVersion?: string | undefined;
@@ -62,8 +65,10 @@ export interface ApiserverConfigFileOptions {
 
 export interface ApiserverConfigFiles {
   readonly authenticators: readonly Authenticator[];
-  /** Undefined without --authorization-config (the --authorization-mode chain applies). */
-  readonly authorizers: readonly Authorizer[] | undefined;
+  /** From --authorization-config, or else the --authorization-mode chain. */
+  readonly authorizers: readonly Authorizer[];
+  /** The authorization modes in use (by type), for the start-up warnings. */
+  readonly authorizerModes: readonly string[];
   readonly admission: readonly AdmissionPlugin[];
   readonly transformers: TransformerRegistry | undefined;
   readonly tracer: RequestTracer | undefined;
@@ -94,14 +99,18 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
     }
 
+    const late = o.lateModes ?? new LateModes();
     let authorizers: Authorizer[] | undefined;
+    let authorizerModes: string[] = [...o.authorizationModes];
     if (given(o.authorizationConfig)) {
       const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
       authorizers = [];
+      authorizerModes = cfg.authorizers.map((a) => a.type);
       for (const [i, a] of cfg.authorizers.entries()) {
         if (a.type === 'AlwaysAllow') authorizers.push(alwaysAllow);
         else if (a.type === 'AlwaysDeny') authorizers.push(alwaysDeny);
-        else if (a.type === 'Node') authorizers.push(nodeAuthorizer(o));
+        else if (a.type === 'RBAC') authorizers.push(late.rbac);
+        else if (a.type === 'Node') authorizers.push(late.node);
         else if (a.webhook !== undefined) {
           const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
           let connection;
@@ -121,18 +130,23 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       }
     }
 
-    if (authorizers === undefined && o.authorizationModes.includes('Webhook')) {
-      authorizers = [];
-      for (const m of o.authorizationModes) {
-        if (m === 'AlwaysDeny') authorizers.push(alwaysDeny);
-        else if (m === 'AlwaysAllow') authorizers.push(alwaysAllow);
-        else if (m === 'Node') authorizers.push(nodeAuthorizer(o));
-        else {
-          const w = await legacyWebhookAuthorizer(o);
-          closers.push(() => w.close());
-          authorizers.push(w);
-        }
+    if (authorizers === undefined) {
+      let webhook: Authorizer | undefined;
+      if (o.authorizationModes.includes('Webhook')) {
+        const w = await legacyWebhookAuthorizer(o);
+        closers.push(() => w.close());
+        webhook = w;
       }
+      authorizers = authorizersForModes(o.authorizationModes, {
+        late,
+        webhook: () => {
+          if (webhook === undefined) throw new Error('the Webhook authorization mode was not prepared');
+          return webhook;
+        },
+      });
+    }
+    if (authorizerModes.includes('AlwaysAllow')) {
+      log.warn({ modes: authorizerModes }, 'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)');
     }
 
     let admissionConfig: ResolvedAdmissionConfiguration | undefined;
@@ -141,9 +155,8 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     }
     const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
     const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
-    const modeAuthorizers = o.authorizationModes.map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer(o) : alwaysAllow));
     // The certificate plugins ask the same chain the server uses (system:masters first).
-    const chain = new AuthorizerChain({ authorizers: authorizers ?? modeAuthorizers });
+    const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
     const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
 
     let transformers: TransformerRegistry | undefined;
@@ -167,6 +180,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     return {
       authenticators,
       authorizers,
+      authorizerModes,
       admission,
       transformers,
       tracer,
@@ -179,11 +193,6 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     for (const c of closers.reverse()) await c();
     throw err;
   }
-}
-
-function nodeAuthorizer(o: ApiserverConfigFileOptions): Authorizer {
-  if (o.nodes === undefined) throw new ConfigError('the Node authorizer needs the cluster objects it reads; it cannot run here', { flag: '--authorization-mode' });
-  return o.nodes.authorizer;
 }
 
 /** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */

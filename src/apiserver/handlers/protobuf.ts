@@ -84,7 +84,35 @@ const unknown: Schema = {
   4: ['contentType', 'string'],
 };
 
-const SCHEMAS: Readonly<Record<string, Schema>> = { CertificateSigningRequest: csr, Namespace: namespace };
+// rbac/v1 and the review kinds kubectl sends typed (create role/rolebinding, auth can-i, whoami).
+const policyRule: Schema = { 1: ['verbs', 'string', true], 2: ['apiGroups', 'string', true], 3: ['resources', 'string', true], 4: ['resourceNames', 'string', true], 5: ['nonResourceURLs', 'string', true] };
+const labelSelector: Schema = {
+  1: ['matchLabels', { map: 'string' }],
+  2: ['matchExpressions', { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', 'string', true] }, true],
+};
+const role: Schema = { 1: ['metadata', objectMeta], 2: ['rules', policyRule, true] };
+const clusterRole: Schema = { ...role, 3: ['aggregationRule', { 1: ['clusterRoleSelectors', labelSelector, true] }] };
+const binding: Schema = {
+  1: ['metadata', objectMeta],
+  2: ['subjects', { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] }, true],
+  3: ['roleRef', { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] }],
+};
+const resourceAttributes: Schema = { 1: ['namespace', 'string'], 2: ['verb', 'string'], 3: ['group', 'string'], 4: ['version', 'string'], 5: ['resource', 'string'], 6: ['subresource', 'string'], 7: ['name', 'string'] };
+const selfSubjectAccessReview: Schema = { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['resourceAttributes', resourceAttributes], 2: ['nonResourceAttributes', { 1: ['path', 'string'], 2: ['verb', 'string'] }] }] };
+const selfSubjectRulesReview: Schema = { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['namespace', 'string'] }] };
+const selfSubjectReview: Schema = { 1: ['metadata', objectMeta] };
+
+const SCHEMAS: Readonly<Record<string, Schema>> = {
+  CertificateSigningRequest: csr,
+  Namespace: namespace,
+  Role: role,
+  ClusterRole: clusterRole,
+  RoleBinding: binding,
+  ClusterRoleBinding: binding,
+  SelfSubjectAccessReview: selfSubjectAccessReview,
+  SelfSubjectRulesReview: selfSubjectRulesReview,
+  SelfSubjectReview: selfSubjectReview,
+};
 
 class Reader {
   pos = 0;

@@ -35,7 +35,9 @@ export class ResourceRoutes {
     }
     let namespace = '';
     let scoped = false;
-    if (rest[0] === 'namespaces' && rest.length >= 3) {
+    // `namespaces/{name}/status` is the Namespace's own subresource, not a resource inside it.
+    const namespaceSubresource = rest[0] === 'namespaces' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
+    if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
       namespace = rest[1] ?? '';
       rest = rest.slice(2);
       scoped = true;

@@ -67,7 +67,46 @@ function involvedObject(obj: Obj): string {
   return `${String(io['kind'] ?? '').toLowerCase()}/${String(io['name'] ?? '')}`;
 }
 
+const roleTable: Printer = {
+  columns: [col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'), col('Created At', 'date', 'CreationTimestamp is a timestamp representing the server time when this object was created.')],
+  cells: (o) => [str(metaOf(o)['name']) ?? '', str(metaOf(o)['creationTimestamp']) ?? ''],
+};
+
+function subjectNames(o: Obj, kind: string): string {
+  const subjects = Array.isArray(o['subjects']) ? (o['subjects'] as unknown[]) : [];
+  return subjects
+    .filter((x): x is Obj => x !== null && typeof x === 'object' && (x as Obj)['kind'] === kind)
+    .map((x) => (kind === 'ServiceAccount' ? `${str(x['namespace']) ?? ''}/${str(x['name']) ?? ''}` : (str(x['name']) ?? '')))
+    .join(', ');
+}
+
+const bindingTable: Printer = {
+  columns: [
+    col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),
+    col('Role', 'string', 'RoleRef references a Role or ClusterRole.'),
+    col('Age', 'string', 'CreationTimestamp is a timestamp representing the server time when this object was created.'),
+    col('Users', 'string', 'Users in the binding.', 1),
+    col('Groups', 'string', 'Groups in the binding.', 1),
+    col('ServiceAccounts', 'string', 'ServiceAccounts in the binding.', 1),
+  ],
+  cells: (o, now) => {
+    const ref = objAt(o, 'roleRef') ?? {};
+    return [
+      str(metaOf(o)['name']) ?? '',
+      `${str(ref['kind']) ?? ''}/${str(ref['name']) ?? ''}`,
+      age(metaOf(o)['creationTimestamp'], now),
+      subjectNames(o, 'User'),
+      subjectNames(o, 'Group'),
+      subjectNames(o, 'ServiceAccount'),
+    ];
+  },
+};
+
 const printers: Record<string, Printer> = {
+  roles: roleTable,
+  clusterroles: roleTable,
+  rolebindings: bindingTable,
+  clusterrolebindings: bindingTable,
   certificatesigningrequests: {
     columns: [
       col('Name', 'string', 'Name must be unique within a namespace.', 0, 'name'),

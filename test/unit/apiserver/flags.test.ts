@@ -16,7 +16,8 @@ test('defaults as the reference names them', () => {
   assert.equal(f.securePort, 6443);
   assert.equal(f.bindAddress, '127.0.0.1');
   assert.equal(f.anonymousAuth, false);
-  assert.deepEqual(f.authorizationMode, ['AlwaysAllow']);
+  // kubeadm's setting, the reference default for a cluster: the Node authorizer, then RBAC.
+  assert.deepEqual(f.authorizationMode, ['Node', 'RBAC']);
   assert.equal(f.platformDomain, 'platform.io');
   assert.equal(f.clusterSigningDurationMs, 8760 * 3600 * 1000);
   assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning', 'tokencleaner']);
@@ -41,7 +42,8 @@ test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
 
 test('bad values are FlagErrors naming the flag and what is accepted', () => {
   const cases: [string[], RegExp][] = [
-    [['--authorization-mode=ABAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, Webhook/],
+    [['--authorization-mode=ABAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook/],
+    [['--authorization-mode=RBAC,Node,RBAC'], /authorization-mode "RBAC" has mode specified more than once/],
     [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope; known: ShardedListAndWatch/],
     [['--secure-port=70000'], /--secure-port: must be between 0 and 65535/],
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],

@@ -15,7 +15,9 @@ const base = { platformDomain: 'platform.io', anonymousAuthFlagSet: false, autho
 test('no files: default certificate admission plugins, nothing else', async () => {
   const r = await loadApiserverConfigFiles(base);
   assert.deepEqual(r.authenticators, []);
-  assert.equal(r.authorizers, undefined);
+  // Without --authorization-config the chain is the --authorization-mode list.
+  assert.equal(r.authorizers.length, 1);
+  assert.deepEqual(r.authorizerModes, ['AlwaysAllow']);
   assert.deepEqual(r.admission.map((p) => p.name), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
   assert.equal(r.transformers, undefined);
   assert.equal(r.tracer, undefined);

@@ -82,7 +82,7 @@ const cases: Case[] = [
   { name: 'anonymous condition path unique', doc: authn, edit: set('anonymous.conditions', [{ path: '/a' }, { path: '/a' }]), expect: 'anonymous.conditions[1].path: Duplicate value: "/a"' },
   // authorization
   { name: 'authorizers at least one', doc: authz, edit: set('authorizers', []), expect: 'authorizers: Required value' },
-  { name: 'authorizer type values', doc: authz, edit: set('authorizers.1.type', 'RBAC'), expect: 'authorizers[1].type: Unsupported value: "RBAC": supported values: "Webhook", "Node", "AlwaysAllow", "AlwaysDeny"' },
+  { name: 'authorizer type values', doc: authz, edit: set('authorizers.1.type', 'ABAC'), expect: 'authorizers[1].type: Unsupported value: "ABAC": supported values: "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"' },
   { name: 'authorizer name required', doc: authz, edit: set('authorizers.1.name', undefined), expect: 'authorizers[1].name: Required value' },
   { name: 'authorizer name DNS', doc: authz, edit: set('authorizers.1.name', 'Bad_Name'), expect: 'authorizers[1].name: Invalid value: "Bad_Name": must be a valid DNS 1123 label or subdomain' },
   { name: 'authorizer names unique', doc: authz, edit: set('authorizers.1.name', 'sar-webhook'), expect: 'authorizers[1].name: Duplicate value: "sar-webhook"' },
