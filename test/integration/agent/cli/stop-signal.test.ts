@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO } from './run-cli.js';
 import { freePort } from '../../../helpers/processes.js';
+import { killProcessPods } from '../pods/runtimes.js';
 import { startBootstrapEnv, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 
 const EXIT_WITHIN_MS = 5000;
@@ -119,6 +120,7 @@ describe('a stop signal at any stage of a standalone start', () => {
       const a = start(await standaloneArgs(dir));
       t.after(async () => {
         a.kill();
+        await killProcessPods(join(dir, 'root'));
         await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       });
       await a.waitFor(marker);
@@ -134,6 +136,7 @@ describe('a stop signal at any stage of a standalone start', () => {
     const a = start(await standaloneArgs(dir, [`--lock-file=${lock}`]));
     t.after(async () => {
       a.kill();
+      await killProcessPods(join(dir, 'root'));
       await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     });
     await a.waitFor(/Waiting for the lock file held by another process/);
@@ -145,6 +148,7 @@ describe('a stop signal at any stage of a standalone start', () => {
     const a = start(await standaloneArgs(dir));
     t.after(async () => {
       a.kill();
+      await killProcessPods(join(dir, 'root'));
       await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     });
     // the moment the issue names; whatever stage the start has reached by then
@@ -169,6 +173,7 @@ describe('a stop signal during bootstrap', () => {
       );
       t.after(async () => {
         a.kill();
+        await killProcessPods(join(e.dir, 'root'));
         await e.stop();
       });
       await a.waitFor(marker);
