@@ -11,6 +11,7 @@ import type { EffectiveConfiguration } from '../config/effective.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
+import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
 
 export interface MainIO {
@@ -28,7 +29,7 @@ type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
 function fail(io: MainIO, err: unknown): number {
   const lines = err instanceof ConfigError ? err.problems : [userMessage(err)];
-  for (const l of lines) io.stderr(`${l}\n`);
+  for (const l of lines) io.stderr(`${maskUrlUserinfo(l)}\n`);
   return 1;
 }
 
@@ -165,10 +166,10 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
   // Dropped fields are warnings, written before any logger exists, in the log's own format.
   if (eff.warnings.length > 0) {
     const { renderTextLine } = await import('../../common/log/text-format.js');
-    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: w }));
+    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: maskUrlUserinfo(w) }));
   }
   if (eff.problems.length > 0) {
-    for (const p of eff.problems) io.stderr(`${p}\n`);
+    for (const p of eff.problems) io.stderr(`${maskUrlUserinfo(p)}\n`);
     return 1;
   }
   if (typeof version === 'string' && version.startsWith('v')) eff.flags.reportedVersion = version;

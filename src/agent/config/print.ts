@@ -3,6 +3,7 @@
 // settings.
 import jsyaml from 'js-yaml';
 import type { NodeAgentFlags } from './flags-type.js';
+import { maskUrlUserinfoDeep } from '../../common/util/url-userinfo.js';
 import { redactConfiguration } from './redact.js';
 import type { NodeAgentConfiguration } from './schema.js';
 
@@ -13,7 +14,7 @@ function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
 export function renderPrintConfig(config: NodeAgentConfiguration, flags: NodeAgentFlags): string {
   const { apiVersion, kind, ...rest } = redactConfiguration(config);
   const first = { apiVersion, kind, ...sortedKeys(rest) };
-  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(flags) };
+  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(maskUrlUserinfoDeep(flags)) };
   const opts = { lineWidth: -1, noRefs: true, sortKeys: false, schema: jsyaml.CORE_SCHEMA } as const;
   return `${jsyaml.dump(first, opts)}---\n${jsyaml.dump(second, opts)}`;
 }
