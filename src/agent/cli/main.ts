@@ -79,6 +79,9 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
   let release: (() => Promise<void>) | undefined;
   try {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
+    const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
+    const unsafe = unsafeServingWarning(eff.config);
+    if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
     logger.info({}, 'running the host checks');
     try {
       const host = await runHostChecks({
