@@ -8,7 +8,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -141,6 +141,18 @@ describe('the agent server under fuzzed paths and query parameters', () => {
     const run = await send('POST', `/run/default/${POD}/c?cmd=`);
     assert.equal(run.status, 400, run.body);
     assert.match(run.body, /^you must specify at least one command for the container: give cmd=<program> <args\.\.\.>/);
+  });
+
+  test('the hostile corpus (test/fixtures/agent-server/hostile-requests.txt) is answered below 500', async () => {
+    const corpus = await readFile(join(REPO, 'test', 'fixtures', 'agent-server', 'hostile-requests.txt'), 'utf8');
+    const lines = corpus.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    assert.ok(lines.length >= 40, `the corpus has ${lines.length} requests`);
+    for (const line of lines) {
+      const [m = 'GET', p = '/'] = line.split(' ');
+      const r = await send(m, p.replaceAll('{pod}', POD));
+      assert.ok(r.status < 500, `${line} answered ${r.status}: ${r.body.slice(0, 300)}`);
+    }
+    assert.equal(child?.exitCode, null, `the agent is still running:\n${output}`);
   });
 
   test('no input is answered 5xx and the agent survives them all', { timeout: 600_000 }, async () => {
