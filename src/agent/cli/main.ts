@@ -79,10 +79,7 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
   let release: (() => Promise<void>) | undefined;
   try {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
-    const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
-    const unsafe = unsafeServingWarning(eff.config);
-    if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
-    logger.info({}, 'running the host checks');
+    logger.info({ v: 2 }, 'running the host checks');
     try {
       const host = await runHostChecks({
         config: eff.config,
@@ -100,6 +97,10 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
       handle.flush();
       return fail(io, err);
     }
+    // after the host checks, so that a refused host still gets exactly one line
+    const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
+    const unsafe = unsafeServingWarning(eff.config);
+    if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
     if (eff.config.logging.verbosity >= 5) {
       // As the reference does at V(5): the whole effective configuration, secrets masked.
       const { redactConfiguration } = await import('../config/redact.js');

@@ -97,6 +97,8 @@ async function standaloneArgs(dir: string, extra: string[] = []): Promise<string
     '--healthz-port=0',
     '--fail-cgroupv1=false',
     '--fail-swap-on=false',
+    // V(2) marks the host checks stage
+    '--v=2',
     ...extra,
   ];
 }

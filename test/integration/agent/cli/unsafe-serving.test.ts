@@ -1,10 +1,10 @@
 // The built agent warns at start when its command endpoints are open to anyone (the reference's
 // legacy flag defaults on a non-loopback address), naming the flags that close them. The agent
-// is held in its host checks by a lock file this test holds, so it never binds the address.
+// is held waiting for a container runtime that is not there, so it never binds the address.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO } from './run-cli.js';
@@ -31,10 +31,8 @@ function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code:
 test('with the flag defaults on 0.0.0.0 the agent warns at start, naming --anonymous-auth=false, --authorization-mode=Webhook and --address; on 127.0.0.1 it does not', { timeout: 60_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'na-unsafe-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const lock = join(dir, 'agent.lock');
-  await writeFile(lock, `${process.pid}\n`);
-  const base = [`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--container-runtime-endpoint=process://', `--lock-file=${lock}`, '--fail-cgroupv1=false', '--fail-swap-on=false'];
-  const held = /Waiting for the lock file held by another process/;
+  const base = [`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--container-runtime-endpoint=unix://${join(dir, 'no-engine.sock')}`, '--fail-cgroupv1=false', '--fail-swap-on=false'];
+  const held = /container runtime not answering/;
 
   const open = await runUntil([...base, '--address=0.0.0.0'], held);
   assert.equal(open.code, 0, open.out);
