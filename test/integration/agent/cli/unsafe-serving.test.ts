@@ -14,9 +14,14 @@ function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code:
     const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    let signalled = false;
     const onData = (d: string): void => {
       out += d;
-      if (pattern.test(out)) child.kill('SIGTERM');
+      // one signal: a second one while stopping means "exit at once" (status 1)
+      if (!signalled && pattern.test(out)) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
     };
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);
