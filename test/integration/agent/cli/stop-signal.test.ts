@@ -16,7 +16,9 @@ import { freePort } from '../../../helpers/processes.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { startBootstrapEnv, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 
-const EXIT_WITHIN_MS = 5000;
+// "a few seconds" with room for a loaded 2-core CI machine (it takes well under 2 s when idle);
+// that the agent stopped by itself, not by the launcher's 5 s backstop, is asserted separately
+const EXIT_WITHIN_MS = 8000;
 const BACKSTOP = 'still running 5 s after it stopped';
 
 interface Started {
