@@ -137,6 +137,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   let parts: typeof AgentParts;
   try {
     await bootstrapWaiting;
+    logger.info({}, 'building the agent parts');
     const [{ createRuntime }, loaded] = await Promise.all([import('./runtime/factory.js'), import('./agent-parts.js')]);
     parts = loaded;
     runtime = await createRuntime({
@@ -290,7 +291,19 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   return { nodeName, config, flags, runtime, pods, statuses, podConfig, sources, gc, probes, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
 }
 
-/** Starts the agent's parts and runs until `signal` aborts; returns the exit status. */
+/** Resolves when `signal` aborts (at once when it already has). */
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Starts the agent's parts and runs until `signal` aborts; returns the exit status. The signal
+ * may come at any stage, even before or while the parts start: each stage checks it, a stage
+ * that fails because of it counts as a clean stop, and whatever started is stopped.
+ */
 export async function runAgent(input: AgentInput): Promise<number> {
   const { logger, signal } = input;
   const agent = await buildAgent(input);
@@ -302,11 +315,20 @@ export async function runAgent(input: AgentInput): Promise<number> {
   signal.addEventListener('abort', stop, { once: true });
   // A signal that came while the parts were built (e.g. during bootstrap) stops at once.
   if (signal.aborted) stop();
+  let services: { stop(): Promise<void> } | undefined;
+  const stopping = (stage: string): number => {
+    logger.info({ stage }, 'node agent stopping; pods keep running');
+    return 0;
+  };
   try {
-    await agent.runtime.waitReady(loops.signal);
+    await agent.runtime.waitReady(loops.signal).catch((err: unknown) => {
+      if (!loops.signal.aborted) throw err;
+    });
+    if (loops.signal.aborted) return stopping('waiting for the container runtime');
     logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
-    for (const s of agent.sources) await s.start(loops.signal);
+    for (const s of agent.sources) if (!loops.signal.aborted) await s.start(loops.signal);
     if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
+    if (loops.signal.aborted) return stopping('starting the pod sources');
 
     if (agent.config.runOnce) {
       return await runOnce({
@@ -324,19 +346,22 @@ export async function runAgent(input: AgentInput): Promise<number> {
 
     // ---- servers and node status (colleague's block) ----
     // Servers, node registration and status, eviction and events; they stop with loops.signal.
-    const services = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: agent.flags.reportedVersion ?? packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
-    logger.info({ servers: services.addresses }, 'agent servers started');
+    const started = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: agent.flags.reportedVersion ?? packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
+    services = started;
+    if (loops.signal.aborted) return stopping('starting the servers');
+    logger.info({ servers: started.addresses }, 'agent servers started');
     // ---- end servers and node status ----
 
-    await new Promise<void>((resolve) => {
-      if (loops.signal.aborted) resolve();
-      else loops.signal.addEventListener('abort', () => resolve(), { once: true });
-    });
-    logger.info('node agent stopping; pods keep running');
-    return 0;
+    await aborted(loops.signal);
+    return stopping('running');
+  } catch (err) {
+    if (!loops.signal.aborted) throw err;
+    logger.info({ err: userMessage(err) }, 'a part stopped by the stop signal while it started');
+    return stopping('start-up');
   } finally {
     loops.abort();
     signal.removeEventListener('abort', stop);
+    await services?.stop();
     await Promise.all(agent.sources.map((s) => s.closed()));
     await agent.pods.stop();
     agent.probes.stopAll();

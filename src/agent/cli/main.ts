@@ -11,6 +11,8 @@ import type { EffectiveConfiguration } from '../config/effective.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
+import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
+import { installStopSignals, type StopSignals } from './stop-signals.js';
 
 export interface MainIO {
   stdout(text: string): void;
@@ -27,7 +29,7 @@ type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
 function fail(io: MainIO, err: unknown): number {
   const lines = err instanceof ConfigError ? err.problems : [userMessage(err)];
-  for (const l of lines) io.stderr(`${l}\n`);
+  for (const l of lines) io.stderr(`${maskUrlUserinfo(l)}\n`);
   return 1;
 }
 
@@ -54,7 +56,13 @@ async function loadAgent(): Promise<RunAgent | undefined> {
   return typeof run === 'function' ? (run as RunAgent) : undefined;
 }
 
-async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<number> {
+/** The stop signal came before or during start-up: what has started is stopped; status 0. */
+function stoppedDuringStartup(logger: Logger, stage: string, err?: unknown): number {
+  logger.info({ stage, ...(err === undefined ? {} : { err: userMessage(err) }) }, 'nodeagent stopped during start-up');
+  return 0;
+}
+
+async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopSignals): Promise<number> {
   const [{ createLogger }, { loggerOptionsFromConfig }, { runHostChecks }] = await Promise.all([
     import('../../common/log/logger.js'),
     import('../config/logger-options.js'),
@@ -62,22 +70,16 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
   ]);
   const handle = createLogger(loggerOptionsFromConfig(eff.config));
   const logger = handle.logger;
+  stops.attachLogger(logger, () => handle.close());
   const ac = new AbortController();
+  const onStop = (): void => ac.abort(stops.signal.reason);
+  stops.signal.addEventListener('abort', onStop, { once: true });
+  if (stops.signal.aborted) onStop();
   let contention = false;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (ac.signal.aborted) {
-      // A second signal while shutting down: the operator wants out now.
-      logger.warn({ signal }, 'Received a second signal while shutting down: exiting at once');
-      handle.close();
-      process.exit(1);
-    }
-    logger.info({ signal }, 'Received signal, shutting down');
-    ac.abort(new Error(`received ${signal}`));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   let release: (() => Promise<void>) | undefined;
   try {
+    if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
+    logger.info({ v: 2 }, 'running the host checks');
     try {
       const host = await runHostChecks({
         config: eff.config,
@@ -91,9 +93,14 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
       });
       release = host.release;
     } catch (err) {
+      if (ac.signal.aborted) return stoppedDuringStartup(logger, 'host checks', err);
       handle.flush();
       return fail(io, err);
     }
+    // after the host checks, so that a refused host still gets exactly one line
+    const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
+    const unsafe = unsafeServingWarning(eff.config);
+    if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
     if (eff.config.logging.verbosity >= 5) {
       // As the reference does at V(5): the whole effective configuration, secrets masked.
       const { redactConfiguration } = await import('../config/redact.js');
@@ -107,6 +114,8 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
     const code = await runAgent({ config: eff.config, flags: eff.flags, logger, signal: ac.signal });
     return contention ? 0 : code;
   } catch (err) {
+    // A part that gave up because the stop signal came while it started is a clean stop.
+    if (ac.signal.aborted) return stoppedDuringStartup(logger, 'start-up', err);
     // Bad input found late (by a part) is one plain line; anything else is a log line.
     if (err instanceof ConfigError) {
       handle.flush();
@@ -115,14 +124,23 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO): Promise<num
     logger.error({ err: { message: userMessage(err) } }, 'nodeagent stopped with an error');
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stops.signal.removeEventListener('abort', onStop);
     await release?.();
     handle.close();
   }
 }
 
 export async function main(argv: string[], io: MainIO = processIO): Promise<number> {
+  // Installed first: a signal while the configuration loads must stop the process cleanly too.
+  const stops = installStopSignals();
+  try {
+    return await mainWith(argv, io, stops);
+  } finally {
+    stops.dispose();
+  }
+}
+
+async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise<number> {
   let parsed: ParsedFlags;
   try {
     parsed = parseArgs(argv);
@@ -152,10 +170,10 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
   // Dropped fields are warnings, written before any logger exists, in the log's own format.
   if (eff.warnings.length > 0) {
     const { renderTextLine } = await import('../../common/log/text-format.js');
-    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: w }));
+    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: maskUrlUserinfo(w) }));
   }
   if (eff.problems.length > 0) {
-    for (const p of eff.problems) io.stderr(`${p}\n`);
+    for (const p of eff.problems) io.stderr(`${maskUrlUserinfo(p)}\n`);
     return 1;
   }
   if (typeof version === 'string' && version.startsWith('v')) eff.flags.reportedVersion = version;
@@ -164,5 +182,5 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
     io.stdout(renderPrintConfig(eff.config, eff.flags));
     return 0;
   }
-  return runWithHost(eff, io);
+  return runWithHost(eff, io, stops);
 }

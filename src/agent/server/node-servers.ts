@@ -102,7 +102,9 @@ export class NodeServers {
       await this.stop();
       throw err;
     }
-    signal.addEventListener('abort', () => void this.stop(), { once: true });
+    // a signal that came while the servers started stops them now (a listener would never fire)
+    if (signal.aborted) await this.stop();
+    else signal.addEventListener('abort', () => void this.stop(), { once: true });
     return out;
   }
 

@@ -1,11 +1,16 @@
 // The API server source: pods bound to this node (fieldSelector spec.nodeName=<node>) by
 // list+watch through the shared client. Mirror pods (our own reflections of static pods) are
 // skipped: they are reports, not work. Each change sends a full snapshot to the merger.
+// The list and watch are retried for as long as the agent runs, with back-off (800 ms doubling
+// to 30 s, as the reference's reflector), so an API server that is down at start or goes away
+// later costs only time; only an answer that retrying cannot change (a 4xx other than 429 and
+// 410) stops the source, and that is logged as an error.
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { userMessage } from '../../common/util/errors.js';
+import { ApiError, findCause, userMessage } from '../../common/util/errors.js';
+import { Backoff } from '../worker/backoff.js';
 import type { ResourceClient } from '../client/resource-client.js';
-import type { ApiObject } from '../client/types.js';
+import type { ApiObject, WatchEvent } from '../client/types.js';
 import { decodePodObject } from '../pod/decode.js';
 import { configMirrorAnnotation, configSourceAnnotation } from '../pod/static.js';
 import type { Pod } from '../pod/types.js';
@@ -23,6 +28,17 @@ export interface ApiserverSourceOptions {
   onSnapshot: SnapshotSink;
   logger: Logger;
   clock: Clock;
+  /** First retry delay after a failed list or watch (default 800 ms); doubles up to maxRetryDelayMs. */
+  retryDelayMs?: number;
+  /** Longest retry delay (default 30 s). */
+  maxRetryDelayMs?: number;
+}
+
+/** A 4xx other than 429 (throttled) and 410 (expired): the same request will fail again. */
+export function isPermanentApiError(err: unknown): ApiError | undefined {
+  const api = findCause(err, (e): e is ApiError => e instanceof ApiError);
+  if (api === undefined || api.status < 400 || api.status >= 500 || api.status === 429 || api.status === 410) return undefined;
+  return api;
 }
 
 export class ApiserverSource implements PodSource {
@@ -78,30 +94,65 @@ export class ApiserverSource implements PodSource {
     this.opts.onSnapshot({ source: this.name, pods: [...this.pods.values()] });
   }
 
-  private async run(signal: AbortSignal): Promise<void> {
-    const fieldSelector = `spec.nodeName=${this.opts.nodeName}`;
-    try {
-      for await (const ev of this.opts.pods.watch({ fieldSelector, signal, allowWatchBookmarks: true })) {
-        if (ev.type === 'RELIST') {
-          this.pods.clear();
-          for (const o of ev.object.items) {
-            const p = this.toPod(o);
-            if (p) this.pods.set(p.metadata.uid, p);
-          }
-          this.emit();
-        } else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
-          const uid = ev.object.metadata?.uid;
-          const p = this.toPod(ev.object);
-          if (p) this.pods.set(p.metadata.uid, p);
-          else if (uid) this.pods.delete(uid);
-          this.emit();
-        } else if (ev.type === 'DELETED') {
-          const uid = ev.object.metadata?.uid;
-          if (uid && this.pods.delete(uid)) this.emit();
-        }
+  private onEvent(ev: WatchEvent<ApiPod>): void {
+    if (ev.type === 'RELIST') {
+      this.pods.clear();
+      for (const o of ev.object.items) {
+        const p = this.toPod(o);
+        if (p) this.pods.set(p.metadata.uid, p);
       }
-    } catch (err) {
-      if (!signal.aborted) this.opts.logger.error({ err: userMessage(err) }, 'api source: watch of pods ended; pods from the API server are no longer updated');
+      this.emit();
+    } else if (ev.type === 'ADDED' || ev.type === 'MODIFIED') {
+      const uid = ev.object.metadata?.uid;
+      const p = this.toPod(ev.object);
+      if (p) this.pods.set(p.metadata.uid, p);
+      else if (uid) this.pods.delete(uid);
+      this.emit();
+    } else if (ev.type === 'DELETED') {
+      const uid = ev.object.metadata?.uid;
+      if (uid && this.pods.delete(uid)) this.emit();
+    }
+  }
+
+  /** One list+watch until it fails or the signal aborts; `onListed` runs at each list. */
+  private async listAndWatch(signal: AbortSignal, onListed: () => void): Promise<void> {
+    const fieldSelector = `spec.nodeName=${this.opts.nodeName}`;
+    for await (const ev of this.opts.pods.watch({ fieldSelector, signal, allowWatchBookmarks: true })) {
+      if (ev.type === 'RELIST') onListed();
+      this.onEvent(ev);
+    }
+  }
+
+  private async run(signal: AbortSignal): Promise<void> {
+    const backoff = new Backoff({ clock: this.opts.clock, initialMs: this.opts.retryDelayMs ?? 800, maxMs: this.opts.maxRetryDelayMs ?? 30_000 });
+    let failing = false;
+    const onListed = (): void => {
+      backoff.reset('list');
+      if (failing) this.opts.logger.info({}, 'api source: pods listed from the API server again');
+      failing = false;
+    };
+    while (!signal.aborted) {
+      try {
+        await this.listAndWatch(signal, onListed);
+        if (signal.aborted) return;
+        // The watch iterator ends only on abort; an end without one is retried like a failure.
+        throw new Error('the watch of pods ended');
+      } catch (err) {
+        if (signal.aborted) return;
+        const permanent = isPermanentApiError(err);
+        if (permanent !== undefined) {
+          this.opts.logger.error(
+            { status: permanent.status, reason: permanent.reason, err: userMessage(err) },
+            'api source: the API server refused the list or watch of pods with an answer retrying cannot change; giving up: pods from the API server are no longer updated until the agent restarts',
+          );
+          return;
+        }
+        backoff.next('list');
+        const delayMs = backoff.delayMs('list');
+        failing = true;
+        this.opts.logger.warn({ err: userMessage(err), retryInMs: delayMs }, 'api source: list or watch of pods failed; retrying with back-off');
+        await this.opts.clock.sleep(delayMs, signal).catch(() => undefined);
+      }
     }
   }
 }

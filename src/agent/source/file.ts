@@ -1,6 +1,7 @@
 // The file source: a directory of manifests (one file, one pod; dotfiles ignored; not recursive)
 // or a single file. File-system notifications give low latency; a relist every
-// `checkFrequencyMs` catches anything the notifications missed.
+// `checkFrequencyMs` catches anything the notifications missed. The first list runs once the
+// watcher is ready, so a manifest written while the source starts is seen by one or the other.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -49,8 +50,9 @@ export class FileSource implements PodSource {
   }
 
   async start(signal: AbortSignal): Promise<void> {
-    await this.relist();
-    if (this.opts.watch !== false) this.startWatcher();
+    if (this.opts.watch !== false) await this.startWatcher(signal);
+    this.requestRelist();
+    while (this.listing !== undefined) await this.listing;
     this.loop = this.run(signal);
   }
 
@@ -58,7 +60,8 @@ export class FileSource implements PodSource {
     return this.loop;
   }
 
-  private startWatcher(): void {
+  /** Resolves once chokidar has scanned the path (its `ready`), or the signal aborts. */
+  private startWatcher(signal: AbortSignal): Promise<void> {
     const w = watch(this.opts.path, {
       ignoreInitial: true,
       depth: 0,
@@ -68,6 +71,15 @@ export class FileSource implements PodSource {
     w.on('add', onEvent).on('change', onEvent).on('unlink', onEvent).on('addDir', onEvent).on('unlinkDir', onEvent);
     w.on('error', (err: unknown) => this.opts.logger.warn({ path: this.opts.path, err: userMessage(err) }, 'file source: notification error; relying on periodic relist'));
     this.watcher = w;
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      w.once('ready', done);
+      signal.addEventListener('abort', done, { once: true });
+      if (signal.aborted) done();
+    });
   }
 
   /** Coalesces bursts of notifications: one listing runs, at most one more is queued. */

@@ -8,6 +8,7 @@
 import pino from 'pino';
 import type { LogFn, Logger } from './types.js';
 import { renderTextLine } from './text-format.js';
+import { maskUrlUserinfo } from '../util/url-userinfo.js';
 import { vmoduleVerbosity, type VModuleItem } from './vmodule.js';
 
 export interface LogSink {
@@ -98,7 +99,9 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
   const stderr = opts.stderr ?? fdSink(2, 0);
   const stdout = split ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0)))) : stderr;
   const destination = {
-    write(line: string): void {
+    write(raw: string): void {
+      // no log line shows a URL's userinfo, whichever part logged it
+      const line = maskUrlUserinfo(raw);
       let rec: Record<string, unknown>;
       try {
         rec = JSON.parse(line) as Record<string, unknown>;

@@ -3,8 +3,8 @@
 // a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
 // agent re-adopts running processes (pid + start time guard against pid reuse).
 import { spawn, execFile } from 'node:child_process';
-import { openSync, closeSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
-import { readFile, readdir, stat, unlink } from 'node:fs/promises';
+import { openSync, closeSync, constants as fsConstants, fchmodSync, readFileSync, statSync } from 'node:fs';
+import { chmod, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../../common/util/clock.js';
@@ -62,6 +62,13 @@ const WRAPPER =
 
 const STATE_DIR = ['process-runtime', 'containers'] as const;
 
+// Modes, whatever the umask: state files hold pod data (env values), so they and their dirs are
+// private; the root and pod dirs as the reference's MkdirAll(..., 0750); container logs 0640.
+const STATE_FILE_MODE = 0o600;
+const STATE_DIR_MODE = 0o700;
+const POD_DIR_MODE = 0o750;
+const LOG_FILE_MODE = 0o640;
+
 function fileSize(path: string): number {
   try {
     return statSync(path).size;
@@ -107,6 +114,21 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     return undefined;
   }
 
+  /**
+   * The root dir and the pods dir as the reference makes them (0750), the runtime's state dirs
+   * private (0700, also when they exist with a wider mode): modes set here, whatever the umask.
+   */
+  private async makeDirs(): Promise<string> {
+    await mkdir(this.opts.rootDir, { recursive: true, mode: POD_DIR_MODE });
+    await mkdirUnder(this.opts.rootDir, ['pods'], POD_DIR_MODE);
+    const stateDir = await mkdirUnder(this.opts.rootDir, STATE_DIR, STATE_DIR_MODE);
+    if (!this.opts.readOnly) {
+      await chmod(joinUnder(this.opts.rootDir, STATE_DIR[0]), STATE_DIR_MODE);
+      await chmod(stateDir, STATE_DIR_MODE);
+    }
+    return stateDir;
+  }
+
   /** Loads persisted state once (adopting running processes) and starts the exit poller. */
   private ensureLoaded(): Promise<void> {
     this.loaded ??= this.load();
@@ -114,10 +136,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   private async load(): Promise<void> {
-    const stateDir = await mkdirUnder(this.opts.rootDir, STATE_DIR);
+    const stateDir = await this.makeDirs();
     for (const f of await readdir(stateDir)) {
       if (!f.endsWith('.json')) continue;
       try {
+        // state files hold pod data (env values): private, also when an older version wrote them
+        if (!this.opts.readOnly) await chmod(joinUnder(stateDir, f), STATE_FILE_MODE);
         const rec = JSON.parse(await readFile(joinUnder(stateDir, f), 'utf8')) as ProcessRecord;
         const problem = this.recordProblem(rec, f);
         if (problem !== undefined) throw new RuntimeError(`state file ${f}: ${problem}; not adopted`);
@@ -168,7 +192,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
     const next = prev.then(async () => {
       if (this.records.get(rec.id) !== rec || this.closed) return;
-      await writeFileAtomic(this.stateFile(rec.id, 'json'), JSON.stringify(rec), { mode: 0o644 });
+      await writeFileAtomic(this.stateFile(rec.id, 'json'), JSON.stringify(rec), { mode: STATE_FILE_MODE });
     }).catch((err: unknown) =>
       this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
     );
@@ -199,7 +223,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     await this.ensureLoaded();
     const pod = cfg.pod;
-    await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid]);
+    await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid], POD_DIR_MODE);
     const id = `sb-${randomBytes(8).toString('hex')}`;
     const now = this.opts.clock.nowMs();
     const rec: ProcessRecord = {
@@ -259,7 +283,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     }
     env.HOSTNAME = cfg.pod.metadata.name;
     Object.assign(env, containerEnv(c));
-    await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid]);
+    await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(this.opts.rootDir, 'pods', cfg.pod.metadata.uid, `${c.name}.log`);
     const id = randomBytes(16).toString('hex');
     const rec: ProcessRecord = {
@@ -304,7 +328,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     await checkWritableUnder(this.opts.rootDir, rec.logFile);
     rec.logStart = fileSize(rec.logFile);
     // O_NOFOLLOW: a log file replaced by a symbolic link is refused, never written through
-    const fd = openSync(rec.logFile, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW, 0o666);
+    const fd = openSync(rec.logFile, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW, LOG_FILE_MODE);
+    if (!this.opts.readOnly) fchmodSync(fd, LOG_FILE_MODE);
     let child;
     try {
       child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', exitFile, ...rec.command], {

@@ -106,6 +106,20 @@ function containerRef(parts: readonly string[]): ContainerRef | undefined {
   return undefined;
 }
 
+/**
+ * Why a command cannot be run, or undefined. An exec without a program (no `command`, or
+ * `command=`) is the reference client's "you must specify at least one command for the
+ * container"; a NUL byte cannot reach a program's argv.
+ */
+export function commandProblem(command: readonly string[], kind: 'run' | 'exec'): string | undefined {
+  const param = kind === 'run' ? 'cmd' : 'command';
+  const accepted = kind === 'run' ? 'cmd=<program> <args...>' : 'command=<program>&command=<arg>...';
+  if (command.length === 0 || command[0] === '') return `you must specify at least one command for the container: give ${accepted}`;
+  const i = command.findIndex((a) => a.includes('\0'));
+  if (i >= 0) return `${param} argument ${i} contains a NUL character, which a command line cannot hold`;
+  return undefined;
+}
+
 /** /run/{ns}/{pod}[/{uid}]/{container}?cmd=... (POST) and /exec/...?command=a&command=b. */
 export async function serveCommand(
   req: IncomingMessage,
@@ -134,8 +148,9 @@ export async function serveCommand(
     return;
   }
   const command = kind === 'run' ? (url.searchParams.get('cmd') ?? '').split(/\s+/).filter((s) => s !== '') : url.searchParams.getAll('command');
-  if (command.length === 0) {
-    httpError(res, 400, kind === 'run' ? 'missing cmd' : 'missing command');
+  const problem = commandProblem(command, kind);
+  if (problem !== undefined) {
+    httpError(res, 400, problem);
     return;
   }
   if (runner === undefined) {

@@ -94,7 +94,8 @@ test('print-config masks header values and shows every field', async () => {
   assert.ok(!out.includes('s3cret'));
   assert.match(out, new RegExp(`Authorization:\\n\\s+- "?${MASK}"?`));
   const [first, second] = out.split('\n---\n');
-  assert.match(first ?? '', /^apiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentConfiguration\n/);
+  // the flag defaults open the command endpoints: a comment marks it before the document
+  assert.match(first ?? '', /^# WARNING \(unsafe\): [^\n]*\napiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentConfiguration\n/);
   assert.match(second ?? '', /^apiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentFlags\n/);
   for (const spec of FLAGS) {
     const key = spec.configPath?.split('.')[0] ?? spec.flagsField;

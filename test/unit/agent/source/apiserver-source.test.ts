@@ -32,8 +32,13 @@ test('the API source: list then watch events become full snapshots; mirror pods 
     },
   } as unknown as ResourceClient<ApiPod>;
   const snaps: PodSnapshot[] = [];
-  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock: new ManualClock() });
-  await src.start(new AbortController().signal);
+  const ac = new AbortController();
+  const clock = new ManualClock();
+  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock });
+  await src.start(ac.signal);
+  // the stream ended: the source waits to list again instead of ending
+  await clock.waitForSleepers(1);
+  ac.abort();
   await src.closed();
   assert.equal(selector, 'spec.nodeName=n1');
   assert.deepEqual(snaps.map((s) => s.pods.map((p) => p.metadata.name)), [['a'], ['a', 'b'], ['a'], []]);
@@ -120,3 +125,68 @@ test('status writes that fail are retried by the loop until they succeed', async
   ac.abort();
   await sync.stopped();
 });
+
+/** A pod client whose list+watch fails with `failures[i]` on attempt i, then lists `pods`. */
+function flakyClient(failures: unknown[], pods: ApiPod[]): { client: ResourceClient<ApiPod>; attempts: () => number } {
+  let n = 0;
+  const client = {
+    async *watch(o: { signal?: AbortSignal }) {
+      const i = n++;
+      if (i < failures.length) throw failures[i];
+      yield { type: 'RELIST', object: { items: pods } } as WatchEvent<ApiPod>;
+      await new Promise<void>((resolve) => o.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    },
+  } as unknown as ResourceClient<ApiPod>;
+  return { client, attempts: () => n };
+}
+
+test('the API source retries a failed list forever with back-off (800 ms doubling to 30 s) and recovers', async () => {
+  // Regression: one failed list used to end the source for good ("pods from the API server are
+  // no longer updated"), leaving the node without API pods until a restart.
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+  const failures: unknown[] = [
+    refused,
+    new ApiError('etcd is sad', { status: 500, reason: 'InternalError' }),
+    new ApiError('slow down', { status: 429, reason: 'TooManyRequests' }),
+    new ApiError('too old', { status: 410, reason: 'Expired' }),
+    ...Array.from({ length: 6 }, () => refused),
+  ];
+  const { client, attempts } = flakyClient(failures, [apiPod('a', 'ua')]);
+  const clock = new ManualClock();
+  const logger = recordingLogger();
+  const snaps: PodSnapshot[] = [];
+  const ac = new AbortController();
+  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger, clock });
+  await src.start(ac.signal);
+  for (let i = 0; i < failures.length; i++) {
+    await clock.waitForSleepers(1);
+    assert.equal(snaps.length, 0);
+    clock.advance(clock.sleeps.at(-1) ?? 0);
+  }
+  while (snaps.length === 0) await new Promise((r) => setImmediate(r));
+  assert.deepEqual(snaps[0]?.pods.map((p) => p.metadata.name), ['a']);
+  assert.equal(attempts(), failures.length + 1);
+  assert.deepEqual(clock.sleeps, [800, 1600, 3200, 6400, 12_800, 25_600, 30_000, 30_000, 30_000, 30_000]);
+  const warns = logger.lines.filter((l) => l.msg === 'api source: list or watch of pods failed; retrying with back-off');
+  assert.equal(warns.length, failures.length);
+  assert.equal(warns[0]?.fields.err, 'connect ECONNREFUSED 127.0.0.1:6443');
+  assert.ok(logger.lines.some((l) => l.msg === 'api source: pods listed from the API server again'));
+  assert.equal(logger.lines.filter((l) => l.level === 'error').length, 0);
+  ac.abort();
+  await src.closed();
+});
+
+for (const [status, reason] of [[403, 'Forbidden'], [401, 'Unauthorized'], [400, 'BadRequest'], [404, 'NotFound']] as const) {
+  test(`the API source gives up on a ${status} (${reason}) and says so in the log`, async () => {
+    const { client, attempts } = flakyClient([new ApiError(`pods is ${reason.toLowerCase()}`, { status, reason })], [apiPod('a', 'ua')]);
+    const logger = recordingLogger();
+    const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: () => undefined, logger, clock: new ManualClock() });
+    await src.start(new AbortController().signal);
+    await src.closed();
+    assert.equal(attempts(), 1);
+    const err = logger.lines.find((l) => l.level === 'error');
+    assert.match(err?.msg ?? '', /giving up: pods from the API server are no longer updated until the agent restarts/);
+    assert.equal(err?.fields.status, status);
+    assert.equal(err?.fields.reason, reason);
+  });
+}

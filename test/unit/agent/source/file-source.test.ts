@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, unlink, utimes, truncate } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileSource } from '../../../../src/agent/source/file.js';
@@ -111,10 +112,46 @@ test('notifications pick up a new file without waiting for the relist', async (t
     await src.closed();
     await rm(dir, { recursive: true, force: true });
   });
+  // start() resolves once the watcher is ready: no wait for it to attach
   await src.start(ac.signal);
-  await new Promise((r) => setTimeout(r, 200)); // let the watcher attach
   await writeFile(join(dir, 'late.yaml'), manifest('late'));
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline && !snaps.some((s) => s.pods.some((p) => p.metadata.name === 'late-n1'))) await new Promise((r) => setTimeout(r, 20));
   assert.ok(snaps.some((s) => s.pods.some((p) => p.metadata.name === 'late-n1')));
+});
+
+test('a manifest written while the source starts (during its first list) is seen at once, not a --file-check-frequency later', async (t) => {
+  // Regression: the first list ran before chokidar was watching, so a file written in that
+  // window waited for the next relist (here 10 minutes of a clock that never moves).
+  const dir = await mkdtemp(join(tmpdir(), 'na-filesrc-'));
+  const ac = new AbortController();
+  const snaps: PodSnapshot[] = [];
+  let arrived: () => void = () => undefined;
+  const seen = new Promise<void>((resolve) => (arrived = resolve));
+  const src = new FileSource({
+    path: dir,
+    checkFrequencyMs: 600_000,
+    nodeName: 'n1',
+    platformDomain: 'platform.io',
+    validation: { requireImage: false, requireCommand: true },
+    onSnapshot: (s) => {
+      // written synchronously inside the first list, before start() returns
+      if (snaps.length === 0) writeFileSync(join(dir, 'early.yaml'), manifest('early'));
+      snaps.push(s);
+      if (s.pods.some((p) => p.metadata.name === 'early-n1')) arrived();
+    },
+    logger: recordingLogger(),
+    clock: new ManualClock(),
+  });
+  t.after(async () => {
+    ac.abort();
+    await src.closed();
+    await rm(dir, { recursive: true, force: true });
+  });
+  await src.start(ac.signal);
+  assert.deepEqual(snaps[0]?.pods, []);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('not seen within 5 s'), 5000)));
+  assert.equal(await Promise.race([seen.then(() => 'seen'), late]), 'seen');
+  clearTimeout(timer);
 });
