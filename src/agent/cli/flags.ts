@@ -92,6 +92,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'node-ip', type: 'string', flagsField: 'nodeIP', help: 'IP address of the node, or two comma-separated addresses for dual stack. Unset: the default IPv4 address, else the default IPv6 address; :: prefers IPv6.' },
   { name: 'node-labels', type: 'mapStringString', flagsField: 'nodeLabels', help: 'Labels added when the node registers. Labels in the platform-reserved namespace must start with an allowed prefix or be one of the allowed architecture, instance-type, OS, hostname, region and zone labels (legacy and current forms).' },
   { name: 'node-status-max-images', type: 'int32', defaultText: '50', note: CFG, configPath: 'nodeStatusMaxImages', help: 'Most images reported in the node status; -1 means no cap.' },
+  { name: 'node-lease-duration-seconds', type: 'int32', defaultText: '40', note: CFG, configPath: 'nodeLeaseDurationSeconds', help: "Duration of the node's Lease in seconds; the agent renews it every quarter of it. The lease is the node's heartbeat to the node lifecycle controller." },
+  { name: 'node-status-report-frequency', type: 'duration', defaultText: '5m0s', note: CFG, configPath: 'nodeStatusReportFrequency', help: 'How often the node status is posted when nothing changed, while the node lease is the heartbeat (without a lease API the status is posted every --node-status-update-frequency).' },
   { name: 'node-status-update-frequency', type: 'duration', defaultText: '10s', note: CFG, configPath: 'nodeStatusUpdateFrequency', help: "How often the node status is posted; keep it in step with the node controller's grace period." },
   { name: 'oom-score-adj', type: 'int32', defaultText: '-999', note: CFG, configPath: 'oomScoreAdj', help: 'oom_score_adj of the agent process, in [-1000, 1000].' },
   { name: 'pod-cidr', type: 'string', note: CFG, configPath: 'podCIDR', help: 'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 addresses are allocated.' },
@@ -137,6 +139,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'volume-stats-agg-period', type: 'duration', defaultText: '1m0s', note: CFG, configPath: 'volumeStatsAggPeriod', help: 'How often the disk usage of volumes is computed and cached; negative disables it.' },
   // Ours, not in the spec's table.
   { name: 'platform-domain', type: 'string', defaultText: 'platform.io', configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
+  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: kubernetes.io signers and labels, k8s.io groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig).' },
   { name: 'print-config', type: 'bool', help: 'Print the effective configuration (a NodeAgentConfiguration document, then a NodeAgentFlags document with the flag-only settings) and exit; with errors, print them and exit 1. Starts nothing.' },
 ];
 

@@ -1,6 +1,7 @@
 // The API server source: pods bound to this node (fieldSelector spec.nodeName=<node>) by
 // list+watch through the shared client. Mirror pods (our own reflections of static pods) are
 // skipped: they are reports, not work. Each change sends a full snapshot to the merger.
+import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -17,7 +18,7 @@ export type ApiPod = ApiObject & Record<string, unknown>;
 export interface ApiserverSourceOptions {
   pods: ResourceClient<ApiPod>;
   nodeName: string;
-  platformDomain: string;
+  names: Names;
   /** Kept for symmetry with the other sources; runtime-specific checks happen at admission. */
   validation?: ValidatePodOptions;
   onSnapshot: SnapshotSink;
@@ -49,7 +50,7 @@ export class ApiserverSource implements PodSource {
   toPod(obj: ApiPod): Pod | undefined {
     const meta = obj.metadata ?? {};
     const where = `pod ${meta.namespace ?? ''}/${meta.name ?? ''} from the API server`;
-    if (meta.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] !== undefined) return undefined;
+    if (meta.annotations?.[configMirrorAnnotation(this.opts.names)] !== undefined) return undefined;
     try {
       const d = decodePodObject({ kind: 'Pod', ...obj }, where);
       if (!d.metadata.uid || !d.metadata.name) throw new Error('metadata.uid and metadata.name are required');
@@ -60,7 +61,7 @@ export class ApiserverSource implements PodSource {
           name: d.metadata.name,
           namespace: d.metadata.namespace ?? 'default',
           uid: d.metadata.uid,
-          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.platformDomain)]: 'api' },
+          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.names)]: 'api' },
         },
       };
       // names are the API server's business; whether this node can run the pod (image or

@@ -1,6 +1,7 @@
 // The file source: a directory of manifests (one file, one pod; dotfiles ignored; not recursive)
 // or a single file. File-system notifications give low latency; a relist every
 // `checkFrequencyMs` catches anything the notifications missed.
+import type { Names } from '../../common/names.js';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -16,7 +17,7 @@ export interface FileSourceOptions {
   path: string;
   checkFrequencyMs: number;
   nodeName: string;
-  platformDomain: string;
+  names: Names;
   validation: ValidatePodOptions;
   onSnapshot: SnapshotSink;
   logger: Logger;
@@ -42,7 +43,7 @@ export class FileSource implements PodSource {
     this.files = new ManifestFiles({
       logger: opts.logger,
       manifest: (file) => ({
-        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', platformDomain: opts.platformDomain },
+        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', names: opts.names },
         validation: opts.validation,
       }),
     });

@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiserverSource, type ApiPod } from '../../../../src/agent/source/apiserver.js';
@@ -32,7 +33,7 @@ test('the API source: list then watch events become full snapshots; mirror pods 
     },
   } as unknown as ResourceClient<ApiPod>;
   const snaps: PodSnapshot[] = [];
-  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock: new ManualClock() });
+  const src = new ApiserverSource({ pods: client, nodeName: 'n1', names: namesFor('platform', 'platform.io'), onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock: new ManualClock() });
   await src.start(new AbortController().signal);
   await src.closed();
   assert.equal(selector, 'spec.nodeName=n1');
@@ -68,7 +69,7 @@ test('mirror pods: created for a static pod, replaced when the config hash chang
       return o;
     },
   } as unknown as ResourceClient<ApiPod>;
-  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger: recordingLogger(), clock: new ManualClock() });
+  const sync = new ApiStatusSync({ pods: client, names: namesFor('platform', 'platform.io'), logger: recordingLogger(), clock: new ManualClock() });
   const staticPod = (hash: string): Pod => ({
     metadata: { name: 'web-n1', namespace: 'default', uid: hash, annotations: { 'platform.io/config.hash': hash, 'platform.io/config.source': 'file' } },
     spec: { containers: [{ name: 'c', command: ['x'] }] },
@@ -100,7 +101,7 @@ test('status writes that fail are retried by the loop until they succeed', async
     },
   } as unknown as ResourceClient<ApiPod>;
   const logger = recordingLogger();
-  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger, clock, retryMs: 10_000 });
+  const sync = new ApiStatusSync({ pods: client, names: namesFor('platform', 'platform.io'), logger, clock, retryMs: 10_000 });
   const ac = new AbortController();
   sync.start(ac.signal);
   const p: Pod = { metadata: { name: 'api-pod', namespace: 'default', uid: 'u1', annotations: { 'platform.io/config.source': 'api' } }, spec: { containers: [{ name: 'c' }] } };
