@@ -3,6 +3,7 @@
 // undefined while serving.
 
 import { readFile } from 'node:fs/promises';
+import { namesFor } from '../common/names.js';
 import type { Authenticator, Authorizer } from './interfaces.js';
 import { createLogger } from '../common/log/logger.js';
 import type { Logger } from '../common/log/types.js';
@@ -28,8 +29,6 @@ import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
-/** Where node leases live (the reference's kube-node-lease, created at start by the server). */
-const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 export interface RunningApiServer {
   readonly server: ApiServer;
@@ -54,10 +53,11 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
     }
   }
+  const names = namesFor(flags.platformProfile, flags.platformDomain);
   // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry below.
   const nodeObjects = new RegistryNodeObjects();
-  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: flags.platformDomain, nodeLeaseNamespace: NODE_LEASE_NAMESPACE, objects: nodeObjects });
-  const plugins = await loadPlugins(flags, logger, clock, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
+  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: names.groupDomain, nodeLeaseNamespace: names.namespaces.nodeLease, objects: nodeObjects });
+  const plugins = await loadPlugins(flags, logger, clock, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: names.namespaces.nodeLease });
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   const secrets = new RegistrySecrets();
@@ -67,7 +67,8 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
   const authorizers: Authorizer[] = extra.authorizers !== undefined ? [...extra.authorizers] : plugins.authorizers !== undefined ? [...plugins.authorizers] : flags.authorizationMode.filter((m) => m !== 'Webhook').map((m) => (m === 'AlwaysDeny' ? alwaysDeny : m === 'Node' ? nodeAuthorizer : alwaysAllow));
   const server = new ApiServer({
-    platformDomain: flags.platformDomain,
+    platformDomain: names.groupDomain,
+    names,
     bindAddress: flags.bindAddress,
     port: flags.securePort,
     tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems },

@@ -3,7 +3,7 @@
 // is absent reads as "" (the reference's field sets always hold every supported label);
 // booleans read as "true"/"false".
 
-export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces' | 'secrets' | 'configmaps';
+export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces' | 'secrets' | 'configmaps' | 'leases';
 
 export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<string>>> = {
   certificatesigningrequests: new Set(['metadata.name', 'metadata.namespace', 'spec.signerName']),
@@ -38,6 +38,7 @@ export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<s
   namespaces: new Set(['metadata.name', 'metadata.namespace', 'status.phase']),
   secrets: new Set(['metadata.name', 'metadata.namespace', 'type']),
   configmaps: new Set(['metadata.name', 'metadata.namespace']),
+  leases: new Set(['metadata.name', 'metadata.namespace']),
 };
 
 function child(v: unknown, key: string): unknown {
