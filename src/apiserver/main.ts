@@ -21,6 +21,7 @@ import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
 import { runTokenCommand } from './bootstrap-token/create-command.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
+import { NodeLifecycleController } from './controllers/node-lifecycle.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
@@ -114,6 +115,19 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   if (flags.controllers.includes('tokencleaner')) {
     const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'tokencleaner' }) };
     loops.push(runTokenCleaner(o, controllers.signal).catch(onLoopError('tokencleaner')));
+  }
+  if (flags.controllers.includes('nodelifecycle')) {
+    const lifecycle = new NodeLifecycleController({
+      registry: server.registry,
+      nodeDef: server.defs.node,
+      leaseDef: server.defs.lease,
+      names,
+      gracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      monitorPeriodMs: Math.max(100, Math.min(5000, flags.nodeMonitorGracePeriodMs / 4)),
+      clock,
+      logger: logger.child({ component: 'nodelifecycle' }),
+    });
+    loops.push(lifecycle.run(controllers.signal).catch(onLoopError('nodelifecycle')));
   }
   logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
   return {

@@ -8,7 +8,9 @@ import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import type { Agent } from '../agent.js';
-import { createEventClient, createNodeClient, createNodeHeartbeatClient } from '../client/typed-clients.js';
+import { createEventClient, createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../client/typed-clients.js';
+import type { ApiObject } from '../client/types.js';
+import { NodeLeaseController, type Lease } from './lease.js';
 import { RestClient } from '../client/rest-client.js';
 import { redactConfiguration } from '../config/redact.js';
 import { tlsOptionsFor } from '../config/tls-ciphers.js';
@@ -154,12 +156,24 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     const facts = await machineFacts(flags.rootDir);
     const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
     const info = await nodeSystemInfo({ agentVersion: input.agentVersion ?? 'v0.0.0', containerRuntimeVersion: runtimeVersion });
+    const nodes = createNodeClient<Node & ApiObject>({ client: rest, clock, logger });
+    const lease = new NodeLeaseController({
+      leases: createLeaseClient<Lease>({ client: rest, group: names.groups.coordination, clock, logger }),
+      nodeUid: async () => (await nodes.get(nodeName)).metadata?.uid,
+      nodeName,
+      namespace: names.namespaces.nodeLease,
+      durationSeconds: config.nodeLeaseDurationSeconds,
+      clock,
+      logger: logger.child({ part: 'lease' }),
+    });
     const status = new NodeStatusManager({
       api,
       clock,
       logger,
       nodeName,
       updateFrequencyMs: ms(config.nodeStatusUpdateFrequency, 'nodeStatusUpdateFrequency', '--node-status-update-frequency'),
+      reportFrequencyMs: ms(config.nodeStatusReportFrequency, 'nodeStatusReportFrequency', '--node-status-report-frequency'),
+      leaseActive: () => lease.active(),
       maxImages: config.nodeStatusMaxImages,
       daemonPort: config.port,
       events: recorder,
@@ -194,7 +208,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       (async () => {
         await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName) }, signal);
         recorder.event(nodeRef, 'Normal', 'RegisteredNode', `Node ${nodeName} registered with the API server`);
-        await status.run(signal);
+        await Promise.all([lease.run(signal), status.run(signal)]);
       })().catch((err: unknown) => {
         if (!signal.aborted) logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
       }),
