@@ -76,6 +76,31 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/** A kubeadm-style KubeletConfiguration (kubeadm 1.32 writes zero values for "default"), or ours. */
+function configFile(profile: Expected['profile'], manifests: string, caFile: string): string {
+  const common = [
+    'authentication:',
+    '  anonymous: {enabled: false}',
+    '  webhook: {cacheTTL: 0s, enabled: true}',
+    `  x509: {clientCAFile: ${caFile}}`,
+    'authorization:',
+    '  mode: Webhook',
+    '  webhook: {cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s}',
+    `staticPodPath: ${manifests}`,
+    'fileCheckFrequency: 1s',
+    'nodeStatusUpdateFrequency: 1s',
+    'nodeStatusReportFrequency: 0s',
+    'nodeLeaseDurationSeconds: 4',
+    'rotateCertificates: true',
+    'streamingConnectionIdleTimeout: 0s',
+    'syncFrequency: 0s',
+  ];
+  if (profile === 'kubernetes') {
+    return ['apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration', ...common, 'kubeAPIQPS: 50', 'kubeAPIBurst: 100', 'shutdownGracePeriod: 0s', 'shutdownGracePeriodCriticalPods: 0s', 'memorySwap: {}', 'crashLoopBackOff: {}', 'containerRuntimeEndpoint: ""', 'logging:', '  flushFrequency: 0', '  options:', '    json: {infoBufferSize: "0"}', '    text: {infoBufferSize: "0"}', '  verbosity: 0', ''].join('\n');
+  }
+  return ['apiVersion: nodeagent.config.platform.io/v1beta1', 'kind: NodeAgentConfiguration', ...common.filter((l) => !l.endsWith(': 0s') || l.startsWith(' ')).map((l) => l.replace(/cacheTTL: 0s/, 'cacheTTL: 2m').replace(/cacheAuthorizedTTL: 0s, cacheUnauthorizedTTL: 0s/, 'cacheAuthorizedTTL: 5m, cacheUnauthorizedTTL: 30s')), 'platAPIQPS: 50', ''].join('\n');
+}
+
 for (const want of [PLATFORM, KUBERNETES]) {
   test(`profile ${want.profile}: bootstrap, registration, lease, pods, and the node lifecycle`, { timeout: 240_000 }, async () => {
     const node = `node-${want.profile}`;
@@ -84,8 +109,13 @@ for (const want of [PLATFORM, KUBERNETES]) {
     const manifests = join(env.dir, 'manifests');
     await mkdir(manifests);
     await writeFile(join(manifests, 'static.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'static' }, spec: { containers: [{ name: 'c', command: ['node', '-e', 'setInterval(() => {}, 1000)'] }] } }));
-    const agentArgs = [`--platform-profile=${want.profile}`, '--node-lease-duration-seconds=4', '--node-status-update-frequency=1s', '--node-ip=127.0.0.1', `--pod-manifest-path=${manifests}`, '--file-check-frequency=1s'];
-    let agent: AgentProcess = await spawnAgent(env, agentArgs, node);
+    // The config file: kubeadm's KubeletConfiguration (with its zero values) under kubernetes,
+    // ours under platform; the lease and status settings are config-file fields, as the reference's.
+    const config = join(env.dir, 'config.yaml');
+    await writeFile(config, configFile(want.profile, manifests, env.api.clusterCaFile));
+    const agentArgs = [`--platform-profile=${want.profile}`, `--config=${config}`, '--node-ip=127.0.0.1'];
+    const spell = { referenceSpellings: want.profile === 'kubernetes' };
+    let agent: AgentProcess = await spawnAgent(env, agentArgs, node, spell);
     cleanups.push(async () => {
       await agent.stop();
       await killProcessPods(join(env.dir, 'root'));
@@ -153,7 +183,7 @@ for (const want of [PLATFORM, KUBERNETES]) {
     assert.deepEqual(taints, [`${want.unreachableTaint}:NoExecute`, `${want.unreachableTaint}:NoSchedule`]);
 
     // The agent returns: Ready again, taints gone.
-    agent = await spawnAgent(env, agentArgs, node);
+    agent = await spawnAgent(env, agentArgs, node, spell);
     await waitFor(async () => {
       const n = await getJson(env, `/api/v1/nodes/${node}`);
       return condition(n, 'Ready')?.['status'] === 'True' && (n?.['spec']['taints'] ?? []).length === 0;
