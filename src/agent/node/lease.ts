@@ -9,7 +9,6 @@
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isConflict, isNotFound, userMessage } from '../../common/util/errors.js';
-import type { ResourceClient } from '../client/resource-client.js';
 import type { ApiObject } from '../client/types.js';
 
 export const LEASE_RETRY_INITIAL_MS = 200;
@@ -19,8 +18,16 @@ export interface Lease extends ApiObject {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string };
 }
 
+/** What the controller needs of a lease client (the typed ResourceClient has it). */
+export interface LeaseApi {
+  readonly group: string;
+  get(name: string, opts: { namespace: string; signal?: AbortSignal }): Promise<Lease>;
+  create(obj: Lease, opts: { namespace: string; signal?: AbortSignal }): Promise<Lease>;
+  update(obj: Lease, opts: { namespace: string; signal?: AbortSignal }): Promise<Lease>;
+}
+
 export interface NodeLeaseOptions {
-  leases: ResourceClient<Lease>;
+  leases: LeaseApi;
   /** The Node's uid, for the owner reference (undefined while unknown). */
   nodeUid: () => Promise<string | undefined>;
   nodeName: string;
