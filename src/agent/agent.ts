@@ -1,6 +1,7 @@
 // The one place that builds and wires the agent's parts. `buildAgent` constructs everything
 // (nothing starts); `runAgent` starts the parts in order and stops them on the signal.
 // Colleagues add their parts in the delimited blocks below (certificates, servers, node).
+import { namesFor, type PlatformProfile } from '../common/names.js';
 import { hostname } from 'node:os';
 import type { NodeAgentConfiguration } from './config/schema.js';
 import type { NodeAgentFlags } from './config/flags-type.js';
@@ -74,6 +75,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const clock = input.clock ?? systemClock;
   const nodeName = nodeNameOf(flags);
   const platformDomain = config.platformDomain;
+  const names = namesFor(config.platformProfile as PlatformProfile, platformDomain);
 
   const runtimeRequestTimeoutMs = durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout');
 
@@ -106,7 +108,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         certDir: flags.certDir,
         nodeName,
         nodeIPs: [],
-        platformDomain,
+        names,
         rotateCertificates: config.rotateCertificates,
         rotateServerCertificates: false,
         servingCertificate: false,
@@ -188,7 +190,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         path: config.staticPodPath,
         checkFrequencyMs: durationMs(config.fileCheckFrequency, 'fileCheckFrequency', '--file-check-frequency'),
         nodeName,
-        platformDomain,
+        names,
         validation,
         onSnapshot: (s) => podConfig.apply(s),
         logger: logger.child({ part: 'source', source: 'file' }),
@@ -203,7 +205,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
         headers: config.staticPodURLHeader,
         checkFrequencyMs: durationMs(config.httpCheckFrequency, 'httpCheckFrequency', '--http-check-frequency'),
         nodeName,
-        platformDomain,
+        names,
         validation,
         onSnapshot: (s) => podConfig.apply(s),
         logger: logger.child({ part: 'source', source: 'http' }),
@@ -219,7 +221,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       new ApiserverSource({
         pods: podClient,
         nodeName,
-        platformDomain,
+        names,
         validation,
         onSnapshot: (s) => podConfig.apply(s),
         logger: logger.child({ part: 'source', source: 'api' }),
@@ -233,7 +235,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       if (uid === undefined || uid === '') throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
       return { name: nodeName, uid };
     };
-    const sync = new ApiStatusSync({ pods: podClient, platformDomain, logger: logger.child({ part: 'status' }), clock, ownerNode });
+    const sync = new ApiStatusSync({ pods: podClient, names, logger: logger.child({ part: 'status' }), clock, ownerNode });
     statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
     statuses.onRemove((pod) => void sync.podRemoved(pod));
     statusSync = sync;

@@ -2,6 +2,7 @@
 // with commander plus a thin pflag layer: `--x=v` and `--x v`, `_` read as `-`, booleans as
 // `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
 
+import { isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError } from '../common/util/errors.js';
 import { parseBool } from '../common/util/values/bool.js';
@@ -10,7 +11,7 @@ import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
 
-export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner'] as const;
+export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner', 'nodelifecycle'] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
 
 export interface ApiServerFlags {
@@ -29,6 +30,10 @@ export interface ApiServerFlags {
   anonymousAuthSet: boolean;
   authorizationMode: string[];
   platformDomain: string;
+  /** --platform-profile: whose names (signers, groups, namespaces) the server uses. */
+  platformProfile: PlatformProfile;
+  /** --node-monitor-grace-period: a node whose lease and status are older is marked Unknown. */
+  nodeMonitorGracePeriodMs: number;
   dataDir: string | undefined;
   clusterSigningCertFile: string | undefined;
   clusterSigningKeyFile: string | undefined;
@@ -65,11 +70,13 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
   { name: 'authorization-mode', value: 'strings', def: DEFAULT_AUTHORIZATION_MODES.join(','), help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.` },
   { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
+  { name: 'platform-profile', value: 'string', def: 'platform', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: k8s.io groups, kubernetes.io signers, kube-node-lease).' },
+  { name: 'node-monitor-grace-period', value: 'duration', def: '40s', help: 'How long a node may go without renewing its Lease or posting its status before the node lifecycle controller marks it Unknown and taints it unreachable.' },
   { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
   { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
   { name: 'cluster-signing-key-file', value: 'string', def: undefined, help: 'PEM private key of --cluster-signing-cert-file.' },
   { name: 'cluster-signing-duration', value: 'duration', def: '8760h0m0s', help: 'The maximum length of duration signed certificates will be given.' },
-  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning,tokencleaner', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth)." },
+  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner, nodelifecycle (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth)." },
   { name: 'feature-gates', value: 'mapStringBool', def: '', help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).' },
   { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
   { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
@@ -200,6 +207,8 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       anonymousAuthSet: get('anonymous-auth') !== undefined,
       authorizationMode: modes,
       platformDomain: val('platform-domain'),
+      platformProfile: profileOf(val('platform-profile')),
+      nodeMonitorGracePeriodMs: durationMs(val('node-monitor-grace-period'), 'node-monitor-grace-period'),
       dataDir: get('data-dir'),
       clusterSigningCertFile: signCert,
       clusterSigningKeyFile: signKey,
@@ -213,6 +222,11 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       extra: extraValues,
     },
   };
+}
+
+function profileOf(v: string): PlatformProfile {
+  if (!isPlatformProfile(v)) throw new FlagError(unknownProfileMessage(v, 'flag --platform-profile'), { flag: 'platform-profile' });
+  return v;
 }
 
 /** `*`, `name` and `-name` entries, as the reference's --controllers. */

@@ -3,6 +3,7 @@
 // undefined while serving.
 
 import { readFile } from 'node:fs/promises';
+import { namesFor } from '../common/names.js';
 import type { Authenticator, Authorizer } from './interfaces.js';
 import { createLogger } from '../common/log/logger.js';
 import type { Logger } from '../common/log/types.js';
@@ -20,6 +21,7 @@ import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
 import { runTokenCommand } from './bootstrap-token/create-command.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
+import { NodeLifecycleController } from './controllers/node-lifecycle.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
@@ -28,8 +30,6 @@ import { ApiServer } from './server.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
-/** Where node leases live (the reference's kube-node-lease, created at start by the server). */
-const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 export interface RunningApiServer {
   readonly server: ApiServer;
@@ -54,12 +54,13 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
     }
   }
+  const names = namesFor(flags.platformProfile, flags.platformDomain);
   // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry below.
   const nodeObjects = new RegistryNodeObjects();
-  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: flags.platformDomain, nodeLeaseNamespace: NODE_LEASE_NAMESPACE, objects: nodeObjects });
+  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: names.groupDomain, nodeLeaseNamespace: names.namespaces.nodeLease, objects: nodeObjects });
   const late = new LateModes();
   late.node.bind(nodeAuthorizer);
-  const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: NODE_LEASE_NAMESPACE });
+  const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: names.namespaces.nodeLease });
   const authenticators: Authenticator[] = [x509Authenticator()];
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   const secrets = new RegistrySecrets();
@@ -69,7 +70,8 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
   const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
   const server = new ApiServer({
-    platformDomain: flags.platformDomain,
+    platformDomain: names.groupDomain,
+    names,
     bindAddress: flags.bindAddress,
     port: flags.securePort,
     tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems },
@@ -118,6 +120,19 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   if (flags.controllers.includes('tokencleaner')) {
     const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'tokencleaner' }) };
     loops.push(runTokenCleaner(o, controllers.signal).catch(onLoopError('tokencleaner')));
+  }
+  if (flags.controllers.includes('nodelifecycle')) {
+    const lifecycle = new NodeLifecycleController({
+      registry: server.registry,
+      nodeDef: server.defs.node,
+      leaseDef: server.defs.lease,
+      names,
+      gracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      monitorPeriodMs: Math.max(100, Math.min(5000, flags.nodeMonitorGracePeriodMs / 4)),
+      clock,
+      logger: logger.child({ component: 'nodelifecycle' }),
+    });
+    loops.push(lifecycle.run(controllers.signal).catch(onLoopError('nodelifecycle')));
   }
   logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
   return {

@@ -2,6 +2,7 @@
 // tracing configuration, src/apiserverconfig): their flags are EXTRA_FLAGS and loadPlugins builds
 // their plug-ins. The server core takes whatever lists come back; nothing else changes.
 
+import { namesFor } from '../common/names.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../common/log/types.js';
@@ -39,7 +40,8 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: 
     authorizationWebhookVersion: x['authorizationWebhookVersion'],
     authorizationWebhookCacheAuthorizedTtl: x['authorizationWebhookCacheAuthorizedTtl'],
     authorizationWebhookCacheUnauthorizedTtl: x['authorizationWebhookCacheUnauthorizedTtl'],
-    platformDomain: flags.platformDomain,
+    platformDomain: namesFor(flags.platformProfile, flags.platformDomain).groupDomain,
+    names: namesFor(flags.platformProfile, flags.platformDomain),
     anonymousAuthFlagSet: flags.anonymousAuthSet,
     authorizationModes: flags.authorizationMode,
     ...(lateModes !== undefined ? { lateModes } : {}),

@@ -2,6 +2,7 @@
 // pipeline (tracing, authentication, authorization, routing), and the non-resource endpoints
 // (health, version, discovery, reviews). Resources go to handlers/resource.ts.
 
+import { namesFor, type Names } from '../common/names.js';
 import { createServer, type Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -38,6 +39,7 @@ import { Registry } from './registry/registry.js';
 import { configMapDef } from './registry/resources/configmap.js';
 import { csrDef } from './registry/resources/csr.js';
 import { eventDef } from './registry/resources/event.js';
+import { leaseDef } from './registry/resources/lease.js';
 import { namespaceDef } from './registry/resources/namespace.js';
 import { nodeDef } from './registry/resources/node.js';
 import { podDef } from './registry/resources/pod.js';
@@ -49,6 +51,8 @@ import { FlagError } from '../common/util/errors.js';
 
 export interface ApiServerOptions {
   readonly platformDomain: string;
+  /** The profile's names; default: the platform profile's in platformDomain (whose group domain wins). */
+  readonly names?: Names;
   readonly bindAddress: string;
   /** 0 picks a free port. */
   readonly port: number;
@@ -94,7 +98,9 @@ export class ApiServer {
     readonly namespace: ResourceDef;
     readonly secret: ResourceDef;
     readonly configMap: ResourceDef;
+    readonly lease: ResourceDef;
   };
+  readonly names: Names;
   private readonly o: ApiServerOptions;
   private readonly server: Server;
   private readonly routes: ResourceRoutes;
@@ -109,14 +115,16 @@ export class ApiServer {
     this.o = o;
     // Every open request (watches: thousands) listens for the server stopping.
     setMaxListeners(0, this.stopController.signal);
-    const d = o.platformDomain;
-    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef };
+    const names = o.names ?? namesFor('platform', o.platformDomain);
+    this.names = names;
+    const d = names.groupDomain;
+    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
     this.rbac = new Rbac({ platformDomain: d, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
     this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
     const admission = [...o.admission, this.rbac.escalationCheck(this.authorizer)];
-    this.registry = new Registry({ store: this.store, platformDomain: d, clock: o.clock, logger: o.logger, admission, managedFields: o.managedFields });
+    this.registry = new Registry({ store: this.store, platformDomain: d, names, clock: o.clock, logger: o.logger, admission, managedFields: o.managedFields });
     const all = [...Object.values(this.defs), ...this.rbac.resources];
     this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
@@ -124,11 +132,12 @@ export class ApiServer {
     this.discovery = new Discovery({
       groups: [
         { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
-        { name: `certificates.${d}`, resources: discoveryResources(this.defs.csr) },
+        { name: names.groups.certificates, resources: discoveryResources(this.defs.csr) },
+        { name: names.groups.coordination, resources: discoveryResources(this.defs.lease) },
         { name: this.rbac.names.group, resources: this.rbac.resources.flatMap(discoveryResources) },
-        { name: `authentication.${d}`, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
+        { name: names.groups.authentication, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
         {
-          name: `authorization.${d}`,
+          name: names.groups.authorization,
           resources: [
             reviewResource('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
             reviewResource('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
@@ -178,7 +187,8 @@ export class ApiServer {
   /** Creates the `default` and `kube-system` namespaces when absent. */
   private async bootstrapNamespaces(): Promise<void> {
     const system = { username: 'system:apiserver', groups: ['system:masters'] };
-    for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease']) {
+    const ns = this.names.namespaces;
+    for (const name of ['default', ns.system, ns.public, ns.nodeLease]) {
       if (this.store.getRaw(this.registry.key(this.defs.namespace, '', name)) !== undefined) continue;
       await this.registry.create(this.defs.namespace, '', { metadata: { name } }, { user: system, dryRun: false, fieldManager: 'plat-apiserver', subresource: '' });
     }

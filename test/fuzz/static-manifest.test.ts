@@ -2,6 +2,7 @@
 // every manifest) throws nothing but ManifestError, and every pod it lets through has identifiers
 // that are safe as path segments (UID, namespace, name, container and volume names). Runs
 // fuzzParams(n) inputs per property: FUZZ_RUNS for a long run, FUZZ_SEED to replay one.
+import { namesFor } from '../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
@@ -14,7 +15,7 @@ import { fuzzParams } from '../helpers/fuzz-runs.js';
 import { HOSTILE_SEGMENTS } from '../helpers/hostile-names.js';
 
 const opts = {
-  defaults: { nodeName: 'fuzz-node', sourceKey: 'file:/m/x.yaml', sourceName: 'file' as const, platformDomain: 'platform.io' },
+  defaults: { nodeName: 'fuzz-node', sourceKey: 'file:/m/x.yaml', sourceName: 'file' as const, names: namesFor('platform', 'platform.io') },
   validation: { requireImage: false, requireCommand: false },
 };
 

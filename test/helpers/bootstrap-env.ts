@@ -60,12 +60,14 @@ export interface AgentProcess {
 }
 
 /** Spawns `node bin/nodeagent` in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
-export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1'): Promise<AgentProcess> {
+export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean } = {}): Promise<AgentProcess> {
   const root = repoRoot();
+  // The reference's spellings (kubeadm's drop-in), accepted under --platform-profile=kubernetes.
+  const kube = o.referenceSpellings === true;
   const args = [
     join(root, 'bin', 'nodeagent'),
-    `--bootstrap-platconfig=${env.bootstrapConf}`,
-    `--platconfig=${env.platconfig}`,
+    `--bootstrap-${kube ? 'kubeconfig' : 'platconfig'}=${env.bootstrapConf}`,
+    `--${kube ? 'kubeconfig' : 'platconfig'}=${env.platconfig}`,
     `--cert-dir=${env.certDir}`,
     `--root-dir=${join(env.dir, 'root')}`,
     '--container-runtime-endpoint=process://',

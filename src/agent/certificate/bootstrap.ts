@@ -7,6 +7,7 @@
 //  5. the CSR `node-csr-<digest>` is created or reused, then list+watch until issued (1 h);
 //  6. the chain and key go to the store (timestamped file + current symlink), the platconfig is
 //     written pointing at the symlink, and the .tmp key is removed.
+import type { Names } from '../../common/names.js';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CertificateError, PlatconfigError } from '../../common/util/errors.js';
@@ -30,7 +31,8 @@ export interface BootstrapOptions {
   bootstrapPlatconfigPath?: string;
   certDir: string;
   nodeName: string;
-  platformDomain?: string;
+  /** The naming profile's names (CSR group and signer); default: the platform profile's. */
+  names?: Names;
   /** spec.expirationSeconds of the CSR; unset: the signer decides. */
   expirationSeconds?: number;
   clock: Clock;
@@ -167,8 +169,8 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
       logger,
       ...(o.signal ? { signal: o.signal } : {}),
     });
-    const csrClient = new CsrClient({ client, platformDomain: o.platformDomain ?? 'platform.io', clock, logger });
-    const signerName = `${csrClient.platformDomain}/plat-apiserver-client-platlet`;
+    const csrClient = new CsrClient({ client, ...(o.names !== undefined ? { names: o.names } : {}), clock, logger });
+    const signerName = csrClient.names.signers.agentClient;
     logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
     const issued = await requestCertificate({
       csrClient,

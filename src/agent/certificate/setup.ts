@@ -3,6 +3,7 @@
 // (--rotate-certificates) whose new certificates are swapped into that client, and the serving
 // certificate source (--tls-cert-file/--tls-private-key-file, serving-certificate rotation, or a
 // self-signed pair). Standalone mode (no --platconfig) makes no API call at all.
+import type { Names } from '../../common/names.js';
 import { hostname as osHostname } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { Clock } from '../../common/util/clock.js';
@@ -31,7 +32,7 @@ export interface StartCertificatesOptions {
   hostname?: string;
   /** Node IPs (--node-ip, or the detected default). */
   nodeIPs: string[];
-  platformDomain: string;
+  names: Names;
   /** --rotate-certificates. */
   rotateCertificates: boolean;
   /** serverTLSBootstrap and the RotatePlatletServerCertificate gate, both on. */
@@ -76,7 +77,7 @@ export interface CertificateSetup {
 
 export async function startCertificates(o: StartCertificatesOptions): Promise<CertificateSetup> {
   const { clock, logger } = o;
-  const domain = o.platformDomain;
+  const names = o.names;
   const managers: CertificateManager[] = [];
   let rest: RestClient | undefined;
   let clientManager: CertificateManager | undefined;
@@ -91,7 +92,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
       ...(o.bootstrapPlatconfigPath ? { bootstrapPlatconfigPath: o.bootstrapPlatconfigPath } : {}),
       certDir: o.certDir,
       nodeName: o.nodeName,
-      platformDomain: domain,
+      names,
       clock,
       logger,
       ...(o.signal ? { signal: o.signal } : {}),
@@ -111,7 +112,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
       ...(o.burst === undefined ? {} : { burst: o.burst }),
       ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
     });
-    const csrClient = new CsrClient({ client: rest, platformDomain: domain, clock, logger });
+    const csrClient = new CsrClient({ client: rest, names, clock, logger });
     const client = rest;
     if (o.rotateCertificates) {
       const store = new FileCertificateStore({
@@ -126,7 +127,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
         kind: 'client',
         store,
         csrClient,
-        signerName: `${domain}/plat-apiserver-client-platlet`,
+        signerName: names.signers.agentClient,
         template: () => ({ commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] }),
         usages: clientUsages,
         clock,
@@ -153,8 +154,8 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     const manager = new CertificateManager({
       kind: 'server',
       store: new FileCertificateStore({ certDir: o.certDir, prefix: SERVER_PREFIX, clock, logger }),
-      csrClient: new CsrClient({ client: rest, platformDomain: domain, clock, logger }),
-      signerName: `${domain}/platlet-serving`,
+      csrClient: new CsrClient({ client: rest, names, clock, logger }),
+      signerName: names.signers.agentServing,
       template: () => {
         const sans = servingSans([host], o.nodeIPs);
         // The reference never asks for a serving certificate without at least one IP.

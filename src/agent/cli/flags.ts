@@ -137,6 +137,7 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'volume-stats-agg-period', type: 'duration', defaultText: '1m0s', note: CFG, configPath: 'volumeStatsAggPeriod', help: 'How often the disk usage of volumes is computed and cached; negative disables it.' },
   // Ours, not in the spec's table.
   { name: 'platform-domain', type: 'string', defaultText: 'platform.io', configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
+  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: kubernetes.io signers and labels, k8s.io groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig).' },
   { name: 'print-config', type: 'bool', help: 'Print the effective configuration (a NodeAgentConfiguration document, then a NodeAgentFlags document with the flag-only settings) and exit; with errors, print them and exit 1. Starts nothing.' },
 ];
 

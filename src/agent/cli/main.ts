@@ -6,6 +6,7 @@
 import type { ParsedFlags } from './flag-spec.js';
 import { FLAGS } from './flags.js';
 import { parseArgs } from './parser.js';
+import { profileOnCommandLine, translateReferenceFlags } from './reference-flags.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { EffectiveConfiguration } from '../config/effective.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
@@ -143,7 +144,7 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
 async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise<number> {
   let parsed: ParsedFlags;
   try {
-    parsed = parseArgs(argv);
+    parsed = parseArgs(profileOnCommandLine(argv) === 'kubernetes' ? translateReferenceFlags(argv) : argv);
   } catch (err) {
     return fail(io, err);
   }

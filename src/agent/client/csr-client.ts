@@ -1,5 +1,6 @@
 // CertificateSigningRequest (group certificates.{platform_domain}/v1, cluster-scoped): types
 // and the typed client, with the approval subresource for people and tests that approve by hand.
+import { namesFor, type Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
@@ -39,19 +40,19 @@ export interface CertificateSigningRequest {
 
 export interface CsrClientOptions {
   client: RestClient;
-  /** {platform_domain}, default platform.io. */
-  platformDomain?: string;
+  /** The naming profile's names (the certificates group); default: the platform profile's. */
+  names?: Names;
   clock?: Clock;
   logger?: Logger;
 }
 
 export class CsrClient extends ResourceClient<CertificateSigningRequest> {
-  readonly platformDomain: string;
+  readonly names: Names;
   constructor(options: CsrClientOptions) {
-    const domain = options.platformDomain ?? 'platform.io';
+    const names = options.names ?? namesFor();
     super({
       client: options.client,
-      group: `certificates.${domain}`,
+      group: names.groups.certificates,
       version: 'v1',
       resource: 'certificatesigningrequests',
       kind: 'CertificateSigningRequest',
@@ -59,7 +60,7 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.logger ? { logger: options.logger } : {}),
     });
-    this.platformDomain = domain;
+    this.names = names;
   }
 
   /** Adds an Approved (or Denied) condition through the approval subresource. */

@@ -41,6 +41,21 @@ export function createNodeHeartbeatClient<T extends ApiObject = ApiObject>(o: Ty
   return core<T>(o, 'nodes', 'Node', false, 'heartbeat');
 }
 
+/** Node leases (namespaced, in the coordination group); heartbeat calls like node status. */
+export function createLeaseClient<T extends ApiObject = ApiObject>(o: TypedClientOptions & { group: string }): ResourceClient<T> {
+  return new ResourceClient<T>({
+    client: o.client,
+    group: o.group,
+    version: 'v1',
+    resource: 'leases',
+    kind: 'Lease',
+    namespaced: true,
+    priority: 'heartbeat',
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+  });
+}
+
 /** Pods (namespaced). */
 export type PodClient<T extends ApiObject = ApiObject> = ResourceClient<T>;
 export function createPodClient<T extends ApiObject = ApiObject>(o: TypedClientOptions): PodClient<T> {

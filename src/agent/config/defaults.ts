@@ -2,17 +2,18 @@
 // --config the legacy flag defaults of the spec's option table apply (anonymous auth on, token
 // webhook off, AlwaysAllow, read-only port 10255); with --config the file defaults apply
 // (anonymous off, webhook on, Webhook authorization, read-only port 0).
+import { DEFAULT_PLATFORM_DOMAIN, namesFor } from '../../common/names.js';
 import type { NodeAgentConfiguration } from './schema.js';
 
-export const DEFAULT_PLATFORM_DOMAIN = 'platform.io';
+export { DEFAULT_PLATFORM_DOMAIN };
 
 export type DefaultsMode = 'flags' | 'file';
 
 export function configApiVersion(platformDomain: string): string {
-  return `nodeagent.config.${platformDomain}/v1beta1`;
+  return namesFor('platform', platformDomain).agentConfig.apiVersion;
 }
 
-export const CONFIG_KIND = 'NodeAgentConfiguration';
+export const CONFIG_KIND = namesFor('platform').agentConfig.kind;
 
 /** A fresh defaults object (callers may mutate it). */
 export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAULT_PLATFORM_DOMAIN): NodeAgentConfiguration {
@@ -21,6 +22,7 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     apiVersion: configApiVersion(platformDomain),
     kind: CONFIG_KIND,
     platformDomain,
+    platformProfile: 'platform',
 
     enableServer: true,
     address: '0.0.0.0',
@@ -64,6 +66,8 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     providerID: '',
     registerWithTaints: [],
     nodeStatusUpdateFrequency: '10s',
+    nodeStatusReportFrequency: '5m0s',
+    nodeLeaseDurationSeconds: 40,
     nodeStatusMaxImages: 50,
 
     containerRuntimeEndpoint: 'unix:///var/run/docker.sock',

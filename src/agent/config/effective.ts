@@ -3,6 +3,8 @@
 // merge key by key. Fatal load problems throw ConfigError; validation problems are returned all
 // together so the caller can print every one of them.
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
+import { isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
+import { ConfigError } from '../../common/util/errors.js';
 import { CONFIG_KIND, DEFAULT_PLATFORM_DOMAIN, configApiVersion, defaultConfiguration } from './defaults.js';
 import { loadDropIns } from './dropins.js';
 import { buildNodeAgentFlags, type NodeAgentFlags } from './flags-type.js';
@@ -65,6 +67,9 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const { specs, parsed } = opts;
   const values = parsed.values;
   const domainFlag = stringFlag(values, 'platform-domain');
+  const profileFlag = stringFlag(values, 'platform-profile');
+  if (profileFlag !== undefined && !isPlatformProfile(profileFlag)) throw new ConfigError(unknownProfileMessage(profileFlag, '--platform-profile'), { flag: '--platform-profile' });
+  const profile = profileFlag as PlatformProfile | undefined;
   const configPath = stringFlag(values, 'config');
   const configDir = stringFlag(values, 'config-dir');
   // The published schema serves the fast shape check and tells which fields are maps; without
@@ -75,7 +80,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
 
   let file: LoadedConfigFile | undefined;
   if (configPath !== undefined) {
-    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN });
+    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile });
   }
   const fileDomain = file !== undefined && typeof file.content['platformDomain'] === 'string' ? file.content['platformDomain'] : undefined;
   const domain = domainFlag ?? fileDomain ?? DEFAULT_PLATFORM_DOMAIN;
@@ -85,7 +90,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const files = file === undefined ? [] : [file.path];
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
-    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN })) {
+    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile })) {
       merged = mergePatch(merged, d.content) as JsonObject;
       files.push(d.path);
       warnings.push(...d.warnings);
@@ -96,6 +101,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   applyFlags(merged, specs, parsed);
   // The identity of the effective document is always this version's, in its platform domain.
   if (domainFlag !== undefined) merged['platformDomain'] = domainFlag;
+  if (profile !== undefined) merged['platformProfile'] = profile;
   const effectiveDomain = typeof merged['platformDomain'] === 'string' ? merged['platformDomain'] : domain;
   merged['apiVersion'] = configApiVersion(effectiveDomain);
   merged['kind'] = CONFIG_KIND;
@@ -107,7 +113,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   }
   const problems = [
     ...validateConfiguration(config, { flagFor: flagLookup(specs) }),
-    ...validateFlagOnly(flags, config.platformDomain),
+    ...validateFlagOnly(flags, namesFor(isPlatformProfile(config.platformProfile) ? config.platformProfile : undefined, config.platformDomain)),
   ];
   return { config, flags, files, warnings, problems };
 }

@@ -15,7 +15,9 @@ import { ConfigError, InputLimitError } from '../../common/util/errors.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
 import { checkSize } from '../../common/util/bounded-input.js';
 import { yamlNestingUpperBound } from '../../common/util/nesting-estimate.js';
+import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { CONFIG_KIND, configApiVersion } from './defaults.js';
+import { translateKubeletConfiguration } from './kubelet-config.js';
 import { isPlainObject, type JsonObject } from './merge.js';
 import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
 import { where } from './where.js';
@@ -46,6 +48,8 @@ export interface LoadOptions {
   platformDomain?: string | undefined;
   /** Default platform domain when neither the flag nor the file names one. */
   defaultPlatformDomain: string;
+  /** The naming profile: under `kubernetes` the file is a KubeletConfiguration. */
+  profile?: PlatformProfile | undefined;
 }
 
 const ERRNO_TEXT: Record<string, string> = {
@@ -124,7 +128,7 @@ export async function decodeConfigText(file: string, text: string, opts: LoadOpt
     if (err instanceof InputLimitError) fail([err.message]);
     throw err;
   }
-  if (opts.shape !== undefined) {
+  if (opts.shape !== undefined && opts.profile !== 'kubernetes') {
     const clean = decodeClean(text, opts.shape, opts);
     if (clean !== undefined) {
       resolveRelativePaths(clean, dirname(file));
@@ -144,6 +148,11 @@ export async function decodeConfigText(file: string, text: string, opts: LoadOpt
   if (value === null || value === undefined) fail([`${what} "${file}" was empty`]);
   if (!isPlainObject(value)) fail([`${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`]);
   const content = value as JsonObject;
+  if (opts.profile === 'kubernetes') {
+    const loaded = await decodeKubeletConfigText(file, parsed, content, opts.isDropIn === true);
+    loaded.warnings.unshift(...parsed.duplicates.map((d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`));
+    return loaded;
+  }
   const warnings = parsed.duplicates.map((d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`);
 
   // Identity: kind and apiVersion, in the platform domain of the flag, else of the file.
@@ -163,25 +172,54 @@ export async function decodeConfigText(file: string, text: string, opts: LoadOpt
   } else if (apiVersion !== wantVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`);
   if (problems.length > 0) fail(problems);
 
-  // Strict decoding; unknown keys are dropped with a warning, wrong types are fatal.
-  const check = opts.isDropIn === true ? withoutNulls(content) : content;
-  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
-  if (!result.success) {
-    for (const issue of result.error.issues) {
-      if (issue.code === 'unrecognized_keys') {
-        for (const key of issue.keys) {
-          const full = [...issue.path, key];
-          warnings.push(`${where(file, locate(parsed, full))}: unknown field "${dotted(full)}" ignored`);
-          deleteAt(content, issue.path, key);
-        }
-      } else {
-        problems.push(`${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`);
-      }
-    }
-    if (problems.length > 0) fail(problems);
-  }
+  await strictDecode(file, content, parsed, warnings, opts.isDropIn === true);
   resolveRelativePaths(content, dirname(file));
   return { path: file, content, warnings };
+}
+
+/** Strict decoding: unknown keys are dropped with a warning, wrong types are fatal. */
+async function strictDecode(file: string, content: JsonObject, parsed: ParsedYaml, warnings: string[], isDropIn: boolean): Promise<void> {
+  const { locate } = await import('./yaml-doc.js');
+  const problems: string[] = [];
+  const check = isDropIn ? withoutNulls(content) : content;
+  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
+  if (result.success) return;
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        const full = [...issue.path, key];
+        warnings.push(`${where(file, locate(parsed, full))}: unknown field "${dotted(full)}" ignored`);
+        deleteAt(content, issue.path, key);
+      }
+    } else {
+      problems.push(`${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
+}
+
+/**
+ * The kubernetes profile's --config file: a KubeletConfiguration, translated into our document
+ * (kubelet-config.ts), then decoded as ours.
+ */
+async function decodeKubeletConfigText(file: string, parsed: ParsedYaml, value: JsonObject, isDropIn: boolean): Promise<LoadedConfigFile> {
+  const { locate } = await import('./yaml-doc.js');
+  const ref = namesFor('kubernetes').agentConfig;
+  const problems: string[] = [];
+  if (value['kind'] !== ref.kind) problems.push(`${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(value['kind'] ?? '')} is not supported under --platform-profile=kubernetes: expected kind: ${ref.kind}`);
+  if (value['apiVersion'] !== ref.apiVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(value['apiVersion'] ?? '')} is not supported under --platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`);
+  if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
+  const { nodeAgentConfigurationSchema } = await import('./schema.js');
+  const known = new Set(Object.keys(nodeAgentConfigurationSchema.shape));
+  const t = translateKubeletConfiguration(value, namesFor('platform'), (f) => known.has(f));
+  if (t.unsupported.length > 0) {
+    const list = t.unsupported.map((f) => `${where(file, locate(parsed, f.split('.')))}: field ${f} is not supported by nodeagent (set it to its default or remove it)`);
+    throw new ConfigError(list.join('; '), { file, problems: list });
+  }
+  const warnings = t.notes.map((n) => `${where(file, locate(parsed, n.path.split('.')))}: field "${n.path}" ${n.text}`);
+  await strictDecode(file, t.content, parsed, warnings, isDropIn);
+  resolveRelativePaths(t.content, dirname(file));
+  return { path: file, content: t.content, warnings };
 }
 
 /** Makes the path fields of `content` absolute against `dir` (empty values stay empty). */

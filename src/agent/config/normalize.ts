@@ -11,6 +11,7 @@ const DURATION_FIELDS = [
   'httpCheckFrequency',
   'syncFrequency',
   'nodeStatusUpdateFrequency',
+  'nodeStatusReportFrequency',
   'runtimeRequestTimeout',
   'imageMinimumGCAge',
   'volumeStatsAggPeriod',

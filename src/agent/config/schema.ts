@@ -69,6 +69,7 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   apiVersion: str(),
   kind: str(),
   platformDomain: str(),
+  platformProfile: str(),
 
   // server
   enableServer: bool(),
@@ -108,6 +109,8 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   providerID: str(),
   registerWithTaints: z.array(taintSchema).optional(),
   nodeStatusUpdateFrequency: duration(),
+  nodeStatusReportFrequency: duration(),
+  nodeLeaseDurationSeconds: int32(),
   nodeStatusMaxImages: int32(),
 
   // runtime and images

@@ -1,54 +1,36 @@
 // Rules about flag-only settings (NodeAgentFlags), worded as the reference words its flag checks.
 import { isIP } from 'node:net';
 import { labelValueErrors, qualifiedNameErrors } from '../../common/util/values/index.js';
+import { inLabelNamespace, type Names } from '../../common/names.js';
 import type { NodeAgentFlags } from './flags-type.js';
 
 /** The well-known labels in the platform namespace an agent may set on its own node. */
-export function allowedNodeLabels(domain: string): Set<string> {
-  return new Set([
-    `${domain}/hostname`,
-    `${domain}/arch`,
-    `${domain}/os`,
-    `beta.${domain}/arch`,
-    `beta.${domain}/os`,
-    `beta.${domain}/instance-type`,
-    `node.${domain}/instance-type`,
-    `topology.${domain}/region`,
-    `topology.${domain}/zone`,
-    `failure-domain.beta.${domain}/region`,
-    `failure-domain.beta.${domain}/zone`,
-  ]);
-}
-
-function inNamespace(ns: string, domain: string): boolean {
-  return ns === domain || ns.endsWith(`.${domain}`);
+export function allowedNodeLabels(names: Names): Set<string> {
+  return new Set(Object.values(names.labels));
 }
 
 /** Keys of `labels` in the platform namespace that an agent may not set, sorted. */
-export function forbiddenNodeLabels(labels: Readonly<Record<string, string>>, domain: string): string[] {
-  const allowed = allowedNodeLabels(domain);
+export function forbiddenNodeLabels(labels: Readonly<Record<string, string>>, names: Names): string[] {
+  const allowed = allowedNodeLabels(names);
   const bad: string[] = [];
   for (const key of Object.keys(labels)) {
-    const slash = key.indexOf('/');
-    if (slash < 0) continue;
-    const ns = key.slice(0, slash);
-    if (!inNamespace(ns, domain)) continue;
-    if (inNamespace(ns, `platlet.${domain}`) || inNamespace(ns, `node.${domain}`)) continue;
+    if (!inLabelNamespace(key, names.labelDomain)) continue;
+    if (names.nodeSelfLabelNamespaces.some((ns) => inLabelNamespace(key, ns))) continue;
     if (allowed.has(key)) continue;
     bad.push(key);
   }
   return bad.sort();
 }
 
-export function validateFlagOnly(flags: NodeAgentFlags, domain: string): string[] {
+export function validateFlagOnly(flags: NodeAgentFlags, names: Names): string[] {
   const problems: string[] = [];
   const labels = flags.nodeLabels;
   for (const [k, v] of Object.entries(labels)) {
     const errs = [...qualifiedNameErrors(k), ...labelValueErrors(v).map((e) => `value ${JSON.stringify(v)}: ${e}`)];
     if (errs.length > 0) problems.push(`invalid node labels: ${k}=${v}: ${errs.join('; ')} (--node-labels)`);
   }
-  const bad = forbiddenNodeLabels(labels, domain);
-  if (bad.length > 0) problems.push(`unknown '${domain}' labels specified with --node-labels: [${bad.join(' ')}]`);
+  const bad = forbiddenNodeLabels(labels, names);
+  if (bad.length > 0) problems.push(`unknown '${names.labelDomain}' labels specified with --node-labels: [${bad.join(' ')}]`);
   if (flags.nodeIP !== '') {
     const ips = flags.nodeIP.split(',');
     const fams = ips.map((ip) => isIP(ip.trim()));

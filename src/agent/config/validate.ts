@@ -2,6 +2,7 @@
 // first problem: every rule runs and every problem is returned, each naming its field and flag.
 import { isIP } from 'node:net';
 import { featureGateProblems, resolveFeatureGates } from '../cli/feature-gates.js';
+import { isPlatformProfile, PLATFORM_PROFILES } from '../../common/names.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { isTlsCipherSuite, TLS_VERSIONS } from './tls-ciphers.js';
 import { Problems, type ValidationOptions } from './validate-context.js';
@@ -91,6 +92,8 @@ function validateApi(c: Cfg, p: Problems): void {
   nonNegative(p, 'registryBurst', c.registryBurst);
   if (c.nodeStatusMaxImages < -1) p.add('nodeStatusMaxImages', c.nodeStatusMaxImages, 'must be -1 or greater');
   duration(p, 'nodeStatusUpdateFrequency', c.nodeStatusUpdateFrequency, 'positive');
+  duration(p, 'nodeStatusReportFrequency', c.nodeStatusReportFrequency, 'positive');
+  if (c.nodeLeaseDurationSeconds <= 0) p.add('nodeLeaseDurationSeconds', c.nodeLeaseDurationSeconds, 'must be greater than 0');
   if (c.platAPIContentType === '') p.add('platAPIContentType', c.platAPIContentType, 'must not be empty');
 }
 
@@ -207,6 +210,7 @@ export function gateLookup(gates: Readonly<Record<string, boolean>>): (name: str
 export function validateConfiguration(c: NodeAgentConfiguration, opts: ValidationOptions = {}): string[] {
   const p = new Problems(opts.flagFor);
   const on = opts.gateEnabled ?? gateLookup(c.featureGates);
+  if (!isPlatformProfile(c.platformProfile)) p.add('platformProfile', c.platformProfile, `must be one of ${PLATFORM_PROFILES.join(', ')}`);
   if (!DNS1123_SUBDOMAIN.test(c.platformDomain)) p.add('platformDomain', c.platformDomain, 'must be a lowercase DNS subdomain such as platform.io');
   validateGates(c, p);
   validateServer(c, p);

@@ -2,6 +2,7 @@
 // period, memory use from the runtime's last stats) and eviction as "stop the containers, then
 // mark the pod Failed with reason Evicted", which the workers treat as terminal (no restart).
 
+import type { Names } from '../../common/names.js';
 import type { ContainerRuntime } from '../runtime/types.js';
 import type { Pod, PodStatus } from '../pod/types.js';
 import type { EvictablePods, EvictionCandidate } from './manager.js';
@@ -20,15 +21,15 @@ export interface StatusWriter {
  * reference, static pods are not critical by themselves: here they are the ordinary workload of
  * a standalone agent, and a node out of memory must be able to shed them.
  */
-export function isCriticalPod(pod: Pod, domain: string): boolean {
-  const mirror = pod.metadata.annotations?.[`${domain}/config.mirror`];
+export function isCriticalPod(pod: Pod, names: Names): boolean {
+  const mirror = pod.metadata.annotations?.[names.annotations.configMirror];
   return mirror !== undefined || (pod.spec.priority ?? 0) >= 2_000_000_000;
 }
 
 export class RuntimeEvictablePods implements EvictablePods {
   private usage = new Map<string, number>();
 
-  constructor(private readonly o: { pods: PodsForEviction; statuses: StatusWriter; runtime: ContainerRuntime; domain: string }) {}
+  constructor(private readonly o: { pods: PodsForEviction; statuses: StatusWriter; runtime: ContainerRuntime; names: Names }) {}
 
   candidates(): readonly EvictionCandidate[] {
     return this.o.pods
@@ -44,7 +45,7 @@ export class RuntimeEvictablePods implements EvictablePods {
         priority: p.spec.priority ?? 0,
         gracePeriodSeconds: p.spec.terminationGracePeriodSeconds ?? 30,
         usage: { memory: this.usage.get(p.metadata.uid) ?? 0 },
-        critical: isCriticalPod(p, this.o.domain),
+        critical: isCriticalPod(p, this.o.names),
       }));
   }
 

@@ -3,11 +3,14 @@
 // loop ends with `signal`; none of them can block pod work (status and events are buffered
 // within bounds and dropped with a count when the API server is away).
 
+import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import type { Agent } from '../agent.js';
-import { createEventClient, createNodeClient, createNodeHeartbeatClient } from '../client/typed-clients.js';
+import { createEventClient, createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../client/typed-clients.js';
+import type { ApiObject } from '../client/types.js';
+import { NodeLeaseController, type Lease } from './lease.js';
 import { RestClient } from '../client/rest-client.js';
 import { redactConfiguration } from '../config/redact.js';
 import { tlsOptionsFor } from '../config/tls-ciphers.js';
@@ -80,8 +83,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const logger = input.logger.child({ part: 'node' });
   // Many loops of many parts wait on the agent's one stop signal.
   setMaxListeners(200, signal);
-  const domain = config.platformDomain;
-  const labels = registrationLabels(domain, nodeName, flags.nodeLabels);
+  const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
+  const labels = registrationLabels(names, nodeName, flags.nodeLabels);
   const thresholds = parseThresholds(config);
   const registry = input.registry ?? new Registry();
   const loops: Promise<unknown>[] = [];
@@ -107,6 +110,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     clock,
     logger: logger.child({ part: 'events' }),
     host: nodeName,
+    component: names.agentEventComponent,
     qps: config.eventRecordQPS,
     burst: config.eventBurst,
     onDrop: (reason) => metrics.eventsDropped.inc({ reason }),
@@ -134,7 +138,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const eviction = new EvictionManager({
     thresholds,
     observer: new HostSignalObserver({ rootDir: flags.rootDir, imageFs: () => agent.runtime.images.imageFsInfo() }),
-    pods: new RuntimeEvictablePods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime, domain }),
+    pods: new RuntimeEvictablePods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime, names }),
     clock,
     logger: logger.child({ part: 'eviction' }),
     pressureTransitionPeriodMs: ms(config.evictionPressureTransitionPeriod, 'evictionPressureTransitionPeriod', '--eviction-pressure-transition-period'),
@@ -148,16 +152,28 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   if (rest !== undefined && config.registerNode) {
     const api = nodeApiFrom(createNodeClient({ client: rest, clock, logger }), createNodeHeartbeatClient({ client: rest, clock, logger }));
     const taints: Taint[] = (config.registerWithTaints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}), effect: t.effect as Taint['effect'] }));
-    if (flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitializedTaint(domain).key)) taints.push(uninitializedTaint(domain));
+    if (flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitializedTaint(names).key)) taints.push(uninitializedTaint(names));
     const facts = await machineFacts(flags.rootDir);
     const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
     const info = await nodeSystemInfo({ agentVersion: input.agentVersion ?? 'v0.0.0', containerRuntimeVersion: runtimeVersion });
+    const nodes = createNodeClient<Node & ApiObject>({ client: rest, clock, logger });
+    const lease = new NodeLeaseController({
+      leases: createLeaseClient<Lease>({ client: rest, group: names.groups.coordination, clock, logger }),
+      nodeUid: async () => (await nodes.get(nodeName)).metadata?.uid,
+      nodeName,
+      namespace: names.namespaces.nodeLease,
+      durationSeconds: config.nodeLeaseDurationSeconds,
+      clock,
+      logger: logger.child({ part: 'lease' }),
+    });
     const status = new NodeStatusManager({
       api,
       clock,
       logger,
       nodeName,
       updateFrequencyMs: ms(config.nodeStatusUpdateFrequency, 'nodeStatusUpdateFrequency', '--node-status-update-frequency'),
+      reportFrequencyMs: ms(config.nodeStatusReportFrequency, 'nodeStatusReportFrequency', '--node-status-report-frequency'),
+      leaseActive: () => lease.active(),
       maxImages: config.nodeStatusMaxImages,
       daemonPort: config.port,
       events: recorder,
@@ -190,9 +206,9 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     };
     loops.push(
       (async () => {
-        await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(domain, nodeName) }, signal);
+        await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName) }, signal);
         recorder.event(nodeRef, 'Normal', 'RegisteredNode', `Node ${nodeName} registered with the API server`);
-        await status.run(signal);
+        await Promise.all([lease.run(signal), status.run(signal)]);
       })().catch((err: unknown) => {
         if (!signal.aborted) logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
       }),
@@ -246,7 +262,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       certDir: flags.certDir,
       nodeName,
       nodeIps: nodeAddresses(flags.nodeIP, nodeName).filter((a) => a.type === 'InternalIP').map((a) => a.address),
-      domain,
+      names,
       rest,
       clock,
       logger,
@@ -267,8 +283,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     if (rest === undefined && (authn.webhook.enabled || authz.mode === 'Webhook')) {
       logger.warn({}, 'the token webhook and Webhook authorization need an API server (--platconfig); requests that need them are answered 500');
     }
-    const tokenReviewer = rest !== undefined ? new ApiTokenReviewer({ rest, domain }) : noApi('TokenReview');
-    const sarReviewer = rest !== undefined ? new ApiSubjectAccessReviewer({ rest, domain }) : noApi('SubjectAccessReview');
+    const tokenReviewer = rest !== undefined ? new ApiTokenReviewer({ rest, names }) : noApi('TokenReview');
+    const sarReviewer = rest !== undefined ? new ApiSubjectAccessReviewer({ rest, names }) : noApi('SubjectAccessReview');
     return {
       address: config.address,
       port: config.port,

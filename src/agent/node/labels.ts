@@ -2,6 +2,7 @@
 // beta.{domain}/os, /arch) and --node-labels, whose keys in the {domain} namespace are limited to
 // the reference's allowed prefixes and set.
 
+import type { Names } from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
 import { labelValueErrors, qualifiedNameErrors } from '../../common/util/values/labels.js';
 import { allowedNodeLabels, forbiddenNodeLabels } from '../config/validate-flags.js';
@@ -15,32 +16,27 @@ export function goOs(platform: string = process.platform): string {
   return platform === 'win32' ? 'windows' : platform;
 }
 
-export function defaultNodeLabels(domain: string, nodeName: string, os = goOs(), arch = goArch()): Record<string, string> {
-  return {
-    [`${domain}/hostname`]: nodeName,
-    [`${domain}/os`]: os,
-    [`${domain}/arch`]: arch,
-    [`beta.${domain}/os`]: os,
-    [`beta.${domain}/arch`]: arch,
-  };
+export function defaultNodeLabels(names: Names, nodeName: string, os = goOs(), arch = goArch()): Record<string, string> {
+  const l = names.labels;
+  return { [l.hostname]: nodeName, [l.os]: os, [l.arch]: arch, [l.betaOs]: os, [l.betaArch]: arch };
 }
 
 /** Validates --node-labels; throws one ConfigError listing every problem. */
-export function validateNodeLabels(labels: Readonly<Record<string, string>>, domain: string): void {
+export function validateNodeLabels(labels: Readonly<Record<string, string>>, names: Names): void {
   const problems: string[] = [];
   for (const [k, v] of Object.entries(labels)) {
     for (const e of qualifiedNameErrors(k)) problems.push(`invalid label key "${k}": ${e}`);
     for (const e of labelValueErrors(v)) problems.push(`invalid label value "${v}" of "${k}": ${e}`);
   }
-  const unknown = forbiddenNodeLabels(labels, domain);
+  const unknown = forbiddenNodeLabels(labels, names);
   if (unknown.length > 0) {
-    problems.push(`unknown '${domain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes platlet.${domain}/ and node.${domain}/ and the labels ${[...allowedNodeLabels(domain)].join(', ')}`);
+    problems.push(`unknown '${names.labelDomain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes ${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ${[...allowedNodeLabels(names)].join(', ')}`);
   }
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { flag: '--node-labels', problems });
 }
 
 /** The labels a node registers with: defaults, overwritten by --node-labels. */
-export function registrationLabels(domain: string, nodeName: string, nodeLabels: Readonly<Record<string, string>>): Record<string, string> {
-  validateNodeLabels(nodeLabels, domain);
-  return { ...defaultNodeLabels(domain, nodeName), ...nodeLabels };
+export function registrationLabels(names: Names, nodeName: string, nodeLabels: Readonly<Record<string, string>>): Record<string, string> {
+  validateNodeLabels(nodeLabels, names);
+  return { ...defaultNodeLabels(names, nodeName), ...nodeLabels };
 }

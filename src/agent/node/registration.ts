@@ -2,6 +2,7 @@
 // doubling to 7 s) until it is created or found. An existing node (a restart) is reconciled: the
 // default labels and our taints are patched onto it when they differ.
 
+import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isAlreadyExists, userMessage } from '../../common/util/errors.js';
@@ -11,8 +12,8 @@ export const REGISTRATION_INITIAL_BACKOFF_MS = 100;
 export const REGISTRATION_MAX_BACKOFF_MS = 7_000;
 
 /** The taint an external cloud provider removes once it has initialized the node. */
-export function uninitializedTaint(domain: string): Taint {
-  return { key: `node.cloudprovider.${domain}/uninitialized`, value: 'true', effect: 'NoSchedule' };
+export function uninitializedTaint(names: Names): Taint {
+  return { key: names.taints.uninitialized, value: 'true', effect: 'NoSchedule' };
 }
 
 export interface RegistrationOptions {

@@ -1,10 +1,11 @@
 // The agent server's certificate, as the reference chooses it: --tls-cert-file and
 // --tls-private-key-file (re-read when they change); else, with --rotate-server-certificates
 // (serverTLSBootstrap) and an API server, a certificate requested by CSR from the
-// `{domain}/platlet-serving` signer and rotated by the certificate manager, with a self-signed
+// profile's agent-serving signer and rotated by the certificate manager, with a self-signed
 // pair served until the first one is issued; else a self-signed pair in --cert-dir. Rotations
 // and failures are reported as node events.
 
+import type { Names } from '../../common/names.js';
 import { CsrClient } from '../client/csr-client.js';
 import type { RestClient } from '../client/rest-client.js';
 import { servingSans, servingUsages } from '../certificate/csr.js';
@@ -24,7 +25,7 @@ export interface ServingCertificateOptions {
   certDir: string;
   nodeName: string;
   nodeIps: readonly string[];
-  domain: string;
+  names: Names;
   rest: RestClient | undefined;
   clock: Clock;
   logger: Logger;
@@ -58,8 +59,8 @@ export async function servingCertificate(o: ServingCertificateOptions): Promise<
   const manager = new CertificateManager({
     kind: 'server',
     store: new FileCertificateStore({ certDir: o.certDir, prefix: 'nodeagent-server', clock, logger }),
-    csrClient: new CsrClient({ client: rest, platformDomain: o.domain, clock, logger }),
-    signerName: `${o.domain}/platlet-serving`,
+    csrClient: new CsrClient({ client: rest, names: o.names, clock, logger }),
+    signerName: o.names.signers.agentServing,
     template: () => {
       const s = servingSans([o.nodeName], [...o.nodeIps]);
       // The reference never asks for a serving certificate without at least one IP.

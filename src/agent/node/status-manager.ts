@@ -1,6 +1,7 @@
 // Node status: computed every --node-status-update-frequency (capacity and allocatable, the four
 // conditions, addresses, nodeInfo, images) and sent to the API server when it changed or at least
-// every 5 minutes. Sending never blocks anything else: only the latest status waits to be sent
+// every --node-status-report-frequency while the node lease is the heartbeat (every update
+// otherwise, as the reference did before leases). Sending never blocks anything else: only the latest status waits to be sent
 // (an older unsent one is superseded and counted as dropped) and a failed send is retried at the
 // next tick. Ready/NotReady and pressure transitions are reported as node events.
 
@@ -11,6 +12,7 @@ import { computeConditions, conditionsChanged, type ConditionInputs } from './co
 import type { NodeResources } from './capacity.js';
 import type { ContainerImage, Node, NodeAddress, NodeApi, NodeCondition, NodeStatus, NodeSystemInfo } from './types.js';
 
+/** The reference's nodeStatusReportFrequency default. */
 export const STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
 
 export interface NodeEventSink {
@@ -39,6 +41,10 @@ export interface NodeStatusManagerOptions {
   updateFrequencyMs: number;
   /** --node-status-max-images; -1 means no cap. */
   maxImages: number;
+  /** --node-status-report-frequency (default 5m). */
+  reportFrequencyMs?: number;
+  /** Whether the node lease is the heartbeat now; without one, every update is sent. */
+  leaseActive?: () => boolean;
   /** --port, reported as daemonEndpoints.kubeletEndpoint.Port. */
   daemonPort: number;
   events?: NodeEventSink;
@@ -90,7 +96,9 @@ export class NodeStatusManager {
       return;
     }
     const now = this.o.clock.nowMs();
-    const due = this.lastSent === undefined || now - this.lastSent.atMs >= STATUS_REPORT_FREQUENCY_MS || this.changed(this.lastSent.status, status);
+    const leased = this.o.leaseActive?.() ?? true;
+    const maxAgeMs = leased ? (this.o.reportFrequencyMs ?? STATUS_REPORT_FREQUENCY_MS) : this.o.updateFrequencyMs;
+    const due = this.lastSent === undefined || now - this.lastSent.atMs >= maxAgeMs || this.changed(this.lastSent.status, status);
     if (!due && this.pending === undefined) return;
     if (this.pending !== undefined) this.dropped++;
     this.pending = status;

@@ -1,5 +1,6 @@
 // Defaults the reference applies to static pods (from files and URLs), so that a pod keeps
 // the same UID across agent restarts as long as its manifest, node and source are unchanged.
+import type { Names } from '../../common/names.js';
 import { canonicalJson, hashHex } from './hash.js';
 import type { DecodedPod } from './decode.js';
 import type { Pod } from './types.js';
@@ -10,21 +11,21 @@ export interface StaticPodDefaultsOptions {
   sourceKey: string;
   /** `file` or `http`, recorded in the config.source annotation. */
   sourceName: 'file' | 'http';
-  platformDomain: string;
+  names: Names;
 }
 
-export function configHashAnnotation(platformDomain: string): string {
-  return `${platformDomain}/config.hash`;
+export function configHashAnnotation(names: Names): string {
+  return names.annotations.configHash;
 }
-export function configSourceAnnotation(platformDomain: string): string {
-  return `${platformDomain}/config.source`;
+export function configSourceAnnotation(names: Names): string {
+  return names.annotations.configSource;
 }
-export function configMirrorAnnotation(platformDomain: string): string {
-  return `${platformDomain}/config.mirror`;
+export function configMirrorAnnotation(names: Names): string {
+  return names.annotations.configMirror;
 }
 
-export function isStaticPod(pod: Pod, platformDomain: string): boolean {
-  const src = pod.metadata.annotations?.[configSourceAnnotation(platformDomain)];
+export function isStaticPod(pod: Pod, names: Names): boolean {
+  const src = pod.metadata.annotations?.[configSourceAnnotation(names)];
   return src === 'file' || src === 'http';
 }
 
@@ -38,8 +39,8 @@ export function applyStaticPodDefaults(decoded: DecodedPod, opts: StaticPodDefau
   const name = `${meta.name ?? ''}-${node}`;
   const annotations = {
     ...(meta.annotations ?? {}),
-    [configHashAnnotation(opts.platformDomain)]: uid,
-    [configSourceAnnotation(opts.platformDomain)]: opts.sourceName,
+    [configHashAnnotation(opts.names)]: uid,
+    [configSourceAnnotation(opts.names)]: opts.sourceName,
   };
   const tolerations = [...(decoded.spec.tolerations ?? [])];
   if (!tolerations.some((t) => t.operator === 'Exists' && t.effect === 'NoExecute' && t.key === undefined)) {

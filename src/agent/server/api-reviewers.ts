@@ -3,6 +3,7 @@
 // /apis/authorization.{domain}/v1/subjectaccessreviews). One attempt per call: the caller turns
 // a failure into a 500 and the next request asks again.
 
+import type { Names } from '../../common/names.js';
 import type { RestClient } from '../client/rest-client.js';
 import type {
   SubjectAccessReviewSpec,
@@ -18,10 +19,10 @@ interface ReviewResponse<S> {
 }
 
 export class ApiTokenReviewer implements TokenReviewer {
-  constructor(private readonly o: { rest: RestClient; domain: string; audiences?: readonly string[] }) {}
+  constructor(private readonly o: { rest: RestClient; names: Names; audiences?: readonly string[] }) {}
 
   async review(token: string, signal?: AbortSignal): Promise<TokenReviewStatus> {
-    const group = `authentication.${this.o.domain}`;
+    const group = this.o.names.groups.authentication;
     const out = await this.o.rest.request<ReviewResponse<{ authenticated?: boolean; user?: Partial<UserInfo>; error?: string; audiences?: string[] }>>({
       method: 'POST',
       path: `/apis/${group}/v1/tokenreviews`,
@@ -44,10 +45,10 @@ export class ApiTokenReviewer implements TokenReviewer {
 }
 
 export class ApiSubjectAccessReviewer implements SubjectAccessReviewer {
-  constructor(private readonly o: { rest: RestClient; domain: string }) {}
+  constructor(private readonly o: { rest: RestClient; names: Names }) {}
 
   async review(spec: SubjectAccessReviewSpec, signal?: AbortSignal): Promise<SubjectAccessReviewStatus> {
-    const group = `authorization.${this.o.domain}`;
+    const group = this.o.names.groups.authorization;
     const out = await this.o.rest.request<ReviewResponse<SubjectAccessReviewStatus>>({
       method: 'POST',
       path: `/apis/${group}/v1/subjectaccessreviews`,

@@ -5,6 +5,7 @@
 // to 30 s, as the reference's reflector), so an API server that is down at start or goes away
 // later costs only time; only an answer that retrying cannot change (a 4xx other than 429 and
 // 410) stops the source, and that is logged as an error.
+import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { ApiError, findCause, userMessage } from '../../common/util/errors.js';
@@ -22,7 +23,7 @@ export type ApiPod = ApiObject & Record<string, unknown>;
 export interface ApiserverSourceOptions {
   pods: ResourceClient<ApiPod>;
   nodeName: string;
-  platformDomain: string;
+  names: Names;
   /** Kept for symmetry with the other sources; runtime-specific checks happen at admission. */
   validation?: ValidatePodOptions;
   onSnapshot: SnapshotSink;
@@ -65,7 +66,7 @@ export class ApiserverSource implements PodSource {
   toPod(obj: ApiPod): Pod | undefined {
     const meta = obj.metadata ?? {};
     const where = `pod ${meta.namespace ?? ''}/${meta.name ?? ''} from the API server`;
-    if (meta.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] !== undefined) return undefined;
+    if (meta.annotations?.[configMirrorAnnotation(this.opts.names)] !== undefined) return undefined;
     try {
       const d = decodePodObject({ kind: 'Pod', ...obj }, where);
       if (!d.metadata.uid || !d.metadata.name) throw new Error('metadata.uid and metadata.name are required');
@@ -76,7 +77,7 @@ export class ApiserverSource implements PodSource {
           name: d.metadata.name,
           namespace: d.metadata.namespace ?? 'default',
           uid: d.metadata.uid,
-          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.platformDomain)]: 'api' },
+          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.names)]: 'api' },
         },
       };
       // names are the API server's business; whether this node can run the pod (image or

@@ -2,6 +2,7 @@
 // or a single file. File-system notifications give low latency; a relist every
 // `checkFrequencyMs` catches anything the notifications missed. The first list runs once the
 // watcher is ready, so a manifest written while the source starts is seen by one or the other.
+import type { Names } from '../../common/names.js';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -17,7 +18,7 @@ export interface FileSourceOptions {
   path: string;
   checkFrequencyMs: number;
   nodeName: string;
-  platformDomain: string;
+  names: Names;
   validation: ValidatePodOptions;
   onSnapshot: SnapshotSink;
   logger: Logger;
@@ -43,7 +44,7 @@ export class FileSource implements PodSource {
     this.files = new ManifestFiles({
       logger: opts.logger,
       manifest: (file) => ({
-        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', platformDomain: opts.platformDomain },
+        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', names: opts.names },
         validation: opts.validation,
       }),
     });

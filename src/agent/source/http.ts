@@ -1,6 +1,7 @@
 // The HTTP source: GET the manifest URL every `checkFrequencyMs` with the configured headers.
 // Non-200 or a bad body keeps the current pods; an empty 200 removes them all; an unchanged body
 // is skipped. After three logged failures in a row, further ones log at debug level only.
+import type { Names } from '../../common/names.js';
 import { request } from 'undici';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
@@ -16,7 +17,7 @@ export interface HttpSourceOptions {
   headers: Record<string, string[]>;
   checkFrequencyMs: number;
   nodeName: string;
-  platformDomain: string;
+  names: Names;
   validation: ValidatePodOptions;
   onSnapshot: SnapshotSink;
   logger: Logger;
@@ -107,7 +108,7 @@ export class HttpSource implements PodSource {
         return;
       }
       const pods = staticPodsFromManifest(manifestText(body, where), where, {
-        defaults: { nodeName: this.opts.nodeName, sourceKey: `url:${this.opts.url}`, sourceName: 'http', platformDomain: this.opts.platformDomain },
+        defaults: { nodeName: this.opts.nodeName, sourceKey: `url:${this.opts.url}`, sourceName: 'http', names: this.opts.names },
         validation: this.opts.validation,
       });
       this.lastBody = body;

@@ -2,6 +2,7 @@
 // (read-only reflections, annotated with the static pod's config hash) for static pods. A mirror
 // pod whose hash no longer matches its static pod is replaced, so edits show up. Work for one
 // pod name is serialized; failed writes are retried every `retryMs` (and on the next change).
+import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isAlreadyExists, isNotFound, userMessage } from '../../common/util/errors.js';
@@ -15,7 +16,7 @@ export const PROCESS_IMAGE = 'process';
 
 export interface ApiStatusSyncOptions {
   pods: ResourceClient<ApiPod>;
-  platformDomain: string;
+  names: Names;
   logger: Logger;
   clock: Clock;
   /** Retry period of failed writes. Default 10 s. */
@@ -88,7 +89,7 @@ export class ApiStatusSync {
     if (this.sent.get(pod.metadata.uid) === body) return Promise.resolve();
     const retry = (): Promise<void> => this.statusChanged(pod, status);
     return this.enqueue(key, pod.metadata.uid, async () => {
-      if (isStaticPod(pod, this.opts.platformDomain)) await this.ensureMirror(pod);
+      if (isStaticPod(pod, this.opts.names)) await this.ensureMirror(pod);
       await this.opts.pods.patch(pod.metadata.name, { status }, { type: 'merge', subresource: 'status', namespace: pod.metadata.namespace });
       this.sent.set(pod.metadata.uid, body);
     }, retry);
@@ -101,13 +102,13 @@ export class ApiStatusSync {
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const retry = (): Promise<void> => this.podRemoved(pod);
     return this.enqueue(key, pod.metadata.uid, async () => {
-      const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.platformDomain)];
+      const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.names)];
       if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
       try {
-        const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.platformDomain)];
+        const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)];
         const existing = src === 'api' ? undefined : await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
         // only the mirror of this very static pod (a newer one may carry the same name)
-        if (existing && existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] !== hash) return;
+        if (existing && existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] !== hash) return;
         await this.opts.pods.delete(pod.metadata.name, {
           namespace: pod.metadata.namespace,
           gracePeriodSeconds: 0,
@@ -120,14 +121,14 @@ export class ApiStatusSync {
   }
 
   private async mirrorOf(pod: Pod): Promise<ApiPod> {
-    const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.platformDomain)] ?? pod.metadata.uid;
+    const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)] ?? pod.metadata.uid;
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = pod.metadata;
     const owner = this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode();
     const ownerReferences = owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: owner.name, uid: owner.uid, controller: true }] };
     return {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { ...meta, ...ownerReferences, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.platformDomain)]: hash } },
+      metadata: { ...meta, ...ownerReferences, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.names)]: hash } },
       // the API requires an image; process:// containers have none, so the mirror says so
       spec: {
         ...pod.spec,
@@ -139,7 +140,7 @@ export class ApiStatusSync {
 
   private async ensureMirror(pod: Pod): Promise<void> {
     const want = await this.mirrorOf(pod);
-    const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)];
+    const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)];
     try {
       await this.opts.pods.create(want, { namespace: pod.metadata.namespace });
       this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'created mirror pod');
@@ -148,7 +149,7 @@ export class ApiStatusSync {
       if (!isAlreadyExists(err)) throw err;
     }
     const existing = await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
-    if (existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.platformDomain)] === hash) return;
+    if (existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] === hash) return;
     // an old mirror (or a pod that is not a mirror of this static pod): replace it
     await this.opts.pods.delete(pod.metadata.name, { namespace: pod.metadata.namespace, gracePeriodSeconds: 0 });
     await this.opts.pods.create(want, { namespace: pod.metadata.namespace });

@@ -2,6 +2,7 @@
 // CertificateApproval (verb "approve" on signers for /approval updates), CertificateSigning (verb
 // "sign" on signers when /status changes the certificate) and CertificateSubjectRestriction (no
 // system:masters in requests for the API-server client signer).
+import type { Names } from '../../common/names.js';
 import { parseCsrPem } from '../csr/request.js';
 import type { AdmissionPlugin, AdmissionRequest, Authorizer, UserInfo } from '../interfaces.js';
 import { forbidden } from '../status.js';
@@ -93,15 +94,15 @@ export class CertificateSigning implements AdmissionPlugin {
 
 export class CertificateSubjectRestriction implements AdmissionPlugin {
   readonly name = 'CertificateSubjectRestriction';
-  private readonly o: { readonly platformDomain: string };
-  constructor(o: { platformDomain: string }) {
+  private readonly o: { readonly platformDomain: string; readonly names: Names };
+  constructor(o: { platformDomain: string; names: Names }) {
     this.o = o;
   }
 
   admit(r: AdmissionRequest): Promise<void> {
     if (!isCsr(r, this.o.platformDomain) || r.operation !== 'CREATE' || r.subresource !== '') return Promise.resolve();
     const signer = signerNameOf(r.object);
-    const restricted = `${this.o.platformDomain}/plat-apiserver-client`;
+    const restricted = this.o.names.signers.apiClient;
     if (signer !== restricted) return Promise.resolve();
     const spec = r.object?.['spec'] as Record<string, unknown> | undefined;
     const request = spec?.['request'];

@@ -1,5 +1,6 @@
 // Builds the admission plugins named by --enable-admission-plugins, in the reference's order,
 // with their configuration from --admission-control-config-file.
+import { namesFor, type Names } from '../../common/names.js';
 import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../config/admission.js';
 import type { ResolvedAdmissionConfiguration } from '../config/load.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -14,6 +15,8 @@ export interface AdmissionPluginsOptions {
   readonly enabled: readonly string[];
   readonly config: ResolvedAdmissionConfiguration | undefined;
   readonly platformDomain: string;
+  /** The profile's names; default: the platform profile's in platformDomain. */
+  readonly names?: Names;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
   /** What NodeRestriction reads (pods, nodes) and the node-lease namespace; required to enable it. */
@@ -57,7 +60,7 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
         plugins.push(new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer }));
         break;
       case 'CertificateSubjectRestriction':
-        plugins.push(new CertificateSubjectRestriction({ platformDomain: o.platformDomain }));
+        plugins.push(new CertificateSubjectRestriction({ platformDomain: o.platformDomain, names: o.names ?? namesFor('platform', o.platformDomain) }));
         break;
     }
   }

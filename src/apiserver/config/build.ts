@@ -1,6 +1,7 @@
 // From the five configuration-file flags to the parts plat-apiserver plugs into its pipeline:
 // authenticators (JWT, anonymous), authorizers (Webhook/AlwaysAllow/AlwaysDeny), admission
 // plugins, the encryption TransformerRegistry and the RequestTracer.
+import type { Names } from '../../common/names.js';
 import { ConfiguredAnonymousAuthenticator } from '../authn/anonymous-config.js';
 import { JwtAuthenticator } from '../authn/jwt.js';
 import { JwtAuthenticatorSet } from '../authn/jwt-set.js';
@@ -46,6 +47,7 @@ export interface ApiserverConfigFileOptions {
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
   readonly platformDomain: string;
+  readonly names?: Names;
   /** `--anonymous-auth` was set (then the authentication file must not configure `anonymous`). */
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
@@ -157,7 +159,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
     // The certificate plugins ask the same chain the server uses (system:masters first).
     const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
-    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
+    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
 
     let transformers: TransformerRegistry | undefined;
     if (given(o.encryptionProviderConfig)) {

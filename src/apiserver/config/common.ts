@@ -2,7 +2,7 @@
 import { tryDurationMs } from '../../common/util/values/duration.js';
 import type { FieldPath, IssueList } from './issues.js';
 
-export const DEFAULT_PLATFORM_DOMAIN = 'platform.io';
+export { DEFAULT_PLATFORM_DOMAIN } from '../../common/names.js';
 
 export function configGroup(platformDomain: string): string {
   return `apiserver.config.${platformDomain}`;

@@ -1,5 +1,6 @@
 // `plat-apiserver --validate-config FILE... [--platform-domain D] [--anonymous-auth[=B]]`:
 // validates configuration files of any of the five kinds, prints every error, exits 1 or 0.
+import { DEFAULT_PLATFORM_DOMAIN } from '../../common/names.js';
 import { validateConfigFiles } from './load.js';
 
 export function isValidateConfigInvocation(argv: readonly string[]): boolean {
@@ -13,7 +14,7 @@ export interface ValidateCommandIo {
 
 export function runValidateConfig(argv: readonly string[], io: ValidateCommandIo): number {
   const files: string[] = [];
-  let platformDomain = 'platform.io';
+  let platformDomain = DEFAULT_PLATFORM_DOMAIN;
   let anonymousAuthFlagSet = false;
   for (let i = 0; i < argv.length; i++) {
     const a = (argv[i] ?? '').replace(/^--([a-z_-]+)/, (m) => m.replace(/_/g, '-'));

@@ -36,7 +36,7 @@ function requester(csr: Obj): UserInfo {
 }
 
 export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSignal): Promise<void> {
-  const domain = o.registry.platformDomain;
+  const names = o.registry.names;
   const mayCreate = async (csr: Obj, subresource: string): Promise<boolean> => {
     const d = await o.authorizer.authorize({
       user: requester(csr),
@@ -59,9 +59,9 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
     process: async (name) => {
       const csr = await getUnlessGone(o.registry, o.def, name);
       if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
-      if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, domain)) return;
+      if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, names)) return;
       // As the reference's recognizers: the node renewing its own certificate first, then bootstrap.
-      const self = isSelfNodeClient(csr, domain) && (await mayCreate(csr, 'selfnodeclient'));
+      const self = isSelfNodeClient(csr, names) && (await mayCreate(csr, 'selfnodeclient'));
       const allowed = self || (await mayCreate(csr, 'nodeclient'));
       if (!allowed) {
         o.logger.info({ csr: name }, 'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver');

@@ -25,7 +25,7 @@ export interface CsrSigningOptions {
 }
 
 export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): Promise<void> {
-  const domain = o.registry.platformDomain;
+  const names = o.registry.names;
   const queue = new WorkQueue({
     name: 'csrsigning',
     clock: o.clock,
@@ -35,13 +35,13 @@ export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): 
       if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
       const spec = (csr['spec'] ?? {}) as Obj;
       const signerName = typeof spec['signerName'] === 'string' ? spec['signerName'] : '';
-      if (!signingNeeded(csr) || !isWellKnownSigner(signerName, domain)) return;
+      if (!signingNeeded(csr) || !isWellKnownSigner(signerName, names)) return;
       const der = typeof spec['request'] === 'string' ? decodeBase64Field(spec['request']) : undefined;
       const now = o.clock.now();
       const result = await signCertificate({
         csrPem: der ?? new Uint8Array(),
         signerName,
-        platformDomain: domain,
+        names,
         usages: Array.isArray(spec['usages']) ? spec['usages'].map(String) : [],
         ...(typeof spec['expirationSeconds'] === 'number' ? { expirationSeconds: spec['expirationSeconds'] } : {}),
         ca: o.ca,

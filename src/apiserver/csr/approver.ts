@@ -2,6 +2,7 @@
 // platlet client signer, and the condition it appends. The SubjectAccessReview itself (may the
 // requester create certificatesigningrequests/nodeclient or /selfnodeclient) is the caller's.
 
+import type { Names } from '../../common/names.js';
 import { asArray, asRecord, conditionsOf, formatTime } from './object.js';
 import { decodeBase64Field } from './pem.js';
 import { parseCsrPem, type ParsedCsr } from './request.js';
@@ -11,8 +12,8 @@ export const AUTO_APPROVE_MESSAGE = 'Auto approving platlet client certificate a
 /** The reference's message when the node renews its own certificate (selfnodeclient). */
 export const AUTO_APPROVE_SELF_MESSAGE = 'Auto approving self platlet client certificate after SubjectAccessReview.';
 
-export function platletClientSignerName(platformDomain: string): string {
-  return `${platformDomain}/plat-apiserver-client-platlet`;
+export function platletClientSignerName(names: Names): string {
+  return names.signers.agentClient;
 }
 
 export function parseRequestOf(csrObj: Record<string, unknown>): ParsedCsr | undefined {
@@ -52,23 +53,20 @@ export function nodeClientProblem(parsed: ParsedCsr, usages: readonly unknown[])
 /**
  * A node client CSR: the platlet client signer, O exactly ["system:nodes"], CN `system:node:*`,
  * no SANs, usages {digital signature, key encipherment, client auth} or {digital signature, client auth}.
- * `platformDomain` defaults to the signer's domain being anything ending in the well-known path.
  */
-export function isNodeClientCsr(csrObj: Record<string, unknown>, platformDomain?: string): boolean {
+export function isNodeClientCsr(csrObj: Record<string, unknown>, names: Names): boolean {
   const spec = asRecord(csrObj['spec']);
   const signer = spec['signerName'];
   if (typeof signer !== 'string') return false;
-  if (platformDomain !== undefined ? signer !== platletClientSignerName(platformDomain) : !signer.endsWith('/plat-apiserver-client-platlet')) {
-    return false;
-  }
+  if (signer !== platletClientSignerName(names)) return false;
   const parsed = parseRequestOf(csrObj);
   if (parsed === undefined) return false;
   return nodeClientProblem(parsed, asArray(spec['usages'])) === undefined;
 }
 
 /** A node client CSR whose requester is the node itself (spec.username equals the CN). */
-export function isSelfNodeClient(csrObj: Record<string, unknown>, platformDomain?: string): boolean {
-  if (!isNodeClientCsr(csrObj, platformDomain)) return false;
+export function isSelfNodeClient(csrObj: Record<string, unknown>, names: Names): boolean {
+  if (!isNodeClientCsr(csrObj, names)) return false;
   const parsed = parseRequestOf(csrObj);
   return parsed !== undefined && asRecord(csrObj['spec'])['username'] === parsed.commonName;
 }

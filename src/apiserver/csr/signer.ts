@@ -2,6 +2,7 @@
 // against the signer's rules (a failure becomes a Failed condition with reason
 // SignerValidationFailure), works out the lifetime, and issues the certificate from the CA.
 
+import type { Names } from '../../common/names.js';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { randomSerialHex } from './ca.js';
@@ -12,7 +13,7 @@ import { parseCsrPem, type ParsedCsr } from './request.js';
 export interface SignOptions {
   readonly csrPem: string | Uint8Array;
   readonly signerName: string;
-  readonly platformDomain: string;
+  readonly names: Names;
   readonly usages: readonly string[];
   readonly expirationSeconds?: number;
   readonly ca: { readonly certPem: string; readonly keyPem: string };
@@ -31,20 +32,16 @@ const MIN_DURATION_S = 10 * 60;
 const BACKDATE_MS = 5 * 60 * 1000;
 const SHORT_S = 8 * 60 * 60;
 
-export function wellKnownSigners(platformDomain: string): {
+export function wellKnownSigners(names: Names): {
   client: string;
   platletClient: string;
   platletServing: string;
 } {
-  return {
-    client: `${platformDomain}/plat-apiserver-client`,
-    platletClient: `${platformDomain}/plat-apiserver-client-platlet`,
-    platletServing: `${platformDomain}/platlet-serving`,
-  };
+  return { client: names.signers.apiClient, platletClient: names.signers.agentClient, platletServing: names.signers.agentServing };
 }
 
-export function isWellKnownSigner(signerName: string, platformDomain: string): boolean {
-  return Object.values(wellKnownSigners(platformDomain)).includes(signerName);
+export function isWellKnownSigner(signerName: string, names: Names): boolean {
+  return Object.values(wellKnownSigners(names)).includes(signerName);
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
@@ -78,12 +75,12 @@ function clientProblem(usages: readonly string[]): string | undefined {
 }
 
 /** Why the signer must refuse this request, or undefined when it may sign. */
-export function signerProblem(signerName: string, platformDomain: string, parsed: ParsedCsr, usages: readonly string[]): string | undefined {
-  const s = wellKnownSigners(platformDomain);
+export function signerProblem(signerName: string, names: Names, parsed: ParsedCsr, usages: readonly string[]): string | undefined {
+  const s = wellKnownSigners(names);
   if (signerName === s.platletServing) return servingProblem(parsed, usages);
   if (signerName === s.platletClient) return nodeClientProblem(parsed, usages);
   if (signerName === s.client) return clientProblem(usages);
-  throw new UnknownSignerError(`signer ${JSON.stringify(signerName)} is not a well-known signer of ${platformDomain}`);
+  throw new UnknownSignerError(`signer ${JSON.stringify(signerName)} is not a well-known signer of this server`);
 }
 
 /** The lifetime: expirationSeconds capped at the maximum, at least 10 minutes; the maximum when unset. */
@@ -155,7 +152,7 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
   } catch (e) {
     return failed(`unable to parse csr: ${(e as Error).message}`);
   }
-  const problem = signerProblem(opts.signerName, opts.platformDomain, parsed, opts.usages);
+  const problem = signerProblem(opts.signerName, opts.names, parsed, opts.usages);
   if (problem !== undefined) return failed(problem);
   const ku = keyUsagesFromStrings(opts.usages);
   if ('unrecognized' in ku) return failed(`unrecognized usage values: ${JSON.stringify(ku.unrecognized)}`);

@@ -171,6 +171,10 @@ const printers: Record<string, Printer> = {
       age(metaOf(o)['creationTimestamp'], now),
     ],
   },
+  leases: {
+    columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Holder', 'string', 'The holder of the lease.'), col('Age', 'string', 'Age.')],
+    cells: (o, now) => [str(metaOf(o)['name']) ?? '', str(objAt(o, 'spec')?.['holderIdentity']) ?? '', age(metaOf(o)['creationTimestamp'], now)],
+  },
   namespaces: {
     columns: [col('Name', 'string', 'Name.', 0, 'name'), col('Status', 'string', 'The status of the namespace.'), col('Age', 'string', 'Age.')],
     cells: (o, now) => [str(metaOf(o)['name']) ?? '', str(objAt(o, 'status')?.['phase']) ?? '', age(metaOf(o)['creationTimestamp'], now)],

@@ -3,6 +3,7 @@
 // ResourceDef. The REST handlers and the in-process controllers both go through it, so every
 // write sees the same defaulting, validation and admission.
 
+import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin, UserInfo } from '../interfaces.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -55,6 +56,8 @@ export interface DeleteResult {
 export interface RegistryOptions {
   readonly store: Store;
   readonly platformDomain: string;
+  /** The profile's names; default: the platform profile's in platformDomain. */
+  readonly names?: Names;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly admission: readonly AdmissionPlugin[];
@@ -76,6 +79,7 @@ const maxUpdateAttempts = 10;
 export class Registry {
   readonly store: Store;
   readonly platformDomain: string;
+  readonly names: Names;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly admission: readonly AdmissionPlugin[];
@@ -84,6 +88,7 @@ export class Registry {
   constructor(opts: RegistryOptions) {
     this.store = opts.store;
     this.platformDomain = opts.platformDomain;
+    this.names = opts.names ?? namesFor('platform', opts.platformDomain);
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.admission = opts.admission;

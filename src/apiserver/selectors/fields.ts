@@ -3,7 +3,7 @@
 // is absent reads as "" (the reference's field sets always hold every supported label);
 // booleans read as "true"/"false".
 
-export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces' | 'secrets' | 'configmaps' | 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings';
+export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces' | 'secrets' | 'configmaps' | 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings' | 'leases';
 
 export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<string>>> = {
   certificatesigningrequests: new Set(['metadata.name', 'metadata.namespace', 'spec.signerName']),
@@ -42,6 +42,7 @@ export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<s
   clusterroles: new Set(['metadata.name', 'metadata.namespace']),
   rolebindings: new Set(['metadata.name', 'metadata.namespace']),
   clusterrolebindings: new Set(['metadata.name', 'metadata.namespace']),
+  leases: new Set(['metadata.name', 'metadata.namespace']),
 };
 
 function child(v: unknown, key: string): unknown {

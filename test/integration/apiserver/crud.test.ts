@@ -16,11 +16,11 @@ after(async () => {
 
 const G = 'certificates.platform.io';
 
-test('namespaces default and kube-system exist at start', async () => {
+test('namespaces default and the platform profile\'s plat-system, plat-public, plat-node-lease exist at start', async () => {
   const r = await api.request('GET', '/api/v1/namespaces');
   assert.equal(r.status, 200);
   const names = (r.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name);
-  assert.ok(names.includes('default') && names.includes('kube-system'));
+  for (const ns of ['default', 'plat-system', 'plat-public', 'plat-node-lease']) assert.ok(names.includes(ns), ns);
   assert.equal(r.json?.['kind'], 'NamespaceList');
 });
 

@@ -20,8 +20,10 @@ test('defaults as the reference names them', () => {
   assert.deepEqual(f.authorizationMode, ['Node', 'RBAC']);
   assert.equal(f.platformDomain, 'platform.io');
   assert.equal(f.clusterSigningDurationMs, 8760 * 3600 * 1000);
-  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning', 'tokencleaner']);
+  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning', 'tokencleaner', 'nodelifecycle']);
   assert.equal(f.enableBootstrapTokenAuth, false);
+  assert.equal(f.platformProfile, 'platform');
+  assert.equal(f.nodeMonitorGracePeriodMs, 40_000);
   assert.equal(f.minRequestTimeoutSeconds, 1800);
   assert.equal(f.etcdCompactionIntervalMs, 5 * 60 * 1000);
   assert.equal(f.featureGates['ShardedListAndWatch'], false);
@@ -49,6 +51,7 @@ test('bad values are FlagErrors naming the flag and what is accepted', () => {
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
     [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
     [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],
+    [['--platform-profile=k8s'], /^invalid value "k8s" for flag --platform-profile: the accepted values are platform, kubernetes$/],
     [['--no-such-flag'], /unknown option '--no-such-flag'/],
     [['--anonymous-auth=maybe'], /anonymous-auth/],
   ];
@@ -62,6 +65,6 @@ test('--help prints every flag; --controllers understands * and -name', () => {
   assert.equal(h.kind, 'help');
   const text = (h as { text: string }).text;
   for (const f of ['--secure-port', '--cert-dir', '--token-auth-file', '--etcd-compaction-interval', '--default-watch-cache-size', '--min-request-timeout']) assert.ok(text.includes(f), f);
-  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving', 'tokencleaner']);
+  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving', 'tokencleaner', 'nodelifecycle']);
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });

@@ -23,6 +23,8 @@ export interface EventRecorderOptions {
   logger: Logger;
   /** The node name: the source host. */
   host: string;
+  /** The source component (the profile's: `nodeagent`, or `kubelet` under kubernetes); default COMPONENT. */
+  component?: string;
   /** --event-qps / --event-burst; 0 means 5 / 10. */
   qps: number;
   burst: number;
@@ -100,13 +102,13 @@ export class EventRecorder {
       involvedObject: { ...obj },
       reason,
       message,
-      source: { component: COMPONENT, host: this.o.host },
+      source: { component: this.o.component ?? COMPONENT, host: this.o.host },
       firstTimestamp: ts,
       lastTimestamp: ts,
       count: 1,
       type,
       eventTime: null,
-      reportingComponent: COMPONENT,
+      reportingComponent: this.o.component ?? COMPONENT,
       reportingInstance: this.o.host,
     });
     this.stats.queued = this.queue.length;

@@ -3,6 +3,7 @@
 // 70-90 % of the lifetime. The client certificate is renewed and swapped into the API client;
 // the serving certificate (approved here, as nothing auto-approves the serving signer) is
 // renewed and presented by an HTTPS server at the next handshake.
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
@@ -50,7 +51,7 @@ test('client and serving certificates rotate before expiry; the client and the H
     certDir: env.certDir,
     nodeName: 'node-1',
     nodeIPs: ['127.0.0.1'],
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     rotateCertificates: true,
     rotateServerCertificates: true,
     expirationSeconds: 600,

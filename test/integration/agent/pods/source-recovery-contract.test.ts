@@ -2,6 +2,7 @@
 // it starts (the manifest dir absent, the URL answering 500, the API server not running) names
 // the failure in the log, keeps going, and delivers the pods once the backend recovers. Time
 // moves on an injected ManualClock, so retries and relists come when the test advances it.
+import { namesFor } from '../../../../src/common/names.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -37,7 +38,7 @@ interface RecoveryDriver {
 
 const NODE = 'rc-node';
 const manifest = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "60"]}]}\n';
-const common = { nodeName: NODE, platformDomain: 'platform.io', validation: { requireImage: false, requireCommand: true } };
+const common = { nodeName: NODE, names: namesFor('platform', 'platform.io'), validation: { requireImage: false, requireCommand: true } };
 
 async function fileDriver(): Promise<RecoveryDriver> {
   const parent = await mkdtemp(join(tmpdir(), 'na-recover-file-'));

@@ -2,6 +2,7 @@
 // requests authorized by SubjectAccessReview at plat-apiserver (--authorization-mode=AlwaysDeny:
 // only system:masters is allowed), client certificates issued by the cluster CA; and the API
 // server going away (500 with a reason, never an allow).
+import { namesFor } from '../../../../src/common/names.js';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -62,8 +63,8 @@ before(async () => {
       enableDebuggingHandlers: true,
       clientCaFile: api.clusterCaFile,
       anonymous: false,
-      tokenWebhook: { reviewer: new ApiTokenReviewer({ rest, domain: 'k8s.io' }), cacheTtlMs: 120_000 },
-      authorization: { mode: 'Webhook', reviewer: new ApiSubjectAccessReviewer({ rest, domain: 'k8s.io' }), authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+      tokenWebhook: { reviewer: new ApiTokenReviewer({ rest, names: namesFor('platform', 'k8s.io') }), cacheTtlMs: 120_000 },
+      authorization: { mode: 'Webhook', reviewer: new ApiSubjectAccessReviewer({ rest, names: namesFor('platform', 'k8s.io') }), authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
     },
   });
   const addrs = await servers.start(abort.signal);

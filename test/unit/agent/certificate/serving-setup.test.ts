@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, readdir, stat, utimes } from 'node:fs/promises';
@@ -58,7 +59,7 @@ test('rotated serving certificate: handshakes fail until it exists, then present
     certDir: join(dir, 'pki'),
     nodeName: 'node-1',
     nodeIPs: ['10.0.0.2', '10.0.0.1', '10.0.0.2'],
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     rotateCertificates: false,
     rotateServerCertificates: true,
     clock: systemClock,
@@ -97,7 +98,7 @@ test('no serving CSR without an IP', async (t) => {
   t.after(() => api.stop());
   await writeFile(join(dir, 'p.conf'), `clusters: [{name: c, cluster: {server: "${api.url}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
   const logger = recordingLogger();
-  const setup = await startCertificates({ platconfigPath: join(dir, 'p.conf'), certDir: join(dir, 'pki'), nodeName: 'node-1', nodeIPs: [], platformDomain: 'platform.io', rotateCertificates: false, rotateServerCertificates: true, clock: systemClock, logger });
+  const setup = await startCertificates({ platconfigPath: join(dir, 'p.conf'), certDir: join(dir, 'pki'), nodeName: 'node-1', nodeIPs: [], names: namesFor('platform', 'platform.io'), rotateCertificates: false, rotateServerCertificates: true, clock: systemClock, logger });
   t.after(() => setup.stop());
   const until = Date.now() + 5000;
   while (!logger.lines.some((l) => l.msg.includes('no IP address')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -117,7 +118,7 @@ test('standalone mode (no --platconfig): no API request at all, self-signed serv
     certDir: join(dir, 'pki'),
     nodeName: 'node-1',
     nodeIPs: ['127.0.0.1'],
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     rotateCertificates: true,
     rotateServerCertificates: true,
     clock: systemClock,

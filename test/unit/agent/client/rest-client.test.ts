@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -187,7 +188,7 @@ test('CsrClient paths use the platform domain', async (t) => {
   const s = await serve(t, (_req, res) => json(res, 200, { items: [], metadata: { resourceVersion: '5' } }));
   const rest = new RestClient({ connection: conn(s.url) });
   t.after(() => rest.close());
-  const csrs = new CsrClient({ client: rest, platformDomain: 'k8s.io' });
+  const csrs = new CsrClient({ client: rest, names: namesFor('platform', 'k8s.io') });
   await csrs.list({ fieldSelector: 'metadata.name=node-csr-x' });
   assert.equal(s.requests[0]?.url, '/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=metadata.name%3Dnode-csr-x');
 });

@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
@@ -182,18 +183,18 @@ function flagsWith(set: Partial<NodeAgentFlags>): NodeAgentFlags {
 
 test('--node-labels: reserved namespace rules with the reference message', () => {
   const ok = flagsWith({ nodeLabels: { 'platform.io/hostname': 'n1', 'node.platform.io/pool': 'a', 'platlet.platform.io/x': 'y', 'sub.node.platform.io/z': '1', 'topology.platform.io/zone': 'z1', 'failure-domain.beta.platform.io/region': 'r', 'example.com/team': 'a', plain: 'b' } });
-  assert.deepEqual(validateFlagOnly(ok, 'platform.io'), []);
+  assert.deepEqual(validateFlagOnly(ok, namesFor('platform', 'platform.io')), []);
   const bad = flagsWith({ nodeLabels: { 'platform.io/role': 'x', 'foo.platform.io/bar': 'y', 'platform.io/hostname': 'n1' } });
-  assert.deepEqual(validateFlagOnly(bad, 'platform.io'), ["unknown 'platform.io' labels specified with --node-labels: [foo.platform.io/bar platform.io/role]"]);
-  assert.deepEqual(validateFlagOnly(flagsWith({ nodeLabels: { 'k8s.io/role': 'x' } }), 'k8s.io'), ["unknown 'k8s.io' labels specified with --node-labels: [k8s.io/role]"]);
-  assert.match(validateFlagOnly(flagsWith({ nodeLabels: { 'bad key': 'x' } }), 'platform.io')[0] ?? '', /invalid node labels: bad key=x/);
+  assert.deepEqual(validateFlagOnly(bad, namesFor('platform', 'platform.io')), ["unknown 'platform.io' labels specified with --node-labels: [foo.platform.io/bar platform.io/role]"]);
+  assert.deepEqual(validateFlagOnly(flagsWith({ nodeLabels: { 'k8s.io/role': 'x' } }), namesFor('platform', 'k8s.io')), ["unknown 'k8s.io' labels specified with --node-labels: [k8s.io/role]"]);
+  assert.match(validateFlagOnly(flagsWith({ nodeLabels: { 'bad key': 'x' } }), namesFor('platform', 'platform.io'))[0] ?? '', /invalid node labels: bad key=x/);
 });
 
 test('flag-only settings: node IP, cloud provider, hostname, lock-file pairing', () => {
-  assert.deepEqual(validateFlagOnly(flagsWith({ nodeIP: '10.0.0.1,fd00::1' }), 'platform.io'), []);
-  assert.match(validateFlagOnly(flagsWith({ nodeIP: 'x' }), 'platform.io')[0] ?? '', /for --node-ip/);
-  assert.match(validateFlagOnly(flagsWith({ nodeIP: '10.0.0.1,10.0.0.2' }), 'platform.io')[0] ?? '', /one IPv4 and one IPv6/);
-  assert.match(validateFlagOnly(flagsWith({ cloudProvider: 'aws' }), 'platform.io')[0] ?? '', /--cloud-provider: only "" \(none\) and "external"/);
-  assert.match(validateFlagOnly(flagsWith({ hostnameOverride: 'not_valid!' }), 'platform.io')[0] ?? '', /--hostname-override/);
-  assert.deepEqual(validateFlagOnly(flagsWith({ exitOnLockContention: true }), 'platform.io'), ['--exit-on-lock-contention needs --lock-file']);
+  assert.deepEqual(validateFlagOnly(flagsWith({ nodeIP: '10.0.0.1,fd00::1' }), namesFor('platform', 'platform.io')), []);
+  assert.match(validateFlagOnly(flagsWith({ nodeIP: 'x' }), namesFor('platform', 'platform.io'))[0] ?? '', /for --node-ip/);
+  assert.match(validateFlagOnly(flagsWith({ nodeIP: '10.0.0.1,10.0.0.2' }), namesFor('platform', 'platform.io'))[0] ?? '', /one IPv4 and one IPv6/);
+  assert.match(validateFlagOnly(flagsWith({ cloudProvider: 'aws' }), namesFor('platform', 'platform.io'))[0] ?? '', /--cloud-provider: only "" \(none\) and "external"/);
+  assert.match(validateFlagOnly(flagsWith({ hostnameOverride: 'not_valid!' }), namesFor('platform', 'platform.io'))[0] ?? '', /--hostname-override/);
+  assert.deepEqual(validateFlagOnly(flagsWith({ exitOnLockContention: true }), namesFor('platform', 'platform.io')), ['--exit-on-lock-contention needs --lock-file']);
 });

@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
@@ -34,12 +35,12 @@ test('addresses: default-route interface, --node-ip, dual-stack and :: preferrin
 });
 
 test('labels: defaults with beta forms; --node-labels in the domain limited to allowed ones', () => {
-  const d = defaultNodeLabels('platform.io', 'n1', 'linux', 'amd64');
+  const d = defaultNodeLabels(namesFor('platform', 'platform.io'), 'n1', 'linux', 'amd64');
   assert.deepEqual(d, { 'platform.io/hostname': 'n1', 'platform.io/os': 'linux', 'platform.io/arch': 'amd64', 'beta.platform.io/os': 'linux', 'beta.platform.io/arch': 'amd64' });
-  validateNodeLabels({ 'node.platform.io/role': 'x', 'platlet.platform.io/a': 'b', 'topology.platform.io/zone': 'z1', 'example.com/x': 'y', plain: 'v' }, 'platform.io');
-  assert.throws(() => validateNodeLabels({ 'platform.io/role': 'x', 'foo.platform.io/bar': 'y' }, 'platform.io'), (e: unknown) => e instanceof ConfigError && /unknown 'platform.io' labels specified with --node-labels: \[foo.platform.io\/bar platform.io\/role\]/.test(e.message));
-  assert.throws(() => validateNodeLabels({ 'bad key!': 'x' }, 'platform.io'), /invalid label key/);
-  assert.equal(registrationLabels('k8s.io', 'n1', { 'k8s.io/hostname': 'custom' })['k8s.io/hostname'], 'custom');
+  validateNodeLabels({ 'node.platform.io/role': 'x', 'platlet.platform.io/a': 'b', 'topology.platform.io/zone': 'z1', 'example.com/x': 'y', plain: 'v' }, namesFor('platform', 'platform.io'));
+  assert.throws(() => validateNodeLabels({ 'platform.io/role': 'x', 'foo.platform.io/bar': 'y' }, namesFor('platform', 'platform.io')), (e: unknown) => e instanceof ConfigError && /unknown 'platform.io' labels specified with --node-labels: \[foo.platform.io\/bar platform.io\/role\]/.test(e.message));
+  assert.throws(() => validateNodeLabels({ 'bad key!': 'x' }, namesFor('platform', 'platform.io')), /invalid label key/);
+  assert.equal(registrationLabels(namesFor('platform', 'k8s.io'), 'n1', { 'k8s.io/hostname': 'custom' })['k8s.io/hostname'], 'custom');
 });
 
 test('allocatable is capacity less system-reserved, plat-reserved and hard eviction thresholds', () => {

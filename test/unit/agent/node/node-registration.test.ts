@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../helpers/manual-clock.js';
@@ -53,7 +54,7 @@ test('registration backs off from 100 ms doubling to 7 s, then reconciles an exi
   const clock = new ManualClock();
   const api = new FakeNodeApi();
   api.failuresLeft = 9;
-  const base: Node = { metadata: { name: 'n1', labels: { 'platform.io/hostname': 'n1' } }, spec: { taints: [uninitializedTaint('platform.io')] } };
+  const base: Node = { metadata: { name: 'n1', labels: { 'platform.io/hostname': 'n1' } }, spec: { taints: [uninitializedTaint(namesFor('platform', 'platform.io'))] } };
   const done = registerNode({ api, clock, logger: silentLogger(), node: () => Promise.resolve(base), ownedLabels: { 'platform.io/hostname': 'n1' } }, new AbortController().signal);
   for (let i = 0; i < 9; i++) {
     await clock.waitForSleepers(1);
@@ -66,7 +67,7 @@ test('registration backs off from 100 ms doubling to 7 s, then reconciles an exi
   // A restart finds the node and patches the labels it owns.
   api.nodes.set('n1', { metadata: { name: 'n1', labels: { 'platform.io/hostname': 'old' } }, spec: {} });
   await registerNode({ api, clock, logger: silentLogger(), node: () => Promise.resolve(base), ownedLabels: { 'platform.io/hostname': 'n1' } }, new AbortController().signal);
-  assert.deepEqual(api.patches[0], { metadata: { labels: { 'platform.io/hostname': 'n1' } }, spec: { taints: [uninitializedTaint('platform.io')] } });
+  assert.deepEqual(api.patches[0], { metadata: { labels: { 'platform.io/hostname': 'n1' } }, spec: { taints: [uninitializedTaint(namesFor('platform', 'platform.io'))] } });
 });
 
 test('status is sent on change or every 5 minutes; while the API server is down only the latest waits and the rest are counted', async () => {

@@ -1,10 +1,11 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeManifest, checkPod } from '../../../../src/agent/pod/decode.js';
 import { applyStaticPodDefaults } from '../../../../src/agent/pod/static.js';
 import { ManifestError } from '../../../../src/common/util/errors.js';
 
-const opts = { nodeName: 'Node-A', sourceKey: 'file:/etc/pods/web.yaml', sourceName: 'file' as const, platformDomain: 'platform.io' };
+const opts = { nodeName: 'Node-A', sourceKey: 'file:/etc/pods/web.yaml', sourceName: 'file' as const, names: namesFor('platform', 'platform.io') };
 const docker = { requireImage: true, requireCommand: false };
 const proc = { requireImage: false, requireCommand: true };
 

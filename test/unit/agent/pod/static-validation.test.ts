@@ -1,13 +1,14 @@
 // A static pod manifest is validated as the reference's static pod sources validate it
 // (pkg/kubelet/config/common.go: decode, "name is needed", applyDefaults, ValidatePodCreate).
 // The expected messages are the reference's own, written out here.
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { staticPodsFromManifest, manifestText } from '../../../../src/agent/pod/static-manifest.js';
 import { ManifestError } from '../../../../src/common/util/errors.js';
 
 const opts = {
-  defaults: { nodeName: 'node-a', sourceKey: 'file:/etc/pods/x.yaml', sourceName: 'file' as const, platformDomain: 'platform.io' },
+  defaults: { nodeName: 'node-a', sourceKey: 'file:/etc/pods/x.yaml', sourceName: 'file' as const, names: namesFor('platform', 'platform.io') },
   validation: { requireImage: false, requireCommand: true },
 };
 

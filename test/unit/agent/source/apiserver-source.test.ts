@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiserverSource, type ApiPod } from '../../../../src/agent/source/apiserver.js';
@@ -34,7 +35,7 @@ test('the API source: list then watch events become full snapshots; mirror pods 
   const snaps: PodSnapshot[] = [];
   const ac = new AbortController();
   const clock = new ManualClock();
-  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock });
+  const src = new ApiserverSource({ pods: client, nodeName: 'n1', names: namesFor('platform', 'platform.io'), onSnapshot: (s) => snaps.push(s), logger: recordingLogger(), clock });
   await src.start(ac.signal);
   // the stream ended: the source waits to list again instead of ending
   await clock.waitForSleepers(1);
@@ -73,7 +74,7 @@ test('mirror pods: created for a static pod, replaced when the config hash chang
       return o;
     },
   } as unknown as ResourceClient<ApiPod>;
-  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger: recordingLogger(), clock: new ManualClock() });
+  const sync = new ApiStatusSync({ pods: client, names: namesFor('platform', 'platform.io'), logger: recordingLogger(), clock: new ManualClock() });
   const staticPod = (hash: string): Pod => ({
     metadata: { name: 'web-n1', namespace: 'default', uid: hash, annotations: { 'platform.io/config.hash': hash, 'platform.io/config.source': 'file' } },
     spec: { containers: [{ name: 'c', command: ['x'] }] },
@@ -105,7 +106,7 @@ test('status writes that fail are retried by the loop until they succeed', async
     },
   } as unknown as ResourceClient<ApiPod>;
   const logger = recordingLogger();
-  const sync = new ApiStatusSync({ pods: client, platformDomain: 'platform.io', logger, clock, retryMs: 10_000 });
+  const sync = new ApiStatusSync({ pods: client, names: namesFor('platform', 'platform.io'), logger, clock, retryMs: 10_000 });
   const ac = new AbortController();
   sync.start(ac.signal);
   const p: Pod = { metadata: { name: 'api-pod', namespace: 'default', uid: 'u1', annotations: { 'platform.io/config.source': 'api' } }, spec: { containers: [{ name: 'c' }] } };
@@ -156,7 +157,7 @@ test('the API source retries a failed list forever with back-off (800 ms doublin
   const logger = recordingLogger();
   const snaps: PodSnapshot[] = [];
   const ac = new AbortController();
-  const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: (s) => snaps.push(s), logger, clock });
+  const src = new ApiserverSource({ pods: client, nodeName: 'n1', names: namesFor('platform', 'platform.io'), onSnapshot: (s) => snaps.push(s), logger, clock });
   await src.start(ac.signal);
   for (let i = 0; i < failures.length; i++) {
     await clock.waitForSleepers(1);
@@ -180,7 +181,7 @@ for (const [status, reason] of [[403, 'Forbidden'], [401, 'Unauthorized'], [400,
   test(`the API source gives up on a ${status} (${reason}) and says so in the log`, async () => {
     const { client, attempts } = flakyClient([new ApiError(`pods is ${reason.toLowerCase()}`, { status, reason })], [apiPod('a', 'ua')]);
     const logger = recordingLogger();
-    const src = new ApiserverSource({ pods: client, nodeName: 'n1', platformDomain: 'platform.io', onSnapshot: () => undefined, logger, clock: new ManualClock() });
+    const src = new ApiserverSource({ pods: client, nodeName: 'n1', names: namesFor('platform', 'platform.io'), onSnapshot: () => undefined, logger, clock: new ManualClock() });
     await src.start(new AbortController().signal);
     await src.closed();
     assert.equal(attempts(), 1);

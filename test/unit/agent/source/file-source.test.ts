@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile, unlink, utimes, truncate } from 'node:fs/promises';
@@ -21,7 +22,7 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, path?: (di
     path: path ? path(dir) : dir,
     checkFrequencyMs: 20_000,
     nodeName: 'n1',
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true },
     onSnapshot: (s) => snaps.push(s),
     logger,
@@ -101,7 +102,7 @@ test('notifications pick up a new file without waiting for the relist', async (t
     path: dir,
     checkFrequencyMs: 600_000,
     nodeName: 'n1',
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true },
     onSnapshot: (s) => snaps.push(s),
     logger: recordingLogger(),
@@ -132,7 +133,7 @@ test('a manifest written while the source starts (during its first list) is seen
     path: dir,
     checkFrequencyMs: 600_000,
     nodeName: 'n1',
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true },
     onSnapshot: (s) => {
       // written synchronously inside the first list, before start() returns

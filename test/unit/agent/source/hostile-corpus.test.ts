@@ -1,5 +1,6 @@
 // Every manifest of the hostile corpus (test/fixtures/hostile-manifests) is refused by the file
 // source with a one-line reason, named once, and none of them yields a pod.
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -21,7 +22,7 @@ test('the hostile corpus: every file skipped, each named once with a one-line re
   const snaps: PodSnapshot[] = [];
   const logger = recordingLogger();
   const src = new FileSource({
-    path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', platformDomain: 'platform.io',
+    path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true }, onSnapshot: (s) => snaps.push(s), logger, clock: new ManualClock(), watch: false,
   });
   await src.relist();

@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
@@ -28,7 +29,7 @@ test('the HTTP source: headers, Pod and PodList, errors keep pods, empty body re
     headers: { 'X-Auth': ['s3cret'], Accept: ['application/json', 'application/yaml'] },
     checkFrequencyMs: 20_000,
     nodeName: 'n1',
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     validation: { requireImage: true, requireCommand: false },
     onSnapshot: (s) => snaps.push(s),
     logger,
@@ -75,7 +76,7 @@ test('the HTTP source: a server that is down is logged and keeps pods', async ()
     headers: {},
     checkFrequencyMs: 20_000,
     nodeName: 'n1',
-    platformDomain: 'platform.io',
+    names: namesFor('platform', 'platform.io'),
     validation: { requireImage: true, requireCommand: false },
     onSnapshot: (s) => snaps.push(s),
     logger,

@@ -1,5 +1,6 @@
 // The file source names every skipped file once, with its reason, and a relist of unchanged
 // files (good or bad) reads nothing and parses nothing.
+import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -19,7 +20,7 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const snaps: PodSnapshot[] = [];
   const logger = recordingLogger();
   const src = new FileSource({
-    path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', platformDomain: 'platform.io',
+    path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true }, onSnapshot: (s) => snaps.push(s), logger, clock: new ManualClock(), watch: false,
   });
   const names = (): string[] => (snaps.at(-1)?.pods ?? []).map((p) => p.metadata.name);

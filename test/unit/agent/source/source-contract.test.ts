@@ -1,5 +1,6 @@
 // One contract for the static pod sources (file and HTTP): full snapshots, static defaults,
 // UIDs stable across a restart of the source, bad input keeps the pods, removal empties.
+import { namesFor } from '../../../../src/common/names.js';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -21,7 +22,7 @@ interface Driver {
   close(): Promise<void>;
 }
 
-const common = { nodeName: 'Node1', platformDomain: 'platform.io', validation: { requireImage: false, requireCommand: true }, logger: recordingLogger(), clock: new ManualClock() };
+const common = { nodeName: 'Node1', names: namesFor('platform', 'platform.io'), validation: { requireImage: false, requireCommand: true }, logger: recordingLogger(), clock: new ManualClock() };
 
 async function fileDriver(): Promise<Driver> {
   const dir = await mkdtemp(join(tmpdir(), 'na-contract-file-'));

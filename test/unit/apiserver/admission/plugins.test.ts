@@ -1,4 +1,5 @@
 // Admission plugins: EventRateLimit buckets and message, the certificate plugins' checks.
+import { namesFor } from '../../../../src/common/names.js';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, test } from 'node:test';
@@ -125,7 +126,7 @@ describe('certificate plugins', () => {
   test('CertificateSubjectRestriction refuses system:masters for the API-server client signer', async () => {
     const csrPem = (subj: string): string =>
       execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', '/dev/null', '-subj', subj], { encoding: 'utf8' });
-    const plugin = new CertificateSubjectRestriction({ platformDomain: DOMAIN });
+    const plugin = new CertificateSubjectRestriction({ platformDomain: DOMAIN, names: namesFor('platform', DOMAIN) });
     const create = (subj: string, signer: string): AdmissionRequest =>
       csrReq({ operation: 'CREATE', subresource: '', oldObject: undefined }, { signerName: signer, request: Buffer.from(csrPem(subj)).toString('base64') });
     const err = await rejection(plugin.admit(create('/O=system:masters/CN=admin', `${DOMAIN}/plat-apiserver-client`)));

@@ -1,3 +1,4 @@
+import { namesFor } from '../../../../src/common/names.js';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -26,6 +27,8 @@ import {
 } from '../../../../src/apiserver/csr/index.js';
 import { b64, csrObject, makeCsrPem } from './fixtures.js';
 
+const PLATFORM = namesFor('platform');
+
 const dir = mkdtempSync(join(tmpdir(), 'csr-signer-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const now = new Date();
@@ -51,7 +54,7 @@ function certOf(r: Awaited<ReturnType<typeof signCertificate>>): x509.X509Certif
   return new x509.X509Certificate(r.certificatePem);
 }
 
-const base = { platformDomain: 'platform.io', maxDurationSeconds: 365 * 86400 };
+const base = { names: namesFor('platform', 'platform.io'), maxDurationSeconds: 365 * 86400 };
 
 describe('ca.ts', () => {
   test('CA is self-signed, a CA, verifiable by openssl; key is PKCS#8', () => {
@@ -180,24 +183,27 @@ describe('approver', () => {
   const usages = ['digital signature', 'key encipherment', 'client auth'];
   test('node client CSR detection', async () => {
     const o = csrObject({ requestPem: nodeClientPem, usages });
-    assert.equal(isNodeClientCsr(o), true);
-    assert.equal(isNodeClientCsr(o, 'platform.io'), true);
-    assert.equal(isNodeClientCsr(o, 'k8s.io'), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages: ['digital signature', 'client auth'] })), true);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages: ['client auth'] })), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: servingPem, usages })), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages, signerName: 'platform.io/plat-apiserver-client' })), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes', 'x'] }), usages })), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'node:n1', o: ['system:nodes'] }), usages })), false);
-    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes'], emails: ['a@b.c'] }), usages })), false);
+    assert.equal(isNodeClientCsr(o, PLATFORM), true);
+    assert.equal(isNodeClientCsr(o, namesFor('platform', 'platform.io')), true);
+    assert.equal(isNodeClientCsr(o, namesFor('platform', 'k8s.io')), false);
+    assert.equal(isNodeClientCsr(o, namesFor('kubernetes')), false);
+    // The reference's node client signer, under the kubernetes profile.
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages, signerName: 'kubernetes.io/kube-apiserver-client-kubelet' }), namesFor('kubernetes')), true);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages: ['digital signature', 'client auth'] }), PLATFORM), true);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages: ['client auth'] }), PLATFORM), false);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: servingPem, usages }), PLATFORM), false);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: nodeClientPem, usages, signerName: 'platform.io/plat-apiserver-client' }), PLATFORM), false);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes', 'x'] }), usages }), PLATFORM), false);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'node:n1', o: ['system:nodes'] }), usages }), PLATFORM), false);
+    assert.equal(isNodeClientCsr(csrObject({ requestPem: await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes'], emails: ['a@b.c'] }), usages }), PLATFORM), false);
   });
 
   test('self node client: username equals CN', () => {
     const o = csrObject({ requestPem: nodeClientPem, usages });
     (o['spec'] as Record<string, unknown>)['username'] = 'system:node:n1';
-    assert.equal(isSelfNodeClient(o), true);
+    assert.equal(isSelfNodeClient(o, PLATFORM), true);
     (o['spec'] as Record<string, unknown>)['username'] = 'system:bootstrap:abc';
-    assert.equal(isSelfNodeClient(o), false);
+    assert.equal(isSelfNodeClient(o, PLATFORM), false);
   });
 
   test('approval condition and state helpers', () => {

@@ -1,0 +1,157 @@
+// The node lifecycle controller, as the reference's (kube-controller-manager's nodelifecycle): a
+// node is healthy while its Lease is renewed or its status is posted; the controller notes the
+// time (its own Clock) at which it last saw either change. When both went stale for
+// --node-monitor-grace-period, the node's conditions become Unknown (reason NodeStatusUnknown,
+// message "Kubelet stopped posting node status.") and it is tainted unreachable (NoSchedule and
+// NoExecute). When the agent posts a Ready condition that is not Unknown again, the taints go.
+
+import type { Logger } from '../../common/log/types.js';
+import type { Names } from '../../common/names.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Registry } from '../registry/registry.js';
+import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
+import { prefixEnd } from '../storage/store.js';
+import type { UserInfo } from '../interfaces.js';
+
+export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';
+export const NODE_STATUS_UNKNOWN_MESSAGE = 'Kubelet stopped posting node status.';
+export const NODE_STATUS_NEVER_POSTED_MESSAGE = 'Kubelet never posted node status.';
+const WATCHED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
+const CONTROLLER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:node-controller', groups: ['system:serviceaccounts', 'system:masters'] };
+
+export interface NodeLifecycleOptions {
+  readonly registry: Registry;
+  readonly nodeDef: ResourceDef;
+  readonly leaseDef: ResourceDef;
+  readonly names: Names;
+  readonly gracePeriodMs: number;
+  /** How often nodes are checked (the reference's --node-monitor-period, 5s). */
+  readonly monitorPeriodMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+interface Health {
+  /** What was last seen: the Ready heartbeat and the lease renewTime. */
+  heartbeat: string;
+  renew: string;
+  /** Controller clock time at which either last changed. */
+  probeMs: number;
+}
+
+type Condition = Record<string, unknown>;
+
+function conditionsOf(node: Obj): Condition[] {
+  const c = objAt(node, 'status')?.['conditions'];
+  return Array.isArray(c) ? (c.filter((x) => x !== null && typeof x === 'object') as Condition[]) : [];
+}
+
+function taintsOf(node: Obj): Condition[] {
+  const t = objAt(node, 'spec')?.['taints'];
+  return Array.isArray(t) ? (t.filter((x) => x !== null && typeof x === 'object') as Condition[]) : [];
+}
+
+export class NodeLifecycleController {
+  private readonly health = new Map<string, Health>();
+  constructor(private readonly o: NodeLifecycleOptions) {}
+
+  private async listAll(def: ResourceDef, namespace: string): Promise<Obj[]> {
+    const store = this.o.registry.store;
+    const prefix = this.o.registry.prefix(def, namespace);
+    const out: Obj[] = [];
+    for (const raw of store.rangeRaw(prefix, prefixEnd(prefix), store.currentRevision())) {
+      const obj = await store.get(raw.key).catch(() => undefined);
+      if (obj !== undefined) out.push(obj);
+    }
+    return out;
+  }
+
+  /** One pass over every node. */
+  async monitor(): Promise<void> {
+    const now = this.o.clock.nowMs();
+    const leases = new Map<string, string>();
+    for (const l of await this.listAll(this.o.leaseDef, this.o.names.namespaces.nodeLease)) {
+      leases.set(str(metaOf(l)['name']) ?? '', str(objAt(l, 'spec')?.['renewTime']) ?? '');
+    }
+    const seen = new Set<string>();
+    for (const node of await this.listAll(this.o.nodeDef, '')) {
+      const name = str(metaOf(node)['name']) ?? '';
+      seen.add(name);
+      const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
+      const heartbeat = str(ready?.['lastHeartbeatTime']) ?? '';
+      const renew = leases.get(name) ?? '';
+      const h = this.health.get(name);
+      if (h === undefined || h.heartbeat !== heartbeat || h.renew !== renew) {
+        this.health.set(name, { heartbeat, renew, probeMs: now });
+      }
+      const probeMs = this.health.get(name)?.probeMs ?? now;
+      try {
+        if (now - probeMs >= this.o.gracePeriodMs) await this.markUnknown(name, ready === undefined);
+        else if (ready !== undefined && ready['status'] !== 'Unknown') await this.clearUnreachable(name);
+      } catch (err) {
+        this.o.logger.warn({ node: name, err: (err as Error).message }, 'node lifecycle: cannot update the node; retrying at the next pass');
+      }
+    }
+    for (const name of [...this.health.keys()]) if (!seen.has(name)) this.health.delete(name);
+  }
+
+  private write(subresource: string): { user: UserInfo; dryRun: false; fieldManager: string; subresource: string } {
+    return { user: CONTROLLER_USER, dryRun: false, fieldManager: 'node-lifecycle-controller', subresource };
+  }
+
+  private async markUnknown(name: string, neverPosted: boolean): Promise<void> {
+    const now = new Date(this.o.clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
+    let changed = false;
+    await this.o.registry.update(this.o.nodeDef, '', name, this.write('status'), (cur) => {
+      if (cur === undefined) return {};
+      const status = objAt(cur, 'status') ?? {};
+      const conds = conditionsOf(cur);
+      const message = neverPosted ? NODE_STATUS_NEVER_POSTED_MESSAGE : NODE_STATUS_UNKNOWN_MESSAGE;
+      for (const type of WATCHED_CONDITIONS) {
+        const c = conds.find((x) => x['type'] === type);
+        if (c === undefined) {
+          conds.push({ type, status: 'Unknown', reason: NODE_STATUS_UNKNOWN_REASON, message, lastHeartbeatTime: now, lastTransitionTime: now });
+          changed = true;
+        } else if (c['status'] !== 'Unknown') {
+          Object.assign(c, { status: 'Unknown', reason: NODE_STATUS_UNKNOWN_REASON, message, lastTransitionTime: now });
+          changed = true;
+        }
+      }
+      return { ...cur, status: { ...status, conditions: conds } };
+    });
+    const added = await this.setUnreachableTaints(name, true);
+    if (changed || added) this.o.logger.info({ node: name }, `node ${name} stopped renewing its lease and posting its status: marked Unknown and tainted ${this.o.names.taints.unreachable}`);
+  }
+
+  private async clearUnreachable(name: string): Promise<void> {
+    if (await this.setUnreachableTaints(name, false)) this.o.logger.info({ node: name }, `node ${name} is back: ${this.o.names.taints.unreachable} taints removed`);
+  }
+
+  /** Adds (or removes) the two unreachable taints; true when the node changed. */
+  private async setUnreachableTaints(name: string, present: boolean): Promise<boolean> {
+    const key = this.o.names.taints.unreachable;
+    const current = await this.o.registry.get(this.o.nodeDef, '', name);
+    const taints = taintsOf(current);
+    const has = (effect: string) => taints.some((t) => t['key'] === key && t['effect'] === effect);
+    const needed = present ? !has('NoSchedule') || !has('NoExecute') : has('NoSchedule') || has('NoExecute');
+    if (!needed) return false;
+    const timeAdded = new Date(this.o.clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
+    await this.o.registry.update(this.o.nodeDef, '', name, this.write(''), (cur) => {
+      if (cur === undefined) return {};
+      const kept = taintsOf(cur).filter((t) => t['key'] !== key);
+      const next = present ? [...kept, { key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded }] : kept;
+      const spec = { ...(objAt(cur, 'spec') ?? {}) };
+      if (next.length > 0) spec['taints'] = next;
+      else delete spec['taints'];
+      return { ...cur, spec };
+    });
+    return true;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.monitor().catch((err: unknown) => this.o.logger.warn({ err: (err as Error).message }, 'node lifecycle pass failed; retrying'));
+      await this.o.clock.sleep(this.o.monitorPeriodMs, signal).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+// The one table of every reserved name both programs use, under each naming profile. The spec
+// writes its names with two placeholders, `{platform_domain}` and `plat`; the `platform` profile
+// fills both from one domain (default platform.io, --platform-domain) and the word `plat`, while
+// the `kubernetes` profile is upstream Kubernetes 1.32's names exactly, which are not one domain
+// but several (API groups under k8s.io, signers, labels, taints and annotations under
+// kubernetes.io). Nothing else in the code spells a reserved domain: it asks this table.
+
+export const PLATFORM_PROFILES = ['platform', 'kubernetes'] as const;
+export type PlatformProfile = (typeof PLATFORM_PROFILES)[number];
+export const DEFAULT_PLATFORM_PROFILE: PlatformProfile = 'platform';
+export const DEFAULT_PLATFORM_DOMAIN = 'platform.io';
+/** The API group suffix of the kubernetes profile. */
+const K8S_GROUPS = 'k8s.io';
+/** The label, taint, annotation and signer domain of the kubernetes profile. */
+const K8S_NAMES = 'kubernetes.io';
+
+export interface Names {
+  readonly profile: PlatformProfile;
+  /** The suffix of every API group (`certificates.<groupDomain>`), of meta and config groups. */
+  readonly groupDomain: string;
+  /** The domain of labels, taints and annotations (`<labelDomain>/hostname`). */
+  readonly labelDomain: string;
+  /** The product word in identifiers: `plat` or `kube`. */
+  readonly product: string;
+  /** The agent's word in identifiers: `platlet` or `kubelet`. */
+  readonly agentWord: string;
+  readonly groups: {
+    readonly certificates: string;
+    readonly coordination: string;
+    readonly authentication: string;
+    readonly authorization: string;
+    readonly events: string;
+    readonly meta: string;
+  };
+  readonly signers: {
+    /** The agent's client certificate (bootstrap and rotation). */
+    readonly agentClient: string;
+    /** The agent's serving certificate. */
+    readonly agentServing: string;
+    /** Any API client. */
+    readonly apiClient: string;
+    readonly legacyUnknown: string;
+  };
+  readonly labels: {
+    readonly hostname: string;
+    readonly os: string;
+    readonly arch: string;
+    readonly betaOs: string;
+    readonly betaArch: string;
+    readonly instanceType: string;
+    readonly betaInstanceType: string;
+    readonly zone: string;
+    readonly region: string;
+    readonly failureDomainZone: string;
+    readonly failureDomainRegion: string;
+  };
+  /** Label namespaces (a key `<ns>/x` or `<sub>.<ns>/x`) a node may set on itself freely. */
+  readonly nodeSelfLabelNamespaces: readonly string[];
+  readonly taints: {
+    readonly notReady: string;
+    readonly unreachable: string;
+    readonly memoryPressure: string;
+    readonly diskPressure: string;
+    readonly pidPressure: string;
+    readonly networkUnavailable: string;
+    readonly unschedulable: string;
+    readonly uninitialized: string;
+  };
+  readonly annotations: {
+    readonly configMirror: string;
+    readonly configHash: string;
+    readonly configSource: string;
+    readonly configSeen: string;
+    readonly initialEventsEnd: string;
+  };
+  readonly namespaces: {
+    readonly system: string;
+    readonly public: string;
+    readonly nodeLease: string;
+  };
+  /** The event source component of the agent. */
+  readonly agentEventComponent: string;
+  /** The agent's configuration file identity. */
+  readonly agentConfig: { readonly apiVersion: string; readonly kind: string };
+}
+
+function build(profile: PlatformProfile, groupDomain: string, labelDomain: string, product: string, agentWord: string, apiServer: string): Names {
+  const l = labelDomain;
+  return {
+    profile,
+    groupDomain,
+    labelDomain,
+    product,
+    agentWord,
+    groups: {
+      certificates: `certificates.${groupDomain}`,
+      coordination: `coordination.${groupDomain}`,
+      authentication: `authentication.${groupDomain}`,
+      authorization: `authorization.${groupDomain}`,
+      events: `events.${groupDomain}`,
+      meta: `meta.${groupDomain}`,
+    },
+    signers: {
+      agentClient: `${l}/${apiServer}-client-${agentWord}`,
+      agentServing: `${l}/${agentWord}-serving`,
+      apiClient: `${l}/${apiServer}-client`,
+      legacyUnknown: `${l}/legacy-unknown`,
+    },
+    labels: {
+      hostname: `${l}/hostname`,
+      os: `${l}/os`,
+      arch: `${l}/arch`,
+      betaOs: `beta.${l}/os`,
+      betaArch: `beta.${l}/arch`,
+      instanceType: `node.${l}/instance-type`,
+      betaInstanceType: `beta.${l}/instance-type`,
+      zone: `topology.${l}/zone`,
+      region: `topology.${l}/region`,
+      failureDomainZone: `failure-domain.beta.${l}/zone`,
+      failureDomainRegion: `failure-domain.beta.${l}/region`,
+    },
+    nodeSelfLabelNamespaces: [`${agentWord}.${l}`, `node.${l}`],
+    taints: {
+      notReady: `node.${l}/not-ready`,
+      unreachable: `node.${l}/unreachable`,
+      memoryPressure: `node.${l}/memory-pressure`,
+      diskPressure: `node.${l}/disk-pressure`,
+      pidPressure: `node.${l}/pid-pressure`,
+      networkUnavailable: `node.${l}/network-unavailable`,
+      unschedulable: `node.${l}/unschedulable`,
+      uninitialized: `node.cloudprovider.${l}/uninitialized`,
+    },
+    annotations: {
+      configMirror: `${l}/config.mirror`,
+      configHash: `${l}/config.hash`,
+      configSource: `${l}/config.source`,
+      configSeen: `${l}/config.seen`,
+      initialEventsEnd: `${groupDomain}/initial-events-end`,
+    },
+    namespaces: { system: `${product}-system`, public: `${product}-public`, nodeLease: `${product}-node-lease` },
+    agentEventComponent: profile === 'kubernetes' ? 'kubelet' : 'nodeagent',
+    agentConfig:
+      profile === 'kubernetes'
+        ? { apiVersion: `kubelet.config.${groupDomain}/v1beta1`, kind: 'KubeletConfiguration' }
+        : { apiVersion: `nodeagent.config.${groupDomain}/v1beta1`, kind: 'NodeAgentConfiguration' },
+  };
+}
+
+/**
+ * The names of a profile. `platformDomain` (--platform-domain) applies to the `platform`
+ * profile only; the `kubernetes` profile's names are fixed.
+ */
+export function namesFor(profile: PlatformProfile = DEFAULT_PLATFORM_PROFILE, platformDomain: string = DEFAULT_PLATFORM_DOMAIN): Names {
+  if (profile === 'kubernetes') return build('kubernetes', K8S_GROUPS, K8S_NAMES, 'kube', 'kubelet', 'kube-apiserver');
+  return build('platform', platformDomain, platformDomain, 'plat', 'platlet', 'plat-apiserver');
+}
+
+export function isPlatformProfile(v: string): v is PlatformProfile {
+  return (PLATFORM_PROFILES as readonly string[]).includes(v);
+}
+
+/** The error text for an unknown profile, naming where it came from and what is accepted. */
+export function unknownProfileMessage(value: string, where: string): string {
+  return `invalid value ${JSON.stringify(value)} for ${where}: the accepted values are ${PLATFORM_PROFILES.join(', ')}`;
+}
+
+/** A label key's namespace is `ns` or a subdomain of it. */
+export function inLabelNamespace(key: string, ns: string): boolean {
+  const slash = key.indexOf('/');
+  if (slash < 0) return false;
+  const prefix = key.slice(0, slash);
+  return prefix === ns || prefix.endsWith(`.${ns}`);
+}
