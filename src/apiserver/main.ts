@@ -65,7 +65,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   const secrets = new RegistrySecrets();
   if (flags.enableBootstrapTokenAuth) {
-    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
+    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
   }
   authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
   const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
@@ -118,7 +118,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     );
   }
   if (flags.controllers.includes('tokencleaner')) {
-    const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: flags.platformDomain, clock, logger: logger.child({ component: 'tokencleaner' }) };
+    const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'tokencleaner' }) };
     loops.push(runTokenCleaner(o, controllers.signal).catch(onLoopError('tokencleaner')));
   }
   if (flags.controllers.includes('nodelifecycle')) {

@@ -120,7 +120,7 @@ export class ApiServer {
     const d = names.groupDomain;
     this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
-    this.rbac = new Rbac({ platformDomain: d, store: this.store, logger: o.logger });
+    this.rbac = new Rbac({ platformDomain: d, names, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
     this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
     const admission = [...o.admission, this.rbac.escalationCheck(this.authorizer)];

@@ -17,6 +17,8 @@ export interface SecretReader {
 export interface BootstrapTokenAuthenticatorOptions {
   readonly secrets: SecretReader;
   readonly platformDomain: string;
+  /** Where the token Secrets live: the profile's system namespace (the reference's kube-system). */
+  readonly namespace?: string;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -34,14 +36,14 @@ export class BootstrapTokenAuthenticator implements Authenticator {
     const parsed = token === undefined ? undefined : parseToken(token);
     if (parsed === undefined) return NO_OPINION;
     const name = `${SECRET_PREFIX}${parsed.id}`;
-    const secret = await this.o.secrets.getSecret(SYSTEM_NAMESPACE, name);
+    const secret = await this.o.secrets.getSecret(this.o.namespace ?? SYSTEM_NAMESPACE, name);
     if (secret === undefined) {
-      this.o.logger.debug({ secret: `${SYSTEM_NAMESPACE}/${name}` }, 'no secret matches the bootstrap bearer token');
+      this.o.logger.debug({ secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, 'no secret matches the bootstrap bearer token');
       return NO_OPINION;
     }
     const r = tokenUser(secret, parsed.id, parsed.secret, this.o.platformDomain, this.o.clock.now());
     if ('problem' in r) {
-      this.o.logger.info({ secret: `${SYSTEM_NAMESPACE}/${name}` }, `bootstrap token secret ${SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`);
+      this.o.logger.info({ secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`);
       return NO_OPINION;
     }
     return { kind: 'authenticated', user: r.user };

@@ -16,6 +16,8 @@ export interface TokenCleanerOptions {
   readonly registry: Registry;
   readonly secretDef: ResourceDef;
   readonly platformDomain: string;
+  /** Where the token Secrets live: the profile's system namespace (the reference's kube-system). */
+  readonly namespace?: string;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -27,7 +29,7 @@ const MAX_SLEEP_MS = 10 * 60_000;
 /** Deletes expired tokens; returns when the next one expires (ms since the epoch), if any. */
 export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number | undefined> {
   const { registry } = o;
-  const from = registry.prefix(o.secretDef, SYSTEM_NAMESPACE);
+  const from = registry.prefix(o.secretDef, o.namespace ?? SYSTEM_NAMESPACE);
   const type = bootstrapTokenSecretType(o.platformDomain);
   let next: number | undefined;
   for (const row of registry.store.rangeRaw(from, prefixEnd(from), registry.store.currentRevision())) {
@@ -47,7 +49,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
       continue;
     }
     try {
-      await registry.delete(o.secretDef, SYSTEM_NAMESPACE, name, {
+      await registry.delete(o.secretDef, o.namespace ?? SYSTEM_NAMESPACE, name, {
         user: CLEANER_USER,
         dryRun: false,
         gracePeriodSeconds: undefined,
@@ -56,7 +58,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
         orphanDependents: undefined,
         ignoreStoreReadError: false,
       });
-      o.logger.info({ secret: `${SYSTEM_NAMESPACE}/${name}` }, 'deleted expired bootstrap token');
+      o.logger.info({ secret: `${o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, 'deleted expired bootstrap token');
     } catch (err) {
       // Gone meanwhile, or re-created under the same name (another UID): nothing to do.
       if (!(err instanceof StatusError) || (err.status !== 404 && err.status !== 409)) throw err;
@@ -66,7 +68,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
 }
 
 export async function runTokenCleaner(o: TokenCleanerOptions, signal: AbortSignal): Promise<void> {
-  const prefix = o.registry.prefix(o.secretDef, SYSTEM_NAMESPACE);
+  const prefix = o.registry.prefix(o.secretDef, o.namespace ?? SYSTEM_NAMESPACE);
   let wake: AbortController = new AbortController();
   const unsubscribe = o.registry.store.subscribe((c) => {
     if (c.key.startsWith(prefix)) wake.abort();

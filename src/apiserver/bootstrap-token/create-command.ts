@@ -10,7 +10,8 @@ import { Agent, request } from 'undici';
 import { loadConnection, writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
 import { parseDurationMs } from '../../common/util/values/duration.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, SYSTEM_NAMESPACE, USAGES } from './token.js';
+import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, USAGES } from './token.js';
+import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
 
 export interface TokenCommandIo {
   out(text: string): void;
@@ -20,7 +21,10 @@ export interface TokenCommandIo {
 
 interface CreateOptions {
   readonly platconfig: string;
+  /** The label domain of the profile (bootstrap.<it>/token). */
   readonly platformDomain: string;
+  /** The profile's system namespace, where token Secrets live. */
+  readonly namespace: string;
   readonly ttlMs: number;
   readonly description: string;
   readonly groups: readonly string[];
@@ -29,7 +33,7 @@ interface CreateOptions {
   readonly token: string;
 }
 
-const USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D]';
+const USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 function list(v: string): string[] {
@@ -41,6 +45,7 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   cmd.addOption(new Option('--platconfig <file>').default('/var/run/plat-apiserver/admin.platconfig'));
   cmd.addOption(new Option('--platform-domain <domain>').default('platform.io'));
+  cmd.addOption(new Option('--platform-profile <profile>').default('platform'));
   cmd.addOption(new Option('--ttl <duration>').default('24h0m0s'));
   cmd.addOption(new Option('--description <text>').default(''));
   cmd.addOption(new Option('--groups <list>').default(''));
@@ -62,11 +67,15 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   const groupProblem = extraGroupsProblem(groups);
   if (groupProblem !== undefined) throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, { flag: 'groups' });
   if ((o['description'] ?? '').length > 1024) throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
+  const profile = o['platformProfile'] ?? 'platform';
+  if (!isPlatformProfile(profile)) throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), { flag: 'platform-profile' });
+  const names = namesFor(profile, o['platformDomain'] ?? 'platform.io');
   const given = cmd.args[0];
   if (given !== undefined && parseToken(given) === undefined) throw new FlagError(`the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`);
   return {
     platconfig: o['platconfig'] ?? '',
-    platformDomain: o['platformDomain'] ?? 'platform.io',
+    platformDomain: names.labelDomain,
+    namespace: names.namespaces.system,
     ttlMs,
     description: o['description'] ?? '',
     groups,
@@ -88,7 +97,7 @@ export function tokenSecret(o: CreateOptions, now: Date): Record<string, unknown
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: `${SECRET_PREFIX}${t.id}`, namespace: SYSTEM_NAMESPACE },
+    metadata: { name: `${SECRET_PREFIX}${t.id}`, namespace: o.namespace },
     type: bootstrapTokenSecretType(o.platformDomain),
     stringData: data,
   };
@@ -107,11 +116,16 @@ export function joinPlatconfig(conn: Pick<ConnectionConfig, 'server' | 'caPem'>,
   };
 }
 
+function namespaceOf(secret: Record<string, unknown>): string {
+  const meta = secret['metadata'] as { namespace?: unknown } | undefined;
+  return encodeURIComponent(typeof meta?.namespace === 'string' ? meta.namespace : '');
+}
+
 async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown>): Promise<void> {
   if (conn.certPem === undefined || conn.keyPem === undefined) throw new FlagError('--platconfig: the platconfig has no client certificate; token create needs admin credentials', { flag: 'platconfig' });
   const agent = new Agent({ connect: { ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}), cert: conn.certPem, key: conn.keyPem, rejectUnauthorized: !conn.insecureSkipTlsVerify } });
   try {
-    const res = await request(`${conn.server.replace(/\/+$/, '')}/api/v1/namespaces/${SYSTEM_NAMESPACE}/secrets`, {
+    const res = await request(`${conn.server.replace(/\/+$/, '')}/api/v1/namespaces/${namespaceOf(secret)}/secrets`, {
       method: 'POST',
       dispatcher: agent,
       headers: { 'content-type': 'application/json', accept: 'application/json' },

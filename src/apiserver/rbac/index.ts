@@ -14,6 +14,7 @@ import { RbacCache } from './cache.js';
 import { RbacEscalationCheck } from './escalation.js';
 import { rbacNames, type RbacNames } from './names.js';
 import { rbacDefs, type RbacDefs } from './resources.js';
+import type { Names } from '../../common/names.js';
 
 export { rbacNames, type RbacNames };
 
@@ -24,8 +25,8 @@ export class Rbac {
   readonly authorizer: RbacAuthorizer;
   private readonly logger: Logger;
 
-  constructor(o: { platformDomain: string; store: Store; logger: Logger }) {
-    this.names = rbacNames(o.platformDomain);
+  constructor(o: { platformDomain: string; names?: Names; store: Store; logger: Logger }) {
+    this.names = rbacNames(o.platformDomain, o.names);
     this.defs = rbacDefs(o.platformDomain);
     this.logger = o.logger.child({ component: 'rbac' });
     this.cache = new RbacCache({ store: o.store, defs: this.defs, logger: this.logger });

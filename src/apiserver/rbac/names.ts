@@ -1,6 +1,7 @@
 // The one place RBAC names are derived from the platform domain: the API group, the labels and
 // annotations of the bootstrap policy, and the translation of the reference's own names (read
-// from a real 1.32 apiserver) into ours. A naming profile changes these functions only.
+// from a real 1.32 apiserver) into ours, through the naming profile (src/common/names.ts).
+import { namesFor, type Names } from '../../common/names.js';
 
 export interface RbacNames {
   /** `rbac.authorization.<domain>` */
@@ -15,28 +16,35 @@ export interface RbacNames {
   translate(referenceName: string): string;
 }
 
-/** The reference's signers and the names our signers have (src/apiserver/csr/signer.ts). */
-function signerNames(domain: string): ReadonlyMap<string, string> {
+/** The reference's signers and namespaces, and what they are called under the profile. */
+function exactNames(n: Names): ReadonlyMap<string, string> {
   return new Map([
-    ['kubernetes.io/kube-apiserver-client-kubelet', `${domain}/plat-apiserver-client-platlet`],
-    ['kubernetes.io/kube-apiserver-client', `${domain}/plat-apiserver-client`],
-    ['kubernetes.io/kubelet-serving', `${domain}/platlet-serving`],
-    ['kubernetes.io/legacy-unknown', `${domain}/legacy-unknown`],
+    ['kubernetes.io/kube-apiserver-client-kubelet', n.signers.agentClient],
+    ['kubernetes.io/kube-apiserver-client', n.signers.apiClient],
+    ['kubernetes.io/kubelet-serving', n.signers.agentServing],
+    ['kubernetes.io/legacy-unknown', n.signers.legacyUnknown],
+    ['kube-system', n.namespaces.system],
+    ['kube-public', n.namespaces.public],
+    ['kube-node-lease', n.namespaces.nodeLease],
   ]);
 }
 
-export function rbacNames(platformDomain: string): RbacNames {
-  const signers = signerNames(platformDomain);
+/** RBAC's names under a profile (default: the platform profile with `platformDomain`). */
+export function rbacNames(platformDomain: string, profileNames: Names = namesFor('platform', platformDomain)): RbacNames {
+  const n = profileNames;
+  const exact = exactNames(n);
+  const g = n.groupDomain;
   return {
-    group: `rbac.authorization.${platformDomain}`,
-    authorizationGroup: `authorization.${platformDomain}`,
-    authenticationGroup: `authentication.${platformDomain}`,
-    autoupdateAnnotation: `rbac.authorization.${platformDomain}/autoupdate`,
+    group: `rbac.authorization.${g}`,
+    authorizationGroup: n.groups.authorization,
+    authenticationGroup: n.groups.authentication,
+    autoupdateAnnotation: `rbac.authorization.${g}/autoupdate`,
     translate: (name) => {
-      const signer = signers.get(name);
-      if (signer !== undefined) return signer;
-      // `x.k8s.io` groups and `kubernetes.io/` label prefixes both become the platform domain.
-      return name.replace(/(^|[./:])(k8s\.io|kubernetes\.io)(?=$|[/:])/g, (_m, pre: string) => `${pre}${platformDomain}`);
+      const known = exact.get(name);
+      if (known !== undefined) return known;
+      if (n.profile === 'kubernetes') return name;
+      // `x.k8s.io` groups become the group domain, `kubernetes.io/` label prefixes the label domain.
+      return name.replace(/(^|[./:])(k8s\.io|kubernetes\.io)(?=$|[/:])/g, (_m, pre: string, d: string) => `${pre}${d === 'k8s.io' ? g : n.labelDomain}`);
     },
   };
 }

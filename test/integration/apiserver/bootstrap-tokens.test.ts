@@ -53,7 +53,7 @@ test('token create → the token authenticates; deleting its Secret refuses it a
   const id = token.slice(0, 6);
   assert.ok(!made.stderr.includes(token.slice(7)), 'the secret half is printed only on stdout');
   // the Secret, as the reference keeps it
-  const s = await api.request('GET', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${id}`);
+  const s = await api.request('GET', `/api/v1/namespaces/plat-system/secrets/bootstrap-token-${id}`);
   assert.equal(s.status, 200);
   assert.equal(s.json?.['type'], `bootstrap.${D}/token`);
   const data = s.json?.['data'] as Record<string, string>;
@@ -73,7 +73,7 @@ test('token create → the token authenticates; deleting its Secret refuses it a
   assert.equal(cfg.users[0]?.user['token'], token);
   // authenticates, then is refused at once when deleted
   assert.equal(await whoAmI(api, token), `system:bootstrap:${id}`);
-  assert.equal((await api.request('DELETE', `/api/v1/namespaces/kube-system/secrets/bootstrap-token-${id}`)).status, 200);
+  assert.equal((await api.request('DELETE', `/api/v1/namespaces/plat-system/secrets/bootstrap-token-${id}`)).status, 200);
   assert.equal(await whoAmI(api, token), '401');
   assert.ok(!api.logs().includes(token.slice(7)), 'the token secret is never logged');
   // a bad flag: a clear error naming it, exit 1
@@ -90,7 +90,7 @@ test('expired, unparsable-expiry and not-for-authentication tokens are refused; 
   const api = await startApiServer({ args: ['--authorization-mode=Node', '--enable-bootstrap-token-auth', '--controllers=csrapproving,csrsigning', `--token-auth-file=${join(tmp.dir, 'tokens.csv')}`] });
   t.after(() => api.stop());
   const put = async (id: string, data: Record<string, string>): Promise<void> => {
-    const r = await api.request('POST', '/api/v1/namespaces/kube-system/secrets', { body: tokenSecretBody(id, data) });
+    const r = await api.request('POST', '/api/v1/namespaces/plat-system/secrets', { body: tokenSecretBody(id, data) });
     assert.equal(r.status, 201, r.text);
   };
   await put('aaaaaa', { expiration: new Date(Date.now() + 3600_000).toISOString() });
@@ -104,7 +104,7 @@ test('expired, unparsable-expiry and not-for-authentication tokens are refused; 
   assert.equal(await whoAmI(api, 'file-token'), 'alice');
   const off = await startApiServer({ args: ['--authorization-mode=Node'] });
   t.after(() => off.stop());
-  assert.equal((await off.request('POST', '/api/v1/namespaces/kube-system/secrets', { body: tokenSecretBody('aaaaaa', {}) })).status, 201);
+  assert.equal((await off.request('POST', '/api/v1/namespaces/plat-system/secrets', { body: tokenSecretBody('aaaaaa', {}) })).status, 201);
   assert.equal(await whoAmI(off, 'aaaaaa.0123456789abcdef'), '401', 'without --enable-bootstrap-token-auth');
 });
 
@@ -115,7 +115,7 @@ test('the token cleaner deletes expired bootstrap tokens only; Secrets are encry
   const api = await startApiServer({ dataDir: join(tmp.dir, 'data'), args: ['--enable-bootstrap-token-auth', `--encryption-provider-config=${enc}`] });
   let stopped = false;
   t.after(() => (stopped ? undefined : api.stop()));
-  const ns = '/api/v1/namespaces/kube-system/secrets';
+  const ns = '/api/v1/namespaces/plat-system/secrets';
   assert.equal((await api.request('POST', ns, { body: tokenSecretBody('ffffff', { expiration: new Date(Date.now() + 3600_000).toISOString(), description: MARK }) })).status, 201);
   assert.equal((await api.request('POST', ns, { body: { metadata: { name: 'not-a-token' }, stringData: { expiration: '2020-01-01T00:00:00Z' } } })).status, 201);
   assert.equal((await api.request('POST', ns, { body: tokenSecretBody('gggggg', { expiration: '2020-01-01T00:00:00Z' }) })).status, 201);

@@ -66,7 +66,7 @@ test('token create: the Secret it writes, the join platconfig, and its flag erro
   assert.deepEqual(tokenSecret(o, now), {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name: 'bootstrap-token-abcdef', namespace: 'kube-system' },
+    metadata: { name: 'bootstrap-token-abcdef', namespace: 'plat-system' },
     type: 'bootstrap.platform.io/token',
     stringData: {
       'token-id': 'abcdef',
