@@ -1,0 +1,88 @@
+// One SPDY stream as a Node Duplex: what the peer sends arrives as readable data (its FIN ends
+// it), what we write leaves as DATA frames (end() sends an empty DATA frame with FIN, as
+// spdystream's Close does). reset() sends RST_STREAM and tears the stream down.
+
+import { Duplex } from 'node:stream';
+import type { SpdyHeaders } from './header-block.js';
+
+/** What a stream needs from its session (owned here, implemented by SpdySession). */
+export interface StreamTransport {
+  sendData(streamId: number, data: Buffer, fin: boolean): Promise<void>;
+  sendReset(streamId: number, status: number): void;
+  readPaused(streamId: number): void;
+  readResumed(streamId: number): void;
+  forget(streamId: number): void;
+}
+
+export class SpdyStream extends Duplex {
+  private remoteClosed = false;
+  private localClosed = false;
+
+  constructor(
+    readonly id: number,
+    readonly headers: SpdyHeaders,
+    private readonly transport: StreamTransport,
+  ) {
+    super({ allowHalfOpen: true });
+    this.once('close', () => transport.forget(id));
+  }
+
+  /** The first value of one of the stream's SYN headers. */
+  header(name: string): string | undefined {
+    return this.headers.get(name)?.[0];
+  }
+
+  /** Called by the session with the peer's data; `fin` ends the readable side. */
+  receive(data: Buffer, fin: boolean): void {
+    if (this.remoteClosed) return;
+    if (data.length > 0 && !this.push(data)) this.transport.readPaused(this.id);
+    if (fin) this.receiveFin();
+  }
+
+  receiveFin(): void {
+    if (this.remoteClosed) return;
+    this.remoteClosed = true;
+    this.push(null);
+    this.maybeDone();
+  }
+
+  /** The peer reset the stream or the connection went away. */
+  abort(reason: string): void {
+    this.remoteClosed = true;
+    this.localClosed = true;
+    this.destroy(reason === '' ? undefined : new Error(reason));
+  }
+
+  reset(status: number): void {
+    if (this.destroyed) return;
+    this.transport.sendReset(this.id, status);
+    this.remoteClosed = true;
+    this.localClosed = true;
+    this.destroy();
+  }
+
+  override _read(): void {
+    this.transport.readResumed(this.id);
+  }
+
+  override _write(chunk: Buffer, _enc: BufferEncoding, cb: (err?: Error | null) => void): void {
+    this.transport.sendData(this.id, chunk, false).then(() => cb(), cb);
+  }
+
+  override _final(cb: (err?: Error | null) => void): void {
+    this.localClosed = true;
+    this.transport.sendData(this.id, Buffer.alloc(0), true).then(() => {
+      cb();
+      this.maybeDone();
+    }, cb);
+  }
+
+  private maybeDone(): void {
+    // Both halves closed: the stream is over (a readable side nobody reads is drained).
+    if (this.remoteClosed && this.localClosed && !this.destroyed) {
+      this.resume();
+      this.once('end', () => this.destroy());
+      if (this.readableEnded) this.destroy();
+    }
+  }
+}
