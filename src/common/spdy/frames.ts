@@ -62,7 +62,7 @@ function controlFrame(type: number, flags: number, payload: Buffer): Buffer {
   const head = Buffer.alloc(8);
   head.writeUInt16BE(0x8000 | SPDY_VERSION, 0);
   head.writeUInt16BE(type, 2);
-  head.writeUInt32BE(((flags & 0xff) << 24) | payload.length, 4);
+  head.writeUInt32BE((((flags & 0xff) << 24) | payload.length) >>> 0, 4);
   return Buffer.concat([head, payload]);
 }
 
@@ -79,7 +79,7 @@ export function encodeFrame(f: SpdyFrame): Buffer {
       if (f.data.length > MAX_FRAME_LENGTH) throw new RangeError(`SPDY DATA payload of ${f.data.length} bytes is over ${MAX_FRAME_LENGTH}`);
       const head = Buffer.alloc(8);
       head.writeUInt32BE(f.streamId & MAX_STREAM_ID, 0);
-      head.writeUInt32BE(((f.flags & 0xff) << 24) | f.data.length, 4);
+      head.writeUInt32BE((((f.flags & 0xff) << 24) | f.data.length) >>> 0, 4);
       return Buffer.concat([head, f.data]);
     }
     case 'syn_stream': {
