@@ -54,8 +54,9 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     this.nextOwnStream = options.role === 'client' ? 1 : 2;
     this.nextPing = options.role === 'client' ? 1 : 2;
     this.socket.on('data', (chunk: Buffer) => this.onBytes(chunk));
-    this.socket.on('error', () => this.teardown(undefined));
-    this.socket.on('close', () => this.teardown(undefined));
+    // Frames already read are handled (their headers inflate asynchronously) before the end.
+    this.socket.on('error', () => void this.inbound.then(() => this.teardown(undefined)));
+    this.socket.on('close', () => void this.inbound.then(() => this.teardown(undefined)));
     if (options.head !== undefined && options.head.length > 0) this.onBytes(options.head);
   }
 
