@@ -82,6 +82,9 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     this.enqueue(async () => {
       const headerBlock = await this.deflater.compress(encodeHeaderBlock(headers));
       return encodeFrame({ type: 'syn_stream', streamId: id, associatedStreamId: 0, priority: 0, slot: 0, flags: 0, headerBlock });
+    }).catch((err: unknown) => {
+      this.pendingReplies.get(id)?.(err as Error);
+      this.pendingReplies.delete(id);
     });
     return replied;
   }
