@@ -151,7 +151,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   /** Frames leave in the order they were queued (header compression depends on it). */
   private enqueue(build: () => Promise<Buffer>): Promise<void> {
     const next = this.outbound.then(async () => {
-      if (this.closed) throw new Error('the SPDY session is closed');
+      if (this.closed) return; // the peer is gone: what is left to send is dropped
       const bytes = await build();
       await new Promise<void>((resolve, reject) => {
         this.socket.write(bytes, (err) => (err ? reject(err) : resolve()));

@@ -48,8 +48,13 @@ export class SpdyStream extends Duplex {
 
   /** The peer reset the stream or the connection went away. */
   abort(reason: string): void {
-    this.remoteClosed = true;
     this.localClosed = true;
+    if (this.remoteClosed && reason === '') {
+      // Everything the peer sent arrived: keep it for a reader that comes later.
+      this.maybeDone();
+      return;
+    }
+    this.remoteClosed = true;
     this.destroy(reason === '' ? undefined : new Error(reason));
   }
 
@@ -78,11 +83,10 @@ export class SpdyStream extends Duplex {
   }
 
   private maybeDone(): void {
-    // Both halves closed: the stream is over (a readable side nobody reads is drained).
+    // Both halves closed: the stream is over once its reader has taken what is buffered.
     if (this.remoteClosed && this.localClosed && !this.destroyed) {
-      this.resume();
-      this.once('end', () => this.destroy());
       if (this.readableEnded) this.destroy();
+      else this.once('end', () => this.destroy());
     }
   }
 }

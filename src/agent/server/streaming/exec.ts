@@ -126,6 +126,18 @@ function pipeOut(from: NodeJS.ReadableStream, to: SpdyStream | undefined): Promi
   });
 }
 
+function finished(s: SpdyStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (s.writableFinished || s.destroyed) {
+      resolve();
+      return;
+    }
+    s.once('finish', () => resolve());
+    s.once('close', () => resolve());
+    s.end();
+  });
+}
+
 async function runExec(session: SpdySession, proc: ExecSession, r: ExecRequest, protocol: string, o: StreamServeOptions): Promise<void> {
   const streams = await collectStreams(session, expectedStreams(r, protocol), o.streamCreationTimeoutMs ?? 30_000);
   if (streams === undefined) {
@@ -151,6 +163,7 @@ async function runExec(session: SpdySession, proc: ExecSession, r: ExecRequest, 
   const errorStream = streams.get('error');
   const text = protocol === 'v4.channel.k8s.io' ? v4Status(code, r.command) : preV4Status(code, r.command);
   if (text !== '') errorStream?.write(text);
-  for (const s of streams.values()) s.end();
+  // Every stream's data and FIN leave before GOAWAY.
+  await Promise.all([...streams.values()].map((s) => finished(s)));
   await session.close();
 }
