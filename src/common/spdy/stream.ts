@@ -23,7 +23,8 @@ export class SpdyStream extends Duplex {
     readonly headers: SpdyHeaders,
     private readonly transport: StreamTransport,
   ) {
-    super({ allowHalfOpen: true });
+    // Room for a few whole frames each way, so one 64 KiB frame does not pause the connection.
+    super({ allowHalfOpen: true, readableHighWaterMark: 1 << 20, writableHighWaterMark: 1 << 20 });
     this.once('close', () => transport.forget(id));
   }
 
