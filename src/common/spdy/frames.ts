@@ -190,7 +190,9 @@ export interface FrameReaderOptions {
  * complete; it throws a SpdyProtocolError for a bad frame (the reader is then unusable).
  */
 export class FrameReader {
-  private buffered: Buffer = Buffer.alloc(0);
+  // Chunks as received; a frame is joined (copied) only when it spans chunks.
+  private chunks: Buffer[] = [];
+  private total = 0;
   private readonly maxFrameLength: number;
 
   constructor(options: FrameReaderOptions = {}) {
@@ -199,11 +201,14 @@ export class FrameReader {
 
   /** Bytes received but not yet part of a whole frame. */
   pending(): number {
-    return this.buffered.length;
+    return this.total;
   }
 
   push(chunk: Buffer): SpdyFrame[] {
-    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    if (chunk.length > 0) {
+      this.chunks.push(chunk);
+      this.total += chunk.length;
+    }
     const frames: SpdyFrame[] = [];
     for (;;) {
       const frame = this.next();
@@ -212,9 +217,31 @@ export class FrameReader {
     }
   }
 
+  /** The first `n` bytes (n <= total) as one buffer, without consuming them. */
+  private peek(n: number): Buffer {
+    const first = this.chunks[0]!;
+    if (first.length >= n) return first.subarray(0, n);
+    const joined = Buffer.concat(this.chunks, this.total);
+    this.chunks = [joined];
+    return joined.subarray(0, n);
+  }
+
+  private consume(n: number): void {
+    this.total -= n;
+    while (n > 0) {
+      const first = this.chunks[0]!;
+      if (first.length > n) {
+        this.chunks[0] = first.subarray(n);
+        return;
+      }
+      n -= first.length;
+      this.chunks.shift();
+    }
+  }
+
   private next(): SpdyFrame | undefined {
-    const b = this.buffered;
-    if (b.length < 8) return undefined;
+    if (this.total < 8) return undefined;
+    const b = this.peek(8);
     const length = b.readUInt32BE(4) & 0xffffff;
     const flags = b.readUInt8(4);
     const control = (b.readUInt8(0) & 0x80) !== 0;
@@ -223,10 +250,11 @@ export class FrameReader {
       if (version !== SPDY_VERSION) throw new SpdyProtocolError(`control frame of version ${version}; accepted: version ${SPDY_VERSION}`);
     }
     if (length > this.maxFrameLength) throw new SpdyProtocolError(`frame of ${length} bytes is over the limit of ${this.maxFrameLength}`);
-    if (b.length < 8 + length) return undefined;
-    const payload = Buffer.from(b.subarray(8, 8 + length));
-    this.buffered = b.subarray(8 + length);
-    if (!control) return { type: 'data', streamId: nonZeroStream('DATA', b.readUInt32BE(0) & MAX_STREAM_ID), flags, data: payload };
-    return decodeControl(b.readUInt16BE(2), flags, payload);
+    if (this.total < 8 + length) return undefined;
+    const whole = this.peek(8 + length);
+    const payload = whole.subarray(8);
+    this.consume(8 + length);
+    if (!control) return { type: 'data', streamId: nonZeroStream('DATA', whole.readUInt32BE(0) & MAX_STREAM_ID), flags, data: payload };
+    return decodeControl(whole.readUInt16BE(2), flags, payload);
   }
 }
