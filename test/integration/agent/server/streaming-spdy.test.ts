@@ -170,3 +170,18 @@ test('port-forward over SPDY carries an HTTP request to a server on the pod port
   assert.match(await readAll(e2), /^error forwarding port 1 to pod web, uid 0123456789abcdef0123456789abcdef: connect ECONNREFUSED 127\.0\.0\.1:1$/);
   await r.session.close();
 });
+
+test('--streaming-connection-idle-timeout closes an idle exec session and kills its command', async (t) => {
+  const idleLive = new Set<SpdySession>();
+  const streaming = new RuntimeStreaming({ runtime, pods: { pods: () => [POD as Pod & { metadata: { uid: string; namespace: string } }] } });
+  const g = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, streaming, liveStreamingSessions: idleLive, streamingIdleTimeoutMs: 300 });
+  t.after(() => g.stop());
+  const pidFile = join(root, `idle-pid-${process.pid}`);
+  const script = `echo $$ > ${pidFile}; echo started; exec sleep 300`;
+  const r = upgraded(await spdyUpgrade({ url: `${g.base}/exec/default/web/c?command=sh&command=-c&command=${encodeURIComponent(script)}&input=1&output=1`, protocols: ['v4.channel.k8s.io'], ...alice() }));
+  const s = await openExecStreams(r.session, ['stdin', 'stdout']);
+  await new Promise<void>((resolve) => s.get('stdout')!.once('data', () => resolve()));
+  const pid = Number((await readFile(pidFile, 'utf8')).trim());
+  await waitFor(() => r.session.isClosed(), 'the agent closes the idle session');
+  await waitFor(() => idleLive.size === 0 && !alive(pid), 'the session is dropped and the command killed');
+});
