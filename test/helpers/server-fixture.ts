@@ -20,6 +20,8 @@ import {
   type TokenReviewer,
   type ServingTlsMaterial,
 } from '../../src/agent/server/types.js';
+import type { StreamingRuntime } from '../../src/agent/server/streaming/types.js';
+import type { SpdySession } from '../../src/common/spdy/session.js';
 import { makeCa, makeLeaf, makeServing, type TestCa, type TestLeaf } from './server-tls-certs.js';
 
 export interface ServerCerts {
@@ -96,6 +98,9 @@ export interface ServerFixtureOptions {
   /** OpenSSL names. */
   tlsCipherSuites?: string[];
   logger?: Logger;
+  /** Interactive exec and port-forward (absent: those paths answer 404). */
+  streaming?: StreamingRuntime;
+  liveStreamingSessions?: Set<SpdySession>;
 }
 
 export interface ServerFixture {
@@ -149,6 +154,8 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     logDir,
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
+    ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),
+    ...(o.liveStreamingSessions !== undefined ? { liveStreamingSessions: o.liveStreamingSessions } : {}),
     secure: {
       address: '127.0.0.1',
       port: 0,

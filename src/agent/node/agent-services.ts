@@ -27,6 +27,7 @@ import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../server/api-review
 import { NodeAgentMetrics, countApiRequests } from '../server/metrics.js';
 import { NodeServers, type NodeServersAddresses, type SecureServerSettings } from '../server/node-servers.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../server/runtime-adapters.js';
+import { RuntimeStreaming } from '../server/streaming-adapters.js';
 import { eventSinkFrom, nodeApiFrom } from './api-adapters.js';
 import { machineFacts, nodeResources } from './capacity.js';
 import { EventRecorder } from './events/recorder.js';
@@ -246,6 +247,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     stats: new RuntimeStats({ runtime: agent.runtime.runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime }),
     containerLogs: new RuntimeContainerLogs({ runtime: agent.runtime.runtime, pods: agent.pods, clock }),
     commands: new RuntimeCommandRunner({ runtime: agent.runtime.runtime, pods: agent.pods }),
+    streaming: new RuntimeStreaming({ runtime: agent.runtime.runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),
     streamingIdleTimeoutMs: ms(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),
     ...(config.enableServer ? { secure: await secureSettings() } : {}),

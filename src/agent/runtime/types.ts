@@ -68,6 +68,16 @@ export interface RuntimeVersion {
 
 export type ContainerEventListener = (event: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void;
 
+/** A process started by execStream: its pipes, its exit code, and a way to end it. */
+export interface ExecSession {
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  readonly stderr: NodeJS.ReadableStream;
+  /** Resolves with the exit code (128 + signal number when killed by a signal). */
+  readonly exited: Promise<number>;
+  kill(): void;
+}
+
 export interface ContainerRuntime {
   /** `docker` or `process`; also the containerID scheme (`docker://<id>`). */
   readonly type: 'docker' | 'process';
@@ -87,6 +97,8 @@ export interface ContainerRuntime {
   /** Path of the log file, when the runtime keeps one on the host (for rotation). */
   logPath?(id: string): string | undefined;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
+  /** An interactive exec: the process's pipes, for the streaming endpoints (exec, attach). */
+  execStream?(id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession>;
   stats?(id: string): Promise<ContainerStats | undefined>;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */
   onEvent(listener: ContainerEventListener): void;

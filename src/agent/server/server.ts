@@ -3,7 +3,9 @@
 // a SubjectAccessReview) and only then handed to the endpoint table.
 
 import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../common/log/types.js';
 import { authorizationErrorMessage, forbiddenMessage, requestAttributes } from './authz/attributes.js';
@@ -78,6 +80,20 @@ export class SecureServer {
         options.logger.error({ err: (err as Error).message }, 'cannot load the rotated serving certificate; keeping the previous one');
       }
     });
+    // Upgrades (exec, attach, portForward) go through the same authentication and authorization;
+    // a response object on the raw socket lets every refusal be an ordinary HTTP answer.
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => undefined);
+      const res = new ServerResponse(req);
+      res.assignSocket(socket as Socket);
+      res.shouldKeepAlive = false;
+      res.once('finish', () => socket.end());
+      this.serve(req, res, { socket, head }).catch((err: unknown) => {
+        options.logger.error({ err: (err as Error).message, path: req.url }, 'upgrade handler failed');
+        if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
+        else socket.destroy();
+      });
+    });
     capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
     answerClientErrors(this.server);
     this.server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
@@ -93,7 +109,7 @@ export class SecureServer {
     return stopServer(this.server);
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
     const o = this.options;
     const verb = (req.method ?? 'GET').toLowerCase();
     res.once('finish', () => o.metrics.serverRequests.inc({ code: String(res.statusCode), server: 'secure', verb }));
@@ -117,7 +133,8 @@ export class SecureServer {
       plainError(res, 401, 'Unauthorized');
       return;
     }
-    const attrs = requestAttributes(authn.user, req.method ?? 'GET', url.pathname, o.nodeName);
+    // An upgrade (exec, attach, portForward) is authorized as create, whatever its method.
+    const attrs = requestAttributes(authn.user, upgrade !== undefined ? 'POST' : (req.method ?? 'GET'), url.pathname, o.nodeName);
     let decision;
     try {
       decision = await o.authorizer.authorize(attrs);
@@ -131,6 +148,6 @@ export class SecureServer {
       plainError(res, 403, forbiddenMessage(attrs));
       return;
     }
-    await o.handlers.handle(req, res, url, o.enableDebuggingHandlers ? 'debug' : 'debug-disabled');
+    await o.handlers.handle(req, res, url, o.enableDebuggingHandlers ? 'debug' : 'debug-disabled', upgrade);
   }
 }

@@ -7,6 +7,8 @@ import { openSync, closeSync, constants as fsConstants, fchmodSync, readFileSync
 import { chmod, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { constants as osConstants } from 'node:os';
+import { PassThrough } from 'node:stream';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
@@ -16,6 +18,7 @@ import type {
   ContainerRuntime,
   ContainerStats,
   ExecResult,
+  ExecSession,
   ImageInfo,
   ImageService,
   RuntimeContainer,
@@ -479,6 +482,32 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         },
       );
     });
+  }
+
+  /** Plain pipes: a process:// exec has no terminal (tty is refused by the caller). */
+  async execStream(id: string, command: readonly string[]): Promise<ExecSession> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    const [file, ...args] = command;
+    if (file === undefined) throw new RuntimeError('exec: empty command');
+    // Its own process group, so kill() ends what the command started too.
+    const child = spawn(file, args, { env: rec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
+    const exited = new Promise<number>((resolve) => {
+      child.once('error', () => resolve(126));
+      child.once('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : (osConstants.signals[signal] ?? 0))));
+    });
+    child.stdin.on('error', () => undefined); // EPIPE when the process exits before reading stdin
+    // Piped at once: Node discards the output of a child's unread pipes when it exits.
+    const stdout = child.stdout.pipe(new PassThrough());
+    const stderr = child.stderr.pipe(new PassThrough());
+    const kill = (): void => {
+      try {
+        if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    };
+    return { stdin: child.stdin, stdout, stderr, exited, kill };
   }
 
   async stats(id: string): Promise<ContainerStats | undefined> {

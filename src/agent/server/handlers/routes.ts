@@ -12,6 +12,9 @@ import { serveCommand, serveContainerLogs } from './containers.js';
 import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
 import { serveLogDir } from './logs.js';
 import { httpError, notFound, sendJson, sendText } from './respond.js';
+import { serveStreaming, type UpgradeSocket } from '../streaming/serve.js';
+import type { StreamingRuntime } from '../streaming/types.js';
+import type { SpdySession } from '../../../common/spdy/session.js';
 
 export interface NodeHandlersOptions {
   clock: Clock;
@@ -29,6 +32,10 @@ export interface NodeHandlersOptions {
   logDir?: string;
   /** 0 means none. */
   streamingIdleTimeoutMs: number;
+  /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
+  streaming?: StreamingRuntime;
+  /** SPDY sessions in flight (tests count them). */
+  liveStreamingSessions?: Set<SpdySession>;
 }
 
 /** What a server serves: the secure one with or without debugging handlers, or read-only. */
@@ -49,7 +56,7 @@ export class NodeHandlers {
   }
 
   /** Serves one request; `path` is the decoded-free pathname of req.url. */
-  async handle(req: IncomingMessage, res: ServerResponse, url: URL, mode: HandlerMode): Promise<void> {
+  async handle(req: IncomingMessage, res: ServerResponse, url: URL, mode: HandlerMode, upgrade?: UpgradeSocket): Promise<void> {
     const path = url.pathname;
     if (path === '/healthz' || path.startsWith('/healthz/')) {
       serveHealthz(req, res, path, this.healthChecks);
@@ -87,12 +94,19 @@ export class NodeHandlers {
       httpError(res, 405, 'Debug endpoints are disabled.');
       return;
     }
-    await this.handleDebug(req, res, url, path);
+    await this.handleDebug(req, res, url, path, upgrade);
   }
 
-  private async handleDebug(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
+  private async handleDebug(req: IncomingMessage, res: ServerResponse, url: URL, path: string, upgrade?: UpgradeSocket): Promise<void> {
     const o = this.options;
-    if (path === '/configz') {
+    if (upgrade !== undefined && (path.startsWith('/exec/') || path.startsWith('/attach/') || path.startsWith('/portForward/'))) {
+      if (o.streaming === undefined) {
+        notFound(res);
+        return;
+      }
+      const live = o.liveStreamingSessions;
+      await serveStreaming(req, res, url, upgrade, { runtime: o.streaming, logger: o.logger, idleTimeoutMs: o.streamingIdleTimeoutMs, ...(live !== undefined ? { live } : {}) });
+    } else if (path === '/configz') {
       if (!this.methodIs(req, res, 'GET')) return;
       sendJson(res, 200, configzDocument(o.configz?.() ?? {}));
     } else if (path === '/runningpods/' || path === '/runningpods') {
