@@ -19,7 +19,7 @@ fi
 if [ "${QUICKSTART_SKIP_BUILD:-}" != 1 ]; then
   echo "==> building (npm run build)"
   npm run build --silent >/dev/null 2>"$ROOT/build.log" || true
-  [ -f dist/src/agent/cli/main.js ] || { echo "build failed; see $ROOT/build.log" >&2; exit 1; }
+  [ -f dist/bundle/nodeagent/nodeagent.mjs ] || { echo "build failed; see $ROOT/build.log" >&2; exit 1; }
 fi
 
 echo "==> starting nodeagent (root dir $ROOT, log $LOG)"

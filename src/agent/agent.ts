@@ -51,6 +51,9 @@ export interface Agent {
   api?: { rest: RestClient; statusSync: ApiStatusSync };
 }
 
+/** How long bootstrap may wait on the API server before the other parts load alongside it. */
+const PARTS_AFTER_WAITING_MS = 1000;
+
 function durationMs(value: string, field: string, flag: string): number {
   try {
     return parseDurationMs(value, flag);
@@ -91,9 +94,11 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   // bootstrap.
   const buildFailed = new AbortController();
   let certificates: Promise<CertificateSetup> | undefined;
-  // The other parts load once bootstrap waits on the API server (or is done, or not needed):
-  // loading them blocks the event loop for a while, which would otherwise hold up bootstrap's
-  // own key and request work.
+  // The other parts load once the client certificate is settled (done, not needed, or failed),
+  // as the reference bootstraps before it builds anything else; or once bootstrap has waited
+  // on the API server (health, approval, signing) for PARTS_AFTER_WAITING_MS, so a slow or manual
+  // approval still overlaps with the loading. Loading blocks the event loop for a while: started
+  // at once, it would hold up a quick (auto-approved) bootstrap's requests and certificate write.
   let bootstrapWaiting: Promise<unknown> = Promise.resolve();
   if (flags.platconfig !== '') {
     const certSignal = AbortSignal.any([input.signal, buildFailed.signal]);
@@ -130,7 +135,10 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       });
     // Awaited below; this only keeps a failure while the runtime is built from going unhandled.
     certificates.catch(() => undefined);
-    bootstrapWaiting = Promise.race([onWaiting, certificates.catch(() => undefined)]);
+    const waitedLong = new AbortController();
+    const settled = certificates.catch(() => undefined).finally(() => waitedLong.abort());
+    const waitedLongEnough = onWaiting.then(() => clock.sleep(PARTS_AFTER_WAITING_MS, AbortSignal.any([certSignal, waitedLong.signal]))).catch(() => undefined);
+    bootstrapWaiting = Promise.race([waitedLongEnough, settled]);
   }
   // ---- end certificates (issue 4) ----
 

@@ -114,8 +114,9 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 export async function startApiServer(opts: StartApiServerOptions = {}): Promise<StartedApiServer> {
   const root = repoRoot();
   const bin = join(root, 'bin', 'plat-apiserver');
-  if (!existsSync(join(root, 'dist', 'src', 'apiserver', 'main.js'))) {
-    throw new Error('dist/src/apiserver/main.js is missing: run "npm run build" first');
+  // bin/plat-apiserver runs the bundle, so the tests run what ships.
+  if (!existsSync(join(root, 'dist', 'bundle', 'plat-apiserver', 'plat-apiserver.mjs'))) {
+    throw new Error('dist/bundle/plat-apiserver/plat-apiserver.mjs is missing: run "npm run build" first');
   }
   const ownCertDir = opts.certDir === undefined;
   const certDir = opts.certDir ?? mkdtempSync(join(tmpdir(), 'plat-apiserver-'));

@@ -5,9 +5,7 @@
 import { createHash, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 import type * as X509 from '@peculiar/x509';
-import type * as Asn1Schema from '@peculiar/asn1-schema';
-import type * as Asn1X509 from '@peculiar/asn1-x509';
-import type * as Asn1Csr from '@peculiar/asn1-csr';
+import type * as Asn1Libs from './asn1-libs.js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
 import { decodePemBlocks, encodePem } from '../../common/util/pem.js';
 
@@ -20,16 +18,14 @@ export interface CsrTemplate {
 
 /** Loaded on first use: reflect-metadata must come before @peculiar/x509. */
 async function x509lib(): Promise<typeof X509> {
-  await import('reflect-metadata');
-  const lib = await import('@peculiar/x509');
+  const { x509: lib } = await import('./x509-lib.js');
   lib.cryptoProvider.set((await import('node:crypto')).webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
   return lib;
 }
 
 /** The ASN.1 schema, X.509 and PKCS#10 structures, loaded on first use. */
-export async function asn1lib(): Promise<{ schema: typeof Asn1Schema; x509: typeof Asn1X509; csr: typeof Asn1Csr }> {
-  const [schema, x509, csr] = await Promise.all([import('@peculiar/asn1-schema'), import('@peculiar/asn1-x509'), import('@peculiar/asn1-csr')]);
-  return { schema, x509, csr };
+export async function asn1lib(): Promise<typeof Asn1Libs> {
+  return import('./asn1-libs.js');
 }
 
 const OID = {

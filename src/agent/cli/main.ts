@@ -42,19 +42,10 @@ async function deprecations(parsed: ParsedFlags, io: MainIO): Promise<void> {
   for (const w of deprecationWarnings(parsed)) io.stderr(`${w}\n`);
 }
 
-/** The agent entry point, or undefined when this build has no agent module. */
-async function loadAgent(): Promise<RunAgent | undefined> {
-  const specifier = '../agent.js';
-  let mod: unknown;
-  try {
-    mod = await import(specifier);
-  } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && userMessage(err).includes('agent.js')) return undefined;
-    throw err;
-  }
-  const run = (mod as { runAgent?: unknown }).runAgent;
-  return typeof run === 'function' ? (run as RunAgent) : undefined;
+/** The agent itself: a literal import, so bundlers make it one lazy chunk loaded only here. */
+async function loadAgent(): Promise<RunAgent> {
+  const { runAgent } = await import('../agent.js');
+  return runAgent;
 }
 
 /** The stop signal came before or during start-up: what has started is stopped; status 0. */
@@ -108,10 +99,6 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
       logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
     }
     const runAgent = await loadAgent();
-    if (runAgent === undefined) {
-      logger.info({ files: eff.files }, 'Configuration is valid; this build has no agent to start');
-      return 0;
-    }
     const code = await runAgent({ config: eff.config, flags: eff.flags, logger, signal: ac.signal });
     return contention ? 0 : code;
   } catch (err) {

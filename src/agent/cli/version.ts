@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ParsedFlags } from './flag-spec.js';
+import { buildInfo as fixedBuildInfo } from '../build-info.js';
 
 export interface VersionInfo {
   readonly major: string;
@@ -21,6 +22,9 @@ export interface VersionInfo {
 }
 
 function packageRoot(): { root: string; version: string } | undefined {
+  // The single executable has no package.json beside it: its version was fixed in at build time.
+  const fixed = fixedBuildInfo();
+  if (fixed !== undefined) return { root: '', version: fixed.version };
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     try {
@@ -44,6 +48,8 @@ const UNSTAMPED: BuildInfo = { gitCommit: 'unknown', gitTreeState: 'unknown', bu
 
 /** The facts `npm run build` stamped into dist/build-info.json (scripts/stamp-build.mjs). */
 function buildInfo(root: string): BuildInfo {
+  const fixed = fixedBuildInfo();
+  if (fixed !== undefined) return { gitCommit: fixed.gitCommit, gitTreeState: fixed.gitTreeState, buildDate: fixed.buildDate };
   try {
     const b = JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as Partial<Record<keyof BuildInfo, unknown>>;
     const str = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : 'unknown');

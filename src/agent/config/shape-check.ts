@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildInfo } from '../build-info.js';
 
 export interface ShapeSchema {
   type?: string | string[];
@@ -72,6 +73,8 @@ export function shapeOk(schema: ShapeSchema, value: unknown): boolean {
 
 /** The published schema, read once per call site; undefined when it cannot be found. */
 export function loadShapeSchema(): ShapeSchema | undefined {
+  const fixed = buildInfo()?.configSchema;
+  if (fixed !== undefined) return fixed as ShapeSchema;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     try {

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Bundles each program into one ES module with esbuild (npm run build runs it after tsc):
+// dist/bundle/<program>/<program>.mjs, plus lazy chunks (chunks/) for what start-up does not
+// load (every dynamic import() stays a separate file, loaded when first needed) and source maps
+// (the launchers in bin/ turn them on, so stack traces name src/ lines). Native modules stay
+// outside: better-sqlite3 (plat-apiserver's storage, a .node addon), cpu-features and ssh2's
+// optional sshcrypto addon (both loaded by ssh2 inside try/catch, with pure-JS fallbacks).
+// Usage: node scripts/bundle.mjs [--metafile]   (writes dist/bundle/<program>/meta.json too)
+import { build } from 'esbuild';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ownSourceMap } from './own-source-map.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const OUT = join(ROOT, 'dist', 'bundle');
+
+export const PROGRAMS = [
+  { name: 'nodeagent', entry: 'src/agent/cli/main.ts' },
+  { name: 'plat-apiserver', entry: 'src/apiserver/main.ts' },
+];
+
+/** Modules that are never bundled: native addons and the optional native parts of ssh2. */
+export const EXTERNAL = ['better-sqlite3', 'cpu-features', '*.node'];
+
+// CommonJS dependencies bundled into an ES module call require() for node: built-ins and may read
+// __filename/__dirname; an ES module has none of them, so each output file defines them (names
+// the CommonJS code expects; the ES sources bundled here declare none of them at top level).
+const CJS_BANNER = [
+  "import { createRequire as __bundleCreateRequire } from 'node:module';",
+  "import { fileURLToPath as __bundleFileURLToPath } from 'node:url';",
+  'const require = __bundleCreateRequire(import.meta.url);',
+  'const __filename = __bundleFileURLToPath(import.meta.url);',
+  "const __dirname = __bundleFileURLToPath(new URL('.', import.meta.url));",
+].join('\n');
+
+/** esbuild options shared by the bundles and the single executable (which overrides a few). */
+export function commonOptions() {
+  return {
+    bundle: true,
+    platform: 'node',
+    target: 'node20.19',
+    external: EXTERNAL,
+    // Whitespace and syntax only: identifiers keep their names (class and function names show
+    // in logs and some libraries read them); parsing less text shortens every cold start.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    sourcemap: 'linked',
+    sourcesContent: false,
+    legalComments: 'linked',
+    logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'silent' },
+    absWorkingDir: ROOT,
+  };
+}
+
+async function bundle(program, metafile) {
+  const outdir = join(OUT, program.name);
+  await rm(outdir, { recursive: true, force: true });
+  const result = await build({
+    ...commonOptions(),
+    entryPoints: { [program.name]: join(ROOT, program.entry) },
+    outdir,
+    format: 'esm',
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
+    chunkNames: 'chunks/[name]-[hash]',
+    banner: { js: CJS_BANNER },
+    metafile: true,
+  });
+  if (metafile) await writeFile(join(outdir, 'meta.json'), JSON.stringify(result.metafile));
+  await checkNoDefaultOnlyChunks(result.metafile);
+  await shrinkSourceMaps(result.metafile);
+  return outdir;
+}
+
+/** Keeps each source map to the project's own sources (see own-source-map.mjs). */
+export async function shrinkSourceMaps(meta) {
+  for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.map'))) {
+    const path = join(ROOT, file);
+    const map = JSON.parse(await readFile(path, 'utf8'));
+    await writeFile(path, JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'))));
+  }
+}
+
+/**
+ * A dynamic import() of a CommonJS package becomes, in a split bundle, a chunk whose only export
+ * is `default`: the package's named exports are gone and calls through them fail at run time.
+ * Such an import must go through a small local module that imports the package statically.
+ */
+async function checkNoDefaultOnlyChunks(meta) {
+  for (const [file, out] of Object.entries(meta.outputs)) {
+    if (!file.endsWith('.mjs') || out.exports.length !== 1 || out.exports[0] !== 'default') continue;
+    const text = await readFile(join(ROOT, file), 'utf8');
+    if (/^export default require_\w+\(\);$/m.test(text)) {
+      const cjs = out.entryPoint ?? Object.keys(out.inputs).join(', ');
+      throw new Error(`${file}: a dynamic import() of the CommonJS module ${cjs} keeps only its default export; import it statically from a local module that is itself imported dynamically`);
+    }
+  }
+}
+
+async function main() {
+  const metafile = process.argv.includes('--metafile');
+  for (const p of PROGRAMS) {
+    const outdir = await bundle(p, metafile);
+    console.log(`bundled ${p.name} -> ${relative(ROOT, join(outdir, `${p.name}.mjs`))}`);
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exitCode = 1;
+  });
+}
