@@ -14,6 +14,8 @@ export interface ContainerSettings {
   seccompDefault: boolean;
   /** The node's memory in bytes (the Burstable oom_score_adj formula). */
   memoryCapacity: number;
+  /** Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start). */
+  oomScoreAdjFloor?: number;
 }
 
 export interface DockerContainerSettings {
@@ -29,7 +31,7 @@ export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSett
   return {
     ...containerCpuResources(c, s.cpu),
     ...(s.podPidsLimit > 0 ? { PidsLimit: s.podPidsLimit } : {}),
-    OomScoreAdj: containerOomScoreAdj(pod, c, s.memoryCapacity),
+    OomScoreAdj: Math.max(s.oomScoreAdjFloor ?? -1000, containerOomScoreAdj(pod, c, s.memoryCapacity)),
     SecurityOpt: dockerSeccompOpts(seccompType(pod, c, s.seccompDefault)),
   };
 }

@@ -1,5 +1,6 @@
 // Builds the runtimes' pod settings and the sysctl admission handler from the configuration, and
 // says once at start which of these options this host and runtime cannot honour (and why).
+import { readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
 import type { Logger } from '../../../common/log/types.js';
 import { parseDurationNs } from '../../../common/util/values/duration.js';
@@ -25,6 +26,20 @@ export interface PodSettingsOptions {
   kernelRelease?: string;
   nodeIPs?: readonly string[];
   onDnsWarning?: (pod: Pod, w: DnsWarning) => void;
+  /** Default: read from /proc/self/status (CAP_SYS_RESOURCE in CapEff). */
+  canLowerOomScore?: boolean;
+}
+
+const CAP_SYS_RESOURCE = 24n;
+
+/** Whether this process may lower oom_score_adj (CAP_SYS_RESOURCE), read from /proc/self/status. */
+export function hasCapSysResource(statusPath = '/proc/self/status'): boolean {
+  try {
+    const m = /^CapEff:\s*([0-9a-f]+)$/m.exec(readFileSync(statusPath, 'utf8'));
+    return m?.[1] !== undefined && ((BigInt(`0x${m[1]}`) >> CAP_SYS_RESOURCE) & 1n) === 1n;
+  } catch {
+    return false;
+  }
 }
 
 export interface PodSettings {
@@ -82,9 +97,23 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
   if (opts.runtimeType === 'docker' && c.podPidsLimit > 0) {
     notes.push({ option: '--pod-max-pids', reason: 'pod cgroups (--cgroups-per-qos) are not built by this version', effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)` });
   }
+  const lower = opts.canLowerOomScore ?? hasCapSysResource();
+  if (!lower && opts.runtimeType === 'docker') {
+    notes.push({
+      option: 'QoS oom_score_adj (Guaranteed -997, Burstable by memory request)',
+      reason: 'this host does not let the agent lower oom_score_adj (no CAP_SYS_RESOURCE)',
+      effect: 'containers whose reference score is negative get 0 instead',
+    });
+  }
   return {
     runtime: {
-      container: { cpu: { cfsQuota: c.cpuCFSQuota, cfsQuotaPeriodUs: periodUs(c.cpuCFSQuotaPeriod) }, podPidsLimit: c.podPidsLimit, seccompDefault: c.seccompDefault, memoryCapacity: totalmem() },
+      container: {
+        cpu: { cfsQuota: c.cpuCFSQuota, cfsQuotaPeriodUs: periodUs(c.cpuCFSQuotaPeriod) },
+        podPidsLimit: c.podPidsLimit,
+        seccompDefault: c.seccompDefault,
+        memoryCapacity: totalmem(),
+        ...(lower ? {} : { oomScoreAdjFloor: 0 }),
+      },
       dns,
     },
     admitSysctls: (pod) => admitSysctls(pod, allow),
