@@ -142,10 +142,11 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   try {
     await bootstrapWaiting;
     logger.info({}, 'building the agent parts');
-    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }] = await Promise.all([
+    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }] = await Promise.all([
       import('./runtime/factory.js'),
       import('./agent-parts.js'),
       import('./runtime/settings/from-config.js'),
+      import('./cli/inert-options.js'),
     ]);
     parts = loaded;
     podSettings = buildPodSettings({
@@ -156,6 +157,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
       ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
     });
     logHostNotes(podSettings.notes, logger.child({ part: 'options' }));
+    logInertOptions(config, flags, logger.child({ part: 'options' }));
     runtime = await createRuntime({
       podSettings: podSettings.runtime,
       endpoint: config.containerRuntimeEndpoint,

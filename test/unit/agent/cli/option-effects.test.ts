@@ -5,6 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
+import { INERT_OPTIONS, inertOptionsSet } from '../../../../src/agent/cli/inert-options.js';
+import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
+import { buildNodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
 
 interface Effect {
   /** Source path of the test file, from the repository root. */
@@ -54,18 +57,10 @@ const NO_EFFECT: Readonly<Record<string, string>> = {};
 
 /**
  * KNOWN GAPS: options issue 16 lists as inert that still change nothing (items 1, 4, 5, 6 of the
- * issue). Each must get an entry in EFFECTS (or NO_EFFECT) and leave this list.
+ * issue), the agent's own list (src/agent/cli/inert-options.ts), which it names at start. Each
+ * must get an entry in EFFECTS (or NO_EFFECT) and leave that list.
  */
-const KNOWN_GAPS_INERT: readonly string[] = [
-  'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
-  'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
-  'cpu-manager-policy', 'cpu-manager-policy-options', 'cpu-manager-reconcile-period', 'reserved-cpus', 'reserved-memory',
-  'memory-manager-policy', 'topology-manager-policy', 'topology-manager-scope', 'topology-manager-policy-options',
-  'kernel-memcg-notification', 'image-credential-provider-config', 'image-credential-provider-bin-dir',
-  'experimental-allocatable-ignore-eviction', 'local-storage-capacity-isolation', 'hairpin-mode',
-  'make-iptables-util-chains', 'pod-cidr', 'enable-controller-attach-detach', 'experimental-mounter-path',
-  'volume-plugin-dir', 'volume-stats-agg-period', 'contention-profiling',
-];
+const KNOWN_GAPS_INERT: readonly string[] = INERT_OPTIONS;
 
 /**
  * KNOWN GAPS: options believed to take effect whose proving test is not yet named here. Each must
@@ -115,4 +110,11 @@ test('figure: options with a demonstrated effect / all options', () => {
   // printed for the issue's figure; the first test guarantees the lists cover the table
   console.log(`# options with a demonstrated effect or reason: ${shown}/${FLAGS.length}; known gaps: ${KNOWN_GAPS_INERT.length} inert, ${KNOWN_GAPS_UNMAPPED.length} unmapped`);
   assert.equal(shown + KNOWN_GAPS_INERT.length + KNOWN_GAPS_UNMAPPED.length, FLAGS.length);
+});
+
+test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
+  const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
+  const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), imageCredentialProviderConfig: '/etc/cp.yaml' };
+  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'hairpin-mode', 'image-credential-provider-config']);
+  assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });
