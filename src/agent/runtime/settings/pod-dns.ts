@@ -54,7 +54,7 @@ export function podDnsType(pod: Pod): { type: DnsType; error?: string } {
     case 'Default':
       return { type: 'host' };
     default:
-      return { type: 'cluster', error: `invalid DNSPolicy=${String(policy)}` };
+      return { type: 'cluster', error: `invalid DNSPolicy=${typeof policy === 'string' ? policy : `<${typeof policy}>`}` };
   }
 }
 
@@ -117,7 +117,9 @@ function hostFallback(cfg: DnsConfig, s: PodDnsSettings): DnsConfig {
 /** The pod's resolver configuration; `host` is the parsed --resolv-conf (empty when ''). */
 export function podDnsConfig(pod: Pod, host: DnsConfig, s: PodDnsSettings, warn: (w: DnsWarning) => void): DnsConfig {
   let cfg: DnsConfig = { servers: [...host.servers], searches: [...host.searches], options: [...host.options] };
-  const { type } = podDnsType(pod);
+  const { type, error } = podDnsType(pod);
+  // the reference logs this and goes on with ClusterFirst (validation normally refuses such a pod first)
+  if (error !== undefined) warn({ reason: 'InvalidDNSPolicy', message: `${error}: falling back to the ClusterFirst policy` });
   if (type === 'none') cfg = { servers: [], searches: [], options: [] };
   else if (type === 'cluster' && s.clusterDNS.length > 0) {
     cfg = { servers: [...s.clusterDNS], searches: clusterSearches(cfg.searches, pod, s.clusterDomain), options: [...DEFAULT_DNS_OPTIONS] };
