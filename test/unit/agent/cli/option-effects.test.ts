@@ -79,7 +79,7 @@ const KNOWN_GAPS_UNMAPPED: readonly string[] = [
   'node-status-update-frequency', 'pod-manifest-path', 'pods-per-core', 'port', 'provider-id', 'read-only-port', 'register-node',
   'register-with-taints', 'registry-burst', 'registry-qps', 'root-dir', 'rotate-certificates', 'rotate-server-certificates',
   'runtime-request-timeout', 'serialize-image-pulls', 'streaming-connection-idle-timeout', 'sync-frequency', 'system-reserved',
-  'tls-cipher-suites', 'tls-min-version', 'vmodule', 'print-config',
+  'tls-cipher-suites', 'tls-min-version', 'vmodule', 'print-config', 'platform-profile',
 ];
 
 test('every option of the flag table has exactly one entry: an effect test, a reason, or a named known gap', () => {
