@@ -3,6 +3,7 @@
 // Colleagues add their parts in the delimited blocks below (certificates, servers, node).
 import { namesFor, type PlatformProfile } from '../common/names.js';
 import { hostname } from 'node:os';
+import type { PodSettings } from './runtime/settings/from-config.js';
 import type { NodeAgentConfiguration } from './config/schema.js';
 import type { NodeAgentFlags } from './config/flags-type.js';
 import type { Logger } from '../common/log/types.js';
@@ -145,12 +146,28 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   let runtime: RuntimeBundle | undefined;
   let rest: RestClient | undefined;
   let parts: typeof AgentParts;
+  let podSettings: PodSettings;
   try {
     await bootstrapWaiting;
     logger.info({}, 'building the agent parts');
-    const [{ createRuntime }, loaded] = await Promise.all([import('./runtime/factory.js'), import('./agent-parts.js')]);
+    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }] = await Promise.all([
+      import('./runtime/factory.js'),
+      import('./agent-parts.js'),
+      import('./runtime/settings/from-config.js'),
+      import('./cli/inert-options.js'),
+    ]);
     parts = loaded;
+    podSettings = buildPodSettings({
+      config,
+      rootDir: flags.rootDir,
+      runtimeType: config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker',
+      logger,
+      ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
+    });
+    logHostNotes(podSettings.notes, logger.child({ part: 'options' }));
+    logInertOptions(config, flags, logger.child({ part: 'options' }));
     runtime = await createRuntime({
+      podSettings: podSettings.runtime,
       endpoint: config.containerRuntimeEndpoint,
       imageEndpoint: config.imageServiceEndpoint,
       rootDir: flags.rootDir,
@@ -272,6 +289,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
     seenAllSources: () => podConfig.seenAllSources(),
     validate: (pod) => validatePod(pod, validation),
+    admitHandlers: [podSettings.admitSysctls],
   });
   late.pods = pods;
 

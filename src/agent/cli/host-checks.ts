@@ -1,6 +1,7 @@
 // Checks of the host that run before anything else starts (not with --print-config): the lock
 // file, cgroup v1 (--fail-cgroupv1), swap (--fail-swap-on) and the open-files limit
-// (--max-open-files). Each refusal names the setting that causes it and how to change it.
+// (--max-open-files), the kernel defaults (--protect-kernel-defaults) and the agent's oom_score_adj
+// (--oom-score-adj). Each refusal names the setting that causes it and how to change it.
 import { execFile } from 'node:child_process';
 import { readFile, statfs } from 'node:fs/promises';
 import type { NodeAgentFlags } from '../config/flags-type.js';
@@ -8,6 +9,8 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { Logger } from '../../common/log/types.js';
 import { NodeAgentError } from '../../common/util/errors.js';
 import { acquireLock, type HeldLock } from './lock-file.js';
+import { enforceKernelDefaults } from './kernel-defaults.js';
+import { applySelfOomScoreAdj, SELF_OOM_SCORE_ADJ } from './self-oom.js';
 
 const CGROUP2_SUPER_MAGIC = 0x63677270;
 
@@ -24,6 +27,10 @@ export interface HostPaths {
   swaps: string;
   /** Default /proc/self/limits. */
   limits: string;
+  /** Default /proc/sys (--protect-kernel-defaults). */
+  procSys?: string;
+  /** Default /proc/self/oom_score_adj (--oom-score-adj). */
+  oomScoreAdj?: string;
 }
 
 export const DEFAULT_HOST_PATHS: HostPaths = { cgroupRoot: '/sys/fs/cgroup', swaps: '/proc/swaps', limits: '/proc/self/limits' };
@@ -154,6 +161,12 @@ export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckRe
       }
     }
     await raiseOpenFilesLimit(config.maxOpenFiles, paths.limits, log);
+    try {
+      await enforceKernelDefaults(config.protectKernelDefaults, paths.procSys ?? '/proc/sys', log);
+    } catch (err) {
+      throw new HostCheckError(err instanceof Error ? err.message : String(err));
+    }
+    await applySelfOomScoreAdj(config.oomScoreAdj, paths.oomScoreAdj ?? SELF_OOM_SCORE_ADJ, log);
     const held = lock;
     return { lock, cgroupVersion, release: async () => { await held?.release(); } };
   } catch (err) {

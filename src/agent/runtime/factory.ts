@@ -4,6 +4,7 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
+import type { PodRuntimeSettings } from './settings/container-settings.js';
 
 export interface RuntimeFactoryOptions {
   endpoint: string;
@@ -18,6 +19,8 @@ export interface RuntimeFactoryOptions {
   containerLogMaxFiles?: number;
   /** Docker: containers are labelled with it and only this node's are listed. */
   nodeName?: string;
+  /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
+  podSettings?: PodRuntimeSettings;
   logger: Logger;
   clock: Clock;
 }
@@ -38,7 +41,12 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   let images: ImageService;
   if (endpoint.startsWith('process://')) {
     const { ProcessRuntime } = await import('./process/runtime.js');
-    const r = new ProcessRuntime({ rootDir: opts.rootDir, logger: opts.logger, clock: opts.clock });
+    const r = new ProcessRuntime({
+      rootDir: opts.rootDir,
+      logger: opts.logger,
+      clock: opts.clock,
+      ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+    });
     runtime = r;
     images = r;
   } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {
@@ -57,6 +65,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
       ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
       ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
+      ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
     });
     runtime = r;
     images = r;

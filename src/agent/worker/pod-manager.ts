@@ -9,7 +9,7 @@ import { userMessage } from '../../common/util/errors.js';
 import type { Pod, PodStatus } from '../pod/types.js';
 import type { PodUpdate } from '../source/merger.js';
 import type { ContainerRuntime } from '../runtime/types.js';
-import { admitPod } from './admission.js';
+import { admitPod, type AdmitResult } from './admission.js';
 import type { PodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import type { PodStatusManager, StatusProvider } from './status-manager.js';
@@ -29,6 +29,8 @@ export interface PodManagerOptions {
   housekeepingMs?: number;
   /** Problems that keep this node from running the pod (e.g. no command for process://). */
   validate?: (pod: Pod) => string[];
+  /** Further admission handlers (sysctls): the first refusal names its reason and message. */
+  admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
 }
 
 function fullName(pod: Pod): string {
@@ -141,7 +143,8 @@ export class PodManager implements StatusProvider {
   private admit(pod: Pod): boolean {
     const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
     const problems = this.opts.validate?.(pod) ?? [];
-    const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : admitPod(active, this.opts.capacity);
+    const refused = (this.opts.admitHandlers ?? []).map((h) => h(pod)).find((x) => !x.admit);
+    const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : (refused ?? admitPod(active, this.opts.capacity));
     if (r.admit) return true;
     this.rejected.add(pod.metadata.uid);
     this.opts.logger.warn({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: r.reason }, `pod rejected: ${r.message ?? ''}`);

@@ -4,6 +4,14 @@ import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { LABELS } from '../types.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { dockerContainerSettings, defaultContainerSettings, type ContainerSettings } from '../settings/container-settings.js';
+import { podSysctls, sysctlNamespace } from '../settings/sysctls.js';
+
+/** The pod's sysctls for the sandbox (all) or for a container (those of its own IPC namespace). */
+export function dockerSysctls(pod: Pod, which: 'sandbox' | 'container'): Record<string, string> | undefined {
+  const list = podSysctls(pod).filter((s) => which === 'sandbox' || sysctlNamespace(s.name) === 'ipc');
+  return list.length > 0 ? Object.fromEntries(list.map((s) => [s.name, s.value])) : undefined;
+}
 
 export function podLabels(pod: Pod, nodeName?: string): Record<string, string> {
   return {
@@ -21,6 +29,7 @@ function dockerName(parts: string[]): string {
 }
 
 export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, logOpts: Record<string, string>, nodeName?: string): ContainerCreateOptions {
+  const sysctls = dockerSysctls(pod, 'sandbox');
   const exposed: Record<string, object> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
   if (!pod.spec.hostNetwork) {
@@ -45,6 +54,7 @@ export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, l
       Init: true,
       NetworkMode: pod.spec.hostNetwork ? 'host' : 'bridge',
       PortBindings: bindings,
+      ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
       LogConfig: { Type: 'json-file', Config: logOpts },
     },
   };
@@ -65,19 +75,24 @@ export function containerCreateOptions(opts: {
   volumePaths: Record<string, string>;
   logOpts: Record<string, string>;
   nodeName?: string;
+  settings?: ContainerSettings;
+  /** The pod's resolv.conf on the host, bind-mounted at /etc/resolv.conf. */
+  resolvConfPath?: string;
 }): ContainerCreateOptions {
   const { pod, container: c } = opts;
   const limits = c.resources?.limits;
-  const requests = c.resources?.requests;
   const memory = bytesOf(limits?.memory);
-  const cpuLimit = limits?.cpu !== undefined ? parseQuantity(limits.cpu).value : undefined;
-  const cpuRequest = requests?.cpu !== undefined ? parseQuantity(requests.cpu).value : undefined;
+  const extra = dockerContainerSettings(pod, c, opts.settings ?? defaultContainerSettings());
+  const sysctls = dockerSysctls(pod, 'container');
   const sc = c.securityContext;
   const binds = (c.volumeMounts ?? []).map((m) => {
     const host = opts.volumePaths[m.name] ?? '';
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
+  if (opts.resolvConfPath !== undefined && !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')) {
+    binds.push(`${opts.resolvConfPath}:/etc/resolv.conf:ro`);
+  }
   const cmd = expandedCommand(c);
   const netMode = pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`;
   return {
@@ -101,8 +116,8 @@ export function containerCreateOptions(opts: {
       NetworkMode: netMode,
       Binds: binds,
       ...(memory !== undefined ? { Memory: memory } : {}),
-      ...(cpuLimit !== undefined ? { NanoCpus: Math.round(cpuLimit * 1e9) } : {}),
-      ...(cpuRequest !== undefined ? { CpuShares: Math.max(2, Math.round(cpuRequest * 1024)) } : {}),
+      ...extra,
+      ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
       ...(sc?.privileged ? { Privileged: true } : {}),
       ...(sc?.readOnlyRootFilesystem ? { ReadonlyRootfs: true } : {}),
       LogConfig: { Type: 'json-file', Config: opts.logOpts },

@@ -23,6 +23,7 @@ import {
   type RuntimeVersion,
   type SandboxConfig,
 } from '../types.js';
+import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 
 export const DOCKER_API_VERSION = 'v1.41';
@@ -43,6 +44,8 @@ export interface DockerRuntimeOptions {
   containerLogMaxFiles?: number;
   /** Labels containers with the node and sees only that node's containers. */
   nodeName?: string;
+  /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
+  podSettings?: PodRuntimeSettings;
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -157,6 +160,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       this.sandboxImageReady = true;
     }
     try {
+      await this.opts.podSettings?.dns?.write(cfg.pod);
       const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName));
       await c.start();
       return c.id;
@@ -176,7 +180,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
       const c = await this.docker.createContainer(
-        containerCreateOptions({ ...cfg, logOpts: this.logOpts, ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}) }),
+        containerCreateOptions({
+          ...cfg,
+          logOpts: this.logOpts,
+          ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}),
+          ...(this.opts.podSettings !== undefined ? { settings: this.opts.podSettings.container } : {}),
+          ...(this.opts.podSettings?.dns !== undefined ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) } : {}),
+        }),
       );
       return c.id;
     } catch (err) {

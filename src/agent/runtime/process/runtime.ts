@@ -28,6 +28,8 @@ import type {
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import { checkWritableUnder, joinUnder, mkdirUnder, pathForWrite, pathSegmentProblem, rmUnder } from '../../../common/util/safe-path.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import type { PodRuntimeSettings } from '../settings/container-settings.js';
+import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
 
 export interface ProcessRuntimeOptions {
@@ -41,6 +43,8 @@ export interface ProcessRuntimeOptions {
    * same state dir could write back a record the agent has just removed.
    */
   readOnly?: boolean;
+  /** The pod's resolv.conf (its path goes into NODEAGENT_RESOLV_CONF); other settings need isolation process:// lacks. */
+  podSettings?: PodRuntimeSettings;
 }
 
 interface ProcessRecord extends RuntimeContainer {
@@ -227,6 +231,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     await this.ensureLoaded();
     const pod = cfg.pod;
     await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid], POD_DIR_MODE);
+    await this.opts.podSettings?.dns?.write(pod);
     const id = `sb-${randomBytes(8).toString('hex')}`;
     const now = this.opts.clock.nowMs();
     const rec: ProcessRecord = {
@@ -285,6 +290,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       if (v !== undefined) env[k] = v;
     }
     env.HOSTNAME = cfg.pod.metadata.name;
+    const dns = this.opts.podSettings?.dns;
+    if (dns !== undefined) env[RESOLV_CONF_ENV] = dns.pathOf(cfg.pod);
     Object.assign(env, containerEnv(c));
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(this.opts.rootDir, 'pods', cfg.pod.metadata.uid, `${c.name}.log`);

@@ -44,7 +44,10 @@ test('app containers join the sandbox, with labels, limits, mounts and user', ()
   assert.equal(o.HostConfig?.NetworkMode, 'container:sb1');
   assert.equal(o.HostConfig?.Init, true);
   assert.equal(o.HostConfig?.Memory, 64 * 1024 * 1024);
-  assert.equal(o.HostConfig?.NanoCpus, 500_000_000);
+  // the reference's CFS quota and period, not NanoCpus: 500m over 100000us is 50000us
+  assert.equal(o.HostConfig?.NanoCpus, undefined);
+  assert.equal(o.HostConfig?.CpuQuota, 50000);
+  assert.equal(o.HostConfig?.CpuPeriod, 100000);
   assert.equal(o.HostConfig?.CpuShares, 256);
   assert.deepEqual(o.HostConfig?.Binds, ['/var/lib/x/data:/data:ro']);
   assert.deepEqual(o.Entrypoint, ['httpd']);

@@ -1,0 +1,54 @@
+// What the flags add to every container the runtimes create: CPU shares, CFS quota and period,
+// the pids limit, the QoS oom_score_adj and the seccomp profile.
+import { totalmem } from 'node:os';
+import type { Container, Pod } from '../../pod/types.js';
+import { containerCpuResources, type CpuSettings } from './cpu.js';
+import { containerOomScoreAdj } from './qos.js';
+import { dockerSeccompOpts, seccompType } from './seccomp.js';
+
+export interface ContainerSettings {
+  cpu: CpuSettings;
+  /** --pod-max-pids; -1 (or 0) is no limit. Applied per container until pod cgroups exist. */
+  podPidsLimit: number;
+  /** --seccomp-default */
+  seccompDefault: boolean;
+  /** The node's memory in bytes (the Burstable oom_score_adj formula). */
+  memoryCapacity: number;
+  /** Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start). */
+  oomScoreAdjFloor?: number;
+}
+
+export interface DockerContainerSettings {
+  CpuShares: number;
+  CpuQuota?: number;
+  CpuPeriod?: number;
+  PidsLimit?: number;
+  OomScoreAdj: number;
+  SecurityOpt: string[];
+}
+
+export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSettings): DockerContainerSettings {
+  return {
+    ...containerCpuResources(c, s.cpu),
+    ...(s.podPidsLimit > 0 ? { PidsLimit: s.podPidsLimit } : {}),
+    OomScoreAdj: Math.max(s.oomScoreAdjFloor ?? -1000, containerOomScoreAdj(pod, c, s.memoryCapacity)),
+    SecurityOpt: dockerSeccompOpts(seccompType(pod, c, s.seccompDefault)),
+  };
+}
+
+/** The reference's defaults: quota on, a 100ms period, no pids limit, Unconfined seccomp. */
+export function defaultContainerSettings(): ContainerSettings {
+  return { cpu: { cfsQuota: true, cfsQuotaPeriodUs: 100_000 }, podPidsLimit: -1, seccompDefault: false, memoryCapacity: totalmem() };
+}
+
+/** Writes a pod's resolv.conf and says where it is (PodDnsFiles). */
+export interface PodDnsWriter {
+  write(pod: Pod): Promise<string>;
+  pathOf(pod: Pod): string;
+}
+
+/** What the agent's flags give the runtimes for every pod. */
+export interface PodRuntimeSettings {
+  container: ContainerSettings;
+  dns?: PodDnsWriter;
+}
