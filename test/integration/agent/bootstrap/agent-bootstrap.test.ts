@@ -58,6 +58,8 @@ test('bootstrap with a token, auto-approval and signing; the platconfig works; a
   assert.equal(conn.certFile, current);
   const rest = new RestClient({ connection: conn });
   t.after(() => rest.close());
+  // (as the node itself, once the agent has registered it)
+  await agent.waitFor(/successfully registered node|node was already registered/, 30_000);
   const node = await createNodeClient({ client: rest }).get('node-1');
   assert.equal(node.metadata?.name, 'node-1');
   await agent.stop();
