@@ -85,6 +85,7 @@ test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) 
   assert.ok(politeGone < 900, `SIGTERM first, at once (${politeGone} ms)`);
   await waitFor('removed', async () => (await w.runtime.listContainers({ podUid: 'term' })).length === 0, 10_000);
   const took = Date.now() - t0;
-  assert.equal(await readFile(stubbornSeen, 'utf8'), 'TERM\n', 'the stubborn container got SIGTERM once and ignored it');
+  // It saw SIGTERM (the runtime may deliver it to the process and its group) and ignored it.
+  assert.match(await readFile(stubbornSeen, 'utf8'), /^(TERM\n)+$/, 'the stubborn container got SIGTERM and ignored it');
   assert.ok(took >= 900 && took < 6000, `then SIGKILL when the 1 s grace period ended (${took} ms)`);
 });
