@@ -8,6 +8,7 @@ import { userMessage } from '../../common/util/errors.js';
 import { checkWritableUnder } from '../../common/util/safe-path.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
+import { runEvery } from '../../common/util/every.js';
 
 export interface GcOptions {
   runtime: ContainerRuntime;
@@ -55,20 +56,10 @@ export class GarbageCollector {
     await Promise.all(this.loops);
   }
 
-  private async every(ms: number, signal: AbortSignal, what: string, fn: () => Promise<unknown>): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        await this.opts.clock.sleep(ms, signal);
-      } catch {
-        return;
-      }
-      try {
-        await fn();
-      } catch (err) {
-        this.opts.logger.warn({ err: userMessage(err) }, `${what} garbage collection failed; retrying next period`);
-      }
-    }
+  private every(ms: number, signal: AbortSignal, what: string, fn: () => Promise<unknown>): Promise<void> {
+    return runEvery({ clock: this.opts.clock, ms, signal, run: fn, onError: (err) => this.opts.logger.warn({ err: userMessage(err) }, `${what} garbage collection failed; retrying next period`) });
   }
+
 
   /** Removes dead containers beyond the limits; returns the ids removed. */
   async collectContainers(): Promise<string[]> {

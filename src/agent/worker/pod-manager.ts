@@ -13,6 +13,7 @@ import { admitPod, type AdmitResult } from './admission.js';
 import type { PodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import type { PodStatusManager, StatusProvider } from './status-manager.js';
+import { runEvery } from '../../common/util/every.js';
 
 export interface PodManagerOptions {
   syncer: PodSyncer;
@@ -172,20 +173,10 @@ export class PodManager implements StatusProvider {
     this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.cleanupOrphans()));
   }
 
-  private async every(ms: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
-    while (!signal.aborted) {
-      try {
-        await this.opts.clock.sleep(ms, signal);
-      } catch {
-        return;
-      }
-      try {
-        await fn();
-      } catch (err) {
-        this.opts.logger.warn({ err: userMessage(err) }, 'sync loop: periodic task failed; will retry at the next period');
-      }
-    }
+  private every(ms: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
+    return runEvery({ clock: this.opts.clock, ms, signal, run: fn, onError: (err) => this.opts.logger.warn({ err: userMessage(err) }, 'sync loop: periodic task failed; will retry at the next period') });
   }
+
 
   /** Kills containers of pods that no source asks for (left from before a restart). */
   async cleanupOrphans(): Promise<void> {
