@@ -92,13 +92,13 @@ test('pod status conditions merge by type', () => {
   assert.deepEqual(r.status.conditions, [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }]);
 });
 
-test('CSR status.conditions merge by type (kubectl-style approval patch)', () => {
+test('CSR status.conditions are replaced whole: the reference declares no patch strategy for them (only listType=map for apply)', () => {
   const csr = { kind: 'CertificateSigningRequest', status: { conditions: [{ type: 'Failed', status: 'True' }] } };
   const r = smp({ status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R' }] } }, 'CertificateSigningRequest', csr) as typeof csr;
-  assert.deepEqual(r.status.conditions.map((c) => c.type), ['Failed', 'Approved']);
+  assert.deepEqual(r.status.conditions.map((c) => c.type), ['Approved']);
 });
 
-test('Node addresses by type, taints by key, conditions by type', () => {
+test('Node addresses and conditions merge by type; taints are replaced whole (the reference: listType=atomic, no patch strategy)', () => {
   const node = {
     kind: 'Node',
     spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'NoExecute' }] },
@@ -109,7 +109,7 @@ test('Node addresses by type, taints by key, conditions by type', () => {
     'Node',
     node,
   ) as typeof node;
-  assert.deepEqual(r.spec.taints, [{ key: 'a', effect: 'NoExecute' }, { key: 'b', effect: 'NoExecute' }]);
+  assert.deepEqual(r.spec.taints, [{ key: 'a', effect: 'NoExecute' }]);
   assert.deepEqual(r.status.addresses, [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'Hostname', address: 'n1' }]);
   assert.equal(r.status.conditions.length, 2);
 });
