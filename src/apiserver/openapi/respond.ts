@@ -21,7 +21,8 @@ export function answerOpenApi(openapi: OpenApi, path: string, search: URLSearchP
     ifModifiedSince: header(req, 'if-modified-since'),
   });
   if (a === undefined) return false;
-  res.writeHead(a.status, a.headers);
+  // The reference's WithCacheControl filter: every answer that does not say otherwise is private.
+  res.writeHead(a.status, { 'Cache-Control': 'no-cache, private', ...a.headers });
   res.end(a.body);
   return true;
 }
