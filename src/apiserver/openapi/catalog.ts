@@ -33,10 +33,16 @@ export function reviewEndpoints(groups: { readonly authentication: string; reado
 
 type ObjectSchema = Extract<Schema, { t: 'object' }>;
 
-function objectSchemaOf(kind: string): ObjectSchema {
+/** The reference's Go package of a group's types: `io.k8s.api.<first label of the group>.v1` (core for ''). */
+function packageOf(group: string, version: string): string {
+  return `io.k8s.api.${group === '' ? 'core' : (group.split('.')[0] ?? '')}.${version}`;
+}
+
+/** The kind's schema when the table has one for this group (the table is keyed by kind; a kind of another group does not count). */
+function objectSchemaOf(group: string, version: string, kind: string): ObjectSchema | undefined {
   const s = schemaForKind(kind);
-  if (s?.t !== 'object') throw new Error(`kind ${kind} has no object schema in schema/kinds.ts`);
-  return s;
+  if (s?.t !== 'object') return undefined;
+  return definitionName(s) === `${packageOf(group, version)}.${kind}` ? s : undefined;
 }
 
 /** `api/v1` or `apis/<group>/<version>`: the key of a group-version under /openapi/v3/. */
@@ -58,6 +64,8 @@ export class Catalog {
     ['DeleteOptions', DELETE_OPTIONS],
     ['WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent'],
   ];
+  /** Resources and reviews served without a schema in the table: left out of the documents (the server logs them). */
+  readonly undocumented: string[] = [];
   private readonly entries: Entry[] = [];
 
   constructor(
@@ -73,7 +81,11 @@ export class Catalog {
   }
 
   private addResource(d: ResourceDef): void {
-    const schema = objectSchemaOf(d.kind);
+    const schema = objectSchemaOf(d.group, d.version, d.kind);
+    if (schema === undefined) {
+      this.undocumented.push(`${d.resource}.${d.group}`);
+      return;
+    }
     const list = listOf(schema);
     const gvk = { group: d.group, version: d.version, kind: d.kind };
     const served: ServedResource = {
@@ -90,7 +102,11 @@ export class Catalog {
   }
 
   private addReview(r: ReviewEndpoint): void {
-    const schema = objectSchemaOf(r.kind);
+    const schema = objectSchemaOf(r.group, 'v1', r.kind);
+    if (schema === undefined) {
+      this.undocumented.push(`${r.resource}.${r.group}`);
+      return;
+    }
     const gvk = { group: r.group, version: 'v1', kind: r.kind };
     const served: ServedReview = { gvk, resource: r.resource, def: definitionName(schema) };
     this.entries.push({ gvk, schema, path: () => [reviewPath(served)] });

@@ -41,6 +41,11 @@ export class OpenApi {
     return this.builtAt;
   }
 
+  /** Served resources the documents leave out, having no schema in schema/kinds.ts (`<resource>.<group>`). */
+  get undocumented(): readonly string[] {
+    return this.catalog.undocumented;
+  }
+
   /** The v3 index: each group-version's URL with its current hash. */
   index(): { paths: Record<string, { serverRelativeURL: string }> } {
     this.build();

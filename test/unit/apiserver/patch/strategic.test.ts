@@ -140,3 +140,9 @@ test('the __proto__ key is data, not a prototype', () => {
   assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   assert.deepEqual(Object.keys(m), ['__proto__']);
 });
+
+test('list rules come from the schema table as the reference declares them: hostIPs merge by ip in a strategic merge patch', () => {
+  const pod = { kind: 'Pod', status: { hostIPs: [{ ip: '10.0.0.1' }] } };
+  const r = smp({ status: { hostIPs: [{ ip: '10.0.0.2' }] } }, 'Pod', pod) as typeof pod;
+  assert.deepEqual(r.status.hostIPs, [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }]);
+});
