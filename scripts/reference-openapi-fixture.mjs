@@ -5,6 +5,7 @@
 // Usage: npx tsc -p tsconfig.json && node scripts/reference-openapi-fixture.mjs [referenceDir]
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import process from 'node:process';
 import { allDefinitionNames } from '../dist/test/helpers/openapi-catalog.js';
 
 const dir = process.argv[2] ?? '/work/shared/reference/kubernetes-1.32/openapi-v3';

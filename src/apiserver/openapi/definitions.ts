@@ -105,7 +105,7 @@ export class Definitions {
       case 'object':
         return this.use(this.addNamed(s));
       case 'map':
-        return { type: 'object', additionalProperties: this.field(s.values) };
+        return { type: 'object', additionalProperties: this.field(s.values), ...(s.atomic === true ? { 'x-kubernetes-map-type': 'atomic' } : {}) };
       case 'array':
         return { type: 'array', items: this.field(s.items), ...listExtensions(s.list) };
     }

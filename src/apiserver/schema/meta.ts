@@ -1,6 +1,6 @@
 // ObjectMeta and the other shared meta types (v1): io.k8s.apimachinery.pkg.apis.meta.v1 and the
 // core group's ObjectReference.
-import { any, arr, atomicList, bool, int32, int64, keyed, map, META_PKG, obj, str, time, type ObjOptions, type Schema } from './types.js';
+import { arr, atomicList, bool, int32, int64, keyed, map, META_PKG, obj, str, time, type ObjOptions, type Schema } from './types.js';
 
 const meta = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: META_PKG, ...o });
 

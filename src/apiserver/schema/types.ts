@@ -42,7 +42,8 @@ export type Schema =
   | { readonly t: 'time'; readonly kind: TimeKind }
   /** `open`: fields not listed are kept and not reported (Pod and Node specs, whose full types belong to the agent). */
   | { readonly t: 'object'; readonly name: string; readonly fields: Readonly<Record<string, Schema>>; readonly open?: boolean; readonly opts?: ObjOptions }
-  | { readonly t: 'map'; readonly values: Schema }
+  /** `atomic`: x-kubernetes-map-type atomic (apply replaces the map whole). */
+  | { readonly t: 'map'; readonly values: Schema; readonly atomic?: boolean }
   | { readonly t: 'array'; readonly items: Schema; readonly list?: ListExt };
 
 export const str: Schema = { t: 'string' };
@@ -61,6 +62,7 @@ export const obj = (name: string, fields: Record<string, Schema>, opts?: ObjOpti
 /** An object of which only the listed fields are typed; the others are kept as sent. */
 export const openObj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Schema => ({ t: 'object', name, fields, open: true, ...(opts === undefined ? {} : { opts }) });
 export const map = (values: Schema): Schema => ({ t: 'map', values });
+export const atomicMap = (values: Schema): Schema => ({ t: 'map', values, atomic: true });
 export const arr = (items: Schema, list?: ListExt): Schema => ({ t: 'array', items, ...(list === undefined ? {} : { list }) });
 /** A list merged by key (`x-kubernetes-list-type: map` and the strategic-merge key, the first key). */
 export const keyed = (items: Schema, ...keys: string[]): Schema => arr(items, { listType: 'map', mapKeys: keys, patchStrategy: 'merge', patchMergeKey: keys[0] ?? '' });
