@@ -33,7 +33,9 @@ import type { UserInfo } from './interfaces.js';
 import { ResourceRoutes } from './handlers/routes.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
 import { wantsPretty } from './params.js';
-import { OpenApiV3 } from './openapi.js';
+import { OpenApi } from './openapi/index.js';
+import { reviewEndpoints } from './openapi/catalog.js';
+import { answerOpenApi, isOpenApiPath } from './openapi/respond.js';
 import type { ManagedFieldsUpdater } from './registry/managed-fields.js';
 import { Registry } from './registry/registry.js';
 import { configMapDef } from './registry/resources/configmap.js';
@@ -105,7 +107,7 @@ export class ApiServer {
   private readonly server: Server;
   private readonly routes: ResourceRoutes;
   private readonly discovery: Discovery;
-  private readonly openapi: OpenApiV3;
+  readonly openapi: OpenApi;
   private readonly handlerCtx: ResourceHandlerContext;
   private readonly stopController = new AbortController();
   private compactTimer: NodeJS.Timeout | undefined;
@@ -128,7 +130,8 @@ export class ApiServer {
     const all = [...Object.values(this.defs), ...this.rbac.resources];
     this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
-    this.openapi = new OpenApiV3(all);
+    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock });
+    if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
     this.discovery = new Discovery({
       groups: [
         { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
@@ -300,6 +303,10 @@ export class ApiServer {
       return;
     }
     if (method !== 'GET' && method !== 'HEAD') throw notFoundPath();
+    if (isOpenApiPath(path)) {
+      if (!answerOpenApi(this.openapi, path, target.search, req, res)) throw notFoundPath();
+      return;
+    }
     const doc = this.discoveryDoc(path);
     if (doc === undefined) throw notFoundPath();
     sendJson(res, 200, doc, rc);
@@ -326,8 +333,6 @@ export class ApiServer {
   }
 
   private discoveryDoc(path: string): unknown {
-    if (path === '/openapi/v3') return this.openapi.root();
-    if (path.startsWith('/openapi/v3/')) return this.openapi.groupVersion(path.slice('/openapi/v3/'.length));
     if (path === '/api') return this.discovery.apiVersions(this.address);
     if (path === '/apis') return this.discovery.apiGroupList();
     if (path === '/api/v1') return this.discovery.resourceList('', 'v1');

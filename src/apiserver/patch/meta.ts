@@ -1,9 +1,10 @@
 // How the lists and maps of the built-in kinds merge: the strategic-merge-patch keys
 // (patchMergeKey/patchStrategy) and the server-side-apply list types (listType=map with its keys,
-// set, atomic). Paths are "type paths": field names joined by '.', `[]` for a list element, `{}`
-// for a map value (e.g. `spec.containers[].env`).
+// set, atomic), read from the kinds' schema table (schema/kinds.ts, the one description the
+// OpenAPI documents are generated from too). Paths are "type paths": field names joined by '.',
+// `[]` for a list element, `{}` for a map value (e.g. `spec.containers[].env`).
 
-import type { Schema } from '../schema/types.js';
+import type { ListExt, Schema } from '../schema/types.js';
 import { schemaForKind } from '../schema/kinds.js';
 
 export type ListMeta =
@@ -11,83 +12,55 @@ export type ListMeta =
   | { readonly type: 'set' }
   | { readonly type: 'atomic' };
 
-const byKey = (...keys: string[]): ListMeta => ({ type: 'map', keys, smpKey: keys[0] ?? '' });
+const ATOMIC: ListMeta = { type: 'atomic' };
 
-const META_LISTS: Record<string, ListMeta> = {
-  'metadata.finalizers': { type: 'set' },
-  'metadata.ownerReferences': byKey('uid'),
-  'metadata.managedFields': { type: 'atomic' },
-};
-
-function containerLists(prefix: string): Record<string, ListMeta> {
-  return {
-    [prefix]: byKey('name'),
-    [`${prefix}[].ports`]: { type: 'map', keys: ['containerPort', 'protocol'], smpKey: 'containerPort' },
-    [`${prefix}[].env`]: byKey('name'),
-    [`${prefix}[].volumeMounts`]: byKey('mountPath'),
-    [`${prefix}[].volumeDevices`]: byKey('devicePath'),
-    [`${prefix}[].resizePolicy`]: byKey('resourceName'),
-  };
+/** The schema node at a type path of a kind, or undefined when the path leaves the known fields. */
+function schemaAt(kind: string, typePath: string): Schema | undefined {
+  let cur: Schema | undefined = schemaForKind(kind);
+  for (const seg of typePath === '' ? [] : typePath.split('.')) {
+    if (cur === undefined) return undefined;
+    const m = /^(.*?)((?:\[\]|\{\})*)$/.exec(seg);
+    const name = m?.[1] ?? seg;
+    const suffix = m?.[2] ?? '';
+    if (name !== '') {
+      if (cur.t !== 'object') return undefined;
+      cur = cur.fields[name];
+    }
+    for (let i = 0; i < suffix.length; i += 2) {
+      const tok = suffix.slice(i, i + 2);
+      if (tok === '[]' && cur?.t === 'array') cur = cur.items;
+      else if (tok === '{}' && cur?.t === 'map') cur = cur.values;
+      else return undefined;
+    }
+  }
+  return cur;
 }
 
-const LISTS: Readonly<Record<string, Readonly<Record<string, ListMeta>>>> = {
-  CertificateSigningRequest: { ...META_LISTS, 'status.conditions': byKey('type') },
-  Event: META_LISTS,
-  Namespace: { ...META_LISTS, 'status.conditions': byKey('type') },
-  Node: {
-    ...META_LISTS,
-    'spec.taints': { type: 'map', keys: ['key', 'effect'], smpKey: 'key' },
-    'spec.podCIDRs': { type: 'set' },
-    'status.addresses': byKey('type'),
-    'status.conditions': byKey('type'),
-    'status.volumesAttached': byKey('name'),
-  },
-  Pod: {
-    ...META_LISTS,
-    ...containerLists('spec.containers'),
-    ...containerLists('spec.initContainers'),
-    ...containerLists('spec.ephemeralContainers'),
-    'spec.volumes': { type: 'map', keys: ['name'], smpKey: 'name', retainKeys: true },
-    'spec.imagePullSecrets': byKey('name'),
-    'spec.hostAliases': byKey('ip'),
-    'status.conditions': byKey('type'),
-    'status.podIPs': byKey('ip'),
-    'status.hostIPs': byKey('ip'),
-  },
-};
+function listExtAt(kind: string, typePath: string): ListExt | undefined {
+  const s = schemaAt(kind, typePath);
+  return s?.t === 'array' ? s.list : undefined;
+}
 
-/** The list type at a type path (atomic when nothing is declared). */
+/** The server-side-apply list type at a type path (x-kubernetes-list-type; atomic when nothing is declared). */
 export function listMeta(kind: string, typePath: string): ListMeta {
-  return LISTS[kind]?.[typePath] ?? { type: 'atomic' };
+  const x = listExtAt(kind, typePath);
+  if (x?.listType === 'set') return { type: 'set' };
+  if (x?.listType !== 'map') return ATOMIC;
+  const keys = x.mapKeys ?? [];
+  return { type: 'map', keys, smpKey: x.patchMergeKey ?? keys[0] ?? '', retainKeys: x.patchStrategy?.includes('retainKeys') === true };
+}
+
+/** How strategic merge patch treats the list at a type path (x-kubernetes-patch-strategy/-merge-key; replace when nothing is declared). */
+export function smpListMeta(kind: string, typePath: string): ListMeta {
+  const x = listExtAt(kind, typePath);
+  if (x?.patchStrategy?.split(',').includes('merge') !== true) return ATOMIC;
+  if (x.patchMergeKey === undefined) return { type: 'set' };
+  return { type: 'map', keys: [x.patchMergeKey], smpKey: x.patchMergeKey, retainKeys: x.patchStrategy.includes('retainKeys') };
 }
 
 /** Whether the object at a type path is a map (granular, its own membership recorded) rather than a struct. */
 export function isMapType(kind: string, typePath: string): boolean {
-  const schema = schemaForKind(kind);
-  if (schema === undefined) return false;
-  let cur: Schema | undefined = schema;
-  for (const seg of typePath === '' ? [] : typePath.split('.')) {
-    if (cur === undefined) return false;
-    let name = seg;
-    let suffix = '';
-    const m = /^(.*?)((?:\[\]|\{\})*)$/.exec(seg);
-    if (m !== null) {
-      name = m[1] ?? seg;
-      suffix = m[2] ?? '';
-    }
-    if (name !== '') {
-      if (cur.t !== 'object') return false;
-      cur = cur.fields[name];
-    }
-    for (let i = 0; i < suffix.length; i += 2) {
-      if (cur === undefined) return false;
-      const tok = suffix.slice(i, i + 2);
-      if (tok === '[]' && cur.t === 'array') cur = cur.items;
-      else if (tok === '{}' && cur.t === 'map') cur = cur.values;
-      else return false;
-    }
-  }
-  return cur?.t === 'map';
+  return schemaAt(kind, typePath)?.t === 'map';
 }
 
 /** Type path of a child field. */

@@ -4,7 +4,7 @@
 // as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
 
 import { badRequest } from './errors.js';
-import { childTypePath, isMapType, listMeta } from './meta.js';
+import { childTypePath, isMapType, smpListMeta } from './meta.js';
 import { setOwn } from './merge-patch.js';
 
 type Obj = Record<string, unknown>;
@@ -83,7 +83,7 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
 }
 
 function reorder(kind: string, list: unknown[], order: unknown[], typePath: string): unknown[] {
-  const lm = listMeta(kind, typePath);
+  const lm = smpListMeta(kind, typePath);
   const keyOf = (x: unknown): string => (lm.type === 'map' && isObject(x) ? JSON.stringify(x[lm.smpKey]) : JSON.stringify(x));
   const pos = new Map(order.map((x, i) => [keyOf(x), i] as const));
   const listed = list.filter((x) => pos.has(keyOf(x))).sort((a, b) => (pos.get(keyOf(a)) ?? 0) - (pos.get(keyOf(b)) ?? 0));
@@ -92,7 +92,7 @@ function reorder(kind: string, list: unknown[], order: unknown[], typePath: stri
 }
 
 function mergeList(kind: string, original: unknown[], patch: unknown[], typePath: string): unknown[] {
-  const lm = listMeta(kind, typePath);
+  const lm = smpListMeta(kind, typePath);
   if (patch.some((x) => isObject(x) && x['$patch'] === 'replace')) {
     return stripDirectives(patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace'))) as unknown[];
   }

@@ -2,99 +2,104 @@
 // types, and which fields are int32/int64 and Time/MicroTime (the reference's Go types). Pod and
 // Node check metadata strictly but keep spec and status open (their full types belong to the
 // agent and are preserved as sent); only their integer and time fields are typed here.
-import { objectMeta, objectReference, topLevel } from './meta.js';
-import { arr, bool, int32, int64, map, microTime, obj, str, time, type Schema } from './types.js';
+import { deleteOptions, objectMeta, objectReference, status, topLevel, watchEvent } from './meta.js';
+import { arr, atomicList, bool, bytes, int32, keyed, map, microTime, obj, str, time, type ObjOptions, type Schema } from './types.js';
 import { node, pod } from './pod-node.js';
+import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
+import { reviewKinds } from './reviews.js';
 
-export const certificateSigningRequest = topLevel('v1.CertificateSigningRequest', {
-  spec: obj('v1.CertificateSigningRequestSpec', {
-    request: str,
-    signerName: str,
-    expirationSeconds: int32,
-    usages: arr(str),
-    username: str,
-    uid: str,
-    groups: arr(str),
-    extra: map(arr(str)),
-  }),
-  status: obj('v1.CertificateSigningRequestStatus', {
-    conditions: arr(
-      obj('v1.CertificateSigningRequestCondition', {
-        type: str,
-        status: str,
-        reason: str,
-        message: str,
-        lastUpdateTime: time,
-        lastTransitionTime: time,
-      }),
+const CERT_PKG = 'io.k8s.api.certificates.v1';
+const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
+
+export const certificateSigningRequest = topLevel(
+  'v1.CertificateSigningRequest',
+  {
+    spec: cert(
+      'v1.CertificateSigningRequestSpec',
+      {
+        request: bytes,
+        signerName: str,
+        expirationSeconds: int32,
+        usages: atomicList(str),
+        username: str,
+        uid: str,
+        groups: atomicList(str),
+        extra: map(arr(str)),
+      },
+      { required: ['request', 'signerName'] },
     ),
-    certificate: str,
-  }),
-});
+    status: cert('v1.CertificateSigningRequestStatus', {
+      conditions: arr(
+        cert(
+          'v1.CertificateSigningRequestCondition',
+          { type: str, status: str, reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time },
+          { required: ['type', 'status'] },
+        ),
+        // The reference declares no patch strategy here; strategic merge still merges by type (patch/meta.ts).
+        { listType: 'map', mapKeys: ['type'] },
+      ),
+      certificate: bytes,
+    }),
+  },
+  { pkg: CERT_PKG, required: ['spec'] },
+);
 
-export const event = topLevel('v1.Event', {
-  involvedObject: objectReference,
-  reason: str,
-  message: str,
-  source: obj('v1.EventSource', { component: str, host: str }),
-  firstTimestamp: time,
-  lastTimestamp: time,
-  count: int32,
-  type: str,
-  eventTime: microTime,
-  series: obj('v1.EventSeries', { count: int32, lastObservedTime: microTime }),
-  action: str,
-  related: objectReference,
-  reportingComponent: str,
-  reportingInstance: str,
-});
+export const event = topLevel(
+  'v1.Event',
+  {
+    involvedObject: objectReference,
+    reason: str,
+    message: str,
+    source: obj('v1.EventSource', { component: str, host: str }),
+    firstTimestamp: time,
+    lastTimestamp: time,
+    count: int32,
+    type: str,
+    eventTime: microTime,
+    series: obj('v1.EventSeries', { count: int32, lastObservedTime: microTime }),
+    action: str,
+    related: objectReference,
+    reportingComponent: str,
+    reportingInstance: str,
+  },
+  { required: ['metadata', 'involvedObject'] },
+);
 
 export const namespace = topLevel('v1.Namespace', {
-  spec: obj('v1.NamespaceSpec', { finalizers: arr(str) }),
+  spec: obj('v1.NamespaceSpec', { finalizers: atomicList(str) }),
   status: obj('v1.NamespaceStatus', {
     phase: str,
-    conditions: arr(obj('v1.NamespaceCondition', { type: str, status: str, lastTransitionTime: time, reason: str, message: str })),
+    conditions: keyed(obj('v1.NamespaceCondition', { type: str, status: str, lastTransitionTime: time, reason: str, message: str }, { required: ['type', 'status'] }), 'type'),
   }),
 });
 
-export const deleteOptions: Schema = obj('v1.DeleteOptions', {
-  apiVersion: str,
-  kind: str,
-  gracePeriodSeconds: int64,
-  preconditions: obj('v1.Preconditions', { uid: str, resourceVersion: str }),
-  orphanDependents: bool,
-  propagationPolicy: str,
-  dryRun: arr(str),
-  ignoreStoreReadErrorWithClusterBreakingPotential: bool,
-});
+export const secret = topLevel('v1.Secret', { data: map(bytes), stringData: map(str), type: str, immutable: bool });
+export const configMap = topLevel('v1.ConfigMap', { data: map(str), binaryData: map(bytes), immutable: bool });
 
-export const secret = topLevel('v1.Secret', { data: map(str), stringData: map(str), type: str, immutable: bool });
-export const configMap = topLevel('v1.ConfigMap', { data: map(str), binaryData: map(str), immutable: bool });
+export { deleteOptions, objectMeta, pod, node };
 
-export { objectMeta, pod, node };
+/** Every kind with a known-field tree, by kind name (kind names are unique across our groups). */
+export const KINDS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
+  ['CertificateSigningRequest', certificateSigningRequest],
+  ['Event', event],
+  ['Namespace', namespace],
+  ['Pod', pod],
+  ['Node', node],
+  ['Secret', secret],
+  ['ConfigMap', configMap],
+  ['Lease', lease],
+  ['Role', role],
+  ['ClusterRole', clusterRole],
+  ['RoleBinding', roleBinding],
+  ['ClusterRoleBinding', clusterRoleBinding],
+  ...reviewKinds,
+  ['DeleteOptions', deleteOptions],
+  ['ObjectMeta', objectMeta],
+  ['Status', status],
+  ['WatchEvent', watchEvent],
+]);
 
 /** The schema of a kind, or undefined when the kind is not known (then nothing is checked). */
 export function schemaForKind(kind: string): Schema | undefined {
-  switch (kind) {
-    case 'CertificateSigningRequest':
-      return certificateSigningRequest;
-    case 'Event':
-      return event;
-    case 'Namespace':
-      return namespace;
-    case 'DeleteOptions':
-      return deleteOptions;
-    case 'Pod':
-      return pod;
-    case 'Node':
-      return node;
-    case 'Secret':
-      return secret;
-    case 'ConfigMap':
-      return configMap;
-    case 'ObjectMeta':
-      return objectMeta;
-    default:
-      return undefined;
-  }
+  return KINDS.get(kind);
 }

@@ -92,13 +92,13 @@ test('pod status conditions merge by type', () => {
   assert.deepEqual(r.status.conditions, [{ type: 'Ready', status: 'True' }, { type: 'Initialized', status: 'True' }]);
 });
 
-test('CSR status.conditions merge by type (kubectl-style approval patch)', () => {
+test('CSR status.conditions are replaced whole: the reference declares no patch strategy for them (only listType=map for apply)', () => {
   const csr = { kind: 'CertificateSigningRequest', status: { conditions: [{ type: 'Failed', status: 'True' }] } };
   const r = smp({ status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R' }] } }, 'CertificateSigningRequest', csr) as typeof csr;
-  assert.deepEqual(r.status.conditions.map((c) => c.type), ['Failed', 'Approved']);
+  assert.deepEqual(r.status.conditions.map((c) => c.type), ['Approved']);
 });
 
-test('Node addresses by type, taints by key, conditions by type', () => {
+test('Node addresses and conditions merge by type; taints are replaced whole (the reference: listType=atomic, no patch strategy)', () => {
   const node = {
     kind: 'Node',
     spec: { taints: [{ key: 'a', effect: 'NoSchedule' }, { key: 'b', effect: 'NoExecute' }] },
@@ -109,7 +109,7 @@ test('Node addresses by type, taints by key, conditions by type', () => {
     'Node',
     node,
   ) as typeof node;
-  assert.deepEqual(r.spec.taints, [{ key: 'a', effect: 'NoExecute' }, { key: 'b', effect: 'NoExecute' }]);
+  assert.deepEqual(r.spec.taints, [{ key: 'a', effect: 'NoExecute' }]);
   assert.deepEqual(r.status.addresses, [{ type: 'InternalIP', address: '10.0.0.2' }, { type: 'Hostname', address: 'n1' }]);
   assert.equal(r.status.conditions.length, 2);
 });
@@ -139,4 +139,10 @@ test('the __proto__ key is data, not a prototype', () => {
   const m = mergePatch({}, JSON.parse('{"__proto__":{"polluted":true}}')) as Record<string, unknown>;
   assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
   assert.deepEqual(Object.keys(m), ['__proto__']);
+});
+
+test('list rules come from the schema table as the reference declares them: hostIPs merge by ip in a strategic merge patch', () => {
+  const pod = { kind: 'Pod', status: { hostIPs: [{ ip: '10.0.0.1' }] } };
+  const r = smp({ status: { hostIPs: [{ ip: '10.0.0.2' }] } }, 'Pod', pod) as typeof pod;
+  assert.deepEqual(r.status.hostIPs, [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }]);
 });
