@@ -101,6 +101,8 @@ export interface ServerFixtureOptions {
   /** Interactive exec and port-forward (absent: those paths answer 404). */
   streaming?: StreamingRuntime;
   liveStreamingSessions?: Set<SpdySession>;
+  /** enableSystemLogHandler (default: served). */
+  systemLogHandler?: boolean;
 }
 
 export interface ServerFixture {
@@ -152,6 +154,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     },
     configz: () => ({ kind: 'NodeAgentConfiguration', staticPodURLHeader: { Authorization: ['Bearer s3cret'] }, readOnlyPort: 0 }),
     logDir,
+    ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),

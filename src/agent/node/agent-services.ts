@@ -249,6 +249,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     commands: new RuntimeCommandRunner({ runtime: agent.runtime.runtime, pods: agent.pods }),
     streaming: new RuntimeStreaming({ runtime: agent.runtime.runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),
+    systemLogHandler: config.enableSystemLogHandler,
     streamingIdleTimeoutMs: ms(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),
     ...(config.enableServer ? { secure: await secureSettings() } : {}),
     ...(config.enableServer && config.readOnlyPort > 0 ? { readOnly: { address: config.address, port: config.readOnlyPort } } : {}),

@@ -12,6 +12,8 @@ export interface RuntimeFactoryOptions {
   rootDir: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
+  /** Docker: the most pulls at once with serializeImagePulls false (maxParallelImagePulls). */
+  maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
   /** Docker's json-file log rotation (process:// logs are rotated by the GC). */
@@ -57,6 +59,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       imageEndpoint,
       requestTimeoutMs: opts.requestTimeoutMs,
       serializeImagePulls: opts.serializeImagePulls,
+      ...(opts.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: opts.maxParallelImagePulls } : {}),
       registryPullQPS: opts.registryPullQPS,
       registryBurst: opts.registryBurst,
       rootDir: opts.rootDir,

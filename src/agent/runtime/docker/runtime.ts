@@ -25,6 +25,7 @@ import {
 } from '../types.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
+import { PullQueue } from './pull-queue.js';
 
 export const DOCKER_API_VERSION = 'v1.41';
 
@@ -33,6 +34,8 @@ export interface DockerRuntimeOptions {
   imageEndpoint?: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
+  /** maxParallelImagePulls: with serializeImagePulls false, the most pulls at once. */
+  maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
   rootDir: string;
@@ -76,7 +79,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   private readonly opts: DockerRuntimeOptions;
   private readonly listeners: ContainerEventListener[] = [];
   private readonly limiter: RateLimiter | undefined;
-  private pullChain: Promise<unknown> = Promise.resolve();
+  private readonly pulls: PullQueue;
   private readonly events = new AbortController();
   private eventsLoop: Promise<void> | undefined;
   private readonly logOpts: Record<string, string>;
@@ -87,6 +90,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     this.docker = dockerFromEndpoint(opts.endpoint, opts.requestTimeoutMs);
     // pulls are exempt from the request timeout
     this.imageDocker = dockerFromEndpoint(opts.imageEndpoint ?? opts.endpoint);
+    this.pulls = new PullQueue({ serialize: opts.serializeImagePulls, ...(opts.maxParallelImagePulls !== undefined ? { maxParallel: opts.maxParallelImagePulls } : {}) });
     this.limiter = opts.registryPullQPS > 0 ? new TokenBucket({ qps: opts.registryPullQPS, burst: Math.max(1, opts.registryBurst), clock: opts.clock }) : undefined;
     const maxSize = opts.containerLogMaxSize ?? '10Mi';
     this.logOpts = { 'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))), 'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)) };
@@ -373,10 +377,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
         this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
       });
     };
-    if (!this.opts.serializeImagePulls) return run();
-    const p = this.pullChain.then(run, run);
-    this.pullChain = p.catch(() => undefined);
-    return p;
+    return this.pulls.run(run);
   }
 
   async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {

@@ -30,6 +30,8 @@ export interface NodeHandlersOptions {
   configz?: () => unknown;
   /** Directory served under /logs/; default /var/log. */
   logDir?: string;
+  /** enableSystemLogHandler: false leaves /logs/ unregistered (404), as the reference. */
+  systemLogHandler?: boolean;
   /** 0 means none. */
   streamingIdleTimeoutMs: number;
   /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
@@ -116,6 +118,8 @@ export class NodeHandlers {
     } else if (path.startsWith('/containerLogs/')) {
       if (!this.methodIs(req, res, 'GET')) return;
       await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs });
+    } else if ((path === '/logs' || path.startsWith('/logs/')) && o.systemLogHandler === false) {
+      notFound(res);
     } else if (path === '/logs' || path.startsWith('/logs/')) {
       if (path === '/logs') {
         res.writeHead(301, { location: '/logs/' });
