@@ -152,11 +152,12 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   try {
     await bootstrapWaiting;
     logger.info({}, 'building the agent parts');
-    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }] = await Promise.all([
+    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }, { credentialsFromFlags }] = await Promise.all([
       import('./runtime/factory.js'),
       import('./agent-parts.js'),
       import('./runtime/settings/from-config.js'),
       import('./cli/inert-options.js'),
+      import('./runtime/credentials/keyring.js'),
     ]);
     parts = loaded;
     podSettings = buildPodSettings({
@@ -168,7 +169,15 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     });
     logHostNotes(podSettings.notes, logger.child({ part: 'options' }));
     logInertOptions(config, flags, logger.child({ part: 'options' }));
+    const credentials = await credentialsFromFlags({
+      configPath: flags.imageCredentialProviderConfig,
+      binDir: flags.imageCredentialProviderBinDir,
+      runtimeType: config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker',
+      clock,
+      logger: logger.child({ part: 'credentials' }),
+    });
     runtime = await createRuntime({
+      ...(credentials !== undefined ? { credentials } : {}),
       podSettings: podSettings.runtime,
       ...(fileFields.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: fileFields.maxParallelImagePulls } : {}),
       endpoint: config.containerRuntimeEndpoint,

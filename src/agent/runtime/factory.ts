@@ -5,6 +5,7 @@ import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
 import type { PodRuntimeSettings } from './settings/container-settings.js';
+import type { ImageCredentialSource } from './credentials/keyring.js';
 
 export interface RuntimeFactoryOptions {
   endpoint: string;
@@ -23,6 +24,8 @@ export interface RuntimeFactoryOptions {
   nodeName?: string;
   /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
   podSettings?: PodRuntimeSettings;
+  /** Docker: registry credentials from the credential provider plugins. */
+  credentials?: ImageCredentialSource;
   logger: Logger;
   clock: Clock;
 }
@@ -69,6 +72,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
       ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
       ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+      ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
     });
     runtime = r;
     images = r;

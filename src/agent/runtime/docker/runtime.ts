@@ -26,6 +26,7 @@ import {
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
+import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 
 export const DOCKER_API_VERSION = 'v1.41';
 
@@ -49,6 +50,8 @@ export interface DockerRuntimeOptions {
   nodeName?: string;
   /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
   podSettings?: PodRuntimeSettings;
+  /** Registry credentials for pulls (the credential provider plugins). */
+  credentials?: ImageCredentialSource;
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -369,13 +372,28 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
+  private async pullOnce(image: string, auth?: RegistryAuth): Promise<void> {
+    await this.limiter?.acquire();
+    const stream = (await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) => {
+      this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** Pulls anonymously, or with each credential in turn until one works (the last error wins). */
   private async pull(image: string): Promise<void> {
     const run = async (): Promise<void> => {
-      await this.limiter?.acquire();
-      const stream = (await this.imageDocker.pull(image)) as NodeJS.ReadableStream;
-      await new Promise<void>((resolve, reject) => {
-        this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
-      });
+      const auths = (await this.opts.credentials?.lookup(image)) ?? [];
+      if (auths.length === 0) return this.pullOnce(image);
+      let last: unknown;
+      for (const auth of auths) {
+        try {
+          return await this.pullOnce(image, auth);
+        } catch (err) {
+          last = err;
+        }
+      }
+      throw last;
     };
     return this.pulls.run(run);
   }

@@ -156,7 +156,7 @@ test('figure: options with a demonstrated effect / all options', () => {
 
 test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
   const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
-  const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), imageCredentialProviderConfig: '/etc/cp.yaml' };
-  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'hairpin-mode', 'image-credential-provider-config']);
+  const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), experimentalMounterPath: '/sbin/mount' };
+  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'experimental-mounter-path', 'hairpin-mode']);
   assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });
