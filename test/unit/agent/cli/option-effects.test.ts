@@ -21,6 +21,7 @@ interface Effect {
 const OPTS_UNIT = 'test/unit/agent/runtime/settings';
 const DOCKER_OPTS = { file: 'test/integration/agent/pods/options-docker.test.ts', test: 'Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and DNS settings' };
 const HOST_CHECKS = 'test/integration/agent/cli/host-checks.test.ts';
+const CREDENTIALS = { file: 'test/integration/agent/pods/credential-provider-docker.test.ts', test: 'a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal' };
 
 /** Options with a test that shows their effect. */
 const EFFECTS: Readonly<Record<string, Effect>> = {
@@ -31,6 +32,8 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'cpu-cfs-quota': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
   'cpu-cfs-quota-period': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
   'pod-max-pids': DOCKER_OPTS,
+  'image-credential-provider-config': CREDENTIALS,
+  'image-credential-provider-bin-dir': CREDENTIALS,
   'seccomp-default': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: 'seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDefault' },
   'oom-score-adj': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--oom-score-adj is written to the agent itself; when not permitted it says so naming the option' },
   'protect-kernel-defaults': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--protect-kernel-defaults refuses the start naming every setting that differs, in the reference words' },
