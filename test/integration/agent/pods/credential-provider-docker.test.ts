@@ -110,20 +110,21 @@ test('a private-registry pull through a credential provider plugin; without it E
   const root = await tempDir('na-cred-');
   const manifests = await tempDir('na-cred-m-');
   const regDir = await tempDir('na-cred-reg-');
-  let registry: Registry | undefined;
+  const started: { registry?: Registry } = {};
   let image = '';
   const stops: (() => Promise<void>)[] = [];
   const log = recordingLogger();
   t.after(async () => {
     for (const s of stops.reverse()) await s().catch(() => undefined);
     await removeDockerPodsNamed(PREFIX);
-    await stopChild(registry?.child);
+    await stopChild(started.registry?.child);
     if (image !== '') await dockerFromEndpoint(DOCKER_ENDPOINT, 30_000).getImage(image).remove({ force: true }).catch(() => undefined);
     await root.cleanup();
     await manifests.cleanup();
     await regDir.cleanup();
   });
-  registry = await startRegistry(regDir.path);
+  const registry = await startRegistry(regDir.path);
+  started.registry = registry;
   const repo = `hopt-${randomBytes(3).toString('hex')}/busybox`;
   image = await pushBusybox(registry, repo);
 
