@@ -46,12 +46,16 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   let images: ImageService;
   if (endpoint.startsWith('process://')) {
     const { ProcessRuntime } = await import('./process/runtime.js');
-    const r = new ProcessRuntime({
-      rootDir: opts.rootDir,
-      logger: opts.logger,
-      clock: opts.clock,
-      ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
-    });
+    const { withRequestTimeout } = await import('./request-timeout.js');
+    const r = withRequestTimeout(
+      new ProcessRuntime({
+        rootDir: opts.rootDir,
+        logger: opts.logger,
+        clock: opts.clock,
+        ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+      }),
+      { timeoutMs: opts.requestTimeoutMs, clock: opts.clock },
+    );
     runtime = r;
     images = r;
   } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {

@@ -33,6 +33,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'cpu-cfs-quota-period': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
   'pod-max-pids': DOCKER_OPTS,
   'image-credential-provider-config': CREDENTIALS,
+  'runtime-request-timeout': { file: 'test/unit/agent/runtime/request-timeout.test.ts', test: '--runtime-request-timeout bounds process:// calls: the timeout, the grace period on top for stops, the exec timeout on top' },
   'image-credential-provider-bin-dir': CREDENTIALS,
   'seccomp-default': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: 'seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDefault' },
   'oom-score-adj': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--oom-score-adj is written to the agent itself; when not permitted it says so naming the option' },
@@ -83,7 +84,7 @@ const KNOWN_GAPS_UNMAPPED: readonly string[] = [
   'maximum-dead-containers-per-container', 'minimum-container-ttl-duration', 'minimum-image-ttl-duration', 'node-status-max-images',
   'node-status-update-frequency', 'pod-manifest-path', 'pods-per-core', 'port', 'provider-id', 'read-only-port', 'register-node',
   'register-with-taints', 'registry-burst', 'registry-qps', 'root-dir', 'rotate-certificates', 'rotate-server-certificates',
-  'runtime-request-timeout', 'serialize-image-pulls', 'streaming-connection-idle-timeout', 'sync-frequency', 'system-reserved',
+  'serialize-image-pulls', 'streaming-connection-idle-timeout', 'sync-frequency', 'system-reserved',
   'tls-cipher-suites', 'tls-min-version', 'vmodule', 'print-config', 'platform-profile',
 ];
 
