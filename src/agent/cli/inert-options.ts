@@ -16,7 +16,7 @@ export const INERT_OPTIONS: readonly string[] = [
   'kernel-memcg-notification',
   'experimental-allocatable-ignore-eviction', 'local-storage-capacity-isolation', 'hairpin-mode',
   'make-iptables-util-chains', 'pod-cidr', 'enable-controller-attach-detach', 'experimental-mounter-path',
-  'volume-plugin-dir', 'volume-stats-agg-period', 'contention-profiling',
+  'volume-plugin-dir', 'volume-stats-agg-period',
 ];
 
 /**
@@ -29,7 +29,6 @@ export const INERT_FIELDS: Readonly<Record<string, string>> = {
   shutdownGracePeriodByPodPriority: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
   podLogsDir: 'container logs stay where the runtime keeps them: Docker in its json-file driver, process:// under --root-dir/pods',
   memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
-  enableProfilingHandler: 'no /debug/pprof handlers are served by this version',
   enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
   enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
   tracing: 'the agent exports no OpenTelemetry spans',
@@ -73,7 +72,7 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, profiling or flags handlers, log queries, tracing, iptables chains, ConfigMap/Secret volumes, memory.high)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables chains, ConfigMap/Secret volumes, memory.high)');
 }
 
 export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgentFlags, logger: Logger): void {
