@@ -61,8 +61,11 @@ export async function loadCredentialProviders(o: CredentialProvidersOptions): Pr
   const providers: PluginProvider[] = [];
   for (const p of config) {
     const bin = join(o.binDir, p.name);
-    const ok = await access(bin, constants.X_OK).then(() => true, () => false);
-    if (!ok) throw new ConfigError(`plugin binary executable ${bin} did not exist`, flag);
+    const st = await stat(bin).catch(() => undefined);
+    if (st === undefined) throw new ConfigError(`plugin binary executable ${bin} did not exist`, flag);
+    // as Go's exec.LookPath: a directory or a file without an execute bit is refused
+    const ok = st.isFile() && (await access(bin, constants.X_OK).then(() => true, () => false));
+    if (!ok) throw new ConfigError(`error inspecting binary executable ${bin}: permission denied`, flag);
     providers.push(new PluginProvider({ provider: p, binDir: o.binDir, clock: o.clock, logger: o.logger }));
   }
   o.logger.info({ providers: config.map((p) => p.name) }, 'image credential provider plugins registered');

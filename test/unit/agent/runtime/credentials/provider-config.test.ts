@@ -78,6 +78,7 @@ test('start checks: the bin dir and each plugin binary must exist, in the refere
   await mkdir(bin);
   await assert.rejects(loadCredentialProviders({ ...o, binDir: bin }), new RegExp(`plugin binary executable ${join(bin, 'cred')} did not exist`));
   await writeFile(join(bin, 'cred'), '#!/bin/sh\n');
+  await assert.rejects(loadCredentialProviders({ ...o, binDir: bin }), new RegExp(`error inspecting binary executable ${join(bin, 'cred')}: permission denied`), 'not executable');
   await chmod(join(bin, 'cred'), 0o755);
   await loadCredentialProviders({ ...o, binDir: bin });
 });
