@@ -1,4 +1,4 @@
-// The options that are parsed and validated but do not take effect yet (issue 16 items 1, 4, 5, 6).
+// The options that are parsed and validated but do not take effect yet (issue 16 items 1, 4, 6).
 // The agent says so at start: a warning for each one set away from its default, and one line
 // naming the rest, so none is accepted and silently ignored.
 import { isDeepStrictEqual } from 'node:util';

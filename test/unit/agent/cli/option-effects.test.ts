@@ -63,7 +63,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
 const NO_EFFECT: Readonly<Record<string, string>> = {};
 
 /**
- * KNOWN GAPS: options issue 16 lists as inert that still change nothing (items 1, 4, 5, 6 of the
+ * KNOWN GAPS: options issue 16 lists as inert that still change nothing (items 1, 4, 6 of the
  * issue), the agent's own list (src/agent/cli/inert-options.ts), which it names at start. Each
  * must get an entry in EFFECTS (or NO_EFFECT) and leave that list.
  */
