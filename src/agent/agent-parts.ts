@@ -8,6 +8,7 @@ export { validatePod } from './pod/validate.js';
 export { PodStatusManager } from './worker/status-manager.js';
 export { ProbeManager } from './worker/probes.js';
 export { PodSyncer } from './worker/pod-sync.js';
+export { Backoff } from './worker/backoff.js';
 export { PodManager } from './worker/pod-manager.js';
 export { podCapacity } from './worker/admission.js';
 export { runOnce } from './worker/runonce.js';

@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import type { PodSettings } from './runtime/settings/from-config.js';
 import type { NodeAgentConfiguration } from './config/schema.js';
 import type { NodeAgentFlags } from './config/flags-type.js';
+import { fileFieldSettings } from './config/file-field-effects.js';
 import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { ConfigError, userMessage } from '../common/util/errors.js';
@@ -82,6 +83,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const names = namesFor(config.platformProfile as PlatformProfile, platformDomain);
 
   const runtimeRequestTimeoutMs = durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout');
+  const fileFields = fileFieldSettings(config);
 
   // ---- certificates (issue 4): TLS bootstrap, the API client, client-certificate rotation ----
   // Started first and awaited only where the API client is needed, so bootstrap (mostly waiting
@@ -150,11 +152,12 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   try {
     await bootstrapWaiting;
     logger.info({}, 'building the agent parts');
-    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }] = await Promise.all([
+    const [{ createRuntime }, loaded, { buildPodSettings, logHostNotes }, { logInertOptions }, { credentialsFromFlags }] = await Promise.all([
       import('./runtime/factory.js'),
       import('./agent-parts.js'),
       import('./runtime/settings/from-config.js'),
       import('./cli/inert-options.js'),
+      import('./runtime/credentials/keyring.js'),
     ]);
     parts = loaded;
     podSettings = buildPodSettings({
@@ -166,8 +169,17 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     });
     logHostNotes(podSettings.notes, logger.child({ part: 'options' }));
     logInertOptions(config, flags, logger.child({ part: 'options' }));
+    const credentials = await credentialsFromFlags({
+      configPath: flags.imageCredentialProviderConfig,
+      binDir: flags.imageCredentialProviderBinDir,
+      runtimeType: config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker',
+      clock,
+      logger: logger.child({ part: 'credentials' }),
+    });
     runtime = await createRuntime({
+      ...(credentials !== undefined ? { credentials } : {}),
       podSettings: podSettings.runtime,
+      ...(fileFields.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: fileFields.maxParallelImagePulls } : {}),
       endpoint: config.containerRuntimeEndpoint,
       imageEndpoint: config.imageServiceEndpoint,
       rootDir: flags.rootDir,
@@ -190,7 +202,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const { PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createNodeClient, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
+  const { Backoff, PodConfig, FileSource, HttpSource, PodStatusManager, ApiserverSource, ApiStatusSync, createNodeClient, createPodClient, ProbeManager, PodSyncer, PodManager, podCapacity, validatePod, GarbageCollector } = parts;
   const validation: ValidatePodOptions =
     runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
 
@@ -277,6 +289,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     clock,
     logger: workerLog,
     rootDir: flags.rootDir,
+    backoff: new Backoff({ clock, ...fileFields.restartBackoff }),
     hostIP: typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? flags.nodeIP.split(',')[0] ?? '127.0.0.1' : '127.0.0.1',
   });
   const pods = new PodManager({
@@ -305,6 +318,9 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     imageHighThresholdPercent: config.imageGCHighThresholdPercent,
     imageLowThresholdPercent: config.imageGCLowThresholdPercent,
     imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),
+    imageMaxAgeMs: fileFields.imageMaxAgeMs,
+    logRotateIntervalMs: fileFields.logRotateIntervalMs,
+    logRotateWorkers: fileFields.logRotateWorkers,
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
     logRoot: flags.rootDir,

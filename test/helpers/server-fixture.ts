@@ -1,5 +1,6 @@
 // Builds the agent's servers in-process for the server tests: test certificates, a client CA
 // file, fake pods/stats/logs/commands, and scripted TokenReview / SubjectAccessReview answers.
+import type { ProfilingHandlers } from '../../src/agent/server/handlers/profiling.js';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -101,6 +102,10 @@ export interface ServerFixtureOptions {
   /** Interactive exec and port-forward (absent: those paths answer 404). */
   streaming?: StreamingRuntime;
   liveStreamingSessions?: Set<SpdySession>;
+  /** enableSystemLogHandler (default: served). */
+  systemLogHandler?: boolean;
+  /** enableProfilingHandler: /debug/pprof/ (default: not served). */
+  profiling?: ProfilingHandlers;
 }
 
 export interface ServerFixture {
@@ -152,6 +157,8 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     },
     configz: () => ({ kind: 'NodeAgentConfiguration', staticPodURLHeader: { Authorization: ['Bearer s3cret'] }, readOnlyPort: 0 }),
     logDir,
+    ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
+    ...(o.profiling !== undefined ? { profiling: o.profiling } : {}),
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),

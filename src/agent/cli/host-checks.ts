@@ -150,6 +150,13 @@ export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckRe
         `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway`,
       );
     }
+    if (cgroupVersion === 'v1' && config.singleProcessOOMKill === false) {
+      // the reference's validateKubeletOSConfiguration (validation_linux.go)
+      throw new HostCheckError('invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
+    }
+    if (cgroupVersion === 'v2' && config.singleProcessOOMKill !== true) {
+      log.warn({ field: 'singleProcessOOMKill' }, 'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2');
+    }
     if (cgroupVersion === 'v1') log.warn({ cgroupRoot: paths.cgroupRoot }, 'This host uses cgroup v1, which is deprecated; move it to cgroup v2');
     if (cgroupVersion === 'unknown') log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
     if (config.failSwapOn) {

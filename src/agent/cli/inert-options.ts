@@ -1,4 +1,4 @@
-// The options that are parsed and validated but do not take effect yet (issue 16 items 1, 4, 5, 6).
+// The options that are parsed and validated but do not take effect yet (issue 16 items 1, 4, 6).
 // The agent says so at start: a warning for each one set away from its default, and one line
 // naming the rest, so none is accepted and silently ignored.
 import { isDeepStrictEqual } from 'node:util';
@@ -13,11 +13,30 @@ export const INERT_OPTIONS: readonly string[] = [
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
   'cpu-manager-policy', 'cpu-manager-policy-options', 'cpu-manager-reconcile-period', 'reserved-cpus', 'reserved-memory',
   'memory-manager-policy', 'topology-manager-policy', 'topology-manager-scope', 'topology-manager-policy-options',
-  'kernel-memcg-notification', 'image-credential-provider-config', 'image-credential-provider-bin-dir',
+  'kernel-memcg-notification',
   'experimental-allocatable-ignore-eviction', 'local-storage-capacity-isolation', 'hairpin-mode',
   'make-iptables-util-chains', 'pod-cidr', 'enable-controller-attach-detach', 'experimental-mounter-path',
-  'volume-plugin-dir', 'volume-stats-agg-period', 'contention-profiling',
+  'volume-plugin-dir', 'volume-stats-agg-period',
 ];
+
+/**
+ * The configuration-file fields without a flag (issue 16 item 7) that take no effect in this
+ * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
+ */
+export const INERT_FIELDS: Readonly<Record<string, string>> = {
+  shutdownGracePeriod: 'graceful node shutdown needs a systemd-logind inhibitor lock over D-Bus, which this version does not take; the node shuts down without delaying for pods',
+  shutdownGracePeriodCriticalPods: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
+  shutdownGracePeriodByPodPriority: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
+  podLogsDir: 'container logs stay where the runtime keeps them: Docker in its json-file driver, process:// under --root-dir/pods',
+  memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
+  enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
+  enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
+  tracing: 'the agent exports no OpenTelemetry spans',
+  iptablesMasqueradeBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
+  iptablesDropBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
+  configMapAndSecretChangeDetectionStrategy: 'this version mounts no ConfigMap or Secret volumes',
+  showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
+};
 
 function atPath(obj: unknown, path: string): unknown {
   let cur = obj;
@@ -42,11 +61,26 @@ export function inertOptionsSet(config: NodeAgentConfiguration, flags: NodeAgent
   return out;
 }
 
+/** The inert file-only fields whose value differs from the default of either defaults mode. */
+export function inertFieldsSet(config: NodeAgentConfiguration): string[] {
+  const defaults = [defaultConfiguration('flags'), defaultConfiguration('file')];
+  return Object.keys(INERT_FIELDS).filter((f) => !defaults.some((d) => isDeepStrictEqual(atPath(d, f), atPath(config, f))));
+}
+
+/** One warning per inert file-only field that is set, one line naming the rest. */
+export function logInertFields(config: NodeAgentConfiguration, logger: Logger): void {
+  const set = inertFieldsSet(config);
+  for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
+  const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables chains, ConfigMap/Secret volumes, memory.high)');
+}
+
 export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgentFlags, logger: Logger): void {
+  logInertFields(config, logger);
   const set = inertOptionsSet(config, flags);
   for (const name of set) {
     logger.warn({ option: `--${name}` }, `--${name} is set but takes no effect in this version of nodeagent; the agent runs as if it were at its default`);
   }
   const rest = INERT_OPTIONS.filter((n) => !set.includes(n)).map((n) => `--${n}`);
-  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no cgroup hierarchy, CPU/memory/topology managers, credential providers, network or volume plugins)');
+  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no cgroup hierarchy, CPU/memory/topology managers, network or volume plugins)');
 }

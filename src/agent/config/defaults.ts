@@ -47,6 +47,12 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     },
     enableDebuggingHandlers: true,
     enableContentionProfiling: false,
+    enableProfilingHandler: true,
+    enableDebugFlagsHandler: true,
+    enableSystemLogHandler: true,
+    enableSystemLogQuery: false,
+    tracing: null,
+    showHiddenMetricsForVersion: '',
     streamingConnectionIdleTimeout: '4h0m0s',
 
     staticPodPath: '',
@@ -77,10 +83,17 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     registryPullQPS: 5,
     registryBurst: 10,
     imageMinimumGCAge: '2m0s',
+    imageMaximumGCAge: '0s',
+    maxParallelImagePulls: null,
     imageGCHighThresholdPercent: 85,
     imageGCLowThresholdPercent: 80,
     containerLogMaxSize: '10Mi',
     containerLogMaxFiles: 5,
+    containerLogMaxWorkers: 1,
+    containerLogMonitorInterval: '10s',
+    podLogsDir: '/var/log/pods',
+    // the reference sets 300s only under the PlatletCrashLoopBackOffMax gate (effective.ts)
+    crashLoopBackOff: { maxContainerRestartPeriod: null },
     seccompDefault: false,
 
     maxPods: 110,
@@ -101,6 +114,12 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     enableControllerAttachDetach: true,
     localStorageCapacityIsolation: true,
     kernelMemcgNotification: false,
+    configMapAndSecretChangeDetectionStrategy: 'Watch',
+    iptablesMasqueradeBit: 14,
+    iptablesDropBit: 15,
+    shutdownGracePeriod: '0s',
+    shutdownGracePeriodCriticalPods: '0s',
+    shutdownGracePeriodByPodPriority: [],
 
     cgroupDriver: 'cgroupfs',
     cgroupRoot: '',
@@ -124,6 +143,9 @@ export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAUL
     reservedSystemCPUs: '',
     reservedMemory: [],
     enforceNodeAllocatable: ['pods'],
+    memorySwap: { swapBehavior: '' },
+    memoryThrottlingFactor: 0.9,
+    singleProcessOOMKill: null,
 
     // The reference's Linux defaults for hard eviction (a file or flag setting the map replaces it).
     evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },

@@ -11,6 +11,7 @@ import { buildNodeAgentFlags, type NodeAgentFlags } from './flags-type.js';
 import { loadConfigFile, type LoadedConfigFile } from './load.js';
 import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from './merge.js';
 import { normalizeConfiguration } from './normalize.js';
+import { applyDependentDefaults } from './dependent-defaults.js';
 import { loadShapeSchema, mapPathsOf } from './shape-check.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { TLS_CIPHER_SUITES } from './tls-ciphers.js';
@@ -88,10 +89,12 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
 
   let merged: JsonObject = file === undefined ? structuredClone(defaults) : overlayFile(defaults, file.content, isMap);
   const files = file === undefined ? [] : [file.path];
+  let serializeImagePullsSet = file !== undefined && file.content['serializeImagePulls'] !== undefined;
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
     for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile })) {
       merged = mergePatch(merged, d.content) as JsonObject;
+      serializeImagePullsSet ||= d.content['serializeImagePulls'] !== undefined && d.content['serializeImagePulls'] !== null;
       files.push(d.path);
       warnings.push(...d.warnings);
     }
@@ -107,6 +110,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   merged['kind'] = CONFIG_KIND;
 
   const config = normalizeConfiguration(merged as unknown as NodeAgentConfiguration);
+  applyDependentDefaults(config, { serializeImagePullsSet: serializeImagePullsSet || values.has('serialize-image-pulls') });
   const flags = buildNodeAgentFlags(specs, values);
   for (const suite of config.tlsCipherSuites) {
     if (TLS_CIPHER_SUITES[suite]?.insecure === true) warnings.push(`tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`);

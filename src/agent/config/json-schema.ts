@@ -6,6 +6,7 @@ import type { FlagSpec } from '../cli/flag-spec.js';
 import { defaultConfiguration } from './defaults.js';
 import { getPath } from './merge.js';
 import { nodeAgentConfigurationSchema } from './schema.js';
+import { FILE_ONLY_FIELDS } from './file-only-fields.js';
 
 export const SCHEMA_FILE = 'schema/nodeagent-config.schema.json';
 
@@ -28,6 +29,13 @@ export function configJsonSchema(specs: readonly FlagSpec[]): JsonSchema {
     if (node === undefined) continue;
     node['description'] = `${spec.help} (flag --${spec.name})`;
     const d = getPath(defaults, spec.configPath);
+    if (d !== undefined) node['default'] = d;
+  }
+  for (const [field, help] of Object.entries(FILE_ONLY_FIELDS)) {
+    const node = props[field];
+    if (node === undefined) continue;
+    node['description'] = `${help} (config file only, no flag)`;
+    const d = getPath(defaults, field);
     if (d !== undefined) node['default'] = d;
   }
   return schema;

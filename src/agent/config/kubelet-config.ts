@@ -21,27 +21,6 @@ export const KUBELET_FIELD_RENAMES: Readonly<Record<string, string>> = {
 
 /** KubeletConfiguration v1beta1 (Kubernetes 1.32) fields that have no counterpart here. */
 export const KUBELET_FIELDS_NOT_SUPPORTED: ReadonlySet<string> = new Set([
-  'podLogsDir',
-  'imageMaximumGCAge',
-  'singleProcessOOMKill',
-  'iptablesMasqueradeBit',
-  'iptablesDropBit',
-  'memorySwap',
-  'containerLogMaxWorkers',
-  'containerLogMonitorInterval',
-  'configMapAndSecretChangeDetectionStrategy',
-  'showHiddenMetricsForVersion',
-  'maxParallelImagePulls',
-  'enableSystemLogHandler',
-  'enableSystemLogQuery',
-  'shutdownGracePeriod',
-  'shutdownGracePeriodCriticalPods',
-  'shutdownGracePeriodByPodPriority',
-  'crashLoopBackOff',
-  'enableProfilingHandler',
-  'enableDebugFlagsHandler',
-  'memoryThrottlingFactor',
-  'tracing',
   'failCgroupV1',
   'userNamespaces',
 ]);

@@ -14,6 +14,10 @@ const DURATION_FIELDS = [
   'nodeStatusReportFrequency',
   'runtimeRequestTimeout',
   'imageMinimumGCAge',
+  'imageMaximumGCAge',
+  'containerLogMonitorInterval',
+  'shutdownGracePeriod',
+  'shutdownGracePeriodCriticalPods',
   'volumeStatsAggPeriod',
   'cpuCFSQuotaPeriod',
   'cpuManagerReconcilePeriod',
@@ -38,6 +42,8 @@ export function normalizeConfiguration(c: NodeAgentConfiguration): NodeAgentConf
   c.systemReserved = quantities(c.systemReserved);
   c.platReserved = quantities(c.platReserved);
   c.reservedMemory = c.reservedMemory.map((r) => ({ numaNode: r.numaNode, limits: quantities(r.limits) }));
+  const restartMax = c.crashLoopBackOff.maxContainerRestartPeriod;
+  if (restartMax !== null) c.crashLoopBackOff.maxContainerRestartPeriod = tryNormalizeDuration(restartMax);
   const size: unknown = c.containerLogMaxSize;
   c.containerLogMaxSize = tryNormalizeQuantity(typeof size === 'number' ? size : String(size));
   return c;

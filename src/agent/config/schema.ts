@@ -64,6 +64,18 @@ export const authorizationSchema = z.strictObject({
   webhook: z.strictObject({ cacheAuthorizedTTL: duration(), cacheUnauthorizedTTL: duration() }).optional(),
 });
 
+/** One row of shutdownGracePeriodByPodPriority (the reference's ShutdownGracePeriodByPodPriority). */
+export const shutdownGracePeriodByPodPrioritySchema = z.strictObject({
+  priority: z.number().int().min(-2147483648).max(2147483647),
+  shutdownGracePeriodSeconds: z.number().int(),
+});
+
+/** The reference's TracingConfiguration (component-base tracing/api/v1). */
+export const tracingSchema = z.strictObject({
+  endpoint: z.string().optional(),
+  samplingRatePerMillion: z.number().int().min(-2147483648).max(2147483647).optional(),
+});
+
 /** The body of a NodeAgentConfiguration document (apiVersion and kind included). */
 export const nodeAgentConfigurationSchema = z.strictObject({
   apiVersion: str(),
@@ -88,6 +100,12 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   authorization: authorizationSchema.optional(),
   enableDebuggingHandlers: bool(),
   enableContentionProfiling: bool(),
+  enableProfilingHandler: bool(),
+  enableDebugFlagsHandler: bool(),
+  enableSystemLogHandler: bool(),
+  enableSystemLogQuery: bool(),
+  tracing: tracingSchema.nullable().optional(),
+  showHiddenMetricsForVersion: str(),
   streamingConnectionIdleTimeout: duration(),
 
   // pod sources
@@ -121,10 +139,17 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   registryPullQPS: int32(),
   registryBurst: int32(),
   imageMinimumGCAge: duration(),
+  imageMaximumGCAge: duration(),
+  /** Unset (null): pulls are serialized or unbounded as serializeImagePulls says. */
+  maxParallelImagePulls: int32().nullable(),
   imageGCHighThresholdPercent: int32(),
   imageGCLowThresholdPercent: int32(),
   containerLogMaxSize: str(),
   containerLogMaxFiles: int32(),
+  containerLogMaxWorkers: int32(),
+  containerLogMonitorInterval: duration(),
+  podLogsDir: str(),
+  crashLoopBackOff: z.strictObject({ maxContainerRestartPeriod: duration().nullable() }).optional(),
   seccompDefault: bool(),
 
   // pods and resources
@@ -146,6 +171,12 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   enableControllerAttachDetach: bool(),
   localStorageCapacityIsolation: bool(),
   kernelMemcgNotification: bool(),
+  configMapAndSecretChangeDetectionStrategy: str(),
+  iptablesMasqueradeBit: int32(),
+  iptablesDropBit: int32(),
+  shutdownGracePeriod: duration(),
+  shutdownGracePeriodCriticalPods: duration(),
+  shutdownGracePeriodByPodPriority: z.array(shutdownGracePeriodByPodPrioritySchema).optional(),
 
   // cgroups and resource managers
   cgroupDriver: str(),
@@ -170,6 +201,10 @@ export const nodeAgentConfigurationSchema = z.strictObject({
   reservedSystemCPUs: str(),
   reservedMemory: z.array(reservedMemorySchema).optional(),
   enforceNodeAllocatable: strings(),
+  memorySwap: z.strictObject({ swapBehavior: str() }).optional(),
+  memoryThrottlingFactor: z.number().optional(),
+  /** Unset (null): true on cgroup v1 (the only behaviour there), false on v2. */
+  singleProcessOOMKill: z.boolean().nullable().optional(),
 
   // eviction
   evictionHard: stringMap(),
@@ -198,8 +233,10 @@ type DeepRequired<T> = T extends readonly unknown[]
 
 /** The effective configuration: every field present (defaults filled in), quantities as strings. */
 export type NodeAgentConfiguration = DeepRequired<
-  Omit<NodeAgentConfigurationFile, 'systemReserved' | 'platReserved' | 'reservedMemory' | 'logging'>
+  Omit<NodeAgentConfigurationFile, 'systemReserved' | 'platReserved' | 'reservedMemory' | 'logging' | 'tracing'>
 > & {
+  /** null: no tracing configuration (the reference's nil). */
+  tracing: { endpoint?: string; samplingRatePerMillion?: number } | null;
   systemReserved: Record<string, string>;
   platReserved: Record<string, string>;
   reservedMemory: { numaNode: number; limits: Record<string, string> }[];

@@ -7,6 +7,7 @@ import type { NodeAgentConfiguration } from './schema.js';
 import { isTlsCipherSuite, TLS_VERSIONS } from './tls-ciphers.js';
 import { Problems, type ValidationOptions } from './validate-context.js';
 import { validateResources } from './validate-resources.js';
+import { validateFileOnlyFields } from './validate-file-fields.js';
 import { tryDurationMs, tryQuantity } from './values.js';
 
 export type { ValidationOptions } from './validate-context.js';
@@ -221,5 +222,6 @@ export function validateConfiguration(c: NodeAgentConfiguration, opts: Validatio
   validateManagers(c, p, on);
   validateResources(c, p);
   validateLogging(c, p, on);
+  validateFileOnlyFields(c, p, on);
   return p.list;
 }

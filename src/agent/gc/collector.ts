@@ -7,7 +7,7 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import { checkWritableUnder } from '../../common/util/safe-path.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
-import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
+import type { ContainerRuntime, ImageInfo, ImageService, RuntimeContainer } from '../runtime/types.js';
 import { runEvery } from '../../common/util/every.js';
 
 export interface GcOptions {
@@ -25,6 +25,8 @@ export interface GcOptions {
   imageHighThresholdPercent: number;
   imageLowThresholdPercent: number;
   imageMinAgeMs: number;
+  /** imageMaximumGCAge: an image unused this long is removed whatever the disk usage; 0: never. */
+  imageMaxAgeMs?: number;
   /** A quantity such as 10Mi. */
   containerLogMaxSize: string;
   containerLogMaxFiles: number;
@@ -34,12 +36,17 @@ export interface GcOptions {
   logger: Logger;
   containerGcIntervalMs?: number;
   imageGcIntervalMs?: number;
+  /** containerLogMonitorInterval (default 10 s). */
   logRotateIntervalMs?: number;
+  /** containerLogMaxWorkers: log files rotated at once (default 1). */
+  logRotateWorkers?: number;
 }
 
 export class GarbageCollector {
   private readonly opts: GcOptions;
   private readonly firstSeen = new Map<string, number>();
+  /** When each image was last seen in use (or first seen), as the reference's lastUsed. */
+  private readonly lastUsed = new Map<string, number>();
   private loops: Promise<void>[] = [];
 
   constructor(opts: GcOptions) {
@@ -120,39 +127,73 @@ export class GarbageCollector {
     return removed;
   }
 
-  /** Frees image space when usage is at or over the high threshold; returns the ids removed. */
-  async collectImages(): Promise<string[]> {
-    const { images, clock } = this.opts;
-    if (this.opts.imageHighThresholdPercent >= 100) return [];
-    const fs = await images.imageFsInfo();
-    if (fs === undefined || fs.capacityBytes <= 0) return [];
-    const list = await images.listImages();
-    const now = clock.nowMs();
-    for (const i of list) if (!this.firstSeen.has(i.id)) this.firstSeen.set(i.id, now);
-    const usage = (fs.usedBytes * 100) / fs.capacityBytes;
-    if (usage < this.opts.imageHighThresholdPercent) return [];
-    let toFree = fs.usedBytes - (fs.capacityBytes * this.opts.imageLowThresholdPercent) / 100;
+  /** Images no container or pod uses; records first-seen and last-used times on the way. */
+  private async unusedImages(): Promise<{ list: ImageInfo[]; unused: ImageInfo[] }> {
+    const now = this.opts.clock.nowMs();
+    const list = await this.opts.images.listImages();
     const inUse = this.opts.inUseImages();
     const containers = await this.opts.runtime.listContainers();
     const usedIds = new Set(containers.map((c) => c.imageId).filter((x) => x !== ''));
     const usedTags = new Set([...inUse, ...containers.map((c) => c.image)]);
-    const candidates = list
-      .filter((i) => !usedIds.has(i.id) && !i.tags.some((t) => usedTags.has(t)))
-      .filter((i) => now - (this.firstSeen.get(i.id) ?? now) >= this.opts.imageMinAgeMs)
-      .sort((a, b) => a.createdAtMs - b.createdAtMs);
+    const unused: ImageInfo[] = [];
+    for (const i of list) {
+      if (!this.firstSeen.has(i.id)) this.firstSeen.set(i.id, now);
+      const used = usedIds.has(i.id) || i.tags.some((t) => usedTags.has(t));
+      if (used || !this.lastUsed.has(i.id)) this.lastUsed.set(i.id, now);
+      if (!used) unused.push(i);
+    }
+    return { list, unused };
+  }
+
+  private async removeImages(candidates: readonly ImageInfo[], enough: (freed: number) => boolean): Promise<string[]> {
     const removed: string[] = [];
+    let freed = 0;
     for (const i of candidates) {
-      if (toFree <= 0) break;
+      if (enough(freed)) break;
       try {
-        await images.removeImage(i.id);
+        await this.opts.images.removeImage(i.id);
         removed.push(i.id);
-        toFree -= i.sizeBytes;
+        freed += i.sizeBytes;
+        this.firstSeen.delete(i.id);
+        this.lastUsed.delete(i.id);
       } catch (err) {
         this.opts.logger.warn({ image: i.tags[0] ?? i.id, err: userMessage(err) }, 'could not remove image');
       }
     }
-    this.opts.logger.info({ usagePercent: Math.round(usage), removed: removed.length }, 'image garbage collection ran');
     return removed;
+  }
+
+  /**
+   * Removes images unused for longer than imageMaximumGCAge (whatever the disk usage, as the
+   * reference's freeOldImages), then frees space when usage is at or over the high threshold.
+   * Returns the ids removed.
+   */
+  async collectImages(): Promise<string[]> {
+    const { images, clock } = this.opts;
+    const maxAge = this.opts.imageMaxAgeMs ?? 0;
+    if (this.opts.imageHighThresholdPercent >= 100 && maxAge <= 0) return [];
+    const now = clock.nowMs();
+    let { unused } = await this.unusedImages();
+    const removed: string[] = [];
+    if (maxAge > 0) {
+      const old = unused.filter((i) => now - (this.lastUsed.get(i.id) ?? now) > maxAge);
+      const gone = await this.removeImages(old, () => false);
+      if (gone.length > 0) this.opts.logger.info({ removed: gone.length, imageMaximumGCAge: `${maxAge / 1000}s` }, 'removed images unused for longer than imageMaximumGCAge');
+      removed.push(...gone);
+      unused = unused.filter((i) => !gone.includes(i.id));
+    }
+    if (this.opts.imageHighThresholdPercent >= 100) return removed;
+    const fs = await images.imageFsInfo();
+    if (fs === undefined || fs.capacityBytes <= 0) return removed;
+    const usage = (fs.usedBytes * 100) / fs.capacityBytes;
+    if (usage < this.opts.imageHighThresholdPercent) return removed;
+    const toFree = fs.usedBytes - (fs.capacityBytes * this.opts.imageLowThresholdPercent) / 100;
+    const candidates = unused
+      .filter((i) => now - (this.firstSeen.get(i.id) ?? now) >= this.opts.imageMinAgeMs)
+      .sort((a, b) => a.createdAtMs - b.createdAtMs);
+    const freed = await this.removeImages(candidates, (f) => f >= toFree);
+    this.opts.logger.info({ usagePercent: Math.round(usage), removed: freed.length }, 'image garbage collection ran');
+    return [...removed, ...freed];
   }
 
   /** The log file and its rotated copies stay inside logRoot (no link leads out); says so when not. */
@@ -169,28 +210,37 @@ export class GarbageCollector {
     }
   }
 
-  /** Rotates log files over the size limit: copy to .1 (older ones shift), truncate in place. */
+  /** Rotates one log file over the size limit: copy to .1 (older ones shift), truncate in place. */
+  private async rotateOne(p: string, maxBytes: number, maxFiles: number): Promise<boolean> {
+    const st = await stat(p).catch(() => undefined);
+    if (!st || st.size <= maxBytes) return false;
+    if (!(await this.rotatable(p, maxFiles))) return false;
+    await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
+    for (let i = maxFiles - 2; i >= 1; i--) await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
+    await copyFile(p, `${p}.1`);
+    // writers hold the file open in append mode: truncating keeps them writing at the start
+    await truncate(p, 0);
+    return true;
+  }
+
+  /** Rotates the log files over the size limit, containerLogMaxWorkers at a time; returns how many. */
   async rotateLogs(): Promise<number> {
     const { runtime } = this.opts;
-    if (runtime.logPath === undefined) return 0;
+    const logPath = runtime.logPath?.bind(runtime);
+    if (logPath === undefined) return 0;
     const maxBytes = parseQuantity(this.opts.containerLogMaxSize).value;
     const maxFiles = Math.max(2, this.opts.containerLogMaxFiles);
+    const paths = [...new Set((await runtime.listContainers()).map((c) => logPath(c.id)).filter((p): p is string => p !== undefined && p !== ''))];
+    const workers = Math.max(1, this.opts.logRotateWorkers ?? 1);
     let rotated = 0;
-    const seen = new Set<string>();
-    for (const c of await runtime.listContainers()) {
-      const p = runtime.logPath(c.id);
-      if (p === undefined || p === '' || seen.has(p)) continue;
-      seen.add(p);
-      const st = await stat(p).catch(() => undefined);
-      if (!st || st.size <= maxBytes) continue;
-      if (!(await this.rotatable(p, maxFiles))) continue;
-      await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
-      for (let i = maxFiles - 2; i >= 1; i--) await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
-      await copyFile(p, `${p}.1`);
-      // writers hold the file open in append mode: truncating keeps them writing at the start
-      await truncate(p, 0);
-      rotated++;
-    }
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < paths.length) {
+        const p = paths[next++] as string;
+        if (await this.rotateOne(p, maxBytes, maxFiles)) rotated++;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(workers, paths.length) }, worker));
     return rotated;
   }
 }

@@ -3,6 +3,7 @@
 // loop ends with `signal`; none of them can block pod work (status and events are buffered
 // within bounds and dropped with a count when the API server is away).
 
+import { ProfilingHandlers } from '../server/handlers/profiling.js';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
@@ -236,6 +237,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   };
 
   // ---- servers ----
+  const profiling = config.enableProfilingHandler ? new ProfilingHandlers({ clock, contention: config.enableContentionProfiling }) : undefined;
+  if (profiling !== undefined) signal.addEventListener('abort', () => profiling.close(), { once: true });
   const servers = new NodeServers({
     syncLoop: { lastIterationMs: () => lastIterationMs },
     nodeName,
@@ -249,6 +252,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     commands: new RuntimeCommandRunner({ runtime: agent.runtime.runtime, pods: agent.pods }),
     streaming: new RuntimeStreaming({ runtime: agent.runtime.runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),
+    systemLogHandler: config.enableSystemLogHandler,
+    ...(profiling !== undefined ? { profiling } : {}),
     streamingIdleTimeoutMs: ms(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),
     ...(config.enableServer ? { secure: await secureSettings() } : {}),
     ...(config.enableServer && config.readOnlyPort > 0 ? { readOnly: { address: config.address, port: config.readOnlyPort } } : {}),

@@ -5,6 +5,7 @@ import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
 import type { PodRuntimeSettings } from './settings/container-settings.js';
+import type { ImageCredentialSource } from './credentials/keyring.js';
 
 export interface RuntimeFactoryOptions {
   endpoint: string;
@@ -12,6 +13,8 @@ export interface RuntimeFactoryOptions {
   rootDir: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
+  /** Docker: the most pulls at once with serializeImagePulls false (maxParallelImagePulls). */
+  maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
   /** Docker's json-file log rotation (process:// logs are rotated by the GC). */
@@ -21,6 +24,8 @@ export interface RuntimeFactoryOptions {
   nodeName?: string;
   /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
   podSettings?: PodRuntimeSettings;
+  /** Docker: registry credentials from the credential provider plugins. */
+  credentials?: ImageCredentialSource;
   logger: Logger;
   clock: Clock;
 }
@@ -41,12 +46,16 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   let images: ImageService;
   if (endpoint.startsWith('process://')) {
     const { ProcessRuntime } = await import('./process/runtime.js');
-    const r = new ProcessRuntime({
-      rootDir: opts.rootDir,
-      logger: opts.logger,
-      clock: opts.clock,
-      ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
-    });
+    const { withRequestTimeout } = await import('./request-timeout.js');
+    const r = withRequestTimeout(
+      new ProcessRuntime({
+        rootDir: opts.rootDir,
+        logger: opts.logger,
+        clock: opts.clock,
+        ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+      }),
+      { timeoutMs: opts.requestTimeoutMs, clock: opts.clock },
+    );
     runtime = r;
     images = r;
   } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {
@@ -57,6 +66,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       imageEndpoint,
       requestTimeoutMs: opts.requestTimeoutMs,
       serializeImagePulls: opts.serializeImagePulls,
+      ...(opts.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: opts.maxParallelImagePulls } : {}),
       registryPullQPS: opts.registryPullQPS,
       registryBurst: opts.registryBurst,
       rootDir: opts.rootDir,
@@ -66,6 +76,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
       ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
       ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+      ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
     });
     runtime = r;
     images = r;

@@ -6,6 +6,7 @@ import { LABELS } from '../types.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import { dockerContainerSettings, defaultContainerSettings, type ContainerSettings } from '../settings/container-settings.js';
 import { podSysctls, sysctlNamespace } from '../settings/sysctls.js';
+import { dockerMemorySwap } from '../settings/swap.js';
 
 /** The pod's sysctls for the sandbox (all) or for a container (those of its own IPC namespace). */
 export function dockerSysctls(pod: Pod, which: 'sandbox' | 'container'): Record<string, string> | undefined {
@@ -82,7 +83,9 @@ export function containerCreateOptions(opts: {
   const { pod, container: c } = opts;
   const limits = c.resources?.limits;
   const memory = bytesOf(limits?.memory);
-  const extra = dockerContainerSettings(pod, c, opts.settings ?? defaultContainerSettings());
+  const settings = opts.settings ?? defaultContainerSettings();
+  const extra = dockerContainerSettings(pod, c, settings);
+  const memorySwap = settings.swap === undefined ? undefined : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
   const sysctls = dockerSysctls(pod, 'container');
   const sc = c.securityContext;
   const binds = (c.volumeMounts ?? []).map((m) => {
@@ -116,6 +119,7 @@ export function containerCreateOptions(opts: {
       NetworkMode: netMode,
       Binds: binds,
       ...(memory !== undefined ? { Memory: memory } : {}),
+      ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),
       ...extra,
       ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
       ...(sc?.privileged ? { Privileged: true } : {}),

@@ -25,6 +25,8 @@ import {
 } from '../types.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
+import { PullQueue } from './pull-queue.js';
+import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 
 export const DOCKER_API_VERSION = 'v1.41';
 
@@ -33,6 +35,8 @@ export interface DockerRuntimeOptions {
   imageEndpoint?: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
+  /** maxParallelImagePulls: with serializeImagePulls false, the most pulls at once. */
+  maxParallelImagePulls?: number;
   registryPullQPS: number;
   registryBurst: number;
   rootDir: string;
@@ -46,6 +50,8 @@ export interface DockerRuntimeOptions {
   nodeName?: string;
   /** Resources, pids, oom_score_adj, seccomp and DNS from the agent's flags. */
   podSettings?: PodRuntimeSettings;
+  /** Registry credentials for pulls (the credential provider plugins). */
+  credentials?: ImageCredentialSource;
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -76,7 +82,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   private readonly opts: DockerRuntimeOptions;
   private readonly listeners: ContainerEventListener[] = [];
   private readonly limiter: RateLimiter | undefined;
-  private pullChain: Promise<unknown> = Promise.resolve();
+  private readonly pulls: PullQueue;
   private readonly events = new AbortController();
   private eventsLoop: Promise<void> | undefined;
   private readonly logOpts: Record<string, string>;
@@ -87,6 +93,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     this.docker = dockerFromEndpoint(opts.endpoint, opts.requestTimeoutMs);
     // pulls are exempt from the request timeout
     this.imageDocker = dockerFromEndpoint(opts.imageEndpoint ?? opts.endpoint);
+    this.pulls = new PullQueue({ serialize: opts.serializeImagePulls, ...(opts.maxParallelImagePulls !== undefined ? { maxParallel: opts.maxParallelImagePulls } : {}) });
     this.limiter = opts.registryPullQPS > 0 ? new TokenBucket({ qps: opts.registryPullQPS, burst: Math.max(1, opts.registryBurst), clock: opts.clock }) : undefined;
     const maxSize = opts.containerLogMaxSize ?? '10Mi';
     this.logOpts = { 'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))), 'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)) };
@@ -365,18 +372,30 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
+  private async pullOnce(image: string, auth?: RegistryAuth): Promise<void> {
+    await this.limiter?.acquire();
+    const stream = (await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+    await new Promise<void>((resolve, reject) => {
+      this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
+    });
+  }
+
+  /** Pulls anonymously, or with each credential in turn until one works (the last error wins). */
   private async pull(image: string): Promise<void> {
     const run = async (): Promise<void> => {
-      await this.limiter?.acquire();
-      const stream = (await this.imageDocker.pull(image)) as NodeJS.ReadableStream;
-      await new Promise<void>((resolve, reject) => {
-        this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
-      });
+      const auths = (await this.opts.credentials?.lookup(image)) ?? [];
+      if (auths.length === 0) return this.pullOnce(image);
+      let last: unknown;
+      for (const auth of auths) {
+        try {
+          return await this.pullOnce(image, auth);
+        } catch (err) {
+          last = err;
+        }
+      }
+      throw last;
     };
-    if (!this.opts.serializeImagePulls) return run();
-    const p = this.pullChain.then(run, run);
-    this.pullChain = p.catch(() => undefined);
-    return p;
+    return this.pulls.run(run);
   }
 
   async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {

@@ -5,6 +5,7 @@ import type { Container, Pod } from '../../pod/types.js';
 import { containerCpuResources, type CpuSettings } from './cpu.js';
 import { containerOomScoreAdj } from './qos.js';
 import { dockerSeccompOpts, seccompType } from './seccomp.js';
+import type { SwapSettings } from './swap.js';
 
 export interface ContainerSettings {
   cpu: CpuSettings;
@@ -16,6 +17,8 @@ export interface ContainerSettings {
   memoryCapacity: number;
   /** Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start). */
   oomScoreAdjFloor?: number;
+  /** memorySwap.swapBehavior (Docker MemorySwap); absent: Docker's own default. */
+  swap?: SwapSettings;
 }
 
 export interface DockerContainerSettings {

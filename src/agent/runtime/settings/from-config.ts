@@ -1,6 +1,6 @@
 // Builds the runtimes' pod settings and the sysctl admission handler from the configuration, and
 // says once at start which of these options this host and runtime cannot honour (and why).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { release, totalmem } from 'node:os';
 import type { Logger } from '../../../common/log/types.js';
 import { parseDurationNs } from '../../../common/util/values/duration.js';
@@ -11,11 +11,12 @@ import type { PodRuntimeSettings } from './container-settings.js';
 import { PodDnsFiles } from './pod-dns-file.js';
 import type { DnsWarning } from './pod-dns.js';
 import { admitSysctls, safeSysctls, SysctlAllowlist, type SysctlAdmitResult } from './sysctls.js';
+import { hostSwapBytes, type SwapSettings } from './swap.js';
 
 export type SettingsConfig = Pick<
   NodeAgentConfiguration,
   'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'podPidsLimit' | 'seccompDefault' | 'clusterDNS' | 'clusterDomain' | 'resolvConf' | 'allowedUnsafeSysctls'
->;
+> & Partial<Pick<NodeAgentConfiguration, 'memorySwap'>>;
 
 export interface PodSettingsOptions {
   config: SettingsConfig;
@@ -28,6 +29,10 @@ export interface PodSettingsOptions {
   onDnsWarning?: (pod: Pod, w: DnsWarning) => void;
   /** Default: read from /proc/self/status (CAP_SYS_RESOURCE in CapEff). */
   canLowerOomScore?: boolean;
+  /** Default: /sys/fs/cgroup/cgroup.controllers exists. */
+  cgroupV2?: boolean;
+  /** The host's swap in bytes; default: SwapTotal of /proc/meminfo. */
+  swapCapacityBytes?: number;
 }
 
 const CAP_SYS_RESOURCE = 24n;
@@ -84,6 +89,32 @@ function processNotes(c: SettingsConfig): HostNote[] {
   return notes;
 }
 
+function readSwapBytes(): number {
+  try {
+    return hostSwapBytes(readFileSync('/proc/meminfo', 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
+/** memorySwap on Docker, and what of it this host cannot do. */
+function swapSettings(opts: PodSettingsOptions, notes: HostNote[]): SwapSettings | undefined {
+  const behavior = opts.config.memorySwap?.swapBehavior ?? '';
+  if (opts.runtimeType === 'process') {
+    if (behavior !== '') notes.push({ option: 'memorySwap', reason: NO_ISOLATION, effect: 'the swap use of containers is not limited' });
+    return undefined;
+  }
+  const cgroupV2 = opts.cgroupV2 ?? existsSync('/sys/fs/cgroup/cgroup.controllers');
+  const swapCapacityBytes = opts.swapCapacityBytes ?? readSwapBytes();
+  if (behavior === 'LimitedSwap' && !cgroupV2) {
+    notes.push({ option: 'memorySwap.swapBehavior=LimitedSwap', reason: 'LimitedSwap needs cgroup v2 and this host uses cgroup v1', effect: 'containers get no swap (NoSwap), as the reference does' });
+  }
+  if (swapCapacityBytes > 0) {
+    notes.push({ option: 'memorySwap', reason: 'Docker limits swap only together with a memory limit', effect: 'containers without a memory limit may use the host\'s swap' });
+  }
+  return { behavior: behavior === 'LimitedSwap' ? 'LimitedSwap' : 'NoSwap', swapCapacityBytes, cgroupV2 };
+}
+
 export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
   const c = opts.config;
   const allow = allowlist(c, opts.kernelRelease ?? release());
@@ -97,6 +128,7 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
   if (opts.runtimeType === 'docker' && c.podPidsLimit > 0) {
     notes.push({ option: '--pod-max-pids', reason: 'pod cgroups (--cgroups-per-qos) are not built by this version', effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)` });
   }
+  const swap = swapSettings(opts, notes);
   const lower = opts.canLowerOomScore ?? hasCapSysResource();
   if (!lower && opts.runtimeType === 'docker') {
     notes.push({
@@ -113,6 +145,7 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
         seccompDefault: c.seccompDefault,
         memoryCapacity: totalmem(),
         ...(lower ? {} : { oomScoreAdjFloor: 0 }),
+        ...(swap !== undefined ? { swap } : {}),
       },
       dns,
     },

@@ -11,6 +11,7 @@ import { configzDocument } from './configz.js';
 import { serveCommand, serveContainerLogs } from './containers.js';
 import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
 import { serveLogDir } from './logs.js';
+import type { ProfilingHandlers } from './profiling.js';
 import { httpError, notFound, sendJson, sendText } from './respond.js';
 import { serveStreaming, type UpgradeSocket } from '../streaming/serve.js';
 import type { StreamingRuntime } from '../streaming/types.js';
@@ -30,6 +31,10 @@ export interface NodeHandlersOptions {
   configz?: () => unknown;
   /** Directory served under /logs/; default /var/log. */
   logDir?: string;
+  /** enableSystemLogHandler: false leaves /logs/ unregistered (404), as the reference. */
+  systemLogHandler?: boolean;
+  /** enableProfilingHandler: /debug/pprof/ (absent: not served). */
+  profiling?: ProfilingHandlers;
   /** 0 means none. */
   streamingIdleTimeoutMs: number;
   /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
@@ -116,6 +121,8 @@ export class NodeHandlers {
     } else if (path.startsWith('/containerLogs/')) {
       if (!this.methodIs(req, res, 'GET')) return;
       await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs });
+    } else if ((path === '/logs' || path.startsWith('/logs/')) && o.systemLogHandler === false) {
+      notFound(res);
     } else if (path === '/logs' || path.startsWith('/logs/')) {
       if (path === '/logs') {
         res.writeHead(301, { location: '/logs/' });
@@ -123,6 +130,9 @@ export class NodeHandlers {
         return;
       }
       await serveLogDir(req, res, path, o.logDir ?? '/var/log');
+    } else if ((path === '/debug/pprof' || path.startsWith('/debug/pprof/')) && o.profiling !== undefined) {
+      if (!this.methodIs(req, res, 'GET')) return;
+      await o.profiling.handle(req, res, url, path);
     } else if (path.startsWith('/run/')) {
       await serveCommand(req, res, path, url, o.commands, 'run');
     } else if (path.startsWith('/exec/')) {

@@ -50,6 +50,24 @@ test('cgroup v1 is refused naming --fail-cgroupv1, unless it is false', async (t
   await r.release();
 });
 
+test('singleProcessOOMKill false is refused on cgroup v1 with the reference message; unset or true starts', async (t) => {
+  const { paths } = await fakeHost(t, HEADER);
+  const config = defaultConfiguration('file');
+  config.failCgroupV1 = false;
+  config.singleProcessOOMKill = false;
+  const flags = buildNodeAgentFlags(FLAGS, new Map());
+  const signal = new AbortController().signal;
+  await assert.rejects(runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }), (err: unknown) => {
+    assert.ok(err instanceof HostCheckError);
+    assert.equal(err.message, 'invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
+    return true;
+  });
+  for (const v of [true, null]) {
+    config.singleProcessOOMKill = v;
+    await (await runHostChecks({ config, flags, logger: recordingLogger(), signal, paths })).release();
+  }
+});
+
 test('swap on is refused naming --fail-swap-on, unless it is false', async (t) => {
   const { paths } = await fakeHost(t, `${HEADER}/swapfile                               file\t\t1048572\t\t0\t\t-2\n`);
   const config = defaultConfiguration('file');

@@ -113,6 +113,9 @@ test('Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and 
   assert.equal((await execIn(guar.Id, ['cat', '/proc/1/oom_score_adj'])).trim(), want);
   if (want === '0') assert.ok(log.lines.some((l) => l.fields['reason'] === 'this host does not let the agent lower oom_score_adj (no CAP_SYS_RESOURCE)'));
   assert.equal(guar.HostConfig.CpuQuota, 100000);
+  // memorySwap "" (NoSwap): no swap on top of the memory limit (Docker alone would allow as much again)
+  assert.equal(guar.HostConfig.Memory, 64 * 1024 * 1024);
+  assert.equal(guar.HostConfig.MemorySwap, 64 * 1024 * 1024);
   assert.deepEqual(guar.HostConfig.SecurityOpt ?? [], [], "RuntimeDefault: Docker's default profile");
 
   const bad = await waitFor('the forbidden sysctl to be refused', () => {

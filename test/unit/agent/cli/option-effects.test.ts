@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
-import { INERT_OPTIONS, inertOptionsSet } from '../../../../src/agent/cli/inert-options.js';
+import { INERT_FIELDS, INERT_OPTIONS, inertFieldsSet, inertOptionsSet, logInertFields } from '../../../../src/agent/cli/inert-options.js';
+import { FILE_ONLY_FIELDS } from '../../../../src/agent/config/file-only-fields.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import { buildNodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
 
@@ -19,6 +21,7 @@ interface Effect {
 const OPTS_UNIT = 'test/unit/agent/runtime/settings';
 const DOCKER_OPTS = { file: 'test/integration/agent/pods/options-docker.test.ts', test: 'Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and DNS settings' };
 const HOST_CHECKS = 'test/integration/agent/cli/host-checks.test.ts';
+const CREDENTIALS = { file: 'test/integration/agent/pods/credential-provider-docker.test.ts', test: 'a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal' };
 
 /** Options with a test that shows their effect. */
 const EFFECTS: Readonly<Record<string, Effect>> = {
@@ -29,6 +32,10 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'cpu-cfs-quota': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
   'cpu-cfs-quota-period': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
   'pod-max-pids': DOCKER_OPTS,
+  'image-credential-provider-config': CREDENTIALS,
+  'contention-profiling': { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
+  'runtime-request-timeout': { file: 'test/unit/agent/runtime/request-timeout.test.ts', test: '--runtime-request-timeout bounds process:// calls: the timeout, the grace period on top for stops, the exec timeout on top' },
+  'image-credential-provider-bin-dir': CREDENTIALS,
   'seccomp-default': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: 'seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDefault' },
   'oom-score-adj': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--oom-score-adj is written to the agent itself; when not permitted it says so naming the option' },
   'protect-kernel-defaults': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--protect-kernel-defaults refuses the start naming every setting that differs, in the reference words' },
@@ -56,7 +63,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
 const NO_EFFECT: Readonly<Record<string, string>> = {};
 
 /**
- * KNOWN GAPS: options issue 16 lists as inert that still change nothing (items 1, 4, 5, 6 of the
+ * KNOWN GAPS: options issue 16 lists as inert that still change nothing (items 1, 4, 6 of the
  * issue), the agent's own list (src/agent/cli/inert-options.ts), which it names at start. Each
  * must get an entry in EFFECTS (or NO_EFFECT) and leave that list.
  */
@@ -78,9 +85,50 @@ const KNOWN_GAPS_UNMAPPED: readonly string[] = [
   'maximum-dead-containers-per-container', 'minimum-container-ttl-duration', 'minimum-image-ttl-duration', 'node-status-max-images',
   'node-status-update-frequency', 'pod-manifest-path', 'pods-per-core', 'port', 'provider-id', 'read-only-port', 'register-node',
   'register-with-taints', 'registry-burst', 'registry-qps', 'root-dir', 'rotate-certificates', 'rotate-server-certificates',
-  'runtime-request-timeout', 'serialize-image-pulls', 'streaming-connection-idle-timeout', 'sync-frequency', 'system-reserved',
+  'serialize-image-pulls', 'streaming-connection-idle-timeout', 'sync-frequency', 'system-reserved',
   'tls-cipher-suites', 'tls-min-version', 'vmodule', 'print-config', 'platform-profile',
 ];
+
+const GC_TEST = 'test/unit/agent/gc/collector.test.ts';
+const FILE_EFFECTS_TEST = 'test/unit/agent/config/file-field-effects.test.ts';
+
+/** Configuration-file fields without a flag (issue 16 item 7) with a test that shows their effect. */
+const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
+  imageMaximumGCAge: { file: GC_TEST, test: 'imageMaximumGCAge: an image unused for longer is removed whatever the disk usage; one in use is kept' },
+  containerLogMonitorInterval: { file: GC_TEST, test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once' },
+  containerLogMaxWorkers: { file: GC_TEST, test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once' },
+  maxParallelImagePulls: { file: 'test/unit/agent/runtime/pull-queue.test.ts', test: 'maxParallelImagePulls: at most that many pulls at once with serializeImagePulls false; one when serialized' },
+  crashLoopBackOff: { file: FILE_EFFECTS_TEST, test: 'crashLoopBackOff.maxContainerRestartPeriod caps the container restart back-off (10 s doubling, 300 s by default)' },
+  enableProfilingHandler: { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
+  enableSystemLogHandler: { file: 'test/unit/agent/server/secure-server.test.ts', test: 'enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are' },
+  memorySwap: { file: `${OPTS_UNIT}/swap.test.ts`, test: 'memorySwap NoSwap (and ""): Docker MemorySwap equals Memory, so a container gets no swap' },
+  singleProcessOOMKill: { file: HOST_CHECKS, test: 'singleProcessOOMKill false is refused on cgroup v1 with the reference message; unset or true starts' },
+};
+
+test('every configuration-file field without a flag has an effect test or a stated reason, not both', () => {
+  for (const f of Object.keys(FILE_ONLY_FIELDS)) {
+    const n = Number(Object.hasOwn(FIELD_EFFECTS, f)) + Number(Object.hasOwn(INERT_FIELDS, f));
+    assert.equal(n, 1, `${f}: ${n === 0 ? 'no effect test and no reason' : 'both an effect test and a reason'}`);
+  }
+  for (const f of [...Object.keys(FIELD_EFFECTS), ...Object.keys(INERT_FIELDS)]) assert.ok(Object.hasOwn(FILE_ONLY_FIELDS, f), `${f} is not a file-only field`);
+  for (const [name, e] of Object.entries(FIELD_EFFECTS)) {
+    assert.ok(existsSync(e.file), `${name}: ${e.file} does not exist`);
+    assert.ok(readFileSync(e.file, 'utf8').includes(`test(${JSON.stringify(e.test)}`) || readFileSync(e.file, 'utf8').includes(`test('${e.test}'`), `${name}: no test titled ${JSON.stringify(e.test)} in ${e.file}`);
+  }
+  console.log(`# file-only fields with a demonstrated effect: ${Object.keys(FIELD_EFFECTS).length}/${Object.keys(FILE_ONLY_FIELDS).length}; with a stated reason: ${Object.keys(INERT_FIELDS).length}`);
+});
+
+test('inert file-only fields: set ones are warned about once each, naming the field and the reason; the rest in one line', () => {
+  const config = { ...defaultConfiguration('file'), shutdownGracePeriod: '30s', tracing: { endpoint: '127.0.0.1:4317' } };
+  assert.deepEqual(inertFieldsSet(config).sort(), ['shutdownGracePeriod', 'tracing']);
+  assert.deepEqual(inertFieldsSet(defaultConfiguration('flags')), []);
+  const log = recordingLogger();
+  logInertFields(config, log);
+  const warns = log.lines.filter((e) => e.level === 'warn');
+  assert.equal(warns.length, 2);
+  assert.ok(warns.some((w) => w.msg.startsWith('shutdownGracePeriod is set but cannot take effect: graceful node shutdown needs a systemd-logind inhibitor lock')));
+  assert.equal(log.lines.filter((e) => e.level === 'info').length, 1);
+});
 
 test('every option of the flag table has exactly one entry: an effect test, a reason, or a named known gap', () => {
   const names = FLAGS.map((f) => f.name);
@@ -114,7 +162,7 @@ test('figure: options with a demonstrated effect / all options', () => {
 
 test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
   const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
-  const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), imageCredentialProviderConfig: '/etc/cp.yaml' };
-  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'hairpin-mode', 'image-credential-provider-config']);
+  const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), experimentalMounterPath: '/sbin/mount' };
+  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'experimental-mounter-path', 'hairpin-mode']);
   assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });

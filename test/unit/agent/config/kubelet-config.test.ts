@@ -42,9 +42,17 @@ test("kubeadm's config.yaml loads under kubernetes, zero values taking the refer
   assert.equal(c.syncFrequency, '1m0s');
   assert.equal(c.nodeLeaseDurationSeconds, 40);
   // The reference fields we do not support hold their zero values: dropped with a note each.
-  for (const f of ['crashLoopBackOff', 'memorySwap', 'shutdownGracePeriod', 'shutdownGracePeriodCriticalPods', 'imageMaximumGCAge', 'logging.options.json']) {
+  for (const f of ['logging.options.json']) {
     assert.ok(eff.warnings.some((w) => w.includes(`field "${f}"`)), `a note about ${f}: ${eff.warnings.join('\n')}`);
   }
+  // The file-only fields (issue 16 item 7) are ours now: read, at the reference's defaults.
+  for (const f of ['crashLoopBackOff', 'memorySwap', 'shutdownGracePeriod', 'shutdownGracePeriodCriticalPods', 'imageMaximumGCAge']) {
+    assert.ok(!eff.warnings.some((w) => w.includes(`field "${f}"`)), `no note about ${f}: ${eff.warnings.join('\n')}`);
+  }
+  assert.equal(c.shutdownGracePeriod, '0s');
+  assert.deepEqual(c.memorySwap, { swapBehavior: '' });
+  assert.deepEqual(c.crashLoopBackOff, { maxContainerRestartPeriod: null });
+  assert.equal(c.podLogsDir, '/var/log/pods');
 });
 
 test('kube fields map onto ours; a supported-nowhere field set fails naming it; an unknown one warns', async (t) => {
@@ -56,13 +64,18 @@ test('kube fields map onto ours; a supported-nowhere field set fails naming it; 
   assert.equal(eff.config.nodeagentCgroups, '/kubelet');
   assert.ok(eff.warnings.some((w) => /field "notAField" unknown field ignored/.test(w)), eff.warnings.join('\n'));
 
-  const bad = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nmemorySwap: {swapBehavior: LimitedSwap}\n');
+  const bad = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nuserNamespaces: {idsPerPod: 131072}\n');
   await assert.rejects(build(['--platform-profile=kubernetes', `--config=${bad}`]), (e: unknown) => {
     assert.ok(e instanceof ConfigError);
-    assert.match(e.message, /config\.yaml" line 3, column 1: field shutdownGracePeriod is not supported by nodeagent \(set it to its default or remove it\)/);
-    assert.match(e.message, /config\.yaml" line 4, column 1: field memorySwap is not supported by nodeagent/);
+    assert.match(e.message, /config\.yaml" line 4, column 1: field userNamespaces is not supported by nodeagent \(set it to its default or remove it\)/);
+    assert.doesNotMatch(e.message, /shutdownGracePeriod/);
     return true;
   });
+  const fileOnly = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nmemorySwap: {swapBehavior: LimitedSwap}\n');
+  const ok = await build(['--platform-profile=kubernetes', `--config=${fileOnly}`]);
+  assert.deepEqual(ok.problems, []);
+  assert.equal(ok.config.shutdownGracePeriod, '30s');
+  assert.equal(ok.config.memorySwap.swapBehavior, 'LimitedSwap');
 });
 
 test('identity: a NodeAgentConfiguration under kubernetes, or a KubeletConfiguration under platform, is refused', async (t) => {

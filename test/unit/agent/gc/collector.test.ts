@@ -100,3 +100,65 @@ test('log rotation: over the size limit the log is copied to .1 (older ones shif
   await writeFile(log, 'small');
   assert.equal(await c.rotateLogs(), 0);
 });
+
+test('imageMaximumGCAge: an image unused for longer is removed whatever the disk usage; one in use is kept', async () => {
+  const clock = new ManualClock();
+  const rt = new FakeRuntime(clock);
+  rt.images.set('stale', { id: 'stale', tags: ['stale:1'], sizeBytes: 1, createdAtMs: 0 });
+  rt.images.set('used', { id: 'used', tags: ['used:1'], sizeBytes: 1, createdAtMs: 0 });
+  // 1% used: the disk-usage pass alone would never remove anything
+  rt.fsInfo = { capacityBytes: 100, usedBytes: 1 };
+  const c = gc(rt, clock, { imageMaxAgeMs: 3_600_000, inUseImages: () => new Set(['used:1']) });
+  assert.deepEqual(await c.collectImages(), [], 'first seen now: not old yet');
+  clock.advance(3_600_000);
+  assert.deepEqual(await c.collectImages(), [], 'exactly the maximum age is not older than it');
+  clock.advance(1);
+  assert.deepEqual(await c.collectImages(), ['stale']);
+  assert.ok(rt.images.has('used'), 'an image in use has a fresh last-used time');
+  const off = gc(rt, clock, { imageMaxAgeMs: 0 });
+  clock.advance(10 * 3_600_000);
+  assert.deepEqual(await off.collectImages(), [], 'imageMaximumGCAge 0s: no age-based removal');
+});
+
+test('containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'na-gc-logs-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const clock = new ManualClock();
+  const rt = new FakeRuntime(clock);
+  const ids = [...(await deadInstances(rt, clock, 'p1', 'a', 1)), ...(await deadInstances(rt, clock, 'p2', 'b', 1)), ...(await deadInstances(rt, clock, 'p3', 'c', 1))];
+  const files = new Map(ids.map((id, i) => [id, join(dir, `${i}.log`)]));
+  Object.assign(rt, { logPath: (id: string) => files.get(id) });
+  for (const f of files.values()) await writeFile(f, 'x'.repeat(2000));
+  const c = gc(rt, clock, { containerLogMaxSize: '1Ki', logRotateIntervalMs: 3000, logRotateWorkers: 2, containerGcIntervalMs: 3_600_000, imageGcIntervalMs: 3_600_000 });
+  const ac = new AbortController();
+  c.start(ac.signal);
+  t.after(async () => {
+    ac.abort();
+    await c.stopped();
+  });
+  await clock.waitForSleepers(3);
+  clock.advance(2999);
+  for (const f of files.values()) assert.equal((await stat(f)).size, 2000, 'before the interval nothing is rotated');
+  clock.advance(1);
+  // the loop runs and sleeps again once its pass is done
+  await clock.waitForSleepers(3);
+  for (const f of files.values()) assert.equal((await stat(f)).size, 0, `${f} rotated at the 3 s interval`);
+  // two workers: with three files over the limit, at most two are handled at once
+  let inFlight = 0;
+  let most = 0;
+  const real = c['rotateOne'].bind(c);
+  Object.assign(c, {
+    rotateOne: async (...a: Parameters<typeof real>) => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((r) => setImmediate(r));
+      try {
+        return await real(...a);
+      } finally {
+        inFlight--;
+      }
+    },
+  });
+  for (const f of files.values()) await writeFile(f, 'x'.repeat(2000));
+  assert.equal(await c.rotateLogs(), 3);
+  assert.equal(most, 2);
+});

@@ -191,3 +191,11 @@ test('tls-min-version is enforced and the serving certificate rotates without a 
   assert.notEqual(second.peerFingerprint, first.peerFingerprint);
   await assert.rejects(fetchText(`${f.base}/healthz`, { ca: certs.ca.certPem, maxVersion: 'TLSv1.2' }));
 });
+
+test('enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are', async (t) => {
+  const f = await startServerFixture({ certs, anonymous: true, authorization: { mode: 'AlwaysAllow' }, systemLogHandler: false });
+  t.after(() => f.stop());
+  assert.equal((await fetchText(`${f.base}/logs/syslog`, { ca: certs.ca.certPem })).status, 404);
+  assert.equal((await fetchText(`${f.base}/logs/`, { ca: certs.ca.certPem })).status, 404);
+  assert.equal((await fetchText(`${f.base}/runningpods/`, { ca: certs.ca.certPem })).status, 200);
+});
