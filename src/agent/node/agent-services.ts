@@ -7,7 +7,11 @@ import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
-import type { Agent } from '../agent.js';
+import type { NodeAgentConfiguration } from '../config/schema.js';
+import type { NodeAgentFlags } from '../config/flags-type.js';
+import type { RuntimeBundle } from '../runtime/factory.js';
+import type { PodManager } from '../worker/pod-manager.js';
+import type { PodStatusManager } from '../worker/status-manager.js';
 import { createEventClient, createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../client/typed-clients.js';
 import type { ApiObject } from '../client/types.js';
 import { NodeLeaseController, type Lease } from './lease.js';
@@ -42,8 +46,18 @@ import { servingCertificate } from './serving-certificate.js';
 import { NodeStatusManager } from './status-manager.js';
 import type { Node, Taint } from './types.js';
 
+/** What the services need of the built agent (src/agent/agent.ts's Agent satisfies it). */
+export interface ServicesAgent {
+  readonly nodeName: string;
+  readonly config: NodeAgentConfiguration;
+  readonly flags: NodeAgentFlags;
+  readonly runtime: RuntimeBundle;
+  readonly pods: PodManager;
+  readonly statuses: PodStatusManager;
+}
+
 export interface AgentServicesInput {
-  agent: Agent;
+  agent: ServicesAgent;
   clock: Clock;
   logger: Logger;
   signal: AbortSignal;
@@ -219,21 +233,13 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   }
 
   // ---- sync loop health ----
-  // The pod manager's housekeeping pass is its sync-loop iteration; until it offers a hook, its
-  // public cleanupOrphans() is timed here (timing only: behaviour unchanged) for
-  // /healthz/syncloop and nodeagent_sync_loop_duration_seconds.
+  // The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
+  // nodeagent_sync_loop_duration_seconds follow it.
   let lastIterationMs: number | undefined;
-  const pods = agent.pods;
-  const housekeeping = pods.cleanupOrphans.bind(pods);
-  pods.cleanupOrphans = async () => {
-    const t0 = clock.nowMs();
-    lastIterationMs = t0;
-    try {
-      await housekeeping();
-    } finally {
-      metrics.syncLoopDuration.observe((clock.nowMs() - t0) / 1000);
-    }
-  };
+  agent.pods.onHousekeeping((startedMs, durationMs) => {
+    lastIterationMs = startedMs;
+    metrics.syncLoopDuration.observe(durationMs / 1000);
+  });
 
   // ---- servers ----
   const servers = new NodeServers({
