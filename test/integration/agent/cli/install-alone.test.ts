@@ -24,7 +24,11 @@ function duBytes(path: string): number {
 
 test('nodeagent installs alone from its tarball with no dependencies and runs a static pod', { timeout: 120_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'na-install-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const running: { child?: ReturnType<typeof spawn> } = {};
+  t.after(async () => {
+    await stopChild(running.child);
+    rmSync(dir, { recursive: true, force: true });
+  });
   const tarball = execFileSync(process.execPath, [join(REPO, 'scripts', 'pack-agent.mjs')], { cwd: REPO, encoding: 'utf8' }).trim();
   const prefix = join(dir, 'node');
   mkdirSync(prefix);
@@ -51,7 +55,7 @@ test('nodeagent installs alone from its tarball with no dependencies and runs a 
     '--container-runtime-endpoint=process://', '--hostname-override=alone', '--address=127.0.0.1', `--port=${port}`,
     '--read-only-port=0', '--healthz-port=0', '--fail-cgroupv1=false', '--fail-swap-on=false',
   ], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
-  t.after(() => stopChild(child));
+  running.child = child;
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const ran = (): boolean => {
