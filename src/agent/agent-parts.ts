@@ -17,3 +17,4 @@ export { packageVersion } from './cli/version.js';
 export { ApiserverSource } from './source/apiserver.js';
 export { ApiStatusSync } from './worker/api-status-sync.js';
 export { createNodeClient, createPodClient } from './client/typed-clients.js';
+export { assembleAgent } from './assemble.js';
