@@ -79,7 +79,7 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
       continue;
     }
     // Tell the holder someone wants the lock (it exits when run with --exit-on-lock-contention).
-    await utimes(opts.path, new Date(), new Date()).catch(() => undefined);
+    await utimes(opts.path, clock.now(), clock.now()).catch(() => undefined);
     if (!logged) {
       log.info({ path: opts.path, holder: pid }, 'Waiting for the lock file held by another process; stop that process or remove the file if it is stale');
       logged = true;
