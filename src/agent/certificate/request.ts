@@ -4,6 +4,7 @@
 // an error that quotes the condition's reason and message.
 import { CertificateError, ApiError, isAlreadyExists, isUnauthorized, isForbidden } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { csrCondition, issuedCertificate, type CertificateSigningRequest, type CsrClient } from '../client/csr-client.js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
@@ -109,7 +110,7 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
   };
   if (o.expirationSeconds !== undefined) body.spec.expirationSeconds = o.expirationSeconds;
   let lastLog = -Infinity;
-  let delay = 500;
+  const backoff = new BackoffSequence({ clock: o.clock, policy: { initialMs: 500, maxMs: 5000 } });
   const name = o.name;
   for (;;) {
     signal.throwIfAborted();
@@ -129,8 +130,7 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
         lastLog = o.clock.nowMs();
         o.logger.warn({ server: o.csrClient.rest.server, err: (err as Error).message }, `API server ${o.csrClient.rest.server} is not answering; still trying to create the certificate signing request`);
       }
-      await o.clock.sleep(delay, signal);
-      delay = Math.min(delay * 2, 5000);
+      await backoff.sleep(signal);
     }
   }
 }

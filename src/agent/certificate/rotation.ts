@@ -1,5 +1,6 @@
 // Rotation timing, as the reference: the deadline is notBefore + lifetime × uniform(0.7, 0.9);
 // failures back off 2 s ×2 with 10 % jitter for 5 steps, then every 32 s.
+import { backoffDelayMs } from '../../common/util/backoff.js';
 import type { CertificateInfo } from './cert-info.js';
 import type { CsrTemplate } from './csr.js';
 
@@ -26,8 +27,7 @@ export const referenceBackoff: RotationBackoff = { initialMs: 2000, factor: 2, j
 /** Delay after failure number `failures` (1-based). */
 export function rotationBackoffMs(b: RotationBackoff, failures: number, random: () => number = Math.random): number {
   if (failures > b.steps) return b.capMs;
-  const base = Math.min(b.capMs, b.initialMs * b.factor ** (failures - 1));
-  return Math.round(base * (1 + b.jitter * random()));
+  return backoffDelayMs({ initialMs: b.initialMs, maxMs: b.capMs, factor: b.factor, jitter: { up: b.jitter } }, failures - 1, random);
 }
 
 /** Does the certificate still match what we would ask for (CN, O, DNS names, IPs)? */

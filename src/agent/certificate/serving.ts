@@ -8,6 +8,7 @@
 import { createSecureContext, type SecureContext } from 'node:tls';
 import { readFile, stat } from 'node:fs/promises';
 import type { Clock } from '../../common/util/clock.js';
+import { runEvery } from '../../common/util/every.js';
 import type { Logger } from '../../common/log/types.js';
 import { CertificateError, userMessage } from '../../common/util/errors.js';
 import type { CertificateManager } from './manager.js';
@@ -106,7 +107,7 @@ export interface FileServingSourceOptions {
 export class FileServingSource extends BaseSource {
   private loaded: CertificatePair | undefined;
   private stamp = '';
-  private timer: NodeJS.Timeout | undefined;
+  private readonly reloads = new AbortController();
   private constructor(private readonly o: FileServingSourceOptions) {
     super(o.clock);
   }
@@ -116,10 +117,13 @@ export class FileServingSource extends BaseSource {
     await s.reload(true);
     const every = o.reloadIntervalMs ?? 10_000;
     if (every > 0) {
-      s.timer = setInterval(() => {
-        s.reload(false).catch((err: unknown) => o.logger.warn({ err: userMessage(err) }, 'serving certificate reload failed; keeping the previous one'));
-      }, every);
-      s.timer.unref();
+      void runEvery({
+        clock: o.clock,
+        ms: every,
+        signal: s.reloads.signal,
+        run: () => s.reload(false),
+        onError: (err) => o.logger.warn({ err: userMessage(err) }, 'serving certificate reload failed; keeping the previous one'),
+      });
     }
     return s;
   }
@@ -146,6 +150,6 @@ export class FileServingSource extends BaseSource {
   }
 
   override async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.reloads.abort();
   }
 }

@@ -8,6 +8,7 @@ import { open, readFile, unlink, utimes } from 'node:fs/promises';
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../../common/log/types.js';
 import { type Clock, systemClock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import { errnoText } from '../config/load.js';
 
 export interface LockOptions {
@@ -65,8 +66,7 @@ async function tryCreate(path: string): Promise<boolean> {
 export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
   const clock = opts.clock ?? systemClock;
   const log = opts.logger;
-  let wait = opts.retryMs ?? 500;
-  const maxWait = opts.maxRetryMs ?? 5000;
+  const backoff = new BackoffSequence({ clock, policy: { initialMs: opts.retryMs ?? 500, maxMs: opts.maxRetryMs ?? 5000 } });
   let logged = false;
   for (;;) {
     if (opts.signal.aborted) throw new Error(`gave up waiting for the lock on "${opts.path}": stopping`);
@@ -79,13 +79,12 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
       continue;
     }
     // Tell the holder someone wants the lock (it exits when run with --exit-on-lock-contention).
-    await utimes(opts.path, new Date(), new Date()).catch(() => undefined);
+    await utimes(opts.path, clock.now(), clock.now()).catch(() => undefined);
     if (!logged) {
       log.info({ path: opts.path, holder: pid }, 'Waiting for the lock file held by another process; stop that process or remove the file if it is stale');
       logged = true;
     }
-    await clock.sleep(wait, opts.signal).catch(() => undefined);
-    wait = Math.min(maxWait, wait * 2);
+    await backoff.sleep(opts.signal).catch(() => undefined);
   }
   log.info({ path: opts.path }, 'Acquired lock file');
 

@@ -25,7 +25,7 @@ const processIO: MainIO = {
   stderr: (t) => void process.stderr.write(t),
 };
 
-type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal }) => Promise<number>;
+type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void }) => Promise<number>;
 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
 function fail(io: MainIO, err: unknown): number {
@@ -68,6 +68,7 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
   stops.signal.addEventListener('abort', onStop, { once: true });
   if (stops.signal.aborted) onStop();
   let contention = false;
+  let fatal = false;
   let release: (() => Promise<void>) | undefined;
   try {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
@@ -99,9 +100,20 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
       logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
     }
     const runAgent = await loadAgent();
-    const code = await runAgent({ config: eff.config, flags: eff.flags, logger, signal: ac.signal });
-    return contention ? 0 : code;
+    const code = await runAgent({
+      config: eff.config,
+      flags: eff.flags,
+      logger,
+      signal: ac.signal,
+      // A graceful stop, as on SIGTERM, but the status is 1 so a supervisor restarts the agent.
+      onFatal: (err) => {
+        fatal = true;
+        ac.abort(err);
+      },
+    });
+    return contention ? 0 : fatal ? 1 : code;
   } catch (err) {
+    if (fatal) return 1;
     // A part that gave up because the stop signal came while it started is a clean stop.
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'start-up', err);
     // Bad input found late (by a part) is one plain line; anything else is a log line.

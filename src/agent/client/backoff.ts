@@ -1,5 +1,6 @@
-// Retry delays for API calls: exponential with full-range jitter, capped, and Retry-After wins
-// when the server sends it.
+// Retry delays for API calls: the common exponential back-off with equal jitter, capped, and
+// Retry-After wins when the server sends it.
+import { backoffDelayMs } from '../../common/util/backoff.js';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -15,9 +16,8 @@ export const defaultRetryPolicy: RetryPolicy = { maxRetries: 5, initialDelayMs: 
 /** Delay before retry number `attempt` (0-based); `random` in [0,1) for jitter. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
   if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs);
-  const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** attempt);
   // Half fixed, half jitter: never zero, spread so many agents do not retry in step.
-  return Math.round(base / 2 + (random() * base) / 2);
+  return backoffDelayMs({ initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: { down: 0.5 } }, attempt, random);
 }
 
 /** Parses a Retry-After header: seconds, or an HTTP date. */

@@ -1,7 +1,7 @@
 // CertificateSigningRequest (group certificates.{platform_domain}/v1, cluster-scoped): types
 // and the typed client, with the approval subresource for people and tests that approve by hand.
 import { namesFor, type Names } from '../../common/names.js';
-import type { Clock } from '../../common/util/clock.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
 import { ResourceClient, type WriteOptions } from './resource-client.js';
@@ -48,6 +48,7 @@ export interface CsrClientOptions {
 
 export class CsrClient extends ResourceClient<CertificateSigningRequest> {
   readonly names: Names;
+  private readonly conditionClock: Clock;
   constructor(options: CsrClientOptions) {
     const names = options.names ?? namesFor();
     super({
@@ -61,12 +62,13 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
       ...(options.logger ? { logger: options.logger } : {}),
     });
     this.names = names;
+    this.conditionClock = options.clock ?? systemClock;
   }
 
   /** Adds an Approved (or Denied) condition through the approval subresource. */
   async setApproval(name: string, decision: 'Approved' | 'Denied', reason: string, message: string, opts?: WriteOptions): Promise<CertificateSigningRequest> {
     const csr = await this.get(name, opts);
-    const conditions = [...(csr.status?.conditions ?? []), { type: decision, status: 'True' as const, reason, message, lastUpdateTime: new Date().toISOString() }];
+    const conditions = [...(csr.status?.conditions ?? []), { type: decision, status: 'True' as const, reason, message, lastUpdateTime: this.conditionClock.now().toISOString() }];
     return this.update({ ...csr, status: { ...csr.status, conditions } }, { ...opts, subresource: 'approval' });
   }
 }

@@ -4,6 +4,7 @@
 import type { Readable } from 'node:stream';
 import { ApiError, isGone } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { isStatus, type ApiObject, type ObjectList, type WatchEvent } from './types.js';
 
@@ -50,9 +51,7 @@ export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T
   const ac = new AbortController();
   const onAbort = (): void => ac.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const baseDelay = options.reconnectDelayMs ?? 500;
-  const maxDelay = options.maxReconnectDelayMs ?? 30_000;
-  let delay = baseDelay;
+  const backoff = new BackoffSequence({ clock: options.clock, policy: { initialMs: options.reconnectDelayMs ?? 500, maxMs: options.maxReconnectDelayMs ?? 30_000 } });
   let rv = options.resourceVersion;
   let needList = rv === undefined;
   try {
@@ -74,9 +73,8 @@ export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T
           continue;
         }
         if (err instanceof ApiError && err.status < 500 && err.status !== 429) throw err;
-        options.logger.debug({ err: (err as Error).message, delayMs: delay }, 'watch could not be opened; retrying');
-        await options.clock.sleep(delay, ac.signal);
-        delay = Math.min(maxDelay, delay * 2);
+        options.logger.debug({ err: (err as Error).message, delayMs: backoff.peekMs() }, 'watch could not be opened; retrying');
+        await backoff.sleep(ac.signal);
         continue;
       }
       let sawEvent = false;
@@ -99,7 +97,7 @@ export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T
           const next = obj.metadata?.resourceVersion;
           if (next) rv = next;
           sawEvent = true;
-          delay = baseDelay;
+          backoff.reset();
           yield { type: ev.type, object: obj };
         }
       } catch (err) {
@@ -112,8 +110,7 @@ export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T
       if (ac.signal.aborted) return;
       // A clean end (server timeout) resumes at once; a stream that ended with nothing backs off.
       if (!sawEvent && !needList) {
-        await options.clock.sleep(delay, ac.signal).catch(() => undefined);
-        delay = Math.min(maxDelay, delay * 2);
+        await backoff.sleep(ac.signal).catch(() => undefined);
       }
     }
   } finally {

@@ -8,6 +8,7 @@
 
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import { isConflict, isNotFound, userMessage } from '../../common/util/errors.js';
 import type { ApiObject } from '../client/types.js';
 
@@ -122,18 +123,18 @@ export class NodeLeaseController {
 
   /** Renews every quarter of the lease duration until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    let backoffMs = LEASE_RETRY_INITIAL_MS;
+    const backoff = new BackoffSequence({ clock: this.o.clock, policy: { initialMs: LEASE_RETRY_INITIAL_MS, maxMs: LEASE_RETRY_MAX_MS } });
     while (!signal.aborted) {
       let waitMs = this.intervalMs;
       try {
         await this.renew(signal);
-        backoffMs = LEASE_RETRY_INITIAL_MS;
+        backoff.reset();
       } catch (err) {
         if (signal.aborted) return;
         this.failures++;
-        if (!this.warnedUnsupported) this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), retryInMs: backoffMs }, 'failed to renew the node lease, will retry');
-        waitMs = this.warnedUnsupported ? this.intervalMs : Math.min(backoffMs, this.intervalMs);
-        backoffMs = Math.min(backoffMs * 2, LEASE_RETRY_MAX_MS);
+        if (!this.warnedUnsupported) this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), retryInMs: Math.min(backoff.peekMs(), this.intervalMs) }, 'failed to renew the node lease, will retry');
+        const delayMs = backoff.nextMs();
+        waitMs = this.warnedUnsupported ? this.intervalMs : Math.min(delayMs, this.intervalMs);
       }
       await this.o.clock.sleep(waitMs, signal).catch(() => undefined);
     }

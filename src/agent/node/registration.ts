@@ -5,6 +5,7 @@
 import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import { isAlreadyExists, userMessage } from '../../common/util/errors.js';
 import type { Node, NodeApi, Taint } from './types.js';
 
@@ -45,7 +46,7 @@ export function reconcilePatch(existing: Node, wanted: Node, ownedLabels: Readon
 
 /** Registers the node; resolves with the node as the API server has it. Rejects only on abort. */
 export async function registerNode(o: RegistrationOptions, signal: AbortSignal): Promise<Node> {
-  let backoff = REGISTRATION_INITIAL_BACKOFF_MS;
+  const backoff = new BackoffSequence({ clock: o.clock, policy: { initialMs: REGISTRATION_INITIAL_BACKOFF_MS, maxMs: REGISTRATION_MAX_BACKOFF_MS } });
   for (;;) {
     signal.throwIfAborted();
     const node = await o.node();
@@ -62,13 +63,12 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
           o.logger.info({ node: node.metadata.name }, 'node was already registered; reconciled its labels and taints');
           return result;
         } catch (err2) {
-          o.logger.warn({ node: node.metadata.name, err: userMessage(err2), retryInMs: backoff }, 'cannot reconcile the existing node; retrying');
+          o.logger.warn({ node: node.metadata.name, err: userMessage(err2), retryInMs: backoff.peekMs() }, 'cannot reconcile the existing node; retrying');
         }
       } else {
-        o.logger.warn({ node: node.metadata.name, err: userMessage(err), retryInMs: backoff }, 'unable to register node with the API server; retrying (is the API server reachable and the agent allowed to create nodes?)');
+        o.logger.warn({ node: node.metadata.name, err: userMessage(err), retryInMs: backoff.peekMs() }, 'unable to register node with the API server; retrying (is the API server reachable and the agent allowed to create nodes?)');
       }
     }
-    await o.clock.sleep(backoff, signal);
-    backoff = Math.min(backoff * 2, REGISTRATION_MAX_BACKOFF_MS);
+    await backoff.sleep(signal);
   }
 }

@@ -42,7 +42,7 @@ export interface ServingCertificate {
 export async function servingCertificate(o: ServingCertificateOptions): Promise<ServingCertificate> {
   const { clock, logger } = o;
   if (o.tlsCertFile !== '' && o.tlsPrivateKeyFile !== '') {
-    const files = new FileServingSource({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, logger });
+    const files = new FileServingSource({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
     await files.start(o.signal);
     return { source: files, ttlSeconds: () => undefined, stop: () => Promise.resolve() };
   }

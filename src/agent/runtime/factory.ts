@@ -1,6 +1,7 @@
 // Chooses the runtime from --container-runtime-endpoint: `process://` runs host processes,
 // `unix://` and `tcp://` talk to a Docker engine (loaded lazily, so process:// never pays for it).
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
@@ -90,7 +91,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
     runtime,
     images,
     async waitReady(signal: AbortSignal): Promise<void> {
-      let delay = 500;
+      const backoff = new BackoffSequence({ clock: opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
       let logged = 0;
       while (true) {
         try {
@@ -99,11 +100,10 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
           return;
         } catch (err) {
           if (logged++ < 3 || logged % 10 === 0) {
-            opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: delay }, 'container runtime not answering; is the engine running at this endpoint? retrying');
+            opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: backoff.peekMs() }, 'container runtime not answering; is the engine running at this endpoint? retrying');
           }
         }
-        await opts.clock.sleep(delay, signal);
-        delay = Math.min(delay * 2, 10_000);
+        await backoff.sleep(signal);
       }
     },
     close: () => runtime.close(),

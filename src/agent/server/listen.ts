@@ -4,6 +4,7 @@
 
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { systemClock, type Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
 
 export const MAX_HEADER_BYTES = 1 << 20;
@@ -28,7 +29,7 @@ const STATUS_LINES: Readonly<Record<string, string>> = {
  * the response is written, then whatever the client is still sending is read and dropped until it
  * stops (for at most 5 s), instead of resetting the connection under it.
  */
-export function answerClientErrors(server: HttpServer): void {
+export function answerClientErrors(server: HttpServer, clock: Clock = systemClock): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
       socket.destroy();
@@ -37,17 +38,23 @@ export function answerClientErrors(server: HttpServer): void {
     const status = STATUS_LINES[err.code ?? ''] ?? '400 Bad Request';
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     socket.resume();
-    setTimeout(() => socket.destroy(), 5_000).unref();
+    destroyAfter(socket, 5_000, clock);
   });
 }
 
 /** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
-export function capConnectionAge(server: HttpServer, maxAgeMs: number): void {
-  server.on('connection', (socket: Socket) => {
-    const t = setTimeout(() => socket.destroy(), maxAgeMs);
-    t.unref();
-    socket.once('close', () => clearTimeout(t));
-  });
+export function capConnectionAge(server: HttpServer, maxAgeMs: number, clock: Clock = systemClock): void {
+  server.on('connection', (socket: Socket) => destroyAfter(socket, maxAgeMs, clock));
+}
+
+/** Destroys the socket `ms` from now on the clock, unless it closes first. */
+function destroyAfter(socket: Socket, ms: number, clock: Clock): void {
+  const closed = new AbortController();
+  socket.once('close', () => closed.abort());
+  clock.sleep(ms, closed.signal).then(
+    () => socket.destroy(),
+    () => undefined,
+  );
 }
 
 /** Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address, --port)`). */

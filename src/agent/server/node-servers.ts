@@ -67,6 +67,7 @@ export class NodeServers {
       if (o.secure !== undefined) {
         const authenticator = await this.authenticator(o.secure, signal);
         const server = new SecureServer({
+          clock: o.clock,
           address: o.secure.address,
           port: o.secure.port,
           nodeName: o.nodeName,
@@ -89,6 +90,7 @@ export class NodeServers {
         if (at === undefined) continue;
         const server = new PlainServer({
           kind: kind === 'readOnly' ? 'read-only' : 'healthz',
+          clock: o.clock,
           address: at.address,
           port: at.port,
           handlers,
@@ -116,7 +118,7 @@ export class NodeServers {
   private async authenticator(s: SecureServerSettings, signal: AbortSignal): Promise<Authenticator> {
     const chain: Authenticator[] = [];
     if (s.clientCaFile !== undefined && s.clientCaFile !== '') {
-      const ca = new ClientCaFile({ file: s.clientCaFile, logger: this.options.logger.child({ part: 'client-ca' }) });
+      const ca = new ClientCaFile({ file: s.clientCaFile, clock: this.options.clock, logger: this.options.logger.child({ part: 'client-ca' }) });
       await ca.start(signal);
       this.stops.push(() => ca.stop());
       chain.push(new X509Authenticator({ authorities: ca, clock: this.options.clock }));

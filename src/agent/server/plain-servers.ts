@@ -7,11 +7,14 @@ import type { Logger } from '../../common/log/types.js';
 import { serveHealthz } from './handlers/healthz.js';
 import { httpError, notFound } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
+import type { Clock } from '../../common/util/clock.js';
 import { MAX_CONNECTION_AGE_MS, SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 
 export interface PlainServerOptions {
   kind: 'read-only' | 'healthz';
+  /** Connection age and drain timers (default the system clock). */
+  clock?: Clock;
   address: string;
   port: number;
   handlers: NodeHandlers;
@@ -29,8 +32,8 @@ export class PlainServer {
         httpError(res, 500, 'Internal Server Error');
       });
     });
-    capConnectionAge(this.server, MAX_CONNECTION_AGE_MS);
-    answerClientErrors(this.server);
+    capConnectionAge(this.server, MAX_CONNECTION_AGE_MS, options.clock);
+    answerClientErrors(this.server, options.clock);
   }
 
   async start(): Promise<AddressInfo> {

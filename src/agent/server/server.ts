@@ -11,12 +11,15 @@ import type { Logger } from '../../common/log/types.js';
 import { authorizationErrorMessage, forbiddenMessage, requestAttributes } from './authz/attributes.js';
 import { httpError, plainError } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
+import type { Clock } from '../../common/util/clock.js';
 import { SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer, MAX_CONNECTION_AGE_MS } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
 import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
 
 export interface SecureServerOptions {
+  /** Connection age and drain timers (default the system clock). */
+  clock?: Clock;
   address: string;
   port: number;
   nodeName: string;
@@ -94,8 +97,8 @@ export class SecureServer {
         else socket.destroy();
       });
     });
-    capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS);
-    answerClientErrors(this.server);
+    capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS, options.clock);
+    answerClientErrors(this.server, options.clock);
     this.server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
   }
 

@@ -6,23 +6,28 @@
 import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Logger } from '../../common/log/types.js';
-import { CertificateError } from '../../common/util/errors.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
+import { CertificateError, userMessage } from '../../common/util/errors.js';
+import { runEvery } from '../../common/util/every.js';
 import type { ServingTlsMaterial, ServingTlsSource } from './types.js';
 
 /** A source reading a certificate and key file pair, re-read when either file's mtime changes. */
 export class FileServingSource implements ServingTlsSource {
   private material: ServingTlsMaterial | undefined;
   private stamp = '';
-  private timer: NodeJS.Timeout | undefined;
   private loading = false;
 
-  constructor(private readonly o: { certFile: string; keyFile: string; logger: Logger; checkIntervalMs?: number }) {}
+  constructor(private readonly o: { certFile: string; keyFile: string; logger: Logger; clock?: Clock; checkIntervalMs?: number }) {}
 
   async start(signal: AbortSignal): Promise<void> {
     await this.load(true);
-    this.timer = setInterval(() => void this.load(false), this.o.checkIntervalMs ?? 30_000);
-    this.timer.unref();
-    signal.addEventListener('abort', () => clearInterval(this.timer), { once: true });
+    void runEvery({
+      clock: this.o.clock ?? systemClock,
+      ms: this.o.checkIntervalMs ?? 30_000,
+      signal,
+      run: () => this.load(false),
+      onError: (err) => this.o.logger.warn({ err: userMessage(err), file: this.o.certFile }, 'serving certificate check failed'),
+    });
   }
 
   current(): ServingTlsMaterial {

@@ -7,9 +7,9 @@
 // 410) stops the source, and that is logged as an error.
 import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
+import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { ApiError, findCause, userMessage } from '../../common/util/errors.js';
-import { Backoff } from '../worker/backoff.js';
 import type { ResourceClient } from '../client/resource-client.js';
 import type { ApiObject, WatchEvent } from '../client/types.js';
 import { decodePodObject } from '../pod/decode.js';
@@ -125,10 +125,10 @@ export class ApiserverSource implements PodSource {
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    const backoff = new Backoff({ clock: this.opts.clock, initialMs: this.opts.retryDelayMs ?? 800, maxMs: this.opts.maxRetryDelayMs ?? 30_000 });
+    const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: this.opts.retryDelayMs ?? 800, maxMs: this.opts.maxRetryDelayMs ?? 30_000 } });
     let failing = false;
     const onListed = (): void => {
-      backoff.reset('list');
+      backoff.reset();
       if (failing) this.opts.logger.info({}, 'api source: pods listed from the API server again');
       failing = false;
     };
@@ -148,8 +148,7 @@ export class ApiserverSource implements PodSource {
           );
           return;
         }
-        backoff.next('list');
-        const delayMs = backoff.delayMs('list');
+        const delayMs = backoff.nextMs();
         failing = true;
         this.opts.logger.warn({ err: userMessage(err), retryInMs: delayMs }, 'api source: list or watch of pods failed; retrying with back-off');
         await this.opts.clock.sleep(delayMs, signal).catch(() => undefined);

@@ -1,6 +1,7 @@
 // Crash-loop back-off per container: the first restart is immediate, then 10 s doubling to
 // 5 minutes; a container that ran for 10 minutes starts over from the beginning.
 import type { Clock } from '../../common/util/clock.js';
+import { backoffDelayMs } from '../../common/util/backoff.js';
 
 export interface BackoffOptions {
   clock: Clock;
@@ -11,7 +12,8 @@ export interface BackoffOptions {
 }
 
 interface Entry {
-  delayMs: number;
+  /** Attempts recorded since the last reset. */
+  attempts: number;
   lastMs: number;
 }
 
@@ -33,19 +35,23 @@ export class Backoff {
   remainingMs(key: string): number {
     const e = this.entries.get(key);
     if (!e) return 0;
-    return Math.max(0, e.lastMs + e.delayMs - this.clock.nowMs());
+    return Math.max(0, e.lastMs + this.delayOf(e) - this.clock.nowMs());
   }
 
   /** The current delay (for messages), 0 when none is recorded. */
   delayMs(key: string): number {
-    return this.entries.get(key)?.delayMs ?? 0;
+    const e = this.entries.get(key);
+    return e ? this.delayOf(e) : 0;
+  }
+
+  private delayOf(e: Entry): number {
+    return backoffDelayMs({ initialMs: this.initialMs, maxMs: this.maxMs }, e.attempts - 1);
   }
 
   /** Record an attempt now: the next one waits the initial delay, or double the last one. */
   next(key: string): void {
     const e = this.entries.get(key);
-    const delayMs = e ? Math.min(e.delayMs * 2, this.maxMs) : this.initialMs;
-    this.entries.set(key, { delayMs, lastMs: this.clock.nowMs() });
+    this.entries.set(key, { attempts: (e?.attempts ?? 0) + 1, lastMs: this.clock.nowMs() });
   }
 
   reset(key: string): void {

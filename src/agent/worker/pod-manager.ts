@@ -51,6 +51,7 @@ export class PodManager implements StatusProvider {
    */
   private readonly terminating = new Map<string, { uid: string; done: Promise<void>; resolve: () => void }>();
   private loops: Promise<void>[] = [];
+  private readonly housekeepingListeners: ((startedMs: number, durationMs: number) => void)[] = [];
 
   constructor(opts: PodManagerOptions) {
     this.opts = opts;
@@ -170,7 +171,22 @@ export class PodManager implements StatusProvider {
     this.loops.push(this.every(this.opts.syncFrequencyMs, signal, async () => {
       for (const [uid, pod] of this.desired) if (!this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
     }));
-    this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.cleanupOrphans()));
+    this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.housekeeping()));
+  }
+
+  /** Called after each housekeeping pass (the sync-loop iteration) with its start and duration. */
+  onHousekeeping(listener: (startedMs: number, durationMs: number) => void): void {
+    this.housekeepingListeners.push(listener);
+  }
+
+  private async housekeeping(): Promise<void> {
+    const t0 = this.opts.clock.nowMs();
+    try {
+      await this.cleanupOrphans();
+    } finally {
+      const took = this.opts.clock.nowMs() - t0;
+      for (const l of this.housekeepingListeners) l(t0, took);
+    }
   }
 
   private every(ms: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {

@@ -2,6 +2,7 @@
 // only the newest pending update is kept (newest update wins). A sync that asks to be requeued
 // (back-off expiry) is scheduled with the injected clock; failures retry with a back-off.
 import type { Clock } from '../../common/util/clock.js';
+import { backoffDelayMs } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { Pod } from '../pod/types.js';
@@ -29,7 +30,8 @@ interface Worker {
   running: boolean;
   pending: PodWork | undefined;
   requeue: AbortController | undefined;
-  errorDelayMs: number;
+  /** Failed syncs in a row (the next retry waits longer). */
+  errorFailures: number;
   lastPod: Pod;
   killed: boolean;
 }
@@ -49,7 +51,7 @@ export class PodWorkers {
     const uid = work.pod.metadata.uid;
     let w = this.workers.get(uid);
     if (!w) {
-      w = { running: false, pending: undefined, requeue: undefined, errorDelayMs: this.opts.errorBackoffMs ?? 1000, lastPod: work.pod, killed: false };
+      w = { running: false, pending: undefined, requeue: undefined, errorFailures: 0, lastPod: work.pod, killed: false };
       this.workers.set(uid, w);
     }
     // a kill is final for this uid unless a later sync re-adds the pod
@@ -89,14 +91,13 @@ export class PodWorkers {
         } else {
           w.killed = false;
           const r = await this.opts.syncPod(work.pod);
-          w.errorDelayMs = this.opts.errorBackoffMs ?? 1000;
+          w.errorFailures = 0;
           // The reference logs each SyncPod at V(4); tests count these to know a sync happened.
           this.opts.logger.debug({ pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid }, 'pod synced');
           if (r.requeueAfterMs !== undefined && w.pending === undefined) this.scheduleRequeue(w, work, r.requeueAfterMs);
         }
       } catch (err) {
-        const delay = w.errorDelayMs;
-        w.errorDelayMs = Math.min(w.errorDelayMs * 2, 30_000);
+        const delay = backoffDelayMs({ initialMs: this.opts.errorBackoffMs ?? 1000, maxMs: 30_000 }, w.errorFailures++);
         this.opts.logger.error(
           { pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid, op: work.type, retryInMs: delay, err: userMessage(err) },
           `pod ${work.type} failed; retrying`,

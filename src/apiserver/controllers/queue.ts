@@ -3,6 +3,7 @@
 
 import { setMaxListeners } from 'node:events';
 import type { Clock } from '../../common/util/clock.js';
+import { backoffDelayMs } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 
 export interface WorkQueueOptions {
@@ -69,7 +70,7 @@ export class WorkQueue {
       } catch (err) {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
-        const delay = Math.min(this.o.maxDelayMs ?? 30_000, (this.o.baseDelayMs ?? 100) * 2 ** (n - 1));
+        const delay = backoffDelayMs({ initialMs: this.o.baseDelayMs ?? 100, maxMs: this.o.maxDelayMs ?? 30_000 }, n - 1);
         this.o.logger.warn({ err, key, attempt: n, retryInMs: delay }, `${this.o.name}: processing failed; will retry`);
         this.addAfter(key, delay);
       }

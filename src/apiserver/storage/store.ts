@@ -326,12 +326,16 @@ export class Store {
   waitForRevision(rv: number, timeoutMs: number): Promise<boolean> {
     if (this.rv >= rv) return Promise.resolve(true);
     return new Promise((resolve) => {
+      const timeout = new AbortController();
       const done = (ok: boolean): void => {
-        clearTimeout(timer);
+        timeout.abort();
         unsubscribe();
         resolve(ok);
       };
-      const timer = setTimeout(() => done(false), timeoutMs);
+      this.clock.sleep(timeoutMs, timeout.signal).then(
+        () => done(false),
+        () => undefined,
+      );
       const unsubscribe = this.subscribe((c) => {
         if (c.rv >= rv) done(true);
       });

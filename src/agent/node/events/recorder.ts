@@ -125,13 +125,23 @@ export class EventRecorder {
     return this.running ?? Promise.resolve();
   }
 
-  /** Resolves when the queue is empty and nothing is in flight (tests, shutdown). */
-  async drained(timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while ((this.queue.length > 0 || this.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  /** Resolves when the queue is empty and nothing is in flight, or when the worker stops. */
+  drained(): Promise<void> {
+    if (this.isDrained()) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
   }
 
   private busy = false;
+  private readonly drainWaiters: (() => void)[] = [];
+
+  private isDrained(): boolean {
+    return this.queue.length === 0 && !this.busy;
+  }
+
+  private notifyDrained(): void {
+    if (!this.isDrained()) return;
+    for (const w of this.drainWaiters.splice(0)) w();
+  }
 
   private async work(signal: AbortSignal): Promise<void> {
     const onAbort = (): void => this.wake?.();
@@ -141,6 +151,7 @@ export class EventRecorder {
         const next = this.queue.shift();
         this.stats.queued = this.queue.length;
         if (next === undefined) {
+          this.notifyDrained();
           await new Promise<void>((resolve) => {
             this.wake = resolve;
           });
@@ -153,9 +164,12 @@ export class EventRecorder {
         } finally {
           this.busy = false;
         }
+        this.notifyDrained();
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
+      // A stopped worker writes nothing more: whoever waits for a drain is released.
+      for (const w of this.drainWaiters.splice(0)) w();
     }
   }
 

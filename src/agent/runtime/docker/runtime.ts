@@ -4,6 +4,7 @@
 // containers running. Engine API version 1.41 at most; HostConfig.Init=true everywhere.
 import Docker from 'dockerode';
 import type { Clock } from '../../../common/util/clock.js';
+import { BackoffSequence } from '../../../common/util/backoff.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
 import { TokenBucket, type RateLimiter } from '../../client/rate-limiter.js';
@@ -122,14 +123,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   /** Follows the engine's container events; reconnects with back-off when the engine restarts. */
   private async watchEvents(): Promise<void> {
     const signal = this.events.signal;
-    let delay = 500;
+    const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
     while (!signal.aborted) {
       try {
         const stream = (await this.docker.getEvents({
           filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
           abortSignal: signal,
         } as unknown as Docker.GetEventsOptions)) as NodeJS.ReadableStream;
-        delay = 500;
+        backoff.reset();
         let buf = '';
         for await (const chunk of stream) {
           buf += chunk.toString();
@@ -149,14 +150,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
         }
       } catch (err) {
         if (signal.aborted) return;
-        this.opts.logger.warn({ err: userMessage(err), retryInMs: delay }, 'docker: event stream lost; reconnecting');
+        this.opts.logger.warn({ err: userMessage(err), retryInMs: backoff.peekMs() }, 'docker: event stream lost; reconnecting');
       }
       try {
-        await this.opts.clock.sleep(delay, signal);
+        await backoff.sleep(signal);
       } catch {
         return;
       }
-      delay = Math.min(delay * 2, 10_000);
     }
   }
 

@@ -8,7 +8,9 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Logger } from '../../../common/log/types.js';
-import { CertificateError } from '../../../common/util/errors.js';
+import { systemClock, type Clock } from '../../../common/util/clock.js';
+import { CertificateError, userMessage } from '../../../common/util/errors.js';
+import { runEvery } from '../../../common/util/every.js';
 import { pemBlocksOfType } from '../../../common/util/pem.js';
 
 
@@ -33,6 +35,8 @@ export interface ClientCaSource {
 export interface ClientCaFileOptions {
   file: string;
   logger: Logger;
+  /** The backup poll's clock (default the system clock). */
+  clock?: Clock;
   /** Backup poll interval; default 60 s. */
   pollIntervalMs?: number;
 }
@@ -41,7 +45,7 @@ export class ClientCaFile implements ClientCaSource {
   private current: readonly X509Certificate[] = [];
   private lastPem = '';
   private watcher: FSWatcher | undefined;
-  private poll: NodeJS.Timeout | undefined;
+  private poll: AbortController | undefined;
   private reloading: Promise<void> | undefined;
   private readonly listeners = new Set<() => void>();
 
@@ -63,15 +67,21 @@ export class ClientCaFile implements ClientCaSource {
     } catch (err) {
       this.options.logger.warn({ err: (err as Error).message, file: this.options.file }, 'cannot watch the client CA file; relying on polling');
     }
-    this.poll = setInterval(() => this.scheduleReload(), this.options.pollIntervalMs ?? 60_000);
-    this.poll.unref();
+    this.poll = new AbortController();
+    void runEvery({
+      clock: this.options.clock ?? systemClock,
+      ms: this.options.pollIntervalMs ?? 60_000,
+      signal: AbortSignal.any([signal, this.poll.signal]),
+      run: () => Promise.resolve(this.scheduleReload()),
+      onError: (err) => this.options.logger.warn({ err: userMessage(err), file: this.options.file }, 'client CA file poll failed'),
+    });
     signal.addEventListener('abort', () => this.stop(), { once: true });
   }
 
   stop(): void {
     this.watcher?.close();
     this.watcher = undefined;
-    if (this.poll !== undefined) clearInterval(this.poll);
+    this.poll?.abort();
     this.poll = undefined;
   }
 

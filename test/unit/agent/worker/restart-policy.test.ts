@@ -224,3 +224,28 @@ test('containers of pods no source asks for are removed, but only once every sou
   await w.settle();
   assert.equal(w.runtime.containers.size, 0, 'removed once all sources were seen');
 });
+
+test('each housekeeping pass reports its start and duration to onHousekeeping (the sync-loop health and metric)', async () => {
+  const w = makeWorld();
+  const passes: [number, number][] = [];
+  w.manager.onHousekeeping((startedMs, durationMs) => passes.push([startedMs, durationMs]));
+  const slow = w.runtime.listContainers.bind(w.runtime);
+  w.runtime.listContainers = async (filter) => {
+    w.clock.advance(250); // the runtime takes 250 ms to answer
+    return slow(filter);
+  };
+  const stop = new AbortController();
+  const t0 = w.clock.nowMs();
+  w.manager.start(stop.signal);
+  try {
+    await w.advance(2000);
+    await w.settle();
+    assert.deepEqual(passes, [[t0 + 2000, 250]]);
+    await w.advance(2000);
+    await w.settle();
+    assert.equal(passes.length, 2);
+    assert.equal(passes[1]![1], 250);
+  } finally {
+    stop.abort();
+  }
+});

@@ -1,0 +1,116 @@
+// Node registration, the node lease and node status: registered once, then the lease renews
+// (the heartbeat) and the status is sent when it changes and at the report frequency.
+import { userMessage } from '../../../common/util/errors.js';
+import { createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../../client/typed-clients.js';
+import type { ApiObject } from '../../client/types.js';
+import { durationMs } from '../../config/duration-field.js';
+import type { EvictionManager } from '../../eviction/manager.js';
+import type { Threshold } from '../../eviction/thresholds.js';
+import type { RestClient } from '../../client/rest-client.js';
+import { nodeApiFrom } from '../api-adapters.js';
+import { machineFacts, nodeResources } from '../capacity.js';
+import type { EventRecorder } from '../events/recorder.js';
+import { nodeAddresses } from '../identity.js';
+import { defaultNodeLabels } from '../labels.js';
+import { NodeLeaseController, type Lease } from '../lease.js';
+import { nodeSystemInfo } from '../node-info.js';
+import { registerNode, uninitializedTaint } from '../registration.js';
+import { NodeStatusManager, type NodeStatusSources } from '../status-manager.js';
+import type { Node, Taint } from '../types.js';
+import type { ServicesContext } from './context.js';
+import { nodeReference } from './events.js';
+
+export interface NodeStatusInput {
+  readonly labels: Record<string, string>;
+  readonly thresholds: Threshold[];
+  readonly recorder: EventRecorder;
+  readonly eviction: EvictionManager;
+  readonly agentVersion: string;
+}
+
+/** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
+function registrationTaints(ctx: ServicesContext): Taint[] {
+  const taints: Taint[] = (ctx.config.registerWithTaints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}), effect: t.effect as Taint['effect'] }));
+  const uninitialized = uninitializedTaint(ctx.names);
+  if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key)) taints.push(uninitialized);
+  return taints;
+}
+
+/** Does the container runtime answer within 5 s? A reason the node is not ready when not. */
+async function runtimeDown(ctx: ServicesContext): Promise<string[]> {
+  const stop = new AbortController();
+  const timeout = ctx.clock.sleep(5_000, stop.signal).then(() => Promise.reject(new Error('no answer within 5s')));
+  try {
+    await Promise.race([ctx.agent.runtime.runtime.version(), timeout]);
+    return [];
+  } catch (err) {
+    return [`container runtime is down: ${userMessage(err)}`];
+  } finally {
+    stop.abort();
+    timeout.catch(() => undefined);
+  }
+}
+
+/** What the node status reports, read when each status is built. */
+async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Promise<NodeStatusSources> {
+  const { agent, config, flags, nodeName } = ctx;
+  const facts = await machineFacts(flags.rootDir);
+  const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
+  const info = await nodeSystemInfo({ agentVersion: input.agentVersion, containerRuntimeVersion: runtimeVersion });
+  return {
+    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, systemReserved: config.systemReserved, platReserved: config.platReserved, hardThresholds: input.thresholds })),
+    addresses: () => nodeAddresses(flags.nodeIP, nodeName),
+    nodeInfo: () => Promise.resolve(info),
+    images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
+    notReadyReasons: () => runtimeDown(ctx),
+    pressure: () => {
+      const c = input.eviction.conditions();
+      return { memory: c.has('MemoryPressure'), disk: c.has('DiskPressure'), pid: c.has('PIDPressure') };
+    },
+  };
+}
+
+/** Registers the node, then runs the lease and the status loops until the signal. */
+export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, input: NodeStatusInput): Promise<void> {
+  const { config, clock, logger, names, nodeName, signal } = ctx;
+  const api = nodeApiFrom(createNodeClient({ client: rest, clock, logger }), createNodeHeartbeatClient({ client: rest, clock, logger }));
+  const nodes = createNodeClient<Node & ApiObject>({ client: rest, clock, logger });
+  const lease = new NodeLeaseController({
+    leases: createLeaseClient<Lease>({ client: rest, group: names.groups.coordination, clock, logger }),
+    nodeUid: async () => (await nodes.get(nodeName)).metadata?.uid,
+    nodeName,
+    namespace: names.namespaces.nodeLease,
+    durationSeconds: config.nodeLeaseDurationSeconds,
+    clock,
+    logger: logger.child({ part: 'lease' }),
+  });
+  const status = new NodeStatusManager({
+    api,
+    clock,
+    logger,
+    nodeName,
+    updateFrequencyMs: durationMs(config.nodeStatusUpdateFrequency, 'nodeStatusUpdateFrequency', '--node-status-update-frequency'),
+    reportFrequencyMs: durationMs(config.nodeStatusReportFrequency, 'nodeStatusReportFrequency', '--node-status-report-frequency'),
+    leaseActive: () => lease.active(),
+    maxImages: config.nodeStatusMaxImages,
+    daemonPort: config.port,
+    events: input.recorder,
+    sources: await statusSources(ctx, input),
+  });
+  const taints = registrationTaints(ctx);
+  const base: Omit<Node, 'status'> = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: nodeName, labels: input.labels },
+    spec: { ...(config.providerID !== '' ? { providerID: config.providerID } : {}), ...(taints.length > 0 ? { taints } : {}) },
+  };
+  ctx.loops.push(
+    (async () => {
+      await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName) }, signal);
+      input.recorder.event(nodeReference(nodeName), 'Normal', 'RegisteredNode', `Node ${nodeName} registered with the API server`);
+      await Promise.all([lease.run(signal), status.run(signal)]);
+    })().catch((err: unknown) => {
+      if (!signal.aborted) logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
+    }),
+  );
+}
