@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
 import { RuntimeStreaming } from '../../../../src/agent/server/streaming-adapters.js';
-import type { SpdySession } from '../../../../src/common/spdy/session.js';
+import type { LiveConnection } from '../../../../src/agent/server/streaming/session-start.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
@@ -26,7 +26,7 @@ let certs: ServerCerts;
 let root: string;
 let runtime: ProcessRuntime;
 let f: ServerFixture;
-const live = new Set<SpdySession>();
+const live = new Set<LiveConnection>();
 const sar = new FakeSarReviewer((spec) => spec.user === 'alice');
 
 before(async () => {
