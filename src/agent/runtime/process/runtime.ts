@@ -70,8 +70,9 @@ interface ProcessRecord extends RuntimeContainer {
 }
 
 // $1: exit file; the rest: the command. SIGTERM is forwarded; the status is written atomically.
+// The command gets the wrapper's stdin through fd 3: sh gives a background command /dev/null.
 const WRAPPER =
-  'f=$1; shift; "$@" <&0 & c=$!; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
+  'f=$1; shift; exec 3<&0; "$@" <&3 3<&- & c=$!; exec 3<&-; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
   'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
 
 const STATE_DIR = ['process-runtime', 'containers'] as const;
