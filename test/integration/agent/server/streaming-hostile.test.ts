@@ -76,9 +76,17 @@ function masked(b0: string, payloadHex: string): Buffer {
 const WS_HEADERS = 'GET PATH HTTP/1.1\nConnection: Upgrade\nUpgrade: websocket\nSec-WebSocket-Version: 13\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\nSec-WebSocket-Protocol: v5.channel.k8s.io';
 const SPDY_HEADERS = 'POST PATH HTTP/1.1\nConnection: Upgrade\nUpgrade: SPDY/3.1\nX-Stream-Protocol-Version: v4.channel.k8s.io';
 
-/** The pid from the server's WebSocket messages: [1]"<pid>\n" on the stdout channel (after the empty one). */
+/** The pid from the server's WebSocket messages (short, unmasked frames): "<pid>\n" on the stdout channel (1). */
 function wsPid(bytes: Buffer): number | undefined {
-  const m = /\x01(\d+)\n/.exec(bytes.toString('latin1'));
+  let out = '';
+  for (let at = 0; at + 2 <= bytes.length; ) {
+    const len = bytes[at + 1]! & 0x7f;
+    if (len >= 126 || at + 2 + len > bytes.length) break;
+    const payload = bytes.subarray(at + 2, at + 2 + len);
+    if (payload[0] === 1) out += payload.subarray(1).toString();
+    at += 2 + len;
+  }
+  const m = /^(\d+)\n/.exec(out);
   return m === null ? undefined : Number(m[1]);
 }
 
