@@ -79,7 +79,10 @@ function forward(errorStream: SpdyStream, data: SpdyStream, target: PortForwardT
   }
   target.connect(port).then(
     (conn) => {
-      conn.on('error', () => undefined);
+      // A failure after the connection was made (Docker: nc in the sandbox could not connect).
+      conn.on('error', (err) => {
+        if (!errorStream.writableEnded) errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${err.message}`);
+      });
       data.pipe(conn);
       conn.pipe(data);
       conn.once('close', () => {

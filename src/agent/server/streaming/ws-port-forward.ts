@@ -80,12 +80,13 @@ async function forwardOne(conn: ChannelConnection, i: number, port: number, targ
     await conn.send(2 * i + 1, Buffer.from(`error forwarding port ${port} to pod ${pod}, uid ${target.podUid}: ${(err as Error).message}`));
     return;
   }
+  // A failure after the connection was made (Docker: nc in the sandbox could not connect).
+  upstream.on('error', (err) => void conn.send(2 * i + 1, Buffer.from(`error forwarding port ${port} to pod ${pod}, uid ${target.podUid}: ${err.message}`)));
   await copyBoth(data, conn.writer(2 * i), upstream, conn);
 }
 
 function copyBoth(fromClient: Readable, toClient: Writable, upstream: Duplex, conn: ChannelConnection): Promise<void> {
   return new Promise((resolve) => {
-    upstream.on('error', () => undefined);
     fromClient.pipe(upstream);
     upstream.pipe(toClient, { end: false });
     const done = (): void => {

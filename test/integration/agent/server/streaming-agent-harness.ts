@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { startAgent, type RunningAgent } from '../../../e2e/static-pods-harness.js';
 import { tempDir } from '../pods/agent-harness.js';
-import { killProcessPods } from '../pods/runtimes.js';
+import { killProcessPods, removeDockerPodsNamed } from '../pods/runtimes.js';
 import { freePort } from '../../../helpers/processes.js';
 import { makeServerCerts, type ServerCerts } from '../../../helpers/server-fixture.js';
 
@@ -70,6 +70,7 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
     fds: () => (agent.child.pid === undefined ? 0 : readdirSync(`/proc/${agent.child.pid}/fd`).length),
     stop: async () => {
       await agent.stop();
+      if (o.runtimeEndpoint !== undefined) for (const name of Object.keys(o.manifests)) await removeDockerPodsNamed(`${name}-${node}`);
       await killProcessPods(root.path);
       await root.cleanup();
       await files.cleanup();
@@ -78,7 +79,17 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
 }
 
 /** A process:// pod manifest. */
-export function processPod(name: string, containers: { name: string; command: string[]; stdin?: boolean; stdinOnce?: boolean }[]): unknown {
+export interface TestContainer {
+  name: string;
+  command: string[];
+  stdin?: boolean;
+  stdinOnce?: boolean;
+  tty?: boolean;
+  image?: string;
+  imagePullPolicy?: string;
+}
+
+export function processPod(name: string, containers: TestContainer[]): unknown {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers } };
 }
 
