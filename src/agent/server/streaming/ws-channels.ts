@@ -66,10 +66,21 @@ export class ChannelConnection {
 
   /** Sends one message on channel `n` (an empty `data` sends the channel byte alone). */
   send(n: number, data: Buffer): Promise<void> {
-    if (this.closed || !canWrite(this.o.modes[n])) return Promise.resolve();
+    // A connection on its way out drops what is still sent (its peer is gone or going).
+    if (this.closed || this.o.ws.readyState !== this.o.ws.OPEN || !canWrite(this.o.modes[n])) return Promise.resolve();
     const frame = this.o.binary ? Buffer.concat([Buffer.of(n), data]) : String.fromCharCode(48 + n) + data.toString('base64');
-    return new Promise((resolve, reject) => {
-      this.o.ws.send(frame, { binary: this.o.binary }, (err) => (err !== undefined && err !== null && !this.closed ? reject(err) : resolve()));
+    return new Promise((resolve) => {
+      this.o.ws.send(frame, { binary: this.o.binary }, () => resolve());
+    });
+  }
+
+  /** Ends a writer and resolves once everything written to it has been sent. */
+  static flushed(w: Writable): Promise<void> {
+    return new Promise((resolve) => {
+      if (w.writableFinished || w.destroyed) return resolve();
+      w.once('finish', () => resolve());
+      w.once('close', () => resolve());
+      w.end();
     });
   }
 

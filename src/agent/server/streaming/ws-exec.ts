@@ -55,6 +55,8 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     if (!r.tty) conn.reader(RESIZE)?.resume();
     const io = { stdin: conn.reader(STDIN), stdout: r.stdout ? conn.writer(STDOUT) : undefined, stderr: r.stderr ? conn.writer(STDERR) : undefined, resize: r.tty ? conn.reader(RESIZE) : undefined };
     const code = await pumpExec(proc, io, o.logger);
+    // The output still buffered in the writers leaves before the Status and the close.
+    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? undefined : ChannelConnection.flushed(w))));
     if (conn.isClosed()) return;
     const text = finalStatus(r, p.v4Status === true, code);
     if (text !== '') await conn.send(ERROR, Buffer.from(text));

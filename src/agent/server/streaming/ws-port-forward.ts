@@ -88,13 +88,16 @@ async function forwardOne(conn: ChannelConnection, i: number, port: number, targ
 function copyBoth(fromClient: Readable, toClient: Writable, upstream: Duplex, conn: ChannelConnection): Promise<void> {
   return new Promise((resolve) => {
     fromClient.pipe(upstream);
-    upstream.pipe(toClient, { end: false });
+    upstream.pipe(toClient);
     const done = (): void => {
       upstream.destroy();
       resolve();
     };
-    upstream.once('end', done);
-    upstream.once('close', done);
+    // Ends once what the port sent has been sent on (the writer's finish), or the port or the connection is gone.
+    toClient.once('finish', done);
+    upstream.once('close', () => {
+      if (!upstream.readableEnded) done();
+    });
     void conn.done.then(done);
   });
 }
