@@ -20,6 +20,7 @@ import { makeServerCerts, startServerFixture, FakeSarReviewer, type ServerCerts,
 import { openExecStreams, readAll, spdyUpgrade, type UpgradeResult } from '../../../helpers/spdy-client.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
+import { wsConnect } from '../../../helpers/ws-client.js';
 
 const POD: Pod = { metadata: { name: 'web', namespace: 'default', uid: '0123456789abcdef0123456789abcdef' }, spec: { containers: [{ name: 'c', command: ['sleep', '300'] }] } };
 
@@ -194,4 +195,23 @@ test('--streaming-connection-idle-timeout (on the Clock): a session that moves b
   clock.advance(60_000);
   await waitFor(() => r.session.isClosed(), 'the agent closes the idle session');
   await waitFor(() => idleLive.size === 0 && !alive(pid), 'the session is dropped and the command killed');
+});
+
+test('--streaming-connection-idle-timeout over WebSocket (on the Clock): an idle exec connection is closed, its command killed', async (t) => {
+  const idleLive = new Set<LiveConnection>();
+  const clock = new ManualClock(Date.now());
+  const streaming = new RuntimeStreaming({ runtime, pods: { pods: () => [POD as Pod & { metadata: { uid: string; namespace: string } }] } });
+  const g = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, streaming, liveStreamingSessions: idleLive, streamingIdleTimeoutMs: 60_000, clock });
+  t.after(() => g.stop());
+  const r = await wsConnect(`${g.base}/exec/default/web/c?command=sh&command=-c&command=${encodeURIComponent('echo $$; exec sleep 300')}&input=1&output=1`, ['v5.channel.k8s.io'], alice());
+  if (r.kind !== 'open') throw new Error(`expected 101, got ${r.status}`);
+  await r.messages.until(() => /^\d+\n/.test(r.messages.text(1)), 'the pid');
+  const pid = Number(r.messages.text(1).trim());
+  await clock.waitForSleepers(1);
+  clock.advance(60_000); // the pid was sent during this period
+  await clock.waitForSleepers(1);
+  assert.equal(r.messages.closeCode, undefined, 'bytes moved during the period: the connection stays');
+  clock.advance(60_000);
+  await r.messages.closed();
+  await waitFor(() => idleLive.size === 0 && !alive(pid), 'the connection is dropped and the command killed');
 });

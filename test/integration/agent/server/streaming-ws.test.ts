@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { waitFor } from '../pods/agent-harness.js';
 import { frame, wsConnect, type WsResult } from '../../../helpers/ws-client.js';
+import { openExecStreams, spdyUpgrade } from '../../../helpers/spdy-client.js';
 import { commandQuery, processPod, startStreamingAgent, type StreamingAgent } from './streaming-agent-harness.js';
 
 const STDIN = 0;
@@ -33,6 +34,7 @@ before(async () => {
       echo: processPod('echo', [
         { name: 'main', command: ['sh', '-c', 'echo ready; while read line; do echo "got:$line"; done; echo "stdin closed"; sleep 300'], stdin: true, stdinOnce: true },
         { name: 'side', command: ['sleep', '300'] },
+        { name: 'keep', command: ['sh', '-c', 'while read line; do echo "kept:$line"; done; echo "keep: stdin closed"; sleep 300'], stdin: true },
       ]),
     },
   });
@@ -172,3 +174,31 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+test('a client that disappears from a terminal exec: the command on the pty is killed and the agent\'s descriptors (the pty too) come back', async () => {
+  const baseline = a.fds();
+  const r = opened(await wsConnect(execUrl('side', ['sh', '-c', 'echo $$; exec cat'], 'input=1&output=1&tty=1'), ['v5.channel.k8s.io'], a.tls));
+  await r.messages.until(() => /^\d+\r?\n/.test(r.messages.text(STDOUT)), 'the pid');
+  const pid = Number(r.messages.text(STDOUT).trim().split(/\s/)[0]);
+  assert.ok(alive(pid));
+  assert.ok(a.fds() > baseline, 'the exec holds the connection and the pty');
+  r.ws.terminate();
+  await waitFor('the command on the pty to be gone', () => !alive(pid));
+  await waitFor(`the agent's descriptors back to ${baseline}`, () => a.fds() <= baseline);
+});
+
+test('attach over SPDY (what kube-apiserver speaks to the agent), container without stdinOnce: the end of one attacher\'s stdin leaves the container\'s stdin open for the next', async () => {
+  const attachOnce = async (line: string): Promise<void> => {
+    const r = await spdyUpgrade({ url: `${a.base}/attach/default/${a.pod('echo')}/keep?input=1&output=1`, protocols: ['v4.channel.k8s.io'], ...a.tls });
+    if (r.kind !== 'upgraded') throw new Error(`expected 101, got ${r.status}: ${r.body}`);
+    const s = await openExecStreams(r.session, ['stdin', 'stdout']);
+    let out = '';
+    s.get('stdout')!.on('data', (d: Buffer) => (out += d.toString()));
+    s.get('stdin')!.end(`${line}\n`);
+    await waitFor(`the echo of ${line}`, () => out.includes(`kept:${line}\n`));
+    r.socket.destroy();
+    await waitFor('the session to end', () => r.session.isClosed());
+  };
+  await attachOnce('first attacher');
+  await attachOnce('second attacher');
+});
