@@ -1,9 +1,11 @@
-// The agent's streaming endpoints over SPDY/3.1, in this process on loopback (TLS, client
-// certificate, AlwaysAllow) with a real process:// pod:
+// The agent's streaming endpoints over SPDY/3.1 and WebSocket, in this process on loopback (TLS,
+// client certificate, AlwaysAllow) with a real process:// pod:
 // - exec round trip (upgrade, streams, `true`, the v4 Status) p50, against a direct spawn of
 //   `true` in the same run, interleaved;
 // - port-forward throughput (a server on the pod's port writes BENCH_PF_MB MiB), against a
-//   direct TCP connection to the same server in the same run.
+//   direct TCP connection to the same server in the same run;
+// - with a Docker engine (busybox:local): exec round trip through the agent against the
+//   `docker exec` command line on the same container, interleaved.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, connect, type AddressInfo } from 'node:net';
@@ -16,6 +18,8 @@ import { systemClock } from '../src/common/util/clock.js';
 import type { Pod } from '../src/agent/pod/types.js';
 import { makeServerCerts, startServerFixture } from '../test/helpers/server-fixture.js';
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { wsConnect } from '../test/helpers/ws-client.js';
+import { dockerExecLatency } from './streaming-docker.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -101,6 +105,47 @@ async function tunnelRead(): Promise<number> {
   return rate;
 }
 
+async function wsExecOnce(): Promise<number> {
+  const t0 = performance.now();
+  const r = await wsConnect(`${f.base}/exec/default/bench/c?command=true&output=1`, ['v5.channel.k8s.io'], tls);
+  if (r.kind !== 'open') throw new Error(`exec refused: ${r.status} ${r.body}`);
+  await r.messages.closed();
+  if (!r.messages.text(3).includes('Success')) throw new Error(`exec failed: ${r.messages.text(3)}`);
+  return performance.now() - t0;
+}
+
+async function wsTunnelRead(): Promise<number> {
+  const t0 = performance.now();
+  const r = await wsConnect(`${f.base}/portForward/default/bench?port=${port}`, ['v4.channel.k8s.io'], tls);
+  if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
+  let n = 0;
+  r.ws.removeAllListeners('message');
+  r.ws.on('message', (d: Buffer) => {
+    if (d[0] === 0) n += d.length - 1;
+  });
+  await new Promise<void>((resolve) => r.ws.once('close', () => resolve()));
+  const rate = (n - 2) / 1048576 / ((performance.now() - t0) / 1000);
+  if (n - 2 !== PF_MB * 1048576) throw new Error(`port-forward carried ${n - 2} bytes, expected ${PF_MB} MiB`);
+  return rate;
+}
+
+/** MiB/s read by a separate process (bench/streaming-reader.ts), as a real client would be. */
+function externalRead(mode: 'tcp' | 'spdy' | 'ws'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, READ_MODE: mode, READ_PORT: String(port), READ_BASE: f.base, READ_CA: tls.ca, READ_CERT: tls.cert, READ_KEY: tls.key };
+    const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.once('error', reject);
+    c.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`reader (${mode}) exited with ${code}`));
+      const r = JSON.parse(out) as { bytes: number; ms: number };
+      if (r.bytes !== PF_MB * 1048576) return reject(new Error(`reader (${mode}) got ${r.bytes} bytes, expected ${PF_MB} MiB`));
+      resolve(r.bytes / 1048576 / (r.ms / 1000));
+    });
+  });
+}
+
 try {
   await execOnce();
   const viaAgent: number[] = [];
@@ -110,14 +155,36 @@ try {
     direct.push(await spawnOnce());
   }
   console.log(`exec round trip over SPDY (TLS, upgrade, 2 streams, \`true\`, v4 Status): p50 ${p50(viaAgent).toFixed(1)} ms; direct spawn of \`true\` p50 ${p50(direct).toFixed(1)} ms; ratio ${(p50(viaAgent) / p50(direct)).toFixed(1)}x (${EXECS} each, interleaved)`);
+  const viaWs: number[] = [];
+  for (let i = 0; i < EXECS; i++) viaWs.push(await wsExecOnce());
+  console.log(`exec round trip over WebSocket v5 (TLS, upgrade, \`true\`, Status): p50 ${p50(viaWs).toFixed(1)} ms (${EXECS})`);
   const tunnel: number[] = [];
+  const wsTunnel: number[] = [];
   const tcp: number[] = [];
   for (let i = 0; i < 3; i++) {
     tunnel.push(await tunnelRead());
+    wsTunnel.push(await wsTunnelRead());
     tcp.push(await directRead());
   }
   const best = (xs: number[]): number => Math.max(...xs);
-  console.log(`port-forward over SPDY (TLS): ${best(tunnel).toFixed(0)} MiB/s; direct TCP ${best(tcp).toFixed(0)} MiB/s; ratio ${(best(tunnel) / best(tcp)).toFixed(2)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  // CPU time per MiB (this process: client, agent and the pod's server), less at the mercy of a loaded machine than rates.
+  const cpuPerMiB = async (read: () => Promise<number>): Promise<number> => {
+    const c0 = process.cpuUsage();
+    await read();
+    const c = process.cpuUsage(c0);
+    return (c.user + c.system) / 1000 / PF_MB;
+  };
+  const cpu = { spdy: await cpuPerMiB(tunnelRead), ws: await cpuPerMiB(wsTunnelRead), tcp: await cpuPerMiB(directRead) };
+  const ext = { spdy: [] as number[], ws: [] as number[], tcp: [] as number[] };
+  for (let i = 0; i < 3; i++) {
+    ext.spdy.push(await externalRead('spdy'));
+    ext.ws.push(await externalRead('ws'));
+    ext.tcp.push(await externalRead('tcp'));
+  }
+  console.log(`port-forward read by a separate process: SPDY ${best(ext.spdy).toFixed(0)} MiB/s, WebSocket ${best(ext.ws).toFixed(0)} MiB/s, direct TCP ${best(ext.tcp).toFixed(0)} MiB/s; ratios ${(best(ext.spdy) / best(ext.tcp)).toFixed(2)}x and ${(best(ext.ws) / best(ext.tcp)).toFixed(2)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  console.log(`port-forward CPU per MiB (client + agent + pod server in one process): SPDY ${cpu.spdy.toFixed(2)} ms, WebSocket ${cpu.ws.toFixed(2)} ms, direct TCP ${cpu.tcp.toFixed(2)} ms`);
+  console.log(`port-forward over SPDY (TLS): ${best(tunnel).toFixed(0)} MiB/s; over WebSocket (TLS) ${best(wsTunnel).toFixed(0)} MiB/s; direct TCP ${best(tcp).toFixed(0)} MiB/s; ratios ${(best(tunnel) / best(tcp)).toFixed(2)}x and ${(best(wsTunnel) / best(tcp)).toFixed(2)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  console.log(await dockerExecLatency({ execs: EXECS, certs }));
 } finally {
   await new Promise<void>((resolve) => source.close(() => resolve()));
   await f.stop();

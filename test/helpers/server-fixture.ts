@@ -22,7 +22,7 @@ import {
   type ServingTlsMaterial,
 } from '../../src/agent/server/types.js';
 import type { StreamingRuntime } from '../../src/agent/server/streaming/types.js';
-import type { SpdySession } from '../../src/common/spdy/session.js';
+import type { LiveConnection } from '../../src/agent/server/streaming/session-start.js';
 import { makeCa, makeLeaf, makeServing, type TestCa, type TestLeaf } from './server-tls-certs.js';
 
 export interface ServerCerts {
@@ -101,7 +101,7 @@ export interface ServerFixtureOptions {
   logger?: Logger;
   /** Interactive exec and port-forward (absent: those paths answer 404). */
   streaming?: StreamingRuntime;
-  liveStreamingSessions?: Set<SpdySession>;
+  liveStreamingSessions?: Set<LiveConnection>;
   /** enableSystemLogHandler (default: served). */
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (default: not served). */

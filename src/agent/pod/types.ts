@@ -74,6 +74,9 @@ export const ContainerSchema = z
     readinessProbe: ProbeSchema.optional(),
     startupProbe: ProbeSchema.optional(),
     volumeMounts: z.array(VolumeMountSchema).optional(),
+    stdin: z.boolean().optional(),
+    stdinOnce: z.boolean().optional(),
+    tty: z.boolean().optional(),
   })
   .passthrough();
 

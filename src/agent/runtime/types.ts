@@ -1,5 +1,6 @@
 // The runtime interface the pod workers drive. It is CRI-shaped (sandbox + containers) so that
 // both the Docker engine and plain host processes fit behind it.
+import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
 
 export type ContainerKind = 'sandbox' | 'init' | 'app';
@@ -76,6 +77,16 @@ export interface ExecSession {
   /** Resolves with the exit code (128 + signal number when killed by a signal). */
   readonly exited: Promise<number>;
   kill(): void;
+  /** The terminal's new size (sessions started with tty); absent: no terminal. */
+  resize?(cols: number, rows: number): void;
+}
+
+/** Options of an attach to a container's own process (its stdio). */
+export interface AttachOptions {
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  tty: boolean;
 }
 
 export interface ContainerRuntime {
@@ -99,6 +110,14 @@ export interface ContainerRuntime {
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
   /** An interactive exec: the process's pipes, for the streaming endpoints (exec, attach). */
   execStream?(id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession>;
+  /**
+   * Attaches to the container's process: its output from now on, its stdin when the container
+   * keeps one open (spec stdin). `exited` resolves when the attach ends (the container exited or
+   * kill() detached); kill() detaches, never stops the container.
+   */
+  attachStream?(id: string, opts: AttachOptions): Promise<ExecSession>;
+  /** A connection to `port` inside the pod's network (Docker: through the sandbox's namespace). */
+  connectPort?(podUid: string, port: number): Promise<Duplex>;
   stats?(id: string): Promise<ContainerStats | undefined>;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */
   onEvent(listener: ContainerEventListener): void;

@@ -1,17 +1,16 @@
 // The streaming endpoints' view of the container runtime: find the pod and its running
 // container (the reference's answers: 404 "pod does not exist", 500 `container not found
-// ("name")`), start an interactive exec, and say where a pod's ports are reached.
+// ("name")`), start an interactive exec or attach, and reach a pod's ports.
 
-import type { ContainerRuntime } from '../runtime/types.js';
+import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
 import type { PodLookup } from './runtime-adapters.js';
-import { StreamTargetError, type ExecSession, type StreamingRuntime } from './streaming/types.js';
+import { StreamTargetError, type AttachOptions, type ContainerRef, type ExecSession, type PortForwardTarget, type StreamingRuntime } from './streaming/types.js';
 
 export class RuntimeStreaming implements StreamingRuntime {
-  readonly supportsTty: boolean;
+  /** Docker through the engine; process:// through a pseudo-terminal (node-pty). */
+  readonly supportsTty = true;
 
-  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup }) {
-    this.supportsTty = o.runtime.type === 'docker';
-  }
+  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup }) {}
 
   private podUid(ref: { namespace: string; pod: string; uid?: string }): string {
     const pod = this.o.pods.pods().find((p) => p.metadata.namespace === ref.namespace && p.metadata.name === ref.pod && (ref.uid === undefined || p.metadata.uid === ref.uid));
@@ -19,18 +18,30 @@ export class RuntimeStreaming implements StreamingRuntime {
     return pod.metadata.uid;
   }
 
-  async exec(ref: { namespace: string; pod: string; uid?: string; container: string }, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
+  private async running(ref: ContainerRef): Promise<RuntimeContainer> {
     const uid = this.podUid(ref);
     const containers = (await this.o.runtime.listContainers({ podUid: uid })).filter((c) => c.kind !== 'sandbox' && c.name === ref.container && c.state === 'running');
     const latest = containers.sort((a, b) => b.attempt - a.attempt)[0];
     if (latest === undefined) throw new StreamTargetError(500, `container not found ("${ref.container}")`);
-    if (this.o.runtime.execStream === undefined) throw new StreamTargetError(500, `the ${this.o.runtime.type} runtime offers no interactive exec`);
-    return this.o.runtime.execStream(latest.id, command, opts);
+    return latest;
   }
 
-  async portTarget(ref: { namespace: string; pod: string; uid?: string }): Promise<{ host: string; podUid: string }> {
+  async exec(ref: ContainerRef, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
+    const c = await this.running(ref);
+    if (this.o.runtime.execStream === undefined) throw new StreamTargetError(500, `the ${this.o.runtime.type} runtime offers no interactive exec`);
+    return this.o.runtime.execStream(c.id, command, opts);
+  }
+
+  async attach(ref: ContainerRef, opts: AttachOptions): Promise<ExecSession> {
+    const c = await this.running(ref);
+    if (this.o.runtime.attachStream === undefined) throw new StreamTargetError(500, `the ${this.o.runtime.type} runtime offers no attach`);
+    return this.o.runtime.attachStream(c.id, opts);
+  }
+
+  async portForward(ref: { namespace: string; pod: string; uid?: string }): Promise<PortForwardTarget> {
     const podUid = this.podUid(ref);
-    if (this.o.runtime.type !== 'process') throw new StreamTargetError(500, `port forwarding into ${this.o.runtime.type} pods is not offered yet`);
-    return { host: '127.0.0.1', podUid };
+    const rt = this.o.runtime;
+    if (rt.connectPort === undefined) throw new StreamTargetError(500, `port forwarding into ${rt.type} pods is not offered`);
+    return { podUid, connect: (port) => rt.connectPort!(podUid, port) };
   }
 }

@@ -72,6 +72,15 @@ function u32(...values: number[]): Buffer {
   return b;
 }
 
+/** The 8-byte head of a DATA frame (sent before its payload, which is not copied). */
+export function encodeDataHead(streamId: number, flags: number, length: number): Buffer {
+  if (length > MAX_FRAME_LENGTH) throw new RangeError(`SPDY DATA payload of ${length} bytes is over ${MAX_FRAME_LENGTH}`);
+  const head = Buffer.allocUnsafe(8);
+  head.writeUInt32BE(streamId & MAX_STREAM_ID, 0);
+  head.writeUInt32BE((((flags & 0xff) << 24) | length) >>> 0, 4);
+  return head;
+}
+
 /** The bytes of one frame. Throws a RangeError for a frame our own code built wrong. */
 export function encodeFrame(f: SpdyFrame): Buffer {
   switch (f.type) {
@@ -221,8 +230,12 @@ export class FrameReader {
   private peek(n: number): Buffer {
     const first = this.chunks[0]!;
     if (first.length >= n) return first.subarray(0, n);
-    const joined = Buffer.concat(this.chunks, this.total);
-    this.chunks = [joined];
+    // Only the chunks that hold the first n bytes are joined (not everything buffered).
+    let k = 0;
+    let len = 0;
+    while (len < n) len += this.chunks[k++]!.length;
+    const joined = Buffer.concat(this.chunks.slice(0, k), len);
+    this.chunks.splice(0, k, joined);
     return joined.subarray(0, n);
   }
 

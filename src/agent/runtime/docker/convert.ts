@@ -105,6 +105,9 @@ export function containerCreateOptions(opts: {
     ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
     Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
     ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
+    // spec stdin/stdinOnce/tty, for attach (the engine holds stdin open and the terminal).
+    ...(c.stdin === true ? { OpenStdin: true, StdinOnce: c.stdinOnce === true, AttachStdin: true } : {}),
+    ...(c.tty === true ? { Tty: true } : {}),
     ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
     Labels: {
       ...podLabels(pod, opts.nodeName),

@@ -12,11 +12,13 @@ import { parseQuantity } from '../../../common/util/values/quantity.js';
 import {
   ImagePullError,
   LABELS,
+  type AttachOptions,
   type ContainerConfig,
   type ContainerEventListener,
   type ContainerRuntime,
   type ContainerStats,
   type ExecResult,
+  type ExecSession,
   type ImageFsInfo,
   type ImageInfo,
   type ImageService,
@@ -28,6 +30,8 @@ import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
+import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
+import type { Duplex } from 'node:stream';
 
 export const DOCKER_API_VERSION = 'v1.41';
 
@@ -305,6 +309,22 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
     }
+  }
+
+  /** An interactive exec (hijacked; Tty and resize through the engine). */
+  execStream(id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
+    return dockerExecStream(this.docker, id, command, opts);
+  }
+
+  attachStream(id: string, opts: AttachOptions): Promise<ExecSession> {
+    return dockerAttachStream(this.docker, id, opts);
+  }
+
+  /** Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's). */
+  async connectPort(podUid: string, port: number): Promise<Duplex> {
+    const sandbox = (await this.listContainers({ podUid })).find((c) => c.kind === 'sandbox' && c.state === 'running');
+    if (sandbox === undefined) throw new RuntimeError(`pod ${podUid} has no running sandbox`);
+    return dockerConnectPort(this.docker, sandbox.id, port);
   }
 
   async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {

@@ -8,11 +8,13 @@ import { chmod, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises'
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
-import { PassThrough } from 'node:stream';
+import { connect } from 'node:net';
+import { PassThrough, type Duplex } from 'node:stream';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
 import type {
+  AttachOptions,
   ContainerConfig,
   ContainerEventListener,
   ContainerRuntime,
@@ -31,6 +33,8 @@ import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
+import { spawnOnPty } from './pty-exec.js';
+import { attachToProcess } from './attach.js';
 
 export interface ProcessRuntimeOptions {
   rootDir: string;
@@ -60,11 +64,15 @@ interface ProcessRecord extends RuntimeContainer {
   logEnd?: number;
   pid?: number;
   startTicks?: string;
+  /** spec stdin / stdinOnce: the process gets a stdin pipe this agent holds (for attach). */
+  stdin?: boolean;
+  stdinOnce?: boolean;
 }
 
 // $1: exit file; the rest: the command. SIGTERM is forwarded; the status is written atomically.
+// The command gets the wrapper's stdin through fd 3: sh gives a background command /dev/null.
 const WRAPPER =
-  'f=$1; shift; "$@" & c=$!; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
+  'f=$1; shift; exec 3<&0; "$@" <&3 3<&- & c=$!; exec 3<&-; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
   'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
 
 const STATE_DIR = ['process-runtime', 'containers'] as const;
@@ -92,6 +100,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private readonly spawned = new Set<string>();
   private readonly exitWaiters = new Map<string, (() => void)[]>();
   private readonly writes = new Map<string, Promise<void>>();
+  /** Stdin pipes of running containers with spec stdin (lost when the agent restarts). */
+  private readonly stdins = new Map<string, NodeJS.WritableStream>();
   private timer: NodeJS.Timeout | undefined;
   private loaded: Promise<void> | undefined;
   private closed = false;
@@ -316,6 +326,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
       ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
+      ...(c.stdin === true ? { stdin: true, stdinOnce: c.stdinOnce === true } : {}),
     };
     this.records.set(id, rec);
     await this.persist(rec);
@@ -344,7 +355,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     try {
       child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', exitFile, ...rec.command], {
         detached: true,
-        stdio: ['ignore', fd, fd],
+        stdio: [rec.stdin === true ? 'pipe' : 'ignore', fd, fd],
         env: rec.env,
         ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
         ...(rec.uid !== undefined ? { uid: rec.uid } : {}),
@@ -363,8 +374,14 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     }
     this.spawned.add(id);
     child.on('error', () => undefined);
+    if (child.stdin !== null) {
+      child.stdin.on('error', () => undefined); // EPIPE once the process is gone
+      this.stdins.set(id, child.stdin);
+    }
     child.on('exit', (code) => {
       this.spawned.delete(id);
+      this.stdins.get(id)?.end();
+      this.stdins.delete(id);
       if (rec.state === 'running') this.checkExited(rec, code ?? 137);
     });
     child.unref();
@@ -449,7 +466,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const out: RuntimeContainer[] = [];
     for (const r of this.records.values()) {
       if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
-      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, ...pub } = r;
+      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, stdin: _si, stdinOnce: _so, ...pub } = r;
       out.push(pub);
     }
     return out;
@@ -491,12 +508,13 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     });
   }
 
-  /** Plain pipes: a process:// exec has no terminal (tty is refused by the caller). */
-  async execStream(id: string, command: readonly string[]): Promise<ExecSession> {
+  /** Plain pipes, or a pseudo-terminal (node-pty) when `tty` is asked. */
+  async execStream(id: string, command: readonly string[], opts: { tty: boolean } = { tty: false }): Promise<ExecSession> {
     await this.ensureLoaded();
     const rec = this.get(id);
     const [file, ...args] = command;
     if (file === undefined) throw new RuntimeError('exec: empty command');
+    if (opts.tty) return spawnOnPty({ file, args, env: rec.env, ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
     // Its own process group, so kill() ends what the command started too.
     const child = spawn(file, args, { env: rec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
     const exited = new Promise<number>((resolve) => {
@@ -515,6 +533,32 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       }
     };
     return { stdin: child.stdin, stdout, stderr, exited, kill };
+  }
+
+  /** The container's output from now on and its stdin (spec stdin); no terminal (tty is refused). */
+  async attachStream(id: string, opts: AttachOptions): Promise<ExecSession> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    if (opts.tty) throw new RuntimeError(`attach: container "${rec.name}" runs without a terminal under process://; attach without tty`);
+    const exited = new Promise<void>((resolve) => {
+      if (rec.state !== 'running') return resolve();
+      const list = this.exitWaiters.get(id) ?? [];
+      list.push(resolve);
+      this.exitWaiters.set(id, list);
+    });
+    return attachToProcess({ name: rec.name, logFile: rec.logFile, stdin: this.stdins.get(id), stdinOnce: rec.stdinOnce === true, exited, logger: this.opts.logger }, opts);
+  }
+
+  /** process:// pods share the host's network: their ports are on 127.0.0.1. */
+  connectPort(_podUid: string, port: number): Promise<Duplex> {
+    return new Promise((resolve, reject) => {
+      const conn = connect({ host: '127.0.0.1', port });
+      conn.once('connect', () => {
+        conn.off('error', reject);
+        resolve(conn);
+      });
+      conn.once('error', reject);
+    });
   }
 
   async stats(id: string): Promise<ContainerStats | undefined> {

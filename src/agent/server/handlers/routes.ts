@@ -15,7 +15,7 @@ import type { ProfilingHandlers } from './profiling.js';
 import { httpError, notFound, sendJson, sendText } from './respond.js';
 import { serveStreaming, type UpgradeSocket } from '../streaming/serve.js';
 import type { StreamingRuntime } from '../streaming/types.js';
-import type { SpdySession } from '../../../common/spdy/session.js';
+import type { LiveConnection } from '../streaming/session-start.js';
 
 export interface NodeHandlersOptions {
   clock: Clock;
@@ -39,8 +39,8 @@ export interface NodeHandlersOptions {
   streamingIdleTimeoutMs: number;
   /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
   streaming?: StreamingRuntime;
-  /** SPDY sessions in flight (tests count them). */
-  liveStreamingSessions?: Set<SpdySession>;
+  /** Streaming connections in flight, SPDY and WebSocket (tests count them). */
+  liveStreamingSessions?: Set<LiveConnection>;
 }
 
 /** What a server serves: the secure one with or without debugging handlers, or read-only. */
@@ -110,7 +110,7 @@ export class NodeHandlers {
         return;
       }
       const live = o.liveStreamingSessions;
-      await serveStreaming(req, res, url, upgrade, { runtime: o.streaming, logger: o.logger, idleTimeoutMs: o.streamingIdleTimeoutMs, ...(live !== undefined ? { live } : {}) });
+      await serveStreaming(req, res, url, upgrade, { runtime: o.streaming, logger: o.logger, clock: o.clock, idleTimeoutMs: o.streamingIdleTimeoutMs, ...(live !== undefined ? { live } : {}) });
     } else if (path === '/configz') {
       if (!this.methodIs(req, res, 'GET')) return;
       sendJson(res, 200, configzDocument(o.configz?.() ?? {}));

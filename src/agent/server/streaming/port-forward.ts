@@ -5,13 +5,14 @@
 // a failure goes to the error stream with the reference's wording.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { systemClock } from '../../../common/util/clock.js';
 import { SpdySession } from '../../../common/spdy/session.js';
 import type { SpdyStream } from '../../../common/spdy/stream.js';
-import type { StreamServeOptions } from './exec.js';
+import type { StreamServeOptions } from './session-start.js';
 import { PORT_FORWARD_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
-import { StreamTargetError } from './types.js';
+import { socketActivity, watchIdle } from './idle.js';
+import { StreamTargetError, type PortForwardTarget } from './types.js';
 
 interface Pair {
   error?: SpdyStream;
@@ -32,9 +33,9 @@ export async function servePortForwardSpdy(
   ref: { namespace: string; pod: string; uid?: string },
   o: StreamServeOptions,
 ): Promise<void> {
-  let target: { host: string; podUid: string };
+  let target: PortForwardTarget;
   try {
-    target = await o.runtime.portTarget(ref);
+    target = await o.runtime.portForward(ref);
   } catch (err) {
     const status = err instanceof StreamTargetError ? err.status : 500;
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end((err as Error).message);
@@ -45,7 +46,9 @@ export async function servePortForwardSpdy(
   switchToSpdy(res, socket, protocol);
   const session = new SpdySession({ socket, role: 'server', head, maxStreams: 256 });
   o.live?.add(session);
-  if (o.idleTimeoutMs > 0) (socket as Socket).setTimeout(o.idleTimeoutMs, () => session.destroy());
+  const ended = new AbortController();
+  session.once('close', () => ended.abort());
+  watchIdle({ clock: o.clock ?? systemClock, timeoutMs: o.idleTimeoutMs, activity: socketActivity(socket), signal: ended.signal, onIdle: () => session.destroy() });
   const pairs = new Map<string, Pair>();
   session.on('stream', (s) => {
     const id = s.header('requestid') ?? '';
@@ -66,7 +69,7 @@ export async function servePortForwardSpdy(
   o.live?.delete(session);
 }
 
-function forward(errorStream: SpdyStream, data: SpdyStream, target: { host: string; podUid: string }, ref: { pod: string }, o: StreamServeOptions): void {
+function forward(errorStream: SpdyStream, data: SpdyStream, target: PortForwardTarget, ref: { pod: string }, o: StreamServeOptions): void {
   errorStream.resume(); // the client sends nothing on it; its end is read and dropped
   const port = parsePort(data.header('port'));
   if (typeof port === 'string') {
@@ -74,18 +77,23 @@ function forward(errorStream: SpdyStream, data: SpdyStream, target: { host: stri
     data.end();
     return;
   }
-  const conn = connect({ host: target.host, port });
-  conn.once('connect', () => {
-    data.pipe(conn);
-    conn.pipe(data);
-  });
-  conn.once('error', (err) => {
-    o.logger.debug({ pod: ref.pod, port, err: err.message }, 'port-forward: cannot reach the port');
-    errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${err.message}`);
-    data.end();
-  });
-  conn.once('close', () => {
-    if (!errorStream.writableEnded) errorStream.end();
-  });
-  data.once('close', () => conn.destroy());
+  target.connect(port).then(
+    (conn) => {
+      // A failure after the connection was made (Docker: nc in the sandbox could not connect).
+      conn.on('error', (err) => {
+        if (!errorStream.writableEnded) errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${err.message}`);
+      });
+      data.pipe(conn);
+      conn.pipe(data);
+      conn.once('close', () => {
+        if (!errorStream.writableEnded) errorStream.end();
+      });
+      data.once('close', () => conn.destroy());
+    },
+    (err: unknown) => {
+      o.logger.debug({ pod: ref.pod, port, err: (err as Error).message }, 'port-forward: cannot reach the port');
+      errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${(err as Error).message}`);
+      data.end();
+    },
+  );
 }

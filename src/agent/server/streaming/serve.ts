@@ -1,12 +1,14 @@
 // Dispatch of an upgrade request to /exec, /attach or /portForward: the path and query are
-// checked first (400 with what is accepted), then the protocol: SPDY/3.1 is served; a
-// WebSocket upgrade is answered 400 for now (not offered yet, said in the body).
+// checked first (400 with what is accepted), then the protocol: SPDY/3.1 or WebSocket.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { execRequest, serveExecSpdy, type StreamServeOptions } from './exec.js';
+import { serveExecSpdy } from './exec.js';
 import { servePortForwardSpdy } from './port-forward.js';
+import { execRequest, type StreamServeOptions } from './session-start.js';
 import { isSpdyUpgrade, isWebSocketUpgrade } from './upgrade.js';
+import { serveExecWebSocket } from './ws-exec.js';
+import { servePortForwardWebSocket } from './ws-port-forward.js';
 
 export interface UpgradeSocket {
   readonly socket: Duplex;
@@ -26,12 +28,9 @@ function bad(res: ServerResponse, status: number, message: string): void {
 }
 
 export async function serveStreaming(req: IncomingMessage, res: ServerResponse, url: URL, up: UpgradeSocket, o: StreamServeOptions): Promise<void> {
-  if (isWebSocketUpgrade(req)) {
-    bad(res, 400, 'WebSocket streaming is not offered by this agent yet; upgrade with SPDY/3.1');
-    return;
-  }
-  if (!isSpdyUpgrade(req)) {
-    bad(res, 400, 'unable to upgrade: missing upgrade headers in request (accepted: Connection: Upgrade, Upgrade: SPDY/3.1)');
+  const ws = isWebSocketUpgrade(req);
+  if (!ws && !isSpdyUpgrade(req)) {
+    bad(res, 400, 'unable to upgrade: missing upgrade headers in request (accepted: Connection: Upgrade, Upgrade: SPDY/3.1 or websocket)');
     return;
   }
   const path = url.pathname;
@@ -41,7 +40,9 @@ export async function serveStreaming(req: IncomingMessage, res: ServerResponse, 
       bad(res, 400, 'expected /portForward/{namespace}/{pod}[/{uid}]');
       return;
     }
-    await servePortForwardSpdy(req, res, up.socket, up.head, { namespace: p[0]!, pod: p[1]!, ...(p[2] !== undefined ? { uid: p[2] } : {}) }, o);
+    const ref = { namespace: p[0]!, pod: p[1]!, ...(p[2] !== undefined ? { uid: p[2] } : {}) };
+    if (ws) await servePortForwardWebSocket(req, res, up.socket, up.head, url, ref, o);
+    else await servePortForwardSpdy(req, res, up.socket, up.head, ref, o);
     return;
   }
   const kind = path.startsWith('/attach/') ? 'attach' : 'exec';
@@ -51,19 +52,16 @@ export async function serveStreaming(req: IncomingMessage, res: ServerResponse, 
     return;
   }
   const ref = p.length === 3 ? { namespace: p[0]!, pod: p[1]!, container: p[2]! } : { namespace: p[0]!, pod: p[1]!, uid: p[2]!, container: p[3]! };
-  if (kind === 'attach') {
-    bad(res, 400, 'attach is not offered by this agent yet (process:// containers have no attachable terminal); use exec');
-    return;
-  }
   const command = url.searchParams.getAll('command');
-  if (command.length === 0) {
+  if (kind === 'exec' && command.length === 0) {
     bad(res, 400, 'missing command');
     return;
   }
-  const r = execRequest(url, ref, command);
+  const r = execRequest(kind, url, ref, kind === 'exec' ? command : []);
   if (typeof r === 'string') {
     bad(res, 400, r);
     return;
   }
-  await serveExecSpdy(req, res, up.socket, up.head, r, o);
+  if (ws) await serveExecWebSocket(req, res, up.socket, up.head, r, o);
+  else await serveExecSpdy(req, res, up.socket, up.head, r, o);
 }

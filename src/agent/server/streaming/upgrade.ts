@@ -20,8 +20,10 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
   return connection.includes('upgrade') && upgrade.includes('spdy/3.1');
 }
 
+/** The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade. */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
-  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+  const connection = listHeader(req, 'connection').map((v) => v.toLowerCase());
+  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && connection.includes('upgrade');
 }
 
 function plain(res: ServerResponse, status: number, body: string, extra: Record<string, string[]> = {}): void {

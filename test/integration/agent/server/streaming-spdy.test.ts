@@ -12,13 +12,15 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
 import { RuntimeStreaming } from '../../../../src/agent/server/streaming-adapters.js';
-import type { SpdySession } from '../../../../src/common/spdy/session.js';
+import type { LiveConnection } from '../../../../src/agent/server/streaming/session-start.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { makeServerCerts, startServerFixture, FakeSarReviewer, type ServerCerts, type ServerFixture } from '../../../helpers/server-fixture.js';
 import { openExecStreams, readAll, spdyUpgrade, type UpgradeResult } from '../../../helpers/spdy-client.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
+import { wsConnect } from '../../../helpers/ws-client.js';
 
 const POD: Pod = { metadata: { name: 'web', namespace: 'default', uid: '0123456789abcdef0123456789abcdef' }, spec: { containers: [{ name: 'c', command: ['sleep', '300'] }] } };
 
@@ -26,7 +28,7 @@ let certs: ServerCerts;
 let root: string;
 let runtime: ProcessRuntime;
 let f: ServerFixture;
-const live = new Set<SpdySession>();
+const live = new Set<LiveConnection>();
 const sar = new FakeSarReviewer((spec) => spec.user === 'alice');
 
 before(async () => {
@@ -171,10 +173,11 @@ test('port-forward over SPDY carries an HTTP request to a server on the pod port
   await r.session.close();
 });
 
-test('--streaming-connection-idle-timeout closes an idle exec session and kills its command', async (t) => {
-  const idleLive = new Set<SpdySession>();
+test('--streaming-connection-idle-timeout (on the Clock): a session that moves bytes lives on; one idle for the timeout is closed and its command killed', async (t) => {
+  const idleLive = new Set<LiveConnection>();
+  const clock = new ManualClock(Date.now()); // the client certificates are valid from now
   const streaming = new RuntimeStreaming({ runtime, pods: { pods: () => [POD as Pod & { metadata: { uid: string; namespace: string } }] } });
-  const g = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, streaming, liveStreamingSessions: idleLive, streamingIdleTimeoutMs: 300 });
+  const g = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, streaming, liveStreamingSessions: idleLive, streamingIdleTimeoutMs: 60_000, clock });
   t.after(() => g.stop());
   const pidFile = join(root, `idle-pid-${process.pid}`);
   const script = `echo $$ > ${pidFile}; echo started; exec sleep 300`;
@@ -182,6 +185,33 @@ test('--streaming-connection-idle-timeout closes an idle exec session and kills 
   const s = await openExecStreams(r.session, ['stdin', 'stdout']);
   await new Promise<void>((resolve) => s.get('stdout')!.once('data', () => resolve()));
   const pid = Number((await readFile(pidFile, 'utf8')).trim());
+  await clock.waitForSleepers(1);
+  // The streams were opened and output sent during this first period: not idle.
+  clock.advance(60_000);
+  await clock.waitForSleepers(1);
+  assert.equal(r.session.isClosed(), false, 'bytes moved during the period: the session stays');
+  assert.ok(alive(pid));
+  // Nothing moves during the next period: closed.
+  clock.advance(60_000);
   await waitFor(() => r.session.isClosed(), 'the agent closes the idle session');
   await waitFor(() => idleLive.size === 0 && !alive(pid), 'the session is dropped and the command killed');
+});
+
+test('--streaming-connection-idle-timeout over WebSocket (on the Clock): an idle exec connection is closed, its command killed', async (t) => {
+  const idleLive = new Set<LiveConnection>();
+  const clock = new ManualClock(Date.now());
+  const streaming = new RuntimeStreaming({ runtime, pods: { pods: () => [POD as Pod & { metadata: { uid: string; namespace: string } }] } });
+  const g = await startServerFixture({ certs, anonymous: false, authorization: { mode: 'AlwaysAllow' }, streaming, liveStreamingSessions: idleLive, streamingIdleTimeoutMs: 60_000, clock });
+  t.after(() => g.stop());
+  const r = await wsConnect(`${g.base}/exec/default/web/c?command=sh&command=-c&command=${encodeURIComponent('echo $$; exec sleep 300')}&input=1&output=1`, ['v5.channel.k8s.io'], alice());
+  if (r.kind !== 'open') throw new Error(`expected 101, got ${r.status}`);
+  await r.messages.until(() => /^\d+\n/.test(r.messages.text(1)), 'the pid');
+  const pid = Number(r.messages.text(1).trim());
+  await clock.waitForSleepers(1);
+  clock.advance(60_000); // the pid was sent during this period
+  await clock.waitForSleepers(1);
+  assert.equal(r.messages.closeCode, undefined, 'bytes moved during the period: the connection stays');
+  clock.advance(60_000);
+  await r.messages.closed();
+  await waitFor(() => idleLive.size === 0 && !alive(pid), 'the connection is dropped and the command killed');
 });
