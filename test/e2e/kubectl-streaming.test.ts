@@ -1,0 +1,181 @@
+// kubectl 1.32 against the BUILT plat-apiserver and a BUILT agent running process:// pods:
+// logs (-f, --tail, --since, --since-time, --timestamps, --limit-bytes, -c, --all-containers,
+// --previous), exec (exit code, stdin) over WebSocket v5 (kubectl's default, translated to SPDY
+// by plat-apiserver) and over SPDY (KUBECTL_REMOTE_COMMAND_WEBSOCKETS=false, passed through),
+// port-forward over the WebSocket tunnel and over SPDY, cp both ways (tar through exec),
+// nodes/proxy, the reference's refusals, and a client that vanishes mid-exec.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { kubectlSkipReason } from '../helpers/kubectl.js';
+import { freePort } from '../helpers/processes.js';
+import { waitFor } from '../helpers/server-https-request.js';
+import { alive, openSockets, podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
+
+const skip = kubectlSkipReason('the kubectl streaming suite') ?? false;
+const NODE = 'stream-node-1';
+let s: Scene;
+let webPort: number;
+const SPDY_EXEC = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
+const SPDY_PF = { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' };
+
+function talker(trigger: string): string {
+  const script = `console.log('one');console.log('two');console.log('three');const fs=require('fs');let done=false;setInterval(()=>{if(!done&&fs.existsSync(${JSON.stringify(trigger)})){done=true;console.log('after-trigger')}},100)`;
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'talker', namespace: 'default' },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        { name: 'c', image: 'busybox:local', command: ['node', '-e', script] },
+        { name: 'd', image: 'busybox:local', command: ['sh', '-c', 'echo from d; exec sleep 600'] },
+      ],
+    },
+  });
+}
+
+function web(port: number): string {
+  const js = `require('http').createServer((q,r)=>r.end('hello from web '+q.url+'\\n')).listen(${port},'127.0.0.1')`;
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'web', image: 'busybox:local', command: ['node', '-e', js] }] },
+  });
+}
+
+before(async () => {
+  if (skip !== false) return;
+  s = await startScene(NODE);
+  webPort = await freePort();
+  for (const manifest of [talker(join(s.dir, 'trigger')), web(webPort)]) {
+    const r = await s.kubectl(['apply', '-f', '-'], { input: manifest });
+    assert.equal(r.code, 0, r.stderr);
+  }
+  await podRunning(s, 'talker');
+  await podRunning(s, 'web');
+  await waitFor(async () => (await s.kubectl(['logs', 'talker', '-c', 'c'])).stdout.includes('three'), 'talker wrote its lines', 20_000, 100);
+});
+
+after(async () => {
+  await s?.stop();
+});
+
+test('logs: whole, --tail, --limit-bytes, --timestamps, --since, --since-time, -c, --all-containers', { skip }, async () => {
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c'])).stdout, 'one\ntwo\nthree\n');
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', '--tail=1'])).stdout, 'three\n');
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', '--limit-bytes=6'])).stdout, 'one\ntw');
+  const stamped = (await s.kubectl(['logs', 'talker', '-c', 'c', '--timestamps'])).stdout.trimEnd().split('\n');
+  assert.equal(stamped.length, 3);
+  for (const [i, word] of ['one', 'two', 'three'].entries()) assert.match(stamped[i]!, new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?(Z|[+-]\\d\\d:\\d\\d) ${word}$`));
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', '--since=1h'])).stdout, 'one\ntwo\nthree\n');
+  const hourAgo = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', `--since-time=${hourAgo}`])).stdout, 'one\ntwo\nthree\n');
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'd'])).stdout, 'from d\n');
+  const all = (await s.kubectl(['logs', 'talker', '--all-containers', '--prefix'])).stdout;
+  assert.match(all, /^\[pod\/talker\/c\] three$/m);
+  assert.match(all, /^\[pod\/talker\/d\] from d$/m);
+});
+
+test('logs -f sees a line written after it started, and stops when kubectl goes', { skip }, async () => {
+  const baseline = openSockets(s.api.process.pid!);
+  const follow = s.kubectlRunning(['logs', '-f', 'talker', '-c', 'c']);
+  await follow.waitOut(/three\n/, 'the lines so far');
+  await writeFile(join(s.dir, 'trigger'), 'go');
+  await follow.waitOut(/after-trigger\n/, 'the line written while following');
+  follow.child.kill('SIGKILL');
+  await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver closes the follow's connections (baseline ${baseline}, now ${openSockets(s.api.process.pid!)})`, 10_000, 50);
+});
+
+test('logs: the reference refusals (--previous with no previous container, bad options, unknown container)', { skip }, async () => {
+  const prev = await s.kubectl(['logs', 'talker', '-c', 'c', '--previous']);
+  assert.notEqual(prev.code, 0);
+  assert.equal(prev.stderr.trim(), 'Error from server (BadRequest): previous terminated container "c" in pod "talker" not found');
+  const r = await s.api.request('GET', '/api/v1/namespaces/default/pods/talker/log?container=c&tailLines=-1');
+  assert.equal(r.status, 422);
+  assert.equal(r.json?.['message'], 'PodLogOptions "talker" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0');
+  const both = await s.api.request('GET', '/api/v1/namespaces/default/pods/talker/log?container=c&sinceSeconds=5&sinceTime=2024-01-01T00:00:00Z');
+  assert.equal(both.json?.['message'], 'PodLogOptions "talker" is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
+  const syntax = await s.api.request('GET', '/api/v1/namespaces/default/pods/talker/log?container=c&limitBytes=x');
+  assert.deepEqual([syntax.status, syntax.json?.['reason'], syntax.json?.['message']], [400, 'BadRequest', 'strconv.ParseInt: parsing "x": invalid syntax']);
+  const noCtr = await s.api.request('GET', '/api/v1/namespaces/default/pods/talker/log?container=x');
+  assert.deepEqual([noCtr.status, noCtr.json?.['message']], [400, 'container x is not valid for pod talker']);
+  const which = await s.api.request('GET', '/api/v1/namespaces/default/pods/talker/log');
+  assert.deepEqual([which.status, which.json?.['message']], [400, 'a container name must be specified for pod talker, choose one of: [c d]']);
+});
+
+for (const [protocol, env] of [['WebSocket v5 (translated)', {}], ['SPDY (passed through)', SPDY_EXEC]] as const) {
+  test(`exec over ${protocol}: output, the exit code, stdin`, { skip }, async () => {
+    const r = await s.kubectl(['exec', 'talker', '-c', 'c', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3'], { env });
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.stdout, 'out\n');
+    assert.match(r.stderr, /^err\n/);
+    const ok = await s.kubectl(['exec', 'talker', '-c', 'c', '--', 'true'], { env });
+    assert.equal(ok.code, 0, ok.stderr);
+    const cat = await s.kubectl(['exec', '-i', 'talker', '-c', 'c', '--', 'cat'], { env, input: 'hello through stdin\nsecond line\n' });
+    assert.deepEqual([cat.code, cat.stdout], [0, 'hello through stdin\nsecond line\n']);
+  });
+}
+
+test('exec refusals: a container not in the pod (the reference\'s 400), no upgrade, a pod without a node', { skip }, async () => {
+  const bad = await s.kubectl(['exec', 'talker', '-c', 'nope', '--', 'true']);
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /container nope is not valid for pod talker/);
+  const plain = await s.api.request('POST', '/api/v1/namespaces/default/pods/talker/exec?container=c&command=true&stdout=true');
+  assert.deepEqual([plain.status, plain.json?.['message']], [400, 'Upgrade request required']);
+  const loose = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unbound' }, spec: { containers: [{ name: 'c', image: 'busybox:local' }] } }) });
+  assert.equal(loose.code, 0, loose.stderr);
+  const unbound = await s.api.request('POST', '/api/v1/namespaces/default/pods/unbound/exec?container=c&command=true&stdout=true');
+  assert.deepEqual([unbound.status, unbound.json?.['message']], [400, 'pod unbound does not have a host assigned']);
+  const emptyLog = await s.api.request('GET', '/api/v1/namespaces/default/pods/unbound/log');
+  assert.deepEqual([emptyLog.status, emptyLog.text], [200, '']);
+});
+
+for (const [protocol, env] of [['the WebSocket tunnel', {}], ['SPDY', SPDY_PF]] as const) {
+  test(`port-forward over ${protocol} carries HTTP requests to the pod's server`, { skip }, async () => {
+    const pf = s.kubectlRunning(['port-forward', 'pod/web', `:${webPort}`], env);
+    const m = await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+) -> \d+/, 'kubectl port-forward listening');
+    const local = Number(m[1]);
+    for (const path of ['/first', '/second']) {
+      const res = await fetch(`http://127.0.0.1:${local}${path}`);
+      assert.equal(await res.text(), `hello from web ${path}\n`);
+    }
+    pf.child.kill('SIGTERM');
+  });
+}
+
+test('cp both ways (tar through exec)', { skip }, async () => {
+  const src = join(s.dir, 'to-pod.txt');
+  await writeFile(src, 'carried by kubectl cp\n');
+  const up = await s.kubectl(['cp', src, `talker:${join(s.dir, 'in-pod.txt')}`, '-c', 'c']);
+  assert.equal(up.code, 0, up.stderr);
+  assert.equal(await readFile(join(s.dir, 'in-pod.txt'), 'utf8'), 'carried by kubectl cp\n');
+  const back = join(s.dir, 'back.txt');
+  const down = await s.kubectl(['cp', `talker:${join(s.dir, 'in-pod.txt')}`, back, '-c', 'c']);
+  assert.equal(down.code, 0, down.stderr);
+  assert.equal(await readFile(back, 'utf8'), 'carried by kubectl cp\n');
+});
+
+test('nodes/proxy reaches the agent\'s endpoints', { skip }, async () => {
+  const r = await s.kubectl(['get', '--raw', `/api/v1/nodes/${NODE}/proxy/healthz`]);
+  assert.deepEqual([r.code, r.stdout.trim()], [0, 'ok']);
+  const pods = JSON.parse((await s.kubectl(['get', '--raw', `/api/v1/nodes/${NODE}/proxy/pods`])).stdout) as { items: { metadata: { name: string } }[] };
+  assert.ok(pods.items.some((p) => p.metadata.name === 'talker'));
+});
+
+test('a kubectl exec that vanishes: the command ends and plat-apiserver lets go of every connection', { skip }, async () => {
+  for (const env of [{}, SPDY_EXEC]) {
+    const pidFile = join(s.dir, `vanish-${Object.keys(env).length}.pid`);
+    const baseline = openSockets(s.api.process.pid!);
+    const run = s.kubectlRunning(['exec', '-i', 'talker', '-c', 'c', '--', 'sh', '-c', `echo $$ > ${pidFile}; echo started; cat > /dev/null`], env);
+    await run.waitOut(/started/, 'the command started');
+    const pid = Number((await readFile(pidFile, 'utf8')).trim());
+    assert.ok(alive(pid));
+    run.child.kill('SIGKILL');
+    await waitFor(() => !alive(pid), 'the command ends once its client is gone', 15_000, 50);
+    await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
+  }
+});
