@@ -3,7 +3,9 @@
 // kubectl runs against them (the admin's platconfig) with stdin, its exit code, its output, and
 // a way to wait for a line while it keeps running (logs -f, port-forward).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { parse as parseYaml } from 'yaml';
+import { makeCa, makeServing } from '../helpers/server-tls-certs.js';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,9 +60,39 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function startScene(node: string, apiArgs: readonly string[] = []): Promise<Scene> {
+export interface SceneOptions {
+  readonly apiArgs?: readonly string[];
+  /**
+   * The agent serves a certificate of a test CA; plat-apiserver's --kubelet-certificate-authority
+   * is that CA (`matching`) or another one (`mismatched`). Absent: the agent's self-signed
+   * certificate, not verified.
+   */
+  readonly serving?: 'matching' | 'mismatched';
+}
+
+async function servingFlags(dir: string, serving: SceneOptions['serving']): Promise<{ api: string[]; agent: string[] }> {
+  if (serving === undefined) return { api: [], agent: [] };
+  const ca = await makeCa('agent-serving-ca');
+  const leaf = await makeServing(ca);
+  const trusted = serving === 'matching' ? ca : await makeCa('some-other-ca');
+  await writeFile(join(dir, 'serving.crt'), leaf.certPem);
+  await writeFile(join(dir, 'serving.key'), leaf.keyPem, { mode: 0o600 });
+  await writeFile(join(dir, 'kubelet-ca.crt'), trusted.certPem);
+  return { api: [`--kubelet-certificate-authority=${join(dir, 'kubelet-ca.crt')}`], agent: [`--tls-cert-file=${join(dir, 'serving.crt')}`, `--tls-private-key-file=${join(dir, 'serving.key')}`] };
+}
+
+/** The admin's client certificate and the server's CA, as PEM (for raw upgrade clients). */
+export async function adminPems(api: StartedApiServer): Promise<{ ca: string; cert: string; key: string }> {
+  const cfg = parseYaml(await readFile(api.adminPlatconfig, 'utf8')) as { users: { user: Record<string, string> }[] };
+  const user = cfg.users[0]!.user;
+  const pem = (k: string): string => Buffer.from(user[k] ?? '', 'base64').toString('utf8');
+  return { ca: await readFile(api.caFile, 'utf8'), cert: pem('client-certificate-data'), key: pem('client-key-data') };
+}
+
+export async function startScene(node: string, o: SceneOptions = {}): Promise<Scene> {
   const dir = await mkdtemp(join(tmpdir(), 'na-kubectl-stream-'));
-  const api = await startApiServer({ platformDomain: 'k8s.io', args: ['--kubelet-preferred-address-types=InternalIP,Hostname', ...apiArgs] });
+  const tls = await servingFlags(dir, o.serving);
+  const api = await startApiServer({ platformDomain: 'k8s.io', args: ['--kubelet-preferred-address-types=InternalIP,Hostname', ...tls.api, ...(o.apiArgs ?? [])] });
   const agentPort = await freePort();
   await mkdir(join(dir, 'root'));
   const agent = spawn(
@@ -84,6 +116,7 @@ export async function startScene(node: string, apiArgs: readonly string[] = []):
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
       '--fail-cgroupv1=false',
+      ...tls.agent,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -6,17 +6,22 @@
 // nodes/proxy, the reference's refusals, and a client that vanishes mid-exec.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { X509Certificate } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import WebSocket from 'ws';
+import { spdyUpgrade } from '../helpers/spdy-client.js';
 import { join } from 'node:path';
 import { kubectlSkipReason } from '../helpers/kubectl.js';
 import { freePort } from '../helpers/processes.js';
 import { waitFor } from '../helpers/server-https-request.js';
-import { alive, openSockets, podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
+import { adminPems, alive, openSockets, podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
 
 const skip = kubectlSkipReason('the kubectl streaming suite') ?? false;
 const NODE = 'stream-node-1';
 let s: Scene;
 let webPort: number;
+let tokens: string;
 const SPDY_EXEC = { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' };
 const SPDY_PF = { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' };
 
@@ -49,7 +54,10 @@ function web(port: number): string {
 
 before(async () => {
   if (skip !== false) return;
-  s = await startScene(NODE);
+  tokens = await mkdtemp(join(tmpdir(), 'na-stream-tokens-'));
+  await writeFile(join(tokens, 'tokens.csv'), 'getter-token,getter,3,"readers"\n');
+  // Every call below goes to an agent whose serving certificate is verified (matching CA).
+  s = await startScene(NODE, { serving: 'matching', apiArgs: [`--token-auth-file=${join(tokens, 'tokens.csv')}`] });
   webPort = await freePort();
   for (const manifest of [talker(join(s.dir, 'trigger')), web(webPort)]) {
     const r = await s.kubectl(['apply', '-f', '-'], { input: manifest });
@@ -62,6 +70,7 @@ before(async () => {
 
 after(async () => {
   await s?.stop();
+  if (tokens !== undefined) await rm(tokens, { recursive: true, force: true });
 });
 
 test('logs: whole, --tail, --limit-bytes, --timestamps, --since, --since-time, -c, --all-containers', { skip }, async () => {
@@ -178,4 +187,67 @@ test('a kubectl exec that vanishes: the command ends and plat-apiserver lets go 
     await waitFor(() => !alive(pid), 'the command ends once its client is gone', 15_000, 50);
     await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
   }
+});
+
+test('the kubelet client certificate: issued from the cluster CA as kubeadm\'s apiserver-kubelet-client (O system:masters), key 0600', { skip }, async () => {
+  const cert = new X509Certificate(await readFile(join(s.api.certDir, 'apiserver-kubelet-client.crt')));
+  assert.equal(cert.subject, 'O=system:masters\nCN=plat-apiserver-kubelet-client');
+  assert.ok(cert.checkIssued(new X509Certificate(await readFile(s.api.clusterCaFile))));
+  assert.equal((await stat(join(s.api.certDir, 'apiserver-kubelet-client.key'))).mode & 0o777, 0o600);
+});
+
+test('a node plat-apiserver cannot reach: the reference\'s 500 with the dial error; a node without addresses', { skip }, async () => {
+  const closed = await freePort();
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'ghost' }, status: { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: closed } } } };
+  assert.equal((await s.api.request('POST', '/api/v1/nodes', { body: node })).status, 201);
+  assert.equal((await s.api.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'nowhere' } } })).status, 201);
+  for (const [pod, nodeName] of [['ghostpod', 'ghost'], ['lostpod', 'nowhere']]) {
+    const body = { apiVersion: 'v1', kind: 'Pod', metadata: { name: pod }, spec: { nodeName, containers: [{ name: 'c', image: 'busybox:local' }] } };
+    assert.equal((await s.api.request('POST', '/api/v1/namespaces/default/pods', { body })).status, 201);
+  }
+  // Over WebSocket the stream translator has upgraded the client before it dials the agent: the
+  // failure is the Status on the error channel (NewInternalError); over SPDY the upgrade-aware
+  // proxy answers it (500, "error dialing backend").
+  const ws = await s.kubectl(['exec', 'ghostpod', '--', 'true']);
+  assert.notEqual(ws.code, 0);
+  assert.equal(ws.stderr, `error: Internal error occurred: dial tcp 127.0.0.1:${closed}: connect: connection refused\n`);
+  const spdy = await s.kubectl(['exec', 'ghostpod', '--', 'true'], { env: SPDY_EXEC });
+  assert.notEqual(spdy.code, 0);
+  assert.equal(spdy.stderr, `Error from server: error dialing backend: dial tcp 127.0.0.1:${closed}: connect: connection refused\n`);
+  const log = await s.api.request('GET', '/api/v1/namespaces/default/pods/ghostpod/log');
+  assert.deepEqual([log.status, log.json?.['reason'], log.json?.['message']], [500, undefined, `Get "https://127.0.0.1:${closed}/containerLogs/default/ghostpod/c": dial tcp 127.0.0.1:${closed}: connect: connection refused`]);
+  const lost = await s.api.request('GET', '/api/v1/namespaces/default/pods/lostpod/log');
+  assert.deepEqual([lost.status, lost.json?.['message']], [500, 'no preferred addresses found; known addresses: []']);
+  const proxy = await s.api.request('GET', '/api/v1/nodes/ghost/proxy/healthz');
+  assert.deepEqual([proxy.status, proxy.json?.['message']], [500, `dial tcp 127.0.0.1:${closed}: connect: connection refused`]);
+});
+
+test('an unknown SPDY subprotocol through plat-apiserver: the agent\'s 403 naming what it accepts, relayed as is', { skip }, async () => {
+  const pems = await adminPems(s.api);
+  const r = await spdyUpgrade({ url: `${s.api.url}/api/v1/namespaces/default/pods/talker/exec?container=c&command=true&stdout=true`, protocols: ['v9.channel.k8s.io'], ...pems });
+  assert.equal(r.kind, 'refused');
+  if (r.kind !== 'refused') return;
+  const msg = 'unable to upgrade: unable to negotiate protocol: client supports [v9.channel.k8s.io], server accepts [v4.channel.k8s.io v3.channel.k8s.io v2.channel.k8s.io channel.k8s.io]';
+  assert.deepEqual([r.status, r.body], [403, `${msg}\n${msg}\n`]);
+  assert.equal(r.headers['x-accepted-stream-protocol-versions'], 'v4.channel.k8s.io, v3.channel.k8s.io, v2.channel.k8s.io, channel.k8s.io');
+});
+
+test('a WebSocket GET to pods/exec needs create as well as get (AuthorizePodWebsocketUpgradeCreatePermission)', { skip }, async () => {
+  const role = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'exec-getter', namespace: 'default' }, rules: [{ apiGroups: [''], resources: ['pods', 'pods/exec'], verbs: ['get'] }] };
+  const binding = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'exec-getter', namespace: 'default' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'exec-getter' }, subjects: [{ kind: 'User', name: 'getter', apiGroup: 'rbac.authorization.k8s.io' }] };
+  for (const o of [role, binding]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(o) })).code, 0);
+  const pems = await adminPems(s.api);
+  const url = `${s.api.url.replace('https', 'wss')}/api/v1/namespaces/default/pods/talker/exec?container=c&command=true&stdout=true`;
+  const refused = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const ws = new WebSocket(url, ['v5.channel.k8s.io'], { ca: pems.ca, headers: { authorization: 'Bearer getter-token' } });
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    ws.once('open', () => reject(new Error('the upgrade was allowed')));
+    ws.once('error', () => undefined);
+  });
+  assert.equal(refused.status, 403);
+  assert.equal((JSON.parse(refused.body) as { message: string }).message, 'pods "talker" is forbidden: User "getter" cannot create resource "pods/exec" in API group "" in the namespace "default"');
 });

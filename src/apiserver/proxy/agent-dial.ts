@@ -41,6 +41,11 @@ export function dialErrorText(err: NodeJS.ErrnoException, t: AgentTarget): strin
       return `dial tcp ${addr}: connect: no route to host`;
     case 'ETIMEDOUT':
       return `dial tcp ${addr}: i/o timeout`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
       return `dial tcp: lookup ${t.host}: no such host`;
