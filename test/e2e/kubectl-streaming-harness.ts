@@ -25,6 +25,8 @@ export interface Scene {
   dir: string;
   node: string;
   agentPort: number;
+  /** The CA of the agent's serving certificate (with `serving`). */
+  agentCa: string | undefined;
   agentOutput(): string;
   kubectl(args: readonly string[], o?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<KubectlResult>;
   /** kubectl left running; `waitOut` resolves once its stdout matches. */
@@ -70,7 +72,7 @@ export interface SceneOptions {
   readonly serving?: 'matching' | 'mismatched';
 }
 
-async function servingFlags(dir: string, serving: SceneOptions['serving']): Promise<{ api: string[]; agent: string[] }> {
+async function servingFlags(dir: string, serving: SceneOptions['serving']): Promise<{ api: string[]; agent: string[]; agentCa?: string }> {
   if (serving === undefined) return { api: [], agent: [] };
   const ca = await makeCa('agent-serving-ca');
   const leaf = await makeServing(ca);
@@ -78,7 +80,7 @@ async function servingFlags(dir: string, serving: SceneOptions['serving']): Prom
   await writeFile(join(dir, 'serving.crt'), leaf.certPem);
   await writeFile(join(dir, 'serving.key'), leaf.keyPem, { mode: 0o600 });
   await writeFile(join(dir, 'kubelet-ca.crt'), trusted.certPem);
-  return { api: [`--kubelet-certificate-authority=${join(dir, 'kubelet-ca.crt')}`], agent: [`--tls-cert-file=${join(dir, 'serving.crt')}`, `--tls-private-key-file=${join(dir, 'serving.key')}`] };
+  return { api: [`--kubelet-certificate-authority=${join(dir, 'kubelet-ca.crt')}`], agent: [`--tls-cert-file=${join(dir, 'serving.crt')}`, `--tls-private-key-file=${join(dir, 'serving.key')}`], agentCa: ca.certPem };
 }
 
 /** The admin's client certificate and the server's CA, as PEM (for raw upgrade clients). */
@@ -129,6 +131,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     dir,
     node,
     agentPort,
+    agentCa: tls.agentCa,
     agentOutput: () => agentOut,
     kubectl: (args, o = {}) =>
       new Promise((resolve) => {
