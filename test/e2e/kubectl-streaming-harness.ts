@@ -70,6 +70,8 @@ export interface SceneOptions {
    * certificate, not verified.
    */
   readonly serving?: 'matching' | 'mismatched';
+  /** The agent's container runtime endpoint (default process://). */
+  readonly runtimeEndpoint?: string;
 }
 
 async function servingFlags(dir: string, serving: SceneOptions['serving']): Promise<{ api: string[]; agent: string[]; agentCa?: string }> {
@@ -103,7 +105,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       'bin/nodeagent',
       `--platconfig=${api.adminPlatconfig}`,
       '--platform-domain=k8s.io',
-      '--container-runtime-endpoint=process://',
+      `--container-runtime-endpoint=${o.runtimeEndpoint ?? 'process://'}`,
       `--root-dir=${join(dir, 'root')}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--hostname-override=${node}`,
