@@ -144,7 +144,8 @@ test('exec refusals: a container not in the pod (the reference\'s 400), no upgra
 });
 
 for (const [protocol, env] of [['the WebSocket tunnel', {}], ['SPDY', SPDY_PF]] as const) {
-  test(`port-forward over ${protocol} carries HTTP requests to the pod's server`, { skip }, async () => {
+  test(`port-forward over ${protocol} carries HTTP requests to the pod's server; kubectl gone, nothing held`, { skip }, async () => {
+    const baseline = openSockets(s.api.process.pid!);
     const pf = s.kubectlRunning(['port-forward', 'pod/web', `:${webPort}`], env);
     const m = await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+) -> \d+/, 'kubectl port-forward listening');
     const local = Number(m[1]);
@@ -152,7 +153,8 @@ for (const [protocol, env] of [['the WebSocket tunnel', {}], ['SPDY', SPDY_PF]] 
       const res = await fetch(`http://127.0.0.1:${local}${path}`);
       assert.equal(await res.text(), `hello from web ${path}\n`);
     }
-    pf.child.kill('SIGTERM');
+    pf.child.kill('SIGKILL');
+    await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
   });
 }
 
