@@ -37,6 +37,7 @@ export interface Scene {
 export interface RunningKubectl {
   child: ChildProcess;
   out(): string;
+  err(): string;
   waitOut(re: RegExp, what: string, timeoutMs?: number): Promise<RegExpMatchArray>;
 }
 
@@ -159,6 +160,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       return {
         child,
         out: () => out,
+        err: () => err,
         waitOut: async (re, what, timeoutMs = 20_000) => {
           await waitFor(() => re.test(out), `${what} (kubectl stdout: ${out.slice(-500)}; stderr: ${err.slice(-500)})`, timeoutMs, 50);
           return re.exec(out)!;

@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import WebSocket from 'ws';
@@ -122,8 +123,11 @@ for (const [protocol, env] of [['WebSocket v5 (translated)', {}], ['SPDY (passed
     assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stdout, 'out\n');
     assert.match(r.stderr, /^err\n/);
-    const ok = await s.kubectl(['exec', 'talker', '-c', 'c', '--', 'true'], { env });
+    const ok = await s.kubectl(['-v=7', 'exec', 'talker', '-c', 'c', '--', 'true'], { env });
     assert.equal(ok.code, 0, ok.stderr);
+    // Which protocol carried it (kubectl falls back to SPDY silently when a WebSocket upgrade fails).
+    if (protocol.startsWith('WebSocket')) assert.match(ok.stderr, /The subprotocol is v5\.channel\.k8s\.io/);
+    else assert.doesNotMatch(ok.stderr, /Sec-Websocket-Protocol/i);
     const cat = await s.kubectl(['exec', '-i', 'talker', '-c', 'c', '--', 'cat'], { env, input: 'hello through stdin\nsecond line\n' });
     assert.deepEqual([cat.code, cat.stdout], [0, 'hello through stdin\nsecond line\n']);
   });
@@ -146,13 +150,16 @@ test('exec refusals: a container not in the pod (the reference\'s 400), no upgra
 for (const [protocol, env] of [['the WebSocket tunnel', {}], ['SPDY', SPDY_PF]] as const) {
   test(`port-forward over ${protocol} carries HTTP requests to the pod's server; kubectl gone, nothing held`, { skip }, async () => {
     const baseline = openSockets(s.api.process.pid!);
-    const pf = s.kubectlRunning(['port-forward', 'pod/web', `:${webPort}`], env);
+    const pf = s.kubectlRunning(['-v=7', 'port-forward', 'pod/web', `:${webPort}`], env);
     const m = await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+) -> \d+/, 'kubectl port-forward listening');
     const local = Number(m[1]);
     for (const path of ['/first', '/second']) {
       const res = await fetch(`http://127.0.0.1:${local}${path}`);
       assert.equal(await res.text(), `hello from web ${path}\n`);
     }
+    // Which protocol carried it (kubectl falls back to SPDY silently when the tunnel's upgrade fails).
+    if (protocol.includes('WebSocket')) assert.match(pf.err(), /negotiated protocol: portforward\.k8s\.io/);
+    else assert.doesNotMatch(pf.err(), /Sec-Websocket-Protocol/i);
     pf.child.kill('SIGKILL');
     await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
   });
@@ -279,4 +286,87 @@ test('exec into a container that is not running: the agent\'s `container not fou
     details: { causes: [{ message: 'unable to upgrade connection: container not found ("c")' }] },
     code: 500,
   });
+});
+
+test('hostile WebSocket messages to the translator: ignored or the connection closed; the session and the server carry on', { skip }, async () => {
+  const pems = await adminPems(s.api);
+  const url = `${s.api.url.replace('https', 'wss')}/api/v1/namespaces/default/pods/talker/exec?container=c&command=cat&stdin=true&stdout=true`;
+  const open = (): Promise<WebSocket> =>
+    new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, ['v5.channel.k8s.io'], { ca: pems.ca, cert: pems.cert, key: pems.key });
+      ws.once('open', () => resolve(ws));
+      ws.once('error', reject);
+    });
+  const ws = await open();
+  const out: string[] = [];
+  const done = new Promise<string>((resolve) => {
+    ws.on('message', (d: Buffer) => {
+      if (d[0] === 1 && d.length > 1) out.push(d.subarray(1).toString());
+      if (d[0] === 3) resolve(d.subarray(1).toString());
+    });
+  });
+  ws.send('a text frame');
+  for (const m of [[], [9, 1, 2], [255], [255, 7], [4, ...Buffer.from('{"Width":"x"}')], [2, 65]]) ws.send(Buffer.from(m));
+  ws.send(Buffer.from([0, ...Buffer.from('still here\n')]));
+  ws.send(Buffer.from([255, 0]));
+  assert.deepEqual(JSON.parse(await done), { metadata: {}, status: 'Success' });
+  assert.equal(out.join(''), 'still here\n');
+  // Over the 1 MiB message bound: the WebSocket is closed (1009), the command with it.
+  const big = await open();
+  big.on('error', () => undefined); // the server may reset the connection after its close frame
+  const closed = new Promise<number>((resolve) => big.once('close', (code) => resolve(code)));
+  big.send(Buffer.alloc(2 << 20, 0));
+  assert.equal(await closed, 1009);
+  assert.equal((await s.api.request('GET', '/healthz')).text, 'ok');
+});
+
+/** One masked client frame (RFC 6455 5.2), binary; `declared` may claim more than `payload` holds. */
+function clientFrame(payload: Buffer, declared = payload.length): Buffer {
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const head = declared < 126 ? Buffer.from([0x82, 0x80 | declared]) : Buffer.concat([Buffer.from([0x82, 0x80 | 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(declared)); return b; })()]);
+  return Buffer.concat([head, mask, Buffer.from(payload.map((b, i) => b ^ mask[i % 4]!))]);
+}
+
+/** A raw WebSocket upgrade offering `SPDY/3.1+portforward.k8s.io` (ws's client refuses that name; kubectl sends it). */
+async function rawTunnel(pems: { ca: string; cert: string; key: string }): Promise<{ socket: TLSSocket; head: string }> {
+  const url = new URL(s.api.url);
+  const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: pems.ca, cert: pems.cert, key: pems.key });
+  await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+  socket.write(['GET /api/v1/namespaces/default/pods/web/portforward HTTP/1.1', `Host: ${url.host}`, 'Connection: Upgrade', 'Upgrade: websocket', 'Sec-WebSocket-Version: 13', 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Protocol: SPDY/3.1+portforward.k8s.io', '', ''].join('\r\n'));
+  let head = '';
+  await new Promise<void>((resolve) => {
+    const onData = (d: Buffer): void => {
+      head += d.toString('latin1');
+      if (head.includes('\r\n\r\n')) {
+        socket.off('data', onData);
+        resolve();
+      }
+    };
+    socket.on('data', onData);
+  });
+  return { socket, head };
+}
+
+test('hostile bytes into the port-forward tunnel: garbage SPDY ends the tunnel, an oversized message closes it (1009); the server carries on', { skip }, async () => {
+  const pems = await adminPems(s.api);
+  const baseline = openSockets(s.api.process.pid!);
+  const garbage = await rawTunnel(pems);
+  assert.match(garbage.head, /^HTTP\/1\.1 101 .*\r\n/);
+  assert.match(garbage.head, /\r\nSec-WebSocket-Protocol: SPDY\/3\.1\+portforward\.k8s\.io\r\n/i);
+  const ended = new Promise<void>((resolve) => garbage.socket.once('close', () => resolve()));
+  garbage.socket.on('error', () => undefined);
+  garbage.socket.write(clientFrame(Buffer.from('this is not a SPDY frame at all, not even close')));
+  await ended;
+  const big = await rawTunnel(pems);
+  big.socket.on('error', () => undefined);
+  let back = Buffer.alloc(0);
+  big.socket.on('data', (d: Buffer) => (back = Buffer.concat([back, d])));
+  const closed = new Promise<void>((resolve) => big.socket.once('close', () => resolve()));
+  big.socket.write(clientFrame(Buffer.alloc(16), 2 << 20));
+  await closed;
+  // The server's close frame: opcode 8, status 1009 (message too big).
+  const at = back.indexOf(0x88);
+  assert.ok(at >= 0 && back.readUInt16BE(at + 2) === 1009, `close frame with 1009 in ${back.toString('hex')}`);
+  assert.equal((await s.api.request('GET', '/healthz')).text, 'ok');
+  await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
 });

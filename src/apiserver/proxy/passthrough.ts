@@ -51,6 +51,11 @@ export function join(a: Duplex, b: Duplex): Promise<void> {
     b.on('error', finish);
     a.once('close', finish);
     b.once('close', finish);
+    // A side that went away while the other was being dialled has no close event left to give.
+    if (a.destroyed || b.destroyed) {
+      finish();
+      return;
+    }
     a.pipe(b);
     b.pipe(a);
   });

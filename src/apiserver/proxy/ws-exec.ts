@@ -40,6 +40,7 @@ export interface TranslateOptions {
 /** The translator serves v5 only (the reference's StreamTranslatorHandler); the caller checked it is offered. */
 function accept(o: TranslateOptions): Promise<WebSocket> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, handleProtocols: (offered) => (offered.has(WS_V5) ? WS_V5 : false) });
+  if (o.socket.destroyed) return Promise.reject(new Error('the client went away'));
   return new Promise((resolve, reject) => {
     // A bad handshake is answered 400 by ws, which then closes the socket without a callback.
     const onClose = (): void => reject(new Error('the WebSocket handshake was refused'));
@@ -139,6 +140,9 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
   } catch {
     return;
   }
+  // A protocol error of the client (a message over 1 MiB, a bad frame) closes its WebSocket (ws
+  // sends the close code); the 'close' below tears the session down.
+  ws.on('error', (err) => o.logger.debug({ err: err.message }, 'exec WebSocket closed on a protocol error'));
   o.live?.add(ws);
   const input = new ClientInput(ws);
   const first = o.flags.stdout ? CH.stdout : o.flags.stderr ? CH.stderr : CH.error;

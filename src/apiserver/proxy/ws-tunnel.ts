@@ -50,7 +50,16 @@ export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
   }
   const chosen = String(answer.response.headers['x-stream-protocol-version'] ?? '').trim();
   // The agent's choice, prefixed again, is the WebSocket's subprotocol (none when it named none).
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, handleProtocols: () => (chosen === '' ? false : `${TUNNEL_PREFIX}${chosen}`) });
+  // `SPDY/3.1+...` is not an RFC 7230 token, which ws's parser requires: the offer is taken off
+  // the request (it was read above) and the answer added to the 101's headers.
+  delete o.req.headers['sec-websocket-protocol'];
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
+  if (chosen !== '') wss.on('headers', (headers) => headers.push(`Sec-WebSocket-Protocol: ${TUNNEL_PREFIX}${chosen}`));
+  if (o.socket.destroyed) {
+    // The client went away while the agent was being dialled.
+    answer.socket.destroy();
+    return;
+  }
   const ws = await new Promise<WebSocket | undefined>((resolve) => {
     // A bad handshake is answered 400 by ws, which then closes the socket without a callback.
     const onClose = (): void => resolve(undefined);
@@ -64,6 +73,8 @@ export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
     answer.socket.destroy();
     return;
   }
+  // A protocol error of the client closes its WebSocket; join() below tears the tunnel down.
+  ws.on('error', () => undefined);
   o.live?.add(ws);
   const tunnel = createWebSocketStream(ws);
   if (answer.head.length > 0) tunnel.write(answer.head);
