@@ -93,6 +93,8 @@ export function dialAgent(r: AgentRequest): Promise<AgentAnswer> {
     const timer = setTimeout(() => req.destroy(Object.assign(new Error(`dial tcp ${r.target.host}:${r.target.port}: i/o timeout`), { code: 'ETIMEDOUT' })), r.timeoutMs ?? 30_000);
     req.once('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => {
       clearTimeout(timer);
+      // Streams carry small frames both ways: Nagle's delay would hold each behind a delayed ACK.
+      socket.setNoDelay(true);
       resolve({ kind: 'upgraded', response, socket, head });
     });
     req.once('response', (response: IncomingMessage) => {

@@ -6,6 +6,7 @@
 // with their bodies.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dialAgent, type AgentAnswer, type AgentTarget, type AgentTls } from './agent-dial.js';
 
@@ -112,6 +113,7 @@ export async function passThrough(p: Passthrough): Promise<void> {
     throw new Error('the agent upgraded a request that asked for no upgrade');
   }
   const client = p.upgrade.socket;
+  (client as Partial<Socket>).setNoDelay?.(true);
   client.write(responseHead(answer.response));
   if (answer.head.length > 0) client.write(answer.head);
   if (p.upgrade.head.length > 0) answer.socket.write(p.upgrade.head);

@@ -6,6 +6,7 @@
 // a client that goes away tears the SPDY session down, which ends the command on the agent.
 
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../common/log/types.js';
@@ -41,6 +42,7 @@ export interface TranslateOptions {
 function accept(o: TranslateOptions): Promise<WebSocket> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, handleProtocols: (offered) => (offered.has(WS_V5) ? WS_V5 : false) });
   if (o.socket.destroyed) return Promise.reject(new Error('the client went away'));
+  (o.socket as Partial<Socket>).setNoDelay?.(true);
   return new Promise((resolve, reject) => {
     // A bad handshake is answered 400 by ws, which then closes the socket without a callback.
     const onClose = (): void => reject(new Error('the WebSocket handshake was refused'));

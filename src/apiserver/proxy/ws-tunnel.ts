@@ -5,6 +5,7 @@
 // A refusal of the agent is relayed to the client as the agent wrote it.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
 import { dialAgent, type AgentTarget, type AgentTls } from './agent-dial.js';
@@ -55,6 +56,7 @@ export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
   delete o.req.headers['sec-websocket-protocol'];
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
   if (chosen !== '') wss.on('headers', (headers) => headers.push(`Sec-WebSocket-Protocol: ${TUNNEL_PREFIX}${chosen}`));
+  (o.socket as Partial<Socket>).setNoDelay?.(true);
   if (o.socket.destroyed) {
     // The client went away while the agent was being dialled.
     answer.socket.destroy();
