@@ -10,6 +10,7 @@ import { parseDurationMs } from '../common/util/values/duration.js';
 import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
+import { checkAddressTypes } from './proxy/node-connection.js';
 
 export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner', 'nodelifecycle'] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
@@ -44,6 +45,13 @@ export interface ApiServerFlags {
   defaultWatchCacheSize: number;
   etcdCompactionIntervalMs: number;
   verbosity: number;
+  /** --kubelet-client-certificate/--kubelet-client-key: plat-apiserver's identity towards agents. */
+  kubeletClientCertificate: string | undefined;
+  kubeletClientKey: string | undefined;
+  /** --kubelet-certificate-authority: verifies the agents' serving certificates. */
+  kubeletCertificateAuthority: string | undefined;
+  /** --kubelet-preferred-address-types: which node address reaches its agent. */
+  kubeletPreferredAddressTypes: string[];
   /** Further flags registered by plug-in parts (configuration files), by camelCase name. */
   extra: Record<string, string>;
 }
@@ -81,6 +89,10 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
   { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
   { name: 'etcd-compaction-interval', value: 'duration', def: '5m0s', help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long. 0 disables compaction.' },
+  { name: 'kubelet-client-certificate', value: 'string', def: undefined, help: 'Client certificate (PEM) for connections to the node agents (logs, exec, attach, port-forward, nodes/proxy). When absent, one is issued from the cluster CA into --cert-dir (CN <product>-apiserver-kubelet-client, O system:masters).' },
+  { name: 'kubelet-client-key', value: 'string', def: undefined, help: 'Private key (PEM) of --kubelet-client-certificate.' },
+  { name: 'kubelet-certificate-authority', value: 'string', def: undefined, help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified." },
+  { name: 'kubelet-preferred-address-types', value: 'strings', def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'The preferred NodeAddressTypes to use for connections to the node agents.' },
   { name: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];
 
@@ -184,6 +196,16 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       flag: signCert === undefined ? 'cluster-signing-cert-file' : 'cluster-signing-key-file',
     });
   }
+  const kubeletCert = get('kubelet-client-certificate');
+  const kubeletKey = get('kubelet-client-key');
+  if ((kubeletCert === undefined) !== (kubeletKey === undefined)) {
+    throw new FlagError('flags --kubelet-client-certificate and --kubelet-client-key must be given together', { flag: kubeletCert === undefined ? 'kubelet-client-certificate' : 'kubelet-client-key' });
+  }
+  const addressTypes = parseStrings(val('kubelet-preferred-address-types'), 'kubelet-preferred-address-types');
+  const addressProblem = checkAddressTypes(addressTypes);
+  if (addressProblem !== undefined) {
+    throw new FlagError(`invalid value "${val('kubelet-preferred-address-types')}" for flag --kubelet-preferred-address-types: ${addressProblem}`, { flag: 'kubelet-preferred-address-types' });
+  }
   const port = parseInt32(val('secure-port'), 'secure-port');
   if (port < 0 || port > 65535) throw new FlagError(`invalid value "${val('secure-port')}" for flag --secure-port: must be between 0 and 65535`, { flag: 'secure-port' });
   const extraValues: Record<string, string> = {};
@@ -219,6 +241,10 @@ export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] 
       defaultWatchCacheSize: positiveInt(val('default-watch-cache-size'), 'default-watch-cache-size', 0),
       etcdCompactionIntervalMs: durationMs(val('etcd-compaction-interval'), 'etcd-compaction-interval'),
       verbosity: positiveInt(val('v'), 'v', 0),
+      kubeletClientCertificate: kubeletCert,
+      kubeletClientKey: kubeletKey,
+      kubeletCertificateAuthority: get('kubelet-certificate-authority'),
+      kubeletPreferredAddressTypes: addressTypes,
       extra: extraValues,
     },
   };

@@ -27,6 +27,8 @@ import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
 import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
+import { SubresourceProxy } from './proxy/handler.js';
+import { prepareKubeletClient } from './proxy/kubelet-client.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
@@ -97,6 +99,18 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
+  const kubeletTls = await prepareKubeletClient(flags, certs.clusterCa, names.product, logger);
+  server.useProxy(
+    new SubresourceProxy({
+      registry: server.registry,
+      podDef: server.defs.pod,
+      nodeDef: server.defs.node,
+      tls: kubeletTls,
+      preferredAddressTypes: flags.kubeletPreferredAddressTypes,
+      authorizer: server.authorizer,
+      logger: logger.child({ component: 'proxy' }),
+    }),
+  );
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;

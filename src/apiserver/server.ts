@@ -5,8 +5,9 @@
 import { namesFor, type Names } from '../common/names.js';
 import { createServer, type Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type {
   AdmissionPlugin,
   Authenticator,
@@ -84,6 +85,19 @@ export interface ApiServerOptions {
   readonly logger: Logger;
 }
 
+/** The streaming subresources (pods/log, exec, attach, portforward, nodes/proxy): proxy/handler.ts. */
+export interface StreamingProxy {
+  handle(c: {
+    req: IncomingMessage;
+    res: ServerResponse;
+    upgrade: { socket: Duplex; head: Buffer } | undefined;
+    path: string;
+    search: URLSearchParams;
+    user: UserInfo;
+    signal: AbortSignal;
+  }): Promise<boolean>;
+}
+
 const unauthenticatedPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
 export class ApiServer {
@@ -112,6 +126,7 @@ export class ApiServer {
   private readonly stopController = new AbortController();
   private compactTimer: NodeJS.Timeout | undefined;
   private address = '';
+  private proxy: StreamingProxy | undefined;
 
   constructor(o: ApiServerOptions) {
     this.o = o;
@@ -182,9 +197,27 @@ export class ApiServer {
         });
       },
     );
+    // Upgrades (exec, attach, port-forward, nodes/proxy) take the same pipeline, answered on a
+    // response object over the raw socket until a handler takes the socket over.
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on('error', () => undefined);
+      const res = new ServerResponse(req);
+      res.assignSocket(socket as Socket);
+      res.shouldKeepAlive = false;
+      res.once('finish', () => socket.end());
+      this.handle(req, res, { socket, head }).catch((err: unknown) => {
+        o.logger.error({ err }, 'upgrade handling failed');
+        socket.destroy();
+      });
+    });
     this.server.requestTimeout = 0;
     this.server.headersTimeout = 60_000;
     this.server.keepAliveTimeout = 65_000;
+  }
+
+  /** Serves the streaming subresources through this proxy (set before start). */
+  useProxy(proxy: StreamingProxy): void {
+    this.proxy = proxy;
   }
 
   /** Creates the `default` and `kube-system` namespaces when absent. */
@@ -240,7 +273,7 @@ export class ApiServer {
     this.store.close();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
     const span = this.o.tracer?.startRequestSpan(req);
     let rc: ResponseContext = { pretty: false, warnings: [] };
     const abort = new AbortController();
@@ -254,7 +287,7 @@ export class ApiServer {
     try {
       const target = parseRequestTarget(req.url);
       rc = { pretty: wantsPretty(target.search, req.headers['user-agent']), warnings: rc.warnings };
-      await this.route(req, res, target, rc, abort.signal);
+      await this.route(req, res, target, rc, abort.signal, upgrade);
     } catch (err) {
       const status = statusOf(err);
       if (status.code >= 500) this.o.logger.error({ err, method: req.method, path: rawRequestPath(req.url) }, 'request failed');
@@ -262,7 +295,7 @@ export class ApiServer {
     }
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, target: RequestTarget, rc: ResponseContext, signal: AbortSignal): Promise<void> {
+  private async route(req: IncomingMessage, res: ServerResponse, target: RequestTarget, rc: ResponseContext, signal: AbortSignal, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
     const method = req.method ?? 'GET';
     const { path } = target;
     const open = unauthenticatedPaths.has(path) || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/');
@@ -286,6 +319,7 @@ export class ApiServer {
       else sendText(res, 200, 'ok');
       return;
     }
+    if (this.proxy !== undefined && (await this.proxy.handle({ req, res, upgrade, path, search: target.search, user, signal }))) return;
     const route = this.routes.match(path);
     if (route !== undefined) {
       await handleResource(this.handlerCtx, route, req, res, target.search, user, rc, signal);

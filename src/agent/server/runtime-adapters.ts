@@ -7,19 +7,24 @@ import { cpus, freemem, totalmem, uptime } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
 import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
-import { ContainerNotFoundError, type CommandRunner, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
+import { ContainerNotFoundError, NoPreviousContainerError, type CommandRunner, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
 
 export interface PodLookup {
   pods(): readonly { metadata: { name: string; namespace: string; uid: string } }[];
 }
 
-async function findContainer(runtime: ContainerRuntime, pods: PodLookup, ref: ContainerRef): Promise<RuntimeContainer> {
+async function findContainer(runtime: ContainerRuntime, pods: PodLookup, ref: ContainerRef, previous = false): Promise<RuntimeContainer> {
   const pod = pods.pods().find((p) => p.metadata.namespace === ref.namespace && p.metadata.name === ref.pod && (ref.uid === undefined || p.metadata.uid === ref.uid));
   if (pod === undefined) throw new ContainerNotFoundError(`pod "${ref.pod}" in namespace "${ref.namespace}" not found`);
   const containers = (await runtime.listContainers({ podUid: pod.metadata.uid })).filter((c) => c.kind !== 'sandbox' && c.name === ref.container);
-  const latest = containers.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs)[0];
+  const sorted = containers.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
+  const latest = sorted[0];
   if (latest === undefined) throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`);
-  return latest;
+  if (!previous) return latest;
+  // The instance before the current one, as kept by the runtime until garbage collection.
+  const before = sorted[1];
+  if (before === undefined || before.state === 'running') throw new NoPreviousContainerError(ref.container, ref.pod);
+  return before;
 }
 
 function writeLines(out: Writable, text: string, timestamps: boolean, clock: Clock): void {
@@ -36,8 +41,8 @@ function writeLines(out: Writable, text: string, timestamps: boolean, clock: Clo
 export class RuntimeContainerLogs implements ContainerLogs {
   constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup; clock: Clock; followPollMs?: number }) {}
 
-  async writeLogs(ref: ContainerRef, options: { tailLines?: number; follow: boolean; timestamps: boolean; limitBytes?: number }, out: Writable, signal: AbortSignal): Promise<void> {
-    const c = await findContainer(this.o.runtime, this.o.pods, ref);
+  async writeLogs(ref: ContainerRef, options: { tailLines?: number; follow: boolean; timestamps: boolean; limitBytes?: number; previous?: boolean }, out: Writable, signal: AbortSignal): Promise<void> {
+    const c = await findContainer(this.o.runtime, this.o.pods, ref, options.previous === true);
     let text = await this.o.runtime.logs(c.id, options.tailLines !== undefined ? { tailLines: options.tailLines } : {});
     if (options.limitBytes !== undefined) text = Buffer.from(text).subarray(0, options.limitBytes).toString();
     writeLines(out, text, options.timestamps, this.o.clock);

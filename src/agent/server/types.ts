@@ -110,6 +110,8 @@ export interface ContainerLogOptions {
   readonly timestamps: boolean;
   readonly sinceSeconds?: number;
   readonly limitBytes?: number;
+  /** The logs of the instance before the current one (restarted containers). */
+  readonly previous?: boolean;
 }
 
 export interface ContainerLogs {
@@ -142,6 +144,14 @@ export class ContainerNotFoundError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ContainerNotFoundError';
+  }
+}
+
+/** `previous` asked for a container that has not terminated before (the reference's 400). */
+export class NoPreviousContainerError extends Error {
+  constructor(container: string, pod: string) {
+    super(`previous terminated container "${container}" in pod "${pod}" not found`);
+    this.name = 'NoPreviousContainerError';
   }
 }
 

@@ -68,3 +68,17 @@ test('--help prints every flag; --controllers understands * and -name', () => {
   assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving', 'tokencleaner', 'nodelifecycle']);
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });
+
+test('the kubelet client flags: the reference\'s address-type default, cert and key together, known types only', () => {
+  const f = run([]);
+  assert.deepEqual(f.kubeletPreferredAddressTypes, ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']);
+  assert.deepEqual([f.kubeletClientCertificate, f.kubeletClientKey, f.kubeletCertificateAuthority], [undefined, undefined, undefined]);
+  const g = run(['--kubelet-client-certificate=/c', '--kubelet-client-key=/k', '--kubelet-certificate-authority=/ca', '--kubelet-preferred-address-types=InternalIP,Hostname']);
+  assert.deepEqual([g.kubeletClientCertificate, g.kubeletClientKey, g.kubeletCertificateAuthority, g.kubeletPreferredAddressTypes], ['/c', '/k', '/ca', ['InternalIP', 'Hostname']]);
+  const cases: [string[], string][] = [
+    [['--kubelet-client-key=/k'], 'flags --kubelet-client-certificate and --kubelet-client-key must be given together'],
+    [['--kubelet-preferred-address-types=InternalIP,LegacyHostIP'], 'invalid value "InternalIP,LegacyHostIP" for flag --kubelet-preferred-address-types: unknown address type "LegacyHostIP"; accepted: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP'],
+    [['--kubelet-preferred-address-types=InternalIP,InternalIP'], 'invalid value "InternalIP,InternalIP" for flag --kubelet-preferred-address-types: address type "InternalIP" given more than once'],
+  ];
+  for (const [argv, msg] of cases) assert.throws(() => parseFlags(argv), (err: unknown) => err instanceof FlagError && err.message === msg, argv.join(' '));
+});

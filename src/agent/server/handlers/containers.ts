@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ContainerNotFoundError,
+  NoPreviousContainerError,
   type CommandRunner,
   type ContainerLogOptions,
   type ContainerLogs,
@@ -39,6 +40,16 @@ function boolParam(params: URLSearchParams, name: string): boolean | Error {
   return new Error(`${name} must be true or false, got "${v}"`);
 }
 
+/** sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) as seconds before now. */
+function sinceTimeSeconds(params: URLSearchParams, nowMs: number): number | undefined | Error {
+  const v = params.get('sinceTime');
+  if (v === null || v === '') return undefined;
+  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/.test(v) || Number.isNaN(Date.parse(v))) {
+    return new Error(`sinceTime must be an RFC 3339 time such as 2006-01-02T15:04:05Z, got "${v.slice(0, 64)}"`);
+  }
+  return Math.max(1, Math.ceil((nowMs - Date.parse(v)) / 1000));
+}
+
 export interface StreamingOptions {
   /** 0 means no timeout. */
   streamingIdleTimeoutMs: number;
@@ -67,7 +78,9 @@ export async function serveContainerLogs(
   const limitBytes = nonNegativeInt(url.searchParams, 'limitBytes');
   const follow = boolParam(url.searchParams, 'follow');
   const timestamps = boolParam(url.searchParams, 'timestamps');
-  for (const v of [tailLines, sinceSeconds, limitBytes, follow, timestamps]) {
+  const previous = boolParam(url.searchParams, 'previous');
+  const sinceTime = sinceTimeSeconds(url.searchParams, Date.now());
+  for (const v of [tailLines, sinceSeconds, limitBytes, follow, timestamps, previous, sinceTime]) {
     if (v instanceof Error) {
       httpError(res, 400, v.message);
       return;
@@ -77,7 +90,8 @@ export async function serveContainerLogs(
     follow: follow as boolean,
     timestamps: timestamps as boolean,
     ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
-    ...(sinceSeconds !== undefined ? { sinceSeconds: sinceSeconds as number } : {}),
+    ...(sinceSeconds !== undefined ? { sinceSeconds: sinceSeconds as number } : sinceTime !== undefined ? { sinceSeconds: sinceTime as number } : {}),
+    ...(previous === true ? { previous: true } : {}),
     ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
   };
   const abort = new AbortController();
@@ -93,6 +107,7 @@ export async function serveContainerLogs(
     res.end();
   } catch (err) {
     if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
+    else if (err instanceof NoPreviousContainerError) httpError(res, 400, err.message);
     else if (abort.signal.aborted) res.destroy();
     else httpError(res, 500, `failed to get container logs: ${(err as Error).message}`);
   } finally {
@@ -166,6 +181,7 @@ export async function serveCommand(
     sendText(res, 200, Buffer.concat([r.stdout, r.stderr]));
   } catch (err) {
     if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
+    else if (err instanceof NoPreviousContainerError) httpError(res, 400, err.message);
     else httpError(res, 500, `failed to run command in container: ${(err as Error).message}`);
   } finally {
     res.off('close', onClose);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../../../../src/agent/server/runtime-adapters.js';
-import { ContainerNotFoundError } from '../../../../src/agent/server/types.js';
+import { ContainerNotFoundError, NoPreviousContainerError } from '../../../../src/agent/server/types.js';
 import type { ContainerRuntime, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 
 function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime {
@@ -76,4 +76,25 @@ test('/stats/summary start times are real: the pod\'s reported startTime (else i
   assert.equal(byUid.get('u1')?.containers[0]?.startTime, new Date(now - 49_000).toISOString());
   assert.equal(byUid.get('u2')?.startTime, new Date(now - 30_000).toISOString(), 'no status yet: the earliest container');
   assert.notEqual(byUid.get('u2')?.startTime, clock.now().toISOString());
+});
+
+test('container logs --previous: the instance before the current one; none yet is the reference\'s 400 text', async () => {
+  const make = (id: string, attempt: number, state: 'running' | 'exited'): RuntimeContainer => ({ id, podUid: 'u1', podName: 'web', podNamespace: 'default', name: 'c', kind: 'app', attempt, specHash: '', image: 'img', imageId: '', state, createdAtMs: attempt });
+  let containers = [make('c0', 0, 'running')];
+  const runtime = {
+    listContainers: () => Promise.resolve(containers),
+    logs: (id: string) => Promise.resolve(`log of ${id}\n`),
+  } as unknown as ContainerRuntime;
+  const logs = new RuntimeContainerLogs({ runtime, pods, clock: new ManualClock() });
+  const read = async (previous: boolean): Promise<string> => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    await logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: false, timestamps: false, previous }, out, new AbortController().signal);
+    return text;
+  };
+  await assert.rejects(read(true), (err: unknown) => err instanceof NoPreviousContainerError && err.message === 'previous terminated container "c" in pod "web" not found');
+  containers = [make('c0', 0, 'exited'), make('c1', 1, 'running')];
+  assert.equal(await read(true), 'log of c0\n');
+  assert.equal(await read(false), 'log of c1\n');
 });

@@ -1,0 +1,85 @@
+// The credentials plat-apiserver uses towards node agents, as the reference's kubelet client:
+// --kubelet-client-certificate/--kubelet-client-key when given; otherwise a client certificate
+// issued by the cluster CA at start into --cert-dir (kubeadm's apiserver-kubelet-client: CN
+// `<product>-apiserver-kubelet-client`, O system:masters), renewed when it nears expiry.
+// --kubelet-certificate-authority verifies the agents' serving certificates; without it they are
+// not verified (the reference's default), which is said once at start.
+
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import 'reflect-metadata';
+import { X509Certificate } from '@peculiar/x509';
+import type { Logger } from '../../common/log/types.js';
+import { writeFileAtomic } from '../../common/platconfig/index.js';
+import { CertificateError, FlagError } from '../../common/util/errors.js';
+import { generateClientCert, type CertAndKey } from '../csr/ca.js';
+import type { AgentTls } from './agent-dial.js';
+
+export interface KubeletClientFlags {
+  readonly certDir: string;
+  readonly kubeletClientCertificate: string | undefined;
+  readonly kubeletClientKey: string | undefined;
+  readonly kubeletCertificateAuthority: string | undefined;
+}
+
+const BASE = 'apiserver-kubelet-client';
+
+async function readFlagFile(path: string, flag: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (err) {
+    throw new FlagError(`--${flag} ${path}: ${(err as Error).message}`, { flag });
+  }
+}
+
+function checkCert(pem: string, file: string, flag: string): void {
+  try {
+    new X509Certificate(pem);
+  } catch (err) {
+    throw new CertificateError(`--${flag} ${file} is not a PEM certificate: ${(err as Error).message}`, { file });
+  }
+}
+
+async function generated(certDir: string, ca: CertAndKey, product: string, logger: Logger): Promise<CertAndKey> {
+  const crt = join(certDir, `${BASE}.crt`);
+  const key = join(certDir, `${BASE}.key`);
+  const commonName = `${product}-apiserver-kubelet-client`;
+  if (existsSync(crt) && existsSync(key)) {
+    try {
+      const pair = { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8') };
+      const cert = new X509Certificate(pair.certPem);
+      const fresh = cert.notAfter.getTime() > Date.now() + 30 * 24 * 3600 * 1000;
+      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: await new X509Certificate(ca.certPem).publicKey.export(), signatureOnly: true }))) return pair;
+      logger.info({ file: crt }, 'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one');
+    } catch (err) {
+      logger.warn({ file: crt, err: (err as Error).message }, 'cannot read the kubelet client certificate: issuing a new one');
+    }
+  }
+  const pair = await generateClientCert({ ca, commonName, organizations: ['system:masters'] });
+  await writeFileAtomic(key, pair.keyPem, { mode: 0o600 });
+  await writeFileAtomic(crt, pair.certPem, { mode: 0o644 });
+  logger.info({ file: crt, user: commonName }, 'issued the kubelet client certificate from the cluster CA');
+  return pair;
+}
+
+export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey, product: string, logger: Logger): Promise<AgentTls> {
+  const cert = f.kubeletClientCertificate;
+  const key = f.kubeletClientKey;
+  let pair: CertAndKey;
+  if (cert !== undefined && key !== undefined) {
+    pair = { certPem: await readFlagFile(cert, 'kubelet-client-certificate'), keyPem: await readFlagFile(key, 'kubelet-client-key') };
+    checkCert(pair.certPem, cert, 'kubelet-client-certificate');
+    if (!pair.keyPem.includes('PRIVATE KEY')) throw new CertificateError(`--kubelet-client-key ${key} is not a PEM private key`, { file: key });
+  } else {
+    pair = await generated(f.certDir, ca, product, logger);
+  }
+  let caPem: string | undefined;
+  if (f.kubeletCertificateAuthority !== undefined) {
+    caPem = await readFlagFile(f.kubeletCertificateAuthority, 'kubelet-certificate-authority');
+    checkCert(caPem, f.kubeletCertificateAuthority, 'kubelet-certificate-authority');
+  } else {
+    logger.info({}, 'no --kubelet-certificate-authority: the agents\' serving certificates are not verified (logs, exec, attach, port-forward, nodes/proxy)');
+  }
+  return { certPem: pair.certPem, keyPem: pair.keyPem, caPem };
+}
