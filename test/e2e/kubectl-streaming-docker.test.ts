@@ -1,8 +1,13 @@
-// kubectl logs through plat-apiserver for a Docker pod (busybox:local): the whole log, --tail,
-// --timestamps (the engine's own times), and -f seeing lines written after it started. Skipped
-// without an engine except under CI=true (scripts/docker-engine.sh start).
+// kubectl through plat-apiserver for Docker pods (busybox:local): logs (whole, --tail,
+// --timestamps with the engine's own times, -f seeing lines written after it started); exec with
+// the exit code and stdin, exec -it under tmux, cp both ways and port-forward to a server in the
+// pod's network namespace (these need the agent's Docker streaming). Skipped without an engine
+// except under CI=true (scripts/docker-engine.sh start).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { kubectlSkipReason } from '../helpers/kubectl.js';
 import { waitFor } from '../helpers/server-https-request.js';
 import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from '../integration/agent/pods/runtimes.js';
@@ -11,6 +16,7 @@ import { podRunning, startScene, type Scene } from './kubectl-streaming-harness.
 const skip = kubectlSkipReason('the kubectl streaming Docker suite') ?? (await dockerSkipReason()) ?? false;
 const NODE = 'docker-stream-node';
 const POD = `ticker-${process.pid}`;
+const WEB = `web-${process.pid}`;
 let s: Scene;
 
 before(async () => {
@@ -22,14 +28,22 @@ before(async () => {
     metadata: { name: POD },
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo one; echo two; i=0; while true; do i=$((i+1)); echo tick $i; sleep 1; done'] }] },
   };
-  assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(pod) })).code, 0);
+  const web = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: WEB },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'web', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'mkdir -p /www && echo hello from docker web > /www/index.html && exec httpd -f -p 8080 -h /www'] }] },
+  };
+  for (const p of [pod, web]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(p) })).code, 0);
   await podRunning(s, POD);
+  await podRunning(s, WEB);
   await waitFor(async () => (await s.kubectl(['logs', POD])).stdout.includes('tick 1\n'), 'the first tick', 30_000, 200);
 });
 
 after(async () => {
   await s?.stop();
-  if (skip === false) await removeDockerPodsNamed(POD);
+  spawnSync('tmux', ['kill-session', '-t', `na-docker-it-${process.pid}`]);
+  if (skip === false) for (const p of [POD, WEB]) await removeDockerPodsNamed(p);
 });
 
 test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', { skip }, async () => {
@@ -40,4 +54,41 @@ test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', 
   const follow = s.kubectlRunning(['logs', '-f', POD]);
   await follow.waitOut(new RegExp(`tick ${seen + 2}\\n`), 'a line written after -f started', 20_000);
   follow.child.kill('SIGKILL');
+});
+
+for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' }]] as const) {
+  test(`Docker exec over ${protocol}: the exit code and stdin`, { skip }, async () => {
+    const r = await s.kubectl(['exec', POD, '--', 'sh', '-c', 'echo out; exit 4'], { env });
+    assert.deepEqual([r.code, r.stdout], [4, 'out\n'], r.stderr);
+    const cat = await s.kubectl(['exec', '-i', POD, '--', 'cat'], { env, input: 'through docker stdin\n' });
+    assert.deepEqual([cat.code, cat.stdout], [0, 'through docker stdin\n'], cat.stderr);
+  });
+}
+
+test('Docker cp both ways and port-forward into the pod\'s network namespace', { skip }, async () => {
+  const src = join(s.dir, 'docker-in.txt');
+  await writeFile(src, 'into the container\n');
+  assert.equal((await s.kubectl(['cp', src, `${POD}:/tmp/in.txt`])).code, 0);
+  assert.equal((await s.kubectl(['exec', POD, '--', 'cat', '/tmp/in.txt'])).stdout, 'into the container\n');
+  const back = join(s.dir, 'docker-back.txt');
+  const down = await s.kubectl(['cp', `${POD}:/tmp/in.txt`, back]);
+  assert.equal(down.code, 0, down.stderr);
+  assert.equal(await readFile(back, 'utf8'), 'into the container\n');
+  for (const env of [{}, { KUBECTL_PORT_FORWARD_WEBSOCKETS: 'false' }]) {
+    const pf = s.kubectlRunning(['port-forward', `pod/${WEB}`, ':8080'], env);
+    const local = Number((await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+)/, 'kubectl port-forward'))[1]);
+    assert.equal(await (await fetch(`http://127.0.0.1:${local}/`)).text(), 'hello from docker web\n');
+    pf.child.kill('SIGTERM');
+  }
+});
+
+test('Docker exec -it sh under tmux', { skip }, async () => {
+  const session = `na-docker-it-${process.pid}`;
+  assert.equal(spawnSync('tmux', ['new-session', '-d', '-s', session, '-x', '120', '-y', '30', `kubectl --kubeconfig ${s.api.adminPlatconfig} exec -it ${POD} -- sh`]).status, 0);
+  const pane = (): string => spawnSync('tmux', ['capture-pane', '-p', '-t', session], { encoding: 'utf8' }).stdout ?? '';
+  await waitFor(() => /[$#] ?$/m.test(pane()), `a shell prompt (pane: ${pane()})`, 15_000, 100);
+  spawnSync('tmux', ['send-keys', '-t', session, 'echo $((6*7)) $(tty)', 'Enter']);
+  await waitFor(() => /^42 \/dev\/pts\/\d+/m.test(pane()), `the shell's answer with a terminal (pane: ${pane()})`, 15_000, 100);
+  spawnSync('tmux', ['send-keys', '-t', session, 'exit', 'Enter']);
+  await waitFor(() => spawnSync('tmux', ['has-session', '-t', session]).status !== 0, 'the session ends with the shell', 15_000, 100);
 });
