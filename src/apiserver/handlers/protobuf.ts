@@ -5,7 +5,8 @@
 
 import type { Logger } from '../../common/log/types.js';
 import { decodeEnvelope, encodeEnvelope, hasProtobuf, ProtobufDecodeError, PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
-import { badRequest, unsupportedMediaType } from '../status.js';
+import { unsupportedMediaType } from '../status.js';
+import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
 
 /** Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a kind without a message). */
@@ -14,8 +15,8 @@ export function decodeProtobufObject(body: Buffer, kind: string, apiVersion: str
   try {
     return decodeEnvelope(body, { apiVersion, kind }).object;
   } catch (err) {
-    if (err instanceof ProtobufDecodeError || err instanceof RangeError) throw badRequest(`unable to decode the protobuf body as a ${kind}: ${err.message}`);
-    throw badRequest(`unable to decode the protobuf body as a ${kind}: ${err instanceof Error ? err.message : String(err)}`);
+    // The reference's answer to an undecodable body (transformDecodeError), without the body excerpt.
+    throw notAnObject(kind, err instanceof ProtobufDecodeError ? err.message : `malformed protobuf: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

@@ -59,7 +59,8 @@ export interface DecodedObject {
 /** The typeMeta and raw message of an envelope. */
 function openEnvelope(body: Uint8Array): { apiVersion: string; kind: string; raw: Uint8Array; contentEncoding: string } {
   if (body.length < 4 || !PROTOBUF_MAGIC.equals(Buffer.from(body.buffer, body.byteOffset, 4))) {
-    throw new ProtobufDecodeError('the body does not start with the protobuf magic bytes "k8s\\x00"');
+    // The reference's protobuf serializer's words.
+    throw new ProtobufDecodeError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
   }
   let u: Obj;
   try {
