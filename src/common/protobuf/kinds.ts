@@ -36,6 +36,8 @@ const VERSION = /^v\d+(?:(?:alpha|beta)\d+)?$/;
 
 /** The message of a kind in an API version; undefined when the reference has none (no protobuf). */
 export function messageFor(apiVersion: string, kind: string): protobuf.Type | undefined {
+  // Discovery's APIVersions carries no apiVersion in JSON (the reference's /api answer).
+  if (apiVersion === '') return SHARED_META_KINDS.has(kind) ? messageType(`${META}.${kind}`) : undefined;
   const { group, version } = splitApiVersion(apiVersion);
   if (!VERSION.test(version) || !/^[A-Z][A-Za-z0-9]*$/.test(kind)) return undefined;
   const pkg = packageOf(group);

@@ -104,12 +104,17 @@ function fill(t: protobuf.Type, json: Plain, path: string, out: Plain): void {
   }
 }
 
-/** The protobufjs value of `json` as message `t`; `topLevel` allows the TypeMeta keys. */
+/**
+ * The protobufjs value of `json` as message `t`. The TypeMeta keys (apiVersion, kind) are taken
+ * at the top and on every kind (a message with `metadata`: list items carry them in JSON); the
+ * reference's protobuf carries them in the envelope only.
+ */
 export function toProtoValue(t: protobuf.Type, json: unknown, path: string, topLevel = false): Plain {
   if (!isObject(json)) throw new Error(`${path === '' ? 'the object' : path}: expected an object`);
   const keys = planOf(t).jsonKeys;
+  const typeMeta = topLevel || keys.has('metadata');
   for (const k of Object.keys(json)) {
-    if (keys.has(k) || (topLevel && (k === 'apiVersion' || k === 'kind'))) continue;
+    if (keys.has(k) || (typeMeta && (k === 'apiVersion' || k === 'kind'))) continue;
     throw new Error(`${path === '' ? '' : `${path}.`}${k}: not a field of ${t.name} in the reference's protobuf schema`);
   }
   const out: Plain = {};
