@@ -37,6 +37,8 @@ export class ContentTypes {
   private acceptJsonOnly = false;
   private readonly jsonOnlyKinds = new Set<string>();
   private readonly logger: Logger;
+  private bodyConfirmed = false;
+  private answerConfirmed = false;
 
   constructor(o: { readonly contentType: string | undefined; readonly logger: Logger }) {
     this.logger = o.logger;
@@ -86,10 +88,22 @@ export class ContentTypes {
     return false;
   }
 
+  /** A 2xx answer to a call: the first protobuf body the server took is logged once. */
+  accepted(sent: EncodedBody | undefined): void {
+    if (this.bodyConfirmed || sent?.protobufKind === undefined) return;
+    this.bodyConfirmed = true;
+    this.logger.info({ kind: sent.protobufKind, contentType: PROTOBUF_MEDIA_TYPE }, 'the API server takes protobuf request bodies');
+  }
+
   /** The object of a response body by its Content-Type (protobuf or JSON). */
   decode(contentType: string, bytes: Buffer): unknown {
-    if (mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE) return decodeEnvelope(bytes).object;
-    return JSON.parse(bytes.toString('utf8')) as unknown;
+    if (mediaTypeOf(contentType) !== PROTOBUF_MEDIA_TYPE) return JSON.parse(bytes.toString('utf8')) as unknown;
+    const o = decodeEnvelope(bytes).object;
+    if (!this.answerConfirmed) {
+      this.answerConfirmed = true;
+      this.logger.info({ kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE }, 'the API server answers in protobuf');
+    }
+    return o;
   }
 }
 

@@ -274,6 +274,7 @@ export class RestClient {
             throw this.apiError(method, opts.path, res.statusCode, text);
           }
           if (streaming && timer) clearTimeout(timer);
+          this.contentTypes.accepted(encoded);
           handedOver = streaming;
           return res;
         }
