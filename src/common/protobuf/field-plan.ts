@@ -56,6 +56,7 @@ export interface MessagePlan {
   readonly fields: readonly FieldPlan[];
   /** Every JSON key this message reads (its own and those of inlined messages). */
   readonly jsonKeys: ReadonlySet<string>;
+  readonly byProtoName: ReadonlyMap<string, FieldPlan>;
 }
 
 const plans = new WeakMap<protobuf.Type, MessagePlan>();
@@ -103,7 +104,7 @@ export function planOf(t: protobuf.Type): MessagePlan {
       if (f.inline && 'message' in f.value) for (const k of planOf(f.value.message).jsonKeys) jsonKeys.add(k);
       else jsonKeys.add(f.jsonName);
     }
-    p = { type: t, fields, jsonKeys };
+    p = { type: t, fields, jsonKeys, byProtoName: new Map(fields.map((f) => [f.protoName, f])) };
     plans.set(t, p);
   }
   return p;

@@ -101,9 +101,12 @@ function fieldValue(f: FieldPlan, v: unknown, path: string, raw: RawReader): unk
 }
 
 function fill(t: protobuf.Type, m: object, path: string, raw: RawReader, out: Plain): void {
-  for (const f of planOf(t).fields) {
-    if (!has(m, f.protoName)) continue;
-    const v = (m as Plain)[f.protoName];
+  const plan = planOf(t);
+  // A decoded message owns exactly the fields on the wire (and its lists and maps).
+  for (const key of Object.keys(m)) {
+    const f = plan.byProtoName.get(key);
+    if (f === undefined) continue;
+    const v = (m as Plain)[key];
     if (v === undefined || v === null) continue;
     const p = path === '' ? f.jsonName : `${path}.${f.jsonName}`;
     if (f.inline && 'message' in f.value) {

@@ -19,8 +19,23 @@ export interface Timestamp {
   readonly nanos: number;
 }
 
+/** Lists repeat the same few timestamps: parsed and formatted ones are kept (bounded). */
+const CACHE_LIMIT = 4096;
+const parsed = new Map<string, Timestamp>();
+const formatted = new Map<number, string>();
+
+function remember<K, V>(m: Map<K, V>, k: K, v: V): V {
+  if (m.size >= CACHE_LIMIT) m.clear();
+  m.set(k, v);
+  return v;
+}
+
 export function parseTime(value: unknown, what: string): Timestamp {
   if (typeof value !== 'string') throw new Error(`${what}: expected an RFC 3339 time string`);
+  return parsed.get(value) ?? remember(parsed, value, parseTimeText(value, what));
+}
+
+function parseTimeText(value: string, what: string): Timestamp {
   const m = RFC3339.exec(value);
   const ms = m === null ? NaN : Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8]?.toUpperCase() ?? 'Z'}`);
   if (m === null || Number.isNaN(ms)) throw new Error(`${what}: ${JSON.stringify(value.slice(0, 64))} is not an RFC 3339 time`);
@@ -37,7 +52,7 @@ function checkRange(t: Timestamp, what: string): void {
 
 /** `YYYY-MM-DDTHH:MM:SS` (toISOString pads years 1 to 9999 to four digits). */
 function isoSeconds(seconds: number): string {
-  return new Date(seconds * 1000).toISOString().slice(0, 19);
+  return formatted.get(seconds) ?? remember(formatted, seconds, new Date(seconds * 1000).toISOString().slice(0, 19));
 }
 
 /** The JSON of a Time; undefined for Go's zero time. */
