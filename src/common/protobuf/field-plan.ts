@@ -57,6 +57,9 @@ export interface MessagePlan {
   /** Every JSON key this message reads (its own and those of inlined messages). */
   readonly jsonKeys: ReadonlySet<string>;
   readonly byProtoName: ReadonlyMap<string, FieldPlan>;
+  /** The own (not inlined) fields by JSON name, and the inlined message fields. */
+  readonly byJsonName: ReadonlyMap<string, FieldPlan>;
+  readonly inlined: readonly FieldPlan[];
 }
 
 const plans = new WeakMap<protobuf.Type, MessagePlan>();
@@ -104,7 +107,15 @@ export function planOf(t: protobuf.Type): MessagePlan {
       if (f.inline && 'message' in f.value) for (const k of planOf(f.value.message).jsonKeys) jsonKeys.add(k);
       else jsonKeys.add(f.jsonName);
     }
-    p = { type: t, fields, jsonKeys, byProtoName: new Map(fields.map((f) => [f.protoName, f])) };
+    const inlined = fields.filter((f) => f.inline && 'message' in f.value);
+    p = {
+      type: t,
+      fields,
+      jsonKeys,
+      byProtoName: new Map(fields.map((f) => [f.protoName, f])),
+      byJsonName: new Map(fields.filter((f) => !inlined.includes(f)).map((f) => [f.jsonName, f])),
+      inlined,
+    };
     plans.set(t, p);
   }
   return p;

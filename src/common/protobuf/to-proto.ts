@@ -91,16 +91,19 @@ function fieldValue(f: FieldPlan, v: unknown, path: string): unknown {
 }
 
 function fill(t: protobuf.Type, json: Plain, path: string, out: Plain): void {
-  for (const f of planOf(t).fields) {
-    if (f.inline && 'message' in f.value) {
-      const inner: Plain = {};
-      fill(f.value.message, json, path, inner);
-      if (Object.keys(inner).length > 0) out[f.protoName] = inner;
-      continue;
-    }
-    const v = json[f.jsonName];
-    if (v === undefined || v === null) continue;
-    out[f.protoName] = fieldValue(f, v, path === '' ? f.jsonName : `${path}.${f.jsonName}`);
+  const plan = planOf(t);
+  // The JSON's keys, not the message's fields: objects are sparse.
+  for (const key of Object.keys(json)) {
+    const f = plan.byJsonName.get(key);
+    const v = json[key];
+    if (f === undefined || v === undefined || v === null) continue;
+    out[f.protoName] = fieldValue(f, v, path === '' ? key : `${path}.${key}`);
+  }
+  for (const f of plan.inlined) {
+    if (!('message' in f.value)) continue;
+    const inner: Plain = {};
+    fill(f.value.message, json, path, inner);
+    if (Object.keys(inner).length > 0) out[f.protoName] = inner;
   }
 }
 
