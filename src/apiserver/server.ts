@@ -289,14 +289,16 @@ export class ApiServer {
       else sendText(res, 200, 'ok');
       return;
     }
-    negotiateEncoding(req.headers.accept);
     const route = this.routes.match(path);
     if (route !== undefined) {
+      // 406 for resources and reviews only: discovery and OpenAPI negotiate their own types.
+      negotiateEncoding(req.headers.accept);
       await handleResource(this.handlerCtx, route, req, res, target.search, user, rc, signal);
       return;
     }
     const review = method === 'POST' ? this.reviewFor(path, user) : undefined;
     if (review !== undefined) {
+      negotiateEncoding(req.headers.accept);
       const contentType = requireObjectMediaType(req);
       const raw = await readBodyBytes(req, this.o.maxBodyBytes);
       const body =

@@ -125,6 +125,8 @@ test("unknown media types: the reference's 406 and 415 answers", async () => {
   const s = JSON.parse(ums.bytes.toString('utf8')) as Record<string, unknown>;
   assert.equal(s['reason'], 'UnsupportedMediaType');
   assert.equal(s['message'], 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  // OpenAPI and discovery negotiate their own media types (kubectl asks for OpenAPI in its protobuf).
+  assert.equal((await call('GET', '/openapi/v3', { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' })).status, 200);
   const preferJson = await call('GET', `/api/v1/namespaces/${NS}/pods`, { accept: `${PB};q=0.5, application/json` });
   assert.match(preferJson.type, /^application\/json/);
 });
