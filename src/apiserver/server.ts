@@ -21,7 +21,8 @@ import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
 import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
 import { Discovery, discoveryResources, reviewResource, versionInfo } from './discovery.js';
 import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
-import { decodeProtobufObject } from './handlers/protobuf.js';
+import { decodeProtobufObject, ProtobufResponses } from './handlers/protobuf.js';
+import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.js';
 import { decodeObject } from './handlers/decode-object.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
 import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
@@ -123,6 +124,7 @@ export class ApiServer {
   private readonly discovery: Discovery;
   readonly openapi: OpenApi;
   private readonly handlerCtx: ResourceHandlerContext;
+  private readonly protobufResponses: ProtobufResponses;
   private readonly stopController = new AbortController();
   private compactTimer: NodeJS.Timeout | undefined;
   private address = '';
@@ -165,6 +167,7 @@ export class ApiServer {
       ],
     });
     this.authn = new AuthenticatorChain({ authenticators: o.authenticators, anonymous: o.anonymousAuth });
+    this.protobufResponses = new ProtobufResponses({ logger: o.logger });
     this.handlerCtx = {
       registry: this.registry,
       platformDomain: d,
@@ -286,7 +289,7 @@ export class ApiServer {
     });
     try {
       const target = parseRequestTarget(req.url);
-      rc = { pretty: wantsPretty(target.search, req.headers['user-agent']), warnings: rc.warnings };
+      rc = { pretty: wantsPretty(target.search, req.headers['user-agent']), warnings: rc.warnings, encoder: this.encoderFor(req) };
       await this.route(req, res, target, rc, abort.signal, upgrade);
     } catch (err) {
       const status = statusOf(err);
@@ -322,11 +325,14 @@ export class ApiServer {
     if (this.proxy !== undefined && (await this.proxy.handle({ req, res, upgrade, path, search: target.search, user, signal }))) return;
     const route = this.routes.match(path);
     if (route !== undefined) {
+      // 406 for resources and reviews only: discovery and OpenAPI negotiate their own types.
+      negotiateEncoding(req.headers.accept);
       await handleResource(this.handlerCtx, route, req, res, target.search, user, rc, signal);
       return;
     }
     const review = method === 'POST' ? this.reviewFor(path, user) : undefined;
     if (review !== undefined) {
+      negotiateEncoding(req.headers.accept);
       const contentType = requireObjectMediaType(req);
       const raw = await readBodyBytes(req, this.o.maxBodyBytes);
       const body =
@@ -344,6 +350,17 @@ export class ApiServer {
     const doc = this.discoveryDoc(path);
     if (doc === undefined) throw notFoundPath();
     sendJson(res, 200, doc, rc);
+  }
+
+  /** The response encoder the Accept header asks for; an unacceptable Accept is answered by route() (406). */
+  private encoderFor(req: IncomingMessage): ProtobufResponses | undefined {
+    let encoding: ResponseEncoding = 'json';
+    try {
+      encoding = negotiateEncoding(req.headers.accept);
+    } catch {
+      encoding = 'json';
+    }
+    return encoding === 'protobuf' ? this.protobufResponses : undefined;
   }
 
   /** The review endpoints: POST of a review object answered at once, nothing stored. */

@@ -108,7 +108,7 @@ export function unsupportedMediaType(contentType: string, supported: readonly st
 }
 
 export function notAcceptable(): StatusError {
-  return new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml');
+  return new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
 }
 
 export function tooLarge(limit: number): StatusError {

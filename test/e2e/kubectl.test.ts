@@ -80,7 +80,12 @@ test('kubectl get events -A --watch sees a new event', { skip }, async () => {
 test('kubectl get --raw and namespaces (protobuf create)', { skip }, async () => {
   const raw = JSON.parse(await kubectl('get', '--raw', '/apis/certificates.k8s.io/v1')) as { resources: { name: string }[] };
   assert.deepEqual(raw.resources.map((r) => r.name), ['certificatesigningrequests', 'certificatesigningrequests/status', 'certificatesigningrequests/approval']);
-  assert.match(await kubectl('create', 'namespace', 'team-a'), /namespace\/team-a created/);
+  // kubectl's typed create speaks protobuf both ways (-v=8 prints the request and response headers).
+  const created = await execFileP('kubectl', ['--kubeconfig', api.adminPlatconfig, 'create', 'namespace', 'team-a', '-v=8'], { encoding: 'utf8', timeout: 30_000 });
+  assert.match(created.stdout, /namespace\/team-a created/);
+  assert.match(created.stderr, /Accept: application\/vnd\.kubernetes\.protobuf,application\/json/);
+  const response = created.stderr.slice(created.stderr.indexOf('Response Status: 201 Created'));
+  assert.match(response, /Content-Type: application\/vnd\.kubernetes\.protobuf/);
   assert.match(await kubectl('get', 'ns'), /team-a/);
   assert.match(await kubectl('delete', 'namespace', 'team-a'), /namespace "team-a" deleted/);
 });

@@ -9,9 +9,9 @@
 // - Retries on 429, 5xx and connection errors with jittered exponential back-off, honouring
 //   Retry-After, bounded by the retry policy and abortable.
 // - Errors: Status bodies become ApiError(status, reason, details).
-// - Content type: we send `Accept: <preferred>, application/json`. Only JSON is implemented
-//   (plat-apiserver speaks JSON only; protobuf decoding is not implemented), so with the default
-//   preference for protobuf a server answers JSON and we use it; bodies we send are JSON.
+// - Content type (protobuf-wire.ts): with a protobuf --plat-api-content-type (the default), bodies
+//   are sent and answers taken in the reference's protobuf encoding, falling back to JSON for a
+//   kind or server that answers 415/406; watch frames become the JSON lines watch.ts reads.
 import { Agent, request, type Dispatcher } from 'undici';
 import type { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
@@ -21,6 +21,8 @@ import { silentLogger, type Logger } from '../../common/log/types.js';
 import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
 import { defaultRetryPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './backoff.js';
 import { isStatus } from './types.js';
+import { ContentTypes, mediaTypeOf, WatchFramesToJsonLines, type EncodedBody } from './protobuf-wire.js';
+import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 
 export type RequestPriority = 'default' | 'event' | 'heartbeat';
@@ -93,7 +95,7 @@ export class RestClient {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly limiters: Record<RequestPriority, RateLimiter>;
-  private readonly accept: string;
+  private readonly contentTypes: ContentTypes;
   private readonly userAgent: string;
   private readonly retryPolicy: RetryPolicy;
   private readonly requestTimeoutMs: number;
@@ -112,8 +114,7 @@ export class RestClient {
       event: options.eventLimiter ?? unlimited,
       heartbeat: options.heartbeatLimiter ?? unlimited,
     };
-    const preferred = options.contentType && options.contentType !== JSON_TYPE ? options.contentType : undefined;
-    this.accept = preferred ? `${preferred}, ${JSON_TYPE}` : JSON_TYPE;
+    this.contentTypes = new ContentTypes({ contentType: options.contentType, logger: this.logger });
     this.userAgent = options.userAgent ?? 'nodeagent';
     this.retryPolicy = { ...defaultRetryPolicy, ...options.retry };
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
@@ -178,23 +179,38 @@ export class RestClient {
   }
 
   private headers(bodyType: string | undefined): Record<string, string> {
-    const h: Record<string, string> = { accept: this.accept, 'user-agent': this.userAgent };
+    const h: Record<string, string> = { accept: this.contentTypes.accept, 'user-agent': this.userAgent };
     if (bodyType) h['content-type'] = bodyType;
     if (this.connection.token && !this.connection.certPem) h.authorization = `Bearer ${this.connection.token}`;
     return h;
   }
 
-  /** One call with rate limit, retries and error mapping; resolves to the parsed JSON body. */
+  /** One call with rate limit, retries and error mapping; resolves to the decoded body (JSON shape). */
   async request<T>(opts: RequestOptions): Promise<T> {
     const res = await this.send(opts, false);
-    const text = await res.body.text();
-    return this.decode<T>(res, text, opts);
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    return this.decode<T>(res, bytes, opts);
   }
 
-  /** A streaming GET (watches): the body is handed over once the status is 2xx. */
+  /** A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status is 2xx. */
   async stream(opts: RequestOptions): Promise<StreamResponse> {
     const res = await this.send({ ...opts, method: 'GET' }, true);
-    return { body: res.body as unknown as Readable, status: res.statusCode };
+    const body = res.body as unknown as Readable;
+    if (mediaTypeOf(String(res.headers['content-type'] ?? '')) !== mediaTypeOf(PROTOBUF_WATCH_MEDIA_TYPE)) return { body, status: res.statusCode };
+    const lines = new WatchFramesToJsonLines();
+    body.on('error', (err) => lines.destroy(err));
+    lines.on('close', () => body.destroy());
+    return { body: body.pipe(lines), status: res.statusCode };
+  }
+
+  /** The text of an error response (a protobuf Status as its JSON). */
+  private async errorText(res: Dispatcher.ResponseData): Promise<string> {
+    const bytes = Buffer.from(await res.body.arrayBuffer());
+    try {
+      return JSON.stringify(this.contentTypes.decode(String(res.headers['content-type'] ?? ''), bytes));
+    } catch {
+      return bytes.toString('utf8');
+    }
   }
 
   /**
@@ -222,9 +238,10 @@ export class RestClient {
     const method = opts.method ?? 'GET';
     const limiter = this.limiters[opts.priority ?? 'default'];
     const maxRetries = opts.retry === false ? 0 : this.retryPolicy.maxRetries;
-    const bodyType = opts.body === undefined ? undefined : (opts.bodyContentType ?? JSON_TYPE);
-    const body = opts.body === undefined ? undefined : typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    let encoded: EncodedBody | undefined = opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
     for (let attempt = 0; ; attempt++) {
+      const bodyType = encoded?.type;
+      const body = encoded?.body;
       await limiter.acquire(opts.signal);
       if (this.closed) throw new NodeAgentError('Api', 'API client is closed');
       let retryAfterMs: number | undefined;
@@ -246,17 +263,23 @@ export class RestClient {
           bodyTimeout: streaming ? 0 : timeoutMs,
           headersTimeout: timeoutMs > 0 ? timeoutMs : 60_000,
         });
+        if (this.contentTypes.fallBack(res.statusCode, encoded, opts.path)) {
+          await res.body.dump();
+          encoded = opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
+          continue;
+        }
         if (res.statusCode < 300 || (!isRetryableStatus(res.statusCode))) {
           if (res.statusCode >= 300) {
-            const text = await res.body.text();
+            const text = await this.errorText(res);
             throw this.apiError(method, opts.path, res.statusCode, text);
           }
           if (streaming && timer) clearTimeout(timer);
+          this.contentTypes.accepted(encoded);
           handedOver = streaming;
           return res;
         }
         retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.nowMs());
-        const text = await res.body.text();
+        const text = await this.errorText(res);
         failure = this.apiError(method, opts.path, res.statusCode, text);
       } catch (err) {
         if (err instanceof ApiError) throw err;
@@ -273,16 +296,17 @@ export class RestClient {
     }
   }
 
-  private decode<T>(res: Dispatcher.ResponseData, text: string, opts: RequestOptions): T {
+  private decode<T>(res: Dispatcher.ResponseData, bytes: Buffer, opts: RequestOptions): T {
     const type = String(res.headers['content-type'] ?? '');
-    if (text === '') return undefined as T;
-    if (type && !type.includes('json')) {
-      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (only JSON is implemented)`);
+    if (bytes.length === 0) return undefined as T;
+    const mt = mediaTypeOf(type);
+    if (type && !mt.includes('json') && mt !== 'application/vnd.kubernetes.protobuf') {
+      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and application/vnd.kubernetes.protobuf are)`);
     }
     try {
-      return JSON.parse(text) as T;
+      return this.contentTypes.decode(type, bytes) as T;
     } catch (err) {
-      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server sent invalid JSON`, { cause: err });
+      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot be decoded as ${mt || JSON_TYPE}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }
   }
 

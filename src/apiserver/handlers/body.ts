@@ -38,7 +38,7 @@ export function mediaType(req: IncomingMessage): string {
   return (ct.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-const bodyTypes = ['application/json', 'application/yaml'];
+const bodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
 
 /** Checks the content type of a create/update body. */
 export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf' {

@@ -12,7 +12,7 @@ import { listObjects, parseListOptions, type ListOptions } from '../registry/lis
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { serveWatch, type WatchSettings } from '../watch/watch.js';
-import { readBody, readBodyBytes, requireObjectMediaType } from './body.js';
+import { mediaType, readBodyBytes, requireObjectMediaType } from './body.js';
 import { decodeProtobufObject } from './protobuf.js';
 import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
@@ -61,7 +61,7 @@ export async function handleResource(
   if (r.watchPath) {
     if (method !== 'GET') throw methodNotAllowed(method);
     const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
     return;
   }
   if (r.name === '') {
@@ -69,7 +69,7 @@ export async function handleResource(
       case 'GET': {
         const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
         if (o.watch) {
-          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req));
+          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
           return;
         }
         const list = await listObjects(c.registry, def, r.namespace, o);
@@ -92,7 +92,7 @@ export async function handleResource(
       case 'DELETE': {
         if (r.allNamespaces) throw methodNotAllowed(method);
         const p = params(search, 'DC');
-        const dopts = parseDeleteOptions(p, await readBody(req, c.maxBodyBytes), c.platformDomain);
+        const dopts = parseDeleteOptions(p, await readDeleteBody(c, def, req), c.platformDomain);
         const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
         sendJson(res, 200, await deleteCollection(c, def, r.namespace, o, dopts, user), rc);
         return;
@@ -124,7 +124,7 @@ export async function handleResource(
     case 'PATCH': {
       const patchType = patchTypeOf(req.headers['content-type']);
       const wo = parseWriteOptions(params(search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
-      const patchBody = await readBody(req, c.maxBodyBytes);
+      const patchBody = (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8');
       if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const isApply = patchType === 'application/apply-patch+yaml';
       const out = await c.registry.update(
@@ -161,7 +161,7 @@ export async function handleResource(
     }
     case 'DELETE': {
       if (r.subresource !== '') throw methodNotAllowed(method);
-      const dopts = parseDeleteOptions(params(search, 'D'), await readBody(req, c.maxBodyBytes), c.platformDomain);
+      const dopts = parseDeleteOptions(params(search, 'D'), await readDeleteBody(c, def, req), c.platformDomain);
       const out = await c.registry.delete(def, r.namespace, r.name, { user, ...dopts });
       const body = 'kind' in out.body && out.body['kind'] === 'Status' ? out.body : withKind(def, out.body as Obj);
       sendJson(res, out.code, body, rc);
@@ -203,6 +203,13 @@ async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: Inco
   const decoded = decodeObject({ body: bytes.toString('utf8'), contentType, kind: def.kind, apiVersion: apiVersionOf(def) });
   applyFieldValidation(decoded, mode, def.kind, def.version, rc.warnings);
   return decoded.object;
+}
+
+/** A DeleteOptions body as JSON text (a protobuf DeleteOptions is decoded first). */
+async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): Promise<string> {
+  const bytes = await readBodyBytes(req, c.maxBodyBytes);
+  if (bytes.length > 0 && mediaType(req) === 'application/vnd.kubernetes.protobuf') return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
+  return bytes.toString('utf8');
 }
 
 /** The approval subresource needs verb `approve` on `signers` for the CSR's signer name. */

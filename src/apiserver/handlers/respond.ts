@@ -2,20 +2,29 @@
 
 import type { ServerResponse } from 'node:http';
 import { internalError, StatusError, type StatusBody } from '../status.js';
+import type { BodyEncoder } from './protobuf.js';
 
 export interface ResponseContext {
   readonly pretty: boolean;
   readonly warnings: string[];
+  /** The negotiated non-JSON encoding (protobuf); absent: JSON. */
+  readonly encoder?: BodyEncoder | undefined;
 }
 
 export function sendJson(res: ServerResponse, code: number, body: unknown, ctx: ResponseContext): void {
-  const text = ctx.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
   if (ctx.warnings.length > 0) {
     res.setHeader(
       'Warning',
       ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
     );
   }
+  const encoded = ctx.encoder?.encode(body);
+  if (encoded !== undefined && ctx.encoder !== undefined) {
+    res.writeHead(code, { 'Content-Type': ctx.encoder.contentType, 'Content-Length': encoded.length, 'Cache-Control': 'no-cache, private' });
+    res.end(encoded);
+    return;
+  }
+  const text = ctx.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
   res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
   res.end(text);
 }

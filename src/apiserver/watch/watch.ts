@@ -1,4 +1,6 @@
-// One watch stream: line-delimited JSON WatchEvents over a chunked 200 response. The start is
+// One watch stream: line-delimited JSON WatchEvents over a chunked 200 response, or for a client
+// that negotiated protobuf, length-prefixed protobuf WatchEvent frames
+// (`application/vnd.kubernetes.protobuf;stream=watch`, src/common/protobuf/codec.ts). The start is
 // computed and the store listener registered in one synchronous step, so no change is missed
 // or sent twice: the initial state (or the stored changes after the requested revision) and the
 // live changes line up by revision. Objects that start or stop matching the selectors turn into
@@ -12,6 +14,7 @@ import { CompactedError, prefixEnd, type Change, type RawRevision } from '../sto
 import { decodeRow, objectMatcher, parseRv, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
+import { encodeWatchFrame, PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 
 export interface WatchSettings {
   readonly platformDomain: string;
@@ -30,15 +33,18 @@ type Item =
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Serialized lines shared by all watchers without selector-driven rewrites. */
+/** Serialized lines (and protobuf frames) shared by all watchers without selector-driven rewrites. */
 const lineCache = new WeakMap<Change, string>();
+const frameCache = new WeakMap<Change, Buffer>();
+
+/** A protobuf watch frame of an event (the object's own kind and apiVersion name its message). */
+export function watchFrame(type: EventType, object: Obj | StatusBody): Buffer {
+  const o = object as Obj;
+  return encodeWatchFrame(type, o, String(o['apiVersion'] ?? ''), String(o['kind'] ?? ''));
+}
 
 export function watchLine(type: EventType, object: Obj | StatusBody): string {
   return `${JSON.stringify({ type, object })}\n`;
-}
-
-function line(type: EventType, object: Obj, render: ((o: Obj) => Obj) | undefined): string {
-  return watchLine(type, render === undefined ? object : render(object));
 }
 
 export async function serveWatch(
@@ -51,6 +57,8 @@ export async function serveWatch(
   signal: AbortSignal,
   /** Rewrites each event object (server-side printing as a Table); undefined keeps it. */
   render?: (obj: Obj) => Obj,
+  /** The client negotiated protobuf (Tables stay JSON: the reference has no Table message). */
+  protobuf = false,
 ): Promise<void> {
   const store = registry.store;
   const prefix = registry.prefix(def, namespace);
@@ -58,9 +66,12 @@ export async function serveWatch(
   const matches = objectMatcher(def, o);
   const filtered = o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
   const apiVersion = apiVersionOf(def);
+  const proto = protobuf && render === undefined;
+  const frame = (type: EventType, object: Obj | StatusBody): string | Buffer => (proto ? watchFrame(type, object) : watchLine(type, object));
+  const cache: WeakMap<Change, string | Buffer> = proto ? frameCache : lineCache;
 
   await waitForRv(registry, o);
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, { 'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
   res.flushHeaders();
 
   const queue: Item[] = [];
@@ -79,7 +90,7 @@ export async function serveWatch(
     }
   } catch (err) {
     if (err instanceof CompactedError) {
-      res.end(watchLine('ERROR', expired(err.message).toStatus()));
+      res.end(frame('ERROR', expired(err.message).toStatus()));
       return;
     }
     throw err;
@@ -129,7 +140,7 @@ export async function serveWatch(
   signal.addEventListener('abort', close, { once: true });
   res.on('close', close);
 
-  const write = async (line: string): Promise<void> => {
+  const write = async (line: string | Buffer): Promise<void> => {
     if (closed) return;
     if (!res.write(line)) {
       await new Promise<void>((resolve) => {
@@ -160,7 +171,7 @@ export async function serveWatch(
       if (item.kind === 'bookmark') {
         const metadata: Obj = { resourceVersion: String(item.rv) };
         if (item.initialEnd) metadata['annotations'] = { [`${s.platformDomain}/initial-events-end`]: 'true' };
-        await write(watchLine('BOOKMARK', { kind: def.kind, apiVersion, metadata }));
+        await write(frame('BOOKMARK', { kind: def.kind, apiVersion, metadata }));
         if (timedOut && !item.initialEnd) close();
         continue;
       }
@@ -169,19 +180,19 @@ export async function serveWatch(
         const ev = eventFor(c.type, withKind(c.object), c.prev === undefined ? undefined : withKind({ ...c.prev }), c.rv, matches, filtered);
         if (ev === undefined) continue;
         if (render === undefined && (!filtered || ev.cacheable)) {
-          let text = lineCache.get(c);
+          let text = cache.get(c);
           if (text === undefined) {
-            text = watchLine(ev.type, ev.object);
-            lineCache.set(c, text);
+            text = frame(ev.type, ev.object);
+            cache.set(c, text);
           }
           await write(text);
-        } else await write(line(ev.type, ev.object, render));
+        } else await write(frame(ev.type, render === undefined ? ev.object : render(ev.object)));
         continue;
       }
       const row = item.row;
       const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
       if (item.initial) {
-        if (matches(obj)) await write(line('ADDED', obj, render));
+        if (matches(obj)) await write(frame('ADDED', render === undefined ? obj : render(obj)));
         continue;
       }
       let prev: Obj | undefined;
@@ -190,13 +201,13 @@ export async function serveWatch(
         prev = p === undefined ? (row.type === 'DELETED' ? obj : undefined) : await decodeRow(registry, def, p.key, p.rv, p.value);
       }
       const ev = eventFor(row.type, obj, row.type === 'DELETED' ? obj : prev, row.rv, matches, filtered);
-      if (ev !== undefined) await write(line(ev.type, ev.object, render));
+      if (ev !== undefined) await write(frame(ev.type, render === undefined ? ev.object : render(ev.object)));
     }
   } catch (err) {
     s.logger.warn({ err, resource: def.resource }, 'watch stream ended by an error');
     if (!res.writableEnded && !res.destroyed) {
       const status = err instanceof Error && 'toStatus' in err && typeof err.toStatus === 'function' ? (err.toStatus as () => StatusBody)() : undefined;
-      if (status !== undefined) res.write(watchLine('ERROR', status));
+      if (status !== undefined) res.write(frame('ERROR', status));
     }
   } finally {
     close();

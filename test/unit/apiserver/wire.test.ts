@@ -65,8 +65,14 @@ test('protobuf bodies: the k8s envelope around a CSR decodes to the JSON shape',
     spec: { request: Buffer.from('PEM').toString('base64'), usages: ['client auth'], signerName: 'k8s.io/x', expirationSeconds: 3600 },
     status: { conditions: [{ type: 'Approved', reason: 'KubectlApprove', status: 'True' }] },
   });
-  assert.throws(() => decodeProtobufObject(Buffer.from('nope'), 'CertificateSigningRequest', 'v1'), (e: unknown) => e instanceof StatusError && e.status === 400);
-  assert.throws(() => decodeProtobufObject(envelope, 'Event', 'v1'), (e: unknown) => e instanceof StatusError && e.status === 415);
+  assert.throws(() => decodeProtobufObject(Buffer.from('nope'), 'CertificateSigningRequest', 'certificates.k8s.io/v1'), (e: unknown) => e instanceof StatusError && e.status === 400);
+  // A CSR body sent to an endpoint of another kind: the reference answers 400 (not that type).
+  assert.throws(() => decodeProtobufObject(envelope, 'Event', 'v1'), (e: unknown) => e instanceof StatusError && e.status === 400);
+  // A kind the reference defines no protobuf message for: 415 with the media types it does take.
+  assert.throws(
+    () => decodeProtobufObject(envelope, 'Widget', 'example.io/v1'),
+    (e: unknown) => e instanceof StatusError && e.status === 415 && e.message === 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+  );
 });
 
 test('Table printing: Accept negotiation, human durations, CSR columns', () => {

@@ -8,16 +8,28 @@ import { ApiError, isNotFound, isForbidden } from '../../../../src/common/util/e
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import type { ConnectionConfig } from '../../../../src/common/platconfig/platconfig.js';
+import { decodeEnvelope, encodeEnvelope } from '../../../../src/common/protobuf/codec.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
-async function serve(t: { after(fn: () => Promise<void> | void): void }, handler: Handler): Promise<{ url: string; requests: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] }> {
-  const requests: { method: string; url: string; headers: IncomingMessage['headers']; body: string }[] = [];
+interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  raw: Buffer;
+}
+
+async function serve(t: { after(fn: () => Promise<void> | void): void }, handler: Handler): Promise<{ url: string; requests: Recorded[] }> {
+  const requests: Recorded[] = [];
   const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      const raw = Buffer.concat(chunks);
+      const body = raw.toString();
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw });
       handler(req, res, body);
     });
   });
@@ -35,7 +47,7 @@ function json(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 }
 
-test('bearer token, Accept negotiation with JSON fallback, JSON bodies', async (t) => {
+test('bearer token, Accept negotiation with JSON fallback, protobuf bodies (the spec default names the protobuf wire)', async (t) => {
   const s = await serve(t, (_req, res) => json(res, 200, { kind: 'Pod', metadata: { name: 'p' } }));
   const rest = new RestClient({ connection: conn(s.url), contentType: 'application/vnd.platform.protobuf' });
   t.after(() => rest.close());
@@ -45,24 +57,61 @@ test('bearer token, Accept negotiation with JSON fallback, JSON bodies', async (
   const r = s.requests[0];
   assert.equal(r?.url, '/api/v1/namespaces/ns1/pods/p');
   assert.equal(r?.headers.authorization, 'Bearer abcdef.0123456789abcdef');
-  assert.equal(r?.headers.accept, 'application/vnd.platform.protobuf, application/json');
+  assert.equal(r?.headers.accept, 'application/vnd.kubernetes.protobuf, application/json');
   await pods.create({ metadata: { name: 'q', namespace: 'ns2' } });
   assert.equal(s.requests[1]?.method, 'POST');
   assert.equal(s.requests[1]?.url, '/api/v1/namespaces/ns2/pods');
-  assert.equal(s.requests[1]?.headers['content-type'], 'application/json');
-  assert.deepEqual(JSON.parse(s.requests[1]?.body ?? ''), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns2' } });
+  assert.equal(s.requests[1]?.headers['content-type'], 'application/vnd.kubernetes.protobuf');
+  assert.deepEqual(decodeEnvelope(s.requests[1]?.raw ?? Buffer.alloc(0)).object, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns2' } });
   await pods.patch('q', { metadata: { labels: { a: 'b' } } }, { namespace: 'ns2' });
   assert.equal(s.requests[2]?.headers['content-type'], 'application/merge-patch+json');
 });
 
-test('a server answering a non-JSON type gets a clear error', async (t) => {
+test('--plat-api-content-type=application/json: JSON bodies and Accept', async (t) => {
+  const s = await serve(t, (_req, res) => json(res, 201, { kind: 'Pod', metadata: { name: 'q' } }));
+  const rest = new RestClient({ connection: conn(s.url), contentType: 'application/json' });
+  t.after(() => rest.close());
+  await createPodClient({ client: rest }).create({ metadata: { name: 'q', namespace: 'ns2' } });
+  assert.equal(s.requests[0]?.headers.accept, 'application/json');
+  assert.equal(s.requests[0]?.headers['content-type'], 'application/json');
+  assert.deepEqual(JSON.parse(s.requests[0]?.body ?? ''), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns2' } });
+});
+
+test('protobuf answers are decoded; a server answering 415 to protobuf bodies or 406 to the protobuf Accept gets JSON from then on, logged once', async (t) => {
+  const unsupported = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml', reason: 'UnsupportedMediaType', code: 415 };
+  const notAcceptable = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only the following media types are accepted: application/json, application/yaml', reason: 'NotAcceptable', code: 406 };
+  const s = await serve(t, (req, res) => {
+    if (req.method === 'POST' && req.headers['content-type'] === 'application/vnd.kubernetes.protobuf') return json(res, 415, unsupported);
+    if (req.url?.endsWith('/json-only') && String(req.headers.accept).startsWith('application/vnd.kubernetes.protobuf')) return json(res, 406, notAcceptable);
+    if (req.url?.endsWith('/json-only')) return json(res, 200, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'json-only' } });
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } };
+    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+    res.end(encodeEnvelope(pod, 'v1', 'Pod'));
+  });
+  const logger = recordingLogger();
+  const rest = new RestClient({ connection: conn(s.url), contentType: 'application/vnd.kubernetes.protobuf', logger });
+  t.after(() => rest.close());
+  const pods = createPodClient({ client: rest });
+  const got = await pods.get('p', { namespace: 'x' });
+  assert.deepEqual(got, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } });
+  await pods.create({ metadata: { name: 'a', namespace: 'x' } });
+  await pods.create({ metadata: { name: 'b', namespace: 'x' } });
+  const posts = s.requests.filter((r) => r.method === 'POST').map((r) => r.headers['content-type']);
+  assert.deepEqual(posts, ['application/vnd.kubernetes.protobuf', 'application/json', 'application/json']);
+  assert.equal((await pods.get('json-only', { namespace: 'x' })).metadata?.name, 'json-only');
+  assert.equal(s.requests.at(-1)?.headers.accept, 'application/json');
+  assert.equal(logger.lines.filter((e) => /\(415\)/.test(e.msg)).length, 1);
+  assert.equal(logger.lines.filter((e) => /\(406\)/.test(e.msg)).length, 1);
+});
+
+test('a server answering a type that is neither JSON nor protobuf gets a clear error', async (t) => {
   const s = await serve(t, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/vnd.platform.protobuf' });
-    res.end('\x00\x01');
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<p>');
   });
   const rest = new RestClient({ connection: conn(s.url) });
   t.after(() => rest.close());
-  await assert.rejects(createPodClient({ client: rest }).get('p', { namespace: 'x' }), /cannot decode \(only JSON is implemented\)/);
+  await assert.rejects(createPodClient({ client: rest }).get('p', { namespace: 'x' }), /content type text\/html, which nodeagent cannot decode \(JSON and application\/vnd.kubernetes.protobuf are\)/);
 });
 
 test('Status bodies become ApiError with status, reason, details; 403 names the identity', async (t) => {

@@ -1,0 +1,138 @@
+// The agent client's content types (--plat-api-content-type): with a protobuf type, request
+// bodies of kinds the reference defines a message for are sent as protobuf (the `k8s\0`
+// envelope), responses are asked for as `application/vnd.kubernetes.protobuf, application/json`
+// and decoded by their Content-Type, and protobuf watch frames are turned into the JSON lines
+// the watch reader takes. A server that answers 415 to a protobuf body (for that kind) or 406 to
+// the protobuf Accept is spoken to in JSON from then on; each such fallback is logged once.
+// `application/vnd.platform.protobuf` (the spec's default) names the same wire format.
+
+import { Transform, type TransformCallback } from 'node:stream';
+import type { Logger } from '../../common/log/types.js';
+import {
+  decodeEnvelope,
+  decodeWatchEvent,
+  encodeEnvelope,
+  hasProtobuf,
+  MAX_WATCH_FRAME_BYTES,
+  PROTOBUF_MEDIA_TYPE,
+} from '../../common/protobuf/codec.js';
+
+const JSON_TYPE = 'application/json';
+
+/** A protobuf media type of --plat-api-content-type (the reference's name or the platform's). */
+export function isProtobufContentType(t: string | undefined): boolean {
+  return t !== undefined && /^application\/vnd\.[a-z0-9.-]+\.protobuf$/i.test(t.trim());
+}
+
+export interface EncodedBody {
+  readonly body: string | Buffer;
+  readonly type: string;
+  /** The kind sent as protobuf (for the 415 fallback); undefined for JSON. */
+  readonly protobufKind: string | undefined;
+}
+
+export class ContentTypes {
+  private readonly protobuf: boolean;
+  private readonly preferred: string | undefined;
+  private acceptJsonOnly = false;
+  private readonly jsonOnlyKinds = new Set<string>();
+  private readonly logger: Logger;
+  private bodyConfirmed = false;
+  private answerConfirmed = false;
+
+  constructor(o: { readonly contentType: string | undefined; readonly logger: Logger }) {
+    this.logger = o.logger;
+    this.protobuf = isProtobufContentType(o.contentType);
+    this.preferred = o.contentType !== undefined && o.contentType !== '' && o.contentType !== JSON_TYPE && !this.protobuf ? o.contentType : undefined;
+  }
+
+  /** The Accept header of every call. */
+  get accept(): string {
+    if (this.protobuf && !this.acceptJsonOnly) return `${PROTOBUF_MEDIA_TYPE}, ${JSON_TYPE}`;
+    return this.preferred === undefined ? JSON_TYPE : `${this.preferred}, ${JSON_TYPE}`;
+  }
+
+  /** The wire form of a request body (patches keep their own type). */
+  encode(body: unknown, bodyContentType: string | undefined): EncodedBody {
+    if (bodyContentType !== undefined) return { body: typeof body === 'string' ? body : JSON.stringify(body), type: bodyContentType, protobufKind: undefined };
+    if (typeof body === 'string') return { body, type: JSON_TYPE, protobufKind: undefined };
+    const o = body as Record<string, unknown>;
+    const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
+    const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
+    if (this.protobuf && !this.jsonOnlyKinds.has(kind) && hasProtobuf(apiVersion, kind)) {
+      try {
+        return { body: encodeEnvelope(o, apiVersion, kind), type: PROTOBUF_MEDIA_TYPE, protobufKind: kind };
+      } catch (err) {
+        this.jsonOnlyKinds.add(kind);
+        this.logger.warn({ kind, err: err instanceof Error ? err.message : String(err) }, 'sending this kind as JSON: it does not fit the protobuf message');
+      }
+    }
+    return { body: JSON.stringify(body), type: JSON_TYPE, protobufKind: undefined };
+  }
+
+  /**
+   * After a 415 to a protobuf body or a 406 to the protobuf Accept: true when the call should be
+   * sent again in JSON (the fallback is remembered and logged once).
+   */
+  fallBack(status: number, sent: EncodedBody | undefined, path: string): boolean {
+    if (status === 415 && sent?.protobufKind !== undefined && !this.jsonOnlyKinds.has(sent.protobufKind)) {
+      this.jsonOnlyKinds.add(sent.protobufKind);
+      this.logger.warn({ kind: sent.protobufKind, path }, 'the API server does not take protobuf bodies of this kind (415); sending it as JSON from now on');
+      return true;
+    }
+    if (status === 406 && this.protobuf && !this.acceptJsonOnly) {
+      this.acceptJsonOnly = true;
+      this.logger.warn({ path }, 'the API server does not answer in protobuf (406); asking for JSON from now on');
+      return true;
+    }
+    return false;
+  }
+
+  /** A 2xx answer to a call: the first protobuf body the server took is logged once. */
+  accepted(sent: EncodedBody | undefined): void {
+    if (this.bodyConfirmed || sent?.protobufKind === undefined) return;
+    this.bodyConfirmed = true;
+    this.logger.info({ kind: sent.protobufKind, contentType: PROTOBUF_MEDIA_TYPE }, 'the API server takes protobuf request bodies');
+  }
+
+  /** The object of a response body by its Content-Type (protobuf or JSON). */
+  decode(contentType: string, bytes: Buffer): unknown {
+    if (mediaTypeOf(contentType) !== PROTOBUF_MEDIA_TYPE) return JSON.parse(bytes.toString('utf8')) as unknown;
+    const o = decodeEnvelope(bytes).object;
+    if (!this.answerConfirmed) {
+      this.answerConfirmed = true;
+      this.logger.info({ kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE }, 'the API server answers in protobuf');
+    }
+    return o;
+  }
+}
+
+export function mediaTypeOf(contentType: string): string {
+  return (contentType.split(';')[0] ?? '').trim().toLowerCase();
+}
+
+/** A protobuf watch stream (4-byte big-endian length + WatchEvent) as JSON lines. */
+export class WatchFramesToJsonLines extends Transform {
+  private buf: Buffer = Buffer.alloc(0);
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    try {
+      while (this.buf.length >= 4) {
+        const len = this.buf.readUInt32BE(0);
+        if (len > MAX_WATCH_FRAME_BYTES) throw new Error(`a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}-byte limit`);
+        if (this.buf.length < 4 + len) break;
+        const ev = decodeWatchEvent(this.buf.subarray(4, 4 + len));
+        this.buf = this.buf.subarray(4 + len);
+        this.push(`${JSON.stringify(ev)}\n`);
+      }
+      done();
+    } catch (err) {
+      done(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  override _flush(done: TransformCallback): void {
+    done(this.buf.length === 0 ? undefined : new Error(`the protobuf watch stream ended inside a frame (${this.buf.length} bytes left)`));
+  }
+}

@@ -1,0 +1,137 @@
+// The reference's protobuf wire format for API objects (`application/vnd.kubernetes.protobuf`):
+// the 4 magic bytes `k8s\0`, then a runtime.Unknown {typeMeta {apiVersion, kind}, raw (the
+// object's message), contentEncoding, contentType}; and watch streams
+// (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte big-endian length
+// followed by a meta/v1 WatchEvent {type, object: RawExtension whose raw is an enveloped object}.
+// Encoding and decoding are protobufjs over the reference's generated.proto (see root.ts);
+// this file maps the JSON shape onto it (to-proto.ts, from-proto.ts).
+
+import { messageFor } from './kinds.js';
+import { fromProtoValue } from './from-proto.js';
+import { toProtoValue } from './to-proto.js';
+import { META, RUNTIME, requiredType } from './root.js';
+import { parseRawJson } from './special-values.js';
+
+export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
+export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
+export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+/** Objects embedded in objects (a watch event's object): deeper than this is refused. */
+const MAX_EMBEDDING = 4;
+/** The largest watch frame read (the reference's default limit for a decoded frame is 16 MiB). */
+export const MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024;
+
+type Obj = Record<string, unknown>;
+
+/** A body that is not a well-formed protobuf object of the expected kind. */
+export class ProtobufDecodeError extends Error {
+  override readonly name = 'ProtobufDecodeError';
+}
+
+/** True when the reference defines a protobuf message for this kind (so it can be sent as protobuf). */
+export function hasProtobuf(apiVersion: string, kind: string): boolean {
+  return messageFor(apiVersion, kind) !== undefined;
+}
+
+/** The message bytes of one object (no envelope); throws when the kind has no message or a field does not fit. */
+export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8Array {
+  const t = messageFor(apiVersion, kind);
+  if (t === undefined) throw new Error(`${apiVersion} ${kind} has no protobuf message in the reference`);
+  return t.encode(toProtoValue(t, obj, '', true)).finish();
+}
+
+/** `k8s\0` + runtime.Unknown around the object, with the reference's field layout. */
+export function encodeEnvelope(obj: Obj, apiVersion: string, kind: string): Buffer {
+  const raw = encodeMessage(obj, apiVersion, kind);
+  const unknown = requiredType(`${RUNTIME}.Unknown`).encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  return Buffer.concat([PROTOBUF_MAGIC, unknown]);
+}
+
+function fail(what: string, err: unknown): never {
+  throw new ProtobufDecodeError(`${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+export interface DecodedObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly object: Obj;
+}
+
+/** The typeMeta and raw message of an envelope. */
+function openEnvelope(body: Uint8Array): { apiVersion: string; kind: string; raw: Uint8Array; contentEncoding: string } {
+  if (body.length < 4 || !PROTOBUF_MAGIC.equals(Buffer.from(body.buffer, body.byteOffset, 4))) {
+    // The reference's protobuf serializer's words.
+    throw new ProtobufDecodeError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+  }
+  let u: Obj;
+  try {
+    u = requiredType(`${RUNTIME}.Unknown`).decode(body.subarray(4)) as unknown as Obj;
+  } catch (err) {
+    fail('the runtime.Unknown envelope cannot be read', err);
+  }
+  const tm = (u['typeMeta'] ?? {}) as Obj;
+  return {
+    apiVersion: typeof tm['apiVersion'] === 'string' ? tm['apiVersion'] : '',
+    kind: typeof tm['kind'] === 'string' ? tm['kind'] : '',
+    raw: u['raw'] instanceof Uint8Array ? u['raw'] : new Uint8Array(0),
+    contentEncoding: typeof u['contentEncoding'] === 'string' ? u['contentEncoding'] : '',
+  };
+}
+
+function decodeAt(body: Uint8Array, expected: { apiVersion: string; kind: string } | undefined, depth: number): DecodedObject {
+  if (depth > MAX_EMBEDDING) throw new ProtobufDecodeError(`objects are embedded more than ${MAX_EMBEDDING} deep`);
+  const env = openEnvelope(body);
+  if (env.contentEncoding !== '') throw new ProtobufDecodeError(`contentEncoding ${JSON.stringify(env.contentEncoding.slice(0, 64))} is not supported (only none)`);
+  const kind = env.kind === '' ? (expected?.kind ?? '') : env.kind;
+  const apiVersion = env.apiVersion === '' ? (expected?.apiVersion ?? '') : env.apiVersion;
+  if (expected !== undefined && kind !== expected.kind) throw new ProtobufDecodeError(`the object is a ${JSON.stringify(kind.slice(0, 64))}, not a ${expected.kind}`);
+  const t = messageFor(expected?.apiVersion ?? apiVersion, kind);
+  if (t === undefined) throw new ProtobufDecodeError(`${JSON.stringify(`${apiVersion} ${kind}`.slice(0, 128))} has no protobuf message`);
+  let m: object;
+  try {
+    m = t.decode(env.raw);
+  } catch (err) {
+    fail(`the ${kind} message cannot be read`, err);
+  }
+  try {
+    const object = fromProtoValue(t, m, '', (raw, path) => rawValue(raw, path, depth + 1));
+    return { apiVersion, kind, object: { apiVersion, kind, ...object } };
+  } catch (err) {
+    fail(`the ${kind} message does not map to JSON`, err);
+  }
+}
+
+function rawValue(raw: Uint8Array, path: string, depth: number): unknown {
+  if (raw.length >= 4 && PROTOBUF_MAGIC.equals(Buffer.from(raw.buffer, raw.byteOffset, 4))) return decodeAt(raw, undefined, depth).object;
+  return parseRawJson(raw, path);
+}
+
+/**
+ * Decodes an enveloped object. With `expected`, the body must be that kind (or carry no kind)
+ * and is read as that group version's message; the result carries the body's apiVersion and
+ * kind when it has them. Throws ProtobufDecodeError for anything malformed.
+ */
+export function decodeEnvelope(body: Uint8Array, expected?: { apiVersion: string; kind: string }): DecodedObject {
+  return decodeAt(body, expected, 0);
+}
+
+/** One frame of a protobuf watch stream. */
+export function encodeWatchFrame(type: string, object: Obj, apiVersion: string, kind: string): Buffer {
+  const ev = requiredType(`${META}.WatchEvent`).encode({ type, object: { raw: encodeEnvelope(object, apiVersion, kind) } }).finish();
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(ev.length, 0);
+  return Buffer.concat([len, ev]);
+}
+
+/** The event of one frame's message bytes (without its length prefix). */
+export function decodeWatchEvent(message: Uint8Array): { type: string; object: Obj } {
+  let ev: Obj;
+  try {
+    ev = requiredType(`${META}.WatchEvent`).decode(message) as unknown as Obj;
+  } catch (err) {
+    fail('the watch event cannot be read', err);
+  }
+  const type = typeof ev['type'] === 'string' ? ev['type'] : '';
+  const raw = ((ev['object'] ?? {}) as Obj)['raw'];
+  if (!(raw instanceof Uint8Array) || raw.length === 0) throw new ProtobufDecodeError('the watch event has no object');
+  return { type, object: decodeAt(raw, undefined, 1).object };
+}
