@@ -42,6 +42,14 @@ export class WsMessages {
     return Buffer.concat(this.byChannel.get(channel) ?? []).toString();
   }
 
+  /**
+   * A port-forward channel's text after its 2-byte port prefix (cut as bytes: the prefix is not
+   * UTF-8 and may merge with the next byte into one character when decoded with it).
+   */
+  afterPortPrefix(channel: number): string {
+    return Buffer.concat(this.byChannel.get(channel) ?? []).subarray(2).toString();
+  }
+
   /** Resolves once `pred` holds (checked after every message and at close). */
   until(pred: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
     if (pred()) return Promise.resolve();

@@ -85,7 +85,7 @@ test('Docker port-forward into the pod\'s network namespace (a server on the pod
   await r.messages.until(() => r.messages.order.length >= 2, 'the port frames');
   r.ws.send(frame(0, 'GET /index.html HTTP/1.0\r\n\r\n'));
   await r.messages.closed();
-  assert.match(r.messages.text(0).slice(2), /^HTTP\/1\.[01] 200 OK[\s\S]*inside-the-pod\n$/);
+  assert.match(r.messages.afterPortPrefix(0), /^HTTP\/1\.[01] 200 OK[\s\S]*inside-the-pod\n$/);
   const s = await spdyUpgrade({ url: `${a.base}/portForward/default/${a.pod('dk')}`, protocols: ['portforward.k8s.io'], ...a.tls });
   if (s.kind !== 'upgraded') throw new Error(`expected 101, got ${s.status}`);
   const errorStream = await s.session.openStream(new Map([['streamtype', ['error']], ['port', ['8080']], ['requestid', ['0']]]));
