@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authorizer, RequestAttributes, UserInfo } from '../interfaces.js';
 import type { AuthenticatorChain } from '../auth/chain.js';
+import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 
 type Obj = Record<string, unknown>;
@@ -71,6 +72,7 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   if ((ra === undefined || ra === null) === (nra === undefined || nra === null)) {
     errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', value: '', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
   }
+  if (ra !== undefined && ra !== null) errs.push(...validateReviewSelectors(obj(ra)));
   const username = s(spec['user']);
   const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
   if (username === '' && groups.length === 0) {
@@ -95,6 +97,7 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
       subresource: s(r['subresource']),
       namespace: s(r['namespace']),
       name: s(r['name']),
+      ...reviewSelectors(r),
     };
   } else {
     const r = obj(nra);
