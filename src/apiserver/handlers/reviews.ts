@@ -64,7 +64,33 @@ export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: 
   };
 }
 
-export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: string): Promise<Obj> {
+/** A LocalSubjectAccessReview: the namespace of its path. */
+export interface LocalReview {
+  readonly namespace: string;
+}
+
+/** The reference's ValidateLocalSubjectAccessReview additions (after the spec's own errors). */
+function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
+  const errs: FieldErrorLike[] = [];
+  const ra = spec['resourceAttributes'];
+  if (ra !== undefined && ra !== null && s(obj(ra)['namespace']) !== namespace) {
+    errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes.namespace', value: s(obj(ra)['namespace']), detail: 'must match metadata.namespace' });
+  }
+  const nra = spec['nonResourceAttributes'];
+  if (nra !== undefined && nra !== null) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: nra, detail: 'disallowed on this kind of request' });
+  return errs;
+}
+
+/** The namespace of a local review's object: the path's when absent, 400 when another (the reference's create handler). */
+function localNamespace(body: Obj, local: LocalReview): string {
+  const ns = s(obj(body['metadata'])['namespace']);
+  if (ns !== '' && ns !== local.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  return local.namespace;
+}
+
+export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: string, local?: LocalReview): Promise<Obj> {
+  const kind = local === undefined ? 'SubjectAccessReview' : 'LocalSubjectAccessReview';
+  const namespace = local === undefined ? undefined : localNamespace(body, local);
   const spec = obj(body['spec']);
   const ra = spec['resourceAttributes'];
   const nra = spec['nonResourceAttributes'];
@@ -78,7 +104,8 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   if (username === '' && groups.length === 0) {
     errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: '', detail: 'at least one of user or group must be specified' });
   }
-  if (errs.length > 0) throw invalid('SubjectAccessReview', `authorization.${domain}`, '', errs);
+  if (namespace !== undefined) errs.push(...localErrors(spec, namespace));
+  if (errs.length > 0) throw invalid(kind, `authorization.${domain}`, '', errs);
   const extraRaw = obj(spec['extra']);
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
@@ -107,5 +134,6 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status['denied'] = true;
   if (d.reason !== undefined && d.reason !== '') status['reason'] = d.reason;
-  return { kind: 'SubjectAccessReview', apiVersion: `authorization.${domain}/v1`, metadata: { creationTimestamp: null }, spec, status };
+  const metadata = namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
+  return { kind, apiVersion: `authorization.${domain}/v1`, metadata, spec, status };
 }

@@ -3,6 +3,7 @@
 // - kubernetes.io "Using RBAC Authorization", default roles and bindings, and the reference's
 //   policy as read from a real v1.32 apiserver (/work/shared/reference/kubernetes-1.32/rbac-*.json):
 //   cluster-admin → system:masters: everything;
+//   (localsubjectaccessreviews are admin's, not view's: system:aggregate-to-admin)
 //   view (aggregated system:aggregate-to-view): get/list/watch of configmaps, pods, pods/status,
 //     events, namespaces, namespaces/status (no secrets, nodes, leases, CSRs, roles or bindings);
 //   system:node-bootstrapper (kubeadm:kubelet-bootstrap → system:bootstrappers):
@@ -28,7 +29,8 @@
 //       it refers to; never write;
 //     certificatesigningrequests: create/get/list/watch (the static rule: every CSR, not only its
 //       own), never status, approval, update, patch or delete;
-//     events: create/update/patch only; tokenreviews, subjectaccessreviews: create;
+//     events: create/update/patch only; tokenreviews, subjectaccessreviews,
+//     localsubjectaccessreviews: create;
 //     as an authenticated user: the self reviews and the discovery paths.
 
 export type Identity = 'admin' | 'viewer' | 'bootstrap' | 'plain' | 'anonymous' | 'node-a' | 'node-b';
@@ -91,6 +93,7 @@ function node(self: 'node-a' | 'node-b', a: MatrixAction): boolean {
       return ['create', 'update', 'patch'].includes(v);
     case 'tokenreviews':
     case 'subjectaccessreviews':
+    case 'localsubjectaccessreviews':
       return v === 'create';
     default:
       return false;

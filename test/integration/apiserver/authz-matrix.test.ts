@@ -299,6 +299,7 @@ function reviewActions(): Action[] {
     review(az, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', { namespace: 'matrix' }),
     review(an, 'selfsubjectreviews', 'SelfSubjectReview', undefined),
     review(az, 'subjectaccessreviews', 'SubjectAccessReview', { ...attrs, user: 'someone' }),
+    { ...review(az, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', { ...attrs, user: 'someone' }), path: `/apis/${az}/v1/namespaces/matrix/localsubjectaccessreviews` },
     review(an, 'tokenreviews', 'TokenReview', { token: 'tok-plain' }),
     ...[...DISCOVERY_PATHS, '/metrics'].map((p) => ({ key: `GET ${p}`, verb: 'GET', resource: p, method: 'GET', path: p })),
   ];

@@ -2,7 +2,8 @@
 // and label selectors of SubjectAccessReview / SelfSubjectAccessReview reach the authorizers (the
 // Node authorizer lets a node list pods only with spec.nodeName=<itself>, as "Using Node
 // Authorization" documents), are validated with the reference's messages, and the selectors of a
-// list request are sent to an authorization webhook as requirements.
+// list request are sent to an authorization webhook as requirements. Also LocalSubjectAccessReview
+// (namespaced), with the reference's checks of its namespace.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,4 +86,26 @@ test('a list with field and label selectors: the webhook is sent them as require
   const sent = hook.requests.map((x) => x.spec['resourceAttributes'] as Obj | undefined).find((a) => a?.['verb'] === 'list' && a['resource'] === 'pods');
   assert.deepEqual(sent?.['fieldSelector'], { requirements: [{ key: 'spec.nodeName', operator: 'In', values: ['n1'] }] });
   assert.deepEqual(sent?.['labelSelector'], { requirements: [{ key: 'app', operator: 'In', values: ['web'] }, { key: 'canary', operator: 'DoesNotExist' }] });
+});
+
+test('LocalSubjectAccessReview: answered in its namespace; the reference\'s namespace checks', async () => {
+  const LOCAL = `/apis/authorization.${D}/v1/namespaces/default/localsubjectaccessreviews`;
+  const body = (spec: Obj, metadata: Obj = {}): Obj => ({ apiVersion: `authorization.${D}/v1`, kind: 'LocalSubjectAccessReview', metadata, spec });
+  const ok = await api.request('POST', LOCAL, { body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) });
+  assert.equal(ok.status, 201, ok.text);
+  assert.equal(ok.json?.['kind'], 'LocalSubjectAccessReview');
+  assert.deepEqual(ok.json?.['metadata'], { namespace: 'default', creationTimestamp: null });
+  assert.deepEqual(ok.json?.['status'], { allowed: false });
+  const other = await api.request('POST', LOCAL, { body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'kube-system' } }) });
+  assert.equal(other.status, 422);
+  assert.equal(other.json?.['message'], `LocalSubjectAccessReview.authorization.${D} "" is invalid: spec.resourceAttributes.namespace: Invalid value: "kube-system": must match metadata.namespace`);
+  const nonResource = await api.request('POST', LOCAL, { body: body({ user: 'paul', nonResourceAttributes: { path: '/healthz', verb: 'get' } }) });
+  assert.equal(nonResource.status, 422);
+  assert.match(String(nonResource.json?.['message']), /spec\.nonResourceAttributes: Invalid value: .*: disallowed on this kind of request$/);
+  const mismatch = await api.request('POST', LOCAL, { body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }, { namespace: 'kube-system' }) });
+  assert.equal(mismatch.status, 400);
+  assert.equal(mismatch.json?.['message'], 'the namespace of the provided object does not match the namespace sent on the request');
+  // a node may ask (the static node rules), a plain user may not (admin and edit have it, view does not)
+  assert.equal((await api.request('POST', LOCAL, { token: 'tok-node-a', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 201);
+  assert.equal((await api.request('POST', LOCAL, { token: 'tok-paul', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 403);
 });
