@@ -1,9 +1,11 @@
-// AuthorizeWithSelectors (beta and on in the reference 1.32) on the built plat-apiserver: the field
-// and label selectors of SubjectAccessReview / SelfSubjectAccessReview reach the authorizers (the
-// Node authorizer lets a node list pods only with spec.nodeName=<itself>, as "Using Node
-// Authorization" documents), are validated with the reference's messages, and the selectors of a
-// list request are sent to an authorization webhook as requirements. Also LocalSubjectAccessReview
-// (namespaced), with the reference's checks of its namespace.
+// The access reviews on the built plat-apiserver, with the reference's (1.32) answers:
+// - AuthorizeWithSelectors (beta, on): the field and label selectors of SubjectAccessReview and
+//   SelfSubjectAccessReview reach the authorizers (the Node authorizer lets a node list pods only
+//   with spec.nodeName=<itself>, as "Using Node Authorization" documents) and are validated with
+//   the reference's messages; the selectors of a list request are sent to an authorization webhook
+//   as requirements;
+// - LocalSubjectAccessReview (namespaced) with the reference's checks of its namespace;
+// - SelfSubjectRulesReview under Node,RBAC: incomplete only for a node (the Node authorizer's RulesFor).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -108,4 +110,15 @@ test('LocalSubjectAccessReview: answered in its namespace; the reference\'s name
   // a node may ask (the static node rules), a plain user may not (admin and edit have it, view does not)
   assert.equal((await api.request('POST', LOCAL, { token: 'tok-node-a', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 201);
   assert.equal((await api.request('POST', LOCAL, { token: 'tok-paul', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 403);
+});
+
+test('SelfSubjectRulesReview under Node,RBAC: a node\'s list is incomplete (the reference\'s Node authorizer cannot list it), a plain user\'s is complete', async () => {
+  const rules = async (token: string): Promise<Obj> =>
+    ((await api.request('POST', `/apis/authorization.${D}/v1/selfsubjectrulesreviews`, { token, body: { apiVersion: `authorization.${D}/v1`, kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } } })).json?.['status'] ?? {}) as Obj;
+  const node = await rules('tok-node-a');
+  assert.equal(node['incomplete'], true);
+  assert.equal(node['evaluationError'], 'node authorizer does not support user rule resolution');
+  const paul = await rules('tok-paul');
+  assert.equal(paul['incomplete'], false);
+  assert.equal(paul['evaluationError'], undefined);
 });
