@@ -105,6 +105,11 @@ export interface AdmissionRequest {
  */
 export interface AdmissionPlugin {
   readonly name: string;
+  /**
+   * A mutating plugin in the reference (NodeRestriction): on update it runs before the
+   * optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
+   */
+  readonly mutating?: boolean;
   admit(request: AdmissionRequest): Promise<void>;
 }
 

@@ -32,6 +32,8 @@ const sameValue = (a: unknown, b: unknown): boolean => isDeepStrictEqual(emptyAs
 
 export class NodeRestriction implements AdmissionPlugin {
   readonly name = 'NodeRestriction';
+  /** The reference's NodeRestriction is a mutating plugin (it runs before the resourceVersion check). */
+  readonly mutating = true;
   private readonly o: NodeRestrictionOptions;
   private readonly labels: NodeLabelPolicy;
   private readonly mirrorAnnotation: string;
