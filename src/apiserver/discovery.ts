@@ -40,8 +40,8 @@ export function discoveryResources(def: ResourceDef): DiscoveryResource[] {
   return [main, ...subs];
 }
 
-export function reviewResource(name: string, kind: string): DiscoveryResource {
-  return { name, singularName: name.replace(/s$/, ''), namespaced: false, kind, verbs: ['create'] };
+export function reviewResource(name: string, kind: string, namespaced = false): DiscoveryResource {
+  return { name, singularName: name.replace(/s$/, ''), namespaced, kind, verbs: ['create'] };
 }
 
 export class Discovery {

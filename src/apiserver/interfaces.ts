@@ -35,12 +35,20 @@ export interface RequestAttributes {
   readonly name: string;
   /** The parsed fieldSelector of a list/watch/deletecollection (the reference's GetFieldSelector). */
   readonly fieldSelector?: readonly FieldSelectorRequirement[];
+  /** The parsed labelSelector, in the API's form (the reference's GetLabelSelector, as its webhook sends it). */
+  readonly labelSelector?: readonly LabelSelectorRequirement[];
 }
 
 export interface FieldSelectorRequirement {
   readonly field: string;
   readonly op: '=' | '!=';
   readonly value: string;
+}
+
+export interface LabelSelectorRequirement {
+  readonly key: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  readonly values: readonly string[];
 }
 
 export type AuthorizationDecision =
@@ -97,6 +105,11 @@ export interface AdmissionRequest {
  */
 export interface AdmissionPlugin {
   readonly name: string;
+  /**
+   * A mutating plugin in the reference (NodeRestriction): on update it runs before the
+   * optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
+   */
+  readonly mutating?: boolean;
   admit(request: AdmissionRequest): Promise<void>;
 }
 

@@ -18,7 +18,7 @@ import { RegistryNodeObjects } from './authz/node/registry-objects.js';
 import { BootstrapTokenAuthenticator } from './bootstrap-token/authenticator.js';
 import { runTokenCleaner } from './bootstrap-token/cleaner.js';
 import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
-import { runTokenCommand } from './bootstrap-token/create-command.js';
+import { runTokenCommand } from './bootstrap-token/token-command.js';
 import { runCsrApproving } from './controllers/csr-approving.js';
 import { runCsrSigning } from './controllers/csr-signing.js';
 import { NodeLifecycleController } from './controllers/node-lifecycle.js';

@@ -159,6 +159,7 @@ export class ApiServer {
         {
           name: names.groups.authorization,
           resources: [
+            reviewResource('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
             reviewResource('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
             reviewResource('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
             reviewResource('subjectaccessreviews', 'SubjectAccessReview'),
@@ -368,9 +369,14 @@ export class ApiServer {
     const d = this.o.platformDomain;
     const authn = `authentication.${d}`;
     const authz = `authorization.${d}`;
-    const m = /^\/apis\/([^/]+)\/v1\/([a-z]+)$/.exec(path);
+    const m = /^\/apis\/([^/]+)\/v1\/(?:namespaces\/([^/]+)\/)?([a-z]+)$/.exec(path);
     const group = m?.[1];
-    const resource = m?.[2];
+    const namespace = m?.[2];
+    const resource = m?.[3];
+    if (group === authz && resource === 'localsubjectaccessreviews' && namespace !== undefined) {
+      return { kind: 'LocalSubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => subjectAccessReview(b, this.authorizer, d, { namespace }) };
+    }
+    if (namespace !== undefined) return undefined;
     if (group === authn && resource === 'tokenreviews') return { kind: 'TokenReview', apiVersion: `${authn}/v1`, run: (b) => tokenReview(b, this.authn, d, this.o.apiAudiences ?? []) };
     if (group === authn && resource === 'selfsubjectreviews') return { kind: 'SelfSubjectReview', apiVersion: `${authn}/v1`, run: () => Promise.resolve(selfSubjectReview(user, authn)) };
     if (group === authz && resource === 'subjectaccessreviews') return { kind: 'SubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => subjectAccessReview(b, this.authorizer, d) };

@@ -1,4 +1,5 @@
-// Runs the BUILT `plat-apiserver token create` against a test server with its admin platconfig.
+// Runs the BUILT `plat-apiserver token create|list|delete` against a test server with its admin
+// platconfig.
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { repoRoot, type StartedApiServer } from './apiserver.js';
@@ -9,13 +10,17 @@ export interface TokenCreateResult {
   readonly stderr: string;
 }
 
-export function tokenCreate(api: StartedApiServer, args: readonly string[] = []): Promise<TokenCreateResult> {
+export function tokenCommand(api: StartedApiServer, sub: string, args: readonly string[] = []): Promise<TokenCreateResult> {
   const bin = join(repoRoot(), 'bin', 'plat-apiserver');
-  const argv = [bin, 'token', 'create', `--platconfig=${api.adminPlatconfig}`, `--platform-domain=${api.platformDomain}`, ...args];
+  const argv = [bin, 'token', sub, `--platconfig=${api.adminPlatconfig}`, `--platform-domain=${api.platformDomain}`, ...args];
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+export function tokenCreate(api: StartedApiServer, args: readonly string[] = []): Promise<TokenCreateResult> {
+  return tokenCommand(api, 'create', args);
 }

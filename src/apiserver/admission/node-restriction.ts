@@ -5,6 +5,7 @@
 // Messages are the reference's, wrapped as its admission.NewForbidden wraps them.
 
 import { isDeepStrictEqual } from 'node:util';
+import { namesFor, type Names } from '../../common/names.js';
 import { nodeIdentity } from '../authz/node/identity.js';
 import { podNodeName, podConfigMapNames, podSecretNames, type NodeObjects } from '../authz/node/objects.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
@@ -14,7 +15,10 @@ import { modifiedLabels, nodeLabelPolicy, type NodeLabelPolicy } from './node-la
 type Obj = Record<string, unknown>;
 
 export interface NodeRestrictionOptions {
+  /** The API group domain (`coordination.<domain>` leases). */
   readonly platformDomain: string;
+  /** The profile's names: the mirror-pod annotation and the node label domain (default: the platform profile). */
+  readonly names?: Names;
   readonly nodeLeaseNamespace: string;
   readonly objects: NodeObjects;
 }
@@ -28,11 +32,18 @@ const sameValue = (a: unknown, b: unknown): boolean => isDeepStrictEqual(emptyAs
 
 export class NodeRestriction implements AdmissionPlugin {
   readonly name = 'NodeRestriction';
+  /** The reference's NodeRestriction is a mutating plugin (it runs before the resourceVersion check). */
+  readonly mutating = true;
   private readonly o: NodeRestrictionOptions;
   private readonly labels: NodeLabelPolicy;
+  private readonly mirrorAnnotation: string;
   constructor(o: NodeRestrictionOptions) {
     this.o = o;
-    this.labels = nodeLabelPolicy(o.platformDomain);
+    const names = o.names ?? namesFor('platform', o.platformDomain);
+    this.mirrorAnnotation = names.annotations.configMirror;
+    // The reference reserves k8s.io beside kubernetes.io; a platform domain reserves itself.
+    const alsoReserved = names.groupDomain === names.labelDomain ? [] : [names.groupDomain];
+    this.labels = nodeLabelPolicy(names.labelDomain, { agentWord: names.agentWord, alsoReserved });
   }
 
   async admit(r: AdmissionRequest): Promise<void> {
@@ -61,7 +72,7 @@ export class NodeRestriction implements AdmissionPlugin {
   }
 
   private async admitPodCreate(node: string, r: AdmissionRequest, pod: Obj): Promise<void> {
-    const mirrorKey = `${this.o.platformDomain}/config.mirror`;
+    const mirrorKey = this.mirrorAnnotation;
     if (!(mirrorKey in rec(meta(pod)['annotations']))) throw refuse(r, `pod does not have "${mirrorKey}" annotation, node "${node}" can only create mirror pods`);
     if (podNodeName(pod) !== node) throw refuse(r, `node "${node}" can only create pods with spec.nodeName set to itself`);
     const owners = Array.isArray(meta(pod)['ownerReferences']) ? (meta(pod)['ownerReferences'] as unknown[]).map(rec) : [];

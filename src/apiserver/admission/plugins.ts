@@ -41,7 +41,7 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
     switch (name) {
       case 'NodeRestriction':
         if (o.nodes === undefined) throw new ConfigError('--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here', { flag: '--enable-admission-plugins' });
-        plugins.push(new NodeRestriction({ platformDomain: o.platformDomain, nodeLeaseNamespace: o.nodes.leaseNamespace, objects: o.nodes.objects }));
+        plugins.push(new NodeRestriction({ platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), nodeLeaseNamespace: o.nodes.leaseNamespace, objects: o.nodes.objects }));
         break;
       case 'EventRateLimit': {
         const cfg = o.config?.eventRateLimit;

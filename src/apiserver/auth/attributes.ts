@@ -2,8 +2,9 @@
 // version, namespace, resource, subresource, name and verb; anything else is a non-resource
 // request with the lower-cased method as verb.
 
-import type { FieldSelectorRequirement, RequestAttributes, UserInfo } from '../interfaces.js';
-import { parseFieldSelector } from '../selectors/index.js';
+import { labelRequirementToApi } from '../authz/review-selectors.js';
+import type { FieldSelectorRequirement, LabelSelectorRequirement, RequestAttributes, UserInfo } from '../interfaces.js';
+import { parseFieldSelector, parseLabelSelector } from '../selectors/index.js';
 
 const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
 
@@ -59,6 +60,7 @@ export function requestAttributes(method: string, pathname: string, search: URLS
   if (method === 'DELETE' && name === '') verb = 'deletecollection';
   const collection = name === '' && (verb === 'list' || verb === 'watch' || verb === 'deletecollection');
   const fieldSelector = collection ? fieldRequirements(search.get('fieldSelector')) : undefined;
+  const labelSelector = collection ? labelRequirements(search.get('labelSelector')) : undefined;
   return {
     user,
     verb,
@@ -72,7 +74,18 @@ export function requestAttributes(method: string, pathname: string, search: URLS
     // As the reference: a list/watch pinned to one name by `metadata.name=` is about that name.
     name: verb === 'list' || verb === 'watch' ? (pinnedName(fieldSelector) ?? name) : name,
     ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+    ...(labelSelector !== undefined && labelSelector.length > 0 ? { labelSelector } : {}),
   };
+}
+
+/** The requirements of a labelSelector in the API's form; none when absent or unparsable. */
+function labelRequirements(text: string | null): readonly LabelSelectorRequirement[] | undefined {
+  if (text === null || text === '') return undefined;
+  try {
+    return parseLabelSelector(text).requirements.flatMap((r) => labelRequirementToApi(r) ?? []);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The requirements of a fieldSelector; none when absent or unparsable (the handler answers 400 then). */

@@ -5,19 +5,12 @@
 // --print-join-config writes a bootstrap platconfig for a node (server, CA embedded, the token;
 // mode 0600) so a node joins with `nodeagent --bootstrap-platconfig FILE`.
 
-import { Command, CommanderError, Option } from 'commander';
-import { Agent, request } from 'undici';
-import { loadConnection, writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
+import { Option } from 'commander';
+import { writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
 import { parseDurationMs } from '../../common/util/values/duration.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
+import { adminRequest, connect, namesFromOptions, parseSubcommand, tokenSubcommand, type TokenCommandIo } from './admin-client.js';
 import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, USAGES } from './token.js';
-import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
-
-export interface TokenCommandIo {
-  out(text: string): void;
-  err(text: string): void;
-  now(): Date;
-}
 
 interface CreateOptions {
   readonly platconfig: string;
@@ -33,7 +26,7 @@ interface CreateOptions {
   readonly token: string;
 }
 
-const USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+export const CREATE_USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 function list(v: string): string[] {
@@ -41,23 +34,13 @@ function list(v: string): string[] {
 }
 
 export function parseCreateArgs(argv: readonly string[]): CreateOptions {
-  const cmd = new Command('token create').exitOverride().helpOption(false).allowExcessArguments(false).argument('[token]');
-  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
-  cmd.addOption(new Option('--platconfig <file>').default('/var/run/plat-apiserver/admin.platconfig'));
-  cmd.addOption(new Option('--platform-domain <domain>').default('platform.io'));
-  cmd.addOption(new Option('--platform-profile <profile>').default('platform'));
+  const cmd = tokenSubcommand('token create').argument('[token]');
   cmd.addOption(new Option('--ttl <duration>').default('24h0m0s'));
   cmd.addOption(new Option('--description <text>').default(''));
   cmd.addOption(new Option('--groups <list>').default(''));
   cmd.addOption(new Option('--usages <list>').default('signing,authentication'));
   cmd.addOption(new Option('--print-join-config <file>'));
-  try {
-    cmd.parse([...argv], { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) throw new FlagError(`${err.message.replace(/^error: /, '')}; ${USAGE}`);
-    throw err;
-  }
-  const o = cmd.opts<Record<string, string | undefined>>();
+  const o = parseSubcommand(cmd, argv, CREATE_USAGE);
   const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
   if (ttlMs < 0 || ttlMs > MAX_TTL_MS) throw new FlagError(`invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`, { flag: 'ttl' });
   const usages = list(o['usages'] ?? '');
@@ -67,9 +50,7 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   const groupProblem = extraGroupsProblem(groups);
   if (groupProblem !== undefined) throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, { flag: 'groups' });
   if ((o['description'] ?? '').length > 1024) throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
-  const profile = o['platformProfile'] ?? 'platform';
-  if (!isPlatformProfile(profile)) throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), { flag: 'platform-profile' });
-  const names = namesFor(profile, o['platformDomain'] ?? 'platform.io');
+  const names = namesFromOptions(o);
   const given = cmd.args[0];
   if (given !== undefined && parseToken(given) === undefined) throw new FlagError(`the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`);
   return {
@@ -122,45 +103,15 @@ function namespaceOf(secret: Record<string, unknown>): string {
 }
 
 async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown>): Promise<void> {
-  if (conn.certPem === undefined || conn.keyPem === undefined) throw new FlagError('--platconfig: the platconfig has no client certificate; token create needs admin credentials', { flag: 'platconfig' });
-  const agent = new Agent({ connect: { ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}), cert: conn.certPem, key: conn.keyPem, rejectUnauthorized: !conn.insecureSkipTlsVerify } });
-  try {
-    const res = await request(`${conn.server.replace(/\/+$/, '')}/api/v1/namespaces/${namespaceOf(secret)}/secrets`, {
-      method: 'POST',
-      dispatcher: agent,
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify(secret),
-      headersTimeout: 30_000,
-      bodyTimeout: 30_000,
-    });
-    const text = await res.body.text();
-    if (res.statusCode !== 201) {
-      let message = text.slice(0, 500);
-      try {
-        message = String((JSON.parse(text) as Record<string, unknown>)['message'] ?? message);
-      } catch {
-        // not a Status: keep the text
-      }
-      throw new FlagError(`the API server at ${conn.server} refused the token Secret (HTTP ${res.statusCode}): ${message}`);
-    }
-  } finally {
-    await agent.close();
-  }
+  const r = await adminRequest(conn, 'POST', `/api/v1/namespaces/${namespaceOf(secret)}/secrets`, secret);
+  if (r.status !== 201) throw new FlagError(`the API server at ${conn.server} refused the token Secret (HTTP ${r.status}): ${r.message}`);
 }
 
-export async function runTokenCommand(argv: readonly string[], io: TokenCommandIo): Promise<number> {
-  if (argv[0] !== 'create') {
-    io.err(`plat-apiserver token: unknown or missing subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; ${USAGE}\n`);
-    return 1;
-  }
+/** `token create`: 0 on success, 1 with a message on stderr. */
+export async function runCreate(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
-    const o = parseCreateArgs(argv.slice(1));
-    let conn: ConnectionConfig;
-    try {
-      conn = await loadConnection(o.platconfig);
-    } catch (err) {
-      throw new FlagError(`--platconfig ${o.platconfig}: ${userMessage(err)}`, { flag: 'platconfig' });
-    }
+    const o = parseCreateArgs(argv);
+    const conn = await connect(o.platconfig);
     const join = o.joinConfig === undefined ? undefined : joinPlatconfig(conn, o.token);
     await postSecret(conn, tokenSecret(o, io.now()));
     if (o.joinConfig !== undefined && join !== undefined) {

@@ -5,6 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authorizer, RequestAttributes, UserInfo } from '../interfaces.js';
 import type { AuthenticatorChain } from '../auth/chain.js';
+import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 
 type Obj = Record<string, unknown>;
@@ -63,7 +64,33 @@ export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: 
   };
 }
 
-export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: string): Promise<Obj> {
+/** A LocalSubjectAccessReview: the namespace of its path. */
+export interface LocalReview {
+  readonly namespace: string;
+}
+
+/** The reference's ValidateLocalSubjectAccessReview additions (after the spec's own errors). */
+function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
+  const errs: FieldErrorLike[] = [];
+  const ra = spec['resourceAttributes'];
+  if (ra !== undefined && ra !== null && s(obj(ra)['namespace']) !== namespace) {
+    errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes.namespace', value: s(obj(ra)['namespace']), detail: 'must match metadata.namespace' });
+  }
+  const nra = spec['nonResourceAttributes'];
+  if (nra !== undefined && nra !== null) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: nra, detail: 'disallowed on this kind of request' });
+  return errs;
+}
+
+/** The namespace of a local review's object: the path's when absent, 400 when another (the reference's create handler). */
+function localNamespace(body: Obj, local: LocalReview): string {
+  const ns = s(obj(body['metadata'])['namespace']);
+  if (ns !== '' && ns !== local.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  return local.namespace;
+}
+
+export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: string, local?: LocalReview): Promise<Obj> {
+  const kind = local === undefined ? 'SubjectAccessReview' : 'LocalSubjectAccessReview';
+  const namespace = local === undefined ? undefined : localNamespace(body, local);
   const spec = obj(body['spec']);
   const ra = spec['resourceAttributes'];
   const nra = spec['nonResourceAttributes'];
@@ -71,12 +98,14 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   if ((ra === undefined || ra === null) === (nra === undefined || nra === null)) {
     errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', value: '', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
   }
+  if (ra !== undefined && ra !== null) errs.push(...validateReviewSelectors(obj(ra)));
   const username = s(spec['user']);
   const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
   if (username === '' && groups.length === 0) {
     errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: '', detail: 'at least one of user or group must be specified' });
   }
-  if (errs.length > 0) throw invalid('SubjectAccessReview', `authorization.${domain}`, '', errs);
+  if (namespace !== undefined) errs.push(...localErrors(spec, namespace));
+  if (errs.length > 0) throw invalid(kind, `authorization.${domain}`, '', errs);
   const extraRaw = obj(spec['extra']);
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
@@ -95,6 +124,7 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
       subresource: s(r['subresource']),
       namespace: s(r['namespace']),
       name: s(r['name']),
+      ...reviewSelectors(r),
     };
   } else {
     const r = obj(nra);
@@ -104,5 +134,6 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status['denied'] = true;
   if (d.reason !== undefined && d.reason !== '') status['reason'] = d.reason;
-  return { kind: 'SubjectAccessReview', apiVersion: `authorization.${domain}/v1`, metadata: { creationTimestamp: null }, spec, status };
+  const metadata = namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
+  return { kind, apiVersion: `authorization.${domain}/v1`, metadata, spec, status };
 }

@@ -4,6 +4,7 @@
 
 import type { Authorizer, PolicyRule, RequestAttributes, RuleResolver, UserInfo } from '../interfaces.js';
 import { invalid } from '../status.js';
+import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 
 type Obj = Record<string, unknown>;
 
@@ -35,10 +36,12 @@ export async function selfSubjectAccessReview(body: Obj, user: UserInfo, authz: 
       { type: 'FieldValueInvalid', field: 'spec.resourceAttributes', value: hasRa ? ra : 'null', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' },
     ]);
   }
+  const selectorErrs = hasRa ? validateReviewSelectors(obj(ra)) : [];
+  if (selectorErrs.length > 0) throw invalid('SelfSubjectAccessReview', authorizationGroup, '', selectorErrs);
   let attrs: RequestAttributes;
   if (hasRa) {
     const r = obj(ra);
-    attrs = { user, verb: s(r['verb']), isResourceRequest: true, path: '', apiGroup: s(r['group']), apiVersion: s(r['version']), resource: s(r['resource']), subresource: s(r['subresource']), namespace: s(r['namespace']), name: s(r['name']) };
+    attrs = { user, verb: s(r['verb']), isResourceRequest: true, path: '', apiGroup: s(r['group']), apiVersion: s(r['version']), resource: s(r['resource']), subresource: s(r['subresource']), namespace: s(r['namespace']), name: s(r['name']), ...reviewSelectors(r) };
   } else {
     const r = obj(nra);
     attrs = { user, verb: s(r['verb']), isResourceRequest: false, path: s(r['path']), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };

@@ -136,8 +136,10 @@ export class Registry {
     namespace: string,
     name: string,
     opts: { user: UserInfo; dryRun: boolean; subresource: string },
+    only?: (plugin: AdmissionPlugin) => boolean,
   ): Promise<void> {
     for (const plugin of this.admission) {
+      if (only !== undefined && !only(plugin)) continue;
       await plugin.admit({
         operation,
         resource: def.resource,
@@ -267,7 +269,11 @@ export class Registry {
         const created = await this.create(def, namespace, desired, opts);
         return { object: created, created: true };
       }
-      if (conditional && wantRv !== current.rv) throw conflict(def.resource, def.group, name);
+      if (conditional && wantRv !== current.rv) {
+        // The reference runs mutating admission (NodeRestriction) before its optimistic-lock check.
+        await this.admit(def, 'UPDATE', desired, current.obj, namespace, name, opts, (p) => p.mutating === true);
+        throw conflict(def.resource, def.group, name);
+      }
       const old = current.obj;
       const ctx = this.ctx(opts.user);
       const metaErrs = validateMetaUpdate(desired, old);

@@ -16,6 +16,17 @@ export interface ReviewedAttributes {
   readonly resource: string;
   readonly subresource: string;
   readonly name: string;
+  /** Parsed selectors of a list/watch (AuthorizeWithSelectors): sent as requirements, never raw. */
+  readonly fieldSelector?: readonly { readonly field: string; readonly op: '=' | '!='; readonly value: string }[];
+  readonly labelSelector?: readonly SelectorRequirement[];
+}
+
+/** metav1.FieldSelectorRequirement / LabelSelectorRequirement. */
+export interface SelectorRequirement {
+  readonly key: string;
+  readonly operator: string;
+  /** Absent when empty (Exists, DoesNotExist), as the reference serializes it. */
+  readonly values?: readonly string[];
 }
 
 export interface SarResourceAttributes {
@@ -26,6 +37,8 @@ export interface SarResourceAttributes {
   resource: string;
   subresource: string;
   name: string;
+  fieldSelector?: { requirements: SelectorRequirement[] };
+  labelSelector?: { requirements: SelectorRequirement[] };
 }
 
 export interface SarSpecV1 {
@@ -56,6 +69,11 @@ export function sarSpecV1(a: ReviewedAttributes): SarSpecV1 {
       subresource: a.subresource,
       name: a.name,
     };
+    // As the reference's webhook: `=` is In, `!=` NotIn, one value each; nothing when none.
+    const fields = (a.fieldSelector ?? []).map((r) => ({ key: r.field, operator: r.op === '=' ? 'In' : 'NotIn', values: [r.value] }));
+    if (fields.length > 0) spec.resourceAttributes.fieldSelector = { requirements: fields };
+    const labels = (a.labelSelector ?? []).map((r) => ({ key: r.key, operator: r.operator, ...(r.values !== undefined && r.values.length > 0 ? { values: [...r.values] } : {}) }));
+    if (labels.length > 0) spec.resourceAttributes.labelSelector = { requirements: labels };
   }
   return spec;
 }

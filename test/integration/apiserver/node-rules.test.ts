@@ -123,3 +123,10 @@ test('secrets: node A reads only those its pods refer to; CSRs as the reference 
   const ev = { metadata: { name: 'e1' }, involvedObject: { kind: 'Node', name: 'a' }, reason: 'R', message: 'm', type: 'Normal', source: { component: 'platlet', host: 'a' } };
   expect(await as(A, 'POST', '/api/v1/namespaces/default/events', ev), 201);
 });
+
+test('a stale resourceVersion: NodeRestriction refuses node B before the conflict check (403, as the reference, whose mutating admission runs first); node A gets the 409', async () => {
+  const stale = (await api.request('GET', '/api/v1/nodes/a')).json ?? {};
+  expect(await api.request('PATCH', '/api/v1/nodes/a', { body: { metadata: { labels: { bumped: 'yes' } } }, contentType: merge }), 200);
+  expect(await as(B, 'PUT', '/api/v1/nodes/a', stale), 403, 'nodes "a" is forbidden: node "b" is not allowed to modify node "a"');
+  expect(await as(A, 'PUT', '/api/v1/nodes/a', stale), 409, 'Operation cannot be fulfilled on nodes "a": the object has been modified; please apply your changes to the latest version and try again');
+});

@@ -7,7 +7,7 @@
 // the node-lease namespace. Everything else: the static node rules (rules.ts). A refusal is
 // "no opinion" with the reference's reason, so a later authorizer (RBAC) may still allow.
 
-import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../../interfaces.js';
+import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../../interfaces.js';
 import { nodeIdentity } from './identity.js';
 import { podConfigMapNames, podNodeName, podSecretNames, type NodeObjects } from './objects.js';
 import { nodeRules, rulesAllow, type StaticRule } from './rules.js';
@@ -23,12 +23,18 @@ const ALLOW: AuthorizationDecision = { decision: 'allow' };
 const noOpinion = (reason?: string): AuthorizationDecision => (reason === undefined ? { decision: 'no-opinion' } : { decision: 'no-opinion', reason });
 const noRelationship = (node: string): AuthorizationDecision => noOpinion(`no relationship found between node '${node}' and this object`);
 
-export class NodeAuthorizer implements Authorizer {
+export class NodeAuthorizer implements Authorizer, RuleResolver {
   private readonly o: NodeAuthorizerOptions;
   private readonly rules: readonly StaticRule[];
   constructor(o: NodeAuthorizerOptions) {
     this.o = o;
     this.rules = nodeRules(o.platformDomain);
+  }
+
+  /** As the reference's RulesFor: a node's rules cannot be listed (incomplete); anyone else has none here. */
+  rulesFor(user: UserInfo): Promise<SubjectRules> {
+    if (nodeIdentity(user) === undefined) return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false });
+    return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
   }
 
   async authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {

@@ -9,6 +9,7 @@ import { nodeLabelPolicy } from '../../../../src/apiserver/admission/node-labels
 import type { NodeObjects } from '../../../../src/apiserver/authz/node/objects.js';
 import type { AdmissionRequest } from '../../../../src/apiserver/interfaces.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const D = 'platform.io';
@@ -114,6 +115,32 @@ test('the label policy under another domain (k8s.io): the refusal issue 12 met o
   ]);
   const p = nodeLabelPolicy('k8s.io');
   assert.deepEqual(p.forbidden(['k8s.io/hostname', 'beta.k8s.io/arch', 'node-role.k8s.io/x', 'platlet.k8s.io/y', 'foo.k8s.io/z', 'other.io/a']), ['foo.k8s.io/z', 'node-role.k8s.io/x']);
+});
+
+test('the kubernetes profile: the reference\'s mirror annotation (kubernetes.io/config.mirror) and label domains', async () => {
+  const k8s = new NodeRestriction({ platformDomain: 'k8s.io', names: namesFor('kubernetes'), nodeLeaseNamespace: 'kube-node-lease', objects });
+  const admit = async (r: AdmissionRequest): Promise<string> => {
+    try {
+      await k8s.admit(r);
+      return 'admitted';
+    } catch (err) {
+      if (err instanceof ApiError) return `${err.status} ${err.message}`;
+      throw err;
+    }
+  };
+  const mirror = (annotation: string): Record<string, unknown> => ({
+    metadata: { name: 'm', annotations: { [annotation]: 'h' }, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'a', uid: 'uid-a', controller: true }] },
+    spec: { nodeName: 'a', containers: [{ name: 'c', image: 'i' }] },
+  });
+  const pod = (o: Record<string, unknown>): AdmissionRequest => req({ resource: 'pods', namespace: 'default', name: 'm', object: o });
+  assert.equal(await admit(pod(mirror('kubernetes.io/config.mirror'))), 'admitted');
+  assert.equal(await admit(pod(mirror('k8s.io/config.mirror'))), '403 pods "m" is forbidden: pod does not have "kubernetes.io/config.mirror" annotation, node "a" can only create mirror pods');
+  const labels = { 'kubernetes.io/hostname': 'a', 'kubelet.kubernetes.io/x': '1', 'node.kubernetes.io/y': '1' };
+  assert.equal(await admit(req({ object: node(labels) })), 'admitted');
+  assert.equal(
+    await admit(req({ object: node({ ...labels, 'node-role.kubernetes.io/worker': '', 'k8s.io/made-up': 'x', 'platlet.kubernetes.io/q': '1' }) })),
+    '403 nodes "a" is forbidden: node "a" is not allowed to set the following labels: k8s.io/made-up, node-role.kubernetes.io/worker, platlet.kubernetes.io/q',
+  );
 });
 
 test('fuzz: any object, old object, names and subresource from a node: admitted or a 403/404 ApiError, never a crash', async () => {

@@ -167,3 +167,8 @@ test('fuzz: any method, path and query from a node: a decision, never a crash, n
     fuzzParams(500),
   );
 });
+
+test('rule listing as the reference\'s RulesFor: a node\'s is incomplete ("node authorizer does not support user rule resolution"), anyone else\'s complete and empty', async () => {
+  assert.deepEqual(await authz.rulesFor(nodeA), { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+  assert.deepEqual(await authz.rulesFor({ username: 'alice', groups: ['system:authenticated'] }), { resourceRules: [], nonResourceRules: [], incomplete: false });
+});
