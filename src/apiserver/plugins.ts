@@ -34,6 +34,7 @@ export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: 
     authorizationConfig: x['authorizationConfig'],
     admissionControlConfigFile: x['admissionControlConfigFile'],
     enableAdmissionPlugins: x['enableAdmissionPlugins'],
+    disableAdmissionPlugins: x['disableAdmissionPlugins'],
     encryptionProviderConfig: x['encryptionProviderConfig'],
     tracingConfigFile: x['tracingConfigFile'],
     authorizationWebhookConfigFile: x['authorizationWebhookConfigFile'],

@@ -9,6 +9,7 @@ import { WebhookAuthorizer } from '../authz/webhook.js';
 import { AuthorizerChain } from '../auth/chain.js';
 import { alwaysAllow, alwaysDeny, authorizersForModes, LateModes } from '../authz/modes.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
+import { ADMISSION_PLUGIN_NAMES } from './admission.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../interfaces.js';
 import type { NodeObjects } from '../authz/node/objects.js';
@@ -20,8 +21,33 @@ import { ConfigError, FlagError } from '../../common/util/errors.js';
 import { tryDurationMs } from '../../common/util/values/duration.js';
 import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
 
-/** The reference enables these admission plugins by default; --enable-admission-plugins adds more. */
-export const DEFAULT_ADMISSION_PLUGINS = ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'] as const;
+/**
+ * Enabled unless --disable-admission-plugins names them: the reference's default certificate
+ * plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
+ * confined to itself by default.
+ */
+export const DEFAULT_ADMISSION_PLUGINS = ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'NodeRestriction'] as const;
+
+const pluginList = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+/**
+ * The defaults plus --enable-admission-plugins, less --disable-admission-plugins. NodeRestriction
+ * is a default only where the cluster objects it reads exist (the server; not --validate-config).
+ */
+export function admissionPluginsEnabled(enable: string | undefined, disable: string | undefined, haveNodes: boolean): string[] {
+  const extra = pluginList(enable);
+  const off = pluginList(disable);
+  const both = extra.filter((p) => off.includes(p));
+  if (both.length > 0) {
+    throw new ConfigError(`--enable-admission-plugins and --disable-admission-plugins both name ${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or disabled`, { flag: '--disable-admission-plugins' });
+  }
+  const unknown = off.filter((p) => !(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(p));
+  if (unknown.length > 0) {
+    throw new ConfigError(`--disable-admission-plugins: unknown admission plugin(s) ${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`, { flag: '--disable-admission-plugins' });
+  }
+  const defaults = DEFAULT_ADMISSION_PLUGINS.filter((p) => haveNodes || p !== 'NodeRestriction');
+  return [...new Set([...defaults, ...extra])].filter((p) => !off.includes(p));
+}
 
 /** The flags this part adds to plat-apiserver (values are file paths or lists). */
 export const APISERVER_CONFIG_FLAGS = [
@@ -29,6 +55,7 @@ export const APISERVER_CONFIG_FLAGS = [
   { name: 'authorization-config', help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.' },
   { name: 'admission-control-config-file', help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).' },
   { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction.` },
+  { name: 'disable-admission-plugins', help: `Admission plugins to disable, default ones included (${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and disabled.` },
   { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
   { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
   { name: 'authorization-webhook-config-file', help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.' },
@@ -44,6 +71,7 @@ export interface ApiserverConfigFileOptions {
   readonly admissionControlConfigFile?: string | undefined;
   /** Comma-separated list, as given on the command line. */
   readonly enableAdmissionPlugins?: string | undefined;
+  readonly disableAdmissionPlugins?: string | undefined;
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
   readonly platformDomain: string;
@@ -155,8 +183,7 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
     if (given(o.admissionControlConfigFile)) {
       admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
     }
-    const extra = (o.enableAdmissionPlugins ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-    const enabled = [...new Set([...DEFAULT_ADMISSION_PLUGINS, ...extra])];
+    const enabled = admissionPluginsEnabled(o.enableAdmissionPlugins, o.disableAdmissionPlugins, o.nodes !== undefined);
     // The certificate plugins ask the same chain the server uses (system:masters first).
     const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
     const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });

@@ -1,5 +1,5 @@
 // The authorization matrix under the default --authorization-mode=Node,RBAC, the reconciled
-// bootstrap policy and NodeRestriction (what kubeadm enables), with the kubernetes naming profile:
+// bootstrap policy and NodeRestriction (what kubeadm enables; on by default, no flag given), with the kubernetes naming profile:
 // identities (admin in system:masters, a user bound to `view`, a bootstrap token user in
 // system:bootstrappers, a plain authenticated user, anonymous, node A and node B as
 // `system:node:<name>` in system:nodes) × every verb on every resource and subresource served
@@ -77,7 +77,7 @@ before(async () => {
     platformDomain: 'k8s.io',
     // No node heartbeats here: a long grace period keeps the node lifecycle controller from
     // tainting the Nodes (and changing their resourceVersion) while the matrix runs.
-    args: ['--platform-profile=kubernetes', `--token-auth-file=${join(dir, 'tokens.csv')}`, '--anonymous-auth=true', '--enable-admission-plugins=NodeRestriction', '--node-monitor-grace-period=1h'],
+    args: ['--platform-profile=kubernetes', `--token-auth-file=${join(dir, 'tokens.csv')}`, '--anonymous-auth=true', '--node-monitor-grace-period=1h'],
   });
   csrPem = (await makeCsrPem({ cn: 'matrix' })).csrPem;
 });

@@ -2,7 +2,7 @@
 // cannot be used (missing platconfig, KMS v1, Webhook mode without its file).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { loadApiserverConfigFiles } from '../../../../src/apiserver/config/build.js';
+import { admissionPluginsEnabled, loadApiserverConfigFiles } from '../../../../src/apiserver/config/build.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ConfigError, FlagError } from '../../../../src/common/util/errors.js';
@@ -50,4 +50,13 @@ test('KMS v1 validates but is refused at start; Webhook mode needs its file', as
   const d = setAt(encryption(), 'resources.0.providers.0', { kms: { name: 'old', endpoint: 'unix:///tmp/none.sock' } });
   await assert.rejects(loadApiserverConfigFiles({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }), /--encryption-provider-config: .*kms\.yaml: resources\[0\]\.providers\[0\]\.kms\.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2/);
   await assert.rejects(loadApiserverConfigFiles({ ...base, authorizationModes: ['Webhook'] }), (err: unknown) => err instanceof FlagError && /--authorization-mode=Webhook needs --authorization-webhook-config-file/.test(err.message));
+});
+
+test('admission plugins: the defaults include NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
+  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, true), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'NodeRestriction']);
+  assert.deepEqual(admissionPluginsEnabled('EventRateLimit', 'NodeRestriction,CertificateSigning', true), ['CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit']);
+  // --validate-config has no cluster objects: NodeRestriction is not a default there.
+  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, false), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
+  assert.throws(() => admissionPluginsEnabled('NodeRestriction', ' NodeRestriction ', true), /--enable-admission-plugins and --disable-admission-plugins both name "NodeRestriction"/);
+  assert.throws(() => admissionPluginsEnabled(undefined, 'NodeRestrictions', true), /--disable-admission-plugins: unknown admission plugin\(s\) "NodeRestrictions"; supported: /);
 });
