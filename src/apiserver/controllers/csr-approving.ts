@@ -71,7 +71,7 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
         if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
         const status = { ...((cur['status'] ?? {}) as Obj) };
         const conds = Array.isArray(status['conditions']) ? [...(status['conditions'] as Obj[])] : [];
-        conds.push(approvalCondition(o.clock.now(), self));
+        conds.push(approvalCondition(o.clock.now(), names, self));
         status['conditions'] = conds;
         return { ...cur, status };
       });

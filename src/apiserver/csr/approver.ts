@@ -8,9 +8,11 @@ import { decodeBase64Field } from './pem.js';
 import { parseCsrPem, type ParsedCsr } from './request.js';
 
 export const AUTO_APPROVE_REASON = 'AutoApproved';
-export const AUTO_APPROVE_MESSAGE = 'Auto approving platlet client certificate after SubjectAccessReview.';
+/** The reference's condition message, with the profile's agent word (platlet or kubelet). */
+export function autoApproveMessage(names: Names, self: boolean): string {
+  return `Auto approving ${self ? 'self ' : ''}${names.agentWord} client certificate after SubjectAccessReview.`;
+}
 /** The reference's message when the node renews its own certificate (selfnodeclient). */
-export const AUTO_APPROVE_SELF_MESSAGE = 'Auto approving self platlet client certificate after SubjectAccessReview.';
 
 export function platletClientSignerName(names: Names): string {
   return names.signers.agentClient;
@@ -91,7 +93,7 @@ export function approvalCheckNeeded(csrObj: Record<string, unknown>): boolean {
   return !approved && !denied;
 }
 
-export function approvalCondition(now: Date, self = false): {
+export function approvalCondition(now: Date, names: Names, self = false): {
   type: 'Approved';
   status: 'True';
   reason: string;
@@ -100,7 +102,7 @@ export function approvalCondition(now: Date, self = false): {
   lastTransitionTime: string;
 } {
   const t = formatTime(now);
-  return { type: 'Approved', status: 'True', reason: AUTO_APPROVE_REASON, message: self ? AUTO_APPROVE_SELF_MESSAGE : AUTO_APPROVE_MESSAGE, lastUpdateTime: t, lastTransitionTime: t };
+  return { type: 'Approved', status: 'True', reason: AUTO_APPROVE_REASON, message: autoApproveMessage(names, self), lastUpdateTime: t, lastTransitionTime: t };
 }
 
 /** The signer acts on approved, not denied, not failed CSRs without a certificate. */

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import {
-  AUTO_APPROVE_MESSAGE,
   UnknownSignerError,
   approvalCheckNeeded,
   approvalCondition,
@@ -208,22 +207,24 @@ describe('approver', () => {
 
   test('approval condition and state helpers', () => {
     const t = new Date('2026-11-22T12:00:00.500Z');
-    assert.deepEqual(approvalCondition(t), {
-      type: 'Approved', status: 'True', reason: 'AutoApproved', message: AUTO_APPROVE_MESSAGE,
+    assert.deepEqual(approvalCondition(t, namesFor()), {
+      type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'Auto approving platlet client certificate after SubjectAccessReview.',
       lastUpdateTime: '2026-11-22T12:00:00Z', lastTransitionTime: '2026-11-22T12:00:00Z',
     });
-    assert.equal(AUTO_APPROVE_MESSAGE, 'Auto approving platlet client certificate after SubjectAccessReview.');
+    // The reference's words under the kubernetes profile (kube-controller-manager's csrapproving).
+    assert.equal(approvalCondition(t, namesFor('kubernetes'), true).message, 'Auto approving self kubelet client certificate after SubjectAccessReview.');
+    assert.equal(approvalCondition(t, namesFor('kubernetes')).message, 'Auto approving kubelet client certificate after SubjectAccessReview.');
     const pending = csrObject({ requestPem: nodeClientPem });
     assert.equal(approvalCheckNeeded(pending), true);
     assert.equal(signingNeeded(pending), false);
-    const approved = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t)] } });
+    const approved = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t, namesFor())] } });
     assert.equal(approvalCheckNeeded(approved), false);
     assert.equal(signingNeeded(approved), true);
     assert.deepEqual(isApprovedOrDenied(approved), { approved: true, denied: false });
-    const issued = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t)], certificate: 'eA==' } });
+    const issued = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t, namesFor())], certificate: 'eA==' } });
     assert.equal(approvalCheckNeeded(issued), false);
     assert.equal(signingNeeded(issued), false);
-    const failed = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t), { type: 'Failed', status: 'True' }] } });
+    const failed = csrObject({ requestPem: nodeClientPem, status: { conditions: [approvalCondition(t, namesFor()), { type: 'Failed', status: 'True' }] } });
     assert.equal(signingNeeded(failed), false);
     const denied = csrObject({ requestPem: nodeClientPem, status: { conditions: [{ type: 'Denied', status: 'True' }] } });
     assert.equal(approvalCheckNeeded(denied), false);
