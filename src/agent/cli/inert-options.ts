@@ -16,7 +16,7 @@ export const INERT_OPTIONS: readonly string[] = [
   'kernel-memcg-notification',
   'experimental-allocatable-ignore-eviction', 'local-storage-capacity-isolation', 'hairpin-mode',
   'make-iptables-util-chains', 'pod-cidr', 'experimental-mounter-path',
-  'volume-plugin-dir', 'volume-stats-agg-period',
+  'volume-plugin-dir',
 ];
 
 /**

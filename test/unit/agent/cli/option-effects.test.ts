@@ -58,6 +58,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   config: { file: 'test/integration/agent/cli/print-config.test.ts', test: 'without --config the legacy defaults apply' },
   v: { file: 'test/unit/agent/cli/parser.test.ts', test: 'verbosity: -v 3, -v=3, -v3, --v=3, --v 3 and combined shorthands' },
   'enable-controller-attach-detach': { file: NODE_OPTS, test: '--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it' },
+  'volume-stats-agg-period': { file: 'test/unit/agent/volume/volume-stats.test.ts', test: '--volume-stats-agg-period: emptyDir usage is measured at start and again every period, served in /stats/summary pods[].volume[]; 0 disables it' },
   version: { file: 'test/unit/agent/cli/parser.test.ts', test: '--version, --version=raw, --version=vX.Y.Z, --seccomp-default' },
 };
 
