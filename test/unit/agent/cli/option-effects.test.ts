@@ -59,6 +59,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   v: { file: 'test/unit/agent/cli/parser.test.ts', test: 'verbosity: -v 3, -v=3, -v3, --v=3, --v 3 and combined shorthands' },
   'enable-controller-attach-detach': { file: NODE_OPTS, test: '--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it' },
   'volume-stats-agg-period': { file: 'test/unit/agent/volume/volume-stats.test.ts', test: '--volume-stats-agg-period: emptyDir usage is measured at start and again every period, served in /stats/summary pods[].volume[]; 0 disables it' },
+  'local-storage-capacity-isolation': { file: 'test/unit/agent/eviction/local-storage.test.ts', test: '--local-storage-capacity-isolation: pods over an emptyDir sizeLimit, the pod total or a container limit are evicted with the reference messages' },
   version: { file: 'test/unit/agent/cli/parser.test.ts', test: '--version, --version=raw, --version=vX.Y.Z, --seccomp-default' },
 };
 
