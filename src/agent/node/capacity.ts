@@ -77,3 +77,12 @@ export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeRes
     },
   };
 }
+
+/**
+ * The hard eviction thresholds node allocatable is reduced by: none with
+ * --experimental-allocatable-ignore-eviction, as the reference (which then leaves them out of
+ * allocatable but still evicts on them).
+ */
+export function allocatableThresholds(thresholds: readonly Threshold[], ignoreEviction: boolean): readonly Threshold[] {
+  return ignoreEviction ? [] : thresholds;
+}

@@ -60,6 +60,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'enable-controller-attach-detach': { file: NODE_OPTS, test: '--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it' },
   'volume-stats-agg-period': { file: 'test/unit/agent/volume/volume-stats.test.ts', test: '--volume-stats-agg-period: emptyDir usage is measured at start and again every period, served in /stats/summary pods[].volume[]; 0 disables it' },
   'local-storage-capacity-isolation': { file: 'test/unit/agent/eviction/local-storage.test.ts', test: '--local-storage-capacity-isolation: pods over an emptyDir sizeLimit, the pod total or a container limit are evicted with the reference messages' },
+  'experimental-allocatable-ignore-eviction': { file: 'test/unit/agent/node/node-identity.test.ts', test: '--experimental-allocatable-ignore-eviction: allocatable leaves the hard eviction thresholds out' },
   version: { file: 'test/unit/agent/cli/parser.test.ts', test: '--version, --version=raw, --version=vX.Y.Z, --seccomp-default' },
 };
 
