@@ -1,6 +1,7 @@
 // The BUILT agent registering with the BUILT plat-apiserver (platform profile, platform.io):
 // --enable-controller-attach-detach puts the reference's annotation on the Node, and false
-// removes it from the existing Node on the next start (the reference's reconcileCMADAnnotation).
+// removes it from the existing Node on the next start (the reference's reconcileCMADAnnotation);
+// --pod-cidr with an API server is ignored, once in the log, and not put on the Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -75,8 +76,11 @@ test('--enable-controller-attach-detach: the node carries volumes.<domain>/contr
   await startAgent([]);
   const on = await nodeWhere('the node with the annotation', (n) => n.metadata.annotations?.[CMAD] !== undefined);
   assert.equal(on.metadata.annotations?.[CMAD], 'true');
-  await startAgent(['--enable-controller-attach-detach=false']);
-  await nodeWhere('the annotation removed', (n) => n.metadata.annotations?.[CMAD] === undefined);
+  await startAgent(['--enable-controller-attach-detach=false', '--pod-cidr=10.244.7.0/24']);
+  const off = await nodeWhere('the annotation removed', (n) => n.metadata.annotations?.[CMAD] === undefined);
+  // With an API server --pod-cidr is ignored (the reference takes node.spec.podCIDRs); it says so once.
+  assert.equal(off.spec.podCIDR, undefined);
+  assert.equal(agentOut.split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut.slice(-2000));
   await waitFor(() => Promise.resolve(agentOut.includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
   assert.match(agentOut, /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
 });

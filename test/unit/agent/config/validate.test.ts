@@ -64,6 +64,7 @@ const cases: Case[] = [
   { name: 'healthz bind address is an IP', set: (c) => { c.healthzBindAddress = '300.1.1.1'; }, want: /healthzBindAddress \(--healthz-bind-address\) "300.1.1.1" is not a valid IP address/ },
   { name: 'cluster DNS are IPs', set: (c) => { c.clusterDNS = ['10.0.0.10', 'dns']; }, want: /clusterDNS \(--cluster-dns\) "dns" is not a valid IP address/ },
   { name: 'pod CIDR', set: (c) => { c.podCIDR = '10.0.0.0/33'; }, want: /podCIDR \(--pod-cidr\) "10.0.0.0\/33" is not a valid CIDR/ },
+  { name: 'pod CIDR dual-stack: one per family', set: (c) => { c.podCIDR = '10.0.0.0/24,10.1.0.0/24'; }, want: /podCIDR \(--pod-cidr\) "10.0.0.0\/24,10.1.0.0\/24" may hold at most two CIDRs, one IPv4 and one IPv6/ },
   { name: 'unsafe sysctl patterns', set: (c) => { c.allowedUnsafeSysctls = ['net.core.*', 'Bad Name']; }, want: /allowedUnsafeSysctls \(--allowed-unsafe-sysctls\) "Bad Name" is not a valid sysctl/ },
   { name: 'reserved CPUs syntax', set: (c) => { c.reservedSystemCPUs = '3-1'; }, want: /reservedSystemCPUs \(--reserved-cpus\) "3-1" is not a CPU list/ },
   { name: 'cgroup names absolute', set: (c) => { c.nodeagentCgroups = 'nodeagent.slice'; }, want: /nodeagentCgroups \(--nodeagent-cgroups\) "nodeagent.slice" must be an absolute cgroup name/ },
