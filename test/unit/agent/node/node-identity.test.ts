@@ -67,3 +67,11 @@ test('--experimental-allocatable-ignore-eviction: allocatable leaves the hard ev
   assert.equal(counting.allocatable.memory, '7237632Ki', '8Gi - 1Gi - 100Mi');
   assert.equal(counting.allocatable['ephemeral-storage'], '94371840Ki', '100Gi - 10%');
 });
+
+test('--local-storage-capacity-isolation=false: ephemeral-storage is neither in capacity nor in allocatable', () => {
+  const facts = { cpuCores: 4, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 };
+  const off = nodeResources(facts, { maxPods: 110, localStorageCapacityIsolation: false });
+  assert.deepEqual(off.capacity, { cpu: '4', memory: '8388608Ki', pods: '110' });
+  assert.deepEqual(Object.keys(off.allocatable), ['cpu', 'memory', 'pods']);
+  assert.equal(nodeResources(facts, { maxPods: 110 }).capacity['ephemeral-storage'], '104857600Ki', 'on by default');
+});
