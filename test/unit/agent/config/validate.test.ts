@@ -1,5 +1,6 @@
 import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
@@ -198,4 +199,15 @@ test('flag-only settings: node IP, cloud provider, hostname, lock-file pairing',
   assert.match(validateFlagOnly(flagsWith({ cloudProvider: 'aws' }), namesFor('platform', 'platform.io'))[0] ?? '', /--cloud-provider: only "" \(none\) and "external"/);
   assert.match(validateFlagOnly(flagsWith({ hostnameOverride: 'not_valid!' }), namesFor('platform', 'platform.io'))[0] ?? '', /--hostname-override/);
   assert.deepEqual(validateFlagOnly(flagsWith({ exitOnLockContention: true }), namesFor('platform', 'platform.io')), ['--exit-on-lock-contention needs --lock-file']);
+});
+
+test('--pod-cidr: one CIDR or an IPv4 and an IPv6 one are accepted; any other string is a problem naming the flag, never a throw', () => {
+  for (const ok of ['10.244.0.0/24', 'fd00:10:244::/64', '10.244.0.0/16,fd00::/64', '10.0.0.1/32']) assert.deepEqual(problemsOf((c) => { c.podCIDR = ok; }), [], ok);
+  fc.assert(
+    fc.property(fc.string({ maxLength: 64 }), (s) => {
+      const problems = problemsOf((c) => { c.podCIDR = s; });
+      return problems.every((p) => p.includes('podCIDR (--pod-cidr) '));
+    }),
+    { numRuns: 300 },
+  );
 });
