@@ -72,6 +72,8 @@ export interface Names {
     readonly configSource: string;
     readonly configSeen: string;
     readonly initialEventsEnd: string;
+    /** On a node: the attach/detach controller attaches and detaches its volumes. */
+    readonly controllerManagedAttachDetach: string;
   };
   readonly namespaces: {
     readonly system: string;
@@ -136,6 +138,7 @@ function build(profile: PlatformProfile, groupDomain: string, labelDomain: strin
       configSource: `${l}/config.source`,
       configSeen: `${l}/config.seen`,
       initialEventsEnd: `${groupDomain}/initial-events-end`,
+      controllerManagedAttachDetach: `volumes.${l}/controller-managed-attach-detach`,
     },
     namespaces: { system: `${product}-system`, public: `${product}-public`, nodeLease: `${product}-node-lease` },
     agentEventComponent: profile === 'kubernetes' ? 'kubelet' : 'nodeagent',

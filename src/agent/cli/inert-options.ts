@@ -14,9 +14,9 @@ export const INERT_OPTIONS: readonly string[] = [
   'cpu-manager-policy', 'cpu-manager-policy-options', 'cpu-manager-reconcile-period', 'reserved-cpus', 'reserved-memory',
   'memory-manager-policy', 'topology-manager-policy', 'topology-manager-scope', 'topology-manager-policy-options',
   'kernel-memcg-notification',
-  'experimental-allocatable-ignore-eviction', 'local-storage-capacity-isolation', 'hairpin-mode',
-  'make-iptables-util-chains', 'pod-cidr', 'enable-controller-attach-detach', 'experimental-mounter-path',
-  'volume-plugin-dir', 'volume-stats-agg-period',
+  'hairpin-mode',
+  'make-iptables-util-chains', 'pod-cidr', 'experimental-mounter-path',
+  'volume-plugin-dir',
 ];
 
 /**

@@ -132,19 +132,25 @@ function validatePods(c: Cfg, p: Problems): void {
   if (c.clusterDomain !== '' && !DNS1123_SUBDOMAIN.test(c.clusterDomain.replace(/\.$/, ''))) {
     p.add('clusterDomain', c.clusterDomain, 'must be a lowercase DNS subdomain such as cluster.local');
   }
-  if (c.podCIDR !== '') {
-    const [ip, bits, extra] = c.podCIDR.split('/');
-    const fam = isIP(ip ?? '');
-    const max = fam === 6 ? 128 : 32;
-    if (fam === 0 || extra !== undefined || bits === undefined || !/^\d+$/.test(bits) || Number(bits) > max) {
-      p.add('podCIDR', c.podCIDR, 'is not a valid CIDR such as 10.244.0.0/24');
-    }
-  }
+  if (c.podCIDR !== '') validatePodCIDR(c.podCIDR, p);
   for (const s of c.allowedUnsafeSysctls) {
     if (!SYSCTL_PATTERN.test(s)) p.add('allowedUnsafeSysctls', s, 'is not a valid sysctl name or pattern ending in *');
   }
   duration(p, 'volumeStatsAggPeriod', c.volumeStatsAggPeriod, 'any');
   if (c.volumePluginDir === '') p.add('volumePluginDir', c.volumePluginDir, 'must not be empty');
+}
+
+/** One CIDR, or two of different families separated by a comma (dual-stack), as the reference. */
+function validatePodCIDR(value: string, p: Problems): void {
+  const parts = value.split(',');
+  const families = parts.map((cidr) => {
+    const [ip, bits, extra] = cidr.split('/');
+    const fam = isIP(ip ?? '');
+    const max = fam === 6 ? 128 : 32;
+    return fam === 0 || extra !== undefined || bits === undefined || !/^\d+$/.test(bits) || Number(bits) > max ? 0 : fam;
+  });
+  if (families.includes(0)) p.add('podCIDR', value, 'is not a valid CIDR such as 10.244.0.0/24 (or an IPv4 and an IPv6 CIDR separated by a comma)');
+  else if (parts.length > 2 || (parts.length === 2 && families[0] === families[1])) p.add('podCIDR', value, 'may hold at most two CIDRs, one IPv4 and one IPv6');
 }
 
 function validateManagers(c: Cfg, p: Problems, on: (n: string) => boolean): void {

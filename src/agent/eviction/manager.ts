@@ -58,6 +58,12 @@ export interface EvictablePods {
   evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void>;
 }
 
+/** Pods over their local storage limits (--local-storage-capacity-isolation; local-storage.ts). */
+export interface LocalStorageLimits {
+  /** Each pod over a limit, with the reference's eviction message. */
+  violations(): Promise<readonly { pod: EvictionCandidate; message: string }[]>;
+}
+
 /** Where eviction events go (the node part's EventRecorder satisfies it; never blocks). */
 export interface EvictionEventSink {
   event(obj: { kind: string; namespace?: string; name: string; uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): void;
@@ -79,6 +85,8 @@ export interface EvictionManagerOptions {
   nodeName?: string;
   /** How long one eviction may take before the loop moves on. Default 30 s. */
   evictionTimeoutMs?: number;
+  /** Local storage limits to enforce each pass, before the thresholds; undefined: not enforced. */
+  localStorage?: LocalStorageLimits;
 }
 
 /** The reference evicts for a hard threshold with one second of grace. */
@@ -132,6 +140,9 @@ export class EvictionManager {
       this.conditionLastObserved.set(SIGNAL_CONDITION[t.signal], now);
     }
     for (const t of [...this.firstObserved.keys()]) if (!met.includes(t)) this.firstObserved.delete(t);
+    // As the reference: pods over their local storage limits go first, and then nothing else this pass.
+    const overLimit = await this.localStorageEviction();
+    if (overLimit !== undefined) return overLimit;
     const actionable = met.filter((t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs);
     if (actionable.length === 0) return undefined;
     // Memory first, then the others in declaration order; hard before soft.
@@ -155,6 +166,29 @@ export class EvictionManager {
     let grace = IMMEDIATE_GRACE_SECONDS;
     if (!threshold.hard) grace = o.maxPodGracePeriodSeconds < 0 ? victim.gracePeriodSeconds : Math.min(victim.gracePeriodSeconds, o.maxPodGracePeriodSeconds);
     o.logger.warn({ pod: `${victim.namespace}/${victim.name}`, signal: threshold.signal, hard: threshold.hard, gracePeriodSeconds: grace }, `evicting pod: ${message}`);
+    await this.evictNow(victim, grace, message);
+    return victim;
+  }
+
+  /** Evicts every pod over a local storage limit (grace 0); returns the first, or undefined. */
+  private async localStorageEviction(): Promise<EvictionCandidate | undefined> {
+    const o = this.options;
+    if (o.localStorage === undefined) return undefined;
+    let first: EvictionCandidate | undefined;
+    for (const { pod, message } of await o.localStorage.violations()) {
+      if (pod.critical === true) {
+        o.logger.error({ pod: `${pod.namespace}/${pod.name}`, message }, 'Eviction manager: cannot evict a critical pod');
+        continue;
+      }
+      o.logger.warn({ pod: `${pod.namespace}/${pod.name}`, gracePeriodSeconds: 0 }, `evicting pod over its local storage limit: ${message}`);
+      if (await this.evictNow(pod, 0, message)) first ??= pod;
+    }
+    return first;
+  }
+
+  /** Records the event and evicts the pod within the eviction timeout; false when it failed. */
+  private async evictNow(victim: EvictionCandidate, grace: number, message: string): Promise<boolean> {
+    const o = this.options;
     o.events?.event({ kind: 'Pod', namespace: victim.namespace, name: victim.name, uid: victim.uid }, 'Warning', 'Evicted', message);
     const timeout = new AbortController();
     try {
@@ -165,12 +199,13 @@ export class EvictionManager {
         }),
       ]);
       this.evictions++;
+      return true;
     } catch (err) {
       o.logger.error({ pod: `${victim.namespace}/${victim.name}`, err: (err as Error).message }, 'eviction of the pod failed; will retry at the next interval');
+      return false;
     } finally {
       timeout.abort();
     }
-    return victim;
   }
 
   /** Runs until `signal` aborts; a failing pass is logged and retried at the next interval. */

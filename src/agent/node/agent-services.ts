@@ -22,6 +22,7 @@ import { startEvents } from './services/events.js';
 import { startEviction } from './services/eviction.js';
 import { startNodeStatus } from './services/node-status.js';
 import { startServers } from './services/servers.js';
+import { startVolumeStats } from './services/volume-stats.js';
 
 export type { ServicesAgent } from './services/context.js';
 
@@ -73,7 +74,11 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const ctx = await servicesContext(input, registry);
   const thresholds = parseThresholds(ctx.config);
   const recorder = startEvents(ctx);
-  const eviction = startEviction(ctx, thresholds, recorder);
+  const volumeStats = startVolumeStats(ctx);
+  const eviction = startEviction(ctx, thresholds, recorder, volumeStats);
+  if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
+    ctx.logger.warn({ option: '--pod-cidr', podCIDR: ctx.config.podCIDR }, '--pod-cidr is ignored with an API server: the pod CIDR is the node\'s spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)');
+  }
   if (ctx.rest !== undefined && ctx.config.registerNode) {
     const labels = registrationLabels(ctx.names, ctx.nodeName, ctx.flags.nodeLabels);
     await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0' });
@@ -87,7 +92,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     lastIterationMs = startedMs;
     ctx.metrics.syncLoopDuration.observe(durationMs / 1000);
   });
-  const { servers, addresses } = await startServers(ctx, recorder, () => lastIterationMs);
+  const { servers, addresses } = await startServers(ctx, recorder, () => lastIterationMs, volumeStats);
   return {
     recorder,
     addresses,

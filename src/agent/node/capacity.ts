@@ -25,6 +25,11 @@ export interface ResourceSettings {
   systemReserved?: Readonly<Record<string, string>>;
   platReserved?: Readonly<Record<string, string>>;
   hardThresholds?: readonly Threshold[];
+  /**
+   * --local-storage-capacity-isolation (default true): false leaves ephemeral-storage out of
+   * capacity and allocatable, as the reference's container manager GetCapacity.
+   */
+  localStorageCapacityIsolation?: boolean;
 }
 
 /** Quantities in the reference's canonical spelling for what the agent reports. */
@@ -62,18 +67,28 @@ export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeRes
   const cpuAlloc = facts.cpuCores - reservedAmount(reserved, 'cpu');
   const memAlloc = facts.memoryBytes - reservedAmount(reserved, 'memory') - hard('memory.available', facts.memoryBytes);
   const storageAlloc = facts.ephemeralStorageBytes - reservedAmount(reserved, 'ephemeral-storage') - hard('nodefs.available', facts.ephemeralStorageBytes);
+  const storage = s.localStorageCapacityIsolation !== false;
   return {
     capacity: {
       cpu: cpuQuantity(facts.cpuCores),
       memory: bytesQuantity(facts.memoryBytes),
       pods: String(pods),
-      'ephemeral-storage': bytesQuantity(facts.ephemeralStorageBytes),
+      ...(storage ? { 'ephemeral-storage': bytesQuantity(facts.ephemeralStorageBytes) } : {}),
     },
     allocatable: {
       cpu: cpuQuantity(Math.max(0, cpuAlloc)),
       memory: bytesQuantity(memAlloc),
       pods: String(pods),
-      'ephemeral-storage': bytesQuantity(storageAlloc),
+      ...(storage ? { 'ephemeral-storage': bytesQuantity(storageAlloc) } : {}),
     },
   };
+}
+
+/**
+ * The hard eviction thresholds node allocatable is reduced by: none with
+ * --experimental-allocatable-ignore-eviction, as the reference (which then leaves them out of
+ * allocatable but still evicts on them).
+ */
+export function allocatableThresholds(thresholds: readonly Threshold[], ignoreEviction: boolean): readonly Threshold[] {
+  return ignoreEviction ? [] : thresholds;
 }

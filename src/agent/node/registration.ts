@@ -25,23 +25,50 @@ export interface RegistrationOptions {
   node: () => Promise<Node>;
   /** Labels the agent owns on an existing node (the defaults). */
   ownedLabels: Readonly<Record<string, string>>;
+  /**
+   * The controller-managed attach/detach annotation's key: the agent owns it on an existing node,
+   * setting it as the new node has it or removing it (the reference's reconcileCMADAnnotation).
+   */
+  attachDetachAnnotation?: string;
 }
 
 function sameTaint(a: Taint, b: Taint): boolean {
   return a.key === b.key && a.effect === b.effect;
 }
 
+/**
+ * The merge-patch value of an owned annotation when the existing node's differs from the new
+ * node's: the new value, or null to remove it; undefined when they agree.
+ */
+export function annotationPatch(existing: Node, wanted: Node, key: string | undefined): Record<string, string | null> | undefined {
+  if (key === undefined) return undefined;
+  const want = wanted.metadata.annotations?.[key];
+  if (existing.metadata.annotations?.[key] === want) return undefined;
+  return { [key]: want ?? null };
+}
+
 /** What to patch onto an existing node so it carries our labels and taints; undefined: nothing. */
-export function reconcilePatch(existing: Node, wanted: Node, ownedLabels: Readonly<Record<string, string>>): Record<string, unknown> | undefined {
+export function reconcilePatch(existing: Node, wanted: Node, ownedLabels: Readonly<Record<string, string>>, attachDetachAnnotation?: string): Record<string, unknown> | undefined {
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(ownedLabels)) if (existing.metadata.labels?.[k] !== v) labels[k] = v;
   const have = existing.spec?.taints ?? [];
   const missing = (wanted.spec?.taints ?? []).filter((t) => !have.some((h) => sameTaint(h, t)));
   const patch: Record<string, unknown> = {};
-  if (Object.keys(labels).length > 0) patch.metadata = { labels };
+  const annotations = annotationPatch(existing, wanted, attachDetachAnnotation);
+  if (Object.keys(labels).length > 0 || annotations !== undefined) {
+    patch.metadata = { ...(Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations !== undefined ? { annotations } : {}) };
+  }
   if (missing.length > 0) patch.spec = { taints: [...have, ...missing] };
   if (wanted.spec?.providerID !== undefined && existing.spec?.providerID === undefined) patch.spec = { ...(patch.spec as object | undefined), providerID: wanted.spec.providerID };
   return Object.keys(patch).length > 0 ? patch : undefined;
+}
+
+/** The reference's words when the attach/detach setting of an existing node changes. */
+function logAttachDetachChange(o: RegistrationOptions, existing: Node, wanted: Node): void {
+  const change = annotationPatch(existing, wanted, o.attachDetachAnnotation);
+  if (change === undefined) return;
+  const on = Object.values(change)[0] !== null;
+  o.logger.info({ node: wanted.metadata.name }, `Controller attach-detach setting changed to ${on ? 'true' : 'false'}; updating existing Node`);
 }
 
 /** Registers the node; resolves with the node as the API server has it. Rejects only on abort. */
@@ -58,7 +85,8 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
       if (isAlreadyExists(err)) {
         try {
           const existing = await o.api.get(node.metadata.name, signal);
-          const patch = reconcilePatch(existing, node, o.ownedLabels);
+          const patch = reconcilePatch(existing, node, o.ownedLabels, o.attachDetachAnnotation);
+          logAttachDetachChange(o, existing, node);
           const result = patch === undefined ? existing : await o.api.patch(node.metadata.name, patch, signal);
           o.logger.info({ node: node.metadata.name }, 'node was already registered; reconciled its labels and taints');
           return result;
@@ -71,4 +99,18 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
     }
     await backoff.sleep(signal);
   }
+}
+
+/**
+ * The new node's annotations from --enable-controller-attach-detach, as the reference's
+ * initialNode: the controller-managed attach/detach annotation "true", or none (and the line
+ * saying the agent would attach and detach volumes itself).
+ */
+export function attachDetachAnnotations(enabled: boolean, names: Names, logger: Logger): { annotations?: Record<string, string> } {
+  if (!enabled) {
+    logger.info({}, 'Controller attach/detach is disabled for this node; Kubelet will attach and detach volumes');
+    return {};
+  }
+  logger.debug({}, 'Setting node annotation to enable volume controller attach/detach');
+  return { annotations: { [names.annotations.controllerManagedAttachDetach]: 'true' } };
 }

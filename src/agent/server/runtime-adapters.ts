@@ -94,6 +94,8 @@ export interface RuntimeStatsOptions {
   podStartTime?: (uid: string) => string | undefined;
   /** Seconds since the host booted (the node's startTime is its boot time, as the reference's). */
   hostUptimeSeconds?: () => number;
+  /** The pod's volume stats of the last --volume-stats-agg-period pass (pods[].volume). */
+  volumes?: (uid: string) => readonly unknown[] | undefined;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -127,13 +129,17 @@ export class RuntimeStats implements StatsProvider {
         cpu: { time, usageCoreNanoSeconds: cpus().reduce((acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000, 0) },
         memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
       },
-      pods: [...pods.values()].map((p) => ({
-        podRef: p.podRef,
-        startTime: this.podStartTime(p.podRef.uid, all),
-        containers: p.containers,
-        cpu: { time, usageNanoCores: p.cpu },
-        memory: { time, workingSetBytes: p.mem },
-      })),
+      pods: [...pods.values()].map((p) => {
+        const volume = this.o.volumes?.(p.podRef.uid);
+        return {
+          podRef: p.podRef,
+          startTime: this.podStartTime(p.podRef.uid, all),
+          containers: p.containers,
+          cpu: { time, usageNanoCores: p.cpu },
+          memory: { time, workingSetBytes: p.mem },
+          ...(volume !== undefined && volume.length > 0 ? { volume } : {}),
+        };
+      }),
     };
   }
 

@@ -51,6 +51,7 @@ test('kubernetes profile: the reference names', () => {
     configSource: 'kubernetes.io/config.source',
     configSeen: 'kubernetes.io/config.seen',
     initialEventsEnd: 'k8s.io/initial-events-end',
+    controllerManagedAttachDetach: 'volumes.kubernetes.io/controller-managed-attach-detach',
   });
   assert.deepEqual(n.namespaces, { system: 'kube-system', public: 'kube-public', nodeLease: 'kube-node-lease' });
   assert.equal(n.agentEventComponent, 'kubelet');
@@ -66,6 +67,7 @@ test('platform profile: everything from --platform-domain and the word plat', ()
   assert.equal(n.labels.hostname, 'example.org/hostname');
   assert.equal(n.taints.unreachable, 'node.example.org/unreachable');
   assert.equal(n.annotations.configMirror, 'example.org/config.mirror');
+  assert.equal(n.annotations.controllerManagedAttachDetach, 'volumes.example.org/controller-managed-attach-detach');
   assert.deepEqual(n.namespaces, { system: 'plat-system', public: 'plat-public', nodeLease: 'plat-node-lease' });
   assert.equal(n.agentEventComponent, 'nodeagent');
   assert.deepEqual(n.agentConfig, { apiVersion: 'nodeagent.config.example.org/v1beta1', kind: 'NodeAgentConfiguration' });

@@ -5,15 +5,25 @@ import { EvictionManager } from '../../eviction/manager.js';
 import { HostSignalObserver } from '../../eviction/observer.js';
 import { RuntimeEvictablePods } from '../../eviction/pod-adapter.js';
 import type { Threshold } from '../../eviction/thresholds.js';
+import { localStorageLimits, storageUsageFromVolumes } from '../../eviction/local-storage.js';
+import type { VolumeStatsCache } from '../../volume/stats-cache.js';
 import type { EventRecorder } from '../events/recorder.js';
 import type { ServicesContext } from './context.js';
 
-export function startEviction(ctx: ServicesContext, thresholds: Threshold[], recorder: EventRecorder): EvictionManager {
+export function startEviction(ctx: ServicesContext, thresholds: Threshold[], recorder: EventRecorder, volumeStats: VolumeStatsCache): EvictionManager {
   const { agent, config, flags, clock, logger, names, nodeName } = ctx;
+  const evictable = new RuntimeEvictablePods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime, names });
+  // --local-storage-capacity-isolation: pods over their local storage limits, from the volume stats.
+  const localStorage = localStorageLimits(config.localStorageCapacityIsolation, {
+    candidates: () => evictable.candidates(),
+    pod: (uid) => agent.pods.desiredPods().find((p) => p.metadata.uid === uid),
+    usage: (uid) => storageUsageFromVolumes(volumeStats.get(uid)),
+  });
   const eviction = new EvictionManager({
     thresholds,
     observer: new HostSignalObserver({ rootDir: flags.rootDir, imageFs: () => agent.runtime.images.imageFsInfo() }),
-    pods: new RuntimeEvictablePods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime, names }),
+    pods: evictable,
+    ...(localStorage !== undefined ? { localStorage } : {}),
     clock,
     logger: logger.child({ part: 'eviction' }),
     pressureTransitionPeriodMs: durationMs(config.evictionPressureTransitionPeriod, 'evictionPressureTransitionPeriod', '--eviction-pressure-transition-period'),

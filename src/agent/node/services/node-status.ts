@@ -8,13 +8,13 @@ import type { EvictionManager } from '../../eviction/manager.js';
 import type { Threshold } from '../../eviction/thresholds.js';
 import type { RestClient } from '../../client/rest-client.js';
 import { nodeApiFrom } from '../api-adapters.js';
-import { machineFacts, nodeResources } from '../capacity.js';
+import { allocatableThresholds, machineFacts, nodeResources } from '../capacity.js';
 import type { EventRecorder } from '../events/recorder.js';
 import { nodeAddresses } from '../identity.js';
 import { defaultNodeLabels } from '../labels.js';
 import { NodeLeaseController, type Lease } from '../lease.js';
 import { nodeSystemInfo } from '../node-info.js';
-import { registerNode, uninitializedTaint } from '../registration.js';
+import { attachDetachAnnotations, registerNode, uninitializedTaint } from '../registration.js';
 import { NodeStatusManager, type NodeStatusSources } from '../status-manager.js';
 import type { Node, Taint } from '../types.js';
 import type { ServicesContext } from './context.js';
@@ -58,7 +58,7 @@ async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Prom
   const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
   const info = await nodeSystemInfo({ agentVersion: input.agentVersion, containerRuntimeVersion: runtimeVersion });
   return {
-    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, systemReserved: config.systemReserved, platReserved: config.platReserved, hardThresholds: input.thresholds })),
+    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, systemReserved: config.systemReserved, platReserved: config.platReserved, hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction === true), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
     images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
@@ -101,12 +101,12 @@ export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, in
   const base: Omit<Node, 'status'> = {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: nodeName, labels: input.labels },
+    metadata: { name: nodeName, labels: input.labels, ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger) },
     spec: { ...(config.providerID !== '' ? { providerID: config.providerID } : {}), ...(taints.length > 0 ? { taints } : {}) },
   };
   ctx.loops.push(
     (async () => {
-      await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName) }, signal);
+      await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName), attachDetachAnnotation: names.annotations.controllerManagedAttachDetach }, signal);
       input.recorder.event(nodeReference(nodeName), 'Normal', 'RegisteredNode', `Node ${nodeName} registered with the API server`);
       await Promise.all([lease.run(signal), status.run(signal)]);
     })().catch((err: unknown) => {

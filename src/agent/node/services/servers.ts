@@ -5,6 +5,7 @@ import { redactConfiguration } from '../../config/redact.js';
 import { tlsOptionsFor } from '../../config/tls-ciphers.js';
 import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../../server/api-reviewers.js';
 import { NodeServers, type NodeServersAddresses, type SecureServerSettings } from '../../server/node-servers.js';
+import type { VolumeStatsCache } from '../../volume/stats-cache.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../../server/runtime-adapters.js';
 import { RuntimeStreaming } from '../../server/streaming-adapters.js';
 import { ProfilingHandlers } from '../../server/handlers/profiling.js';
@@ -77,7 +78,7 @@ function reviewers(ctx: ServicesContext): Pick<SecureServerSettings, 'tokenWebho
 }
 
 /** Starts the servers; resolves with their addresses. */
-export async function startServers(ctx: ServicesContext, recorder: EventRecorder, lastSyncIterationMs: () => number | undefined): Promise<{ servers: NodeServers; addresses: NodeServersAddresses }> {
+export async function startServers(ctx: ServicesContext, recorder: EventRecorder, lastSyncIterationMs: () => number | undefined, volumeStats?: VolumeStatsCache): Promise<{ servers: NodeServers; addresses: NodeServersAddresses }> {
   const { agent, config, nodeName, clock, logger, metrics } = ctx;
   const runtime = agent.runtime.runtime;
   const profiling = config.enableProfilingHandler ? new ProfilingHandlers({ clock, contention: config.enableContentionProfiling }) : undefined;
@@ -90,7 +91,7 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     metrics,
     pods: { pods: () => agent.pods.pods() as unknown as Record<string, unknown>[] },
     runningPods: new RuntimeRunningPods({ runtime }),
-    stats: new RuntimeStats({ runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime }),
+    stats: new RuntimeStats({ runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime, volumes: (uid) => volumeStats?.get(uid) }),
     containerLogs: new RuntimeContainerLogs({ runtime, pods: agent.pods, clock }),
     commands: new RuntimeCommandRunner({ runtime, pods: agent.pods }),
     streaming: new RuntimeStreaming({ runtime, pods: agent.pods }),

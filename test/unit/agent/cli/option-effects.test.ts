@@ -20,6 +20,7 @@ interface Effect {
 
 const OPTS_UNIT = 'test/unit/agent/runtime/settings';
 const DOCKER_OPTS = { file: 'test/integration/agent/pods/options-docker.test.ts', test: 'Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and DNS settings' };
+const NODE_OPTS = 'test/integration/agent/node/node-options-apiserver.test.ts';
 const HOST_CHECKS = 'test/integration/agent/cli/host-checks.test.ts';
 const CREDENTIALS = { file: 'test/integration/agent/pods/credential-provider-docker.test.ts', test: 'a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal' };
 
@@ -56,6 +57,10 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'platform-domain': { file: 'test/unit/agent/config/effective.test.ts', test: '--platform-domain changes the expected apiVersion' },
   config: { file: 'test/integration/agent/cli/print-config.test.ts', test: 'without --config the legacy defaults apply' },
   v: { file: 'test/unit/agent/cli/parser.test.ts', test: 'verbosity: -v 3, -v=3, -v3, --v=3, --v 3 and combined shorthands' },
+  'enable-controller-attach-detach': { file: NODE_OPTS, test: '--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it' },
+  'volume-stats-agg-period': { file: 'test/unit/agent/volume/volume-stats.test.ts', test: '--volume-stats-agg-period: emptyDir usage is measured at start and again every period, served in /stats/summary pods[].volume[]; 0 disables it' },
+  'local-storage-capacity-isolation': { file: 'test/unit/agent/eviction/local-storage.test.ts', test: '--local-storage-capacity-isolation: pods over an emptyDir sizeLimit, the pod total or a container limit are evicted with the reference messages' },
+  'experimental-allocatable-ignore-eviction': { file: 'test/unit/agent/node/node-identity.test.ts', test: '--experimental-allocatable-ignore-eviction: allocatable leaves the hard eviction thresholds out' },
   version: { file: 'test/unit/agent/cli/parser.test.ts', test: '--version, --version=raw, --version=vX.Y.Z, --seccomp-default' },
 };
 

@@ -1,5 +1,6 @@
 import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import assert from 'node:assert/strict';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
@@ -64,6 +65,7 @@ const cases: Case[] = [
   { name: 'healthz bind address is an IP', set: (c) => { c.healthzBindAddress = '300.1.1.1'; }, want: /healthzBindAddress \(--healthz-bind-address\) "300.1.1.1" is not a valid IP address/ },
   { name: 'cluster DNS are IPs', set: (c) => { c.clusterDNS = ['10.0.0.10', 'dns']; }, want: /clusterDNS \(--cluster-dns\) "dns" is not a valid IP address/ },
   { name: 'pod CIDR', set: (c) => { c.podCIDR = '10.0.0.0/33'; }, want: /podCIDR \(--pod-cidr\) "10.0.0.0\/33" is not a valid CIDR/ },
+  { name: 'pod CIDR dual-stack: one per family', set: (c) => { c.podCIDR = '10.0.0.0/24,10.1.0.0/24'; }, want: /podCIDR \(--pod-cidr\) "10.0.0.0\/24,10.1.0.0\/24" may hold at most two CIDRs, one IPv4 and one IPv6/ },
   { name: 'unsafe sysctl patterns', set: (c) => { c.allowedUnsafeSysctls = ['net.core.*', 'Bad Name']; }, want: /allowedUnsafeSysctls \(--allowed-unsafe-sysctls\) "Bad Name" is not a valid sysctl/ },
   { name: 'reserved CPUs syntax', set: (c) => { c.reservedSystemCPUs = '3-1'; }, want: /reservedSystemCPUs \(--reserved-cpus\) "3-1" is not a CPU list/ },
   { name: 'cgroup names absolute', set: (c) => { c.nodeagentCgroups = 'nodeagent.slice'; }, want: /nodeagentCgroups \(--nodeagent-cgroups\) "nodeagent.slice" must be an absolute cgroup name/ },
@@ -197,4 +199,15 @@ test('flag-only settings: node IP, cloud provider, hostname, lock-file pairing',
   assert.match(validateFlagOnly(flagsWith({ cloudProvider: 'aws' }), namesFor('platform', 'platform.io'))[0] ?? '', /--cloud-provider: only "" \(none\) and "external"/);
   assert.match(validateFlagOnly(flagsWith({ hostnameOverride: 'not_valid!' }), namesFor('platform', 'platform.io'))[0] ?? '', /--hostname-override/);
   assert.deepEqual(validateFlagOnly(flagsWith({ exitOnLockContention: true }), namesFor('platform', 'platform.io')), ['--exit-on-lock-contention needs --lock-file']);
+});
+
+test('--pod-cidr: one CIDR or an IPv4 and an IPv6 one are accepted; any other string is a problem naming the flag, never a throw', () => {
+  for (const ok of ['10.244.0.0/24', 'fd00:10:244::/64', '10.244.0.0/16,fd00::/64', '10.0.0.1/32']) assert.deepEqual(problemsOf((c) => { c.podCIDR = ok; }), [], ok);
+  fc.assert(
+    fc.property(fc.string({ maxLength: 64 }), (s) => {
+      const problems = problemsOf((c) => { c.podCIDR = s; });
+      return problems.every((p) => p.includes('podCIDR (--pod-cidr) '));
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { NetworkInterfaceInfo } from 'node:os';
 import { nodeAddresses, nodeName, defaultRouteInterfaces } from '../../../../src/agent/node/identity.js';
 import { defaultNodeLabels, registrationLabels, validateNodeLabels } from '../../../../src/agent/node/labels.js';
-import { nodeResources } from '../../../../src/agent/node/capacity.js';
+import { allocatableThresholds, nodeResources } from '../../../../src/agent/node/capacity.js';
 import { parseThresholds } from '../../../../src/agent/eviction/thresholds.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
@@ -54,4 +54,24 @@ test('allocatable is capacity less system-reserved, plat-reserved and hard evict
   assert.equal(r.allocatable.memory, `${(8 * 1024 ** 3 - 1024 ** 3 - 512 * 1024 ** 2 - 100 * 1024 ** 2) / 1024}Ki`);
   assert.equal(r.allocatable['ephemeral-storage'], `${(100 * 1024 ** 3 - 1024 ** 3 - 10 * 1024 ** 3) / 1024}Ki`);
   assert.equal(nodeResources({ cpuCores: 2, memoryBytes: 1024, ephemeralStorageBytes: 0 }, { maxPods: 110, podsPerCore: 10 }).capacity.pods, '20');
+});
+
+test('--experimental-allocatable-ignore-eviction: allocatable leaves the hard eviction thresholds out', () => {
+  const hard = parseThresholds({ evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%' } });
+  const facts = { cpuCores: 4, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 };
+  const reserved = { maxPods: 110, systemReserved: { memory: '1Gi' } };
+  const ignoring = nodeResources(facts, { ...reserved, hardThresholds: allocatableThresholds(hard, true) });
+  assert.equal(ignoring.allocatable.memory, '7340032Ki', '8Gi - 1Gi system-reserved');
+  assert.equal(ignoring.allocatable['ephemeral-storage'], '104857600Ki', 'the whole disk');
+  const counting = nodeResources(facts, { ...reserved, hardThresholds: allocatableThresholds(hard, false) });
+  assert.equal(counting.allocatable.memory, '7237632Ki', '8Gi - 1Gi - 100Mi');
+  assert.equal(counting.allocatable['ephemeral-storage'], '94371840Ki', '100Gi - 10%');
+});
+
+test('--local-storage-capacity-isolation=false: ephemeral-storage is neither in capacity nor in allocatable', () => {
+  const facts = { cpuCores: 4, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 };
+  const off = nodeResources(facts, { maxPods: 110, localStorageCapacityIsolation: false });
+  assert.deepEqual(off.capacity, { cpu: '4', memory: '8388608Ki', pods: '110' });
+  assert.deepEqual(Object.keys(off.allocatable), ['cpu', 'memory', 'pods']);
+  assert.equal(nodeResources(facts, { maxPods: 110 }).capacity['ephemeral-storage'], '104857600Ki', 'on by default');
 });

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
-import { registerNode, uninitializedTaint } from '../../../../src/agent/node/registration.js';
+import { reconcilePatch, registerNode, uninitializedTaint } from '../../../../src/agent/node/registration.js';
 import { NodeStatusManager, STATUS_REPORT_FREQUENCY_MS } from '../../../../src/agent/node/status-manager.js';
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
 
@@ -159,4 +159,14 @@ test('the node is NotReady (with the reason) while the runtime is down, and Read
   await m.tick();
   assert.equal(ready(1)?.status, 'True');
   assert.ok(events.includes('NodeReady'));
+});
+
+test('reconciling an existing node: the attach/detach annotation is set or removed (null in the merge patch) as the new node has it', () => {
+  const key = 'volumes.kubernetes.io/controller-managed-attach-detach';
+  const bare: Node = { metadata: { name: 'n1' } };
+  const annotated: Node = { metadata: { name: 'n1', annotations: { [key]: 'true', other: 'kept' } } };
+  assert.deepEqual(reconcilePatch(bare, { metadata: { name: 'n1', annotations: { [key]: 'true' } } }, {}, key), { metadata: { annotations: { [key]: 'true' } } });
+  assert.deepEqual(reconcilePatch(annotated, bare, {}, key), { metadata: { annotations: { [key]: null } } });
+  assert.equal(reconcilePatch(annotated, { metadata: { name: 'n1', annotations: { [key]: 'true' } } }, {}, key), undefined, 'nothing to do when they agree');
+  assert.equal(reconcilePatch(annotated, bare, {}), undefined, 'not owned: left alone');
 });

@@ -1,0 +1,86 @@
+// The BUILT agent registering with the BUILT plat-apiserver (platform profile, platform.io):
+// --enable-controller-attach-detach puts the reference's annotation on the Node, and false
+// removes it from the existing Node on the next start (the reference's reconcileCMADAnnotation);
+// --pod-cidr with an API server is ignored, once in the log, and not put on the Node.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
+import { waitFor } from '../../../helpers/server-https-request.js';
+import { stopChild } from '../../../helpers/processes.js';
+
+interface NodeObj {
+  metadata: { annotations?: Record<string, string> };
+  spec: { podCIDR?: string; podCIDRs?: string[] };
+}
+
+const NODE = 'options-node-1';
+/** The reference's annotation with the platform profile's domain (volumes.kubernetes.io/... upstream). */
+const CMAD = 'volumes.platform.io/controller-managed-attach-detach';
+let api: StartedApiServer;
+let dir: string;
+let agent: ChildProcess | undefined;
+let agentOut = '';
+
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'nodeagent-node-options-'));
+  api = await startApiServer({});
+});
+
+after(async () => {
+  await stopChild(agent);
+  await api?.stop();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+});
+
+async function startAgent(extra: readonly string[]): Promise<void> {
+  await stopChild(agent);
+  agentOut = '';
+  agent = spawn(
+    process.execPath,
+    [
+      'bin/nodeagent',
+      `--platconfig=${api.adminPlatconfig}`,
+      '--container-runtime-endpoint=process://',
+      `--root-dir=${join(dir, 'root')}`,
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--hostname-override=${NODE}`,
+      '--node-ip=127.0.0.1',
+      '--enable-server=false',
+      '--read-only-port=0',
+      '--healthz-port=0',
+      '--fail-cgroupv1=false',
+      ...extra,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  agent.stdout?.on('data', (b: Buffer) => (agentOut += b.toString()));
+  agent.stderr?.on('data', (b: Buffer) => (agentOut += b.toString()));
+}
+
+async function nodeWhere(what: string, ok: (n: NodeObj) => boolean): Promise<NodeObj> {
+  let node: NodeObj | undefined;
+  await waitFor(async () => {
+    const r = await api.request('GET', `/api/v1/nodes/${NODE}`);
+    node = r.status === 200 ? (r.json as unknown as NodeObj) : undefined;
+    return node !== undefined && ok(node);
+  }, `${what} (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
+  assert.ok(node !== undefined);
+  return node;
+}
+
+test('--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it', async () => {
+  await startAgent([]);
+  const on = await nodeWhere('the node with the annotation', (n) => n.metadata.annotations?.[CMAD] !== undefined);
+  assert.equal(on.metadata.annotations?.[CMAD], 'true');
+  await startAgent(['--enable-controller-attach-detach=false', '--pod-cidr=10.244.7.0/24']);
+  const off = await nodeWhere('the annotation removed', (n) => n.metadata.annotations?.[CMAD] === undefined);
+  // With an API server --pod-cidr is ignored (the reference takes node.spec.podCIDRs); it says so once.
+  assert.equal(off.spec.podCIDR, undefined);
+  assert.equal(agentOut.split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut.slice(-2000));
+  await waitFor(() => Promise.resolve(agentOut.includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
+  assert.match(agentOut, /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
+});
