@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { OpenApi, type OpenApiRequest } from '../../../../src/apiserver/openapi/index.js';
 import { eventDef } from '../../../../src/apiserver/registry/resources/event.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { openApiFor } from '../../../helpers/openapi-catalog.js';
 
 type Json = Record<string, unknown>;
@@ -52,7 +53,7 @@ test('PATCH operations carry fieldValidation and the GVK (what kubectl looks for
 });
 
 test('a served resource without a schema of its group is left out and reported', () => {
-  const o = new OpenApi({ defs: [{ ...eventDef, group: 'events.k8s.io' }], reviews: [], title: 't', version: 'v', clock: new ManualClock() });
+  const o = new OpenApi({ defs: [{ ...eventDef, group: 'events.k8s.io' }], reviews: [], title: 't', version: 'v', clock: new ManualClock(), names: namesFor('kubernetes') });
   assert.deepEqual(o.undocumented, ['events.events.k8s.io']);
   assert.deepEqual(o.index().paths, {});
 });
