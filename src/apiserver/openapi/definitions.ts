@@ -20,6 +20,11 @@ export interface Gvk {
 const TIME = `${META_PKG}.Time`;
 const MICRO_TIME = `${META_PKG}.MicroTime`;
 const STRING_DATE_TIME: Json = { type: 'string', format: 'date-time' };
+/** The reference's definitions of the values kept as sent that are not objects. */
+const ANY_SHAPES: Readonly<Record<string, Json>> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+};
 
 export function refTo(flavour: Flavour, name: string): Json {
   return { $ref: flavour === 'v3' ? `#/components/schemas/${name}` : `#/definitions/${name}` };
@@ -119,7 +124,7 @@ export class Definitions {
       case 'time':
         return this.named(s.kind === 'Time' ? TIME : MICRO_TIME, { ...STRING_DATE_TIME });
       case 'any':
-        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { type: 'object' });
+        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { ...(ANY_SHAPES[s.ref] ?? { type: 'object' }) });
       case 'object':
         return this.use(this.addNamed(s));
       case 'map':

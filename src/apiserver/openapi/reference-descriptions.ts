@@ -255,11 +255,101 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "strategy": "Strategy indicates the strategy for picking the leader for coordinated leader election. If the field is not specified, there is no active coordination for this lease. (Alpha) Using this field requires the CoordinatedLeaderElection feature gate to be enabled."
   }
  },
+ "io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource": {
+  "type": "Represents a Persistent Disk resource in AWS.\n\nAn AWS EBS disk must exist before mounting to a container. The disk must also be in the same AWS zone as the kubelet. An AWS EBS disk can only be mounted as read/write once. AWS EBS volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "fsType": "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore",
+   "partition": "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty).",
+   "readOnly": "readOnly value true will force the readOnly setting in VolumeMounts. More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore",
+   "volumeID": "volumeID is unique ID of the persistent disk resource in AWS (Amazon EBS volume). More info: https://kubernetes.io/docs/concepts/storage/volumes#awselasticblockstore"
+  }
+ },
+ "io.k8s.api.core.v1.Affinity": {
+  "type": "Affinity is a group of affinity scheduling rules.",
+  "fields": {
+   "nodeAffinity": "Describes node affinity scheduling rules for the pod.",
+   "podAffinity": "Describes pod affinity scheduling rules (e.g. co-locate this pod in the same node, zone, etc. as some other pod(s)).",
+   "podAntiAffinity": "Describes pod anti-affinity scheduling rules (e.g. avoid putting this pod in the same node, zone, etc. as some other pod(s))."
+  }
+ },
+ "io.k8s.api.core.v1.AppArmorProfile": {
+  "type": "AppArmorProfile defines a pod or container's AppArmor settings.",
+  "fields": {
+   "localhostProfile": "localhostProfile indicates a profile loaded on the node that should be used. The profile must be preconfigured on the node to work. Must match the loaded name of the profile. Must be set if and only if type is \"Localhost\".",
+   "type": "type indicates which kind of AppArmor profile will be applied. Valid options are:\n  Localhost - a profile pre-loaded on the node.\n  RuntimeDefault - the container runtime's default profile.\n  Unconfined - no AppArmor enforcement.\n\nPossible enum values:\n - `\"Localhost\"` indicates that a profile pre-loaded on the node should be used.\n - `\"RuntimeDefault\"` indicates that the container runtime's default AppArmor profile should be used.\n - `\"Unconfined\"` indicates that no AppArmor profile should be enforced."
+  }
+ },
  "io.k8s.api.core.v1.AttachedVolume": {
   "type": "AttachedVolume describes a volume attached to a node",
   "fields": {
    "devicePath": "DevicePath represents the device path where the volume should be available",
    "name": "Name of the attached volume"
+  }
+ },
+ "io.k8s.api.core.v1.AzureDiskVolumeSource": {
+  "type": "AzureDisk represents an Azure Data Disk mount on the host and bind mount to the pod.",
+  "fields": {
+   "cachingMode": "cachingMode is the Host Caching mode: None, Read Only, Read Write.\n\nPossible enum values:\n - `\"None\"`\n - `\"ReadOnly\"`\n - `\"ReadWrite\"`",
+   "diskName": "diskName is the Name of the data disk in the blob storage",
+   "diskURI": "diskURI is the URI of data disk in the blob storage",
+   "fsType": "fsType is Filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "kind": "kind expected values are Shared: multiple blob disks per storage account  Dedicated: single blob disk per storage account  Managed: azure managed data disk (only in managed availability set). defaults to shared\n\nPossible enum values:\n - `\"Dedicated\"`\n - `\"Managed\"`\n - `\"Shared\"`",
+   "readOnly": "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts."
+  }
+ },
+ "io.k8s.api.core.v1.AzureFileVolumeSource": {
+  "type": "AzureFile represents an Azure File Service mount on the host and bind mount to the pod.",
+  "fields": {
+   "readOnly": "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "secretName": "secretName is the  name of secret that contains Azure Storage Account Name and Key",
+   "shareName": "shareName is the azure share Name"
+  }
+ },
+ "io.k8s.api.core.v1.CSIVolumeSource": {
+  "type": "Represents a source location of a volume to mount, managed by an external CSI driver",
+  "fields": {
+   "driver": "driver is the name of the CSI driver that handles this volume. Consult with your admin for the correct name as registered in the cluster.",
+   "fsType": "fsType to mount. Ex. \"ext4\", \"xfs\", \"ntfs\". If not provided, the empty value is passed to the associated CSI driver which will determine the default filesystem to apply.",
+   "nodePublishSecretRef": "nodePublishSecretRef is a reference to the secret object containing sensitive information to pass to the CSI driver to complete the CSI NodePublishVolume and NodeUnpublishVolume calls. This field is optional, and  may be empty if no secret is required. If the secret object contains more than one secret, all secret references are passed.",
+   "readOnly": "readOnly specifies a read-only configuration for the volume. Defaults to false (read/write).",
+   "volumeAttributes": "volumeAttributes stores driver-specific properties that are passed to the CSI driver. Consult your driver's documentation for supported values."
+  }
+ },
+ "io.k8s.api.core.v1.Capabilities": {
+  "type": "Adds and removes POSIX capabilities from running containers.",
+  "fields": {
+   "add": "Added capabilities",
+   "drop": "Removed capabilities"
+  }
+ },
+ "io.k8s.api.core.v1.CephFSVolumeSource": {
+  "type": "Represents a Ceph Filesystem mount that lasts the lifetime of a pod Cephfs volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "monitors": "monitors is Required: Monitors is a collection of Ceph monitors More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
+   "path": "path is Optional: Used as the mounted root, rather than the full Ceph tree, default is /",
+   "readOnly": "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
+   "secretFile": "secretFile is Optional: SecretFile is the path to key ring for User, default is /etc/ceph/user.secret More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
+   "secretRef": "secretRef is Optional: SecretRef is reference to the authentication secret for User, default is empty. More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it",
+   "user": "user is optional: User is the rados user name, default is admin More info: https://examples.k8s.io/volumes/cephfs/README.md#how-to-use-it"
+  }
+ },
+ "io.k8s.api.core.v1.CinderVolumeSource": {
+  "type": "Represents a cinder volume resource in Openstack. A Cinder volume must exist before mounting to a container. The volume must also be in the same region as the kubelet. Cinder volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://examples.k8s.io/mysql-cinder-pd/README.md",
+   "readOnly": "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts. More info: https://examples.k8s.io/mysql-cinder-pd/README.md",
+   "secretRef": "secretRef is optional: points to a secret object containing parameters used to connect to OpenStack.",
+   "volumeID": "volumeID used to identify the volume in cinder. More info: https://examples.k8s.io/mysql-cinder-pd/README.md"
+  }
+ },
+ "io.k8s.api.core.v1.ClusterTrustBundleProjection": {
+  "type": "ClusterTrustBundleProjection describes how to select a set of ClusterTrustBundle objects and project their contents into the pod filesystem.",
+  "fields": {
+   "labelSelector": "Select all ClusterTrustBundles that match this label selector.  Only has effect if signerName is set.  Mutually-exclusive with name.  If unset, interpreted as \"match nothing\".  If set but empty, interpreted as \"match everything\".",
+   "name": "Select a single ClusterTrustBundle by object name.  Mutually-exclusive with signerName and labelSelector.",
+   "optional": "If true, don't block pod startup if the referenced ClusterTrustBundle(s) aren't available.  If using name, then the named ClusterTrustBundle is allowed not to exist.  If using signerName, then the combination of signerName and labelSelector is allowed to match zero ClusterTrustBundles.",
+   "path": "Relative path from the volume root to write the bundle.",
+   "signerName": "Select all ClusterTrustBundles that match this signer name. Mutually-exclusive with name.  The contents of all selected ClusterTrustBundles will be unified and deduplicated."
   }
  },
  "io.k8s.api.core.v1.ConfigMap": {
@@ -273,6 +363,21 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "metadata": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
   }
  },
+ "io.k8s.api.core.v1.ConfigMapEnvSource": {
+  "type": "ConfigMapEnvSource selects a ConfigMap to populate the environment variables with.\n\nThe contents of the target ConfigMap's Data field will represent the key-value pairs as environment variables.",
+  "fields": {
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "Specify whether the ConfigMap must be defined"
+  }
+ },
+ "io.k8s.api.core.v1.ConfigMapKeySelector": {
+  "type": "Selects a key from a ConfigMap.",
+  "fields": {
+   "key": "The key to select.",
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "Specify whether the ConfigMap or its key must be defined"
+  }
+ },
  "io.k8s.api.core.v1.ConfigMapList": {
   "type": "ConfigMapList is a resource containing a list of ConfigMap objects.",
   "fields": {
@@ -280,6 +385,24 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "items": "Items is the list of ConfigMaps.",
    "kind": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
    "metadata": "More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+  }
+ },
+ "io.k8s.api.core.v1.ConfigMapNodeConfigSource": {
+  "type": "ConfigMapNodeConfigSource contains the information to reference a ConfigMap as a config source for the Node. This API is deprecated since 1.22: https://git.k8s.io/enhancements/keps/sig-node/281-dynamic-kubelet-configuration",
+  "fields": {
+   "kubeletConfigKey": "KubeletConfigKey declares which key of the referenced ConfigMap corresponds to the KubeletConfiguration structure This field is required in all cases.",
+   "name": "Name is the metadata.name of the referenced ConfigMap. This field is required in all cases.",
+   "namespace": "Namespace is the metadata.namespace of the referenced ConfigMap. This field is required in all cases.",
+   "resourceVersion": "ResourceVersion is the metadata.ResourceVersion of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status.",
+   "uid": "UID is the metadata.UID of the referenced ConfigMap. This field is forbidden in Node.Spec, and required in Node.Status."
+  }
+ },
+ "io.k8s.api.core.v1.ConfigMapProjection": {
+  "type": "Adapts a ConfigMap into a projected volume.\n\nThe contents of the target ConfigMap's Data field will be presented in a projected volume as files using the keys in the Data field as the file names, unless the items element is populated with specific mappings of keys to paths. Note that this is identical to a configmap volume source without the default mode.",
+  "fields": {
+   "items": "items if unspecified, each key-value pair in the Data field of the referenced ConfigMap will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the ConfigMap, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.",
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "optional specify whether the ConfigMap or its keys must be defined"
   }
  },
  "io.k8s.api.core.v1.ConfigMapVolumeSource": {
@@ -318,6 +441,13 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "volumeDevices": "volumeDevices is the list of block devices to be used by the container.",
    "volumeMounts": "Pod volumes to mount into the container's filesystem. Cannot be updated.",
    "workingDir": "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated."
+  }
+ },
+ "io.k8s.api.core.v1.ContainerImage": {
+  "type": "Describe a container image",
+  "fields": {
+   "names": "Names by which this image is known. e.g. [\"kubernetes.example/hyperkube:v1.0.7\", \"cloud-vendor.registry.example/cloud-vendor/hyperkube:v1.0.7\"]",
+   "sizeBytes": "The size of the image in bytes."
   }
  },
  "io.k8s.api.core.v1.ContainerPort": {
@@ -363,6 +493,13 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "startedAt": "Time at which previous execution of the container started"
   }
  },
+ "io.k8s.api.core.v1.ContainerStateWaiting": {
+  "type": "ContainerStateWaiting is a waiting state of a container.",
+  "fields": {
+   "message": "Message regarding why the container is not yet running.",
+   "reason": "(brief) reason the container is not yet running."
+  }
+ },
  "io.k8s.api.core.v1.ContainerStatus": {
   "type": "ContainerStatus contains details for the current status of this container.",
   "fields": {
@@ -382,10 +519,22 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "volumeMounts": "Status of volume mounts."
   }
  },
+ "io.k8s.api.core.v1.ContainerUser": {
+  "type": "ContainerUser represents user identity information",
+  "fields": {
+   "linux": "Linux holds user identity information initially attached to the first process of the containers in Linux. Note that the actual running identity can be changed if the process has enough privilege to do so."
+  }
+ },
  "io.k8s.api.core.v1.DaemonEndpoint": {
   "type": "DaemonEndpoint contains information about a single Daemon endpoint.",
   "fields": {
    "Port": "Port number of the given endpoint."
+  }
+ },
+ "io.k8s.api.core.v1.DownwardAPIProjection": {
+  "type": "Represents downward API info for projecting into a projected volume. Note that this is identical to a downwardAPI volume source without the default mode.",
+  "fields": {
+   "items": "Items is a list of DownwardAPIVolume file"
   }
  },
  "io.k8s.api.core.v1.DownwardAPIVolumeFile": {
@@ -404,6 +553,13 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "items": "Items is a list of downward API volume file"
   }
  },
+ "io.k8s.api.core.v1.EmptyDirVolumeSource": {
+  "type": "Represents an empty directory for a pod. Empty directory volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "medium": "medium represents what type of storage medium should back this directory. The default is \"\" which means to use the node's default medium. Must be an empty string (default) or Memory. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir",
+   "sizeLimit": "sizeLimit is the total amount of local storage required for this EmptyDir volume. The size limit is also applicable for memory medium. The maximum usage on memory medium EmptyDir would be the minimum value between the SizeLimit specified here and the sum of memory limits of all containers in a pod. The default is nil which means that the limit is undefined. More info: https://kubernetes.io/docs/concepts/storage/volumes#emptydir"
+  }
+ },
  "io.k8s.api.core.v1.EnvFromSource": {
   "type": "EnvFromSource represents the source of a set of ConfigMaps",
   "fields": {
@@ -418,6 +574,15 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "name": "Name of the environment variable. Must be a C_IDENTIFIER.",
    "value": "Variable references $(VAR_NAME) are expanded using the previously defined environment variables in the container and any service environment variables. If a variable cannot be resolved, the reference in the input string will be unchanged. Double $$ are reduced to a single $, which allows for escaping the $(VAR_NAME) syntax: i.e. \"$$(VAR_NAME)\" will produce the string literal \"$(VAR_NAME)\". Escaped references will never be expanded, regardless of whether the variable exists or not. Defaults to \"\".",
    "valueFrom": "Source for the environment variable's value. Cannot be used if value is not empty."
+  }
+ },
+ "io.k8s.api.core.v1.EnvVarSource": {
+  "type": "EnvVarSource represents a source for the value of an EnvVar.",
+  "fields": {
+   "configMapKeyRef": "Selects a key of a ConfigMap.",
+   "fieldRef": "Selects a field of the pod: supports metadata.name, metadata.namespace, `metadata.labels['<KEY>']`, `metadata.annotations['<KEY>']`, spec.nodeName, spec.serviceAccountName, status.hostIP, status.podIP, status.podIPs.",
+   "resourceFieldRef": "Selects a resource of the container: only resources limits and requests (limits.cpu, limits.memory, limits.ephemeral-storage, requests.cpu, requests.memory and requests.ephemeral-storage) are currently supported.",
+   "secretKeyRef": "Selects a key of a secret in the pod's namespace"
   }
  },
  "io.k8s.api.core.v1.EphemeralContainer": {
@@ -448,6 +613,12 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "volumeDevices": "volumeDevices is the list of block devices to be used by the container.",
    "volumeMounts": "Pod volumes to mount into the container's filesystem. Subpath mounts are not allowed for ephemeral containers. Cannot be updated.",
    "workingDir": "Container's working directory. If not specified, the container runtime's default will be used, which might be configured in the container image. Cannot be updated."
+  }
+ },
+ "io.k8s.api.core.v1.EphemeralVolumeSource": {
+  "type": "Represents an ephemeral volume that is handled by a normal storage driver.",
+  "fields": {
+   "volumeClaimTemplate": "Will be used to create a stand-alone PVC to provision the volume. The pod in which this EphemeralVolumeSource is embedded will be the owner of the PVC, i.e. the PVC will be deleted together with the pod.  The name of the PVC will be `<pod name>-<volume name>` where `<volume name>` is the name from the `PodSpec.Volumes` array entry. Pod validation will reject the pod if the concatenated name is not valid for a PVC (for example, too long).\n\nAn existing PVC with that name that is not owned by the pod will *not* be used for the pod to avoid using an unrelated volume by mistake. Starting the pod is then blocked until the unrelated PVC is removed. If such a pre-created PVC is meant to be used by the pod, the PVC has to updated with an owner reference to the pod once the pod exists. Normally this should not be necessary, but it may be useful when manually reconstructing a broken cluster.\n\nThis field is read-only and no changes will be made by Kubernetes to the PVC after it has been created.\n\nRequired, must not be nil."
   }
  },
  "io.k8s.api.core.v1.Event": {
@@ -495,11 +666,86 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "host": "Node name on which the event is generated."
   }
  },
+ "io.k8s.api.core.v1.ExecAction": {
+  "type": "ExecAction describes a \"run in container\" action.",
+  "fields": {
+   "command": "Command is the command line to execute inside the container, the working directory for the command  is root ('/') in the container's filesystem. The command is simply exec'd, it is not run inside a shell, so traditional shell instructions ('|', etc) won't work. To use a shell, you need to explicitly call out to that shell. Exit status of 0 is treated as live/healthy and non-zero is unhealthy."
+  }
+ },
+ "io.k8s.api.core.v1.FCVolumeSource": {
+  "type": "Represents a Fibre Channel volume. Fibre Channel volumes can only be mounted as read/write once. Fibre Channel volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "lun": "lun is Optional: FC target lun number",
+   "readOnly": "readOnly is Optional: Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "targetWWNs": "targetWWNs is Optional: FC target worldwide names (WWNs)",
+   "wwids": "wwids Optional: FC volume world wide identifiers (wwids) Either wwids or combination of targetWWNs and lun must be set, but not both simultaneously."
+  }
+ },
+ "io.k8s.api.core.v1.FlexVolumeSource": {
+  "type": "FlexVolume represents a generic volume resource that is provisioned/attached using an exec based plugin.",
+  "fields": {
+   "driver": "driver is the name of the driver to use for this volume.",
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". The default filesystem depends on FlexVolume script.",
+   "options": "options is Optional: this field holds extra command options if any.",
+   "readOnly": "readOnly is Optional: defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "secretRef": "secretRef is Optional: secretRef is reference to the secret object containing sensitive information to pass to the plugin scripts. This may be empty if no secret object is specified. If the secret object contains more than one secret, all secrets are passed to the plugin scripts."
+  }
+ },
+ "io.k8s.api.core.v1.FlockerVolumeSource": {
+  "type": "Represents a Flocker volume mounted by the Flocker agent. One and only one of datasetName and datasetUUID should be set. Flocker volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "datasetName": "datasetName is Name of the dataset stored as metadata -> name on the dataset for Flocker should be considered as deprecated",
+   "datasetUUID": "datasetUUID is the UUID of the dataset. This is unique identifier of a Flocker dataset"
+  }
+ },
+ "io.k8s.api.core.v1.GCEPersistentDiskVolumeSource": {
+  "type": "Represents a Persistent Disk resource in Google Compute Engine.\n\nA GCE PD must exist before mounting to a container. The disk must also be in the same GCE project and zone as the kubelet. A GCE PD can only be mounted as read/write once or read-only many times. GCE PDs support ownership management and SELinux relabeling.",
+  "fields": {
+   "fsType": "fsType is filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk",
+   "partition": "partition is the partition in the volume that you want to mount. If omitted, the default is to mount by volume name. Examples: For volume /dev/sda1, you specify the partition as \"1\". Similarly, the volume partition for /dev/sda is \"0\" (or you can leave the property empty). More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk",
+   "pdName": "pdName is unique name of the PD resource in GCE. Used to identify the disk in GCE. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk",
+   "readOnly": "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#gcepersistentdisk"
+  }
+ },
  "io.k8s.api.core.v1.GRPCAction": {
   "type": "GRPCAction specifies an action involving a GRPC service.",
   "fields": {
    "port": "Port number of the gRPC service. Number must be in the range 1 to 65535.",
    "service": "Service is the name of the service to place in the gRPC HealthCheckRequest (see https://github.com/grpc/grpc/blob/master/doc/health-checking.md).\n\nIf this is not specified, the default behavior is defined by gRPC."
+  }
+ },
+ "io.k8s.api.core.v1.GitRepoVolumeSource": {
+  "type": "Represents a volume that is populated with the contents of a git repository. Git repo volumes do not support ownership management. Git repo volumes support SELinux relabeling.\n\nDEPRECATED: GitRepo is deprecated. To provision a container with a git repo, mount an EmptyDir into an InitContainer that clones the repo using git, then mount the EmptyDir into the Pod's container.",
+  "fields": {
+   "directory": "directory is the target directory name. Must not contain or start with '..'.  If '.' is supplied, the volume directory will be the git repository.  Otherwise, if specified, the volume will contain the git repository in the subdirectory with the given name.",
+   "repository": "repository is the URL",
+   "revision": "revision is the commit hash for the specified revision."
+  }
+ },
+ "io.k8s.api.core.v1.GlusterfsVolumeSource": {
+  "type": "Represents a Glusterfs mount that lasts the lifetime of a pod. Glusterfs volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "endpoints": "endpoints is the endpoint name that details Glusterfs topology. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod",
+   "path": "path is the Glusterfs volume path. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod",
+   "readOnly": "readOnly here will force the Glusterfs volume to be mounted with read-only permissions. Defaults to false. More info: https://examples.k8s.io/volumes/glusterfs/README.md#create-a-pod"
+  }
+ },
+ "io.k8s.api.core.v1.HTTPGetAction": {
+  "type": "HTTPGetAction describes an action based on HTTP Get requests.",
+  "fields": {
+   "host": "Host name to connect to, defaults to the pod IP. You probably want to set \"Host\" in httpHeaders instead.",
+   "httpHeaders": "Custom headers to set in the request. HTTP allows repeated headers.",
+   "path": "Path to access on the HTTP server.",
+   "port": "Name or number of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME.",
+   "scheme": "Scheme to use for connecting to the host. Defaults to HTTP.\n\nPossible enum values:\n - `\"HTTP\"` means that the scheme used will be http://\n - `\"HTTPS\"` means that the scheme used will be https://"
+  }
+ },
+ "io.k8s.api.core.v1.HTTPHeader": {
+  "type": "HTTPHeader describes a custom header to be used in HTTP probes",
+  "fields": {
+   "name": "The header field name. This will be canonicalized upon output, so case-variant names will be understood as the same header.",
+   "value": "The header field value"
   }
  },
  "io.k8s.api.core.v1.HostAlias": {
@@ -513,6 +759,36 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
   "type": "HostIP represents a single IP address allocated to the host.",
   "fields": {
    "ip": "IP is the IP address assigned to the host"
+  }
+ },
+ "io.k8s.api.core.v1.HostPathVolumeSource": {
+  "type": "Represents a host path mapped into a pod. Host path volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "path": "path of the directory on the host. If the path is a symlink, it will follow the link to the real path. More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath",
+   "type": "type for HostPath Volume Defaults to \"\" More info: https://kubernetes.io/docs/concepts/storage/volumes#hostpath\n\nPossible enum values:\n - `\"\"` For backwards compatible, leave it empty if unset\n - `\"BlockDevice\"` A block device must exist at the given path\n - `\"CharDevice\"` A character device must exist at the given path\n - `\"Directory\"` A directory must exist at the given path\n - `\"DirectoryOrCreate\"` If nothing exists at the given path, an empty directory will be created there as needed with file mode 0755, having the same group and ownership with Kubelet.\n - `\"File\"` A file must exist at the given path\n - `\"FileOrCreate\"` If nothing exists at the given path, an empty file will be created there as needed with file mode 0644, having the same group and ownership with Kubelet.\n - `\"Socket\"` A UNIX socket must exist at the given path"
+  }
+ },
+ "io.k8s.api.core.v1.ISCSIVolumeSource": {
+  "type": "Represents an ISCSI disk. ISCSI volumes can only be mounted as read/write once. ISCSI volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "chapAuthDiscovery": "chapAuthDiscovery defines whether support iSCSI Discovery CHAP authentication",
+   "chapAuthSession": "chapAuthSession defines whether support iSCSI Session CHAP authentication",
+   "fsType": "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#iscsi",
+   "initiatorName": "initiatorName is the custom iSCSI Initiator Name. If initiatorName is specified with iscsiInterface simultaneously, new iSCSI interface <target portal>:<volume name> will be created for the connection.",
+   "iqn": "iqn is the target iSCSI Qualified Name.",
+   "iscsiInterface": "iscsiInterface is the interface Name that uses an iSCSI transport. Defaults to 'default' (tcp).",
+   "lun": "lun represents iSCSI Target Lun number.",
+   "portals": "portals is the iSCSI Target Portal List. The portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260).",
+   "readOnly": "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false.",
+   "secretRef": "secretRef is the CHAP Secret for iSCSI target and initiator authentication",
+   "targetPortal": "targetPortal is iSCSI Target Portal. The Portal is either an IP or ip_addr:port if the port is other than default (typically TCP ports 860 and 3260)."
+  }
+ },
+ "io.k8s.api.core.v1.ImageVolumeSource": {
+  "type": "ImageVolumeSource represents a image volume resource.",
+  "fields": {
+   "pullPolicy": "Policy for pulling OCI objects. Possible values are: Always: the kubelet always attempts to pull the reference. Container creation will fail If the pull fails. Never: the kubelet never pulls the reference and only uses a local image or artifact. Container creation will fail if the reference isn't present. IfNotPresent: the kubelet pulls if the reference isn't already present on disk. Container creation will fail if the reference isn't present and the pull fails. Defaults to Always if :latest tag is specified, or IfNotPresent otherwise.\n\nPossible enum values:\n - `\"Always\"` means that kubelet always attempts to pull the latest image. Container will fail If the pull fails.\n - `\"IfNotPresent\"` means that kubelet pulls if the image isn't present on disk. Container will fail if the image isn't present and the pull fails.\n - `\"Never\"` means that kubelet never pulls an image, but only uses a local image. Container will fail if the image isn't present",
+   "reference": "Required: Image or artifact reference to be used. Behaves in the same way as pod.spec.containers[*].image. Pull secrets will be assembled in the same way as for the container image by looking up node credentials, SA image pull secrets, and pod spec image pull secrets. More info: https://kubernetes.io/docs/concepts/containers/images This field is optional to allow higher level config management to default or override container images in workload controllers like Deployments and StatefulSets."
   }
  },
  "io.k8s.api.core.v1.KeyToPath": {
@@ -530,10 +806,35 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "preStop": "PreStop is called immediately before a container is terminated due to an API request or management event such as liveness/startup probe failure, preemption, resource contention, etc. The handler is not called if the container crashes or exits. The Pod's termination grace period countdown begins before the PreStop hook is executed. Regardless of the outcome of the handler, the container will eventually terminate within the Pod's termination grace period (unless delayed by finalizers). Other management of the container blocks until the hook completes or until the termination grace period is reached. More info: https://kubernetes.io/docs/concepts/containers/container-lifecycle-hooks/#container-hooks"
   }
  },
+ "io.k8s.api.core.v1.LifecycleHandler": {
+  "type": "LifecycleHandler defines a specific action that should be taken in a lifecycle hook. One and only one of the fields, except TCPSocket must be specified.",
+  "fields": {
+   "exec": "Exec specifies a command to execute in the container.",
+   "httpGet": "HTTPGet specifies an HTTP GET request to perform.",
+   "sleep": "Sleep represents a duration that the container should sleep.",
+   "tcpSocket": "Deprecated. TCPSocket is NOT supported as a LifecycleHandler and kept for backward compatibility. There is no validation of this field and lifecycle hooks will fail at runtime when it is specified."
+  }
+ },
+ "io.k8s.api.core.v1.LinuxContainerUser": {
+  "type": "LinuxContainerUser represents user identity information in Linux containers",
+  "fields": {
+   "gid": "GID is the primary gid initially attached to the first process in the container",
+   "supplementalGroups": "SupplementalGroups are the supplemental groups initially attached to the first process in the container",
+   "uid": "UID is the primary uid initially attached to the first process in the container"
+  }
+ },
  "io.k8s.api.core.v1.LocalObjectReference": {
   "type": "LocalObjectReference contains enough information to let you locate the referenced object inside the same namespace.",
   "fields": {
    "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"
+  }
+ },
+ "io.k8s.api.core.v1.NFSVolumeSource": {
+  "type": "Represents an NFS mount that lasts the lifetime of a pod. NFS volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "path": "path that is exported by the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs",
+   "readOnly": "readOnly here will force the NFS export to be mounted with read-only permissions. Defaults to false. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs",
+   "server": "server is the hostname or IP address of the NFS server. More info: https://kubernetes.io/docs/concepts/storage/volumes#nfs"
   }
  },
  "io.k8s.api.core.v1.Namespace": {
@@ -595,6 +896,13 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "type": "Node address type, one of Hostname, ExternalIP or InternalIP."
   }
  },
+ "io.k8s.api.core.v1.NodeAffinity": {
+  "type": "Node affinity is a group of node affinity scheduling rules.",
+  "fields": {
+   "preferredDuringSchedulingIgnoredDuringExecution": "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node matches the corresponding matchExpressions; the node(s) with the highest sum are the most preferred.",
+   "requiredDuringSchedulingIgnoredDuringExecution": "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to an update), the system may or may not try to eventually evict the pod from its node."
+  }
+ },
  "io.k8s.api.core.v1.NodeCondition": {
   "type": "NodeCondition contains condition information for a node.",
   "fields": {
@@ -606,10 +914,31 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "type": "Type of node condition."
   }
  },
+ "io.k8s.api.core.v1.NodeConfigSource": {
+  "type": "NodeConfigSource specifies a source of node configuration. Exactly one subfield (excluding metadata) must be non-nil. This API is deprecated since 1.22",
+  "fields": {
+   "configMap": "ConfigMap is a reference to a Node's ConfigMap"
+  }
+ },
+ "io.k8s.api.core.v1.NodeConfigStatus": {
+  "type": "NodeConfigStatus describes the status of the config assigned by Node.Spec.ConfigSource.",
+  "fields": {
+   "active": "Active reports the checkpointed config the node is actively using. Active will represent either the current version of the Assigned config, or the current LastKnownGood config, depending on whether attempting to use the Assigned config results in an error.",
+   "assigned": "Assigned reports the checkpointed config the node will try to use. When Node.Spec.ConfigSource is updated, the node checkpoints the associated config payload to local disk, along with a record indicating intended config. The node refers to this record to choose its config checkpoint, and reports this record in Assigned. Assigned only updates in the status after the record has been checkpointed to disk. When the Kubelet is restarted, it tries to make the Assigned config the Active config by loading and validating the checkpointed payload identified by Assigned.",
+   "error": "Error describes any problems reconciling the Spec.ConfigSource to the Active config. Errors may occur, for example, attempting to checkpoint Spec.ConfigSource to the local Assigned record, attempting to checkpoint the payload associated with Spec.ConfigSource, attempting to load or validate the Assigned config, etc. Errors may occur at different points while syncing config. Earlier errors (e.g. download or checkpointing errors) will not result in a rollback to LastKnownGood, and may resolve across Kubelet retries. Later errors (e.g. loading or validating a checkpointed config) will result in a rollback to LastKnownGood. In the latter case, it is usually possible to resolve the error by fixing the config assigned in Spec.ConfigSource. You can find additional information for debugging by searching the error message in the Kubelet log. Error is a human-readable description of the error state; machines can check whether or not Error is empty, but should not rely on the stability of the Error text across Kubelet versions.",
+   "lastKnownGood": "LastKnownGood reports the checkpointed config the node will fall back to when it encounters an error attempting to use the Assigned config. The Assigned config becomes the LastKnownGood config when the node determines that the Assigned config is stable and correct. This is currently implemented as a 10-minute soak period starting when the local record of Assigned config is updated. If the Assigned config is Active at the end of this period, it becomes the LastKnownGood. Note that if Spec.ConfigSource is reset to nil (use local defaults), the LastKnownGood is also immediately reset to nil, because the local default config is always assumed good. You should not make assumptions about the node's method of determining config stability and correctness, as this may change or become configurable in the future."
+  }
+ },
  "io.k8s.api.core.v1.NodeDaemonEndpoints": {
   "type": "NodeDaemonEndpoints lists ports opened by daemons running on the Node.",
   "fields": {
    "kubeletEndpoint": "Endpoint on which Kubelet is listening."
+  }
+ },
+ "io.k8s.api.core.v1.NodeFeatures": {
+  "type": "NodeFeatures describes the set of features implemented by the CRI implementation. The features contained in the NodeFeatures should depend only on the cri implementation independent of runtime handlers.",
+  "fields": {
+   "supplementalGroupsPolicy": "SupplementalGroupsPolicy is set to true if the runtime supports SupplementalGroupsPolicy and ContainerUser."
   }
  },
  "io.k8s.api.core.v1.NodeList": {
@@ -619,6 +948,41 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "items": "List of nodes",
    "kind": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
    "metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+  }
+ },
+ "io.k8s.api.core.v1.NodeRuntimeHandler": {
+  "type": "NodeRuntimeHandler is a set of runtime handler information.",
+  "fields": {
+   "features": "Supported features.",
+   "name": "Runtime handler name. Empty for the default runtime handler."
+  }
+ },
+ "io.k8s.api.core.v1.NodeRuntimeHandlerFeatures": {
+  "type": "NodeRuntimeHandlerFeatures is a set of features implemented by the runtime handler.",
+  "fields": {
+   "recursiveReadOnlyMounts": "RecursiveReadOnlyMounts is set to true if the runtime handler supports RecursiveReadOnlyMounts.",
+   "userNamespaces": "UserNamespaces is set to true if the runtime handler supports UserNamespaces, including for volumes."
+  }
+ },
+ "io.k8s.api.core.v1.NodeSelector": {
+  "type": "A node selector represents the union of the results of one or more label queries over a set of nodes; that is, it represents the OR of the selectors represented by the node selector terms.",
+  "fields": {
+   "nodeSelectorTerms": "Required. A list of node selector terms. The terms are ORed."
+  }
+ },
+ "io.k8s.api.core.v1.NodeSelectorRequirement": {
+  "type": "A node selector requirement is a selector that contains values, a key, and an operator that relates the key and values.",
+  "fields": {
+   "key": "The label key that the selector applies to.",
+   "operator": "Represents a key's relationship to a set of values. Valid operators are In, NotIn, Exists, DoesNotExist. Gt, and Lt.\n\nPossible enum values:\n - `\"DoesNotExist\"`\n - `\"Exists\"`\n - `\"Gt\"`\n - `\"In\"`\n - `\"Lt\"`\n - `\"NotIn\"`",
+   "values": "An array of string values. If the operator is In or NotIn, the values array must be non-empty. If the operator is Exists or DoesNotExist, the values array must be empty. If the operator is Gt or Lt, the values array must have a single element, which will be interpreted as an integer. This array is replaced during a strategic merge patch."
+  }
+ },
+ "io.k8s.api.core.v1.NodeSelectorTerm": {
+  "type": "A null or empty node selector term matches no objects. The requirements of them are ANDed. The TopologySelectorTerm type implements a subset of the NodeSelectorTerm.",
+  "fields": {
+   "matchExpressions": "A list of node selector requirements by node's labels.",
+   "matchFields": "A list of node selector requirements by node's fields."
   }
  },
  "io.k8s.api.core.v1.NodeSpec": {
@@ -666,6 +1030,13 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "systemUUID": "SystemUUID reported by the node. For unique machine identification MachineID is preferred. This field is specific to Red Hat hosts https://access.redhat.com/documentation/en-us/red_hat_subscription_management/1/html/rhsm/uuid"
   }
  },
+ "io.k8s.api.core.v1.ObjectFieldSelector": {
+  "type": "ObjectFieldSelector selects an APIVersioned field of an object.",
+  "fields": {
+   "apiVersion": "Version of the schema the FieldPath is written in terms of, defaults to \"v1\".",
+   "fieldPath": "Path of the field to select in the specified API version."
+  }
+ },
  "io.k8s.api.core.v1.ObjectReference": {
   "type": "ObjectReference contains enough information to let you inspect or modify the referred object.",
   "fields": {
@@ -678,6 +1049,41 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "uid": "UID of the referent. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#uids"
   }
  },
+ "io.k8s.api.core.v1.PersistentVolumeClaimSpec": {
+  "type": "PersistentVolumeClaimSpec describes the common attributes of storage devices and allows a Source for provider-specific attributes",
+  "fields": {
+   "accessModes": "accessModes contains the desired access modes the volume should have. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1",
+   "dataSource": "dataSource field can be used to specify either: * An existing VolumeSnapshot object (snapshot.storage.k8s.io/VolumeSnapshot) * An existing PVC (PersistentVolumeClaim) If the provisioner or an external controller can support the specified data source, it will create a new volume based on the contents of the specified data source. When the AnyVolumeDataSource feature gate is enabled, dataSource contents will be copied to dataSourceRef, and dataSourceRef contents will be copied to dataSource when dataSourceRef.namespace is not specified. If the namespace is specified, then dataSourceRef will not be copied to dataSource.",
+   "dataSourceRef": "dataSourceRef specifies the object from which to populate the volume with data, if a non-empty volume is desired. This may be any object from a non-empty API group (non core object) or a PersistentVolumeClaim object. When this field is specified, volume binding will only succeed if the type of the specified object matches some installed volume populator or dynamic provisioner. This field will replace the functionality of the dataSource field and as such if both fields are non-empty, they must have the same value. For backwards compatibility, when namespace isn't specified in dataSourceRef, both fields (dataSource and dataSourceRef) will be set to the same value automatically if one of them is empty and the other is non-empty. When namespace is specified in dataSourceRef, dataSource isn't set to the same value and must be empty. There are three important differences between dataSource and dataSourceRef: * While dataSource only allows two specific types of objects, dataSourceRef\n  allows any non-core object, as well as PersistentVolumeClaim objects.\n* While dataSource ignores disallowed values (dropping them), dataSourceRef\n  preserves all values, and generates an error if a disallowed value is\n  specified.\n* While dataSource only allows local objects, dataSourceRef allows objects\n  in any namespaces.\n(Beta) Using this field requires the AnyVolumeDataSource feature gate to be enabled. (Alpha) Using the namespace field of dataSourceRef requires the CrossNamespaceVolumeDataSource feature gate to be enabled.",
+   "resources": "resources represents the minimum resources the volume should have. If RecoverVolumeExpansionFailure feature is enabled users are allowed to specify resource requirements that are lower than previous value but must still be higher than capacity recorded in the status field of the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#resources",
+   "selector": "selector is a label query over volumes to consider for binding.",
+   "storageClassName": "storageClassName is the name of the StorageClass required by the claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#class-1",
+   "volumeAttributesClassName": "volumeAttributesClassName may be used to set the VolumeAttributesClass used by this claim. If specified, the CSI driver will create or update the volume with the attributes defined in the corresponding VolumeAttributesClass. This has a different purpose than storageClassName, it can be changed after the claim is created. An empty string value means that no VolumeAttributesClass will be applied to the claim but it's not allowed to reset this field to empty string once it is set. If unspecified and the PersistentVolumeClaim is unbound, the default VolumeAttributesClass will be set by the persistentvolume controller if it exists. If the resource referred to by volumeAttributesClass does not exist, this PersistentVolumeClaim will be set to a Pending state, as reflected by the modifyVolumeStatus field, until such as a resource exists. More info: https://kubernetes.io/docs/concepts/storage/volume-attributes-classes/ (Beta) Using this field requires the VolumeAttributesClass feature gate to be enabled (off by default).",
+   "volumeMode": "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.\n\nPossible enum values:\n - `\"Block\"` means the volume will not be formatted with a filesystem and will remain a raw block device.\n - `\"Filesystem\"` means the volume will be or is formatted with a filesystem.",
+   "volumeName": "volumeName is the binding reference to the PersistentVolume backing this claim."
+  }
+ },
+ "io.k8s.api.core.v1.PersistentVolumeClaimTemplate": {
+  "type": "PersistentVolumeClaimTemplate is used to produce PersistentVolumeClaim objects as part of an EphemeralVolumeSource.",
+  "fields": {
+   "metadata": "May contain labels and annotations that will be copied into the PVC when creating it. No other fields are allowed and will be rejected during validation.",
+   "spec": "The specification for the PersistentVolumeClaim. The entire content is copied unchanged into the PVC that gets created from this template. The same fields as in a PersistentVolumeClaim are also valid here."
+  }
+ },
+ "io.k8s.api.core.v1.PersistentVolumeClaimVolumeSource": {
+  "type": "PersistentVolumeClaimVolumeSource references the user's PVC in the same namespace. This volume finds the bound PV and mounts that volume for the pod. A PersistentVolumeClaimVolumeSource is, essentially, a wrapper around another type of volume that is owned by someone else (the system).",
+  "fields": {
+   "claimName": "claimName is the name of a PersistentVolumeClaim in the same namespace as the pod using this volume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#persistentvolumeclaims",
+   "readOnly": "readOnly Will force the ReadOnly setting in VolumeMounts. Default false."
+  }
+ },
+ "io.k8s.api.core.v1.PhotonPersistentDiskVolumeSource": {
+  "type": "Represents a Photon Controller persistent disk resource.",
+  "fields": {
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "pdID": "pdID is the ID that identifies Photon Controller persistent disk"
+  }
+ },
  "io.k8s.api.core.v1.Pod": {
   "type": "Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.",
   "fields": {
@@ -686,6 +1092,31 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "metadata": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
    "spec": "Specification of the desired behavior of the pod. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status",
    "status": "Most recently observed status of the pod. This data may not be up to date. Populated by the system. Read-only. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#spec-and-status"
+  }
+ },
+ "io.k8s.api.core.v1.PodAffinity": {
+  "type": "Pod affinity is a group of inter pod affinity scheduling rules.",
+  "fields": {
+   "preferredDuringSchedulingIgnoredDuringExecution": "The scheduler will prefer to schedule pods to nodes that satisfy the affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.",
+   "requiredDuringSchedulingIgnoredDuringExecution": "If the affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."
+  }
+ },
+ "io.k8s.api.core.v1.PodAffinityTerm": {
+  "type": "Defines a set of pods (namely those matching the labelSelector relative to the given namespace(s)) that this pod should be co-located (affinity) or not co-located (anti-affinity) with, where co-located is defined as running on a node whose value of the label with key <topologyKey> matches that of any node on which a pod of the set of pods is running",
+  "fields": {
+   "labelSelector": "A label query over a set of resources, in this case pods. If it's null, this PodAffinityTerm matches with no Pods.",
+   "matchLabelKeys": "MatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key in (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both matchLabelKeys and labelSelector. Also, matchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).",
+   "mismatchLabelKeys": "MismatchLabelKeys is a set of pod label keys to select which pods will be taken into consideration. The keys are used to lookup values from the incoming pod labels, those key-value labels are merged with `labelSelector` as `key notin (value)` to select the group of existing pods which pods will be taken into consideration for the incoming pod's pod (anti) affinity. Keys that don't exist in the incoming pod labels will be ignored. The default value is empty. The same key is forbidden to exist in both mismatchLabelKeys and labelSelector. Also, mismatchLabelKeys cannot be set when labelSelector isn't set. This is a beta field and requires enabling MatchLabelKeysInPodAffinity feature gate (enabled by default).",
+   "namespaceSelector": "A label query over the set of namespaces that the term applies to. The term is applied to the union of the namespaces selected by this field and the ones listed in the namespaces field. null selector and null or empty namespaces list means \"this pod's namespace\". An empty selector ({}) matches all namespaces.",
+   "namespaces": "namespaces specifies a static list of namespace names that the term applies to. The term is applied to the union of the namespaces listed in this field and the ones selected by namespaceSelector. null or empty namespaces list and null namespaceSelector means \"this pod's namespace\".",
+   "topologyKey": "This pod should be co-located (affinity) or not co-located (anti-affinity) with the pods matching the labelSelector in the specified namespaces, where co-located is defined as running on a node whose value of the label with key topologyKey matches that of any node on which any of the selected pods is running. Empty topologyKey is not allowed."
+  }
+ },
+ "io.k8s.api.core.v1.PodAntiAffinity": {
+  "type": "Pod anti affinity is a group of inter pod anti affinity scheduling rules.",
+  "fields": {
+   "preferredDuringSchedulingIgnoredDuringExecution": "The scheduler will prefer to schedule pods to nodes that satisfy the anti-affinity expressions specified by this field, but it may choose a node that violates one or more of the expressions. The node that is most preferred is the one with the greatest sum of weights, i.e. for each node that meets all of the scheduling requirements (resource request, requiredDuringScheduling anti-affinity expressions, etc.), compute a sum by iterating through the elements of this field and adding \"weight\" to the sum if the node has pods which matches the corresponding podAffinityTerm; the node(s) with the highest sum are the most preferred.",
+   "requiredDuringSchedulingIgnoredDuringExecution": "If the anti-affinity requirements specified by this field are not met at scheduling time, the pod will not be scheduled onto the node. If the anti-affinity requirements specified by this field cease to be met at some point during pod execution (e.g. due to a pod label update), the system may or may not try to eventually evict the pod from its node. When there are multiple elements, the lists of nodes corresponding to each podAffinityTerm are intersected, i.e. all terms must be satisfied."
   }
  },
  "io.k8s.api.core.v1.PodCondition": {
@@ -697,6 +1128,21 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "reason": "Unique, one-word, CamelCase reason for the condition's last transition.",
    "status": "Status is the status of the condition. Can be True, False, Unknown. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions",
    "type": "Type is the type of the condition. More info: https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle#pod-conditions"
+  }
+ },
+ "io.k8s.api.core.v1.PodDNSConfig": {
+  "type": "PodDNSConfig defines the DNS parameters of a pod in addition to those generated from DNSPolicy.",
+  "fields": {
+   "nameservers": "A list of DNS name server IP addresses. This will be appended to the base nameservers generated from DNSPolicy. Duplicated nameservers will be removed.",
+   "options": "A list of DNS resolver options. This will be merged with the base options generated from DNSPolicy. Duplicated entries will be removed. Resolution options given in Options will override those that appear in the base DNSPolicy.",
+   "searches": "A list of DNS search domains for host-name lookup. This will be appended to the base search paths generated from DNSPolicy. Duplicated search paths will be removed."
+  }
+ },
+ "io.k8s.api.core.v1.PodDNSConfigOption": {
+  "type": "PodDNSConfigOption defines DNS resolver options of a pod.",
+  "fields": {
+   "name": "Name is this DNS resolver option's name. Required.",
+   "value": "Value is this DNS resolver option's value."
   }
  },
  "io.k8s.api.core.v1.PodIP": {
@@ -712,6 +1158,39 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "items": "List of pods. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md",
    "kind": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
    "metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+  }
+ },
+ "io.k8s.api.core.v1.PodOS": {
+  "type": "PodOS defines the OS parameters of a pod.",
+  "fields": {
+   "name": "Name is the name of the operating system. The currently supported values are linux and windows. Additional value may be defined in future and can be one of: https://github.com/opencontainers/runtime-spec/blob/master/config.md#platform-specific-configuration Clients should expect to handle additional values and treat unrecognized values in this field as os: null"
+  }
+ },
+ "io.k8s.api.core.v1.PodReadinessGate": {
+  "type": "PodReadinessGate contains the reference to a pod condition",
+  "fields": {
+   "conditionType": "ConditionType refers to a condition in the pod's condition list with matching type."
+  }
+ },
+ "io.k8s.api.core.v1.PodResourceClaim": {
+  "type": "PodResourceClaim references exactly one ResourceClaim, either directly or by naming a ResourceClaimTemplate which is then turned into a ResourceClaim for the pod.\n\nIt adds a name to it that uniquely identifies the ResourceClaim inside the Pod. Containers that need access to the ResourceClaim reference it with this name.",
+  "fields": {
+   "name": "Name uniquely identifies this resource claim inside the pod. This must be a DNS_LABEL.",
+   "resourceClaimName": "ResourceClaimName is the name of a ResourceClaim object in the same namespace as this pod.\n\nExactly one of ResourceClaimName and ResourceClaimTemplateName must be set.",
+   "resourceClaimTemplateName": "ResourceClaimTemplateName is the name of a ResourceClaimTemplate object in the same namespace as this pod.\n\nThe template will be used to create a new ResourceClaim, which will be bound to this pod. When this pod is deleted, the ResourceClaim will also be deleted. The pod name and resource name, along with a generated component, will be used to form a unique name for the ResourceClaim, which will be recorded in pod.status.resourceClaimStatuses.\n\nThis field is immutable and no changes will be made to the corresponding ResourceClaim by the control plane after creating the ResourceClaim.\n\nExactly one of ResourceClaimName and ResourceClaimTemplateName must be set."
+  }
+ },
+ "io.k8s.api.core.v1.PodResourceClaimStatus": {
+  "type": "PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim which references a ResourceClaimTemplate. It stores the generated name for the corresponding ResourceClaim.",
+  "fields": {
+   "name": "Name uniquely identifies this resource claim inside the pod. This must match the name of an entry in pod.spec.resourceClaims, which implies that the string must be a DNS_LABEL.",
+   "resourceClaimName": "ResourceClaimName is the name of the ResourceClaim that was generated for the Pod in the namespace of the Pod. If this is unset, then generating a ResourceClaim was not necessary. The pod.spec.resourceClaims entry can be ignored in this case."
+  }
+ },
+ "io.k8s.api.core.v1.PodSchedulingGate": {
+  "type": "PodSchedulingGate is associated to a Pod to guard its scheduling.",
+  "fields": {
+   "name": "Name of the scheduling gate. Each scheduling gate must have a unique name field."
   }
  },
  "io.k8s.api.core.v1.PodSecurityContext": {
@@ -798,6 +1277,21 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "startTime": "RFC 3339 date and time at which the object was acknowledged by the Kubelet. This is before the Kubelet pulled the container image(s) for the pod."
   }
  },
+ "io.k8s.api.core.v1.PortworxVolumeSource": {
+  "type": "PortworxVolumeSource represents a Portworx volume resource.",
+  "fields": {
+   "fsType": "fSType represents the filesystem type to mount Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "readOnly": "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "volumeID": "volumeID uniquely identifies a Portworx volume"
+  }
+ },
+ "io.k8s.api.core.v1.PreferredSchedulingTerm": {
+  "type": "An empty preferred scheduling term matches all objects with implicit weight 0 (i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is also a no-op).",
+  "fields": {
+   "preference": "A node selector term, associated with the corresponding weight.",
+   "weight": "Weight associated with matching the corresponding nodeSelectorTerm, in the range 1-100."
+  }
+ },
  "io.k8s.api.core.v1.Probe": {
   "type": "Probe describes a health check to be performed against a container to determine whether it is alive or ready to receive traffic.",
   "fields": {
@@ -820,12 +1314,96 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "sources": "sources is the list of volume projections. Each entry in this list handles one source."
   }
  },
+ "io.k8s.api.core.v1.QuobyteVolumeSource": {
+  "type": "Represents a Quobyte mount that lasts the lifetime of a pod. Quobyte volumes do not support ownership management or SELinux relabeling.",
+  "fields": {
+   "group": "group to map volume access to Default is no group",
+   "readOnly": "readOnly here will force the Quobyte volume to be mounted with read-only permissions. Defaults to false.",
+   "registry": "registry represents a single or multiple Quobyte Registry services specified as a string as host:port pair (multiple entries are separated with commas) which acts as the central registry for volumes",
+   "tenant": "tenant owning the given Quobyte volume in the Backend Used with dynamically provisioned Quobyte volumes, value is set by the plugin",
+   "user": "user to map volume access to Defaults to serivceaccount user",
+   "volume": "volume is a string that references an already created Quobyte volume by name."
+  }
+ },
+ "io.k8s.api.core.v1.RBDVolumeSource": {
+  "type": "Represents a Rados Block Device mount that lasts the lifetime of a pod. RBD volumes support ownership management and SELinux relabeling.",
+  "fields": {
+   "fsType": "fsType is the filesystem type of the volume that you want to mount. Tip: Ensure that the filesystem type is supported by the host operating system. Examples: \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified. More info: https://kubernetes.io/docs/concepts/storage/volumes#rbd",
+   "image": "image is the rados image name. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "keyring": "keyring is the path to key ring for RBDUser. Default is /etc/ceph/keyring. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "monitors": "monitors is a collection of Ceph monitors. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "pool": "pool is the rados pool name. Default is rbd. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "readOnly": "readOnly here will force the ReadOnly setting in VolumeMounts. Defaults to false. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "secretRef": "secretRef is name of the authentication secret for RBDUser. If provided overrides keyring. Default is nil. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it",
+   "user": "user is the rados user name. Default is admin. More info: https://examples.k8s.io/volumes/rbd/README.md#how-to-use-it"
+  }
+ },
+ "io.k8s.api.core.v1.ResourceClaim": {
+  "type": "ResourceClaim references one entry in PodSpec.ResourceClaims.",
+  "fields": {
+   "name": "Name must match the name of one entry in pod.spec.resourceClaims of the Pod where this field is used. It makes that resource available inside a container.",
+   "request": "Request is the name chosen for a request in the referenced claim. If empty, everything from the claim is made available, otherwise only the result of this request."
+  }
+ },
+ "io.k8s.api.core.v1.ResourceFieldSelector": {
+  "type": "ResourceFieldSelector represents container resources (cpu, memory) and their output format",
+  "fields": {
+   "containerName": "Container name: required for volumes, optional for env vars",
+   "divisor": "Specifies the output format of the exposed resources, defaults to \"1\"",
+   "resource": "Required: resource to select"
+  }
+ },
+ "io.k8s.api.core.v1.ResourceHealth": {
+  "type": "ResourceHealth represents the health of a resource. It has the latest device health information. This is a part of KEP https://kep.k8s.io/4680.",
+  "fields": {
+   "health": "Health of the resource. can be one of:\n - Healthy: operates as normal\n - Unhealthy: reported unhealthy. We consider this a temporary health issue\n              since we do not have a mechanism today to distinguish\n              temporary and permanent issues.\n - Unknown: The status cannot be determined.\n            For example, Device Plugin got unregistered and hasn't been re-registered since.\n\nIn future we may want to introduce the PermanentlyUnhealthy Status.",
+   "resourceID": "ResourceID is the unique identifier of the resource. See the ResourceID type for more information."
+  }
+ },
  "io.k8s.api.core.v1.ResourceRequirements": {
   "type": "ResourceRequirements describes the compute resource requirements.",
   "fields": {
    "claims": "Claims lists the names of resources, defined in spec.resourceClaims, that are used by this container.\n\nThis is an alpha field and requires enabling the DynamicResourceAllocation feature gate.\n\nThis field is immutable. It can only be set for containers.",
    "limits": "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
    "requests": "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"
+  }
+ },
+ "io.k8s.api.core.v1.ResourceStatus": {
+  "type": "ResourceStatus represents the status of a single resource allocated to a Pod.",
+  "fields": {
+   "name": "Name of the resource. Must be unique within the pod and in case of non-DRA resource, match one of the resources from the pod spec. For DRA resources, the value must be \"claim:<claim_name>/<request>\". When this status is reported about a container, the \"claim_name\" and \"request\" must match one of the claims of this container.",
+   "resources": "List of unique resources health. Each element in the list contains an unique resource ID and its health. At a minimum, for the lifetime of a Pod, resource ID must uniquely identify the resource allocated to the Pod on the Node. If other Pod on the same Node reports the status with the same resource ID, it must be the same resource they share. See ResourceID type definition for a specific format it has in various use cases."
+  }
+ },
+ "io.k8s.api.core.v1.SELinuxOptions": {
+  "type": "SELinuxOptions are the labels to be applied to the container",
+  "fields": {
+   "level": "Level is SELinux level label that applies to the container.",
+   "role": "Role is a SELinux role label that applies to the container.",
+   "type": "Type is a SELinux type label that applies to the container.",
+   "user": "User is a SELinux user label that applies to the container."
+  }
+ },
+ "io.k8s.api.core.v1.ScaleIOVolumeSource": {
+  "type": "ScaleIOVolumeSource represents a persistent ScaleIO volume",
+  "fields": {
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Default is \"xfs\".",
+   "gateway": "gateway is the host address of the ScaleIO API Gateway.",
+   "protectionDomain": "protectionDomain is the name of the ScaleIO Protection Domain for the configured storage.",
+   "readOnly": "readOnly Defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "secretRef": "secretRef references to the secret for ScaleIO user and other sensitive information. If this is not provided, Login operation will fail.",
+   "sslEnabled": "sslEnabled Flag enable/disable SSL communication with Gateway, default false",
+   "storageMode": "storageMode indicates whether the storage for a volume should be ThickProvisioned or ThinProvisioned. Default is ThinProvisioned.",
+   "storagePool": "storagePool is the ScaleIO Storage Pool associated with the protection domain.",
+   "system": "system is the name of the storage system as configured in ScaleIO.",
+   "volumeName": "volumeName is the name of a volume already created in the ScaleIO system that is associated with this volume source."
+  }
+ },
+ "io.k8s.api.core.v1.SeccompProfile": {
+  "type": "SeccompProfile defines a pod/container's seccomp profile settings. Only one profile source may be set.",
+  "fields": {
+   "localhostProfile": "localhostProfile indicates a profile defined in a file on the node should be used. The profile must be preconfigured on the node to work. Must be a descending path, relative to the kubelet's configured seccomp profile location. Must be set if type is \"Localhost\". Must NOT be set for any other type.",
+   "type": "type indicates which kind of seccomp profile will be applied. Valid options are:\n\nLocalhost - a profile defined in a file on the node should be used. RuntimeDefault - the container runtime default profile should be used. Unconfined - no profile should be applied.\n\nPossible enum values:\n - `\"Localhost\"` indicates a profile defined in a file on the node should be used. The file's location relative to <kubelet-root-dir>/seccomp.\n - `\"RuntimeDefault\"` represents the default container runtime seccomp profile.\n - `\"Unconfined\"` indicates no seccomp profile is applied (A.K.A. unconfined)."
   }
  },
  "io.k8s.api.core.v1.Secret": {
@@ -840,6 +1418,21 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "type": "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"
   }
  },
+ "io.k8s.api.core.v1.SecretEnvSource": {
+  "type": "SecretEnvSource selects a Secret to populate the environment variables with.\n\nThe contents of the target Secret's Data field will represent the key-value pairs as environment variables.",
+  "fields": {
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "Specify whether the Secret must be defined"
+  }
+ },
+ "io.k8s.api.core.v1.SecretKeySelector": {
+  "type": "SecretKeySelector selects a key of a Secret.",
+  "fields": {
+   "key": "The key of the secret to select from.  Must be a valid secret key.",
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "Specify whether the Secret or its key must be defined"
+  }
+ },
  "io.k8s.api.core.v1.SecretList": {
   "type": "SecretList is a list of Secret.",
   "fields": {
@@ -847,6 +1440,14 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "items": "Items is a list of secret objects. More info: https://kubernetes.io/docs/concepts/configuration/secret",
    "kind": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
    "metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+  }
+ },
+ "io.k8s.api.core.v1.SecretProjection": {
+  "type": "Adapts a secret into a projected volume.\n\nThe contents of the target Secret's Data field will be presented in a projected volume as files using the keys in the Data field as the file names. Note that this is identical to a secret volume source without the default mode.",
+  "fields": {
+   "items": "items if unspecified, each key-value pair in the Data field of the referenced Secret will be projected into the volume as a file whose name is the key and content is the value. If specified, the listed keys will be projected into the specified paths, and unlisted keys will not be present. If a key is specified which is not present in the Secret, the volume setup will error unless it is marked optional. Paths must be relative and may not contain the '..' path or start with '..'.",
+   "name": "Name of the referent. This field is effectively required, but due to backwards compatibility is allowed to be empty. Instances of this type with an empty value here are almost certainly wrong. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names",
+   "optional": "optional field specify whether the Secret or its key must be defined"
   }
  },
  "io.k8s.api.core.v1.SecretVolumeSource": {
@@ -875,6 +1476,44 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "windowsOptions": "The Windows specific settings applied to all containers. If unspecified, the options from the PodSecurityContext will be used. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence. Note that this field cannot be set when spec.os.name is linux."
   }
  },
+ "io.k8s.api.core.v1.ServiceAccountTokenProjection": {
+  "type": "ServiceAccountTokenProjection represents a projected service account token volume. This projection can be used to insert a service account token into the pods runtime filesystem for use against APIs (Kubernetes API Server or otherwise).",
+  "fields": {
+   "audience": "audience is the intended audience of the token. A recipient of a token must identify itself with an identifier specified in the audience of the token, and otherwise should reject the token. The audience defaults to the identifier of the apiserver.",
+   "expirationSeconds": "expirationSeconds is the requested duration of validity of the service account token. As the token approaches expiration, the kubelet volume plugin will proactively rotate the service account token. The kubelet will start trying to rotate the token if the token is older than 80 percent of its time to live or if the token is older than 24 hours.Defaults to 1 hour and must be at least 10 minutes.",
+   "path": "path is the path relative to the mount point of the file to project the token into."
+  }
+ },
+ "io.k8s.api.core.v1.SleepAction": {
+  "type": "SleepAction describes a \"sleep\" action.",
+  "fields": {
+   "seconds": "Seconds is the number of seconds to sleep."
+  }
+ },
+ "io.k8s.api.core.v1.StorageOSVolumeSource": {
+  "type": "Represents a StorageOS persistent volume resource.",
+  "fields": {
+   "fsType": "fsType is the filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "readOnly": "readOnly defaults to false (read/write). ReadOnly here will force the ReadOnly setting in VolumeMounts.",
+   "secretRef": "secretRef specifies the secret to use for obtaining the StorageOS API credentials.  If not specified, default values will be attempted.",
+   "volumeName": "volumeName is the human-readable name of the StorageOS volume.  Volume names are only unique within a namespace.",
+   "volumeNamespace": "volumeNamespace specifies the scope of the volume within StorageOS.  If no namespace is specified then the Pod's namespace will be used.  This allows the Kubernetes name scoping to be mirrored within StorageOS for tighter integration. Set VolumeName to any name to override the default behaviour. Set to \"default\" if you are not using namespaces within StorageOS. Namespaces that do not pre-exist within StorageOS will be created."
+  }
+ },
+ "io.k8s.api.core.v1.Sysctl": {
+  "type": "Sysctl defines a kernel parameter to be set",
+  "fields": {
+   "name": "Name of a property to set",
+   "value": "Value of a property to set"
+  }
+ },
+ "io.k8s.api.core.v1.TCPSocketAction": {
+  "type": "TCPSocketAction describes an action based on opening a socket",
+  "fields": {
+   "host": "Optional: Host name to connect to, defaults to the pod IP.",
+   "port": "Number or name of the port to access on the container. Number must be in the range 1 to 65535. Name must be an IANA_SVC_NAME."
+  }
+ },
  "io.k8s.api.core.v1.Taint": {
   "type": "The node this Taint is attached to has the \"effect\" on any pod that does not tolerate the Taint.",
   "fields": {
@@ -892,6 +1531,36 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "operator": "Operator represents a key's relationship to the value. Valid operators are Exists and Equal. Defaults to Equal. Exists is equivalent to wildcard for value, so that a pod can tolerate all taints of a particular category.\n\nPossible enum values:\n - `\"Equal\"`\n - `\"Exists\"`",
    "tolerationSeconds": "TolerationSeconds represents the period of time the toleration (which must be of effect NoExecute, otherwise this field is ignored) tolerates the taint. By default, it is not set, which means tolerate the taint forever (do not evict). Zero and negative values will be treated as 0 (evict immediately) by the system.",
    "value": "Value is the taint value the toleration matches to. If the operator is Exists, the value should be empty, otherwise just a regular string."
+  }
+ },
+ "io.k8s.api.core.v1.TopologySpreadConstraint": {
+  "type": "TopologySpreadConstraint specifies how to spread matching pods among the given topology.",
+  "fields": {
+   "labelSelector": "LabelSelector is used to find matching pods. Pods that match this label selector are counted to determine the number of pods in their corresponding topology domain.",
+   "matchLabelKeys": "MatchLabelKeys is a set of pod label keys to select the pods over which spreading will be calculated. The keys are used to lookup values from the incoming pod labels, those key-value labels are ANDed with labelSelector to select the group of existing pods over which spreading will be calculated for the incoming pod. The same key is forbidden to exist in both MatchLabelKeys and LabelSelector. MatchLabelKeys cannot be set when LabelSelector isn't set. Keys that don't exist in the incoming pod labels will be ignored. A null or empty list means only match against labelSelector.\n\nThis is a beta field and requires the MatchLabelKeysInPodTopologySpread feature gate to be enabled (enabled by default).",
+   "maxSkew": "MaxSkew describes the degree to which pods may be unevenly distributed. When `whenUnsatisfiable=DoNotSchedule`, it is the maximum permitted difference between the number of matching pods in the target topology and the global minimum. The global minimum is the minimum number of matching pods in an eligible domain or zero if the number of eligible domains is less than MinDomains. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 2/2/1: In this case, the global minimum is 1. | zone1 | zone2 | zone3 | |  P P  |  P P  |   P   | - if MaxSkew is 1, incoming pod can only be scheduled to zone3 to become 2/2/2; scheduling it onto zone1(zone2) would make the ActualSkew(3-1) on zone1(zone2) violate MaxSkew(1). - if MaxSkew is 2, incoming pod can be scheduled onto any zone. When `whenUnsatisfiable=ScheduleAnyway`, it is used to give higher precedence to topologies that satisfy it. It's a required field. Default value is 1 and 0 is not allowed.",
+   "minDomains": "MinDomains indicates a minimum number of eligible domains. When the number of eligible domains with matching topology keys is less than minDomains, Pod Topology Spread treats \"global minimum\" as 0, and then the calculation of Skew is performed. And when the number of eligible domains with matching topology keys equals or greater than minDomains, this value has no effect on scheduling. As a result, when the number of eligible domains is less than minDomains, scheduler won't schedule more than maxSkew Pods to those domains. If value is nil, the constraint behaves as if MinDomains is equal to 1. Valid values are integers greater than 0. When value is not nil, WhenUnsatisfiable must be DoNotSchedule.\n\nFor example, in a 3-zone cluster, MaxSkew is set to 2, MinDomains is set to 5 and pods with the same labelSelector spread as 2/2/2: | zone1 | zone2 | zone3 | |  P P  |  P P  |  P P  | The number of domains is less than 5(MinDomains), so \"global minimum\" is treated as 0. In this situation, new pod with the same labelSelector cannot be scheduled, because computed skew will be 3(3 - 0) if new Pod is scheduled to any of the three zones, it will violate MaxSkew.",
+   "nodeAffinityPolicy": "NodeAffinityPolicy indicates how we will treat Pod's nodeAffinity/nodeSelector when calculating pod topology spread skew. Options are: - Honor: only nodes matching nodeAffinity/nodeSelector are included in the calculations. - Ignore: nodeAffinity/nodeSelector are ignored. All nodes are included in the calculations.\n\nIf this value is nil, the behavior is equivalent to the Honor policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.\n\nPossible enum values:\n - `\"Honor\"` means use this scheduling directive when calculating pod topology spread skew.\n - `\"Ignore\"` means ignore this scheduling directive when calculating pod topology spread skew.",
+   "nodeTaintsPolicy": "NodeTaintsPolicy indicates how we will treat node taints when calculating pod topology spread skew. Options are: - Honor: nodes without taints, along with tainted nodes for which the incoming pod has a toleration, are included. - Ignore: node taints are ignored. All nodes are included.\n\nIf this value is nil, the behavior is equivalent to the Ignore policy. This is a beta-level feature default enabled by the NodeInclusionPolicyInPodTopologySpread feature flag.\n\nPossible enum values:\n - `\"Honor\"` means use this scheduling directive when calculating pod topology spread skew.\n - `\"Ignore\"` means ignore this scheduling directive when calculating pod topology spread skew.",
+   "topologyKey": "TopologyKey is the key of node labels. Nodes that have a label with this key and identical values are considered to be in the same topology. We consider each <key, value> as a \"bucket\", and try to put balanced number of pods into each bucket. We define a domain as a particular instance of a topology. Also, we define an eligible domain as a domain whose nodes meet the requirements of nodeAffinityPolicy and nodeTaintsPolicy. e.g. If TopologyKey is \"kubernetes.io/hostname\", each Node is a domain of that topology. And, if TopologyKey is \"topology.kubernetes.io/zone\", each zone is a domain of that topology. It's a required field.",
+   "whenUnsatisfiable": "WhenUnsatisfiable indicates how to deal with a pod if it doesn't satisfy the spread constraint. - DoNotSchedule (default) tells the scheduler not to schedule it. - ScheduleAnyway tells the scheduler to schedule the pod in any location,\n  but giving higher precedence to topologies that would help reduce the\n  skew.\nA constraint is considered \"Unsatisfiable\" for an incoming pod if and only if every possible node assignment for that pod would violate \"MaxSkew\" on some topology. For example, in a 3-zone cluster, MaxSkew is set to 1, and pods with the same labelSelector spread as 3/1/1: | zone1 | zone2 | zone3 | | P P P |   P   |   P   | If WhenUnsatisfiable is set to DoNotSchedule, incoming pod can only be scheduled to zone2(zone3) to become 3/2/1(3/1/2) as ActualSkew(2-1) on zone2(zone3) satisfies MaxSkew(1). In other words, the cluster can still be imbalanced, but scheduler won't make it *more* imbalanced. It's a required field.\n\nPossible enum values:\n - `\"DoNotSchedule\"` instructs the scheduler not to schedule the pod when constraints are not satisfied.\n - `\"ScheduleAnyway\"` instructs the scheduler to schedule the pod even if constraints are not satisfied."
+  }
+ },
+ "io.k8s.api.core.v1.TypedLocalObjectReference": {
+  "type": "TypedLocalObjectReference contains enough information to let you locate the typed referenced object inside the same namespace.",
+  "fields": {
+   "apiGroup": "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.",
+   "kind": "Kind is the type of resource being referenced",
+   "name": "Name is the name of resource being referenced"
+  }
+ },
+ "io.k8s.api.core.v1.TypedObjectReference": {
+  "type": "TypedObjectReference contains enough information to let you locate the typed referenced object",
+  "fields": {
+   "apiGroup": "APIGroup is the group for the resource being referenced. If APIGroup is not specified, the specified Kind must be in the core API group. For any other third-party types, APIGroup is required.",
+   "kind": "Kind is the type of resource being referenced",
+   "name": "Name is the name of resource being referenced",
+   "namespace": "Namespace is the namespace of resource being referenced Note that when a namespace is specified, a gateway.networking.k8s.io/ReferenceGrant object is required in the referent namespace to allow that namespace's owner to accept the reference. See the ReferenceGrant documentation for details. (Alpha) This field requires the CrossNamespaceVolumeDataSource feature gate to be enabled."
   }
  },
  "io.k8s.api.core.v1.Volume": {
@@ -947,6 +1616,57 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "recursiveReadOnly": "RecursiveReadOnly specifies whether read-only mounts should be handled recursively.\n\nIf ReadOnly is false, this field has no meaning and must be unspecified.\n\nIf ReadOnly is true, and this field is set to Disabled, the mount is not made recursively read-only.  If this field is set to IfPossible, the mount is made recursively read-only, if it is supported by the container runtime.  If this field is set to Enabled, the mount is made recursively read-only if it is supported by the container runtime, otherwise the pod will not be started and an error will be generated to indicate the reason.\n\nIf this field is set to IfPossible or Enabled, MountPropagation must be set to None (or be unspecified, which defaults to None).\n\nIf this field is not specified, it is treated as an equivalent of Disabled.",
    "subPath": "Path within the volume from which the container's volume should be mounted. Defaults to \"\" (volume's root).",
    "subPathExpr": "Expanded path within the volume from which the container's volume should be mounted. Behaves similarly to SubPath but environment variable references $(VAR_NAME) are expanded using the container's environment. Defaults to \"\" (volume's root). SubPathExpr and SubPath are mutually exclusive."
+  }
+ },
+ "io.k8s.api.core.v1.VolumeMountStatus": {
+  "type": "VolumeMountStatus shows status of volume mounts.",
+  "fields": {
+   "mountPath": "MountPath corresponds to the original VolumeMount.",
+   "name": "Name corresponds to the name of the original VolumeMount.",
+   "readOnly": "ReadOnly corresponds to the original VolumeMount.",
+   "recursiveReadOnly": "RecursiveReadOnly must be set to Disabled, Enabled, or unspecified (for non-readonly mounts). An IfPossible value in the original VolumeMount must be translated to Disabled or Enabled, depending on the mount result."
+  }
+ },
+ "io.k8s.api.core.v1.VolumeProjection": {
+  "type": "Projection that may be projected along with other supported volume types. Exactly one of these fields must be set.",
+  "fields": {
+   "clusterTrustBundle": "ClusterTrustBundle allows a pod to access the `.spec.trustBundle` field of ClusterTrustBundle objects in an auto-updating file.\n\nAlpha, gated by the ClusterTrustBundleProjection feature gate.\n\nClusterTrustBundle objects can either be selected by name, or by the combination of signer name and a label selector.\n\nKubelet performs aggressive normalization of the PEM contents written into the pod filesystem.  Esoteric PEM features such as inter-block comments and block headers are stripped.  Certificates are deduplicated. The ordering of certificates within the file is arbitrary, and Kubelet may change the order over time.",
+   "configMap": "configMap information about the configMap data to project",
+   "downwardAPI": "downwardAPI information about the downwardAPI data to project",
+   "secret": "secret information about the secret data to project",
+   "serviceAccountToken": "serviceAccountToken is information about the serviceAccountToken data to project"
+  }
+ },
+ "io.k8s.api.core.v1.VolumeResourceRequirements": {
+  "type": "VolumeResourceRequirements describes the storage resource requirements for a volume.",
+  "fields": {
+   "limits": "Limits describes the maximum amount of compute resources allowed. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/",
+   "requests": "Requests describes the minimum amount of compute resources required. If Requests is omitted for a container, it defaults to Limits if that is explicitly specified, otherwise to an implementation-defined value. Requests cannot exceed Limits. More info: https://kubernetes.io/docs/concepts/configuration/manage-resources-containers/"
+  }
+ },
+ "io.k8s.api.core.v1.VsphereVirtualDiskVolumeSource": {
+  "type": "Represents a vSphere volume resource.",
+  "fields": {
+   "fsType": "fsType is filesystem type to mount. Must be a filesystem type supported by the host operating system. Ex. \"ext4\", \"xfs\", \"ntfs\". Implicitly inferred to be \"ext4\" if unspecified.",
+   "storagePolicyID": "storagePolicyID is the storage Policy Based Management (SPBM) profile ID associated with the StoragePolicyName.",
+   "storagePolicyName": "storagePolicyName is the storage Policy Based Management (SPBM) profile name.",
+   "volumePath": "volumePath is the path that identifies vSphere volume vmdk"
+  }
+ },
+ "io.k8s.api.core.v1.WeightedPodAffinityTerm": {
+  "type": "The weights of all of the matched WeightedPodAffinityTerm fields are added per-node to find the most preferred node(s)",
+  "fields": {
+   "podAffinityTerm": "Required. A pod affinity term, associated with the corresponding weight.",
+   "weight": "weight associated with matching the corresponding podAffinityTerm, in the range 1-100."
+  }
+ },
+ "io.k8s.api.core.v1.WindowsSecurityContextOptions": {
+  "type": "WindowsSecurityContextOptions contain Windows-specific options and credentials.",
+  "fields": {
+   "gmsaCredentialSpec": "GMSACredentialSpec is where the GMSA admission webhook (https://github.com/kubernetes-sigs/windows-gmsa) inlines the contents of the GMSA credential spec named by the GMSACredentialSpecName field.",
+   "gmsaCredentialSpecName": "GMSACredentialSpecName is the name of the GMSA credential spec to use.",
+   "hostProcess": "HostProcess determines if a container should be run as a 'Host Process' container. All of a Pod's containers must have the same effective HostProcess value (it is not allowed to have a mix of HostProcess containers and non-HostProcess containers). In addition, if HostProcess is true then HostNetwork must also be set to true.",
+   "runAsUserName": "The UserName in Windows to run the entrypoint of the container process. Defaults to the user specified in image metadata if unspecified. May also be set in PodSecurityContext. If set in both SecurityContext and PodSecurityContext, the value specified in SecurityContext takes precedence."
   }
  },
  "io.k8s.api.rbac.v1.AggregationRule": {
@@ -1056,6 +1776,9 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "name": "Name of the object being referenced.",
    "namespace": "Namespace of the referenced object.  If the object kind is non-namespace, such as \"User\" or \"Group\", and this value is not empty the Authorizer should report an error."
   }
+ },
+ "io.k8s.apimachinery.pkg.api.resource.Quantity": {
+  "type": "Quantity is a fixed-point representation of a number. It provides convenient marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() accessors.\n\nThe serialization format is:\n\n``` <quantity>        ::= <signedNumber><suffix>\n\n\t(Note that <suffix> may be empty, from the \"\" case in <decimalSI>.)\n\n<digit>           ::= 0 | 1 | ... | 9 <digits>          ::= <digit> | <digit><digits> <number>          ::= <digits> | <digits>.<digits> | <digits>. | .<digits> <sign>            ::= \"+\" | \"-\" <signedNumber>    ::= <number> | <sign><number> <suffix>          ::= <binarySI> | <decimalExponent> | <decimalSI> <binarySI>        ::= Ki | Mi | Gi | Ti | Pi | Ei\n\n\t(International System of units; See: http://physics.nist.gov/cuu/Units/binary.html)\n\n<decimalSI>       ::= m | \"\" | k | M | G | T | P | E\n\n\t(Note that 1024 = 1Ki but 1000 = 1k; I didn't choose the capitalization.)\n\n<decimalExponent> ::= \"e\" <signedNumber> | \"E\" <signedNumber> ```\n\nNo matter which of the three exponent forms is used, no quantity may represent a number greater than 2^63-1 in magnitude, nor may it have more than 3 decimal places. Numbers larger or more precise will be capped or rounded up. (E.g.: 0.1m will rounded up to 1m.) This may be extended in the future if we require larger or smaller quantities.\n\nWhen a Quantity is parsed from a string, it will remember the type of suffix it had, and will use the same type again when it is serialized.\n\nBefore serializing, Quantity will be put in \"canonical form\". This means that Exponent/suffix will be adjusted up or down (with a corresponding increase or decrease in Mantissa) such that:\n\n- No precision is lost - No fractional digits will be emitted - The exponent (or suffix) is as large as possible.\n\nThe sign will be omitted unless the number is negative.\n\nExamples:\n\n- 1.5 will be serialized as \"1500m\" - 1.5Gi will be serialized as \"1536Mi\"\n\nNote that the quantity will NEVER be internally represented by a floating point number. That is the whole point of this exercise.\n\nNon-canonical values will still parse as long as they are well formed, but will be re-emitted in their canonical form. (So always use canonical form, or don't diff.)\n\nThis format is intended to make it difficult to use these numbers without writing some sort of special handling code in the hopes that that will cause implementors to also use a fixed point implementation."
  },
  "io.k8s.apimachinery.pkg.apis.meta.v1.APIResource": {
   "type": "APIResource specifies the name of a resource and whether it is namespaced.",
@@ -1228,5 +1951,8 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
  },
  "io.k8s.apimachinery.pkg.runtime.RawExtension": {
   "type": "RawExtension is used to hold extensions in external versions.\n\nTo use this, make a field which has RawExtension as its type in your external, versioned struct, and Object in your internal struct. You also need to register your various plugin types.\n\n// Internal package:\n\n\ttype MyAPIObject struct {\n\t\truntime.TypeMeta `json:\",inline\"`\n\t\tMyPlugin runtime.Object `json:\"myPlugin\"`\n\t}\n\n\ttype PluginA struct {\n\t\tAOption string `json:\"aOption\"`\n\t}\n\n// External package:\n\n\ttype MyAPIObject struct {\n\t\truntime.TypeMeta `json:\",inline\"`\n\t\tMyPlugin runtime.RawExtension `json:\"myPlugin\"`\n\t}\n\n\ttype PluginA struct {\n\t\tAOption string `json:\"aOption\"`\n\t}\n\n// On the wire, the JSON will look something like this:\n\n\t{\n\t\t\"kind\":\"MyAPIObject\",\n\t\t\"apiVersion\":\"v1\",\n\t\t\"myPlugin\": {\n\t\t\t\"kind\":\"PluginA\",\n\t\t\t\"aOption\":\"foo\",\n\t\t},\n\t}\n\nSo what happens? Decode first uses json or yaml to unmarshal the serialized data into your external MyAPIObject. That causes the raw JSON to be stored, but not unpacked. The next step is to copy (using pkg/conversion) into the internal struct. The runtime package's DefaultScheme has conversion functions installed which will unpack the JSON stored in RawExtension, turning it into the correct object type, and storing it in the Object. (TODO: In the case where the object is of an unknown type, a runtime.Unknown object will be created and stored.)"
+ },
+ "io.k8s.apimachinery.pkg.util.intstr.IntOrString": {
+  "type": "IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number."
  }
 };

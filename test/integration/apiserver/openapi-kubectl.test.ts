@@ -162,3 +162,21 @@ test('kubectl explain prints the reference descriptions, in each profile\'s name
     assert.ok(!fields.includes('<no description>'), fields);
   }
 });
+
+test('kubectl apply --validate=strict rejects an unknown field inside a container as the reference does; explain shows the whole PodSpec', { skip }, () => {
+  const bad = kubectl(k8s, ['apply', '--validate=strict', '-f', '-'], 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: strict\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: busybox\n    bogus: 1\n');
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stderr.trim(), 'Error from server (BadRequest): error when creating "STDIN": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogus"');
+  const node = kubectl(plat, ['apply', '--validate=strict', '-f', '-'], 'apiVersion: v1\nkind: Node\nmetadata:\n  name: strict\nspec:\n  taints:\n  - key: k\n    effect: NoSchedule\n    bogus: x\n');
+  assert.equal(node.status, 1);
+  assert.equal(node.stderr.trim(), 'Error from server (BadRequest): error when creating "STDIN": Node in version "v1" cannot be handled as a Node: strict decoding error: unknown field "spec.taints[0].bogus"');
+  for (const api of [k8s, plat]) {
+    const spec = kubectl(api, ['explain', 'pods.spec']);
+    assert.equal(spec.status, 0, spec.stderr);
+    for (const f of ['affinity\t<Affinity>', 'topologySpreadConstraints\t<[]TopologySpreadConstraint>', 'dnsConfig\t<PodDNSConfig>', 'overhead\t<map[string]Quantity>']) assert.ok(spec.stdout.includes(f), `${f}\n${spec.stdout}`);
+    const status = kubectl(api, ['explain', 'nodes.status.nodeInfo']);
+    assert.match(status.stdout, /^\s+kubeletVersion\t<string> -required-$/m);
+    const waiting = folded(kubectl(api, ['explain', 'pods.status.containerStatuses.state.waiting.reason']).stdout);
+    assert.ok(waiting.includes('(brief) reason the container is not yet running.'), waiting);
+  }
+});
