@@ -9,6 +9,7 @@ import { describerFor, type Describe } from './descriptions.js';
 import type { ResourceDef } from '../registry/types.js';
 import { Catalog, gvKey, type ReviewEndpoint } from './catalog.js';
 import { v2Document, v3Document } from './documents.js';
+import { rootEntries, v3RootDocument } from './root-documents.js';
 import { acceptsJson, NOT_ACCEPTABLE, serveContent, served, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
 
 export type { OpenApiAnswer, OpenApiRequest } from './http.js';
@@ -42,6 +43,7 @@ export class OpenApi {
   private build(): Date {
     if (this.builtAt !== undefined) return this.builtAt;
     for (const gv of this.catalog.groupVersions) this.v3.set(gvKey(gv), served(v3Document(this.catalog, gv, this.o.title, this.describe)));
+    for (const e of rootEntries(this.catalog.groupVersions.map((gv) => gv.group))) this.v3.set(e.key, served(v3RootDocument(e, { title: this.o.title, version: this.o.version }, this.describe)));
     this.v2 = served(v2Document(this.catalog, this.o.title, this.describe));
     this.builtAt = this.o.clock.now();
     return this.builtAt;
@@ -56,7 +58,7 @@ export class OpenApi {
   index(): { paths: Record<string, { serverRelativeURL: string }> } {
     this.build();
     const paths: Record<string, { serverRelativeURL: string }> = {};
-    for (const [key, doc] of this.v3) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.etag}` };
+    for (const key of [...this.v3.keys()].sort()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.v3.get(key)?.etag ?? ''}` };
     return { paths };
   }
 
