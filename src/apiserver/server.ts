@@ -147,7 +147,7 @@ export class ApiServer {
     const all = [...Object.values(this.defs), ...this.rbac.resources];
     this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
-    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock });
+    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names });
     if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
     this.discovery = new Discovery({
       groups: [

@@ -18,7 +18,7 @@ import { ManualClock } from './manual-clock.js';
 export function openApiFor(profile: PlatformProfile, clock: Pick<Clock, 'now'> = new ManualClock(), platformDomain?: string): OpenApi {
   const n = namesFor(profile, platformDomain);
   const defs = [csrDef(n.groupDomain), eventDef, nodeDef, podDef, namespaceDef, secretDef, configMapDef, leaseDef(n.groups.coordination), ...Object.values(rbacDefs(n.groupDomain))];
-  return new OpenApi({ defs, reviews: reviewEndpoints(n.groups), title: 'Kubernetes', version: 'v1.32.0', clock });
+  return new OpenApi({ defs, reviews: reviewEndpoints(n.groups), title: 'Kubernetes', version: 'v1.32.0', clock, names: n });
 }
 
 /** Every definition of every v3 document under the kubernetes profile, by name. */

@@ -38,6 +38,8 @@ export function schemaSet(doc: Json): SchemaSet {
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('double', { type: 'number', validate: () => true });
+  // The reference's IntOrString definition carries this format beside its oneOf of integer and string.
+  ajv.addFormat('int-or-string', () => true);
   ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
   const root = v3 ? { $id: 'doc', components: { schemas: strict(defs) } } : { $id: 'doc', definitions: strict(defs) };
   ajv.addSchema(root);

@@ -2,8 +2,10 @@
 // definition (`io.k8s.api.core.v1.Pod`), referenced where it is used, with the reference's
 // extensions (list types and keys, patch strategy and merge key, atomic maps). v3 documents refer
 // to `#/components/schemas/<name>` through `allOf` (as the reference writes fields that carry a
-// description); v2 documents to `#/definitions/<name>` directly.
+// description); v2 documents to `#/definitions/<name>` directly. Each type and field carries the
+// reference's description (descriptions.ts) where the reference has one.
 
+import type { Describe } from './descriptions.js';
 import { definitionName, META_PKG, type ListExt, type Schema } from '../schema/types.js';
 
 export type Json = Record<string, unknown>;
@@ -18,6 +20,11 @@ export interface Gvk {
 const TIME = `${META_PKG}.Time`;
 const MICRO_TIME = `${META_PKG}.MicroTime`;
 const STRING_DATE_TIME: Json = { type: 'string', format: 'date-time' };
+/** The reference's definitions of the values kept as sent that are not objects. */
+const ANY_SHAPES: Readonly<Record<string, Json>> = {
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+};
 
 export function refTo(flavour: Flavour, name: string): Json {
   return { $ref: flavour === 'v3' ? `#/components/schemas/${name}` : `#/definitions/${name}` };
@@ -32,13 +39,24 @@ function listExtensions(x: ListExt | undefined): Json {
   return out;
 }
 
+export interface DefinitionsOptions {
+  readonly flavour: Flavour;
+  /** The descriptions of a definition and its fields; none when absent. */
+  readonly describe?: Describe;
+}
+
 /** Collects the definitions a document needs while converting fields. */
 export class Definitions {
   readonly byName = new Map<string, Json>();
   private readonly sources = new Map<string, Schema>();
   private readonly gvks = new Map<string, Gvk[]>();
+  private readonly flavour: Flavour;
+  private readonly describe: Describe;
 
-  constructor(private readonly flavour: Flavour) {}
+  constructor(o: DefinitionsOptions) {
+    this.flavour = o.flavour;
+    this.describe = o.describe ?? (() => undefined);
+  }
 
   /** Attaches `x-kubernetes-group-version-kind` to a definition (added before or after). */
   tag(name: string, gvk: Gvk): void {
@@ -57,19 +75,23 @@ export class Definitions {
       return name;
     }
     this.sources.set(name, s);
-    const def: Json = { type: 'object' };
+    const described = this.describe(name);
+    const def: Json = described?.type === undefined ? { type: 'object' } : { description: described.type, type: 'object' };
     this.byName.set(name, def);
-    Object.assign(def, this.objectBody(s));
+    Object.assign(def, this.objectBody(s, described?.fields ?? {}));
     const gvks = this.gvks.get(name);
     if (gvks !== undefined) def['x-kubernetes-group-version-kind'] = gvks;
     return name;
   }
 
-  private objectBody(s: Extract<Schema, { t: 'object' }>): Json {
+  private objectBody(s: Extract<Schema, { t: 'object' }>, descriptions: Readonly<Record<string, string>>): Json {
     const out: Json = {};
     if (s.opts?.required !== undefined) out['required'] = [...s.opts.required];
     const props: Json = {};
-    for (const [k, f] of Object.entries(s.fields)) props[k] = this.field(f);
+    for (const [k, f] of Object.entries(s.fields)) {
+      const d = Object.hasOwn(descriptions, k) ? descriptions[k] : undefined;
+      props[k] = d === undefined ? this.field(f) : { description: d, ...this.field(f) };
+    }
     out['properties'] = props;
     if (s.opts?.atomic === true) out['x-kubernetes-map-type'] = 'atomic';
     // Fields beyond the listed ones are kept as sent (Pod and Node specs).
@@ -78,7 +100,8 @@ export class Definitions {
   }
 
   private named(name: string, def: Json): Json {
-    if (!this.byName.has(name)) this.byName.set(name, def);
+    const type = this.describe(name)?.type;
+    if (!this.byName.has(name)) this.byName.set(name, type === undefined ? def : { description: type, ...def });
     return this.use(name);
   }
 
@@ -101,7 +124,7 @@ export class Definitions {
       case 'time':
         return this.named(s.kind === 'Time' ? TIME : MICRO_TIME, { ...STRING_DATE_TIME });
       case 'any':
-        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { type: 'object' });
+        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { ...(ANY_SHAPES[s.ref] ?? { type: 'object' }) });
       case 'object':
         return this.use(this.addNamed(s));
       case 'map':

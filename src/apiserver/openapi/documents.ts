@@ -1,6 +1,7 @@
 // OpenAPI documents from the served kinds (catalog.ts): v3, one document per group-version
 // (`/openapi/v3/apis/<group>/<version>`), and v2, one document for everything (`/openapi/v2`).
 
+import type { Describe } from './descriptions.js';
 import { Definitions, refTo, type Flavour, type Json } from './definitions.js';
 import type { Catalog, GroupVersion } from './catalog.js';
 import { patchBody } from '../schema/meta.js';
@@ -68,8 +69,8 @@ function renderPaths(items: readonly PathItem[], flavour: Flavour): Json {
   return out;
 }
 
-function definitionsOf(catalog: Catalog, gvs: readonly GroupVersion[], flavour: Flavour): Definitions {
-  const defs = new Definitions(flavour);
+function definitionsOf(catalog: Catalog, gvs: readonly GroupVersion[], flavour: Flavour, describe: Describe | undefined): Definitions {
+  const defs = new Definitions({ flavour, ...(describe === undefined ? {} : { describe }) });
   for (const { schema, gvk } of catalog.kinds(gvs)) defs.tag(defs.addNamed(schema), gvk);
   for (const s of catalog.metaTypes) defs.addNamed(s);
   defs.field(patchBody); // the body of a PATCH: any JSON, named so operations can refer to it
@@ -80,13 +81,13 @@ function definitionsOf(catalog: Catalog, gvs: readonly GroupVersion[], flavour: 
 }
 
 /** The v3 document of one group-version. */
-export function v3Document(catalog: Catalog, gv: GroupVersion, title: string): Json {
-  const defs = definitionsOf(catalog, [gv], 'v3');
+export function v3Document(catalog: Catalog, gv: GroupVersion, title: string, describe?: Describe): Json {
+  const defs = definitionsOf(catalog, [gv], 'v3', describe);
   return { openapi: '3.0.0', info: { title, version: catalog.version }, paths: renderPaths(catalog.paths([gv]), 'v3'), components: { schemas: defs.sorted() } };
 }
 
 /** The v2 document of everything served. */
-export function v2Document(catalog: Catalog, title: string): Json {
-  const defs = definitionsOf(catalog, catalog.groupVersions, 'v2');
+export function v2Document(catalog: Catalog, title: string, describe?: Describe): Json {
+  const defs = definitionsOf(catalog, catalog.groupVersions, 'v2', describe);
   return { swagger: '2.0', info: { title, version: catalog.version }, paths: renderPaths(catalog.paths(catalog.groupVersions), 'v2'), definitions: defs.sorted() };
 }

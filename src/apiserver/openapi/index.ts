@@ -3,10 +3,13 @@
 // caching rules (http.ts). The protobuf form of either document is not offered: a client that
 // accepts only it gets 406, as the reference answers a media type it does not offer.
 
+import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
+import { describerFor, type Describe } from './descriptions.js';
 import type { ResourceDef } from '../registry/types.js';
 import { Catalog, gvKey, type ReviewEndpoint } from './catalog.js';
 import { v2Document, v3Document } from './documents.js';
+import { rootEntries, v3RootDocument } from './root-documents.js';
 import { acceptsJson, NOT_ACCEPTABLE, serveContent, served, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
 
 export type { OpenApiAnswer, OpenApiRequest } from './http.js';
@@ -19,11 +22,14 @@ export interface OpenApiOptions {
   /** info.version. */
   readonly version: string;
   readonly clock: Pick<Clock, 'now'>;
+  /** The profile's names: the reference's descriptions are carried with them substituted (descriptions.ts). */
+  readonly names: Names;
 }
 
 export class OpenApi {
   private readonly catalog: Catalog;
   private readonly o: OpenApiOptions;
+  private readonly describe: Describe;
   private builtAt: Date | undefined;
   private v2: Served | undefined;
   private readonly v3 = new Map<string, Served>();
@@ -31,12 +37,14 @@ export class OpenApi {
   constructor(o: OpenApiOptions) {
     this.o = o;
     this.catalog = new Catalog(o.defs, o.reviews, o.version);
+    this.describe = describerFor(o.names);
   }
 
   private build(): Date {
     if (this.builtAt !== undefined) return this.builtAt;
-    for (const gv of this.catalog.groupVersions) this.v3.set(gvKey(gv), served(v3Document(this.catalog, gv, this.o.title)));
-    this.v2 = served(v2Document(this.catalog, this.o.title));
+    for (const gv of this.catalog.groupVersions) this.v3.set(gvKey(gv), served(v3Document(this.catalog, gv, this.o.title, this.describe)));
+    for (const e of rootEntries(this.catalog.groupVersions.map((gv) => gv.group))) this.v3.set(e.key, served(v3RootDocument(e, { title: this.o.title, version: this.o.version }, this.describe)));
+    this.v2 = served(v2Document(this.catalog, this.o.title, this.describe));
     this.builtAt = this.o.clock.now();
     return this.builtAt;
   }
@@ -50,7 +58,7 @@ export class OpenApi {
   index(): { paths: Record<string, { serverRelativeURL: string }> } {
     this.build();
     const paths: Record<string, { serverRelativeURL: string }> = {};
-    for (const [key, doc] of this.v3) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.etag}` };
+    for (const key of [...this.v3.keys()].sort()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.v3.get(key)?.etag ?? ''}` };
     return { paths };
   }
 

@@ -112,3 +112,26 @@ export function listOf(item: Extract<Schema, { t: 'object' }>): Schema {
   return obj(`${item.name}List`, { apiVersion: str, kind: str, metadata: listMeta, items: arr(item) }, { ...(item.opts?.pkg === undefined ? {} : { pkg: item.opts.pkg }), required: ['items'] });
 }
 
+
+// The discovery answers (/api, /apis, /apis/<group>) and /version, which the v3 index's
+// non-group-version documents (`api`, `apis`, `apis/<group>`, `version`) describe.
+const serverAddressByClientCIDR = meta('v1.ServerAddressByClientCIDR', { clientCIDR: str, serverAddress: str }, { required: ['clientCIDR', 'serverAddress'] });
+const groupVersionForDiscovery = meta('v1.GroupVersionForDiscovery', { groupVersion: str, version: str }, { required: ['groupVersion', 'version'] });
+
+export const apiVersions = meta(
+  'v1.APIVersions',
+  { apiVersion: str, kind: str, versions: atomicList(str), serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR) },
+  { required: ['versions', 'serverAddressByClientCIDRs'] },
+);
+
+export const apiGroup = meta(
+  'v1.APIGroup',
+  { apiVersion: str, kind: str, name: str, versions: atomicList(groupVersionForDiscovery), preferredVersion: groupVersionForDiscovery, serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR) },
+  { required: ['name', 'versions'] },
+);
+
+export const apiGroupList = meta('v1.APIGroupList', { apiVersion: str, kind: str, groups: atomicList(apiGroup) }, { required: ['groups'] });
+
+const VERSION_INFO = ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'];
+/** /version's answer: io.k8s.apimachinery.pkg.version.Info. */
+export const versionInfo = obj('Info', Object.fromEntries(VERSION_INFO.map((k) => [k, str])), { pkg: 'io.k8s.apimachinery.pkg.version', required: VERSION_INFO });

@@ -40,7 +40,7 @@ export type Schema =
   /** Any JSON; `ref` names the reference's definition of it (FieldsV1, RawExtension). */
   | { readonly t: 'any'; readonly ref?: string }
   | { readonly t: 'time'; readonly kind: TimeKind }
-  /** `open`: fields not listed are kept and not reported (Pod and Node specs, whose full types belong to the agent). */
+  /** `open`: fields not listed are kept and not reported (the metadata-only check of a kind without an entry). */
   | { readonly t: 'object'; readonly name: string; readonly fields: Readonly<Record<string, Schema>>; readonly open?: boolean; readonly opts?: ObjOptions }
   /** `atomic`: x-kubernetes-map-type atomic (apply replaces the map whole). */
   | { readonly t: 'map'; readonly values: Schema; readonly atomic?: boolean }

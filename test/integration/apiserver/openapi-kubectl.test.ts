@@ -123,3 +123,60 @@ test('kubectl apply computes its strategic merge patch from the v3 merge keys (c
   const got = kubectl(k8s, ['get', 'pod', 'smp', '-n', 'default', '-o', 'jsonpath={.spec.containers[*].name} {.spec.containers[0].env[0].value}']);
   assert.equal(got.stdout, 'c d 2');
 });
+
+/** kubectl's output with its wrapping and indentation folded to single spaces. */
+function folded(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+test('kubectl explain prints the reference descriptions, in each profile\'s names', { skip }, () => {
+  const k = kubectl(k8s, ['explain', 'csr.spec.signerName']);
+  assert.equal(k.status, 0, k.stderr);
+  assert.match(k.stdout, /^FIELD:\s+signerName <string>$/m);
+  const kText = folded(k.stdout);
+  for (const part of [
+    'signerName indicates the requested signer, and is a qualified name.',
+    'List/watch requests for CertificateSigningRequests can filter on this field using a "spec.signerName=NAME" fieldSelector.',
+    '1. "kubernetes.io/kube-apiserver-client": issues client certificates that can be used to authenticate to kube-apiserver.',
+    '2. "kubernetes.io/kube-apiserver-client-kubelet": issues client certificates that kubelets use to authenticate to kube-apiserver.',
+    '3. "kubernetes.io/kubelet-serving" issues serving certificates that kubelets use to serve TLS endpoints, which kube-apiserver can connect to securely.',
+  ]) assert.ok(kText.includes(part), `kubernetes profile: ${part}\n${k.stdout}`);
+  const p = kubectl(plat, ['explain', 'csr.spec.signerName']);
+  assert.equal(p.status, 0, p.stderr);
+  const pText = folded(p.stdout);
+  for (const part of [
+    '1. "platform.io/plat-apiserver-client": issues client certificates that can be used to authenticate to kube-apiserver.',
+    '2. "platform.io/plat-apiserver-client-platlet": issues client certificates that kubelets use to authenticate to kube-apiserver.',
+    '3. "platform.io/platlet-serving" issues serving certificates',
+  ]) assert.ok(pText.includes(part), `platform profile: ${part}\n${p.stdout}`);
+  assert.ok(!pText.includes('"kubernetes.io/'), p.stdout);
+  for (const api of [k8s, plat]) {
+    const csr = folded(kubectl(api, ['explain', 'csr']).stdout);
+    assert.ok(csr.includes('DESCRIPTION: CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.'), csr);
+    const holder = folded(kubectl(api, ['explain', 'leases.spec.holderIdentity']).stdout);
+    assert.ok(holder.includes('holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.'), holder);
+    const nodeName = folded(kubectl(api, ['explain', 'pods.spec.nodeName']).stdout);
+    assert.ok(nodeName.includes('NodeName indicates in which node this pod is scheduled.'), nodeName);
+    const fields = folded(kubectl(api, ['explain', 'configmaps']).stdout);
+    assert.ok(fields.includes('immutable <boolean> Immutable, if set to true, ensures that data stored in the ConfigMap cannot be updated (only object metadata can be modified).'), fields);
+    assert.ok(!fields.includes('<no description>'), fields);
+  }
+});
+
+test('kubectl apply --validate=strict rejects an unknown field inside a container as the reference does; explain shows the whole PodSpec', { skip }, () => {
+  const bad = kubectl(k8s, ['apply', '--validate=strict', '-f', '-'], 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: strict\n  namespace: default\nspec:\n  containers:\n  - name: c\n    image: busybox\n    bogus: 1\n');
+  assert.equal(bad.status, 1);
+  assert.equal(bad.stderr.trim(), 'Error from server (BadRequest): error when creating "STDIN": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogus"');
+  const node = kubectl(plat, ['apply', '--validate=strict', '-f', '-'], 'apiVersion: v1\nkind: Node\nmetadata:\n  name: strict\nspec:\n  taints:\n  - key: k\n    effect: NoSchedule\n    bogus: x\n');
+  assert.equal(node.status, 1);
+  assert.equal(node.stderr.trim(), 'Error from server (BadRequest): error when creating "STDIN": Node in version "v1" cannot be handled as a Node: strict decoding error: unknown field "spec.taints[0].bogus"');
+  for (const api of [k8s, plat]) {
+    const spec = kubectl(api, ['explain', 'pods.spec']);
+    assert.equal(spec.status, 0, spec.stderr);
+    for (const f of ['affinity\t<Affinity>', 'topologySpreadConstraints\t<[]TopologySpreadConstraint>', 'dnsConfig\t<PodDNSConfig>', 'overhead\t<map[string]Quantity>']) assert.ok(spec.stdout.includes(f), `${f}\n${spec.stdout}`);
+    const status = kubectl(api, ['explain', 'nodes.status.nodeInfo']);
+    assert.match(status.stdout, /^\s+kubeletVersion\t<string> -required-$/m);
+    const waiting = folded(kubectl(api, ['explain', 'pods.status.containerStatuses.state.waiting.reason']).stdout);
+    assert.ok(waiting.includes('(brief) reason the container is not yet running.'), waiting);
+  }
+});

@@ -63,7 +63,23 @@ test('/openapi/v3 lists each group-version with ?hash= the SHA-512 of its docume
   assert.equal(index.status, 200);
   assert.equal(index.headers['content-type'], 'application/json');
   const paths = index.json?.['paths'] as Record<string, { serverRelativeURL: string }>;
-  assert.deepEqual(Object.keys(paths).sort(), ['api/v1', 'apis/authentication.k8s.io/v1', 'apis/authorization.k8s.io/v1', 'apis/certificates.k8s.io/v1', 'apis/coordination.k8s.io/v1', 'apis/rbac.authorization.k8s.io/v1']);
+  // The reference's index keys for these groups (its index has more groups, and logs, openid and .well-known, which we do not serve).
+  assert.deepEqual(Object.keys(paths), [
+    'api',
+    'api/v1',
+    'apis',
+    'apis/authentication.k8s.io',
+    'apis/authentication.k8s.io/v1',
+    'apis/authorization.k8s.io',
+    'apis/authorization.k8s.io/v1',
+    'apis/certificates.k8s.io',
+    'apis/certificates.k8s.io/v1',
+    'apis/coordination.k8s.io',
+    'apis/coordination.k8s.io/v1',
+    'apis/rbac.authorization.k8s.io',
+    'apis/rbac.authorization.k8s.io/v1',
+    'version',
+  ]);
   const url = paths['apis/certificates.k8s.io/v1']?.serverRelativeURL ?? '';
   const doc = await api.request('GET', url);
   assert.equal(doc.status, 200);
@@ -179,4 +195,22 @@ test('watch events and review answers conform to their schemas', async () => {
   const authn = '/apis/authentication.k8s.io/v1';
   conforms(ok(await api.request('POST', `${authn}/selfsubjectreviews`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }), 201, 'ssr'), 'ssr');
   conforms(ok(await api.request('POST', `${authn}/tokenreviews`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: 'not-a-token' } } }), 201, 'tokenreview'), 'tokenreview');
+});
+
+test('the discovery answers and /version conform to the index\'s api, apis, apis/<group> and version documents', async () => {
+  const index = await api.request('GET', '/openapi/v3');
+  const paths = index.json?.['paths'] as Record<string, { serverRelativeURL: string }>;
+  const cases: ReadonlyArray<readonly [string, string, string]> = [
+    ['api', '/api', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions'],
+    ['apis', '/apis', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList'],
+    ['apis/certificates.k8s.io', '/apis/certificates.k8s.io', 'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup'],
+    ['version', '/version', 'io.k8s.apimachinery.pkg.version.Info'],
+  ];
+  for (const [key, path, def] of cases) {
+    const doc = await api.request('GET', paths[key]?.serverRelativeURL ?? `/openapi/v3/${key}`);
+    assert.equal(doc.status, 200, `${key}: ${doc.text}`);
+    const answer = await api.request('GET', path, { headers: { accept: 'application/json' } });
+    assert.equal(answer.status, 200, `${path}: ${answer.text}`);
+    assert.deepEqual(schemaSet(doc.json as Json).validate(def, answer.json), [], `${path} against ${key}`);
+  }
 });

@@ -51,11 +51,15 @@ test('YAML bodies, duplicates and unknowns', () => {
   assert.equal(r.object['count'], 3);
 });
 
-test('Pod and Node: metadata strict, spec and status open', () => {
-  const r = decodeBody({ body: '{"metadata":{"name":"p","nope":1},"spec":{"containers":[{"name":"c","whatever":{}}]},"status":{"x":1},"extra":1}', contentType: 'application/json', kind: 'Pod', apiVersion: 'v1' });
-  assert.deepEqual(r.unknownFields, ['metadata.nope', 'extra']);
-  const n = decodeBody({ body: '{"metadata":{"name":"n"},"spec":{"taints":[]},"status":{"addresses":[]}}', contentType: 'application/json', kind: 'Node', apiVersion: 'v1' });
-  assert.deepEqual(n.unknownFields, []);
+test('Pod and Node: typed in full as the reference, an unknown field inside spec or status is reported', () => {
+  const r = decodeBody({ body: '{"metadata":{"name":"p","nope":1},"spec":{"containers":[{"name":"c","whatever":{},"resources":{"limits":{"cpu":1,"memory":"1Gi"}}}]},"status":{"x":1},"extra":1}', contentType: 'application/json', kind: 'Pod', apiVersion: 'v1' });
+  assert.deepEqual(r.unknownFields, ['metadata.nope', 'spec.containers[0].whatever', 'status.x', 'extra']);
+  const n = decodeBody({ body: '{"metadata":{"name":"n"},"spec":{"taints":[]},"status":{"addresses":[],"capacity":{"cpu":"2"},"nodeInfo":{"bootID":"b","swap":{}},"daemonEndpoints":{"kubeletEndpoint":{"Port":10250}}}}', contentType: 'application/json', kind: 'Node', apiVersion: 'v1' });
+  assert.deepEqual(n.unknownFields, ['status.nodeInfo.swap']);
+  assert.throws(
+    () => decodeBody({ body: '{"spec":{"containers":[{"name":"c","ports":[{"containerPort":"80"}]}]}}', contentType: 'application/json', kind: 'Pod', apiVersion: 'v1' }),
+    /json: cannot unmarshal string into Go struct field ContainerPort\.spec\.containers.*containerPort of type int32/
+  );
 });
 
 test('Namespace and DeleteOptions', () => {

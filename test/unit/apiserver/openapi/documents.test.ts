@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { OpenApi, type OpenApiRequest } from '../../../../src/apiserver/openapi/index.js';
 import { eventDef } from '../../../../src/apiserver/registry/resources/event.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { openApiFor } from '../../../helpers/openapi-catalog.js';
 
 type Json = Record<string, unknown>;
@@ -26,7 +27,28 @@ function refs(v: unknown, out: string[] = []): string[] {
 
 test('platform profile: documents under the profile groups, GVKs name them', () => {
   const o = openApiFor('platform', new ManualClock(), 'example.org');
-  assert.deepEqual(Object.keys(o.index().paths).sort(), ['api/v1', 'apis/authentication.example.org/v1', 'apis/authorization.example.org/v1', 'apis/certificates.example.org/v1', 'apis/coordination.example.org/v1', 'apis/rbac.authorization.example.org/v1']);
+  // As the reference's index: each group-version, each group, and api, apis and version.
+  assert.deepEqual(Object.keys(o.index().paths), [
+    'api',
+    'api/v1',
+    'apis',
+    'apis/authentication.example.org',
+    'apis/authentication.example.org/v1',
+    'apis/authorization.example.org',
+    'apis/authorization.example.org/v1',
+    'apis/certificates.example.org',
+    'apis/certificates.example.org/v1',
+    'apis/coordination.example.org',
+    'apis/coordination.example.org/v1',
+    'apis/rbac.authorization.example.org',
+    'apis/rbac.authorization.example.org/v1',
+    'version',
+  ]);
+  const group = o.v3Document('apis/certificates.example.org') as { components: { schemas: Record<string, Json> }; paths: Record<string, Json> };
+  assert.deepEqual(Object.keys(group.paths), ['/apis/certificates.example.org/']);
+  assert.deepEqual(Object.keys(group.components.schemas), ['io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup', 'io.k8s.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery', 'io.k8s.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR']);
+  const version = o.v3Document('version') as { paths: Record<string, { get: { responses: Record<string, { content: Json }> } }> };
+  assert.deepEqual(version.paths['/version/']?.get.responses['200']?.content, { 'application/json': { schema: { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.version.Info' } } });
   const doc = o.v3Document('apis/certificates.example.org/v1') as { components: { schemas: Record<string, Json> }; paths: Record<string, Json> };
   assert.deepEqual(doc.components.schemas['io.k8s.api.certificates.v1.CertificateSigningRequest']?.['x-kubernetes-group-version-kind'], [{ group: 'certificates.example.org', version: 'v1', kind: 'CertificateSigningRequest' }]);
   assert.ok('/apis/certificates.example.org/v1/certificatesigningrequests/{name}/approval' in doc.paths);
@@ -52,9 +74,9 @@ test('PATCH operations carry fieldValidation and the GVK (what kubectl looks for
 });
 
 test('a served resource without a schema of its group is left out and reported', () => {
-  const o = new OpenApi({ defs: [{ ...eventDef, group: 'events.k8s.io' }], reviews: [], title: 't', version: 'v', clock: new ManualClock() });
+  const o = new OpenApi({ defs: [{ ...eventDef, group: 'events.k8s.io' }], reviews: [], title: 't', version: 'v', clock: new ManualClock(), names: namesFor('kubernetes') });
   assert.deepEqual(o.undocumented, ['events.events.k8s.io']);
-  assert.deepEqual(o.index().paths, {});
+  assert.deepEqual(Object.keys(o.index().paths), ['api', 'apis', 'version']);
 });
 
 test('ETag is the upper-case hex SHA-512 of the body; If-None-Match and If-Modified-Since give 304; 406 for protobuf only', () => {

@@ -21,8 +21,18 @@ const KNOWN: Readonly<Record<string, string>> = {
     'a []byte field, as request above',
   'io.k8s.apimachinery.pkg.apis.meta.v1.Status.details: x-kubernetes-list-type ours=undefined reference="atomic"':
     'the reference tags a struct with a list type (a quirk of its generator); it has no effect on a struct',
-  'io.k8s.api.core.v1.ContainerState.waiting: type ours=undefined reference="ContainerStateWaiting"':
-    'Pod status is kept as the agent sends it: waiting is open (any JSON) in our table',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.GroupVersionForDiscovery: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
+  'io.k8s.apimachinery.pkg.apis.meta.v1.ServerAddressByClientCIDR: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
+  'io.k8s.apimachinery.pkg.version.Info: not in the reference':
+    'a type of the api, apis, apis/<group> or version documents, which the stored reference data (group-version documents only) does not hold',
 };
 
 /** The comparable shape of a property: type, format, referenced definition, extensions. */

@@ -1,0 +1,125 @@
+// Writes src/apiserver/schema/core-generated.ts: the schema table's form (schema/types.ts) of the
+// reference's PodSpec, PodStatus, NodeSpec and NodeStatus and every type they use, converted from
+// the reference's own definitions (a real kube-apiserver 1.32's /openapi/v3,
+// /work/shared/reference/kubernetes-1.32/openapi-v3): field names, JSON types, int32/int64, Time,
+// required fields, atomic maps, list types and keys, patch strategies and merge keys. Types the
+// table already has (ObjectMeta, LabelSelector, ObjectReference) are imported from meta.ts;
+// Quantity and IntOrString are kept as sent (any JSON, the reference's definition named).
+// Usage: node scripts/reference-core-schema.mjs [referenceDir]
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import process from 'node:process';
+
+const dir = process.argv[2] ?? '/work/shared/reference/kubernetes-1.32/openapi-v3';
+const ref = {};
+for (const f of readdirSync(dir).filter((x) => x.endsWith('.json'))) Object.assign(ref, JSON.parse(readFileSync(join(dir, f), 'utf8')).components.schemas);
+
+const CORE = 'io.k8s.api.core.v1.';
+const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
+const ROOTS = ['PodSpec', 'PodStatus', 'NodeSpec', 'NodeStatus'].map((n) => CORE + n);
+/** Definitions the table already has, by the expression that names them. */
+const PROVIDED = {
+  [`${META}ObjectMeta`]: 'objectMeta',
+  [`${META}LabelSelector`]: 'labelSelector',
+  [`${CORE}ObjectReference`]: 'objectReference',
+  [`${META}Time`]: 'time',
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': 'quantity',
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'intOrString',
+};
+
+const refName = (p) => {
+  const r = p.$ref ?? p.allOf?.[0]?.$ref;
+  return r === undefined ? undefined : r.split('/').pop();
+};
+const ident = (name) => (PROVIDED[name] ?? (name.startsWith(CORE) ? name.slice(CORE.length) : undefined));
+
+function listExt(p) {
+  const x = {};
+  if (p['x-kubernetes-list-type'] !== undefined) x.listType = p['x-kubernetes-list-type'];
+  if (p['x-kubernetes-list-map-keys'] !== undefined) x.mapKeys = p['x-kubernetes-list-map-keys'];
+  if (p['x-kubernetes-patch-strategy'] !== undefined) x.patchStrategy = p['x-kubernetes-patch-strategy'];
+  if (p['x-kubernetes-patch-merge-key'] !== undefined) x.patchMergeKey = p['x-kubernetes-patch-merge-key'];
+  return Object.keys(x).length === 0 ? '' : `, ${JSON.stringify(x)}`;
+}
+
+function field(p, where, deps) {
+  const r = refName(p);
+  if (r !== undefined) {
+    const id = ident(r);
+    if (id === undefined) throw new Error(`${where}: no way to name ${r}`);
+    if (PROVIDED[r] === undefined) deps.add(r);
+    return id;
+  }
+  switch (p.type) {
+    case 'string':
+      return p.format === 'byte' ? 'bytes' : 'str';
+    case 'integer':
+      if (p.format !== 'int32' && p.format !== 'int64') throw new Error(`${where}: integer format ${p.format}`);
+      return p.format;
+    case 'number':
+      return 'num';
+    case 'boolean':
+      return 'bool';
+    case 'array':
+      return `arr(${field(p.items, `${where}[]`, deps)}${listExt(p)})`;
+    case 'object':
+      if (p.additionalProperties === undefined) return 'any';
+      return `${p['x-kubernetes-map-type'] === 'atomic' ? 'atomicMap' : 'map'}(${field(p.additionalProperties, `${where}{}`, deps)})`;
+    default:
+      throw new Error(`${where}: cannot convert ${JSON.stringify(p)}`);
+  }
+}
+
+const bodies = new Map();
+const depsOf = new Map();
+const todo = [...ROOTS];
+while (todo.length > 0) {
+  const name = todo.pop();
+  if (bodies.has(name)) continue;
+  const def = ref[name];
+  if (def?.type !== 'object') throw new Error(`${name}: not an object definition`);
+  const deps = new Set();
+  const fields = Object.keys(def.properties ?? {}).sort().map((k) => `  ${k}: ${field(def.properties[k], `${name}.${k}`, deps)},`);
+  const opts = {};
+  if (def.required !== undefined) opts.required = def.required;
+  if (def['x-kubernetes-map-type'] === 'atomic') opts.atomic = true;
+  const short = name.slice(CORE.length);
+  const optText = Object.keys(opts).length === 0 ? '' : `, ${JSON.stringify(opts)}`;
+  bodies.set(name, `const ${short}: Schema = obj('v1.${short}', {\n${fields.join('\n')}\n}${optText});`);
+  depsOf.set(name, deps);
+  todo.push(...deps);
+}
+
+// Dependencies first (the types form no cycle; a cycle would fail here).
+const ordered = [];
+const state = new Map();
+const visit = (n, chain) => {
+  if (state.get(n) === 'done') return;
+  if (state.get(n) === 'open') throw new Error(`cycle: ${[...chain, n].join(' -> ')}`);
+  state.set(n, 'open');
+  for (const d of [...depsOf.get(n)].sort()) visit(d, [...chain, n]);
+  state.set(n, 'done');
+  ordered.push(n);
+};
+for (const n of [...bodies.keys()].sort()) visit(n, []);
+
+const body = ordered.map((n) => bodies.get(n)).join('\n');
+const helpers = ['obj', ...['any', 'arr', 'atomicMap', 'bool', 'bytes', 'int32', 'int64', 'map', 'num', 'str', 'time'].filter((h) => new RegExp(`[(:] ?${h}\\b`).test(body))].sort();
+const metas = ['labelSelector', 'objectMeta', 'objectReference'].filter((h) => new RegExp(`[(:] ?${h}\\b`).test(body));
+const text = `// Generated by scripts/reference-core-schema.mjs from the reference's /openapi/v3 documents
+// (kube-apiserver 1.32): PodSpec, PodStatus, NodeSpec, NodeStatus and every type they use, in the
+// schema table's form. Do not edit; run the script again.
+import { ${metas.join(', ')} } from './meta.js';
+import { ${helpers.join(', ')}, type Schema } from './types.js';
+
+/** resource.Quantity: a string or a number, kept as sent. */
+const quantity: Schema = { t: 'any', ref: 'io.k8s.apimachinery.pkg.api.resource.Quantity' };
+/** intstr.IntOrString: an integer or a string, kept as sent. */
+const intOrString: Schema = { t: 'any', ref: 'io.k8s.apimachinery.pkg.util.intstr.IntOrString' };
+
+${body}
+
+export { PodSpec, PodStatus, NodeSpec, NodeStatus };
+`;
+writeFileSync('src/apiserver/schema/core-generated.ts', text);
+process.stdout.write(`${ordered.length} types\n`);
