@@ -17,12 +17,17 @@ type Obj = Record<string, unknown>;
 
 test('token create → the agent bootstraps → its CSR is approved through the authorizer → the node registers and is Ready', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'join-e2e-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // node:test runs after-hooks in the order they were added: one hook undoes the set-up in reverse
+  // (agent and its pods, then the API server, then the directory they write in).
+  const cleanups: (() => unknown)[] = [() => rmSync(dir, { recursive: true, force: true })];
+  t.after(async () => {
+    for (const undo of cleanups.reverse()) await undo();
+  });
   const api = await startApiServer({
     // NodeRestriction is on by default (as kubeadm enables it).
     args: ['--enable-bootstrap-token-auth'],
   });
-  t.after(() => api.stop());
+  cleanups.push(() => api.stop());
   const joinConfig = join(dir, 'join.platconfig');
   const made = await tokenCreate(api, [`--print-join-config=${joinConfig}`]);
   assert.equal(made.code, 0, made.stderr);
@@ -32,7 +37,7 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   mkdirSync(manifests);
   writeFileSync(join(manifests, 'static.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
   const agent = await spawnAgent(env, [`--pod-manifest-path=${manifests}`], 'joined-1');
-  t.after(async () => {
+  cleanups.push(async () => {
     await agent.stop();
     await killProcessPods(join(dir, 'root'));
   });
