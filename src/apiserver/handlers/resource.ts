@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorizer, UserInfo } from '../interfaces.js';
 import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
-import { badRequest, forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
+import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { goQuote } from '../go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
 import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
@@ -116,7 +116,6 @@ export async function handleResource(
     case 'PUT': {
       const wo = parseWriteOptions(params(search, 'W'), req, 'UpdateOptions', c.platformDomain);
       const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const out = await c.registry.update(def, r.namespace, r.name, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
       sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
       return;
@@ -125,7 +124,6 @@ export async function handleResource(
       const patchType = patchTypeOf(req.headers['content-type']);
       const wo = parseWriteOptions(params(search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
       const patchBody = (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8');
-      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const isApply = patchType === 'application/apply-patch+yaml';
       const out = await c.registry.update(
         def,
@@ -210,34 +208,6 @@ async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: 
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
   if (bytes.length > 0 && mediaType(req) === 'application/vnd.kubernetes.protobuf') return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
   return bytes.toString('utf8');
-}
-
-/** The approval subresource needs verb `approve` on `signers` for the CSR's signer name. */
-async function checkApprover(c: ResourceHandlerContext, def: ResourceDef, r: ResourceRoute, user: UserInfo): Promise<void> {
-  const current = await c.registry.get(def, r.namespace, r.name);
-  const spec = current['spec'] as Obj | undefined;
-  const signerName = str(spec?.['signerName']) ?? '';
-  const names = [signerName, `${signerName.split('/')[0] ?? ''}/*`];
-  for (const name of names) {
-    const d = await c.authorizer.authorize({
-      user,
-      verb: 'approve',
-      isResourceRequest: true,
-      path: '',
-      apiGroup: def.group,
-      apiVersion: 'v1',
-      resource: 'signers',
-      subresource: '',
-      namespace: '',
-      name,
-    });
-    if (d.decision === 'allow') return;
-  }
-  throw forbidden(`certificatesigningrequests.${def.group} "${r.name}" is forbidden: user not permitted to approve requests with signerName "${signerName}"`, {
-    name: r.name,
-    group: def.group,
-    kind: def.resource,
-  });
 }
 
 async function deleteCollection(

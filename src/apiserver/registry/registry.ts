@@ -76,6 +76,10 @@ export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: st
 
 const maxUpdateAttempts = 10;
 
+/** The reference's two admission phases: mutating plugins run before validation, validating ones after. */
+const mutating = (p: AdmissionPlugin): boolean => p.mutating === true;
+const validating = (p: AdmissionPlugin): boolean => p.mutating !== true;
+
 export class Registry {
   readonly store: Store;
   readonly platformDomain: string;
@@ -211,8 +215,10 @@ export class Registry {
     prepareMetaForCreate(obj, ctx.now);
     def.prepareForCreate(obj, ctx);
     const name = str(meta['name']) ?? '';
-    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts);
+    // The reference's order: defaulting, mutating admission, validation (422), validating admission.
+    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, mutating);
     this.failIfInvalid(def, name, def.validateCreate(obj, ctx));
+    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, validating);
     const withFields = this.managedFields.update({
       oldObj: undefined,
       newObj: obj,
@@ -271,7 +277,7 @@ export class Registry {
       }
       if (conditional && wantRv !== current.rv) {
         // The reference runs mutating admission (NodeRestriction) before its optimistic-lock check.
-        await this.admit(def, 'UPDATE', desired, current.obj, namespace, name, opts, (p) => p.mutating === true);
+        await this.admit(def, 'UPDATE', desired, current.obj, namespace, name, opts, mutating);
         throw conflict(def.resource, def.group, name);
       }
       const old = current.obj;
@@ -282,8 +288,9 @@ export class Registry {
       if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
         meta['generation'] = (metaOf(old)['generation'] as number) + 1;
       }
-      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts);
+      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
       this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
+      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, validating);
       const next = this.managedFields.update({
         oldObj: old,
         newObj: desired,
