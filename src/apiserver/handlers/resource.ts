@@ -18,7 +18,7 @@ import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
 import { sendJson, type ResponseContext } from './respond.js';
-import { toTable, wantsTable } from './table.js';
+import { responseConversion, type ResponseConversion } from './table.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -61,23 +61,20 @@ export async function handleResource(
   if (r.watchPath) {
     if (method !== 'GET') throw methodNotAllowed(method);
     const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conversion(c, def, req, search)?.watch(), rc.encoder !== undefined);
     return;
   }
   if (r.name === '') {
     switch (method) {
       case 'GET': {
         const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+        const conv = conversion(c, def, req, search);
         if (o.watch) {
-          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
+          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conv?.watch(), rc.encoder !== undefined);
           return;
         }
         const list = await listObjects(c.registry, def, r.namespace, o);
-        if (wantsTable(req.headers.accept, c.platformDomain)) {
-          sendJson(res, 200, toTable(def, list.items, list.metadata, c.platformDomain, c.clock.now()), rc);
-          return;
-        }
-        sendJson(res, 200, list, rc);
+        sendJson(res, 200, conv === undefined ? list : conv.list(list.items, list.metadata), rc);
         return;
       }
       case 'POST': {
@@ -105,12 +102,9 @@ export async function handleResource(
   switch (method) {
     case 'GET': {
       params(search, 'R');
+      const conv = conversion(c, def, req, search);
       const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
-      if (wantsTable(req.headers.accept, c.platformDomain)) {
-        sendJson(res, 200, toTable(def, [obj], { resourceVersion: metaOf(obj)['resourceVersion'] }, c.platformDomain, c.clock.now()), rc);
-        return;
-      }
-      sendJson(res, 200, obj, rc);
+      sendJson(res, 200, conv === undefined ? obj : conv.one(obj), rc);
       return;
     }
     case 'PUT': {
@@ -170,10 +164,9 @@ export async function handleResource(
   }
 }
 
-/** Watch events as Tables when the client asked for server-side printing. */
-function tableRenderer(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): ((o: Obj) => Obj) | undefined {
-  if (!wantsTable(req.headers.accept, c.platformDomain)) return undefined;
-  return (o) => toTable(def, [o], { resourceVersion: metaOf(o)['resourceVersion'] }, c.platformDomain, c.clock.now());
+/** The Table or metadata conversion the request's Accept header asks for (table.ts). */
+function conversion(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, search: URLSearchParams): ResponseConversion | undefined {
+  return responseConversion({ headers: req.headers, search, def, platformDomain: c.platformDomain, now: () => c.clock.now() });
 }
 
 /**
