@@ -117,9 +117,9 @@ export function responseConversion(c: ConversionContext): ResponseConversion | u
   };
 }
 
-/** What a printer reads: an object served over another resource's storage prints as that resource. */
+/** The printer of a resource; a view prints as its storage resource. */
 function printerFor(def: ResourceDef): Printer {
-  return PRINTERS[def.resource] ?? defaultPrinter;
+  return PRINTERS[(def.view?.storage ?? def).resource] ?? defaultPrinter;
 }
 
 function tableConversion(c: ConversionContext, apiVersion: string, include: IncludeObject): ResponseConversion {
@@ -137,7 +137,8 @@ function tableConversion(c: ConversionContext, apiVersion: string, include: Incl
       metadata: listMeta,
       // The reference leaves the definitions out (null) when it prints no headers: watch events after the first.
       columnDefinitions: withColumns ? printer.columns : null,
-      rows: items.map((o) => ({ cells: printer.cells(o, now), object: rowObject(o) })),
+      // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers do.
+      rows: items.map((o) => ({ cells: printer.cells(c.def.view === undefined ? o : c.def.view.toStorage(o), now), object: rowObject(o) })),
     };
   };
   return {
