@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { csrBody, makeCsrPem } from '../../helpers/apiserver-fixtures.js';
+import { tokenCreate } from '../../helpers/token-create.js';
 
 let api: StartedApiServer;
 let dir: string;
@@ -21,7 +22,7 @@ before(async () => {
   const tokens = join(dir, 'tokens.csv');
   // `requester` may create CSRs and update their approval, but not approve for any signer.
   writeFileSync(tokens, 'requester-token,requester,uid-1,system:bootstrappers\n');
-  api = await startApiServer({ platformDomain: 'k8s.io', args: ['--platform-profile=kubernetes', `--token-auth-file=${tokens}`, '--authorization-mode=RBAC'] });
+  api = await startApiServer({ platformDomain: 'k8s.io', args: ['--platform-profile=kubernetes', `--token-auth-file=${tokens}`, '--authorization-mode=RBAC', '--enable-bootstrap-token-auth'] });
   const role = await api.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
     body: {
       metadata: { name: 'csr-requester' },
@@ -30,7 +31,11 @@ before(async () => {
   });
   assert.equal(role.status, 201, role.text);
   const binding = await api.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-    body: { metadata: { name: 'csr-requester' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'csr-requester' }, subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'requester' }] },
+    body: { metadata: { name: 'csr-requester' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'csr-requester' }, subjects: [
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'requester' },
+        { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers' },
+      ],
+    },
   });
   assert.equal(binding.status, 201, binding.text);
 });
@@ -61,6 +66,22 @@ test('an unparseable CSR request for the API-server client signer gets 422 from 
     [['FieldValueInvalid', 'spec.request']],
   );
   assert.equal((await api.request('GET', `${csrs}/garbage`)).status, 404, 'nothing was stored');
+});
+
+test('the same from a bootstrap token (system:bootstrap:<id>): 422 from validation, not 403', async () => {
+  const made = await tokenCreate(api, ['--ttl=1h', '--platform-profile=kubernetes']);
+  assert.equal(made.code, 0, made.stderr);
+  const token = made.stdout.trim();
+  const body = {
+    apiVersion: 'certificates.k8s.io/v1',
+    kind: 'CertificateSigningRequest',
+    metadata: { name: 'bootstrap-garbage' },
+    spec: { request: Buffer.from('-----BEGIN NOT A CSR-----').toString('base64'), signerName: apiClientSigner, usages: ['client auth'] },
+  };
+  const r = await api.request('POST', csrs, { token, body });
+  assert.equal(r.status, 422, r.text);
+  assert.equal(r.json?.['reason'], 'Invalid');
+  assert.match(String(r.json?.['message']), /^CertificateSigningRequest\.certificates\.k8s\.io "bootstrap-garbage" is invalid: spec\.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST$/);
 });
 
 test('a valid request with system:masters for the API-server client signer still gets the admission 403 (validation passed)', async () => {
