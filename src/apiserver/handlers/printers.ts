@@ -206,6 +206,12 @@ function podCells(o: Obj, now: Date): unknown[] {
   const statuses = objs(status['containerStatuses']);
   const ready = statuses.filter((c) => c['ready'] === true).length;
   const restarts = statuses.reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0);
+  // The latest finish of a container's previous run: `3 (5m ago)`, as the reference prints it.
+  const lastRestart = statuses
+    .map((c) => str(objAt(objAt(c, 'lastState') ?? {}, 'terminated')?.['finishedAt']))
+    .filter((t): t is string => t !== undefined && !Number.isNaN(Date.parse(t)))
+    .sort((x, y) => Date.parse(x) - Date.parse(y))
+    .pop();
   const gates = objs(spec['readinessGates']);
   const conds = objs(status['conditions']);
   const gatesTrue = gates.filter((g) => conds.some((c) => c['type'] === g['conditionType'] && c['status'] === 'True')).length;
@@ -213,7 +219,7 @@ function podCells(o: Obj, now: Date): unknown[] {
     nameOf(o),
     `${ready}/${objs(spec['containers']).length}`,
     podReason(o),
-    String(restarts),
+    restarts !== 0 && lastRestart !== undefined ? `${restarts} (${since(lastRestart, now)} ago)` : String(restarts),
     ageOf(o, now),
     orNone(str(status['podIP'])),
     orNone(str(spec['nodeName'])),

@@ -129,6 +129,8 @@ test('pod and node wide cells as the reference prints them', () => {
   const pt = conv(podDef, kubectlAccept).list([pod], {});
   assert.deepEqual((pt['columnDefinitions'] as { name: string }[]).map((c) => c.name), ['Name', 'Ready', 'Status', 'Restarts', 'Age', 'IP', 'Node', 'Nominated Node', 'Readiness Gates']);
   assert.deepEqual(rows(pt)[0]?.cells, ['web', '1/2', 'CrashLoopBackOff', '3', '60m', '10.0.0.5', 'n1', '<none>', '<none>']);
+  const restarted = { ...pod, status: { ...pod.status, containerStatuses: [{ ready: true, restartCount: 2, lastState: { terminated: { finishedAt: '2026-01-01T00:55:00Z' } }, state: { running: {} } }] } };
+  assert.equal(rows(conv(podDef, kubectlAccept).list([restarted], {}))[0]?.cells[3], '2 (5m ago)');
   const node = {
     metadata: { name: 'n1', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'node-role.kubernetes.io/worker': '', 'kubernetes.io/role': 'edge', 'example.com/role': 'not-a-role' } },
     spec: { unschedulable: true },
