@@ -153,3 +153,18 @@ test('a watch through events.k8s.io/v1 sees events written through core/v1, in t
     w.close();
   }
 });
+
+test('server-side apply and a strategic merge patch through events.k8s.io/v1 keep the events.k8s.io shape and record managedFields', async () => {
+  const applied = await api.request('PATCH', `${v1}/applied?fieldManager=tester`, {
+    body: JSON.stringify(newEvent('applied')),
+    contentType: 'application/apply-patch+yaml',
+  });
+  assert.equal(applied.status, 201, applied.text);
+  const meta = applied.json?.['metadata'] as Record<string, unknown>;
+  const mf = meta['managedFields'] as Record<string, unknown>[];
+  assert.deepEqual([mf[0]?.['manager'], mf[0]?.['operation'], mf[0]?.['apiVersion']], ['tester', 'Apply', 'events.k8s.io/v1']);
+  assert.ok(JSON.stringify(mf[0]?.['fieldsV1']).includes('f:note'), 'the managed fields name the events.k8s.io fields');
+  const smp = await api.request('PATCH', `${v1}/applied`, { body: { metadata: { labels: { tier: 'x' } } }, contentType: 'application/strategic-merge-patch+json' });
+  assert.equal(smp.status, 200, smp.text);
+  assert.deepEqual([smp.json?.['note'], (smp.json?.['metadata'] as Record<string, unknown>)['labels']], ['Started container app', { tier: 'x' }]);
+});
