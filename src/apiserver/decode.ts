@@ -213,7 +213,7 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
 
 /** Unknown fields and the first type mismatch of `value` against the kind's known-field tree. */
 export function checkAgainstSchema(value: Record<string, unknown>, kind: string): { unknownFields: string[]; typeError?: string } {
-  const schema = schemaForKind(kind);
+  const schema = schemaForKind(kind, value['apiVersion']);
   if (schema === undefined) return { unknownFields: [] };
   const state: WalkState = { unknown: [] };
   walk(value, schema, '', kind, state);
@@ -317,7 +317,7 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
 
 /** Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place. */
 export function pruneUnknownFields(object: Record<string, unknown>, kind: string): Record<string, unknown> {
-  const schema = schemaForKind(kind);
+  const schema = schemaForKind(kind, object['apiVersion']);
   if (schema !== undefined) prune(object, schema);
   return object;
 }

@@ -99,15 +99,17 @@ export interface AdmissionRequest {
 }
 
 /**
- * An admission plugin. `admit` may mutate `request.object`; to reject, throw an ApiError
- * (src/util/errors.ts) carrying the HTTP status and reason the client should get
- * (403 Forbidden, 429 TooManyRequests, 422 Invalid ...).
+ * An admission plugin, in the reference's two phases. A `mutating` plugin runs after defaulting
+ * and before validation and may change `request.object`; the others are validating: they run
+ * after validation (an invalid object gets 422 before any of their 403s) and must not change
+ * it. To reject, throw an ApiError (src/common/util/errors.ts) carrying the HTTP status and
+ * reason the client should get (403 Forbidden, 429 TooManyRequests, 422 Invalid ...).
  */
 export interface AdmissionPlugin {
   readonly name: string;
   /**
-   * A mutating plugin in the reference (NodeRestriction): on update it runs before the
-   * optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
+   * A mutating plugin in the reference (NodeRestriction): it runs before validation and, on
+   * update, before the optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
    */
   readonly mutating?: boolean;
   admit(request: AdmissionRequest): Promise<void>;

@@ -43,6 +43,7 @@ import { Registry } from './registry/registry.js';
 import { configMapDef } from './registry/resources/configmap.js';
 import { csrDef } from './registry/resources/csr.js';
 import { eventDef } from './registry/resources/event.js';
+import { eventsV1Def } from './registry/resources/events-v1.js';
 import { leaseDef } from './registry/resources/lease.js';
 import { namespaceDef } from './registry/resources/namespace.js';
 import { nodeDef } from './registry/resources/node.js';
@@ -110,6 +111,8 @@ export class ApiServer {
   readonly defs: {
     readonly csr: ResourceDef;
     readonly event: ResourceDef;
+    /** events.k8s.io/v1 Event, over the core Events' storage. */
+    readonly eventsV1: ResourceDef;
     readonly node: ResourceDef;
     readonly pod: ResourceDef;
     readonly namespace: ResourceDef;
@@ -137,7 +140,7 @@ export class ApiServer {
     const names = o.names ?? namesFor('platform', o.platformDomain);
     this.names = names;
     const d = names.groupDomain;
-    this.defs = { csr: csrDef(d), event: eventDef, node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
+    this.defs = { csr: csrDef(d), event: eventDef, eventsV1: eventsV1Def(names), node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
     this.rbac = new Rbac({ platformDomain: d, names, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
@@ -145,13 +148,15 @@ export class ApiServer {
     const admission = [...o.admission, this.rbac.escalationCheck(this.authorizer)];
     this.registry = new Registry({ store: this.store, platformDomain: d, names, clock: o.clock, logger: o.logger, admission, managedFields: o.managedFields });
     const all = [...Object.values(this.defs), ...this.rbac.resources];
-    this.registry.namespacedPrefixes = all.filter((x) => x.namespaced).map((x) => this.registry.prefix(x, ''));
+    // A view shares its storage resource's keys: their namespace clean-up runs once.
+    this.registry.namespacedPrefixes = all.filter((x) => x.namespaced && x.view === undefined).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
     this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names });
     if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
     this.discovery = new Discovery({
       groups: [
         { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
+        { name: names.groups.events, resources: discoveryResources(this.defs.eventsV1) },
         { name: names.groups.certificates, resources: discoveryResources(this.defs.csr) },
         { name: names.groups.coordination, resources: discoveryResources(this.defs.lease) },
         { name: this.rbac.names.group, resources: this.rbac.resources.flatMap(discoveryResources) },

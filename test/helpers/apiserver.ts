@@ -83,8 +83,8 @@ export interface StartedApiServer {
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>;
   /** A TLS agent with the admin client certificate (for undici/fetch-based clients). */
   readonly adminAgent: Agent;
-  /** Opens a watch stream as the admin; events are parsed line by line. */
-  watch(path: string): Promise<WatchStream>;
+  /** Opens a watch stream as the admin; events are parsed line by line. `headers`: e.g. an Accept asking for Tables. */
+  watch(path: string, headers?: Readonly<Record<string, string>>): Promise<WatchStream>;
   stop(): Promise<void>;
   /** SIGKILL without cleanup of the dirs (crash tests); resolves when the process is gone. */
   kill(): Promise<void>;
@@ -206,9 +206,9 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
       }
       return { status: res.statusCode, headers: res.headers, text, json };
     },
-    watch: async (path) => {
+    watch: async (path, headers = {}) => {
       const ac = new AbortController();
-      const res = await undiciRequest(`${url}${path}`, { method: 'GET', dispatcher: adminAgent, signal: ac.signal });
+      const res = await undiciRequest(`${url}${path}`, { method: 'GET', headers, dispatcher: adminAgent, signal: ac.signal });
       const queue: WatchEvent[] = [];
       const waiters: (() => void)[] = [];
       let done = false;

@@ -67,3 +67,18 @@ export type EventClient<T extends ApiObject = ApiObject> = ResourceClient<T>;
 export function createEventClient<T extends ApiObject = ApiObject>(o: TypedClientOptions): EventClient<T> {
   return core<T>(o, 'events', 'Event', true, 'event');
 }
+
+/** events.k8s.io/v1 Events (the newer recorder's group); excluded from --plat-api-qps like core events. */
+export function createEventsV1Client<T extends ApiObject = ApiObject>(o: TypedClientOptions & { group: string }): EventClient<T> {
+  return new ResourceClient<T>({
+    client: o.client,
+    group: o.group,
+    version: 'v1',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    priority: 'event',
+    ...(o.clock ? { clock: o.clock } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+  });
+}

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Authorizer, UserInfo } from '../interfaces.js';
 import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
-import { badRequest, forbidden, methodNotAllowed, StatusError, notFound } from '../status.js';
+import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { goQuote } from '../go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
 import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
@@ -18,7 +18,7 @@ import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
 import { sendJson, type ResponseContext } from './respond.js';
-import { toTable, wantsTable } from './table.js';
+import { responseConversion, type ResponseConversion } from './table.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -61,23 +61,20 @@ export async function handleResource(
   if (r.watchPath) {
     if (method !== 'GET') throw methodNotAllowed(method);
     const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conversion(c, def, req, search)?.watch(), rc.encoder !== undefined);
     return;
   }
   if (r.name === '') {
     switch (method) {
       case 'GET': {
         const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+        const conv = conversion(c, def, req, search);
         if (o.watch) {
-          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, tableRenderer(c, def, req), rc.encoder !== undefined);
+          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conv?.watch(), rc.encoder !== undefined);
           return;
         }
         const list = await listObjects(c.registry, def, r.namespace, o);
-        if (wantsTable(req.headers.accept, c.platformDomain)) {
-          sendJson(res, 200, toTable(def, list.items, list.metadata, c.platformDomain, c.clock.now()), rc);
-          return;
-        }
-        sendJson(res, 200, list, rc);
+        sendJson(res, 200, conv === undefined ? list : conv.list(list.items, list.metadata), rc);
         return;
       }
       case 'POST': {
@@ -105,18 +102,14 @@ export async function handleResource(
   switch (method) {
     case 'GET': {
       params(search, 'R');
+      const conv = conversion(c, def, req, search);
       const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
-      if (wantsTable(req.headers.accept, c.platformDomain)) {
-        sendJson(res, 200, toTable(def, [obj], { resourceVersion: metaOf(obj)['resourceVersion'] }, c.platformDomain, c.clock.now()), rc);
-        return;
-      }
-      sendJson(res, 200, obj, rc);
+      sendJson(res, 200, conv === undefined ? obj : conv.one(obj), rc);
       return;
     }
     case 'PUT': {
       const wo = parseWriteOptions(params(search, 'W'), req, 'UpdateOptions', c.platformDomain);
       const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const out = await c.registry.update(def, r.namespace, r.name, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
       sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
       return;
@@ -125,7 +118,6 @@ export async function handleResource(
       const patchType = patchTypeOf(req.headers['content-type']);
       const wo = parseWriteOptions(params(search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
       const patchBody = (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8');
-      if (r.subresource === 'approval') await checkApprover(c, def, r, user);
       const isApply = patchType === 'application/apply-patch+yaml';
       const out = await c.registry.update(
         def,
@@ -172,10 +164,9 @@ export async function handleResource(
   }
 }
 
-/** Watch events as Tables when the client asked for server-side printing. */
-function tableRenderer(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): ((o: Obj) => Obj) | undefined {
-  if (!wantsTable(req.headers.accept, c.platformDomain)) return undefined;
-  return (o) => toTable(def, [o], { resourceVersion: metaOf(o)['resourceVersion'] }, c.platformDomain, c.clock.now());
+/** The Table or metadata conversion the request's Accept header asks for (table.ts). */
+function conversion(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, search: URLSearchParams): ResponseConversion | undefined {
+  return responseConversion({ headers: req.headers, search, def, platformDomain: c.platformDomain, now: () => c.clock.now() });
 }
 
 /**
@@ -210,34 +201,6 @@ async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: 
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
   if (bytes.length > 0 && mediaType(req) === 'application/vnd.kubernetes.protobuf') return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
   return bytes.toString('utf8');
-}
-
-/** The approval subresource needs verb `approve` on `signers` for the CSR's signer name. */
-async function checkApprover(c: ResourceHandlerContext, def: ResourceDef, r: ResourceRoute, user: UserInfo): Promise<void> {
-  const current = await c.registry.get(def, r.namespace, r.name);
-  const spec = current['spec'] as Obj | undefined;
-  const signerName = str(spec?.['signerName']) ?? '';
-  const names = [signerName, `${signerName.split('/')[0] ?? ''}/*`];
-  for (const name of names) {
-    const d = await c.authorizer.authorize({
-      user,
-      verb: 'approve',
-      isResourceRequest: true,
-      path: '',
-      apiGroup: def.group,
-      apiVersion: 'v1',
-      resource: 'signers',
-      subresource: '',
-      namespace: '',
-      name,
-    });
-    if (d.decision === 'allow') return;
-  }
-  throw forbidden(`certificatesigningrequests.${def.group} "${r.name}" is forbidden: user not permitted to approve requests with signerName "${signerName}"`, {
-    name: r.name,
-    group: def.group,
-    kind: def.resource,
-  });
 }
 
 async function deleteCollection(

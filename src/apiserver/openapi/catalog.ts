@@ -40,7 +40,7 @@ function packageOf(group: string, version: string): string {
 
 /** The kind's schema when the table has one for this group (the table is keyed by kind; a kind of another group does not count). */
 function objectSchemaOf(group: string, version: string, kind: string): ObjectSchema | undefined {
-  const s = schemaForKind(kind);
+  const s = schemaForKind(kind, group === '' ? version : `${group}/${version}`);
   if (s?.t !== 'object') return undefined;
   return definitionName(s) === `${packageOf(group, version)}.${kind}` ? s : undefined;
 }

@@ -30,6 +30,12 @@ export class RbacEscalationCheck implements AdmissionPlugin {
     this.o = o;
   }
 
+  /**
+   * In the mutating phase, before validation: the reference checks escalation in its
+   * policy-based RBAC storage, ahead of the strategy's validation and of validating admission.
+   */
+  readonly mutating = true;
+
   async admit(r: AdmissionRequest): Promise<void> {
     if (r.apiGroup !== this.o.rbacGroup || r.subresource !== '' || r.object === undefined) return;
     if (r.operation !== 'CREATE' && r.operation !== 'UPDATE') return;

@@ -21,7 +21,7 @@ import { CompactedError, prefixEnd, StoreReadError } from '../storage/store.js';
 import type { Params } from '../params.js';
 import { storeReadFailure, type Registry } from './registry.js';
 import { parseResourceVersion } from './resource-version.js';
-import { apiVersionOf, metaOf, type Obj, type ResourceDef } from './types.js';
+import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
 
 export interface ListOptions {
   readonly labelSelector: LabelSelector | undefined;
@@ -62,7 +62,7 @@ export function parseListOptions(params: Params, c: ListParseContext): ListOptio
     if (c.name !== undefined) fsText = fsText === '' ? `metadata.name=${c.name}` : `${fsText},metadata.name=${c.name}`;
     if (fsText !== '') {
       fieldSelector = parseFieldSelector(fsText);
-      checkFieldsSupported(fieldSelector, SUPPORTED_FIELDS[c.def.resource]);
+      checkFieldsSupported(fieldSelector, c.def.view === undefined ? SUPPORTED_FIELDS[c.def.resource] : new Set(Object.keys(c.def.view.fieldLabels)));
       if (fieldSelector.empty) fieldSelector = undefined;
     }
     const ls = params.string('labelSelector');
@@ -172,9 +172,20 @@ export function objectMatcher(def: ResourceDef, o: Pick<ListOptions, 'labelSelec
       const labels = metaOf(obj)['labels'];
       if (!labelSelector.matches((labels ?? {}) as Record<string, string>)) return false;
     }
-    if (fieldSelector !== undefined && !fieldSelector.matches(fieldGetterFor(def.resource, obj))) return false;
+    if (fieldSelector !== undefined && !fieldSelector.matches(fieldGetter(def, obj))) return false;
     if (shardSelector !== undefined && !shardSelector.matches(obj)) return false;
     return true;
+  };
+}
+
+/** A field's value for selectors; a view's labels read the stored shape's fields. */
+function fieldGetter(def: ResourceDef, obj: Obj): (field: string) => string | undefined {
+  const view = def.view;
+  if (view === undefined) return fieldGetterFor(def.resource, obj);
+  const stored = fieldGetterFor(view.storage.resource, view.toStorage(obj));
+  return (field) => {
+    const label = view.fieldLabels[field];
+    return label === undefined ? undefined : stored(label);
   };
 }
 
@@ -265,10 +276,7 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
 
 export async function decodeRow(registry: Registry, def: ResourceDef, key: string, rv: number, value: Uint8Array): Promise<Obj> {
   try {
-    const obj = await registry.store.decode(key, rv, value);
-    obj['kind'] = def.kind;
-    obj['apiVersion'] = apiVersionOf(def);
-    return obj;
+    return servedShape(def, await registry.store.decode(key, rv, value));
   } catch (err) {
     if (err instanceof StoreReadError) throw storeReadFailure(err, def, key.split('/').pop() ?? key);
     throw err;

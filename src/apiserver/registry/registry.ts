@@ -21,7 +21,7 @@ import {
 } from '../status.js';
 import { StoreConflictError, StoreReadError, prefixEnd, type Store, type StoredObject } from '../storage/store.js';
 import { generateName, prepareMetaForCreate, timeString, validateMetaUpdate } from './meta.js';
-import { apiVersionOf, clone, metaOf, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
+import { apiVersionOf, clone, metaOf, servedShape, storedShape, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
 import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
 import { normalizeValues } from '../schema/values.js';
@@ -76,6 +76,10 @@ export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: st
 
 const maxUpdateAttempts = 10;
 
+/** The reference's two admission phases: mutating plugins run before validation, validating ones after. */
+const mutating = (p: AdmissionPlugin): boolean => p.mutating === true;
+const validating = (p: AdmissionPlugin): boolean => p.mutating !== true;
+
 export class Registry {
   readonly store: Store;
   readonly platformDomain: string;
@@ -101,7 +105,9 @@ export class Registry {
 
   /** The key prefix of a resource, or of its objects in one namespace. */
   prefix(def: ResourceDef, namespace: string): string {
-    const base = `/${def.group === '' ? 'core' : def.group}/${def.resource}/`;
+    // A view (events.k8s.io Event) lives in its storage resource's keys.
+    const stored = def.view?.storage ?? def;
+    const base = `/${stored.group === '' ? 'core' : stored.group}/${stored.resource}/`;
     return def.namespaced && namespace !== '' ? `${base}${namespace}/` : base;
   }
 
@@ -121,7 +127,8 @@ export class Registry {
     const raw = this.store.getRaw(key);
     if (raw === undefined) return undefined;
     try {
-      return { obj: await this.store.decode(key, raw.rv, raw.value), rv: raw.rv };
+      const decoded = await this.store.decode(key, raw.rv, raw.value);
+      return { obj: def.view === undefined ? decoded : servedShape(def, decoded), rv: raw.rv };
     } catch (err) {
       if (err instanceof StoreReadError) throw storeReadFailure(err, def, name);
       throw err;
@@ -211,8 +218,10 @@ export class Registry {
     prepareMetaForCreate(obj, ctx.now);
     def.prepareForCreate(obj, ctx);
     const name = str(meta['name']) ?? '';
-    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts);
+    // The reference's order: defaulting, mutating admission, validation (422), validating admission.
+    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, mutating);
     this.failIfInvalid(def, name, def.validateCreate(obj, ctx));
+    await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, validating);
     const withFields = this.managedFields.update({
       oldObj: undefined,
       newObj: obj,
@@ -226,8 +235,8 @@ export class Registry {
     if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
     if (opts.dryRun) return withFields;
     try {
-      const change = await this.store.write(key, 'ADDED', withFields, 0, undefined);
-      return change.object;
+      const change = await this.store.write(key, 'ADDED', storedShape(def, withFields), 0, undefined);
+      return def.view === undefined ? change.object : servedShape(def, change.object);
     } catch (err) {
       if (err instanceof StoreConflictError) throw alreadyExists(def.resource, def.group, name);
       throw err;
@@ -271,7 +280,7 @@ export class Registry {
       }
       if (conditional && wantRv !== current.rv) {
         // The reference runs mutating admission (NodeRestriction) before its optimistic-lock check.
-        await this.admit(def, 'UPDATE', desired, current.obj, namespace, name, opts, (p) => p.mutating === true);
+        await this.admit(def, 'UPDATE', desired, current.obj, namespace, name, opts, mutating);
         throw conflict(def.resource, def.group, name);
       }
       const old = current.obj;
@@ -282,8 +291,9 @@ export class Registry {
       if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
         meta['generation'] = (metaOf(old)['generation'] as number) + 1;
       }
-      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts);
+      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
       this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
+      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, validating);
       const next = this.managedFields.update({
         oldObj: old,
         newObj: desired,
@@ -298,10 +308,8 @@ export class Registry {
       const finalizers = metaOf(next)['finalizers'];
       const finished = metaOf(next)['deletionTimestamp'] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0);
       try {
-        const change = finished
-          ? await this.store.write(key, 'DELETED', next, current.rv, old)
-          : await this.store.write(key, 'MODIFIED', next, current.rv, old);
-        return { object: change.object, created: false };
+        const change = await this.store.write(key, finished ? 'DELETED' : 'MODIFIED', storedShape(def, next), current.rv, storedShape(def, old));
+        return { object: def.view === undefined ? change.object : servedShape(def, change.object), created: false };
       } catch (err) {
         if (!(err instanceof StoreConflictError)) throw err;
         if (conditional) throw conflict(def.resource, def.group, name);
@@ -318,6 +326,7 @@ export class Registry {
       let obj: StoredObject;
       try {
         obj = await this.store.decode(key, raw.rv, raw.value);
+        if (def.view !== undefined) obj = servedShape(def, obj);
       } catch (err) {
         if (!(err instanceof StoreReadError)) throw err;
         if (!opts.ignoreStoreReadError) throw storeReadFailure(err, def, name);
@@ -366,8 +375,9 @@ export class Registry {
         }
         if (sameObject(next, obj) || opts.dryRun) return { code: accepted, body: next, object: next };
         try {
-          const change = await this.store.write(key, 'MODIFIED', next, raw.rv, obj);
-          return { code: accepted, body: change.object, object: change.object };
+          const change = await this.store.write(key, 'MODIFIED', storedShape(def, next), raw.rv, storedShape(def, obj));
+          const served = def.view === undefined ? change.object : servedShape(def, change.object);
+          return { code: accepted, body: served, object: served };
         } catch (err) {
           if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
           continue;
@@ -376,7 +386,9 @@ export class Registry {
       let deleted: Obj = obj;
       if (!opts.dryRun) {
         try {
-          deleted = (await this.store.write(key, 'DELETED', obj, raw.rv, obj)).object;
+          const stored = storedShape(def, obj);
+          const written = (await this.store.write(key, 'DELETED', stored, raw.rv, stored)).object;
+          deleted = def.view === undefined ? written : servedShape(def, written);
         } catch (err) {
           if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
           continue;

@@ -41,6 +41,35 @@ export interface ResourceDef {
   validateUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): FieldErrorLike[];
   /** Default grace period for delete, when the object has one (pods). */
   defaultGracePeriodSeconds?(obj: Obj): number | undefined;
+  /** Served over another resource's storage in another shape (events.k8s.io Event over core Event). */
+  readonly view?: StorageView;
+}
+
+/**
+ * A resource whose objects are stored as another resource's: the registry converts at the
+ * storage boundary, so strategies, admission, managedFields and responses see this shape.
+ */
+export interface StorageView {
+  readonly storage: ResourceDef;
+  /** The stored object (the storage resource's shape) in this resource's shape, kind and apiVersion not set. */
+  fromStorage(stored: Obj): Obj;
+  /** This resource's object in the storage resource's shape, with its kind and apiVersion. */
+  toStorage(obj: Obj): Obj;
+  /** This resource's field selector labels -> the storage resource's. */
+  readonly fieldLabels: Readonly<Record<string, string>>;
+}
+
+/** The object as `def` serves it: converted from its storage shape when `def` is a view. */
+export function servedShape(def: ResourceDef, stored: Obj): Obj {
+  const obj = def.view === undefined ? stored : def.view.fromStorage(stored);
+  obj['kind'] = def.kind;
+  obj['apiVersion'] = apiVersionOf(def);
+  return obj;
+}
+
+/** The object as it is stored: converted to the storage shape when `def` is a view. */
+export function storedShape(def: ResourceDef, obj: Obj): Obj {
+  return def.view === undefined ? obj : def.view.toStorage(obj);
 }
 
 export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {

@@ -6,6 +6,7 @@ import { arr, atomicList, bool, bytes, int32, keyed, map, microTime, obj, str, t
 import { node, pod } from './pod-node.js';
 import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
 import { reviewKinds } from './reviews.js';
+import { eventsV1Event, isEventsV1 } from './events-v1.js';
 
 const CERT_PKG = 'io.k8s.api.certificates.v1';
 const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
@@ -98,7 +99,11 @@ export const KINDS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
   ['WatchEvent', watchEvent],
 ]);
 
-/** The schema of a kind, or undefined when the kind is not known (then nothing is checked). */
-export function schemaForKind(kind: string): Schema | undefined {
+/**
+ * The schema of a kind, or undefined when the kind is not known (then nothing is checked).
+ * `apiVersion` tells apart the kinds two groups share a name for (core and events.k8s.io Event).
+ */
+export function schemaForKind(kind: string, apiVersion?: unknown): Schema | undefined {
+  if (kind === 'Event' && isEventsV1(apiVersion)) return eventsV1Event;
   return KINDS.get(kind);
 }

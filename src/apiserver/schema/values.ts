@@ -88,7 +88,7 @@ function normalizeInto(parent: Record<string, unknown> | unknown[], key: string 
  * A kind without a schema entry has only its metadata checked.
  */
 export function normalizeValues(obj: Record<string, unknown>, kind: string): string | undefined {
-  const schema = schemaForKind(kind) ?? metadataOnly;
+  const schema = schemaForKind(kind, obj['apiVersion']) ?? metadataOnly;
   const st: NormalizeState = { error: undefined };
   normalizeChildren(obj, schema, '', kind, st);
   return st.error;

@@ -13,7 +13,7 @@ import { expired, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type RawRevision } from '../storage/store.js';
 import { decodeRow, objectMatcher, parseRv, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
-import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
+import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from '../registry/types.js';
 import { encodeWatchFrame, PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 
 export interface WatchSettings {
@@ -156,6 +156,7 @@ export async function serveWatch(
   };
 
   const withKind = (obj: Obj): Obj => {
+    if (def.view !== undefined) return servedShape(def, obj);
     obj['kind'] = def.kind;
     obj['apiVersion'] = apiVersion;
     return obj;
@@ -179,7 +180,8 @@ export async function serveWatch(
         const c = item.change;
         const ev = eventFor(c.type, withKind(c.object), c.prev === undefined ? undefined : withKind({ ...c.prev }), c.rv, matches, filtered);
         if (ev === undefined) continue;
-        if (render === undefined && (!filtered || ev.cacheable)) {
+        // The frame cache is per change, shared by every watcher: a view's frames differ from its storage's.
+        if (render === undefined && def.view === undefined && (!filtered || ev.cacheable)) {
           let text = cache.get(c);
           if (text === undefined) {
             text = frame(ev.type, ev.object);

@@ -5,8 +5,6 @@ import assert from 'node:assert/strict';
 import { decodeContinue, encodeContinue } from '../../../src/apiserver/storage/continue-token.js';
 import { Params, PARAM_SETS, wantsPretty } from '../../../src/apiserver/params.js';
 import { decodeProtobufObject } from '../../../src/apiserver/handlers/protobuf.js';
-import { humanDuration, toTable, wantsTable } from '../../../src/apiserver/handlers/table.js';
-import { csrDef } from '../../../src/apiserver/registry/resources/csr.js';
 import { StatusError } from '../../../src/apiserver/status.js';
 
 test('continue tokens: unpadded base64url JSON in the reference format; bad ones are 400', () => {
@@ -73,32 +71,4 @@ test('protobuf bodies: the k8s envelope around a CSR decodes to the JSON shape',
     () => decodeProtobufObject(envelope, 'Widget', 'example.io/v1'),
     (e: unknown) => e instanceof StatusError && e.status === 415 && e.message === 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
   );
-});
-
-test('Table printing: Accept negotiation, human durations, CSR columns', () => {
-  assert.equal(wantsTable('application/json;as=Table;v=v1;g=meta.k8s.io,application/json', 'platform.io'), true);
-  assert.equal(wantsTable('application/json', 'k8s.io'), false);
-  assert.deepEqual([45_000, 330_000, 12 * 60_000, 200 * 60_000, 50 * 3600_000, 3 * 86_400_000].map(humanDuration), ['45s', '5m30s', '12m', '3h20m', '2d2h', '3d']);
-  const now = new Date('2026-01-01T00:10:00Z');
-  const t = toTable(csrDef('k8s.io'), [{ metadata: { name: 'a', creationTimestamp: '2026-01-01T00:00:00Z' }, spec: { signerName: 's/x', username: 'u', expirationSeconds: 3600 }, status: { conditions: [{ type: 'Approved', status: 'True' }], certificate: 'Zm9v' } }], {}, 'k8s.io', now);
-  assert.deepEqual((t['rows'] as { cells: unknown[] }[])[0]?.cells, ['a', '10m', 's/x', 'u', '60m', 'Approved,Issued']);
-  assert.equal(t['apiVersion'], 'meta.k8s.io/v1');
-});
-
-test('Table printing: pod READY/STATUS/RESTARTS and node STATUS/ROLES/VERSION as the reference prints them', () => {
-  const now = new Date('2026-01-01T01:00:00Z');
-  const pod = {
-    metadata: { name: 'web', creationTimestamp: '2026-01-01T00:00:00Z' },
-    spec: { containers: [{ name: 'a' }, { name: 'b' }], nodeName: 'n1' },
-    status: { phase: 'Running', podIP: '10.0.0.5', containerStatuses: [{ ready: true, restartCount: 2, state: { running: {} } }, { ready: false, restartCount: 1, state: { waiting: { reason: 'CrashLoopBackOff' } } }] },
-  };
-  const pt = toTable({ ...csrDef('k8s.io'), resource: 'pods' }, [pod], {}, 'k8s.io', now);
-  assert.deepEqual((pt['rows'] as { cells: unknown[] }[])[0]?.cells, ['web', '1/2', 'CrashLoopBackOff', '3', '60m', '10.0.0.5', 'n1']);
-  const node = {
-    metadata: { name: 'n1', creationTimestamp: '2026-01-01T00:00:00Z', labels: { 'node-role.kubernetes.io/worker': '' } },
-    spec: { unschedulable: true },
-    status: { conditions: [{ type: 'Ready', status: 'True' }], nodeInfo: { kubeletVersion: 'v1.32.0' }, addresses: [{ type: 'InternalIP', address: '192.168.1.2' }] },
-  };
-  const nt = toTable({ ...csrDef('k8s.io'), resource: 'nodes' }, [node], {}, 'k8s.io', now);
-  assert.deepEqual((nt['rows'] as { cells: unknown[] }[])[0]?.cells.slice(0, 6), ['n1', 'Ready,SchedulingDisabled', 'worker', '60m', 'v1.32.0', '192.168.1.2']);
 });

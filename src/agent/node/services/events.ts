@@ -1,8 +1,7 @@
 // The event recorder (to the API server, or to the log when there is none), the client
 // certificate's expiry events, and the pod events from status and runtime changes.
 import type { Logger } from '../../../common/log/types.js';
-import { createEventClient } from '../../client/typed-clients.js';
-import { eventSinkFrom } from '../api-adapters.js';
+import { negotiatedEventSinkFrom } from '../api-adapters.js';
 import { ClientCertificateWatch } from '../events/client-certificate.js';
 import { EventRecorder } from '../events/recorder.js';
 import type { EventSink, ObjectReference } from '../events/types.js';
@@ -25,7 +24,8 @@ export function nodeReference(nodeName: string): ObjectReference {
 export function startEvents(ctx: ServicesContext): EventRecorder {
   const { agent, config, clock, logger, rest, metrics, signal, names, nodeName } = ctx;
   const recorder = new EventRecorder({
-    sink: rest !== undefined ? eventSinkFrom(createEventClient({ client: rest, clock, logger })) : logSink(logger),
+    // events.k8s.io/v1 when discovery lists it and this user may write it (the newer recorder), else core/v1.
+    sink: rest !== undefined ? negotiatedEventSinkFrom({ rest, group: names.groups.events, clock, logger: logger.child({ part: 'events' }) }) : logSink(logger),
     clock,
     logger: logger.child({ part: 'events' }),
     host: nodeName,

@@ -74,8 +74,8 @@ test('PATCH operations carry fieldValidation and the GVK (what kubectl looks for
 });
 
 test('a served resource without a schema of its group is left out and reported', () => {
-  const o = new OpenApi({ defs: [{ ...eventDef, group: 'events.k8s.io' }], reviews: [], title: 't', version: 'v', clock: new ManualClock(), names: namesFor('kubernetes') });
-  assert.deepEqual(o.undocumented, ['events.events.k8s.io']);
+  const o = new OpenApi({ defs: [{ ...eventDef, group: 'example.com' }], reviews: [], title: 't', version: 'v', clock: new ManualClock(), names: namesFor('kubernetes') });
+  assert.deepEqual(o.undocumented, ['events.example.com']);
   assert.deepEqual(Object.keys(o.index().paths), ['api', 'apis', 'version']);
 });
 
