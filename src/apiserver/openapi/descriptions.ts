@@ -7,16 +7,9 @@
 // (http and https URLs) and Go module paths (sigs.k8s.io) are kept as written.
 
 import { namesFor, type Names } from '../../common/names.js';
-import { REFERENCE_DESCRIPTIONS } from './reference-descriptions.js';
+import { REFERENCE_DESCRIPTIONS, type ReferenceDescriptions, type TypeDescriptions } from './reference-descriptions.js';
 
-export interface TypeDescriptions {
-  /** The description of the type itself. */
-  readonly type?: string;
-  /** The description of each field, by JSON name. */
-  readonly fields?: Readonly<Record<string, string>>;
-}
-
-export type ReferenceDescriptions = Readonly<Record<string, TypeDescriptions>>;
+export type { ReferenceDescriptions, TypeDescriptions } from './reference-descriptions.js';
 
 /** The descriptions of a definition (`io.k8s.api.core.v1.Pod`) under a profile, or undefined. */
 export type Describe = (definition: string) => TypeDescriptions | undefined;
