@@ -60,8 +60,10 @@ export interface AgentProcess {
 }
 
 /** Spawns `node bin/nodeagent` in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
-export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean } = {}): Promise<AgentProcess> {
+export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[] } = {}): Promise<AgentProcess> {
   const root = repoRoot();
+  // `argv`: exactly these arguments (a kubeadm drop-in's), nothing of the env added.
+  if (o.argv !== undefined) return spawnArgs(root, [join(root, 'bin', 'nodeagent'), ...o.argv]);
   // The reference's spellings (kubeadm's drop-in), accepted under --platform-profile=kubernetes.
   const kube = o.referenceSpellings === true;
   const args = [
@@ -80,6 +82,10 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     ...(env.api.platformDomain !== 'platform.io' ? [`--platform-domain=${env.api.platformDomain}`] : []),
     ...extra,
   ];
+  return spawnArgs(root, args);
+}
+
+function spawnArgs(root: string, args: string[]): AgentProcess {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();
