@@ -2,6 +2,7 @@
 // --print-config. Everything else about a flag (parsing, --help, the man page, the mapping onto
 // config-file fields, deprecation notices) is derived from these entries.
 import type { FlagSpec, FlagNote } from './flag-spec.js';
+import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES } from '../../common/names.js';
 
 const CFG: FlagNote = { kind: 'cfg' };
 const EVICTION_INSTEAD: FlagNote = { kind: 'dep', reason: 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.' };
@@ -138,8 +139,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'volume-plugin-dir', type: 'string', defaultText: '/usr/libexec/plat/nodeagent-plugins/volume/exec/', note: CFG, configPath: 'volumePluginDir', help: 'Directory searched for third-party volume plugins.' },
   { name: 'volume-stats-agg-period', type: 'duration', defaultText: '1m0s', note: CFG, configPath: 'volumeStatsAggPeriod', help: 'How often the disk usage of volumes is computed and cached; negative disables it.' },
   // Ours, not in the spec's table.
-  { name: 'platform-domain', type: 'string', defaultText: 'platform.io', configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
-  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: kubernetes.io signers and labels, k8s.io groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig). Unset, a reference flag spelling or a KubeletConfiguration file selects kubernetes; input of both profiles is an error.' },
+  { name: 'platform-domain', type: 'string', defaultText: DEFAULT_PLATFORM_DOMAIN, configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
+  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.labelDomain} signers and labels, ${REFERENCE_NAMES.groupDomain} groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig). Unset, a reference flag spelling or a KubeletConfiguration file selects kubernetes; input of both profiles is an error.` },
   { name: 'print-config', type: 'bool', help: 'Print the effective configuration (a NodeAgentConfiguration document, then a NodeAgentFlags document with the flag-only settings) and exit; with errors, print them and exit 1. Starts nothing.' },
 ];
 

@@ -1,0 +1,92 @@
+// Nothing in src/ spells a reserved domain or name except the one table (src/common/names.ts):
+// every string, template and regular-expression literal of every source file is read through the
+// TypeScript parser (comments are prose and stay free) and checked for the reference's and our
+// reserved domains, the reference's reserved namespaces and the names the lead listed. The one
+// other file allowed is the reference's RBAC bootstrap policy, data read from a real 1.32
+// apiserver and translated into the profile's names by src/apiserver/rbac/names.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const RESERVED = /(^|[^a-z0-9-])(k8s\.io|kubernetes\.io|platform\.io)(?![a-z0-9-])|legacy-unknown|vnd\.kubernetes|node-role\.|\b(kube|plat)-(system|public|node-lease)\b/;
+
+const ALLOWED: Readonly<Record<string, string>> = {
+  'src/common/names.ts': 'the one table',
+  'src/apiserver/rbac/reference-policy.ts': "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
+};
+
+const LITERALS = new Set([
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+  ts.SyntaxKind.TemplateHead,
+  ts.SyntaxKind.TemplateMiddle,
+  ts.SyntaxKind.TemplateTail,
+  ts.SyntaxKind.RegularExpressionLiteral,
+]);
+
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'src', 'common', 'names.ts'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('repository root not found');
+    dir = up;
+  }
+  return dir;
+}
+
+function* sources(dir: string): Generator<string> {
+  for (const name of readdirSync(dir).sort()) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) yield* sources(p);
+    else if (p.endsWith('.ts')) yield p;
+  }
+}
+
+/** `file:line: literal` for each literal of `text` that spells a reserved name. */
+export function reservedLiterals(file: string, text: string): string[] {
+  const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const out: string[] = [];
+  const visit = (n: ts.Node): void => {
+    if (LITERALS.has(n.kind)) {
+      const literal = n.getText(sf);
+      // Escapes aside (`node-role\\.kubernetes\\.io` in a regular expression is the same name).
+      if (RESERVED.test(literal.replace(/\\/g, ''))) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${literal.slice(0, 120)}`);
+    }
+    ts.forEachChild(n, visit);
+  };
+  visit(sf);
+  return out;
+}
+
+test('the checker finds a reserved name in strings, templates and regular expressions, and not in comments or derived names', () => {
+  const sample = [
+    "// kubernetes.io in a comment is prose",
+    "const a = 'kubernetes.io/hostname';",
+    'const b = `certificates.${d}.k8s.io`;',
+    'const c = /^node-role\\.platform\\.io\\//;',
+    "const d = 'v4.channel.k8s.io';",
+    "const e = 'kube-node-lease';",
+    "const f = `${names.labelDomain}/hostname`;",
+    "const g = 'mykubernetes.iox';",
+  ].join('\n');
+  assert.deepEqual(reservedLiterals('sample.ts', sample).map((l) => l.split(':')[1]), ['2', '3', '4', '5', '6']);
+});
+
+test('no file of src/ outside src/common/names.ts spells a reserved domain or name', () => {
+  const root = repoRoot();
+  const found: string[] = [];
+  let files = 0;
+  for (const path of sources(join(root, 'src'))) {
+    const rel = relative(root, path);
+    files++;
+    if (ALLOWED[rel] !== undefined) continue;
+    const text = readFileSync(path, 'utf8');
+    // Parsed only when the text holds a reserved name somewhere (most files do not).
+    if (RESERVED.test(text.replace(/\\/g, ''))) found.push(...reservedLiterals(rel, text));
+  }
+  assert.ok(files > 100, `read ${files} source files`);
+  assert.deepEqual(found, [], 'route these through src/common/names.ts (namesFor, REFERENCE_NAMES, WIRE_NAMES)');
+});
