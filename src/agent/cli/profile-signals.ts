@@ -38,13 +38,33 @@ export function flagSignal(argv: readonly string[]): ProfileSignal | undefined {
   return { profile: 'kubernetes', why: `the flag --${first[0]} (the reference's spelling of --${first[1]})` };
 }
 
-/** The profile a config document's identity belongs to, or undefined when it is neither's. */
+/** The apiVersion group of the reference's KubeletConfiguration, and the prefix of ours. */
+const KUBELET_CONFIG_GROUP = namesFor('kubernetes').agentConfig.apiVersion.split('/')[0] ?? '';
+const NODEAGENT_CONFIG_PREFIX = 'nodeagent.config.';
+
+/**
+ * The profile a config document's identity belongs to, or undefined when it is neither's: the
+ * apiVersion's group first (a mixed identity is the loader's to report under that profile), else
+ * the kind.
+ */
 export function documentProfile(doc: unknown): PlatformProfile | undefined {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
-  const kind = (doc as Record<string, unknown>)['kind'];
+  const { apiVersion, kind } = doc as Record<string, unknown>;
+  const group = typeof apiVersion === 'string' ? (apiVersion.split('/')[0] ?? '') : '';
+  if (group === KUBELET_CONFIG_GROUP) return 'kubernetes';
+  if (group.startsWith(NODEAGENT_CONFIG_PREFIX)) return 'platform';
   if (kind === namesFor('kubernetes').agentConfig.kind) return 'kubernetes';
   if (kind === namesFor('platform').agentConfig.kind) return 'platform';
   return undefined;
+}
+
+/** `apiVersion: x, kind: y` of a document, the fields it has. */
+function identityText(doc: unknown): string {
+  const d = doc as Record<string, unknown>;
+  return ['apiVersion', 'kind']
+    .filter((k) => typeof d[k] === 'string' && d[k] !== '')
+    .map((k) => `${k}: ${String(d[k])}`)
+    .join(', ');
 }
 
 /**
@@ -75,7 +95,7 @@ export async function fileSignal(path: string, what: string): Promise<ProfileSig
   }
   const profile = documentProfile(doc);
   if (profile === undefined) return undefined;
-  return { profile, why: `${what} "${path}" (kind: ${namesFor(profile).agentConfig.kind})` };
+  return { profile, why: `${what} "${path}" (${identityText(doc)})` };
 }
 
 /** The text of a conflict between two signals. */

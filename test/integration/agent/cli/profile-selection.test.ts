@@ -36,19 +36,19 @@ test('--platform-profile=platform with --kubeconfig: refused naming both', async
 
 test('--platform-profile=platform with a KubeletConfiguration file: refused naming both', async () => {
   assert.deepEqual(await refusal(['--platform-profile=platform', `--config=${kubeadm}`]), [
-    `conflicting naming profiles: --platform-profile=platform selects the platform profile, but the config file "${kubeadm}" (kind: KubeletConfiguration) selects the kubernetes profile; ${HINT}`,
+    `conflicting naming profiles: --platform-profile=platform selects the platform profile, but the config file "${kubeadm}" (apiVersion: kubelet.config.k8s.io/v1beta1, kind: KubeletConfiguration) selects the kubernetes profile; ${HINT}`,
   ]);
 });
 
 test('a reference spelling with a NodeAgentConfiguration file: refused naming both', async () => {
   assert.deepEqual(await refusal(['--kube-api-qps=5', `--config=${ours}`]), [
-    `conflicting naming profiles: the flag --kube-api-qps (the reference's spelling of --plat-api-qps) selects the kubernetes profile, but the config file "${ours}" (kind: NodeAgentConfiguration) selects the platform profile; ${HINT}`,
+    `conflicting naming profiles: the flag --kube-api-qps (the reference's spelling of --plat-api-qps) selects the kubernetes profile, but the config file "${ours}" (apiVersion: nodeagent.config.platform.io/v1beta1, kind: NodeAgentConfiguration) selects the platform profile; ${HINT}`,
   ]);
 });
 
 test('a NodeAgentConfiguration file with KubeletConfiguration drop-ins: refused naming both', async () => {
   assert.deepEqual(await refusal([`--config=${ours}`, `--config-dir=${kubeletDropIns}`]), [
-    `conflicting naming profiles: the config file "${ours}" (kind: NodeAgentConfiguration) selects the platform profile, but the drop-in config file "${join(kubeletDropIns, '10-qps.conf')}" (kind: KubeletConfiguration) selects the kubernetes profile; ${HINT}`,
+    `conflicting naming profiles: the config file "${ours}" (apiVersion: nodeagent.config.platform.io/v1beta1, kind: NodeAgentConfiguration) selects the platform profile, but the drop-in config file "${join(kubeletDropIns, '10-qps.conf')}" (apiVersion: kubelet.config.k8s.io/v1beta1, kind: KubeletConfiguration) selects the kubernetes profile; ${HINT}`,
   ]);
 });
 
@@ -59,7 +59,7 @@ test('an unknown --platform-profile is named before any reference spelling is ju
 test('a KubeletConfiguration file alone selects kubernetes, said once naming the file; its drop-ins load', async () => {
   const r = await runCli([`--config=${kubeadm}`, `--config-dir=${kubeletDropIns}`, '--print-config']);
   assert.equal(r.code, 0, r.stderr);
-  const said = `naming profile kubernetes selected by the config file "${kubeadm}" (kind: KubeletConfiguration) (no --platform-profile was given; --platform-profile=kubernetes says so explicitly)`;
+  const said = `naming profile kubernetes selected by the config file "${kubeadm}" (apiVersion: kubelet.config.k8s.io/v1beta1, kind: KubeletConfiguration) (no --platform-profile was given; --platform-profile=kubernetes says so explicitly)`;
   assert.equal(r.stderr.split(said).length - 1, 1, r.stderr);
   assert.match(r.stdout, /^platformProfile: kubernetes$/m);
   assert.match(r.stdout, /^platAPIQPS: 7$/m, 'the KubeletConfiguration drop-in applied');

@@ -35,13 +35,17 @@ test('a file signals by its kind; an unreadable, oversized or malformed file sig
   t.after(() => rm(dir, { recursive: true, force: true }));
   assert.equal(documentProfile({ apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration' }), 'kubernetes');
   assert.equal(documentProfile({ kind: 'NodeAgentConfiguration' }), 'platform');
+  // The apiVersion's group decides a mixed identity (the loader then names the wrong kind).
+  assert.equal(documentProfile({ apiVersion: 'nodeagent.config.platform.io/v1beta1', kind: 'KubeletConfiguration' }), 'platform');
+  assert.equal(documentProfile({ apiVersion: 'kubelet.config.k8s.io/v1', kind: 'NodeAgentConfiguration' }), 'kubernetes');
+  assert.equal(documentProfile({ apiVersion: 'nodeagent.config.example.org/v1beta1' }), 'platform');
   for (const d of [null, [], 'x', { kind: 'Pod' }, {}]) assert.equal(documentProfile(d), undefined);
   const write = async (name: string, text: string): Promise<string> => {
     await writeFile(join(dir, name), text);
     return join(dir, name);
   };
   const k = await write('k.yaml', 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n');
-  assert.deepEqual(await fileSignal(k, 'the config file'), { profile: 'kubernetes', why: `the config file "${k}" (kind: KubeletConfiguration)` });
+  assert.deepEqual(await fileSignal(k, 'the config file'), { profile: 'kubernetes', why: `the config file "${k}" (apiVersion: kubelet.config.k8s.io/v1beta1, kind: KubeletConfiguration)` });
   assert.equal(await fileSignal(join(dir, 'missing.yaml'), 'the config file'), undefined);
   assert.equal(await fileSignal(dir, 'the config file'), undefined, 'a directory');
   assert.equal(await fileSignal(await write('bad.yaml', 'kind: [KubeletConfiguration\n'), 'the config file'), undefined);
