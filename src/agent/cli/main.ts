@@ -7,7 +7,7 @@ import type { ParsedFlags } from './flag-spec.js';
 import { FLAGS } from './flags.js';
 import { parseArgs } from './parser.js';
 import { profileOnCommandLine, translateReferenceFlags } from './reference-flags.js';
-import { commandLineSignals, decideProfile } from './profile-signals.js';
+import { commandLineSignals, decideProfile, inferredProfileMessage, selectProfile } from './profile-signals.js';
 import { criEndpointProblems } from './cri-endpoint.js';
 import { DEFAULT_PLATFORM_PROFILE, isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
@@ -147,7 +147,6 @@ function explicitProfile(argv: readonly string[]): PlatformProfile | undefined {
  * set as if given and the reason is logged once. Conflicting signals throw.
  */
 async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile | undefined, argv: readonly string[], io: MainIO): Promise<ParsedFlags> {
-  const { selectProfile, inferredProfileMessage } = await import('./profile-signals.js');
   const str = (name: string): string | undefined => {
     const v = parsed.values.get(name);
     return typeof v === 'string' && v !== '' ? v : undefined;
