@@ -170,13 +170,17 @@ export const REFERENCE_NAMES: Names = namesFor('kubernetes');
 /**
  * Wire identifiers standard clients (kubectl, client-go) speak under every profile: the protobuf
  * media type, the SPDY subprotocols of exec/attach and port forwarding, the reference's meta
- * group a Table request may name.
+ * group a Table request may name, the groups of the image credential provider plugins' files
+ * and exec protocol.
  */
 export const WIRE_NAMES = {
   protobufMediaType: 'application/vnd.kubernetes.protobuf',
   execProtocols: [`v4.channel.${K8S_GROUPS}`, `v3.channel.${K8S_GROUPS}`, `v2.channel.${K8S_GROUPS}`, `channel.${K8S_GROUPS}`],
   portForwardProtocols: [`portforward.${K8S_GROUPS}`],
   referenceMetaGroup: `meta.${K8S_GROUPS}`,
+  /** The image credential provider's config file group and its plugins' exec protocol group. */
+  credentialProviderConfigGroup: `kubelet.config.${K8S_GROUPS}`,
+  credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
 } as const;
 
 export function isPlatformProfile(v: string): v is PlatformProfile {

@@ -91,5 +91,7 @@ test("the reference's names and the wire identifiers every profile speaks, as ku
     execProtocols: ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'],
     portForwardProtocols: ['portforward.k8s.io'],
     referenceMetaGroup: 'meta.k8s.io',
+    credentialProviderConfigGroup: 'kubelet.config.k8s.io',
+    credentialProviderPluginGroup: 'credentialprovider.kubelet.k8s.io',
   });
 });
