@@ -2,8 +2,9 @@
 // every string, template and regular-expression literal of every source file is read through the
 // TypeScript parser (comments are prose and stay free) and checked for the reference's and our
 // reserved domains, the reference's reserved namespaces and the names the lead listed. The one
-// other file allowed is the reference's RBAC bootstrap policy, data read from a real 1.32
-// apiserver and translated into the profile's names by src/apiserver/rbac/names.ts.
+// other files allowed are the reference's own data read from a real 1.32 apiserver (its RBAC
+// bootstrap policy, its OpenAPI descriptions, its .proto names), translated into the profile's
+// names where they are served.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ const RESERVED = /(^|[^a-z0-9-])(k8s\.io|kubernetes\.io|platform\.io)(?![a-z0-9-
 const ALLOWED: Readonly<Record<string, string>> = {
   'src/common/names.ts': 'the one table',
   'src/apiserver/rbac/reference-policy.ts': "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
+  'src/apiserver/openapi/reference-descriptions.ts': "the reference's OpenAPI descriptions, generated from a real 1.32 apiserver, the profile's names substituted when served (descriptions.ts)",
 };
 
 /** Folders of the reference's own data: the protobuf package and message names of its .proto files (k8s.io.api.core.v1...). */
