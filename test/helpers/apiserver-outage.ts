@@ -105,8 +105,9 @@ export async function runApiServerOutage(o: OutageOptions): Promise<OutageFacts>
     // The agent says so (a request in flight when the server went may take its timeout first;
     // false when it never did); the outage lasts at least outageMs from the stop.
     const renewalFailuresLogged = await agent.waitFor(/failed to renew the node lease, will retry/, o.outageMs + 60_000).then(() => true, () => false);
-    const left = o.outageMs - (Date.now() - stoppedAt);
-    if (left > 0) await sleep(left); // the outage itself: a duration the scenario sets, not a wait for a condition
+    // The outage itself: a duration the scenario sets, not a wait for a condition (timers may
+    // fire a millisecond early against Date.now, hence the loop).
+    for (let left = o.outageMs - (Date.now() - stoppedAt); left > 0; left = o.outageMs - (Date.now() - stoppedAt)) await sleep(left);
     const outageMs = Date.now() - stoppedAt;
 
     // Back: same port, cert dir and data dir.
