@@ -17,6 +17,7 @@ const RESERVED = /(^|[^a-z0-9-])(k8s\.io|kubernetes\.io|platform\.io)(?![a-z0-9-
 const ALLOWED: Readonly<Record<string, string>> = {
   'src/common/names.ts': 'the one table',
   'src/apiserver/rbac/reference-policy.ts': "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
+  'src/apiserver/handlers/printer-docs.ts': "the reference's column descriptions (SwaggerDoc texts), copied from its OpenAPI v3 documents",
   'src/apiserver/openapi/reference-descriptions.ts': "the reference's OpenAPI descriptions, generated from a real 1.32 apiserver, the profile's names substituted when served (descriptions.ts)",
 };
 
@@ -26,11 +27,13 @@ const ALLOWED_FOLDERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * KNOWN GAPS: files merged while this lint landed that still spell the streaming subprotocols
- * (`v5.channel.k8s.io`, `base64.channel.k8s.io`, `portforward.k8s.io` prefixes) themselves. Each
- * must move them to WIRE_NAMES (src/common/names.ts) and leave this list.
+ * KNOWN GAPS: files merged while this lint landed that still spell reserved names themselves:
+ * the streaming subprotocols (`v5.channel.k8s.io`, `base64.channel.k8s.io`, `portforward.k8s.io`
+ * prefixes) and the events recorder's mode label (`events.k8s.io`). Each must move them to
+ * src/common/names.ts (WIRE_NAMES, namesFor) and leave this list.
  */
 const KNOWN_GAPS: readonly string[] = [
+  'src/agent/node/events/events-v1-sink.ts',
   'src/agent/server/streaming/exec.ts',
   'src/agent/server/streaming/ws-upgrade.ts',
   'src/apiserver/proxy/ws-exec.ts',
