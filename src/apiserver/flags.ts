@@ -2,7 +2,7 @@
 // with commander plus a thin pflag layer: `--x=v` and `--x v`, `_` read as `-`, booleans as
 // `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
 
-import { isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
+import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES, isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
 import { Command, CommanderError, Option } from 'commander';
 import { FlagError } from '../common/util/errors.js';
 import { parseBool } from '../common/util/values/bool.js';
@@ -74,11 +74,11 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
   { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
   { name: 'api-audiences', value: 'strings', def: '', help: "Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences." },
-  { name: 'enable-bootstrap-token-auth', value: '', def: 'false', help: 'Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in kube-system authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).' },
+  { name: 'enable-bootstrap-token-auth', value: '', def: 'false', help: `Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in the profile's system namespace (${namesFor('platform').namespaces.system}; ${REFERENCE_NAMES.namespaces.system} under --platform-profile=kubernetes) authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).` },
   { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
   { name: 'authorization-mode', value: 'strings', def: DEFAULT_AUTHORIZATION_MODES.join(','), help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.` },
-  { name: 'platform-domain', value: 'string', def: 'platform.io', help: 'The reserved domain of API groups, signer names and annotations (k8s.io makes the paths those of standard cluster tools).' },
-  { name: 'platform-profile', value: 'string', def: 'platform', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: k8s.io groups, kubernetes.io signers, kube-node-lease).' },
+  { name: 'platform-domain', value: 'string', def: DEFAULT_PLATFORM_DOMAIN, help: `The reserved domain of API groups, signer names and annotations (${REFERENCE_NAMES.groupDomain} makes the paths those of standard cluster tools).` },
+  { name: 'platform-profile', value: 'string', def: 'platform', help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.groupDomain} groups, ${REFERENCE_NAMES.labelDomain} signers, ${REFERENCE_NAMES.namespaces.nodeLease}).` },
   { name: 'node-monitor-grace-period', value: 'duration', def: '40s', help: 'How long a node may go without renewing its Lease or posting its status before the node lifecycle controller marks it Unknown and taints it unreachable.' },
   { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
   { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },

@@ -2,7 +2,7 @@
 // pipeline (tracing, authentication, authorization, routing), and the non-resource endpoints
 // (health, version, discovery, reviews). Resources go to handlers/resource.ts.
 
-import { namesFor, type Names } from '../common/names.js';
+import { WIRE_NAMES, namesFor, type Names } from '../common/names.js';
 import { createServer, type Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
 import { ServerResponse, type IncomingMessage } from 'node:http';
@@ -140,7 +140,7 @@ export class ApiServer {
     const names = o.names ?? namesFor('platform', o.platformDomain);
     this.names = names;
     const d = names.groupDomain;
-    this.defs = { csr: csrDef(d), event: eventDef, eventsV1: eventsV1Def(names), node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
+    this.defs = { csr: csrDef(d, names.signers.legacyUnknown), event: eventDef, eventsV1: eventsV1Def(names), node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
     this.rbac = new Rbac({ platformDomain: d, names, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
@@ -342,7 +342,7 @@ export class ApiServer {
       const contentType = requireObjectMediaType(req);
       const raw = await readBodyBytes(req, this.o.maxBodyBytes);
       const body =
-        contentType === 'application/vnd.kubernetes.protobuf'
+        contentType === WIRE_NAMES.protobufMediaType
           ? decodeProtobufObject(raw, review.kind, review.apiVersion)
           : decodeObject({ body: raw.toString('utf8'), contentType, kind: review.kind, apiVersion: review.apiVersion }).object;
       sendJson(res, 201, await review.run(body), rc);

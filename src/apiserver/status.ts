@@ -4,6 +4,7 @@
 
 import { ApiError } from '../common/util/errors.js';
 import { formatFieldErrors, toStatusCauses, type FieldError } from './field-errors.js';
+import { WIRE_NAMES } from '../common/names.js';
 
 export type FieldErrorLike = FieldError;
 
@@ -108,7 +109,7 @@ export function unsupportedMediaType(contentType: string, supported: readonly st
 }
 
 export function notAcceptable(): StatusError {
-  return new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+  return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`);
 }
 
 export function tooLarge(limit: number): StatusError {

@@ -3,7 +3,10 @@
 // fills both from one domain (default platform.io, --platform-domain) and the word `plat`, while
 // the `kubernetes` profile is upstream Kubernetes 1.32's names exactly, which are not one domain
 // but several (API groups under k8s.io, signers, labels, taints and annotations under
-// kubernetes.io). Nothing else in the code spells a reserved domain: it asks this table.
+// kubernetes.io). Nothing else in the code spells a reserved domain: it asks this table
+// (test/unit/common/names-lint.test.ts fails on a domain literal anywhere else in src/). Below the
+// profiles: the reference's own names (REFERENCE_NAMES) for what is the reference's under every
+// profile, and the wire identifiers standard clients speak whatever the profile (WIRE_NAMES).
 
 export const PLATFORM_PROFILES = ['platform', 'kubernetes'] as const;
 export type PlatformProfile = (typeof PLATFORM_PROFILES)[number];
@@ -53,6 +56,8 @@ export interface Names {
     readonly region: string;
     readonly failureDomainZone: string;
     readonly failureDomainRegion: string;
+    /** The prefix of node role labels (`node-role.<labelDomain>/control-plane`). */
+    readonly nodeRolePrefix: string;
   };
   /** Label namespaces (a key `<ns>/x` or `<sub>.<ns>/x`) a node may set on itself freely. */
   readonly nodeSelfLabelNamespaces: readonly string[];
@@ -120,6 +125,7 @@ function build(profile: PlatformProfile, groupDomain: string, labelDomain: strin
       region: `topology.${l}/region`,
       failureDomainZone: `failure-domain.beta.${l}/zone`,
       failureDomainRegion: `failure-domain.beta.${l}/region`,
+      nodeRolePrefix: `node-role.${l}/`,
     },
     nodeSelfLabelNamespaces: [`${agentWord}.${l}`, `node.${l}`],
     taints: {
@@ -157,6 +163,25 @@ export function namesFor(profile: PlatformProfile = DEFAULT_PLATFORM_PROFILE, pl
   if (profile === 'kubernetes') return build('kubernetes', K8S_GROUPS, K8S_NAMES, 'kube', 'kubelet', 'kube-apiserver');
   return build('platform', platformDomain, platformDomain, 'plat', 'platlet', 'plat-apiserver');
 }
+
+/** The reference's own names (Kubernetes 1.32), for what stays the reference's under every profile. */
+export const REFERENCE_NAMES: Names = namesFor('kubernetes');
+
+/**
+ * Wire identifiers standard clients (kubectl, client-go) speak under every profile: the protobuf
+ * media type, the SPDY subprotocols of exec/attach and port forwarding, the reference's meta
+ * group a Table request may name, the groups of the image credential provider plugins' files
+ * and exec protocol.
+ */
+export const WIRE_NAMES = {
+  protobufMediaType: 'application/vnd.kubernetes.protobuf',
+  execProtocols: [`v4.channel.${K8S_GROUPS}`, `v3.channel.${K8S_GROUPS}`, `v2.channel.${K8S_GROUPS}`, `channel.${K8S_GROUPS}`],
+  portForwardProtocols: [`portforward.${K8S_GROUPS}`],
+  referenceMetaGroup: `meta.${K8S_GROUPS}`,
+  /** The image credential provider's config file group and its plugins' exec protocol group. */
+  credentialProviderConfigGroup: `kubelet.config.${K8S_GROUPS}`,
+  credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
+} as const;
 
 export function isPlatformProfile(v: string): v is PlatformProfile {
   return (PLATFORM_PROFILES as readonly string[]).includes(v);

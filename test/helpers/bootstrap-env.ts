@@ -1,7 +1,7 @@
 // Shared set-up for the bootstrap integration tests: a real plat-apiserver with a bootstrap
 // token, a bootstrap platconfig for it, the built agent spawned against it, and openssl checks.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, repoRoot, type StartedApiServer } from './apiserver.js';
@@ -19,13 +19,16 @@ export interface BootstrapEnv {
   stop(): Promise<void>;
 }
 
-export async function startBootstrapEnv(o: { platformDomain?: string; args?: string[] } = {}): Promise<BootstrapEnv> {
+/** `dataDir` and `certDir` (under the env's dir) keep the API server's state across a restart. */
+export async function startBootstrapEnv(o: { platformDomain?: string; args?: string[]; persistent?: boolean } = {}): Promise<BootstrapEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'bootstrap-it-'));
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, `${BOOTSTRAP_TOKEN},system:bootstrap:abcdef,uid-abcdef,"system:bootstrappers"\n`);
   let api: StartedApiServer;
   try {
-    api = await startApiServer({ ...(o.platformDomain ? { platformDomain: o.platformDomain } : {}), args: [`--token-auth-file=${tokens}`, ...(o.args ?? [])] });
+    const keep = o.persistent === true ? { dataDir: join(dir, 'data'), certDir: join(dir, 'certs') } : {};
+    if (o.persistent === true) await mkdir(keep.certDir ?? '', { recursive: true });
+    api = await startApiServer({ ...(o.platformDomain ? { platformDomain: o.platformDomain } : {}), ...keep, args: [`--token-auth-file=${tokens}`, ...(o.args ?? [])] });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
@@ -60,8 +63,10 @@ export interface AgentProcess {
 }
 
 /** Spawns `node bin/nodeagent` in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
-export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean } = {}): Promise<AgentProcess> {
+export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[] } = {}): Promise<AgentProcess> {
   const root = repoRoot();
+  // `argv`: exactly these arguments (a kubeadm drop-in's), nothing of the env added.
+  if (o.argv !== undefined) return spawnArgs(root, [join(root, 'bin', 'nodeagent'), ...o.argv]);
   // The reference's spellings (kubeadm's drop-in), accepted under --platform-profile=kubernetes.
   const kube = o.referenceSpellings === true;
   const args = [
@@ -80,6 +85,10 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     ...(env.api.platformDomain !== 'platform.io' ? [`--platform-domain=${env.api.platformDomain}`] : []),
     ...extra,
   ];
+  return spawnArgs(root, args);
+}
+
+function spawnArgs(root: string, args: string[]): AgentProcess {
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const listeners = new Set<() => void>();

@@ -2,6 +2,7 @@
 // --print-config. Everything else about a flag (parsing, --help, the man page, the mapping onto
 // config-file fields, deprecation notices) is derived from these entries.
 import type { FlagSpec, FlagNote } from './flag-spec.js';
+import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES } from '../../common/names.js';
 
 const CFG: FlagNote = { kind: 'cfg' };
 const EVICTION_INSTEAD: FlagNote = { kind: 'dep', reason: 'Use --eviction-hard or --eviction-soft instead. Will be removed in a future version.' };
@@ -95,6 +96,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'node-status-update-frequency', type: 'duration', defaultText: '10s', note: CFG, configPath: 'nodeStatusUpdateFrequency', help: "How often the node status is posted; keep it in step with the node controller's grace period." },
   { name: 'oom-score-adj', type: 'int32', defaultText: '-999', note: CFG, configPath: 'oomScoreAdj', help: 'oom_score_adj of the agent process, in [-1000, 1000].' },
   { name: 'pod-cidr', type: 'string', note: CFG, configPath: 'podCIDR', help: 'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 addresses are allocated.' },
+  // Not in the spec: the reference 1.32 keeps it only for kubeadm's kubeadm-flags.env, deprecated, its value discarded.
+  { name: 'pod-infra-container-image', type: 'string', note: { kind: 'dep', reason: 'will be removed in 1.35. Image garbage collector will get sandbox image information from CRI. Its value is ignored, as the reference 1.32 ignores it: nodeagent runs no sandbox (pause) container.' }, flagsField: 'podInfraContainerImage', help: 'Accepted for kubeadm drop-ins and ignored, as by the reference 1.32 (deprecated): nodeagent runs no pod sandbox image.' },
   { name: 'pod-manifest-path', type: 'string', note: CFG, configPath: 'staticPodPath', help: 'Directory of static pod files, or a single file. Files whose names start with a dot are ignored.' },
   { name: 'pod-max-pids', type: 'int', defaultText: '-1', note: CFG, configPath: 'podPidsLimit', help: 'Most processes per pod; -1 uses the pid capacity of node allocatable.' },
   { name: 'pods-per-core', type: 'int32', note: CFG, configPath: 'podsPerCore', help: 'Pods per CPU core; the total never exceeds --max-pods. 0 disables the limit.' },
@@ -136,8 +139,8 @@ export const FLAGS: readonly FlagSpec[] = [
   { name: 'volume-plugin-dir', type: 'string', defaultText: '/usr/libexec/plat/nodeagent-plugins/volume/exec/', note: CFG, configPath: 'volumePluginDir', help: 'Directory searched for third-party volume plugins.' },
   { name: 'volume-stats-agg-period', type: 'duration', defaultText: '1m0s', note: CFG, configPath: 'volumeStatsAggPeriod', help: 'How often the disk usage of volumes is computed and cached; negative disables it.' },
   // Ours, not in the spec's table.
-  { name: 'platform-domain', type: 'string', defaultText: 'platform.io', configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
-  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: 'The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: kubernetes.io signers and labels, k8s.io groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig).' },
+  { name: 'platform-domain', type: 'string', defaultText: DEFAULT_PLATFORM_DOMAIN, configPath: 'platformDomain', help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).' },
+  { name: 'platform-profile', type: 'string', defaultText: 'platform', configPath: 'platformProfile', help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.labelDomain} signers and labels, ${REFERENCE_NAMES.groupDomain} groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig). Unset, a reference flag spelling or a KubeletConfiguration file selects kubernetes; input of both profiles is an error.` },
   { name: 'print-config', type: 'bool', help: 'Print the effective configuration (a NodeAgentConfiguration document, then a NodeAgentFlags document with the flag-only settings) and exit; with errors, print them and exit 1. Starts nothing.' },
 ];
 

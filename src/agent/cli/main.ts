@@ -7,6 +7,9 @@ import type { ParsedFlags } from './flag-spec.js';
 import { FLAGS } from './flags.js';
 import { parseArgs } from './parser.js';
 import { profileOnCommandLine, translateReferenceFlags } from './reference-flags.js';
+import { commandLineSignals, decideProfile, inferredProfileMessage, selectProfile } from './profile-signals.js';
+import { criEndpointProblems } from './cri-endpoint.js';
+import { DEFAULT_PLATFORM_PROFILE, isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { EffectiveConfiguration } from '../config/effective.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
@@ -130,6 +133,34 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
   }
 }
 
+/** --platform-profile as given on the command line; an unknown value is an error naming it. */
+function explicitProfile(argv: readonly string[]): PlatformProfile | undefined {
+  const given = profileOnCommandLine(argv);
+  if (given === undefined || given === '') return undefined;
+  if (!isPlatformProfile(given)) throw new ConfigError(unknownProfileMessage(given, '--platform-profile'), { flag: '--platform-profile' });
+  return given;
+}
+
+/**
+ * Without --platform-profile, the profile follows from the input (profile-signals.ts): when the
+ * reference's flag spellings or a KubeletConfiguration file select the kubernetes profile, it is
+ * set as if given and the reason is logged once. Conflicting signals throw.
+ */
+async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile | undefined, argv: readonly string[], io: MainIO): Promise<ParsedFlags> {
+  const str = (name: string): string | undefined => {
+    const v = parsed.values.get(name);
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const chosen = await selectProfile({ explicit, argv, configFile: str('config'), configDir: str('config-dir') });
+  const inferred = chosen?.inferred;
+  if (inferred === undefined || inferred.profile === DEFAULT_PLATFORM_PROFILE) return parsed;
+  const { renderTextLine } = await import('../../common/log/text-format.js');
+  io.stderr(renderTextLine({ level: 30, time: Date.now(), component: 'config', msg: inferredProfileMessage(inferred) }));
+  const values = new Map(parsed.values);
+  values.set('platform-profile', inferred.profile);
+  return { values, order: parsed.order };
+}
+
 export async function main(argv: string[], io: MainIO = processIO): Promise<number> {
   // Installed first: a signal while the configuration loads must stop the process cleanly too.
   const stops = installStopSignals();
@@ -142,8 +173,12 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
 
 async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise<number> {
   let parsed: ParsedFlags;
+  let explicit: PlatformProfile | undefined;
   try {
-    parsed = parseArgs(profileOnCommandLine(argv) === 'kubernetes' ? translateReferenceFlags(argv) : argv);
+    explicit = explicitProfile(argv);
+    // A reference spelling is read as ours unless the command line also says platform (a conflict).
+    decideProfile(commandLineSignals(explicit, argv));
+    parsed = parseArgs(translateReferenceFlags(argv));
   } catch (err) {
     return fail(io, err);
   }
@@ -159,6 +194,11 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
     return 0;
   }
   await deprecations(parsed, io);
+  try {
+    parsed = await withInputProfile(parsed, explicit, argv, io);
+  } catch (err) {
+    return fail(io, err);
+  }
 
   const { buildConfiguration } = await import('../config/effective.js');
   let eff: EffectiveConfiguration;
@@ -172,6 +212,7 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
     const { renderTextLine } = await import('../../common/log/text-format.js');
     for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: maskUrlUserinfo(w) }));
   }
+  eff.problems.push(...criEndpointProblems(eff.config));
   if (eff.problems.length > 0) {
     for (const p of eff.problems) io.stderr(`${maskUrlUserinfo(p)}\n`);
     return 1;

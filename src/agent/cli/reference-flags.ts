@@ -1,8 +1,9 @@
-// Under the kubernetes naming profile the agent also answers to the reference's flag spellings,
-// so a kubeadm node's systemd drop-in works with only the binary's path changed: `kube` reads as
-// `plat` (--kubeconfig, --bootstrap-kubeconfig, --kube-api-qps, --kube-reserved, ...) and
-// `kubelet` as `nodeagent` (--kubelet-cgroups). The profile is read from the command line
-// (--platform-profile=kubernetes) before anything else is parsed.
+// The agent answers to the reference's flag spellings, so a kubeadm node's systemd drop-in works
+// with only the binary's path changed: `kube` reads as `plat` (--kubeconfig,
+// --bootstrap-kubeconfig, --kube-api-qps, --kube-reserved, ...) and `kubelet` as `nodeagent`
+// (--kubelet-cgroups). A reference spelling selects the kubernetes naming profile when
+// --platform-profile is not given, and conflicts with --platform-profile=platform
+// (profile-signals.ts).
 import { FLAGS } from './flags.js';
 
 const KNOWN = new Set(FLAGS.map((f) => f.name));

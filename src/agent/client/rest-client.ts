@@ -24,6 +24,7 @@ import { isStatus } from './types.js';
 import { ContentTypes, mediaTypeOf, WatchFramesToJsonLines, type EncodedBody } from './protobuf-wire.js';
 import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 export type RequestPriority = 'default' | 'event' | 'heartbeat';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -300,8 +301,8 @@ export class RestClient {
     const type = String(res.headers['content-type'] ?? '');
     if (bytes.length === 0) return undefined as T;
     const mt = mediaTypeOf(type);
-    if (type && !mt.includes('json') && mt !== 'application/vnd.kubernetes.protobuf') {
-      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and application/vnd.kubernetes.protobuf are)`);
+    if (type && !mt.includes('json') && mt !== WIRE_NAMES.protobufMediaType) {
+      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and ${WIRE_NAMES.protobufMediaType} are)`);
     }
     try {
       return this.contentTypes.decode(type, bytes) as T;

@@ -3,6 +3,7 @@
 // `npm run schema` writes it to schema/nodeagent-config.schema.json; a test fails when it is stale.
 import { z } from 'zod';
 import type { FlagSpec } from '../cli/flag-spec.js';
+import { DEFAULT_PLATFORM_DOMAIN } from '../../common/names.js';
 import { defaultConfiguration } from './defaults.js';
 import { getPath } from './merge.js';
 import { nodeAgentConfigurationSchema } from './schema.js';
@@ -15,11 +16,11 @@ type JsonSchema = { properties?: Record<string, JsonSchema>; [k: string]: unknow
 export function configJsonSchema(specs: readonly FlagSpec[]): JsonSchema {
   const schema = z.toJSONSchema(nodeAgentConfigurationSchema, { io: 'input' }) as JsonSchema;
   const defaults = defaultConfiguration('file');
-  schema['$id'] = 'https://platform.io/schemas/nodeagent-config.schema.json';
+  schema['$id'] = `https://${DEFAULT_PLATFORM_DOMAIN}/schemas/nodeagent-config.schema.json`;
   schema['title'] = 'NodeAgentConfiguration';
   schema['description'] = 'nodeagent configuration file (--config) or drop-in (--config-dir/*.conf). Defaults shown are those of a config file (with --config).';
   const props = schema.properties ?? {};
-  props['apiVersion'] = { type: 'string', pattern: '^nodeagent\\.config\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?/v1beta1$', description: 'nodeagent.config.{platform_domain}/v1beta1 (default platform domain: platform.io)' };
+  props['apiVersion'] = { type: 'string', pattern: '^nodeagent\\.config\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?/v1beta1$', description: `nodeagent.config.{platform_domain}/v1beta1 (default platform domain: ${DEFAULT_PLATFORM_DOMAIN})` };
   props['kind'] = { type: 'string', const: 'NodeAgentConfiguration' };
   schema['required'] = ['apiVersion', 'kind'];
   for (const spec of specs) {

@@ -2,7 +2,7 @@
 // first problem: every rule runs and every problem is returned, each naming its field and flag.
 import { isIP } from 'node:net';
 import { featureGateProblems, resolveFeatureGates } from '../cli/feature-gates.js';
-import { isPlatformProfile, PLATFORM_PROFILES } from '../../common/names.js';
+import { DEFAULT_PLATFORM_DOMAIN, isPlatformProfile, PLATFORM_PROFILES } from '../../common/names.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { isTlsCipherSuite, TLS_VERSIONS } from './tls-ciphers.js';
 import { Problems, type ValidationOptions } from './validate-context.js';
@@ -218,7 +218,7 @@ export function validateConfiguration(c: NodeAgentConfiguration, opts: Validatio
   const p = new Problems(opts.flagFor);
   const on = opts.gateEnabled ?? gateLookup(c.featureGates);
   if (!isPlatformProfile(c.platformProfile)) p.add('platformProfile', c.platformProfile, `must be one of ${PLATFORM_PROFILES.join(', ')}`);
-  if (!DNS1123_SUBDOMAIN.test(c.platformDomain)) p.add('platformDomain', c.platformDomain, 'must be a lowercase DNS subdomain such as platform.io');
+  if (!DNS1123_SUBDOMAIN.test(c.platformDomain)) p.add('platformDomain', c.platformDomain, `must be a lowercase DNS subdomain such as ${DEFAULT_PLATFORM_DOMAIN}`);
   validateGates(c, p);
   validateServer(c, p);
   validateSources(c, p);

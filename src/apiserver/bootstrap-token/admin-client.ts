@@ -5,7 +5,7 @@
 
 import { Command, CommanderError, Option } from 'commander';
 import { Agent, request } from 'undici';
-import { isPlatformProfile, namesFor, unknownProfileMessage, type Names } from '../../common/names.js';
+import { DEFAULT_PLATFORM_DOMAIN, isPlatformProfile, namesFor, unknownProfileMessage, type Names } from '../../common/names.js';
 import { loadConnection, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
 
@@ -20,7 +20,7 @@ export function tokenSubcommand(name: string): Command {
   const cmd = new Command(name).exitOverride().helpOption(false).allowExcessArguments(false);
   cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
   cmd.addOption(new Option('--platconfig <file>').default('/var/run/plat-apiserver/admin.platconfig'));
-  cmd.addOption(new Option('--platform-domain <domain>').default('platform.io'));
+  cmd.addOption(new Option('--platform-domain <domain>').default(DEFAULT_PLATFORM_DOMAIN));
   cmd.addOption(new Option('--platform-profile <profile>').default('platform'));
   return cmd;
 }
@@ -39,7 +39,7 @@ export function parseSubcommand(cmd: Command, argv: readonly string[], usage: st
 export function namesFromOptions(o: Record<string, string | undefined>): Names {
   const profile = o['platformProfile'] ?? 'platform';
   if (!isPlatformProfile(profile)) throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), { flag: 'platform-profile' });
-  return namesFor(profile, o['platformDomain'] ?? 'platform.io');
+  return namesFor(profile, o['platformDomain'] ?? DEFAULT_PLATFORM_DOMAIN);
 }
 
 export async function connect(platconfig: string): Promise<ConnectionConfig> {

@@ -11,6 +11,7 @@ import type { ResourceDef } from '../registry/types.js';
 import { prefixEnd, StoreReadError } from '../storage/store.js';
 import { bootstrapTokenSecretType, expired, expiresAtMs, SYSTEM_NAMESPACE } from './token.js';
 import type { UserInfo } from '../interfaces.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface TokenCleanerOptions {
   readonly registry: Registry;
@@ -22,7 +23,7 @@ export interface TokenCleanerOptions {
   readonly logger: Logger;
 }
 
-const CLEANER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:token-cleaner', groups: ['system:serviceaccounts', 'system:masters'] };
+const CLEANER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:token-cleaner`, groups: ['system:serviceaccounts', 'system:masters'] };
 /** Sweep at least this often, whatever the next expiry (a safety net against a missed change). */
 const MAX_SLEEP_MS = 10 * 60_000;
 

@@ -7,9 +7,10 @@
 
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../interfaces.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
 /** Where the reference keeps its bootstrap tokens (kube-system). */
-export const SYSTEM_NAMESPACE = 'kube-system';
+export const SYSTEM_NAMESPACE = REFERENCE_NAMES.namespaces.system;
 export const SECRET_PREFIX = 'bootstrap-token-';
 export const BOOTSTRAPPERS_GROUP = 'system:bootstrappers';
 export const BOOTSTRAP_USER_PREFIX = 'system:bootstrap:';

@@ -11,8 +11,9 @@ import type { Obj, ResourceDef } from '../registry/types.js';
 import { WorkQueue } from './queue.js';
 import { watchKeys } from './watch-keys.js';
 import { getUnlessGone } from './read-key.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
-export const CONTROLLER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:certificate-controller', groups: ['system:serviceaccounts', 'system:masters'] };
+export const CONTROLLER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:certificate-controller`, groups: ['system:serviceaccounts', 'system:masters'] };
 
 export interface CsrControllerOptions {
   readonly registry: Registry;

@@ -6,7 +6,7 @@
 // NoExecute). When the agent posts a Ready condition that is not Unknown again, the taints go.
 
 import type { Logger } from '../../common/log/types.js';
-import type { Names } from '../../common/names.js';
+import { REFERENCE_NAMES, type Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
@@ -17,7 +17,7 @@ export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';
 export const NODE_STATUS_UNKNOWN_MESSAGE = 'Kubelet stopped posting node status.';
 export const NODE_STATUS_NEVER_POSTED_MESSAGE = 'Kubelet never posted node status.';
 const WATCHED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
-const CONTROLLER_USER: UserInfo = { username: 'system:serviceaccount:kube-system:node-controller', groups: ['system:serviceaccounts', 'system:masters'] };
+const CONTROLLER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:node-controller`, groups: ['system:serviceaccounts', 'system:masters'] };
 
 export interface NodeLifecycleOptions {
   readonly registry: Registry;

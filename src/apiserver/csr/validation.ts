@@ -18,6 +18,7 @@ import { isPathSegmentName } from '../registry/meta.js';
 import { decodeBase64Field, decodePemBlocks } from './pem.js';
 import { parseCsrPem } from './request.js';
 import { asArray, asRecord, conditionsOf, isDeepEqual, type Condition } from './object.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
 export const KNOWN_USAGES: readonly string[] = [
   'signing',
@@ -49,7 +50,8 @@ const SORTED_USAGES = [...KNOWN_USAGES].sort();
 
 export const SIGNER_NAME_MESSAGE = "must be a fully qualified domain and path of the form 'example.com/signer-name'";
 export const EXPIRATION_MESSAGE = 'may not specify a duration less than 600 seconds (10 minutes)';
-const LEGACY_UNKNOWN_SIGNER = 'kubernetes.io/legacy-unknown';
+/** The profile's legacy-unknown signer (the reference's by default): not creatable through v1. */
+const LEGACY_UNKNOWN_SIGNER = REFERENCE_NAMES.signers.legacyUnknown;
 
 interface Options {
   allowSettingCertificate: boolean;
@@ -61,6 +63,8 @@ interface Options {
   allowDuplicateUsages: boolean;
   allowEmptyConditionType: boolean;
   allowLegacySignerName: boolean;
+  /** The legacy-unknown signer name of the profile. */
+  legacySigner: string;
 }
 
 const STRICT: Options = {
@@ -73,6 +77,7 @@ const STRICT: Options = {
   allowDuplicateUsages: false,
   allowEmptyConditionType: false,
   allowLegacySignerName: false,
+  legacySigner: '',
 };
 
 /** Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters. */
@@ -206,7 +211,7 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
     });
   }
   const signerName = spec['signerName'];
-  if (signerName === LEGACY_UNKNOWN_SIGNER && !opts.allowLegacySignerName) {
+  if (signerName === opts.legacySigner && !opts.allowLegacySignerName) {
     errs.push(invalid('spec.signerName', signerName, 'the legacy signerName is not allowed via this API version'));
   } else errs.push(...validateSignerName('spec.signerName', signerName));
   const exp = spec['expirationSeconds'];
@@ -224,8 +229,8 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
 }
 
 /** Loosens the rules an existing object already breaks, so it stays updatable (the reference's getValidationOptions). */
-function optionsFor(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): Options {
-  const opts = { ...STRICT };
+function optionsFor(newObj: Record<string, unknown>, oldObj: Record<string, unknown>, legacySigner: string): Options {
+  const opts = { ...STRICT, legacySigner };
   const oldConds = conditionsOf(oldObj);
   const types = oldConds.map((c) => c.type);
   opts.allowDuplicateConditionTypes = new Set(types).size !== types.length;
@@ -239,7 +244,7 @@ function optionsFor(newObj: Record<string, unknown>, oldObj: Record<string, unkn
   const oldCert = bytesField(oldCertText);
   // An update that leaves the certificate alone is not held to today's certificate rules.
   opts.allowArbitraryCertificate = newCertText === oldCertText || oldCert === undefined || certificateProblem(oldCert) !== undefined;
-  opts.allowLegacySignerName = asRecord(oldObj['spec'])['signerName'] === LEGACY_UNKNOWN_SIGNER;
+  opts.allowLegacySignerName = asRecord(oldObj['spec'])['signerName'] === legacySigner;
   return opts;
 }
 
@@ -288,20 +293,20 @@ function validateUpdate(newObj: Record<string, unknown>, oldObj: Record<string, 
   return errs;
 }
 
-export function validateCsrCreate(obj: Record<string, unknown>): FieldError[] {
-  return validateCsr(obj, STRICT);
+export function validateCsrCreate(obj: Record<string, unknown>, legacySigner = LEGACY_UNKNOWN_SIGNER): FieldError[] {
+  return validateCsr(obj, { ...STRICT, legacySigner });
 }
 
-export function validateCsrUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, optionsFor(newObj, oldObj));
+export function validateCsrUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>, legacySigner = LEGACY_UNKNOWN_SIGNER): FieldError[] {
+  return validateUpdate(newObj, oldObj, optionsFor(newObj, oldObj, legacySigner));
 }
 
-export function validateCsrStatusUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj), allowSettingCertificate: true });
+export function validateCsrStatusUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>, legacySigner = LEGACY_UNKNOWN_SIGNER): FieldError[] {
+  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj, legacySigner), allowSettingCertificate: true });
 }
 
-export function validateCsrApprovalUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): FieldError[] {
-  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj), allowSettingApprovalConditions: true });
+export function validateCsrApprovalUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>, legacySigner = LEGACY_UNKNOWN_SIGNER): FieldError[] {
+  return validateUpdate(newObj, oldObj, { ...optionsFor(newObj, oldObj, legacySigner), allowSettingApprovalConditions: true });
 }
 
 // The write mutators live in strategy.ts; re-exported here so callers can import the pair together.

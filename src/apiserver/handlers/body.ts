@@ -3,6 +3,7 @@
 
 import type { IncomingMessage } from 'node:http';
 import { tooLarge, unsupportedMediaType, badRequest } from '../status.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 /** The reference's limit for request bodies: 3 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 3 * 1024 * 1024;
@@ -38,12 +39,12 @@ export function mediaType(req: IncomingMessage): string {
   return (ct.split(';')[0] ?? '').trim().toLowerCase();
 }
 
-const bodyTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const bodyTypes = ['application/json', 'application/yaml', WIRE_NAMES.protobufMediaType];
 
 /** Checks the content type of a create/update body. */
-export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | 'application/vnd.kubernetes.protobuf' {
+export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | typeof WIRE_NAMES.protobufMediaType {
   const mt = mediaType(req);
-  if (mt === 'application/json' || mt === 'application/vnd.kubernetes.protobuf') return mt;
+  if (mt === 'application/json' || mt === WIRE_NAMES.protobufMediaType) return mt;
   if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') return 'application/yaml';
   throw unsupportedMediaType(req.headers['content-type'] ?? '', bodyTypes);
 }

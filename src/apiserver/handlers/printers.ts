@@ -5,6 +5,7 @@
 
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import { DOC } from './printer-docs.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface Column {
   readonly name: string;
@@ -150,7 +151,9 @@ const eventPrinter: Printer = {
   },
 };
 
-const nodeRolePrefix = 'node-role.kubernetes.io/';
+// The reference's role labels, as kubectl's printer reads them.
+const nodeRolePrefix = REFERENCE_NAMES.labels.nodeRolePrefix;
+const roleLabel = `${REFERENCE_NAMES.labelDomain}/role`;
 
 function nodeCells(o: Obj, now: Date): unknown[] {
   const status = objAt(o, 'status') ?? {};
@@ -161,7 +164,7 @@ function nodeCells(o: Obj, now: Date): unknown[] {
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(labels)) {
     if (k.startsWith(nodeRolePrefix) && k.length > nodeRolePrefix.length) roles.add(k.slice(nodeRolePrefix.length));
-    else if (k === 'kubernetes.io/role' && typeof v === 'string' && v !== '') roles.add(v);
+    else if (k === roleLabel && typeof v === 'string' && v !== '') roles.add(v);
   }
   const addrs = objs(status['addresses']);
   const addr = (t: string): string => orNone(str(addrs.find((a) => a['type'] === t)?.['address']));

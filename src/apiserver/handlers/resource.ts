@@ -19,6 +19,7 @@ import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
 import { sendJson, type ResponseContext } from './respond.js';
 import { responseConversion, type ResponseConversion } from './table.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -190,7 +191,7 @@ function withKind(def: ResourceDef, obj: Obj): Obj {
 async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, mode: 'Ignore' | 'Warn' | 'Strict', rc: ResponseContext): Promise<Obj> {
   const contentType = requireObjectMediaType(req);
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (contentType === 'application/vnd.kubernetes.protobuf') return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
+  if (contentType === WIRE_NAMES.protobufMediaType) return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
   const decoded = decodeObject({ body: bytes.toString('utf8'), contentType, kind: def.kind, apiVersion: apiVersionOf(def) });
   applyFieldValidation(decoded, mode, def.kind, def.version, rc.warnings);
   return decoded.object;
@@ -199,7 +200,7 @@ async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: Inco
 /** A DeleteOptions body as JSON text (a protobuf DeleteOptions is decoded first). */
 async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): Promise<string> {
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (bytes.length > 0 && mediaType(req) === 'application/vnd.kubernetes.protobuf') return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
+  if (bytes.length > 0 && mediaType(req) === WIRE_NAMES.protobufMediaType) return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
   return bytes.toString('utf8');
 }
 

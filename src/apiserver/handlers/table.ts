@@ -10,6 +10,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest, StatusError } from '../status.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
 import { defaultPrinter, PRINTERS, type Printer } from './printers.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 export { humanDuration } from './printers.js';
 
@@ -40,7 +41,7 @@ function mediaParams(entry: string): { type: string; params: Map<string, string>
  */
 export function targetOf(accept: string | undefined, domain: string): Target | undefined {
   if (accept === undefined || accept.trim() === '') return undefined;
-  const groups = new Set([`meta.${domain}`, 'meta.k8s.io']);
+  const groups = new Set([`meta.${domain}`, WIRE_NAMES.referenceMetaGroup]);
   let unsupported = false;
   for (const entry of accept.split(',')) {
     const { type, params } = mediaParams(entry);
@@ -55,7 +56,7 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     unsupported = true;
   }
   if (unsupported) {
-    throw new StatusError(406, 'NotAcceptable', 'only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf');
+    throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`);
   }
   return undefined;
 }

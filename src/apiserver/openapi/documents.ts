@@ -6,9 +6,10 @@ import { Definitions, refTo, type Flavour, type Json } from './definitions.js';
 import type { Catalog, GroupVersion } from './catalog.js';
 import { patchBody } from '../schema/meta.js';
 import { paramType, STATUS, type Operation, type PathItem } from './operations.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 const PATCH = 'io.k8s.apimachinery.pkg.apis.meta.v1.Patch';
-const RESPONSE_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const RESPONSE_TYPES = ['application/json', 'application/yaml', WIRE_NAMES.protobufMediaType];
 const PATCH_TYPES = ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 function v3Param(name: string, where: 'query' | 'path'): Json {

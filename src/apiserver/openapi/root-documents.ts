@@ -7,8 +7,9 @@ import { apiGroup, apiGroupList, apiVersions, versionInfo } from '../schema/meta
 import { definitionName, type Schema } from '../schema/types.js';
 import type { Describe } from './descriptions.js';
 import { Definitions, refTo, type Json } from './definitions.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
-const DISCOVERY_TYPES = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+const DISCOVERY_TYPES = ['application/json', 'application/yaml', WIRE_NAMES.protobufMediaType];
 
 interface RootEntry {
   /** The key under /openapi/v3/ (`api`, `apis`, `apis/<group>`, `version`). */

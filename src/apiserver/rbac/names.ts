@@ -1,7 +1,7 @@
 // The one place RBAC names are derived from the platform domain: the API group, the labels and
 // annotations of the bootstrap policy, and the translation of the reference's own names (read
 // from a real 1.32 apiserver) into ours, through the naming profile (src/common/names.ts).
-import { namesFor, type Names } from '../../common/names.js';
+import { REFERENCE_NAMES, namesFor, type Names } from '../../common/names.js';
 
 export interface RbacNames {
   /** `rbac.authorization.<domain>` */
@@ -18,16 +18,21 @@ export interface RbacNames {
 
 /** The reference's signers and namespaces, and what they are called under the profile. */
 function exactNames(n: Names): ReadonlyMap<string, string> {
+  const ref = REFERENCE_NAMES;
   return new Map([
-    ['kubernetes.io/kube-apiserver-client-kubelet', n.signers.agentClient],
-    ['kubernetes.io/kube-apiserver-client', n.signers.apiClient],
-    ['kubernetes.io/kubelet-serving', n.signers.agentServing],
-    ['kubernetes.io/legacy-unknown', n.signers.legacyUnknown],
-    ['kube-system', n.namespaces.system],
-    ['kube-public', n.namespaces.public],
-    ['kube-node-lease', n.namespaces.nodeLease],
+    [ref.signers.agentClient, n.signers.agentClient],
+    [ref.signers.apiClient, n.signers.apiClient],
+    [ref.signers.agentServing, n.signers.agentServing],
+    [ref.signers.legacyUnknown, n.signers.legacyUnknown],
+    [ref.namespaces.system, n.namespaces.system],
+    [ref.namespaces.public, n.namespaces.public],
+    [ref.namespaces.nodeLease, n.namespaces.nodeLease],
   ]);
 }
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A reference group domain (`x.k8s.io`) or label domain (`kubernetes.io/`) inside a name. */
+const REFERENCE_DOMAIN = new RegExp(`(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`, 'g');
 
 /** RBAC's names under a profile (default: the platform profile with `platformDomain`). */
 export function rbacNames(platformDomain: string, profileNames: Names = namesFor('platform', platformDomain)): RbacNames {
@@ -44,7 +49,7 @@ export function rbacNames(platformDomain: string, profileNames: Names = namesFor
       if (known !== undefined) return known;
       if (n.profile === 'kubernetes') return name;
       // `x.k8s.io` groups become the group domain, `kubernetes.io/` label prefixes the label domain.
-      return name.replace(/(^|[./:])(k8s\.io|kubernetes\.io)(?=$|[/:])/g, (_m, pre: string, d: string) => `${pre}${d === 'k8s.io' ? g : n.labelDomain}`);
+      return name.replace(REFERENCE_DOMAIN, (_m, pre: string, d: string) => `${pre}${d === REFERENCE_NAMES.groupDomain ? g : n.labelDomain}`);
     },
   };
 }

@@ -2,6 +2,7 @@
 // {"v":"meta.{domain}/v1","rv":N,"start":"<next key, relative to the list prefix>"}.
 
 import { badRequest } from '../status.js';
+import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface ContinueToken {
   /** The snapshot revision; -1 means "from the latest" (the fresh token of an expired one). */
@@ -29,7 +30,7 @@ export function decodeContinue(domain: string, text: string): ContinueToken {
   const rv = p['rv'];
   const start = p['start'];
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0 || rv < -1) {
-    throw badRequest('invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    throw badRequest(`invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version ${REFERENCE_NAMES.groups.meta}/v1)`);
   }
   if (typeof start !== 'string' || start === '') {
     throw badRequest('invalid continue token: continue key is not valid: encoded start key empty');

@@ -11,9 +11,10 @@ import { fromProtoValue } from './from-proto.js';
 import { toProtoValue } from './to-proto.js';
 import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
+import { WIRE_NAMES } from '../names.js';
 
-export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
-export const PROTOBUF_WATCH_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf;stream=watch';
+export const PROTOBUF_MEDIA_TYPE = WIRE_NAMES.protobufMediaType;
+export const PROTOBUF_WATCH_MEDIA_TYPE = `${WIRE_NAMES.protobufMediaType};stream=watch`;
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** Objects embedded in objects (a watch event's object): deeper than this is refused. */
 const MAX_EMBEDDING = 4;

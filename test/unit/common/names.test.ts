@@ -3,7 +3,7 @@
 // platform, today's names from --platform-domain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { namesFor, isPlatformProfile, unknownProfileMessage } from '../../../src/common/names.js';
+import { REFERENCE_NAMES, WIRE_NAMES, namesFor, isPlatformProfile, unknownProfileMessage } from '../../../src/common/names.js';
 
 test('kubernetes profile: the reference names', () => {
   const n = namesFor('kubernetes', 'ignored.example');
@@ -33,6 +33,7 @@ test('kubernetes profile: the reference names', () => {
     region: 'topology.kubernetes.io/region',
     failureDomainZone: 'failure-domain.beta.kubernetes.io/zone',
     failureDomainRegion: 'failure-domain.beta.kubernetes.io/region',
+    nodeRolePrefix: 'node-role.kubernetes.io/',
   });
   assert.deepEqual(n.nodeSelfLabelNamespaces, ['kubelet.kubernetes.io', 'node.kubernetes.io']);
   assert.deepEqual(n.taints, {
@@ -65,6 +66,8 @@ test('platform profile: everything from --platform-domain and the word plat', ()
   assert.equal(n.signers.agentServing, 'example.org/platlet-serving');
   assert.equal(n.signers.apiClient, 'example.org/plat-apiserver-client');
   assert.equal(n.labels.hostname, 'example.org/hostname');
+  assert.equal(n.labels.nodeRolePrefix, 'node-role.example.org/');
+  assert.equal(n.signers.legacyUnknown, 'example.org/legacy-unknown');
   assert.equal(n.taints.unreachable, 'node.example.org/unreachable');
   assert.equal(n.annotations.configMirror, 'example.org/config.mirror');
   assert.equal(n.annotations.controllerManagedAttachDetach, 'volumes.example.org/controller-managed-attach-detach');
@@ -78,4 +81,17 @@ test('an unknown profile names where it came from and the accepted values', () =
   assert.equal(isPlatformProfile('kubernetes'), true);
   assert.equal(isPlatformProfile('Kubernetes'), false);
   assert.equal(unknownProfileMessage('k8s', '--platform-profile'), 'invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes');
+});
+
+test("the reference's names and the wire identifiers every profile speaks, as kubectl 1.32 and kube-apiserver spell them", () => {
+  assert.equal(REFERENCE_NAMES.profile, 'kubernetes');
+  assert.equal(REFERENCE_NAMES.signers.legacyUnknown, 'kubernetes.io/legacy-unknown');
+  assert.deepEqual(WIRE_NAMES, {
+    protobufMediaType: 'application/vnd.kubernetes.protobuf',
+    execProtocols: ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'],
+    portForwardProtocols: ['portforward.k8s.io'],
+    referenceMetaGroup: 'meta.k8s.io',
+    credentialProviderConfigGroup: 'kubelet.config.k8s.io',
+    credentialProviderPluginGroup: 'credentialprovider.kubelet.k8s.io',
+  });
 });

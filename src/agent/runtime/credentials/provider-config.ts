@@ -9,11 +9,12 @@ import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../../common/util/
 import { ConfigError, userMessage } from '../../../common/util/errors.js';
 import { tryDurationMs } from '../../config/values.js';
 import { parseSchemelessURL } from './match-image.js';
+import { WIRE_NAMES } from '../../../common/names.js';
 
-export const CONFIG_API_GROUP = 'kubelet.config.k8s.io';
-export const CONFIG_API_VERSIONS = ['kubelet.config.k8s.io/v1', 'kubelet.config.k8s.io/v1beta1', 'kubelet.config.k8s.io/v1alpha1'];
+export const CONFIG_API_GROUP = WIRE_NAMES.credentialProviderConfigGroup;
+export const CONFIG_API_VERSIONS = ['v1', 'v1beta1', 'v1alpha1'].map((v) => `${CONFIG_API_GROUP}/${v}`);
 /** The plugin protocol versions, sorted as the reference lists them. */
-export const PLUGIN_API_VERSIONS = ['credentialprovider.kubelet.k8s.io/v1', 'credentialprovider.kubelet.k8s.io/v1alpha1', 'credentialprovider.kubelet.k8s.io/v1beta1'];
+export const PLUGIN_API_VERSIONS = ['v1', 'v1alpha1', 'v1beta1'].map((v) => `${WIRE_NAMES.credentialProviderPluginGroup}/${v}`);
 
 const providerSchema = z.strictObject({
   name: z.string(),

@@ -5,9 +5,10 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { WIRE_NAMES } from '../../../common/names.js';
 
-export const EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'] as const;
-export const PORT_FORWARD_PROTOCOLS = ['portforward.k8s.io'] as const;
+export const EXEC_PROTOCOLS = WIRE_NAMES.execProtocols;
+export const PORT_FORWARD_PROTOCOLS = WIRE_NAMES.portForwardProtocols;
 
 function listHeader(req: IncomingMessage, name: string): string[] {
   const raw = req.headersDistinct[name] ?? [];

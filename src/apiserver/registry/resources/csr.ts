@@ -14,7 +14,8 @@ import {
 } from '../../csr/validation.js';
 import type { ResourceDef } from '../types.js';
 
-export function csrDef(platformDomain: string): ResourceDef {
+/** `legacySigner`: the profile's legacy-unknown signer (default: the reference's). */
+export function csrDef(platformDomain: string, legacySigner?: string): ResourceDef {
   return {
     resource: 'certificatesigningrequests',
     singularName: 'certificatesigningrequest',
@@ -30,16 +31,16 @@ export function csrDef(platformDomain: string): ResourceDef {
     prepareForCreate: (obj, ctx) => {
       prepareCsrForCreate(obj, ctx.user);
     },
-    validateCreate: (obj) => validateCsrCreate(obj),
+    validateCreate: (obj) => validateCsrCreate(obj, legacySigner),
     prepareForUpdate: (obj, old, subresource, ctx) => {
       if (subresource === 'status') prepareCsrForStatusUpdate(obj, old, ctx.now);
       else if (subresource === 'approval') prepareCsrForApprovalUpdate(obj, old, ctx.now);
       else prepareCsrForUpdate(obj, old);
     },
     validateUpdate: (obj, old, subresource) => {
-      if (subresource === 'status') return validateCsrStatusUpdate(obj, old);
-      if (subresource === 'approval') return validateCsrApprovalUpdate(obj, old);
-      return validateCsrUpdate(obj, old);
+      if (subresource === 'status') return validateCsrStatusUpdate(obj, old, legacySigner);
+      if (subresource === 'approval') return validateCsrApprovalUpdate(obj, old, legacySigner);
+      return validateCsrUpdate(obj, old, legacySigner);
     },
   };
 }

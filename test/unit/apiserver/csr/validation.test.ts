@@ -261,4 +261,9 @@ describe('compatibility with stored data', () => {
     (next['metadata'] as Record<string, unknown>)['labels'] = { a: 'b' };
     assert.deepEqual(validateCsrUpdate(next, old), []);
   });
+  test("the legacy signer is the profile's: platform.io/legacy-unknown under the platform profile", () => {
+    const ours = csrObject({ requestPem: pem, signerName: 'platform.io/legacy-unknown' });
+    assert.ok(texts(validateCsrCreate(ours, 'platform.io/legacy-unknown')).some((t) => t.includes('the legacy signerName is not allowed via this API version')));
+    assert.ok(!texts(validateCsrCreate(ours)).some((t) => t.includes('legacy')), "under the reference's names it is an ordinary signer");
+  });
 });

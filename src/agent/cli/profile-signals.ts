@@ -1,0 +1,172 @@
+// The naming profile follows from the input when --platform-profile is not given, so a kubeadm
+// node's systemd drop-in works with only the binary's path changed: a reference flag spelling
+// (--kubeconfig, --bootstrap-kubeconfig, ...) or a --config / --config-dir file of kind
+// KubeletConfiguration selects the kubernetes profile; a NodeAgentConfiguration file or an
+// explicit --platform-profile=platform are signals of the platform profile. Signals of both
+// profiles at once are an error naming one of each. The choice and its reason are returned so
+// the caller says once why the profile was selected.
+import { open } from 'node:fs/promises';
+import { namesFor, type PlatformProfile } from '../../common/names.js';
+import { ConfigError } from '../../common/util/errors.js';
+import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
+import { ourFlagName } from './reference-flags.js';
+
+export interface ProfileSignal {
+  readonly profile: PlatformProfile;
+  /** What in the input says so, e.g. `the flag --kubeconfig (the reference's spelling of --platconfig)`. */
+  readonly why: string;
+}
+
+/** The reference's flag spellings in `argv` (before `--`), each once, as `[given, ours]`. */
+export function referenceSpellingsIn(argv: readonly string[]): [string, string][] {
+  const out = new Map<string, string>();
+  for (const a of argv) {
+    if (a === '--') break;
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    const name = a.slice(2, eq < 0 ? undefined : eq);
+    const ours = ourFlagName(name);
+    if (ours !== undefined && !out.has(name)) out.set(name, ours);
+  }
+  return [...out];
+}
+
+/** The signal of the command line's flag spellings, or undefined when it has none. */
+export function flagSignal(argv: readonly string[]): ProfileSignal | undefined {
+  const first = referenceSpellingsIn(argv)[0];
+  if (first === undefined) return undefined;
+  return { profile: 'kubernetes', why: `the flag --${first[0]} (the reference's spelling of --${first[1]})` };
+}
+
+/** The apiVersion group of the reference's KubeletConfiguration, and the prefix of ours. */
+const KUBELET_CONFIG_GROUP = namesFor('kubernetes').agentConfig.apiVersion.split('/')[0] ?? '';
+const NODEAGENT_CONFIG_PREFIX = 'nodeagent.config.';
+
+/**
+ * The profile a config document's identity belongs to, or undefined when it is neither's: the
+ * apiVersion's group first (a mixed identity is the loader's to report under that profile), else
+ * the kind.
+ */
+export function documentProfile(doc: unknown): PlatformProfile | undefined {
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  const { apiVersion, kind } = doc as Record<string, unknown>;
+  const group = typeof apiVersion === 'string' ? (apiVersion.split('/')[0] ?? '') : '';
+  if (group === KUBELET_CONFIG_GROUP) return 'kubernetes';
+  if (group.startsWith(NODEAGENT_CONFIG_PREFIX)) return 'platform';
+  if (kind === namesFor('kubernetes').agentConfig.kind) return 'kubernetes';
+  if (kind === namesFor('platform').agentConfig.kind) return 'platform';
+  return undefined;
+}
+
+/** `apiVersion: x, kind: y` of a document, the fields it has. */
+function identityText(doc: unknown): string {
+  const d = doc as Record<string, unknown>;
+  return ['apiVersion', 'kind']
+    .filter((k) => typeof d[k] === 'string' && d[k] !== '')
+    .map((k) => `${k}: ${String(d[k])}`)
+    .join(', ');
+}
+
+/**
+ * The profile signal of a config file, from its kind. A file that cannot be read or parsed here
+ * gives none: the loader reads it again and reports the problem with file, line and column.
+ */
+export async function fileSignal(path: string, what: string): Promise<ProfileSignal | undefined> {
+  let text: string;
+  try {
+    const fh = await open(path, 'r');
+    try {
+      const st = await fh.stat();
+      if (!st.isFile() || st.size > CONFIG_FILE_LIMITS.maxBytes) return undefined;
+      text = await fh.readFile('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+  // Loaded here only: --help and --version never read a file.
+  const { parseYamlValueBounded } = await import('../../common/util/bounded-yaml.js');
+  let doc: unknown;
+  try {
+    doc = parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `${what} "${path}"` });
+  } catch {
+    return undefined;
+  }
+  const profile = documentProfile(doc);
+  if (profile === undefined) return undefined;
+  return { profile, why: `${what} "${path}" (${identityText(doc)})` };
+}
+
+/** The text of a conflict between two signals. */
+export function conflictMessage(a: ProfileSignal, b: ProfileSignal): string {
+  const hint =
+    'give the input of one profile only: under --platform-profile=kubernetes the reference flag spellings and a KubeletConfiguration file, ' +
+    'under --platform-profile=platform our spellings (--platconfig, --bootstrap-platconfig, ...) and a NodeAgentConfiguration file';
+  return `conflicting naming profiles: ${a.why} selects the ${a.profile} profile, but ${b.why} selects the ${b.profile} profile; ${hint}`;
+}
+
+/**
+ * The profile from the signals, in order of strength (explicit flag first). Throws ConfigError
+ * naming two that disagree; undefined when there is no signal at all.
+ */
+export function decideProfile(signals: readonly ProfileSignal[]): ProfileSignal | undefined {
+  const first = signals[0];
+  if (first === undefined) return undefined;
+  const other = signals.find((s) => s.profile !== first.profile);
+  if (other !== undefined) throw new ConfigError(conflictMessage(first, other), { flag: '--platform-profile' });
+  return first;
+}
+
+export interface ProfileInput {
+  /** --platform-profile as given (already checked to be a profile), or undefined. */
+  explicit: PlatformProfile | undefined;
+  /** The command line as given (reference spellings untranslated). */
+  argv: readonly string[];
+  /** --config and --config-dir, when given. */
+  configFile: string | undefined;
+  configDir: string | undefined;
+}
+
+/** The signals of the command line alone (no file read), strongest first. */
+export function commandLineSignals(explicit: PlatformProfile | undefined, argv: readonly string[]): ProfileSignal[] {
+  const flags = flagSignal(argv);
+  return [
+    ...(explicit !== undefined ? [{ profile: explicit, why: `--platform-profile=${explicit}` }] : []),
+    ...(flags !== undefined ? [flags] : []),
+  ];
+}
+
+/** Every signal of the input, strongest first: the explicit flag, the spellings, the files. */
+export async function inputSignals(input: ProfileInput): Promise<ProfileSignal[]> {
+  const signals = commandLineSignals(input.explicit, input.argv);
+  if (input.configFile !== undefined) {
+    const s = await fileSignal(input.configFile, 'the config file');
+    if (s !== undefined) signals.push(s);
+  }
+  if (input.configDir !== undefined) {
+    const { listDropIns } = await import('../config/dropins.js');
+    // A directory that cannot be listed gives no signal: the loader reports it.
+    const files = await listDropIns(input.configDir).catch(() => [] as string[]);
+    for (const f of files) {
+      const s = await fileSignal(f, 'the drop-in config file');
+      if (s !== undefined) signals.push(s);
+    }
+  }
+  return signals;
+}
+
+/**
+ * The profile the input selects, or undefined when nothing says: `inferred` is set when the
+ * profile was not given explicitly (the caller logs its reason once). Throws on a conflict.
+ */
+export async function selectProfile(input: ProfileInput): Promise<{ profile: PlatformProfile; inferred: ProfileSignal | undefined } | undefined> {
+  const chosen = decideProfile(await inputSignals(input));
+  if (chosen === undefined) return undefined;
+  return { profile: chosen.profile, inferred: input.explicit === undefined ? chosen : undefined };
+}
+
+/** The one line saying why an inferred profile was selected. */
+export function inferredProfileMessage(s: ProfileSignal): string {
+  return `naming profile ${s.profile} selected by ${s.why} (no --platform-profile was given; --platform-profile=${s.profile} says so explicitly)`;
+}
