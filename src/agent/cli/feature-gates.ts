@@ -49,6 +49,9 @@ export const KNOWN_FEATURE_GATES: readonly FeatureGateInfo[] = [
   b('NodeSwap'),
   b('PlatletCgroupDriverFromCRI'),
   a('PlatletCrashLoopBackOffMax'),
+  // nodeagent's own (not the reference's): events through events.k8s.io/v1, as the newer recorder
+  // writes them, instead of core/v1 as the reference's kubelet does.
+  a('PlatletEventsV1Recorder'),
   a('PlatletFineGrainedAuthz'),
   a('PlatletInUserNamespace'),
   a('PlatletPodResourcesDynamicResources'),

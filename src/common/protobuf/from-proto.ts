@@ -121,5 +121,8 @@ function fill(t: protobuf.Type, m: object, path: string, raw: RawReader, out: Pl
 export function fromProtoValue(t: protobuf.Type, m: object, path: string, raw: RawReader): Plain {
   const out: Plain = {};
   fill(t, m, path, raw, out);
+  // A list's `items` has no omitempty: the reference's JSON of an empty list carries "items": [],
+  // and clients iterate it.
+  if (path === '' && t.name.endsWith('List') && planOf(t).byProtoName.has('items') && out['items'] === undefined) out['items'] = [];
   return out;
 }

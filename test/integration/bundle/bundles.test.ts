@@ -13,7 +13,10 @@ import { repoRoot } from '../../helpers/apiserver.js';
 const ROOT = repoRoot();
 const PROGRAMS = ['nodeagent', 'plat-apiserver'] as const;
 /** What may stay outside a bundle: native addons (scripts/bundle.mjs EXTERNAL). */
-const EXTERNAL = new Set(['better-sqlite3', 'cpu-features']);
+// Native modules kept outside the bundles (scripts/bundle.mjs EXTERNAL): better-sqlite3 and
+// node-pty are addons; cpu-features (ssh2), bufferutil and utf-8-validate (ws) are optional addons
+// their users load inside try/catch, with JavaScript fallbacks.
+const EXTERNAL = new Set(['better-sqlite3', 'node-pty', 'cpu-features', 'bufferutil', 'utf-8-validate']);
 const BUILTIN = new Set(builtinModules);
 
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);

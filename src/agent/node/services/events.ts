@@ -1,7 +1,9 @@
 // The event recorder (to the API server, or to the log when there is none), the client
 // certificate's expiry events, and the pod events from status and runtime changes.
 import type { Logger } from '../../../common/log/types.js';
-import { negotiatedEventSinkFrom } from '../api-adapters.js';
+import { createEventClient } from '../../client/typed-clients.js';
+import { gateLookup } from '../../config/validate.js';
+import { eventSinkFrom, negotiatedEventSinkFrom } from '../api-adapters.js';
 import { ClientCertificateWatch } from '../events/client-certificate.js';
 import { EventRecorder } from '../events/recorder.js';
 import type { EventSink, ObjectReference } from '../events/types.js';
@@ -20,12 +22,23 @@ export function nodeReference(nodeName: string): ObjectReference {
   return { kind: 'Node', name: nodeName, uid: nodeName };
 }
 
+/**
+ * Events to the API server: core/v1 with `source`, as the reference's kubelet writes them; with the
+ * PlatletEventsV1Recorder gate, events.k8s.io/v1 when discovery lists it and this user may write
+ * it (the newer recorder), falling back to core/v1 (said once).
+ */
+function apiSink(ctx: ServicesContext): EventSink | undefined {
+  const { rest, clock, logger, names, config } = ctx;
+  if (rest === undefined) return undefined;
+  if (gateLookup(config.featureGates)('PlatletEventsV1Recorder')) return negotiatedEventSinkFrom({ rest, group: names.groups.events, clock, logger: logger.child({ part: 'events' }) });
+  return eventSinkFrom(createEventClient({ client: rest, clock, logger }));
+}
+
 /** Starts the recorder and what reports through it. */
 export function startEvents(ctx: ServicesContext): EventRecorder {
   const { agent, config, clock, logger, rest, metrics, signal, names, nodeName } = ctx;
   const recorder = new EventRecorder({
-    // events.k8s.io/v1 when discovery lists it and this user may write it (the newer recorder), else core/v1.
-    sink: rest !== undefined ? negotiatedEventSinkFrom({ rest, group: names.groups.events, clock, logger: logger.child({ part: 'events' }) }) : logSink(logger),
+    sink: apiSink(ctx) ?? logSink(logger),
     clock,
     logger: logger.child({ part: 'events' }),
     host: nodeName,

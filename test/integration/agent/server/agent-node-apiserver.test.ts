@@ -138,9 +138,8 @@ test('the agent registers a Ready node with its labels, taints, addresses and co
 test('the agent\'s events are in plat-apiserver, and kubectl get events shows them', async (t) => {
   let reasons: string[] = [];
   await waitFor(async () => {
-    // The reporting fields: both recorders set them (this agent may write events.k8s.io/v1, so it does; no source then).
-    const list = await rest.request<{ items: { reason: string; reportingComponent: string; reportingInstance: string; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
-    const mine = list.items.filter((e) => e.reportingComponent === 'nodeagent' && e.reportingInstance === NODE && e.involvedObject.name === NODE);
+    const list = await rest.request<{ items: { reason: string; source: { component: string; host: string }; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const mine = list.items.filter((e) => e.source.component === 'nodeagent' && e.source.host === NODE && e.involvedObject.name === NODE);
     reasons = mine.map((e) => e.reason);
     return ['Starting', 'NodeReady', 'RegisteredNode'].every((r) => reasons.includes(r));
   }, 'the node events', 20_000, 100);
@@ -148,7 +147,7 @@ test('the agent\'s events are in plat-apiserver, and kubectl get events shows th
     t.diagnostic('kubectl is not installed: skipping the kubectl part');
     return;
   }
-  const r = spawnSync('kubectl', [`--kubeconfig=${api.adminPlatconfig}`, 'get', 'events', '-n', 'default', '-o', 'custom-columns=REASON:.reason,SOURCE:.reportingComponent,HOST:.reportingInstance,OBJECT:.involvedObject.name'], { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync('kubectl', [`--kubeconfig=${api.adminPlatconfig}`, 'get', 'events', '-n', 'default', '-o', 'custom-columns=REASON:.reason,SOURCE:.source.component,HOST:.source.host,OBJECT:.involvedObject.name'], { encoding: 'utf8', timeout: 20_000 });
   assert.equal(r.status, 0, r.stderr);
   for (const reason of ['Starting', 'NodeReady', 'RegisteredNode']) assert.match(r.stdout, new RegExp(`^${reason}\\s+nodeagent\\s+${NODE}\\s+${NODE}$`, 'm'));
 });

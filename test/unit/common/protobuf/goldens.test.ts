@@ -66,3 +66,8 @@ test('watch frames: a 4-byte big-endian length and the WatchEvent protoc encodes
 test('the committed descriptor is what scripts/gen-proto.mjs compiles from proto/', () => {
   execFileSync(process.execPath, [join(process.cwd(), 'scripts', 'gen-proto.mjs'), '--check'], { stdio: 'pipe' });
 });
+
+test('an empty list decodes with "items": [] (the reference\'s JSON of an empty PodList; the agent\'s pod source iterates it)', () => {
+  const bytes = encodeEnvelope({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] }, 'v1', 'PodList');
+  assert.deepEqual(decodeEnvelope(bytes).object, { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] });
+});
