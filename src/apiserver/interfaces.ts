@@ -7,8 +7,6 @@ import type { IncomingMessage } from 'node:http';
 
 import type { UserInfo } from '../common/auth/user.js';
 
-/** Who made a request (one type for both programs). */
-export type { UserInfo };
 
 export type AuthenticationResult =
   | { readonly kind: 'authenticated'; readonly user: UserInfo }

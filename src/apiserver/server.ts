@@ -8,13 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type {
-  AdmissionPlugin,
-  Authenticator,
-  Authorizer,
-  RequestTracer,
-  TransformerRegistry,
-} from './interfaces.js';
+import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
 import type { Clock } from '../common/util/clock.js';
 import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
@@ -31,7 +25,7 @@ import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } fr
 import { impersonatedUser } from './auth/impersonation.js';
 import type { LateModes } from './authz/modes.js';
 import { Rbac } from './rbac/index.js';
-import type { UserInfo } from './interfaces.js';
+import type { UserInfo } from '../common/auth/user.js';
 import { ResourceRoutes } from './handlers/routes.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
 import { wantsPretty } from './params.js';

@@ -14,7 +14,7 @@ import { CertificateError, PlatconfigError } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { clientCertPlatconfig, loadConnection, writePlatconfig, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
-import { writeFileAtomic } from '../../common/platconfig/atomic-file.js';
+import { writeFileAtomic } from '../../common/util/atomic-file.js';
 import { RestClient } from '../client/rest-client.js';
 import { CsrClient } from '../client/csr-client.js';
 import { parseCertificate } from './cert-info.js';

@@ -6,7 +6,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { writeFileAtomic, removeStaleTempFiles } from '../../common/platconfig/atomic-file.js';
+import { writeFileAtomic, removeStaleTempFiles } from '../../common/util/atomic-file.js';
 import { x509lib } from './csr.js';
 import { generatePrivateKey, toCryptoKeyPair, type PrivateKey } from './keys.js';
 import { pairFromPem, type CertificatePair } from './store.js';

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { CertificateError } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
-import { writeFileAtomic, syncDir, removeStaleTempFiles } from '../../common/platconfig/atomic-file.js';
+import { writeFileAtomic, syncDir, removeStaleTempFiles } from '../../common/util/atomic-file.js';
 import { parseCertificate, splitCertificates, type CertificateInfo } from './cert-info.js';
 import { parsePrivateKey, publicKeyDer, type PrivateKey } from './keys.js';
 

@@ -9,8 +9,6 @@ export interface RateLimiter {
   acquire(signal?: AbortSignal): Promise<void>;
 }
 
-export { TokenBucket, type TokenBucketOptions } from '../../common/util/token-bucket.js';
-
 /** A limiter that never waits (for calls excluded from --plat-api-qps). */
 export const unlimited: RateLimiter = { acquire: (signal) => (signal?.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve()) };
 

@@ -4,7 +4,8 @@
 // system:masters in requests for the API-server client signer).
 import type { Names } from '../../common/names.js';
 import { parseCsrPem } from '../csr/request.js';
-import type { AdmissionPlugin, AdmissionRequest, Authorizer, UserInfo } from '../interfaces.js';
+import type { AdmissionPlugin, AdmissionRequest, Authorizer } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { forbidden } from '../status.js';
 
 const CSR_RESOURCE = 'certificatesigningrequests';

@@ -3,7 +3,8 @@
 // request with the lower-cased method as verb.
 
 import { labelRequirementToApi } from '../authz/review-selectors.js';
-import type { FieldSelectorRequirement, LabelSelectorRequirement, RequestAttributes, UserInfo } from '../interfaces.js';
+import type { FieldSelectorRequirement, LabelSelectorRequirement, RequestAttributes } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { parseFieldSelector, parseLabelSelector } from '../selectors/index.js';
 
 const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };

@@ -5,7 +5,8 @@
 // the reference's privileged-group authorizer); then the configured chain, first decision wins.
 
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator, Authorizer, AuthorizationDecision, PolicyRule, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../interfaces.js';
+import type { Authenticator, Authorizer, AuthorizationDecision, PolicyRule, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { isRuleResolver } from '../authz/modes.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 

@@ -6,7 +6,8 @@
 // answers 500, a server error for a client's mistake).
 
 import type { IncomingMessage } from 'node:http';
-import type { Authorizer, RequestAttributes, UserInfo } from '../interfaces.js';
+import type { Authorizer, RequestAttributes } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { badRequest, forbidden } from '../status.js';
 import { forbiddenMessage } from './attributes.js';
 

@@ -3,7 +3,8 @@
 
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
-import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
+import type { AuthenticationResult, Authenticator } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { FlagError } from '../../common/util/errors.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 

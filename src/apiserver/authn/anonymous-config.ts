@@ -2,7 +2,8 @@
 // system:anonymous, on every path or only on the listed ones.
 import type { IncomingMessage } from 'node:http';
 import type { AnonymousAuthConfig } from '../config/authentication.js';
-import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
+import type { AuthenticationResult, Authenticator } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { parseRequestTarget } from '../request-target.js';
 
 export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };

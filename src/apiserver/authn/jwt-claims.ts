@@ -2,7 +2,7 @@
 // compiled once; `toUser` turns verified claims into a UserInfo or says why the token is refused.
 import { compileCel, type CompiledCel } from '../config/cel.js';
 import type { JWTAuthenticatorConfig } from '../config/authentication.js';
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 
 export type Claims = Record<string, unknown>;
 

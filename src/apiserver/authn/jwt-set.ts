@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { decodeJwt } from 'jose';
 import type { Clock } from '../../common/util/clock.js';
-import type { AuthenticationResult, Authenticator, UserInfo } from '../interfaces.js';
+import type { AuthenticationResult, Authenticator } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { JwtAuthenticator } from './jwt.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 

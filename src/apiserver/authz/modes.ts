@@ -3,7 +3,8 @@
 // exists. Another part plugs a mode in by registering its name (the Node authorizer does so).
 
 import type { Logger } from '../../common/log/types.js';
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../interfaces.js';
+import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 
 /** Modes the flag accepts, in the reference's spelling. */
 export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;

@@ -11,7 +11,7 @@
 import { invalid as invalidField, forbidden as forbiddenField, required, type FieldError } from '../field-errors.js';
 import type { FieldSelectorRequirement, LabelSelectorRequirement } from '../interfaces.js';
 import { parseFieldSelector, parseLabelSelector, type LabelRequirement } from '../selectors/index.js';
-import { isQualifiedName, isValidLabelValue } from '../selectors/validation.js';
+import { isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 import { badRequest } from '../status.js';
 
 type Obj = Record<string, unknown>;

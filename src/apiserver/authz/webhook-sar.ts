@@ -2,8 +2,6 @@
 // that match conditions see as `request`.
 import type { SarSpecV1 } from '../../common/auth/subject-access-review.js';
 
-export { sarSpecV1, type SarSpecV1 } from '../../common/auth/subject-access-review.js';
-
 /** The request body for the configured version (v1beta1 names the groups field `group`). */
 export function sarBody(spec: SarSpecV1, version: 'v1' | 'v1beta1', platformDomain: string): Record<string, unknown> {
   const apiVersion = `authorization.${platformDomain}/${version}`;

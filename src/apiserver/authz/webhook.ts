@@ -9,7 +9,8 @@ import type { Logger } from '../../common/log/types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
-import { parseSarStatus, sarBody, sarSpecV1, type SarStatus } from './webhook-sar.js';
+import { parseSarStatus, sarBody, type SarStatus } from './webhook-sar.js';
+import { sarSpecV1 } from '../../common/auth/subject-access-review.js';
 import { TtlCache } from '../../common/util/ttl-cache.js';
 
 export interface WebhookAuthorizerOptions {

@@ -10,7 +10,7 @@ import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
 import { prefixEnd, StoreReadError } from '../storage/store.js';
 import { bootstrapTokenSecretType, expired, expiresAtMs, SYSTEM_NAMESPACE } from './token.js';
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface TokenCleanerOptions {

@@ -6,7 +6,7 @@
 // plus the extra groups (each `system:bootstrappers:...`).
 
 import { randomInt, timingSafeEqual } from 'node:crypto';
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
 
 /** Where the reference keeps its bootstrap tokens (kube-system). */

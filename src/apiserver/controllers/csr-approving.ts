@@ -2,7 +2,8 @@
 // when the requesting user may create certificatesigningrequests/selfnodeclient (own node) or
 // /nodeclient, asking the same authorizer chain as requests. Driven by store changes.
 
-import type { Authorizer, UserInfo } from '../interfaces.js';
+import type { Authorizer } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { approvalCheckNeeded, approvalCondition, isNodeClientCsr, isSelfNodeClient } from '../csr/approver.js';

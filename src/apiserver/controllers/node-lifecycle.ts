@@ -11,7 +11,7 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { prefixEnd } from '../storage/store.js';
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 
 export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';
 export const NODE_STATUS_UNKNOWN_MESSAGE = 'Kubelet stopped posting node status.';

@@ -5,6 +5,7 @@ export * from './approver.js';
 export * from './signer.js';
 export * from './ca.js';
 export { parseCsrPem, parseCsrDer, CsrParseError, type ParsedCsr } from './request.js';
-export { decodePemBlocks, encodePem, decodeBase64Field, type PemBlock } from './pem.js';
+export { decodeBase64Field } from './pem.js';
+export { decodePemBlocks, encodePem, type PemBlock } from '../../common/util/pem.js';
 export { fillConditionTimes } from './strategy.js';
 export { importSigningKey, generateEcKeyPair, exportPkcs8Pem, type SigningKey } from './keys.js';

@@ -3,7 +3,7 @@
 
 import 'reflect-metadata';
 import { createPrivateKey, webcrypto } from 'node:crypto';
-import { encodePem } from './pem.js';
+import { encodePem } from '../../common/util/pem.js';
 
 type SubtleCryptoKey = webcrypto.CryptoKey;
 

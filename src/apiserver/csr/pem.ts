@@ -1,5 +1,4 @@
 // Base64 []byte fields of CSR objects; PEM itself is src/common/util/pem.ts.
-export { decodePemBlocks, encodePem, firstPemBlock, type PemBlock } from '../../common/util/pem.js';
 
 const STRICT_B64_RE = /^[A-Za-z0-9+/]*={0,2}$/;
 

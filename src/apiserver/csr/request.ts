@@ -4,7 +4,7 @@
 import 'reflect-metadata';
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { firstPemBlock } from './pem.js';
+import { firstPemBlock } from '../../common/util/pem.js';
 
 export interface ParsedCsr {
   readonly commonName: string;

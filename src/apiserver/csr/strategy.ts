@@ -2,7 +2,7 @@
 // csr strategies): who made it on create, what a write to each endpoint may change. Each function
 // changes `newObj` in place and returns it.
 
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { asRecord, conditionsOf, deepClone, formatTime, type Condition } from './object.js';
 
 /** Create: spec.username/uid/groups/extra come from the caller only; status starts empty. */

@@ -13,9 +13,10 @@ import {
   tooLong,
   type FieldError,
 } from '../field-errors.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../selectors/validation.js';
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 import { isPathSegmentName } from '../registry/meta.js';
-import { decodeBase64Field, decodePemBlocks } from './pem.js';
+import { decodeBase64Field } from './pem.js';
+import { decodePemBlocks } from '../../common/util/pem.js';
 import { parseCsrPem } from './request.js';
 import { asArray, asRecord, conditionsOf, isDeepEqual, type Condition } from './object.js';
 import { REFERENCE_NAMES } from '../../common/names.js';

@@ -2,7 +2,8 @@
 // subresource, watch path) to the registry with the parameter set of that endpoint.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Authorizer, UserInfo } from '../interfaces.js';
+import type { Authorizer } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
 import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';

@@ -3,7 +3,8 @@
 // same authenticators and authorizers that guard this server's own requests.
 
 import type { IncomingMessage } from 'node:http';
-import type { Authorizer, RequestAttributes, UserInfo } from '../interfaces.js';
+import type { Authorizer, RequestAttributes } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { AuthenticatorChain } from '../auth/chain.js';
 import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';

@@ -2,7 +2,8 @@
 // (authentication group): what the requesting user may do, which rules they hold in a namespace,
 // and who the server takes them for (`kubectl auth can-i [--list]`, `kubectl auth whoami`).
 
-import type { Authorizer, PolicyRule, RequestAttributes, RuleResolver, UserInfo } from '../interfaces.js';
+import type { Authorizer, PolicyRule, RequestAttributes, RuleResolver } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { invalid } from '../status.js';
 import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 

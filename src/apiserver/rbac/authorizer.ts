@@ -3,7 +3,8 @@
 // one of their groups or their service account. A matching rule allows; otherwise there is no
 // opinion (RBAC never denies), with the role references it could not resolve as the reason.
 
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../interfaces.js';
+import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import type { RbacCache } from './cache.js';
 import { ruleAllows, rulesOf, type PolicyRule } from './rules.js';

@@ -6,7 +6,7 @@
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../../common/log/types.js';
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { StatusError } from '../status.js';

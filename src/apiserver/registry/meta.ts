@@ -4,7 +4,7 @@
 
 import { randomUUID, randomInt } from 'node:crypto';
 import type { FieldErrorLike } from '../status.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../selectors/validation.js';
+import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 import { metaOf, str, type Obj } from './types.js';
 
 export { isDns1123Label, isDns1123Subdomain };

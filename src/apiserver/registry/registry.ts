@@ -5,7 +5,8 @@
 
 import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
-import type { AdmissionOperation, AdmissionPlugin, UserInfo } from '../interfaces.js';
+import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import {

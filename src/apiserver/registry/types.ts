@@ -2,7 +2,7 @@
 // selectors support, and the strategy hooks (defaulting, validation, what each subresource may
 // change). One file per resource implements this.
 
-import type { UserInfo } from '../interfaces.js';
+import type { UserInfo } from '../../common/auth/user.js';
 import type { FieldErrorLike } from '../status.js';
 import type { SelectableResource } from '../selectors/index.js';
 

@@ -3,7 +3,7 @@
 // `!=`, `in`, `notin`, existence `k`, non-existence `!k`, and integer comparisons `>`, `<`.
 
 import { SelectorError } from './errors.js';
-import { isQualifiedName, isValidLabelValue } from './validation.js';
+import { isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 

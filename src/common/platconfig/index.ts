@@ -1,2 +1,2 @@
 export * from './platconfig.js';
-export { writeFileAtomic, syncDir, removeStaleTempFiles } from './atomic-file.js';
+export { writeFileAtomic, syncDir, removeStaleTempFiles } from '../util/atomic-file.js';

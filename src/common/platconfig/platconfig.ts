@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { InputLimitError, PlatconfigError } from '../util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic } from '../util/atomic-file.js';
 
 export interface PlatconfigCluster {
   server: string;

@@ -7,7 +7,7 @@
 //    lastTimestamp (a PATCH) instead of creating another.
 // Caches are bounded LRUs so a flood of distinct objects cannot grow memory without limit.
 
-import { TokenBucket } from '../../client/rate-limiter.js';
+import { TokenBucket } from '../../../common/util/token-bucket.js';
 import type { Clock } from '../../../common/util/clock.js';
 import type { CoreEvent } from './types.js';
 

@@ -5,7 +5,7 @@
 // 10 s apart. Names are `<object name>.<hex nanoseconds>`; source component `nodeagent`, host =
 // the node name.
 
-import { TokenBucket } from '../../client/rate-limiter.js';
+import { TokenBucket } from '../../../common/util/token-bucket.js';
 import type { Logger } from '../../../common/log/types.js';
 import type { Clock } from '../../../common/util/clock.js';
 import { isAlreadyExists, isNotFound, userMessage, ApiError, findCause } from '../../../common/util/errors.js';

@@ -7,7 +7,8 @@ import type { Clock } from '../../../common/util/clock.js';
 import { BackoffSequence } from '../../../common/util/backoff.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
-import { TokenBucket, type RateLimiter } from '../../client/rate-limiter.js';
+import { type RateLimiter } from '../../client/rate-limiter.js';
+import { TokenBucket } from '../../../common/util/token-bucket.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import {
   ImagePullError,

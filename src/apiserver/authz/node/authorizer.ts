@@ -7,7 +7,8 @@
 // the node-lease namespace. Everything else: the static node rules (rules.ts). A refusal is
 // "no opinion" with the reference's reason, so a later authorizer (RBAC) may still allow.
 
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules, UserInfo } from '../../interfaces.js';
+import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../../interfaces.js';
+import type { UserInfo } from '../../../common/auth/user.js';
 import { nodeIdentity } from './identity.js';
 import { podConfigMapNames, podNodeName, podSecretNames, type NodeObjects } from './objects.js';
 import { nodeRules, rulesAllow, type StaticRule } from './rules.js';

@@ -2,7 +2,7 @@
 // group `system:nodes`. Anyone else is not a node; a node user with an empty name is a node we
 // cannot place (refused by the Node authorizer and NodeRestriction).
 
-import type { UserInfo } from '../../interfaces.js';
+import type { UserInfo } from '../../../common/auth/user.js';
 
 export const NODE_USER_PREFIX = 'system:node:';
 export const NODES_GROUP = 'system:nodes';

@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Names } from '../../../common/names.js';
 import { invalid, required, type FieldError } from '../../field-errors.js';
-import { isQualifiedName } from '../../selectors/validation.js';
+import { isQualifiedName } from '../../../common/util/names.js';
 import { isDns1123Subdomain, validateObjectMeta } from '../meta.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../types.js';
 import { eventDef } from './event.js';
