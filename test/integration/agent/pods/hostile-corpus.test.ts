@@ -1,7 +1,7 @@
 // The built agent (process:// runtime, static pods from a directory, a 1 s relist) keeps a good
 // pod running, untouched (same process, answering), through the whole hostile-manifest corpus,
 // names every hostile file once, touches nothing outside its root dir, and costs little while it
-// relists them: CPU below 10 % of a core and RSS flat, read from /proc/<pid>/stat and status.
+// relists them: CPU below 10 % of a core and RSS not growing, read from /proc/<pid>/stat and status.
 // A second test serves `metadata.uid: "../../victim"` from --manifest-url.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -71,7 +71,7 @@ async function listTree(dir: string): Promise<string[]> {
   return (await readdir(dir, { recursive: true })).map(String).sort();
 }
 
-test('the built agent keeps a good pod untouched through the hostile corpus: each file named once, nothing outside the root, CPU < 10 % and RSS flat at a 1 s relist', { timeout: 120_000 }, async (t) => {
+test('the built agent keeps a good pod untouched through the hostile corpus: each file named once, nothing outside the root, CPU < 10 % and RSS not growing at a 1 s relist', { timeout: 120_000 }, async (t) => {
   const base = await tempDir('na-hostile-');
   t.after(async () => {
     await killProcessPods(join(base.path, 'root'));
@@ -130,10 +130,12 @@ test('the built agent keeps a good pod untouched through the hostile corpus: eac
   assert.ok(first && last);
   const cpu = (last.cpuTicks - first.cpuTicks) / CLK_TCK / seconds;
   const rss = samples.map((s) => s.rssKb);
-  const rssSpreadMb = (Math.max(...rss) - Math.min(...rss)) / 1024;
+  // Growth above the first sample: a leak per relist shows as a rise; memory the GC gives back
+  // (a drop) is no leak.
+  const rssGrowthMb = (Math.max(...rss) - rss[0]!) / 1024;
   t.diagnostic(`agent over ${seconds.toFixed(1)} s (${Math.round(seconds)} relists): CPU ${(cpu * 100).toFixed(1)} % of a core; RSS ${rss.map((k) => Math.round(k / 1024)).join(', ')} MB`);
   assert.ok(cpu < 0.1, `CPU ${(cpu * 100).toFixed(1)} % of a core, want < 10 %`);
-  assert.ok(rssSpreadMb < 16, `RSS flat: spread ${rssSpreadMb.toFixed(1)} MB, want < 16 MB`);
+  assert.ok(rssGrowthMb < 16, `RSS not growing: up ${rssGrowthMb.toFixed(1)} MB over the first sample, want < 16 MB`);
 
   // the good pod: same process, answering; nothing else ever ran
   assert.equal(await answer(port), goodPid, 'the same process answers');
