@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { NodeAuthorizer } from '../../../../src/apiserver/authz/node/authorizer.js';
 import type { NodeObjects } from '../../../../src/apiserver/authz/node/objects.js';
 import { requestAttributes } from '../../../../src/apiserver/auth/attributes.js';
-import type { RequestAttributes, UserInfo } from '../../../../src/apiserver/interfaces.js';
+import type { RequestAttributes } from '../../../../src/apiserver/interfaces.js';
+import type { UserInfo } from '../../../../src/common/auth/user.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const D = 'platform.io';
