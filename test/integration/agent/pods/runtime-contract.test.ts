@@ -6,11 +6,13 @@ import type { Pod } from '../../../../src/agent/pod/types.js';
 import type { ContainerRuntime, ImageService, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 import { tempDir, waitFor } from './agent-harness.js';
 import { dockerRuntime, dockerSkipReason, killProcessPods, processRuntime, removeDockerPods, type RuntimeUnderTest } from './runtimes.js';
+import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
 
 function pod(name: string, containers: Pod['spec']['containers']): Pod {
   return { metadata: { name, namespace: 'default', uid: randomUUID() }, spec: { containers, terminationGracePeriodSeconds: 2 } };
 }
 
+/** `skip` gives the reason the runtime is missing: only outside CI (dockerSkipReason throws under CI=true). */
 function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
   describe(`runtime contract: ${rt.name}`, () => {
     let runtime: ContainerRuntime & ImageService;
@@ -151,7 +153,7 @@ test('process://: securityContext.runAsUser runs the process as that user', asyn
     await root.cleanup();
   });
   if (process.getuid?.() !== 0) {
-    t.skip('needs root to switch users');
+    t.skip(skipOutsideCi('root (to switch users)', `running as uid ${String(process.getuid?.())}`));
     return;
   }
   const p = pod('uid', [{ name: 'who', command: ['sh', '-c', 'id -u; sleep 30'], securityContext: { runAsUser: 65534, runAsGroup: 65534 } }]);
