@@ -111,10 +111,23 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
   const user: UserInfo = { username, groups, ...(s(spec['uid']) !== '' ? { uid: s(spec['uid']) } : {}), extra };
-  let attrs: RequestAttributes;
+  const attrs = reviewAttributes(user, ra, nra);
+  const d = await authz.authorize(attrs);
+  const status: Obj = { allowed: d.decision === 'allow' };
+  if (d.decision === 'deny') status['denied'] = true;
+  if (d.reason !== undefined && d.reason !== '') status['reason'] = d.reason;
+  const metadata = namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
+  return { kind, apiVersion: `authorization.${domain}/v1`, metadata, spec, status };
+}
+
+/**
+ * The request attributes an access review asks about: its resourceAttributes (with selectors) or
+ * its nonResourceAttributes, for `user` (SubjectAccessReview and SelfSubjectAccessReview alike).
+ */
+export function reviewAttributes(user: UserInfo, ra: unknown, nra: unknown): RequestAttributes {
   if (ra !== undefined && ra !== null) {
     const r = obj(ra);
-    attrs = {
+    return {
       user,
       verb: s(r['verb']),
       isResourceRequest: true,
@@ -127,14 +140,7 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
       name: s(r['name']),
       ...reviewSelectors(r),
     };
-  } else {
-    const r = obj(nra);
-    attrs = { user, verb: s(r['verb']), isResourceRequest: false, path: s(r['path']), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
   }
-  const d = await authz.authorize(attrs);
-  const status: Obj = { allowed: d.decision === 'allow' };
-  if (d.decision === 'deny') status['denied'] = true;
-  if (d.reason !== undefined && d.reason !== '') status['reason'] = d.reason;
-  const metadata = namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
-  return { kind, apiVersion: `authorization.${domain}/v1`, metadata, spec, status };
+  const r = obj(nra);
+  return { user, verb: s(r['verb']), isResourceRequest: false, path: s(r['path']), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
 }

@@ -2,10 +2,11 @@
 // (authentication group): what the requesting user may do, which rules they hold in a namespace,
 // and who the server takes them for (`kubectl auth can-i [--list]`, `kubectl auth whoami`).
 
-import type { Authorizer, PolicyRule, RequestAttributes, RuleResolver } from '../interfaces.js';
+import type { Authorizer, PolicyRule, RuleResolver } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { invalid } from '../status.js';
-import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
+import { validateReviewSelectors } from '../authz/review-selectors.js';
+import { reviewAttributes } from './reviews.js';
 
 type Obj = Record<string, unknown>;
 
@@ -39,14 +40,7 @@ export async function selfSubjectAccessReview(body: Obj, user: UserInfo, authz: 
   }
   const selectorErrs = hasRa ? validateReviewSelectors(obj(ra)) : [];
   if (selectorErrs.length > 0) throw invalid('SelfSubjectAccessReview', authorizationGroup, '', selectorErrs);
-  let attrs: RequestAttributes;
-  if (hasRa) {
-    const r = obj(ra);
-    attrs = { user, verb: s(r['verb']), isResourceRequest: true, path: '', apiGroup: s(r['group']), apiVersion: s(r['version']), resource: s(r['resource']), subresource: s(r['subresource']), namespace: s(r['namespace']), name: s(r['name']), ...reviewSelectors(r) };
-  } else {
-    const r = obj(nra);
-    attrs = { user, verb: s(r['verb']), isResourceRequest: false, path: s(r['path']), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
-  }
+  const attrs = reviewAttributes(user, ra, nra);
   const d = await authz.authorize(attrs);
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status['denied'] = true;
