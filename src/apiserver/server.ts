@@ -5,8 +5,9 @@
 import { WIRE_NAMES, namesFor, type Names } from '../common/names.js';
 import { createServer, type Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
-import { ServerResponse, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { responseOnUpgrade } from '../common/util/upgrade-response.js';
+import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
 import type { Clock } from '../common/util/clock.js';
@@ -203,11 +204,7 @@ export class ApiServer {
     // Upgrades (exec, attach, port-forward, nodes/proxy) take the same pipeline, answered on a
     // response object over the raw socket until a handler takes the socket over.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => undefined);
-      const res = new ServerResponse(req);
-      res.assignSocket(socket as Socket);
-      res.shouldKeepAlive = false;
-      res.once('finish', () => socket.end());
+      const res = responseOnUpgrade(req, socket);
       this.handle(req, res, { socket, head }).catch((err: unknown) => {
         o.logger.error({ err }, 'upgrade handling failed');
         socket.destroy();

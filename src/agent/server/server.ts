@@ -3,8 +3,8 @@
 // a SubjectAccessReview) and only then handed to the endpoint table.
 
 import { createServer, type Server } from 'node:https';
-import { ServerResponse, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { responseOnUpgrade } from '../../common/util/upgrade-response.js';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../common/log/types.js';
@@ -86,11 +86,7 @@ export class SecureServer {
     // Upgrades (exec, attach, portForward) go through the same authentication and authorization;
     // a response object on the raw socket lets every refusal be an ordinary HTTP answer.
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.on('error', () => undefined);
-      const res = new ServerResponse(req);
-      res.assignSocket(socket as Socket);
-      res.shouldKeepAlive = false;
-      res.once('finish', () => socket.end());
+      const res = responseOnUpgrade(req, socket);
       this.serve(req, res, { socket, head }).catch((err: unknown) => {
         options.logger.error({ err: (err as Error).message, path: req.url }, 'upgrade handler failed');
         if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
