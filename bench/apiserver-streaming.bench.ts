@@ -9,7 +9,8 @@
 // - exec round trip (SPDY, `true`, v4 Status) p50 through plat-apiserver against straight to the
 //   agent, interleaved.
 import { readFile } from 'node:fs/promises';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { startPumpServer } from './pump-server.js';
 import { join } from 'node:path';
 import { adminPems, podRunning, startScene } from '../test/e2e/kubectl-streaming-harness.js';
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
@@ -20,23 +21,7 @@ const NODE = 'bench-node';
 const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const best = (xs: number[]): number => Math.max(...xs);
 
-const sink = Buffer.alloc(1024 * 1024, 7);
-const source = createServer((sock) => {
-  let left = PF_MB;
-  const pump = (): void => {
-    while (left > 0) {
-      left--;
-      if (!sock.write(sink)) {
-        sock.once('drain', pump);
-        return;
-      }
-    }
-    sock.end();
-  };
-  pump();
-});
-await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
-const port = (source.address() as AddressInfo).port;
+const { server: source, port } = await startPumpServer(PF_MB);
 const s = await startScene(NODE, { serving: 'matching' });
 
 function rate(bytes: number, t0: number): number {

@@ -8,7 +8,8 @@
 //   `docker exec` command line on the same container, interleaved.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import { startPumpServer } from './pump-server.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProcessRuntime } from '../src/agent/runtime/process/runtime.js';
@@ -55,23 +56,7 @@ function spawnOnce(): Promise<number> {
   });
 }
 
-const sink = Buffer.alloc(1024 * 1024, 7);
-const source = createServer((sock) => {
-  let left = PF_MB;
-  const pump = (): void => {
-    while (left > 0) {
-      left--;
-      if (!sock.write(sink)) {
-        sock.once('drain', pump);
-        return;
-      }
-    }
-    sock.end();
-  };
-  pump();
-});
-await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
-const port = (source.address() as AddressInfo).port;
+const { server: source, port } = await startPumpServer(PF_MB);
 
 function directRead(): Promise<number> {
   const t0 = performance.now();
