@@ -129,7 +129,14 @@ interface LoadedParts {
 }
 
 /** Loads the parts' modules and builds the pod settings and the container runtime. */
-async function loadRuntime(input: AgentInput, nodeName: string, fileFields: FileFieldSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
+/** What the runtime is built with beyond the configuration's plain values. */
+interface RuntimeSettings {
+  readonly runtimeRequestTimeoutMs: number;
+  readonly fileFields: FileFieldSettings;
+}
+
+async function loadRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
+  const { fileFields } = settings;
   const { config, flags, logger } = input;
   const clock = input.clock ?? systemClock;
   logger.info({}, 'building the agent parts');
@@ -163,7 +170,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, fileFields: File
     endpoint: config.containerRuntimeEndpoint,
     imageEndpoint: config.imageServiceEndpoint,
     rootDir: flags.rootDir,
-    requestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'),
+    requestTimeoutMs: settings.runtimeRequestTimeoutMs,
     serializeImagePulls: config.serializeImagePulls,
     registryPullQPS: config.registryPullQPS,
     registryBurst: config.registryBurst,
@@ -182,9 +189,8 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const { config, flags, logger } = input;
   const nodeName = nodeNameOf(flags);
   const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
-  // A bad value fails before bootstrap starts.
-  durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout');
-  const fileFields = fileFieldSettings(config);
+  // Parsed before bootstrap starts, so a bad value fails at once.
+  const settings: RuntimeSettings = { runtimeRequestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'), fileFields: fileFieldSettings(config) };
   // Whichever of bootstrap and the runtime fails first stops the other.
   const buildFailed = new AbortController();
   const certificates = await startClientCertificates(input, nodeName, names, AbortSignal.any([input.signal, buildFailed.signal]));
@@ -193,7 +199,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   let rest: RestClient | undefined;
   try {
     await certificates.partsMayLoad;
-    loaded = await loadRuntime(input, nodeName, fileFields, (r) => (runtime = r));
+    loaded = await loadRuntime(input, nodeName, settings, (r) => (runtime = r));
     rest = (await certificates.setup)?.rest;
   } catch (err) {
     buildFailed.abort(err);
@@ -201,7 +207,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields, admitHandlers: [loaded.podSettings.admitSysctls], clock: input.clock ?? systemClock, logger });
+  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls], clock: input.clock ?? systemClock, logger });
   const { statusSync, ...parts } = built;
   return { nodeName, config, flags, runtime: loaded.runtime, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
 }
