@@ -140,7 +140,7 @@ test('topology policies: single-numa-node refuses what no one node holds (Topolo
   assert.equal(restricted.cpu.assigned('wide', 'c')?.size, 5);
 });
 
-test('topology scope pod: the pod\'s containers together must fit the policy', async (t) => {
+test('topology scope pod: the containers of a pod together must fit the policy', async (t) => {
   const two = [{ name: 'a', cpu: '2', memory: '1Gi' }, { name: 'b', cpu: '2', memory: '1Gi' }];
   const { build } = await setup(t);
   const podScope = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0', topologyManagerPolicy: 'single-numa-node', topologyManagerScope: 'pod' }));
@@ -219,4 +219,20 @@ test('what the host cannot do is said once: process:// pins nothing, no NUMA in 
   assert.match(m.notes[0]!.reason, /sched_setaffinity/);
   assert.match(m.notes[1]!.reason, /sysfs lists no NUMA nodes/);
   assert.match(m.notes[2]!.reason, /one CPU/);
+});
+
+test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowable-numa-nodes bounds the host', async (t) => {
+  // 4 nodes of 2 CPUs; node 0 is near node 2 (11) and far from node 1 (30)
+  const layout = { ...gridLayout(4, 2, 1, GI), distances: [[10, 30, 11, 30], [30, 10, 30, 11], [11, 30, 10, 30], [30, 11, 30, 10]] };
+  const { build } = await setup(t, layout);
+  const near = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7', topologyManagerPolicy: 'restricted', topologyManagerPolicyOptions: { 'prefer-closest-numa-nodes': 'true' } }));
+  assert.deepEqual(near.admit(pod('p', [{ name: 'c', cpu: '4', memory: '1Gi' }])), { admit: true });
+  assert.equal(near.cpu.assigned('p', 'c')?.toString(), '0-1,4-5', 'nodes 0 and 2 (distance 11), not 0 and 1');
+  const { build: b2 } = await setup(t, layout);
+  const narrow = b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7', topologyManagerPolicy: 'restricted' }));
+  assert.deepEqual(narrow.admit(pod('p', [{ name: 'c', cpu: '4', memory: '1Gi' }])), { admit: true });
+  assert.equal(narrow.cpu.assigned('p', 'c')?.toString(), '0-3', 'without the option: the lowest pair, nodes 0 and 1');
+  const { build: b3 } = await setup(t, gridLayout(9, 1, 1, GI));
+  assert.throws(() => b3(config({ topologyManagerPolicy: 'best-effort' })), { message: 'unsupported on machines with more than 8 NUMA Nodes' });
+  assert.equal(b3(config({ topologyManagerPolicy: 'best-effort', topologyManagerPolicyOptions: { 'max-allowable-numa-nodes': '9' } })).notes.length, 0);
 });
