@@ -105,6 +105,10 @@ export function buildResourceManagers(o: BuildManagersOptions): ResourceManagers
   const c = o.config;
   const topo = readHostTopology({ sysfsRoot: o.sysfsRoot ?? '/sys', cpuCount: osCpus().length, memoryBytes: totalmem() });
   const isStatic = c.cpuManagerPolicy === 'static';
+  if (!isStatic && Object.keys(c.cpuManagerPolicyOptions).length > 0) {
+    const opts = Object.entries(c.cpuManagerPolicyOptions).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${v}`).join(' ');
+    fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', `new none policy error: None policy: received unsupported options=map[${opts}]`);
+  }
   const cpuOptions = isStatic ? staticOptions(o, topo) : parseStaticPolicyOptions({}, () => true);
   const cpu = new CpuManager({ policy: isStatic ? 'static' : 'none', topology: topo, reserved: isStatic ? reservedCpus(c, topo) : new CpuSet(), options: cpuOptions, rootDir: o.rootDir, logger: o.logger.child({ part: 'cpumanager' }) });
   const memStatic = c.memoryManagerPolicy === 'Static';
@@ -136,6 +140,10 @@ function hostNotes(o: BuildManagersOptions, topo: HostTopology, opts: StaticPoli
   }
   if (!topo.numaFromSysfs && (c.topologyManagerPolicy !== 'none' || c.memoryManagerPolicy === 'Static')) {
     notes.push({ option: `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=${c.memoryManagerPolicy}`, reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)', effect: 'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns' });
+  }
+  const offline = c.cpuManagerPolicy === 'static' && c.reservedSystemCPUs !== '' ? CpuSet.parse(c.reservedSystemCPUs).difference(allCpus(topo)) : new CpuSet();
+  if (offline.size > 0) {
+    notes.push({ option: `--reserved-cpus=${c.reservedSystemCPUs}`, reason: `CPUs ${offline.toString()} are not online on this host`, effect: 'they reserve nothing; the other listed CPUs stay reserved' });
   }
   if (c.cpuManagerPolicy === 'static' && topo.cpus.length <= 1) {
     notes.push({ option: '--cpu-manager-policy=static', reason: 'this host has one CPU and the static policy keeps at least one CPU reserved', effect: 'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)' });

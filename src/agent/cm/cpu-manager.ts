@@ -46,7 +46,7 @@ export class CpuManager {
     let value: unknown;
     try {
       value = readCheckpoint(this.statePath);
-      if (value !== undefined) this.state = decodeCpuState(value, this.o.policy);
+      if (value !== undefined) this.state = decodeCpuState(value, this.o.policy, Math.max(0, ...allCpus(this.o.topology).list()));
     } catch (err) {
       throw new Error(restoreError(err instanceof Error ? err.message : String(err), this.statePath));
     }

@@ -55,7 +55,7 @@ function isStringRecord(v: unknown): v is Record<string, string> {
  * The state in a checkpoint's JSON value. Throws with the reference's reason (its restore errors:
  * a corrupt checksum, a configured policy that differs, a cpuset that does not parse).
  */
-export function decodeCpuState(value: unknown, configuredPolicy: string): CpuState {
+export function decodeCpuState(value: unknown, configuredPolicy: string, maxCpuId?: number): CpuState {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('checkpoint is not a JSON object');
   const v = value as Record<string, unknown>;
   const policyName = typeof v['policyName'] === 'string' ? v['policyName'] : '';
@@ -69,20 +69,25 @@ export function decodeCpuState(value: unknown, configuredPolicy: string): CpuSta
   if (typeof checksum !== 'number' && checksum !== undefined) throw new Error('checkpoint checksum is not a number');
   if (checksum !== undefined && checksum !== 0 && checksum !== checkpointChecksum(spewOf(policyName, defaultText, entries))) throw new Error('checkpoint is corrupted');
   if (policyName !== configuredPolicy) throw new Error(`configured policy "${configuredPolicy}" differs from state checkpoint policy "${policyName}"`);
-  const state: CpuState = { policyName, defaultCpuSet: parseOr(defaultText, () => `could not parse default cpu set "${defaultText}"`), entries: new Map() };
+  const state: CpuState = { policyName, defaultCpuSet: parseOr(defaultText, maxCpuId, () => `could not parse default cpu set "${short(defaultText)}"`), entries: new Map() };
   for (const [pod, row] of Object.entries(entries)) {
     const m = new Map<string, CpuSet>();
-    for (const [name, text] of Object.entries(row)) m.set(name, parseOr(text, () => `could not parse cpuset "${text}" for container "${name}" in pod "${pod}"`));
+    for (const [name, text] of Object.entries(row)) m.set(name, parseOr(text, maxCpuId, () => `could not parse cpuset "${short(text)}" for container "${short(name)}" in pod "${short(pod)}"`));
     state.entries.set(pod, m);
   }
   return state;
 }
 
-function parseOr(text: string, what: () => string): CpuSet {
+/** A value from the file as messages quote it: at most 64 characters. */
+function short(text: string): string {
+  return text.length > 64 ? `${text.slice(0, 64)}...` : text;
+}
+
+function parseOr(text: string, maxCpuId: number | undefined, what: () => string): CpuSet {
   try {
-    return CpuSet.parse(text);
+    return CpuSet.parse(text, maxCpuId);
   } catch (err) {
-    throw new Error(`${what()}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`${what()}: ${short(err instanceof Error ? err.message : String(err))}`);
   }
 }
 

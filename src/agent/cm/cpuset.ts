@@ -13,18 +13,21 @@ export class CpuSet {
     this.ids = [...new Set(ids)].sort((a, b) => a - b);
   }
 
-  /** "0-3,8" → {0,1,2,3,8}; "" → the empty set. Throws CpuSetParseError naming the bad part. */
-  static parse(text: string): CpuSet {
+  /**
+   * "0-3,8" → {0,1,2,3,8}; "" → the empty set. Throws CpuSetParseError naming the bad part.
+   * `maxId` bounds the ids (the host's CPUs when reading a checkpoint), so no list can make a large set.
+   */
+  static parse(text: string, maxId = MAX_CPU_ID): CpuSet {
     if (text.trim() === '') return new CpuSet();
-    const out: number[] = [];
+    const out = new Set<number>();
     for (const part of text.trim().split(',')) {
       const m = /^(\d{1,5})(?:-(\d{1,5}))?$/.exec(part.trim());
       if (m === null) throw new CpuSetParseError(`"${part}" is not a CPU id or range such as 0-3`);
       const lo = Number(m[1]);
       const hi = m[2] === undefined ? lo : Number(m[2]);
       if (hi < lo) throw new CpuSetParseError(`invalid range "${part}" (${lo} > ${hi})`);
-      if (hi > MAX_CPU_ID) throw new CpuSetParseError(`CPU id ${hi} in "${part}" is above ${MAX_CPU_ID}`);
-      for (let i = lo; i <= hi; i++) out.push(i);
+      if (hi > maxId) throw new CpuSetParseError(`CPU id ${hi} in "${part}" is above ${maxId}`);
+      for (let i = lo; i <= hi; i++) out.add(i);
     }
     return new CpuSet(out);
   }

@@ -192,6 +192,9 @@ test('start refuses a state file of another policy, an unknown option and a rese
   assert.throws(() => build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0', cpuManagerPolicyOptions: { bogus: 'true' } })), {
     message: 'new static policy error: unknown CPU Manager Policy option: "bogus"',
   });
+  assert.throws(() => build(config({ cpuManagerPolicyOptions: { 'full-pcpus-only': 'true', 'align-by-socket': 'false' } })), {
+    message: 'new none policy error: None policy: received unsupported options=map[align-by-socket:false full-pcpus-only:true]',
+  });
   assert.throws(() => build(config({ cpuManagerPolicy: 'static' })), {
     message: '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
   });
@@ -219,6 +222,9 @@ test('what the host cannot do is said once: process:// pins nothing, no NUMA in 
   assert.match(m.notes[0]!.reason, /sched_setaffinity/);
   assert.match(m.notes[1]!.reason, /sysfs lists no NUMA nodes/);
   assert.match(m.notes[2]!.reason, /one CPU/);
+  const { build: b2 } = await setup(t);
+  const offline = b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0,12-13' }));
+  assert.deepEqual(offline.notes.map((n) => [n.option, n.reason]), [['--reserved-cpus=0,12-13', 'CPUs 12-13 are not online on this host']]);
 });
 
 test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowable-numa-nodes bounds the host', async (t) => {
