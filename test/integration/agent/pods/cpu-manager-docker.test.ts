@@ -1,6 +1,7 @@
 // The static CPU manager on a real Docker engine: a Guaranteed pod asking for one whole CPU is
 // pinned to a CPU of its own (HostConfig.CpusetCpus), a Burstable pod runs on the shared pool,
-// and cpu_manager_state in the root directory lists the assignment as the reference writes it.
+// and cpu_manager_state in the root directory lists the assignment as the reference writes it; the
+// Static memory manager pins the Guaranteed pod's memory to NUMA node 0 (CpusetMems).
 // This host has 2 CPUs: --reserved-cpus=0 leaves CPU 1 to give away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -35,7 +36,7 @@ test('static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (Cpus
   const ac = new AbortController();
   let agent: Agent | undefined;
   const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, cpuManagerPolicy: 'static', reservedSystemCPUs: '0', cpuManagerReconcilePeriod: '1s' }),
+    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, cpuManagerPolicy: 'static', reservedSystemCPUs: '0', cpuManagerReconcilePeriod: '1s', memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi' } }] }),
     flags: testFlags(root.path, { hostnameOverride: NODE }),
     logger: log,
     signal: ac.signal,
@@ -52,19 +53,19 @@ test('static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (Cpus
   const sleep = { image: 'busybox:local', imagePullPolicy: 'IfNotPresent', command: ['sleep', '300'] };
   const manifest = (name: string, resources: Record<string, unknown>): string =>
     JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${PREFIX}${name}`, namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', ...sleep, resources }] } });
-  await writeFile(join(m.path, 'guar.json'), manifest('guar', { limits: { cpu: '1', memory: '64Mi' } }));
+  // the Burstable pod first: it starts on every CPU, then the reconcile loop moves it to the pool
   await writeFile(join(m.path, 'burst.json'), manifest('burst', { requests: { cpu: '100m' } }));
-
+  const burst = await waitFor('the Burstable container', () => inspectOf(`${PREFIX}burst-${NODE}`), 60_000, 200);
+  assert.equal(burst.HostConfig.CpusetCpus, '0-1', 'the shared pool is every CPU while nothing is exclusive');
+  await writeFile(join(m.path, 'guar.json'), manifest('guar', { limits: { cpu: '1', memory: '64Mi' } }));
   const guar = await waitFor('the Guaranteed container', () => inspectOf(`${PREFIX}guar-${NODE}`), 60_000, 200);
   assert.equal(guar.HostConfig.CpusetCpus, '1', 'CPU 1, the only one not reserved');
-  const burst = await waitFor('the Burstable container', () => inspectOf(`${PREFIX}burst-${NODE}`), 60_000, 200);
-  // created before or after the Guaranteed pod took CPU 1, the reconcile loop moves it to the pool
-  const pool = await waitFor('the shared pool', async () => {
+  assert.equal(guar.HostConfig.CpusetMems, '0', 'the memory manager pins its memory to NUMA node 0');
+  const pool = await waitFor('the reconcile loop to move the Burstable container', async () => {
     const b = await inspectOf(`${PREFIX}burst-${NODE}`);
-    return b?.HostConfig.CpusetCpus === '0' ? b.HostConfig.CpusetCpus : undefined;
+    return b?.HostConfig.CpusetCpus === '0' ? b : undefined;
   }, 30_000, 200);
-  assert.equal(pool, '0');
-  assert.ok(burst.Id.length > 0);
+  assert.equal(pool.Id, burst.Id, 'the same container, updated in place');
 
   const uid = agent?.pods.desiredPods().find((p) => p.metadata.name === `${PREFIX}guar-${NODE}`)?.metadata.uid ?? '';
   const state = await waitFor('the state file', async () => {
@@ -75,4 +76,7 @@ test('static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (Cpus
   assert.equal(state.defaultCpuSet, '0');
   assert.deepEqual(state.entries, { [uid]: { c: '1' } });
   assert.equal(typeof state.checksum, 'number');
+  const mem = JSON.parse(await readFile(join(root.path, 'memory_manager_state'), 'utf8')) as { policyName: string; entries?: Record<string, Record<string, unknown>> };
+  assert.equal(mem.policyName, 'Static');
+  assert.deepEqual(mem.entries?.[uid], { c: [{ numaAffinity: [0], type: 'memory', size: 64 * 1024 * 1024 }] });
 });
