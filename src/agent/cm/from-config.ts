@@ -9,6 +9,9 @@ import type { ResourceManagers } from './resource-managers.js';
 export function managersFromConfig(config: NodeAgentConfiguration, rootDir: string, logger: Logger): ResourceManagers {
   // The checkpoints live in the root directory, which the reference creates at start too.
   mkdirSync(rootDir, { recursive: true, mode: 0o750 });
+  if (config.reservedSystemCPUs !== '') {
+    logger.info({ reservedCpus: config.reservedSystemCPUs }, 'Option --reserved-cpus is specified, it will overwrite the cpu setting in --plat-reserved and --system-reserved');
+  }
   return buildResourceManagers({
     config,
     gateEnabled: gateLookup(config.featureGates),
