@@ -149,7 +149,6 @@ function hostNotes(o: BuildManagersOptions, topo: HostTopology, opts: StaticPoli
     notes.push({ option: '--cpu-manager-policy=static', reason: 'this host has one CPU and the static policy keeps at least one CPU reserved', effect: 'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)' });
   }
   const unimplemented: [boolean, string, string][] = [
-    [opts.alignBySocket, 'align-by-socket', 'hints are preferred by NUMA node, not by socket'],
     [opts.distributeCpusAcrossCores, 'distribute-cpus-across-cores', 'CPUs are packed onto whole cores'],
     [opts.preferAlignByUncoreCache, 'prefer-align-cpus-by-uncorecache', 'the uncore cache is not read from sysfs; CPUs are packed by socket and core'],
   ];

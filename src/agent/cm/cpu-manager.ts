@@ -9,7 +9,7 @@ import { takeByTopology } from './cpu-assignment.js';
 import { CpuSet } from './cpuset.js';
 import { CheckpointWriter, readCheckpoint } from './checkpoint-file.js';
 import { CPU_MANAGER_STATE_FILE, decodeCpuState, encodeCpuState, restoreError, type CpuState } from './cpu-state.js';
-import { allCpus, cpusPerCore, type HostTopology } from './host-topology.js';
+import { allCpus, cpusPerCore, socketCount, type HostTopology } from './host-topology.js';
 import { allMasks, type NumaMask, type TopologyHint } from './numa-mask.js';
 import type { StaticPolicyOptions } from './policy-options.js';
 import { guaranteedCpus, isInitContainer, podGuaranteedCpus } from './requests.js';
@@ -126,7 +126,22 @@ export class CpuManager {
       if (onMask.intersection(available.union(reusable)).size < request) continue;
       found.push(mask);
     }
-    return found.map((affinity) => ({ affinity, preferred: affinity.length === minSize }));
+    return found.map((affinity) => ({ affinity, preferred: affinity.length === minSize || (this.o.options.alignBySocket && this.socketAligned(affinity, minSize)) }));
+  }
+
+  /** align-by-socket: a hint spanning no more sockets than the narrowest possible one needs. */
+  private socketAligned(mask: NumaMask, minSize: number): boolean {
+    const perSocket = Math.floor(this.o.topology.numaNodes.length / socketCount(this.o.topology));
+    if (perSocket === 0) return false;
+    const sockets = new Set(this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket));
+    return sockets.size === Math.ceil(minSize / perSocket);
+  }
+
+  /** The CPUs a hint aligns to: its NUMA nodes, or with align-by-socket their whole sockets. */
+  private alignedCpus(mask: NumaMask): CpuSet {
+    if (!this.o.options.alignBySocket) return this.cpusOn(mask);
+    const sockets = new Set(this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket));
+    return new CpuSet(this.o.topology.cpus.filter((c) => sockets.has(c.socket)).map((c) => c.id));
   }
 
   /** Hints for one container: null when it has no preference. */
@@ -187,7 +202,7 @@ export class CpuManager {
     if (this.o.options.distributeCpusAcrossNuma && affinity !== null && affinity.length > 1) return this.distribute(request, affinity, available);
     let result = new CpuSet();
     if (affinity !== null) {
-      const aligned = available.intersection(this.cpusOn(affinity));
+      const aligned = available.intersection(this.alignedCpus(affinity));
       result = takeByTopology(cpus, aligned, Math.min(request, aligned.size), take);
     }
     return result.union(takeByTopology(cpus, available.difference(result), request - result.size, take));

@@ -53,7 +53,8 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, layout = g
   return { sysfs: fs.root, root, build };
 }
 
-const gates = (g: string): boolean => g !== 'CPUManagerPolicyAlphaOptions' && g !== 'TopologyManagerPolicyAlphaOptions';
+// every maturity level on: the alpha options (distribute-cpus-across-numa, align-by-socket) are exercised here
+const gates = (): boolean => true;
 
 test('the host layout is read from sysfs: CPUs per NUMA node, sockets, cores, memory, distances', async (t) => {
   const { sysfs } = await setup(t, { ...gridLayout(2, 2, 2, 4 * GI), hugepages: { 0: { 2048: 4 } }, distances: [[10, 21], [21, 10]] });
@@ -241,4 +242,26 @@ test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowab
   const { build: b3 } = await setup(t, gridLayout(9, 1, 1, GI));
   assert.throws(() => b3(config({ topologyManagerPolicy: 'best-effort' })), { message: 'unsupported on machines with more than 8 NUMA Nodes' });
   assert.equal(b3(config({ topologyManagerPolicy: 'best-effort', topologyManagerPolicyOptions: { 'max-allowable-numa-nodes': '9' } })).notes.length, 0);
+});
+
+test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-socket prefers socket-aligned hints', async (t) => {
+  const six = pod('six', [{ name: 'c', cpu: '6', memory: '1Gi' }]);
+  const { build } = await setup(t, gridLayout(2, 4, 1, GI));
+  const packed = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0', topologyManagerPolicy: 'restricted' }));
+  assert.deepEqual(packed.admit(six), { admit: true });
+  assert.equal(packed.cpu.assigned('six', 'c')?.toString(), '1-2,4-7', 'packed: the whole socket 1, then 2 CPUs of node 0');
+  const { build: b2 } = await setup(t, gridLayout(2, 4, 1, GI));
+  const spread = b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0', topologyManagerPolicy: 'restricted', cpuManagerPolicyOptions: { 'distribute-cpus-across-numa': 'true' } }));
+  assert.deepEqual(spread.admit(six), { admit: true });
+  assert.equal(spread.cpu.assigned('six', 'c')?.toString(), '1-6', '3 CPUs from each node: 1-3 and 4-6');
+  // 2 sockets of 2 NUMA nodes of 2 CPUs: 5 CPUs need 3 nodes, which span 2 sockets, as all 4 nodes do
+  const layout = { cpus: Array.from({ length: 8 }, (_, id) => ({ id, socket: Math.floor(id / 4), core: id, numa: Math.floor(id / 2) })), memory: { 0: GI, 1: GI, 2: GI, 3: GI } };
+  const five = pod('five', [{ name: 'c', cpu: '5', memory: '1Gi' }]);
+  const { build: b3 } = await setup(t, layout);
+  const byNuma = b3(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7' }));
+  const { build: b4 } = await setup(t, layout);
+  const bySocket = b4(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7', cpuManagerPolicyOptions: { 'align-by-socket': 'true' } }));
+  const wide = (m: ResourceManagers): boolean | undefined => m.cpu.containerHints(five, five.spec.containers[0]!)?.['cpu']?.find((h) => h.affinity?.length === 4)?.preferred;
+  assert.equal(wide(byNuma), false);
+  assert.equal(wide(bySocket), true);
 });
