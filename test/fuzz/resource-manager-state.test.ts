@@ -32,7 +32,7 @@ test('the hostile corpus stops the start with the reference restore error naming
       const cpu = f.startsWith('cpu-');
       const state = join(root, cpu ? 'cpu_manager_state' : 'memory_manager_state');
       await copyFile(join(CORPUS, f), state);
-      const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: cpu ? 'static' : 'none', reservedSystemCPUs: cpu ? '0' : '', memoryManagerPolicy: cpu ? 'None' : 'Static' };
+      const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: cpu ? 'static' : 'none', reservedSystemCPUs: cpu ? '0' : '', memoryManagerPolicy: cpu ? 'None' : 'Static', reservedMemory: cpu ? [] : [{ numaNode: 0, limits: { memory: '100Mi' } }] };
       assert.throws(() => buildResourceManagers({ config, gateEnabled: () => true, rootDir: root, runtimeType: 'docker', logger: recordingLogger(), sysfsRoot: fs.root }), (e: unknown) => {
         assert.ok(e instanceof ConfigError, `${f}: ${String(e)}`);
         assert.match(e.message, /^start (cpu|memory) manager error: (could not restore state from checkpoint: .+, please drain this node and delete the (CPU|memory) manager checkpoint file ".+" before restarting Kubelet|pod: .+ overlaps with default cpuset ".*"|not all reserved cpus: ".*" are present in defaultCpuSet: ".*"|\[memorymanager\] .+)$/s, f);

@@ -14,13 +14,14 @@ import { allCpus, readHostTopology, socketCount, type HostTopology } from './hos
 import { MemoryManager } from './memory-manager.js';
 import { parseStaticPolicyOptions, parseTopologyPolicyOptions, type StaticPolicyOptions, type TopologyPolicyOptions } from './policy-options.js';
 import { ResourceManagers } from './resource-managers.js';
+import { reservedMemoryProblem } from './reserved-memory.js';
 import { TopologyManager } from './topology-manager.js';
 import type { TopologyPolicyName } from './hint-merge.js';
 
 export type ManagersConfig = Pick<
   NodeAgentConfiguration,
   | 'cpuManagerPolicy' | 'cpuManagerPolicyOptions' | 'reservedSystemCPUs' | 'systemReserved' | 'platReserved' | 'memoryManagerPolicy' | 'reservedMemory'
-  | 'topologyManagerPolicy' | 'topologyManagerScope' | 'topologyManagerPolicyOptions'
+  | 'topologyManagerPolicy' | 'topologyManagerScope' | 'topologyManagerPolicyOptions' | 'evictionHard'
 >;
 
 export interface BuildManagersOptions {
@@ -89,6 +90,8 @@ function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<
     }
     out.set(r.numaNode, new Map(Object.entries(r.limits).map(([k, v]) => [k, Math.round(parseQuantity(v).value)])));
   }
+  const problem = reservedMemoryProblem(c, topo.numaNodes.reduce((n, x) => n + x.memoryBytes, 0));
+  if (problem !== undefined) fail('reservedMemory', '--reserved-memory', problem);
   return out;
 }
 

@@ -202,6 +202,9 @@ test('start refuses a state file of another policy, an unknown option and a rese
   assert.throws(() => build(config({ memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 3, limits: { memory: '100Mi' } }] })), {
     message: 'the reserved memory configuration references a NUMA node 3 that does not exist on this machine',
   });
+  assert.throws(() => build(config({ memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 0, limits: { memory: '512Mi' } }, { numaNode: 1, limits: { memory: '256Mi' } }], systemReserved: { memory: '924Mi' } })), {
+    message: 'the total amount "768Mi" of type "memory" is not equal to the value "1Gi" determined by Node Allocatable feature',
+  });
   assert.throws(() => build(config({ topologyManagerPolicy: 'restricted', topologyManagerPolicyOptions: { 'max-allowable-numa-nodes': '2' } })), {
     message: 'the minimum value of "max-allowable-numa-nodes" should not be less than 8',
   });
