@@ -2,7 +2,7 @@
 // every permutation of one hint per resource is ANDed; the best merged hint is preferred over
 // not, then the narrowest (or, with prefer-closest-numa-nodes, the one of least average
 // distance among equally wide ones). single-numa-node keeps only single-node hints.
-import { allMasks, isNarrowerThan, maskAnd, masksEqual, type NumaMask, type TopologyHint } from './numa-mask.js';
+import { isNarrowerThan, maskAnd, masksEqual, type NumaMask, type TopologyHint } from './numa-mask.js';
 
 export type TopologyPolicyName = 'none' | 'best-effort' | 'restricted' | 'single-numa-node';
 
@@ -84,4 +84,3 @@ export function mergeHints(o: MergeOptions, providers: readonly ProviderHints[])
   return { hint, admit };
 }
 
-export { allMasks };

@@ -10,8 +10,8 @@ import { CheckpointWriter, readCheckpoint } from './checkpoint-file.js';
 import type { HostTopology } from './host-topology.js';
 import { decodeMemoryState, encodeMemoryState, MEMORY_MANAGER_STATE_FILE, memoryRestoreError, type MemoryBlock, type MemoryState, type NumaNodeState } from './memory-state.js';
 import { allMasks, isNarrowerThan, type NumaMask, type TopologyHint } from './numa-mask.js';
-import { allContainers, memoryRequests, podMemoryRequests } from './requests.js';
-import { hugepageName, machineStateOf, releaseBlocks, reserveOn } from './memory-table.js';
+import { memoryRequests, podMemoryRequests } from './requests.js';
+import { machineStateOf, releaseBlocks, reserveOn } from './memory-table.js';
 
 export interface MemoryManagerOptions {
   policy: 'None' | 'Static';
@@ -165,14 +165,7 @@ export class MemoryManager {
   removeStale(activeUids: ReadonlySet<string>): void {
     for (const uid of [...this.state.entries.keys()]) if (!activeUids.has(uid)) this.removePod(uid);
   }
-
-  /** Containers of a pod that hold blocks (for tests and logs). */
-  assignedContainers(pod: Pod): string[] {
-    return allContainers(pod).map((c) => c.name).filter((n) => this.blocks(pod.metadata.uid, n) !== undefined);
-  }
 }
-
-export { hugepageName };
 
 function hintsFromBlocks(blocks: readonly MemoryBlock[]): Record<string, TopologyHint[]> {
   const out: Record<string, TopologyHint[]> = {};

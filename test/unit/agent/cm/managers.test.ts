@@ -268,3 +268,11 @@ test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-
   assert.equal(wide(byNuma), false);
   assert.equal(wide(bySocket), true);
 });
+
+test('strict-cpu-reservation keeps the reserved CPUs out of the shared pool too', async (t) => {
+  const { build } = await setup(t);
+  const m = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0-1', cpuManagerPolicyOptions: { 'strict-cpu-reservation': 'true' } }));
+  const b = pod('b', [{ name: 'c', cpu: '100m', memory: '1Gi', guaranteed: false }]);
+  assert.deepEqual(m.admit(b), { admit: true });
+  assert.deepEqual(m.cpuset(b, b.spec.containers[0]!), { CpusetCpus: '2-7' });
+});
