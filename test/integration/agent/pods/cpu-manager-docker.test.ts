@@ -1,7 +1,8 @@
 // The static CPU manager on a real Docker engine: a Guaranteed pod asking for one whole CPU is
 // pinned to a CPU of its own (HostConfig.CpusetCpus), a Burstable pod runs on the shared pool,
 // and cpu_manager_state in the root directory lists the assignment as the reference writes it; the
-// Static memory manager pins the Guaranteed pod's memory to NUMA node 0 (CpusetMems).
+// Static memory manager pins the Guaranteed pod's memory to NUMA node 0 (CpusetMems); the
+// restricted topology policy refuses a pod whose CPUs cannot be had (TopologyAffinityError).
 // This host has 2 CPUs: --reserved-cpus=0 leaves CPU 1 to give away.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,7 +37,7 @@ test('static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (Cpus
   const ac = new AbortController();
   let agent: Agent | undefined;
   const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, cpuManagerPolicy: 'static', reservedSystemCPUs: '0', cpuManagerReconcilePeriod: '1s', memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi' } }] }),
+    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, cpuManagerPolicy: 'static', reservedSystemCPUs: '0', cpuManagerReconcilePeriod: '1s', memoryManagerPolicy: 'Static', reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi' } }], topologyManagerPolicy: 'restricted' }),
     flags: testFlags(root.path, { hostnameOverride: NODE }),
     logger: log,
     signal: ac.signal,
@@ -66,6 +67,16 @@ test('static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (Cpus
     return b?.HostConfig.CpusetCpus === '0' ? b : undefined;
   }, 30_000, 200);
   assert.equal(pool.Id, burst.Id, 'the same container, updated in place');
+
+  // two whole CPUs can never be had here (CPU 0 is reserved): restricted refuses it at admission
+  await writeFile(join(m.path, 'big.json'), manifest('big', { limits: { cpu: '2', memory: '64Mi' } }));
+  const big = await waitFor('the two-CPU pod to be refused', () => {
+    const p = agent?.pods.pods().find((x) => x.metadata.name === `${PREFIX}big-${NODE}`);
+    const st = p?.status as { phase?: string; reason?: string; message?: string } | undefined;
+    return st?.phase === 'Failed' ? st : undefined;
+  }, 30_000, 100);
+  assert.equal(big.reason, 'TopologyAffinityError');
+  assert.equal(big.message, 'Pod was rejected: Resources cannot be allocated with Topology locality');
 
   const uid = agent?.pods.desiredPods().find((p) => p.metadata.name === `${PREFIX}guar-${NODE}`)?.metadata.uid ?? '';
   const state = await waitFor('the state file', async () => {
