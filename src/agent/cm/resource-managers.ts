@@ -53,8 +53,14 @@ export class ResourceManagers {
     return this.o.notes;
   }
 
+  /** Set by startReconcile: what admission needs to release stale state first, as the reference's Allocate. */
+  private pods: Pick<ReconcileOptions, 'activePods' | 'sourcesReady'> | undefined;
+
   /** The topology manager's admit handler (the reference's lifecycle.PodAdmitHandler). */
-  readonly admit = (pod: Pod): ManagerAdmitResult => this.o.topology.admit(pod);
+  readonly admit = (pod: Pod): ManagerAdmitResult => {
+    if (this.pods?.sourcesReady() === true) this.removeStale([...this.pods.activePods(), pod]);
+    return this.o.topology.admit(pod);
+  };
 
   /** The container's cpuset fields at creation (the reference's PreCreateContainer). */
   readonly cpuset = (pod: Pod, c: Container): CpusetFields => {
@@ -94,6 +100,7 @@ export class ResourceManagers {
 
   /** Runs reconcile every period until the signal aborts (only under the static policy, as the reference). */
   startReconcile(r: ReconcileOptions): Promise<void> {
+    this.pods = { activePods: r.activePods, sourcesReady: r.sourcesReady };
     if (this.o.cpu.policy !== 'static' && this.o.memory.machineState().size === 0) return Promise.resolve();
     return runEvery({ clock: r.clock, ms: r.periodMs, signal: r.signal, run: () => this.reconcile(r), onError: (err) => this.o.logger.warn({ err: userMessage(err) }, 'CPU manager reconcile failed; will retry at the next period') });
   }

@@ -59,6 +59,11 @@ test('reconcile every --cpu-manager-reconcile-period: the shared-pool container 
   assert.deepEqual(updates.slice(3), [['id-shared', '0-3']]);
   await tick();
   assert.equal(updates.length, 4, 'nothing changed: no update');
+  // admission releases what gone pods hold before it allocates, as the reference's Allocate
+  const again = pod('again', '2', true);
+  m.admit(again);
+  active = [shared];
+  assert.deepEqual(m.admit(pod('third', '2', true)), { admit: true }, 'the CPUs of "again", no longer active, were released first');
   ac.abort();
   await loop;
 });
