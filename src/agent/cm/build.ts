@@ -40,7 +40,13 @@ function fail(field: string, flag: string, message: string): never {
 
 /** --reserved-cpus, else ceil(system-reserved + plat-reserved cpu) CPUs picked by topology. */
 function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
-  if (c.reservedSystemCPUs !== '') return CpuSet.parse(c.reservedSystemCPUs);
+  if (c.reservedSystemCPUs !== '') {
+    try {
+      return CpuSet.parse(c.reservedSystemCPUs);
+    } catch (err) {
+      return fail('reservedSystemCPUs', '--reserved-cpus', `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${(err as Error).message}`);
+    }
+  }
   const milli = ['systemReserved', 'platReserved'].reduce((acc, k) => {
     const q = (c[k as 'systemReserved' | 'platReserved'])['cpu'];
     return acc + (q === undefined ? 0 : Math.round(parseQuantity(q).value * 1000));

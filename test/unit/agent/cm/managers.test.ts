@@ -196,6 +196,9 @@ test('start refuses a state file of another policy, an unknown option and a rese
   assert.throws(() => build(config({ cpuManagerPolicyOptions: { 'full-pcpus-only': 'true', 'align-by-socket': 'false' } })), {
     message: 'new none policy error: None policy: received unsupported options=map[align-by-socket:false full-pcpus-only:true]',
   });
+  assert.throws(() => build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0-99999' })), {
+    message: 'invalid configuration: reservedSystemCPUs (--reserved-cpus) "0-99999": CPU id 99999 in "0-99999" is above 8191',
+  });
   assert.throws(() => build(config({ cpuManagerPolicy: 'static' })), {
     message: '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
   });
