@@ -4,6 +4,7 @@
 import { namesFor, type PlatformProfile } from '../common/names.js';
 import { hostname } from 'node:os';
 import type { PodSettings } from './runtime/settings/from-config.js';
+import type { ResourceManagers } from './cm/resource-managers.js';
 import type { NodeAgentConfiguration } from './config/schema.js';
 import type { NodeAgentFlags } from './config/flags-type.js';
 import type { Logger } from '../common/log/types.js';
@@ -18,6 +19,7 @@ import type { RuntimeBundle } from './runtime/factory.js';
 import type { PodStatusManager } from './worker/status-manager.js';
 import type { ProbeManager } from './worker/probes.js';
 import type { PodManager } from './worker/pod-manager.js';
+import type { Pod } from './pod/types.js';
 import type { GarbageCollector } from './gc/collector.js';
 import type { ApiStatusSync } from './worker/api-status-sync.js';
 import type { RestClient } from './client/rest-client.js';
@@ -56,6 +58,8 @@ export interface Agent {
   probes: ProbeManager;
   /** Set when the agent talks to an API server (--platconfig). */
   api?: { rest: RestClient; statusSync: ApiStatusSync };
+  /** The CPU, memory and topology managers (src/agent/cm). */
+  managers?: ResourceManagers;
 }
 
 /** How long bootstrap may wait on the API server before the other parts load alongside it. */
@@ -126,6 +130,7 @@ interface LoadedParts {
   readonly parts: typeof AgentParts;
   readonly runtime: RuntimeBundle;
   readonly podSettings: PodSettings;
+  readonly managers: ResourceManagers;
 }
 
 /** Loads the parts' modules and builds the pod settings and the container runtime. */
@@ -147,6 +152,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     import('./cli/inert-options.js'),
     import('./runtime/credentials/keyring.js'),
   ]);
+  const managers = (await import('./cm/from-config.js')).managersFromConfig(config, flags.rootDir, logger);
   const podSettings = buildPodSettings({
     config,
     rootDir: flags.rootDir,
@@ -154,7 +160,8 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     logger,
     ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
-  logHostNotes(podSettings.notes, logger.child({ part: 'options' }));
+  podSettings.runtime.container.cpuset = managers.cpuset;
+  logHostNotes([...podSettings.notes, ...managers.notes], logger.child({ part: 'options' }));
   logInertOptions(config, flags, logger.child({ part: 'options' }));
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
@@ -181,7 +188,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     clock,
   });
   keep(runtime);
-  return { parts, runtime, podSettings };
+  return { parts, runtime, podSettings, managers };
 }
 
 /** Builds every part; starts nothing. */
@@ -207,9 +214,17 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls], clock: input.clock ?? systemClock, logger });
+  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit], clock: input.clock ?? systemClock, logger });
   const { statusSync, ...parts } = built;
-  return { nodeName, config, flags, runtime: loaded.runtime, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
+  return { nodeName, config, flags, runtime: loaded.runtime, managers: loaded.managers, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
+}
+
+/** Pods admitted and not finished: what the resource managers keep CPUs and memory for. */
+function activePods(agent: Agent): Pod[] {
+  return agent.pods.desiredPods().filter((p) => {
+    const phase = agent.pods.status(p.metadata.uid)?.phase;
+    return phase !== 'Failed' && phase !== 'Succeeded';
+  });
 }
 
 /** Resolves when `signal` aborts (at once when it already has). */
@@ -262,6 +277,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
       });
     }
     agent.pods.start(loops.signal);
+    void agent.managers?.startReconcile({ activePods: () => activePods(agent), sourcesReady: () => agent.podConfig.seenAllSources(), runtime: agent.runtime.runtime, periodMs: durationMs(agent.config.cpuManagerReconcilePeriod, 'cpuManagerReconcilePeriod', '--cpu-manager-reconcile-period'), clock, signal: loops.signal });
     agent.gc.start(loops.signal);
     agent.api?.statusSync.start(loops.signal);
 

@@ -34,6 +34,14 @@ export interface PodManagerOptions {
   admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
 }
 
+function firstRefusal(handlers: readonly ((pod: Pod) => AdmitResult)[], pod: Pod): AdmitResult | undefined {
+  for (const h of handlers) {
+    const r = h(pod);
+    if (!r.admit) return r;
+  }
+  return undefined;
+}
+
 function fullName(pod: Pod): string {
   return `${pod.metadata.namespace}/${pod.metadata.name}`;
 }
@@ -145,7 +153,8 @@ export class PodManager implements StatusProvider {
   private admit(pod: Pod): boolean {
     const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
     const problems = this.opts.validate?.(pod) ?? [];
-    const refused = (this.opts.admitHandlers ?? []).map((h) => h(pod)).find((x) => !x.admit);
+    // in order, stopping at the first refusal: a later handler (the resource managers) allocates
+    const refused = problems.length > 0 ? undefined : firstRefusal(this.opts.admitHandlers ?? [], pod);
     const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : (refused ?? admitPod(active, this.opts.capacity));
     if (r.admit) return true;
     this.rejected.add(pod.metadata.uid);

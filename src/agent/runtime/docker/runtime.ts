@@ -206,6 +206,15 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
+  /** The CPU manager's reconcile: moves a running container to another cpuset (Docker update). */
+  async updateCpuset(id: string, cpus: string): Promise<void> {
+    try {
+      await this.docker.getContainer(id).update({ CpusetCpus: cpus });
+    } catch (err) {
+      throw this.wrap(`could not update the cpuset of container ${id.slice(0, 12)}`, err);
+    }
+  }
+
   async startContainer(id: string): Promise<void> {
     try {
       await this.docker.getContainer(id).start();

@@ -19,6 +19,8 @@ export interface ContainerSettings {
   oomScoreAdjFloor?: number;
   /** memorySwap.swapBehavior (Docker MemorySwap); absent: Docker's own default. */
   swap?: SwapSettings;
+  /** The CPU and memory managers' cpuset of a container (src/agent/cm). */
+  cpuset?: (pod: Pod, c: Container) => { CpusetCpus?: string; CpusetMems?: string };
 }
 
 export interface DockerContainerSettings {
@@ -28,6 +30,8 @@ export interface DockerContainerSettings {
   PidsLimit?: number;
   OomScoreAdj: number;
   SecurityOpt: string[];
+  CpusetCpus?: string;
+  CpusetMems?: string;
 }
 
 export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSettings): DockerContainerSettings {
@@ -36,6 +40,7 @@ export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSett
     ...(s.podPidsLimit > 0 ? { PidsLimit: s.podPidsLimit } : {}),
     OomScoreAdj: Math.max(s.oomScoreAdjFloor ?? -1000, containerOomScoreAdj(pod, c, s.memoryCapacity)),
     SecurityOpt: dockerSeccompOpts(seccompType(pod, c, s.seccompDefault)),
+    ...s.cpuset?.(pod, c),
   };
 }
 

@@ -24,6 +24,10 @@ const NODE_OPTS = 'test/integration/agent/node/node-options-apiserver.test.ts';
 const HOST_CHECKS = 'test/integration/agent/cli/host-checks.test.ts';
 const CREDENTIALS = { file: 'test/integration/agent/pods/credential-provider-docker.test.ts', test: 'a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal' };
 
+const CM_UNIT = 'test/unit/agent/cm/managers.test.ts';
+const CM_RECONCILE = 'test/unit/agent/cm/reconcile.test.ts';
+const CPU_MANAGER_DOCKER = { file: 'test/integration/agent/pods/cpu-manager-docker.test.ts', test: 'static CPU manager on Docker: a Guaranteed pod gets an exclusive CPU (CpusetCpus), a Burstable one the shared pool; cpu_manager_state lists it' };
+
 /** Options with a test that shows their effect. */
 const EFFECTS: Readonly<Record<string, Effect>> = {
   'allowed-unsafe-sysctls': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: '--allowed-unsafe-sysctls patterns admit more; net sysctls are refused on the host network' },
@@ -62,6 +66,15 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'local-storage-capacity-isolation': { file: 'test/unit/agent/eviction/local-storage.test.ts', test: '--local-storage-capacity-isolation: pods over an emptyDir sizeLimit, the pod total or a container limit are evicted with the reference messages' },
   'experimental-allocatable-ignore-eviction': { file: 'test/unit/agent/node/node-identity.test.ts', test: '--experimental-allocatable-ignore-eviction: allocatable leaves the hard eviction thresholds out' },
   version: { file: 'test/unit/agent/cli/parser.test.ts', test: '--version, --version=raw, --version=vX.Y.Z, --seccomp-default' },
+  'cpu-manager-policy': CPU_MANAGER_DOCKER,
+  'cpu-manager-policy-options': { file: CM_UNIT, test: 'an allocation that cannot be met is UnexpectedAdmissionError; full-pcpus-only answers SMTAlignmentError' },
+  'cpu-manager-reconcile-period': { file: CM_RECONCILE, test: 'reconcile every --cpu-manager-reconcile-period: the shared-pool container follows the pool, the CPUs of a gone pod come back' },
+  'reserved-cpus': CPU_MANAGER_DOCKER,
+  'reserved-memory': { file: CM_UNIT, test: 'memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_manager_state; the policy refuses what no node holds' },
+  'memory-manager-policy': { file: CM_UNIT, test: 'memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_manager_state; the policy refuses what no node holds' },
+  'topology-manager-policy': { file: CM_UNIT, test: 'topology policies: single-numa-node refuses what no one node holds (TopologyAffinityError); restricted aligns across two' },
+  'topology-manager-scope': { file: CM_UNIT, test: 'topology scope pod: the containers of a pod together must fit the policy' },
+  'topology-manager-policy-options': { file: CM_UNIT, test: 'prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowable-numa-nodes bounds the host' },
 };
 
 /** Options with no effect by design on any host, and why. */
@@ -170,6 +183,6 @@ test('figure: options with a demonstrated effect / all options', () => {
 test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
   const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
   const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), experimentalMounterPath: '/sbin/mount' };
-  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['cpu-manager-policy', 'experimental-mounter-path', 'hairpin-mode']);
+  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['experimental-mounter-path', 'hairpin-mode'], '--cpu-manager-policy takes effect (src/agent/cm): not inert');
   assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });
