@@ -72,8 +72,8 @@ export class CgroupFs {
       const segs = pathOf(path);
       for (let i = 1; i <= segs.length; i += 1) {
         const d = join(this.mount, h, ...segs.slice(0, i));
-        if (await exists(d)) continue;
-        await mkdir(d);
+        if (!(await exists(d))) await mkdir(d);
+        // an existing ancestor made by someone else may be empty too (runc's cpusetEnsureParent)
         if (h === 'cpuset') await this.inheritCpuset(d, join(this.mount, h, ...segs.slice(0, i - 1)));
       }
     }
