@@ -402,7 +402,17 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const placement = this.opts.podSettings?.cgroups;
     if (placement === undefined || rec.cgroup === undefined) return;
     try {
-      for (const p of processTree(pid)) await placement.addProcess(rec.cgroup, p);
+      // a child forked between the listing and the wrapper's move stays behind: list again until
+      // no new process shows up (what forks after the move inherits the pod cgroup)
+      const moved = new Set<number>();
+      for (let round = 0; round < 5; round += 1) {
+        const fresh = processTree(pid).filter((p) => !moved.has(p));
+        if (fresh.length === 0) break;
+        for (const p of fresh) {
+          await placement.addProcess(rec.cgroup, p);
+          moved.add(p);
+        }
+      }
     } catch (err) {
       this.opts.logger.warn({ container: rec.name, pod: `${rec.podNamespace}/${rec.podName}`, cgroup: rec.cgroup, err: userMessage(err) }, 'could not move the container\'s processes into the pod cgroup; they run in the agent\'s cgroup without the pod\'s limits');
     }
