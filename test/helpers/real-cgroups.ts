@@ -58,8 +58,9 @@ export async function makeTestCgroupRoot(): Promise<TestCgroupRoot> {
   return {
     name,
     dir: (controller, ...segments) => join(CGROUP_MOUNT, controller, name, ...segments),
+    // every hierarchy, not only ours: the runtime makes its containers' cgroups in all of them
     remove: async () => {
-      for (const h of hs) await killAndRemove(join(CGROUP_MOUNT, h, name));
+      for (const h of await readdir(CGROUP_MOUNT)) await killAndRemove(join(CGROUP_MOUNT, h, name));
     },
   };
 }

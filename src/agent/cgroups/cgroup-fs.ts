@@ -3,7 +3,7 @@
 // reference's cgroup manager does through runc's fs drivers. The mount point is injected so unit
 // tests work on a fake tree. Control files are kernel interfaces: they are written in place (an
 // atomic rename cannot replace them), never created, except on a fake tree.
-import { mkdir, readdir, readFile, rmdir, writeFile, access } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cpuSharesToWeight, type ResourceConfig } from './resources.js';
 
@@ -132,13 +132,17 @@ export class CgroupFs {
     for (const d of await this.dirs(path)) await writeFile(join(d, 'cgroup.procs'), String(pid));
   }
 
-  /** The processes in the cgroup (any hierarchy: they are the same set for our cgroups). */
+  /** The processes in the cgroup and the cgroups below it. */
   async pids(path: string): Promise<number[]> {
     const seen = new Set<number>();
-    for (const d of await this.dirs(path)) {
+    const walk = async (d: string): Promise<void> => {
       const text = await readFile(join(d, 'cgroup.procs'), 'utf8').catch(() => '');
       for (const l of text.split('\n')) if (/^\d+$/.test(l.trim())) seen.add(Number(l.trim()));
-    }
+      const entries = await readdir(d, { withFileTypes: true }).catch(() => []);
+      for (const e of entries) if (e.isDirectory()) await walk(join(d, e.name));
+    };
+    // the container cgroups the runtime made below the pod's hold the processes
+    for (const d of await this.dirs(path)) await walk(d);
     return [...seen];
   }
 
@@ -150,9 +154,29 @@ export class CgroupFs {
     return entries.filter((e) => e.isDirectory()).map((e) => e.name);
   }
 
+  /**
+   * Every mounted v1 hierarchy (blkio, devices, freezer, the hybrid `unified` too): the runtime
+   * makes a container's cgroup in all of them under the pod's, so removal covers all of them, as
+   * runc's cgroupfs manager does. Symbolic links (cpu -> cpu,cpuacct) count once.
+   */
+  private async allDirs(path: string): Promise<string[]> {
+    if (this.version === 'v2') return this.dirs(path);
+    const entries = await readdir(this.mount, { withFileTypes: true }).catch(() => []);
+    const seen = new Set<string>();
+    const out: string[] = [];
+    for (const e of entries) {
+      if (!e.isDirectory() && !e.isSymbolicLink()) continue;
+      const real = await realpath(join(this.mount, e.name)).catch(() => undefined);
+      if (real === undefined || seen.has(real)) continue;
+      seen.add(real);
+      out.push(join(real, ...pathOf(path)));
+    }
+    return out;
+  }
+
   /** Removes the cgroup from every hierarchy (children first); a missing one is fine. */
   async destroy(path: string): Promise<void> {
-    for (const d of await this.dirs(path)) await removeTree(d);
+    for (const d of await this.allDirs(path)) await removeTree(d);
   }
 }
 
@@ -168,7 +192,6 @@ async function removeTree(dir: string): Promise<void> {
     if (err.code === 'ENOENT') return;
     // a fake tree holds plain files where the kernel shows control files
     if (err.code === 'ENOTEMPTY' && entries.every((e) => e.isFile())) {
-      const { rm } = await import('node:fs/promises');
       await rm(dir, { recursive: true, force: true });
       return;
     }
