@@ -77,7 +77,7 @@ test('v1 fake tree: --cgroups-per-qos builds <root>/kubepods with allocatable, b
   assert.ok(log.lines.some((l) => l.msg === 'removed the cgroup of an orphaned pod' && l.fields['uid'] === 'orphan-1'));
 });
 
-test('systemd driver: slices on the fake tree and Docker\'s CgroupParent is the leaf slice', async (t) => {
+test('--cgroup-driver=systemd: slices on the fake tree and the Docker CgroupParent is the leaf slice', async (t) => {
   const tree = await fakeCgroupTree('v1');
   t.after(() => tree.cleanup());
   const node = new NodeCgroups({ config: config({ cgroupDriver: 'systemd' }), fs: new CgroupFs({ mount: tree.mount, version: 'v1' }), product: 'kube', limits: LIMITS, capacity: CAPACITY, logger: recordingLogger() });
@@ -142,7 +142,7 @@ test('--enforce-node-allocatable: pods off leaves kubepods at capacity; system-r
   await assert.rejects(kube.start(), /^Error: Failed to enforce Kube Reserved Cgroup Limits on "\/absent.slice"/);
 });
 
-test('--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the root cgroup\'s non-kernel processes, never pid 1; "/" is refused', async (t) => {
+test('--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused', async (t) => {
   const tree = await fakeCgroupTree('v1', ['cpu', 'memory']);
   t.after(() => tree.cleanup());
   const fs = new CgroupFs({ mount: tree.mount, version: 'v1' });
@@ -168,4 +168,19 @@ test('--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups move
   assert.ok(!tree.exists('cpu', 'platpods'), 'no pods hierarchy without --cgroups-per-qos');
   const bad = new NodeCgroups({ config: config({ cgroupsPerQOS: false, enforceNodeAllocatable: [], systemCgroups: '/' }), fs, product: 'plat', limits: LIMITS, capacity: CAPACITY, logger: recordingLogger(), processes });
   await assert.rejects(bad.start(), { message: 'system container cannot be root ("/")' });
+});
+
+test('--qos-reserved memory=50%: the Burstable and BestEffort cgroups get the memory limits that keep half the requests of the classes above', async (t) => {
+  const tree = await fakeCgroupTree('v1', ['cpu', 'memory']);
+  t.after(() => tree.cleanup());
+  const node = new NodeCgroups({ config: config({ qosReserved: { memory: '50%' } }), fs: new CgroupFs({ mount: tree.mount, version: 'v1' }), product: 'plat', limits: LIMITS, capacity: CAPACITY, logger: recordingLogger() });
+  await node.start();
+  assert.equal(await tree.read('memory', 'platpods', 'burstable', 'memory.limit_in_bytes'), String(8 * Gi), 'no pods yet: allocatable');
+  await node.pods?.ensure(pod('g', { limits: { cpu: '1', memory: '2Gi' } }));
+  await node.pods?.ensure(pod('b', { requests: { memory: '1Gi' } }));
+  assert.equal(await tree.read('memory', 'platpods', 'burstable', 'memory.limit_in_bytes'), String(7 * Gi), '8Gi - 2Gi x 50%');
+  assert.equal(await tree.read('memory', 'platpods', 'besteffort', 'memory.limit_in_bytes'), String(7 * Gi - Gi / 2), 'then - 1Gi x 50%');
+  const plain = new NodeCgroups({ config: config(), fs: new CgroupFs({ mount: tree.mount, version: 'v1' }), product: 'kube', limits: LIMITS, capacity: CAPACITY, logger: recordingLogger() });
+  await plain.start();
+  assert.ok(!tree.exists('memory', 'kubepods', 'burstable', 'memory.limit_in_bytes'), 'without --qos-reserved no QoS memory limit');
 });
