@@ -4,7 +4,7 @@
 // reserved levels of --enforce-node-allocatable, and moves the agent (--nodeagent-cgroups) and the
 // host's other processes (--system-cgroups) into their cgroups. Built without I/O; start() acts.
 import type { Logger } from '../../common/log/types.js';
-import { CgroupFs } from './cgroup-fs.js';
+import type { CgroupFs } from './cgroup-fs.js';
 import { allocatableOf, enforceExistingCgroup, EnforcementError, missingPathsMessage, reservedList, type NodeCapacity, type ReservedEnforcement } from './node-allocatable.js';
 import { driverName, parseCgroupfs, parseDriverName, podsCgroupComponent, type CgroupDriver, type CgroupName } from './names.js';
 import { PodCgroups } from './pod-cgroups.js';

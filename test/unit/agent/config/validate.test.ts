@@ -92,6 +92,7 @@ const cases: Case[] = [
   { name: 'unknown feature gate', set: (c) => { c.featureGates = { NoSuchGate: true }; }, want: /featureGates \(--feature-gates\) unrecognized feature gate: NoSuchGate \(known gates: AllAlpha, / },
   // enforce node allocatable
   { name: 'none is exclusive', set: (c) => { c.enforceNodeAllocatable = ['none', 'pods']; }, want: 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified' },
+  { name: 'enforcement needs cgroups per QoS', set: (c) => { c.cgroupsPerQOS = false; }, want: 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) feature is turned on' },
   { name: 'unknown enforcement level', set: (c) => { c.enforceNodeAllocatable = ['pods', 'kube-reserved']; }, want: /enforceNodeAllocatable \(--enforce-node-allocatable\) "kube-reserved" is not a valid option/ },
   { name: 'system-reserved needs its cgroup', set: (c) => { c.enforceNodeAllocatable = ['pods', 'system-reserved']; }, want: 'invalid configuration: systemReservedCgroup (--system-reserved-cgroup) must be specified when "system-reserved" is contained in enforceNodeAllocatable (--enforce-node-allocatable)' },
   { name: 'system-reserved-compressible needs its cgroup', set: (c) => { c.enforceNodeAllocatable = ['system-reserved-compressible']; }, want: /systemReservedCgroup \(--system-reserved-cgroup\) must be specified when "system-reserved-compressible"/ },
