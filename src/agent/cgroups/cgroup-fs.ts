@@ -32,6 +32,7 @@ export class CgroupFs {
   readonly version: CgroupVersionKind;
   readonly mount: string;
   private controllers: string[] | undefined;
+  private v2Available: string[] | undefined;
 
   constructor(opts: CgroupFsOptions) {
     this.mount = opts.mount;
@@ -90,10 +91,16 @@ export class CgroupFs {
     }
   }
 
+  /** v2: the controllers the host offers (cgroup.controllers at the mount), read once. */
+  private async v2Controllers(): Promise<string[]> {
+    this.v2Available ??= (await readFile(join(this.mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/).filter((c) => c !== '');
+    return this.v2Available;
+  }
+
   /** v2: enables our controllers in every ancestor's cgroup.subtree_control. */
   private async enableV2Controllers(path: string): Promise<void> {
     const segs = pathOf(path);
-    const available = (await readFile(join(this.mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/);
+    const available = await this.v2Controllers();
     const want = V2_CONTROLLERS.filter((c) => available.includes(c)).map((c) => `+${c}`).join(' ');
     if (want === '') return;
     for (let i = 0; i < segs.length; i += 1) {
@@ -106,10 +113,16 @@ export class CgroupFs {
   /** Writes the limits of `rc` that are set; leaves the others as they are. */
   async update(path: string, rc: ResourceConfig): Promise<void> {
     const base = pathOf(path);
+    const v2 = this.version === 'v2' ? await this.v2Controllers() : [];
+    // a controller the host lacks is skipped (said at start by setup.ts), not a failed pod start
     const write = async (controller: string, file: string, value: string): Promise<void> => {
-      const dir = this.version === 'v2' ? join(this.mount, ...base) : join(this.mount, controller, ...base);
-      if (this.version === 'v1' && !(await exists(join(this.mount, controller)))) return;
-      await writeFile(join(dir, file), value);
+      if (this.version === 'v2') {
+        if (!v2.includes(controller)) return;
+        await writeFile(join(this.mount, ...base, file), value);
+        return;
+      }
+      if (!(await exists(join(this.mount, controller)))) return;
+      await writeFile(join(this.mount, controller, ...base, file), value);
     };
     if (this.version === 'v1') {
       if (rc.cpuShares !== undefined) await write('cpu', 'cpu.shares', String(rc.cpuShares));
@@ -117,12 +130,12 @@ export class CgroupFs {
       if (rc.cpuQuota !== undefined) await write('cpu', 'cpu.cfs_quota_us', String(rc.cpuQuota));
       if (rc.memory !== undefined) await write('memory', 'memory.limit_in_bytes', rc.memory > 0 ? String(rc.memory) : '-1');
     } else {
-      if (rc.cpuShares !== undefined) await write('', 'cpu.weight', String(cpuSharesToWeight(rc.cpuShares)));
+      if (rc.cpuShares !== undefined) await write('cpu', 'cpu.weight', String(cpuSharesToWeight(rc.cpuShares)));
       if (rc.cpuQuota !== undefined || rc.cpuPeriod !== undefined) {
         const quota = rc.cpuQuota === undefined || rc.cpuQuota <= 0 ? 'max' : String(rc.cpuQuota);
-        await write('', 'cpu.max', `${quota} ${rc.cpuPeriod ?? 100_000}`);
+        await write('cpu', 'cpu.max', `${quota} ${rc.cpuPeriod ?? 100_000}`);
       }
-      if (rc.memory !== undefined) await write('', 'memory.max', rc.memory > 0 ? String(rc.memory) : 'max');
+      if (rc.memory !== undefined) await write('memory', 'memory.max', rc.memory > 0 ? String(rc.memory) : 'max');
     }
     if (rc.pidsLimit !== undefined) await write('pids', 'pids.max', rc.pidsLimit > 0 ? String(rc.pidsLimit) : 'max');
   }

@@ -109,6 +109,15 @@ test('v2 fake tree: controllers enabled in subtree_control; cpu.weight, cpu.max,
   assert.equal(await tree.read('platpods', 'besteffort', 'podbe2', 'cpu.weight'), '1');
   await node.pods?.remove(be);
   assert.ok(!tree.exists('platpods', 'besteffort', 'podbe2'));
+  // a host without the memory and pids controllers: the pod still gets its cgroup and CPU limits
+  const cpuOnly = await fakeCgroupTree('v2', ['cpu']);
+  t.after(() => cpuOnly.cleanup());
+  const partial = new NodeCgroups({ config: config(), fs: new CgroupFs({ mount: cpuOnly.mount, version: 'v2' }), product: 'plat', limits: { ...LIMITS, podPidsLimit: 100 }, capacity: CAPACITY, logger: recordingLogger() });
+  await partial.start();
+  await partial.pods?.ensure(g);
+  assert.equal(await cpuOnly.read('platpods', 'podg2', 'cpu.max'), '50000 100000');
+  assert.ok(!cpuOnly.exists('platpods', 'podg2', 'memory.max') && !cpuOnly.exists('platpods', 'podg2', 'pids.max'));
+  assert.equal(await cpuOnly.read('cgroup.subtree_control'), '+cpu');
 });
 
 test('--cgroup-root must exist: the reference\'s "has some missing paths" refusal', async (t) => {
