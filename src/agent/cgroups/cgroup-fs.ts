@@ -24,8 +24,12 @@ async function exists(p: string): Promise<boolean> {
   return access(p).then(() => true, () => false);
 }
 
+/** A cgroup path's segments; `.`, `..` and NUL never reach the file system (nothing outside the mount). */
 function pathOf(dirPath: string): string[] {
-  return dirPath.split('/').filter((s) => s !== '');
+  const segs = dirPath.split('/').filter((s) => s !== '');
+  const bad = segs.find((s) => s === '.' || s === '..' || s.includes('\0'));
+  if (bad !== undefined) throw new Error(`invalid cgroup path ${JSON.stringify(dirPath)}: the segment ${JSON.stringify(bad)} is not allowed`);
+  return segs;
 }
 
 export class CgroupFs {

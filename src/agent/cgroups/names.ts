@@ -63,6 +63,8 @@ export function qosCgroupName(pods: CgroupName, qos: QosClass): CgroupName {
 }
 
 export function podCgroupName(pods: CgroupName, qos: QosClass, uid: string): CgroupName {
+  // a UID is one path segment: a slash would nest (or climb out of) the hierarchy
+  if (uid === '' || uid.includes('/') || uid.includes('\0')) throw new Error(`pod UID ${JSON.stringify(uid)} cannot name a cgroup`);
   return [...qosCgroupName(pods, qos), `${POD_PREFIX}${uid}`];
 }
 

@@ -78,7 +78,8 @@ export class PodCgroups implements PodCgroupPlacement {
     const known = this.active.get(uid);
     // a pod known only from its containers (an orphan) has no spec to tell its QoS class: look it up
     const path = known !== undefined ? this.path(known) : (await this.podCgroups()).get(uid);
-    if (path !== undefined) await this.destroy(path);
+    if (path === undefined) return;
+    await this.destroy(path);
     this.active.delete(uid);
     await this.opts.qos.update([...this.active.values()]);
   }

@@ -107,8 +107,10 @@ export class PodSyncer {
     let containers = await runtime.listContainers({ podUid: uid });
     const prev = this.opts.statuses.status(uid);
     if (prev && TERMINAL.has(prev.phase)) {
-      // a finished pod stays finished: make sure nothing of it still runs
+      // a finished pod stays finished: make sure nothing of it still runs; its cgroup goes (and
+      // leaves the QoS shares), as the reference's housekeeping removes a finished pod's
       await this.stopPodContainers(pod, containers, false);
+      await this.opts.podCgroups?.remove(pod);
       return {};
     }
 

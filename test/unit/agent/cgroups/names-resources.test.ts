@@ -85,3 +85,13 @@ test('QoS cgroups: BestEffort 2 shares, Burstable the sum of its pods\' CPU requ
   assert.equal(reserved.Burstable.memory, 10 * Gi - 1 * Gi);
   assert.equal(reserved.BestEffort.memory, 9 * Gi - 1 * Gi);
 });
+
+test('hostile cgroup paths and pod UIDs never reach outside the cgroup mount', async () => {
+  const { CgroupFs } = await import('../../../../src/agent/cgroups/cgroup-fs.js');
+  const fs = new CgroupFs({ mount: '/nonexistent-mount', version: 'v2' });
+  for (const p of ['/a/../../etc', '/..', '/./x', '/a\u0000b']) {
+    await assert.rejects(fs.create(p, {}), /^Error: invalid cgroup path .* is not allowed$/, p);
+    await assert.rejects(fs.destroy(p), /is not allowed$/, p);
+  }
+  for (const uid of ['../../etc', 'a/b', '', 'x\u0000']) assert.throws(() => podCgroupName(['kubepods'], 'Guaranteed', uid), /cannot name a cgroup$/, uid);
+});

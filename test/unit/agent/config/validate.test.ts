@@ -69,6 +69,7 @@ const cases: Case[] = [
   { name: 'unsafe sysctl patterns', set: (c) => { c.allowedUnsafeSysctls = ['net.core.*', 'Bad Name']; }, want: /allowedUnsafeSysctls \(--allowed-unsafe-sysctls\) "Bad Name" is not a valid sysctl/ },
   { name: 'reserved CPUs syntax', set: (c) => { c.reservedSystemCPUs = '3-1'; }, want: /reservedSystemCPUs \(--reserved-cpus\) "3-1" is not a CPU list/ },
   { name: 'cgroup names absolute', set: (c) => { c.nodeagentCgroups = 'nodeagent.slice'; }, want: /nodeagentCgroups \(--nodeagent-cgroups\) "nodeagent.slice" must be an absolute cgroup name/ },
+  { name: 'cgroup names never climb out of the mount', set: (c) => { c.cgroupRoot = '/../../etc'; }, want: 'invalid configuration: cgroupRoot (--cgroup-root) "/../../etc" must not contain "." or ".." segments' },
   { name: 'manifest URL scheme', set: (c) => { c.staticPodURL = 'ftp://x/pods'; }, want: /staticPodURL \(--manifest-url\) "ftp:\/\/x\/pods" must be an http/ },
   // durations
   { name: 'durations parse', set: (c) => { c.syncFrequency = '1 minute'; }, want: /syncFrequency \(--sync-frequency\) "1 minute" is not a duration/ },
