@@ -87,7 +87,7 @@ export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> 
     if (missing.length > 0) notes.push({ option: '--cgroups-per-qos', reason: `the cgroup v2 controllers ${missing.join(', ')} are not available at ${mount}`, effect: 'the pod and QoS cgroups get no limits of those controllers' });
   }
   if (c.cgroupDriver === 'systemd') {
-    notes.push({ option: '--cgroup-driver=systemd', reason: 'this version has no systemd D-Bus connection', effect: 'the agent writes the slices (kubepods.slice layout) directly in the cgroup file system; systemd does not manage them' });
+    notes.push({ option: '--cgroup-driver=systemd', reason: 'this version has no systemd D-Bus connection', effect: `the agent writes the slices (${o.product}pods.slice and below) directly in the cgroup file system; systemd does not manage them` });
   }
   const capacity = o.capacity ?? { cpu: cpus().length, memory: totalmem(), pid: await pidMax(o.proc ?? '/proc') };
   const cgroups = new NodeCgroups({ config: c, fs: new CgroupFs({ mount, version }), product: o.product, limits: o.limits, capacity, logger: o.logger });
