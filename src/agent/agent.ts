@@ -162,14 +162,14 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
   const container = podSettings.runtime.container;
-  const { cgroups, notes: cgroupNotes } = await setupCgroups({
+  const { cgroups, placement, notes: cgroupNotes } = await setupCgroups({
     config,
     runtimeCgroups: typeof flags.runtimeCgroups === 'string' ? flags.runtimeCgroups : '',
     product: settings.product,
     limits: { enforceCpuLimits: container.cpu.cfsQuota, cpuPeriodUs: container.cpu.cfsQuotaPeriodUs, podPidsLimit: container.podPidsLimit },
     logger: logger.child({ part: 'cgroups' }),
   });
-  if (cgroups?.pods !== undefined) podSettings.runtime.cgroups = cgroups.pods;
+  if (placement !== undefined) podSettings.runtime.cgroups = placement;
   logHostNotes([...podSettings.notes, ...cgroupNotes], logger.child({ part: 'options' }));
   logInertOptions(config, flags, logger.child({ part: 'options' }));
   const credentials = await credentialsFromFlags({

@@ -26,8 +26,8 @@ export interface PodCgroupsOptions {
 export interface PodCgroupPlacement {
   /** Docker's HostConfig.CgroupParent for the pod's containers and sandbox. */
   dockerParent(pod: Pod): string;
-  /** The pod cgroup's path (process:// keeps it with the container). */
-  path(pod: Pod): string;
+  /** The cgroup process:// moves the pod's processes into (kept with the container); undefined: none. */
+  processCgroup(pod: Pod): string | undefined;
   /** Moves a process into a pod cgroup given by its path. */
   addProcess(path: string, pid: number): Promise<void>;
 }
@@ -48,6 +48,10 @@ export class PodCgroups implements PodCgroupPlacement {
   /** The pod cgroup's path within each hierarchy, in the driver's spelling. */
   path(pod: Pod): string {
     return driverName(this.name(pod), this.opts.driver);
+  }
+
+  processCgroup(pod: Pod): string {
+    return this.path(pod);
   }
 
   dockerParent(pod: Pod): string {

@@ -12,6 +12,8 @@ import { CgroupFs, V2_CONTROLLERS } from './cgroup-fs.js';
 import type { NodeCapacity } from './node-allocatable.js';
 import { NodeCgroups, type NodeCgroupsConfig } from './node-cgroups.js';
 import type { PodLimitSettings } from './resources.js';
+import type { PodCgroupPlacement } from './pod-cgroups.js';
+import { RootPlacement } from './root-placement.js';
 
 export interface CgroupSetupOptions {
   config: NodeCgroupsConfig;
@@ -32,6 +34,8 @@ export interface CgroupSetupOptions {
 export interface CgroupSetup {
   /** Undefined when the host cannot, or no option asks for, any cgroup work. */
   cgroups: NodeCgroups | undefined;
+  /** Where the runtimes put pods: the pod cgroups, or --cgroup-root alone without --cgroups-per-qos. */
+  placement: PodCgroupPlacement | undefined;
   notes: HostNote[];
 }
 
@@ -73,14 +77,15 @@ export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> 
   if (o.runtimeCgroups !== '') {
     notes.push({ option: '--runtime-cgroups', reason: 'the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime\'s cgroup only for the systemContainers of /stats/summary, which nodeagent does not report', effect: `the container runtime stays in its own cgroup; ${o.runtimeCgroups} is not used` });
   }
-  if (!wanted(c)) return { cgroups: undefined, notes };
+  const root = !c.cgroupsPerQOS && c.cgroupRoot !== '' ? new RootPlacement({ cgroupRoot: c.cgroupRoot, driver: c.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs' }) : undefined;
+  if (!wanted(c)) return { cgroups: undefined, placement: root, notes };
   const mount = o.mount ?? '/sys/fs/cgroup';
   const version = o.version ?? (await detectCgroupVersion(mount));
   const why = await blocker(mount, version);
   if (why !== undefined || version === 'unknown') {
     const set = CGROUP_OPTIONS.filter((opt) => opt !== '--cgroups-per-qos' || c.cgroupsPerQOS);
     for (const option of set) notes.push({ option, reason: why ?? 'unknown cgroup version', effect: 'no cgroup is created or limited: pods run in the container runtime\'s default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups' });
-    return { cgroups: undefined, notes };
+    return { cgroups: undefined, placement: root, notes };
   }
   if (version === 'v2') {
     const missing = await v2MissingControllers(mount);
@@ -91,7 +96,7 @@ export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> 
   }
   const capacity = o.capacity ?? { cpu: cpus().length, memory: totalmem(), pid: await pidMax(o.proc ?? '/proc') };
   const cgroups = new NodeCgroups({ config: c, fs: new CgroupFs({ mount, version }), product: o.product, limits: o.limits, capacity, logger: o.logger });
-  return { cgroups, notes };
+  return { cgroups, placement: cgroups.pods ?? root, notes };
 }
 
 /** The reference (dockershim) refused to start when its cgroup driver and Docker's differ. */

@@ -34,6 +34,7 @@ import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from './proc.js';
 import { spawnOnPty } from './pty-exec.js';
+import type { Pod } from '../../pod/types.js';
 import { attachToProcess } from './attach.js';
 
 export interface ProcessRuntimeOptions {
@@ -329,7 +330,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
       ...(c.stdin === true ? { stdin: true, stdinOnce: c.stdinOnce === true } : {}),
-      ...(this.opts.podSettings?.cgroups !== undefined ? { cgroup: this.opts.podSettings.cgroups.path(cfg.pod) } : {}),
+      ...this.podCgroupOf(cfg.pod),
     };
     this.records.set(id, rec);
     await this.persist(rec);
@@ -395,6 +396,11 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.startedAtMs = this.opts.clock.nowMs();
     await this.persist(rec);
     for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
+  }
+
+  private podCgroupOf(pod: Pod): { cgroup?: string } {
+    const cgroup = this.opts.podSettings?.cgroups?.processCgroup(pod);
+    return cgroup !== undefined ? { cgroup } : {};
   }
 
   /** Moves the wrapper and whatever it forked already into the pod cgroup; later forks inherit it. */

@@ -62,3 +62,13 @@ test('Docker\'s cgroup driver differs from --cgroup-driver: refused with the ref
   assert.ok(log.lines.some((l) => l.msg === 'the Docker engine uses the agent\'s cgroup driver'));
   await checkDockerCgroupDriver({ type: 'process' }, 'systemd', 'platlet', log);
 });
+
+test('--cgroups-per-qos=false with a --cgroup-root: Docker containers get the root as their cgroup parent; process:// moves nothing', async () => {
+  const s = await setupCgroups({ ...BASE, config: { ...CONFIG, cgroupsPerQOS: false, enforceNodeAllocatable: [], cgroupRoot: '/custom/pods' }, logger: recordingLogger(), mount: '/nonexistent-cgroup-mount', version: 'unknown' });
+  assert.equal(s.cgroups, undefined);
+  const pod = { metadata: { name: 'p', namespace: 'ns', uid: 'u' }, spec: { containers: [{ name: 'c' }] } };
+  assert.equal(s.placement?.dockerParent(pod), '/custom/pods');
+  assert.equal(s.placement?.processCgroup(pod), undefined);
+  const none = await setupCgroups({ ...BASE, config: { ...CONFIG, cgroupsPerQOS: false, enforceNodeAllocatable: [] }, logger: recordingLogger(), mount: '/nonexistent-cgroup-mount', version: 'unknown' });
+  assert.equal(none.placement, undefined, 'no root: the runtime\'s default cgroup parent');
+});
