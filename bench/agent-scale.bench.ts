@@ -51,7 +51,7 @@ async function run(n: number): Promise<{ n: number; startS: number; cpuPct: numb
     agent = spawn(process.execPath, [
       'bin/nodeagent', '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
       '--cert-dir', join(root, 'pki'), '--hostname-override', 'scale', '--max-pods', String(Math.max(110, n)),
-      '--fail-cgroupv1=false', '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '-v=0',
+      '--fail-cgroupv1=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=', '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '-v=0',
     ], { stdio: 'ignore' });
     const pid = agent.pid as number;
     const deadline = Date.now() + 90_000;

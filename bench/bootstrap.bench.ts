@@ -75,7 +75,7 @@ async function main(): Promise<void> {
               `--root-dir=${join(dir, `root-${n}`)}`,
               '--container-runtime-endpoint=process://',
               `--hostname-override=bench-${n}`,
-              '--fail-cgroupv1=false',
+              '--fail-cgroupv1=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=',
               '--address=127.0.0.1',
               `--port=${20000 + n}`,
               '--read-only-port=0',

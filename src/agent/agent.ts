@@ -25,6 +25,7 @@ import type { ApiStatusSync } from './worker/api-status-sync.js';
 import type { RestClient } from './client/rest-client.js';
 import type { CertificateSetup } from './certificate/setup.js';
 import type * as AgentParts from './agent-parts.js';
+import type { NodeCgroups } from './cgroups/node-cgroups.js';
 
 export interface AgentInput {
   config: NodeAgentConfiguration;
@@ -60,6 +61,8 @@ export interface Agent {
   api?: { rest: RestClient; statusSync: ApiStatusSync };
   /** The CPU, memory and topology managers (src/agent/cm). */
   managers?: ResourceManagers;
+  /** The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot. */
+  cgroups?: NodeCgroups;
 }
 
 /** How long bootstrap may wait on the API server before the other parts load alongside it. */
@@ -131,6 +134,7 @@ interface LoadedParts {
   readonly runtime: RuntimeBundle;
   readonly podSettings: PodSettings;
   readonly managers: ResourceManagers;
+  readonly cgroups: NodeCgroups | undefined;
 }
 
 /** Loads the parts' modules and builds the pod settings and the container runtime. */
@@ -138,6 +142,8 @@ interface LoadedParts {
 interface RuntimeSettings {
   readonly runtimeRequestTimeoutMs: number;
   readonly fileFields: FileFieldSettings;
+  /** The naming profile's product word (the pods' top-level cgroup `<product>pods`). */
+  readonly product: string;
 }
 
 async function loadRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
@@ -145,12 +151,13 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
   const { config, flags, logger } = input;
   const clock = input.clock ?? systemClock;
   logger.info({}, 'building the agent parts');
-  const [{ createRuntime }, parts, { buildPodSettings, logHostNotes }, { logInertOptions }, { credentialsFromFlags }] = await Promise.all([
+  const [{ createRuntime }, parts, { buildPodSettings, logHostNotes }, { logInertOptions }, { credentialsFromFlags }, { setupCgroups }] = await Promise.all([
     import('./runtime/factory.js'),
     import('./agent-parts.js'),
     import('./runtime/settings/from-config.js'),
     import('./cli/inert-options.js'),
     import('./runtime/credentials/keyring.js'),
+    import('./cgroups/setup.js'),
   ]);
   const managers = (await import('./cm/from-config.js')).managersFromConfig(config, flags.rootDir, logger);
   const podSettings = buildPodSettings({
@@ -160,8 +167,17 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     logger,
     ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
+  const container = podSettings.runtime.container;
+  const { cgroups, placement, notes: cgroupNotes } = await setupCgroups({
+    config,
+    runtimeCgroups: typeof flags.runtimeCgroups === 'string' ? flags.runtimeCgroups : '',
+    product: settings.product,
+    limits: { enforceCpuLimits: container.cpu.cfsQuota, cpuPeriodUs: container.cpu.cfsQuotaPeriodUs, podPidsLimit: container.podPidsLimit },
+    logger: logger.child({ part: 'cgroups' }),
+  });
+  if (placement !== undefined) podSettings.runtime.cgroups = placement;
   podSettings.runtime.container.cpuset = managers.cpuset;
-  logHostNotes([...podSettings.notes, ...managers.notes], logger.child({ part: 'options' }));
+  logHostNotes([...podSettings.notes, ...managers.notes, ...cgroupNotes], logger.child({ part: 'options' }));
   logInertOptions(config, flags, logger.child({ part: 'options' }));
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
@@ -188,7 +204,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     clock,
   });
   keep(runtime);
-  return { parts, runtime, podSettings, managers };
+  return { parts, runtime, podSettings, managers, cgroups };
 }
 
 /** Builds every part; starts nothing. */
@@ -197,7 +213,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const nodeName = nodeNameOf(flags);
   const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
   // Parsed before bootstrap starts, so a bad value fails at once.
-  const settings: RuntimeSettings = { runtimeRequestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'), fileFields: fileFieldSettings(config) };
+  const settings: RuntimeSettings = { runtimeRequestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'), fileFields: fileFieldSettings(config), product: names.product };
   // Whichever of bootstrap and the runtime fails first stops the other.
   const buildFailed = new AbortController();
   const certificates = await startClientCertificates(input, nodeName, names, AbortSignal.any([input.signal, buildFailed.signal]));
@@ -214,9 +230,9 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit], clock: input.clock ?? systemClock, logger });
+  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit], ...(loaded.cgroups?.pods !== undefined ? { podCgroups: loaded.cgroups.pods } : {}), clock: input.clock ?? systemClock, logger });
   const { statusSync, ...parts } = built;
-  return { nodeName, config, flags, runtime: loaded.runtime, managers: loaded.managers, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}) };
+  return { nodeName, config, flags, runtime: loaded.runtime, managers: loaded.managers, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}), ...(loaded.cgroups !== undefined ? { cgroups: loaded.cgroups } : {}) };
 }
 
 /** Pods admitted and not finished: what the resource managers keep CPUs and memory for. */
@@ -225,6 +241,16 @@ function activePods(agent: Agent): Pod[] {
     const phase = agent.pods.status(p.metadata.uid)?.phase;
     return phase !== 'Failed' && phase !== 'Succeeded';
   });
+}
+
+/**
+ * The container manager's start, after the runtime answers: Docker's cgroup driver must be the
+ * agent's (the reference refused to start otherwise), then the hierarchy and node allocatable.
+ */
+async function startCgroups(agent: Agent, logger: Logger): Promise<void> {
+  const { checkDockerCgroupDriver } = await import('./cgroups/docker-driver.js');
+  await checkDockerCgroupDriver(agent.runtime.runtime, agent.config.cgroupDriver, namesFor(agent.config.platformProfile as PlatformProfile, agent.config.platformDomain).agentWord, logger);
+  await agent.cgroups?.start();
 }
 
 /** Resolves when `signal` aborts (at once when it already has). */
@@ -261,6 +287,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
       if (!loops.signal.aborted) throw err;
     });
     if (loops.signal.aborted) return stopping('waiting for the container runtime');
+    await startCgroups(agent, logger);
     logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
     for (const s of agent.sources) if (!loops.signal.aborted) await s.start(loops.signal);
     if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');

@@ -27,6 +27,7 @@ import { PodManager } from './worker/pod-manager.js';
 import { PodSyncer } from './worker/pod-sync.js';
 import { ProbeManager } from './worker/probes.js';
 import { PodStatusManager } from './worker/status-manager.js';
+import type { PodCgroups } from './cgroups/pod-cgroups.js';
 
 export interface AssembleInput {
   readonly config: NodeAgentConfiguration;
@@ -40,6 +41,8 @@ export interface AssembleInput {
   readonly fileFields: FileFieldSettings;
   /** Pod admission handlers from the pod settings (sysctls). */
   readonly admitHandlers: readonly ((pod: Pod) => AdmitResult)[];
+  /** --cgroups-per-qos: the pod cgroups (absent when off or the host cannot). */
+  readonly podCgroups?: PodCgroups;
   readonly clock: Clock;
   readonly logger: Logger;
 }
@@ -116,7 +119,8 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const { config, flags, runtime, clock } = w.input;
   const logger = w.input.logger.child({ part: 'pods' });
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
-  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags) });
+  const cgroups = w.input.podCgroups;
+  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}) });
   const pods = new PodManager({
     syncer,
     runtime: runtime.runtime,
@@ -128,6 +132,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
     seenAllSources: () => w.podConfig.seenAllSources(),
     validate: (pod) => validatePod(pod, w.validation),
     admitHandlers: [...w.input.admitHandlers],
+    ...(cgroups !== undefined ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) } : {}),
   });
   return { probes, pods };
 }

@@ -13,6 +13,7 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
+import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -120,7 +121,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false',
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
       ...tls.agent,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { tempDir, waitFor } from '../integration/agent/pods/agent-harness.js';
 import { killProcessPods, processRuntime } from '../integration/agent/pods/runtimes.js';
 import { freePort, httpText, startAgent, webManifest } from './static-pods-harness.js';
+import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
 
 const N = 10_000;
 const deepJson = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep-json"},"spec":{"containers":[{"name":"c","command":["true"]}],"x":${'{"a":'.repeat(N)}1${'}'.repeat(N)}}}`;
@@ -47,7 +48,7 @@ test('hostile manifests (files and --manifest-url) are skipped with the limit na
     '--hostname-override', `hostile-${process.pid}`,
     '--file-check-frequency', '1s',
     '--sync-frequency', '5s',
-    '--fail-cgroupv1=false',
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
     '--enable-server=false',
     '--healthz-port=0',
     '--read-only-port=0',

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, repoRoot, type StartedApiServer } from './apiserver.js';
 import { freePort } from './processes.js';
+import { NO_CGROUPS_ARGS } from './agent-cgroups.js';
 export { freePort };
 
 export const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
@@ -77,7 +78,7 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     `--root-dir=${join(env.dir, 'root')}`,
     '--container-runtime-endpoint=process://',
     `--hostname-override=${nodeName}`,
-    '--fail-cgroupv1=false',
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
     '--address=127.0.0.1',
     `--port=${await freePort()}`,
     '--read-only-port=0',

@@ -1,4 +1,4 @@
-// The options that are parsed and validated but do not take effect yet (issue 16 items 1, 4, 6).
+// The options that are parsed and validated but do not take effect yet (issue 16 items 4, 6).
 // The agent says so at start: a warning for each one set away from its default, and one line
 // naming the rest, so none is accepted and silently ignored.
 import { isDeepStrictEqual } from 'node:util';
@@ -9,8 +9,6 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
 import { FLAGS } from './flags.js';
 
 export const INERT_OPTIONS: readonly string[] = [
-  'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
-  'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
   'kernel-memcg-notification',
   'hairpin-mode',
   'make-iptables-util-chains', 'pod-cidr', 'experimental-mounter-path',
@@ -80,5 +78,5 @@ export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgent
     logger.warn({ option: `--${name}` }, `--${name} is set but takes no effect in this version of nodeagent; the agent runs as if it were at its default`);
   }
   const rest = INERT_OPTIONS.filter((n) => !set.includes(n)).map((n) => `--${n}`);
-  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no cgroup hierarchy, network or volume plugins)');
+  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no network or volume plugins)');
 }

@@ -30,6 +30,9 @@ function validateEnforcement(c: Cfg, p: Problems): void {
       p.add('enforceNodeAllocatable', l, `is not a valid option: valid options are ${ENFORCE_NODE_ALLOCATABLE.join(', ')}`);
     }
   }
+  if (!c.cgroupsPerQOS && levels.length > 0) {
+    p.raw(`${p.field('enforceNodeAllocatable')} is not supported unless ${p.field('cgroupsPerQOS')} feature is turned on`);
+  }
   if (levels.includes('none') && levels.length > 1) {
     p.raw(`${p.field('enforceNodeAllocatable')} may not contain additional enforcements when "none" is specified`);
   }

@@ -158,6 +158,7 @@ function validateManagers(c: Cfg, p: Problems, on: (n: string) => boolean): void
   for (const path of ['cgroupRoot', 'nodeagentCgroups', 'systemCgroups', 'systemReservedCgroup', 'platReservedCgroup'] as const) {
     const v = c[path];
     if (v !== '' && !v.startsWith('/')) p.add(path, v, 'must be an absolute cgroup name starting with /');
+    else if (v.split('/').some((s) => s === '.' || s === '..')) p.add(path, v, 'must not contain "." or ".." segments');
   }
   if (c.systemCgroups !== '' && c.cgroupRoot === '') {
     p.raw(`${p.field('systemCgroups')} was specified and ${p.field('cgroupRoot')} was not specified`);

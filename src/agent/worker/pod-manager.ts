@@ -32,6 +32,8 @@ export interface PodManagerOptions {
   validate?: (pod: Pod) => string[];
   /** Further admission handlers (sysctls): the first refusal names its reason and message. */
   admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
+  /** --cgroups-per-qos: removes the pod cgroups of pods for which `keep` is false. */
+  cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
 }
 
 function firstRefusal(handlers: readonly ((pod: Pod) => AdmitResult)[], pod: Pod): AdmitResult | undefined {
@@ -219,6 +221,8 @@ export class PodManager implements StatusProvider {
       this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid }, 'removing containers of a pod no source asks for');
       this.workers.updatePod({ type: 'kill', pod });
     }
+    const running = new Set(containers.map((c) => c.podUid));
+    await this.opts.cleanupOrphanCgroups?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
   }
 
   pods(): Pod[] {

@@ -31,6 +31,14 @@ export interface PodSyncerOptions {
   /** Crash-loop back-off; injected so tests can shorten it. */
   backoff?: Backoff;
   imagePullBackoff?: Backoff;
+  /** --cgroups-per-qos: each pod's cgroup, made before its sandbox and removed after its containers. */
+  podCgroups?: PodCgroupLifecycle;
+}
+
+/** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
+export interface PodCgroupLifecycle {
+  ensure(pod: Pod): Promise<void>;
+  remove(pod: Pod): Promise<void>;
 }
 
 export interface SyncResult {
@@ -99,11 +107,14 @@ export class PodSyncer {
     let containers = await runtime.listContainers({ podUid: uid });
     const prev = this.opts.statuses.status(uid);
     if (prev && TERMINAL.has(prev.phase)) {
-      // a finished pod stays finished: make sure nothing of it still runs
+      // a finished pod stays finished: make sure nothing of it still runs; its cgroup goes (and
+      // leaves the QoS shares), as the reference's housekeeping removes a finished pod's
       await this.stopPodContainers(pod, containers, false);
+      await this.opts.podCgroups?.remove(pod);
       return {};
     }
 
+    await this.opts.podCgroups?.ensure(pod);
     // 1. the sandbox
     const sandboxes = containers.filter((c) => c.kind === 'sandbox').sort((a, b) => b.attempt - a.attempt);
     let sandbox = sandboxes[0];
@@ -298,6 +309,7 @@ export class PodSyncer {
   async killPod(pod: Pod, graceOverride?: number): Promise<void> {
     const containers = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
     await this.stopPodContainers(pod, containers, true, graceOverride);
+    await this.opts.podCgroups?.remove(pod);
     this.forget(pod.metadata.uid, pod);
   }
 

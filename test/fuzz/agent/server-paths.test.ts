@@ -17,6 +17,7 @@ import { BIN, REPO } from '../../integration/agent/cli/run-cli.js';
 import { killProcessPods } from '../../integration/agent/pods/runtimes.js';
 import { freePort, stopChild } from '../../helpers/processes.js';
 import { fuzzParams } from '../../helpers/fuzz-runs.js';
+import { NO_CGROUPS_ARGS } from '../../helpers/agent-cgroups.js';
 
 const NODE = 'fuzz-node';
 const POD = `web-${NODE}`;
@@ -73,7 +74,7 @@ before(async () => {
       `--port=${port}`,
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false',
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
       '--fail-swap-on=false',
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },

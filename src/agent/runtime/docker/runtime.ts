@@ -30,6 +30,7 @@ import {
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
+import { withCgroupParent } from '../settings/cgroup-parent.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
@@ -173,7 +174,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     try {
       await this.opts.podSettings?.dns?.write(cfg.pod);
-      const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName));
+      const c = await this.docker.createContainer(withCgroupParent(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName), cfg.pod, this.opts.podSettings));
       await c.start();
       return c.id;
     } catch (err) {
@@ -191,7 +192,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
-      const c = await this.docker.createContainer(
+      const c = await this.docker.createContainer(withCgroupParent(
         containerCreateOptions({
           ...cfg,
           logOpts: this.logOpts,
@@ -199,7 +200,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           ...(this.opts.podSettings !== undefined ? { settings: this.opts.podSettings.container } : {}),
           ...(this.opts.podSettings?.dns !== undefined ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) } : {}),
         }),
-      );
+        cfg.pod,
+        this.opts.podSettings,
+      ));
       return c.id;
     } catch (err) {
       throw this.wrap(`could not create container ${cfg.container.name}`, err);

@@ -32,8 +32,9 @@ import { checkWritableUnder, joinUnder, mkdirUnder, pathForWrite, pathSegmentPro
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
-import { isSameProcessAlive, processStartTicks, treeUsage } from './proc.js';
+import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from './proc.js';
 import { spawnOnPty } from './pty-exec.js';
+import type { Pod } from '../../pod/types.js';
 import { attachToProcess } from './attach.js';
 
 export interface ProcessRuntimeOptions {
@@ -53,6 +54,8 @@ export interface ProcessRuntimeOptions {
 
 interface ProcessRecord extends RuntimeContainer {
   command: string[];
+  /** The pod cgroup the process joins (--cgroups-per-qos). */
+  cgroup?: string;
   /** securityContext.runAsUser / runAsGroup (the agent must be root to switch). */
   uid?: number;
   gid?: number;
@@ -327,6 +330,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
       ...(c.stdin === true ? { stdin: true, stdinOnce: c.stdinOnce === true } : {}),
+      ...this.podCgroupOf(cfg.pod),
     };
     this.records.set(id, rec);
     await this.persist(rec);
@@ -385,12 +389,39 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       if (rec.state === 'running') this.checkExited(rec, code ?? 137);
     });
     child.unref();
+    await this.joinPodCgroup(rec, pid);
     rec.pid = pid;
     rec.startTicks = processStartTicks(pid) ?? '';
     rec.state = 'running';
     rec.startedAtMs = this.opts.clock.nowMs();
     await this.persist(rec);
     for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
+  }
+
+  private podCgroupOf(pod: Pod): { cgroup?: string } {
+    const cgroup = this.opts.podSettings?.cgroups?.processCgroup(pod);
+    return cgroup !== undefined ? { cgroup } : {};
+  }
+
+  /** Moves the wrapper and whatever it forked already into the pod cgroup; later forks inherit it. */
+  private async joinPodCgroup(rec: ProcessRecord, pid: number): Promise<void> {
+    const placement = this.opts.podSettings?.cgroups;
+    if (placement === undefined || rec.cgroup === undefined) return;
+    try {
+      // a child forked between the listing and the wrapper's move stays behind: list again until
+      // no new process shows up (what forks after the move inherits the pod cgroup)
+      const moved = new Set<number>();
+      for (let round = 0; round < 5; round += 1) {
+        const fresh = processTree(pid).filter((p) => !moved.has(p));
+        if (fresh.length === 0) break;
+        for (const p of fresh) {
+          await placement.addProcess(rec.cgroup, p);
+          moved.add(p);
+        }
+      }
+    } catch (err) {
+      this.opts.logger.warn({ container: rec.name, pod: `${rec.podNamespace}/${rec.podName}`, cgroup: rec.cgroup, err: userMessage(err) }, 'could not move the container\'s processes into the pod cgroup; they run in the agent\'s cgroup without the pod\'s limits');
+    }
   }
 
   private markFailedToStart(rec: ProcessRecord, message: string): void {
@@ -466,7 +497,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const out: RuntimeContainer[] = [];
     for (const r of this.records.values()) {
       if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
-      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, stdin: _si, stdinOnce: _so, ...pub } = r;
+      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, stdin: _si, stdinOnce: _so, cgroup: _cg, ...pub } = r;
       out.push(pub);
     }
     return out;

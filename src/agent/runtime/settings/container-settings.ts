@@ -2,6 +2,7 @@
 // the pids limit, the QoS oom_score_adj and the seccomp profile.
 import { totalmem } from 'node:os';
 import type { Container, Pod } from '../../pod/types.js';
+import type { PodCgroupPlacement } from '../../cgroups/pod-cgroups.js';
 import { containerCpuResources, type CpuSettings } from './cpu.js';
 import { containerOomScoreAdj } from './qos.js';
 import { dockerSeccompOpts, seccompType } from './seccomp.js';
@@ -59,4 +60,6 @@ export interface PodDnsWriter {
 export interface PodRuntimeSettings {
   container: ContainerSettings;
   dns?: PodDnsWriter;
+  /** --cgroups-per-qos: the pod cgroups the containers go in. */
+  cgroups?: PodCgroupPlacement;
 }

@@ -16,7 +16,7 @@ import { hostSwapBytes, type SwapSettings } from './swap.js';
 export type SettingsConfig = Pick<
   NodeAgentConfiguration,
   'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'podPidsLimit' | 'seccompDefault' | 'clusterDNS' | 'clusterDomain' | 'resolvConf' | 'allowedUnsafeSysctls'
-> & Partial<Pick<NodeAgentConfiguration, 'memorySwap'>>;
+> & Partial<Pick<NodeAgentConfiguration, 'memorySwap' | 'cgroupsPerQOS'>>;
 
 export interface PodSettingsOptions {
   config: SettingsConfig;
@@ -125,8 +125,8 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
     ...(opts.onDnsWarning !== undefined ? { onWarning: opts.onDnsWarning } : {}),
   });
   const notes: HostNote[] = opts.runtimeType === 'process' ? processNotes(c) : [];
-  if (opts.runtimeType === 'docker' && c.podPidsLimit > 0) {
-    notes.push({ option: '--pod-max-pids', reason: 'pod cgroups (--cgroups-per-qos) are not built by this version', effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)` });
+  if (opts.runtimeType === 'docker' && c.podPidsLimit > 0 && c.cgroupsPerQOS === false) {
+    notes.push({ option: '--pod-max-pids', reason: 'there are no pod cgroups (--cgroups-per-qos=false)', effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)` });
   }
   const swap = swapSettings(opts, notes);
   const lower = opts.canLowerOomScore ?? hasCapSysResource();

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '..');
 /** What only plat-apiserver uses: none of it may arrive with the agent. */
@@ -53,7 +54,7 @@ test('nodeagent installs alone from its tarball with no dependencies and runs a 
   const child = spawn(join(prefix, 'node_modules', '.bin', 'nodeagent'), [
     `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--pod-manifest-path=${manifests}`,
     '--container-runtime-endpoint=process://', '--hostname-override=alone', '--address=127.0.0.1', `--port=${port}`,
-    '--read-only-port=0', '--healthz-port=0', '--fail-cgroupv1=false', '--fail-swap-on=false',
+    '--read-only-port=0', '--healthz-port=0', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false',
   ], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   running.child = child;
   let stderr = '';

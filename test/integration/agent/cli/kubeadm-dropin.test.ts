@@ -16,6 +16,7 @@ import { execStartArgv } from '../../../helpers/systemd-unit.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { REPO, runCli } from './run-cli.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -83,7 +84,7 @@ test('kubeadm drop-in, only the binary path changed: the reference spellings sel
     `--port=${await freePort()}`,
     '--read-only-port=0',
     '--healthz-port=0',
-    '--fail-cgroupv1=false',
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
   ]);
   assert.deepEqual(node.argv.filter((a) => a.startsWith('--platform-profile')), [], 'no --platform-profile on the command line');
   const agent: AgentProcess = await spawnAgent(env, [], NODE, { argv: node.argv });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { stopChild } from '../../../helpers/processes.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 interface NodeObj {
   metadata: { annotations?: Record<string, string> };
@@ -52,7 +53,7 @@ async function startAgent(extra: readonly string[]): Promise<void> {
       '--enable-server=false',
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false',
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
       ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

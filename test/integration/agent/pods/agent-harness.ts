@@ -7,6 +7,7 @@ import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
 import { buildNodeAgentFlags, type NodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
+import { NO_CGROUPS_CONFIG } from '../../../helpers/agent-cgroups.js';
 
 /** The program's own flag defaults (as with no flags given), pointed at a temp root dir. */
 export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): NodeAgentFlags {
@@ -20,8 +21,9 @@ export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): 
 }
 
 export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
-  // servers off (ports would clash between parallel tests); the pod tests do not need them
-  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...over };
+  // servers off (ports would clash between parallel tests); the pod tests do not need them; no
+  // cgroup hierarchy unless a test asks for one under its own root (test/helpers/agent-cgroups.ts)
+  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...NO_CGROUPS_CONFIG, ...over };
 }
 
 export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {

@@ -13,10 +13,11 @@ import { startApiServer } from '../../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeLeaf } from '../../../helpers/server-tls-certs.js';
 import { freePort } from '../../../helpers/processes.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 
 function startAgent(args: string[]): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
-  const child = spawn(process.execPath, ['bin/nodeagent', '--container-runtime-endpoint=process://', '--fail-cgroupv1=false', '--address=127.0.0.1', '--read-only-port=0', '--healthz-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/nodeagent', '--container-runtime-endpoint=process://', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--address=127.0.0.1', '--read-only-port=0', '--healthz-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (out += b.toString()));

@@ -13,6 +13,7 @@ import { startApiServer, type StartedApiServer } from '../../../helpers/apiserve
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 
 const NODE = 'evict-node';
@@ -58,7 +59,7 @@ before(async () => {
       '--node-status-update-frequency=1s',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',
-      '--fail-cgroupv1=false',
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

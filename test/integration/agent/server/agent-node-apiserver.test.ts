@@ -14,6 +14,7 @@ import { startApiServer, type StartedApiServer } from '../../../helpers/apiserve
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -73,7 +74,7 @@ before(async () => {
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false',
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
       '--version=v1.2.3-test',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',

@@ -10,6 +10,7 @@ import { tempDir } from '../pods/agent-harness.js';
 import { killProcessPods, removeDockerPodsNamed } from '../pods/runtimes.js';
 import { freePort } from '../../../helpers/processes.js';
 import { makeServerCerts, type ServerCerts } from '../../../helpers/server-fixture.js';
+import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 export interface StreamingAgent {
   agent: RunningAgent;
@@ -48,7 +49,7 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
     '--root-dir', root.path,
     '--hostname-override', node,
     '--file-check-frequency', '1s',
-    '--fail-cgroupv1=false',
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
     '--address', '127.0.0.1',
     '--port', String(port),
     '--tls-cert-file', join(files.path, 'tls.crt'),

@@ -75,6 +75,16 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'topology-manager-policy': { file: CM_UNIT, test: 'topology policies: single-numa-node refuses what no one node holds (TopologyAffinityError); restricted aligns across two' },
   'topology-manager-scope': { file: CM_UNIT, test: 'topology scope pod: the containers of a pod together must fit the policy' },
   'topology-manager-policy-options': { file: CM_UNIT, test: 'prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowable-numa-nodes bounds the host' },
+  'cgroups-per-qos': { file: 'test/integration/agent/pods/cgroups-docker.test.ts', test: 'Docker: a Guaranteed pod in <root>/kubepods/pod<uid>, a BestEffort pod in <root>/kubepods/besteffort/pod<uid>, with the pod limits; the pod cgroup goes with the pod' },
+  'cgroup-root': { file: 'test/integration/agent/cgroups/real-v1.test.ts', test: 'real cgroup v1: a process:// Guaranteed pod runs in <root>/platpods/pod<uid> with its limits, BestEffort in besteffort; gone with the pod' },
+  'cgroup-driver': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--cgroup-driver=systemd: slices on the fake tree and the Docker CgroupParent is the leaf slice' },
+  'runtime-cgroups': { file: 'test/unit/agent/cgroups/setup.test.ts', test: 'cgroup v2 without the memory and pids controllers, the systemd driver and --runtime-cgroups are each said at start' },
+  'system-cgroups': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused' },
+  'nodeagent-cgroups': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused' },
+  'system-reserved-cgroup': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
+  'plat-reserved-cgroup': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
+  'enforce-node-allocatable': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
+  'qos-reserved': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--qos-reserved memory=50%: the Burstable and BestEffort cgroups get the memory limits that keep half the requests of the classes above' },
 };
 
 /** Options with no effect by design on any host, and why. */

@@ -69,6 +69,7 @@ const cases: Case[] = [
   { name: 'unsafe sysctl patterns', set: (c) => { c.allowedUnsafeSysctls = ['net.core.*', 'Bad Name']; }, want: /allowedUnsafeSysctls \(--allowed-unsafe-sysctls\) "Bad Name" is not a valid sysctl/ },
   { name: 'reserved CPUs syntax', set: (c) => { c.reservedSystemCPUs = '3-1'; }, want: /reservedSystemCPUs \(--reserved-cpus\) "3-1" is not a CPU list/ },
   { name: 'cgroup names absolute', set: (c) => { c.nodeagentCgroups = 'nodeagent.slice'; }, want: /nodeagentCgroups \(--nodeagent-cgroups\) "nodeagent.slice" must be an absolute cgroup name/ },
+  { name: 'cgroup names never climb out of the mount', set: (c) => { c.cgroupRoot = '/../../etc'; }, want: 'invalid configuration: cgroupRoot (--cgroup-root) "/../../etc" must not contain "." or ".." segments' },
   { name: 'manifest URL scheme', set: (c) => { c.staticPodURL = 'ftp://x/pods'; }, want: /staticPodURL \(--manifest-url\) "ftp:\/\/x\/pods" must be an http/ },
   // durations
   { name: 'durations parse', set: (c) => { c.syncFrequency = '1 minute'; }, want: /syncFrequency \(--sync-frequency\) "1 minute" is not a duration/ },
@@ -92,6 +93,7 @@ const cases: Case[] = [
   { name: 'unknown feature gate', set: (c) => { c.featureGates = { NoSuchGate: true }; }, want: /featureGates \(--feature-gates\) unrecognized feature gate: NoSuchGate \(known gates: AllAlpha, / },
   // enforce node allocatable
   { name: 'none is exclusive', set: (c) => { c.enforceNodeAllocatable = ['none', 'pods']; }, want: 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) may not contain additional enforcements when "none" is specified' },
+  { name: 'enforcement needs cgroups per QoS', set: (c) => { c.cgroupsPerQOS = false; }, want: 'invalid configuration: enforceNodeAllocatable (--enforce-node-allocatable) is not supported unless cgroupsPerQOS (--cgroups-per-qos) feature is turned on' },
   { name: 'unknown enforcement level', set: (c) => { c.enforceNodeAllocatable = ['pods', 'kube-reserved']; }, want: /enforceNodeAllocatable \(--enforce-node-allocatable\) "kube-reserved" is not a valid option/ },
   { name: 'system-reserved needs its cgroup', set: (c) => { c.enforceNodeAllocatable = ['pods', 'system-reserved']; }, want: 'invalid configuration: systemReservedCgroup (--system-reserved-cgroup) must be specified when "system-reserved" is contained in enforceNodeAllocatable (--enforce-node-allocatable)' },
   { name: 'system-reserved-compressible needs its cgroup', set: (c) => { c.enforceNodeAllocatable = ['system-reserved-compressible']; }, want: /systemReservedCgroup \(--system-reserved-cgroup\) must be specified when "system-reserved-compressible"/ },

@@ -2,20 +2,20 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
 import { ProbeManager } from '../../../../src/agent/worker/probes.js';
-import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
+import { PodSyncer, type PodCgroupLifecycle } from '../../../../src/agent/worker/pod-sync.js';
 import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { FakeRuntime } from './fake-runtime.js';
 
-export function makeWorld(opts: { capacity?: number; seenAllSources?: () => boolean } = {}) {
+export function makeWorld(opts: { capacity?: number; seenAllSources?: () => boolean; podCgroups?: PodCgroupLifecycle; cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void> } = {}) {
   const clock = new ManualClock();
   const logger = recordingLogger();
   const runtime = new FakeRuntime(clock);
   const statuses = new PodStatusManager();
   const holder: { manager?: PodManager } = {};
   const probes = new ProbeManager({ runtime, clock, logger, onChange: (uid) => holder.manager?.resync(uid) });
-  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock, logger, rootDir: '/nonexistent' });
-  const manager = new PodManager({ syncer, runtime, statuses, clock, logger, syncFrequencyMs: 60_000, capacity: opts.capacity ?? 110, seenAllSources: opts.seenAllSources ?? (() => true) });
+  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock, logger, rootDir: '/nonexistent', ...(opts.podCgroups !== undefined ? { podCgroups: opts.podCgroups } : {}) });
+  const manager = new PodManager({ syncer, runtime, statuses, clock, logger, syncFrequencyMs: 60_000, capacity: opts.capacity ?? 110, seenAllSources: opts.seenAllSources ?? (() => true), ...(opts.cleanupOrphanCgroups !== undefined ? { cleanupOrphanCgroups: opts.cleanupOrphanCgroups } : {}) });
   holder.manager = manager;
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {
