@@ -84,6 +84,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0' });
   } else if (ctx.config.registerNode) {
     ctx.logger.info({}, 'no API server configured (--platconfig): the node is not registered; running standalone');
+  } else {
+    ctx.logger.info({ option: '--register-node' }, 'registerNode is false (--register-node=false): the node is not registered and its status is not reported');
   }
   // The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
   // nodeagent_sync_loop_duration_seconds follow it.
