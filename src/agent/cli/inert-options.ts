@@ -13,7 +13,7 @@ export const INERT_OPTIONS: readonly string[] = [
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
   'kernel-memcg-notification',
   'hairpin-mode',
-  'make-iptables-util-chains', 'pod-cidr', 'experimental-mounter-path',
+  'pod-cidr', 'experimental-mounter-path',
   'volume-plugin-dir',
 ];
 
@@ -30,8 +30,8 @@ export const INERT_FIELDS: Readonly<Record<string, string>> = {
   enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
   enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
   tracing: 'the agent exports no OpenTelemetry spans',
-  iptablesMasqueradeBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
-  iptablesDropBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
+  iptablesMasqueradeBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
+  iptablesDropBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   configMapAndSecretChangeDetectionStrategy: 'this version mounts no ConfigMap or Secret volumes',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
@@ -70,7 +70,7 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables chains, ConfigMap/Secret volumes, memory.high)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
 }
 
 export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgentFlags, logger: Logger): void {

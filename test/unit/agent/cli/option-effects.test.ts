@@ -163,6 +163,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'log-text-split-stream': { file: LOGGER, test: 'split stream: info to stdout, warnings and errors to stderr; flush on close' },
   'log-text-info-buffer-size': { file: LOGGER, test: 'logger options come from the logging block of the configuration' },
   vmodule: { file: LOGGER, test: 'vmodule raises the verbosity of matching components only' },
+  'make-iptables-util-chains': { file: 'test/integration/agent/network/util-chains-netns.test.ts', test: '--make-iptables-util-chains: the reference chains and rules for IPv4 and IPv6, once each however often synced, made again after a flush' },
 };
 
 /** Options with no effect by design on any host, and why. */
