@@ -183,6 +183,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     registryBurst: config.registryBurst,
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
+    hairpinMode: config.hairpinMode,
     nodeName,
     logger: logger.child({ part: 'runtime' }),
     clock,

@@ -12,7 +12,6 @@ export const INERT_OPTIONS: readonly string[] = [
   'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
   'kernel-memcg-notification',
-  'hairpin-mode',
   'pod-cidr', 'experimental-mounter-path',
   'volume-plugin-dir',
 ];

@@ -58,6 +58,8 @@ export interface DockerRuntimeOptions {
   podSettings?: PodRuntimeSettings;
   /** Registry credentials for pulls (the credential provider plugins). */
   credentials?: ImageCredentialSource;
+  /** --hairpin-mode hairpin-veth: told each started sandbox on the bridge network (hairpin.ts). */
+  hairpin?: { sandboxStarted(podName: string, pid: number): Promise<void> };
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -175,6 +177,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       await this.opts.podSettings?.dns?.write(cfg.pod);
       const c = await this.docker.createContainer(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName));
       await c.start();
+      if (this.opts.hairpin !== undefined && cfg.pod.spec.hostNetwork !== true) await this.opts.hairpin.sandboxStarted(cfg.pod.metadata.name, (await c.inspect()).State.Pid);
       return c.id;
     } catch (err) {
       throw this.wrap(`could not start the sandbox of pod ${cfg.pod.metadata.name}`, err);

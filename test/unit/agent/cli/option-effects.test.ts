@@ -163,6 +163,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'log-text-split-stream': { file: LOGGER, test: 'split stream: info to stdout, warnings and errors to stderr; flush on close' },
   'log-text-info-buffer-size': { file: LOGGER, test: 'logger options come from the logging block of the configuration' },
   vmodule: { file: LOGGER, test: 'vmodule raises the verbosity of matching components only' },
+  'hairpin-mode': { file: 'test/integration/agent/pods/hairpin-docker.test.ts', test: '--hairpin-mode on Docker: hairpin-veth and promiscuous-bridge turn hairpin on for the sandbox veth; none leaves it off' },
   'make-iptables-util-chains': { file: 'test/integration/agent/network/util-chains-netns.test.ts', test: '--make-iptables-util-chains: the reference chains and rules for IPv4 and IPv6, once each however often synced, made again after a flush' },
 };
 
@@ -258,6 +259,6 @@ test('figure: options with a demonstrated effect / all options', () => {
 test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
   const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
   const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), experimentalMounterPath: '/sbin/mount' };
-  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['experimental-mounter-path', 'hairpin-mode'], '--cpu-manager-policy takes effect (src/agent/cm): not inert');
+  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['experimental-mounter-path'], '--cpu-manager-policy (src/agent/cm) and --hairpin-mode take effect: not inert');
   assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });
