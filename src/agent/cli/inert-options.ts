@@ -11,7 +11,6 @@ import { FLAGS } from './flags.js';
 export const INERT_OPTIONS: readonly string[] = [
   'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
-  'kernel-memcg-notification',
   'pod-cidr', 'experimental-mounter-path',
   'volume-plugin-dir',
 ];
