@@ -184,6 +184,8 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
     hairpinMode: config.hairpinMode,
+    // standalone only: with an API server the node's spec.podCIDRs rule
+    podCIDR: flags.platconfig === '' ? config.podCIDR : '',
     nodeName,
     logger: logger.child({ part: 'runtime' }),
     clock,

@@ -11,7 +11,7 @@ import { FLAGS } from './flags.js';
 export const INERT_OPTIONS: readonly string[] = [
   'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
-  'pod-cidr', 'experimental-mounter-path',
+  'experimental-mounter-path',
   'volume-plugin-dir',
 ];
 

@@ -5,6 +5,7 @@ import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
+import { applyStandalonePodCIDR } from './pod-cidr.js';
 import type { PodRuntimeSettings } from './settings/container-settings.js';
 import type { ImageCredentialSource } from './credentials/keyring.js';
 
@@ -29,6 +30,8 @@ export interface RuntimeFactoryOptions {
   credentials?: ImageCredentialSource;
   /** --hairpin-mode (promiscuous-bridge, hairpin-veth, none); absent: none. */
   hairpinMode?: string;
+  /** Standalone --pod-cidr, handed to the runtime before any pod starts; '' or absent: none. */
+  podCIDR?: string;
   logger: Logger;
   clock: Clock;
 }
@@ -102,6 +105,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
     );
   }
+  applyStandalonePodCIDR(runtime, opts.podCIDR ?? '', opts.logger);
   return {
     runtime,
     images,

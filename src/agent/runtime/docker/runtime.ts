@@ -167,6 +167,15 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
+  /**
+   * Standalone --pod-cidr: the reference's Docker integration hands the CIDR to kubenet only; pods
+   * on Docker's bridge network get their addresses from Docker's subnet, which is said once.
+   */
+  updatePodCIDR(podCIDR: string): void {
+    const reason = "the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only)";
+    this.opts.logger.warn({ option: '--pod-cidr', podCIDR, reason, effect: 'pod IPs come from the Docker bridge' }, `--pod-cidr cannot take effect on this host: ${reason}; pod IPs come from the Docker bridge`);
+  }
+
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const image = this.opts.sandboxImage ?? 'busybox:local';
     if (!this.sandboxImageReady) {

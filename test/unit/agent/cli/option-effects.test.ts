@@ -165,6 +165,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   vmodule: { file: LOGGER, test: 'vmodule raises the verbosity of matching components only' },
   'hairpin-mode': { file: 'test/integration/agent/pods/hairpin-docker.test.ts', test: '--hairpin-mode on Docker: hairpin-veth and promiscuous-bridge turn hairpin on for the sandbox veth; none leaves it off' },
   'kernel-memcg-notification': { file: 'test/unit/agent/eviction/memcg-notification.test.ts', test: '--kernel-memcg-notification on cgroup v2: a memory.events change evicts at once, not at the next 10 s observation' },
+  'pod-cidr': { file: 'test/integration/agent/pods/pod-cidr.test.ts', test: '--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers get it in $NODEAGENT_POD_CIDR' },
   'make-iptables-util-chains': { file: 'test/integration/agent/network/util-chains-netns.test.ts', test: '--make-iptables-util-chains: the reference chains and rules for IPv4 and IPv6, once each however often synced, made again after a flush' },
 };
 
