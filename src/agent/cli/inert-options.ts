@@ -11,8 +11,6 @@ import { FLAGS } from './flags.js';
 export const INERT_OPTIONS: readonly string[] = [
   'cgroups-per-qos', 'cgroup-driver', 'cgroup-root', 'runtime-cgroups', 'system-cgroups', 'nodeagent-cgroups',
   'system-reserved-cgroup', 'plat-reserved-cgroup', 'enforce-node-allocatable', 'qos-reserved',
-  'experimental-mounter-path',
-  'volume-plugin-dir',
 ];
 
 /**
@@ -78,5 +76,5 @@ export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgent
     logger.warn({ option: `--${name}` }, `--${name} is set but takes no effect in this version of nodeagent; the agent runs as if it were at its default`);
   }
   const rest = INERT_OPTIONS.filter((n) => !set.includes(n)).map((n) => `--${n}`);
-  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no cgroup hierarchy, network or volume plugins)');
+  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no cgroup hierarchy)');
 }

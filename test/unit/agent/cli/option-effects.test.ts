@@ -166,12 +166,14 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'hairpin-mode': { file: 'test/integration/agent/pods/hairpin-docker.test.ts', test: '--hairpin-mode on Docker: hairpin-veth and promiscuous-bridge turn hairpin on for the sandbox veth; none leaves it off' },
   'kernel-memcg-notification': { file: 'test/unit/agent/eviction/memcg-notification.test.ts', test: '--kernel-memcg-notification on cgroup v2: a memory.events change evicts at once, not at the next 10 s observation' },
   'pod-cidr': { file: 'test/integration/agent/pods/pod-cidr.test.ts', test: '--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers get it in $NODEAGENT_POD_CIDR' },
+  'volume-plugin-dir': { file: 'test/unit/agent/volume/flexvolume.test.ts', test: '--volume-plugin-dir: a flexVolume pod volume calls <dir>/<vendor>~<driver>/<driver> init, mount <dir> <json options> once, and unmount when the pod goes' },
   'make-iptables-util-chains': { file: 'test/integration/agent/network/util-chains-netns.test.ts', test: '--make-iptables-util-chains: the reference chains and rules for IPv4 and IPv6, once each however often synced, made again after a flush' },
 };
 
 /** Options with no effect by design on any host, and why. */
 const NO_EFFECT: Readonly<Record<string, string>> = {
   'pod-infra-container-image': 'the reference 1.32 discards its value too (deprecated; kubeadm still writes it); nodeagent runs no sandbox image. Its deprecation notice says it is ignored: test/integration/agent/cli/kubeadm-dropin.test.ts',
+  'experimental-mounter-path': 'nodeagent runs no mount command itself (emptyDir, medium Memory included, is a directory; hostPath goes to the runtime; FlexVolume drivers mount their own volumes); a set path is said at start to be unused: test/unit/agent/volume/mounter-path.test.ts',
 };
 
 /**
@@ -261,6 +263,6 @@ test('figure: options with a demonstrated effect / all options', () => {
 test('the inert options set away from their defaults are the ones the agent warns about at start', () => {
   const config = { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', hairpinMode: 'hairpin-veth' };
   const flags = { ...buildNodeAgentFlags(FLAGS, new Map()), experimentalMounterPath: '/sbin/mount' };
-  assert.deepEqual(inertOptionsSet(config, flags).sort(), ['experimental-mounter-path'], '--cpu-manager-policy (src/agent/cm) and --hairpin-mode take effect: not inert');
+  assert.deepEqual(inertOptionsSet({ ...config, cgroupRoot: '/custom' }, flags).sort(), ['cgroup-root'], '--cpu-manager-policy (src/agent/cm), --hairpin-mode and --experimental-mounter-path (said at start to be unused) are not inert');
   assert.deepEqual(inertOptionsSet(defaultConfiguration('file'), buildNodeAgentFlags(FLAGS, new Map())), []);
 });
