@@ -151,7 +151,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
   const { config, flags, logger } = input;
   const clock = input.clock ?? systemClock;
   logger.info({}, 'building the agent parts');
-  const [{ createRuntime }, parts, { buildPodSettings, logHostNotes }, { logInertOptions }, { credentialsFromFlags }, { setupCgroups }] = await Promise.all([
+  const [{ createRuntime }, parts, { buildPodSettings, logHostNotes }, { logInertFields }, { credentialsFromFlags }, { setupCgroups }] = await Promise.all([
     import('./runtime/factory.js'),
     import('./agent-parts.js'),
     import('./runtime/settings/from-config.js'),
@@ -178,7 +178,7 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
   if (placement !== undefined) podSettings.runtime.cgroups = placement;
   podSettings.runtime.container.cpuset = managers.cpuset;
   logHostNotes([...podSettings.notes, ...managers.notes, ...cgroupNotes], logger.child({ part: 'options' }));
-  logInertOptions(config, flags, logger.child({ part: 'options' }));
+  logInertFields(config, logger.child({ part: 'options' }));
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
     binDir: flags.imageCredentialProviderBinDir,
@@ -199,6 +199,9 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     registryBurst: config.registryBurst,
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
+    hairpinMode: config.hairpinMode,
+    // standalone only: with an API server the node's spec.podCIDRs rule
+    podCIDR: flags.platconfig === '' ? config.podCIDR : '',
     nodeName,
     logger: logger.child({ part: 'runtime' }),
     clock,

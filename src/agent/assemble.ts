@@ -2,6 +2,8 @@
 // merger, status sync to the API server, the pod workers and the garbage collector. Each
 // builder makes one part; `assembleAgent` puts them together. Loaded with the other parts
 // (agent-parts.ts), after the client certificate is settled; src/agent/agent.ts calls it.
+import { FlexVolumePlugins } from './volume/flexvolume.js';
+import { noteMounterPath } from './volume/mounter-path.js';
 import type { NodeAgentConfiguration } from './config/schema.js';
 import type { NodeAgentFlags } from './config/flags-type.js';
 import type { Names } from '../common/names.js';
@@ -120,7 +122,8 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const logger = w.input.logger.child({ part: 'pods' });
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
   const cgroups = w.input.podCgroups;
-  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}) });
+  noteMounterPath(typeof flags.experimentalMounterPath === 'string' ? flags.experimentalMounterPath : '', logger.child({ part: 'volumes' }));
+  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }) });
   const pods = new PodManager({
     syncer,
     runtime: runtime.runtime,

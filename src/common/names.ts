@@ -181,6 +181,8 @@ export const WIRE_NAMES = {
   /** The image credential provider's config file group and its plugins' exec protocol group. */
   credentialProviderConfigGroup: `kubelet.config.${K8S_GROUPS}`,
   credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
+  /** The prefix of the options the agent adds for FlexVolume drivers (kubernetes.io/fsType, ...). */
+  flexVolumeOptionPrefix: `${K8S_NAMES}/`,
 } as const;
 
 export function isPlatformProfile(v: string): v is PlatformProfile {

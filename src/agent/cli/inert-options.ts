@@ -1,19 +1,11 @@
-// The options that are parsed and validated but do not take effect yet (issue 16 items 4, 6).
-// The agent says so at start: a warning for each one set away from its default, and one line
-// naming the rest, so none is accepted and silently ignored.
+// The configuration-file fields that are parsed and validated but take no effect in this version
+// (every command-line option acts: test/unit/agent/cli/option-effects.test.ts). The agent says so
+// at start: a warning for each one set away from its default, and one line naming the rest, so
+// none is accepted and silently ignored.
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../../common/log/types.js';
 import { defaultConfiguration } from '../config/defaults.js';
-import { buildNodeAgentFlags, type NodeAgentFlags } from '../config/flags-type.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
-import { FLAGS } from './flags.js';
-
-export const INERT_OPTIONS: readonly string[] = [
-  'kernel-memcg-notification',
-  'hairpin-mode',
-  'make-iptables-util-chains', 'pod-cidr', 'experimental-mounter-path',
-  'volume-plugin-dir',
-];
 
 /**
  * The configuration-file fields without a flag (issue 16 item 7) that take no effect in this
@@ -28,8 +20,8 @@ export const INERT_FIELDS: Readonly<Record<string, string>> = {
   enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
   enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
   tracing: 'the agent exports no OpenTelemetry spans',
-  iptablesMasqueradeBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
-  iptablesDropBit: 'the agent makes no iptables chains (--make-iptables-util-chains is not implemented)',
+  iptablesMasqueradeBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
+  iptablesDropBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   configMapAndSecretChangeDetectionStrategy: 'this version mounts no ConfigMap or Secret volumes',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
@@ -38,23 +30,6 @@ function atPath(obj: unknown, path: string): unknown {
   let cur = obj;
   for (const k of path.split('.')) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
   return cur;
-}
-
-/** The inert options whose value differs from the default of either defaults mode. */
-export function inertOptionsSet(config: NodeAgentConfiguration, flags: NodeAgentFlags): string[] {
-  const defaults = [defaultConfiguration('flags'), defaultConfiguration('file')];
-  const flagDefaults = buildNodeAgentFlags(FLAGS, new Map());
-  const out: string[] = [];
-  for (const spec of FLAGS) {
-    if (!INERT_OPTIONS.includes(spec.name)) continue;
-    if (spec.configPath !== undefined) {
-      const v = atPath(config, spec.configPath);
-      if (!defaults.some((d) => isDeepStrictEqual(atPath(d, spec.configPath ?? ''), v))) out.push(spec.name);
-    } else if (spec.flagsField !== undefined && !isDeepStrictEqual(flags[spec.flagsField], flagDefaults[spec.flagsField])) {
-      out.push(spec.name);
-    }
-  }
-  return out;
 }
 
 /** The inert file-only fields whose value differs from the default of either defaults mode. */
@@ -68,15 +43,5 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables chains, ConfigMap/Secret volumes, memory.high)');
-}
-
-export function logInertOptions(config: NodeAgentConfiguration, flags: NodeAgentFlags, logger: Logger): void {
-  logInertFields(config, logger);
-  const set = inertOptionsSet(config, flags);
-  for (const name of set) {
-    logger.warn({ option: `--${name}` }, `--${name} is set but takes no effect in this version of nodeagent; the agent runs as if it were at its default`);
-  }
-  const rest = INERT_OPTIONS.filter((n) => !set.includes(n)).map((n) => `--${n}`);
-  logger.info({ options: rest }, 'These options are accepted at their defaults but are not implemented yet (no network or volume plugins)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
 }

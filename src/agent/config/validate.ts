@@ -125,7 +125,7 @@ function validatePods(c: Cfg, p: Problems): void {
   if (c.podPidsLimit < -1) p.add('podPidsLimit', c.podPidsLimit, 'must be -1 (node allocatable) or greater');
   if (c.maxOpenFiles < 1) p.add('maxOpenFiles', c.maxOpenFiles, 'must be greater than 0');
   between(p, 'oomScoreAdj', c.oomScoreAdj, -1000, 1000);
-  oneOf(p, 'hairpinMode', c.hairpinMode, ['promiscuous-bridge', 'hairpin-veth', 'none']);
+  if (!['promiscuous-bridge', 'hairpin-veth', 'none'].includes(c.hairpinMode)) p.add('hairpinMode', c.hairpinMode, `is invalid (the reference: Invalid hairpin mode: unknown value: ${JSON.stringify(c.hairpinMode)}): accepted are promiscuous-bridge, hairpin-veth, none`);
   c.clusterDNS.forEach((ip) => {
     if (isIP(ip) === 0) p.add('clusterDNS', ip, 'is not a valid IP address');
   });

@@ -104,6 +104,9 @@ export class EvictionManager {
   private last: Observations = new Map();
   /** Evictions done since start (for tests and metrics). */
   evictions = 0;
+  /** Ends the wait between passes early (wake); set while run() waits. */
+  private waiting: AbortController | undefined;
+  private wakePending = false;
 
   constructor(private readonly options: EvictionManagerOptions) {}
 
@@ -208,16 +211,30 @@ export class EvictionManager {
     }
   }
 
+  /**
+   * Runs the next pass at once instead of at the end of the interval (--kernel-memcg-notification:
+   * a memory notification); a wake during a pass runs one more pass right after it.
+   */
+  wake(reason: string): void {
+    this.options.logger.info({ reason }, reason);
+    this.wakePending = true;
+    this.waiting?.abort();
+  }
+
   /** Runs until `signal` aborts; a failing pass is logged and retried at the next interval. */
   async run(signal: AbortSignal): Promise<void> {
     const interval = this.options.monitoringIntervalMs ?? 10_000;
     while (!signal.aborted) {
+      this.wakePending = false;
       try {
         await this.synchronize();
       } catch (err) {
         this.options.logger.error({ err: (err as Error).message }, 'eviction manager pass failed (cannot observe signals?); retrying at the next interval');
       }
-      await this.options.clock.sleep(interval, signal).catch(() => undefined);
+      if (this.wakePending) continue;
+      this.waiting = new AbortController();
+      await this.options.clock.sleep(interval, AbortSignal.any([signal, this.waiting.signal])).catch(() => undefined);
+      this.waiting = undefined;
     }
   }
 }

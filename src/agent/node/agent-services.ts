@@ -20,6 +20,7 @@ import { registrationLabels } from './labels.js';
 import type { ServicesAgent, ServicesContext } from './services/context.js';
 import { startEvents } from './services/events.js';
 import { startEviction } from './services/eviction.js';
+import { startNetworkUtil } from './services/network.js';
 import { startNodeStatus } from './services/node-status.js';
 import { startServers } from './services/servers.js';
 import { startVolumeStats } from './services/volume-stats.js';
@@ -76,6 +77,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const recorder = startEvents(ctx);
   const volumeStats = startVolumeStats(ctx);
   const eviction = startEviction(ctx, thresholds, recorder, volumeStats);
+  startNetworkUtil(ctx);
   if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
     ctx.logger.warn({ option: '--pod-cidr', podCIDR: ctx.config.podCIDR }, '--pod-cidr is ignored with an API server: the pod CIDR is the node\'s spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)');
   }
@@ -84,6 +86,8 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0' });
   } else if (ctx.config.registerNode) {
     ctx.logger.info({}, 'no API server configured (--platconfig): the node is not registered; running standalone');
+  } else {
+    ctx.logger.info({ option: '--register-node' }, 'registerNode is false (--register-node=false): the node is not registered and its status is not reported');
   }
   // The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
   // nodeagent_sync_loop_duration_seconds follow it.

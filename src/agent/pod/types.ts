@@ -85,6 +85,7 @@ export const VolumeSchema = z
     name: z.string().min(1),
     hostPath: z.object({ path: z.string().min(1), type: z.string().optional() }).passthrough().optional(),
     emptyDir: z.object({ medium: z.string().optional(), sizeLimit: quantity.optional() }).passthrough().optional(),
+    flexVolume: z.object({ driver: z.string(), fsType: z.string().optional(), readOnly: z.boolean().optional(), options: z.record(z.string(), z.string()).optional(), secretRef: z.object({ name: z.string().optional() }).passthrough().optional() }).passthrough().optional(),
   })
   .passthrough();
 

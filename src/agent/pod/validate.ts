@@ -7,6 +7,8 @@ import { validateContainerPorts, validateProbe } from './validate-ports-probes.j
 import { validatePodMeta } from './validate-meta.js';
 import { validateResources } from './validate-resources.js';
 import type { Pod, Container, Volume } from './types.js';
+import { REFERENCE_NAMES, inLabelNamespace } from '../../common/names.js';
+import { driverPaths } from '../volume/flexvolume.js';
 
 export interface ValidatePodOptions {
   /** Docker needs an image for every container; process:// needs a command instead. */
@@ -26,16 +28,31 @@ function pathProblems(path: string, value: string, mustBeRelative: boolean, out:
   if (value.split(/[\\/]/).includes('..')) out.push(invalid(path, value, "must not contain '..'"));
 }
 
+/** The reference's validateFlexVolumeSource, plus a driver name that is a plugin path. */
+function flexVolumeProblems(path: string, f: NonNullable<Volume['flexVolume']>, out: string[]): void {
+  if (f.driver === '') out.push(required(`${path}.driver`));
+  else {
+    const p = driverPaths(f.driver);
+    if (typeof p === 'string') out.push(invalid(`${path}.driver`, f.driver, p));
+  }
+  const reserved = [REFERENCE_NAMES.labelDomain, REFERENCE_NAMES.groupDomain];
+  for (const k of Object.keys(f.options ?? {})) {
+    if (reserved.some((ns) => inLabelNamespace(k, ns))) out.push(invalid(`${path}.options`, k, `${reserved.join(' and ')} namespaces are reserved`));
+  }
+  if (f.secretRef !== undefined) out.push(forbidden(`${path}.secretRef`, 'this agent reads no Secrets'));
+}
+
 function validateVolume(v: Volume, i: number, names: Set<string>, out: string[]): void {
   const path = `spec.volumes[${i}]`;
   if (v.name === '') out.push(required(`${path}.name`));
   else for (const m of isDns1123Label(v.name)) out.push(invalid(`${path}.name`, v.name, m));
   if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
   names.add(v.name);
-  const kinds = [v.hostPath, v.emptyDir].filter((x) => x !== undefined).length;
-  if (kinds === 0) out.push(required(path, 'must specify a volume type (this agent supports hostPath and emptyDir)'));
+  const kinds = [v.hostPath, v.emptyDir, v.flexVolume].filter((x) => x !== undefined).length;
+  if (kinds === 0) out.push(required(path, 'must specify a volume type (this agent supports hostPath, emptyDir and flexVolume)'));
   else if (kinds > 1) out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
   if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
+  if (v.flexVolume) flexVolumeProblems(`${path}.flexVolume`, v.flexVolume, out);
 }
 
 interface ContainerContext {

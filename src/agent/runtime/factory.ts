@@ -5,6 +5,7 @@ import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
+import { applyStandalonePodCIDR } from './pod-cidr.js';
 import type { PodRuntimeSettings } from './settings/container-settings.js';
 import type { ImageCredentialSource } from './credentials/keyring.js';
 
@@ -27,6 +28,10 @@ export interface RuntimeFactoryOptions {
   podSettings?: PodRuntimeSettings;
   /** Docker: registry credentials from the credential provider plugins. */
   credentials?: ImageCredentialSource;
+  /** --hairpin-mode (promiscuous-bridge, hairpin-veth, none); absent: none. */
+  hairpinMode?: string;
+  /** Standalone --pod-cidr, handed to the runtime before any pod starts; '' or absent: none. */
+  podCIDR?: string;
   logger: Logger;
   clock: Clock;
 }
@@ -40,6 +45,13 @@ export interface RuntimeBundle {
 }
 
 export const DEFAULT_DOCKER_ENDPOINT = 'unix:///run/docker.sock';
+
+/** --hairpin-mode on Docker: the hairpin-veth setter, or undefined for none. */
+async function dockerHairpin(opts: RuntimeFactoryOptions): Promise<{ sandboxStarted(podName: string, pid: number): Promise<void> } | undefined> {
+  if (opts.hairpinMode === undefined) return undefined;
+  const { HairpinVeth, effectiveHairpinMode } = await import('./docker/hairpin.js');
+  return effectiveHairpinMode(opts.hairpinMode, opts.logger) === 'hairpin-veth' ? new HairpinVeth({ logger: opts.logger }) : undefined;
+}
 
 export async function createRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeBundle> {
   const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
@@ -59,8 +71,13 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
     );
     runtime = r;
     images = r;
+    if (opts.hairpinMode !== undefined && opts.hairpinMode !== 'none') {
+      const reason = 'the process:// runtime runs pods in the host\'s network namespace: they have no veth or bridge port';
+      opts.logger.warn({ option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' }, `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`);
+    }
   } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {
     const { DockerRuntime } = await import('./docker/runtime.js');
+    const hairpin = await dockerHairpin(opts);
     const imageEndpoint = opts.imageEndpoint === '' ? endpoint : opts.imageEndpoint;
     const r = new DockerRuntime({
       endpoint,
@@ -78,6 +95,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
       ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
       ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
+      ...(hairpin !== undefined ? { hairpin } : {}),
     });
     runtime = r;
     images = r;
@@ -87,6 +105,7 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
       { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
     );
   }
+  applyStandalonePodCIDR(runtime, opts.podCIDR ?? '', opts.logger);
   return {
     runtime,
     images,

@@ -119,6 +119,8 @@ export interface ContainerRuntime {
   /** A connection to `port` inside the pod's network (Docker: through the sandbox's namespace). */
   connectPort?(podUid: string, port: number): Promise<Duplex>;
   stats?(id: string): Promise<ContainerStats | undefined>;
+  /** The pod network's subnet (standalone --pod-cidr), as the reference's CRI UpdateRuntimeConfig. */
+  updatePodCIDR?(podCIDR: string): void;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */
   onEvent(listener: ContainerEventListener): void;
   /** Release connections and timers; leaves containers running. */

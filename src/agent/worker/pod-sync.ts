@@ -33,12 +33,21 @@ export interface PodSyncerOptions {
   imagePullBackoff?: Backoff;
   /** --cgroups-per-qos: each pod's cgroup, made before its sandbox and removed after its containers. */
   podCgroups?: PodCgroupLifecycle;
+  /** Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn down with the pod. */
+  volumes?: PodVolumePlugins;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
 export interface PodCgroupLifecycle {
   ensure(pod: Pod): Promise<void>;
   remove(pod: Pod): Promise<void>;
+}
+
+export interface PodVolumePlugins {
+  /** The host dir of a plugin volume; undefined for hostPath and emptyDir. */
+  path(pod: Pod, v: NonNullable<Pod['spec']['volumes']>[number]): string | undefined;
+  setUp(pod: Pod): Promise<void>;
+  tearDown(pod: Pod): Promise<void>;
 }
 
 export interface SyncResult {
@@ -77,7 +86,9 @@ export class PodSyncer {
   volumePaths(pod: Pod): Record<string, string> {
     const out: Record<string, string> = {};
     for (const v of pod.spec.volumes ?? []) {
+      const plugin = this.opts.volumes?.path(pod, v);
       if (v.hostPath) out[v.name] = v.hostPath.path;
+      else if (plugin !== undefined) out[v.name] = plugin;
       else out[v.name] = joinUnder(this.opts.rootDir, 'pods', pod.metadata.uid, 'volumes', v.name);
     }
     return out;
@@ -126,6 +137,7 @@ export class PodSyncer {
       for (const v of pod.spec.volumes ?? []) {
         if (v.emptyDir) await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
       }
+      await this.opts.volumes?.setUp(pod);
       const attempt = sandbox === undefined ? 0 : sandbox.attempt + 1;
       await runtime.runPodSandbox({ pod, attempt });
       containers = await runtime.listContainers({ podUid: uid });
@@ -301,6 +313,9 @@ export class PodSyncer {
     for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running')) await runtime.stopPodSandbox(s.id, grace);
     if (removeSandbox) {
       for (const c of containers.filter((x) => x.kind !== 'sandbox')) await runtime.removeContainer(c.id);
+      // plugin volumes are unmounted before the sandbox (and with it the pod dir) is removed; a
+      // failed unmount throws, so nothing under a mount is deleted, and the removal is retried
+      await this.opts.volumes?.tearDown(pod);
       for (const s of containers.filter((c) => c.kind === 'sandbox')) await runtime.removePodSandbox(s.id);
     }
   }

@@ -2,6 +2,7 @@
 // pressure.
 import { durationMs } from '../../config/duration-field.js';
 import { EvictionManager } from '../../eviction/manager.js';
+import { startMemcgNotification } from '../../eviction/memcg-notification.js';
 import { HostSignalObserver } from '../../eviction/observer.js';
 import { RuntimeEvictablePods } from '../../eviction/pod-adapter.js';
 import type { Threshold } from '../../eviction/thresholds.js';
@@ -32,5 +33,8 @@ export function startEviction(ctx: ServicesContext, thresholds: Threshold[], rec
     nodeName,
   });
   ctx.loops.push(eviction.run(ctx.signal));
+  // --kernel-memcg-notification: a memory notification runs the next pass at once.
+  const podsCgroup = `${config.cgroupRoot === '' ? '/' : config.cgroupRoot}/${names.product}pods${config.cgroupDriver === 'systemd' ? '.slice' : ''}`.replace(/\/+/g, '/');
+  ctx.loops.push(startMemcgNotification({ enabled: config.kernelMemcgNotification, thresholds, podsCgroup, onNotify: (reason) => eviction.wake(reason), logger: logger.child({ part: 'eviction' }), signal: ctx.signal }));
   return eviction;
 }

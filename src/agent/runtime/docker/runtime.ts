@@ -59,6 +59,8 @@ export interface DockerRuntimeOptions {
   podSettings?: PodRuntimeSettings;
   /** Registry credentials for pulls (the credential provider plugins). */
   credentials?: ImageCredentialSource;
+  /** --hairpin-mode hairpin-veth: told each started sandbox on the bridge network (hairpin.ts). */
+  hairpin?: { sandboxStarted(podName: string, pid: number): Promise<void> };
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
@@ -166,6 +168,15 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
+  /**
+   * Standalone --pod-cidr: the reference's Docker integration hands the CIDR to kubenet only; pods
+   * on Docker's bridge network get their addresses from Docker's subnet, which is said once.
+   */
+  updatePodCIDR(podCIDR: string): void {
+    const reason = "the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only)";
+    this.opts.logger.warn({ option: '--pod-cidr', podCIDR, reason, effect: 'pod IPs come from the Docker bridge' }, `--pod-cidr cannot take effect on this host: ${reason}; pod IPs come from the Docker bridge`);
+  }
+
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const image = this.opts.sandboxImage ?? 'busybox:local';
     if (!this.sandboxImageReady) {
@@ -176,6 +187,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       await this.opts.podSettings?.dns?.write(cfg.pod);
       const c = await this.docker.createContainer(withCgroupParent(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName), cfg.pod, this.opts.podSettings));
       await c.start();
+      if (this.opts.hairpin !== undefined && cfg.pod.spec.hostNetwork !== true) await this.opts.hairpin.sandboxStarted(cfg.pod.metadata.name, (await c.inspect()).State.Pid);
       return c.id;
     } catch (err) {
       throw this.wrap(`could not start the sandbox of pod ${cfg.pod.metadata.name}`, err);

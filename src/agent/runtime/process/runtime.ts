@@ -95,8 +95,12 @@ function fileSize(path: string): number {
   }
 }
 
+/** The env var holding the standalone pod CIDR (--pod-cidr) for process:// containers. */
+export const POD_CIDR_ENV = 'NODEAGENT_POD_CIDR';
+
 export class ProcessRuntime implements ContainerRuntime, ImageService {
   readonly type = 'process' as const;
+  private podCIDR: string | undefined;
   private readonly opts: ProcessRuntimeOptions;
   private readonly records = new Map<string, ProcessRecord>();
   private readonly listeners: ContainerEventListener[] = [];
@@ -291,6 +295,14 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (!others) await rmUnder(this.opts.rootDir, ['pods', rec.podUid]);
   }
 
+  /**
+   * Standalone --pod-cidr: process:// pods share the host's network, so the subnet cannot be
+   * given to them as addresses; each process gets it in NODEAGENT_POD_CIDR.
+   */
+  updatePodCIDR(podCIDR: string): void {
+    this.podCIDR = podCIDR;
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
     await this.ensureLoaded();
     const c = cfg.container;
@@ -305,6 +317,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     env.HOSTNAME = cfg.pod.metadata.name;
     const dns = this.opts.podSettings?.dns;
     if (dns !== undefined) env[RESOLV_CONF_ENV] = dns.pathOf(cfg.pod);
+    if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
     Object.assign(env, containerEnv(c));
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(this.opts.rootDir, 'pods', cfg.pod.metadata.uid, `${c.name}.log`);

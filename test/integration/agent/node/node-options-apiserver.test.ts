@@ -9,8 +9,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
-import { waitFor } from '../../../helpers/server-https-request.js';
-import { stopChild } from '../../../helpers/processes.js';
+import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
+import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 
 interface NodeObj {
@@ -84,4 +84,16 @@ test('--enable-controller-attach-detach: the node carries volumes.<domain>/contr
   assert.equal(agentOut.split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut.slice(-2000));
   await waitFor(() => Promise.resolve(agentOut.includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
   assert.match(agentOut, /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
+});
+
+test('--register-node=false registers no Node; --enable-server=false opens nothing on --port; --healthz-bind-address moves the healthz server', async () => {
+  const [port, healthzPort] = [await freePort(), await freePort()];
+  const other = 'options-node-unregistered';
+  await startAgent([`--hostname-override=${other}`, '--register-node=false', `--port=${port}`, '--healthz-bind-address=127.0.0.2', `--healthz-port=${healthzPort}`]);
+  await waitFor(() => agentOut.includes('agent servers started'), `the agent servers (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
+  assert.match(agentOut, /registerNode is false \(--register-node=false\): the node is not registered/);
+  assert.equal((await api.request('GET', `/api/v1/nodes/${other}`)).status, 404);
+  assert.equal((await fetchText(`http://127.0.0.2:${healthzPort}/healthz`)).body, 'ok');
+  await assert.rejects(fetchText(`http://127.0.0.1:${healthzPort}/healthz`), /ECONNREFUSED/);
+  await assert.rejects(fetchText(`https://127.0.0.1:${port}/healthz`), /ECONNREFUSED/);
 });

@@ -53,7 +53,7 @@ const cases: Case[] = [
   // allowed values
   { name: 'authorization mode', set: (c) => { c.authorization.mode = 'RBAC'; }, want: 'invalid configuration: authorization.mode (--authorization-mode) "RBAC" is not supported: must be one of AlwaysAllow, Webhook' },
   { name: 'cgroup driver', set: (c) => { c.cgroupDriver = 'foo'; }, want: /cgroupDriver \(--cgroup-driver\) "foo" is not supported: must be one of cgroupfs, systemd/ },
-  { name: 'hairpin mode', set: (c) => { c.hairpinMode = 'x'; }, want: /hairpinMode \(--hairpin-mode\) "x" is not supported: must be one of promiscuous-bridge, hairpin-veth, none/ },
+  { name: 'hairpin mode', set: (c) => { c.hairpinMode = 'x'; }, want: /hairpinMode \(--hairpin-mode\) "x" is invalid \(the reference: Invalid hairpin mode: unknown value: "x"\): accepted are promiscuous-bridge, hairpin-veth, none$/ },
   { name: 'cpu manager policy', set: (c) => { c.cpuManagerPolicy = 'dynamic'; }, want: /cpuManagerPolicy \(--cpu-manager-policy\) "dynamic" is not supported/ },
   { name: 'memory manager policy', set: (c) => { c.memoryManagerPolicy = 'static'; }, want: /memoryManagerPolicy \(--memory-manager-policy\) "static" is not supported: must be one of None, Static/ },
   { name: 'topology manager policy', set: (c) => { c.topologyManagerPolicy = 'best'; }, want: /topologyManagerPolicy \(--topology-manager-policy\) "best" is not supported/ },
