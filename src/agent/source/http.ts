@@ -2,7 +2,7 @@
 // Non-200 or a bad body keeps the current pods; an empty 200 removes them all; an unchanged body
 // is skipped. After three logged failures in a row, further ones log at debug level only.
 import type { Names } from '../../common/names.js';
-import { request } from 'undici';
+import { request } from '../client/undici-core.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';

@@ -1,7 +1,7 @@
 // Liveness, readiness and startup probes: one loop per probe of a running container. Results
 // are read by the pod sync (liveness/startup failure → restart) and the status (readiness).
 import { connect } from 'node:net';
-import { request } from 'undici';
+import { request } from '../client/undici-core.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
