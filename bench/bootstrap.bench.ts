@@ -2,7 +2,8 @@
 // per run) bootstraps against a plat-apiserver with auto-approval; the time runs from spawn to
 // the `nodeagent-client-current.pem` symlink existing. p50 of 20 runs (target: at most 3x
 // `node -e 0`), against two same-run baselines: spawning `node -e 0`, and one raw CSR create +
-// get round trip. The unbundled tsc output (dist/src) runs beside the shipped bundle.
+// get round trip. The unbundled tsc output (dist/src) runs beside the shipped bundle, and
+// BENCH_COMPARE_BIN=<another build's bin/nodeagent> beside both (a before/after figure).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -55,14 +56,17 @@ async function main(): Promise<void> {
     const unbundledMs: number[] = [];
     const nodeMs: number[] = [];
     const csrMs: number[] = [];
+    const compareMs: number[] = [];
+    const compare = process.env['BENCH_COMPARE_BIN'];
     const unbundled = pathToFileURL(join(repoRoot(), 'dist', 'src', 'agent', 'cli', 'main.js')).href;
     const launchers = [
       { times: agentMs, args: [join(repoRoot(), 'bin', 'nodeagent')] },
       { times: unbundledMs, args: ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--'] },
+      ...(compare !== undefined ? [{ times: compareMs, args: [compare] }] : []),
     ];
     for (let i = 0; i < RUNS; i++) {
       for (const [j, l] of launchers.entries()) {
-        const n = 2 * i + j;
+        const n = launchers.length * i + j;
         const certDir = join(dir, `pki-${n}`);
         const current = join(certDir, 'nodeagent-client-current.pem');
         l.times.push(
@@ -100,6 +104,7 @@ async function main(): Promise<void> {
     console.log(`node ${process.version}; ${RUNS} runs of each`);
     console.log(`agent start -> client certificate on disk (auto-approval), bin/nodeagent (bundle), p50: ${fmt(a)}  (min ${fmt(Math.min(...agentMs))}, max ${fmt(Math.max(...agentMs))})`);
     console.log(`the same, unbundled tsc output (dist/src), p50: ${fmt(u)}  (${(u / n).toFixed(2)}x node -e 0)`);
+    if (compare !== undefined) console.log(`the same, ${compare} (compared), p50: ${fmt(p50(compareMs))}  (${(p50(compareMs) / n).toFixed(2)}x node -e 0)`);
     console.log(`baseline: spawn of "node -e 0", p50: ${fmt(n)}`);
     console.log(`baseline: raw CSR create + get round trip, p50: ${fmt(c)}`);
     console.log(`ratio agent/node-spawn: ${(a / n).toFixed(2)}x (target at most 3x); agent minus node spawn: ${fmt(a - n)}`);

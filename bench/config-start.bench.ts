@@ -2,6 +2,8 @@
 // drop-ins> --print-config`, against `node -e 0` measured in the same run (target: at most 1.5x).
 // The shipped program (bin/nodeagent, the bundle) is measured beside the unbundled tsc output
 // (dist/src) and, when `npm run sea` has built it, the single executable (dist/sea/nodeagent).
+// BENCH_COMPARE_BIN=<another build's bin/nodeagent> measures that build beside this one in the
+// same run (a before/after figure).
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -33,6 +35,7 @@ interface Variant {
   args: (flags: string[]) => string[];
 }
 
+const compare = process.env['BENCH_COMPARE_BIN'];
 const unbundled = pathToFileURL(join(repo, 'dist/src/agent/cli/main.js')).href;
 const sea = join(repo, 'dist/sea/nodeagent');
 const VARIANTS: Variant[] = [
@@ -42,6 +45,7 @@ const VARIANTS: Variant[] = [
     name: 'node dist/src (tsc output, unbundled)',
     args: (f) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...f],
   },
+  ...(compare !== undefined ? [{ name: `${compare} (compared)`, args: (f: string[]) => [compare, ...f] }] : []),
   ...(existsSync(sea) ? [{ name: 'dist/sea/nodeagent (single executable)', command: sea, args: (f: string[]) => f }] : []),
 ];
 

@@ -12,6 +12,7 @@ import { criEndpointProblems } from './cri-endpoint.js';
 import { DEFAULT_PLATFORM_PROFILE, isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { EffectiveConfiguration } from '../config/effective.js';
+import { newPreRead, type PreRead } from '../config/pre-read.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
@@ -146,12 +147,12 @@ function explicitProfile(argv: readonly string[]): PlatformProfile | undefined {
  * reference's flag spellings or a KubeletConfiguration file select the kubernetes profile, it is
  * set as if given and the reason is logged once. Conflicting signals throw.
  */
-async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile | undefined, argv: readonly string[], io: MainIO): Promise<ParsedFlags> {
+async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile | undefined, argv: readonly string[], io: MainIO, preRead: PreRead): Promise<ParsedFlags> {
   const str = (name: string): string | undefined => {
     const v = parsed.values.get(name);
     return typeof v === 'string' && v !== '' ? v : undefined;
   };
-  const chosen = await selectProfile({ explicit, argv, configFile: str('config'), configDir: str('config-dir') });
+  const chosen = await selectProfile({ explicit, argv, configFile: str('config'), configDir: str('config-dir') }, preRead);
   const inferred = chosen?.inferred;
   if (inferred === undefined || inferred.profile === DEFAULT_PLATFORM_PROFILE) return parsed;
   const { renderTextLine } = await import('../../common/log/text-format.js');
@@ -194,8 +195,10 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
     return 0;
   }
   await deprecations(parsed, io);
+  // The config file and drop-ins are read once: the profile inference keeps them for the loader.
+  const preRead = newPreRead();
   try {
-    parsed = await withInputProfile(parsed, explicit, argv, io);
+    parsed = await withInputProfile(parsed, explicit, argv, io, preRead);
   } catch (err) {
     return fail(io, err);
   }
@@ -203,7 +206,7 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
   const { buildConfiguration } = await import('../config/effective.js');
   let eff: EffectiveConfiguration;
   try {
-    eff = await buildConfiguration({ specs: FLAGS, parsed });
+    eff = await buildConfiguration({ specs: FLAGS, parsed, preRead });
   } catch (err) {
     return fail(io, err);
   }

@@ -6,9 +6,11 @@
 // profiles at once are an error naming one of each. The choice and its reason are returned so
 // the caller says once why the profile was selected.
 import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
+import type { PreRead } from '../config/pre-read.js';
 import { ourFlagName } from './reference-flags.js';
 
 export interface ProfileSignal {
@@ -67,32 +69,47 @@ function identityText(doc: unknown): string {
     .join(', ');
 }
 
-/**
- * The profile signal of a config file, from its kind. A file that cannot be read or parsed here
- * gives none: the loader reads it again and reports the problem with file, line and column.
- */
-export async function fileSignal(path: string, what: string): Promise<ProfileSignal | undefined> {
-  let text: string;
+/** The file's text, or undefined when it cannot be read here (the loader reports why). */
+async function readConfigText(path: string): Promise<string | undefined> {
   try {
     const fh = await open(path, 'r');
     try {
       const st = await fh.stat();
       if (!st.isFile() || st.size > CONFIG_FILE_LIMITS.maxBytes) return undefined;
-      text = await fh.readFile('utf8');
+      return await fh.readFile('utf8');
     } finally {
       await fh.close();
     }
   } catch {
     return undefined;
   }
-  // Loaded here only: --help and --version never read a file.
+}
+
+/** The document of a text, or undefined when it does not parse (the loader reports where). */
+async function parseForSignal(text: string, source: string, fast: { value: unknown } | undefined): Promise<unknown> {
+  if (fast !== undefined) return fast.value;
+  // Loaded only for a text the fast parser leaves to it.
   const { parseYamlValueBounded } = await import('../../common/util/bounded-yaml.js');
-  let doc: unknown;
   try {
-    doc = parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `${what} "${path}"` });
+    return parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source });
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The profile signal of a config file, from its kind. A file that cannot be read or parsed here
+ * gives none: the loader reads it again and reports the problem with file, line and column. What
+ * was read goes into `preRead`, so that the loader neither reads nor parses it again.
+ */
+export async function fileSignal(path: string, what: string, preRead?: PreRead): Promise<ProfileSignal | undefined> {
+  const text = await readConfigText(path);
+  if (text === undefined) return undefined;
+  // Loaded here only: --help and --version never read a file.
+  const { fastYamlValue } = await import('../config/fast-yaml.js');
+  const fast = fastYamlValue(text);
+  preRead?.files.set(resolve(path), { text, fast });
+  const doc = await parseForSignal(text, `${what} "${path}"`, fast);
   const profile = documentProfile(doc);
   if (profile === undefined) return undefined;
   return { profile, why: `${what} "${path}" (${identityText(doc)})` };
@@ -137,19 +154,33 @@ export function commandLineSignals(explicit: PlatformProfile | undefined, argv: 
   ];
 }
 
-/** Every signal of the input, strongest first: the explicit flag, the spellings, the files. */
-export async function inputSignals(input: ProfileInput): Promise<ProfileSignal[]> {
+/** The drop-ins of --config-dir, listed once (kept in `preRead`); none when it cannot be listed. */
+async function dropInFiles(dir: string, preRead: PreRead | undefined): Promise<readonly string[]> {
+  const { listDropIns } = await import('../config/dropins.js');
+  try {
+    const files = await listDropIns(dir);
+    preRead?.dropIns.set(resolve(dir), files);
+    return files;
+  } catch {
+    // A directory that cannot be listed gives no signal: the loader reports it.
+    return [];
+  }
+}
+
+/**
+ * Every signal of the input, strongest first: the explicit flag, the spellings, the files. The
+ * files read and the drop-ins listed are kept in `preRead` for the loader.
+ */
+export async function inputSignals(input: ProfileInput, preRead?: PreRead): Promise<ProfileSignal[]> {
   const signals = commandLineSignals(input.explicit, input.argv);
   if (input.configFile !== undefined) {
-    const s = await fileSignal(input.configFile, 'the config file');
+    const s = await fileSignal(input.configFile, 'the config file', preRead);
     if (s !== undefined) signals.push(s);
   }
   if (input.configDir !== undefined) {
-    const { listDropIns } = await import('../config/dropins.js');
-    // A directory that cannot be listed gives no signal: the loader reports it.
-    const files = await listDropIns(input.configDir).catch(() => [] as string[]);
+    const files = await dropInFiles(input.configDir, preRead);
     for (const f of files) {
-      const s = await fileSignal(f, 'the drop-in config file');
+      const s = await fileSignal(f, 'the drop-in config file', preRead);
       if (s !== undefined) signals.push(s);
     }
   }
@@ -160,8 +191,8 @@ export async function inputSignals(input: ProfileInput): Promise<ProfileSignal[]
  * The profile the input selects, or undefined when nothing says: `inferred` is set when the
  * profile was not given explicitly (the caller logs its reason once). Throws on a conflict.
  */
-export async function selectProfile(input: ProfileInput): Promise<{ profile: PlatformProfile; inferred: ProfileSignal | undefined } | undefined> {
-  const chosen = decideProfile(await inputSignals(input));
+export async function selectProfile(input: ProfileInput, preRead?: PreRead): Promise<{ profile: PlatformProfile; inferred: ProfileSignal | undefined } | undefined> {
+  const chosen = decideProfile(await inputSignals(input, preRead));
   if (chosen === undefined) return undefined;
   return { profile: chosen.profile, inferred: input.explicit === undefined ? chosen : undefined };
 }

@@ -12,7 +12,8 @@
 // - Content type (protobuf-wire.ts): with a protobuf --plat-api-content-type (the default), bodies
 //   are sent and answers taken in the reference's protobuf encoding, falling back to JSON for a
 //   kind or server that answers 415/406; watch frames become the JSON lines watch.ts reads.
-import { Agent, request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent, request } from './undici-core.js';
 import type { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { ApiError, NodeAgentError } from '../../common/util/errors.js';

@@ -47,7 +47,8 @@ export async function listDropIns(dir: string): Promise<string[]> {
 }
 
 export async function loadDropIns(dir: string, opts: LoadOptions): Promise<LoadedConfigFile[]> {
-  const files = await listDropIns(dir);
+  // listed already by the naming-profile inference (pre-read.ts), or now
+  const files = opts.preRead?.dropIns.get(resolve(dir)) ?? (await listDropIns(dir));
   const out: LoadedConfigFile[] = [];
   for (const f of files) out.push(await loadDropInFile(f, opts));
   return out;

@@ -13,6 +13,7 @@ import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from
 import { normalizeConfiguration } from './normalize.js';
 import { applyDependentDefaults } from './dependent-defaults.js';
 import { loadShapeSchema, mapPathsOf } from './shape-check.js';
+import type { PreRead } from './pre-read.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { TLS_CIPHER_SUITES } from './tls-ciphers.js';
 import { validateFlagOnly } from './validate-flags.js';
@@ -22,6 +23,8 @@ export interface BuildOptions {
   /** The flag table (src/cli/flags.ts). */
   specs: readonly FlagSpec[];
   parsed: ParsedFlags;
+  /** The files the naming-profile inference read already (pre-read.ts), handed to the loader. */
+  preRead?: PreRead | undefined;
 }
 
 export interface EffectiveConfiguration {
@@ -65,7 +68,7 @@ export function applyFlags(target: JsonObject, specs: readonly FlagSpec[], parse
 }
 
 export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveConfiguration> {
-  const { specs, parsed } = opts;
+  const { specs, parsed, preRead } = opts;
   const values = parsed.values;
   const domainFlag = stringFlag(values, 'platform-domain');
   const profileFlag = stringFlag(values, 'platform-profile');
@@ -81,7 +84,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
 
   let file: LoadedConfigFile | undefined;
   if (configPath !== undefined) {
-    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile });
+    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile, preRead });
   }
   const fileDomain = file !== undefined && typeof file.content['platformDomain'] === 'string' ? file.content['platformDomain'] : undefined;
   const domain = domainFlag ?? fileDomain ?? DEFAULT_PLATFORM_DOMAIN;
@@ -92,7 +95,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   let serializeImagePullsSet = file !== undefined && file.content['serializeImagePulls'] !== undefined;
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
-    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile })) {
+    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile, preRead })) {
       merged = mergePatch(merged, d.content) as JsonObject;
       serializeImagePullsSet ||= d.content['serializeImagePulls'] !== undefined && d.content['serializeImagePulls'] !== null;
       files.push(d.path);

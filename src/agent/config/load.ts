@@ -9,16 +9,16 @@
 // - goes through the `yaml` library and zod, which know line and column and word every problem.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import jsyaml from 'js-yaml';
 import type { z } from 'zod';
 import { ConfigError, InputLimitError } from '../../common/util/errors.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
 import { checkSize } from '../../common/util/bounded-input.js';
-import { yamlNestingUpperBound } from '../../common/util/nesting-estimate.js';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { CONFIG_KIND, configApiVersion } from './defaults.js';
 import { translateKubeletConfiguration } from './kubelet-config.js';
+import { fastYamlValue } from './fast-yaml.js';
 import { isPlainObject, type JsonObject } from './merge.js';
+import { takePreRead, type PreRead, type PreReadFile } from './pre-read.js';
 import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
 import { where } from './where.js';
 import type { ParsedYaml } from './yaml-doc.js';
@@ -50,6 +50,15 @@ export interface LoadOptions {
   defaultPlatformDomain: string;
   /** The naming profile: under `kubernetes` the file is a KubeletConfiguration. */
   profile?: PlatformProfile | undefined;
+  /** What the naming-profile inference already read (pre-read.ts): those files are not read again. */
+  preRead?: PreRead | undefined;
+}
+
+/** decodeConfigText's options: the file's fast decoding, when already done, comes along. */
+export interface DecodeOptions extends LoadOptions {
+  isDropIn?: boolean;
+  /** fastYamlValue(text), already computed (pre-read.ts); when the key is absent it is computed here. */
+  fast?: PreReadFile['fast'];
 }
 
 const ERRNO_TEXT: Record<string, string> = {
@@ -95,17 +104,8 @@ function issueText(issue: z.core.$ZodIssue): string {
 }
 
 /** The fast path: the decoded document when it is clean, else undefined (take the full path). */
-function decodeClean(text: string, shape: ShapeSchema, opts: LoadOptions & { isDropIn?: boolean }): JsonObject | undefined {
-  // Anchors and aliases go to the `yaml` library, which bounds alias expansion; so does anything
-  // that might be nested deeper than CONFIG_FILE_LIMITS allows (js-yaml recurses without a bound).
-  if (text.includes('&') || text.includes('*')) return undefined;
-  if (yamlNestingUpperBound(text) > CONFIG_FILE_LIMITS.maxDepth) return undefined;
-  let value: unknown;
-  try {
-    value = jsyaml.load(text, { schema: jsyaml.CORE_SCHEMA });
-  } catch {
-    return undefined;
-  }
+function decodeClean(text: string, shape: ShapeSchema, opts: DecodeOptions): JsonObject | undefined {
+  const value = ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
   if (!isPlainObject(value)) return undefined;
   const fileDomain = typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
   if (value['kind'] !== CONFIG_KIND || value['apiVersion'] !== configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)) return undefined;
@@ -116,7 +116,7 @@ function decodeClean(text: string, shape: ShapeSchema, opts: LoadOptions & { isD
  * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
  * delete). Throws ConfigError with every fatal problem of the file.
  */
-export async function decodeConfigText(file: string, text: string, opts: LoadOptions & { isDropIn?: boolean }): Promise<LoadedConfigFile> {
+export async function decodeConfigText(file: string, text: string, opts: DecodeOptions): Promise<LoadedConfigFile> {
   const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
   const fail = (problems: string[]): never => {
     throw new ConfigError(problems.join('; '), { file, problems });
@@ -243,13 +243,20 @@ async function readText(file: string, what: string): Promise<string> {
   }
 }
 
+/** The file's text (and fast decoding): taken from the pre-read files when there, else read now. */
+async function source(file: string, what: string, opts: LoadOptions): Promise<{ text: string; fast?: PreReadFile['fast'] }> {
+  return takePreRead(opts.preRead, file) ?? { text: await readText(file, what) };
+}
+
 /** Reads and decodes the --config file (path as given, relative to the working directory). */
 export async function loadConfigFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
   const file = resolve(path);
-  return decodeConfigText(file, await readText(file, 'config file'), { shape: loadShapeSchema(), ...opts });
+  const { text, ...fast } = await source(file, 'config file', opts);
+  return decodeConfigText(file, text, { shape: loadShapeSchema(), ...opts, ...fast });
 }
 
 /** Reads and decodes one drop-in. */
 export async function loadDropInFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
-  return decodeConfigText(path, await readText(path, 'drop-in config file'), { shape: loadShapeSchema(), ...opts, isDropIn: true });
+  const { text, ...fast } = await source(path, 'drop-in config file', opts);
+  return decodeConfigText(path, text, { shape: loadShapeSchema(), ...opts, ...fast, isDropIn: true });
 }

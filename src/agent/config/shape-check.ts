@@ -71,8 +71,16 @@ export function shapeOk(schema: ShapeSchema, value: unknown): boolean {
   return true;
 }
 
-/** The published schema, read once per call site; undefined when it cannot be found. */
+// The schema read by the first call (null: not read yet); only read, never changed.
+let loaded: ShapeSchema | undefined | null = null;
+
+/** The published schema, read once per process; undefined when it cannot be found. */
 export function loadShapeSchema(): ShapeSchema | undefined {
+  if (loaded === null) loaded = readShapeSchema();
+  return loaded;
+}
+
+function readShapeSchema(): ShapeSchema | undefined {
   const fixed = buildInfo()?.configSchema;
   if (fixed !== undefined) return fixed as ShapeSchema;
   let dir = dirname(fileURLToPath(import.meta.url));

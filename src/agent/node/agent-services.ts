@@ -8,9 +8,8 @@ import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { setMaxListeners } from 'node:events';
 import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
-import { RestClient } from '../client/rest-client.js';
+import type { RestClient } from '../client/rest-client.js';
 import type { Logger } from '../../common/log/types.js';
-import { loadConnection } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import { parseThresholds } from '../eviction/thresholds.js';
 import { NodeAgentMetrics, countApiRequests } from '../server/metrics.js';
@@ -54,6 +53,8 @@ async function servicesContext(input: AgentServicesInput, registry: Registry): P
   const logger = input.logger.child({ part: 'node' });
   let ownRest: RestClient | undefined;
   if (input.rest === undefined && flags.platconfig !== '' && existsSync(flags.platconfig)) {
+    // Loaded only here: a standalone agent never loads the API client (undici, protobuf).
+    const [{ RestClient }, { loadConnection }] = await Promise.all([import('../client/rest-client.js'), import('../../common/platconfig/platconfig.js')]);
     ownRest = new RestClient({ connection: await loadConnection(flags.platconfig), clock, logger: logger.child({ part: 'client' }), qps: config.platAPIQPS, burst: config.platAPIBurst });
   }
   const rest = input.rest ?? ownRest;

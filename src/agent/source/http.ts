@@ -2,7 +2,6 @@
 // Non-200 or a bad body keeps the current pods; an empty 200 removes them all; an unchanged body
 // is skipped. After three logged failures in a row, further ones log at debug level only.
 import type { Names } from '../../common/names.js';
-import { request } from 'undici';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -73,6 +72,8 @@ export class HttpSource implements PodSource {
     const timeoutMs = this.opts.timeoutMs ?? 10_000;
     const headers: string[] = [];
     for (const [name, values] of Object.entries(this.opts.headers)) for (const v of values) headers.push(name, v);
+    // The HTTP client loads with the first fetch: an agent without --manifest-url never loads it.
+    const { request } = await import('../client/undici-core.js');
     const res = await request(this.opts.url, {
       method: 'GET',
       headers,

@@ -1,7 +1,6 @@
 // Liveness, readiness and startup probes: one loop per probe of a running container. Results
 // are read by the pod sync (liveness/startup failure → restart) and the status (readiness).
 import { connect } from 'node:net';
-import { request } from 'undici';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -49,6 +48,8 @@ export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; c
     const path = g.path ?? '/';
     const headers: Record<string, string> = { 'user-agent': 'nodeagent-probe' };
     for (const h of g.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
+    // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
+    const { request } = await import('../client/undici-core.js');
     try {
       const res = await request(`${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`, {
         method: 'GET',
