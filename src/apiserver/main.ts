@@ -109,6 +109,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       preferredAddressTypes: flags.kubeletPreferredAddressTypes,
       authorizer: server.authorizer,
       logger: logger.child({ component: 'proxy' }),
+      clock,
     }),
   );
   const { host, port } = await server.start();

@@ -31,6 +31,8 @@ export interface SpdySessionOptions {
 
 export interface SpdySessionEvents {
   stream: [SpdyStream];
+  /** A PING the peer started (answered already). */
+  ping: [number];
   close: [SpdyProtocolError | undefined];
 }
 
@@ -263,7 +265,10 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
         this.pendingReplies.delete(f.streamId);
         return;
       case 'ping':
-        if ((f.id & 1) === (this.options.role === 'server' ? 1 : 0)) this.sendFrame(f);
+        if ((f.id & 1) === (this.options.role === 'server' ? 1 : 0)) {
+          this.sendFrame(f);
+          this.emit('ping', f.id);
+        }
         return;
       case 'goaway':
         this.goingAway = true;
