@@ -1,7 +1,9 @@
 // kubectl through plat-apiserver for Docker pods (busybox:local): logs (whole, --tail,
 // --timestamps with the engine's own times, -f seeing lines written after it started); exec with
 // the exit code and stdin, exec -it under tmux, cp both ways and port-forward to a server in the
-// pod's network namespace (these need the agent's Docker streaming). Skipped without an engine
+// pod's network namespace, attach (output written after it started; attach -i to a busybox
+// container reading its stdin) over both protocols (these need the agent's Docker streaming:
+// hijacked attach through the engine). Skipped without an engine
 // except under CI=true (scripts/docker-engine.sh start).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,9 +16,12 @@ import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from '../int
 import { podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
 
 const skip = kubectlSkipReason('the kubectl streaming Docker suite') ?? (await dockerSkipReason()) ?? false;
-const NODE = 'docker-stream-node';
+// Unique per run: an agent removes the containers labelled with its node name that it does not know,
+// so two runs on the shared engine under one node name would remove each other's.
+const NODE = `docker-stream-node-${process.pid}`;
 const POD = `ticker-${process.pid}`;
 const WEB = `web-${process.pid}`;
+const READER = `reader-${process.pid}`;
 let s: Scene;
 
 before(async () => {
@@ -34,16 +39,24 @@ before(async () => {
     metadata: { name: WEB },
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'web', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'mkdir -p /www && echo hello from docker web > /www/index.html && exec httpd -f -p 8080 -h /www'] }] },
   };
-  for (const p of [pod, web]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(p) })).code, 0);
+  // A container kept on stdin (not stdinOnce): each attacher's lines reach the same `read` loop.
+  const reader = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: READER },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'r', image: 'busybox:local', imagePullPolicy: 'Never', stdin: true, command: ['sh', '-c', 'while read line; do echo "read:$line"; done'] }] },
+  };
+  for (const p of [pod, web, reader]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(p) })).code, 0);
   await podRunning(s, POD);
   await podRunning(s, WEB);
+  await podRunning(s, READER);
   await waitFor(async () => (await s.kubectl(['logs', POD])).stdout.includes('tick 1\n'), 'the first tick', 30_000, 200);
 });
 
 after(async () => {
   await s?.stop();
   spawnSync('tmux', ['kill-session', '-t', `na-docker-it-${process.pid}`]);
-  if (skip === false) for (const p of [POD, WEB]) await removeDockerPodsNamed(p);
+  if (skip === false) for (const p of [POD, WEB, READER]) await removeDockerPodsNamed(p);
 });
 
 test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', { skip }, async () => {
@@ -62,6 +75,19 @@ for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_C
     assert.deepEqual([r.code, r.stdout], [4, 'out\n'], r.stderr);
     const cat = await s.kubectl(['exec', '-i', POD, '--', 'cat'], { env, input: 'through docker stdin\n' });
     assert.deepEqual([cat.code, cat.stdout], [0, 'through docker stdin\n'], cat.stderr);
+  });
+}
+
+for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' }]] as const) {
+  test(`Docker attach over ${protocol}: output written after it started; attach -i reaches a busybox container reading stdin`, { skip }, async () => {
+    const seen = Number(/tick (\d+)\n$/.exec((await s.kubectl(['logs', POD])).stdout)?.[1]);
+    const a = s.kubectlRunning(['attach', POD, '-c', 'c'], env);
+    await a.waitOut(new RegExp(`tick ${seen + 2}\\n`), 'a tick written while attached', 20_000);
+    a.child.kill('SIGKILL');
+    const i = s.kubectlRunning(['attach', '-i', READER, '-c', 'r'], env);
+    i.child.stdin?.write(`hello ${protocol}\n`);
+    await i.waitOut(new RegExp(`read:hello ${protocol}\\n`), 'the container read what attach -i sent', 20_000);
+    i.child.kill('SIGKILL');
   });
 }
 
