@@ -16,8 +16,8 @@ import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from '../int
 import { podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
 
 const skip = kubectlSkipReason('the kubectl streaming Docker suite') ?? (await dockerSkipReason()) ?? false;
-// Unique per run: an agent removes the containers labelled with its node name that it does not know,
-// so two runs on the shared engine under one node name would remove each other's.
+// Unique per run: agents sharing an engine tell their containers apart by node name (the
+// io.nodeagent.node label), so two runs under one name would take each other's for orphans.
 const NODE = `docker-stream-node-${process.pid}`;
 const POD = `ticker-${process.pid}`;
 const WEB = `web-${process.pid}`;
