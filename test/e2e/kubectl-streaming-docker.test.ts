@@ -1,5 +1,6 @@
 // kubectl through plat-apiserver for Docker pods (busybox:local): logs (whole, --tail,
-// --timestamps with the engine's own times, -f seeing lines written after it started); exec with
+// --timestamps with the engine's own times, --since and --since-time on those times, -f seeing
+// lines written after it started); exec with
 // the exit code and stdin, exec -it under tmux, cp both ways and port-forward to a server in the
 // pod's network namespace, attach (output written after it started; attach -i to a busybox
 // container reading its stdin) over both protocols (these need the agent's Docker streaming:
@@ -67,6 +68,24 @@ test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', 
   const follow = s.kubectlRunning(['logs', '-f', POD]);
   await follow.waitOut(new RegExp(`tick ${seen + 2}\\n`), 'a line written after -f started', 20_000);
   follow.child.kill('SIGKILL');
+});
+
+test('Docker pod logs --since and --since-time keep the lines the engine recorded at or after it; --timestamps prints each line\'s own time', { skip }, async () => {
+  const stamped = (await s.kubectl(['logs', POD, '--timestamps'])).stdout.split('\n').filter((l) => l !== '');
+  const times = stamped.map((l) => l.slice(0, l.indexOf(' ')));
+  assert.ok(times.every((t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/.test(t)), stamped.slice(0, 3).join('\n'));
+  // One tick a second: the engine's times of consecutive ticks are about a second apart (read-time stamps would be equal).
+  const ticks = stamped.filter((l) => / tick \d+$/.test(l));
+  const gap = Date.parse(ticks.at(-1)!.slice(0, 30)) - Date.parse(ticks.at(-2)!.slice(0, 30));
+  assert.ok(gap >= 900 && gap <= 3000, `ticks ${gap} ms apart`);
+  // --since-time (whole seconds in PodLogOptions): the second of a tick keeps it and drops the tick before.
+  const pick = ticks.at(-2)!;
+  const sinceTime = `${pick.slice(0, 19)}Z`;
+  const fromTick = (await s.kubectl(['logs', POD, `--since-time=${sinceTime}`])).stdout;
+  assert.ok(fromTick.startsWith(`${pick.slice(pick.indexOf(' ') + 1)}\n`), `--since-time=${sinceTime} gave ${JSON.stringify(fromTick.slice(0, 80))}`);
+  // --since=3s: only the last few ticks, never the first lines.
+  const recent = (await s.kubectl(['logs', POD, '--since=3s'])).stdout.split('\n').filter((l) => l !== '');
+  assert.ok(recent.length >= 1 && recent.length <= 5 && recent.every((l) => /^tick \d+$/.test(l)), JSON.stringify(recent));
 });
 
 for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' }]] as const) {
