@@ -1,11 +1,13 @@
 // The reading side of the port-forward benchmark, in its own process (as kubectl or an API
 // server would be): reads everything a port sends, directly over TCP or through the agent's
 // port-forward (SPDY or WebSocket), and prints {"bytes":n,"ms":t} (from connect to the end).
-// Usage (env): READ_MODE=tcp|spdy|ws READ_PORT=<pod port> READ_BASE=<agent https base>
+// Usage (env): READ_MODE=tcp|tls|spdy|ws READ_PORT=<pod port> READ_RELAY_PORT=<TLS relay port>
+// READ_BASE=<agent https base>
 // READ_CA, READ_CERT, READ_KEY (PEM text).
 import { connect } from 'node:net';
 import { spdyUpgrade } from '../test/helpers/spdy-client.js';
 import { wsConnect } from '../test/helpers/ws-client.js';
+import { tlsRelayRead } from './tls-relay.js';
 
 const env = (k: string): string => process.env[k] ?? '';
 const port = Number(env('READ_PORT'));
@@ -53,5 +55,6 @@ async function ws(): Promise<number> {
 
 const t0 = performance.now();
 const mode = env('READ_MODE');
-const bytes = mode === 'tcp' ? await tcp() : mode === 'spdy' ? await spdy() : await ws();
+const expected = Number(env('READ_EXPECT'));
+const bytes = mode === 'tls' ? (await tlsRelayRead(Number(env('READ_RELAY_PORT')), tls.ca, expected), expected) : mode === 'tcp' ? await tcp() : mode === 'spdy' ? await spdy() : await ws();
 console.log(JSON.stringify({ bytes, ms: performance.now() - t0 }));

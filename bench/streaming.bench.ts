@@ -3,7 +3,8 @@
 // - exec round trip (upgrade, streams, `true`, the v4 Status) p50, against a direct spawn of
 //   `true` in the same run, interleaved;
 // - port-forward throughput (a server on the pod's port writes BENCH_PF_MB MiB), against a
-//   direct TCP connection to the same server in the same run;
+//   direct TCP connection to the same server and against a plain TCP-to-TLS relay (the floor of
+//   any port-forward over TLS: bench/tls-relay.ts) in the same run;
 // - with a Docker engine (busybox:local): exec round trip through the agent against the
 //   `docker exec` command line on the same container, interleaved.
 import { spawn } from 'node:child_process';
@@ -21,6 +22,7 @@ import { makeServerCerts, startServerFixture } from '../test/helpers/server-fixt
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
 import { wsConnect } from '../test/helpers/ws-client.js';
 import { dockerExecLatency } from './streaming-docker.js';
+import { startTlsRelay, tlsRelayRead } from './tls-relay.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -57,6 +59,8 @@ function spawnOnce(): Promise<number> {
 }
 
 const { server: source, port } = await startPumpServer(PF_MB);
+const relay = await startTlsRelay({ cert: certs.serving.certPem, key: certs.serving.keyPem, upstreamPort: port });
+const relayRead = (): Promise<number> => tlsRelayRead(relay.port, tls.ca, PF_MB * 1048576);
 
 function directRead(): Promise<number> {
   const t0 = performance.now();
@@ -115,9 +119,9 @@ async function wsTunnelRead(): Promise<number> {
 }
 
 /** MiB/s read by a separate process (bench/streaming-reader.ts), as a real client would be. */
-function externalRead(mode: 'tcp' | 'spdy' | 'ws'): Promise<number> {
+function externalRead(mode: 'tcp' | 'spdy' | 'ws' | 'tls'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env, READ_MODE: mode, READ_PORT: String(port), READ_BASE: f.base, READ_CA: tls.ca, READ_CERT: tls.cert, READ_KEY: tls.key };
+    const env = { ...process.env, READ_MODE: mode, READ_EXPECT: String(PF_MB * 1048576), READ_PORT: String(port), READ_RELAY_PORT: String(relay.port), READ_BASE: f.base, READ_CA: tls.ca, READ_CERT: tls.cert, READ_KEY: tls.key };
     const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     c.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -146,9 +150,11 @@ try {
   const tunnel: number[] = [];
   const wsTunnel: number[] = [];
   const tcp: number[] = [];
+  const tlsFloor: number[] = [];
   for (let i = 0; i < 3; i++) {
     tunnel.push(await tunnelRead());
     wsTunnel.push(await wsTunnelRead());
+    tlsFloor.push(await relayRead());
     tcp.push(await directRead());
   }
   const best = (xs: number[]): number => Math.max(...xs);
@@ -159,19 +165,22 @@ try {
     const c = process.cpuUsage(c0);
     return (c.user + c.system) / 1000 / PF_MB;
   };
-  const cpu = { spdy: await cpuPerMiB(tunnelRead), ws: await cpuPerMiB(wsTunnelRead), tcp: await cpuPerMiB(directRead) };
-  const ext = { spdy: [] as number[], ws: [] as number[], tcp: [] as number[] };
+  const cpu = { spdy: await cpuPerMiB(tunnelRead), ws: await cpuPerMiB(wsTunnelRead), tls: await cpuPerMiB(relayRead), tcp: await cpuPerMiB(directRead) };
+  const ext = { spdy: [] as number[], ws: [] as number[], tls: [] as number[], tcp: [] as number[] };
   for (let i = 0; i < 3; i++) {
     ext.spdy.push(await externalRead('spdy'));
     ext.ws.push(await externalRead('ws'));
+    ext.tls.push(await externalRead('tls'));
     ext.tcp.push(await externalRead('tcp'));
   }
-  console.log(`port-forward read by a separate process: SPDY ${best(ext.spdy).toFixed(0)} MiB/s, WebSocket ${best(ext.ws).toFixed(0)} MiB/s, direct TCP ${best(ext.tcp).toFixed(0)} MiB/s; ratios ${(best(ext.spdy) / best(ext.tcp)).toFixed(2)}x and ${(best(ext.ws) / best(ext.tcp)).toFixed(2)}x (${PF_MB} MiB, best of 3 interleaved)`);
-  console.log(`port-forward CPU per MiB (client + agent + pod server in one process): SPDY ${cpu.spdy.toFixed(2)} ms, WebSocket ${cpu.ws.toFixed(2)} ms, direct TCP ${cpu.tcp.toFixed(2)} ms`);
-  console.log(`port-forward over SPDY (TLS): ${best(tunnel).toFixed(0)} MiB/s; over WebSocket (TLS) ${best(wsTunnel).toFixed(0)} MiB/s; direct TCP ${best(tcp).toFixed(0)} MiB/s; ratios ${(best(tunnel) / best(tcp)).toFixed(2)}x and ${(best(wsTunnel) / best(tcp)).toFixed(2)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  const vs = (x: number[], y: number[]): string => (best(x) / best(y)).toFixed(2);
+  console.log(`port-forward read by a separate process: SPDY ${best(ext.spdy).toFixed(0)} MiB/s, WebSocket ${best(ext.ws).toFixed(0)} MiB/s, plain TLS relay (the floor: no protocol) ${best(ext.tls).toFixed(0)} MiB/s, direct TCP ${best(ext.tcp).toFixed(0)} MiB/s; against direct TCP ${vs(ext.spdy, ext.tcp)}x, ${vs(ext.ws, ext.tcp)}x (TLS relay ${vs(ext.tls, ext.tcp)}x); against the TLS relay ${vs(ext.spdy, ext.tls)}x, ${vs(ext.ws, ext.tls)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  console.log(`port-forward CPU per MiB (client + agent + pod server in one process): SPDY ${cpu.spdy.toFixed(2)} ms, WebSocket ${cpu.ws.toFixed(2)} ms, plain TLS relay ${cpu.tls.toFixed(2)} ms, direct TCP ${cpu.tcp.toFixed(2)} ms`);
+  console.log(`port-forward in one process: SPDY (TLS) ${best(tunnel).toFixed(0)} MiB/s, WebSocket (TLS) ${best(wsTunnel).toFixed(0)} MiB/s, plain TLS relay ${best(tlsFloor).toFixed(0)} MiB/s, direct TCP ${best(tcp).toFixed(0)} MiB/s; against direct TCP ${vs(tunnel, tcp)}x, ${vs(wsTunnel, tcp)}x (TLS relay ${vs(tlsFloor, tcp)}x); against the TLS relay ${vs(tunnel, tlsFloor)}x, ${vs(wsTunnel, tlsFloor)}x (${PF_MB} MiB, best of 3 interleaved)`);
   console.log(await dockerExecLatency({ execs: EXECS, certs }));
 } finally {
   await new Promise<void>((resolve) => source.close(() => resolve()));
+  await new Promise<void>((resolve) => relay.server.close(() => resolve()));
   await f.stop();
   for (const c of await runtime.listContainers()) await runtime.stopContainer(c.id, 0).catch(() => undefined);
   await runtime.close();

@@ -99,7 +99,8 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
-  const kubeletTls = await prepareKubeletClient(flags, certs.clusterCa, names.product, logger);
+  const kubeletFiles = new AbortController();
+  const kubeletTls = await prepareKubeletClient(flags, certs.clusterCa, names.product, { logger, clock, signal: kubeletFiles.signal });
   server.useProxy(
     new SubresourceProxy({
       registry: server.registry,
@@ -109,6 +110,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       preferredAddressTypes: flags.kubeletPreferredAddressTypes,
       authorizer: server.authorizer,
       logger: logger.child({ component: 'proxy' }),
+      clock,
     }),
   );
   const { host, port } = await server.start();
@@ -156,6 +158,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
     caFile: certs.servingCaFile,
     stop: async () => {
       controllers.abort();
+      kubeletFiles.abort();
       await Promise.all(loops);
       await server.stop();
       await plugins.close?.();

@@ -1,7 +1,10 @@
 // kubectl through plat-apiserver for Docker pods (busybox:local): logs (whole, --tail,
-// --timestamps with the engine's own times, -f seeing lines written after it started); exec with
+// --timestamps with the engine's own times, --since and --since-time on those times, -f seeing
+// lines written after it started); exec with
 // the exit code and stdin, exec -it under tmux, cp both ways and port-forward to a server in the
-// pod's network namespace (these need the agent's Docker streaming). Skipped without an engine
+// pod's network namespace, attach (output written after it started; attach -i to a busybox
+// container reading its stdin) over both protocols (these need the agent's Docker streaming:
+// hijacked attach through the engine). Skipped without an engine
 // except under CI=true (scripts/docker-engine.sh start).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,9 +17,12 @@ import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from '../int
 import { podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
 
 const skip = kubectlSkipReason('the kubectl streaming Docker suite') ?? (await dockerSkipReason()) ?? false;
-const NODE = 'docker-stream-node';
+// Unique per run: agents sharing an engine tell their containers apart by node name (the
+// io.nodeagent.node label), so two runs under one name would take each other's for orphans.
+const NODE = `docker-stream-node-${process.pid}`;
 const POD = `ticker-${process.pid}`;
 const WEB = `web-${process.pid}`;
+const READER = `reader-${process.pid}`;
 let s: Scene;
 
 before(async () => {
@@ -34,16 +40,24 @@ before(async () => {
     metadata: { name: WEB },
     spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'web', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'mkdir -p /www && echo hello from docker web > /www/index.html && exec httpd -f -p 8080 -h /www'] }] },
   };
-  for (const p of [pod, web]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(p) })).code, 0);
+  // A container kept on stdin (not stdinOnce): each attacher's lines reach the same `read` loop.
+  const reader = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: READER },
+    spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'r', image: 'busybox:local', imagePullPolicy: 'Never', stdin: true, command: ['sh', '-c', 'while read line; do echo "read:$line"; done'] }] },
+  };
+  for (const p of [pod, web, reader]) assert.equal((await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(p) })).code, 0);
   await podRunning(s, POD);
   await podRunning(s, WEB);
+  await podRunning(s, READER);
   await waitFor(async () => (await s.kubectl(['logs', POD])).stdout.includes('tick 1\n'), 'the first tick', 30_000, 200);
 });
 
 after(async () => {
   await s?.stop();
   spawnSync('tmux', ['kill-session', '-t', `na-docker-it-${process.pid}`]);
-  if (skip === false) for (const p of [POD, WEB]) await removeDockerPodsNamed(p);
+  if (skip === false) for (const p of [POD, WEB, READER]) await removeDockerPodsNamed(p);
 });
 
 test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', { skip }, async () => {
@@ -56,12 +70,43 @@ test('Docker pod logs through plat-apiserver: whole, --tail, --timestamps, -f', 
   follow.child.kill('SIGKILL');
 });
 
+test('Docker pod logs --since and --since-time keep the lines the engine recorded at or after it; --timestamps prints each line\'s own time', { skip }, async () => {
+  const stamped = (await s.kubectl(['logs', POD, '--timestamps'])).stdout.split('\n').filter((l) => l !== '');
+  const times = stamped.map((l) => l.slice(0, l.indexOf(' ')));
+  assert.ok(times.every((t) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/.test(t)), stamped.slice(0, 3).join('\n'));
+  // One tick a second: the engine's times of consecutive ticks are about a second apart (read-time stamps would be equal).
+  const ticks = stamped.filter((l) => / tick \d+$/.test(l));
+  const gap = Date.parse(ticks.at(-1)!.slice(0, 30)) - Date.parse(ticks.at(-2)!.slice(0, 30));
+  assert.ok(gap >= 900 && gap <= 3000, `ticks ${gap} ms apart`);
+  // --since-time (whole seconds in PodLogOptions): the second of a tick keeps it and drops the tick before.
+  const pick = ticks.at(-2)!;
+  const sinceTime = `${pick.slice(0, 19)}Z`;
+  const fromTick = (await s.kubectl(['logs', POD, `--since-time=${sinceTime}`])).stdout;
+  assert.ok(fromTick.startsWith(`${pick.slice(pick.indexOf(' ') + 1)}\n`), `--since-time=${sinceTime} gave ${JSON.stringify(fromTick.slice(0, 80))}`);
+  // --since=3s: only the last few ticks, never the first lines.
+  const recent = (await s.kubectl(['logs', POD, '--since=3s'])).stdout.split('\n').filter((l) => l !== '');
+  assert.ok(recent.length >= 1 && recent.length <= 5 && recent.every((l) => /^tick \d+$/.test(l)), JSON.stringify(recent));
+});
+
 for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' }]] as const) {
   test(`Docker exec over ${protocol}: the exit code and stdin`, { skip }, async () => {
     const r = await s.kubectl(['exec', POD, '--', 'sh', '-c', 'echo out; exit 4'], { env });
     assert.deepEqual([r.code, r.stdout], [4, 'out\n'], r.stderr);
     const cat = await s.kubectl(['exec', '-i', POD, '--', 'cat'], { env, input: 'through docker stdin\n' });
     assert.deepEqual([cat.code, cat.stdout], [0, 'through docker stdin\n'], cat.stderr);
+  });
+}
+
+for (const [protocol, env] of [['WebSocket v5', {}], ['SPDY', { KUBECTL_REMOTE_COMMAND_WEBSOCKETS: 'false' }]] as const) {
+  test(`Docker attach over ${protocol}: output written after it started; attach -i reaches a busybox container reading stdin`, { skip }, async () => {
+    const seen = Number(/tick (\d+)\n$/.exec((await s.kubectl(['logs', POD])).stdout)?.[1]);
+    const a = s.kubectlRunning(['attach', POD, '-c', 'c'], env);
+    await a.waitOut(new RegExp(`tick ${seen + 2}\\n`), 'a tick written while attached', 20_000);
+    a.child.kill('SIGKILL');
+    const i = s.kubectlRunning(['attach', '-i', READER, '-c', 'r'], env);
+    i.child.stdin?.write(`hello ${protocol}\n`);
+    await i.waitOut(new RegExp(`read:hello ${protocol}\\n`), 'the container read what attach -i sent', 20_000);
+    i.child.kill('SIGKILL');
   });
 }
 

@@ -89,6 +89,14 @@ export interface AttachOptions {
   tty: boolean;
 }
 
+/** One line of a container's output and its time as the runtime recorded it. */
+export interface TimedLogLine {
+  /** RFC 3339 with the runtime's precision (Docker: nanoseconds), as the reference prints it. */
+  readonly time: string;
+  /** The line with its newline (the last line of a log may have none). */
+  readonly text: string;
+}
+
 export interface ContainerRuntime {
   /** `docker` or `process`; also the containerID scheme (`docker://<id>`). */
   readonly type: 'docker' | 'process';
@@ -105,6 +113,12 @@ export interface ContainerRuntime {
   listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]>;
   /** The container's output (stdout and stderr interleaved). */
   logs(id: string, opts?: { tailLines?: number }): Promise<string>;
+  /**
+   * The container's output line by line with the time the runtime recorded for each (what
+   * sinceSeconds, sinceTime and timestamps of /containerLogs need); only lines at or after
+   * `sinceMs` when given. Runtimes that record no per-line times do not have it.
+   */
+  timedLogs?(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]>;
   /** Path of the log file, when the runtime keeps one on the host (for rotation). */
   logPath?(id: string): string | undefined;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;

@@ -6,8 +6,10 @@
 import { cpus, freemem, totalmem, uptime } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
-import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
-import { ContainerNotFoundError, NoPreviousContainerError, type CommandRunner, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
+import type { Logger } from '../../common/log/types.js';
+import { linesSince } from '../runtime/log-lines.js';
+import type { ContainerRuntime, RuntimeContainer, TimedLogLine } from '../runtime/types.js';
+import { ContainerNotFoundError, NoPreviousContainerError, type CommandRunner, type ContainerLogOptions, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
 
 export interface PodLookup {
   pods(): readonly { metadata: { name: string; namespace: string; uid: string } }[];
@@ -39,24 +41,67 @@ function writeLines(out: Writable, text: string, timestamps: boolean, clock: Clo
 }
 
 export class RuntimeContainerLogs implements ContainerLogs {
-  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup; clock: Clock; followPollMs?: number }) {}
+  private saidUntimed = false;
 
-  async writeLogs(ref: ContainerRef, options: { tailLines?: number; follow: boolean; timestamps: boolean; limitBytes?: number; previous?: boolean }, out: Writable, signal: AbortSignal): Promise<void> {
+  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup; clock: Clock; followPollMs?: number; logger?: Logger }) {}
+
+  async writeLogs(ref: ContainerRef, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
     const c = await findContainer(this.o.runtime, this.o.pods, ref, options.previous === true);
+    if (this.o.runtime.timedLogs !== undefined) return this.writeTimed(c, options, out, signal);
+    if (options.sinceMs !== undefined && !this.saidUntimed) {
+      this.saidUntimed = true;
+      this.o.logger?.warn({ container: ref.container, pod: ref.pod }, 'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line (process://); the whole log is sent');
+    }
     let text = await this.o.runtime.logs(c.id, options.tailLines !== undefined ? { tailLines: options.tailLines } : {});
     if (options.limitBytes !== undefined) text = Buffer.from(text).subarray(0, options.limitBytes).toString();
     writeLines(out, text, options.timestamps, this.o.clock);
     if (!options.follow) return;
     let seen = (await this.o.runtime.logs(c.id)).length;
-    while (!signal.aborted) {
-      await this.o.clock.sleep(this.o.followPollMs ?? 1000, signal).catch(() => undefined);
-      if (signal.aborted) return;
+    while (await this.nextPoll(signal)) {
       const all = await this.o.runtime.logs(c.id);
       if (all.length > seen) writeLines(out, all.slice(seen), options.timestamps, this.o.clock);
       seen = all.length;
-      const state = (await this.o.runtime.listContainers({ podUid: c.podUid })).find((x) => x.id === c.id)?.state;
-      if (state !== 'running') return;
+      if (!(await this.running(c))) return;
     }
+  }
+
+  /**
+   * With the runtime's own time for each line, as the reference's ReadLogs: the tail, then the
+   * lines before `since` dropped; `timestamps` prints each line's recorded time; limitBytes
+   * counts what is written.
+   */
+  private async writeTimed(c: RuntimeContainer, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
+    const timedLogs = this.o.runtime.timedLogs!.bind(this.o.runtime);
+    let left = options.limitBytes ?? Infinity;
+    const write = (lines: readonly TimedLogLine[]): boolean => {
+      for (const l of lines) {
+        const b = Buffer.from(options.timestamps ? `${l.time} ${l.text}` : l.text);
+        out.write(b.length > left ? b.subarray(0, left) : b);
+        left -= Math.min(left, b.length);
+        if (left === 0) return false;
+      }
+      return true;
+    };
+    const since = options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {};
+    if (!write(await timedLogs(c.id, { ...since, ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}) })) || !options.follow) return;
+    let seen = (await timedLogs(c.id)).length;
+    while (await this.nextPoll(signal)) {
+      const all = await timedLogs(c.id);
+      if (all.length > seen && !write(linesSince(all.slice(seen), options.sinceMs))) return;
+      seen = all.length;
+      if (!(await this.running(c))) return;
+    }
+  }
+
+  /** Waits one follow period; false once the reader has gone. */
+  private async nextPoll(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return false;
+    await this.o.clock.sleep(this.o.followPollMs ?? 1000, signal).catch(() => undefined);
+    return !signal.aborted;
+  }
+
+  private async running(c: RuntimeContainer): Promise<boolean> {
+    return (await this.o.runtime.listContainers({ podUid: c.podUid })).find((x) => x.id === c.id)?.state === 'running';
   }
 }
 

@@ -108,7 +108,8 @@ export interface ContainerLogOptions {
   readonly tailLines?: number;
   readonly follow: boolean;
   readonly timestamps: boolean;
-  readonly sinceSeconds?: number;
+  /** Only the lines at or after this time (sinceSeconds or sinceTime), in ms since the epoch. */
+  readonly sinceMs?: number;
   readonly limitBytes?: number;
   /** The logs of the instance before the current one (restarted containers). */
   readonly previous?: boolean;

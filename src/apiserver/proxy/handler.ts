@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
 import { forbiddenMessage, requestAttributes } from '../auth/attributes.js';
 import type { Authorizer } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
@@ -32,6 +33,8 @@ export interface ProxyOptions {
   readonly preferredAddressTypes: readonly string[];
   readonly authorizer: Authorizer;
   readonly logger: Logger;
+  /** Times the translator's pings (default: the system clock). */
+  readonly clock?: Clock;
   /** Streams in flight (tests count them to prove nothing leaks). */
   readonly live?: Set<unknown>;
 }
@@ -137,7 +140,7 @@ export class SubresourceProxy {
     const live = this.o.live !== undefined ? { live: this.o.live } : {};
     try {
       if (sub !== 'portforward' && isWebSocket(c.req) && offersV5(c.req)) {
-        await translateExec({ req: c.req, socket, head, target, tls: this.o.tls, flags, logger: this.o.logger, ...live });
+        await translateExec({ req: c.req, socket, head, target, tls: this.o.tls, flags, logger: this.o.logger, ...(this.o.clock !== undefined ? { clock: this.o.clock } : {}), ...live });
       } else if (sub === 'portforward' && isTunnelingRequest(c.req)) {
         await tunnelPortForward({ req: c.req, res: c.res, socket, head, target, tls: this.o.tls, ...live });
       } else {

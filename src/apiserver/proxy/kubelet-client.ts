@@ -2,6 +2,8 @@
 // --kubelet-client-certificate/--kubelet-client-key when given; otherwise a client certificate
 // issued by the cluster CA at start into --cert-dir (kubeadm's apiserver-kubelet-client: CN
 // `<product>-apiserver-kubelet-client`, O system:masters), renewed when it nears expiry.
+// The given files are re-read when they change (common/util/pem-file-pair.ts, as the agent's
+// --tls-cert-file): connections to agents opened after a change present the new certificate.
 // --kubelet-certificate-authority verifies the agents' serving certificates; without it they are
 // not verified (the reference's default), which is said once at start.
 
@@ -11,6 +13,8 @@ import { join } from 'node:path';
 import 'reflect-metadata';
 import { X509Certificate } from '@peculiar/x509';
 import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import { PemFilePair } from '../../common/util/pem-file-pair.js';
 import { writeFileAtomic } from '../../common/platconfig/index.js';
 import { CertificateError, FlagError } from '../../common/util/errors.js';
 import { generateClientCert, type CertAndKey } from '../csr/ca.js';
@@ -63,17 +67,33 @@ async function generated(certDir: string, ca: CertAndKey, product: string, logge
   return pair;
 }
 
-export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey, product: string, logger: Logger): Promise<AgentTls> {
-  const cert = f.kubeletClientCertificate;
-  const key = f.kubeletClientKey;
-  let pair: CertAndKey;
-  if (cert !== undefined && key !== undefined) {
-    pair = { certPem: await readFlagFile(cert, 'kubelet-client-certificate'), keyPem: await readFlagFile(key, 'kubelet-client-key') };
-    checkCert(pair.certPem, cert, 'kubelet-client-certificate');
-    if (!pair.keyPem.includes('PRIVATE KEY')) throw new CertificateError(`--kubelet-client-key ${key} is not a PEM private key`, { file: key });
-  } else {
-    pair = await generated(f.certDir, ca, product, logger);
+/** AgentTls over the reloaded files: each dial reads the pair current then. */
+class ReloadedAgentTls implements AgentTls {
+  constructor(
+    private readonly files: PemFilePair,
+    readonly caPem: string | undefined,
+  ) {}
+
+  get certPem(): string {
+    return this.files.current().certPem;
   }
+
+  get keyPem(): string {
+    return this.files.current().keyPem;
+  }
+}
+
+export interface KubeletClientRuntime {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** Ends the checks of the given files. */
+  readonly signal: AbortSignal;
+  /** How often the given files are looked at (default 30 s). */
+  readonly checkIntervalMs?: number;
+}
+
+export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey, product: string, r: KubeletClientRuntime): Promise<AgentTls> {
+  const { logger } = r;
   let caPem: string | undefined;
   if (f.kubeletCertificateAuthority !== undefined) {
     caPem = await readFlagFile(f.kubeletCertificateAuthority, 'kubelet-certificate-authority');
@@ -81,5 +101,21 @@ export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey
   } else {
     logger.info({}, 'no --kubelet-certificate-authority: the agents\' serving certificates are not verified (logs, exec, attach, port-forward, nodes/proxy)');
   }
+  const cert = f.kubeletClientCertificate;
+  const key = f.kubeletClientKey;
+  if (cert !== undefined && key !== undefined) {
+    const files = new PemFilePair({
+      certFile: cert,
+      keyFile: key,
+      what: 'kubelet client certificate',
+      flags: ['--kubelet-client-certificate', '--kubelet-client-key'],
+      logger,
+      clock: r.clock,
+      ...(r.checkIntervalMs !== undefined ? { checkIntervalMs: r.checkIntervalMs } : {}),
+    });
+    await files.start(r.signal);
+    return new ReloadedAgentTls(files, caPem);
+  }
+  const pair = await generated(f.certDir, ca, product, logger);
   return { certPem: pair.certPem, keyPem: pair.keyPem, caPem };
 }

@@ -6,6 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { StatusError, badRequest, internalError } from '../status.js';
 import { agentUrl, AgentDialError, dialAgent, readBody, type AgentTarget, type AgentTls } from './agent-dial.js';
 import { UnknownStatusError } from './errors.js';
+import { goQuote } from '../go-quote.js';
 
 const MAX_ERROR_BODY = 50_000;
 
@@ -27,7 +28,7 @@ export async function streamLog(o: { res: ServerResponse; target: AgentTarget; t
   try {
     answer = await dialAgent({ target: o.target, tls: o.tls, insecure: o.insecure, method: 'GET', headers: {}, signal: o.signal });
   } catch (err) {
-    if (err instanceof AgentDialError) throw new UnknownStatusError(`Get "${agentUrl(o.target)}": ${err.message}`);
+    if (err instanceof AgentDialError) throw new UnknownStatusError(`Get ${goQuote(agentUrl(o.target))}: ${err.message}`);
     throw err;
   }
   if (answer.kind !== 'response') {

@@ -4,20 +4,29 @@
 // byte (0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize; 255 closes the channel named by the next
 // byte) and its data. When the command ends the status goes on channel 3 and the WebSocket closes;
 // a client that goes away tears the SPDY session down, which ends the command on the agent.
+// As the reference's translator (spdy.RoundTripperConfig{PingPeriod: 5 * time.Second}) the SPDY
+// session to the agent is pinged every 5 s, so that idle-connection reapers on the way (and the
+// agent's --streaming-connection-idle-timeout) see traffic while a command is quiet; the
+// WebSocket side gets no pings (the reference's wsstream.Conn sends none).
 
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../common/log/types.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
+import { runEvery } from '../../common/util/every.js';
 import { SpdySession } from '../../common/spdy/session.js';
 import type { SpdyStream } from '../../common/spdy/stream.js';
-import { dialAgent, readBody, type AgentTarget, type AgentTls } from './agent-dial.js';
+import { goQuote } from '../go-quote.js';
+import { AgentDialError, agentUrl, dialAgent, readBody, type AgentTarget, type AgentTls } from './agent-dial.js';
 import { internalErrorStatus, statusFromRefusal, statusFromV4, type ExecStatus } from './exec-status.js';
 
 export const WS_V5 = 'v5.channel.k8s.io';
 const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
 const CH = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
+/** The reference's translator's SPDY PingPeriod. */
+export const SPDY_PING_PERIOD_MS = 5000;
 
 export interface StreamFlags {
   readonly stdin: boolean;
@@ -34,6 +43,8 @@ export interface TranslateOptions {
   readonly tls: AgentTls;
   readonly flags: StreamFlags;
   readonly logger: Logger;
+  /** Times the pings (default: the system clock). */
+  readonly clock?: Clock;
   /** Sessions in flight (tests count them). */
   readonly live?: Set<unknown>;
 }
@@ -69,10 +80,28 @@ async function agentSession(o: TranslateOptions): Promise<SpdySession | ExecStat
       headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': SPDY_EXEC_PROTOCOLS },
     });
   } catch (err) {
+    // The reference's SPDY executor: spdy.Negotiate wraps the client's *url.Error.
+    if (err instanceof AgentDialError) return internalErrorStatus(`error sending request: Post ${goQuote(agentUrl(o.target))}: ${err.message}`);
     return internalErrorStatus((err as Error).message);
   }
   if (answer.kind === 'response') return statusFromRefusal((await readBody(answer.response, 1024)).toString('utf8'));
   return new SpdySession({ socket: answer.socket, role: 'client', head: answer.head });
+}
+
+/** Pings the agent's session until it closes; a ping that cannot be sent is only logged (as spdystream). */
+function pingEvery(session: SpdySession, o: TranslateOptions): void {
+  const stop = new AbortController();
+  session.once('close', () => stop.abort());
+  void runEvery({
+    clock: o.clock ?? systemClock,
+    ms: SPDY_PING_PERIOD_MS,
+    signal: stop.signal,
+    run: () => {
+      if (!session.isClosed()) session.ping();
+      return Promise.resolve();
+    },
+    onError: (err) => o.logger.debug({ err: (err as Error).message }, 'SPDY ping to the agent failed'),
+  });
 }
 
 async function openStreams(session: SpdySession, f: StreamFlags): Promise<Map<string, SpdyStream>> {
@@ -160,6 +189,7 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
     }
     session = s;
     if (ws.readyState !== ws.OPEN) return;
+    pingEvery(s, o);
     const status = await runSession(ws, s, o.flags, input);
     finish(ws, status);
   } catch (err) {

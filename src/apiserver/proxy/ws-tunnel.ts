@@ -7,9 +7,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { createWebSocketStream, WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { dialAgent, type AgentTarget, type AgentTls } from './agent-dial.js';
-import { join, relayResponse } from './passthrough.js';
+import { relayResponse } from './passthrough.js';
+import { joinWebSocket } from './ws-join.js';
 
 export const TUNNEL_PREFIX = 'SPDY/3.1+';
 
@@ -75,11 +76,9 @@ export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
     answer.socket.destroy();
     return;
   }
-  // A protocol error of the client closes its WebSocket; join() below tears the tunnel down.
-  ws.on('error', () => undefined);
+  // A protocol error of the client closes its WebSocket; joinWebSocket tears the tunnel down.
   o.live?.add(ws);
-  const tunnel = createWebSocketStream(ws);
-  if (answer.head.length > 0) tunnel.write(answer.head);
-  await join(tunnel, answer.socket);
+  if (answer.head.length > 0) ws.send(answer.head, { binary: true });
+  await joinWebSocket(ws, answer.socket);
   o.live?.delete(ws);
 }

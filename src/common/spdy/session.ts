@@ -31,6 +31,8 @@ export interface SpdySessionOptions {
 
 export interface SpdySessionEvents {
   stream: [SpdyStream];
+  /** A PING the peer started (answered already). */
+  ping: [number];
   close: [SpdyProtocolError | undefined];
 }
 
@@ -49,6 +51,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   private nextPing: number;
   private closed = false;
   private goingAway = false;
+  private corked = false;
 
   constructor(private readonly options: SpdySessionOptions) {
     super();
@@ -170,18 +173,30 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
       if (this.closed) return; // the peer is gone: what is left to send is dropped
       const bytes = await build();
       if (this.closed) return;
-      if (Array.isArray(bytes)) {
-        // One write of head and payload (writev), without copying the payload into a new buffer.
-        this.socket.cork();
-        for (const b of bytes) this.socket.write(b);
-        this.socket.uncork();
-      } else this.socket.write(bytes);
+      this.corkUntilImmediate();
+      if (Array.isArray(bytes)) for (const b of bytes) this.socket.write(b);
+      else this.socket.write(bytes);
       // A socket's own high-water mark (16 KiB) is below one frame: waiting for 'drain' at it
       // would leave one frame in flight at a time. Up to SEND_BUFFER bytes may wait in it.
       if (this.socket.writableLength > SEND_BUFFER) await this.drained();
     });
     this.outbound = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Frames queued in one turn of the event loop leave in one write (writev): over TLS that is one
+   * encryption pass and one system call for what would be many (the frames of several reads of
+   * a port-forwarded connection, a frame's head and its payload).
+   */
+  private corkUntilImmediate(): void {
+    if (this.corked) return;
+    this.corked = true;
+    this.socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      this.socket.uncork();
+    });
   }
 
   private drained(): Promise<void> {
@@ -250,7 +265,10 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
         this.pendingReplies.delete(f.streamId);
         return;
       case 'ping':
-        if ((f.id & 1) === (this.options.role === 'server' ? 1 : 0)) this.sendFrame(f);
+        if ((f.id & 1) === (this.options.role === 'server' ? 1 : 0)) {
+          this.sendFrame(f);
+          this.emit('ping', f.id);
+        }
         return;
       case 'goaway':
         this.goingAway = true;

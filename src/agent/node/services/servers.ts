@@ -92,7 +92,7 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     pods: { pods: () => agent.pods.pods() as unknown as Record<string, unknown>[] },
     runningPods: new RuntimeRunningPods({ runtime }),
     stats: new RuntimeStats({ runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime, volumes: (uid) => volumeStats?.get(uid) }),
-    containerLogs: new RuntimeContainerLogs({ runtime, pods: agent.pods, clock }),
+    containerLogs: new RuntimeContainerLogs({ runtime, pods: agent.pods, clock, logger }),
     commands: new RuntimeCommandRunner({ runtime, pods: agent.pods }),
     streaming: new RuntimeStreaming({ runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),

@@ -26,11 +26,14 @@ import {
   type RuntimeContainer,
   type RuntimeVersion,
   type SandboxConfig,
+  type TimedLogLine,
 } from '../types.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
 import { withCgroupParent } from '../settings/cgroup-parent.js';
+import { linesSince } from '../log-lines.js';
+import { parseTimedLog } from './timed-logs.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
@@ -331,6 +334,22 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
       })) as unknown as Buffer;
       return demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)));
+    } catch (err) {
+      throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
+    }
+  }
+
+  /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
+  async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
+    try {
+      const buf = (await this.docker.getContainer(id).logs({
+        stdout: true,
+        stderr: true,
+        follow: false,
+        timestamps: true,
+        ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
+      })) as unknown as Buffer;
+      return linesSince(parseTimedLog(demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))), opts?.sinceMs);
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
     }

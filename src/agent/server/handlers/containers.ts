@@ -1,4 +1,4 @@
-// /containerLogs/{ns}/{pod}/{container} (tailLines, follow, timestamps, sinceSeconds,
+// /containerLogs/{ns}/{pod}/{container} (tailLines, follow, timestamps, sinceSeconds, sinceTime,
 // limitBytes), and the non-interactive /run and /exec: a command in a container, its output as the
 // response. Following a log is a streaming connection: it closes after the streaming idle timeout.
 
@@ -40,14 +40,14 @@ function boolParam(params: URLSearchParams, name: string): boolean | Error {
   return new Error(`${name} must be true or false, got "${v}"`);
 }
 
-/** sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) as seconds before now. */
-function sinceTimeSeconds(params: URLSearchParams, nowMs: number): number | undefined | Error {
+/** sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) in ms since the epoch. */
+function sinceTimeMs(params: URLSearchParams): number | undefined | Error {
   const v = params.get('sinceTime');
   if (v === null || v === '') return undefined;
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/.test(v) || Number.isNaN(Date.parse(v))) {
     return new Error(`sinceTime must be an RFC 3339 time such as 2006-01-02T15:04:05Z, got "${v.slice(0, 64)}"`);
   }
-  return Math.max(1, Math.ceil((nowMs - Date.parse(v)) / 1000));
+  return Date.parse(v);
 }
 
 export interface StreamingOptions {
@@ -79,7 +79,7 @@ export async function serveContainerLogs(
   const follow = boolParam(url.searchParams, 'follow');
   const timestamps = boolParam(url.searchParams, 'timestamps');
   const previous = boolParam(url.searchParams, 'previous');
-  const sinceTime = sinceTimeSeconds(url.searchParams, Date.now());
+  const sinceTime = sinceTimeMs(url.searchParams);
   for (const v of [tailLines, sinceSeconds, limitBytes, follow, timestamps, previous, sinceTime]) {
     if (v instanceof Error) {
       httpError(res, 400, v.message);
@@ -90,7 +90,7 @@ export async function serveContainerLogs(
     follow: follow as boolean,
     timestamps: timestamps as boolean,
     ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
-    ...(sinceSeconds !== undefined ? { sinceSeconds: sinceSeconds as number } : sinceTime !== undefined ? { sinceSeconds: sinceTime as number } : {}),
+    ...(sinceSeconds !== undefined ? { sinceMs: Date.now() - (sinceSeconds as number) * 1000 } : sinceTime !== undefined ? { sinceMs: sinceTime as number } : {}),
     ...(previous === true ? { previous: true } : {}),
     ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
   };

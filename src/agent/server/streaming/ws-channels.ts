@@ -10,6 +10,9 @@ import type { WebSocket } from 'ws';
 
 export type ChannelMode = 'read' | 'write' | 'readwrite' | 'ignore';
 
+/** Bytes waiting in the WebSocket's socket before a writer waits for its messages to leave. */
+const SEND_BUFFER = 1024 * 1024;
+
 /** The reference's StreamClose channel (remotecommand.StreamClose) in v5.channel.k8s.io. */
 export const CLOSE_CHANNEL = 255;
 
@@ -34,6 +37,7 @@ export class ChannelConnection {
   private readonly readers: (Readable | undefined)[];
   private readonly paused = new Set<number>();
   private closed = false;
+  private lastSent: Promise<void> = Promise.resolve();
   readonly done: Promise<void>;
 
   constructor(private readonly o: ChannelConnectionOptions) {
@@ -54,24 +58,41 @@ export class ChannelConnection {
     return this.readers[n];
   }
 
-  /** A stream whose writes go out on channel `n`; its end sends nothing (the reference's Close of a pipe). */
+  /**
+   * A stream whose writes go out on channel `n`; its end sends nothing (the reference's Close of a
+   * pipe). A write is done once handed to the WebSocket; only while more than SEND_BUFFER bytes
+   * wait to be written does it wait for its message to leave (waiting for every message halved
+   * port-forward throughput: one message in flight at a time).
+   */
   writer(n: number): Writable {
     return new Writable({
       highWaterMark: 1 << 20,
       write: (chunk: Buffer, _enc, cb) => {
-        this.send(n, chunk).then(() => cb(), cb);
+        const sent = this.send(n, chunk);
+        if (this.o.ws.bufferedAmount > SEND_BUFFER) sent.then(() => cb(), cb);
+        else cb();
+      },
+      final: (cb) => {
+        // What was written has left (or the connection went) before the writer reports finish.
+        this.send(n, undefined).then(() => cb(), cb);
       },
     });
   }
 
-  /** Sends one message on channel `n` (an empty `data` sends the channel byte alone). */
-  send(n: number, data: Buffer): Promise<void> {
+  /**
+   * Sends one message on channel `n` (an empty `data` sends the channel byte alone); resolves once
+   * it has been written. `undefined` sends nothing and resolves once what was sent before has.
+   */
+  send(n: number, data: Buffer | undefined): Promise<void> {
     // A connection on its way out drops what is still sent (its peer is gone or going).
     if (this.closed || this.o.ws.readyState !== this.o.ws.OPEN || !canWrite(this.o.modes[n])) return Promise.resolve();
+    if (data === undefined) return this.lastSent;
     const frame = this.o.binary ? Buffer.concat([Buffer.of(n), data]) : String.fromCharCode(48 + n) + data.toString('base64');
-    return new Promise((resolve) => {
+    const sent = new Promise<void>((resolve) => {
       this.o.ws.send(frame, { binary: this.o.binary }, () => resolve());
     });
+    this.lastSent = sent;
+    return sent;
   }
 
   /** Ends a writer and resolves once everything written to it has been sent. */

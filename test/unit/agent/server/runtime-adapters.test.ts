@@ -5,6 +5,7 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { RuntimeCommandRunner, RuntimeContainerLogs, RuntimeRunningPods, RuntimeStats } from '../../../../src/agent/server/runtime-adapters.js';
 import { ContainerNotFoundError, NoPreviousContainerError } from '../../../../src/agent/server/types.js';
 import type { ContainerRuntime, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
+import { silentLogger, type Logger } from '../../../../src/common/log/types.js';
 
 function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime {
   const c = (over: Partial<RuntimeContainer>): RuntimeContainer => ({ id: 'c1', podUid: 'u1', podName: 'web', podNamespace: 'default', name: 'c', kind: 'app', attempt: 0, specHash: '', image: 'img', imageId: '', state: state.running ? 'running' : 'exited', createdAtMs: 0, ...over });
@@ -97,4 +98,57 @@ test('container logs --previous: the instance before the current one; none yet i
   containers = [make('c0', 0, 'exited'), make('c1', 1, 'running')];
   assert.equal(await read(true), 'log of c0\n');
   assert.equal(await read(false), 'log of c1\n');
+});
+
+test('container logs with the runtime\'s time per line: the tail, then since; timestamps print each line\'s recorded time; limitBytes; follow keeps the since filter', async () => {
+  const lines: { time: string; text: string }[] = [
+    { time: '2026-01-01T00:00:01.000000001Z', text: 'one\n' },
+    { time: '2026-01-01T00:00:02.5Z', text: 'two\n' },
+    { time: '2026-01-01T00:00:03.999999999Z', text: 'three\n' },
+  ];
+  let running = true;
+  const runtime = {
+    listContainers: () => Promise.resolve([{ id: 'c1', podUid: 'u1', podName: 'web', podNamespace: 'default', name: 'c', kind: 'app', attempt: 0, specHash: '', image: 'img', imageId: '', state: running ? 'running' : 'exited', createdAtMs: 0 }]),
+    logs: () => Promise.reject(new Error('the timed path must be used')),
+    timedLogs: (_id: string, opts?: { tailLines?: number; sinceMs?: number }) => {
+      const tail = opts?.tailLines === undefined ? lines : lines.slice(-opts.tailLines);
+      return Promise.resolve(tail.filter((l) => opts?.sinceMs === undefined || Date.parse(l.time) >= opts.sinceMs));
+    },
+  } as unknown as ContainerRuntime;
+  const clock = new ManualClock();
+  const logs = new RuntimeContainerLogs({ runtime, pods, clock, followPollMs: 1000 });
+  const read = async (o: Partial<{ tailLines: number; sinceMs: number; limitBytes: number; timestamps: boolean }>): Promise<string> => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    await logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: false, timestamps: false, ...o }, out, new AbortController().signal);
+    return text;
+  };
+  assert.equal(await read({ sinceMs: Date.parse('2026-01-01T00:00:02.5Z') }), 'two\nthree\n', 'a line at since is kept');
+  assert.equal(await read({ timestamps: true, tailLines: 1 }), '2026-01-01T00:00:03.999999999Z three\n');
+  assert.equal(await read({ timestamps: true, limitBytes: 40 }), '2026-01-01T00:00:01.000000001Z one\n2026-');
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (d: Buffer) => (text += d.toString()));
+  const following = logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: true, timestamps: false, sinceMs: Date.parse('2026-01-01T00:00:03Z') }, out, new AbortController().signal);
+  await clock.waitForSleepers(1);
+  lines.push({ time: '2026-01-01T00:00:04Z', text: 'four\n' });
+  running = false;
+  clock.advance(1000);
+  await following;
+  assert.equal(text, 'three\nfour\n');
+});
+
+test('a runtime without per-line times (process://): sinceSeconds/sinceTime are said once in the log not to apply; the log is sent', async () => {
+  const warnings: string[] = [];
+  const logger = { ...silentLogger(), warn: (_o: unknown, msg: string) => warnings.push(msg) } as unknown as Logger;
+  const logs = new RuntimeContainerLogs({ runtime: fakeRuntime({ log: 'a\n', running: true }), pods, clock: new ManualClock(), logger });
+  for (let i = 0; i < 2; i++) {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    await logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: false, timestamps: false, sinceMs: 0 }, out, new AbortController().signal);
+    assert.equal(text, 'a\n');
+  }
+  assert.deepEqual(warnings, ['container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line (process://); the whole log is sent']);
 });
