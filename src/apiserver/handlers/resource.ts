@@ -9,7 +9,7 @@ import { Params, type ParamSet } from '../params.js';
 import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { goQuote } from '../go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
-import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
+import { listJson, listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { serveWatch, type WatchSettings } from '../watch/watch.js';
@@ -18,7 +18,7 @@ import { decodeProtobufObject } from './protobuf.js';
 import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
-import { sendJson, type ResponseContext } from './respond.js';
+import { compactJson, sendJson, sendJsonText, type ResponseContext } from './respond.js';
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 
@@ -73,6 +73,10 @@ export async function handleResource(
         const conv = conversion(c, def, req, search);
         if (o.watch) {
           await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conv?.watch(), rc.encoder !== undefined);
+          return;
+        }
+        if (conv === undefined && compactJson(rc)) {
+          sendJsonText(res, 200, await listJson(c.registry, def, r.namespace, o), rc);
           return;
         }
         const list = await listObjects(c.registry, def, r.namespace, o);

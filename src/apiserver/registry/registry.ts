@@ -3,6 +3,8 @@
 // ResourceDef. The REST handlers and the in-process controllers both go through it, so every
 // write sees the same defaulting, validation and admission.
 
+import { RemainingCounts } from './remaining-counts.js';
+import { ServedJsonCache } from './served-json.js';
 import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
@@ -89,6 +91,10 @@ export class Registry {
   private readonly logger: Logger;
   private readonly admission: readonly AdmissionPlugin[];
   private readonly managedFields: ManagedFieldsUpdater;
+  /** Served JSON of stored revisions, shared by list pages (see served-json.ts). */
+  readonly servedJson = new ServedJsonCache();
+  /** remainingItemCount of paged lists, remembered between pages (see remaining-counts.ts). */
+  readonly remainingCounts = new RemainingCounts();
 
   constructor(opts: RegistryOptions) {
     this.store = opts.store;
