@@ -32,6 +32,13 @@ export function sendJsonText(res: ServerResponse, code: number, text: string, ct
   res.end(text);
 }
 
+/** Sends a body already encoded in the negotiated non-JSON encoding (ctx.encoder). */
+export function sendEncoded(res: ServerResponse, code: number, body: Buffer, ctx: ResponseContext & { readonly encoder: BodyEncoder }): void {
+  setWarnings(res, ctx);
+  res.writeHead(code, { 'Content-Type': ctx.encoder.contentType, 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  res.end(body);
+}
+
 export function sendJson(res: ServerResponse, code: number, body: unknown, ctx: ResponseContext): void {
   setWarnings(res, ctx);
   const encoded = ctx.encoder?.encode(body);

@@ -19,6 +19,7 @@ import { badRequest, expired, invalid, StatusError, type FieldErrorLike } from '
 import { decodeContinue, encodeContinue } from '../storage/continue-token.js';
 import { CompactedError, prefixEnd, StoreReadError, type RawRevision } from '../storage/store.js';
 import type { Params } from '../params.js';
+import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
 import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
@@ -206,24 +207,54 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
   return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata, items: page.items };
 }
 
-/** A list as JSON text: the same list as listObjects, each item's text shared through the served-JSON cache. */
+/** A list as JSON text: the same list as listObjects, each item's text shared through the served cache. */
 export async function listJson(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<string> {
   const matches = objectMatcher(def, o);
-  const cache = registry.servedJson;
+  const cache = registry.served;
   const page = await runList(registry, def, namespace, o, async (row) => {
-    let text = cache.get(def, row.key, row.rv, row.value.length);
+    let text = cache.json(def, row.key, row.rv, row.value.length);
     if (text !== undefined && !hasSelectors(o)) return text;
     const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
     if (!matches(obj)) return undefined;
     if (text === undefined) {
       text = JSON.stringify(obj);
-      cache.set(def, row.key, row.rv, row.value.length, text);
+      cache.set('json', def, row.key, row.rv, row.value.length, text);
     }
     return text;
   });
   // Field order as JSON.stringify of a ListResult.
   const head = JSON.stringify({ apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata });
   return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
+}
+
+/**
+ * A list as an enveloped protobuf message, each item's message bytes shared through the served
+ * cache; undefined when the kind has no protobuf message or an item does not fit it (the caller
+ * then answers through the general encoder, which falls back to JSON and says so).
+ */
+export async function listProtobuf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Buffer | undefined> {
+  const apiVersion = apiVersionOf(def);
+  if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind)) return undefined;
+  const matches = objectMatcher(def, o);
+  const cache = registry.served;
+  let unfit = false;
+  const page = await runList(registry, def, namespace, o, async (row) => {
+    let bytes = cache.protobuf(def, row.key, row.rv, row.value.length);
+    if (bytes !== undefined && !hasSelectors(o)) return bytes;
+    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+    if (unfit || !matches(obj)) return undefined;
+    if (bytes === undefined) {
+      try {
+        bytes = encodeMessage(obj, apiVersion, def.kind);
+      } catch {
+        unfit = true;
+        return undefined;
+      }
+      cache.set('protobuf', def, row.key, row.rv, row.value.length, bytes);
+    }
+    return bytes;
+  });
+  return unfit ? undefined : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
 }
 
 function hasSelectors(o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): boolean {

@@ -4,7 +4,7 @@
 // write sees the same defaulting, validation and admission.
 
 import { RemainingCounts } from './remaining-counts.js';
-import { ServedJsonCache } from './served-json.js';
+import { ServedCache } from './served-cache.js';
 import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
@@ -91,8 +91,8 @@ export class Registry {
   private readonly logger: Logger;
   private readonly admission: readonly AdmissionPlugin[];
   private readonly managedFields: ManagedFieldsUpdater;
-  /** Served JSON of stored revisions, shared by list pages (see served-json.ts). */
-  readonly servedJson = new ServedJsonCache();
+  /** Served JSON and protobuf of stored revisions, shared by list pages (see served-cache.ts). */
+  readonly served = new ServedCache();
   /** remainingItemCount of paged lists, remembered between pages (see remaining-counts.ts). */
   readonly remainingCounts = new RemainingCounts();
 

@@ -6,6 +6,7 @@
 // Encoding and decoding are protobufjs over the reference's generated.proto (see root.ts);
 // this file maps the JSON shape onto it (to-proto.ts, from-proto.ts).
 
+import protobuf from 'protobufjs';
 import { messageFor } from './kinds.js';
 import { fromProtoValue } from './from-proto.js';
 import { toProtoValue } from './to-proto.js';
@@ -42,9 +43,31 @@ export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8
 
 /** `k8s\0` + runtime.Unknown around the object, with the reference's field layout. */
 export function encodeEnvelope(obj: Obj, apiVersion: string, kind: string): Buffer {
-  const raw = encodeMessage(obj, apiVersion, kind);
+  return envelope(encodeMessage(obj, apiVersion, kind), apiVersion, kind);
+}
+
+function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
   const unknown = requiredType(`${RUNTIME}.Unknown`).encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
+}
+
+/**
+ * The enveloped list `listKind` of items whose messages are already encoded (encodeMessage of
+ * each item, made once and shared by every list that returns it): the same bytes as
+ * encodeEnvelope of the whole list, since a repeated message field is each item's bytes behind
+ * its tag and length.
+ */
+export function encodeListEnvelope(apiVersion: string, listKind: string, metadata: Obj, items: readonly Uint8Array[]): Buffer {
+  const t = messageFor(apiVersion, listKind);
+  const metaField = t?.fields['metadata'];
+  const itemsField = t?.fields['items'];
+  if (t === undefined || metaField?.resolvedType == null || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
+  const metaType = metaField.resolvedType as typeof t;
+  const w = protobuf.Writer.create();
+  // Fields in number order, as the reference's marshaller writes them: metadata (1), items (2).
+  w.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
+  for (const item of items) w.uint32((itemsField.id << 3) | 2).bytes(item);
+  return envelope(w.finish(), apiVersion, listKind);
 }
 
 function fail(what: string, err: unknown): never {
