@@ -4,11 +4,11 @@
 // (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte big-endian length
 // followed by a meta/v1 WatchEvent {type, object: RawExtension whose raw is an enveloped object}.
 // Encoding and decoding are protobufjs over the reference's generated.proto (see root.ts);
-// this file maps the JSON shape onto it (to-proto.ts, from-proto.ts).
+// this file maps the JSON shape onto it (to-proto.ts, read-json.ts).
 
 import protobuf from 'protobufjs';
 import { messageFor } from './kinds.js';
-import { fromProtoValue } from './from-proto.js';
+import { readJson } from './read-json.js';
 import { toProtoValue } from './to-proto.js';
 import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
@@ -110,18 +110,14 @@ function decodeAt(body: Uint8Array, expected: { apiVersion: string; kind: string
   if (expected !== undefined && kind !== expected.kind) throw new ProtobufDecodeError(`the object is a ${JSON.stringify(kind.slice(0, 64))}, not a ${expected.kind}`);
   const t = messageFor(expected?.apiVersion ?? apiVersion, kind);
   if (t === undefined) throw new ProtobufDecodeError(`${JSON.stringify(`${apiVersion} ${kind}`.slice(0, 128))} has no protobuf message`);
-  let m: object;
+  let object: Obj;
   try {
-    m = t.decode(env.raw);
+    // Straight from the wire into JSON (read-json.ts), one pass.
+    object = readJson(t, env.raw, (raw, path) => rawValue(raw, path, depth + 1));
   } catch (err) {
     fail(`the ${kind} message cannot be read`, err);
   }
-  try {
-    const object = fromProtoValue(t, m, '', (raw, path) => rawValue(raw, path, depth + 1));
-    return { apiVersion, kind, object: { apiVersion, kind, ...object } };
-  } catch (err) {
-    fail(`the ${kind} message does not map to JSON`, err);
-  }
+  return { apiVersion, kind, object: { apiVersion, kind, ...object } };
 }
 
 function rawValue(raw: Uint8Array, path: string, depth: number): unknown {
