@@ -18,7 +18,8 @@ import { Discovery, discoveryResources, reviewResource, versionInfo } from './di
 import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
 import { decodeProtobufObject, ProtobufResponses } from './handlers/protobuf.js';
 import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.js';
-import { decodeObject } from './handlers/decode-object.js';
+import { applyFieldValidation, decodeObject } from './handlers/decode-object.js';
+import { parseWriteOptions } from './handlers/options.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
 import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
 import { subjectAccessReview, tokenReview } from './handlers/reviews.js';
@@ -29,7 +30,7 @@ import { Rbac } from './rbac/index.js';
 import type { UserInfo } from '../common/auth/user.js';
 import { ResourceRoutes } from './handlers/routes.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
-import { wantsPretty } from './params.js';
+import { Params, wantsPretty } from './params.js';
 import { OpenApi } from './openapi/index.js';
 import { reviewEndpoints } from './openapi/catalog.js';
 import { answerOpenApi, isOpenApiPath } from './openapi/respond.js';
@@ -332,10 +333,15 @@ export class ApiServer {
       negotiateEncoding(req.headers.accept);
       const contentType = requireObjectMediaType(req);
       const raw = await readBodyBytes(req, this.o.maxBodyBytes);
-      const body =
-        contentType === WIRE_NAMES.protobufMediaType
-          ? decodeProtobufObject(raw, review.kind, review.apiVersion)
-          : decodeObject({ body: raw.toString('utf8'), contentType, kind: review.kind, apiVersion: review.apiVersion }).object;
+      let body: Record<string, unknown>;
+      if (contentType === WIRE_NAMES.protobufMediaType) body = decodeProtobufObject(raw, review.kind, review.apiVersion);
+      else {
+        // A review is a create: fieldValidation (Warn by default) applies as to any other.
+        const decoded = decodeObject({ body: raw.toString('utf8'), contentType, kind: review.kind, apiVersion: review.apiVersion });
+        const { fieldValidation } = parseWriteOptions(new Params(target.search, 'W'), req, 'CreateOptions', this.o.platformDomain);
+        applyFieldValidation(decoded, fieldValidation, review.kind, 'v1', rc.warnings);
+        body = decoded.object;
+      }
       sendJson(res, 201, await review.run(body), rc);
       return;
     }

@@ -4,6 +4,7 @@
 import 'reflect-metadata';
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { LRUCache } from 'lru-cache';
 import { firstPemBlock } from '../../common/util/pem.js';
 
 export interface ParsedCsr {
@@ -112,17 +113,24 @@ export function parseCsrDer(der: Buffer): ParsedCsr {
     throw new CsrParseError(`x509: cannot parse subjectAltName: ${(e as Error).message}`);
   }
   verifySignature(csr, der);
-  return {
+  return Object.freeze({
     commonName: csr.subjectName.getField('CN')[0] ?? '',
-    organizations: csr.subjectName.getField('O'),
-    dnsNames: names.dns,
-    ipAddresses: names.ip,
-    emailAddresses: names.email,
-    uris: names.uri,
+    organizations: Object.freeze(csr.subjectName.getField('O')),
+    dnsNames: Object.freeze(names.dns),
+    ipAddresses: Object.freeze(names.ip),
+    emailAddresses: Object.freeze(names.email),
+    uris: Object.freeze(names.uri),
     csr,
     der,
-  };
+  });
 }
+
+/**
+ * Requests parsed lately, by PEM text: one CSR is read by validation, admission, the approver
+ * and the signer, and parsing (ASN.1 and the signature check) is most of a create's cost.
+ * Only requests that parsed are kept; a result is frozen and shared.
+ */
+const parsedByPem = new LRUCache<string, ParsedCsr>({ max: 256 });
 
 /**
  * Parses PEM text whose first block must be `CERTIFICATE REQUEST`, as the reference's ParseCSR.
@@ -130,9 +138,13 @@ export function parseCsrDer(der: Buffer): ParsedCsr {
  */
 export function parseCsrPem(pem: string | Uint8Array): ParsedCsr {
   const text = typeof pem === 'string' ? pem : Buffer.from(pem).toString('latin1');
+  const known = parsedByPem.get(text);
+  if (known !== undefined) return known;
   const block = firstPemBlock(text);
   if (block === undefined || block.type !== 'CERTIFICATE REQUEST') {
     throw new CsrParseError('PEM block type must be CERTIFICATE REQUEST');
   }
-  return parseCsrDer(block.bytes);
+  const parsed = parseCsrDer(block.bytes);
+  parsedByPem.set(text, parsed);
+  return parsed;
 }

@@ -9,7 +9,7 @@ import { Params, type ParamSet } from '../params.js';
 import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { goQuote } from '../go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
-import { listObjects, parseListOptions, type ListOptions } from '../registry/list.js';
+import { listJson, listObjects, listProtobuf, parseListOptions, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { serveWatch, type WatchSettings } from '../watch/watch.js';
@@ -18,7 +18,8 @@ import { decodeProtobufObject } from './protobuf.js';
 import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
-import { sendJson, type ResponseContext } from './respond.js';
+import { compactJson, sendEncoded, sendJson, sendJsonText, type ResponseContext } from './respond.js';
+import { PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 
@@ -75,6 +76,7 @@ export async function handleResource(
           await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conv?.watch(), rc.encoder !== undefined);
           return;
         }
+        if (conv === undefined && (await sendListFast(res, c, def, r.namespace, o, rc))) return;
         const list = await listObjects(c.registry, def, r.namespace, o);
         sendJson(res, 200, conv === undefined ? list : conv.list(list.items, list.metadata), rc);
         return;
@@ -226,4 +228,21 @@ async function deleteCollection(
     }
   }
   return { ...list, items };
+}
+
+/**
+ * A list whose items come from the served cache (compact JSON, or protobuf); false when the
+ * response needs the general path (pretty JSON, a kind without a protobuf message).
+ */
+async function sendListFast(res: ServerResponse, c: ResourceHandlerContext, def: ResourceDef, namespace: string, o: ListOptions, rc: ResponseContext): Promise<boolean> {
+  if (compactJson(rc)) {
+    sendJsonText(res, 200, await listJson(c.registry, def, namespace, o), rc);
+    return true;
+  }
+  const encoder = rc.encoder;
+  if (encoder?.contentType !== PROTOBUF_MEDIA_TYPE) return false;
+  const body = await listProtobuf(c.registry, def, namespace, o);
+  if (body === undefined) return false;
+  sendEncoded(res, 200, body, { ...rc, encoder });
+  return true;
 }

@@ -11,13 +11,36 @@ export interface ResponseContext {
   readonly encoder?: BodyEncoder | undefined;
 }
 
-export function sendJson(res: ServerResponse, code: number, body: unknown, ctx: ResponseContext): void {
+function setWarnings(res: ServerResponse, ctx: ResponseContext): void {
   if (ctx.warnings.length > 0) {
     res.setHeader(
       'Warning',
       ctx.warnings.map((w) => `299 - ${JSON.stringify(w)}`),
     );
   }
+}
+
+/** Whether a body is sent as compact JSON (then sendJsonText may send text made ahead). */
+export function compactJson(ctx: ResponseContext): boolean {
+  return ctx.encoder === undefined && !ctx.pretty;
+}
+
+/** Sends JSON text already serialized (only when compactJson(ctx)). */
+export function sendJsonText(res: ServerResponse, code: number, text: string, ctx: ResponseContext): void {
+  setWarnings(res, ctx);
+  res.writeHead(code, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private' });
+  res.end(text);
+}
+
+/** Sends a body already encoded in the negotiated non-JSON encoding (ctx.encoder). */
+export function sendEncoded(res: ServerResponse, code: number, body: Buffer, ctx: ResponseContext & { readonly encoder: BodyEncoder }): void {
+  setWarnings(res, ctx);
+  res.writeHead(code, { 'Content-Type': ctx.encoder.contentType, 'Content-Length': body.length, 'Cache-Control': 'no-cache, private' });
+  res.end(body);
+}
+
+export function sendJson(res: ServerResponse, code: number, body: unknown, ctx: ResponseContext): void {
+  setWarnings(res, ctx);
   const encoded = ctx.encoder?.encode(body);
   if (encoded !== undefined && ctx.encoder !== undefined) {
     res.writeHead(code, { 'Content-Type': ctx.encoder.contentType, 'Content-Length': encoded.length, 'Cache-Control': 'no-cache, private' });

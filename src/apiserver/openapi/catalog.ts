@@ -18,6 +18,8 @@ export interface ReviewEndpoint {
   readonly group: string;
   readonly resource: string;
   readonly kind: string;
+  /** Posted under /namespaces/{namespace}/ (LocalSubjectAccessReview). */
+  readonly namespaced?: boolean;
 }
 
 /** The review endpoints plat-apiserver serves (POST only), in the profile's groups. */
@@ -25,6 +27,7 @@ export function reviewEndpoints(groups: { readonly authentication: string; reado
   return [
     { group: groups.authentication, resource: 'selfsubjectreviews', kind: 'SelfSubjectReview' },
     { group: groups.authentication, resource: 'tokenreviews', kind: 'TokenReview' },
+    { group: groups.authorization, resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true },
     { group: groups.authorization, resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview' },
     { group: groups.authorization, resource: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview' },
     { group: groups.authorization, resource: 'subjectaccessreviews', kind: 'SubjectAccessReview' },
@@ -108,7 +111,7 @@ export class Catalog {
       return;
     }
     const gvk = { group: r.group, version: 'v1', kind: r.kind };
-    const served: ServedReview = { gvk, resource: r.resource, def: definitionName(schema) };
+    const served: ServedReview = { gvk, resource: r.resource, def: definitionName(schema), namespaced: r.namespaced === true };
     this.entries.push({ gvk, schema, path: () => [reviewPath(served)] });
   }
 

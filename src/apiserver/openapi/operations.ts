@@ -42,6 +42,7 @@ export interface ServedReview {
   readonly gvk: Gvk;
   readonly resource: string;
   readonly def: string;
+  readonly namespaced: boolean;
 }
 
 const PARAM_TYPES: Readonly<Record<string, ParamType>> = {
@@ -107,8 +108,8 @@ export function resourcePaths(r: ServedResource): PathItem[] {
 
 export function reviewPath(r: ServedReview): PathItem {
   return {
-    path: `${gvPrefix(r.gvk.group, r.gvk.version)}/${r.resource}`,
-    pathParams: [],
+    path: `${gvPrefix(r.gvk.group, r.gvk.version)}/${r.namespaced ? 'namespaces/{namespace}/' : ''}${r.resource}`,
+    pathParams: r.namespaced ? ['namespace'] : [],
     ops: [{ method: 'post', action: 'post', gvk: r.gvk, query: WRITE_QUERY, body: r.def, response: r.def, created: true }],
   };
 }

@@ -76,6 +76,16 @@ export const REFERENCE_DESCRIPTIONS: ReferenceDescriptions = {
    "requirements": "requirements is the parsed interpretation of a label selector. All requirements must be met for a resource instance to match the selector. Webhook implementations should handle requirements, but how to handle them is up to the webhook. Since requirements can only limit the request, it is safe to authorize as unlimited request if the requirements are not understood."
   }
  },
+ "io.k8s.api.authorization.v1.LocalSubjectAccessReview": {
+  "type": "LocalSubjectAccessReview checks whether or not a user or group can perform an action in a given namespace. Having a namespace scoped resource makes it much easier to grant namespace scoped policy that includes permissions checking.",
+  "fields": {
+   "apiVersion": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources",
+   "kind": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+   "metadata": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+   "spec": "Spec holds information about the request being evaluated.  spec.namespace must be equal to the namespace you made the request against.  If empty, it is defaulted.",
+   "status": "Status is filled in by the server and indicates whether the request is allowed or not"
+  }
+ },
  "io.k8s.api.authorization.v1.NonResourceAttributes": {
   "type": "NonResourceAttributes includes the authorization attributes available for non-resource requests to the Authorizer interface",
   "fields": {

@@ -17,8 +17,9 @@ import {
 } from '../selectors/index.js';
 import { badRequest, expired, invalid, StatusError, type FieldErrorLike } from '../status.js';
 import { decodeContinue, encodeContinue } from '../storage/continue-token.js';
-import { CompactedError, prefixEnd, StoreReadError } from '../storage/store.js';
+import { CompactedError, prefixEnd, StoreReadError, type RawRevision } from '../storage/store.js';
 import type { Params } from '../params.js';
+import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
 import { parseResourceVersion } from './resource-version.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
@@ -198,6 +199,77 @@ export interface ListResult {
 
 /** Runs a list. */
 export async function listObjects(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<ListResult> {
+  const matches = objectMatcher(def, o);
+  const page = await runList(registry, def, namespace, o, async (row) => {
+    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+    return matches(obj) ? obj : undefined;
+  });
+  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata, items: page.items };
+}
+
+/** A list as JSON text: the same list as listObjects, each item's text shared through the served cache. */
+export async function listJson(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<string> {
+  const matches = objectMatcher(def, o);
+  const cache = registry.served;
+  const page = await runList(registry, def, namespace, o, async (row) => {
+    let text = cache.json(def, row.key, row.rv, row.value.length);
+    if (text !== undefined && !hasSelectors(o)) return text;
+    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+    if (!matches(obj)) return undefined;
+    if (text === undefined) {
+      text = JSON.stringify(obj);
+      cache.set('json', def, row.key, row.rv, row.value.length, text);
+    }
+    return text;
+  });
+  // Field order as JSON.stringify of a ListResult.
+  const head = JSON.stringify({ apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata });
+  return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
+}
+
+/**
+ * A list as an enveloped protobuf message, each item's message bytes shared through the served
+ * cache; undefined when the kind has no protobuf message or an item does not fit it (the caller
+ * then answers through the general encoder, which falls back to JSON and says so).
+ */
+export async function listProtobuf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Buffer | undefined> {
+  const apiVersion = apiVersionOf(def);
+  if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind)) return undefined;
+  const matches = objectMatcher(def, o);
+  const cache = registry.served;
+  let unfit = false;
+  const page = await runList(registry, def, namespace, o, async (row) => {
+    let bytes = cache.protobuf(def, row.key, row.rv, row.value.length);
+    if (bytes !== undefined && !hasSelectors(o)) return bytes;
+    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+    if (unfit || !matches(obj)) return undefined;
+    if (bytes === undefined) {
+      try {
+        bytes = encodeMessage(obj, apiVersion, def.kind);
+      } catch {
+        unfit = true;
+        return undefined;
+      }
+      cache.set('protobuf', def, row.key, row.rv, row.value.length, bytes);
+    }
+    return bytes;
+  });
+  return unfit ? undefined : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
+}
+
+function hasSelectors(o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): boolean {
+  return o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
+}
+
+interface Snapshot {
+  readonly prefix: string;
+  readonly end: string;
+  readonly from: string;
+  readonly atRev: number;
+}
+
+/** Where a list starts and which revision it reads, from resourceVersion, match and continue. */
+async function snapshotOf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Snapshot> {
   const store = registry.store;
   const domain = registry.platformDomain;
   const prefix = registry.prefix(def, namespace);
@@ -229,12 +301,30 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
       atRev = rv;
     }
   }
-  const matches = objectMatcher(def, o);
+  return { prefix, end, from, atRev };
+}
+
+interface Page<T> {
+  readonly metadata: ListResult['metadata'];
+  readonly items: T[];
+}
+
+/** Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors drop it. */
+async function runList<T>(
+  registry: Registry,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+  item: (row: RawRevision) => Promise<T | undefined>,
+): Promise<Page<T>> {
+  const store = registry.store;
+  const snap = await snapshotOf(registry, def, namespace, o);
+  const { prefix, end, atRev } = snap;
   const limit = o.limit !== undefined && o.limit > 0 ? o.limit : undefined;
-  const items: Obj[] = [];
+  const items: T[] = [];
   let lastKey: string | undefined;
   let more = false;
-  let cursor = from;
+  let cursor = snap.from;
   try {
     while (true) {
       const want = limit === undefined ? -1 : Math.max(limit - items.length, 1) + 1;
@@ -244,9 +334,9 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
           more = true;
           break;
         }
-        const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+        const it = await item(row);
         lastKey = row.key;
-        if (matches(obj)) items.push(obj);
+        if (it !== undefined) items.push(it);
       }
       if (more || rows.length === 0 || limit === undefined || rows.length < want) break;
       const last = rows[rows.length - 1];
@@ -265,13 +355,20 @@ export async function listObjects(registry: Registry, def: ResourceDef, namespac
   const metadata: ListResult['metadata'] = { resourceVersion: String(atRev) };
   if (more && lastKey !== undefined) {
     const nextStart = lastKey.slice(prefix.length) + '\u0000';
-    metadata.continue = encodeContinue(domain, { rv: atRev, start: nextStart });
-    if (o.labelSelector === undefined && o.fieldSelector === undefined && o.shardSelector === undefined) {
-      metadata.remainingItemCount = store.countRange(prefix + nextStart, end, atRev);
-    }
+    metadata.continue = encodeContinue(registry.platformDomain, { rv: atRev, start: nextStart });
+    if (!hasSelectors(o)) metadata.remainingItemCount = remainingAfter(registry, snap, prefix + nextStart, items.length);
   }
   if (o.shardSelector !== undefined) metadata.shardInfo = { selector: o.shardSelector.selector };
-  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata, items };
+  return { metadata, items };
+}
+
+/** Live keys after this page: the remembered count at its start less what it returned, or a count in the store. */
+function remainingAfter(registry: Registry, snap: Snapshot, next: string, returned: number): number {
+  const counts = registry.remainingCounts;
+  const before = counts.get(snap.atRev, snap.from, snap.end);
+  const remaining = before === undefined ? registry.store.countRange(next, snap.end, snap.atRev) : before - returned;
+  counts.set(snap.atRev, next, snap.end, remaining);
+  return remaining;
 }
 
 export async function decodeRow(registry: Registry, def: ResourceDef, key: string, rv: number, value: Uint8Array): Promise<Obj> {

@@ -3,6 +3,8 @@
 // ResourceDef. The REST handlers and the in-process controllers both go through it, so every
 // write sees the same defaulting, validation and admission.
 
+import { RemainingCounts } from './remaining-counts.js';
+import { ServedCache } from './served-cache.js';
 import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
@@ -89,6 +91,10 @@ export class Registry {
   private readonly logger: Logger;
   private readonly admission: readonly AdmissionPlugin[];
   private readonly managedFields: ManagedFieldsUpdater;
+  /** Served JSON and protobuf of stored revisions, shared by list pages (see served-cache.ts). */
+  readonly served = new ServedCache();
+  /** remainingItemCount of paged lists, remembered between pages (see remaining-counts.ts). */
+  readonly remainingCounts = new RemainingCounts();
 
   constructor(opts: RegistryOptions) {
     this.store = opts.store;

@@ -35,14 +35,12 @@ const nonResourceAttributes = authz('v1.NonResourceAttributes', { path: str, ver
 
 const accessStatus = authz('v1.SubjectAccessReviewStatus', { allowed: bool, denied: bool, reason: str, evaluationError: str }, { required: ['allowed'] });
 
-const subjectAccessReview = topLevel(
-  'v1.SubjectAccessReview',
-  {
-    spec: authz('v1.SubjectAccessReviewSpec', { resourceAttributes, nonResourceAttributes, user: str, groups: atomicList(str), extra: map(arr(str)), uid: str }),
-    status: accessStatus,
-  },
-  { pkg: AUTHZ_PKG, required: ['spec'] },
-);
+const subjectAccessReviewSpec = authz('v1.SubjectAccessReviewSpec', { resourceAttributes, nonResourceAttributes, user: str, groups: atomicList(str), extra: map(arr(str)), uid: str });
+
+const subjectAccessReview = topLevel('v1.SubjectAccessReview', { spec: subjectAccessReviewSpec, status: accessStatus }, { pkg: AUTHZ_PKG, required: ['spec'] });
+
+/** The namespaced form (POST .../namespaces/{namespace}/localsubjectaccessreviews): the same spec and status. */
+const localSubjectAccessReview = topLevel('v1.LocalSubjectAccessReview', { spec: subjectAccessReviewSpec, status: accessStatus }, { pkg: AUTHZ_PKG, required: ['spec'] });
 
 const selfSubjectAccessReview = topLevel(
   'v1.SelfSubjectAccessReview',
@@ -74,6 +72,7 @@ export const reviewKinds: ReadonlyArray<readonly [string, Schema]> = [
   ['TokenReview', tokenReview],
   ['SelfSubjectReview', selfSubjectReview],
   ['SubjectAccessReview', subjectAccessReview],
+  ['LocalSubjectAccessReview', localSubjectAccessReview],
   ['SelfSubjectAccessReview', selfSubjectAccessReview],
   ['SelfSubjectRulesReview', selfSubjectRulesReview],
 ];

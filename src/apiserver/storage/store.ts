@@ -5,7 +5,8 @@
 // revision that has not been compacted. Values pass through the TransformerRegistry (encryption
 // at rest) on the way in and out.
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase, prepareKept } from './sqlite-handles.js';
 import { ensureDirSync } from './ensure-dir.js';
 import { FlagError } from '../../common/util/errors.js';
 import { join } from 'node:path';
@@ -111,14 +112,14 @@ export class Store {
       const file = join(opts.dataDir, 'plat-apiserver.db');
       try {
         ensureDirSync(opts.dataDir, 0o700);
-        this.db = new Database(file);
-        this.db.pragma('journal_mode = WAL');
-        this.db.pragma('synchronous = FULL');
+        this.db = openDatabase(file);
+        // exec, not pragma(): pragma() prepares a statement each call (see sqlite-handles.ts).
+        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
       } catch (err) {
         throw new FlagError(`--data-dir ${opts.dataDir}: cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'data-dir', cause: err });
       }
     } else {
-      this.db = new Database(':memory:');
+      this.db = openDatabase(':memory:');
     }
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS revisions (
@@ -146,31 +147,31 @@ export class Store {
   private prepare() {
     const db = this.db;
     return {
-      getMeta: db.prepare<[string], { value: number }>('SELECT value FROM meta WHERE name = ?'),
-      setMeta: db.prepare<[string, number]>('INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
-      latest: db.prepare<[string], { rv: number; op: number; value: Buffer }>('SELECT rv, op, value FROM revisions WHERE key = ? ORDER BY rv DESC LIMIT 1'),
-      atRev: db.prepare<[string, number], { rv: number; op: number; value: Buffer }>(
+      getMeta: prepareKept<[string], { value: number }>(db, 'SELECT value FROM meta WHERE name = ?'),
+      setMeta: prepareKept<[string, number]>(db, 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
+      latest: prepareKept<[string], { rv: number; op: number; value: Buffer }>(db, 'SELECT rv, op, value FROM revisions WHERE key = ? ORDER BY rv DESC LIMIT 1'),
+      atRev: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(db, 
         'SELECT rv, op, value FROM revisions WHERE key = ? AND rv <= ? ORDER BY rv DESC LIMIT 1',
       ),
-      before: db.prepare<[string, number], { rv: number; op: number; value: Buffer }>(
+      before: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(db, 
         'SELECT rv, op, value FROM revisions WHERE key = ? AND rv < ? ORDER BY rv DESC LIMIT 1',
       ),
-      insert: db.prepare<[string, number, number, Uint8Array]>('INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)'),
-      range: db.prepare<[string, string, number, number], { key: string; rv: number; op: number; value: Buffer }>(
+      insert: prepareKept<[string, number, number, Uint8Array]>(db, 'INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)'),
+      range: prepareKept<[string, string, number, number], { key: string; rv: number; op: number; value: Buffer }>(db, 
         'SELECT key, MAX(rv) AS rv, op, value FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key ORDER BY key LIMIT ?',
       ),
-      count: db.prepare<[string, string, number], { n: number }>(
+      count: prepareKept<[string, string, number], { n: number }>(db, 
         'SELECT COUNT(*) AS n FROM (SELECT MAX(rv) AS rv, op FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key) WHERE op != 2',
       ),
-      changes: db.prepare<[number, number, string, string], { key: string; rv: number; op: number; value: Buffer }>(
+      changes: prepareKept<[number, number, string, string], { key: string; rv: number; op: number; value: Buffer }>(db, 
         'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? AND key < ? ORDER BY rv',
       ),
-      corrupt: db.prepare<[Uint8Array, string, number]>('UPDATE revisions SET value = ? WHERE key = ? AND rv = ?'),
-      compactSuperseded: db.prepare<[number, number]>(
+      corrupt: prepareKept<[Uint8Array, string, number]>(db, 'UPDATE revisions SET value = ? WHERE key = ? AND rv = ?'),
+      compactSuperseded: prepareKept<[number, number]>(db, 
         `DELETE FROM revisions WHERE rv <= ? AND EXISTS (
            SELECT 1 FROM revisions AS newer WHERE newer.key = revisions.key AND newer.rv > revisions.rv AND newer.rv <= ?)`,
       ),
-      compactTombstones: db.prepare<[number]>('DELETE FROM revisions WHERE op = 2 AND rv <= ?'),
+      compactTombstones: prepareKept<[number]>(db, 'DELETE FROM revisions WHERE op = 2 AND rv <= ?'),
     };
   }
 

@@ -33,8 +33,11 @@ type Item =
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
 
-/** Serialized lines (and protobuf frames) shared by all watchers without selector-driven rewrites. */
-const lineCache = new WeakMap<Change, string>();
+/**
+ * Serialized lines (and protobuf frames) shared by all watchers without selector-driven rewrites:
+ * one serialization and one UTF-8 encoding per change and content type, however many watch it.
+ */
+const lineCache = new WeakMap<Change, Buffer>();
 const frameCache = new WeakMap<Change, Buffer>();
 
 /** A protobuf watch frame of an event (the object's own kind and apiVersion name its message). */
@@ -68,7 +71,7 @@ export async function serveWatch(
   const apiVersion = apiVersionOf(def);
   const proto = protobuf && render === undefined;
   const frame = (type: EventType, object: Obj | StatusBody): string | Buffer => (proto ? watchFrame(type, object) : watchLine(type, object));
-  const cache: WeakMap<Change, string | Buffer> = proto ? frameCache : lineCache;
+  const cache: WeakMap<Change, Buffer> = proto ? frameCache : lineCache;
 
   await waitForRv(registry, o);
   res.writeHead(200, { 'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
@@ -178,16 +181,19 @@ export async function serveWatch(
       }
       if (item.kind === 'change') {
         const c = item.change;
-        const ev = eventFor(c.type, withKind(c.object), c.prev === undefined ? undefined : withKind({ ...c.prev }), c.rv, matches, filtered);
+        // The previous state matters only to selectors (an object that stops matching).
+        const prev = filtered && c.prev !== undefined ? withKind({ ...c.prev }) : undefined;
+        const ev = eventFor(c.type, withKind(c.object), prev, c.rv, matches, filtered);
         if (ev === undefined) continue;
         // The frame cache is per change, shared by every watcher: a view's frames differ from its storage's.
         if (render === undefined && def.view === undefined && (!filtered || ev.cacheable)) {
-          let text = cache.get(c);
-          if (text === undefined) {
-            text = frame(ev.type, ev.object);
-            cache.set(c, text);
+          let bytes = cache.get(c);
+          if (bytes === undefined) {
+            const f = frame(ev.type, ev.object);
+            bytes = typeof f === 'string' ? Buffer.from(f, 'utf8') : f;
+            cache.set(c, bytes);
           }
-          await write(text);
+          await write(bytes);
         } else await write(frame(ev.type, render === undefined ? ev.object : render(ev.object)));
         continue;
       }

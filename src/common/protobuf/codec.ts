@@ -4,10 +4,11 @@
 // (`application/vnd.kubernetes.protobuf;stream=watch`): frames of a 4-byte big-endian length
 // followed by a meta/v1 WatchEvent {type, object: RawExtension whose raw is an enveloped object}.
 // Encoding and decoding are protobufjs over the reference's generated.proto (see root.ts);
-// this file maps the JSON shape onto it (to-proto.ts, from-proto.ts).
+// this file maps the JSON shape onto it (to-proto.ts, read-json.ts).
 
+import protobuf from 'protobufjs';
 import { messageFor } from './kinds.js';
-import { fromProtoValue } from './from-proto.js';
+import { readJson } from './read-json.js';
 import { toProtoValue } from './to-proto.js';
 import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
@@ -42,9 +43,31 @@ export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8
 
 /** `k8s\0` + runtime.Unknown around the object, with the reference's field layout. */
 export function encodeEnvelope(obj: Obj, apiVersion: string, kind: string): Buffer {
-  const raw = encodeMessage(obj, apiVersion, kind);
+  return envelope(encodeMessage(obj, apiVersion, kind), apiVersion, kind);
+}
+
+function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
   const unknown = requiredType(`${RUNTIME}.Unknown`).encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
+}
+
+/**
+ * The enveloped list `listKind` of items whose messages are already encoded (encodeMessage of
+ * each item, made once and shared by every list that returns it): the same bytes as
+ * encodeEnvelope of the whole list, since a repeated message field is each item's bytes behind
+ * its tag and length.
+ */
+export function encodeListEnvelope(apiVersion: string, listKind: string, metadata: Obj, items: readonly Uint8Array[]): Buffer {
+  const t = messageFor(apiVersion, listKind);
+  const metaField = t?.fields['metadata'];
+  const itemsField = t?.fields['items'];
+  if (t === undefined || metaField?.resolvedType == null || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
+  const metaType = metaField.resolvedType as typeof t;
+  const w = protobuf.Writer.create();
+  // Fields in number order, as the reference's marshaller writes them: metadata (1), items (2).
+  w.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
+  for (const item of items) w.uint32((itemsField.id << 3) | 2).bytes(item);
+  return envelope(w.finish(), apiVersion, listKind);
 }
 
 function fail(what: string, err: unknown): never {
@@ -87,18 +110,14 @@ function decodeAt(body: Uint8Array, expected: { apiVersion: string; kind: string
   if (expected !== undefined && kind !== expected.kind) throw new ProtobufDecodeError(`the object is a ${JSON.stringify(kind.slice(0, 64))}, not a ${expected.kind}`);
   const t = messageFor(expected?.apiVersion ?? apiVersion, kind);
   if (t === undefined) throw new ProtobufDecodeError(`${JSON.stringify(`${apiVersion} ${kind}`.slice(0, 128))} has no protobuf message`);
-  let m: object;
+  let object: Obj;
   try {
-    m = t.decode(env.raw);
+    // Straight from the wire into JSON (read-json.ts), one pass.
+    object = readJson(t, env.raw, (raw, path) => rawValue(raw, path, depth + 1));
   } catch (err) {
     fail(`the ${kind} message cannot be read`, err);
   }
-  try {
-    const object = fromProtoValue(t, m, '', (raw, path) => rawValue(raw, path, depth + 1));
-    return { apiVersion, kind, object: { apiVersion, kind, ...object } };
-  } catch (err) {
-    fail(`the ${kind} message does not map to JSON`, err);
-  }
+  return { apiVersion, kind, object: { apiVersion, kind, ...object } };
 }
 
 function rawValue(raw: Uint8Array, path: string, depth: number): unknown {

@@ -40,6 +40,10 @@ const JSON_NAMES: Readonly<Record<string, string>> = {
 export type ValueKind = { readonly scalar: string } | { readonly special: Special } | { readonly message: protobuf.Type };
 
 export interface FieldPlan {
+  /** The field number on the wire. */
+  readonly id: number;
+  /** The field's message type (also for the special types); undefined for scalars. */
+  readonly messageType: protobuf.Type | undefined;
   readonly protoName: string;
   readonly jsonName: string;
   readonly value: ValueKind;
@@ -87,7 +91,10 @@ function valueKind(f: protobuf.Field): ValueKind {
 function fieldPlan(t: protobuf.Type, f: protobuf.Field): FieldPlan {
   const key = `${t.fullName}.${f.name}`;
   const inline = INLINE_FIELDS.has(key) || (f.name === 'localObjectReference' && f.resolvedType?.name === 'LocalObjectReference');
+  const rt = f.resolvedType;
   return {
+    id: f.id,
+    messageType: rt instanceof protobuf.Type ? rt : undefined,
     protoName: f.name,
     jsonName: JSON_NAMES[key] ?? f.name,
     value: valueKind(f),

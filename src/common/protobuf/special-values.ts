@@ -69,12 +69,24 @@ export function formatMicroTime(t: Timestamp, what: string): string | undefined 
   return `${isoSeconds(t.seconds)}.${String(Math.floor(t.nanos / 1000)).padStart(6, '0')}Z`;
 }
 
+/**
+ * Raw JSON texts that passed the bounds lately: objects repeat the same managedFields (FieldsV1)
+ * texts, and a text within API_BODY_LIMITS once is within them again, so only JSON.parse runs.
+ */
+const withinBounds = new Set<string>();
+
 export function parseRawJson(bytes: Uint8Array, what: string): unknown {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (withinBounds.has(text)) return JSON.parse(text) as unknown;
+  let value: unknown;
   try {
-    return parseJsonBounded(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), { limits: API_BODY_LIMITS, source: what });
+    value = parseJsonBounded(text, { limits: API_BODY_LIMITS, source: what });
   } catch (err) {
     throw new Error(`${what}: the raw bytes are not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+  if (withinBounds.size >= CACHE_LIMIT) withinBounds.clear();
+  if (text.length <= 4096) withinBounds.add(text);
+  return value;
 }
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;

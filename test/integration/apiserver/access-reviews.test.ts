@@ -107,6 +107,17 @@ test('LocalSubjectAccessReview: answered in its namespace; the reference\'s name
   const mismatch = await api.request('POST', LOCAL, { body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }, { namespace: 'kube-system' }) });
   assert.equal(mismatch.status, 400);
   assert.equal(mismatch.json?.['message'], 'the namespace of the provided object does not match the namespace sent on the request');
+  // The strict decoder knows the kind (the schema table): unknown fields as for any create.
+  const unknown = { ...body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }), bogus: 1 };
+  const strict = await api.request('POST', `${LOCAL}?fieldValidation=Strict`, { body: unknown });
+  assert.equal(strict.status, 400);
+  assert.equal(strict.json?.['message'], 'LocalSubjectAccessReview in version "v1" cannot be handled as a LocalSubjectAccessReview: strict decoding error: unknown field "bogus"');
+  const warned = await api.request('POST', LOCAL, { body: unknown });
+  assert.equal(warned.status, 201, warned.text);
+  assert.equal(warned.headers['warning'], '299 - "unknown field \\"bogus\\""');
+  const typed = await api.request('POST', LOCAL, { body: body({ user: 7 }) });
+  assert.equal(typed.status, 400);
+  assert.match(String(typed.json?.['message']), /^LocalSubjectAccessReview in version "v1" cannot be handled as a LocalSubjectAccessReview: /);
   // a node may ask (the static node rules), a plain user may not (admin and edit have it, view does not)
   assert.equal((await api.request('POST', LOCAL, { token: 'tok-node-a', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 201);
   assert.equal((await api.request('POST', LOCAL, { token: 'tok-paul', body: body({ user: 'paul', resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } }) })).status, 403);

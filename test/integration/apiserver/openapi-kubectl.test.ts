@@ -48,6 +48,7 @@ const RESOURCES: ReadonlyArray<readonly [string, string, string]> = [
   ['clusterrolebindings', 'rbac.authorization', 'ClusterRoleBinding'],
   ['tokenreviews', 'authentication', 'TokenReview'],
   ['subjectaccessreviews', 'authorization', 'SubjectAccessReview'],
+  ['localsubjectaccessreviews', 'authorization', 'LocalSubjectAccessReview'],
 ];
 
 for (const [profile, domain] of [['kubernetes', 'k8s.io'], ['platform', 'platform.io']] as const) {

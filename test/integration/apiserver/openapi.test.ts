@@ -198,6 +198,7 @@ test('watch events and review answers conform to their schemas', async () => {
   const attrs = { resourceAttributes: { verb: 'get', resource: 'pods', namespace: 'default' } };
   conforms(ok(await api.request('POST', `${authz}/selfsubjectaccessreviews`, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: attrs } }), 201, 'ssar'), 'ssar');
   conforms(ok(await api.request('POST', `${authz}/subjectaccessreviews`, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SubjectAccessReview', spec: { ...attrs, user: 'alice' } } }), 201, 'sar'), 'sar');
+  conforms(ok(await api.request('POST', `${authz}/namespaces/default/localsubjectaccessreviews`, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'LocalSubjectAccessReview', spec: { ...attrs, user: 'alice' } } }), 201, 'lsar'), 'lsar');
   conforms(ok(await api.request('POST', `${authz}/selfsubjectrulesreviews`, { body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'default' } } }), 201, 'ssrr'), 'ssrr');
   const authn = '/apis/authentication.k8s.io/v1';
   conforms(ok(await api.request('POST', `${authn}/selfsubjectreviews`, { body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } }), 201, 'ssr'), 'ssr');

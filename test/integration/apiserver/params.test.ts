@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, prepareKept } from '../../../src/apiserver/storage/sqlite-handles.js';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { eventBody, podBody } from '../../helpers/apiserver-fixtures.js';
 
@@ -139,9 +139,9 @@ test('ignoreStoreReadErrorWithClusterBreakingPotential deletes a stored object t
   assert.equal(c.status, 201);
   const healthy = await api.request('DELETE', `${base}/fm1?ignoreStoreReadErrorWithClusterBreakingPotential=true`);
   assert.equal(healthy.status, 422, 'only for corrupt objects');
-  const db = new Database(join(dataDir, 'plat-apiserver.db'));
+  const db = openDatabase(join(dataDir, 'plat-apiserver.db'));
   try {
-    db.prepare("UPDATE revisions SET value = ? WHERE key = '/core/events/default/corrupt'").run(Buffer.from([0xff, 0x00, 0x13]));
+    prepareKept(db, "UPDATE revisions SET value = ? WHERE key = '/core/events/default/corrupt'").run(Buffer.from([0xff, 0x00, 0x13]));
   } finally {
     db.close();
   }

@@ -4,7 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -66,6 +67,27 @@ test('bin/ launchers run the bundles, not dist/src', () => {
   assert.equal(r.status, 0, r.stderr);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.equal(r.stdout, `nodeagent v${pkg.version}\n`);
+});
+
+test('on Node 22 and later both launchers turn the module compile cache on (Node 20 has none)', () => {
+  const major = Number(process.versions.node.split('.')[0]);
+  for (const p of PROGRAMS) {
+    const tmp = mkdtempSync(join(tmpdir(), 'compile-cache-'));
+    try {
+      // The default cache directory is <tmpdir>/node-compile-cache; NODE_COMPILE_CACHE would turn
+      // the cache on by itself, so it is removed from the child's environment.
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+      delete env['NODE_COMPILE_CACHE'];
+      const r = spawnSync(process.execPath, [join(ROOT, 'bin', p), '--help'], { encoding: 'utf8', env });
+      assert.equal(r.status, 0, r.stderr);
+      const cache = join(tmp, 'node-compile-cache');
+      const entries = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
+      if (major >= 22) assert.ok(entries > 1, `bin/${p} on Node ${process.versions.node}: no compile cache under ${cache}`);
+      else assert.equal(entries, 0, `Node ${process.versions.node} has no module.enableCompileCache`);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }
 });
 
 test('each bundle imports only node built-ins, its own chunks and the native modules', () => {

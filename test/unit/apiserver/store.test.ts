@@ -11,6 +11,8 @@ import { identityTransformers } from '../../../src/apiserver/storage/identity.js
 import { silentLogger } from '../../../src/common/log/types.js';
 import type { Clock } from '../../../src/common/util/clock.js';
 import { FlagError } from '../../../src/common/util/errors.js';
+import Database from 'better-sqlite3';
+import { keptDatabaseCount } from '../../../src/apiserver/storage/sqlite-handles.js';
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 1_700_000_000_000;
@@ -101,4 +103,40 @@ test('with a data dir, revisions continue after reopening', async () => {
 
 test('a data dir that cannot hold the database is one FlagError naming --data-dir', () => {
   assert.throws(() => open('/proc/no-such-dir/x'), (e: unknown) => e instanceof FlagError && e.message.startsWith('--data-dir /proc/no-such-dir/x: cannot open the database'));
+});
+
+test('no better-sqlite3 object is left to the garbage collector: nothing is prepared after opening, closed stores stay referenced', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-kept-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // Node 24 aborts when the collector frees a better-sqlite3 Statement outside a V8 context
+  // (sqlite-handles.ts): every statement a store uses is made when it opens, none per operation.
+  const proto = Database.prototype as unknown as Record<'prepare' | 'pragma', (...a: unknown[]) => unknown>;
+  const calls: string[] = [];
+  const originals = { prepare: proto.prepare, pragma: proto.pragma };
+  const before = keptDatabaseCount();
+  const s = open(dir);
+  proto.prepare = function (this: unknown, ...a: unknown[]) {
+    calls.push(`prepare ${String(a[0])}`);
+    return originals.prepare.apply(this, a);
+  };
+  proto.pragma = function (this: unknown, ...a: unknown[]) {
+    calls.push(`pragma ${String(a[0])}`);
+    return originals.pragma.apply(this, a);
+  };
+  try {
+    const a = await s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined);
+    await s.write('/core/events/ns/a', 'MODIFIED', obj('a', { n: 1 }), a.rv, a.object);
+    await s.get('/core/events/ns/a', a.rv);
+    s.rangeRaw('/core/events/', prefixEnd('/core/events/'), s.currentRevision(), 10);
+    s.countRange('/core/events/', prefixEnd('/core/events/'), s.currentRevision());
+    s.changesRaw(0, s.currentRevision(), '/core/', prefixEnd('/core/'));
+    s.previousRaw('/core/events/ns/a', s.currentRevision());
+    s.compact();
+  } finally {
+    proto.prepare = originals.prepare;
+    proto.pragma = originals.pragma;
+    s.close();
+  }
+  assert.deepEqual(calls, []);
+  assert.equal(keptDatabaseCount(), before + 1, 'the closed store stays referenced');
 });

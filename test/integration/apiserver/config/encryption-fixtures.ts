@@ -1,7 +1,7 @@
 // Shared pieces of the encryption integration tests. Not a test file.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { openDatabase, prepareKept } from '../../../../src/apiserver/storage/sqlite-handles.js';
 import { stringify } from 'yaml';
 
 export const key = (n: number): string => Buffer.alloc(32, n).toString('base64');
@@ -15,12 +15,12 @@ export function encryptionFile(dir: string, name: string, resources: unknown[]):
 
 /** Every stored value of the database, as latin1 text. */
 export function rawValues(dataDir: string): string[] {
-  const db = new Database(join(dataDir, 'plat-apiserver.db'), { readonly: true, fileMustExist: true });
+  const db = openDatabase(join(dataDir, 'plat-apiserver.db'), { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    const tables = prepareKept(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
     const out: string[] = [];
     for (const { name } of tables) {
-      for (const row of db.prepare(`SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
+      for (const row of prepareKept(db, `SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
         for (const v of Object.values(row)) {
           if (v instanceof Uint8Array) out.push(Buffer.from(v).toString('latin1'));
           else if (typeof v === 'string') out.push(v);

@@ -11,6 +11,8 @@ import { decodeProtobufObject } from '../../../../src/apiserver/handlers/protobu
 import { StatusError } from '../../../../src/apiserver/status.js';
 import { decodeEnvelope, encodeEnvelope, PROTOBUF_MAGIC } from '../../../../src/common/protobuf/codec.js';
 import { requiredType } from '../../../../src/common/protobuf/root.js';
+import { readJson } from '../../../../src/common/protobuf/read-json.js';
+import protobuf from 'protobufjs';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-protobuf');
@@ -79,4 +81,24 @@ test('JSON → proto refuses what it cannot carry: unknown fields, wrong types, 
     [{ apiVersion: 'v1', kind: 'Secret', data: { a: 'not base64!' } }, /expected a base64 string/],
   ];
   for (const [obj, re] of bad) assert.throws(() => encodeEnvelope(obj, 'v1', String(obj['kind'])), { message: re });
+});
+
+test('wire rules of the one-pass reader: packed or unpacked lists, the last of a repeated singular field, a map entry without a value, unknown fields skipped', () => {
+  const t = requiredType('k8s.io.api.core.v1.PodSecurityContext');
+  const id = (name: string): number => t.fields[name]?.id ?? -1;
+  const w = protobuf.Writer.create();
+  // supplementalGroups (repeated int64): one packed run, then one unpacked value.
+  w.uint32((id('supplementalGroups') << 3) | 2).fork().int64(1).int64(2).ldelim();
+  w.uint32((id('supplementalGroups') << 3) | 0).int64(3);
+  // runAsUser twice: the last one counts (as protobufjs and Go read it).
+  w.uint32((id('runAsUser') << 3) | 0).int64(5);
+  w.uint32((id('runAsUser') << 3) | 0).int64(7);
+  // An unknown field number, length-delimited.
+  w.uint32((999 << 3) | 2).bytes(Buffer.from('ignored'));
+  assert.deepEqual(readJson(t, w.finish(), () => undefined), { supplementalGroups: [1, 2, 3], runAsUser: 7 });
+  // A labels entry with a key and no value is the empty string (a string map's zero value).
+  const meta = requiredType('k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+  const m = protobuf.Writer.create();
+  m.uint32(((meta.fields['labels']?.id ?? -1) << 3) | 2).fork().uint32((1 << 3) | 2).string('k').ldelim();
+  assert.deepEqual(readJson(meta, m.finish(), () => undefined), { labels: { k: '' } });
 });
