@@ -23,6 +23,29 @@ export default tseslint.config(
       'no-constant-condition': ['error', { checkLoops: false }],
     },
   },
+  // Time goes through the injected Clock (src/common/util/clock.ts) so tests can move it: no direct
+  // timers or wall-clock reads in src/ outside the clock module. Where one must stay (before any clock
+  // exists), an eslint-disable line says why.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/common/util/clock.ts'],
+    rules: {
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'wait on the injected Clock (clock.sleep / clock.setTimer), not the global timer.' },
+        { name: 'setInterval', message: 'use every() or the injected Clock, not the global timer.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'read time from the injected Clock (clock.nowMs()).' },
+        { object: 'globalThis', property: 'setTimeout', message: 'wait on the injected Clock.' },
+        { object: 'globalThis', property: 'setInterval', message: 'wait on the injected Clock.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'read time from the injected Clock (clock.now()).' },
+        { selector: "CallExpression[callee.name='Date']", message: 'read time from the injected Clock (clock.now()).' },
+        { selector: "ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]", message: 'wait on the injected Clock, not node:timers.' },
+      ],
+    },
+  },
   // Layout boundaries (DESIGN.md): the two programs never import each other, and src/common imports
   // neither of them.
   {

@@ -47,7 +47,7 @@ export interface RunningApiServer {
  * admission plugins come after the configured ones; its authorizers replace the configured chain.
  */
 export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock, extra: ApiServerPlugins = {}): Promise<RunningApiServer> {
-  const certs = await prepareCertificates(flags);
+  const certs = await prepareCertificates({ ...flags, clock });
   const clientCaPems = [certs.clusterCa.certPem];
   if (flags.clientCaFile !== undefined) {
     try {
@@ -116,7 +116,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   const { host, port } = await server.start();
   const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   const url = `https://${hostForUrl}:${port}`;
-  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs });
+  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs, clock });
   const controllers = new AbortController();
   const loops: Promise<void>[] = [];
   const onLoopError = (name: string) => (err: unknown): void => logger.error({ err }, `${name} controller stopped unexpectedly`);
@@ -173,7 +173,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   }
   // --- end configuration-file flags ---
   if (argv[0] === 'token') {
-    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => new Date() });
+    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => systemClock.now() });
   }
   let flags: ApiServerFlags;
   try {

@@ -9,6 +9,7 @@ import pino from 'pino';
 import type { LogFn, Logger } from './types.js';
 import { renderTextLine } from './text-format.js';
 import { maskUrlUserinfo } from '../util/url-userinfo.js';
+import { everyMs, systemClock, type Clock } from '../util/clock.js';
 import { vmoduleVerbosity, type VModuleItem } from './vmodule.js';
 
 export interface LogSink {
@@ -21,6 +22,8 @@ export interface LoggerOptions {
   verbosity?: number;
   vmodule?: readonly VModuleItem[];
   flushFrequencyMs?: number;
+  /** Drives the periodic flush (default the system clock: the logger exists before any other part). */
+  clock?: Clock;
   splitStream?: boolean;
   /** Bytes of info output buffered before a write (split stream only); 0 = no buffering. */
   infoBufferSize?: number;
@@ -144,13 +147,12 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
       }
     }
   };
-  const timer = setInterval(periodic, Math.max(1, opts.flushFrequencyMs ?? 5000));
-  timer.unref();
+  const stopFlushing = everyMs(opts.clock ?? systemClock, Math.max(1, opts.flushFrequencyMs ?? 5000), periodic, { unref: true });
   return {
     logger: new TextLogger(root, verbosity, vmodule),
     flush,
     close(): void {
-      clearInterval(timer);
+      stopFlushing();
       flush();
     },
   };
