@@ -1,9 +1,10 @@
-// plat-apiserver's command line, named as the reference control plane names its flags. Parsed
-// with commander plus a thin pflag layer: `--x=v` and `--x v`, `_` read as `-`, booleans as
-// `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
+// plat-apiserver's command line, named as the reference control plane names its flags: the table
+// FLAG_DEFS, parsed by the pflag-style tokenizer both programs share (src/common/cli): `--x=v` and
+// `--x v`, `_` read as `-`, booleans as `--x` or `--x=true|false`, `-v3`, lists that accumulate.
+// Every bad value is one FlagError naming the flag and what is accepted.
 
 import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES, isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
-import { Command, CommanderError, Option } from 'commander';
+import { goQuotedList, parseStringFlags, type StringFlagDef, type StringFlags } from '../common/cli/string-flags.js';
 import { FlagError } from '../common/util/errors.js';
 import { parseBool } from '../common/util/values/bool.js';
 import { parseDurationMs } from '../common/util/values/duration.js';
@@ -60,6 +61,7 @@ export type ParseOutcome = { kind: 'run'; flags: ApiServerFlags } | { kind: 'hel
 
 interface FlagDef {
   readonly name: string;
+  readonly short?: string;
   readonly value: string; // value placeholder; '' for booleans
   readonly def: string | undefined;
   readonly help: string;
@@ -93,8 +95,24 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'kubelet-client-key', value: 'string', def: undefined, help: 'Private key (PEM) of --kubelet-client-certificate.' },
   { name: 'kubelet-certificate-authority', value: 'string', def: undefined, help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified." },
   { name: 'kubelet-preferred-address-types', value: 'strings', def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'The preferred NodeAddressTypes to use for connections to the node agents.' },
-  { name: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
+  { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];
+
+const HELP_FLAG: FlagDef = { name: 'help', short: 'h', value: '', def: 'false', help: 'help for plat-apiserver' };
+
+/** Value types whose repeated occurrences add up (pflag's StringSlice and mapStringBool). */
+const ACCUMULATING = new Set(['strings', 'mapStringBool']);
+
+function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
+  const own = [...FLAG_DEFS, HELP_FLAG].map((f) => ({
+    name: f.name,
+    ...(f.short !== undefined ? { short: f.short } : {}),
+    ...(f.value === '' ? { bool: true } : {}),
+    ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
+    ...(f.def !== undefined ? { def: f.def } : {}),
+  }));
+  return [...own, ...extra.map((e) => ({ name: e.name }))];
+}
 
 /** Flags other parts register (for example the configuration-file flags); parsed as strings. */
 export interface ExtraFlag {
@@ -104,24 +122,6 @@ export interface ExtraFlag {
 
 function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** pflag habits commander lacks: `_` as `-`, `-v=N`/`-vN`, bare booleans. */
-function normalizeArgv(argv: readonly string[], booleans: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (const raw of argv) {
-    let a = raw;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = (eq < 0 ? a.slice(2) : a.slice(2, eq)).replace(/_/g, '-');
-      a = `--${name}${eq < 0 ? '' : a.slice(eq)}`;
-      if (booleans.has(name) && eq < 0) a = `--${name}=true`;
-    } else if (/^-v(=|\d)/.test(a)) {
-      a = `--v=${a.slice(2).replace(/^=/, '')}`;
-    }
-    out.push(a);
-  }
-  return out;
 }
 
 function durationMs(v: string, flag: string): number {
@@ -149,28 +149,18 @@ export function helpText(extra: readonly ExtraFlag[] = []): string {
 }
 
 export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] = []): ParseOutcome {
-  const booleans = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'help']);
-  if (argv.includes('-h') || argv.includes('--help')) return { kind: 'help', text: helpText(extra) };
-  const cmd = new Command('plat-apiserver').exitOverride().allowExcessArguments(false).helpOption(false);
-  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
-  for (const f of FLAG_DEFS) {
-    const opt = new Option(`--${f.name} <${f.value === '' ? 'bool' : f.value}>`, f.help);
-    cmd.addOption(opt);
-  }
-  for (const e of extra) cmd.addOption(new Option(`--${e.name} <string>`, e.help));
-  let opts: Record<string, string | undefined>;
+  let cl: StringFlags;
   try {
-    cmd.parse(normalizeArgv(argv, booleans), { from: 'user' });
-    opts = cmd.opts();
+    cl = parseStringFlags(argv, tokenFlags(extra));
   } catch (err) {
-    if (err instanceof CommanderError) {
-      const msg = err.message.replace(/^error: /, '');
-      throw new FlagError(`${msg}; see plat-apiserver --help`);
-    }
+    if (err instanceof FlagError) throw new FlagError(`${err.message}; see plat-apiserver --help`, { ...(err.flag !== undefined ? { flag: err.flag } : {}), cause: err });
     throw err;
   }
-  const get = (name: string): string | undefined => opts[camel(name)];
-  const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
+  if (parseBool(cl.value('help'), 'help')) return { kind: 'help', text: helpText(extra) };
+  // cobra's check of the reference's kube-apiserver (cmd.Args)
+  if (cl.positionals.some((a) => a !== '')) throw new FlagError(`"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`);
+  const get = cl.given;
+  const val = cl.value;
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   checkAuthorizationModes(modes);
   const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));
