@@ -3,6 +3,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The directories held to the typed strict rules (see below). */
+const TYPED_STRICT = ['src/common/**/*.ts'];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'man/**', 'schema/**'] },
   js.configs.recommended,
@@ -21,6 +24,27 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  // typescript-eslint's strictTypeChecked and stylisticTypeChecked, grown directory by directory:
+  // each directory listed here lints at zero findings, and new directories join as they are
+  // cleaned (issue 11 item 4). The rest of src/ is not yet under them: it still has findings
+  // (template literals with non-strings, dot-notation on declared keys, void in arrow shorthands)
+  // that need a pass of their own, and its files are being changed by other work now.
+  ...[...tseslint.configs.strictTypeChecked, ...tseslint.configs.stylisticTypeChecked]
+    .filter((c) => c.rules !== undefined)
+    .map((c) => ({ files: TYPED_STRICT, rules: c.rules })),
+  {
+    files: TYPED_STRICT,
+    rules: {
+      // Numbers print as themselves in messages; objects, nullish values and unions still may not.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // A key read from an index signature stays in brackets: it says "this key may be absent".
+      '@typescript-eslint/dot-notation': ['error', { allowIndexSignaturePropertyAccess: true }],
+      // It asks for `x!` where `x as T` narrows, and strict's no-non-null-assertion forbids `x!`.
+      '@typescript-eslint/non-nullable-type-assertion-style': 'off',
+      // `() => this.stop()` as a callback is house style; a void value used anywhere else is still an error.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
   },
   // Time goes through the injected Clock (src/common/util/clock.ts) so tests can move it: no direct

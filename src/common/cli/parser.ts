@@ -84,7 +84,7 @@ class Tokenizer<S extends TokenFlag, V> {
       const arg = this.argv[this.i++] as string;
       const prevBare = this.lastBare;
       this.lastBare = undefined;
-      if (arg.length < 2 || arg[0] !== '-') {
+      if (arg.length < 2 || !arg.startsWith('-')) {
         if (this.positionals.length === 0) this.bareBefore = prevBare;
         this.positionals.push(arg);
       } else if (arg === '--') {

@@ -46,7 +46,7 @@ export function levelFor(verbosity: number): 'info' | 'debug' | 'trace' {
   return verbosity >= 6 ? 'trace' : verbosity >= 4 ? 'debug' : 'info';
 }
 
-type PinoLogger = pino.Logger<never, boolean>;
+type PinoLogger = pino.Logger;
 
 class TextLogger implements Logger {
   readonly #p: PinoLogger;

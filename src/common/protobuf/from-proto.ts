@@ -110,7 +110,7 @@ function fill(t: protobuf.Type, m: object, path: string, raw: RawReader, out: Pl
     if (v === undefined || v === null) continue;
     const p = path === '' ? f.jsonName : `${path}.${f.jsonName}`;
     if (f.inline && 'message' in f.value) {
-      fill(f.value.message, v as object, path, raw, out);
+      fill(f.value.message, v, path, raw, out);
       continue;
     }
     const x = fieldValue(f, v, p, raw);
