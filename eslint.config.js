@@ -4,7 +4,18 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** The directories held to the typed strict rules (see below). */
-const TYPED_STRICT = ['src/common/**/*.ts'];
+const TYPED_STRICT = [
+  'src/common/**/*.ts',
+  'src/apiserver/authz/**/*.ts',
+  'src/apiserver/config/**/*.ts',
+  'src/apiserver/controllers/**/*.ts',
+  'src/apiserver/csr/**/*.ts',
+  'src/apiserver/encryption/**/*.ts',
+  'src/apiserver/openapi/**/*.ts',
+  'src/apiserver/schema/**/*.ts',
+  'src/apiserver/selectors/**/*.ts',
+  'src/apiserver/tracing/**/*.ts',
+];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'man/**', 'schema/**'] },
@@ -30,7 +41,8 @@ export default tseslint.config(
   // each directory listed here lints at zero findings, and new directories join as they are
   // cleaned (issue 11 item 4). The rest of src/ is not yet under them: it still has findings
   // (template literals with non-strings, dot-notation on declared keys, void in arrow shorthands)
-  // that need a pass of their own, and its files are being changed by other work now.
+  // that need a pass of their own, and its files are being changed by other work now. Next in
+  // line (a few findings each): src/apiserver/{admission,auth,authn,bootstrap-token,rbac}.
   ...[...tseslint.configs.strictTypeChecked, ...tseslint.configs.stylisticTypeChecked]
     .filter((c) => c.rules !== undefined)
     .map((c) => ({ files: TYPED_STRICT, rules: c.rules })),

@@ -1,5 +1,6 @@
 // Reading and validating the five configuration files. Every problem of a file is reported at
 // once as "<file>: <json path>: <message>"; secret values are never part of a message.
+import { textOf } from '../../common/util/text-of.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
@@ -109,10 +110,10 @@ function documentKind(file: string, doc: unknown, domain: string, expected: Conf
   const { apiVersion, kind } = doc as { apiVersion?: unknown; kind?: unknown };
   const wantVersion = configApiVersion(domain);
   if (apiVersion === undefined) issues.required(['apiVersion']);
-  else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], String(apiVersion), [wantVersion]);
+  else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], textOf(apiVersion), [wantVersion]);
   if (kind === undefined) issues.required(['kind']);
   else if (typeof kind !== 'string' || !(CONFIG_KINDS as readonly string[]).includes(kind)) {
-    issues.unsupported(['kind'], String(kind), expected === undefined ? CONFIG_KINDS : [expected]);
+    issues.unsupported(['kind'], textOf(kind), expected === undefined ? CONFIG_KINDS : [expected]);
   } else if (expected !== undefined && kind !== expected) issues.unsupported(['kind'], kind, [expected]);
   if (!issues.ok) fail(file, issues);
   return kind as ConfigKind;

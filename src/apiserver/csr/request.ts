@@ -131,7 +131,7 @@ export function parseCsrDer(der: Buffer): ParsedCsr {
 export function parseCsrPem(pem: string | Uint8Array): ParsedCsr {
   const text = typeof pem === 'string' ? pem : Buffer.from(pem).toString('latin1');
   const block = firstPemBlock(text);
-  if (block === undefined || block.type !== 'CERTIFICATE REQUEST') {
+  if (block?.type !== 'CERTIFICATE REQUEST') {
     throw new CsrParseError('PEM block type must be CERTIFICATE REQUEST');
   }
   return parseCsrDer(block.bytes);

@@ -41,7 +41,7 @@ export class KmsClient {
   }
 
   status(): Promise<StatusResponse> {
-    return this.call('Status', {} as Record<string, never>);
+    return this.call('Status', {});
   }
 
   encrypt(req: EncryptRequest): Promise<EncryptResponse> {
