@@ -3,6 +3,20 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The directories held to the typed strict rules (see below). */
+const TYPED_STRICT = [
+  'src/common/**/*.ts',
+  'src/apiserver/authz/**/*.ts',
+  'src/apiserver/config/**/*.ts',
+  'src/apiserver/controllers/**/*.ts',
+  'src/apiserver/csr/**/*.ts',
+  'src/apiserver/encryption/**/*.ts',
+  'src/apiserver/openapi/**/*.ts',
+  'src/apiserver/schema/**/*.ts',
+  'src/apiserver/selectors/**/*.ts',
+  'src/apiserver/tracing/**/*.ts',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'man/**', 'schema/**'] },
   js.configs.recommended,
@@ -21,6 +35,51 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+  // typescript-eslint's strictTypeChecked and stylisticTypeChecked, grown directory by directory:
+  // each directory listed here lints at zero findings, and new directories join as they are
+  // cleaned (issue 11 item 4). The rest of src/ is not yet under them: it still has findings
+  // (template literals with non-strings, dot-notation on declared keys, void in arrow shorthands)
+  // that need a pass of their own, and its files are being changed by other work now. Next in
+  // line (a few findings each): src/apiserver/{admission,auth,authn,bootstrap-token,rbac}.
+  ...[...tseslint.configs.strictTypeChecked, ...tseslint.configs.stylisticTypeChecked]
+    .filter((c) => c.rules !== undefined)
+    .map((c) => ({ files: TYPED_STRICT, rules: c.rules })),
+  {
+    files: TYPED_STRICT,
+    rules: {
+      // Numbers print as themselves in messages; objects, nullish values and unions still may not.
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      // A key read from an index signature stays in brackets: it says "this key may be absent".
+      '@typescript-eslint/dot-notation': ['error', { allowIndexSignaturePropertyAccess: true }],
+      // It asks for `x!` where `x as T` narrows, and strict's no-non-null-assertion forbids `x!`.
+      '@typescript-eslint/non-nullable-type-assertion-style': 'off',
+      // `() => this.stop()` as a callback is house style; a void value used anywhere else is still an error.
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
+    },
+  },
+  // Time goes through the injected Clock (src/common/util/clock.ts) so tests can move it: no direct
+  // timers or wall-clock reads in src/ outside the clock module. Where one must stay (before any clock
+  // exists), an eslint-disable line says why.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/common/util/clock.ts'],
+    rules: {
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'wait on the injected Clock (clock.sleep / clock.setTimer), not the global timer.' },
+        { name: 'setInterval', message: 'use every() or the injected Clock, not the global timer.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'read time from the injected Clock (clock.nowMs()).' },
+        { object: 'globalThis', property: 'setTimeout', message: 'wait on the injected Clock.' },
+        { object: 'globalThis', property: 'setInterval', message: 'wait on the injected Clock.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'read time from the injected Clock (clock.now()).' },
+        { selector: "CallExpression[callee.name='Date']", message: 'read time from the injected Clock (clock.now()).' },
+        { selector: "ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]", message: 'wait on the injected Clock, not node:timers.' },
+      ],
     },
   },
   // Layout boundaries (DESIGN.md): the two programs never import each other, and src/common imports

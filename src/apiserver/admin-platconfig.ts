@@ -13,6 +13,7 @@ import { X509Certificate } from '@peculiar/x509';
 import { generateCa, generateClientCert, generateServingCert, type CertAndKey } from './csr/ca.js';
 import { writeFileAtomic, writePlatconfig, type Platconfig } from '../common/platconfig/index.js';
 import { CertificateError } from '../common/util/errors.js';
+import type { Clock } from '../common/util/clock.js';
 
 export interface ServerCertificates {
   /** The cluster signing CA: signs CSRs, and client certificates it issued authenticate. */
@@ -50,14 +51,15 @@ async function writePair(dir: string, base: string, pair: CertAndKey): Promise<v
   await writeFileAtomic(join(dir, `${base}.crt`), pair.certPem, { mode: 0o644 });
 }
 
-async function loadOrCreateCa(dir: string, base: string, commonName: string): Promise<CertAndKey> {
+async function loadOrCreateCa(dir: string, base: string, commonName: string, clock: Clock): Promise<CertAndKey> {
   const crt = join(dir, `${base}.crt`);
   const key = join(dir, `${base}.key`);
   if (existsSync(crt) && existsSync(key)) {
     const pair = await readPair(crt, key, base);
-    if (new X509Certificate(pair.certPem).notAfter.getTime() > Date.now() + 24 * 3600 * 1000) return pair;
+    if (new X509Certificate(pair.certPem).notAfter.getTime() > clock.nowMs() + 24 * 3600 * 1000) return pair;
   }
-  const ca = await generateCa({ commonName: `${commonName}@${Math.floor(Date.now() / 1000)}`, validityDays: 3650 });
+  const now = clock.now();
+  const ca = await generateCa({ commonName: `${commonName}@${Math.floor(now.getTime() / 1000)}`, validityDays: 3650, now });
   await writePair(dir, base, ca);
   return ca;
 }
@@ -75,6 +77,7 @@ export async function prepareCertificates(o: {
   tlsPrivateKeyFile: string | undefined;
   clusterSigningCertFile: string | undefined;
   clusterSigningKeyFile: string | undefined;
+  clock: Clock;
 }): Promise<ServerCertificates> {
   try {
     ensureDirSync(o.certDir, 0o700);
@@ -84,21 +87,21 @@ export async function prepareCertificates(o: {
   const clusterCa =
     o.clusterSigningCertFile !== undefined && o.clusterSigningKeyFile !== undefined
       ? await readPair(o.clusterSigningCertFile, o.clusterSigningKeyFile, '--cluster-signing-cert-file')
-      : await loadOrCreateCa(o.certDir, 'ca', 'plat-apiserver-signer');
+      : await loadOrCreateCa(o.certDir, 'ca', 'plat-apiserver-signer', o.clock);
   if (o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined) {
     const serving = await readPair(o.tlsCertFile, o.tlsPrivateKeyFile, '--tls-cert-file');
     return { clusterCa, serving, servingCaPem: serving.certPem, servingCaFile: o.tlsCertFile };
   }
-  const servingCa = await loadOrCreateCa(o.certDir, 'apiserver-ca', 'plat-apiserver-serving-ca');
+  const servingCa = await loadOrCreateCa(o.certDir, 'apiserver-ca', 'plat-apiserver-serving-ca', o.clock);
   const hosts = servingHosts(o.bindAddress);
-  const serving = await generateServingCert({ ca: servingCa, hosts });
+  const serving = await generateServingCert({ ca: servingCa, hosts, now: o.clock.now() });
   await writePair(o.certDir, 'apiserver', serving);
   return { clusterCa, serving, servingCaPem: servingCa.certPem, servingCaFile: join(o.certDir, 'apiserver-ca.crt') };
 }
 
 /** Writes `<certDir>/admin.platconfig` (0600, atomically) for a system:masters admin. */
-export async function writeAdminPlatconfig(o: { certDir: string; server: string; certs: ServerCertificates }): Promise<string> {
-  const admin = await generateClientCert({ ca: o.certs.clusterCa, commonName: 'plat-admin', organizations: ['system:masters'] });
+export async function writeAdminPlatconfig(o: { certDir: string; server: string; certs: ServerCertificates; clock: Clock }): Promise<string> {
+  const admin = await generateClientCert({ ca: o.certs.clusterCa, commonName: 'plat-admin', organizations: ['system:masters'], now: o.clock.now() });
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   const config: Platconfig = {
     apiVersion: 'v1',

@@ -1,9 +1,10 @@
-// plat-apiserver's command line, named as the reference control plane names its flags. Parsed
-// with commander plus a thin pflag layer: `--x=v` and `--x v`, `_` read as `-`, booleans as
-// `--x` or `--x=true|false`. Every bad value is one FlagError naming the flag and what is accepted.
+// plat-apiserver's command line, named as the reference control plane names its flags: the table
+// FLAG_DEFS, parsed by the pflag-style tokenizer both programs share (src/common/cli): `--x=v` and
+// `--x v`, `_` read as `-`, booleans as `--x` or `--x=true|false`, `-v3`, lists that accumulate.
+// Every bad value is one FlagError naming the flag and what is accepted.
 
 import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES, isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
-import { Command, CommanderError, Option } from 'commander';
+import { goQuotedList, parseStringFlags, type StringFlagDef, type StringFlags } from '../common/cli/string-flags.js';
 import { FlagError } from '../common/util/errors.js';
 import { parseBool } from '../common/util/values/bool.js';
 import { parseDurationMs } from '../common/util/values/duration.js';
@@ -60,6 +61,7 @@ export type ParseOutcome = { kind: 'run'; flags: ApiServerFlags } | { kind: 'hel
 
 interface FlagDef {
   readonly name: string;
+  readonly short?: string;
   readonly value: string; // value placeholder; '' for booleans
   readonly def: string | undefined;
   readonly help: string;
@@ -93,8 +95,24 @@ const FLAG_DEFS: readonly FlagDef[] = [
   { name: 'kubelet-client-key', value: 'string', def: undefined, help: 'Private key (PEM) of --kubelet-client-certificate.' },
   { name: 'kubelet-certificate-authority', value: 'string', def: undefined, help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified." },
   { name: 'kubelet-preferred-address-types', value: 'strings', def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'The preferred NodeAddressTypes to use for connections to the node agents.' },
-  { name: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
+  { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];
+
+const HELP_FLAG: FlagDef = { name: 'help', short: 'h', value: '', def: 'false', help: 'help for plat-apiserver' };
+
+/** Value types whose repeated occurrences add up (pflag's StringSlice and mapStringBool). */
+const ACCUMULATING = new Set(['strings', 'mapStringBool']);
+
+function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
+  const own = [...FLAG_DEFS, HELP_FLAG].map((f) => ({
+    name: f.name,
+    ...(f.short !== undefined ? { short: f.short } : {}),
+    ...(f.value === '' ? { bool: true } : {}),
+    ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
+    ...(f.def !== undefined ? { def: f.def } : {}),
+  }));
+  return [...own, ...extra.map((e) => ({ name: e.name }))];
+}
 
 /** Flags other parts register (for example the configuration-file flags); parsed as strings. */
 export interface ExtraFlag {
@@ -104,24 +122,6 @@ export interface ExtraFlag {
 
 function camel(name: string): string {
   return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** pflag habits commander lacks: `_` as `-`, `-v=N`/`-vN`, bare booleans. */
-function normalizeArgv(argv: readonly string[], booleans: ReadonlySet<string>): string[] {
-  const out: string[] = [];
-  for (const raw of argv) {
-    let a = raw;
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = (eq < 0 ? a.slice(2) : a.slice(2, eq)).replace(/_/g, '-');
-      a = `--${name}${eq < 0 ? '' : a.slice(eq)}`;
-      if (booleans.has(name) && eq < 0) a = `--${name}=true`;
-    } else if (/^-v(=|\d)/.test(a)) {
-      a = `--v=${a.slice(2).replace(/^=/, '')}`;
-    }
-    out.push(a);
-  }
-  return out;
 }
 
 function durationMs(v: string, flag: string): number {
@@ -149,105 +149,108 @@ export function helpText(extra: readonly ExtraFlag[] = []): string {
 }
 
 export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] = []): ParseOutcome {
-  const booleans = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'help']);
-  if (argv.includes('-h') || argv.includes('--help')) return { kind: 'help', text: helpText(extra) };
-  const cmd = new Command('plat-apiserver').exitOverride().allowExcessArguments(false).helpOption(false);
-  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
-  for (const f of FLAG_DEFS) {
-    const opt = new Option(`--${f.name} <${f.value === '' ? 'bool' : f.value}>`, f.help);
-    cmd.addOption(opt);
-  }
-  for (const e of extra) cmd.addOption(new Option(`--${e.name} <string>`, e.help));
-  let opts: Record<string, string | undefined>;
+  const cl = tokenizeFlags(argv, extra);
+  if (parseBool(cl.value('help'), 'help')) return { kind: 'help', text: helpText(extra) };
+  // cobra's check of the reference's kube-apiserver (cmd.Args)
+  if (cl.positionals.some((a) => a !== '')) throw new FlagError(`"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`);
+  return { kind: 'run', flags: flagsFrom(cl, extra) };
+}
+
+function tokenizeFlags(argv: readonly string[], extra: readonly ExtraFlag[]): StringFlags {
   try {
-    cmd.parse(normalizeArgv(argv, booleans), { from: 'user' });
-    opts = cmd.opts();
+    return parseStringFlags(argv, tokenFlags(extra));
   } catch (err) {
-    if (err instanceof CommanderError) {
-      const msg = err.message.replace(/^error: /, '');
-      throw new FlagError(`${msg}; see plat-apiserver --help`);
-    }
+    if (err instanceof FlagError) throw new FlagError(`${err.message}; see plat-apiserver --help`, { ...(err.flag !== undefined ? { flag: err.flag } : {}), cause: err });
     throw err;
   }
-  const get = (name: string): string | undefined => opts[camel(name)];
-  const val = (name: string): string => get(name) ?? FLAG_DEFS.find((f) => f.name === name)?.def ?? '';
+}
+
+/** The typed flags, each value checked (in the order the checks always ran, so errors stay stable). */
+function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags {
+  const { given: get, value: val } = cl;
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   checkAuthorizationModes(modes);
   const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));
+  const featureGates = featureGatesOf(val('feature-gates'));
+  const [tlsCert, tlsKey] = givenTogether(cl, 'tls-cert-file', 'tls-private-key-file');
+  const [signCert, signKey] = givenTogether(cl, 'cluster-signing-cert-file', 'cluster-signing-key-file');
+  const [kubeletCert, kubeletKey] = givenTogether(cl, 'kubelet-client-certificate', 'kubelet-client-key');
+  const addressTypes = addressTypesOf(val('kubelet-preferred-address-types'));
+  return {
+    securePort: securePortOf(val('secure-port')),
+    bindAddress: val('bind-address'),
+    certDir: val('cert-dir'),
+    tlsCertFile: tlsCert,
+    tlsPrivateKeyFile: tlsKey,
+    clientCaFile: get('client-ca-file'),
+    tokenAuthFile: get('token-auth-file'),
+    apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
+    enableBootstrapTokenAuth: parseBool(val('enable-bootstrap-token-auth'), 'enable-bootstrap-token-auth'),
+    anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
+    anonymousAuthSet: get('anonymous-auth') !== undefined,
+    authorizationMode: modes,
+    platformDomain: val('platform-domain'),
+    platformProfile: profileOf(val('platform-profile')),
+    nodeMonitorGracePeriodMs: durationMs(val('node-monitor-grace-period'), 'node-monitor-grace-period'),
+    dataDir: get('data-dir'),
+    clusterSigningCertFile: signCert,
+    clusterSigningKeyFile: signKey,
+    clusterSigningDurationMs: durationMs(val('cluster-signing-duration'), 'cluster-signing-duration'),
+    controllers,
+    featureGates,
+    minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
+    defaultWatchCacheSize: positiveInt(val('default-watch-cache-size'), 'default-watch-cache-size', 0),
+    etcdCompactionIntervalMs: durationMs(val('etcd-compaction-interval'), 'etcd-compaction-interval'),
+    verbosity: positiveInt(val('v'), 'v', 0),
+    kubeletClientCertificate: kubeletCert,
+    kubeletClientKey: kubeletKey,
+    kubeletCertificateAuthority: get('kubelet-certificate-authority'),
+    kubeletPreferredAddressTypes: addressTypes,
+    extra: extraValuesOf(cl, extra),
+  };
+}
+
+function featureGatesOf(text: string): Record<string, boolean> {
   const gates = { ...API_SERVER_FEATURE_GATES };
-  const given = val('feature-gates') === '' ? {} : parseBoolMap(val('feature-gates'), 'feature-gates');
+  const given = text === '' ? {} : parseBoolMap(text, 'feature-gates');
   for (const [k, v] of Object.entries(given)) {
     if (!(k in gates)) {
-      throw new FlagError(`invalid value "${val('feature-gates')}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`, {
-        flag: 'feature-gates',
-      });
+      throw new FlagError(`invalid value "${text}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`, { flag: 'feature-gates' });
     }
     gates[k] = v;
   }
-  const tlsCert = get('tls-cert-file');
-  const tlsKey = get('tls-private-key-file');
-  if ((tlsCert === undefined) !== (tlsKey === undefined)) {
-    throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together', { flag: tlsCert === undefined ? 'tls-cert-file' : 'tls-private-key-file' });
-  }
-  const signCert = get('cluster-signing-cert-file');
-  const signKey = get('cluster-signing-key-file');
-  if ((signCert === undefined) !== (signKey === undefined)) {
-    throw new FlagError('flags --cluster-signing-cert-file and --cluster-signing-key-file must be given together', {
-      flag: signCert === undefined ? 'cluster-signing-cert-file' : 'cluster-signing-key-file',
-    });
-  }
-  const kubeletCert = get('kubelet-client-certificate');
-  const kubeletKey = get('kubelet-client-key');
-  if ((kubeletCert === undefined) !== (kubeletKey === undefined)) {
-    throw new FlagError('flags --kubelet-client-certificate and --kubelet-client-key must be given together', { flag: kubeletCert === undefined ? 'kubelet-client-certificate' : 'kubelet-client-key' });
-  }
-  const addressTypes = parseStrings(val('kubelet-preferred-address-types'), 'kubelet-preferred-address-types');
-  const addressProblem = checkAddressTypes(addressTypes);
-  if (addressProblem !== undefined) {
-    throw new FlagError(`invalid value "${val('kubelet-preferred-address-types')}" for flag --kubelet-preferred-address-types: ${addressProblem}`, { flag: 'kubelet-preferred-address-types' });
-  }
-  const port = parseInt32(val('secure-port'), 'secure-port');
-  if (port < 0 || port > 65535) throw new FlagError(`invalid value "${val('secure-port')}" for flag --secure-port: must be between 0 and 65535`, { flag: 'secure-port' });
-  const extraValues: Record<string, string> = {};
+  return gates;
+}
+
+/** A file pair (certificate and key): both or neither. */
+function givenTogether(cl: StringFlags, first: string, second: string): [string | undefined, string | undefined] {
+  const a = cl.given(first);
+  const b = cl.given(second);
+  if ((a === undefined) !== (b === undefined)) throw new FlagError(`flags --${first} and --${second} must be given together`, { flag: a === undefined ? first : second });
+  return [a, b];
+}
+
+function addressTypesOf(text: string): string[] {
+  const types = parseStrings(text, 'kubelet-preferred-address-types');
+  const problem = checkAddressTypes(types);
+  if (problem !== undefined) throw new FlagError(`invalid value "${text}" for flag --kubelet-preferred-address-types: ${problem}`, { flag: 'kubelet-preferred-address-types' });
+  return types;
+}
+
+function securePortOf(text: string): number {
+  const port = parseInt32(text, 'secure-port');
+  if (port < 0 || port > 65535) throw new FlagError(`invalid value "${text}" for flag --secure-port: must be between 0 and 65535`, { flag: 'secure-port' });
+  return port;
+}
+
+/** The configuration-file flags, by camelCase name, when given. */
+function extraValuesOf(cl: StringFlags, extra: readonly ExtraFlag[]): Record<string, string> {
+  const values: Record<string, string> = {};
   for (const e of extra) {
-    const v = get(e.name);
-    if (v !== undefined) extraValues[camel(e.name)] = v;
+    const v = cl.given(e.name);
+    if (v !== undefined) values[camel(e.name)] = v;
   }
-  return {
-    kind: 'run',
-    flags: {
-      securePort: port,
-      bindAddress: val('bind-address'),
-      certDir: val('cert-dir'),
-      tlsCertFile: tlsCert,
-      tlsPrivateKeyFile: tlsKey,
-      clientCaFile: get('client-ca-file'),
-      tokenAuthFile: get('token-auth-file'),
-      apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
-      enableBootstrapTokenAuth: parseBool(val('enable-bootstrap-token-auth'), 'enable-bootstrap-token-auth'),
-      anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
-      anonymousAuthSet: get('anonymous-auth') !== undefined,
-      authorizationMode: modes,
-      platformDomain: val('platform-domain'),
-      platformProfile: profileOf(val('platform-profile')),
-      nodeMonitorGracePeriodMs: durationMs(val('node-monitor-grace-period'), 'node-monitor-grace-period'),
-      dataDir: get('data-dir'),
-      clusterSigningCertFile: signCert,
-      clusterSigningKeyFile: signKey,
-      clusterSigningDurationMs: durationMs(val('cluster-signing-duration'), 'cluster-signing-duration'),
-      controllers,
-      featureGates: gates,
-      minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
-      defaultWatchCacheSize: positiveInt(val('default-watch-cache-size'), 'default-watch-cache-size', 0),
-      etcdCompactionIntervalMs: durationMs(val('etcd-compaction-interval'), 'etcd-compaction-interval'),
-      verbosity: positiveInt(val('v'), 'v', 0),
-      kubeletClientCertificate: kubeletCert,
-      kubeletClientKey: kubeletKey,
-      kubeletCertificateAuthority: get('kubelet-certificate-authority'),
-      kubeletPreferredAddressTypes: addressTypes,
-      extra: extraValues,
-    },
-  };
+  return values;
 }
 
 function profileOf(v: string): PlatformProfile {

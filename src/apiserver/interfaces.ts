@@ -8,16 +8,8 @@ import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from '../common/auth/user.js';
 
 
-export type AuthenticationResult =
-  | { readonly kind: 'authenticated'; readonly user: UserInfo }
-  /** This authenticator has nothing to say about the request (no credential of its kind). */
-  | { readonly kind: 'no-opinion' }
-  /** A credential of this kind was presented and is bad: the request gets 401 with this reason. */
-  | { readonly kind: 'rejected'; readonly reason: string };
-
-export interface Authenticator {
-  authenticate(req: IncomingMessage): Promise<AuthenticationResult>;
-}
+/** One type for both programs (src/common/auth/authenticator.ts). */
+export type { AuthenticationResult, Authenticator } from '../common/auth/authenticator.js';
 
 /** The attributes of a request that authorizers decide on (the reference's authorizer.Attributes). */
 export interface RequestAttributes {

@@ -3,32 +3,29 @@
 // undefined while serving.
 
 import { readFile } from 'node:fs/promises';
-import { namesFor } from '../common/names.js';
+import { namesFor, type Names } from '../common/names.js';
 import type { Authenticator, Authorizer } from './interfaces.js';
 import { createLogger } from '../common/log/logger.js';
 import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
-import { prepareCertificates, writeAdminPlatconfig } from './admin-platconfig.js';
+import { prepareCertificates, writeAdminPlatconfig, type ServerCertificates } from './admin-platconfig.js';
 import { LateModes } from './authz/modes.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
 import { NodeAuthorizer } from './authz/node/authorizer.js';
 import { RegistryNodeObjects } from './authz/node/registry-objects.js';
 import { BootstrapTokenAuthenticator } from './bootstrap-token/authenticator.js';
-import { runTokenCleaner } from './bootstrap-token/cleaner.js';
 import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
 import { runTokenCommand } from './bootstrap-token/token-command.js';
-import { runCsrApproving } from './controllers/csr-approving.js';
-import { runCsrSigning } from './controllers/csr-signing.js';
-import { NodeLifecycleController } from './controllers/node-lifecycle.js';
+import { startControllers } from './controllers/start.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
 import { trackedManagedFields } from './registry/managed-fields.js';
 import { ApiServer } from './server.js';
 import { SubresourceProxy } from './proxy/handler.js';
-import { prepareKubeletClient } from './proxy/kubelet-client.js';
+import { prepareKubeletClient, type KubeletClientRuntime } from './proxy/kubelet-client.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
@@ -47,29 +44,13 @@ export interface RunningApiServer {
  * admission plugins come after the configured ones; its authorizers replace the configured chain.
  */
 export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock, extra: ApiServerPlugins = {}): Promise<RunningApiServer> {
-  const certs = await prepareCertificates(flags);
-  const clientCaPems = [certs.clusterCa.certPem];
-  if (flags.clientCaFile !== undefined) {
-    try {
-      clientCaPems.push(await readFile(flags.clientCaFile, 'utf8'));
-    } catch (err) {
-      throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
-    }
-  }
+  const certs = await prepareCertificates({ ...flags, clock });
+  const clientCaPems = await clientCas(flags, certs);
   const names = namesFor(flags.platformProfile, flags.platformDomain);
-  // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry below.
-  const nodeObjects = new RegistryNodeObjects();
-  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: names.groupDomain, nodeLeaseNamespace: names.namespaces.nodeLease, objects: nodeObjects });
-  const late = new LateModes();
-  late.node.bind(nodeAuthorizer);
+  const { nodeObjects, nodeAuthorizer, late } = nodeAuthorization(names);
   const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: names.namespaces.nodeLease });
-  const authenticators: Authenticator[] = [x509Authenticator()];
-  if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   const secrets = new RegistrySecrets();
-  if (flags.enableBootstrapTokenAuth) {
-    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
-  }
-  authenticators.push(...(plugins.authenticators ?? []), ...(extra.authenticators ?? []));
+  const authenticators = [...flagAuthenticators(flags, names, secrets, clock, logger), ...(plugins.authenticators ?? []), ...(extra.authenticators ?? [])];
   const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
   const server = new ApiServer({
     platformDomain: names.groupDomain,
@@ -100,56 +81,14 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
   const kubeletFiles = new AbortController();
-  const kubeletTls = await prepareKubeletClient(flags, certs.clusterCa, names.product, { logger, clock, signal: kubeletFiles.signal });
-  server.useProxy(
-    new SubresourceProxy({
-      registry: server.registry,
-      podDef: server.defs.pod,
-      nodeDef: server.defs.node,
-      tls: kubeletTls,
-      preferredAddressTypes: flags.kubeletPreferredAddressTypes,
-      authorizer: server.authorizer,
-      logger: logger.child({ component: 'proxy' }),
-      clock,
-    }),
-  );
-  const { host, port } = await server.start();
-  const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const url = `https://${hostForUrl}:${port}`;
-  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs });
+  server.useProxy(await agentProxy(server, flags, certs, names, { logger, clock, signal: kubeletFiles.signal }));
+  const url = serverUrl(await server.start());
+  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs, clock });
   const controllers = new AbortController();
-  const loops: Promise<void>[] = [];
-  const onLoopError = (name: string) => (err: unknown): void => logger.error({ err }, `${name} controller stopped unexpectedly`);
-  if (flags.controllers.includes('csrapproving')) {
-    loops.push(
-      runCsrApproving({ registry: server.registry, def: server.defs.csr, authorizer: server.authorizer, clock, logger: logger.child({ component: 'csrapproving' }) }, controllers.signal).catch(onLoopError('csrapproving')),
-    );
-  }
-  if (flags.controllers.includes('csrsigning')) {
-    loops.push(
-      runCsrSigning(
-        { registry: server.registry, def: server.defs.csr, ca: certs.clusterCa, maxDurationSeconds: flags.clusterSigningDurationMs / 1000, clock, logger: logger.child({ component: 'csrsigning' }) },
-        controllers.signal,
-      ).catch(onLoopError('csrsigning')),
-    );
-  }
-  if (flags.controllers.includes('tokencleaner')) {
-    const o = { registry: server.registry, secretDef: server.defs.secret, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'tokencleaner' }) };
-    loops.push(runTokenCleaner(o, controllers.signal).catch(onLoopError('tokencleaner')));
-  }
-  if (flags.controllers.includes('nodelifecycle')) {
-    const lifecycle = new NodeLifecycleController({
-      registry: server.registry,
-      nodeDef: server.defs.node,
-      leaseDef: server.defs.lease,
-      names,
-      gracePeriodMs: flags.nodeMonitorGracePeriodMs,
-      monitorPeriodMs: Math.max(100, Math.min(5000, flags.nodeMonitorGracePeriodMs / 4)),
-      clock,
-      logger: logger.child({ component: 'nodelifecycle' }),
-    });
-    loops.push(lifecycle.run(controllers.signal).catch(onLoopError('nodelifecycle')));
-  }
+  const loops = startControllers(
+    { server, enabled: flags.controllers, ca: certs.clusterCa, clusterSigningDurationMs: flags.clusterSigningDurationMs, nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs, names, clock, logger },
+    controllers.signal,
+  );
   logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
   return {
     server,
@@ -166,6 +105,59 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   };
 }
 
+/** The Node authorizer (bound into the late modes) over node objects the registry is bound to later. */
+function nodeAuthorization(names: Names): { nodeObjects: RegistryNodeObjects; nodeAuthorizer: NodeAuthorizer; late: LateModes } {
+  // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry once it exists.
+  const nodeObjects = new RegistryNodeObjects();
+  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: names.groupDomain, nodeLeaseNamespace: names.namespaces.nodeLease, objects: nodeObjects });
+  const late = new LateModes();
+  late.node.bind(nodeAuthorizer);
+  return { nodeObjects, nodeAuthorizer, late };
+}
+
+/** The CAs whose client certificates authenticate: the cluster CA, and --client-ca-file. */
+async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Promise<string[]> {
+  const pems = [certs.clusterCa.certPem];
+  if (flags.clientCaFile === undefined) return pems;
+  try {
+    pems.push(await readFile(flags.clientCaFile, 'utf8'));
+  } catch (err) {
+    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
+  }
+  return pems;
+}
+
+/** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
+function flagAuthenticators(flags: ApiServerFlags, names: Names, secrets: RegistrySecrets, clock: Clock, logger: Logger): Authenticator[] {
+  const authenticators: Authenticator[] = [x509Authenticator()];
+  if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
+  if (flags.enableBootstrapTokenAuth) {
+    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
+  }
+  return authenticators;
+}
+
+/** pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client certificate. */
+async function agentProxy(server: ApiServer, flags: ApiServerFlags, certs: ServerCertificates, names: Names, r: KubeletClientRuntime): Promise<SubresourceProxy> {
+  const tls = await prepareKubeletClient(flags, certs.clusterCa, names.product, r);
+  return new SubresourceProxy({
+    registry: server.registry,
+    podDef: server.defs.pod,
+    nodeDef: server.defs.node,
+    tls,
+    preferredAddressTypes: flags.kubeletPreferredAddressTypes,
+    authorizer: server.authorizer,
+    logger: r.logger.child({ component: 'proxy' }),
+    clock: r.clock,
+  });
+}
+
+/** The URL clients reach the server at (a wildcard bind address is reached on 127.0.0.1). */
+function serverUrl({ host, port }: { host: string; port: number }): string {
+  const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `https://${hostForUrl}:${port}`;
+}
+
 export async function main(argv: string[]): Promise<number | undefined> {
   // --- configuration-file flags (issue 7): --validate-config FILE... checks files and exits ---
   if (isValidateConfigInvocation(argv)) {
@@ -173,7 +165,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   }
   // --- end configuration-file flags ---
   if (argv[0] === 'token') {
-    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => new Date() });
+    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => systemClock.now() });
   }
   let flags: ApiServerFlags;
   try {

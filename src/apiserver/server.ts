@@ -10,7 +10,7 @@ import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
-import type { Clock } from '../common/util/clock.js';
+import { everyMs, type Clock } from '../common/util/clock.js';
 import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
 import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
@@ -125,7 +125,7 @@ export class ApiServer {
   private readonly handlerCtx: ResourceHandlerContext;
   private readonly protobufResponses: ProtobufResponses;
   private readonly stopController = new AbortController();
-  private compactTimer: NodeJS.Timeout | undefined;
+  private stopCompaction: (() => void) | undefined;
   private address = '';
   private proxy: StreamingProxy | undefined;
 
@@ -183,6 +183,7 @@ export class ApiServer {
         bookmarkIntervalMs: o.bookmarkIntervalMs ?? 5000,
         maxQueue: Math.max(1000, o.watchCacheSize * 100),
         logger: o.logger,
+        clock: o.clock,
       },
     };
     this.server = createServer(
@@ -250,21 +251,20 @@ export class ApiServer {
     // --etcd-compaction-interval=0 disables compaction, as the reference's flag does.
     if (this.o.compactionIntervalMs > 0) {
       const interval = Math.max(1000, Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)));
-      this.compactTimer = setInterval(() => {
+      this.stopCompaction = everyMs(this.o.clock, interval, () => {
         try {
           this.store.compact();
         } catch (err) {
           this.o.logger.error({ err }, 'storage compaction failed; old revisions are kept until the next attempt');
         }
-      }, interval);
-      this.compactTimer.unref();
+      }, { unref: true });
     }
     return { host: addr.address, port: addr.port };
   }
 
   async stop(): Promise<void> {
     this.stopController.abort();
-    if (this.compactTimer !== undefined) clearInterval(this.compactTimer);
+    this.stopCompaction?.();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();

@@ -91,6 +91,38 @@ export interface Names {
   readonly agentConfig: { readonly apiVersion: string; readonly kind: string };
 }
 
+/** The well-known node labels under a label domain. */
+function labelsUnder(l: string): Names['labels'] {
+  return {
+    hostname: `${l}/hostname`,
+    os: `${l}/os`,
+    arch: `${l}/arch`,
+    betaOs: `beta.${l}/os`,
+    betaArch: `beta.${l}/arch`,
+    instanceType: `node.${l}/instance-type`,
+    betaInstanceType: `beta.${l}/instance-type`,
+    zone: `topology.${l}/zone`,
+    region: `topology.${l}/region`,
+    failureDomainZone: `failure-domain.beta.${l}/zone`,
+    failureDomainRegion: `failure-domain.beta.${l}/region`,
+    nodeRolePrefix: `node-role.${l}/`,
+  };
+}
+
+/** The node taints under a label domain. */
+function taintsUnder(l: string): Names['taints'] {
+  return {
+    notReady: `node.${l}/not-ready`,
+    unreachable: `node.${l}/unreachable`,
+    memoryPressure: `node.${l}/memory-pressure`,
+    diskPressure: `node.${l}/disk-pressure`,
+    pidPressure: `node.${l}/pid-pressure`,
+    networkUnavailable: `node.${l}/network-unavailable`,
+    unschedulable: `node.${l}/unschedulable`,
+    uninitialized: `node.cloudprovider.${l}/uninitialized`,
+  };
+}
+
 function build(profile: PlatformProfile, groupDomain: string, labelDomain: string, product: string, agentWord: string, apiServer: string): Names {
   const l = labelDomain;
   return {
@@ -113,31 +145,9 @@ function build(profile: PlatformProfile, groupDomain: string, labelDomain: strin
       apiClient: `${l}/${apiServer}-client`,
       legacyUnknown: `${l}/legacy-unknown`,
     },
-    labels: {
-      hostname: `${l}/hostname`,
-      os: `${l}/os`,
-      arch: `${l}/arch`,
-      betaOs: `beta.${l}/os`,
-      betaArch: `beta.${l}/arch`,
-      instanceType: `node.${l}/instance-type`,
-      betaInstanceType: `beta.${l}/instance-type`,
-      zone: `topology.${l}/zone`,
-      region: `topology.${l}/region`,
-      failureDomainZone: `failure-domain.beta.${l}/zone`,
-      failureDomainRegion: `failure-domain.beta.${l}/region`,
-      nodeRolePrefix: `node-role.${l}/`,
-    },
+    labels: labelsUnder(l),
     nodeSelfLabelNamespaces: [`${agentWord}.${l}`, `node.${l}`],
-    taints: {
-      notReady: `node.${l}/not-ready`,
-      unreachable: `node.${l}/unreachable`,
-      memoryPressure: `node.${l}/memory-pressure`,
-      diskPressure: `node.${l}/disk-pressure`,
-      pidPressure: `node.${l}/pid-pressure`,
-      networkUnavailable: `node.${l}/network-unavailable`,
-      unschedulable: `node.${l}/unschedulable`,
-      uninitialized: `node.cloudprovider.${l}/uninitialized`,
-    },
+    taints: taintsUnder(l),
     annotations: {
       configMirror: `${l}/config.mirror`,
       configHash: `${l}/config.hash`,

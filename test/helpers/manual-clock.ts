@@ -12,6 +12,8 @@ export class ManualClock implements Clock {
   private ms: number;
   private sleepers: Sleeper[] = [];
   private waiters: { n: number; resolve: () => void }[] = [];
+  /** One-shot timers (deadlines, idle timeouts): not sleepers, so waitForSleepers ignores them. */
+  private timers: { at: number; fn: () => void }[] = [];
   /** Every sleep requested, in ms, for assertions on back-off schedules. */
   readonly sleeps: number[] = [];
 
@@ -51,6 +53,18 @@ export class ManualClock implements Clock {
     });
   }
 
+  setTimer(ms: number, fn: () => void): () => void {
+    const t = { at: this.ms + ms, fn };
+    this.timers.push(t);
+    return () => {
+      this.timers = this.timers.filter((x) => x !== t);
+    };
+  }
+
+  get pendingTimers(): number {
+    return this.timers.length;
+  }
+
   get pendingSleepers(): number {
     return this.sleepers.length;
   }
@@ -76,7 +90,10 @@ export class ManualClock implements Clock {
     this.ms += ms;
     const due = this.sleepers.filter((s) => s.at <= this.ms).sort((a, b) => a.at - b.at);
     this.sleepers = this.sleepers.filter((s) => s.at > this.ms);
+    const dueTimers = this.timers.filter((t) => t.at <= this.ms).sort((a, b) => a.at - b.at);
+    this.timers = this.timers.filter((t) => t.at > this.ms);
     for (const s of due) s.resolve();
+    for (const t of dueTimers) t.fn();
   }
 
   set(ms: number): void {

@@ -2,6 +2,7 @@
 // certificate_manager_client_ttl_seconds), and the expiry time, so alerts fire before a node
 // goes NotReady for an expired certificate.
 import { Gauge, type Registry } from 'prom-client';
+import type { Clock } from '../../common/util/clock.js';
 
 export interface TtlSource {
   ttlSeconds(): number | undefined;
@@ -13,7 +14,7 @@ export interface CertificateMetricsSources {
 }
 
 /** Registers the gauges on `registry`; values are read at scrape time. */
-export function registerCertificateMetrics(registry: Registry, sources: CertificateMetricsSources, nowMs: () => number = Date.now): void {
+export function registerCertificateMetrics(registry: Registry, sources: CertificateMetricsSources, clock: Clock): void {
   for (const kind of ['client', 'server'] as const) {
     const src = sources[kind];
     if (!src) continue;
@@ -34,7 +35,7 @@ export function registerCertificateMetrics(registry: Registry, sources: Certific
       collect() {
         const ttl = src.ttlSeconds();
         if (ttl === undefined) this.reset();
-        else this.set(Math.round(nowMs() / 1000 + ttl));
+        else this.set(Math.round(clock.nowMs() / 1000 + ttl));
       },
     });
   }

@@ -6,11 +6,10 @@
 //   - else a self-signed pair in the cert dir.
 // An HTTPS server uses it as:  https.createServer({ SNICallback: source.sniCallback, ... })
 import { createSecureContext, type SecureContext } from 'node:tls';
-import { readFile, stat } from 'node:fs/promises';
 import type { Clock } from '../../common/util/clock.js';
-import { runEvery } from '../../common/util/every.js';
+import { PemFilePair, type PemPair } from '../../common/util/pem-file-pair.js';
 import type { Logger } from '../../common/log/types.js';
-import { CertificateError, userMessage } from '../../common/util/errors.js';
+import { CertificateError } from '../../common/util/errors.js';
 import type { CertificateManager } from './manager.js';
 import { pairFromPem, type CertificatePair } from './store.js';
 
@@ -40,9 +39,9 @@ abstract class BaseSource implements ServingCertificateSource {
   constructor(protected readonly clock: Clock) {}
   protected abstract pair(): CertificatePair | undefined;
 
+  /** The same object while the pair is unchanged (consumers cache a secure context by it). */
   current(): ServingCertificate | undefined {
-    const p = this.pair();
-    return p ? { certPem: p.certPem, keyPem: p.keyPem } : undefined;
+    return this.pair();
   }
 
   secureContext(): SecureContext | undefined {
@@ -99,57 +98,47 @@ export interface FileServingSourceOptions {
   keyFile: string;
   clock: Clock;
   logger: Logger;
-  /** How often to look for changed files; 0 disables reloading. */
+  /** How often to look for changed files (default 30 s). */
   reloadIntervalMs?: number;
 }
 
-/** --tls-cert-file/--tls-private-key-file, re-read when either file's mtime or size changes. */
+/**
+ * --tls-cert-file/--tls-private-key-file, re-read when either file's mtime or size changes: the
+ * one file-pair reloader of both programs (common/util/pem-file-pair.ts: a pair whose key does not
+ * match its certificate is never served; at start it is an error, later the previous pair stays).
+ */
 export class FileServingSource extends BaseSource {
-  private loaded: CertificatePair | undefined;
-  private stamp = '';
-  private readonly reloads = new AbortController();
+  private readonly files: PemFilePair;
+  private readonly checks = new AbortController();
+  private parsed: { from: PemPair; pair: CertificatePair } | undefined;
+
   private constructor(private readonly o: FileServingSourceOptions) {
     super(o.clock);
+    this.files = new PemFilePair({
+      certFile: o.certFile,
+      keyFile: o.keyFile,
+      what: 'serving certificate',
+      flags: ['--tls-cert-file', '--tls-private-key-file'],
+      logger: o.logger,
+      clock: o.clock,
+      ...(o.reloadIntervalMs !== undefined ? { checkIntervalMs: o.reloadIntervalMs } : {}),
+    });
   }
 
   static async open(o: FileServingSourceOptions): Promise<FileServingSource> {
     const s = new FileServingSource(o);
-    await s.reload(true);
-    const every = o.reloadIntervalMs ?? 10_000;
-    if (every > 0) {
-      void runEvery({
-        clock: o.clock,
-        ms: every,
-        signal: s.reloads.signal,
-        run: () => s.reload(false),
-        onError: (err) => o.logger.warn({ err: userMessage(err) }, 'serving certificate reload failed; keeping the previous one'),
-      });
-    }
+    await s.files.start(s.checks.signal);
     return s;
   }
 
-  protected pair(): CertificatePair | undefined {
-    return this.loaded;
-  }
-
-  /** Re-reads the files if they changed; the first load throws, later failures keep the old pair. */
-  async reload(first: boolean): Promise<boolean> {
-    let stamp: string;
-    try {
-      const [c, k] = await Promise.all([stat(this.o.certFile), stat(this.o.keyFile)]);
-      stamp = `${c.mtimeMs}:${c.size}:${k.mtimeMs}:${k.size}`;
-    } catch (err) {
-      throw new CertificateError(`--tls-cert-file/--tls-private-key-file: ${userMessage(err)}`, { file: this.o.certFile, cause: err });
-    }
-    if (!first && stamp === this.stamp) return false;
-    const pair = pairFromPem(await readFile(this.o.certFile, 'utf8'), await readFile(this.o.keyFile, 'utf8'), this.o.certFile);
-    this.loaded = pair;
-    this.stamp = stamp;
-    if (!first) this.o.logger.info({ certFile: this.o.certFile }, 'serving certificate files changed; new handshakes use the new certificate');
-    return true;
+  /** The same object while the files are unchanged (its expiry read once). */
+  protected pair(): CertificatePair {
+    const p = this.files.current();
+    if (this.parsed?.from !== p) this.parsed = { from: p, pair: pairFromPem(p.certPem, p.keyPem, this.o.certFile) };
+    return this.parsed.pair;
   }
 
   override async stop(): Promise<void> {
-    this.reloads.abort();
+    this.checks.abort();
   }
 }

@@ -187,7 +187,7 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
   if (o.registry) {
     // prom-client loads only for a registry (it is not needed on the bootstrap path).
     const { registerCertificateMetrics } = await import('./metrics.js');
-    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) });
+    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) }, clock);
   }
   const fatal = fatals.length ? Promise.race(fatals) : new Promise<Error>(() => undefined);
   if (o.onFatal) {

@@ -17,6 +17,7 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
 import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
+import { systemClock } from '../../common/util/clock.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
 
 export interface MainIO {
@@ -156,7 +157,7 @@ async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile |
   const inferred = chosen?.inferred;
   if (inferred === undefined || inferred.profile === DEFAULT_PLATFORM_PROFILE) return parsed;
   const { renderTextLine } = await import('../../common/log/text-format.js');
-  io.stderr(renderTextLine({ level: 30, time: Date.now(), component: 'config', msg: inferredProfileMessage(inferred) }));
+  io.stderr(renderTextLine({ level: 30, time: systemClock.nowMs(), component: 'config', msg: inferredProfileMessage(inferred) }));
   const values = new Map(parsed.values);
   values.set('platform-profile', inferred.profile);
   return { values, order: parsed.order };
@@ -213,7 +214,7 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
   // Dropped fields are warnings, written before any logger exists, in the log's own format.
   if (eff.warnings.length > 0) {
     const { renderTextLine } = await import('../../common/log/text-format.js');
-    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: Date.now(), component: 'config', msg: maskUrlUserinfo(w) }));
+    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: systemClock.nowMs(), component: 'config', msg: maskUrlUserinfo(w) }));
   }
   eff.problems.push(...criEndpointProblems(eff.config));
   if (eff.problems.length > 0) {

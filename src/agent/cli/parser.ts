@@ -1,13 +1,6 @@
-// The command-line parser, with the reference's pflag semantics.
-//
-// Why a small tokenizer of our own rather than commander: pflag's rules cannot be expressed in
-// commander cleanly. A boolean must accept `--x=false` yet leave `false` in `--x false` as a
-// positional argument (commander's optional values would swallow it); a value flag must take the
-// next word even when it starts with `-` (`--node-labels --x` gives the value "--x"); `_` in a
-// name is read as `-`; repeated list and map flags accumulate the way each pflag value type does;
-// `-v3`, `-v=3` and `-hv3` are shorthand forms; and errors must be one line in pflag's words with
-// no usage text or process exit. This file is on the start-up path, so it imports only the flag
-// table and the value parsers.
+// The agent's command line: its flag table's value types over the pflag-style tokenizer both
+// programs share (src/common/cli/parser.ts). This file is on the start-up path, so it imports only
+// the flag table and the value parsers.
 import { FlagError } from '../../common/util/errors.js';
 import { parseBool } from '../../common/util/values/bool.js';
 import { parseInt32, parseInt64 } from '../../common/util/values/int.js';
@@ -20,7 +13,7 @@ import { parseVModule } from '../../common/util/values/vmodule.js';
 import { invalidValue } from '../../common/util/values/error.js';
 import { parseFeatureGates } from './feature-gates.js';
 import { FLAGS, flagByName, flagByShort } from './flags.js';
-import { suggestFlag } from './suggest.js';
+import { tokenize, type FlagTable } from '../../common/cli/parser.js';
 import type { FlagSpec, FlagType, FlagValue, ParsedFlags } from './flag-spec.js';
 
 /** Types that take no value when given bare (pflag's NoOptDefVal = "true"). */
@@ -86,87 +79,20 @@ export function parseFlagValue(spec: FlagSpec, raw: string, prev: FlagValue | un
   }
 }
 
-function unknownFlag(name: string): FlagError {
-  const suggestion = suggestFlag(name.replace(/_/g, '-'), FLAGS.map((f) => f.name));
-  const hint = suggestion === undefined ? '' : ` (did you mean --${suggestion}?)`;
-  return new FlagError(`${PREFIX}unknown flag: --${name}${hint}`, { flag: name });
-}
+const AGENT_FLAGS: FlagTable<FlagSpec, FlagValue> = {
+  byName: flagByName,
+  byShort: flagByShort,
+  takesNoValue,
+  parseValue: parseFlagValue,
+  names: () => FLAGS.map((f) => f.name),
+};
 
 /**
  * Parses the command line (without the program name). Throws FlagError with one line naming the
  * flag or argument on the first problem, as the reference does.
  */
 export function parseArgs(argv: readonly string[]): ParsedFlags {
-  const values = new Map<string, FlagValue>();
-  const order: string[] = [];
-  const positionals: string[] = [];
-  /** For the first positional: the bare boolean flag right before it, if any (`--x false`). */
-  let bareBefore: string | undefined;
-  let lastBare: string | undefined;
-  const set = (spec: FlagSpec, raw: string): void => {
-    let v: FlagValue;
-    try {
-      v = parseFlagValue(spec, raw, values.get(spec.name));
-    } catch (err) {
-      if (err instanceof FlagError) throw new FlagError(PREFIX + err.message, { flag: spec.name, cause: err });
-      throw err;
-    }
-    if (!values.has(spec.name)) order.push(spec.name);
-    values.set(spec.name, v);
-  };
-
-  let i = 0;
-  while (i < argv.length) {
-    const arg = argv[i++] as string;
-    const prevBare = lastBare;
-    lastBare = undefined;
-    if (arg.length < 2 || arg[0] !== '-') {
-      if (positionals.length === 0) bareBefore = prevBare;
-      positionals.push(arg);
-      continue;
-    }
-    if (arg[1] === '-') {
-      if (arg.length === 2) {
-        positionals.push(...argv.slice(i)); // `--` ends the flags
-        break;
-      }
-      const body = arg.slice(2);
-      if (body[0] === '-' || body[0] === '=') throw new FlagError(`${PREFIX}bad flag syntax: ${arg}`);
-      const eq = body.indexOf('=');
-      const name = eq < 0 ? body : body.slice(0, eq);
-      const spec = flagByName(name);
-      if (spec === undefined) throw unknownFlag(name);
-      if (eq >= 0) set(spec, body.slice(eq + 1));
-      else if (takesNoValue(spec)) {
-        set(spec, 'true');
-        lastBare = arg;
-      } else if (i < argv.length) set(spec, argv[i++] as string);
-      else throw new FlagError(`${PREFIX}flag needs an argument: ${arg}`, { flag: spec.name });
-      continue;
-    }
-    // Shorthands: -h, -v 3, -v3, -v=3, -hv3.
-    let rest = arg.slice(1);
-    while (rest.length > 0) {
-      const letter = rest[0] as string;
-      const spec = flagByShort(letter);
-      if (spec === undefined) throw new FlagError(`${PREFIX}unknown shorthand flag: '${letter}' in -${rest}`, { flag: letter });
-      if (rest.length > 2 && rest[1] === '=') {
-        set(spec, rest.slice(2));
-        rest = '';
-      } else if (takesNoValue(spec)) {
-        set(spec, 'true');
-        rest = rest.slice(1);
-      } else if (rest.length > 1) {
-        set(spec, rest.slice(1));
-        rest = '';
-      } else if (i < argv.length) {
-        set(spec, argv[i++] as string);
-        rest = '';
-      } else {
-        throw new FlagError(`${PREFIX}flag needs an argument: '${letter}' in -${rest}`, { flag: spec.name });
-      }
-    }
-  }
+  const { values, order, positionals, bareBeforeFirstPositional: bareBefore } = tokenize(argv, AGENT_FLAGS, { errorPrefix: PREFIX });
   const first = positionals[0];
   if (first !== undefined) {
     const hint = bareBefore === undefined

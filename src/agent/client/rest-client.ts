@@ -17,7 +17,7 @@ import { Agent, request } from './undici-core.js';
 import type { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { ApiError, NodeAgentError } from '../../common/util/errors.js';
-import { systemClock, type Clock } from '../../common/util/clock.js';
+import { afterMs, systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
 import { defaultRetryPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './backoff.js';
@@ -223,7 +223,7 @@ export class RestClient {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+    const cancelTimer = afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`)));
     try {
       const res = await request(this.url('/healthz', undefined), { method: 'GET', headers: this.headers(undefined), dispatcher: this.dispatcher, signal: ac.signal });
       const text = await res.body.text();
@@ -231,7 +231,7 @@ export class RestClient {
     } catch (err) {
       return { ok: false, detail: describeConnectionError(err) };
     } finally {
-      clearTimeout(timer);
+      cancelTimer();
       signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -254,7 +254,7 @@ export class RestClient {
       const onAbort = (): void => ac.abort(opts.signal?.reason);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       const timeoutMs = opts.timeoutMs ?? (streaming ? 0 : this.requestTimeoutMs);
-      const timer = timeoutMs > 0 ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+      const cancelTimer = timeoutMs > 0 ? afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`))) : undefined;
       try {
         const res = await request(this.url(opts.path, opts.query), {
           method,
@@ -275,7 +275,7 @@ export class RestClient {
             const text = await this.errorText(res);
             throw this.apiError(method, opts.path, res.statusCode, text);
           }
-          if (streaming && timer) clearTimeout(timer);
+          if (streaming) cancelTimer?.();
           this.contentTypes.accepted(encoded);
           handedOver = streaming;
           return res;
@@ -288,7 +288,7 @@ export class RestClient {
         if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
         failure = new NodeAgentError('Api', `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`, { cause: err });
       } finally {
-        if (timer && !streaming) clearTimeout(timer);
+        if (!streaming) cancelTimer?.();
         if (!handedOver) opts.signal?.removeEventListener('abort', onAbort);
       }
       if (attempt >= maxRetries) throw failure;

@@ -14,7 +14,8 @@ import { loadOrCreateSelfSigned } from '../certificate/self-signed.js';
 import { FileCertificateStore, ensureWritableDir } from '../certificate/store.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
-import { FileServingSource, pemPairSource } from '../server/serving-source.js';
+import { FileServingSource } from '../certificate/serving.js';
+import { pemPairSource } from '../server/serving-source.js';
 import type { ServingTlsSource } from '../server/types.js';
 import type { ObjectReference } from './events/types.js';
 
@@ -42,9 +43,9 @@ export interface ServingCertificate {
 export async function servingCertificate(o: ServingCertificateOptions): Promise<ServingCertificate> {
   const { clock, logger } = o;
   if (o.tlsCertFile !== '' && o.tlsPrivateKeyFile !== '') {
-    const files = new FileServingSource({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
-    await files.start(o.signal);
-    return { source: files, ttlSeconds: () => undefined, stop: () => Promise.resolve() };
+    const files = await FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
+    o.signal.addEventListener('abort', () => void files.stop(), { once: true });
+    return { source: pemPairSource(() => files.current()), ttlSeconds: () => undefined, stop: () => files.stop() };
   }
   await ensureWritableDir(o.certDir);
   const sans = servingSans([o.nodeName, 'localhost'], [...o.nodeIps, '127.0.0.1']);

@@ -2,7 +2,6 @@
 // server can be built and tested before, and independently of, the parts that implement them
 // (pods, runtime, client, certificates); src/agent.ts adapts those parts to these shapes.
 
-import type { IncomingMessage } from 'node:http';
 import type { Writable } from 'node:stream';
 
 import type { UserInfo } from '../../common/auth/user.js';
@@ -11,17 +10,8 @@ import type { SarSpecV1 } from '../../common/auth/subject-access-review.js';
 /** Who made a request (one type for both programs). */
 export type { UserInfo };
 
-export type AuthenticationResult =
-  | { readonly kind: 'authenticated'; readonly user: UserInfo; readonly method: string }
-  /** No credential of this authenticator's kind was presented. */
-  | { readonly kind: 'no-opinion' }
-  /** A credential was presented and is bad: 401. The reason is logged, never sent. */
-  | { readonly kind: 'rejected'; readonly reason: string };
-
-export interface Authenticator {
-  /** Throws an AuthUnavailableError when it cannot decide (the request gets 500, never a pass). */
-  authenticate(req: IncomingMessage): Promise<AuthenticationResult>;
-}
+/** One type for both programs (src/common/auth/authenticator.ts). */
+export type { AuthenticationResult, Authenticator } from '../../common/auth/authenticator.js';
 
 /** The request attributes the reference's node agent authorizes on ("Server" item 5). */
 export interface RequestAttributes {

@@ -77,6 +77,23 @@ export class ClaimProcessor {
 
   toUser(claims: Claims): UserInfo {
     const celClaims = celValue(claims);
+    this.checkClaimRules(claims, celClaims);
+    // in the reference's order, so the first problem of a token is the one reported
+    const username = this.usernameOf(claims, celClaims);
+    const groups = this.groupsOf(claims, celClaims);
+    const uid = this.uidOf(claims, celClaims);
+    const extra = this.extraOf(celClaims);
+    const user: UserInfo = {
+      username,
+      groups,
+      ...(uid === undefined ? {} : { uid }),
+      ...(Object.keys(extra).length === 0 ? {} : { extra }),
+    };
+    this.checkUserRules(user);
+    return user;
+  }
+
+  private checkClaimRules(claims: Claims, celClaims: unknown): void {
     for (const r of this.rules) {
       if (r.kind === 'claim') {
         const v = claims[r.claim];
@@ -89,7 +106,9 @@ export class ClaimProcessor {
         if (ok !== true) throw new TokenRejected(r.message ?? `oidc: claim validation expression ${JSON.stringify(r.cel.expression)} failed`);
       }
     }
+  }
 
+  private usernameOf(claims: Claims, celClaims: unknown): string {
     let username: string;
     if (this.username.kind === 'claim') {
       const claim = this.username.claim;
@@ -108,44 +127,46 @@ export class ClaimProcessor {
       username = v;
     }
     if (username === '') throw new TokenRejected('oidc: username is empty');
+    return username;
+  }
 
-    let groups: string[] = [];
+  private groupsOf(claims: Claims, celClaims: unknown): string[] {
     if (this.groups?.kind === 'claim') {
-      const v = claims[this.groups.claim];
       const prefix = this.groups.prefix;
-      groups = toStringList(v, `groups claim ${JSON.stringify(this.groups.claim)}`).map((g) => prefix + g);
-    } else if (this.groups?.kind === 'expression') {
-      groups = toStringList(evalCel(this.groups.cel, celClaims, 'groups'), 'groups expression');
+      return toStringList(claims[this.groups.claim], `groups claim ${JSON.stringify(this.groups.claim)}`).map((g) => prefix + g);
     }
+    if (this.groups?.kind === 'expression') return toStringList(evalCel(this.groups.cel, celClaims, 'groups'), 'groups expression');
+    return [];
+  }
 
-    let uid: string | undefined;
+  private uidOf(claims: Claims, celClaims: unknown): string | undefined {
     if (this.uid?.kind === 'claim') {
       const v = claims[this.uid.claim];
       if (v !== undefined && typeof v !== 'string') throw new TokenRejected(`oidc: uid claim ${JSON.stringify(this.uid.claim)} is not a string`);
-      uid = v === '' ? undefined : v;
-    } else if (this.uid?.kind === 'expression') {
+      return v === '' ? undefined : v;
+    }
+    if (this.uid?.kind === 'expression') {
       const v = evalCel(this.uid.cel, celClaims, 'uid');
       if (typeof v !== 'string') throw new TokenRejected('oidc: error evaluating uid expression: must evaluate to string');
-      uid = v === '' ? undefined : v;
+      return v === '' ? undefined : v;
     }
+    return undefined;
+  }
 
+  private extraOf(celClaims: unknown): Record<string, string[]> {
     const extra: Record<string, string[]> = {};
     for (const e of this.extra) {
       const values = toStringList(evalCel(e.cel, celClaims, `extra ${JSON.stringify(e.key)}`), `extra ${JSON.stringify(e.key)}`);
       if (values.length > 0) extra[e.key] = values;
     }
+    return extra;
+  }
 
-    const user: UserInfo = {
-      username,
-      groups,
-      ...(uid === undefined ? {} : { uid }),
-      ...(Object.keys(extra).length === 0 ? {} : { extra }),
-    };
+  private checkUserRules(user: UserInfo): void {
     const celUser = { username: user.username, uid: user.uid ?? '', groups: [...user.groups], extra: user.extra ?? {} };
     for (const r of this.userRules) {
       const ok = evalCel(r.cel, celUser, 'user validation');
       if (ok !== true) throw new TokenRejected(r.message ?? `oidc: user validation rule ${JSON.stringify(r.cel.expression)} failed`);
     }
-    return user;
   }
 }

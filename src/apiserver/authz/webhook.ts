@@ -96,8 +96,8 @@ export class WebhookAuthorizer implements Authorizer {
     return { value: status, ttlMs: cacheIt ? (status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs) : 0 };
   }
 
-  /** 'call', 'skip', or the error text when a condition failed to evaluate and none was false. */
-  private matches(spec: ReturnType<typeof sarSpecV1>): 'call' | 'skip' | string {
+  /** 'call', 'skip', or else the error text when a condition failed to evaluate and none was false. */
+  private matches(spec: ReturnType<typeof sarSpecV1>): string {
     let error: string | undefined;
     for (const c of this.conditions) {
       let v: unknown;

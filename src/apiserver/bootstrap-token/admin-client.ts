@@ -1,9 +1,10 @@
 // What the `plat-apiserver token` subcommands share: the options naming the cluster (the admin
-// platconfig, the platform domain and profile), parsed with commander, and one JSON request to
+// platconfig, the platform domain and profile), parsed by the shared pflag-style tokenizer
+// (src/common/cli), and one JSON request to
 // the API server with the platconfig's client certificate. A refusal becomes a FlagError carrying
 // the server's Status message.
 
-import { Command, CommanderError, Option } from 'commander';
+import { goQuotedList, parseStringFlags, type StringFlagDef, type StringFlags } from '../../common/cli/string-flags.js';
 import { Agent, request } from 'undici';
 import { DEFAULT_PLATFORM_DOMAIN, isPlatformProfile, namesFor, unknownProfileMessage, type Names } from '../../common/names.js';
 import { loadConnection, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
@@ -15,31 +16,52 @@ export interface TokenCommandIo {
   now(): Date;
 }
 
-/** A commander command with the cluster options; errors become FlagErrors ending in `usage`. */
-export function tokenSubcommand(name: string): Command {
-  const cmd = new Command(name).exitOverride().helpOption(false).allowExcessArguments(false);
-  cmd.configureOutput({ writeErr: () => undefined, writeOut: () => undefined });
-  cmd.addOption(new Option('--platconfig <file>').default('/var/run/plat-apiserver/admin.platconfig'));
-  cmd.addOption(new Option('--platform-domain <domain>').default(DEFAULT_PLATFORM_DOMAIN));
-  cmd.addOption(new Option('--platform-profile <profile>').default('platform'));
-  return cmd;
+/** The options every token subcommand takes: which cluster, under which names. */
+const CLUSTER_FLAGS: readonly StringFlagDef[] = [
+  { name: 'platconfig', def: '/var/run/plat-apiserver/admin.platconfig' },
+  { name: 'platform-domain', def: DEFAULT_PLATFORM_DOMAIN },
+  { name: 'platform-profile', def: 'platform' },
+];
+
+export interface SubcommandLine {
+  /** Option values by long name (the given text, else the default). */
+  readonly options: Readonly<Record<string, string>>;
+  /** Options that were given, by long name (absent when not on the command line). */
+  readonly given: Readonly<Record<string, string>>;
+  readonly args: readonly string[];
 }
 
-export function parseSubcommand(cmd: Command, argv: readonly string[], usage: string): Record<string, string | undefined> {
+/**
+ * Parses a token subcommand's command line: the cluster options plus `flags`, at most `maxArgs`
+ * arguments. Errors are FlagErrors ending in `usage`.
+ */
+export function parseSubcommand(name: string, argv: readonly string[], flags: readonly StringFlagDef[], maxArgs: number, usage: string): SubcommandLine {
+  const defs = [...CLUSTER_FLAGS, ...flags];
+  let line: StringFlags;
   try {
-    cmd.parse([...argv], { from: 'user' });
+    line = parseStringFlags(argv, defs);
   } catch (err) {
-    if (err instanceof CommanderError) throw new FlagError(`${err.message.replace(/^error: /, '')}; ${usage}`);
+    if (err instanceof FlagError) throw new FlagError(`${err.message}; ${usage}`, { ...(err.flag !== undefined ? { flag: err.flag } : {}), cause: err });
     throw err;
   }
-  return cmd.opts<Record<string, string | undefined>>();
+  // cobra's words: NoArgs and MaximumNArgs
+  if (maxArgs === 0 && line.positionals.length > 0) throw new FlagError(`unknown command ${JSON.stringify(line.positionals[0])} for "plat-apiserver ${name}"; ${usage}`);
+  if (line.positionals.length > maxArgs) throw new FlagError(`accepts at most ${maxArgs} arg(s), received ${line.positionals.length} ${goQuotedList(line.positionals)}; ${usage}`);
+  const options: Record<string, string> = {};
+  const given: Record<string, string> = {};
+  for (const d of defs) {
+    options[d.name] = line.value(d.name);
+    const g = line.given(d.name);
+    if (g !== undefined) given[d.name] = g;
+  }
+  return { options, given, args: line.positionals };
 }
 
 /** The profile's names from --platform-profile and --platform-domain. */
-export function namesFromOptions(o: Record<string, string | undefined>): Names {
-  const profile = o['platformProfile'] ?? 'platform';
+export function namesFromOptions(o: Readonly<Record<string, string>>): Names {
+  const profile = o['platform-profile'] ?? 'platform';
   if (!isPlatformProfile(profile)) throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), { flag: 'platform-profile' });
-  return namesFor(profile, o['platformDomain'] ?? DEFAULT_PLATFORM_DOMAIN);
+  return namesFor(profile, o['platform-domain'] ?? DEFAULT_PLATFORM_DOMAIN);
 }
 
 export async function connect(platconfig: string): Promise<ConnectionConfig> {

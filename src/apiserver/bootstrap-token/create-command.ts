@@ -5,11 +5,10 @@
 // --print-join-config writes a bootstrap platconfig for a node (server, CA embedded, the token;
 // mode 0600) so a node joins with `nodeagent --bootstrap-platconfig FILE`.
 
-import { Option } from 'commander';
 import { writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
 import { parseDurationMs } from '../../common/util/values/duration.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { adminRequest, connect, namesFromOptions, parseSubcommand, tokenSubcommand, type TokenCommandIo } from './admin-client.js';
+import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
 import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, USAGES } from './token.js';
 
 interface CreateOptions {
@@ -29,18 +28,21 @@ interface CreateOptions {
 export const CREATE_USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
+const CREATE_FLAGS = [
+  { name: 'ttl', def: '24h0m0s' },
+  { name: 'description', def: '' },
+  { name: 'groups', def: '' },
+  { name: 'usages', def: 'signing,authentication' },
+  { name: 'print-join-config' },
+] as const;
+
 function list(v: string): string[] {
   return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
 }
 
 export function parseCreateArgs(argv: readonly string[]): CreateOptions {
-  const cmd = tokenSubcommand('token create').argument('[token]');
-  cmd.addOption(new Option('--ttl <duration>').default('24h0m0s'));
-  cmd.addOption(new Option('--description <text>').default(''));
-  cmd.addOption(new Option('--groups <list>').default(''));
-  cmd.addOption(new Option('--usages <list>').default('signing,authentication'));
-  cmd.addOption(new Option('--print-join-config <file>'));
-  const o = parseSubcommand(cmd, argv, CREATE_USAGE);
+  const line = parseSubcommand('token create', argv, CREATE_FLAGS, 1, CREATE_USAGE);
+  const o = line.options;
   const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
   if (ttlMs < 0 || ttlMs > MAX_TTL_MS) throw new FlagError(`invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`, { flag: 'ttl' });
   const usages = list(o['usages'] ?? '');
@@ -51,7 +53,7 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   if (groupProblem !== undefined) throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, { flag: 'groups' });
   if ((o['description'] ?? '').length > 1024) throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
   const names = namesFromOptions(o);
-  const given = cmd.args[0];
+  const given = line.args[0];
   if (given !== undefined && parseToken(given) === undefined) throw new FlagError(`the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`);
   return {
     platconfig: o['platconfig'] ?? '',
@@ -61,7 +63,7 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
     description: o['description'] ?? '',
     groups,
     usages,
-    joinConfig: o['printJoinConfig'],
+    joinConfig: line.given['print-join-config'],
     token: given ?? generateToken(),
   };
 }

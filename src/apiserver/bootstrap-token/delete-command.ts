@@ -5,7 +5,7 @@
 // Secret on every request, so the token is refused (401) from then on. Its messages are kubeadm's.
 
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { adminRequest, connect, namesFromOptions, parseSubcommand, tokenSubcommand, type TokenCommandIo } from './admin-client.js';
+import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
 import { parseToken, SECRET_PREFIX } from './token.js';
 
 export const DELETE_USAGE = 'usage: plat-apiserver token delete <token-id|token>... [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
@@ -26,9 +26,7 @@ export function tokenIdOf(arg: string): string {
 /** `token delete`: 0 when every token was deleted, 1 at the first failure (with kubeadm's message). */
 export async function runDelete(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
-    const cmd = tokenSubcommand('token delete').argument('[tokens...]');
-    const o = parseSubcommand(cmd, argv, DELETE_USAGE);
-    const args = cmd.args;
+    const { options: o, args } = parseSubcommand('token delete', argv, [], Infinity, DELETE_USAGE);
     if (args.length === 0) throw new FlagError(`missing argument; 'token delete' is missing token of form ${TOKEN_PATTERN} or ${ID_PATTERN}`);
     const names = namesFromOptions(o);
     const conn = await connect(o['platconfig'] ?? '');

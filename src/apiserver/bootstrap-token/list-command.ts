@@ -8,7 +8,7 @@
 // header is aligned with the first token and every later token on its own.
 
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { adminRequest, connect, namesFromOptions, parseSubcommand, tokenSubcommand, type TokenCommandIo } from './admin-client.js';
+import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
 import { bootstrapTokenSecretType, parseToken, SECRET_PREFIX, secretValue } from './token.js';
 
 export const LIST_USAGE = 'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
@@ -89,7 +89,7 @@ const HEADER = ['TOKEN', 'TTL', 'EXPIRES', 'USAGES', 'DESCRIPTION', 'EXTRA GROUP
 /** `token list`: 0 on success, 1 with a message on stderr. */
 export async function runList(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
-    const o = parseSubcommand(tokenSubcommand('token list'), argv, LIST_USAGE);
+    const o = parseSubcommand('token list', argv, [], 0, LIST_USAGE).options;
     const names = namesFromOptions(o);
     const conn = await connect(o['platconfig'] ?? '');
     const selector = encodeURIComponent(`type=${bootstrapTokenSecretType(names.labelDomain)}`);

@@ -108,25 +108,29 @@ const USES_EMAIL = /\bclaims\s*\.\s*email\b(?!_)|\bclaims\s*\[\s*["']email["']\s
 const USES_EMAIL_VERIFIED = /\bclaims\s*\.\s*email_verified\b|\bclaims\s*\[\s*["']email_verified["']\s*\]/;
 
 function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConfig): void {
-  const ip = [...base, 'issuer'];
-  const iss = a.issuer;
+  validateIssuer(issues, [...base, 'issuer'], a.issuer);
+  /** The CEL texts of rules and extra mappings: where claims.email_verified may be used. */
+  const celTexts: string[] = [];
+  validateClaimRules(issues, base, a.claimValidationRules ?? [], celTexts);
+  const mp = [...base, 'claimMappings'];
+  validateClaimMappings(issues, mp, a.claimMappings, celTexts);
+  checkEmailVerified(issues, mp, a.claimMappings.username, celTexts);
+  (a.userValidationRules ?? []).forEach((r, i) => {
+    const p = [...base, 'userValidationRules', i];
+    if (r.expression === '') issues.required([...p, 'expression']);
+    else checkCel(issues, [...p, 'expression'], r.expression, 'user', 'bool');
+  });
+}
+
+function validateIssuer(issues: IssueList, ip: FieldPath, iss: JWTAuthenticatorConfig['issuer']): void {
   if (iss.url === '') issues.required([...ip, 'url']);
   else checkHttpsUrl(issues, [...ip, 'url'], iss.url);
   if (iss.discoveryURL !== undefined && iss.discoveryURL !== '') {
     checkHttpsUrl(issues, [...ip, 'discoveryURL'], iss.discoveryURL);
     if (iss.discoveryURL === iss.url) issues.invalid([...ip, 'discoveryURL'], iss.discoveryURL, 'discoveryURL must be different from URL');
   }
-  if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '') {
-    const blocks = pemBlocksOfType(iss.certificateAuthority, 'CERTIFICATE');
-    let good = blocks.length > 0;
-    for (const b of blocks) {
-      try {
-        new X509Certificate(b);
-      } catch {
-        good = false;
-      }
-    }
-    if (!good) issues.invalid([...ip, 'certificateAuthority'], undefined, 'must contain PEM-encoded CERTIFICATE blocks that parse');
+  if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '' && !certificatesParse(iss.certificateAuthority)) {
+    issues.invalid([...ip, 'certificateAuthority'], undefined, 'must contain PEM-encoded CERTIFICATE blocks that parse');
   }
   if (iss.audiences.length === 0) issues.required([...ip, 'audiences']);
   iss.audiences.forEach((aud, i) => {
@@ -145,10 +149,23 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
   if (iss.egressSelectorType !== undefined && !['controlplane', 'cluster'].includes(iss.egressSelectorType)) {
     issues.unsupported([...ip, 'egressSelectorType'], iss.egressSelectorType, ['controlplane', 'cluster']);
   }
+}
 
-  const celTexts: string[] = [];
+/** At least one CERTIFICATE block, and every one parses. */
+function certificatesParse(pem: string): boolean {
+  const blocks = pemBlocksOfType(pem, 'CERTIFICATE');
+  if (blocks.length === 0) return false;
+  try {
+    for (const b of blocks) new X509Certificate(b);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function validateClaimRules(issues: IssueList, base: FieldPath, rules: NonNullable<JWTAuthenticatorConfig['claimValidationRules']>, celTexts: string[]): void {
   const seenClaims: { value: string | undefined; path: FieldPath }[] = [];
-  (a.claimValidationRules ?? []).forEach((r, i) => {
+  rules.forEach((r, i) => {
     const p = [...base, 'claimValidationRules', i];
     const hasClaim = r.claim !== undefined && r.claim !== '';
     const hasExpr = r.expression !== undefined && r.expression !== '';
@@ -166,11 +183,10 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
     }
   });
   checkUnique(issues, seenClaims);
+}
 
-  const cm = a.claimMappings;
-  const mp = [...base, 'claimMappings'];
-  const user = cm.username;
-  checkPrefixed(issues, [...mp, 'username'], user, true, 'string');
+function validateClaimMappings(issues: IssueList, mp: FieldPath, cm: JWTAuthenticatorConfig['claimMappings'], celTexts: string[]): void {
+  checkPrefixed(issues, [...mp, 'username'], cm.username, true, 'string');
   if (cm.groups !== undefined) checkPrefixed(issues, [...mp, 'groups'], cm.groups, false, 'string-or-list');
   if (cm.uid !== undefined) {
     const up = [...mp, 'uid'];
@@ -194,23 +210,17 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
     }
   });
   checkUnique(issues, keys);
+}
 
-  if (user.expression !== undefined && USES_EMAIL.test(user.expression)) {
-    const verified = [user.expression, ...celTexts].some((t) => USES_EMAIL_VERIFIED.test(t));
-    if (!verified) {
-      issues.invalid(
-        [...mp, 'username', 'expression'],
-        user.expression,
-        'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression',
-      );
-    }
-  }
-
-  (a.userValidationRules ?? []).forEach((r, i) => {
-    const p = [...base, 'userValidationRules', i];
-    if (r.expression === '') issues.required([...p, 'expression']);
-    else checkCel(issues, [...p, 'expression'], r.expression, 'user', 'bool');
-  });
+/** The reference refuses a username from claims.email unless claims.email_verified is checked somewhere. */
+function checkEmailVerified(issues: IssueList, mp: FieldPath, user: JWTAuthenticatorConfig['claimMappings']['username'], celTexts: readonly string[]): void {
+  if (user.expression === undefined || !USES_EMAIL.test(user.expression)) return;
+  if ([user.expression, ...celTexts].some((t) => USES_EMAIL_VERIFIED.test(t))) return;
+  issues.invalid(
+    [...mp, 'username', 'expression'],
+    user.expression,
+    'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression',
+  );
 }
 
 function checkPrefixed(

@@ -19,7 +19,7 @@ import { loadConnection } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ConfigError, FlagError } from '../../common/util/errors.js';
 import { tryDurationMs } from '../../common/util/values/duration.js';
-import { loadConfigFile, type ResolvedAdmissionConfiguration } from './load.js';
+import { loadConfigFile, type ConfigOf, type ResolvedAdmissionConfiguration } from './load.js';
 
 /**
  * Enabled unless --disable-admission-plugins names them: the reference's default certificate
@@ -107,105 +107,25 @@ export interface ApiserverConfigFiles {
 
 const given = (v: string | undefined): v is string => v !== undefined && v !== '';
 
+/** What the builders below share: the options, how files are read, what to close on failure. */
+interface Building {
+  readonly o: ApiserverConfigFileOptions;
+  readonly load: { readonly platformDomain: string; readonly anonymousAuthFlagSet: boolean };
+  readonly closers: (() => Promise<void> | void)[];
+  readonly log: Logger;
+}
+
 export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): Promise<ApiserverConfigFiles> {
-  const load = { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet };
-  const closers: (() => Promise<void> | void)[] = [];
-  const log = o.logger.child({ component: 'apiserver-config' });
+  const b: Building = { o, load: { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet }, closers: [], log: o.logger.child({ component: 'apiserver-config' }) };
   try {
-    const authenticators: Authenticator[] = [];
-    if (given(o.authenticationConfig)) {
-      const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
-      const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
-      if (jwts.length > 0) {
-        const set = new JwtAuthenticatorSet({ authenticators: jwts, clock: o.clock });
-        closers.push(() => set.close());
-        authenticators.push(set);
-        // Discovery starts now (without holding up the start), so problems show in the log early;
-        // tokens of an issuer are refused until its discovery succeeds.
-        void set.ready().then((problems) => {
-          for (const p of problems) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
-        });
-      }
-      if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
-    }
-
-    const late = o.lateModes ?? new LateModes();
-    let authorizers: Authorizer[] | undefined;
-    let authorizerModes: string[] = [...o.authorizationModes];
-    if (given(o.authorizationConfig)) {
-      const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
-      authorizers = [];
-      authorizerModes = cfg.authorizers.map((a) => a.type);
-      for (const [i, a] of cfg.authorizers.entries()) {
-        if (a.type === 'AlwaysAllow') authorizers.push(alwaysAllow);
-        else if (a.type === 'AlwaysDeny') authorizers.push(alwaysDeny);
-        else if (a.type === 'RBAC') authorizers.push(late.rbac);
-        else if (a.type === 'Node') authorizers.push(late.node);
-        else if (a.webhook !== undefined) {
-          const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
-          let connection;
-          try {
-            connection = await loadConnection(file);
-          } catch (err) {
-            throw new ConfigError(`--authorization-config: ${o.authorizationConfig}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`, {
-              file: o.authorizationConfig,
-              field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
-              flag: '--authorization-config',
-            });
-          }
-          const w = new WebhookAuthorizer({ name: a.name, config: a.webhook, connection, platformDomain: o.platformDomain, clock: o.clock, logger: o.logger });
-          closers.push(() => w.close());
-          authorizers.push(w);
-        }
-      }
-    }
-
-    if (authorizers === undefined) {
-      let webhook: Authorizer | undefined;
-      if (o.authorizationModes.includes('Webhook')) {
-        const w = await legacyWebhookAuthorizer(o);
-        closers.push(() => w.close());
-        webhook = w;
-      }
-      authorizers = authorizersForModes(o.authorizationModes, {
-        late,
-        webhook: () => {
-          if (webhook === undefined) throw new Error('the Webhook authorization mode was not prepared');
-          return webhook;
-        },
-      });
-    }
+    const authenticators = authenticatorsFrom(b);
+    const { authorizers, authorizerModes } = await authorizersFrom(b);
     if (authorizerModes.includes('AlwaysAllow')) {
-      log.warn({ modes: authorizerModes }, 'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)');
+      b.log.warn({ modes: authorizerModes }, 'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)');
     }
-
-    let admissionConfig: ResolvedAdmissionConfiguration | undefined;
-    if (given(o.admissionControlConfigFile)) {
-      admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
-    }
-    const enabled = admissionPluginsEnabled(o.enableAdmissionPlugins, o.disableAdmissionPlugins, o.nodes !== undefined);
-    // The certificate plugins ask the same chain the server uses (system:masters first).
-    const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
-    const admission = buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
-
-    let transformers: TransformerRegistry | undefined;
-    if (given(o.encryptionProviderConfig)) {
-      const file = o.encryptionProviderConfig;
-      const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
-      const reg = new EncryptionTransformerRegistry({ config: cfg, clock: o.clock, logger: o.logger, file });
-      closers.push(() => reg.close());
-      for (const p of await reg.checkKmsPlugins()) log.warn({ problem: p }, 'KMS plugin not healthy; writes and reads of its resources fail until it is');
-      transformers = reg;
-    }
-
-    let tracer: RequestTracer | undefined;
-    if (given(o.tracingConfigFile)) {
-      const cfg = loadConfigFile(o.tracingConfigFile, 'TracingConfiguration', load, '--tracing-config-file');
-      const t = new OtelRequestTracer({ config: cfg, logger: o.logger });
-      closers.push(() => t.shutdown());
-      tracer = t;
-    }
-
+    const admission = admissionFrom(b, authorizers);
+    const transformers = await transformersFrom(b);
+    const tracer = tracerFrom(b);
     return {
       authenticators,
       authorizers,
@@ -214,14 +134,120 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
       transformers,
       tracer,
       close: async () => {
-        for (const c of closers.reverse()) await c();
+        for (const c of b.closers.reverse()) await c();
       },
     };
   } catch (err) {
     // Nothing half-built stays open when a later file is bad.
-    for (const c of closers.reverse()) await c();
+    for (const c of b.closers.reverse()) await c();
     throw err;
   }
+}
+
+/** --authentication-config: the JWT authenticators (discovery started) and configured anonymous access. */
+function authenticatorsFrom({ o, load, closers, log }: Building): Authenticator[] {
+  const authenticators: Authenticator[] = [];
+  if (!given(o.authenticationConfig)) return authenticators;
+  const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
+  const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
+  if (jwts.length > 0) {
+    const set = new JwtAuthenticatorSet({ authenticators: jwts, clock: o.clock });
+    closers.push(() => set.close());
+    authenticators.push(set);
+    // Discovery starts now (without holding up the start), so problems show in the log early;
+    // tokens of an issuer are refused until its discovery succeeds.
+    void set.ready().then((problems) => {
+      for (const p of problems) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+    });
+  }
+  if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
+  return authenticators;
+}
+
+/** --authorization-config when given, else the --authorization-mode chain. */
+async function authorizersFrom(b: Building): Promise<{ authorizers: Authorizer[]; authorizerModes: string[] }> {
+  const { o, load, closers } = b;
+  const late = o.lateModes ?? new LateModes();
+  if (given(o.authorizationConfig)) {
+    const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
+    const authorizers: Authorizer[] = [];
+    for (const [i, a] of cfg.authorizers.entries()) {
+      const one = await configuredAuthorizer(b, late, a, i);
+      if (one !== undefined) authorizers.push(one);
+    }
+    return { authorizers, authorizerModes: cfg.authorizers.map((a) => a.type) };
+  }
+  let webhook: Authorizer | undefined;
+  if (o.authorizationModes.includes('Webhook')) {
+    const w = await legacyWebhookAuthorizer(o);
+    closers.push(() => w.close());
+    webhook = w;
+  }
+  const authorizers = authorizersForModes(o.authorizationModes, {
+    late,
+    webhook: () => {
+      if (webhook === undefined) throw new Error('the Webhook authorization mode was not prepared');
+      return webhook;
+    },
+  });
+  return { authorizers, authorizerModes: [...o.authorizationModes] };
+}
+
+type ConfiguredAuthorizerEntry = ConfigOf<'AuthorizationConfiguration'>['authorizers'][number];
+
+/** One entry of --authorization-config's chain (a webhook entry opens its connection file). */
+async function configuredAuthorizer({ o, closers }: Building, late: LateModes, a: ConfiguredAuthorizerEntry, i: number): Promise<Authorizer | undefined> {
+  if (a.type === 'AlwaysAllow') return alwaysAllow;
+  if (a.type === 'AlwaysDeny') return alwaysDeny;
+  if (a.type === 'RBAC') return late.rbac;
+  if (a.type === 'Node') return late.node;
+  if (a.webhook === undefined) return undefined;
+  const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
+  let connection;
+  try {
+    connection = await loadConnection(file);
+  } catch (err) {
+    throw new ConfigError(`--authorization-config: ${o.authorizationConfig ?? ''}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`, {
+      file: o.authorizationConfig ?? '',
+      field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
+      flag: '--authorization-config',
+    });
+  }
+  const w = new WebhookAuthorizer({ name: a.name, config: a.webhook, connection, platformDomain: o.platformDomain, clock: o.clock, logger: o.logger });
+  closers.push(() => w.close());
+  return w;
+}
+
+/** The enabled admission plugins with --admission-control-config-file's settings. */
+function admissionFrom({ o, load }: Building, authorizers: readonly Authorizer[]): AdmissionPlugin[] {
+  let admissionConfig: ResolvedAdmissionConfiguration | undefined;
+  if (given(o.admissionControlConfigFile)) {
+    admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
+  }
+  const enabled = admissionPluginsEnabled(o.enableAdmissionPlugins, o.disableAdmissionPlugins, o.nodes !== undefined);
+  // The certificate plugins ask the same chain the server uses (system:masters first).
+  const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
+  return buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
+}
+
+/** --encryption-provider-config (KMS plugins' health said once in the log). */
+async function transformersFrom({ o, load, closers, log }: Building): Promise<TransformerRegistry | undefined> {
+  if (!given(o.encryptionProviderConfig)) return undefined;
+  const file = o.encryptionProviderConfig;
+  const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
+  const reg = new EncryptionTransformerRegistry({ config: cfg, clock: o.clock, logger: o.logger, file });
+  closers.push(() => reg.close());
+  for (const p of await reg.checkKmsPlugins()) log.warn({ problem: p }, 'KMS plugin not healthy; writes and reads of its resources fail until it is');
+  return reg;
+}
+
+/** --tracing-config-file. */
+function tracerFrom({ o, load, closers }: Building): RequestTracer | undefined {
+  if (!given(o.tracingConfigFile)) return undefined;
+  const cfg = loadConfigFile(o.tracingConfigFile, 'TracingConfiguration', load, '--tracing-config-file');
+  const t = new OtelRequestTracer({ config: cfg, logger: o.logger });
+  closers.push(() => t.shutdown());
+  return t;
 }
 
 /** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */

@@ -52,7 +52,7 @@ export function compileCel(
   }
   let program: (ctx: Record<string, unknown>) => unknown;
   try {
-    program = env.parse(expression) as unknown as (ctx: Record<string, unknown>) => unknown;
+    program = env.parse(expression);
   } catch (err) {
     return { ok: false, message: `Invalid value: compilation failed: ${firstLine(err)}` };
   }

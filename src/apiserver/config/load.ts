@@ -1,5 +1,6 @@
 // Reading and validating the five configuration files. Every problem of a file is reported at
 // once as "<file>: <json path>: <message>"; secret values are never part of a message.
+import { textOf } from '../../common/util/text-of.js';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
@@ -97,63 +98,62 @@ function parseWith<S extends z.ZodType>(schema: S, doc: unknown, issues: IssueLi
 export function parseConfigDocument(file: string, doc: unknown, opts: ConfigLoadOptions = {}, expected?: ConfigKind): LoadedConfig {
   const domain = opts.platformDomain ?? DEFAULT_PLATFORM_DOMAIN;
   const issues = new IssueList();
+  const k = documentKind(file, doc, domain, expected, issues);
+  const loaded = parseKind(k, file, doc, { ...opts, platformDomain: domain }, issues);
+  if (!issues.ok || loaded === undefined) fail(file, issues);
+  return loaded;
+}
+
+/** apiVersion and kind checked (the kind one of ours, the expected one when given); fails otherwise. */
+function documentKind(file: string, doc: unknown, domain: string, expected: ConfigKind | undefined, issues: IssueList): ConfigKind {
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail(file, ['must be a YAML or JSON object with apiVersion and kind']);
   const { apiVersion, kind } = doc as { apiVersion?: unknown; kind?: unknown };
   const wantVersion = configApiVersion(domain);
   if (apiVersion === undefined) issues.required(['apiVersion']);
-  else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], String(apiVersion), [wantVersion]);
+  else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], textOf(apiVersion), [wantVersion]);
   if (kind === undefined) issues.required(['kind']);
   else if (typeof kind !== 'string' || !(CONFIG_KINDS as readonly string[]).includes(kind)) {
-    issues.unsupported(['kind'], String(kind), expected === undefined ? CONFIG_KINDS : [expected]);
+    issues.unsupported(['kind'], textOf(kind), expected === undefined ? CONFIG_KINDS : [expected]);
   } else if (expected !== undefined && kind !== expected) issues.unsupported(['kind'], kind, [expected]);
   if (!issues.ok) fail(file, issues);
-  const k = kind as ConfigKind;
-  let loaded: LoadedConfig | undefined;
+  return kind as ConfigKind;
+}
+
+/** The document decoded by its kind's schema and validated by its rules; undefined when it does not decode. */
+function parseKind(k: ConfigKind, file: string, doc: unknown, opts: ConfigLoadOptions & { platformDomain: string }, issues: IssueList): LoadedConfig | undefined {
   switch (k) {
     case 'AuthenticationConfiguration': {
       const cfg = parseWith(authenticationConfigurationSchema, doc, issues);
-      if (cfg !== undefined) {
-        validateAuthentication(issues, cfg, { anonymousAuthFlagSet: opts.anonymousAuthFlagSet ?? false });
-        loaded = { kind: k, file, config: cfg };
-      }
-      break;
+      if (cfg === undefined) return undefined;
+      validateAuthentication(issues, cfg, { anonymousAuthFlagSet: opts.anonymousAuthFlagSet ?? false });
+      return { kind: k, file, config: cfg };
     }
     case 'AuthorizationConfiguration': {
       const cfg = parseWith(authorizationConfigurationSchema, doc, issues);
-      if (cfg !== undefined) {
-        validateAuthorization(issues, cfg);
-        loaded = { kind: k, file, config: cfg };
-      }
-      break;
+      if (cfg === undefined) return undefined;
+      validateAuthorization(issues, cfg);
+      return { kind: k, file, config: cfg };
     }
     case 'EncryptionConfiguration': {
       const cfg = parseWith(encryptionConfigurationSchema, doc, issues);
-      if (cfg !== undefined) {
-        validateEncryption(issues, cfg);
-        loaded = { kind: k, file, config: withKmsDefaults(cfg) };
-      }
-      break;
+      if (cfg === undefined) return undefined;
+      validateEncryption(issues, cfg);
+      return { kind: k, file, config: withKmsDefaults(cfg) };
     }
     case 'TracingConfiguration': {
       const cfg = parseWith(tracingConfigurationSchema, doc, issues);
-      if (cfg !== undefined) {
-        validateTracing(issues, cfg);
-        loaded = { kind: k, file, config: cfg };
-      }
-      break;
+      if (cfg === undefined) return undefined;
+      validateTracing(issues, cfg);
+      return { kind: k, file, config: cfg };
     }
     case 'AdmissionConfiguration': {
       const cfg = parseWith(admissionConfigurationSchema, doc, issues);
-      if (cfg !== undefined) {
-        validateAdmission(issues, cfg);
-        const eventRateLimit = resolveEventRateLimit(file, cfg, domain, issues);
-        loaded = { kind: k, file, config: { config: cfg, eventRateLimit } };
-      }
-      break;
+      if (cfg === undefined) return undefined;
+      validateAdmission(issues, cfg);
+      const eventRateLimit = resolveEventRateLimit(file, cfg, opts.platformDomain, issues);
+      return { kind: k, file, config: { config: cfg, eventRateLimit } };
     }
   }
-  if (!issues.ok || loaded === undefined) fail(file, issues);
-  return loaded;
 }
 
 function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain: string, issues: IssueList): EventRateLimitConfiguration | undefined {

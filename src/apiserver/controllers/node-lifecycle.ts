@@ -81,7 +81,7 @@ export class NodeLifecycleController {
       const heartbeat = str(ready?.['lastHeartbeatTime']) ?? '';
       const renew = leases.get(name) ?? '';
       const h = this.health.get(name);
-      if (h === undefined || h.heartbeat !== heartbeat || h.renew !== renew) {
+      if (h?.heartbeat !== heartbeat || h.renew !== renew) {
         this.health.set(name, { heartbeat, renew, probeMs: now });
       }
       const probeMs = this.health.get(name)?.probeMs ?? now;
@@ -120,6 +120,7 @@ export class NodeLifecycleController {
       return { ...cur, status: { ...status, conditions: conds } };
     });
     const added = await this.setUnreachableTaints(name, true);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `changed` is set inside the update callback above
     if (changed || added) this.o.logger.info({ node: name }, `node ${name} stopped renewing its lease and posting its status: marked Unknown and tainted ${this.o.names.taints.unreachable}`);
   }
 

@@ -23,8 +23,8 @@ export function randomSerialHex(): string {
   return b.toString('hex');
 }
 
-export async function generateCa(opts: { commonName: string; validityDays: number; now?: Date }): Promise<CertAndKey> {
-  const now = opts.now ?? new Date();
+export async function generateCa(opts: { commonName: string; validityDays: number; now: Date }): Promise<CertAndKey> {
+  const now = opts.now;
   const keys = await generateEcKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: randomSerialHex(),
@@ -49,9 +49,9 @@ async function issue(opts: {
   keyUsage: x509.KeyUsageFlags;
   extKeyUsages: string[];
   sans?: x509.JsonGeneralNames;
-  now?: Date;
+  now: Date;
 }): Promise<CertAndKey> {
-  const now = opts.now ?? new Date();
+  const now = opts.now;
   const caCert = new x509.X509Certificate(opts.ca.certPem);
   const signer = await importSigningKey(opts.ca.keyPem);
   const keys = await generateEcKeyPair();
@@ -79,7 +79,7 @@ async function issue(opts: {
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), CN the first host. */
-export async function generateServingCert(opts: { ca: CertAndKey; hosts: readonly string[]; validityDays?: number; now?: Date }): Promise<CertAndKey> {
+export async function generateServingCert(opts: { ca: CertAndKey; hosts: readonly string[]; validityDays?: number; now: Date }): Promise<CertAndKey> {
   const sans: x509.JsonGeneralNames = opts.hosts.map((h) => (isIP(h) !== 0 ? { type: 'ip', value: h } : { type: 'dns', value: h }));
   return issue({
     ca: opts.ca,
@@ -88,7 +88,7 @@ export async function generateServingCert(opts: { ca: CertAndKey; hosts: readonl
     keyUsage: x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
     extKeyUsages: [x509.ExtendedKeyUsage.serverAuth],
     sans,
-    ...(opts.now !== undefined ? { now: opts.now } : {}),
+    now: opts.now,
   });
 }
 
@@ -98,7 +98,7 @@ export async function generateClientCert(opts: {
   commonName: string;
   organizations: readonly string[];
   validityDays?: number;
-  now?: Date;
+  now: Date;
 }): Promise<CertAndKey> {
   const subject: x509.JsonName = [];
   if (opts.organizations.length > 0) subject.push({ O: [...opts.organizations] });
@@ -109,6 +109,6 @@ export async function generateClientCert(opts: {
     validityDays: opts.validityDays ?? 365,
     keyUsage: x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
     extKeyUsages: [x509.ExtendedKeyUsage.clientAuth],
-    ...(opts.now !== undefined ? { now: opts.now } : {}),
+    now: opts.now,
   });
 }

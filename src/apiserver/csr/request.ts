@@ -141,7 +141,7 @@ export function parseCsrPem(pem: string | Uint8Array): ParsedCsr {
   const known = parsedByPem.get(text);
   if (known !== undefined) return known;
   const block = firstPemBlock(text);
-  if (block === undefined || block.type !== 'CERTIFICATE REQUEST') {
+  if (block?.type !== 'CERTIFICATE REQUEST') {
     throw new CsrParseError('PEM block type must be CERTIFICATE REQUEST');
   }
   const parsed = parseCsrDer(block.bytes);

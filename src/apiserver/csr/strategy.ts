@@ -105,6 +105,6 @@ export function fillConditionTimes(conds: Condition[], oldConds: readonly Condit
 }
 
 function setOrDelete(obj: Record<string, unknown>, key: string, v: unknown): void {
-  if (v === undefined) delete obj[key];
+  if (v === undefined) Reflect.deleteProperty(obj, key);
   else obj[key] = deepClone(v);
 }

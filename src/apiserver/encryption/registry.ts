@@ -92,7 +92,7 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
       if ((kms.apiVersion ?? 'v1') !== 'v2') {
         throw new ConfigError(`${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
       }
-      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: tryDurationMs(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000 });
+      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: tryDurationMs(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000, clock: opts.clock });
       this.kmsClients.push(client);
       this.kmsProviders.push({ name: kms.name, client, endpoint: kms.endpoint });
       return [new KmsEnvelopeProvider({ name: kms.name, client, clock: opts.clock })];

@@ -63,7 +63,7 @@ export class Catalog {
   readonly groupVersions: readonly GroupVersion[];
   readonly metaTypes: readonly Schema[] = [deleteOptions, status, watchEvent, apiResourceList];
   /** Kinds every group-version has (the reference tags them with each group-version). */
-  readonly sharedKinds: ReadonlyArray<readonly [string, string]> = [
+  readonly sharedKinds: readonly (readonly [string, string])[] = [
     ['DeleteOptions', DELETE_OPTIONS],
     ['WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent'],
   ];
@@ -121,7 +121,7 @@ export class Catalog {
   }
 
   /** The kinds of these group-versions with their schemas. */
-  kinds(gvs: readonly GroupVersion[]): Array<{ schema: Schema; gvk: Gvk }> {
+  kinds(gvs: readonly GroupVersion[]): { schema: Schema; gvk: Gvk }[] {
     return this.inGvs(gvs).map((e) => ({ schema: e.schema, gvk: e.gvk }));
   }
 

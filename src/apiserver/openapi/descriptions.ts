@@ -24,7 +24,7 @@ function escapeRegExp(s: string): string {
 
 /** The string leaves of the names table's reserved-name sections, in the same order for any profile. */
 function reservedNames(n: Names): string[] {
-  return [n.groups, n.signers, n.labels, n.taints, n.annotations].flatMap((section) => Object.values(section) as string[]);
+  return [n.groups, n.signers, n.labels, n.taints, n.annotations].flatMap((section) => Object.values<string>(section));
 }
 
 /** A function rewriting the kubernetes profile's reserved names in a text to those of `names`. */

@@ -13,7 +13,7 @@ export interface Operation {
   readonly gvk: Gvk;
   readonly query: readonly string[];
   /** Definition name of the request body; `patch` for the PATCH media types. */
-  readonly body?: string | 'patch';
+  readonly body?: string;
   /** Definition name of the 200 (and 201 for writes) answer. */
   readonly response: string;
   readonly created?: boolean;

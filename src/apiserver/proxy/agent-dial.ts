@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { request } from 'node:https';
 import type { Socket } from 'node:net';
+import { afterMs, systemClock, type Clock } from '../../common/util/clock.js';
 
 export interface AgentTls {
   readonly certPem: string;
@@ -73,6 +74,8 @@ export interface AgentRequest {
   readonly timeoutMs?: number;
   /** A request body to stream to the agent (nodes/proxy); none when absent. */
   readonly body?: NodeJS.ReadableStream;
+  /** Times the dial (default the system clock). */
+  readonly clock?: Clock;
 }
 
 export function dialAgent(r: AgentRequest): Promise<AgentAnswer> {
@@ -90,19 +93,19 @@ export function dialAgent(r: AgentRequest): Promise<AgentAnswer> {
       ...(verify ? { ca: r.tls.caPem, rejectUnauthorized: true } : { rejectUnauthorized: false }),
       ...(r.signal !== undefined ? { signal: r.signal } : {}),
     });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error(`dial tcp ${r.target.host}:${r.target.port}: i/o timeout`), { code: 'ETIMEDOUT' })), r.timeoutMs ?? 30_000);
+    const cancelTimer = afterMs(r.clock ?? systemClock, r.timeoutMs ?? 30_000, () => req.destroy(Object.assign(new Error(`dial tcp ${r.target.host}:${r.target.port}: i/o timeout`), { code: 'ETIMEDOUT' })));
     req.once('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => {
-      clearTimeout(timer);
+      cancelTimer();
       // Streams carry small frames both ways: Nagle's delay would hold each behind a delayed ACK.
       socket.setNoDelay(true);
       resolve({ kind: 'upgraded', response, socket, head });
     });
     req.once('response', (response: IncomingMessage) => {
-      clearTimeout(timer);
+      cancelTimer();
       resolve({ kind: 'response', response });
     });
     req.once('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
+      cancelTimer();
       reject(new AgentDialError(dialErrorText(err, r.target), err));
     });
     if (r.body !== undefined) r.body.pipe(req);

@@ -45,7 +45,7 @@ function checkCert(pem: string, file: string, flag: string): void {
   }
 }
 
-async function generated(certDir: string, ca: CertAndKey, product: string, logger: Logger): Promise<CertAndKey> {
+async function generated(certDir: string, ca: CertAndKey, product: string, logger: Logger, clock: Clock): Promise<CertAndKey> {
   const crt = join(certDir, `${BASE}.crt`);
   const key = join(certDir, `${BASE}.key`);
   const commonName = `${product}-apiserver-kubelet-client`;
@@ -53,14 +53,14 @@ async function generated(certDir: string, ca: CertAndKey, product: string, logge
     try {
       const pair = { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8') };
       const cert = new X509Certificate(pair.certPem);
-      const fresh = cert.notAfter.getTime() > Date.now() + 30 * 24 * 3600 * 1000;
+      const fresh = cert.notAfter.getTime() > clock.nowMs() + 30 * 24 * 3600 * 1000;
       if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: await new X509Certificate(ca.certPem).publicKey.export(), signatureOnly: true }))) return pair;
       logger.info({ file: crt }, 'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one');
     } catch (err) {
       logger.warn({ file: crt, err: (err as Error).message }, 'cannot read the kubelet client certificate: issuing a new one');
     }
   }
-  const pair = await generateClientCert({ ca, commonName, organizations: ['system:masters'] });
+  const pair = await generateClientCert({ ca, commonName, organizations: ['system:masters'], now: clock.now() });
   await writeFileAtomic(key, pair.keyPem, { mode: 0o600 });
   await writeFileAtomic(crt, pair.certPem, { mode: 0o644 });
   logger.info({ file: crt, user: commonName }, 'issued the kubelet client certificate from the cluster CA');
@@ -116,6 +116,6 @@ export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey
     await files.start(r.signal);
     return new ReloadedAgentTls(files, caPem);
   }
-  const pair = await generated(f.certDir, ca, product, logger);
+  const pair = await generated(f.certDir, ca, product, logger, r.clock);
   return { certPem: pair.certPem, keyPem: pair.keyPem, caPem };
 }

@@ -62,7 +62,7 @@ function atoi(s: string): number | undefined {
 
 /** Go's parseNanoseconds over `value[0:nbytes]` (a `.` or `,` and digits). */
 function parseNanos(value: string, nbytes: number): { ns: number; range?: string } | undefined {
-  if (value[0] !== '.' && value[0] !== ',') return undefined;
+  if (!value.startsWith('.') && !value.startsWith(',')) return undefined;
   const n = Math.min(nbytes, 10);
   const ns = atoi(value.slice(1, n));
   if (ns === undefined) return undefined;
@@ -104,7 +104,7 @@ function parseSecond(value: string, f: Fields, layoutHasFraction: boolean): Step
   if (sec.n >= 60) return { rest: sec.rest, range: 'second' };
   let rest = sec.rest;
   // A fraction the layout does not name is still read (and kept to the nanosecond).
-  if (!layoutHasFraction && rest.length >= 2 && (rest[0] === '.' || rest[0] === ',') && isDigit(rest, 1)) {
+  if (!layoutHasFraction && rest.length >= 2 && (rest.startsWith('.') || rest.startsWith(',')) && isDigit(rest, 1)) {
     let n = 2;
     while (isDigit(rest, n)) n++;
     const ns = parseNanos(rest, n);

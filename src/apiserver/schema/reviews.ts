@@ -68,7 +68,7 @@ const selfSubjectRulesReview = topLevel(
   { pkg: AUTHZ_PKG, required: ['spec'] },
 );
 
-export const reviewKinds: ReadonlyArray<readonly [string, Schema]> = [
+export const reviewKinds: readonly (readonly [string, Schema])[] = [
   ['TokenReview', tokenReview],
   ['SelfSubjectReview', selfSubjectReview],
   ['SubjectAccessReview', subjectAccessReview],

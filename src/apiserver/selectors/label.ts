@@ -182,7 +182,7 @@ class Parser {
     if (keyErrs.length > 0) throw new Error(`<nil>: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
     const next = this.lookahead(true).tok;
     if (next === 'eos' || next === 'comma') {
-      if (op === undefined) op = 'exists';
+      op ??= 'exists';
     }
     if (op === 'exists' || op === '!') return newRequirement(key, op, []);
     const opTok = this.consume(false);

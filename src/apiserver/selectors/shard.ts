@@ -59,7 +59,7 @@ function splitArgs(s: string): string[] {
 
 /** Checks one bound and returns its lowercase hex digits (16, or 17 for 2^64). */
 function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
-  const quoted = raw.length >= 2 && (raw[0] === "'" || raw[0] === '"') && raw[raw.length - 1] === raw[0];
+  const quoted = raw.length >= 2 && (raw.startsWith("'") || raw.startsWith('"')) && raw.endsWith(raw.charAt(0));
   if (!quoted) throw new SelectorError(`${name} must be a string literal (e.g. '0xff'), got ${JSON.stringify(raw)}`);
   const v = raw.slice(1, -1);
   if (!v.startsWith('0x')) throw new SelectorError(`${name} must have '0x' prefix, got ${JSON.stringify(v)}`);

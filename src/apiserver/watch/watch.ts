@@ -9,6 +9,7 @@
 import type { ServerResponse } from 'node:http';
 import { randomInt } from 'node:crypto';
 import type { Logger } from '../../common/log/types.js';
+import { afterMs, everyMs, type Clock } from '../../common/util/clock.js';
 import { expired, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type RawRevision } from '../storage/store.js';
 import { decodeRow, objectMatcher, parseRv, waitForRv, type ListOptions } from '../registry/list.js';
@@ -24,6 +25,8 @@ export interface WatchSettings {
   /** Queued events per watcher before a slow watcher is cut off. */
   readonly maxQueue: number;
   readonly logger: Logger;
+  /** Drives the request timeout and the bookmark ticks. */
+  readonly clock: Clock;
 }
 
 type Item =
@@ -119,23 +122,23 @@ export async function serveWatch(
       ? o.timeoutSeconds * 1000
       : (s.minRequestTimeoutSeconds + randomInt(Math.max(1, s.minRequestTimeoutSeconds))) * 1000;
   let timedOut = false;
-  const timer = setTimeout(() => {
+  const cancelTimeout = afterMs(s.clock, timeoutMs, () => {
     timedOut = true;
     if (o.allowWatchBookmarks) push({ kind: 'bookmark', rv: store.currentRevision(), initialEnd: false });
     else close();
-  }, timeoutMs);
-  const bookmarkTimer = o.allowWatchBookmarks
-    ? setInterval(() => {
+  });
+  const stopBookmarks = o.allowWatchBookmarks
+    ? everyMs(s.clock, s.bookmarkIntervalMs, () => {
         if (queue.length === 0) push({ kind: 'bookmark', rv: store.currentRevision(), initialEnd: false });
-      }, s.bookmarkIntervalMs)
+      })
     : undefined;
 
   function close(): void {
     if (closed) return;
     closed = true;
     unsubscribe();
-    clearTimeout(timer);
-    if (bookmarkTimer !== undefined) clearInterval(bookmarkTimer);
+    cancelTimeout();
+    stopBookmarks?.();
     const w = wake;
     wake = undefined;
     w?.();

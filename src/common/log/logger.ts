@@ -9,6 +9,7 @@ import pino from 'pino';
 import type { LogFn, Logger } from './types.js';
 import { renderTextLine } from './text-format.js';
 import { maskUrlUserinfo } from '../util/url-userinfo.js';
+import { everyMs, systemClock, type Clock } from '../util/clock.js';
 import { vmoduleVerbosity, type VModuleItem } from './vmodule.js';
 
 export interface LogSink {
@@ -21,6 +22,8 @@ export interface LoggerOptions {
   verbosity?: number;
   vmodule?: readonly VModuleItem[];
   flushFrequencyMs?: number;
+  /** Drives the periodic flush (default the system clock: the logger exists before any other part). */
+  clock?: Clock;
   splitStream?: boolean;
   /** Bytes of info output buffered before a write (split stream only); 0 = no buffering. */
   infoBufferSize?: number;
@@ -43,7 +46,7 @@ export function levelFor(verbosity: number): 'info' | 'debug' | 'trace' {
   return verbosity >= 6 ? 'trace' : verbosity >= 4 ? 'debug' : 'info';
 }
 
-type PinoLogger = pino.Logger<never, boolean>;
+type PinoLogger = pino.Logger;
 
 class TextLogger implements Logger {
   readonly #p: PinoLogger;
@@ -92,13 +95,9 @@ function fdSink(fd: 1 | 2, minLength: number): LogSink {
   return sink;
 }
 
-export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
-  const verbosity = opts.verbosity ?? 0;
-  const vmodule = opts.vmodule ?? [];
-  const split = opts.splitStream === true;
-  const stderr = opts.stderr ?? fdSink(2, 0);
-  const stdout = split ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0)))) : stderr;
-  const destination = {
+/** pino's JSON records as text lines: warnings and errors to stderr, the rest to stdout. */
+function textDestination(stdout: LogSink, stderr: LogSink): { write(raw: string): void } {
+  return {
     write(raw: string): void {
       // no log line shows a URL's userinfo, whichever part logged it
       const line = maskUrlUserinfo(raw);
@@ -113,6 +112,39 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
       (level >= 40 ? stderr : stdout).write(renderTextLine(rec));
     },
   };
+}
+
+/** `flush` empties every sink now (synchronously where it can); `periodic` is the best-effort tick. */
+function flushers(sinks: readonly LogSink[]): { flush: () => void; periodic: () => void } {
+  return {
+    flush: () => {
+      for (const s of sinks) {
+        try {
+          if (s.flushSync) s.flushSync();
+          else s.flush?.();
+        } catch {
+          // a sink not ready yet (async open) has nothing buffered to lose
+        }
+      }
+    },
+    periodic: () => {
+      for (const s of sinks) {
+        try {
+          s.flush?.();
+        } catch {
+          // best effort; the next tick or close() tries again
+        }
+      }
+    },
+  };
+}
+
+export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
+  const verbosity = opts.verbosity ?? 0;
+  const vmodule = opts.vmodule ?? [];
+  const split = opts.splitStream === true;
+  const stderr = opts.stderr ?? fdSink(2, 0);
+  const stdout = split ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0)))) : stderr;
   // The least verbose level any logger may need: vmodule can raise a child above the root.
   const maxV = Math.max(verbosity, ...vmodule.map((m) => m.verbosity));
   const root = pino(
@@ -121,36 +153,16 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
       base: opts.component === undefined ? null : { component: opts.component },
       timestamp: pino.stdTimeFunctions.epochTime,
     },
-    destination,
+    textDestination(stdout, stderr),
   ) as PinoLogger;
   root.level = levelFor(verbosity);
-  const sinks = split ? [stdout, stderr] : [stderr];
-  const flush = (): void => {
-    for (const s of sinks) {
-      try {
-        if (s.flushSync) s.flushSync();
-        else s.flush?.();
-      } catch {
-        // a sink not ready yet (async open) has nothing buffered to lose
-      }
-    }
-  };
-  const periodic = (): void => {
-    for (const s of sinks) {
-      try {
-        s.flush?.();
-      } catch {
-        // best effort; the next tick or close() tries again
-      }
-    }
-  };
-  const timer = setInterval(periodic, Math.max(1, opts.flushFrequencyMs ?? 5000));
-  timer.unref();
+  const { flush, periodic } = flushers(split ? [stdout, stderr] : [stderr]);
+  const stopFlushing = everyMs(opts.clock ?? systemClock, Math.max(1, opts.flushFrequencyMs ?? 5000), periodic, { unref: true });
   return {
     logger: new TextLogger(root, verbosity, vmodule),
     flush,
     close(): void {
-      clearInterval(timer);
+      stopFlushing();
       flush();
     },
   };

@@ -3,6 +3,7 @@
 // severity letter + month/day, UTC time, component, message, then key=value pairs (values quoted
 // when they contain spaces, quotes or '=', objects as JSON).
 
+import { systemClock } from '../util/clock.js';
 const LETTER: Record<number, string> = { 10: 'T', 20: 'D', 30: 'I', 40: 'W', 50: 'E', 60: 'F' };
 
 /** pino's own record fields that are not key=value pairs. */
@@ -22,7 +23,8 @@ export function formatValue(v: unknown): string {
 /** Renders one pino record (already parsed from its JSON line) as one text line with "\n". */
 export function renderTextLine(rec: Record<string, unknown>): string {
   const level = typeof rec['level'] === 'number' ? rec['level'] : 30;
-  const d = new Date(typeof rec['time'] === 'number' ? rec['time'] : Date.now());
+  // pino stamps every record; a record without a time (written by hand) shows the system clock's now
+  const d = new Date(typeof rec['time'] === 'number' ? rec['time'] : systemClock.nowMs());
   const ts = `${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
   const component = typeof rec['component'] === 'string' ? rec['component'] : 'nodeagent';
   const msg = typeof rec['msg'] === 'string' ? rec['msg'] : '';

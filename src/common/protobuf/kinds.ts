@@ -9,7 +9,7 @@ import type protobuf from 'protobufjs';
 import { META, messageType } from './root.js';
 
 /** Reference group prefix (`certificates` of certificates.k8s.io) → proto package. */
-const PACKAGES: ReadonlyArray<readonly [prefix: string, pkg: string]> = [
+const PACKAGES: readonly (readonly [prefix: string, pkg: string])[] = [
   ['rbac.authorization', 'k8s.io.api.rbac'],
   ['certificates', 'k8s.io.api.certificates'],
   ['coordination', 'k8s.io.api.coordination'],

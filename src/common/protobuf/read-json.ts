@@ -204,7 +204,7 @@ function readInto(t: protobuf.Type, r: Reader, end: number, path: string, raw: R
       readInto(f.messageType, r, messageEnd(r, p), path, raw, out, depth + 1);
     } else {
       const x = readValue(f, wireType, r, f.omitempty, p, raw, depth);
-      if (x === OMIT) delete out[f.jsonName];
+      if (x === OMIT) Reflect.deleteProperty(out, f.jsonName);
       else out[f.jsonName] = x;
     }
   }

@@ -23,7 +23,7 @@ function parseDescriptor(): Descriptor {
   const packages = new Map<string, protobuf.INamespace>();
   const walk = (ns: protobuf.INamespace, path: string): void => {
     if (path !== '' && isPackageJson(ns)) packages.set(path, ns);
-    else for (const [name, child] of Object.entries(ns.nested ?? {})) walk(child as protobuf.INamespace, path === '' ? name : `${path}.${name}`);
+    else for (const [name, child] of Object.entries(ns.nested ?? {})) walk(child, path === '' ? name : `${path}.${name}`);
   };
   walk(JSON.parse(K8S_DESCRIPTOR_JSON) as protobuf.INamespace, '');
   return { packages };
@@ -47,7 +47,7 @@ function dependencies(d: Descriptor, json: protobuf.INamespace): Set<string> {
           if (pkg !== undefined) out.add(pkg);
         }
       }
-      walk(child as protobuf.INamespace);
+      walk(child);
     }
   };
   walk(json);

@@ -124,7 +124,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     for (let at = 0; at < data.length || (at === 0 && data.length === 0); at += chunk) {
       const piece = data.subarray(at, at + chunk);
       const isLast = at + chunk >= data.length;
-      last = this.enqueue(async () => [encodeDataHead(streamId, fin && isLast ? FLAG_FIN : 0, piece.length), piece]);
+      last = this.enqueue(() => Promise.resolve([encodeDataHead(streamId, fin && isLast ? FLAG_FIN : 0, piece.length), piece]));
       if (data.length === 0) break;
     }
     return last;
@@ -159,7 +159,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
 
   // ---- outbound ----
   private sendFrame(frame: SpdyFrame): void {
-    void this.enqueue(async () => encodeFrame(frame));
+    void this.enqueue(() => Promise.resolve(encodeFrame(frame)));
   }
 
   /**
@@ -172,6 +172,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     const next = this.outbound.then(async () => {
       if (this.closed) return; // the peer is gone: what is left to send is dropped
       const bytes = await build();
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the peer may have gone while build() was awaited
       if (this.closed) return;
       this.corkUntilImmediate();
       if (Array.isArray(bytes)) for (const b of bytes) this.socket.write(b);
@@ -250,11 +251,14 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   private async handle(f: SpdyFrame): Promise<void> {
     switch (f.type) {
       case 'data':
-        return this.onData(f.streamId, f.data, (f.flags & FLAG_FIN) !== 0);
+        this.onData(f.streamId, f.data, (f.flags & FLAG_FIN) !== 0);
+        return;
       case 'syn_stream':
-        return this.onSynStream(f.streamId, await this.headers(f.headerBlock), (f.flags & FLAG_FIN) !== 0);
+        this.onSynStream(f.streamId, await this.headers(f.headerBlock), (f.flags & FLAG_FIN) !== 0);
+        return;
       case 'syn_reply':
-        return this.onSynReply(f.streamId, await this.headers(f.headerBlock), (f.flags & FLAG_FIN) !== 0);
+        this.onSynReply(f.streamId, await this.headers(f.headerBlock), (f.flags & FLAG_FIN) !== 0);
+        return;
       case 'headers':
         await this.headers(f.headerBlock); // kept for the zlib state; nothing uses late headers
         if ((f.flags & FLAG_FIN) !== 0) this.streams.get(f.streamId)?.receiveFin();

@@ -16,7 +16,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isPlainObject(patch)) return structuredClone(patch);
   const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
+    if (v === null) Reflect.deleteProperty(out, k);
     else setOwn(out, k, mergePatch(Object.hasOwn(out, k) ? out[k] : undefined, v));
   }
   return out;

@@ -19,8 +19,9 @@ export interface TtlCacheOptions<V, C> {
   readonly load: (key: string, context: C) => Promise<Loaded<V>>;
 }
 
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
 export class TtlCache<V extends NonNullable<unknown>, C> {
-  private readonly lru: LRUCache<string, V, unknown>;
+  private readonly lru: LRUCache<string, V>;
   /** Keys whose latest load said not to keep it (TTL 0 or less). */
   private readonly notKept = new Set<string>();
 

@@ -18,13 +18,13 @@ const clients: Record<string, { certPem: string; keyPem: string }> = {};
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pa-x509-'));
-  const clientCa = await generateCa({ commonName: 'client-ca', validityDays: 1 });
-  const otherCa = await generateCa({ commonName: 'other-ca', validityDays: 1 });
-  const servingCa = await generateCa({ commonName: 'serving-ca', validityDays: 1 });
+  const clientCa = await generateCa({ commonName: 'client-ca', validityDays: 1, now: new Date() });
+  const otherCa = await generateCa({ commonName: 'other-ca', validityDays: 1, now: new Date() });
+  const servingCa = await generateCa({ commonName: 'serving-ca', validityDays: 1, now: new Date() });
   servingCaPem = servingCa.certPem;
-  const serving = await generateServingCert({ ca: servingCa, hosts: ['127.0.0.1', 'localhost'] });
-  clients['carol'] = await generateClientCert({ ca: clientCa, commonName: 'carol', organizations: ['devs'] });
-  clients['mallory'] = await generateClientCert({ ca: otherCa, commonName: 'mallory', organizations: ['system:masters'] });
+  const serving = await generateServingCert({ ca: servingCa, hosts: ['127.0.0.1', 'localhost'], now: new Date() });
+  clients['carol'] = await generateClientCert({ ca: clientCa, commonName: 'carol', organizations: ['devs'], now: new Date() });
+  clients['mallory'] = await generateClientCert({ ca: otherCa, commonName: 'mallory', organizations: ['system:masters'], now: new Date() });
   writeFileSync(join(dir, 'client-ca.crt'), clientCa.certPem);
   writeFileSync(join(dir, 'tls.crt'), serving.certPem + servingCa.certPem);
   writeFileSync(join(dir, 'tls.key'), serving.keyPem, { mode: 0o600 });

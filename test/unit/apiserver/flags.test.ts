@@ -52,12 +52,32 @@ test('bad values are FlagErrors naming the flag and what is accepted', () => {
     [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
     [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],
     [['--platform-profile=k8s'], /^invalid value "k8s" for flag --platform-profile: the accepted values are platform, kubernetes$/],
-    [['--no-such-flag'], /unknown option '--no-such-flag'/],
+    // pflag's words, as kube-apiserver prints them ("Error: unknown flag: --no-such-flag")
+    [['--no-such-flag'], /^unknown flag: --no-such-flag; see plat-apiserver --help$/],
+    [['--secure-port'], /^flag needs an argument: --secure-port; see plat-apiserver --help$/],
+    [['---secure-port=1'], /^bad flag syntax: ---secure-port=1; see plat-apiserver --help$/],
+    [['-q'], /^unknown shorthand flag: 'q' in -q; see plat-apiserver --help$/],
+    // kube-apiserver's cobra Args check, with Go's %q of the arguments
+    [['--anonymous-auth', 'false'], /^"plat-apiserver" does not take any arguments, got \["false"\]$/],
+    [['serve', 'now'], /^"plat-apiserver" does not take any arguments, got \["serve" "now"\]$/],
     [['--anonymous-auth=maybe'], /anonymous-auth/],
   ];
   for (const [argv, re] of cases) {
     assert.throws(() => parseFlags(argv), (err: unknown) => err instanceof FlagError && re.test(err.message), argv.join(' '));
   }
+});
+
+test('the tokenizer both programs share: shorthands, a value that starts with "-", repeated lists add up, "--" ends the flags', () => {
+  assert.equal(run(['-v3']).verbosity, 3);
+  assert.equal(run(['-v', '5']).verbosity, 5);
+  assert.equal(run(['--cert-dir', '--odd-dir']).certDir, '--odd-dir');
+  assert.deepEqual(run(['--api-audiences=a', '--api-audiences=b,c']).apiAudiences, ['a', 'b', 'c']);
+  assert.deepEqual(run(['--authorization-mode=Node', '--authorization-mode=RBAC']).authorizationMode, ['Node', 'RBAC']);
+  assert.equal(run(['--secure-port=1', '--secure-port=2']).securePort, 2, 'a scalar: the last one wins');
+  assert.throws(() => parseFlags(['--', '--secure-port=1']), /does not take any arguments, got \["--secure-port=1"\]/);
+  assert.equal(parseFlags(['-h']).kind, 'help');
+  assert.equal(parseFlags(['--secure-port=1', '--help']).kind, 'help');
+  assert.equal(run(['--help=false']).securePort, 6443);
 });
 
 test('--help prints every flag; --controllers understands * and -name', () => {

@@ -3,7 +3,7 @@
 // identity, so a restarted agent rebuilds everything from the engine and leaves healthy
 // containers running. Engine API version 1.41 at most; HostConfig.Init=true everywhere.
 import Docker from 'dockerode';
-import type { Clock } from '../../../common/util/clock.js';
+import { afterMs, type Clock } from '../../../common/util/clock.js';
 import { BackoffSequence } from '../../../common/util/backoff.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
@@ -382,14 +382,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       stream.on('close', () => resolve());
       stream.on('error', () => resolve());
     });
-    let timer: NodeJS.Timeout | undefined;
+    let cancelTimer: (() => void) | undefined;
     const timedOut = await Promise.race([
       done.then(() => false),
       new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
+        cancelTimer = afterMs(this.opts.clock, timeoutMs, () => resolve(true));
       }),
     ]);
-    clearTimeout(timer);
+    cancelTimer?.();
     if (timedOut) {
       stream.destroy();
       return { exitCode: 124, output: `timed out after ${timeoutMs} ms` };

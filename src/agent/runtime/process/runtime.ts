@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as osConstants } from 'node:os';
 import { connect } from 'node:net';
 import { PassThrough, type Duplex } from 'node:stream';
-import type { Clock } from '../../../common/util/clock.js';
+import { afterMs, everyMs, type Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
 import type {
@@ -109,7 +109,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private readonly writes = new Map<string, Promise<void>>();
   /** Stdin pipes of running containers with spec stdin (lost when the agent restarts). */
   private readonly stdins = new Map<string, NodeJS.WritableStream>();
-  private timer: NodeJS.Timeout | undefined;
+  private stopPoll: (() => void) | undefined;
   private loaded: Promise<void> | undefined;
   private closed = false;
 
@@ -178,8 +178,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     }
     const adopted = [...this.records.values()].filter((r) => r.state === 'running' && r.kind !== 'sandbox').length;
     if (adopted > 0) this.opts.logger.info({ adopted }, 'process runtime: adopted running processes from a previous agent');
-    this.timer = setInterval(() => this.pollAdopted(), this.opts.pollIntervalMs ?? 1000);
-    this.timer.unref();
+    this.stopPoll = everyMs(this.opts.clock, this.opts.pollIntervalMs ?? 1000, () => this.pollAdopted(), { unref: true });
   }
 
   private pollAdopted(): void {
@@ -451,17 +450,17 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const rec = this.records.get(id);
     if (!rec || rec.state !== 'running') return Promise.resolve(true);
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        clearInterval(poll);
+      const cancelDeadline = afterMs(this.opts.clock, ms, () => {
+        stopPoll();
         resolve(false);
-      }, ms);
-      const poll = setInterval(() => {
+      });
+      const stopPoll = everyMs(this.opts.clock, 50, () => {
         if (!this.spawned.has(id)) this.checkExited(rec);
-      }, 50);
+      });
       const list = this.exitWaiters.get(id) ?? [];
       list.push(() => {
-        clearTimeout(t);
-        clearInterval(poll);
+        cancelDeadline();
+        stopPoll();
         resolve(true);
       });
       this.exitWaiters.set(id, list);
@@ -619,7 +618,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
 
   /** Stops watching processes; pending state writes finish, later ones are skipped. */
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    this.stopPoll?.();
     await this.loaded;
     await Promise.all([...this.writes.values()]);
     this.closed = true;

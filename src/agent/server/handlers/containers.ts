@@ -3,6 +3,7 @@
 // response. Following a log is a streaming connection: it closes after the streaming idle timeout.
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '../../../common/util/clock.js';
 import {
   ContainerNotFoundError,
   NoPreviousContainerError,
@@ -53,6 +54,8 @@ function sinceTimeMs(params: URLSearchParams): number | undefined | Error {
 export interface StreamingOptions {
   /** 0 means no timeout. */
   streamingIdleTimeoutMs: number;
+  /** "Now" for sinceSeconds. */
+  clock: Clock;
 }
 
 export async function serveContainerLogs(
@@ -90,7 +93,7 @@ export async function serveContainerLogs(
     follow: follow as boolean,
     timestamps: timestamps as boolean,
     ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
-    ...(sinceSeconds !== undefined ? { sinceMs: Date.now() - (sinceSeconds as number) * 1000 } : sinceTime !== undefined ? { sinceMs: sinceTime as number } : {}),
+    ...(sinceSeconds !== undefined ? { sinceMs: streaming.clock.nowMs() - (sinceSeconds as number) * 1000 } : sinceTime !== undefined ? { sinceMs: sinceTime as number } : {}),
     ...(previous === true ? { previous: true } : {}),
     ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
   };

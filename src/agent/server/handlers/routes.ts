@@ -120,7 +120,7 @@ export class NodeHandlers {
       sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
     } else if (path.startsWith('/containerLogs/')) {
       if (!this.methodIs(req, res, 'GET')) return;
-      await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs });
+      await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs, clock: o.clock });
     } else if ((path === '/logs' || path.startsWith('/logs/')) && o.systemLogHandler === false) {
       notFound(res);
     } else if (path === '/logs' || path.startsWith('/logs/')) {

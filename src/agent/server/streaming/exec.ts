@@ -7,7 +7,7 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { systemClock } from '../../../common/util/clock.js';
+import { afterMs, systemClock, type Clock } from '../../../common/util/clock.js';
 import { SpdySession } from '../../../common/spdy/session.js';
 import type { SpdyStream } from '../../../common/spdy/stream.js';
 import { EXEC_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
@@ -44,12 +44,12 @@ export async function serveExecSpdy(req: IncomingMessage, res: ServerResponse, s
   await runExec(session, proc, r, protocol, o).finally(() => o.live?.delete(session));
 }
 
-async function collectStreams(session: SpdySession, want: Set<string>, timeoutMs: number): Promise<Map<string, SpdyStream> | undefined> {
+async function collectStreams(session: SpdySession, want: Set<string>, timeoutMs: number, clock: Clock): Promise<Map<string, SpdyStream> | undefined> {
   const got = new Map<string, SpdyStream>();
   return new Promise((resolve) => {
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const cancelTimer = afterMs(clock, timeoutMs, () => finish(undefined));
     const finish = (v: Map<string, SpdyStream> | undefined): void => {
-      clearTimeout(timer);
+      cancelTimer();
       session.off('stream', onStream);
       session.off('close', onClose);
       resolve(v);
@@ -82,7 +82,7 @@ function finished(s: SpdyStream): Promise<void> {
 }
 
 async function runExec(session: SpdySession, proc: ExecSession, r: ExecRequest, protocol: string, o: StreamServeOptions): Promise<void> {
-  const streams = await collectStreams(session, expectedStreams(r, protocol), o.streamCreationTimeoutMs ?? 30_000);
+  const streams = await collectStreams(session, expectedStreams(r, protocol), o.streamCreationTimeoutMs ?? 30_000, o.clock ?? systemClock);
   if (streams === undefined) {
     o.logger.info({ pod: r.ref.pod, container: r.ref.container }, `${r.kind}: the client did not open its streams (or went away); ending the session`);
     proc.kill();

@@ -137,7 +137,7 @@ export class KmsEnvelopeProvider implements EncryptionProvider {
     if (status.healthz !== 'ok') throw new Error(`${this.description}: the plugin reports healthz "${status.healthz}"`);
     const now = this.clock.nowMs();
     this.lastStatusMs = now;
-    if (cur !== undefined && cur.keyId === status.key_id && now - cur.createdMs < DEK_MAX_AGE_MS) return cur;
+    if (cur?.keyId === status.key_id && now - cur.createdMs < DEK_MAX_AGE_MS) return cur;
     const key = randomBytes(32);
     const res = await this.client.encrypt({ plaintext: key, uid: randomUUID() });
     const next: CurrentDek = {

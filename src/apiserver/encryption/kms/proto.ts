@@ -83,5 +83,5 @@ export function kmsServiceDefinition(): grpc.ServiceDefinition {
   const pkg = protoLoader.fromJSON(KMS_V2_JSON as unknown as Parameters<typeof protoLoader.fromJSON>[0], { keepCase: true, longs: String, defaults: true });
   const svc = pkg['v2.KeyManagementService'];
   if (svc === undefined || !('Status' in svc)) throw new Error('KMS v2 service definition missing');
-  return svc as unknown as grpc.ServiceDefinition;
+  return svc;
 }

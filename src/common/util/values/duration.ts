@@ -33,8 +33,8 @@ export function parseDurationNs(input: string, flag?: string): bigint {
   const invalid = `time: invalid duration ${quote(input)}`;
   let s = input;
   let neg = false;
-  if (s !== '' && (s[0] === '-' || s[0] === '+')) {
-    neg = s[0] === '-';
+  if (s !== '' && (s.startsWith('-') || s.startsWith('+'))) {
+    neg = s.startsWith('-');
     s = s.slice(1);
   }
   if (s === '0') return 0n;

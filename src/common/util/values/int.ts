@@ -24,9 +24,9 @@ function digitsOf(body: string): { base: number; digits: string } | undefined {
     if (/__|_$/.test(rest) || (rest.startsWith('_') && !prefixed)) return undefined;
     rest = rest.replace(/_/g, '');
   }
-  if (!prefixed && rest.length > 1 && rest[0] === '0') { base = 8; rest = rest.slice(1); }
+  if (!prefixed && rest.length > 1 && rest.startsWith('0')) { base = 8; rest = rest.slice(1); }
   const re = DIGITS[base];
-  if (re === undefined || !re.test(rest)) return undefined;
+  if (!re?.test(rest)) return undefined;
   return { base, digits: rest };
 }
 
@@ -35,7 +35,7 @@ export function parseGoInt(s: string, flag: string | undefined, min: number, max
   const accepted = `an integer from ${min} to ${max} (decimal, 0x hex, 0o octal or 0b binary)`;
   let body = s;
   let neg = false;
-  if (body.startsWith('+') || body.startsWith('-')) { neg = body[0] === '-'; body = body.slice(1); }
+  if (body.startsWith('+') || body.startsWith('-')) { neg = body.startsWith('-'); body = body.slice(1); }
   const d = digitsOf(body);
   if (d === undefined) throw invalidValue(s, flag, `strconv.ParseInt: parsing ${quote(s)}: invalid syntax`, accepted);
   let v = 0n;

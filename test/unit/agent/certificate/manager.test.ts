@@ -131,7 +131,7 @@ test('metrics: ttl gauges per certificate', async (t) => {
   t.after(() => m.stop());
   await m.ready();
   const reg = new Registry();
-  registerCertificateMetrics(reg, { client: m });
+  registerCertificateMetrics(reg, { client: m }, clock);
   const text = await reg.metrics();
   assert.match(text, /nodeagent_certificate_manager_client_ttl_seconds 3(600|599)\n/);
   assert.match(text, /nodeagent_certificate_manager_client_expiration_timestamp_seconds \d+/);

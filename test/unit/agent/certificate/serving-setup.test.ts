@@ -15,6 +15,8 @@ import { systemClock } from '../../../../src/common/util/clock.js';
 import { FakeCsrApi } from '../../../helpers/fake-csr-api.js';
 import { TestCa } from '../../../helpers/test-ca.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
+import { waitFor } from '../../../helpers/server-https-request.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'serving-'));
@@ -147,7 +149,8 @@ test('--tls-cert-file/--tls-private-key-file are served and reloaded when they c
     await writeFile(join(dir, 'tls.key'), k.pem);
   };
   await mk('first');
-  const src = await FileServingSource.open({ certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), clock: systemClock, logger: recordingLogger(), reloadIntervalMs: 0 });
+  const clock = new ManualClock(new Date());
+  const src = await FileServingSource.open({ certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), clock, logger: recordingLogger(), reloadIntervalMs: 60_000 });
   t.after(() => src.stop());
   const port = await httpsWith(t, src, () => undefined);
   assert.equal(await handshake(port, ca.certPem), 'first');
@@ -155,9 +158,15 @@ test('--tls-cert-file/--tls-private-key-file are served and reloaded when they c
   // Files are told apart by mtime and size: make the change visible whatever the clock's grain.
   const later = new Date(Date.now() + 5000);
   await utimes(join(dir, 'tls.crt'), later, later);
-  assert.equal(await src.reload(false), true);
-  assert.equal(await handshake(port, ca.certPem), 'second');
-  assert.equal(await src.reload(false), false);
-  await assert.rejects(FileServingSource.open({ certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'tls.key'), clock: systemClock, logger: recordingLogger() }), /--tls-cert-file\/--tls-private-key-file: .*missing.crt/);
+  // Nothing is re-read until the check period has passed on the clock.
+  await clock.waitForSleepers(1);
+  assert.equal(await handshake(port, ca.certPem), 'first');
+  clock.advance(60_000);
+  await waitFor(async () => (await handshake(port, ca.certPem)) === 'second', 'the new certificate served');
+  const first = src.current();
+  clock.advance(60_000);
+  await clock.waitForSleepers(1);
+  assert.equal(src.current(), first, 'unchanged files: the same pair');
+  await assert.rejects(FileServingSource.open({ certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'tls.key'), clock: systemClock, logger: recordingLogger() }), /cannot read the serving certificate \(--tls-cert-file .*missing\.crt, --tls-private-key-file .*tls\.key\): ENOENT/);
   assert.equal((await stat(join(dir, 'tls.crt'))).isFile(), true);
 });

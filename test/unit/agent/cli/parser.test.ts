@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { FlagError } from '../../../../src/common/util/errors.js';
 import { parseArgs } from '../../../../src/agent/cli/parser.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
-import { editDistance, suggestFlag } from '../../../../src/agent/cli/suggest.js';
+import { editDistance, suggestFlag } from '../../../../src/common/cli/suggest.js';
 
 function fails(argv: string[], message: string | RegExp): void {
   assert.throws(() => parseArgs(argv), (e: unknown) => {

@@ -4,7 +4,9 @@ import { mkdtemp, rm, writeFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../../../src/common/log/types.js';
-import { FileServingSource, pemPairSource } from '../../../../src/agent/server/serving-source.js';
+import { pemPairSource } from '../../../../src/agent/server/serving-source.js';
+import { FileServingSource } from '../../../../src/agent/certificate/serving.js';
+import { systemClock } from '../../../../src/common/util/clock.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeServing } from '../../../helpers/server-tls-certs.js';
 
@@ -18,22 +20,19 @@ test('--tls-cert-file/--tls-private-key-file are re-read when replaced; a missin
   const keyFile = join(dir, 'tls.key');
   await writeFile(certFile, a.certPem);
   await writeFile(keyFile, a.keyPem);
-  const abort = new AbortController();
-  t.after(() => abort.abort());
-  const src = new FileServingSource({ certFile, keyFile, logger: silentLogger(), checkIntervalMs: 50 });
-  await src.start(abort.signal);
-  assert.equal(src.current().cert, a.certPem);
+  const src = await FileServingSource.open({ certFile, keyFile, clock: systemClock, logger: silentLogger(), reloadIntervalMs: 50 });
+  t.after(() => src.stop());
+  assert.equal(src.current()?.certPem.trim(), a.certPem.trim());
   await writeFile(join(dir, 'k.tmp'), b.keyPem);
   await writeFile(join(dir, 'c.tmp'), b.certPem);
   await rename(join(dir, 'k.tmp'), keyFile);
   await rename(join(dir, 'c.tmp'), certFile);
-  await waitFor(() => src.current().cert === b.certPem, 'the new certificate', 5_000, 20);
-  assert.equal(src.current().key, b.keyPem);
-  const missing = new FileServingSource({ certFile: join(dir, 'nope.crt'), keyFile, logger: silentLogger() });
-  await assert.rejects(missing.start(abort.signal), /cannot read the serving certificate \(--tls-cert-file .*nope\.crt, --tls-private-key-file .*tls\.key\): ENOENT/);
+  await waitFor(() => src.current()?.certPem.trim() === b.certPem.trim(), 'the new certificate', 5_000, 20);
+  assert.equal(src.current()?.keyPem.trim(), b.keyPem.trim());
+  const open = (o: { certFile: string; keyFile: string }): Promise<FileServingSource> => FileServingSource.open({ ...o, clock: systemClock, logger: silentLogger() });
+  await assert.rejects(open({ certFile: join(dir, 'nope.crt'), keyFile }), /cannot read the serving certificate \(--tls-cert-file .*nope\.crt, --tls-private-key-file .*tls\.key\): ENOENT/);
   await writeFile(join(dir, 'other.key'), a.keyPem);
-  const mismatched = new FileServingSource({ certFile, keyFile: join(dir, 'other.key'), logger: silentLogger() });
-  await assert.rejects(mismatched.start(abort.signal), /the private key does not match the certificate/);
+  await assert.rejects(open({ certFile, keyFile: join(dir, 'other.key') }), /the private key does not match the certificate/);
 });
 
 test('a managed source falls back to the self-signed pair until its first certificate', () => {

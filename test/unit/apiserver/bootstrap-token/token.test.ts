@@ -93,5 +93,10 @@ test('token create: the Secret it writes, the join platconfig, and its flag erro
   flagError(['--usages', 'signing,root'], /unknown usage "root"; valid usages are authentication, signing/);
   flagError(['--groups', 'system:masters'], /flag --groups: group "system:masters" does not match/);
   flagError(['NOT-A-TOKEN'], /does not match the format \[a-z0-9\]\{6\}\.\[a-z0-9\]\{16\}/);
-  flagError(['--bogus'], /unknown option '--bogus'/);
+  flagError(['--bogus'], /^unknown flag: --bogus; usage: plat-apiserver token create /);
+  flagError(['--ttl'], /^flag needs an argument: --ttl; usage: /);
+  flagError(['abcdef.0123456789abcdef', 'ghijkl.0123456789abcdef'], /^accepts at most 1 arg\(s\), received 2 \["abcdef.0123456789abcdef" "ghijkl.0123456789abcdef"\]; usage: /);
+  const given = parseCreateArgs(['--ttl', '1h', 'abcdef.0123456789abcdef', '--print-join-config=/tmp/j', '--platform-profile=kubernetes']);
+  assert.deepEqual([given.ttlMs, given.token, given.joinConfig, given.namespace], [3_600_000, 'abcdef.0123456789abcdef', '/tmp/j', 'kube-system']);
+  assert.equal(parseCreateArgs([]).joinConfig, undefined);
 });

@@ -66,7 +66,7 @@ describe('ca.ts', () => {
   });
 
   test('serving cert: SANs, serverAuth, chains to the CA', async () => {
-    const s = await generateServingCert({ ca, hosts: ['localhost', '127.0.0.1', 'myhost'] });
+    const s = await generateServingCert({ ca, hosts: ['localhost', '127.0.0.1', 'myhost'], now });
     assert.match(openssl(['verify', '-CAfile', join(dir, 'ca.crt'), '@'], s.certPem), /: OK/);
     const text = openssl(['x509', '-in', '@', '-noout', '-text'], s.certPem);
     assert.match(text, /DNS:localhost/);
@@ -78,7 +78,7 @@ describe('ca.ts', () => {
   });
 
   test('client cert: CN and O, clientAuth, chains to the CA', async () => {
-    const c = await generateClientCert({ ca, commonName: 'admin', organizations: ['system:masters'] });
+    const c = await generateClientCert({ ca, commonName: 'admin', organizations: ['system:masters'], now });
     assert.match(openssl(['verify', '-CAfile', join(dir, 'ca.crt'), '@'], c.certPem), /: OK/);
     const subj = openssl(['x509', '-in', '@', '-noout', '-subject', '-nameopt', 'RFC2253'], c.certPem);
     assert.match(subj, /CN=admin,O=system:masters/);

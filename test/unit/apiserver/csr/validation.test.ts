@@ -23,7 +23,7 @@ let certPem = '';
 before(async () => {
   pem = await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes'] });
   rsaPem = await makeCsrPem({ cn: 'x', rsa: true });
-  certPem = (await generateCa({ commonName: 'test-ca', validityDays: 1 })).certPem;
+  certPem = (await generateCa({ commonName: 'test-ca', validityDays: 1, now: new Date() })).certPem;
 });
 
 function clone<T>(v: T): T {
