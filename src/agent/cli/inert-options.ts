@@ -12,9 +12,6 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
  * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
-  shutdownGracePeriod: 'graceful node shutdown needs a systemd-logind inhibitor lock over D-Bus, which this version does not take; the node shuts down without delaying for pods',
-  shutdownGracePeriodCriticalPods: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
-  shutdownGracePeriodByPodPriority: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
   podLogsDir: 'container logs stay where the runtime keeps them: Docker in its json-file driver, process:// under --root-dir/pods',
   memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
   enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
@@ -43,5 +40,5 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no flags handler, log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
 }
