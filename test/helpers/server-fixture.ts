@@ -106,6 +106,8 @@ export interface ServerFixtureOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (default: not served). */
   profiling?: ProfilingHandlers;
+  /** enableDebugFlagsHandler: /debug/flags/v (default: disabled, 405). */
+  debugFlags?: { setVerbosity(verbosity: number): void };
 }
 
 export interface ServerFixture {
@@ -159,6 +161,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     logDir,
     ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
     ...(o.profiling !== undefined ? { profiling: o.profiling } : {}),
+    ...(o.debugFlags !== undefined ? { debugFlags: o.debugFlags } : {}),
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),

@@ -77,12 +77,29 @@ function reviewers(ctx: ServicesContext): Pick<SecureServerSettings, 'tokenWebho
   };
 }
 
+/** enableDebugFlagsHandler: /debug/flags/v sets the logger tree's verbosity, as klog's -v. */
+function debugFlagsHandler(ctx: ServicesContext): { setVerbosity(v: number): void } | undefined {
+  if (!ctx.config.enableDebugFlagsHandler) return undefined;
+  const { logger } = ctx;
+  if (logger.setVerbosity === undefined) {
+    logger.warn({ field: 'enableDebugFlagsHandler' }, 'enableDebugFlagsHandler cannot take effect: this logger cannot change its verbosity at run time; /debug/flags/v answers 405');
+    return undefined;
+  }
+  return {
+    setVerbosity: (v) => {
+      logger.setVerbosity?.(v);
+      logger.info({ verbosity: v }, 'verbosity changed through /debug/flags/v');
+    },
+  };
+}
+
 /** Starts the servers; resolves with their addresses. */
 export async function startServers(ctx: ServicesContext, recorder: EventRecorder, lastSyncIterationMs: () => number | undefined, volumeStats?: VolumeStatsCache): Promise<{ servers: NodeServers; addresses: NodeServersAddresses }> {
   const { agent, config, nodeName, clock, logger, metrics } = ctx;
   const runtime = agent.runtime.runtime;
   const profiling = config.enableProfilingHandler ? new ProfilingHandlers({ clock, contention: config.enableContentionProfiling }) : undefined;
   if (profiling !== undefined) ctx.signal.addEventListener('abort', () => profiling.close(), { once: true });
+  const debugFlags = debugFlagsHandler(ctx);
   const servers = new NodeServers({
     syncLoop: { lastIterationMs: lastSyncIterationMs },
     nodeName,
@@ -98,6 +115,7 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     configz: () => redactConfiguration(config),
     systemLogHandler: config.enableSystemLogHandler,
     ...(profiling !== undefined ? { profiling } : {}),
+    ...(debugFlags !== undefined ? { debugFlags } : {}),
     streamingIdleTimeoutMs: durationMs(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),
     ...(config.enableServer ? { secure: await secureSettings(ctx, recorder) } : {}),
     ...(config.enableServer && config.readOnlyPort > 0 ? { readOnly: { address: config.address, port: config.readOnlyPort } } : {}),

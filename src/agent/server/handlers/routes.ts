@@ -10,6 +10,7 @@ import type { CommandRunner, ContainerLogs, PodsProvider, RunningPodsProvider, S
 import { configzDocument } from './configz.js';
 import { serveCommand, serveContainerLogs } from './containers.js';
 import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
+import { DEBUG_FLAGS_V_PATH, serveDebugFlagV } from './debug-flags.js';
 import { serveLogDir } from './logs.js';
 import type { ProfilingHandlers } from './profiling.js';
 import { httpError, notFound, sendJson, sendText } from './respond.js';
@@ -35,6 +36,8 @@ export interface NodeHandlersOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (absent: not served). */
   profiling?: ProfilingHandlers;
+  /** enableDebugFlagsHandler: /debug/flags/v changes the verbosity (absent: 405, disabled). */
+  debugFlags?: { setVerbosity(verbosity: number): void };
   /** 0 means none. */
   streamingIdleTimeoutMs: number;
   /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
@@ -133,6 +136,8 @@ export class NodeHandlers {
     } else if ((path === '/debug/pprof' || path.startsWith('/debug/pprof/')) && o.profiling !== undefined) {
       if (!this.methodIs(req, res, 'GET')) return;
       await o.profiling.handle(req, res, url, path);
+    } else if (path === DEBUG_FLAGS_V_PATH) {
+      await serveDebugFlagV(req, res, o.debugFlags === undefined ? undefined : (v) => o.debugFlags?.setVerbosity(v));
     } else if (path.startsWith('/run/')) {
       await serveCommand(req, res, path, url, o.commands, 'run');
     } else if (path.startsWith('/exec/')) {
