@@ -12,7 +12,6 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
  * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
-  podLogsDir: 'container logs stay where the runtime keeps them: Docker in its json-file driver, process:// under --root-dir/pods',
   memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
   enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
   tracing: 'the agent exports no OpenTelemetry spans',

@@ -199,6 +199,7 @@ const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   enableDebugFlagsHandler: { file: 'test/unit/agent/server/debug-flags.test.ts', test: 'enableDebugFlagsHandler: PUT /debug/flags/v changes the verbosity at run time; a bad value is 400, another method 406, the field false 405' },
   enableSystemLogHandler: { file: 'test/unit/agent/server/secure-server.test.ts', test: 'enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are' },
   memorySwap: { file: `${OPTS_UNIT}/swap.test.ts`, test: 'memorySwap NoSwap (and ""): Docker MemorySwap equals Memory, so a container gets no swap' },
+  podLogsDir: { file: 'test/integration/agent/pods/pod-logs-dir.test.ts', test: 'podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod' },
   shutdownGracePeriod: SHUTDOWN,
   shutdownGracePeriodCriticalPods: SHUTDOWN,
   shutdownGracePeriodByPodPriority: { file: 'test/integration/agent/node/graceful-shutdown.test.ts', test: 'graceful node shutdown: a cancelled shutdown (PrepareForShutdown false) takes the lock again; logind already allowing the period is left alone' },

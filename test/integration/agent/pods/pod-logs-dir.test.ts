@@ -1,0 +1,71 @@
+// podLogsDir: each container's log appears at <podLogsDir>/<namespace>_<name>_<uid>/<container>/
+// <restartCount>.log (the reference's layout) as a link to the file the runtime writes, for
+// process:// here and Docker's json-file log in the Docker runtime; the pod's directory goes
+// with the pod. A podLogsDir the agent cannot write is said once.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { lstat, mkdir, readFile, readlink, symlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { systemClock } from '../../../../src/common/util/clock.js';
+import { silentLogger } from '../../../../src/common/log/types.js';
+import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
+import { PodLogLinks } from '../../../../src/agent/runtime/pod-logs/links.js';
+import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
+import { ProbeManager } from '../../../../src/agent/worker/probes.js';
+import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
+import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
+import type { Pod } from '../../../../src/agent/pod/types.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { tempDir, waitFor } from './agent-harness.js';
+import { killProcessPods } from './runtimes.js';
+
+test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod', async (t) => {
+  const root = await tempDir('na-podlogs-');
+  const logsDir = join(root.path, 'var-log-pods');
+  const logger = silentLogger();
+  const runtime = new ProcessRuntime({ rootDir: root.path, logger, clock: systemClock, pollIntervalMs: 200 });
+  const statuses = new PodStatusManager();
+  const late: { m?: PodManager } = {};
+  const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
+  const podLogs = new PodLogLinks({ dir: logsDir, logger });
+  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path, podLogs });
+  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true });
+  late.m = manager;
+  const ac = new AbortController();
+  manager.start(ac.signal);
+  t.after(async () => {
+    ac.abort();
+    probes.stopAll();
+    await manager.stop();
+    await killProcessPods(root.path);
+    await runtime.close();
+    await root.cleanup();
+  });
+  const pod: Pod = { metadata: { name: 'web', namespace: 'team', uid: 'uid-web-1' }, spec: { restartPolicy: 'Always', containers: [{ name: 'c', command: ['sh', '-c', 'echo hello from web; exit 1'] }] } };
+  manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod] });
+  const first = join(logsDir, 'team_web_uid-web-1', 'c', '0.log');
+  await waitFor('the first log link', () => lstat(first).then((s) => s.isSymbolicLink(), () => false));
+  assert.equal(await readlink(first), join(root.path, 'pods', 'uid-web-1', 'c.log'));
+  await waitFor('the output through the link', async () => (await readFile(first, 'utf8').catch(() => '')).includes('hello from web'));
+  await waitFor('a link for the restart', () => lstat(join(logsDir, 'team_web_uid-web-1', 'c', '1.log')).then(() => true, () => false), 20_000);
+  manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
+  await waitFor('the pod directory removed', () => lstat(join(logsDir, 'team_web_uid-web-1')).then(() => false, () => true));
+});
+
+test('podLogsDir: a pod directory that is a link out of podLogsDir is refused and said once; nothing is written through it', async (t) => {
+  const root = await tempDir('na-podlogs-bad-');
+  t.after(() => root.cleanup());
+  const logsDir = join(root.path, 'logs');
+  const outside = join(root.path, 'outside');
+  await mkdir(logsDir);
+  await mkdir(outside);
+  await symlink(outside, join(logsDir, 'team_web_uid-1'));
+  const log = recordingLogger();
+  const links = new PodLogLinks({ dir: logsDir, logger: log });
+  await links.link({ namespace: 'team', name: 'web', uid: 'uid-1' }, 'c', 0, '/tmp/x.log');
+  await links.link({ namespace: 'team', name: 'web', uid: 'uid-1' }, 'c', 1, '/tmp/x.log');
+  await assert.rejects(lstat(join(outside, 'c')), 'nothing created through the link');
+  const warns = log.lines.filter((l) => l.level === 'warn');
+  assert.equal(warns.length, 1);
+  assert.match(warns[0]?.msg ?? '', /^cannot link container logs under podLogsDir .*: refusing path/);
+});
