@@ -106,6 +106,8 @@ export interface ServerFixtureOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (default: not served). */
   profiling?: ProfilingHandlers;
+  /** enableSystemLogQuery: /logs/?query=... with this journalctl (default: files only). */
+  systemLogQuery?: { journalctl: string };
   /** enableDebugFlagsHandler: /debug/flags/v (default: disabled, 405). */
   debugFlags?: { setVerbosity(verbosity: number): void };
 }
@@ -162,6 +164,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
     ...(o.profiling !== undefined ? { profiling: o.profiling } : {}),
     ...(o.debugFlags !== undefined ? { debugFlags: o.debugFlags } : {}),
+    ...(o.systemLogQuery !== undefined ? { systemLogQuery: o.systemLogQuery } : {}),
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),

@@ -13,7 +13,6 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
   memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
-  enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
   tracing: 'the agent exports no OpenTelemetry spans',
   iptablesMasqueradeBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   iptablesDropBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
@@ -38,5 +37,5 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
 }

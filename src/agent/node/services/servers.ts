@@ -114,6 +114,8 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     streaming: new RuntimeStreaming({ runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),
     systemLogHandler: config.enableSystemLogHandler,
+    // validation refuses enableSystemLogQuery without the NodeLogQuery gate and the log handler
+    ...(config.enableSystemLogQuery && config.enableSystemLogHandler ? { systemLogQuery: { journalctl: 'journalctl' } } : {}),
     ...(profiling !== undefined ? { profiling } : {}),
     ...(debugFlags !== undefined ? { debugFlags } : {}),
     streamingIdleTimeoutMs: durationMs(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),

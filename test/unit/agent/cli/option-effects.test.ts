@@ -197,6 +197,7 @@ const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   crashLoopBackOff: { file: FILE_EFFECTS_TEST, test: 'crashLoopBackOff.maxContainerRestartPeriod caps the container restart back-off (10 s doubling, 300 s by default)' },
   enableProfilingHandler: { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
   enableDebugFlagsHandler: { file: 'test/unit/agent/server/debug-flags.test.ts', test: 'enableDebugFlagsHandler: PUT /debug/flags/v changes the verbosity at run time; a bad value is 400, another method 406, the field false 405' },
+  enableSystemLogQuery: { file: 'test/unit/agent/server/node-log-query.test.ts', test: 'enableSystemLogQuery: /logs/?query= runs journalctl with the reference arguments, falls back to /var/log heuristics, serves one file; bad queries get 400/406 in the reference words' },
   enableSystemLogHandler: { file: 'test/unit/agent/server/secure-server.test.ts', test: 'enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are' },
   memorySwap: { file: `${OPTS_UNIT}/swap.test.ts`, test: 'memorySwap NoSwap (and ""): Docker MemorySwap equals Memory, so a container gets no swap' },
   podLogsDir: { file: 'test/integration/agent/pods/pod-logs-dir.test.ts', test: 'podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod' },
