@@ -5,6 +5,7 @@
 // over the socket as SCM_RIGHTS, which dbus-next can only receive through the usocket addon.
 import { closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type * as DBus from 'dbus-next';
 import type { ClientInterface, MessageBus, ProxyObject } from 'dbus-next';
 import type { Clock } from '../../../common/util/clock.js';
 import { userMessage } from '../../../common/util/errors.js';
@@ -45,7 +46,9 @@ type SessionBusFn = (o: { busAddress: string; negotiateUnixFd: boolean }) => Mes
 
 /** Connects, resolving on the bus's hello and rejecting on its first error or after 10 s. */
 async function connect(o: LogindOptions): Promise<MessageBus> {
-  const dbus = await import('dbus-next');
+  // dbus-next is CommonJS: Node names its exports, a bundle gives module.exports as the default
+  const mod = (await import('dbus-next')) as typeof DBus & { default?: typeof DBus };
+  const dbus = mod.default ?? mod;
   const bus = (dbus.sessionBus as unknown as SessionBusFn)({ busAddress: o.address, negotiateUnixFd: true });
   const stop = new AbortController();
   try {
