@@ -13,6 +13,7 @@ import type { EventRecorder } from '../events/recorder.js';
 import { nodeAddresses } from '../identity.js';
 import { servingCertificate } from '../serving-certificate.js';
 import type { ServicesContext } from './context.js';
+import { startTracing } from './tracing.js';
 
 /** The secure server's settings; starts the serving certificate (stopped with the services). */
 async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Promise<SecureServerSettings> {
@@ -35,6 +36,7 @@ async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Pr
   ctx.ttl.serving = () => serving.ttlSeconds();
   const tlsOpts = tlsOptionsFor(config.tlsCipherSuites, config.tlsMinVersion);
   const authn = config.authentication;
+  const tracer = await startTracing(ctx);
   return {
     address: config.address,
     port: config.port,
@@ -45,6 +47,7 @@ async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Pr
     clientCaFile: authn.x509.clientCAFile,
     anonymous: authn.anonymous.enabled,
     ...reviewers(ctx),
+    ...(tracer !== undefined ? { tracer } : {}),
   };
 }
 

@@ -204,6 +204,7 @@ const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   shutdownGracePeriod: SHUTDOWN,
   shutdownGracePeriodCriticalPods: SHUTDOWN,
   shutdownGracePeriodByPodPriority: { file: 'test/integration/agent/node/graceful-shutdown.test.ts', test: 'graceful node shutdown: a cancelled shutdown (PrepareForShutdown false) takes the lock again; logind already allowing the period is left alone' },
+  tracing: { file: 'test/unit/agent/server/tracing.test.ts', test: 'tracing: every request of the secure server is an OTLP span continuing the caller traceparent; none without a configuration' },
   singleProcessOOMKill: { file: HOST_CHECKS, test: 'singleProcessOOMKill false is refused on cgroup v1 with the reference message; unset or true starts' },
 };
 
