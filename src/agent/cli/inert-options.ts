@@ -12,11 +12,10 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
  * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
-  memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
-  tracing: 'the agent exports no OpenTelemetry spans',
+  memoryThrottlingFactor: 'the reference uses it only with the MemoryQoS gate (alpha, off) on cgroup v2, to write memory.high; nodeagent does not implement MemoryQoS (the Docker engine API has no memory.high setting)',
   iptablesMasqueradeBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   iptablesDropBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
-  configMapAndSecretChangeDetectionStrategy: 'this version mounts no ConfigMap or Secret volumes',
+  configMapAndSecretChangeDetectionStrategy: 'pods here may use only hostPath and emptyDir volumes (configMap and secret volumes are refused at validation), so there is no ConfigMap or Secret content to refresh',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
 
