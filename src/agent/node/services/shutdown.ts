@@ -4,6 +4,7 @@
 // Without a grace period it is off, as the reference says; where it cannot start (no system bus,
 // no logind, no file descriptor passing) the agent says so once and the node shuts down without
 // waiting for its pods.
+import { Gauge } from 'prom-client';
 import { userMessage } from '../../../common/util/errors.js';
 import { durationMs } from '../../config/duration-field.js';
 import type { EventRecorder } from '../events/recorder.js';
@@ -12,6 +13,7 @@ import { DEFAULT_SYSTEM_BUS, DbusLogind, unixFdProblem } from '../shutdown/login
 import { LOGIND_CONFIG_DIRECTORY, overrideInhibitDelay, type LogindDropin } from '../shutdown/logind-dropin.js';
 import { NodeShutdownManager } from '../shutdown/manager.js';
 import { RuntimeShutdownPods } from '../shutdown/pod-terminator.js';
+import { ShutdownStateFile } from '../shutdown/state.js';
 import type { ServicesContext } from './context.js';
 import { nodeReference } from './events.js';
 
@@ -27,6 +29,14 @@ function identity(ctx: ServicesContext, dir: string): { who: string; why: string
   const agent = ctx.names.agentEventComponent;
   const title = agent === 'kubelet' ? 'Kubelet' : agent;
   return { who: agent, why: `${title} needs time to handle node shutdown`, dropin: { dir, agent, title } };
+}
+
+/** The reference's graceful_shutdown_{start,end}_time_seconds gauges, under the agent's prefix. */
+function shutdownGauges(ctx: ServicesContext): { start(s: number): void; end(s: number): void } {
+  const registers = [ctx.metrics.registry];
+  const start = new Gauge({ name: 'nodeagent_graceful_shutdown_start_time_seconds', help: 'Last graceful shutdown start time since unix epoch in seconds', registers });
+  const end = new Gauge({ name: 'nodeagent_graceful_shutdown_end_time_seconds', help: 'Last graceful shutdown end time since unix epoch in seconds', registers });
+  return { start: (s) => start.set(s), end: (s) => end.set(s) };
 }
 
 /** Starts the manager when a grace period is configured; undefined when off or impossible. */
@@ -55,6 +65,8 @@ export function startShutdown(ctx: ServicesContext, recorder: EventRecorder, env
     overrideInhibitDelay: (ms) => overrideInhibitDelay(id.dropin, ms),
     pods: new RuntimeShutdownPods({ pods: agent.pods, statuses: agent.statuses, runtime: agent.runtime.runtime }),
     event: (message) => recorder.event(nodeReference(ctx.nodeName), 'Normal', 'NodeShutdown', message),
+    state: new ShutdownStateFile(ctx.flags.rootDir),
+    times: shutdownGauges(ctx),
     clock,
     logger,
   });

@@ -10,6 +10,7 @@ import type { Clock } from '../../../common/util/clock.js';
 import { userMessage } from '../../../common/util/errors.js';
 import type { Logger } from '../../../common/log/types.js';
 import { groupByPriority, periodRequestedMs, type PodGroup, type PriorityGracePeriod } from './groups.js';
+import type { ShutdownTimes } from './state.js';
 
 /** The reference's answers (nodeshutdown_manager.go and the Ready condition's error). */
 export const NODE_SHUTDOWN_REASON = 'Terminated';
@@ -53,6 +54,10 @@ export interface NodeShutdownManagerOptions {
   pods: ShutdownPods;
   /** A node event (reason NodeShutdown). */
   event(message: string): void;
+  /** The last shutdown's start and end (graceful_node_shutdown_state). */
+  state?: { load(): Promise<ShutdownTimes>; store(t: ShutdownTimes): Promise<void> };
+  /** The graceful_shutdown_{start,end}_time_seconds gauges (seconds since the epoch, 0: none). */
+  times?: { start(seconds: number): void; end(seconds: number): void };
   clock: Clock;
   logger: Logger;
 }
@@ -81,6 +86,22 @@ export class NodeShutdownManager {
   async start(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => this.stop(), { once: true });
     await this.startOnce(signal);
+    await this.loadTimes();
+  }
+
+  /** The reference's setMetrics: the gauges from the stored state. */
+  private async loadTimes(): Promise<void> {
+    try {
+      const t = (await this.o.state?.load()) ?? {};
+      if (t.startMs !== undefined) this.o.times?.start(Math.floor(t.startMs / 1000));
+      if (t.endMs !== undefined) this.o.times?.end(Math.floor(t.endMs / 1000));
+    } catch (err) {
+      this.o.logger.error({ err: userMessage(err) }, 'Failed to load graceful shutdown state');
+    }
+  }
+
+  private async storeTimes(t: ShutdownTimes): Promise<void> {
+    await this.o.state?.store(t).catch((err: unknown) => this.o.logger.error({ err: userMessage(err) }, 'Failed to store graceful shutdown state'));
   }
 
   /** Releases the lock and leaves the bus. */
@@ -169,9 +190,16 @@ export class NodeShutdownManager {
       return;
     }
     this.syncNodeStatus?.();
+    const startMs = this.o.clock.nowMs();
+    await this.storeTimes({ startMs });
+    this.o.times?.start(Math.floor(startMs / 1000));
+    this.o.times?.end(0);
     try {
       await this.killPods();
     } finally {
+      const endMs = this.o.clock.nowMs();
+      await this.storeTimes({ startMs, endMs });
+      this.o.times?.end(Math.floor(endMs / 1000));
       if (this.lock !== undefined) this.bus?.releaseInhibitLock(this.lock);
       this.lock = undefined;
       this.o.logger.info({}, 'Shutdown manager completed processing shutdown event, node will shutdown shortly');

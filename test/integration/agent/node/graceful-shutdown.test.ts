@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { shutdownGroups } from '../../../../src/agent/node/shutdown/groups.js';
@@ -13,6 +13,7 @@ import { DbusLogind } from '../../../../src/agent/node/shutdown/logind.js';
 import { overrideInhibitDelay } from '../../../../src/agent/node/shutdown/logind-dropin.js';
 import { NodeShutdownManager } from '../../../../src/agent/node/shutdown/manager.js';
 import { RuntimeShutdownPods } from '../../../../src/agent/node/shutdown/pod-terminator.js';
+import { ShutdownStateFile } from '../../../../src/agent/node/shutdown/state.js';
 import type { Pod, PodStatus } from '../../../../src/agent/pod/types.js';
 import type { RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 import { startFakeLogind, startPrivateBus, type FakeLogind, type PrivateBus } from '../../../helpers/fake-logind.js';
@@ -76,6 +77,8 @@ test('graceful node shutdown: delay lock from logind, drop-in raising InhibitDel
   const node = fakeNode([pod('web', 0, 5), pod('batch', 1000), pod('done', 0), pod('dns', 2_000_000_000)]);
   node.statuses.set('uid-done', { phase: 'Succeeded', conditions: [], containerStatuses: [] });
   const dropin = { dir: dropinDir, agent: 'kubelet', title: 'Kubelet' };
+  const stateDir = mkdtempSync(join(tmpdir(), 'nodeagent-shutdown-state-'));
+  const times: string[] = [];
   const manager = new NodeShutdownManager({
     // shutdownGracePeriod 30s, shutdownGracePeriodCriticalPods 10s → 20 s for the rest, then 10 s.
     groups: shutdownGroups([], 30_000, 10_000),
@@ -83,6 +86,8 @@ test('graceful node shutdown: delay lock from logind, drop-in raising InhibitDel
     overrideInhibitDelay: (ms) => overrideInhibitDelay(dropin, ms),
     pods: node.adapter,
     event: (m) => events.push(m),
+    state: new ShutdownStateFile(stateDir),
+    times: { start: (sec) => times.push(`start=${sec}`), end: (sec) => times.push(`end=${sec}`) },
     clock,
     logger: log,
   });
@@ -123,30 +128,41 @@ test('graceful node shutdown: delay lock from logind, drop-in raising InhibitDel
     assert.equal(logind.released(0), true, 'the lock is released once the pods are handled');
     assert.deepEqual(events, ['Shutdown manager detected shutdown event']);
     assert.ok(log.lines.some((l) => l.msg === 'Shutdown manager pod killing time out'));
+    // graceful_node_shutdown_state and the gauges: started at the clock's 2026-01-01T00:00:00Z, 20 s later done
+    assert.equal(readFileSync(join(stateDir, 'graceful_node_shutdown_state'), 'utf8'), '{"startTime":"2026-01-01T00:00:00Z","endTime":"2026-01-01T00:00:20Z"}');
+    assert.deepEqual(times, ['start=1767225600', 'end=0', 'end=1767225620']);
   } finally {
     stop.abort();
     manager.stop();
     logind.stop();
+    rmSync(stateDir, { recursive: true, force: true });
   }
 });
 
-test('graceful node shutdown: a cancelled shutdown (PrepareForShutdown false) takes the lock again; logind already allowing the period is left alone', opts, async () => {
+test('graceful node shutdown: a cancelled shutdown (PrepareForShutdown false) takes the lock again; logind already allowing the period is left alone', opts, async (t) => {
   const logind = await startFakeLogind(bus, { delayUSec: 60_000_000n, dropinDir: join(dropinDir, 'untouched') });
   const clock = new ManualClock();
   const events: string[] = [];
   let overrides = 0;
+  const stateDir = mkdtempSync(join(tmpdir(), 'nodeagent-shutdown-state-'));
+  t.after(() => rmSync(stateDir, { recursive: true, force: true }));
+  writeFileSync(join(stateDir, 'graceful_node_shutdown_state'), '{"startTime":"2025-12-31T23:00:00.5Z","endTime":"0001-01-01T00:00:00Z"}');
+  const times: string[] = [];
   const manager = new NodeShutdownManager({
     groups: shutdownGroups([{ priority: 100000, shutdownGracePeriodSeconds: 10 }, { priority: 0, shutdownGracePeriodSeconds: 20 }], 0, 0),
     connect: () => DbusLogind.connect({ address: bus.address, who: 'nodeagent', why: 'nodeagent needs time to handle node shutdown', clock, logger: recordingLogger() }),
     overrideInhibitDelay: () => Promise.resolve(void overrides++),
     pods: fakeNode([]).adapter,
     event: (m) => events.push(m),
+    state: new ShutdownStateFile(stateDir),
+    times: { start: (sec) => times.push(`start=${sec}`), end: (sec) => times.push(`end=${sec}`) },
     clock,
     logger: recordingLogger(),
   });
   const stop = new AbortController();
   try {
     await manager.start(stop.signal);
+    assert.deepEqual(times, ['start=1767222000'], 'the gauges from the stored state; a zero end time is none');
     assert.equal(overrides, 0);
     assert.deepEqual(logind.state.killUnits, []);
     logind.prepareForShutdown(false);
