@@ -1,7 +1,8 @@
 // The shutdown manager's view of the pods: the admitted, not yet finished pods with their
 // priority and grace period, and termination as the reference's killPodFunc with a status
-// function: the pod is marked Failed (unless it already Succeeded) with reason Terminated and
-// the node shutdown message first, so the workers do not restart what is being stopped, then
+// function: the pod is marked Failed (unless it already Succeeded) with reason Terminated, the
+// node shutdown message and a DisruptionTarget condition (reason TerminationByKubelet, the
+// profile's agent word in it) first, so the workers do not restart what is being stopped, then
 // its containers are stopped within the grace period.
 import type { ContainerRuntime } from '../../runtime/types.js';
 import type { Pod, PodStatus } from '../../pod/types.js';
@@ -17,7 +18,16 @@ export interface ShutdownStatusWriter {
 }
 
 export class RuntimeShutdownPods implements ShutdownPods {
-  constructor(private readonly o: { pods: PodsForShutdown; statuses: ShutdownStatusWriter; runtime: Pick<ContainerRuntime, 'listContainers' | 'stopContainer'> }) {}
+  constructor(
+    private readonly o: {
+      pods: PodsForShutdown;
+      statuses: ShutdownStatusWriter;
+      runtime: Pick<ContainerRuntime, 'listContainers' | 'stopContainer'>;
+      /** The DisruptionTarget reason: TerminationByKubelet (TerminationByPlatlet under the platform profile). */
+      disruptionReason: string;
+      nowIso: () => string;
+    },
+  ) {}
 
   activePods(): ShutdownPod[] {
     return this.o.pods
@@ -39,7 +49,9 @@ export class RuntimeShutdownPods implements ShutdownPods {
     const spec = this.o.pods.desiredPods().find((p) => p.metadata.uid === pod.uid);
     if (spec === undefined) return;
     const prev = this.o.pods.status(pod.uid) ?? { phase: 'Pending', conditions: [], containerStatuses: [] };
-    this.o.statuses.set(spec, { ...prev, phase: prev.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE });
+    const disruption = { type: 'DisruptionTarget' as const, status: 'True' as const, lastTransitionTime: this.o.nowIso(), reason: this.o.disruptionReason, message: NODE_SHUTDOWN_MESSAGE };
+    const conditions = [...prev.conditions.filter((c) => c.type !== 'DisruptionTarget'), disruption];
+    this.o.statuses.set(spec, { ...prev, phase: prev.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE, conditions });
     const running = (await this.o.runtime.listContainers({ podUid: pod.uid })).filter((c) => c.kind !== 'sandbox' && c.state === 'running');
     await Promise.all(running.map((c) => this.o.runtime.stopContainer(c.id, gracePeriodSeconds)));
   }

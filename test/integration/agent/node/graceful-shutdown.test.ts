@@ -59,6 +59,8 @@ function fakeNode(pods: Pod[]) {
     pods: { desiredPods: () => pods, status: (uid) => statuses.get(uid) },
     statuses: { set: (p, s) => statuses.set(p.metadata.uid, s) },
     runtime,
+    disruptionReason: 'TerminationByKubelet',
+    nowIso: () => '2026-01-01T00:00:00.000Z',
   });
   return { adapter, statuses, stops };
 }
@@ -111,6 +113,7 @@ test('graceful node shutdown: delay lock from logind, drop-in raising InhibitDel
     for (const uid of ['uid-web', 'uid-batch']) {
       const s = node.statuses.get(uid);
       assert.deepEqual([s?.phase, s?.reason, s?.message], ['Failed', 'Terminated', 'Pod was terminated in response to imminent node shutdown.']);
+      assert.deepEqual(s?.conditions.find((c) => c.type === 'DisruptionTarget'), { type: 'DisruptionTarget', status: 'True', lastTransitionTime: '2026-01-01T00:00:00.000Z', reason: 'TerminationByKubelet', message: 'Pod was terminated in response to imminent node shutdown.' });
     }
     assert.equal(node.statuses.get('uid-done')?.phase, 'Succeeded');
     assert.equal(node.statuses.get('uid-dns')?.phase, 'Running', 'critical pods wait for the lower groups');
