@@ -1,10 +1,11 @@
 // podLogsDir: each container's log appears at <podLogsDir>/<namespace>_<name>_<uid>/<container>/
 // <restartCount>.log (the reference's layout) as a link to the file the runtime writes, for
-// process:// here and Docker's json-file log in the Docker runtime; the pod's directory goes
+// process:// and Docker's json-file log (as dockershim linked it); the pod's directory goes
 // with the pod. A podLogsDir the agent cannot write is said once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lstat, mkdir, readFile, readlink, symlink } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
@@ -16,8 +17,9 @@ import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
 import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
-import { tempDir, waitFor } from './agent-harness.js';
-import { killProcessPods } from './runtimes.js';
+import { runAgent } from '../../../../src/agent/agent.js';
+import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason, killProcessPods, removeDockerPodsNamed } from './runtimes.js';
 
 test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod', async (t) => {
   const root = await tempDir('na-podlogs-');
@@ -68,4 +70,36 @@ test('podLogsDir: a pod directory that is a link out of podLogsDir is refused an
   const warns = log.lines.filter((l) => l.level === 'warn');
   assert.equal(warns.length, 1);
   assert.match(warns[0]?.msg ?? '', /^cannot link container logs under podLogsDir .*: refusing path/);
+});
+
+const dockerSkip = await dockerSkipReason();
+
+test('podLogsDir with Docker: the link points at the engine\'s json-file log of the container', { skip: dockerSkip ?? false, timeout: 120_000 }, async (t) => {
+  const root = await tempDir('na-podlogs-docker-');
+  const m = await tempDir('na-podlogs-docker-m-');
+  const node = `plogs-${randomBytes(3).toString('hex')}`;
+  const logsDir = join(root.path, 'pod-logs');
+  const ac = new AbortController();
+  const run = runAgent({
+    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, podLogsDir: logsDir }),
+    flags: testFlags(root.path, { hostnameOverride: node }),
+    logger: silentLogger(),
+    signal: ac.signal,
+  });
+  t.after(async () => {
+    ac.abort();
+    await run.catch(() => 1);
+    await removeDockerPodsNamed(`web-${node}`);
+    await root.cleanup();
+    await m.cleanup();
+  });
+  await writeFile(join(m.path, 'web.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from docker; sleep 300'] }] } }));
+  const link = await waitFor('the log link', async () => {
+    const dirs = await readdir(logsDir).catch(() => [] as string[]);
+    const d = dirs.find((x) => x.startsWith(`default_web-${node}_`));
+    return d === undefined ? undefined : join(logsDir, d, 'c', '0.log');
+  }, 60_000);
+  await waitFor('a link', () => lstat(link).then((s) => s.isSymbolicLink(), () => false), 30_000);
+  assert.match(await readlink(link), /\/containers\/[0-9a-f]{64}\/[0-9a-f]{64}-json\.log$/);
+  await waitFor('the output in the json-file log', async () => (await readFile(link, 'utf8').catch(() => '')).includes('"log":"hello from docker\\n"'), 30_000);
 });
