@@ -49,7 +49,12 @@ async function connect(o: LogindOptions): Promise<MessageBus> {
   // dbus-next is CommonJS: Node names its exports, a bundle gives module.exports as the default
   const mod = (await import('dbus-next')) as typeof DBus & { default?: typeof DBus };
   const dbus = mod.default ?? mod;
-  const bus = (dbus.sessionBus as unknown as SessionBusFn)({ busAddress: o.address, negotiateUnixFd: true });
+  let bus: MessageBus;
+  try {
+    bus = (dbus.sessionBus as unknown as SessionBusFn)({ busAddress: o.address, negotiateUnixFd: true });
+  } catch (err) {
+    throw new Error(`cannot connect to the system bus at ${JSON.stringify(o.address)}: not a usable D-Bus address (${userMessage(err)}); DBUS_SYSTEM_BUS_ADDRESS takes one such as unix:path=/var/run/dbus/system_bus_socket`, { cause: err });
+  }
   const stop = new AbortController();
   try {
     await Promise.race([

@@ -189,4 +189,5 @@ test('graceful node shutdown: no bus at the address is an error naming it', opts
     assert.match(err.message, new RegExp(`^cannot connect to the system bus at ${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `));
     return true;
   });
+  await assert.rejects(DbusLogind.connect({ address: 'garbage', who: 'kubelet', why: 'x', clock: new ManualClock(), logger: recordingLogger() }), /^Error: cannot connect to the system bus at "garbage": not a usable D-Bus address/);
 });
