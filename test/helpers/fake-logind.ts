@@ -30,15 +30,19 @@ export interface PrivateBus {
   stop(): Promise<void>;
 }
 
-/** Starts dbus-daemon on a socket in a new temporary directory; resolves once it listens. */
-export async function startPrivateBus(): Promise<PrivateBus> {
-  const dir = mkdtempSync(join(tmpdir(), 'nodeagent-dbus-'));
+/**
+ * Starts dbus-daemon on a socket in a new temporary directory (or `dir`, left in place, for a
+ * bus that comes back at the same address); resolves once it listens.
+ */
+export async function startPrivateBus(options: { dir?: string } = {}): Promise<PrivateBus> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'nodeagent-dbus-'));
   const socket = join(dir, 'bus.sock');
+  rmSync(socket, { force: true });
   writeFileSync(join(dir, 'bus.conf'), BUS_CONFIG(socket));
   const child: ChildProcess = spawn('dbus-daemon', [`--config-file=${join(dir, 'bus.conf')}`, '--nofork', '--print-address'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const stop = async (): Promise<void> => {
     await stopChild(child, 5000);
-    rmSync(dir, { recursive: true, force: true });
+    if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
   };
   try {
     const address = await new Promise<string>((resolve, reject) => {

@@ -191,3 +191,45 @@ test('graceful node shutdown: no bus at the address is an error naming it', opts
   });
   await assert.rejects(DbusLogind.connect({ address: 'garbage', who: 'kubelet', why: 'x', clock: new ManualClock(), logger: recordingLogger() }), /^Error: cannot connect to the system bus at "garbage": not a usable D-Bus address/);
 });
+
+test('graceful node shutdown: when the bus goes away the watch starts again after 1 s and takes a new lock', opts, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'nodeagent-dbus-again-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const first = await startPrivateBus({ dir });
+  const logind1 = await startFakeLogind(first, { delayUSec: 60_000_000n, dropinDir: join(dir, 'conf') });
+  const clock = new ManualClock();
+  const log = recordingLogger();
+  const manager = new NodeShutdownManager({
+    groups: shutdownGroups([], 10_000, 0),
+    connect: () => DbusLogind.connect({ address: first.address.split(',')[0] ?? first.address, who: 'nodeagent', why: 'nodeagent needs time to handle node shutdown', clock, logger: log }),
+    overrideInhibitDelay: () => Promise.resolve(),
+    pods: fakeNode([]).adapter,
+    event: () => undefined,
+    clock,
+    logger: log,
+  });
+  const stop = new AbortController();
+  let second: PrivateBus | undefined;
+  let logind2: FakeLogind | undefined;
+  t.after(async () => {
+    stop.abort();
+    manager.stop();
+    logind1.stop();
+    logind2?.stop();
+    await first.stop();
+    await second?.stop();
+  });
+  await manager.start(stop.signal);
+  assert.equal(logind1.state.inhibits.length, 1);
+  await first.stop();
+  await until('the watch noticed the bus went away', () => log.lines.some((l) => l.msg === 'Ended to watching the node for shutdown events'));
+  await clock.waitForSleepers(1);
+  clock.advance(1000);
+  await until('a failed retry said once', () => log.lines.some((l) => l.msg === 'Unable to watch the node for shutdown events; retrying every second'));
+  second = await startPrivateBus({ dir });
+  logind2 = await startFakeLogind(second, { delayUSec: 60_000_000n, dropinDir: join(dir, 'conf') });
+  await clock.waitForSleepers(1);
+  clock.advance(1000);
+  await until('a lock from the new logind', () => (logind2?.state.inhibits.length ?? 0) === 1);
+  assert.equal(log.lines.filter((l) => l.msg === 'Unable to watch the node for shutdown events; retrying every second').length, 1);
+});
