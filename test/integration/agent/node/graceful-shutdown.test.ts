@@ -209,15 +209,14 @@ test('graceful node shutdown: when the bus goes away the watch starts again afte
     logger: log,
   });
   const stop = new AbortController();
-  let second: PrivateBus | undefined;
-  let logind2: FakeLogind | undefined;
+  const later: { bus?: PrivateBus; logind?: FakeLogind } = {};
   t.after(async () => {
     stop.abort();
     manager.stop();
     logind1.stop();
-    logind2?.stop();
+    later.logind?.stop();
     await first.stop();
-    await second?.stop();
+    await later.bus?.stop();
   });
   await manager.start(stop.signal);
   assert.equal(logind1.state.inhibits.length, 1);
@@ -226,10 +225,10 @@ test('graceful node shutdown: when the bus goes away the watch starts again afte
   await clock.waitForSleepers(1);
   clock.advance(1000);
   await until('a failed retry said once', () => log.lines.some((l) => l.msg === 'Unable to watch the node for shutdown events; retrying every second'));
-  second = await startPrivateBus({ dir });
-  logind2 = await startFakeLogind(second, { delayUSec: 60_000_000n, dropinDir: join(dir, 'conf') });
+  later.bus = await startPrivateBus({ dir });
+  later.logind = await startFakeLogind(later.bus, { delayUSec: 60_000_000n, dropinDir: join(dir, 'conf') });
   await clock.waitForSleepers(1);
   clock.advance(1000);
-  await until('a lock from the new logind', () => (logind2?.state.inhibits.length ?? 0) === 1);
+  await until('a lock from the new logind', () => (later.logind?.state.inhibits.length ?? 0) === 1);
   assert.equal(log.lines.filter((l) => l.msg === 'Unable to watch the node for shutdown events; retrying every second').length, 1);
 });
