@@ -38,7 +38,8 @@ export function unixFdProblem(): string | undefined {
     createRequire(import.meta.url)('usocket');
     return undefined;
   } catch (err) {
-    return `the usocket addon, through which D-Bus passes the inhibitor lock's file descriptor, did not load (${userMessage(err)})`;
+    // the first line: a module-not-found error goes on with its require stack
+    return `the usocket addon, through which D-Bus passes the inhibitor lock's file descriptor, did not load (${userMessage(err).split('\n')[0] ?? ''})`;
   }
 }
 
