@@ -34,6 +34,8 @@ export interface PodManagerOptions {
   admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
   /** --cgroups-per-qos: removes the pod cgroups of pods for which `keep` is false. */
   cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
+  /** podLogsDir: removes the log directories of pods for which `keep` is false. */
+  cleanupOrphanPodLogs?: (keep: (uid: string) => boolean) => Promise<void>;
 }
 
 function firstRefusal(handlers: readonly ((pod: Pod) => AdmitResult)[], pod: Pod): AdmitResult | undefined {
@@ -231,6 +233,7 @@ export class PodManager implements StatusProvider {
     }
     const running = new Set(containers.map((c) => c.podUid));
     await this.opts.cleanupOrphanCgroups?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
+    await this.opts.cleanupOrphanPodLogs?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
   }
 
   pods(): Pod[] {

@@ -2,8 +2,10 @@
 // <podLogsDir>/<namespace>_<name>_<uid>/<container>/<restartCount>.log (BuildPodLogsDirectory,
 // BuildContainerLogsDirectory), as a symbolic link to the file the runtime writes: the Docker
 // engine's json-file log (as dockershim linked it) or the process:// log under --root-dir/pods.
-// The pod's directory goes when the pod is removed. Tools that read /var/log/pods (log shippers)
-// find every container there.
+// The pod's directory goes when the pod is removed, and at housekeeping the directories of pods
+// the agent no longer knows go too (the reference's evictPodLogsDirectories); only names of the
+// pod directory form are touched. Tools that read /var/log/pods (log shippers) find every
+// container there.
 import { randomBytes } from 'node:crypto';
 import { readdir, rename, symlink, unlink } from 'node:fs/promises';
 import type { Logger } from '../../../common/log/types.js';
@@ -20,6 +22,9 @@ export interface PodRef {
 export function podLogsDirName(pod: PodRef): string {
   return `${pod.namespace}_${pod.name}_${pod.uid}`;
 }
+
+/** <namespace>_<name>_<uid>: DNS names and a UID (a UUID or the 32-hex static pod hash). */
+const POD_DIR = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-.a-z0-9]*[a-z0-9])?_([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 export class PodLogLinks {
   private warned = false;
@@ -44,6 +49,16 @@ export class PodLogLinks {
       if (this.warned) return;
       this.warned = true;
       this.o.logger.warn({ field: 'podLogsDir', dir: this.o.dir, err: userMessage(err) }, `cannot link container logs under podLogsDir ${this.o.dir}: ${userMessage(err)}; the logs stay where the runtime writes them (said once)`);
+    }
+  }
+
+  /** Removes the directories of pods for which `keep` is false (names of the pod form only). */
+  async removeStale(keep: (uid: string) => boolean): Promise<void> {
+    const names = await readdir(this.o.dir).catch(() => [] as string[]);
+    for (const n of names) {
+      const m = POD_DIR.exec(n);
+      if (m?.[3] === undefined || keep(m[3])) continue;
+      await rmUnder(this.o.dir, [n]).catch((err: unknown) => this.o.logger.warn({ dir: n, err: userMessage(err) }, 'cannot remove a pod log directory'));
     }
   }
 

@@ -31,7 +31,11 @@ test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log 
   const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
   const podLogs = new PodLogLinks({ dir: logsDir, logger });
   const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path, podLogs });
-  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true });
+  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true, cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep), housekeepingMs: 200 });
+  // left by a pod of an earlier agent that is gone: removed at housekeeping; other names stay
+  const stale = join(logsDir, 'team_old_0123456789abcdef0123456789abcdef');
+  await mkdir(join(stale, 'c'), { recursive: true });
+  await mkdir(join(logsDir, 'notes_of_admin'), { recursive: true });
   late.m = manager;
   const ac = new AbortController();
   manager.start(ac.signal);
@@ -52,6 +56,8 @@ test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log 
   await waitFor('a link for the restart', () => lstat(join(logsDir, 'team_web_uid-web-1', 'c', '1.log')).then(() => true, () => false), 20_000);
   manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
   await waitFor('the pod directory removed', () => lstat(join(logsDir, 'team_web_uid-web-1')).then(() => false, () => true));
+  await waitFor('the stale pod directory removed', () => lstat(stale).then(() => false, () => true));
+  assert.ok((await lstat(join(logsDir, 'notes_of_admin'))).isDirectory(), 'a name not of the pod form is left alone');
 });
 
 test('podLogsDir: a pod directory that is a link out of podLogsDir is refused and said once; nothing is written through it', async (t) => {
