@@ -5,7 +5,9 @@
 // (the launchers in bin/ turn them on, so stack traces name src/ lines). Native modules stay
 // outside: better-sqlite3 (plat-apiserver's storage, a .node addon), node-pty (the process://
 // terminal), cpu-features and ssh2's optional sshcrypto addon (both loaded by ssh2 inside
-// try/catch, with pure-JS fallbacks), and ws's optional bufferutil and utf-8-validate (the same).
+// try/catch, with pure-JS fallbacks), ws's optional bufferutil and utf-8-validate (the same), and
+// usocket (dbus-next's unix socket with file descriptor passing, for graceful node shutdown;
+// dbus-next's x11 lookup of a session bus address is never reached: the agent names its bus).
 // Usage: node scripts/bundle.mjs [--metafile]   (writes dist/bundle/<program>/meta.json too)
 import { build } from 'esbuild';
 import { readFile, rm, writeFile } from 'node:fs/promises';
@@ -22,7 +24,7 @@ export const PROGRAMS = [
 ];
 
 /** Modules that are never bundled: native addons and the optional native parts of ssh2. */
-export const EXTERNAL = ['better-sqlite3', 'cpu-features', 'node-pty', 'bufferutil', 'utf-8-validate', '*.node'];
+export const EXTERNAL = ['better-sqlite3', 'cpu-features', 'node-pty', 'bufferutil', 'utf-8-validate', 'usocket', 'x11', '*.node'];
 
 // CommonJS dependencies bundled into an ES module call require() for node: built-ins and may read
 // __filename/__dirname; an ES module has none of them, so each output file defines them (names

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs the whole compiled test suite again on Node 24 (after `npm test` on the machine's Node 20
 # has built dist/). Node 24 comes from the npm registry's `node` package, which ships the binary
-# and its headers inside npm packages: nothing is downloaded from elsewhere. better-sqlite3 is a
-# native addon built for one Node ABI: it is rebuilt against Node 24's headers for this run and
-# the Node 20 build is put back afterwards, whatever the outcome.
+# and its headers inside npm packages: nothing is downloaded from elsewhere. better-sqlite3 and
+# usocket (dbus-next's fd passing) are native addons built for one Node ABI (node-pty uses N-API,
+# which needs no rebuild): they are rebuilt against Node 24's headers for this run and the Node 20
+# builds are put back afterwards, whatever the outcome.
 # Usage: bash scripts/test-node24.sh [test path fragment...]   (NODE24_PREFIX reuses an install)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,20 +18,27 @@ node24_bin="$prefix/node_modules/node/bin"
 headers="$(dirname "$(dirname "$(ls -d "$prefix"/node_modules/node/node_modules/node-*/include/node)")")"
 echo "==> $("$node24_bin/node" --version) (headers: $headers)"
 
-addon=node_modules/better-sqlite3
+addons=(node_modules/better-sqlite3 node_modules/usocket)
 saved="$(mktemp -d)"
-cp -a "$addon/build" "$saved/build"
+for addon in "${addons[@]}"; do
+  mkdir -p "$saved/$addon"
+  cp -a "$addon/build" "$saved/$addon/build"
+done
 restore() {
-  rm -rf "$addon/build"
-  cp -a "$saved/build" "$addon/build"
+  for addon in "${addons[@]}"; do
+    rm -rf "$addon/build"
+    cp -a "$saved/$addon/build" "$addon/build"
+  done
   rm -rf "$saved"
 }
 trap restore EXIT
 
-echo "==> rebuilding better-sqlite3 for Node 24 (node-gyp from npm, Node 24's headers)"
 node_gyp="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js"
-(cd "$addon" && PATH="$node24_bin:$PATH" node "$node_gyp" rebuild --release --nodedir="$headers" >"$saved/node-gyp.log" 2>&1) \
-  || { cat "$saved/node-gyp.log" >&2; exit 1; }
+for addon in "${addons[@]}"; do
+  echo "==> rebuilding $addon for Node 24 (node-gyp from npm, Node 24's headers)"
+  (cd "$addon" && PATH="$node24_bin:$PATH" node "$node_gyp" rebuild --release --nodedir="$headers" >"$saved/node-gyp.log" 2>&1) \
+    || { cat "$saved/node-gyp.log" >&2; exit 1; }
+done
 
 echo "==> the test suite on Node 24"
 PATH="$node24_bin:$PATH" node scripts/run-tests.mjs "$@"

@@ -26,6 +26,7 @@ import type { PodSnapshot, PodSource } from './source/types.js';
 import { ApiStatusSync } from './worker/api-status-sync.js';
 import { Backoff } from './worker/backoff.js';
 import { PodManager } from './worker/pod-manager.js';
+import { PodLogLinks } from './runtime/pod-logs/links.js';
 import { PodSyncer } from './worker/pod-sync.js';
 import { ProbeManager } from './worker/probes.js';
 import { PodStatusManager } from './worker/status-manager.js';
@@ -123,7 +124,8 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
   const cgroups = w.input.podCgroups;
   noteMounterPath(typeof flags.experimentalMounterPath === 'string' ? flags.experimentalMounterPath : '', logger.child({ part: 'volumes' }));
-  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }) });
+  const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
+  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }), podLogs });
   const pods = new PodManager({
     syncer,
     runtime: runtime.runtime,
@@ -136,6 +138,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
     validate: (pod) => validatePod(pod, w.validation),
     admitHandlers: [...w.input.admitHandlers],
     ...(cgroups !== undefined ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) } : {}),
+    cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep),
   });
   return { probes, pods };
 }

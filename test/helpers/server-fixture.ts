@@ -1,6 +1,7 @@
 // Builds the agent's servers in-process for the server tests: test certificates, a client CA
 // file, fake pods/stats/logs/commands, and scripted TokenReview / SubjectAccessReview answers.
 import type { ProfilingHandlers } from '../../src/agent/server/handlers/profiling.js';
+import type { RequestSpans } from '../../src/agent/server/server.js';
 import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +107,12 @@ export interface ServerFixtureOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (default: not served). */
   profiling?: ProfilingHandlers;
+  /** tracing: spans of the secure server's requests. */
+  tracer?: RequestSpans;
+  /** enableSystemLogQuery: /logs/?query=... with this journalctl (default: files only). */
+  systemLogQuery?: { journalctl: string };
+  /** enableDebugFlagsHandler: /debug/flags/v (default: disabled, 405). */
+  debugFlags?: { setVerbosity(verbosity: number): void };
 }
 
 export interface ServerFixture {
@@ -159,6 +166,8 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     logDir,
     ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
     ...(o.profiling !== undefined ? { profiling: o.profiling } : {}),
+    ...(o.debugFlags !== undefined ? { debugFlags: o.debugFlags } : {}),
+    ...(o.systemLogQuery !== undefined ? { systemLogQuery: o.systemLogQuery } : {}),
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),
@@ -167,6 +176,7 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
       address: '127.0.0.1',
       port: 0,
       tls: { current: o.serving ?? (() => servingMaterial) },
+      ...(o.tracer !== undefined ? { tracer: o.tracer } : {}),
       ...(o.tlsMinVersion !== undefined ? { tlsMinVersion: o.tlsMinVersion } : {}),
       ...(o.tlsCipherSuites !== undefined ? { tlsCipherSuites: o.tlsCipherSuites } : {}),
       enableDebuggingHandlers: o.enableDebuggingHandlers ?? true,

@@ -12,17 +12,10 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
  * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
-  shutdownGracePeriod: 'graceful node shutdown needs a systemd-logind inhibitor lock over D-Bus, which this version does not take; the node shuts down without delaying for pods',
-  shutdownGracePeriodCriticalPods: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
-  shutdownGracePeriodByPodPriority: 'graceful node shutdown (shutdownGracePeriod) is not implemented',
-  podLogsDir: 'container logs stay where the runtime keeps them: Docker in its json-file driver, process:// under --root-dir/pods',
-  memoryThrottlingFactor: 'memory.high (MemoryQoS, cgroup v2) is not set: the Docker engine API has no such setting',
-  enableDebugFlagsHandler: 'no /debug/flags/v handler is served by this version',
-  enableSystemLogQuery: 'log queries on /logs/ are not implemented; /logs/ serves the log directory\'s files',
-  tracing: 'the agent exports no OpenTelemetry spans',
+  memoryThrottlingFactor: 'the reference uses it only with the MemoryQoS gate (alpha, off) on cgroup v2, to write memory.high; nodeagent does not implement MemoryQoS (the Docker engine API has no memory.high setting)',
   iptablesMasqueradeBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   iptablesDropBit: 'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
-  configMapAndSecretChangeDetectionStrategy: 'this version mounts no ConfigMap or Secret volumes',
+  configMapAndSecretChangeDetectionStrategy: 'pods here may use only hostPath and emptyDir volumes (configMap and secret volumes are refused at validation), so there is no ConfigMap or Secret content to refresh',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
 
@@ -43,5 +36,5 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const set = inertFieldsSet(config);
   for (const field of set) logger.warn({ field }, `${field} is set but cannot take effect: ${INERT_FIELDS[field] ?? ''}`);
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
-  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no graceful node shutdown, flags handler, log queries, tracing, iptables mark bits, ConfigMap/Secret volumes, memory.high)');
+  logger.info({ fields: rest }, 'These configuration-file fields are accepted at their defaults but take no effect in this version (no iptables mark bits, ConfigMap/Secret volumes, memory.high)');
 }

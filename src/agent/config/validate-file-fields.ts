@@ -93,9 +93,13 @@ function validateBackOff(c: Cfg, p: Problems, on: Gate): void {
   if (v !== undefined && (v < 1000 || v > 300_000)) p.raw(`CrashLoopBackOff.MaxContainerRestartPeriod (got: ${v / 1000} seconds) must be set between 1s and 300s`);
 }
 
-function validateTracing(c: Cfg, p: Problems): void {
+function validateTracing(c: Cfg, p: Problems, on: Gate): void {
   const t = c.tracing;
   if (t === null) return;
+  if (!on('PlatletTracing')) {
+    p.raw('tracing should not be configured if PlatletTracing feature flag is disabled.');
+    return;
+  }
   const rate = t.samplingRatePerMillion;
   if (rate !== undefined && rate < 0) p.plain(`tracing.samplingRatePerMillion: Invalid value: ${rate}: sampling rate must be positive`);
   if (rate !== undefined && rate > 1_000_000) p.plain(`tracing.samplingRatePerMillion: Invalid value: ${rate}: sampling rate per million must be less than or equal to one million`);
@@ -139,6 +143,6 @@ export function validateFileOnlyFields(c: Cfg, p: Problems, on: Gate): void {
   validateShutdown(c, p, on);
   validateMemory(c, p, on);
   validateBackOff(c, p, on);
-  validateTracing(c, p);
+  validateTracing(c, p, on);
   validateHandlersAndMisc(c, p, on);
 }

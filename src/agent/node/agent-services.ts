@@ -22,6 +22,7 @@ import { startEviction } from './services/eviction.js';
 import { startNetworkUtil } from './services/network.js';
 import { startNodeStatus } from './services/node-status.js';
 import { startServers } from './services/servers.js';
+import { startShutdown } from './services/shutdown.js';
 import { startVolumeStats } from './services/volume-stats.js';
 
 export type { ServicesAgent } from './services/context.js';
@@ -79,12 +80,13 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   const volumeStats = startVolumeStats(ctx);
   const eviction = startEviction(ctx, thresholds, recorder, volumeStats);
   startNetworkUtil(ctx);
+  const shutdown = startShutdown(ctx, recorder);
   if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
     ctx.logger.warn({ option: '--pod-cidr', podCIDR: ctx.config.podCIDR }, '--pod-cidr is ignored with an API server: the pod CIDR is the node\'s spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)');
   }
   if (ctx.rest !== undefined && ctx.config.registerNode) {
     const labels = registrationLabels(ctx.names, ctx.nodeName, ctx.flags.nodeLabels);
-    await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0' });
+    await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0', shutdown });
   } else if (ctx.config.registerNode) {
     ctx.logger.info({}, 'no API server configured (--platconfig): the node is not registered; running standalone');
   } else {

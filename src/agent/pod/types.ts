@@ -192,7 +192,7 @@ export interface ContainerStatus {
 }
 
 export interface PodCondition {
-  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | 'PodReadyToStartContainers';
+  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | 'PodReadyToStartContainers' | 'DisruptionTarget';
   status: 'True' | 'False' | 'Unknown';
   lastTransitionTime?: string;
   reason?: string;

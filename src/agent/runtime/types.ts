@@ -121,6 +121,8 @@ export interface ContainerRuntime {
   timedLogs?(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]>;
   /** Path of the log file, when the runtime keeps one on the host (for rotation). */
   logPath?(id: string): string | undefined;
+  /** The file the container's output goes to on the host (Docker's json-file log), for podLogsDir. */
+  hostLogFile?(id: string): Promise<string | undefined>;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
   /** An interactive exec: the process's pipes, for the streaming endpoints (exec, attach). */
   execStream?(id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession>;

@@ -14,7 +14,7 @@ import { AlwaysAllowAuthorizer, WebhookAuthorizer } from './authz/authorizers.js
 import { NodeHandlers, type NodeHandlersOptions } from './handlers/routes.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { PlainServer } from './plain-servers.js';
-import { SecureServer } from './server.js';
+import { SecureServer, type RequestSpans } from './server.js';
 import type { Authenticator, Authorizer, ServingTlsSource, SubjectAccessReviewer, TokenReviewer } from './types.js';
 
 export type AuthorizationSettings =
@@ -35,6 +35,8 @@ export interface SecureServerSettings {
   tokenWebhook?: { reviewer: TokenReviewer; cacheTtlMs: number };
   authorization: AuthorizationSettings;
   maxConnectionAgeMs?: number;
+  /** tracing: one span per request on the secure server. */
+  tracer?: RequestSpans;
 }
 
 export interface NodeServersOptions extends Omit<NodeHandlersOptions, 'clock' | 'logger' | 'metrics'> {
@@ -75,6 +77,7 @@ export class NodeServers {
           ...(o.secure.tlsMinVersion !== undefined ? { tlsMinVersion: o.secure.tlsMinVersion } : {}),
           ...(o.secure.tlsCipherSuites !== undefined ? { tlsCipherSuites: o.secure.tlsCipherSuites } : {}),
           ...(o.secure.maxConnectionAgeMs !== undefined ? { maxConnectionAgeMs: o.secure.maxConnectionAgeMs } : {}),
+          ...(o.secure.tracer !== undefined ? { tracer: o.secure.tracer } : {}),
           authenticator,
           authorizer: this.authorizer(o.secure.authorization),
           handlers,

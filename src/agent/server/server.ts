@@ -36,6 +36,13 @@ export interface SecureServerOptions {
   logger: Logger;
   /** Default 4 h, the reference's cap; tests shorten it. */
   maxConnectionAgeMs?: number;
+  /** tracing: one span per request (absent: none). */
+  tracer?: RequestSpans;
+}
+
+/** Per-request spans (src/common/tracing/request-tracer.ts). */
+export interface RequestSpans {
+  startRequestSpan(req: IncomingMessage): { end(statusCode: number): void };
 }
 
 export class SecureServer {
@@ -112,6 +119,8 @@ export class SecureServer {
     const o = this.options;
     const verb = (req.method ?? 'GET').toLowerCase();
     res.once('finish', () => o.metrics.serverRequests.inc({ code: String(res.statusCode), server: 'secure', verb }));
+    const span = o.tracer?.startRequestSpan(req);
+    if (span !== undefined) res.once('close', () => span.end(res.statusCode));
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'https://node.invalid');

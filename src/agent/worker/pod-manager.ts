@@ -34,6 +34,8 @@ export interface PodManagerOptions {
   admitHandlers?: readonly ((pod: Pod) => AdmitResult)[];
   /** --cgroups-per-qos: removes the pod cgroups of pods for which `keep` is false. */
   cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
+  /** podLogsDir: removes the log directories of pods for which `keep` is false. */
+  cleanupOrphanPodLogs?: (keep: (uid: string) => boolean) => Promise<void>;
 }
 
 function firstRefusal(handlers: readonly ((pod: Pod) => AdmitResult)[], pod: Pod): AdmitResult | undefined {
@@ -62,6 +64,8 @@ export class PodManager implements StatusProvider {
   private readonly terminating = new Map<string, { uid: string; done: Promise<void>; resolve: () => void }>();
   private loops: Promise<void>[] = [];
   private readonly housekeepingListeners: ((startedMs: number, durationMs: number) => void)[] = [];
+  /** Admission handlers of parts started after the manager (graceful node shutdown). */
+  private readonly lateAdmitHandlers: ((pod: Pod) => AdmitResult)[] = [];
 
   constructor(opts: PodManagerOptions) {
     this.opts = opts;
@@ -152,11 +156,17 @@ export class PodManager implements StatusProvider {
     });
   }
 
+  /** Adds an admission handler after construction (parts the services start). */
+  addAdmitHandler(handler: (pod: Pod) => AdmitResult): void {
+    this.lateAdmitHandlers.push(handler);
+  }
+
   private admit(pod: Pod): boolean {
     const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
     const problems = this.opts.validate?.(pod) ?? [];
-    // in order, stopping at the first refusal: a later handler (the resource managers) allocates
-    const refused = problems.length > 0 ? undefined : firstRefusal(this.opts.admitHandlers ?? [], pod);
+    // in order, stopping at the first refusal: a later handler (the resource managers) allocates,
+    // so the refusals that allocate nothing (graceful node shutdown) go first
+    const refused = problems.length > 0 ? undefined : firstRefusal([...this.lateAdmitHandlers, ...(this.opts.admitHandlers ?? [])], pod);
     const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : (refused ?? admitPod(active, this.opts.capacity));
     if (r.admit) return true;
     this.rejected.add(pod.metadata.uid);
@@ -223,6 +233,7 @@ export class PodManager implements StatusProvider {
     }
     const running = new Set(containers.map((c) => c.podUid));
     await this.opts.cleanupOrphanCgroups?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
+    await this.opts.cleanupOrphanPodLogs?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
   }
 
   pods(): Pod[] {

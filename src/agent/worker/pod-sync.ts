@@ -35,6 +35,11 @@ export interface PodSyncerOptions {
   podCgroups?: PodCgroupLifecycle;
   /** Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn down with the pod. */
   volumes?: PodVolumePlugins;
+  /** podLogsDir: each started container's log linked where the reference puts it. */
+  podLogs?: {
+    link(pod: { namespace: string; name: string; uid: string }, container: string, attempt: number, target: string | undefined): Promise<void>;
+    removePod(uid: string): Promise<void>;
+  };
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -293,6 +298,7 @@ export class PodSyncer {
       await runtime.startContainer(id);
       waiting.delete(c.name);
       log.info({ container: c.name, attempt, id }, 'container started');
+      await this.opts.podLogs?.link(pod.metadata, c.name, attempt, await runtime.hostLogFile?.(id).catch(() => undefined));
     } catch (err) {
       waiting.set(c.name, { reason: 'RunContainerError', message: userMessage(err) });
       log.warn({ container: c.name, err: userMessage(err) }, 'could not start container');
@@ -325,6 +331,7 @@ export class PodSyncer {
     const containers = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
     await this.stopPodContainers(pod, containers, true, graceOverride);
     await this.opts.podCgroups?.remove(pod);
+    await this.opts.podLogs?.removePod(pod.metadata.uid);
     this.forget(pod.metadata.uid, pod);
   }
 

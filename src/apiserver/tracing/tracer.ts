@@ -1,17 +1,12 @@
-// Request tracing from a TracingConfiguration: one SERVER span per request, exported over OTLP
-// gRPC (insecure) to the endpoint, sampled ParentBased(TraceIdRatio(samplingRatePerMillion/1e6)),
-// continuing a caller's W3C traceparent. Nothing is registered globally.
-import type { IncomingMessage } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+// plat-apiserver's request tracing: the shared request tracer (src/common/tracing) with the
+// API server's name and its raw request path (never dot-resolved) on each span.
+import { RequestTracer } from '../../common/tracing/request-tracer.js';
 import type { TracingConfiguration } from '../config/tracing.js';
 import type { Logger } from '../../common/log/types.js';
-import type { RequestTracer } from '../interfaces.js';
+import type { RequestTracer as RequestTracerInterface } from '../interfaces.js';
 import { rawRequestPath } from '../request-target.js';
 
-export const DEFAULT_OTLP_ENDPOINT = 'localhost:4317';
+export { DEFAULT_OTLP_ENDPOINT, parentContext } from '../../common/tracing/request-tracer.js';
 
 export interface OtelRequestTracerOptions {
   readonly config: TracingConfiguration;
@@ -21,70 +16,8 @@ export interface OtelRequestTracerOptions {
   readonly exportIntervalMs?: number;
 }
 
-/** The parent context of a W3C `traceparent` header (version 00), or the root context. */
-export function parentContext(header: string | string[] | undefined): Context {
-  const value = Array.isArray(header) ? header[0] : header;
-  const m = value === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
-  if (m === null) return ROOT_CONTEXT;
-  const [, traceId = '', spanId = '', flags = '00'] = m;
-  if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: parseInt(flags, 16) & 1, isRemote: true });
-}
-
-export class OtelRequestTracer implements RequestTracer {
-  private readonly provider: BasicTracerProvider;
-  private readonly tracer: Tracer;
-  private readonly logger: Logger;
-
+export class OtelRequestTracer extends RequestTracer implements RequestTracerInterface {
   constructor(opts: OtelRequestTracerOptions) {
-    this.logger = opts.logger.child({ component: 'tracing' });
-    const endpoint = opts.config.endpoint ?? DEFAULT_OTLP_ENDPOINT;
-    const url = /^[a-z]+:\/\//.test(endpoint) ? endpoint : `http://${endpoint}`;
-    const exporter = new OTLPTraceExporter({ url });
-    const rate = (opts.config.samplingRatePerMillion ?? 0) / 1_000_000;
-    this.provider = new BasicTracerProvider({
-      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(rate) }),
-      resource: new Resource({ 'service.name': opts.serviceName ?? 'plat-apiserver' }),
-      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: opts.exportIntervalMs ?? 5000 })],
-    });
-    this.tracer = this.provider.getTracer('plat-apiserver');
-    this.logger.info({ endpoint, samplingRatePerMillion: opts.config.samplingRatePerMillion ?? 0 }, 'request tracing enabled');
-  }
-
-  startRequestSpan(req: IncomingMessage): { end(statusCode: number): void } {
-    const method = req.method ?? 'GET';
-    const target = req.url ?? '/';
-    const span = this.tracer.startSpan(
-      `HTTP ${method}`,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': method,
-          'url.path': rawRequestPath(target),
-          'user_agent.original': req.headers['user-agent'] ?? '',
-        },
-      },
-      parentContext(req.headers.traceparent),
-    );
-    return {
-      end(statusCode: number) {
-        span.setAttribute('http.response.status_code', statusCode);
-        if (statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      },
-    };
-  }
-
-  /** Exports what is buffered now. */
-  async flush(): Promise<void> {
-    await this.provider.forceFlush();
-  }
-
-  async shutdown(): Promise<void> {
-    try {
-      await this.provider.shutdown();
-    } catch (err) {
-      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'exporting the last spans failed');
-    }
+    super({ config: opts.config, logger: opts.logger, serviceName: opts.serviceName ?? 'plat-apiserver', pathOf: rawRequestPath, ...(opts.exportIntervalMs !== undefined ? { exportIntervalMs: opts.exportIntervalMs } : {}) });
   }
 }

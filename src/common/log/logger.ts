@@ -48,19 +48,35 @@ export function levelFor(verbosity: number): 'info' | 'debug' | 'trace' {
 
 type PinoLogger = pino.Logger;
 
+const LEVEL_RANK = { trace: 0, debug: 1, info: 2, warn: 3, error: 4 } as const;
+
+/** The tree's verbosity, shared by the root and every child, changed by setVerbosity. */
+interface VerbosityState {
+  verbosity: number;
+}
+
 class TextLogger implements Logger {
   readonly #p: PinoLogger;
-  readonly #verbosity: number;
+  readonly #state: VerbosityState;
+  /** A --vmodule verbosity for this logger, over the tree's. */
+  readonly #override: number | undefined;
   readonly #vmodule: readonly VModuleItem[];
 
-  constructor(p: PinoLogger, verbosity: number, vmodule: readonly VModuleItem[]) {
+  constructor(p: PinoLogger, state: VerbosityState, override: number | undefined, vmodule: readonly VModuleItem[]) {
     this.#p = p;
-    this.#verbosity = verbosity;
+    this.#state = state;
+    this.#override = override;
     this.#vmodule = vmodule;
+  }
+
+  get #verbosity(): number {
+    return this.#override ?? this.#state.verbosity;
   }
 
   #method(level: 'error' | 'warn' | 'info' | 'debug' | 'trace'): LogFn {
     return (a: string | Record<string, unknown>, msg?: string): void => {
+      // pino writes every level; the verbosity in force decides here, so it can change at run time.
+      if (LEVEL_RANK[level] < LEVEL_RANK[levelFor(this.#verbosity)]) return;
       if (typeof a === 'string') {
         this.#p[level](a);
         return;
@@ -82,9 +98,11 @@ class TextLogger implements Logger {
     // Our parts name themselves with `component` (some with `part`): vmodule matches either.
     const component = bindings['component'] ?? bindings['part'];
     const override = typeof component === 'string' ? vmoduleVerbosity(this.#vmodule, component) : undefined;
-    const verbosity = override ?? this.#verbosity;
-    const child = this.#p.child(bindings, { level: levelFor(verbosity) });
-    return new TextLogger(child, verbosity, this.#vmodule);
+    return new TextLogger(this.#p.child(bindings), this.#state, override ?? this.#override, this.#vmodule);
+  }
+
+  setVerbosity(verbosity: number): void {
+    this.#state.verbosity = verbosity;
   }
 }
 
@@ -145,21 +163,19 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
   const split = opts.splitStream === true;
   const stderr = opts.stderr ?? fdSink(2, 0);
   const stdout = split ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0)))) : stderr;
-  // The least verbose level any logger may need: vmodule can raise a child above the root.
-  const maxV = Math.max(verbosity, ...vmodule.map((m) => m.verbosity));
+  // Every level reaches pino; TextLogger filters by the verbosity in force (it may change).
   const root = pino(
     {
-      level: levelFor(maxV),
+      level: 'trace',
       base: opts.component === undefined ? null : { component: opts.component },
       timestamp: pino.stdTimeFunctions.epochTime,
     },
     textDestination(stdout, stderr),
   ) as PinoLogger;
-  root.level = levelFor(verbosity);
   const { flush, periodic } = flushers(split ? [stdout, stderr] : [stderr]);
   const stopFlushing = everyMs(opts.clock ?? systemClock, Math.max(1, opts.flushFrequencyMs ?? 5000), periodic, { unref: true });
   return {
-    logger: new TextLogger(root, verbosity, vmodule),
+    logger: new TextLogger(root, { verbosity }, undefined, vmodule),
     flush,
     close(): void {
       stopFlushing();

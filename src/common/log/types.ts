@@ -12,6 +12,11 @@ export interface Logger {
   debug: LogFn;
   trace: LogFn;
   child(bindings: Record<string, unknown>): Logger;
+  /**
+   * Sets the -v verbosity of the whole logger tree at run time (the reference's klog verbosity is
+   * process-wide: /debug/flags/v); loggers a --vmodule pattern matches keep theirs.
+   */
+  setVerbosity?(verbosity: number): void;
 }
 
 /** A logger that drops everything; for tests and for parts built before logging is set up. */

@@ -27,6 +27,8 @@ export interface NodeStatusInput {
   readonly recorder: EventRecorder;
   readonly eviction: EvictionManager;
   readonly agentVersion: string;
+  /** Graceful node shutdown: NotReady while the node shuts down, the status sent at once. */
+  readonly shutdown?: { shutdownStatus(): string | undefined; syncNodeStatus: (() => void) | undefined } | undefined;
 }
 
 /** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
@@ -63,7 +65,7 @@ async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Prom
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
     images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
-    notReadyReasons: () => runtimeDown(ctx),
+    notReadyReasons: async () => [...(await runtimeDown(ctx)), ...[input.shutdown?.shutdownStatus()].filter((r) => r !== undefined)],
     pressure: () => {
       const c = input.eviction.conditions();
       return { memory: c.has('MemoryPressure'), disk: c.has('DiskPressure'), pid: c.has('PIDPressure') };
@@ -98,6 +100,7 @@ export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, in
     events: input.recorder,
     sources: await statusSources(ctx, input),
   });
+  if (input.shutdown !== undefined) input.shutdown.syncNodeStatus = () => void status.tick(signal);
   const taints = registrationTaints(ctx);
   const base: Omit<Node, 'status'> = {
     apiVersion: 'v1',

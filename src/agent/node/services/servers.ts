@@ -13,6 +13,7 @@ import type { EventRecorder } from '../events/recorder.js';
 import { nodeAddresses } from '../identity.js';
 import { servingCertificate } from '../serving-certificate.js';
 import type { ServicesContext } from './context.js';
+import { startTracing } from './tracing.js';
 
 /** The secure server's settings; starts the serving certificate (stopped with the services). */
 async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Promise<SecureServerSettings> {
@@ -35,6 +36,7 @@ async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Pr
   ctx.ttl.serving = () => serving.ttlSeconds();
   const tlsOpts = tlsOptionsFor(config.tlsCipherSuites, config.tlsMinVersion);
   const authn = config.authentication;
+  const tracer = await startTracing(ctx);
   return {
     address: config.address,
     port: config.port,
@@ -45,6 +47,7 @@ async function secureSettings(ctx: ServicesContext, recorder: EventRecorder): Pr
     clientCaFile: authn.x509.clientCAFile,
     anonymous: authn.anonymous.enabled,
     ...reviewers(ctx),
+    ...(tracer !== undefined ? { tracer } : {}),
   };
 }
 
@@ -77,12 +80,29 @@ function reviewers(ctx: ServicesContext): Pick<SecureServerSettings, 'tokenWebho
   };
 }
 
+/** enableDebugFlagsHandler: /debug/flags/v sets the logger tree's verbosity, as klog's -v. */
+function debugFlagsHandler(ctx: ServicesContext): { setVerbosity(v: number): void } | undefined {
+  if (!ctx.config.enableDebugFlagsHandler) return undefined;
+  const { logger } = ctx;
+  if (logger.setVerbosity === undefined) {
+    logger.warn({ field: 'enableDebugFlagsHandler' }, 'enableDebugFlagsHandler cannot take effect: this logger cannot change its verbosity at run time; /debug/flags/v answers 405');
+    return undefined;
+  }
+  return {
+    setVerbosity: (v) => {
+      logger.setVerbosity?.(v);
+      logger.info({ verbosity: v }, 'verbosity changed through /debug/flags/v');
+    },
+  };
+}
+
 /** Starts the servers; resolves with their addresses. */
 export async function startServers(ctx: ServicesContext, recorder: EventRecorder, lastSyncIterationMs: () => number | undefined, volumeStats?: VolumeStatsCache): Promise<{ servers: NodeServers; addresses: NodeServersAddresses }> {
   const { agent, config, nodeName, clock, logger, metrics } = ctx;
   const runtime = agent.runtime.runtime;
   const profiling = config.enableProfilingHandler ? new ProfilingHandlers({ clock, contention: config.enableContentionProfiling }) : undefined;
   if (profiling !== undefined) ctx.signal.addEventListener('abort', () => profiling.close(), { once: true });
+  const debugFlags = debugFlagsHandler(ctx);
   const servers = new NodeServers({
     syncLoop: { lastIterationMs: lastSyncIterationMs },
     nodeName,
@@ -97,7 +117,10 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     streaming: new RuntimeStreaming({ runtime, pods: agent.pods }),
     configz: () => redactConfiguration(config),
     systemLogHandler: config.enableSystemLogHandler,
+    // validation refuses enableSystemLogQuery without the NodeLogQuery gate and the log handler
+    ...(config.enableSystemLogQuery && config.enableSystemLogHandler ? { systemLogQuery: { journalctl: 'journalctl' } } : {}),
     ...(profiling !== undefined ? { profiling } : {}),
+    ...(debugFlags !== undefined ? { debugFlags } : {}),
     streamingIdleTimeoutMs: durationMs(config.streamingConnectionIdleTimeout, 'streamingConnectionIdleTimeout', '--streaming-connection-idle-timeout'),
     ...(config.enableServer ? { secure: await secureSettings(ctx, recorder) } : {}),
     ...(config.enableServer && config.readOnlyPort > 0 ? { readOnly: { address: config.address, port: config.readOnlyPort } } : {}),

@@ -325,6 +325,12 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return base;
   }
 
+  /** The engine's json-file log of the container (empty with another log driver). */
+  async hostLogFile(id: string): Promise<string | undefined> {
+    const path = (await this.docker.getContainer(id).inspect()).LogPath;
+    return path === '' ? undefined : path;
+  }
+
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
     try {
       const buf = (await this.docker.getContainer(id).logs({

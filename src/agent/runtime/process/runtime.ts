@@ -519,6 +519,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     return this.records.get(id)?.logFile;
   }
 
+  hostLogFile(id: string): Promise<string | undefined> {
+    return Promise.resolve(this.logPath(id));
+  }
+
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
     await this.ensureLoaded();
     const rec = this.get(id);

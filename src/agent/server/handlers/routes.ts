@@ -10,7 +10,9 @@ import type { CommandRunner, ContainerLogs, PodsProvider, RunningPodsProvider, S
 import { configzDocument } from './configz.js';
 import { serveCommand, serveContainerLogs } from './containers.js';
 import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
+import { DEBUG_FLAGS_V_PATH, serveDebugFlagV } from './debug-flags.js';
 import { serveLogDir } from './logs.js';
+import { serveNodeLogQuery } from './node-log-query/serve.js';
 import type { ProfilingHandlers } from './profiling.js';
 import { httpError, notFound, sendJson, sendText } from './respond.js';
 import { serveStreaming, type UpgradeSocket } from '../streaming/serve.js';
@@ -35,6 +37,10 @@ export interface NodeHandlersOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (absent: not served). */
   profiling?: ProfilingHandlers;
+  /** enableSystemLogQuery with NodeLogQuery: /logs/?query=... (absent: /logs/ serves files only). */
+  systemLogQuery?: { journalctl: string };
+  /** enableDebugFlagsHandler: /debug/flags/v changes the verbosity (absent: 405, disabled). */
+  debugFlags?: { setVerbosity(verbosity: number): void };
   /** 0 means none. */
   streamingIdleTimeoutMs: number;
   /** Interactive exec and port-forward (upgrade requests); absent: those answer 404. */
@@ -129,10 +135,14 @@ export class NodeHandlers {
         res.end();
         return;
       }
-      await serveLogDir(req, res, path, o.logDir ?? '/var/log');
+      const logDir = o.logDir ?? '/var/log';
+      const filePath = o.systemLogQuery !== undefined && url.search !== '' ? await serveNodeLogQuery(req, res, url, path, { journalctl: o.systemLogQuery.journalctl, logDir, clock: o.clock }) : path;
+      if (filePath !== undefined) await serveLogDir(req, res, filePath, logDir);
     } else if ((path === '/debug/pprof' || path.startsWith('/debug/pprof/')) && o.profiling !== undefined) {
       if (!this.methodIs(req, res, 'GET')) return;
       await o.profiling.handle(req, res, url, path);
+    } else if (path === DEBUG_FLAGS_V_PATH) {
+      await serveDebugFlagV(req, res, o.debugFlags === undefined ? undefined : (v) => o.debugFlags?.setVerbosity(v));
     } else if (path.startsWith('/run/')) {
       await serveCommand(req, res, path, url, o.commands, 'run');
     } else if (path.startsWith('/exec/')) {

@@ -186,6 +186,7 @@ const NO_EFFECT: Readonly<Record<string, string>> = {
 
 const GC_TEST = 'test/unit/agent/gc/collector.test.ts';
 const FILE_EFFECTS_TEST = 'test/unit/agent/config/file-field-effects.test.ts';
+const SHUTDOWN = { file: 'test/integration/agent/node/graceful-shutdown.test.ts', test: 'graceful node shutdown: delay lock from logind, drop-in raising InhibitDelayMaxSec, pods killed by priority (critical last) with the reference status, NotReady, lock released' };
 
 /** Configuration-file fields without a flag (issue 16 item 7) with a test that shows their effect. */
 const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
@@ -195,8 +196,15 @@ const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   maxParallelImagePulls: { file: 'test/unit/agent/runtime/pull-queue.test.ts', test: 'maxParallelImagePulls: at most that many pulls at once with serializeImagePulls false; one when serialized' },
   crashLoopBackOff: { file: FILE_EFFECTS_TEST, test: 'crashLoopBackOff.maxContainerRestartPeriod caps the container restart back-off (10 s doubling, 300 s by default)' },
   enableProfilingHandler: { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
+  enableDebugFlagsHandler: { file: 'test/unit/agent/server/debug-flags.test.ts', test: 'enableDebugFlagsHandler: PUT /debug/flags/v changes the verbosity at run time; a bad value is 400, another method 406, the field false 405' },
+  enableSystemLogQuery: { file: 'test/unit/agent/server/node-log-query.test.ts', test: 'enableSystemLogQuery: /logs/?query= runs journalctl with the reference arguments, falls back to /var/log heuristics, serves one file; bad queries get 400/406 in the reference words' },
   enableSystemLogHandler: { file: 'test/unit/agent/server/secure-server.test.ts', test: 'enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are' },
   memorySwap: { file: `${OPTS_UNIT}/swap.test.ts`, test: 'memorySwap NoSwap (and ""): Docker MemorySwap equals Memory, so a container gets no swap' },
+  podLogsDir: { file: 'test/integration/agent/pods/pod-logs-dir.test.ts', test: 'podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod' },
+  shutdownGracePeriod: SHUTDOWN,
+  shutdownGracePeriodCriticalPods: SHUTDOWN,
+  shutdownGracePeriodByPodPriority: { file: 'test/integration/agent/node/graceful-shutdown.test.ts', test: 'graceful node shutdown: a cancelled shutdown (PrepareForShutdown false) takes the lock again; logind already allowing the period is left alone' },
+  tracing: { file: 'test/unit/agent/server/tracing.test.ts', test: 'tracing: every request of the secure server is an OTLP span continuing the caller traceparent; none without a configuration' },
   singleProcessOOMKill: { file: HOST_CHECKS, test: 'singleProcessOOMKill false is refused on cgroup v1 with the reference message; unset or true starts' },
 };
 
@@ -214,14 +222,14 @@ test('every configuration-file field without a flag has an effect test or a stat
 });
 
 test('inert file-only fields: set ones are warned about once each, naming the field and the reason; the rest in one line', () => {
-  const config = { ...defaultConfiguration('file'), shutdownGracePeriod: '30s', tracing: { endpoint: '127.0.0.1:4317' } };
-  assert.deepEqual(inertFieldsSet(config).sort(), ['shutdownGracePeriod', 'tracing']);
+  const config = { ...defaultConfiguration('file'), showHiddenMetricsForVersion: '1.31', configMapAndSecretChangeDetectionStrategy: 'Get' };
+  assert.deepEqual(inertFieldsSet(config).sort(), ['configMapAndSecretChangeDetectionStrategy', 'showHiddenMetricsForVersion']);
   assert.deepEqual(inertFieldsSet(defaultConfiguration('flags')), []);
   const log = recordingLogger();
   logInertFields(config, log);
   const warns = log.lines.filter((e) => e.level === 'warn');
   assert.equal(warns.length, 2);
-  assert.ok(warns.some((w) => w.msg.startsWith('shutdownGracePeriod is set but cannot take effect: graceful node shutdown needs a systemd-logind inhibitor lock')));
+  assert.ok(warns.some((w) => w.msg.startsWith('showHiddenMetricsForVersion is set but cannot take effect: no metric of nodeagent is hidden')));
   assert.equal(log.lines.filter((e) => e.level === 'info').length, 1);
 });
 

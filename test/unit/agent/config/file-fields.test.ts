@@ -96,6 +96,7 @@ const cases: Case[] = [
   { name: 'change detection strategy unknown', set: (c) => { c.configMapAndSecretChangeDetectionStrategy = 'Poll'; }, want: 'invalid configuration: configMapAndSecretChangeDetectionStrategy "Poll" is not supported: must be one of Get, Cache, Watch' },
   { name: 'hidden metrics of another version', set: (c) => { c.showHiddenMetricsForVersion = '1.30'; }, want: "--show-hidden-metrics-for-version must be omitted or have the value '1.31'. Only the previous minor version is allowed" },
   { name: 'tracing rate above a million', set: (c) => { c.tracing = { samplingRatePerMillion: 1_000_001 }; }, want: 'tracing.samplingRatePerMillion: Invalid value: 1000001: sampling rate per million must be less than or equal to one million' },
+  { name: 'tracing without its gate', set: (c) => { c.tracing = { samplingRatePerMillion: 10 }; c.featureGates = { PlatletTracing: false }; }, want: 'invalid configuration: tracing should not be configured if PlatletTracing feature flag is disabled.' },
   { name: 'tracing endpoint scheme', set: (c) => { c.tracing = { endpoint: 'http://127.0.0.1:4317' }; }, want: 'tracing.endpoint: Invalid value: "http://127.0.0.1:4317": unsupported scheme: http.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md' },
 ];
 
