@@ -82,8 +82,10 @@ export const V2_PROTOBUF_TYPES = ['application/com.github.proto-openapi.spec.v2@
 
 /**
  * kube-openapi's HandleOpenAPIV2 negotiation: for each Accept clause, best first, the first of
- * JSON, the `@` protobuf type, the `.` protobuf type it matches (`*` matching any); the content
- * type answered is the offer matched. Undefined when nothing offered matches (406).
+ * JSON, the `@` protobuf type, the `.` protobuf type it matches (`*` matching any). The content
+ * type answered for either protobuf type is the `.` form (its ReturnedContentType: the `@` form
+ * is no valid media type for Go's mime.ParseMediaType, which kubectl runs on the answer).
+ * Undefined when nothing offered matches (406).
  */
 export function negotiateV2(header: string | undefined): string | undefined {
   const offers = ['application/json', ...V2_PROTOBUF_TYPES];
@@ -92,7 +94,7 @@ export function negotiateV2(header: string | undefined): string | undefined {
       const [type, subtype] = o.split('/');
       return (c.type === type || c.type === '*') && (c.subtype === subtype || c.subtype === '*');
     });
-    if (hit !== undefined) return hit;
+    if (hit !== undefined) return hit === 'application/json' ? hit : V2_PROTOBUF_TYPES[1];
   }
   return undefined;
 }
