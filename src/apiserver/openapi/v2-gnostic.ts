@@ -16,6 +16,27 @@ export interface Converted {
 }
 
 const isObj = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Copied keys whose gnostic field is a small message of scalars, with those scalars' keys. */
+const OBJECT_KEYS = new Map<string, readonly string[]>([
+  ['xml', ['name', 'namespace', 'prefix', 'attribute', 'wrapped']],
+  ['externalDocs', ['description', 'url']],
+  ['contact', ['name', 'url', 'email']],
+  ['license', ['name', 'url']],
+]);
+/** Copied keys whose gnostic field is a repeated string. */
+const STRING_LIST_KEYS = new Set(['tags', 'schemes', 'produces', 'consumes']);
+const NUMBER_KEYS = new Set(['multipleOf', 'maximum', 'minimum', 'maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties']);
+const BOOLEAN_KEYS = new Set(['exclusiveMaximum', 'exclusiveMinimum', 'uniqueItems', 'readOnly', 'allowEmptyValue', 'deprecated', 'attribute', 'wrapped']);
+
+/** Whether a JSON value has the type of the gnostic field a copied key maps to (`required`: a list in a schema, a bool elsewhere; the rest strings). */
+function fits(where: string, key: string, v: unknown): boolean {
+  if (OBJECT_KEYS.has(key)) return isObj(v);
+  if (STRING_LIST_KEYS.has(key) || (key === 'required' && where.endsWith('schema'))) return Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (NUMBER_KEYS.has(key)) return typeof v === 'number' && Number.isFinite(v);
+  if (BOOLEAN_KEYS.has(key) || key === 'required') return typeof v === 'boolean';
+  return typeof v === 'string';
+}
 const snake = (k: string): string => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
@@ -29,14 +50,17 @@ export function anyOf(v: unknown): Message {
 class Converter {
   readonly dropped = new Set<string>();
 
-  /** Copies the keys of `copy` as they are (snake_cased), the Any keys as Any, `x-` keys as vendor extensions. */
+  /**
+   * Copies the keys of `copy` as they are (snake_cased) when their value has the field's shape,
+   * the Any keys as Any, `x-` keys as vendor extensions; any other key is named in `dropped`.
+   */
   fields(where: string, src: Json, spec: { copy: readonly string[]; any?: readonly string[]; handled?: readonly string[] }): Message {
     const out: Message = {};
     const ext: Message[] = [];
     for (const [k, v] of Object.entries(src)) {
       if (k.startsWith('x-')) ext.push({ name: k, value: anyOf(v) });
-      else if (spec.copy.includes(k)) out[k === '$ref' ? '_ref' : snake(k)] = v;
-      else if (spec.any?.includes(k) === true) out[snake(k)] = k === 'enum' && Array.isArray(v) ? v.map(anyOf) : anyOf(v);
+      else if (spec.copy.includes(k) && fits(where, k, v)) out[k === '$ref' ? '_ref' : snake(k)] = isObj(v) ? this.fields(k, v, { copy: OBJECT_KEYS.get(k) ?? [] }) : v;
+      else if (spec.any?.includes(k) === true && (k !== 'enum' || Array.isArray(v))) out[snake(k)] = Array.isArray(v) && k === 'enum' ? v.map(anyOf) : anyOf(v);
       else if (spec.handled?.includes(k) !== true) this.dropped.add(`${where}.${k}`);
     }
     if (ext.length > 0) out['vendor_extension'] = ext;
@@ -54,7 +78,10 @@ class Converter {
       any: ['default', 'example', 'enum'],
       handled: ['type', 'items', 'allOf', 'properties', 'additionalProperties'],
     });
-    if (s['type'] !== undefined) out['type'] = { value: Array.isArray(s['type']) ? s['type'] : [s['type']] };
+    const types: unknown[] = Array.isArray(s['type']) ? s['type'] : s['type'] === undefined ? [] : [s['type']];
+    if (types.every((t) => typeof t === 'string')) {
+      if (types.length > 0) out['type'] = { value: types };
+    } else this.dropped.add('schema.type');
     if (s['items'] !== undefined) out['items'] = { schema: (Array.isArray(s['items']) ? s['items'] : [s['items']]).map((x) => this.schema(x)) };
     if (Array.isArray(s['allOf'])) out['all_of'] = s['allOf'].map((x) => this.schema(x));
     if (s['properties'] !== undefined) out['properties'] = { additional_properties: this.named(s['properties'], (v) => this.schema(v)) };
@@ -83,9 +110,10 @@ class Converter {
       if (p['schema'] !== undefined) body['schema'] = this.schema(p['schema']);
       return { parameter: { body_parameter: body } };
     }
-    const kind = { header: 'header', formData: 'form_data', query: 'query', path: 'path' }[String(p['in'])];
+    const where = typeof p['in'] === 'string' ? p['in'] : JSON.stringify(p['in']);
+    const kind = new Map([['header', 'header'], ['formData', 'form_data'], ['query', 'query'], ['path', 'path']]).get(where);
     if (kind === undefined) {
-      this.dropped.add(`parameter.in=${String(p['in'])}`);
+      this.dropped.add(`parameter.in=${where}`);
       return {};
     }
     return { parameter: { non_body_parameter: { [`${kind}_parameter_sub_schema`]: this.primitives('parameter', p) } } };
@@ -132,9 +160,10 @@ class Converter {
 
   document(doc: Json): Message {
     const out = this.fields('document', doc, {
-      copy: ['swagger', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'tags', 'externalDocs'],
-      handled: ['info', 'paths', 'definitions', 'parameters', 'responses', 'security', 'securityDefinitions'],
+      copy: ['swagger', 'host', 'basePath', 'schemes', 'consumes', 'produces', 'externalDocs'],
+      handled: ['tags', 'info', 'paths', 'definitions', 'parameters', 'responses', 'security', 'securityDefinitions'],
     });
+    if (Array.isArray(doc['tags'])) out['tags'] = doc['tags'].map((t) => (isObj(t) ? this.fields('tag', t, { copy: ['name', 'description', 'externalDocs'] }) : {}));
     if (isObj(doc['info'])) out['info'] = this.fields('info', doc['info'], { copy: ['title', 'version', 'description', 'termsOfService', 'contact', 'license'] });
     if (isObj(doc['paths'])) {
       const paths = Object.fromEntries(Object.entries(doc['paths']).filter(([k]) => k.startsWith('/')));
@@ -153,13 +182,13 @@ class Converter {
     const f = (copy: string[]): Message => this.fields('securityDefinition', d, { copy, handled: ['scopes'] });
     if (d['type'] === 'basic') return { basic_authentication_security: f(['type', 'description']) };
     if (d['type'] === 'apiKey') return { api_key_security: f(['type', 'name', 'in', 'description']) };
-    const flow = { implicit: 'implicit', password: 'password', application: 'application', accessCode: 'access_code' }[String(d['flow'])];
+    const flow = new Map([['implicit', 'implicit'], ['password', 'password'], ['application', 'application'], ['accessCode', 'access_code']]).get(typeof d['flow'] === 'string' ? d['flow'] : '');
     if (d['type'] !== 'oauth2' || flow === undefined) {
-      this.dropped.add(`securityDefinition.type=${String(d['type'])}`);
+      this.dropped.add(`securityDefinition.type=${JSON.stringify(d['type'])}`);
       return {};
     }
     const msg = f(['type', 'flow', 'authorizationUrl', 'tokenUrl', 'description']);
-    msg['scopes'] = { additional_properties: this.named(d['scopes'], (v) => String(v)) };
+    msg['scopes'] = { additional_properties: this.named(d['scopes'], (v) => (typeof v === 'string' ? v : JSON.stringify(v))) };
     return { [`oauth2_${flow}_security`]: msg };
   }
 }
