@@ -147,7 +147,7 @@ export class ApiServer {
     // A view shares its storage resource's keys: their namespace clean-up runs once.
     this.registry.namespacedPrefixes = all.filter((x) => x.namespaced && x.view === undefined).map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
-    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names });
+    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names, logger: o.logger });
     if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
     this.discovery = new Discovery({
       groups: [

@@ -27,7 +27,11 @@ export interface Served {
 }
 
 export function served(doc: unknown): Served {
-  const bytes = Buffer.from(JSON.stringify(doc));
+  return servedBytes(Buffer.from(JSON.stringify(doc)));
+}
+
+/** kube-openapi's computeETag: the upper-case hex SHA-512 of the bytes served. */
+export function servedBytes(bytes: Buffer): Served {
   return { bytes, etag: createHash('sha512').update(bytes).digest('hex').toUpperCase() };
 }
 
@@ -73,6 +77,28 @@ export function acceptsJson(header: string | undefined, otherOffers: readonly st
   return undefined;
 }
 
+/** The v2 protobuf media types kube-openapi offers after JSON (the `@` form and the older `.` form). */
+export const V2_PROTOBUF_TYPES = ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'] as const;
+
+/**
+ * kube-openapi's HandleOpenAPIV2 negotiation: for each Accept clause, best first, the first of
+ * JSON, the `@` protobuf type, the `.` protobuf type it matches (`*` matching any). The content
+ * type answered for either protobuf type is the `.` form (its ReturnedContentType: the `@` form
+ * is no valid media type for Go's mime.ParseMediaType, which kubectl runs on the answer).
+ * Undefined when nothing offered matches (406).
+ */
+export function negotiateV2(header: string | undefined): string | undefined {
+  const offers = ['application/json', ...V2_PROTOBUF_TYPES];
+  for (const c of parseAccept(header)) {
+    const hit = offers.find((o) => {
+      const [type, subtype] = o.split('/');
+      return (c.type === type || c.type === '*') && (c.subtype === subtype || c.subtype === '*');
+    });
+    if (hit !== undefined) return hit === 'application/json' ? hit : V2_PROTOBUF_TYPES[1];
+  }
+  return undefined;
+}
+
 function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((t) => {
     const v = t.trim().replace(/^W\//, '');
@@ -87,12 +113,12 @@ function notModified(req: OpenApiRequest, etag: string | undefined, lastModified
   return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
 }
 
-/** http.ServeContent of a JSON body. */
-export function serveContent(req: OpenApiRequest, body: Buffer, etag: string | undefined, lastModified: Date, extra: Record<string, string> = {}): OpenApiAnswer {
+/** http.ServeContent of a body (JSON unless `contentType` says otherwise). */
+export function serveContent(req: OpenApiRequest, body: Buffer, etag: string | undefined, lastModified: Date, extra: Record<string, string> = {}, contentType = 'application/json'): OpenApiAnswer {
   const headers: Record<string, string> = { ...extra, 'Last-Modified': httpDate(lastModified) };
   if (etag !== undefined) headers['Etag'] = `"${etag}"`;
   if (notModified(req, etag, lastModified)) return { status: 304, headers, body: Buffer.alloc(0) };
-  headers['Content-Type'] = 'application/json';
+  headers['Content-Type'] = contentType;
   headers['Accept-Ranges'] = 'bytes';
   headers['Content-Length'] = String(body.length);
   return { status: 200, headers, body: req.method === 'HEAD' ? Buffer.alloc(0) : body };

@@ -1,7 +1,8 @@
 // /openapi/v2 and /openapi/v3: documents generated from the schema table of the served kinds
 // (catalog.ts, documents.ts), built once when first asked and served with the reference's
-// caching rules (http.ts). The protobuf form of either document is not offered: a client that
-// accepts only it gets 406, as the reference answers a media type it does not offer.
+// caching rules (http.ts). /openapi/v2 is offered as JSON and as gnostic's protobuf
+// (v2-protobuf.ts), encoded when first asked, with its own ETag; the v3 protobuf form is not
+// offered: a client that accepts only it gets 406, as the reference answers a type not offered.
 
 import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -10,7 +11,8 @@ import type { ResourceDef } from '../registry/types.js';
 import { Catalog, gvKey, type ReviewEndpoint } from './catalog.js';
 import { v2Document, v3Document } from './documents.js';
 import { rootEntries, v3RootDocument } from './root-documents.js';
-import { acceptsJson, NOT_ACCEPTABLE, serveContent, served, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
+import { NOT_ACCEPTABLE, negotiateV2, serveContent, served, servedBytes, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
+import { encodeV2Document } from './v2-protobuf.js';
 
 export type { OpenApiAnswer, OpenApiRequest } from './http.js';
 
@@ -24,6 +26,8 @@ export interface OpenApiOptions {
   readonly clock: Pick<Clock, 'now'>;
   /** The profile's names: the reference's descriptions are carried with them substituted (descriptions.ts). */
   readonly names: Names;
+  /** Told once, when the v2 protobuf form is first encoded, of keys gnostic's model leaves out. */
+  readonly logger?: { warn(fields: object, msg: string): void };
 }
 
 export class OpenApi {
@@ -32,6 +36,7 @@ export class OpenApi {
   private readonly describe: Describe;
   private builtAt: Date | undefined;
   private v2: Served | undefined;
+  private v2Protobuf: Served | undefined;
   private readonly v3 = new Map<string, Served>();
 
   constructor(o: OpenApiOptions) {
@@ -69,13 +74,23 @@ export class OpenApi {
     return doc === undefined ? undefined : JSON.parse(doc.bytes.toString('utf8'));
   }
 
+  /** The v2 document as gnostic's protobuf, encoded once from the JSON one. */
+  private protobufV2(): Served | undefined {
+    if (this.v2Protobuf !== undefined || this.v2 === undefined) return this.v2Protobuf;
+    const { bytes, dropped } = encodeV2Document(JSON.parse(this.v2.bytes.toString('utf8')) as Record<string, unknown>);
+    if (dropped.length > 0) this.o.logger?.warn({ keys: dropped }, '/openapi/v2 as protobuf leaves out keys gnostic\'s OpenAPI v2 model has no field for');
+    this.v2Protobuf = servedBytes(bytes);
+    return this.v2Protobuf;
+  }
+
   /** The answer to a GET or HEAD of an /openapi path, or undefined when the path is not one (404). */
   answer(path: string, req: OpenApiRequest): OpenApiAnswer | undefined {
     const builtAt = this.build();
     if (path === '/openapi/v2') {
-      const doc = this.v2;
-      if (doc === undefined || acceptsJson(req.accept, []) !== 'json') return NOT_ACCEPTABLE;
-      return serveContent(req, doc.bytes, doc.etag, builtAt);
+      const type = negotiateV2(req.accept);
+      const doc = type === 'application/json' ? this.v2 : type === undefined ? undefined : this.protobufV2();
+      if (doc === undefined || type === undefined) return NOT_ACCEPTABLE;
+      return serveContent(req, doc.bytes, doc.etag, builtAt, {}, type);
     }
     if (path === '/openapi/v3') return serveContent(req, Buffer.from(JSON.stringify(this.index())), undefined, this.o.clock.now());
     if (!path.startsWith('/openapi/v3/')) return undefined;

@@ -2,7 +2,9 @@
 // /openapi/v3 and finds each kind by x-kubernetes-group-version-kind), nested fields with their
 // types and required marks, and `kubectl apply --validate=strict` (kubectl sees fieldValidation
 // on the PATCH operations of the v3 document and validates on the server with Strict): a good
-// manifest is applied, an unknown field is rejected with the reference's message. Under both
+// manifest is applied, an unknown field is rejected with the reference's message; and
+// `kubectl explain --output=plaintext-openapiv2`, which reads /openapi/v2 as gnostic's protobuf
+// (Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf). Under both
 // profiles: the kubernetes profile's groups and the platform profile's (platform.io).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -81,6 +83,23 @@ test('kubectl explain: nested fields, their types and required marks', { skip },
   const missing = kubectl(k8s, ['explain', 'csr.spec.nope']);
   assert.notEqual(missing.status, 0);
   assert.match(missing.stderr, /field "nope" does not exist/);
+});
+
+test('kubectl explain --output=plaintext-openapiv2 decodes /openapi/v2 as protobuf: every resource, nested fields', { skip }, () => {
+  for (const [resource, group, kind] of RESOURCES) {
+    const r = kubectl(k8s, ['explain', resource, '--output=plaintext-openapiv2']);
+    assert.equal(r.status, 0, `explain ${resource}: ${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`^KIND:\\s+${kind}$`, 'm'), `explain ${resource}`);
+    assert.match(r.stdout, new RegExp(`^VERSION:\\s+${group === '' ? '' : `${group.replace(/\./g, '\\.')}\\.k8s\\.io/`}v1$`, 'm'), `explain ${resource}`);
+  }
+  const spec = kubectl(k8s, ['explain', 'csr.spec', '--output=plaintext-openapiv2', '-v=6']);
+  assert.equal(spec.status, 0, spec.stderr);
+  assert.match(spec.stderr, /GET https:\/\/127\.0\.0\.1:\d+\/openapi\/v2\?timeout=32s 200 OK/);
+  assert.match(spec.stdout, /^\s+request\t<string> -required-$/m);
+  assert.match(spec.stdout, /^\s+usages\t<\[\]string>$/m);
+  const ports = kubectl(k8s, ['explain', 'pods.spec.containers.ports', '--output=plaintext-openapiv2']);
+  assert.match(ports.stdout, /^\s+containerPort\t<integer> -required-$/m);
+  assert.match(ports.stdout, /^RESOURCE: ports <\[\]Object>$/m);
 });
 
 const goodConfigMap = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: good\n  namespace: default\ndata:\n  a: b\n';

@@ -1,6 +1,7 @@
 // /openapi/v2 and /openapi/v3 of the real plat-apiserver (--platform-profile=kubernetes): the
 // reference's caching answers (ETag = upper-case hex SHA-512 of the body, 304 on If-None-Match,
-// `?hash=` immutable or 301 to the current hash, 406 for the protobuf form), and every object the
+// `?hash=` immutable or 301 to the current hash, /openapi/v2 also as gnostic's protobuf, 406 for a
+// type not offered), and every object the
 // server returns (create, get, list, watch, delete, errors, reviews) valid against the schema
 // its apiVersion and kind name in both documents, strictly (no field the schema does not list).
 import { test, before, after } from 'node:test';
@@ -9,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { startApiServer, type ApiResponse, type StartedApiServer } from '../../helpers/apiserver.js';
 import { csrBody, eventBody, makeCsrPem, nodeBody, podBody } from '../../helpers/apiserver-fixtures.js';
 import { schemaSet, type SchemaSet } from '../../helpers/openapi-validate.js';
+import { request as undiciRequest } from 'undici';
 
 type Json = Record<string, unknown>;
 let api: StartedApiServer;
@@ -108,7 +110,7 @@ test('/openapi/v3 lists each group-version with ?hash= the SHA-512 of its docume
   assert.equal((await api.request('GET', '/openapi/v3/apis/nope.k8s.io/v1')).status, 404);
 });
 
-test('/openapi/v2: JSON with ETag, 304 on If-None-Match, 406 for the protobuf form (not offered)', async () => {
+test('/openapi/v2: JSON with ETag, 304 on If-None-Match; protobuf the same way; 406 for a type not offered', async () => {
   const r = await api.request('GET', '/openapi/v2', { headers: { accept: 'application/json' } });
   assert.equal(r.status, 200);
   assert.equal(r.headers['content-type'], 'application/json');
@@ -117,10 +119,32 @@ test('/openapi/v2: JSON with ETag, 304 on If-None-Match, 406 for the protobuf fo
   assert.ok('io.k8s.api.core.v1.Pod' in (r.json?.['definitions'] as Json));
   const cached = await api.request('GET', '/openapi/v2', { headers: { 'if-none-match': String(r.headers['etag']) } });
   assert.equal(cached.status, 304);
-  const pb = await api.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' } });
-  assert.equal(pb.status, 406);
-  const fallback = await api.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json' } });
+  const v3pb = await api.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' } });
+  assert.equal(v3pb.status, 406);
+  assert.equal(v3pb.text, '');
+  const fallback = await api.request('GET', '/openapi/v2', { headers: { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf, application/json' } });
   assert.equal(fallback.status, 200);
+});
+
+/** A GET of /openapi/v2 as the admin, the body as bytes (the helper's request reads text). */
+async function getBytes(headers: Record<string, string>): Promise<{ status: number; headers: Record<string, unknown>; body: Buffer }> {
+  const res = await undiciRequest(`${api.url}/openapi/v2`, { method: 'GET', headers, dispatcher: api.adminAgent });
+  return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+}
+
+test('/openapi/v2 as protobuf: gnostic bytes (swagger "2.0" first), their own ETag, 304 on If-None-Match', async () => {
+  const pbType = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+  const pb = await getBytes({ accept: pbType });
+  assert.equal(pb.status, 200);
+  assert.equal(pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.deepEqual([...pb.body.subarray(0, 6)], [0x0a, 0x03, 0x32, 0x2e, 0x30, 0x12]);
+  assert.equal(pb.headers['etag'], `"${createHash('sha512').update(pb.body).digest('hex').toUpperCase()}"`);
+  const again = await getBytes({ accept: pbType, 'if-none-match': String(pb.headers['etag']) });
+  assert.equal(again.status, 304);
+  assert.equal(again.body.length, 0);
+  const old = await getBytes({ accept: 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' });
+  assert.equal(old.headers['content-type'], 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+  assert.deepEqual(old.body, pb.body);
 });
 
 test('the OpenAPI documents need authentication (as every non-public path)', async () => {
