@@ -16,8 +16,10 @@ const PROGRAMS = ['nodeagent', 'plat-apiserver'] as const;
 /** What may stay outside a bundle: native addons (scripts/bundle.mjs EXTERNAL). */
 // Native modules kept outside the bundles (scripts/bundle.mjs EXTERNAL): better-sqlite3 and
 // node-pty are addons; cpu-features (ssh2), bufferutil and utf-8-validate (ws) are optional addons
-// their users load inside try/catch, with JavaScript fallbacks.
-const EXTERNAL = new Set(['better-sqlite3', 'node-pty', 'cpu-features', 'bufferutil', 'utf-8-validate']);
+// their users load inside try/catch, with JavaScript fallbacks; usocket is dbus-next's addon (fd
+// passing for graceful shutdown), and x11 dbus-next's session-bus lookup, which the agent never
+// reaches: it connects to the system bus or DBUS_SYSTEM_BUS_ADDRESS.
+const EXTERNAL = new Set(['better-sqlite3', 'node-pty', 'cpu-features', 'bufferutil', 'utf-8-validate', 'usocket', 'x11']);
 const BUILTIN = new Set(builtinModules);
 
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);
