@@ -10,6 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 prefix="${NODE24_PREFIX:-$(mktemp -d)}"
+# mktemp makes the directory 0700: the tests that run a child as an unprivileged user (an unwritable
+# directory is only unwritable to one) must be able to reach the node binary inside it.
+chmod 0755 "$prefix"
 if [ ! -x "$prefix/node_modules/node/bin/node" ]; then
   echo "==> installing Node 24 (npm package node@24) into $prefix"
   npm install --no-save --no-package-lock --no-audit --no-fund --prefix "$prefix" node@24 >/dev/null
@@ -30,6 +33,7 @@ restore() {
     cp -a "$saved/$addon/build" "$addon/build"
   done
   rm -rf "$saved"
+  if [ -z "${NODE24_PREFIX:-}" ]; then rm -rf "$prefix"; fi
 }
 trap restore EXIT
 
