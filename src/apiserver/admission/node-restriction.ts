@@ -10,6 +10,7 @@ import { nodeIdentity } from '../authz/node/identity.js';
 import { podNodeName, podConfigMapNames, podSecretNames, type NodeObjects } from '../authz/node/objects.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
 import { forbidden, notFound } from '../status.js';
+import { textOf } from '../../common/util/text-of.js';
 import { modifiedLabels, nodeLabelPolicy, type NodeLabelPolicy } from './node-labels.js';
 
 type Obj = Record<string, unknown>;
@@ -78,14 +79,14 @@ export class NodeRestriction implements AdmissionPlugin {
     const owners = Array.isArray(meta(pod)['ownerReferences']) ? (meta(pod)['ownerReferences'] as unknown[]).map(rec) : [];
     if (owners.length > 1) throw refuse(r, `node "${node}" can only create pods with a single owner reference set to itself`);
     const owner = owners[0];
-    if (owner === undefined || owner['apiVersion'] !== 'v1' || owner['kind'] !== 'Node' || owner['name'] !== node) {
+    if (owner?.['apiVersion'] !== 'v1' || owner['kind'] !== 'Node' || owner['name'] !== node) {
       throw refuse(r, `node "${node}" can only create pods with an owner reference set to itself`);
     }
     if (owner['controller'] !== true) throw refuse(r, `node "${node}" can only create pods with a controller owner reference set to itself`);
     if (owner['blockOwnerDeletion'] === true) throw refuse(r, `node "${node}" must not set blockOwnerDeletion on an owner reference`);
     const self = await this.o.objects.getNode(node);
     if (self === undefined) throw notFound('nodes', '', node);
-    if (owner['uid'] !== meta(self)['uid']) throw refuse(r, `node ${node} UID mismatch: expected ${String(owner['uid'] ?? '')} got ${String(meta(self)['uid'] ?? '')}`);
+    if (owner['uid'] !== meta(self)['uid']) throw refuse(r, `node ${node} UID mismatch: expected ${textOf(owner['uid'] ?? '')} got ${textOf(meta(self)['uid'] ?? '')}`);
     const spec = rec(pod['spec']);
     if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '') throw refuse(r, `node "${node}" can not create pods that reference a service account`);
     if (podSecretNames(pod).size > 0) throw refuse(r, `node "${node}" can not create pods that reference secrets`);

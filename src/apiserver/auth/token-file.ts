@@ -14,7 +14,7 @@ function csvFields(line: string): string[] {
   let cur = '';
   let quoted = false;
   for (let i = 0; i < line.length; i++) {
-    const c = line[i];
+    const c = line.charAt(i);
     if (quoted) {
       if (c === '"' && line[i + 1] === '"') {
         cur += '"';

@@ -3,7 +3,7 @@
 // subject's CN with its O values as groups.
 
 import type { IncomingMessage } from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 
 function asList(v: string | string[] | undefined): string[] {
@@ -28,7 +28,8 @@ export function x509Authenticator(): Authenticator {
 
 function fromSocket(socket: Partial<TLSSocket>): AuthenticationResult {
   if (typeof socket.getPeerCertificate !== 'function') return { kind: 'no-opinion' };
-  const cert = socket.getPeerCertificate();
+  // null once the socket is gone, {} without a certificate: Node's types promise neither
+  const cert = socket.getPeerCertificate() as Partial<PeerCertificate> | null | undefined;
   if (cert === null || cert === undefined || Object.keys(cert).length === 0) return { kind: 'no-opinion' };
   if (socket.authorized !== true) {
     const why = socket.authorizationError === undefined ? 'unknown' : String(socket.authorizationError);

@@ -40,7 +40,7 @@ function evalCel(cel: CompiledCel, value: unknown, what: string): unknown {
 function toStringList(v: unknown, what: string): string[] {
   if (v === null || v === undefined) return [];
   if (typeof v === 'string') return v === '' ? [] : [v];
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return (v as string[]).filter((x) => x !== '');
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v.filter((x) => x !== '');
   throw new TokenRejected(`oidc: ${what} must be a string or a list of strings`);
 }
 

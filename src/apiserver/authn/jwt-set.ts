@@ -38,7 +38,7 @@ export class JwtAuthenticatorSet implements Authenticator {
 
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
     const token = bearerToken(req);
-    if (token === undefined || token.split('.').length !== 3) return { kind: 'no-opinion' };
+    if (token?.split('.').length !== 3) return { kind: 'no-opinion' };
     let claims: { iss?: unknown; exp?: unknown };
     try {
       claims = decodeJwt(token);

@@ -62,7 +62,7 @@ export class JwtAuthenticator implements Authenticator {
 
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
     const token = bearerToken(req);
-    if (token === undefined || token.split('.').length !== 3) return { kind: 'no-opinion' };
+    if (token?.split('.').length !== 3) return { kind: 'no-opinion' };
     let iss: unknown;
     try {
       iss = decodeJwt(token).iss;
@@ -91,7 +91,7 @@ export class JwtAuthenticator implements Authenticator {
         clockTolerance: this.tolerance,
         requiredClaims: ['iss', 'aud', 'exp'],
       });
-      payload = r.payload as Record<string, unknown>;
+      payload = r.payload;
     } catch (err) {
       return { kind: 'rejected', reason: `oidc: verify token: ${describeJoseError(err)}` };
     }
@@ -141,6 +141,7 @@ export class JwtAuthenticator implements Authenticator {
       cooldownDuration: this.jwksCooldownMs,
       cacheMaxAge: 10 * 60_000,
       [customFetch]: ((url, init) =>
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- undici's Response is not the global one jose types against; the cast says they are the same shape
         undiciFetch(url, {
           method: init.method,
           redirect: init.redirect,

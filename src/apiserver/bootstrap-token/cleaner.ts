@@ -43,7 +43,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
     }
     if (secret['type'] !== type) continue;
     const meta = (secret['metadata'] ?? {}) as Record<string, unknown>;
-    const name = String(meta['name'] ?? '');
+    const name = typeof meta['name'] === 'string' ? meta['name'] : '';
     if (!expired(secret, o.clock.now())) {
       const at = expiresAtMs(secret);
       if (at !== undefined) next = next === undefined ? at : Math.min(next, at);
@@ -54,7 +54,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
         user: CLEANER_USER,
         dryRun: false,
         gracePeriodSeconds: undefined,
-        preconditions: { uid: String(meta['uid'] ?? '') },
+        preconditions: { uid: typeof meta['uid'] === 'string' ? meta['uid'] : '' },
         propagationPolicy: undefined,
         orphanDependents: undefined,
         ignoreStoreReadError: false,
@@ -87,6 +87,7 @@ export async function runTokenCleaner(o: TokenCleanerOptions, signal: AbortSigna
         next = o.clock.nowMs() + 60_000;
       }
       const ms = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - o.clock.nowMs()) + 1);
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the sweep's awaits
       if (signal.aborted) break;
       await o.clock.sleep(ms, wake.signal).catch(() => undefined);
     }

@@ -29,7 +29,8 @@ const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 /** kubeadm's BootstrapTokenFromSecret: the token a Secret holds, or why it cannot be read. */
 export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } {
-  const name = String((secret['metadata'] as Obj | undefined)?.['name'] ?? '');
+  const rawName = (secret['metadata'] as Obj | undefined)?.['name'];
+  const name = typeof rawName === 'string' ? rawName : '';
   const id = secretValue(secret, 'token-id');
   if (id === '') return { problem: `bootstrap Token Secret has no token-id data: ${name}` };
   if (name !== `${SECRET_PREFIX}${id}`) return { problem: `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${JSON.stringify(name)}. Expected: ${JSON.stringify(`${SECRET_PREFIX}${id}`)}` };
@@ -41,7 +42,7 @@ export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } 
   const m = RFC3339.exec(expiration);
   const expiresMs = m === null ? undefined : Date.parse(expiration);
   if (expiration !== '' && (m === null || expiresMs === undefined || Number.isNaN(expiresMs))) return { problem: `can't parse expiration time of bootstrap token ${JSON.stringify(name)}` };
-  const data = secret['data'] !== null && typeof secret['data'] === 'object' ? Object.keys(secret['data'] as Obj) : [];
+  const data = secret['data'] !== null && typeof secret['data'] === 'object' ? Object.keys(secret['data']) : [];
   const usages = data
     .filter((k) => k.startsWith('usage-bootstrap-') && secretValue(secret, k) === 'true')
     .map((k) => k.slice('usage-bootstrap-'.length))

@@ -17,10 +17,15 @@ interface RoleRef {
 /** Visits each rule that applies to the user; return false to stop. `source` describes the binding. */
 type Visitor = (source: string, rule: PolicyRule | undefined, err: string | undefined) => boolean;
 
+/** A subject's namespace, or the binding's when it names none (absent or empty), as the reference. */
+function orWhenEmpty(v: string | undefined, fallback: string): string {
+  return v === undefined || v === '' ? fallback : v;
+}
+
 function describeSubject(s: Obj, bindingNamespace: string): string {
   const kind = str(s['kind']) ?? '';
   const name = str(s['name']) ?? '';
-  if (kind === 'ServiceAccount') return `${kind} ${JSON.stringify(`${name}/${str(s['namespace']) || bindingNamespace}`)}`;
+  if (kind === 'ServiceAccount') return `${kind} ${JSON.stringify(`${name}/${orWhenEmpty(str(s['namespace']), bindingNamespace)}`)}`;
   return `${kind} ${JSON.stringify(name)}`;
 }
 
@@ -30,7 +35,7 @@ function appliesTo(user: UserInfo, s: Obj, namespace: string): boolean {
   if (kind === 'User') return user.username === name;
   if (kind === 'Group') return user.groups.includes(name);
   if (kind === 'ServiceAccount') {
-    const ns = str(s['namespace']) || namespace;
+    const ns = orWhenEmpty(str(s['namespace']), namespace);
     return ns !== '' && user.username === `system:serviceaccount:${ns}:${name}`;
   }
   return false;

@@ -26,7 +26,7 @@ function translateDeep(v: unknown, t: (s: string) => string): unknown {
 
 /** The reference's bootstrap roles and bindings under our names. */
 export function bootstrapPolicy(names: RbacNames): Obj[] {
-  return REFERENCE_POLICY.map((o) => translateDeep(o, names.translate) as Obj);
+  return REFERENCE_POLICY.map((o) => translateDeep(o, (s) => names.translate(s)) as Obj);
 }
 
 function stringMap(o: Obj, key: 'labels' | 'annotations'): Record<string, string> {
@@ -47,11 +47,11 @@ export function reconcileRole(existing: Obj, expected: Obj): Obj | undefined {
   const next = structuredClone(existing);
   mergeMeta(next, expected);
   const missing = uncoveredRules(rulesOf(existing['rules']), rulesOf(expected['rules']));
-  if (missing.length > 0) next['rules'] = [...(Array.isArray(existing['rules']) ? existing['rules'] : []), ...missing.map(ruleToObject)];
+  if (missing.length > 0) next['rules'] = [...(Array.isArray(existing['rules']) ? (existing['rules'] as unknown[]) : []), ...missing.map(ruleToObject)];
   const wantAgg = objAt(expected, 'aggregationRule');
   if (wantAgg !== undefined) {
     const have = Array.isArray(objAt(existing, 'aggregationRule')?.['clusterRoleSelectors']) ? (objAt(existing, 'aggregationRule')?.['clusterRoleSelectors'] as unknown[]) : [];
-    const want = Array.isArray(wantAgg['clusterRoleSelectors']) ? wantAgg['clusterRoleSelectors'] : [];
+    const want = Array.isArray(wantAgg['clusterRoleSelectors']) ? (wantAgg['clusterRoleSelectors'] as unknown[]) : [];
     const add = want.filter((w) => !have.some((h) => isDeepStrictEqual(h, w)));
     if (add.length > 0 || objAt(existing, 'aggregationRule') === undefined) next['aggregationRule'] = { clusterRoleSelectors: [...have, ...add] };
   }
