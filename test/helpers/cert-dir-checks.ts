@@ -5,8 +5,16 @@ import { join } from 'node:path';
 import { pairFromPem } from '../../src/agent/certificate/store.js';
 import { loadConnection } from '../../src/common/platconfig/platconfig.js';
 
-/** Every file in the cert dir is whole; the symlink, if any, resolves; the platconfig, if any, loads. */
-export async function assertConsistent(certDir: string, platconfig: string): Promise<void> {
+/** The atomic writer's temp names (src/common/util/atomic-file.ts): `.<name>.<12 hex>.tmp`. */
+const ATOMIC_TEMP = /^\..+\.[0-9a-f]{12}\.tmp$/;
+
+/**
+ * Every file in the cert dir is whole; the symlink, if any, resolves; the platconfig, if any,
+ * loads. Right after a SIGKILL (`afterKill`), the atomic writer's temp file may be there (the kill
+ * can land between its write and its rename; nothing reads it, and the next start removes it);
+ * any other time none may be.
+ */
+export async function assertConsistent(certDir: string, platconfig: string, opts: { afterKill?: boolean } = {}): Promise<void> {
   let names: string[] = [];
   try {
     names = await readdir(certDir);
@@ -15,6 +23,7 @@ export async function assertConsistent(certDir: string, platconfig: string): Pro
   }
   for (const n of names) {
     const p = join(certDir, n);
+    if (opts.afterKill === true && ATOMIC_TEMP.test(n)) continue;
     assert.ok(!n.startsWith('.'), `a temporary file was left behind: ${n}`);
     const st = await lstat(p);
     if (st.isSymbolicLink()) {
