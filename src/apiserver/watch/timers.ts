@@ -8,6 +8,9 @@ import { afterMs, everyMs, type Clock } from '../../common/util/clock.js';
 import type { ListOptions } from '../registry/list.js';
 import type { WatchQueue } from './queue.js';
 
+/** What the timers read of the watch request. */
+export type WatchTimerRequest = Pick<ListOptions, 'allowWatchBookmarks' | 'timeoutSeconds'>;
+
 export interface WatchTimerOptions {
   readonly clock: Clock;
   readonly minRequestTimeoutSeconds: number;
@@ -17,7 +20,7 @@ export interface WatchTimerOptions {
 }
 
 /** Arms the timers (stopped when the queue closes); returns whether the timeout has passed. */
-export function armWatchTimers(o: ListOptions, t: WatchTimerOptions): () => boolean {
+export function armWatchTimers(o: WatchTimerRequest, t: WatchTimerOptions): () => boolean {
   const { queue } = t;
   const bookmark = (): void => queue.push({ kind: 'bookmark', rv: t.currentRevision(), initialEnd: false });
   let timedOut = false;
@@ -38,7 +41,7 @@ export function armWatchTimers(o: ListOptions, t: WatchTimerOptions): () => bool
   return () => timedOut;
 }
 
-function watchTimeoutMs(o: ListOptions, minRequestTimeoutSeconds: number): number {
+function watchTimeoutMs(o: WatchTimerRequest, minRequestTimeoutSeconds: number): number {
   if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) return o.timeoutSeconds * 1000;
   return (minRequestTimeoutSeconds + randomInt(Math.max(1, minRequestTimeoutSeconds))) * 1000;
 }
