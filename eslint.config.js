@@ -20,6 +20,12 @@ const TYPED_STRICT = [
   'src/apiserver/authn/**/*.ts',
   'src/apiserver/bootstrap-token/**/*.ts',
   'src/apiserver/rbac/**/*.ts',
+  'src/apiserver/registry/**/*.ts',
+  'src/apiserver/handlers/**/*.ts',
+  'src/apiserver/storage/**/*.ts',
+  'src/apiserver/watch/**/*.ts',
+  'src/apiserver/patch/**/*.ts',
+  'src/apiserver/*.ts',
 ];
 
 export default tseslint.config(

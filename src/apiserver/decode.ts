@@ -230,7 +230,7 @@ export function jsonSyntaxMessage(err: unknown): string {
   const msg = raw.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, '');
   const tok = /^Unexpected token '(.)'/su.exec(msg);
   if (tok !== null) return `invalid character '${tok[1] ?? ''}' looking for beginning of value`;
-  if (/^Unexpected end of JSON input/.test(msg)) return 'unexpected end of JSON input';
+  if (msg.startsWith('Unexpected end of JSON input')) return 'unexpected end of JSON input';
   const pos = /^(.*?) (in|after) JSON at position (\d+)/s.exec(msg);
   if (pos !== null) {
     const what = pos[2] === 'after' ? 'invalid character after top-level value' : (pos[1] ?? '');
@@ -301,7 +301,7 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     }
     if (typeof bodyKind === 'string' && bodyKind !== '' && bodyKind !== opts.kind) {
       throw new DecodeError(
-        `the object provided is unrecognized (must be of type ${opts.kind}): no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(opts.apiVersion || String(bodyVersion ?? ''))}`,
+        `the object provided is unrecognized (must be of type ${opts.kind}): no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(opts.apiVersion || (bodyVersion ?? ''))}`,
       );
     }
     if (bodyKind === undefined || bodyKind === '') object['kind'] = opts.kind;
@@ -331,7 +331,7 @@ function prune(v: unknown, s: Schema): void {
     for (const k of Object.keys(rec)) {
       const fs = s.fields[k];
       if (fs !== undefined) prune(rec[k], fs);
-      else if (s.open !== true) delete rec[k];
+      else if (s.open !== true) Reflect.deleteProperty(rec, k);
     }
   }
 }

@@ -3,6 +3,7 @@
 // documents with Content-Type application/json, which they accept as the fallback.
 
 import type { ResourceDef } from './registry/types.js';
+import type { Names } from '../common/names.js';
 
 export interface DiscoveryGroup {
   readonly name: string; // '' for core
@@ -91,4 +92,35 @@ export function versionInfo(): unknown {
     compiler: 'tsc',
     platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
   };
+}
+
+/** The resources discovery lists besides the reviews: the core group's, and one per other group. */
+export interface ServedDefs {
+  readonly core: readonly ResourceDef[];
+  readonly eventsV1: ResourceDef;
+  readonly csr: ResourceDef;
+  readonly lease: ResourceDef;
+  readonly rbacGroup: string;
+  readonly rbac: readonly ResourceDef[];
+}
+
+/** The groups this server serves, with their resources (the review kinds are create-only). */
+export function servedGroups(groups: Names['groups'], s: ServedDefs): DiscoveryGroup[] {
+  return [
+    { name: '', resources: s.core.flatMap(discoveryResources) },
+    { name: groups.events, resources: discoveryResources(s.eventsV1) },
+    { name: groups.certificates, resources: discoveryResources(s.csr) },
+    { name: groups.coordination, resources: discoveryResources(s.lease) },
+    { name: s.rbacGroup, resources: s.rbac.flatMap(discoveryResources) },
+    { name: groups.authentication, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
+    {
+      name: groups.authorization,
+      resources: [
+        reviewResource('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
+        reviewResource('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
+        reviewResource('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
+        reviewResource('subjectaccessreviews', 'SubjectAccessReview'),
+      ],
+    },
+  ];
 }

@@ -3,6 +3,8 @@
 // there are several. The Status causes of an Invalid (422) response carry `errorMessage(err)`
 // (the text without the field) with the field and the reason (the error type) beside it.
 
+import { textOf } from '../common/util/text-of.js';
+
 export type FieldErrorType =
   | 'FieldValueRequired'
   | 'FieldValueInvalid'
@@ -64,12 +66,7 @@ export function formatFieldValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (value instanceof Uint8Array) return `[]byte{<${value.length} bytes>}`;
-  try {
-    const json = JSON.stringify(value);
-    return json ?? String(value);
-  } catch {
-    return String(value);
-  }
+  return textOf(value);
 }
 
 /** The error text without its field: the `message` of a Status cause. */

@@ -167,7 +167,8 @@ function tokenizeFlags(argv: readonly string[], extra: readonly ExtraFlag[]): St
 
 /** The typed flags, each value checked (in the order the checks always ran, so errors stay stable). */
 function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags {
-  const { given: get, value: val } = cl;
+  const get = (name: string): string | undefined => cl.given(name);
+  const val = (name: string): string => cl.value(name);
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   checkAuthorizationModes(modes);
   const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));

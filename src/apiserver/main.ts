@@ -4,7 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import { namesFor, type Names } from '../common/names.js';
-import type { Authenticator, Authorizer } from './interfaces.js';
+import type { Authenticator } from './interfaces.js';
 import { createLogger } from '../common/log/logger.js';
 import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
@@ -23,7 +23,7 @@ import { parseFlags, type ApiServerFlags } from './flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from './handlers/body.js';
 import { EXTRA_FLAGS, loadPlugins, type ApiServerPlugins } from './plugins.js';
 import { trackedManagedFields } from './registry/managed-fields.js';
-import { ApiServer } from './server.js';
+import { ApiServer, type ApiServerOptions } from './server.js';
 import { SubresourceProxy } from './proxy/handler.js';
 import { prepareKubeletClient, type KubeletClientRuntime } from './proxy/kubelet-client.js';
 import { identityTransformers } from './storage/identity.js';
@@ -50,32 +50,7 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
   const { nodeObjects, nodeAuthorizer, late } = nodeAuthorization(names);
   const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: names.namespaces.nodeLease });
   const secrets = new RegistrySecrets();
-  const authenticators = [...flagAuthenticators(flags, names, secrets, clock, logger), ...(plugins.authenticators ?? []), ...(extra.authenticators ?? [])];
-  const authorizers: Authorizer[] = [...(extra.authorizers ?? plugins.authorizers ?? [])];
-  const server = new ApiServer({
-    platformDomain: names.groupDomain,
-    names,
-    bindAddress: flags.bindAddress,
-    port: flags.securePort,
-    tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems },
-    dataDir: flags.dataDir,
-    authenticators,
-    anonymousAuth: flags.anonymousAuth,
-    authorizers,
-    lateModes: late,
-    admission: [...(plugins.admission ?? []), ...(extra.admission ?? [])],
-    transformers: plugins.transformers ?? identityTransformers(),
-    tracer: plugins.tracer,
-    managedFields: trackedManagedFields(),
-    featureGates: { ShardedListAndWatch: flags.featureGates['ShardedListAndWatch'] === true },
-    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
-    compactionIntervalMs: flags.etcdCompactionIntervalMs,
-    watchCacheSize: flags.defaultWatchCacheSize,
-    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    apiAudiences: flags.apiAudiences,
-    clock,
-    logger,
-  });
+  const server = new ApiServer(serverOptions({ flags, certs, clientCaPems, names, plugins, extra, late, secrets, clock, logger }));
   nodeObjects.bind(server.registry, server.defs);
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
@@ -102,6 +77,46 @@ export async function startApiServer(flags: ApiServerFlags, logger: Logger, cloc
       await server.stop();
       await plugins.close?.();
     },
+  };
+}
+
+/** The server's options from the flags, the loaded plugins and the parts `extra` plugs in. */
+function serverOptions(p: {
+  readonly flags: ApiServerFlags;
+  readonly certs: ServerCertificates;
+  readonly clientCaPems: string[];
+  readonly names: Names;
+  readonly plugins: ApiServerPlugins;
+  readonly extra: ApiServerPlugins;
+  readonly late: LateModes;
+  readonly secrets: RegistrySecrets;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}): ApiServerOptions {
+  const { flags, certs, names, plugins, extra, clock, logger } = p;
+  return {
+    platformDomain: names.groupDomain,
+    names,
+    bindAddress: flags.bindAddress,
+    port: flags.securePort,
+    tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems: p.clientCaPems },
+    dataDir: flags.dataDir,
+    authenticators: [...flagAuthenticators(flags, names, p.secrets, clock, logger), ...(plugins.authenticators ?? []), ...(extra.authenticators ?? [])],
+    anonymousAuth: flags.anonymousAuth,
+    authorizers: [...(extra.authorizers ?? plugins.authorizers ?? [])],
+    lateModes: p.late,
+    admission: [...(plugins.admission ?? []), ...(extra.admission ?? [])],
+    transformers: plugins.transformers ?? identityTransformers(),
+    tracer: plugins.tracer,
+    managedFields: trackedManagedFields(),
+    featureGates: { ShardedListAndWatch: flags.featureGates['ShardedListAndWatch'] === true },
+    minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+    compactionIntervalMs: flags.etcdCompactionIntervalMs,
+    watchCacheSize: flags.defaultWatchCacheSize,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    apiAudiences: flags.apiAudiences,
+    clock,
+    logger,
   };
 }
 

@@ -3,10 +3,9 @@
 // (health, version, discovery, reviews). Resources go to handlers/resource.ts.
 
 import { WIRE_NAMES, namesFor, type Names } from '../common/names.js';
-import { createServer, type Server } from 'node:https';
+import type { Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
@@ -14,7 +13,8 @@ import { everyMs, type Clock } from '../common/util/clock.js';
 import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
 import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
-import { Discovery, discoveryResources, reviewResource, versionInfo } from './discovery.js';
+import { Discovery, servedGroups, versionInfo } from './discovery.js';
+import { createHttpsServer } from './https-server.js';
 import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
 import { decodeProtobufObject, ProtobufResponses } from './handlers/protobuf.js';
 import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.js';
@@ -96,6 +96,41 @@ export interface StreamingProxy {
   }): Promise<boolean>;
 }
 
+/** The resource kinds this server serves under the profile's names (RBAC's come from Rbac). */
+function resourceDefs(names: Names): ApiServer['defs'] {
+  return {
+    csr: csrDef(names.groupDomain, names.signers.legacyUnknown),
+    event: eventDef,
+    eventsV1: eventsV1Def(names),
+    node: nodeDef,
+    pod: podDef,
+    namespace: namespaceDef,
+    secret: secretDef,
+    configMap: configMapDef,
+    lease: leaseDef(names.groups.coordination),
+  };
+}
+
+/** What the resource handlers need: the registry, the limits, and the watch settings. */
+function handlerContext(o: ApiServerOptions, platformDomain: string, registry: Registry, authorizer: Authorizer): ResourceHandlerContext {
+  return {
+    registry,
+    platformDomain,
+    maxBodyBytes: o.maxBodyBytes,
+    shardingEnabled: o.featureGates.ShardedListAndWatch,
+    authorizer,
+    clock: o.clock,
+    watch: {
+      platformDomain,
+      minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
+      bookmarkIntervalMs: o.bookmarkIntervalMs ?? 5000,
+      maxQueue: Math.max(1000, o.watchCacheSize * 100),
+      logger: o.logger,
+      clock: o.clock,
+    },
+  };
+}
+
 const unauthenticatedPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
 export class ApiServer {
@@ -136,7 +171,7 @@ export class ApiServer {
     const names = o.names ?? namesFor('platform', o.platformDomain);
     this.names = names;
     const d = names.groupDomain;
-    this.defs = { csr: csrDef(d, names.signers.legacyUnknown), event: eventDef, eventsV1: eventsV1Def(names), node: nodeDef, pod: podDef, namespace: namespaceDef, secret: secretDef, configMap: configMapDef, lease: leaseDef(names.groups.coordination) };
+    this.defs = resourceDefs(names);
     this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
     this.rbac = new Rbac({ platformDomain: d, names, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
@@ -149,72 +184,21 @@ export class ApiServer {
     this.routes = new ResourceRoutes(all);
     this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names, logger: o.logger });
     if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
+    const { defs } = this;
     this.discovery = new Discovery({
-      groups: [
-        { name: '', resources: [namespaceDef, eventDef, nodeDef, podDef, secretDef, configMapDef].flatMap(discoveryResources) },
-        { name: names.groups.events, resources: discoveryResources(this.defs.eventsV1) },
-        { name: names.groups.certificates, resources: discoveryResources(this.defs.csr) },
-        { name: names.groups.coordination, resources: discoveryResources(this.defs.lease) },
-        { name: this.rbac.names.group, resources: this.rbac.resources.flatMap(discoveryResources) },
-        { name: names.groups.authentication, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
-        {
-          name: names.groups.authorization,
-          resources: [
-            reviewResource('localsubjectaccessreviews', 'LocalSubjectAccessReview', true),
-            reviewResource('selfsubjectaccessreviews', 'SelfSubjectAccessReview'),
-            reviewResource('selfsubjectrulesreviews', 'SelfSubjectRulesReview'),
-            reviewResource('subjectaccessreviews', 'SubjectAccessReview'),
-          ],
-        },
-      ],
+      groups: servedGroups(names.groups, {
+        core: [defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+        eventsV1: defs.eventsV1,
+        csr: defs.csr,
+        lease: defs.lease,
+        rbacGroup: this.rbac.names.group,
+        rbac: this.rbac.resources,
+      }),
     });
     this.authn = new AuthenticatorChain({ authenticators: o.authenticators, anonymous: o.anonymousAuth });
     this.protobufResponses = new ProtobufResponses({ logger: o.logger });
-    this.handlerCtx = {
-      registry: this.registry,
-      platformDomain: d,
-      maxBodyBytes: o.maxBodyBytes,
-      shardingEnabled: o.featureGates.ShardedListAndWatch,
-      authorizer: this.authorizer,
-      clock: o.clock,
-      watch: {
-        platformDomain: d,
-        minRequestTimeoutSeconds: o.minRequestTimeoutSeconds,
-        bookmarkIntervalMs: o.bookmarkIntervalMs ?? 5000,
-        maxQueue: Math.max(1000, o.watchCacheSize * 100),
-        logger: o.logger,
-        clock: o.clock,
-      },
-    };
-    this.server = createServer(
-      {
-        cert: o.tls.certPem,
-        key: o.tls.keyPem,
-        ca: [...o.tls.clientCaPems],
-        requestCert: true,
-        rejectUnauthorized: false,
-        minVersion: 'TLSv1.2',
-      },
-      (req, res) => {
-        this.handle(req, res).catch((err: unknown) => {
-          o.logger.error({ err }, 'request handling failed');
-          if (!res.headersSent) sendError(res, err, { pretty: false, warnings: [] });
-          else res.destroy();
-        });
-      },
-    );
-    // Upgrades (exec, attach, port-forward, nodes/proxy) take the same pipeline, answered on a
-    // response object over the raw socket until a handler takes the socket over.
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const res = responseOnUpgrade(req, socket);
-      this.handle(req, res, { socket, head }).catch((err: unknown) => {
-        o.logger.error({ err }, 'upgrade handling failed');
-        socket.destroy();
-      });
-    });
-    this.server.requestTimeout = 0;
-    this.server.headersTimeout = 60_000;
-    this.server.keepAliveTimeout = 65_000;
+    this.handlerCtx = handlerContext(o, d, this.registry, this.authorizer);
+    this.server = createHttpsServer({ tls: o.tls, logger: o.logger, handle: (req, res, upgrade) => this.handle(req, res, upgrade) });
   }
 
   /** Serves the streaming subresources through this proxy (set before start). */

@@ -8,6 +8,7 @@ import type { Params } from '../params.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 import type { FieldValidation } from './decode-object.js';
 import { parseJsonBody } from '../body-limits.js';
+import { textOf } from '../../common/util/text-of.js';
 
 export interface ParsedWriteOptions {
   readonly dryRun: boolean;
@@ -110,7 +111,7 @@ export function parseDeleteOptions(params: Params, body: string, domain: string)
     b = parsed as Record<string, unknown>;
     const kind = b['kind'];
     if (kind !== undefined && kind !== 'DeleteOptions') {
-      throw badRequest(`the body of the request was in an unknown format: expected DeleteOptions, got ${String(kind)}`);
+      throw badRequest(`the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`);
     }
   }
   const errs: FieldErrorLike[] = [];

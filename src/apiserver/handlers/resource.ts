@@ -48,6 +48,20 @@ function params(search: URLSearchParams, set: ParamSet): Params {
   return new Params(search, set);
 }
 
+/** One request to a resource path, with what every handler of it needs. */
+interface ResourceCall {
+  readonly c: ResourceHandlerContext;
+  readonly r: ResourceRoute;
+  readonly def: ResourceDef;
+  readonly method: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly search: URLSearchParams;
+  readonly user: UserInfo;
+  readonly rc: ResponseContext;
+  readonly signal: AbortSignal;
+}
+
 export async function handleResource(
   c: ResourceHandlerContext,
   r: ResourceRoute,
@@ -58,114 +72,157 @@ export async function handleResource(
   rc: ResponseContext,
   signal: AbortSignal,
 ): Promise<void> {
-  const method = req.method ?? 'GET';
-  const { def } = r;
-  if (r.subresource !== '' && !def.subresources.includes(r.subresource)) throw notFoundPath();
+  const call: ResourceCall = { c, r, def: r.def, method: req.method ?? 'GET', req, res, search, user, rc, signal };
+  if (r.subresource !== '' && !r.def.subresources.includes(r.subresource)) throw notFoundPath();
   if (r.watchPath) {
-    if (method !== 'GET') throw methodNotAllowed(method);
-    const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conversion(c, def, req, search)?.watch(), rc.encoder !== undefined);
+    await watchByPath(call);
     return;
   }
-  if (r.name === '') {
-    switch (method) {
-      case 'GET': {
-        const o = parseListOptions(params(search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
-        const conv = conversion(c, def, req, search);
-        if (o.watch) {
-          await serveWatch(res, c.registry, def, r.namespace, o, c.watch, signal, conv?.watch(), rc.encoder !== undefined);
-          return;
-        }
-        if (conv === undefined && (await sendListFast(res, c, def, r.namespace, o, rc))) return;
-        const list = await listObjects(c.registry, def, r.namespace, o);
-        sendJson(res, 200, conv === undefined ? list : conv.list(list.items, list.metadata), rc);
-        return;
-      }
-      case 'POST': {
-        if (r.allNamespaces) throw methodNotAllowed(method);
-        const p = params(search, 'W');
-        const wo = parseWriteOptions(p, req, 'CreateOptions', c.platformDomain);
-        const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-        const created = await c.registry.create(def, r.namespace, body, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '' });
-        sendJson(res, 201, created, rc);
-        return;
-      }
-      case 'DELETE': {
-        if (r.allNamespaces) throw methodNotAllowed(method);
-        const p = params(search, 'DC');
-        const dopts = parseDeleteOptions(p, await readDeleteBody(c, def, req), c.platformDomain);
-        const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
-        sendJson(res, 200, await deleteCollection(c, def, r.namespace, o, dopts, user), rc);
-        return;
-      }
-      default:
-        throw methodNotAllowed(method);
-    }
+  if (r.name === '') await handleCollection(call);
+  else await handleItem(call);
+}
+
+/** A `/watch/` path: a watch of the collection, or of one object by name. */
+async function watchByPath(call: ResourceCall): Promise<void> {
+  const { c, r, def } = call;
+  if (call.method !== 'GET') throw methodNotAllowed(call.method);
+  const o = parseListOptions(params(call.search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
+  await serveWatch(call.res, c.registry, def, r.namespace, o, c.watch, call.signal, conversion(c, def, call.req, call.search)?.watch(), call.rc.encoder !== undefined);
+}
+
+async function handleCollection(call: ResourceCall): Promise<void> {
+  switch (call.method) {
+    case 'GET':
+      return listOrWatch(call);
+    case 'POST':
+      if (call.r.allNamespaces) throw methodNotAllowed(call.method);
+      return createItem(call);
+    case 'DELETE':
+      if (call.r.allNamespaces) throw methodNotAllowed(call.method);
+      return deleteItems(call);
+    default:
+      throw methodNotAllowed(call.method);
   }
-  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') checkPathName(r.name);
+}
+
+async function listOrWatch(call: ResourceCall): Promise<void> {
+  const { c, r, def, res, rc } = call;
+  const o = parseListOptions(params(call.search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+  const conv = conversion(c, def, call.req, call.search);
+  if (o.watch) {
+    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, call.signal, conv?.watch(), rc.encoder !== undefined);
+    return;
+  }
+  if (conv === undefined && (await sendListFast(res, c, def, r.namespace, o, rc))) return;
+  const list = await listObjects(c.registry, def, r.namespace, o);
+  sendJson(res, 200, conv === undefined ? list : conv.list(list.items, list.metadata), rc);
+}
+
+async function createItem(call: ResourceCall): Promise<void> {
+  const { c, def, req, rc } = call;
+  const wo = parseWriteOptions(params(call.search, 'W'), req, 'CreateOptions', c.platformDomain);
+  const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
+  const created = await c.registry.create(def, call.r.namespace, body, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '' });
+  sendJson(call.res, 201, created, rc);
+}
+
+async function deleteItems(call: ResourceCall): Promise<void> {
+  const { c, def } = call;
+  const p = params(call.search, 'DC');
+  const dopts = parseDeleteOptions(p, await readDeleteBody(c, def, call.req), c.platformDomain);
+  const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+  sendJson(call.res, 200, await deleteCollection(c, def, call.r.namespace, o, dopts, call.user), call.rc);
+}
+
+async function handleItem(call: ResourceCall): Promise<void> {
+  const { method } = call;
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') checkPathName(call.r.name);
   switch (method) {
-    case 'GET': {
-      params(search, 'R');
-      const conv = conversion(c, def, req, search);
-      const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
-      sendJson(res, 200, conv === undefined ? obj : conv.one(obj), rc);
-      return;
-    }
-    case 'PUT': {
-      const wo = parseWriteOptions(params(search, 'W'), req, 'UpdateOptions', c.platformDomain);
-      const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-      const out = await c.registry.update(def, r.namespace, r.name, { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
-      sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
-      return;
-    }
-    case 'PATCH': {
-      const patchType = patchTypeOf(req.headers['content-type']);
-      const wo = parseWriteOptions(params(search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
-      const patchBody = (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8');
-      const isApply = patchType === 'application/apply-patch+yaml';
-      const out = await c.registry.update(
-        def,
-        r.namespace,
-        r.name,
-        { user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource, operation: isApply ? 'Apply' : 'Update', allowCreate: isApply },
-        (current) => {
-          if (current === undefined && !isApply) throw notFound(def.resource, def.group, r.name);
-          const patched = applyPatchBody({
-            live: current,
-            patchBody,
-            contentType: patchType,
-            kind: def.kind,
-            manager: wo.fieldManager,
-            force: wo.force,
-            subresource: r.subresource,
-            apiVersion: apiVersionOf(def),
-            now: c.clock.now(),
-          });
-          const warnings: string[] = [];
-          applyFieldValidation({ ...patched, unknownFields: [...patched.unknownFields], duplicateFields: [...patched.duplicateFields] }, wo.fieldValidation, def.kind, def.version, warnings);
-          for (const w of warnings) if (!rc.warnings.includes(w)) rc.warnings.push(w);
-          if (current === undefined) {
-            const m = (patched.object['metadata'] ?? {}) as Obj;
-            if (m['name'] === undefined) m['name'] = r.name;
-            patched.object['metadata'] = m;
-          }
-          return patched.object;
-        },
-      );
-      sendJson(res, out.created ? 201 : 200, withKind(def, out.object), rc);
-      return;
-    }
-    case 'DELETE': {
-      if (r.subresource !== '') throw methodNotAllowed(method);
-      const dopts = parseDeleteOptions(params(search, 'D'), await readDeleteBody(c, def, req), c.platformDomain);
-      const out = await c.registry.delete(def, r.namespace, r.name, { user, ...dopts });
-      const body = 'kind' in out.body && out.body['kind'] === 'Status' ? out.body : withKind(def, out.body as Obj);
-      sendJson(res, out.code, body, rc);
-      return;
-    }
+    case 'GET':
+      return getItem(call);
+    case 'PUT':
+      return putItem(call);
+    case 'PATCH':
+      return patchItem(call);
+    case 'DELETE':
+      if (call.r.subresource !== '') throw methodNotAllowed(method);
+      return deleteItem(call);
     default:
       throw methodNotAllowed(method);
   }
+}
+
+async function getItem(call: ResourceCall): Promise<void> {
+  const { c, r, def } = call;
+  params(call.search, 'R');
+  const conv = conversion(c, def, call.req, call.search);
+  const obj = withKind(def, await c.registry.get(def, r.namespace, r.name));
+  sendJson(call.res, 200, conv === undefined ? obj : conv.one(obj), call.rc);
+}
+
+async function putItem(call: ResourceCall): Promise<void> {
+  const { c, r, def, rc } = call;
+  const wo = parseWriteOptions(params(call.search, 'W'), call.req, 'UpdateOptions', c.platformDomain);
+  const body = await decodeBody(c, def, call.req, wo.fieldValidation, rc);
+  const out = await c.registry.update(def, r.namespace, r.name, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
+  sendJson(call.res, out.created ? 201 : 200, withKind(def, out.object), rc);
+}
+
+async function patchItem(call: ResourceCall): Promise<void> {
+  const { c, r, def, req } = call;
+  const patchType = patchTypeOf(req.headers['content-type']);
+  const wo = parseWriteOptions(params(call.search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
+  const patch: PatchRequest = { patchType, wo, patchBody: (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8'), isApply: patchType === 'application/apply-patch+yaml' };
+  const out = await c.registry.update(
+    def,
+    r.namespace,
+    r.name,
+    { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource, operation: patch.isApply ? 'Apply' : 'Update', allowCreate: patch.isApply },
+    (current) => patchedObject(call, patch, current),
+  );
+  sendJson(call.res, out.created ? 201 : 200, withKind(def, out.object), call.rc);
+}
+
+interface PatchRequest {
+  readonly patchType: ReturnType<typeof patchTypeOf>;
+  readonly wo: ReturnType<typeof parseWriteOptions>;
+  readonly patchBody: string;
+  /** Server-side apply: creates the object when it does not exist. */
+  readonly isApply: boolean;
+}
+
+/** The object after the patch (the registry's update callback), with field validation's warnings added to the response. */
+function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undefined): Obj {
+  const { c, r, def, rc } = call;
+  if (current === undefined && !p.isApply) throw notFound(def.resource, def.group, r.name);
+  const patched = applyPatchBody({
+    live: current,
+    patchBody: p.patchBody,
+    contentType: p.patchType,
+    kind: def.kind,
+    manager: p.wo.fieldManager,
+    force: p.wo.force,
+    subresource: r.subresource,
+    apiVersion: apiVersionOf(def),
+    now: c.clock.now(),
+  });
+  const warnings: string[] = [];
+  applyFieldValidation({ ...patched, unknownFields: [...patched.unknownFields], duplicateFields: [...patched.duplicateFields] }, p.wo.fieldValidation, def.kind, def.version, warnings);
+  for (const w of warnings) if (!rc.warnings.includes(w)) rc.warnings.push(w);
+  if (current === undefined) {
+    const m = (patched.object['metadata'] ?? {}) as Obj;
+    if (m['name'] === undefined) m['name'] = r.name;
+    patched.object['metadata'] = m;
+  }
+  return patched.object;
+}
+
+async function deleteItem(call: ResourceCall): Promise<void> {
+  const { c, r, def } = call;
+  const dopts = parseDeleteOptions(params(call.search, 'D'), await readDeleteBody(c, def, call.req), c.platformDomain);
+  const out = await c.registry.delete(def, r.namespace, r.name, { user: call.user, ...dopts });
+  const body = out.body.kind === 'Status' ? out.body : withKind(def, out.body as Obj);
+  sendJson(call.res, out.code, body, call.rc);
 }
 
 /** The Table or metadata conversion the request's Accept header asks for (table.ts). */

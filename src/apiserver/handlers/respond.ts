@@ -73,7 +73,7 @@ export function statusOf(err: unknown): StatusBody {
       status: 'Failure',
       message: err.message,
       reason: code.reason,
-      ...(details === undefined ? {} : { details: details as StatusBody['details'] & object }),
+      ...(details === undefined ? {} : { details }),
       code: code.status,
     };
   }

@@ -85,7 +85,7 @@ function comparePaths(a: FieldPath, b: FieldPath): number {
   return a.length - b.length;
 }
 
-export type FieldsV1 = { [pe: string]: FieldsV1 };
+export interface FieldsV1 { [pe: string]: FieldsV1 }
 
 /** The FieldsV1 tree of a set. */
 export function toFieldsV1(set: FieldSet): FieldsV1 {

@@ -98,7 +98,9 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
     }
   } else value = op.value;
   if (op.op === 'copy') {
-    const bytes = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+    // undefined for a value JSON has no text for (TypeScript's lib types it string)
+    const text = JSON.stringify(value) as string | undefined;
+    const bytes = Buffer.byteLength(text ?? '', 'utf8');
     if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
       throw new PatchError({ status: 422, reason: 'Invalid', message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}` });
     }

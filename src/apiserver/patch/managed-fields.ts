@@ -74,7 +74,8 @@ export function formatTime(d: Date): string {
 /** The User-Agent up to its first '/', as the default field manager (printable, at most 128). */
 export function defaultFieldManager(userAgent: string | undefined): string {
   const prefix = (userAgent ?? '').split('/')[0] ?? '';
-  return [...prefix].filter((c) => isPrintable(c)).join('').slice(0, FIELD_MANAGER_MAX_LENGTH);
+  // code points (Go ranges over a string's runes), not grapheme clusters
+  return Array.from(prefix).filter((c) => isPrintable(c)).join('').slice(0, FIELD_MANAGER_MAX_LENGTH);
 }
 
 function isPrintable(c: string): boolean {

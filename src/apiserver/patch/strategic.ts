@@ -3,6 +3,7 @@
 // primitives (finalizers) merge as unions. Directives: `$patch: replace|delete|merge` (on a map or
 // as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
 
+import { textOf } from '../../common/util/text-of.js';
 import { badRequest } from './errors.js';
 import { childTypePath, isMapType, smpListMeta } from './meta.js';
 import { setOwn } from './merge-patch.js';
@@ -18,7 +19,7 @@ const DELETE = Symbol('delete');
 function checkPatchDirective(v: unknown): 'replace' | 'delete' | 'merge' | undefined {
   if (v === undefined) return undefined;
   if (v === 'replace' || v === 'delete' || v === 'merge') return v;
-  throw badRequest(`Unknown patch type: ${String(v)}`);
+  throw badRequest(`Unknown patch type: ${textOf(v)}`);
 }
 
 function stripDirectives(v: unknown): unknown {
@@ -55,14 +56,14 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
     if (k.startsWith('$setElementOrder/')) continue; // applied after the merge below
     if (k.startsWith('$')) throw badRequest(`unknown patch directive ${JSON.stringify(k)}`);
     if (v === null) {
-      delete out[k];
+      Reflect.deleteProperty(out, k);
       continue;
     }
     const childType = childTypePath(typePath, k, isMap);
     const cur = Object.hasOwn(out, k) ? out[k] : undefined;
     if (isObject(v)) {
       const merged = mergeMap(kind, isObject(cur) ? cur : {}, v, childType);
-      if (merged === DELETE) delete out[k];
+      if (merged === DELETE) Reflect.deleteProperty(out, k);
       else setOwn(out, k, merged);
     } else if (Array.isArray(v)) {
       setOwn(out, k, mergeList(kind, Array.isArray(cur) ? cur : [], v, childType));
@@ -77,7 +78,7 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
   if (retain !== undefined) {
     if (!Array.isArray(retain)) throw badRequest('$retainKeys must be a list of field names');
     const keep = new Set(retain.map(String));
-    for (const k of Object.keys(out)) if (!keep.has(k)) delete out[k];
+    for (const k of Object.keys(out)) if (!keep.has(k)) Reflect.deleteProperty(out, k);
   }
   return out;
 }

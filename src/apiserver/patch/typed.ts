@@ -142,7 +142,7 @@ export function mergeApplied(kind: string, live: unknown, config: unknown, typeP
     const isMap = isMapType(kind, typePath);
     const out: Obj = structuredClone(live);
     for (const [k, v] of Object.entries(config)) {
-      if (v === null) delete out[k];
+      if (v === null) Reflect.deleteProperty(out, k);
       else setOwn(out, k, mergeApplied(kind, Object.hasOwn(live, k) ? live[k] : undefined, v, childTypePath(typePath, k, isMap)));
     }
     return out;
@@ -151,7 +151,9 @@ export function mergeApplied(kind: string, live: unknown, config: unknown, typeP
     const lm = listMeta(kind, typePath);
     if (lm.type === 'set') {
       const seen = new Set(live.map((x) => JSON.stringify(x)));
-      return [...structuredClone(live), ...config.filter((x) => !seen.has(JSON.stringify(x)))];
+      const kept: unknown[] = structuredClone(live);
+      const added: unknown[] = config.filter((x) => !seen.has(JSON.stringify(x)));
+      return [...kept, ...added];
     }
     if (lm.type === 'map' && live.every(isObject) && config.every(isObject)) {
       const out: unknown[] = structuredClone(live);
@@ -188,7 +190,7 @@ export function removePath(kind: string, obj: Obj, path: FieldPath): void {
       if (!isObject(cur)) return;
       const name = pe.slice(2);
       if (last) {
-        delete cur[name];
+        Reflect.deleteProperty(cur, name);
         return;
       }
       const isMap = isMapType(kind, typePath);

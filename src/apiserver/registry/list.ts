@@ -254,6 +254,7 @@ export async function listProtobuf(registry: Registry, def: ResourceDef, namespa
     }
     return bytes;
   });
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set inside the row callback above
   return unfit ? undefined : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
 }
 
@@ -326,7 +327,7 @@ async function runList<T>(
   let more = false;
   let cursor = snap.from;
   try {
-    while (true) {
+    for (;;) {
       const want = limit === undefined ? -1 : Math.max(limit - items.length, 1) + 1;
       const rows = store.rangeRaw(cursor, end, atRev, want);
       for (const row of rows) {

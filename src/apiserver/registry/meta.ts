@@ -25,7 +25,7 @@ function validateStringMap(v: unknown, field: string, isValue: boolean, errs: Fi
   for (const [k, val] of Object.entries(v as Obj)) {
     for (const e of isQualifiedName(k)) errs.push({ type: 'FieldValueInvalid', field, value: k, detail: e });
     if (typeof val !== 'string') {
-      errs.push({ type: 'FieldValueInvalid', field: `${field}`, value: val, detail: 'must be a string' });
+      errs.push({ type: 'FieldValueInvalid', field, value: val, detail: 'must be a string' });
       continue;
     }
     total += k.length + val.length;
@@ -68,7 +68,7 @@ const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 export function generateName(base: string): string {
   const prefix = base.length > 58 ? base.slice(0, 58) : base;
   let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += nameSuffixAlphabet[randomInt(nameSuffixAlphabet.length)];
+  for (let i = 0; i < 5; i++) suffix += nameSuffixAlphabet.charAt(randomInt(nameSuffixAlphabet.length));
   return prefix + suffix;
 }
 
@@ -90,7 +90,7 @@ export function prepareMetaForCreate(obj: Obj, now: Date): void {
   delete meta['deletionTimestamp'];
   delete meta['deletionGracePeriodSeconds'];
   delete meta['selfLink'];
-  if (meta['generation'] === undefined || meta['generation'] === null) meta['generation'] = 1;
+  meta['generation'] ??= 1;
   if (meta['labels'] === null) delete meta['labels'];
   if (meta['annotations'] === null) delete meta['annotations'];
 }
@@ -109,7 +109,7 @@ export function validateMetaUpdate(obj: Obj, old: Obj): FieldErrorLike[] {
   else if (uid !== oldMeta['uid']) errs.push({ type: 'FieldValueInvalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' });
   if (oldMeta['creationTimestamp'] !== undefined && oldMeta['creationTimestamp'] !== null) meta['creationTimestamp'] = oldMeta['creationTimestamp'];
   for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
-    if (oldMeta[f] === undefined) delete meta[f];
+    if (oldMeta[f] === undefined) Reflect.deleteProperty(meta, f);
     else meta[f] = oldMeta[f];
   }
   delete meta['selfLink'];

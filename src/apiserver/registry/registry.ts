@@ -10,6 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
+import { textOf } from '../../common/util/text-of.js';
 import type { Logger } from '../../common/log/types.js';
 import {
   alreadyExists,
@@ -23,7 +24,8 @@ import {
   type StatusBody,
 } from '../status.js';
 import { StoreConflictError, StoreReadError, prefixEnd, type Store, type StoredObject } from '../storage/store.js';
-import { generateName, prepareMetaForCreate, timeString, validateMetaUpdate } from './meta.js';
+import { generateName, prepareMetaForCreate, validateMetaUpdate } from './meta.js';
+import { checkDeletable, deleteGraceSeconds, deletesGracefully, markedForDeletion } from './delete-steps.js';
 import { apiVersionOf, clone, metaOf, servedShape, storedShape, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
 import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
@@ -78,6 +80,17 @@ export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: st
 }
 
 const maxUpdateAttempts = 10;
+
+/** One object a DELETE acts on, read at revision `rv`. */
+interface DeleteTarget {
+  readonly def: ResourceDef;
+  readonly key: string;
+  readonly name: string;
+  readonly rv: number;
+  readonly obj: Obj;
+  /** A concurrent write fails the request instead of being retried. */
+  readonly lastAttempt: boolean;
+}
 
 /** The reference's two admission phases: mutating plugins run before validation, validating ones after. */
 const mutating = (p: AdmissionPlugin): boolean => p.mutating === true;
@@ -174,7 +187,7 @@ export class Registry {
   }
 
   /** Checks the namespace of a namespaced object exists (404 for the namespace otherwise). */
-  async requireNamespace(namespace: string): Promise<void> {
+  requireNamespace(namespace: string): void {
     const raw = this.store.getRaw(`/core/namespaces/${namespace}`);
     if (raw === undefined) throw notFound('namespaces', '', namespace);
   }
@@ -185,10 +198,10 @@ export class Registry {
     const kind = obj['kind'];
     const version = obj['apiVersion'];
     if (kind !== undefined && kind !== '' && kind !== def.kind) {
-      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${String(kind)}) does not match the expected kind (${def.kind})`);
+      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${textOf(kind)}) does not match the expected kind (${def.kind})`);
     }
     if (version !== undefined && version !== '' && version !== apiVersion) {
-      throw badRequest(`the API version in the data (${String(version)}) does not match the expected API version (${apiVersion})`);
+      throw badRequest(`the API version in the data (${textOf(version)}) does not match the expected API version (${apiVersion})`);
     }
     obj['kind'] = def.kind;
     obj['apiVersion'] = apiVersion;
@@ -220,7 +233,7 @@ export class Registry {
       throw badRequest('resourceVersion should not be set on objects to be created');
     }
     delete meta['resourceVersion'];
-    if (def.namespaced) await this.requireNamespace(namespace);
+    if (def.namespaced) this.requireNamespace(namespace);
     const ctx = this.ctx(opts.user);
     prepareMetaForCreate(obj, ctx.now);
     def.prepareForCreate(obj, ctx);
@@ -267,23 +280,14 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const current = await this.read(def, namespace, name);
       const desired = clone(await compute(current === undefined ? undefined : clone(current.obj)));
-      this.normalizeBody(def, namespace, desired);
-      const meta = metaOf(desired);
-      const bodyName = str(meta['name']) ?? '';
-      if (bodyName === '') meta['name'] = name;
-      else if (bodyName !== name) {
-        throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
-      }
-      const bodyRv = meta['resourceVersion'];
+      const wantRv = this.checkUpdateBody(def, namespace, name, desired);
       // "0" and "" are unconditional, as the reference's ObjectResourceVersion reads them.
-      const wantRv = typeof bodyRv === 'string' ? parseResourceVersion(bodyRv, 'metadata.resourceVersion') : 0;
       const conditional = wantRv !== 0;
       if (current === undefined) {
         const mayCreate = (opts.allowCreate ?? def.allowCreateOnUpdate) && opts.subresource === '';
         if (!mayCreate) throw notFound(def.resource, def.group, name);
-        delete meta['resourceVersion'];
-        const created = await this.create(def, namespace, desired, opts);
-        return { object: created, created: true };
+        delete metaOf(desired)['resourceVersion'];
+        return { object: await this.create(def, namespace, desired, opts), created: true };
       }
       if (conditional && wantRv !== current.rv) {
         // The reference runs mutating admission (NodeRestriction) before its optimistic-lock check.
@@ -291,37 +295,69 @@ export class Registry {
         throw conflict(def.resource, def.group, name);
       }
       const old = current.obj;
-      const ctx = this.ctx(opts.user);
-      const metaErrs = validateMetaUpdate(desired, old);
-      def.prepareForUpdate(desired, old, opts.subresource, ctx);
-      meta['resourceVersion'] = String(current.rv);
-      if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
-        meta['generation'] = (metaOf(old)['generation'] as number) + 1;
-      }
-      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
-      this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
-      await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, validating);
-      const next = this.managedFields.update({
-        oldObj: old,
-        newObj: desired,
-        manager: opts.fieldManager,
-        operation: opts.operation ?? 'Update',
-        subresource: opts.subresource,
-        apiVersion: apiVersionOf(def),
-        now: ctx.now,
-      });
+      const next = await this.updatedObject(def, namespace, name, { desired, old, rv: current.rv }, opts);
       if (sameObject(next, old)) return { object: old, created: false };
       if (opts.dryRun) return { object: next, created: false };
-      const finalizers = metaOf(next)['finalizers'];
-      const finished = metaOf(next)['deletionTimestamp'] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0);
-      try {
-        const change = await this.store.write(key, finished ? 'DELETED' : 'MODIFIED', storedShape(def, next), current.rv, storedShape(def, old));
-        return { object: def.view === undefined ? change.object : servedShape(def, change.object), created: false };
-      } catch (err) {
-        if (!(err instanceof StoreConflictError)) throw err;
-        if (conditional) throw conflict(def.resource, def.group, name);
-        if (attempt >= maxUpdateAttempts) throw conflict(def.resource, def.group, name);
-      }
+      const written = await this.writeUpdate(def, key, next, current);
+      if (written !== undefined) return { object: written, created: false };
+      if (conditional || attempt >= maxUpdateAttempts) throw conflict(def.resource, def.group, name);
+    }
+  }
+
+  /** Normalizes an update's body and checks its name against the URL's; returns its resourceVersion (0: none). */
+  private checkUpdateBody(def: ResourceDef, namespace: string, name: string, desired: Obj): number {
+    this.normalizeBody(def, namespace, desired);
+    const meta = metaOf(desired);
+    const bodyName = str(meta['name']) ?? '';
+    if (bodyName === '') meta['name'] = name;
+    else if (bodyName !== name) {
+      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+    }
+    const bodyRv = meta['resourceVersion'];
+    return typeof bodyRv === 'string' ? parseResourceVersion(bodyRv, 'metadata.resourceVersion') : 0;
+  }
+
+  /** The object an update writes: the kind's update rules, admission (mutating, then validating) around validation, managedFields. */
+  private async updatedObject(
+    def: ResourceDef,
+    namespace: string,
+    name: string,
+    u: { readonly desired: Obj; readonly old: Obj; readonly rv: number },
+    opts: WriteOptions,
+  ): Promise<Obj> {
+    const { desired, old } = u;
+    const meta = metaOf(desired);
+    const ctx = this.ctx(opts.user);
+    const metaErrs = validateMetaUpdate(desired, old);
+    def.prepareForUpdate(desired, old, opts.subresource, ctx);
+    meta['resourceVersion'] = String(u.rv);
+    if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
+      meta['generation'] = (metaOf(old)['generation'] as number) + 1;
+    }
+    await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
+    this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
+    await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, validating);
+    return this.managedFields.update({
+      oldObj: old,
+      newObj: desired,
+      manager: opts.fieldManager,
+      operation: opts.operation ?? 'Update',
+      subresource: opts.subresource,
+      apiVersion: apiVersionOf(def),
+      now: ctx.now,
+    });
+  }
+
+  /** Writes an updated object over the revision it was computed from; undefined when another write came first. */
+  private async writeUpdate(def: ResourceDef, key: string, next: Obj, current: { readonly obj: Obj; readonly rv: number }): Promise<Obj | undefined> {
+    const finalizers = metaOf(next)['finalizers'];
+    const finished = metaOf(next)['deletionTimestamp'] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0);
+    try {
+      const change = await this.store.write(key, finished ? 'DELETED' : 'MODIFIED', storedShape(def, next), current.rv, storedShape(def, current.obj));
+      return def.view === undefined ? change.object : servedShape(def, change.object);
+    } catch (err) {
+      if (!(err instanceof StoreConflictError)) throw err;
+      return undefined;
     }
   }
 
@@ -330,83 +366,74 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const raw = this.store.getRaw(key);
       if (raw === undefined) throw notFound(def.resource, def.group, name);
-      let obj: StoredObject;
-      try {
-        obj = await this.store.decode(key, raw.rv, raw.value);
-        if (def.view !== undefined) obj = servedShape(def, obj);
-      } catch (err) {
-        if (!(err instanceof StoreReadError)) throw err;
-        if (!opts.ignoreStoreReadError) throw storeReadFailure(err, def, name);
-        if (!opts.dryRun) this.store.forceDelete(key);
-        this.logger.warn({ resource: def.resource, namespace, name }, 'deleted an unreadable stored object (ignoreStoreReadErrorWithClusterBreakingPotential)');
-        return { code: 200, body: successStatus({ name, group: def.group, kind: def.resource }), object: undefined };
-      }
-      if (opts.ignoreStoreReadError) {
-        throw invalid('DeleteOptions', `meta.${this.platformDomain}`, '', [
-          {
-            type: 'FieldValueInvalid',
-            field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
-            value: true,
-            detail: 'is exclusively used to delete corrupt object(s), try again by removing this option',
-          },
-        ]);
-      }
-      const meta = metaOf(obj);
-      const pre = opts.preconditions;
-      if (pre?.uid !== undefined && pre.uid !== meta['uid']) {
-        throw conflict(def.resource, def.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(meta['uid'] ?? '')}`);
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
-        throw conflict(
-          def.resource,
-          def.group,
-          name,
-          `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(meta['resourceVersion'] ?? '')}`,
-        );
-      }
+      const read = await this.readForDelete(def, { key, namespace, name }, raw, opts);
+      if ('done' in read) return read.done;
+      const obj = read.obj;
+      checkDeletable(def, name, obj, opts, this.platformDomain);
       await this.admit(def, 'DELETE', undefined, obj, namespace, name, { user: opts.user, dryRun: opts.dryRun, subresource: '' });
-
-      const now = this.clock.now();
-      const grace = def.defaultGracePeriodSeconds === undefined ? 0 : opts.gracePeriodSeconds === undefined ? (def.defaultGracePeriodSeconds(obj) ?? 0) : def.defaultGracePeriodSeconds(obj) === 0 ? 0 : opts.gracePeriodSeconds;
-      const finalizers = meta['finalizers'];
-      const hasFinalizers = Array.isArray(finalizers) && finalizers.length > 0;
-      const accepted = opts.orphanDependents === false ? 202 : 200;
-      if (grace > 0 || hasFinalizers) {
-        // Graceful or finalizer-held deletion: mark the object and let its owner finish.
-        const next = clone(obj);
-        const nmeta = metaOf(next);
-        const existingGrace = typeof meta['deletionGracePeriodSeconds'] === 'number' ? meta['deletionGracePeriodSeconds'] : undefined;
-        if (meta['deletionTimestamp'] === undefined || (existingGrace !== undefined && grace < existingGrace)) {
-          nmeta['deletionTimestamp'] = timeString(new Date(now.getTime() + grace * 1000));
-          nmeta['deletionGracePeriodSeconds'] = grace;
-        }
-        if (sameObject(next, obj) || opts.dryRun) return { code: accepted, body: next, object: next };
-        try {
-          const change = await this.store.write(key, 'MODIFIED', storedShape(def, next), raw.rv, storedShape(def, obj));
-          const served = def.view === undefined ? change.object : servedShape(def, change.object);
-          return { code: accepted, body: served, object: served };
-        } catch (err) {
-          if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
-          continue;
-        }
-      }
-      let deleted: Obj = obj;
-      if (!opts.dryRun) {
-        try {
-          const stored = storedShape(def, obj);
-          const written = (await this.store.write(key, 'DELETED', stored, raw.rv, stored)).object;
-          deleted = def.view === undefined ? written : servedShape(def, written);
-        } catch (err) {
-          if (!(err instanceof StoreConflictError) || attempt >= maxUpdateAttempts) throw err;
-          continue;
-        }
-        if (def.resource === 'namespaces') await this.deleteNamespaceContents(name);
-      }
-      const body = def.returnDeletedObject
-        ? deleted
-        : successStatus({ name, group: def.group, kind: def.resource, uid: str(meta['uid']) ?? '' });
-      return { code: 200, body, object: deleted };
+      const grace = deleteGraceSeconds(def, obj, opts);
+      const target: DeleteTarget = { def, key, name, rv: raw.rv, obj, lastAttempt: attempt >= maxUpdateAttempts };
+      const out = deletesGracefully(obj, grace) ? await this.markDeleting(target, grace, opts) : await this.deleteNow(target, opts);
+      if (out !== undefined) return out;
     }
+  }
+
+  /**
+   * The stored object a DELETE acts on. An unreadable one is a 500, or with
+   * ignoreStoreReadErrorWithClusterBreakingPotential is removed as it is (the answer is then done).
+   */
+  private async readForDelete(
+    def: ResourceDef,
+    at: { readonly key: string; readonly namespace: string; readonly name: string },
+    raw: { readonly rv: number; readonly value: Uint8Array },
+    opts: DeleteOptions,
+  ): Promise<{ readonly obj: StoredObject } | { readonly done: DeleteResult }> {
+    const { key, namespace, name } = at;
+    try {
+      const obj = await this.store.decode(key, raw.rv, raw.value);
+      return { obj: def.view === undefined ? obj : servedShape(def, obj) };
+    } catch (err) {
+      if (!(err instanceof StoreReadError)) throw err;
+      if (!opts.ignoreStoreReadError) throw storeReadFailure(err, def, name);
+      if (!opts.dryRun) this.store.forceDelete(key);
+      this.logger.warn({ resource: def.resource, namespace, name }, 'deleted an unreadable stored object (ignoreStoreReadErrorWithClusterBreakingPotential)');
+      return { done: { code: 200, body: successStatus({ name, group: def.group, kind: def.resource }), object: undefined } };
+    }
+  }
+
+  /** Graceful or finalizer-held deletion: mark the object and let its owner finish. Undefined: retry (a concurrent write). */
+  private async markDeleting(t: DeleteTarget, grace: number, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+    const { def, obj } = t;
+    const next = markedForDeletion(obj, grace, this.clock.now());
+    const accepted = opts.orphanDependents === false ? 202 : 200;
+    if (sameObject(next, obj) || opts.dryRun) return { code: accepted, body: next, object: next };
+    try {
+      const change = await this.store.write(t.key, 'MODIFIED', storedShape(def, next), t.rv, storedShape(def, obj));
+      const served = def.view === undefined ? change.object : servedShape(def, change.object);
+      return { code: accepted, body: served, object: served };
+    } catch (err) {
+      if (!(err instanceof StoreConflictError) || t.lastAttempt) throw err;
+      return undefined;
+    }
+  }
+
+  /** Removes the object now (a namespace with its contents). Undefined: retry (a concurrent write). */
+  private async deleteNow(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+    const { def, obj, name } = t;
+    let deleted: Obj = obj;
+    if (!opts.dryRun) {
+      try {
+        const stored = storedShape(def, obj);
+        const written = (await this.store.write(t.key, 'DELETED', stored, t.rv, stored)).object;
+        deleted = def.view === undefined ? written : servedShape(def, written);
+      } catch (err) {
+        if (!(err instanceof StoreConflictError) || t.lastAttempt) throw err;
+        return undefined;
+      }
+      if (def.resource === 'namespaces') await this.deleteNamespaceContents(name);
+    }
+    const body = def.returnDeletedObject ? deleted : successStatus({ name, group: def.group, kind: def.resource, uid: str(metaOf(obj)['uid']) ?? '' });
+    return { code: 200, body, object: deleted };
   }
 
   /** Namespaced resources registered for cascade deletion of a namespace's contents. */
@@ -433,9 +460,9 @@ export class Registry {
 function sameObject(a: Obj, b: Obj): boolean {
   const strip = (o: Obj): Obj => {
     const c = { ...o, metadata: { ...metaOf(o) } };
-    delete (c['metadata'] as Obj)['resourceVersion'];
-    const mf = (c['metadata'] as Obj)['managedFields'];
-    if (Array.isArray(mf)) (c['metadata'] as Obj)['managedFields'] = mf.map((e: unknown) => (e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e));
+    delete c.metadata['resourceVersion'];
+    const mf = c.metadata['managedFields'];
+    if (Array.isArray(mf)) c.metadata['managedFields'] = mf.map((e: unknown) => (e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e));
     return c;
   };
   return isDeepStrictEqual(strip(a), strip(b));

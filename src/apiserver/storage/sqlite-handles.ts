@@ -15,7 +15,7 @@
 import Database from 'better-sqlite3';
 
 /** Databases (open or closed) and the statements prepared on them, kept until the process exits. */
-const kept = new Map<Database.Database, Set<Database.Statement<unknown[], unknown>>>();
+const kept = new Map<Database.Database, Set<Database.Statement>>();
 
 export function openDatabase(file: string, options?: Database.Options): Database.Database {
   const db = new Database(file, options);
@@ -31,7 +31,7 @@ export function prepareKept<P extends unknown[] = unknown[], R = unknown>(db: Da
     set = new Set();
     kept.set(db, set);
   }
-  set.add(stmt as unknown as Database.Statement<unknown[], unknown>);
+  set.add(stmt);
   return stmt;
 }
 

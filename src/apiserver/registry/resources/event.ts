@@ -1,6 +1,7 @@
 // Event (core/v1, namespaced). The reference's rule: the involved object's namespace must equal
 // the event's namespace, and events about cluster-scoped objects live in `default`.
 
+import { textOf } from '../../../common/util/text-of.js';
 import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Subdomain } from '../meta.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../types.js';
@@ -27,7 +28,7 @@ function validateEvent(obj: Obj): FieldErrorLike[] {
       else if (v.length > 128) errs.push({ type: 'FieldValueInvalid', field: label, value: v, detail: 'can have at most 128 characters' });
     }
     if (type !== 'Normal' && type !== 'Warning') {
-      errs.push({ type: 'FieldValueInvalid', field: 'type', value: type ?? '', detail: 'has invalid value: ' + String(type ?? '') });
+      errs.push({ type: 'FieldValueInvalid', field: 'type', value: type ?? '', detail: 'has invalid value: ' + textOf(type ?? '') });
     }
   }
   for (const f of ['count'] as const) {

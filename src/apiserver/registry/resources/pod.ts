@@ -66,7 +66,7 @@ function validateContainers(spec: Obj, list: string, required: boolean, errs: Fi
     const image = str(co['image']) ?? '';
     if (image.trim() === '') errs.push({ type: 'FieldValueRequired', field: `${p}.image`, detail: '' });
     const pull = co['imagePullPolicy'];
-    if (pull !== undefined && !pullPolicies.includes(String(pull))) {
+    if (pull !== undefined && !pullPolicies.includes(str(pull) ?? '')) {
       errs.push({
         type: 'FieldValueNotSupported',
         field: `${p}.imagePullPolicy`,
@@ -88,7 +88,7 @@ function validatePod(obj: Obj): FieldErrorLike[] {
   validateContainers(spec, 'containers', true, errs, names);
   validateContainers(spec, 'initContainers', false, errs, names);
   const rp = spec['restartPolicy'];
-  if (rp !== undefined && !restartPolicies.includes(String(rp))) {
+  if (rp !== undefined && !restartPolicies.includes(str(rp) ?? '')) {
     errs.push({
       type: 'FieldValueNotSupported',
       field: 'spec.restartPolicy',

@@ -1,0 +1,41 @@
+// plat-apiserver's TLS listener: client certificates requested, not required (the authenticators
+// decide), TLS 1.2 at least. Requests and upgrades (exec, attach, port-forward, nodes/proxy) go to
+// one pipeline; upgrades are answered on a response object over the raw socket until a handler
+// takes the socket over. A pipeline failure is logged and answered (500, or the socket dropped).
+
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Logger } from '../common/log/types.js';
+import { responseOnUpgrade } from '../common/util/upgrade-response.js';
+import { sendError } from './handlers/respond.js';
+
+export interface HttpsServerOptions {
+  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly clientCaPems: readonly string[] };
+  readonly logger: Logger;
+  readonly handle: (req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }) => Promise<void>;
+}
+
+export function createHttpsServer(o: HttpsServerOptions): Server {
+  const server = createServer(
+    { cert: o.tls.certPem, key: o.tls.keyPem, ca: [...o.tls.clientCaPems], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    (req, res) => {
+      o.handle(req, res).catch((err: unknown) => {
+        o.logger.error({ err }, 'request handling failed');
+        if (!res.headersSent) sendError(res, err, { pretty: false, warnings: [] });
+        else res.destroy();
+      });
+    },
+  );
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const res = responseOnUpgrade(req, socket);
+    o.handle(req, res, { socket, head }).catch((err: unknown) => {
+      o.logger.error({ err }, 'upgrade handling failed');
+      socket.destroy();
+    });
+  });
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  return server;
+}

@@ -1,0 +1,47 @@
+// A watch stream's clocks: the request timeout (timeoutSeconds, or a random time in
+// [min, 2*min) seconds as the reference) and, with allowWatchBookmarks, the periodic bookmarks.
+// At the timeout a bookmarking watcher gets a last bookmark before the stream ends; any other
+// stream closes at once.
+
+import { randomInt } from 'node:crypto';
+import { afterMs, everyMs, type Clock } from '../../common/util/clock.js';
+import type { ListOptions } from '../registry/list.js';
+import type { WatchQueue } from './queue.js';
+
+/** What the timers read of the watch request. */
+export type WatchTimerRequest = Pick<ListOptions, 'allowWatchBookmarks' | 'timeoutSeconds'>;
+
+export interface WatchTimerOptions {
+  readonly clock: Clock;
+  readonly minRequestTimeoutSeconds: number;
+  readonly bookmarkIntervalMs: number;
+  readonly queue: WatchQueue;
+  readonly currentRevision: () => number;
+}
+
+/** Arms the timers (stopped when the queue closes); returns whether the timeout has passed. */
+export function armWatchTimers(o: WatchTimerRequest, t: WatchTimerOptions): () => boolean {
+  const { queue } = t;
+  const bookmark = (): void => queue.push({ kind: 'bookmark', rv: t.currentRevision(), initialEnd: false });
+  let timedOut = false;
+  queue.onClose(
+    afterMs(t.clock, watchTimeoutMs(o, t.minRequestTimeoutSeconds), () => {
+      timedOut = true;
+      if (o.allowWatchBookmarks) bookmark();
+      else queue.close();
+    }),
+  );
+  if (o.allowWatchBookmarks) {
+    queue.onClose(
+      everyMs(t.clock, t.bookmarkIntervalMs, () => {
+        if (queue.length === 0) bookmark();
+      }),
+    );
+  }
+  return () => timedOut;
+}
+
+function watchTimeoutMs(o: WatchTimerRequest, minRequestTimeoutSeconds: number): number {
+  if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) return o.timeoutSeconds * 1000;
+  return (minRequestTimeoutSeconds + randomInt(Math.max(1, minRequestTimeoutSeconds))) * 1000;
+}
