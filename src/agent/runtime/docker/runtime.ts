@@ -137,10 +137,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
     while (!signal.aborted) {
       try {
-        const stream = (await this.docker.getEvents({
+        const stream = await this.docker.getEvents({
           filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
           abortSignal: signal,
-        } as unknown as Docker.GetEventsOptions)) as NodeJS.ReadableStream;
+        } as unknown as Docker.GetEventsOptions);
         backoff.reset();
         let buf = '';
         for await (const chunk of stream) {
@@ -160,6 +160,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           }
         }
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
         if (signal.aborted) return;
         this.opts.logger.warn({ err: userMessage(err), retryInMs: backoff.peekMs() }, 'docker: event stream lost; reconnecting');
       }
@@ -300,6 +301,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
     if (kind === 'sandbox') {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
       const nets = c.NetworkSettings?.Networks ?? {};
       const ip = Object.values(nets).map((n) => n.IPAddress).find((x) => x !== '');
       if (ip) base.ip = ip;
@@ -333,12 +335,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
     try {
-      const buf = (await this.docker.getContainer(id).logs({
+      // unknown: docker-modem hands back a Buffer, or a parsed value for a JSON content type
+      const buf: unknown = await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
         follow: false,
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
-      })) as unknown as Buffer;
+      });
       return demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)));
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
@@ -348,13 +351,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
   async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
     try {
-      const buf = (await this.docker.getContainer(id).logs({
+      // unknown: docker-modem hands back a Buffer, or a parsed value for a JSON content type
+      const buf: unknown = await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
         follow: false,
         timestamps: true,
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
-      })) as unknown as Buffer;
+      });
       return linesSince(parseTimedLog(demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))), opts?.sinceMs);
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
@@ -444,7 +448,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   private async pullOnce(image: string, auth?: RegistryAuth): Promise<void> {
     await this.limiter?.acquire();
-    const stream = (await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+    const stream = await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {});
     await new Promise<void>((resolve, reject) => {
       this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
     });
@@ -454,11 +458,15 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   private async pull(image: string): Promise<void> {
     const run = async (): Promise<void> => {
       const auths = (await this.opts.credentials?.lookup(image)) ?? [];
-      if (auths.length === 0) return this.pullOnce(image);
+      if (auths.length === 0) {
+        await this.pullOnce(image);
+        return;
+      }
       let last: unknown;
       for (const auth of auths) {
         try {
-          return await this.pullOnce(image, auth);
+          await this.pullOnce(image, auth);
+          return;
         } catch (err) {
           last = err;
         }

@@ -75,7 +75,7 @@ export async function dockerAttachStream(docker: Docker, id: string, opts: Attac
   let stream: NodeJS.ReadWriteStream;
   try {
     tty = (await container.inspect()).Config.Tty;
-    stream = (await container.attach({ stream: true, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, hijack: true })) as NodeJS.ReadWriteStream;
+    stream = await container.attach({ stream: true, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, hijack: true });
   } catch (err) {
     throw new RuntimeError(`attach to container ${id.slice(0, 12)}: ${userMessage(err)}`, { cause: err });
   }
@@ -98,7 +98,7 @@ export async function dockerConnectPort(docker: Docker, sandboxId: string, port:
   const session = await dockerExecStream(docker, sandboxId, ['nc', '127.0.0.1', String(port)], { tty: false });
   const errText: Buffer[] = [];
   session.stderr.on('data', (c: Buffer) => errText.push(c));
-  const conn = Duplex.from({ readable: session.stdout, writable: session.stdin as unknown as NodeJS.WritableStream });
+  const conn = Duplex.from({ readable: session.stdout, writable: session.stdin });
   void session.exited.then((code) => {
     if (code !== 0) conn.destroy(new Error(Buffer.concat(errText).toString().trim() || `nc exited with ${code}`));
   });
