@@ -34,6 +34,8 @@ const TYPED_STRICT = [
   'src/agent/volume/**/*.ts',
   'src/agent/runtime/docker/**/*.ts',
   'src/agent/runtime/process/**/*.ts',
+  'src/agent/pod/**/*.ts',
+  'src/agent/worker/**/*.ts',
 ];
 
 export default tseslint.config(
