@@ -32,8 +32,7 @@ const TYPED_STRICT = [
   'src/agent/cm/**/*.ts',
   'src/agent/network/**/*.ts',
   'src/agent/volume/**/*.ts',
-  'src/agent/runtime/docker/**/*.ts',
-  'src/agent/runtime/process/**/*.ts',
+  'src/agent/runtime/**/*.ts',
   'src/agent/pod/**/*.ts',
   'src/agent/worker/**/*.ts',
 ];
