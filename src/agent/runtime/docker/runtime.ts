@@ -77,8 +77,8 @@ export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker
 }
 
 function statusCode(err: unknown): number | undefined {
-  const s = (err as { statusCode?: unknown } | null)?.statusCode;
-  return typeof s === 'number' ? s : undefined;
+  if (err === null || typeof err !== 'object' || !('statusCode' in err)) return undefined;
+  return typeof err.statusCode === 'number' ? err.statusCode : undefined;
 }
 
 function parseTime(s: string | undefined): number | undefined {

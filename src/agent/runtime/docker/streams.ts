@@ -30,6 +30,12 @@ function stdinOf(stream: NodeJS.ReadWriteStream): NodeJS.WritableStream {
   return stream;
 }
 
+/** Closes a hijacked connection: a net.Socket, which dockerode's types call a ReadWriteStream. */
+function destroyHijacked(stream: NodeJS.ReadWriteStream): void {
+  if (stream instanceof Duplex) stream.destroy();
+  else stream.end();
+}
+
 export async function dockerExecStream(docker: Docker, id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
@@ -58,9 +64,11 @@ export async function dockerExecStream(docker: Docker, id: string, command: read
             // gone meanwhile, or in a pid namespace this agent cannot signal
           }
         }
-        (stream as unknown as Duplex).destroy();
+        destroyHijacked(stream);
       },
-      () => (stream as unknown as Duplex).destroy(),
+      () => {
+        destroyHijacked(stream);
+      },
     );
   };
   const resize = (cols: number, rows: number): void => {
@@ -85,7 +93,7 @@ export async function dockerAttachStream(docker: Docker, id: string, opts: Attac
     stream.once('close', () => resolve(0));
   });
   const kill = (): void => {
-    (stream as unknown as Duplex).destroy();
+    destroyHijacked(stream);
   };
   const resize = (cols: number, rows: number): void => {
     if (tty && cols > 0 && rows > 0) container.resize({ w: cols, h: rows }).catch(() => undefined);
