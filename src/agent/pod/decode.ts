@@ -102,7 +102,7 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
   for (const { value: obj, raw } of items) {
     const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', raw) === 'PodList';
     if (isList) {
-      const list = (obj as { items?: unknown }).items;
+      const list = 'items' in obj ? obj.items : undefined;
       if (!Array.isArray(list)) throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
       list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
     } else {

@@ -132,7 +132,8 @@ export class FlexVolumePlugins {
       try {
         await this.init(v.flexVolume.driver);
         if (await stat(join(dir, '..', `.${v.name}.mounted`)).then(() => true, () => false)) continue;
-        const p = driverPaths(v.flexVolume.driver) as { dir: string };
+        const p = driverPaths(v.flexVolume.driver);
+        if (typeof p === 'string') throw new Error(p);
         await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, v.name], 0o750);
         await this.call(v.flexVolume.driver, ['mount', dir, JSON.stringify(driverOptions(pod, v))]);
         await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, `.${v.name}.mounted`], 0o700);
@@ -170,7 +171,7 @@ export class FlexVolumePlugins {
 export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
   const f = v.flexVolume;
   const k = WIRE_NAMES.flexVolumeOptionPrefix;
-  const sa = (pod.spec as { serviceAccountName?: unknown }).serviceAccountName;
+  const sa = pod.spec['serviceAccountName'];
   return {
     [`${k}fsType`]: f?.fsType ?? '',
     [`${k}readwrite`]: f?.readOnly === true ? 'ro' : 'rw',
