@@ -69,7 +69,7 @@ async function blocker(mount: string, version: 'v1' | 'v2' | 'unknown'): Promise
 
 async function v2MissingControllers(mount: string): Promise<string[]> {
   const have = (await readFile(join(mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/);
-  return ['cpu', 'memory', 'pids'].filter((c) => (V2_CONTROLLERS as readonly string[]).includes(c) && !have.includes(c));
+  return ['cpu', 'memory', 'pids'].filter((c) => V2_CONTROLLERS.some((known) => known === c) && !have.includes(c));
 }
 
 export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> {

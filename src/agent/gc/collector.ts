@@ -237,8 +237,7 @@ export class GarbageCollector {
     let rotated = 0;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < paths.length) {
-        const p = paths[next++] as string;
+      for (let p = paths[next++]; p !== undefined; p = paths[next++]) {
         if (await this.rotateOne(p, maxBytes, maxFiles)) rotated++;
       }
     };
