@@ -34,6 +34,7 @@ import { PullQueue } from './pull-queue.js';
 import { withCgroupParent } from '../settings/cgroup-parent.js';
 import { linesSince } from '../log-lines.js';
 import { parseTimedLog } from './timed-logs.js';
+import { containerEventOf } from './events.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
@@ -150,12 +151,12 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
             const line = buf.slice(0, nl);
             buf = buf.slice(nl + 1);
             if (line.trim() === '') continue;
+            const event = containerEventOf(line);
+            if (event === undefined) continue;
             try {
-              const e = JSON.parse(line) as { status?: string; id?: string; Actor?: { Attributes?: Record<string, string> } };
-              const uid = e.Actor?.Attributes?.[LABELS.podUid];
-              if (uid && e.id) for (const l of this.listeners) l({ podUid: uid, containerId: e.id, type: e.status === 'die' ? 'exited' : 'started' });
+              for (const l of this.listeners) l(event);
             } catch {
-              // partial or foreign line
+              // a listener's failure does not end the stream (as before: the line was skipped)
             }
           }
         }
@@ -505,8 +506,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async imageFsInfo(): Promise<ImageFsInfo | undefined> {
     try {
-      const info = (await this.imageDocker.info()) as { DockerRootDir?: string };
-      const root = info.DockerRootDir ?? '/var/lib/docker';
+      const info: unknown = await this.imageDocker.info();
+      const root = typeof info === 'object' && info !== null && 'DockerRootDir' in info && typeof info.DockerRootDir === 'string' ? info.DockerRootDir : '/var/lib/docker';
       const { statfs } = await import('node:fs/promises');
       const s = await statfs(root);
       const capacityBytes = s.blocks * s.bsize;
