@@ -26,6 +26,15 @@ const TYPED_STRICT = [
   'src/apiserver/watch/**/*.ts',
   'src/apiserver/patch/**/*.ts',
   'src/apiserver/*.ts',
+  'src/agent/gc/**/*.ts',
+  'src/agent/source/**/*.ts',
+  'src/agent/cgroups/**/*.ts',
+  'src/agent/cm/**/*.ts',
+  'src/agent/network/**/*.ts',
+  'src/agent/volume/**/*.ts',
+  'src/agent/runtime/**/*.ts',
+  'src/agent/pod/**/*.ts',
+  'src/agent/worker/**/*.ts',
 ];
 
 export default tseslint.config(

@@ -5,6 +5,7 @@
 // atomic rename cannot replace them), never created, except on a fake tree.
 import { access, mkdir, readdir, readFile, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errnoCode } from '../../common/util/errno.js';
 import { cpuSharesToWeight, type ResourceConfig } from './resources.js';
 
 export type CgroupVersionKind = 'v1' | 'v2';
@@ -199,16 +200,16 @@ export class CgroupFs {
 
 /** rmdir of a cgroup directory and its child cgroups, deepest first (cgroupfs has no recursive rmdir). */
 async function removeTree(dir: string): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return undefined;
+  const entries = await readdir(dir, { withFileTypes: true }).catch((err: unknown) => {
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   });
   if (entries === undefined) return;
   for (const e of entries) if (e.isDirectory()) await removeTree(join(dir, e.name));
-  await rmdir(dir).catch(async (err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT') return;
+  await rmdir(dir).catch(async (err: unknown) => {
+    if (errnoCode(err) === 'ENOENT') return;
     // a fake tree holds plain files where the kernel shows control files
-    if (err.code === 'ENOTEMPTY' && entries.every((e) => e.isFile())) {
+    if (errnoCode(err) === 'ENOTEMPTY' && entries.every((e) => e.isFile())) {
       await rm(dir, { recursive: true, force: true });
       return;
     }

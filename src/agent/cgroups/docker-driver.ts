@@ -9,8 +9,9 @@ interface DockerInfoSource {
 }
 
 function hasDockerInfo(rt: unknown): rt is DockerInfoSource {
-  const d = (rt as { docker?: { info?: unknown } } | null)?.docker;
-  return typeof d?.info === 'function';
+  if (typeof rt !== 'object' || rt === null || !('docker' in rt)) return false;
+  const d = rt.docker;
+  return typeof d === 'object' && d !== null && 'info' in d && typeof d.info === 'function';
 }
 
 export class CgroupDriverMismatchError extends NodeAgentError {
@@ -24,8 +25,8 @@ export async function checkDockerCgroupDriver(rt: { readonly type: string }, our
   if (rt.type !== 'docker' || !hasDockerInfo(rt)) return;
   let driver: string | undefined;
   try {
-    const info = (await rt.docker.info()) as { CgroupDriver?: unknown };
-    driver = typeof info.CgroupDriver === 'string' ? info.CgroupDriver : undefined;
+    const info = await rt.docker.info();
+    driver = typeof info === 'object' && info !== null && 'CgroupDriver' in info && typeof info.CgroupDriver === 'string' ? info.CgroupDriver : undefined;
   } catch (err) {
     logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the Docker engine\'s cgroup driver (docker info); --cgroup-driver is not checked against it');
     return;

@@ -108,7 +108,7 @@ export class PodCgroups implements PodCgroupPlacement {
   /** Pod cgroups by UID with their paths (GetAllPodsFromCgroups). */
   async podCgroups(): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const qos of ['Guaranteed', 'Burstable', 'BestEffort'] as QosClass[]) {
+    for (const qos of ['Guaranteed', 'Burstable', 'BestEffort'] satisfies QosClass[]) {
       const parent = qosCgroupName(this.opts.pods, qos);
       for (const dir of await this.opts.fs.children(driverName(parent, this.opts.driver))) {
         const uid = podUidOfDir(dir, this.opts.driver);

@@ -44,7 +44,7 @@ function milli(q: string | undefined): number {
   }
 }
 
-type Amounts = { cpu: number; memory: number };
+interface Amounts { cpu: number; memory: number }
 
 /** A container's requests (a request left out defaults to its limit, as API defaulting does). */
 function requestsOf(c: Container): Amounts {

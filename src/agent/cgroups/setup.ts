@@ -5,6 +5,7 @@
 import { access, constants, readFile } from 'node:fs/promises';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { errnoCode } from '../../common/util/errno.js';
 import type { Logger } from '../../common/log/types.js';
 import { detectCgroupVersion } from '../cli/host-checks.js';
 import type { HostNote } from '../runtime/settings/from-config.js';
@@ -51,7 +52,7 @@ async function writable(dir: string): Promise<string | undefined> {
     await access(dir, constants.W_OK);
     return undefined;
   } catch (err) {
-    return `${dir} is not writable by the agent (${(err as NodeJS.ErrnoException).code ?? String(err)}: run it as root on a read-write cgroup mount)`;
+    return `${dir} is not writable by the agent (${errnoCode(err) ?? String(err)}: run it as root on a read-write cgroup mount)`;
   }
 }
 
@@ -68,7 +69,7 @@ async function blocker(mount: string, version: 'v1' | 'v2' | 'unknown'): Promise
 
 async function v2MissingControllers(mount: string): Promise<string[]> {
   const have = (await readFile(join(mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/);
-  return ['cpu', 'memory', 'pids'].filter((c) => (V2_CONTROLLERS as readonly string[]).includes(c) && !have.includes(c));
+  return ['cpu', 'memory', 'pids'].filter((c) => V2_CONTROLLERS.some((known) => known === c) && !have.includes(c));
 }
 
 export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> {

@@ -3,7 +3,7 @@
 // says once which of their options this host or runtime cannot honour.
 import { cpus as osCpus, totalmem } from 'node:os';
 import type { Logger } from '../../common/log/types.js';
-import { ConfigError } from '../../common/util/errors.js';
+import { ConfigError, userMessage } from '../../common/util/errors.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { HostNote } from '../runtime/settings/from-config.js';
@@ -44,11 +44,11 @@ function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
     try {
       return CpuSet.parse(c.reservedSystemCPUs);
     } catch (err) {
-      return fail('reservedSystemCPUs', '--reserved-cpus', `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${(err as Error).message}`);
+      return fail('reservedSystemCPUs', '--reserved-cpus', `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${userMessage(err)}`);
     }
   }
-  const milli = ['systemReserved', 'platReserved'].reduce((acc, k) => {
-    const q = (c[k as 'systemReserved' | 'platReserved'])['cpu'];
+  const milli = (['systemReserved', 'platReserved'] as const).reduce((acc, k) => {
+    const q = c[k]['cpu'];
     return acc + (q === undefined ? 0 : Math.round(parseQuantity(q).value * 1000));
   }, 0);
   if (milli === 0) fail('cpuManagerPolicy', '--cpu-manager-policy', '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero');
@@ -65,7 +65,7 @@ function staticOptions(o: BuildManagersOptions, topo: HostTopology): StaticPolic
   try {
     opts = parseStaticPolicyOptions(c.cpuManagerPolicyOptions, o.gateEnabled);
   } catch (err) {
-    return fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', `new static policy error: ${(err as Error).message}`);
+    return fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', `new static policy error: ${userMessage(err)}`);
   }
   if (opts.alignBySocket) {
     if (c.topologyManagerPolicy === 'single-numa-node') fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', 'new static policy error: Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy option');
@@ -79,7 +79,7 @@ function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyP
   try {
     opts = parseTopologyPolicyOptions(o.config.topologyManagerPolicyOptions, o.gateEnabled);
   } catch (err) {
-    return fail('topologyManagerPolicyOptions', '--topology-manager-policy-options', (err as Error).message);
+    return fail('topologyManagerPolicyOptions', '--topology-manager-policy-options', userMessage(err));
   }
   if (o.config.topologyManagerPolicy !== 'none' && topo.numaNodes.length > opts.maxAllowableNumaNodes) {
     fail('topologyManagerPolicy', '--topology-manager-policy', `unsupported on machines with more than ${opts.maxAllowableNumaNodes} NUMA Nodes`);
@@ -106,7 +106,7 @@ function startOrFail(what: 'cpu' | 'memory', start: () => void): void {
     start();
   } catch (err) {
     const field = what === 'cpu' ? 'cpuManagerPolicy' : 'memoryManagerPolicy';
-    fail(field, `--${what}-manager-policy`, `start ${what} manager error: ${(err as Error).message}`);
+    fail(field, `--${what}-manager-policy`, `start ${what} manager error: ${userMessage(err)}`);
   }
 }
 

@@ -6,6 +6,7 @@ import type { Logger } from '../../common/log/types.js';
 import { writeFileAtomic } from '../../common/util/atomic-file.js';
 import { DEFAULT_PARSE_LIMITS, parseJsonBounded, type ParseLimits } from '../../common/util/bounded-parse.js';
 import { userMessage } from '../../common/util/errors.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 /** A checkpoint is at most 6 levels deep (memory_manager_state) and holds an entry per container. */
 export const CHECKPOINT_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDepth: 8, maxStringLength: 64 * 1024 };
@@ -16,7 +17,7 @@ export function readCheckpoint(path: string): unknown {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
   return parseJsonBounded(text, { source: path, limits: CHECKPOINT_LIMITS });

@@ -47,8 +47,16 @@ export function encodeCpuState(s: CpuState): string {
   return JSON.stringify({ policyName: s.policyName, defaultCpuSet: s.defaultCpuSet.toString(), ...(Object.keys(entries).length > 0 ? { entries } : {}), checksum });
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
 function isStringRecord(v: unknown): v is Record<string, string> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string');
+  return isObject(v) && Object.values(v).every((x) => typeof x === 'string');
+}
+
+function isEntriesMap(v: unknown): v is Record<string, Record<string, string>> {
+  return isObject(v) && Object.values(v).every(isStringRecord);
 }
 
 /**
@@ -56,15 +64,12 @@ function isStringRecord(v: unknown): v is Record<string, string> {
  * a corrupt checksum, a configured policy that differs, a cpuset that does not parse).
  */
 export function decodeCpuState(value: unknown, configuredPolicy: string, maxCpuId?: number): CpuState {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error('checkpoint is not a JSON object');
-  const v = value as Record<string, unknown>;
+  if (!isObject(value)) throw new Error('checkpoint is not a JSON object');
+  const v = value;
   const policyName = typeof v['policyName'] === 'string' ? v['policyName'] : '';
   const defaultText = typeof v['defaultCpuSet'] === 'string' ? v['defaultCpuSet'] : '';
-  const rawEntries = v['entries'] ?? {};
-  if (rawEntries === null || typeof rawEntries !== 'object' || Array.isArray(rawEntries) || !Object.values(rawEntries).every(isStringRecord)) {
-    throw new Error('checkpoint entries are not a map of pod UID to container name to cpuset');
-  }
-  const entries = rawEntries as Record<string, Record<string, string>>;
+  const entries = v['entries'] ?? {};
+  if (!isEntriesMap(entries)) throw new Error('checkpoint entries are not a map of pod UID to container name to cpuset');
   const checksum = v['checksum'];
   if (typeof checksum !== 'number' && checksum !== undefined) throw new Error('checkpoint checksum is not a number');
   if (checksum !== undefined && checksum !== 0 && checksum !== checkpointChecksum(spewOf(policyName, defaultText, entries))) throw new Error('checkpoint is corrupted');

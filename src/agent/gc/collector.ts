@@ -92,9 +92,11 @@ export class GarbageCollector {
     const survivors: RuntimeContainer[] = [];
     for (const list of groups.values()) {
       list.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
-      const active = this.opts.isPodActive(list[0]?.podUid ?? '');
+      const first = list[0];
+      if (first === undefined) continue;
+      const active = this.opts.isPodActive(first.podUid);
       // the newest instance of an active pod's container carries its status: always kept
-      const newestOfAll = all.filter((c) => c.podUid === list[0]?.podUid && c.name === list[0]?.name && c.kind === list[0]?.kind).sort((a, b) => b.attempt - a.attempt)[0];
+      const newestOfAll = all.filter((c) => c.podUid === first.podUid && c.name === first.name && c.kind === first.kind).sort((a, b) => b.attempt - a.attempt)[0];
       const keep = this.opts.maxDeadPerContainer < 0 ? list.length : this.opts.maxDeadPerContainer;
       list.forEach((c, i) => {
         if (active && c.id === newestOfAll?.id) survivors.push(c);
@@ -235,8 +237,7 @@ export class GarbageCollector {
     let rotated = 0;
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < paths.length) {
-        const p = paths[next++] as string;
+      for (let p = paths[next++]; p !== undefined; p = paths[next++]) {
         if (await this.rotateOne(p, maxBytes, maxFiles)) rotated++;
       }
     };

@@ -43,7 +43,10 @@ export class Iptables {
     const [file, ...lead] = this.command;
     return new Promise((resolve, reject) => {
       execFile(file ?? 'iptables', [...lead, '-w', ...args], { timeout: this.timeoutMs, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
-        if (err === null) return resolve(stdout);
+        if (err === null) {
+          resolve(stdout);
+          return;
+        }
         const code = typeof err.code === 'number' ? err.code : undefined;
         const why = err.code === 'ENOENT' ? `${file ?? 'iptables'} is not installed` : (stderr.trim() || err.message).split('\n')[0] ?? '';
         reject(new IptablesError(`${[file, ...lead, ...args].join(' ')}: ${why}`, code));

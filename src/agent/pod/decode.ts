@@ -3,6 +3,7 @@
 // file (or URL) and every field at fault; the type errors carry the reference's decoder messages
 // ("Object 'Kind' is missing in", "no kind ... is registered for version ...").
 import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
+import { textOf } from '../../common/util/text-of.js';
 import { MANIFEST_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
@@ -36,18 +37,18 @@ function snippet(text: string): string {
  * PodList may leave both out.
  */
 function checkTypeMeta(obj: object, where: string, prefix: string, raw: string | undefined): 'Pod' | 'PodList' {
-  const { kind, apiVersion } = obj as { kind?: unknown; apiVersion?: unknown };
+  const kind = 'kind' in obj ? obj.kind : undefined;
+  const apiVersion = 'apiVersion' in obj ? obj.apiVersion : undefined;
   const fail = (msg: string): never => {
     throw new ManifestError(`${where}: ${prefix}${msg} ${ACCEPTED_TYPES}`, { file: where });
   };
   if (raw !== undefined && (kind === undefined || kind === null || kind === '')) fail(`Object 'Kind' is missing in '${snippet(raw)}'`);
   if (raw !== undefined && (apiVersion === undefined || apiVersion === null || apiVersion === '')) fail(`Object 'apiVersion' is missing in '${snippet(raw)}'`);
-  const k = kind === undefined || kind === null || kind === '' ? 'Pod' : String(kind);
-  const v = apiVersion === undefined || apiVersion === null || apiVersion === '' ? 'v1' : String(apiVersion);
-  if (v !== 'v1' || (k !== 'Pod' && (raw === undefined || k !== 'PodList'))) {
-    fail(`no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`);
-  }
-  return k as 'Pod' | 'PodList';
+  const k = kind === undefined || kind === null || kind === '' ? 'Pod' : textOf(kind);
+  const v = apiVersion === undefined || apiVersion === null || apiVersion === '' ? 'v1' : textOf(apiVersion);
+  if (v === 'v1' && k === 'Pod') return k;
+  if (v === 'v1' && k === 'PodList' && raw !== undefined) return k;
+  return fail(`no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`);
 }
 
 export function decodePodObject(obj: unknown, where: string, prefix = '', raw?: string): DecodedPod {
@@ -83,7 +84,7 @@ function manifestValues(text: string, where: string): { value: unknown; raw: str
       const e = d.errors[0];
       if (e !== undefined) throw new ManifestError(`${where}: not valid YAML or JSON: ${clip(e.message.split('\n')[0] ?? '', 500)}`, { file: where });
       const v: unknown = yamlToJsBounded(d, input, text);
-      if (v !== null && v !== undefined) items.push({ value: v, raw: d.range ? text.slice(d.range[0], d.range[2]) : text });
+      if (v !== null && v !== undefined) items.push({ value: v, raw: text.slice(d.range[0], d.range[2]) });
     }
   } catch (err) {
     if (err instanceof InputLimitError || err instanceof InputSyntaxError) throw new ManifestError(`${err.message}: manifest skipped`, { file: where, cause: err });
@@ -101,7 +102,7 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
   for (const { value: obj, raw } of items) {
     const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', raw) === 'PodList';
     if (isList) {
-      const list = (obj as { items?: unknown }).items;
+      const list = 'items' in obj ? obj.items : undefined;
       if (!Array.isArray(list)) throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
       list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
     } else {

@@ -5,7 +5,7 @@ import type { Container } from './types.js';
 export function expandVars(input: string, env: Readonly<Record<string, string>>): string {
   return input.replace(/\$\$|\$\(([-._a-zA-Z][-._a-zA-Z0-9]*)\)/g, (m, name: string | undefined) => {
     if (m === '$$') return '$';
-    return name !== undefined && Object.hasOwn(env, name) ? (env[name] as string) : m;
+    return (name !== undefined && Object.hasOwn(env, name) ? env[name] : undefined) ?? m;
   });
 }
 

@@ -1,6 +1,7 @@
 // Field errors spelled as the reference's field.Error prints them
 // (k8s.io/apimachinery/pkg/util/validation/field: `<path>: <Type>: <value>: <detail>`), so a
 // rejected manifest reads the same as the reference's "invalid pod: [...]".
+import { textOf } from '../../common/util/text-of.js';
 
 const MAX_SHOWN = 256;
 
@@ -13,7 +14,7 @@ function shown(value: unknown): string {
     return value.length > MAX_SHOWN ? `${JSON.stringify(value.slice(0, MAX_SHOWN))}… (${Buffer.byteLength(value)} bytes)` : JSON.stringify(value);
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return clip(JSON.stringify(value) ?? String(value));
+  return clip(textOf(value));
 }
 
 /** Text from input cut to a length a log line can carry. */

@@ -1,4 +1,4 @@
-// The part of a pod the node agent acts on. Schemas are zod objects with passthrough so that
+// The part of a pod the node agent acts on. Schemas are zod objects, loose (passthrough) so that
 // fields we do not interpret (and fields of newer API versions) survive a round trip to the
 // API server and into the config hash unchanged.
 import { z } from 'zod';
@@ -6,17 +6,17 @@ import { z } from 'zod';
 const quantity = z.union([z.string(), z.number()]).transform((v) => String(v));
 const intOrString = z.union([z.number().int(), z.string()]);
 
-export const ExecActionSchema = z.object({ command: z.array(z.string()).min(1) }).passthrough();
+export const ExecActionSchema = z.object({ command: z.array(z.string()).min(1) }).loose();
 export const HttpGetActionSchema = z
   .object({
     path: z.string().optional(),
     port: intOrString,
     host: z.string().optional(),
     scheme: z.string().optional(),
-    httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).passthrough()).optional(),
+    httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).loose()).optional(),
   })
-  .passthrough();
-export const TcpSocketActionSchema = z.object({ port: intOrString, host: z.string().optional() }).passthrough();
+  .loose();
+export const TcpSocketActionSchema = z.object({ port: intOrString, host: z.string().optional() }).loose();
 
 export const ProbeSchema = z
   .object({
@@ -29,9 +29,9 @@ export const ProbeSchema = z
     successThreshold: z.number().int().optional(),
     failureThreshold: z.number().int().optional(),
   })
-  .passthrough();
+  .loose();
 
-export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string().optional() }).passthrough();
+export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string().optional() }).loose();
 export const ContainerPortSchema = z
   .object({
     name: z.string().optional(),
@@ -40,11 +40,11 @@ export const ContainerPortSchema = z
     hostIP: z.string().optional(),
     protocol: z.string().optional(),
   })
-  .passthrough();
+  .loose();
 export const ResourceListSchema = z.record(z.string(), quantity);
 export const ResourcesSchema = z
   .object({ requests: ResourceListSchema.optional(), limits: ResourceListSchema.optional() })
-  .passthrough();
+  .loose();
 export const SecurityContextSchema = z
   .object({
     runAsUser: z.number().int().min(0).optional(),
@@ -53,10 +53,10 @@ export const SecurityContextSchema = z
     privileged: z.boolean().optional(),
     readOnlyRootFilesystem: z.boolean().optional(),
   })
-  .passthrough();
+  .loose();
 export const VolumeMountSchema = z
   .object({ name: z.string().min(1), mountPath: z.string().min(1), readOnly: z.boolean().optional(), subPath: z.string().optional() })
-  .passthrough();
+  .loose();
 
 export const ContainerSchema = z
   .object({
@@ -78,16 +78,16 @@ export const ContainerSchema = z
     stdinOnce: z.boolean().optional(),
     tty: z.boolean().optional(),
   })
-  .passthrough();
+  .loose();
 
 export const VolumeSchema = z
   .object({
     name: z.string().min(1),
-    hostPath: z.object({ path: z.string().min(1), type: z.string().optional() }).passthrough().optional(),
-    emptyDir: z.object({ medium: z.string().optional(), sizeLimit: quantity.optional() }).passthrough().optional(),
-    flexVolume: z.object({ driver: z.string(), fsType: z.string().optional(), readOnly: z.boolean().optional(), options: z.record(z.string(), z.string()).optional(), secretRef: z.object({ name: z.string().optional() }).passthrough().optional() }).passthrough().optional(),
+    hostPath: z.object({ path: z.string().min(1), type: z.string().optional() }).loose().optional(),
+    emptyDir: z.object({ medium: z.string().optional(), sizeLimit: quantity.optional() }).loose().optional(),
+    flexVolume: z.object({ driver: z.string(), fsType: z.string().optional(), readOnly: z.boolean().optional(), options: z.record(z.string(), z.string()).optional(), secretRef: z.object({ name: z.string().optional() }).loose().optional() }).loose().optional(),
   })
-  .passthrough();
+  .loose();
 
 export const TolerationSchema = z
   .object({
@@ -97,7 +97,7 @@ export const TolerationSchema = z
     effect: z.string().optional(),
     tolerationSeconds: z.number().int().optional(),
   })
-  .passthrough();
+  .loose();
 
 export const PodSpecSchema = z
   .object({
@@ -111,7 +111,7 @@ export const PodSpecSchema = z
     priority: z.number().int().optional(),
     tolerations: z.array(TolerationSchema).optional(),
   })
-  .passthrough();
+  .loose();
 
 export const ObjectMetaSchema = z
   .object({
@@ -125,7 +125,7 @@ export const ObjectMetaSchema = z
     deletionGracePeriodSeconds: z.number().int().optional(),
     creationTimestamp: z.string().nullable().optional(),
   })
-  .passthrough();
+  .loose();
 
 export const PodSchema = z
   .object({
@@ -135,7 +135,7 @@ export const PodSchema = z
     spec: PodSpecSchema,
     status: z.record(z.string(), z.unknown()).optional(),
   })
-  .passthrough();
+  .loose();
 
 export type Probe = z.infer<typeof ProbeSchema>;
 export type Container = z.infer<typeof ContainerSchema>;

@@ -53,53 +53,77 @@ async function dockerHairpin(opts: RuntimeFactoryOptions): Promise<{ sandboxStar
   return effectiveHairpinMode(opts.hairpinMode, opts.logger) === 'hairpin-veth' ? new HairpinVeth({ logger: opts.logger }) : undefined;
 }
 
-export async function createRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeBundle> {
-  const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
-  let runtime: ContainerRuntime;
-  let images: ImageService;
-  if (endpoint.startsWith('process://')) {
-    const { ProcessRuntime } = await import('./process/runtime.js');
-    const { withRequestTimeout } = await import('./request-timeout.js');
-    const r = withRequestTimeout(
-      new ProcessRuntime({
-        rootDir: opts.rootDir,
-        logger: opts.logger,
-        clock: opts.clock,
-        ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
-      }),
-      { timeoutMs: opts.requestTimeoutMs, clock: opts.clock },
-    );
-    runtime = r;
-    images = r;
-    if (opts.hairpinMode !== undefined && opts.hairpinMode !== 'none') {
-      const reason = 'the process:// runtime runs pods in the host\'s network namespace: they have no veth or bridge port';
-      opts.logger.warn({ option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' }, `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`);
-    }
-  } else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) {
-    const { DockerRuntime } = await import('./docker/runtime.js');
-    const hairpin = await dockerHairpin(opts);
-    const imageEndpoint = opts.imageEndpoint === '' ? endpoint : opts.imageEndpoint;
-    const r = new DockerRuntime({
-      endpoint,
-      imageEndpoint,
-      requestTimeoutMs: opts.requestTimeoutMs,
-      serializeImagePulls: opts.serializeImagePulls,
-      ...(opts.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: opts.maxParallelImagePulls } : {}),
-      registryPullQPS: opts.registryPullQPS,
-      registryBurst: opts.registryBurst,
+type RuntimeAndImages = ContainerRuntime & ImageService;
+
+/** process://: host processes, each request bounded by --runtime-request-timeout. */
+async function processRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeAndImages> {
+  const { ProcessRuntime } = await import('./process/runtime.js');
+  const { withRequestTimeout } = await import('./request-timeout.js');
+  const r = withRequestTimeout(
+    new ProcessRuntime({
       rootDir: opts.rootDir,
       logger: opts.logger,
       clock: opts.clock,
-      ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
-      ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
-      ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
       ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
-      ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
-      ...(hairpin !== undefined ? { hairpin } : {}),
-    });
-    runtime = r;
-    images = r;
-  } else {
+    }),
+    { timeoutMs: opts.requestTimeoutMs, clock: opts.clock },
+  );
+  if (opts.hairpinMode !== undefined && opts.hairpinMode !== 'none') {
+    const reason = 'the process:// runtime runs pods in the host\'s network namespace: they have no veth or bridge port';
+    opts.logger.warn({ option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' }, `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`);
+  }
+  return r;
+}
+
+/** unix:// or tcp://: a Docker engine (images from --image-service-endpoint when set). */
+async function dockerRuntime(opts: RuntimeFactoryOptions, endpoint: string): Promise<RuntimeAndImages> {
+  const { DockerRuntime } = await import('./docker/runtime.js');
+  const hairpin = await dockerHairpin(opts);
+  const imageEndpoint = opts.imageEndpoint === '' ? endpoint : opts.imageEndpoint;
+  return new DockerRuntime({
+    endpoint,
+    imageEndpoint,
+    requestTimeoutMs: opts.requestTimeoutMs,
+    serializeImagePulls: opts.serializeImagePulls,
+    ...(opts.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: opts.maxParallelImagePulls } : {}),
+    registryPullQPS: opts.registryPullQPS,
+    registryBurst: opts.registryBurst,
+    rootDir: opts.rootDir,
+    logger: opts.logger,
+    clock: opts.clock,
+    ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
+    ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
+    ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
+    ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
+    ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
+    ...(hairpin !== undefined ? { hairpin } : {}),
+  });
+}
+
+/** Asks the runtime its version until it answers, with back-off; logs the first tries and every tenth. */
+async function waitRuntimeReady(runtime: ContainerRuntime, opts: RuntimeFactoryOptions, endpoint: string, signal: AbortSignal): Promise<void> {
+  const backoff = new BackoffSequence({ clock: opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
+  let logged = 0;
+  for (;;) {
+    try {
+      const v = await runtime.version();
+      opts.logger.info({ runtime: v.runtimeName, version: v.runtimeVersion, apiVersion: v.runtimeApiVersion }, 'container runtime ready');
+      return;
+    } catch (err) {
+      if (logged++ < 3 || logged % 10 === 0) {
+        opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: backoff.peekMs() }, 'container runtime not answering; is the engine running at this endpoint? retrying');
+      }
+    }
+    await backoff.sleep(signal);
+  }
+}
+
+export async function createRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeBundle> {
+  const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
+  let runtime: RuntimeAndImages;
+  if (endpoint.startsWith('process://')) runtime = await processRuntime(opts);
+  else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) runtime = await dockerRuntime(opts, endpoint);
+  else {
     throw new ConfigError(
       `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)`,
       { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
@@ -108,23 +132,8 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   applyStandalonePodCIDR(runtime, opts.podCIDR ?? '', opts.logger);
   return {
     runtime,
-    images,
-    async waitReady(signal: AbortSignal): Promise<void> {
-      const backoff = new BackoffSequence({ clock: opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
-      let logged = 0;
-      while (true) {
-        try {
-          const v = await runtime.version();
-          opts.logger.info({ runtime: v.runtimeName, version: v.runtimeVersion, apiVersion: v.runtimeApiVersion }, 'container runtime ready');
-          return;
-        } catch (err) {
-          if (logged++ < 3 || logged % 10 === 0) {
-            opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: backoff.peekMs() }, 'container runtime not answering; is the engine running at this endpoint? retrying');
-          }
-        }
-        await backoff.sleep(signal);
-      }
-    },
+    images: runtime,
+    waitReady: (signal: AbortSignal) => waitRuntimeReady(runtime, opts, endpoint, signal),
     close: () => runtime.close(),
   };
 }

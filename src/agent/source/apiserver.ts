@@ -52,10 +52,11 @@ export class ApiserverSource implements PodSource {
     this.opts = opts;
   }
 
-  async start(signal: AbortSignal): Promise<void> {
+  start(signal: AbortSignal): Promise<void> {
     // the first snapshot arrives with the initial list; start() does not wait for an API server
     // that is down (the watch retries with back-off and logs)
     this.loop = this.run(signal);
+    return Promise.resolve();
   }
 
   closed(): Promise<void> {
@@ -135,10 +136,12 @@ export class ApiserverSource implements PodSource {
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal, onListed);
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
         if (signal.aborted) return;
         // The watch iterator ends only on abort; an end without one is retried like a failure.
         throw new Error('the watch of pods ended');
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
         if (signal.aborted) return;
         const permanent = isPermanentApiError(err);
         if (permanent !== undefined) {

@@ -9,6 +9,7 @@ import { lstat, open, readlink, stat } from 'node:fs/promises';
 import { constants as fsConstants, type Stats } from 'node:fs';
 import type { Logger } from '../../common/log/types.js';
 import { ManifestError, userMessage } from '../../common/util/errors.js';
+import { errnoCode } from '../../common/util/errno.js';
 import { manifestText, staticPodsFromManifest, type StaticManifestOptions } from '../pod/static-manifest.js';
 import type { Pod } from '../pod/types.js';
 import { MAX_MANIFEST_BYTES } from './types.js';
@@ -87,10 +88,10 @@ export class ManifestFiles {
     }
     let st = l;
     if (l.isSymbolicLink()) {
-      const target = await stat(file).catch((err: NodeJS.ErrnoException) => err);
+      const target = await stat(file).catch((err: unknown) => (err instanceof Error ? err : new Error(userMessage(err))));
       if (target instanceof Error) {
         const to = await readlink(file).catch(() => '?');
-        return this.skipped(file, prev, `link:${identityOf(l)}`, undefined, `${file}: a dangling symbolic link (to ${to}: ${target.code ?? target.message})`, false);
+        return this.skipped(file, prev, `link:${identityOf(l)}`, undefined, `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`, false);
       }
       st = target;
     }

@@ -34,6 +34,15 @@ export function driverPaths(driver: string): { dir: string; exe: string } | stri
   return problem === undefined ? { dir, exe } : `driver "${driver}" ${problem}`;
 }
 
+function isObject(v: unknown): v is Record<string, unknown> {
+  return isObjectOrArray(v) && !Array.isArray(v);
+}
+
+// the capabilities field is read from any JSON object or array, as before (an array has no `attach`)
+function isObjectOrArray(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object';
+}
+
 /** The reference's handleCmdResponse: the status, or the error it stands for. */
 export function driverResponse(command: string, output: string): DriverStatus {
   let parsed: unknown;
@@ -42,14 +51,14 @@ export function driverResponse(command: string, output: string): DriverStatus {
   } catch (err) {
     throw new Error(`Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: ${userMessage(err)}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`);
-  const o = parsed as Record<string, unknown>;
+  if (!isObject(parsed)) throw new Error(`Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`);
+  const o = parsed;
   const status = typeof o['status'] === 'string' ? o['status'] : '';
   const message = typeof o['message'] === 'string' ? o['message'] : undefined;
   if (status === 'Not supported') throw new Error('Not supported');
   if (status !== 'Success') throw new Error(`${command} command failed, status: ${status}, reason: ${message ?? ''}`);
-  const caps = (o['capabilities'] ?? o['Capabilities']) as Record<string, unknown> | undefined;
-  return { status, ...(message !== undefined ? { message } : {}), ...(caps !== undefined && typeof caps === 'object' ? { capabilities: { ...(typeof caps['attach'] === 'boolean' ? { attach: caps['attach'] } : {}) } } : {}) };
+  const caps = o['capabilities'] ?? o['Capabilities'];
+  return { status, ...(message !== undefined ? { message } : {}), ...(isObjectOrArray(caps) ? { capabilities: { ...(typeof caps['attach'] === 'boolean' ? { attach: caps['attach'] } : {}) } } : {}) };
 }
 
 export interface FlexVolumeOptions {
@@ -83,12 +92,18 @@ export class FlexVolumePlugins {
     return new Promise((resolve, reject) => {
       execFile(exe, args, { timeout: this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
         const output = stdout + stderr;
-        if (err !== null && (err.code === 'ENOENT' || err.code === 'EACCES')) return reject(new Error(`no FlexVolume driver ${driver}: ${exe} ${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} (--volume-plugin-dir)`));
-        if (err !== null && err.killed === true) return reject(new Error('timeout'));
+        if (err !== null && (err.code === 'ENOENT' || err.code === 'EACCES')) {
+          reject(new Error(`no FlexVolume driver ${driver}: ${exe} ${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} (--volume-plugin-dir)`));
+          return;
+        }
+        if (err !== null && err.killed === true) {
+          reject(new Error('timeout'));
+          return;
+        }
         try {
           resolve(driverResponse(args[0] ?? '', output));
         } catch (e) {
-          if (err !== null && (e as Error).message !== 'Not supported') this.o.logger.warn({ executable: exe, args: args.slice(0, 2), err: err.message, output: output.slice(0, 512) }, 'FlexVolume: driver call failed');
+          if (err !== null && userMessage(e) !== 'Not supported') this.o.logger.warn({ executable: exe, args: args.slice(0, 2), err: err.message, output: output.slice(0, 512) }, 'FlexVolume: driver call failed');
           reject(e instanceof Error ? e : new Error(String(e)));
         }
       });
@@ -117,7 +132,8 @@ export class FlexVolumePlugins {
       try {
         await this.init(v.flexVolume.driver);
         if (await stat(join(dir, '..', `.${v.name}.mounted`)).then(() => true, () => false)) continue;
-        const p = driverPaths(v.flexVolume.driver) as { dir: string };
+        const p = driverPaths(v.flexVolume.driver);
+        if (typeof p === 'string') throw new Error(p);
         await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, v.name], 0o750);
         await this.call(v.flexVolume.driver, ['mount', dir, JSON.stringify(driverOptions(pod, v))]);
         await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, `.${v.name}.mounted`], 0o700);
@@ -155,7 +171,7 @@ export class FlexVolumePlugins {
 export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
   const f = v.flexVolume;
   const k = WIRE_NAMES.flexVolumeOptionPrefix;
-  const sa = (pod.spec as { serviceAccountName?: unknown }).serviceAccountName;
+  const sa = pod.spec['serviceAccountName'];
   return {
     [`${k}fsType`]: f?.fsType ?? '',
     [`${k}readwrite`]: f?.readOnly === true ? 'ro' : 'rw',

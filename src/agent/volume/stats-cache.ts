@@ -4,6 +4,7 @@
 // reported. /stats/summary serves the cache as pods[].volume[]; local storage eviction reads it.
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { userMessage } from '../../common/util/errors.js';
 import type { FsUsage } from './usage.js';
 
 /** One volume's entry in /stats/summary (the reference's VolumeStats: FsStats then name). */
@@ -55,7 +56,7 @@ export class VolumeStatsCache {
       const out: VolumeStats[] = [];
       for (const v of pod.volumes) {
         const u = await this.o.measure(v.path).catch((err: unknown) => {
-          this.o.logger.debug({ pod: pod.uid, volume: v.name, err: (err as Error).message }, 'cannot measure the volume; it is left out of the stats');
+          this.o.logger.debug({ pod: pod.uid, volume: v.name, err: userMessage(err) }, 'cannot measure the volume; it is left out of the stats');
           return undefined;
         });
         if (u === undefined) continue;
@@ -74,7 +75,7 @@ export class VolumeStatsCache {
       return;
     }
     while (!signal.aborted) {
-      await this.refresh().catch((err: unknown) => this.o.logger.warn({ err: (err as Error).message }, 'volume stats pass failed; retrying at the next period'));
+      await this.refresh().catch((err: unknown) => this.o.logger.warn({ err: userMessage(err) }, 'volume stats pass failed; retrying at the next period'));
       await this.o.clock.sleep(this.o.periodMs, signal).catch(() => undefined);
     }
   }

@@ -28,13 +28,13 @@ async function walk(path: string, w: Walk): Promise<void> {
   if (w.entries >= MAX_WALK_ENTRIES) return;
   w.entries++;
   const st = await lstat(path).catch(() => undefined);
-  if (st === undefined || st.dev !== w.dev) return;
+  if (st?.dev !== w.dev) return;
   if (!w.seen.has(st.ino)) {
     w.seen.add(st.ino);
     w.bytes += st.blocks * 512;
   }
   if (!st.isDirectory()) return;
-  const names = await readdir(path).catch(() => [] as string[]);
+  const names = await readdir(path).catch((): string[] => []);
   for (const name of names) await walk(join(path, name), w);
 }
 

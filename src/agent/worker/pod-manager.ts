@@ -189,8 +189,9 @@ export class PodManager implements StatusProvider {
 
   /** Starts the periodic resync and housekeeping; both end when `signal` aborts. */
   start(signal: AbortSignal): void {
-    this.loops.push(this.every(this.opts.syncFrequencyMs, signal, async () => {
+    this.loops.push(this.every(this.opts.syncFrequencyMs, signal, () => {
       for (const [uid, pod] of this.desired) if (!this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
+      return Promise.resolve();
     }));
     this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.housekeeping()));
   }

@@ -39,7 +39,7 @@ function containerStatus(spec: Container, kind: 'init' | 'app', inp: StatusInput
   const [latest, previous] = latestInstances(inp.containers, spec.name, kind);
   const waiting = inp.waiting.get(spec.name);
   let state: ContainerState;
-  let lastState: ContainerState = previous && previous.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
+  let lastState: ContainerState = previous?.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
   if (latest?.state === 'running') {
     state = { running: { startedAt: iso(latest.startedAtMs) ?? inp.nowIso } };
   } else if (waiting !== undefined) {
@@ -69,7 +69,7 @@ function phaseOf(pod: Pod, init: ContainerStatus[], app: ContainerStatus[]): Pod
   let pendingInit = false;
   for (const s of init) {
     const t = s.state.terminated;
-    if (t && t.exitCode === 0) continue;
+    if (t?.exitCode === 0) continue;
     if (policy === 'Never' && (t || s.lastState.terminated)) return 'Failed';
     pendingInit = true;
   }
@@ -116,7 +116,7 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
     return {
       type,
       status,
-      lastTransitionTime: prev && prev.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
+      lastTransitionTime: prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
       ...(ok || reason === undefined ? {} : { reason }),
     };
   };

@@ -66,6 +66,20 @@ export function containerSpecHash(c: Container): string {
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 
+/** What one sync pass over a pod's containers shares once its sandbox runs. */
+interface SyncPass {
+  pod: Pod;
+  log: Logger;
+  sandboxId: string;
+  policy: ReturnType<typeof restartPolicyOf>;
+  /** Every container of the pod, listed after the sandbox check (attempt numbers count them all). */
+  containers: RuntimeContainer[];
+  /** The containers of the current sandbox. */
+  live: RuntimeContainer[];
+  /** Asks for another pass after `ms` (the soonest asked for wins). */
+  wantRequeue: (ms: number) => void;
+}
+
 export class PodSyncer {
   readonly backoff: Backoff;
   readonly imagePullBackoff: Backoff;
@@ -120,99 +134,124 @@ export class PodSyncer {
     const { runtime, logger } = this.opts;
     const uid = pod.metadata.uid;
     const log = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid });
-    let containers = await runtime.listContainers({ podUid: uid });
+    const listed = await runtime.listContainers({ podUid: uid });
     const prev = this.opts.statuses.status(uid);
     if (prev && TERMINAL.has(prev.phase)) {
       // a finished pod stays finished: make sure nothing of it still runs; its cgroup goes (and
       // leaves the QoS shares), as the reference's housekeeping removes a finished pod's
-      await this.stopPodContainers(pod, containers, false);
+      await this.stopPodContainers(pod, listed, false);
       await this.opts.podCgroups?.remove(pod);
       return {};
     }
 
     await this.opts.podCgroups?.ensure(pod);
-    // 1. the sandbox
-    const sandboxes = containers.filter((c) => c.kind === 'sandbox').sort((a, b) => b.attempt - a.attempt);
-    let sandbox = sandboxes[0];
-    if (sandbox === undefined || sandbox.state !== 'running') {
-      if (sandbox !== undefined) {
-        log.warn('pod sandbox is not running; recreating the pod sandbox and its containers');
-        await this.stopPodContainers(pod, containers, false);
-      }
-      for (const v of pod.spec.volumes ?? []) {
-        if (v.emptyDir) await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
-      }
-      await this.opts.volumes?.setUp(pod);
-      const attempt = sandbox === undefined ? 0 : sandbox.attempt + 1;
-      await runtime.runPodSandbox({ pod, attempt });
-      containers = await runtime.listContainers({ podUid: uid });
-      sandbox = containers.filter((c) => c.kind === 'sandbox' && c.state === 'running').sort((a, b) => b.attempt - a.attempt)[0];
-      if (sandbox === undefined) throw new Error('pod sandbox did not start');
-    }
-    const sandboxId = sandbox.id;
-    const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
-    const policy = restartPolicyOf(pod);
+    const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
     let requeue: number | undefined;
-    const wantRequeue = (ms: number): void => {
-      requeue = requeue === undefined ? ms : Math.min(requeue, ms);
+    const pass: SyncPass = {
+      pod,
+      log,
+      sandboxId: sandbox.id,
+      policy: restartPolicyOf(pod),
+      containers,
+      // containers of an older sandbox are stale: not considered further
+      live: containers.filter((c) => c.kind !== 'sandbox' && c.sandboxId === sandbox.id),
+      wantRequeue: (ms) => {
+        requeue = requeue === undefined ? ms : Math.min(requeue, ms);
+      },
     };
-    // containers of an older sandbox are stale: not considered further
-    const live = containers.filter((c) => c.kind !== 'sandbox' && c.sandboxId === sandboxId);
-
-    // 2. init containers, in order; app containers start only after all of them succeeded
-    const appStarted = live.some((c) => c.kind === 'app');
-    let initDone = true;
-    if (!appStarted) {
-      for (const ic of pod.spec.initContainers ?? []) {
-        const [latest] = latestInstances(live, ic.name, 'init');
-        if (latest?.state === 'exited' && latest.exitCode === 0) continue;
-        initDone = false;
-        if (latest?.state === 'running') break;
-        if (latest === undefined) {
-          wantRequeueFrom(await this.startContainer(pod, ic, 'init', nextAttempt(containers, ic.name, 'init'), sandboxId, log), wantRequeue);
-        } else if (policy === 'Never') {
-          log.info({ container: ic.name, exitCode: latest.exitCode }, 'init container failed and restartPolicy is Never: pod failed');
-        } else {
-          wantRequeueFrom(await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log), wantRequeue);
-        }
-        break;
-      }
+    // init containers, in order; app containers start only after all of them succeeded
+    if (await this.syncInitContainers(pass)) {
+      for (const c of pod.spec.containers) await this.syncAppContainer(pass, c);
     }
+    const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
+    await this.finishPass(pod, sandbox.id, host, log);
+    return requeue === undefined ? {} : { requeueAfterMs: requeue };
+  }
 
-    // 3. app containers
-    if (initDone) {
-      for (const c of pod.spec.containers) {
-        const [latest] = latestInstances(live, c.name, 'app');
-        const hash = containerSpecHash(c);
-        if (latest === undefined) {
-          wantRequeueFrom(await this.startContainer(pod, c, 'app', nextAttempt(containers, c.name, 'app'), sandboxId, log), wantRequeue);
-          continue;
-        }
-        if (latest.state === 'running') {
-          const failedProbe = this.opts.probes.shouldRestart(latest.id);
-          if (latest.specHash !== hash || failedProbe !== undefined) {
-            log.info({ container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' }, 'restarting container');
-            this.opts.probes.stopContainer(latest.id);
-            await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
-            if (latest.specHash !== hash) {
-              wantRequeueFrom(await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log), wantRequeue);
-              continue;
-            }
-            const stopped = (await runtime.listContainers({ podUid: uid })).find((x) => x.id === latest.id) ?? latest;
-            if (policy !== 'Never') wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log), wantRequeue);
-            continue;
-          }
-          this.waitingOf(uid).delete(c.name);
-          continue;
-        }
-        this.opts.probes.stopContainer(latest.id);
-        const restart = policy === 'Always' || (policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) || latest.state === 'created';
-        if (!restart) continue;
-        wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log), wantRequeue);
-      }
+  /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
+  private async ensureSandbox(pod: Pod, containers: RuntimeContainer[], log: Logger): Promise<{ sandbox: RuntimeContainer; containers: RuntimeContainer[] }> {
+    const { runtime } = this.opts;
+    const current = containers.filter((c) => c.kind === 'sandbox').sort((a, b) => b.attempt - a.attempt)[0];
+    if (current?.state === 'running') return { sandbox: current, containers };
+    if (current !== undefined) {
+      log.warn('pod sandbox is not running; recreating the pod sandbox and its containers');
+      await this.stopPodContainers(pod, containers, false);
     }
+    for (const v of pod.spec.volumes ?? []) {
+      if (v.emptyDir) await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
+    }
+    await this.opts.volumes?.setUp(pod);
+    const attempt = current === undefined ? 0 : current.attempt + 1;
+    await runtime.runPodSandbox({ pod, attempt });
+    const listed = await runtime.listContainers({ podUid: pod.metadata.uid });
+    const sandbox = listed.filter((c) => c.kind === 'sandbox' && c.state === 'running').sort((a, b) => b.attempt - a.attempt)[0];
+    if (sandbox === undefined) throw new Error('pod sandbox did not start');
+    return { sandbox, containers: listed };
+  }
 
-    const final = await runtime.listContainers({ podUid: uid });
+  /** Runs the first init container that has not succeeded yet; true when all of them have (or an app container already ran). */
+  private async syncInitContainers(pass: SyncPass): Promise<boolean> {
+    const { pod, log, sandboxId } = pass;
+    if (pass.live.some((c) => c.kind === 'app')) return true;
+    for (const ic of pod.spec.initContainers ?? []) {
+      const [latest] = latestInstances(pass.live, ic.name, 'init');
+      if (latest?.state === 'exited' && latest.exitCode === 0) continue;
+      if (latest?.state === 'running') return false;
+      if (latest === undefined) {
+        wantRequeueFrom(await this.startContainer(pod, ic, 'init', nextAttempt(pass.containers, ic.name, 'init'), sandboxId, log), pass.wantRequeue);
+      } else if (pass.policy === 'Never') {
+        log.info({ container: ic.name, exitCode: latest.exitCode }, 'init container failed and restartPolicy is Never: pod failed');
+      } else {
+        wantRequeueFrom(await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log), pass.wantRequeue);
+      }
+      return false;
+    }
+    return true;
+  }
+
+  /** Starts an app container that never ran, restarts an exited one by the restart policy. */
+  private async syncAppContainer(pass: SyncPass, c: Container): Promise<void> {
+    const { pod, log, sandboxId } = pass;
+    const [latest] = latestInstances(pass.live, c.name, 'app');
+    if (latest === undefined) {
+      wantRequeueFrom(await this.startContainer(pod, c, 'app', nextAttempt(pass.containers, c.name, 'app'), sandboxId, log), pass.wantRequeue);
+      return;
+    }
+    if (latest.state === 'running') {
+      await this.syncRunningContainer(pass, c, latest);
+      return;
+    }
+    this.opts.probes.stopContainer(latest.id);
+    const restart = pass.policy === 'Always' || (pass.policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) || latest.state === 'created';
+    if (!restart) return;
+    wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log), pass.wantRequeue);
+  }
+
+  /** A running container is replaced when its spec changed, and restarted (by the policy, with back-off) when a probe failed. */
+  private async syncRunningContainer(pass: SyncPass, c: Container, latest: RuntimeContainer): Promise<void> {
+    const { pod, log, sandboxId } = pass;
+    const { runtime, probes } = this.opts;
+    const hash = containerSpecHash(c);
+    const failedProbe = probes.shouldRestart(latest.id);
+    if (latest.specHash === hash && failedProbe === undefined) {
+      this.waitingOf(pod.metadata.uid).delete(c.name);
+      return;
+    }
+    log.info({ container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' }, 'restarting container');
+    probes.stopContainer(latest.id);
+    await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+    if (latest.specHash !== hash) {
+      wantRequeueFrom(await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log), pass.wantRequeue);
+      return;
+    }
+    const stopped = (await runtime.listContainers({ podUid: pod.metadata.uid })).find((x) => x.id === latest.id) ?? latest;
+    if (pass.policy !== 'Never') wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log), pass.wantRequeue);
+  }
+
+  /** Probes for the running app containers, then the status; a pod that has just finished stops what is left of it. */
+  private async finishPass(pod: Pod, sandboxId: string, host: string, log: Logger): Promise<void> {
+    const { runtime } = this.opts;
+    const final = await runtime.listContainers({ podUid: pod.metadata.uid });
     for (const c of pod.spec.containers) {
       const [latest] = latestInstances(final, c.name, 'app');
       if (latest?.state === 'running' && latest.sandboxId === sandboxId) this.opts.probes.ensure(pod, c, latest.id, host);
@@ -221,9 +260,8 @@ export class PodSyncer {
     if (TERMINAL.has(status.phase)) {
       log.info({ phase: status.phase }, 'pod finished');
       await this.stopPodContainers(pod, final, false);
-      this.publishStatus(pod, await runtime.listContainers({ podUid: uid }));
+      this.publishStatus(pod, await runtime.listContainers({ podUid: pod.metadata.uid }));
     }
-    return requeue === undefined ? {} : { requeueAfterMs: requeue };
   }
 
   private async restartWithBackoff(

@@ -94,6 +94,7 @@ export class PodWorkers {
           w.errorFailures = 0;
           // The reference logs each SyncPod at V(4); tests count these to know a sync happened.
           this.opts.logger.debug({ pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid }, 'pod synced');
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while syncPod is awaited
           if (r.requeueAfterMs !== undefined && w.pending === undefined) this.scheduleRequeue(w, work, r.requeueAfterMs);
         }
       } catch (err) {
@@ -102,6 +103,7 @@ export class PodWorkers {
           { pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid, op: work.type, retryInMs: delay, err: userMessage(err) },
           `pod ${work.type} failed; retrying`,
         );
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while the pod's work is awaited
         if (w.pending === undefined) this.scheduleRequeue(w, work, delay);
       }
     }
@@ -116,7 +118,7 @@ export class PodWorkers {
       () => {
         if (w.requeue !== ac || this.stopped) return;
         w.requeue = undefined;
-        if (w.pending === undefined) w.pending = { ...work, pod: w.lastPod };
+        w.pending ??= { ...work, pod: w.lastPod };
         if (!w.running) this.run(work.pod.metadata.uid, w);
       },
       () => undefined,

@@ -34,8 +34,13 @@ function resolvePort(port: number | string, container: Container): number {
   throw new Error(`probe port "${port}" is not a port number or a named port of the container`);
 }
 
+/** A probe's number, or the reference's default when it is left out or 0 (unset to the API). */
+function setOr(value: number | undefined, fallback: number): number {
+  return value === undefined || value === 0 ? fallback : value;
+}
+
 export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string }): Promise<{ ok: boolean; output: string }> {
-  const timeoutMs = (probe.timeoutSeconds || 1) * 1000;
+  const timeoutMs = setOr(probe.timeoutSeconds, 1) * 1000;
   if (probe.exec) {
     const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
@@ -131,10 +136,11 @@ export class ProbeManager {
         } catch (err) {
           r = { ok: false, output: userMessage(err) };
         }
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the probe may be stopped while it runs
         if (signal.aborted) break;
         this.record(kind, probe, st, r, ctx);
         if (kind === 'startup' && st.result === true) break;
-        await clock.sleep((probe.periodSeconds || 10) * 1000, signal);
+        await clock.sleep(setOr(probe.periodSeconds, 10) * 1000, signal);
       }
     } catch {
       // aborted
@@ -146,11 +152,11 @@ export class ProbeManager {
     if (r.ok) {
       st.failures = 0;
       st.successes++;
-      if (st.successes >= (kind === 'readiness' ? (probe.successThreshold || 1) : 1)) st.result = true;
+      if (st.successes >= (kind === 'readiness' ? setOr(probe.successThreshold, 1) : 1)) st.result = true;
     } else {
       st.successes = 0;
       st.failures++;
-      if (st.failures >= (probe.failureThreshold || 3)) st.result = false;
+      if (st.failures >= setOr(probe.failureThreshold, 3)) st.result = false;
       else if (st.result === undefined && kind === 'readiness') st.result = false;
     }
     if (before !== st.result) {

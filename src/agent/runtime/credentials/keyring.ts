@@ -56,7 +56,7 @@ export interface CredentialProvidersOptions {
 export async function loadCredentialProviders(o: CredentialProvidersOptions): Promise<CredentialProviders> {
   const flag = { flag: '--image-credential-provider-bin-dir' };
   const dir = o.binDir === '' ? undefined : await stat(o.binDir).catch(() => undefined);
-  if (dir === undefined || !dir.isDirectory()) throw new ConfigError(`plugin binary directory ${o.binDir} did not exist`, flag);
+  if (!dir?.isDirectory()) throw new ConfigError(`plugin binary directory ${o.binDir} did not exist`, flag);
   const config = await loadCredentialProviderConfig(o.configPath);
   const providers: PluginProvider[] = [];
   for (const p of config) {

@@ -90,7 +90,7 @@ function classEnd(p: string, start: number): number {
 function classRe(body: string): string {
   let i = 0;
   let out = '[';
-  if (body[0] === '^') {
+  if (body.startsWith('^')) {
     out += '^';
     i++;
   }

@@ -66,7 +66,7 @@ function bytesOf(q: string | undefined): number | undefined {
   return Math.round(parseQuantity(q).value);
 }
 
-export function containerCreateOptions(opts: {
+export interface ContainerCreateInput {
   pod: Pod;
   container: Container;
   kind: 'init' | 'app';
@@ -79,15 +79,11 @@ export function containerCreateOptions(opts: {
   settings?: ContainerSettings;
   /** The pod's resolv.conf on the host, bind-mounted at /etc/resolv.conf. */
   resolvConfPath?: string;
-}): ContainerCreateOptions {
-  const { pod, container: c } = opts;
-  const limits = c.resources?.limits;
-  const memory = bytesOf(limits?.memory);
-  const settings = opts.settings ?? defaultContainerSettings();
-  const extra = dockerContainerSettings(pod, c, settings);
-  const memorySwap = settings.swap === undefined ? undefined : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
-  const sysctls = dockerSysctls(pod, 'container');
-  const sc = c.securityContext;
+}
+
+/** The volume mounts as `src:dest[:ro]` binds, plus the pod's resolv.conf unless a mount covers it. */
+function containerBinds(opts: ContainerCreateInput): string[] {
+  const c = opts.container;
   const binds = (c.volumeMounts ?? []).map((m) => {
     const host = opts.volumePaths[m.name] ?? '';
     const src = m.subPath ? `${host}/${m.subPath}` : host;
@@ -96,11 +92,14 @@ export function containerCreateOptions(opts: {
   if (opts.resolvConfPath !== undefined && !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')) {
     binds.push(`${opts.resolvConfPath}:/etc/resolv.conf:ro`);
   }
+  return binds;
+}
+
+/** What the process runs with: entrypoint, arguments, environment, directory, stdin, terminal, user. */
+function processOptions(c: Container): Partial<ContainerCreateOptions> {
   const cmd = expandedCommand(c);
-  const netMode = pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`;
+  const sc = c.securityContext;
   return {
-    name: dockerName(['nodeagent', c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(opts.attempt)]),
-    Image: c.image ?? '',
     ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
     ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
     Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
@@ -109,26 +108,51 @@ export function containerCreateOptions(opts: {
     ...(c.stdin === true ? { OpenStdin: true, StdinOnce: c.stdinOnce === true, AttachStdin: true } : {}),
     ...(c.tty === true ? { Tty: true } : {}),
     ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
-    Labels: {
-      ...podLabels(pod, opts.nodeName),
-      [LABELS.kind]: opts.kind,
-      [LABELS.containerName]: c.name,
-      [LABELS.attempt]: String(opts.attempt),
-      [LABELS.specHash]: opts.specHash,
-      [LABELS.sandboxId]: opts.sandboxId,
-    },
-    HostConfig: {
-      Init: true,
-      NetworkMode: netMode,
-      Binds: binds,
-      ...(memory !== undefined ? { Memory: memory } : {}),
-      ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),
-      ...extra,
-      ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
-      ...(sc?.privileged ? { Privileged: true } : {}),
-      ...(sc?.readOnlyRootFilesystem ? { ReadonlyRootfs: true } : {}),
-      LogConfig: { Type: 'json-file', Config: opts.logOpts },
-    },
+  };
+}
+
+function containerLabels(opts: ContainerCreateInput): Record<string, string> {
+  return {
+    ...podLabels(opts.pod, opts.nodeName),
+    [LABELS.kind]: opts.kind,
+    [LABELS.containerName]: opts.container.name,
+    [LABELS.attempt]: String(opts.attempt),
+    [LABELS.specHash]: opts.specHash,
+    [LABELS.sandboxId]: opts.sandboxId,
+  };
+}
+
+/** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, privileges, logging. */
+function containerHostConfig(opts: ContainerCreateInput): NonNullable<ContainerCreateOptions['HostConfig']> {
+  const { pod, container: c } = opts;
+  const memory = bytesOf(c.resources?.limits?.memory);
+  const settings = opts.settings ?? defaultContainerSettings();
+  const extra = dockerContainerSettings(pod, c, settings);
+  const memorySwap = settings.swap === undefined ? undefined : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
+  const sysctls = dockerSysctls(pod, 'container');
+  const sc = c.securityContext;
+  return {
+    Init: true,
+    NetworkMode: pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`,
+    Binds: containerBinds(opts),
+    ...(memory !== undefined ? { Memory: memory } : {}),
+    ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),
+    ...extra,
+    ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
+    ...(sc?.privileged ? { Privileged: true } : {}),
+    ...(sc?.readOnlyRootFilesystem ? { ReadonlyRootfs: true } : {}),
+    LogConfig: { Type: 'json-file', Config: opts.logOpts },
+  };
+}
+
+export function containerCreateOptions(opts: ContainerCreateInput): ContainerCreateOptions {
+  const { pod, container: c } = opts;
+  return {
+    name: dockerName(['nodeagent', c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(opts.attempt)]),
+    Image: c.image ?? '',
+    ...processOptions(c),
+    Labels: containerLabels(opts),
+    HostConfig: containerHostConfig(opts),
   };
 }
 

@@ -34,6 +34,7 @@ import { PullQueue } from './pull-queue.js';
 import { withCgroupParent } from '../settings/cgroup-parent.js';
 import { linesSince } from '../log-lines.js';
 import { parseTimedLog } from './timed-logs.js';
+import { containerEventOf } from './events.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
@@ -77,8 +78,8 @@ export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker
 }
 
 function statusCode(err: unknown): number | undefined {
-  const s = (err as { statusCode?: unknown } | null)?.statusCode;
-  return typeof s === 'number' ? s : undefined;
+  if (err === null || typeof err !== 'object' || !('statusCode' in err)) return undefined;
+  return typeof err.statusCode === 'number' ? err.statusCode : undefined;
 }
 
 function parseTime(s: string | undefined): number | undefined {
@@ -137,10 +138,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
     while (!signal.aborted) {
       try {
-        const stream = (await this.docker.getEvents({
+        const stream = await this.docker.getEvents({
           filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
           abortSignal: signal,
-        } as unknown as Docker.GetEventsOptions)) as NodeJS.ReadableStream;
+        } as unknown as Docker.GetEventsOptions);
         backoff.reset();
         let buf = '';
         for await (const chunk of stream) {
@@ -150,16 +151,17 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
             const line = buf.slice(0, nl);
             buf = buf.slice(nl + 1);
             if (line.trim() === '') continue;
+            const event = containerEventOf(line);
+            if (event === undefined) continue;
             try {
-              const e = JSON.parse(line) as { status?: string; id?: string; Actor?: { Attributes?: Record<string, string> } };
-              const uid = e.Actor?.Attributes?.[LABELS.podUid];
-              if (uid && e.id) for (const l of this.listeners) l({ podUid: uid, containerId: e.id, type: e.status === 'die' ? 'exited' : 'started' });
+              for (const l of this.listeners) l(event);
             } catch {
-              // partial or foreign line
+              // a listener's failure does not end the stream (as before: the line was skipped)
             }
           }
         }
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
         if (signal.aborted) return;
         this.opts.logger.warn({ err: userMessage(err), retryInMs: backoff.peekMs() }, 'docker: event stream lost; reconnecting');
       }
@@ -300,6 +302,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
     if (kind === 'sandbox') {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
       const nets = c.NetworkSettings?.Networks ?? {};
       const ip = Object.values(nets).map((n) => n.IPAddress).find((x) => x !== '');
       if (ip) base.ip = ip;
@@ -333,12 +336,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
     try {
-      const buf = (await this.docker.getContainer(id).logs({
+      // unknown: docker-modem hands back a Buffer, or a parsed value for a JSON content type
+      const buf: unknown = await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
         follow: false,
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
-      })) as unknown as Buffer;
+      });
       return demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)));
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
@@ -348,13 +352,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
   async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
     try {
-      const buf = (await this.docker.getContainer(id).logs({
+      // unknown: docker-modem hands back a Buffer, or a parsed value for a JSON content type
+      const buf: unknown = await this.docker.getContainer(id).logs({
         stdout: true,
         stderr: true,
         follow: false,
         timestamps: true,
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
-      })) as unknown as Buffer;
+      });
       return linesSince(parseTimedLog(demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))), opts?.sinceMs);
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
@@ -444,7 +449,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   private async pullOnce(image: string, auth?: RegistryAuth): Promise<void> {
     await this.limiter?.acquire();
-    const stream = (await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+    const stream = await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {});
     await new Promise<void>((resolve, reject) => {
       this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
     });
@@ -454,11 +459,15 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   private async pull(image: string): Promise<void> {
     const run = async (): Promise<void> => {
       const auths = (await this.opts.credentials?.lookup(image)) ?? [];
-      if (auths.length === 0) return this.pullOnce(image);
+      if (auths.length === 0) {
+        await this.pullOnce(image);
+        return;
+      }
       let last: unknown;
       for (const auth of auths) {
         try {
-          return await this.pullOnce(image, auth);
+          await this.pullOnce(image, auth);
+          return;
         } catch (err) {
           last = err;
         }
@@ -497,8 +506,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async imageFsInfo(): Promise<ImageFsInfo | undefined> {
     try {
-      const info = (await this.imageDocker.info()) as { DockerRootDir?: string };
-      const root = info.DockerRootDir ?? '/var/lib/docker';
+      const info: unknown = await this.imageDocker.info();
+      const root = typeof info === 'object' && info !== null && 'DockerRootDir' in info && typeof info.DockerRootDir === 'string' ? info.DockerRootDir : '/var/lib/docker';
       const { statfs } = await import('node:fs/promises');
       const s = await statfs(root);
       const capacityBytes = s.blocks * s.bsize;

@@ -30,6 +30,12 @@ function stdinOf(stream: NodeJS.ReadWriteStream): NodeJS.WritableStream {
   return stream;
 }
 
+/** Closes a hijacked connection: a net.Socket, which dockerode's types call a ReadWriteStream. */
+function destroyHijacked(stream: NodeJS.ReadWriteStream): void {
+  if (stream instanceof Duplex) stream.destroy();
+  else stream.end();
+}
+
 export async function dockerExecStream(docker: Docker, id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
@@ -58,9 +64,11 @@ export async function dockerExecStream(docker: Docker, id: string, command: read
             // gone meanwhile, or in a pid namespace this agent cannot signal
           }
         }
-        (stream as unknown as Duplex).destroy();
+        destroyHijacked(stream);
       },
-      () => (stream as unknown as Duplex).destroy(),
+      () => {
+        destroyHijacked(stream);
+      },
     );
   };
   const resize = (cols: number, rows: number): void => {
@@ -75,7 +83,7 @@ export async function dockerAttachStream(docker: Docker, id: string, opts: Attac
   let stream: NodeJS.ReadWriteStream;
   try {
     tty = (await container.inspect()).Config.Tty;
-    stream = (await container.attach({ stream: true, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, hijack: true })) as NodeJS.ReadWriteStream;
+    stream = await container.attach({ stream: true, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, hijack: true });
   } catch (err) {
     throw new RuntimeError(`attach to container ${id.slice(0, 12)}: ${userMessage(err)}`, { cause: err });
   }
@@ -85,7 +93,7 @@ export async function dockerAttachStream(docker: Docker, id: string, opts: Attac
     stream.once('close', () => resolve(0));
   });
   const kill = (): void => {
-    (stream as unknown as Duplex).destroy();
+    destroyHijacked(stream);
   };
   const resize = (cols: number, rows: number): void => {
     if (tty && cols > 0 && rows > 0) container.resize({ w: cols, h: rows }).catch(() => undefined);
@@ -98,7 +106,7 @@ export async function dockerConnectPort(docker: Docker, sandboxId: string, port:
   const session = await dockerExecStream(docker, sandboxId, ['nc', '127.0.0.1', String(port)], { tty: false });
   const errText: Buffer[] = [];
   session.stderr.on('data', (c: Buffer) => errText.push(c));
-  const conn = Duplex.from({ readable: session.stdout, writable: session.stdin as unknown as NodeJS.WritableStream });
+  const conn = Duplex.from({ readable: session.stdout, writable: session.stdin });
   void session.exited.then((code) => {
     if (code !== 0) conn.destroy(new Error(Buffer.concat(errText).toString().trim() || `nc exited with ${code}`));
   });

@@ -11,9 +11,11 @@ export function parseTimedLog(text: string): TimedLogLine[] {
   let last = '';
   for (const line of text.match(/[^\n]*\n|[^\n]+$/g) ?? []) {
     const m = STAMPED.exec(line);
-    if (m !== null) {
-      last = m[1]!;
-      out.push({ time: last, text: m[2]! });
+    const time = m?.[1];
+    const text = m?.[2];
+    if (time !== undefined && text !== undefined) {
+      last = time;
+      out.push({ time, text });
     } else if (last !== '') out.push({ time: last, text: line });
   }
   return out;

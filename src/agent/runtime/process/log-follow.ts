@@ -13,31 +13,39 @@ export interface LogFollower {
   stop(): void;
 }
 
+interface FollowState {
+  /** Where the next read starts. */
+  offset: number;
+  stopped: boolean;
+}
+
+/** Writes what the file holds past the offset to the stream (from its start when it shrank). */
+async function readAppended(path: string, state: FollowState, stream: PassThrough): Promise<void> {
+  const fh = await open(path, 'r').catch(() => undefined);
+  if (fh === undefined) return;
+  try {
+    const { size } = await fh.stat();
+    if (size < state.offset) state.offset = 0;
+    while (!state.stopped && state.offset < size) {
+      const { bytesRead, buffer } = await fh.read(Buffer.alloc(Math.min(CHUNK, size - state.offset)), 0, Math.min(CHUNK, size - state.offset), state.offset);
+      if (bytesRead === 0) break;
+      state.offset += bytesRead;
+      stream.write(buffer.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 export function followFile(path: string, from: number): LogFollower {
   const stream = new PassThrough();
-  let offset = from;
+  const state: FollowState = { offset: from, stopped: false };
   let reading: Promise<void> | undefined;
   let again = false;
-  let stopped = false;
   let watcher: FSWatcher | undefined;
-  const readNew = async (): Promise<void> => {
-    const fh = await open(path, 'r').catch(() => undefined);
-    if (fh === undefined) return;
-    try {
-      const { size } = await fh.stat();
-      if (size < offset) offset = 0;
-      while (!stopped && offset < size) {
-        const { bytesRead, buffer } = await fh.read(Buffer.alloc(Math.min(CHUNK, size - offset)), 0, Math.min(CHUNK, size - offset), offset);
-        if (bytesRead === 0) break;
-        offset += bytesRead;
-        stream.write(buffer.subarray(0, bytesRead));
-      }
-    } finally {
-      await fh.close();
-    }
-  };
+  const readNew = (): Promise<void> => readAppended(path, state, stream);
   const kick = (): void => {
-    if (stopped || watcher === undefined) return;
+    if (state.stopped || watcher === undefined) return;
     if (reading !== undefined) {
       again = true;
       return;
@@ -61,14 +69,14 @@ export function followFile(path: string, from: number): LogFollower {
     stream,
     // What was written up to now is still sent, then the stream ends.
     stop: () => {
-      if (watcher === undefined && stopped) return;
+      if (watcher === undefined && state.stopped) return;
       watcher?.close();
       watcher = undefined;
       void Promise.resolve(reading)
         .then(() => readNew())
         .catch(() => undefined)
         .finally(() => {
-          stopped = true;
+          state.stopped = true;
           stream.end();
         });
     },

@@ -34,8 +34,9 @@ function children(pid: number): number[] {
 export function processTree(pid: number): number[] {
   const out: number[] = [];
   const stack = [pid];
-  while (stack.length > 0 && out.length < 10_000) {
-    const p = stack.pop() as number;
+  while (out.length < 10_000) {
+    const p = stack.pop();
+    if (p === undefined) break;
     out.push(p);
     stack.push(...children(p));
   }

@@ -127,14 +127,15 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   /** Why a state file's record cannot be trusted, or undefined (it names only its own paths). */
-  private recordProblem(rec: ProcessRecord, file: string): string | undefined {
+  private recordProblem(rec: Readonly<Partial<Record<keyof ProcessRecord, unknown>>> | null, file: string): string | undefined {
     if (typeof rec !== 'object' || rec === null || typeof rec.id !== 'string' || `${rec.id}.json` !== file) return 'its id does not match the file name';
     const uidProblem = typeof rec.podUid === 'string' ? pathSegmentProblem(rec.podUid) : 'is missing';
     if (uidProblem !== undefined) return `pod UID ${uidProblem}`;
     if (rec.kind === 'sandbox') return rec.logFile === '' ? undefined : 'a sandbox has no log file';
     const nameProblem = typeof rec.name === 'string' ? pathSegmentProblem(`${rec.name}.log`) : 'is missing';
     if (nameProblem !== undefined) return `container name ${nameProblem}`;
-    if (typeof rec.logFile !== 'string' || resolve(rec.logFile) !== this.logFileOf(rec.podUid, rec.name)) return `log file ${JSON.stringify(rec.logFile)} is not the container's own`;
+    // podUid and name are strings here (checked above); said again so the types follow
+    if (typeof rec.logFile !== 'string' || typeof rec.podUid !== 'string' || typeof rec.name !== 'string' || resolve(rec.logFile) !== this.logFileOf(rec.podUid, rec.name)) return `log file ${JSON.stringify(rec.logFile)} is not the container's own`;
     return undefined;
   }
 
@@ -448,7 +449,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
 
   private waitExit(id: string, ms: number): Promise<boolean> {
     const rec = this.records.get(id);
-    if (!rec || rec.state !== 'running') return Promise.resolve(true);
+    if (rec?.state !== 'running') return Promise.resolve(true);
     return new Promise((resolve) => {
       const cancelDeadline = afterMs(this.opts.clock, ms, () => {
         stopPoll();
@@ -470,8 +471,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async stopContainer(id: string, graceSeconds: number): Promise<void> {
     await this.ensureLoaded();
     const rec = this.records.get(id);
-    if (!rec || rec.state !== 'running' || rec.pid === undefined) {
-      if (rec && rec.state === 'created') {
+    if (rec?.state !== 'running' || rec.pid === undefined) {
+      if (rec?.state === 'created') {
         rec.state = 'exited';
         rec.exitCode = 0;
         void this.persist(rec);
@@ -566,7 +567,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const child = spawn(file, args, { env: rec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
     const exited = new Promise<number>((resolve) => {
       child.once('error', () => resolve(126));
-      child.once('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : (osConstants.signals[signal] ?? 0))));
+      child.once('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : osConstants.signals[signal])));
     });
     child.stdin.on('error', () => undefined); // EPIPE when the process exits before reading stdin
     // Piped at once: Node discards the output of a child's unread pipes when it exits.
@@ -588,7 +589,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const rec = this.get(id);
     if (opts.tty) throw new RuntimeError(`attach: container "${rec.name}" runs without a terminal under process://; attach without tty`);
     const exited = new Promise<void>((resolve) => {
-      if (rec.state !== 'running') return resolve();
+      if (rec.state !== 'running') {
+        resolve();
+        return;
+      }
       const list = this.exitWaiters.get(id) ?? [];
       list.push(resolve);
       this.exitWaiters.set(id, list);
@@ -611,7 +615,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async stats(id: string): Promise<ContainerStats | undefined> {
     await this.ensureLoaded();
     const rec = this.records.get(id);
-    if (!rec || rec.state !== 'running' || rec.pid === undefined) return undefined;
+    if (rec?.state !== 'running' || rec.pid === undefined) return undefined;
     const u = treeUsage(rec.pid);
     return { cpuUsageCoreNanoSeconds: u.cpuNs, memoryWorkingSetBytes: u.rssBytes, memoryRssBytes: u.rssBytes };
   }
@@ -629,14 +633,16 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   // ---- image service: processes have no images ----
-  async ensureImage(): Promise<string> {
-    return '';
+  ensureImage(): Promise<string> {
+    return Promise.resolve('');
   }
-  async listImages(): Promise<ImageInfo[]> {
-    return [];
+  listImages(): Promise<ImageInfo[]> {
+    return Promise.resolve([]);
   }
-  async removeImage(): Promise<void> {}
-  async imageFsInfo(): Promise<undefined> {
-    return undefined;
+  removeImage(): Promise<void> {
+    return Promise.resolve();
+  }
+  imageFsInfo(): Promise<undefined> {
+    return Promise.resolve(undefined);
   }
 }

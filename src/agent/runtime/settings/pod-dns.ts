@@ -31,9 +31,9 @@ const PodDnsConfigSchema = z
   .object({
     nameservers: z.array(z.string()).optional(),
     searches: z.array(z.string()).optional(),
-    options: z.array(z.object({ name: z.string(), value: z.string().optional() }).passthrough()).optional(),
+    options: z.array(z.object({ name: z.string(), value: z.string().optional() }).loose()).optional(),
   })
-  .passthrough();
+  .loose();
 export type PodDnsConfig = z.infer<typeof PodDnsConfigSchema>;
 
 type DnsType = 'cluster' | 'host' | 'none';

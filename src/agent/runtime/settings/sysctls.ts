@@ -80,8 +80,7 @@ export class SysctlAllowlist {
   /** undefined when allowed; otherwise the reference's error text. */
   check(name: string, hostNet: boolean, hostIPC: boolean): string | undefined {
     const s = normalizeSysctlName(name);
-    let ns = this.exact.get(s);
-    if (ns === undefined) ns = [...this.prefixes].find(([p]) => s.startsWith(p))?.[1];
+    const ns = this.exact.get(s) ?? [...this.prefixes].find(([p]) => s.startsWith(p))?.[1];
     if (ns === undefined) return `"${s}" not allowlisted`;
     if (ns === 'ipc' && hostIPC) return `"${s}" not allowed with host ipc enabled`;
     if (ns === 'net' && hostNet) return `"${s}" not allowed with host net enabled`;
@@ -89,7 +88,7 @@ export class SysctlAllowlist {
   }
 }
 
-const SysctlListSchema = z.array(z.object({ name: z.string(), value: z.string() }).passthrough());
+const SysctlListSchema = z.array(z.object({ name: z.string(), value: z.string() }).loose());
 
 export function podSysctls(pod: Pod): { name: string; value: string }[] {
   const sc = pod.spec['securityContext'];
