@@ -12,16 +12,19 @@ import type { Clock } from '../../../common/util/clock.js';
 import { linesSince } from '../log-lines.js';
 import type { TimedLogLine } from '../types.js';
 
-/** Marks kept per container; past this every other one is dropped (times stay upper bounds). */
-const MAX_MARKS = 4096;
-
-interface Mark {
-  readonly size: number;
-  readonly ms: number;
-}
+/**
+ * Marks kept per container (16 KiB at most). Past this the grain doubles: marks less than a grain
+ * after the first of their group are merged into the group's last, so a line may take a time up
+ * to one grain later than it was seen (never earlier), alike for old and new lines.
+ */
+const MAX_MARKS = 1024;
 
 export class LogTimes {
-  private marks: Mark[] = [];
+  // The marks as two packed number arrays (sizes and times ascending), not objects.
+  private sizes: number[] = [];
+  private times: number[] = [];
+  private grainMs = 0;
+  private groupStart = -Infinity;
   private watcher: FSWatcher | undefined;
   private statting = false;
   private again = false;
@@ -30,11 +33,14 @@ export class LogTimes {
 
   /** Bytes up to `size` were in the file at `ms`. A file that shrank (truncated) starts over. */
   mark(size: number, ms: number): void {
-    const last = this.marks.at(-1);
-    if (last !== undefined && size < last.size) this.marks = [];
-    else if (last !== undefined && size === last.size) return;
-    this.marks.push({ size, ms: Math.max(ms, last?.ms ?? ms) });
-    if (this.marks.length > MAX_MARKS) this.marks = this.marks.filter((_, i) => i % 2 === 1 || i === this.marks.length - 1);
+    const lastSize = this.sizes.at(-1);
+    if (lastSize !== undefined && size < lastSize) {
+      this.sizes = [];
+      this.times = [];
+      this.groupStart = -Infinity;
+    } else if (lastSize === size) return;
+    this.add(size, Math.max(ms, this.times.at(-1) ?? ms));
+    if (this.sizes.length > MAX_MARKS) this.coarsen();
   }
 
   /**
@@ -63,13 +69,37 @@ export class LogTimes {
   timeOf(end: number, fallbackMs: number): number {
     // Binary search: the first mark whose size reaches `end`.
     let lo = 0;
-    let hi = this.marks.length;
+    let hi = this.sizes.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if ((this.marks[mid] as Mark).size >= end) hi = mid;
+      if ((this.sizes[mid] as number) >= end) hi = mid;
       else lo = mid + 1;
     }
-    return this.marks[lo]?.ms ?? fallbackMs;
+    return this.times[lo] ?? fallbackMs;
+  }
+
+  private add(size: number, ms: number): void {
+    const n = this.sizes.length;
+    if (n > 0 && ms - this.groupStart < this.grainMs) {
+      this.sizes[n - 1] = size;
+      this.times[n - 1] = ms;
+      return;
+    }
+    this.sizes.push(size);
+    this.times.push(ms);
+    this.groupStart = ms;
+  }
+
+  /** Doubles the grain and merges the marks again, until at most half the room is used. */
+  private coarsen(): void {
+    do {
+      this.grainMs = Math.max(1, this.grainMs * 2);
+      const [sizes, times] = [this.sizes, this.times];
+      this.sizes = [];
+      this.times = [];
+      this.groupStart = -Infinity;
+      sizes.forEach((size, i) => this.add(size, times[i] as number));
+    } while (this.sizes.length > MAX_MARKS / 2);
   }
 
   /** One stat at a time; events during it are folded into one more. */
