@@ -7,7 +7,9 @@
 //   (c) over SPDY and over WebSocket straight to the agent, against (d) a direct TCP connection; best of 3,
 //   interleaved; and the floors of these paths, plain TLS relays (bench/tls-relay.ts), each in its
 //   own process as the agent and plat-apiserver are: one hop (the floor of (c)) and two hops (the
-//   floor of (a): TLS to plat-apiserver, TLS on to the agent);
+//   floor of (a): TLS to plat-apiserver, TLS on to the agent); all read by this process (which
+//   also runs the pod's server: the direct read never leaves it), then again by a reader in its
+//   own process (bench/streaming-reader.ts), as a real client is;
 // - exec round trip (SPDY, `true`, v4 Status) p50 through plat-apiserver against straight to the
 //   agent, interleaved.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -101,6 +103,25 @@ async function wsRead(url: string, tls: { ca: string; cert: string; key: string 
   return mibs;
 }
 
+type ExtMode = 'tcp' | 'tls' | 'spdy' | 'ws';
+
+/** MiB/s read by a reader in its own process (bench/streaming-reader.ts). */
+function externalRead(mode: ExtMode, o: { port?: number; relayPort?: number; url?: string; tls?: { ca: string; cert: string; key: string } }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, READ_MODE: mode, READ_EXPECT: String(PF_MB * 1048576), READ_PORT: String(o.port ?? port), READ_RELAY_PORT: String(o.relayPort ?? 0), READ_URL: o.url ?? '', READ_CA: o.tls?.ca ?? '', READ_CERT: o.tls?.cert ?? '', READ_KEY: o.tls?.key ?? '' };
+    const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.once('error', reject);
+    c.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`reader (${mode}) exited with ${code}`));
+      const r = JSON.parse(out) as { bytes: number; ms: number };
+      if (r.bytes !== PF_MB * 1048576) return reject(new Error(`reader (${mode}) got ${r.bytes} bytes, expected ${PF_MB} MiB`));
+      resolve(r.bytes / 1048576 / (r.ms / 1000));
+    });
+  });
+}
+
 async function execOnce(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
   const t0 = performance.now();
   const r = await spdyUpgrade({ url, protocols: ['v4.channel.k8s.io'], ...tls });
@@ -134,12 +155,26 @@ try {
     runs.hop2.push(await tlsRelayRead(hop2.port, relayCa.certPem, PF_MB * 1048576));
     runs.tcp.push(await tcpRead(port));
   }
+  const ext = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
+  const relayTls = { ca: relayCa.certPem, cert: '', key: '' };
+  for (let i = 0; i < 3; i++) {
+    ext.api.push(await externalRead('spdy', { url: viaApi, tls: admin }));
+    ext.kubectl.push(await externalRead('tcp', { port: local }));
+    ext.agent.push(await externalRead('spdy', { url: toAgent, tls: asApi }));
+    ext.agentWs.push(await externalRead('ws', { url: toAgent, tls: asApi }));
+    ext.hop1.push(await externalRead('tls', { relayPort: hop1.port, tls: relayTls }));
+    ext.hop2.push(await externalRead('tls', { relayPort: hop2.port, tls: relayTls }));
+    ext.tcp.push(await externalRead('tcp', {}));
+  }
   pf.child.kill('SIGTERM');
   const tcp = best(runs.tcp);
   const line = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / tcp).toFixed(2)}x)`;
   console.log(`port-forward, ${PF_MB} MiB, best of 3 interleaved: ${line('SPDY through plat-apiserver', runs.api)}; ${line('kubectl port-forward (WebSocket tunnel)', runs.kubectl)}; ${line('SPDY straight to the agent', runs.agent)}; ${line('WebSocket straight to the agent', runs.agentWs)}; direct TCP ${tcp.toFixed(0)} MiB/s`);
   const of = (xs: number[], floor: number[]): string => (best(xs) / best(floor)).toFixed(2);
   console.log(`the floors (plain TLS relays, each in its own process): ${line('one hop', runs.hop1)}, ${line('two hops', runs.hop2)}; straight to the agent ${of(runs.agent, runs.hop1)}x (SPDY) and ${of(runs.agentWs, runs.hop1)}x (WebSocket) of one hop, through plat-apiserver ${of(runs.api, runs.hop2)}x of two hops`);
+  const etcp = best(ext.tcp);
+  const eline = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / etcp).toFixed(2)}x)`;
+  console.log(`read by a process of its own, best of 3 interleaved: ${eline('SPDY through plat-apiserver', ext.api)}; ${eline('kubectl port-forward', ext.kubectl)}; ${eline('SPDY straight to the agent', ext.agent)}; ${eline('WebSocket straight to the agent', ext.agentWs)}; floors ${eline('one hop', ext.hop1)}, ${eline('two hops', ext.hop2)}; direct TCP ${etcp.toFixed(0)} MiB/s`);
   const execApi = `${s.api.url}/api/v1/namespaces/default/pods/bench/exec?container=c&command=true&stdout=true`;
   const execAgent = `https://127.0.0.1:${s.agentPort}/exec/default/bench/c?command=true&output=1`;
   await execOnce(execApi, admin);
