@@ -4,16 +4,24 @@
 // - port-forward throughput: a server on the pod's port (process:// pods share the host's
 //   network) writes BENCH_PF_MB MiB; read (a) over SPDY through plat-apiserver (passed through to
 //   the agent), (b) through `kubectl port-forward` (WebSocket tunnel, kubectl 1.32's default),
-//   (c) over SPDY straight to the agent, against (d) a direct TCP connection; best of 3,
-//   interleaved;
+//   (c) over SPDY and over WebSocket straight to the agent, against (d) a direct TCP connection; best of 3,
+//   interleaved; and the floors of these paths, plain TLS relays (bench/tls-relay.ts), each in its
+//   own process as the agent and plat-apiserver are: one hop (the floor of (c)) and two hops (the
+//   floor of (a): TLS to plat-apiserver, TLS on to the agent); all read by this process (which
+//   also runs the pod's server: the direct read never leaves it), then again by a reader in its
+//   own process (bench/streaming-reader.ts), as a real client is;
 // - exec round trip (SPDY, `true`, v4 Status) p50 through plat-apiserver against straight to the
 //   agent, interleaved.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { startPumpServer } from './pump-server.js';
 import { join } from 'node:path';
 import { adminPems, podRunning, startScene } from '../test/e2e/kubectl-streaming-harness.js';
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { makeCa, makeServing } from '../test/helpers/server-tls-certs.js';
+import { tlsRelayRead } from './tls-relay.js';
+import { wsConnect } from '../test/helpers/ws-client.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 30);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -23,6 +31,26 @@ const best = (xs: number[]): number => Math.max(...xs);
 
 const { server: source, port } = await startPumpServer(PF_MB);
 const s = await startScene(NODE, { serving: 'matching' });
+
+/** A TLS relay (bench/tls-relay-main.ts) in its own process; its port once it listens. */
+async function relayProcess(o: { cert: string; key: string; upstreamPort: number; upstreamCa?: string }): Promise<{ child: ChildProcess; port: number }> {
+  const env = { ...process.env, RELAY_CERT: o.cert, RELAY_KEY: o.key, RELAY_UPSTREAM_PORT: String(o.upstreamPort), RELAY_UPSTREAM_CA: o.upstreamCa ?? '' };
+  const child = spawn(process.execPath, [new URL('./tls-relay-main.js', import.meta.url).pathname], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`TLS relay exited with ${code}`)));
+  });
+  return { child, port: (JSON.parse(line) as { port: number }).port };
+}
+
+const relayCa = await makeCa('bench-relay-ca');
+const relayLeaf = await makeServing(relayCa, 'bench-relay');
+const hop1 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: port });
+const hop2 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: hop1.port, upstreamCa: relayCa.certPem });
 
 function rate(bytes: number, t0: number): number {
   return bytes / 1048576 / ((performance.now() - t0) / 1000);
@@ -60,6 +88,40 @@ async function spdyRead(url: string, tls: { ca: string; cert: string; key: strin
   return mibs;
 }
 
+async function wsRead(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
+  const t0 = performance.now();
+  const r = await wsConnect(url, ['v4.channel.k8s.io'], tls);
+  if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
+  let n = 0;
+  r.ws.removeAllListeners('message');
+  r.ws.on('message', (d: Buffer) => {
+    if (d[0] === 0) n += d.length - 1;
+  });
+  await new Promise<void>((resolve) => r.ws.once('close', () => resolve()));
+  const mibs = rate(n - 2, t0);
+  if (n - 2 !== PF_MB * 1048576) throw new Error(`port-forward carried ${n - 2} bytes, expected ${PF_MB} MiB`); // less the port prefix
+  return mibs;
+}
+
+type ExtMode = 'tcp' | 'tls' | 'spdy' | 'ws';
+
+/** MiB/s read by a reader in its own process (bench/streaming-reader.ts). */
+function externalRead(mode: ExtMode, o: { port?: number; relayPort?: number; url?: string; tls?: { ca: string; cert: string; key: string } }): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, READ_MODE: mode, READ_EXPECT: String(PF_MB * 1048576), READ_PORT: String(o.port ?? port), READ_RELAY_PORT: String(o.relayPort ?? 0), READ_URL: o.url ?? '', READ_CA: o.tls?.ca ?? '', READ_CERT: o.tls?.cert ?? '', READ_KEY: o.tls?.key ?? '' };
+    const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    c.once('error', reject);
+    c.once('close', (code) => {
+      if (code !== 0) return reject(new Error(`reader (${mode}) exited with ${code}`));
+      const r = JSON.parse(out) as { bytes: number; ms: number };
+      if (r.bytes !== PF_MB * 1048576) return reject(new Error(`reader (${mode}) got ${r.bytes} bytes, expected ${PF_MB} MiB`));
+      resolve(r.bytes / 1048576 / (r.ms / 1000));
+    });
+  });
+}
+
 async function execOnce(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
   const t0 = performance.now();
   const r = await spdyUpgrade({ url, protocols: ['v4.channel.k8s.io'], ...tls });
@@ -83,17 +145,36 @@ try {
   const toAgent = `https://127.0.0.1:${s.agentPort}/portForward/default/bench`;
   const pf = s.kubectlRunning(['port-forward', 'pod/bench', `:${port}`]);
   const local = Number((await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+)/, 'kubectl port-forward'))[1]);
-  const runs = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], tcp: [] as number[] };
+  const runs = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
   for (let i = 0; i < 3; i++) {
     runs.api.push(await spdyRead(viaApi, admin));
     runs.kubectl.push(await tcpRead(local));
     runs.agent.push(await spdyRead(toAgent, asApi));
+    runs.agentWs.push(await wsRead(`${toAgent}?port=${port}`, asApi));
+    runs.hop1.push(await tlsRelayRead(hop1.port, relayCa.certPem, PF_MB * 1048576));
+    runs.hop2.push(await tlsRelayRead(hop2.port, relayCa.certPem, PF_MB * 1048576));
     runs.tcp.push(await tcpRead(port));
+  }
+  const ext = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
+  const relayTls = { ca: relayCa.certPem, cert: '', key: '' };
+  for (let i = 0; i < 3; i++) {
+    ext.api.push(await externalRead('spdy', { url: viaApi, tls: admin }));
+    ext.kubectl.push(await externalRead('tcp', { port: local }));
+    ext.agent.push(await externalRead('spdy', { url: toAgent, tls: asApi }));
+    ext.agentWs.push(await externalRead('ws', { url: toAgent, tls: asApi }));
+    ext.hop1.push(await externalRead('tls', { relayPort: hop1.port, tls: relayTls }));
+    ext.hop2.push(await externalRead('tls', { relayPort: hop2.port, tls: relayTls }));
+    ext.tcp.push(await externalRead('tcp', {}));
   }
   pf.child.kill('SIGTERM');
   const tcp = best(runs.tcp);
   const line = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / tcp).toFixed(2)}x)`;
-  console.log(`port-forward, ${PF_MB} MiB, best of 3 interleaved: ${line('SPDY through plat-apiserver', runs.api)}; ${line('kubectl port-forward (WebSocket tunnel)', runs.kubectl)}; ${line('SPDY straight to the agent', runs.agent)}; direct TCP ${tcp.toFixed(0)} MiB/s`);
+  console.log(`port-forward, ${PF_MB} MiB, best of 3 interleaved: ${line('SPDY through plat-apiserver', runs.api)}; ${line('kubectl port-forward (WebSocket tunnel)', runs.kubectl)}; ${line('SPDY straight to the agent', runs.agent)}; ${line('WebSocket straight to the agent', runs.agentWs)}; direct TCP ${tcp.toFixed(0)} MiB/s`);
+  const of = (xs: number[], floor: number[]): string => (best(xs) / best(floor)).toFixed(2);
+  console.log(`the floors (plain TLS relays, each in its own process): ${line('one hop', runs.hop1)}, ${line('two hops', runs.hop2)}; straight to the agent ${of(runs.agent, runs.hop1)}x (SPDY) and ${of(runs.agentWs, runs.hop1)}x (WebSocket) of one hop, through plat-apiserver ${of(runs.api, runs.hop2)}x of two hops`);
+  const etcp = best(ext.tcp);
+  const eline = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / etcp).toFixed(2)}x)`;
+  console.log(`read by a process of its own, best of 3 interleaved: ${eline('SPDY through plat-apiserver', ext.api)}; ${eline('kubectl port-forward', ext.kubectl)}; ${eline('SPDY straight to the agent', ext.agent)}; ${eline('WebSocket straight to the agent', ext.agentWs)}; floors ${eline('one hop', ext.hop1)}, ${eline('two hops', ext.hop2)}; direct TCP ${etcp.toFixed(0)} MiB/s`);
   const execApi = `${s.api.url}/api/v1/namespaces/default/pods/bench/exec?container=c&command=true&stdout=true`;
   const execAgent = `https://127.0.0.1:${s.agentPort}/exec/default/bench/c?command=true&output=1`;
   await execOnce(execApi, admin);
@@ -106,5 +187,6 @@ try {
   console.log(`exec round trip over SPDY (\`true\`, v4 Status): through plat-apiserver p50 ${p50(a).toFixed(1)} ms; straight to the agent p50 ${p50(b).toFixed(1)} ms; ratio ${(p50(a) / p50(b)).toFixed(2)}x (${EXECS} each, interleaved)`);
 } finally {
   await new Promise<void>((resolve) => source.close(() => resolve()));
+  for (const r of [hop2, hop1]) r.child.kill('SIGTERM');
   await s.stop();
 }

@@ -2,8 +2,8 @@
 // server would be): reads everything a port sends, directly over TCP or through the agent's
 // port-forward (SPDY or WebSocket), and prints {"bytes":n,"ms":t} (from connect to the end).
 // Usage (env): READ_MODE=tcp|tls|spdy|ws READ_PORT=<pod port> READ_RELAY_PORT=<TLS relay port>
-// READ_BASE=<agent https base>
-// READ_CA, READ_CERT, READ_KEY (PEM text).
+// READ_BASE=<agent https base> (or READ_URL=<the whole port-forward URL>, e.g. through
+// plat-apiserver) READ_CA, READ_CERT, READ_KEY (PEM text).
 import { connect } from 'node:net';
 import { spdyUpgrade } from '../test/helpers/spdy-client.js';
 import { wsConnect } from '../test/helpers/ws-client.js';
@@ -12,6 +12,7 @@ import { tlsRelayRead } from './tls-relay.js';
 const env = (k: string): string => process.env[k] ?? '';
 const port = Number(env('READ_PORT'));
 const tls = { ca: env('READ_CA'), cert: env('READ_CERT'), key: env('READ_KEY') };
+const url = env('READ_URL') !== '' ? env('READ_URL') : `${env('READ_BASE')}/portForward/default/bench`;
 
 async function tcp(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -24,7 +25,7 @@ async function tcp(): Promise<number> {
 }
 
 async function spdy(): Promise<number> {
-  const r = await spdyUpgrade({ url: `${env('READ_BASE')}/portForward/default/bench`, protocols: ['portforward.k8s.io'], ...tls });
+  const r = await spdyUpgrade({ url, protocols: ['portforward.k8s.io'], ...tls });
   if (r.kind !== 'upgraded') throw new Error(`port-forward refused: ${r.status}`);
   const h = (t: string): Map<string, string[]> => new Map([['streamtype', [t]], ['port', [String(port)]], ['requestid', ['0']]]);
   const errorStream = await r.session.openStream(h('error'));
@@ -42,7 +43,7 @@ async function spdy(): Promise<number> {
 }
 
 async function ws(): Promise<number> {
-  const r = await wsConnect(`${env('READ_BASE')}/portForward/default/bench?port=${port}`, ['v4.channel.k8s.io'], tls);
+  const r = await wsConnect(`${url}?port=${port}`, ['v4.channel.k8s.io'], tls);
   if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
   let n = 0;
   r.ws.removeAllListeners('message');

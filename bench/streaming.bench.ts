@@ -23,6 +23,8 @@ import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-clie
 import { wsConnect } from '../test/helpers/ws-client.js';
 import { dockerExecLatency } from './streaming-docker.js';
 import { startTlsRelay, tlsRelayRead } from './tls-relay.js';
+import { describeCipherCosts } from './cipher-cost.js';
+import { connect as tlsConnect } from 'node:tls';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -118,6 +120,18 @@ async function wsTunnelRead(): Promise<number> {
   return rate;
 }
 
+/** The TLS 1.3 suite a Node client (plat-apiserver, our tests) and the agent's server agree on. */
+function agreedSuite(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(f.base);
+    const c = tlsConnect({ host: url.hostname, port: Number(url.port), ...tls }, () => {
+      resolve(c.getCipher().standardName);
+      c.destroy();
+    });
+    c.once('error', reject);
+  });
+}
+
 /** MiB/s read by a separate process (bench/streaming-reader.ts), as a real client would be. */
 function externalRead(mode: 'tcp' | 'spdy' | 'ws' | 'tls'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -177,6 +191,7 @@ try {
   console.log(`port-forward read by a separate process: SPDY ${best(ext.spdy).toFixed(0)} MiB/s, WebSocket ${best(ext.ws).toFixed(0)} MiB/s, plain TLS relay (the floor: no protocol) ${best(ext.tls).toFixed(0)} MiB/s, direct TCP ${best(ext.tcp).toFixed(0)} MiB/s; against direct TCP ${vs(ext.spdy, ext.tcp)}x, ${vs(ext.ws, ext.tcp)}x (TLS relay ${vs(ext.tls, ext.tcp)}x); against the TLS relay ${vs(ext.spdy, ext.tls)}x, ${vs(ext.ws, ext.tls)}x (${PF_MB} MiB, best of 3 interleaved)`);
   console.log(`port-forward CPU per MiB (client + agent + pod server in one process): SPDY ${cpu.spdy.toFixed(2)} ms, WebSocket ${cpu.ws.toFixed(2)} ms, plain TLS relay ${cpu.tls.toFixed(2)} ms, direct TCP ${cpu.tcp.toFixed(2)} ms`);
   console.log(`port-forward in one process: SPDY (TLS) ${best(tunnel).toFixed(0)} MiB/s, WebSocket (TLS) ${best(wsTunnel).toFixed(0)} MiB/s, plain TLS relay ${best(tlsFloor).toFixed(0)} MiB/s, direct TCP ${best(tcp).toFixed(0)} MiB/s; against direct TCP ${vs(tunnel, tcp)}x, ${vs(wsTunnel, tcp)}x (TLS relay ${vs(tlsFloor, tcp)}x); against the TLS relay ${vs(tunnel, tlsFloor)}x, ${vs(wsTunnel, tlsFloor)}x (${PF_MB} MiB, best of 3 interleaved)`);
+  console.log(`what TLS alone costs: ${describeCipherCosts()}; suite agreed by a Node client and the agent: ${await agreedSuite()}`);
   console.log(await dockerExecLatency({ execs: EXECS, certs }));
 } finally {
   await new Promise<void>((resolve) => source.close(() => resolve()));

@@ -1,18 +1,29 @@
 // The floor under every port-forward figure: a TLS server that relays each connection to the
 // pump server byte for byte (no SPDY, no WebSocket, no authentication), read by a TLS client.
 // Whatever the agent does costs at least this; its ratio to direct TCP is what TLS alone costs
-// on the machine of the run.
+// on the machine of the run. A relay may also reach its upstream over TLS (another relay): two
+// such hops, each in its own process (bench/tls-relay-main.ts), are the floor of the path
+// through plat-apiserver (client -TLS- plat-apiserver -TLS- agent -TCP- pod).
 import { connect as tcpConnect, type AddressInfo } from 'node:net';
 import { connect as tlsConnect, createServer, type Server } from 'node:tls';
+import type { Duplex } from 'node:stream';
 
 export interface TlsRelay {
   readonly server: Server;
   readonly port: number;
 }
 
-export async function startTlsRelay(o: { cert: string; key: string; upstreamPort: number }): Promise<TlsRelay> {
+export interface TlsRelayOptions {
+  cert: string;
+  key: string;
+  upstreamPort: number;
+  /** The upstream's CA when the upstream speaks TLS (another relay); plain TCP without it. */
+  upstreamCa?: string;
+}
+
+export async function startTlsRelay(o: TlsRelayOptions): Promise<TlsRelay> {
   const server = createServer({ cert: o.cert, key: o.key }, (client) => {
-    const upstream = tcpConnect(o.upstreamPort, '127.0.0.1');
+    const upstream: Duplex = o.upstreamCa === undefined ? tcpConnect(o.upstreamPort, '127.0.0.1') : tlsConnect({ port: o.upstreamPort, host: '127.0.0.1', ca: o.upstreamCa });
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());

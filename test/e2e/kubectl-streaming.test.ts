@@ -85,6 +85,10 @@ test('logs: whole, --tail, --limit-bytes, --timestamps, --since, --since-time, -
   assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', '--since=1h'])).stdout, 'one\ntwo\nthree\n');
   const hourAgo = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
   assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', `--since-time=${hourAgo}`])).stdout, 'one\ntwo\nthree\n');
+  // process:// lines carry the time the agent saw them appear: none is at or after a time to come.
+  const soon = new Date(Date.now() + 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+  assert.equal((await s.kubectl(['logs', 'talker', '-c', 'c', `--since-time=${soon}`])).stdout, '');
+  assert.ok(stamped.every((l) => Date.parse(l.slice(0, l.indexOf(' '))) <= Date.now()), `times not in the future: ${stamped.join(' | ')}`);
   assert.equal((await s.kubectl(['logs', 'talker', '-c', 'd'])).stdout, 'from d\n');
   const all = (await s.kubectl(['logs', 'talker', '--all-containers', '--prefix'])).stdout;
   assert.match(all, /^\[pod\/talker\/c\] three$/m);

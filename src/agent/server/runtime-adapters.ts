@@ -7,7 +7,7 @@ import { cpus, freemem, totalmem, uptime } from 'node:os';
 import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { linesSince } from '../runtime/log-lines.js';
+import { linesAfter, linesSince } from '../runtime/log-lines.js';
 import type { ContainerRuntime, RuntimeContainer, TimedLogLine } from '../runtime/types.js';
 import { ContainerNotFoundError, NoPreviousContainerError, type CommandRunner, type ContainerLogOptions, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
 
@@ -50,7 +50,7 @@ export class RuntimeContainerLogs implements ContainerLogs {
     if (this.o.runtime.timedLogs !== undefined) return this.writeTimed(c, options, out, signal);
     if (options.sinceMs !== undefined && !this.saidUntimed) {
       this.saidUntimed = true;
-      this.o.logger?.warn({ container: ref.container, pod: ref.pod }, 'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line (process://); the whole log is sent');
+      this.o.logger?.warn({ container: ref.container, pod: ref.pod }, 'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent');
     }
     let text = await this.o.runtime.logs(c.id, options.tailLines !== undefined ? { tailLines: options.tailLines } : {});
     if (options.limitBytes !== undefined) text = Buffer.from(text).subarray(0, options.limitBytes).toString();
@@ -84,11 +84,11 @@ export class RuntimeContainerLogs implements ContainerLogs {
     };
     const since = options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {};
     if (!write(await timedLogs(c.id, { ...since, ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}) })) || !options.follow) return;
-    let seen = (await timedLogs(c.id)).length;
+    let seen = await timedLogs(c.id);
     while (await this.nextPoll(signal)) {
       const all = await timedLogs(c.id);
-      if (all.length > seen && !write(linesSince(all.slice(seen), options.sinceMs))) return;
-      seen = all.length;
+      if (!write(linesSince(linesAfter(seen, all), options.sinceMs))) return;
+      seen = all;
       if (!(await this.running(c))) return;
     }
   }

@@ -26,6 +26,7 @@ import type {
   RuntimeContainer,
   RuntimeVersion,
   SandboxConfig,
+  TimedLogLine,
 } from '../types.js';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import { checkWritableUnder, joinUnder, mkdirUnder, pathForWrite, pathSegmentProblem, rmUnder } from '../../../common/util/safe-path.js';
@@ -36,6 +37,7 @@ import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from '.
 import { spawnOnPty } from './pty-exec.js';
 import type { Pod } from '../../pod/types.js';
 import { attachToProcess } from './attach.js';
+import { LogTimes, timedLines } from './log-times.js';
 
 export interface ProcessRuntimeOptions {
   rootDir: string;
@@ -105,6 +107,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private readonly records = new Map<string, ProcessRecord>();
   private readonly listeners: ContainerEventListener[] = [];
   private readonly spawned = new Set<string>();
+  /** When each container's log bytes appeared (sinceSeconds, sinceTime, timestamps). */
+  private readonly logTimes = new Map<string, LogTimes>();
+  private saidAdoptedTimes = false;
   private readonly exitWaiters = new Map<string, (() => void)[]>();
   private readonly writes = new Map<string, Promise<void>>();
   /** Stdin pipes of running containers with spec stdin (lost when the agent restarts). */
@@ -172,7 +177,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         if (problem !== undefined) throw new RuntimeError(`state file ${f}: ${problem}; not adopted`);
         if (rec.kind !== 'sandbox') rec.logFile = this.logFileOf(rec.podUid, rec.name);
         this.records.set(rec.id, rec);
-        if (rec.state === 'running' && rec.kind !== 'sandbox') this.checkExited(rec);
+        if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.checkExited(rec)) this.watchLogTimes(rec);
       } catch (err) {
         this.opts.logger.warn({ file: f, err: userMessage(err) }, 'process runtime: unreadable state file skipped');
       }
@@ -202,6 +207,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.reason = exitCode === 0 ? 'Completed' : 'Error';
     rec.finishedAtMs = this.opts.clock.nowMs();
     rec.logEnd = fileSize(rec.logFile);
+    this.logTimes.get(rec.id)?.mark(rec.logEnd, rec.finishedAtMs);
+    this.logTimes.get(rec.id)?.stop();
     delete rec.pid;
     void this.persist(rec);
     for (const w of this.exitWaiters.get(rec.id) ?? []) w();
@@ -407,6 +414,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     rec.startTicks = processStartTicks(pid) ?? '';
     rec.state = 'running';
     rec.startedAtMs = this.opts.clock.nowMs();
+    this.watchLogTimes(rec);
     await this.persist(rec);
     for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
   }
@@ -502,6 +510,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (!rec) return;
     if (rec.state === 'running') await this.stopContainer(id, 0);
     this.records.delete(id);
+    this.logTimes.get(id)?.stop();
+    this.logTimes.delete(id);
     await this.unpersist(id);
   }
 
@@ -536,6 +546,35 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const lines = text.split('\n');
     if (lines.at(-1) === '') lines.pop();
     return lines.slice(-opts.tailLines).join('\n') + (lines.length > 0 ? '\n' : '');
+  }
+
+  /**
+   * The lines of this instance's log with the times the agent saw them appear (log-times.ts):
+   * the tail, then those before `sinceMs` dropped, as the reference's ReadLogs.
+   */
+  async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
+    await this.ensureLoaded();
+    const rec = this.get(id);
+    const all = await readFile(rec.logFile).catch(() => Buffer.alloc(0));
+    const start = rec.logStart !== undefined && rec.logStart <= all.length ? rec.logStart : 0;
+    const end = rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length ? rec.logEnd : all.length;
+    const times = this.logTimes.get(id);
+    // What a running container wrote since the last watch event is in the file now.
+    if (rec.state === 'running') times?.mark(end, this.opts.clock.nowMs());
+    const fallbackMs = rec.state === 'running' ? this.opts.clock.nowMs() : (rec.finishedAtMs ?? this.opts.clock.nowMs());
+    return timedLines({ bytes: all.subarray(start, end), start, times, fallbackMs, ...opts });
+  }
+
+  private watchLogTimes(rec: ProcessRecord): void {
+    if (this.logTimes.has(rec.id)) return;
+    const times = new LogTimes({ path: rec.logFile, clock: this.opts.clock });
+    this.logTimes.set(rec.id, times);
+    const prior = fileSize(rec.logFile) - (rec.logStart ?? 0);
+    if (prior > 0 && !this.saidAdoptedTimes) {
+      this.saidAdoptedTimes = true;
+      this.opts.logger.info({ container: rec.name, pod: rec.podName }, 'process runtime: log lines written while no agent watched carry the log file\'s modification time (sinceSeconds, sinceTime, timestamps)');
+    }
+    void times.watch(prior);
   }
 
   async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
@@ -627,6 +666,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   /** Stops watching processes; pending state writes finish, later ones are skipped. */
   async close(): Promise<void> {
     this.stopPoll?.();
+    for (const t of this.logTimes.values()) t.stop();
     await this.loaded;
     await Promise.all([...this.writes.values()]);
     this.closed = true;

@@ -139,7 +139,7 @@ test('container logs with the runtime\'s time per line: the tail, then since; ti
   assert.equal(text, 'three\nfour\n');
 });
 
-test('a runtime without per-line times (process://): sinceSeconds/sinceTime are said once in the log not to apply; the log is sent', async () => {
+test('a runtime without per-line times: sinceSeconds/sinceTime are said once in the log not to apply; the log is sent', async () => {
   const warnings: string[] = [];
   const logger = { ...silentLogger(), warn: (_o: unknown, msg: string) => warnings.push(msg) } as unknown as Logger;
   const logs = new RuntimeContainerLogs({ runtime: fakeRuntime({ log: 'a\n', running: true }), pods, clock: new ManualClock(), logger });
@@ -150,5 +150,5 @@ test('a runtime without per-line times (process://): sinceSeconds/sinceTime are 
     await logs.writeLogs({ namespace: 'default', pod: 'web', container: 'c' }, { follow: false, timestamps: false, sinceMs: 0 }, out, new AbortController().signal);
     assert.equal(text, 'a\n');
   }
-  assert.deepEqual(warnings, ['container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line (process://); the whole log is sent']);
+  assert.deepEqual(warnings, ['container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent']);
 });
