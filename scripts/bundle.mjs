@@ -8,8 +8,13 @@
 // try/catch, with pure-JS fallbacks), ws's optional bufferutil and utf-8-validate (the same), and
 // usocket (dbus-next's unix socket with file descriptor passing, for graceful node shutdown;
 // dbus-next's x11 lookup of a session bus address is never reached: the agent names its bus).
+// The agent is also bundled as one CommonJS file, dist/bundle/nodeagent/nodeagent.cjs, with the
+// V8 code cache of its start-up (scripts/code-cache.mjs writes nodeagent.cjs.cache) and its loader
+// (code-cache.mjs, from src/agent/cli/code-cache.ts): bin/nodeagent runs it on Node 20, which has
+// no module compile cache; on Node 22+ it runs the ES module bundle with the compile cache on.
 // Usage: node scripts/bundle.mjs [--metafile]   (writes dist/bundle/<program>/meta.json too)
 import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -102,11 +107,52 @@ async function checkNoDefaultOnlyChunks(meta) {
   }
 }
 
+/**
+ * Makes a bundle ASCII by escaping every other character (\\uXXXX, astral ones as surrogate pairs,
+ * which strings, templates, regular expressions, comments and identifiers all read back as the
+ * same character), so the loader reads it as latin1. esbuild escapes strings, not regex literals.
+ */
+export function asciiOnly(text) {
+  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The agent as one CommonJS file for the Node 20 launcher (see the top of this file). */
+async function bundleAgentCjs(program) {
+  const outdir = join(OUT, program.name);
+  const outfile = join(outdir, `${program.name}.cjs`);
+  const result = await build({
+    ...commonOptions(),
+    entryPoints: [join(ROOT, program.entry)],
+    outfile,
+    format: 'cjs',
+    // import() of an external (node-pty, node: built-ins) becomes require(): a vm.Script has no
+    // dynamic import on Node 20 without --experimental-vm-modules.
+    supported: { 'dynamic-import': false },
+    // import.meta is empty in CommonJS: the modules that look for package files beside them
+    // (build stamp, config schema) get the bundle's own URL.
+    define: { 'import.meta.url': '__bundleImportMetaUrl' },
+    banner: { js: "var __bundleImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    metafile: true,
+  });
+  await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
+  await shrinkSourceMaps(result.metafile);
+  await build({
+    ...commonOptions(),
+    entryPoints: [join(ROOT, 'src/agent/cli/code-cache.ts')],
+    outfile: join(outdir, 'code-cache.mjs'),
+    format: 'esm',
+    sourcemap: false,
+  });
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.mjs'), outfile], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`scripts/code-cache.mjs ${outfile} failed (status ${String(r.status)})`);
+}
+
 async function main() {
   const metafile = process.argv.includes('--metafile');
   for (const p of PROGRAMS) {
     const outdir = await bundle(p, metafile);
     console.log(`bundled ${p.name} -> ${relative(ROOT, join(outdir, `${p.name}.mjs`))}`);
+    if (p.name === 'nodeagent') await bundleAgentCjs(p);
   }
 }
 
