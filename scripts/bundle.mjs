@@ -83,11 +83,11 @@ async function bundle(program, metafile) {
 }
 
 /** Keeps each source map to the project's own sources (see own-source-map.mjs). */
-export async function shrinkSourceMaps(meta) {
+export async function shrinkSourceMaps(meta, options = {}) {
   for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.map'))) {
     const path = join(ROOT, file);
     const map = JSON.parse(await readFile(path, 'utf8'));
-    await writeFile(path, JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'))));
+    await writeFile(path, JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'), options)));
   }
 }
 
@@ -124,44 +124,56 @@ export function asciiOnly(text) {
  */
 export const CJS_VENDOR_GROUPS = [
   { group: 'zod', test: /^zod(\/|$)/ },
+  // The API alone: the agent's servers use it whether or not tracing is on; the SDK and exporter
+  // (tracing) load only when tracing is configured, and share this one copy of the API.
+  { group: 'otel-api', test: /^@opentelemetry\/api$/ },
   { group: 'tracing', test: /^@(opentelemetry|grpc)\// },
   { group: 'docker', test: /^dockerode$/ },
   { group: 'dbus', test: /^dbus-next$/ },
 ];
 
-/** esbuild plugin: a vendor package import becomes a require() of its group's vendor file. */
-function vendorPlugin(used) {
+/**
+ * esbuild plugin: a vendor package import becomes a require() of its group's vendor file
+ * (`dir`: that file's directory as the requiring bundle sees it; `own`: the group being built).
+ */
+function vendorPlugin(used, dir = './vendor/', own = undefined) {
   return {
     name: 'vendor-groups',
     setup(b) {
       b.onResolve({ filter: /^[^./]/ }, (args) => {
         const g = CJS_VENDOR_GROUPS.find((v) => v.test.test(args.path));
-        if (g === undefined || args.namespace === 'vendor') return undefined;
+        if (g === undefined || g.group === own || args.namespace === 'vendor') return undefined;
         if (!used.has(g.group)) used.set(g.group, new Set());
         used.get(g.group).add(args.path);
         return { path: args.path, namespace: 'vendor', pluginData: g.group };
       });
-      b.onResolve({ filter: /^\.\/vendor\//, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
+      b.onResolve({ filter: /^\.\//, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
       b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(`./vendor/${args.pluginData}.cjs`)})(${JSON.stringify(args.path)});`,
+        contents: `module.exports = require(${JSON.stringify(`${dir}${args.pluginData}.cjs`)})(${JSON.stringify(args.path)});`,
         loader: 'js',
       }));
     },
   };
 }
 
-/** vendor/<group>.cjs: a function from each import path the agent uses to that module. */
-async function bundleVendorGroup(outdir, group, specs) {
+/**
+ * vendor/<group>.cjs: a function from each import path the agent uses to that module (`specs`
+ * lists them, for the build's warm-up); another group's package is required from its own file.
+ */
+async function bundleVendorGroup(outdir, group, specs, used) {
   const entries = [...specs].sort().map((spec) => `  ${JSON.stringify(spec)}: () => require(${JSON.stringify(spec)}),`);
+  const outfile = join(outdir, 'vendor', `${group}.cjs`);
   await build({
     ...commonOptions(),
-    stdin: { contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = (spec) => load[spec]();\n`, resolveDir: ROOT, sourcefile: `vendor-${group}.cjs` },
-    outfile: join(outdir, 'vendor', `${group}.cjs`),
+    stdin: { contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((spec) => load[spec](), { specs: Object.keys(load) });\n`, resolveDir: ROOT, sourcefile: `vendor-${group}.cjs` },
+    outfile,
     format: 'cjs',
     sourcemap: false,
+    plugins: [vendorPlugin(used, './', group)],
     define: { 'import.meta.url': '__vendorImportMetaUrl' },
     banner: { js: "var __vendorImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
   });
+  await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
 }
 
 /** The agent as one CommonJS file for the Node 20 launcher (see the top of this file). */
@@ -184,9 +196,21 @@ async function bundleAgentCjs(program) {
     plugins: [vendorPlugin(used)],
     metafile: true,
   });
-  for (const [group, specs] of used) await bundleVendorGroup(outdir, group, specs);
+  // A group may require another (tracing needs otel-api): build until no new group appears.
+  const built = new Set();
+  for (let more = true; more;) {
+    more = false;
+    for (const [group, specs] of [...used]) {
+      if (built.has(group)) continue;
+      built.add(group);
+      more = true;
+      await bundleVendorGroup(outdir, group, specs, used);
+    }
+  }
   await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
-  await shrinkSourceMaps(result.metafile);
+  // One map for the whole agent: Node decodes all of it the first time a stack names the bundle
+  // (a stream destroyed with an error during bootstrap does), so it keeps lines, not columns.
+  await shrinkSourceMaps(result.metafile, { lines: true });
   await build({
     ...commonOptions(),
     entryPoints: [join(ROOT, 'src/agent/cli/code-cache.ts')],

@@ -12,7 +12,7 @@
 // This file is bundled on its own (dist/bundle/nodeagent/code-cache.mjs) and imports only node:.
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import vm from 'node:vm';
 
 /** The CommonJS module scope the bundle is compiled in (its first line: see lineOffset). */
@@ -22,10 +22,12 @@ const WRAPPER_TAIL = '\n})';
 export interface CachedBundleOptions {
   /** The bundle's path (its code cache is `<file>.cache`, its source map `<file>.map`). */
   readonly file: string;
-  /** Where a refused or missing cache is reported (once). */
+  /** Where a refused or missing cache is reported (once per process). */
   readonly warn: (message: string) => void;
   /** Build time only: compile from source, ignoring any cache file. */
   readonly fresh?: boolean;
+  /** Whether `<file>.map` exists (vendor groups have none); default true. */
+  readonly sourceMap?: boolean;
 }
 
 export interface CachedBundle {
@@ -39,6 +41,14 @@ export interface CachedBundle {
 
 // Keeps the source-map holder modules alive: Node's cache of CommonJS source maps is weak.
 const mapHolders: Module[] = [];
+// Every bundle loaded, by file: each is compiled and run once (as require() would).
+const loaded = new Map<string, CachedBundle>();
+let warned = false;
+
+/** The bundles this process has loaded (the build writes a cache for each). */
+export function loadedBundles(): ReadonlyMap<string, CachedBundle> {
+  return loaded;
+}
 
 function readCache(path: string): Buffer | undefined {
   try {
@@ -59,10 +69,31 @@ function registerSourceMap(file: string): void {
   mapHolders.push(holder);
 }
 
-/** Compiles and runs the bundle; its exports are the program's entry module's. */
-export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
+/**
+ * The bundle's require(): a relative `.cjs` (a vendor group, scripts/bundle.mjs) is loaded the same
+ * way, from its own code cache; anything else (node: built-ins, native addons) by Node.
+ */
+function requireFor(o: CachedBundleOptions): (id: string) => unknown {
+  const nodeRequire = createRequire(o.file);
+  return (id) => {
+    if (!/^\.\.?\/.*\.cjs$/.test(id)) return nodeRequire(id);
+    return loadCachedBundle({ ...o, file: resolve(dirname(o.file), id), sourceMap: false }).exports;
+  };
+}
+
+function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: boolean): void {
+  if (o.fresh === true || fromCache || warned) return;
+  warned = true;
   const cacheFile = `${o.file}.cache`;
-  const cachedData = o.fresh === true ? undefined : readCache(cacheFile);
+  if (cachedData === undefined) o.warn(`no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`);
+  else o.warn(`the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`);
+}
+
+/** Compiles and runs the bundle (once per file); its exports are the program's entry module's. */
+export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
+  const known = loaded.get(o.file);
+  if (known !== undefined) return known;
+  const cachedData = o.fresh === true ? undefined : readCache(`${o.file}.cache`);
   const source = readFileSync(o.file, 'latin1');
   const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
     filename: o.file,
@@ -70,13 +101,12 @@ export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
-  if (o.fresh !== true) {
-    if (cachedData === undefined) o.warn(`no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`);
-    else if (!fromCache) o.warn(`the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`);
-  }
-  registerSourceMap(o.file);
+  say(o, cachedData, fromCache);
+  if (o.sourceMap !== false) registerSourceMap(o.file);
   const module = { exports: {} as unknown };
+  const bundle: CachedBundle = { get exports() { return module.exports; }, fromCache, cacheData: () => script.createCachedData() };
+  loaded.set(o.file, bundle);
   const run = script.runInThisContext() as (...args: unknown[]) => void;
-  run(module.exports, createRequire(o.file), module, o.file, dirname(o.file));
-  return { exports: module.exports, fromCache, cacheData: () => script.createCachedData() };
+  run(module.exports, requireFor(o), module, o.file, dirname(o.file));
+  return bundle;
 }
