@@ -25,7 +25,7 @@ export interface FakeCsrApiOptions {
 export class FakeCsrApi {
   url = '';
   readonly csrs = new Map<string, CertificateSigningRequest>();
-  readonly requests: { method: string; url: string; auth?: string }[] = [];
+  readonly requests: { method: string; url: string; auth?: string; accept?: string; contentType?: string }[] = [];
   mode: 'ok' | 'down' | 'forbidden' = 'ok';
   private rv = 1;
   private watchers = new Set<{ name?: string; res: ServerResponse }>();
@@ -70,7 +70,13 @@ export class FakeCsrApi {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const u = new URL(req.url ?? '/', 'http://x');
-    this.requests.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
+    this.requests.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      ...(req.headers.authorization ? { auth: req.headers.authorization } : {}),
+      ...(req.headers.accept ? { accept: req.headers.accept } : {}),
+      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+    });
     if (this.mode === 'down') return this.status(res, 503, 'ServiceUnavailable', 'down for a test');
     if (u.pathname === '/healthz') {
       res.writeHead(200);

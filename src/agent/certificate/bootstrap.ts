@@ -5,6 +5,9 @@
 //     generated), so a restart after a crash reuses the same key and so the same CSR name;
 //  4. /healthz is polled every 2 s (1 s timeout) for up to a minute (only logged);
 //  5. the CSR `node-csr-<digest>` is created or reused, then list+watch until issued (1 h);
+//     The bootstrap client speaks JSON whatever --plat-api-content-type says: the reference builds
+//     it from the bootstrap kubeconfig alone (client-go's default, application/json); the
+//     content type applies to the client built from the resulting platconfig (setup.ts).
 //  6. the chain and key go to the store (timestamped file + current symlink), the platconfig is
 //     written pointing at the symlink, and the .tmp key is removed.
 import type { Names } from '../../common/names.js';
@@ -25,6 +28,8 @@ import { FileCertificateStore, ensureWritableDir } from './store.js';
 
 export const CLIENT_PREFIX = 'nodeagent-client';
 export const TMP_KEY_FILE = 'nodeagent-client.key.tmp';
+/** The reference's bootstrap client content type (see step 5 above). */
+export const BOOTSTRAP_CONTENT_TYPE = 'application/json';
 
 export interface BootstrapOptions {
   platconfigPath: string;
@@ -38,10 +43,9 @@ export interface BootstrapOptions {
   clock: Clock;
   logger: Logger;
   signal?: AbortSignal;
-  /** Client tuning (--plat-api-qps/burst/content-type). */
+  /** Client tuning (--plat-api-qps/burst; the content type is the reference's JSON). */
   qps?: number;
   burst?: number;
-  contentType?: string;
   /** Overrides for tests; defaults are the reference's. */
   healthzIntervalMs?: number;
   healthzTimeoutMs?: number;
@@ -151,7 +155,7 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
     logger,
     ...(o.qps === undefined ? {} : { qps: o.qps }),
     ...(o.burst === undefined ? {} : { burst: o.burst }),
-    ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
+    contentType: BOOTSTRAP_CONTENT_TYPE,
   });
   try {
     // The request is made before the network waits begin, so nothing CPU-bound is left for later.

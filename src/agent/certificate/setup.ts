@@ -98,7 +98,6 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.qps === undefined ? {} : { qps: o.qps }),
       ...(o.burst === undefined ? {} : { burst: o.burst }),
-      ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
       ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
       ...(o.healthzWaitMs === undefined ? {} : { healthzWaitMs: o.healthzWaitMs }),
       ...(o.onBootstrapWaiting ? { onWaitingForServer: o.onBootstrapWaiting } : {}),

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -23,6 +23,12 @@ const EXTERNAL = new Set(['better-sqlite3', 'node-pty', 'cpu-features', 'bufferu
 const BUILTIN = new Set(builtinModules);
 
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);
+
+/** The agent's CommonJS bundle (Node 20's launcher) and the vendor groups it requires. */
+function cjsOutputsOf(): string[] {
+  const dir = join(ROOT, 'dist', 'bundle', 'nodeagent');
+  return [join(dir, 'nodeagent.cjs'), ...readdirSync(join(dir, 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => join(dir, 'vendor', f))];
+}
 
 function outputsOf(p: string): string[] {
   const dir = join(ROOT, 'dist', 'bundle', p);
@@ -94,7 +100,7 @@ test('on Node 22 and later both launchers turn the module compile cache on (Node
 
 test('each bundle imports only node built-ins, its own chunks and the native modules', () => {
   for (const p of PROGRAMS) {
-    for (const file of outputsOf(p)) {
+    for (const file of [...outputsOf(p), ...(p === 'nodeagent' ? cjsOutputsOf() : [])]) {
       const s = specifiers(file);
       for (const spec of [...s.static, ...s.dynamic, ...s.required]) {
         // Native addons (ssh2's optional sshcrypto.node, loaded inside try/catch) stay outside.
@@ -111,7 +117,7 @@ test('each bundle imports only node built-ins, its own chunks and the native mod
 });
 
 test('the agent needs no better-sqlite3 (a single executable carries no native module)', () => {
-  for (const file of outputsOf('nodeagent')) assert.doesNotMatch(readFileSync(file, 'utf8'), /better-sqlite3/, file);
+  for (const file of [...outputsOf('nodeagent'), ...cjsOutputsOf()]) assert.doesNotMatch(readFileSync(file, 'utf8'), /better-sqlite3/, file);
 });
 
 test("the agent's start-up loads neither the agent's parts nor the HTTP client: they are lazy chunks", () => {
@@ -143,6 +149,68 @@ test('a stack trace through the bundle names src/ files and lines', () => {
   const script = `process.setSourceMapsEnabled(true);
     const { main } = await import(${JSON.stringify(pathToFileURL(entryOf('nodeagent')).href)});
     try { await main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
+    catch (err) { console.log(err.stack); }`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /Error: stack probe/);
+  assert.match(r.stdout, /src\/agent\/cli\/main\.ts:\d+:\d+/, r.stdout);
+});
+
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
+/** Runs `<copy>/bin/nodeagent --version` in a copy of the launcher and the agent's bundle. */
+function versionFromCopy(change: (bundleDir: string) => void): { status: number | null; stdout: string; stderr: string } {
+  const tmp = mkdtempSync(join(tmpdir(), 'code-cache-'));
+  try {
+    cpSync(join(ROOT, 'bin', 'nodeagent'), join(tmp, 'bin', 'nodeagent'));
+    cpSync(join(ROOT, 'dist', 'bundle', 'nodeagent'), join(tmp, 'dist', 'bundle', 'nodeagent'), { recursive: true });
+    cpSync(join(ROOT, 'dist', 'build-info.json'), join(tmp, 'dist', 'build-info.json'));
+    cpSync(join(ROOT, 'package.json'), join(tmp, 'package.json'));
+    change(join(tmp, 'dist', 'bundle', 'nodeagent'));
+    return spawnSync(process.execPath, [join(tmp, 'bin', 'nodeagent'), '--version'], { encoding: 'utf8' });
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8 code cache; a refused or missing cache is said once', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
+  const cacheLines = (stderr: string): string[] => stderr.split('\n').filter((l) => l.includes('code cache'));
+  // The build's cache, made by this node: taken, nothing said.
+  const ok = versionFromCopy(() => undefined);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.equal(ok.stdout, `nodeagent v${pkg.version}\n`);
+  assert.deepEqual(cacheLines(ok.stderr), []);
+  // A cache V8 refuses (another node made it): compiled from source, said once.
+  const refused = versionFromCopy((dir) => writeFileSync(join(dir, 'nodeagent.cjs.cache'), Buffer.alloc(4096, 7)));
+  assert.equal(refused.status, 0, refused.stderr);
+  assert.equal(refused.stdout, `nodeagent v${pkg.version}\n`);
+  const missing = versionFromCopy((dir) => rmSync(join(dir, 'nodeagent.cjs.cache')));
+  assert.equal(missing.status, 0, missing.stderr);
+  assert.equal(missing.stdout, `nodeagent v${pkg.version}\n`);
+  if (NODE_MAJOR >= 22) {
+    // Node 22+ runs the ES module bundle with the module compile cache: the file is not read.
+    assert.deepEqual([...cacheLines(refused.stderr), ...cacheLines(missing.stderr)], []);
+  } else {
+    assert.equal(cacheLines(refused.stderr).length, 1, refused.stderr);
+    assert.match(cacheLines(refused.stderr)[0] ?? '', /^nodeagent: the code cache \S+nodeagent\.cjs\.cache was made by another Node\.js or with other V8 flags \(this is v20\.\d+\.\d+\): compiling nodeagent\.cjs from source/);
+    assert.equal(cacheLines(missing.stderr).length, 1, missing.stderr);
+    assert.match(cacheLines(missing.stderr)[0] ?? '', /^nodeagent: no code cache \S+nodeagent\.cjs\.cache: compiling nodeagent\.cjs from source/);
+  }
+});
+
+test('the CommonJS bundle is ASCII (read as latin1) and its code cache was made by the build', () => {
+  const dir = join(ROOT, 'dist', 'bundle', 'nodeagent');
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(readFileSync(join(dir, 'nodeagent.cjs'), 'utf8'), /[^\x00-\x7f]/);
+  assert.ok(readFileSync(join(dir, 'nodeagent.cjs.cache')).length > 100_000, 'the code cache holds the compiled start-up');
+});
+
+test('a stack trace through the CommonJS bundle names src/ files and lines', () => {
+  const script = `process.setSourceMapsEnabled(true);
+    const { loadCachedBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'bundle', 'nodeagent', 'code-cache.mjs')).href)});
+    const { exports } = loadCachedBundle({ file: ${JSON.stringify(join(ROOT, 'dist', 'bundle', 'nodeagent', 'nodeagent.cjs'))}, warn() {} });
+    try { await exports.main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
     catch (err) { console.log(err.stack); }`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);

@@ -4,6 +4,8 @@ import { mkdtemp, rm, readFile, readlink, stat, readdir, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bootstrapClientCertificate, TMP_KEY_FILE, type BootstrapOptions } from '../../../../src/agent/certificate/bootstrap.js';
+import { startCertificates } from '../../../../src/agent/certificate/setup.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { loadConnection } from '../../../../src/common/platconfig/platconfig.js';
 import { parseCertificate } from '../../../../src/agent/certificate/cert-info.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
@@ -223,4 +225,34 @@ test('API server not listening at start (connection refused): keeps trying, says
   const api = await FakeCsrApi.start({ ca, autoApprove: true, port });
   t.after(() => api.stop());
   assert.equal((await p).bootstrapped, true);
+});
+
+test('the bootstrap client speaks JSON, as the reference does, whatever --plat-api-content-type says', async (t) => {
+  // The reference (pkg/kubelet/certificate/bootstrap, LoadClientCert) builds its CSR client with
+  // clientset.NewForConfig from the bootstrap kubeconfig alone; client-go's content type is then
+  // "application/json" (the kubelet's --kube-api-content-type only reaches the client built after
+  // bootstrap). So the CSR is created as JSON and answers are asked for as JSON.
+  const env = await setup(t);
+  const o = env.opts();
+  const certs = await startCertificates({
+    platconfigPath: o.platconfigPath,
+    bootstrapPlatconfigPath: o.bootstrapPlatconfigPath ?? '',
+    certDir: o.certDir,
+    nodeName: o.nodeName,
+    nodeIPs: ['10.0.0.2'],
+    names: namesFor('platform', 'platform.io'),
+    rotateCertificates: false,
+    rotateServerCertificates: false,
+    servingCertificate: false,
+    contentType: 'application/vnd.kubernetes.protobuf',
+    healthzWaitMs: 2000,
+    clock: systemClock,
+    logger: o.logger,
+  });
+  t.after(() => certs.stop());
+  assert.equal(certs.bootstrap.bootstrapped, true);
+  assert.ok(env.api.requests.length >= 3, JSON.stringify(env.api.requests));
+  for (const q of env.api.requests) assert.equal(q.accept, 'application/json', `${q.method} ${q.url}`);
+  const create = env.api.requests.find((q) => q.method === 'POST');
+  assert.equal(create?.contentType, 'application/json');
 });

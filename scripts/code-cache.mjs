@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Writes the V8 code cache of the agent's CommonJS bundle (scripts/bundle.mjs runs it after
+// bundling; see src/agent/cli/code-cache.ts): the bundle is compiled from source, runs start-up
+// once (--print-config of the example configuration with ten drop-ins, its output discarded), so
+// V8 has compiled the functions start-up runs, and what V8 compiled goes to <bundle>.cache. Each
+// vendor group (vendor/<group>.cjs) is loaded and each package in it initialised, and gets its
+// own cache the same way. The cache is V8's own: only the node that ran this script (same version
+// and flags) takes it.
+// Usage: node scripts/code-cache.mjs dist/bundle/nodeagent/nodeagent.cjs
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+async function main() {
+  const file = process.argv[2];
+  if (file === undefined) throw new Error('usage: node scripts/code-cache.mjs <bundle.cjs>');
+  const { loadCachedBundle, loadedBundles } = await import(pathToFileURL(join(dirname(file), 'code-cache.mjs')).href);
+  const bundle = loadCachedBundle({ file, fresh: true, warn: (m) => console.warn(m) });
+  const dir = mkdtempSync(join(tmpdir(), 'nodeagent-code-cache-'));
+  try {
+    copyFileSync(join(ROOT, 'examples', 'nodeagent-config.yaml'), join(dir, 'config.yaml'));
+    mkdirSync(join(dir, 'config.d'));
+    for (let i = 0; i < 10; i++) {
+      writeFileSync(join(dir, 'config.d', `${String(i).padStart(2, '0')}-dropin.conf`), `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: ${100 + i}\nevictionHard:\n  memory.available: ${100 + i}Mi\n`);
+    }
+    const out = [];
+    const io = { stdout: (t) => out.push(t), stderr: (t) => out.push(t) };
+    const code = await bundle.exports.main(['--config', join(dir, 'config.yaml'), '--config-dir', join(dir, 'config.d'), '--print-config'], io);
+    if (code !== 0) throw new Error(`the warm-up run (--print-config) exited ${String(code)}: ${out.join('')}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const vendor = join(dirname(file), 'vendor');
+  for (const f of readdirSync(vendor).filter((n) => n.endsWith('.cjs'))) {
+    const group = loadCachedBundle({ file: join(vendor, f), fresh: true, sourceMap: false, warn: (m) => console.warn(m) }).exports;
+    for (const spec of group.specs) group(spec);
+  }
+  const sizes = [];
+  for (const [path, b] of loadedBundles()) {
+    const data = b.cacheData();
+    writeFileSync(`${path}.cache.tmp`, data);
+    renameSync(`${path}.cache.tmp`, `${path}.cache`);
+    sizes.push(`${relative(dirname(file), path)} ${(data.length / 1024).toFixed(0)} KiB`);
+  }
+  console.log(`code caches (node ${process.version}): ${sizes.join(', ')}`);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  process.exitCode = 1;
+});

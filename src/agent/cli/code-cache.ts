@@ -1,0 +1,112 @@
+// Loads the agent's CommonJS bundle (dist/bundle/nodeagent/nodeagent.cjs) with V8's code cache on
+// Node 20, which has no module compile cache (module.enableCompileCache is Node 22+): compiling
+// the ES module chunks was most of the agent's start-up. `npm run build` runs the bundle once
+// (scripts/code-cache.mjs: --print-config of the example configuration, so the functions start-up
+// runs are compiled) and writes what V8 compiled to nodeagent.cjs.cache; bin/nodeagent compiles the
+// bundle from that cache. V8 takes a cache only from its own version and flags: another node
+// compiles the bundle from source, and the launcher says so once on stderr.
+// The bundle is ASCII (scripts/bundle.mjs escapes the rest), so it is read as latin1 (no UTF-8
+// decoding of megabytes). Node maps stack traces of modules it loads itself, not of a vm.Script:
+// the bundle's source map is registered under the bundle's file name through a CommonJS module
+// that holds nothing but the map's link (Node's source map cache matches frames by file name).
+// This file is bundled on its own (dist/bundle/nodeagent/code-cache.mjs) and imports only node:.
+import { readFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { basename, dirname, resolve } from 'node:path';
+import vm from 'node:vm';
+
+/** The CommonJS module scope the bundle is compiled in (its first line: see lineOffset). */
+const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname) {\n';
+const WRAPPER_TAIL = '\n})';
+
+export interface CachedBundleOptions {
+  /** The bundle's path (its code cache is `<file>.cache`, its source map `<file>.map`). */
+  readonly file: string;
+  /** Where a refused or missing cache is reported (once per process). */
+  readonly warn: (message: string) => void;
+  /** Build time only: compile from source, ignoring any cache file. */
+  readonly fresh?: boolean;
+  /** Whether `<file>.map` exists (vendor groups have none); default true. */
+  readonly sourceMap?: boolean;
+}
+
+export interface CachedBundle {
+  /** The bundle's module.exports. */
+  readonly exports: unknown;
+  /** Whether V8 compiled the bundle from the cache. */
+  readonly fromCache: boolean;
+  /** What V8 has compiled so far (after a warm-up run: the functions it ran), for the cache file. */
+  cacheData(): Buffer;
+}
+
+// Keeps the source-map holder modules alive: Node's cache of CommonJS source maps is weak.
+const mapHolders: Module[] = [];
+// Every bundle loaded, by file: each is compiled and run once (as require() would).
+const loaded = new Map<string, CachedBundle>();
+let warned = false;
+
+/** The bundles this process has loaded (the build writes a cache for each). */
+export function loadedBundles(): ReadonlyMap<string, CachedBundle> {
+  return loaded;
+}
+
+function readCache(path: string): Buffer | undefined {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Registers `<file>.map` for stack traces through `file` (only when source maps are on). */
+function registerSourceMap(file: string): void {
+  if (!process.sourceMapsEnabled) return;
+  const holder = new Module(file);
+  holder.filename = file;
+  // _compile is how Node's own CommonJS loader reads a module's sourceMappingURL.
+  (holder as Module & { _compile(content: string, filename: string): unknown })._compile(`//# sourceMappingURL=${basename(file)}.map\n`, file);
+  mapHolders.push(holder);
+}
+
+/**
+ * The bundle's require(): a relative `.cjs` (a vendor group, scripts/bundle.mjs) is loaded the same
+ * way, from its own code cache; anything else (node: built-ins, native addons) by Node.
+ */
+function requireFor(o: CachedBundleOptions): (id: string) => unknown {
+  const nodeRequire = createRequire(o.file);
+  return (id) => {
+    if (!/^\.\.?\/.*\.cjs$/.test(id)) return nodeRequire(id);
+    return loadCachedBundle({ ...o, file: resolve(dirname(o.file), id), sourceMap: false }).exports;
+  };
+}
+
+function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: boolean): void {
+  if (o.fresh === true || fromCache || warned) return;
+  warned = true;
+  const cacheFile = `${o.file}.cache`;
+  if (cachedData === undefined) o.warn(`no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`);
+  else o.warn(`the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`);
+}
+
+/** Compiles and runs the bundle (once per file); its exports are the program's entry module's. */
+export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
+  const known = loaded.get(o.file);
+  if (known !== undefined) return known;
+  const cachedData = o.fresh === true ? undefined : readCache(`${o.file}.cache`);
+  const source = readFileSync(o.file, 'latin1');
+  const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
+    filename: o.file,
+    lineOffset: -1,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
+  say(o, cachedData, fromCache);
+  if (o.sourceMap !== false) registerSourceMap(o.file);
+  const module = { exports: {} as unknown };
+  const bundle: CachedBundle = { get exports() { return module.exports; }, fromCache, cacheData: () => script.createCachedData() };
+  loaded.set(o.file, bundle);
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, requireFor(o), module, o.file, dirname(o.file));
+  return bundle;
+}
