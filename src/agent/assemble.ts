@@ -13,6 +13,7 @@ import { durationMs } from './config/duration-field.js';
 import type { FileFieldSettings } from './config/file-field-effects.js';
 import type { RestClient } from './client/rest-client.js';
 import { createNodeClient, createPodClient } from './client/typed-clients.js';
+import { ApiObjectSchema } from './client/api-schemas.js';
 import { GarbageCollector } from './gc/collector.js';
 import { validatePod, type ValidatePodOptions } from './pod/validate.js';
 import type { RuntimeBundle } from './runtime/factory.js';
@@ -93,7 +94,7 @@ function staticSources(ctx: SourceContext): PodSource[] {
 /** Pods bound to this node from the API server, and their status written back to it. */
 function apiParts(ctx: SourceContext, rest: RestClient, statuses: PodStatusManager): { source: PodSource; sync: ApiStatusSync } {
   const { nodeName, names, clock, logger } = ctx.input;
-  const podClient = createPodClient<ApiPod>({ client: rest, clock, logger });
+  const podClient = createPodClient({ client: rest, schema: ApiObjectSchema, clock, logger });
   const source = new ApiserverSource({ pods: podClient, nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, logger: logger.child({ part: 'source', source: 'api' }), clock });
   const nodes = createNodeClient({ client: rest, clock, logger });
   // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).

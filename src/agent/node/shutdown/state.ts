@@ -41,8 +41,8 @@ export class ShutdownStateFile {
 
   /** The stored times; none when there is no file. A file that is not the state is an error. */
   async load(): Promise<ShutdownTimes> {
-    const text = await readFile(this.path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
+    const text = await readFile(this.path, 'utf8').catch((err: unknown) => {
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return undefined;
       throw err;
     });
     if (text === undefined) return {};
