@@ -19,7 +19,7 @@ import { validatePod, type ValidatePodOptions } from './pod/validate.js';
 import type { RuntimeBundle } from './runtime/factory.js';
 import { podCapacity, type AdmitResult } from './worker/admission.js';
 import type { Pod } from './pod/types.js';
-import { ApiserverSource, type ApiPod } from './source/apiserver.js';
+import { ApiserverSource } from './source/apiserver.js';
 import { FileSource } from './source/file.js';
 import { HttpSource } from './source/http.js';
 import { PodConfig } from './source/merger.js';
