@@ -163,12 +163,12 @@ async function buildHostSettings(input: AgentInput, settings: RuntimeSettings): 
     rootDir: flags.rootDir,
     runtimeType: runtimeTypeOf(config),
     logger,
-    ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
+    ...(flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
   const container = podSettings.runtime.container;
   const { cgroups, placement, notes: cgroupNotes } = await setupCgroups({
     config,
-    runtimeCgroups: typeof flags.runtimeCgroups === 'string' ? flags.runtimeCgroups : '',
+    runtimeCgroups: flags.runtimeCgroups,
     product: settings.product,
     limits: { enforceCpuLimits: container.cpu.cfsQuota, cpuPeriodUs: container.cpu.cfsQuotaPeriodUs, podPidsLimit: container.podPidsLimit },
     logger: logger.child({ part: 'cgroups' }),

@@ -61,14 +61,9 @@ export interface AssembledParts {
   readonly statusSync: ApiStatusSync | undefined;
 }
 
-function flagNumber(flags: NodeAgentFlags, key: string, fallback: number): number {
-  const v = flags[key];
-  return typeof v === 'number' ? v : fallback;
-}
-
 /** The first --node-ip, the address pods see as their host's. */
 function hostIP(flags: NodeAgentFlags): string {
-  return typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? (flags.nodeIP.split(',')[0] ?? '127.0.0.1') : '127.0.0.1';
+  return flags.nodeIP !== '' ? (flags.nodeIP.split(',')[0] ?? '127.0.0.1') : '127.0.0.1';
 }
 
 interface SourceContext {
@@ -124,7 +119,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const logger = w.input.logger.child({ part: 'pods' });
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
   const cgroups = w.input.podCgroups;
-  noteMounterPath(typeof flags.experimentalMounterPath === 'string' ? flags.experimentalMounterPath : '', logger.child({ part: 'volumes' }));
+  noteMounterPath(flags.experimentalMounterPath, logger.child({ part: 'volumes' }));
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }), podLogs });
   const pods = new PodManager({
@@ -152,9 +147,9 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
     images: runtime.images,
     isPodActive: (uid) => pods.status(uid) !== undefined,
     inUseImages: () => new Set(pods.desiredPods().flatMap((p) => [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''))),
-    maxDeadContainers: flagNumber(flags, 'maximumDeadContainers', -1),
-    maxDeadPerContainer: flagNumber(flags, 'maximumDeadContainersPerContainer', 1),
-    minContainerAgeMs: typeof flags.minimumContainerTTLDuration === 'string' ? durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration') : 0,
+    maxDeadContainers: flags.maximumDeadContainers,
+    maxDeadPerContainer: flags.maximumDeadContainersPerContainer,
+    minContainerAgeMs: durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration'),
     imageHighThresholdPercent: config.imageGCHighThresholdPercent,
     imageLowThresholdPercent: config.imageGCLowThresholdPercent,
     imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),

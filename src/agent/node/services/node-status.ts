@@ -61,7 +61,7 @@ async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Prom
   const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
   const info = await nodeSystemInfo({ agentVersion: input.agentVersion, containerRuntimeVersion: runtimeVersion });
   return {
-    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, ...reservationsOf(config), hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction === true), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
+    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, ...reservationsOf(config), hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
     images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
