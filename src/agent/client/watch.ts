@@ -20,11 +20,17 @@ export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array |
     while ((nl = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, nl).trim();
       buf = buf.slice(nl + 1);
-      if (line) yield JSON.parse(line) as unknown;
+      if (line) {
+        const value: unknown = JSON.parse(line);
+        yield value;
+      }
     }
   }
   buf += decoder.decode();
-  if (buf.trim()) yield JSON.parse(buf.trim()) as unknown;
+  if (buf.trim()) {
+    const value: unknown = JSON.parse(buf.trim());
+    yield value;
+  }
 }
 
 export interface WatchSource<T extends ApiObject> {

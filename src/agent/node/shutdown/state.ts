@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import { joinUnder } from '../../../common/util/safe-path.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 export const STATE_FILE = 'graceful_node_shutdown_state';
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -51,7 +52,7 @@ export class ShutdownStateFile {
     try {
       v = JSON.parse(text);
     } catch (err) {
-      throw new Error(`${this.path} is not JSON: ${(err as Error).message}`, { cause: err });
+      throw new Error(`${this.path} is not JSON: ${userMessage(err)}`, { cause: err });
     }
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${this.path} does not hold a JSON object`);
     const o = v as Record<string, unknown>;
