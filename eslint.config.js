@@ -35,6 +35,17 @@ const TYPED_STRICT = [
   'src/agent/runtime/**/*.ts',
   'src/agent/pod/**/*.ts',
   'src/agent/worker/**/*.ts',
+  'src/agent/*.ts',
+  'src/agent/cli/**/*.ts',
+  'src/agent/config/**/*.ts',
+  'src/agent/client/**/*.ts',
+  'src/agent/certificate/**/*.ts',
+  'src/agent/server/*.ts',
+  'src/agent/server/authn/**/*.ts',
+  'src/agent/server/authz/**/*.ts',
+  'src/agent/server/handlers/**/*.ts',
+  'src/agent/node/**/*.ts',
+  'src/agent/eviction/**/*.ts',
 ];
 
 export default tseslint.config(

@@ -27,6 +27,8 @@ function flags(rootDir: string): NodeAgentFlags {
     config: '', configDir: '', platconfig: '', bootstrapPlatconfig: '', certDir: join(rootDir, 'pki'), rootDir,
     hostnameOverride: 'bench', nodeIP: '', nodeLabels: {}, runtimeCgroups: '', cloudProvider: '', lockFile: '',
     exitOnLockContention: false, imageCredentialProviderConfig: '', imageCredentialProviderBinDir: '',
+    experimentalAllocatableIgnoreEviction: false, experimentalMounterPath: '', maximumDeadContainers: -1,
+    maximumDeadContainersPerContainer: 1, minimumContainerTTLDuration: '0s', podInfraContainerImage: '',
   };
 }
 

@@ -27,6 +27,8 @@ import type { CertificateSetup } from './certificate/setup.js';
 import type * as AgentParts from './agent-parts.js';
 import type { NodeCgroups } from './cgroups/node-cgroups.js';
 
+type AgentServices = Awaited<ReturnType<typeof AgentParts.startAgentServices>>;
+
 export interface AgentInput {
   config: NodeAgentConfiguration;
   flags: NodeAgentFlags;
@@ -146,31 +148,27 @@ interface RuntimeSettings {
   readonly product: string;
 }
 
-async function loadRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
-  const { fileFields } = settings;
+/** The pod settings, the resource managers and the cgroup hierarchy, with their notes logged. */
+async function buildHostSettings(input: AgentInput, settings: RuntimeSettings): Promise<Omit<LoadedParts, 'parts' | 'runtime'>> {
   const { config, flags, logger } = input;
-  const clock = input.clock ?? systemClock;
-  logger.info({}, 'building the agent parts');
-  const [{ createRuntime }, parts, { buildPodSettings, logHostNotes }, { logInertFields }, { credentialsFromFlags }, { setupCgroups }] = await Promise.all([
-    import('./runtime/factory.js'),
-    import('./agent-parts.js'),
+  const [{ buildPodSettings, logHostNotes }, { logInertFields }, { setupCgroups }, { managersFromConfig }] = await Promise.all([
     import('./runtime/settings/from-config.js'),
     import('./cli/inert-options.js'),
-    import('./runtime/credentials/keyring.js'),
     import('./cgroups/setup.js'),
+    import('./cm/from-config.js'),
   ]);
-  const managers = (await import('./cm/from-config.js')).managersFromConfig(config, flags.rootDir, logger);
+  const managers = managersFromConfig(config, flags.rootDir, logger);
   const podSettings = buildPodSettings({
     config,
     rootDir: flags.rootDir,
-    runtimeType: config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker',
+    runtimeType: runtimeTypeOf(config),
     logger,
-    ...(typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
+    ...(flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
   const container = podSettings.runtime.container;
   const { cgroups, placement, notes: cgroupNotes } = await setupCgroups({
     config,
-    runtimeCgroups: typeof flags.runtimeCgroups === 'string' ? flags.runtimeCgroups : '',
+    runtimeCgroups: flags.runtimeCgroups,
     product: settings.product,
     limits: { enforceCpuLimits: container.cpu.cfsQuota, cpuPeriodUs: container.cpu.cfsQuotaPeriodUs, podPidsLimit: container.podPidsLimit },
     logger: logger.child({ part: 'cgroups' }),
@@ -179,14 +177,27 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
   podSettings.runtime.container.cpuset = managers.cpuset;
   logHostNotes([...podSettings.notes, ...managers.notes, ...cgroupNotes], logger.child({ part: 'options' }));
   logInertFields(config, logger.child({ part: 'options' }));
+  return { podSettings, managers, cgroups };
+}
+
+function runtimeTypeOf(config: NodeAgentConfiguration): 'process' | 'docker' {
+  return config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker';
+}
+
+/** The container runtime over the pod settings, with the image credential providers of the flags. */
+async function buildRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, podSettings: PodSettings): Promise<RuntimeBundle> {
+  const { config, flags, logger } = input;
+  const { fileFields } = settings;
+  const clock = input.clock ?? systemClock;
+  const [{ createRuntime }, { credentialsFromFlags }] = await Promise.all([import('./runtime/factory.js'), import('./runtime/credentials/keyring.js')]);
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
     binDir: flags.imageCredentialProviderBinDir,
-    runtimeType: config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker',
+    runtimeType: runtimeTypeOf(config),
     clock,
     logger: logger.child({ part: 'credentials' }),
   });
-  const runtime = await createRuntime({
+  return createRuntime({
     ...(credentials !== undefined ? { credentials } : {}),
     podSettings: podSettings.runtime,
     ...(fileFields.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: fileFields.maxParallelImagePulls } : {}),
@@ -206,8 +217,14 @@ async function loadRuntime(input: AgentInput, nodeName: string, settings: Runtim
     logger: logger.child({ part: 'runtime' }),
     clock,
   });
+}
+
+async function loadRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
+  input.logger.info({}, 'building the agent parts');
+  const [parts, host] = await Promise.all([import('./agent-parts.js'), buildHostSettings(input, settings)]);
+  const runtime = await buildRuntime(input, nodeName, settings, host.podSettings);
   keep(runtime);
-  return { parts, runtime, podSettings, managers, cgroups };
+  return { parts, runtime, ...host };
 }
 
 /** Builds every part; starts nothing. */
@@ -264,6 +281,91 @@ function aborted(signal: AbortSignal): Promise<void> {
   });
 }
 
+/** What runAgent's stages share; `signal` is the agent's own, aborted on the stop signal or at the end. */
+interface RunContext {
+  readonly agent: Agent;
+  readonly input: AgentInput;
+  readonly parts: typeof AgentParts;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Waits for the runtime, then starts the cgroups and the pod sources. Returns the stage when the
+ * stop signal came first, undefined when all started.
+ */
+async function startSources(ctx: RunContext): Promise<string | undefined> {
+  const { agent, logger, signal } = ctx;
+  await agent.runtime.waitReady(signal).catch((err: unknown) => {
+    if (!signal.aborted) throw err;
+  });
+  if (signal.aborted) return 'waiting for the container runtime';
+  await startCgroups(agent, logger);
+  logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
+  for (const s of agent.sources) {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while a source starts
+    if (signal.aborted) break;
+    await s.start(signal);
+  }
+  if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while the sources start
+  return signal.aborted ? 'starting the pod sources' : undefined;
+}
+
+/** The loops that run until the signal: pod manager, resource managers' reconcile, GC, API status sync. */
+function startLoops(ctx: RunContext): void {
+  const { agent, clock, signal } = ctx;
+  agent.pods.start(signal);
+  void agent.managers?.startReconcile({ activePods: () => activePods(agent), sourcesReady: () => agent.podConfig.seenAllSources(), runtime: agent.runtime.runtime, periodMs: durationMs(agent.config.cpuManagerReconcilePeriod, 'cpuManagerReconcilePeriod', '--cpu-manager-reconcile-period'), clock, signal });
+  agent.gc.start(signal);
+  agent.api?.statusSync.start(signal);
+}
+
+/** Servers, node registration and status, eviction and events; they stop with the signal. */
+async function startServices(ctx: RunContext): Promise<AgentServices> {
+  const { agent, clock, logger, signal } = ctx;
+  const agentVersion = agent.flags.reportedVersion ?? ctx.parts.packageVersion();
+  return ctx.parts.startAgentServices({ agent, clock, logger, signal, agentVersion, ...(agent.api ? { rest: agent.api.rest } : {}) });
+}
+
+/** Stops what runAgent started, in order; pods keep running. */
+async function stopAgent(agent: Agent, services: AgentServices | undefined): Promise<void> {
+  await services?.stop();
+  await Promise.all(agent.sources.map((s) => s.closed()));
+  await agent.pods.stop();
+  agent.probes.stopAll();
+  await agent.gc.stopped();
+  await agent.api?.statusSync.stopped();
+  await agent.api?.statusSync.idle();
+  await agent.api?.rest.close();
+  await agent.runtime.close();
+}
+
+/** The stop signal came at `stage`: one line, status 0. */
+function stopping(logger: Logger, stage: string): number {
+  logger.info({ stage }, 'node agent stopping; pods keep running');
+  return 0;
+}
+
+/** Runs the started parts until the signal; the exit status (runonce's, or 0 on a stop). */
+async function runStarted(ctx: RunContext, started: (services: AgentServices) => void): Promise<number> {
+  const { agent, input, logger, signal } = ctx;
+  const stoppedAt = await startSources(ctx);
+  if (stoppedAt !== undefined) return stopping(logger, stoppedAt);
+  if (agent.config.runOnce) {
+    const out = input.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+    return await ctx.parts.runOnce({ manager: agent.pods, podConfig: agent.podConfig, clock: ctx.clock, logger, out, signal });
+  }
+  startLoops(ctx);
+  const services = await startServices(ctx);
+  started(services);
+  if (signal.aborted) return stopping(logger, 'starting the servers');
+  logger.info({ servers: services.addresses }, 'agent servers started');
+  await aborted(signal);
+  return stopping(logger, 'running');
+}
+
 /**
  * Starts the agent's parts and runs until `signal` aborts; returns the exit status. The signal
  * may come at any stage, even before or while the parts start: each stage checks it, a stage
@@ -273,69 +375,23 @@ export async function runAgent(input: AgentInput): Promise<number> {
   const { logger, signal } = input;
   const agent = await buildAgent(input);
   input.onBuilt?.(agent);
-  const { runOnce, startAgentServices, packageVersion } = await import('./agent-parts.js');
-  const clock = input.clock ?? systemClock;
+  const parts = await import('./agent-parts.js');
   const loops = new AbortController();
   const stop = (): void => loops.abort();
   signal.addEventListener('abort', stop, { once: true });
   // A signal that came while the parts were built (e.g. during bootstrap) stops at once.
   if (signal.aborted) stop();
-  let services: { stop(): Promise<void> } | undefined;
-  const stopping = (stage: string): number => {
-    logger.info({ stage }, 'node agent stopping; pods keep running');
-    return 0;
-  };
+  let services: AgentServices | undefined;
+  const ctx: RunContext = { agent, input, parts, clock: input.clock ?? systemClock, logger, signal: loops.signal };
   try {
-    await agent.runtime.waitReady(loops.signal).catch((err: unknown) => {
-      if (!loops.signal.aborted) throw err;
-    });
-    if (loops.signal.aborted) return stopping('waiting for the container runtime');
-    await startCgroups(agent, logger);
-    logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
-    for (const s of agent.sources) if (!loops.signal.aborted) await s.start(loops.signal);
-    if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
-    if (loops.signal.aborted) return stopping('starting the pod sources');
-
-    if (agent.config.runOnce) {
-      return await runOnce({
-        manager: agent.pods,
-        podConfig: agent.podConfig,
-        clock,
-        logger,
-        out: input.out ?? ((l) => process.stdout.write(`${l}\n`)),
-        signal: loops.signal,
-      });
-    }
-    agent.pods.start(loops.signal);
-    void agent.managers?.startReconcile({ activePods: () => activePods(agent), sourcesReady: () => agent.podConfig.seenAllSources(), runtime: agent.runtime.runtime, periodMs: durationMs(agent.config.cpuManagerReconcilePeriod, 'cpuManagerReconcilePeriod', '--cpu-manager-reconcile-period'), clock, signal: loops.signal });
-    agent.gc.start(loops.signal);
-    agent.api?.statusSync.start(loops.signal);
-
-    // ---- servers and node status (colleague's block) ----
-    // Servers, node registration and status, eviction and events; they stop with loops.signal.
-    const started = await startAgentServices({ agent, clock, logger, signal: loops.signal, agentVersion: agent.flags.reportedVersion ?? packageVersion(), ...(agent.api ? { rest: agent.api.rest } : {}) });
-    services = started;
-    if (loops.signal.aborted) return stopping('starting the servers');
-    logger.info({ servers: started.addresses }, 'agent servers started');
-    // ---- end servers and node status ----
-
-    await aborted(loops.signal);
-    return stopping('running');
+    return await runStarted(ctx, (s) => (services = s));
   } catch (err) {
     if (!loops.signal.aborted) throw err;
     logger.info({ err: userMessage(err) }, 'a part stopped by the stop signal while it started');
-    return stopping('start-up');
+    return stopping(logger, 'start-up');
   } finally {
     loops.abort();
     signal.removeEventListener('abort', stop);
-    await services?.stop();
-    await Promise.all(agent.sources.map((s) => s.closed()));
-    await agent.pods.stop();
-    agent.probes.stopAll();
-    await agent.gc.stopped();
-    await agent.api?.statusSync.stopped();
-    await agent.api?.statusSync.idle();
-    await agent.api?.rest.close();
-    await agent.runtime.close();
+    await stopAgent(agent, services);
   }
 }

@@ -13,12 +13,13 @@ import { durationMs } from './config/duration-field.js';
 import type { FileFieldSettings } from './config/file-field-effects.js';
 import type { RestClient } from './client/rest-client.js';
 import { createNodeClient, createPodClient } from './client/typed-clients.js';
+import { ApiObjectSchema } from './client/api-schemas.js';
 import { GarbageCollector } from './gc/collector.js';
 import { validatePod, type ValidatePodOptions } from './pod/validate.js';
 import type { RuntimeBundle } from './runtime/factory.js';
 import { podCapacity, type AdmitResult } from './worker/admission.js';
 import type { Pod } from './pod/types.js';
-import { ApiserverSource, type ApiPod } from './source/apiserver.js';
+import { ApiserverSource } from './source/apiserver.js';
 import { FileSource } from './source/file.js';
 import { HttpSource } from './source/http.js';
 import { PodConfig } from './source/merger.js';
@@ -60,14 +61,9 @@ export interface AssembledParts {
   readonly statusSync: ApiStatusSync | undefined;
 }
 
-function flagNumber(flags: NodeAgentFlags, key: string, fallback: number): number {
-  const v = flags[key];
-  return typeof v === 'number' ? v : fallback;
-}
-
 /** The first --node-ip, the address pods see as their host's. */
 function hostIP(flags: NodeAgentFlags): string {
-  return typeof flags.nodeIP === 'string' && flags.nodeIP !== '' ? (flags.nodeIP.split(',')[0] ?? '127.0.0.1') : '127.0.0.1';
+  return flags.nodeIP !== '' ? (flags.nodeIP.split(',')[0] ?? '127.0.0.1') : '127.0.0.1';
 }
 
 interface SourceContext {
@@ -93,7 +89,7 @@ function staticSources(ctx: SourceContext): PodSource[] {
 /** Pods bound to this node from the API server, and their status written back to it. */
 function apiParts(ctx: SourceContext, rest: RestClient, statuses: PodStatusManager): { source: PodSource; sync: ApiStatusSync } {
   const { nodeName, names, clock, logger } = ctx.input;
-  const podClient = createPodClient<ApiPod>({ client: rest, clock, logger });
+  const podClient = createPodClient({ client: rest, schema: ApiObjectSchema, clock, logger });
   const source = new ApiserverSource({ pods: podClient, nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, logger: logger.child({ part: 'source', source: 'api' }), clock });
   const nodes = createNodeClient({ client: rest, clock, logger });
   // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
@@ -123,7 +119,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const logger = w.input.logger.child({ part: 'pods' });
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
   const cgroups = w.input.podCgroups;
-  noteMounterPath(typeof flags.experimentalMounterPath === 'string' ? flags.experimentalMounterPath : '', logger.child({ part: 'volumes' }));
+  noteMounterPath(flags.experimentalMounterPath, logger.child({ part: 'volumes' }));
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }), podLogs });
   const pods = new PodManager({
@@ -151,9 +147,9 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
     images: runtime.images,
     isPodActive: (uid) => pods.status(uid) !== undefined,
     inUseImages: () => new Set(pods.desiredPods().flatMap((p) => [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''))),
-    maxDeadContainers: flagNumber(flags, 'maximumDeadContainers', -1),
-    maxDeadPerContainer: flagNumber(flags, 'maximumDeadContainersPerContainer', 1),
-    minContainerAgeMs: typeof flags.minimumContainerTTLDuration === 'string' ? durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration') : 0,
+    maxDeadContainers: flags.maximumDeadContainers,
+    maxDeadPerContainer: flags.maximumDeadContainersPerContainer,
+    minContainerAgeMs: durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration'),
     imageHighThresholdPercent: config.imageGCHighThresholdPercent,
     imageLowThresholdPercent: config.imageGCLowThresholdPercent,
     imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),

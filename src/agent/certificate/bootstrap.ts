@@ -13,7 +13,7 @@
 import type { Names } from '../../common/names.js';
 import { readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CertificateError, PlatconfigError } from '../../common/util/errors.js';
+import { CertificateError, PlatconfigError, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { clientCertPlatconfig, loadConnection, writePlatconfig, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
@@ -23,7 +23,7 @@ import { CsrClient } from '../client/csr-client.js';
 import { parseCertificate } from './cert-info.js';
 import { asn1lib, bootstrapCsrName, clientUsages, createCsrPem } from './csr.js';
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from './keys.js';
-import { requestCertificate } from './request.js';
+import { requestCertificate, type IssuedCertificate } from './request.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
 
 export const CLIENT_PREFIX = 'nodeagent-client';
@@ -70,7 +70,7 @@ export async function isPlatconfigValid(path: string, clock: Clock, logger: Logg
   try {
     conn = await loadConnection(path);
   } catch (err) {
-    if (!(err instanceof PlatconfigError) || !/does not exist/.test(err.message)) logger.info({ err: (err as Error).message }, 'existing platconfig is not usable');
+    if (!(err instanceof PlatconfigError) || !err.message.includes('does not exist')) logger.info({ err: userMessage(err) }, 'existing platconfig is not usable');
     return false;
   }
   if (!conn.certPem || !conn.keyPem) {
@@ -119,6 +119,102 @@ export async function waitForHealthz(client: RestClient, o: { intervalMs: number
   return false;
 }
 
+/** The --bootstrap-platconfig connection; a file that cannot be read is an error naming the flag. */
+async function loadBootstrapConnection(path: string): Promise<ConnectionConfig> {
+  try {
+    return await loadConnection(path);
+  } catch (err) {
+    throw new PlatconfigError(`--bootstrap-platconfig: ${userMessage(err)}`, { file: path, cause: err });
+  }
+}
+
+/** The key to request with: the current certificate's, else the kept (or a new) bootstrap key. */
+async function bootstrapKey(store: FileCertificateStore, tmpKeyPath: string, logger: Logger): Promise<PrivateKey> {
+  let key: PrivateKey | undefined;
+  try {
+    key = (await store.current())?.key;
+  } catch (err) {
+    logger.warn({ err: userMessage(err) }, 'current client certificate unreadable; ignoring it');
+  }
+  if (!key) {
+    logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
+    key = await loadOrGenerateTmpKey(tmpKeyPath, logger);
+  }
+  return key;
+}
+
+/** The client certificate's subject, as the reference asks for it. */
+function clientSubject(nodeName: string): { commonName: string; organizations: string[] } {
+  return { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] };
+}
+
+/** Builds the CSR, waits for the server's /healthz, then submits it and waits for the certificate. */
+async function requestClientCertificate(o: BootstrapOptions, client: RestClient, key: PrivateKey): Promise<IssuedCertificate> {
+  const { clock, logger } = o;
+  // The request is made before the network waits begin, so nothing CPU-bound is left for later.
+  const { commonName, organizations } = clientSubject(o.nodeName);
+  const usages = clientUsages(key);
+  const name = bootstrapCsrName(key, commonName, organizations, usages);
+  const csrPem = await createCsrPem(key, { commonName, organizations });
+  o.onWaitingForServer?.();
+  await waitForHealthz(client, {
+    intervalMs: o.healthzIntervalMs ?? 2000,
+    timeoutMs: o.healthzTimeoutMs ?? 1000,
+    waitMs: o.healthzWaitMs ?? 60_000,
+    clock,
+    logger,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+  const csrClient = new CsrClient({ client, ...(o.names !== undefined ? { names: o.names } : {}), clock, logger });
+  const signerName = csrClient.names.signers.agentClient;
+  logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
+  return requestCertificate({
+    csrClient,
+    csrPem,
+    key,
+    signerName,
+    usages,
+    name,
+    timeoutMs: o.certificateWaitMs ?? 3600_000,
+    clock,
+    logger,
+    what: 'client certificate',
+    onCreated: (n) => {
+      logger.info({ csr: n }, `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`);
+      o.onCsrCreated?.(n);
+    },
+    ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+    ...(o.reminderMs === undefined ? {} : { reminderMs: o.reminderMs }),
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
+}
+
+/** Stores the issued pair, checks it, writes the platconfig that points at it and drops the bootstrap key. */
+async function saveClientCertificate(o: BootstrapOptions, store: FileCertificateStore, issued: IssuedCertificate, key: PrivateKey, bootConn: ConnectionConfig, tmpKeyPath: string): Promise<BootstrapResult> {
+  const { clock, logger } = o;
+  const { commonName } = clientSubject(o.nodeName);
+  const pair = await store.update(issued.certPem, key.pem);
+  if (pair.info.notBefore.getTime() > clock.nowMs()) {
+    logger.warn({ notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
+      `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`);
+  }
+  if (pair.info.commonName !== commonName) throw new CertificateError(`the issued certificate names ${pair.info.commonName}, not ${commonName}`);
+  const cfg = clientCertPlatconfig({
+    server: bootConn.server,
+    ...(bootConn.caFile ? { caFile: bootConn.caFile } : bootConn.caPem ? { caPem: bootConn.caPem } : {}),
+    ...(bootConn.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
+    ...(bootConn.tlsServerName ? { tlsServerName: bootConn.tlsServerName } : {}),
+    certFile: store.currentPath,
+    keyFile: store.currentPath,
+  });
+  await writePlatconfig(o.platconfigPath, cfg);
+  await unlink(tmpKeyPath).catch((err: unknown) => {
+    if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) logger.warn({ file: tmpKeyPath, err: userMessage(err) }, 'could not remove the bootstrap key');
+  });
+  logger.info({ platconfig: o.platconfigPath, certificate: pair.file }, 'client certificate issued and platconfig written');
+  return { bootstrapped: true, csrName: issued.csrName, certFile: pair.file };
+}
+
 export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<BootstrapResult> {
   const { clock, logger } = o;
   if (await isPlatconfigValid(o.platconfigPath, clock, logger)) {
@@ -130,25 +226,11 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   // Warm the ASN.1 libraries (for the CSR) while the disk and network work runs.
   const lib = asn1lib();
   lib.catch(() => undefined);
-  let bootConn: ConnectionConfig;
-  try {
-    bootConn = await loadConnection(o.bootstrapPlatconfigPath);
-  } catch (err) {
-    throw new PlatconfigError(`--bootstrap-platconfig: ${(err as Error).message}`, { file: o.bootstrapPlatconfigPath, cause: err });
-  }
+  const bootConn = await loadBootstrapConnection(o.bootstrapPlatconfigPath);
   await ensureWritableDir(o.certDir);
   const store = new FileCertificateStore({ certDir: o.certDir, prefix: CLIENT_PREFIX, clock, logger });
-  let key: PrivateKey | undefined;
-  try {
-    key = (await store.current())?.key;
-  } catch (err) {
-    logger.warn({ err: (err as Error).message }, 'current client certificate unreadable; ignoring it');
-  }
   const tmpKeyPath = join(o.certDir, TMP_KEY_FILE);
-  if (!key) {
-    logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
-    key = await loadOrGenerateTmpKey(tmpKeyPath, logger);
-  }
+  const key = await bootstrapKey(store, tmpKeyPath, logger);
   const client = new RestClient({
     connection: bootConn,
     clock,
@@ -158,63 +240,8 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
     contentType: BOOTSTRAP_CONTENT_TYPE,
   });
   try {
-    // The request is made before the network waits begin, so nothing CPU-bound is left for later.
-    const commonName = `system:node:${o.nodeName}`;
-    const organizations = ['system:nodes'];
-    const usages = clientUsages(key);
-    const name = bootstrapCsrName(key, commonName, organizations, usages);
-    const csrPem = await createCsrPem(key, { commonName, organizations });
-    o.onWaitingForServer?.();
-    await waitForHealthz(client, {
-      intervalMs: o.healthzIntervalMs ?? 2000,
-      timeoutMs: o.healthzTimeoutMs ?? 1000,
-      waitMs: o.healthzWaitMs ?? 60_000,
-      clock,
-      logger,
-      ...(o.signal ? { signal: o.signal } : {}),
-    });
-    const csrClient = new CsrClient({ client, ...(o.names !== undefined ? { names: o.names } : {}), clock, logger });
-    const signerName = csrClient.names.signers.agentClient;
-    logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
-    const issued = await requestCertificate({
-      csrClient,
-      csrPem,
-      key,
-      signerName,
-      usages,
-      name,
-      timeoutMs: o.certificateWaitMs ?? 3600_000,
-      clock,
-      logger,
-      what: 'client certificate',
-      onCreated: (n) => {
-        logger.info({ csr: n }, `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`);
-        o.onCsrCreated?.(n);
-      },
-      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
-      ...(o.reminderMs === undefined ? {} : { reminderMs: o.reminderMs }),
-      ...(o.signal ? { signal: o.signal } : {}),
-    });
-    const pair = await store.update(issued.certPem, key.pem);
-    if (pair.info.notBefore.getTime() > clock.nowMs()) {
-      logger.warn({ notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
-        `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`);
-    }
-    if (pair.info.commonName !== commonName) throw new CertificateError(`the issued certificate names ${pair.info.commonName}, not ${commonName}`);
-    const cfg = clientCertPlatconfig({
-      server: bootConn.server,
-      ...(bootConn.caFile ? { caFile: bootConn.caFile } : bootConn.caPem ? { caPem: bootConn.caPem } : {}),
-      ...(bootConn.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
-      ...(bootConn.tlsServerName ? { tlsServerName: bootConn.tlsServerName } : {}),
-      certFile: store.currentPath,
-      keyFile: store.currentPath,
-    });
-    await writePlatconfig(o.platconfigPath, cfg);
-    await unlink(tmpKeyPath).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') logger.warn({ file: tmpKeyPath, err: err.message }, 'could not remove the bootstrap key');
-    });
-    logger.info({ platconfig: o.platconfigPath, certificate: pair.file }, 'client certificate issued and platconfig written');
-    return { bootstrapped: true, csrName: issued.csrName, certFile: pair.file };
+    const issued = await requestClientCertificate(o, client, key);
+    return await saveClientCertificate(o, store, issued, key, bootConn, tmpKeyPath);
   } finally {
     await client.close();
   }

@@ -78,10 +78,11 @@ export async function requestCertificate(o: RequestCertificateOptions): Promise<
   const onAbort = (): void => ac.abort(o.signal?.reason);
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const deadline = o.clock.nowMs() + o.timeoutMs;
-  let timedOut = false;
+  // an object: the flag is set in the timer's callback, which TypeScript's narrowing does not see
+  const deadlineState = { timedOut: false };
   const timer = o.clock.sleep(o.timeoutMs, ac.signal).then(
     () => {
-      timedOut = true;
+      deadlineState.timedOut = true;
       ac.abort(new CertificateError(`timed out after ${Math.round(o.timeoutMs / 1000)} s waiting for the ${what} of certificate signing request ${o.name ?? o.generateName ?? ''}`));
     },
     () => undefined,
@@ -94,7 +95,7 @@ export async function requestCertificate(o: RequestCertificateOptions): Promise<
     const cert = await waitForCertificate(o, name, uid, ac.signal, reminderMs, deadline);
     return { certPem: cert, csrName: name };
   } catch (err) {
-    if (timedOut && ac.signal.reason instanceof Error) throw ac.signal.reason;
+    if (deadlineState.timedOut && ac.signal.reason instanceof Error) throw ac.signal.reason;
     throw err;
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
@@ -135,74 +136,97 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
   }
 }
 
-async function waitForCertificate(o: RequestCertificateOptions, name: string, uid: string | undefined, signal: AbortSignal, reminderMs: number, deadline: number): Promise<string> {
-  let approvedLogged = false;
-  let lastReminder = o.clock.nowMs();
+/** One wait for a CSR's certificate: what it waits for, and what it has said so far. */
+interface CertificateWait {
+  readonly o: RequestCertificateOptions;
+  readonly name: string;
+  readonly uid: string | undefined;
+  readonly what: string;
+  readonly reminderMs: number;
+  readonly deadline: number;
+  approvedLogged: boolean;
+  lastReminder: number;
+}
+
+/** The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come. */
+function checkCsr(w: CertificateWait, csr: CertificateSigningRequest, deleted: boolean): string | undefined {
+  const { name, uid, what } = w;
+  if (csr.metadata?.name !== name) return undefined;
+  if (deleted) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
+  if (uid && csr.metadata.uid && csr.metadata.uid !== uid) throw new CertificateError(`certificate signing request ${name} was replaced (its UID changed from ${uid} to ${csr.metadata.uid}) while waiting for the ${what}`);
+  if (csrCondition(csr, 'Denied')) throw new CertificateError(`certificate signing request ${name} was denied: ${conditionText(csr, 'Denied')}`);
+  if (csrCondition(csr, 'Failed')) throw new CertificateError(`certificate signing request ${name} failed: ${conditionText(csr, 'Failed')}`);
+  if (csrCondition(csr, 'Approved')) {
+    // The approval is reported when first seen, even when the signer was so quick that the
+    // certificate arrives in the same observation: operators read the two steps in order.
+    if (!w.approvedLogged) {
+      w.approvedLogged = true;
+      w.o.logger.info({ csr: name }, `certificate signing request ${name} is approved, waiting to be issued`);
+    }
+    const cert = issuedCertificate(csr);
+    if (cert) {
+      w.o.logger.info({ csr: name }, `certificate signing request ${name} is issued`);
+      return cert;
+    }
+  }
+  return undefined;
+}
+
+function remind(w: CertificateWait): void {
+  const { o, name } = w;
+  if (o.clock.nowMs() - w.lastReminder < w.reminderMs) return;
+  w.lastReminder = o.clock.nowMs();
+  const left = Math.max(0, Math.round((w.deadline - o.clock.nowMs()) / 1000));
+  o.logger.info({ csr: name, secondsLeft: left }, w.approvedLogged
+    ? `still waiting for the signer to issue certificate signing request ${name}`
+    : `still waiting for approval of certificate signing request ${name} (signer ${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`);
+}
+
+/** Reminders also fire when nothing arrives on the watch. */
+async function remindEvery(w: CertificateWait, signal: AbortSignal): Promise<void> {
+  for (;;) {
+    // An aborted signal ends the sleep at once.
+    await w.o.clock.sleep(w.reminderMs, signal).catch(() => undefined);
+    if (signal.aborted) return;
+    remind(w);
+  }
+}
+
+/** Watches the CSR until its certificate is issued, resuming the watch after transient failures. */
+async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Promise<string> {
+  const { o, name, what } = w;
   let lastApiLog = -Infinity;
-  const what = o.what ?? 'certificate';
-  // Returns the certificate, or undefined to keep waiting.
-  const check = (csr: CertificateSigningRequest, deleted: boolean): string | undefined => {
-    if (csr.metadata?.name !== name) return undefined;
-    if (deleted) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
-    if (uid && csr.metadata.uid && csr.metadata.uid !== uid) throw new CertificateError(`certificate signing request ${name} was replaced (its UID changed from ${uid} to ${csr.metadata.uid}) while waiting for the ${what}`);
-    if (csrCondition(csr, 'Denied')) throw new CertificateError(`certificate signing request ${name} was denied: ${conditionText(csr, 'Denied')}`);
-    if (csrCondition(csr, 'Failed')) throw new CertificateError(`certificate signing request ${name} failed: ${conditionText(csr, 'Failed')}`);
-    if (csrCondition(csr, 'Approved')) {
-      // The approval is reported when first seen, even when the signer was so quick that the
-      // certificate arrives in the same observation: operators read the two steps in order.
-      if (!approvedLogged) {
-        approvedLogged = true;
-        o.logger.info({ csr: name }, `certificate signing request ${name} is approved, waiting to be issued`);
+  for (;;) {
+    try {
+      for await (const ev of o.csrClient.watch({ fieldSelector: `metadata.name=${name}`, signal })) {
+        if (ev.type === 'RELIST') {
+          const found = ev.object.items.find((i) => i.metadata?.name === name);
+          if (!found) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
+          const c = checkCsr(w, found, false);
+          if (c) return c;
+        } else if (ev.type !== 'BOOKMARK') {
+          const c = checkCsr(w, ev.object, ev.type === 'DELETED');
+          if (c) return c;
+        }
       }
-      const cert = issuedCertificate(csr);
-      if (cert) {
-        o.logger.info({ csr: name }, `certificate signing request ${name} is issued`);
-        return cert;
+    } catch (err) {
+      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
+      if (!isTransient(err) || isUnauthorized(err) || isForbidden(err)) throw err;
+      if (o.clock.nowMs() - lastApiLog >= w.reminderMs) {
+        lastApiLog = o.clock.nowMs();
+        o.logger.warn({ csr: name, err: (err as Error).message }, `lost the watch on certificate signing request ${name}; retrying`);
       }
+      await o.clock.sleep(2000, signal);
     }
-    return undefined;
-  };
-  const remind = (): void => {
-    if (o.clock.nowMs() - lastReminder < reminderMs) return;
-    lastReminder = o.clock.nowMs();
-    const left = Math.max(0, Math.round((deadline - o.clock.nowMs()) / 1000));
-    o.logger.info({ csr: name, secondsLeft: left }, approvedLogged
-      ? `still waiting for the signer to issue certificate signing request ${name}`
-      : `still waiting for approval of certificate signing request ${name} (signer ${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`);
-  };
-  // Reminders also fire when nothing arrives on the watch.
+  }
+}
+
+async function waitForCertificate(o: RequestCertificateOptions, name: string, uid: string | undefined, signal: AbortSignal, reminderMs: number, deadline: number): Promise<string> {
+  const w: CertificateWait = { o, name, uid, what: o.what ?? 'certificate', reminderMs, deadline, approvedLogged: false, lastReminder: o.clock.nowMs() };
   const stopReminders = new AbortController();
-  const remindSignal = AbortSignal.any([signal, stopReminders.signal]);
-  const reminderLoop = (async () => {
-    while (!remindSignal.aborted) {
-      await o.clock.sleep(reminderMs, remindSignal).catch(() => undefined);
-      if (!remindSignal.aborted) remind();
-    }
-  })();
+  const reminderLoop = remindEvery(w, AbortSignal.any([signal, stopReminders.signal]));
   try {
-    for (;;) {
-      try {
-        for await (const ev of o.csrClient.watch({ fieldSelector: `metadata.name=${name}`, signal })) {
-          if (ev.type === 'RELIST') {
-            const found = ev.object.items.find((i) => i.metadata?.name === name);
-            if (!found) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
-            const c = check(found, false);
-            if (c) return c;
-          } else if (ev.type !== 'BOOKMARK') {
-            const c = check(ev.object, ev.type === 'DELETED');
-            if (c) return c;
-          }
-        }
-      } catch (err) {
-        if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
-        if (!isTransient(err) || isUnauthorized(err) || isForbidden(err)) throw err;
-        if (o.clock.nowMs() - lastApiLog >= reminderMs) {
-          lastApiLog = o.clock.nowMs();
-          o.logger.warn({ csr: name, err: (err as Error).message }, `lost the watch on certificate signing request ${name}; retrying`);
-        }
-        await o.clock.sleep(2000, signal);
-      }
-    }
+    return await watchForCertificate(w, signal);
   } finally {
     stopReminders.abort();
     await reminderLoop.catch(() => undefined);

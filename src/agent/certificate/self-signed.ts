@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { writeFileAtomic, removeStaleTempFiles } from '../../common/util/atomic-file.js';
+import type { Extension } from '@peculiar/x509';
 import { x509lib } from './csr.js';
 import { generatePrivateKey, toCryptoKeyPair, type PrivateKey } from './keys.js';
 import { pairFromPem, type CertificatePair } from './store.js';
@@ -36,9 +37,10 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
     ? await webcrypto.subtle.importKey('spki', o.subjectPublicKey.export({ type: 'spki', format: 'der' }), subjectKeys.algorithm, true, ['verify'])
     : subjectKeys.publicKey;
   const issuerName = o.issuer ? new x509.X509Certificate(o.issuer.certPem).subject : undefined;
-  const exts = [];
+  const exts: Extension[] = [];
   exts.push(new x509.BasicConstraintsExtension(o.isCa === true, undefined, true));
   const ku = o.isCa ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature | (o.subjectKey.type === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
   exts.push(new x509.KeyUsagesExtension(ku, true));
   if (o.usages.length) {
     exts.push(new x509.ExtendedKeyUsageExtension(o.usages.map((u) => (u === 'server auth' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth)), false));
@@ -53,10 +55,10 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
     notBefore: o.notBefore,
     notAfter: o.notAfter,
     signingAlgorithm: signer.algorithm,
-    publicKey: publicKey as unknown as Parameters<typeof x509.X509CertificateGenerator.create>[0]['publicKey'],
-    signingKey: signer.privateKey as unknown as Parameters<typeof x509.X509CertificateGenerator.create>[0] extends { signingKey: infer K } ? K : never,
+    publicKey,
+    signingKey: signer.privateKey,
     extensions: exts,
-  } as Parameters<typeof x509.X509CertificateGenerator.create>[0]);
+  });
   return cert.toString('pem') + '\n';
 }
 

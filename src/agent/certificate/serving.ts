@@ -138,7 +138,8 @@ export class FileServingSource extends BaseSource {
     return this.parsed.pair;
   }
 
-  override async stop(): Promise<void> {
+  override stop(): Promise<void> {
     this.checks.abort();
+    return Promise.resolve();
   }
 }

@@ -75,110 +75,149 @@ export interface CertificateSetup {
   stop(): Promise<void>;
 }
 
-export async function startCertificates(o: StartCertificatesOptions): Promise<CertificateSetup> {
+/** The rotation options both managers take from the caller. */
+function rotationOptions(o: StartCertificatesOptions): { expirationSeconds?: number; rotationFraction?: () => number; deadlineFor?: (info: CertificateInfo) => Date } {
+  return {
+    ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+    ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
+    ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
+  };
+}
+
+/** The client side with --platconfig: bootstrap, the REST client, and its rotation manager. */
+interface ApiClientSide {
+  readonly bootstrap: BootstrapResult;
+  readonly rest: RestClient;
+  readonly clientManager: CertificateManager | undefined;
+}
+
+/** TLS bootstrap (when needed), then the REST client over the resulting platconfig. */
+async function startApiClient(o: StartCertificatesOptions, platconfigPath: string): Promise<ApiClientSide> {
   const { clock, logger } = o;
-  const names = o.names;
-  const managers: CertificateManager[] = [];
-  let rest: RestClient | undefined;
-  let clientManager: CertificateManager | undefined;
-  let bootstrap: BootstrapResult = { bootstrapped: false };
-  const fatals: Promise<Error>[] = [];
-  const apiMode = o.platconfigPath !== undefined && o.platconfigPath !== '';
+  const bootstrap = await bootstrapClientCertificate({
+    platconfigPath,
+    ...(o.bootstrapPlatconfigPath ? { bootstrapPlatconfigPath: o.bootstrapPlatconfigPath } : {}),
+    certDir: o.certDir,
+    nodeName: o.nodeName,
+    names: o.names,
+    clock,
+    logger,
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.qps === undefined ? {} : { qps: o.qps }),
+    ...(o.burst === undefined ? {} : { burst: o.burst }),
+    ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
+    ...(o.healthzWaitMs === undefined ? {} : { healthzWaitMs: o.healthzWaitMs }),
+    ...(o.onBootstrapWaiting ? { onWaitingForServer: o.onBootstrapWaiting } : {}),
+  });
+  const conn = await loadConnection(platconfigPath);
+  const rest = new RestClient({
+    connection: conn,
+    clock,
+    logger: logger.child({ part: 'client' }),
+    ...(o.qps === undefined ? {} : { qps: o.qps }),
+    ...(o.burst === undefined ? {} : { burst: o.burst }),
+    ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
+  });
+  const clientManager = o.rotateCertificates ? clientCertificateManager(o, rest, conn) : undefined;
+  return { bootstrap, rest, clientManager };
+}
 
-  if (apiMode) {
-    const platconfigPath = o.platconfigPath ?? '';
-    bootstrap = await bootstrapClientCertificate({
-      platconfigPath,
-      ...(o.bootstrapPlatconfigPath ? { bootstrapPlatconfigPath: o.bootstrapPlatconfigPath } : {}),
-      certDir: o.certDir,
-      nodeName: o.nodeName,
-      names,
-      clock,
-      logger,
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.qps === undefined ? {} : { qps: o.qps }),
-      ...(o.burst === undefined ? {} : { burst: o.burst }),
-      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
-      ...(o.healthzWaitMs === undefined ? {} : { healthzWaitMs: o.healthzWaitMs }),
-      ...(o.onBootstrapWaiting ? { onWaitingForServer: o.onBootstrapWaiting } : {}),
-    });
-    const conn = await loadConnection(platconfigPath);
-    rest = new RestClient({
-      connection: conn,
-      clock,
-      logger: logger.child({ part: 'client' }),
-      ...(o.qps === undefined ? {} : { qps: o.qps }),
-      ...(o.burst === undefined ? {} : { burst: o.burst }),
-      ...(o.contentType === undefined ? {} : { contentType: o.contentType }),
-    });
-    const csrClient = new CsrClient({ client: rest, names, clock, logger });
-    const client = rest;
-    if (o.rotateCertificates) {
-      const store = new FileCertificateStore({
-        certDir: o.certDir,
-        prefix: CLIENT_PREFIX,
-        ...(conn.certFile ? { certFile: conn.certFile } : {}),
-        ...(conn.keyFile ? { keyFile: conn.keyFile } : {}),
-        clock,
-        logger,
-      });
-      clientManager = new CertificateManager({
-        kind: 'client',
-        store,
-        csrClient,
-        signerName: names.signers.agentClient,
-        template: () => ({ commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] }),
-        usages: clientUsages,
-        clock,
-        logger: logger.child({ part: 'certificate-manager', kind: 'client' }),
-        bootstrapCredentialsInUse: () => client.connectionConfig.certPem === undefined,
-        onRotated: (pair) => client.setClientCertificate(pair.certPem, pair.keyPem, pair.info.commonName),
-        serverAnswers: async () => (await client.healthz(1000)).ok,
-        ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
-        ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
-        ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
-      });
-      managers.push(clientManager);
-    }
-  }
+/** --rotate-certificates: the client certificate's manager, its new pairs swapped into `client`. */
+function clientCertificateManager(o: StartCertificatesOptions, client: RestClient, conn: { certFile?: string; keyFile?: string }): CertificateManager {
+  const { clock, logger, names } = o;
+  const store = new FileCertificateStore({
+    certDir: o.certDir,
+    prefix: CLIENT_PREFIX,
+    ...(conn.certFile ? { certFile: conn.certFile } : {}),
+    ...(conn.keyFile ? { keyFile: conn.keyFile } : {}),
+    clock,
+    logger,
+  });
+  return new CertificateManager({
+    kind: 'client',
+    store,
+    csrClient: new CsrClient({ client, names, clock, logger }),
+    signerName: names.signers.agentClient,
+    template: () => ({ commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'] }),
+    usages: clientUsages,
+    clock,
+    logger: logger.child({ part: 'certificate-manager', kind: 'client' }),
+    bootstrapCredentialsInUse: () => client.connectionConfig.certPem === undefined,
+    onRotated: (pair) => client.setClientCertificate(pair.certPem, pair.keyPem, pair.info.commonName),
+    serverAnswers: async () => (await client.healthz(1000)).ok,
+    ...rotationOptions(o),
+  });
+}
 
-  let serving: ServingCertificateSource | undefined;
-  if (o.servingCertificate === false) {
-    serving = undefined;
-  } else if (o.tlsCertFile && o.tlsPrivateKeyFile) {
-    serving = await FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
-  } else if (o.rotateServerCertificates && rest) {
+/** Serving-certificate rotation through the CSR API (serverTLSBootstrap). */
+function servingCertificateManager(o: StartCertificatesOptions, rest: RestClient): CertificateManager {
+  const { clock, logger, names } = o;
+  const host = (o.hostname ?? o.nodeName).toLowerCase();
+  return new CertificateManager({
+    kind: 'server',
+    store: new FileCertificateStore({ certDir: o.certDir, prefix: SERVER_PREFIX, clock, logger }),
+    csrClient: new CsrClient({ client: rest, names, clock, logger }),
+    signerName: names.signers.agentServing,
+    template: () => {
+      const sans = servingSans([host], o.nodeIPs);
+      // The reference never asks for a serving certificate without at least one IP.
+      if (sans.ipAddresses.length === 0) return undefined;
+      return { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'], ...sans };
+    },
+    usages: servingUsages,
+    clock,
+    logger: logger.child({ part: 'certificate-manager', kind: 'server' }),
+    serverAnswers: async () => (await rest.healthz(1000)).ok,
+    ...rotationOptions(o),
+  });
+}
+
+/** The serving certificate: the files given, a rotated one (its manager joins `managers`), or self-signed. */
+async function servingSource(o: StartCertificatesOptions, rest: RestClient | undefined, managers: CertificateManager[]): Promise<ServingCertificateSource | undefined> {
+  const { clock, logger } = o;
+  if (o.servingCertificate === false) return undefined;
+  if (o.tlsCertFile && o.tlsPrivateKeyFile) return FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
+  if (o.rotateServerCertificates && rest) {
     await ensureWritableDir(o.certDir);
-    const host = (o.hostname ?? o.nodeName).toLowerCase();
-    const manager = new CertificateManager({
-      kind: 'server',
-      store: new FileCertificateStore({ certDir: o.certDir, prefix: SERVER_PREFIX, clock, logger }),
-      csrClient: new CsrClient({ client: rest, names, clock, logger }),
-      signerName: names.signers.agentServing,
-      template: () => {
-        const sans = servingSans([host], o.nodeIPs);
-        // The reference never asks for a serving certificate without at least one IP.
-        if (sans.ipAddresses.length === 0) return undefined;
-        return { commonName: `system:node:${o.nodeName}`, organizations: ['system:nodes'], ...sans };
-      },
-      usages: servingUsages,
-      clock,
-      logger: logger.child({ part: 'certificate-manager', kind: 'server' }),
-      serverAnswers: async () => (rest ? (await rest.healthz(1000)).ok : false),
-      ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
-      ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
-      ...(o.deadlineFor ? { deadlineFor: o.deadlineFor } : {}),
-    });
+    const manager = servingCertificateManager(o, rest);
     managers.push(manager);
-    serving = new ManagedServingSource(manager, clock);
-  } else {
-    if (o.rotateServerCertificates) logger.warn('serving certificate rotation needs --platconfig; using a self-signed serving certificate');
-    await ensureWritableDir(o.certDir);
-    const host = (o.hostname ?? o.nodeName).toLowerCase();
-    const sans = servingSans([host, 'localhost'], [...o.nodeIPs, '127.0.0.1']);
-    serving = new StaticServingSource(await loadOrCreateSelfSigned({ certDir: o.certDir, hostname: host, dnsNames: sans.dnsNames, ipAddresses: sans.ipAddresses, clock, logger }), clock);
+    return new ManagedServingSource(manager, clock);
   }
+  if (o.rotateServerCertificates) logger.warn('serving certificate rotation needs --platconfig; using a self-signed serving certificate');
+  await ensureWritableDir(o.certDir);
+  const host = (o.hostname ?? o.nodeName).toLowerCase();
+  const sans = servingSans([host, 'localhost'], [...o.nodeIPs, '127.0.0.1']);
+  return new StaticServingSource(await loadOrCreateSelfSigned({ certDir: o.certDir, hostname: host, dnsNames: sans.dnsNames, ipAddresses: sans.ipAddresses, clock, logger }), clock);
+}
 
+/** The stop of everything started, once; run on the caller's signal or when the API client closes. */
+function stopper(o: StartCertificatesOptions, managers: readonly CertificateManager[], serving: ServingCertificateSource | undefined, rest: RestClient | undefined): () => Promise<void> {
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all(managers.map((m) => m.stop()));
+    await serving?.stop();
+    await rest?.close();
+  };
+  // Stop with the caller's signal, or when the caller closes the API client (whichever first).
+  const stopSignals = [...(o.signal ? [o.signal] : []), ...(rest ? [rest.closedSignal] : [])];
+  if (stopSignals.length) {
+    AbortSignal.any(stopSignals).addEventListener('abort', () => {
+      stop().catch((err: unknown) => o.logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
+    }, { once: true });
+  }
+  return stop;
+}
+
+export async function startCertificates(o: StartCertificatesOptions): Promise<CertificateSetup> {
+  const { clock } = o;
+  const api = o.platconfigPath !== undefined && o.platconfigPath !== '' ? await startApiClient(o, o.platconfigPath) : undefined;
+  const rest = api?.rest;
+  const clientManager = api?.clientManager;
+  const managers: CertificateManager[] = clientManager ? [clientManager] : [];
+  const serving = await servingSource(o, rest, managers);
+  const fatals: Promise<Error>[] = [];
   for (const m of managers) {
     await m.start();
     fatals.push(m.fatal);
@@ -193,22 +232,8 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     const cb = o.onFatal;
     fatal.then(cb, () => undefined);
   }
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await Promise.all(managers.map((m) => m.stop()));
-    await serving?.stop();
-    await rest?.close();
-  };
-  // Stop with the caller's signal, or when the caller closes the API client (whichever first).
-  const stopSignals = [...(o.signal ? [o.signal] : []), ...(rest ? [rest.closedSignal] : [])];
-  if (stopSignals.length) {
-    AbortSignal.any(stopSignals).addEventListener('abort', () => {
-      stop().catch((err: unknown) => logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
-    }, { once: true });
-  }
-  return { bootstrap, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
+  const stop = stopper(o, managers, serving, rest);
+  return { bootstrap: api?.bootstrap ?? { bootstrapped: false }, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
 }
 
 /** Node name as the reference derives it: --hostname-override, else the host name, lower-cased. */

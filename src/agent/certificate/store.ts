@@ -131,8 +131,8 @@ export class FileCertificateStore implements CertificateStore {
     const file = join(this.certDir, `${this.prefix}-${timestampName(this.clock.now())}.pem`);
     await writeFileAtomic(file, pair.certPem + pair.keyPem, { mode: 0o600 });
     const updated = join(this.certDir, `${this.prefix}-updated.pem`);
-    await unlink(updated).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
+    await unlink(updated).catch((err: unknown) => {
+      if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) throw err;
     });
     await symlink(file, updated);
     await rename(updated, this.currentPath);

@@ -126,7 +126,7 @@ export interface HostCheckResult {
   lock: HeldLock | undefined;
   cgroupVersion: CgroupVersion;
   /** Releases what the checks hold (the lock file). */
-  release(): Promise<void>;
+  readonly release: () => Promise<void>;
 }
 
 /** Runs every host check; throws HostCheckError (one line) when the host is refused. */

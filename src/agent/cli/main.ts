@@ -16,6 +16,8 @@ import { newPreRead, type PreRead } from '../config/pre-read.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
+import type { LoggerHandle } from '../../common/log/logger.js';
+import type { runHostChecks as RunHostChecks } from './host-checks.js';
 import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
 import { systemClock } from '../../common/util/clock.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
@@ -59,51 +61,87 @@ function stoppedDuringStartup(logger: Logger, stage: string, err?: unknown): num
   return 0;
 }
 
-async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopSignals): Promise<number> {
-  const [{ createLogger }, { loggerOptionsFromConfig }, { runHostChecks }] = await Promise.all([
+/** What the run learns from callbacks: lock contention, a fatal part, and what to release at the end. */
+interface RunState {
+  contention: boolean;
+  fatal: boolean;
+  release?: () => Promise<void>;
+}
+
+/** The logger of the configuration, attached to the stop signals so a stop can flush it. */
+async function startLogging(eff: EffectiveConfiguration, stops: StopSignals): Promise<LoggerHandle> {
+  const [{ createLogger }, { loggerOptionsFromConfig }] = await Promise.all([
     import('../../common/log/logger.js'),
     import('../config/logger-options.js'),
-    import('./host-checks.js'),
   ]);
   const handle = createLogger(loggerOptionsFromConfig(eff.config));
+  stops.attachLogger(handle.logger, () => handle.close());
+  return handle;
+}
+
+/** The host checks; a number is the exit status when they refused the host or a stop came. */
+async function checkHost(runHostChecks: typeof RunHostChecks, eff: EffectiveConfiguration, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): Promise<number | undefined> {
   const logger = handle.logger;
-  stops.attachLogger(logger, () => handle.close());
+  logger.info({ v: 2 }, 'running the host checks');
+  try {
+    const host = await runHostChecks({
+      config: eff.config,
+      flags: eff.flags,
+      logger,
+      signal: ac.signal,
+      onLockContention: () => {
+        state.contention = true;
+        ac.abort(new Error('lock contention'));
+      },
+    });
+    state.release = host.release;
+    return undefined;
+  } catch (err) {
+    if (ac.signal.aborted) return stoppedDuringStartup(logger, 'host checks', err);
+    handle.flush();
+    return fail(io, err);
+  }
+}
+
+/** The start-up notes after the host checks (so that a refused host still gets exactly one line). */
+async function logServingAndConfiguration(eff: EffectiveConfiguration, logger: Logger): Promise<void> {
+  const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
+  const unsafe = unsafeServingWarning(eff.config);
+  if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
+  if (eff.config.logging.verbosity >= 5) {
+    // As the reference does at V(5): the whole effective configuration, secrets masked.
+    const { redactConfiguration } = await import('../config/redact.js');
+    logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
+  }
+}
+
+/** The exit status of a run that threw. */
+function failedRun(err: unknown, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): number {
+  if (state.fatal) return 1;
+  // A part that gave up because the stop signal came while it started is a clean stop.
+  if (ac.signal.aborted) return stoppedDuringStartup(handle.logger, 'start-up', err);
+  // Bad input found late (by a part) is one plain line; anything else is a log line.
+  if (err instanceof ConfigError) {
+    handle.flush();
+    return fail(io, err);
+  }
+  handle.logger.error({ err: { message: userMessage(err) } }, 'nodeagent stopped with an error');
+  return 1;
+}
+
+async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopSignals): Promise<number> {
+  const [handle, { runHostChecks }] = await Promise.all([startLogging(eff, stops), import('./host-checks.js')]);
+  const logger = handle.logger;
   const ac = new AbortController();
   const onStop = (): void => ac.abort(stops.signal.reason);
   stops.signal.addEventListener('abort', onStop, { once: true });
   if (stops.signal.aborted) onStop();
-  let contention = false;
-  let fatal = false;
-  let release: (() => Promise<void>) | undefined;
+  const state: RunState = { contention: false, fatal: false };
   try {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
-    logger.info({ v: 2 }, 'running the host checks');
-    try {
-      const host = await runHostChecks({
-        config: eff.config,
-        flags: eff.flags,
-        logger,
-        signal: ac.signal,
-        onLockContention: () => {
-          contention = true;
-          ac.abort(new Error('lock contention'));
-        },
-      });
-      release = host.release;
-    } catch (err) {
-      if (ac.signal.aborted) return stoppedDuringStartup(logger, 'host checks', err);
-      handle.flush();
-      return fail(io, err);
-    }
-    // after the host checks, so that a refused host still gets exactly one line
-    const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
-    const unsafe = unsafeServingWarning(eff.config);
-    if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
-    if (eff.config.logging.verbosity >= 5) {
-      // As the reference does at V(5): the whole effective configuration, secrets masked.
-      const { redactConfiguration } = await import('../config/redact.js');
-      logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
-    }
+    const refused = await checkHost(runHostChecks, eff, io, handle, ac, state);
+    if (refused !== undefined) return refused;
+    await logServingAndConfiguration(eff, logger);
     const runAgent = await loadAgent();
     const code = await runAgent({
       config: eff.config,
@@ -112,25 +150,16 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
       signal: ac.signal,
       // A graceful stop, as on SIGTERM, but the status is 1 so a supervisor restarts the agent.
       onFatal: (err) => {
-        fatal = true;
+        state.fatal = true;
         ac.abort(err);
       },
     });
-    return contention ? 0 : fatal ? 1 : code;
+    return state.contention ? 0 : state.fatal ? 1 : code;
   } catch (err) {
-    if (fatal) return 1;
-    // A part that gave up because the stop signal came while it started is a clean stop.
-    if (ac.signal.aborted) return stoppedDuringStartup(logger, 'start-up', err);
-    // Bad input found late (by a part) is one plain line; anything else is a log line.
-    if (err instanceof ConfigError) {
-      handle.flush();
-      return fail(io, err);
-    }
-    logger.error({ err: { message: userMessage(err) } }, 'nodeagent stopped with an error');
-    return 1;
+    return failedRun(err, io, handle, ac, state);
   } finally {
     stops.signal.removeEventListener('abort', onStop);
-    await release?.();
+    await state.release?.();
     handle.close();
   }
 }

@@ -6,9 +6,12 @@ import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
 import { ResourceClient, type WriteOptions } from './resource-client.js';
 import type { ObjectMeta } from './types.js';
+import { ObjectMetaSchema } from './api-schemas.js';
+import { z } from 'zod';
 
 export interface CsrCondition {
-  type: 'Approved' | 'Denied' | 'Failed' | string;
+  /** Approved, Denied or Failed, or a type the agent does not know (kept as it came). */
+  type: string;
   status: 'True' | 'False' | 'Unknown';
   reason?: string;
   message?: string;
@@ -38,6 +41,42 @@ export interface CertificateSigningRequest {
   };
 }
 
+const optionalString = z.string().exactOptional();
+
+/** A CSR as answered: the spec and status fields the agent reads, the rest passed through. */
+export const CertificateSigningRequestSchema: z.ZodType<CertificateSigningRequest> = z.looseObject({
+  apiVersion: optionalString,
+  kind: optionalString,
+  metadata: ObjectMetaSchema.exactOptional(),
+  spec: z.looseObject({
+    request: z.string(),
+    signerName: z.string(),
+    expirationSeconds: z.number().exactOptional(),
+    usages: z.array(z.string()).exactOptional(),
+    username: optionalString,
+    uid: optionalString,
+    groups: z.array(z.string()).exactOptional(),
+    extra: z.record(z.string(), z.array(z.string())).exactOptional(),
+  }),
+  status: z
+    .looseObject({
+      certificate: optionalString,
+      conditions: z
+        .array(
+          z.looseObject({
+            type: z.string(),
+            status: z.enum(['True', 'False', 'Unknown']),
+            reason: optionalString,
+            message: optionalString,
+            lastUpdateTime: optionalString,
+            lastTransitionTime: optionalString,
+          }),
+        )
+        .exactOptional(),
+    })
+    .exactOptional(),
+});
+
 export interface CsrClientOptions {
   client: RestClient;
   /** The naming profile's names (the certificates group); default: the platform profile's. */
@@ -53,6 +92,7 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
     const names = options.names ?? namesFor();
     super({
       client: options.client,
+      schema: CertificateSigningRequestSchema,
       group: names.groups.certificates,
       version: 'v1',
       resource: 'certificatesigningrequests',

@@ -8,3 +8,4 @@ export { TokenBucket } from '../../common/util/token-bucket.js';
 export { defaultRetryPolicy, retryDelayMs, parseRetryAfter, type RetryPolicy } from './backoff.js';
 export { readJsonLines, resilientWatch } from './watch.js';
 export type { ApiObject, ObjectMeta, ObjectList, ListMeta, Status, WatchEvent } from './types.js';
+export { ApiObjectSchema, ObjectMetaSchema, StatusSchema, decodeAnswer, listSchema } from './api-schemas.js';

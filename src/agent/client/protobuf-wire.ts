@@ -97,7 +97,10 @@ export class ContentTypes {
 
   /** The object of a response body by its Content-Type (protobuf or JSON). */
   decode(contentType: string, bytes: Buffer): unknown {
-    if (mediaTypeOf(contentType) !== PROTOBUF_MEDIA_TYPE) return JSON.parse(bytes.toString('utf8')) as unknown;
+    if (mediaTypeOf(contentType) !== PROTOBUF_MEDIA_TYPE) {
+      const value: unknown = JSON.parse(bytes.toString('utf8'));
+      return value;
+    }
     const o = decodeEnvelope(bytes).object;
     if (!this.answerConfirmed) {
       this.answerConfirmed = true;

@@ -4,16 +4,19 @@
 //   const pods = createPodClient<Pod>(rest);
 //   const pod = await pods.get('web-1', { namespace: 'default' });
 //   for await (const ev of pods.watch({ namespace: 'default', fieldSelector: 'spec.nodeName=n1', signal })) { ... }
-import type { Readable } from 'node:stream';
+import type { z } from 'zod';
 import { NodeAgentError } from '../../common/util/errors.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
-import type { RequestPriority, RestClient } from './rest-client.js';
-import type { ApiObject, ObjectList, Status, WatchEvent } from './types.js';
+import type { RequestOptions, RequestPriority, RestClient } from './rest-client.js';
+import { isStatus, type ApiObject, type ObjectList, type Status, type WatchEvent } from './types.js';
+import { decodeAnswer, listSchema, StatusSchema } from './api-schemas.js';
 import { resilientWatch } from './watch.js';
 
-export interface ResourceClientOptions {
+export interface ResourceClientOptions<T extends ApiObject> {
   client: RestClient;
+  /** Decodes each answer (and each watched object) into T: nothing reaches the caller unchecked. */
+  schema: z.ZodType<T>;
   /** '' for the core group (served under /api). */
   group: string;
   version: string;
@@ -81,8 +84,10 @@ export class ResourceClient<T extends ApiObject> {
   private readonly priority: RequestPriority;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly schema: z.ZodType<T>;
+  private readonly listSchema: z.ZodType<ObjectList<T>>;
 
-  constructor(options: ResourceClientOptions) {
+  constructor(options: ResourceClientOptions<T>) {
     this.rest = options.client;
     this.group = options.group;
     this.version = options.version;
@@ -92,6 +97,17 @@ export class ResourceClient<T extends ApiObject> {
     this.priority = options.priority ?? 'default';
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger();
+    this.schema = options.schema;
+    this.listSchema = listSchema(options.schema);
+  }
+
+  /** One call, its answer decoded as T. */
+  private async call(opts: RequestOptions): Promise<T> {
+    return this.decodeObject(await this.rest.request(opts), opts);
+  }
+
+  private decodeObject(value: unknown, opts: RequestOptions): T {
+    return decodeAnswer(this.schema, value, `${opts.method ?? 'GET'} ${opts.path}`, this.kind);
   }
 
   get apiVersion(): string {
@@ -121,20 +137,22 @@ export class ResourceClient<T extends ApiObject> {
   }
 
   get(name: string, opts?: CallOptions): Promise<T> {
-    return this.rest.request<T>({ path: this.path(this.ns(opts), name), ...this.base(opts) });
+    return this.call({ path: this.path(this.ns(opts), name), ...this.base(opts) });
   }
 
-  list(opts?: ListOptions): Promise<ObjectList<T>> {
-    return this.rest.request<ObjectList<T>>({
-      path: this.path(this.ns(opts)),
+  async list(opts?: ListOptions): Promise<ObjectList<T>> {
+    const path = this.path(this.ns(opts));
+    const answer = await this.rest.request({
+      path,
       query: { labelSelector: opts?.labelSelector, fieldSelector: opts?.fieldSelector, limit: opts?.limit, continue: opts?.continue, resourceVersion: opts?.resourceVersion, resourceVersionMatch: opts?.resourceVersionMatch },
       ...this.base(opts),
     });
+    return decodeAnswer(this.listSchema, answer, `GET ${path}`, `${this.kind}List`);
   }
 
   create(obj: T, opts?: WriteOptions): Promise<T> {
     const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
-    return this.rest.request<T>({ method: 'POST', path: this.path(this.ns(opts, obj)), query: writeQuery(opts), body, ...this.base(opts) });
+    return this.call({ method: 'POST', path: this.path(this.ns(opts, obj)), query: writeQuery(opts), body, ...this.base(opts) });
   }
 
   /** PUT of the whole object (or of a subresource such as 'status'). */
@@ -142,7 +160,7 @@ export class ResourceClient<T extends ApiObject> {
     const name = obj.metadata?.name;
     if (!name) throw new NodeAgentError('Api', `update of ${this.resource} needs metadata.name`);
     const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
-    return this.rest.request<T>({ method: 'PUT', path: this.path(this.ns(opts, obj), name, opts?.subresource), query: writeQuery(opts), body, ...this.base(opts) });
+    return this.call({ method: 'PUT', path: this.path(this.ns(opts, obj), name, opts?.subresource), query: writeQuery(opts), body, ...this.base(opts) });
   }
 
   updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
@@ -150,7 +168,7 @@ export class ResourceClient<T extends ApiObject> {
   }
 
   patch(name: string, patch: unknown, opts?: WriteOptions & { type?: PatchType; subresource?: string }): Promise<T> {
-    return this.rest.request<T>({
+    return this.call({
       method: 'PATCH',
       path: this.path(this.ns(opts), name, opts?.subresource),
       query: writeQuery(opts),
@@ -160,12 +178,15 @@ export class ResourceClient<T extends ApiObject> {
     });
   }
 
-  delete(name: string, opts?: DeleteOptions): Promise<Status | T> {
+  /** The deleted object, or the Status the server answers with (once it is gone). */
+  async delete(name: string, opts?: DeleteOptions): Promise<Status | T> {
     const body: Record<string, unknown> = { apiVersion: 'v1', kind: 'DeleteOptions' };
     if (opts?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     if (opts?.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
     if (opts?.preconditions) body.preconditions = opts.preconditions;
-    return this.rest.request<Status | T>({ method: 'DELETE', path: this.path(this.ns(opts), name), body, ...this.base(opts) });
+    const call: RequestOptions = { method: 'DELETE', path: this.path(this.ns(opts), name), body, ...this.base(opts) };
+    const answer = await this.rest.request(call);
+    return isStatus(answer) ? decodeAnswer(StatusSchema, answer, `DELETE ${call.path}`, 'Status') : this.decodeObject(answer, call);
   }
 
   /**
@@ -182,6 +203,7 @@ export class ResourceClient<T extends ApiObject> {
     return resilientWatch<T>(
       {
         list: (signal) => this.list({ ...listOpts, signal }),
+        decode: (object) => decodeAnswer(this.schema, object, `watch ${this.path(namespace)}`, this.kind),
         open: async (resourceVersion, signal) => {
           const res = await this.rest.stream({
             path: this.path(namespace),
@@ -197,7 +219,7 @@ export class ResourceClient<T extends ApiObject> {
             priority: this.priority,
             retry: false,
           });
-          return res.body as Readable;
+          return res.body;
         },
       },
       { ...(opts.resourceVersion === undefined ? {} : { resourceVersion: opts.resourceVersion }), ...(opts.signal ? { signal: opts.signal } : {}), clock: this.clock, logger: this.logger },

@@ -16,7 +16,7 @@ import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici-core.js';
 import type { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
-import { ApiError, NodeAgentError } from '../../common/util/errors.js';
+import { ApiError, NodeAgentError, userMessage } from '../../common/util/errors.js';
 import { afterMs, systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
@@ -62,6 +62,12 @@ export interface RequestOptions {
   retry?: boolean;
   timeoutMs?: number;
 }
+
+/** What one attempt of a call came to. */
+type Attempt =
+  | { readonly kind: 'done'; readonly res: Dispatcher.ResponseData }
+  | { readonly kind: 'fallback' }
+  | { readonly kind: 'retry'; readonly failure: unknown; readonly retryAfterMs?: number };
 
 export interface StreamResponse {
   body: Readable;
@@ -187,11 +193,14 @@ export class RestClient {
     return h;
   }
 
-  /** One call with rate limit, retries and error mapping; resolves to the decoded body (JSON shape). */
-  async request<T>(opts: RequestOptions): Promise<T> {
+  /**
+   * One call with rate limit, retries and error mapping; resolves to the body as a JSON value
+   * (undefined when empty), for the caller to decode (ResourceClient does, with its kind's schema).
+   */
+  async request(opts: RequestOptions): Promise<unknown> {
     const res = await this.send(opts, false);
     const bytes = Buffer.from(await res.body.arrayBuffer());
-    return this.decode<T>(res, bytes, opts);
+    return this.decode(res, bytes, opts);
   }
 
   /** A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status is 2xx. */
@@ -236,77 +245,87 @@ export class RestClient {
     }
   }
 
+  private encodeBody(opts: RequestOptions): EncodedBody | undefined {
+    return opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
+  }
+
+  /** Rate limit, attempts and retries of one call; resolves to the 2xx response. */
   private async send(opts: RequestOptions, streaming: boolean): Promise<Dispatcher.ResponseData> {
     const method = opts.method ?? 'GET';
     const limiter = this.limiters[opts.priority ?? 'default'];
     const maxRetries = opts.retry === false ? 0 : this.retryPolicy.maxRetries;
-    let encoded: EncodedBody | undefined = opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
+    let encoded = this.encodeBody(opts);
     for (let attempt = 0; ; attempt++) {
-      const bodyType = encoded?.type;
-      const body = encoded?.body;
       await limiter.acquire(opts.signal);
       if (this.closed) throw new NodeAgentError('Api', 'API client is closed');
-      let retryAfterMs: number | undefined;
-      let failure: unknown;
-      // A stream keeps listening to the caller's signal after we hand its body over.
-      let handedOver = false;
-      const ac = new AbortController();
-      const onAbort = (): void => ac.abort(opts.signal?.reason);
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const timeoutMs = opts.timeoutMs ?? (streaming ? 0 : this.requestTimeoutMs);
-      const cancelTimer = timeoutMs > 0 ? afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`))) : undefined;
-      try {
-        const res = await request(this.url(opts.path, opts.query), {
-          method,
-          headers: this.headers(bodyType),
-          ...(body === undefined ? {} : { body }),
-          dispatcher: this.dispatcher,
-          signal: ac.signal,
-          bodyTimeout: streaming ? 0 : timeoutMs,
-          headersTimeout: timeoutMs > 0 ? timeoutMs : 60_000,
-        });
-        if (this.contentTypes.fallBack(res.statusCode, encoded, opts.path)) {
-          await res.body.dump();
-          encoded = opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
-          continue;
-        }
-        if (res.statusCode < 300 || (!isRetryableStatus(res.statusCode))) {
-          if (res.statusCode >= 300) {
-            const text = await this.errorText(res);
-            throw this.apiError(method, opts.path, res.statusCode, text);
-          }
-          if (streaming) cancelTimer?.();
-          this.contentTypes.accepted(encoded);
-          handedOver = streaming;
-          return res;
-        }
-        retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.nowMs());
-        const text = await this.errorText(res);
-        failure = this.apiError(method, opts.path, res.statusCode, text);
-      } catch (err) {
-        if (err instanceof ApiError) throw err;
-        if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
-        failure = new NodeAgentError('Api', `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`, { cause: err });
-      } finally {
-        if (!streaming) cancelTimer?.();
-        if (!handedOver) opts.signal?.removeEventListener('abort', onAbort);
+      const outcome = await this.attempt(opts, method, encoded, streaming);
+      if (outcome.kind === 'done') return outcome.res;
+      if (outcome.kind === 'fallback') {
+        encoded = this.encodeBody(opts);
+        continue;
       }
-      if (attempt >= maxRetries) throw failure;
-      const delay = retryDelayMs(this.retryPolicy, attempt, retryAfterMs, this.random);
-      this.logger.debug({ method, path: opts.path, attempt: attempt + 1, delayMs: delay, err: (failure as Error).message }, 'retrying API call');
+      if (attempt >= maxRetries) throw outcome.failure;
+      const delay = retryDelayMs(this.retryPolicy, attempt, outcome.retryAfterMs, this.random);
+      this.logger.debug({ method, path: opts.path, attempt: attempt + 1, delayMs: delay, err: userMessage(outcome.failure) }, 'retrying API call');
       await this.clock.sleep(delay, opts.signal);
     }
   }
 
-  private decode<T>(res: Dispatcher.ResponseData, bytes: Buffer, opts: RequestOptions): T {
+  /**
+   * One attempt: the 2xx response, a fallback to JSON (the body is encoded again), or a failure
+   * worth retrying. Errors that are not worth retrying (and the caller's abort) are thrown.
+   */
+  private async attempt(opts: RequestOptions, method: HttpMethod, encoded: EncodedBody | undefined, streaming: boolean): Promise<Attempt> {
+    // A stream keeps listening to the caller's signal after we hand its body over.
+    let handedOver = false;
+    const ac = new AbortController();
+    const onAbort = (): void => ac.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const timeoutMs = opts.timeoutMs ?? (streaming ? 0 : this.requestTimeoutMs);
+    const cancelTimer = timeoutMs > 0 ? afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`))) : undefined;
+    try {
+      const res = await request(this.url(opts.path, opts.query), {
+        method,
+        headers: this.headers(encoded?.type),
+        ...(encoded === undefined ? {} : { body: encoded.body }),
+        dispatcher: this.dispatcher,
+        signal: ac.signal,
+        bodyTimeout: streaming ? 0 : timeoutMs,
+        headersTimeout: timeoutMs > 0 ? timeoutMs : 60_000,
+      });
+      if (this.contentTypes.fallBack(res.statusCode, encoded, opts.path)) {
+        await res.body.dump();
+        return { kind: 'fallback' };
+      }
+      if (res.statusCode < 300) {
+        if (streaming) cancelTimer?.();
+        this.contentTypes.accepted(encoded);
+        handedOver = streaming;
+        return { kind: 'done', res };
+      }
+      const failure = this.apiError(method, opts.path, res.statusCode, await this.errorText(res));
+      if (!isRetryableStatus(res.statusCode)) throw failure;
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], this.clock.nowMs());
+      return { kind: 'retry', failure, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
+      return { kind: 'retry', failure: new NodeAgentError('Api', `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`, { cause: err }) };
+    } finally {
+      if (!streaming) cancelTimer?.();
+      if (!handedOver) opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private decode(res: Dispatcher.ResponseData, bytes: Buffer, opts: RequestOptions): unknown {
     const type = String(res.headers['content-type'] ?? '');
-    if (bytes.length === 0) return undefined as T;
+    if (bytes.length === 0) return undefined;
     const mt = mediaTypeOf(type);
     if (type && !mt.includes('json') && mt !== WIRE_NAMES.protobufMediaType) {
       throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and ${WIRE_NAMES.protobufMediaType} are)`);
     }
     try {
-      return this.contentTypes.decode(type, bytes) as T;
+      return this.contentTypes.decode(type, bytes);
     } catch (err) {
       throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot be decoded as ${mt || JSON_TYPE}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
     }

@@ -2,14 +2,16 @@
 // disconnects (it resumes from the last resourceVersion it saw, bookmarks included) and a 410
 // Gone (it lists again and yields a RELIST event with the fresh list).
 import type { Readable } from 'node:stream';
-import { ApiError, isGone } from '../../common/util/errors.js';
+import { z } from 'zod';
+import { ApiError, isGone, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { isStatus, type ApiObject, type ObjectList, type WatchEvent } from './types.js';
+import { issuesText } from './api-schemas.js';
 
 /** Splits a byte stream into parsed JSON lines. */
-export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array | string>): AsyncGenerator<unknown> {
+export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array | string>): AsyncGenerator {
   const decoder = new TextDecoder();
   let buf = '';
   for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
@@ -18,11 +20,17 @@ export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array |
     while ((nl = buf.indexOf('\n')) >= 0) {
       const line = buf.slice(0, nl).trim();
       buf = buf.slice(nl + 1);
-      if (line) yield JSON.parse(line) as unknown;
+      if (line) {
+        const value: unknown = JSON.parse(line);
+        yield value;
+      }
     }
   }
   buf += decoder.decode();
-  if (buf.trim()) yield JSON.parse(buf.trim()) as unknown;
+  if (buf.trim()) {
+    const value: unknown = JSON.parse(buf.trim());
+    yield value;
+  }
 }
 
 export interface WatchSource<T extends ApiObject> {
@@ -30,6 +38,8 @@ export interface WatchSource<T extends ApiObject> {
   list(signal: AbortSignal): Promise<ObjectList<T>>;
   /** Opens one watch stream from `resourceVersion`. */
   open(resourceVersion: string | undefined, signal: AbortSignal): Promise<Readable>;
+  /** Decodes one watched object into T; throws (with a message naming the fields) when it is not one. */
+  decode(object: unknown): T;
 }
 
 export interface ResilientWatchOptions {
@@ -43,75 +53,142 @@ export interface ResilientWatchOptions {
   maxReconnectDelayMs?: number;
 }
 
+/** Where the watch is: the resourceVersion to resume from, and whether it must list first. */
+interface WatchCursor {
+  rv: string | undefined;
+  needList: boolean;
+}
+
+/** What one watch loop needs besides the cursor. */
+interface WatchLoop<T extends ApiObject> {
+  readonly source: WatchSource<T>;
+  readonly options: ResilientWatchOptions;
+  readonly backoff: BackoffSequence;
+  readonly signal: AbortSignal;
+  readonly cursor: WatchCursor;
+}
+
+/** One line of a watch stream: `{type, object}`. */
+const WatchLineSchema = z.looseObject({ type: z.string(), object: z.unknown() });
+
+const OBJECT_EVENTS = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
+type ObjectEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
+
+function isObjectEventType(type: string): type is ObjectEventType {
+  return OBJECT_EVENTS.has(type);
+}
+
+/** Opens a stream from the cursor; undefined when the loop should go round again (relist, retry, stop). */
+async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Readable | undefined> {
+  const { cursor, options, signal } = loop;
+  try {
+    return await loop.source.open(cursor.rv, signal);
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    if (isGone(err)) {
+      options.logger.info({ resourceVersion: cursor.rv }, 'watch resourceVersion is too old; listing again');
+      cursor.needList = true;
+      return undefined;
+    }
+    if (err instanceof ApiError && err.status < 500 && err.status !== 429) throw err;
+    options.logger.debug({ err: userMessage(err), delayMs: loop.backoff.peekMs() }, 'watch could not be opened; retrying');
+    await loop.backoff.sleep(signal);
+    return undefined;
+  }
+}
+
+/** An ERROR event: 'expired' for a 410 (list again), else the ApiError that ends the watch. */
+function watchError(object: unknown): ApiError | 'expired' {
+  if (!isStatus(object)) return new ApiError('watch: watch error', { status: 500, reason: 'Unknown', details: undefined });
+  const code = object.code ?? 500;
+  if (code === 410) return 'expired';
+  return new ApiError(`watch: ${object.message ?? 'watch error'}`, { status: code, reason: object.reason ?? 'Unknown', details: object.details });
+}
+
+/** A line as an object event, or undefined (logged) when it is not one the consumer can take. */
+function objectEvent<T extends ApiObject>(loop: WatchLoop<T>, type: string, object: unknown): WatchEvent<T> | undefined {
+  if (!isObjectEventType(type)) {
+    loop.options.logger.info({ type }, 'watch event of an unknown type skipped');
+    return undefined;
+  }
+  try {
+    return { type, object: loop.source.decode(object) };
+  } catch (err) {
+    loop.options.logger.warn({ type, err: userMessage(err) }, 'watch event skipped: its object cannot be decoded');
+    return undefined;
+  }
+}
+
+/** Reads one stream to its end, yielding its events; resolves whether it carried any. */
+async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Readable): AsyncGenerator<WatchEvent<T>, boolean> {
+  const { cursor, options } = loop;
+  let sawEvent = false;
+  try {
+    for await (const raw of readJsonLines(stream)) {
+      const line = WatchLineSchema.safeParse(raw);
+      if (!line.success) {
+        options.logger.warn({ err: issuesText(line.error) }, 'watch line skipped: it is not a watch event');
+        continue;
+      }
+      if (line.data.type === 'ERROR') {
+        const failure = watchError(line.data.object);
+        if (failure instanceof ApiError) throw failure;
+        options.logger.info({ resourceVersion: cursor.rv }, 'watch expired (410); listing again');
+        cursor.needList = true;
+        break;
+      }
+      const event = objectEvent(loop, line.data.type, line.data.object);
+      if (event === undefined) continue;
+      const next = event.object.metadata?.resourceVersion;
+      if (next) cursor.rv = next;
+      sawEvent = true;
+      loop.backoff.reset();
+      yield event;
+    }
+  } catch (err) {
+    if (loop.signal.aborted || err instanceof ApiError) throw err;
+    options.logger.debug({ err: userMessage(err) }, 'watch stream broke; resuming');
+  } finally {
+    stream.destroy();
+  }
+  return sawEvent;
+}
+
 /**
  * Watch that keeps going until the consumer stops iterating or the signal aborts. Errors other
- * than disconnects and 410 (e.g. 403) end the iteration with the ApiError.
+ * than disconnects and 410 (e.g. 403) end the iteration with the ApiError. An event whose
+ * object is not of the watched kind is skipped with a warning naming the fields at fault.
  */
 export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T>, options: ResilientWatchOptions): AsyncGenerator<WatchEvent<T>> {
   const ac = new AbortController();
   const onAbort = (): void => ac.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const backoff = new BackoffSequence({ clock: options.clock, policy: { initialMs: options.reconnectDelayMs ?? 500, maxMs: options.maxReconnectDelayMs ?? 30_000 } });
-  let rv = options.resourceVersion;
-  let needList = rv === undefined;
+  const cursor: WatchCursor = { rv: options.resourceVersion, needList: options.resourceVersion === undefined };
+  const loop: WatchLoop<T> = { source, options, backoff, signal: ac.signal, cursor };
   try {
     while (!ac.signal.aborted) {
-      if (needList) {
+      if (cursor.needList) {
         const list = await source.list(ac.signal);
-        rv = list.metadata?.resourceVersion;
-        needList = false;
+        cursor.rv = list.metadata?.resourceVersion;
+        cursor.needList = false;
         yield { type: 'RELIST', object: list };
       }
-      let stream: Readable;
+      const stream = await openStream(loop);
+      if (stream === undefined) continue;
+      let sawEvent: boolean;
       try {
-        stream = await source.open(rv, ac.signal);
+        sawEvent = yield* readStream(loop, stream);
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
         if (ac.signal.aborted) return;
-        if (isGone(err)) {
-          options.logger.info({ resourceVersion: rv }, 'watch resourceVersion is too old; listing again');
-          needList = true;
-          continue;
-        }
-        if (err instanceof ApiError && err.status < 500 && err.status !== 429) throw err;
-        options.logger.debug({ err: (err as Error).message, delayMs: backoff.peekMs() }, 'watch could not be opened; retrying');
-        await backoff.sleep(ac.signal);
-        continue;
+        throw err;
       }
-      let sawEvent = false;
-      try {
-        for await (const raw of readJsonLines(stream)) {
-          const ev = raw as { type?: string; object?: unknown };
-          if (ev.type === 'ERROR') {
-            const st = ev.object;
-            const code = isStatus(st) ? (st.code ?? 500) : 500;
-            if (code === 410) {
-              options.logger.info({ resourceVersion: rv }, 'watch expired (410); listing again');
-              needList = true;
-              break;
-            }
-            const message = isStatus(st) ? (st.message ?? 'watch error') : 'watch error';
-            throw new ApiError(`watch: ${message}`, { status: code, reason: isStatus(st) ? (st.reason ?? 'Unknown') : 'Unknown', details: isStatus(st) ? st.details : undefined });
-          }
-          const obj = ev.object as T | undefined;
-          if (!obj || (ev.type !== 'ADDED' && ev.type !== 'MODIFIED' && ev.type !== 'DELETED' && ev.type !== 'BOOKMARK')) continue;
-          const next = obj.metadata?.resourceVersion;
-          if (next) rv = next;
-          sawEvent = true;
-          backoff.reset();
-          yield { type: ev.type, object: obj };
-        }
-      } catch (err) {
-        if (ac.signal.aborted) return;
-        if (err instanceof ApiError) throw err;
-        options.logger.debug({ err: (err as Error).message }, 'watch stream broke; resuming');
-      } finally {
-        stream.destroy();
-      }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
       if (ac.signal.aborted) return;
       // A clean end (server timeout) resumes at once; a stream that ended with nothing backs off.
-      if (!sawEvent && !needList) {
-        await backoff.sleep(ac.signal).catch(() => undefined);
-      }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- readStream sets needList on a 410
+      if (!sawEvent && !cursor.needList) await backoff.sleep(ac.signal).catch(() => undefined);
     }
   } finally {
     options.signal?.removeEventListener('abort', onAbort);

@@ -3,7 +3,7 @@
 // merge key by key. Fatal load problems throw ConfigError; validation problems are returned all
 // together so the caller can print every one of them.
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
-import { isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
+import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
 import { CONFIG_KIND, DEFAULT_PLATFORM_DOMAIN, configApiVersion, defaultConfiguration } from './defaults.js';
 import { loadDropIns } from './dropins.js';
@@ -73,7 +73,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const domainFlag = stringFlag(values, 'platform-domain');
   const profileFlag = stringFlag(values, 'platform-profile');
   if (profileFlag !== undefined && !isPlatformProfile(profileFlag)) throw new ConfigError(unknownProfileMessage(profileFlag, '--platform-profile'), { flag: '--platform-profile' });
-  const profile = profileFlag as PlatformProfile | undefined;
+  const profile = profileFlag;
   const configPath = stringFlag(values, 'config');
   const configDir = stringFlag(values, 'config-dir');
   // The published schema serves the fast shape check and tells which fields are maps; without
@@ -92,7 +92,7 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
 
   let merged: JsonObject = file === undefined ? structuredClone(defaults) : overlayFile(defaults, file.content, isMap);
   const files = file === undefined ? [] : [file.path];
-  let serializeImagePullsSet = file !== undefined && file.content['serializeImagePulls'] !== undefined;
+  let serializeImagePullsSet = file?.content['serializeImagePulls'] !== undefined;
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
     for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile, preRead })) {

@@ -11,7 +11,7 @@ import { FILE_ONLY_FIELDS } from './file-only-fields.js';
 
 export const SCHEMA_FILE = 'schema/nodeagent-config.schema.json';
 
-type JsonSchema = { properties?: Record<string, JsonSchema>; [k: string]: unknown };
+interface JsonSchema { properties?: Record<string, JsonSchema>; [k: string]: unknown }
 
 export function configJsonSchema(specs: readonly FlagSpec[]): JsonSchema {
   const schema = z.toJSONSchema(nodeAgentConfigurationSchema, { io: 'input' }) as JsonSchema;

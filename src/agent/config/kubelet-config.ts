@@ -44,12 +44,14 @@ export function isZeroValue(v: unknown): boolean {
   return false;
 }
 
-/** Removes zero durations (`0s`), which the reference replaces by the field's default. */
-function dropZeroDurations(obj: JsonObject): void {
+/** A copy without zero durations (`0s`), which the reference replaces by the field's default. */
+function withoutZeroDurations(obj: JsonObject): JsonObject {
+  const out: JsonObject = {};
   for (const [k, v] of Object.entries(obj)) {
-    if (typeof v === 'string' && v !== '' && ZERO_DURATION.test(v) && /[a-zµ]$/.test(v)) delete obj[k];
-    else if (isPlainObject(v)) dropZeroDurations(v);
+    if (typeof v === 'string' && v !== '' && ZERO_DURATION.test(v) && /[a-zµ]$/.test(v)) continue;
+    out[k] = isPlainObject(v) ? withoutZeroDurations(v) : v;
   }
+  return out;
 }
 
 function translateLogging(logging: unknown, notes: TranslatedKubeletConfiguration['notes'], unsupported: string[]): void {
@@ -98,9 +100,9 @@ export function translateKubeletConfiguration(doc: JsonObject, ours: Names, know
     notes.push({ path: key, text: 'unknown field ignored', warning: true });
   }
   translateLogging(content['logging'], notes, unsupported);
-  dropZeroDurations(content);
-  content['apiVersion'] = ours.agentConfig.apiVersion;
-  content['kind'] = ours.agentConfig.kind;
-  content['platformProfile'] = 'kubernetes';
-  return { content, notes, unsupported };
+  const translated = withoutZeroDurations(content);
+  translated['apiVersion'] = ours.agentConfig.apiVersion;
+  translated['kind'] = ours.agentConfig.kind;
+  translated['platformProfile'] = 'kubernetes';
+  return { content: translated, notes, unsupported };
 }

@@ -15,7 +15,7 @@ function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
 export function renderPrintConfig(config: NodeAgentConfiguration, flags: NodeAgentFlags): string {
   const { apiVersion, kind, ...rest } = redactConfiguration(config);
   const first = { apiVersion, kind, ...sortedKeys(rest) };
-  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(maskUrlUserinfoDeep(flags)) };
+  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(maskUrlUserinfoDeep({ ...flags })) };
   const opts = { lineWidth: -1, noRefs: true, sortKeys: false, schema: jsyaml.CORE_SCHEMA } as const;
   // an unsafe serving configuration is marked with a YAML comment: the output still loads
   const warning = unsafeServingWarning(config);

@@ -10,7 +10,7 @@ function unwrap(t: z.ZodType): z.ZodType {
 }
 
 function walk(obj: z.ZodObject, prefix: string, maps: Set<string>, leaves: Set<string>): void {
-  for (const [k, v] of Object.entries(obj.shape as Record<string, z.ZodType>)) {
+  for (const [k, v] of Object.entries<z.ZodType>(obj.shape)) {
     const path = prefix === '' ? k : `${prefix}.${k}`;
     const t = unwrap(v);
     if (t instanceof z.ZodObject) walk(t, path, maps, leaves);

@@ -132,7 +132,7 @@ function validateReservedMemory(c: Cfg, p: Problems): void {
     let from = `${p.field('platReserved')} + ${p.field('systemReserved')}`;
     if (type === 'memory') {
       const hard = c.evictionHard['memory.available'];
-      if (hard !== undefined && hard.endsWith('%')) {
+      if (hard?.endsWith('%')) {
         p.raw(`${p.field('reservedMemory')} cannot be checked against a percentage in ${p.field('evictionHard')} memory.available=${hard}: give it as a quantity such as 100Mi`);
         continue;
       }

@@ -7,6 +7,7 @@
 
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { userMessage } from '../../common/util/errors.js';
 import type { Observations, SignalObserver } from './observer.js';
 import { thresholdAmount, type Signal, type Threshold } from './thresholds.js';
 
@@ -147,12 +148,14 @@ export class EvictionManager {
     const overLimit = await this.localStorageEviction();
     if (overLimit !== undefined) return overLimit;
     const actionable = met.filter((t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs);
-    if (actionable.length === 0) return undefined;
     // Memory first, then the others in declaration order; hard before soft.
     actionable.sort((a, b) => Number(b.hard) - Number(a.hard) || Number(SIGNAL_RESOURCE[b.signal] === 'memory') - Number(SIGNAL_RESOURCE[a.signal] === 'memory'));
-    const threshold = actionable[0]!;
+    const [threshold] = actionable;
+    if (threshold === undefined) return undefined;
     const resource = SIGNAL_RESOURCE[threshold.signal];
-    const ob = obs.get(threshold.signal)!;
+    // A met threshold was met on an observation of its signal.
+    const ob = obs.get(threshold.signal);
+    if (ob === undefined) return undefined;
     const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
     o.events?.event({ kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' }, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${resource}`);
     await o.pods.refresh?.().catch(() => undefined);
@@ -204,7 +207,7 @@ export class EvictionManager {
       this.evictions++;
       return true;
     } catch (err) {
-      o.logger.error({ pod: `${victim.namespace}/${victim.name}`, err: (err as Error).message }, 'eviction of the pod failed; will retry at the next interval');
+      o.logger.error({ pod: `${victim.namespace}/${victim.name}`, err: userMessage(err) }, 'eviction of the pod failed; will retry at the next interval');
       return false;
     } finally {
       timeout.abort();
@@ -229,8 +232,9 @@ export class EvictionManager {
       try {
         await this.synchronize();
       } catch (err) {
-        this.options.logger.error({ err: (err as Error).message }, 'eviction manager pass failed (cannot observe signals?); retrying at the next interval');
+        this.options.logger.error({ err: userMessage(err) }, 'eviction manager pass failed (cannot observe signals?); retrying at the next interval');
       }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it while synchronize() is awaited
       if (this.wakePending) continue;
       this.waiting = new AbortController();
       await this.options.clock.sleep(interval, AbortSignal.any([signal, this.waiting.signal])).catch(() => undefined);

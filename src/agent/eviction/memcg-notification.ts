@@ -84,8 +84,14 @@ export async function startMemcgNotification(o: MemcgNotificationOptions): Promi
     return;
   }
   const fs = o.cgroupFs ?? '/sys/fs/cgroup';
-  if (!existsSync(join(fs, 'cgroup.controllers'))) return cannot(o, CGROUP_V1_REASON);
+  if (!existsSync(join(fs, 'cgroup.controllers'))) {
+    cannot(o, CGROUP_V1_REASON);
+    return;
+  }
   const file = join(fs, o.podsCgroup, 'memory.events');
-  if (!existsSync(file)) return cannot(o, `${file} does not exist (the pods' cgroup is made with --cgroups-per-qos)`);
+  if (!existsSync(file)) {
+    cannot(o, `${file} does not exist (the pods' cgroup is made with --cgroups-per-qos)`);
+    return;
+  }
   await watchMemoryEvents(file, o);
 }

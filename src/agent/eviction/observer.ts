@@ -72,7 +72,7 @@ export class HostSignalObserver implements SignalObserver {
     }
     const pidMax = Number((await readFile(`${proc}/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim());
     if (Number.isFinite(pidMax) && pidMax > 0) {
-      const entries = await readdir(proc).catch(() => [] as string[]);
+      const entries = await readdir(proc).catch((): string[] => []);
       const running = entries.filter((e) => /^\d+$/.test(e)).length;
       out.set('pid.available', { available: pidMax - running, capacity: pidMax });
     }

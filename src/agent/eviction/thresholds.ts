@@ -31,7 +31,7 @@ export interface EvictionSettings {
 }
 
 function isSignal(s: string): s is Signal {
-  return (SIGNALS as readonly string[]).includes(s);
+  return SIGNALS.some((known) => known === s);
 }
 
 /** Strips a leading `<` that some spellings keep (`memory.available` → `<100Mi`). */

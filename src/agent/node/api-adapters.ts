@@ -1,6 +1,8 @@
 // The node part's NodeApi and EventSinks over the REST client's typed clients.
 
+import { z } from 'zod';
 import type { ResourceClient } from '../client/resource-client.js';
+import { decodeAnswer } from '../client/api-schemas.js';
 import type { RestClient } from '../client/rest-client.js';
 import { createEventClient, createEventsV1Client } from '../client/typed-clients.js';
 import type { ApiObject } from '../client/types.js';
@@ -8,20 +10,25 @@ import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { eventsV1Sink, NegotiatedEventSink } from './events/events-v1-sink.js';
 import type { CoreEvent, EventSink } from './events/types.js';
-import type { Node, NodeApi } from './types.js';
+import type { NodeApi } from './types.js';
+import type { ApiNode } from './api-node.js';
 
-export function nodeApiFrom(nodes: ResourceClient<ApiObject>, heartbeat: ResourceClient<ApiObject> = nodes): NodeApi {
+/** A group version's discovery document: the resource names are what the recorder reads. */
+const APIResourceListSchema = z.looseObject({ resources: z.array(z.looseObject({ name: z.string() })).exactOptional() });
+
+/** The node calls over typed node clients (decoding with ApiNodeSchema); heartbeat takes the status patches. */
+export function nodeApiFrom(nodes: ResourceClient<ApiNode>, heartbeat: ResourceClient<ApiNode> = nodes): NodeApi {
   return {
-    get: async (name, signal) => (await nodes.get(name, signal ? { signal } : {})) as unknown as Node,
-    create: async (node, signal) => (await nodes.create({ apiVersion: 'v1', kind: 'Node', ...node } as unknown as ApiObject, signal ? { signal } : {})) as unknown as Node,
-    patch: async (name, patch, signal) => (await nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) })) as unknown as Node,
-    patchStatus: async (name, patch, signal) => (await heartbeat.patch(name, patch, { type: 'merge', subresource: 'status', ...(signal ? { signal } : {}) })) as unknown as Node,
+    get: (name, signal) => nodes.get(name, signal ? { signal } : {}),
+    create: (node, signal) => nodes.create(node, signal ? { signal } : {}),
+    patch: (name, patch, signal) => nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) }),
+    patchStatus: (name, patch, signal) => heartbeat.patch(name, patch, { type: 'merge', subresource: 'status', ...(signal ? { signal } : {}) }),
   };
 }
 
 export function eventSinkFrom(events: ResourceClient<ApiObject>): EventSink {
   return {
-    create: (namespace, event: CoreEvent, signal) => events.create(event as unknown as ApiObject, { namespace, ...(signal ? { signal } : {}) }),
+    create: (namespace, event: CoreEvent, signal) => events.create(event, { namespace, ...(signal ? { signal } : {}) }),
     patch: (namespace, name, patch, signal) => events.patch(name, patch, { type: 'merge', namespace, ...(signal ? { signal } : {}) }),
   };
 }
@@ -41,7 +48,7 @@ export function negotiatedEventSinkFrom(o: NegotiatedEventSinkOptions): Negotiat
   return new NegotiatedEventSink({
     preferred: eventsV1Sink(
       {
-        create: (body, opts) => v1.create(body as unknown as ApiObject, opts),
+        create: (body, opts) => v1.create(body, opts),
         patch: (name, patch, opts) => v1.patch(name, patch, opts),
       },
       groupVersion,
@@ -49,7 +56,9 @@ export function negotiatedEventSinkFrom(o: NegotiatedEventSinkOptions): Negotiat
     ),
     fallback: eventSinkFrom(createEventClient({ client: o.rest, clock: o.clock, logger: o.logger })),
     served: async (signal) => {
-      const doc = await o.rest.request<{ resources?: { name?: unknown }[] }>({ path: `/apis/${groupVersion}`, priority: 'event', ...(signal ? { signal } : {}) });
+      const path = `/apis/${groupVersion}`;
+      const answer = await o.rest.request({ path, priority: 'event', ...(signal ? { signal } : {}) });
+      const doc = decodeAnswer(APIResourceListSchema, answer, `GET ${path}`, 'APIResourceList');
       return (doc.resources ?? []).some((r) => r.name === 'events');
     },
     groupVersion,

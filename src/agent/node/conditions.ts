@@ -44,16 +44,16 @@ export function computeConditions(previous: readonly NodeCondition[] | undefined
       reason: s.reason,
       message: s.message,
       lastHeartbeatTime: ts,
-      lastTransitionTime: prev !== undefined && prev.status === s.status ? prev.lastTransitionTime : ts,
+      lastTransitionTime: prev?.status === s.status ? prev.lastTransitionTime : ts,
     };
   });
 }
 
 /** True when the two condition lists differ other than in heartbeat times. */
 export function conditionsChanged(a: readonly NodeCondition[] | undefined, b: readonly NodeCondition[]): boolean {
-  if (a === undefined || a.length !== b.length) return true;
+  if (a?.length !== b.length) return true;
   return b.some((c) => {
     const o = a.find((x) => x.type === c.type);
-    return o === undefined || o.status !== c.status || o.reason !== c.reason || o.message !== c.message || o.lastTransitionTime !== c.lastTransitionTime;
+    return o?.status !== c.status || o.reason !== c.reason || o.message !== c.message || o.lastTransitionTime !== c.lastTransitionTime;
   });
 }

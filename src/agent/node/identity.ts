@@ -73,7 +73,8 @@ export function parseNodeIps(nodeIp: string): string[] {
   const problem = (why: string): ConfigError => new ConfigError(`invalid --node-ip "${nodeIp}": ${why}`, { flag: '--node-ip' });
   if (ips.length > 2) throw problem('at most two IPs (one IPv4 and one IPv6) may be given');
   for (const ip of ips) if (isIP(ip) === 0) throw problem(`"${ip}" is not an IP address`);
-  if (ips.length === 2 && isIP(ips[0]!) === isIP(ips[1]!)) throw problem('dual-stack IPs must be one IPv4 and one IPv6 address');
+  const [first, second] = ips;
+  if (first !== undefined && second !== undefined && isIP(first) === isIP(second)) throw problem('dual-stack IPs must be one IPv4 and one IPv6 address');
   return ips;
 }
 

@@ -11,6 +11,8 @@ import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { isConflict, isNotFound, userMessage } from '../../common/util/errors.js';
 import type { ApiObject } from '../client/types.js';
+import { ObjectMetaSchema } from '../client/api-schemas.js';
+import { z } from 'zod';
 
 export const LEASE_RETRY_INITIAL_MS = 200;
 export const LEASE_RETRY_MAX_MS = 7_000;
@@ -18,6 +20,16 @@ export const LEASE_RETRY_MAX_MS = 7_000;
 export interface Lease extends ApiObject {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string };
 }
+
+/** A Lease as answered: metadata and the spec fields the controller reads, the rest passed through. */
+export const LeaseSchema: z.ZodType<Lease> = z.looseObject({
+  apiVersion: z.string().exactOptional(),
+  kind: z.string().exactOptional(),
+  metadata: ObjectMetaSchema.exactOptional(),
+  spec: z
+    .looseObject({ holderIdentity: z.string().exactOptional(), leaseDurationSeconds: z.number().exactOptional(), renewTime: z.string().exactOptional() })
+    .exactOptional(),
+});
 
 /** What the controller needs of a lease client (the typed ResourceClient has it). */
 export interface LeaseApi {
@@ -82,7 +94,8 @@ export class NodeLeaseController {
     if (this.current !== undefined) {
       try {
         this.current = await this.o.leases.update(await this.desired(this.current), { ...opts, namespace: this.o.namespace });
-        return this.renewed();
+        this.renewed();
+        return;
       } catch (err) {
         if (!isConflict(err) && !isNotFound(err)) throw err;
         this.current = undefined;
@@ -130,6 +143,7 @@ export class NodeLeaseController {
         await this.renew(signal);
         backoff.reset();
       } catch (err) {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the renewal
         if (signal.aborted) return;
         this.failures++;
         if (!this.warnedUnsupported) this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), retryInMs: Math.min(backoff.peekMs(), this.intervalMs) }, 'failed to renew the node lease, will retry');

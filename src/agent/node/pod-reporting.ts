@@ -33,64 +33,77 @@ function startOf(status: PodStatus): number {
   return status.startTime === undefined ? Number.NaN : Date.parse(status.startTime);
 }
 
+/** What reportPods remembers between status changes (bounded by MAX_TRACKED). */
+interface ReportState {
+  readonly lastStatus: Map<string, PodStatusLike>;
+  readonly known: Map<string, Pod>;
+  readonly measured: Set<string>;
+}
+
+/** A pod this process took on (not one adopted after a restart). */
+function ownPod(o: PodReportingOptions, status: PodStatus): boolean {
+  return startOf(status) >= o.processStartMs - 1000;
+}
+
+/**
+ * Pod start latency: from status.startTime (when the agent took the pod on) to when its
+ * containers were all running (the latest running container's startedAt).
+ */
+function measureStart(o: PodReportingOptions, state: ReportState, uid: string, status: PodStatus): void {
+  if (status.phase !== 'Running' || state.measured.has(uid) || !ownPod(o, status)) return;
+  const started = status.containerStatuses.map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN)).filter((n) => !Number.isNaN(n));
+  const runningAt = started.length > 0 ? Math.max(...started) : o.clock.nowMs();
+  if (state.measured.size >= MAX_TRACKED) state.measured.clear();
+  state.measured.add(uid);
+  o.podStartDuration.observe(Math.max(0, runningAt - startOf(status)) / 1000);
+}
+
+/** A status change: the start latency, the lifecycle events it implies, and the remembered status. */
+function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: PodStatus): void {
+  measureStart(o, state, pod.metadata.uid, status);
+  const s = status as unknown as PodStatusLike;
+  const prev = state.lastStatus.get(pod.metadata.uid);
+  if (prev !== undefined || ownPod(o, status)) {
+    for (const e of derivePodEvents(prev, s)) o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
+  }
+  if (prev === undefined && state.lastStatus.size >= MAX_TRACKED) {
+    state.lastStatus.clear();
+    state.known.clear();
+  }
+  state.lastStatus.set(pod.metadata.uid, s);
+  state.known.set(pod.metadata.uid, pod);
+}
+
+/**
+ * A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
+ * purpose (Killing). The pod's last reported status names the container and the pod.
+ */
+function onContainerExit(o: PodReportingOptions, state: ReportState, e: { podUid: string; containerId: string }): void {
+  const pod = state.known.get(e.podUid);
+  if (pod === undefined) return;
+  const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
+  if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
+  const last = state.lastStatus.get(e.podUid);
+  const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID?.endsWith(`://${e.containerId}`));
+  if (c === undefined) return;
+  o.events.event({ ...podRef(pod), fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`);
+}
+
+/** The wanted containers of `image` that are not running yet (the image pull events name them). */
+function waitingFor(o: PodReportingOptions, image: string): { ref: ObjectReference; container: string }[] {
+  return o.pods.desiredPods().flatMap((pod) => {
+    const status = o.statuses.status(pod.metadata.uid);
+    const running = new Set([...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].filter((c) => c.state.running !== undefined).map((c) => c.name));
+    return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].filter((c) => c.image === image && !running.has(c.name)).map((c) => ({ ref: podRef(pod), container: c.name }));
+  });
+}
+
 export function reportPods(o: PodReportingOptions): void {
-  const lastStatus = new Map<string, PodStatusLike>();
-  const known = new Map<string, Pod>();
-  const measured = new Set<string>();
-  const ownPod = (status: PodStatus): boolean => startOf(status) >= o.processStartMs - 1000;
-
-  // Pod start latency: from status.startTime (when the agent took the pod on) to when its
-  // containers were all running (the latest running container's startedAt).
-  const measureStart = (uid: string, status: PodStatus): void => {
-    if (status.phase !== 'Running' || measured.has(uid) || !ownPod(status)) return;
-    const started = status.containerStatuses.map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN)).filter((n) => !Number.isNaN(n));
-    const runningAt = started.length > 0 ? Math.max(...started) : o.clock.nowMs();
-    if (measured.size >= MAX_TRACKED) measured.clear();
-    measured.add(uid);
-    o.podStartDuration.observe(Math.max(0, runningAt - startOf(status)) / 1000);
-  };
-
-  const onStatus = (pod: Pod, status: PodStatus): void => {
-    measureStart(pod.metadata.uid, status);
-    const s = status as unknown as PodStatusLike;
-    const prev = lastStatus.get(pod.metadata.uid);
-    if (prev !== undefined || ownPod(status)) {
-      for (const e of derivePodEvents(prev, s)) o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
-    }
-    if (prev === undefined && lastStatus.size >= MAX_TRACKED) {
-      lastStatus.clear();
-      known.clear();
-    }
-    lastStatus.set(pod.metadata.uid, s);
-    known.set(pod.metadata.uid, pod);
-  };
-  for (const e of o.statuses.entriesList()) onStatus(e.pod, e.status);
-  o.statuses.onChange(onStatus);
-
-  // A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
-  // purpose (Killing).
-  // The pod's last reported status names the container and the pod.
+  const state: ReportState = { lastStatus: new Map(), known: new Map(), measured: new Set() };
+  for (const e of o.statuses.entriesList()) onStatus(o, state, e.pod, e.status);
+  o.statuses.onChange((pod, status) => onStatus(o, state, pod, status));
   o.containerEvents?.((e) => {
-    if (e.type !== 'exited') return;
-    const pod = known.get(e.podUid);
-    if (pod === undefined) return;
-    const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
-    if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
-    const last = lastStatus.get(e.podUid);
-    const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID !== undefined && x.containerID.endsWith(`://${e.containerId}`));
-    if (c === undefined) return;
-    o.events.event({ ...podRef(pod), fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`);
+    if (e.type === 'exited') onContainerExit(o, state, e);
   });
-
-  reportImagePulls({
-    images: o.images,
-    clock: o.clock,
-    events: o.events,
-    waitingFor: (image) =>
-      o.pods.desiredPods().flatMap((pod) => {
-        const status = o.statuses.status(pod.metadata.uid);
-        const running = new Set([...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].filter((c) => c.state.running !== undefined).map((c) => c.name));
-        return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].filter((c) => c.image === image && !running.has(c.name)).map((c) => ({ ref: podRef(pod), container: c.name }));
-      }),
-  });
+  reportImagePulls({ images: o.images, clock: o.clock, events: o.events, waitingFor: (image) => waitingFor(o, image) });
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { isAlreadyExists, userMessage } from '../../common/util/errors.js';
 import type { Node, NodeApi, Taint } from './types.js';
+import type { ApiNode, ApiTaint } from './api-node.js';
 
 export const REGISTRATION_INITIAL_BACKOFF_MS = 100;
 export const REGISTRATION_MAX_BACKOFF_MS = 7_000;
@@ -32,7 +33,7 @@ export interface RegistrationOptions {
   attachDetachAnnotation?: string;
 }
 
-function sameTaint(a: Taint, b: Taint): boolean {
+function sameTaint(a: ApiTaint, b: ApiTaint): boolean {
   return a.key === b.key && a.effect === b.effect;
 }
 
@@ -40,7 +41,7 @@ function sameTaint(a: Taint, b: Taint): boolean {
  * The merge-patch value of an owned annotation when the existing node's differs from the new
  * node's: the new value, or null to remove it; undefined when they agree.
  */
-export function annotationPatch(existing: Node, wanted: Node, key: string | undefined): Record<string, string | null> | undefined {
+export function annotationPatch(existing: ApiNode, wanted: Node, key: string | undefined): Record<string, string | null> | undefined {
   if (key === undefined) return undefined;
   const want = wanted.metadata.annotations?.[key];
   if (existing.metadata.annotations?.[key] === want) return undefined;
@@ -48,7 +49,7 @@ export function annotationPatch(existing: Node, wanted: Node, key: string | unde
 }
 
 /** What to patch onto an existing node so it carries our labels and taints; undefined: nothing. */
-export function reconcilePatch(existing: Node, wanted: Node, ownedLabels: Readonly<Record<string, string>>, attachDetachAnnotation?: string): Record<string, unknown> | undefined {
+export function reconcilePatch(existing: ApiNode, wanted: Node, ownedLabels: Readonly<Record<string, string>>, attachDetachAnnotation?: string): Record<string, unknown> | undefined {
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(ownedLabels)) if (existing.metadata.labels?.[k] !== v) labels[k] = v;
   const have = existing.spec?.taints ?? [];
@@ -58,13 +59,15 @@ export function reconcilePatch(existing: Node, wanted: Node, ownedLabels: Readon
   if (Object.keys(labels).length > 0 || annotations !== undefined) {
     patch.metadata = { ...(Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations !== undefined ? { annotations } : {}) };
   }
-  if (missing.length > 0) patch.spec = { taints: [...have, ...missing] };
-  if (wanted.spec?.providerID !== undefined && existing.spec?.providerID === undefined) patch.spec = { ...(patch.spec as object | undefined), providerID: wanted.spec.providerID };
+  const spec: { taints?: ApiTaint[]; providerID?: string } = {};
+  if (missing.length > 0) spec.taints = [...have, ...missing];
+  if (wanted.spec?.providerID !== undefined && existing.spec?.providerID === undefined) spec.providerID = wanted.spec.providerID;
+  if (Object.keys(spec).length > 0) patch.spec = spec;
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
 /** The reference's words when the attach/detach setting of an existing node changes. */
-function logAttachDetachChange(o: RegistrationOptions, existing: Node, wanted: Node): void {
+function logAttachDetachChange(o: RegistrationOptions, existing: ApiNode, wanted: Node): void {
   const change = annotationPatch(existing, wanted, o.attachDetachAnnotation);
   if (change === undefined) return;
   const on = Object.values(change)[0] !== null;
@@ -72,7 +75,7 @@ function logAttachDetachChange(o: RegistrationOptions, existing: Node, wanted: N
 }
 
 /** Registers the node; resolves with the node as the API server has it. Rejects only on abort. */
-export async function registerNode(o: RegistrationOptions, signal: AbortSignal): Promise<Node> {
+export async function registerNode(o: RegistrationOptions, signal: AbortSignal): Promise<ApiNode> {
   const backoff = new BackoffSequence({ clock: o.clock, policy: { initialMs: REGISTRATION_INITIAL_BACKOFF_MS, maxMs: REGISTRATION_MAX_BACKOFF_MS } });
   for (;;) {
     signal.throwIfAborted();

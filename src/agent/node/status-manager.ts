@@ -138,7 +138,7 @@ export class NodeStatusManager {
     const ref = { kind: 'Node', name: this.o.nodeName, uid: this.o.nodeName };
     for (const c of next) {
       const p = prev?.find((x) => x.type === c.type);
-      if (p !== undefined && p.status === c.status) continue;
+      if (p?.status === c.status) continue;
       if (c.type === 'Ready') {
         const reason = c.status === 'True' ? 'NodeReady' : 'NodeNotReady';
         ev.event(ref, 'Normal', reason, `Node ${this.o.nodeName} status is now: ${reason}`);

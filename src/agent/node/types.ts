@@ -1,5 +1,6 @@
 // The Node object as the agent writes it, and the small interface to the API server the node
 // part consumes (src/agent.ts adapts the REST client's NodeClient to it).
+import type { ApiNode } from './api-node.js';
 
 export interface Taint {
   key: string;
@@ -67,11 +68,12 @@ export interface Node {
   status?: Partial<NodeStatus>;
 }
 
+/** The node calls the node part makes; answers are the Node as the API server has it. */
 export interface NodeApi {
-  get(name: string, signal?: AbortSignal): Promise<Node>;
-  create(node: Node, signal?: AbortSignal): Promise<Node>;
+  get(name: string, signal?: AbortSignal): Promise<ApiNode>;
+  create(node: Node, signal?: AbortSignal): Promise<ApiNode>;
   /** A JSON merge patch of the node object (metadata/spec). */
-  patch(name: string, patch: unknown, signal?: AbortSignal): Promise<Node>;
+  patch(name: string, patch: unknown, signal?: AbortSignal): Promise<ApiNode>;
   /** A JSON merge patch of the status subresource. */
-  patchStatus(name: string, patch: unknown, signal?: AbortSignal): Promise<Node>;
+  patchStatus(name: string, patch: unknown, signal?: AbortSignal): Promise<ApiNode>;
 }

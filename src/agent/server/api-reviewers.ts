@@ -3,34 +3,63 @@
 // /apis/authorization.{domain}/v1/subjectaccessreviews). One attempt per call: the caller turns
 // a failure into a 500 and the next request asks again.
 
+import { z } from 'zod';
 import type { Names } from '../../common/names.js';
 import type { RestClient } from '../client/rest-client.js';
+import { decodeAnswer } from '../client/api-schemas.js';
 import type {
   SubjectAccessReviewSpec,
   SubjectAccessReviewStatus,
   SubjectAccessReviewer,
   TokenReviewStatus,
   TokenReviewer,
-  UserInfo,
 } from './types.js';
 
-interface ReviewResponse<S> {
-  status?: S;
-}
+const optionalString = z.string().exactOptional();
+
+/** A TokenReview answer: the status fields the agent reads. */
+const TokenReviewSchema = z.looseObject({
+  status: z
+    .looseObject({
+      authenticated: z.boolean().exactOptional(),
+      user: z
+        .looseObject({
+          username: optionalString,
+          uid: optionalString,
+          groups: z.array(z.string()).exactOptional(),
+          extra: z.record(z.string(), z.array(z.string())).exactOptional(),
+        })
+        .exactOptional(),
+      error: optionalString,
+      audiences: z.array(z.string()).exactOptional(),
+    })
+    .exactOptional(),
+});
+
+/** A SubjectAccessReview answer: status.allowed is required (the reference's field is not omitempty). */
+const SubjectAccessReviewSchema = z.looseObject({
+  status: z.looseObject({
+    allowed: z.boolean(),
+    denied: z.boolean().exactOptional(),
+    reason: optionalString,
+    evaluationError: optionalString,
+  }),
+});
 
 export class ApiTokenReviewer implements TokenReviewer {
   constructor(private readonly o: { rest: RestClient; names: Names; audiences?: readonly string[] }) {}
 
   async review(token: string, signal?: AbortSignal): Promise<TokenReviewStatus> {
     const group = this.o.names.groups.authentication;
-    const out = await this.o.rest.request<ReviewResponse<{ authenticated?: boolean; user?: Partial<UserInfo>; error?: string; audiences?: string[] }>>({
+    const path = `/apis/${group}/v1/tokenreviews`;
+    const answer = await this.o.rest.request({
       method: 'POST',
-      path: `/apis/${group}/v1/tokenreviews`,
+      path,
       body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token, ...(this.o.audiences ? { audiences: this.o.audiences } : {}) } },
       retry: false,
       ...(signal !== undefined ? { signal } : {}),
     });
-    const s = out.status ?? {};
+    const s = decodeAnswer(TokenReviewSchema, answer, `POST ${path}`, 'TokenReview').status ?? {};
     if (s.authenticated !== true || s.user?.username === undefined) return { authenticated: false, ...(s.error !== undefined ? { error: s.error } : {}) };
     return {
       authenticated: true,
@@ -49,15 +78,14 @@ export class ApiSubjectAccessReviewer implements SubjectAccessReviewer {
 
   async review(spec: SubjectAccessReviewSpec, signal?: AbortSignal): Promise<SubjectAccessReviewStatus> {
     const group = this.o.names.groups.authorization;
-    const out = await this.o.rest.request<ReviewResponse<SubjectAccessReviewStatus>>({
+    const path = `/apis/${group}/v1/subjectaccessreviews`;
+    const answer = await this.o.rest.request({
       method: 'POST',
-      path: `/apis/${group}/v1/subjectaccessreviews`,
+      path,
       body: { apiVersion: `${group}/v1`, kind: 'SubjectAccessReview', spec },
       retry: false,
       ...(signal !== undefined ? { signal } : {}),
     });
-    const s = out.status;
-    if (s === undefined || typeof s.allowed !== 'boolean') throw new Error('the API server answered a SubjectAccessReview without status.allowed');
-    return s;
+    return decodeAnswer(SubjectAccessReviewSchema, answer, `POST ${path}`, 'SubjectAccessReview').status;
   }
 }

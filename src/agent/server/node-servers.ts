@@ -115,7 +115,9 @@ export class NodeServers {
 
   async stop(): Promise<void> {
     const stops = this.stops.splice(0);
-    await Promise.all(stops.map((s) => s()));
+    await Promise.all(stops.map(async (s) => {
+      await s();
+    }));
   }
 
   private async authenticator(s: SecureServerSettings, signal: AbortSignal): Promise<Authenticator> {

@@ -47,7 +47,8 @@ export class RuntimeContainerLogs implements ContainerLogs {
 
   async writeLogs(ref: ContainerRef, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
     const c = await findContainer(this.o.runtime, this.o.pods, ref, options.previous === true);
-    if (this.o.runtime.timedLogs !== undefined) return this.writeTimed(c, options, out, signal);
+    const timedLogs = this.o.runtime.timedLogs?.bind(this.o.runtime);
+    if (timedLogs !== undefined) return this.writeTimed(timedLogs, c, options, out, signal);
     if (options.sinceMs !== undefined && !this.saidUntimed) {
       this.saidUntimed = true;
       this.o.logger?.warn({ container: ref.container, pod: ref.pod }, 'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent');
@@ -70,8 +71,7 @@ export class RuntimeContainerLogs implements ContainerLogs {
    * lines before `since` dropped; `timestamps` prints each line's recorded time; limitBytes
    * counts what is written.
    */
-  private async writeTimed(c: RuntimeContainer, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
-    const timedLogs = this.o.runtime.timedLogs!.bind(this.o.runtime);
+  private async writeTimed(timedLogs: NonNullable<ContainerRuntime['timedLogs']>, c: RuntimeContainer, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
     let left = options.limitBytes ?? Infinity;
     const write = (lines: readonly TimedLogLine[]): boolean => {
       for (const l of lines) {

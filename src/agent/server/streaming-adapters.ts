@@ -38,10 +38,16 @@ export class RuntimeStreaming implements StreamingRuntime {
     return this.o.runtime.attachStream(c.id, opts);
   }
 
-  async portForward(ref: { namespace: string; pod: string; uid?: string }): Promise<PortForwardTarget> {
+  portForward(ref: { namespace: string; pod: string; uid?: string }): Promise<PortForwardTarget> {
+    // a failure is a rejection, as from the other (async) targets
+    return new Promise((resolve) => resolve(this.portForwardTarget(ref)));
+  }
+
+  private portForwardTarget(ref: { namespace: string; pod: string; uid?: string }): PortForwardTarget {
     const podUid = this.podUid(ref);
     const rt = this.o.runtime;
-    if (rt.connectPort === undefined) throw new StreamTargetError(500, `port forwarding into ${rt.type} pods is not offered`);
-    return { podUid, connect: (port) => rt.connectPort!(podUid, port) };
+    const connectPort = rt.connectPort?.bind(rt);
+    if (connectPort === undefined) throw new StreamTargetError(500, `port forwarding into ${rt.type} pods is not offered`);
+    return { podUid, connect: (port) => connectPort(podUid, port) };
   }
 }

@@ -52,9 +52,11 @@ export class ClientCertificateWatch {
   }
 
   async run(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
+    for (;;) {
+      // An aborted signal ends the sleep at once.
       await this.o.clock.sleep(this.o.intervalMs ?? 30_000, signal).catch(() => undefined);
-      if (!signal.aborted) this.check();
+      if (signal.aborted) return;
+      this.check();
     }
   }
 }

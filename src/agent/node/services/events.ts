@@ -13,7 +13,10 @@ import type { ServicesContext } from './context.js';
 /** Without an API server, events go to the log only (debug level, as the reference logs them at -v). */
 function logSink(logger: Logger): EventSink {
   return {
-    create: (_ns, e) => Promise.resolve(void logger.debug({ object: `${e.involvedObject.kind}/${e.involvedObject.name}`, type: e.type, reason: e.reason }, e.message)),
+    create: (_ns, e) => {
+      logger.debug({ object: `${e.involvedObject.kind}/${e.involvedObject.name}`, type: e.type, reason: e.reason }, e.message);
+      return Promise.resolve();
+    },
     patch: () => Promise.resolve(),
   };
 }

@@ -2,7 +2,6 @@
 // (the heartbeat) and the status is sent when it changes and at the report frequency.
 import { userMessage } from '../../../common/util/errors.js';
 import { createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../../client/typed-clients.js';
-import type { ApiObject } from '../../client/types.js';
 import { durationMs } from '../../config/duration-field.js';
 import type { EvictionManager } from '../../eviction/manager.js';
 import type { Threshold } from '../../eviction/thresholds.js';
@@ -12,7 +11,8 @@ import { allocatableThresholds, machineFacts, nodeResources } from '../capacity.
 import type { EventRecorder } from '../events/recorder.js';
 import { nodeAddresses } from '../identity.js';
 import { defaultNodeLabels } from '../labels.js';
-import { NodeLeaseController, type Lease } from '../lease.js';
+import { LeaseSchema, NodeLeaseController } from '../lease.js';
+import { ApiNodeSchema } from '../api-node.js';
 import { nodeSystemInfo } from '../node-info.js';
 import { attachDetachAnnotations, registerNode, uninitializedTaint } from '../registration.js';
 import { NodeStatusManager, type NodeStatusSources } from '../status-manager.js';
@@ -33,7 +33,7 @@ export interface NodeStatusInput {
 
 /** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
 function registrationTaints(ctx: ServicesContext): Taint[] {
-  const taints: Taint[] = (ctx.config.registerWithTaints ?? []).map((t) => ({ key: t.key, ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}), effect: t.effect as Taint['effect'] }));
+  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({ key: t.key, ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}), effect: t.effect as Taint['effect'] }));
   const uninitialized = uninitializedTaint(ctx.names);
   if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key)) taints.push(uninitialized);
   return taints;
@@ -61,7 +61,7 @@ async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Prom
   const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
   const info = await nodeSystemInfo({ agentVersion: input.agentVersion, containerRuntimeVersion: runtimeVersion });
   return {
-    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, ...reservationsOf(config), hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction === true), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
+    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, ...reservationsOf(config), hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
     images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
@@ -76,11 +76,11 @@ async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Prom
 /** Registers the node, then runs the lease and the status loops until the signal. */
 export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, input: NodeStatusInput): Promise<void> {
   const { config, clock, logger, names, nodeName, signal } = ctx;
-  const api = nodeApiFrom(createNodeClient({ client: rest, clock, logger }), createNodeHeartbeatClient({ client: rest, clock, logger }));
-  const nodes = createNodeClient<Node & ApiObject>({ client: rest, clock, logger });
+  const nodes = createNodeClient({ client: rest, schema: ApiNodeSchema, clock, logger });
+  const api = nodeApiFrom(nodes, createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }));
   const lease = new NodeLeaseController({
-    leases: createLeaseClient<Lease>({ client: rest, group: names.groups.coordination, clock, logger }),
-    nodeUid: async () => (await nodes.get(nodeName)).metadata?.uid,
+    leases: createLeaseClient({ client: rest, schema: LeaseSchema, group: names.groups.coordination, clock, logger }),
+    nodeUid: async () => (await nodes.get(nodeName)).metadata.uid,
     nodeName,
     namespace: names.namespaces.nodeLease,
     durationSeconds: config.nodeLeaseDurationSeconds,

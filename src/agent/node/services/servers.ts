@@ -109,7 +109,7 @@ export async function startServers(ctx: ServicesContext, recorder: EventRecorder
     clock,
     logger,
     metrics,
-    pods: { pods: () => agent.pods.pods() as unknown as Record<string, unknown>[] },
+    pods: { pods: () => agent.pods.pods() },
     runningPods: new RuntimeRunningPods({ runtime }),
     stats: new RuntimeStats({ runtime, nodeName, clock, podStartTime: (uid) => agent.statuses.status(uid)?.startTime, volumes: (uid) => volumeStats?.get(uid) }),
     containerLogs: new RuntimeContainerLogs({ runtime, pods: agent.pods, clock, logger }),

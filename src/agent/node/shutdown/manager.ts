@@ -119,7 +119,8 @@ export class NodeShutdownManager {
 
   private async restart(signal: AbortSignal): Promise<void> {
     let failures = 0;
-    while (!signal.aborted) {
+    for (;;) {
+      // An aborted signal ends the sleep at once.
       await this.o.clock.sleep(DBUS_RECONNECT_PERIOD_MS, signal).catch(() => undefined);
       if (signal.aborted) return;
       this.o.logger.debug({}, 'Restarting watch for node shutdown events');

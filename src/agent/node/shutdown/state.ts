@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import { joinUnder } from '../../../common/util/safe-path.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 export const STATE_FILE = 'graceful_node_shutdown_state';
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -41,8 +42,8 @@ export class ShutdownStateFile {
 
   /** The stored times; none when there is no file. A file that is not the state is an error. */
   async load(): Promise<ShutdownTimes> {
-    const text = await readFile(this.path, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
+    const text = await readFile(this.path, 'utf8').catch((err: unknown) => {
+      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return undefined;
       throw err;
     });
     if (text === undefined) return {};
@@ -51,7 +52,7 @@ export class ShutdownStateFile {
     try {
       v = JSON.parse(text);
     } catch (err) {
-      throw new Error(`${this.path} is not JSON: ${(err as Error).message}`, { cause: err });
+      throw new Error(`${this.path} is not JSON: ${userMessage(err)}`, { cause: err });
     }
     if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${this.path} does not hold a JSON object`);
     const o = v as Record<string, unknown>;

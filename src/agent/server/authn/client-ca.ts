@@ -72,7 +72,10 @@ export class ClientCaFile implements ClientCaSource {
       clock: this.options.clock ?? systemClock,
       ms: this.options.pollIntervalMs ?? 60_000,
       signal: AbortSignal.any([signal, this.poll.signal]),
-      run: () => Promise.resolve(this.scheduleReload()),
+      run: () => {
+        this.scheduleReload();
+        return Promise.resolve();
+      },
       onError: (err) => this.options.logger.warn({ err: userMessage(err), file: this.options.file }, 'client CA file poll failed'),
     });
     signal.addEventListener('abort', () => this.stop(), { once: true });

@@ -37,7 +37,7 @@ export class TokenWebhookAuthenticator implements Authenticator {
     if (!status.authenticated || status.user === undefined || status.user.username === '') {
       return { kind: 'rejected', reason: `invalid bearer token${status.error ? `: ${status.error}` : ''}` };
     }
-    return { kind: 'authenticated', user: { ...status.user, groups: status.user.groups ?? [] }, method: 'token' };
+    return { kind: 'authenticated', user: { ...status.user, groups: status.user.groups }, method: 'token' };
   }
 
   private async review(token: string): Promise<TokenReviewStatus> {

@@ -21,14 +21,15 @@ export interface X509AuthenticatorOptions {
 }
 
 /** Reads the presented chain (leaf first) from a TLS socket; empty when none was presented. */
-export function peerChain(socket: TLSSocket): X509Certificate[] {
+export function peerChain(socket: Partial<TLSSocket>): X509Certificate[] {
   if (typeof socket.getPeerCertificate !== 'function') return [];
-  const leaf = socket.getPeerCertificate(true);
+  // null once the socket is gone, {} without a certificate: Node's types promise neither
+  const leaf = socket.getPeerCertificate(true) as Partial<DetailedPeerCertificate> | null;
   const out: X509Certificate[] = [];
-  let cur: DetailedPeerCertificate | undefined = leaf;
+  let cur: Partial<DetailedPeerCertificate> | null | undefined = leaf;
   const seen = new Set<string>();
   while (cur?.raw !== undefined && out.length < MAX_CHAIN) {
-    const fp = cur.fingerprint256;
+    const fp = cur.fingerprint256 ?? '';
     if (seen.has(fp)) break;
     seen.add(fp);
     out.push(new X509Certificate(cur.raw));
@@ -55,7 +56,8 @@ export function verifyChain(chain: readonly X509Certificate[], authorities: read
   const leaf = chain[0];
   if (leaf === undefined) return 'no certificate';
   if (!validAt(leaf, nowMs)) return `certificate has expired or is not yet valid (valid ${leaf.validFrom} to ${leaf.validTo})`;
-  const eku = leaf.keyUsage;
+  // undefined without the extended key usage extension, though Node's types say string[]
+  const eku = leaf.keyUsage as readonly string[] | undefined;
   if (eku !== undefined && eku.length > 0 && !eku.includes(CLIENT_AUTH_OID) && !eku.includes(ANY_EKU_OID)) {
     return 'certificate is not valid for client authentication';
   }
@@ -79,14 +81,15 @@ export class X509Authenticator implements Authenticator {
   constructor(private readonly options: X509AuthenticatorOptions) {}
 
   authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
-    return Promise.resolve(this.authenticateSync(req.socket as TLSSocket));
+    // a TLS server hands TLS sockets; its getPeerCertificate is checked before use
+    return Promise.resolve(this.authenticateSync(req.socket as Partial<TLSSocket>));
   }
 
-  private authenticateSync(socket: TLSSocket): AuthenticationResult {
+  private authenticateSync(socket: Partial<TLSSocket>): AuthenticationResult {
     const authorities = this.options.authorities.authorities();
     const nowMs = this.options.clock.nowMs();
     const cached = this.verdicts.get(socket);
-    if (cached !== undefined && cached.authorities === authorities && nowMs <= cached.untilMs) return cached.result;
+    if (cached?.authorities === authorities && nowMs <= cached.untilMs) return cached.result;
     const chain = peerChain(socket);
     const leaf = chain[0];
     let result: AuthenticationResult;

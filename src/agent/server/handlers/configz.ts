@@ -6,13 +6,18 @@ const MASK = '<masked>';
 const SECRET_MAP_FIELDS = new Set(['staticPodURLHeader', 'manifestURLHeader']);
 const SECRET_SCALAR = /(token|password|secret)$/i;
 
+/** A JSON object (arrays are taken first by the caller). */
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object';
+}
+
 export function maskSecrets(value: unknown, key = ''): unknown {
   if (Array.isArray(value)) return value.map((v) => maskSecrets(v, key));
-  if (value !== null && typeof value === 'object') {
+  if (isObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      if (SECRET_MAP_FIELDS.has(k) && v !== null && typeof v === 'object') {
-        out[k] = Object.fromEntries(Object.keys(v).map((h) => [h, Array.isArray((v as Record<string, unknown>)[h]) ? [MASK] : MASK]));
+      if (SECRET_MAP_FIELDS.has(k) && isObject(v)) {
+        out[k] = Object.fromEntries(Object.entries(v).map(([h, x]) => [h, Array.isArray(x) ? [MASK] : MASK]));
       } else {
         out[k] = maskSecrets(v, k);
       }

@@ -119,8 +119,15 @@ export async function serveContainerLogs(
 }
 
 function containerRef(parts: readonly string[]): ContainerRef | undefined {
-  if (parts.length === 3) return { namespace: parts[0]!, pod: parts[1]!, container: parts[2]! };
-  if (parts.length === 4) return { namespace: parts[0]!, pod: parts[1]!, uid: parts[2]!, container: parts[3]! };
+  // the defaults never apply: the length is checked first
+  if (parts.length === 3) {
+    const [namespace = '', pod = '', container = ''] = parts;
+    return { namespace, pod, container };
+  }
+  if (parts.length === 4) {
+    const [namespace = '', pod = '', uid = '', container = ''] = parts;
+    return { namespace, pod, uid, container };
+  }
   return undefined;
 }
 

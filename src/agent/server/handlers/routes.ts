@@ -154,7 +154,8 @@ export class NodeHandlers {
   }
 
   private methodIs(req: IncomingMessage, res: ServerResponse, method: 'GET'): boolean {
-    if (req.method === method || (method === 'GET' && req.method === 'HEAD')) return true;
+    // HEAD is answered as GET
+    if (req.method === method || req.method === 'HEAD') return true;
     httpError(res, 405, 'Method Not Allowed');
     return false;
   }

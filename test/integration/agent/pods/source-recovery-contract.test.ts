@@ -10,12 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiserverSource, type ApiPod } from '../../../../src/agent/source/apiserver.js';
+import { ApiserverSource } from '../../../../src/agent/source/apiserver.js';
 import { FileSource } from '../../../../src/agent/source/file.js';
 import { HttpSource } from '../../../../src/agent/source/http.js';
 import type { PodSnapshot, PodSource } from '../../../../src/agent/source/types.js';
 import { RestClient } from '../../../../src/agent/client/rest-client.js';
 import { createPodClient } from '../../../../src/agent/client/typed-clients.js';
+import { ApiObjectSchema } from '../../../../src/agent/client/api-schemas.js';
 import { loadConnection } from '../../../../src/common/platconfig/platconfig.js';
 import type { Logger } from '../../../../src/common/log/types.js';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
@@ -86,7 +87,7 @@ async function apiDriver(): Promise<RecoveryDriver> {
   return {
     async source(deps) {
       rest = new RestClient({ connection: await loadConnection(join(certDir, 'admin.platconfig')), clock: deps.clock, logger: deps.logger });
-      return new ApiserverSource({ ...common, ...deps, pods: createPodClient<ApiPod>({ client: rest, clock: deps.clock, logger: deps.logger }) });
+      return new ApiserverSource({ ...common, ...deps, pods: createPodClient({ client: rest, schema: ApiObjectSchema, clock: deps.clock, logger: deps.logger }) });
     },
     async recover() {
       api = await startApiServer({ certDir, args: [`--secure-port=${port}`] });

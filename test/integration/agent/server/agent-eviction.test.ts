@@ -81,13 +81,13 @@ test('a met hard threshold: MemoryPressure, the pod evicted, events Evicted and 
   };
   await waitFor(async () => {
     try {
-      const node = await rest.request<{ status: { conditions?: { type: string; status: string }[] } }>({ path: `/api/v1/nodes/${NODE}` });
+      const node = (await rest.request({ path: `/api/v1/nodes/${NODE}` })) as { status: { conditions?: { type: string; status: string }[] } };
       return node.status.conditions?.some((c) => c.type === 'MemoryPressure' && c.status === 'True') === true;
     } catch {
       return false;
     }
   }, 'MemoryPressure=True on the node', 30_000, 200).catch(fail);
-  const node = await rest.request<{ status: { allocatable: Record<string, string> } }>({ path: `/api/v1/nodes/${NODE}` });
+  const node = (await rest.request({ path: `/api/v1/nodes/${NODE}` })) as { status: { allocatable: Record<string, string> } };
   assert.equal(node.status.allocatable.memory, '0', 'a 100% hard threshold leaves no allocatable memory');
   let phase = '';
   await waitFor(async () => {
@@ -99,7 +99,7 @@ test('a met hard threshold: MemoryPressure, the pod evicted, events Evicted and 
     return phase === 'Failed/Evicted';
   }, 'the pod to be evicted', 40_000, 250).catch(fail);
   await waitFor(async () => {
-    const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const list = (await rest.request({ path: '/api/v1/namespaces/default/events' })) as { items: { reason: string; involvedObject: { kind: string; name: string } }[] };
     const got = new Set(list.items.map((e) => `${e.involvedObject.kind}/${e.reason}`));
     return got.has('Pod/Evicted') && got.has('Pod/Killing') && got.has('Node/EvictionThresholdMet') && got.has('Node/NodeHasInsufficientMemory');
   }, 'the eviction events', 20_000, 200).catch(fail);

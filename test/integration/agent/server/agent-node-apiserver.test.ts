@@ -103,7 +103,7 @@ async function serverUp(): Promise<void> {
 
 async function getNode(): Promise<NodeObj | undefined> {
   try {
-    return await rest.request<NodeObj>({ path: `/api/v1/nodes/${NODE}` });
+    return (await rest.request({ path: `/api/v1/nodes/${NODE}` })) as NodeObj;
   } catch {
     return undefined;
   }
@@ -139,7 +139,7 @@ test('the agent registers a Ready node with its labels, taints, addresses and co
 test('the agent\'s events are in plat-apiserver, and kubectl get events shows them', async (t) => {
   let reasons: string[] = [];
   await waitFor(async () => {
-    const list = await rest.request<{ items: { reason: string; source: { component: string; host: string }; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const list = (await rest.request({ path: '/api/v1/namespaces/default/events' })) as { items: { reason: string; source: { component: string; host: string }; involvedObject: { kind: string; name: string } }[] };
     const mine = list.items.filter((e) => e.source.component === 'nodeagent' && e.source.host === NODE && e.involvedObject.name === NODE);
     reasons = mine.map((e) => e.reason);
     return ['Starting', 'NodeReady', 'RegisteredNode'].every((r) => reasons.includes(r));
@@ -157,7 +157,7 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
   const pod = `talker-${NODE}`;
   let reasons: string[] = [];
   await waitFor(async () => {
-    const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const list = (await rest.request({ path: '/api/v1/namespaces/default/events' })) as { items: { reason: string; involvedObject: { kind: string; name: string } }[] };
     reasons = list.items.filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === pod).map((e) => e.reason);
     return reasons.includes('Created') && reasons.includes('Started');
   }, `Created and Started events for ${pod}`, 30_000, 200).catch((err: unknown) => {
@@ -200,7 +200,7 @@ test('deleting the static pod\'s manifest stops it with a Killing event', async 
   const pod = `talker-${NODE}`;
   await unlink(join(dir, 'manifests', 'talker.json'));
   await waitFor(async () => {
-    const list = await rest.request<{ items: { reason: string; involvedObject: { kind: string; name: string; fieldPath?: string } }[] }>({ path: '/api/v1/namespaces/default/events' });
+    const list = (await rest.request({ path: '/api/v1/namespaces/default/events' })) as { items: { reason: string; involvedObject: { kind: string; name: string; fieldPath?: string } }[] };
     return list.items.some((e) => e.involvedObject.name === pod && e.reason === 'Killing' && e.involvedObject.fieldPath === 'spec.containers{c}');
   }, `a Killing event for ${pod}`, 30_000, 200).catch((err: unknown) => {
     throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);

@@ -113,8 +113,12 @@ export async function serveJournal(req: IncomingMessage, res: ServerResponse, n:
   const signal = stop.signal;
   const gzip = req.headers['accept-encoding'] === 'gzip';
   res.writeHead(200, { 'content-type': 'text/plain;charset=UTF-8', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
-  const out: Writable = gzip ? createGzip({ level: zlib.Z_BEST_SPEED }) : res;
-  if (gzip) (out as ReturnType<typeof createGzip>).pipe(res);
+  let out: Writable = res;
+  if (gzip) {
+    const compressed = createGzip({ level: zlib.Z_BEST_SPEED });
+    compressed.pipe(res);
+    out = compressed;
+  }
   try {
     await copy(n, o, out, signal);
   } finally {

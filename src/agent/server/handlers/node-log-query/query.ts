@@ -127,12 +127,18 @@ function validateServices(services: readonly string[]): string[] {
 }
 
 /** securejoin + stat of the one file asked, within the log directory. */
+/** A failed stat as the reference words it: ENOENT spelled out, any other code as it is. */
+function statErrorText(e: unknown): string {
+  const code = e instanceof Error && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+  return code === 'ENOENT' ? 'no such file or directory' : (code ?? 'error');
+}
+
 async function validateFile(files: string[], logDir: string): Promise<string | undefined> {
   const file = files[0] ?? '';
   const clean = normalize(`/${file.replace(/\\/g, '/')}`);
   const full = join(logDir, clean);
   if (file.includes('\0') || clean.split(sep).includes('..') || !isAbsolute(full)) return `query: Invalid value: ${goStringSlice(files)}: invalid path`;
-  const err = await stat(full).then(() => undefined, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? 'no such file or directory' : (e.code ?? 'error')));
+  const err = await stat(full).then(() => undefined, (e: unknown) => statErrorText(e));
   return err === undefined ? undefined : `query: Invalid value: ${goStringSlice(files)}: stat ${full}: ${err}`;
 }
 
