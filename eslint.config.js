@@ -35,6 +35,8 @@ const TYPED_STRICT = [
   'src/agent/runtime/**/*.ts',
   'src/agent/pod/**/*.ts',
   'src/agent/worker/**/*.ts',
+  'src/apiserver/proxy/**/*.ts',
+  'src/agent/server/streaming/**/*.ts',
 ];
 
 export default tseslint.config(

@@ -54,7 +54,7 @@ async function generated(certDir: string, ca: CertAndKey, product: string, logge
       const pair = { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8') };
       const cert = new X509Certificate(pair.certPem);
       const fresh = cert.notAfter.getTime() > clock.nowMs() + 30 * 24 * 3600 * 1000;
-      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: await new X509Certificate(ca.certPem).publicKey.export(), signatureOnly: true }))) return pair;
+      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: new X509Certificate(ca.certPem).publicKey, signatureOnly: true }))) return pair;
       logger.info({ file: crt }, 'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one');
     } catch (err) {
       logger.warn({ file: crt, err: (err as Error).message }, 'cannot read the kubelet client certificate: issuing a new one');

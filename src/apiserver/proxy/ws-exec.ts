@@ -138,7 +138,7 @@ class ClientInput {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (!isBinary || data.length === 0) return;
       if (this.streams !== undefined) {
-        this.deliver(data);
+        this.deliver(this.streams, data);
         return;
       }
       this.heldBytes += data.length;
@@ -150,14 +150,13 @@ class ClientInput {
 
   wire(streams: Map<string, SpdyStream>): void {
     this.streams = streams;
-    for (const m of this.held) this.deliver(m);
+    for (const m of this.held) this.deliver(streams, m);
     this.held = [];
   }
 
-  private deliver(data: Buffer): void {
+  private deliver(streams: Map<string, SpdyStream>, data: Buffer): void {
     const channel = data[0];
     const body = data.subarray(1);
-    const streams = this.streams!;
     if (channel === CH.stdin) streams.get('stdin')?.write(body);
     else if (channel === CH.resize) streams.get('resize')?.write(body);
     else if (channel === CH.close && body[0] === CH.stdin) streams.get('stdin')?.end();

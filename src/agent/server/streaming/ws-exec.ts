@@ -25,12 +25,12 @@ function modes(r: ExecRequest): ChannelMode[] {
 }
 
 export async function serveExecWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, r: ExecRequest, o: StreamServeOptions): Promise<void> {
-  const protocol = chooseProtocol(offeredProtocols(req), WS_EXEC_PROTOCOLS);
-  if (protocol === undefined) {
+  const chosen = chooseProtocol(offeredProtocols(req), WS_EXEC_PROTOCOLS);
+  if (chosen === undefined) {
     refuseProtocol(res);
     return;
   }
-  const p = WS_EXEC_PROTOCOLS.get(protocol)!;
+  const { name: protocol, protocol: p } = chosen;
   const proc = await startSession(res, r, o);
   if (proc === undefined) return;
   const ws = await acceptWebSocket(req, res, socket, head, protocol);
@@ -56,7 +56,7 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     const io = { stdin: conn.reader(STDIN), stdout: r.stdout ? conn.writer(STDOUT) : undefined, stderr: r.stderr ? conn.writer(STDERR) : undefined, resize: r.tty ? conn.reader(RESIZE) : undefined };
     const code = await pumpExec(proc, io, o.logger);
     // The output still buffered in the writers leaves before the Status and the close.
-    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? undefined : ChannelConnection.flushed(w))));
+    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? Promise.resolve() : ChannelConnection.flushed(w))));
     if (conn.isClosed()) return;
     const text = finalStatus(r, p.v4Status === true, code);
     if (text !== '') await conn.send(ERROR, Buffer.from(text));
