@@ -16,6 +16,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../common/log/types.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { runEvery } from '../../common/util/every.js';
+import { userMessage } from '../../common/util/errors.js';
 import { SpdySession } from '../../common/spdy/session.js';
 import type { SpdyStream } from '../../common/spdy/stream.js';
 import { goQuote } from '../go-quote.js';
@@ -82,7 +83,7 @@ async function agentSession(o: TranslateOptions): Promise<SpdySession | ExecStat
   } catch (err) {
     // The reference's SPDY executor: spdy.Negotiate wraps the client's *url.Error.
     if (err instanceof AgentDialError) return internalErrorStatus(`error sending request: Post ${goQuote(agentUrl(o.target))}: ${err.message}`);
-    return internalErrorStatus((err as Error).message);
+    return internalErrorStatus(userMessage(err));
   }
   if (answer.kind === 'response') return statusFromRefusal((await readBody(answer.response, 1024)).toString('utf8'));
   return new SpdySession({ socket: answer.socket, role: 'client', head: answer.head });
@@ -100,7 +101,7 @@ function pingEvery(session: SpdySession, o: TranslateOptions): void {
       if (!session.isClosed()) session.ping();
       return Promise.resolve();
     },
-    onError: (err) => o.logger.debug({ err: (err as Error).message }, 'SPDY ping to the agent failed'),
+    onError: (err) => o.logger.debug({ err: userMessage(err) }, 'SPDY ping to the agent failed'),
   });
 }
 
@@ -192,8 +193,8 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
     const status = await runSession(ws, s, o.flags, input);
     finish(ws, status);
   } catch (err) {
-    o.logger.debug({ err: (err as Error).message }, 'exec translation failed');
-    finish(ws, internalErrorStatus((err as Error).message));
+    o.logger.debug({ err: userMessage(err) }, 'exec translation failed');
+    finish(ws, internalErrorStatus(userMessage(err)));
   } finally {
     await gone;
     session?.destroy();

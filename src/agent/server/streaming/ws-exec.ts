@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { systemClock } from '../../../common/util/clock.js';
+import { userMessage } from '../../../common/util/errors.js';
 import { ChannelConnection, type ChannelMode } from './ws-channels.js';
 import { WS_EXEC_PROTOCOLS, acceptWebSocket, chooseProtocol, offeredProtocols, refuseProtocol } from './ws-upgrade.js';
 import { pumpExec } from './exec-io.js';
@@ -63,7 +64,7 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     conn.close();
     await conn.done;
   } catch (err) {
-    o.logger.info({ pod: r.ref.pod, container: r.ref.container, err: (err as Error).message }, `${r.kind}: the WebSocket connection failed; ending the session`);
+    o.logger.info({ pod: r.ref.pod, container: r.ref.container, err: userMessage(err) }, `${r.kind}: the WebSocket connection failed; ending the session`);
     conn.destroy();
   } finally {
     o.live?.delete(live);
