@@ -76,7 +76,7 @@ function registerSourceMap(file: string): void {
 function requireFor(o: CachedBundleOptions): (id: string) => unknown {
   const nodeRequire = createRequire(o.file);
   return (id) => {
-    if (!/^\.\.?\/.*\.cjs$/.test(id)) return nodeRequire(id);
+    if (!/^\.\.?\/.*\.cjs$/.test(id)) return nodeRequire(id) as unknown;
     return loadCachedBundle({ ...o, file: resolve(dirname(o.file), id), sourceMap: false }).exports;
   };
 }

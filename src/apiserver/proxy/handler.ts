@@ -50,17 +50,29 @@ export interface ProxyCall {
   readonly signal: AbortSignal;
 }
 
-type Match = { kind: 'pod'; namespace: string; name: string; sub: 'log' | 'exec' | 'attach' | 'portforward' } | { kind: 'node'; name: string; rest: string };
-const POD_SUBS = new Set(['log', 'exec', 'attach', 'portforward']);
+type PodSub = 'log' | 'exec' | 'attach' | 'portforward';
+type Match = { kind: 'pod'; namespace: string; name: string; sub: PodSub } | { kind: 'node'; name: string; rest: string };
+const POD_SUBS: ReadonlySet<string> = new Set<PodSub>(['log', 'exec', 'attach', 'portforward']);
+
+function isPodSub(s: string | undefined): s is PodSub {
+  return s !== undefined && POD_SUBS.has(s);
+}
+
+function nonEmpty(s: string | undefined): s is string {
+  return s !== undefined && s !== '';
+}
 
 export function matchProxyPath(path: string): Match | undefined {
   const p = path.split('/');
   // ['', 'api', 'v1', 'namespaces', ns, 'pods', name, sub]
-  if (p.length === 8 && p[1] === 'api' && p[2] === 'v1' && p[3] === 'namespaces' && p[5] === 'pods' && POD_SUBS.has(p[7]!) && p[4] !== '' && p[6] !== '') {
-    return { kind: 'pod', namespace: p[4]!, name: p[6]!, sub: p[7] as 'log' };
+  const [, api, version, namespaces, ns, pods, name, sub] = p;
+  if (p.length === 8 && api === 'api' && version === 'v1' && namespaces === 'namespaces' && pods === 'pods' && isPodSub(sub) && nonEmpty(ns) && nonEmpty(name)) {
+    return { kind: 'pod', namespace: ns, name, sub };
   }
-  if (p.length >= 6 && p[1] === 'api' && p[2] === 'v1' && p[3] === 'nodes' && p[4] !== '' && p[5] === 'proxy') {
-    return { kind: 'node', name: p[4]!, rest: `/${p.slice(6).join('/')}` };
+  // ['', 'api', 'v1', 'nodes', node, 'proxy', ...rest]
+  const [, , , nodes, node, proxy] = p;
+  if (p.length >= 6 && api === 'api' && version === 'v1' && nodes === 'nodes' && nonEmpty(node) && proxy === 'proxy') {
+    return { kind: 'node', name: node, rest: `/${p.slice(6).join('/')}` };
   }
   return undefined;
 }

@@ -16,7 +16,7 @@ import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { PemFilePair } from '../../common/util/pem-file-pair.js';
 import { writeFileAtomic } from '../../common/platconfig/index.js';
-import { CertificateError, FlagError } from '../../common/util/errors.js';
+import { CertificateError, FlagError, userMessage } from '../../common/util/errors.js';
 import { generateClientCert, type CertAndKey } from '../csr/ca.js';
 import type { AgentTls } from './agent-dial.js';
 
@@ -33,7 +33,7 @@ async function readFlagFile(path: string, flag: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (err) {
-    throw new FlagError(`--${flag} ${path}: ${(err as Error).message}`, { flag });
+    throw new FlagError(`--${flag} ${path}: ${userMessage(err)}`, { flag });
   }
 }
 
@@ -41,7 +41,7 @@ function checkCert(pem: string, file: string, flag: string): void {
   try {
     new X509Certificate(pem);
   } catch (err) {
-    throw new CertificateError(`--${flag} ${file} is not a PEM certificate: ${(err as Error).message}`, { file });
+    throw new CertificateError(`--${flag} ${file} is not a PEM certificate: ${userMessage(err)}`, { file });
   }
 }
 
@@ -54,10 +54,10 @@ async function generated(certDir: string, ca: CertAndKey, product: string, logge
       const pair = { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8') };
       const cert = new X509Certificate(pair.certPem);
       const fresh = cert.notAfter.getTime() > clock.nowMs() + 30 * 24 * 3600 * 1000;
-      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: await new X509Certificate(ca.certPem).publicKey.export(), signatureOnly: true }))) return pair;
+      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: new X509Certificate(ca.certPem).publicKey, signatureOnly: true }))) return pair;
       logger.info({ file: crt }, 'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one');
     } catch (err) {
-      logger.warn({ file: crt, err: (err as Error).message }, 'cannot read the kubelet client certificate: issuing a new one');
+      logger.warn({ file: crt, err: userMessage(err) }, 'cannot read the kubelet client certificate: issuing a new one');
     }
   }
   const pair = await generateClientCert({ ca, commonName, organizations: ['system:masters'], now: clock.now() });

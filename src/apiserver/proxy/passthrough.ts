@@ -19,7 +19,7 @@ export function forwardedHeaders(req: IncomingMessage, upgrade: boolean): Record
   const out: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values === undefined || DROPPED.has(name) || IMPERSONATION.test(name)) continue;
-    out[name] = values.length === 1 ? values[0]! : values;
+    out[name] = values.length === 1 && values[0] !== undefined ? values[0] : values;
   }
   const from = req.socket.remoteAddress ?? '';
   const prior = req.headers['x-forwarded-for'];

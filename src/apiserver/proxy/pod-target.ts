@@ -24,7 +24,7 @@ export function resolveContainer(pod: Record<string, unknown>, podName: string, 
   const app = names(spec, 'containers');
   const all = [...names(spec, 'initContainers'), ...app, ...names(spec, 'ephemeralContainers')];
   if (container === '') {
-    if (app.length === 1) return app[0]!;
+    if (app.length === 1 && app[0] !== undefined) return app[0];
     if (app.length === 0) throw badRequest(`a container name must be specified for pod ${podName}`);
     throw badRequest(`a container name must be specified for pod ${podName}, choose one of: [${all.join(' ')}]`);
   }

@@ -16,6 +16,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../common/log/types.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { runEvery } from '../../common/util/every.js';
+import { userMessage } from '../../common/util/errors.js';
 import { SpdySession } from '../../common/spdy/session.js';
 import type { SpdyStream } from '../../common/spdy/stream.js';
 import { goQuote } from '../go-quote.js';
@@ -82,7 +83,7 @@ async function agentSession(o: TranslateOptions): Promise<SpdySession | ExecStat
   } catch (err) {
     // The reference's SPDY executor: spdy.Negotiate wraps the client's *url.Error.
     if (err instanceof AgentDialError) return internalErrorStatus(`error sending request: Post ${goQuote(agentUrl(o.target))}: ${err.message}`);
-    return internalErrorStatus((err as Error).message);
+    return internalErrorStatus(userMessage(err));
   }
   if (answer.kind === 'response') return statusFromRefusal((await readBody(answer.response, 1024)).toString('utf8'));
   return new SpdySession({ socket: answer.socket, role: 'client', head: answer.head });
@@ -100,7 +101,7 @@ function pingEvery(session: SpdySession, o: TranslateOptions): void {
       if (!session.isClosed()) session.ping();
       return Promise.resolve();
     },
-    onError: (err) => o.logger.debug({ err: (err as Error).message }, 'SPDY ping to the agent failed'),
+    onError: (err) => o.logger.debug({ err: userMessage(err) }, 'SPDY ping to the agent failed'),
   });
 }
 
@@ -138,7 +139,7 @@ class ClientInput {
     ws.on('message', (data: Buffer, isBinary: boolean) => {
       if (!isBinary || data.length === 0) return;
       if (this.streams !== undefined) {
-        this.deliver(data);
+        this.deliver(this.streams, data);
         return;
       }
       this.heldBytes += data.length;
@@ -150,14 +151,13 @@ class ClientInput {
 
   wire(streams: Map<string, SpdyStream>): void {
     this.streams = streams;
-    for (const m of this.held) this.deliver(m);
+    for (const m of this.held) this.deliver(streams, m);
     this.held = [];
   }
 
-  private deliver(data: Buffer): void {
+  private deliver(streams: Map<string, SpdyStream>, data: Buffer): void {
     const channel = data[0];
     const body = data.subarray(1);
-    const streams = this.streams!;
     if (channel === CH.stdin) streams.get('stdin')?.write(body);
     else if (channel === CH.resize) streams.get('resize')?.write(body);
     else if (channel === CH.close && body[0] === CH.stdin) streams.get('stdin')?.end();
@@ -193,8 +193,8 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
     const status = await runSession(ws, s, o.flags, input);
     finish(ws, status);
   } catch (err) {
-    o.logger.debug({ err: (err as Error).message }, 'exec translation failed');
-    finish(ws, internalErrorStatus((err as Error).message));
+    o.logger.debug({ err: userMessage(err) }, 'exec translation failed');
+    finish(ws, internalErrorStatus(userMessage(err)));
   } finally {
     await gone;
     session?.destroy();

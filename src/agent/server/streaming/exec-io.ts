@@ -57,8 +57,9 @@ export function readSizes(from: Readable, onSize: (w: number, h: number) => void
 /** Copies `from` into `to` (not ending it); resolves when `from` ends or either side closes. */
 export function pipeOut(from: NodeJS.ReadableStream, to: Writable | undefined): Promise<void> {
   return new Promise((resolve) => {
-    const src = from as Readable;
-    if (src.readableEnded) {
+    // A runtime's stream may not say whether it has ended (a Readable does).
+    const src: NodeJS.ReadableStream & { readonly readableEnded?: boolean } = from;
+    if (src.readableEnded === true) {
       resolve();
       return;
     }
@@ -76,7 +77,7 @@ export function pipeOut(from: NodeJS.ReadableStream, to: Writable | undefined): 
 /** Wires the streams to the process; resolves with its exit code once its output has been sent on. */
 export async function pumpExec(proc: ExecSession, io: ExecIo, logger: Logger): Promise<number> {
   if (io.stdin !== undefined) {
-    io.stdin.pipe(proc.stdin as Writable);
+    io.stdin.pipe(proc.stdin);
     io.stdin.once('close', () => proc.stdin.end());
   } else proc.stdin.end();
   if (io.resize !== undefined) {

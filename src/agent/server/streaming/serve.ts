@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { serveExecSpdy } from './exec.js';
 import { servePortForwardSpdy } from './port-forward.js';
 import { execRequest, type StreamServeOptions } from './session-start.js';
+import type { ContainerRef } from './types.js';
 import { isSpdyUpgrade, isWebSocketUpgrade } from './upgrade.js';
 import { serveExecWebSocket } from './ws-exec.js';
 import { servePortForwardWebSocket } from './ws-port-forward.js';
@@ -23,6 +24,20 @@ function segments(path: string, prefix: string): string[] | undefined {
   }
 }
 
+/** `{namespace}/{pod}[/{uid}]`, or undefined for any other number of segments. */
+function podRef(p: readonly string[] | undefined): { namespace: string; pod: string; uid?: string } | undefined {
+  const [namespace, pod, uid, extra] = p ?? [];
+  if (namespace === undefined || pod === undefined || extra !== undefined) return undefined;
+  return { namespace, pod, ...(uid !== undefined ? { uid } : {}) };
+}
+
+/** `{namespace}/{pod}[/{uid}]/{container}`, or undefined for any other number of segments. */
+function containerRef(p: readonly string[] | undefined): ContainerRef | undefined {
+  const [namespace, pod, third, fourth, extra] = p ?? [];
+  if (namespace === undefined || pod === undefined || third === undefined || extra !== undefined) return undefined;
+  return fourth === undefined ? { namespace, pod, container: third } : { namespace, pod, uid: third, container: fourth };
+}
+
 function bad(res: ServerResponse, status: number, message: string): void {
   res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`${message}\n`);
 }
@@ -35,23 +50,21 @@ export async function serveStreaming(req: IncomingMessage, res: ServerResponse, 
   }
   const path = url.pathname;
   if (path.startsWith('/portForward/')) {
-    const p = segments(path, '/portForward/');
-    if (p === undefined || (p.length !== 2 && p.length !== 3)) {
+    const ref = podRef(segments(path, '/portForward/'));
+    if (ref === undefined) {
       bad(res, 400, 'expected /portForward/{namespace}/{pod}[/{uid}]');
       return;
     }
-    const ref = { namespace: p[0]!, pod: p[1]!, ...(p[2] !== undefined ? { uid: p[2] } : {}) };
     if (ws) await servePortForwardWebSocket(req, res, up.socket, up.head, url, ref, o);
     else await servePortForwardSpdy(req, res, up.socket, up.head, ref, o);
     return;
   }
   const kind = path.startsWith('/attach/') ? 'attach' : 'exec';
-  const p = segments(path, `/${kind}/`);
-  if (p === undefined || (p.length !== 3 && p.length !== 4)) {
+  const ref = containerRef(segments(path, `/${kind}/`));
+  if (ref === undefined) {
     bad(res, 400, `expected /${kind}/{namespace}/{pod}[/{uid}]/{container}`);
     return;
   }
-  const ref = p.length === 3 ? { namespace: p[0]!, pod: p[1]!, container: p[2]! } : { namespace: p[0]!, pod: p[1]!, uid: p[2]!, container: p[3]! };
   const command = url.searchParams.getAll('command');
   if (kind === 'exec' && command.length === 0) {
     bad(res, 400, 'missing command');

@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
+import { userMessage } from '../../../common/util/errors.js';
 import { preV4Status, v4Status } from './status.js';
 import { StreamTargetError, type ContainerRef, type ExecSession, type StreamingRuntime } from './types.js';
 
@@ -66,7 +67,7 @@ export async function startSession(res: ServerResponse, r: ExecRequest, o: Strea
     return await o.runtime.exec(r.ref, r.command, { tty: r.tty });
   } catch (err) {
     const status = err instanceof StreamTargetError ? err.status : 500;
-    refuse(res, status, (err as Error).message);
+    refuse(res, status, userMessage(err));
     return undefined;
   }
 }

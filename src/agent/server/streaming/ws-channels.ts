@@ -98,7 +98,10 @@ export class ChannelConnection {
   /** Ends a writer and resolves once everything written to it has been sent. */
   static flushed(w: Writable): Promise<void> {
     return new Promise((resolve) => {
-      if (w.writableFinished || w.destroyed) return resolve();
+      if (w.writableFinished || w.destroyed) {
+        resolve();
+        return;
+      }
       w.once('finish', () => resolve());
       w.once('close', () => resolve());
       w.end();
@@ -128,11 +131,11 @@ export class ChannelConnection {
 
   private onMessage(raw: Buffer): void {
     if (raw.length === 0) return;
-    let channel = raw[0]!;
+    let channel = raw.readUInt8(0);
     if (!this.o.binary) channel -= 48;
     let data = raw.subarray(1);
     if (this.o.closeSignal && channel === CLOSE_CHANNEL) {
-      if (data.length === 1) this.readers[data[0]!]?.push(null);
+      if (data.length === 1) this.readers[data.readUInt8(0)]?.push(null);
       return;
     }
     if (channel < 0 || channel >= this.o.modes.length) return;

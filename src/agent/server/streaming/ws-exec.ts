@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { systemClock } from '../../../common/util/clock.js';
+import { userMessage } from '../../../common/util/errors.js';
 import { ChannelConnection, type ChannelMode } from './ws-channels.js';
 import { WS_EXEC_PROTOCOLS, acceptWebSocket, chooseProtocol, offeredProtocols, refuseProtocol } from './ws-upgrade.js';
 import { pumpExec } from './exec-io.js';
@@ -25,12 +26,12 @@ function modes(r: ExecRequest): ChannelMode[] {
 }
 
 export async function serveExecWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, r: ExecRequest, o: StreamServeOptions): Promise<void> {
-  const protocol = chooseProtocol(offeredProtocols(req), WS_EXEC_PROTOCOLS);
-  if (protocol === undefined) {
+  const chosen = chooseProtocol(offeredProtocols(req), WS_EXEC_PROTOCOLS);
+  if (chosen === undefined) {
     refuseProtocol(res);
     return;
   }
-  const p = WS_EXEC_PROTOCOLS.get(protocol)!;
+  const { name: protocol, protocol: p } = chosen;
   const proc = await startSession(res, r, o);
   if (proc === undefined) return;
   const ws = await acceptWebSocket(req, res, socket, head, protocol);
@@ -56,14 +57,14 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     const io = { stdin: conn.reader(STDIN), stdout: r.stdout ? conn.writer(STDOUT) : undefined, stderr: r.stderr ? conn.writer(STDERR) : undefined, resize: r.tty ? conn.reader(RESIZE) : undefined };
     const code = await pumpExec(proc, io, o.logger);
     // The output still buffered in the writers leaves before the Status and the close.
-    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? undefined : ChannelConnection.flushed(w))));
+    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? Promise.resolve() : ChannelConnection.flushed(w))));
     if (conn.isClosed()) return;
     const text = finalStatus(r, p.v4Status === true, code);
     if (text !== '') await conn.send(ERROR, Buffer.from(text));
     conn.close();
     await conn.done;
   } catch (err) {
-    o.logger.info({ pod: r.ref.pod, container: r.ref.container, err: (err as Error).message }, `${r.kind}: the WebSocket connection failed; ending the session`);
+    o.logger.info({ pod: r.ref.pod, container: r.ref.container, err: userMessage(err) }, `${r.kind}: the WebSocket connection failed; ending the session`);
     conn.destroy();
   } finally {
     o.live?.delete(live);

@@ -40,19 +40,26 @@ function bad(res: ServerResponse, status: number, message: string): void {
 
 export async function servePortForwardWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, url: URL, ref: { namespace: string; pod: string; uid?: string }, o: StreamServeOptions): Promise<void> {
   const ports = parsePorts(url);
-  if (typeof ports === 'string') return bad(res, 400, ports);
-  const protocol = chooseProtocol(offeredProtocols(req), WS_PORT_FORWARD_PROTOCOLS);
-  if (protocol === undefined) return refuseProtocol(res);
+  if (typeof ports === 'string') {
+    bad(res, 400, ports);
+    return;
+  }
+  const chosen = chooseProtocol(offeredProtocols(req), WS_PORT_FORWARD_PROTOCOLS);
+  if (chosen === undefined) {
+    refuseProtocol(res);
+    return;
+  }
   let target: PortForwardTarget;
   try {
     target = await o.runtime.portForward(ref);
   } catch (err) {
-    return bad(res, err instanceof StreamTargetError ? err.status : 500, (err as Error).message);
+    bad(res, err instanceof StreamTargetError ? err.status : 500, (err as Error).message);
+    return;
   }
-  const ws = await acceptWebSocket(req, res, socket, head, protocol);
+  const ws = await acceptWebSocket(req, res, socket, head, chosen.name);
   if (ws === undefined) return;
   const modes: ChannelMode[] = ports.flatMap((): ChannelMode[] => ['readwrite', 'write']);
-  const conn = new ChannelConnection({ ws, binary: WS_PORT_FORWARD_PROTOCOLS.get(protocol)!.binary, modes, closeSignal: false });
+  const conn = new ChannelConnection({ ws, binary: chosen.protocol.binary, modes, closeSignal: false });
   o.live?.add(conn);
   const ended = new AbortController();
   void conn.done.then(() => ended.abort());
@@ -71,7 +78,8 @@ async function forwardOne(conn: ChannelConnection, i: number, port: number, targ
   portBytes.writeUInt16LE(port);
   await conn.send(2 * i, portBytes);
   await conn.send(2 * i + 1, portBytes);
-  const data = conn.reader(2 * i)!;
+  const data = conn.reader(2 * i);
+  if (data === undefined) throw new Error(`port-forward: channel ${2 * i} is not read (its mode must be 'readwrite')`);
   let upstream: Duplex;
   try {
     upstream = await target.connect(port);

@@ -40,10 +40,14 @@ export function offeredProtocols(req: IncomingMessage): string[] {
   return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
 }
 
-/** The reference's handshake: the first protocol the client offers that the server has. */
-export function chooseProtocol(offered: readonly string[], server: ReadonlyMap<string, WsProtocol>): string | undefined {
+/** The reference's handshake: the first protocol the client offers that the server has, with its name. */
+export function chooseProtocol(offered: readonly string[], server: ReadonlyMap<string, WsProtocol>): { readonly name: string; readonly protocol: WsProtocol } | undefined {
   const wanted = offered.length === 0 ? [''] : offered;
-  return wanted.find((p) => server.has(p));
+  for (const name of wanted) {
+    const protocol = server.get(name);
+    if (protocol !== undefined) return { name, protocol };
+  }
+  return undefined;
 }
 
 /** Answers what x/net/websocket answers when the handshake function refuses: 403, empty body. */
@@ -53,6 +57,7 @@ export function refuseProtocol(res: ServerResponse): void {
 
 /** Completes the upgrade on the socket (taken from the response) with the chosen protocol. */
 export function acceptWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, protocol: string): Promise<WebSocket | undefined> {
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   const wss = new WebSocketServer({
     noServer: true,
