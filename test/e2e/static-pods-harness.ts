@@ -10,6 +10,7 @@ import type { RuntimeContainer } from '../../src/agent/runtime/types.js';
 import { killProcessPods, removeDockerPodsNamed, type RuntimeUnderTest } from '../integration/agent/pods/runtimes.js';
 import { freePort } from '../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
 export { freePort };
 
 
@@ -118,7 +119,7 @@ export function staticPodsScenario(rt: RuntimeUnderTest, skip: string | undefine
       '--hostname-override', node,
       '--file-check-frequency', '1s',
       '--sync-frequency', '5s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path),
       '-v=4', // "pod synced" lines (V(4)) tell the test a sync happened
       '--enable-server=false',
       '--healthz-port=0',

@@ -14,6 +14,7 @@ import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeLeaf } from '../../../helpers/server-tls-certs.js';
 import { freePort } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 
 function startAgent(args: string[]): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
@@ -50,7 +51,7 @@ test('the client CA file is re-read when it is replaced under the running agent'
   const caFile = join(dir, 'client-ca.pem');
   await writeFile(caFile, caA.certPem);
   const port = await freePort();
-  const agent = startAgent([`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--hostname-override=ca-node', `--port=${port}`, `--client-ca-file=${caFile}`, '--anonymous-auth=false', '--authorization-mode=AlwaysAllow']);
+  const agent = startAgent([...testPodLogsArgs(dir), `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--hostname-override=ca-node', `--port=${port}`, `--client-ca-file=${caFile}`, '--anonymous-auth=false', '--authorization-mode=AlwaysAllow']);
   t.after(() => agent.stop());
   const base = `https://127.0.0.1:${port}`;
   await waitUp(base, agent.output);
@@ -75,6 +76,7 @@ test('webhook answers are cached for their TTLs and no longer: after that, with 
   const agent = startAgent([
     `--platconfig=${api.adminPlatconfig}`,
     '--platform-domain=k8s.io',
+    ...testPodLogsArgs(dir, 'k8s.io'),
     `--root-dir=${join(dir, 'root')}`,
     `--cert-dir=${join(dir, 'pki')}`,
     '--hostname-override=ttl-node',
