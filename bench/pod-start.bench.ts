@@ -37,7 +37,7 @@ async function agentLatencies(endpoint: string, manifest: (i: number) => string)
   const dir = await mkdtemp(join(tmpdir(), 'na-bench-m-'));
   const ac = new AbortController();
   let agent: Agent | undefined;
-  const config = { ...defaultConfiguration('flags'), staticPodPath: dir, containerRuntimeEndpoint: endpoint, fileCheckFrequency: '20s', enableServer: false, healthzPort: 0, readOnlyPort: 0, cgroupsPerQOS: false, enforceNodeAllocatable: [] };
+  const config = { ...defaultConfiguration('flags'), staticPodPath: dir, containerRuntimeEndpoint: endpoint, fileCheckFrequency: '20s', enableServer: false, healthzPort: 0, readOnlyPort: 0, cgroupsPerQOS: false, enforceNodeAllocatable: [], podLogsDir: join(root, 'pod-logs') };
   const running = runAgent({ config, flags: flags(root), logger: silentLogger(), signal: ac.signal, onBuilt: (a) => (agent = a) });
   const out: number[] = [];
   try {

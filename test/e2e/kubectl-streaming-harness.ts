@@ -14,6 +14,7 @@ import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -121,7 +122,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
       ...tls.agent,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,6 +1,5 @@
 // Shared e2e scenario for static pods: the BUILT agent (node bin/nodeagent) on a manifest
 // directory, pods that serve HTTP on 127.0.0.1, observed from outside (HTTP and the runtime).
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -10,33 +9,10 @@ import type { RuntimeContainer } from '../../src/agent/runtime/types.js';
 import { killProcessPods, removeDockerPodsNamed, type RuntimeUnderTest } from '../integration/agent/pods/runtimes.js';
 import { freePort } from '../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
 export { freePort };
-
-
-export interface RunningAgent {
-  child: ChildProcess;
-  output: () => string;
-  stop: () => Promise<number | null>;
-}
-
-export function startAgent(args: string[]): RunningAgent {
-  const child = spawn(process.execPath, ['bin/nodeagent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(t);
-      return code;
-    },
-  };
-}
+export { startAgent, type RunningAgent } from '../helpers/agent-process.js';
+import { startAgent, type RunningAgent } from '../helpers/agent-process.js';
 
 /** How many times the agent has logged a finished sync of the static pod `name` (V(4)). */
 function syncsOf(agent: RunningAgent, name: string): number {
@@ -118,7 +94,7 @@ export function staticPodsScenario(rt: RuntimeUnderTest, skip: string | undefine
       '--hostname-override', node,
       '--file-check-frequency', '1s',
       '--sync-frequency', '5s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path),
       '-v=4', // "pod synced" lines (V(4)) tell the test a sync happened
       '--enable-server=false',
       '--healthz-port=0',

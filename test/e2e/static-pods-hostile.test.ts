@@ -15,6 +15,7 @@ import { tempDir, waitFor } from '../integration/agent/pods/agent-harness.js';
 import { killProcessPods, processRuntime } from '../integration/agent/pods/runtimes.js';
 import { freePort, httpText, startAgent, webManifest } from './static-pods-harness.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
 
 const N = 10_000;
 const deepJson = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep-json"},"spec":{"containers":[{"name":"c","command":["true"]}],"x":${'{"a":'.repeat(N)}1${'}'.repeat(N)}}}`;
@@ -48,7 +49,7 @@ test('hostile manifests (files and --manifest-url) are skipped with the limit na
     '--hostname-override', `hostile-${process.pid}`,
     '--file-check-frequency', '1s',
     '--sync-frequency', '5s',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path),
     '--enable-server=false',
     '--healthz-port=0',
     '--read-only-port=0',

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { tempDir } from '../integration/agent/pods/agent-harness.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
 
 async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: Record<string, string>, url?: string) {
   const root = await tempDir('na-runonce-');
@@ -20,7 +21,7 @@ async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: R
     await m.cleanup();
   });
   for (const [name, text] of Object.entries(files)) await writeFile(join(m.path, name), text);
-  const args = ['bin/nodeagent', '--runonce', '--enable-server=false', '--pod-manifest-path', m.path, '--container-runtime-endpoint', 'process://', '--root-dir', root.path, '--cert-dir', join(root.path, 'pki'), '--hostname-override', 'once', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--healthz-port=0', '--read-only-port=0'];
+  const args = ['bin/nodeagent', '--runonce', '--enable-server=false', '--pod-manifest-path', m.path, '--container-runtime-endpoint', 'process://', '--root-dir', root.path, '--cert-dir', join(root.path, 'pki'), '--hostname-override', 'once', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path), '--healthz-port=0', '--read-only-port=0'];
   if (url) args.push('--manifest-url', url);
   // async spawn: the URL server of the test runs in this process and must keep answering
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { startApiServer, repoRoot, type StartedApiServer } from './apiserver.js';
 import { freePort } from './processes.js';
 import { NO_CGROUPS_ARGS } from './agent-cgroups.js';
+import { testPodLogsArgs } from './agent-pod-logs.js';
 export { freePort };
 
 export const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
@@ -84,6 +85,8 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     '--read-only-port=0',
     '--healthz-port=0',
     ...(env.api.platformDomain !== 'platform.io' ? [`--platform-domain=${env.api.platformDomain}`] : []),
+    // podLogsDir under the env's directory (a drop-in of the profile's kind), unless the test brings drop-ins
+    ...(extra.some((a) => a.startsWith('--config-dir')) ? [] : testPodLogsArgs(env.dir, env.api.platformDomain, kube || extra.includes('--platform-profile=kubernetes') ? 'kubernetes' : 'platform')),
     ...extra,
   ];
   return spawnArgs(root, args);

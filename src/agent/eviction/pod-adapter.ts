@@ -1,20 +1,13 @@
 // The eviction manager's view of the pods: candidates from the pod manager (priority, grace
-// period, memory use from the runtime's last stats) and eviction as "stop the containers, then
-// mark the pod Failed with reason Evicted", which the workers treat as terminal (no restart).
+// period, memory use from the runtime's last stats) and eviction as "mark the pod Failed with
+// reason Evicted, which the workers treat as terminal (no restart), then stop its containers",
+// both through the active pods the node shutdown manager uses too (worker/active-pods.ts).
 
 import type { Names } from '../../common/names.js';
 import type { ContainerRuntime } from '../runtime/types.js';
-import type { Pod, PodStatus } from '../pod/types.js';
+import type { Pod } from '../pod/types.js';
+import { ActivePods, type ActivePodsSource, type PodStatusWriter } from '../worker/active-pods.js';
 import type { EvictablePods, EvictionCandidate } from './manager.js';
-
-export interface PodsForEviction {
-  desiredPods(): Pod[];
-  status(uid: string): PodStatus | undefined;
-}
-
-export interface StatusWriter {
-  set(pod: Pod, status: PodStatus): void;
-}
 
 /**
  * Mirror pods and system-critical priorities (>= 2000000000) are never evicted. Unlike the
@@ -28,25 +21,22 @@ export function isCriticalPod(pod: Pod, names: Names): boolean {
 
 export class RuntimeEvictablePods implements EvictablePods {
   private usage = new Map<string, number>();
+  private readonly active: ActivePods;
 
-  constructor(private readonly o: { pods: PodsForEviction; statuses: StatusWriter; runtime: ContainerRuntime; names: Names }) {}
+  constructor(private readonly o: { pods: ActivePodsSource; statuses: PodStatusWriter; runtime: ContainerRuntime; names: Names }) {
+    this.active = new ActivePods(o);
+  }
 
   candidates(): readonly EvictionCandidate[] {
-    return this.o.pods
-      .desiredPods()
-      .filter((p) => {
-        const phase = this.o.pods.status(p.metadata.uid)?.phase;
-        return phase !== 'Failed' && phase !== 'Succeeded';
-      })
-      .map((p) => ({
-        uid: p.metadata.uid,
-        namespace: p.metadata.namespace,
-        name: p.metadata.name,
-        priority: p.spec.priority ?? 0,
-        gracePeriodSeconds: p.spec.terminationGracePeriodSeconds ?? 30,
-        usage: { memory: this.usage.get(p.metadata.uid) ?? 0 },
-        critical: isCriticalPod(p, this.o.names),
-      }));
+    return this.active.list().map((p) => ({
+      uid: p.metadata.uid,
+      namespace: p.metadata.namespace,
+      name: p.metadata.name,
+      priority: p.spec.priority ?? 0,
+      gracePeriodSeconds: p.spec.terminationGracePeriodSeconds ?? 30,
+      usage: { memory: this.usage.get(p.metadata.uid) ?? 0 },
+      critical: isCriticalPod(p, this.o.names),
+    }));
   }
 
   /** Refreshes per-pod memory use (called before ranking, best effort). */
@@ -61,13 +51,6 @@ export class RuntimeEvictablePods implements EvictablePods {
   }
 
   async evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void> {
-    const spec = this.o.pods.desiredPods().find((p) => p.metadata.uid === pod.uid);
-    if (spec === undefined) return;
-    const prev = this.o.pods.status(pod.uid);
-    // Mark terminal first so the workers do not restart what is being stopped.
-    this.o.statuses.set(spec, { ...(prev ?? { conditions: [], containerStatuses: [] }), phase: 'Failed', reason: 'Evicted', message: options.message });
-    for (const c of await this.o.runtime.listContainers({ podUid: pod.uid })) {
-      if (c.kind !== 'sandbox' && c.state === 'running') await this.o.runtime.stopContainer(c.id, options.gracePeriodSeconds);
-    }
+    await this.active.kill(pod.uid, options.gracePeriodSeconds, (current) => ({ ...current, phase: 'Failed', reason: 'Evicted', message: options.message }));
   }
 }

@@ -2,27 +2,17 @@
 // or a single file. File-system notifications give low latency; a relist every
 // `checkFrequencyMs` catches anything the notifications missed. The first list runs once the
 // watcher is ready, so a manifest written while the source starts is seen by one or the other.
-import type { Names } from '../../common/names.js';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
-import type { ValidatePodOptions } from '../pod/validate.js';
 import type { Pod } from '../pod/types.js';
 import { ManifestFiles } from './manifest-files.js';
-import type { PodSource, SnapshotSink } from './types.js';
+import type { PodSource, PolledSourceOptions } from './types.js';
 
-export interface FileSourceOptions {
+export interface FileSourceOptions extends PolledSourceOptions {
   path: string;
-  checkFrequencyMs: number;
-  nodeName: string;
-  names: Names;
-  validation: ValidatePodOptions;
-  onSnapshot: SnapshotSink;
-  logger: Logger;
-  clock: Clock;
   /** Turn notifications off (tests of the relist path). Default true. */
   watch?: boolean;
 }

@@ -1,26 +1,15 @@
 // The HTTP source: GET the manifest URL every `checkFrequencyMs` with the configured headers.
 // Non-200 or a bad body keeps the current pods; an empty 200 removes them all; an unchanged body
 // is skipped. After three logged failures in a row, further ones log at debug level only.
-import type { Names } from '../../common/names.js';
-import type { Clock } from '../../common/util/clock.js';
-import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import { manifestText, staticPodsFromManifest } from '../pod/static-manifest.js';
-import type { ValidatePodOptions } from '../pod/validate.js';
 import { dedupeByName } from './file.js';
-import { MAX_MANIFEST_BYTES, type PodSource, type SnapshotSink } from './types.js';
+import { MAX_MANIFEST_BYTES, type PodSource, type PolledSourceOptions } from './types.js';
 
-export interface HttpSourceOptions {
+export interface HttpSourceOptions extends PolledSourceOptions {
   url: string;
   /** Header name → values, sent in order (values are secrets: never logged). */
   headers: Record<string, string[]>;
-  checkFrequencyMs: number;
-  nodeName: string;
-  names: Names;
-  validation: ValidatePodOptions;
-  onSnapshot: SnapshotSink;
-  logger: Logger;
-  clock: Clock;
   timeoutMs?: number;
 }
 

@@ -1,4 +1,8 @@
+import type { Names } from '../../common/names.js';
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
 import type { Pod } from '../pod/types.js';
+import type { ValidatePodOptions } from '../pod/validate.js';
 import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
 
 /** A full snapshot of one source's pods; a source always sends everything it has. */
@@ -8,6 +12,17 @@ export interface PodSnapshot {
 }
 
 export type SnapshotSink = (snapshot: PodSnapshot) => void;
+
+/** What the polled sources (file, HTTP) are given besides their location. */
+export interface PolledSourceOptions {
+  checkFrequencyMs: number;
+  nodeName: string;
+  names: Names;
+  validation: ValidatePodOptions;
+  onSnapshot: SnapshotSink;
+  logger: Logger;
+  clock: Clock;
+}
 
 export interface PodSource {
   /** `file`, `http` or `api`. */

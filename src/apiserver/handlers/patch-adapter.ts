@@ -2,7 +2,7 @@
 // library (json-patch, merge-patch, strategic-merge-patch for the built-in types, server-side
 // apply with field ownership and conflicts). Its errors become Status errors.
 
-import { applyPatch, PatchError, patchTypeOf as libPatchTypeOf, PATCH_CONTENT_TYPES, type PatchType } from '../patch/index.js';
+import { applyPatch, PatchError, patchTypeOf as libPatchTypeOf, PATCH_CONTENT_TYPES, type ApplyPatchOptions, type PatchType } from '../patch/index.js';
 import { StatusError, unsupportedMediaType } from '../status.js';
 import type { Obj } from '../registry/types.js';
 
@@ -14,16 +14,10 @@ export function patchTypeOf(contentType: string | undefined): PatchType {
   return t;
 }
 
-export interface PatchArgs {
+/** The patch library's options, with a content type already known to be a patch type. */
+export interface PatchArgs extends ApplyPatchOptions {
   readonly live: Obj | undefined;
-  readonly patchBody: string;
   readonly contentType: PatchType;
-  readonly kind: string;
-  readonly manager: string;
-  readonly force: boolean;
-  readonly subresource: string;
-  readonly apiVersion: string;
-  readonly now: Date;
 }
 
 export function applyPatchBody(a: PatchArgs): { object: Obj; unknownFields: readonly string[]; duplicateFields: readonly string[] } {

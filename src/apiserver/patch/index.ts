@@ -10,7 +10,7 @@ import { limitText, parseJsonBody } from '../body-limits.js';
 import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
 import { PatchError, badRequest } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
-import { serverSideApply, updateManagedFields, validateFieldManager } from './managed-fields.js';
+import { serverSideApply, updateManagedFields, validateFieldManager, type ServerSideApplyOptions } from './managed-fields.js';
 import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
@@ -45,18 +45,14 @@ export const PATCH_CONTENT_TYPES = [
 ] as const;
 export type PatchType = (typeof PATCH_CONTENT_TYPES)[number];
 
-export interface ApplyPatchOptions {
-  /** The stored object; undefined when it does not exist (only apply may then create it). */
-  readonly live: Record<string, unknown> | undefined;
+/**
+ * Server-side apply's options with the body still text: `live` is the stored object (undefined
+ * when it does not exist: only apply may then create it); `manager` the fieldManager (already
+ * defaulted from the User-Agent for non-apply patches; may be '').
+ */
+export interface ApplyPatchOptions extends Omit<ServerSideApplyOptions, 'config'> {
   readonly patchBody: string;
   readonly contentType: string;
-  readonly kind: string;
-  /** The fieldManager (already defaulted from the User-Agent for non-apply patches; may be ''). */
-  readonly manager: string;
-  readonly force: boolean;
-  readonly subresource: string;
-  readonly apiVersion: string;
-  readonly now: Date;
 }
 
 export interface ApplyPatchResult {

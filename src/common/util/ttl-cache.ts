@@ -3,6 +3,8 @@
 // the same key makes one call; all of them get its answer). The bound keeps a flood of distinct
 // keys from growing memory without limit (least recently used entries go first). A load that
 // fails is not cached; a value whose TTL is 0 or less is handed to its askers and not kept.
+// `clockLru` is the same lru-cache on the Clock for a cache whose key is known only after the
+// load (the credential provider plugins' cacheKeyType).
 import { LRUCache } from 'lru-cache';
 import type { Clock } from './clock.js';
 
@@ -19,6 +21,13 @@ export interface TtlCacheOptions<V, C> {
   readonly load: (key: string, context: C) => Promise<Loaded<V>>;
 }
 
+/** An lru-cache of at most `max` entries whose TTLs (given per set) run on `clock`. */
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
+export function clockLru<V extends NonNullable<unknown>>(clock: Clock, max: number, extra: Omit<LRUCache.Options<string, V, unknown>, 'max' | 'perf'> = {}): LRUCache<string, V> {
+  // Read the clock at every check (the default caches it for 1 ms), so a manual clock rules.
+  return new LRUCache<string, V, unknown>({ ttlAutopurge: false, ttlResolution: 0, ...extra, max, perf: { now: () => clock.nowMs() } });
+}
+
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
 export class TtlCache<V extends NonNullable<unknown>, C> {
   private readonly lru: LRUCache<string, V>;
@@ -26,12 +35,7 @@ export class TtlCache<V extends NonNullable<unknown>, C> {
   private readonly notKept = new Set<string>();
 
   constructor(o: TtlCacheOptions<V, C>) {
-    this.lru = new LRUCache<string, V, unknown>({
-      max: o.max ?? 4096,
-      ttlAutopurge: false,
-      // Read the clock at every check (the default caches it for 1 ms), so a manual clock rules.
-      ttlResolution: 0,
-      perf: { now: () => o.clock.nowMs() },
+    this.lru = clockLru<V>(o.clock, o.max ?? 4096, {
       fetchMethod: async (key, _stale, { options, context }) => {
         const loaded = await o.load(key, context as C);
         // lru-cache keeps a TTL of 0 forever: a value not to be kept is marked, and get() drops it

@@ -18,6 +18,7 @@ import { killProcessPods } from '../../integration/agent/pods/runtimes.js';
 import { freePort, stopChild } from '../../helpers/processes.js';
 import { fuzzParams } from '../../helpers/fuzz-runs.js';
 import { NO_CGROUPS_ARGS } from '../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../helpers/agent-pod-logs.js';
 
 const NODE = 'fuzz-node';
 const POD = `web-${NODE}`;
@@ -74,7 +75,7 @@ before(async () => {
       `--port=${port}`,
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
       '--fail-swap-on=false',
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },

@@ -1,8 +1,11 @@
 // One configured credential provider: images it matches (matchImages), answers cached by the
 // response's cacheKeyType (Image, Registry or Global) for its cacheDuration (or the provider's
 // defaultCacheDuration; 0 caches nothing), one plugin run in flight per image - as the
-// reference's pluginProvider.provide.
+// reference's pluginProvider.provide. The cache is the common lru-cache on the Clock (bounded;
+// an expired answer is dropped when it is next looked at).
+import type { LRUCache } from 'lru-cache';
 import type { Clock } from '../../../common/util/clock.js';
+import { clockLru } from '../../../common/util/ttl-cache.js';
 import type { Logger } from '../../../common/log/types.js';
 import { execPlugin, type PluginResponse } from './exec-plugin.js';
 import { registryOf, urlsMatch } from './match-image.js';
@@ -20,39 +23,23 @@ export interface PluginProviderOptions {
 }
 
 const GLOBAL_KEY = 'global';
-const PURGE_INTERVAL_MS = 15 * 60_000;
+/** Most cached answers kept (least recently used go first). */
+const CACHE_SIZE = 4096;
 
 export class PluginProvider {
   readonly name: string;
   private readonly opts: PluginProviderOptions;
-  private readonly cache = new Map<string, { credentials: DockerConfig; expiresAtMs: number }>();
+  private readonly cache: LRUCache<string, DockerConfig>;
   private readonly inFlight = new Map<string, Promise<PluginResponse>>();
-  private lastPurgeMs: number;
 
   constructor(opts: PluginProviderOptions) {
     this.opts = opts;
     this.name = opts.provider.name;
-    this.lastPurgeMs = opts.clock.nowMs();
+    this.cache = clockLru<DockerConfig>(opts.clock, CACHE_SIZE);
   }
 
   isImageAllowed(image: string): boolean {
     return this.opts.provider.matchImages.some((m) => urlsMatch(m, image));
-  }
-
-  private cached(key: string, now: number): DockerConfig | undefined {
-    const e = this.cache.get(key);
-    if (e === undefined) return undefined;
-    if (now > e.expiresAtMs) {
-      this.cache.delete(key);
-      return undefined;
-    }
-    return e.credentials;
-  }
-
-  private purge(now: number): void {
-    if (now <= this.lastPurgeMs + PURGE_INTERVAL_MS) return;
-    for (const [k, e] of this.cache) if (now > e.expiresAtMs) this.cache.delete(k);
-    this.lastPurgeMs = now;
   }
 
   private run(image: string): Promise<PluginResponse> {
@@ -68,9 +55,7 @@ export class PluginProvider {
   /** The credentials for a normalized repository (empty when the plugin does not apply or fails). */
   async provide(image: string): Promise<DockerConfig> {
     if (!this.isImageAllowed(image)) return {};
-    const now = this.opts.clock.nowMs();
-    this.purge(now);
-    const hit = this.cached(image, now) ?? this.cached(registryOf(image), now) ?? this.cached(GLOBAL_KEY, now);
+    const hit = this.cache.get(image) ?? this.cache.get(registryOf(image)) ?? this.cache.get(GLOBAL_KEY);
     if (hit !== undefined) return hit;
     let res: PluginResponse;
     try {
@@ -85,7 +70,7 @@ export class PluginProvider {
       return {};
     }
     const duration = res.cacheDurationMs ?? this.opts.provider.defaultCacheDurationMs;
-    if (duration > 0) this.cache.set(key, { credentials: res.auth, expiresAtMs: this.opts.clock.nowMs() + duration });
+    if (duration > 0) this.cache.set(key, res.auth, { ttl: duration });
     return res.auth;
   }
 }

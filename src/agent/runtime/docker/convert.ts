@@ -2,7 +2,7 @@
 import type { ContainerCreateOptions } from 'dockerode';
 import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
-import { LABELS } from '../types.js';
+import { LABELS, type ContainerConfig } from '../types.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import { dockerContainerSettings, defaultContainerSettings, type ContainerSettings } from '../settings/container-settings.js';
 import { podSysctls, sysctlNamespace } from '../settings/sysctls.js';
@@ -66,14 +66,8 @@ function bytesOf(q: string | undefined): number | undefined {
   return Math.round(parseQuantity(q).value);
 }
 
-export interface ContainerCreateInput {
-  pod: Pod;
-  container: Container;
-  kind: 'init' | 'app';
-  attempt: number;
-  specHash: string;
-  sandboxId: string;
-  volumePaths: Record<string, string>;
+/** The runtime's ContainerConfig plus what the Docker engine is told besides. */
+export interface ContainerCreateInput extends ContainerConfig {
   logOpts: Record<string, string>;
   nodeName?: string;
   settings?: ContainerSettings;

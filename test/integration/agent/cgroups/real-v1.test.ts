@@ -7,11 +7,9 @@ import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent, type Agent } from '../../../../src/agent/agent.js';
-import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { makeTestCgroupRoot, processCgroup, realCgroupV1SkipReason } from '../../../helpers/real-cgroups.js';
-import { tempDir, testConfig, testFlags, waitFor } from '../pods/agent-harness.js';
-import { killProcessPods } from '../pods/runtimes.js';
+import { waitFor } from '../pods/agent-harness.js';
 
 const skip = await realCgroupV1SkipReason();
 
@@ -25,30 +23,15 @@ async function read(path: string): Promise<string> {
 
 test('real cgroup v1: a process:// Guaranteed pod runs in <root>/platpods/pod<uid> with its limits, BestEffort in besteffort; gone with the pod', { skip, timeout: 120_000 }, async (t) => {
   const cg = await makeTestCgroupRoot();
-  const root = await tempDir('na-cg-');
-  const m = await tempDir('na-cg-m-');
-  const log = recordingLogger();
-  const ac = new AbortController();
-  let agent: Agent | undefined;
-  const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: 'process://', cgroupsPerQOS: true, enforceNodeAllocatable: ['pods'], cgroupRoot: cg.name, systemReserved: { memory: '100Mi' } }),
-    flags: testFlags(root.path, { hostnameOverride: 'cg-node' }),
-    logger: log,
-    signal: ac.signal,
-    onBuilt: (a) => (agent = a),
+  const a = await startInProcessAgent(t, {
+    prefix: 'na-cg',
+    config: { containerRuntimeEndpoint: 'process://', cgroupsPerQOS: true, enforceNodeAllocatable: ['pods'], cgroupRoot: cg.name, systemReserved: { memory: '100Mi' } },
+    flags: { hostnameOverride: 'cg-node' },
+    afterStop: () => cg.remove(),
   });
-  t.after(async () => {
-    for (const l of log.lines) if (l.level === 'warn' || l.level === 'error') t.diagnostic(`${l.msg} ${JSON.stringify(l.fields)}`);
-    ac.abort();
-    await run.catch(() => 1);
-    await killProcessPods(root.path);
-    await cg.remove();
-    await root.cleanup();
-    await m.cleanup();
-  });
-  await writeFile(join(m.path, 'g.json'), manifest('guar', { limits: { cpu: '500m', memory: '64Mi' } }));
-  await writeFile(join(m.path, 'be.json'), manifest('best', {}));
-  const uidOf = (name: string) => agent?.pods.desiredPods().find((p) => p.metadata.name === `${name}-cg-node`)?.metadata.uid;
+  await writeFile(join(a.manifests, 'g.json'), manifest('guar', { limits: { cpu: '500m', memory: '64Mi' } }));
+  await writeFile(join(a.manifests, 'be.json'), manifest('best', {}));
+  const uidOf = (name: string) => a.agent()?.pods.desiredPods().find((p) => p.metadata.name === `${name}-cg-node`)?.metadata.uid;
   const gUid = await waitFor('the Guaranteed pod', () => uidOf('guar'), 30_000, 100);
   const beUid = await waitFor('the BestEffort pod', () => uidOf('best'), 30_000, 100);
   const gDir = (c: string) => cg.dir(c, 'platpods', `pod${gUid}`);
@@ -71,7 +54,7 @@ test('real cgroup v1: a process:// Guaranteed pod runs in <root>/platpods/pod<ui
   const limit = Number(await read(cg.dir('memory', 'platpods', 'memory.limit_in_bytes')));
   assert.ok(Math.abs(limit - (total - 100 * 1024 * 1024)) < 4096 * 2, `the pods' top-level memory limit ${limit} is allocatable`);
   await waitFor('a process in the BestEffort pod cgroup', async () => (await readFile(cg.dir('cpu', 'platpods', 'besteffort', `pod${beUid}`, 'cgroup.procs'), 'utf8').catch(() => '')).trim() !== '', 30_000, 100);
-  await rm(join(m.path, 'g.json'));
+  await rm(join(a.manifests, 'g.json'));
   await waitFor('the Guaranteed pod cgroup to be removed', () => !existsSync(gDir('cpu')) && !existsSync(gDir('memory')), 30_000, 100);
   for (const p of procs) assert.ok(!existsSync(`/proc/${p}`) || (await readFile(`/proc/${p}/stat`, 'utf8').catch(() => '')).includes(') Z'), `process ${p} is gone`);
   assert.ok(existsSync(cg.dir('cpu', 'platpods', 'besteffort', `pod${beUid}`)), 'the other pod keeps its cgroup');

@@ -16,6 +16,7 @@ import { freePort } from '../../../helpers/processes.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { startBootstrapEnv, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 // "a few seconds" with room for a loaded 2-core CI machine (it takes well under 2 s when idle);
 // that the agent stopped by itself, not by the launcher's 5 s backstop, is asserted separately
@@ -98,7 +99,7 @@ async function standaloneArgs(dir: string, extra: string[] = []): Promise<string
     `--port=${await freePort()}`,
     '--read-only-port=0',
     '--healthz-port=0',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
     '--fail-swap-on=false',
     // V(2) marks the host checks stage
     '--v=2',

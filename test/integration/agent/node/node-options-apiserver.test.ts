@@ -12,6 +12,7 @@ import { startApiServer, type StartedApiServer } from '../../../helpers/apiserve
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 interface NodeObj {
   metadata: { annotations?: Record<string, string> };
@@ -53,7 +54,7 @@ async function startAgent(extra: readonly string[]): Promise<void> {
       '--enable-server=false',
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
       ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -20,11 +20,12 @@ export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): 
   };
 }
 
-export function testConfig(over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
+export function testConfig(rootDir: string, over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
   // servers off (ports would clash between parallel tests); the pod tests do not need them; no
   // cgroup hierarchy unless a test asks for one under its own root (test/helpers/agent-cgroups.ts);
-  // container log links (podLogsDir) in a temporary directory, not the host's /var/log/pods
-  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...NO_CGROUPS_CONFIG, podLogsDir: join(tmpdir(), 'nodeagent-test-pod-logs'), ...over };
+  // container log links (podLogsDir) under the agent's own root directory, not the host's
+  // /var/log/pods, nor a directory other tests' agents clean up as theirs
+  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...NO_CGROUPS_CONFIG, podLogsDir: join(rootDir, 'pod-logs'), ...over };
 }
 
 export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {

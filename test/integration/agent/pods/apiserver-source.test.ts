@@ -38,7 +38,7 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   });
 
   running.agent = runAgent({
-    config: testConfig({ staticPodPath: manifests.path, containerRuntimeEndpoint: 'process://' }),
+    config: testConfig(root.path, { staticPodPath: manifests.path, containerRuntimeEndpoint: 'process://' }),
     flags: testFlags(root.path, { hostnameOverride: node, platconfig: api.adminPlatconfig }),
     logger: process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger(),
     signal: ac.signal,

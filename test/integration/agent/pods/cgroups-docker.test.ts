@@ -9,13 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAgent, type Agent } from '../../../../src/agent/agent.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
 import { LABELS } from '../../../../src/agent/runtime/types.js';
-import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { makeTestCgroupRoot, processCgroup, realCgroupV1SkipReason } from '../../../helpers/real-cgroups.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
+import { waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
 
 const skip = (await dockerSkipReason()) ?? (await realCgroupV1SkipReason());
 const NODE = `cg-${randomBytes(3).toString('hex')}`;
@@ -31,34 +30,20 @@ async function appPid(podName: string): Promise<{ pid: number; id: string; paren
 
 test('Docker: a Guaranteed pod in <root>/kubepods/pod<uid>, a BestEffort pod in <root>/kubepods/besteffort/pod<uid>, with the pod limits; the pod cgroup goes with the pod', { skip, timeout: 150_000 }, async (t) => {
   const cg = await makeTestCgroupRoot();
-  const root = await tempDir('na-cgd-');
-  const m = await tempDir('na-cgd-m-');
-  const log = recordingLogger();
-  const ac = new AbortController();
-  let agent: Agent | undefined;
-  const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, platformProfile: 'kubernetes', cgroupsPerQOS: true, enforceNodeAllocatable: ['pods'], cgroupRoot: cg.name, podPidsLimit: 50 }),
-    flags: testFlags(root.path, { hostnameOverride: NODE }),
-    logger: log,
-    signal: ac.signal,
-    onBuilt: (a) => (agent = a),
-  });
-  t.after(async () => {
-    for (const l of log.lines) if (l.level === 'warn' || l.level === 'error') t.diagnostic(`${l.msg} ${JSON.stringify(l.fields)}`);
-    ac.abort();
-    await run.catch(() => 1);
-    await removeDockerPodsNamed(`${NODE}-`);
-    await cg.remove();
-    await root.cleanup();
-    await m.cleanup();
+  const a = await startInProcessAgent(t, {
+    prefix: 'na-cgd',
+    config: { containerRuntimeEndpoint: DOCKER_ENDPOINT, platformProfile: 'kubernetes', cgroupsPerQOS: true, enforceNodeAllocatable: ['pods'], cgroupRoot: cg.name, podPidsLimit: 50 },
+    flags: { hostnameOverride: NODE },
+    dockerPodPrefix: `${NODE}-`,
+    afterStop: () => cg.remove(),
   });
   const pod = (name: string, resources: Record<string, unknown>) => JSON.stringify({
     apiVersion: 'v1', kind: 'Pod', metadata: { name: `${NODE}-${name}`, namespace: 'default' },
     spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'IfNotPresent', command: ['sleep', '300'], resources }] },
   });
-  await writeFile(join(m.path, 'g.json'), pod('guar', { limits: { cpu: '250m', memory: '48Mi' } }));
-  await writeFile(join(m.path, 'be.json'), pod('best', {}));
-  const uidOf = (name: string) => agent?.pods.desiredPods().find((p) => p.metadata.name === `${NODE}-${name}-${NODE}`)?.metadata.uid;
+  await writeFile(join(a.manifests, 'g.json'), pod('guar', { limits: { cpu: '250m', memory: '48Mi' } }));
+  await writeFile(join(a.manifests, 'be.json'), pod('best', {}));
+  const uidOf = (name: string) => a.agent()?.pods.desiredPods().find((p) => p.metadata.name === `${NODE}-${name}-${NODE}`)?.metadata.uid;
   const gUid = await waitFor('the Guaranteed pod', () => uidOf('guar'), 30_000, 100);
   const beUid = await waitFor('the BestEffort pod', () => uidOf('best'), 30_000, 100);
   const g = await waitFor('the Guaranteed container', () => appPid(`${NODE}-guar-${NODE}`), 90_000, 200);
@@ -73,8 +58,8 @@ test('Docker: a Guaranteed pod in <root>/kubepods/pod<uid>, a BestEffort pod in 
   assert.equal(await read(gDir('memory', 'memory.limit_in_bytes')), String(48 * 1024 * 1024));
   assert.equal(await read(gDir('pids', 'pids.max')), '50', '--pod-max-pids on the pod cgroup');
   assert.equal(await read(cg.dir('cpu', 'kubepods', 'besteffort', `pod${beUid}`, 'cpu.shares')), '2');
-  assert.ok(log.lines.some((l) => l.msg === 'the Docker engine uses the agent\'s cgroup driver'));
-  await rm(join(m.path, 'g.json'));
+  assert.ok(a.log.lines.some((l) => l.msg === 'the Docker engine uses the agent\'s cgroup driver'));
+  await rm(join(a.manifests, 'g.json'));
   // in every hierarchy, those Docker alone made (blkio, devices, freezer) too
   const hierarchies = await readdir('/sys/fs/cgroup');
   await waitFor('the Guaranteed pod cgroup to be removed', () => hierarchies.every((h) => !existsSync(cg.dir(h, 'kubepods', `pod${gUid}`))), 60_000, 200);

@@ -152,7 +152,7 @@ test('a private-registry pull through a credential provider plugin; without it E
     const ac = new AbortController();
     let agent: Agent | undefined;
     const running = runAgent({
-      config: testConfig({ staticPodPath: dir, containerRuntimeEndpoint: DOCKER_ENDPOINT }),
+      config: testConfig(join(root.path, name), { staticPodPath: dir, containerRuntimeEndpoint: DOCKER_ENDPOINT }),
       flags: testFlags(join(root.path, name), { hostnameOverride: `${NODE}-${name}`, ...(credentialFlags ? { imageCredentialProviderConfig: cpConfig, imageCredentialProviderBinDir: binDir } : {}) }),
       logger: log,
       signal: ac.signal,

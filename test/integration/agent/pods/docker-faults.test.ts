@@ -1,41 +1,25 @@
 // Docker faults: pull policies without a registry, and an engine that goes away and comes back
 // (through a TCP proxy to the engine's socket that the test can cut).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAgent, type Agent } from '../../../../src/agent/agent.js';
+import type { Agent } from '../../../../src/agent/agent.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { silentLogger, type Logger } from '../../../../src/common/log/types.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
+import { waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
 import { LABELS } from '../../../../src/agent/runtime/types.js';
 
 const skip = await dockerSkipReason();
 
-async function startAgentOn(t: { after: (fn: () => Promise<void>) => void }, endpoint: string, prefix: string, logger: Logger = silentLogger()) {
-  const root = await tempDir('na-dfault-');
-  const m = await tempDir('na-dfault-m-');
-  const ac = new AbortController();
-  let agent: Agent | undefined;
-  const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: endpoint }),
-    flags: testFlags(root.path, { hostnameOverride: 'dfault' }),
-    logger,
-    signal: ac.signal,
-    onBuilt: (a) => (agent = a),
-  });
-  t.after(async () => {
-    ac.abort();
-    await run.catch(() => 1);
-    await removeDockerPodsNamed(prefix);
-    await root.cleanup();
-    await m.cleanup();
-  });
-  await waitFor('agent built', () => agent !== undefined);
-  return { dir: m.path, agent: () => agent as Agent };
+async function startAgentOn(t: TestContext, endpoint: string, prefix: string, logger: Logger = silentLogger()) {
+  const a = await startInProcessAgent(t, { prefix: 'na-dfault', config: { containerRuntimeEndpoint: endpoint }, flags: { hostnameOverride: 'dfault' }, logger, dockerPodPrefix: prefix });
+  await waitFor('agent built', () => a.agent() !== undefined);
+  return { dir: a.manifests, agent: () => a.agent() as Agent };
 }
 
 const pod = (name: string, image: string, policy: string): string =>

@@ -13,6 +13,7 @@ import { tempDir, waitFor } from './agent-harness.js';
 import { killProcessPods, processRuntime } from './runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
@@ -34,7 +35,7 @@ function startAgent(args: string[], t: { after: (fn: () => Promise<void>) => voi
 function agentArgs(root: string, node: string, extra: string[]): string[] {
   return [
     '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', node,
-    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--enable-server=false', '--healthz-port=0', '--read-only-port=0', ...extra,
+    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0', ...extra,
   ];
 }
 

@@ -4,21 +4,23 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ContainerInspectInfo } from 'dockerode';
-import { runAgent, type Agent } from '../../../../src/agent/agent.js';
-import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
 import { demuxDockerStream } from '../../../../src/agent/runtime/docker/convert.js';
 import { LABELS } from '../../../../src/agent/runtime/types.js';
 import { hasCapSysResource } from '../../../../src/agent/runtime/settings/from-config.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
+import { waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
 
 const skip = await dockerSkipReason();
 const NODE = `opts-${randomBytes(3).toString('hex')}`;
 const PREFIX = `${NODE}-`;
+/** The host resolv.conf the agent is given (written before the first pod, removed at the end). */
+const RESOLV = join(tmpdir(), `${NODE}-host-resolv.conf`);
 
 function manifest(name: string, spec: Record<string, unknown>): string {
   return JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `${PREFIX}${name}`, namespace: 'shop' }, spec: { terminationGracePeriodSeconds: 1, ...spec } });
@@ -45,46 +47,31 @@ async function execIn(id: string, cmd: string[]): Promise<string> {
 }
 
 test('Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and DNS settings', { skip, timeout: 120_000 }, async (t) => {
-  const root = await tempDir('na-opts-');
-  const m = await tempDir('na-opts-m-');
-  const resolv = join(root.path, 'host-resolv.conf');
-  await writeFile(resolv, 'nameserver 192.0.2.53\nsearch corp.example\n');
-  const log = recordingLogger();
-  const ac = new AbortController();
-  let agent: Agent | undefined;
-  const run = runAgent({
-    config: testConfig({
-      staticPodPath: m.path,
+  await writeFile(RESOLV, 'nameserver 192.0.2.53\nsearch corp.example\n');
+  const a = await startInProcessAgent(t, {
+    prefix: 'na-opts',
+    config: {
       containerRuntimeEndpoint: DOCKER_ENDPOINT,
       clusterDNS: ['10.0.0.10'],
       clusterDomain: 'cluster.local',
-      resolvConf: resolv,
+      resolvConf: RESOLV,
       podPidsLimit: 64,
       allowedUnsafeSysctls: ['kernel.msg*'],
-    }),
-    flags: testFlags(root.path, { hostnameOverride: NODE }),
-    logger: log,
-    signal: ac.signal,
-    onBuilt: (a) => (agent = a),
-  });
-  t.after(async () => {
-    for (const l of log.lines) if (l.level === 'warn' || l.level === 'error') t.diagnostic(`${l.msg} ${JSON.stringify(l.fields)}`);
-    ac.abort();
-    await run.catch(() => 1);
-    await removeDockerPodsNamed(PREFIX);
-    await root.cleanup();
-    await m.cleanup();
+    },
+    flags: { hostnameOverride: NODE },
+    dockerPodPrefix: PREFIX,
+    afterStop: () => rm(RESOLV, { force: true }),
   });
   const sleep = { image: 'busybox:local', imagePullPolicy: 'IfNotPresent', command: ['sleep', '300'] };
-  await writeFile(join(m.path, 'burst.json'), manifest('burst', {
+  await writeFile(join(a.manifests, 'burst.json'), manifest('burst', {
     securityContext: { sysctls: [{ name: 'net.ipv4.ip_unprivileged_port_start', value: '80' }, { name: 'kernel.msgmax', value: '65536' }] },
     dnsConfig: { options: [{ name: 'edns0' }] },
     containers: [{ name: 'c', ...sleep, resources: { limits: { cpu: '500m' }, requests: { cpu: '250m', memory: '64Mi' } } }],
   }));
-  await writeFile(join(m.path, 'guar.json'), manifest('guar', {
+  await writeFile(join(a.manifests, 'guar.json'), manifest('guar', {
     containers: [{ name: 'c', ...sleep, resources: { limits: { cpu: '1', memory: '64Mi' } }, securityContext: { seccompProfile: { type: 'RuntimeDefault' } } }],
   }));
-  await writeFile(join(m.path, 'bad.json'), manifest('bad', { securityContext: { sysctls: [{ name: 'kernel.sem', value: '1 2 3 4' }] }, containers: [{ name: 'c', ...sleep }] }));
+  await writeFile(join(a.manifests, 'bad.json'), manifest('bad', { securityContext: { sysctls: [{ name: 'kernel.sem', value: '1 2 3 4' }] }, containers: [{ name: 'c', ...sleep }] }));
 
   const burstName = `${PREFIX}burst-${NODE}`;
   const burst = await waitFor('the Burstable container', () => inspectOf(burstName, 'app'), 60_000, 200);
@@ -111,7 +98,7 @@ test('Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and 
   const want = hasCapSysResource() ? '-997' : '0';
   assert.equal(String(guar.HostConfig.OomScoreAdj), want);
   assert.equal((await execIn(guar.Id, ['cat', '/proc/1/oom_score_adj'])).trim(), want);
-  if (want === '0') assert.ok(log.lines.some((l) => l.fields['reason'] === 'this host does not let the agent lower oom_score_adj (no CAP_SYS_RESOURCE)'));
+  if (want === '0') assert.ok(a.log.lines.some((l) => l.fields['reason'] === 'this host does not let the agent lower oom_score_adj (no CAP_SYS_RESOURCE)'));
   assert.equal(guar.HostConfig.CpuQuota, 100000);
   // memorySwap "" (NoSwap): no swap on top of the memory limit (Docker alone would allow as much again)
   assert.equal(guar.HostConfig.Memory, 64 * 1024 * 1024);
@@ -119,7 +106,7 @@ test('Docker containers carry the reference CPU, pids, oom, seccomp, sysctl and 
   assert.deepEqual(guar.HostConfig.SecurityOpt ?? [], [], "RuntimeDefault: Docker's default profile");
 
   const bad = await waitFor('the forbidden sysctl to be refused', () => {
-    const p = agent?.pods.pods().find((x) => x.metadata.name === `${PREFIX}bad-${NODE}`);
+    const p = a.agent()?.pods.pods().find((x) => x.metadata.name === `${PREFIX}bad-${NODE}`);
     const st = p?.status as { phase?: string; reason?: string; message?: string } | undefined;
     return st?.phase === 'Failed' ? st : undefined;
   }, 30_000, 100);

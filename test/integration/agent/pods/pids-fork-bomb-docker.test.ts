@@ -8,12 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContainerInspectInfo } from 'dockerode';
-import { runAgent } from '../../../../src/agent/agent.js';
-import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
 import { LABELS } from '../../../../src/agent/runtime/types.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
+import { waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
 
 const skip = await dockerSkipReason();
 const NODE = `pids-${randomBytes(3).toString('hex')}`;
@@ -47,29 +46,13 @@ async function readNumber(file: string): Promise<number> {
 }
 
 test('--pod-max-pids: a fork bomb in a container stops at the limit; the host, a running pod and a new pod are unharmed', { skip, timeout: 180_000 }, async (t) => {
-  const root = await tempDir('na-pids-');
-  const m = await tempDir('na-pids-m-');
-  const log = recordingLogger();
-  const ac = new AbortController();
-  const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, podPidsLimit: LIMIT }),
-    flags: testFlags(root.path, { hostnameOverride: NODE }),
-    logger: log,
-    signal: ac.signal,
-  });
-  t.after(async () => {
-    ac.abort();
-    await run.catch(() => 1);
-    await removeDockerPodsNamed(PREFIX);
-    await root.cleanup();
-    await m.cleanup();
-  });
-  await writeFile(join(m.path, 'witness.json'), manifest('witness', ['sleep', '600']));
+  const a = await startInProcessAgent(t, { prefix: 'na-pids', config: { containerRuntimeEndpoint: DOCKER_ENDPOINT, podPidsLimit: LIMIT }, flags: { hostnameOverride: NODE }, dockerPodPrefix: PREFIX });
+  await writeFile(join(a.manifests, 'witness.json'), manifest('witness', ['sleep', '600']));
   const witness = await waitFor('the witness pod', () => running(`${PREFIX}witness-${NODE}`), 60_000, 200);
 
   // 400 background forks asked for, in a subshell (a shell that cannot fork gives up): the limit
   // keeps all but LIMIT of them from happening; the container's main process then stays.
-  await writeFile(join(m.path, 'bomb.json'), manifest('bomb', ['sh', '-c', '(i=0; while [ $i -lt 400 ]; do sleep 600 & i=$((i+1)); done) 2>/dev/null; exec sleep 600']));
+  await writeFile(join(a.manifests, 'bomb.json'), manifest('bomb', ['sh', '-c', '(i=0; while [ $i -lt 400 ]; do sleep 600 & i=$((i+1)); done) 2>/dev/null; exec sleep 600']));
   const bomb = await waitFor('the bomb container', () => running(`${PREFIX}bomb-${NODE}`), 60_000, 200);
   assert.equal(bomb.HostConfig.PidsLimit, LIMIT);
   const cg = await pidsCgroupOf(bomb.State.Pid);
@@ -87,10 +70,10 @@ test('--pod-max-pids: a fork bomb in a container stops at the limit; the host, a
   assert.equal(spawnSync('true').status, 0, 'the host can still fork');
   const still = await running(`${PREFIX}witness-${NODE}`);
   assert.equal(still?.Id, witness.Id, 'the witness container was not restarted');
-  await writeFile(join(m.path, 'after.json'), manifest('after', ['sleep', '600']));
+  await writeFile(join(a.manifests, 'after.json'), manifest('after', ['sleep', '600']));
   await waitFor('a pod written after the bomb', () => running(`${PREFIX}after-${NODE}`), 60_000, 200);
 
   // and the bomb goes with its pod
-  await unlink(join(m.path, 'bomb.json'));
+  await unlink(join(a.manifests, 'bomb.json'));
   await waitFor('the bomb removed', async () => (await running(`${PREFIX}bomb-${NODE}`)) === undefined, 60_000, 200);
 });

@@ -5,53 +5,32 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '../../../../src/common/util/clock.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
-import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
 import { PodLogLinks } from '../../../../src/agent/runtime/pod-logs/links.js';
-import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
-import { ProbeManager } from '../../../../src/agent/worker/probes.js';
-import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
-import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
-import { runAgent } from '../../../../src/agent/agent.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, killProcessPods, removeDockerPodsNamed } from './runtimes.js';
+import { tempDir, waitFor } from './agent-harness.js';
+import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
+import { processPodWorld } from '../../../helpers/process-pod-world.js';
+import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 
 test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log links to the process:// log, one per restart; removed with the pod', async (t) => {
-  const root = await tempDir('na-podlogs-');
-  const logsDir = join(root.path, 'var-log-pods');
-  const logger = silentLogger();
-  const runtime = new ProcessRuntime({ rootDir: root.path, logger, clock: systemClock, pollIntervalMs: 200 });
-  const statuses = new PodStatusManager();
-  const late: { m?: PodManager } = {};
-  const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
-  const podLogs = new PodLogLinks({ dir: logsDir, logger });
-  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path, podLogs });
-  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true, cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep), housekeepingMs: 200 });
+  const logsDir = join(tmpdir(), `na-podlogs-logs-${randomBytes(4).toString('hex')}`);
+  t.after(() => rm(logsDir, { recursive: true, force: true }));
   // left by a pod of an earlier agent that is gone: removed at housekeeping; other names stay
   const stale = join(logsDir, 'team_old_0123456789abcdef0123456789abcdef');
   await mkdir(join(stale, 'c'), { recursive: true });
   await mkdir(join(logsDir, 'notes_of_admin'), { recursive: true });
-  late.m = manager;
-  const ac = new AbortController();
-  manager.start(ac.signal);
-  t.after(async () => {
-    ac.abort();
-    probes.stopAll();
-    await manager.stop();
-    await killProcessPods(root.path);
-    await runtime.close();
-    await root.cleanup();
-  });
+  const w = await processPodWorld(t, { prefix: 'na-podlogs', podLogsDir: logsDir, housekeepingMs: 200 });
+  const manager = w.manager;
   const pod: Pod = { metadata: { name: 'web', namespace: 'team', uid: 'uid-web-1' }, spec: { restartPolicy: 'Always', containers: [{ name: 'c', command: ['sh', '-c', 'echo hello from web; exit 1'] }] } };
   manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod] });
   const first = join(logsDir, 'team_web_uid-web-1', 'c', '0.log');
   await waitFor('the first log link', () => lstat(first).then((s) => s.isSymbolicLink(), () => false));
-  assert.equal(await readlink(first), join(root.path, 'pods', 'uid-web-1', 'c.log'));
+  assert.equal(await readlink(first), join(w.root, 'pods', 'uid-web-1', 'c.log'));
   await waitFor('the output through the link', async () => (await readFile(first, 'utf8').catch(() => '')).includes('hello from web'));
   await waitFor('a link for the restart', () => lstat(join(logsDir, 'team_web_uid-web-1', 'c', '1.log')).then(() => true, () => false), 20_000);
   manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
@@ -81,25 +60,10 @@ test('podLogsDir: a pod directory that is a link out of podLogsDir is refused an
 const dockerSkip = await dockerSkipReason();
 
 test('podLogsDir with Docker: the link points at the engine\'s json-file log of the container', { skip: dockerSkip ?? false, timeout: 120_000 }, async (t) => {
-  const root = await tempDir('na-podlogs-docker-');
-  const m = await tempDir('na-podlogs-docker-m-');
   const node = `plogs-${randomBytes(3).toString('hex')}`;
-  const logsDir = join(root.path, 'pod-logs');
-  const ac = new AbortController();
-  const run = runAgent({
-    config: testConfig({ staticPodPath: m.path, containerRuntimeEndpoint: DOCKER_ENDPOINT, podLogsDir: logsDir }),
-    flags: testFlags(root.path, { hostnameOverride: node }),
-    logger: silentLogger(),
-    signal: ac.signal,
-  });
-  t.after(async () => {
-    ac.abort();
-    await run.catch(() => 1);
-    await removeDockerPodsNamed(`web-${node}`);
-    await root.cleanup();
-    await m.cleanup();
-  });
-  await writeFile(join(m.path, 'web.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from docker; sleep 300'] }] } }));
+  const a = await startInProcessAgent(t, { prefix: 'na-podlogs-docker', config: { containerRuntimeEndpoint: DOCKER_ENDPOINT }, flags: { hostnameOverride: node }, logger: silentLogger(), dockerPodPrefix: `web-${node}` });
+  const logsDir = join(a.root, 'pod-logs');
+  await writeFile(join(a.manifests, 'web.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from docker; sleep 300'] }] } }));
   const link = await waitFor('the log link', async () => {
     const dirs = await readdir(logsDir).catch(() => [] as string[]);
     const d = dirs.find((x) => x.startsWith(`default_web-${node}_`));

@@ -1,47 +1,22 @@
 // Probes and graceful termination against real host processes (process:// runtime).
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { systemClock } from '../../../../src/common/util/clock.js';
-import { silentLogger } from '../../../../src/common/log/types.js';
-import { ProcessRuntime } from '../../../../src/agent/runtime/process/runtime.js';
-import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
-import { ProbeManager } from '../../../../src/agent/worker/probes.js';
-import { PodSyncer } from '../../../../src/agent/worker/pod-sync.js';
-import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
-import { tempDir, waitFor } from './agent-harness.js';
-import { killProcessPods } from './runtimes.js';
+import { processPodWorld } from '../../../helpers/process-pod-world.js';
+import { waitFor } from './agent-harness.js';
 
-async function world(t: { after: (fn: () => Promise<void>) => void }) {
-  const root = await tempDir('na-probes-');
-  const logger = process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger();
-  const runtime = new ProcessRuntime({ rootDir: root.path, logger, clock: systemClock, pollIntervalMs: 200 });
-  const statuses = new PodStatusManager();
-  const late: { m?: PodManager } = {};
-  const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
-  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path });
-  const manager = new PodManager({ syncer, runtime, statuses, clock: systemClock, logger, syncFrequencyMs: 60_000, capacity: 10, seenAllSources: () => true });
-  late.m = manager;
-  const ac = new AbortController();
-  manager.start(ac.signal);
-  t.after(async () => {
-    ac.abort();
-    probes.stopAll();
-    await manager.stop();
-    await killProcessPods(root.path);
-    await runtime.close();
-    await root.cleanup();
-  });
-  return { root, runtime, statuses, manager };
+async function world(t: TestContext) {
+  const logger = process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : undefined;
+  return processPodWorld(t, { prefix: 'na-probes', ...(logger !== undefined ? { logger } : {}) });
 }
 
 const pod = (uid: string, spec: Pod['spec']): Pod => ({ metadata: { name: uid, namespace: 'default', uid }, spec });
 
 test('a failing liveness probe restarts the container; readiness gates Ready', async (t) => {
   const w = await world(t);
-  const flag = join(w.root.path, 'ready-flag');
+  const flag = join(w.root, 'ready-flag');
   w.manager.handleUpdate({
     op: 'ADD',
     source: 'file',
@@ -66,8 +41,8 @@ test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) 
   const w = await world(t);
   // Each container writes down the signals it sees: `polite` leaves on SIGTERM, `stubborn` notes it
   // and stays, so only a SIGKILL at the end of the grace period can end it.
-  const politeSeen = join(w.root.path, 'polite.signals');
-  const stubbornSeen = join(w.root.path, 'stubborn.signals');
+  const politeSeen = join(w.root, 'polite.signals');
+  const stubbornSeen = join(w.root, 'stubborn.signals');
   const p = pod('term', {
     terminationGracePeriodSeconds: 1,
     containers: [

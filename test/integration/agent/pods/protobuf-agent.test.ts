@@ -29,7 +29,7 @@ test('the agent registers and reports pod status over protobuf', { timeout: 90_0
   assert.equal(created.status, 201, created.text);
   const logger = recordingLogger();
   running.agent = runAgent({
-    config: testConfig({ containerRuntimeEndpoint: 'process://', platAPIContentType: 'application/vnd.kubernetes.protobuf' }),
+    config: testConfig(root.path, { containerRuntimeEndpoint: 'process://', platAPIContentType: 'application/vnd.kubernetes.protobuf' }),
     flags: testFlags(root.path, { hostnameOverride: node, platconfig: api.adminPlatconfig }),
     logger,
     signal: ac.signal,

@@ -3,7 +3,6 @@
 // agent joined to plat-apiserver honouring their TTLs once plat-apiserver is gone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,24 +13,12 @@ import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeLeaf } from '../../../helpers/server-tls-certs.js';
 import { freePort } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { startAgent as startAgentProcess, type RunningAgent } from '../../../helpers/agent-process.js';
 
 
-function startAgent(args: string[]): { child: ChildProcess; output: () => string; stop: () => Promise<void> } {
-  const child = spawn(process.execPath, ['bin/nodeagent', '--container-runtime-endpoint=process://', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--address=127.0.0.1', '--read-only-port=0', '--healthz-port=0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return {
-    child,
-    output: () => out,
-    stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
+function startAgent(args: string[]): RunningAgent {
+  return startAgentProcess(['--container-runtime-endpoint=process://', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--address=127.0.0.1', '--read-only-port=0', '--healthz-port=0', ...args]);
 }
 
 async function waitUp(base: string, output: () => string): Promise<void> {
@@ -50,7 +37,7 @@ test('the client CA file is re-read when it is replaced under the running agent'
   const caFile = join(dir, 'client-ca.pem');
   await writeFile(caFile, caA.certPem);
   const port = await freePort();
-  const agent = startAgent([`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--hostname-override=ca-node', `--port=${port}`, `--client-ca-file=${caFile}`, '--anonymous-auth=false', '--authorization-mode=AlwaysAllow']);
+  const agent = startAgent([...testPodLogsArgs(dir), `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--hostname-override=ca-node', `--port=${port}`, `--client-ca-file=${caFile}`, '--anonymous-auth=false', '--authorization-mode=AlwaysAllow']);
   t.after(() => agent.stop());
   const base = `https://127.0.0.1:${port}`;
   await waitUp(base, agent.output);
@@ -75,6 +62,7 @@ test('webhook answers are cached for their TTLs and no longer: after that, with 
   const agent = startAgent([
     `--platconfig=${api.adminPlatconfig}`,
     '--platform-domain=k8s.io',
+    ...testPodLogsArgs(dir, 'k8s.io'),
     `--root-dir=${join(dir, 'root')}`,
     `--cert-dir=${join(dir, 'pki')}`,
     '--hostname-override=ttl-node',
@@ -92,11 +80,12 @@ test('webhook answers are cached for their TTLs and no longer: after that, with 
   await waitUp(base, agent.output);
   const doc = parse(readFileSync(api.adminPlatconfig, 'utf8')) as { users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[] };
   const admin = { cert: Buffer.from(doc.users[0]!.user['client-certificate-data'], 'base64').toString(), key: Buffer.from(doc.users[0]!.user['client-key-data'], 'base64').toString() };
-  // Prime the caches: the admin's certificate allowed, the viewer's token denied.
+  // Prime the caches: the admin's certificate allowed, the viewer's token denied. Each clock is
+  // read before the request that fills its entry, so each age below is at least the entry's.
+  const allowed = Date.now();
   assert.equal((await fetchText(`${base}/pods`, admin)).status, 200);
   const denied = Date.now();
   assert.equal((await fetchText(`${base}/pods`, { token: 'viewer-token' })).status, 403);
-  const allowed = Date.now();
   assert.equal((await fetchText(`${base}/pods`, admin)).status, 200);
   await api.stop();
   assert.equal((await fetchText(`${base}/pods`, admin)).status, 200, 'allowed answer served from the cache');

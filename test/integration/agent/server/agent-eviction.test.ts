@@ -14,6 +14,7 @@ import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 
 const NODE = 'evict-node';
@@ -59,7 +60,7 @@ before(async () => {
       '--node-status-update-frequency=1s',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -15,6 +15,7 @@ import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -74,7 +75,7 @@ before(async () => {
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
       '--version=v1.2.3-test',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',

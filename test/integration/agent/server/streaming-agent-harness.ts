@@ -11,6 +11,7 @@ import { killProcessPods, removeDockerPodsNamed } from '../pods/runtimes.js';
 import { freePort } from '../../../helpers/processes.js';
 import { makeServerCerts, type ServerCerts } from '../../../helpers/server-fixture.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 export interface StreamingAgent {
   agent: RunningAgent;
@@ -49,7 +50,7 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
     '--root-dir', root.path,
     '--hostname-override', node,
     '--file-check-frequency', '1s',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path),
     '--address', '127.0.0.1',
     '--port', String(port),
     '--tls-cert-file', join(files.path, 'tls.crt'),

@@ -44,24 +44,37 @@ const SECURE_SERVER = 'test/unit/agent/server/secure-server.test.ts';
 const ALLOCATABLE = { file: 'test/unit/agent/node/node-identity.test.ts', test: 'allocatable is capacity less system-reserved, plat-reserved and hard eviction thresholds' };
 const ADMISSION = 'test/unit/agent/worker/admission.test.ts';
 
+// Tests that show the effect of more than one option or field, named once.
+const DNS_CLUSTER_FIRST: Effect = { file: `${OPTS_UNIT}/dns.test.ts`, test: 'ClusterFirst: the cluster DNS only, the cluster search path then the host search, ndots:5' };
+const CFS_QUOTA: Effect = { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' };
+const PROFILING: Effect = { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' };
+const LOCK_FILE: Effect = { file: HOST_CHECKS, test: '--lock-file with --exit-on-lock-contention: the holder is told when another process wants the lock' };
+const TLS_FILES: Effect = { file: 'test/unit/agent/certificate/serving-setup.test.ts', test: '--tls-cert-file/--tls-private-key-file are served and reloaded when they change' };
+const CM_MEMORY: Effect = { file: CM_UNIT, test: 'memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_manager_state; the policy refuses what no node holds' };
+const NODE_CGROUPS: Effect = { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused' };
+const ENFORCE_ALLOCATABLE: Effect = { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' };
+const PARALLEL_PULLS: Effect = { file: 'test/unit/agent/runtime/pull-queue.test.ts', test: 'maxParallelImagePulls: at most that many pulls at once with serializeImagePulls false; one when serialized' };
+const EVENT_LIMITS: Effect = { file: 'test/unit/agent/node/event-recorder.test.ts', test: 'writes are limited by event-qps/event-burst (0 means 5/10)' };
+const API_LIMITS: Effect = { file: REST, test: 'token bucket: burst then qps; events bypass the API limiter' };
+
 /** Options with a test that shows their effect. */
 const EFFECTS: Readonly<Record<string, Effect>> = {
   'allowed-unsafe-sysctls': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: '--allowed-unsafe-sysctls patterns admit more; net sysctls are refused on the host network' },
-  'cluster-dns': { file: `${OPTS_UNIT}/dns.test.ts`, test: 'ClusterFirst: the cluster DNS only, the cluster search path then the host search, ndots:5' },
-  'cluster-domain': { file: `${OPTS_UNIT}/dns.test.ts`, test: 'ClusterFirst: the cluster DNS only, the cluster search path then the host search, ndots:5' },
+  'cluster-dns': DNS_CLUSTER_FIRST,
+  'cluster-domain': DNS_CLUSTER_FIRST,
   'resolv-conf': { file: `${OPTS_UNIT}/dns.test.ts`, test: '--resolv-conf="" gives a loopback resolver and search "."' },
-  'cpu-cfs-quota': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
-  'cpu-cfs-quota-period': { file: `${OPTS_UNIT}/cpu-qos.test.ts`, test: '--cpu-cfs-quota-period sets the period; --cpu-cfs-quota=false sets no quota at all' },
+  'cpu-cfs-quota': CFS_QUOTA,
+  'cpu-cfs-quota-period': CFS_QUOTA,
   'pod-max-pids': DOCKER_OPTS,
   'image-credential-provider-config': CREDENTIALS,
-  'contention-profiling': { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
+  'contention-profiling': PROFILING,
   'runtime-request-timeout': { file: 'test/unit/agent/runtime/request-timeout.test.ts', test: '--runtime-request-timeout bounds process:// calls: the timeout, the grace period on top for stops, the exec timeout on top' },
   'image-credential-provider-bin-dir': CREDENTIALS,
   'seccomp-default': { file: `${OPTS_UNIT}/sysctls-seccomp.test.ts`, test: 'seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDefault' },
   'oom-score-adj': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--oom-score-adj is written to the agent itself; when not permitted it says so naming the option' },
   'protect-kernel-defaults': { file: 'test/unit/agent/cli/kernel-defaults-oom.test.ts', test: '--protect-kernel-defaults refuses the start naming every setting that differs, in the reference words' },
-  'exit-on-lock-contention': { file: HOST_CHECKS, test: '--lock-file with --exit-on-lock-contention: the holder is told when another process wants the lock' },
-  'lock-file': { file: HOST_CHECKS, test: '--lock-file with --exit-on-lock-contention: the holder is told when another process wants the lock' },
+  'exit-on-lock-contention': LOCK_FILE,
+  'lock-file': LOCK_FILE,
   'fail-cgroupv1': { file: HOST_CHECKS, test: 'cgroup v1 is refused naming --fail-cgroupv1, unless it is false' },
   'fail-swap-on': { file: HOST_CHECKS, test: 'swap on is refused naming --fail-swap-on, unless it is false' },
   'max-open-files': { file: HOST_CHECKS, test: '--max-open-files raises the soft limit through prlimit, or warns naming the flag' },
@@ -70,8 +83,8 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'log-flush-frequency': { file: 'test/unit/common/log/logger.test.ts', test: 'the flush timer flushes buffered output every --log-flush-frequency' },
   'manifest-url': { file: 'test/e2e/static-pods-hostile.test.ts', test: 'hostile manifests (files and --manifest-url) are skipped with the limit named; the good pod keeps running' },
   runonce: { file: 'test/e2e/static-pods-runonce.test.ts', test: '--runonce: all pods (file and URL) running → exit 0 with a summary' },
-  'tls-private-key-file': { file: 'test/unit/agent/certificate/serving-setup.test.ts', test: '--tls-cert-file/--tls-private-key-file are served and reloaded when they change' },
-  'tls-cert-file': { file: 'test/unit/agent/certificate/serving-setup.test.ts', test: '--tls-cert-file/--tls-private-key-file are served and reloaded when they change' },
+  'tls-private-key-file': TLS_FILES,
+  'tls-cert-file': TLS_FILES,
   platconfig: { file: 'test/unit/agent/certificate/serving-setup.test.ts', test: 'standalone mode (no --platconfig): no API request at all, self-signed serving pair' },
   'node-labels': { file: 'test/unit/agent/config/validate.test.ts', test: '--node-labels: reserved namespace rules with the reference message' },
   'platform-domain': { file: 'test/unit/agent/config/effective.test.ts', test: '--platform-domain changes the expected apiVersion' },
@@ -86,8 +99,8 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'cpu-manager-policy-options': { file: CM_UNIT, test: 'an allocation that cannot be met is UnexpectedAdmissionError; full-pcpus-only answers SMTAlignmentError' },
   'cpu-manager-reconcile-period': { file: CM_RECONCILE, test: 'reconcile every --cpu-manager-reconcile-period: the shared-pool container follows the pool, the CPUs of a gone pod come back' },
   'reserved-cpus': CPU_MANAGER_DOCKER,
-  'reserved-memory': { file: CM_UNIT, test: 'memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_manager_state; the policy refuses what no node holds' },
-  'memory-manager-policy': { file: CM_UNIT, test: 'memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_manager_state; the policy refuses what no node holds' },
+  'reserved-memory': CM_MEMORY,
+  'memory-manager-policy': CM_MEMORY,
   'topology-manager-policy': { file: CM_UNIT, test: 'topology policies: single-numa-node refuses what no one node holds (TopologyAffinityError); restricted aligns across two' },
   'topology-manager-scope': { file: CM_UNIT, test: 'topology scope pod: the containers of a pod together must fit the policy' },
   'topology-manager-policy-options': { file: CM_UNIT, test: 'prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowable-numa-nodes bounds the host' },
@@ -95,11 +108,11 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'cgroup-root': { file: 'test/integration/agent/cgroups/real-v1.test.ts', test: 'real cgroup v1: a process:// Guaranteed pod runs in <root>/platpods/pod<uid> with its limits, BestEffort in besteffort; gone with the pod' },
   'cgroup-driver': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--cgroup-driver=systemd: slices on the fake tree and the Docker CgroupParent is the leaf slice' },
   'runtime-cgroups': { file: 'test/unit/agent/cgroups/setup.test.ts', test: 'cgroup v2 without the memory and pids controllers, the systemd driver and --runtime-cgroups are each said at start' },
-  'system-cgroups': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused' },
-  'nodeagent-cgroups': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--nodeagent-cgroups moves the agent into its cgroup; --system-cgroups moves the non-kernel processes of the root cgroup, never pid 1; "/" is refused' },
-  'system-reserved-cgroup': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
-  'plat-reserved-cgroup': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
-  'enforce-node-allocatable': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--enforce-node-allocatable: pods off leaves kubepods at capacity; system-reserved and plat-reserved limit their existing cgroups, compressible only CPU' },
+  'system-cgroups': NODE_CGROUPS,
+  'nodeagent-cgroups': NODE_CGROUPS,
+  'system-reserved-cgroup': ENFORCE_ALLOCATABLE,
+  'plat-reserved-cgroup': ENFORCE_ALLOCATABLE,
+  'enforce-node-allocatable': ENFORCE_ALLOCATABLE,
   'qos-reserved': { file: 'test/unit/agent/cgroups/node-cgroups.test.ts', test: '--qos-reserved memory=50%: the Burstable and BestEffort cgroups get the memory limits that keep half the requests of the classes above' },
   address: SERVER_ANSWERS,
   port: SERVER_ANSWERS,
@@ -130,14 +143,14 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'image-service-endpoint': IMAGE_ENDPOINTS,
   'registry-qps': IMAGE_ENDPOINTS,
   'registry-burst': IMAGE_ENDPOINTS,
-  'serialize-image-pulls': { file: 'test/unit/agent/runtime/pull-queue.test.ts', test: 'maxParallelImagePulls: at most that many pulls at once with serializeImagePulls false; one when serialized' },
+  'serialize-image-pulls': PARALLEL_PULLS,
   'enable-debugging-handlers': { file: SECURE_SERVER, test: 'debugging handlers disabled: 405 "Debug endpoints are disabled."; others still served' },
   'tls-min-version': { file: SECURE_SERVER, test: 'tls-min-version is enforced and the serving certificate rotates without a restart' },
   'tls-cipher-suites': { file: 'test/unit/agent/server/connections.test.ts', test: 'tls-cipher-suites limits TLS 1.2 suites (the spec names mapped to OpenSSL names)' },
   'read-only-port': { file: 'test/integration/agent/server/agent-eviction.test.ts', test: 'a met hard threshold: MemoryPressure, the pod evicted, events Evicted and EvictionThresholdMet' },
   'streaming-connection-idle-timeout': { file: 'test/integration/agent/server/streaming-spdy.test.ts', test: '--streaming-connection-idle-timeout (on the Clock): a session that moves bytes lives on; one idle for the timeout is closed and its command killed' },
-  'event-qps': { file: 'test/unit/agent/node/event-recorder.test.ts', test: 'writes are limited by event-qps/event-burst (0 means 5/10)' },
-  'event-burst': { file: 'test/unit/agent/node/event-recorder.test.ts', test: 'writes are limited by event-qps/event-burst (0 means 5/10)' },
+  'event-qps': EVENT_LIMITS,
+  'event-burst': EVENT_LIMITS,
   'eviction-hard': EVICTION_HARD,
   'eviction-minimum-reclaim': EVICTION_HARD,
   'eviction-pressure-transition-period': EVICTION_HARD,
@@ -155,8 +168,8 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'maximum-dead-containers': DEAD_CONTAINERS,
   'maximum-dead-containers-per-container': DEAD_CONTAINERS,
   'minimum-container-ttl-duration': DEAD_CONTAINERS,
-  'plat-api-qps': { file: REST, test: 'token bucket: burst then qps; events bypass the API limiter' },
-  'plat-api-burst': { file: REST, test: 'token bucket: burst then qps; events bypass the API limiter' },
+  'plat-api-qps': API_LIMITS,
+  'plat-api-burst': API_LIMITS,
   'plat-api-content-type': { file: REST, test: '--plat-api-content-type=application/json: JSON bodies and Accept' },
   'system-reserved': ALLOCATABLE,
   'plat-reserved': ALLOCATABLE,
@@ -188,14 +201,16 @@ const GC_TEST = 'test/unit/agent/gc/collector.test.ts';
 const FILE_EFFECTS_TEST = 'test/unit/agent/config/file-field-effects.test.ts';
 const SHUTDOWN = { file: 'test/integration/agent/node/graceful-shutdown.test.ts', test: 'graceful node shutdown: delay lock from logind, drop-in raising InhibitDelayMaxSec, pods killed by priority (critical last) with the reference status, NotReady, lock released' };
 
+const LOG_MONITOR: Effect = { file: GC_TEST, test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once' };
+
 /** Configuration-file fields without a flag (issue 16 item 7) with a test that shows their effect. */
 const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   imageMaximumGCAge: { file: GC_TEST, test: 'imageMaximumGCAge: an image unused for longer is removed whatever the disk usage; one in use is kept' },
-  containerLogMonitorInterval: { file: GC_TEST, test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once' },
-  containerLogMaxWorkers: { file: GC_TEST, test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once' },
-  maxParallelImagePulls: { file: 'test/unit/agent/runtime/pull-queue.test.ts', test: 'maxParallelImagePulls: at most that many pulls at once with serializeImagePulls false; one when serialized' },
+  containerLogMonitorInterval: LOG_MONITOR,
+  containerLogMaxWorkers: LOG_MONITOR,
+  maxParallelImagePulls: PARALLEL_PULLS,
   crashLoopBackOff: { file: FILE_EFFECTS_TEST, test: 'crashLoopBackOff.maxContainerRestartPeriod caps the container restart back-off (10 s doubling, 300 s by default)' },
-  enableProfilingHandler: { file: 'test/unit/agent/server/profiling.test.ts', test: 'enableProfilingHandler serves /debug/pprof/ (CPU profile, heap); --contention-profiling adds the event loop delay' },
+  enableProfilingHandler: PROFILING,
   enableDebugFlagsHandler: { file: 'test/unit/agent/server/debug-flags.test.ts', test: 'enableDebugFlagsHandler: PUT /debug/flags/v changes the verbosity at run time; a bad value is 400, another method 406, the field false 405' },
   enableSystemLogQuery: { file: 'test/unit/agent/server/node-log-query.test.ts', test: 'enableSystemLogQuery: /logs/?query= runs journalctl with the reference arguments, falls back to /var/log heuristics, serves one file; bad queries get 400/406 in the reference words' },
   enableSystemLogHandler: { file: 'test/unit/agent/server/secure-server.test.ts', test: 'enableSystemLogHandler false: /logs/ is not served (404), the other debugging handlers are' },

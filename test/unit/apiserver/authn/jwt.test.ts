@@ -197,6 +197,20 @@ describe('JWT authenticator', () => {
     await set.authenticate(req(bad));
     assert.equal(set.verifications, 5, 'failures are verified every time');
   });
+  test('the set verifies a token once however many requests carry it at the same time', async () => {
+    const clock = new ManualClock(Date.now());
+    const a = new JwtAuthenticator({
+      config: { issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } },
+      clock,
+      logger: silentLogger(),
+    });
+    made.push(a);
+    const set = new JwtAuthenticatorSet({ authenticators: [a], clock });
+    const token = await issuer.mint({ sub: 'burst' }, { expiresInSec: 15 });
+    const answers = await Promise.all([1, 2, 3, 4].map(() => set.authenticate(req(token))));
+    assert.deepEqual(answers.map((r) => r.kind === 'authenticated' && r.user.username), ['burst', 'burst', 'burst', 'burst']);
+    assert.equal(set.verifications, 1);
+  });
 });
 
 describe('anonymous from the authentication configuration', () => {

@@ -1,0 +1,28 @@
+// The built agent (node bin/nodeagent) as a child process: its output kept for failure messages,
+// and a stop that sends SIGTERM and, after 10 s, SIGKILL.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface RunningAgent {
+  child: ChildProcess;
+  output: () => string;
+  stop: () => Promise<number | null>;
+}
+
+export function startAgent(args: string[]): RunningAgent {
+  const child = spawn(process.execPath, ['bin/nodeagent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => out,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+  };
+}
