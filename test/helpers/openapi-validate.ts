@@ -14,6 +14,12 @@ function strict(v: unknown): unknown {
   const out: Json = {};
   for (const [k, x] of Object.entries(v as Json)) out[k] = strict(x);
   if (out['properties'] !== undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) out['additionalProperties'] = false;
+  // Swagger 2.0 has no oneOf: the reference's v2 IntOrString is `type: string, format: int-or-string`,
+  // which its clients (kube-openapi's validation) read as an integer or a string.
+  if (out['format'] === 'int-or-string' && out['type'] === 'string') {
+    delete out['type'];
+    out['oneOf'] = [{ type: 'integer' }, { type: 'string' }];
+  }
   return out;
 }
 

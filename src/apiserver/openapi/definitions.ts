@@ -20,10 +20,21 @@ export interface Gvk {
 const TIME = `${META_PKG}.Time`;
 const MICRO_TIME = `${META_PKG}.MicroTime`;
 const STRING_DATE_TIME: Json = { type: 'string', format: 'date-time' };
-/** The reference's definitions of the values kept as sent that are not objects. */
-const ANY_SHAPES: Readonly<Record<string, Json>> = {
-  'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
-  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+/**
+ * The reference's definitions of the values kept as sent that are not objects, per flavour: v3
+ * has the types' OpenAPIV3OneOfTypes as a `oneOf`; Swagger 2.0 has no `oneOf`, so v2 has their
+ * OpenAPISchemaType and OpenAPISchemaFormat (the reference's /openapi/v2: IntOrString is
+ * `{"format": "int-or-string", "type": "string"}`, Quantity `{"type": "string"}`).
+ */
+const ANY_SHAPES: Readonly<Record<Flavour, Readonly<Record<string, Json>>>> = {
+  v3: {
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+  },
+  v2: {
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': { type: 'string' },
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', type: 'string' },
+  },
 };
 
 export function refTo(flavour: Flavour, name: string): Json {
@@ -124,7 +135,7 @@ export class Definitions {
       case 'time':
         return this.named(s.kind === 'Time' ? TIME : MICRO_TIME, { ...STRING_DATE_TIME });
       case 'any':
-        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { ...(ANY_SHAPES[s.ref] ?? { type: 'object' }) });
+        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { ...(ANY_SHAPES[this.flavour][s.ref] ?? { type: 'object' }) });
       case 'object':
         return this.use(this.addNamed(s));
       case 'map':

@@ -235,27 +235,38 @@ export async function listJson(registry: Registry, def: ResourceDef, namespace: 
 export async function listProtobuf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Buffer | undefined> {
   const apiVersion = apiVersionOf(def);
   if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind)) return undefined;
-  const matches = objectMatcher(def, o);
-  const cache = registry.served;
+  const matches = hasSelectors(o) ? objectMatcher(def, o) : undefined;
   let unfit = false;
   const page = await runList(registry, def, namespace, o, async (row) => {
-    let bytes = cache.protobuf(def, row.key, row.rv, row.value.length);
-    if (bytes !== undefined && !hasSelectors(o)) return bytes;
-    const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
-    if (unfit || !matches(obj)) return undefined;
-    if (bytes === undefined) {
-      try {
-        bytes = encodeMessage(obj, apiVersion, def.kind);
-      } catch {
-        unfit = true;
-        return undefined;
-      }
-      cache.set('protobuf', def, row.key, row.rv, row.value.length, bytes);
-    }
-    return bytes;
+    if (unfit) return undefined;
+    const m = await itemMessage(registry, def, row, matches);
+    if (m === 'unfit') unfit = true;
+    return typeof m === 'string' ? undefined : m;
   });
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set inside the row callback above
   return unfit ? undefined : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
+}
+
+/**
+ * A stored object's protobuf message, encoded once per object, version and resource and kept in
+ * the served cache (lists and watches in protobuf share it); 'dropped' when `matches` (the
+ * selectors) drops it, 'unfit' when it does not fit its message.
+ */
+export async function itemMessage(registry: Registry, def: ResourceDef, row: RawRevision, matches?: (obj: Obj) => boolean): Promise<Uint8Array | 'dropped' | 'unfit'> {
+  const cache = registry.served;
+  let bytes = cache.protobuf(def, row.key, row.rv, row.value.length);
+  if (bytes !== undefined && matches === undefined) return bytes;
+  const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
+  if (matches !== undefined && !matches(obj)) return 'dropped';
+  if (bytes === undefined) {
+    try {
+      bytes = encodeMessage(obj, apiVersionOf(def), def.kind);
+    } catch {
+      return 'unfit';
+    }
+    cache.set('protobuf', def, row.key, row.rv, row.value.length, bytes);
+  }
+  return bytes;
 }
 
 function hasSelectors(o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): boolean {

@@ -3,7 +3,8 @@
 
 import type { StatusBody } from '../status.js';
 import type { Change } from '../storage/store.js';
-import { decodeRow } from '../registry/list.js';
+import { encodeWatchFrameOf } from '../../common/protobuf/codec.js';
+import { decodeRow, itemMessage } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { servedShape, type Obj, type ResourceDef } from '../registry/types.js';
 import { eventFor, type EventType } from './events.js';
@@ -20,6 +21,8 @@ export interface WatchRun {
   readonly filtered: boolean;
   /** Rewrites each event object (server-side printing as a Table); undefined keeps it. */
   readonly render: ((obj: Obj) => Obj) | undefined;
+  /** Frames are protobuf (no render). */
+  readonly protobuf: boolean;
   readonly frame: (type: EventType, object: Obj | StatusBody) => string | Buffer;
   /** Serialized frames per change, shared by all watchers of the same content type. */
   readonly cache: WeakMap<Change, Buffer>;
@@ -68,6 +71,14 @@ async function serveChange(run: WatchRun, c: Change): Promise<void> {
 async function serveRow(run: WatchRun, item: Extract<WatchItem, { kind: 'raw' }>): Promise<void> {
   const { registry, def } = run;
   const row = item.row;
+  if (item.initial && run.protobuf && !run.filtered) {
+    // The initial state in protobuf: the object's message from the list cache, encoded once.
+    const m = await itemMessage(registry, def, row);
+    if (typeof m !== 'string') {
+      await run.write(encodeWatchFrameOf('ADDED', m, run.apiVersion, def.kind));
+      return;
+    }
+  }
   const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
   if (item.initial) {
     if (run.matches(obj)) await run.write(run.frame('ADDED', rendered(run, obj)));

@@ -89,7 +89,7 @@ export async function serveWatch(
     if (!queue.closed) await writeDrained(res, chunk);
   };
   const cache = proto ? frameCache : lineCache;
-  const run: WatchRun = { registry, def, apiVersion: apiVersionOf(def), platformDomain: s.platformDomain, matches, filtered, render, frame, cache, queue, write, timedOut };
+  const run: WatchRun = { registry, def, apiVersion: apiVersionOf(def), platformDomain: s.platformDomain, matches, filtered, render, protobuf: proto, frame, cache, queue, write, timedOut };
   try {
     for (let item = await queue.next(); item !== undefined; item = await queue.next()) await serveItem(run, item);
   } catch (err) {

@@ -55,7 +55,7 @@ function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
  * The enveloped list `listKind` of items whose messages are already encoded (encodeMessage of
  * each item, made once and shared by every list that returns it): the same bytes as
  * encodeEnvelope of the whole list, since a repeated message field is each item's bytes behind
- * its tag and length.
+ * its tag and length. The items are copied once, into the one buffer sent.
  */
 export function encodeListEnvelope(apiVersion: string, listKind: string, metadata: Obj, items: readonly Uint8Array[]): Buffer {
   const t = messageFor(apiVersion, listKind);
@@ -63,11 +63,57 @@ export function encodeListEnvelope(apiVersion: string, listKind: string, metadat
   const itemsField = t?.fields['items'];
   if (t === undefined || metaField?.resolvedType == null || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
   const metaType = metaField.resolvedType as typeof t;
-  const w = protobuf.Writer.create();
   // Fields in number order, as the reference's marshaller writes them: metadata (1), items (2).
-  w.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
-  for (const item of items) w.uint32((itemsField.id << 3) | 2).bytes(item);
-  return envelope(w.finish(), apiVersion, listKind);
+  const meta = protobuf.Writer.create();
+  meta.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
+  const metaBytes = meta.finish();
+  const itemTag = (itemsField.id << 3) | 2;
+  let listLen = metaBytes.length;
+  for (const item of items) listLen += varintSize(itemTag) + varintSize(item.length) + item.length;
+  const [head, tail] = envelopeAround(listLen, apiVersion, listKind);
+  const out = Buffer.allocUnsafe(PROTOBUF_MAGIC.length + head.length + listLen + tail.length);
+  let pos = PROTOBUF_MAGIC.copy(out, 0);
+  pos += Buffer.from(head.buffer, head.byteOffset, head.length).copy(out, pos);
+  pos += Buffer.from(metaBytes.buffer, metaBytes.byteOffset, metaBytes.length).copy(out, pos);
+  for (const item of items) {
+    pos = writeVarint(out, pos, itemTag);
+    pos = writeVarint(out, pos, item.length);
+    out.set(item, pos);
+    pos += item.length;
+  }
+  out.set(tail, pos);
+  return out;
+}
+
+/** The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's layout). */
+function envelopeAround(rawLength: number, apiVersion: string, kind: string): [Uint8Array, Uint8Array] {
+  const unknown = requiredType(`${RUNTIME}.Unknown`);
+  const typeMeta = unknown.fields['typeMeta'];
+  const raw = unknown.fields['raw'];
+  const typeMetaType = typeMeta?.resolvedType;
+  if (typeMeta === undefined || raw === undefined || !(typeMetaType instanceof protobuf.Type)) throw new Error('runtime.Unknown has no typeMeta or raw field');
+  const head = protobuf.Writer.create();
+  head.uint32((typeMeta.id << 3) | 2).bytes(typeMetaType.encode({ apiVersion, kind }).finish());
+  head.uint32((raw.id << 3) | 2).uint32(rawLength);
+  const tail = unknown.encode({ contentEncoding: '', contentType: '' }).finish();
+  return [head.finish(), tail];
+}
+
+function varintSize(n: number): number {
+  let size = 1;
+  for (let v = n; v >= 0x80; v = Math.floor(v / 128)) size++;
+  return size;
+}
+
+function writeVarint(out: Buffer, at: number, n: number): number {
+  let pos = at;
+  let v = n;
+  while (v >= 0x80) {
+    out[pos++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  out[pos++] = v;
+  return pos;
 }
 
 function fail(what: string, err: unknown): never {
@@ -136,7 +182,15 @@ export function decodeEnvelope(body: Uint8Array, expected?: { apiVersion: string
 
 /** One frame of a protobuf watch stream. */
 export function encodeWatchFrame(type: string, object: Obj, apiVersion: string, kind: string): Buffer {
-  const ev = requiredType(`${META}.WatchEvent`).encode({ type, object: { raw: encodeEnvelope(object, apiVersion, kind) } }).finish();
+  return encodeWatchFrameOf(type, encodeMessage(object, apiVersion, kind), apiVersion, kind);
+}
+
+/**
+ * One frame of a protobuf watch stream around an object's message already encoded (the list
+ * cache's, encodeMessage): the same bytes as encodeWatchFrame of the object.
+ */
+export function encodeWatchFrameOf(type: string, message: Uint8Array, apiVersion: string, kind: string): Buffer {
+  const ev = requiredType(`${META}.WatchEvent`).encode({ type, object: { raw: envelope(message, apiVersion, kind) } }).finish();
   const len = Buffer.alloc(4);
   len.writeUInt32BE(ev.length, 0);
   return Buffer.concat([len, ev]);

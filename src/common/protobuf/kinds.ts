@@ -34,8 +34,21 @@ function packageOf(group: string): string | undefined {
 
 const VERSION = /^v\d+(?:(?:alpha|beta)\d+)?$/;
 
+/** Messages of (apiVersion, kind) looked up before; bounded, as both come from bodies too. */
+const found = new Map<string, protobuf.Type | undefined>();
+const FOUND_LIMIT = 2048;
+
 /** The message of a kind in an API version; undefined when the reference has none (no protobuf). */
 export function messageFor(apiVersion: string, kind: string): protobuf.Type | undefined {
+  const key = `${apiVersion}\n${kind}`;
+  if (found.has(key)) return found.get(key);
+  const t = lookupMessage(apiVersion, kind);
+  if (found.size >= FOUND_LIMIT) found.clear();
+  found.set(key, t);
+  return t;
+}
+
+function lookupMessage(apiVersion: string, kind: string): protobuf.Type | undefined {
   // Discovery's APIVersions carries no apiVersion in JSON (the reference's /api answer).
   if (apiVersion === '') return SHARED_META_KINDS.has(kind) ? messageType(`${META}.${kind}`) : undefined;
   const { group, version } = splitApiVersion(apiVersion);

@@ -76,8 +76,21 @@ export function k8sRoot(): protobuf.Root {
   return (root ??= new protobuf.Root());
 }
 
+/** Types looked up by name (a lookup walks the packages; every body asks for its envelope's type). */
+const looked = new Map<string, protobuf.Type | undefined>();
+const LOOKED_LIMIT = 2048;
+
 /** The message type of a fully qualified name (`k8s.io.api.core.v1.Pod`); undefined when absent. */
 export function messageType(fullName: string): protobuf.Type | undefined {
+  if (looked.has(fullName)) return looked.get(fullName);
+  const t = lookupType(fullName);
+  // Names come from bodies too: the remembered ones are bounded.
+  if (looked.size >= LOOKED_LIMIT) looked.clear();
+  looked.set(fullName, t);
+  return t;
+}
+
+function lookupType(fullName: string): protobuf.Type | undefined {
   const d = (descriptor ??= parseDescriptor());
   const pkg = packageOf(d, fullName);
   if (pkg === undefined) return undefined;

@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { openApiFor } from '../../../helpers/openapi-catalog.js';
 import type { OpenApiRequest } from '../../../../src/apiserver/openapi/index.js';
+import { encodeV2Document } from '../../../../src/apiserver/openapi/v2-protobuf.js';
 
 type Json = Record<string, unknown>;
 interface Named<T> { name: string; value: T }
@@ -114,4 +115,24 @@ test('If-None-Match with the protobuf ETag: 304 with the ETag and no body; the J
   assert.equal(r.body.length, 0);
   const jsonEtag = o.answer('/openapi/v2', req({ accept: 'application/json' }))!.headers['Etag']!;
   assert.equal(o.answer('/openapi/v2', req({ accept: PB, ifNoneMatch: jsonEtag }))!.status, 200);
+});
+
+test('IntOrString and Quantity as the reference\'s /openapi/v2 has them (Swagger 2.0 has no oneOf): type string, IntOrString with format int-or-string; nothing left out of the protobuf', () => {
+  // The reference's api/openapi-spec/swagger.json (v1.32), definition io.k8s.apimachinery.pkg.util.intstr.IntOrString:
+  const referenceIntOrString = {
+    description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
+    format: 'int-or-string',
+    type: 'string',
+  };
+  assert.deepEqual(json.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], referenceIntOrString);
+  const quantity = json.definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']!;
+  assert.equal(quantity['type'], 'string');
+  assert.equal(quantity['oneOf'], undefined);
+  const pb = pbDefs.get('io.k8s.apimachinery.pkg.util.intstr.IntOrString') as PbSchema & { format?: string };
+  assert.deepEqual([pb.type, pb.format, pb.description], [{ value: ['string'] }, 'int-or-string', referenceIntOrString.description]);
+  assert.deepEqual(pbDefs.get('io.k8s.apimachinery.pkg.api.resource.Quantity')!.type, { value: ['string'] });
+  assert.deepEqual(encodeV2Document(json).dropped, []);
+  // v3 keeps the oneOf (the reference's /openapi/v3 has it).
+  const v3 = JSON.parse(o.answer('/openapi/v3/api/v1', req({ accept: 'application/json' }))!.body.toString('utf8')) as { components: { schemas: Record<string, Json> } };
+  assert.deepEqual(v3.components.schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']!['oneOf'], [{ type: 'integer' }, { type: 'string' }]);
 });

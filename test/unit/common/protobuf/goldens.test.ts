@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeEnvelope, decodeWatchEvent, encodeEnvelope, encodeMessage, encodeWatchFrame } from '../../../../src/common/protobuf/codec.js';
+import { decodeEnvelope, decodeWatchEvent, encodeEnvelope, encodeListEnvelope, encodeMessage, encodeWatchFrame, encodeWatchFrameOf } from '../../../../src/common/protobuf/codec.js';
 
 const DIR = join(process.cwd(), 'test', 'fixtures', 'protobuf');
 
@@ -70,4 +70,16 @@ test('the committed descriptor is what scripts/gen-proto.mjs compiles from proto
 test('an empty list decodes with "items": [] (the reference\'s JSON of an empty PodList; the agent\'s pod source iterates it)', () => {
   const bytes = encodeEnvelope({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] }, 'v1', 'PodList');
   assert.deepEqual(decodeEnvelope(bytes).object, { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] });
+});
+
+test('a list from its items\' messages (encodeListEnvelope) is byte for byte the whole list\'s encoding; a watch frame from a message the same as from the object', () => {
+  const items = [0, 1, 200].map((n) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${n}`, namespace: 'default' }, data: { k: 'v'.repeat(n) } }));
+  for (const some of [[], items.slice(0, 1), items]) {
+    const metadata = { resourceVersion: '42', continue: 'abc', remainingItemCount: 3 };
+    const whole = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMapList', metadata, items: some }, 'v1', 'ConfigMapList');
+    const fromItems = encodeListEnvelope('v1', 'ConfigMapList', metadata, some.map((i) => encodeMessage(i, 'v1', 'ConfigMap')));
+    assert.equal(fromItems.toString('hex'), whole.toString('hex'));
+  }
+  const item = items[2]!;
+  assert.equal(encodeWatchFrameOf('ADDED', encodeMessage(item, 'v1', 'ConfigMap'), 'v1', 'ConfigMap').toString('hex'), encodeWatchFrame('ADDED', item, 'v1', 'ConfigMap').toString('hex'));
 });
