@@ -32,10 +32,15 @@ function fieldsById(t: protobuf.Type): ReadonlyMap<number, FieldPlan> {
   return m;
 }
 
+/** protobufjs's 64-bit integers (a Long, or its own LongBits when long.js is absent). */
+function isLong(v: unknown): v is { toNumber: () => number } {
+  return typeof v === 'object' && v !== null && 'toNumber' in v && typeof v.toNumber === 'function';
+}
+
 function safeNumber(v: unknown, path: string): number {
   if (typeof v === 'number') return v;
-  if (typeof v === 'object' && v !== null && 'toNumber' in v && typeof v.toNumber === 'function') {
-    const n = (v as { toNumber: () => number }).toNumber();
+  if (isLong(v)) {
+    const n = v.toNumber();
     if (!Number.isSafeInteger(n)) throw new Error(`${path}: ${n} is beyond the integers JSON numbers carry exactly`);
     return n;
   }
@@ -67,9 +72,8 @@ function readScalar(type: string, r: Reader, omitempty: boolean, path: string): 
   const v = read(r);
   if (type === 'string') return omitempty && v === '' ? OMIT : v;
   if (type === 'bool' || type === 'double' || type === 'float') return v;
-  if (type === 'bytes') {
-    const b = v as Uint8Array;
-    return omitempty && b.length === 0 ? OMIT : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+  if (type === 'bytes' && v instanceof Uint8Array) {
+    return omitempty && v.length === 0 ? OMIT : Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('base64');
   }
   return safeNumber(v, path);
 }
@@ -86,8 +90,10 @@ function readPlain(t: protobuf.Type, r: Reader, end: number, path: string, depth
       continue;
     }
     const v = SCALARS[f.value.scalar]?.(r);
-    if (f.repeated) ((out[f.protoName] ??= []) as unknown[]).push(v);
-    else out[f.protoName] = v;
+    const list = out[f.protoName];
+    if (!f.repeated) out[f.protoName] = v;
+    else if (Array.isArray(list)) list.push(v);
+    else out[f.protoName] = [v];
   }
   return out;
 }

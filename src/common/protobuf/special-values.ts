@@ -77,7 +77,7 @@ const withinBounds = new Set<string>();
 
 export function parseRawJson(bytes: Uint8Array, what: string): unknown {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  if (withinBounds.has(text)) return JSON.parse(text) as unknown;
+  if (withinBounds.has(text)) return JSON.parse(text);
   let value: unknown;
   try {
     value = parseJsonBounded(text, { limits: API_BODY_LIMITS, source: what });
