@@ -26,3 +26,9 @@ export function isStringList(v: unknown): v is string[] {
 export function isOneOf<T extends string>(values: readonly T[], v: string): v is T {
   return values.some((x) => x === v);
 }
+
+/** The string-valued entries of `v` (labels, annotations); empty when `v` is not an object. */
+export function stringRecordOf(v: unknown): Record<string, string> {
+  // fromEntries defines own properties, so even a "__proto__" key stays a key.
+  return Object.fromEntries(Object.entries(recordOf(v)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+}
