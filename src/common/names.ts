@@ -7,6 +7,7 @@
 // (test/unit/common/names-lint.test.ts fails on a domain literal anywhere else in src/). Below the
 // profiles: the reference's own names (REFERENCE_NAMES) for what is the reference's under every
 // profile, and the wire identifiers standard clients speak whatever the profile (WIRE_NAMES).
+import { isOneOf } from './util/json-shape.js';
 
 export const PLATFORM_PROFILES = ['platform', 'kubernetes'] as const;
 export type PlatformProfile = (typeof PLATFORM_PROFILES)[number];
@@ -196,7 +197,7 @@ export const WIRE_NAMES = {
 } as const;
 
 export function isPlatformProfile(v: string): v is PlatformProfile {
-  return (PLATFORM_PROFILES as readonly string[]).includes(v);
+  return isOneOf(PLATFORM_PROFILES, v);
 }
 
 /** The error text for an unknown profile, naming where it came from and what is accepted. */

@@ -7,13 +7,12 @@ import { parseCsrPem } from '../csr/request.js';
 import type { AdmissionPlugin, AdmissionRequest, Authorizer } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { forbidden } from '../status.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 const CSR_RESOURCE = 'certificatesigningrequests';
 
 function signerNameOf(obj: Record<string, unknown> | undefined): string {
-  const spec = obj?.['spec'];
-  if (spec === null || typeof spec !== 'object') return '';
-  const s = (spec as Record<string, unknown>)['signerName'];
+  const s = recordOf(obj?.['spec'])['signerName'];
   return typeof s === 'string' ? s : '';
 }
 
@@ -69,9 +68,7 @@ export class CertificateApproval implements AdmissionPlugin {
 }
 
 function certificateOf(obj: Record<string, unknown> | undefined): string {
-  const st = obj?.['status'];
-  if (st === null || typeof st !== 'object') return '';
-  const c = (st as Record<string, unknown>)['certificate'];
+  const c = recordOf(obj?.['status'])['certificate'];
   return typeof c === 'string' ? c : '';
 }
 
@@ -105,8 +102,7 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
     const signer = signerNameOf(r.object);
     const restricted = this.o.names.signers.apiClient;
     if (signer !== restricted) return Promise.resolve();
-    const spec = r.object?.['spec'] as Record<string, unknown> | undefined;
-    const request = spec?.['request'];
+    const request = recordOf(r.object?.['spec'])['request'];
     if (typeof request !== 'string') return Promise.resolve();
     let orgs: readonly string[];
     try {

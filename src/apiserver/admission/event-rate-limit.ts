@@ -1,11 +1,12 @@
 // EventRateLimit: token buckets (qps, burst) per limit type — Server (one bucket), Namespace,
 // User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A write
 // that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the reference.
-import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, type EventRateLimitConfiguration, type EventRateLimitType } from '../config/admission.js';
+import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, EVENT_RATE_LIMIT_TYPES, type EventRateLimitConfiguration, type EventRateLimitType } from '../config/admission.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ApiError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
 import { TokenBucket } from '../../common/util/token-bucket.js';
+import { recordOf, isOneOf } from '../../common/util/json-shape.js';
 
 class Enforcer {
   private readonly buckets = new Map<string, TokenBucket>();
@@ -45,8 +46,7 @@ class Enforcer {
 }
 
 function str(o: unknown, k: string): string {
-  if (o === null || typeof o !== 'object') return '';
-  const v = (o as Record<string, unknown>)[k];
+  const v = recordOf(o)[k];
   return typeof v === 'string' ? v : '';
 }
 
@@ -67,6 +67,12 @@ function keyOf(type: EventRateLimitType, r: AdmissionRequest): string {
   }
 }
 
+/** A limit's type; the configuration was validated on load, so anything else is a bug. */
+function limitType(t: string): EventRateLimitType {
+  if (!isOneOf(EVENT_RATE_LIMIT_TYPES, t)) throw new Error(`EventRateLimit: unsupported limit type ${JSON.stringify(t)}`);
+  return t;
+}
+
 export class EventRateLimit implements AdmissionPlugin {
   readonly name = 'EventRateLimit';
   private readonly enforcers: readonly Enforcer[];
@@ -75,7 +81,7 @@ export class EventRateLimit implements AdmissionPlugin {
     this.enforcers = opts.config.limits.map(
       (l) =>
         new Enforcer({
-          type: l.type as EventRateLimitType,
+          type: limitType(l.type),
           qps: l.qps,
           burst: l.burst,
           cacheSize: l.cacheSize === undefined || l.cacheSize === 0 ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE : l.cacheSize,

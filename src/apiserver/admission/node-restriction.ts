@@ -12,6 +12,7 @@ import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
 import { forbidden, notFound } from '../status.js';
 import { textOf } from '../../common/util/text-of.js';
 import { modifiedLabels, nodeLabelPolicy, type NodeLabelPolicy } from './node-labels.js';
+import { recordOf, listOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
 
@@ -24,7 +25,7 @@ export interface NodeRestrictionOptions {
   readonly objects: NodeObjects;
 }
 
-const rec = (v: unknown): Obj => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const rec = recordOf;
 const meta = (o: Obj | undefined): Obj => rec(o?.['metadata']);
 const labelsOf = (o: Obj | undefined): Obj => rec(meta(o)['labels']);
 /** Semantic equality: absent, null and empty lists are the same (the reference's apiequality). */
@@ -76,7 +77,7 @@ export class NodeRestriction implements AdmissionPlugin {
     const mirrorKey = this.mirrorAnnotation;
     if (!(mirrorKey in rec(meta(pod)['annotations']))) throw refuse(r, `pod does not have "${mirrorKey}" annotation, node "${node}" can only create mirror pods`);
     if (podNodeName(pod) !== node) throw refuse(r, `node "${node}" can only create pods with spec.nodeName set to itself`);
-    const owners = Array.isArray(meta(pod)['ownerReferences']) ? (meta(pod)['ownerReferences'] as unknown[]).map(rec) : [];
+    const owners = listOf(meta(pod)['ownerReferences']).map(rec);
     if (owners.length > 1) throw refuse(r, `node "${node}" can only create pods with a single owner reference set to itself`);
     const owner = owners[0];
     if (owner?.['apiVersion'] !== 'v1' || owner['kind'] !== 'Node' || owner['name'] !== node) {
@@ -92,7 +93,7 @@ export class NodeRestriction implements AdmissionPlugin {
     if (podSecretNames(pod).size > 0) throw refuse(r, `node "${node}" can not create pods that reference secrets`);
     if (podConfigMapNames(pod).size > 0) throw refuse(r, `node "${node}" can not create pods that reference configmaps`);
     const volumes = Array.isArray(spec['volumes']) ? spec['volumes'].map(rec) : [];
-    const projected = volumes.flatMap((v) => (Array.isArray(rec(v['projected'])['sources']) ? (rec(v['projected'])['sources'] as unknown[]).map(rec) : []));
+    const projected = volumes.flatMap((v) => listOf(rec(v['projected'])['sources']).map(rec));
     if (projected.some((s) => s['clusterTrustBundle'] !== undefined)) throw refuse(r, `node "${node}" can not create pods that reference clustertrustbundles`);
     if (volumes.some((v) => v['persistentVolumeClaim'] !== undefined)) throw refuse(r, `node "${node}" can not create pods that reference persistentvolumeclaims`);
   }
@@ -136,7 +137,8 @@ function admitPodStatus(node: string, r: AdmissionRequest): void {
 
 /** The reference's admission.NewForbidden: `<resource>[.<group>] "<name>" is forbidden: <why>`. */
 function refuse(r: AdmissionRequest, why: string): Error {
-  const name = r.name !== '' ? r.name : typeof meta(r.object)['name'] === 'string' ? (meta(r.object)['name'] as string) : '';
+  const metaName = meta(r.object)['name'];
+  const name = r.name !== '' ? r.name : typeof metaName === 'string' ? metaName : '';
   const resource = r.apiGroup === '' ? r.resource : `${r.resource}.${r.apiGroup}`;
   const message = name === '' ? `${resource} is forbidden: ${why}` : `${resource} "${name}" is forbidden: ${why}`;
   return forbidden(message, { name, group: r.apiGroup, kind: r.resource });

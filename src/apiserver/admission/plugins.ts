@@ -10,6 +10,7 @@ import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction 
 import { EventRateLimit } from './event-rate-limit.js';
 import { NodeRestriction } from './node-restriction.js';
 import type { NodeObjects } from '../authz/node/objects.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export interface AdmissionPluginsOptions {
   readonly enabled: readonly string[];
@@ -27,7 +28,7 @@ export interface AdmissionPluginsOptions {
 const ORDER: readonly AdmissionPluginName[] = ['NodeRestriction', 'EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'];
 
 export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlugin[] {
-  const unknown = o.enabled.filter((n) => !(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(n));
+  const unknown = o.enabled.filter((n) => !isOneOf(ADMISSION_PLUGIN_NAMES, n));
   if (unknown.length > 0) {
     throw new ConfigError(
       `--enable-admission-plugins: unknown admission plugin(s) ${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,

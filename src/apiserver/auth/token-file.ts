@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { timingSafeEqual } from 'node:crypto';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
-import { FlagError } from '../../common/util/errors.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 
 /** Splits one CSV record (RFC 4180 quoting). */
@@ -41,7 +41,7 @@ export function parseTokenFile(text: string, file: string): Map<string, UserInfo
     try {
       fields = csvFields(line);
     } catch (err) {
-      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: ${(err as Error).message}`, { flag: 'token-auth-file' });
+      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: ${userMessage(err)}`, { flag: 'token-auth-file' });
     }
     if (fields.length < 3) {
       throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: want at least 3 columns (token,user,uid[,"group1,group2"]), got ${fields.length}`, {
@@ -69,7 +69,7 @@ export function loadTokenFile(file: string): Map<string, UserInfo> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new FlagError(`--token-auth-file ${file}: ${(err as Error).message}`, { flag: 'token-auth-file' });
+    throw new FlagError(`--token-auth-file ${file}: ${userMessage(err)}`, { flag: 'token-auth-file' });
   }
   return parseTokenFile(text, file);
 }

@@ -3,8 +3,9 @@
 // subject's CN with its O values as groups.
 
 import type { IncomingMessage } from 'node:http';
-import type { PeerCertificate, TLSSocket } from 'node:tls';
+import { TLSSocket, type PeerCertificate } from 'node:tls';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
+import { textOf } from '../../common/util/text-of.js';
 
 function asList(v: string | string[] | undefined): string[] {
   if (v === undefined) return [];
@@ -19,20 +20,23 @@ export function x509Authenticator(): Authenticator {
     authenticate: (req: IncomingMessage): Promise<AuthenticationResult> => {
       const cached = perSocket.get(req.socket);
       if (cached !== undefined) return Promise.resolve(cached);
-      const r = fromSocket(req.socket as Partial<TLSSocket>);
-      if (typeof (req.socket as Partial<TLSSocket>).getPeerCertificate === 'function') perSocket.set(req.socket, r);
+      // A plain HTTP connection (no TLS socket) has no certificate to decide on.
+      if (!(req.socket instanceof TLSSocket)) return Promise.resolve({ kind: 'no-opinion' });
+      const r = fromSocket(req.socket);
+      perSocket.set(req.socket, r);
       return Promise.resolve(r);
     },
   };
 }
 
-function fromSocket(socket: Partial<TLSSocket>): AuthenticationResult {
-  if (typeof socket.getPeerCertificate !== 'function') return { kind: 'no-opinion' };
+function fromSocket(socket: TLSSocket): AuthenticationResult {
   // null once the socket is gone, {} without a certificate: Node's types promise neither
   const cert = socket.getPeerCertificate() as Partial<PeerCertificate> | null | undefined;
   if (cert === null || cert === undefined || Object.keys(cert).length === 0) return { kind: 'no-opinion' };
-  if (socket.authorized !== true) {
-    const why = socket.authorizationError === undefined ? 'unknown' : String(socket.authorizationError);
+  if (!socket.authorized) {
+    // Node's types say always an Error; it is absent when Node gives no reason.
+    const reason: unknown = socket.authorizationError;
+    const why = reason === undefined ? 'unknown' : textOf(reason);
     return { kind: 'rejected', reason: `verifying certificate failed: x509: ${why}` };
   }
   const cn = asList(cert.subject?.CN)[0] ?? '';

@@ -10,6 +10,7 @@ import type { Clock } from '../../common/util/clock.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import { ClaimProcessor, TokenRejected } from './jwt-claims.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface JwtAuthenticatorOptions {
   readonly config: JWTAuthenticatorConfig;
@@ -124,20 +125,22 @@ export class JwtAuthenticator implements Authenticator {
     const discoveryUrl = this.cfg.issuer.discoveryURL !== undefined && this.cfg.issuer.discoveryURL !== ''
       ? this.cfg.issuer.discoveryURL
       : `${this.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
-    let doc: { issuer?: unknown; jwks_uri?: unknown };
+    let doc: Record<string, unknown>;
     try {
       const res = await undiciFetch(discoveryUrl, { dispatcher: this.dispatcher, signal: AbortSignal.timeout(10_000) });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
-      doc = (await res.json()) as typeof doc;
+      const body: unknown = await res.json();
+      doc = recordOf(body);
     } catch (err) {
       throw new Error(`fetching discovery document ${discoveryUrl}: ${messageOf(err)}`, { cause: err });
     }
-    if (doc.issuer !== this.issuerUrl) {
-      throw new Error(`discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc.issuer)} does not match the configured url ${JSON.stringify(this.issuerUrl)}`);
+    const jwksUri = doc['jwks_uri'];
+    if (doc['issuer'] !== this.issuerUrl) {
+      throw new Error(`discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc['issuer'])} does not match the configured url ${JSON.stringify(this.issuerUrl)}`);
     }
-    if (typeof doc.jwks_uri !== 'string') throw new Error(`discovery document ${discoveryUrl} has no jwks_uri`);
+    if (typeof jwksUri !== 'string') throw new Error(`discovery document ${discoveryUrl} has no jwks_uri`);
     const dispatcher = this.dispatcher;
-    const set = createRemoteJWKSet(new URL(doc.jwks_uri), {
+    const set = createRemoteJWKSet(new URL(jwksUri), {
       cooldownDuration: this.jwksCooldownMs,
       cacheMaxAge: 10 * 60_000,
       [customFetch]: ((url, init) =>
@@ -151,7 +154,7 @@ export class JwtAuthenticator implements Authenticator {
         }) as unknown as Promise<Response>) satisfies FetchImplementation,
     });
     await set.reload();
-    this.logger.info({ jwksUri: doc.jwks_uri }, 'OIDC discovery done');
+    this.logger.info({ jwksUri }, 'OIDC discovery done');
     return set;
   }
 }

@@ -27,7 +27,7 @@ export const alwaysDeny: Authorizer & RuleResolver = {
 };
 
 export function isRuleResolver(a: object): a is RuleResolver {
-  return typeof (a as Partial<RuleResolver>).rulesFor === 'function';
+  return 'rulesFor' in a && typeof a.rulesFor === 'function';
 }
 
 /**

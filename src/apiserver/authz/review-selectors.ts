@@ -13,6 +13,7 @@ import type { FieldSelectorRequirement, LabelSelectorRequirement } from '../inte
 import { parseFieldSelector, parseLabelSelector, type LabelRequirement } from '../selectors/index.js';
 import { isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 import { badRequest } from '../status.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
 
@@ -96,6 +97,7 @@ function fieldRequirements(sel: SelectorInput): FieldSelectorRequirement[] {
   });
 }
 
+const API_LABEL_OPERATORS: readonly LabelSelectorRequirement['operator'][] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 const LABEL_OPERATORS: Readonly<Record<string, LabelSelectorRequirement['operator']>> = { '=': 'In', '==': 'In', in: 'In', '!=': 'NotIn', notin: 'NotIn', exists: 'Exists', '!': 'DoesNotExist' };
 
 /** A parsed label requirement in the API's form; undefined for `>`/`<` (which the API cannot say). */
@@ -112,8 +114,7 @@ function labelRequirements(sel: SelectorInput): LabelSelectorRequirement[] {
       return [];
     }
   }
-  const known = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
-  return sel.requirements.filter((r) => known.has(r.operator)).map((r) => ({ key: r.key, operator: r.operator as LabelSelectorRequirement['operator'], values: [...r.values] }));
+  return sel.requirements.flatMap((r) => (isOneOf(API_LABEL_OPERATORS, r.operator) ? [{ key: r.key, operator: r.operator, values: [...r.values] }] : []));
 }
 
 /** The selector attributes of a validated resourceAttributes (absent when none remain). */

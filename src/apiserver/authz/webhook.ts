@@ -12,6 +12,7 @@ import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../in
 import { parseSarStatus, sarBody, type SarStatus } from './webhook-sar.js';
 import { sarSpecV1 } from '../../common/auth/subject-access-review.js';
 import { TtlCache } from '../../common/util/ttl-cache.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface WebhookAuthorizerOptions {
   readonly name: string;
@@ -128,8 +129,8 @@ export class WebhookAuthorizer implements Authorizer {
       dispatcher: this.dispatcher,
       signal: AbortSignal.timeout(this.timeoutMs),
     }).catch((err: unknown) => {
-      const e = err as Error;
-      throw new Error(e.name === 'TimeoutError' || e.name === 'AbortError' ? `no answer within ${this.cfg.timeout}` : e.message);
+      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      throw new Error(timedOut ? `no answer within ${this.cfg.timeout}` : userMessage(err));
     });
     const text = await res.body.text();
     if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} from ${this.conn.server}`);

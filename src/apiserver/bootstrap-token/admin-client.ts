@@ -9,6 +9,7 @@ import { Agent, request } from 'undici';
 import { DEFAULT_PLATFORM_DOMAIN, isPlatformProfile, namesFor, unknownProfileMessage, type Names } from '../../common/names.js';
 import { loadConnection, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 export interface TokenCommandIo {
   out(text: string): void;
@@ -80,12 +81,12 @@ export interface AdminResponse {
 }
 
 /** One request with the platconfig's client certificate (admin credentials). */
-export async function adminRequest(conn: ConnectionConfig, method: string, path: string, body?: unknown): Promise<AdminResponse> {
+export async function adminRequest(conn: ConnectionConfig, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<AdminResponse> {
   if (conn.certPem === undefined || conn.keyPem === undefined) throw new FlagError('--platconfig: the platconfig has no client certificate; the token commands need admin credentials', { flag: 'platconfig' });
   const agent = new Agent({ connect: { ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}), cert: conn.certPem, key: conn.keyPem, rejectUnauthorized: !conn.insecureSkipTlsVerify } });
   try {
     const res = await request(`${conn.server.replace(/\/+$/, '')}${path}`, {
-      method: method as 'GET' | 'POST' | 'DELETE',
+      method,
       dispatcher: agent,
       headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
@@ -96,7 +97,7 @@ export async function adminRequest(conn: ConnectionConfig, method: string, path:
     let json: Record<string, unknown> | undefined;
     try {
       const parsed: unknown = JSON.parse(text);
-      json = parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+      json = isRecord(parsed) ? parsed : undefined;
     } catch {
       json = undefined;
     }

@@ -12,6 +12,7 @@ import { prefixEnd, StoreReadError } from '../storage/store.js';
 import { bootstrapTokenSecretType, expired, expiresAtMs, SYSTEM_NAMESPACE } from './token.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface TokenCleanerOptions {
   readonly registry: Registry;
@@ -42,7 +43,7 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
       throw err;
     }
     if (secret['type'] !== type) continue;
-    const meta = (secret['metadata'] ?? {}) as Record<string, unknown>;
+    const meta = recordOf(secret['metadata']);
     const name = typeof meta['name'] === 'string' ? meta['name'] : '';
     if (!expired(secret, o.clock.now())) {
       const at = expiresAtMs(secret);

@@ -10,6 +10,7 @@ import { parseDurationMs } from '../../common/util/values/duration.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
 import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
 import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, USAGES } from './token.js';
+import { isOneOf, recordOf } from '../../common/util/json-shape.js';
 
 interface CreateOptions {
   readonly platconfig: string;
@@ -46,7 +47,7 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
   if (ttlMs < 0 || ttlMs > MAX_TTL_MS) throw new FlagError(`invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`, { flag: 'ttl' });
   const usages = list(o['usages'] ?? '');
-  const badUsage = usages.find((u) => !(USAGES as readonly string[]).includes(u));
+  const badUsage = usages.find((u) => !isOneOf(USAGES, u));
   if (badUsage !== undefined) throw new FlagError(`invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage "${badUsage}"; valid usages are ${USAGES.join(', ')}`, { flag: 'usages' });
   const groups = list(o['groups'] ?? '');
   const groupProblem = extraGroupsProblem(groups);
@@ -100,8 +101,8 @@ export function joinPlatconfig(conn: Pick<ConnectionConfig, 'server' | 'caPem'>,
 }
 
 function namespaceOf(secret: Record<string, unknown>): string {
-  const meta = secret['metadata'] as { namespace?: unknown } | undefined;
-  return encodeURIComponent(typeof meta?.namespace === 'string' ? meta.namespace : '');
+  const namespace = recordOf(secret['metadata'])['namespace'];
+  return encodeURIComponent(typeof namespace === 'string' ? namespace : '');
 }
 
 async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown>): Promise<void> {

@@ -10,6 +10,7 @@
 import { FlagError, userMessage } from '../../common/util/errors.js';
 import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
 import { bootstrapTokenSecretType, parseToken, SECRET_PREFIX, secretValue } from './token.js';
+import { recordOf, listOf } from '../../common/util/json-shape.js';
 
 export const LIST_USAGE = 'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 
@@ -29,7 +30,7 @@ const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/;
 
 /** kubeadm's BootstrapTokenFromSecret: the token a Secret holds, or why it cannot be read. */
 export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } {
-  const rawName = (secret['metadata'] as Obj | undefined)?.['name'];
+  const rawName = recordOf(secret['metadata'])['name'];
   const name = typeof rawName === 'string' ? rawName : '';
   const id = secretValue(secret, 'token-id');
   if (id === '') return { problem: `bootstrap Token Secret has no token-id data: ${name}` };
@@ -96,10 +97,10 @@ export async function runList(argv: readonly string[], io: TokenCommandIo): Prom
     const selector = encodeURIComponent(`type=${bootstrapTokenSecretType(names.labelDomain)}`);
     const r = await adminRequest(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}/secrets?fieldSelector=${selector}`);
     if (r.status !== 200) throw new FlagError(`failed to list bootstrap tokens (HTTP ${r.status}): ${r.message}`);
-    const items = Array.isArray(r.json?.['items']) ? (r.json['items'] as unknown[]) : [];
+    const items = listOf(r.json?.['items']);
     let first = true;
     for (const item of items) {
-      const t = tokenFromSecret(item !== null && typeof item === 'object' ? (item as Obj) : {});
+      const t = tokenFromSecret(recordOf(item));
       if ('problem' in t) {
         io.err(`${t.problem}\n`);
         continue;

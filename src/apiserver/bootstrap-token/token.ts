@@ -8,6 +8,7 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type { UserInfo } from '../../common/auth/user.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 /** Where the reference keeps its bootstrap tokens (kube-system). */
 export const SYSTEM_NAMESPACE = REFERENCE_NAMES.namespaces.system;
@@ -45,7 +46,7 @@ type Obj = Record<string, unknown>;
 /** A data value of the Secret, decoded from base64 ('' when absent). */
 export function secretValue(secret: Obj, key: string): string {
   const data = secret['data'];
-  const v = data !== null && typeof data === 'object' ? (data as Obj)[key] : undefined;
+  const v = recordOf(data)[key];
   return typeof v === 'string' ? Buffer.from(v, 'base64').toString('utf8') : '';
 }
 
@@ -76,7 +77,7 @@ function sameText(a: string, b: string): boolean {
  * order). `secretText` is the secret half of the presented token; it never appears in a reason.
  */
 export function tokenUser(secret: Obj, id: string, secretText: string, platformDomain: string, now: Date): { user: UserInfo } | { problem: string } {
-  const meta = (secret['metadata'] ?? {}) as Obj;
+  const meta = recordOf(secret['metadata']);
   if (meta['deletionTimestamp'] !== undefined) return { problem: 'is deleted and awaiting removal' };
   const type = bootstrapTokenSecretType(platformDomain);
   if (secret['type'] !== type || secret['data'] === undefined) return { problem: `has invalid type, expected ${type}.` };

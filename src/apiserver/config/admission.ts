@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { checkUnique } from './common.js';
 import type { FieldPath, IssueList } from './issues.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export const ADMISSION_PLUGIN_NAMES = [
   'NodeRestriction',
@@ -51,7 +52,7 @@ export type EventRateLimitConfiguration = z.infer<typeof eventRateLimitConfigura
 export function validateAdmission(issues: IssueList, cfg: AdmissionConfiguration): void {
   cfg.plugins.forEach((p, i) => {
     if (p.name === '') issues.required(['plugins', i, 'name']);
-    else if (!(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(p.name)) {
+    else if (!isOneOf(ADMISSION_PLUGIN_NAMES, p.name)) {
       issues.unsupported(['plugins', i, 'name'], p.name, ADMISSION_PLUGIN_NAMES);
     }
   });
@@ -64,7 +65,7 @@ export function validateEventRateLimit(issues: IssueList, base: FieldPath, cfg: 
   if (cfg.limits.length === 0) issues.required([...base, 'limits']);
   cfg.limits.forEach((l, i) => {
     const p = [...base, 'limits', i];
-    if (!(EVENT_RATE_LIMIT_TYPES as readonly string[]).includes(l.type)) issues.unsupported([...p, 'type'], l.type, EVENT_RATE_LIMIT_TYPES);
+    if (!isOneOf(EVENT_RATE_LIMIT_TYPES, l.type)) issues.unsupported([...p, 'type'], l.type, EVENT_RATE_LIMIT_TYPES);
     if (l.qps <= 0) issues.invalid([...p, 'qps'], String(l.qps), 'must be positive');
     if (l.burst <= 0) issues.invalid([...p, 'burst'], String(l.burst), 'must be positive');
     if (l.cacheSize !== undefined && l.cacheSize < 0) issues.invalid([...p, 'cacheSize'], String(l.cacheSize), 'must not be negative');

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { compileCel } from './cel.js';
 import { checkDuration, checkUnique, isDns1123Label, isDns1123Subdomain } from './common.js';
 import type { IssueList } from './issues.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export const AUTHORIZER_TYPES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
 export const MAX_MATCH_CONDITIONS = 64;
@@ -37,7 +38,7 @@ export function validateAuthorization(issues: IssueList, cfg: AuthorizationConfi
   cfg.authorizers.forEach((a, i) => {
     const p = ['authorizers', i];
     if (a.type === '') issues.required([...p, 'type']);
-    else if (!(AUTHORIZER_TYPES as readonly string[]).includes(a.type)) issues.unsupported([...p, 'type'], a.type, AUTHORIZER_TYPES);
+    else if (!isOneOf(AUTHORIZER_TYPES, a.type)) issues.unsupported([...p, 'type'], a.type, AUTHORIZER_TYPES);
     if (a.name === '') issues.required([...p, 'name']);
     else if (!isDns1123Label(a.name) && !isDns1123Subdomain(a.name)) {
       issues.invalid([...p, 'name'], a.name, 'must be a valid DNS 1123 label or subdomain');

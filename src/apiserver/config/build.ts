@@ -20,6 +20,7 @@ import type { Clock } from '../../common/util/clock.js';
 import { ConfigError, FlagError } from '../../common/util/errors.js';
 import { tryDurationMs } from '../../common/util/values/duration.js';
 import { loadConfigFile, type ConfigOf, type ResolvedAdmissionConfiguration } from './load.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 /**
  * Enabled unless --disable-admission-plugins names them: the reference's default certificate
@@ -41,7 +42,7 @@ export function admissionPluginsEnabled(enable: string | undefined, disable: str
   if (both.length > 0) {
     throw new ConfigError(`--enable-admission-plugins and --disable-admission-plugins both name ${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or disabled`, { flag: '--disable-admission-plugins' });
   }
-  const unknown = off.filter((p) => !(ADMISSION_PLUGIN_NAMES as readonly string[]).includes(p));
+  const unknown = off.filter((p) => !isOneOf(ADMISSION_PLUGIN_NAMES, p));
   if (unknown.length > 0) {
     throw new ConfigError(`--disable-admission-plugins: unknown admission plugin(s) ${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`, { flag: '--disable-admission-plugins' });
   }

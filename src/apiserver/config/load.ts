@@ -25,6 +25,8 @@ import { configApiVersion, DEFAULT_PLATFORM_DOMAIN } from './common.js';
 import { encryptionConfigurationSchema, validateEncryption, withKmsDefaults, type EncryptionConfiguration } from './encryption.js';
 import { formatPath, fromZodIssues, IssueList, type FieldPath } from './issues.js';
 import { tracingConfigurationSchema, validateTracing, type TracingConfiguration } from './tracing.js';
+import { isOneOf, isRecord } from '../../common/util/json-shape.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const CONFIG_KINDS = [
   'AdmissionConfiguration',
@@ -72,7 +74,7 @@ function readDocument(file: string): unknown {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     fail(file, [code === 'ENOENT' ? 'file does not exist' : `cannot read file (${code ?? 'error'})`]);
   }
   try {
@@ -106,17 +108,19 @@ export function parseConfigDocument(file: string, doc: unknown, opts: ConfigLoad
 
 /** apiVersion and kind checked (the kind one of ours, the expected one when given); fails otherwise. */
 function documentKind(file: string, doc: unknown, domain: string, expected: ConfigKind | undefined, issues: IssueList): ConfigKind {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) fail(file, ['must be a YAML or JSON object with apiVersion and kind']);
-  const { apiVersion, kind } = doc as { apiVersion?: unknown; kind?: unknown };
+  if (!isRecord(doc)) fail(file, ['must be a YAML or JSON object with apiVersion and kind']);
+  const apiVersion = doc['apiVersion'];
+  const kind = doc['kind'];
   const wantVersion = configApiVersion(domain);
   if (apiVersion === undefined) issues.required(['apiVersion']);
   else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], textOf(apiVersion), [wantVersion]);
   if (kind === undefined) issues.required(['kind']);
-  else if (typeof kind !== 'string' || !(CONFIG_KINDS as readonly string[]).includes(kind)) {
+  else if (typeof kind !== 'string' || !isOneOf(CONFIG_KINDS, kind)) {
     issues.unsupported(['kind'], textOf(kind), expected === undefined ? CONFIG_KINDS : [expected]);
   } else if (expected !== undefined && kind !== expected) issues.unsupported(['kind'], kind, [expected]);
-  if (!issues.ok) fail(file, issues);
-  return kind as ConfigKind;
+  // A kind that is not ours has its issue above.
+  if (!issues.ok || typeof kind !== 'string' || !isOneOf(CONFIG_KINDS, kind)) fail(file, issues);
+  return kind;
 }
 
 /** The document decoded by its kind's schema and validated by its rules; undefined when it does not decode. */
@@ -175,7 +179,7 @@ function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain
         issues.invalid(base, entry.path, err.message);
         return undefined;
       }
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       issues.invalid(base, entry.path, code === 'ENOENT' ? 'file does not exist' : `cannot read or parse ${target}`);
       return undefined;
     }
@@ -193,6 +197,7 @@ function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain
 export function loadConfigFile<K extends ConfigKind>(file: string, kind: K, opts: ConfigLoadOptions = {}, flag?: string): ConfigOf<K> {
   try {
     const loaded = parseConfigDocument(file, readDocument(file), opts, kind);
+    // parseConfigDocument refused any other kind; TypeScript cannot narrow a union by a generic K.
     return loaded.config as ConfigOf<K>;
   } catch (err) {
     if (err instanceof ConfigError && flag !== undefined) {

@@ -13,6 +13,7 @@ import { WorkQueue } from './queue.js';
 import { watchKeys } from './watch-keys.js';
 import { getUnlessGone } from './read-key.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
+import { recordOf, listOf } from '../../common/util/json-shape.js';
 
 export const CONTROLLER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:certificate-controller`, groups: ['system:serviceaccounts', 'system:masters'] };
 
@@ -25,8 +26,8 @@ export interface CsrControllerOptions {
 }
 
 function requester(csr: Obj): UserInfo {
-  const spec = (csr['spec'] ?? {}) as Obj;
-  const extraRaw = (spec['extra'] ?? {}) as Record<string, unknown>;
+  const spec = recordOf(csr['spec']);
+  const extraRaw = recordOf(spec['extra']);
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
   return {
@@ -71,8 +72,8 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
       }
       await o.registry.update(o.def, '', name, { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrapproving', subresource: 'approval' }, (cur) => {
         if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
-        const status = { ...((cur['status'] ?? {}) as Obj) };
-        const conds = Array.isArray(status['conditions']) ? [...(status['conditions'] as Obj[])] : [];
+        const status = { ...recordOf(cur['status']) };
+        const conds = [...listOf(status['conditions'])];
         conds.push(approvalCondition(o.clock.now(), names, self));
         status['conditions'] = conds;
         return { ...cur, status };

@@ -8,12 +8,13 @@ import { signingNeeded } from '../csr/approver.js';
 import { isWellKnownSigner, signCertificate } from '../csr/signer.js';
 import { decodeBase64Field } from '../csr/pem.js';
 import type { Registry } from '../registry/registry.js';
-import type { Obj, ResourceDef } from '../registry/types.js';
+import type { ResourceDef } from '../registry/types.js';
 import { WorkQueue } from './queue.js';
 import { watchKeys } from './watch-keys.js';
 import { getUnlessGone } from './read-key.js';
 import { CONTROLLER_USER } from './csr-approving.js';
 import { timeString } from '../registry/meta.js';
+import { recordOf, listOf } from '../../common/util/json-shape.js';
 
 export interface CsrSigningOptions {
   readonly registry: Registry;
@@ -33,7 +34,7 @@ export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): 
     process: async (name) => {
       const csr = await getUnlessGone(o.registry, o.def, name);
       if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
-      const spec = (csr['spec'] ?? {}) as Obj;
+      const spec = recordOf(csr['spec']);
       const signerName = typeof spec['signerName'] === 'string' ? spec['signerName'] : '';
       if (!signingNeeded(csr) || !isWellKnownSigner(signerName, names)) return;
       const der = typeof spec['request'] === 'string' ? decodeBase64Field(spec['request']) : undefined;
@@ -50,11 +51,11 @@ export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): 
       });
       await o.registry.update(o.def, '', name, { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrsigning', subresource: 'status' }, (cur) => {
         if (cur === undefined || !signingNeeded(cur)) return cur ?? csr;
-        const status = { ...((cur['status'] ?? {}) as Obj) };
+        const status = { ...recordOf(cur['status']) };
         if ('certificatePem' in result) {
           status['certificate'] = Buffer.from(result.certificatePem).toString('base64');
         } else {
-          const conds = Array.isArray(status['conditions']) ? [...(status['conditions'] as Obj[])] : [];
+          const conds = [...listOf(status['conditions'])];
           const t = timeString(now);
           conds.push({ type: 'Failed', status: 'True', reason: result.failed.reason, message: result.failed.message, lastUpdateTime: t, lastTransitionTime: t });
           status['conditions'] = conds;

@@ -12,6 +12,8 @@ import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { prefixEnd } from '../storage/store.js';
 import type { UserInfo } from '../../common/auth/user.js';
+import { userMessage } from '../../common/util/errors.js';
+import { listOf, isRecord } from '../../common/util/json-shape.js';
 
 export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';
 export const NODE_STATUS_UNKNOWN_MESSAGE = 'Kubelet stopped posting node status.';
@@ -43,12 +45,12 @@ type Condition = Record<string, unknown>;
 
 function conditionsOf(node: Obj): Condition[] {
   const c = objAt(node, 'status')?.['conditions'];
-  return Array.isArray(c) ? (c.filter((x) => x !== null && typeof x === 'object') as Condition[]) : [];
+  return listOf(c).filter(isRecord);
 }
 
 function taintsOf(node: Obj): Condition[] {
   const t = objAt(node, 'spec')?.['taints'];
-  return Array.isArray(t) ? (t.filter((x) => x !== null && typeof x === 'object') as Condition[]) : [];
+  return listOf(t).filter(isRecord);
 }
 
 export class NodeLifecycleController {
@@ -89,7 +91,7 @@ export class NodeLifecycleController {
         if (now - probeMs >= this.o.gracePeriodMs) await this.markUnknown(name, ready === undefined);
         else if (ready !== undefined && ready['status'] !== 'Unknown') await this.clearUnreachable(name);
       } catch (err) {
-        this.o.logger.warn({ node: name, err: (err as Error).message }, 'node lifecycle: cannot update the node; retrying at the next pass');
+        this.o.logger.warn({ node: name, err: userMessage(err) }, 'node lifecycle: cannot update the node; retrying at the next pass');
       }
     }
     for (const name of [...this.health.keys()]) if (!seen.has(name)) this.health.delete(name);
@@ -151,7 +153,7 @@ export class NodeLifecycleController {
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.monitor().catch((err: unknown) => this.o.logger.warn({ err: (err as Error).message }, 'node lifecycle pass failed; retrying'));
+      await this.monitor().catch((err: unknown) => this.o.logger.warn({ err: userMessage(err) }, 'node lifecycle pass failed; retrying'));
       await this.o.clock.sleep(this.o.monitorPeriodMs, signal).catch(() => undefined);
     }
   }

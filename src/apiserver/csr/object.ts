@@ -1,4 +1,5 @@
 // Small readers for CSR objects in their JSON form.
+import { isRecord, listOf, recordOf } from '../../common/util/json-shape.js';
 
 export interface Condition {
   type?: unknown;
@@ -10,16 +11,10 @@ export interface Condition {
   [k: string]: unknown;
 }
 
-export function asRecord(v: unknown): Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-}
-
-export function asArray(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
+export { recordOf as asRecord, listOf as asArray } from '../../common/util/json-shape.js';
 
 export function conditionsOf(obj: Record<string, unknown>): Condition[] {
-  return asArray(asRecord(obj['status'])['conditions']).map((c) => asRecord(c) as Condition);
+  return listOf(recordOf(obj['status'])['conditions']).map((c): Condition => recordOf(c));
 }
 
 export function isDeepEqual(a: unknown, b: unknown): boolean {
@@ -29,8 +24,9 @@ export function isDeepEqual(a: unknown, b: unknown): boolean {
   if (Array.isArray(a) && Array.isArray(b)) {
     return a.length === b.length && a.every((x, i) => isDeepEqual(x, b[i]));
   }
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
+  if (!isRecord(a) || !isRecord(b)) return false;
+  const ra = a;
+  const rb = b;
   const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
   const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
   return ka.length === kb.length && ka.every((k) => isDeepEqual(ra[k], rb[k]));

@@ -6,6 +6,7 @@ import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:cr
 import * as x509 from '@peculiar/x509';
 import { LRUCache } from 'lru-cache';
 import { firstPemBlock } from '../../common/util/pem.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface ParsedCsr {
   readonly commonName: string;
@@ -57,7 +58,8 @@ const SIG_HASH: Readonly<Record<string, string | null>> = {
 };
 
 function signatureOid(csr: x509.Pkcs10CertificateRequest): string {
-  // The asn object is not public API; the algorithm OID is read from the parsed structure.
+  // The asn object is not public API (protected in @peculiar/x509's types); the algorithm OID is
+  // read from the parsed structure, each level optional in case a version changes it.
   const asn = (csr as unknown as { asn?: { signatureAlgorithm?: { algorithm?: string } } }).asn;
   return asn?.signatureAlgorithm?.algorithm ?? '';
 }
@@ -70,7 +72,7 @@ function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void 
   try {
     key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
   } catch (e) {
-    throw new CsrParseError(`x509: unsupported public key: ${(e as Error).message}`);
+    throw new CsrParseError(`x509: unsupported public key: ${userMessage(e)}`);
   }
   let ok: boolean;
   try {
@@ -84,8 +86,15 @@ function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void 
   }
 }
 
-function sans(csr: x509.Pkcs10CertificateRequest): { dns: string[]; ip: string[]; email: string[]; uri: string[] } {
-  const out = { dns: [] as string[], ip: [] as string[], email: [] as string[], uri: [] as string[] };
+interface Sans {
+  dns: string[];
+  ip: string[];
+  email: string[];
+  uri: string[];
+}
+
+function sans(csr: x509.Pkcs10CertificateRequest): Sans {
+  const out: Sans = { dns: [], ip: [], email: [], uri: [] };
   const raw = csr.getExtension('2.5.29.17');
   if (raw === null) return out;
   const ext = raw instanceof x509.SubjectAlternativeNameExtension ? raw : new x509.SubjectAlternativeNameExtension(raw.rawData);
@@ -104,13 +113,13 @@ export function parseCsrDer(der: Buffer): ParsedCsr {
   try {
     csr = new x509.Pkcs10CertificateRequest(der);
   } catch (e) {
-    throw new CsrParseError(`x509: malformed certificate request: ${(e as Error).message}`);
+    throw new CsrParseError(`x509: malformed certificate request: ${userMessage(e)}`);
   }
-  let names: ReturnType<typeof sans>;
+  let names: Sans;
   try {
     names = sans(csr);
   } catch (e) {
-    throw new CsrParseError(`x509: cannot parse subjectAltName: ${(e as Error).message}`);
+    throw new CsrParseError(`x509: cannot parse subjectAltName: ${userMessage(e)}`);
   }
   verifySignature(csr, der);
   return Object.freeze({

@@ -9,6 +9,7 @@ import { randomSerialHex } from './ca.js';
 import { importSigningKey } from './keys.js';
 import { nodeClientProblem } from './approver.js';
 import { parseCsrPem, type ParsedCsr } from './request.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface SignOptions {
   readonly csrPem: string | Uint8Array;
@@ -150,7 +151,7 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
   try {
     parsed = parseCsrPem(opts.csrPem);
   } catch (e) {
-    return failed(`unable to parse csr: ${(e as Error).message}`);
+    return failed(`unable to parse csr: ${userMessage(e)}`);
   }
   const problem = signerProblem(opts.signerName, opts.names, parsed, opts.usages);
   if (problem !== undefined) return failed(problem);

@@ -20,6 +20,7 @@ import { decodePemBlocks } from '../../common/util/pem.js';
 import { parseCsrPem } from './request.js';
 import { asArray, asRecord, conditionsOf, isDeepEqual, type Condition } from './object.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export const KNOWN_USAGES: readonly string[] = [
   'signing',
@@ -107,7 +108,7 @@ export function certificateProblem(pem: Buffer): string | undefined {
     try {
       new x509.X509Certificate(b.bytes);
     } catch (e) {
-      return `x509: malformed certificate: ${(e as Error).message}`;
+      return `x509: malformed certificate: ${userMessage(e)}`;
     }
   }
   if (blocks.length === 0) return 'must contain at least one CERTIFICATE PEM block';
@@ -193,7 +194,7 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
     try {
       parseCsrPem(request);
     } catch (e) {
-      errs.push(invalid('spec.request', request, (e as Error).message));
+      errs.push(invalid('spec.request', request, userMessage(e)));
     }
   }
   const usagesRaw = spec['usages'];

@@ -1,6 +1,6 @@
 // The local encryption-at-rest providers (one per configured key) and the identity provider.
 // Each encrypting provider owns a prefix `plat:enc:<kind>:v1:<key name>:` that starts its values.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type CipherGCMTypes } from 'node:crypto';
 import nacl from 'tweetnacl';
 
 export interface EncryptionProvider {
@@ -19,9 +19,17 @@ export function localPrefix(kind: 'aesgcm' | 'aescbc' | 'secretbox', keyName: st
 const GCM_NONCE = 12;
 const GCM_TAG = 16;
 
+/** The AES-GCM cipher of a key's length (16, 24 or 32 bytes, as validated on load). */
+function gcmAlgorithm(keyName: string, bytes: number): CipherGCMTypes {
+  if (bytes === 16) return 'aes-128-gcm';
+  if (bytes === 24) return 'aes-192-gcm';
+  if (bytes === 32) return 'aes-256-gcm';
+  throw new Error(`aesgcm key "${keyName}" is ${bytes} bytes long; 16, 24 or 32 are accepted`);
+}
+
 /** AES-GCM with a random 96-bit nonce; the storage key is the authenticated data. */
 export function aesGcmProvider(keyName: string, key: Uint8Array): EncryptionProvider {
-  const algo = `aes-${key.length * 8}-gcm` as 'aes-256-gcm';
+  const algo = gcmAlgorithm(keyName, key.length);
   return {
     prefix: localPrefix('aesgcm', keyName),
     description: `aesgcm key "${keyName}"`,

@@ -97,7 +97,7 @@ export class Catalog {
       namespaced: d.namespaced,
       subresources: d.subresources,
       def: definitionName(schema),
-      listDef: definitionName(list as ObjectSchema),
+      listDef: definitionName(list),
       deleteCollection: d.resource !== 'namespaces',
     };
     this.entries.push({ gvk, schema, path: () => resourcePaths(served) });

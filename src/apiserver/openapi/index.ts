@@ -13,6 +13,7 @@ import { v2Document, v3Document } from './documents.js';
 import { rootEntries, v3RootDocument } from './root-documents.js';
 import { NOT_ACCEPTABLE, negotiateV2, serveContent, served, servedBytes, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
 import { encodeV2Document } from './v2-protobuf.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export type { OpenApiAnswer, OpenApiRequest } from './http.js';
 
@@ -77,7 +78,7 @@ export class OpenApi {
   /** The v2 document as gnostic's protobuf, encoded once from the JSON one. */
   private protobufV2(): Served | undefined {
     if (this.v2Protobuf !== undefined || this.v2 === undefined) return this.v2Protobuf;
-    const { bytes, dropped } = encodeV2Document(JSON.parse(this.v2.bytes.toString('utf8')) as Record<string, unknown>);
+    const { bytes, dropped } = encodeV2Document(recordOf(JSON.parse(this.v2.bytes.toString('utf8'))));
     if (dropped.length > 0) this.o.logger?.warn({ keys: dropped }, '/openapi/v2 as protobuf leaves out keys gnostic\'s OpenAPI v2 model has no field for');
     this.v2Protobuf = servedBytes(bytes);
     return this.v2Protobuf;

@@ -6,6 +6,7 @@
 // left out and named in `dropped` (`<where>.<key>`), for the caller to log once.
 
 import jsyaml from 'js-yaml';
+import { recordOf } from '../../common/util/json-shape.js';
 
 type Json = Record<string, unknown>;
 export type Message = Record<string, unknown>;
@@ -170,8 +171,8 @@ class Converter {
       out['paths'] = { ...this.fields('paths', doc['paths'], { copy: [], handled: Object.keys(paths) }), path: this.named(paths, (p) => this.pathItem(p)) };
     }
     if (doc['definitions'] !== undefined) out['definitions'] = { additional_properties: this.named(doc['definitions'], (s) => this.schema(s)) };
-    if (doc['parameters'] !== undefined) out['parameters'] = { additional_properties: this.named(doc['parameters'], (p) => (this.parameter(p)['parameter'] ?? {}) as Message) };
-    if (doc['responses'] !== undefined) out['responses'] = { additional_properties: this.named(doc['responses'], (r) => (this.response(r)['response'] ?? {}) as Message) };
+    if (doc['parameters'] !== undefined) out['parameters'] = { additional_properties: this.named(doc['parameters'], (p) => recordOf(this.parameter(p)['parameter'])) };
+    if (doc['responses'] !== undefined) out['responses'] = { additional_properties: this.named(doc['responses'], (r) => recordOf(this.response(r)['response'])) };
     if (Array.isArray(doc['security'])) out['security'] = doc['security'].map((r) => this.security(r));
     if (doc['securityDefinitions'] !== undefined) out['security_definitions'] = { additional_properties: this.named(doc['securityDefinitions'], (d) => this.securityDefinition(d)) };
     return out;

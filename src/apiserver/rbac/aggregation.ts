@@ -9,12 +9,12 @@ import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import type { RbacCache } from './cache.js';
 import { ruleOf, ruleToObject } from './rules.js';
 import { isDeepStrictEqual } from 'node:util';
+import { stringRecordOf, isRecord, listOf, recordOf } from '../../common/util/json-shape.js';
 
 const SYSTEM_USER = { username: 'system:controller:clusterrole-aggregation-controller', groups: ['system:masters'] };
 
 function labelsOf(o: Obj): Record<string, string> {
-  const l = metaOf(o)['labels'];
-  return l !== null && typeof l === 'object' && !Array.isArray(l) ? (l as Record<string, string>) : {};
+  return stringRecordOf(metaOf(o)['labels']);
 }
 
 function strings(v: unknown): string[] {
@@ -23,14 +23,13 @@ function strings(v: unknown): string[] {
 
 /** A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). An empty selector matches nothing here, as the reference's aggregation skips it. */
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
-  if (selector === null || typeof selector !== 'object' || Array.isArray(selector)) return false;
-  const s = selector as Obj;
-  const ml = objAt(s, 'matchLabels') ?? {};
-  const exprs = Array.isArray(s['matchExpressions']) ? (s['matchExpressions'] as unknown[]) : [];
+  if (!isRecord(selector)) return false;
+  const ml = objAt(selector, 'matchLabels') ?? {};
+  const exprs = listOf(selector['matchExpressions']);
   if (Object.keys(ml).length === 0 && exprs.length === 0) return false;
   for (const [k, v] of Object.entries(ml)) if (labels[k] !== v) return false;
   for (const e of exprs) {
-    const x = e !== null && typeof e === 'object' ? (e as Obj) : {};
+    const x = recordOf(e);
     const key = str(x['key']) ?? '';
     const values = strings(x['values']);
     const present = Object.hasOwn(labels, key);
@@ -46,13 +45,13 @@ export function selectorMatches(selector: unknown, labels: Record<string, string
 
 /** The rules an aggregated ClusterRole should have, given all ClusterRoles (sorted by name). */
 export function aggregatedRules(role: Obj, all: readonly Obj[]): Obj[] {
-  const selectors = Array.isArray(objAt(role, 'aggregationRule')?.['clusterRoleSelectors']) ? (objAt(role, 'aggregationRule')?.['clusterRoleSelectors'] as unknown[]) : [];
+  const selectors = listOf(objAt(role, 'aggregationRule')?.['clusterRoleSelectors']);
   const name = str(metaOf(role)['name']);
   const out: Obj[] = [];
   for (const sel of selectors) {
     for (const other of all) {
       if (str(metaOf(other)['name']) === name || !selectorMatches(sel, labelsOf(other))) continue;
-      for (const r of Array.isArray(other['rules']) ? (other['rules'] as unknown[]) : []) {
+      for (const r of listOf(other['rules'])) {
         const rule = ruleToObject(ruleOf(r));
         if (!out.some((x) => isDeepStrictEqual(x, rule))) out.push(rule);
       }

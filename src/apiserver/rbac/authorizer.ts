@@ -8,6 +8,7 @@ import type { UserInfo } from '../../common/auth/user.js';
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import type { RbacCache } from './cache.js';
 import { ruleAllows, rulesOf, type PolicyRule } from './rules.js';
+import { listOf, isRecord } from '../../common/util/json-shape.js';
 
 interface RoleRef {
   readonly kind: string;
@@ -58,9 +59,9 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
   }
 
   private visitBinding(b: Obj, kind: 'ClusterRoleBinding' | 'RoleBinding', user: UserInfo, namespace: string, visit: Visitor): boolean {
-    const subjects = Array.isArray(b['subjects']) ? (b['subjects'] as unknown[]) : [];
+    const subjects = listOf(b['subjects']);
     const bindingNs = str(metaOf(b)['namespace']) ?? '';
-    const subject = subjects.find((s): s is Obj => s !== null && typeof s === 'object' && appliesTo(user, s as Obj, bindingNs || namespace));
+    const subject = subjects.filter(isRecord).find((s) => appliesTo(user, s, bindingNs || namespace));
     if (subject === undefined) return true;
     const ref = objAt(b, 'roleRef') ?? {};
     const roleRef = { kind: str(ref['kind']) ?? '', name: str(ref['name']) ?? '' };

@@ -14,24 +14,24 @@ import type { RbacNames } from './names.js';
 import { REFERENCE_POLICY } from './reference-policy.js';
 import type { RbacDefs } from './resources.js';
 import { ruleToObject, rulesOf, uncoveredRules } from './rules.js';
+import { recordOf, stringRecordOf, listOf } from '../../common/util/json-shape.js';
 
 const SYSTEM_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters'] };
 
 function translateDeep(v: unknown, t: (s: string) => string): unknown {
   if (typeof v === 'string') return t(v);
   if (Array.isArray(v)) return v.map((x) => translateDeep(x, t));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v as Obj).map(([k, x]) => [t(k), translateDeep(x, t)]));
+  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [t(k), translateDeep(x, t)]));
   return v;
 }
 
 /** The reference's bootstrap roles and bindings under our names. */
 export function bootstrapPolicy(names: RbacNames): Obj[] {
-  return REFERENCE_POLICY.map((o) => translateDeep(o, (s) => names.translate(s)) as Obj);
+  return REFERENCE_POLICY.map((o) => recordOf(translateDeep(o, (s) => names.translate(s))));
 }
 
 function stringMap(o: Obj, key: 'labels' | 'annotations'): Record<string, string> {
-  const m = metaOf(o)[key];
-  return m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Record<string, string>) : {};
+  return stringRecordOf(metaOf(o)[key]);
 }
 
 /** Adds the expected labels and annotations that are absent (existing values win). */
@@ -47,11 +47,11 @@ export function reconcileRole(existing: Obj, expected: Obj): Obj | undefined {
   const next = structuredClone(existing);
   mergeMeta(next, expected);
   const missing = uncoveredRules(rulesOf(existing['rules']), rulesOf(expected['rules']));
-  if (missing.length > 0) next['rules'] = [...(Array.isArray(existing['rules']) ? (existing['rules'] as unknown[]) : []), ...missing.map(ruleToObject)];
+  if (missing.length > 0) next['rules'] = [...listOf(existing['rules']), ...missing.map(ruleToObject)];
   const wantAgg = objAt(expected, 'aggregationRule');
   if (wantAgg !== undefined) {
-    const have = Array.isArray(objAt(existing, 'aggregationRule')?.['clusterRoleSelectors']) ? (objAt(existing, 'aggregationRule')?.['clusterRoleSelectors'] as unknown[]) : [];
-    const want = Array.isArray(wantAgg['clusterRoleSelectors']) ? (wantAgg['clusterRoleSelectors'] as unknown[]) : [];
+    const have = listOf(objAt(existing, 'aggregationRule')?.['clusterRoleSelectors']);
+    const want = listOf(wantAgg['clusterRoleSelectors']);
     const add = want.filter((w) => !have.some((h) => isDeepStrictEqual(h, w)));
     if (add.length > 0 || objAt(existing, 'aggregationRule') === undefined) next['aggregationRule'] = { clusterRoleSelectors: [...have, ...add] };
   }
@@ -63,8 +63,8 @@ export function reconcileBinding(existing: Obj, expected: Obj): Obj | 'recreate'
   if (!isDeepStrictEqual(existing['roleRef'], expected['roleRef'])) return 'recreate';
   const next = structuredClone(existing);
   mergeMeta(next, expected);
-  const have = Array.isArray(existing['subjects']) ? (existing['subjects'] as unknown[]) : [];
-  const want = Array.isArray(expected['subjects']) ? (expected['subjects'] as unknown[]) : [];
+  const have = listOf(existing['subjects']);
+  const want = listOf(expected['subjects']);
   const add = want.filter((w) => !have.some((h) => isDeepStrictEqual(h, w)));
   if (add.length > 0) next['subjects'] = [...have, ...add];
   return isDeepStrictEqual(next, existing) ? undefined : next;

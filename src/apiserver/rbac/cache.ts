@@ -8,6 +8,8 @@ import type { Logger } from '../../common/log/types.js';
 import type { RbacDefs } from './resources.js';
 
 type Kind = keyof RbacDefs;
+/** Every key of RbacDefs, in its order. */
+const RBAC_KINDS: readonly Kind[] = ['role', 'clusterRole', 'roleBinding', 'clusterRoleBinding'];
 
 export class RbacCache {
   private readonly store: Store;
@@ -22,7 +24,7 @@ export class RbacCache {
   constructor(o: { store: Store; defs: RbacDefs; logger: Logger }) {
     this.store = o.store;
     this.logger = o.logger;
-    this.prefixes = (Object.keys(o.defs) as Kind[]).map((k) => [k, storagePrefix(o.defs[k])] as const);
+    this.prefixes = RBAC_KINDS.map((k) => [k, storagePrefix(o.defs[k])] as const);
     for (const [k] of this.prefixes) this.objects.set(k, new Map());
   }
 

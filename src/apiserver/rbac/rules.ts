@@ -4,6 +4,7 @@
 // escalation message.
 
 import type { PolicyRule, RequestAttributes } from '../interfaces.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export type { PolicyRule };
 
@@ -15,7 +16,7 @@ function strings(v: unknown): string[] {
 
 /** Reads a stored rule (the object was validated on write; absent lists read as empty). */
 export function ruleOf(v: unknown): PolicyRule {
-  const o = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
+  const o = recordOf(v);
   return {
     verbs: strings(o['verbs']),
     apiGroups: strings(o['apiGroups']),

@@ -7,6 +7,7 @@
 import type { FieldErrorLike } from '../status.js';
 import { isDns1123Subdomain, isPathSegmentName, validateObjectMeta } from '../registry/meta.js';
 import { objAt, str, type Obj } from '../registry/types.js';
+import { isStringList, isRecord } from '../../common/util/json-shape.js';
 
 function list(v: unknown): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;
@@ -15,12 +16,11 @@ function list(v: unknown): unknown[] | undefined {
 function checkStringList(o: Obj, key: string, path: string, errs: FieldErrorLike[]): string[] {
   const v = o[key];
   if (v === undefined || v === null) return [];
-  const l = list(v);
-  if (l === undefined || l.some((x) => typeof x !== 'string')) {
+  if (!isStringList(v)) {
     errs.push({ type: 'FieldValueInvalid', field: `${path}.${key}`, value: v, detail: 'must be a list of strings' });
     return [];
   }
-  return l as string[];
+  return v;
 }
 
 export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
@@ -31,11 +31,11 @@ export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
   if (l === undefined) return [{ type: 'FieldValueInvalid', field: 'rules', value: rules, detail: 'must be a list of rules' }];
   l.forEach((raw, i) => {
     const p = `rules[${i}]`;
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    if (!isRecord(raw)) {
       errs.push({ type: 'FieldValueInvalid', field: p, value: raw, detail: 'must be an object' });
       return;
     }
-    const r = raw as Obj;
+    const r = raw;
     const verbs = checkStringList(r, 'verbs', p, errs);
     const groups = checkStringList(r, 'apiGroups', p, errs);
     const resources = checkStringList(r, 'resources', p, errs);
@@ -78,11 +78,11 @@ function validateAggregationRule(obj: Obj): FieldErrorLike[] {
 
 function validateSubject(s: unknown, i: number, rbacGroup: string, errs: FieldErrorLike[]): void {
   const p = `subjects[${i}]`;
-  if (s === null || typeof s !== 'object' || Array.isArray(s)) {
+  if (!isRecord(s)) {
     errs.push({ type: 'FieldValueInvalid', field: p, value: s, detail: 'must be an object' });
     return;
   }
-  const o = s as Obj;
+  const o = s;
   const name = str(o['name']) ?? '';
   const kind = str(o['kind']) ?? '';
   const group = str(o['apiGroup']) ?? '';

@@ -108,7 +108,7 @@ export function topLevel(name: string, fields: Record<string, Schema>, o?: ObjOp
 }
 
 /** The list kind of an item kind: apiVersion, kind, ListMeta and the items. */
-export function listOf(item: Extract<Schema, { t: 'object' }>): Schema {
+export function listOf(item: Extract<Schema, { t: 'object' }>): Extract<Schema, { t: 'object' }> {
   return obj(`${item.name}List`, { apiVersion: str, kind: str, metadata: listMeta, items: arr(item) }, { ...(item.opts?.pkg === undefined ? {} : { pkg: item.opts.pkg }), required: ['items'] });
 }
 

@@ -58,7 +58,7 @@ export const time: Schema = { t: 'time', kind: 'Time' };
 export const microTime: Schema = { t: 'time', kind: 'MicroTime' };
 /** A []byte field: a base64 string. */
 export const bytes: Schema = { t: 'string', format: 'byte' };
-export const obj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Schema => ({ t: 'object', name, fields, ...(opts === undefined ? {} : { opts }) });
+export const obj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Extract<Schema, { t: 'object' }> => ({ t: 'object', name, fields, ...(opts === undefined ? {} : { opts }) });
 /** An object of which only the listed fields are typed; the others are kept as sent. */
 export const openObj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Schema => ({ t: 'object', name, fields, open: true, ...(opts === undefined ? {} : { opts }) });
 export const map = (values: Schema): Schema => ({ t: 'map', values });

@@ -8,6 +8,7 @@ import { normalizeTime } from './go-time.js';
 import { schemaForKind } from './kinds.js';
 import { objectMeta } from './meta.js';
 import { openObj, type Schema } from './types.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 /** A kind without an entry in kinds.ts still gets the rules of its ObjectMeta. */
 const metadataOnly = openObj('', { metadata: objectMeta });
@@ -51,13 +52,12 @@ interface NormalizeState {
 
 function normalizeChildren(v: unknown, s: Schema, path: string, owner: string, st: NormalizeState): void {
   if (s.t === 'array' && Array.isArray(v)) {
-    const list = v as unknown[];
+    const list: unknown[] = v;
     list.forEach((item, i) => normalizeInto(list, i, item, s.items, `${path}[${i}]`, owner, st));
-  } else if (s.t === 'map' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-    const rec = v as Record<string, unknown>;
-    for (const [k, child] of Object.entries(rec)) normalizeInto(rec, k, child, s.values, joinPath(path, k), owner, st);
-  } else if (s.t === 'object' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-    const rec = v as Record<string, unknown>;
+  } else if (s.t === 'map' && isRecord(v)) {
+    for (const [k, child] of Object.entries(v)) normalizeInto(v, k, child, s.values, joinPath(path, k), owner, st);
+  } else if (s.t === 'object' && isRecord(v)) {
+    const rec = v;
     const childOwner = s.name.replace(/^v1\./, '');
     for (const [k, child] of Object.entries(rec)) {
       const fs = s.fields[k];
@@ -75,8 +75,7 @@ function normalizeInto(parent: Record<string, unknown> | unknown[], key: string 
   if (s.t === 'time') {
     const r = timeLeaf(v, s.kind);
     if ('error' in r) st.error = r.error;
-    else if (Array.isArray(parent)) parent[key as number] = r.value;
-    else parent[key as string] = r.value;
+    else Reflect.set(parent, key, r.value);
     return;
   }
   normalizeChildren(v, s, path, owner, st);

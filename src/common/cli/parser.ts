@@ -80,8 +80,8 @@ class Tokenizer<S extends TokenFlag, V> {
   ) {}
 
   run(): void {
-    while (this.i < this.argv.length) {
-      const arg = this.argv[this.i++] as string;
+    for (let arg = this.argv[this.i]; arg !== undefined; arg = this.argv[this.i]) {
+      this.i++;
       const prevBare = this.lastBare;
       this.lastBare = undefined;
       if (arg.length < 2 || !arg.startsWith('-')) {
@@ -114,6 +114,15 @@ class Tokenizer<S extends TokenFlag, V> {
     this.values.set(spec.name, v);
   }
 
+  /** Sets `spec` from the next argument and takes it; false when there is none. */
+  private setFromNext(spec: S): boolean {
+    const next = this.argv[this.i];
+    if (next === undefined) return false;
+    this.i++;
+    this.set(spec, next);
+    return true;
+  }
+
   private long(arg: string): void {
     const body = arg.slice(2);
     if (body.startsWith('-') || body.startsWith('=')) throw this.error(`bad flag syntax: ${arg}`);
@@ -125,8 +134,7 @@ class Tokenizer<S extends TokenFlag, V> {
     else if (this.table.takesNoValue(spec)) {
       this.set(spec, 'true');
       this.lastBare = arg;
-    } else if (this.i < this.argv.length) this.set(spec, this.argv[this.i++] as string);
-    else throw this.error(`flag needs an argument: ${arg}`, spec.name);
+    } else if (!this.setFromNext(spec)) throw this.error(`flag needs an argument: ${arg}`, spec.name);
   }
 
   private unknown(name: string): FlagError {
@@ -139,7 +147,7 @@ class Tokenizer<S extends TokenFlag, V> {
   private shorthands(letters: string): void {
     let rest = letters;
     while (rest.length > 0) {
-      const letter = rest[0] as string;
+      const letter = rest.charAt(0);
       const spec = this.table.byShort(letter);
       if (spec === undefined) throw this.error(`unknown shorthand flag: '${letter}' in -${rest}`, letter);
       if (rest.length > 2 && rest[1] === '=') {
@@ -151,8 +159,7 @@ class Tokenizer<S extends TokenFlag, V> {
       } else if (rest.length > 1) {
         this.set(spec, rest.slice(1));
         rest = '';
-      } else if (this.i < this.argv.length) {
-        this.set(spec, this.argv[this.i++] as string);
+      } else if (this.setFromNext(spec)) {
         rest = '';
       } else {
         throw this.error(`flag needs an argument: '${letter}' in -${rest}`, spec.name);

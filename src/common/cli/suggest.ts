@@ -3,21 +3,21 @@
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = [];
-  for (let i = 0; i <= a.length; i++) d.push([i, ...new Array<number>(b.length).fill(0)]);
-  const row0 = d[0];
-  if (row0 !== undefined) for (let j = 0; j <= b.length; j++) row0[j] = j;
+  // One flat (a.length + 1) x (b.length + 1) table; at(i, j) is its cell.
+  const w = b.length + 1;
+  const d = new Array<number>((a.length + 1) * w).fill(0);
+  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
+  for (let j = 0; j < w; j++) d[j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const row = d[i] as number[];
-    const prev = d[i - 1] as number[];
+    d[i * w] = i;
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (d[i - 2]?.[j - 2] as number) + 1);
-      row[j] = v;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      d[i * w + j] = v;
     }
   }
-  return d[a.length]?.[b.length] ?? Math.max(a.length, b.length);
+  return at(a.length, b.length);
 }
 
 /** The known name to suggest for `given`, or undefined when none is close enough. */

@@ -11,6 +11,7 @@ import { renderTextLine } from './text-format.js';
 import { maskUrlUserinfo } from '../util/url-userinfo.js';
 import { everyMs, systemClock, type Clock } from '../util/clock.js';
 import { vmoduleVerbosity, type VModuleItem } from './vmodule.js';
+import { isRecord } from '../util/json-shape.js';
 
 export interface LogSink {
   write(chunk: string): unknown;
@@ -119,10 +120,13 @@ function textDestination(stdout: LogSink, stderr: LogSink): { write(raw: string)
     write(raw: string): void {
       // no log line shows a URL's userinfo, whichever part logged it
       const line = maskUrlUserinfo(raw);
-      let rec: Record<string, unknown>;
+      let rec: unknown;
       try {
-        rec = JSON.parse(line) as Record<string, unknown>;
+        rec = JSON.parse(line);
       } catch {
+        rec = undefined;
+      }
+      if (!isRecord(rec)) {
         stderr.write(line);
         return;
       }
@@ -171,7 +175,7 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
       timestamp: pino.stdTimeFunctions.epochTime,
     },
     textDestination(stdout, stderr),
-  ) as PinoLogger;
+  );
   const { flush, periodic } = flushers(split ? [stdout, stderr] : [stderr]);
   const stopFlushing = everyMs(opts.clock ?? systemClock, Math.max(1, opts.flushFrequencyMs ?? 5000), periodic, { unref: true });
   return {

@@ -4,6 +4,7 @@
 // when they contain spaces, quotes or '=', objects as JSON).
 
 import { systemClock } from '../util/clock.js';
+import { isRecord } from '../util/json-shape.js';
 const LETTER: Record<number, string> = { 10: 'T', 20: 'D', 30: 'I', 40: 'W', 50: 'E', 60: 'F' };
 
 /** pino's own record fields that are not key=value pairs. */
@@ -31,11 +32,10 @@ export function renderTextLine(rec: Record<string, unknown>): string {
   let line = `${LETTER[level] ?? 'I'}${ts} ${component}] ${msg.replace(/\n/g, '\\n')}`;
   for (const [k, v] of Object.entries(rec)) {
     if (RESERVED.has(k)) continue;
-    if (k === 'err' && typeof v === 'object' && v !== null) {
+    if (k === 'err' && isRecord(v)) {
       // The message of an error is what a person acts on; the stack only at trace level.
-      const e = v as { message?: unknown; type?: unknown; stack?: unknown };
-      line += ` err=${formatValue(e.message ?? e.type ?? v)}`;
-      if (level <= 10 && typeof e.stack === 'string') line += ` stack=${JSON.stringify(e.stack)}`;
+      line += ` err=${formatValue(v['message'] ?? v['type'] ?? v)}`;
+      if (level <= 10 && typeof v['stack'] === 'string') line += ` stack=${JSON.stringify(v['stack'])}`;
       continue;
     }
     line += ` ${k}=${formatValue(v)}`;

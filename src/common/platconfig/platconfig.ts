@@ -5,9 +5,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { stringify } from 'yaml';
-import { InputLimitError, PlatconfigError } from '../util/errors.js';
+import { InputLimitError, PlatconfigError, userMessage } from '../util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
+import { errnoCode } from '../util/errno.js';
 
 export interface PlatconfigCluster {
   server: string;
@@ -101,7 +102,7 @@ export function parsePlatconfig(text: string, file: string): Platconfig {
     doc = parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
   } catch (err) {
     if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
-    throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${(err as Error).message.split('\n')[0] ?? ''}`, { file });
+    throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${userMessage(err).split('\n')[0] ?? ''}`, { file });
   }
   if (doc === null || doc === undefined) throw new PlatconfigError(`platconfig ${file} is empty`, { file });
   if (!isObj(doc)) throw new PlatconfigError(`platconfig ${file} must be a mapping with clusters, users and contexts`, { file });
@@ -160,7 +161,7 @@ export async function loadPlatconfig(path: string): Promise<LoadedPlatconfig> {
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${code ?? String(err)})`;
     throw new PlatconfigError(`platconfig ${path} ${why}`, { file: path, cause: err });
   }
@@ -176,7 +177,7 @@ async function readRef(file: string, what: string, source: string): Promise<stri
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     throw new PlatconfigError(`platconfig ${source}: ${what} ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`, { file: source, cause: err });
   }
 }

@@ -13,6 +13,7 @@ import { toProtoValue } from './to-proto.js';
 import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
 import { WIRE_NAMES } from '../names.js';
+import { recordOf } from '../util/json-shape.js';
 
 export const PROTOBUF_MEDIA_TYPE = WIRE_NAMES.protobufMediaType;
 export const PROTOBUF_WATCH_MEDIA_TYPE = `${WIRE_NAMES.protobufMediaType};stream=watch`;
@@ -60,9 +61,9 @@ function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
 export function encodeListEnvelope(apiVersion: string, listKind: string, metadata: Obj, items: readonly Uint8Array[]): Buffer {
   const t = messageFor(apiVersion, listKind);
   const metaField = t?.fields['metadata'];
+  const metaType = metaField?.resolvedType;
   const itemsField = t?.fields['items'];
-  if (t === undefined || metaField?.resolvedType == null || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
-  const metaType = metaField.resolvedType as typeof t;
+  if (metaField === undefined || !(metaType instanceof protobuf.Type) || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
   // Fields in number order, as the reference's marshaller writes them: metadata (1), items (2).
   const meta = protobuf.Writer.create();
   meta.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
@@ -134,11 +135,11 @@ function openEnvelope(body: Uint8Array): { apiVersion: string; kind: string; raw
   }
   let u: Obj;
   try {
-    u = requiredType(`${RUNTIME}.Unknown`).decode(body.subarray(4)) as unknown as Obj;
+    u = recordOf(requiredType(`${RUNTIME}.Unknown`).decode(body.subarray(4)));
   } catch (err) {
     fail('the runtime.Unknown envelope cannot be read', err);
   }
-  const tm = (u['typeMeta'] ?? {}) as Obj;
+  const tm = recordOf(u['typeMeta']);
   return {
     apiVersion: typeof tm['apiVersion'] === 'string' ? tm['apiVersion'] : '',
     kind: typeof tm['kind'] === 'string' ? tm['kind'] : '',
@@ -200,12 +201,12 @@ export function encodeWatchFrameOf(type: string, message: Uint8Array, apiVersion
 export function decodeWatchEvent(message: Uint8Array): { type: string; object: Obj } {
   let ev: Obj;
   try {
-    ev = requiredType(`${META}.WatchEvent`).decode(message) as unknown as Obj;
+    ev = recordOf(requiredType(`${META}.WatchEvent`).decode(message));
   } catch (err) {
     fail('the watch event cannot be read', err);
   }
   const type = typeof ev['type'] === 'string' ? ev['type'] : '';
-  const raw = ((ev['object'] ?? {}) as Obj)['raw'];
+  const raw = recordOf(ev['object'])['raw'];
   if (!(raw instanceof Uint8Array) || raw.length === 0) throw new ProtobufDecodeError('the watch event has no object');
   return { type, object: decodeAt(raw, undefined, 1).object };
 }

@@ -25,6 +25,7 @@ function parseDescriptor(): Descriptor {
     if (path !== '' && isPackageJson(ns)) packages.set(path, ns);
     else for (const [name, child] of Object.entries(ns.nested ?? {})) walk(child, path === '' ? name : `${path}.${name}`);
   };
+  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
   walk(JSON.parse(K8S_DESCRIPTOR_JSON) as protobuf.INamespace, '');
   return { packages };
 }

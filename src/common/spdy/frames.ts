@@ -226,14 +226,21 @@ export class FrameReader {
     }
   }
 
+  /** Buffered chunk `k`; callers stay within `total`, so it is there. */
+  private chunk(k: number): Buffer {
+    const c = this.chunks[k];
+    if (c === undefined) throw new Error(`spdy: frame buffer read past its ${this.total} bytes`);
+    return c;
+  }
+
   /** The first `n` bytes (n <= total) as one buffer, without consuming them. */
   private peek(n: number): Buffer {
-    const first = this.chunks[0] as Buffer;
+    const first = this.chunk(0);
     if (first.length >= n) return first.subarray(0, n);
     // Only the chunks that hold the first n bytes are joined (not everything buffered).
     let k = 0;
     let len = 0;
-    while (len < n) len += (this.chunks[k++] as Buffer).length;
+    while (len < n) len += this.chunk(k++).length;
     const joined = Buffer.concat(this.chunks.slice(0, k), len);
     this.chunks.splice(0, k, joined);
     return joined.subarray(0, n);
@@ -242,7 +249,7 @@ export class FrameReader {
   private consume(n: number): void {
     this.total -= n;
     while (n > 0) {
-      const first = this.chunks[0] as Buffer;
+      const first = this.chunk(0);
       if (first.length > n) {
         this.chunks[0] = first.subarray(n);
         return;

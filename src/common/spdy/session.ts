@@ -12,6 +12,7 @@ import { decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './header
 import { HeaderDeflater, HeaderInflater } from './header-zlib.js';
 import { FLAG_FIN, FrameReader, GoAwayStatus, MAX_STREAM_ID, RstStatus, encodeDataHead, encodeFrame, type SpdyFrame } from './frames.js';
 import { SpdyStream, type StreamTransport } from './stream.js';
+import { userMessage } from '../util/errors.js';
 
 /** Bytes queued on the socket before the session waits for it to drain. */
 const SEND_BUFFER = 1024 * 1024;
@@ -89,7 +90,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
       const headerBlock = await this.deflater.compress(encodeHeaderBlock(headers));
       return encodeFrame({ type: 'syn_stream', streamId: id, associatedStreamId: 0, priority: 0, slot: 0, flags: 0, headerBlock });
     }).catch((err: unknown) => {
-      this.pendingReplies.get(id)?.(err as Error);
+      this.pendingReplies.get(id)?.(err instanceof Error ? err : new Error(userMessage(err)));
       this.pendingReplies.delete(id);
     });
     return replied;
@@ -229,7 +230,7 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
 
   private protocolError(err: unknown): void {
     if (this.closed) return;
-    const e = err instanceof SpdyProtocolError ? err : new SpdyProtocolError((err as Error).message, { cause: err });
+    const e = err instanceof SpdyProtocolError ? err : new SpdyProtocolError(userMessage(err), { cause: err });
     const bytes = encodeFrame({ type: 'goaway', flags: 0, lastGoodStreamId: this.lastPeerStream, status: GoAwayStatus.PROTOCOL_ERROR });
     void this.outbound.then(() => this.socket.end(bytes));
     this.teardown(e);

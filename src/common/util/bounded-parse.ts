@@ -24,7 +24,7 @@ export function parseJsonBounded(text: string, input: BoundedInput): unknown {
   checkSize(text, input);
   scanJson(text, input);
   try {
-    return JSON.parse(text) as unknown;
+    return JSON.parse(text);
   } catch (e) {
     throw new InputSyntaxError(e instanceof Error ? e.message : String(e), { source: input.source, cause: e });
   }

@@ -20,7 +20,8 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        reject(signal.reason as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an aborted sleep rejects with the signal's own reason, as node:timers/promises does
+        reject(signal.reason);
         return;
       }
       const t = setTimeout(() => {
@@ -29,7 +30,8 @@ export const systemClock: Clock = {
       }, ms);
       const onAbort = (): void => {
         clearTimeout(t);
-        reject(signal?.reason as Error);
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as above
+        reject(signal?.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });
     }),

@@ -82,9 +82,9 @@ export class PemFilePair {
       if (!initial) logger.info({ file: certFile }, `${what} files changed; new connections use the new certificate`);
     } catch (err) {
       if (initial) {
-        throw new CertificateError(`cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ${keyFile}): ${(err as Error).message}`, { file: certFile, cause: err });
+        throw new CertificateError(`cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ${keyFile}): ${userMessage(err)}`, { file: certFile, cause: err });
       }
-      logger.warn({ file: certFile, err: (err as Error).message }, `cannot re-read the ${what} files; keeping the previous certificate`);
+      logger.warn({ file: certFile, err: userMessage(err) }, `cannot re-read the ${what} files; keeping the previous certificate`);
     }
   }
 }

@@ -14,6 +14,7 @@
 import { lstat, mkdir, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { UnsafePathError } from './errors.js';
+import { errnoCode } from './errno.js';
 
 const MAX_SEGMENT_BYTES = 255;
 // eslint-disable-next-line no-control-regex
@@ -73,7 +74,7 @@ async function realOrUndefined(p: string): Promise<string | undefined> {
   try {
     return await realpath(p);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw err;
   }

@@ -37,6 +37,8 @@ export class TtlCache<V extends NonNullable<unknown>, C> {
   constructor(o: TtlCacheOptions<V, C>) {
     this.lru = clockLru<V>(o.clock, o.max ?? 4096, {
       fetchMethod: async (key, _stale, { options, context }) => {
+        // lru-cache's fetch options are conditional types that do not resolve for a generic C, so
+        // the cache holds the context as unknown; it is always the C that get() was given.
         const loaded = await o.load(key, context as C);
         // lru-cache keeps a TTL of 0 forever: a value not to be kept is marked, and get() drops it
         // once its askers have it.

@@ -13,7 +13,11 @@ export function maskUrlUserinfo(text: string): string {
   return text.replace(USERINFO, (_m, scheme: string, info: string) => `${scheme}${info.includes(':') ? `${USERINFO_MASK}:${USERINFO_MASK}` : USERINFO_MASK}@`);
 }
 
-/** A deep copy of `value` with `maskUrlUserinfo` applied to every string in it. */
+/**
+ * A deep copy of `value` with `maskUrlUserinfo` applied to every string in it. The copy has the
+ * shape of `value` (strings stay strings), which the compiler cannot follow through the walk:
+ * hence the assertions back to T.
+ */
 export function maskUrlUserinfoDeep<T>(value: T): T {
   if (typeof value === 'string') return maskUrlUserinfo(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => maskUrlUserinfoDeep(v)) as T;

@@ -1,6 +1,7 @@
 // What the Node authorizer and NodeRestriction read from the cluster: pods (to relate a pod, and
 // the secrets and config maps its spec names, to a node) and nodes. Owned here, implemented over
 // the registry (registry-objects.ts), so tests can hand in plain objects.
+import { isRecord } from '../../../common/util/json-shape.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -12,7 +13,7 @@ export interface NodeObjects {
 }
 
 function rec(v: unknown): Obj | undefined {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
+  return isRecord(v) ? v : undefined;
 }
 
 function list(v: unknown): Obj[] {

@@ -37,6 +37,8 @@ export class KmsClient {
     this.timeoutMs = opts.timeoutMs;
     this.clock = opts.clock;
     const Ctor = grpc.makeGenericClientConstructor(kmsServiceDefinition(), 'KeyManagementService');
+    // grpc-js's generic client has its methods only at run time (from the service definition):
+    // KmsStub is their typed view, and the casts in this file are that boundary.
     this.stub = new Ctor(opts.endpoint, grpc.credentials.createInsecure()) as unknown as KmsStub;
   }
 

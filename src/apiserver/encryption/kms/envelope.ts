@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../../common/util/clock.js';
 import { aesGcmProvider, type EncryptionProvider } from '../providers.js';
 import type { KmsClient } from './client.js';
+import { isRecord, stringRecordOf } from '../../../common/util/json-shape.js';
 
 export function kmsPrefix(name: string): string {
   return `plat:enc:kms:v2:${name}:`;
@@ -62,9 +63,10 @@ function decodeEnvelope(body: Uint8Array): { keyId: string; encryptedDek: Buffer
   const al = b.readUInt16BE(o);
   o += 2;
   need(al);
-  const annJson = JSON.parse(b.subarray(o, o + al).toString()) as Record<string, string>;
+  const annJson: unknown = JSON.parse(b.subarray(o, o + al).toString());
+  if (!isRecord(annJson) || !Object.values(annJson).every((v) => typeof v === 'string')) throw new Error('the stored KMS envelope\'s annotations are not a map of strings');
   o += al;
-  const annotations = Object.fromEntries(Object.entries(annJson).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  const annotations = Object.fromEntries(Object.entries(stringRecordOf(annJson)).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
   return { keyId, encryptedDek, annotations, sealed: b.subarray(o) };
 }
 

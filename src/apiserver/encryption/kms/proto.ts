@@ -80,6 +80,7 @@ export interface EncryptResponse {
 
 /** The KeyManagementService definition, for clients (makeGenericClientConstructor) and test servers. */
 export function kmsServiceDefinition(): grpc.ServiceDefinition {
+  // Our own descriptor (above) as protobufjs JSON; proto-loader types it as protobufjs's INamespace.
   const pkg = protoLoader.fromJSON(KMS_V2_JSON as unknown as Parameters<typeof protoLoader.fromJSON>[0], { keepCase: true, longs: String, defaults: true });
   const svc = pkg['v2.KeyManagementService'];
   if (svc === undefined || !('Status' in svc)) throw new Error('KMS v2 service definition missing');

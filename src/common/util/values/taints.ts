@@ -2,6 +2,7 @@
 // taint parser reads them; the result is the config file's list of {key, value?, effect}.
 import { invalidValue } from './error.js';
 import { labelValueErrors, qualifiedNameErrors } from './labels.js';
+import { isOneOf } from '../json-shape.js';
 
 export interface Taint {
   readonly key: string;
@@ -13,7 +14,7 @@ export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as 
 export const TAINTS_ACCEPTED = `comma-separated taints <key>=<value>:<effect> or <key>:<effect>, effect one of ${TAINT_EFFECTS.join(', ')}`;
 
 function isEffect(e: string): e is Taint['effect'] {
-  return (TAINT_EFFECTS as readonly string[]).includes(e);
+  return isOneOf(TAINT_EFFECTS, e);
 }
 
 /** Parses one taint; throws FlagError (`invalid taint spec: ...`) naming `flag`. */
