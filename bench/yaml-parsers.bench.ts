@@ -1,6 +1,6 @@
 // Why the agent keeps two YAML libraries: a fresh process that loads a parser and decodes the
 // example config file (examples/nodeagent-config.yaml) plus ten drop-ins, through the fast path
-// (js-yaml, src/agent/config/fast-yaml.ts) against the full path (the `yaml` library through the
+// (js-yaml, src/common/util/fast-yaml.ts) against the full path (the `yaml` library through the
 // bounded parser, src/agent/config/yaml-doc.ts), each against `node -e 0` in the same run.
 // The figures are in README.md ("Start-up time").
 import { spawnSync } from 'node:child_process';
@@ -26,7 +26,7 @@ const mod = (p: string): string => JSON.stringify(pathToFileURL(join(repo, 'dist
 
 const VARIANTS: { name: string; script: string }[] = [
   { name: 'node -e 0', script: '0' },
-  { name: 'fast path (js-yaml)', script: `const { fastYamlValue } = await import(${mod('fast-yaml.js')}); for (const t of ${texts}) if (fastYamlValue(t) === undefined) process.exit(2);` },
+  { name: 'fast path (js-yaml)', script: `const { fastYamlValue } = await import(${JSON.stringify(pathToFileURL(join(repo, 'dist/src/common/util/fast-yaml.js')).href)}); for (const t of ${texts}) if (fastYamlValue(t) === undefined) process.exit(2);` },
   { name: 'full path (yaml, bounded)', script: `const { parseYaml } = await import(${mod('yaml-doc.js')}); for (const t of ${texts}) if (parseYaml(t).errors.length > 0) process.exit(2);` },
 ];
 

@@ -106,7 +106,7 @@ export async function fileSignal(path: string, what: string, preRead?: PreRead):
   const text = await readConfigText(path);
   if (text === undefined) return undefined;
   // Loaded here only: --help and --version never read a file.
-  const { fastYamlValue } = await import('../config/fast-yaml.js');
+  const { fastYamlValue } = await import('../../common/util/fast-yaml.js');
   const fast = fastYamlValue(text);
   preRead?.files.set(resolve(path), { text, fast });
   const doc = await parseForSignal(text, `${what} "${path}"`, fast);

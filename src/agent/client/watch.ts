@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { ApiError, isGone, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
+import { closeUnread } from '../../common/util/close-unread.js';
 import type { Logger } from '../../common/log/types.js';
 import { isStatus, type ApiObject, type ObjectList, type WatchEvent } from './types.js';
 import { issuesText } from './api-schemas.js';
@@ -124,7 +125,9 @@ async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Read
   const { cursor, options } = loop;
   let sawEvent = false;
   try {
-    for await (const raw of readJsonLines(stream)) {
+    // Leaving the loop does not destroy the stream (that would destroy it with an error): the
+    // finally below closes it quietly.
+    for await (const raw of readJsonLines(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array | string>)) {
       const line = WatchLineSchema.safeParse(raw);
       if (!line.success) {
         options.logger.warn({ err: issuesText(line.error) }, 'watch line skipped: it is not a watch event');
@@ -149,7 +152,7 @@ async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Read
     if (loop.signal.aborted || err instanceof ApiError) throw err;
     options.logger.debug({ err: userMessage(err) }, 'watch stream broke; resuming');
   } finally {
-    stream.destroy();
+    closeUnread(stream);
   }
   return sawEvent;
 }

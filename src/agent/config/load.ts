@@ -16,7 +16,7 @@ import { checkSize } from '../../common/util/bounded-input.js';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { CONFIG_KIND, configApiVersion } from './defaults.js';
 import { translateKubeletConfiguration } from './kubelet-config.js';
-import { fastYamlValue } from './fast-yaml.js';
+import { fastYamlValue } from '../../common/util/fast-yaml.js';
 import { isPlainObject, type JsonObject } from './merge.js';
 import { takePreRead, type PreRead, type PreReadFile } from './pre-read.js';
 import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';

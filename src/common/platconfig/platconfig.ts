@@ -4,9 +4,9 @@
 // referenced files, and fails with one PlatconfigError naming the file and what is missing.
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { stringify } from 'yaml';
-import { InputLimitError, PlatconfigError, userMessage } from '../util/errors.js';
-import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
+import { PlatconfigError } from '../util/errors.js';
+import { CONFIG_FILE_LIMITS } from '../util/parse-limits.js';
+import { fastYamlValue } from '../util/fast-yaml.js';
 import { writeFileAtomic } from '../util/atomic-file.js';
 import { errnoCode } from '../util/errno.js';
 
@@ -95,15 +95,26 @@ function named<T>(raw: unknown, key: 'cluster' | 'user' | 'context', list: strin
   });
 }
 
+// A text this short cannot pass any other bound of CONFIG_FILE_LIMITS (keys, values, string length,
+// bytes); the fast path bounds nesting and takes one document only. Platconfigs that name their
+// files, as the agent writes them, are well under it.
+const FAST_MAX_CHARS = Math.min(CONFIG_FILE_LIMITS.maxKeysPerObject, CONFIG_FILE_LIMITS.maxNodes, CONFIG_FILE_LIMITS.maxStringLength);
+
+/** The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed). */
+async function decodePlatconfig(text: string, file: string): Promise<unknown> {
+  const fast = text.length <= FAST_MAX_CHARS ? fastYamlValue(text) : undefined;
+  if (fast !== undefined) return fast.value;
+  const { decodePlatconfigYaml } = await import('./yaml-codec.js');
+  return decodePlatconfigYaml(text, file);
+}
+
 /** Parses platconfig text. `file` names it in errors and anchors relative paths. */
-export function parsePlatconfig(text: string, file: string): Platconfig {
-  let doc: unknown;
-  try {
-    doc = parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
-  } catch (err) {
-    if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
-    throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${userMessage(err).split('\n')[0] ?? ''}`, { file });
-  }
+export async function parsePlatconfig(text: string, file: string): Promise<Platconfig> {
+  return platconfigFromValue(await decodePlatconfig(text, file), file);
+}
+
+/** Checks a decoded platconfig document and resolves its relative paths against `file`'s directory. */
+function platconfigFromValue(doc: unknown, file: string): Platconfig {
   if (doc === null || doc === undefined) throw new PlatconfigError(`platconfig ${file} is empty`, { file });
   if (!isObj(doc)) throw new PlatconfigError(`platconfig ${file} must be a mapping with clusters, users and contexts`, { file });
   const base = dirname(resolve(file));
@@ -165,7 +176,7 @@ export async function loadPlatconfig(path: string): Promise<LoadedPlatconfig> {
     const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${code ?? String(err)})`;
     throw new PlatconfigError(`platconfig ${path} ${why}`, { file: path, cause: err });
   }
-  return { path, config: parsePlatconfig(text, path) };
+  return { path, config: await parsePlatconfig(text, path) };
 }
 
 export interface ResolveOptions {
@@ -272,11 +283,13 @@ export function clientCertPlatconfig(o: ClientCertPlatconfigOptions): Platconfig
   };
 }
 
-export function stringifyPlatconfig(config: Platconfig): string {
-  return stringify(config);
+/** The YAML text of `config` (the `yaml` library is loaded here, when first needed). */
+export async function stringifyPlatconfig(config: Platconfig): Promise<string> {
+  const { encodePlatconfigYaml } = await import('./yaml-codec.js');
+  return encodePlatconfigYaml(config);
 }
 
 /** Writes atomically with mode 0600 (the file may hold tokens or key data). */
 export async function writePlatconfig(path: string, config: Platconfig): Promise<void> {
-  await writeFileAtomic(path, stringifyPlatconfig(config), { mode: 0o600 });
+  await writeFileAtomic(path, await stringifyPlatconfig(config), { mode: 0o600 });
 }

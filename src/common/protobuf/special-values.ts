@@ -7,7 +7,8 @@
 // - RawExtension and FieldsV1: the raw bytes are the JSON text of the embedded value.
 // Go's zero time (-62135596800 s) is JSON null: the field is left out.
 
-import { API_BODY_LIMITS, parseJsonBounded } from '../util/bounded-parse.js';
+import { API_BODY_LIMITS } from '../util/parse-limits.js';
+import { parseJsonBounded } from '../util/bounded-json.js';
 
 export const GO_ZERO_TIME_SECONDS = -62135596800;
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;

@@ -7,28 +7,13 @@
 // CST (exact nesting, keys, documents), and is composed only when all of that is within bounds.
 
 import { InputLimitError, InputSyntaxError } from './errors.js';
-import { checkSize, type BoundedInput } from './bounded-input.js';
-import { scanJson } from './bounded-json-scan.js';
 
 export { checkSize, limitError, pathText, type BoundedInput, type PathSegment } from './bounded-input.js';
 export { API_BODY_LIMITS, JSON_PATCH_LIMITS, CONFIG_FILE_LIMITS, DEFAULT_PARSE_LIMITS, MANIFEST_LIMITS, type ParseLimits, type ParseLimitName } from './parse-limits.js';
 export { yamlNestingUpperBound } from './nesting-estimate.js';
 export { measureValue, type ValueSize } from './bounded-value.js';
+export { parseJsonBounded } from './bounded-json.js';
 export { parseYamlBounded, parseYamlValueBounded, yamlToJsBounded, type BoundedYamlOptions } from './bounded-yaml.js';
-
-/**
- * JSON.parse within bounds. Throws InputLimitError over a bound and InputSyntaxError (with
- * JSON.parse's own message) for malformed JSON; never anything else.
- */
-export function parseJsonBounded(text: string, input: BoundedInput): unknown {
-  checkSize(text, input);
-  scanJson(text, input);
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new InputSyntaxError(e instanceof Error ? e.message : String(e), { source: input.source, cause: e });
-  }
-}
 
 /** True for errors of this module (what callers map to a 4xx, a skipped file or a fatal config error). */
 export function isBoundedParseError(e: unknown): e is InputLimitError | InputSyntaxError {

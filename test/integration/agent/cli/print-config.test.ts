@@ -94,7 +94,7 @@ test('unknown fields are warned about on stderr, and the rest still applies', as
 test('the example bootstrap platconfig and systemd files are well formed', async () => {
   const { parsePlatconfig } = await import('../../../../src/common/platconfig/index.js');
   const file = resolve(REPO, 'examples/bootstrap-platconfig.yaml');
-  const pc = parsePlatconfig(await readFile(file, 'utf8'), file);
+  const pc = await parsePlatconfig(await readFile(file, 'utf8'), file);
   assert.equal(pc.kind, 'Config');
   const unit = await readFile(resolve(REPO, 'examples/systemd/nodeagent.service'), 'utf8');
   assert.match(unit, /^\[Service\]$/m);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import jsyaml from 'js-yaml';
 import { stringify } from 'yaml';
-import { fastYamlValue } from '../../../../src/agent/config/fast-yaml.js';
+import { fastYamlValue } from '../../../../src/common/util/fast-yaml.js';
 import { parseYaml } from '../../../../src/agent/config/yaml-doc.js';
 import { InputLimitError } from '../../../../src/common/util/errors.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';

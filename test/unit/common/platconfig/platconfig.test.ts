@@ -101,5 +101,5 @@ test('writes atomically with mode 0600 and the bootstrap layout round-trips', as
   const conn = await loadConnection(join(d, 'p.conf'));
   assert.equal(conn.certFile, join(d, 'cur.pem'));
   assert.equal(conn.keyFile, join(d, 'cur.pem'));
-  assert.deepEqual(parsePlatconfig(await (await import('node:fs/promises')).readFile(join(d, 'p.conf'), 'utf8'), join(d, 'p.conf')), back.config);
+  assert.deepEqual(await parsePlatconfig(await (await import('node:fs/promises')).readFile(join(d, 'p.conf'), 'utf8'), join(d, 'p.conf')), back.config);
 });

@@ -47,9 +47,9 @@ test('agent config files and drop-ins: a fatal ConfigError naming the file and t
   }
 });
 
-test('platconfig files: PlatconfigError naming the file and the limit', () => {
+test('platconfig files: PlatconfigError naming the file and the limit', async () => {
   for (const make of Object.values(deep)) {
-    assert.throws(() => parsePlatconfig(make('"apiVersion": "v1", "kind": "Config", '), '/p/admin.platconfig'), (e: unknown) => {
+    await assert.rejects(parsePlatconfig(make('"apiVersion": "v1", "kind": "Config", '), '/p/admin.platconfig'), (e: unknown) => {
       assert.ok(e instanceof PlatconfigError);
       assert.match(e.message, /^platconfig \/p\/admin\.platconfig: more than 100 levels of nesting \(limit maxDepth=100\)/);
       return true;

@@ -1,10 +1,10 @@
-// The fast path of config decoding: js-yaml (core schema, duplicate keys refused) over a text
+// The fast path of config and platconfig decoding: js-yaml (core schema, duplicate keys refused) over a text
 // that has no anchors or aliases and cannot nest deeper than CONFIG_FILE_LIMITS allows (js-yaml
 // recurses without a bound and expands aliases). Anything else answers undefined: the caller takes
 // the `yaml` library, which bounds both and reports line and column.
 import jsyaml from 'js-yaml';
-import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
-import { yamlNestingUpperBound } from '../../common/util/nesting-estimate.js';
+import { CONFIG_FILE_LIMITS } from './parse-limits.js';
+import { yamlNestingUpperBound } from './nesting-estimate.js';
 
 /**
  * Where js-yaml and `yaml` read the same text differently (fast-yaml-agreement.test.ts fuzzes
