@@ -21,6 +21,7 @@ import type { runHostChecks as RunHostChecks } from './host-checks.js';
 import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
 import { systemClock } from '../../common/util/clock.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
+import { operatorNodeArgs, startHeapMode } from './heap-tuning.js';
 
 export interface MainIO {
   stdout(text: string): void;
@@ -142,6 +143,7 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
     const refused = await checkHost(runHostChecks, eff, io, handle, ac, state);
     if (refused !== undefined) return refused;
     await logServingAndConfiguration(eff, logger);
+    startHeapMode({ clock: systemClock, logger, signal: ac.signal, operatorArgs: operatorNodeArgs() });
     const runAgent = await loadAgent();
     const code = await runAgent({
       config: eff.config,
