@@ -1,7 +1,8 @@
 // Agent CPU and RSS with 110 and with 1,000 static pods on process:// (the built agent, one
 // process per run), against the same agent idle with no pods in the same run. Targets: RSS under
 // 70 MB at 110 pods and under 100 MB at 1,000. BENCH_COMPARE_BIN=<another build's bin/nodeagent>
-// runs that build at each size too, after this one in the same run (a before/after figure).
+// runs that build at each size too, right after this one (a before/after figure under the same
+// load); BENCH_SCALE_ROUNDS repeats the whole run.
 // RSS moves with each collection V8 makes, so it is sampled every 500 ms over the window and the
 // median is the figure (the range beside it). The agent's podLogsDir is under the run's own root:
 // the default /var/log/pods would keep earlier runs' pod directories, which housekeeping removes
