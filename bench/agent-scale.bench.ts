@@ -1,7 +1,12 @@
 // Agent CPU and RSS with 110 and with 1,000 static pods on process:// (the built agent, one
 // process per run), against the same agent idle with no pods in the same run. Targets: RSS under
 // 70 MB at 110 pods and under 100 MB at 1,000. BENCH_COMPARE_BIN=<another build's bin/nodeagent>
-// runs that build at each size too, after this one in the same run (a before/after figure).
+// runs that build at each size too, right after this one (a before/after figure under the same
+// load); BENCH_SCALE_ROUNDS repeats the whole run.
+// RSS moves with each collection V8 makes, so it is sampled every 500 ms over the window and the
+// median is the figure (the range beside it). The agent's podLogsDir is under the run's own root:
+// the default /var/log/pods would keep earlier runs' pod directories, which housekeeping removes
+// while this run is measured.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
@@ -12,6 +17,8 @@ import { isSameProcessAlive } from '../src/agent/runtime/process/proc.js';
 const SIZES = (process.env['BENCH_SCALE_PODS'] ?? '0,110,1000').split(',').map(Number);
 const WINDOW_MS = Number(process.env['BENCH_SCALE_WINDOW_MS'] ?? 5000);
 const TICKS = 100;
+
+const SAMPLE_MS = 500;
 
 function procStat(pid: number): { cpuMs: number; rssMb: number; hwmMb: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -40,17 +47,44 @@ async function states(root: string): Promise<{ running: number; pids: number[] }
   return { running, pids };
 }
 
-async function run(n: number, bin: string): Promise<{ n: number; startS: number; cpuPct: number; rssMb: number; hwmMb: number }> {
+interface RunResult {
+  n: number;
+  startS: number;
+  cpuPct: number;
+  /** The median of the samples over the window, and the lowest and highest. */
+  rssMb: number;
+  rssMinMb: number;
+  rssMaxMb: number;
+  hwmMb: number;
+}
+
+/** RSS samples over the window and the CPU spent in it. */
+async function sampleWindow(pid: number): Promise<{ cpuPct: number; rss: number[]; hwmMb: number }> {
+  const a = procStat(pid);
+  const rss: number[] = [];
+  let last = a;
+  for (let t = 0; t < WINDOW_MS; t += SAMPLE_MS) {
+    await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    last = procStat(pid);
+    rss.push(last.rssMb);
+  }
+  rss.sort((x, y) => x - y);
+  return { cpuPct: ((last.cpuMs - a.cpuMs) / WINDOW_MS) * 100, rss, hwmMb: last.hwmMb };
+}
+
+async function run(n: number, bin: string): Promise<RunResult> {
   const root = await mkdtemp(join(tmpdir(), 'na-scale-'));
   const dir = await mkdtemp(join(tmpdir(), 'na-scale-m-'));
   for (let i = 0; i < n; i++) {
     await writeFile(join(dir, `p${i}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: s${i}}\nspec: {terminationGracePeriodSeconds: 1, containers: [{name: c, command: [sleep, "600"]}]}\n`);
   }
+  const config = join(root, 'config.yaml');
+  await writeFile(config, `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\npodLogsDir: ${join(root, 'pod-logs')}\n`);
   let agent: ChildProcess | undefined;
   try {
     const t0 = performance.now();
     agent = spawn(process.execPath, [
-      bin, '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
+      bin, '--config', config, '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
       '--cert-dir', join(root, 'pki'), '--hostname-override', 'scale', '--max-pods', String(Math.max(110, n)),
       '--fail-cgroupv1=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=', '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '-v=0',
     ], { stdio: 'ignore' });
@@ -61,10 +95,9 @@ async function run(n: number, bin: string): Promise<{ n: number; startS: number;
     const got = (await states(root)).running;
     if (got < n) throw new Error(`only ${got}/${n} pods running after 90 s`);
     await new Promise((r) => setTimeout(r, 1000));
-    const a = procStat(pid);
-    await new Promise((r) => setTimeout(r, WINDOW_MS));
-    const b = procStat(pid);
-    return { n, startS, cpuPct: ((b.cpuMs - a.cpuMs) / WINDOW_MS) * 100, rssMb: b.rssMb, hwmMb: b.hwmMb };
+    const w = await sampleWindow(pid);
+    const median = w.rss[Math.floor(w.rss.length / 2)] ?? 0;
+    return { n, startS, cpuPct: w.cpuPct, rssMb: median, rssMinMb: w.rss[0] ?? 0, rssMaxMb: w.rss[w.rss.length - 1] ?? 0, hwmMb: w.hwmMb };
   } finally {
     agent?.kill('SIGTERM');
     await new Promise((r) => (agent && agent.exitCode === null ? agent.once('exit', r) : r(undefined)));
@@ -81,18 +114,31 @@ async function run(n: number, bin: string): Promise<{ n: number; startS: number;
 }
 
 const BINS = ['bin/nodeagent', ...(process.env['BENCH_COMPARE_BIN'] !== undefined ? [process.env['BENCH_COMPARE_BIN']] : [])];
+const ROUNDS = Number(process.env['BENCH_SCALE_ROUNDS'] ?? 1);
 const TARGETS: ReadonlyMap<number, number> = new Map([[110, 70], [1000, 100]]);
-for (const bin of BINS) {
-  const results = [];
-  for (const n of SIZES) results.push(await run(n, bin));
+
+function report(bin: string, results: readonly (RunResult & { load: string })[]): void {
   const idle = results.find((r) => r.n === 0);
   console.log(`${bin}:`);
   for (const r of results) {
     const ratio = idle && r.n > 0 ? ` (${(r.rssMb / idle.rssMb).toFixed(2)}x the idle agent's RSS)` : '';
     console.log(
-      `${String(r.n).padStart(5)} pods: all running after ${r.startS.toFixed(1)} s; steady CPU ${r.cpuPct.toFixed(1)}% of a core over ${WINDOW_MS / 1000} s; RSS ${r.rssMb.toFixed(0)} MB (peak ${r.hwmMb.toFixed(0)} MB)${ratio}`,
+      `${String(r.n).padStart(5)} pods: all running after ${r.startS.toFixed(1)} s; steady CPU ${r.cpuPct.toFixed(1)}% of a core over ${WINDOW_MS / 1000} s; RSS ${r.rssMb.toFixed(0)} MB (${r.rssMinMb.toFixed(0)}-${r.rssMaxMb.toFixed(0)}; peak ${r.hwmMb.toFixed(0)} MB)${ratio}; load ${r.load}`,
     );
     const target = TARGETS.get(r.n);
     if (target !== undefined) console.log(`      target RSS < ${target} MB at ${r.n} pods: ${r.rssMb < target ? 'met' : 'NOT met'} (${r.rssMb.toFixed(0)} MB)`);
   }
+}
+
+// Each size runs every build one after the other, so a before/after pair shares the machine's load.
+for (let round = 1; round <= ROUNDS; round++) {
+  const results = new Map<string, (RunResult & { load: string })[]>(BINS.map((b) => [b, []]));
+  for (const n of SIZES) {
+    for (const bin of BINS) {
+      const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+      results.get(bin)?.push({ ...(await run(n, bin)), load });
+    }
+  }
+  if (ROUNDS > 1) console.log(`round ${round}:`);
+  for (const [bin, r] of results) report(bin, r);
 }

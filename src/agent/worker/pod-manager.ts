@@ -249,6 +249,11 @@ export class PodManager implements StatusProvider {
     return [...this.desired.values()];
   }
 
+  /** One desired pod by UID, without copying the list (eviction asks this of every pod each pass). */
+  desiredPod(uid: string): Pod | undefined {
+    return this.desired.get(uid);
+  }
+
   async stop(): Promise<void> {
     await Promise.all(this.loops);
     await this.workers.stop();

@@ -17,7 +17,7 @@ export function startEviction(ctx: ServicesContext, thresholds: Threshold[], rec
   // --local-storage-capacity-isolation: pods over their local storage limits, from the volume stats.
   const localStorage = localStorageLimits(config.localStorageCapacityIsolation, {
     candidates: () => evictable.candidates(),
-    pod: (uid) => agent.pods.desiredPods().find((p) => p.metadata.uid === uid),
+    pod: (uid) => agent.pods.desiredPod(uid),
     usage: (uid) => storageUsageFromVolumes(volumeStats.get(uid)),
   });
   const eviction = new EvictionManager({

@@ -89,6 +89,25 @@ const STATE_DIR_MODE = 0o700;
 const POD_DIR_MODE = 0o750;
 const LOG_FILE_MODE = 0o640;
 
+/**
+ * What listContainers hands out of a record: the RuntimeContainer fields only, in one fixed shape
+ * (an object rest copy of the record builds each copy property by property: housekeeping, GC and
+ * eviction list every container several times a minute).
+ */
+function publicView(r: ProcessRecord): RuntimeContainer {
+  const v: RuntimeContainer = {
+    id: r.id, podUid: r.podUid, podName: r.podName, podNamespace: r.podNamespace, name: r.name, kind: r.kind, attempt: r.attempt,
+    specHash: r.specHash, image: r.image, imageId: r.imageId, state: r.state, createdAtMs: r.createdAtMs,
+  };
+  if (r.exitCode !== undefined) v.exitCode = r.exitCode;
+  if (r.reason !== undefined) v.reason = r.reason;
+  if (r.startedAtMs !== undefined) v.startedAtMs = r.startedAtMs;
+  if (r.finishedAtMs !== undefined) v.finishedAtMs = r.finishedAtMs;
+  if (r.sandboxId !== undefined) v.sandboxId = r.sandboxId;
+  if (r.ip !== undefined) v.ip = r.ip;
+  return v;
+}
+
 function fileSize(path: string): number {
   try {
     return statSync(path).size;
@@ -520,8 +539,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const out: RuntimeContainer[] = [];
     for (const r of this.records.values()) {
       if (filter?.podUid !== undefined && r.podUid !== filter.podUid) continue;
-      const { command: _c, env: _e, workingDir: _w, logFile: _l, pid: _p, startTicks: _s, uid: _u, gid: _g, logStart: _ls, logEnd: _le, stdin: _si, stdinOnce: _so, cgroup: _cg, ...pub } = r;
-      out.push(pub);
+      out.push(publicView(r));
     }
     return out;
   }
