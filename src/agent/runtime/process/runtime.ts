@@ -2,7 +2,7 @@
 // sh wrapper records the exit status in a file, so an agent that restarts can still learn how
 // a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
 // agent re-adopts running processes (pid + start time guard against pid reuse).
-import { spawn, execFile } from 'node:child_process';
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, constants as fsConstants, fchmodSync, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -380,13 +380,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     await this.ensureLoaded();
     const rec = this.get(id);
     if (rec.state !== 'created') throw new RuntimeError(`process runtime: container ${id} is ${rec.state}, not created`);
-    if (rec.workingDir !== undefined) {
-      const st = await stat(rec.workingDir).catch(() => undefined);
-      if (!st?.isDirectory()) {
-        this.markFailedToStart(rec, `workingDir ${rec.workingDir} is not a directory`);
-        throw new RuntimeError(`container "${rec.name}": workingDir ${rec.workingDir} is not a directory`);
-      }
-    }
+    await this.checkWorkingDir(rec);
     const exitFile = this.stateFile(id, 'exit');
     await unlink(exitFile).catch(() => undefined);
     await checkWritableUnder(this.opts.rootDir, rec.logFile);
@@ -415,6 +409,29 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       this.markFailedToStart(rec, 'spawn failed');
       throw new RuntimeError(`container "${rec.name}": could not start /bin/sh`);
     }
+    this.track(rec, child);
+    await this.joinPodCgroup(rec, pid);
+    rec.pid = pid;
+    rec.startTicks = processStartTicks(pid) ?? '';
+    rec.state = 'running';
+    rec.startedAtMs = this.opts.clock.nowMs();
+    this.watchLogTimes(rec);
+    await this.persist(rec);
+    for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
+  }
+
+  /** A workingDir that is not a directory fails the start, as the reference's runtime does. */
+  private async checkWorkingDir(rec: ProcessRecord): Promise<void> {
+    if (rec.workingDir === undefined) return;
+    const st = await stat(rec.workingDir).catch(() => undefined);
+    if (st?.isDirectory() === true) return;
+    this.markFailedToStart(rec, `workingDir ${rec.workingDir} is not a directory`);
+    throw new RuntimeError(`container "${rec.name}": workingDir ${rec.workingDir} is not a directory`);
+  }
+
+  /** Keeps the started child's stdin and learns of its exit. */
+  private track(rec: ProcessRecord, child: ChildProcess): void {
+    const id = rec.id;
     this.spawned.add(id);
     child.on('error', () => undefined);
     if (child.stdin !== null) {
@@ -428,14 +445,6 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       if (rec.state === 'running') this.checkExited(rec, code ?? 137);
     });
     child.unref();
-    await this.joinPodCgroup(rec, pid);
-    rec.pid = pid;
-    rec.startTicks = processStartTicks(pid) ?? '';
-    rec.state = 'running';
-    rec.startedAtMs = this.opts.clock.nowMs();
-    this.watchLogTimes(rec);
-    await this.persist(rec);
-    for (const l of this.listeners) l({ podUid: rec.podUid, containerId: id, type: 'started' });
   }
 
   private podCgroupOf(pod: Pod): { cgroup?: string } {
