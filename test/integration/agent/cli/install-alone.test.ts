@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '..');
 /** What only plat-apiserver uses: none of it may arrive with the agent. */
@@ -55,6 +56,7 @@ test('nodeagent installs alone from its tarball with no dependencies and runs a 
     `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--pod-manifest-path=${manifests}`,
     '--container-runtime-endpoint=process://', '--hostname-override=alone', '--address=127.0.0.1', `--port=${port}`,
     '--read-only-port=0', '--healthz-port=0', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false',
+    ...testPodLogsArgs(dir),
   ], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
   running.child = child;
   let stderr = '';

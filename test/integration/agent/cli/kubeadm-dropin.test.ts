@@ -51,7 +51,10 @@ async function kubeadmNode(env: BootstrapEnv, extraArgs: string[] | undefined): 
     `apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: ${caData}\n    server: ${env.api.url}\n  name: kubernetes\ncontexts:\n- context:\n    cluster: kubernetes\n    user: tls-bootstrap-token-user\n  name: tls-bootstrap-token-user@kubernetes\ncurrent-context: tls-bootstrap-token-user@kubernetes\nkind: Config\npreferences: {}\nusers:\n- name: tls-bootstrap-token-user\n  user:\n    token: ${BOOTSTRAP_TOKEN}\n`,
     { mode: 0o600 },
   );
-  await writeFile(join(root, 'var/lib/kubelet/config.yaml'), rooted(await readFile(join(FIXTURES, 'config.yaml'), 'utf8'), root));
+  // podLogsDir (the reference's default /var/log/pods, a config-file field kubeadm leaves out) moved
+  // under the root too: the exact argv stays kubeadm's, so the setting goes into kubeadm's config file.
+  const config = rooted(await readFile(join(FIXTURES, 'config.yaml'), 'utf8'), root);
+  await writeFile(join(root, 'var/lib/kubelet/config.yaml'), `${config}${config.endsWith('\n') ? '' : '\n'}podLogsDir: ${JSON.stringify(join(root, 'var/log/pods'))}\n`);
   await writeFile(join(root, 'var/lib/kubelet/kubeadm-flags.env'), await readFile(join(FIXTURES, 'kubeadm-flags.env'), 'utf8'));
   if (extraArgs !== undefined) await writeFile(join(root, 'etc/default/kubelet'), `KUBELET_EXTRA_ARGS="${extraArgs.join(' ')}"\n`);
   const unit = rooted(await readFile(join(FIXTURES, '10-kubeadm.conf'), 'utf8'), root);

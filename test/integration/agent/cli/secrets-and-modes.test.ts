@@ -15,6 +15,7 @@ import { BIN, REPO, runCli } from './run-cli.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 const USER = 'alice-user';
 const PASSWORD = 's3cret-pass';
@@ -56,7 +57,7 @@ test('under umask 000: /configz and the log mask URL userinfo; state files 0600 
     `--port=${port}`,
     '--read-only-port=0',
     '--healthz-port=0',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
     '--fail-swap-on=false',
     '--v=5',
   ];

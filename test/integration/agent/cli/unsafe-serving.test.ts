@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, REPO } from './run-cli.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
@@ -37,7 +38,7 @@ function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code:
 test('with the flag defaults on 0.0.0.0 the agent warns at start, naming --anonymous-auth=false, --authorization-mode=Webhook and --address; on 127.0.0.1 it does not', { timeout: 60_000 }, async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'na-unsafe-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  const base = [`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--container-runtime-endpoint=unix://${join(dir, 'no-engine.sock')}`, '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false'];
+  const base = [`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--container-runtime-endpoint=unix://${join(dir, 'no-engine.sock')}`, '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false', ...testPodLogsArgs(dir)];
   const held = /container runtime not answering/;
 
   const open = await runUntil([...base, '--address=0.0.0.0'], held);
