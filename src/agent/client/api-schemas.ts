@@ -91,3 +91,12 @@ export function decodeAnswer<T>(schema: z.ZodType<T>, value: unknown, what: stri
   if (result.success) return result.data;
   throw new NodeAgentError('Api', `${what}: the API server's answer is not a valid ${kind}: ${issuesText(result.error)}`);
 }
+
+/** One line of a watch stream: `{type, object}` (watch.ts checks it with a guard first). */
+const WatchLineSchema = z.looseObject({ type: z.string(), object: z.unknown() });
+
+/** Why a watch line is not a watch event (its decode problems), or undefined when it is one. */
+export function watchLineProblem(raw: unknown): string | undefined {
+  const line = WatchLineSchema.safeParse(raw);
+  return line.success ? undefined : issuesText(line.error);
+}

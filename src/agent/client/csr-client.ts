@@ -6,8 +6,8 @@ import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
 import { ResourceClient, type WriteOptions } from './resource-client.js';
 import type { ObjectMeta } from './types.js';
-import { ObjectMetaSchema } from './api-schemas.js';
-import { z } from 'zod';
+import type { LazyAnswerSchema } from './answer-schema.js';
+import { isCertificateSigningRequest } from './csr-shape.js';
 
 export interface CsrCondition {
   /** Approved, Denied or Failed, or a type the agent does not know (kept as it came). */
@@ -41,41 +41,11 @@ export interface CertificateSigningRequest {
   };
 }
 
-const optionalString = z.string().exactOptional();
-
-/** A CSR as answered: the spec and status fields the agent reads, the rest passed through. */
-export const CertificateSigningRequestSchema: z.ZodType<CertificateSigningRequest> = z.looseObject({
-  apiVersion: optionalString,
-  kind: optionalString,
-  metadata: ObjectMetaSchema.exactOptional(),
-  spec: z.looseObject({
-    request: z.string(),
-    signerName: z.string(),
-    expirationSeconds: z.number().exactOptional(),
-    usages: z.array(z.string()).exactOptional(),
-    username: optionalString,
-    uid: optionalString,
-    groups: z.array(z.string()).exactOptional(),
-    extra: z.record(z.string(), z.array(z.string())).exactOptional(),
-  }),
-  status: z
-    .looseObject({
-      certificate: optionalString,
-      conditions: z
-        .array(
-          z.looseObject({
-            type: z.string(),
-            status: z.enum(['True', 'False', 'Unknown']),
-            reason: optionalString,
-            message: optionalString,
-            lastUpdateTime: optionalString,
-            lastTransitionTime: optionalString,
-          }),
-        )
-        .exactOptional(),
-    })
-    .exactOptional(),
-});
+/** CSR answers: well-formed ones decoded by the guard, the rest by the zod schema (for its error). */
+const CSR_SCHEMA: LazyAnswerSchema<CertificateSigningRequest> = {
+  accepts: isCertificateSigningRequest,
+  load: async () => (await import('./csr-schema.js')).CertificateSigningRequestSchema,
+};
 
 export interface CsrClientOptions {
   client: RestClient;
@@ -92,7 +62,7 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
     const names = options.names ?? namesFor();
     super({
       client: options.client,
-      schema: CertificateSigningRequestSchema,
+      schema: CSR_SCHEMA,
       group: names.groups.certificates,
       version: 'v1',
       resource: 'certificatesigningrequests',

@@ -8,14 +8,24 @@
 
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Logger } from '../../common/log/types.js';
-import {
-  decodeEnvelope,
-  decodeWatchEvent,
-  encodeEnvelope,
-  hasProtobuf,
-  MAX_WATCH_FRAME_BYTES,
-  PROTOBUF_MEDIA_TYPE,
-} from '../../common/protobuf/codec.js';
+import { MAX_WATCH_FRAME_BYTES, PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
+
+// The codec (protobufjs and the reference's messages) is imported only by a client that speaks
+// protobuf or is answered in it: the bootstrap's JSON client does without it.
+function importCodec() {
+  return import('../../common/protobuf/codec.js');
+}
+let codec: Awaited<ReturnType<typeof importCodec>> | undefined;
+
+/** Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it. */
+export async function loadCodecFor(contentType: string, always = false): Promise<void> {
+  if (codec === undefined && (always || mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE)) codec = await importCodec();
+}
+
+function wire(): Awaited<ReturnType<typeof importCodec>> {
+  if (codec === undefined) throw new Error('the protobuf codec is used before it is loaded (loadCodecFor)');
+  return codec;
+}
 
 const JSON_TYPE = 'application/json';
 
@@ -46,6 +56,11 @@ export class ContentTypes {
     this.preferred = o.contentType !== undefined && o.contentType !== '' && o.contentType !== JSON_TYPE && !this.protobuf ? o.contentType : undefined;
   }
 
+  /** Loads the codec when this client speaks protobuf (before its first call). */
+  ready(): Promise<void> {
+    return loadCodecFor('', this.protobuf);
+  }
+
   /** The Accept header of every call. */
   get accept(): string {
     if (this.protobuf && !this.acceptJsonOnly) return `${PROTOBUF_MEDIA_TYPE}, ${JSON_TYPE}`;
@@ -59,9 +74,9 @@ export class ContentTypes {
     const o = body as Record<string, unknown>;
     const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
     const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
-    if (this.protobuf && !this.jsonOnlyKinds.has(kind) && hasProtobuf(apiVersion, kind)) {
+    if (this.protobuf && !this.jsonOnlyKinds.has(kind) && wire().hasProtobuf(apiVersion, kind)) {
       try {
-        return { body: encodeEnvelope(o, apiVersion, kind), type: PROTOBUF_MEDIA_TYPE, protobufKind: kind };
+        return { body: wire().encodeEnvelope(o, apiVersion, kind), type: PROTOBUF_MEDIA_TYPE, protobufKind: kind };
       } catch (err) {
         this.jsonOnlyKinds.add(kind);
         this.logger.warn({ kind, err: err instanceof Error ? err.message : String(err) }, 'sending this kind as JSON: it does not fit the protobuf message');
@@ -101,7 +116,7 @@ export class ContentTypes {
       const value: unknown = JSON.parse(bytes.toString('utf8'));
       return value;
     }
-    const o = decodeEnvelope(bytes).object;
+    const o = wire().decodeEnvelope(bytes).object;
     if (!this.answerConfirmed) {
       this.answerConfirmed = true;
       this.logger.info({ kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE }, 'the API server answers in protobuf');
@@ -125,7 +140,7 @@ export class WatchFramesToJsonLines extends Transform {
         const len = this.buf.readUInt32BE(0);
         if (len > MAX_WATCH_FRAME_BYTES) throw new Error(`a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}-byte limit`);
         if (this.buf.length < 4 + len) break;
-        const ev = decodeWatchEvent(this.buf.subarray(4, 4 + len));
+        const ev = wire().decodeWatchEvent(this.buf.subarray(4, 4 + len));
         this.buf = this.buf.subarray(4 + len);
         this.push(`${JSON.stringify(ev)}\n`);
       }

@@ -4,19 +4,19 @@
 //   const pods = createPodClient<Pod>(rest);
 //   const pod = await pods.get('web-1', { namespace: 'default' });
 //   for await (const ev of pods.watch({ namespace: 'default', fieldSelector: 'spec.nodeName=n1', signal })) { ... }
-import type { z } from 'zod';
 import { NodeAgentError } from '../../common/util/errors.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import type { RequestOptions, RequestPriority, RestClient } from './rest-client.js';
 import { isStatus, type ApiObject, type ObjectList, type Status, type WatchEvent } from './types.js';
-import { decodeAnswer, listSchema, StatusSchema } from './api-schemas.js';
+import { AnswerDecoder, decodeStatus } from './answer-decoder.js';
+import type { AnswerSchema } from './answer-schema.js';
 import { resilientWatch } from './watch.js';
 
 export interface ResourceClientOptions<T extends ApiObject> {
   client: RestClient;
   /** Decodes each answer (and each watched object) into T: nothing reaches the caller unchecked. */
-  schema: z.ZodType<T>;
+  schema: AnswerSchema<T>;
   /** '' for the core group (served under /api). */
   group: string;
   version: string;
@@ -84,8 +84,7 @@ export class ResourceClient<T extends ApiObject> {
   private readonly priority: RequestPriority;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly schema: z.ZodType<T>;
-  private readonly listSchema: z.ZodType<ObjectList<T>>;
+  private readonly decoder: AnswerDecoder<T>;
 
   constructor(options: ResourceClientOptions<T>) {
     this.rest = options.client;
@@ -97,8 +96,7 @@ export class ResourceClient<T extends ApiObject> {
     this.priority = options.priority ?? 'default';
     this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? silentLogger();
-    this.schema = options.schema;
-    this.listSchema = listSchema(options.schema);
+    this.decoder = new AnswerDecoder({ schema: options.schema, kind: options.kind });
   }
 
   /** One call, its answer decoded as T. */
@@ -106,8 +104,8 @@ export class ResourceClient<T extends ApiObject> {
     return this.decodeObject(await this.rest.request(opts), opts);
   }
 
-  private decodeObject(value: unknown, opts: RequestOptions): T {
-    return decodeAnswer(this.schema, value, `${opts.method ?? 'GET'} ${opts.path}`, this.kind);
+  private decodeObject(value: unknown, opts: RequestOptions): Promise<T> {
+    return this.decoder.object(value, `${opts.method ?? 'GET'} ${opts.path}`);
   }
 
   get apiVersion(): string {
@@ -147,7 +145,7 @@ export class ResourceClient<T extends ApiObject> {
       query: { labelSelector: opts?.labelSelector, fieldSelector: opts?.fieldSelector, limit: opts?.limit, continue: opts?.continue, resourceVersion: opts?.resourceVersion, resourceVersionMatch: opts?.resourceVersionMatch },
       ...this.base(opts),
     });
-    return decodeAnswer(this.listSchema, answer, `GET ${path}`, `${this.kind}List`);
+    return this.decoder.list(answer, `GET ${path}`);
   }
 
   create(obj: T, opts?: WriteOptions): Promise<T> {
@@ -186,7 +184,7 @@ export class ResourceClient<T extends ApiObject> {
     if (opts?.preconditions) body.preconditions = opts.preconditions;
     const call: RequestOptions = { method: 'DELETE', path: this.path(this.ns(opts), name), body, ...this.base(opts) };
     const answer = await this.rest.request(call);
-    return isStatus(answer) ? decodeAnswer(StatusSchema, answer, `DELETE ${call.path}`, 'Status') : this.decodeObject(answer, call);
+    return isStatus(answer) ? decodeStatus(answer, `DELETE ${call.path}`) : this.decodeObject(answer, call);
   }
 
   /**
@@ -203,7 +201,7 @@ export class ResourceClient<T extends ApiObject> {
     return resilientWatch<T>(
       {
         list: (signal) => this.list({ ...listOpts, signal }),
-        decode: (object) => decodeAnswer(this.schema, object, `watch ${this.path(namespace)}`, this.kind),
+        decode: (object) => this.decoder.object(object, `watch ${this.path(namespace)}`),
         open: async (resourceVersion, signal) => {
           const res = await this.rest.stream({
             path: this.path(namespace),

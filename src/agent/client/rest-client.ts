@@ -22,8 +22,8 @@ import { silentLogger, type Logger } from '../../common/log/types.js';
 import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
 import { defaultRetryPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './backoff.js';
 import { isStatus } from './types.js';
-import { ContentTypes, mediaTypeOf, WatchFramesToJsonLines, type EncodedBody } from './protobuf-wire.js';
-import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
+import { ContentTypes, loadCodecFor, mediaTypeOf, WatchFramesToJsonLines, type EncodedBody } from './protobuf-wire.js';
+import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { WIRE_NAMES } from '../../common/names.js';
 
@@ -200,6 +200,7 @@ export class RestClient {
   async request(opts: RequestOptions): Promise<unknown> {
     const res = await this.send(opts, false);
     const bytes = Buffer.from(await res.body.arrayBuffer());
+    await loadCodecFor(String(res.headers['content-type'] ?? ''));
     return this.decode(res, bytes, opts);
   }
 
@@ -208,6 +209,7 @@ export class RestClient {
     const res = await this.send({ ...opts, method: 'GET' }, true);
     const body = res.body as unknown as Readable;
     if (mediaTypeOf(String(res.headers['content-type'] ?? '')) !== mediaTypeOf(PROTOBUF_WATCH_MEDIA_TYPE)) return { body, status: res.statusCode };
+    await loadCodecFor(PROTOBUF_WATCH_MEDIA_TYPE);
     const lines = new WatchFramesToJsonLines();
     body.on('error', (err) => lines.destroy(err));
     lines.on('close', () => body.destroy());
@@ -217,6 +219,7 @@ export class RestClient {
   /** The text of an error response (a protobuf Status as its JSON). */
   private async errorText(res: Dispatcher.ResponseData): Promise<string> {
     const bytes = Buffer.from(await res.body.arrayBuffer());
+    await loadCodecFor(String(res.headers['content-type'] ?? ''));
     try {
       return JSON.stringify(this.contentTypes.decode(String(res.headers['content-type'] ?? ''), bytes));
     } catch {
@@ -254,6 +257,7 @@ export class RestClient {
     const method = opts.method ?? 'GET';
     const limiter = this.limiters[opts.priority ?? 'default'];
     const maxRetries = opts.retry === false ? 0 : this.retryPolicy.maxRetries;
+    await this.contentTypes.ready();
     let encoded = this.encodeBody(opts);
     for (let attempt = 0; ; attempt++) {
       await limiter.acquire(opts.signal);

@@ -2,14 +2,14 @@
 // disconnects (it resumes from the last resourceVersion it saw, bookmarks included) and a 410
 // Gone (it lists again and yields a RELIST event with the fresh list).
 import type { Readable } from 'node:stream';
-import { z } from 'zod';
 import { ApiError, isGone, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { closeUnread } from '../../common/util/close-unread.js';
 import type { Logger } from '../../common/log/types.js';
 import { isStatus, type ApiObject, type ObjectList, type WatchEvent } from './types.js';
-import { issuesText } from './api-schemas.js';
+import { isRecord } from '../../common/util/json-shape.js';
+import { apiSchemas } from './answer-decoder.js';
 
 /** Splits a byte stream into parsed JSON lines. */
 export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array | string>): AsyncGenerator {
@@ -40,7 +40,7 @@ export interface WatchSource<T extends ApiObject> {
   /** Opens one watch stream from `resourceVersion`. */
   open(resourceVersion: string | undefined, signal: AbortSignal): Promise<Readable>;
   /** Decodes one watched object into T; throws (with a message naming the fields) when it is not one. */
-  decode(object: unknown): T;
+  decode(object: unknown): Promise<T>;
 }
 
 export interface ResilientWatchOptions {
@@ -69,8 +69,10 @@ interface WatchLoop<T extends ApiObject> {
   readonly cursor: WatchCursor;
 }
 
-/** One line of a watch stream: `{type, object}`. */
-const WatchLineSchema = z.looseObject({ type: z.string(), object: z.unknown() });
+/** One line of a watch stream: `{type, object}` (api-schemas.ts's WatchLineSchema, for its error). */
+function isWatchLine(raw: unknown): raw is { type: string; object?: unknown } {
+  return isRecord(raw) && typeof raw.type === 'string';
+}
 
 const OBJECT_EVENTS = new Set(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']);
 type ObjectEventType = 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK';
@@ -107,13 +109,13 @@ function watchError(object: unknown): ApiError | 'expired' {
 }
 
 /** A line as an object event, or undefined (logged) when it is not one the consumer can take. */
-function objectEvent<T extends ApiObject>(loop: WatchLoop<T>, type: string, object: unknown): WatchEvent<T> | undefined {
+async function objectEvent<T extends ApiObject>(loop: WatchLoop<T>, type: string, object: unknown): Promise<WatchEvent<T> | undefined> {
   if (!isObjectEventType(type)) {
     loop.options.logger.info({ type }, 'watch event of an unknown type skipped');
     return undefined;
   }
   try {
-    return { type, object: loop.source.decode(object) };
+    return { type, object: await loop.source.decode(object) };
   } catch (err) {
     loop.options.logger.warn({ type, err: userMessage(err) }, 'watch event skipped: its object cannot be decoded');
     return undefined;
@@ -128,19 +130,18 @@ async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Read
     // Leaving the loop does not destroy the stream (that would destroy it with an error): the
     // finally below closes it quietly.
     for await (const raw of readJsonLines(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array | string>)) {
-      const line = WatchLineSchema.safeParse(raw);
-      if (!line.success) {
-        options.logger.warn({ err: issuesText(line.error) }, 'watch line skipped: it is not a watch event');
+      if (!isWatchLine(raw)) {
+        options.logger.warn({ err: (await apiSchemas()).watchLineProblem(raw) }, 'watch line skipped: it is not a watch event');
         continue;
       }
-      if (line.data.type === 'ERROR') {
-        const failure = watchError(line.data.object);
+      if (raw.type === 'ERROR') {
+        const failure = watchError(raw.object);
         if (failure instanceof ApiError) throw failure;
         options.logger.info({ resourceVersion: cursor.rv }, 'watch expired (410); listing again');
         cursor.needList = true;
         break;
       }
-      const event = objectEvent(loop, line.data.type, line.data.object);
+      const event = await objectEvent(loop, raw.type, raw.object);
       if (event === undefined) continue;
       const next = event.object.metadata?.resourceVersion;
       if (next) cursor.rv = next;

@@ -12,16 +12,12 @@ import { readJson } from './read-json.js';
 import { toProtoValue } from './to-proto.js';
 import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
-import { WIRE_NAMES } from '../names.js';
 import { recordOf } from '../util/json-shape.js';
 
-export const PROTOBUF_MEDIA_TYPE = WIRE_NAMES.protobufMediaType;
-export const PROTOBUF_WATCH_MEDIA_TYPE = `${WIRE_NAMES.protobufMediaType};stream=watch`;
+export { MAX_WATCH_FRAME_BYTES, PROTOBUF_MEDIA_TYPE, PROTOBUF_WATCH_MEDIA_TYPE } from './media-types.js';
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** Objects embedded in objects (a watch event's object): deeper than this is refused. */
 const MAX_EMBEDDING = 4;
-/** The largest watch frame read (the reference's default limit for a decoded frame is 16 MiB). */
-export const MAX_WATCH_FRAME_BYTES = 16 * 1024 * 1024;
 
 type Obj = Record<string, unknown>;
 
