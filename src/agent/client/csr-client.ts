@@ -5,41 +5,11 @@ import { systemClock, type Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
 import { ResourceClient, type WriteOptions } from './resource-client.js';
-import type { ObjectMeta } from './types.js';
 import type { LazyAnswerSchema } from './answer-schema.js';
 import { isCertificateSigningRequest } from './csr-shape.js';
+import type { CertificateSigningRequest, CsrCondition } from './csr-types.js';
 
-export interface CsrCondition {
-  /** Approved, Denied or Failed, or a type the agent does not know (kept as it came). */
-  type: string;
-  status: 'True' | 'False' | 'Unknown';
-  reason?: string;
-  message?: string;
-  lastUpdateTime?: string;
-  lastTransitionTime?: string;
-}
-
-export interface CertificateSigningRequest {
-  apiVersion?: string;
-  kind?: string;
-  metadata?: ObjectMeta;
-  spec: {
-    /** base64 of the PEM CERTIFICATE REQUEST. */
-    request: string;
-    signerName: string;
-    expirationSeconds?: number;
-    usages?: string[];
-    username?: string;
-    uid?: string;
-    groups?: string[];
-    extra?: Record<string, string[]>;
-  };
-  status?: {
-    /** base64 of the PEM certificate chain once issued. */
-    certificate?: string;
-    conditions?: CsrCondition[];
-  };
-}
+export type { CsrCondition, CertificateSigningRequest } from './csr-types.js';
 
 /** CSR answers: well-formed ones decoded by the guard, the rest by the zod schema (for its error). */
 const CSR_SCHEMA: LazyAnswerSchema<CertificateSigningRequest> = {

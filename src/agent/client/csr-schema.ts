@@ -3,7 +3,7 @@
 // csr-shape.ts does not take), so the bootstrap does not load zod.
 import { z } from 'zod';
 import { ObjectMetaSchema } from './api-schemas.js';
-import type { CertificateSigningRequest } from './csr-client.js';
+import type { CertificateSigningRequest } from './csr-types.js';
 
 const optionalString = z.string().exactOptional();
 

@@ -3,7 +3,7 @@
 // answer goes through the schema for its error.
 import { isRecord, isStringList } from '../../common/util/json-shape.js';
 import { isNumber, isObjectMeta, isString, optional } from './meta-shape.js';
-import type { CertificateSigningRequest } from './csr-client.js';
+import type { CertificateSigningRequest } from './csr-types.js';
 
 const CONDITION_STATUSES = new Set<unknown>(['True', 'False', 'Unknown']);
 const CONDITION_STRINGS = ['reason', 'message', 'lastUpdateTime', 'lastTransitionTime'];
