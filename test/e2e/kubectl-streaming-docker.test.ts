@@ -83,7 +83,9 @@ test('Docker pod logs --since and --since-time keep the lines the engine recorde
   const sinceTime = `${pick.slice(0, 19)}Z`;
   const fromTick = (await s.kubectl(['logs', POD, `--since-time=${sinceTime}`])).stdout;
   assert.ok(fromTick.startsWith(`${pick.slice(pick.indexOf(' ') + 1)}\n`), `--since-time=${sinceTime} gave ${JSON.stringify(fromTick.slice(0, 80))}`);
-  // --since=3s: only the last few ticks, never the first lines.
+  // --since=3s: only the last few ticks, never the first lines. Those must be older than 3 s first:
+  // a tick a second, so wait for the sixth (a young pod's whole log is within the window).
+  await waitFor(async () => (await s.kubectl(['logs', POD])).stdout.includes('tick 6\n'), 'the sixth tick', 30_000, 200);
   const recent = (await s.kubectl(['logs', POD, '--since=3s'])).stdout.split('\n').filter((l) => l !== '');
   assert.ok(recent.length >= 1 && recent.length <= 5 && recent.every((l) => /^tick \d+$/.test(l)), JSON.stringify(recent));
 });
