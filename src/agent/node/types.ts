@@ -56,14 +56,8 @@ export interface NodeStatus {
 export interface Node {
   apiVersion?: string;
   kind?: string;
-  metadata: {
-    name: string;
-    uid?: string;
-    resourceVersion?: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    [key: string]: unknown;
-  };
+  /** The same metadata the client decodes in an answer. */
+  metadata: ApiNode['metadata'];
   spec?: { providerID?: string; taints?: Taint[]; unschedulable?: boolean; podCIDR?: string };
   status?: Partial<NodeStatus>;
 }
