@@ -22,6 +22,7 @@ import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-clie
 import { makeCa, makeServing } from '../test/helpers/server-tls-certs.js';
 import { tlsRelayRead } from './tls-relay.js';
 import { wsConnect } from '../test/helpers/ws-client.js';
+import { externalReadMiBs } from './external-reader.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 30);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -107,19 +108,7 @@ type ExtMode = 'tcp' | 'tls' | 'spdy' | 'ws';
 
 /** MiB/s read by a reader in its own process (bench/streaming-reader.ts). */
 function externalRead(mode: ExtMode, o: { port?: number; relayPort?: number; url?: string; tls?: { ca: string; cert: string; key: string } }): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, READ_MODE: mode, READ_EXPECT: String(PF_MB * 1048576), READ_PORT: String(o.port ?? port), READ_RELAY_PORT: String(o.relayPort ?? 0), READ_URL: o.url ?? '', READ_CA: o.tls?.ca ?? '', READ_CERT: o.tls?.cert ?? '', READ_KEY: o.tls?.key ?? '' };
-    const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.once('error', reject);
-    c.once('close', (code) => {
-      if (code !== 0) return reject(new Error(`reader (${mode}) exited with ${code}`));
-      const r = JSON.parse(out) as { bytes: number; ms: number };
-      if (r.bytes !== PF_MB * 1048576) return reject(new Error(`reader (${mode}) got ${r.bytes} bytes, expected ${PF_MB} MiB`));
-      resolve(r.bytes / 1048576 / (r.ms / 1000));
-    });
-  });
+  return externalReadMiBs(mode, PF_MB * 1048576, { READ_PORT: String(o.port ?? port), READ_RELAY_PORT: String(o.relayPort ?? 0), READ_URL: o.url ?? '', READ_CA: o.tls?.ca ?? '', READ_CERT: o.tls?.cert ?? '', READ_KEY: o.tls?.key ?? '' });
 }
 
 async function execOnce(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {

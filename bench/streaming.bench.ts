@@ -25,6 +25,7 @@ import { dockerExecLatency } from './streaming-docker.js';
 import { startTlsRelay, tlsRelayRead } from './tls-relay.js';
 import { describeCipherCosts } from './cipher-cost.js';
 import { connect as tlsConnect } from 'node:tls';
+import { externalReadMiBs } from './external-reader.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -134,19 +135,7 @@ function agreedSuite(): Promise<string> {
 
 /** MiB/s read by a separate process (bench/streaming-reader.ts), as a real client would be. */
 function externalRead(mode: 'tcp' | 'spdy' | 'ws' | 'tls'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const env = { ...process.env, READ_MODE: mode, READ_EXPECT: String(PF_MB * 1048576), READ_PORT: String(port), READ_RELAY_PORT: String(relay.port), READ_BASE: f.base, READ_CA: tls.ca, READ_CERT: tls.cert, READ_KEY: tls.key };
-    const c = spawn(process.execPath, [new URL('./streaming-reader.js', import.meta.url).pathname], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    c.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    c.once('error', reject);
-    c.once('close', (code) => {
-      if (code !== 0) return reject(new Error(`reader (${mode}) exited with ${code}`));
-      const r = JSON.parse(out) as { bytes: number; ms: number };
-      if (r.bytes !== PF_MB * 1048576) return reject(new Error(`reader (${mode}) got ${r.bytes} bytes, expected ${PF_MB} MiB`));
-      resolve(r.bytes / 1048576 / (r.ms / 1000));
-    });
-  });
+  return externalReadMiBs(mode, PF_MB * 1048576, { READ_PORT: String(port), READ_RELAY_PORT: String(relay.port), READ_BASE: f.base, READ_CA: tls.ca, READ_CERT: tls.cert, READ_KEY: tls.key });
 }
 
 try {
