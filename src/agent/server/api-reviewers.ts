@@ -4,6 +4,7 @@
 // a failure into a 500 and the next request asks again.
 
 import { z } from 'zod';
+import { sarRequestBody } from '../../common/auth/subject-access-review.js';
 import type { Names } from '../../common/names.js';
 import type { RestClient } from '../client/rest-client.js';
 import { decodeAnswer } from '../client/api-schemas.js';
@@ -82,7 +83,7 @@ export class ApiSubjectAccessReviewer implements SubjectAccessReviewer {
     const answer = await this.o.rest.request({
       method: 'POST',
       path,
-      body: { apiVersion: `${group}/v1`, kind: 'SubjectAccessReview', spec },
+      body: sarRequestBody(spec, group),
       retry: false,
       ...(signal !== undefined ? { signal } : {}),
     });
