@@ -13,8 +13,7 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
-import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
+import { joinedAgentArgs } from '../helpers/joined-agent-args.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -106,13 +105,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     process.execPath,
     [
       'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      `--container-runtime-endpoint=${o.runtimeEndpoint ?? 'process://'}`,
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${node}`,
-      '--node-ip=127.0.0.1',
+      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node, platformDomain: 'k8s.io', ...(o.runtimeEndpoint !== undefined ? { runtimeEndpoint: o.runtimeEndpoint } : {}) }),
       '--address=127.0.0.1',
       `--port=${agentPort}`,
       '--read-only-port=0',
@@ -122,7 +115,6 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
       ...tls.agent,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 interface NodeObj {
   metadata: { annotations?: Record<string, string> };
@@ -45,16 +44,10 @@ async function startAgent(extra: readonly string[]): Promise<void> {
     process.execPath,
     [
       'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE}`,
-      '--node-ip=127.0.0.1',
+      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE }),
       '--enable-server=false',
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
       ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -13,8 +13,7 @@ import { startApiServer, type StartedApiServer } from '../../../helpers/apiserve
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 
 const NODE = 'evict-node';
@@ -44,13 +43,7 @@ before(async () => {
     process.execPath,
     [
       'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE}`,
-      '--node-ip=127.0.0.1',
+      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE, platformDomain: 'k8s.io' }),
       '--address=127.0.0.1',
       `--port=${await freePort()}`,
       `--read-only-port=${readOnlyPort}`,
@@ -60,7 +53,6 @@ before(async () => {
       '--node-status-update-frequency=1s',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -14,8 +14,7 @@ import { startApiServer, type StartedApiServer } from '../../../helpers/apiserve
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -55,13 +54,7 @@ before(async () => {
     process.execPath,
     [
       'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE.toUpperCase()}`,
-      '--node-ip=127.0.0.1',
+      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE.toUpperCase(), platformDomain: 'k8s.io' }),
       '--node-labels=node.k8s.io/pool=blue,example.com/team=infra',
       '--register-with-taints=dedicated=infra:NoSchedule',
       '--cloud-provider=external',
@@ -75,7 +68,6 @@ before(async () => {
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
       '--version=v1.2.3-test',
       `--pod-manifest-path=${join(dir, 'manifests')}`,
       '--file-check-frequency=1s',
