@@ -55,15 +55,6 @@ export function openSockets(pid: number): number {
   return n;
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export interface SceneOptions {
   readonly apiArgs?: readonly string[];
   /**
