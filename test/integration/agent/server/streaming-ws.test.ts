@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '../pods/agent-harness.js';
 import { frame, wsConnect, type WsResult } from '../../../helpers/ws-client.js';
 import { openExecStreams, spdyUpgrade } from '../../../helpers/spdy-client.js';
-import { commandQuery, processPod, startStreamingAgent, type StreamingAgent } from './streaming-agent-harness.js';
+import { commandQuery, processPod, startStreamingAgent, untilExecRuns, type StreamingAgent } from './streaming-agent-harness.js';
 import { pidAlive } from '../../../helpers/processes.js';
 
 const STDIN = 0;
@@ -39,15 +39,7 @@ before(async () => {
       ]),
     },
   });
-  const url = `${a.base}/exec/default/${a.pod('echo')}/side?command=true&output=1`;
-  await waitFor('the pod to run', async () => {
-    const r = await wsConnect(url, ['v5.channel.k8s.io'], a.tls).catch(() => undefined);
-    if (r?.kind !== 'open') return false;
-    await r.messages.closed();
-    return r.messages.text(ERROR).includes('Success');
-  }, 60_000, 200).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n--- agent output ---\n${a.agent.output().slice(-3000)}`);
-  });
+  await untilExecRuns(a, 'echo', 'side', 60_000, 200);
 });
 
 after(async () => {
