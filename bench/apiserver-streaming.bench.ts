@@ -14,14 +14,13 @@
 //   agent, interleaved.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { startPumpServer } from './pump-server.js';
 import { join } from 'node:path';
 import { adminPems, podRunning, startScene } from '../test/e2e/kubectl-streaming-harness.js';
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { mibPerSecond, spdyPortForwardRead, tcpRead, wsPortForwardRead, type PortForwardTls } from './port-forward-read.js';
 import { makeCa, makeServing } from '../test/helpers/server-tls-certs.js';
 import { tlsRelayRead } from './tls-relay.js';
-import { wsConnect } from '../test/helpers/ws-client.js';
 import { externalReadMiBs } from './external-reader.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 30);
@@ -53,56 +52,9 @@ const relayLeaf = await makeServing(relayCa, 'bench-relay');
 const hop1 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: port });
 const hop2 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: hop1.port, upstreamCa: relayCa.certPem });
 
-function rate(bytes: number, t0: number): number {
-  return bytes / 1048576 / ((performance.now() - t0) / 1000);
-}
-
-function tcpRead(p: number): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    let n = 0;
-    const c = connect(p, '127.0.0.1');
-    c.on('data', (d: Buffer) => (n += d.length));
-    c.once('error', reject);
-    c.once('close', () => (n === PF_MB * 1048576 ? resolve(rate(n, t0)) : reject(new Error(`read ${n} bytes, expected ${PF_MB} MiB`))));
-  });
-}
-
-async function spdyRead(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
-  const t0 = performance.now();
-  const r = await spdyUpgrade({ url, protocols: ['portforward.k8s.io'], ...tls });
-  if (r.kind !== 'upgraded') throw new Error(`port-forward refused: ${r.status} ${r.body}`);
-  const h = (t: string): Map<string, string[]> => new Map([['streamtype', [t]], ['port', [String(port)]], ['requestid', ['0']]]);
-  const errorStream = await r.session.openStream(h('error'));
-  const data = await r.session.openStream(h('data'));
-  let n = 0;
-  await new Promise<void>((resolve) => {
-    data.on('data', (d: Buffer) => (n += d.length));
-    data.once('end', () => resolve());
-    data.once('close', () => resolve());
-  });
-  const mibs = rate(n, t0);
-  errorStream.end();
-  data.end();
-  await r.session.close();
-  if (n !== PF_MB * 1048576) throw new Error(`port-forward carried ${n} bytes, expected ${PF_MB} MiB`);
-  return mibs;
-}
-
-async function wsRead(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
-  const t0 = performance.now();
-  const r = await wsConnect(url, ['v4.channel.k8s.io'], tls);
-  if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
-  let n = 0;
-  r.ws.removeAllListeners('message');
-  r.ws.on('message', (d: Buffer) => {
-    if (d[0] === 0) n += d.length - 1;
-  });
-  await new Promise<void>((resolve) => r.ws.once('close', () => resolve()));
-  const mibs = rate(n - 2, t0);
-  if (n - 2 !== PF_MB * 1048576) throw new Error(`port-forward carried ${n - 2} bytes, expected ${PF_MB} MiB`); // less the port prefix
-  return mibs;
-}
+const tcpMiBs = async (p: number): Promise<number> => mibPerSecond(await tcpRead(p), PF_MB * 1048576, 'TCP');
+const spdyRead = async (url: string, tls: PortForwardTls): Promise<number> => mibPerSecond(await spdyPortForwardRead(url, port, tls), PF_MB * 1048576);
+const wsRead = async (url: string, tls: PortForwardTls): Promise<number> => mibPerSecond(await wsPortForwardRead(url, port, tls), PF_MB * 1048576);
 
 type ExtMode = 'tcp' | 'tls' | 'spdy' | 'ws';
 
@@ -137,12 +89,12 @@ try {
   const runs = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
   for (let i = 0; i < 3; i++) {
     runs.api.push(await spdyRead(viaApi, admin));
-    runs.kubectl.push(await tcpRead(local));
+    runs.kubectl.push(await tcpMiBs(local));
     runs.agent.push(await spdyRead(toAgent, asApi));
-    runs.agentWs.push(await wsRead(`${toAgent}?port=${port}`, asApi));
+    runs.agentWs.push(await wsRead(toAgent, asApi));
     runs.hop1.push(await tlsRelayRead(hop1.port, relayCa.certPem, PF_MB * 1048576));
     runs.hop2.push(await tlsRelayRead(hop2.port, relayCa.certPem, PF_MB * 1048576));
-    runs.tcp.push(await tcpRead(port));
+    runs.tcp.push(await tcpMiBs(port));
   }
   const ext = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
   const relayTls = { ca: relayCa.certPem, cert: '', key: '' };

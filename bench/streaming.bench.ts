@@ -9,7 +9,6 @@
 //   `docker exec` command line on the same container, interleaved.
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { startPumpServer } from './pump-server.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +25,7 @@ import { startTlsRelay, tlsRelayRead } from './tls-relay.js';
 import { describeCipherCosts } from './cipher-cost.js';
 import { connect as tlsConnect } from 'node:tls';
 import { externalReadMiBs } from './external-reader.js';
+import { mibPerSecond, spdyPortForwardRead, tcpRead, wsPortForwardRead } from './port-forward-read.js';
 
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
@@ -65,37 +65,8 @@ const { server: source, port } = await startPumpServer(PF_MB);
 const relay = await startTlsRelay({ cert: certs.serving.certPem, key: certs.serving.keyPem, upstreamPort: port });
 const relayRead = (): Promise<number> => tlsRelayRead(relay.port, tls.ca, PF_MB * 1048576);
 
-function directRead(): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    let n = 0;
-    const c = connect(port, '127.0.0.1');
-    c.on('data', (d: Buffer) => (n += d.length));
-    c.once('error', reject);
-    c.once('close', () => resolve(n / 1048576 / ((performance.now() - t0) / 1000)));
-  });
-}
-
-async function tunnelRead(): Promise<number> {
-  const t0 = performance.now();
-  const r = await spdyUpgrade({ url: `${f.base}/portForward/default/bench`, protocols: ['portforward.k8s.io'], ...tls });
-  if (r.kind !== 'upgraded') throw new Error(`port-forward refused: ${r.status}`);
-  const h = (t: string): Map<string, string[]> => new Map([['streamtype', [t]], ['port', [String(port)]], ['requestid', ['0']]]);
-  const errorStream = await r.session.openStream(h('error'));
-  const data = await r.session.openStream(h('data'));
-  let n = 0;
-  await new Promise<void>((resolve) => {
-    data.on('data', (d: Buffer) => (n += d.length));
-    data.once('end', () => resolve());
-    data.once('close', () => resolve());
-  });
-  const rate = n / 1048576 / ((performance.now() - t0) / 1000);
-  errorStream.end();
-  data.end();
-  await r.session.close();
-  if (n !== PF_MB * 1048576) throw new Error(`port-forward carried ${n} bytes, expected ${PF_MB} MiB`);
-  return rate;
-}
+const directRead = async (): Promise<number> => mibPerSecond(await tcpRead(port), PF_MB * 1048576, 'TCP');
+const tunnelRead = async (): Promise<number> => mibPerSecond(await spdyPortForwardRead(`${f.base}/portForward/default/bench`, port, tls), PF_MB * 1048576);
 
 async function wsExecOnce(): Promise<number> {
   const t0 = performance.now();
@@ -106,20 +77,7 @@ async function wsExecOnce(): Promise<number> {
   return performance.now() - t0;
 }
 
-async function wsTunnelRead(): Promise<number> {
-  const t0 = performance.now();
-  const r = await wsConnect(`${f.base}/portForward/default/bench?port=${port}`, ['v4.channel.k8s.io'], tls);
-  if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
-  let n = 0;
-  r.ws.removeAllListeners('message');
-  r.ws.on('message', (d: Buffer) => {
-    if (d[0] === 0) n += d.length - 1;
-  });
-  await new Promise<void>((resolve) => r.ws.once('close', () => resolve()));
-  const rate = (n - 2) / 1048576 / ((performance.now() - t0) / 1000);
-  if (n - 2 !== PF_MB * 1048576) throw new Error(`port-forward carried ${n - 2} bytes, expected ${PF_MB} MiB`);
-  return rate;
-}
+const wsTunnelRead = async (): Promise<number> => mibPerSecond(await wsPortForwardRead(`${f.base}/portForward/default/bench`, port, tls), PF_MB * 1048576);
 
 /** The TLS 1.3 suite a Node client (plat-apiserver, our tests) and the agent's server agree on. */
 function agreedSuite(): Promise<string> {

@@ -13,8 +13,7 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
-import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
+import { joinedAgentArgs } from '../helpers/joined-agent-args.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -54,15 +53,6 @@ export function openSockets(pid: number): number {
     }
   }
   return n;
-}
-
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export interface SceneOptions {
@@ -106,13 +96,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     process.execPath,
     [
       'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      `--container-runtime-endpoint=${o.runtimeEndpoint ?? 'process://'}`,
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${node}`,
-      '--node-ip=127.0.0.1',
+      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node, platformDomain: 'k8s.io', ...(o.runtimeEndpoint !== undefined ? { runtimeEndpoint: o.runtimeEndpoint } : {}) }),
       '--address=127.0.0.1',
       `--port=${agentPort}`,
       '--read-only-port=0',
@@ -122,7 +106,6 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       '--authorization-mode=Webhook',
       `--client-ca-file=${api.clusterCaFile}`,
       '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
       ...tls.agent,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

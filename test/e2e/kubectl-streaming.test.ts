@@ -15,9 +15,9 @@ import { spdyUpgrade } from '../helpers/spdy-client.js';
 import { wsConnect } from '../helpers/ws-client.js';
 import { join } from 'node:path';
 import { kubectlSkipReason } from '../helpers/kubectl.js';
-import { freePort } from '../helpers/processes.js';
+import { freePort, pidAlive } from '../helpers/processes.js';
 import { waitFor } from '../helpers/server-https-request.js';
-import { adminPems, alive, openSockets, podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
+import { adminPems, openSockets, podRunning, startScene, type Scene } from './kubectl-streaming-harness.js';
 
 const skip = kubectlSkipReason('the kubectl streaming suite') ?? false;
 const NODE = 'stream-node-1';
@@ -196,9 +196,9 @@ test('a kubectl exec that vanishes: the command ends and plat-apiserver lets go 
     const run = s.kubectlRunning(['exec', '-i', 'talker', '-c', 'c', '--', 'sh', '-c', `echo $$ > ${pidFile}; echo started; cat > /dev/null`], env);
     await run.waitOut(/started/, 'the command started');
     const pid = Number((await readFile(pidFile, 'utf8')).trim());
-    assert.ok(alive(pid));
+    assert.ok(pidAlive(pid));
     run.child.kill('SIGKILL');
-    await waitFor(() => !alive(pid), 'the command ends once its client is gone', 15_000, 50);
+    await waitFor(() => !pidAlive(pid), 'the command ends once its client is gone', 15_000, 50);
     await waitFor(() => openSockets(s.api.process.pid!) <= baseline, `plat-apiserver's sockets back to ${baseline} (now ${openSockets(s.api.process.pid!)})`, 15_000, 50);
   }
 });

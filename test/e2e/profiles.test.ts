@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { startBootstrapEnv, spawnAgent, type AgentProcess, type BootstrapEnv } from '../helpers/bootstrap-env.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { waitFor } from '../helpers/server-https-request.js';
+import { pidAlive } from '../helpers/processes.js';
 
 interface Expected {
   profile: 'platform' | 'kubernetes';
@@ -65,15 +66,6 @@ async function getJson(env: BootstrapEnv, path: string): Promise<Obj | undefined
 
 function condition(node: Obj | undefined, type: string): Obj | undefined {
   return (node?.['status']?.['conditions'] as Obj[] | undefined)?.find((c) => c['type'] === type);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A kubeadm-style KubeletConfiguration (kubeadm 1.32 writes zero values for "default"), or ours. */

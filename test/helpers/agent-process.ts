@@ -1,6 +1,7 @@
 // The built agent (node bin/nodeagent) as a child process: its output kept for failure messages,
-// and a stop that sends SIGTERM and, after 10 s, SIGKILL.
+// and a stop that sends SIGTERM and, after 10 s, SIGKILL (processes.ts stopChild).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { stopChild } from './processes.js';
 
 export interface RunningAgent {
   child: ChildProcess;
@@ -18,11 +19,8 @@ export function startAgent(args: string[]): RunningAgent {
     child,
     output: () => out,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      const code = await exited;
-      clearTimeout(t);
-      return code;
+      await stopChild(child);
+      return exited;
     },
   };
 }

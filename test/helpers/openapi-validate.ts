@@ -14,14 +14,34 @@ function strict(v: unknown): unknown {
   const out: Json = {};
   for (const [k, x] of Object.entries(v as Json)) out[k] = strict(x);
   if (out['properties'] !== undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) out['additionalProperties'] = false;
-  // Swagger 2.0 has no oneOf: the reference's v2 IntOrString is `type: string, format: int-or-string`,
-  // which its clients (kube-openapi's validation) read as an integer or a string.
+  // Swagger 2.0 has no oneOf: the reference's v2 IntOrString is `type: string, format: int-or-string`.
+  // Checked as what the reference's type reads (see INT_OR_STRING), not as a plain string.
   if (out['format'] === 'int-or-string' && out['type'] === 'string') {
     delete out['type'];
     out['oneOf'] = [{ type: 'integer' }, { type: 'string' }];
   }
   return out;
 }
+
+/**
+ * `format: int-or-string` (v2 `type: string` beside it, v3 `oneOf: [integer, string]` beside it,
+ * as the reference's /openapi/v2 and /openapi/v3/api/v1 give io.k8s.apimachinery.pkg.util.intstr.IntOrString)
+ * holds a JSON string or an integer in int32's range: what the reference's type decodes
+ * (k8s.io/apimachinery/pkg/util/intstr/intstr.go, IntOrString.UnmarshalJSON: a quoted value into
+ * StrVal, anything else into `IntVal int32`), so what strict (server-side) validation accepts.
+ * The reference's schema validators read the v2 form differently, and neither as this:
+ * - kubectl's client-side validation against /openapi/v2 (kubectl factory_client_access.go
+ *   Validator: validation.NewSchemaValidation over OpenAPISchema()) is kube-openapi's
+ *   pkg/util/proto/validation/types.go: primitiveItem.VisitPrimitive returns at once for a
+ *   `string` schema, so any scalar (integer, number, boolean, string) passes and no format is
+ *   read (its validation_test.go: `apiVersion: 1` against a string gives no error);
+ * - kube-openapi's pkg/validation/validate/type.go (go-openapi's validator, which the
+ *   apiserver runs on CRD schemas) checks a non-string value's format against the schema's, so
+ *   an integer fails `type: string, format: int-or-string` ("must be of type int-or-string");
+ *   hence the reference's v3 adds the oneOf, and a CRD's `x-kubernetes-int-or-string: true`
+ *   becomes `type: [integer, string]` (apiextensions ConvertJSONSchemaProps).
+ */
+const INT_OR_STRING = { type: 'number', validate: (n: number): boolean => Number.isInteger(n) && n >= -INT32 && n < INT32 } as const;
 
 /** Null fields dropped: a Go client reads null as the zero value, and the reference itself sends `creationTimestamp: null`. */
 function withoutNulls(v: unknown): unknown {
@@ -44,8 +64,7 @@ export function schemaSet(doc: Json): SchemaSet {
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('double', { type: 'number', validate: () => true });
-  // The reference's IntOrString definition carries this format beside its oneOf of integer and string.
-  ajv.addFormat('int-or-string', () => true);
+  ajv.addFormat('int-or-string', INT_OR_STRING);
   ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
   const root = v3 ? { $id: 'doc', components: { schemas: strict(defs) } } : { $id: 'doc', definitions: strict(defs) };
   ajv.addSchema(root);

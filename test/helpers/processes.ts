@@ -23,3 +23,13 @@ export async function stopChild(child: ChildProcess | undefined, graceMs = 10_00
   await exited;
   clearTimeout(t);
 }
+
+/** Whether a process with this pid exists (signal 0: nothing is sent). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -4,6 +4,7 @@
 // a failure into a 500 and the next request asks again.
 
 import { z } from 'zod';
+import { sarRequestBody } from '../../common/auth/subject-access-review.js';
 import type { Names } from '../../common/names.js';
 import type { RestClient } from '../client/rest-client.js';
 import { decodeAnswer } from '../client/api-schemas.js';
@@ -46,20 +47,20 @@ const SubjectAccessReviewSchema = z.looseObject({
   }),
 });
 
+/** POSTs a review to /apis/{group}/v1/{resource} (one attempt) and decodes the answer with `schema`. */
+async function postReview<T>(rest: RestClient, r: { group: string; resource: string; kind: string; body: object; schema: z.ZodType<T>; signal: AbortSignal | undefined }): Promise<T> {
+  const path = `/apis/${r.group}/v1/${r.resource}`;
+  const answer = await rest.request({ method: 'POST', path, body: r.body, retry: false, ...(r.signal !== undefined ? { signal: r.signal } : {}) });
+  return decodeAnswer(r.schema, answer, `POST ${path}`, r.kind);
+}
+
 export class ApiTokenReviewer implements TokenReviewer {
   constructor(private readonly o: { rest: RestClient; names: Names; audiences?: readonly string[] }) {}
 
   async review(token: string, signal?: AbortSignal): Promise<TokenReviewStatus> {
     const group = this.o.names.groups.authentication;
-    const path = `/apis/${group}/v1/tokenreviews`;
-    const answer = await this.o.rest.request({
-      method: 'POST',
-      path,
-      body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token, ...(this.o.audiences ? { audiences: this.o.audiences } : {}) } },
-      retry: false,
-      ...(signal !== undefined ? { signal } : {}),
-    });
-    const s = decodeAnswer(TokenReviewSchema, answer, `POST ${path}`, 'TokenReview').status ?? {};
+    const body = { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token, ...(this.o.audiences ? { audiences: this.o.audiences } : {}) } };
+    const s = (await postReview(this.o.rest, { group, resource: 'tokenreviews', kind: 'TokenReview', body, schema: TokenReviewSchema, signal })).status ?? {};
     if (s.authenticated !== true || s.user?.username === undefined) return { authenticated: false, ...(s.error !== undefined ? { error: s.error } : {}) };
     return {
       authenticated: true,
@@ -78,14 +79,7 @@ export class ApiSubjectAccessReviewer implements SubjectAccessReviewer {
 
   async review(spec: SubjectAccessReviewSpec, signal?: AbortSignal): Promise<SubjectAccessReviewStatus> {
     const group = this.o.names.groups.authorization;
-    const path = `/apis/${group}/v1/subjectaccessreviews`;
-    const answer = await this.o.rest.request({
-      method: 'POST',
-      path,
-      body: { apiVersion: `${group}/v1`, kind: 'SubjectAccessReview', spec },
-      retry: false,
-      ...(signal !== undefined ? { signal } : {}),
-    });
-    return decodeAnswer(SubjectAccessReviewSchema, answer, `POST ${path}`, 'SubjectAccessReview').status;
+    const body = sarRequestBody(spec, group);
+    return (await postReview(this.o.rest, { group, resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', body, schema: SubjectAccessReviewSchema, signal })).status;
   }
 }

@@ -45,6 +45,14 @@ function denied(r: AdmissionRequest, message: string): Error {
   return forbidden(`${CSR_RESOURCE}.${r.apiGroup} "${r.name}" is forbidden: ${message}`, { name: r.name, group: r.apiGroup, kind: CSR_RESOURCE });
 }
 
+/** Denies the request unless its user may `verb` ("approve", "sign") on the CSR's signer, as the reference words it. */
+async function requireOnSigner(authorizer: Authorizer, r: AdmissionRequest, verb: 'approve' | 'sign'): Promise<void> {
+  const signer = signerNameOf(r.oldObject ?? r.object);
+  if (!(await mayOnSigner(authorizer, r.user, verb, r.apiGroup, signer))) {
+    throw denied(r, `user not permitted to ${verb} requests with signerName ${JSON.stringify(signer)}`);
+  }
+}
+
 export interface CertificatePluginOptions {
   readonly platformDomain: string;
   /** The server's authorizer chain, for the signer permission checks. */
@@ -60,10 +68,7 @@ export class CertificateApproval implements AdmissionPlugin {
 
   async admit(r: AdmissionRequest): Promise<void> {
     if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'approval' || r.operation !== 'UPDATE') return;
-    const signer = signerNameOf(r.oldObject ?? r.object);
-    if (!(await mayOnSigner(this.o.authorizer, r.user, 'approve', r.apiGroup, signer))) {
-      throw denied(r, `user not permitted to approve requests with signerName ${JSON.stringify(signer)}`);
-    }
+    await requireOnSigner(this.o.authorizer, r, 'approve');
   }
 }
 
@@ -83,10 +88,7 @@ export class CertificateSigning implements AdmissionPlugin {
     if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'status' || r.operation !== 'UPDATE') return;
     // Only a change of the issued certificate needs the signer permission.
     if (certificateOf(r.object) === certificateOf(r.oldObject)) return;
-    const signer = signerNameOf(r.oldObject ?? r.object);
-    if (!(await mayOnSigner(this.o.authorizer, r.user, 'sign', r.apiGroup, signer))) {
-      throw denied(r, `user not permitted to sign requests with signerName ${JSON.stringify(signer)}`);
-    }
+    await requireOnSigner(this.o.authorizer, r, 'sign');
   }
 }
 

@@ -1,15 +1,6 @@
-// SubjectAccessReview bodies (v1 and v1beta1) built from request attributes, and the v1 view
-// that match conditions see as `request`.
-import type { SarSpecV1 } from '../../common/auth/subject-access-review.js';
+// The status of a SubjectAccessReview answer (v1 and v1beta1) from an authorization webhook; the
+// request body is common/auth/subject-access-review.ts's, as the agent sends it too.
 import { recordOf } from '../../common/util/json-shape.js';
-
-/** The request body for the configured version (v1beta1 names the groups field `group`). */
-export function sarBody(spec: SarSpecV1, version: 'v1' | 'v1beta1', platformDomain: string): Record<string, unknown> {
-  const apiVersion = `authorization.${platformDomain}/${version}`;
-  if (version === 'v1') return { apiVersion, kind: 'SubjectAccessReview', spec };
-  const { groups, ...rest } = spec;
-  return { apiVersion, kind: 'SubjectAccessReview', spec: { ...rest, group: groups } };
-}
 
 export interface SarStatus {
   allowed: boolean;

@@ -9,8 +9,8 @@ import type { Logger } from '../../common/log/types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
-import { parseSarStatus, sarBody, type SarStatus } from './webhook-sar.js';
-import { sarSpecV1 } from '../../common/auth/subject-access-review.js';
+import { parseSarStatus, type SarStatus } from './webhook-sar.js';
+import { sarRequestBody, sarSpecV1, type SarRequestBody } from '../../common/auth/subject-access-review.js';
 import { TtlCache } from '../../common/util/ttl-cache.js';
 import { userMessage } from '../../common/util/errors.js';
 
@@ -38,7 +38,7 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly unauthorizedTtlMs: number;
   private readonly timeoutMs: number;
   /** Answers by review spec, one call in flight per spec, kept for the authorized/unauthorized TTL. */
-  private readonly cache: TtlCache<SarStatus, Record<string, unknown>>;
+  private readonly cache: TtlCache<SarStatus, SarRequestBody>;
   /** Calls made to the webhook (for tests and metrics). */
   calls = 0;
 
@@ -81,7 +81,7 @@ export class WebhookAuthorizer implements Authorizer {
     if (match !== 'call') return this.onFailure(match);
     let status: SarStatus;
     try {
-      status = await this.cache.get(JSON.stringify(spec), sarBody(spec, this.version, this.domain));
+      status = await this.cache.get(JSON.stringify(spec), sarRequestBody(spec, `authorization.${this.domain}`, this.version));
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
       this.logger.warn({ err: why, failurePolicy: this.cfg.failurePolicy }, 'authorization webhook failed');
@@ -91,7 +91,7 @@ export class WebhookAuthorizer implements Authorizer {
   }
 
   /** Asks the webhook; the answer is kept for its TTL when the configuration caches its kind. */
-  private async load(body: Record<string, unknown>): Promise<{ value: SarStatus; ttlMs: number }> {
+  private async load(body: SarRequestBody): Promise<{ value: SarStatus; ttlMs: number }> {
     const status = await this.ask(body);
     const cacheIt = status.allowed ? this.cfg.cacheAuthorizedRequests : this.cfg.cacheUnauthorizedRequests;
     return { value: status, ttlMs: cacheIt ? (status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs) : 0 };
@@ -118,7 +118,7 @@ export class WebhookAuthorizer implements Authorizer {
     return this.cfg.failurePolicy === 'Deny' ? { decision: 'deny', reason } : { decision: 'no-opinion', reason };
   }
 
-  private async ask(body: Record<string, unknown>): Promise<SarStatus> {
+  private async ask(body: SarRequestBody): Promise<SarStatus> {
     this.calls++;
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (this.conn.token !== undefined) headers.authorization = `Bearer ${this.conn.token}`;

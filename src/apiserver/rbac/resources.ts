@@ -18,26 +18,19 @@ function common(group: string): Pick<ResourceDef, 'group' | 'version' | 'shortNa
 
 export function rbacDefs(platformDomain: string): RbacDefs {
   const group = rbacNames(platformDomain).group;
-  const role = (resource: 'roles' | 'clusterroles', kind: string, namespaced: boolean): ResourceDef => ({
+  const def = (resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings', kind: string, namespaced: boolean, validate: Pick<ResourceDef, 'validateCreate' | 'validateUpdate'>): ResourceDef => ({
     ...common(group),
     resource,
     singularName: resource.slice(0, -1),
     kind,
     listKind: `${kind}List`,
     namespaced,
-    validateCreate: (obj) => validateRole(obj, namespaced),
-    validateUpdate: (obj) => validateRole(obj, namespaced),
+    ...validate,
   });
-  const binding = (resource: 'rolebindings' | 'clusterrolebindings', kind: string, namespaced: boolean): ResourceDef => ({
-    ...common(group),
-    resource,
-    singularName: resource.slice(0, -1),
-    kind,
-    listKind: `${kind}List`,
-    namespaced,
-    validateCreate: (obj) => validateBinding(obj, namespaced, group),
-    validateUpdate: (obj, old) => validateBindingUpdate(obj, old, namespaced, group),
-  });
+  const role = (resource: 'roles' | 'clusterroles', kind: string, namespaced: boolean): ResourceDef =>
+    def(resource, kind, namespaced, { validateCreate: (obj) => validateRole(obj, namespaced), validateUpdate: (obj) => validateRole(obj, namespaced) });
+  const binding = (resource: 'rolebindings' | 'clusterrolebindings', kind: string, namespaced: boolean): ResourceDef =>
+    def(resource, kind, namespaced, { validateCreate: (obj) => validateBinding(obj, namespaced, group), validateUpdate: (obj, old) => validateBindingUpdate(obj, old, namespaced, group) });
   return {
     role: role('roles', 'Role', true),
     clusterRole: role('clusterroles', 'ClusterRole', false),

@@ -1,7 +1,7 @@
-// The spec of a SubjectAccessReview (authorization/v1) built from a request's attributes: what the
+// A SubjectAccessReview built from a request's attributes, its spec and its request body: what the
 // agent's webhook authorizer sends to its API server and what plat-apiserver's webhook authorizer
-// sends to its webhook (and shows its CEL match conditions as `request`). Every field is present,
-// as the reference's match conditions see them (empty uid, empty extra).
+// sends to its webhook (whose CEL match conditions see the v1 spec as `request`). Every field of
+// the spec is present, as the reference's match conditions see them (empty uid, empty extra).
 import type { UserInfo } from './user.js';
 
 export interface ReviewedAttributes {
@@ -76,4 +76,22 @@ export function sarSpecV1(a: ReviewedAttributes): SarSpecV1 {
     if (labels.length > 0) spec.resourceAttributes.labelSelector = { requirements: labels };
   }
   return spec;
+}
+
+/** A v1beta1 spec: the reference's v1beta1 names the groups field `group`. */
+export type SarSpecV1beta1 = Omit<SarSpecV1, 'groups'> & { group: string[] };
+
+/** The request body of a SubjectAccessReview. */
+export interface SarRequestBody {
+  apiVersion: string;
+  kind: 'SubjectAccessReview';
+  spec: SarSpecV1 | SarSpecV1beta1;
+}
+
+/** The request body around `spec`, in `group` (authorization.{domain}) at `version`. */
+export function sarRequestBody(spec: SarSpecV1, group: string, version: 'v1' | 'v1beta1' = 'v1'): SarRequestBody {
+  const apiVersion = `${group}/${version}`;
+  if (version === 'v1') return { apiVersion, kind: 'SubjectAccessReview', spec };
+  const { groups, ...rest } = spec;
+  return { apiVersion, kind: 'SubjectAccessReview', spec: { ...rest, group: groups } };
 }

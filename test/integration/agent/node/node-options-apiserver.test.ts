@@ -4,15 +4,14 @@
 // --pod-cidr with an API server is ignored, once in the log, and not put on the Node.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
-import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { freePort } from '../../../helpers/processes.js';
+import { startAgent as spawnAgent, type RunningAgent } from '../../../helpers/agent-process.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 interface NodeObj {
   metadata: { annotations?: Record<string, string> };
@@ -24,8 +23,9 @@ const NODE = 'options-node-1';
 const CMAD = 'volumes.platform.io/controller-managed-attach-detach';
 let api: StartedApiServer;
 let dir: string;
-let agent: ChildProcess | undefined;
-let agentOut = '';
+let agent: RunningAgent | undefined;
+/** The output of the agent started last. */
+const agentOut = (): string => agent?.output() ?? '';
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'nodeagent-node-options-'));
@@ -33,34 +33,20 @@ before(async () => {
 });
 
 after(async () => {
-  await stopChild(agent);
+  await agent?.stop();
   await api?.stop();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
 
 async function startAgent(extra: readonly string[]): Promise<void> {
-  await stopChild(agent);
-  agentOut = '';
-  agent = spawn(
-    process.execPath,
-    [
-      'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE}`,
-      '--node-ip=127.0.0.1',
-      '--enable-server=false',
-      '--read-only-port=0',
-      '--healthz-port=0',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
-      ...extra,
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  agent.stdout?.on('data', (b: Buffer) => (agentOut += b.toString()));
-  agent.stderr?.on('data', (b: Buffer) => (agentOut += b.toString()));
+  await agent?.stop();
+  agent = spawnAgent([
+    ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE }),
+    '--enable-server=false',
+    '--read-only-port=0',
+    '--healthz-port=0',
+    ...extra,
+  ]);
 }
 
 async function nodeWhere(what: string, ok: (n: NodeObj) => boolean): Promise<NodeObj> {
@@ -69,7 +55,7 @@ async function nodeWhere(what: string, ok: (n: NodeObj) => boolean): Promise<Nod
     const r = await api.request('GET', `/api/v1/nodes/${NODE}`);
     node = r.status === 200 ? (r.json as unknown as NodeObj) : undefined;
     return node !== undefined && ok(node);
-  }, `${what} (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
+  }, `${what} (agent output: ${agentOut().slice(-2000)})`, 30_000, 100);
   assert.ok(node !== undefined);
   return node;
 }
@@ -82,17 +68,17 @@ test('--enable-controller-attach-detach: the node carries volumes.<domain>/contr
   const off = await nodeWhere('the annotation removed', (n) => n.metadata.annotations?.[CMAD] === undefined);
   // With an API server --pod-cidr is ignored (the reference takes node.spec.podCIDRs); it says so once.
   assert.equal(off.spec.podCIDR, undefined);
-  assert.equal(agentOut.split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut.slice(-2000));
-  await waitFor(() => Promise.resolve(agentOut.includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
-  assert.match(agentOut, /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
+  assert.equal(agentOut().split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut().slice(-2000));
+  await waitFor(() => Promise.resolve(agentOut().includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
+  assert.match(agentOut(), /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
 });
 
 test('--register-node=false registers no Node; --enable-server=false opens nothing on --port; --healthz-bind-address moves the healthz server', async () => {
   const [port, healthzPort] = [await freePort(), await freePort()];
   const other = 'options-node-unregistered';
   await startAgent([`--hostname-override=${other}`, '--register-node=false', `--port=${port}`, '--healthz-bind-address=127.0.0.2', `--healthz-port=${healthzPort}`]);
-  await waitFor(() => agentOut.includes('agent servers started'), `the agent servers (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
-  assert.match(agentOut, /registerNode is false \(--register-node=false\): the node is not registered/);
+  await waitFor(() => agentOut().includes('agent servers started'), `the agent servers (agent output: ${agentOut().slice(-2000)})`, 30_000, 100);
+  assert.match(agentOut(), /registerNode is false \(--register-node=false\): the node is not registered/);
   assert.equal((await api.request('GET', `/api/v1/nodes/${other}`)).status, 404);
   assert.equal((await fetchText(`http://127.0.0.2:${healthzPort}/healthz`)).body, 'ok');
   await assert.rejects(fetchText(`http://127.0.0.1:${healthzPort}/healthz`), /ECONNREFUSED/);

@@ -4,26 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { runAgent } from '../../../../src/agent/agent.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
-import { startApiServer } from '../../../helpers/apiserver.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { killProcessPods } from './runtimes.js';
+import { tempDir, waitFor } from './agent-harness.js';
+import { joinedAgentScene } from './joined-agent.js';
 
 test('API server pods run and report status; static pods get mirror pods', { timeout: 90_000 }, async (t) => {
-  const api = await startApiServer();
-  const root = await tempDir('na-apisrc-');
+  const { api, root, start } = await joinedAgentScene(t, 'na-apisrc-');
   const manifests = await tempDir('na-apisrc-m-');
-  const ac = new AbortController();
-  const running: { agent?: Promise<number> } = {};
-  t.after(async () => {
-    ac.abort();
-    await running.agent?.catch(() => 1);
-    await killProcessPods(root.path);
-    await api.stop();
-    await root.cleanup();
-    await manifests.cleanup();
-  });
+  t.after(() => manifests.cleanup());
   const node = 'api-node';
   await writeFile(join(manifests.path, 'static.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
   const created = await api.request('POST', '/api/v1/namespaces/default/pods', {
@@ -37,12 +25,7 @@ test('API server pods run and report status; static pods get mirror pods', { tim
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'elsewhere' }, spec: { nodeName: 'other-node', containers: [{ name: 'c', image: 'none', command: ['sleep', '60'] }] } },
   });
 
-  running.agent = runAgent({
-    config: testConfig(root.path, { staticPodPath: manifests.path, containerRuntimeEndpoint: 'process://' }),
-    flags: testFlags(root.path, { hostnameOverride: node, platconfig: api.adminPlatconfig }),
-    logger: process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger(),
-    signal: ac.signal,
-  });
+  start({ node, config: { staticPodPath: manifests.path }, logger: process.env.DEBUG_PODS ? (await import('pino')).default({ level: 'debug' }) : silentLogger() });
 
   const phaseOf = async (name: string): Promise<string | undefined> => {
     const r = await api.request('GET', `/api/v1/namespaces/default/pods/${name}`);
@@ -71,7 +54,7 @@ test('API server pods run and report status; static pods get mirror pods', { tim
   await waitFor('the bound pod to be gone', async () => (await api.request('GET', '/api/v1/namespaces/default/pods/bound')).status === 404, 30_000);
   const { ProcessRuntime } = await import('../../../../src/agent/runtime/process/runtime.js');
   await waitFor('no containers left', async () => {
-    const rt = new ProcessRuntime({ rootDir: root.path, logger: silentLogger(), clock: (await import('../../../../src/common/util/clock.js')).systemClock });
+    const rt = new ProcessRuntime({ rootDir: root, logger: silentLogger(), clock: (await import('../../../../src/common/util/clock.js')).systemClock });
     try {
       return (await rt.listContainers()).filter((c) => c.kind !== 'sandbox' && c.state === 'running').length === 0;
     } finally {

@@ -4,36 +4,19 @@
 // JSON on either side (built plat-apiserver, in-process agent, process://).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runAgent } from '../../../../src/agent/agent.js';
-import { startApiServer } from '../../../helpers/apiserver.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
-import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { killProcessPods } from './runtimes.js';
+import { waitFor } from './agent-harness.js';
+import { joinedAgentScene } from './joined-agent.js';
 
 test('the agent registers and reports pod status over protobuf', { timeout: 90_000 }, async (t) => {
-  const api = await startApiServer();
-  const root = await tempDir('na-pb-');
-  const ac = new AbortController();
-  const running: { agent?: Promise<number> } = {};
-  t.after(async () => {
-    ac.abort();
-    await running.agent?.catch(() => 1);
-    await killProcessPods(root.path);
-    await api.stop();
-    await root.cleanup();
-  });
+  const { api, start } = await joinedAgentScene(t, 'na-pb-');
   const node = 'pb-node';
   const created = await api.request('POST', '/api/v1/namespaces/default/pods', {
     body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'pb-pod' }, spec: { nodeName: node, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'none', command: ['sleep', '60'] }] } },
   });
   assert.equal(created.status, 201, created.text);
   const logger = recordingLogger();
-  running.agent = runAgent({
-    config: testConfig(root.path, { containerRuntimeEndpoint: 'process://', platAPIContentType: 'application/vnd.kubernetes.protobuf' }),
-    flags: testFlags(root.path, { hostnameOverride: node, platconfig: api.adminPlatconfig }),
-    logger,
-    signal: ac.signal,
-  });
+  start({ node, config: { platAPIContentType: 'application/vnd.kubernetes.protobuf' }, logger });
   await waitFor('the node to register', async () => (await api.request('GET', `/api/v1/nodes/${node}`)).status === 200, 30_000);
   await waitFor('the pod to report Running', async () => {
     const r = await api.request('GET', '/api/v1/namespaces/default/pods/pb-pod');

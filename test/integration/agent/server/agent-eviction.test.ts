@@ -3,7 +3,6 @@
 // (status Failed/Evicted, its process stopped), with Evicted and EvictionThresholdMet events.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,16 +11,15 @@ import { loadConnection } from '../../../../src/common/platconfig/platconfig.js'
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
-import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { freePort } from '../../../helpers/processes.js';
+import { startAgent, type RunningAgent } from '../../../helpers/agent-process.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 
 const NODE = 'evict-node';
 let api: StartedApiServer;
 let rest: RestClient;
-let agent: ChildProcess;
-let out = '';
+let agent: RunningAgent | undefined;
 let dir: string;
 let readOnlyPort: number;
 
@@ -40,36 +38,22 @@ before(async () => {
   api = await startApiServer({ platformDomain: 'k8s.io' });
   rest = new RestClient({ connection: await loadConnection(api.adminPlatconfig), retry: { maxRetries: 0 } });
   readOnlyPort = await freePort();
-  agent = spawn(
-    process.execPath,
-    [
-      'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE}`,
-      '--node-ip=127.0.0.1',
-      '--address=127.0.0.1',
-      `--port=${await freePort()}`,
-      `--read-only-port=${readOnlyPort}`,
-      '--healthz-port=0',
-      '--eviction-hard=memory.available<100%',
-      '--eviction-pressure-transition-period=1m',
-      '--node-status-update-frequency=1s',
-      `--pod-manifest-path=${join(dir, 'manifests')}`,
-      '--file-check-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  agent.stdout?.on('data', (b: Buffer) => (out += b.toString()));
-  agent.stderr?.on('data', (b: Buffer) => (out += b.toString()));
+  agent = startAgent([
+    ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE, platformDomain: 'k8s.io' }),
+    '--address=127.0.0.1',
+    `--port=${await freePort()}`,
+    `--read-only-port=${readOnlyPort}`,
+    '--healthz-port=0',
+    '--eviction-hard=memory.available<100%',
+    '--eviction-pressure-transition-period=1m',
+    '--node-status-update-frequency=1s',
+    `--pod-manifest-path=${join(dir, 'manifests')}`,
+    '--file-check-frequency=1s',
+  ]);
 });
 
 after(async () => {
-  await stopChild(agent);
+  await agent?.stop();
   await rest?.close();
   await api?.stop();
   if (dir !== undefined) await killProcessPods(join(dir, 'root'));
@@ -78,7 +62,7 @@ after(async () => {
 
 test('a met hard threshold: MemoryPressure, the pod evicted, events Evicted and EvictionThresholdMet', async () => {
   const fail = (err: unknown): never => {
-    throw new Error(`${(err as Error).message}\n--- agent output ---\n${out.slice(-3000)}`);
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agent?.output().slice(-3000) ?? ''}`);
   };
   await waitFor(async () => {
     try {

@@ -4,7 +4,7 @@
 // plat-apiserver); and the agent carrying on when plat-apiserver goes away.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,9 +13,9 @@ import { loadConnection } from '../../../../src/common/platconfig/platconfig.js'
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
-import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { freePort } from '../../../helpers/processes.js';
+import { startAgent, type RunningAgent } from '../../../helpers/agent-process.js';
+import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 
 interface NodeObj {
   metadata: { labels: Record<string, string> };
@@ -26,8 +26,8 @@ interface NodeObj {
 
 let api: StartedApiServer;
 let rest: RestClient;
-let agent: ChildProcess;
-let agentOut = '';
+let agent: RunningAgent | undefined;
+const agentOut = (): string => agent?.output() ?? '';
 let dir: string;
 let port: number;
 let healthzPort: number;
@@ -51,43 +51,29 @@ before(async () => {
       spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', command: ['node', '-e', "console.log('hello from talker'); setInterval(() => {}, 1000)"] }] },
     }),
   );
-  agent = spawn(
-    process.execPath,
-    [
-      'bin/nodeagent',
-      `--platconfig=${api.adminPlatconfig}`,
-      '--platform-domain=k8s.io',
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(dir, 'root')}`,
-      `--cert-dir=${join(dir, 'pki')}`,
-      `--hostname-override=${NODE.toUpperCase()}`,
-      '--node-ip=127.0.0.1',
-      '--node-labels=node.k8s.io/pool=blue,example.com/team=infra',
-      '--register-with-taints=dedicated=infra:NoSchedule',
-      '--cloud-provider=external',
-      '--provider-id=test://agent-node-1',
-      '--address=127.0.0.1',
-      `--port=${port}`,
-      '--read-only-port=0',
-      `--healthz-port=${healthzPort}`,
-      '--anonymous-auth=false',
-      '--authentication-token-webhook',
-      '--authorization-mode=Webhook',
-      `--client-ca-file=${api.clusterCaFile}`,
-      '--node-status-update-frequency=1s',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir, 'k8s.io'),
-      '--version=v1.2.3-test',
-      `--pod-manifest-path=${join(dir, 'manifests')}`,
-      '--file-check-frequency=1s',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  agent.stdout?.on('data', (b: Buffer) => (agentOut += b.toString()));
-  agent.stderr?.on('data', (b: Buffer) => (agentOut += b.toString()));
+  agent = startAgent([
+    ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node: NODE.toUpperCase(), platformDomain: 'k8s.io' }),
+    '--node-labels=node.k8s.io/pool=blue,example.com/team=infra',
+    '--register-with-taints=dedicated=infra:NoSchedule',
+    '--cloud-provider=external',
+    '--provider-id=test://agent-node-1',
+    '--address=127.0.0.1',
+    `--port=${port}`,
+    '--read-only-port=0',
+    `--healthz-port=${healthzPort}`,
+    '--anonymous-auth=false',
+    '--authentication-token-webhook',
+    '--authorization-mode=Webhook',
+    `--client-ca-file=${api.clusterCaFile}`,
+    '--node-status-update-frequency=1s',
+    '--version=v1.2.3-test',
+    `--pod-manifest-path=${join(dir, 'manifests')}`,
+    '--file-check-frequency=1s',
+  ]);
 });
 
 after(async () => {
-  await stopChild(agent);
+  await agent?.stop();
   await rest?.close();
   await api?.stop();
   // The agent leaves its pods running when it stops, as the reference does: end them here.
@@ -98,7 +84,7 @@ after(async () => {
 /** Waits until the agent's HTTPS server answers (it starts after the node part). */
 async function serverUp(): Promise<void> {
   await waitFor(async () => (await fetchText(`https://127.0.0.1:${port}/healthz`).catch(() => ({ status: 0 }))).status !== 0, 'the agent server', 20_000, 100).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut().slice(-3000)}`);
   });
 }
 
@@ -115,7 +101,7 @@ test('the agent registers a Ready node with its labels, taints, addresses and co
   await waitFor(async () => {
     node = await getNode();
     return node?.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-  }, `node ${NODE} to be Ready (agent output: ${agentOut.slice(-2000)})`, 30_000, 100);
+  }, `node ${NODE} to be Ready (agent output: ${agentOut().slice(-2000)})`, 30_000, 100);
   assert.ok(node !== undefined);
   const l = node.metadata.labels;
   assert.equal(l['k8s.io/hostname'], NODE);
@@ -162,7 +148,7 @@ test('a static pod: its lifecycle events in plat-apiserver, its logs and exec th
     reasons = list.items.filter((e) => e.involvedObject.kind === 'Pod' && e.involvedObject.name === pod).map((e) => e.reason);
     return reasons.includes('Created') && reasons.includes('Started');
   }, `Created and Started events for ${pod}`, 30_000, 200).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message} (saw ${reasons.join(',')})\n--- agent output ---\n${agentOut.slice(-3000)}`);
+    throw new Error(`${(err as Error).message} (saw ${reasons.join(',')})\n--- agent output ---\n${agentOut().slice(-3000)}`);
   });
   const base = `https://127.0.0.1:${port}`;
   await serverUp();
@@ -204,7 +190,7 @@ test('deleting the static pod\'s manifest stops it with a Killing event', async 
     const list = (await rest.request({ path: '/api/v1/namespaces/default/events' })) as { items: { reason: string; involvedObject: { kind: string; name: string; fieldPath?: string } }[] };
     return list.items.some((e) => e.involvedObject.name === pod && e.reason === 'Killing' && e.involvedObject.fieldPath === 'spec.containers{c}');
   }, `a Killing event for ${pod}`, 30_000, 200).catch((err: unknown) => {
-    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
+    throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut().slice(-3000)}`);
   });
 });
 
@@ -234,5 +220,5 @@ test('plat-apiserver down: the agent keeps serving and running; new callers get 
   const fresh = await fetchText(`${base}/pods`, { token: 'never-seen' });
   assert.equal(fresh.status, 500);
   assert.match(fresh.body, /^Authentication error: token review failed/);
-  assert.equal(agent.exitCode, null, 'the agent is still running');
+  assert.equal(agent?.child.exitCode, null, 'the agent is still running');
 });

@@ -6,9 +6,10 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { startAgent, type RunningAgent } from '../../../e2e/static-pods-harness.js';
-import { tempDir } from '../pods/agent-harness.js';
 import { killProcessPods, removeDockerPodsNamed } from '../pods/runtimes.js';
 import { freePort } from '../../../helpers/processes.js';
+import { wsConnect } from '../../../helpers/ws-client.js';
+import { tempDir, waitFor } from '../pods/agent-harness.js';
 import { makeServerCerts, type ServerCerts } from '../../../helpers/server-fixture.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
@@ -98,4 +99,19 @@ export function processPod(name: string, containers: TestContainer[]): unknown {
 /** `command=` query parameters. */
 export function commandQuery(argv: readonly string[]): string {
   return argv.map((c) => `command=${encodeURIComponent(c)}`).join('&');
+}
+
+/**
+ * Waits until `true` runs in the pod's container over a WebSocket v5 exec (its Status on the
+ * error channel, 3, is Success): the pod is up. Fails with the end of the agent's output.
+ */
+export async function untilExecRuns(a: StreamingAgent, pod: string, container: string, timeoutMs: number, everyMs: number): Promise<void> {
+  await waitFor('the pod to run', async () => {
+    const r = await wsConnect(`${a.base}/exec/default/${a.pod(pod)}/${container}?command=true&output=1`, ['v5.channel.k8s.io'], a.tls).catch(() => undefined);
+    if (r?.kind !== 'open') return false;
+    await r.messages.closed();
+    return r.messages.text(3).includes('Success');
+  }, timeoutMs, everyMs).catch((err: unknown) => {
+    throw new Error(`${String(err)}\n--- agent output ---\n${a.agent.output().slice(-3000)}`);
+  });
 }

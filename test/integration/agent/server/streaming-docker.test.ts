@@ -5,11 +5,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { waitFor } from '../pods/agent-harness.js';
 import { DOCKER_ENDPOINT, dockerSkipReason } from '../pods/runtimes.js';
 import { frame, wsConnect, type WsResult } from '../../../helpers/ws-client.js';
 import { readAll, spdyUpgrade } from '../../../helpers/spdy-client.js';
-import { commandQuery, processPod, startStreamingAgent, type StreamingAgent } from './streaming-agent-harness.js';
+import { commandQuery, processPod, startStreamingAgent, untilExecRuns, type StreamingAgent } from './streaming-agent-harness.js';
 
 const STDIN = 0;
 const STDOUT = 1;
@@ -36,14 +35,7 @@ before(async () => {
       ]),
     },
   });
-  await waitFor('the pod to run', async () => {
-    const r = await wsConnect(`${a.base}/exec/default/${a.pod('dk')}/web?command=true&output=1`, ['v5.channel.k8s.io'], a.tls).catch(() => undefined);
-    if (r?.kind !== 'open') return false;
-    await r.messages.closed();
-    return r.messages.text(ERROR).includes('Success');
-  }, 90_000, 500).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n--- agent output ---\n${a.agent.output().slice(-3000)}`);
-  });
+  await untilExecRuns(a, 'dk', 'web', 90_000, 500);
 });
 
 after(async () => {

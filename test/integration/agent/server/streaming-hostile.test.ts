@@ -11,6 +11,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { waitFor } from '../pods/agent-harness.js';
 import { wsConnect } from '../../../helpers/ws-client.js';
 import { commandQuery, processPod, startStreamingAgent, type StreamingAgent } from './streaming-agent-harness.js';
+import { pidAlive } from '../../../helpers/processes.js';
 
 interface WsCase { name: string; raw?: string; masked?: { b0: string; payload: string } }
 interface SpdyCase { name: string; hex: string }
@@ -90,22 +91,13 @@ function wsPid(bytes: Buffer): number | undefined {
   return m === null ? undefined : Number(m[1]);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 test('malformed WebSocket frames: the connection is closed, the exec killed, the agent unaffected, no descriptor left', { timeout: 120_000 }, async () => {
   const baseline = a.fds();
   for (const c of WS_CASES) {
     const { socket, pid, closed } = await upgradedWs(wsPid);
     socket.write(c.raw !== undefined ? Buffer.from(c.raw, 'hex') : masked(c.masked!.b0, c.masked!.payload));
     await Promise.race([closed, new Promise((_, reject) => setTimeout(() => reject(new Error(`${c.name}: the agent kept the connection open`)), 10_000))]);
-    await waitFor(`${c.name}: the exec to be killed`, () => !alive(pid));
+    await waitFor(`${c.name}: the exec to be killed`, () => !pidAlive(pid));
   }
   assert.equal(await execOnce(), 'ok\n', 'the agent still serves');
   await waitFor(`the agent's descriptors back to ${baseline}`, () => a.fds() <= baseline);

@@ -21,6 +21,7 @@ import { openExecStreams, readAll, spdyUpgrade, type UpgradeResult } from '../..
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { wsConnect } from '../../../helpers/ws-client.js';
+import { pidAlive } from '../../../helpers/processes.js';
 
 const POD: Pod = { metadata: { name: 'web', namespace: 'default', uid: '0123456789abcdef0123456789abcdef' }, spec: { containers: [{ name: 'c', command: ['sleep', '300'] }] } };
 
@@ -133,25 +134,16 @@ test('a client that disappears mid-stream: the command is gone, and so are the s
   await new Promise<void>((resolve) => s.get('stdout')!.once('data', () => resolve()));
   const pid = Number((await readFile(pidFile, 'utf8')).trim());
   const sleeper = Number((await readFile(sleeperFile, 'utf8')).trim());
-  assert.ok(alive(pid), 'the command runs while the client is there');
+  assert.ok(pidAlive(pid), 'the command runs while the client is there');
   assert.equal(live.size, 1, 'one session in flight');
   assert.ok(handles() > baseline, 'the exec holds a process, its pipes and the connection');
   r.socket.destroy();
   await waitFor(() => live.size === 0, 'the agent drops the session of a vanished client');
-  await waitFor(() => !alive(pid), 'the command is killed');
-  await waitFor(() => !alive(sleeper), 'and what it started (its process group)');
+  await waitFor(() => !pidAlive(pid), 'the command is killed');
+  await waitFor(() => !pidAlive(sleeper), 'and what it started (its process group)');
   await waitFor(() => handles() <= baseline, `every handle released (baseline ${baseline}, now ${handles()})`);
   assert.ok((await runtime.listContainers()).some((c) => c.state === 'running' && c.kind !== 'sandbox'), 'the pod itself is untouched');
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('port-forward over SPDY carries an HTTP request to a server on the pod port', async (t) => {
   const server: Server = createServer((req, res) => res.end(`hello from ${req.url}`));
@@ -190,11 +182,11 @@ test('--streaming-connection-idle-timeout (on the Clock): a session that moves b
   clock.advance(60_000);
   await clock.waitForSleepers(1);
   assert.equal(r.session.isClosed(), false, 'bytes moved during the period: the session stays');
-  assert.ok(alive(pid));
+  assert.ok(pidAlive(pid));
   // Nothing moves during the next period: closed.
   clock.advance(60_000);
   await waitFor(() => r.session.isClosed(), 'the agent closes the idle session');
-  await waitFor(() => idleLive.size === 0 && !alive(pid), 'the session is dropped and the command killed');
+  await waitFor(() => idleLive.size === 0 && !pidAlive(pid), 'the session is dropped and the command killed');
 });
 
 test('--streaming-connection-idle-timeout over WebSocket (on the Clock): an idle exec connection is closed, its command killed', async (t) => {
@@ -213,5 +205,5 @@ test('--streaming-connection-idle-timeout over WebSocket (on the Clock): an idle
   assert.equal(r.messages.closeCode, undefined, 'bytes moved during the period: the connection stays');
   clock.advance(60_000);
   await r.messages.closed();
-  await waitFor(() => idleLive.size === 0 && !alive(pid), 'the connection is dropped and the command killed');
+  await waitFor(() => idleLive.size === 0 && !pidAlive(pid), 'the connection is dropped and the command killed');
 });

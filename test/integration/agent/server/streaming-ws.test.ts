@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { waitFor } from '../pods/agent-harness.js';
 import { frame, wsConnect, type WsResult } from '../../../helpers/ws-client.js';
 import { openExecStreams, spdyUpgrade } from '../../../helpers/spdy-client.js';
-import { commandQuery, processPod, startStreamingAgent, type StreamingAgent } from './streaming-agent-harness.js';
+import { commandQuery, processPod, startStreamingAgent, untilExecRuns, type StreamingAgent } from './streaming-agent-harness.js';
+import { pidAlive } from '../../../helpers/processes.js';
 
 const STDIN = 0;
 const STDOUT = 1;
@@ -38,15 +39,7 @@ before(async () => {
       ]),
     },
   });
-  const url = `${a.base}/exec/default/${a.pod('echo')}/side?command=true&output=1`;
-  await waitFor('the pod to run', async () => {
-    const r = await wsConnect(url, ['v5.channel.k8s.io'], a.tls).catch(() => undefined);
-    if (r?.kind !== 'open') return false;
-    await r.messages.closed();
-    return r.messages.text(ERROR).includes('Success');
-  }, 60_000, 200).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n--- agent output ---\n${a.agent.output().slice(-3000)}`);
-  });
+  await untilExecRuns(a, 'echo', 'side', 60_000, 200);
 });
 
 after(async () => {
@@ -159,31 +152,22 @@ test('a WebSocket client that disappears mid-exec: the command\'s stdin is close
   const r = opened(await wsConnect(execUrl('side', ['sh', '-c', 'echo $$; cat; echo never'], 'input=1&output=1'), ['v5.channel.k8s.io'], a.tls));
   await r.messages.until(() => /^\d+\n/.test(r.messages.text(STDOUT)), 'the pid');
   const pid = Number(r.messages.text(STDOUT).trim());
-  assert.ok(alive(pid));
+  assert.ok(pidAlive(pid));
   assert.ok(a.fds() > baseline, 'the exec holds the connection and the pipes');
   r.ws.terminate();
-  await waitFor('the command to be gone', () => !alive(pid));
+  await waitFor('the command to be gone', () => !pidAlive(pid));
   await waitFor(`the agent's descriptors back to ${baseline}`, () => a.fds() <= baseline);
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('a client that disappears from a terminal exec: the command on the pty is killed and the agent\'s descriptors (the pty too) come back', async () => {
   const baseline = a.fds();
   const r = opened(await wsConnect(execUrl('side', ['sh', '-c', 'echo $$; exec cat'], 'input=1&output=1&tty=1'), ['v5.channel.k8s.io'], a.tls));
   await r.messages.until(() => /^\d+\r?\n/.test(r.messages.text(STDOUT)), 'the pid');
   const pid = Number(r.messages.text(STDOUT).trim().split(/\s/)[0]);
-  assert.ok(alive(pid));
+  assert.ok(pidAlive(pid));
   assert.ok(a.fds() > baseline, 'the exec holds the connection and the pty');
   r.ws.terminate();
-  await waitFor('the command on the pty to be gone', () => !alive(pid));
+  await waitFor('the command on the pty to be gone', () => !pidAlive(pid));
   await waitFor(`the agent's descriptors back to ${baseline}`, () => a.fds() <= baseline);
 });
 

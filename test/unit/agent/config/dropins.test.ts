@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listDropIns, loadDropIns } from '../../../../src/agent/config/dropins.js';
-import { mergePatch, overlayFile } from '../../../../src/agent/config/merge.js';
+import { overlayFile } from '../../../../src/agent/config/merge.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
 const HEAD = 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n';
@@ -52,27 +52,6 @@ test('drop-ins: one bad file aborts, naming it', async (t) => {
   });
   const dir2 = await tree(t, { '10.conf': 'port: 1\n' });
   await assert.rejects(loadDropIns(dir2, opts), /10\.conf": apiVersion and kind are missing/);
-});
-
-test('RFC 7386 merge patch examples', () => {
-  const cases: [unknown, unknown, unknown][] = [
-    [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
-    [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
-    [{ a: 'b' }, { a: null }, {}],
-    [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
-    [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
-    [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
-    [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
-    [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
-    [{ a: 'b' }, ['c'], ['c']],
-    [{ a: 'foo' }, null, null],
-    [{ a: 'foo' }, 'bar', 'bar'],
-    [{ e: null }, { a: 1 }, { e: null, a: 1 }],
-    [[1, 2], { a: 'b', c: null }, { a: 'b' }],
-    [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
-  ];
-  for (const [target, patch, want] of cases) assert.deepEqual(mergePatch(target, patch), want, JSON.stringify([target, patch]));
 });
 
 test('a file replaces map-valued defaults whole but merges nested structures', () => {

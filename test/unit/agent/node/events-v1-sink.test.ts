@@ -69,6 +69,11 @@ function fakeSink(name: string, log: string[]): EventSink {
   };
 }
 
+/** A negotiating sink over `preferred` (fake "v1" when not given) and a fake "core", writing to `log`. */
+function negotiated(log: string[], logger: ReturnType<typeof recordingLogger>, served: () => Promise<boolean>, preferred: EventSink = fakeSink('v1', log)): NegotiatedEventSink {
+  return new NegotiatedEventSink({ preferred, fallback: fakeSink('core', log), served, groupVersion: 'events.k8s.io/v1', logger });
+}
+
 test('negotiation: events.k8s.io when discovery lists it; core/v1 (logged once) when it does not or the group is absent', async () => {
   for (const [served, want] of [
     [() => Promise.resolve(true), 'v1'],
@@ -78,15 +83,9 @@ test('negotiation: events.k8s.io when discovery lists it; core/v1 (logged once) 
     const writes: string[] = [];
     const logger = recordingLogger();
     let asked = 0;
-    const sink = new NegotiatedEventSink({
-      preferred: fakeSink('v1', writes),
-      fallback: fakeSink('core', writes),
-      served: () => {
-        asked++;
-        return served();
-      },
-      groupVersion: 'events.k8s.io/v1',
-      logger,
+    const sink = negotiated(writes, logger, () => {
+      asked++;
+      return served();
     });
     assert.equal(sink.mode, 'undecided');
     await sink.create('default', coreEvent());
@@ -104,13 +103,7 @@ test('negotiation: an unreadable discovery writes through core/v1 for now, says 
   const writes: string[] = [];
   const logger = recordingLogger();
   let asked = 0;
-  const sink = new NegotiatedEventSink({
-    preferred: fakeSink('v1', writes),
-    fallback: fakeSink('core', writes),
-    served: () => (++asked < 3 ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443')) : Promise.resolve(true)),
-    groupVersion: 'events.k8s.io/v1',
-    logger,
-  });
+  const sink = negotiated(writes, logger, () => (++asked < 3 ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443')) : Promise.resolve(true)));
   await sink.create('default', coreEvent());
   await sink.create('default', coreEvent());
   await sink.create('default', coreEvent());
@@ -125,19 +118,13 @@ test('negotiation: a 403 from events.k8s.io (the reference system:node role gran
     create: () => Promise.reject(new ApiError('events.events.k8s.io is forbidden: User "system:node:n1" cannot create resource "events"', { status: 403, reason: 'Forbidden' })),
     patch: () => Promise.reject(new Error('unexpected')),
   };
-  const sink = new NegotiatedEventSink({ preferred: forbidden, fallback: fakeSink('core', writes), served: () => Promise.resolve(true), groupVersion: 'events.k8s.io/v1', logger });
+  const sink = negotiated(writes, logger, () => Promise.resolve(true), forbidden);
   await sink.create('default', coreEvent());
   await sink.create('default', coreEvent());
   assert.deepEqual(writes, ['core:create', 'core:create']);
   assert.equal(sink.mode, 'core');
   assert.equal(logger.lines.filter((l) => l.msg.startsWith('this user may not write events.k8s.io/v1 events (events.events.k8s.io is forbidden')).length, 1);
-  const other = new NegotiatedEventSink({
-    preferred: { create: () => Promise.reject(new ApiError('bad', { status: 422, reason: 'Invalid' })), patch: () => Promise.resolve() },
-    fallback: fakeSink('core', writes),
-    served: () => Promise.resolve(true),
-    groupVersion: 'events.k8s.io/v1',
-    logger,
-  });
+  const other = negotiated(writes, logger, () => Promise.resolve(true), { create: () => Promise.reject(new ApiError('bad', { status: 422, reason: 'Invalid' })), patch: () => Promise.resolve() });
   await assert.rejects(other.create('default', coreEvent()), /bad/);
   assert.equal(other.mode, 'events.k8s.io', 'other errors are the recorder\'s to handle');
 });

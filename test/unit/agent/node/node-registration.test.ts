@@ -5,7 +5,7 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
 import { reconcilePatch, registerNode, uninitializedTaint } from '../../../../src/agent/node/registration.js';
-import { NodeStatusManager, STATUS_REPORT_FREQUENCY_MS } from '../../../../src/agent/node/status-manager.js';
+import { NodeStatusManager, STATUS_REPORT_FREQUENCY_MS, type NodeStatusManagerOptions } from '../../../../src/agent/node/status-manager.js';
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
 
 class FakeNodeApi implements NodeApi {
@@ -70,20 +70,22 @@ test('registration backs off from 100 ms doubling to 7 s, then reconciles an exi
   assert.deepEqual(api.patches[0], { metadata: { labels: { 'platform.io/hostname': 'n1' } }, spec: { taints: [uninitializedTaint(namesFor('platform', 'platform.io'))] } });
 });
 
+/** A status manager for node n1 (10 s updates, daemon port 10250), its events' reasons kept in `events`. */
+function statusManager(o: Pick<NodeStatusManagerOptions, 'api' | 'clock' | 'maxImages' | 'sources'> & { events: string[] }): NodeStatusManager {
+  const { events, ...rest } = o;
+  return new NodeStatusManager({ ...rest, logger: silentLogger(), nodeName: 'n1', updateFrequencyMs: 10_000, daemonPort: 10250, events: { event: (_o, _t, reason) => events.push(reason) } });
+}
+
 test('status is sent on change or every 5 minutes; while the API server is down only the latest waits and the rest are counted', async () => {
   const clock = new ManualClock();
   const api = new FakeNodeApi();
   let memory = false;
   const events: string[] = [];
-  const m = new NodeStatusManager({
+  const m = statusManager({
     api,
     clock,
-    logger: silentLogger(),
-    nodeName: 'n1',
-    updateFrequencyMs: 10_000,
     maxImages: 2,
-    daemonPort: 10250,
-    events: { event: (_o, _t, reason) => events.push(reason) },
+    events,
     sources: {
       resources: () => Promise.resolve({ capacity: { cpu: '1' }, allocatable: { cpu: '1' } }),
       addresses: () => [{ type: 'InternalIP', address: '10.0.0.1' }],
@@ -132,15 +134,11 @@ test('the node is NotReady (with the reason) while the runtime is down, and Read
   const api = new FakeNodeApi();
   let reasons: string[] = ['container runtime is down: connect ENOENT'];
   const events: string[] = [];
-  const m = new NodeStatusManager({
+  const m = statusManager({
     api,
     clock,
-    logger: silentLogger(),
-    nodeName: 'n1',
-    updateFrequencyMs: 10_000,
     maxImages: -1,
-    daemonPort: 10250,
-    events: { event: (_o, _t, reason) => events.push(reason) },
+    events,
     sources: {
       resources: () => Promise.resolve({ capacity: {}, allocatable: {} }),
       addresses: () => [],

@@ -174,15 +174,19 @@ describe('JWT authenticator', () => {
       await other.close();
     }
   });
-  test('the set caches successes for 10 s, never past exp, and not failures', async () => {
-    const clock = new ManualClock(Date.now());
+  /** A set of one authenticator of the test issuer (usernames unprefixed), on `clock`. */
+  const cachingSet = (clock: ManualClock): JwtAuthenticatorSet => {
     const a = new JwtAuthenticator({
       config: { issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } },
       clock,
       logger: silentLogger(),
     });
     made.push(a);
-    const set = new JwtAuthenticatorSet({ authenticators: [a], clock });
+    return new JwtAuthenticatorSet({ authenticators: [a], clock });
+  };
+  test('the set caches successes for 10 s, never past exp, and not failures', async () => {
+    const clock = new ManualClock(Date.now());
+    const set = cachingSet(clock);
     const token = await issuer.mint({ sub: 'c' }, { expiresInSec: 15 });
     assert.equal((await set.authenticate(req(token))).kind, 'authenticated');
     assert.equal((await set.authenticate(req(token))).kind, 'authenticated');
@@ -199,13 +203,7 @@ describe('JWT authenticator', () => {
   });
   test('the set verifies a token once however many requests carry it at the same time', async () => {
     const clock = new ManualClock(Date.now());
-    const a = new JwtAuthenticator({
-      config: { issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } },
-      clock,
-      logger: silentLogger(),
-    });
-    made.push(a);
-    const set = new JwtAuthenticatorSet({ authenticators: [a], clock });
+    const set = cachingSet(clock);
     const token = await issuer.mint({ sub: 'burst' }, { expiresInSec: 15 });
     const answers = await Promise.all([1, 2, 3, 4].map(() => set.authenticate(req(token))));
     assert.deepEqual(answers.map((r) => r.kind === 'authenticated' && r.user.username), ['burst', 'burst', 'burst', 'burst']);

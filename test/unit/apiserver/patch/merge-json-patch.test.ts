@@ -3,28 +3,6 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { PatchError, applyJsonPatch, createMergePatch, mergePatch } from '../../../../src/apiserver/patch/index.js';
 
-// RFC 7386 appendix A
-const rfc: [unknown, unknown, unknown][] = [
-  [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
-  [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
-  [{ a: 'b' }, { a: null }, {}],
-  [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
-  [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
-  [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
-  [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
-  [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-  [['a', 'b'], ['c', 'd'], ['c', 'd']],
-  [{ a: 'b' }, ['c'], ['c']],
-  [{ a: 'foo' }, null, null],
-  [{ a: 'foo' }, 'bar', 'bar'],
-  [{ e: null }, { a: 1 }, { e: null, a: 1 }],
-  [[1, 2], { a: 'b', c: null }, { a: 'b' }],
-  [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
-];
-rfc.forEach(([target, patch, want], i) => {
-  test(`RFC 7386 example ${i + 1}`, () => assert.deepEqual(mergePatch(target, patch), want));
-});
-
 const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const noNullObject = fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(fc.integer(), fc.string(), fc.dictionary(fc.string({ maxLength: 2 }), fc.integer(), { noNullPrototype: true })), { noNullPrototype: true });
 

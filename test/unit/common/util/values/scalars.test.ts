@@ -1,19 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FlagError } from '../../../../../src/common/util/errors.js';
+import { throwsFlagError } from '../../../../helpers/flag-error.js';
 import { parseBool, goBool } from '../../../../../src/common/util/values/bool.js';
 import { parseInt32, parseInt64 } from '../../../../../src/common/util/values/int.js';
 import { formatDuration, formatDurationNs, normalizeDuration, parseDurationMs, parseDurationNs } from '../../../../../src/common/util/values/duration.js';
 import { parseQuantity } from '../../../../../src/common/util/values/quantity.js';
-
-function throwsFlagError(fn: () => unknown, message?: string | RegExp): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof FlagError, `expected FlagError, got ${String(e)}`);
-    if (typeof message === 'string') assert.equal(e.message, message);
-    else if (message) assert.match(e.message, message);
-    return true;
-  });
-}
 
 test('bool: every Go ParseBool form, and nothing else', () => {
   for (const t of ['1', 't', 'T', 'true', 'TRUE', 'True']) assert.equal(parseBool(t), true, t);

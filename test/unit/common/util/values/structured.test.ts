@@ -1,20 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError } from '../../../../../src/common/util/errors.js';
+import { throwsFlagError } from '../../../../helpers/flag-error.js';
 import { mergeColonMultimap, parseBoolMap, parseColonMultimap, parseKeyValueMap, parseStrings } from '../../../../../src/common/util/values/lists.js';
 import { parseTaints } from '../../../../../src/common/util/values/taints.js';
 import { parseReservedMemory } from '../../../../../src/common/util/values/reserved-memory.js';
 import { parseVModule } from '../../../../../src/common/util/values/vmodule.js';
 import { labelValueErrors, qualifiedNameErrors } from '../../../../../src/common/util/values/labels.js';
-
-function throwsFlagError(fn: () => unknown, message?: string | RegExp): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof FlagError, `expected FlagError, got ${String(e)}`);
-    if (typeof message === 'string') assert.equal(e.message, message);
-    else if (message) assert.match(e.message, message);
-    return true;
-  });
-}
 
 test('strings: one CSV record', () => {
   const cases: [string, string[]][] = [
