@@ -10,8 +10,8 @@
 // as its own process on 127.0.0.1 with an ephemeral port, and BENCH_COMPARE_BIN=<another build's
 // bin/plat-apiserver> adds that build, measured alternately in the same run. Every benchmark then
 // talks to the server through its public HTTPS API only, so it runs unchanged against any API
-// server of the reference's protocol. BENCH_SERVER_NODE_OPTIONS (e.g. `--cpu-prof
-// --cpu-prof-dir=/tmp/prof`) is handed to the started servers as NODE_OPTIONS; BENCH_DATA_DIR=1
+// server of the reference's protocol. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
+// --cpu-prof-dir=/tmp/prof`, space-separated) go to the started servers' node; BENCH_DATA_DIR=1
 // starts them with `--data-dir` (SQLite on disk, every write durable before it is answered)
 // instead of in memory.
 
@@ -115,12 +115,12 @@ export async function targetSpecs(argv: readonly string[] = process.argv.slice(2
 export async function reach(spec: TargetSpec): Promise<Reached> {
   if (spec.kind === 'external') return { endpoint: spec.endpoint, stop: async () => undefined };
   const dataDir = process.env['BENCH_DATA_DIR'] === '1' ? mkdtempSync(join(tmpdir(), 'pa-bench-data-')) : undefined;
-  const nodeOptions = process.env['BENCH_SERVER_NODE_OPTIONS'];
+  const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const api: StartedApiServer = await startApiServer({
     bin: spec.bin,
     args: ['--controllers=-csrapproving,-csrsigning'],
     ...(dataDir === undefined ? {} : { dataDir }),
-    ...(nodeOptions === undefined ? {} : { env: { NODE_OPTIONS: nodeOptions } }),
+    nodeArgs,
   });
   const conn = await loadConnection(api.adminPlatconfig);
   const endpoint: Endpoint = { url: api.url, ca: conn.caPem, cert: conn.certPem, key: conn.keyPem, token: undefined, servername: undefined };
