@@ -143,11 +143,17 @@ function summarize(title: string, specs: readonly TargetSpec[], results: Map<str
   specs.forEach((spec, i) => {
     for (const f of medians[i] ?? []) console.log(`  ${spec.label}: ${f.name} ${fmt(f.value)} ${f.unit}`);
   });
-  const [mine, other] = medians;
+  const [mine, other] = specs.map((spec) => results.get(spec.label) ?? []);
   if (mine === undefined || other === undefined) return;
-  for (const f of mine) {
-    const o = other.find((x) => x.name === f.name);
-    if (o !== undefined && o.value !== 0) console.log(`  this build / compared: ${f.name} ${(f.value / o.value).toFixed(2)}x`);
+  // Paired within each round (the two builds ran back to back), then the median of the rounds.
+  for (const f of mine[0] ?? []) {
+    const ratios = mine.flatMap((round, r) => {
+      const a = round.find((x) => x.name === f.name)?.value;
+      const b = other[r]?.find((x) => x.name === f.name)?.value;
+      return a === undefined || b === undefined || b === 0 ? [] : [a / b];
+    });
+    const each = ratios.map((x) => x.toFixed(2)).join(', ');
+    console.log(`  this build / compared, per round: ${f.name} median ${percentile(ratios, 0.5).toFixed(2)}x (${each})`);
   }
 }
 
