@@ -114,7 +114,7 @@ export interface Figure {
 
 /**
  * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
- * alternating within each round, and prints each round's figures with the load average, then the
+ * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
  * median of each figure per target and this build's median against the compared build's.
  */
 export async function runRounds(title: string, connections: number, measure: (s: Session) => Promise<Figure[]>): Promise<void> {
@@ -122,7 +122,9 @@ export async function runRounds(title: string, connections: number, measure: (s:
   const rounds = Number(process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? 3 : 1));
   const results = new Map<string, Figure[][]>();
   for (let r = 0; r < rounds; r++) {
-    for (const spec of specs) {
+    // ABBA: the order alternates by round, so a load that rises or falls during a round does not
+    // favour the build that always goes first.
+    for (const spec of r % 2 === 0 ? specs : [...specs].reverse()) {
       const s = await openSession(spec, connections);
       try {
         const figures = await measure(s);
