@@ -4,10 +4,10 @@
 // issue's reference figure (a real kube-apiserver 1.32 with etcd on this kind of machine) is
 // p50 8.1 ms.
 
-import { latencies, ms, percentile, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import { latencies, ms, percentile, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
 import { makeCsrPem } from '../test/helpers/apiserver-fixtures.js';
 
-const N = Number(process.env['BENCH_REQUESTS'] ?? 300);
+const N = positiveInt('BENCH_REQUESTS', process.env['BENCH_REQUESTS'] ?? '300');
 
 // A distinct request (its own key) per CSR, as distinct nodes send: nothing is parsed twice
 // across requests. Made once, before any server is measured.

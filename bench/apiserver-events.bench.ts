@@ -4,9 +4,9 @@
 // issue's reference figure (a real kube-apiserver 1.32 with etcd) is 652 events/s.
 
 import Database from 'better-sqlite3';
-import { concurrently, event, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import { concurrently, event, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
 
-const N = Number(process.env['BENCH_EVENTS'] ?? 3000);
+const N = positiveInt('BENCH_EVENTS', process.env['BENCH_EVENTS'] ?? '3000');
 const CONCURRENCY = 16;
 
 function rawInsertsPerSec(ns: string): number {

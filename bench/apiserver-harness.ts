@@ -119,7 +119,7 @@ export interface Figure {
  */
 export async function runRounds(title: string, connections: number, measure: (s: Session) => Promise<Figure[]>): Promise<void> {
   const specs = await targetSpecs();
-  const rounds = Number(process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? 3 : 1));
+  const rounds = positiveInt('BENCH_ROUNDS', process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? '3' : '1'));
   const results = new Map<string, Figure[][]>();
   for (let r = 0; r < rounds; r++) {
     // ABBA: the order alternates by round, so a load that rises or falls during a round does not
@@ -166,6 +166,13 @@ function medianFigures(rounds: readonly Figure[][]): Figure[] {
 
 function fmt(x: number): string {
   return x >= 100 ? x.toFixed(0) : x.toFixed(x >= 1 ? 2 : 4);
+}
+
+/** A count from the environment: a positive integer, or an error naming the variable. */
+export function positiveInt(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`${name}=${text}: expected a whole number from 1 to 1000000`);
+  return n;
 }
 
 export function percentile(xs: readonly number[], p: number): number {

@@ -4,9 +4,9 @@
 // concurrent clients). Runs against any server (apiserver-target.ts); the reference
 // figure (a real kube-apiserver 1.32 with etcd) is 0.030 ms per item.
 
-import { concurrently, event, ms, percentile, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import { concurrently, event, ms, percentile, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
 
-const TOTAL = Number(process.env['BENCH_LIST_TOTAL'] ?? 10_000);
+const TOTAL = positiveInt('BENCH_LIST_TOTAL', process.env['BENCH_LIST_TOTAL'] ?? '10000');
 const PAGE = 500;
 const ROUNDS = 5;
 

@@ -6,10 +6,10 @@
 // p99 35 ms to 100 watchers.
 
 import { request, type Agent } from 'undici';
-import { event, ms, percentile, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import { event, ms, percentile, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
 
-const COUNTS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map(Number);
-const WRITES = Number(process.env['BENCH_WATCH_WRITES'] ?? 30);
+const COUNTS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map((n) => positiveInt('BENCH_WATCHERS', n));
+const WRITES = positiveInt('BENCH_WATCH_WRITES', process.env['BENCH_WATCH_WRITES'] ?? '30');
 
 interface Watchers {
   readonly delays: number[];
