@@ -1,50 +1,178 @@
-// Shared setup of the plat-apiserver benchmarks: an in-process server (controllers off, in
-// memory) with an admin HTTPS client over keep-alive connections, and percentile helpers.
+// Shared setup of the plat-apiserver benchmarks: a session on one target (apiserver-target.ts)
+// through its public HTTPS API only, keep-alive connections, a namespace of its own created for
+// the run (events must live in an existing namespace, as the reference requires) and removed at
+// the end with every CSR the run labelled; the rounds runner that measures every target
+// alternately; and percentile helpers.
 
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { parseFlags } from '../src/apiserver/flags.js';
-import { startApiServer, type RunningApiServer } from '../src/apiserver/main.js';
-import { EXTRA_FLAGS } from '../src/apiserver/plugins.js';
-import { silentLogger } from '../src/common/log/types.js';
-import { loadConnection } from '../src/common/platconfig/platconfig.js';
+import { reach, targetSpecs, type Endpoint, type Reached, type TargetSpec } from './apiserver-target.js';
 
-export interface BenchServer {
-  readonly running: RunningApiServer;
+export interface Session {
+  readonly label: string;
   readonly url: string;
-  readonly agent: Agent;
+  /** The namespace this run created (events go there). */
+  readonly namespace: string;
+  /** The value of the `bench-run` label on what this run creates. */
+  readonly runId: string;
+  /** The CSR API group the server serves (`certificates.k8s.io` on the reference). */
+  readonly certificatesGroup: string;
   /** One request; returns the status and the body text. */
   call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  /** An agent for long-lived streams (one connection per stream). */
+  streamAgent(connections: number): Agent;
+  /** Authorization header for requests made with streamAgent. */
+  readonly headers: Record<string, string>;
   close(): Promise<void>;
 }
 
-export async function benchServer(args: readonly string[] = [], connections = 8): Promise<BenchServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'pa-bench-'));
-  const parsed = parseFlags(['--secure-port=0', `--cert-dir=${join(dir, 'certs')}`, '--controllers=-csrapproving,-csrsigning', ...args], EXTRA_FLAGS);
-  if (parsed.kind !== 'run') throw new Error('unexpected help');
-  const running = await startApiServer(parsed.flags, silentLogger());
-  const conn = await loadConnection(running.adminPlatconfig);
-  const agent = new Agent({ connect: { ca: conn.caPem ?? '', cert: conn.certPem ?? '', key: conn.keyPem ?? '' }, connections, pipelining: 1 });
+export function loadavg(): string {
+  return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+}
+
+function connectOptions(e: Endpoint, timeout?: number): Record<string, unknown> {
   return {
-    running,
-    url: running.url,
-    agent,
-    call: async (method, path, body) => {
-      const res = await request(`${running.url}${path}`, {
-        method: method as 'GET',
-        dispatcher: agent,
-        ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
-      });
-      return { status: res.statusCode, text: await res.body.text() };
-    },
-    close: async () => {
-      await agent.close();
-      await running.stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
+    ...(e.ca === undefined ? {} : { ca: e.ca }),
+    ...(e.cert === undefined ? {} : { cert: e.cert }),
+    ...(e.key === undefined ? {} : { key: e.key }),
+    ...(e.servername === undefined ? {} : { servername: e.servername }),
+    ...(timeout === undefined ? {} : { timeout }),
   };
+}
+
+async function certificatesGroup(call: Session['call']): Promise<string> {
+  const r = await call('GET', '/apis');
+  if (r.status !== 200) throw new Error(`GET /apis: ${r.status} ${r.text.slice(0, 200)}`);
+  const groups = (JSON.parse(r.text) as { groups?: { name: string }[] }).groups ?? [];
+  const g = groups.find((x) => x.name.startsWith('certificates.'));
+  if (g === undefined) throw new Error('the server serves no certificates.* API group');
+  return g.name;
+}
+
+export async function openSession(spec: TargetSpec, connections = 8): Promise<Session> {
+  const reached: Reached = await reach(spec);
+  const e = reached.endpoint;
+  const headers: Record<string, string> = e.token === undefined ? {} : { authorization: `Bearer ${e.token}` };
+  const agent = new Agent({ connect: connectOptions(e), connections, pipelining: 1 });
+  const agents: Agent[] = [agent];
+  const call: Session['call'] = async (method, path, body) => {
+    const res = await request(`${e.url}${path}`, {
+      method: method as 'GET',
+      dispatcher: agent,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.statusCode, text: await res.body.text() };
+  };
+  const runId = randomBytes(4).toString('hex');
+  const namespace = `bench-${runId}`;
+  try {
+    const ns = await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    if (ns.status !== 201) throw new Error(`creating namespace ${namespace}: ${ns.status} ${ns.text.slice(0, 200)}`);
+    const group = await certificatesGroup(call);
+    return {
+      label: spec.label,
+      url: e.url,
+      namespace,
+      runId,
+      certificatesGroup: group,
+      call,
+      headers,
+      streamAgent: (n) => {
+        const a = new Agent({ connect: connectOptions(e, 120_000), connections: n, pipelining: 0, headersTimeout: 120_000, bodyTimeout: 0 });
+        agents.push(a);
+        return a;
+      },
+      close: async () => {
+        if (spec.kind === 'external') await cleanUp(call, group, namespace, runId);
+        await Promise.allSettled(agents.map((a) => a.close()));
+        await reached.stop();
+      },
+    };
+  } catch (err) {
+    await Promise.allSettled(agents.map((a) => a.close()));
+    await reached.stop();
+    throw err;
+  }
+}
+
+/** Removes what the run created on a server that outlives it (the events go with the namespace). */
+async function cleanUp(call: Session['call'], group: string, namespace: string, runId: string): Promise<void> {
+  const csrs = await call('DELETE', `/apis/${group}/v1/certificatesigningrequests?labelSelector=${encodeURIComponent(`bench-run=${runId}`)}`);
+  const ns = await call('DELETE', `/api/v1/namespaces/${namespace}`);
+  if (csrs.status !== 200 || ns.status !== 200) console.error(`cleaning up: deleting CSRs ${csrs.status}, namespace ${namespace} ${ns.status}`);
+}
+
+/** One figure of one round: a value, its same-run baseline, and how the ratio reads. */
+export interface Figure {
+  readonly name: string;
+  readonly value: number;
+  readonly unit: string;
+  readonly text: string;
+}
+
+/**
+ * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
+ * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
+ * median of each figure per target and this build's median against the compared build's.
+ */
+export async function runRounds(title: string, connections: number, measure: (s: Session) => Promise<Figure[]>): Promise<void> {
+  const specs = await targetSpecs();
+  const rounds = positiveInt('BENCH_ROUNDS', process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? '3' : '1'));
+  const results = new Map<string, Figure[][]>();
+  for (let r = 0; r < rounds; r++) {
+    // ABBA: the order alternates by round, so a load that rises or falls during a round does not
+    // favour the build that always goes first.
+    for (const spec of r % 2 === 0 ? specs : [...specs].reverse()) {
+      const s = await openSession(spec, connections);
+      try {
+        const figures = await measure(s);
+        console.log(`[${title}] round ${r + 1}/${rounds}, ${spec.label}, load ${loadavg()}:`);
+        for (const f of figures) console.log(`  ${f.text}`);
+        results.set(spec.label, [...(results.get(spec.label) ?? []), figures]);
+      } finally {
+        await s.close();
+      }
+    }
+  }
+  summarize(title, specs, results);
+}
+
+function summarize(title: string, specs: readonly TargetSpec[], results: Map<string, Figure[][]>): void {
+  const medians = specs.map((spec) => medianFigures(results.get(spec.label) ?? []));
+  console.log(`[${title}] medians over the rounds:`);
+  specs.forEach((spec, i) => {
+    for (const f of medians[i] ?? []) console.log(`  ${spec.label}: ${f.name} ${fmt(f.value)} ${f.unit}`);
+  });
+  const [mine, other] = specs.map((spec) => results.get(spec.label) ?? []);
+  if (mine === undefined || other === undefined) return;
+  // Paired within each round (the two builds ran back to back), then the median of the rounds.
+  for (const f of mine[0] ?? []) {
+    const ratios = mine.flatMap((round, r) => {
+      const a = round.find((x) => x.name === f.name)?.value;
+      const b = other[r]?.find((x) => x.name === f.name)?.value;
+      return a === undefined || b === undefined || b === 0 ? [] : [a / b];
+    });
+    const each = ratios.map((x) => x.toFixed(2)).join(', ');
+    console.log(`  this build / compared, per round: ${f.name} median ${percentile(ratios, 0.5).toFixed(2)}x (${each})`);
+  }
+}
+
+function medianFigures(rounds: readonly Figure[][]): Figure[] {
+  const first = rounds[0] ?? [];
+  return first.map((f) => ({ ...f, value: percentile(rounds.map((r) => r.find((x) => x.name === f.name)?.value ?? 0), 0.5) }));
+}
+
+function fmt(x: number): string {
+  return x >= 100 ? x.toFixed(0) : x.toFixed(x >= 1 ? 2 : 4);
+}
+
+/** A count from the environment: a positive integer, or an error naming the variable. */
+export function positiveInt(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`${name}=${text}: expected a whole number from 1 to 1000000`);
+  return n;
 }
 
 export function percentile(xs: readonly number[], p: number): number {
@@ -56,7 +184,7 @@ export function ms(x: number): string {
   return `${x.toFixed(2)} ms`;
 }
 
-/** p50/p99 of `n` sequential calls of `fn` (milliseconds). */
+/** Durations (milliseconds) of `n` sequential calls of `fn`. */
 export async function latencies(n: number, fn: (i: number) => Promise<void>): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -67,6 +195,17 @@ export async function latencies(n: number, fn: (i: number) => Promise<void>): Pr
   return out;
 }
 
+/** Runs `fn(i)` for i in [0, n) on `concurrency` workers. */
+export async function concurrently(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
+    }),
+  );
+}
+
+/** A core/v1 Event about a Pod in the same namespace (the reference requires that namespace to match). */
 export function event(name: string, ns = 'default'): Record<string, unknown> {
   return {
     apiVersion: 'v1',

@@ -10,7 +10,7 @@
 // Options: `args` (extra flags, e.g. ['--token-auth-file=/tmp/t.csv']), `platformDomain`
 // (default platform.io), `dataDir` (persist in SQLite there; default in memory), `certDir`
 // (reuse one, e.g. across a restart; default a fresh temp dir removed by stop()), `env`,
-// `startTimeoutMs` (default 30 s). stop() sends SIGTERM (SIGKILL after 5 s) and removes the
+// `startTimeoutMs` (default 30 s), `bin` (another build's launcher), `nodeArgs`. stop() sends SIGTERM (SIGKILL after 5 s) and removes the
 // temp dirs it created; kill() sends SIGKILL at once (for crash tests) and keeps the dirs.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +28,10 @@ export interface StartApiServerOptions {
   readonly certDir?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly startTimeoutMs?: number;
+  /** Another build's launcher (e.g. main's bin/plat-apiserver, for benchmarks); default this tree's. */
+  readonly bin?: string;
+  /** Node options before the launcher (e.g. ['--cpu-prof'], which NODE_OPTIONS refuses). */
+  readonly nodeArgs?: readonly string[];
 }
 
 export interface ApiResponse {
@@ -113,18 +117,17 @@ function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 
 export async function startApiServer(opts: StartApiServerOptions = {}): Promise<StartedApiServer> {
   const root = repoRoot();
-  const bin = join(root, 'bin', 'plat-apiserver');
+  const bin = opts.bin ?? join(root, 'bin', 'plat-apiserver');
   // bin/plat-apiserver runs the bundle, so the tests run what ships.
-  if (!existsSync(join(root, 'dist', 'bundle', 'plat-apiserver', 'plat-apiserver.mjs'))) {
-    throw new Error('dist/bundle/plat-apiserver/plat-apiserver.mjs is missing: run "npm run build" first');
-  }
+  const bundle = join(dirname(bin), '..', 'dist', 'bundle', 'plat-apiserver', 'plat-apiserver.mjs');
+  if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run "npm run build" first`);
   const ownCertDir = opts.certDir === undefined;
   const certDir = opts.certDir ?? mkdtempSync(join(tmpdir(), 'plat-apiserver-'));
   const platformDomain = opts.platformDomain ?? 'platform.io';
   const args = ['--secure-port=0', '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, `--platform-domain=${platformDomain}`];
   if (opts.dataDir !== undefined) args.push(`--data-dir=${opts.dataDir}`);
   args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, ...args], { cwd: root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   // A test process that dies without calling stop() must not leave the server running.
   const killOnExit = (): void => {
     child.kill('SIGKILL');

@@ -5,7 +5,7 @@
 import { labelRequirementToApi } from '../authz/review-selectors.js';
 import type { FieldSelectorRequirement, LabelSelectorRequirement, RequestAttributes } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
-import { parseFieldSelector, parseLabelSelector } from '../selectors/index.js';
+import { cachedFieldSelector, cachedLabelSelector } from '../selectors/index.js';
 
 const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
 
@@ -94,7 +94,7 @@ function resourceVerb(method: string, search: URLSearchParams, watchPath: boolea
 function labelRequirements(text: string | null): readonly LabelSelectorRequirement[] | undefined {
   if (text === null || text === '') return undefined;
   try {
-    return parseLabelSelector(text).requirements.flatMap((r) => labelRequirementToApi(r) ?? []);
+    return cachedLabelSelector(text).requirements.flatMap((r) => labelRequirementToApi(r) ?? []);
   } catch {
     return undefined;
   }
@@ -104,7 +104,7 @@ function labelRequirements(text: string | null): readonly LabelSelectorRequireme
 function fieldRequirements(text: string | null): readonly FieldSelectorRequirement[] | undefined {
   if (text === null || text === '') return undefined;
   try {
-    return parseFieldSelector(text).requirements;
+    return cachedFieldSelector(text).requirements;
   } catch {
     return undefined;
   }

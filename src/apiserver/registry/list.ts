@@ -4,11 +4,11 @@
 // an expired token gives 410 with a fresh one.
 
 import {
+  cachedFieldSelector,
+  cachedLabelSelector,
+  cachedShardSelector,
   checkFieldsSupported,
   fieldGetterFor,
-  parseFieldSelector,
-  parseLabelSelector,
-  parseShardSelector,
   SelectorError,
   SUPPORTED_FIELDS,
   type FieldSelector,
@@ -62,17 +62,17 @@ export function parseListOptions(params: Params, c: ListParseContext): ListOptio
     let fsText = fs ?? '';
     if (c.name !== undefined) fsText = fsText === '' ? `metadata.name=${c.name}` : `${fsText},metadata.name=${c.name}`;
     if (fsText !== '') {
-      fieldSelector = parseFieldSelector(fsText);
+      fieldSelector = cachedFieldSelector(fsText);
       checkFieldsSupported(fieldSelector, c.def.view === undefined ? SUPPORTED_FIELDS[c.def.resource] : new Set(Object.keys(c.def.view.fieldLabels)));
       if (fieldSelector.empty) fieldSelector = undefined;
     }
     const ls = params.string('labelSelector');
     if (ls !== undefined && ls !== '') {
-      labelSelector = parseLabelSelector(ls);
+      labelSelector = cachedLabelSelector(ls);
       if (labelSelector.empty) labelSelector = undefined;
     }
     const ss = params.string('shardSelector');
-    if (c.shardingEnabled && ss !== undefined) shardSelector = parseShardSelector(ss);
+    if (c.shardingEnabled && ss !== undefined) shardSelector = cachedShardSelector(ss);
   } catch (err) {
     selectorError(err);
   }

@@ -3,11 +3,14 @@
 // revision (the resourceVersion). Old revisions stay until compaction, so a list can be served
 // as of an earlier revision (consistent pages across `continue`) and a watch can resume from any
 // revision that has not been compacted. Values pass through the TransformerRegistry (encryption
-// at rest) on the way in and out.
+// at rest) on the way in and out. On disk (`--data-dir`) the writes of one event-loop turn are
+// committed together, one fsync for all of them (write-batch.ts); none is answered before its
+// transaction committed.
 
 import type Database from 'better-sqlite3';
 import { openDatabase, prepareKept } from './sqlite-handles.js';
 import { ensureDirSync } from './ensure-dir.js';
+import { WriteBatcher, type PendingWrite, type WriteOutcome } from './write-batch.js';
 import { FlagError } from '../../common/util/errors.js';
 import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
@@ -102,6 +105,8 @@ export class Store {
   private readonly marks: { rv: number; at: number }[] = [];
   private readonly stmts: ReturnType<Store['prepare']>;
   private readonly commitTxn: Database.Transaction<(key: string, op: number, value: Uint8Array, expectRev: number) => number>;
+  /** Group commit, on disk only (in memory there is no fsync to share). */
+  private readonly batcher: WriteBatcher | undefined;
 
   constructor(opts: StoreOptions) {
     this.transformers = opts.transformers;
@@ -139,6 +144,7 @@ export class Store {
       this.stmts.setMeta.run('rv', rv);
       return rv;
     });
+    this.batcher = opts.dataDir === undefined ? undefined : this.makeBatcher();
     this.rv = this.stmts.getMeta.get('rv')?.value ?? 0;
     this.compacted = this.stmts.getMeta.get('compacted')?.value ?? 0;
     this.marks.push({ rv: this.rv, at: this.clock.nowMs() });
@@ -173,6 +179,29 @@ export class Store {
       ),
       compactTombstones: prepareKept<[number]>(db, 'DELETE FROM revisions WHERE op = 2 AND rv <= ?'),
     };
+  }
+
+  private makeBatcher(): WriteBatcher {
+    const txn = this.db.transaction((writes: readonly PendingWrite<unknown>[]): WriteOutcome[] => {
+      let rv = this.rv;
+      const out = writes.map((w): WriteOutcome => {
+        const cur = this.stmts.latest.get(w.key);
+        const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
+        if (curRev !== w.expectRev) return new StoreConflictError(`${w.key}: expected revision ${w.expectRev}, found ${curRev}`);
+        rv += 1;
+        this.stmts.insert.run(w.key, rv, w.op, w.value);
+        return rv;
+      });
+      if (rv !== this.rv) this.stmts.setMeta.run('rv', rv);
+      return out;
+    });
+    return new WriteBatcher({
+      commit: (writes) => {
+        const out = txn.immediate(writes);
+        for (const o of out) if (typeof o === 'number') this.rv = o;
+        return out;
+      },
+    });
   }
 
   /** The newest committed revision. */
@@ -286,16 +315,19 @@ export class Store {
     prev: StoredObject | undefined,
   ): Promise<Change> {
     const value = await this.encode(key, obj);
-    const rv = this.commit(key, type, value, expectRev);
-    const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined), resourceVersion: String(rv) };
-    const object = { ...obj, metadata: meta };
-    const change: Change = { key, rv, type, object, prev };
-    this.emit(change);
-    return change;
+    const announce = (rv: number): Change => {
+      const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined), resourceVersion: String(rv) };
+      const change: Change = { key, rv, type, object: { ...obj, metadata: meta }, prev };
+      this.emit(change);
+      return change;
+    };
+    if (this.batcher !== undefined) return this.batcher.add({ key, op: opCode[type], value, expectRev, done: announce });
+    return announce(this.commit(key, type, value, expectRev));
   }
 
   /** Removes a key without reading its value (for values that can no longer be decoded). */
   forceDelete(key: string): number {
+    this.batcher?.flush(); // the writes queued before it commit first, as they were asked
     const raw = this.getRaw(key);
     if (raw === undefined) return this.rv;
     return this.commit(key, 'DELETED', raw.value, raw.rv);
@@ -375,6 +407,7 @@ export class Store {
   }
 
   close(): void {
+    this.batcher?.flush();
     this.listeners.clear();
     this.db.close();
   }

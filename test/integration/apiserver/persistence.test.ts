@@ -1,5 +1,6 @@
-// --data-dir: nothing acknowledged is lost on kill -9, resourceVersions continue after a
-// restart, and a watch resumes across the restart from a resourceVersion of before it.
+// --data-dir: nothing acknowledged is lost on kill -9 (also when concurrent writes are committed
+// in groups), resourceVersions continue after a restart, and a watch resumes across the restart
+// from a resourceVersion of before it.
 
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -52,4 +53,35 @@ test('acknowledged writes survive kill -9; rv continues; watch resumes from befo
   } finally {
     w.close();
   }
+});
+
+test('concurrent writes on disk (committed in groups): each answered write survives kill -9; one name created once, the rest 409 AlreadyExists', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pa-persist-batch-'));
+  let server = await startApiServer({ dataDir: join(dir, 'data'), certDir: join(dir, 'certs') });
+  t.after(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const base = '/api/v1/namespaces/default/events';
+  const distinct = Array.from({ length: 40 }, (_, i) => server.request('POST', base, { body: eventBody(`c${i}`, 'default') }));
+  const same = Array.from({ length: 8 }, () => server.request('POST', base, { body: eventBody('dup', 'default') }));
+  const created = await Promise.all(distinct);
+  const dups = await Promise.all(same);
+  const rvs = created.map((r) => {
+    assert.equal(r.status, 201, r.text);
+    return Number((r.json?.['metadata'] as Record<string, unknown>)['resourceVersion']);
+  });
+  assert.equal(new Set(rvs).size, 40);
+  assert.deepEqual(dups.map((r) => r.status).sort(), [201, 409, 409, 409, 409, 409, 409, 409]);
+  for (const r of dups.filter((x) => x.status === 409)) {
+    // The reference's answer to a create of an existing name.
+    assert.equal(r.json?.['reason'], 'AlreadyExists');
+    assert.equal(r.json?.['message'], 'events "dup" already exists');
+  }
+  await server.kill();
+  server = await startApiServer({ dataDir: join(dir, 'data'), certDir: join(dir, 'certs') });
+  const list = await server.request('GET', base);
+  const names = new Set((list.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name));
+  for (let i = 0; i < 40; i++) assert.ok(names.has(`c${i}`), `c${i} was answered 201 and must survive kill -9`);
+  assert.ok(names.has('dup'));
 });

@@ -101,6 +101,49 @@ test('with a data dir, revisions continue after reopening', async () => {
   }
 });
 
+test('with a data dir, concurrent writes share one transaction; each is on disk when it is answered, and a conflict fails alone', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-batch-'));
+  const reader = (): Database.Database => new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
+  try {
+    const s = open(dir);
+    const seen: Change[] = [];
+    s.subscribe((c) => seen.push(c));
+    const writes = [
+      s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined),
+      s.write('/core/events/ns/b', 'ADDED', obj('b'), 0, undefined),
+      s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined),
+      s.write('/core/events/ns/c', 'ADDED', obj('c'), 0, undefined),
+    ];
+    const outcome = (r: PromiseSettledResult<Change> | undefined): unknown => (r?.status === 'fulfilled' ? r.value.rv : r?.reason);
+    const [a, b, dup, c] = (await Promise.allSettled(writes)).map(outcome);
+    assert.equal(a, 1);
+    assert.equal(b, 2);
+    assert.ok(dup instanceof StoreConflictError);
+    assert.equal(c, 3);
+    assert.deepEqual(seen.map((x) => `${x.key}@${x.rv}`), ['/core/events/ns/a@1', '/core/events/ns/b@2', '/core/events/ns/c@3']);
+    // Another connection sees each answered write: it was committed before the answer.
+    const db = reader();
+    const rows = db.prepare('SELECT key, rv FROM revisions ORDER BY rv').all();
+    db.close();
+    assert.deepEqual(rows, [{ key: '/core/events/ns/a', rv: 1 }, { key: '/core/events/ns/b', rv: 2 }, { key: '/core/events/ns/c', rv: 3 }]);
+    const d = await s.write('/core/events/ns/d', 'ADDED', obj('d'), 0, undefined);
+    const db2 = reader();
+    assert.deepEqual(db2.prepare('SELECT rv FROM revisions WHERE key = ?').get('/core/events/ns/d'), { rv: d.rv });
+    db2.close();
+    // A write queued when the store closes is committed first (microtask hops let its encoding
+    // finish and queue it; the batch's own turn has not come yet).
+    const last = s.write('/core/events/ns/e', 'ADDED', obj('e'), 0, undefined);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    s.close();
+    assert.equal((await last).rv, 5);
+    const s2 = open(dir);
+    assert.equal(s2.currentRevision(), 5);
+    s2.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a data dir that cannot hold the database is one FlagError naming --data-dir', () => {
   assert.throws(() => open('/proc/no-such-dir/x'), (e: unknown) => e instanceof FlagError && e.message.startsWith('--data-dir /proc/no-such-dir/x: cannot open the database'));
 });
