@@ -5,7 +5,7 @@
 // BENCH_COMPARE_BIN=<another build's bin/nodeagent> measures that build beside this one in the
 // same run (a before/after figure).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,12 +13,22 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, here.includes('/dist/') ? '../..' : '..');
 const bin = join(repo, 'bin/nodeagent');
-const runs = Number(process.env['BENCH_RUNS'] ?? 15);
+// 40 of each: on this loaded 2-core machine the medians of 15 moved by 0.3x from one run to the next.
+const runs = Number(process.env['BENCH_RUNS'] ?? 40);
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
+}
+
+/** The load average (1, 5, 15 min) where the system shows it: the figures depend on it. */
+function loadAverage(): string {
+  try {
+    return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  } catch {
+    return 'unknown';
+  }
 }
 
 function time(args: string[], command = process.execPath): number {
@@ -63,10 +73,11 @@ try {
   const flags = ['--config', join(dir, 'config.yaml'), '--config-dir', join(dir, 'config.d'), '--print-config'];
   // Warm the file cache, then interleave the variants so machine noise hits all alike.
   for (const v of VARIANTS) time(v.args(flags), v.command);
+  const loadBefore = loadAverage();
   const samples = VARIANTS.map(() => [] as number[]);
   for (let i = 0; i < runs; i++) VARIANTS.forEach((v, j) => samples[j]?.push(time(v.args(flags), v.command)));
   const base = median(samples[0] ?? []);
-  console.log(`runs: ${runs}; node ${process.version}`);
+  console.log(`runs: ${runs}; node ${process.version}; load average ${loadBefore} before, ${loadAverage()} after`);
   VARIANTS.forEach((v, j) => {
     const m = median(samples[j] ?? []);
     console.log(`${v.name.padEnd(42)} median ${m.toFixed(1).padStart(6)} ms  ${(m / base).toFixed(2)}x node -e 0`);

@@ -15,7 +15,7 @@ const OUT = join(ROOT, 'dist', 'pkg');
 const STAGE = join(OUT, 'nodeagent');
 
 /** What the agent reads from its package at run time, beside the bundle. */
-const FILES = ['bin/nodeagent', 'dist/bundle/nodeagent', 'dist/build-info.json', 'schema/nodeagent-config.schema.json', 'man/nodeagent.1'];
+const FILES = ['bin/nodeagent', 'bin/package.json', 'dist/bundle/nodeagent', 'dist/build-info.json', 'schema/nodeagent-config.schema.json', 'man/nodeagent.1'];
 
 function main() {
   for (const f of FILES) if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run "npm run build" first`);

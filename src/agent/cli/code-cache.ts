@@ -1,4 +1,5 @@
-// Loads the agent's CommonJS bundle (dist/bundle/nodeagent/nodeagent.cjs) with V8's code cache on
+// Loads the agent's CommonJS bundle (dist/bundle/nodeagent/nodeagent.cjs, the configuration phase,
+// which requires nodeagent-run.cjs once the configuration is settled) with V8's code cache on
 // Node 20, which has no module compile cache (module.enableCompileCache is Node 22+): compiling
 // the ES module chunks was most of the agent's start-up. `npm run build` runs the bundle once
 // (scripts/code-cache.mjs: --print-config of the example configuration, so the functions start-up
@@ -9,7 +10,8 @@
 // decoding of megabytes). Node maps stack traces of modules it loads itself, not of a vm.Script:
 // the bundle's source map is registered under the bundle's file name through a CommonJS module
 // that holds nothing but the map's link (Node's source map cache matches frames by file name).
-// This file is bundled on its own (dist/bundle/nodeagent/code-cache.mjs) and imports only node:.
+// This file is bundled on its own (dist/bundle/nodeagent/code-cache.cjs, which bin/nodeagent
+// requires: a CommonJS launcher starts no ES module loader) and imports only node:.
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
@@ -26,8 +28,6 @@ export interface CachedBundleOptions {
   readonly warn: (message: string) => void;
   /** Build time only: compile from source, ignoring any cache file. */
   readonly fresh?: boolean;
-  /** Whether `<file>.map` exists (vendor groups have none); default true. */
-  readonly sourceMap?: boolean;
 }
 
 export interface CachedBundle {
@@ -59,6 +59,9 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
+/** The map a bundle links on its last line (vendor groups link none). */
+const MAP_LINK = /\n\/\/# sourceMappingURL=[^\n]+\.map\n?$/;
+
 /** Registers `<file>.map` for stack traces through `file` (only when source maps are on). */
 function registerSourceMap(file: string): void {
   if (!process.sourceMapsEnabled) return;
@@ -77,7 +80,7 @@ function requireFor(o: CachedBundleOptions): (id: string) => unknown {
   const nodeRequire = createRequire(o.file);
   return (id) => {
     if (!/^\.\.?\/.*\.cjs$/.test(id)) return nodeRequire(id) as unknown;
-    return loadCachedBundle({ ...o, file: resolve(dirname(o.file), id), sourceMap: false }).exports;
+    return loadCachedBundle({ ...o, file: resolve(dirname(o.file), id) }).exports;
   };
 }
 
@@ -89,8 +92,12 @@ function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: 
   else o.warn(`the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`);
 }
 
-/** Compiles and runs the bundle (once per file); its exports are the program's entry module's. */
-export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
+/**
+ * Compiles and runs the bundle (once per file, by its absolute path: the run file requires the
+ * configuration phase's file for the modules they share); its exports are its entry module's.
+ */
+export function loadCachedBundle(given: CachedBundleOptions): CachedBundle {
+  const o = { ...given, file: resolve(given.file) };
   const known = loaded.get(o.file);
   if (known !== undefined) return known;
   const cachedData = o.fresh === true ? undefined : readCache(`${o.file}.cache`);
@@ -102,7 +109,7 @@ export function loadCachedBundle(o: CachedBundleOptions): CachedBundle {
   });
   const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   say(o, cachedData, fromCache);
-  if (o.sourceMap !== false) registerSourceMap(o.file);
+  if (MAP_LINK.test(source.slice(-300))) registerSourceMap(o.file);
   const module = { exports: {} as unknown };
   const bundle: CachedBundle = { get exports() { return module.exports; }, fromCache, cacheData: () => script.createCachedData() };
   loaded.set(o.file, bundle);

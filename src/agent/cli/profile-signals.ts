@@ -5,7 +5,7 @@
 // explicit --platform-profile=platform are signals of the platform profile. Signals of both
 // profiles at once are an error naming one of each. The choice and its reason are returned so
 // the caller says once why the profile was selected.
-import { open } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
@@ -69,16 +69,21 @@ function identityText(doc: unknown): string {
     .join(', ');
 }
 
-/** The file's text, or undefined when it cannot be read here (the loader reports why). */
-async function readConfigText(path: string): Promise<string | undefined> {
+/**
+ * The file's text, or undefined when it cannot be read here (the loader reports why). Read
+ * synchronously, as the loader and the drop-in listing do: nothing else runs while the
+ * configuration loads, and each asynchronous call is a round trip through libuv's thread pool,
+ * which on a loaded machine waits to be scheduled (about 70 of them for a file and ten drop-ins).
+ */
+function readConfigText(path: string): string | undefined {
   try {
-    const fh = await open(path, 'r');
+    const fd = openSync(path, 'r');
     try {
-      const st = await fh.stat();
+      const st = fstatSync(fd);
       if (!st.isFile() || st.size > CONFIG_FILE_LIMITS.maxBytes) return undefined;
-      return await fh.readFile('utf8');
+      return readFileSync(fd, 'utf8');
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   } catch {
     return undefined;
@@ -103,7 +108,7 @@ async function parseForSignal(text: string, source: string, fast: { value: unkno
  * was read goes into `preRead`, so that the loader neither reads nor parses it again.
  */
 export async function fileSignal(path: string, what: string, preRead?: PreRead): Promise<ProfileSignal | undefined> {
-  const text = await readConfigText(path);
+  const text = readConfigText(path);
   if (text === undefined) return undefined;
   // Loaded here only: --help and --version never read a file.
   const { fastYamlValue } = await import('../../common/util/fast-yaml.js');

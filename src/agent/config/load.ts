@@ -7,7 +7,7 @@
 // schema, duplicate keys refused, no anchors) and checked against the published schema's shape;
 // anything else - a syntax error, a duplicate or unknown field, a wrong type or identity, anchors
 // - goes through the `yaml` library and zod, which know line and column and word every problem.
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputLimitError } from '../../common/util/errors.js';
@@ -236,28 +236,29 @@ export function resolveRelativePaths(content: JsonObject, dir: string): void {
   }
 }
 
-async function readText(file: string, what: string): Promise<string> {
+/** Read synchronously: nothing else runs while the configuration loads (see profile-signals.ts). */
+function readText(file: string, what: string): string {
   try {
-    return await readFile(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw new ConfigError(`failed to read ${what} "${file}": ${errnoText(err)}`, { file, cause: err });
   }
 }
 
 /** The file's text (and fast decoding): taken from the pre-read files when there, else read now. */
-async function source(file: string, what: string, opts: LoadOptions): Promise<{ text: string; fast?: PreReadFile['fast'] }> {
-  return takePreRead(opts.preRead, file) ?? { text: await readText(file, what) };
+function source(file: string, what: string, opts: LoadOptions): { text: string; fast?: PreReadFile['fast'] } {
+  return takePreRead(opts.preRead, file) ?? { text: readText(file, what) };
 }
 
 /** Reads and decodes the --config file (path as given, relative to the working directory). */
 export async function loadConfigFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
   const file = resolve(path);
-  const { text, ...fast } = await source(file, 'config file', opts);
+  const { text, ...fast } = source(file, 'config file', opts);
   return decodeConfigText(file, text, { shape: loadShapeSchema(), ...opts, ...fast });
 }
 
 /** Reads and decodes one drop-in. */
 export async function loadDropInFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
-  const { text, ...fast } = await source(path, 'drop-in config file', opts);
+  const { text, ...fast } = source(path, 'drop-in config file', opts);
   return decodeConfigText(path, text, { shape: loadShapeSchema(), ...opts, ...fast, isDropIn: true });
 }

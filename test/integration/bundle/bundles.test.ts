@@ -24,10 +24,13 @@ const BUILTIN = new Set(builtinModules);
 
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);
 
-/** The agent's CommonJS bundle (Node 20's launcher) and the vendor groups it requires. */
+const CJS_DIR = join(ROOT, 'dist', 'bundle', 'nodeagent');
+/** The agent's CommonJS bundle (Node 20's launcher): the configuration phase and the run. */
+const CJS_FILES = [join(CJS_DIR, 'nodeagent.cjs'), join(CJS_DIR, 'nodeagent-run.cjs')];
+
+/** The agent's CommonJS bundle and the vendor groups it requires. */
 function cjsOutputsOf(): string[] {
-  const dir = join(ROOT, 'dist', 'bundle', 'nodeagent');
-  return [join(dir, 'nodeagent.cjs'), ...readdirSync(join(dir, 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => join(dir, 'vendor', f))];
+  return [...CJS_FILES, ...readdirSync(join(CJS_DIR, 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => join(CJS_DIR, 'vendor', f))];
 }
 
 function outputsOf(p: string): string[] {
@@ -163,6 +166,7 @@ function versionFromCopy(change: (bundleDir: string) => void): { status: number 
   const tmp = mkdtempSync(join(tmpdir(), 'code-cache-'));
   try {
     cpSync(join(ROOT, 'bin', 'nodeagent'), join(tmp, 'bin', 'nodeagent'));
+    cpSync(join(ROOT, 'bin', 'package.json'), join(tmp, 'bin', 'package.json'));
     cpSync(join(ROOT, 'dist', 'bundle', 'nodeagent'), join(tmp, 'dist', 'bundle', 'nodeagent'), { recursive: true });
     cpSync(join(ROOT, 'dist', 'build-info.json'), join(tmp, 'dist', 'build-info.json'));
     cpSync(join(ROOT, 'package.json'), join(tmp, 'package.json'));
@@ -199,16 +203,30 @@ test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8
   }
 });
 
-test('the CommonJS bundle is ASCII (read as latin1) and its code cache was made by the build', () => {
-  const dir = join(ROOT, 'dist', 'bundle', 'nodeagent');
-  // eslint-disable-next-line no-control-regex
-  assert.doesNotMatch(readFileSync(join(dir, 'nodeagent.cjs'), 'utf8'), /[^\x00-\x7f]/);
-  assert.ok(readFileSync(join(dir, 'nodeagent.cjs.cache')).length > 100_000, 'the code cache holds the compiled start-up');
+test('the CommonJS bundle is ASCII (read as latin1) and its code caches were made by the build', () => {
+  for (const file of CJS_FILES) {
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /[^\x00-\x7f]/, file);
+    assert.ok(readFileSync(`${file}.cache`).length > 100_000, `${file}: the code cache holds the compiled start-up`);
+  }
+});
+
+test("the CommonJS bundle's configuration phase holds none of the agent's parts: the run file does, loaded after", () => {
+  const [configPhase, run] = CJS_FILES.map((f) => readFileSync(f, 'utf8'));
+  // Markers of code that only runs after the configuration is valid (as for the ES module bundle).
+  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'chokidar']) {
+    assert.ok(!configPhase?.includes(marker), `"${marker}" is in nodeagent.cjs`);
+    assert.ok(run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
+  }
+  // The run takes the modules both use from the configuration phase (one instance of each).
+  assert.match(run ?? '', /require\("\.\/nodeagent\.cjs"\)\.__shared\("src\/common\/util\/errors\.ts"\)/);
+  assert.doesNotMatch(run ?? '', /\bConfigError=class\b/);
+  assert.match(configPhase ?? '', /\bConfigError=class\b/);
 });
 
 test('a stack trace through the CommonJS bundle names src/ files and lines', () => {
   const script = `process.setSourceMapsEnabled(true);
-    const { loadCachedBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'bundle', 'nodeagent', 'code-cache.mjs')).href)});
+    const { loadCachedBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'bundle', 'nodeagent', 'code-cache.cjs')).href)});
     const { exports } = loadCachedBundle({ file: ${JSON.stringify(join(ROOT, 'dist', 'bundle', 'nodeagent', 'nodeagent.cjs'))}, warn() {} });
     try { await exports.main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
     catch (err) { console.log(err.stack); }`;
