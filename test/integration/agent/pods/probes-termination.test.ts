@@ -46,14 +46,18 @@ test('termination: SIGTERM, then SIGKILL when the grace period ends', async (t) 
   const p = pod('term', {
     terminationGracePeriodSeconds: 1,
     containers: [
-      { name: 'polite', command: ['sh', '-c', `trap 'echo TERM >> ${politeSeen}; exit 0' TERM; while :; do sleep 0.05; done`] },
+      { name: 'polite', command: ['sh', '-c', `trap 'echo TERM >> ${politeSeen}; exit 0' TERM; echo trapped; while :; do sleep 0.05; done`] },
       { name: 'stubborn', command: ['sh', '-c', `trap 'echo TERM >> ${stubbornSeen}' TERM; echo trapped; while :; do sleep 0.05; done`] },
     ],
   });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
   await waitFor('running', () => w.statuses.status('term')?.containerStatuses.every((c) => c.state.running) === true, 10_000);
-  const stubborn = (await w.runtime.listContainers({ podUid: 'term' })).find((c) => c.name === 'stubborn');
-  await waitFor('the trap in place', async () => (await w.runtime.logs(stubborn?.id ?? '')).includes('trapped'), 10_000);
+  // Both traps in place before the stop: a SIGTERM that beat `polite`'s trap would end it unseen.
+  const containers = await w.runtime.listContainers({ podUid: 'term' });
+  for (const name of ['polite', 'stubborn']) {
+    const id = containers.find((c) => c.name === name)?.id ?? '';
+    await waitFor(`the trap of ${name} in place`, async () => (await w.runtime.logs(id)).includes('trapped'), 10_000);
+  }
   const t0 = Date.now();
   w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [p] });
   const politeGone = await waitFor('polite to see SIGTERM', async () => (await readFile(politeSeen, 'utf8').catch(() => '')).includes('TERM') && Date.now() - t0, 5_000);
