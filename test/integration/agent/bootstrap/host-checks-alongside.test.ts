@@ -75,7 +75,8 @@ test('a host refused while bootstrap waits for approval stops bootstrap with the
     await killProcessPods(root.path);
     await root.cleanup();
   });
-  await until(() => log.lines.some((l) => l.msg === 'Waiting for client certificate to be issued'), 'bootstrap to wait on the API server');
+  // the request is made: bootstrap waits for an approval that does not come
+  await until(() => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 'the certificate signing request');
   const refusal = new HostCheckError('this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway');
   const t0 = Date.now();
   refuse(refusal);
