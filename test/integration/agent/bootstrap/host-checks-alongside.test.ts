@@ -23,7 +23,6 @@ async function until(check: () => boolean, what: string, ms = 30_000): Promise<v
 
 test('the certificate is issued while the host checks run; the parts load only once they passed', { timeout: 90_000 }, async (t) => {
   const env = await startBootstrapEnv();
-  t.after(() => env.stop());
   const root = await tempDir('hc-along-');
   const log = recordingLogger();
   const ac = new AbortController();
@@ -41,6 +40,8 @@ test('the certificate is issued while the host checks run; the parts load only o
     await run.catch(() => 1);
     await killProcessPods(root.path);
     await root.cleanup();
+    // the API server last: the agent stops while it still answers
+    await env.stop();
   });
   const current = join(env.certDir, 'nodeagent-client-current.pem');
   await until(() => existsSync(current) && log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'), 'the client certificate');
@@ -55,7 +56,6 @@ test('the certificate is issued while the host checks run; the parts load only o
 test('a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate', { timeout: 90_000 }, async (t) => {
   // csrsigning only: nobody approves, so bootstrap waits
   const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
-  t.after(() => env.stop());
   const root = await tempDir('hc-refused-');
   const log = recordingLogger();
   const ac = new AbortController();
@@ -74,6 +74,7 @@ test('a host refused while bootstrap waits for approval stops bootstrap with the
     await run.catch(() => 1);
     await killProcessPods(root.path);
     await root.cleanup();
+    await env.stop();
   });
   // the request is made: bootstrap waits for an approval that does not come
   await until(() => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 'the certificate signing request');
