@@ -45,6 +45,11 @@ export interface AgentInput {
    * restarts it into bootstrap.
    */
   onFatal?: (err: Error) => void;
+  /**
+   * Settles when the host checks passed (main runs them while bootstrap runs, as the reference
+   * checks the host only after bootstrap): the parts load only then; a rejection stops the build.
+   */
+  hostChecked?: Promise<unknown>;
 }
 
 export interface Agent {
@@ -241,7 +246,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   let loaded: LoadedParts;
   let rest: RestClient | undefined;
   try {
-    await certificates.partsMayLoad;
+    await Promise.all([certificates.partsMayLoad, input.hostChecked]);
     loaded = await loadRuntime(input, nodeName, settings, (r) => (runtime = r));
     rest = (await certificates.setup)?.rest;
   } catch (err) {

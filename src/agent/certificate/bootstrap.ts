@@ -3,7 +3,9 @@
 //  2. the cert dir must be writable (checked before anything is generated);
 //  3. the key: the current certificate's, else <cert-dir>/nodeagent-client.key.tmp (loaded or
 //     generated), so a restart after a crash reuses the same key and so the same CSR name;
-//  4. /healthz is polled every 2 s (1 s timeout) for up to a minute (only logged);
+//  4. /healthz is polled every 2 s (1 s timeout) for up to a minute (only logged); the request
+//     (PKCS#10) is built and a new key written to disk while the first answer is on its way: the
+//     server still sees /healthz first, and the key is on disk before the CSR is sent;
 //  5. the CSR `node-csr-<digest>` is created or reused, then list+watch until issued (1 h);
 //     The bootstrap client speaks JSON whatever --plat-api-content-type says: the reference builds
 //     it from the bootstrap kubeconfig alone (client-go's default, application/json); the
@@ -91,17 +93,25 @@ export async function isPlatconfigValid(path: string, clock: Clock, logger: Logg
   return true;
 }
 
-async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<PrivateKey> {
+/** The key to request with, and its save to disk (settled at once for a key read from disk). */
+interface BootstrapKey {
+  readonly key: PrivateKey;
+  readonly saved: Promise<void>;
+}
+
+async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<BootstrapKey> {
   try {
     const key = parsePrivateKey(await readFile(path, 'utf8'), path);
     logger.debug({ file: path }, 'reusing the private key of an unfinished bootstrap');
-    return key;
+    return { key, saved: Promise.resolve() };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ file: path, err: (err as Error).message }, 'the saved bootstrap key is unusable; generating a new one');
   }
   const key = await generatePrivateKey();
-  await writeFileAtomic(path, key.pem, { mode: 0o600 });
-  return key;
+  const saved = writeFileAtomic(path, key.pem, { mode: 0o600 });
+  // Awaited before the CSR is sent; this only keeps a failure meanwhile from going unhandled.
+  saved.catch(() => undefined);
+  return { key, saved };
 }
 
 /** Polls /healthz until it answers ok or the wait ends; never fails (the reference only logs). */
@@ -111,6 +121,7 @@ export async function waitForHealthz(client: RestClient, o: { intervalMs: number
   for (;;) {
     const r = await client.healthz(o.timeoutMs, o.signal);
     if (r.ok) return true;
+    o.signal?.throwIfAborted();
     last = r.detail;
     if (o.clock.nowMs() + o.intervalMs > end) break;
     await o.clock.sleep(o.intervalMs, o.signal);
@@ -129,18 +140,16 @@ async function loadBootstrapConnection(path: string): Promise<ConnectionConfig> 
 }
 
 /** The key to request with: the current certificate's, else the kept (or a new) bootstrap key. */
-async function bootstrapKey(store: FileCertificateStore, tmpKeyPath: string, logger: Logger): Promise<PrivateKey> {
+async function bootstrapKey(store: FileCertificateStore, tmpKeyPath: string, logger: Logger): Promise<BootstrapKey> {
   let key: PrivateKey | undefined;
   try {
     key = (await store.current())?.key;
   } catch (err) {
     logger.warn({ err: userMessage(err) }, 'current client certificate unreadable; ignoring it');
   }
-  if (!key) {
-    logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
-    key = await loadOrGenerateTmpKey(tmpKeyPath, logger);
-  }
-  return key;
+  if (key) return { key, saved: Promise.resolve() };
+  logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
+  return loadOrGenerateTmpKey(tmpKeyPath, logger);
 }
 
 /** The client certificate's subject, as the reference asks for it. */
@@ -148,23 +157,46 @@ function clientSubject(nodeName: string): { commonName: string; organizations: s
   return { commonName: `system:node:${nodeName}`, organizations: ['system:nodes'] };
 }
 
-/** Builds the CSR, waits for the server's /healthz, then submits it and waits for the certificate. */
-async function requestClientCertificate(o: BootstrapOptions, client: RestClient, key: PrivateKey): Promise<IssuedCertificate> {
+/**
+ * Waits for the server's /healthz while the request is built and the key saved (the first
+ * /healthz answer takes a TCP and TLS handshake: the local work fits in it); an error of the local
+ * work stops the wait.
+ */
+async function healthyWithRequest(o: BootstrapOptions, client: RestClient, key: BootstrapKey): Promise<string> {
   const { clock, logger } = o;
-  // The request is made before the network waits begin, so nothing CPU-bound is left for later.
-  const { commonName, organizations } = clientSubject(o.nodeName);
-  const usages = clientUsages(key);
-  const name = bootstrapCsrName(key, commonName, organizations, usages);
-  const csrPem = await createCsrPem(key, { commonName, organizations });
-  o.onWaitingForServer?.();
-  await waitForHealthz(client, {
+  const stopWaiting = new AbortController();
+  const healthy = waitForHealthz(client, {
     intervalMs: o.healthzIntervalMs ?? 2000,
     timeoutMs: o.healthzTimeoutMs ?? 1000,
     waitMs: o.healthzWaitMs ?? 60_000,
     clock,
     logger,
-    ...(o.signal ? { signal: o.signal } : {}),
+    signal: o.signal ? AbortSignal.any([o.signal, stopWaiting.signal]) : stopWaiting.signal,
   });
+  healthy.catch(() => undefined);
+  let csrPem: string;
+  try {
+    // After one turn of the event loop, so that the /healthz connection is on its way first.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    csrPem = await createCsrPem(key.key, clientSubject(o.nodeName));
+    await key.saved;
+  } catch (err) {
+    stopWaiting.abort(err);
+    throw err;
+  }
+  o.onWaitingForServer?.();
+  await healthy;
+  return csrPem;
+}
+
+/** Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the certificate. */
+async function requestClientCertificate(o: BootstrapOptions, client: RestClient, bootKey: BootstrapKey): Promise<IssuedCertificate> {
+  const { clock, logger } = o;
+  const { key } = bootKey;
+  const { commonName, organizations } = clientSubject(o.nodeName);
+  const usages = clientUsages(key);
+  const name = bootstrapCsrName(key, commonName, organizations, usages);
+  const csrPem = await healthyWithRequest(o, client, bootKey);
   const csrClient = new CsrClient({ client, ...(o.names !== undefined ? { names: o.names } : {}), clock, logger });
   const signerName = csrClient.names.signers.agentClient;
   logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
@@ -223,14 +255,14 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
   }
   if (!o.bootstrapPlatconfigPath) return { bootstrapped: false };
   logger.info({ bootstrapPlatconfig: o.bootstrapPlatconfigPath }, 'Using bootstrap platconfig to generate TLS client cert, key and platconfig file');
-  // Warm the ASN.1 libraries (for the CSR) while the disk and network work runs.
+  // Load asn1js (for the CSR) while the files are read.
   const lib = asn1lib();
   lib.catch(() => undefined);
   const bootConn = await loadBootstrapConnection(o.bootstrapPlatconfigPath);
   await ensureWritableDir(o.certDir);
   const store = new FileCertificateStore({ certDir: o.certDir, prefix: CLIENT_PREFIX, clock, logger });
   const tmpKeyPath = join(o.certDir, TMP_KEY_FILE);
-  const key = await bootstrapKey(store, tmpKeyPath, logger);
+  const bootKey = await bootstrapKey(store, tmpKeyPath, logger);
   const client = new RestClient({
     connection: bootConn,
     clock,
@@ -240,8 +272,8 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
     contentType: BOOTSTRAP_CONTENT_TYPE,
   });
   try {
-    const issued = await requestClientCertificate(o, client, key);
-    return await saveClientCertificate(o, store, issued, key, bootConn, tmpKeyPath);
+    const issued = await requestClientCertificate(o, client, bootKey);
+    return await saveClientCertificate(o, store, issued, bootKey.key, bootConn, tmpKeyPath);
   } finally {
     await client.close();
   }

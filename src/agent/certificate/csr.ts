@@ -1,12 +1,14 @@
-// Certificate signing requests: the PEM PKCS#10 request, built with @peculiar/asn1-csr (the
-// ASN.1 layer under @peculiar/x509, which loads in about a third of the time: this is on the
-// bootstrap path) and signed with node:crypto; and the deterministic bootstrap name the
-// reference uses, so a restarted bootstrap finds its own CSR.
+// Certificate signing requests: the PEM PKCS#10 request (RFC 2986), built with asn1js and signed
+// with node:crypto; and the deterministic bootstrap name the reference uses, so a restarted
+// bootstrap finds its own CSR. asn1js alone, not the @peculiar/asn1-* schema classes over it:
+// this is on the bootstrap path, and loading and first use of those (their decorators build a
+// schema per class) cost start-up about 25 ms more than the request takes with asn1js.
 import { createHash, sign } from 'node:crypto';
 import { isIP } from 'node:net';
 import type * as X509 from '@peculiar/x509';
-import type * as Asn1Libs from './asn1-libs.js';
+import type * as Asn1js from 'asn1js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
+import { ipAddressBytes } from './ip-bytes.js';
 import { decodePemBlocks, encodePem } from '../../common/util/pem.js';
 
 export interface CsrTemplate {
@@ -23,9 +25,10 @@ async function x509lib(): Promise<typeof X509> {
   return lib;
 }
 
-/** The ASN.1 schema, X.509 and PKCS#10 structures, loaded on first use. */
-export async function asn1lib(): Promise<typeof Asn1Libs> {
-  return import('./asn1-libs.js');
+/** asn1js, loaded on first use (bootstrap starts loading it while its files and key are read). */
+export async function asn1lib(): Promise<typeof Asn1js> {
+  const { asn1js } = await import('./asn1js-lib.js');
+  return asn1js;
 }
 
 const OID = {
@@ -37,39 +40,64 @@ const OID = {
   sha256WithRsa: '1.2.840.113549.1.1.11',
 };
 
-/** PrintableString's alphabet; other names are UTF8String (as @peculiar/x509 encodes them). */
+/** Context-specific tags: [0] of the attributes, [2] dNSName and [7] iPAddress of a GeneralName. */
+const CONTEXT = 3;
+
+/** PrintableString's alphabet; other names are UTF8String (as Go's encoding/asn1 chooses). */
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
+
+/** Name ::= SEQUENCE OF RelativeDistinguishedName, one attribute per RDN, in the template's order. */
+function subjectName(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Sequence {
+  const rdn = (type: string, value: string): Asn1js.Set =>
+    new asn.Set({ value: [new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: type }), PRINTABLE.test(value) ? new asn.PrintableString({ value }) : new asn.Utf8String({ value })] })] });
+  return new asn.Sequence({ value: [rdn(OID.commonName, template.commonName), ...template.organizations.map((o) => rdn(OID.organization, o))] });
+}
+
+/** The [0] attribute set: an extensionRequest with the subjectAltName when there are SANs, else empty. */
+function requestAttributes(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Constructed {
+  const names = [
+    ...(template.dnsNames ?? []).map((d) => new asn.Primitive({ idBlock: { tagClass: CONTEXT, tagNumber: 2 }, valueHex: Buffer.from(d, 'ascii') })),
+    ...(template.ipAddresses ?? []).map((ip) => new asn.Primitive({ idBlock: { tagClass: CONTEXT, tagNumber: 7 }, valueHex: ipAddressBytes(ip) })),
+  ];
+  const attributes: Asn1js.Sequence[] = [];
+  if (names.length) {
+    // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE (left out), extnValue OCTET STRING }
+    const san = new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.subjectAltName }), new asn.OctetString({ valueHex: new asn.Sequence({ value: names }).toBER() })] });
+    attributes.push(new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.extensionRequest }), new asn.Set({ value: [new asn.Sequence({ value: [san] })] })] }));
+  }
+  return new asn.Constructed({ idBlock: { tagClass: CONTEXT, tagNumber: 0 }, value: attributes });
+}
+
+/** The key's SubjectPublicKeyInfo as an asn1js block that encodes back to the same DER. */
+function subjectPublicKeyInfo(asn: typeof Asn1js, key: PrivateKey): Asn1js.AsnType {
+  const der = publicKeyDer(key);
+  const parsed = asn.fromBER(der);
+  if (parsed.offset === -1 || !Buffer.from(parsed.result.toBER()).equals(der)) throw new Error('the public key does not encode back to its own DER');
+  return parsed.result;
+}
 
 /** A PEM `CERTIFICATE REQUEST` for the template, signed with `key` (SHA-256). */
 export async function createCsrPem(key: PrivateKey, template: CsrTemplate): Promise<string> {
-  const { schema, x509: asn, csr } = await asn1lib();
-  const { AsnConvert, OctetString } = schema;
-  const rdn = (type: string, value: string): InstanceType<typeof asn.RelativeDistinguishedName> =>
-    new asn.RelativeDistinguishedName([new asn.AttributeTypeAndValue({ type, value: new asn.AttributeValue(PRINTABLE.test(value) ? { printableString: value } : { utf8String: value }) })]);
-  const subject = new asn.Name([rdn(OID.commonName, template.commonName), ...template.organizations.map((o) => rdn(OID.organization, o))]);
-  const names = [
-    ...(template.dnsNames ?? []).map((dNSName) => new asn.GeneralName({ dNSName })),
-    ...(template.ipAddresses ?? []).map((iPAddress) => new asn.GeneralName({ iPAddress })),
-  ];
-  const attributes = new csr.Attributes();
-  if (names.length) {
-    const san = new asn.Extension({ extnID: OID.subjectAltName, critical: false, extnValue: new OctetString(AsnConvert.serialize(new asn.SubjectAlternativeName(names))) });
-    attributes.push(new asn.Attribute({ type: OID.extensionRequest, values: [AsnConvert.serialize(new asn.Extensions([san]))] }));
-  }
-  const info = new csr.CertificationRequestInfo({
-    subject,
-    subjectPKInfo: AsnConvert.parse(publicKeyDer(key), asn.SubjectPublicKeyInfo),
-    attributes,
-  });
-  const tbs = Buffer.from(AsnConvert.serialize(info));
-  const request = new csr.CertificationRequest({
-    certificationRequestInfo: info,
-    certificationRequestInfoRaw: tbs.buffer.slice(tbs.byteOffset, tbs.byteOffset + tbs.byteLength),
-    signatureAlgorithm:
-      key.type === 'ec' ? new asn.AlgorithmIdentifier({ algorithm: OID.ecdsaWithSha256 }) : new asn.AlgorithmIdentifier({ algorithm: OID.sha256WithRsa, parameters: null }),
-    signature: new Uint8Array(sign('sha256', tbs, key.privateKey)).buffer,
-  });
-  return encodePem('CERTIFICATE REQUEST', Buffer.from(AsnConvert.serialize(request)));
+  const asn = await asn1lib();
+  const info = new asn.Sequence({ value: [new asn.Integer({ value: 0 }), subjectName(asn, template), subjectPublicKeyInfo(asn, key), requestAttributes(asn, template)] });
+  const tbs = Buffer.from(info.toBER());
+  const algorithm =
+    key.type === 'ec'
+      ? new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.ecdsaWithSha256 })] })
+      : new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.sha256WithRsa }), new asn.Null()] });
+  const request = new asn.Sequence({ value: [info, algorithm, new asn.BitString({ valueHex: sign('sha256', tbs, key.privateKey) })] });
+  return encodePem('CERTIFICATE REQUEST', Buffer.from(request.toBER()));
+}
+
+/** The SubjectPublicKeyInfo DER of a PKCS#10 request's DER; throws when it is not one. */
+export async function requestPublicKeyDer(der: Buffer): Promise<Buffer> {
+  const asn = await asn1lib();
+  const parsed = asn.fromBER(der);
+  const request = parsed.offset === -1 ? undefined : parsed.result;
+  const info = request instanceof asn.Sequence ? request.valueBlock.value[0] : undefined;
+  const spki = info instanceof asn.Sequence ? info.valueBlock.value[2] : undefined;
+  if (!(spki instanceof asn.Sequence)) throw new Error('not a PKCS#10 certification request');
+  return Buffer.from(spki.valueBeforeDecodeView);
 }
 
 /** DER of the first `label` PEM block of `pem`; undefined when there is none. */

@@ -8,7 +8,7 @@ import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
 import { csrCondition, issuedCertificate, type CertificateSigningRequest, type CsrClient } from '../client/csr-client.js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
-import { asn1lib, pemToDer } from './csr.js';
+import { pemToDer, requestPublicKeyDer } from './csr.js';
 
 export interface RequestCertificateOptions {
   csrClient: CsrClient;
@@ -52,14 +52,12 @@ function conditionText(csr: CertificateSigningRequest, type: string): string {
 /** Checks that an existing CSR of our deterministic name is ours to reuse. */
 export async function ensureCompatible(csr: CertificateSigningRequest, o: { key: PrivateKey; signerName: string; usages: string[]; commonName?: string }): Promise<void> {
   const name = csr.metadata?.name ?? '';
-  const { schema, csr: pkcs10 } = await asn1lib();
   let theirs: Buffer;
   try {
     const pem = Buffer.from(csr.spec.request, 'base64').toString('utf8');
     const der = pemToDer(pem, 'CERTIFICATE REQUEST') ?? pemToDer(pem, 'NEW CERTIFICATE REQUEST');
     if (!der) throw new Error('no PEM CERTIFICATE REQUEST block');
-    const req = schema.AsnConvert.parse(der, pkcs10.CertificationRequest);
-    theirs = Buffer.from(schema.AsnConvert.serialize(req.certificationRequestInfo.subjectPKInfo));
+    theirs = await requestPublicKeyDer(der);
   } catch (err) {
     throw new CertificateError(`existing certificate signing request ${name} holds an unreadable request; delete it (kubectl delete csr ${name}) and restart`, { cause: err });
   }

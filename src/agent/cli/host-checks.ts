@@ -129,53 +129,73 @@ export interface HostCheckResult {
   readonly release: () => Promise<void>;
 }
 
-/** Runs every host check; throws HostCheckError (one line) when the host is refused. */
-export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckResult> {
-  const { config, flags, logger } = opts;
-  const paths = opts.paths ?? DEFAULT_HOST_PATHS;
-  const log = logger.child({ component: 'hostcheck' });
-  let lock: HeldLock | undefined;
-  if (flags.lockFile !== '') {
-    const lockOpts = { path: flags.lockFile, logger: log, signal: opts.signal };
-    try {
-      lock = await acquireLock(flags.exitOnLockContention && opts.onLockContention !== undefined ? { ...lockOpts, onContention: opts.onLockContention } : lockOpts);
-    } catch (err) {
-      throw new HostCheckError(err instanceof Error ? err.message : String(err));
-    }
-  }
+/** --lock-file: taken first, before anything else runs (the reference takes it before bootstrap). */
+export async function acquireHostLock(opts: HostCheckOptions): Promise<HeldLock | undefined> {
+  const { flags } = opts;
+  if (flags.lockFile === '') return undefined;
+  const lockOpts = { path: flags.lockFile, logger: opts.logger.child({ component: 'hostcheck' }), signal: opts.signal };
   try {
-    const cgroupVersion = await detectCgroupVersion(paths.cgroupRoot);
-    if (cgroupVersion === 'v1' && config.failCgroupV1) {
+    return await acquireLock(flags.exitOnLockContention && opts.onLockContention !== undefined ? { ...lockOpts, onContention: opts.onLockContention } : lockOpts);
+  } catch (err) {
+    throw new HostCheckError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** The cgroup version and what it refuses or warns about. */
+async function checkCgroups(config: NodeAgentConfiguration, paths: HostPaths, log: Logger): Promise<CgroupVersion> {
+  const cgroupVersion = await detectCgroupVersion(paths.cgroupRoot);
+  if (cgroupVersion === 'v1' && config.failCgroupV1) {
+    throw new HostCheckError(
+      `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway`,
+    );
+  }
+  if (cgroupVersion === 'v1' && config.singleProcessOOMKill === false) {
+    // the reference's validateKubeletOSConfiguration (validation_linux.go)
+    throw new HostCheckError('invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
+  }
+  if (cgroupVersion === 'v2' && config.singleProcessOOMKill !== true) {
+    log.warn({ field: 'singleProcessOOMKill' }, 'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2');
+  }
+  if (cgroupVersion === 'v1') log.warn({ cgroupRoot: paths.cgroupRoot }, 'This host uses cgroup v1, which is deprecated; move it to cgroup v2');
+  if (cgroupVersion === 'unknown') log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
+  return cgroupVersion;
+}
+
+/**
+ * The checks of the host itself, after the lock: cgroups, swap, the open-files limit, the kernel
+ * defaults and oom_score_adj. The reference makes them after bootstrap (the container manager,
+ * then RunKubelet's rlimit); main runs them while bootstrap runs, and the agent's parts load only
+ * once they passed. Throws HostCheckError (one line) when the host is refused.
+ */
+export async function checkHostSettings(opts: Omit<HostCheckOptions, 'signal' | 'onLockContention'>): Promise<CgroupVersion> {
+  const { config } = opts;
+  const paths = opts.paths ?? DEFAULT_HOST_PATHS;
+  const log = opts.logger.child({ component: 'hostcheck' });
+  const cgroupVersion = await checkCgroups(config, paths, log);
+  if (config.failSwapOn) {
+    const swaps = await activeSwaps(paths.swaps);
+    if (swaps.length > 0) {
       throw new HostCheckError(
-        `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway`,
+        `running with swap on is not supported, please disable swap or set failSwapOn (--fail-swap-on) to false. ${paths.swaps} contained: [${swaps.join(' ')}]`,
       );
     }
-    if (cgroupVersion === 'v1' && config.singleProcessOOMKill === false) {
-      // the reference's validateKubeletOSConfiguration (validation_linux.go)
-      throw new HostCheckError('invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
-    }
-    if (cgroupVersion === 'v2' && config.singleProcessOOMKill !== true) {
-      log.warn({ field: 'singleProcessOOMKill' }, 'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2');
-    }
-    if (cgroupVersion === 'v1') log.warn({ cgroupRoot: paths.cgroupRoot }, 'This host uses cgroup v1, which is deprecated; move it to cgroup v2');
-    if (cgroupVersion === 'unknown') log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
-    if (config.failSwapOn) {
-      const swaps = await activeSwaps(paths.swaps);
-      if (swaps.length > 0) {
-        throw new HostCheckError(
-          `running with swap on is not supported, please disable swap or set failSwapOn (--fail-swap-on) to false. ${paths.swaps} contained: [${swaps.join(' ')}]`,
-        );
-      }
-    }
-    await raiseOpenFilesLimit(config.maxOpenFiles, paths.limits, log);
-    try {
-      await enforceKernelDefaults(config.protectKernelDefaults, paths.procSys ?? '/proc/sys', log);
-    } catch (err) {
-      throw new HostCheckError(err instanceof Error ? err.message : String(err));
-    }
-    await applySelfOomScoreAdj(config.oomScoreAdj, paths.oomScoreAdj ?? SELF_OOM_SCORE_ADJ, log);
-    const held = lock;
-    return { lock, cgroupVersion, release: async () => { await held?.release(); } };
+  }
+  await raiseOpenFilesLimit(config.maxOpenFiles, paths.limits, log);
+  try {
+    await enforceKernelDefaults(config.protectKernelDefaults, paths.procSys ?? '/proc/sys', log);
+  } catch (err) {
+    throw new HostCheckError(err instanceof Error ? err.message : String(err));
+  }
+  await applySelfOomScoreAdj(config.oomScoreAdj, paths.oomScoreAdj ?? SELF_OOM_SCORE_ADJ, log);
+  return cgroupVersion;
+}
+
+/** Runs every host check in order (the lock, then the host's settings); throws HostCheckError when the host is refused. */
+export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckResult> {
+  const lock = await acquireHostLock(opts);
+  try {
+    const cgroupVersion = await checkHostSettings(opts);
+    return { lock, cgroupVersion, release: async () => { await lock?.release(); } };
   } catch (err) {
     await lock?.release();
     throw err;

@@ -17,7 +17,7 @@ import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
 import type { LoggerHandle } from '../../common/log/logger.js';
-import type { runHostChecks as RunHostChecks } from './host-checks.js';
+import type * as HostChecksModule from './host-checks.js';
 import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
 import { systemClock } from '../../common/util/clock.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
@@ -32,7 +32,8 @@ const processIO: MainIO = {
   stderr: (t) => void process.stderr.write(t),
 };
 
-type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void }) => Promise<number>;
+type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void; hostChecked: Promise<unknown> }) => Promise<number>;
+type HostChecks = typeof HostChecksModule;
 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
 function fail(io: MainIO, err: unknown): number {
@@ -61,10 +62,12 @@ function stoppedDuringStartup(logger: Logger, stage: string, err?: unknown): num
   return 0;
 }
 
-/** What the run learns from callbacks: lock contention, a fatal part, and what to release at the end. */
+/** What the run learns from callbacks: lock contention, a fatal part, a refused host, and what to release at the end. */
 interface RunState {
   contention: boolean;
   fatal: boolean;
+  /** Why the host checks refused the host (they run while bootstrap does). */
+  refused?: unknown;
   release?: () => Promise<void>;
 }
 
@@ -79,12 +82,12 @@ async function startLogging(eff: EffectiveConfiguration, stops: StopSignals): Pr
   return handle;
 }
 
-/** The host checks; a number is the exit status when they refused the host or a stop came. */
-async function checkHost(runHostChecks: typeof RunHostChecks, eff: EffectiveConfiguration, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): Promise<number | undefined> {
+/** The lock file (--lock-file); a number is the exit status when it cannot be taken or a stop came. */
+async function takeLock(hostChecks: HostChecks, eff: EffectiveConfiguration, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): Promise<number | undefined> {
   const logger = handle.logger;
   logger.info({ v: 2 }, 'running the host checks');
   try {
-    const host = await runHostChecks({
+    const lock = await hostChecks.acquireHostLock({
       config: eff.config,
       flags: eff.flags,
       logger,
@@ -94,13 +97,35 @@ async function checkHost(runHostChecks: typeof RunHostChecks, eff: EffectiveConf
         ac.abort(new Error('lock contention'));
       },
     });
-    state.release = host.release;
+    state.release = async () => {
+      await lock?.release();
+    };
     return undefined;
   } catch (err) {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'host checks', err);
     handle.flush();
     return fail(io, err);
   }
+}
+
+/**
+ * The host's own checks (host-checks.ts), then the start-up notes, run while the agent starts
+ * its client certificate (the reference checks the host after bootstrap); the agent's parts wait
+ * for them. A refusal stops the start and is the run's one line (see refusedHost).
+ */
+function checkHostAlongside(hostChecks: HostChecks, eff: EffectiveConfiguration, logger: Logger, ac: AbortController, state: RunState): Promise<unknown> {
+  const checked = hostChecks.checkHostSettings({ config: eff.config, flags: eff.flags, logger }).then(() => logServingAndConfiguration(eff, logger));
+  checked.catch((err: unknown) => {
+    state.refused = err;
+    ac.abort(err);
+  });
+  return checked;
+}
+
+/** The host checks refused the host: their one line, status 1. */
+function refusedHost(io: MainIO, handle: LoggerHandle, state: RunState): number {
+  handle.flush();
+  return fail(io, state.refused);
 }
 
 /** The start-up notes after the host checks (so that a refused host still gets exactly one line). */
@@ -117,6 +142,7 @@ async function logServingAndConfiguration(eff: EffectiveConfiguration, logger: L
 
 /** The exit status of a run that threw. */
 function failedRun(err: unknown, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): number {
+  if (state.refused !== undefined) return refusedHost(io, handle, state);
   if (state.fatal) return 1;
   // A part that gave up because the stop signal came while it started is a clean stop.
   if (ac.signal.aborted) return stoppedDuringStartup(handle.logger, 'start-up', err);
@@ -130,7 +156,7 @@ function failedRun(err: unknown, io: MainIO, handle: LoggerHandle, ac: AbortCont
 }
 
 async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopSignals): Promise<number> {
-  const [handle, { runHostChecks }] = await Promise.all([startLogging(eff, stops), import('./host-checks.js')]);
+  const [handle, hostChecks] = await Promise.all([startLogging(eff, stops), import('./host-checks.js')]);
   const logger = handle.logger;
   const ac = new AbortController();
   const onStop = (): void => ac.abort(stops.signal.reason);
@@ -139,21 +165,23 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
   const state: RunState = { contention: false, fatal: false };
   try {
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
-    const refused = await checkHost(runHostChecks, eff, io, handle, ac, state);
-    if (refused !== undefined) return refused;
-    await logServingAndConfiguration(eff, logger);
+    const noLock = await takeLock(hostChecks, eff, io, handle, ac, state);
+    if (noLock !== undefined) return noLock;
+    const hostChecked = checkHostAlongside(hostChecks, eff, logger, ac, state);
     const runAgent = await loadAgent();
     const code = await runAgent({
       config: eff.config,
       flags: eff.flags,
       logger,
       signal: ac.signal,
+      hostChecked,
       // A graceful stop, as on SIGTERM, but the status is 1 so a supervisor restarts the agent.
       onFatal: (err) => {
         state.fatal = true;
         ac.abort(err);
       },
     });
+    if (state.refused !== undefined) return refusedHost(io, handle, state);
     return state.contention ? 0 : state.fatal ? 1 : code;
   } catch (err) {
     return failedRun(err, io, handle, ac, state);

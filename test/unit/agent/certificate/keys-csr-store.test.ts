@@ -5,7 +5,13 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, parsePrivateKey, publicKeyDer } from '../../../../src/agent/certificate/keys.js';
-import { bootstrapCsrName, clientUsages, createCsrPem, servingSans } from '../../../../src/agent/certificate/csr.js';
+import { bootstrapCsrName, clientUsages, createCsrPem, pemToDer, requestPublicKeyDer, servingSans, type CsrTemplate } from '../../../../src/agent/certificate/csr.js';
+import { ipAddressBytes } from '../../../../src/agent/certificate/ip-bytes.js';
+import { repoRoot } from '../../../helpers/apiserver.js';
+import { BlockList } from 'node:net';
+import { verify } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import fc from 'fast-check';
 import { FileCertificateStore, ensureWritableDir, timestampName } from '../../../../src/agent/certificate/store.js';
 import { loadOrCreateSelfSigned } from '../../../../src/agent/certificate/self-signed.js';
 import { parseCertificate } from '../../../../src/agent/certificate/cert-info.js';
@@ -37,6 +43,74 @@ test('CSR: subject, SANs and signature verified by openssl', async (t) => {
   const out = execFileSync('openssl', ['req', '-in', join(d, 'r.csr'), '-noout', '-verify', '-subject', '-text'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   assert.match(out, /subject=CN\s*=\s*system:node:n1, O\s*=\s*system:nodes/);
   assert.match(out, /DNS:n1, IP Address:10.0.0.1/);
+});
+
+const GOLDEN_TEMPLATES: Record<string, CsrTemplate> = {
+  client: { commonName: 'system:node:n1', organizations: ['system:nodes'] },
+  serving: { commonName: 'system:node:N\u00f6de_1', organizations: ['system:nodes', 'extra org'], dnsNames: ['n1', 'n1.example'], ipAddresses: ['10.0.0.1', 'fd00::1'] },
+};
+
+/** The request's three parts: CertificationRequestInfo, signatureAlgorithm, signature (DER, asn1js). */
+async function requestParts(pem: string): Promise<Buffer[]> {
+  const asn1js = await import('asn1js');
+  const der = pemToDer(pem, 'CERTIFICATE REQUEST');
+  assert.ok(der);
+  const seq = asn1js.fromBER(der).result;
+  assert.ok(seq instanceof asn1js.Sequence);
+  return seq.valueBlock.value.map((v) => Buffer.from(v.valueBeforeDecodeView));
+}
+
+test('CSR: the request info and algorithm are byte for byte what the @peculiar/asn1-csr encoder wrote; the signature verifies', async () => {
+  const golden = JSON.parse(await readFile(join(repoRoot(), 'test/fixtures/csr/request-info.golden.json'), 'utf8')) as { cases: { key: string; template: string; requestInfo: string; signatureAlgorithm: string }[] };
+  assert.equal(golden.cases.length, 4);
+  for (const c of golden.cases) {
+    const key = parsePrivateKey(await readFile(join(repoRoot(), 'test/fixtures/csr', c.key), 'utf8'));
+    const template = GOLDEN_TEMPLATES[c.template];
+    assert.ok(template, c.template);
+    const pem = await createCsrPem(key, template);
+    const [info, algorithm, signature] = await requestParts(pem);
+    assert.equal(info?.toString('hex'), c.requestInfo, `${c.key} ${c.template}`);
+    assert.equal(algorithm?.toString('hex'), c.signatureAlgorithm, `${c.key} ${c.template}`);
+    // BIT STRING: tag, length, unused-bits octet, then the signature
+    const sig = (signature ?? Buffer.alloc(0)).subarray((signature?.[1] ?? 0) & 0x80 ? 3 + ((signature?.[1] ?? 0) & 0x7f) : 3);
+    assert.ok(verify('sha256', info ?? Buffer.alloc(0), key.publicKey, sig), `${c.key} ${c.template}: signature`);
+    assert.ok((await requestPublicKeyDer(pemToDer(pem, 'CERTIFICATE REQUEST') ?? Buffer.alloc(0))).equals(publicKeyDer(key)));
+  }
+});
+
+test('CSR: read back by @peculiar/x509 (what plat-apiserver reads requests with): subject, SANs, self-signature', async () => {
+  const k = await generatePrivateKey();
+  const req = new x509.Pkcs10CertificateRequest(await createCsrPem(k, GOLDEN_TEMPLATES.serving ?? { commonName: '', organizations: [] }));
+  assert.equal(req.subject, 'CN=system:node:N\u00f6de_1, O=system:nodes, O=extra org');
+  const raw = req.getExtension('2.5.29.17');
+  assert.ok(raw);
+  assert.deepEqual(new x509.SubjectAlternativeNameExtension(raw.rawData).names.toJSON(), [{ type: 'dns', value: 'n1' }, { type: 'dns', value: 'n1.example' }, { type: 'ip', value: '10.0.0.1' }, { type: 'ip', value: 'fd00::1' }]);
+  x509.cryptoProvider.set(globalThis.crypto);
+  assert.equal(await req.verify(), true);
+});
+
+test('CSR: a request that is not PKCS#10 is refused when its public key is read', async () => {
+  await assert.rejects(requestPublicKeyDer(Buffer.from('3003020100', 'hex')), /not a PKCS#10 certification request/);
+  await assert.rejects(requestPublicKeyDer(Buffer.from('not der')), /not a PKCS#10 certification request/);
+});
+
+test('IP address bytes: 4 for IPv4, 16 for IPv6 (any text form), read as the same address by node:net', () => {
+  assert.equal(ipAddressBytes('10.0.0.1').toString('hex'), '0a000001');
+  assert.equal(ipAddressBytes('fd00::1').toString('hex'), 'fd000000000000000000000000000001');
+  assert.equal(ipAddressBytes('::ffff:1.2.3.4').toString('hex'), '00000000000000000000ffff01020304');
+  assert.throws(() => ipAddressBytes('fe80::1%eth0'), /is not an IP address/);
+  assert.throws(() => ipAddressBytes('n1'), /is not an IP address/);
+  fc.assert(
+    fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (ip) => {
+      const b = ipAddressBytes(ip);
+      const v6 = b.length === 16;
+      const text = v6 ? [...Array(8).keys()].map((i) => b.readUInt16BE(i * 2).toString(16)).join(':') : [...b].join('.');
+      const list = new BlockList();
+      list.addAddress(ip, v6 ? 'ipv6' : 'ipv4');
+      return list.check(text, v6 ? 'ipv6' : 'ipv4');
+    }),
+    { numRuns: 500 },
+  );
 });
 
 test('deterministic CSR name: same inputs same name, any change a different one', async () => {

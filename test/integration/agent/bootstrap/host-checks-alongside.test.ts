@@ -1,0 +1,91 @@
+// The host checks run while bootstrap runs (main starts them beside runAgent, as the reference
+// checks the host only after bootstrap): the agent's parts wait for them, and a refusal stops
+// bootstrap. Real plat-apiserver, the agent in this process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { runAgent } from '../../../../src/agent/agent.js';
+import { HostCheckError } from '../../../../src/agent/cli/host-checks.js';
+import { startBootstrapEnv, listCsrs } from '../../../helpers/bootstrap-env.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { killProcessPods } from '../pods/runtimes.js';
+import { tempDir, testConfig, testFlags } from '../pods/agent-harness.js';
+
+/** Resolves once `check` holds, looking every 20 ms (the agent runs on the real clock here). */
+async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+test('the certificate is issued while the host checks run; the parts load only once they passed', { timeout: 90_000 }, async (t) => {
+  const env = await startBootstrapEnv();
+  const root = await tempDir('hc-along-');
+  const log = recordingLogger();
+  const ac = new AbortController();
+  let passed = (): void => undefined;
+  const hostChecked = new Promise<void>((resolve) => (passed = resolve));
+  const run = runAgent({
+    config: testConfig(root.path, { containerRuntimeEndpoint: 'process://' }),
+    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: 'hc-node' }),
+    logger: log,
+    signal: ac.signal,
+    hostChecked,
+  });
+  t.after(async () => {
+    ac.abort();
+    await run.catch(() => 1);
+    await killProcessPods(root.path);
+    await root.cleanup();
+    // the API server last: the agent stops while it still answers
+    await env.stop();
+  });
+  const current = join(env.certDir, 'nodeagent-client-current.pem');
+  await until(() => existsSync(current) && log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'), 'the client certificate');
+  // bootstrap is done: without the gate the parts would start loading within milliseconds; a
+  // bounded look shows they do not (what is checked is that something does not happen)
+  await new Promise((r) => setTimeout(r, 200));
+  assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'), 'the parts loaded before the host checks passed');
+  passed();
+  await until(() => log.lines.some((l) => l.msg === 'building the agent parts'), 'the parts to load');
+});
+
+test('a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate', { timeout: 90_000 }, async (t) => {
+  // csrsigning only: nobody approves, so bootstrap waits
+  const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
+  const root = await tempDir('hc-refused-');
+  const log = recordingLogger();
+  const ac = new AbortController();
+  let refuse = (_err: Error): void => undefined;
+  const hostChecked = new Promise<void>((_resolve, reject) => (refuse = reject));
+  const run = runAgent({
+    config: testConfig(root.path, { containerRuntimeEndpoint: 'process://' }),
+    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: 'hc-refused' }),
+    logger: log,
+    signal: ac.signal,
+    hostChecked,
+  });
+  // when an assertion fails, the agent may still run: stop it
+  t.after(async () => {
+    ac.abort();
+    await run.catch(() => 1);
+    await killProcessPods(root.path);
+    await root.cleanup();
+    await env.stop();
+  });
+  // the request is made: bootstrap waits for an approval that does not come
+  await until(() => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 'the certificate signing request');
+  const refusal = new HostCheckError('this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway');
+  const t0 = Date.now();
+  refuse(refusal);
+  await assert.rejects(run, (err: unknown) => err === refusal);
+  assert.ok(Date.now() - t0 < 5000, `bootstrap took ${Date.now() - t0} ms to stop`);
+  assert.equal(existsSync(join(env.certDir, 'nodeagent-client-current.pem')), false);
+  assert.equal(existsSync(env.platconfig), false);
+  assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'));
+  // the request was made (and stays for an approver); nothing else followed it
+  assert.equal((await listCsrs(env.api)).length, 1);
+});
