@@ -116,7 +116,7 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
     try {
       return await o.csrClient.create(body, { signal });
     } catch (err) {
-      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
+      if (signal.aborted) throw abortReason(signal, err);
       if (name && isAlreadyExists(err)) {
         const existing = await o.csrClient.get(name, { signal });
         await ensureCompatible(existing, o);
@@ -190,6 +190,10 @@ async function remindEvery(w: CertificateWait, signal: AbortSignal): Promise<voi
   }
 }
 
+function abortReason(signal: AbortSignal, fallback?: unknown): unknown {
+  return signal.reason instanceof Error ? signal.reason : (fallback ?? new Error('stopped'));
+}
+
 /** Watches the CSR until its certificate is issued, resuming the watch after transient failures. */
 async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Promise<string> {
   const { o, name, what } = w;
@@ -207,8 +211,10 @@ async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Pro
           if (c) return c;
         }
       }
+      // A watch stopped by the signal ends quietly: watching again would loop without waiting.
+      if (signal.aborted) throw abortReason(signal);
     } catch (err) {
-      if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : err;
+      if (signal.aborted) throw abortReason(signal, err);
       if (!isTransient(err) || isUnauthorized(err) || isForbidden(err)) throw err;
       if (o.clock.nowMs() - lastApiLog >= w.reminderMs) {
         lastApiLog = o.clock.nowMs();

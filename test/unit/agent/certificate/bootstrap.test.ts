@@ -256,3 +256,17 @@ test('the bootstrap client speaks JSON, as the reference does, whatever --plat-a
   const create = env.api.requests.find((q) => q.method === 'POST');
   assert.equal(create?.contentType, 'application/json');
 });
+
+test('stopped while it watches for approval: bootstrap ends with the stop, it does not watch again', async (t) => {
+  const env = await setup(t, { autoApprove: false });
+  const ac = new AbortController();
+  const p = bootstrapClientCertificate({ ...env.opts(), signal: ac.signal });
+  const until = Date.now() + 10_000;
+  while (!env.api.requests.some((q) => q.url.includes('watch=true')) && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(env.api.requests.some((q) => q.url.includes('watch=true')), 'bootstrap watches the pending CSR');
+  ac.abort(new Error('stopping'));
+  await assert.rejects(p, /stopping/);
+  const watches = env.api.requests.filter((q) => q.url.includes('watch=true')).length;
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(env.api.requests.filter((q) => q.url.includes('watch=true')).length, watches, 'no watch after the stop');
+});
