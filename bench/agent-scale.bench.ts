@@ -1,8 +1,11 @@
 // Agent CPU and RSS with 110 and with 1,000 static pods on process:// (the built agent, one
 // process per run), against the same agent idle with no pods in the same run. Targets: RSS under
 // 70 MB at 110 pods and under 100 MB at 1,000. BENCH_COMPARE_BIN=<another build's bin/nodeagent>
-// runs that build at each size too, right after this one (a before/after figure under the same
-// load); BENCH_SCALE_ROUNDS repeats the whole run.
+// (several: comma-separated) runs that build at each size too, right after this one (a
+// before/after figure under the same load); BENCH_SCALE_ROUNDS repeats the whole run.
+// The launcher is executed as a user or a systemd unit runs it (its shebang line, with the node
+// flags and environment it sets, take effect), not as `node bin/nodeagent`, with the node that
+// runs the benchmark first on PATH.
 // RSS moves with each collection V8 makes, so it is sampled every 500 ms over the window and the
 // median is the figure (the range beside it). The agent's podLogsDir is under the run's own root:
 // the default /var/log/pods would keep earlier runs' pod directories, which housekeeping removes
@@ -13,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isSameProcessAlive } from '../src/agent/runtime/process/proc.js';
+import { launcherEnv } from '../test/helpers/launcher.js';
 
 const SIZES = (process.env['BENCH_SCALE_PODS'] ?? '0,110,1000').split(',').map(Number);
 const WINDOW_MS = Number(process.env['BENCH_SCALE_WINDOW_MS'] ?? 5000);
@@ -83,11 +87,11 @@ async function run(n: number, bin: string): Promise<RunResult> {
   let agent: ChildProcess | undefined;
   try {
     const t0 = performance.now();
-    agent = spawn(process.execPath, [
-      bin, '--config', config, '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
+    agent = spawn(bin, [
+      '--config', config, '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
       '--cert-dir', join(root, 'pki'), '--hostname-override', 'scale', '--max-pods', String(Math.max(110, n)),
       '--fail-cgroupv1=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=', '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '-v=0',
-    ], { stdio: 'ignore' });
+    ], { stdio: 'ignore', env: launcherEnv() });
     const pid = agent.pid as number;
     const deadline = Date.now() + 90_000;
     while ((await states(root)).running < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
@@ -113,7 +117,7 @@ async function run(n: number, bin: string): Promise<RunResult> {
   }
 }
 
-const BINS = ['bin/nodeagent', ...(process.env['BENCH_COMPARE_BIN'] !== undefined ? [process.env['BENCH_COMPARE_BIN']] : [])];
+const BINS = ['bin/nodeagent', ...(process.env['BENCH_COMPARE_BIN']?.split(',').filter((b) => b !== '') ?? [])];
 const ROUNDS = Number(process.env['BENCH_SCALE_ROUNDS'] ?? 1);
 const TARGETS: ReadonlyMap<number, number> = new Map([[110, 70], [1000, 100]]);
 
