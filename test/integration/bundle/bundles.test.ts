@@ -142,8 +142,9 @@ test('the agent needs no better-sqlite3 (a single executable carries no native m
 test("the agent's start-up loads neither the agent's parts nor the HTTP client: they are lazy chunks", () => {
   const loadedAtStart = [...staticClosure(entryOf('nodeagent'))].map((f) => readFileSync(f, 'utf8')).join('\n');
   // Markers of code that only runs after the configuration is valid: agent.ts's start line,
-  // undici's HTTP parser, the pod workers, js-yaml's fallback (yaml) is loaded on a parse problem.
-  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'chokidar']) {
+  // undici's HTTP parser, the pod workers, the file source's watch; js-yaml's fallback (yaml) is
+  // loaded on a parse problem.
+  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
     assert.ok(!loadedAtStart.includes(marker), `"${marker}" is in the start-up files of the agent bundle`);
   }
   const all = outputsOf('nodeagent').map((f) => readFileSync(f, 'utf8')).join('\n');
