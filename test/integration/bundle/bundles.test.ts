@@ -231,7 +231,7 @@ test('the CommonJS bundle is ASCII (read as latin1) and its code caches were mad
 test("the CommonJS bundle's configuration phase holds none of the agent's parts: the run file does, loaded after", () => {
   const [configPhase, run] = CJS_FILES.map((f) => readFileSync(f, 'utf8'));
   // Markers of code that only runs after the configuration is valid (as for the ES module bundle).
-  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'chokidar']) {
+  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
     assert.ok(!configPhase?.includes(marker), `"${marker}" is in nodeagent.cjs`);
     assert.ok(run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
   }
