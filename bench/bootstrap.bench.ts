@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startApiServer, repoRoot } from '../test/helpers/apiserver.js';
 import { makeCsrPem, csrBody } from '../test/helpers/apiserver-fixtures.js';
+import { launcherEnv } from '../test/helpers/launcher.js';
 
 const RUNS = Number(process.env['BENCH_BOOTSTRAP_RUNS'] ?? 20);
 const TOKEN = 'abcdef.0123456789abcdef';
@@ -21,7 +22,10 @@ const fmt = (ms: number): string => `${ms.toFixed(1)} ms`;
 
 async function timeSpawn(args: string[], until: () => boolean): Promise<number> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: repoRoot(), stdio: ['ignore', 'ignore', 'pipe'] });
+  // a launcher (bin/nodeagent) is executed, as a user runs it: the node flags of its #! line apply
+  const launcher = /\/bin\/nodeagent$/.test(args[0] ?? '');
+  const [file, rest] = launcher ? [args[0] ?? '', args.slice(1)] : [process.execPath, args];
+  const child = spawn(file, rest, { cwd: repoRoot(), stdio: ['ignore', 'ignore', 'pipe'], env: launcherEnv() });
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<void>((r) => child.once('exit', () => r()));

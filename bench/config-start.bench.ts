@@ -9,6 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { launcherEnv } from '../test/helpers/launcher.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, here.includes('/dist/') ? '../..' : '..');
@@ -33,7 +34,7 @@ function loadAverage(): string {
 
 function time(args: string[], command = process.execPath): number {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: launcherEnv() });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr.toString()}`);
   return ms;
@@ -50,12 +51,13 @@ const unbundled = pathToFileURL(join(repo, 'dist/src/agent/cli/main.js')).href;
 const sea = join(repo, 'dist/sea/nodeagent');
 const VARIANTS: Variant[] = [
   { name: 'node -e 0', args: () => ['-e', '0'] },
-  { name: 'bin/nodeagent (bundle)', args: (f) => [bin, ...f] },
+  // launchers are executed, as a user runs them: the node flags of their #! line apply
+  { name: 'bin/nodeagent (bundle)', command: bin, args: (f) => f },
   {
     name: 'node dist/src (tsc output, unbundled)',
     args: (f) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...f],
   },
-  ...(compare !== undefined ? [{ name: `${compare} (compared)`, args: (f: string[]) => [compare, ...f] }] : []),
+  ...(compare !== undefined ? [{ name: `${compare} (compared)`, command: compare, args: (f: string[]) => f }] : []),
   ...(existsSync(sea) ? [{ name: 'dist/sea/nodeagent (single executable)', command: sea, args: (f: string[]) => f }] : []),
 ];
 

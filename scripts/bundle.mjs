@@ -19,6 +19,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ownSourceMap } from './own-source-map.mjs';
+import { launchSettings } from './launch-settings.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'bundle');
@@ -298,7 +299,9 @@ async function bundleAgentCjs(program) {
     format: 'cjs',
     sourcemap: false,
   });
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)], { stdio: 'inherit' });
+  // made with the node flags bin/nodeagent starts node with: V8 refuses a cache made with others
+  const { env, nodeArgs } = launchSettings();
+  const r = spawnSync(process.execPath, [...nodeArgs, join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)], { stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.status !== 0) throw new Error(`scripts/code-cache.mjs ${join(outdir, CONFIG_FILE)} failed (status ${String(r.status)})`);
 }
 

@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXTERNAL } from './bundle.mjs';
+import { launchSettings } from './launch-settings.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const OUT = join(ROOT, 'dist', 'sea');
@@ -76,8 +77,12 @@ function stripSymbols(exe) {
 function inject(script) {
   const blob = join(OUT, 'nodeagent.blob');
   const config = join(OUT, 'sea-config.json');
-  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true }));
-  execFileSync(NODE, ['--experimental-sea-config', config], { stdio: 'inherit' });
+  // The node flags of bin/nodeagent's #! line (scripts/launch-settings.mjs) start the executable
+  // too (execArgv, Node 24); the blob's code cache is made under them, as V8 takes a cache only
+  // from the flags it was made with. Its environment (malloc) goes in the unit: see the README.
+  const { nodeArgs } = launchSettings();
+  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, execArgv: nodeArgs }));
+  execFileSync(NODE, [...nodeArgs, '--experimental-sea-config', config], { stdio: 'inherit' });
   const exe = join(OUT, 'nodeagent');
   copyFileSync(NODE, exe);
   stripSymbols(exe);

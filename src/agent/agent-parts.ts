@@ -1,5 +1,5 @@
 // The agent's parts, in one module that src/agent.ts imports on demand: loading them (and their
-// libraries: chokidar, undici, prom-client, the servers) takes a few hundred milliseconds, which
+// libraries: undici, prom-client, the servers) takes a few hundred milliseconds, which
 // then runs while the certificate bootstrap waits on the API server instead of before it.
 export { FileSource } from './source/file.js';
 export { HttpSource } from './source/http.js';

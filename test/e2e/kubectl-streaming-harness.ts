@@ -14,6 +14,7 @@ import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { joinedAgentArgs } from '../helpers/joined-agent-args.js';
+import { launcherEnv } from '../helpers/launcher.js';
 
 export interface KubectlResult {
   code: number | null;
@@ -93,9 +94,8 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
   const agentPort = await freePort();
   await mkdir(join(dir, 'root'));
   const agent = spawn(
-    process.execPath,
+    'bin/nodeagent',
     [
-      'bin/nodeagent',
       ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node, platformDomain: 'k8s.io', ...(o.runtimeEndpoint !== undefined ? { runtimeEndpoint: o.runtimeEndpoint } : {}) }),
       '--address=127.0.0.1',
       `--port=${agentPort}`,
@@ -108,7 +108,7 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       '--node-status-update-frequency=1s',
       ...tls.agent,
     ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() },
   );
   let agentOut = '';
   agent.stdout?.on('data', (b: Buffer) => (agentOut += b.toString()));

@@ -16,6 +16,7 @@ import { killProcessPods, processRuntime } from '../integration/agent/pods/runti
 import { freePort, httpText, startAgent, webManifest } from './static-pods-harness.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../helpers/launcher.js';
 
 const N = 10_000;
 const deepJson = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"deep-json"},"spec":{"containers":[{"name":"c","command":["true"]}],"x":${'{"a":'.repeat(N)}1${'}'.repeat(N)}}}`;
@@ -85,7 +86,7 @@ test('a config file nested 10,000 levels deep is a fatal error naming the file a
   t.after(() => dir.cleanup());
   const file = join(dir.path, 'config.yaml');
   await writeFile(file, `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nx:\n  ${'- '.repeat(N)}v\n`);
-  const r = spawnSync(process.execPath, ['bin/nodeagent', '--config', file, '--root-dir', dir.path], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('bin/nodeagent', ['--config', file, '--root-dir', dir.path], { encoding: 'utf8', timeout: 30_000, env: launcherEnv() });
   assert.notEqual(r.status, 0);
   assert.equal(r.signal, null, 'an exit, not a crash');
   assert.match(r.stderr + r.stdout, new RegExp(`config file "${file.replaceAll('/', '\\/')}": more than 100 levels of nesting \\(limit maxDepth=100\\) at byte offset \\d+`));

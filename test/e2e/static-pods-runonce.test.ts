@@ -11,6 +11,7 @@ import { tempDir } from '../integration/agent/pods/agent-harness.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
 import { NO_CGROUPS_ARGS } from '../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../helpers/launcher.js';
 
 async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: Record<string, string>, url?: string) {
   const root = await tempDir('na-runonce-');
@@ -21,10 +22,10 @@ async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: R
     await m.cleanup();
   });
   for (const [name, text] of Object.entries(files)) await writeFile(join(m.path, name), text);
-  const args = ['bin/nodeagent', '--runonce', '--enable-server=false', '--pod-manifest-path', m.path, '--container-runtime-endpoint', 'process://', '--root-dir', root.path, '--cert-dir', join(root.path, 'pki'), '--hostname-override', 'once', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path), '--healthz-port=0', '--read-only-port=0'];
+  const args = ['--runonce', '--enable-server=false', '--pod-manifest-path', m.path, '--container-runtime-endpoint', 'process://', '--root-dir', root.path, '--cert-dir', join(root.path, 'pki'), '--hostname-override', 'once', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path), '--healthz-port=0', '--read-only-port=0'];
   if (url) args.push('--manifest-url', url);
   // async spawn: the URL server of the test runs in this process and must keep answering
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000 });
+  const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, env: launcherEnv() });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   const status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

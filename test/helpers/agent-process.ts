@@ -1,6 +1,7 @@
-// The built agent (node bin/nodeagent) as a child process: its output kept for failure messages,
-// and a stop that sends SIGTERM and, after 10 s, SIGKILL (processes.ts stopChild).
+// The built agent (bin/nodeagent, executed as a user runs it) as a child process: its output kept
+// for failure messages, and a stop that sends SIGTERM and, after 10 s, SIGKILL (processes.ts stopChild).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { launcherEnv } from './launcher.js';
 import { stopChild } from './processes.js';
 
 export interface RunningAgent {
@@ -10,7 +11,7 @@ export interface RunningAgent {
 }
 
 export function startAgent(args: string[]): RunningAgent {
-  const child = spawn(process.execPath, ['bin/nodeagent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (out += b.toString()));

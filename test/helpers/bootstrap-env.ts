@@ -8,6 +8,7 @@ import { startApiServer, repoRoot, type StartedApiServer } from './apiserver.js'
 import { freePort } from './processes.js';
 import { NO_CGROUPS_ARGS } from './agent-cgroups.js';
 import { testPodLogsArgs } from './agent-pod-logs.js';
+import { launcherEnv } from './launcher.js';
 export { freePort };
 
 export const BOOTSTRAP_TOKEN = 'abcdef.0123456789abcdef';
@@ -64,7 +65,7 @@ export interface AgentProcess {
   kill9(): Promise<void>;
 }
 
-/** Spawns `node bin/nodeagent` in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
+/** Spawns bin/nodeagent (executed, as a user runs it) in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
 export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[] } = {}): Promise<AgentProcess> {
   const root = repoRoot();
   // `argv`: exactly these arguments (a kubeadm drop-in's), nothing of the env added.
@@ -93,7 +94,8 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
 }
 
 function spawnArgs(root: string, args: string[]): AgentProcess {
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [bin = '', ...rest] = args;
+  const child = spawn(bin, rest, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: string): void => {

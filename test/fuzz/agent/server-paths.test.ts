@@ -19,6 +19,7 @@ import { freePort, stopChild } from '../../helpers/processes.js';
 import { fuzzParams } from '../../helpers/fuzz-runs.js';
 import { NO_CGROUPS_ARGS } from '../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../../helpers/launcher.js';
 
 const NODE = 'fuzz-node';
 const POD = `web-${NODE}`;
@@ -63,9 +64,8 @@ before(async () => {
   await writeFile(join(manifests, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "600"]}]}\n');
   const port = await freePort();
   child = spawn(
-    process.execPath,
+    BIN,
     [
-      BIN,
       `--root-dir=${join(dir, 'root')}`,
       `--cert-dir=${join(dir, 'pki')}`,
       `--pod-manifest-path=${manifests}`,
@@ -78,7 +78,7 @@ before(async () => {
       '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
       '--fail-swap-on=false',
     ],
-    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() },
   );
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));

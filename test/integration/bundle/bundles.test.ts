@@ -10,6 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../helpers/apiserver.js';
+import { launcherEnv } from '../../helpers/launcher.js';
 
 const ROOT = repoRoot();
 const PROGRAMS = ['nodeagent', 'plat-apiserver'] as const;
@@ -74,10 +75,25 @@ test('bin/ launchers run the bundles, not dist/src', () => {
     const target = /import\('([^']+)'\)/.exec(launcher)?.[1];
     assert.equal(target !== undefined && resolve(join(ROOT, 'bin'), target), entryOf(p), `bin/${p} imports the bundle`);
   }
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin', 'nodeagent'), '--version'], { encoding: 'utf8' });
+  const r = spawnSync(join(ROOT, 'bin', 'nodeagent'), ['--version'], { encoding: 'utf8', env: launcherEnv() });
   assert.equal(r.status, 0, r.stderr);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.equal(r.stdout, `nodeagent v${pkg.version}\n`);
+});
+
+test('bin/nodeagent starts node with its memory settings (its #! line), and the example unit sets the same environment', () => {
+  const first = readFileSync(join(ROOT, 'bin', 'nodeagent'), 'utf8').split('\n', 1)[0] ?? '';
+  // Linux before 5.1 reads 127 bytes of a #! line and drops the rest
+  assert.ok(Buffer.byteLength(first) <= 127, `${first}: ${Buffer.byteLength(first)} bytes`);
+  const m = /^#!\/usr\/bin\/env -S ((?:\w+=\S+ )*)node((?: --\S+)*)$/.exec(first);
+  assert.ok(m !== null, first);
+  const env = (m[1] ?? '').trim().split(' ');
+  assert.deepEqual(env, ['MALLOC_ARENA_MAX=1', 'MALLOC_MMAP_THRESHOLD_=65536']);
+  assert.deepEqual((m[2] ?? '').trim().split(' '), ['--max-semi-space-size=1', '--heap-growing-percent=10']);
+  // That node takes them is shown below: executed, the launcher compiles the bundle from the
+  // code cache the build made under these flags, which V8 refuses under any others (Node 20).
+  const unit = readFileSync(join(ROOT, 'examples', 'systemd', 'nodeagent.service'), 'utf8');
+  assert.match(unit, new RegExp(`^Environment=${env.join(' ')}$`, 'm'));
 });
 
 test('on Node 22 and later both launchers turn the module compile cache on (Node 20 has none)', () => {
@@ -89,7 +105,7 @@ test('on Node 22 and later both launchers turn the module compile cache on (Node
       // the cache on by itself, so it is removed from the child's environment.
       const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
       delete env['NODE_COMPILE_CACHE'];
-      const r = spawnSync(process.execPath, [join(ROOT, 'bin', p), '--help'], { encoding: 'utf8', env });
+      const r = spawnSync(join(ROOT, 'bin', p), ['--help'], { encoding: 'utf8', env: launcherEnv(env) });
       assert.equal(r.status, 0, r.stderr);
       const cache = join(tmp, 'node-compile-cache');
       const entries = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
@@ -126,8 +142,9 @@ test('the agent needs no better-sqlite3 (a single executable carries no native m
 test("the agent's start-up loads neither the agent's parts nor the HTTP client: they are lazy chunks", () => {
   const loadedAtStart = [...staticClosure(entryOf('nodeagent'))].map((f) => readFileSync(f, 'utf8')).join('\n');
   // Markers of code that only runs after the configuration is valid: agent.ts's start line,
-  // undici's HTTP parser, the pod workers, js-yaml's fallback (yaml) is loaded on a parse problem.
-  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'chokidar']) {
+  // undici's HTTP parser, the pod workers, the file source's watch; js-yaml's fallback (yaml) is
+  // loaded on a parse problem.
+  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
     assert.ok(!loadedAtStart.includes(marker), `"${marker}" is in the start-up files of the agent bundle`);
   }
   const all = outputsOf('nodeagent').map((f) => readFileSync(f, 'utf8')).join('\n');
@@ -171,7 +188,7 @@ function versionFromCopy(change: (bundleDir: string) => void): { status: number 
     cpSync(join(ROOT, 'dist', 'build-info.json'), join(tmp, 'dist', 'build-info.json'));
     cpSync(join(ROOT, 'package.json'), join(tmp, 'package.json'));
     change(join(tmp, 'dist', 'bundle', 'nodeagent'));
-    return spawnSync(process.execPath, [join(tmp, 'bin', 'nodeagent'), '--version'], { encoding: 'utf8' });
+    return spawnSync(join(tmp, 'bin', 'nodeagent'), ['--version'], { encoding: 'utf8', env: launcherEnv() });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -180,7 +197,7 @@ function versionFromCopy(change: (bundleDir: string) => void): { status: number 
 test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8 code cache; a refused or missing cache is said once', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   const cacheLines = (stderr: string): string[] => stderr.split('\n').filter((l) => l.includes('code cache'));
-  // The build's cache, made by this node: taken, nothing said.
+  // The build's cache, made by this node with the launcher's flags: taken, nothing said.
   const ok = versionFromCopy(() => undefined);
   assert.equal(ok.status, 0, ok.stderr);
   assert.equal(ok.stdout, `nodeagent v${pkg.version}\n`);
@@ -214,7 +231,7 @@ test('the CommonJS bundle is ASCII (read as latin1) and its code caches were mad
 test("the CommonJS bundle's configuration phase holds none of the agent's parts: the run file does, loaded after", () => {
   const [configPhase, run] = CJS_FILES.map((f) => readFileSync(f, 'utf8'));
   // Markers of code that only runs after the configuration is valid (as for the ES module bundle).
-  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'chokidar']) {
+  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
     assert.ok(!configPhase?.includes(marker), `"${marker}" is in nodeagent.cjs`);
     assert.ok(run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
   }

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
+import { launcherEnv } from '../../../helpers/launcher.js';
 
 /** Repository root, from dist/test/integration/agent/cli or test/integration/agent/cli. */
 export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), fileURLToPath(import.meta.url).includes('/dist/') ? '../../../../..' : '../../../..');
@@ -15,7 +16,7 @@ export interface CliResult {
 
 export function runCli(args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

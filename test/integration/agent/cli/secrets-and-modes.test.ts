@@ -16,6 +16,7 @@ import { killProcessPods } from '../pods/runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../../../helpers/launcher.js';
 
 const USER = 'alice-user';
 const PASSWORD = 's3cret-pass';
@@ -61,7 +62,7 @@ test('under umask 000: /configz and the log mask URL userinfo; state files 0600 
     '--fail-swap-on=false',
     '--v=5',
   ];
-  const child = spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', 'umask 000; exec "$0" "$@"', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -17,6 +17,7 @@ import { killProcessPods } from '../pods/runtimes.js';
 import { startBootstrapEnv, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../../../helpers/launcher.js';
 
 // "a few seconds" with room for a loaded 2-core CI machine (it takes well under 2 s when idle);
 // that the agent stopped by itself, not by the launcher's 5 s backstop, is asserted separately
@@ -33,7 +34,7 @@ interface Started {
 }
 
 function start(args: string[]): Started {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: string): void => {

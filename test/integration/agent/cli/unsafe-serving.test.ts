@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { BIN, REPO } from './run-cli.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../../../helpers/launcher.js';
 
 function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     let signalled = false;

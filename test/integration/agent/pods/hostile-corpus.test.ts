@@ -14,6 +14,7 @@ import { killProcessPods, processRuntime } from './runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { launcherEnv } from '../../../helpers/launcher.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
 const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
@@ -24,7 +25,7 @@ interface Agent {
 }
 
 function startAgent(args: string[], t: { after: (fn: () => Promise<void>) => void }): Agent {
-  const child = spawn(process.execPath, ['bin/nodeagent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
