@@ -252,8 +252,11 @@ export class Registry {
       now: ctx.now,
     });
     const key = this.key(def, namespace, name);
-    if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
-    if (opts.dryRun) return withFields;
+    if (opts.dryRun) {
+      if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
+      return withFields;
+    }
+    // The store's own check (expected revision 0) answers an existing name: no second lookup.
     try {
       const change = await this.store.write(key, 'ADDED', storedShape(def, withFields), 0, undefined);
       return def.view === undefined ? change.object : servedShape(def, change.object);
