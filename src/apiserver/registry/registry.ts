@@ -39,6 +39,8 @@ export interface WriteOptions {
   readonly subresource: string;
   /** Apply for server-side apply (managedFields already set), Update otherwise. */
   readonly operation?: 'Update' | 'Apply';
+  /** The body is the caller's to give away (decoded for this request alone): create does not copy it. */
+  readonly bodyOwned?: boolean;
 }
 
 export interface DeleteOptions {
@@ -221,7 +223,7 @@ export class Registry {
   }
 
   async create(def: ResourceDef, namespace: string, body: Obj, opts: WriteOptions): Promise<Obj> {
-    const obj = clone(body);
+    const obj = opts.bodyOwned === true ? body : clone(body);
     this.normalizeBody(def, namespace, obj);
     const meta = metaOf(obj);
     if ((str(meta['name']) ?? '') === '' && (str(meta['generateName']) ?? '') !== '') {
