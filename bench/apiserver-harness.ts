@@ -12,6 +12,8 @@ import { reach, targetSpecs, type Endpoint, type Reached, type TargetSpec } from
 export interface Session {
   readonly label: string;
   readonly url: string;
+  /** Where and how to connect (for clients in processes of their own). */
+  readonly endpoint: Endpoint;
   /** The namespace this run created (events go there). */
   readonly namespace: string;
   /** The value of the `bench-run` label on what this run creates. */
@@ -74,6 +76,7 @@ export async function openSession(spec: TargetSpec, connections = 8): Promise<Se
     return {
       label: spec.label,
       url: e.url,
+      endpoint: e,
       namespace,
       runId,
       certificatesGroup: group,

@@ -131,6 +131,12 @@ function handlerContext(o: ApiServerOptions, platformDomain: string, registry: R
   };
 }
 
+/**
+ * The reason every request's signal is aborted with when its response closes: made once, as the
+ * default reason (a new AbortError DOMException, stack and all) cost about 1% of a create.
+ */
+const responseClosed = new DOMException('This operation was aborted', 'AbortError');
+
 const unauthenticatedPaths = new Set(['/healthz', '/livez', '/readyz', '/version']);
 
 export class ApiServer {
@@ -265,7 +271,7 @@ export class ApiServer {
     const onStop = (): void => abort.abort();
     this.stopController.signal.addEventListener('abort', onStop, { once: true });
     res.on('close', () => {
-      abort.abort();
+      abort.abort(responseClosed);
       this.stopController.signal.removeEventListener('abort', onStop);
       span?.end(res.statusCode);
     });

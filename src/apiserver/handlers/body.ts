@@ -18,18 +18,28 @@ export async function readBodyBytes(req: IncomingMessage, limit: number): Promis
     req.resume();
     throw tooLarge(limit);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    const b = chunk as Buffer;
-    size += b.length;
-    if (size > limit) {
+  // Events rather than an async iterator: one request body is usually one chunk, and the
+  // iterator's promise machinery cost more than the read itself on the create path.
+  if (req.readableEnded) return Buffer.alloc(0);
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: Error | undefined): void => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err === undefined) resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
+      else reject(err);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      settle(tooLarge(limit));
       req.resume();
-      throw tooLarge(limit);
-    }
-    chunks.push(b);
-  }
-  return Buffer.concat(chunks);
+    };
+    const onEnd = (): void => settle(undefined);
+    const onError = (err: Error): void => settle(err);
+    const onClose = (): void => settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
+  });
 }
 
 /** The media type without parameters, lower-cased; absent means JSON (as the reference). */

@@ -122,7 +122,7 @@ async function createItem(call: ResourceCall): Promise<void> {
   const { c, def, req, rc } = call;
   const wo = parseWriteOptions(params(call.search, 'W'), req, 'CreateOptions', c.platformDomain);
   const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-  const created = await c.registry.create(def, call.r.namespace, body, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '' });
+  const created = await c.registry.create(def, call.r.namespace, body, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '', bodyOwned: true });
   sendJson(call.res, 201, created, rc);
 }
 

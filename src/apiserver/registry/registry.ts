@@ -39,6 +39,8 @@ export interface WriteOptions {
   readonly subresource: string;
   /** Apply for server-side apply (managedFields already set), Update otherwise. */
   readonly operation?: 'Update' | 'Apply';
+  /** The body is the caller's to give away (decoded for this request alone): create does not copy it. */
+  readonly bodyOwned?: boolean;
 }
 
 export interface DeleteOptions {
@@ -221,7 +223,7 @@ export class Registry {
   }
 
   async create(def: ResourceDef, namespace: string, body: Obj, opts: WriteOptions): Promise<Obj> {
-    const obj = clone(body);
+    const obj = opts.bodyOwned === true ? body : clone(body);
     this.normalizeBody(def, namespace, obj);
     const meta = metaOf(obj);
     if ((str(meta['name']) ?? '') === '' && (str(meta['generateName']) ?? '') !== '') {
@@ -252,8 +254,11 @@ export class Registry {
       now: ctx.now,
     });
     const key = this.key(def, namespace, name);
-    if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
-    if (opts.dryRun) return withFields;
+    if (opts.dryRun) {
+      if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
+      return withFields;
+    }
+    // The store's own check (expected revision 0) answers an existing name: no second lookup.
     try {
       const change = await this.store.write(key, 'ADDED', storedShape(def, withFields), 0, undefined);
       return def.view === undefined ? change.object : servedShape(def, change.object);
