@@ -93,8 +93,8 @@ function apiParts(ctx: SourceContext, rest: RestClient, statuses: PodStatusManag
   const source = new ApiserverSource({ pods: podClient, nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, logger: logger.child({ part: 'source', source: 'api' }), clock });
   const nodes = createNodeClient({ client: rest, clock, logger });
   // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
-  const ownerNode = async (): Promise<{ name: string; uid: string }> => {
-    const uid = (await nodes.get(nodeName)).metadata?.uid;
+  const ownerNode = async (signal?: AbortSignal): Promise<{ name: string; uid: string }> => {
+    const uid = (await nodes.get(nodeName, signal ? { signal } : {})).metadata?.uid;
     if (uid === undefined || uid === '') throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
     return { name: nodeName, uid };
   };

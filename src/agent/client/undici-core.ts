@@ -8,6 +8,7 @@ import UndiciAgent from 'undici/lib/dispatcher/agent.js';
 import requestApi from 'undici/lib/api/api-request.js';
 import undiciGlobal from 'undici/lib/global.js';
 import undiciUtil from 'undici/lib/core/util.js';
+import { settleOnAbort } from './settle-on-abort.js';
 
 export const Agent = UndiciAgent;
 export type Agent = AgentType;
@@ -18,14 +19,19 @@ export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' |
   dispatcher?: Dispatcher;
 };
 
-/** undici's request(url, options): the URL checked and split into origin and path as it does. */
+/**
+ * undici's request(url, options): the URL checked and split into origin and path as it does; the
+ * call settles as soon as an AbortSignal given aborts, even before a connection is made
+ * (settle-on-abort.ts).
+ */
 export function request(url: string | URL, opts: RequestOptions): Promise<Dispatcher.ResponseData> {
   const u = undiciUtil.parseURL(url);
   const dispatcher = opts.dispatcher ?? undiciGlobal.getGlobalDispatcher();
-  return requestApi.call(dispatcher, {
+  const signal = opts.signal instanceof AbortSignal ? opts.signal : undefined;
+  return settleOnAbort(requestApi.call(dispatcher, {
     ...opts,
     origin: u.origin,
     path: u.search ? `${u.pathname}${u.search}` : u.pathname,
     method: opts.method ?? (opts.body ? 'PUT' : 'GET'),
-  });
+  }), signal);
 }

@@ -41,8 +41,8 @@ export interface LeaseApi {
 
 export interface NodeLeaseOptions {
   leases: LeaseApi;
-  /** The Node's uid, for the owner reference (undefined while unknown). */
-  nodeUid: () => Promise<string | undefined>;
+  /** The Node's uid, for the owner reference (undefined while unknown); the read ends on `signal`. */
+  nodeUid: (signal?: AbortSignal) => Promise<string | undefined>;
   nodeName: string;
   namespace: string;
   durationSeconds: number;
@@ -73,8 +73,8 @@ export class NodeLeaseController {
     return this.lastRenewMs !== undefined && this.o.clock.nowMs() - this.lastRenewMs < this.o.durationSeconds * 1000;
   }
 
-  private async desired(base: Lease | undefined): Promise<Lease> {
-    const uid = await this.o.nodeUid().catch(() => undefined);
+  private async desired(base: Lease | undefined, signal: AbortSignal | undefined): Promise<Lease> {
+    const uid = await this.o.nodeUid(signal).catch(() => undefined);
     const meta = { ...(base?.metadata ?? {}), name: this.o.nodeName, namespace: this.o.namespace };
     if (uid !== undefined && uid !== '') {
       meta.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid }];
@@ -93,7 +93,7 @@ export class NodeLeaseController {
     const opts = signal !== undefined ? { signal } : {};
     if (this.current !== undefined) {
       try {
-        this.current = await this.o.leases.update(await this.desired(this.current), { ...opts, namespace: this.o.namespace });
+        this.current = await this.o.leases.update(await this.desired(this.current, signal), { ...opts, namespace: this.o.namespace });
         this.renewed();
         return;
       } catch (err) {
@@ -107,14 +107,14 @@ export class NodeLeaseController {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (existing !== undefined) this.current = await this.o.leases.update(await this.desired(existing), { ...opts, namespace: this.o.namespace });
-    else this.current = await this.createLease(opts);
+    if (existing !== undefined) this.current = await this.o.leases.update(await this.desired(existing, signal), { ...opts, namespace: this.o.namespace });
+    else this.current = await this.createLease(signal);
     this.renewed();
   }
 
-  private async createLease(opts: { signal?: AbortSignal }): Promise<Lease> {
+  private async createLease(signal: AbortSignal | undefined): Promise<Lease> {
     try {
-      return await this.o.leases.create(await this.desired(undefined), { ...opts, namespace: this.o.namespace });
+      return await this.o.leases.create(await this.desired(undefined, signal), { ...(signal !== undefined ? { signal } : {}), namespace: this.o.namespace });
     } catch (err) {
       if (isNotFound(err) && !this.warnedUnsupported) {
         this.warnedUnsupported = true;

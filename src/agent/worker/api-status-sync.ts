@@ -2,6 +2,9 @@
 // (read-only reflections, annotated with the static pod's config hash) for static pods. A mirror
 // pod whose hash no longer matches its static pod is replaced, so edits show up. Work for one
 // pod name is serialized; failed writes are retried every `retryMs` (and on the next change).
+// Every call carries the stop signal given to start(): once the agent stops, writes in flight or
+// waiting for a retry give up at once (the reference's status manager stops with the kubelet and
+// makes no last write), so a stop does not wait on an API server that is away.
 import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -25,7 +28,7 @@ export interface ApiStatusSyncOptions {
    * This node's name and UID, read when a mirror pod is written: mirror pods carry a controller
    * owner reference to their Node, as the reference's (NodeRestriction refuses them otherwise).
    */
-  ownerNode?: () => Promise<{ name: string; uid: string }>;
+  ownerNode?: (signal?: AbortSignal) => Promise<{ name: string; uid: string }>;
 }
 
 export class ApiStatusSync {
@@ -36,6 +39,8 @@ export class ApiStatusSync {
   /** Writes that failed, by pod uid, retried by the loop. */
   private readonly failed = new Map<string, () => Promise<void>>();
   private loop: Promise<void> = Promise.resolve();
+  /** The stop signal of start(): every call carries it. */
+  private signal: AbortSignal | undefined;
 
   constructor(opts: ApiStatusSyncOptions) {
     this.opts = opts;
@@ -43,6 +48,7 @@ export class ApiStatusSync {
 
   /** Retries failed writes every `retryMs` until `signal` aborts. */
   start(signal: AbortSignal): void {
+    this.signal = signal;
     this.loop = (async () => {
       while (!signal.aborted) {
         try {
@@ -68,6 +74,10 @@ export class ApiStatusSync {
         if (this.failed.get(uid) === retry) this.failed.delete(uid);
       },
       (err: unknown) => {
+        if (this.signal?.aborted === true) {
+          this.opts.logger.debug({ pod: key, err: userMessage(err) }, 'pod status not reported: the agent is stopping');
+          return;
+        }
         const first = !this.failed.has(uid);
         this.failed.set(uid, retry);
         const fields = { pod: key, err: userMessage(err) };
@@ -82,6 +92,11 @@ export class ApiStatusSync {
     return next;
   }
 
+  /** The options of one call: the stop signal when started, and `extra`. */
+  private call<T extends object>(extra: T): T & { signal?: AbortSignal } {
+    return this.signal === undefined ? extra : { ...extra, signal: this.signal };
+  }
+
   /** A pod's status changed (called by the status manager). */
   statusChanged(pod: Pod, status: PodStatus): Promise<void> {
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -90,7 +105,7 @@ export class ApiStatusSync {
     const retry = (): Promise<void> => this.statusChanged(pod, status);
     return this.enqueue(key, pod.metadata.uid, async () => {
       if (isStaticPod(pod, this.opts.names)) await this.ensureMirror(pod);
-      await this.opts.pods.patch(pod.metadata.name, { status }, { type: 'merge', subresource: 'status', namespace: pod.metadata.namespace });
+      await this.opts.pods.patch(pod.metadata.name, { status }, this.call({ type: 'merge' as const, subresource: 'status', namespace: pod.metadata.namespace }));
       this.sent.set(pod.metadata.uid, body);
     }, retry);
   }
@@ -106,14 +121,14 @@ export class ApiStatusSync {
       if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
       try {
         const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)];
-        const existing = src === 'api' ? undefined : await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
+        const existing = src === 'api' ? undefined : await this.opts.pods.get(pod.metadata.name, this.call({ namespace: pod.metadata.namespace }));
         // only the mirror of this very static pod (a newer one may carry the same name)
         if (existing && existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] !== hash) return;
-        await this.opts.pods.delete(pod.metadata.name, {
+        await this.opts.pods.delete(pod.metadata.name, this.call({
           namespace: pod.metadata.namespace,
           gracePeriodSeconds: 0,
           ...(src === 'api' ? { preconditions: { uid: pod.metadata.uid } } : {}),
-        });
+        }));
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -123,7 +138,7 @@ export class ApiStatusSync {
   private async mirrorOf(pod: Pod): Promise<ApiPod> {
     const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)] ?? pod.metadata.uid;
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = pod.metadata;
-    const owner = this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode();
+    const owner = this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode(this.signal);
     const ownerReferences = owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: owner.name, uid: owner.uid, controller: true }] };
     return {
       apiVersion: 'v1',
@@ -142,17 +157,17 @@ export class ApiStatusSync {
     const want = await this.mirrorOf(pod);
     const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)];
     try {
-      await this.opts.pods.create(want, { namespace: pod.metadata.namespace });
+      await this.opts.pods.create(want, this.call({ namespace: pod.metadata.namespace }));
       this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'created mirror pod');
       return;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
-    const existing = await this.opts.pods.get(pod.metadata.name, { namespace: pod.metadata.namespace });
+    const existing = await this.opts.pods.get(pod.metadata.name, this.call({ namespace: pod.metadata.namespace }));
     if (existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] === hash) return;
     // an old mirror (or a pod that is not a mirror of this static pod): replace it
-    await this.opts.pods.delete(pod.metadata.name, { namespace: pod.metadata.namespace, gracePeriodSeconds: 0 });
-    await this.opts.pods.create(want, { namespace: pod.metadata.namespace });
+    await this.opts.pods.delete(pod.metadata.name, this.call({ namespace: pod.metadata.namespace, gracePeriodSeconds: 0 }));
+    await this.opts.pods.create(want, this.call({ namespace: pod.metadata.namespace }));
     this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'replaced mirror pod (static pod changed)');
   }
 

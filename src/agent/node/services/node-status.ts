@@ -80,7 +80,7 @@ export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, in
   const api = nodeApiFrom(nodes, createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }));
   const lease = new NodeLeaseController({
     leases: createLeaseClient({ client: rest, schema: LeaseSchema, group: names.groups.coordination, clock, logger }),
-    nodeUid: async () => (await nodes.get(nodeName)).metadata.uid,
+    nodeUid: async (signal) => (await nodes.get(nodeName, signal ? { signal } : {})).metadata.uid,
     nodeName,
     namespace: names.namespaces.nodeLease,
     durationSeconds: config.nodeLeaseDurationSeconds,
