@@ -7,77 +7,59 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runAgent } from '../../../../src/agent/agent.js';
 import { HostCheckError } from '../../../../src/agent/cli/host-checks.js';
-import { startBootstrapEnv, listCsrs } from '../../../helpers/bootstrap-env.js';
+import { startBootstrapEnv, listCsrs, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { killProcessPods } from '../pods/runtimes.js';
-import { tempDir, testConfig, testFlags } from '../pods/agent-harness.js';
+import { tempDir, testConfig, testFlags, waitFor } from '../pods/agent-harness.js';
 
-/** Resolves once `check` holds, looking every 20 ms (the agent runs on the real clock here). */
-async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+type TestContext = { after(fn: () => Promise<void>): void };
 
-test('the certificate is issued while the host checks run; the parts load only once they passed', { timeout: 90_000 }, async (t) => {
-  const env = await startBootstrapEnv();
-  const root = await tempDir('hc-along-');
+/** An agent in this process bootstrapping against `env`, its host checks settled by `hostChecked`; stopped after the test, before the API server. */
+async function startGatedAgent(t: TestContext, env: BootstrapEnv, name: string, hostChecked: Promise<void>): Promise<{ log: ReturnType<typeof recordingLogger>; run: Promise<number> }> {
+  const root = await tempDir(`hc-${name}-`);
   const log = recordingLogger();
   const ac = new AbortController();
-  let passed = (): void => undefined;
-  const hostChecked = new Promise<void>((resolve) => (passed = resolve));
   const run = runAgent({
     config: testConfig(root.path, { containerRuntimeEndpoint: 'process://' }),
-    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: 'hc-node' }),
+    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: name }),
     logger: log,
     signal: ac.signal,
     hostChecked,
   });
+  // when an assertion fails, the agent may still run: stop it, and the API server last
   t.after(async () => {
     ac.abort();
     await run.catch(() => 1);
     await killProcessPods(root.path);
     await root.cleanup();
-    // the API server last: the agent stops while it still answers
     await env.stop();
   });
+  return { log, run };
+}
+
+test('the certificate is issued while the host checks run; the parts load only once they passed', { timeout: 90_000 }, async (t) => {
+  const env = await startBootstrapEnv();
+  let passed = (): void => undefined;
+  const hostChecked = new Promise<void>((resolve) => (passed = resolve));
+  const { log } = await startGatedAgent(t, env, 'hc-node', hostChecked);
   const current = join(env.certDir, 'nodeagent-client-current.pem');
-  await until(() => existsSync(current) && log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'), 'the client certificate');
+  await waitFor('the client certificate', () => existsSync(current) && log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'), 30_000, 20);
   // bootstrap is done: without the gate the parts would start loading within milliseconds; a
   // bounded look shows they do not (what is checked is that something does not happen)
   await new Promise((r) => setTimeout(r, 200));
   assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'), 'the parts loaded before the host checks passed');
   passed();
-  await until(() => log.lines.some((l) => l.msg === 'building the agent parts'), 'the parts to load');
+  await waitFor('the parts to load', () => log.lines.some((l) => l.msg === 'building the agent parts'), 30_000, 20);
 });
 
 test('a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate', { timeout: 90_000 }, async (t) => {
   // csrsigning only: nobody approves, so bootstrap waits
   const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
-  const root = await tempDir('hc-refused-');
-  const log = recordingLogger();
-  const ac = new AbortController();
   let refuse = (_err: Error): void => undefined;
   const hostChecked = new Promise<void>((_resolve, reject) => (refuse = reject));
-  const run = runAgent({
-    config: testConfig(root.path, { containerRuntimeEndpoint: 'process://' }),
-    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: 'hc-refused' }),
-    logger: log,
-    signal: ac.signal,
-    hostChecked,
-  });
-  // when an assertion fails, the agent may still run: stop it
-  t.after(async () => {
-    ac.abort();
-    await run.catch(() => 1);
-    await killProcessPods(root.path);
-    await root.cleanup();
-    await env.stop();
-  });
+  const { log, run } = await startGatedAgent(t, env, 'hc-refused', hostChecked);
   // the request is made: bootstrap waits for an approval that does not come
-  await until(() => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 'the certificate signing request');
+  await waitFor('the certificate signing request', () => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 30_000, 20);
   const refusal = new HostCheckError('this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway');
   const t0 = Date.now();
   refuse(refusal);
