@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { cp, mkdir, readdir, readFile, symlink, truncate, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir, waitFor } from './agent-harness.js';
 import { killProcessPods, processRuntime } from './runtimes.js';
@@ -103,16 +103,24 @@ test('the built agent keeps a good pod untouched through the hostile corpus: eac
 
   // the corpus, plus what a repository cannot hold
   const corpus = (await readdir(CORPUS)).filter((n) => n !== 'README.md');
-  await cp(CORPUS, manifests, { recursive: true, filter: (src) => !src.endsWith('README.md') });
+  // Copied to a staging dir first, then renamed in: a file the agent saw half-written (empty,
+  // then whole) is a change of content and rightly named again, so each file arrives whole.
+  const staging = join(base.path, 'staging');
+  await cp(CORPUS, staging, { recursive: true, filter: (src) => !src.endsWith('README.md') });
+  for (const n of corpus) await rename(join(staging, n), join(manifests, n));
+  await rm(staging, { recursive: true });
   await symlink(join(manifests, 'nowhere.yaml'), join(manifests, 'link-dangling.yaml'));
-  await symlink(join(manifests, 'link-loop-b.yaml'), join(manifests, 'link-loop-a.yaml'));
+  // loops made whole at once (a two-link loop made one link at a time is dangling in between,
+  // another reason): a points at itself, then b at a
+  await symlink(join(manifests, 'link-loop-a.yaml'), join(manifests, 'link-loop-a.yaml'));
   await symlink(join(manifests, 'link-loop-a.yaml'), join(manifests, 'link-loop-b.yaml'));
   await symlink('/etc/passwd', join(manifests, 'link-etc-passwd.yaml'));
   await symlink('/etc', join(manifests, 'link-dir.yaml'));
   await mkdir(join(manifests, 'subdir.yaml'));
   execFileSync('mkfifo', [join(manifests, 'fifo.yaml')]);
-  await writeFile(join(manifests, 'over-10mb.yaml'), '');
-  await truncate(join(manifests, 'over-10mb.yaml'), 10 * 1024 * 1024 + 1);
+  await writeFile(join(base.path, 'over-10mb.yaml'), '');
+  await truncate(join(base.path, 'over-10mb.yaml'), 10 * 1024 * 1024 + 1);
+  await rename(join(base.path, 'over-10mb.yaml'), join(manifests, 'over-10mb.yaml'));
   const all = [...corpus, 'link-dangling.yaml', 'link-loop-a.yaml', 'link-loop-b.yaml', 'link-etc-passwd.yaml', 'link-dir.yaml', 'subdir.yaml', 'fifo.yaml', 'over-10mb.yaml'];
   const t0 = Date.now();
   await waitFor('every hostile file to be named', () => all.every((n) => skipLinesNaming(agent.output(), join(manifests, n)) >= 1), 45_000, 200).catch(fail('named'));
