@@ -65,15 +65,22 @@ export interface AgentProcess {
   kill9(): Promise<void>;
 }
 
-/** Spawns bin/nodeagent (executed, as a user runs it) in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
-export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[] } = {}): Promise<AgentProcess> {
+/** Another agent executable (the single executable), started in `cwd` with exactly `env`. */
+export interface AgentProgram {
+  bin: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Spawns bin/nodeagent (executed, as a user runs it; or `program`) in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
+export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[]; program?: AgentProgram } = {}): Promise<AgentProcess> {
   const root = repoRoot();
+  const program = o.program ?? { bin: join(root, 'bin', 'nodeagent'), cwd: root, env: launcherEnv() };
   // `argv`: exactly these arguments (a kubeadm drop-in's), nothing of the env added.
-  if (o.argv !== undefined) return spawnArgs(root, [join(root, 'bin', 'nodeagent'), ...o.argv]);
+  if (o.argv !== undefined) return spawnArgs(program, o.argv);
   // The reference's spellings (kubeadm's drop-in), accepted under --platform-profile=kubernetes.
   const kube = o.referenceSpellings === true;
   const args = [
-    join(root, 'bin', 'nodeagent'),
     `--bootstrap-${kube ? 'kubeconfig' : 'platconfig'}=${env.bootstrapConf}`,
     `--${kube ? 'kubeconfig' : 'platconfig'}=${env.platconfig}`,
     `--cert-dir=${env.certDir}`,
@@ -90,12 +97,11 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     ...(extra.some((a) => a.startsWith('--config-dir')) ? [] : testPodLogsArgs(env.dir, env.api.platformDomain, kube || extra.includes('--platform-profile=kubernetes') ? 'kubernetes' : 'platform')),
     ...extra,
   ];
-  return spawnArgs(root, args);
+  return spawnArgs(program, args);
 }
 
-function spawnArgs(root: string, args: string[]): AgentProcess {
-  const [bin = '', ...rest] = args;
-  const child = spawn(bin, rest, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
+function spawnArgs(program: AgentProgram, args: string[]): AgentProcess {
+  const child = spawn(program.bin, args, { cwd: program.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: program.env });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: string): void => {
