@@ -13,6 +13,7 @@ import { freePort, stopChild } from '../../../helpers/processes.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
+import { killProcessPods } from '../pods/runtimes.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', '..');
 /** What only plat-apiserver uses: none of it may arrive with the agent. */
@@ -29,6 +30,8 @@ test('nodeagent installs alone from its tarball with no dependencies and runs a 
   const running: { child?: ReturnType<typeof spawn> } = {};
   t.after(async () => {
     await stopChild(running.child);
+    // the static pod's `sleep 300` outlives the agent (pods survive an agent restart)
+    await killProcessPods(join(dir, 'root'));
     rmSync(dir, { recursive: true, force: true });
   });
   const tarball = execFileSync(process.execPath, [join(REPO, 'scripts', 'pack-agent.mjs')], { cwd: REPO, encoding: 'utf8' }).trim();
