@@ -16,8 +16,6 @@ export interface CollectionKeyErrorOptions {
   readonly line: number;
   readonly col: number;
   readonly kind: 'sequence' | 'mapping';
-  /** The key's own text, on one line and clipped. */
-  readonly keyText: string;
   /** The key as a value (mappings as Map, so that keys keep their type), for messages in the reference's words. */
   readonly key: unknown;
 }
@@ -27,10 +25,13 @@ export class CollectionKeyError extends InputSyntaxError {
   readonly col: number;
   readonly kind: 'sequence' | 'mapping';
   readonly key: unknown;
-  /** The message without the source and position: `invalid map key: a sequence ([a, b]); a mapping key must be ...`. */
+  /**
+   * The message without the source and position: `invalid map key: the key is a sequence; a
+   * mapping key must be ...`. The key's text is left out: a file's text may hold a secret.
+   */
   readonly detail: string;
   constructor(o: CollectionKeyErrorOptions) {
-    const detail = `invalid map key: a ${o.kind} (${o.keyText}); ${SCALAR_KEY_ACCEPTED}`;
+    const detail = `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}`;
     super(`${o.source}: line ${o.line}, column ${o.col}: ${detail}`, { source: o.source });
     this.line = o.line;
     this.col = o.col;
@@ -78,11 +79,6 @@ function firstCollectionKey(doc: Document.Parsed): Found | undefined {
   return found;
 }
 
-function clipped(s: string): string {
-  const one = s.replace(/\s*\r?\n\s*/g, ' ').trim();
-  return one.length > 60 ? `${one.slice(0, 60)}...` : one;
-}
-
 /**
  * Throws CollectionKeyError for the first mapping key of `doc` that is a sequence or a mapping.
  * `maxAliasCount` bounds the expansion of the key's value (it is within the document's limits).
@@ -91,7 +87,6 @@ export function checkScalarKeys(doc: Document.Parsed, text: string, source: stri
   const found = firstCollectionKey(doc);
   if (found === undefined) return;
   const offset = found.keyNode.range?.[0] ?? 0;
-  const end = found.keyNode.range?.[1] ?? offset;
   const { line, col } = lineCol(text, offset);
   const kind = isSeq(found.target) ? 'sequence' : 'mapping';
   let key: unknown;
@@ -100,5 +95,5 @@ export function checkScalarKeys(doc: Document.Parsed, text: string, source: stri
   } catch {
     key = isMap(found.target) ? new Map() : [];
   }
-  throw new CollectionKeyError({ source, line, col, kind, keyText: clipped(text.slice(offset, end)), key });
+  throw new CollectionKeyError({ source, line, col, kind, key });
 }
