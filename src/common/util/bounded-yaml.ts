@@ -6,8 +6,9 @@
 // Only then are the documents composed. `yamlToJsBounded` converts one, with the alias expansion
 // bound, and measures the result again, since aliases can nest a value inside another.
 // The library never writes to Node's process warnings from here: documents are composed with
-// logLevel 'error', a collection key is refused before conversion (yaml-collection-key.ts), and
-// the library's warnings go to the program's logger as notes (yaml-notes.ts).
+// logLevel 'error', a collection key is refused before conversion (yaml-collection-key.ts), the
+// library's warnings go to the program's logger as notes (yaml-notes.ts), and its debug printing
+// to stdout (LOG_TOKENS, LOG_STREAM) is off while it parses (yaml-debug-env.ts).
 
 import { CST, Composer, Lexer, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
 import { checkSize, limitError, type BoundedInput, type PathSegment } from './bounded-input.js';
@@ -16,6 +17,7 @@ import { measureValue } from './bounded-value.js';
 import type { ParseLimitName } from './parse-limits.js';
 import { lineCol } from './text-position.js';
 import { checkScalarKeys } from './yaml-collection-key.js';
+import { withoutYamlDebugOutput } from './yaml-debug-env.js';
 import { yamlNote } from './yaml-notes.js';
 
 export interface BoundedYamlOptions extends BoundedInput {
@@ -149,17 +151,19 @@ function walkDocument(doc: CST.Document, text: string, input: BoundedInput, node
 export function parseYamlBounded(text: string, opts: BoundedYamlOptions): Document.Parsed[] {
   checkSize(text, opts);
   lexGuard(text, opts);
-  const tokens: CST.Token[] = [];
-  let documents = 0;
-  let nodes = 0;
-  for (const tok of new Parser(opts.lineCounter?.addNewLine).parse(text)) {
-    if (tok.type === 'document') {
-      if (++documents > opts.limits.maxDocuments) throw limitError(opts, 'maxDocuments', text, tok.offset);
-      nodes = walkDocument(tok, text, opts, nodes);
+  return withoutYamlDebugOutput(() => {
+    const tokens: CST.Token[] = [];
+    let documents = 0;
+    let nodes = 0;
+    for (const tok of new Parser(opts.lineCounter?.addNewLine).parse(text)) {
+      if (tok.type === 'document') {
+        if (++documents > opts.limits.maxDocuments) throw limitError(opts, 'maxDocuments', text, tok.offset);
+        nodes = walkDocument(tok, text, opts, nodes);
+      }
+      tokens.push(tok);
     }
-    tokens.push(tok);
-  }
-  return Array.from(new Composer({ ...opts.yamlOptions, ...COMPOSE_OPTIONS }).compose(tokens, true, text.length));
+    return Array.from(new Composer({ ...opts.yamlOptions, ...COMPOSE_OPTIONS }).compose(tokens, true, text.length));
+  });
 }
 
 /** Nesting and count of the converted value within bounds. */

@@ -168,3 +168,34 @@ test('notes from before a sink is set are held and handed over when it is', (t) 
   setYamlNoteSink((n) => notes.push(n));
   assert.deepEqual(notes, ['early.yaml: line 1, column 4: Unresolved tag: !early (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it']);
 });
+
+test('LOG_TOKENS and LOG_STREAM in the environment: the library prints nothing to stdout while we parse; one note says so; the variables are put back', async (t) => {
+  const notes: string[] = [];
+  setYamlNoteSink((n) => notes.push(n));
+  // the library prints with console.log (tokens) and console.dir (CST tokens)
+  const printed: unknown[] = [];
+  const { log, dir } = console;
+  console.log = (...a: unknown[]) => void printed.push(a);
+  console.dir = (...a: unknown[]) => void printed.push(a);
+  process.env['LOG_TOKENS'] = '1';
+  process.env['LOG_STREAM'] = '1';
+  t.after(() => {
+    console.log = log;
+    console.dir = dir;
+    delete process.env['LOG_TOKENS'];
+    delete process.env['LOG_STREAM'];
+    setYamlNoteSink(undefined);
+  });
+  let value: unknown;
+  const warnings = await processWarnings(() => {
+    value = parseYamlValueBounded('secret: s3cr3t\n', { limits: CONFIG_FILE_LIMITS, source: 'f.yaml' });
+    parseYamlValueBounded('a: 1\n', { limits: CONFIG_FILE_LIMITS, source: 'g.yaml' });
+  });
+  console.log = log;
+  console.dir = dir;
+  assert.deepEqual(value, { secret: 's3cr3t' });
+  assert.deepEqual(printed, [], 'nothing printed');
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(notes, ['LOG_TOKENS and LOG_STREAM set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)']);
+  assert.deepEqual([process.env['LOG_TOKENS'], process.env['LOG_STREAM']], ['1', '1'], 'put back');
+});
