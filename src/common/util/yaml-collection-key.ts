@@ -30,9 +30,13 @@ export class CollectionKeyError extends InputSyntaxError {
    * mapping key must be ...`. The key's text is left out: a file's text may hold a secret.
    */
   readonly detail: string;
+  /** The message without the source, for callers that name it themselves: `line L, column C: invalid map key: ...`. */
+  readonly located: string;
   constructor(o: CollectionKeyErrorOptions) {
     const detail = `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}`;
-    super(`${o.source}: line ${o.line}, column ${o.col}: ${detail}`, { source: o.source });
+    const located = `line ${o.line}, column ${o.col}: ${detail}`;
+    super(`${o.source}: ${located}`, { source: o.source });
+    this.located = located;
     this.line = o.line;
     this.col = o.col;
     this.kind = o.kind;

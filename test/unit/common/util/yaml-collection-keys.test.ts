@@ -115,7 +115,7 @@ test('agent config files and drop-ins: a fatal ConfigError `config file "<path>"
 test('platconfig files: a PlatconfigError naming the file, line and column', async () => {
   await assert.rejects(parsePlatconfig('apiVersion: v1\nkind: Config\nclusters:\n- {[a]: b}\n', '/p/admin.platconfig'), (e: unknown) => {
     assert.ok(e instanceof PlatconfigError, String(e));
-    assert.equal(e.message, `platconfig /p/admin.platconfig is not valid YAML: platconfig /p/admin.platconfig: line 4, column 4: invalid map key: the key is a sequence; ${ACCEPTED}`);
+    assert.equal(e.message, `platconfig /p/admin.platconfig is not valid YAML: line 4, column 4: invalid map key: the key is a sequence; ${ACCEPTED}`);
     return true;
   });
 });
@@ -127,15 +127,14 @@ test('API server configuration files and the credential provider config: a Confi
   writeFileSync(apiFile, 'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\n? [a]\n: b\n');
   assert.throws(() => loadConfigFile(apiFile, 'AuthenticationConfiguration'), (e: unknown) => {
     assert.ok(e instanceof ConfigError, String(e));
-    assert.ok(e.message.startsWith(`${apiFile}: invalid YAML or JSON: `), e.message);
-    assert.ok(e.message.includes(`line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`), e.message);
+    assert.equal(e.message, `${apiFile}: line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`);
     return true;
   });
   const credFile = join(dir, 'cred.yaml');
   writeFileSync(credFile, 'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  ? {x: 1}\n  : y\n');
   await assert.rejects(loadCredentialProviderConfig(credFile), (e: unknown) => {
     assert.ok(e instanceof ConfigError, String(e));
-    assert.equal(e.message, `error decoding config "${credFile}": ${credFile}: line 5, column 5: invalid map key: the key is a mapping; ${ACCEPTED}`);
+    assert.equal(e.message, `error decoding config "${credFile}": line 5, column 5: invalid map key: the key is a mapping; ${ACCEPTED}`);
     return true;
   });
 });
