@@ -159,6 +159,14 @@ test('the library`s warnings (unknown tags and directives, the YAML 1.1 tags) ar
   ]);
 });
 
+test('a text read twice (a config file by the profile inference, then by the loader) is noted once', (t) => {
+  const notes: string[] = [];
+  setYamlNoteSink((n) => notes.push(n));
+  t.after(() => setYamlNoteSink(undefined));
+  for (let i = 0; i < 3; i++) parseYamlValueBounded('a: !twice x\n', { limits: CONFIG_FILE_LIMITS, source: 'twice.yaml' });
+  assert.deepEqual(notes, ['twice.yaml: line 1, column 4: Unresolved tag: !twice (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it']);
+});
+
 test('notes from before a sink is set are held and handed over when it is', (t) => {
   t.after(() => setYamlNoteSink(undefined));
   setYamlNoteSink(undefined);
