@@ -6,7 +6,9 @@
 
 import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
+import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
 import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
+import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
 import { fitsInt, timeLeaf } from './schema/values.js';
@@ -16,10 +18,13 @@ export class DecodeError extends Error {
   readonly reason = 'BadRequest';
   /** Set when the body passed one of its parse limits (API_BODY_LIMITS). */
   readonly limit: InputLimitError | undefined;
-  constructor(message: string, limit?: InputLimitError) {
+  /** Set when sigs.k8s.io/yaml refuses the body in the reference: its error (`error converting YAML to JSON: ...`), which each verb wraps its own way. */
+  readonly yamlConversion: string | undefined;
+  constructor(message: string, limit?: InputLimitError, yamlConversion?: string) {
     super(message);
     this.name = 'DecodeError';
     this.limit = limit;
+    this.yamlConversion = yamlConversion;
   }
 }
 
@@ -29,6 +34,16 @@ function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind:
   if (e.limit !== 'maxDepth') return new DecodeError(text, e);
   const inner = yaml ? text : `couldn't get version/kind; json parse error: ${text}`;
   return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${inner}`, e);
+}
+
+/**
+ * A mapping key that is a collection, in the reference's words (go-yaml v2: `yaml: invalid map
+ * key: %#v`, under sigs.k8s.io/yaml's `error converting YAML to JSON: `), followed by where it is
+ * and what is accepted; a create wraps it as the reference's transformDecodeError does.
+ */
+function collectionKeyDecodeError(e: CollectionKeyError, kind: string): DecodeError {
+  const conversion = `error converting YAML to JSON: yaml: invalid map key: ${goSharpV(e.key)} (request body line ${e.line}, column ${e.col}: ${SCALAR_KEY_ACCEPTED})`;
+  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
 }
 
 export interface DecodeOptions {
@@ -264,6 +279,7 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
     return value;
   } catch (e) {
     if (e instanceof InputLimitError) throw limitDecodeError(body, e, true, kind);
+    if (e instanceof CollectionKeyError) throw collectionKeyDecodeError(e, kind);
     if (e instanceof InputSyntaxError) throw new DecodeError(`error converting YAML to JSON: yaml: ${e.message}`);
     throw e;
   }

@@ -9,6 +9,7 @@ import { createLogger } from '../common/log/logger.js';
 import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
+import { setYamlNoteSink } from '../common/util/yaml-notes.js';
 import { prepareCertificates, writeAdminPlatconfig, type ServerCertificates } from './admin-platconfig.js';
 import { LateModes } from './authz/modes.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
@@ -195,6 +196,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
     return 1;
   }
   const log = createLogger({ verbosity: flags.verbosity, component: 'plat-apiserver' });
+  setYamlNoteSink((note) => log.logger.warn({ detail: note }, 'YAML warning ignored'));
   let running: RunningApiServer;
   try {
     running = await startApiServer(flags, log.logger);

@@ -73,12 +73,14 @@ interface RunState {
 
 /** The logger of the configuration, attached to the stop signals so a stop can flush it. */
 async function startLogging(eff: EffectiveConfiguration, stops: StopSignals): Promise<LoggerHandle> {
-  const [{ createLogger }, { loggerOptionsFromConfig }] = await Promise.all([
+  const [{ createLogger }, { loggerOptionsFromConfig }, { setYamlNoteSink }] = await Promise.all([
     import('../../common/log/logger.js'),
     import('../config/logger-options.js'),
+    import('../../common/util/yaml-notes.js'),
   ]);
   const handle = createLogger(loggerOptionsFromConfig(eff.config));
   stops.attachLogger(handle.logger, () => handle.close());
+  setYamlNoteSink((note) => handle.logger.warn({ detail: note }, 'YAML warning ignored'));
   return handle;
 }
 

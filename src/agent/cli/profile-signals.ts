@@ -114,7 +114,8 @@ export async function fileSignal(path: string, what: string, preRead?: PreRead):
   const { fastYamlValue } = await import('../../common/util/fast-yaml.js');
   const fast = fastYamlValue(text);
   preRead?.files.set(resolve(path), { text, fast });
-  const doc = await parseForSignal(text, `${what} "${path}"`, fast);
+  // named as the loader names it (load.ts), so that a YAML note about the file is given once
+  const doc = await parseForSignal(text, `${what.replace(/^the /, '')} "${path}"`, fast);
   const profile = documentProfile(doc);
   if (profile === undefined) return undefined;
   return { profile, why: `${what} "${path}" (${identityText(doc)})` };

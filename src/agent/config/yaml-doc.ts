@@ -3,6 +3,7 @@
 import { LineCounter, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { CONFIG_FILE_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
 import { MULTIPLE_DOCUMENTS } from '../../common/util/bounded-yaml.js';
+import { CollectionKeyError } from '../../common/util/yaml-collection-key.js';
 import type { Position } from './where.js';
 
 export interface ParsedYaml {
@@ -11,7 +12,7 @@ export interface ParsedYaml {
   value: unknown;
   /** Keys that appear more than once in one mapping: the later occurrence wins, as in the reference. */
   duplicates: { path: string; pos: Position }[];
-  /** Syntax errors (fatal). */
+  /** Syntax errors and a mapping key that is a collection (fatal). */
   errors: { message: string; pos: Position }[];
 }
 
@@ -55,8 +56,13 @@ export function parseYaml(text: string, source = 'config file'): ParsedYaml {
   };
   let value: unknown = null;
   if (errors.length === 0) {
-    walk(doc.contents, '');
-    value = yamlToJsBounded(doc, input, text);
+    try {
+      value = yamlToJsBounded(doc, input, text);
+      walk(doc.contents, '');
+    } catch (err) {
+      if (!(err instanceof CollectionKeyError)) throw err;
+      errors.push({ message: err.detail, pos: { line: err.line, col: err.col } });
+    }
   }
   return { doc, lines, value, duplicates, errors };
 }

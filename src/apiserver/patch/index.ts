@@ -127,6 +127,7 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
     } catch (e) {
       // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
       if (e instanceof DecodeError && e.limit !== undefined) throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
+      if (e instanceof DecodeError && e.yamlConversion !== undefined) throw badRequest(`error decoding YAML: ${e.yamlConversion}`);
       if (e instanceof DecodeError) throw badRequest(e.message);
       throw e;
     }

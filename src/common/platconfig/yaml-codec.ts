@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import { InputLimitError, PlatconfigError, userMessage } from '../util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
+import { CollectionKeyError } from '../util/yaml-collection-key.js';
 
 /** The YAML text of a platconfig document. */
 export function encodePlatconfigYaml(config: object): string {
@@ -18,6 +19,7 @@ export function decodePlatconfigYaml(text: string, file: string): unknown {
     return parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
   } catch (err) {
     if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
-    throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${userMessage(err).split('\n')[0] ?? ''}`, { file });
+    const why = err instanceof CollectionKeyError ? err.located : (userMessage(err).split('\n')[0] ?? '');
+    throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${why}`, { file });
   }
 }

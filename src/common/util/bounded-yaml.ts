@@ -5,19 +5,35 @@
 // walk measures exactly (nesting of block and flow collections, keys per mapping, values, documents).
 // Only then are the documents composed. `yamlToJsBounded` converts one, with the alias expansion
 // bound, and measures the result again, since aliases can nest a value inside another.
+// The library never writes to Node's process warnings from here: documents are composed with
+// logLevel 'error', a collection key is refused before conversion (yaml-collection-key.ts), the
+// library's warnings go to the program's logger as notes (yaml-notes.ts), and its debug printing
+// to stdout (LOG_TOKENS, LOG_STREAM) is off while it parses (yaml-debug-env.ts).
 
 import { CST, Composer, Lexer, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
 import { checkSize, limitError, type BoundedInput, type PathSegment } from './bounded-input.js';
 import { InputSyntaxError } from './errors.js';
 import { measureValue } from './bounded-value.js';
 import type { ParseLimitName } from './parse-limits.js';
+import { lineCol } from './text-position.js';
+import { checkScalarKeys } from './yaml-collection-key.js';
+import { withoutYamlDebugOutput } from './yaml-debug-env.js';
+import { yamlNote } from './yaml-notes.js';
 
 export interface BoundedYamlOptions extends BoundedInput {
   /** Receives line starts, for callers that report line and column. */
   readonly lineCounter?: LineCounter;
-  /** Passed to the composer (uniqueKeys, merge, ...). prettyErrors is not applied. */
+  /** Passed to the composer (uniqueKeys, merge, ...). prettyErrors is not applied; logLevel and resolveKnownTags are COMPOSE_OPTIONS'. */
   readonly yamlOptions?: ParseOptions & DocumentOptions & SchemaOptions;
 }
+
+/**
+ * Set on every document: the library writes no process warning (logLevel 'error': its warnings
+ * stay in doc.warnings, which become notes), and the YAML 1.1 tags outside the core schema
+ * (!!binary, !!timestamp, !!set, !!omap, !!pairs) are not turned into a Buffer, Date, Set or Map,
+ * which have no JSON form: the value is read as if untagged, with a note.
+ */
+const COMPOSE_OPTIONS = { logLevel: 'error', resolveKnownTags: false } as const;
 
 // Tokens the lexer inserts that are not in the source.
 const MARKERS = new Set(['\x02', '\x18', '\x1f']);
@@ -135,17 +151,19 @@ function walkDocument(doc: CST.Document, text: string, input: BoundedInput, node
 export function parseYamlBounded(text: string, opts: BoundedYamlOptions): Document.Parsed[] {
   checkSize(text, opts);
   lexGuard(text, opts);
-  const tokens: CST.Token[] = [];
-  let documents = 0;
-  let nodes = 0;
-  for (const tok of new Parser(opts.lineCounter?.addNewLine).parse(text)) {
-    if (tok.type === 'document') {
-      if (++documents > opts.limits.maxDocuments) throw limitError(opts, 'maxDocuments', text, tok.offset);
-      nodes = walkDocument(tok, text, opts, nodes);
+  return withoutYamlDebugOutput(() => {
+    const tokens: CST.Token[] = [];
+    let documents = 0;
+    let nodes = 0;
+    for (const tok of new Parser(opts.lineCounter?.addNewLine).parse(text)) {
+      if (tok.type === 'document') {
+        if (++documents > opts.limits.maxDocuments) throw limitError(opts, 'maxDocuments', text, tok.offset);
+        nodes = walkDocument(tok, text, opts, nodes);
+      }
+      tokens.push(tok);
     }
-    tokens.push(tok);
-  }
-  return Array.from(new Composer(opts.yamlOptions).compose(tokens, true, text.length));
+    return Array.from(new Composer({ ...opts.yamlOptions, ...COMPOSE_OPTIONS }).compose(tokens, true, text.length));
+  });
 }
 
 /** Nesting and count of the converted value within bounds. */
@@ -155,13 +173,25 @@ function checkValue(value: unknown, input: BoundedInput, text: string, offset: n
   if (size.depth > input.limits.maxDepth) throw limitError(input, 'maxDepth', text, offset);
 }
 
+/** Each of the library's warnings on `doc`, as a note naming the source and the place. */
+function noteWarnings(doc: Document.Parsed, input: BoundedInput, text: string): void {
+  for (const w of doc.warnings) {
+    const { line, col } = lineCol(text, w.pos[0]);
+    const what = (w.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
+    yamlNote(`${input.source}: line ${line}, column ${col}: ${what} (YAML warning ${w.code}): ignored, the document is read without it`);
+  }
+}
+
 /**
- * The document as plain JavaScript: aliases expanded at most limits.maxAliases times (the `yaml`
- * library's own guard against alias bombs) and the result measured again (an alias can nest a
- * whole anchored value one level deeper).
+ * The document as plain JavaScript: a mapping key that is a collection refused (CollectionKeyError,
+ * as the reference refuses it), the library's warnings noted, aliases expanded at most
+ * limits.maxAliases times (the `yaml` library's own guard against alias bombs) and the result
+ * measured again (an alias can nest a whole anchored value one level deeper).
  */
 export function yamlToJsBounded(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
   const offset = doc.range[0];
+  checkScalarKeys(doc, text, input.source, input.limits.maxAliases);
+  noteWarnings(doc, input, text);
   let value: unknown;
   try {
     value = doc.toJS({ maxAliasCount: input.limits.maxAliases });

@@ -1,7 +1,7 @@
 // Hostile request bodies against the real plat-apiserver: 10,000-level nesting as JSON, as YAML
 // (flow and block), as an apply patch with dryRun=All, as merge, strategic merge and JSON patches,
-// then every body of the corpus in test/fixtures/hostile-bodies/. Each is a 4xx, the server keeps
-// serving, and nothing is stored.
+// a sequence as a mapping key (create and apply), then every body of the corpus in
+// test/fixtures/hostile-bodies/. Each is a 4xx, the server keeps serving, and nothing is stored.
 //
 // The reference's answers (kube-apiserver 1.32: Go's encoding/json and sigs.k8s.io/json stop at
 // 10,000 levels with `invalid character '{' exceeded max depth`; go-yaml v2 with `yaml: exceeded
@@ -33,6 +33,9 @@ const REF = {
   mergePatch: "error decoding patch: invalid character '{' exceeded max depth",
   strategicPatch: "invalid character '{' exceeded max depth",
   jsonPatch: "error decoding patch: invalid character '[' exceeded max depth",
+  // a mapping key that is a sequence (`? [a, b]`): go-yaml v2's decoder, failf("invalid map key: %#v")
+  createComplexKey: 'the object provided is unrecognized (must be of type Pod): error converting YAML to JSON: yaml: invalid map key: []interface {}{"a", "b"} (3f205b612c20625d0a3a20630a61706956657273696f6e3a2076310a6b69 ...)',
+  applyComplexKey: 'error decoding YAML: error converting YAML to JSON: yaml: invalid map key: []interface {}{"a", "b"}',
 };
 
 /** The reference's message as we give it: our depth limit, no body summary. */
@@ -90,6 +93,20 @@ test('apply: a 10,000-level apply patch (dryRun=All and not) is 400 as in the re
   assert.match(String(block.json?.['message']), /^error decoding YAML: error converting YAML to JSON: yaml: line \d+: exceeded max depth of 100$/);
   assert.equal((await api.request('GET', `${pods}/applied`)).status, 404, 'nothing stored');
   await stillServing();
+});
+
+test('a YAML body with a sequence as a mapping key: 400 in the reference`s words, then where the key is and what is accepted (create and apply, dryRun=All and not)', async () => {
+  // In place of the reference's body summary (left out, as above): the line and column and what a key may be.
+  const where = (line: number, col: number): string => ` (request body line ${line}, column ${col}: a mapping key must be a scalar (a string, number, boolean or null))`;
+  for (const q of ['', '?dryRun=All']) {
+    const create = await api.request('POST', `${pods}${q}`, { body: body('create-complex-key.yaml'), contentType: 'application/yaml' });
+    assertStatus(create, 400, `${ours(REF.createComplexKey)}${where(1, 3)}`);
+    const apply = await api.request('PATCH', `${pods}/target?fieldManager=hostile${q === '' ? '' : '&dryRun=All'}`, { body: body('apply-complex-key.yaml'), contentType: 'application/apply-patch+yaml' });
+    assertStatus(apply, 400, `${REF.applyComplexKey}${where(5, 3)}`);
+  }
+  assert.equal((await api.request('GET', `${pods}/ck`)).status, 404, 'nothing stored');
+  await stillServing();
+  assert.doesNotMatch(api.logs(), /\(node:\d+\)|Warning: Keys with collection values/, 'no process warning on the server`s stderr');
 });
 
 test('merge, strategic merge and JSON patches 10,000 levels deep are 400 as in the reference (not a stack overflow)', async () => {

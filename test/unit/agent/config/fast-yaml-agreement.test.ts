@@ -70,6 +70,37 @@ test('generated documents (block, flow, JSON, js-yaml): the same value; the fast
   assert.ok(taken > runs, `the fast path decoded ${taken} of ${runs * 5} documents`);
 });
 
+test('a sequence or mapping as a mapping key (block `? `, flow, nested, aliased): the fast path declines and the full parser refuses it with line and column', () => {
+  const word = fc.stringMatching(/^[a-z][a-z0-9]{0,5}$/);
+  const scalar = fc.oneof(word, fc.integer({ min: 0, max: 999 }).map(String), fc.constantFrom('true', 'null', '"q"', "'s'"));
+  const flowSeq = fc.array(scalar, { maxLength: 3 }).map((a) => `[${a.join(', ')}]`);
+  const flowMap = fc.array(fc.tuple(word, scalar), { maxLength: 2 }).map((a) => `{${a.map(([k, v]) => `${k}: ${v}`).join(', ')}}`);
+  const key = fc.oneof(flowSeq, flowMap, flowSeq.map((k) => `[${k}]`));
+  const forms: ((k: string, v: string) => string)[] = [
+    (k, v) => `? ${k}\n: ${v}\n`,
+    (k, v) => `${k}: ${v}\n`,
+    (k, v) => `${k} : ${v}\n`,
+    (k, v) => `x: {${k}: ${v}}\n`,
+    (k, v) => `x: [${k}: ${v}]\n`,
+    (k, v) => `x:\n- ${k}: ${v}\n`,
+    (k, v) => `x:\n  y: 1\n  ? ${k}\n  : ${v}\n`,
+    (k, v) => `a: &k ${k}\n*k : ${v}\n`,
+    (_k, v) => `? - a\n  - b\n: ${v}\n`,
+    (_k, v) => `? a: b\n: ${v}\n`,
+  ];
+  const head = fc.constantFrom('', 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n', 'port: 10250\n');
+  fc.assert(
+    fc.property(head, key, scalar, fc.integer({ min: 0, max: forms.length - 1 }), (h, k, v, i) => {
+      const text = h + (forms[i] as (k: string, v: string) => string)(k, v);
+      assert.equal(fastYamlValue(text), undefined, `the fast path decoded ${JSON.stringify(text)}`);
+      const full = parseYaml(text, 'generated');
+      assert.match(full.errors[0]?.message ?? '', /^invalid map key: the key is a (sequence|mapping); a mapping key must be a scalar/, JSON.stringify(text));
+      assert.ok((full.errors[0]?.pos.line ?? 0) > h.split('\n').length - 1, `the line of the key in ${JSON.stringify(text)}`);
+    }),
+    fuzzParams(2000),
+  );
+});
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name);

@@ -1,5 +1,6 @@
 // Every manifest of the hostile corpus (test/fixtures/hostile-manifests) is refused by the file
-// source with a one-line reason, named once, and none of them yields a pod.
+// source with a one-line reason, named once, and none of them yields a pod; the YAML reasons are
+// asserted word for word, and the library's warnings arrive as notes, not process warnings.
 import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +11,20 @@ import { FileSource } from '../../../../src/agent/source/file.js';
 import type { PodSnapshot } from '../../../../src/agent/source/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { setYamlNoteSink } from '../../../../src/common/util/yaml-notes.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
+
+/**
+ * The reasons asserted word for word (after the file's path). A sequence as a mapping key is
+ * refused as the reference refuses it (go-yaml v2: `yaml: invalid map key: []interface {}{"a", "b"}`),
+ * not stringified to "[ a, b ]"; tags the schema does not know are read as if untagged (a note
+ * says so), so `!!binary djE=` is the text "djE=", not a Buffer.
+ */
+const REASONS: Readonly<Record<string, string>> = {
+  'yaml-complex-key.yaml': ': line 1, column 3: invalid map key: the key is a sequence; a mapping key must be a scalar (a string, number, boolean or null): manifest skipped',
+  'yaml-tags.yaml': ': no kind "Pod" is registered for version "djE=" (accepted: apiVersion: v1 with kind: Pod or PodList)',
+};
 
 test('the hostile corpus: every file skipped, each named once with a one-line reason, no pod', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'na-corpus-'));
@@ -21,6 +34,9 @@ test('the hostile corpus: every file skipped, each named once with a one-line re
   assert.ok(names.length >= 100, `a corpus of at least 100 files (${names.length})`);
   const snaps: PodSnapshot[] = [];
   const logger = recordingLogger();
+  const notes: string[] = [];
+  setYamlNoteSink((n) => notes.push(n));
+  t.after(() => setYamlNoteSink(undefined));
   const src = new FileSource({
     path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', names: namesFor('platform', 'platform.io'),
     validation: { requireImage: false, requireCommand: true }, onSnapshot: (s) => snaps.push(s), logger, clock: new ManualClock(), watch: false,
@@ -41,5 +57,13 @@ test('the hostile corpus: every file skipped, each named once with a one-line re
     assert.ok(reason.length < 8000, `bounded: ${reason.length} characters`);
     assert.ok(reason.startsWith(String(l.fields.file)), `the reason names the file: ${reason.slice(0, 200)}`);
   }
+  for (const [n, reason] of Object.entries(REASONS)) {
+    assert.deepEqual(skipped.filter((l) => l.fields.file === join(dir, n)).map((l) => String(l.fields.err)), [`${join(dir, n)}${reason}`], n);
+  }
+  const tags = join(dir, 'yaml-tags.yaml');
+  assert.deepEqual(notes.filter((n) => n.startsWith(`${tags}:`)), [
+    `${tags}: line 1, column 13: Unresolved tag: tag:yaml.org,2002:binary (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it`,
+    `${tags}: line 3, column 18: Unresolved tag: tag:yaml.org,2002:js/function (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it`,
+  ], 'the tags it does not know are noted once each');
   assert.equal(src.files.work.parses, names.length + 1, 'each file parsed once (README.md too), not again at the second relist');
 });
