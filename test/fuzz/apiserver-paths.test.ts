@@ -16,6 +16,7 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { csrBody, eventBody, makeCsrPem, nodeBody } from '../helpers/apiserver-fixtures.js';
 import { fuzzParams } from '../helpers/fuzz-runs.js';
 import { keepAliveAdminAgent, rawRequest, type RawResponse } from '../helpers/raw-request.js';
+import { waitFor } from '../helpers/server-https-request.js';
 import type { Agent } from 'undici';
 import { names, namedTarget } from './path-model.js';
 
@@ -31,6 +32,8 @@ interface Sentinel {
   readonly name: string;
   readonly collection: string;
   readonly body: () => Obj;
+  /** The state the server's controllers leave it in; until then its resourceVersion still moves. */
+  readonly settled: (o: Obj) => boolean;
 }
 
 let api: StartedApiServer;
@@ -39,7 +42,10 @@ let csrPem = '';
 const sentinels: Sentinel[] = [];
 const rvs = new Map<Sentinel, string>();
 
-const event = (namespace: string, name: string): Sentinel => ({ group: '', resource: 'events', namespace, name, collection: `/api/v1/namespaces/${namespace}/events`, body: () => eventBody(name, namespace) });
+const asCreated = (): boolean => true;
+const event = (namespace: string, name: string): Sentinel => ({ group: '', resource: 'events', namespace, name, collection: `/api/v1/namespaces/${namespace}/events`, body: () => eventBody(name, namespace), settled: asCreated });
+/** A node client CSR: csrapproving approves it and csrsigning issues its certificate (two writes). */
+const issued = (o: Obj): boolean => typeof (o['status'] as Obj | undefined)?.['certificate'] === 'string';
 const csr = (name: string): Sentinel => ({
   group: CSR_GROUP,
   resource: 'certificatesigningrequests',
@@ -47,17 +53,19 @@ const csr = (name: string): Sentinel => ({
   name,
   collection: `/apis/${CSR_GROUP}/v1/certificatesigningrequests`,
   body: () => csrBody(name, csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth']),
+  settled: issued,
 });
-const namespace = (name: string): Sentinel => ({ group: '', resource: 'namespaces', namespace: '', name, collection: '/api/v1/namespaces', body: () => ({ metadata: { name } }) });
-const node = (name: string): Sentinel => ({ group: '', resource: 'nodes', namespace: '', name, collection: '/api/v1/nodes', body: () => nodeBody(name) });
+const namespace = (name: string): Sentinel => ({ group: '', resource: 'namespaces', namespace: '', name, collection: '/api/v1/namespaces', body: () => ({ metadata: { name } }), settled: asCreated });
+const node = (name: string): Sentinel => ({ group: '', resource: 'nodes', namespace: '', name, collection: '/api/v1/nodes', body: () => nodeBody(name), settled: asCreated });
 
 /** A sentinel is named by a target that names it, or (namespaced) that names its namespace. */
 function covered(target: string, s: Sentinel): boolean {
   return names(target, s) || (s.namespace !== '' && names(target, { group: '', resource: 'namespaces', namespace: '', name: s.namespace }));
 }
 
-async function currentRvs(): Promise<Map<Sentinel, string | undefined>> {
-  const out = new Map<Sentinel, string | undefined>();
+/** Each sentinel as the server holds it now (undefined: gone). */
+async function currentObjects(): Promise<Map<Sentinel, Obj | undefined>> {
+  const out = new Map<Sentinel, Obj | undefined>();
   const lists = new Map<string, Obj[]>();
   for (const s of sentinels) {
     let items = lists.get(s.collection);
@@ -67,13 +75,21 @@ async function currentRvs(): Promise<Map<Sentinel, string | undefined>> {
       items = (r.json?.['items'] ?? []) as Obj[];
       lists.set(s.collection, items);
     }
-    const found = items.find((i) => (i['metadata'] as Obj)['name'] === s.name);
-    out.set(s, found === undefined ? undefined : String((found['metadata'] as Obj)['resourceVersion']));
+    out.set(s, items.find((i) => (i['metadata'] as Obj)['name'] === s.name));
   }
   return out;
 }
 
-/** Creates the sentinels that are missing (namespaces first) and records every resourceVersion. */
+async function currentRvs(): Promise<Map<Sentinel, string | undefined>> {
+  const rv = (o: Obj | undefined): string | undefined => (o === undefined ? undefined : String((o['metadata'] as Obj)['resourceVersion']));
+  return new Map([...(await currentObjects())].map(([s, o]) => [s, rv(o)]));
+}
+
+/**
+ * Creates the sentinels that are missing (namespaces first), waits until the controllers have done
+ * with each (a CSR just created is approved, then issued: recorded before that, its resourceVersion
+ * would move under the next request) and records every resourceVersion.
+ */
 async function restoreSentinels(): Promise<void> {
   const now = await currentRvs();
   for (const s of sentinels) {
@@ -81,6 +97,11 @@ async function restoreSentinels(): Promise<void> {
     const r = await rawRequest(client, api.url, 'POST', s.collection, { body: JSON.stringify(s.body()), contentType: 'application/json' });
     assert.ok(r.status === 201 || r.status === 409, `re-creating ${s.name}: ${r.text}`);
   }
+  let unsettled: string[] = [];
+  await waitFor(async () => {
+    unsettled = [...(await currentObjects())].filter(([s, o]) => o !== undefined && !s.settled(o)).map(([s]) => `${s.resource}/${s.name}`);
+    return unsettled.length === 0;
+  }, 'the sentinels to settle', 30_000).catch((err: unknown) => assert.fail(`${String(err)}: ${unsettled.join(', ')} not settled`));
   for (const [s, rv] of await currentRvs()) rvs.set(s, rv ?? '');
 }
 
