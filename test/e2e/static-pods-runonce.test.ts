@@ -28,7 +28,8 @@ async function runOnce(t: { after: (fn: () => Promise<void>) => void }, files: R
   const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'ignore'], timeout: 60_000, env: launcherEnv() });
   let stdout = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  const status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the output may still be on its way when the process has exited
+  const status = await new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { status, stdout };
 }
 

@@ -110,7 +110,8 @@ function spawnArgs(program: AgentProgram, args: string[]): AgentProcess {
   };
   child.stdout?.setEncoding('utf8').on('data', onData);
   child.stderr?.setEncoding('utf8').on('data', onData);
-  const exited = new Promise<number | string>((r) => child.once('exit', (code, sig) => {
+  // 'close', not 'exit': once it fires the whole output has been read
+  const exited = new Promise<number | string>((r) => child.once('close', (code, sig) => {
     for (const l of listeners) l();
     r(code ?? sig ?? -1);
   }));

@@ -29,7 +29,8 @@ function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code:
     child.stdout.setEncoding('utf8').on('data', onData);
     child.stderr.setEncoding('utf8').on('data', onData);
     child.on('error', reject);
-    child.on('exit', (code) => {
+    // 'close', not 'exit': once it fires the whole output has been read
+    child.on('close', (code) => {
       clearTimeout(timer);
       resolve({ out, code });
     });
