@@ -118,7 +118,7 @@ test('--lock-file with --exit-on-lock-contention: the holder is told when anothe
   assert.ok(out.includes('held'), 'the child holds the lock');
   assert.equal((await readFile(lockPath, 'utf8')).trim(), String(child.pid));
 
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code))); // output read whole
   const log = recordingLogger();
   const lock = await acquireLock({ path: lockPath, logger: log, signal: AbortSignal.timeout(15_000), retryMs: 20, maxRetryMs: 100 });
   assert.equal(await exited, 0);

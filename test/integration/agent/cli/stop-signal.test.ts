@@ -43,7 +43,8 @@ function start(args: string[]): Started {
   };
   child.stdout.setEncoding('utf8').on('data', onData);
   child.stderr.setEncoding('utf8').on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+  // 'close', not 'exit': once it fires the whole output has been read
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => {
     for (const l of listeners) l();
     resolve(code);
   }));
