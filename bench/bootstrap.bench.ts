@@ -2,10 +2,12 @@
 // per run) bootstraps against a plat-apiserver with auto-approval; the time runs from spawn to
 // the `nodeagent-client-current.pem` symlink existing. p50 of 20 runs (target: at most 3x
 // `node -e 0`), against two same-run baselines: spawning `node -e 0`, and one raw CSR create +
-// get round trip. The unbundled tsc output (dist/src) runs beside the shipped bundle, and
-// BENCH_COMPARE_BIN=<another build's bin/nodeagent> beside both (a before/after figure).
+// get round trip. The unbundled tsc output (dist/src) runs beside the shipped bundle
+// (BENCH_BOOTSTRAP_UNBUNDLED=0 leaves it out), and BENCH_COMPARE_BIN=<another build's
+// bin/nodeagent> beside both (a before/after figure: the builds take turns going first, and the
+// p50 of each run's ratio is printed beside the two p50s, with the load average at start and end).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +17,8 @@ import { makeCsrPem, csrBody } from '../test/helpers/apiserver-fixtures.js';
 import { launcherEnv } from '../test/helpers/launcher.js';
 
 const RUNS = Number(process.env['BENCH_BOOTSTRAP_RUNS'] ?? 20);
+const UNBUNDLED = process.env['BENCH_BOOTSTRAP_UNBUNDLED'] !== '0';
+const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const TOKEN = 'abcdef.0123456789abcdef';
 
 const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
@@ -65,11 +69,13 @@ async function main(): Promise<void> {
     const unbundled = pathToFileURL(join(repoRoot(), 'dist', 'src', 'agent', 'cli', 'main.js')).href;
     const launchers = [
       { times: agentMs, args: [join(repoRoot(), 'bin', 'nodeagent')] },
-      { times: unbundledMs, args: ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--'] },
+      ...(UNBUNDLED ? [{ times: unbundledMs, args: ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--'] }] : []),
       ...(compare !== undefined ? [{ times: compareMs, args: [compare] }] : []),
     ];
+    const loadAtStart = loadAverage();
     for (let i = 0; i < RUNS; i++) {
-      for (const [j, l] of launchers.entries()) {
+      // every other run in the reverse order: neither build always follows the other
+      for (const [j, l] of (i % 2 === 0 ? launchers : [...launchers].reverse()).entries()) {
         const n = launchers.length * i + j;
         const certDir = join(dir, `pki-${n}`);
         const current = join(certDir, 'nodeagent-client-current.pem');
@@ -105,10 +111,13 @@ async function main(): Promise<void> {
     const u = p50(unbundledMs);
     const n = p50(nodeMs);
     const c = p50(csrMs);
-    console.log(`node ${process.version}; ${RUNS} runs of each`);
+    console.log(`node ${process.version}; ${RUNS} runs of each; load average ${loadAtStart} at the start, ${loadAverage()} at the end`);
     console.log(`agent start -> client certificate on disk (auto-approval), bin/nodeagent (bundle), p50: ${fmt(a)}  (min ${fmt(Math.min(...agentMs))}, max ${fmt(Math.max(...agentMs))})`);
-    console.log(`the same, unbundled tsc output (dist/src), p50: ${fmt(u)}  (${(u / n).toFixed(2)}x node -e 0)`);
-    if (compare !== undefined) console.log(`the same, ${compare} (compared), p50: ${fmt(p50(compareMs))}  (${(p50(compareMs) / n).toFixed(2)}x node -e 0)`);
+    if (UNBUNDLED) console.log(`the same, unbundled tsc output (dist/src), p50: ${fmt(u)}  (${(u / n).toFixed(2)}x node -e 0)`);
+    if (compare !== undefined) {
+      const ratios = agentMs.map((t, i) => t / (compareMs[i] ?? NaN));
+      console.log(`the same, ${compare} (compared), p50: ${fmt(p50(compareMs))}  (${(p50(compareMs) / n).toFixed(2)}x node -e 0); this build / compared, p50 of the ${RUNS} runs' ratios: ${p50(ratios).toFixed(3)}`);
+    }
     console.log(`baseline: spawn of "node -e 0", p50: ${fmt(n)}`);
     console.log(`baseline: raw CSR create + get round trip, p50: ${fmt(c)}`);
     console.log(`ratio agent/node-spawn: ${(a / n).toFixed(2)}x (target at most 3x); agent minus node spawn: ${fmt(a - n)}`);

@@ -299,9 +299,10 @@ async function bundleAgentCjs(program) {
     format: 'cjs',
     sourcemap: false,
   });
-  // made with the node flags bin/nodeagent starts node with: V8 refuses a cache made with others
-  const { env, nodeArgs } = launchSettings();
-  const r = spawnSync(process.execPath, [...nodeArgs, join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)], { stdio: 'inherit', env: { ...process.env, ...env } });
+  // made under V8's default flags, as bin/nodeagent has them when it loads the bundle (it sets its
+  // #! line's heap flag back at once): V8 refuses a cache made under any other flags
+  const { env } = launchSettings();
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)], { stdio: 'inherit', env: { ...process.env, ...env } });
   if (r.status !== 0) throw new Error(`scripts/code-cache.mjs ${join(outdir, CONFIG_FILE)} failed (status ${String(r.status)})`);
 }
 

@@ -6,7 +6,8 @@
 // agent's run (nodeagent-run.cjs, required once the configuration is settled) is loaded (its top
 // level), each vendor group (vendor/<group>.cjs) loaded and each package in it initialised, and
 // each gets its own cache the same way. The cache is V8's own: only the node that ran this script (same version
-// and flags) takes it.
+// and flags: V8's defaults, as bin/nodeagent sets its #! line's heap flag back before it loads
+// anything, and the agent's run-time flag is set back while a cache compiles) takes it.
 // Usage: node scripts/code-cache.mjs dist/bundle/nodeagent/nodeagent.cjs
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

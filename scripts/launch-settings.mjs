@@ -1,8 +1,9 @@
 // The environment and node flags bin/nodeagent's #! line starts node with (the line itself is
 // the one place they are written): `#!/usr/bin/env -S NAME=VALUE... node --flag...`. The build
-// makes the agent's V8 code cache with the same node flags, since V8 refuses a cache made with
-// other flags (scripts/bundle.mjs), and the single executable carries them in its sea-config
-// `execArgv` (scripts/sea.mjs); its systemd unit sets the environment (README, "What ships").
+// makes the agent's V8 code caches in the same environment and under V8's default flags (the
+// launcher sets its heap flag back before it loads anything: scripts/bundle.mjs), and the single
+// executable carries the flags in its sea-config `execArgv` and sets them back the same way
+// (scripts/sea.mjs); its systemd unit sets the environment (README, "What ships").
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -60,6 +60,8 @@ async function bundleAgent(entry) {
     configSchema: JSON.parse(readFileSync(join(ROOT, 'schema', 'nodeagent-config.schema.json'), 'utf8')),
   };
   writeFileSync(entry, [
+    // as bin/nodeagent does: V8 has set the heap up; node's flag hash is its own again
+    "require('node:v8').setFlagsFromString('--max-semi-space-size=0');",
     `const { main } = require(${JSON.stringify(join(ROOT, 'src', 'agent', 'cli', 'main.ts'))});`,
     'main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {',
     '  process.stderr.write(`nodeagent: ${err instanceof Error ? err.message : String(err)}\\n`);',
@@ -124,7 +126,8 @@ function inject(script) {
   const config = join(OUT, 'sea-config.json');
   // The node flags of bin/nodeagent's #! line (scripts/launch-settings.mjs) start the executable
   // too (execArgv, Node 24); the blob's code cache is made under them, as V8 takes a cache only
-  // from the flags it was made with. Its environment (malloc) goes in the unit: see the README.
+  // from the flags it was made with (it is compiled before the entry sets the flag back).
+  // Its environment (malloc) goes in the unit: see the README.
   // A node whose sea-config has no execArgv (Node 20) starts the executable without them: its
   // code cache is then made without them too (else V8 refuses it at every start, `Warning: Code
   // cache data rejected.`), and the build says so.

@@ -5,7 +5,10 @@
 // (scripts/code-cache.mjs: --print-config of the example configuration, so the functions start-up
 // runs are compiled) and writes what V8 compiled to nodeagent.cjs.cache; bin/nodeagent compiles the
 // bundle from that cache. V8 takes a cache only from its own version and flags: another node
-// compiles the bundle from source, and the launcher says so once on stderr.
+// compiles the bundle from source, and the launcher says so once on stderr. The caches are made
+// under V8's default flags (the launcher sets its one heap flag back at once); a bundle loaded after
+// the agent set its heap growth (src/agent/cli/heap-growth.ts, LATE_V8_FLAGS) is compiled with
+// that flag at its default for the moment, as any flag away from its default makes V8 refuse it.
 // The bundle is ASCII (scripts/bundle.mjs escapes the rest), so it is read as latin1 (no UTF-8
 // decoding of megabytes). Node maps stack traces of modules it loads itself, not of a vm.Script:
 // the bundle's source map is registered under the bundle's file name through a CommonJS module
@@ -15,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 
 /** The CommonJS module scope the bundle is compiled in (its first line: see lineOffset). */
@@ -59,6 +63,21 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
+/** heap-growth.ts's LATE_V8_FLAGS (this file imports only node:, so the key is spelled here too). */
+const LATE_V8_FLAGS = Symbol.for('nodeagent.lateV8Flags');
+
+/** `compile()` under V8's default flags: those the agent set at run time are set back for it. */
+function withDefaultFlags<T>(compile: () => T): T {
+  const late = (globalThis as { [LATE_V8_FLAGS]?: { flags: string; defaults: string } })[LATE_V8_FLAGS];
+  if (late === undefined) return compile();
+  setFlagsFromString(late.defaults);
+  try {
+    return compile();
+  } finally {
+    setFlagsFromString(late.flags);
+  }
+}
+
 /** The map a bundle links on its last line (vendor groups link none). */
 const MAP_LINK = /\n\/\/# sourceMappingURL=[^\n]+\.map\n?$/;
 
@@ -93,6 +112,19 @@ function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: 
 }
 
 /**
+ * The bundle's script, from its cache when V8 takes it. A function of its own: a closure here
+ * holds its arguments only while it runs (one in loadCachedBundle would keep the bundle's source,
+ * megabytes, alive beside the copy V8 keeps, for as long as the bundle's cacheData() is).
+ */
+function compile(file: string, source: string, cachedData: Buffer | undefined): vm.Script {
+  return withDefaultFlags(() => new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
+    filename: file,
+    lineOffset: -1,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  }));
+}
+
+/**
  * Compiles and runs the bundle (once per file, by its absolute path: the run file requires the
  * configuration phase's file for the modules they share); its exports are its entry module's.
  */
@@ -102,11 +134,7 @@ export function loadCachedBundle(given: CachedBundleOptions): CachedBundle {
   if (known !== undefined) return known;
   const cachedData = o.fresh === true ? undefined : readCache(`${o.file}.cache`);
   const source = readFileSync(o.file, 'latin1');
-  const script = new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
-    filename: o.file,
-    lineOffset: -1,
-    ...(cachedData === undefined ? {} : { cachedData }),
-  });
+  const script = compile(o.file, source, cachedData);
   const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   say(o, cachedData, fromCache);
   if (MAP_LINK.test(source.slice(-300))) registerSourceMap(o.file);

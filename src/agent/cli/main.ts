@@ -21,6 +21,7 @@ import type * as HostChecksModule from './host-checks.js';
 import { maskUrlUserinfo } from '../../common/util/url-userinfo.js';
 import { systemClock } from '../../common/util/clock.js';
 import { installStopSignals, type StopSignals } from './stop-signals.js';
+import { setHeapGrowth } from './heap-growth.js';
 
 export interface MainIO {
   stdout(text: string): void;
@@ -32,7 +33,7 @@ const processIO: MainIO = {
   stderr: (t) => void process.stderr.write(t),
 };
 
-type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void; hostChecked: Promise<unknown> }) => Promise<number>;
+type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void; onBuilt: () => void; hostChecked: Promise<unknown> }) => Promise<number>;
 type HostChecks = typeof HostChecksModule;
 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
@@ -177,6 +178,8 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
       logger,
       signal: ac.signal,
       hostChecked,
+      // Start-up has loaded what it needs (built-ins and code caches, under V8's default flags).
+      onBuilt: setHeapGrowth,
       // A graceful stop, as on SIGTERM, but the status is 1 so a supervisor restarts the agent.
       onFatal: (err) => {
         state.fatal = true;
