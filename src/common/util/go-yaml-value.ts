@@ -14,18 +14,26 @@ import { lineCol } from './text-position.js';
 
 /** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`message`). */
 export class GoYamlValueError extends InputSyntaxError {
-  /** sigs.k8s.io/yaml's error, where it has one without Go's value printing (`json: unsupported value: +Inf`). */
+  /**
+   * sigs.k8s.io/yaml's error (`json: unsupported value: +Inf`; for a key, its text up to the key:
+   * the `, value: %+#v` that follows there is left out).
+   */
   readonly reference: string;
   readonly line: number;
   readonly col: number;
+  /** Our words, without the source and place: what is wrong and what is accepted. */
+  readonly detail: string;
   constructor(o: { source: string; line: number; col: number; detail: string; reference: string }) {
     super(`${o.source}: line ${o.line}, column ${o.col}: ${o.detail}`, { source: o.source });
     this.reference = o.reference;
+    this.detail = o.detail;
     this.line = o.line;
     this.col = o.col;
   }
 }
 
+/** The `yaml` library's words for an alias bomb, which our messages have always used. */
+const ALIAS_BOMB = 'Excessive alias count indicates a resource exhaustion attack';
 const MERGE_ACCEPTED = 'map merge requires map or sequence of maps as the value';
 
 interface Ctx {
@@ -43,7 +51,7 @@ function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: strin
 /** The node an alias names (counted against maxAliases), or the node itself. */
 function deref(node: unknown, ctx: Ctx): unknown {
   if (!isAlias(node)) return node;
-  if (++ctx.aliases > ctx.input.limits.maxAliases) throw limitError(ctx.input, 'maxAliases', ctx.text, node.range?.[0] ?? 0);
+  if (++ctx.aliases > ctx.input.limits.maxAliases) throw limitError(ctx.input, 'maxAliases', ctx.text, ctx.doc.range[0], [], ALIAS_BOMB);
   return node.resolve(ctx.doc);
 }
 
@@ -91,7 +99,7 @@ function keyOf(pair: Pair, ctx: Ctx): string {
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
-  throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; a mapping key must be a string, a boolean, or a number within int64`, `Unsupported map key of type: ${s.kind === 'null' ? '%!s(<nil>)' : 'uint64'}`);
+  throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; a mapping key must be a string, a boolean, or a number within int64`, s.kind === 'null' ? 'Unsupported map key of type: %!s(<nil>), key: <nil>' : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`);
 }
 
 function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth: number): void {
