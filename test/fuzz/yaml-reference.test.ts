@@ -87,7 +87,8 @@ const extras = fc.constantFrom(
   '\ndup: 1\ndup: 2',
 );
 
-const document = fc.tuple(pairsOf(blockValue(2), 1), extras).map(([pairs, extra]) => `${pairs.map(([k, v]) => `${k}:${v('')}`).join('\n')}${extra}\n`);
+const prefix = fc.constantFrom('', '', '', '---\n', '%YAML 1.1\n---\n', '%YAML 1.2\n---\n', '# head\n');
+const document = fc.tuple(prefix, pairsOf(blockValue(2), 1), extras).map(([head, pairs, extra]) => `${head}${pairs.map(([k, v]) => `${k}:${v('')}`).join('\n')}${extra}\n`);
 
 /** main's reading (the `yaml` library's YAML 1.2 core schema), for the recorded corpus. */
 function yaml12Reading(text: string): Reading {

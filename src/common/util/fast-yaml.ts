@@ -5,21 +5,14 @@
 import jsyaml from 'js-yaml';
 import { CONFIG_FILE_LIMITS } from './parse-limits.js';
 import { yamlNestingUpperBound } from './nesting-estimate.js';
-import { goResolvePlain, goScalarValue } from './go-yaml-resolve.js';
-
-/** Plain scalars as the reference's go-yaml v2 resolves them (go-yaml-resolve.ts), the rest strings. */
-const GO_PLAIN = new jsyaml.Type('tag:yaml.org,2002:go-yaml-v2-plain', {
-  kind: 'scalar',
-  resolve: (data: unknown) => typeof data === 'string' && goResolvePlain(data).kind !== 'str',
-  construct: (data: string) => goScalarValue(goResolvePlain(data)),
-});
-const GO_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({ implicit: [GO_PLAIN] });
+import { GO_LOAD_SCHEMA } from './go-yaml-jsyaml.js';
 
 /**
  * A plain key that go-yaml v2 resolves to other than a string (a number, a bool such as `on`, a
- * null): its JSON key is sigs.k8s.io/yaml's (or refused), which the full parser words.
+ * null): its JSON key is sigs.k8s.io/yaml's (or refused), which the full parser words. Linear: a
+ * key's text stops at a separator, so no start scans past the next one.
  */
-const NON_STRING_KEY = /(?:^|[\s,[{])(?:[-+.0-9][^\s:]*|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)\s*:(?:\s|$)/m;
+const NON_STRING_KEY = /(?:^|[\s,[{])(?:[-+.0-9][^\s:,[\]{}]*|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)\s*:(?:\s|$)/m;
 
 /**
  * Where js-yaml and `yaml` read the same text differently (fast-yaml-agreement.test.ts fuzzes
@@ -38,7 +31,7 @@ export function fastYamlValue(text: string): { value: unknown } | undefined {
   if (yamlNestingUpperBound(text) > CONFIG_FILE_LIMITS.maxDepth) return undefined;
   let value: unknown;
   try {
-    value = jsyaml.load(text, { schema: GO_SCHEMA });
+    value = jsyaml.load(text, { schema: GO_LOAD_SCHEMA });
   } catch {
     return undefined;
   }
