@@ -173,8 +173,8 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
 /** The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or InputLimitError). */
 export function goYamlValue(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
   const ctx: Ctx = { doc, input, text, aliases: 0 };
-  const yaml = doc.directives?.yaml;
-  if (yaml?.explicit === true && yaml.version !== '1.1') {
+  const yaml = doc.directives.yaml;
+  if (yaml.explicit === true && yaml.version !== '1.1') {
     fail(ctx, undefined, `a %YAML ${yaml.version} directive: accepted: %YAML 1.1, or no %YAML directive`, 'yaml: found incompatible YAML document');
   }
   const value = convert(doc.contents, ctx, 0);
