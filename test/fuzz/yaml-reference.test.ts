@@ -85,6 +85,7 @@ const extras = fc.constantFrom(
   '\nq: !!int "0644"',
   '\nn: &n 1e7\n*n : x',
   '\ndup: 1\ndup: 2',
+  '\nu: *nope',
 );
 
 const prefix = fc.constantFrom('', '', '', '---\n', '%YAML 1.1\n---\n', '%YAML 1.2\n---\n', '# head\n');

@@ -52,7 +52,9 @@ function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: strin
 function deref(node: unknown, ctx: Ctx): unknown {
   if (!isAlias(node)) return node;
   if (++ctx.aliases > ctx.input.limits.maxAliases) throw limitError(ctx.input, 'maxAliases', ctx.text, ctx.doc.range[0], [], ALIAS_BOMB);
-  return node.resolve(ctx.doc);
+  const target = node.resolve(ctx.doc);
+  if (target === undefined) fail(ctx, node, `the alias *${node.source} names no anchor before it; accepted: an alias of an anchor (&${node.source}) defined earlier in the document`, `yaml: unknown anchor '${node.source}' referenced`);
+  return target;
 }
 
 /** How go-yaml resolved a scalar node: plain scalars by go-yaml v2's rules, quoted and block scalars as strings. */
