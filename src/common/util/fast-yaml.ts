@@ -17,7 +17,7 @@ const NON_STRING_KEY = /(?:^|[\s,[{])(?:[-+.0-9][^\s:,[\]{}]*|[yYnN]|yes|Yes|YES
 /**
  * Where js-yaml and `yaml` read the same text differently (fast-yaml-agreement.test.ts fuzzes
  * this), the full parser reads it: tabs in indentation (an error to `yaml`), directives
- * (`%YAML 1.1` changes `yaml`'s scalars), tags, complex keys (`? `), merge keys (`<<`, which
+ * (`%YAML 1.2` is refused there, as go-yaml refuses it), tags, complex keys (`? `), merge keys (`<<`, which
  * `yaml` merges), null, empty and collection keys, a document marker with text right after it, a
  * block scalar's explicit indentation, a comment right after a quoted scalar or a flow collection
  * (an error to `yaml`), and the numbers only one of them takes: 0b binary, signed hex and octal,

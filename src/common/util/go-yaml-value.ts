@@ -11,6 +11,7 @@ import { limitError, type BoundedInput } from './bounded-input.js';
 import { InputSyntaxError } from './errors.js';
 import { goKeyString, goResolvePlain, goScalarValue, type GoScalar } from './go-yaml-resolve.js';
 import { lineCol } from './text-position.js';
+import { SCALAR_KEY_ACCEPTED } from './yaml-collection-key.js';
 
 /** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`message`). */
 export class GoYamlValueError extends InputSyntaxError {
@@ -101,7 +102,7 @@ function keyOf(pair: Pair, ctx: Ctx): string {
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
-  throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; a mapping key must be a string, a boolean, or a number within int64`, s.kind === 'null' ? 'Unsupported map key of type: %!s(<nil>), key: <nil>' : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`);
+  throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`, s.kind === 'null' ? 'Unsupported map key of type: %!s(<nil>), key: <nil>' : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`);
 }
 
 function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth: number): void {
