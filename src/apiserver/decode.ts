@@ -7,6 +7,7 @@
 import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
+import { GoYamlValueError } from '../common/util/go-yaml-value.js';
 import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
 import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
@@ -43,6 +44,15 @@ function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind:
  */
 function collectionKeyDecodeError(e: CollectionKeyError, kind: string): DecodeError {
   const conversion = `error converting YAML to JSON: yaml: invalid map key: ${goSharpV(e.key)} (request body line ${e.line}, column ${e.col}: ${SCALAR_KEY_ACCEPTED})`;
+  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
+}
+
+/**
+ * What sigs.k8s.io/yaml refuses after go-yaml decoded the body (a null or uint64 key, a .inf or
+ * .nan value), in its words, then where and what is accepted; wrapped as a collection key is.
+ */
+function goYamlValueDecodeError(e: GoYamlValueError, kind: string): DecodeError {
+  const conversion = `error converting YAML to JSON: ${e.reference} (request body line ${e.line}, column ${e.col}: ${e.detail})`;
   return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
 }
 
@@ -280,6 +290,7 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
   } catch (e) {
     if (e instanceof InputLimitError) throw limitDecodeError(body, e, true, kind);
     if (e instanceof CollectionKeyError) throw collectionKeyDecodeError(e, kind);
+    if (e instanceof GoYamlValueError) throw goYamlValueDecodeError(e, kind);
     if (e instanceof InputSyntaxError) throw new DecodeError(`error converting YAML to JSON: yaml: ${e.message}`);
     throw e;
   }

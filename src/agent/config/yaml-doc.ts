@@ -28,7 +28,7 @@ function keyText(node: unknown): string {
 export function parseYaml(text: string, source = 'config file'): ParsedYaml {
   const lines = new LineCounter();
   const input: BoundedInput = { limits: CONFIG_FILE_LIMITS, source };
-  const parsedDocs = parseYamlBounded(text, { ...input, lineCounter: lines, yamlOptions: { uniqueKeys: false, prettyErrors: false, merge: true } });
+  const parsedDocs = parseYamlBounded(text, { ...input, lineCounter: lines, yamlOptions: { uniqueKeys: false, prettyErrors: false } });
   const doc = parsedDocs[0] as Document.Parsed;
   const errors = doc.errors.map((e) => ({
     message: e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ''),

@@ -7,10 +7,11 @@ import { stringify } from 'yaml';
 import { InputLimitError, PlatconfigError, userMessage } from '../util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
 import { CollectionKeyError } from '../util/yaml-collection-key.js';
+import { goYamlWriteTags } from '../util/go-yaml-tags.js';
 
-/** The YAML text of a platconfig document. */
+/** The YAML text of a platconfig document: a string that go-yaml v2 (how it is read back) could take for another type is quoted. */
 export function encodePlatconfigYaml(config: object): string {
-  return stringify(config);
+  return stringify(config, { customTags: goYamlWriteTags });
 }
 
 /** The decoded document; a PlatconfigError naming `file` when it is over a bound or not YAML. */

@@ -19,6 +19,8 @@ import { lineCol } from './text-position.js';
 import { checkScalarKeys } from './yaml-collection-key.js';
 import { withoutYamlDebugOutput } from './yaml-debug-env.js';
 import { yamlNote } from './yaml-notes.js';
+import { goYamlTags } from './go-yaml-tags.js';
+import { goYamlValue } from './go-yaml-value.js';
 
 export interface BoundedYamlOptions extends BoundedInput {
   /** Receives line starts, for callers that report line and column. */
@@ -31,9 +33,11 @@ export interface BoundedYamlOptions extends BoundedInput {
  * Set on every document: the library writes no process warning (logLevel 'error': its warnings
  * stay in doc.warnings, which become notes), and the YAML 1.1 tags outside the core schema
  * (!!binary, !!timestamp, !!set, !!omap, !!pairs) are not turned into a Buffer, Date, Set or Map,
- * which have no JSON form: the value is read as if untagged, with a note.
+ * which have no JSON form: the value is read as if untagged, with a note. Plain scalars resolve as
+ * the reference's go-yaml v2 resolves them (go-yaml-tags.ts), and `<<` merges are go-yaml's
+ * (go-yaml-value.ts), not the library's.
  */
-const COMPOSE_OPTIONS = { logLevel: 'error', resolveKnownTags: false } as const;
+const COMPOSE_OPTIONS = { logLevel: 'error', resolveKnownTags: false, schema: 'core', customTags: goYamlTags, merge: false } as const;
 
 // Tokens the lexer inserts that are not in the source.
 const MARKERS = new Set(['\x02', '\x18', '\x1f']);
@@ -183,22 +187,16 @@ function noteWarnings(doc: Document.Parsed, input: BoundedInput, text: string): 
 }
 
 /**
- * The document as plain JavaScript: a mapping key that is a collection refused (CollectionKeyError,
- * as the reference refuses it), the library's warnings noted, aliases expanded at most
- * limits.maxAliases times (the `yaml` library's own guard against alias bombs) and the result
+ * The document as plain JavaScript, as the reference's YAMLToJSON reads it (go-yaml-value.ts): a
+ * mapping key that is a collection refused (CollectionKeyError, as the reference refuses it), the
+ * library's warnings noted, aliases expanded at most limits.maxAliases times and the result
  * measured again (an alias can nest a whole anchored value one level deeper).
  */
 export function yamlToJsBounded(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
   const offset = doc.range[0];
   checkScalarKeys(doc, text, input.source, input.limits.maxAliases);
   noteWarnings(doc, input, text);
-  let value: unknown;
-  try {
-    value = doc.toJS({ maxAliasCount: input.limits.maxAliases });
-  } catch (e) {
-    if (e instanceof ReferenceError && /alias count/i.test(e.message)) throw limitError(input, 'maxAliases', text, offset, [], e.message);
-    throw new InputSyntaxError(`${input.source}: ${e instanceof Error ? e.message : String(e)}`, { source: input.source, cause: e });
-  }
+  const value = goYamlValue(doc, input, text);
   checkValue(value, input, text, offset);
   return value;
 }

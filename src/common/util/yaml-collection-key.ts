@@ -9,7 +9,7 @@ import { InputSyntaxError } from './errors.js';
 import { lineCol } from './text-position.js';
 
 /** What a mapping key may be. */
-export const SCALAR_KEY_ACCEPTED = 'a mapping key must be a scalar (a string, number, boolean or null)';
+export const SCALAR_KEY_ACCEPTED = 'a mapping key must be a string, a number within int64 or a boolean';
 
 export interface CollectionKeyErrorOptions {
   readonly source: string;

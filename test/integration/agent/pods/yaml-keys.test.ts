@@ -61,7 +61,7 @@ test('the built agent refuses a sequence as a mapping key once with its reason, 
 
   const skips = skipLines(complexKey);
   assert.equal(skips.length, 1, `named once:\n${skips.join('\n')}`);
-  assert.ok(skips[0]?.includes(`${complexKey}: line 1, column 3: invalid map key: the key is a sequence; a mapping key must be a scalar (a string, number, boolean or null): manifest skipped`), skips[0]);
+  assert.ok(skips[0]?.includes(`${complexKey}: line 1, column 3: invalid map key: the key is a sequence; a mapping key must be a string, a number within int64 or a boolean: manifest skipped`), skips[0]);
   const configNotes = output().split('\n').filter((l) => l.includes('YAML warning ignored') && l.includes(config));
   assert.equal(configNotes.length, 1, `the config file's tag noted once:\n${configNotes.join('\n')}`);
   assert.ok(configNotes[0]?.includes('line 3, column 16: Unresolved tag: !custom'), configNotes[0]);

@@ -22,7 +22,7 @@ const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
  * says so), so `!!binary djE=` is the text "djE=", not a Buffer.
  */
 const REASONS: Readonly<Record<string, string>> = {
-  'yaml-complex-key.yaml': ': line 1, column 3: invalid map key: the key is a sequence; a mapping key must be a scalar (a string, number, boolean or null): manifest skipped',
+  'yaml-complex-key.yaml': ': line 1, column 3: invalid map key: the key is a sequence; a mapping key must be a string, a number within int64 or a boolean: manifest skipped',
   'yaml-tags.yaml': ': no kind "Pod" is registered for version "djE=" (accepted: apiVersion: v1 with kind: Pod or PodList)',
 };
 

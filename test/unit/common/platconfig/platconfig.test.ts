@@ -51,7 +51,7 @@ test('data fields are base64 PEM; an inline token wins', async (t) => {
     join(d, 'p.conf'),
     `clusters: [{name: c, cluster: {server: "https://h:1", certificate-authority-data: ${b64}, insecure-skip-tls-verify: true}}]
 users: [{name: u, user: {client-certificate-data: ${b64}, client-key-data: ${b64}, token: t1}}]
-contexts: [{name: x, context: {cluster: c, user: u}}, {name: y, context: {cluster: c, user: nope}}]
+contexts: [{name: x, context: {cluster: c, user: u}}, {name: "y", context: {cluster: c, user: nope}}]
 current-context: x
 `,
   );
