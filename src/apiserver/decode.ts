@@ -8,6 +8,7 @@ import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
 import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
 import { GoYamlValueError } from '../common/util/go-yaml-value.js';
+import type { LocatedYamlError } from '../common/util/yaml-located-error.js';
 import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
 import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
@@ -43,8 +44,7 @@ function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind:
  * and what is accepted; a create wraps it as the reference's transformDecodeError does.
  */
 function collectionKeyDecodeError(e: CollectionKeyError, kind: string): DecodeError {
-  const conversion = `error converting YAML to JSON: yaml: invalid map key: ${goSharpV(e.key)} (request body line ${e.line}, column ${e.col}: ${SCALAR_KEY_ACCEPTED})`;
-  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
+  return conversionDecodeError(`yaml: invalid map key: ${goSharpV(e.key)}`, e, SCALAR_KEY_ACCEPTED, kind);
 }
 
 /**
@@ -52,7 +52,12 @@ function collectionKeyDecodeError(e: CollectionKeyError, kind: string): DecodeEr
  * .nan value), in its words, then where and what is accepted; wrapped as a collection key is.
  */
 function goYamlValueDecodeError(e: GoYamlValueError, kind: string): DecodeError {
-  const conversion = `error converting YAML to JSON: ${e.reference} (request body line ${e.line}, column ${e.col}: ${e.detail})`;
+  return conversionDecodeError(e.reference, e, e.detail, kind);
+}
+
+/** sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped as a create wraps it. */
+function conversionDecodeError(reference: string, at: LocatedYamlError, what: string, kind: string): DecodeError {
+  const conversion = `error converting YAML to JSON: ${reference} (request body line ${at.line}, column ${at.col}: ${what})`;
   return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
 }
 

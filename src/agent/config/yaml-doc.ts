@@ -3,7 +3,7 @@
 import { LineCounter, isMap, isScalar, isSeq, type Document } from 'yaml';
 import { CONFIG_FILE_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
 import { MULTIPLE_DOCUMENTS } from '../../common/util/bounded-yaml.js';
-import { CollectionKeyError } from '../../common/util/yaml-collection-key.js';
+import { LocatedYamlError } from '../../common/util/yaml-located-error.js';
 import type { Position } from './where.js';
 
 export interface ParsedYaml {
@@ -12,7 +12,7 @@ export interface ParsedYaml {
   value: unknown;
   /** Keys that appear more than once in one mapping: the later occurrence wins, as in the reference. */
   duplicates: { path: string; pos: Position }[];
-  /** Syntax errors and a mapping key that is a collection (fatal). */
+  /** Syntax errors and what the reference's reader refuses (a collection or null key, .inf): fatal. */
   errors: { message: string; pos: Position }[];
 }
 
@@ -60,7 +60,7 @@ export function parseYaml(text: string, source = 'config file'): ParsedYaml {
       value = yamlToJsBounded(doc, input, text);
       walk(doc.contents, '');
     } catch (err) {
-      if (!(err instanceof CollectionKeyError)) throw err;
+      if (!(err instanceof LocatedYamlError)) throw err;
       errors.push({ message: err.detail, pos: { line: err.line, col: err.col } });
     }
   }

@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputLimitError } from '../../common/util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../common/util/bounded-parse.js';
-import { CollectionKeyError } from '../../common/util/yaml-collection-key.js';
+import { LocatedYamlError } from '../../common/util/yaml-located-error.js';
 
 /** A configuration file's YAML within CONFIG_FILE_LIMITS (InputLimitError names file and limit). */
 function parseYaml(text: string, file: string): unknown {
@@ -82,7 +82,7 @@ function readDocument(file: string): unknown {
     return parseYaml(text, file);
   } catch (err) {
     if (err instanceof InputLimitError) fail(file, [err.message.slice(file.length + 2)]);
-    if (err instanceof CollectionKeyError) fail(file, [err.located]);
+    if (err instanceof LocatedYamlError) fail(file, [err.located]);
     // Only the first line: the rest of yaml's message quotes the file, which may hold a secret.
     const msg = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'parse error';
     fail(file, [`invalid YAML or JSON: ${msg}`]);

@@ -6,7 +6,7 @@
 import { stringify } from 'yaml';
 import { InputLimitError, PlatconfigError, userMessage } from '../util/errors.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse.js';
-import { CollectionKeyError } from '../util/yaml-collection-key.js';
+import { LocatedYamlError } from '../util/yaml-located-error.js';
 import { goYamlWriteTags } from '../util/go-yaml-tags.js';
 
 /** The YAML text of a platconfig document: a string that go-yaml v2 (how it is read back) could take for another type is quoted. */
@@ -20,7 +20,7 @@ export function decodePlatconfigYaml(text: string, file: string): unknown {
     return parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
   } catch (err) {
     if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
-    const why = err instanceof CollectionKeyError ? err.located : (userMessage(err).split('\n')[0] ?? '');
+    const why = err instanceof LocatedYamlError ? err.located : (userMessage(err).split('\n')[0] ?? '');
     throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${why}`, { file });
   }
 }

@@ -8,28 +8,21 @@
 
 import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
 import { limitError, type BoundedInput } from './bounded-input.js';
-import { InputSyntaxError } from './errors.js';
 import { goKeyString, goResolvePlain, goScalarValue, type GoScalar } from './go-yaml-resolve.js';
 import { lineCol } from './text-position.js';
 import { SCALAR_KEY_ACCEPTED } from './yaml-collection-key.js';
+import { LocatedYamlError, type LocatedYamlErrorOptions } from './yaml-located-error.js';
 
-/** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`message`). */
-export class GoYamlValueError extends InputSyntaxError {
+/** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`detail`). */
+export class GoYamlValueError extends LocatedYamlError {
   /**
    * sigs.k8s.io/yaml's error (`json: unsupported value: +Inf`; for a key, its text up to the key:
    * the `, value: %+#v` that follows there is left out).
    */
   readonly reference: string;
-  readonly line: number;
-  readonly col: number;
-  /** Our words, without the source and place: what is wrong and what is accepted. */
-  readonly detail: string;
-  constructor(o: { source: string; line: number; col: number; detail: string; reference: string }) {
-    super(`${o.source}: line ${o.line}, column ${o.col}: ${o.detail}`, { source: o.source });
+  constructor(o: LocatedYamlErrorOptions & { reference: string }) {
+    super(o);
     this.reference = o.reference;
-    this.detail = o.detail;
-    this.line = o.line;
-    this.col = o.col;
   }
 }
 
@@ -42,6 +35,8 @@ interface Ctx {
   readonly input: BoundedInput;
   readonly text: string;
   aliases: number;
+  /** Deferred refusals made so far: with none, the built value needs no second walk. */
+  deferred: number;
 }
 
 function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: string): never {
@@ -97,11 +92,12 @@ function setOwn(out: Record<string, unknown>, key: string, value: unknown): void
 
 function keyOf(pair: Pair, ctx: Ctx): string {
   const node = deref(pair.key, ctx);
-  if (!isScalar(node)) fail(ctx, pair.key as Node | undefined, 'invalid map key', 'invalid map key');
+  if (!isScalar(node)) fail(ctx, pair.key as Node | undefined, `invalid map key: ${SCALAR_KEY_ACCEPTED}`, 'invalid map key');
   const s = scalarOf(node);
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
+  ctx.deferred++;
   throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`, s.kind === 'null' ? 'Unsupported map key of type: %!s(<nil>), key: <nil>' : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`);
 }
 
@@ -145,6 +141,7 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
   const s = scalarOf(n);
   if (s.kind === 'float' && !Number.isFinite(s.value)) {
     const shown = Number.isNaN(s.value) ? 'NaN' : s.value > 0 ? '+Inf' : '-Inf';
+    ctx.deferred++;
     return new Deferred(node as Node, `${n.source ?? shown} is not a JSON number; accepted: a finite number, or a quoted string`, `json: unsupported value: ${shown}`);
   }
   return goScalarValue(s);
@@ -175,12 +172,12 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
 
 /** The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or InputLimitError). */
 export function goYamlValue(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
-  const ctx: Ctx = { doc, input, text, aliases: 0 };
+  const ctx: Ctx = { doc, input, text, aliases: 0, deferred: 0 };
   const yaml = doc.directives.yaml;
   if (yaml.explicit === true && yaml.version !== '1.1') {
     fail(ctx, undefined, `a %YAML ${yaml.version} directive: accepted: %YAML 1.1, or no %YAML directive`, 'yaml: found incompatible YAML document');
   }
   const value = convert(doc.contents, ctx, 0);
-  refuseDeferred(value, ctx);
+  if (ctx.deferred > 0) refuseDeferred(value, ctx);
   return value;
 }

@@ -5,7 +5,7 @@
 // any conversion, naming the source, the line and column, and what is accepted.
 
 import { isAlias, isCollection, isMap, isPair, isSeq, type Document, type Node } from 'yaml';
-import { InputSyntaxError } from './errors.js';
+import { LocatedYamlError } from './yaml-located-error.js';
 import { lineCol } from './text-position.js';
 
 /** What a mapping key may be. */
@@ -20,28 +20,14 @@ export interface CollectionKeyErrorOptions {
   readonly key: unknown;
 }
 
-export class CollectionKeyError extends InputSyntaxError {
-  readonly line: number;
-  readonly col: number;
+export class CollectionKeyError extends LocatedYamlError {
   readonly kind: 'sequence' | 'mapping';
   readonly key: unknown;
-  /**
-   * The message without the source and position: `invalid map key: the key is a sequence; a
-   * mapping key must be ...`. The key's text is left out: a file's text may hold a secret.
-   */
-  readonly detail: string;
-  /** The message without the source, for callers that name it themselves: `line L, column C: invalid map key: ...`. */
-  readonly located: string;
+  /** detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is left out: a file's text may hold a secret. */
   constructor(o: CollectionKeyErrorOptions) {
-    const detail = `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}`;
-    const located = `line ${o.line}, column ${o.col}: ${detail}`;
-    super(`${o.source}: ${located}`, { source: o.source });
-    this.located = located;
-    this.line = o.line;
-    this.col = o.col;
+    super({ source: o.source, line: o.line, col: o.col, detail: `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}` });
     this.kind = o.kind;
     this.key = o.key;
-    this.detail = detail;
   }
 }
 

@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { z } from 'zod';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../../common/util/bounded-parse.js';
-import { CollectionKeyError } from '../../../common/util/yaml-collection-key.js';
+import { LocatedYamlError } from '../../../common/util/yaml-located-error.js';
 import { ConfigError, userMessage } from '../../../common/util/errors.js';
 import { tryDurationMs } from '../../config/values.js';
 import { parseSchemelessURL } from './match-image.js';
@@ -62,7 +62,7 @@ async function decodeFile(file: string): Promise<RawProvider[]> {
   try {
     value = parseYamlValueBounded(await readFile(file, 'utf8'), { limits: CONFIG_FILE_LIMITS, source: file });
   } catch (err) {
-    throw fail(err instanceof CollectionKeyError ? err.located : userMessage(err));
+    throw fail(err instanceof LocatedYamlError ? err.located : userMessage(err));
   }
   const parsed = configSchema.safeParse(value);
   if (!parsed.success) throw fail(parsed.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`).join('; '));

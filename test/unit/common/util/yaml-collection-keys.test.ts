@@ -142,6 +142,23 @@ test('API server configuration files and the credential provider config: a Confi
   });
 });
 
+test('a .inf value and a null key (refused as the reference refuses them) name each file once, as a collection key does', async (t) => {
+  const head = 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n';
+  const INF = '.inf is not a JSON number; accepted: a finite number, or a quoted string';
+  const NULL_KEY = `a mapping key that is null has no JSON form; ${ACCEPTED}`;
+  await assert.rejects(decodeConfigText('/etc/na/c.yaml', `${head}maxPods: .inf\n`, { defaultPlatformDomain: 'platform.io', isDropIn: false }), { message: `config file "/etc/na/c.yaml" line 3, column 10: ${INF}` });
+  await assert.rejects(decodeConfigText('/etc/na/c.yaml', `${head}null: 3\n`, { defaultPlatformDomain: 'platform.io', isDropIn: false }), { message: `config file "/etc/na/c.yaml" line 3, column 1: ${NULL_KEY}` });
+  await assert.rejects(parsePlatconfig('apiVersion: v1\nkind: Config\n~: x\n', '/p/admin.platconfig'), { message: `platconfig /p/admin.platconfig is not valid YAML: line 3, column 1: ${NULL_KEY}` });
+  const dir = mkdtempSync(join(tmpdir(), 'go-yaml-value-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const apiFile = join(dir, 'authn.yaml');
+  writeFileSync(apiFile, 'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\nx: -.inf\n');
+  assert.throws(() => loadConfigFile(apiFile, 'AuthenticationConfiguration'), { message: `${apiFile}: line 3, column 4: -.inf is not a JSON number; accepted: a finite number, or a quoted string` });
+  const credFile = join(dir, 'cred.yaml');
+  writeFileSync(credFile, 'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  null: y\n');
+  await assert.rejects(loadCredentialProviderConfig(credFile), { message: `error decoding config "${credFile}": line 5, column 3: ${NULL_KEY}` });
+});
+
 test('the library`s warnings (unknown tags and directives, the YAML 1.1 tags) are notes through the sink, read as if untagged, never process warnings', async (t) => {
   const notes: string[] = [];
   setYamlNoteSink((n) => notes.push(n));
