@@ -7,7 +7,8 @@ import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
 import { buildNodeAgentFlags, type NodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
-import { NO_CGROUPS_CONFIG } from '../../../helpers/agent-cgroups.js';
+import { NO_CGROUPS_ARGS, NO_CGROUPS_CONFIG } from '../../../helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 
 /** The program's own flag defaults (as with no flags given), pointed at a temp root dir. */
 export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): NodeAgentFlags {
@@ -26,6 +27,17 @@ export function testConfig(rootDir: string, over: Partial<NodeAgentConfiguration
   // container log links (podLogsDir) under the agent's own root directory, not the host's
   // /var/log/pods, nor a directory other tests' agents clean up as theirs
   return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...NO_CGROUPS_CONFIG, podLogsDir: join(rootDir, 'pod-logs'), ...over };
+}
+
+/**
+ * Flags of a built agent (bin/nodeagent) alone on the process:// runtime under `root`, named
+ * `node`: static pods only, no servers, no cgroups, container log links under its root.
+ */
+export function standaloneAgentArgs(root: string, node: string): string[] {
+  return [
+    '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', node,
+    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0',
+  ];
 }
 
 export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {

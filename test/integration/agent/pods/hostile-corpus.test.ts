@@ -9,11 +9,9 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { cp, mkdir, readdir, readFile, rename, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, waitFor } from './agent-harness.js';
+import { standaloneAgentArgs, tempDir, waitFor } from './agent-harness.js';
 import { killProcessPods, processRuntime } from './runtimes.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 import { launcherEnv } from '../../../helpers/launcher.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
@@ -34,10 +32,7 @@ function startAgent(args: string[], t: { after: (fn: () => Promise<void>) => voi
 }
 
 function agentArgs(root: string, node: string, extra: string[]): string[] {
-  return [
-    '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', node,
-    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0', ...extra,
-  ];
+  return [...standaloneAgentArgs(root, node), ...extra];
 }
 
 /** A pod whose one container answers its own pid over HTTP on 127.0.0.1. */

@@ -10,10 +10,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { copyFile, mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, waitFor } from './agent-harness.js';
+import { standaloneAgentArgs, tempDir, waitFor } from './agent-harness.js';
 import { stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 import { launcherEnv } from '../../../helpers/launcher.js';
 
 const CORPUS = join(process.cwd(), 'test', 'fixtures', 'hostile-manifests');
@@ -37,8 +35,7 @@ test('the built agent refuses a sequence as a mapping key once with its reason, 
   await writeFile(config, 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nclusterDomain: !custom cluster.local\n');
   const args = [
     '--config', config,
-    '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', `yaml-keys-${process.pid}`,
-    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0',
+    ...standaloneAgentArgs(root, `yaml-keys-${process.pid}`),
     '--pod-manifest-path', manifests, '--file-check-frequency', '1s',
   ];
   const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });

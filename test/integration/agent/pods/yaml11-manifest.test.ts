@@ -6,14 +6,10 @@
 // appearing proves the agent accepted and ran the pod.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, waitFor } from './agent-harness.js';
-import { stopChild } from '../../../helpers/processes.js';
-import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
-import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
-import { launcherEnv } from '../../../helpers/launcher.js';
+import { standaloneAgentArgs, tempDir, waitFor } from './agent-harness.js';
+import { startAgent } from '../../../helpers/agent-process.js';
 import { ourReading } from '../../../helpers/yaml-reading.js';
 
 test('the built agent runs a static pod whose manifest uses YAML 1.1 forms the reference accepts (hostNetwork: yes, 1_0, off, 0644)', { timeout: 60_000 }, async (t) => {
@@ -50,18 +46,10 @@ test('the built agent runs a static pod whose manifest uses YAML 1.1 forms the r
   // the file arrives whole: written beside, then renamed in
   await writeFile(join(base.path, 'pod.yaml'), manifest);
   await rename(join(base.path, 'pod.yaml'), join(manifests, 'pod.yaml'));
-  const args = [
-    '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', `yaml11-${process.pid}`,
-    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0',
-    '--pod-manifest-path', manifests, '--file-check-frequency', '1s',
-  ];
-  const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
-  t.after(() => stopChild(child));
-  let output = '';
-  child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-  child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+  const agent = startAgent([...standaloneAgentArgs(root, `yaml11-${process.pid}`), '--pod-manifest-path', manifests, '--file-check-frequency', '1s']);
+  t.after(() => agent.stop());
   await waitFor('the pod ran', async () => (await readFile(marker, 'utf8').catch(() => '')) === 'ran', 30_000).catch((err: unknown) => {
-    throw new Error(`${String(err)}\n--- agent output ---\n${output.slice(-4000)}`);
+    throw new Error(`${String(err)}\n--- agent output ---\n${agent.output().slice(-4000)}`);
   });
-  assert.doesNotMatch(output, /invalid manifest/, 'the manifest was not refused');
+  assert.doesNotMatch(agent.output(), /invalid manifest/, 'the manifest was not refused');
 });
