@@ -16,12 +16,36 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
-      '@typescript-eslint/no-floating-promises': ['error', {
-        // node:test's test()/describe() return promises the runner itself awaits.
-        allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'it', 'describe', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }],
-      }],
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'inline-type-imports' }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          // node:test's test()/describe() return promises the runner itself awaits.
+          allowForKnownSafeCalls: [
+            {
+              from: 'package',
+              package: 'node:test',
+              name: [
+                'test',
+                'it',
+                'describe',
+                'suite',
+                'before',
+                'after',
+                'beforeEach',
+                'afterEach',
+              ],
+            },
+          ],
+        },
+      ],
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { prefer: 'type-imports', fixStyle: 'inline-type-imports' },
+      ],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       '@typescript-eslint/no-explicit-any': 'error',
       'no-constant-condition': ['error', { checkLoops: false }],
     },
@@ -51,19 +75,42 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/common/util/clock.ts'],
     rules: {
-      'no-restricted-globals': ['error',
-        { name: 'setTimeout', message: 'wait on the injected Clock (clock.sleep / clock.setTimer), not the global timer.' },
-        { name: 'setInterval', message: 'use every() or the injected Clock, not the global timer.' },
+      'no-restricted-globals': [
+        'error',
+        {
+          name: 'setTimeout',
+          message:
+            'wait on the injected Clock (clock.sleep / clock.setTimer), not the global timer.',
+        },
+        {
+          name: 'setInterval',
+          message: 'use every() or the injected Clock, not the global timer.',
+        },
       ],
-      'no-restricted-properties': ['error',
-        { object: 'Date', property: 'now', message: 'read time from the injected Clock (clock.nowMs()).' },
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'Date',
+          property: 'now',
+          message: 'read time from the injected Clock (clock.nowMs()).',
+        },
         { object: 'globalThis', property: 'setTimeout', message: 'wait on the injected Clock.' },
         { object: 'globalThis', property: 'setInterval', message: 'wait on the injected Clock.' },
       ],
-      'no-restricted-syntax': ['error',
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'read time from the injected Clock (clock.now()).' },
-        { selector: "CallExpression[callee.name='Date']", message: 'read time from the injected Clock (clock.now()).' },
-        { selector: "ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]", message: 'wait on the injected Clock, not node:timers.' },
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'read time from the injected Clock (clock.now()).',
+        },
+        {
+          selector: "CallExpression[callee.name='Date']",
+          message: 'read time from the injected Clock (clock.now()).',
+        },
+        {
+          selector: 'ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]',
+          message: 'wait on the injected Clock, not node:timers.',
+        },
       ],
     },
   },
@@ -71,14 +118,52 @@ export default tseslint.config(
   // neither of them.
   {
     files: ['src/common/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/agent/**', '**/apiserver/**'], message: 'src/common imports nothing from either program.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/agent/**', '**/apiserver/**'],
+              message: 'src/common imports nothing from either program.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/agent/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/apiserver/**'], message: 'the agent does not import plat-apiserver code; shared code lives in src/common.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/apiserver/**'],
+              message:
+                'the agent does not import plat-apiserver code; shared code lives in src/common.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['src/apiserver/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/agent/**'], message: 'plat-apiserver does not import agent code; shared code lives in src/common.' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/agent/**'],
+              message:
+                'plat-apiserver does not import agent code; shared code lives in src/common.',
+            },
+          ],
+        },
+      ],
+    },
   },
 );

@@ -45,9 +45,18 @@ async function states(root: string): Promise<{ running: number; pids: number[] }
   for (const f of await readdir(dir).catch(() => [] as string[])) {
     if (!f.endsWith('.json') || f.startsWith('sb-')) continue;
     try {
-      const r = JSON.parse(await readFile(join(dir, f), 'utf8')) as { state?: string; pid?: number; startTicks?: string };
+      const r = JSON.parse(await readFile(join(dir, f), 'utf8')) as {
+        state?: string;
+        pid?: number;
+        startTicks?: string;
+      };
       if (r.state === 'running') running++;
-      if (r.pid !== undefined && r.startTicks !== undefined && isSameProcessAlive(r.pid, r.startTicks)) pids.push(r.pid);
+      if (
+        r.pid !== undefined &&
+        r.startTicks !== undefined &&
+        isSameProcessAlive(r.pid, r.startTicks)
+      )
+        pids.push(r.pid);
     } catch {
       // being rewritten
     }
@@ -71,7 +80,9 @@ interface RunResult {
 }
 
 /** RSS samples over the window and the CPU spent in it. */
-async function sampleWindow(pid: number): Promise<{ cpuPct: number; rss: number[]; hwmMb: number }> {
+async function sampleWindow(
+  pid: number,
+): Promise<{ cpuPct: number; rss: number[]; hwmMb: number }> {
   const a = procStat(pid);
   const rss: number[] = [];
   let last = a;
@@ -88,21 +99,50 @@ async function run(n: number, bin: string): Promise<RunResult> {
   const root = await mkdtemp(join(tmpdir(), 'na-scale-'));
   const dir = await mkdtemp(join(tmpdir(), 'na-scale-m-'));
   for (let i = 0; i < n; i++) {
-    await writeFile(join(dir, `p${i}.yaml`), `apiVersion: v1\nkind: Pod\nmetadata: {name: s${i}}\nspec: {terminationGracePeriodSeconds: 1, containers: [{name: c, command: [sleep, "600"]}]}\n`);
+    await writeFile(
+      join(dir, `p${i}.yaml`),
+      `apiVersion: v1\nkind: Pod\nmetadata: {name: s${i}}\nspec: {terminationGracePeriodSeconds: 1, containers: [{name: c, command: [sleep, "600"]}]}\n`,
+    );
   }
   const config = join(root, 'config.yaml');
-  await writeFile(config, `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\npodLogsDir: ${join(root, 'pod-logs')}\n`);
+  await writeFile(
+    config,
+    `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\npodLogsDir: ${join(root, 'pod-logs')}\n`,
+  );
   let agent: ChildProcess | undefined;
   try {
     const t0 = performance.now();
-    agent = spawn(bin, [
-      '--config', config, '--pod-manifest-path', dir, '--container-runtime-endpoint', 'process://', '--root-dir', root,
-      '--cert-dir', join(root, 'pki'), '--hostname-override', 'scale', '--max-pods', String(Math.max(110, n)),
-      '--fail-cgroupv1=false', '--cgroups-per-qos=false', '--enforce-node-allocatable=', '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '-v=0',
-    ], { stdio: 'ignore', env: launcherEnv() });
+    agent = spawn(
+      bin,
+      [
+        '--config',
+        config,
+        '--pod-manifest-path',
+        dir,
+        '--container-runtime-endpoint',
+        'process://',
+        '--root-dir',
+        root,
+        '--cert-dir',
+        join(root, 'pki'),
+        '--hostname-override',
+        'scale',
+        '--max-pods',
+        String(Math.max(110, n)),
+        '--fail-cgroupv1=false',
+        '--cgroups-per-qos=false',
+        '--enforce-node-allocatable=',
+        '--enable-server=false',
+        '--healthz-port=0',
+        '--read-only-port=0',
+        '-v=0',
+      ],
+      { stdio: 'ignore', env: launcherEnv() },
+    );
     const pid = agent.pid as number;
     const deadline = Date.now() + 90_000;
-    while ((await states(root)).running < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+    while ((await states(root)).running < n && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 250));
     const startS = (performance.now() - t0) / 1000;
     const got = (await states(root)).running;
     if (got < n) throw new Error(`only ${got}/${n} pods running after 90 s`);
@@ -113,12 +153,22 @@ async function run(n: number, bin: string): Promise<RunResult> {
     const settled = await sampleWindow(pid);
     const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? 0;
     return {
-      n, startS, cpuPct: w.cpuPct, rssMb: median(w.rss), rssMinMb: w.rss[0] ?? 0, rssMaxMb: w.rss.at(-1) ?? 0, hwmMb: settled.hwmMb,
-      settledMb: median(settled.rss), settledMinMb: settled.rss[0] ?? 0, settledMaxMb: settled.rss.at(-1) ?? 0,
+      n,
+      startS,
+      cpuPct: w.cpuPct,
+      rssMb: median(w.rss),
+      rssMinMb: w.rss[0] ?? 0,
+      rssMaxMb: w.rss.at(-1) ?? 0,
+      hwmMb: settled.hwmMb,
+      settledMb: median(settled.rss),
+      settledMinMb: settled.rss[0] ?? 0,
+      settledMaxMb: settled.rss.at(-1) ?? 0,
     };
   } finally {
     agent?.kill('SIGTERM');
-    await new Promise((r) => (agent && agent.exitCode === null ? agent.once('exit', r) : r(undefined)));
+    await new Promise((r) =>
+      agent && agent.exitCode === null ? agent.once('exit', r) : r(undefined),
+    );
     for (const p of (await states(root)).pids) {
       try {
         process.kill(-p, 'SIGKILL');
@@ -131,22 +181,33 @@ async function run(n: number, bin: string): Promise<RunResult> {
   }
 }
 
-const BINS = ['bin/nodeagent', ...(process.env['BENCH_COMPARE_BIN']?.split(',').filter((b) => b !== '') ?? [])];
+const BINS = [
+  'bin/nodeagent',
+  ...(process.env['BENCH_COMPARE_BIN']?.split(',').filter((b) => b !== '') ?? []),
+];
 const ROUNDS = Number(process.env['BENCH_SCALE_ROUNDS'] ?? 1);
-const TARGETS: ReadonlyMap<number, number> = new Map([[110, 70], [1000, 100]]);
+const TARGETS: ReadonlyMap<number, number> = new Map([
+  [110, 70],
+  [1000, 100],
+]);
 
 function report(bin: string, results: readonly (RunResult & { load: string })[]): void {
   const idle = results.find((r) => r.n === 0);
   console.log(`${bin}:`);
   for (const r of results) {
-    const ratio = idle && r.n > 0 ? ` (${(r.rssMb / idle.rssMb).toFixed(2)}x the idle agent's RSS; settled ${(r.settledMb / idle.settledMb).toFixed(2)}x)` : '';
+    const ratio =
+      idle && r.n > 0
+        ? ` (${(r.rssMb / idle.rssMb).toFixed(2)}x the idle agent's RSS; settled ${(r.settledMb / idle.settledMb).toFixed(2)}x)`
+        : '';
     console.log(
       `${String(r.n).padStart(5)} pods: all running after ${r.startS.toFixed(1)} s; steady CPU ${r.cpuPct.toFixed(1)}% of a core over ${WINDOW_MS / 1000} s; RSS ${r.rssMb.toFixed(0)} MB (${r.rssMinMb.toFixed(0)}-${r.rssMaxMb.toFixed(0)}), settled (${SETTLE_MS / 1000} s on) ${r.settledMb.toFixed(0)} MB (${r.settledMinMb.toFixed(0)}-${r.settledMaxMb.toFixed(0)}); peak ${r.hwmMb.toFixed(0)} MB${ratio}; load ${r.load}`,
     );
     const target = TARGETS.get(r.n);
     if (target === undefined) continue;
     const met = (mb: number): string => `${mb < target ? 'met' : 'NOT met'} (${mb.toFixed(0)} MB)`;
-    console.log(`      target RSS < ${target} MB at ${r.n} pods: just after the starts ${met(r.rssMb)}; settled ${met(r.settledMb)}`);
+    console.log(
+      `      target RSS < ${target} MB at ${r.n} pods: just after the starts ${met(r.rssMb)}; settled ${met(r.settledMb)}`,
+    );
   }
 }
 

@@ -19,7 +19,18 @@ const N = Number(process.env['BENCH_REQUESTS'] ?? 400);
 const V = 'apiserver.config.platform.io/v1';
 
 async function start(dir: string, args: string[]): Promise<RunningApiServer> {
-  const parsed = parseFlags(['--secure-port', '0', '--cert-dir', join(dir, 'certs'), '--controllers', '-csrapproving,-csrsigning', ...args], EXTRA_FLAGS);
+  const parsed = parseFlags(
+    [
+      '--secure-port',
+      '0',
+      '--cert-dir',
+      join(dir, 'certs'),
+      '--controllers',
+      '-csrapproving,-csrsigning',
+      ...args,
+    ],
+    EXTRA_FLAGS,
+  );
   if (parsed.kind !== 'run') throw new Error('unexpected help');
   return startApiServer(parsed.flags, silentLogger());
 }
@@ -36,22 +47,85 @@ const servers: RunningApiServer[] = [];
 try {
   writeFileSync(join(tmp.dir, 'tokens.csv'), 'bench-token,bench-user,u1,"devs"\n');
   const authn = join(tmp.dir, 'authn.yaml');
-  writeFileSync(authn, stringify({ apiVersion: V, kind: 'AuthenticationConfiguration', jwt: [{ issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat'] }, claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { claim: 'groups', prefix: '' } } }] }));
+  writeFileSync(
+    authn,
+    stringify({
+      apiVersion: V,
+      kind: 'AuthenticationConfiguration',
+      jwt: [
+        {
+          issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat'] },
+          claimMappings: {
+            username: { claim: 'sub', prefix: 'oidc:' },
+            groups: { claim: 'groups', prefix: '' },
+          },
+        },
+      ],
+    }),
+  );
   const authz = join(tmp.dir, 'authz.yaml');
-  writeFileSync(authz, stringify({ apiVersion: V, kind: 'AuthorizationConfiguration', authorizers: [{ type: 'Webhook', name: 'sar', webhook: { timeout: '3s', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1', failurePolicy: 'Deny', connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: hook.platconfigPath } } }] }));
-  const base = await start(join(tmp.dir, 'base'), ['--token-auth-file', join(tmp.dir, 'tokens.csv'), '--authorization-mode', 'AlwaysAllow']);
+  writeFileSync(
+    authz,
+    stringify({
+      apiVersion: V,
+      kind: 'AuthorizationConfiguration',
+      authorizers: [
+        {
+          type: 'Webhook',
+          name: 'sar',
+          webhook: {
+            timeout: '3s',
+            subjectAccessReviewVersion: 'v1',
+            matchConditionSubjectAccessReviewVersion: 'v1',
+            failurePolicy: 'Deny',
+            connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: hook.platconfigPath },
+          },
+        },
+      ],
+    }),
+  );
+  const base = await start(join(tmp.dir, 'base'), [
+    '--token-auth-file',
+    join(tmp.dir, 'tokens.csv'),
+    '--authorization-mode',
+    'AlwaysAllow',
+  ]);
   servers.push(base);
-  const full = await start(join(tmp.dir, 'full'), ['--authentication-config', authn, '--authorization-config', authz]);
+  const full = await start(join(tmp.dir, 'full'), [
+    '--authentication-config',
+    authn,
+    '--authorization-config',
+    authz,
+  ]);
   servers.push(full);
   const jwt = await issuer.mint({ sub: 'bench', groups: ['devs'] });
-  const mk = async (s: RunningApiServer) => new Agent({ connect: { ca: (await loadConnection(s.adminPlatconfig)).caPem ?? '' }, connections: 1 });
+  const mk = async (s: RunningApiServer) =>
+    new Agent({
+      connect: { ca: (await loadConnection(s.adminPlatconfig)).caPem ?? '' },
+      connections: 1,
+    });
   const targets = [
-    { name: 'token file + AlwaysAllow', url: base.url, token: 'bench-token', agent: await mk(base), ms: [] as number[] },
-    { name: 'JWT + webhook (cached)', url: full.url, token: jwt, agent: await mk(full), ms: [] as number[] },
+    {
+      name: 'token file + AlwaysAllow',
+      url: base.url,
+      token: 'bench-token',
+      agent: await mk(base),
+      ms: [] as number[],
+    },
+    {
+      name: 'JWT + webhook (cached)',
+      url: full.url,
+      token: jwt,
+      agent: await mk(full),
+      ms: [] as number[],
+    },
   ];
   const once = async (t: (typeof targets)[number]): Promise<number> => {
     const t0 = process.hrtime.bigint();
-    const r = await request(`${t.url}/api/v1/namespaces`, { headers: { authorization: `Bearer ${t.token}` }, dispatcher: t.agent });
+    const r = await request(`${t.url}/api/v1/namespaces`, {
+      headers: { authorization: `Bearer ${t.token}` },
+      dispatcher: t.agent,
+    });
     await r.body.text();
     if (r.statusCode !== 200) throw new Error(`${t.name}: HTTP ${r.statusCode}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
@@ -61,11 +135,15 @@ try {
   const webhookCalls = hook.requests.length;
   for (const t of targets) {
     const mean = t.ms.reduce((a, b) => a + b, 0) / t.ms.length;
-    console.log(`${t.name.padEnd(26)} mean ${mean.toFixed(3)} ms  p50 ${percentile(t.ms, 0.5).toFixed(3)} ms  p99 ${percentile(t.ms, 0.99).toFixed(3)} ms  (${t.ms.length} requests)`);
+    console.log(
+      `${t.name.padEnd(26)} mean ${mean.toFixed(3)} ms  p50 ${percentile(t.ms, 0.5).toFixed(3)} ms  p99 ${percentile(t.ms, 0.99).toFixed(3)} ms  (${t.ms.length} requests)`,
+    );
     await t.agent.close();
   }
   const [b, f] = targets.map((t) => percentile(t.ms, 0.5));
-  console.log(`ratio JWT+webhook / AlwaysAllow (p50): ${((f ?? 0) / (b ?? 1)).toFixed(2)}x; webhook calls during the run: ${webhookCalls} (warm cache)`);
+  console.log(
+    `ratio JWT+webhook / AlwaysAllow (p50): ${((f ?? 0) / (b ?? 1)).toFixed(2)}x; webhook calls during the run: ${webhookCalls} (warm cache)`,
+  );
 } finally {
   for (const s of servers) await s.stop();
   await hook.close();

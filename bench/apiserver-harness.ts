@@ -7,7 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
-import { reach, targetSpecs, type Endpoint, type Reached, type TargetSpec } from './apiserver-target.js';
+import {
+  reach,
+  targetSpecs,
+  type Endpoint,
+  type Reached,
+  type TargetSpec,
+} from './apiserver-target.js';
 
 export interface Session {
   readonly label: string;
@@ -55,7 +61,8 @@ async function certificatesGroup(call: Session['call']): Promise<string> {
 export async function openSession(spec: TargetSpec, connections = 8): Promise<Session> {
   const reached: Reached = await reach(spec);
   const e = reached.endpoint;
-  const headers: Record<string, string> = e.token === undefined ? {} : { authorization: `Bearer ${e.token}` };
+  const headers: Record<string, string> =
+    e.token === undefined ? {} : { authorization: `Bearer ${e.token}` };
   const agent = new Agent({ connect: connectOptions(e), connections, pipelining: 1 });
   const agents: Agent[] = [agent];
   const call: Session['call'] = async (method, path, body) => {
@@ -70,8 +77,13 @@ export async function openSession(spec: TargetSpec, connections = 8): Promise<Se
   const runId = randomBytes(4).toString('hex');
   const namespace = `bench-${runId}`;
   try {
-    const ns = await call('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-    if (ns.status !== 201) throw new Error(`creating namespace ${namespace}: ${ns.status} ${ns.text.slice(0, 200)}`);
+    const ns = await call('POST', '/api/v1/namespaces', {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: namespace },
+    });
+    if (ns.status !== 201)
+      throw new Error(`creating namespace ${namespace}: ${ns.status} ${ns.text.slice(0, 200)}`);
     const group = await certificatesGroup(call);
     return {
       label: spec.label,
@@ -83,7 +95,13 @@ export async function openSession(spec: TargetSpec, connections = 8): Promise<Se
       call,
       headers,
       streamAgent: (n) => {
-        const a = new Agent({ connect: connectOptions(e, 120_000), connections: n, pipelining: 0, headersTimeout: 120_000, bodyTimeout: 0 });
+        const a = new Agent({
+          connect: connectOptions(e, 120_000),
+          connections: n,
+          pipelining: 0,
+          headersTimeout: 120_000,
+          bodyTimeout: 0,
+        });
         agents.push(a);
         return a;
       },
@@ -101,10 +119,19 @@ export async function openSession(spec: TargetSpec, connections = 8): Promise<Se
 }
 
 /** Removes what the run created on a server that outlives it (the events go with the namespace). */
-async function cleanUp(call: Session['call'], group: string, namespace: string, runId: string): Promise<void> {
-  const csrs = await call('DELETE', `/apis/${group}/v1/certificatesigningrequests?labelSelector=${encodeURIComponent(`bench-run=${runId}`)}`);
+async function cleanUp(
+  call: Session['call'],
+  group: string,
+  namespace: string,
+  runId: string,
+): Promise<void> {
+  const csrs = await call(
+    'DELETE',
+    `/apis/${group}/v1/certificatesigningrequests?labelSelector=${encodeURIComponent(`bench-run=${runId}`)}`,
+  );
   const ns = await call('DELETE', `/api/v1/namespaces/${namespace}`);
-  if (csrs.status !== 200 || ns.status !== 200) console.error(`cleaning up: deleting CSRs ${csrs.status}, namespace ${namespace} ${ns.status}`);
+  if (csrs.status !== 200 || ns.status !== 200)
+    console.error(`cleaning up: deleting CSRs ${csrs.status}, namespace ${namespace} ${ns.status}`);
 }
 
 /** One figure of one round: a value, its same-run baseline, and how the ratio reads. */
@@ -120,9 +147,16 @@ export interface Figure {
  * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
  * median of each figure per target and this build's median against the compared build's.
  */
-export async function runRounds(title: string, connections: number, measure: (s: Session) => Promise<Figure[]>): Promise<void> {
+export async function runRounds(
+  title: string,
+  connections: number,
+  measure: (s: Session) => Promise<Figure[]>,
+): Promise<void> {
   const specs = await targetSpecs();
-  const rounds = positiveInt('BENCH_ROUNDS', process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? '3' : '1'));
+  const rounds = positiveInt(
+    'BENCH_ROUNDS',
+    process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? '3' : '1'),
+  );
   const results = new Map<string, Figure[][]>();
   for (let r = 0; r < rounds; r++) {
     // ABBA: the order alternates by round, so a load that rises or falls during a round does not
@@ -142,11 +176,16 @@ export async function runRounds(title: string, connections: number, measure: (s:
   summarize(title, specs, results);
 }
 
-function summarize(title: string, specs: readonly TargetSpec[], results: Map<string, Figure[][]>): void {
+function summarize(
+  title: string,
+  specs: readonly TargetSpec[],
+  results: Map<string, Figure[][]>,
+): void {
   const medians = specs.map((spec) => medianFigures(results.get(spec.label) ?? []));
   console.log(`[${title}] medians over the rounds:`);
   specs.forEach((spec, i) => {
-    for (const f of medians[i] ?? []) console.log(`  ${spec.label}: ${f.name} ${fmt(f.value)} ${f.unit}`);
+    for (const f of medians[i] ?? [])
+      console.log(`  ${spec.label}: ${f.name} ${fmt(f.value)} ${f.unit}`);
   });
   const [mine, other] = specs.map((spec) => results.get(spec.label) ?? []);
   if (mine === undefined || other === undefined) return;
@@ -158,13 +197,21 @@ function summarize(title: string, specs: readonly TargetSpec[], results: Map<str
       return a === undefined || b === undefined || b === 0 ? [] : [a / b];
     });
     const each = ratios.map((x) => x.toFixed(2)).join(', ');
-    console.log(`  this build / compared, per round: ${f.name} median ${percentile(ratios, 0.5).toFixed(2)}x (${each})`);
+    console.log(
+      `  this build / compared, per round: ${f.name} median ${percentile(ratios, 0.5).toFixed(2)}x (${each})`,
+    );
   }
 }
 
 function medianFigures(rounds: readonly Figure[][]): Figure[] {
   const first = rounds[0] ?? [];
-  return first.map((f) => ({ ...f, value: percentile(rounds.map((r) => r.find((x) => x.name === f.name)?.value ?? 0), 0.5) }));
+  return first.map((f) => ({
+    ...f,
+    value: percentile(
+      rounds.map((r) => r.find((x) => x.name === f.name)?.value ?? 0),
+      0.5,
+    ),
+  }));
 }
 
 function fmt(x: number): string {
@@ -174,7 +221,8 @@ function fmt(x: number): string {
 /** A count from the environment: a positive integer, or an error naming the variable. */
 export function positiveInt(name: string, text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 1_000_000) throw new Error(`${name}=${text}: expected a whole number from 1 to 1000000`);
+  if (!Number.isInteger(n) || n < 1 || n > 1_000_000)
+    throw new Error(`${name}=${text}: expected a whole number from 1 to 1000000`);
   return n;
 }
 
@@ -199,7 +247,11 @@ export async function latencies(n: number, fn: (i: number) => Promise<void>): Pr
 }
 
 /** Runs `fn(i)` for i in [0, n) on `concurrency` workers. */
-export async function concurrently(n: number, concurrency: number, fn: (i: number) => Promise<void>): Promise<void> {
+export async function concurrently(
+  n: number,
+  concurrency: number,
+  fn: (i: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {

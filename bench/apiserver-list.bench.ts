@@ -4,7 +4,16 @@
 // concurrent clients). Runs against any server (apiserver-target.ts); the issue's reference
 // figure (a real kube-apiserver 1.32 with etcd) is 0.030 ms per item.
 
-import { concurrently, event, ms, percentile, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import {
+  concurrently,
+  event,
+  ms,
+  percentile,
+  positiveInt,
+  runRounds,
+  type Figure,
+  type Session,
+} from './apiserver-harness.js';
 
 const TOTAL = positiveInt('BENCH_LIST_TOTAL', process.env['BENCH_LIST_TOTAL'] ?? '10000');
 const PAGE = 500;
@@ -16,7 +25,10 @@ async function fullList(s: Session, pageTimes: number[]): Promise<number> {
   let count = 0;
   do {
     const tp = performance.now();
-    const res = await s.call('GET', `/api/v1/namespaces/${s.namespace}/events?limit=${PAGE}${cont === '' ? '' : `&continue=${encodeURIComponent(cont)}`}`);
+    const res = await s.call(
+      'GET',
+      `/api/v1/namespaces/${s.namespace}/events?limit=${PAGE}${cont === '' ? '' : `&continue=${encodeURIComponent(cont)}`}`,
+    );
     if (res.status !== 200) throw new Error(`list: ${res.status} ${res.text.slice(0, 300)}`);
     pageTimes.push(performance.now() - tp);
     const body = JSON.parse(res.text) as { items: unknown[]; metadata: { continue?: string } };
@@ -29,7 +41,11 @@ async function fullList(s: Session, pageTimes: number[]): Promise<number> {
 
 async function measure(s: Session): Promise<Figure[]> {
   await concurrently(TOTAL, 16, async (i) => {
-    const r = await s.call('POST', `/api/v1/namespaces/${s.namespace}/events`, event(`e${String(i).padStart(5, '0')}`, s.namespace));
+    const r = await s.call(
+      'POST',
+      `/api/v1/namespaces/${s.namespace}/events`,
+      event(`e${String(i).padStart(5, '0')}`, s.namespace),
+    );
     if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 300)}`);
   });
   const listTimes: number[] = [];
@@ -45,9 +61,24 @@ async function measure(s: Session): Promise<Figure[]> {
   const l50 = percentile(listTimes, 0.5);
   const h50 = percentile(health, 0.5);
   return [
-    { name: 'list ms per item', value: l50 / TOTAL, unit: 'ms', text: `list ${TOTAL} events in pages of ${PAGE} (${pages} requests): median ${ms(l50)} per full list = ${(l50 / TOTAL).toFixed(4)} ms per item; page p50 ${ms(percentile(pageTimes, 0.5))}, p99 ${ms(percentile(pageTimes, 0.99))}` },
-    { name: 'healthz x pages', value: h50, unit: 'ms', text: `baseline ${pages} GET /healthz round trips: median ${ms(h50)}` },
-    { name: 'list / healthz', value: l50 / h50, unit: 'x', text: `ratio: ${(l50 / h50).toFixed(1)}x` },
+    {
+      name: 'list ms per item',
+      value: l50 / TOTAL,
+      unit: 'ms',
+      text: `list ${TOTAL} events in pages of ${PAGE} (${pages} requests): median ${ms(l50)} per full list = ${(l50 / TOTAL).toFixed(4)} ms per item; page p50 ${ms(percentile(pageTimes, 0.5))}, p99 ${ms(percentile(pageTimes, 0.99))}`,
+    },
+    {
+      name: 'healthz x pages',
+      value: h50,
+      unit: 'ms',
+      text: `baseline ${pages} GET /healthz round trips: median ${ms(h50)}`,
+    },
+    {
+      name: 'list / healthz',
+      value: l50 / h50,
+      unit: 'x',
+      text: `ratio: ${(l50 / h50).toFixed(1)}x`,
+    },
   ];
 }
 

@@ -8,7 +8,11 @@ import { runApiServerOutage } from '../test/helpers/apiserver-outage.js';
 
 const SECONDS = Number(process.env['BENCH_OUTAGE_SECONDS'] ?? 120);
 
-const f = await runApiServerOutage({ node: 'outage-node', outageMs: SECONDS * 1000, recoverTimeoutMs: 120_000 });
+const f = await runApiServerOutage({
+  node: 'outage-node',
+  outageMs: SECONDS * 1000,
+  recoverTimeoutMs: 120_000,
+});
 const same = f.pidAfter === f.pidBefore && f.agentRunning && f.starts === 1;
 process.stdout.write(
   `plat-apiserver down ${(f.outageMs / 1000).toFixed(1)} s: lease renewed ${(f.leaseResumedMs / 1000).toFixed(2)} s and node Ready (untainted) ${(f.readyMs / 1000).toFixed(2)} s after the restart; ` +

@@ -18,7 +18,13 @@ import { startPumpServer } from './pump-server.js';
 import { join } from 'node:path';
 import { adminPems, podRunning, startScene } from '../test/e2e/kubectl-streaming-harness.js';
 import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
-import { mibPerSecond, spdyPortForwardRead, tcpRead, wsPortForwardRead, type PortForwardTls } from './port-forward-read.js';
+import {
+  mibPerSecond,
+  spdyPortForwardRead,
+  tcpRead,
+  wsPortForwardRead,
+  type PortForwardTls,
+} from './port-forward-read.js';
 import { makeCa, makeServing } from '../test/helpers/server-tls-certs.js';
 import { tlsRelayRead } from './tls-relay.js';
 import { externalReadMiBs } from './external-reader.js';
@@ -26,16 +32,32 @@ import { externalReadMiBs } from './external-reader.js';
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 30);
 const PF_MB = Number(process.env['BENCH_PF_MB'] ?? 64);
 const NODE = 'bench-node';
-const p50 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+const p50 = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 const best = (xs: number[]): number => Math.max(...xs);
 
 const { server: source, port } = await startPumpServer(PF_MB);
 const s = await startScene(NODE, { serving: 'matching' });
 
 /** A TLS relay (bench/tls-relay-main.ts) in its own process; its port once it listens. */
-async function relayProcess(o: { cert: string; key: string; upstreamPort: number; upstreamCa?: string }): Promise<{ child: ChildProcess; port: number }> {
-  const env = { ...process.env, RELAY_CERT: o.cert, RELAY_KEY: o.key, RELAY_UPSTREAM_PORT: String(o.upstreamPort), RELAY_UPSTREAM_CA: o.upstreamCa ?? '' };
-  const child = spawn(process.execPath, [new URL('./tls-relay-main.js', import.meta.url).pathname], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+async function relayProcess(o: {
+  cert: string;
+  key: string;
+  upstreamPort: number;
+  upstreamCa?: string;
+}): Promise<{ child: ChildProcess; port: number }> {
+  const env = {
+    ...process.env,
+    RELAY_CERT: o.cert,
+    RELAY_KEY: o.key,
+    RELAY_UPSTREAM_PORT: String(o.upstreamPort),
+    RELAY_UPSTREAM_CA: o.upstreamCa ?? '',
+  };
+  const child = spawn(
+    process.execPath,
+    [new URL('./tls-relay-main.js', import.meta.url).pathname],
+    { env, stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const line = await new Promise<string>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
@@ -49,21 +71,51 @@ async function relayProcess(o: { cert: string; key: string; upstreamPort: number
 
 const relayCa = await makeCa('bench-relay-ca');
 const relayLeaf = await makeServing(relayCa, 'bench-relay');
-const hop1 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: port });
-const hop2 = await relayProcess({ cert: relayLeaf.certPem, key: relayLeaf.keyPem, upstreamPort: hop1.port, upstreamCa: relayCa.certPem });
+const hop1 = await relayProcess({
+  cert: relayLeaf.certPem,
+  key: relayLeaf.keyPem,
+  upstreamPort: port,
+});
+const hop2 = await relayProcess({
+  cert: relayLeaf.certPem,
+  key: relayLeaf.keyPem,
+  upstreamPort: hop1.port,
+  upstreamCa: relayCa.certPem,
+});
 
-const tcpMiBs = async (p: number): Promise<number> => mibPerSecond(await tcpRead(p), PF_MB * 1048576, 'TCP');
-const spdyRead = async (url: string, tls: PortForwardTls): Promise<number> => mibPerSecond(await spdyPortForwardRead(url, port, tls), PF_MB * 1048576);
-const wsRead = async (url: string, tls: PortForwardTls): Promise<number> => mibPerSecond(await wsPortForwardRead(url, port, tls), PF_MB * 1048576);
+const tcpMiBs = async (p: number): Promise<number> =>
+  mibPerSecond(await tcpRead(p), PF_MB * 1048576, 'TCP');
+const spdyRead = async (url: string, tls: PortForwardTls): Promise<number> =>
+  mibPerSecond(await spdyPortForwardRead(url, port, tls), PF_MB * 1048576);
+const wsRead = async (url: string, tls: PortForwardTls): Promise<number> =>
+  mibPerSecond(await wsPortForwardRead(url, port, tls), PF_MB * 1048576);
 
 type ExtMode = 'tcp' | 'tls' | 'spdy' | 'ws';
 
 /** MiB/s read by a reader in its own process (bench/streaming-reader.ts). */
-function externalRead(mode: ExtMode, o: { port?: number; relayPort?: number; url?: string; tls?: { ca: string; cert: string; key: string } }): Promise<number> {
-  return externalReadMiBs(mode, PF_MB * 1048576, { READ_PORT: String(o.port ?? port), READ_RELAY_PORT: String(o.relayPort ?? 0), READ_URL: o.url ?? '', READ_CA: o.tls?.ca ?? '', READ_CERT: o.tls?.cert ?? '', READ_KEY: o.tls?.key ?? '' });
+function externalRead(
+  mode: ExtMode,
+  o: {
+    port?: number;
+    relayPort?: number;
+    url?: string;
+    tls?: { ca: string; cert: string; key: string };
+  },
+): Promise<number> {
+  return externalReadMiBs(mode, PF_MB * 1048576, {
+    READ_PORT: String(o.port ?? port),
+    READ_RELAY_PORT: String(o.relayPort ?? 0),
+    READ_URL: o.url ?? '',
+    READ_CA: o.tls?.ca ?? '',
+    READ_CERT: o.tls?.cert ?? '',
+    READ_KEY: o.tls?.key ?? '',
+  });
 }
 
-async function execOnce(url: string, tls: { ca: string; cert: string; key: string }): Promise<number> {
+async function execOnce(
+  url: string,
+  tls: { ca: string; cert: string; key: string },
+): Promise<number> {
   const t0 = performance.now();
   const r = await spdyUpgrade({ url, protocols: ['v4.channel.k8s.io'], ...tls });
   if (r.kind !== 'upgraded') throw new Error(`exec refused: ${r.status} ${r.body}`);
@@ -74,19 +126,42 @@ async function execOnce(url: string, tls: { ca: string; cert: string; key: strin
 }
 
 try {
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bench' }, spec: { nodeName: NODE, terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'none', command: ['sleep', '600'] }] } };
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'bench' },
+    spec: {
+      nodeName: NODE,
+      terminationGracePeriodSeconds: 1,
+      containers: [{ name: 'c', image: 'none', command: ['sleep', '600'] }],
+    },
+  };
   const created = await s.kubectl(['apply', '-f', '-'], { input: JSON.stringify(pod) });
   if (created.code !== 0) throw new Error(created.stderr);
   await podRunning(s, 'bench');
   const admin = await adminPems(s.api);
   // Straight to the agent, as plat-apiserver does it: its kubelet-client certificate, the agent's serving CA.
   const certDir = s.api.certDir;
-  const asApi = { ca: s.agentCa ?? '', cert: await readFile(join(certDir, 'apiserver-kubelet-client.crt'), 'utf8'), key: await readFile(join(certDir, 'apiserver-kubelet-client.key'), 'utf8') };
+  const asApi = {
+    ca: s.agentCa ?? '',
+    cert: await readFile(join(certDir, 'apiserver-kubelet-client.crt'), 'utf8'),
+    key: await readFile(join(certDir, 'apiserver-kubelet-client.key'), 'utf8'),
+  };
   const viaApi = `${s.api.url}/api/v1/namespaces/default/pods/bench/portforward`;
   const toAgent = `https://127.0.0.1:${s.agentPort}/portForward/default/bench`;
   const pf = s.kubectlRunning(['port-forward', 'pod/bench', `:${port}`]);
-  const local = Number((await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+)/, 'kubectl port-forward'))[1]);
-  const runs = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
+  const local = Number(
+    (await pf.waitOut(/Forwarding from 127\.0\.0\.1:(\d+)/, 'kubectl port-forward'))[1],
+  );
+  const runs = {
+    api: [] as number[],
+    kubectl: [] as number[],
+    agent: [] as number[],
+    agentWs: [] as number[],
+    tcp: [] as number[],
+    hop1: [] as number[],
+    hop2: [] as number[],
+  };
   for (let i = 0; i < 3; i++) {
     runs.api.push(await spdyRead(viaApi, admin));
     runs.kubectl.push(await tcpMiBs(local));
@@ -96,7 +171,15 @@ try {
     runs.hop2.push(await tlsRelayRead(hop2.port, relayCa.certPem, PF_MB * 1048576));
     runs.tcp.push(await tcpMiBs(port));
   }
-  const ext = { api: [] as number[], kubectl: [] as number[], agent: [] as number[], agentWs: [] as number[], tcp: [] as number[], hop1: [] as number[], hop2: [] as number[] };
+  const ext = {
+    api: [] as number[],
+    kubectl: [] as number[],
+    agent: [] as number[],
+    agentWs: [] as number[],
+    tcp: [] as number[],
+    hop1: [] as number[],
+    hop2: [] as number[],
+  };
   const relayTls = { ca: relayCa.certPem, cert: '', key: '' };
   for (let i = 0; i < 3; i++) {
     ext.api.push(await externalRead('spdy', { url: viaApi, tls: admin }));
@@ -109,13 +192,21 @@ try {
   }
   pf.child.kill('SIGTERM');
   const tcp = best(runs.tcp);
-  const line = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / tcp).toFixed(2)}x)`;
-  console.log(`port-forward, ${PF_MB} MiB, best of 3 interleaved: ${line('SPDY through plat-apiserver', runs.api)}; ${line('kubectl port-forward (WebSocket tunnel)', runs.kubectl)}; ${line('SPDY straight to the agent', runs.agent)}; ${line('WebSocket straight to the agent', runs.agentWs)}; direct TCP ${tcp.toFixed(0)} MiB/s`);
+  const line = (what: string, xs: number[]): string =>
+    `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / tcp).toFixed(2)}x)`;
+  console.log(
+    `port-forward, ${PF_MB} MiB, best of 3 interleaved: ${line('SPDY through plat-apiserver', runs.api)}; ${line('kubectl port-forward (WebSocket tunnel)', runs.kubectl)}; ${line('SPDY straight to the agent', runs.agent)}; ${line('WebSocket straight to the agent', runs.agentWs)}; direct TCP ${tcp.toFixed(0)} MiB/s`,
+  );
   const of = (xs: number[], floor: number[]): string => (best(xs) / best(floor)).toFixed(2);
-  console.log(`the floors (plain TLS relays, each in its own process): ${line('one hop', runs.hop1)}, ${line('two hops', runs.hop2)}; straight to the agent ${of(runs.agent, runs.hop1)}x (SPDY) and ${of(runs.agentWs, runs.hop1)}x (WebSocket) of one hop, through plat-apiserver ${of(runs.api, runs.hop2)}x of two hops`);
+  console.log(
+    `the floors (plain TLS relays, each in its own process): ${line('one hop', runs.hop1)}, ${line('two hops', runs.hop2)}; straight to the agent ${of(runs.agent, runs.hop1)}x (SPDY) and ${of(runs.agentWs, runs.hop1)}x (WebSocket) of one hop, through plat-apiserver ${of(runs.api, runs.hop2)}x of two hops`,
+  );
   const etcp = best(ext.tcp);
-  const eline = (what: string, xs: number[]): string => `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / etcp).toFixed(2)}x)`;
-  console.log(`read by a process of its own, best of 3 interleaved: ${eline('SPDY through plat-apiserver', ext.api)}; ${eline('kubectl port-forward', ext.kubectl)}; ${eline('SPDY straight to the agent', ext.agent)}; ${eline('WebSocket straight to the agent', ext.agentWs)}; floors ${eline('one hop', ext.hop1)}, ${eline('two hops', ext.hop2)}; direct TCP ${etcp.toFixed(0)} MiB/s`);
+  const eline = (what: string, xs: number[]): string =>
+    `${what} ${best(xs).toFixed(0)} MiB/s (${(best(xs) / etcp).toFixed(2)}x)`;
+  console.log(
+    `read by a process of its own, best of 3 interleaved: ${eline('SPDY through plat-apiserver', ext.api)}; ${eline('kubectl port-forward', ext.kubectl)}; ${eline('SPDY straight to the agent', ext.agent)}; ${eline('WebSocket straight to the agent', ext.agentWs)}; floors ${eline('one hop', ext.hop1)}, ${eline('two hops', ext.hop2)}; direct TCP ${etcp.toFixed(0)} MiB/s`,
+  );
   const execApi = `${s.api.url}/api/v1/namespaces/default/pods/bench/exec?container=c&command=true&stdout=true`;
   const execAgent = `https://127.0.0.1:${s.agentPort}/exec/default/bench/c?command=true&output=1`;
   await execOnce(execApi, admin);
@@ -125,7 +216,9 @@ try {
     a.push(await execOnce(execApi, admin));
     b.push(await execOnce(execAgent, asApi));
   }
-  console.log(`exec round trip over SPDY (\`true\`, v4 Status): through plat-apiserver p50 ${p50(a).toFixed(1)} ms; straight to the agent p50 ${p50(b).toFixed(1)} ms; ratio ${(p50(a) / p50(b)).toFixed(2)}x (${EXECS} each, interleaved)`);
+  console.log(
+    `exec round trip over SPDY (\`true\`, v4 Status): through plat-apiserver p50 ${p50(a).toFixed(1)} ms; straight to the agent p50 ${p50(b).toFixed(1)} ms; ratio ${(p50(a) / p50(b)).toFixed(2)}x (${EXECS} each, interleaved)`,
+  );
 } finally {
   await new Promise<void>((resolve) => source.close(() => resolve()));
   for (const r of [hop2, hop1]) r.child.kill('SIGTERM');

@@ -33,7 +33,9 @@ export interface Endpoint {
 }
 
 /** A server to measure: an external one, or a build of plat-apiserver started for the run. */
-export type TargetSpec = { readonly kind: 'external'; readonly label: string; readonly endpoint: Endpoint } | { readonly kind: 'spawn'; readonly label: string; readonly bin: string };
+export type TargetSpec =
+  | { readonly kind: 'external'; readonly label: string; readonly endpoint: Endpoint }
+  | { readonly kind: 'spawn'; readonly label: string; readonly bin: string };
 
 /** A started or reached server; stop() ends what was started (nothing for an external server). */
 export interface Reached {
@@ -62,7 +64,12 @@ const ENV: Record<keyof typeof FLAGS, string> = {
 type Given = Partial<Record<keyof typeof FLAGS, string>>;
 
 function given(argv: readonly string[]): Given {
-  const { values } = parseArgs({ args: [...argv], options: FLAGS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({
+    args: [...argv],
+    options: FLAGS,
+    strict: true,
+    allowPositionals: false,
+  });
   const out: Given = {};
   for (const k of Object.keys(FLAGS) as (keyof typeof FLAGS)[]) {
     const v = values[k] ?? process.env[ENV[k]];
@@ -75,35 +82,56 @@ function readPem(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${what} ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new Error(
+      `${what} ${file} cannot be read: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
+    );
   }
 }
 
 async function externalEndpoint(g: Given): Promise<Endpoint> {
-  const conn: Partial<ConnectionConfig> = g.kubeconfig === undefined ? {} : await loadConnection(g.kubeconfig);
+  const conn: Partial<ConnectionConfig> =
+    g.kubeconfig === undefined ? {} : await loadConnection(g.kubeconfig);
   const server = g.server ?? conn.server;
-  if (server === undefined) throw new Error('no server: give --server (BENCH_SERVER) or --kubeconfig (BENCH_KUBECONFIG)');
+  if (server === undefined)
+    throw new Error('no server: give --server (BENCH_SERVER) or --kubeconfig (BENCH_KUBECONFIG)');
   const url = new URL(server);
   if (url.protocol !== 'https:') throw new Error(`--server ${server}: expected an https:// URL`);
-  const cert = g['client-certificate'] === undefined ? conn.certPem : readPem(g['client-certificate'], '--client-certificate');
-  const key = g['client-key'] === undefined ? conn.keyPem : readPem(g['client-key'], '--client-key');
+  const cert =
+    g['client-certificate'] === undefined
+      ? conn.certPem
+      : readPem(g['client-certificate'], '--client-certificate');
+  const key =
+    g['client-key'] === undefined ? conn.keyPem : readPem(g['client-key'], '--client-key');
   const token = g.token ?? conn.token;
-  if ((cert === undefined) !== (key === undefined)) throw new Error('give both --client-certificate and --client-key, or neither');
-  if (cert === undefined && token === undefined) throw new Error('no credentials: give a kubeconfig with a user, --client-certificate/--client-key, or --token');
-  const ca = g['certificate-authority'] === undefined ? conn.caPem : readPem(g['certificate-authority'], '--certificate-authority');
+  if ((cert === undefined) !== (key === undefined))
+    throw new Error('give both --client-certificate and --client-key, or neither');
+  if (cert === undefined && token === undefined)
+    throw new Error(
+      'no credentials: give a kubeconfig with a user, --client-certificate/--client-key, or --token',
+    );
+  const ca =
+    g['certificate-authority'] === undefined
+      ? conn.caPem
+      : readPem(g['certificate-authority'], '--certificate-authority');
   return { url: server.replace(/\/+$/, ''), ca, cert, key, token, servername: conn.tlsServerName };
 }
 
 /** The servers this run measures, from the command line and the environment. */
-export async function targetSpecs(argv: readonly string[] = process.argv.slice(2)): Promise<TargetSpec[]> {
+export async function targetSpecs(
+  argv: readonly string[] = process.argv.slice(2),
+): Promise<TargetSpec[]> {
   const g = given(argv);
   if (Object.keys(g).length > 0) {
     const endpoint = await externalEndpoint(g);
     return [{ kind: 'external', label: endpoint.url, endpoint }];
   }
-  const specs: TargetSpec[] = [{ kind: 'spawn', label: 'this build', bin: `${repoRoot()}/bin/plat-apiserver` }];
+  const specs: TargetSpec[] = [
+    { kind: 'spawn', label: 'this build', bin: `${repoRoot()}/bin/plat-apiserver` },
+  ];
   const compare = process.env['BENCH_COMPARE_BIN'];
-  if (compare !== undefined && compare !== '') specs.push({ kind: 'spawn', label: `compared (${compare})`, bin: compare });
+  if (compare !== undefined && compare !== '')
+    specs.push({ kind: 'spawn', label: `compared (${compare})`, bin: compare });
   return specs;
 }
 
@@ -114,7 +142,10 @@ export async function targetSpecs(argv: readonly string[] = process.argv.slice(2
  */
 export async function reach(spec: TargetSpec): Promise<Reached> {
   if (spec.kind === 'external') return { endpoint: spec.endpoint, stop: async () => undefined };
-  const dataDir = process.env['BENCH_DATA_DIR'] === '1' ? mkdtempSync(join(tmpdir(), 'pa-bench-data-')) : undefined;
+  const dataDir =
+    process.env['BENCH_DATA_DIR'] === '1'
+      ? mkdtempSync(join(tmpdir(), 'pa-bench-data-'))
+      : undefined;
   const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const api: StartedApiServer = await startApiServer({
     bin: spec.bin,
@@ -123,7 +154,14 @@ export async function reach(spec: TargetSpec): Promise<Reached> {
     nodeArgs,
   });
   const conn = await loadConnection(api.adminPlatconfig);
-  const endpoint: Endpoint = { url: api.url, ca: conn.caPem, cert: conn.certPem, key: conn.keyPem, token: undefined, servername: undefined };
+  const endpoint: Endpoint = {
+    url: api.url,
+    ca: conn.caPem,
+    cert: conn.certPem,
+    key: conn.keyPem,
+    token: undefined,
+    servername: undefined,
+  };
   return {
     endpoint,
     stop: async () => {

@@ -10,9 +10,19 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { ReaderSettings } from './watch-readers.js';
-import { event, ms, percentile, positiveInt, runRounds, type Figure, type Session } from './apiserver-harness.js';
+import {
+  event,
+  ms,
+  percentile,
+  positiveInt,
+  runRounds,
+  type Figure,
+  type Session,
+} from './apiserver-harness.js';
 
-const COUNTS = (process.env['BENCH_WATCHERS'] ?? '100,1000').split(',').map((n) => positiveInt('BENCH_WATCHERS', n));
+const COUNTS = (process.env['BENCH_WATCHERS'] ?? '100,1000')
+  .split(',')
+  .map((n) => positiveInt('BENCH_WATCHERS', n));
 const WRITES = positiveInt('BENCH_WATCH_WRITES', process.env['BENCH_WATCH_WRITES'] ?? '30');
 
 interface Watchers {
@@ -30,9 +40,21 @@ function nowMs(): number {
 
 /** Starts the watchers in their own process (watch-readers.ts) and waits until all are connected. */
 async function openWatchers(s: Session, n: number, rv: string): Promise<Watchers> {
-  const c = spawn(process.execPath, [new URL('./watch-readers.js', import.meta.url).pathname], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const c = spawn(process.execPath, [new URL('./watch-readers.js', import.meta.url).pathname], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const e = s.endpoint;
-  const settings: ReaderSettings = { url: `${s.url}/api/v1/namespaces/${s.namespace}/events?watch=true&resourceVersion=${rv}`, n, ...definedOnly({ ca: e.ca, cert: e.cert, key: e.key, token: e.token, servername: e.servername }) };
+  const settings: ReaderSettings = {
+    url: `${s.url}/api/v1/namespaces/${s.namespace}/events?watch=true&resourceVersion=${rv}`,
+    n,
+    ...definedOnly({
+      ca: e.ca,
+      cert: e.cert,
+      key: e.key,
+      token: e.token,
+      servername: e.servername,
+    }),
+  };
   c.stdin.write(`${JSON.stringify(settings)}\n`);
   const exited = new Promise<void>((resolve) => c.once('close', () => resolve()));
   const got = new Set<string>();
@@ -50,7 +72,11 @@ async function openWatchers(s: Session, n: number, rv: string): Promise<Watchers
       waiters.get(name)?.();
     } else last = line;
   });
-  await Promise.race([new Promise<void>((resolve) => (onReady = resolve)), exited, new Promise((r) => setTimeout(r, 90_000).unref())]);
+  await Promise.race([
+    new Promise<void>((resolve) => (onReady = resolve)),
+    exited,
+    new Promise((r) => setTimeout(r, 90_000).unref()),
+  ]);
   if (!ready) {
     c.kill();
     throw new Error(`the ${n} watchers did not connect`);
@@ -81,13 +107,16 @@ async function openWatchers(s: Session, n: number, rv: string): Promise<Watchers
 }
 
 function definedOnly(o: Record<string, string | undefined>): Record<string, string> {
-  return Object.fromEntries(Object.entries(o).filter((kv): kv is [string, string] => kv[1] !== undefined));
+  return Object.fromEntries(
+    Object.entries(o).filter((kv): kv is [string, string] => kv[1] !== undefined),
+  );
 }
 
 async function deliver(s: Session, n: number): Promise<Figure[]> {
   const list = await s.call('GET', `/api/v1/namespaces/${s.namespace}/events`);
   if (list.status !== 200) throw new Error(`list: ${list.status} ${list.text.slice(0, 300)}`);
-  const rv = (JSON.parse(list.text) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+  const rv = (JSON.parse(list.text) as { metadata: { resourceVersion: string } }).metadata
+    .resourceVersion;
   const w = await openWatchers(s, n, rv);
   const health: number[] = [];
   let delays: number[] = [];
@@ -98,7 +127,11 @@ async function deliver(s: Session, n: number): Promise<Figure[]> {
       health.push(performance.now() - t);
       const name = `w${i}`;
       w.sentAt.set(name, nowMs());
-      const r = await s.call('POST', `/api/v1/namespaces/${s.namespace}/events`, event(name, s.namespace));
+      const r = await s.call(
+        'POST',
+        `/api/v1/namespaces/${s.namespace}/events`,
+        event(name, s.namespace),
+      );
       if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 300)}`);
       await w.delivered(name);
     }
@@ -107,13 +140,29 @@ async function deliver(s: Session, n: number): Promise<Figure[]> {
   }
   // The next count's watchers start after these events: delete them so the names repeat.
   const del = await s.call('DELETE', `/api/v1/namespaces/${s.namespace}/events`);
-  if (del.status !== 200) throw new Error(`delete collection: ${del.status} ${del.text.slice(0, 300)}`);
+  if (del.status !== 200)
+    throw new Error(`delete collection: ${del.status} ${del.text.slice(0, 300)}`);
   const d99 = percentile(delays, 0.99);
   const h99 = percentile(health, 0.99);
   return [
-    { name: `watch p99 to ${n}`, value: d99, unit: 'ms', text: `watch delivery to ${n} watchers, ${WRITES} writes: ${delays.length}/${WRITES * n} deliveries, p50 ${ms(percentile(delays, 0.5))}, p99 ${ms(d99)}` },
-    { name: `healthz p99 (${n})`, value: h99, unit: 'ms', text: `baseline GET /healthz round trip (same run): p50 ${ms(percentile(health, 0.5))}, p99 ${ms(h99)}` },
-    { name: `delivery / healthz p99 (${n})`, value: d99 / h99, unit: 'x', text: `ratio delivery p99 / healthz p99: ${(d99 / h99).toFixed(1)}x` },
+    {
+      name: `watch p99 to ${n}`,
+      value: d99,
+      unit: 'ms',
+      text: `watch delivery to ${n} watchers, ${WRITES} writes: ${delays.length}/${WRITES * n} deliveries, p50 ${ms(percentile(delays, 0.5))}, p99 ${ms(d99)}`,
+    },
+    {
+      name: `healthz p99 (${n})`,
+      value: h99,
+      unit: 'ms',
+      text: `baseline GET /healthz round trip (same run): p50 ${ms(percentile(health, 0.5))}, p99 ${ms(h99)}`,
+    },
+    {
+      name: `delivery / healthz p99 (${n})`,
+      value: d99 / h99,
+      unit: 'x',
+      text: `ratio delivery p99 / healthz p99: ${(d99 / h99).toFixed(1)}x`,
+    },
   ];
 }
 

@@ -32,6 +32,7 @@ export function aesGcmCost(alg: 'aes-128-gcm' | 'aes-256-gcm', rounds = 10): Cip
 export function describeCipherCosts(): string {
   const c128 = aesGcmCost('aes-128-gcm');
   const c256 = aesGcmCost('aes-256-gcm');
-  const f = (c: CipherCost): string => `encrypt ${c.encryptMs.toFixed(2)} ms, decrypt ${c.decryptMs.toFixed(2)} ms`;
+  const f = (c: CipherCost): string =>
+    `encrypt ${c.encryptMs.toFixed(2)} ms, decrypt ${c.decryptMs.toFixed(2)} ms`;
   return `node:crypto (OpenSSL ${process.versions.openssl}) per MiB in 16 KiB records, best of 10: AES-128-GCM ${f(c128)}; AES-256-GCM ${f(c256)}`;
 }

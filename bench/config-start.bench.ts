@@ -5,7 +5,15 @@
 // BENCH_COMPARE_BIN=<another build's bin/nodeagent> measures that build beside this one in the
 // same run (a before/after figure).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -36,7 +44,8 @@ function time(args: string[], command = process.execPath): number {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'], env: launcherEnv() });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr.toString()}`);
+  if (r.status !== 0)
+    throw new Error(`${args.join(' ')} exited ${String(r.status)}: ${r.stderr.toString()}`);
   return ms;
 }
 
@@ -55,10 +64,20 @@ const VARIANTS: Variant[] = [
   { name: 'bin/nodeagent (bundle)', command: bin, args: (f) => f },
   {
     name: 'node dist/src (tsc output, unbundled)',
-    args: (f) => ['--input-type=module', '-e', `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`, '--', ...f],
+    args: (f) => [
+      '--input-type=module',
+      '-e',
+      `const { main } = await import(${JSON.stringify(unbundled)}); process.exitCode = await main(process.argv.slice(1));`,
+      '--',
+      ...f,
+    ],
   },
-  ...(compare !== undefined ? [{ name: `${compare} (compared)`, command: compare, args: (f: string[]) => f }] : []),
-  ...(existsSync(sea) ? [{ name: 'dist/sea/nodeagent (single executable)', command: sea, args: (f: string[]) => f }] : []),
+  ...(compare !== undefined
+    ? [{ name: `${compare} (compared)`, command: compare, args: (f: string[]) => f }]
+    : []),
+  ...(existsSync(sea)
+    ? [{ name: 'dist/sea/nodeagent (single executable)', command: sea, args: (f: string[]) => f }]
+    : []),
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'na-bench-'));
@@ -72,17 +91,28 @@ try {
       `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: ${100 + i}\nevictionHard:\n  memory.available: ${100 + i}Mi\nfeatureGates:\n  QOSReserved: ${i % 2 === 0}\nlogging:\n  verbosity: ${i % 4}\n`,
     );
   }
-  const flags = ['--config', join(dir, 'config.yaml'), '--config-dir', join(dir, 'config.d'), '--print-config'];
+  const flags = [
+    '--config',
+    join(dir, 'config.yaml'),
+    '--config-dir',
+    join(dir, 'config.d'),
+    '--print-config',
+  ];
   // Warm the file cache, then interleave the variants so machine noise hits all alike.
   for (const v of VARIANTS) time(v.args(flags), v.command);
   const loadBefore = loadAverage();
   const samples = VARIANTS.map(() => [] as number[]);
-  for (let i = 0; i < runs; i++) VARIANTS.forEach((v, j) => samples[j]?.push(time(v.args(flags), v.command)));
+  for (let i = 0; i < runs; i++)
+    VARIANTS.forEach((v, j) => samples[j]?.push(time(v.args(flags), v.command)));
   const base = median(samples[0] ?? []);
-  console.log(`runs: ${runs}; node ${process.version}; load average ${loadBefore} before, ${loadAverage()} after`);
+  console.log(
+    `runs: ${runs}; node ${process.version}; load average ${loadBefore} before, ${loadAverage()} after`,
+  );
   VARIANTS.forEach((v, j) => {
     const m = median(samples[j] ?? []);
-    console.log(`${v.name.padEnd(42)} median ${m.toFixed(1).padStart(6)} ms  ${(m / base).toFixed(2)}x node -e 0`);
+    console.log(
+      `${v.name.padEnd(42)} median ${m.toFixed(1).padStart(6)} ms  ${(m / base).toFixed(2)}x node -e 0`,
+    );
   });
   console.log('target: bin/nodeagent at most 1.5x node -e 0');
 } finally {

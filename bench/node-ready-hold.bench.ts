@@ -16,13 +16,23 @@ type Obj = Record<string, unknown>;
 
 async function main(): Promise<void> {
   const env = await startBootstrapEnv({ args: ['--platform-profile=kubernetes'] });
-  const agent = await spawnAgent(env, ['--platform-profile=kubernetes', '--node-ip=127.0.0.1'], NODE, { referenceSpellings: true });
+  const agent = await spawnAgent(
+    env,
+    ['--platform-profile=kubernetes', '--node-ip=127.0.0.1'],
+    NODE,
+    { referenceSpellings: true },
+  );
   try {
-    const get = async (path: string): Promise<Obj | undefined> => (await env.api.request('GET', path).catch(() => undefined))?.json;
+    const get = async (path: string): Promise<Obj | undefined> =>
+      (await env.api.request('GET', path).catch(() => undefined))?.json;
     const deadline = Date.now() + 60_000;
-    const ready = (n: Obj | undefined): boolean => ((n?.['status'] as Obj | undefined)?.['conditions'] as Obj[] | undefined)?.some((c) => c['type'] === 'Ready' && c['status'] === 'True') === true;
+    const ready = (n: Obj | undefined): boolean =>
+      ((n?.['status'] as Obj | undefined)?.['conditions'] as Obj[] | undefined)?.some(
+        (c) => c['type'] === 'Ready' && c['status'] === 'True',
+      ) === true;
     while (!ready(await get(`/api/v1/nodes/${NODE}`))) {
-      if (Date.now() > deadline) throw new Error(`the node never turned Ready:\n${agent.output().slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`the node never turned Ready:\n${agent.output().slice(-3000)}`);
       await sleep(250);
     }
     const end = Date.now() + MINUTES * 60_000;
@@ -34,13 +44,17 @@ async function main(): Promise<void> {
       const taints = ((n?.['spec'] as Obj | undefined)?.['taints'] as Obj[] | undefined) ?? [];
       samples++;
       if (ready(n) && !taints.some((t) => t['key'] === 'node.kubernetes.io/unreachable')) held++;
-      const lease = await get(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${NODE}`);
+      const lease = await get(
+        `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${NODE}`,
+      );
       const renew = (lease?.['spec'] as Obj | undefined)?.['renewTime'];
       if (typeof renew === 'string') renewals.add(renew);
       await sleep(1000);
     }
     const pct = ((held / samples) * 100).toFixed(2);
-    process.stdout.write(`node Ready and untainted in ${held}/${samples} samples (${pct}%) over ${MINUTES} min; ${renewals.size} distinct lease renewals seen (expected ~${MINUTES * 6})\n`);
+    process.stdout.write(
+      `node Ready and untainted in ${held}/${samples} samples (${pct}%) over ${MINUTES} min; ${renewals.size} distinct lease renewals seen (expected ~${MINUTES * 6})\n`,
+    );
     if (held !== samples) process.exitCode = 1;
   } finally {
     await agent.stop();

@@ -32,11 +32,20 @@ export function tcpRead(port: number): Promise<PortRead> {
 }
 
 /** Everything `port` sends through the SPDY port-forward at `url` (its error and data streams). */
-export async function spdyPortForwardRead(url: string, port: number, tls: PortForwardTls): Promise<PortRead> {
+export async function spdyPortForwardRead(
+  url: string,
+  port: number,
+  tls: PortForwardTls,
+): Promise<PortRead> {
   const t0 = performance.now();
   const r = await spdyUpgrade({ url, protocols: ['portforward.k8s.io'], ...tls });
   if (r.kind !== 'upgraded') throw new Error(`port-forward refused: ${r.status} ${r.body}`);
-  const h = (t: string): Map<string, string[]> => new Map([['streamtype', [t]], ['port', [String(port)]], ['requestid', ['0']]]);
+  const h = (t: string): Map<string, string[]> =>
+    new Map([
+      ['streamtype', [t]],
+      ['port', [String(port)]],
+      ['requestid', ['0']],
+    ]);
   const errorStream = await r.session.openStream(h('error'));
   const data = await r.session.openStream(h('data'));
   let n = 0;
@@ -53,7 +62,11 @@ export async function spdyPortForwardRead(url: string, port: number, tls: PortFo
 }
 
 /** Everything `port` sends through the WebSocket port-forward at `url` (v4.channel.k8s.io, data on channel 0). */
-export async function wsPortForwardRead(url: string, port: number, tls: PortForwardTls): Promise<PortRead> {
+export async function wsPortForwardRead(
+  url: string,
+  port: number,
+  tls: PortForwardTls,
+): Promise<PortRead> {
   const t0 = performance.now();
   const r = await wsConnect(`${url}?port=${port}`, ['v4.channel.k8s.io'], tls);
   if (r.kind !== 'open') throw new Error(`port-forward refused: ${r.status}`);
@@ -68,6 +81,7 @@ export async function wsPortForwardRead(url: string, port: number, tls: PortForw
 
 /** The read's MiB/s, once it is known to have carried `expectBytes`. */
 export function mibPerSecond(r: PortRead, expectBytes: number, what = 'port-forward'): number {
-  if (r.bytes !== expectBytes) throw new Error(`${what} carried ${r.bytes} bytes, expected ${expectBytes}`);
+  if (r.bytes !== expectBytes)
+    throw new Error(`${what} carried ${r.bytes} bytes, expected ${expectBytes}`);
   return r.bytes / 1048576 / (r.ms / 1000);
 }

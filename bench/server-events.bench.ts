@@ -56,7 +56,14 @@ function makeEvent(i: number): CoreEvent {
 }
 
 const abort = new AbortController();
-const recorder = new EventRecorder({ sink, clock: systemClock, logger: silentLogger(), host: 'bench-node', qps: QPS, burst: BURST });
+const recorder = new EventRecorder({
+  sink,
+  clock: systemClock,
+  logger: silentLogger(),
+  host: 'bench-node',
+  qps: QPS,
+  burst: BURST,
+});
 recorder.start(abort.signal);
 
 const before = heapMb();
@@ -67,7 +74,12 @@ for (let slice = 0; slice < 100; slice++) {
   for (let i = 0; i < EVENTS / 100; i++) {
     const n = slice * 100 + i;
     const t0 = performance.now();
-    recorder.event({ kind: 'Pod', namespace: 'bench', name: `pod-${n}`, uid: `uid-${n}` }, 'Normal', 'Started', `Started container c (${'x'.repeat(200)})`);
+    recorder.event(
+      { kind: 'Pod', namespace: 'bench', name: `pod-${n}`, uid: `uid-${n}` },
+      'Normal',
+      'Started',
+      `Started container c (${'x'.repeat(200)})`,
+    );
     maxCallMs = Math.max(maxCallMs, performance.now() - t0);
   }
   await new Promise((r) => setTimeout(r, 10));
@@ -77,11 +89,17 @@ await new Promise((r) => setTimeout(r, Math.max(0, OBSERVE_MS - burstMs)));
 const elapsedS = (Date.now() - start) / 1000;
 const recorderMb = heapMb() - before;
 const allowed = BURST + QPS * elapsedS;
-console.log(`burst: ${EVENTS} events in ${burstMs} ms; slowest event() call ${maxCallMs.toFixed(3)} ms`);
-console.log(`writes in ${elapsedS.toFixed(2)} s: ${writes.length} (bucket allows at most ${allowed.toFixed(0)} = burst ${BURST} + ${QPS}/s): ${writes.length <= allowed + 1 ? 'QPS honoured' : 'QPS EXCEEDED'}`);
+console.log(
+  `burst: ${EVENTS} events in ${burstMs} ms; slowest event() call ${maxCallMs.toFixed(3)} ms`,
+);
+console.log(
+  `writes in ${elapsedS.toFixed(2)} s: ${writes.length} (bucket allows at most ${allowed.toFixed(0)} = burst ${BURST} + ${QPS}/s): ${writes.length <= allowed + 1 ? 'QPS honoured' : 'QPS EXCEEDED'}`,
+);
 const lastSecond = writes.filter((t) => t > Date.now() - 1000).length;
 console.log(`steady rate over the last second: ${lastSecond} writes/s (event-qps ${QPS})`);
-console.log(`queued ${recorder.stats.queued} (cap 1000), dropped when full ${recorder.stats.droppedQueueFull}, spam-filtered ${recorder.stats.droppedSpam}`);
+console.log(
+  `queued ${recorder.stats.queued} (cap 1000), dropped when full ${recorder.stats.droppedQueueFull}, spam-filtered ${recorder.stats.droppedSpam}`,
+);
 abort.abort();
 
 // Baseline: the same burst held in an unbounded queue.
@@ -89,4 +107,6 @@ const base0 = heapMb();
 const unbounded: CoreEvent[] = [];
 for (let n = 0; n < EVENTS; n++) unbounded.push(makeEvent(n));
 const baselineMb = heapMb() - base0;
-console.log(`heap growth: recorder ${recorderMb.toFixed(2)} MB vs unbounded queue baseline ${baselineMb.toFixed(2)} MB, ratio ${(recorderMb / baselineMb).toFixed(2)}x (${unbounded.length} held)`);
+console.log(
+  `heap growth: recorder ${recorderMb.toFixed(2)} MB vs unbounded queue baseline ${baselineMb.toFixed(2)} MB, ratio ${(recorderMb / baselineMb).toFixed(2)}x (${unbounded.length} held)`,
+);

@@ -15,7 +15,13 @@ const ROUNDS = 3;
 const CONNECTIONS = 8;
 
 const certs = await makeServerCerts();
-const pods = Array.from({ length: 30 }, (_, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `pod-${i}`, namespace: 'default', uid: `uid-${i}` }, spec: { containers: [{ name: 'c', image: 'busybox' }] }, status: { phase: 'Running' } }));
+const pods = Array.from({ length: 30 }, (_, i) => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: `pod-${i}`, namespace: 'default', uid: `uid-${i}` },
+  spec: { containers: [{ name: 'c', image: 'busybox' }] },
+  status: { phase: 'Running' },
+}));
 const abort = new AbortController();
 const servers = new NodeServers({
   nodeName: 'bench-node',
@@ -37,7 +43,11 @@ const servers = new NodeServers({
 });
 const addrs = await servers.start(abort.signal);
 
-async function drive(origin: string, path: string, dispatcher: Agent): Promise<{ rps: number; failures: number }> {
+async function drive(
+  origin: string,
+  path: string,
+  dispatcher: Agent,
+): Promise<{ rps: number; failures: number }> {
   const deadline = Date.now() + SECONDS * 1000;
   let done = 0;
   let failures = 0;
@@ -55,7 +65,10 @@ async function drive(origin: string, path: string, dispatcher: Agent): Promise<{
 }
 
 try {
-  const tlsAgent = new Agent({ connections: CONNECTIONS, connect: { ca: certs.ca.certPem, cert: certs.alice.certPem, key: certs.alice.keyPem } });
+  const tlsAgent = new Agent({
+    connections: CONNECTIONS,
+    connect: { ca: certs.ca.certPem, cert: certs.alice.certPem, key: certs.alice.keyPem },
+  });
   const plainAgent = new Agent({ connections: CONNECTIONS });
   const secure = `https://127.0.0.1:${addrs.secure?.port}`;
   const plain = `http://127.0.0.1:${addrs.readOnly?.port}`;
@@ -74,7 +87,9 @@ try {
       tls.rps += t.rps / ROUNDS;
       tls.failures += t.failures;
     }
-    console.log(`${path}: TLS + client certificate ${tls.rps.toFixed(0)} req/s, plain HTTP baseline ${base.rps.toFixed(0)} req/s, ratio ${(tls.rps / base.rps).toFixed(2)}x (${CONNECTIONS} keep-alive connections, ${ROUNDS} interleaved rounds of ${SECONDS}s, failures ${tls.failures + base.failures})`);
+    console.log(
+      `${path}: TLS + client certificate ${tls.rps.toFixed(0)} req/s, plain HTTP baseline ${base.rps.toFixed(0)} req/s, ratio ${(tls.rps / base.rps).toFixed(2)}x (${CONNECTIONS} keep-alive connections, ${ROUNDS} interleaved rounds of ${SECONDS}s, failures ${tls.failures + base.failures})`,
+    );
   }
   await tlsAgent.close();
   await plainAgent.close();

@@ -10,7 +10,8 @@ import { tlsRelayRead } from './tls-relay.js';
 const env = (k: string): string => process.env[k] ?? '';
 const port = Number(env('READ_PORT'));
 const tls = { ca: env('READ_CA'), cert: env('READ_CERT'), key: env('READ_KEY') };
-const url = env('READ_URL') !== '' ? env('READ_URL') : `${env('READ_BASE')}/portForward/default/bench`;
+const url =
+  env('READ_URL') !== '' ? env('READ_URL') : `${env('READ_BASE')}/portForward/default/bench`;
 const tcp = async (): Promise<number> => (await tcpRead(port)).bytes;
 const spdy = async (): Promise<number> => (await spdyPortForwardRead(url, port, tls)).bytes;
 const ws = async (): Promise<number> => (await wsPortForwardRead(url, port, tls)).bytes;
@@ -18,5 +19,12 @@ const ws = async (): Promise<number> => (await wsPortForwardRead(url, port, tls)
 const t0 = performance.now();
 const mode = env('READ_MODE');
 const expected = Number(env('READ_EXPECT'));
-const bytes = mode === 'tls' ? (await tlsRelayRead(Number(env('READ_RELAY_PORT')), tls.ca, expected), expected) : mode === 'tcp' ? await tcp() : mode === 'spdy' ? await spdy() : await ws();
+const bytes =
+  mode === 'tls'
+    ? (await tlsRelayRead(Number(env('READ_RELAY_PORT')), tls.ca, expected), expected)
+    : mode === 'tcp'
+      ? await tcp()
+      : mode === 'spdy'
+        ? await spdy()
+        : await ws();
 console.log(JSON.stringify({ bytes, ms: performance.now() - t0 }));

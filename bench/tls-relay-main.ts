@@ -6,7 +6,12 @@ import { startTlsRelay } from './tls-relay.js';
 
 const env = (k: string): string => process.env[k] ?? '';
 const upstreamCa = env('RELAY_UPSTREAM_CA');
-const relay = await startTlsRelay({ cert: env('RELAY_CERT'), key: env('RELAY_KEY'), upstreamPort: Number(env('RELAY_UPSTREAM_PORT')), ...(upstreamCa === '' ? {} : { upstreamCa }) });
+const relay = await startTlsRelay({
+  cert: env('RELAY_CERT'),
+  key: env('RELAY_KEY'),
+  upstreamPort: Number(env('RELAY_UPSTREAM_PORT')),
+  ...(upstreamCa === '' ? {} : { upstreamCa }),
+});
 console.log(JSON.stringify({ port: relay.port }));
 process.stdin.resume();
 process.stdin.once('end', () => relay.server.close());

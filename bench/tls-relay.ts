@@ -23,7 +23,10 @@ export interface TlsRelayOptions {
 
 export async function startTlsRelay(o: TlsRelayOptions): Promise<TlsRelay> {
   const server = createServer({ cert: o.cert, key: o.key }, (client) => {
-    const upstream: Duplex = o.upstreamCa === undefined ? tcpConnect(o.upstreamPort, '127.0.0.1') : tlsConnect({ port: o.upstreamPort, host: '127.0.0.1', ca: o.upstreamCa });
+    const upstream: Duplex =
+      o.upstreamCa === undefined
+        ? tcpConnect(o.upstreamPort, '127.0.0.1')
+        : tlsConnect({ port: o.upstreamPort, host: '127.0.0.1', ca: o.upstreamCa });
     upstream.pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());
@@ -40,6 +43,10 @@ export function tlsRelayRead(port: number, ca: string, expectBytes: number): Pro
     const c = tlsConnect({ port, host: '127.0.0.1', ca });
     c.on('data', (d: Buffer) => (n += d.length));
     c.once('error', reject);
-    c.once('close', () => (n === expectBytes ? resolve(n / 1048576 / ((performance.now() - t0) / 1000)) : reject(new Error(`TLS relay carried ${n} bytes, expected ${expectBytes}`))));
+    c.once('close', () =>
+      n === expectBytes
+        ? resolve(n / 1048576 / ((performance.now() - t0) / 1000))
+        : reject(new Error(`TLS relay carried ${n} bytes, expected ${expectBytes}`)),
+    );
   });
 }

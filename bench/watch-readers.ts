@@ -104,7 +104,9 @@ lines.on('line', (line) => {
     openAll(settings).then(
       () => process.stdout.write('ready\n'),
       (err: unknown) => {
-        process.stderr.write(`watch readers: ${err instanceof Error ? err.message : String(err)}\n`);
+        process.stderr.write(
+          `watch readers: ${err instanceof Error ? err.message : String(err)}\n`,
+        );
         process.exit(1);
       },
     );

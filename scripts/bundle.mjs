@@ -30,7 +30,16 @@ export const PROGRAMS = [
 ];
 
 /** Modules that are never bundled: native addons and the optional native parts of ssh2. */
-export const EXTERNAL = ['better-sqlite3', 'cpu-features', 'node-pty', 'bufferutil', 'utf-8-validate', 'usocket', 'x11', '*.node'];
+export const EXTERNAL = [
+  'better-sqlite3',
+  'cpu-features',
+  'node-pty',
+  'bufferutil',
+  'utf-8-validate',
+  'usocket',
+  'x11',
+  '*.node',
+];
 
 // CommonJS dependencies bundled into an ES module call require() for node: built-ins and may read
 // __filename/__dirname; an ES module has none of them, so each output file defines them (names
@@ -88,7 +97,10 @@ export async function shrinkSourceMaps(meta, options = {}) {
   for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.map'))) {
     const path = join(ROOT, file);
     const map = JSON.parse(await readFile(path, 'utf8'));
-    await writeFile(path, JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'), options)));
+    await writeFile(
+      path,
+      JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'), options)),
+    );
   }
 }
 
@@ -99,11 +111,14 @@ export async function shrinkSourceMaps(meta, options = {}) {
  */
 async function checkNoDefaultOnlyChunks(meta) {
   for (const [file, out] of Object.entries(meta.outputs)) {
-    if (!file.endsWith('.mjs') || out.exports.length !== 1 || out.exports[0] !== 'default') continue;
+    if (!file.endsWith('.mjs') || out.exports.length !== 1 || out.exports[0] !== 'default')
+      continue;
     const text = await readFile(join(ROOT, file), 'utf8');
     if (/^export default require_\w+\(\);$/m.test(text)) {
       const cjs = out.entryPoint ?? Object.keys(out.inputs).join(', ');
-      throw new Error(`${file}: a dynamic import() of the CommonJS module ${cjs} keeps only its default export; import it statically from a local module that is itself imported dynamically`);
+      throw new Error(
+        `${file}: a dynamic import() of the CommonJS module ${cjs} keeps only its default export; import it statically from a local module that is itself imported dynamically`,
+      );
     }
   }
 }
@@ -114,7 +129,10 @@ async function checkNoDefaultOnlyChunks(meta) {
  * same character), so the loader reads it as latin1. esbuild escapes strings, not regex literals.
  */
 export function asciiOnly(text) {
-  return text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.replace(
+    /[^\x00-\x7f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /**
@@ -148,7 +166,10 @@ function vendorPlugin(used, dir = './vendor/', own = undefined) {
         used.get(g.group).add(args.path);
         return { path: args.path, namespace: 'vendor', pluginData: g.group };
       });
-      b.onResolve({ filter: /^\.\//, namespace: 'vendor' }, (args) => ({ path: args.path, external: true }));
+      b.onResolve({ filter: /^\.\//, namespace: 'vendor' }, (args) => ({
+        path: args.path,
+        external: true,
+      }));
       b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => ({
         contents: `module.exports = require(${JSON.stringify(`${dir}${args.pluginData}.cjs`)})(${JSON.stringify(args.path)});`,
         loader: 'js',
@@ -162,17 +183,25 @@ function vendorPlugin(used, dir = './vendor/', own = undefined) {
  * lists them, for the build's warm-up); another group's package is required from its own file.
  */
 async function bundleVendorGroup(outdir, group, specs, used) {
-  const entries = [...specs].sort().map((spec) => `  ${JSON.stringify(spec)}: () => require(${JSON.stringify(spec)}),`);
+  const entries = [...specs]
+    .sort()
+    .map((spec) => `  ${JSON.stringify(spec)}: () => require(${JSON.stringify(spec)}),`);
   const outfile = join(outdir, 'vendor', `${group}.cjs`);
   await build({
     ...commonOptions(),
-    stdin: { contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((spec) => load[spec](), { specs: Object.keys(load) });\n`, resolveDir: ROOT, sourcefile: `vendor-${group}.cjs` },
+    stdin: {
+      contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((spec) => load[spec](), { specs: Object.keys(load) });\n`,
+      resolveDir: ROOT,
+      sourcefile: `vendor-${group}.cjs`,
+    },
     outfile,
     format: 'cjs',
     sourcemap: false,
     plugins: [vendorPlugin(used, './', group)],
     define: { 'import.meta.url': '__vendorImportMetaUrl' },
-    banner: { js: "var __vendorImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: {
+      js: "var __vendorImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+    },
   });
   await writeFile(outfile, asciiOnly(await readFile(outfile, 'utf8')));
 }
@@ -216,7 +245,9 @@ function agentCjsOptions(outfile, plugins) {
     // import.meta is empty in CommonJS: the modules that look for package files beside them
     // (build stamp, config schema) get the bundle's own URL.
     define: { 'import.meta.url': '__bundleImportMetaUrl' },
-    banner: { js: "var __bundleImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+    banner: {
+      js: "var __bundleImportMetaUrl = require('node:url').pathToFileURL(__filename).href;",
+    },
     plugins,
     metafile: true,
   };
@@ -229,13 +260,24 @@ function redirectPlugin(name, pick, load) {
     setup(b) {
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData === SKIP || args.namespace !== 'file') return undefined;
-        const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: SKIP });
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: SKIP,
+        });
         if (r.errors.length > 0 || r.external || r.namespace !== 'file') return undefined;
         const key = pick(keyOf(r.path), args.kind);
         return key === undefined ? undefined : { path: key, namespace: name };
       });
-      b.onResolve({ filter: /^\.\//, namespace: name }, (args) => ({ path: args.path, external: true }));
-      b.onLoad({ filter: /.*/, namespace: name }, (args) => ({ contents: load(args.path), loader: 'js' }));
+      b.onResolve({ filter: /^\.\//, namespace: name }, (args) => ({
+        path: args.path,
+        external: true,
+      }));
+      b.onLoad({ filter: /.*/, namespace: name }, (args) => ({
+        contents: load(args.path),
+        loader: 'js',
+      }));
     },
   };
 }
@@ -246,7 +288,9 @@ function redirectPlugin(name, pick, load) {
  * files hold one instance of each module (one ConfigError class, one clock, one set of names).
  */
 async function buildConfigPhase(outdir, used, run, shared) {
-  const entries = [...shared].sort().map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(ROOT, k))}),`);
+  const entries = [...shared]
+    .sort()
+    .map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(ROOT, k))}),`);
   const contents = [
     `export * from ${JSON.stringify(join(ROOT, 'src/agent/cli/main.ts'))};`,
     `const shared = {\n${entries.join('\n')}\n};`,
@@ -256,7 +300,12 @@ async function buildConfigPhase(outdir, used, run, shared) {
   return build({
     ...agentCjsOptions(join(outdir, CONFIG_FILE), [
       vendorPlugin(used),
-      redirectPlugin('agent-run', (key, kind) => (kind === 'dynamic-import' && run.has(key) ? key : undefined), (key) => `module.exports = require(${JSON.stringify(`./${RUN_FILE}`)})(${JSON.stringify(key)});`),
+      redirectPlugin(
+        'agent-run',
+        (key, kind) => (kind === 'dynamic-import' && run.has(key) ? key : undefined),
+        (key) =>
+          `module.exports = require(${JSON.stringify(`./${RUN_FILE}`)})(${JSON.stringify(key)});`,
+      ),
     ]),
     stdin: { contents, resolveDir: ROOT, sourcefile: 'nodeagent-entry.js' },
   });
@@ -265,13 +314,24 @@ async function buildConfigPhase(outdir, used, run, shared) {
 /** The run: the run modules, each import of a configuration-phase module taken from that file. */
 async function buildRun(outdir, used, run, configInputs) {
   const shared = new Set();
-  const entries = [...run].sort().map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(ROOT, k))}),`);
+  const entries = [...run]
+    .sort()
+    .map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(ROOT, k))}),`);
   const result = await build({
     ...agentCjsOptions(join(outdir, RUN_FILE), [
       vendorPlugin(used),
-      redirectPlugin('agent-config', (key) => (configInputs.has(key) ? (shared.add(key), key) : undefined), (key) => `module.exports = require(${JSON.stringify(`./${CONFIG_FILE}`)}).__shared(${JSON.stringify(key)});`),
+      redirectPlugin(
+        'agent-config',
+        (key) => (configInputs.has(key) ? (shared.add(key), key) : undefined),
+        (key) =>
+          `module.exports = require(${JSON.stringify(`./${CONFIG_FILE}`)}).__shared(${JSON.stringify(key)});`,
+      ),
     ]),
-    stdin: { contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((key) => load[key](), { keys: Object.keys(load) });\n`, resolveDir: ROOT, sourcefile: 'nodeagent-run-entry.js' },
+    stdin: {
+      contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((key) => load[key](), { keys: Object.keys(load) });\n`,
+      resolveDir: ROOT,
+      sourcefile: 'nodeagent-run-entry.js',
+    },
   });
   return { result, shared };
 }
@@ -280,7 +340,12 @@ async function buildRun(outdir, used, run, configInputs) {
 async function bundleAgentCjs(program) {
   const outdir = join(OUT, program.name);
   const used = new Map();
-  const inputs = (r) => new Set(Object.keys(r.metafile.inputs).filter((k) => !k.includes(':')).map((k) => keyOf(join(ROOT, k))));
+  const inputs = (r) =>
+    new Set(
+      Object.keys(r.metafile.inputs)
+        .filter((k) => !k.includes(':'))
+        .map((k) => keyOf(join(ROOT, k))),
+    );
   // The configuration phase's modules decide what the run takes from it; a run module that the
   // configuration phase also imports statically stays there (one instance).
   const first = await buildConfigPhase(outdir, new Map(), new Set(AGENT_RUN_MODULES), new Set());
@@ -288,7 +353,8 @@ async function bundleAgentCjs(program) {
   const { result: runResult, shared } = await buildRun(outdir, used, run, inputs(first));
   const configResult = await buildConfigPhase(outdir, used, run, shared);
   await bundleVendorGroups(outdir, used);
-  for (const f of [CONFIG_FILE, RUN_FILE]) await writeFile(join(outdir, f), asciiOnly(await readFile(join(outdir, f), 'utf8')));
+  for (const f of [CONFIG_FILE, RUN_FILE])
+    await writeFile(join(outdir, f), asciiOnly(await readFile(join(outdir, f), 'utf8')));
   // Node decodes a whole map the first time a stack names its file (a stream destroyed with an
   // error during bootstrap does), so these keep lines, not columns.
   for (const r of [configResult, runResult]) await shrinkSourceMaps(r.metafile, { lines: true });
@@ -302,8 +368,15 @@ async function bundleAgentCjs(program) {
   // made under V8's default flags, as bin/nodeagent has them when it loads the bundle (it sets its
   // #! line's heap flag back at once): V8 refuses a cache made under any other flags
   const { env } = launchSettings();
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)], { stdio: 'inherit', env: { ...process.env, ...env } });
-  if (r.status !== 0) throw new Error(`scripts/code-cache.mjs ${join(outdir, CONFIG_FILE)} failed (status ${String(r.status)})`);
+  const r = spawnSync(
+    process.execPath,
+    [join(ROOT, 'scripts', 'code-cache.mjs'), join(outdir, CONFIG_FILE)],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  if (r.status !== 0)
+    throw new Error(
+      `scripts/code-cache.mjs ${join(outdir, CONFIG_FILE)} failed (status ${String(r.status)})`,
+    );
 }
 
 /** vendor/<group>.cjs for each group used; a group may require another (tracing needs otel-api). */

@@ -9,7 +9,15 @@
 // and flags: V8's defaults, as bin/nodeagent sets its #! line's heap flag back before it loads
 // anything, and the agent's run-time flag is set back while a cache compiles) takes it.
 // Usage: node scripts/code-cache.mjs dist/bundle/nodeagent/nodeagent.cjs
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -20,28 +28,51 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 async function main() {
   const file = process.argv[2];
   if (file === undefined) throw new Error('usage: node scripts/code-cache.mjs <bundle.cjs>');
-  const { loadCachedBundle, loadedBundles } = createRequire(import.meta.url)(resolve(dirname(file), 'code-cache.cjs'));
+  const { loadCachedBundle, loadedBundles } = createRequire(import.meta.url)(
+    resolve(dirname(file), 'code-cache.cjs'),
+  );
   const bundle = loadCachedBundle({ file, fresh: true, warn: (m) => console.warn(m) });
   const dir = mkdtempSync(join(tmpdir(), 'nodeagent-code-cache-'));
   try {
     copyFileSync(join(ROOT, 'examples', 'nodeagent-config.yaml'), join(dir, 'config.yaml'));
     mkdirSync(join(dir, 'config.d'));
     for (let i = 0; i < 10; i++) {
-      writeFileSync(join(dir, 'config.d', `${String(i).padStart(2, '0')}-dropin.conf`), `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: ${100 + i}\nevictionHard:\n  memory.available: ${100 + i}Mi\n`);
+      writeFileSync(
+        join(dir, 'config.d', `${String(i).padStart(2, '0')}-dropin.conf`),
+        `apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: ${100 + i}\nevictionHard:\n  memory.available: ${100 + i}Mi\n`,
+      );
     }
     const out = [];
     const io = { stdout: (t) => out.push(t), stderr: (t) => out.push(t) };
-    const code = await bundle.exports.main(['--config', join(dir, 'config.yaml'), '--config-dir', join(dir, 'config.d'), '--print-config'], io);
-    if (code !== 0) throw new Error(`the warm-up run (--print-config) exited ${String(code)}: ${out.join('')}`);
+    const code = await bundle.exports.main(
+      [
+        '--config',
+        join(dir, 'config.yaml'),
+        '--config-dir',
+        join(dir, 'config.d'),
+        '--print-config',
+      ],
+      io,
+    );
+    if (code !== 0)
+      throw new Error(`the warm-up run (--print-config) exited ${String(code)}: ${out.join('')}`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   // The run's top level only: its modules initialise when the agent starts (compiling their
   // initialisers here would keep ~2 MB more bytecode in an idle agent for no faster bootstrap).
-  loadCachedBundle({ file: join(dirname(file), 'nodeagent-run.cjs'), fresh: true, warn: (m) => console.warn(m) });
+  loadCachedBundle({
+    file: join(dirname(file), 'nodeagent-run.cjs'),
+    fresh: true,
+    warn: (m) => console.warn(m),
+  });
   const vendor = join(dirname(file), 'vendor');
   for (const f of readdirSync(vendor).filter((n) => n.endsWith('.cjs'))) {
-    const group = loadCachedBundle({ file: join(vendor, f), fresh: true, warn: (m) => console.warn(m) }).exports;
+    const group = loadCachedBundle({
+      file: join(vendor, f),
+      fresh: true,
+      warn: (m) => console.warn(m),
+    }).exports;
     for (const spec of group.specs) group(spec);
   }
   const sizes = [];
@@ -55,6 +86,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : String(err));
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   process.exitCode = 1;
 });

@@ -23,14 +23,20 @@ function* files(dir) {
 }
 
 function isConstAssertion(type) {
-  return ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && type.typeName.text === 'const';
+  return (
+    ts.isTypeReferenceNode(type) && ts.isIdentifier(type.typeName) && type.typeName.text === 'const'
+  );
 }
 
 function countIn(file) {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
   let n = 0;
   const visit = (node) => {
-    if ((ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) && !isConstAssertion(node.type)) n++;
+    if (
+      (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) &&
+      !isConstAssertion(node.type)
+    )
+      n++;
     ts.forEachChild(node, visit);
   };
   visit(sf);

@@ -43,7 +43,8 @@ for (const dir of dirs) {
         const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
         const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
         const lines = end - start + 1;
-        if (lines > max) found.push({ lines, where: `${file}:${start + 1}`, name: nameOf(node, sf) });
+        if (lines > max)
+          found.push({ lines, where: `${file}:${start + 1}`, name: nameOf(node, sf) });
       }
       ts.forEachChild(node, visit);
     };

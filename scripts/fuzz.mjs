@@ -16,21 +16,38 @@ for (let i = 0; i < args.length; i++) {
   else if (args[i] === '--seed') seed = args[++i] ?? seed;
   else filters.push(args[i]);
 }
-if (!/^[1-9][0-9]*$/.test(runs)) { console.error(`--runs takes a positive integer, got ${runs}`); process.exit(2); }
+if (!/^[1-9][0-9]*$/.test(runs)) {
+  console.error(`--runs takes a positive integer, got ${runs}`);
+  process.exit(2);
+}
 const root = 'dist/test/fuzz';
-if (!existsSync(root)) { console.error('dist/test/fuzz is missing: run "npm run build" first'); process.exit(2); }
-const files = readdirSync(root, { recursive: true }).map(String).filter((f) => f.endsWith('.test.js'))
-  .map((f) => join(root, f)).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort();
+if (!existsSync(root)) {
+  console.error('dist/test/fuzz is missing: run "npm run build" first');
+  process.exit(2);
+}
+const files = readdirSync(root, { recursive: true })
+  .map(String)
+  .filter((f) => f.endsWith('.test.js'))
+  .map((f) => join(root, f))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
 let failed = 0;
 for (const f of files) {
   const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['--test', '--test-reporter=dot', f], {
-    env: { ...process.env, FUZZ_RUNS: runs, FUZZ_SEED: seed }, encoding: 'utf8', maxBuffer: 64 << 20,
+    env: { ...process.env, FUZZ_RUNS: runs, FUZZ_SEED: seed },
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
   });
   const s = Number(process.hrtime.bigint() - t0) / 1e9;
   const ok = r.status === 0;
-  if (!ok) { failed++; process.stdout.write((r.stdout ?? '') + (r.stderr ?? '')); }
-  console.log(`${ok ? 'ok  ' : 'FAIL'} ${f}: ${runs} inputs per property, seed ${seed}, ${s.toFixed(1)} s`);
+  if (!ok) {
+    failed++;
+    process.stdout.write((r.stdout ?? '') + (r.stderr ?? ''));
+  }
+  console.log(
+    `${ok ? 'ok  ' : 'FAIL'} ${f}: ${runs} inputs per property, seed ${seed}, ${s.toFixed(1)} s`,
+  );
 }
 console.log(`${files.length - failed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

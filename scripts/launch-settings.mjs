@@ -18,6 +18,8 @@ export function launchSettings(file = LAUNCHER) {
   const words = m[1].trim().split(/\s+/);
   const at = words.indexOf('node');
   if (at < 0) throw new Error(`${file}: the #! line names no node: ${first}`);
-  const env = Object.fromEntries(words.slice(0, at).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  const env = Object.fromEntries(
+    words.slice(0, at).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]),
+  );
   return { env, nodeArgs: words.slice(at + 1) };
 }

@@ -42,30 +42,38 @@ function decodeMappings(mappings) {
   const state = [0, 0, 0, 0];
   return mappings.split(';').map((line) => {
     let column = 0;
-    return line === '' ? [] : line.split(',').map((seg) => {
-      const d = decodeSegment(seg);
-      column += d[0];
-      if (d.length === 1) return [column];
-      for (let i = 1; i < d.length; i++) state[i - 1] += d[i];
-      return d.length === 5 ? [column, state[0], state[1], state[2], state[3]] : [column, state[0], state[1], state[2]];
-    });
+    return line === ''
+      ? []
+      : line.split(',').map((seg) => {
+          const d = decodeSegment(seg);
+          column += d[0];
+          if (d.length === 1) return [column];
+          for (let i = 1; i < d.length; i++) state[i - 1] += d[i];
+          return d.length === 5
+            ? [column, state[0], state[1], state[2], state[3]]
+            : [column, state[0], state[1], state[2]];
+        });
   });
 }
 
 function encodeMappings(lines) {
   const state = [0, 0, 0, 0];
-  return lines.map((segs) => {
-    let column = 0;
-    return segs.map((s) => {
-      let out = encodeNumber(s[0] - column);
-      column = s[0];
-      for (let i = 1; i < s.length; i++) {
-        out += encodeNumber(s[i] - state[i - 1]);
-        state[i - 1] = s[i];
-      }
-      return out;
-    }).join(',');
-  }).join(';');
+  return lines
+    .map((segs) => {
+      let column = 0;
+      return segs
+        .map((s) => {
+          let out = encodeNumber(s[0] - column);
+          column = s[0];
+          for (let i = 1; i < s.length; i++) {
+            out += encodeNumber(s[i] - state[i - 1]);
+            state[i - 1] = s[i];
+          }
+          return out;
+        })
+        .join(',');
+    })
+    .join(';');
 }
 
 /**
@@ -79,17 +87,23 @@ export function ownSourceMap(map, own, { lines: lineOnly = false } = {}) {
   const nameIndex = new Map();
   const sources = [];
   const names = [];
-  const lines = decodeMappings(map.mappings).map((segs) => segs.flatMap((s) => {
-    if (s.length < 4 || !own(map.sources[s[1]])) return [];
-    if (!sourceIndex.has(s[1])) sourceIndex.set(s[1], sources.push(map.sources[s[1]]) - 1);
-    const kept = [s[0], sourceIndex.get(s[1]), s[2], s[3]];
-    if (lineOnly) return [kept];
-    if (s.length === 5) {
-      if (!nameIndex.has(s[4])) nameIndex.set(s[4], names.push(map.names[s[4]]) - 1);
-      kept.push(nameIndex.get(s[4]));
-    }
-    return [kept];
-  }));
-  const runs = lineOnly ? lines.map((segs) => segs.filter((x, i) => i === 0 || x[1] !== segs[i - 1][1] || x[2] !== segs[i - 1][2])) : lines;
+  const lines = decodeMappings(map.mappings).map((segs) =>
+    segs.flatMap((s) => {
+      if (s.length < 4 || !own(map.sources[s[1]])) return [];
+      if (!sourceIndex.has(s[1])) sourceIndex.set(s[1], sources.push(map.sources[s[1]]) - 1);
+      const kept = [s[0], sourceIndex.get(s[1]), s[2], s[3]];
+      if (lineOnly) return [kept];
+      if (s.length === 5) {
+        if (!nameIndex.has(s[4])) nameIndex.set(s[4], names.push(map.names[s[4]]) - 1);
+        kept.push(nameIndex.get(s[4]));
+      }
+      return [kept];
+    }),
+  );
+  const runs = lineOnly
+    ? lines.map((segs) =>
+        segs.filter((x, i) => i === 0 || x[1] !== segs[i - 1][1] || x[2] !== segs[i - 1][2]),
+      )
+    : lines;
   return { version: 3, sources, names, mappings: encodeMappings(runs) };
 }

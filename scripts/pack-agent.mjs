@@ -15,10 +15,18 @@ const OUT = join(ROOT, 'dist', 'pkg');
 const STAGE = join(OUT, 'nodeagent');
 
 /** What the agent reads from its package at run time, beside the bundle. */
-const FILES = ['bin/nodeagent', 'bin/package.json', 'dist/bundle/nodeagent', 'dist/build-info.json', 'schema/nodeagent-config.schema.json', 'man/nodeagent.1'];
+const FILES = [
+  'bin/nodeagent',
+  'bin/package.json',
+  'dist/bundle/nodeagent',
+  'dist/build-info.json',
+  'schema/nodeagent-config.schema.json',
+  'man/nodeagent.1',
+];
 
 function main() {
-  for (const f of FILES) if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run "npm run build" first`);
+  for (const f of FILES)
+    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run "npm run build" first`);
   rmSync(STAGE, { recursive: true, force: true });
   mkdirSync(STAGE, { recursive: true });
   for (const f of FILES) {
@@ -29,7 +37,8 @@ function main() {
   const agentPkg = {
     name: 'nodeagent',
     version: pkg.version,
-    description: 'The node agent daemon (nodeagent) alone: one bundled program with no dependencies to install.',
+    description:
+      'The node agent daemon (nodeagent) alone: one bundled program with no dependencies to install.',
     type: 'module',
     license: pkg.license,
     engines: pkg.engines,
@@ -38,7 +47,14 @@ function main() {
     files: FILES,
   };
   writeFileSync(join(STAGE, 'package.json'), `${JSON.stringify(agentPkg, null, 2)}\n`);
-  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', OUT], { cwd: STAGE, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop();
+  const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', OUT], {
+    cwd: STAGE,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+    .trim()
+    .split('\n')
+    .pop();
   process.stdout.write(`${join(OUT, name)}\n`);
 }
 

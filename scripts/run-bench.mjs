@@ -6,9 +6,14 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 const dir = 'dist/bench';
-if (!existsSync(dir)) { console.error('dist/bench is missing: run "npm run build" first'); process.exit(1); }
+if (!existsSync(dir)) {
+  console.error('dist/bench is missing: run "npm run build" first');
+  process.exit(1);
+}
 const filters = process.argv.slice(2);
-const all = readdirSync(dir).filter((f) => f.endsWith('.bench.js')).sort();
+const all = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.js'))
+  .sort();
 const chosen = filters.length ? all.filter((f) => filters.some((x) => f.includes(x))) : all;
 let failed = 0;
 for (const f of chosen) {

@@ -36,21 +36,40 @@ const HOST_POD_LOGS = process.env.NODEAGENT_TEST_HOST_POD_LOGS ?? '/var/log/pods
 /** Each entry of the host's podLogsDir with its modification time ('' when the directory is absent). */
 function podLogsSnapshot() {
   if (!existsSync(HOST_POD_LOGS)) return new Map();
-  return new Map(readdirSync(HOST_POD_LOGS).map((name) => [name, String(statSync(join(HOST_POD_LOGS, name), { throwIfNoEntry: false })?.mtimeMs ?? '')]));
+  return new Map(
+    readdirSync(HOST_POD_LOGS).map((name) => [
+      name,
+      String(statSync(join(HOST_POD_LOGS, name), { throwIfNoEntry: false })?.mtimeMs ?? ''),
+    ]),
+  );
 }
 const podLogsBefore = podLogsSnapshot();
-const r = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeoutMs}`, '--test-reporter=spec', ...selected], {
-  stdio: 'inherit',
-  env: process.env,
-});
+const r = spawnSync(
+  process.execPath,
+  [
+    '--test',
+    `--test-concurrency=${concurrency}`,
+    `--test-timeout=${timeoutMs}`,
+    '--test-reporter=spec',
+    ...selected,
+  ],
+  {
+    stdio: 'inherit',
+    env: process.env,
+  },
+);
 const podLogsAfter = podLogsSnapshot();
 const changed = [
   ...[...podLogsAfter.keys()].filter((n) => !podLogsBefore.has(n)).map((n) => `added ${n}`),
   ...[...podLogsBefore.keys()].filter((n) => !podLogsAfter.has(n)).map((n) => `removed ${n}`),
-  ...[...podLogsAfter].filter(([n, m]) => podLogsBefore.has(n) && podLogsBefore.get(n) !== m).map(([n]) => `changed ${n}`),
+  ...[...podLogsAfter]
+    .filter(([n, m]) => podLogsBefore.has(n) && podLogsBefore.get(n) !== m)
+    .map(([n]) => `changed ${n}`),
 ];
 if (changed.length > 0) {
-  console.error(`\nthe test run changed the host's ${HOST_POD_LOGS} (a test agent without podLogsDir under its own directory?): ${changed.join('; ')}`);
+  console.error(
+    `\nthe test run changed the host's ${HOST_POD_LOGS} (a test agent without podLogsDir under its own directory?): ${changed.join('; ')}`,
+  );
   process.exit(r.status || 1);
 }
 process.exit(r.status ?? 1);

@@ -13,7 +13,16 @@
 // (test/integration/bundle/sea.test.ts builds into a temporary directory).
 import { build } from 'esbuild';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,7 +43,9 @@ const FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
  * them goes on without (node-pty: a tty exec on a process:// pod answers 500 naming the addon).
  */
 function outsidePlugin() {
-  const names = EXTERNAL.filter((e) => !e.includes('*')).map((e) => e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const names = EXTERNAL.filter((e) => !e.includes('*')).map((e) =>
+    e.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  );
   const filter = new RegExp(`^(${names.join('|')})(/|$)|\\.node$`);
   return {
     name: 'sea-outside',
@@ -57,18 +68,23 @@ async function bundleAgent(entry) {
     gitCommit: stamped.gitCommit,
     gitTreeState: stamped.gitTreeState,
     buildDate: stamped.buildDate,
-    configSchema: JSON.parse(readFileSync(join(ROOT, 'schema', 'nodeagent-config.schema.json'), 'utf8')),
+    configSchema: JSON.parse(
+      readFileSync(join(ROOT, 'schema', 'nodeagent-config.schema.json'), 'utf8'),
+    ),
   };
-  writeFileSync(entry, [
-    // as bin/nodeagent does: V8 has set the heap up; node's flag hash is its own again
-    "require('node:v8').setFlagsFromString('--max-semi-space-size=0');",
-    `const { main } = require(${JSON.stringify(join(ROOT, 'src', 'agent', 'cli', 'main.ts'))});`,
-    'main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {',
-    '  process.stderr.write(`nodeagent: ${err instanceof Error ? err.message : String(err)}\\n`);',
-    '  process.exitCode = 1;',
-    '});',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    entry,
+    [
+      // as bin/nodeagent does: V8 has set the heap up; node's flag hash is its own again
+      "require('node:v8').setFlagsFromString('--max-semi-space-size=0');",
+      `const { main } = require(${JSON.stringify(join(ROOT, 'src', 'agent', 'cli', 'main.ts'))});`,
+      'main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {',
+      '  process.stderr.write(`nodeagent: ${err instanceof Error ? err.message : String(err)}\\n`);',
+      '  process.exitCode = 1;',
+      '});',
+      '',
+    ].join('\n'),
+  );
   const script = join(OUT, 'nodeagent.cjs');
   await build({
     entryPoints: [entry],
@@ -99,7 +115,9 @@ function stripSymbols(exe) {
   try {
     execFileSync('strip', [exe], { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
-    console.warn(`not stripping ${exe}: strip (binutils) failed or is missing: ${err instanceof Error ? err.message : String(err)}`);
+    console.warn(
+      `not stripping ${exe}: strip (binutils) failed or is missing: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -112,8 +130,17 @@ function takesExecArgv(nodeArgs) {
   mkdirSync(probe);
   try {
     writeFileSync(join(probe, 'main.cjs'), '');
-    writeFileSync(join(probe, 'sea-config.json'), JSON.stringify({ main: join(probe, 'main.cjs'), output: join(probe, 'probe.blob'), execArgv: nodeArgs }));
-    execFileSync(NODE, ['--experimental-sea-config', join(probe, 'sea-config.json')], { stdio: ['ignore', 'ignore', 'pipe'] });
+    writeFileSync(
+      join(probe, 'sea-config.json'),
+      JSON.stringify({
+        main: join(probe, 'main.cjs'),
+        output: join(probe, 'probe.blob'),
+        execArgv: nodeArgs,
+      }),
+    );
+    execFileSync(NODE, ['--experimental-sea-config', join(probe, 'sea-config.json')], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const blob = readFileSync(join(probe, 'probe.blob'));
     return nodeArgs.every((a) => blob.includes(a));
   } finally {
@@ -134,17 +161,31 @@ function inject(script) {
   const launch = launchSettings().nodeArgs;
   const nodeArgs = launch.length > 0 && !takesExecArgv(launch) ? [] : launch;
   if (nodeArgs.length < launch.length) {
-    console.warn(`node ${nodeVersion()} (${NODE}) has no single executable execArgv: the executable starts without bin/nodeagent's node flags (${launch.join(' ')}) and its code cache is made without them; SEA_NODE=<a Node 24> embeds a node that takes them`);
+    console.warn(
+      `node ${nodeVersion()} (${NODE}) has no single executable execArgv: the executable starts without bin/nodeagent's node flags (${launch.join(' ')}) and its code cache is made without them; SEA_NODE=<a Node 24> embeds a node that takes them`,
+    );
   }
-  writeFileSync(config, JSON.stringify({ main: script, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, ...(nodeArgs.length > 0 ? { execArgv: nodeArgs } : {}) }));
+  writeFileSync(
+    config,
+    JSON.stringify({
+      main: script,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      useCodeCache: true,
+      ...(nodeArgs.length > 0 ? { execArgv: nodeArgs } : {}),
+    }),
+  );
   execFileSync(NODE, [...nodeArgs, '--experimental-sea-config', config], { stdio: 'inherit' });
   const exe = join(OUT, 'nodeagent');
   copyFileSync(NODE, exe);
   stripSymbols(exe);
   // postject is a devDependency; SEA_POSTJECT may name its dist/cli.js elsewhere.
-  const postject = process.env.SEA_POSTJECT ?? createRequire(import.meta.url).resolve('postject/dist/cli.js');
+  const postject =
+    process.env.SEA_POSTJECT ?? createRequire(import.meta.url).resolve('postject/dist/cli.js');
   // postject (LIEF) warns about note sections it cannot name; they do not matter here.
-  execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync(process.execPath, [postject, exe, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', FUSE], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   return exe;
 }
 
@@ -153,7 +194,8 @@ const nodeVersion = () => execFileSync(NODE, ['--version'], { encoding: 'utf8' }
 /** dist/sea is the build's own (emptied first); a SEA_OUT directory must be new or empty. */
 function prepareOut() {
   if (process.env.SEA_OUT === undefined) rmSync(OUT, { recursive: true, force: true });
-  else if (existsSync(OUT) && readdirSync(OUT).length > 0) throw new Error(`SEA_OUT=${OUT} is not empty: give a new or empty directory`);
+  else if (existsSync(OUT) && readdirSync(OUT).length > 0)
+    throw new Error(`SEA_OUT=${OUT} is not empty: give a new or empty directory`);
   mkdirSync(OUT, { recursive: true });
 }
 
@@ -163,7 +205,10 @@ async function main() {
   const exe = inject(script);
   // A start that says anything on stderr (V8 refusing the code cache, say) fails the build.
   const started = spawnSync(exe, ['--version'], { encoding: 'utf8' });
-  if (started.status !== 0 || started.stderr !== '') throw new Error(`${exe} --version: status ${String(started.status)}, stderr: ${started.stderr}`);
+  if (started.status !== 0 || started.stderr !== '')
+    throw new Error(
+      `${exe} --version: status ${String(started.status)}, stderr: ${started.stderr}`,
+    );
   const version = started.stdout.trim();
   const mb = (statSync(exe).size / 1024 / 1024).toFixed(1);
   console.log(`${exe}: ${version}, ${mb} MiB, built with node ${nodeVersion()}`);

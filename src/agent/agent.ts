@@ -98,7 +98,12 @@ interface ClientCertificates {
  * Loading blocks the event loop for a while: started at once, it would hold up a quick
  * (auto-approved) bootstrap's requests and certificate write.
  */
-async function startClientCertificates(input: AgentInput, nodeName: string, names: Names, signal: AbortSignal): Promise<ClientCertificates> {
+async function startClientCertificates(
+  input: AgentInput,
+  nodeName: string,
+  names: Names,
+  signal: AbortSignal,
+): Promise<ClientCertificates> {
   const { config, flags, logger } = input;
   const clock = input.clock ?? systemClock;
   if (flags.platconfig === '') return { setup: undefined, partsMayLoad: Promise.resolve() };
@@ -109,7 +114,9 @@ async function startClientCertificates(input: AgentInput, nodeName: string, name
   const setup = startCertificates({
     onBootstrapWaiting: () => waiting(),
     platconfigPath: flags.platconfig,
-    ...(flags.bootstrapPlatconfig !== '' ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig } : {}),
+    ...(flags.bootstrapPlatconfig !== ''
+      ? { bootstrapPlatconfigPath: flags.bootstrapPlatconfig }
+      : {}),
     certDir: flags.certDir,
     nodeName,
     nodeIPs: [],
@@ -132,7 +139,9 @@ async function startClientCertificates(input: AgentInput, nodeName: string, name
   setup.catch(() => undefined);
   const waitedLong = new AbortController();
   const settled = setup.catch(() => undefined).finally(() => waitedLong.abort());
-  const waitedLongEnough = onWaiting.then(() => clock.sleep(PARTS_AFTER_WAITING_MS, AbortSignal.any([signal, waitedLong.signal]))).catch(() => undefined);
+  const waitedLongEnough = onWaiting
+    .then(() => clock.sleep(PARTS_AFTER_WAITING_MS, AbortSignal.any([signal, waitedLong.signal])))
+    .catch(() => undefined);
   return { setup, partsMayLoad: Promise.race([waitedLongEnough, settled]) };
 }
 
@@ -154,9 +163,17 @@ interface RuntimeSettings {
 }
 
 /** The pod settings, the resource managers and the cgroup hierarchy, with their notes logged. */
-async function buildHostSettings(input: AgentInput, settings: RuntimeSettings): Promise<Omit<LoadedParts, 'parts' | 'runtime'>> {
+async function buildHostSettings(
+  input: AgentInput,
+  settings: RuntimeSettings,
+): Promise<Omit<LoadedParts, 'parts' | 'runtime'>> {
   const { config, flags, logger } = input;
-  const [{ buildPodSettings, logHostNotes }, { logInertFields }, { setupCgroups }, { managersFromConfig }] = await Promise.all([
+  const [
+    { buildPodSettings, logHostNotes },
+    { logInertFields },
+    { setupCgroups },
+    { managersFromConfig },
+  ] = await Promise.all([
     import('./runtime/settings/from-config.js'),
     import('./cli/inert-options.js'),
     import('./cgroups/setup.js'),
@@ -171,16 +188,27 @@ async function buildHostSettings(input: AgentInput, settings: RuntimeSettings): 
     ...(flags.nodeIP !== '' ? { nodeIPs: flags.nodeIP.split(',') } : {}),
   });
   const container = podSettings.runtime.container;
-  const { cgroups, placement, notes: cgroupNotes } = await setupCgroups({
+  const {
+    cgroups,
+    placement,
+    notes: cgroupNotes,
+  } = await setupCgroups({
     config,
     runtimeCgroups: flags.runtimeCgroups,
     product: settings.product,
-    limits: { enforceCpuLimits: container.cpu.cfsQuota, cpuPeriodUs: container.cpu.cfsQuotaPeriodUs, podPidsLimit: container.podPidsLimit },
+    limits: {
+      enforceCpuLimits: container.cpu.cfsQuota,
+      cpuPeriodUs: container.cpu.cfsQuotaPeriodUs,
+      podPidsLimit: container.podPidsLimit,
+    },
     logger: logger.child({ part: 'cgroups' }),
   });
   if (placement !== undefined) podSettings.runtime.cgroups = placement;
   podSettings.runtime.container.cpuset = managers.cpuset;
-  logHostNotes([...podSettings.notes, ...managers.notes, ...cgroupNotes], logger.child({ part: 'options' }));
+  logHostNotes(
+    [...podSettings.notes, ...managers.notes, ...cgroupNotes],
+    logger.child({ part: 'options' }),
+  );
   logInertFields(config, logger.child({ part: 'options' }));
   return { podSettings, managers, cgroups };
 }
@@ -190,11 +218,19 @@ function runtimeTypeOf(config: NodeAgentConfiguration): 'process' | 'docker' {
 }
 
 /** The container runtime over the pod settings, with the image credential providers of the flags. */
-async function buildRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, podSettings: PodSettings): Promise<RuntimeBundle> {
+async function buildRuntime(
+  input: AgentInput,
+  nodeName: string,
+  settings: RuntimeSettings,
+  podSettings: PodSettings,
+): Promise<RuntimeBundle> {
   const { config, flags, logger } = input;
   const { fileFields } = settings;
   const clock = input.clock ?? systemClock;
-  const [{ createRuntime }, { credentialsFromFlags }] = await Promise.all([import('./runtime/factory.js'), import('./runtime/credentials/keyring.js')]);
+  const [{ createRuntime }, { credentialsFromFlags }] = await Promise.all([
+    import('./runtime/factory.js'),
+    import('./runtime/credentials/keyring.js'),
+  ]);
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
     binDir: flags.imageCredentialProviderBinDir,
@@ -205,7 +241,9 @@ async function buildRuntime(input: AgentInput, nodeName: string, settings: Runti
   return createRuntime({
     ...(credentials !== undefined ? { credentials } : {}),
     podSettings: podSettings.runtime,
-    ...(fileFields.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: fileFields.maxParallelImagePulls } : {}),
+    ...(fileFields.maxParallelImagePulls !== undefined
+      ? { maxParallelImagePulls: fileFields.maxParallelImagePulls }
+      : {}),
     endpoint: config.containerRuntimeEndpoint,
     imageEndpoint: config.imageServiceEndpoint,
     rootDir: flags.rootDir,
@@ -224,9 +262,17 @@ async function buildRuntime(input: AgentInput, nodeName: string, settings: Runti
   });
 }
 
-async function loadRuntime(input: AgentInput, nodeName: string, settings: RuntimeSettings, keep: (runtime: RuntimeBundle) => void): Promise<LoadedParts> {
+async function loadRuntime(
+  input: AgentInput,
+  nodeName: string,
+  settings: RuntimeSettings,
+  keep: (runtime: RuntimeBundle) => void,
+): Promise<LoadedParts> {
   input.logger.info({}, 'building the agent parts');
-  const [parts, host] = await Promise.all([import('./agent-parts.js'), buildHostSettings(input, settings)]);
+  const [parts, host] = await Promise.all([
+    import('./agent-parts.js'),
+    buildHostSettings(input, settings),
+  ]);
   const runtime = await buildRuntime(input, nodeName, settings, host.podSettings);
   keep(runtime);
   return { parts, runtime, ...host };
@@ -238,10 +284,23 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const nodeName = nodeNameOf(flags);
   const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
   // Parsed before bootstrap starts, so a bad value fails at once.
-  const settings: RuntimeSettings = { runtimeRequestTimeoutMs: durationMs(config.runtimeRequestTimeout, 'runtimeRequestTimeout', '--runtime-request-timeout'), fileFields: fileFieldSettings(config), product: names.product };
+  const settings: RuntimeSettings = {
+    runtimeRequestTimeoutMs: durationMs(
+      config.runtimeRequestTimeout,
+      'runtimeRequestTimeout',
+      '--runtime-request-timeout',
+    ),
+    fileFields: fileFieldSettings(config),
+    product: names.product,
+  };
   // Whichever of bootstrap and the runtime fails first stops the other.
   const buildFailed = new AbortController();
-  const certificates = await startClientCertificates(input, nodeName, names, AbortSignal.any([input.signal, buildFailed.signal]));
+  const certificates = await startClientCertificates(
+    input,
+    nodeName,
+    names,
+    AbortSignal.any([input.signal, buildFailed.signal]),
+  );
   let runtime: RuntimeBundle | undefined;
   let loaded: LoadedParts;
   let rest: RestClient | undefined;
@@ -255,9 +314,30 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     await runtime?.close().catch(() => undefined);
     throw err;
   }
-  const built = loaded.parts.assembleAgent({ config, flags, nodeName, names, runtime: loaded.runtime, rest, fileFields: settings.fileFields, admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit], ...(loaded.cgroups?.pods !== undefined ? { podCgroups: loaded.cgroups.pods } : {}), clock: input.clock ?? systemClock, logger });
+  const built = loaded.parts.assembleAgent({
+    config,
+    flags,
+    nodeName,
+    names,
+    runtime: loaded.runtime,
+    rest,
+    fileFields: settings.fileFields,
+    admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit],
+    ...(loaded.cgroups?.pods !== undefined ? { podCgroups: loaded.cgroups.pods } : {}),
+    clock: input.clock ?? systemClock,
+    logger,
+  });
   const { statusSync, ...parts } = built;
-  return { nodeName, config, flags, runtime: loaded.runtime, managers: loaded.managers, ...parts, ...(rest && statusSync ? { api: { rest, statusSync } } : {}), ...(loaded.cgroups !== undefined ? { cgroups: loaded.cgroups } : {}) };
+  return {
+    nodeName,
+    config,
+    flags,
+    runtime: loaded.runtime,
+    managers: loaded.managers,
+    ...parts,
+    ...(rest && statusSync ? { api: { rest, statusSync } } : {}),
+    ...(loaded.cgroups !== undefined ? { cgroups: loaded.cgroups } : {}),
+  };
 }
 
 /** Pods admitted and not finished: what the resource managers keep CPUs and memory for. */
@@ -274,7 +354,13 @@ function activePods(agent: Agent): Pod[] {
  */
 async function startCgroups(agent: Agent, logger: Logger): Promise<void> {
   const { checkDockerCgroupDriver } = await import('./cgroups/docker-driver.js');
-  await checkDockerCgroupDriver(agent.runtime.runtime, agent.config.cgroupDriver, namesFor(agent.config.platformProfile as PlatformProfile, agent.config.platformDomain).agentWord, logger);
+  await checkDockerCgroupDriver(
+    agent.runtime.runtime,
+    agent.config.cgroupDriver,
+    namesFor(agent.config.platformProfile as PlatformProfile, agent.config.platformDomain)
+      .agentWord,
+    logger,
+  );
   await agent.cgroups?.start();
 }
 
@@ -307,13 +393,21 @@ async function startSources(ctx: RunContext): Promise<string | undefined> {
   });
   if (signal.aborted) return 'waiting for the container runtime';
   await startCgroups(agent, logger);
-  logger.info({ node: agent.nodeName, runtime: agent.runtime.runtime.type, endpoint: agent.config.containerRuntimeEndpoint }, 'node agent starting');
+  logger.info(
+    {
+      node: agent.nodeName,
+      runtime: agent.runtime.runtime.type,
+      endpoint: agent.config.containerRuntimeEndpoint,
+    },
+    'node agent starting',
+  );
   for (const s of agent.sources) {
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while a source starts
     if (signal.aborted) break;
     await s.start(signal);
   }
-  if (agent.sources.length === 0) logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
+  if (agent.sources.length === 0)
+    logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while the sources start
   return signal.aborted ? 'starting the pod sources' : undefined;
 }
@@ -322,7 +416,18 @@ async function startSources(ctx: RunContext): Promise<string | undefined> {
 function startLoops(ctx: RunContext): void {
   const { agent, clock, signal } = ctx;
   agent.pods.start(signal);
-  void agent.managers?.startReconcile({ activePods: () => activePods(agent), sourcesReady: () => agent.podConfig.seenAllSources(), runtime: agent.runtime.runtime, periodMs: durationMs(agent.config.cpuManagerReconcilePeriod, 'cpuManagerReconcilePeriod', '--cpu-manager-reconcile-period'), clock, signal });
+  void agent.managers?.startReconcile({
+    activePods: () => activePods(agent),
+    sourcesReady: () => agent.podConfig.seenAllSources(),
+    runtime: agent.runtime.runtime,
+    periodMs: durationMs(
+      agent.config.cpuManagerReconcilePeriod,
+      'cpuManagerReconcilePeriod',
+      '--cpu-manager-reconcile-period',
+    ),
+    clock,
+    signal,
+  });
   agent.gc.start(signal);
   agent.api?.statusSync.start(signal);
 }
@@ -331,7 +436,14 @@ function startLoops(ctx: RunContext): void {
 async function startServices(ctx: RunContext): Promise<AgentServices> {
   const { agent, clock, logger, signal } = ctx;
   const agentVersion = agent.flags.reportedVersion ?? ctx.parts.packageVersion();
-  return ctx.parts.startAgentServices({ agent, clock, logger, signal, agentVersion, ...(agent.api ? { rest: agent.api.rest } : {}) });
+  return ctx.parts.startAgentServices({
+    agent,
+    clock,
+    logger,
+    signal,
+    agentVersion,
+    ...(agent.api ? { rest: agent.api.rest } : {}),
+  });
 }
 
 /** Stops what runAgent started, in order; pods keep running. */
@@ -354,13 +466,23 @@ function stopping(logger: Logger, stage: string): number {
 }
 
 /** Runs the started parts until the signal; the exit status (runonce's, or 0 on a stop). */
-async function runStarted(ctx: RunContext, started: (services: AgentServices) => void): Promise<number> {
+async function runStarted(
+  ctx: RunContext,
+  started: (services: AgentServices) => void,
+): Promise<number> {
   const { agent, input, logger, signal } = ctx;
   const stoppedAt = await startSources(ctx);
   if (stoppedAt !== undefined) return stopping(logger, stoppedAt);
   if (agent.config.runOnce) {
     const out = input.out ?? ((l: string) => process.stdout.write(`${l}\n`));
-    return await ctx.parts.runOnce({ manager: agent.pods, podConfig: agent.podConfig, clock: ctx.clock, logger, out, signal });
+    return await ctx.parts.runOnce({
+      manager: agent.pods,
+      podConfig: agent.podConfig,
+      clock: ctx.clock,
+      logger,
+      out,
+      signal,
+    });
   }
   startLoops(ctx);
   const services = await startServices(ctx);
@@ -387,7 +509,14 @@ export async function runAgent(input: AgentInput): Promise<number> {
   // A signal that came while the parts were built (e.g. during bootstrap) stops at once.
   if (signal.aborted) stop();
   let services: AgentServices | undefined;
-  const ctx: RunContext = { agent, input, parts, clock: input.clock ?? systemClock, logger, signal: loops.signal };
+  const ctx: RunContext = {
+    agent,
+    input,
+    parts,
+    clock: input.clock ?? systemClock,
+    logger,
+    signal: loops.signal,
+  };
   try {
     return await runStarted(ctx, (s) => (services = s));
   } catch (err) {

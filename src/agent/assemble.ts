@@ -78,27 +78,69 @@ function staticSources(ctx: SourceContext): PodSource[] {
   const common = { nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, clock };
   const sources: PodSource[] = [];
   if (config.staticPodPath !== '') {
-    sources.push(new FileSource({ ...common, path: config.staticPodPath, checkFrequencyMs: durationMs(config.fileCheckFrequency, 'fileCheckFrequency', '--file-check-frequency'), logger: logger.child({ part: 'source', source: 'file' }) }));
+    sources.push(
+      new FileSource({
+        ...common,
+        path: config.staticPodPath,
+        checkFrequencyMs: durationMs(
+          config.fileCheckFrequency,
+          'fileCheckFrequency',
+          '--file-check-frequency',
+        ),
+        logger: logger.child({ part: 'source', source: 'file' }),
+      }),
+    );
   }
   if (config.staticPodURL !== '') {
-    sources.push(new HttpSource({ ...common, url: config.staticPodURL, headers: config.staticPodURLHeader, checkFrequencyMs: durationMs(config.httpCheckFrequency, 'httpCheckFrequency', '--http-check-frequency'), logger: logger.child({ part: 'source', source: 'http' }) }));
+    sources.push(
+      new HttpSource({
+        ...common,
+        url: config.staticPodURL,
+        headers: config.staticPodURLHeader,
+        checkFrequencyMs: durationMs(
+          config.httpCheckFrequency,
+          'httpCheckFrequency',
+          '--http-check-frequency',
+        ),
+        logger: logger.child({ part: 'source', source: 'http' }),
+      }),
+    );
   }
   return sources;
 }
 
 /** Pods bound to this node from the API server, and their status written back to it. */
-function apiParts(ctx: SourceContext, rest: RestClient, statuses: PodStatusManager): { source: PodSource; sync: ApiStatusSync } {
+function apiParts(
+  ctx: SourceContext,
+  rest: RestClient,
+  statuses: PodStatusManager,
+): { source: PodSource; sync: ApiStatusSync } {
   const { nodeName, names, clock, logger } = ctx.input;
   const podClient = createPodClient({ client: rest, schema: ApiObjectSchema, clock, logger });
-  const source = new ApiserverSource({ pods: podClient, nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, logger: logger.child({ part: 'source', source: 'api' }), clock });
+  const source = new ApiserverSource({
+    pods: podClient,
+    nodeName,
+    names,
+    validation: ctx.validation,
+    onSnapshot: ctx.apply,
+    logger: logger.child({ part: 'source', source: 'api' }),
+    clock,
+  });
   const nodes = createNodeClient({ client: rest, clock, logger });
   // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
   const ownerNode = async (signal?: AbortSignal): Promise<{ name: string; uid: string }> => {
     const uid = (await nodes.get(nodeName, signal ? { signal } : {})).metadata?.uid;
-    if (uid === undefined || uid === '') throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
+    if (uid === undefined || uid === '')
+      throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
     return { name: nodeName, uid };
   };
-  const sync = new ApiStatusSync({ pods: podClient, names, logger: logger.child({ part: 'status' }), clock, ownerNode });
+  const sync = new ApiStatusSync({
+    pods: podClient,
+    names,
+    logger: logger.child({ part: 'status' }),
+    clock,
+    ownerNode,
+  });
   statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
   statuses.onRemove((pod) => void sync.podRemoved(pod));
   return { source, sync };
@@ -121,7 +163,24 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
   const cgroups = w.input.podCgroups;
   noteMounterPath(flags.experimentalMounterPath, logger.child({ part: 'volumes' }));
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
-  const syncer = new PodSyncer({ runtime: runtime.runtime, images: runtime.images, probes, statuses: w.statuses, clock, logger, rootDir: flags.rootDir, backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }), hostIP: hostIP(flags), ...(cgroups !== undefined ? { podCgroups: cgroups } : {}), volumes: new FlexVolumePlugins({ pluginDir: config.volumePluginDir, rootDir: flags.rootDir, logger: logger.child({ part: 'volumes' }) }), podLogs });
+  const syncer = new PodSyncer({
+    runtime: runtime.runtime,
+    images: runtime.images,
+    probes,
+    statuses: w.statuses,
+    clock,
+    logger,
+    rootDir: flags.rootDir,
+    backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }),
+    hostIP: hostIP(flags),
+    ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
+    volumes: new FlexVolumePlugins({
+      pluginDir: config.volumePluginDir,
+      rootDir: flags.rootDir,
+      logger: logger.child({ part: 'volumes' }),
+    }),
+    podLogs,
+  });
   const pods = new PodManager({
     syncer,
     runtime: runtime.runtime,
@@ -133,7 +192,9 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
     seenAllSources: () => w.podConfig.seenAllSources(),
     validate: (pod) => validatePod(pod, w.validation),
     admitHandlers: [...w.input.admitHandlers],
-    ...(cgroups !== undefined ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) } : {}),
+    ...(cgroups !== undefined
+      ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) }
+      : {}),
     cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep),
   });
   return { probes, pods };
@@ -146,13 +207,28 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
     runtime: runtime.runtime,
     images: runtime.images,
     isPodActive: (uid) => pods.status(uid) !== undefined,
-    inUseImages: () => new Set(pods.desiredPods().flatMap((p) => [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''))),
+    inUseImages: () =>
+      new Set(
+        pods
+          .desiredPods()
+          .flatMap((p) =>
+            [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''),
+          ),
+      ),
     maxDeadContainers: flags.maximumDeadContainers,
     maxDeadPerContainer: flags.maximumDeadContainersPerContainer,
-    minContainerAgeMs: durationMs(flags.minimumContainerTTLDuration, 'minimumContainerTTLDuration', '--minimum-container-ttl-duration'),
+    minContainerAgeMs: durationMs(
+      flags.minimumContainerTTLDuration,
+      'minimumContainerTTLDuration',
+      '--minimum-container-ttl-duration',
+    ),
     imageHighThresholdPercent: config.imageGCHighThresholdPercent,
     imageLowThresholdPercent: config.imageGCLowThresholdPercent,
-    imageMinAgeMs: durationMs(config.imageMinimumGCAge, 'imageMinimumGCAge', '--minimum-image-ttl-duration'),
+    imageMinAgeMs: durationMs(
+      config.imageMinimumGCAge,
+      'imageMinimumGCAge',
+      '--minimum-image-ttl-duration',
+    ),
     imageMaxAgeMs: input.fileFields.imageMaxAgeMs,
     logRotateIntervalMs: input.fileFields.logRotateIntervalMs,
     logRotateWorkers: input.fileFields.logRotateWorkers,
@@ -166,17 +242,42 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
 
 /** Builds every part on top of the runtime and the API client; starts nothing. */
 export function assembleAgent(input: AssembleInput): AssembledParts {
-  const validation: ValidatePodOptions = input.runtime.runtime.type === 'process' ? { requireImage: false, requireCommand: true } : { requireImage: true, requireCommand: false };
-  const sourceNames = [...(input.config.staticPodPath !== '' ? ['file'] : []), ...(input.config.staticPodURL !== '' ? ['http'] : []), ...(input.rest !== undefined ? ['api'] : [])];
+  const validation: ValidatePodOptions =
+    input.runtime.runtime.type === 'process'
+      ? { requireImage: false, requireCommand: true }
+      : { requireImage: true, requireCommand: false };
+  const sourceNames = [
+    ...(input.config.staticPodPath !== '' ? ['file'] : []),
+    ...(input.config.staticPodURL !== '' ? ['http'] : []),
+    ...(input.rest !== undefined ? ['api'] : []),
+  ];
   // The merger reaches the pod manager, built after it, through this late-bound reference.
   const late: { pods?: PodManager } = {};
-  const podConfig = new PodConfig({ sources: sourceNames, onUpdate: (u) => late.pods?.handleUpdate(u), logger: input.logger.child({ part: 'podconfig' }) });
+  const podConfig = new PodConfig({
+    sources: sourceNames,
+    onUpdate: (u) => late.pods?.handleUpdate(u),
+    logger: input.logger.child({ part: 'podconfig' }),
+  });
   const statuses = new PodStatusManager();
   const ctx: SourceContext = { input, validation, apply: (s) => podConfig.apply(s) };
   const sources = staticSources(ctx);
   const api = input.rest === undefined ? undefined : apiParts(ctx, input.rest, statuses);
   if (api !== undefined) sources.push(api.source);
-  const { probes, pods } = workers({ input, statuses, podConfig, validation, resync: (uid) => late.pods?.resync(uid) });
+  const { probes, pods } = workers({
+    input,
+    statuses,
+    podConfig,
+    validation,
+    resync: (uid) => late.pods?.resync(uid),
+  });
   late.pods = pods;
-  return { pods, statuses, podConfig, sources, gc: garbageCollector(input, pods), probes, statusSync: api?.sync };
+  return {
+    pods,
+    statuses,
+    podConfig,
+    sources,
+    gc: garbageCollector(input, pods),
+    probes,
+    statusSync: api?.sync,
+  };
 }

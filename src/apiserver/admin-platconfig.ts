@@ -30,19 +30,30 @@ async function readPair(certFile: string, keyFile: string, what: string): Promis
   try {
     certPem = await readFile(certFile, 'utf8');
   } catch (err) {
-    throw new CertificateError(`cannot read ${what} certificate ${certFile}: ${(err as Error).message}`, { file: certFile });
+    throw new CertificateError(
+      `cannot read ${what} certificate ${certFile}: ${(err as Error).message}`,
+      { file: certFile },
+    );
   }
   try {
     keyPem = await readFile(keyFile, 'utf8');
   } catch (err) {
-    throw new CertificateError(`cannot read ${what} key ${keyFile}: ${(err as Error).message}`, { file: keyFile });
+    throw new CertificateError(`cannot read ${what} key ${keyFile}: ${(err as Error).message}`, {
+      file: keyFile,
+    });
   }
   try {
     new X509Certificate(certPem);
   } catch (err) {
-    throw new CertificateError(`${what} certificate ${certFile} is not a PEM certificate: ${(err as Error).message}`, { file: certFile });
+    throw new CertificateError(
+      `${what} certificate ${certFile} is not a PEM certificate: ${(err as Error).message}`,
+      { file: certFile },
+    );
   }
-  if (!keyPem.includes('PRIVATE KEY')) throw new CertificateError(`${what} key ${keyFile} is not a PEM private key`, { file: keyFile });
+  if (!keyPem.includes('PRIVATE KEY'))
+    throw new CertificateError(`${what} key ${keyFile} is not a PEM private key`, {
+      file: keyFile,
+    });
   return { certPem, keyPem };
 }
 
@@ -51,22 +62,33 @@ async function writePair(dir: string, base: string, pair: CertAndKey): Promise<v
   await writeFileAtomic(join(dir, `${base}.crt`), pair.certPem, { mode: 0o644 });
 }
 
-async function loadOrCreateCa(dir: string, base: string, commonName: string, clock: Clock): Promise<CertAndKey> {
+async function loadOrCreateCa(
+  dir: string,
+  base: string,
+  commonName: string,
+  clock: Clock,
+): Promise<CertAndKey> {
   const crt = join(dir, `${base}.crt`);
   const key = join(dir, `${base}.key`);
   if (existsSync(crt) && existsSync(key)) {
     const pair = await readPair(crt, key, base);
-    if (new X509Certificate(pair.certPem).notAfter.getTime() > clock.nowMs() + 24 * 3600 * 1000) return pair;
+    if (new X509Certificate(pair.certPem).notAfter.getTime() > clock.nowMs() + 24 * 3600 * 1000)
+      return pair;
   }
   const now = clock.now();
-  const ca = await generateCa({ commonName: `${commonName}@${Math.floor(now.getTime() / 1000)}`, validityDays: 3650, now });
+  const ca = await generateCa({
+    commonName: `${commonName}@${Math.floor(now.getTime() / 1000)}`,
+    validityDays: 3650,
+    now,
+  });
   await writePair(dir, base, ca);
   return ca;
 }
 
 export function servingHosts(bindAddress: string): string[] {
   const hosts = ['localhost', '127.0.0.1', '::1', hostname()];
-  if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && !hosts.includes(bindAddress)) hosts.push(bindAddress);
+  if (bindAddress !== '0.0.0.0' && bindAddress !== '::' && !hosts.includes(bindAddress))
+    hosts.push(bindAddress);
   return [...new Set(hosts)];
 }
 
@@ -82,33 +104,77 @@ export async function prepareCertificates(o: {
   try {
     ensureDirSync(o.certDir, 0o700);
   } catch (err) {
-    throw new CertificateError(`cannot create --cert-dir ${o.certDir}: ${(err as Error).message}`, { file: o.certDir });
+    throw new CertificateError(`cannot create --cert-dir ${o.certDir}: ${(err as Error).message}`, {
+      file: o.certDir,
+    });
   }
   const clusterCa =
     o.clusterSigningCertFile !== undefined && o.clusterSigningKeyFile !== undefined
-      ? await readPair(o.clusterSigningCertFile, o.clusterSigningKeyFile, '--cluster-signing-cert-file')
+      ? await readPair(
+          o.clusterSigningCertFile,
+          o.clusterSigningKeyFile,
+          '--cluster-signing-cert-file',
+        )
       : await loadOrCreateCa(o.certDir, 'ca', 'plat-apiserver-signer', o.clock);
   if (o.tlsCertFile !== undefined && o.tlsPrivateKeyFile !== undefined) {
     const serving = await readPair(o.tlsCertFile, o.tlsPrivateKeyFile, '--tls-cert-file');
     return { clusterCa, serving, servingCaPem: serving.certPem, servingCaFile: o.tlsCertFile };
   }
-  const servingCa = await loadOrCreateCa(o.certDir, 'apiserver-ca', 'plat-apiserver-serving-ca', o.clock);
+  const servingCa = await loadOrCreateCa(
+    o.certDir,
+    'apiserver-ca',
+    'plat-apiserver-serving-ca',
+    o.clock,
+  );
   const hosts = servingHosts(o.bindAddress);
   const serving = await generateServingCert({ ca: servingCa, hosts, now: o.clock.now() });
   await writePair(o.certDir, 'apiserver', serving);
-  return { clusterCa, serving, servingCaPem: servingCa.certPem, servingCaFile: join(o.certDir, 'apiserver-ca.crt') };
+  return {
+    clusterCa,
+    serving,
+    servingCaPem: servingCa.certPem,
+    servingCaFile: join(o.certDir, 'apiserver-ca.crt'),
+  };
 }
 
 /** Writes `<certDir>/admin.platconfig` (0600, atomically) for a system:masters admin. */
-export async function writeAdminPlatconfig(o: { certDir: string; server: string; certs: ServerCertificates; clock: Clock }): Promise<string> {
-  const admin = await generateClientCert({ ca: o.certs.clusterCa, commonName: 'plat-admin', organizations: ['system:masters'], now: o.clock.now() });
+export async function writeAdminPlatconfig(o: {
+  certDir: string;
+  server: string;
+  certs: ServerCertificates;
+  clock: Clock;
+}): Promise<string> {
+  const admin = await generateClientCert({
+    ca: o.certs.clusterCa,
+    commonName: 'plat-admin',
+    organizations: ['system:masters'],
+    now: o.clock.now(),
+  });
   const b64 = (s: string): string => Buffer.from(s).toString('base64');
   const config: Platconfig = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'plat-apiserver', cluster: { server: o.server, 'certificate-authority-data': b64(o.certs.servingCaPem) } }],
-    users: [{ name: 'plat-admin', user: { 'client-certificate-data': b64(admin.certPem), 'client-key-data': b64(admin.keyPem) } }],
-    contexts: [{ name: 'plat-admin@plat-apiserver', context: { cluster: 'plat-apiserver', user: 'plat-admin' } }],
+    clusters: [
+      {
+        name: 'plat-apiserver',
+        cluster: { server: o.server, 'certificate-authority-data': b64(o.certs.servingCaPem) },
+      },
+    ],
+    users: [
+      {
+        name: 'plat-admin',
+        user: {
+          'client-certificate-data': b64(admin.certPem),
+          'client-key-data': b64(admin.keyPem),
+        },
+      },
+    ],
+    contexts: [
+      {
+        name: 'plat-admin@plat-apiserver',
+        context: { cluster: 'plat-apiserver', user: 'plat-admin' },
+      },
+    ],
     'current-context': 'plat-admin@plat-apiserver',
   };
   const path = join(o.certDir, 'admin.platconfig');

@@ -8,7 +8,14 @@
 // the limit and the byte offset.
 
 import type { InputLimitError } from '../common/util/errors.js';
-import { API_BODY_LIMITS, JSON_PATCH_LIMITS, parseJsonBounded, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../common/util/bounded-parse.js';
+import {
+  API_BODY_LIMITS,
+  JSON_PATCH_LIMITS,
+  parseJsonBounded,
+  parseYamlBounded,
+  yamlToJsBounded,
+  type BoundedInput,
+} from '../common/util/bounded-parse.js';
 import type { Document } from 'yaml';
 
 export const BODY_INPUT: BoundedInput = { limits: API_BODY_LIMITS, source: 'request body' };
@@ -27,7 +34,8 @@ export function yamlDepthText(body: string, e: InputLimitError): string {
 
 /** The text for a bound passed: the reference's for nesting, ours (limit, offset) for the rest. */
 export function limitText(body: string, e: InputLimitError, yaml: boolean): string {
-  if (yaml && e.limit === 'maxAliases') return 'error converting YAML to JSON: yaml: document contains excessive aliasing';
+  if (yaml && e.limit === 'maxAliases')
+    return 'error converting YAML to JSON: yaml: document contains excessive aliasing';
   if (e.limit !== 'maxDepth') return e.message;
   return yaml ? `error converting YAML to JSON: ${yamlDepthText(body, e)}` : jsonDepthText(body, e);
 }
@@ -44,7 +52,10 @@ export function parseJsonPatchBody(body: string): unknown {
 
 /** The single YAML document of a body within bounds, composed (throws InputLimitError). */
 export function parseYamlBody(body: string): Document.Parsed | undefined {
-  return parseYamlBounded(body, { ...BODY_INPUT, yamlOptions: { uniqueKeys: false, prettyErrors: false } })[0];
+  return parseYamlBounded(body, {
+    ...BODY_INPUT,
+    yamlOptions: { uniqueKeys: false, prettyErrors: false },
+  })[0];
 }
 
 export function yamlBodyToJs(doc: Document.Parsed, body: string): unknown {

@@ -9,7 +9,12 @@ import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
 import { GoYamlValueError } from '../common/util/go-yaml-value.js';
 import type { LocatedYamlError } from '../common/util/yaml-located-error.js';
-import { limitText, parseJsonBody as parseJsonBounded, parseYamlBody, yamlBodyToJs } from './body-limits.js';
+import {
+  limitText,
+  parseJsonBody as parseJsonBounded,
+  parseYamlBody,
+  yamlBodyToJs,
+} from './body-limits.js';
 import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
@@ -31,11 +36,19 @@ export class DecodeError extends Error {
 }
 
 /** A body over a parse limit, as the reference words it when creating a `kind`. */
-function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind: string): DecodeError {
+function limitDecodeError(
+  body: string,
+  e: InputLimitError,
+  yaml: boolean,
+  kind: string,
+): DecodeError {
   const text = limitText(body, e, yaml);
   if (e.limit !== 'maxDepth') return new DecodeError(text, e);
   const inner = yaml ? text : `couldn't get version/kind; json parse error: ${text}`;
-  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${inner}`, e);
+  return new DecodeError(
+    `the object provided is unrecognized (must be of type ${kind}): ${inner}`,
+    e,
+  );
 }
 
 /**
@@ -44,7 +57,12 @@ function limitDecodeError(body: string, e: InputLimitError, yaml: boolean, kind:
  * and what is accepted; a create wraps it as the reference's transformDecodeError does.
  */
 function collectionKeyDecodeError(e: CollectionKeyError, kind: string): DecodeError {
-  return conversionDecodeError(`yaml: invalid map key: ${goSharpV(e.key)}`, e, SCALAR_KEY_ACCEPTED, kind);
+  return conversionDecodeError(
+    `yaml: invalid map key: ${goSharpV(e.key)}`,
+    e,
+    SCALAR_KEY_ACCEPTED,
+    kind,
+  );
 }
 
 /**
@@ -56,9 +74,18 @@ function goYamlValueDecodeError(e: GoYamlValueError, kind: string): DecodeError 
 }
 
 /** sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped as a create wraps it. */
-function conversionDecodeError(reference: string, at: LocatedYamlError, what: string, kind: string): DecodeError {
+function conversionDecodeError(
+  reference: string,
+  at: LocatedYamlError,
+  what: string,
+  kind: string,
+): DecodeError {
   const conversion = `error converting YAML to JSON: ${reference} (request body line ${at.line}, column ${at.col}: ${what})`;
-  return new DecodeError(`the object provided is unrecognized (must be of type ${kind}): ${conversion}`, undefined, conversion);
+  return new DecodeError(
+    `the object provided is unrecognized (must be of type ${kind}): ${conversion}`,
+    undefined,
+    conversion,
+  );
 }
 
 export interface DecodeOptions {
@@ -79,7 +106,12 @@ export interface DecodeResult {
 /** True for the YAML media types; everything else is read as JSON. */
 export function isYamlContentType(contentType: string): boolean {
   const mt = (contentType.split(';')[0] ?? '').trim().toLowerCase();
-  return mt === 'application/yaml' || mt === 'application/apply-patch+yaml' || mt === 'text/yaml' || mt.endsWith('+yaml');
+  return (
+    mt === 'application/yaml' ||
+    mt === 'application/apply-patch+yaml' ||
+    mt === 'text/yaml' ||
+    mt.endsWith('+yaml')
+  );
 }
 
 function jsonTypeOf(v: unknown): string {
@@ -135,7 +167,14 @@ export function findJsonDuplicates(text: string, out: string[]): void {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      stack.push({ isObject: c === 0x7b, path: valuePath(), keys: new Set(), key: '', expectKey: true, index: 0 });
+      stack.push({
+        isObject: c === 0x7b,
+        path: valuePath(),
+        keys: new Set(),
+        key: '',
+        expectKey: true,
+        index: 0,
+      });
       i++;
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
@@ -222,7 +261,8 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
         typeMismatch(state, v, s, owner, path);
         return;
       }
-      for (const [k, child] of Object.entries(v as Record<string, unknown>)) walk(child, s.values, joinPath(path, k), owner, state);
+      for (const [k, child] of Object.entries(v as Record<string, unknown>))
+        walk(child, s.values, joinPath(path, k), owner, state);
       return;
     case 'object': {
       if (typeof v !== 'object' || Array.isArray(v)) {
@@ -242,13 +282,18 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
 }
 
 /** Unknown fields and the first type mismatch of `value` against the kind's known-field tree. */
-export function checkAgainstSchema(value: Record<string, unknown>, kind: string): { unknownFields: string[]; typeError?: string } {
+export function checkAgainstSchema(
+  value: Record<string, unknown>,
+  kind: string,
+): { unknownFields: string[]; typeError?: string } {
   const schema = schemaForKind(kind, value['apiVersion']);
   if (schema === undefined) return { unknownFields: [] };
   const state: WalkState = { unknown: [] };
   walk(value, schema, '', kind, state);
   const typeError = state.fatal ?? state.typeError;
-  return typeError === undefined ? { unknownFields: state.unknown } : { unknownFields: state.unknown, typeError };
+  return typeError === undefined
+    ? { unknownFields: state.unknown }
+    : { unknownFields: state.unknown, typeError };
 }
 
 /**
@@ -271,12 +316,17 @@ export function jsonSyntaxMessage(err: unknown): string {
 }
 
 function parseJsonBody(body: string, kind: string): unknown {
-  if (body.trim() === '') throw new DecodeError("couldn't get version/kind; json parse error: unexpected end of JSON input");
+  if (body.trim() === '')
+    throw new DecodeError(
+      "couldn't get version/kind; json parse error: unexpected end of JSON input",
+    );
   try {
     return parseJsonBounded(body);
   } catch (e) {
     if (e instanceof InputLimitError) throw limitDecodeError(body, e, false, kind);
-    throw new DecodeError(`couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`);
+    throw new DecodeError(
+      `couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`,
+    );
   }
 }
 
@@ -287,7 +337,9 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
     const err = doc.errors[0];
     if (err !== undefined) {
       const line = body.slice(0, err.pos[0]).split('\n').length;
-      throw new DecodeError(`error converting YAML to JSON: yaml: line ${line}: ${err.message.split('\n')[0] ?? ''}`);
+      throw new DecodeError(
+        `error converting YAML to JSON: yaml: line ${line}: ${err.message.split('\n')[0] ?? ''}`,
+      );
     }
     const value = yamlBodyToJs(doc, body);
     findDuplicates(doc.contents, '', duplicateFields);
@@ -296,7 +348,8 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
     if (e instanceof InputLimitError) throw limitDecodeError(body, e, true, kind);
     if (e instanceof CollectionKeyError) throw collectionKeyDecodeError(e, kind);
     if (e instanceof GoYamlValueError) throw goYamlValueDecodeError(e, kind);
-    if (e instanceof InputSyntaxError) throw new DecodeError(`error converting YAML to JSON: yaml: ${e.message}`);
+    if (e instanceof InputSyntaxError)
+      throw new DecodeError(`error converting YAML to JSON: yaml: ${e.message}`);
     throw e;
   }
 }
@@ -322,14 +375,25 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {
-    throw new DecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyKind)} into Go struct field .kind of type string`);
+    throw new DecodeError(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyKind)} into Go struct field .kind of type string`,
+    );
   }
   if (bodyVersion !== undefined && typeof bodyVersion !== 'string') {
-    throw new DecodeError(`couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyVersion)} into Go struct field .apiVersion of type string`);
+    throw new DecodeError(
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyVersion)} into Go struct field .apiVersion of type string`,
+    );
   }
   if (opts.kind !== 'DeleteOptions') {
-    if (opts.apiVersion !== '' && typeof bodyVersion === 'string' && bodyVersion !== '' && bodyVersion !== opts.apiVersion) {
-      throw new DecodeError(`the API version in the data (${bodyVersion}) does not match the expected API version (${opts.apiVersion})`);
+    if (
+      opts.apiVersion !== '' &&
+      typeof bodyVersion === 'string' &&
+      bodyVersion !== '' &&
+      bodyVersion !== opts.apiVersion
+    ) {
+      throw new DecodeError(
+        `the API version in the data (${bodyVersion}) does not match the expected API version (${opts.apiVersion})`,
+      );
     }
     if (typeof bodyKind === 'string' && bodyKind !== '' && bodyKind !== opts.kind) {
       throw new DecodeError(
@@ -337,18 +401,26 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
       );
     }
     if (bodyKind === undefined || bodyKind === '') object['kind'] = opts.kind;
-    if ((bodyVersion === undefined || bodyVersion === '') && opts.apiVersion !== '') object['apiVersion'] = opts.apiVersion;
+    if ((bodyVersion === undefined || bodyVersion === '') && opts.apiVersion !== '')
+      object['apiVersion'] = opts.apiVersion;
   }
   const checked = checkAgainstSchema(object, opts.kind);
   if (checked.typeError !== undefined) {
-    const v = opts.apiVersion.includes('/') ? opts.apiVersion.slice(opts.apiVersion.indexOf('/') + 1) : opts.apiVersion || 'v1';
-    throw new DecodeError(`${opts.kind} in version ${JSON.stringify(v)} cannot be handled as a ${opts.kind}: ${checked.typeError}`);
+    const v = opts.apiVersion.includes('/')
+      ? opts.apiVersion.slice(opts.apiVersion.indexOf('/') + 1)
+      : opts.apiVersion || 'v1';
+    throw new DecodeError(
+      `${opts.kind} in version ${JSON.stringify(v)} cannot be handled as a ${opts.kind}: ${checked.typeError}`,
+    );
   }
   return { object, unknownFields: checked.unknownFields, duplicateFields };
 }
 
 /** Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place. */
-export function pruneUnknownFields(object: Record<string, unknown>, kind: string): Record<string, unknown> {
+export function pruneUnknownFields(
+  object: Record<string, unknown>,
+  kind: string,
+): Record<string, unknown> {
   const schema = schemaForKind(kind, object['apiVersion']);
   if (schema !== undefined) prune(object, schema);
   return object;
@@ -357,7 +429,8 @@ export function pruneUnknownFields(object: Record<string, unknown>, kind: string
 function prune(v: unknown, s: Schema): void {
   if (v === null || typeof v !== 'object') return;
   if (s.t === 'array' && Array.isArray(v)) v.forEach((item) => prune(item, s.items));
-  else if (s.t === 'map' && !Array.isArray(v)) for (const child of Object.values(v as Record<string, unknown>)) prune(child, s.values);
+  else if (s.t === 'map' && !Array.isArray(v))
+    for (const child of Object.values(v as Record<string, unknown>)) prune(child, s.values);
   else if (s.t === 'object' && !Array.isArray(v)) {
     const rec = v as Record<string, unknown>;
     for (const k of Object.keys(rec)) {
@@ -369,12 +442,23 @@ function prune(v: unknown, s: Schema): void {
 }
 
 /** The texts the reference uses in Strict errors and Warning headers. */
-export function fieldProblemTexts(r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>): string[] {
-  return [...r.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`), ...r.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`)];
+export function fieldProblemTexts(
+  r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>,
+): string[] {
+  return [
+    ...r.unknownFields.map((f) => `unknown field ${JSON.stringify(f)}`),
+    ...r.duplicateFields.map((f) => `duplicate field ${JSON.stringify(f)}`),
+  ];
 }
 
 /** The Strict-mode 400 message: `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`. */
-export function strictDecodingMessage(kind: string, apiVersion: string, r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>): string {
-  const v = apiVersion.includes('/') ? apiVersion.slice(apiVersion.indexOf('/') + 1) : apiVersion || 'v1';
+export function strictDecodingMessage(
+  kind: string,
+  apiVersion: string,
+  r: Pick<DecodeResult, 'unknownFields' | 'duplicateFields'>,
+): string {
+  const v = apiVersion.includes('/')
+    ? apiVersion.slice(apiVersion.indexOf('/') + 1)
+    : apiVersion || 'v1';
   return `${kind} in version ${JSON.stringify(v)} cannot be handled as a ${kind}: strict decoding error: ${fieldProblemTexts(r).join(', ')}`;
 }

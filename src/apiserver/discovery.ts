@@ -19,7 +19,16 @@ export interface DiscoveryResource {
   shortNames?: string[];
 }
 
-const fullVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+const fullVerbs = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
 const subVerbs = ['get', 'patch', 'update'];
 
 export function discoveryResources(def: ResourceDef): DiscoveryResource[] {
@@ -28,7 +37,10 @@ export function discoveryResources(def: ResourceDef): DiscoveryResource[] {
     singularName: def.singularName,
     namespaced: def.namespaced,
     kind: def.kind,
-    verbs: def.resource === 'namespaces' ? fullVerbs.filter((v) => v !== 'deletecollection') : [...fullVerbs],
+    verbs:
+      def.resource === 'namespaces'
+        ? fullVerbs.filter((v) => v !== 'deletecollection')
+        : [...fullVerbs],
   };
   if (def.shortNames.length > 0) main.shortNames = [...def.shortNames];
   const subs = def.subresources.map((s) => ({
@@ -52,7 +64,11 @@ export class Discovery {
   }
 
   apiVersions(serverAddress: string): unknown {
-    return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+    return {
+      kind: 'APIVersions',
+      versions: ['v1'],
+      serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+    };
   }
 
   private groupDoc(g: DiscoveryGroup): unknown {
@@ -70,13 +86,20 @@ export class Discovery {
 
   apiGroup(name: string): unknown {
     const g = this.groups.find((x) => x.name === name && name !== '');
-    return g === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...(this.groupDoc(g) as object) };
+    return g === undefined
+      ? undefined
+      : { kind: 'APIGroup', apiVersion: 'v1', ...(this.groupDoc(g) as object) };
   }
 
   resourceList(group: string, version: string): unknown {
     const g = this.groups.find((x) => x.name === group);
     if (g === undefined || version !== 'v1') return undefined;
-    return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group === '' ? 'v1' : `${group}/v1`, resources: g.resources };
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: group === '' ? 'v1' : `${group}/v1`,
+      resources: g.resources,
+    };
   }
 }
 
@@ -112,7 +135,13 @@ export function servedGroups(groups: Names['groups'], s: ServedDefs): DiscoveryG
     { name: groups.certificates, resources: discoveryResources(s.csr) },
     { name: groups.coordination, resources: discoveryResources(s.lease) },
     { name: s.rbacGroup, resources: s.rbac.flatMap(discoveryResources) },
-    { name: groups.authentication, resources: [reviewResource('selfsubjectreviews', 'SelfSubjectReview'), reviewResource('tokenreviews', 'TokenReview')] },
+    {
+      name: groups.authentication,
+      resources: [
+        reviewResource('selfsubjectreviews', 'SelfSubjectReview'),
+        reviewResource('tokenreviews', 'TokenReview'),
+      ],
+    },
     {
       name: groups.authorization,
       resources: [

@@ -39,8 +39,15 @@ export function invalid(field: string, value: unknown, detail: string): FieldErr
   return { type: 'FieldValueInvalid', field, value, detail };
 }
 
-export function notSupported(field: string, value: unknown, supported: readonly string[]): FieldError {
-  const detail = supported.length > 0 ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}` : '';
+export function notSupported(
+  field: string,
+  value: unknown,
+  supported: readonly string[],
+): FieldError {
+  const detail =
+    supported.length > 0
+      ? `supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`
+      : '';
   return { type: 'FieldValueNotSupported', field, value, detail };
 }
 
@@ -64,7 +71,8 @@ export function tooLong(field: string, value: unknown, max: number): FieldError 
 export function formatFieldValue(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
   if (value instanceof Uint8Array) return `[]byte{<${value.length} bytes>}`;
   return textOf(value);
 }
@@ -110,6 +118,8 @@ export function formatFieldErrors(errs: readonly FieldError[]): string {
 }
 
 /** Status causes for an Invalid response (`details.causes`). */
-export function toStatusCauses(errs: readonly FieldError[]): { reason: FieldErrorType; message: string; field: string }[] {
+export function toStatusCauses(
+  errs: readonly FieldError[],
+): { reason: FieldErrorType; message: string; field: string }[] {
   return errs.map((e) => ({ reason: e.type, message: errorMessage(e), field: e.field }));
 }

@@ -3,8 +3,20 @@
 // `--x v`, `_` read as `-`, booleans as `--x` or `--x=true|false`, `-v3`, lists that accumulate.
 // Every bad value is one FlagError naming the flag and what is accepted.
 
-import { DEFAULT_PLATFORM_DOMAIN, REFERENCE_NAMES, isPlatformProfile, namesFor, unknownProfileMessage, type PlatformProfile } from '../common/names.js';
-import { goQuotedList, parseStringFlags, type StringFlagDef, type StringFlags } from '../common/cli/string-flags.js';
+import {
+  DEFAULT_PLATFORM_DOMAIN,
+  REFERENCE_NAMES,
+  isPlatformProfile,
+  namesFor,
+  unknownProfileMessage,
+  type PlatformProfile,
+} from '../common/names.js';
+import {
+  goQuotedList,
+  parseStringFlags,
+  type StringFlagDef,
+  type StringFlags,
+} from '../common/cli/string-flags.js';
 import { FlagError } from '../common/util/errors.js';
 import { parseBool } from '../common/util/values/bool.js';
 import { parseDurationMs } from '../common/util/values/duration.js';
@@ -13,8 +25,15 @@ import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
 import { checkAddressTypes } from './proxy/node-connection.js';
 
-export const KNOWN_CONTROLLERS = ['csrapproving', 'csrsigning', 'tokencleaner', 'nodelifecycle'] as const;
-export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = { ShardedListAndWatch: false };
+export const KNOWN_CONTROLLERS = [
+  'csrapproving',
+  'csrsigning',
+  'tokencleaner',
+  'nodelifecycle',
+] as const;
+export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
+  ShardedListAndWatch: false,
+};
 
 export interface ApiServerFlags {
   securePort: number;
@@ -68,37 +87,178 @@ interface FlagDef {
 }
 
 const FLAG_DEFS: readonly FlagDef[] = [
-  { name: 'secure-port', value: 'int', def: '6443', help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.' },
-  { name: 'bind-address', value: 'ip', def: '127.0.0.1', help: 'The IP address on which to listen for the --secure-port port.' },
-  { name: 'cert-dir', value: 'string', def: '/var/run/plat-apiserver', help: 'The directory where generated TLS certificates, the cluster CA and admin.platconfig are written.' },
-  { name: 'tls-cert-file', value: 'string', def: undefined, help: 'File containing the default x509 serving certificate (PEM). When absent, a self-signed certificate for localhost, 127.0.0.1 and the host name is generated into --cert-dir.' },
-  { name: 'tls-private-key-file', value: 'string', def: undefined, help: 'File containing the default x509 private key matching --tls-cert-file.' },
-  { name: 'client-ca-file', value: 'string', def: undefined, help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.' },
-  { name: 'token-auth-file', value: 'string', def: undefined, help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".' },
-  { name: 'api-audiences', value: 'strings', def: '', help: "Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences." },
-  { name: 'enable-bootstrap-token-auth', value: '', def: 'false', help: `Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in the profile's system namespace (${namesFor('platform').namespaces.system}; ${REFERENCE_NAMES.namespaces.system} under --platform-profile=kubernetes) authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).` },
-  { name: 'anonymous-auth', value: '', def: 'false', help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).' },
-  { name: 'authorization-mode', value: 'strings', def: DEFAULT_AUTHORIZATION_MODES.join(','), help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.` },
-  { name: 'platform-domain', value: 'string', def: DEFAULT_PLATFORM_DOMAIN, help: `The reserved domain of API groups, signer names and annotations (${REFERENCE_NAMES.groupDomain} makes the paths those of standard cluster tools).` },
-  { name: 'platform-profile', value: 'string', def: 'platform', help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.groupDomain} groups, ${REFERENCE_NAMES.labelDomain} signers, ${REFERENCE_NAMES.namespaces.nodeLease}).` },
-  { name: 'node-monitor-grace-period', value: 'duration', def: '40s', help: 'How long a node may go without renewing its Lease or posting its status before the node lifecycle controller marks it Unknown and taints it unreachable.' },
-  { name: 'data-dir', value: 'string', def: undefined, help: 'Directory of the SQLite database. When absent, everything is kept in memory.' },
-  { name: 'cluster-signing-cert-file', value: 'string', def: undefined, help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.' },
-  { name: 'cluster-signing-key-file', value: 'string', def: undefined, help: 'PEM private key of --cluster-signing-cert-file.' },
-  { name: 'cluster-signing-duration', value: 'duration', def: '8760h0m0s', help: 'The maximum length of duration signed certificates will be given.' },
-  { name: 'controllers', value: 'strings', def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle', help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner, nodelifecycle (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth)." },
-  { name: 'feature-gates', value: 'mapStringBool', def: '', help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).' },
-  { name: 'min-request-timeout', value: 'int', def: '1800', help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.' },
-  { name: 'default-watch-cache-size', value: 'int', def: '100', help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.' },
-  { name: 'etcd-compaction-interval', value: 'duration', def: '5m0s', help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long. 0 disables compaction.' },
-  { name: 'kubelet-client-certificate', value: 'string', def: undefined, help: 'Client certificate (PEM) for connections to the node agents (logs, exec, attach, port-forward, nodes/proxy). When absent, one is issued from the cluster CA into --cert-dir (CN <product>-apiserver-kubelet-client, O system:masters).' },
-  { name: 'kubelet-client-key', value: 'string', def: undefined, help: 'Private key (PEM) of --kubelet-client-certificate.' },
-  { name: 'kubelet-certificate-authority', value: 'string', def: undefined, help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified." },
-  { name: 'kubelet-preferred-address-types', value: 'strings', def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP', help: 'The preferred NodeAddressTypes to use for connections to the node agents.' },
+  {
+    name: 'secure-port',
+    value: 'int',
+    def: '6443',
+    help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.',
+  },
+  {
+    name: 'bind-address',
+    value: 'ip',
+    def: '127.0.0.1',
+    help: 'The IP address on which to listen for the --secure-port port.',
+  },
+  {
+    name: 'cert-dir',
+    value: 'string',
+    def: '/var/run/plat-apiserver',
+    help: 'The directory where generated TLS certificates, the cluster CA and admin.platconfig are written.',
+  },
+  {
+    name: 'tls-cert-file',
+    value: 'string',
+    def: undefined,
+    help: 'File containing the default x509 serving certificate (PEM). When absent, a self-signed certificate for localhost, 127.0.0.1 and the host name is generated into --cert-dir.',
+  },
+  {
+    name: 'tls-private-key-file',
+    value: 'string',
+    def: undefined,
+    help: 'File containing the default x509 private key matching --tls-cert-file.',
+  },
+  {
+    name: 'client-ca-file',
+    value: 'string',
+    def: undefined,
+    help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.',
+  },
+  {
+    name: 'token-auth-file',
+    value: 'string',
+    def: undefined,
+    help: 'A CSV file of bearer tokens: token,user,uid,"group1,group2".',
+  },
+  {
+    name: 'api-audiences',
+    value: 'strings',
+    def: '',
+    help: 'Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences.',
+  },
+  {
+    name: 'enable-bootstrap-token-auth',
+    value: '',
+    def: 'false',
+    help: `Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in the profile's system namespace (${namesFor('platform').namespaces.system}; ${REFERENCE_NAMES.namespaces.system} under --platform-profile=kubernetes) authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).`,
+  },
+  {
+    name: 'anonymous-auth',
+    value: '',
+    def: 'false',
+    help: 'Enables anonymous requests (user system:anonymous, group system:unauthenticated).',
+  },
+  {
+    name: 'authorization-mode',
+    value: 'strings',
+    def: DEFAULT_AUTHORIZATION_MODES.join(','),
+    help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.`,
+  },
+  {
+    name: 'platform-domain',
+    value: 'string',
+    def: DEFAULT_PLATFORM_DOMAIN,
+    help: `The reserved domain of API groups, signer names and annotations (${REFERENCE_NAMES.groupDomain} makes the paths those of standard cluster tools).`,
+  },
+  {
+    name: 'platform-profile',
+    value: 'string',
+    def: 'platform',
+    help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.groupDomain} groups, ${REFERENCE_NAMES.labelDomain} signers, ${REFERENCE_NAMES.namespaces.nodeLease}).`,
+  },
+  {
+    name: 'node-monitor-grace-period',
+    value: 'duration',
+    def: '40s',
+    help: 'How long a node may go without renewing its Lease or posting its status before the node lifecycle controller marks it Unknown and taints it unreachable.',
+  },
+  {
+    name: 'data-dir',
+    value: 'string',
+    def: undefined,
+    help: 'Directory of the SQLite database. When absent, everything is kept in memory.',
+  },
+  {
+    name: 'cluster-signing-cert-file',
+    value: 'string',
+    def: undefined,
+    help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.',
+  },
+  {
+    name: 'cluster-signing-key-file',
+    value: 'string',
+    def: undefined,
+    help: 'PEM private key of --cluster-signing-cert-file.',
+  },
+  {
+    name: 'cluster-signing-duration',
+    value: 'duration',
+    def: '8760h0m0s',
+    help: 'The maximum length of duration signed certificates will be given.',
+  },
+  {
+    name: 'controllers',
+    value: 'strings',
+    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle',
+    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner, nodelifecycle (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth).",
+  },
+  {
+    name: 'feature-gates',
+    value: 'mapStringBool',
+    def: '',
+    help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).',
+  },
+  {
+    name: 'min-request-timeout',
+    value: 'int',
+    def: '1800',
+    help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.',
+  },
+  {
+    name: 'default-watch-cache-size',
+    value: 'int',
+    def: '100',
+    help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.',
+  },
+  {
+    name: 'etcd-compaction-interval',
+    value: 'duration',
+    def: '5m0s',
+    help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long. 0 disables compaction.',
+  },
+  {
+    name: 'kubelet-client-certificate',
+    value: 'string',
+    def: undefined,
+    help: 'Client certificate (PEM) for connections to the node agents (logs, exec, attach, port-forward, nodes/proxy). When absent, one is issued from the cluster CA into --cert-dir (CN <product>-apiserver-kubelet-client, O system:masters).',
+  },
+  {
+    name: 'kubelet-client-key',
+    value: 'string',
+    def: undefined,
+    help: 'Private key (PEM) of --kubelet-client-certificate.',
+  },
+  {
+    name: 'kubelet-certificate-authority',
+    value: 'string',
+    def: undefined,
+    help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified.",
+  },
+  {
+    name: 'kubelet-preferred-address-types',
+    value: 'strings',
+    def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
+    help: 'The preferred NodeAddressTypes to use for connections to the node agents.',
+  },
   { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];
 
-const HELP_FLAG: FlagDef = { name: 'help', short: 'h', value: '', def: 'false', help: 'help for plat-apiserver' };
+const HELP_FLAG: FlagDef = {
+  name: 'help',
+  short: 'h',
+  value: '',
+  def: 'false',
+  help: 'help for plat-apiserver',
+};
 
 /** Value types whose repeated occurrences add up (pflag's StringSlice and mapStringBool). */
 const ACCUMULATING = new Set(['strings', 'mapStringBool']);
@@ -126,33 +286,56 @@ function camel(name: string): string {
 
 function durationMs(v: string, flag: string): number {
   const ms = parseDurationMs(v, flag);
-  if (ms < 0) throw new FlagError(`invalid value "${v}" for flag --${flag}: must not be negative`, { flag });
+  if (ms < 0)
+    throw new FlagError(`invalid value "${v}" for flag --${flag}: must not be negative`, { flag });
   return ms;
 }
 
 function positiveInt(v: string, flag: string, min: number): number {
   const n = parseInt32(v, flag);
-  if (n < min) throw new FlagError(`invalid value "${v}" for flag --${flag}: must be at least ${min}`, { flag });
+  if (n < min)
+    throw new FlagError(`invalid value "${v}" for flag --${flag}: must be at least ${min}`, {
+      flag,
+    });
   return n;
 }
 
 export function helpText(extra: readonly ExtraFlag[] = []): string {
-  const lines = ['Usage: plat-apiserver [flags]', '', 'A lightweight control plane serving the CertificateSigningRequest and Event APIs.', '', 'Flags:'];
-  const all = [...FLAG_DEFS.map((f) => ({ ...f })), ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help }))];
+  const lines = [
+    'Usage: plat-apiserver [flags]',
+    '',
+    'A lightweight control plane serving the CertificateSigningRequest and Event APIs.',
+    '',
+    'Flags:',
+  ];
+  const all = [
+    ...FLAG_DEFS.map((f) => ({ ...f })),
+    ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help })),
+  ];
   for (const f of all) {
-    const sig = f.name === 'v' ? '-v, --v Level' : `    --${f.name}${f.value === '' ? '' : ` ${f.value}`}`;
-    const d = f.def === undefined || f.def === '' ? '' : ` (default ${f.value === 'string' || f.value === 'ip' ? `"${f.def}"` : f.def})`;
+    const sig =
+      f.name === 'v' ? '-v, --v Level' : `    --${f.name}${f.value === '' ? '' : ` ${f.value}`}`;
+    const d =
+      f.def === undefined || f.def === ''
+        ? ''
+        : ` (default ${f.value === 'string' || f.value === 'ip' ? `"${f.def}"` : f.def})`;
     lines.push(`  ${sig}`, `        ${f.help}${d}`);
   }
   lines.push('  -h, --help', '        help for plat-apiserver');
   return `${lines.join('\n')}\n`;
 }
 
-export function parseFlags(argv: readonly string[], extra: readonly ExtraFlag[] = []): ParseOutcome {
+export function parseFlags(
+  argv: readonly string[],
+  extra: readonly ExtraFlag[] = [],
+): ParseOutcome {
   const cl = tokenizeFlags(argv, extra);
   if (parseBool(cl.value('help'), 'help')) return { kind: 'help', text: helpText(extra) };
   // cobra's check of the reference's kube-apiserver (cmd.Args)
-  if (cl.positionals.some((a) => a !== '')) throw new FlagError(`"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`);
+  if (cl.positionals.some((a) => a !== ''))
+    throw new FlagError(
+      `"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`,
+    );
   return { kind: 'run', flags: flagsFrom(cl, extra) };
 }
 
@@ -160,7 +343,11 @@ function tokenizeFlags(argv: readonly string[], extra: readonly ExtraFlag[]): St
   try {
     return parseStringFlags(argv, tokenFlags(extra));
   } catch (err) {
-    if (err instanceof FlagError) throw new FlagError(`${err.message}; see plat-apiserver --help`, { ...(err.flag !== undefined ? { flag: err.flag } : {}), cause: err });
+    if (err instanceof FlagError)
+      throw new FlagError(`${err.message}; see plat-apiserver --help`, {
+        ...(err.flag !== undefined ? { flag: err.flag } : {}),
+        cause: err,
+      });
     throw err;
   }
 }
@@ -174,8 +361,16 @@ function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags
   const controllers = resolveControllers(parseStrings(val('controllers'), 'controllers'));
   const featureGates = featureGatesOf(val('feature-gates'));
   const [tlsCert, tlsKey] = givenTogether(cl, 'tls-cert-file', 'tls-private-key-file');
-  const [signCert, signKey] = givenTogether(cl, 'cluster-signing-cert-file', 'cluster-signing-key-file');
-  const [kubeletCert, kubeletKey] = givenTogether(cl, 'kubelet-client-certificate', 'kubelet-client-key');
+  const [signCert, signKey] = givenTogether(
+    cl,
+    'cluster-signing-cert-file',
+    'cluster-signing-key-file',
+  );
+  const [kubeletCert, kubeletKey] = givenTogether(
+    cl,
+    'kubelet-client-certificate',
+    'kubelet-client-key',
+  );
   const addressTypes = addressTypesOf(val('kubelet-preferred-address-types'));
   return {
     securePort: securePortOf(val('secure-port')),
@@ -186,22 +381,38 @@ function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags
     clientCaFile: get('client-ca-file'),
     tokenAuthFile: get('token-auth-file'),
     apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
-    enableBootstrapTokenAuth: parseBool(val('enable-bootstrap-token-auth'), 'enable-bootstrap-token-auth'),
+    enableBootstrapTokenAuth: parseBool(
+      val('enable-bootstrap-token-auth'),
+      'enable-bootstrap-token-auth',
+    ),
     anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
     anonymousAuthSet: get('anonymous-auth') !== undefined,
     authorizationMode: modes,
     platformDomain: val('platform-domain'),
     platformProfile: profileOf(val('platform-profile')),
-    nodeMonitorGracePeriodMs: durationMs(val('node-monitor-grace-period'), 'node-monitor-grace-period'),
+    nodeMonitorGracePeriodMs: durationMs(
+      val('node-monitor-grace-period'),
+      'node-monitor-grace-period',
+    ),
     dataDir: get('data-dir'),
     clusterSigningCertFile: signCert,
     clusterSigningKeyFile: signKey,
-    clusterSigningDurationMs: durationMs(val('cluster-signing-duration'), 'cluster-signing-duration'),
+    clusterSigningDurationMs: durationMs(
+      val('cluster-signing-duration'),
+      'cluster-signing-duration',
+    ),
     controllers,
     featureGates,
     minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
-    defaultWatchCacheSize: positiveInt(val('default-watch-cache-size'), 'default-watch-cache-size', 0),
-    etcdCompactionIntervalMs: durationMs(val('etcd-compaction-interval'), 'etcd-compaction-interval'),
+    defaultWatchCacheSize: positiveInt(
+      val('default-watch-cache-size'),
+      'default-watch-cache-size',
+      0,
+    ),
+    etcdCompactionIntervalMs: durationMs(
+      val('etcd-compaction-interval'),
+      'etcd-compaction-interval',
+    ),
     verbosity: positiveInt(val('v'), 'v', 0),
     kubeletClientCertificate: kubeletCert,
     kubeletClientKey: kubeletKey,
@@ -216,7 +427,10 @@ function featureGatesOf(text: string): Record<string, boolean> {
   const given = text === '' ? {} : parseBoolMap(text, 'feature-gates');
   for (const [k, v] of Object.entries(given)) {
     if (!(k in gates)) {
-      throw new FlagError(`invalid value "${text}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`, { flag: 'feature-gates' });
+      throw new FlagError(
+        `invalid value "${text}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`,
+        { flag: 'feature-gates' },
+      );
     }
     gates[k] = v;
   }
@@ -224,23 +438,38 @@ function featureGatesOf(text: string): Record<string, boolean> {
 }
 
 /** A file pair (certificate and key): both or neither. */
-function givenTogether(cl: StringFlags, first: string, second: string): [string | undefined, string | undefined] {
+function givenTogether(
+  cl: StringFlags,
+  first: string,
+  second: string,
+): [string | undefined, string | undefined] {
   const a = cl.given(first);
   const b = cl.given(second);
-  if ((a === undefined) !== (b === undefined)) throw new FlagError(`flags --${first} and --${second} must be given together`, { flag: a === undefined ? first : second });
+  if ((a === undefined) !== (b === undefined))
+    throw new FlagError(`flags --${first} and --${second} must be given together`, {
+      flag: a === undefined ? first : second,
+    });
   return [a, b];
 }
 
 function addressTypesOf(text: string): string[] {
   const types = parseStrings(text, 'kubelet-preferred-address-types');
   const problem = checkAddressTypes(types);
-  if (problem !== undefined) throw new FlagError(`invalid value "${text}" for flag --kubelet-preferred-address-types: ${problem}`, { flag: 'kubelet-preferred-address-types' });
+  if (problem !== undefined)
+    throw new FlagError(
+      `invalid value "${text}" for flag --kubelet-preferred-address-types: ${problem}`,
+      { flag: 'kubelet-preferred-address-types' },
+    );
   return types;
 }
 
 function securePortOf(text: string): number {
   const port = parseInt32(text, 'secure-port');
-  if (port < 0 || port > 65535) throw new FlagError(`invalid value "${text}" for flag --secure-port: must be between 0 and 65535`, { flag: 'secure-port' });
+  if (port < 0 || port > 65535)
+    throw new FlagError(
+      `invalid value "${text}" for flag --secure-port: must be between 0 and 65535`,
+      { flag: 'secure-port' },
+    );
   return port;
 }
 
@@ -255,7 +484,10 @@ function extraValuesOf(cl: StringFlags, extra: readonly ExtraFlag[]): Record<str
 }
 
 function profileOf(v: string): PlatformProfile {
-  if (!isPlatformProfile(v)) throw new FlagError(unknownProfileMessage(v, 'flag --platform-profile'), { flag: 'platform-profile' });
+  if (!isPlatformProfile(v))
+    throw new FlagError(unknownProfileMessage(v, 'flag --platform-profile'), {
+      flag: 'platform-profile',
+    });
   return v;
 }
 
@@ -266,9 +498,12 @@ export function resolveControllers(list: readonly string[]): string[] {
   for (const c of list) {
     const name = c.startsWith('-') ? c.slice(1) : c;
     if (c !== '*' && !(KNOWN_CONTROLLERS as readonly string[]).includes(name)) {
-      throw new FlagError(`invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`, {
-        flag: 'controllers',
-      });
+      throw new FlagError(
+        `invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`,
+        {
+          flag: 'controllers',
+        },
+      );
     }
   }
   for (const k of KNOWN_CONTROLLERS) {
@@ -284,10 +519,21 @@ function checkAuthorizationModes(modes: readonly string[]): void {
   const seen = new Set<string>();
   for (const m of modes) {
     if (!known.includes(m)) {
-      throw new FlagError(`invalid value "${m}" for flag --authorization-mode: supported modes are ${AUTHORIZATION_MODES.join(', ')}`, { flag: 'authorization-mode' });
+      throw new FlagError(
+        `invalid value "${m}" for flag --authorization-mode: supported modes are ${AUTHORIZATION_MODES.join(', ')}`,
+        { flag: 'authorization-mode' },
+      );
     }
-    if (seen.has(m)) throw new FlagError(`invalid value "${modes.join(',')}" for flag --authorization-mode: authorization-mode "${m}" has mode specified more than once`, { flag: 'authorization-mode' });
+    if (seen.has(m))
+      throw new FlagError(
+        `invalid value "${modes.join(',')}" for flag --authorization-mode: authorization-mode "${m}" has mode specified more than once`,
+        { flag: 'authorization-mode' },
+      );
     seen.add(m);
   }
-  if (modes.length === 0) throw new FlagError(`flag --authorization-mode: at least one mode is required (${AUTHORIZATION_MODES.join(', ')})`, { flag: 'authorization-mode' });
+  if (modes.length === 0)
+    throw new FlagError(
+      `flag --authorization-mode: at least one mode is required (${AUTHORIZATION_MODES.join(', ')})`,
+      { flag: 'authorization-mode' },
+    );
 }

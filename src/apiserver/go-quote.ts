@@ -2,7 +2,15 @@
 // the reference's byte for byte. (The time package quotes its own way: see schema/go-time.ts.)
 
 const printable = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u;
-const shortEscapes: Readonly<Record<string, string>> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v' };
+const shortEscapes: Readonly<Record<string, string>> = {
+  '\x07': '\\a',
+  '\b': '\\b',
+  '\f': '\\f',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\v': '\\v',
+};
 
 function hex(n: number, width: number): string {
   return n.toString(16).padStart(width, '0');

@@ -22,7 +22,8 @@ function goFloat(n: number): string {
 function scalar(v: unknown): string {
   if (v === null || v === undefined) return NIL;
   if (typeof v === 'string') return goQuote(v);
-  if (typeof v === 'number') return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? v.toFixed(0) : goFloat(v);
+  if (typeof v === 'number')
+    return Number.isInteger(v) && Math.abs(v) < 2 ** 63 ? v.toFixed(0) : goFloat(v);
   if (typeof v === 'bigint' || typeof v === 'boolean') return String(v);
   return goQuote(typeof v === 'symbol' ? v.toString() : Object.prototype.toString.call(v));
 }
@@ -58,7 +59,11 @@ export function goSharpV(value: unknown, budget = 500): string {
       parts.push('}');
     } else if (v instanceof Map) {
       parts.push('map[interface {}]interface {}{');
-      [...v.keys()].sort(compareKeys).forEach((k: unknown, i) => parts.push(...(i > 0 ? [', '] : []), { value: k }, ':', { value: v.get(k) }));
+      [...v.keys()]
+        .sort(compareKeys)
+        .forEach((k: unknown, i) =>
+          parts.push(...(i > 0 ? [', '] : []), { value: k }, ':', { value: v.get(k) }),
+        );
       parts.push('}');
     } else {
       out += scalar(v);

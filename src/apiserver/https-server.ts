@@ -11,14 +11,29 @@ import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import { sendError } from './handlers/respond.js';
 
 export interface HttpsServerOptions {
-  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly clientCaPems: readonly string[] };
+  readonly tls: {
+    readonly certPem: string;
+    readonly keyPem: string;
+    readonly clientCaPems: readonly string[];
+  };
   readonly logger: Logger;
-  readonly handle: (req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }) => Promise<void>;
+  readonly handle: (
+    req: IncomingMessage,
+    res: ServerResponse,
+    upgrade?: { socket: Duplex; head: Buffer },
+  ) => Promise<void>;
 }
 
 export function createHttpsServer(o: HttpsServerOptions): Server {
   const server = createServer(
-    { cert: o.tls.certPem, key: o.tls.keyPem, ca: [...o.tls.clientCaPems], requestCert: true, rejectUnauthorized: false, minVersion: 'TLSv1.2' },
+    {
+      cert: o.tls.certPem,
+      key: o.tls.keyPem,
+      ca: [...o.tls.clientCaPems],
+      requestCert: true,
+      rejectUnauthorized: false,
+      minVersion: 'TLSv1.2',
+    },
     (req, res) => {
       o.handle(req, res).catch((err: unknown) => {
         o.logger.error({ err }, 'request handling failed');

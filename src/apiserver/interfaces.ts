@@ -7,7 +7,6 @@ import type { IncomingMessage } from 'node:http';
 
 import type { UserInfo } from '../common/auth/user.js';
 
-
 /** One type for both programs (src/common/auth/authenticator.ts). */
 export type { AuthenticationResult, Authenticator } from '../common/auth/authenticator.js';
 
@@ -112,7 +111,10 @@ export interface AdmissionPlugin {
  */
 export interface ValueTransformer {
   toStorage(plaintext: Uint8Array, context: string): Promise<Uint8Array>;
-  fromStorage(stored: Uint8Array, context: string): Promise<{ readonly data: Uint8Array; readonly stale: boolean }>;
+  fromStorage(
+    stored: Uint8Array,
+    context: string,
+  ): Promise<{ readonly data: Uint8Array; readonly stale: boolean }>;
 }
 
 /** Chooses the transformer for a resource (`resource` plural, `group` '' for core). */

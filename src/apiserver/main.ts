@@ -10,7 +10,11 @@ import type { Logger } from '../common/log/types.js';
 import { systemClock, type Clock } from '../common/util/clock.js';
 import { CertificateError, FlagError, NodeAgentError, userMessage } from '../common/util/errors.js';
 import { setYamlNoteSink } from '../common/util/yaml-notes.js';
-import { prepareCertificates, writeAdminPlatconfig, type ServerCertificates } from './admin-platconfig.js';
+import {
+  prepareCertificates,
+  writeAdminPlatconfig,
+  type ServerCertificates,
+} from './admin-platconfig.js';
 import { LateModes } from './authz/modes.js';
 import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
 import { x509Authenticator } from './auth/x509.js';
@@ -30,7 +34,6 @@ import { prepareKubeletClient, type KubeletClientRuntime } from './proxy/kubelet
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
-
 export interface RunningApiServer {
   readonly server: ApiServer;
   readonly url: string;
@@ -44,28 +47,69 @@ export interface RunningApiServer {
  * `extra` plugs parts in without flags (tests, benchmarks, embedding): its authenticators and
  * admission plugins come after the configured ones; its authorizers replace the configured chain.
  */
-export async function startApiServer(flags: ApiServerFlags, logger: Logger, clock: Clock = systemClock, extra: ApiServerPlugins = {}): Promise<RunningApiServer> {
+export async function startApiServer(
+  flags: ApiServerFlags,
+  logger: Logger,
+  clock: Clock = systemClock,
+  extra: ApiServerPlugins = {},
+): Promise<RunningApiServer> {
   const certs = await prepareCertificates({ ...flags, clock });
   const clientCaPems = await clientCas(flags, certs);
   const names = namesFor(flags.platformProfile, flags.platformDomain);
   const { nodeObjects, nodeAuthorizer, late } = nodeAuthorization(names);
-  const plugins = await loadPlugins(flags, logger, clock, late, { authorizer: nodeAuthorizer, objects: nodeObjects, leaseNamespace: names.namespaces.nodeLease });
+  const plugins = await loadPlugins(flags, logger, clock, late, {
+    authorizer: nodeAuthorizer,
+    objects: nodeObjects,
+    leaseNamespace: names.namespaces.nodeLease,
+  });
   const secrets = new RegistrySecrets();
-  const server = new ApiServer(serverOptions({ flags, certs, clientCaPems, names, plugins, extra, late, secrets, clock, logger }));
+  const server = new ApiServer(
+    serverOptions({
+      flags,
+      certs,
+      clientCaPems,
+      names,
+      plugins,
+      extra,
+      late,
+      secrets,
+      clock,
+      logger,
+    }),
+  );
   nodeObjects.bind(server.registry, server.defs);
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
   const kubeletFiles = new AbortController();
-  server.useProxy(await agentProxy(server, flags, certs, names, { logger, clock, signal: kubeletFiles.signal }));
+  server.useProxy(
+    await agentProxy(server, flags, certs, names, { logger, clock, signal: kubeletFiles.signal }),
+  );
   const url = serverUrl(await server.start());
-  const adminPlatconfig = await writeAdminPlatconfig({ certDir: flags.certDir, server: url, certs, clock });
+  const adminPlatconfig = await writeAdminPlatconfig({
+    certDir: flags.certDir,
+    server: url,
+    certs,
+    clock,
+  });
   const controllers = new AbortController();
   const loops = startControllers(
-    { server, enabled: flags.controllers, ca: certs.clusterCa, clusterSigningDurationMs: flags.clusterSigningDurationMs, nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs, names, clock, logger },
+    {
+      server,
+      enabled: flags.controllers,
+      ca: certs.clusterCa,
+      clusterSigningDurationMs: flags.clusterSigningDurationMs,
+      nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      names,
+      clock,
+      logger,
+    },
     controllers.signal,
   );
-  logger.info({ address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' }, `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`);
+  logger.info(
+    { address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' },
+    `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`,
+  );
   return {
     server,
     url,
@@ -100,9 +144,17 @@ function serverOptions(p: {
     names,
     bindAddress: flags.bindAddress,
     port: flags.securePort,
-    tls: { certPem: certs.serving.certPem + certs.servingCaPem, keyPem: certs.serving.keyPem, clientCaPems: p.clientCaPems },
+    tls: {
+      certPem: certs.serving.certPem + certs.servingCaPem,
+      keyPem: certs.serving.keyPem,
+      clientCaPems: p.clientCaPems,
+    },
     dataDir: flags.dataDir,
-    authenticators: [...flagAuthenticators(flags, names, p.secrets, clock, logger), ...(plugins.authenticators ?? []), ...(extra.authenticators ?? [])],
+    authenticators: [
+      ...flagAuthenticators(flags, names, p.secrets, clock, logger),
+      ...(plugins.authenticators ?? []),
+      ...(extra.authenticators ?? []),
+    ],
     anonymousAuth: flags.anonymousAuth,
     authorizers: [...(extra.authorizers ?? plugins.authorizers ?? [])],
     lateModes: p.late,
@@ -122,10 +174,18 @@ function serverOptions(p: {
 }
 
 /** The Node authorizer (bound into the late modes) over node objects the registry is bound to later. */
-function nodeAuthorization(names: Names): { nodeObjects: RegistryNodeObjects; nodeAuthorizer: NodeAuthorizer; late: LateModes } {
+function nodeAuthorization(names: Names): {
+  nodeObjects: RegistryNodeObjects;
+  nodeAuthorizer: NodeAuthorizer;
+  late: LateModes;
+} {
   // The Node authorizer and NodeRestriction read pods and nodes: bound to the registry once it exists.
   const nodeObjects = new RegistryNodeObjects();
-  const nodeAuthorizer = new NodeAuthorizer({ platformDomain: names.groupDomain, nodeLeaseNamespace: names.namespaces.nodeLease, objects: nodeObjects });
+  const nodeAuthorizer = new NodeAuthorizer({
+    platformDomain: names.groupDomain,
+    nodeLeaseNamespace: names.namespaces.nodeLease,
+    objects: nodeObjects,
+  });
   const late = new LateModes();
   late.node.bind(nodeAuthorizer);
   return { nodeObjects, nodeAuthorizer, late };
@@ -138,23 +198,46 @@ async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Prom
   try {
     pems.push(await readFile(flags.clientCaFile, 'utf8'));
   } catch (err) {
-    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, { flag: 'client-ca-file' });
+    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, {
+      flag: 'client-ca-file',
+    });
   }
   return pems;
 }
 
 /** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
-function flagAuthenticators(flags: ApiServerFlags, names: Names, secrets: RegistrySecrets, clock: Clock, logger: Logger): Authenticator[] {
+function flagAuthenticators(
+  flags: ApiServerFlags,
+  names: Names,
+  secrets: RegistrySecrets,
+  clock: Clock,
+  logger: Logger,
+): Authenticator[] {
   const authenticators: Authenticator[] = [x509Authenticator()];
-  if (flags.tokenAuthFile !== undefined) authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
+  if (flags.tokenAuthFile !== undefined)
+    authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   if (flags.enableBootstrapTokenAuth) {
-    authenticators.push(new BootstrapTokenAuthenticator({ secrets, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: logger.child({ component: 'bootstrap-token' }) }));
+    authenticators.push(
+      new BootstrapTokenAuthenticator({
+        secrets,
+        platformDomain: names.labelDomain,
+        namespace: names.namespaces.system,
+        clock,
+        logger: logger.child({ component: 'bootstrap-token' }),
+      }),
+    );
   }
   return authenticators;
 }
 
 /** pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client certificate. */
-async function agentProxy(server: ApiServer, flags: ApiServerFlags, certs: ServerCertificates, names: Names, r: KubeletClientRuntime): Promise<SubresourceProxy> {
+async function agentProxy(
+  server: ApiServer,
+  flags: ApiServerFlags,
+  certs: ServerCertificates,
+  names: Names,
+  r: KubeletClientRuntime,
+): Promise<SubresourceProxy> {
   const tls = await prepareKubeletClient(flags, certs.clusterCa, names.product, r);
   return new SubresourceProxy({
     registry: server.registry,
@@ -170,18 +253,26 @@ async function agentProxy(server: ApiServer, flags: ApiServerFlags, certs: Serve
 
 /** The URL clients reach the server at (a wildcard bind address is reached on 127.0.0.1). */
 function serverUrl({ host, port }: { host: string; port: number }): string {
-  const hostForUrl = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const hostForUrl =
+    host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return `https://${hostForUrl}:${port}`;
 }
 
 export async function main(argv: string[]): Promise<number | undefined> {
   // --- configuration-file flags (issue 7): --validate-config FILE... checks files and exits ---
   if (isValidateConfigInvocation(argv)) {
-    return runValidateConfig(argv, { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) });
+    return runValidateConfig(argv, {
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+    });
   }
   // --- end configuration-file flags ---
   if (argv[0] === 'token') {
-    return runTokenCommand(argv.slice(1), { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), now: () => systemClock.now() });
+    return runTokenCommand(argv.slice(1), {
+      out: (t) => process.stdout.write(t),
+      err: (t) => process.stderr.write(t),
+      now: () => systemClock.now(),
+    });
   }
   let flags: ApiServerFlags;
   try {
@@ -202,7 +293,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
     running = await startApiServer(flags, log.logger);
   } catch (err) {
     const known = err instanceof NodeAgentError || err instanceof CertificateError;
-    log.logger.error(known ? { error: userMessage(err) } : { err }, 'plat-apiserver failed to start');
+    log.logger.error(
+      known ? { error: userMessage(err) } : { err },
+      'plat-apiserver failed to start',
+    );
     if (!known) process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
     log.close();
     return 1;

@@ -9,8 +9,25 @@ export type ParamSet = 'R' | 'W' | 'P' | 'D' | 'DC' | 'L';
 const R = ['pretty'];
 const W = [...R, 'dryRun', 'fieldManager', 'fieldValidation'];
 const P = [...W, 'force'];
-const D = ['pretty', 'dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'];
-const listCommon = ['continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'shardSelector', 'timeoutSeconds'];
+const D = [
+  'pretty',
+  'dryRun',
+  'gracePeriodSeconds',
+  'ignoreStoreReadErrorWithClusterBreakingPotential',
+  'orphanDependents',
+  'propagationPolicy',
+];
+const listCommon = [
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'shardSelector',
+  'timeoutSeconds',
+];
 const DC = [...D, ...listCommon];
 const L = ['pretty', 'allowWatchBookmarks', 'watch', ...listCommon];
 
@@ -60,9 +77,11 @@ export class Params {
     if (raw === undefined) return undefined;
     const v = raw.trim();
     if (v === '') return undefined;
-    if (!/^[-+]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
+    if (!/^[-+]?\d+$/.test(v))
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: invalid syntax`);
     const n = Number(v);
-    if (!Number.isSafeInteger(n)) throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
+    if (!Number.isSafeInteger(n))
+      throw badRequest(`strconv.ParseInt: parsing ${JSON.stringify(raw)}: value out of range`);
     return n;
   }
 }

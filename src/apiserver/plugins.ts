@@ -3,12 +3,22 @@
 // their plug-ins. The server core takes whatever lists come back; nothing else changes.
 
 import { namesFor } from '../common/names.js';
-import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
+import type {
+  AdmissionPlugin,
+  Authenticator,
+  Authorizer,
+  RequestTracer,
+  TransformerRegistry,
+} from './interfaces.js';
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../common/log/types.js';
 import type { Clock } from '../common/util/clock.js';
 import type { LateModes } from './authz/modes.js';
-import { APISERVER_CONFIG_FLAGS, loadApiserverConfigFiles, type ApiserverConfigFileOptions } from './config/build.js';
+import {
+  APISERVER_CONFIG_FLAGS,
+  loadApiserverConfigFiles,
+  type ApiserverConfigFileOptions,
+} from './config/build.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -27,7 +37,13 @@ export interface ApiServerPlugins {
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
 export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
 
-export async function loadPlugins(flags: ApiServerFlags, logger: Logger, clock: Clock, lateModes?: LateModes, nodes?: ApiserverConfigFileOptions['nodes']): Promise<ApiServerPlugins> {
+export async function loadPlugins(
+  flags: ApiServerFlags,
+  logger: Logger,
+  clock: Clock,
+  lateModes?: LateModes,
+  nodes?: ApiserverConfigFileOptions['nodes'],
+): Promise<ApiServerPlugins> {
   const x = flags.extra;
   const files = await loadApiserverConfigFiles({
     authenticationConfig: x['authenticationConfig'],

@@ -54,7 +54,8 @@ function rawPathAndQuery(url: string): { rawPath: string; rawQuery: string } {
   const q = target.indexOf('?');
   const rawPath = q < 0 ? target : target.slice(0, q);
   const rawQuery = q < 0 ? '' : target.slice(q + 1);
-  if (!rawPath.startsWith('/')) throw new StatusError(400, 'BadRequest', 'invalid request URI: the path must begin with "/"');
+  if (!rawPath.startsWith('/'))
+    throw new StatusError(400, 'BadRequest', 'invalid request URI: the path must begin with "/"');
   return { rawPath, rawQuery };
 }
 

@@ -8,7 +8,13 @@ import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from './interfaces.js';
+import type {
+  AdmissionPlugin,
+  Authenticator,
+  Authorizer,
+  RequestTracer,
+  TransformerRegistry,
+} from './interfaces.js';
 import { everyMs, type Clock } from '../common/util/clock.js';
 import type { Logger } from '../common/log/types.js';
 import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
@@ -21,9 +27,19 @@ import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.j
 import { applyFieldValidation, decodeObject } from './handlers/decode-object.js';
 import { parseWriteOptions } from './handlers/options.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
-import { sendError, sendJson, sendText, statusOf, type ResponseContext } from './handlers/respond.js';
+import {
+  sendError,
+  sendJson,
+  sendText,
+  statusOf,
+  type ResponseContext,
+} from './handlers/respond.js';
 import { subjectAccessReview, tokenReview } from './handlers/reviews.js';
-import { selfSubjectAccessReview, selfSubjectReview, selfSubjectRulesReview } from './handlers/self-reviews.js';
+import {
+  selfSubjectAccessReview,
+  selfSubjectReview,
+  selfSubjectRulesReview,
+} from './handlers/self-reviews.js';
 import { impersonatedUser } from './auth/impersonation.js';
 import type { LateModes } from './authz/modes.js';
 import { Rbac } from './rbac/index.js';
@@ -57,7 +73,11 @@ export interface ApiServerOptions {
   readonly bindAddress: string;
   /** 0 picks a free port. */
   readonly port: number;
-  readonly tls: { readonly certPem: string; readonly keyPem: string; readonly clientCaPems: readonly string[] };
+  readonly tls: {
+    readonly certPem: string;
+    readonly keyPem: string;
+    readonly clientCaPems: readonly string[];
+  };
   /** Undefined: in memory. */
   readonly dataDir: string | undefined;
   /** Tried in order (x509 client certificates, token file, then plugged-in ones such as JWT). */
@@ -112,7 +132,12 @@ function resourceDefs(names: Names): ApiServer['defs'] {
 }
 
 /** What the resource handlers need: the registry, the limits, and the watch settings. */
-function handlerContext(o: ApiServerOptions, platformDomain: string, registry: Registry, authorizer: Authorizer): ResourceHandlerContext {
+function handlerContext(
+  o: ApiServerOptions,
+  platformDomain: string,
+  registry: Registry,
+  authorizer: Authorizer,
+): ResourceHandlerContext {
   return {
     registry,
     platformDomain,
@@ -178,18 +203,46 @@ export class ApiServer {
     this.names = names;
     const d = names.groupDomain;
     this.defs = resourceDefs(names);
-    this.store = new Store({ dataDir: o.dataDir, transformers: o.transformers, logger: o.logger, clock: o.clock, compactionIntervalMs: o.compactionIntervalMs });
+    this.store = new Store({
+      dataDir: o.dataDir,
+      transformers: o.transformers,
+      logger: o.logger,
+      clock: o.clock,
+      compactionIntervalMs: o.compactionIntervalMs,
+    });
     this.rbac = new Rbac({ platformDomain: d, names, store: this.store, logger: o.logger });
     o.lateModes?.rbac.bind(this.rbac.authorizer);
     this.authorizer = new AuthorizerChain({ authorizers: o.authorizers });
     const admission = [...o.admission, this.rbac.escalationCheck(this.authorizer)];
-    this.registry = new Registry({ store: this.store, platformDomain: d, names, clock: o.clock, logger: o.logger, admission, managedFields: o.managedFields });
+    this.registry = new Registry({
+      store: this.store,
+      platformDomain: d,
+      names,
+      clock: o.clock,
+      logger: o.logger,
+      admission,
+      managedFields: o.managedFields,
+    });
     const all = [...Object.values(this.defs), ...this.rbac.resources];
     // A view shares its storage resource's keys: their namespace clean-up runs once.
-    this.registry.namespacedPrefixes = all.filter((x) => x.namespaced && x.view === undefined).map((x) => this.registry.prefix(x, ''));
+    this.registry.namespacedPrefixes = all
+      .filter((x) => x.namespaced && x.view === undefined)
+      .map((x) => this.registry.prefix(x, ''));
     this.routes = new ResourceRoutes(all);
-    this.openapi = new OpenApi({ defs: all, reviews: reviewEndpoints(names.groups), title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver', version: (versionInfo() as { gitVersion: string }).gitVersion, clock: o.clock, names, logger: o.logger });
-    if (this.openapi.undocumented.length > 0) o.logger.warn({ resources: this.openapi.undocumented }, 'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3');
+    this.openapi = new OpenApi({
+      defs: all,
+      reviews: reviewEndpoints(names.groups),
+      title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver',
+      version: (versionInfo() as { gitVersion: string }).gitVersion,
+      clock: o.clock,
+      names,
+      logger: o.logger,
+    });
+    if (this.openapi.undocumented.length > 0)
+      o.logger.warn(
+        { resources: this.openapi.undocumented },
+        'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3',
+      );
     const { defs } = this;
     this.discovery = new Discovery({
       groups: servedGroups(names.groups, {
@@ -201,10 +254,17 @@ export class ApiServer {
         rbac: this.rbac.resources,
       }),
     });
-    this.authn = new AuthenticatorChain({ authenticators: o.authenticators, anonymous: o.anonymousAuth });
+    this.authn = new AuthenticatorChain({
+      authenticators: o.authenticators,
+      anonymous: o.anonymousAuth,
+    });
     this.protobufResponses = new ProtobufResponses({ logger: o.logger });
     this.handlerCtx = handlerContext(o, d, this.registry, this.authorizer);
-    this.server = createHttpsServer({ tls: o.tls, logger: o.logger, handle: (req, res, upgrade) => this.handle(req, res, upgrade) });
+    this.server = createHttpsServer({
+      tls: o.tls,
+      logger: o.logger,
+      handle: (req, res, upgrade) => this.handle(req, res, upgrade),
+    });
   }
 
   /** Serves the streaming subresources through this proxy (set before start). */
@@ -217,8 +277,14 @@ export class ApiServer {
     const system = { username: 'system:apiserver', groups: ['system:masters'] };
     const ns = this.names.namespaces;
     for (const name of ['default', ns.system, ns.public, ns.nodeLease]) {
-      if (this.store.getRaw(this.registry.key(this.defs.namespace, '', name)) !== undefined) continue;
-      await this.registry.create(this.defs.namespace, '', { metadata: { name } }, { user: system, dryRun: false, fieldManager: 'plat-apiserver', subresource: '' });
+      if (this.store.getRaw(this.registry.key(this.defs.namespace, '', name)) !== undefined)
+        continue;
+      await this.registry.create(
+        this.defs.namespace,
+        '',
+        { metadata: { name } },
+        { user: system, dryRun: false, fieldManager: 'plat-apiserver', subresource: '' },
+      );
     }
   }
 
@@ -227,8 +293,20 @@ export class ApiServer {
     await this.rbac.start(this.registry, this.stopController.signal);
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
-        const why = err.code === 'EADDRINUSE' ? 'the port is in use' : err.code === 'EADDRNOTAVAIL' ? 'the address is not on this host' : err.code === 'EACCES' ? 'permission denied' : err.message;
-        reject(new FlagError(`cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, --secure-port): ${why}`, { flag: 'secure-port', cause: err }));
+        const why =
+          err.code === 'EADDRINUSE'
+            ? 'the port is in use'
+            : err.code === 'EADDRNOTAVAIL'
+              ? 'the address is not on this host'
+              : err.code === 'EACCES'
+                ? 'permission denied'
+                : err.message;
+        reject(
+          new FlagError(
+            `cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, --secure-port): ${why}`,
+            { flag: 'secure-port', cause: err },
+          ),
+        );
       };
       this.server.once('error', onError);
       this.server.listen(this.o.port, this.o.bindAddress, () => {
@@ -240,14 +318,25 @@ export class ApiServer {
     this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
     // --etcd-compaction-interval=0 disables compaction, as the reference's flag does.
     if (this.o.compactionIntervalMs > 0) {
-      const interval = Math.max(1000, Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)));
-      this.stopCompaction = everyMs(this.o.clock, interval, () => {
-        try {
-          this.store.compact();
-        } catch (err) {
-          this.o.logger.error({ err }, 'storage compaction failed; old revisions are kept until the next attempt');
-        }
-      }, { unref: true });
+      const interval = Math.max(
+        1000,
+        Math.min(60_000, Math.floor(this.o.compactionIntervalMs / 5)),
+      );
+      this.stopCompaction = everyMs(
+        this.o.clock,
+        interval,
+        () => {
+          try {
+            this.store.compact();
+          } catch (err) {
+            this.o.logger.error(
+              { err },
+              'storage compaction failed; old revisions are kept until the next attempt',
+            );
+          }
+        },
+        { unref: true },
+      );
     }
     return { host: addr.address, port: addr.port };
   }
@@ -264,7 +353,11 @@ export class ApiServer {
     this.store.close();
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
+  private async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upgrade?: { socket: Duplex; head: Buffer },
+  ): Promise<void> {
     const span = this.o.tracer?.startRequestSpan(req);
     let rc: ResponseContext = { pretty: false, warnings: [] };
     const abort = new AbortController();
@@ -277,31 +370,64 @@ export class ApiServer {
     });
     try {
       const target = parseRequestTarget(req.url);
-      rc = { pretty: wantsPretty(target.search, req.headers['user-agent']), warnings: rc.warnings, encoder: this.encoderFor(req) };
+      rc = {
+        pretty: wantsPretty(target.search, req.headers['user-agent']),
+        warnings: rc.warnings,
+        encoder: this.encoderFor(req),
+      };
       await this.route(req, res, target, rc, abort.signal, upgrade);
     } catch (err) {
       const status = statusOf(err);
-      if (status.code >= 500) this.o.logger.error({ err, method: req.method, path: rawRequestPath(req.url) }, 'request failed');
+      if (status.code >= 500)
+        this.o.logger.error(
+          { err, method: req.method, path: rawRequestPath(req.url) },
+          'request failed',
+        );
       sendError(res, err, rc);
     }
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse, target: RequestTarget, rc: ResponseContext, signal: AbortSignal, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
+  private async route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: RequestTarget,
+    rc: ResponseContext,
+    signal: AbortSignal,
+    upgrade?: { socket: Duplex; head: Buffer },
+  ): Promise<void> {
     const method = req.method ?? 'GET';
     const { path } = target;
-    const open = unauthenticatedPaths.has(path) || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/');
+    const open =
+      unauthenticatedPaths.has(path) ||
+      path.startsWith('/healthz/') ||
+      path.startsWith('/livez/') ||
+      path.startsWith('/readyz/');
     const authn = await this.authn.authenticate(req);
     if (!authn.ok && !open) {
       this.o.logger.debug({ path, reason: authn.reason }, 'unauthenticated request');
       throw unauthorized();
     }
-    const authenticated = authn.ok ? authn.user : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
-    const user = open ? authenticated : await impersonatedUser(req, authenticated, this.authorizer, `authentication.${this.o.platformDomain}`);
+    const authenticated = authn.ok
+      ? authn.user
+      : { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+    const user = open
+      ? authenticated
+      : await impersonatedUser(
+          req,
+          authenticated,
+          this.authorizer,
+          `authentication.${this.o.platformDomain}`,
+        );
     if (!open) {
       const attrs = requestAttributes(method, path, target.search, user);
       const d = await this.authorizer.authorize(attrs);
       if (d.decision !== 'allow') {
-        throw forbidden(forbiddenMessage(attrs, d.reason), attrs.isResourceRequest ? { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource } : undefined);
+        throw forbidden(
+          forbiddenMessage(attrs, d.reason),
+          attrs.isResourceRequest
+            ? { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource }
+            : undefined,
+        );
       }
     }
     if (open) {
@@ -310,7 +436,11 @@ export class ApiServer {
       else sendText(res, 200, 'ok');
       return;
     }
-    if (this.proxy !== undefined && (await this.proxy.handle({ req, res, upgrade, path, search: target.search, user, signal }))) return;
+    if (
+      this.proxy !== undefined &&
+      (await this.proxy.handle({ req, res, upgrade, path, search: target.search, user, signal }))
+    )
+      return;
     const route = this.routes.match(path);
     if (route !== undefined) {
       // 406 for resources and reviews only: discovery and OpenAPI negotiate their own types.
@@ -324,11 +454,22 @@ export class ApiServer {
       const contentType = requireObjectMediaType(req);
       const raw = await readBodyBytes(req, this.o.maxBodyBytes);
       let body: Record<string, unknown>;
-      if (contentType === WIRE_NAMES.protobufMediaType) body = decodeProtobufObject(raw, review.kind, review.apiVersion);
+      if (contentType === WIRE_NAMES.protobufMediaType)
+        body = decodeProtobufObject(raw, review.kind, review.apiVersion);
       else {
         // A review is a create: fieldValidation (Warn by default) applies as to any other.
-        const decoded = decodeObject({ body: raw.toString('utf8'), contentType, kind: review.kind, apiVersion: review.apiVersion });
-        const { fieldValidation } = parseWriteOptions(new Params(target.search, 'W'), req, 'CreateOptions', this.o.platformDomain);
+        const decoded = decodeObject({
+          body: raw.toString('utf8'),
+          contentType,
+          kind: review.kind,
+          apiVersion: review.apiVersion,
+        });
+        const { fieldValidation } = parseWriteOptions(
+          new Params(target.search, 'W'),
+          req,
+          'CreateOptions',
+          this.o.platformDomain,
+        );
         applyFieldValidation(decoded, fieldValidation, review.kind, 'v1', rc.warnings);
         body = decoded.object;
       }
@@ -357,7 +498,16 @@ export class ApiServer {
   }
 
   /** The review endpoints: POST of a review object answered at once, nothing stored. */
-  private reviewFor(path: string, user: UserInfo): { kind: string; apiVersion: string; run: (body: Record<string, unknown>) => Promise<Record<string, unknown>> } | undefined {
+  private reviewFor(
+    path: string,
+    user: UserInfo,
+  ):
+    | {
+        kind: string;
+        apiVersion: string;
+        run: (body: Record<string, unknown>) => Promise<Record<string, unknown>>;
+      }
+    | undefined {
     const d = this.o.platformDomain;
     const authn = `authentication.${d}`;
     const authz = `authorization.${d}`;
@@ -366,17 +516,44 @@ export class ApiServer {
     const namespace = m?.[2];
     const resource = m?.[3];
     if (group === authz && resource === 'localsubjectaccessreviews' && namespace !== undefined) {
-      return { kind: 'LocalSubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => subjectAccessReview(b, this.authorizer, d, { namespace }) };
+      return {
+        kind: 'LocalSubjectAccessReview',
+        apiVersion: `${authz}/v1`,
+        run: (b) => subjectAccessReview(b, this.authorizer, d, { namespace }),
+      };
     }
     if (namespace !== undefined) return undefined;
-    if (group === authn && resource === 'tokenreviews') return { kind: 'TokenReview', apiVersion: `${authn}/v1`, run: (b) => tokenReview(b, this.authn, d, this.o.apiAudiences ?? []) };
-    if (group === authn && resource === 'selfsubjectreviews') return { kind: 'SelfSubjectReview', apiVersion: `${authn}/v1`, run: () => Promise.resolve(selfSubjectReview(user, authn)) };
-    if (group === authz && resource === 'subjectaccessreviews') return { kind: 'SubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => subjectAccessReview(b, this.authorizer, d) };
+    if (group === authn && resource === 'tokenreviews')
+      return {
+        kind: 'TokenReview',
+        apiVersion: `${authn}/v1`,
+        run: (b) => tokenReview(b, this.authn, d, this.o.apiAudiences ?? []),
+      };
+    if (group === authn && resource === 'selfsubjectreviews')
+      return {
+        kind: 'SelfSubjectReview',
+        apiVersion: `${authn}/v1`,
+        run: () => Promise.resolve(selfSubjectReview(user, authn)),
+      };
+    if (group === authz && resource === 'subjectaccessreviews')
+      return {
+        kind: 'SubjectAccessReview',
+        apiVersion: `${authz}/v1`,
+        run: (b) => subjectAccessReview(b, this.authorizer, d),
+      };
     if (group === authz && resource === 'selfsubjectaccessreviews') {
-      return { kind: 'SelfSubjectAccessReview', apiVersion: `${authz}/v1`, run: (b) => selfSubjectAccessReview(b, user, this.authorizer, authz) };
+      return {
+        kind: 'SelfSubjectAccessReview',
+        apiVersion: `${authz}/v1`,
+        run: (b) => selfSubjectAccessReview(b, user, this.authorizer, authz),
+      };
     }
     if (group === authz && resource === 'selfsubjectrulesreviews') {
-      return { kind: 'SelfSubjectRulesReview', apiVersion: `${authz}/v1`, run: (b) => selfSubjectRulesReview(b, user, this.authorizer, authz) };
+      return {
+        kind: 'SelfSubjectRulesReview',
+        apiVersion: `${authz}/v1`,
+        run: (b) => selfSubjectRulesReview(b, user, this.authorizer, authz),
+      };
     }
     return undefined;
   }
@@ -388,7 +565,9 @@ export class ApiServer {
     const m = /^\/apis\/([^/]+)(?:\/([^/]+))?$/.exec(path);
     if (m === null) return undefined;
     const group = m[1] ?? '';
-    return m[2] === undefined ? this.discovery.apiGroup(group) : this.discovery.resourceList(group, m[2]);
+    return m[2] === undefined
+      ? this.discovery.apiGroup(group)
+      : this.discovery.resourceList(group, m[2]);
   }
 }
 

@@ -38,7 +38,13 @@ export interface StatusBody {
 export class StatusError extends ApiError {
   readonly statusDetails: StatusDetails | undefined;
   readonly continueToken: string | undefined;
-  constructor(code: number, reason: string, message: string, details?: StatusDetails, continueToken?: string) {
+  constructor(
+    code: number,
+    reason: string,
+    message: string,
+    details?: StatusDetails,
+    continueToken?: string,
+  ) {
     super(message, { status: code, reason, details });
     this.statusDetails = details;
     this.continueToken = continueToken;
@@ -65,28 +71,45 @@ export function qualifiedResource(resource: string, group: string): string {
 }
 
 export function notFound(resource: string, group: string, name: string): StatusError {
-  return new StatusError(404, 'NotFound', `${qualifiedResource(resource, group)} "${name}" not found`, {
-    name,
-    group,
-    kind: resource,
-  });
+  return new StatusError(
+    404,
+    'NotFound',
+    `${qualifiedResource(resource, group)} "${name}" not found`,
+    {
+      name,
+      group,
+      kind: resource,
+    },
+  );
 }
 
 export function alreadyExists(resource: string, group: string, name: string): StatusError {
-  return new StatusError(409, 'AlreadyExists', `${qualifiedResource(resource, group)} "${name}" already exists`, {
-    name,
-    group,
-    kind: resource,
-  });
+  return new StatusError(
+    409,
+    'AlreadyExists',
+    `${qualifiedResource(resource, group)} "${name}" already exists`,
+    {
+      name,
+      group,
+      kind: resource,
+    },
+  );
 }
 
 export function conflict(resource: string, group: string, name: string, why?: string): StatusError {
-  const msg = why ?? 'the object has been modified; please apply your changes to the latest version and try again';
-  return new StatusError(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${msg}`, {
-    name,
-    group,
-    kind: resource,
-  });
+  const msg =
+    why ??
+    'the object has been modified; please apply your changes to the latest version and try again';
+  return new StatusError(
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on ${qualifiedResource(resource, group)} "${name}": ${msg}`,
+    {
+      name,
+      group,
+      kind: resource,
+    },
+  );
 }
 
 export function badRequest(message: string): StatusError {
@@ -94,12 +117,20 @@ export function badRequest(message: string): StatusError {
 }
 
 export function methodNotAllowed(method: string): StatusError {
-  return new StatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource`, {
-    causes: [{ reason: 'MethodNotAllowed', message: `${method} is not supported` }],
-  });
+  return new StatusError(
+    405,
+    'MethodNotAllowed',
+    `the server does not allow this method on the requested resource`,
+    {
+      causes: [{ reason: 'MethodNotAllowed', message: `${method} is not supported` }],
+    },
+  );
 }
 
-export function unsupportedMediaType(contentType: string, supported: readonly string[]): StatusError {
+export function unsupportedMediaType(
+  contentType: string,
+  supported: readonly string[],
+): StatusError {
   return new StatusError(
     415,
     'UnsupportedMediaType',
@@ -109,11 +140,19 @@ export function unsupportedMediaType(contentType: string, supported: readonly st
 }
 
 export function notAcceptable(): StatusError {
-  return new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`);
+  return new StatusError(
+    406,
+    'NotAcceptable',
+    `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`,
+  );
 }
 
 export function tooLarge(limit: number): StatusError {
-  return new StatusError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limit}`);
+  return new StatusError(
+    413,
+    'RequestEntityTooLarge',
+    `Request entity too large: limit is ${limit}`,
+  );
 }
 
 export function expired(message: string, continueToken?: string): StatusError {
@@ -143,14 +182,24 @@ export function timeout(message: string): StatusError {
 }
 
 /** 422 Invalid: `Kind.group "name" is invalid: <errors>` with one cause per field error. */
-export function invalid(kind: string, group: string, name: string, errs: readonly FieldErrorLike[]): StatusError {
+export function invalid(
+  kind: string,
+  group: string,
+  name: string,
+  errs: readonly FieldErrorLike[],
+): StatusError {
   const qualifiedKind = group === '' ? kind : `${kind}.${group}`;
-  return new StatusError(422, 'Invalid', `${qualifiedKind} "${name}" is invalid: ${formatFieldErrors(errs)}`, {
-    name,
-    group,
-    kind,
-    causes: toStatusCauses(errs),
-  });
+  return new StatusError(
+    422,
+    'Invalid',
+    `${qualifiedKind} "${name}" is invalid: ${formatFieldErrors(errs)}`,
+    {
+      name,
+      group,
+      kind,
+      causes: toStatusCauses(errs),
+    },
+  );
 }
 
 export function successStatus(details: StatusDetails): StatusBody {

@@ -124,7 +124,14 @@ function taintsUnder(l: string): Names['taints'] {
   };
 }
 
-function build(profile: PlatformProfile, groupDomain: string, labelDomain: string, product: string, agentWord: string, apiServer: string): Names {
+function build(
+  profile: PlatformProfile,
+  groupDomain: string,
+  labelDomain: string,
+  product: string,
+  agentWord: string,
+  apiServer: string,
+): Names {
   const l = labelDomain;
   return {
     profile,
@@ -157,7 +164,11 @@ function build(profile: PlatformProfile, groupDomain: string, labelDomain: strin
       initialEventsEnd: `${groupDomain}/initial-events-end`,
       controllerManagedAttachDetach: `volumes.${l}/controller-managed-attach-detach`,
     },
-    namespaces: { system: `${product}-system`, public: `${product}-public`, nodeLease: `${product}-node-lease` },
+    namespaces: {
+      system: `${product}-system`,
+      public: `${product}-public`,
+      nodeLease: `${product}-node-lease`,
+    },
     agentEventComponent: profile === 'kubernetes' ? 'kubelet' : 'nodeagent',
     agentConfig:
       profile === 'kubernetes'
@@ -170,8 +181,12 @@ function build(profile: PlatformProfile, groupDomain: string, labelDomain: strin
  * The names of a profile. `platformDomain` (--platform-domain) applies to the `platform`
  * profile only; the `kubernetes` profile's names are fixed.
  */
-export function namesFor(profile: PlatformProfile = DEFAULT_PLATFORM_PROFILE, platformDomain: string = DEFAULT_PLATFORM_DOMAIN): Names {
-  if (profile === 'kubernetes') return build('kubernetes', K8S_GROUPS, K8S_NAMES, 'kube', 'kubelet', 'kube-apiserver');
+export function namesFor(
+  profile: PlatformProfile = DEFAULT_PLATFORM_PROFILE,
+  platformDomain: string = DEFAULT_PLATFORM_DOMAIN,
+): Names {
+  if (profile === 'kubernetes')
+    return build('kubernetes', K8S_GROUPS, K8S_NAMES, 'kube', 'kubelet', 'kube-apiserver');
   return build('platform', platformDomain, platformDomain, 'plat', 'platlet', 'plat-apiserver');
 }
 
@@ -186,7 +201,12 @@ export const REFERENCE_NAMES: Names = namesFor('kubernetes');
  */
 export const WIRE_NAMES = {
   protobufMediaType: 'application/vnd.kubernetes.protobuf',
-  execProtocols: [`v4.channel.${K8S_GROUPS}`, `v3.channel.${K8S_GROUPS}`, `v2.channel.${K8S_GROUPS}`, `channel.${K8S_GROUPS}`],
+  execProtocols: [
+    `v4.channel.${K8S_GROUPS}`,
+    `v3.channel.${K8S_GROUPS}`,
+    `v2.channel.${K8S_GROUPS}`,
+    `channel.${K8S_GROUPS}`,
+  ],
   portForwardProtocols: [`portforward.${K8S_GROUPS}`],
   referenceMetaGroup: `meta.${K8S_GROUPS}`,
   /** The image credential provider's config file group and its plugins' exec protocol group. */

@@ -7,17 +7,33 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runApiServerOutage } from '../helpers/apiserver-outage.js';
 
-test('plat-apiserver stopped for 5 lease durations and restarted on its port and data dir: the lease resumes, the node is Ready again, the agent never restarted', { timeout: 180_000 }, async () => {
-  const f = await runApiServerOutage({ node: 'node-outage', leaseSeconds: 2, statusUpdateFrequency: '1s', gracePeriod: '3s', outageMs: 10_000, recoverTimeoutMs: 30_000 });
-  const tail = `\n--- agent output ---\n${f.agentOutput.slice(-3000)}`;
-  assert.ok(f.outageMs >= 10_000, `down ${f.outageMs} ms`);
-  assert.ok(f.renewalFailuresLogged, `the agent said its lease renewals failed${tail}`);
-  assert.ok(Date.parse(f.renewTimeAfter) > Date.parse(f.renewTimeBefore), `renewTime advanced: ${f.renewTimeBefore} -> ${f.renewTimeAfter}`);
-  // Renewals every 0.5 s, retries capped at that interval: the lease is back within seconds.
-  assert.ok(f.leaseResumedMs < 5_000, `lease resumed ${f.leaseResumedMs} ms after the restart`);
-  assert.ok(f.readyMs < 10_000, `Ready ${f.readyMs} ms after the restart${tail}`);
-  assert.equal(f.pidAfter, f.pidBefore, 'the same agent process');
-  assert.ok(f.agentRunning, `the agent still runs${tail}`);
-  assert.equal(f.starts, 1, `the agent started once${tail}`);
-  console.log(`# outage ${f.outageMs} ms: lease resumed ${f.leaseResumedMs} ms and node Ready ${f.readyMs} ms after the restart (Unknown seen: ${f.sawUnknown})`);
-});
+test(
+  'plat-apiserver stopped for 5 lease durations and restarted on its port and data dir: the lease resumes, the node is Ready again, the agent never restarted',
+  { timeout: 180_000 },
+  async () => {
+    const f = await runApiServerOutage({
+      node: 'node-outage',
+      leaseSeconds: 2,
+      statusUpdateFrequency: '1s',
+      gracePeriod: '3s',
+      outageMs: 10_000,
+      recoverTimeoutMs: 30_000,
+    });
+    const tail = `\n--- agent output ---\n${f.agentOutput.slice(-3000)}`;
+    assert.ok(f.outageMs >= 10_000, `down ${f.outageMs} ms`);
+    assert.ok(f.renewalFailuresLogged, `the agent said its lease renewals failed${tail}`);
+    assert.ok(
+      Date.parse(f.renewTimeAfter) > Date.parse(f.renewTimeBefore),
+      `renewTime advanced: ${f.renewTimeBefore} -> ${f.renewTimeAfter}`,
+    );
+    // Renewals every 0.5 s, retries capped at that interval: the lease is back within seconds.
+    assert.ok(f.leaseResumedMs < 5_000, `lease resumed ${f.leaseResumedMs} ms after the restart`);
+    assert.ok(f.readyMs < 10_000, `Ready ${f.readyMs} ms after the restart${tail}`);
+    assert.equal(f.pidAfter, f.pidBefore, 'the same agent process');
+    assert.ok(f.agentRunning, `the agent still runs${tail}`);
+    assert.equal(f.starts, 1, `the agent started once${tail}`);
+    console.log(
+      `# outage ${f.outageMs} ms: lease resumed ${f.leaseResumedMs} ms and node Ready ${f.readyMs} ms after the restart (Unknown seen: ${f.sawUnknown})`,
+    );
+  },
+);

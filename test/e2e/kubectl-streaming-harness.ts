@@ -30,7 +30,10 @@ export interface Scene {
   /** The CA of the agent's serving certificate (with `serving`). */
   agentCa: string | undefined;
   agentOutput(): string;
-  kubectl(args: readonly string[], o?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<KubectlResult>;
+  kubectl(
+    args: readonly string[],
+    o?: { input?: string; env?: Record<string, string>; timeoutMs?: number },
+  ): Promise<KubectlResult>;
   /** kubectl left running; `waitOut` resolves once its stdout matches. */
   kubectlRunning(args: readonly string[], env?: Record<string, string>): RunningKubectl;
   stop(): Promise<void>;
@@ -68,7 +71,10 @@ export interface SceneOptions {
   readonly runtimeEndpoint?: string;
 }
 
-async function servingFlags(dir: string, serving: SceneOptions['serving']): Promise<{ api: string[]; agent: string[]; agentCa?: string }> {
+async function servingFlags(
+  dir: string,
+  serving: SceneOptions['serving'],
+): Promise<{ api: string[]; agent: string[]; agentCa?: string }> {
   if (serving === undefined) return { api: [], agent: [] };
   const ca = await makeCa('agent-serving-ca');
   const leaf = await makeServing(ca);
@@ -76,27 +82,55 @@ async function servingFlags(dir: string, serving: SceneOptions['serving']): Prom
   await writeFile(join(dir, 'serving.crt'), leaf.certPem);
   await writeFile(join(dir, 'serving.key'), leaf.keyPem, { mode: 0o600 });
   await writeFile(join(dir, 'kubelet-ca.crt'), trusted.certPem);
-  return { api: [`--kubelet-certificate-authority=${join(dir, 'kubelet-ca.crt')}`], agent: [`--tls-cert-file=${join(dir, 'serving.crt')}`, `--tls-private-key-file=${join(dir, 'serving.key')}`], agentCa: ca.certPem };
+  return {
+    api: [`--kubelet-certificate-authority=${join(dir, 'kubelet-ca.crt')}`],
+    agent: [
+      `--tls-cert-file=${join(dir, 'serving.crt')}`,
+      `--tls-private-key-file=${join(dir, 'serving.key')}`,
+    ],
+    agentCa: ca.certPem,
+  };
 }
 
 /** The admin's client certificate and the server's CA, as PEM (for raw upgrade clients). */
-export async function adminPems(api: StartedApiServer): Promise<{ ca: string; cert: string; key: string }> {
-  const cfg = parseYaml(await readFile(api.adminPlatconfig, 'utf8')) as { users: { user: Record<string, string> }[] };
+export async function adminPems(
+  api: StartedApiServer,
+): Promise<{ ca: string; cert: string; key: string }> {
+  const cfg = parseYaml(await readFile(api.adminPlatconfig, 'utf8')) as {
+    users: { user: Record<string, string> }[];
+  };
   const user = cfg.users[0]!.user;
   const pem = (k: string): string => Buffer.from(user[k] ?? '', 'base64').toString('utf8');
-  return { ca: await readFile(api.caFile, 'utf8'), cert: pem('client-certificate-data'), key: pem('client-key-data') };
+  return {
+    ca: await readFile(api.caFile, 'utf8'),
+    cert: pem('client-certificate-data'),
+    key: pem('client-key-data'),
+  };
 }
 
 export async function startScene(node: string, o: SceneOptions = {}): Promise<Scene> {
   const dir = await mkdtemp(join(tmpdir(), 'na-kubectl-stream-'));
   const tls = await servingFlags(dir, o.serving);
-  const api = await startApiServer({ platformDomain: 'k8s.io', args: ['--kubelet-preferred-address-types=InternalIP,Hostname', ...tls.api, ...(o.apiArgs ?? [])] });
+  const api = await startApiServer({
+    platformDomain: 'k8s.io',
+    args: [
+      '--kubelet-preferred-address-types=InternalIP,Hostname',
+      ...tls.api,
+      ...(o.apiArgs ?? []),
+    ],
+  });
   const agentPort = await freePort();
   await mkdir(join(dir, 'root'));
   const agent = spawn(
     'bin/nodeagent',
     [
-      ...joinedAgentArgs({ platconfig: api.adminPlatconfig, dir, node, platformDomain: 'k8s.io', ...(o.runtimeEndpoint !== undefined ? { runtimeEndpoint: o.runtimeEndpoint } : {}) }),
+      ...joinedAgentArgs({
+        platconfig: api.adminPlatconfig,
+        dir,
+        node,
+        platformDomain: 'k8s.io',
+        ...(o.runtimeEndpoint !== undefined ? { runtimeEndpoint: o.runtimeEndpoint } : {}),
+      }),
       '--address=127.0.0.1',
       `--port=${agentPort}`,
       '--read-only-port=0',
@@ -123,7 +157,10 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     agentOutput: () => agentOut,
     kubectl: (args, o = {}) =>
       new Promise((resolve) => {
-        const child = spawn('kubectl', ['--kubeconfig', api.adminPlatconfig, ...args], { env: { ...process.env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+        const child = spawn('kubectl', ['--kubeconfig', api.adminPlatconfig, ...args], {
+          env: { ...process.env, ...o.env },
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -136,7 +173,10 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
         child.stdin.end(o.input ?? '');
       }),
     kubectlRunning: (args, env = {}) => {
-      const child = spawn('kubectl', ['--kubeconfig', api.adminPlatconfig, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn('kubectl', ['--kubeconfig', api.adminPlatconfig, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
       running.push(child);
       let out = '';
       let err = '';
@@ -147,7 +187,12 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
         out: () => out,
         err: () => err,
         waitOut: async (re, what, timeoutMs = 20_000) => {
-          await waitFor(() => re.test(out), `${what} (kubectl stdout: ${out.slice(-500)}; stderr: ${err.slice(-500)})`, timeoutMs, 50);
+          await waitFor(
+            () => re.test(out),
+            `${what} (kubectl stdout: ${out.slice(-500)}; stderr: ${err.slice(-500)})`,
+            timeoutMs,
+            50,
+          );
           return re.exec(out)!;
         },
       };
@@ -161,8 +206,20 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     },
   };
   try {
-    await waitFor(async () => (await fetchText(`https://127.0.0.1:${agentPort}/healthz`).catch(() => ({ status: 0 }))).status !== 0, 'the agent server', 30_000, 100);
-    await waitFor(async () => (await api.request('GET', `/api/v1/nodes/${node}`)).status === 200, 'the node registered', 30_000, 100);
+    await waitFor(
+      async () =>
+        (await fetchText(`https://127.0.0.1:${agentPort}/healthz`).catch(() => ({ status: 0 })))
+          .status !== 0,
+      'the agent server',
+      30_000,
+      100,
+    );
+    await waitFor(
+      async () => (await api.request('GET', `/api/v1/nodes/${node}`)).status === 200,
+      'the node registered',
+      30_000,
+      100,
+    );
   } catch (err) {
     await scene.stop();
     throw new Error(`${(err as Error).message}\n--- agent output ---\n${agentOut.slice(-3000)}`);
@@ -175,8 +232,15 @@ export async function podRunning(s: Scene, name: string): Promise<void> {
   await waitFor(
     async () => {
       const r = await s.api.request('GET', `/api/v1/namespaces/default/pods/${name}`);
-      const st = (r.json?.['status'] ?? {}) as { phase?: string; containerStatuses?: { state?: { running?: unknown } }[] };
-      return st.phase === 'Running' && (st.containerStatuses ?? []).length > 0 && (st.containerStatuses ?? []).every((c) => c.state?.running !== undefined);
+      const st = (r.json?.['status'] ?? {}) as {
+        phase?: string;
+        containerStatuses?: { state?: { running?: unknown } }[];
+      };
+      return (
+        st.phase === 'Running' &&
+        (st.containerStatuses ?? []).length > 0 &&
+        (st.containerStatuses ?? []).every((c) => c.state?.running !== undefined)
+      );
     },
     `pod ${name} running (agent output: ${s.agentOutput().slice(-1500)})`,
     30_000,

@@ -32,10 +32,20 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   const made = await tokenCreate(api, [`--print-join-config=${joinConfig}`]);
   assert.equal(made.code, 0, made.stderr);
   const bootstrapUser = `system:bootstrap:${made.stdout.trim().slice(0, 6)}`;
-  const env: BootstrapEnv = { dir, api, bootstrapConf: joinConfig, platconfig: join(dir, 'platconfig'), certDir: join(dir, 'pki'), stop: () => Promise.resolve() };
+  const env: BootstrapEnv = {
+    dir,
+    api,
+    bootstrapConf: joinConfig,
+    platconfig: join(dir, 'platconfig'),
+    certDir: join(dir, 'pki'),
+    stop: () => Promise.resolve(),
+  };
   const manifests = join(dir, 'manifests');
   mkdirSync(manifests);
-  writeFileSync(join(manifests, 'static.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n');
+  writeFileSync(
+    join(manifests, 'static.yaml'),
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: stat}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n',
+  );
   const agent = await spawnAgent(env, [`--pod-manifest-path=${manifests}`], 'joined-1');
   cleanups.push(async () => {
     await agent.stop();
@@ -43,19 +53,40 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   });
   await agent.waitFor(/client certificate issued and platconfig written/, 60_000);
   // the CSR: requested by the bootstrap token, approved by the controller after a SubjectAccessReview
-  const csrs = (await api.request('GET', '/apis/certificates.platform.io/v1/certificatesigningrequests')).json?.['items'] as Obj[];
+  const csrs = (
+    await api.request('GET', '/apis/certificates.platform.io/v1/certificatesigningrequests')
+  ).json?.['items'] as Obj[];
   const csr = csrs.find((c) => (c['spec'] as Obj)['username'] === bootstrapUser);
   assert.ok(csr !== undefined, JSON.stringify(csrs.map((c) => (c['spec'] as Obj)['username'])));
-  const approved = ((csr['status'] as Obj)['conditions'] as Obj[]).find((c) => c['type'] === 'Approved');
+  const approved = ((csr['status'] as Obj)['conditions'] as Obj[]).find(
+    (c) => c['type'] === 'Approved',
+  );
   assert.equal(approved?.['reason'], 'AutoApproved');
-  assert.equal(approved?.['message'], 'Auto approving platlet client certificate after SubjectAccessReview.');
+  assert.equal(
+    approved?.['message'],
+    'Auto approving platlet client certificate after SubjectAccessReview.',
+  );
   // What the approver asked, answered by RBAC through the reference's kubeadm binding.
   const sar = await api.request('POST', '/apis/authorization.platform.io/v1/subjectaccessreviews', {
-    body: { spec: { user: bootstrapUser, groups: ['system:bootstrappers', 'system:authenticated'], resourceAttributes: { group: 'certificates.platform.io', resource: 'certificatesigningrequests', subresource: 'nodeclient', verb: 'create' } } },
+    body: {
+      spec: {
+        user: bootstrapUser,
+        groups: ['system:bootstrappers', 'system:authenticated'],
+        resourceAttributes: {
+          group: 'certificates.platform.io',
+          resource: 'certificatesigningrequests',
+          subresource: 'nodeclient',
+          verb: 'create',
+        },
+      },
+    },
   });
   const sarStatus = sar.json?.['status'] as Obj | undefined;
   assert.equal(sarStatus?.['allowed'], true, sar.text);
-  assert.match(String(sarStatus?.['reason']), /ClusterRoleBinding "kubeadm:node-autoapprove-bootstrap"/);
+  assert.match(
+    String(sarStatus?.['reason']),
+    /ClusterRoleBinding "kubeadm:node-autoapprove-bootstrap"/,
+  );
   // the node registers with its own certificate (system:node:joined-1) and turns Ready
   const deadline = Date.now() + 60_000;
   let node: Obj | undefined;
@@ -66,7 +97,10 @@ test('token create → the agent bootstraps → its CSR is approved through the 
       const conds = ((node?.['status'] as Obj | undefined)?.['conditions'] ?? []) as Obj[];
       if (conds.some((c) => c['type'] === 'Ready' && c['status'] === 'True')) break;
     }
-    if (Date.now() > deadline) throw new Error(`node not Ready: ${r.status} ${JSON.stringify(node?.['status'])}\n${agent.output().slice(-3000)}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `node not Ready: ${r.status} ${JSON.stringify(node?.['status'])}\n${agent.output().slice(-3000)}`,
+      );
     await new Promise((res) => setTimeout(res, 100));
   }
   assert.equal(((node?.['metadata'] as Obj)['labels'] as Obj)['platform.io/hostname'], 'joined-1');
@@ -75,11 +109,26 @@ test('token create → the agent bootstraps → its CSR is approved through the 
   for (;;) {
     const r = await api.request('GET', '/api/v1/namespaces/default/pods/stat-joined-1');
     if (r.status === 200 && (r.json?.['status'] as Obj | undefined)?.['phase'] === 'Running') {
-      assert.deepEqual((r.json?.['metadata'] as Obj)['ownerReferences'], [{ apiVersion: 'v1', kind: 'Node', name: 'joined-1', uid: (node?.['metadata'] as Obj)['uid'], controller: true }]);
+      assert.deepEqual((r.json?.['metadata'] as Obj)['ownerReferences'], [
+        {
+          apiVersion: 'v1',
+          kind: 'Node',
+          name: 'joined-1',
+          uid: (node?.['metadata'] as Obj)['uid'],
+          controller: true,
+        },
+      ]);
       break;
     }
-    if (Date.now() > until) throw new Error(`mirror pod: ${r.status} ${r.text.slice(0, 500)}\n${agent.output().slice(-3000)}`);
+    if (Date.now() > until)
+      throw new Error(
+        `mirror pod: ${r.status} ${r.text.slice(0, 500)}\n${agent.output().slice(-3000)}`,
+      );
     await new Promise((res) => setTimeout(res, 100));
   }
-  assert.doesNotMatch(agent.output(), /is forbidden/, 'the agent met no refusal under Node + NodeRestriction');
+  assert.doesNotMatch(
+    agent.output(),
+    /is forbidden/,
+    'the agent met no refusal under Node + NodeRestriction',
+  );
 });

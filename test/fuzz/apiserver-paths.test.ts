@@ -23,7 +23,16 @@ import { names, namedTarget } from './path-model.js';
 type Obj = Record<string, unknown>;
 const CSR_GROUP = 'certificates.platform.io';
 const here = dirname(fileURLToPath(import.meta.url));
-const corpusFile = join(here, '..', '..', '..', 'test', 'fixtures', 'hostile-requests', 'paths.txt');
+const corpusFile = join(
+  here,
+  '..',
+  '..',
+  '..',
+  'test',
+  'fixtures',
+  'hostile-requests',
+  'paths.txt',
+);
 
 interface Sentinel {
   readonly group: string;
@@ -43,24 +52,57 @@ const sentinels: Sentinel[] = [];
 const rvs = new Map<Sentinel, string>();
 
 const asCreated = (): boolean => true;
-const event = (namespace: string, name: string): Sentinel => ({ group: '', resource: 'events', namespace, name, collection: `/api/v1/namespaces/${namespace}/events`, body: () => eventBody(name, namespace), settled: asCreated });
+const event = (namespace: string, name: string): Sentinel => ({
+  group: '',
+  resource: 'events',
+  namespace,
+  name,
+  collection: `/api/v1/namespaces/${namespace}/events`,
+  body: () => eventBody(name, namespace),
+  settled: asCreated,
+});
 /** A node client CSR: csrapproving approves it and csrsigning issues its certificate (two writes). */
-const issued = (o: Obj): boolean => typeof (o['status'] as Obj | undefined)?.['certificate'] === 'string';
+const issued = (o: Obj): boolean =>
+  typeof (o['status'] as Obj | undefined)?.['certificate'] === 'string';
 const csr = (name: string): Sentinel => ({
   group: CSR_GROUP,
   resource: 'certificatesigningrequests',
   namespace: '',
   name,
   collection: `/apis/${CSR_GROUP}/v1/certificatesigningrequests`,
-  body: () => csrBody(name, csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth']),
+  body: () =>
+    csrBody(name, csrPem, 'platform.io/plat-apiserver-client-platlet', [
+      'digital signature',
+      'client auth',
+    ]),
   settled: issued,
 });
-const namespace = (name: string): Sentinel => ({ group: '', resource: 'namespaces', namespace: '', name, collection: '/api/v1/namespaces', body: () => ({ metadata: { name } }), settled: asCreated });
-const node = (name: string): Sentinel => ({ group: '', resource: 'nodes', namespace: '', name, collection: '/api/v1/nodes', body: () => nodeBody(name), settled: asCreated });
+const namespace = (name: string): Sentinel => ({
+  group: '',
+  resource: 'namespaces',
+  namespace: '',
+  name,
+  collection: '/api/v1/namespaces',
+  body: () => ({ metadata: { name } }),
+  settled: asCreated,
+});
+const node = (name: string): Sentinel => ({
+  group: '',
+  resource: 'nodes',
+  namespace: '',
+  name,
+  collection: '/api/v1/nodes',
+  body: () => nodeBody(name),
+  settled: asCreated,
+});
 
 /** A sentinel is named by a target that names it, or (namespaced) that names its namespace. */
 function covered(target: string, s: Sentinel): boolean {
-  return names(target, s) || (s.namespace !== '' && names(target, { group: '', resource: 'namespaces', namespace: '', name: s.namespace }));
+  return (
+    names(target, s) ||
+    (s.namespace !== '' &&
+      names(target, { group: '', resource: 'namespaces', namespace: '', name: s.namespace }))
+  );
 }
 
 /** Each sentinel as the server holds it now (undefined: gone). */
@@ -75,13 +117,17 @@ async function currentObjects(): Promise<Map<Sentinel, Obj | undefined>> {
       items = (r.json?.['items'] ?? []) as Obj[];
       lists.set(s.collection, items);
     }
-    out.set(s, items.find((i) => (i['metadata'] as Obj)['name'] === s.name));
+    out.set(
+      s,
+      items.find((i) => (i['metadata'] as Obj)['name'] === s.name),
+    );
   }
   return out;
 }
 
 async function currentRvs(): Promise<Map<Sentinel, string | undefined>> {
-  const rv = (o: Obj | undefined): string | undefined => (o === undefined ? undefined : String((o['metadata'] as Obj)['resourceVersion']));
+  const rv = (o: Obj | undefined): string | undefined =>
+    o === undefined ? undefined : String((o['metadata'] as Obj)['resourceVersion']);
   return new Map([...(await currentObjects())].map(([s, o]) => [s, rv(o)]));
 }
 
@@ -94,14 +140,23 @@ async function restoreSentinels(): Promise<void> {
   const now = await currentRvs();
   for (const s of sentinels) {
     if (now.get(s) !== undefined) continue;
-    const r = await rawRequest(client, api.url, 'POST', s.collection, { body: JSON.stringify(s.body()), contentType: 'application/json' });
+    const r = await rawRequest(client, api.url, 'POST', s.collection, {
+      body: JSON.stringify(s.body()),
+      contentType: 'application/json',
+    });
     assert.ok(r.status === 201 || r.status === 409, `re-creating ${s.name}: ${r.text}`);
   }
   let unsettled: string[] = [];
-  await waitFor(async () => {
-    unsettled = [...(await currentObjects())].filter(([s, o]) => o !== undefined && !s.settled(o)).map(([s]) => `${s.resource}/${s.name}`);
-    return unsettled.length === 0;
-  }, 'the sentinels to settle', 30_000).catch((err: unknown) => assert.fail(`${String(err)}: ${unsettled.join(', ')} not settled`));
+  await waitFor(
+    async () => {
+      unsettled = [...(await currentObjects())]
+        .filter(([s, o]) => o !== undefined && !s.settled(o))
+        .map(([s]) => `${s.resource}/${s.name}`);
+      return unsettled.length === 0;
+    },
+    'the sentinels to settle',
+    30_000,
+  ).catch((err: unknown) => assert.fail(`${String(err)}: ${unsettled.join(', ')} not settled`));
   for (const [s, rv] of await currentRvs()) rvs.set(s, rv ?? '');
 }
 
@@ -111,7 +166,10 @@ async function checkSentinels(method: string, target: string): Promise<void> {
   for (const [s, rv] of await currentRvs()) {
     if (rv === rvs.get(s)) continue;
     changed = true;
-    assert.ok(covered(target, s), `${method} ${target} changed ${s.resource}/${s.namespace}/${s.name} (${rvs.get(s) ?? ''} -> ${rv ?? 'deleted'}) without naming it`);
+    assert.ok(
+      covered(target, s),
+      `${method} ${target} changed ${s.resource}/${s.namespace}/${s.name} (${rvs.get(s) ?? ''} -> ${rv ?? 'deleted'}) without naming it`,
+    );
   }
   if (changed) await restoreSentinels();
 }
@@ -127,16 +185,27 @@ const KIND_RESOURCE: Readonly<Record<string, string>> = {
 /** A 2xx body (an object, a list or watch lines) holds only what the target names. */
 function checkRead(method: string, target: string, r: RawResponse): void {
   const objects: Obj[] = [];
-  const lines = r.json !== undefined ? [r.json] : r.text.split('\n').flatMap((l) => {
-    try {
-      const v = JSON.parse(l) as Obj;
-      return v !== null && typeof v === 'object' && typeof v['object'] === 'object' ? [v['object'] as Obj] : [];
-    } catch {
-      return [];
-    }
-  });
+  const lines =
+    r.json !== undefined
+      ? [r.json]
+      : r.text.split('\n').flatMap((l) => {
+          try {
+            const v = JSON.parse(l) as Obj;
+            return v !== null && typeof v === 'object' && typeof v['object'] === 'object'
+              ? [v['object'] as Obj]
+              : [];
+          } catch {
+            return [];
+          }
+        });
   for (const body of lines) {
-    if (Array.isArray(body['items'])) objects.push(...(body['items'] as Obj[]).map((i) => ({ ...i, kind: String(body['kind']).replace(/List$/, '') })));
+    if (Array.isArray(body['items']))
+      objects.push(
+        ...(body['items'] as Obj[]).map((i) => ({
+          ...i,
+          kind: String(body['kind']).replace(/List$/, ''),
+        })),
+      );
     else objects.push(body);
   }
   for (const o of objects) {
@@ -144,19 +213,41 @@ function checkRead(method: string, target: string, r: RawResponse): void {
     if (resource === undefined) continue; // Status, discovery, bookmarks
     const m = (o['metadata'] ?? {}) as Obj;
     const group = resource === 'certificatesigningrequests' ? CSR_GROUP : '';
-    const obj = { group, resource, namespace: String(m['namespace'] ?? ''), name: String(m['name'] ?? '') };
-    assert.ok(names(target, obj), `${method} ${target} answered ${r.status} with ${resource} ${obj.namespace}/${obj.name}, which it does not name`);
+    const obj = {
+      group,
+      resource,
+      namespace: String(m['namespace'] ?? ''),
+      name: String(m['name'] ?? ''),
+    };
+    assert.ok(
+      names(target, obj),
+      `${method} ${target} answered ${r.status} with ${resource} ${obj.namespace}/${obj.name}, which it does not name`,
+    );
   }
 }
 
-async function send(method: string, target: string, body?: string, contentType?: string): Promise<RawResponse> {
+async function send(
+  method: string,
+  target: string,
+  body?: string,
+  contentType?: string,
+): Promise<RawResponse> {
   let r: RawResponse;
   try {
-    r = await rawRequest(client, api.url, method, target, { streamWindowMs: 300, timeoutMs: 10_000, ...(body !== undefined ? { body, contentType: contentType ?? 'application/json' } : {}) });
+    r = await rawRequest(client, api.url, method, target, {
+      streamWindowMs: 300,
+      timeoutMs: 10_000,
+      ...(body !== undefined ? { body, contentType: contentType ?? 'application/json' } : {}),
+    });
   } catch (err) {
-    assert.fail(`${method} ${target}: the request failed (${err instanceof Error ? err.message : String(err)})`);
+    assert.fail(
+      `${method} ${target}: the request failed (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
-  assert.ok(r.status >= 200 && r.status < 500, `${method} ${target} answered ${r.status}: ${r.text.slice(0, 500)}`);
+  assert.ok(
+    r.status >= 200 && r.status < 500,
+    `${method} ${target} answered ${r.status}: ${r.text.slice(0, 500)}`,
+  );
   if (r.status < 300 && method !== 'HEAD') checkRead(method, target, r);
   if (method !== 'GET' && method !== 'HEAD') await checkSentinels(method, target);
   return r;
@@ -166,7 +257,15 @@ before(async () => {
   api = await startApiServer({});
   client = keepAliveAdminAgent(api.adminPlatconfig);
   csrPem = (await makeCsrPem({ cn: 'system:node:guard', orgs: ['system:nodes'] })).csrPem;
-  sentinels.push(namespace('fuzz-guard'), event('fuzz-guard', 'guard-a'), event('fuzz-guard', 'guard-b'), event('default', 'guard-c'), csr('guard-csr-a'), csr('guard-csr-b'), node('guard-node'));
+  sentinels.push(
+    namespace('fuzz-guard'),
+    event('fuzz-guard', 'guard-a'),
+    event('fuzz-guard', 'guard-b'),
+    event('default', 'guard-c'),
+    csr('guard-csr-a'),
+    csr('guard-csr-b'),
+    node('guard-node'),
+  );
   await restoreSentinels();
 });
 after(async () => {
@@ -175,28 +274,88 @@ after(async () => {
 });
 
 test('the hostile corpus: no 5xx, the expected status, nothing read or changed that the target does not name', async () => {
-  const lines = readFileSync(corpusFile, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+  const lines = readFileSync(corpusFile, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
   assert.ok(lines.length >= 50, 'the corpus is there');
   await restoreSentinels();
   for (const line of lines) {
     const [method = 'GET', target = '/', expected] = line.split(/\s+/);
-    const body = method === 'PUT' || method === 'POST' ? '{}' : method === 'PATCH' ? '{}' : undefined;
-    const r = await send(method, target, body, method === 'PATCH' ? 'application/merge-patch+json' : undefined);
-    if (expected !== undefined) assert.equal(r.status, Number(expected), `${line}: ${r.text.slice(0, 300)}`);
+    const body =
+      method === 'PUT' || method === 'POST' ? '{}' : method === 'PATCH' ? '{}' : undefined;
+    const r = await send(
+      method,
+      target,
+      body,
+      method === 'PATCH' ? 'application/merge-patch+json' : undefined,
+    );
+    if (expected !== undefined)
+      assert.equal(r.status, Number(expected), `${line}: ${r.text.slice(0, 300)}`);
   }
   assert.equal(api.process.exitCode, null, 'the server is still running');
 });
 
 // Path segments an attacker or a careless client sends; the sentinels' names are not among them.
 const hostileSegment = fc.oneof(
-  fc.constantFrom('.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2E.', '...', '%252e', '%2f', '%2F', '%2F..', '%5c', '\\..', '%00', '%0a', '%ff', '%c0%ae', '%', '%z', '%zz', '%4', '~', '*', ':', ';', '@', '$', '%25', 'a%25b', 'nope', 'guard', 'fuzz-guard%2Fevents'),
+  fc.constantFrom(
+    '.',
+    '..',
+    '%2e',
+    '%2E',
+    '%2e%2e',
+    '.%2e',
+    '%2E.',
+    '...',
+    '%252e',
+    '%2f',
+    '%2F',
+    '%2F..',
+    '%5c',
+    '\\..',
+    '%00',
+    '%0a',
+    '%ff',
+    '%c0%ae',
+    '%',
+    '%z',
+    '%zz',
+    '%4',
+    '~',
+    '*',
+    ':',
+    ';',
+    '@',
+    '$',
+    '%25',
+    'a%25b',
+    'nope',
+    'guard',
+    'fuzz-guard%2Fevents',
+  ),
   fc.stringMatching(/^[a-z0-9.%-]{1,12}$/),
 );
-const namespaceSegment = fc.oneof(fc.constantFrom('fuzz-guard', 'default', 'kube-system'), hostileSegment);
-const resourceSegment = fc.oneof(fc.constantFrom('events', 'namespaces', 'nodes', 'pods', 'certificatesigningrequests'), hostileSegment);
+const namespaceSegment = fc.oneof(
+  fc.constantFrom('fuzz-guard', 'default', 'kube-system'),
+  hostileSegment,
+);
+const resourceSegment = fc.oneof(
+  fc.constantFrom('events', 'namespaces', 'nodes', 'pods', 'certificatesigningrequests'),
+  hostileSegment,
+);
 const subresource = fc.oneof(fc.constantFrom('status', 'approval'), hostileSegment);
 
-const prefix = fc.constantFrom('/api/v1', `/apis/${CSR_GROUP}/v1`, '/api/v1/watch', `/apis/${CSR_GROUP}/v1/watch`, '/api', '/apis', '', '/api/v1/..', '/api/%2e%2e/api/v1');
+const prefix = fc.constantFrom(
+  '/api/v1',
+  `/apis/${CSR_GROUP}/v1`,
+  '/api/v1/watch',
+  `/apis/${CSR_GROUP}/v1/watch`,
+  '/api',
+  '/apis',
+  '',
+  '/api/v1/..',
+  '/api/%2e%2e/api/v1',
+);
 const pathArb = fc
   .tuple(
     prefix,
@@ -218,28 +377,98 @@ const pathArb = fc
   });
 
 const hostileValue = fc.oneof(
-  fc.constantFrom('', '0', '1', '-1', 'abc', '12345678901234567890123', '18446744073709551615', '18446744073709551616', '1e3', '%zz', '%', '%2e', '..', 'true', 'false', 'All', 'Exact', 'NotOlderThan', 'metadata.name=..', 'metadata.name!=x', 'a%20in%20(', '!', '=', 'a=b,c', '%201', '+1', '0x10', '9'.repeat(40)),
+  fc.constantFrom(
+    '',
+    '0',
+    '1',
+    '-1',
+    'abc',
+    '12345678901234567890123',
+    '18446744073709551615',
+    '18446744073709551616',
+    '1e3',
+    '%zz',
+    '%',
+    '%2e',
+    '..',
+    'true',
+    'false',
+    'All',
+    'Exact',
+    'NotOlderThan',
+    'metadata.name=..',
+    'metadata.name!=x',
+    'a%20in%20(',
+    '!',
+    '=',
+    'a=b,c',
+    '%201',
+    '+1',
+    '0x10',
+    '9'.repeat(40),
+  ),
   fc.stringMatching(/^[ -~]{0,16}$/).map((s) => encodeURIComponent(s)),
 );
 const queryArb = fc
   .array(
     fc.tuple(
-      fc.constantFrom('resourceVersion', 'resourceVersionMatch', 'limit', 'continue', 'fieldSelector', 'labelSelector', 'watch', 'timeoutSeconds', 'allowWatchBookmarks', 'sendInitialEvents', 'dryRun', 'gracePeriodSeconds', 'propagationPolicy', 'orphanDependents', 'pretty', 'fieldManager', 'fieldValidation', 'force', '%zz', ''),
+      fc.constantFrom(
+        'resourceVersion',
+        'resourceVersionMatch',
+        'limit',
+        'continue',
+        'fieldSelector',
+        'labelSelector',
+        'watch',
+        'timeoutSeconds',
+        'allowWatchBookmarks',
+        'sendInitialEvents',
+        'dryRun',
+        'gracePeriodSeconds',
+        'propagationPolicy',
+        'orphanDependents',
+        'pretty',
+        'fieldManager',
+        'fieldValidation',
+        'force',
+        '%zz',
+        '',
+      ),
       hostileValue,
     ),
     { maxLength: 4 },
   )
   .map((pairs) => (pairs.length === 0 ? '' : `?${pairs.map(([k, v]) => `${k}=${v}`).join('&')}`));
 
-const methodArb = fc.constantFrom('GET', 'GET', 'GET', 'DELETE', 'DELETE', 'HEAD', 'PUT', 'PATCH', 'POST');
+const methodArb = fc.constantFrom(
+  'GET',
+  'GET',
+  'GET',
+  'DELETE',
+  'DELETE',
+  'HEAD',
+  'PUT',
+  'PATCH',
+  'POST',
+);
 
 test('fuzzed paths and query parameters: no 5xx, nothing read or changed that the target does not name', async () => {
   await restoreSentinels();
   await fc.assert(
     fc.asyncProperty(methodArb, pathArb, queryArb, async (method, path, query) => {
       const target = (path.startsWith('/') ? path : `/${path}`) + query;
-      const body = method === 'PUT' || method === 'POST' ? JSON.stringify(eventBody('fuzzed', namedTarget(target)?.namespace || 'default')) : method === 'PATCH' ? '{"metadata":{"labels":{"fuzzed":"true"}}}' : undefined;
-      await send(method, target, body, method === 'PATCH' ? 'application/merge-patch+json' : undefined);
+      const body =
+        method === 'PUT' || method === 'POST'
+          ? JSON.stringify(eventBody('fuzzed', namedTarget(target)?.namespace || 'default'))
+          : method === 'PATCH'
+            ? '{"metadata":{"labels":{"fuzzed":"true"}}}'
+            : undefined;
+      await send(
+        method,
+        target,
+        body,
+        method === 'PATCH' ? 'application/merge-patch+json' : undefined,
+      );
     }),
     fuzzParams(150),
   );

@@ -17,7 +17,10 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { fuzzParams } from '../helpers/fuzz-runs.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const corpus = readFileSync(join(here, '..', '..', '..', 'test', 'fixtures', 'hostile-requests', 'proxy-queries.txt'), 'utf8')
+const corpus = readFileSync(
+  join(here, '..', '..', '..', 'test', 'fixtures', 'hostile-requests', 'proxy-queries.txt'),
+  'utf8',
+)
   .split('\n')
   .filter((l) => l !== '' && !l.startsWith('#'));
 const SUBS = ['log', 'exec', 'attach', 'portforward'];
@@ -25,8 +28,21 @@ let api: StartedApiServer;
 
 before(async () => {
   api = await startApiServer({ platformDomain: 'k8s.io' });
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', image: 'x' }, { name: 'b', image: 'x' }] } };
-  assert.equal((await api.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status, 201);
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p' },
+    spec: {
+      containers: [
+        { name: 'a', image: 'x' },
+        { name: 'b', image: 'x' },
+      ],
+    },
+  };
+  assert.equal(
+    (await api.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status,
+    201,
+  );
 });
 
 after(async () => {
@@ -34,7 +50,10 @@ after(async () => {
 });
 
 async function answered(sub: string, query: string): Promise<void> {
-  const r = await api.request(sub === 'log' ? 'GET' : 'POST', `/api/v1/namespaces/default/pods/p/${sub}?${query}`);
+  const r = await api.request(
+    sub === 'log' ? 'GET' : 'POST',
+    `/api/v1/namespaces/default/pods/p/${sub}?${query}`,
+  );
   assert.ok(r.status < 500, `${sub}?${query}: ${r.status} ${r.text}`);
   if (r.status !== 200) assert.equal(r.json?.['kind'], 'Status', `${sub}?${query}: ${r.text}`);
 }
@@ -43,12 +62,48 @@ test('the hostile corpus on every streaming subresource', async () => {
   for (const query of corpus) for (const sub of SUBS) await answered(sub, query);
 });
 
-const hostile = fc.oneof(fc.string({ maxLength: 24 }), fc.constantFrom('-1', '0', '9223372036854775807', '-9223372036854775808', '1e9', 'true', 'false', '', '%00', '%2B1', '2024-01-01T00:00:00Z'));
-const key = fc.constantFrom('tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime', 'container', 'follow', 'previous', 'timestamps', 'command', 'stdin', 'stdout', 'stderr', 'tty', 'ports', 'insecureSkipTLSVerifyBackend');
-const query = fc.array(fc.tuple(key, hostile), { maxLength: 6 }).map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'));
+const hostile = fc.oneof(
+  fc.string({ maxLength: 24 }),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '9223372036854775807',
+    '-9223372036854775808',
+    '1e9',
+    'true',
+    'false',
+    '',
+    '%00',
+    '%2B1',
+    '2024-01-01T00:00:00Z',
+  ),
+);
+const key = fc.constantFrom(
+  'tailLines',
+  'limitBytes',
+  'sinceSeconds',
+  'sinceTime',
+  'container',
+  'follow',
+  'previous',
+  'timestamps',
+  'command',
+  'stdin',
+  'stdout',
+  'stderr',
+  'tty',
+  'ports',
+  'insecureSkipTLSVerifyBackend',
+);
+const query = fc
+  .array(fc.tuple(key, hostile), { maxLength: 6 })
+  .map((pairs) => pairs.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&'));
 
 test('fast-check queries on the started server', async () => {
-  await fc.assert(fc.asyncProperty(fc.constantFrom(...SUBS), query, async (sub, q) => answered(sub, q)), fuzzParams(60));
+  await fc.assert(
+    fc.asyncProperty(fc.constantFrom(...SUBS), query, async (sub, q) => answered(sub, q)),
+    fuzzParams(60),
+  );
 });
 
 test('the parsers throw only StatusErrors, for any query and any path', () => {

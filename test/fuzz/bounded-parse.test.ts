@@ -7,18 +7,72 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { stringify as yamlStringify } from 'yaml';
-import { measureValue, parseJsonBounded, parseYamlBounded, yamlToJsBounded, type ParseLimits } from '../../src/common/util/bounded-parse.js';
+import {
+  measureValue,
+  parseJsonBounded,
+  parseYamlBounded,
+  yamlToJsBounded,
+  type ParseLimits,
+} from '../../src/common/util/bounded-parse.js';
 import { InputLimitError, InputSyntaxError } from '../../src/common/util/errors.js';
 import { goYamlWriteTags } from '../../src/common/util/go-yaml-tags.js';
 import { fuzzParams } from '../helpers/fuzz-runs.js';
 
-const small: ParseLimits = { maxBytes: 4096, maxDepth: 6, maxDocuments: 3, maxKeysPerObject: 5, maxNodes: 40, maxStringLength: 24, maxAliases: 4 };
-const roomy: ParseLimits = { maxBytes: 1 << 20, maxDepth: 100, maxDocuments: 10, maxKeysPerObject: 10_000, maxNodes: 20_000, maxStringLength: 1 << 20, maxAliases: 100 };
+const small: ParseLimits = {
+  maxBytes: 4096,
+  maxDepth: 6,
+  maxDocuments: 3,
+  maxKeysPerObject: 5,
+  maxNodes: 40,
+  maxStringLength: 24,
+  maxAliases: 4,
+};
+const roomy: ParseLimits = {
+  maxBytes: 1 << 20,
+  maxDepth: 100,
+  maxDocuments: 10,
+  maxKeysPerObject: 10_000,
+  maxNodes: 20_000,
+  maxStringLength: 1 << 20,
+  maxAliases: 100,
+};
 
 /** Texts built from the characters that make structure in JSON and YAML, plus nesting runs. */
 const structural = fc.oneof(
-  fc.string({ unit: fc.constantFrom('[', ']', '{', '}', ',', ':', '"', "'", '-', ' ', '\n', '?', '&a', '*a', '#', 'a', '1', '|', '>', '\\', '---\n', '  ') , maxLength: 200 }),
-  fc.tuple(fc.constantFrom('[', '{"a":', '- ', '{a: ', '? '), fc.integer({ min: 1, max: 3000 }), fc.string({ maxLength: 10 })).map(([open, n, tail]) => open.repeat(n) + tail),
+  fc.string({
+    unit: fc.constantFrom(
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      ':',
+      '"',
+      "'",
+      '-',
+      ' ',
+      '\n',
+      '?',
+      '&a',
+      '*a',
+      '#',
+      'a',
+      '1',
+      '|',
+      '>',
+      '\\',
+      '---\n',
+      '  ',
+    ),
+    maxLength: 200,
+  }),
+  fc
+    .tuple(
+      fc.constantFrom('[', '{"a":', '- ', '{a: ', '? '),
+      fc.integer({ min: 1, max: 3000 }),
+      fc.string({ maxLength: 10 }),
+    )
+    .map(([open, n, tail]) => open.repeat(n) + tail),
   fc.string({ maxLength: 300 }),
   fc.json({ maxDepth: 8 }),
 );

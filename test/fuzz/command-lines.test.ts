@@ -14,8 +14,35 @@ import { fuzzParams } from '../helpers/fuzz-runs.js';
 
 /** Words made of flag syntax and real names of both programs, plus arbitrary text. */
 const word = fc.oneof(
-  fc.constantFrom('--', '-', '---', '-=', '--=', '-h', '-v', '-v3', '-hv3', '-v=', '--help', '--secure-port', '--secure-port=0', '--node-labels', '--node_labels=a=b', '--anonymous-auth', 'false', '--ttl', '--feature-gates=A=true', '--api-audiences=a', '--v=99999999999999999999', '=', ''),
-  fc.string({ unit: fc.constantFrom('-', '=', '_', 'a', 'v', 'h', ',', ' ', '\n', '0', '\u0000', 'é'), maxLength: 12 }),
+  fc.constantFrom(
+    '--',
+    '-',
+    '---',
+    '-=',
+    '--=',
+    '-h',
+    '-v',
+    '-v3',
+    '-hv3',
+    '-v=',
+    '--help',
+    '--secure-port',
+    '--secure-port=0',
+    '--node-labels',
+    '--node_labels=a=b',
+    '--anonymous-auth',
+    'false',
+    '--ttl',
+    '--feature-gates=A=true',
+    '--api-audiences=a',
+    '--v=99999999999999999999',
+    '=',
+    '',
+  ),
+  fc.string({
+    unit: fc.constantFrom('-', '=', '_', 'a', 'v', 'h', ',', ' ', '\n', '0', '\u0000', 'é'),
+    maxLength: 12,
+  }),
   fc.string({ maxLength: 40 }),
 );
 const argvs = fc.array(word, { maxLength: 8 });
@@ -41,13 +68,21 @@ test('any argv: nodeagent, plat-apiserver and token create return or throw FlagE
 });
 
 test('--x=v and --x v give the same plat-apiserver flags', () => {
-  const values = fc.string({ unit: fc.constantFrom('a', '/', '-', '.', '1'), minLength: 1, maxLength: 10 });
+  const values = fc.string({
+    unit: fc.constantFrom('a', '/', '-', '.', '1'),
+    minLength: 1,
+    maxLength: 10,
+  });
   fc.assert(
-    fc.property(fc.constantFrom('cert-dir', 'data-dir', 'token-auth-file', 'bind-address'), values, (name, v) => {
-      const joined = parseFlags([`--${name}=${v}`]);
-      const split = parseFlags([`--${name}`, v]);
-      assert.deepEqual(joined, split);
-    }),
+    fc.property(
+      fc.constantFrom('cert-dir', 'data-dir', 'token-auth-file', 'bind-address'),
+      values,
+      (name, v) => {
+        const joined = parseFlags([`--${name}=${v}`]);
+        const split = parseFlags([`--${name}`, v]);
+        assert.deepEqual(joined, split);
+      },
+    ),
     fuzzParams(100),
   );
 });

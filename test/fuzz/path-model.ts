@@ -14,7 +14,13 @@ export interface NamedTarget {
 
 function decodeOnce(raw: string): string | undefined {
   if (/%(?![0-9a-fA-F]{2})/.test(raw)) return undefined;
-  const bytes = raw.split(/(%[0-9a-fA-F]{2})/).flatMap((part) => (part.startsWith('%') && part.length === 3 ? [Number.parseInt(part.slice(1), 16)] : [...Buffer.from(part, 'utf8')]));
+  const bytes = raw
+    .split(/(%[0-9a-fA-F]{2})/)
+    .flatMap((part) =>
+      part.startsWith('%') && part.length === 3
+        ? [Number.parseInt(part.slice(1), 16)]
+        : [...Buffer.from(part, 'utf8')],
+    );
   return Buffer.from(bytes).toString('utf8');
 }
 
@@ -44,7 +50,10 @@ export function namedTarget(target: string): NamedTarget | undefined {
 }
 
 /** Whether a request to `target` may read or change the object (a collection path names all of them). */
-export function names(target: string, obj: { group: string; resource: string; namespace: string; name: string }): boolean {
+export function names(
+  target: string,
+  obj: { group: string; resource: string; namespace: string; name: string },
+): boolean {
   const t = namedTarget(target);
   if (t === undefined || t.group !== obj.group || t.resource !== obj.resource) return false;
   if (t.name !== '' && t.name !== obj.name) return false;

@@ -6,6 +6,12 @@
 // --enforce-node-allocatable without --cgroups-per-qos.
 import type { NodeAgentConfiguration } from '../../src/agent/config/schema.js';
 
-export const NO_CGROUPS_ARGS: readonly string[] = ['--cgroups-per-qos=false', '--enforce-node-allocatable='];
+export const NO_CGROUPS_ARGS: readonly string[] = [
+  '--cgroups-per-qos=false',
+  '--enforce-node-allocatable=',
+];
 
-export const NO_CGROUPS_CONFIG: Pick<NodeAgentConfiguration, 'cgroupsPerQOS' | 'enforceNodeAllocatable'> = { cgroupsPerQOS: false, enforceNodeAllocatable: [] };
+export const NO_CGROUPS_CONFIG: Pick<
+  NodeAgentConfiguration,
+  'cgroupsPerQOS' | 'enforceNodeAllocatable'
+> = { cgroupsPerQOS: false, enforceNodeAllocatable: [] };

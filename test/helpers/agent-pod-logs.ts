@@ -9,10 +9,17 @@ import { join } from 'node:path';
  * Writes the drop-in under `dir` (a directory the test owns and removes) and returns its flags.
  * The drop-in is of the naming profile's kind (a drop-in is also a profile signal).
  */
-export function testPodLogsArgs(dir: string, platformDomain = 'platform.io', profile: 'platform' | 'kubernetes' = 'platform'): string[] {
+export function testPodLogsArgs(
+  dir: string,
+  platformDomain = 'platform.io',
+  profile: 'platform' | 'kubernetes' = 'platform',
+): string[] {
   const confDir = join(dir, 'test-config.d');
   mkdirSync(confDir, { recursive: true });
-  const identity = profile === 'kubernetes' ? 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration' : `apiVersion: nodeagent.config.${platformDomain}/v1beta1\nkind: NodeAgentConfiguration`;
+  const identity =
+    profile === 'kubernetes'
+      ? 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration'
+      : `apiVersion: nodeagent.config.${platformDomain}/v1beta1\nkind: NodeAgentConfiguration`;
   const doc = `${identity}\npodLogsDir: ${JSON.stringify(join(dir, 'pod-logs'))}\n`;
   writeFileSync(join(confDir, '50-pod-logs-dir.conf'), doc);
   return ['--config-dir', confDir];

@@ -11,12 +11,17 @@ export interface RunningAgent {
 }
 
 export function startAgent(args: string[]): RunningAgent {
-  const child = spawn('bin/nodeagent', args, { stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
+  const child = spawn('bin/nodeagent', args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: launcherEnv(),
+  });
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
   // 'close', not 'exit': once it fires the whole output has been read
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => resolve(code)),
+  );
   return {
     child,
     output: () => out,

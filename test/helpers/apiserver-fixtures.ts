@@ -16,9 +16,14 @@ export interface CsrPemOptions {
   readonly ipAddresses?: readonly string[];
 }
 
-export async function makeCsrPem(o: CsrPemOptions): Promise<{ csrPem: string; keys: CryptoKeyPair }> {
+export async function makeCsrPem(
+  o: CsrPemOptions,
+): Promise<{ csrPem: string; keys: CryptoKeyPair }> {
   const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
+  const keys = (await webcrypto.subtle.generateKey(alg, true, [
+    'sign',
+    'verify',
+  ])) as unknown as CryptoKeyPair;
   const parts: string[] = [];
   for (const org of o.orgs ?? []) parts.push(`O=${org}`);
   parts.push(`CN=${o.cn}`);
@@ -47,11 +52,20 @@ export function csrBody(
     apiVersion: `certificates.${platformDomain}/v1`,
     kind: 'CertificateSigningRequest',
     metadata: { name },
-    spec: { request: Buffer.from(csrPem).toString('base64'), signerName, usages: [...usages], ...extra },
+    spec: {
+      request: Buffer.from(csrPem).toString('base64'),
+      signerName,
+      usages: [...usages],
+      ...extra,
+    },
   };
 }
 
-export function eventBody(name: string, namespace: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function eventBody(
+  name: string,
+  namespace: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Event',
@@ -66,7 +80,11 @@ export function eventBody(name: string, namespace: string, extra: Record<string,
   };
 }
 
-export function podBody(name: string, namespace: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function podBody(
+  name: string,
+  namespace: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -76,5 +94,9 @@ export function podBody(name: string, namespace: string, extra: Record<string, u
 }
 
 export function nodeBody(name: string): Record<string, unknown> {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name } },
+  };
 }

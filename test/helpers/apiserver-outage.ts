@@ -50,14 +50,19 @@ export interface OutageFacts {
   agentOutput: string;
 }
 
-const LEASE = (node: string): string => `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`;
+const LEASE = (node: string): string =>
+  `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`;
 
 function ready(n: Obj | undefined): string | undefined {
-  return (n?.['status']?.['conditions'] as Obj[] | undefined)?.find((c) => c['type'] === 'Ready')?.['status'] as string | undefined;
+  return (n?.['status']?.['conditions'] as Obj[] | undefined)?.find((c) => c['type'] === 'Ready')?.[
+    'status'
+  ] as string | undefined;
 }
 
 function untainted(n: Obj | undefined): boolean {
-  return !((n?.['spec']?.['taints'] ?? []) as Obj[]).some((t) => t['key'] === 'node.kubernetes.io/unreachable');
+  return !((n?.['spec']?.['taints'] ?? []) as Obj[]).some(
+    (t) => t['key'] === 'node.kubernetes.io/unreachable',
+  );
 }
 
 async function getJson(api: StartedApiServer, path: string): Promise<Obj | undefined> {
@@ -76,25 +81,42 @@ function kubeletConfig(o: OutageOptions, clientCa: string): string {
     `  x509: {clientCAFile: ${clientCa}}`,
     'authorization: {mode: Webhook}',
     ...(o.leaseSeconds !== undefined ? [`nodeLeaseDurationSeconds: ${o.leaseSeconds}`] : []),
-    ...(o.statusUpdateFrequency !== undefined ? [`nodeStatusUpdateFrequency: ${o.statusUpdateFrequency}`] : []),
+    ...(o.statusUpdateFrequency !== undefined
+      ? [`nodeStatusUpdateFrequency: ${o.statusUpdateFrequency}`]
+      : []),
     '',
   ].join('\n');
 }
 
 export async function runApiServerOutage(o: OutageOptions): Promise<OutageFacts> {
-  const apiArgs = ['--platform-profile=kubernetes', ...(o.gracePeriod !== undefined ? [`--node-monitor-grace-period=${o.gracePeriod}`] : [])];
+  const apiArgs = [
+    '--platform-profile=kubernetes',
+    ...(o.gracePeriod !== undefined ? [`--node-monitor-grace-period=${o.gracePeriod}`] : []),
+  ];
   const env = await startBootstrapEnv({ persistent: true, args: apiArgs });
   let api: StartedApiServer = env.api;
   let agent: AgentProcess | undefined;
   try {
     const config = join(env.dir, 'config.yaml');
     await writeFile(config, kubeletConfig(o, env.api.clusterCaFile));
-    agent = await spawnAgent(env, [`--config=${config}`, '--node-ip=127.0.0.1'], o.node, { referenceSpellings: true });
+    agent = await spawnAgent(env, [`--config=${config}`, '--node-ip=127.0.0.1'], o.node, {
+      referenceSpellings: true,
+    });
     const a = agent;
     const out = (): string => `\n--- agent output ---\n${a.output().slice(-3000)}`;
-    await waitFor(async () => ready(await getJson(api, `/api/v1/nodes/${o.node}`)) === 'True', `node ${o.node} Ready${out()}`, 60_000, 200);
+    await waitFor(
+      async () => ready(await getJson(api, `/api/v1/nodes/${o.node}`)) === 'True',
+      `node ${o.node} Ready${out()}`,
+      60_000,
+      200,
+    );
     let lease: Obj | undefined;
-    await waitFor(async () => (lease = await getJson(api, LEASE(o.node))) !== undefined, `the lease${out()}`, 30_000, 200);
+    await waitFor(
+      async () => (lease = await getJson(api, LEASE(o.node))) !== undefined,
+      `the lease${out()}`,
+      30_000,
+      200,
+    );
     const pidBefore = agent.child.pid;
 
     // Away: stopped (SIGTERM), down for outageMs; the agent notices.
@@ -104,29 +126,57 @@ export async function runApiServerOutage(o: OutageOptions): Promise<OutageFacts>
     const renewTimeBefore = String(leaseBefore?.['spec']?.['renewTime']);
     // The agent says so (a request in flight when the server went may take its timeout first;
     // false when it never did); the outage lasts at least outageMs from the stop.
-    const renewalFailuresLogged = await agent.waitFor(/failed to renew the node lease, will retry/, o.outageMs + 60_000).then(() => true, () => false);
+    const renewalFailuresLogged = await agent
+      .waitFor(/failed to renew the node lease, will retry/, o.outageMs + 60_000)
+      .then(
+        () => true,
+        () => false,
+      );
     // The outage itself: a duration the scenario sets, not a wait for a condition (timers may
     // fire a millisecond early against Date.now, hence the loop).
-    for (let left = o.outageMs - (Date.now() - stoppedAt); left > 0; left = o.outageMs - (Date.now() - stoppedAt)) await sleep(left);
+    for (
+      let left = o.outageMs - (Date.now() - stoppedAt);
+      left > 0;
+      left = o.outageMs - (Date.now() - stoppedAt)
+    )
+      await sleep(left);
     const outageMs = Date.now() - stoppedAt;
 
     // Back: same port, cert dir and data dir.
-    api = await startApiServer({ certDir: env.api.certDir, ...(env.api.dataDir !== undefined ? { dataDir: env.api.dataDir } : {}), args: [`--token-auth-file=${join(env.dir, 'tokens.csv')}`, ...apiArgs, `--secure-port=${env.api.port}`] });
+    api = await startApiServer({
+      certDir: env.api.certDir,
+      ...(env.api.dataDir !== undefined ? { dataDir: env.api.dataDir } : {}),
+      args: [
+        `--token-auth-file=${join(env.dir, 'tokens.csv')}`,
+        ...apiArgs,
+        `--secure-port=${env.api.port}`,
+      ],
+    });
     const restartedAt = Date.now();
     let renewTimeAfter = renewTimeBefore;
-    await waitFor(async () => {
-      const t = (await getJson(api, LEASE(o.node)))?.['spec']?.['renewTime'];
-      if (typeof t !== 'string' || Date.parse(t) <= stoppedAt) return false;
-      renewTimeAfter = t;
-      return true;
-    }, `the lease renewed after the restart${out()}`, o.recoverTimeoutMs, 100);
+    await waitFor(
+      async () => {
+        const t = (await getJson(api, LEASE(o.node)))?.['spec']?.['renewTime'];
+        if (typeof t !== 'string' || Date.parse(t) <= stoppedAt) return false;
+        renewTimeAfter = t;
+        return true;
+      },
+      `the lease renewed after the restart${out()}`,
+      o.recoverTimeoutMs,
+      100,
+    );
     const leaseResumedMs = Date.now() - restartedAt;
     let sawUnknown = false;
-    await waitFor(async () => {
-      const n = await getJson(api, `/api/v1/nodes/${o.node}`);
-      if (ready(n) === 'Unknown') sawUnknown = true;
-      return ready(n) === 'True' && untainted(n);
-    }, `the node Ready and untainted after the restart${out()}`, o.recoverTimeoutMs, 100);
+    await waitFor(
+      async () => {
+        const n = await getJson(api, `/api/v1/nodes/${o.node}`);
+        if (ready(n) === 'Unknown') sawUnknown = true;
+        return ready(n) === 'True' && untainted(n);
+      },
+      `the node Ready and untainted after the restart${out()}`,
+      o.recoverTimeoutMs,
+      100,
+    );
     const readyMs = Date.now() - restartedAt;
     const text = agent.output();
     return {

@@ -98,7 +98,8 @@ export interface StartedApiServer {
 export function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'bin', 'plat-apiserver'))) return dir;
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'bin', 'plat-apiserver')))
+      return dir;
     dir = resolve(dir, '..');
   }
   throw new Error('cannot find the repository root (package.json with bin/plat-apiserver)');
@@ -124,10 +125,19 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
   const ownCertDir = opts.certDir === undefined;
   const certDir = opts.certDir ?? mkdtempSync(join(tmpdir(), 'plat-apiserver-'));
   const platformDomain = opts.platformDomain ?? 'platform.io';
-  const args = ['--secure-port=0', '--bind-address=127.0.0.1', `--cert-dir=${certDir}`, `--platform-domain=${platformDomain}`];
+  const args = [
+    '--secure-port=0',
+    '--bind-address=127.0.0.1',
+    `--cert-dir=${certDir}`,
+    `--platform-domain=${platformDomain}`,
+  ];
   if (opts.dataDir !== undefined) args.push(`--data-dir=${opts.dataDir}`);
   args.push(...(opts.args ?? []));
-  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, ...args], { cwd: root, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, ...args], {
+    cwd: root,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // A test process that dies without calling stop() must not leave the server running.
   const killOnExit = (): void => {
     child.kill('SIGKILL');
@@ -147,8 +157,11 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
       const m = /listening on (https:\/\/[^\s;]+)/.exec(output);
       if (m !== null) url = m[1];
       else if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`plat-apiserver exited (${child.exitCode ?? child.signalCode}) before listening:\n${output}`);
-      } else if (Date.now() > deadline) throw new Error(`plat-apiserver did not start within the timeout:\n${output}`);
+        throw new Error(
+          `plat-apiserver exited (${child.exitCode ?? child.signalCode}) before listening:\n${output}`,
+        );
+      } else if (Date.now() > deadline)
+        throw new Error(`plat-apiserver did not start within the timeout:\n${output}`);
       else await new Promise((r) => setTimeout(r, 20));
     }
   } catch (err) {
@@ -162,13 +175,21 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     clusters: { cluster: { 'certificate-authority-data': string } }[];
     users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
   };
-  const ca = Buffer.from(cfg.clusters[0]?.cluster['certificate-authority-data'] ?? '', 'base64').toString();
-  const cert = Buffer.from(cfg.users[0]?.user['client-certificate-data'] ?? '', 'base64').toString();
+  const ca = Buffer.from(
+    cfg.clusters[0]?.cluster['certificate-authority-data'] ?? '',
+    'base64',
+  ).toString();
+  const cert = Buffer.from(
+    cfg.users[0]?.user['client-certificate-data'] ?? '',
+    'base64',
+  ).toString();
   const key = Buffer.from(cfg.users[0]?.user['client-key-data'] ?? '', 'base64').toString();
   const adminAgent = new Agent({ connect: { ca, cert, key }, pipelining: 0 });
   const plainAgent = new Agent({ connect: { ca }, pipelining: 0 });
   const port = Number(new URL(url).port);
-  const caFile = existsSync(join(certDir, 'apiserver-ca.crt')) ? join(certDir, 'apiserver-ca.crt') : join(certDir, 'apiserver.crt');
+  const caFile = existsSync(join(certDir, 'apiserver-ca.crt'))
+    ? join(certDir, 'apiserver-ca.crt')
+    : join(certDir, 'apiserver.crt');
   let stopped = false;
   const closeAgents = async (): Promise<void> => {
     await Promise.allSettled([adminAgent.close(), plainAgent.close()]);
@@ -203,7 +224,8 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
       let json: Record<string, unknown> | undefined;
       try {
         const parsed: unknown = JSON.parse(text);
-        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) json = parsed as Record<string, unknown>;
+        if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+          json = parsed as Record<string, unknown>;
       } catch {
         json = undefined;
       }
@@ -211,7 +233,12 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     },
     watch: async (path, headers = {}) => {
       const ac = new AbortController();
-      const res = await undiciRequest(`${url}${path}`, { method: 'GET', headers, dispatcher: adminAgent, signal: ac.signal });
+      const res = await undiciRequest(`${url}${path}`, {
+        method: 'GET',
+        headers,
+        dispatcher: adminAgent,
+        signal: ac.signal,
+      });
       const queue: WatchEvent[] = [];
       const waiters: (() => void)[] = [];
       let done = false;

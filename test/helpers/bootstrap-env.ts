@@ -23,15 +23,25 @@ export interface BootstrapEnv {
 }
 
 /** `dataDir` and `certDir` (under the env's dir) keep the API server's state across a restart. */
-export async function startBootstrapEnv(o: { platformDomain?: string; args?: string[]; persistent?: boolean } = {}): Promise<BootstrapEnv> {
+export async function startBootstrapEnv(
+  o: { platformDomain?: string; args?: string[]; persistent?: boolean } = {},
+): Promise<BootstrapEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'bootstrap-it-'));
   const tokens = join(dir, 'tokens.csv');
-  await writeFile(tokens, `${BOOTSTRAP_TOKEN},system:bootstrap:abcdef,uid-abcdef,"system:bootstrappers"\n`);
+  await writeFile(
+    tokens,
+    `${BOOTSTRAP_TOKEN},system:bootstrap:abcdef,uid-abcdef,"system:bootstrappers"\n`,
+  );
   let api: StartedApiServer;
   try {
-    const keep = o.persistent === true ? { dataDir: join(dir, 'data'), certDir: join(dir, 'certs') } : {};
+    const keep =
+      o.persistent === true ? { dataDir: join(dir, 'data'), certDir: join(dir, 'certs') } : {};
     if (o.persistent === true) await mkdir(keep.certDir ?? '', { recursive: true });
-    api = await startApiServer({ ...(o.platformDomain ? { platformDomain: o.platformDomain } : {}), ...keep, args: [`--token-auth-file=${tokens}`, ...(o.args ?? [])] });
+    api = await startApiServer({
+      ...(o.platformDomain ? { platformDomain: o.platformDomain } : {}),
+      ...keep,
+      args: [`--token-auth-file=${tokens}`, ...(o.args ?? [])],
+    });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
     throw err;
@@ -54,7 +64,6 @@ export async function startBootstrapEnv(o: { platformDomain?: string; args?: str
   };
 }
 
-
 export interface AgentProcess {
   child: ChildProcess;
   output(): string;
@@ -73,9 +82,18 @@ export interface AgentProgram {
 }
 
 /** Spawns bin/nodeagent (executed, as a user runs it; or `program`) in bootstrap mode against the env (process runtime, 127.0.0.1 ports). */
-export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeName = 'node-1', o: { referenceSpellings?: boolean; argv?: string[]; program?: AgentProgram } = {}): Promise<AgentProcess> {
+export async function spawnAgent(
+  env: BootstrapEnv,
+  extra: string[] = [],
+  nodeName = 'node-1',
+  o: { referenceSpellings?: boolean; argv?: string[]; program?: AgentProgram } = {},
+): Promise<AgentProcess> {
   const root = repoRoot();
-  const program = o.program ?? { bin: join(root, 'bin', 'nodeagent'), cwd: root, env: launcherEnv() };
+  const program = o.program ?? {
+    bin: join(root, 'bin', 'nodeagent'),
+    cwd: root,
+    env: launcherEnv(),
+  };
   // `argv`: exactly these arguments (a kubeadm drop-in's), nothing of the env added.
   if (o.argv !== undefined) return spawnArgs(program, o.argv);
   // The reference's spellings (kubeadm's drop-in), accepted under --platform-profile=kubernetes.
@@ -87,21 +105,34 @@ export async function spawnAgent(env: BootstrapEnv, extra: string[] = [], nodeNa
     `--root-dir=${join(env.dir, 'root')}`,
     '--container-runtime-endpoint=process://',
     `--hostname-override=${nodeName}`,
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
+    '--fail-cgroupv1=false',
+    ...NO_CGROUPS_ARGS,
     '--address=127.0.0.1',
     `--port=${await freePort()}`,
     '--read-only-port=0',
     '--healthz-port=0',
-    ...(env.api.platformDomain !== 'platform.io' ? [`--platform-domain=${env.api.platformDomain}`] : []),
+    ...(env.api.platformDomain !== 'platform.io'
+      ? [`--platform-domain=${env.api.platformDomain}`]
+      : []),
     // podLogsDir under the env's directory (a drop-in of the profile's kind), unless the test brings drop-ins
-    ...(extra.some((a) => a.startsWith('--config-dir')) ? [] : testPodLogsArgs(env.dir, env.api.platformDomain, kube || extra.includes('--platform-profile=kubernetes') ? 'kubernetes' : 'platform')),
+    ...(extra.some((a) => a.startsWith('--config-dir'))
+      ? []
+      : testPodLogsArgs(
+          env.dir,
+          env.api.platformDomain,
+          kube || extra.includes('--platform-profile=kubernetes') ? 'kubernetes' : 'platform',
+        )),
     ...extra,
   ];
   return spawnArgs(program, args);
 }
 
 function spawnArgs(program: AgentProgram, args: string[]): AgentProcess {
-  const child = spawn(program.bin, args, { cwd: program.cwd, stdio: ['ignore', 'pipe', 'pipe'], env: program.env });
+  const child = spawn(program.bin, args, {
+    cwd: program.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: program.env,
+  });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: string): void => {
@@ -111,10 +142,12 @@ function spawnArgs(program: AgentProgram, args: string[]): AgentProcess {
   child.stdout?.setEncoding('utf8').on('data', onData);
   child.stderr?.setEncoding('utf8').on('data', onData);
   // 'close', not 'exit': once it fires the whole output has been read
-  const exited = new Promise<number | string>((r) => child.once('close', (code, sig) => {
-    for (const l of listeners) l();
-    r(code ?? sig ?? -1);
-  }));
+  const exited = new Promise<number | string>((r) =>
+    child.once('close', (code, sig) => {
+      for (const l of listeners) l();
+      r(code ?? sig ?? -1);
+    }),
+  );
   const gone = (): boolean => child.exitCode !== null || child.signalCode !== null;
   return {
     child,
@@ -161,29 +194,55 @@ function spawnArgs(program: AgentProgram, args: string[]): AgentProcess {
 }
 
 /** openssl facts about a PEM file holding a certificate (first block) and its key. */
-export function opensslFacts(pemFile: string, caFile: string): { verify: string; subject: string; extendedKeyUsage: string; keyMatches: boolean } {
-  const run = (args: string[]): string => execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+export function opensslFacts(
+  pemFile: string,
+  caFile: string,
+): { verify: string; subject: string; extendedKeyUsage: string; keyMatches: boolean } {
+  const run = (args: string[]): string =>
+    execFileSync('openssl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const verify = run(['verify', '-CAfile', caFile, pemFile]).trim();
   const subject = run(['x509', '-in', pemFile, '-noout', '-subject', '-nameopt', 'RFC2253']).trim();
   const text = run(['x509', '-in', pemFile, '-noout', '-ext', 'extendedKeyUsage']);
   const extendedKeyUsage = text.split('\n').slice(1).join(' ').trim();
-  const keyMatches = run(['pkey', '-in', pemFile, '-pubout']) === run(['x509', '-in', pemFile, '-noout', '-pubkey']);
+  const keyMatches =
+    run(['pkey', '-in', pemFile, '-pubout']) === run(['x509', '-in', pemFile, '-noout', '-pubkey']);
   return { verify, subject, extendedKeyUsage, keyMatches };
 }
 
 /** The CSRs on the server (as the admin). */
-export async function listCsrs(api: StartedApiServer): Promise<{ metadata: { name: string }; spec: { signerName: string; request: string; usages?: string[] }; status?: { conditions?: { type: string }[] } }[]> {
-  const r = await api.request('GET', `/apis/certificates.${api.platformDomain}/v1/certificatesigningrequests`);
-  return ((r.json?.items ?? []) as never[]);
+export async function listCsrs(api: StartedApiServer): Promise<
+  {
+    metadata: { name: string };
+    spec: { signerName: string; request: string; usages?: string[] };
+    status?: { conditions?: { type: string }[] };
+  }[]
+> {
+  const r = await api.request(
+    'GET',
+    `/apis/certificates.${api.platformDomain}/v1/certificatesigningrequests`,
+  );
+  return (r.json?.items ?? []) as never[];
 }
 
 /** Approves (or denies) a CSR through the approval subresource as the admin. */
-export async function decideCsr(api: StartedApiServer, name: string, type: 'Approved' | 'Denied', reason: string, message: string): Promise<void> {
+export async function decideCsr(
+  api: StartedApiServer,
+  name: string,
+  type: 'Approved' | 'Denied',
+  reason: string,
+  message: string,
+): Promise<void> {
   const path = `/apis/certificates.${api.platformDomain}/v1/certificatesigningrequests/${name}`;
   const cur = await api.request('GET', path);
   const obj = cur.json ?? {};
   const status = (obj.status ?? {}) as { conditions?: unknown[] };
-  const body = { ...obj, status: { ...status, conditions: [...(status.conditions ?? []), { type, status: 'True', reason, message }] } };
+  const body = {
+    ...obj,
+    status: {
+      ...status,
+      conditions: [...(status.conditions ?? []), { type, status: 'True', reason, message }],
+    },
+  };
   const r = await api.request('PUT', `${path}/approval`, { body });
   if (r.status !== 200) throw new Error(`approval of ${name} failed: ${r.status} ${r.text}`);
 }

@@ -14,7 +14,11 @@ const ATOMIC_TEMP = /^\..+\.[0-9a-f]{12}\.tmp$/;
  * can land between its write and its rename; nothing reads it, and the next start removes it);
  * any other time none may be.
  */
-export async function assertConsistent(certDir: string, platconfig: string, opts: { afterKill?: boolean } = {}): Promise<void> {
+export async function assertConsistent(
+  certDir: string,
+  platconfig: string,
+  opts: { afterKill?: boolean } = {},
+): Promise<void> {
   let names: string[] = [];
   try {
     names = await readdir(certDir);
@@ -36,12 +40,15 @@ export async function assertConsistent(certDir: string, platconfig: string, opts
       pairFromPem(text, text, p); // throws on a half-written file
       assert.equal((await stat(p)).mode & 0o777, 0o600);
     }
-    if (n === 'nodeagent-client.key.tmp') assert.match(await readFile(p, 'utf8'), /-----END PRIVATE KEY-----\n$/);
+    if (n === 'nodeagent-client.key.tmp')
+      assert.match(await readFile(p, 'utf8'), /-----END PRIVATE KEY-----\n$/);
   }
-  const hasConfig = await stat(platconfig).then(() => true, () => false);
+  const hasConfig = await stat(platconfig).then(
+    () => true,
+    () => false,
+  );
   if (hasConfig) {
     const conn = await loadConnection(platconfig);
     assert.ok(conn.certPem && conn.keyPem, 'platconfig points at a whole certificate and key');
   }
 }
-

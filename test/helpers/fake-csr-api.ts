@@ -25,7 +25,13 @@ export interface FakeCsrApiOptions {
 export class FakeCsrApi {
   url = '';
   readonly csrs = new Map<string, CertificateSigningRequest>();
-  readonly requests: { method: string; url: string; auth?: string; accept?: string; contentType?: string }[] = [];
+  readonly requests: {
+    method: string;
+    url: string;
+    auth?: string;
+    accept?: string;
+    contentType?: string;
+  }[] = [];
   mode: 'ok' | 'down' | 'forbidden' = 'ok';
   private rv = 1;
   private watchers = new Set<{ name?: string; res: ServerResponse }>();
@@ -58,7 +64,16 @@ export class FakeCsrApi {
 
   private status(res: ServerResponse, code: number, reason: string, message: string): void {
     res.writeHead(code, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', code, reason, message }));
+    res.end(
+      JSON.stringify({
+        kind: 'Status',
+        apiVersion: 'v1',
+        status: 'Failure',
+        code,
+        reason,
+        message,
+      }),
+    );
   }
 
   private json(res: ServerResponse, code: number, body: unknown): void {
@@ -83,14 +98,32 @@ export class FakeCsrApi {
       res.end('ok');
       return;
     }
-    if (this.mode === 'forbidden') return this.status(res, 403, 'Forbidden', 'user "system:bootstrap:abcdef" cannot create resource "certificatesigningrequests"');
+    if (this.mode === 'forbidden')
+      return this.status(
+        res,
+        403,
+        'Forbidden',
+        'user "system:bootstrap:abcdef" cannot create resource "certificatesigningrequests"',
+      );
     if (!u.pathname.startsWith(BASE)) return this.status(res, 404, 'NotFound', 'no such path');
     const name = decodeURIComponent(u.pathname.slice(BASE.length + 1));
     if (req.method === 'POST' && !name) {
       const csr = JSON.parse(Buffer.concat(chunks).toString()) as CertificateSigningRequest;
-      const n = csr.metadata?.name ?? `${csr.metadata?.generateName ?? 'csr-'}${randomUUID().slice(0, 5)}`;
-      if (this.csrs.has(n)) return this.status(res, 409, 'AlreadyExists', `certificatesigningrequests "${n}" already exists`);
-      csr.metadata = { ...csr.metadata, name: n, uid: randomUUID(), creationTimestamp: new Date().toISOString() };
+      const n =
+        csr.metadata?.name ?? `${csr.metadata?.generateName ?? 'csr-'}${randomUUID().slice(0, 5)}`;
+      if (this.csrs.has(n))
+        return this.status(
+          res,
+          409,
+          'AlreadyExists',
+          `certificatesigningrequests "${n}" already exists`,
+        );
+      csr.metadata = {
+        ...csr.metadata,
+        name: n,
+        uid: randomUUID(),
+        creationTimestamp: new Date().toISOString(),
+      };
       csr.status = {};
       this.csrs.set(n, csr);
       this.bump(csr, 'ADDED');
@@ -100,7 +133,9 @@ export class FakeCsrApi {
     }
     if (req.method === 'GET' && name) {
       const csr = this.csrs.get(name);
-      return csr ? this.json(res, 200, csr) : this.status(res, 404, 'NotFound', `certificatesigningrequests "${name}" not found`);
+      return csr
+        ? this.json(res, 200, csr)
+        : this.status(res, 404, 'NotFound', `certificatesigningrequests "${name}" not found`);
     }
     if (req.method === 'GET' && !name) {
       const sel = u.searchParams.get('fieldSelector')?.replace(/^metadata\.name=/, '');
@@ -108,13 +143,18 @@ export class FakeCsrApi {
         res.writeHead(200, { 'content-type': 'application/json' });
         const w = { ...(sel ? { name: sel } : {}), res };
         const from = Number(u.searchParams.get('resourceVersion') ?? this.rv);
-        for (const h of this.history) if (h.rv > from && (!sel || h.name === sel)) res.write(h.line);
+        for (const h of this.history)
+          if (h.rv > from && (!sel || h.name === sel)) res.write(h.line);
         this.watchers.add(w);
         res.on('close', () => this.watchers.delete(w));
         return;
       }
       const items = [...this.csrs.values()].filter((c) => !sel || c.metadata?.name === sel);
-      return this.json(res, 200, { kind: 'CertificateSigningRequestList', metadata: { resourceVersion: String(this.rv) }, items });
+      return this.json(res, 200, {
+        kind: 'CertificateSigningRequestList',
+        metadata: { resourceVersion: String(this.rv) },
+        items,
+      });
     }
     return this.status(res, 405, 'MethodNotAllowed', 'not here');
   }
@@ -122,7 +162,13 @@ export class FakeCsrApi {
   approve(name: string): void {
     const csr = this.csrs.get(name);
     if (!csr) return;
-    csr.status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'test' }] };
+    csr.status = {
+      ...csr.status,
+      conditions: [
+        ...(csr.status?.conditions ?? []),
+        { type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'test' },
+      ],
+    };
     this.bump(csr, 'MODIFIED');
     if (this.o.autoSign !== false) void this.sign(name);
   }
@@ -130,7 +176,10 @@ export class FakeCsrApi {
   setCondition(name: string, type: 'Denied' | 'Failed', reason: string, message: string): void {
     const csr = this.csrs.get(name);
     if (!csr) return;
-    csr.status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type, status: 'True', reason, message }] };
+    csr.status = {
+      ...csr.status,
+      conditions: [...(csr.status?.conditions ?? []), { type, status: 'True', reason, message }],
+    };
     this.bump(csr, 'MODIFIED');
   }
 
@@ -146,14 +195,22 @@ export class FakeCsrApi {
     const csr = this.csrs.get(name);
     if (!csr) return;
     const x509 = await x509lib();
-    const req = new x509.Pkcs10CertificateRequest(Buffer.from(csr.spec.request, 'base64').toString());
+    const req = new x509.Pkcs10CertificateRequest(
+      Buffer.from(csr.spec.request, 'base64').toString(),
+    );
     const cn = req.subjectName.getField('CN')[0] ?? '';
     const orgs = req.subjectName.getField('O');
-    const san = req.extensions.find((e): e is InstanceType<typeof x509.SubjectAlternativeNameExtension> => e instanceof x509.SubjectAlternativeNameExtension);
+    const san = req.extensions.find(
+      (e): e is InstanceType<typeof x509.SubjectAlternativeNameExtension> =>
+        e instanceof x509.SubjectAlternativeNameExtension,
+    );
     const dns = san?.names.items.filter((n) => n.type === 'dns').map((n) => n.value) ?? [];
     const ips = san?.names.items.filter((n) => n.type === 'ip').map((n) => n.value) ?? [];
     const now = new Date();
-    const v = this.o.validity?.() ?? { notBefore: new Date(now.getTime() - 1000), notAfter: new Date(now.getTime() + 3600_000) };
+    const v = this.o.validity?.() ?? {
+      notBefore: new Date(now.getTime() - 1000),
+      notAfter: new Date(now.getTime() + 3600_000),
+    };
     const pubPem = req.publicKey.toString('pem');
     const cert = await issueCertificate({
       issuer: { certPem: this.o.ca.certPem, key: this.o.ca.key },
@@ -167,7 +224,10 @@ export class FakeCsrApi {
       notBefore: v.notBefore,
       notAfter: v.notAfter,
     });
-    csr.status = { ...csr.status, certificate: Buffer.from(cert + this.o.ca.certPem).toString('base64') };
+    csr.status = {
+      ...csr.status,
+      certificate: Buffer.from(cert + this.o.ca.certPem).toString('base64'),
+    };
     this.bump(csr, 'MODIFIED');
   }
 }

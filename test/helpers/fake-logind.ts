@@ -5,13 +5,25 @@
 // InhibitDelayMaxUSec and emits PrepareForShutdown; org.freedesktop.systemd1.Manager's KillUnit
 // (logind's reload) re-reads InhibitDelayMaxSec from the drop-in directory, as logind would.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as dbus from 'dbus-next';
 import { stopChild } from './processes.js';
 
-const BUS_CONFIG = (socket: string): string => `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+const BUS_CONFIG = (
+  socket: string,
+): string => `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
 <busconfig>
   <type>session</type>
   <listen>unix:path=${socket}</listen>
@@ -39,7 +51,11 @@ export async function startPrivateBus(options: { dir?: string } = {}): Promise<P
   const socket = join(dir, 'bus.sock');
   rmSync(socket, { force: true });
   writeFileSync(join(dir, 'bus.conf'), BUS_CONFIG(socket));
-  const child: ChildProcess = spawn('dbus-daemon', [`--config-file=${join(dir, 'bus.conf')}`, '--nofork', '--print-address'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(
+    'dbus-daemon',
+    [`--config-file=${join(dir, 'bus.conf')}`, '--nofork', '--print-address'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const stop = async (): Promise<void> => {
     await stopChild(child, 5000);
     if (options.dir === undefined) rmSync(dir, { recursive: true, force: true });
@@ -52,7 +68,9 @@ export async function startPrivateBus(options: { dir?: string } = {}): Promise<P
         if (out.includes('\n')) resolve(out.trim());
       });
       child.once('error', reject);
-      child.once('exit', (code) => reject(new Error(`dbus-daemon exited with ${String(code)} before listening`)));
+      child.once('exit', (code) =>
+        reject(new Error(`dbus-daemon exited with ${String(code)} before listening`)),
+      );
     });
     return { dir, address, stop };
   } catch (err) {
@@ -75,7 +93,10 @@ export interface FakeLogindState {
 }
 
 class LoginManager extends dbus.interface.Interface {
-  constructor(private readonly state: FakeLogindState, private readonly dir: string) {
+  constructor(
+    private readonly state: FakeLogindState,
+    private readonly dir: string,
+  ) {
     super('org.freedesktop.login1.Manager');
   }
 
@@ -103,7 +124,10 @@ LoginManager.configureMembers({
 });
 
 class SystemdManager extends dbus.interface.Interface {
-  constructor(private readonly state: FakeLogindState, private readonly dropinDir: string) {
+  constructor(
+    private readonly state: FakeLogindState,
+    private readonly dropinDir: string,
+  ) {
     super('org.freedesktop.systemd1.Manager');
   }
 
@@ -111,7 +135,9 @@ class SystemdManager extends dbus.interface.Interface {
     this.state.killUnits.push([unit, who, signal]);
     let files: string[] = [];
     try {
-      files = readdirSync(this.dropinDir).filter((f) => f.endsWith('.conf')).sort();
+      files = readdirSync(this.dropinDir)
+        .filter((f) => f.endsWith('.conf'))
+        .sort();
     } catch {
       return;
     }
@@ -121,7 +147,9 @@ class SystemdManager extends dbus.interface.Interface {
     }
   }
 }
-SystemdManager.configureMembers({ methods: { KillUnit: { inSignature: 'ssi', outSignature: '' } } });
+SystemdManager.configureMembers({
+  methods: { KillUnit: { inSignature: 'ssi', outSignature: '' } },
+});
 
 export interface FakeLogind {
   state: FakeLogindState;
@@ -134,9 +162,17 @@ export interface FakeLogind {
   stop(): void;
 }
 
-export async function startFakeLogind(bus: PrivateBus, options: { delayUSec: bigint; dropinDir: string }): Promise<FakeLogind> {
+export async function startFakeLogind(
+  bus: PrivateBus,
+  options: { delayUSec: bigint; dropinDir: string },
+): Promise<FakeLogind> {
   const state: FakeLogindState = { inhibits: [], killUnits: [], delayUSec: options.delayUSec };
-  const conn = (dbus.sessionBus as unknown as (o: { busAddress: string; negotiateUnixFd: boolean }) => dbus.MessageBus)({ busAddress: bus.address, negotiateUnixFd: true });
+  const conn = (
+    dbus.sessionBus as unknown as (o: {
+      busAddress: string;
+      negotiateUnixFd: boolean;
+    }) => dbus.MessageBus
+  )({ busAddress: bus.address, negotiateUnixFd: true });
   const login = new LoginManager(state, mkdtempSync(join(bus.dir, 'logind-')));
   conn.export('/org/freedesktop/login1', login);
   conn.export('/org/freedesktop/systemd1', new SystemdManager(state, options.dropinDir));

@@ -22,18 +22,30 @@ export interface FakeSysfsLayout {
 }
 
 /** `nodes` NUMA nodes (one socket each) of `coresPerNode` cores with `threads` threads; CPUs numbered node by node. */
-export function gridLayout(nodes: number, coresPerNode: number, threads: number, memPerNode: number): FakeSysfsLayout {
+export function gridLayout(
+  nodes: number,
+  coresPerNode: number,
+  threads: number,
+  memPerNode: number,
+): FakeSysfsLayout {
   const cpus: FakeCpu[] = [];
   let id = 0;
-  for (let n = 0; n < nodes; n++) for (let c = 0; c < coresPerNode; c++) for (let t = 0; t < threads; t++) cpus.push({ id: id++, socket: n, core: c, numa: n });
-  return { cpus, memory: Object.fromEntries(Array.from({ length: nodes }, (_, n) => [n, memPerNode])) };
+  for (let n = 0; n < nodes; n++)
+    for (let c = 0; c < coresPerNode; c++)
+      for (let t = 0; t < threads; t++) cpus.push({ id: id++, socket: n, core: c, numa: n });
+  return {
+    cpus,
+    memory: Object.fromEntries(Array.from({ length: nodes }, (_, n) => [n, memPerNode])),
+  };
 }
 
 function ranges(ids: number[]): string {
   return ids.sort((a, b) => a - b).join(',');
 }
 
-export async function fakeSysfs(layout: FakeSysfsLayout): Promise<{ root: string; cleanup: () => Promise<void> }> {
+export async function fakeSysfs(
+  layout: FakeSysfsLayout,
+): Promise<{ root: string; cleanup: () => Promise<void> }> {
   const root = await mkdtemp(join(tmpdir(), 'na-sysfs-'));
   const cpuDir = join(root, 'devices/system/cpu');
   await mkdir(cpuDir, { recursive: true });
@@ -48,8 +60,14 @@ export async function fakeSysfs(layout: FakeSysfsLayout): Promise<{ root: string
   for (const [i, n] of nodeIds.entries()) {
     const dir = join(root, `devices/system/node/node${n}`);
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'cpulist'), `${ranges(layout.cpus.filter((c) => c.numa === n).map((c) => c.id))}\n`);
-    await writeFile(join(dir, 'meminfo'), `Node ${n} MemTotal:       ${Math.floor((layout.memory[n] ?? 0) / 1024)} kB\nNode ${n} MemFree:        1024 kB\n`);
+    await writeFile(
+      join(dir, 'cpulist'),
+      `${ranges(layout.cpus.filter((c) => c.numa === n).map((c) => c.id))}\n`,
+    );
+    await writeFile(
+      join(dir, 'meminfo'),
+      `Node ${n} MemTotal:       ${Math.floor((layout.memory[n] ?? 0) / 1024)} kB\nNode ${n} MemFree:        1024 kB\n`,
+    );
     const row = layout.distances?.[i] ?? nodeIds.map((m) => (m === n ? 10 : 20));
     await writeFile(join(dir, 'distance'), `${row.join(' ')}\n`);
     for (const [kb, pages] of Object.entries(layout.hugepages?.[n] ?? {})) {

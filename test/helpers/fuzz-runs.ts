@@ -4,7 +4,8 @@ export function fuzzRuns(defaultRuns: number): number {
   const raw = process.env['FUZZ_RUNS'];
   if (raw === undefined || raw === '') return defaultRuns;
   const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`FUZZ_RUNS must be a positive integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`FUZZ_RUNS must be a positive integer, got ${JSON.stringify(raw)}`);
   return n;
 }
 
@@ -12,6 +13,7 @@ export function fuzzRuns(defaultRuns: number): number {
 export function fuzzParams(defaultRuns: number): { numRuns: number; seed: number } {
   const raw = process.env['FUZZ_SEED'];
   const seed = raw === undefined || raw === '' ? 20261123 : Number(raw);
-  if (!Number.isSafeInteger(seed)) throw new Error(`FUZZ_SEED must be an integer, got ${JSON.stringify(raw)}`);
+  if (!Number.isSafeInteger(seed))
+    throw new Error(`FUZZ_SEED must be an integer, got ${JSON.stringify(raw)}`);
   return { numRuns: fuzzRuns(defaultRuns), seed };
 }

@@ -42,7 +42,10 @@ export interface InProcessAgent {
   readonly run: Promise<number>;
 }
 
-export async function startInProcessAgent(t: Pick<TestContext, 'after' | 'diagnostic'>, o: InProcessAgentOptions): Promise<InProcessAgent> {
+export async function startInProcessAgent(
+  t: Pick<TestContext, 'after' | 'diagnostic'>,
+  o: InProcessAgentOptions,
+): Promise<InProcessAgent> {
   const root = await tempDir(`${o.prefix}-`);
   const m = await tempDir(`${o.prefix}-m-`);
   const recording = recordingLogger();
@@ -57,7 +60,9 @@ export async function startInProcessAgent(t: Pick<TestContext, 'after' | 'diagno
     onBuilt: (a) => (built = a),
   });
   t.after(async () => {
-    for (const l of recording.lines) if (l.level === 'warn' || l.level === 'error') t.diagnostic(`${l.msg} ${JSON.stringify(l.fields)}`);
+    for (const l of recording.lines)
+      if (l.level === 'warn' || l.level === 'error')
+        t.diagnostic(`${l.msg} ${JSON.stringify(l.fields)}`);
     ac.abort();
     await run.catch(() => 1);
     if (config.containerRuntimeEndpoint.startsWith('process://')) await killProcessPods(root.path);

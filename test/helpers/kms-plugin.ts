@@ -32,7 +32,8 @@ export async function startTestKmsPlugin(): Promise<TestKmsPlugin> {
   const calls = { status: 0, encrypt: 0, decrypt: 0 };
   const server = new grpc.Server();
   type Cb = (err: grpc.ServiceError | null, res?: unknown) => void;
-  const fail = (cb: Cb, code: grpc.status, details: string): void => cb(Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() }));
+  const fail = (cb: Cb, code: grpc.status, details: string): void =>
+    cb(Object.assign(new Error(details), { code, details, metadata: new grpc.Metadata() }));
   server.addService(kmsServiceDefinition(), {
     Status: (_call: grpc.ServerUnaryCall<unknown, unknown>, cb: Cb) => {
       calls.status++;
@@ -44,9 +45,16 @@ export async function startTestKmsPlugin(): Promise<TestKmsPlugin> {
       const iv = randomBytes(12);
       const c = createCipheriv('aes-256-gcm', key, iv);
       const body = Buffer.concat([c.update(call.request.plaintext), c.final()]);
-      cb(null, { ciphertext: Buffer.concat([iv, body, c.getAuthTag()]), key_id: current, annotations: { 'kms.example.com/test': Buffer.from('1') } });
+      cb(null, {
+        ciphertext: Buffer.concat([iv, body, c.getAuthTag()]),
+        key_id: current,
+        annotations: { 'kms.example.com/test': Buffer.from('1') },
+      });
     },
-    Decrypt: (call: grpc.ServerUnaryCall<{ ciphertext: Buffer; key_id: string }, unknown>, cb: Cb) => {
+    Decrypt: (
+      call: grpc.ServerUnaryCall<{ ciphertext: Buffer; key_id: string }, unknown>,
+      cb: Cb,
+    ) => {
       calls.decrypt++;
       const key = keys.get(call.request.key_id);
       if (key === undefined) {
@@ -57,7 +65,9 @@ export async function startTestKmsPlugin(): Promise<TestKmsPlugin> {
         const ct = call.request.ciphertext;
         const d = createDecipheriv('aes-256-gcm', key, ct.subarray(0, 12));
         d.setAuthTag(ct.subarray(ct.length - 16));
-        cb(null, { plaintext: Buffer.concat([d.update(ct.subarray(12, ct.length - 16)), d.final()]) });
+        cb(null, {
+          plaintext: Buffer.concat([d.update(ct.subarray(12, ct.length - 16)), d.final()]),
+        });
       } catch {
         fail(cb, grpc.status.INVALID_ARGUMENT, 'cannot decrypt');
       }
@@ -65,7 +75,9 @@ export async function startTestKmsPlugin(): Promise<TestKmsPlugin> {
   });
   const endpoint = `unix://${socketPath}`;
   await new Promise<void>((resolve, reject) => {
-    server.bindAsync(endpoint, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    server.bindAsync(endpoint, grpc.ServerCredentials.createInsecure(), (err) =>
+      err ? reject(err) : resolve(),
+    );
   });
   return {
     endpoint,

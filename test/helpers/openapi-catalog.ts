@@ -15,10 +15,31 @@ import { namesFor, type PlatformProfile } from '../../src/common/names.js';
 import type { Clock } from '../../src/common/util/clock.js';
 import { ManualClock } from './manual-clock.js';
 
-export function openApiFor(profile: PlatformProfile, clock: Pick<Clock, 'now'> = new ManualClock(), platformDomain?: string): OpenApi {
+export function openApiFor(
+  profile: PlatformProfile,
+  clock: Pick<Clock, 'now'> = new ManualClock(),
+  platformDomain?: string,
+): OpenApi {
   const n = namesFor(profile, platformDomain);
-  const defs = [csrDef(n.groupDomain), eventDef, nodeDef, podDef, namespaceDef, secretDef, configMapDef, leaseDef(n.groups.coordination), ...Object.values(rbacDefs(n.groupDomain))];
-  return new OpenApi({ defs, reviews: reviewEndpoints(n.groups), title: 'Kubernetes', version: 'v1.32.0', clock, names: n });
+  const defs = [
+    csrDef(n.groupDomain),
+    eventDef,
+    nodeDef,
+    podDef,
+    namespaceDef,
+    secretDef,
+    configMapDef,
+    leaseDef(n.groups.coordination),
+    ...Object.values(rbacDefs(n.groupDomain)),
+  ];
+  return new OpenApi({
+    defs,
+    reviews: reviewEndpoints(n.groups),
+    title: 'Kubernetes',
+    version: 'v1.32.0',
+    clock,
+    names: n,
+  });
 }
 
 /** Every definition of every v3 document under the kubernetes profile, by name. */
@@ -26,7 +47,9 @@ export function allDefinitions(): Map<string, Record<string, unknown>> {
   const o = openApiFor('kubernetes');
   const out = new Map<string, Record<string, unknown>>();
   for (const key of Object.keys(o.index().paths)) {
-    const doc = o.v3Document(key) as { components: { schemas: Record<string, Record<string, unknown>> } };
+    const doc = o.v3Document(key) as {
+      components: { schemas: Record<string, Record<string, unknown>> };
+    };
     for (const [name, def] of Object.entries(doc.components.schemas)) out.set(name, def);
   }
   return out;

@@ -13,7 +13,8 @@ function strict(v: unknown): unknown {
   if (v === null || typeof v !== 'object') return v;
   const out: Json = {};
   for (const [k, x] of Object.entries(v as Json)) out[k] = strict(x);
-  if (out['properties'] !== undefined && out['x-kubernetes-preserve-unknown-fields'] !== true) out['additionalProperties'] = false;
+  if (out['properties'] !== undefined && out['x-kubernetes-preserve-unknown-fields'] !== true)
+    out['additionalProperties'] = false;
   // Swagger 2.0 has no oneOf: the reference's v2 IntOrString is `type: string, format: int-or-string`.
   // Checked as what the reference's type reads (see INT_OR_STRING), not as a plain string.
   if (out['format'] === 'int-or-string' && out['type'] === 'string') {
@@ -41,13 +42,20 @@ function strict(v: unknown): unknown {
  *   hence the reference's v3 adds the oneOf, and a CRD's `x-kubernetes-int-or-string: true`
  *   becomes `type: [integer, string]` (apiextensions ConvertJSONSchemaProps).
  */
-const INT_OR_STRING = { type: 'number', validate: (n: number): boolean => Number.isInteger(n) && n >= -INT32 && n < INT32 } as const;
+const INT_OR_STRING = {
+  type: 'number',
+  validate: (n: number): boolean => Number.isInteger(n) && n >= -INT32 && n < INT32,
+} as const;
 
 /** Null fields dropped: a Go client reads null as the zero value, and the reference itself sends `creationTimestamp: null`. */
 function withoutNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutNulls);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v as Json).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
+  return Object.fromEntries(
+    Object.entries(v as Json)
+      .filter(([, x]) => x !== null)
+      .map(([k, x]) => [k, withoutNulls(x)]),
+  );
 }
 
 export interface SchemaSet {
@@ -59,14 +67,22 @@ export interface SchemaSet {
 
 export function schemaSet(doc: Json): SchemaSet {
   const v3 = doc['components'] !== undefined;
-  const defs = (v3 ? (doc['components'] as Json)['schemas'] : doc['definitions']) as Record<string, Json>;
+  const defs = (v3 ? (doc['components'] as Json)['schemas'] : doc['definitions']) as Record<
+    string,
+    Json
+  >;
   const ajv = new Ajv({ allErrors: true, format: 'full' });
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -INT32 && n < INT32 });
+  ajv.addFormat('int32', {
+    type: 'number',
+    validate: (n: number) => Number.isInteger(n) && n >= -INT32 && n < INT32,
+  });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('double', { type: 'number', validate: () => true });
   ajv.addFormat('int-or-string', INT_OR_STRING);
   ajv.addFormat('byte', /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/);
-  const root = v3 ? { $id: 'doc', components: { schemas: strict(defs) } } : { $id: 'doc', definitions: strict(defs) };
+  const root = v3
+    ? { $id: 'doc', components: { schemas: strict(defs) } }
+    : { $id: 'doc', definitions: strict(defs) };
   ajv.addSchema(root);
   const prefix = v3 ? 'doc#/components/schemas/' : 'doc#/definitions/';
   return {
@@ -74,7 +90,10 @@ export function schemaSet(doc: Json): SchemaSet {
       const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
       for (const [name, d] of Object.entries(defs)) {
         const gvks = (d['x-kubernetes-group-version-kind'] as Json[] | undefined) ?? [];
-        if (gvks.some((g) => g['group'] === group && g['version'] === version && g['kind'] === kind)) return name;
+        if (
+          gvks.some((g) => g['group'] === group && g['version'] === version && g['kind'] === kind)
+        )
+          return name;
       }
       return undefined;
     },
@@ -82,7 +101,9 @@ export function schemaSet(doc: Json): SchemaSet {
       const fn = ajv.getSchema(`${prefix}${definition}`);
       if (fn === undefined) return [`no definition ${definition}`];
       if (fn(withoutNulls(obj)) === true) return [];
-      return (fn.errors ?? []).map((e) => `${e.dataPath} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+      return (fn.errors ?? []).map(
+        (e) => `${e.dataPath} ${e.message ?? ''} ${JSON.stringify(e.params)}`,
+      );
     },
   };
 }

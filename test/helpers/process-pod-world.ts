@@ -30,15 +30,38 @@ export interface ProcessPodWorld {
   readonly manager: PodManager;
 }
 
-export async function processPodWorld(t: Pick<TestContext, 'after'>, o: ProcessPodWorldOptions): Promise<ProcessPodWorld> {
+export async function processPodWorld(
+  t: Pick<TestContext, 'after'>,
+  o: ProcessPodWorldOptions,
+): Promise<ProcessPodWorld> {
   const root = await tempDir(`${o.prefix}-`);
   const logger = o.logger ?? silentLogger();
-  const runtime = new ProcessRuntime({ rootDir: root.path, logger, clock: systemClock, pollIntervalMs: 200 });
+  const runtime = new ProcessRuntime({
+    rootDir: root.path,
+    logger,
+    clock: systemClock,
+    pollIntervalMs: 200,
+  });
   const statuses = new PodStatusManager();
   const late: { m?: PodManager } = {};
-  const probes = new ProbeManager({ runtime, clock: systemClock, logger, onChange: (uid) => late.m?.resync(uid) });
-  const podLogs = o.podLogsDir === undefined ? undefined : new PodLogLinks({ dir: o.podLogsDir, logger });
-  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock: systemClock, logger, rootDir: root.path, ...(podLogs !== undefined ? { podLogs } : {}) });
+  const probes = new ProbeManager({
+    runtime,
+    clock: systemClock,
+    logger,
+    onChange: (uid) => late.m?.resync(uid),
+  });
+  const podLogs =
+    o.podLogsDir === undefined ? undefined : new PodLogLinks({ dir: o.podLogsDir, logger });
+  const syncer = new PodSyncer({
+    runtime,
+    images: runtime,
+    probes,
+    statuses,
+    clock: systemClock,
+    logger,
+    rootDir: root.path,
+    ...(podLogs !== undefined ? { podLogs } : {}),
+  });
   const manager = new PodManager({
     syncer,
     runtime,
@@ -48,7 +71,9 @@ export async function processPodWorld(t: Pick<TestContext, 'after'>, o: ProcessP
     syncFrequencyMs: 60_000,
     capacity: 10,
     seenAllSources: () => true,
-    ...(podLogs !== undefined ? { cleanupOrphanPodLogs: (keep: (uid: string) => boolean) => podLogs.removeStale(keep) } : {}),
+    ...(podLogs !== undefined
+      ? { cleanupOrphanPodLogs: (keep: (uid: string) => boolean) => podLogs.removeStale(keep) }
+      : {}),
     ...(o.housekeepingMs !== undefined ? { housekeepingMs: o.housekeepingMs } : {}),
   });
   late.m = manager;

@@ -24,7 +24,13 @@ export interface RawRequestOptions {
   readonly streamWindowMs?: number;
 }
 
-export async function rawRequest(dispatcher: Dispatcher, origin: string, method: string, path: string, o: RawRequestOptions = {}): Promise<RawResponse> {
+export async function rawRequest(
+  dispatcher: Dispatcher,
+  origin: string,
+  method: string,
+  path: string,
+  o: RawRequestOptions = {},
+): Promise<RawResponse> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), o.timeoutMs ?? 10_000);
   try {
@@ -54,7 +60,10 @@ export async function rawRequest(dispatcher: Dispatcher, origin: string, method:
     let json: Record<string, unknown> | undefined;
     try {
       const v: unknown = JSON.parse(text);
-      json = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+      json =
+        v !== null && typeof v === 'object' && !Array.isArray(v)
+          ? (v as Record<string, unknown>)
+          : undefined;
     } catch {
       json = undefined;
     }
@@ -75,7 +84,11 @@ export function keepAliveAdminAgent(adminPlatconfig: string): Agent {
   };
   const pem = (b64: string | undefined): string => Buffer.from(b64 ?? '', 'base64').toString();
   return new Agent({
-    connect: { ca: pem(cfg.clusters[0]?.cluster['certificate-authority-data']), cert: pem(cfg.users[0]?.user['client-certificate-data']), key: pem(cfg.users[0]?.user['client-key-data']) },
+    connect: {
+      ca: pem(cfg.clusters[0]?.cluster['certificate-authority-data']),
+      cert: pem(cfg.users[0]?.user['client-certificate-data']),
+      key: pem(cfg.users[0]?.user['client-key-data']),
+    },
     pipelining: 1,
   });
 }

@@ -12,15 +12,29 @@ export const CGROUP_MOUNT = '/sys/fs/cgroup';
 
 /** undefined when the test may write the real v1 tree; otherwise why not (under CI=true: throws). */
 export async function realCgroupV1SkipReason(): Promise<string | undefined> {
-  if (process.getuid?.() !== 0) return skipOutsideCi('root', 'writing the host\'s cgroup tree needs root');
-  if ((await detectCgroupVersion(CGROUP_MOUNT)) !== 'v1') return skipOutsideCi('cgroup v1', `${CGROUP_MOUNT} is not a cgroup v1 mount`);
-  const ok = await access(join(CGROUP_MOUNT, 'cpu'), constants.W_OK).then(() => true, () => false);
-  return ok ? undefined : skipOutsideCi('a writable cgroup v1 mount', `${CGROUP_MOUNT}/cpu is not writable`);
+  if (process.getuid?.() !== 0)
+    return skipOutsideCi('root', "writing the host's cgroup tree needs root");
+  if ((await detectCgroupVersion(CGROUP_MOUNT)) !== 'v1')
+    return skipOutsideCi('cgroup v1', `${CGROUP_MOUNT} is not a cgroup v1 mount`);
+  const ok = await access(join(CGROUP_MOUNT, 'cpu'), constants.W_OK).then(
+    () => true,
+    () => false,
+  );
+  return ok
+    ? undefined
+    : skipOutsideCi('a writable cgroup v1 mount', `${CGROUP_MOUNT}/cpu is not writable`);
 }
 
 async function hierarchies(): Promise<string[]> {
   const out: string[] = [];
-  for (const c of V1_CONTROLLERS) if (await access(join(CGROUP_MOUNT, c)).then(() => true, () => false)) out.push(c);
+  for (const c of V1_CONTROLLERS)
+    if (
+      await access(join(CGROUP_MOUNT, c)).then(
+        () => true,
+        () => false,
+      )
+    )
+      out.push(c);
   return out;
 }
 
@@ -36,7 +50,9 @@ async function killAndRemove(dir: string): Promise<void> {
   if (entries === undefined) return;
   for (const e of entries) if (e.isDirectory()) await killAndRemove(join(dir, e.name));
   for (let i = 0; i < 50; i += 1) {
-    const pids = (await readFile(join(dir, 'cgroup.procs'), 'utf8').catch(() => '')).split('\n').filter((l) => /^\d+$/.test(l));
+    const pids = (await readFile(join(dir, 'cgroup.procs'), 'utf8').catch(() => ''))
+      .split('\n')
+      .filter((l) => /^\d+$/.test(l));
     for (const p of pids) {
       try {
         process.kill(Number(p), 'SIGKILL');
@@ -44,7 +60,10 @@ async function killAndRemove(dir: string): Promise<void> {
         // gone
       }
     }
-    const done = await rmdir(dir).then(() => true, (err: NodeJS.ErrnoException) => err.code === 'ENOENT');
+    const done = await rmdir(dir).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => err.code === 'ENOENT',
+    );
     if (done) return;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -7,7 +7,10 @@ export interface LogLine {
   fields: Record<string, unknown>;
 }
 
-export function recordingLogger(lines: LogLine[] = [], bindings: Record<string, unknown> = {}): Logger & { lines: LogLine[] } {
+export function recordingLogger(
+  lines: LogLine[] = [],
+  bindings: Record<string, unknown> = {},
+): Logger & { lines: LogLine[] } {
   const fn = (level: LogLine['level']): LogFn =>
     ((a: string | Record<string, unknown>, b?: string) => {
       if (typeof a === 'string') lines.push({ level, msg: a, fields: { ...bindings } });

@@ -10,7 +10,11 @@ import { Registry } from 'prom-client';
 import { silentLogger, type Logger } from '../../src/common/log/types.js';
 import { systemClock, type Clock } from '../../src/common/util/clock.js';
 import { NodeAgentMetrics } from '../../src/agent/server/metrics.js';
-import { NodeServers, type AuthorizationSettings, type NodeServersAddresses } from '../../src/agent/server/node-servers.js';
+import {
+  NodeServers,
+  type AuthorizationSettings,
+  type NodeServersAddresses,
+} from '../../src/agent/server/node-servers.js';
 import {
   ContainerNotFoundError,
   type ContainerLogOptions,
@@ -47,7 +51,12 @@ export async function makeServerCerts(): Promise<ServerCerts> {
     serving: await makeServing(ca),
     alice: await makeLeaf(ca, { subject: 'CN=alice, O=devs', usage: 'client' }),
     bob: await makeLeaf(ca, { subject: 'CN=bob', usage: 'client' }),
-    expired: await makeLeaf(ca, { subject: 'CN=old', usage: 'client', notBefore: new Date(Date.now() - 48 * 3600_000), notAfter: new Date(Date.now() - 3600_000) }),
+    expired: await makeLeaf(ca, {
+      subject: 'CN=old',
+      usage: 'client',
+      notBefore: new Date(Date.now() - 48 * 3600_000),
+      notAfter: new Date(Date.now() - 3600_000),
+    }),
     unknown: await makeLeaf(otherCa, { subject: 'CN=mallory', usage: 'client' }),
     serverOnly: await makeLeaf(ca, { subject: 'CN=srv', usage: 'server' }),
     otherAlice: await makeLeaf(otherCa, { subject: 'CN=carol', usage: 'client' }),
@@ -63,7 +72,11 @@ export class FakeTokenReviewer implements TokenReviewer {
     this.calls++;
     if (this.down) return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'));
     const user = this.users.get(token);
-    return Promise.resolve(user === undefined ? { authenticated: false, error: 'token not found' } : { authenticated: true, user });
+    return Promise.resolve(
+      user === undefined
+        ? { authenticated: false, error: 'token not found' }
+        : { authenticated: true, user },
+    );
   }
 }
 
@@ -77,11 +90,20 @@ export class FakeSarReviewer implements SubjectAccessReviewer {
     this.calls++;
     this.specs.push(spec);
     if (this.down) return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:1'));
-    return Promise.resolve(this.allow(spec) ? { allowed: true, reason: 'test allows' } : { allowed: false, reason: 'test denies' });
+    return Promise.resolve(
+      this.allow(spec)
+        ? { allowed: true, reason: 'test allows' }
+        : { allowed: false, reason: 'test denies' },
+    );
   }
 }
 
-export const FAKE_POD = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+export const FAKE_POD = {
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name: 'web', namespace: 'default', uid: 'u1' },
+  spec: { containers: [{ name: 'c', image: 'x' }] },
+};
 
 export interface ServerFixtureOptions {
   certs: ServerCerts;
@@ -136,7 +158,10 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
   const registry = new Registry();
   const metrics = new NodeAgentMetrics({ registry, servingCertificateTtlSeconds: () => 3600 });
   const abort = new AbortController();
-  const servingMaterial: ServingTlsMaterial = { cert: o.certs.serving.certPem, key: o.certs.serving.keyPem };
+  const servingMaterial: ServingTlsMaterial = {
+    cert: o.certs.serving.certPem,
+    key: o.certs.serving.keyPem,
+  };
   const servers = new NodeServers({
     nodeName: 'node-a',
     clock: o.clock ?? systemClock,
@@ -144,25 +169,55 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     metrics,
     pods: { pods: () => [FAKE_POD] },
     runningPods: { runningPods: () => Promise.resolve([FAKE_POD]) },
-    stats: { summary: () => Promise.resolve({ node: { nodeName: 'node-a', cpu: { usageNanoCores: 1 }, memory: { workingSetBytes: 2 } }, pods: [] }) },
+    stats: {
+      summary: () =>
+        Promise.resolve({
+          node: { nodeName: 'node-a', cpu: { usageNanoCores: 1 }, memory: { workingSetBytes: 2 } },
+          pods: [],
+        }),
+    },
     containerLogs: {
-      writeLogs(ref: ContainerRef, opts: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
-        if (ref.pod !== 'web' || ref.container !== 'c') return Promise.reject(new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`));
-        let lines = ['one', 'two', 'three'].map((l, i) => (opts.timestamps ? `2026-01-01T00:00:0${i}Z ${l}` : l));
-        if (opts.tailLines !== undefined) lines = lines.slice(Math.max(0, lines.length - opts.tailLines));
+      writeLogs(
+        ref: ContainerRef,
+        opts: ContainerLogOptions,
+        out: Writable,
+        signal: AbortSignal,
+      ): Promise<void> {
+        if (ref.pod !== 'web' || ref.container !== 'c')
+          return Promise.reject(
+            new ContainerNotFoundError(
+              `container "${ref.container}" in pod "${ref.pod}" not found`,
+            ),
+          );
+        let lines = ['one', 'two', 'three'].map((l, i) =>
+          opts.timestamps ? `2026-01-01T00:00:0${i}Z ${l}` : l,
+        );
+        if (opts.tailLines !== undefined)
+          lines = lines.slice(Math.max(0, lines.length - opts.tailLines));
         out.write(lines.map((l) => `${l}\n`).join(''));
         // Following: nothing more is logged; the stream stays open until the client goes away.
-        if (opts.follow) return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        if (opts.follow)
+          return new Promise((resolve) =>
+            signal.addEventListener('abort', () => resolve(), { once: true }),
+          );
         return Promise.resolve();
       },
     },
     commands: {
       run(ref, command) {
         if (ref.pod !== 'web') return Promise.reject(new ContainerNotFoundError('pod not found'));
-        return Promise.resolve({ stdout: Buffer.from(`${command.join(' ')}\n`), stderr: Buffer.alloc(0), exitCode: 0 });
+        return Promise.resolve({
+          stdout: Buffer.from(`${command.join(' ')}\n`),
+          stderr: Buffer.alloc(0),
+          exitCode: 0,
+        });
       },
     },
-    configz: () => ({ kind: 'NodeAgentConfiguration', staticPodURLHeader: { Authorization: ['Bearer s3cret'] }, readOnlyPort: 0 }),
+    configz: () => ({
+      kind: 'NodeAgentConfiguration',
+      staticPodURLHeader: { Authorization: ['Bearer s3cret'] },
+      readOnlyPort: 0,
+    }),
     logDir,
     ...(o.systemLogHandler !== undefined ? { systemLogHandler: o.systemLogHandler } : {}),
     ...(o.profiling !== undefined ? { profiling: o.profiling } : {}),
@@ -171,7 +226,9 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
     syncLoop: { lastIterationMs: () => Date.now() },
     streamingIdleTimeoutMs: o.streamingIdleTimeoutMs ?? 60_000,
     ...(o.streaming !== undefined ? { streaming: o.streaming } : {}),
-    ...(o.liveStreamingSessions !== undefined ? { liveStreamingSessions: o.liveStreamingSessions } : {}),
+    ...(o.liveStreamingSessions !== undefined
+      ? { liveStreamingSessions: o.liveStreamingSessions }
+      : {}),
     secure: {
       address: '127.0.0.1',
       port: 0,
@@ -182,7 +239,9 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
       enableDebuggingHandlers: o.enableDebuggingHandlers ?? true,
       ...(o.clientCa !== false ? { clientCaFile: caFile } : {}),
       anonymous: o.anonymous,
-      ...(o.tokens !== undefined ? { tokenWebhook: { reviewer: o.tokens, cacheTtlMs: 120_000 } } : {}),
+      ...(o.tokens !== undefined
+        ? { tokenWebhook: { reviewer: o.tokens, cacheTtlMs: 120_000 } }
+        : {}),
       authorization: o.authorization,
       ...(o.maxConnectionAgeMs !== undefined ? { maxConnectionAgeMs: o.maxConnectionAgeMs } : {}),
     },
@@ -207,7 +266,12 @@ export async function startServerFixture(o: ServerFixtureOptions): Promise<Serve
 }
 
 /** Every endpoint with the method it takes and the subresource it is authorized as. */
-export const ENDPOINTS: readonly { path: string; method: string; subresource: string; debug: boolean }[] = [
+export const ENDPOINTS: readonly {
+  path: string;
+  method: string;
+  subresource: string;
+  debug: boolean;
+}[] = [
   { path: '/healthz', method: 'GET', subresource: 'proxy', debug: false },
   { path: '/healthz/ping', method: 'GET', subresource: 'proxy', debug: false },
   { path: '/healthz/syncloop', method: 'GET', subresource: 'proxy', debug: false },
@@ -216,8 +280,18 @@ export const ENDPOINTS: readonly { path: string; method: string; subresource: st
   { path: '/stats/summary', method: 'GET', subresource: 'stats', debug: false },
   { path: '/configz', method: 'GET', subresource: 'proxy', debug: true },
   { path: '/runningpods/', method: 'GET', subresource: 'proxy', debug: true },
-  { path: '/containerLogs/default/web/c?tailLines=2', method: 'GET', subresource: 'proxy', debug: true },
+  {
+    path: '/containerLogs/default/web/c?tailLines=2',
+    method: 'GET',
+    subresource: 'proxy',
+    debug: true,
+  },
   { path: '/logs/', method: 'GET', subresource: 'log', debug: true },
   { path: '/run/default/web/c?cmd=echo%20hi', method: 'POST', subresource: 'proxy', debug: true },
-  { path: '/exec/default/web/c?command=echo&command=hi', method: 'POST', subresource: 'proxy', debug: true },
+  {
+    path: '/exec/default/web/c?command=echo&command=hi',
+    method: 'POST',
+    subresource: 'proxy',
+    debug: true,
+  },
 ];

@@ -33,22 +33,34 @@ export function fetchText(url: string, o: TestRequest = {}): Promise<TestRespons
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const sock = res.socket as TLSSocket | null;
-        const fp = sock && typeof sock.getPeerCertificate === 'function' ? (sock.getPeerCertificate() as { fingerprint256?: string } | null)?.fingerprint256 : undefined;
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers, ...(fp ? { peerFingerprint: fp } : {}) });
+        const fp =
+          sock && typeof sock.getPeerCertificate === 'function'
+            ? (sock.getPeerCertificate() as { fingerprint256?: string } | null)?.fingerprint256
+            : undefined;
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: res.headers,
+          ...(fp ? { peerFingerprint: fp } : {}),
+        });
       });
       res.on('error', reject);
     };
     const req =
       u.protocol === 'https:'
-        ? httpsRequest(u, {
-            method: o.method ?? 'GET',
-            headers,
-            agent: false,
-            ...(o.ca !== undefined ? { ca: o.ca } : { rejectUnauthorized: false }),
-            ...(o.cert !== undefined ? { cert: o.cert } : {}),
-            ...(o.key !== undefined ? { key: o.key } : {}),
-            ...(o.maxVersion !== undefined ? { maxVersion: o.maxVersion } : {}),
-          }, cb)
+        ? httpsRequest(
+            u,
+            {
+              method: o.method ?? 'GET',
+              headers,
+              agent: false,
+              ...(o.ca !== undefined ? { ca: o.ca } : { rejectUnauthorized: false }),
+              ...(o.cert !== undefined ? { cert: o.cert } : {}),
+              ...(o.key !== undefined ? { key: o.key } : {}),
+              ...(o.maxVersion !== undefined ? { maxVersion: o.maxVersion } : {}),
+            },
+            cb,
+          )
         : httpRequest(u, { method: o.method ?? 'GET', headers, agent: false }, cb);
     req.on('error', reject);
     req.end(o.body);
@@ -56,7 +68,12 @@ export function fetchText(url: string, o: TestRequest = {}): Promise<TestRespons
 }
 
 /** Polls `fn` until it returns true or the deadline passes. */
-export async function waitFor(fn: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000, intervalMs = 25): Promise<void> {
+export async function waitFor(
+  fn: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await fn()) return;

@@ -33,10 +33,15 @@ async function keyPem(key: CryptoKey): Promise<string> {
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(8))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(8)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
-export async function makeCa(name = 'test-ca', validity?: { notBefore: Date; notAfter: Date }): Promise<TestCa> {
+export async function makeCa(
+  name = 'test-ca',
+  validity?: { notBefore: Date; notAfter: Date },
+): Promise<TestCa> {
   const keys = await keyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
@@ -47,7 +52,10 @@ export async function makeCa(name = 'test-ca', validity?: { notBefore: Date; not
     signingAlgorithm: alg,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -66,11 +74,20 @@ export interface LeafOptions {
 
 export async function makeLeaf(ca: TestCa, o: LeafOptions): Promise<TestLeaf> {
   const keys = await keyPair();
-  const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)];
-  if (o.usage === 'client') extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]));
-  if (o.usage === 'server') extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]));
-  if (o.usage === 'none') extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.codeSigning]));
-  const names = [...(o.ips ?? []).map((v) => ({ type: 'ip' as const, value: v })), ...(o.dnsNames ?? []).map((v) => ({ type: 'dns' as const, value: v }))];
+  const extensions: x509.Extension[] = [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+  ];
+  if (o.usage === 'client')
+    extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth]));
+  if (o.usage === 'server')
+    extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]));
+  if (o.usage === 'none')
+    extensions.push(new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.codeSigning]));
+  const names = [
+    ...(o.ips ?? []).map((v) => ({ type: 'ip' as const, value: v })),
+    ...(o.dnsNames ?? []).map((v) => ({ type: 'dns' as const, value: v })),
+  ];
   if (names.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(names));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
@@ -88,5 +105,10 @@ export async function makeLeaf(ca: TestCa, o: LeafOptions): Promise<TestLeaf> {
 
 /** A serving certificate for 127.0.0.1 and localhost. */
 export function makeServing(ca: TestCa, cn = 'node-a'): Promise<TestLeaf> {
-  return makeLeaf(ca, { subject: `CN=${cn}`, usage: 'server', ips: ['127.0.0.1'], dnsNames: ['localhost'] });
+  return makeLeaf(ca, {
+    subject: `CN=${cn}`,
+    usage: 'server',
+    ips: ['127.0.0.1'],
+    dnsNames: ['localhost'],
+  });
 }

@@ -9,7 +9,12 @@ import type { SpdyStream } from '../../src/common/spdy/stream.js';
 
 export type UpgradeResult =
   | { kind: 'upgraded'; protocol: string; session: SpdySession; socket: Socket }
-  | { kind: 'refused'; status: number; headers: Record<string, string | string[] | undefined>; body: string };
+  | {
+      kind: 'refused';
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: string;
+    };
 
 export interface UpgradeRequest {
   url: string;
@@ -28,16 +33,32 @@ export function spdyUpgrade(o: UpgradeRequest): Promise<UpgradeResult> {
       method: o.method ?? 'POST',
       ca: o.ca,
       ...(o.cert !== undefined ? { cert: o.cert, key: o.key } : {}),
-      headers: { connection: 'Upgrade', upgrade: o.upgrade ?? 'SPDY/3.1', 'x-stream-protocol-version': [...o.protocols] },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: o.upgrade ?? 'SPDY/3.1',
+        'x-stream-protocol-version': [...o.protocols],
+      },
     });
     req.on('upgrade', (res, socket: Socket, head: Buffer) => {
       const session = new SpdySession({ socket, role: 'client', head });
-      resolve({ kind: 'upgraded', protocol: String(res.headers['x-stream-protocol-version']), session, socket });
+      resolve({
+        kind: 'upgraded',
+        protocol: String(res.headers['x-stream-protocol-version']),
+        session,
+        socket,
+      });
     });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ kind: 'refused', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({
+          kind: 'refused',
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -56,8 +77,12 @@ export function readAll(s: SpdyStream): Promise<string> {
 }
 
 /** Opens the exec streams kubectl opens (error first, then the ones asked for). */
-export async function openExecStreams(session: SpdySession, types: readonly string[]): Promise<Map<string, SpdyStream>> {
+export async function openExecStreams(
+  session: SpdySession,
+  types: readonly string[],
+): Promise<Map<string, SpdyStream>> {
   const out = new Map<string, SpdyStream>();
-  for (const t of ['error', ...types]) out.set(t, await session.openStream(new Map([['streamtype', [t]]])));
+  for (const t of ['error', ...types])
+    out.set(t, await session.openStream(new Map([['streamtype', [t]]])));
   return out;
 }

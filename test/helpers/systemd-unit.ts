@@ -27,8 +27,15 @@ export function execStartArgv(unit: string, path: (p: string) => string = (p) =>
         if (spec.startsWith('-')) continue;
         throw new Error(`EnvironmentFile ${file} is missing`);
       }
-      for (const l of readFileSync(file, 'utf8').split('\n')) if (l.trim() !== '' && !l.trim().startsWith('#')) assign(env, l.trim());
-    } else if (line.startsWith('ExecStart=') && line !== 'ExecStart=') exec = line.slice('ExecStart='.length);
+      for (const l of readFileSync(file, 'utf8').split('\n'))
+        if (l.trim() !== '' && !l.trim().startsWith('#')) assign(env, l.trim());
+    } else if (line.startsWith('ExecStart=') && line !== 'ExecStart=')
+      exec = line.slice('ExecStart='.length);
   }
-  return exec.split(/\s+/).filter((t) => t !== '').flatMap((t) => (/^\$\w+$/.test(t) ? (env.get(t.slice(1)) ?? '').split(/\s+/).filter((x) => x !== '') : [t]));
+  return exec
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .flatMap((t) =>
+      /^\$\w+$/.test(t) ? (env.get(t.slice(1)) ?? '').split(/\s+/).filter((x) => x !== '') : [t],
+    );
 }

@@ -4,16 +4,37 @@ import { generatePrivateKey, type PrivateKey } from '../../src/agent/certificate
 import { issueCertificate } from '../../src/agent/certificate/self-signed.js';
 
 export class TestCa {
-  private constructor(readonly certPem: string, readonly key: PrivateKey) {}
+  private constructor(
+    readonly certPem: string,
+    readonly key: PrivateKey,
+  ) {}
 
   static async create(now = new Date()): Promise<TestCa> {
     const key = await generatePrivateKey();
-    const certPem = await issueCertificate({ subjectKey: key, commonName: 'test-ca', isCa: true, usages: [], notBefore: new Date(now.getTime() - 3600_000), notAfter: new Date(now.getTime() + 10 * 365 * 86400_000) });
+    const certPem = await issueCertificate({
+      subjectKey: key,
+      commonName: 'test-ca',
+      isCa: true,
+      usages: [],
+      notBefore: new Date(now.getTime() - 3600_000),
+      notAfter: new Date(now.getTime() + 10 * 365 * 86400_000),
+    });
     return new TestCa(certPem, key);
   }
 
   /** Issues a certificate for `subjectKey` with the CSR's subject, valid [notBefore, notAfter). */
-  async sign(subjectKey: PrivateKey, o: { commonName: string; organizations?: string[]; dnsNames?: string[]; ipAddresses?: string[]; usage?: 'client auth' | 'server auth'; notBefore: Date; notAfter: Date }): Promise<string> {
+  async sign(
+    subjectKey: PrivateKey,
+    o: {
+      commonName: string;
+      organizations?: string[];
+      dnsNames?: string[];
+      ipAddresses?: string[];
+      usage?: 'client auth' | 'server auth';
+      notBefore: Date;
+      notAfter: Date;
+    },
+  ): Promise<string> {
     return issueCertificate({
       issuer: { certPem: this.certPem, key: this.key },
       subjectKey,

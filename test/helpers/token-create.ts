@@ -10,9 +10,20 @@ export interface TokenCreateResult {
   readonly stderr: string;
 }
 
-export function tokenCommand(api: StartedApiServer, sub: string, args: readonly string[] = []): Promise<TokenCreateResult> {
+export function tokenCommand(
+  api: StartedApiServer,
+  sub: string,
+  args: readonly string[] = [],
+): Promise<TokenCreateResult> {
   const bin = join(repoRoot(), 'bin', 'plat-apiserver');
-  const argv = [bin, 'token', sub, `--platconfig=${api.adminPlatconfig}`, `--platform-domain=${api.platformDomain}`, ...args];
+  const argv = [
+    bin,
+    'token',
+    sub,
+    `--platconfig=${api.adminPlatconfig}`,
+    `--platform-domain=${api.platformDomain}`,
+    ...args,
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, argv, { timeout: 30_000 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 1;
@@ -21,6 +32,9 @@ export function tokenCommand(api: StartedApiServer, sub: string, args: readonly 
   });
 }
 
-export function tokenCreate(api: StartedApiServer, args: readonly string[] = []): Promise<TokenCreateResult> {
+export function tokenCreate(
+  api: StartedApiServer,
+  args: readonly string[] = [],
+): Promise<TokenCreateResult> {
   return tokenCommand(api, 'create', args);
 }

@@ -6,7 +6,12 @@ import { WebSocket } from 'ws';
 
 export type WsResult =
   | { kind: 'open'; ws: WebSocket; protocol: string; messages: WsMessages }
-  | { kind: 'refused'; status: number; headers: Record<string, string | string[] | undefined>; body: string };
+  | {
+      kind: 'refused';
+      status: number;
+      headers: Record<string, string | string[] | undefined>;
+      body: string;
+    };
 
 export interface WsTls {
   ca: string;
@@ -26,7 +31,9 @@ export class WsMessages {
       if (raw.length === 0) return;
       const base64 = ws.protocol.includes('base64');
       const channel = base64 ? raw[0]! - 48 : raw[0]!;
-      const data = base64 ? Buffer.from(raw.subarray(1).toString('latin1'), 'base64') : Buffer.from(raw.subarray(1));
+      const data = base64
+        ? Buffer.from(raw.subarray(1).toString('latin1'), 'base64')
+        : Buffer.from(raw.subarray(1));
       this.order.push({ channel, data });
       this.byChannel.set(channel, [...(this.byChannel.get(channel) ?? []), data]);
       this.notify();
@@ -47,14 +54,24 @@ export class WsMessages {
    * UTF-8 and may merge with the next byte into one character when decoded with it).
    */
   afterPortPrefix(channel: number): string {
-    return Buffer.concat(this.byChannel.get(channel) ?? []).subarray(2).toString();
+    return Buffer.concat(this.byChannel.get(channel) ?? [])
+      .subarray(2)
+      .toString();
   }
 
   /** Resolves once `pred` holds (checked after every message and at close). */
   until(pred: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
     if (pred()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.order.map((m) => [m.channel, m.data.toString()]))}`)), timeoutMs);
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `timed out waiting for ${what}; got ${JSON.stringify(this.order.map((m) => [m.channel, m.data.toString()]))}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const check = (): void => {
         if (pred()) {
           clearTimeout(t);
@@ -75,15 +92,30 @@ export class WsMessages {
   }
 }
 
-export function wsConnect(url: string, protocols: readonly string[], tls: WsTls): Promise<WsResult> {
+export function wsConnect(
+  url: string,
+  protocols: readonly string[],
+  tls: WsTls,
+): Promise<WsResult> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url.replace(/^https:/, 'wss:'), [...protocols], { ca: tls.ca, ...(tls.cert !== undefined ? { cert: tls.cert, key: tls.key } : {}), perMessageDeflate: false });
+    const ws = new WebSocket(url.replace(/^https:/, 'wss:'), [...protocols], {
+      ca: tls.ca,
+      ...(tls.cert !== undefined ? { cert: tls.cert, key: tls.key } : {}),
+      perMessageDeflate: false,
+    });
     const messages = new WsMessages(ws);
     ws.once('open', () => resolve({ kind: 'open', ws, protocol: ws.protocol, messages }));
     ws.once('unexpected-response', (_req, res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ kind: 'refused', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({
+          kind: 'refused',
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
     ws.once('error', (err) => reject(err));
   });

@@ -29,7 +29,9 @@ export class YamlOracle {
   private constructor(o: { binary: string; dir: string }) {
     this.dir = o.dir;
     this.child = spawn(o.binary, [], { stdio: ['pipe', 'pipe', 'pipe'] });
-    createInterface({ input: this.child.stdout }).on('line', (line) => this.pending.shift()?.(JSON.parse(line) as OracleAnswer));
+    createInterface({ input: this.child.stdout }).on('line', (line) =>
+      this.pending.shift()?.(JSON.parse(line) as OracleAnswer),
+    );
   }
 
   /** Builds the oracle (offline, GOPATH mode) and starts it. */
@@ -37,7 +39,13 @@ export class YamlOracle {
     const dir = mkdtempSync(join(tmpdir(), 'yaml-oracle-'));
     const binary = join(dir, 'yaml-to-json');
     const src = resolve(process.cwd(), 'test/oracle/yaml-to-json');
-    const env = { ...process.env, GO111MODULE: 'off', GOPATH, GOCACHE: join(dir, 'cache'), GOPROXY: 'off' };
+    const env = {
+      ...process.env,
+      GO111MODULE: 'off',
+      GOPATH,
+      GOCACHE: join(dir, 'cache'),
+      GOPROXY: 'off',
+    };
     const r = spawnSync('go', ['build', '-o', binary, '.'], { cwd: src, env, encoding: 'utf8' });
     if (r.status !== 0) {
       rmSync(dir, { recursive: true, force: true });

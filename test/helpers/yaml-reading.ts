@@ -1,10 +1,16 @@
 // Our reading of a YAML text in the oracle's terms: the value as canonical JSON (keys sorted, as Go's
 // json.Marshal writes them) or a refusal. Shared by the differential fuzz test and the corpus test.
-import { MANIFEST_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../src/common/util/bounded-parse.js';
+import {
+  MANIFEST_LIMITS,
+  parseYamlBounded,
+  yamlToJsBounded,
+  type BoundedInput,
+} from '../../src/common/util/bounded-parse.js';
 import { InputLimitError } from '../../src/common/util/errors.js';
 import type { OracleAnswer } from './yaml-oracle.js';
 
-export type Reading = { readonly json: string } | { readonly error: string } | { readonly limit: string };
+export type Reading =
+  { readonly json: string } | { readonly error: string } | { readonly limit: string };
 
 /** JSON with object keys sorted and -0 as 0 (one JSON number to JSON.parse). */
 export function canonicalJson(v: unknown): string {
@@ -12,7 +18,11 @@ export function canonicalJson(v: unknown): string {
     if (Array.isArray(x)) return x.map(norm);
     if (x !== null && typeof x === 'object') {
       const out: Record<string, unknown> = {};
-      for (const k of Object.keys(x).sort()) Object.defineProperty(out, k, { value: norm((x as Record<string, unknown>)[k]), enumerable: true });
+      for (const k of Object.keys(x).sort())
+        Object.defineProperty(out, k, {
+          value: norm((x as Record<string, unknown>)[k]),
+          enumerable: true,
+        });
       return out;
     }
     return Object.is(x, -0) ? 0 : x;

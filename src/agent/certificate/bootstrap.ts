@@ -18,7 +18,12 @@ import { join } from 'node:path';
 import { CertificateError, PlatconfigError, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { clientCertPlatconfig, loadConnection, writePlatconfig, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
+import {
+  clientCertPlatconfig,
+  loadConnection,
+  writePlatconfig,
+  type ConnectionConfig,
+} from '../../common/platconfig/platconfig.js';
 import { writeFileAtomic } from '../../common/util/atomic-file.js';
 import { RestClient } from '../client/rest-client.js';
 import { CsrClient } from '../client/csr-client.js';
@@ -67,12 +72,17 @@ export interface BootstrapResult {
 }
 
 /** Is the platconfig usable as is: loads, holds a client certificate, not expired? */
-export async function isPlatconfigValid(path: string, clock: Clock, logger: Logger): Promise<boolean> {
+export async function isPlatconfigValid(
+  path: string,
+  clock: Clock,
+  logger: Logger,
+): Promise<boolean> {
   let conn: ConnectionConfig;
   try {
     conn = await loadConnection(path);
   } catch (err) {
-    if (!(err instanceof PlatconfigError) || !err.message.includes('does not exist')) logger.info({ err: userMessage(err) }, 'existing platconfig is not usable');
+    if (!(err instanceof PlatconfigError) || !err.message.includes('does not exist'))
+      logger.info({ err: userMessage(err) }, 'existing platconfig is not usable');
     return false;
   }
   if (!conn.certPem || !conn.keyPem) {
@@ -83,11 +93,17 @@ export async function isPlatconfigValid(path: string, clock: Clock, logger: Logg
     const info = parseCertificate(conn.certPem, conn.certFile ?? path);
     parsePrivateKey(conn.keyPem, conn.keyFile ?? path);
     if (info.notAfter.getTime() <= clock.nowMs()) {
-      logger.info({ platconfig: path, notAfter: info.notAfter.toISOString() }, 'client certificate of the existing platconfig has expired');
+      logger.info(
+        { platconfig: path, notAfter: info.notAfter.toISOString() },
+        'client certificate of the existing platconfig has expired',
+      );
       return false;
     }
   } catch (err) {
-    logger.info({ err: (err as Error).message }, 'client certificate of the existing platconfig is not usable');
+    logger.info(
+      { err: (err as Error).message },
+      'client certificate of the existing platconfig is not usable',
+    );
     return false;
   }
   return true;
@@ -105,7 +121,11 @@ async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<Boots
     logger.debug({ file: path }, 'reusing the private key of an unfinished bootstrap');
     return { key, saved: Promise.resolve() };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') logger.warn({ file: path, err: (err as Error).message }, 'the saved bootstrap key is unusable; generating a new one');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      logger.warn(
+        { file: path, err: (err as Error).message },
+        'the saved bootstrap key is unusable; generating a new one',
+      );
   }
   const key = await generatePrivateKey();
   const saved = writeFileAtomic(path, key.pem, { mode: 0o600 });
@@ -115,7 +135,17 @@ async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<Boots
 }
 
 /** Polls /healthz until it answers ok or the wait ends; never fails (the reference only logs). */
-export async function waitForHealthz(client: RestClient, o: { intervalMs: number; timeoutMs: number; waitMs: number; clock: Clock; logger: Logger; signal?: AbortSignal }): Promise<boolean> {
+export async function waitForHealthz(
+  client: RestClient,
+  o: {
+    intervalMs: number;
+    timeoutMs: number;
+    waitMs: number;
+    clock: Clock;
+    logger: Logger;
+    signal?: AbortSignal;
+  },
+): Promise<boolean> {
   const end = o.clock.nowMs() + o.waitMs;
   let last = '';
   for (;;) {
@@ -126,7 +156,10 @@ export async function waitForHealthz(client: RestClient, o: { intervalMs: number
     if (o.clock.nowMs() + o.intervalMs > end) break;
     await o.clock.sleep(o.intervalMs, o.signal);
   }
-  o.logger.warn({ server: client.server, err: last }, `API server ${client.server} did not answer /healthz within ${Math.round(o.waitMs / 1000)} s; continuing`);
+  o.logger.warn(
+    { server: client.server, err: last },
+    `API server ${client.server} did not answer /healthz within ${Math.round(o.waitMs / 1000)} s; continuing`,
+  );
   return false;
 }
 
@@ -135,12 +168,19 @@ async function loadBootstrapConnection(path: string): Promise<ConnectionConfig> 
   try {
     return await loadConnection(path);
   } catch (err) {
-    throw new PlatconfigError(`--bootstrap-platconfig: ${userMessage(err)}`, { file: path, cause: err });
+    throw new PlatconfigError(`--bootstrap-platconfig: ${userMessage(err)}`, {
+      file: path,
+      cause: err,
+    });
   }
 }
 
 /** The key to request with: the current certificate's, else the kept (or a new) bootstrap key. */
-async function bootstrapKey(store: FileCertificateStore, tmpKeyPath: string, logger: Logger): Promise<BootstrapKey> {
+async function bootstrapKey(
+  store: FileCertificateStore,
+  tmpKeyPath: string,
+  logger: Logger,
+): Promise<BootstrapKey> {
   let key: PrivateKey | undefined;
   try {
     key = (await store.current())?.key;
@@ -148,7 +188,9 @@ async function bootstrapKey(store: FileCertificateStore, tmpKeyPath: string, log
     logger.warn({ err: userMessage(err) }, 'current client certificate unreadable; ignoring it');
   }
   if (key) return { key, saved: Promise.resolve() };
-  logger.info('No valid private key and/or certificate found, reusing existing private key or creating a new one');
+  logger.info(
+    'No valid private key and/or certificate found, reusing existing private key or creating a new one',
+  );
   return loadOrGenerateTmpKey(tmpKeyPath, logger);
 }
 
@@ -162,7 +204,11 @@ function clientSubject(nodeName: string): { commonName: string; organizations: s
  * /healthz answer takes a TCP and TLS handshake: the local work fits in it); an error of the local
  * work stops the wait.
  */
-async function healthyWithRequest(o: BootstrapOptions, client: RestClient, key: BootstrapKey): Promise<string> {
+async function healthyWithRequest(
+  o: BootstrapOptions,
+  client: RestClient,
+  key: BootstrapKey,
+): Promise<string> {
   const { clock, logger } = o;
   const stopWaiting = new AbortController();
   const healthy = waitForHealthz(client, {
@@ -190,14 +236,23 @@ async function healthyWithRequest(o: BootstrapOptions, client: RestClient, key: 
 }
 
 /** Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the certificate. */
-async function requestClientCertificate(o: BootstrapOptions, client: RestClient, bootKey: BootstrapKey): Promise<IssuedCertificate> {
+async function requestClientCertificate(
+  o: BootstrapOptions,
+  client: RestClient,
+  bootKey: BootstrapKey,
+): Promise<IssuedCertificate> {
   const { clock, logger } = o;
   const { key } = bootKey;
   const { commonName, organizations } = clientSubject(o.nodeName);
   const usages = clientUsages(key);
   const name = bootstrapCsrName(key, commonName, organizations, usages);
   const csrPem = await healthyWithRequest(o, client, bootKey);
-  const csrClient = new CsrClient({ client, ...(o.names !== undefined ? { names: o.names } : {}), clock, logger });
+  const csrClient = new CsrClient({
+    client,
+    ...(o.names !== undefined ? { names: o.names } : {}),
+    clock,
+    logger,
+  });
   const signerName = csrClient.names.signers.agentClient;
   logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
   return requestCertificate({
@@ -212,7 +267,10 @@ async function requestClientCertificate(o: BootstrapOptions, client: RestClient,
     logger,
     what: 'client certificate',
     onCreated: (n) => {
-      logger.info({ csr: n }, `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`);
+      logger.info(
+        { csr: n },
+        `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`,
+      );
       o.onCsrCreated?.(n);
     },
     ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
@@ -222,18 +280,34 @@ async function requestClientCertificate(o: BootstrapOptions, client: RestClient,
 }
 
 /** Stores the issued pair, checks it, writes the platconfig that points at it and drops the bootstrap key. */
-async function saveClientCertificate(o: BootstrapOptions, store: FileCertificateStore, issued: IssuedCertificate, key: PrivateKey, bootConn: ConnectionConfig, tmpKeyPath: string): Promise<BootstrapResult> {
+async function saveClientCertificate(
+  o: BootstrapOptions,
+  store: FileCertificateStore,
+  issued: IssuedCertificate,
+  key: PrivateKey,
+  bootConn: ConnectionConfig,
+  tmpKeyPath: string,
+): Promise<BootstrapResult> {
   const { clock, logger } = o;
   const { commonName } = clientSubject(o.nodeName);
   const pair = await store.update(issued.certPem, key.pem);
   if (pair.info.notBefore.getTime() > clock.nowMs()) {
-    logger.warn({ notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
-      `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`);
+    logger.warn(
+      { notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
+      `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`,
+    );
   }
-  if (pair.info.commonName !== commonName) throw new CertificateError(`the issued certificate names ${pair.info.commonName}, not ${commonName}`);
+  if (pair.info.commonName !== commonName)
+    throw new CertificateError(
+      `the issued certificate names ${pair.info.commonName}, not ${commonName}`,
+    );
   const cfg = clientCertPlatconfig({
     server: bootConn.server,
-    ...(bootConn.caFile ? { caFile: bootConn.caFile } : bootConn.caPem ? { caPem: bootConn.caPem } : {}),
+    ...(bootConn.caFile
+      ? { caFile: bootConn.caFile }
+      : bootConn.caPem
+        ? { caPem: bootConn.caPem }
+        : {}),
     ...(bootConn.insecureSkipTlsVerify ? { insecureSkipTlsVerify: true } : {}),
     ...(bootConn.tlsServerName ? { tlsServerName: bootConn.tlsServerName } : {}),
     certFile: store.currentPath,
@@ -241,26 +315,44 @@ async function saveClientCertificate(o: BootstrapOptions, store: FileCertificate
   });
   await writePlatconfig(o.platconfigPath, cfg);
   await unlink(tmpKeyPath).catch((err: unknown) => {
-    if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) logger.warn({ file: tmpKeyPath, err: userMessage(err) }, 'could not remove the bootstrap key');
+    if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT'))
+      logger.warn(
+        { file: tmpKeyPath, err: userMessage(err) },
+        'could not remove the bootstrap key',
+      );
   });
-  logger.info({ platconfig: o.platconfigPath, certificate: pair.file }, 'client certificate issued and platconfig written');
+  logger.info(
+    { platconfig: o.platconfigPath, certificate: pair.file },
+    'client certificate issued and platconfig written',
+  );
   return { bootstrapped: true, csrName: issued.csrName, certFile: pair.file };
 }
 
 export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<BootstrapResult> {
   const { clock, logger } = o;
   if (await isPlatconfigValid(o.platconfigPath, clock, logger)) {
-    logger.info({ platconfig: o.platconfigPath }, 'Platconfig exists and is valid, skipping bootstrap');
+    logger.info(
+      { platconfig: o.platconfigPath },
+      'Platconfig exists and is valid, skipping bootstrap',
+    );
     return { bootstrapped: false };
   }
   if (!o.bootstrapPlatconfigPath) return { bootstrapped: false };
-  logger.info({ bootstrapPlatconfig: o.bootstrapPlatconfigPath }, 'Using bootstrap platconfig to generate TLS client cert, key and platconfig file');
+  logger.info(
+    { bootstrapPlatconfig: o.bootstrapPlatconfigPath },
+    'Using bootstrap platconfig to generate TLS client cert, key and platconfig file',
+  );
   // Load asn1js (for the CSR) while the files are read.
   const lib = asn1lib();
   lib.catch(() => undefined);
   const bootConn = await loadBootstrapConnection(o.bootstrapPlatconfigPath);
   await ensureWritableDir(o.certDir);
-  const store = new FileCertificateStore({ certDir: o.certDir, prefix: CLIENT_PREFIX, clock, logger });
+  const store = new FileCertificateStore({
+    certDir: o.certDir,
+    prefix: CLIENT_PREFIX,
+    clock,
+    logger,
+  });
   const tmpKeyPath = join(o.certDir, TMP_KEY_FILE);
   const bootKey = await bootstrapKey(store, tmpKeyPath, logger);
   const client = new RestClient({

@@ -28,7 +28,10 @@ export function parseCertificate(pem: string, source = 'data'): CertificateInfo 
   try {
     x509 = new X509Certificate(first);
   } catch (err) {
-    throw new CertificateError(`${source}: the certificate cannot be parsed: ${(err as Error).message}`, { cause: err });
+    throw new CertificateError(
+      `${source}: the certificate cannot be parsed: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const subject = parseName(x509.subject);
   const sans = (x509.subjectAltName ?? '').split(/,\s*/).filter(Boolean);
@@ -38,8 +41,13 @@ export function parseCertificate(pem: string, source = 'data'): CertificateInfo 
     commonName: subject.CN?.[0] ?? '',
     organizations: subject.O ?? [],
     dnsNames: sans.filter((s) => s.startsWith('DNS:')).map((s) => s.slice(4)),
-    ipAddresses: sans.filter((s) => s.startsWith('IP Address:')).map((s) => normalizeIp(s.slice(11))),
-    publicKeyDer: createPublicKey(x509.publicKey.export({ type: 'spki', format: 'pem' })).export({ type: 'spki', format: 'der' }),
+    ipAddresses: sans
+      .filter((s) => s.startsWith('IP Address:'))
+      .map((s) => normalizeIp(s.slice(11))),
+    publicKeyDer: createPublicKey(x509.publicKey.export({ type: 'spki', format: 'pem' })).export({
+      type: 'spki',
+      format: 'der',
+    }),
     x509,
   };
 }

@@ -21,7 +21,11 @@ export interface CsrTemplate {
 /** Loaded on first use: reflect-metadata must come before @peculiar/x509. */
 async function x509lib(): Promise<typeof X509> {
   const { x509: lib } = await import('./x509-lib.js');
-  lib.cryptoProvider.set((await import('node:crypto')).webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
+  lib.cryptoProvider.set(
+    (await import('node:crypto')).webcrypto as unknown as Parameters<
+      typeof lib.cryptoProvider.set
+    >[0],
+  );
   return lib;
 }
 
@@ -49,21 +53,61 @@ const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 /** Name ::= SEQUENCE OF RelativeDistinguishedName, one attribute per RDN, in the template's order. */
 function subjectName(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Sequence {
   const rdn = (type: string, value: string): Asn1js.Set =>
-    new asn.Set({ value: [new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: type }), PRINTABLE.test(value) ? new asn.PrintableString({ value }) : new asn.Utf8String({ value })] })] });
-  return new asn.Sequence({ value: [rdn(OID.commonName, template.commonName), ...template.organizations.map((o) => rdn(OID.organization, o))] });
+    new asn.Set({
+      value: [
+        new asn.Sequence({
+          value: [
+            new asn.ObjectIdentifier({ value: type }),
+            PRINTABLE.test(value)
+              ? new asn.PrintableString({ value })
+              : new asn.Utf8String({ value }),
+          ],
+        }),
+      ],
+    });
+  return new asn.Sequence({
+    value: [
+      rdn(OID.commonName, template.commonName),
+      ...template.organizations.map((o) => rdn(OID.organization, o)),
+    ],
+  });
 }
 
 /** The [0] attribute set: an extensionRequest with the subjectAltName when there are SANs, else empty. */
 function requestAttributes(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Constructed {
   const names = [
-    ...(template.dnsNames ?? []).map((d) => new asn.Primitive({ idBlock: { tagClass: CONTEXT, tagNumber: 2 }, valueHex: Buffer.from(d, 'ascii') })),
-    ...(template.ipAddresses ?? []).map((ip) => new asn.Primitive({ idBlock: { tagClass: CONTEXT, tagNumber: 7 }, valueHex: ipAddressBytes(ip) })),
+    ...(template.dnsNames ?? []).map(
+      (d) =>
+        new asn.Primitive({
+          idBlock: { tagClass: CONTEXT, tagNumber: 2 },
+          valueHex: Buffer.from(d, 'ascii'),
+        }),
+    ),
+    ...(template.ipAddresses ?? []).map(
+      (ip) =>
+        new asn.Primitive({
+          idBlock: { tagClass: CONTEXT, tagNumber: 7 },
+          valueHex: ipAddressBytes(ip),
+        }),
+    ),
   ];
   const attributes: Asn1js.Sequence[] = [];
   if (names.length) {
     // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE (left out), extnValue OCTET STRING }
-    const san = new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.subjectAltName }), new asn.OctetString({ valueHex: new asn.Sequence({ value: names }).toBER() })] });
-    attributes.push(new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.extensionRequest }), new asn.Set({ value: [new asn.Sequence({ value: [san] })] })] }));
+    const san = new asn.Sequence({
+      value: [
+        new asn.ObjectIdentifier({ value: OID.subjectAltName }),
+        new asn.OctetString({ valueHex: new asn.Sequence({ value: names }).toBER() }),
+      ],
+    });
+    attributes.push(
+      new asn.Sequence({
+        value: [
+          new asn.ObjectIdentifier({ value: OID.extensionRequest }),
+          new asn.Set({ value: [new asn.Sequence({ value: [san] })] }),
+        ],
+      }),
+    );
   }
   return new asn.Constructed({ idBlock: { tagClass: CONTEXT, tagNumber: 0 }, value: attributes });
 }
@@ -72,20 +116,32 @@ function requestAttributes(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Co
 function subjectPublicKeyInfo(asn: typeof Asn1js, key: PrivateKey): Asn1js.AsnType {
   const der = publicKeyDer(key);
   const parsed = asn.fromBER(der);
-  if (parsed.offset === -1 || !Buffer.from(parsed.result.toBER()).equals(der)) throw new Error('the public key does not encode back to its own DER');
+  if (parsed.offset === -1 || !Buffer.from(parsed.result.toBER()).equals(der))
+    throw new Error('the public key does not encode back to its own DER');
   return parsed.result;
 }
 
 /** A PEM `CERTIFICATE REQUEST` for the template, signed with `key` (SHA-256). */
 export async function createCsrPem(key: PrivateKey, template: CsrTemplate): Promise<string> {
   const asn = await asn1lib();
-  const info = new asn.Sequence({ value: [new asn.Integer({ value: 0 }), subjectName(asn, template), subjectPublicKeyInfo(asn, key), requestAttributes(asn, template)] });
+  const info = new asn.Sequence({
+    value: [
+      new asn.Integer({ value: 0 }),
+      subjectName(asn, template),
+      subjectPublicKeyInfo(asn, key),
+      requestAttributes(asn, template),
+    ],
+  });
   const tbs = Buffer.from(info.toBER());
   const algorithm =
     key.type === 'ec'
       ? new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.ecdsaWithSha256 })] })
-      : new asn.Sequence({ value: [new asn.ObjectIdentifier({ value: OID.sha256WithRsa }), new asn.Null()] });
-  const request = new asn.Sequence({ value: [info, algorithm, new asn.BitString({ valueHex: sign('sha256', tbs, key.privateKey) })] });
+      : new asn.Sequence({
+          value: [new asn.ObjectIdentifier({ value: OID.sha256WithRsa }), new asn.Null()],
+        });
+  const request = new asn.Sequence({
+    value: [info, algorithm, new asn.BitString({ valueHex: sign('sha256', tbs, key.privateKey) })],
+  });
   return encodePem('CERTIFICATE REQUEST', Buffer.from(request.toBER()));
 }
 
@@ -105,13 +161,17 @@ export function pemToDer(pem: string, label: string): Buffer | undefined {
   return decodePemBlocks(pem).find((b) => b.type === label)?.bytes;
 }
 
-
 /**
  * `node-csr-` + unpadded base64url(SHA-512/256) over base64url(public key DER), CN, each O and
  * each usage, every part followed by '|' (the reference's digestedName), so the same key and
  * subject always give the same name.
  */
-export function bootstrapCsrName(key: PrivateKey, commonName: string, organizations: string[], usages: string[]): string {
+export function bootstrapCsrName(
+  key: PrivateKey,
+  commonName: string,
+  organizations: string[],
+  usages: string[],
+): string {
   const h = createHash('sha512-256');
   const write = (data: Buffer): void => {
     h.update(data.toString('base64url'));
@@ -126,15 +186,22 @@ export function bootstrapCsrName(key: PrivateKey, commonName: string, organizati
 
 /** Client usages per the reference (key encipherment only for RSA keys). */
 export function clientUsages(key: PrivateKey): string[] {
-  return key.type === 'rsa' ? ['digital signature', 'key encipherment', 'client auth'] : ['digital signature', 'client auth'];
+  return key.type === 'rsa'
+    ? ['digital signature', 'key encipherment', 'client auth']
+    : ['digital signature', 'client auth'];
 }
 
 export function servingUsages(key: PrivateKey): string[] {
-  return key.type === 'rsa' ? ['digital signature', 'key encipherment', 'server auth'] : ['digital signature', 'server auth'];
+  return key.type === 'rsa'
+    ? ['digital signature', 'key encipherment', 'server auth']
+    : ['digital signature', 'server auth'];
 }
 
 /** SANs for a serving certificate: host names as DNS names, IPs as IPs; deduped and sorted. */
-export function servingSans(hostnames: string[], addresses: string[]): { dnsNames: string[]; ipAddresses: string[] } {
+export function servingSans(
+  hostnames: string[],
+  addresses: string[],
+): { dnsNames: string[]; ipAddresses: string[] } {
   const dns = new Set<string>();
   const ips = new Set<string>();
   for (const v of [...hostnames, ...addresses]) {

@@ -10,7 +10,8 @@ function ipv6Groups(text: string): number[] {
     const b = ipAddressBytes(v4);
     t = `${t.slice(0, -v4.length)}${b.readUInt16BE(0).toString(16)}:${b.readUInt16BE(2).toString(16)}`;
   }
-  const parts = (s: string | undefined): number[] => (s === undefined || s === '' ? [] : s.split(':').map((g) => parseInt(g, 16)));
+  const parts = (s: string | undefined): number[] =>
+    s === undefined || s === '' ? [] : s.split(':').map((g) => parseInt(g, 16));
   const [head, tail] = t.split('::');
   const h = parts(head);
   if (tail === undefined) return h;
@@ -22,7 +23,8 @@ function ipv6Groups(text: string): number[] {
 export function ipAddressBytes(ip: string): Buffer {
   const family = ip.includes('%') ? 0 : isIP(ip);
   if (family === 4) return Buffer.from(ip.split('.').map(Number));
-  if (family !== 6) throw new Error(`${JSON.stringify(ip)} is not an IP address (IPv4 or IPv6, without a zone)`);
+  if (family !== 6)
+    throw new Error(`${JSON.stringify(ip)} is not an IP address (IPv4 or IPv6, without a zone)`);
   const out = Buffer.alloc(16);
   ipv6Groups(ip).forEach((g, i) => out.writeUInt16BE(g, i * 2));
   return out;

@@ -12,7 +12,14 @@ import type { CsrClient } from '../client/csr-client.js';
 import { createCsrPem, type CsrTemplate } from './csr.js';
 import { generatePrivateKey, type PrivateKey } from './keys.js';
 import { requestCertificate } from './request.js';
-import { jitteredFraction, matchesTemplate, referenceBackoff, rotationBackoffMs, rotationDeadline, type RotationBackoff } from './rotation.js';
+import {
+  jitteredFraction,
+  matchesTemplate,
+  referenceBackoff,
+  rotationBackoffMs,
+  rotationDeadline,
+  type RotationBackoff,
+} from './rotation.js';
 import type { CertificatePair, CertificateStore } from './store.js';
 import type { CertificateInfo } from './cert-info.js';
 
@@ -72,7 +79,10 @@ export class CertificateManager {
     try {
       this.setPair(await this.o.store.current(), false);
     } catch (err) {
-      this.o.logger.warn({ err: userMessage(err) }, `stored ${this.o.kind} certificate unusable; requesting a new one`);
+      this.o.logger.warn(
+        { err: userMessage(err) },
+        `stored ${this.o.kind} certificate unusable; requesting a new one`,
+      );
     }
     this.ac = new AbortController();
     this.loop = this.run(this.ac.signal);
@@ -102,7 +112,9 @@ export class CertificateManager {
 
   /** Seconds until notAfter (negative once expired); undefined without a certificate. */
   ttlSeconds(): number | undefined {
-    return this.pair ? (this.pair.info.notAfter.getTime() - this.o.clock.nowMs()) / 1000 : undefined;
+    return this.pair
+      ? (this.pair.info.notAfter.getTime() - this.o.clock.nowMs()) / 1000
+      : undefined;
   }
 
   /** When the next rotation is due. */
@@ -117,9 +129,22 @@ export class CertificateManager {
 
   private setPair(pair: CertificatePair | undefined, rotated: boolean): void {
     this.pair = pair;
-    this.deadline = pair ? (this.o.deadlineFor?.(pair.info) ?? rotationDeadline(pair.info, (this.o.rotationFraction ?? (() => jitteredFraction(this.o.random)))())) : undefined;
+    this.deadline = pair
+      ? (this.o.deadlineFor?.(pair.info) ??
+        rotationDeadline(
+          pair.info,
+          (this.o.rotationFraction ?? (() => jitteredFraction(this.o.random)))(),
+        ))
+      : undefined;
     if (pair) {
-      this.o.logger.info({ kind: this.o.kind, notAfter: pair.info.notAfter.toISOString(), rotationDeadline: this.deadline?.toISOString() }, `${this.o.kind} certificate expires ${pair.info.notAfter.toISOString()}, rotation due ${this.deadline?.toISOString() ?? ''}`);
+      this.o.logger.info(
+        {
+          kind: this.o.kind,
+          notAfter: pair.info.notAfter.toISOString(),
+          rotationDeadline: this.deadline?.toISOString(),
+        },
+        `${this.o.kind} certificate expires ${pair.info.notAfter.toISOString()}, rotation due ${this.deadline?.toISOString() ?? ''}`,
+      );
       if (rotated) this.o.onRotated?.(pair);
       for (const w of this.readyWaiters.splice(0)) w(pair);
     }
@@ -130,8 +155,10 @@ export class CertificateManager {
     if (!this.pair) return 'no certificate yet';
     if (this.o.bootstrapCredentialsInUse?.()) return 'bootstrap credentials are in use';
     const t = this.o.template();
-    if (t && !matchesTemplate(this.pair.info, t)) return 'the certificate no longer matches the template (name, organization, DNS names or IPs changed)';
-    if (this.deadline && this.deadline.getTime() <= this.o.clock.nowMs()) return 'the rotation deadline has passed';
+    if (t && !matchesTemplate(this.pair.info, t))
+      return 'the certificate no longer matches the template (name, organization, DNS names or IPs changed)';
+    if (this.deadline && this.deadline.getTime() <= this.o.clock.nowMs())
+      return 'the rotation deadline has passed';
     return undefined;
   }
 
@@ -158,21 +185,37 @@ export class CertificateManager {
       }
       const template = this.o.template();
       if (!template) {
-        this.o.logger.info({ kind: this.o.kind }, `cannot request a ${this.o.kind} certificate yet (the node has no IP address to put in it); waiting`);
+        this.o.logger.info(
+          { kind: this.o.kind },
+          `cannot request a ${this.o.kind} certificate yet (the node has no IP address to put in it); waiting`,
+        );
         await this.sleep(recheckMs, signal);
         continue;
       }
       try {
-        this.o.logger.info({ kind: this.o.kind, reason }, `rotating the ${this.o.kind} certificate: ${reason}`);
+        this.o.logger.info(
+          { kind: this.o.kind, reason },
+          `rotating the ${this.o.kind} certificate: ${reason}`,
+        );
         await this.rotate(template, signal);
         this.failures = 0;
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the rotation
         if (signal.aborted) return;
         this.failures++;
-        const delay = rotationBackoffMs(this.o.backoff ?? referenceBackoff, this.failures, this.o.random);
+        const delay = rotationBackoffMs(
+          this.o.backoff ?? referenceBackoff,
+          this.failures,
+          this.o.random,
+        );
         this.o.logger.error(
-          { kind: this.o.kind, err: userMessage(err), failures: this.failures, retryInMs: delay, notAfter: this.pair?.info.notAfter.toISOString() },
+          {
+            kind: this.o.kind,
+            err: userMessage(err),
+            failures: this.failures,
+            retryInMs: delay,
+            notAfter: this.pair?.info.notAfter.toISOString(),
+          },
           `${this.o.kind} certificate rotation failed (attempt ${this.failures}); retrying in ${Math.round(delay / 1000)} s. Check pending CSRs with: kubectl get csr`,
         );
         if (await this.isFatal(signal)) return;
@@ -184,7 +227,9 @@ export class CertificateManager {
   private async isFatal(signal: AbortSignal): Promise<boolean> {
     const now = this.o.clock.nowMs();
     const expired = this.pair !== undefined && this.pair.info.notAfter.getTime() <= now;
-    const noneTooLong = this.pair === undefined && now - this.startedAt >= (this.o.noCertificateFatalMs ?? 5 * 60_000);
+    const noneTooLong =
+      this.pair === undefined &&
+      now - this.startedAt >= (this.o.noCertificateFatalMs ?? 5 * 60_000);
     if (!expired && !noneTooLong) return false;
     const answers = this.o.serverAnswers ? await this.o.serverAnswers().catch(() => false) : false;
     if (!answers || signal.aborted) return false;
@@ -214,12 +259,21 @@ export class CertificateManager {
       logger: this.o.logger,
       signal,
       what: `${this.o.kind} certificate`,
-      onCreated: (name) => this.o.logger.info({ csr: name, signerName: this.o.signerName }, `waiting for ${this.o.kind} certificate signing request ${name}; if nothing approves it, approve it with: kubectl certificate approve ${name}`),
-      ...(this.o.expirationSeconds === undefined ? {} : { expirationSeconds: this.o.expirationSeconds }),
+      onCreated: (name) =>
+        this.o.logger.info(
+          { csr: name, signerName: this.o.signerName },
+          `waiting for ${this.o.kind} certificate signing request ${name}; if nothing approves it, approve it with: kubectl certificate approve ${name}`,
+        ),
+      ...(this.o.expirationSeconds === undefined
+        ? {}
+        : { expirationSeconds: this.o.expirationSeconds }),
     });
     const pair = await this.o.store.update(issued.certPem, key.pem);
     if (pair.info.notBefore.getTime() > this.o.clock.nowMs()) {
-      this.o.logger.warn({ notBefore: pair.info.notBefore.toISOString() }, `the new ${this.o.kind} certificate is not valid until ${pair.info.notBefore.toISOString()}: this node's clock is behind the signer's`);
+      this.o.logger.warn(
+        { notBefore: pair.info.notBefore.toISOString() },
+        `the new ${this.o.kind} certificate is not valid until ${pair.info.notBefore.toISOString()}: this node's clock is behind the signer's`,
+      );
     }
     this.setPair(pair, true);
   }

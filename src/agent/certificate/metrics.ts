@@ -14,7 +14,11 @@ export interface CertificateMetricsSources {
 }
 
 /** Registers the gauges on `registry`; values are read at scrape time. */
-export function registerCertificateMetrics(registry: Registry, sources: CertificateMetricsSources, clock: Clock): void {
+export function registerCertificateMetrics(
+  registry: Registry,
+  sources: CertificateMetricsSources,
+  clock: Clock,
+): void {
   for (const kind of ['client', 'server'] as const) {
     const src = sources[kind];
     if (!src) continue;

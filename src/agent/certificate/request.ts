@@ -2,11 +2,22 @@
 // bootstrap (deterministic name, reused after a crash) and by rotation (generateName csr-).
 // The wait is list+watch on the one name; Denied, Failed, deletion and a changed UID end it with
 // an error that quotes the condition's reason and message.
-import { CertificateError, ApiError, isAlreadyExists, isUnauthorized, isForbidden } from '../../common/util/errors.js';
+import {
+  CertificateError,
+  ApiError,
+  isAlreadyExists,
+  isUnauthorized,
+  isForbidden,
+} from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
-import { csrCondition, issuedCertificate, type CertificateSigningRequest, type CsrClient } from '../client/csr-client.js';
+import {
+  csrCondition,
+  issuedCertificate,
+  type CertificateSigningRequest,
+  type CsrClient,
+} from '../client/csr-client.js';
 import { publicKeyDer, type PrivateKey } from './keys.js';
 import { pemToDer, requestPublicKeyDer } from './csr.js';
 
@@ -50,7 +61,10 @@ function conditionText(csr: CertificateSigningRequest, type: string): string {
 }
 
 /** Checks that an existing CSR of our deterministic name is ours to reuse. */
-export async function ensureCompatible(csr: CertificateSigningRequest, o: { key: PrivateKey; signerName: string; usages: string[]; commonName?: string }): Promise<void> {
+export async function ensureCompatible(
+  csr: CertificateSigningRequest,
+  o: { key: PrivateKey; signerName: string; usages: string[]; commonName?: string },
+): Promise<void> {
   const name = csr.metadata?.name ?? '';
   let theirs: Buffer;
   try {
@@ -59,13 +73,25 @@ export async function ensureCompatible(csr: CertificateSigningRequest, o: { key:
     if (!der) throw new Error('no PEM CERTIFICATE REQUEST block');
     theirs = await requestPublicKeyDer(der);
   } catch (err) {
-    throw new CertificateError(`existing certificate signing request ${name} holds an unreadable request; delete it (kubectl delete csr ${name}) and restart`, { cause: err });
+    throw new CertificateError(
+      `existing certificate signing request ${name} holds an unreadable request; delete it (kubectl delete csr ${name}) and restart`,
+      { cause: err },
+    );
   }
-  if (!theirs.equals(publicKeyDer(o.key))) throw new CertificateError(`existing certificate signing request ${name} was made for a different key; delete it (kubectl delete csr ${name}) and restart`);
-  if (csr.spec.signerName !== o.signerName) throw new CertificateError(`existing certificate signing request ${name} asks signer ${csr.spec.signerName}, not ${o.signerName}`);
+  if (!theirs.equals(publicKeyDer(o.key)))
+    throw new CertificateError(
+      `existing certificate signing request ${name} was made for a different key; delete it (kubectl delete csr ${name}) and restart`,
+    );
+  if (csr.spec.signerName !== o.signerName)
+    throw new CertificateError(
+      `existing certificate signing request ${name} asks signer ${csr.spec.signerName}, not ${o.signerName}`,
+    );
   const a = [...(csr.spec.usages ?? [])].sort().join(',');
   const b = [...o.usages].sort().join(',');
-  if (a !== b) throw new CertificateError(`existing certificate signing request ${name} asks usages [${a}], not [${b}]`);
+  if (a !== b)
+    throw new CertificateError(
+      `existing certificate signing request ${name} asks usages [${a}], not [${b}]`,
+    );
 }
 
 /** Creates the CSR (or reuses ours), then waits for the certificate. */
@@ -81,7 +107,11 @@ export async function requestCertificate(o: RequestCertificateOptions): Promise<
   const timer = o.clock.sleep(o.timeoutMs, ac.signal).then(
     () => {
       deadlineState.timedOut = true;
-      ac.abort(new CertificateError(`timed out after ${Math.round(o.timeoutMs / 1000)} s waiting for the ${what} of certificate signing request ${o.name ?? o.generateName ?? ''}`));
+      ac.abort(
+        new CertificateError(
+          `timed out after ${Math.round(o.timeoutMs / 1000)} s waiting for the ${what} of certificate signing request ${o.name ?? o.generateName ?? ''}`,
+        ),
+      );
     },
     () => undefined,
   );
@@ -102,10 +132,18 @@ export async function requestCertificate(o: RequestCertificateOptions): Promise<
   }
 }
 
-async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, reminderMs: number): Promise<CertificateSigningRequest> {
+async function createOrReuse(
+  o: RequestCertificateOptions,
+  signal: AbortSignal,
+  reminderMs: number,
+): Promise<CertificateSigningRequest> {
   const body: CertificateSigningRequest = {
     metadata: o.name ? { name: o.name } : { generateName: o.generateName ?? 'csr-' },
-    spec: { request: Buffer.from(o.csrPem).toString('base64'), signerName: o.signerName, usages: o.usages },
+    spec: {
+      request: Buffer.from(o.csrPem).toString('base64'),
+      signerName: o.signerName,
+      usages: o.usages,
+    },
   };
   if (o.expirationSeconds !== undefined) body.spec.expirationSeconds = o.expirationSeconds;
   let lastLog = -Infinity;
@@ -127,7 +165,10 @@ async function createOrReuse(o: RequestCertificateOptions, signal: AbortSignal, 
       if (!isTransient(err)) throw err;
       if (o.clock.nowMs() - lastLog >= reminderMs) {
         lastLog = o.clock.nowMs();
-        o.logger.warn({ server: o.csrClient.rest.server, err: (err as Error).message }, `API server ${o.csrClient.rest.server} is not answering; still trying to create the certificate signing request`);
+        o.logger.warn(
+          { server: o.csrClient.rest.server, err: (err as Error).message },
+          `API server ${o.csrClient.rest.server} is not answering; still trying to create the certificate signing request`,
+        );
       }
       await backoff.sleep(signal);
     }
@@ -147,19 +188,38 @@ interface CertificateWait {
 }
 
 /** The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come. */
-function checkCsr(w: CertificateWait, csr: CertificateSigningRequest, deleted: boolean): string | undefined {
+function checkCsr(
+  w: CertificateWait,
+  csr: CertificateSigningRequest,
+  deleted: boolean,
+): string | undefined {
   const { name, uid, what } = w;
   if (csr.metadata?.name !== name) return undefined;
-  if (deleted) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
-  if (uid && csr.metadata.uid && csr.metadata.uid !== uid) throw new CertificateError(`certificate signing request ${name} was replaced (its UID changed from ${uid} to ${csr.metadata.uid}) while waiting for the ${what}`);
-  if (csrCondition(csr, 'Denied')) throw new CertificateError(`certificate signing request ${name} was denied: ${conditionText(csr, 'Denied')}`);
-  if (csrCondition(csr, 'Failed')) throw new CertificateError(`certificate signing request ${name} failed: ${conditionText(csr, 'Failed')}`);
+  if (deleted)
+    throw new CertificateError(
+      `certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`,
+    );
+  if (uid && csr.metadata.uid && csr.metadata.uid !== uid)
+    throw new CertificateError(
+      `certificate signing request ${name} was replaced (its UID changed from ${uid} to ${csr.metadata.uid}) while waiting for the ${what}`,
+    );
+  if (csrCondition(csr, 'Denied'))
+    throw new CertificateError(
+      `certificate signing request ${name} was denied: ${conditionText(csr, 'Denied')}`,
+    );
+  if (csrCondition(csr, 'Failed'))
+    throw new CertificateError(
+      `certificate signing request ${name} failed: ${conditionText(csr, 'Failed')}`,
+    );
   if (csrCondition(csr, 'Approved')) {
     // The approval is reported when first seen, even when the signer was so quick that the
     // certificate arrives in the same observation: operators read the two steps in order.
     if (!w.approvedLogged) {
       w.approvedLogged = true;
-      w.o.logger.info({ csr: name }, `certificate signing request ${name} is approved, waiting to be issued`);
+      w.o.logger.info(
+        { csr: name },
+        `certificate signing request ${name} is approved, waiting to be issued`,
+      );
     }
     const cert = issuedCertificate(csr);
     if (cert) {
@@ -175,9 +235,12 @@ function remind(w: CertificateWait): void {
   if (o.clock.nowMs() - w.lastReminder < w.reminderMs) return;
   w.lastReminder = o.clock.nowMs();
   const left = Math.max(0, Math.round((w.deadline - o.clock.nowMs()) / 1000));
-  o.logger.info({ csr: name, secondsLeft: left }, w.approvedLogged
-    ? `still waiting for the signer to issue certificate signing request ${name}`
-    : `still waiting for approval of certificate signing request ${name} (signer ${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`);
+  o.logger.info(
+    { csr: name, secondsLeft: left },
+    w.approvedLogged
+      ? `still waiting for the signer to issue certificate signing request ${name}`
+      : `still waiting for approval of certificate signing request ${name} (signer ${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`,
+  );
 }
 
 /** Reminders also fire when nothing arrives on the watch. */
@@ -200,10 +263,16 @@ async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Pro
   let lastApiLog = -Infinity;
   for (;;) {
     try {
-      for await (const ev of o.csrClient.watch({ fieldSelector: `metadata.name=${name}`, signal })) {
+      for await (const ev of o.csrClient.watch({
+        fieldSelector: `metadata.name=${name}`,
+        signal,
+      })) {
         if (ev.type === 'RELIST') {
           const found = ev.object.items.find((i) => i.metadata?.name === name);
-          if (!found) throw new CertificateError(`certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`);
+          if (!found)
+            throw new CertificateError(
+              `certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`,
+            );
           const c = checkCsr(w, found, false);
           if (c) return c;
         } else if (ev.type !== 'BOOKMARK') {
@@ -218,15 +287,34 @@ async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Pro
       if (!isTransient(err) || isUnauthorized(err) || isForbidden(err)) throw err;
       if (o.clock.nowMs() - lastApiLog >= w.reminderMs) {
         lastApiLog = o.clock.nowMs();
-        o.logger.warn({ csr: name, err: (err as Error).message }, `lost the watch on certificate signing request ${name}; retrying`);
+        o.logger.warn(
+          { csr: name, err: (err as Error).message },
+          `lost the watch on certificate signing request ${name}; retrying`,
+        );
       }
       await o.clock.sleep(2000, signal);
     }
   }
 }
 
-async function waitForCertificate(o: RequestCertificateOptions, name: string, uid: string | undefined, signal: AbortSignal, reminderMs: number, deadline: number): Promise<string> {
-  const w: CertificateWait = { o, name, uid, what: o.what ?? 'certificate', reminderMs, deadline, approvedLogged: false, lastReminder: o.clock.nowMs() };
+async function waitForCertificate(
+  o: RequestCertificateOptions,
+  name: string,
+  uid: string | undefined,
+  signal: AbortSignal,
+  reminderMs: number,
+  deadline: number,
+): Promise<string> {
+  const w: CertificateWait = {
+    o,
+    name,
+    uid,
+    what: o.what ?? 'certificate',
+    reminderMs,
+    deadline,
+    approvedLogged: false,
+    lastReminder: o.clock.nowMs(),
+  };
   const stopReminders = new AbortController();
   const reminderLoop = remindEvery(w, AbortSignal.any([signal, stopReminders.signal]));
   try {

@@ -4,7 +4,10 @@ import { backoffDelayMs } from '../../common/util/backoff.js';
 import type { CertificateInfo } from './cert-info.js';
 import type { CsrTemplate } from './csr.js';
 
-export function rotationDeadline(info: Pick<CertificateInfo, 'notBefore' | 'notAfter'>, fraction: number): Date {
+export function rotationDeadline(
+  info: Pick<CertificateInfo, 'notBefore' | 'notAfter'>,
+  fraction: number,
+): Date {
   const nb = info.notBefore.getTime();
   const lifetime = info.notAfter.getTime() - nb;
   return new Date(nb + lifetime * fraction);
@@ -22,12 +25,26 @@ export interface RotationBackoff {
   capMs: number;
 }
 
-export const referenceBackoff: RotationBackoff = { initialMs: 2000, factor: 2, jitter: 0.1, steps: 5, capMs: 32_000 };
+export const referenceBackoff: RotationBackoff = {
+  initialMs: 2000,
+  factor: 2,
+  jitter: 0.1,
+  steps: 5,
+  capMs: 32_000,
+};
 
 /** Delay after failure number `failures` (1-based). */
-export function rotationBackoffMs(b: RotationBackoff, failures: number, random: () => number = Math.random): number {
+export function rotationBackoffMs(
+  b: RotationBackoff,
+  failures: number,
+  random: () => number = Math.random,
+): number {
   if (failures > b.steps) return b.capMs;
-  return backoffDelayMs({ initialMs: b.initialMs, maxMs: b.capMs, factor: b.factor, jitter: { up: b.jitter } }, failures - 1, random);
+  return backoffDelayMs(
+    { initialMs: b.initialMs, maxMs: b.capMs, factor: b.factor, jitter: { up: b.jitter } },
+    failures - 1,
+    random,
+  );
 }
 
 /** Does the certificate still match what we would ask for (CN, O, DNS names, IPs)? */
@@ -37,5 +54,10 @@ export function matchesTemplate(info: CertificateInfo, t: CsrTemplate): boolean 
     const y = [...new Set(b.map((v) => v.toLowerCase()))].sort();
     return x.length === y.length && x.every((v, i) => v === y[i]);
   };
-  return info.commonName === t.commonName && same(info.organizations, t.organizations) && same(info.dnsNames, t.dnsNames ?? []) && same(info.ipAddresses, t.ipAddresses ?? []);
+  return (
+    info.commonName === t.commonName &&
+    same(info.organizations, t.organizations) &&
+    same(info.dnsNames, t.dnsNames ?? []) &&
+    same(info.ipAddresses, t.ipAddresses ?? [])
+  );
 }

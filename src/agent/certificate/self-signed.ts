@@ -34,18 +34,39 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
   const subjectKeys = await toCryptoKeyPair(o.subjectKey);
   const signer = o.issuer ? await toCryptoKeyPair(o.issuer.key) : subjectKeys;
   const publicKey = o.subjectPublicKey
-    ? await webcrypto.subtle.importKey('spki', o.subjectPublicKey.export({ type: 'spki', format: 'der' }), subjectKeys.algorithm, true, ['verify'])
+    ? await webcrypto.subtle.importKey(
+        'spki',
+        o.subjectPublicKey.export({ type: 'spki', format: 'der' }),
+        subjectKeys.algorithm,
+        true,
+        ['verify'],
+      )
     : subjectKeys.publicKey;
   const issuerName = o.issuer ? new x509.X509Certificate(o.issuer.certPem).subject : undefined;
   const exts: Extension[] = [];
   exts.push(new x509.BasicConstraintsExtension(o.isCa === true, undefined, true));
-  const ku = o.isCa ? x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.cRLSign : x509.KeyUsageFlags.digitalSignature | (o.subjectKey.type === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
+  const ku = o.isCa
+    ? x509.KeyUsageFlags.keyCertSign |
+      x509.KeyUsageFlags.digitalSignature |
+      x509.KeyUsageFlags.cRLSign
+    : x509.KeyUsageFlags.digitalSignature |
+      (o.subjectKey.type === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
   // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
   exts.push(new x509.KeyUsagesExtension(ku, true));
   if (o.usages.length) {
-    exts.push(new x509.ExtendedKeyUsageExtension(o.usages.map((u) => (u === 'server auth' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth)), false));
+    exts.push(
+      new x509.ExtendedKeyUsageExtension(
+        o.usages.map((u) =>
+          u === 'server auth' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
+        ),
+        false,
+      ),
+    );
   }
-  const names = [...(o.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(o.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value }))];
+  const names = [
+    ...(o.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
+    ...(o.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
+  ];
   if (names.length) exts.push(new x509.SubjectAlternativeNameExtension(names, false));
   const subject = [{ CN: [o.commonName] }, ...(o.organizations ?? []).map((v) => ({ O: [v] }))];
   const cert = await x509.X509CertificateGenerator.create({
@@ -78,16 +99,34 @@ export async function loadOrCreateSelfSigned(o: SelfSignedOptions): Promise<Cert
   await mkdir(o.certDir, { recursive: true, mode: 0o700 });
   await removeStaleTempFiles(o.certDir);
   try {
-    const pair = pairFromPem(await readFile(certFile, 'utf8'), await readFile(keyFile, 'utf8'), certFile);
+    const pair = pairFromPem(
+      await readFile(certFile, 'utf8'),
+      await readFile(keyFile, 'utf8'),
+      certFile,
+    );
     if (pair.info.notAfter.getTime() > o.clock.nowMs()) return pair;
-    o.logger.info({ file: certFile }, 'self-signed serving certificate expired; generating a new one');
+    o.logger.info(
+      { file: certFile },
+      'self-signed serving certificate expired; generating a new one',
+    );
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') o.logger.warn({ file: certFile, err: (err as Error).message }, 'self-signed serving certificate unusable; generating a new one');
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      o.logger.warn(
+        { file: certFile, err: (err as Error).message },
+        'self-signed serving certificate unusable; generating a new one',
+      );
   }
   const now = o.clock.now();
   const notBefore = new Date(now.getTime() - 60 * 60 * 1000);
   const caKey = await generatePrivateKey();
-  const caPem = await issueCertificate({ subjectKey: caKey, commonName: `${o.hostname}-ca@${Math.floor(now.getTime() / 1000)}`, isCa: true, usages: [], notBefore, notAfter: new Date(now.getTime() + 365 * 24 * 3600 * 1000) });
+  const caPem = await issueCertificate({
+    subjectKey: caKey,
+    commonName: `${o.hostname}-ca@${Math.floor(now.getTime() / 1000)}`,
+    isCa: true,
+    usages: [],
+    notBefore,
+    notAfter: new Date(now.getTime() + 365 * 24 * 3600 * 1000),
+  });
   const key = await generatePrivateKey();
   const leafPem = await issueCertificate({
     issuer: { certPem: caPem, key: caKey },

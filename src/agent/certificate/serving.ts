@@ -26,7 +26,10 @@ export interface ServingCertificateSource {
   /** A TLS context for the current certificate (cached until it changes). */
   secureContext(): SecureContext | undefined;
   /** For `tls`/`https` servers' SNICallback: asks for the current certificate at each handshake. */
-  readonly sniCallback: (servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void;
+  readonly sniCallback: (
+    servername: string,
+    cb: (err: Error | null, ctx?: SecureContext) => void,
+  ) => void;
   /** Seconds left on the current certificate (metrics). */
   ttlSeconds(): number | undefined;
   stop(): Promise<void>;
@@ -54,7 +57,10 @@ abstract class BaseSource implements ServingCertificateSource {
     return this.cached;
   }
 
-  readonly sniCallback = (_servername: string, cb: (err: Error | null, ctx?: SecureContext) => void): void => {
+  readonly sniCallback = (
+    _servername: string,
+    cb: (err: Error | null, ctx?: SecureContext) => void,
+  ): void => {
     const ctx = this.secureContext();
     if (ctx) cb(null, ctx);
     else cb(new CertificateError(NO_SERVING_CERTIFICATE));
@@ -72,7 +78,10 @@ abstract class BaseSource implements ServingCertificateSource {
 
 /** A fixed pair (self-signed). */
 export class StaticServingSource extends BaseSource {
-  constructor(private readonly fixed: CertificatePair, clock: Clock) {
+  constructor(
+    private readonly fixed: CertificatePair,
+    clock: Clock,
+  ) {
     super(clock);
   }
   protected pair(): CertificatePair {
@@ -82,7 +91,10 @@ export class StaticServingSource extends BaseSource {
 
 /** The pair of a CertificateManager (serving-certificate rotation). */
 export class ManagedServingSource extends BaseSource {
-  constructor(readonly manager: CertificateManager, clock: Clock) {
+  constructor(
+    readonly manager: CertificateManager,
+    clock: Clock,
+  ) {
     super(clock);
   }
   protected pair(): CertificatePair | undefined {
@@ -134,7 +146,8 @@ export class FileServingSource extends BaseSource {
   /** The same object while the files are unchanged (its expiry read once). */
   protected pair(): CertificatePair {
     const p = this.files.current();
-    if (this.parsed?.from !== p) this.parsed = { from: p, pair: pairFromPem(p.certPem, p.keyPem, this.o.certFile) };
+    if (this.parsed?.from !== p)
+      this.parsed = { from: p, pair: pairFromPem(p.certPem, p.keyPem, this.o.certFile) };
     return this.parsed.pair;
   }
 

@@ -15,7 +15,12 @@ import { CsrClient } from '../client/csr-client.js';
 import { bootstrapClientCertificate, CLIENT_PREFIX, type BootstrapResult } from './bootstrap.js';
 import { clientUsages, servingSans, servingUsages } from './csr.js';
 import { CertificateManager } from './manager.js';
-import { FileServingSource, ManagedServingSource, StaticServingSource, type ServingCertificateSource } from './serving.js';
+import {
+  FileServingSource,
+  ManagedServingSource,
+  StaticServingSource,
+  type ServingCertificateSource,
+} from './serving.js';
 import { loadOrCreateSelfSigned } from './self-signed.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
 import type { CertificateInfo } from './cert-info.js';
@@ -76,7 +81,11 @@ export interface CertificateSetup {
 }
 
 /** The rotation options both managers take from the caller. */
-function rotationOptions(o: StartCertificatesOptions): { expirationSeconds?: number; rotationFraction?: () => number; deadlineFor?: (info: CertificateInfo) => Date } {
+function rotationOptions(o: StartCertificatesOptions): {
+  expirationSeconds?: number;
+  rotationFraction?: () => number;
+  deadlineFor?: (info: CertificateInfo) => Date;
+} {
   return {
     ...(o.expirationSeconds === undefined ? {} : { expirationSeconds: o.expirationSeconds }),
     ...(o.rotationFraction ? { rotationFraction: o.rotationFraction } : {}),
@@ -92,7 +101,10 @@ interface ApiClientSide {
 }
 
 /** TLS bootstrap (when needed), then the REST client over the resulting platconfig. */
-async function startApiClient(o: StartCertificatesOptions, platconfigPath: string): Promise<ApiClientSide> {
+async function startApiClient(
+  o: StartCertificatesOptions,
+  platconfigPath: string,
+): Promise<ApiClientSide> {
   const { clock, logger } = o;
   const bootstrap = await bootstrapClientCertificate({
     platconfigPath,
@@ -123,7 +135,11 @@ async function startApiClient(o: StartCertificatesOptions, platconfigPath: strin
 }
 
 /** --rotate-certificates: the client certificate's manager, its new pairs swapped into `client`. */
-function clientCertificateManager(o: StartCertificatesOptions, client: RestClient, conn: { certFile?: string; keyFile?: string }): CertificateManager {
+function clientCertificateManager(
+  o: StartCertificatesOptions,
+  client: RestClient,
+  conn: { certFile?: string; keyFile?: string },
+): CertificateManager {
   const { clock, logger, names } = o;
   const store = new FileCertificateStore({
     certDir: o.certDir,
@@ -143,14 +159,18 @@ function clientCertificateManager(o: StartCertificatesOptions, client: RestClien
     clock,
     logger: logger.child({ part: 'certificate-manager', kind: 'client' }),
     bootstrapCredentialsInUse: () => client.connectionConfig.certPem === undefined,
-    onRotated: (pair) => client.setClientCertificate(pair.certPem, pair.keyPem, pair.info.commonName),
+    onRotated: (pair) =>
+      client.setClientCertificate(pair.certPem, pair.keyPem, pair.info.commonName),
     serverAnswers: async () => (await client.healthz(1000)).ok,
     ...rotationOptions(o),
   });
 }
 
 /** Serving-certificate rotation through the CSR API (serverTLSBootstrap). */
-function servingCertificateManager(o: StartCertificatesOptions, rest: RestClient): CertificateManager {
+function servingCertificateManager(
+  o: StartCertificatesOptions,
+  rest: RestClient,
+): CertificateManager {
   const { clock, logger, names } = o;
   const host = (o.hostname ?? o.nodeName).toLowerCase();
   return new CertificateManager({
@@ -173,25 +193,53 @@ function servingCertificateManager(o: StartCertificatesOptions, rest: RestClient
 }
 
 /** The serving certificate: the files given, a rotated one (its manager joins `managers`), or self-signed. */
-async function servingSource(o: StartCertificatesOptions, rest: RestClient | undefined, managers: CertificateManager[]): Promise<ServingCertificateSource | undefined> {
+async function servingSource(
+  o: StartCertificatesOptions,
+  rest: RestClient | undefined,
+  managers: CertificateManager[],
+): Promise<ServingCertificateSource | undefined> {
   const { clock, logger } = o;
   if (o.servingCertificate === false) return undefined;
-  if (o.tlsCertFile && o.tlsPrivateKeyFile) return FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
+  if (o.tlsCertFile && o.tlsPrivateKeyFile)
+    return FileServingSource.open({
+      certFile: o.tlsCertFile,
+      keyFile: o.tlsPrivateKeyFile,
+      clock,
+      logger,
+    });
   if (o.rotateServerCertificates && rest) {
     await ensureWritableDir(o.certDir);
     const manager = servingCertificateManager(o, rest);
     managers.push(manager);
     return new ManagedServingSource(manager, clock);
   }
-  if (o.rotateServerCertificates) logger.warn('serving certificate rotation needs --platconfig; using a self-signed serving certificate');
+  if (o.rotateServerCertificates)
+    logger.warn(
+      'serving certificate rotation needs --platconfig; using a self-signed serving certificate',
+    );
   await ensureWritableDir(o.certDir);
   const host = (o.hostname ?? o.nodeName).toLowerCase();
   const sans = servingSans([host, 'localhost'], [...o.nodeIPs, '127.0.0.1']);
-  return new StaticServingSource(await loadOrCreateSelfSigned({ certDir: o.certDir, hostname: host, dnsNames: sans.dnsNames, ipAddresses: sans.ipAddresses, clock, logger }), clock);
+  return new StaticServingSource(
+    await loadOrCreateSelfSigned({
+      certDir: o.certDir,
+      hostname: host,
+      dnsNames: sans.dnsNames,
+      ipAddresses: sans.ipAddresses,
+      clock,
+      logger,
+    }),
+    clock,
+  );
 }
 
 /** The stop of everything started, once; run on the caller's signal or when the API client closes. */
-function stopper(o: StartCertificatesOptions, managers: readonly CertificateManager[], serving: ServingCertificateSource | undefined, rest: RestClient | undefined): () => Promise<void> {
+function stopper(
+  o: StartCertificatesOptions,
+  managers: readonly CertificateManager[],
+  serving: ServingCertificateSource | undefined,
+  rest: RestClient | undefined,
+): () => Promise<void> {
   let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
@@ -203,16 +251,25 @@ function stopper(o: StartCertificatesOptions, managers: readonly CertificateMana
   // Stop with the caller's signal, or when the caller closes the API client (whichever first).
   const stopSignals = [...(o.signal ? [o.signal] : []), ...(rest ? [rest.closedSignal] : [])];
   if (stopSignals.length) {
-    AbortSignal.any(stopSignals).addEventListener('abort', () => {
-      stop().catch((err: unknown) => o.logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'));
-    }, { once: true });
+    AbortSignal.any(stopSignals).addEventListener(
+      'abort',
+      () => {
+        stop().catch((err: unknown) =>
+          o.logger.warn({ err: userMessage(err) }, 'stopping the certificate managers failed'),
+        );
+      },
+      { once: true },
+    );
   }
   return stop;
 }
 
 export async function startCertificates(o: StartCertificatesOptions): Promise<CertificateSetup> {
   const { clock } = o;
-  const api = o.platconfigPath !== undefined && o.platconfigPath !== '' ? await startApiClient(o, o.platconfigPath) : undefined;
+  const api =
+    o.platconfigPath !== undefined && o.platconfigPath !== ''
+      ? await startApiClient(o, o.platconfigPath)
+      : undefined;
   const rest = api?.rest;
   const clientManager = api?.clientManager;
   const managers: CertificateManager[] = clientManager ? [clientManager] : [];
@@ -225,7 +282,14 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
   if (o.registry) {
     // prom-client loads only for a registry (it is not needed on the bootstrap path).
     const { registerCertificateMetrics } = await import('./metrics.js');
-    registerCertificateMetrics(o.registry, { ...(clientManager ? { client: clientManager } : {}), ...(serving ? { server: serving } : {}) }, clock);
+    registerCertificateMetrics(
+      o.registry,
+      {
+        ...(clientManager ? { client: clientManager } : {}),
+        ...(serving ? { server: serving } : {}),
+      },
+      clock,
+    );
   }
   const fatal = fatals.length ? Promise.race(fatals) : new Promise<Error>(() => undefined);
   if (o.onFatal) {
@@ -233,12 +297,20 @@ export async function startCertificates(o: StartCertificatesOptions): Promise<Ce
     fatal.then(cb, () => undefined);
   }
   const stop = stopper(o, managers, serving, rest);
-  return { bootstrap: api?.bootstrap ?? { bootstrapped: false }, ...(rest ? { rest } : {}), ...(clientManager ? { client: clientManager } : {}), ...(serving ? { serving } : {}), fatal, stop };
+  return {
+    bootstrap: api?.bootstrap ?? { bootstrapped: false },
+    ...(rest ? { rest } : {}),
+    ...(clientManager ? { client: clientManager } : {}),
+    ...(serving ? { serving } : {}),
+    fatal,
+    stop,
+  };
 }
 
 /** Node name as the reference derives it: --hostname-override, else the host name, lower-cased. */
 export function defaultNodeName(hostnameOverride: string | undefined): string {
-  const n = hostnameOverride && hostnameOverride.trim() !== '' ? hostnameOverride.trim() : osHostname();
+  const n =
+    hostnameOverride && hostnameOverride.trim() !== '' ? hostnameOverride.trim() : osHostname();
   if (!n) throw new CertificateError('cannot determine the node name; set --hostname-override');
   return n.toLowerCase();
 }

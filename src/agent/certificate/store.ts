@@ -4,7 +4,18 @@
 // The symlink is swapped atomically: a `<prefix>-updated.pem` symlink is made, then renamed over
 // the current one, so a crash never leaves it dangling or pointing at a half-written file (the
 // pem file itself is written atomically first).
-import { mkdir, readFile, readlink, rename, symlink, unlink, access, constants, writeFile, stat } from 'node:fs/promises';
+import {
+  mkdir,
+  readFile,
+  readlink,
+  rename,
+  symlink,
+  unlink,
+  access,
+  constants,
+  writeFile,
+  stat,
+} from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CertificateError } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -47,7 +58,8 @@ export function pairFromPem(certPem: string, keyPem: string, file: string): Cert
   if (chain.length === 0) throw new CertificateError(`${file} holds no certificate`, { file });
   const info = parseCertificate(certPem, file);
   const key = parsePrivateKey(keyPem, file);
-  if (!publicKeyDer(key).equals(info.publicKeyDer)) throw new CertificateError(`${file}: the private key does not match the certificate`, { file });
+  if (!publicKeyDer(key).equals(info.publicKeyDer))
+    throw new CertificateError(`${file}: the private key does not match the certificate`, { file });
   return { certPem: chain.join(''), keyPem: key.pem, info, key, file };
 }
 
@@ -103,8 +115,17 @@ export class FileCertificateStore implements CertificateStore {
   async current(): Promise<CertificatePair | undefined> {
     const fromLink = await this.currentFromLink();
     if (fromLink) return fromLink;
-    if (this.certFile && this.keyFile && (await exists(this.certFile)) && (await exists(this.keyFile))) {
-      return pairFromPem(await readFile(this.certFile, 'utf8'), await readFile(this.keyFile, 'utf8'), this.certFile);
+    if (
+      this.certFile &&
+      this.keyFile &&
+      (await exists(this.certFile)) &&
+      (await exists(this.keyFile))
+    ) {
+      return pairFromPem(
+        await readFile(this.certFile, 'utf8'),
+        await readFile(this.keyFile, 'utf8'),
+        this.certFile,
+      );
     }
     return undefined;
   }
@@ -116,10 +137,17 @@ export class FileCertificateStore implements CertificateStore {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') {
-        if (await isDanglingLink(this.currentPath)) this.logger.warn({ file: this.currentPath }, 'current certificate symlink points at a missing file; ignoring it');
+        if (await isDanglingLink(this.currentPath))
+          this.logger.warn(
+            { file: this.currentPath },
+            'current certificate symlink points at a missing file; ignoring it',
+          );
         return undefined;
       }
-      throw new CertificateError(`cannot read ${this.currentPath}: ${code ?? String(err)}`, { file: this.currentPath, cause: err });
+      throw new CertificateError(`cannot read ${this.currentPath}: ${code ?? String(err)}`, {
+        file: this.currentPath,
+        cause: err,
+      });
     }
     return pairFromPem(text, text, this.currentPath);
   }
@@ -165,6 +193,12 @@ async function isDanglingLink(p: string): Promise<boolean> {
     await stat(p);
     return false;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT' && (await readlink(p).then(() => true, () => false));
+    return (
+      (err as NodeJS.ErrnoException).code === 'ENOENT' &&
+      (await readlink(p).then(
+        () => true,
+        () => false,
+      ))
+    );
   }
 }

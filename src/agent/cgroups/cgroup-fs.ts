@@ -11,7 +11,15 @@ import { cpuSharesToWeight, type ResourceConfig } from './resources.js';
 export type CgroupVersionKind = 'v1' | 'v2';
 
 /** The v1 controllers whose hierarchies hold our cgroups (the reference's existence check). */
-export const V1_CONTROLLERS = ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'hugetlb', 'systemd'] as const;
+export const V1_CONTROLLERS = [
+  'cpu',
+  'cpuacct',
+  'cpuset',
+  'memory',
+  'pids',
+  'hugetlb',
+  'systemd',
+] as const;
 /** The v2 controllers enabled for our subtrees. */
 export const V2_CONTROLLERS = ['cpu', 'cpuset', 'memory', 'pids', 'hugetlb'] as const;
 
@@ -22,14 +30,20 @@ export interface CgroupFsOptions {
 }
 
 async function exists(p: string): Promise<boolean> {
-  return access(p).then(() => true, () => false);
+  return access(p).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** A cgroup path's segments; `.`, `..` and NUL never reach the file system (nothing outside the mount). */
 function pathOf(dirPath: string): string[] {
   const segs = dirPath.split('/').filter((s) => s !== '');
   const bad = segs.find((s) => s === '.' || s === '..' || s.includes('\0'));
-  if (bad !== undefined) throw new Error(`invalid cgroup path ${JSON.stringify(dirPath)}: the segment ${JSON.stringify(bad)} is not allowed`);
+  if (bad !== undefined)
+    throw new Error(
+      `invalid cgroup path ${JSON.stringify(dirPath)}: the segment ${JSON.stringify(bad)} is not allowed`,
+    );
   return segs;
 }
 
@@ -80,7 +94,8 @@ export class CgroupFs {
         const d = join(this.mount, h, ...segs.slice(0, i));
         if (!(await exists(d))) await mkdir(d);
         // an existing ancestor made by someone else may be empty too (runc's cpusetEnsureParent)
-        if (h === 'cpuset') await this.inheritCpuset(d, join(this.mount, h, ...segs.slice(0, i - 1)));
+        if (h === 'cpuset')
+          await this.inheritCpuset(d, join(this.mount, h, ...segs.slice(0, i - 1)));
       }
     }
     await this.update(path, rc);
@@ -98,7 +113,11 @@ export class CgroupFs {
 
   /** v2: the controllers the host offers (cgroup.controllers at the mount), read once. */
   private async v2Controllers(): Promise<string[]> {
-    this.v2Available ??= (await readFile(join(this.mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/).filter((c) => c !== '');
+    this.v2Available ??= (
+      await readFile(join(this.mount, 'cgroup.controllers'), 'utf8').catch(() => '')
+    )
+      .split(/\s+/)
+      .filter((c) => c !== '');
     return this.v2Available;
   }
 
@@ -106,7 +125,9 @@ export class CgroupFs {
   private async enableV2Controllers(path: string): Promise<void> {
     const segs = pathOf(path);
     const available = await this.v2Controllers();
-    const want = V2_CONTROLLERS.filter((c) => available.includes(c)).map((c) => `+${c}`).join(' ');
+    const want = V2_CONTROLLERS.filter((c) => available.includes(c))
+      .map((c) => `+${c}`)
+      .join(' ');
     if (want === '') return;
     for (let i = 0; i < segs.length; i += 1) {
       const d = join(this.mount, ...segs.slice(0, i));
@@ -133,16 +154,20 @@ export class CgroupFs {
       if (rc.cpuShares !== undefined) await write('cpu', 'cpu.shares', String(rc.cpuShares));
       if (rc.cpuPeriod !== undefined) await write('cpu', 'cpu.cfs_period_us', String(rc.cpuPeriod));
       if (rc.cpuQuota !== undefined) await write('cpu', 'cpu.cfs_quota_us', String(rc.cpuQuota));
-      if (rc.memory !== undefined) await write('memory', 'memory.limit_in_bytes', rc.memory > 0 ? String(rc.memory) : '-1');
+      if (rc.memory !== undefined)
+        await write('memory', 'memory.limit_in_bytes', rc.memory > 0 ? String(rc.memory) : '-1');
     } else {
-      if (rc.cpuShares !== undefined) await write('cpu', 'cpu.weight', String(cpuSharesToWeight(rc.cpuShares)));
+      if (rc.cpuShares !== undefined)
+        await write('cpu', 'cpu.weight', String(cpuSharesToWeight(rc.cpuShares)));
       if (rc.cpuQuota !== undefined || rc.cpuPeriod !== undefined) {
         const quota = rc.cpuQuota === undefined || rc.cpuQuota <= 0 ? 'max' : String(rc.cpuQuota);
         await write('cpu', 'cpu.max', `${quota} ${rc.cpuPeriod ?? 100_000}`);
       }
-      if (rc.memory !== undefined) await write('memory', 'memory.max', rc.memory > 0 ? String(rc.memory) : 'max');
+      if (rc.memory !== undefined)
+        await write('memory', 'memory.max', rc.memory > 0 ? String(rc.memory) : 'max');
     }
-    if (rc.pidsLimit !== undefined) await write('pids', 'pids.max', rc.pidsLimit > 0 ? String(rc.pidsLimit) : 'max');
+    if (rc.pidsLimit !== undefined)
+      await write('pids', 'pids.max', rc.pidsLimit > 0 ? String(rc.pidsLimit) : 'max');
   }
 
   /** Moves a process (all its threads) into the cgroup in every hierarchy. */

@@ -21,20 +21,38 @@ export class CgroupDriverMismatchError extends NodeAgentError {
 }
 
 /** Refuses a Docker engine whose CgroupDriver differs from --cgroup-driver; says so when it cannot tell. */
-export async function checkDockerCgroupDriver(rt: { readonly type: string }, ours: string, agentWord: string, logger: Logger): Promise<void> {
+export async function checkDockerCgroupDriver(
+  rt: { readonly type: string },
+  ours: string,
+  agentWord: string,
+  logger: Logger,
+): Promise<void> {
   if (rt.type !== 'docker' || !hasDockerInfo(rt)) return;
   let driver: string | undefined;
   try {
     const info = await rt.docker.info();
-    driver = typeof info === 'object' && info !== null && 'CgroupDriver' in info && typeof info.CgroupDriver === 'string' ? info.CgroupDriver : undefined;
+    driver =
+      typeof info === 'object' &&
+      info !== null &&
+      'CgroupDriver' in info &&
+      typeof info.CgroupDriver === 'string'
+        ? info.CgroupDriver
+        : undefined;
   } catch (err) {
-    logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'could not read the Docker engine\'s cgroup driver (docker info); --cgroup-driver is not checked against it');
+    logger.warn(
+      { err: err instanceof Error ? err.message : String(err) },
+      "could not read the Docker engine's cgroup driver (docker info); --cgroup-driver is not checked against it",
+    );
     return;
   }
   if (driver === undefined || driver === '') {
-    logger.warn({}, 'the Docker engine does not report its cgroup driver; --cgroup-driver is not checked against it');
+    logger.warn(
+      {},
+      'the Docker engine does not report its cgroup driver; --cgroup-driver is not checked against it',
+    );
     return;
   }
-  if (driver !== ours) throw new CgroupDriverMismatchError(driverMismatchMessage(agentWord, ours, driver));
-  logger.info({ cgroupDriver: driver }, 'the Docker engine uses the agent\'s cgroup driver');
+  if (driver !== ours)
+    throw new CgroupDriverMismatchError(driverMismatchMessage(agentWord, ours, driver));
+  logger.info({ cgroupDriver: driver }, "the Docker engine uses the agent's cgroup driver");
 }

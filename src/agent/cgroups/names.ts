@@ -26,7 +26,11 @@ export function parseCgroupfs(name: string): CgroupName {
 
 /** ParseSystemdToCgroupName: the last slice's name, split at `-`, `_` back to `-`. */
 export function parseSystemd(name: string): CgroupName {
-  const base = name.split('/').filter((p) => p !== '').pop() ?? '';
+  const base =
+    name
+      .split('/')
+      .filter((p) => p !== '')
+      .pop() ?? '';
   const bare = base.endsWith(SYSTEMD_SUFFIX) ? base.slice(0, -SYSTEMD_SUFFIX.length) : base;
   if (bare === '') return [];
   return bare.split('-').map((p) => p.replaceAll('_', '-'));
@@ -41,7 +45,8 @@ export function toSystemd(name: CgroupName): string {
   if (name.length === 0 || (name.length === 1 && name[0] === '')) return '/';
   const parts = name.map((p) => p.replaceAll('-', '_'));
   let path = '';
-  for (let i = 1; i <= parts.length; i += 1) path += `/${parts.slice(0, i).join('-')}${SYSTEMD_SUFFIX}`;
+  for (let i = 1; i <= parts.length; i += 1)
+    path += `/${parts.slice(0, i).join('-')}${SYSTEMD_SUFFIX}`;
   return path;
 }
 
@@ -64,13 +69,19 @@ export function qosCgroupName(pods: CgroupName, qos: QosClass): CgroupName {
 
 export function podCgroupName(pods: CgroupName, qos: QosClass, uid: string): CgroupName {
   // a UID is one path segment: a slash would nest (or climb out of) the hierarchy
-  if (uid === '' || uid.includes('/') || uid.includes('\0')) throw new Error(`pod UID ${JSON.stringify(uid)} cannot name a cgroup`);
+  if (uid === '' || uid.includes('/') || uid.includes('\0'))
+    throw new Error(`pod UID ${JSON.stringify(uid)} cannot name a cgroup`);
   return [...qosCgroupName(pods, qos), `${POD_PREFIX}${uid}`];
 }
 
 /** The pod UID of a pod cgroup's directory name, or undefined when it is not one. */
 export function podUidOfDir(dir: string, driver: CgroupDriver): string | undefined {
-  if (driver === 'cgroupfs') return dir.startsWith(POD_PREFIX) && dir.length > POD_PREFIX.length ? dir.slice(POD_PREFIX.length) : undefined;
+  if (driver === 'cgroupfs')
+    return dir.startsWith(POD_PREFIX) && dir.length > POD_PREFIX.length
+      ? dir.slice(POD_PREFIX.length)
+      : undefined;
   const last = parseSystemd(dir).at(-1);
-  return last?.startsWith(POD_PREFIX) === true && last.length > POD_PREFIX.length ? last.slice(POD_PREFIX.length) : undefined;
+  return last?.startsWith(POD_PREFIX) === true && last.length > POD_PREFIX.length
+    ? last.slice(POD_PREFIX.length)
+    : undefined;
 }

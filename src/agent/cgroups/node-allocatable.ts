@@ -30,7 +30,11 @@ export function reservedList(m: Readonly<Record<string, string>>): ResourceList 
 }
 
 /** getNodeAllocatableAbsoluteImpl: capacity less both reservations, never below 0. */
-export function allocatableOf(capacity: NodeCapacity, systemReserved: ResourceList, platReserved: ResourceList): ResourceList {
+export function allocatableOf(
+  capacity: NodeCapacity,
+  systemReserved: ResourceList,
+  platReserved: ResourceList,
+): ResourceList {
   const out: ResourceList = {};
   for (const [k, v] of Object.entries(capacity) as [string, number][]) {
     out[k] = Math.max(0, v - (systemReserved[k] ?? 0) - (platReserved[k] ?? 0));
@@ -51,17 +55,25 @@ export interface ReservedEnforcement {
 export class EnforcementError extends Error {}
 
 /** enforceExistingCgroup: the cgroup must exist; it gets the reservation as its limits. */
-export async function enforceExistingCgroup(fs: CgroupFs, driver: CgroupDriver, e: ReservedEnforcement): Promise<void> {
+export async function enforceExistingCgroup(
+  fs: CgroupFs,
+  driver: CgroupDriver,
+  e: ReservedEnforcement,
+): Promise<void> {
   const name = parseDriverName(e.cgroup, driver);
   const path = driverName(name, driver);
   const missing = await fs.missing(path);
   if (missing.length > 0) {
-    throw new EnforcementError(`Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${missingPathsMessage(name, missing)}`);
+    throw new EnforcementError(
+      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${missingPathsMessage(name, missing)}`,
+    );
   }
   try {
     await fs.update(path, cgroupConfigOf(e.reserved, e.compressibleOnly));
   } catch (err) {
-    throw new EnforcementError(`Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new EnforcementError(
+      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

@@ -5,8 +5,23 @@
 // host's other processes (--system-cgroups) into their cgroups. Built without I/O; start() acts.
 import type { Logger } from '../../common/log/types.js';
 import type { CgroupFs } from './cgroup-fs.js';
-import { allocatableOf, enforceExistingCgroup, EnforcementError, missingPathsMessage, reservedList, type NodeCapacity, type ReservedEnforcement } from './node-allocatable.js';
-import { driverName, parseCgroupfs, parseDriverName, podsCgroupComponent, type CgroupDriver, type CgroupName } from './names.js';
+import {
+  allocatableOf,
+  enforceExistingCgroup,
+  EnforcementError,
+  missingPathsMessage,
+  reservedList,
+  type NodeCapacity,
+  type ReservedEnforcement,
+} from './node-allocatable.js';
+import {
+  driverName,
+  parseCgroupfs,
+  parseDriverName,
+  podsCgroupComponent,
+  type CgroupDriver,
+  type CgroupName,
+} from './names.js';
 import { PodCgroups } from './pod-cgroups.js';
 import { QosCgroups } from './qos-cgroups.js';
 import { cgroupConfigOf, type PodLimitSettings } from './resources.js';
@@ -72,7 +87,15 @@ export class NodeCgroups {
       allocatableMemory: this.allocatable()['memory'] ?? 0,
       ...(memoryReservePercent !== undefined ? { memoryReservePercent } : {}),
     });
-    this.pods = new PodCgroups({ fs: opts.fs, qos: this.qos, driver: this.driver, pods: this.podsName, limits: opts.limits, logger: opts.logger, ...(opts.kill !== undefined ? { kill: opts.kill } : {}) });
+    this.pods = new PodCgroups({
+      fs: opts.fs,
+      qos: this.qos,
+      driver: this.driver,
+      pods: this.podsName,
+      limits: opts.limits,
+      logger: opts.logger,
+      ...(opts.kill !== undefined ? { kill: opts.kill } : {}),
+    });
   }
 
   /** The pods' top-level cgroup in the driver's spelling (`/kubepods`, `/kubepods.slice`). */
@@ -82,7 +105,11 @@ export class NodeCgroups {
 
   private allocatable(): Record<string, number> {
     const c = this.opts.config;
-    return allocatableOf(this.opts.capacity, reservedList(c.systemReserved), reservedList(c.platReserved));
+    return allocatableOf(
+      this.opts.capacity,
+      reservedList(c.systemReserved),
+      reservedList(c.platReserved),
+    );
   }
 
   /** setupNode: every step in the reference's order; an error stops the agent's start. */
@@ -97,11 +124,21 @@ export class NodeCgroups {
   private async createPodsHierarchy(): Promise<void> {
     const c = this.opts.config;
     const log = this.opts.logger;
-    if (c.cgroupRoot === '') log.info({}, '--cgroups-per-qos enabled, but --cgroup-root was not specified.  defaulting to /');
+    if (c.cgroupRoot === '')
+      log.info(
+        {},
+        '--cgroups-per-qos enabled, but --cgroup-root was not specified.  defaulting to /',
+      );
     const rootPath = driverName(this.root, this.driver);
     const missing = await this.opts.fs.missing(rootPath);
-    if (missing.length > 0) throw new EnforcementError(`invalid configuration: ${missingPathsMessage(this.root, missing)}`);
-    log.info({ cgroupRoot: rootPath }, 'Container manager verified user specified cgroup-root exists');
+    if (missing.length > 0)
+      throw new EnforcementError(
+        `invalid configuration: ${missingPathsMessage(this.root, missing)}`,
+      );
+    log.info(
+      { cgroupRoot: rootPath },
+      'Container manager verified user specified cgroup-root exists',
+    );
     // Allocatable when `pods` is enforced, else capacity: the kernel's default shares are too low.
     const enforce = c.enforceNodeAllocatable.includes('pods');
     const limits = cgroupConfigOf(enforce ? this.allocatable() : { ...this.opts.capacity }, false);
@@ -109,7 +146,18 @@ export class NodeCgroups {
     if (await this.opts.fs.exists(path)) await this.opts.fs.update(path, limits);
     else await this.opts.fs.create(path, limits);
     await this.qos?.start();
-    log.info({ cgroup: path, cpuShares: limits.cpuShares, memory: limits.memory, pidsLimit: limits.pidsLimit, enforced: enforce }, enforce ? 'Updated Node Allocatable limit across pods' : 'created the pods\' top-level cgroup with the node\'s capacity');
+    log.info(
+      {
+        cgroup: path,
+        cpuShares: limits.cpuShares,
+        memory: limits.memory,
+        pidsLimit: limits.pidsLimit,
+        enforced: enforce,
+      },
+      enforce
+        ? 'Updated Node Allocatable limit across pods'
+        : "created the pods' top-level cgroup with the node's capacity",
+    );
   }
 
   private enforcements(): ReservedEnforcement[] {
@@ -118,11 +166,26 @@ export class NodeCgroups {
     const levels = c.enforceNodeAllocatable;
     const p = this.opts.product;
     if (levels.includes('system-reserved') || levels.includes('system-reserved-compressible')) {
-      out.push({ label: 'System Reserved', cgroup: c.systemReservedCgroup, reserved: reservedList(c.systemReserved), compressibleOnly: !levels.includes('system-reserved') });
+      out.push({
+        label: 'System Reserved',
+        cgroup: c.systemReservedCgroup,
+        reserved: reservedList(c.systemReserved),
+        compressibleOnly: !levels.includes('system-reserved'),
+      });
     }
-    if (levels.includes(`${p}-reserved`) || levels.includes(`${p}-reserved-compressible`) || levels.includes('plat-reserved') || levels.includes('plat-reserved-compressible')) {
+    if (
+      levels.includes(`${p}-reserved`) ||
+      levels.includes(`${p}-reserved-compressible`) ||
+      levels.includes('plat-reserved') ||
+      levels.includes('plat-reserved-compressible')
+    ) {
       const full = levels.includes(`${p}-reserved`) || levels.includes('plat-reserved');
-      out.push({ label: reservedLabel(p), cgroup: c.platReservedCgroup, reserved: reservedList(c.platReserved), compressibleOnly: !full });
+      out.push({
+        label: reservedLabel(p),
+        cgroup: c.platReservedCgroup,
+        reserved: reservedList(c.platReserved),
+        compressibleOnly: !full,
+      });
     }
     return out;
   }
@@ -132,20 +195,36 @@ export class NodeCgroups {
     if (name.length === 0) throw new EnforcementError('system container cannot be root ("/")');
     const path = driverName(name, this.driver);
     if (!(await this.opts.fs.exists(path))) await this.opts.fs.create(path, {});
-    await moveHostProcesses({ fs: this.opts.fs, to: path, container: this.opts.config.systemCgroups, ...(this.opts.processes !== undefined ? { probe: this.opts.processes } : {}) });
-    this.opts.logger.info({ cgroup: path }, 'moved the host\'s non-kernel processes into the system cgroup (--system-cgroups)');
+    await moveHostProcesses({
+      fs: this.opts.fs,
+      to: path,
+      container: this.opts.config.systemCgroups,
+      ...(this.opts.processes !== undefined ? { probe: this.opts.processes } : {}),
+    });
+    this.opts.logger.info(
+      { cgroup: path },
+      "moved the host's non-kernel processes into the system cgroup (--system-cgroups)",
+    );
   }
 
   /** ensureProcessInContainerWithOOMScore: the agent's own process into --nodeagent-cgroups. */
   private async ensureAgentCgroup(): Promise<void> {
-    const path = driverName(parseDriverName(this.opts.config.nodeagentCgroups, this.driver), this.driver);
+    const path = driverName(
+      parseDriverName(this.opts.config.nodeagentCgroups, this.driver),
+      this.driver,
+    );
     if (!(await this.opts.fs.exists(path))) await this.opts.fs.create(path, {});
     const pid = this.opts.selfPid ?? process.pid;
     try {
       await this.opts.fs.addProcess(path, pid);
     } catch (err) {
-      throw new EnforcementError(`failed to move PID ${pid} into the container ${JSON.stringify(this.opts.config.nodeagentCgroups)}: ${err instanceof Error ? err.message : String(err)}`);
+      throw new EnforcementError(
+        `failed to move PID ${pid} into the container ${JSON.stringify(this.opts.config.nodeagentCgroups)}: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
-    this.opts.logger.info({ cgroup: path, pid }, 'the agent runs in its cgroup (--nodeagent-cgroups)');
+    this.opts.logger.info(
+      { cgroup: path, pid },
+      'the agent runs in its cgroup (--nodeagent-cgroups)',
+    );
   }
 }

@@ -7,7 +7,15 @@ import { userMessage } from '../../common/util/errors.js';
 import type { Pod } from '../pod/types.js';
 import { podQosClass, type QosClass } from '../runtime/settings/qos.js';
 import type { CgroupFs } from './cgroup-fs.js';
-import { driverName, podCgroupName, POD_PREFIX, podUidOfDir, qosCgroupName, type CgroupDriver, type CgroupName } from './names.js';
+import {
+  driverName,
+  podCgroupName,
+  POD_PREFIX,
+  podUidOfDir,
+  qosCgroupName,
+  type CgroupDriver,
+  type CgroupName,
+} from './names.js';
 import type { QosCgroups } from './qos-cgroups.js';
 import { podResourceConfig, type PodLimitSettings } from './resources.js';
 
@@ -69,7 +77,10 @@ export class PodCgroups implements PodCgroupPlacement {
     await this.opts.qos.update([...this.active.values()]);
     if (await this.opts.fs.exists(path)) return;
     await this.opts.fs.create(path, podResourceConfig(pod, this.opts.limits));
-    this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, cgroup: path }, 'created the pod cgroup');
+    this.opts.logger.info(
+      { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, cgroup: path },
+      'created the pod cgroup',
+    );
   }
 
   async addProcess(path: string, pid: number): Promise<void> {
@@ -112,7 +123,8 @@ export class PodCgroups implements PodCgroupPlacement {
       const parent = qosCgroupName(this.opts.pods, qos);
       for (const dir of await this.opts.fs.children(driverName(parent, this.opts.driver))) {
         const uid = podUidOfDir(dir, this.opts.driver);
-        if (uid !== undefined) out.set(uid, driverName([...parent, `${POD_PREFIX}${uid}`], this.opts.driver));
+        if (uid !== undefined)
+          out.set(uid, driverName([...parent, `${POD_PREFIX}${uid}`], this.opts.driver));
       }
     }
     return out;
@@ -127,7 +139,10 @@ export class PodCgroups implements PodCgroupPlacement {
         this.active.delete(uid);
         this.opts.logger.info({ uid, cgroup: path }, 'removed the cgroup of an orphaned pod');
       } catch (err) {
-        this.opts.logger.warn({ uid, cgroup: path, err: userMessage(err) }, 'could not remove the cgroup of an orphaned pod; will retry');
+        this.opts.logger.warn(
+          { uid, cgroup: path, err: userMessage(err) },
+          'could not remove the cgroup of an orphaned pod; will retry',
+        );
       }
     }
   }

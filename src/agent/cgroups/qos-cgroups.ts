@@ -21,7 +21,10 @@ export interface QosCgroupsOptions {
 }
 
 /** The QoS cgroups' limits for a set of active pods (setCPUCgroupConfig, setMemoryReserve). */
-export function qosResourceConfigs(pods: readonly Pod[], opts: Pick<QosCgroupsOptions, 'memoryReservePercent' | 'allocatableMemory'>): Record<'Burstable' | 'BestEffort', ResourceConfig> {
+export function qosResourceConfigs(
+  pods: readonly Pod[],
+  opts: Pick<QosCgroupsOptions, 'memoryReservePercent' | 'allocatableMemory'>,
+): Record<'Burstable' | 'BestEffort', ResourceConfig> {
   let burstableCpu = 0;
   const memoryRequests: Record<QosClass, number> = { Guaranteed: 0, Burstable: 0, BestEffort: 0 };
   for (const p of pods) {
@@ -37,7 +40,8 @@ export function qosResourceConfigs(pods: readonly Pod[], opts: Pick<QosCgroupsOp
   const pct = opts.memoryReservePercent;
   if (pct !== undefined && opts.allocatableMemory > 0) {
     // integer arithmetic as in Go
-    const burstableLimit = opts.allocatableMemory - Math.trunc((memoryRequests.Guaranteed * pct) / 100);
+    const burstableLimit =
+      opts.allocatableMemory - Math.trunc((memoryRequests.Guaranteed * pct) / 100);
     const bestEffortLimit = burstableLimit - Math.trunc((memoryRequests.Burstable * pct) / 100);
     out.Burstable.memory = burstableLimit;
     out.BestEffort.memory = bestEffortLimit;
@@ -69,6 +73,7 @@ export class QosCgroups {
   /** UpdateCgroups: the shares (and reserved memory) for the pods active now. */
   async update(active: readonly Pod[]): Promise<void> {
     const configs = qosResourceConfigs(active, this.opts);
-    for (const qos of ['Burstable', 'BestEffort'] as const) await this.opts.fs.update(this.path(qos), configs[qos]);
+    for (const qos of ['Burstable', 'BestEffort'] as const)
+      await this.opts.fs.update(this.path(qos), configs[qos]);
   }
 }

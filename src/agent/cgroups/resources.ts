@@ -4,7 +4,13 @@
 // allocatable, and the cgroup v2 spelling of CPU shares (cpu.weight).
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type { Container, Pod } from '../pod/types.js';
-import { MAX_SHARES, MIN_SHARES, milliCpuToQuota, milliCpuToShares, milliValue } from '../runtime/settings/cpu.js';
+import {
+  MAX_SHARES,
+  MIN_SHARES,
+  milliCpuToQuota,
+  milliCpuToShares,
+  milliValue,
+} from '../runtime/settings/cpu.js';
 import { podQosClass } from '../runtime/settings/qos.js';
 
 export interface ResourceConfig {
@@ -44,7 +50,10 @@ function milli(q: string | undefined): number {
   }
 }
 
-interface Amounts { cpu: number; memory: number }
+interface Amounts {
+  cpu: number;
+  memory: number;
+}
 
 /** A container's requests (a request left out defaults to its limit, as API defaulting does). */
 function requestsOf(c: Container): Amounts {
@@ -53,7 +62,10 @@ function requestsOf(c: Container): Amounts {
 }
 
 function limitsOf(c: Container): Amounts {
-  return { cpu: milli(c.resources?.limits?.['cpu']), memory: bytes(c.resources?.limits?.['memory']) };
+  return {
+    cpu: milli(c.resources?.limits?.['cpu']),
+    memory: bytes(c.resources?.limits?.['memory']),
+  };
 }
 
 /** resource.PodRequests / PodLimits: the sum of the app containers, at least the largest init container. */
@@ -103,7 +115,10 @@ export function podResourceConfig(pod: Pod, s: PodLimitSettings): ResourceConfig
 }
 
 /** getCgroupConfig over a resource list (cpu in cores, memory in bytes, pid a count). */
-export function cgroupConfigOf(rl: Readonly<Record<string, number>>, compressibleOnly: boolean): ResourceConfig {
+export function cgroupConfigOf(
+  rl: Readonly<Record<string, number>>,
+  compressibleOnly: boolean,
+): ResourceConfig {
   const cpu = rl['cpu'];
   const shares = cpu !== undefined ? { cpuShares: milliCpuToShares(Math.round(cpu * 1000)) } : {};
   if (compressibleOnly) return shares;

@@ -40,11 +40,18 @@ export interface CgroupSetup {
   notes: HostNote[];
 }
 
-const CGROUP_OPTIONS = ['--cgroups-per-qos', '--enforce-node-allocatable', '--system-cgroups', '--nodeagent-cgroups'] as const;
+const CGROUP_OPTIONS = [
+  '--cgroups-per-qos',
+  '--enforce-node-allocatable',
+  '--system-cgroups',
+  '--nodeagent-cgroups',
+] as const;
 
 function wanted(c: NodeCgroupsConfig): boolean {
   const levels = c.enforceNodeAllocatable.filter((l) => l !== 'none' && l !== 'pods');
-  return c.cgroupsPerQOS || levels.length > 0 || c.systemCgroups !== '' || c.nodeagentCgroups !== '';
+  return (
+    c.cgroupsPerQOS || levels.length > 0 || c.systemCgroups !== '' || c.nodeagentCgroups !== ''
+  );
 }
 
 async function writable(dir: string): Promise<string | undefined> {
@@ -57,46 +64,92 @@ async function writable(dir: string): Promise<string | undefined> {
 }
 
 async function pidMax(proc: string): Promise<number> {
-  const n = Number((await readFile(join(proc, 'sys', 'kernel', 'pid_max'), 'utf8').catch(() => '')).trim());
+  const n = Number(
+    (await readFile(join(proc, 'sys', 'kernel', 'pid_max'), 'utf8').catch(() => '')).trim(),
+  );
   return Number.isFinite(n) && n > 0 ? n : 4194304;
 }
 
 /** Why this host cannot run the hierarchy at all, or undefined when it can. */
-async function blocker(mount: string, version: 'v1' | 'v2' | 'unknown'): Promise<string | undefined> {
+async function blocker(
+  mount: string,
+  version: 'v1' | 'v2' | 'unknown',
+): Promise<string | undefined> {
   if (version === 'unknown') return `no cgroup file system is mounted at ${mount}`;
   return writable(version === 'v1' ? join(mount, 'cpu') : mount);
 }
 
 async function v2MissingControllers(mount: string): Promise<string[]> {
-  const have = (await readFile(join(mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(/\s+/);
-  return ['cpu', 'memory', 'pids'].filter((c) => V2_CONTROLLERS.some((known) => known === c) && !have.includes(c));
+  const have = (await readFile(join(mount, 'cgroup.controllers'), 'utf8').catch(() => '')).split(
+    /\s+/,
+  );
+  return ['cpu', 'memory', 'pids'].filter(
+    (c) => V2_CONTROLLERS.some((known) => known === c) && !have.includes(c),
+  );
 }
 
 export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> {
   const c = o.config;
   const notes: HostNote[] = [];
   if (o.runtimeCgroups !== '') {
-    notes.push({ option: '--runtime-cgroups', reason: 'the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime\'s cgroup only for the systemContainers of /stats/summary, which nodeagent does not report', effect: `the container runtime stays in its own cgroup; ${o.runtimeCgroups} is not used` });
+    notes.push({
+      option: '--runtime-cgroups',
+      reason:
+        "the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime's cgroup only for the systemContainers of /stats/summary, which nodeagent does not report",
+      effect: `the container runtime stays in its own cgroup; ${o.runtimeCgroups} is not used`,
+    });
   }
-  const root = !c.cgroupsPerQOS && c.cgroupRoot !== '' ? new RootPlacement({ cgroupRoot: c.cgroupRoot, driver: c.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs' }) : undefined;
+  const root =
+    !c.cgroupsPerQOS && c.cgroupRoot !== ''
+      ? new RootPlacement({
+          cgroupRoot: c.cgroupRoot,
+          driver: c.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
+        })
+      : undefined;
   if (!wanted(c)) return { cgroups: undefined, placement: root, notes };
   const mount = o.mount ?? '/sys/fs/cgroup';
   const version = o.version ?? (await detectCgroupVersion(mount));
   const why = await blocker(mount, version);
   if (why !== undefined || version === 'unknown') {
     const set = CGROUP_OPTIONS.filter((opt) => opt !== '--cgroups-per-qos' || c.cgroupsPerQOS);
-    for (const option of set) notes.push({ option, reason: why ?? 'unknown cgroup version', effect: 'no cgroup is created or limited: pods run in the container runtime\'s default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups' });
+    for (const option of set)
+      notes.push({
+        option,
+        reason: why ?? 'unknown cgroup version',
+        effect:
+          "no cgroup is created or limited: pods run in the container runtime's default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups",
+      });
     return { cgroups: undefined, placement: root, notes };
   }
   if (version === 'v2') {
     const missing = await v2MissingControllers(mount);
-    if (missing.length > 0) notes.push({ option: '--cgroups-per-qos', reason: `the cgroup v2 controllers ${missing.join(', ')} are not available at ${mount}`, effect: 'the pod and QoS cgroups get no limits of those controllers' });
+    if (missing.length > 0)
+      notes.push({
+        option: '--cgroups-per-qos',
+        reason: `the cgroup v2 controllers ${missing.join(', ')} are not available at ${mount}`,
+        effect: 'the pod and QoS cgroups get no limits of those controllers',
+      });
   }
   if (c.cgroupDriver === 'systemd') {
-    notes.push({ option: '--cgroup-driver=systemd', reason: 'this version has no systemd D-Bus connection', effect: `the agent writes the slices (${o.product}pods.slice and below) directly in the cgroup file system; systemd does not manage them` });
+    notes.push({
+      option: '--cgroup-driver=systemd',
+      reason: 'this version has no systemd D-Bus connection',
+      effect: `the agent writes the slices (${o.product}pods.slice and below) directly in the cgroup file system; systemd does not manage them`,
+    });
   }
-  const capacity = o.capacity ?? { cpu: cpus().length, memory: totalmem(), pid: await pidMax(o.proc ?? '/proc') };
-  const cgroups = new NodeCgroups({ config: c, fs: new CgroupFs({ mount, version }), product: o.product, limits: o.limits, capacity, logger: o.logger });
+  const capacity = o.capacity ?? {
+    cpu: cpus().length,
+    memory: totalmem(),
+    pid: await pidMax(o.proc ?? '/proc'),
+  };
+  const cgroups = new NodeCgroups({
+    config: c,
+    fs: new CgroupFs({ mount, version }),
+    product: o.product,
+    limits: o.limits,
+    capacity,
+    logger: o.logger,
+  });
   return { cgroups, placement: cgroups.pods ?? root, notes };
 }
 

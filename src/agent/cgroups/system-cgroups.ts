@@ -15,11 +15,19 @@ export interface ProcessProbe {
 export function procProbe(mount: string, version: 'v1' | 'v2', proc = '/proc'): ProcessProbe {
   return {
     rootPids: async () => {
-      const file = version === 'v2' ? join(mount, 'cgroup.procs') : join(mount, 'cpu', 'cgroup.procs');
+      const file =
+        version === 'v2' ? join(mount, 'cgroup.procs') : join(mount, 'cpu', 'cgroup.procs');
       const text = await readFile(file, 'utf8').catch(() => '');
-      return text.split('\n').filter((l) => /^\d+$/.test(l.trim())).map(Number);
+      return text
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l.trim()))
+        .map(Number);
     },
-    isKernelPid: async (pid) => readlink(join(proc, String(pid), 'exe')).then(() => false, () => true),
+    isKernelPid: async (pid) =>
+      readlink(join(proc, String(pid), 'exe')).then(
+        () => false,
+        () => true,
+      ),
   };
 }
 
@@ -36,14 +44,17 @@ export async function moveHostProcesses(o: MoveOptions): Promise<void> {
   let finalErr: Error | undefined;
   for (let i = 0; i <= 10; i += 1) {
     const pids: number[] = [];
-    for (const pid of await probe.rootPids()) if (pid !== 1 && !(await probe.isKernelPid(pid))) pids.push(pid);
+    for (const pid of await probe.rootPids())
+      if (pid !== 1 && !(await probe.isKernelPid(pid))) pids.push(pid);
     if (pids.length === 0) return;
     finalErr = undefined;
     for (const pid of pids) {
       try {
         await o.fs.addProcess(o.to, pid);
       } catch (err) {
-        finalErr = new Error(`failed to move PID ${pid} into the system container ${JSON.stringify(o.container)}: ${err instanceof Error ? err.message : String(err)}`);
+        finalErr = new Error(
+          `failed to move PID ${pid} into the system container ${JSON.stringify(o.container)}: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
   }

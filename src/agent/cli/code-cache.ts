@@ -68,7 +68,9 @@ const LATE_V8_FLAGS = Symbol.for('nodeagent.lateV8Flags');
 
 /** `compile()` under V8's default flags: those the agent set at run time are set back for it. */
 function withDefaultFlags<T>(compile: () => T): T {
-  const late = (globalThis as { [LATE_V8_FLAGS]?: { flags: string; defaults: string } })[LATE_V8_FLAGS];
+  const late = (globalThis as { [LATE_V8_FLAGS]?: { flags: string; defaults: string } })[
+    LATE_V8_FLAGS
+  ];
   if (late === undefined) return compile();
   setFlagsFromString(late.defaults);
   try {
@@ -87,7 +89,10 @@ function registerSourceMap(file: string): void {
   const holder = new Module(file);
   holder.filename = file;
   // _compile is how Node's own CommonJS loader reads a module's sourceMappingURL.
-  (holder as Module & { _compile(content: string, filename: string): unknown })._compile(`//# sourceMappingURL=${basename(file)}.map\n`, file);
+  (holder as Module & { _compile(content: string, filename: string): unknown })._compile(
+    `//# sourceMappingURL=${basename(file)}.map\n`,
+    file,
+  );
   mapHolders.push(holder);
 }
 
@@ -107,8 +112,14 @@ function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: 
   if (o.fresh === true || fromCache || warned) return;
   warned = true;
   const cacheFile = `${o.file}.cache`;
-  if (cachedData === undefined) o.warn(`no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`);
-  else o.warn(`the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`);
+  if (cachedData === undefined)
+    o.warn(
+      `no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`,
+    );
+  else
+    o.warn(
+      `the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`,
+    );
 }
 
 /**
@@ -117,11 +128,14 @@ function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: 
  * megabytes, alive beside the copy V8 keeps, for as long as the bundle's cacheData() is).
  */
 function compile(file: string, source: string, cachedData: Buffer | undefined): vm.Script {
-  return withDefaultFlags(() => new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
-    filename: file,
-    lineOffset: -1,
-    ...(cachedData === undefined ? {} : { cachedData }),
-  }));
+  return withDefaultFlags(
+    () =>
+      new vm.Script(WRAPPER_HEAD + source + WRAPPER_TAIL, {
+        filename: file,
+        lineOffset: -1,
+        ...(cachedData === undefined ? {} : { cachedData }),
+      }),
+  );
 }
 
 /**
@@ -139,7 +153,13 @@ export function loadCachedBundle(given: CachedBundleOptions): CachedBundle {
   say(o, cachedData, fromCache);
   if (MAP_LINK.test(source.slice(-300))) registerSourceMap(o.file);
   const module = { exports: {} as unknown };
-  const bundle: CachedBundle = { get exports() { return module.exports; }, fromCache, cacheData: () => script.createCachedData() };
+  const bundle: CachedBundle = {
+    get exports() {
+      return module.exports;
+    },
+    fromCache,
+    cacheData: () => script.createCachedData(),
+  };
   loaded.set(o.file, bundle);
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, requireFor(o), module, o.file, dirname(o.file));

@@ -11,7 +11,8 @@ const CRI_SOCKETS: Readonly<Record<string, string>> = {
   'dockershim.sock': 'dockershim',
 };
 
-const ACCEPTED = 'accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)';
+const ACCEPTED =
+  'accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)';
 
 /** The CRI runtime whose socket `endpoint` names, or undefined. */
 export function criRuntimeOf(endpoint: string): string | undefined {
@@ -21,17 +22,35 @@ export function criRuntimeOf(endpoint: string): string | undefined {
 }
 
 /** The problem with a CRI endpoint in `field` (set by `flag`), or undefined when it is none. */
-export function criEndpointProblem(field: string, flag: string, endpoint: string): string | undefined {
+export function criEndpointProblem(
+  field: string,
+  flag: string,
+  endpoint: string,
+): string | undefined {
   const runtime = criRuntimeOf(endpoint);
   if (runtime === undefined) return undefined;
-  const hint = runtime === 'cri-dockerd' ? ` (cri-dockerd fronts a Docker engine: give its socket, usually unix:///var/run/docker.sock)` : '';
+  const hint =
+    runtime === 'cri-dockerd'
+      ? ` (cri-dockerd fronts a Docker engine: give its socket, usually unix:///var/run/docker.sock)`
+      : '';
   return `invalid configuration: ${field} (${flag}) ${JSON.stringify(endpoint)} is the CRI (gRPC) socket of ${runtime}, and nodeagent does not speak CRI: ${ACCEPTED}${hint}`;
 }
 
 /** Every CRI endpoint problem of the configuration. */
-export function criEndpointProblems(config: { containerRuntimeEndpoint: string; imageServiceEndpoint: string }): string[] {
+export function criEndpointProblems(config: {
+  containerRuntimeEndpoint: string;
+  imageServiceEndpoint: string;
+}): string[] {
   return [
-    criEndpointProblem('containerRuntimeEndpoint', '--container-runtime-endpoint', config.containerRuntimeEndpoint),
-    criEndpointProblem('imageServiceEndpoint', '--image-service-endpoint', config.imageServiceEndpoint),
+    criEndpointProblem(
+      'containerRuntimeEndpoint',
+      '--container-runtime-endpoint',
+      config.containerRuntimeEndpoint,
+    ),
+    criEndpointProblem(
+      'imageServiceEndpoint',
+      '--image-service-endpoint',
+      config.imageServiceEndpoint,
+    ),
   ].filter((p): p is string => p !== undefined);
 }

@@ -34,7 +34,10 @@ export function sortedFlags(): FlagSpec[] {
 /** `-v, --v int`, `    --address string` style left column (without indentation). */
 export function flagSignature(spec: FlagSpec): { short: string; long: string } {
   const vn = valueName(spec);
-  return { short: spec.short === undefined ? '' : `-${spec.short}`, long: `--${spec.name}${vn === '' ? '' : ` ${vn}`}` };
+  return {
+    short: spec.short === undefined ? '' : `-${spec.short}`,
+    long: `--${spec.name}${vn === '' ? '' : ` ${vn}`}`,
+  };
 }
 
 /** `(default "0.0.0.0")`, `(default 2m0s)`, `(default: empty (runtime default))`, or ''. */
@@ -73,7 +76,10 @@ export const PRECEDENCE_TEXT =
   '--config-dir drop-ins, flags. Feature gates merge name by name.';
 
 export const MARKER_LEGEND: readonly [string, string][] = [
-  ['[cfg]', 'deprecated as a flag: set it in the --config file instead (the flag still works and prints a warning)'],
+  [
+    '[cfg]',
+    'deprecated as a flag: set it in the --config file instead (the flag still works and prints a warning)',
+  ],
   ['[dep]', 'deprecated for the reason given (the flag still works and prints a warning)'],
   ['[alpha]', 'alpha: may change or go away without notice'],
   ['[beta]', 'beta: enabled and expected to stay, details may still change'],

@@ -79,7 +79,9 @@ export const KNOWN_FEATURE_GATES: readonly FeatureGateInfo[] = [
   b('UserNamespacesSupport', false),
 ].sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0));
 
-const BY_NAME: ReadonlyMap<string, FeatureGateInfo> = new Map(KNOWN_FEATURE_GATES.map((g) => [g.name, g]));
+const BY_NAME: ReadonlyMap<string, FeatureGateInfo> = new Map(
+  KNOWN_FEATURE_GATES.map((g) => [g.name, g]),
+);
 
 export function featureGateInfo(name: string): FeatureGateInfo | undefined {
   return BY_NAME.get(name);
@@ -87,7 +89,9 @@ export function featureGateInfo(name: string): FeatureGateInfo | undefined {
 
 /** "AllAlpha=true|false (ALPHA - default=false)" lines, as the reference lists them in --help. */
 export function describeFeatureGates(): string[] {
-  return KNOWN_FEATURE_GATES.map((g) => `${g.name}=true|false (${g.stage.toUpperCase()} - default=${g.default})`);
+  return KNOWN_FEATURE_GATES.map(
+    (g) => `${g.name}=true|false (${g.stage.toUpperCase()} - default=${g.default})`,
+  );
 }
 
 /**
@@ -99,9 +103,13 @@ export function featureGateProblems(gates: Readonly<Record<string, boolean>>): s
   for (const [name, value] of Object.entries(gates)) {
     const info = BY_NAME.get(name);
     if (info === undefined) {
-      problems.push(`unrecognized feature gate: ${name} (known gates: ${KNOWN_FEATURE_GATES.map((g) => g.name).join(', ')})`);
+      problems.push(
+        `unrecognized feature gate: ${name} (known gates: ${KNOWN_FEATURE_GATES.map((g) => g.name).join(', ')})`,
+      );
     } else if (info.locked === true && value !== info.default) {
-      problems.push(`cannot set feature gate ${name} to ${value}, feature is locked to ${info.default}`);
+      problems.push(
+        `cannot set feature gate ${name} to ${value}, feature is locked to ${info.default}`,
+      );
     }
   }
   return problems;
@@ -125,7 +133,9 @@ export interface FeatureGates {
  * The effective gates for a set of overrides (already merged from file and flags). AllAlpha and
  * AllBeta change the default of every gate of their stage; explicit settings win over them.
  */
-export function resolveFeatureGates(overrides: Readonly<Record<string, boolean>> = {}): FeatureGates {
+export function resolveFeatureGates(
+  overrides: Readonly<Record<string, boolean>> = {},
+): FeatureGates {
   const effective: Record<string, boolean> = {};
   const allAlpha = overrides['AllAlpha'];
   const allBeta = overrides['AllBeta'];

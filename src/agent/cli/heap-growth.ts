@@ -18,7 +18,10 @@ export interface LateV8Flags {
   readonly defaults: string;
 }
 
-const HEAP_GROWTH: LateV8Flags = { flags: '--heap-growing-percent=10', defaults: '--heap-growing-percent=0' };
+const HEAP_GROWTH: LateV8Flags = {
+  flags: '--heap-growing-percent=10',
+  defaults: '--heap-growing-percent=0',
+};
 
 /** Sets the old generation's growth to 10% (once; again is a no-op). */
 export function setHeapGrowth(): void {

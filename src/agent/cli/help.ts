@@ -1,7 +1,14 @@
 // `nodeagent --help`: the usage line and every flag in the reference's pflag layout, with its
 // type, help, default and markers, all derived from the flag table.
 import { describeFeatureGates } from './feature-gates.js';
-import { flagSignature, flagUsage, MARKER_LEGEND, PROGRAM_SUMMARY, PRECEDENCE_TEXT, sortedFlags } from './describe.js';
+import {
+  flagSignature,
+  flagUsage,
+  MARKER_LEGEND,
+  PROGRAM_SUMMARY,
+  PRECEDENCE_TEXT,
+  sortedFlags,
+} from './describe.js';
 
 function wrap(text: string, width: number, indent = ''): string {
   const out: string[] = [];
@@ -26,7 +33,16 @@ export function renderHelp(): string {
   });
   const width = Math.max(...lefts.map((l) => l.length));
   const pad = ' '.repeat(width + 3);
-  const lines: string[] = [wrap(PROGRAM_SUMMARY, 100), '', 'Usage:', '  nodeagent [flags]', '', wrap(PRECEDENCE_TEXT, 100), '', 'Flags:'];
+  const lines: string[] = [
+    wrap(PROGRAM_SUMMARY, 100),
+    '',
+    'Usage:',
+    '  nodeagent [flags]',
+    '',
+    wrap(PRECEDENCE_TEXT, 100),
+    '',
+    'Flags:',
+  ];
   flags.forEach((f, i) => {
     const left = lefts[i] ?? '';
     let usage = flagUsage(f);

@@ -33,7 +33,11 @@ export interface HostPaths {
   oomScoreAdj?: string;
 }
 
-export const DEFAULT_HOST_PATHS: HostPaths = { cgroupRoot: '/sys/fs/cgroup', swaps: '/proc/swaps', limits: '/proc/self/limits' };
+export const DEFAULT_HOST_PATHS: HostPaths = {
+  cgroupRoot: '/sys/fs/cgroup',
+  swaps: '/proc/swaps',
+  limits: '/proc/self/limits',
+};
 
 export type CgroupVersion = 'v1' | 'v2' | 'unknown';
 
@@ -54,7 +58,11 @@ export async function activeSwaps(path: string): Promise<string[]> {
   } catch {
     return []; // no /proc/swaps: no swap support in this kernel
   }
-  return text.split('\n').slice(1).map((l) => l.trim()).filter((l) => l !== '');
+  return text
+    .split('\n')
+    .slice(1)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
 }
 
 export interface OpenFilesLimit {
@@ -87,7 +95,11 @@ function prlimit(args: string[]): Promise<{ ok: boolean; message: string }> {
  * Raises the soft (and, when allowed, the hard) RLIMIT_NOFILE of this process to `want`. Node has
  * no setrlimit, so this uses prlimit(1) from util-linux on our own pid; without it, it warns.
  */
-export async function raiseOpenFilesLimit(want: number, limitsPath: string, logger: Logger): Promise<void> {
+export async function raiseOpenFilesLimit(
+  want: number,
+  limitsPath: string,
+  logger: Logger,
+): Promise<void> {
   const before = await readOpenFilesLimit(limitsPath);
   if (before !== undefined && before.soft >= want) return;
   const pid = String(process.pid);
@@ -106,7 +118,10 @@ export async function raiseOpenFilesLimit(want: number, limitsPath: string, logg
     return;
   }
   if (after !== undefined && after.soft < want) {
-    logger.warn({ want, soft: after.soft, hard: after.hard }, 'Raised the open-files limit only as far as the hard limit allows (maxOpenFiles, --max-open-files)');
+    logger.warn(
+      { want, soft: after.soft, hard: after.hard },
+      'Raised the open-files limit only as far as the hard limit allows (maxOpenFiles, --max-open-files)',
+    );
   } else {
     logger.info({ soft: after?.soft ?? want }, 'Raised the open-files limit');
   }
@@ -133,16 +148,28 @@ export interface HostCheckResult {
 export async function acquireHostLock(opts: HostCheckOptions): Promise<HeldLock | undefined> {
   const { flags } = opts;
   if (flags.lockFile === '') return undefined;
-  const lockOpts = { path: flags.lockFile, logger: opts.logger.child({ component: 'hostcheck' }), signal: opts.signal };
+  const lockOpts = {
+    path: flags.lockFile,
+    logger: opts.logger.child({ component: 'hostcheck' }),
+    signal: opts.signal,
+  };
   try {
-    return await acquireLock(flags.exitOnLockContention && opts.onLockContention !== undefined ? { ...lockOpts, onContention: opts.onLockContention } : lockOpts);
+    return await acquireLock(
+      flags.exitOnLockContention && opts.onLockContention !== undefined
+        ? { ...lockOpts, onContention: opts.onLockContention }
+        : lockOpts,
+    );
   } catch (err) {
     throw new HostCheckError(err instanceof Error ? err.message : String(err));
   }
 }
 
 /** The cgroup version and what it refuses or warns about. */
-async function checkCgroups(config: NodeAgentConfiguration, paths: HostPaths, log: Logger): Promise<CgroupVersion> {
+async function checkCgroups(
+  config: NodeAgentConfiguration,
+  paths: HostPaths,
+  log: Logger,
+): Promise<CgroupVersion> {
   const cgroupVersion = await detectCgroupVersion(paths.cgroupRoot);
   if (cgroupVersion === 'v1' && config.failCgroupV1) {
     throw new HostCheckError(
@@ -151,13 +178,23 @@ async function checkCgroups(config: NodeAgentConfiguration, paths: HostPaths, lo
   }
   if (cgroupVersion === 'v1' && config.singleProcessOOMKill === false) {
     // the reference's validateKubeletOSConfiguration (validation_linux.go)
-    throw new HostCheckError('invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
+    throw new HostCheckError(
+      'invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1',
+    );
   }
   if (cgroupVersion === 'v2' && config.singleProcessOOMKill !== true) {
-    log.warn({ field: 'singleProcessOOMKill' }, 'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2');
+    log.warn(
+      { field: 'singleProcessOOMKill' },
+      'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2',
+    );
   }
-  if (cgroupVersion === 'v1') log.warn({ cgroupRoot: paths.cgroupRoot }, 'This host uses cgroup v1, which is deprecated; move it to cgroup v2');
-  if (cgroupVersion === 'unknown') log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
+  if (cgroupVersion === 'v1')
+    log.warn(
+      { cgroupRoot: paths.cgroupRoot },
+      'This host uses cgroup v1, which is deprecated; move it to cgroup v2',
+    );
+  if (cgroupVersion === 'unknown')
+    log.warn({ cgroupRoot: paths.cgroupRoot }, 'Could not tell the cgroup version of this host');
   return cgroupVersion;
 }
 
@@ -167,7 +204,9 @@ async function checkCgroups(config: NodeAgentConfiguration, paths: HostPaths, lo
  * then RunKubelet's rlimit); main runs them while bootstrap runs, and the agent's parts load only
  * once they passed. Throws HostCheckError (one line) when the host is refused.
  */
-export async function checkHostSettings(opts: Omit<HostCheckOptions, 'signal' | 'onLockContention'>): Promise<CgroupVersion> {
+export async function checkHostSettings(
+  opts: Omit<HostCheckOptions, 'signal' | 'onLockContention'>,
+): Promise<CgroupVersion> {
   const { config } = opts;
   const paths = opts.paths ?? DEFAULT_HOST_PATHS;
   const log = opts.logger.child({ component: 'hostcheck' });
@@ -195,7 +234,13 @@ export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckRe
   const lock = await acquireHostLock(opts);
   try {
     const cgroupVersion = await checkHostSettings(opts);
-    return { lock, cgroupVersion, release: async () => { await lock?.release(); } };
+    return {
+      lock,
+      cgroupVersion,
+      release: async () => {
+        await lock?.release();
+      },
+    };
   } catch (err) {
     await lock?.release();
     throw err;

@@ -27,23 +27,37 @@ export async function checkKernelDefaults(procSys: string): Promise<KernelDefaul
     try {
       text = await readFile(join(procSys, flag), 'utf8');
     } catch (err) {
-      problems.push(`could not read kernel flag ${flag} under ${procSys}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      problems.push(
+        `could not read kernel flag ${flag} under ${procSys}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      );
       continue;
     }
     const actual = Number.parseInt(text.trim(), 10);
-    if (actual !== expected) problems.push(`invalid kernel flag: ${flag}, expected value: ${expected}, actual value: ${text.trim()}`);
+    if (actual !== expected)
+      problems.push(
+        `invalid kernel flag: ${flag}, expected value: ${expected}, actual value: ${text.trim()}`,
+      );
   }
   return { problems };
 }
 
 /** Throws (one line, every setting named) with protect; otherwise logs each difference once. */
-export async function enforceKernelDefaults(protect: boolean, procSys: string, logger: Logger): Promise<void> {
+export async function enforceKernelDefaults(
+  protect: boolean,
+  procSys: string,
+  logger: Logger,
+): Promise<void> {
   const { problems } = await checkKernelDefaults(procSys);
   if (problems.length === 0) return;
   if (protect) {
-    throw new Error(`protectKernelDefaults (--protect-kernel-defaults) is true and the kernel differs from the expected defaults: [${problems.join(', ')}]`);
+    throw new Error(
+      `protectKernelDefaults (--protect-kernel-defaults) is true and the kernel differs from the expected defaults: [${problems.join(', ')}]`,
+    );
   }
   for (const p of problems) {
-    logger.warn({ option: '--protect-kernel-defaults' }, `${p}; the reference would set it, nodeagent leaves the host's kernel settings unchanged (set it with sysctl, or pass --protect-kernel-defaults to refuse to start)`);
+    logger.warn(
+      { option: '--protect-kernel-defaults' },
+      `${p}; the reference would set it, nodeagent leaves the host's kernel settings unchanged (set it with sysctl, or pass --protect-kernel-defaults to refuse to start)`,
+    );
   }
 }

@@ -66,22 +66,32 @@ async function tryCreate(path: string): Promise<boolean> {
 export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
   const clock = opts.clock ?? systemClock;
   const log = opts.logger;
-  const backoff = new BackoffSequence({ clock, policy: { initialMs: opts.retryMs ?? 500, maxMs: opts.maxRetryMs ?? 5000 } });
+  const backoff = new BackoffSequence({
+    clock,
+    policy: { initialMs: opts.retryMs ?? 500, maxMs: opts.maxRetryMs ?? 5000 },
+  });
   let logged = false;
   for (;;) {
-    if (opts.signal.aborted) throw new Error(`gave up waiting for the lock on "${opts.path}": stopping`);
+    if (opts.signal.aborted)
+      throw new Error(`gave up waiting for the lock on "${opts.path}": stopping`);
     if (await tryCreate(opts.path)) break;
     const pid = await holderOf(opts.path);
     if (pid === process.pid) break;
     if (pid === undefined || !alive(pid)) {
-      log.warn({ path: opts.path, pid }, 'Removing stale lock file left by a process that no longer runs');
+      log.warn(
+        { path: opts.path, pid },
+        'Removing stale lock file left by a process that no longer runs',
+      );
       await unlink(opts.path).catch(() => undefined);
       continue;
     }
     // Tell the holder someone wants the lock (it exits when run with --exit-on-lock-contention).
     await utimes(opts.path, clock.now(), clock.now()).catch(() => undefined);
     if (!logged) {
-      log.info({ path: opts.path, holder: pid }, 'Waiting for the lock file held by another process; stop that process or remove the file if it is stale');
+      log.info(
+        { path: opts.path, holder: pid },
+        'Waiting for the lock file held by another process; stop that process or remove the file if it is stale',
+      );
       logged = true;
     }
     await backoff.sleep(opts.signal).catch(() => undefined);
@@ -95,7 +105,10 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
     watcher = watch(opts.path, { persistent: false }, () => {
       if (fired) return;
       fired = true;
-      log.info({ path: opts.path }, 'Detected lock contention on the lock file: exiting (--exit-on-lock-contention)');
+      log.info(
+        { path: opts.path },
+        'Detected lock contention on the lock file: exiting (--exit-on-lock-contention)',
+      );
       notify();
     });
     watcher.on('error', () => undefined);
@@ -107,7 +120,8 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
       if (released) return;
       released = true;
       watcher?.close();
-      if ((await holderOf(opts.path)) === process.pid) await unlink(opts.path).catch(() => undefined);
+      if ((await holderOf(opts.path)) === process.pid)
+        await unlink(opts.path).catch(() => undefined);
     },
   };
 }

@@ -7,9 +7,19 @@ import type { ParsedFlags } from './flag-spec.js';
 import { FLAGS } from './flags.js';
 import { parseArgs } from './parser.js';
 import { profileOnCommandLine, translateReferenceFlags } from './reference-flags.js';
-import { commandLineSignals, decideProfile, inferredProfileMessage, selectProfile } from './profile-signals.js';
+import {
+  commandLineSignals,
+  decideProfile,
+  inferredProfileMessage,
+  selectProfile,
+} from './profile-signals.js';
 import { criEndpointProblems } from './cri-endpoint.js';
-import { DEFAULT_PLATFORM_PROFILE, isPlatformProfile, unknownProfileMessage, type PlatformProfile } from '../../common/names.js';
+import {
+  DEFAULT_PLATFORM_PROFILE,
+  isPlatformProfile,
+  unknownProfileMessage,
+  type PlatformProfile,
+} from '../../common/names.js';
 import { ConfigError, userMessage } from '../../common/util/errors.js';
 import type { EffectiveConfiguration } from '../config/effective.js';
 import { newPreRead, type PreRead } from '../config/pre-read.js';
@@ -33,7 +43,15 @@ const processIO: MainIO = {
   stderr: (t) => void process.stderr.write(t),
 };
 
-type RunAgent = (opts: { config: NodeAgentConfiguration; flags: NodeAgentFlags; logger: Logger; signal: AbortSignal; onFatal: (err: Error) => void; onBuilt: () => void; hostChecked: Promise<unknown> }) => Promise<number>;
+type RunAgent = (opts: {
+  config: NodeAgentConfiguration;
+  flags: NodeAgentFlags;
+  logger: Logger;
+  signal: AbortSignal;
+  onFatal: (err: Error) => void;
+  onBuilt: () => void;
+  hostChecked: Promise<unknown>;
+}) => Promise<number>;
 type HostChecks = typeof HostChecksModule;
 
 /** Prints the problems of `err` (one line each) and returns exit status 1. */
@@ -42,7 +60,6 @@ function fail(io: MainIO, err: unknown): number {
   for (const l of lines) io.stderr(`${maskUrlUserinfo(l)}\n`);
   return 1;
 }
-
 
 async function deprecations(parsed: ParsedFlags, io: MainIO): Promise<void> {
   const noted = new Set(FLAGS.filter((f) => f.note !== undefined).map((f) => f.name));
@@ -59,7 +76,10 @@ async function loadAgent(): Promise<RunAgent> {
 
 /** The stop signal came before or during start-up: what has started is stopped; status 0. */
 function stoppedDuringStartup(logger: Logger, stage: string, err?: unknown): number {
-  logger.info({ stage, ...(err === undefined ? {} : { err: userMessage(err) }) }, 'nodeagent stopped during start-up');
+  logger.info(
+    { stage, ...(err === undefined ? {} : { err: userMessage(err) }) },
+    'nodeagent stopped during start-up',
+  );
   return 0;
 }
 
@@ -73,7 +93,10 @@ interface RunState {
 }
 
 /** The logger of the configuration, attached to the stop signals so a stop can flush it. */
-async function startLogging(eff: EffectiveConfiguration, stops: StopSignals): Promise<LoggerHandle> {
+async function startLogging(
+  eff: EffectiveConfiguration,
+  stops: StopSignals,
+): Promise<LoggerHandle> {
   const [{ createLogger }, { loggerOptionsFromConfig }, { setYamlNoteSink }] = await Promise.all([
     import('../../common/log/logger.js'),
     import('../config/logger-options.js'),
@@ -86,7 +109,14 @@ async function startLogging(eff: EffectiveConfiguration, stops: StopSignals): Pr
 }
 
 /** The lock file (--lock-file); a number is the exit status when it cannot be taken or a stop came. */
-async function takeLock(hostChecks: HostChecks, eff: EffectiveConfiguration, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): Promise<number | undefined> {
+async function takeLock(
+  hostChecks: HostChecks,
+  eff: EffectiveConfiguration,
+  io: MainIO,
+  handle: LoggerHandle,
+  ac: AbortController,
+  state: RunState,
+): Promise<number | undefined> {
   const logger = handle.logger;
   logger.info({ v: 2 }, 'running the host checks');
   try {
@@ -116,8 +146,16 @@ async function takeLock(hostChecks: HostChecks, eff: EffectiveConfiguration, io:
  * its client certificate (the reference checks the host after bootstrap); the agent's parts wait
  * for them. A refusal stops the start and is the run's one line (see refusedHost).
  */
-function checkHostAlongside(hostChecks: HostChecks, eff: EffectiveConfiguration, logger: Logger, ac: AbortController, state: RunState): Promise<unknown> {
-  const checked = hostChecks.checkHostSettings({ config: eff.config, flags: eff.flags, logger }).then(() => logServingAndConfiguration(eff, logger));
+function checkHostAlongside(
+  hostChecks: HostChecks,
+  eff: EffectiveConfiguration,
+  logger: Logger,
+  ac: AbortController,
+  state: RunState,
+): Promise<unknown> {
+  const checked = hostChecks
+    .checkHostSettings({ config: eff.config, flags: eff.flags, logger })
+    .then(() => logServingAndConfiguration(eff, logger));
   checked.catch((err: unknown) => {
     state.refused = err;
     ac.abort(err);
@@ -132,19 +170,31 @@ function refusedHost(io: MainIO, handle: LoggerHandle, state: RunState): number 
 }
 
 /** The start-up notes after the host checks (so that a refused host still gets exactly one line). */
-async function logServingAndConfiguration(eff: EffectiveConfiguration, logger: Logger): Promise<void> {
+async function logServingAndConfiguration(
+  eff: EffectiveConfiguration,
+  logger: Logger,
+): Promise<void> {
   const { unsafeServingWarning } = await import('../config/unsafe-serving.js');
   const unsafe = unsafeServingWarning(eff.config);
   if (unsafe !== undefined) logger.warn({}, `Unsafe serving configuration: ${unsafe}`);
   if (eff.config.logging.verbosity >= 5) {
     // As the reference does at V(5): the whole effective configuration, secrets masked.
     const { redactConfiguration } = await import('../config/redact.js');
-    logger.info({ v: 5, config: redactConfiguration(eff.config), flags: eff.flags }, 'Effective configuration');
+    logger.info(
+      { v: 5, config: redactConfiguration(eff.config), flags: eff.flags },
+      'Effective configuration',
+    );
   }
 }
 
 /** The exit status of a run that threw. */
-function failedRun(err: unknown, io: MainIO, handle: LoggerHandle, ac: AbortController, state: RunState): number {
+function failedRun(
+  err: unknown,
+  io: MainIO,
+  handle: LoggerHandle,
+  ac: AbortController,
+  state: RunState,
+): number {
   if (state.refused !== undefined) return refusedHost(io, handle, state);
   if (state.fatal) return 1;
   // A part that gave up because the stop signal came while it started is a clean stop.
@@ -158,8 +208,15 @@ function failedRun(err: unknown, io: MainIO, handle: LoggerHandle, ac: AbortCont
   return 1;
 }
 
-async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopSignals): Promise<number> {
-  const [handle, hostChecks] = await Promise.all([startLogging(eff, stops), import('./host-checks.js')]);
+async function runWithHost(
+  eff: EffectiveConfiguration,
+  io: MainIO,
+  stops: StopSignals,
+): Promise<number> {
+  const [handle, hostChecks] = await Promise.all([
+    startLogging(eff, stops),
+    import('./host-checks.js'),
+  ]);
   const logger = handle.logger;
   const ac = new AbortController();
   const onStop = (): void => ac.abort(stops.signal.reason);
@@ -201,7 +258,10 @@ async function runWithHost(eff: EffectiveConfiguration, io: MainIO, stops: StopS
 function explicitProfile(argv: readonly string[]): PlatformProfile | undefined {
   const given = profileOnCommandLine(argv);
   if (given === undefined || given === '') return undefined;
-  if (!isPlatformProfile(given)) throw new ConfigError(unknownProfileMessage(given, '--platform-profile'), { flag: '--platform-profile' });
+  if (!isPlatformProfile(given))
+    throw new ConfigError(unknownProfileMessage(given, '--platform-profile'), {
+      flag: '--platform-profile',
+    });
   return given;
 }
 
@@ -210,16 +270,32 @@ function explicitProfile(argv: readonly string[]): PlatformProfile | undefined {
  * reference's flag spellings or a KubeletConfiguration file select the kubernetes profile, it is
  * set as if given and the reason is logged once. Conflicting signals throw.
  */
-async function withInputProfile(parsed: ParsedFlags, explicit: PlatformProfile | undefined, argv: readonly string[], io: MainIO, preRead: PreRead): Promise<ParsedFlags> {
+async function withInputProfile(
+  parsed: ParsedFlags,
+  explicit: PlatformProfile | undefined,
+  argv: readonly string[],
+  io: MainIO,
+  preRead: PreRead,
+): Promise<ParsedFlags> {
   const str = (name: string): string | undefined => {
     const v = parsed.values.get(name);
     return typeof v === 'string' && v !== '' ? v : undefined;
   };
-  const chosen = await selectProfile({ explicit, argv, configFile: str('config'), configDir: str('config-dir') }, preRead);
+  const chosen = await selectProfile(
+    { explicit, argv, configFile: str('config'), configDir: str('config-dir') },
+    preRead,
+  );
   const inferred = chosen?.inferred;
   if (inferred === undefined || inferred.profile === DEFAULT_PLATFORM_PROFILE) return parsed;
   const { renderTextLine } = await import('../../common/log/text-format.js');
-  io.stderr(renderTextLine({ level: 30, time: systemClock.nowMs(), component: 'config', msg: inferredProfileMessage(inferred) }));
+  io.stderr(
+    renderTextLine({
+      level: 30,
+      time: systemClock.nowMs(),
+      component: 'config',
+      msg: inferredProfileMessage(inferred),
+    }),
+  );
   const values = new Map(parsed.values);
   values.set('platform-profile', inferred.profile);
   return { values, order: parsed.order };
@@ -276,7 +352,15 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
   // Dropped fields are warnings, written before any logger exists, in the log's own format.
   if (eff.warnings.length > 0) {
     const { renderTextLine } = await import('../../common/log/text-format.js');
-    for (const w of eff.warnings) io.stderr(renderTextLine({ level: 40, time: systemClock.nowMs(), component: 'config', msg: maskUrlUserinfo(w) }));
+    for (const w of eff.warnings)
+      io.stderr(
+        renderTextLine({
+          level: 40,
+          time: systemClock.nowMs(),
+          component: 'config',
+          msg: maskUrlUserinfo(w),
+        }),
+      );
   }
   eff.problems.push(...criEndpointProblems(eff.config));
   if (eff.problems.length > 0) {

@@ -1,7 +1,16 @@
 // man/nodeagent.1, rendered from the flag table (scripts/gen-man.mjs writes it; a test checks
 // that the committed file matches). Deterministic: no dates, only the package version.
 import { KNOWN_FEATURE_GATES } from './feature-gates.js';
-import { defaultPhrase, flagSignature, markers, MARKER_LEGEND, PRECEDENCE_TEXT, PROGRAM_SUMMARY, sortedFlags, valueName } from './describe.js';
+import {
+  defaultPhrase,
+  flagSignature,
+  markers,
+  MARKER_LEGEND,
+  PRECEDENCE_TEXT,
+  PROGRAM_SUMMARY,
+  sortedFlags,
+  valueName,
+} from './describe.js';
 import { packageVersion } from './version.js';
 
 /** Escapes text for troff: backslashes, hyphens (as minus signs), and control characters at line start. */
@@ -32,11 +41,17 @@ export function renderManPage(): string {
     '.PP',
     troffEscape(PRECEDENCE_TEXT),
     '.PP',
-    troffEscape('Without --config, four flag defaults of earlier releases apply: anonymous authentication on, the token webhook off, authorization AlwaysAllow and read-only port 10255. With a config file, the file defaults apply instead.'),
+    troffEscape(
+      'Without --config, four flag defaults of earlier releases apply: anonymous authentication on, the token webhook off, authorization AlwaysAllow and read-only port 10255. With a config file, the file defaults apply instead.',
+    ),
     '.PP',
-    troffEscape('nodeagent --print-config prints the effective configuration, every field included, as a NodeAgentConfiguration YAML document followed by a NodeAgentFlags document with the flag-only settings, and exits; with errors it prints every one of them and exits 1.'),
+    troffEscape(
+      'nodeagent --print-config prints the effective configuration, every field included, as a NodeAgentConfiguration YAML document followed by a NodeAgentFlags document with the flag-only settings, and exits; with errors it prints every one of them and exits 1.',
+    ),
     '.SH OPTIONS',
-    troffEscape('Flags take their value as --name=value or --name value; an underscore in a name is read as a hyphen. Booleans are given bare (--name) or as --name=true and --name=false (also 1, t, T, TRUE, True, 0, f, F, FALSE, False). Durations use Go syntax (300ms, 1.5h, 2m0s); quantities the resource syntax (10Mi, 1G, 500m).'),
+    troffEscape(
+      'Flags take their value as --name=value or --name value; an underscore in a name is read as a hyphen. Booleans are given bare (--name) or as --name=true and --name=false (also 1, t, T, TRUE, True, 0, f, F, FALSE, False). Durations use Go syntax (300ms, 1.5h, 2m0s); quantities the resource syntax (10Mi, 1G, 500m).',
+    ),
   ];
   for (const f of sortedFlags()) {
     const { short } = flagSignature(f);
@@ -47,13 +62,26 @@ export function renderManPage(): string {
   }
   out.push('.SH MARKERS');
   for (const [m, meaning] of MARKER_LEGEND) out.push('.TP', b(m), troffEscape(meaning));
-  out.push('.SH FEATURE GATES', troffEscape('Known to --feature-gates and the featureGates field, with their stage and default:'));
+  out.push(
+    '.SH FEATURE GATES',
+    troffEscape(
+      'Known to --feature-gates and the featureGates field, with their stage and default:',
+    ),
+  );
   for (const g of KNOWN_FEATURE_GATES) {
-    out.push('.TP', b(g.name), troffEscape(`${g.stage}, default ${g.default}${g.locked === true ? ', locked to its default' : ''}`));
+    out.push(
+      '.TP',
+      b(g.name),
+      troffEscape(
+        `${g.stage}, default ${g.default}${g.locked === true ? ', locked to its default' : ''}`,
+      ),
+    );
   }
   out.push(
     '.SH EXIT STATUS',
-    troffEscape('0 when the agent stops cleanly, and after --help, --version and a successful --print-config. 1 for an unknown flag, a bad value, an invalid configuration, a failed host check or a fatal error; the reason is printed as one line on standard error.'),
+    troffEscape(
+      '0 when the agent stops cleanly, and after --help, --version and a successful --print-config. 1 for an unknown flag, a bad value, an invalid configuration, a failed host check or a fatal error; the reason is printed as one line on standard error.',
+    ),
     '.SH FILES',
     '.TP',
     b('/var/lib/nodeagent'),
@@ -63,8 +91,12 @@ export function renderManPage(): string {
     troffEscape('default --cert-dir: client and serving certificates and keys'),
     '.SH EXAMPLES',
     '.nf',
-    troffEscape('nodeagent --config=/etc/nodeagent/config.yaml --config-dir=/etc/nodeagent/config.d \\'),
-    troffEscape('    --platconfig=/etc/nodeagent/platconfig --bootstrap-platconfig=/etc/nodeagent/bootstrap-platconfig'),
+    troffEscape(
+      'nodeagent --config=/etc/nodeagent/config.yaml --config-dir=/etc/nodeagent/config.d \\',
+    ),
+    troffEscape(
+      '    --platconfig=/etc/nodeagent/platconfig --bootstrap-platconfig=/etc/nodeagent/bootstrap-platconfig',
+    ),
     troffEscape('nodeagent --config=/etc/nodeagent/config.yaml --print-config'),
     '.fi',
     '.SH SEE ALSO',

@@ -6,9 +6,17 @@ import { parseBool } from '../../common/util/values/bool.js';
 import { parseInt32, parseInt64 } from '../../common/util/values/int.js';
 import { normalizeDuration } from '../../common/util/values/duration.js';
 import { normalizeQuantity } from '../../common/util/values/quantity.js';
-import { mergeColonMultimap, parseColonMultimap, parseKeyValueMap, parseStrings } from '../../common/util/values/lists.js';
+import {
+  mergeColonMultimap,
+  parseColonMultimap,
+  parseKeyValueMap,
+  parseStrings,
+} from '../../common/util/values/lists.js';
 import { parseTaints } from '../../common/util/values/taints.js';
-import { parseReservedMemory, type MemoryReservation } from '../../common/util/values/reserved-memory.js';
+import {
+  parseReservedMemory,
+  type MemoryReservation,
+} from '../../common/util/values/reserved-memory.js';
 import { parseVModule } from '../../common/util/values/vmodule.js';
 import { invalidValue } from '../../common/util/values/error.js';
 import { parseFeatureGates } from './feature-gates.js';
@@ -17,9 +25,15 @@ import { tokenize, type FlagTable } from '../../common/cli/parser.js';
 import type { FlagSpec, FlagType, FlagValue, ParsedFlags } from './flag-spec.js';
 
 /** Types that take no value when given bare (pflag's NoOptDefVal = "true"). */
-const NO_VALUE_NEEDED: ReadonlySet<FlagType> = new Set<FlagType>(['bool', 'help', 'version', 'seccompDefault']);
+const NO_VALUE_NEEDED: ReadonlySet<FlagType> = new Set<FlagType>([
+  'bool',
+  'help',
+  'version',
+  'seccompDefault',
+]);
 
-const SEMVER = /^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
+const SEMVER =
+  /^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
 export const VERSION_ACCEPTED = 'true, false, raw, or a version vX.Y.Z[-pre][+build] to report';
 
 const PREFIX = 'failed to parse nodeagent flag: ';
@@ -33,7 +47,11 @@ export function takesNoValue(spec: FlagSpec): boolean {
  * One occurrence of `spec` with text `raw`, combined with what earlier occurrences set (`prev`),
  * in the config-file representation. Throws FlagError (without the "failed to parse" prefix).
  */
-export function parseFlagValue(spec: FlagSpec, raw: string, prev: FlagValue | undefined): FlagValue {
+export function parseFlagValue(
+  spec: FlagSpec,
+  raw: string,
+  prev: FlagValue | undefined,
+): FlagValue {
   const n = spec.name;
   switch (spec.type) {
     case 'string':
@@ -54,11 +72,20 @@ export function parseFlagValue(spec: FlagSpec, raw: string, prev: FlagValue | un
     case 'quantity':
       return normalizeQuantity(raw, n);
     case 'mapStringString':
-      return { ...(prev as Readonly<Record<string, string>> | undefined), ...parseKeyValueMap(raw, n, spec.lessThanPairs === true) };
+      return {
+        ...(prev as Readonly<Record<string, string>> | undefined),
+        ...parseKeyValueMap(raw, n, spec.lessThanPairs === true),
+      };
     case 'featureGates':
-      return { ...(prev as Readonly<Record<string, boolean>> | undefined), ...parseFeatureGates(raw, n) };
+      return {
+        ...(prev as Readonly<Record<string, boolean>> | undefined),
+        ...parseFeatureGates(raw, n),
+      };
     case 'colonMultimap':
-      return mergeColonMultimap((prev as Readonly<Record<string, readonly string[]>> | undefined) ?? {}, parseColonMultimap(raw, n));
+      return mergeColonMultimap(
+        (prev as Readonly<Record<string, readonly string[]>> | undefined) ?? {},
+        parseColonMultimap(raw, n),
+      );
     case 'taints':
       return parseTaints(raw, n);
     case 'reservedMemory':
@@ -68,13 +95,24 @@ export function parseFlagValue(spec: FlagSpec, raw: string, prev: FlagValue | un
     case 'version':
       if (raw === 'raw') return 'raw';
       if (raw.startsWith('v')) {
-        if (!SEMVER.test(raw)) throw invalidValue(raw, n, `version string ${JSON.stringify(raw)} is not a valid semantic version`, VERSION_ACCEPTED);
+        if (!SEMVER.test(raw))
+          throw invalidValue(
+            raw,
+            n,
+            `version string ${JSON.stringify(raw)} is not a valid semantic version`,
+            VERSION_ACCEPTED,
+          );
         return raw;
       }
       try {
         return parseBool(raw, n) ? 'true' : 'false';
       } catch {
-        throw invalidValue(raw, n, `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`, VERSION_ACCEPTED);
+        throw invalidValue(
+          raw,
+          n,
+          `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`,
+          VERSION_ACCEPTED,
+        );
       }
   }
 }
@@ -92,12 +130,18 @@ const AGENT_FLAGS: FlagTable<FlagSpec, FlagValue> = {
  * flag or argument on the first problem, as the reference does.
  */
 export function parseArgs(argv: readonly string[]): ParsedFlags {
-  const { values, order, positionals, bareBeforeFirstPositional: bareBefore } = tokenize(argv, AGENT_FLAGS, { errorPrefix: PREFIX });
+  const {
+    values,
+    order,
+    positionals,
+    bareBeforeFirstPositional: bareBefore,
+  } = tokenize(argv, AGENT_FLAGS, { errorPrefix: PREFIX });
   const first = positionals[0];
   if (first !== undefined) {
-    const hint = bareBefore === undefined
-      ? 'nodeagent takes no arguments, only flags'
-      : `nodeagent takes no arguments; a boolean flag takes its value after "=", as in ${bareBefore}=${first}`;
+    const hint =
+      bareBefore === undefined
+        ? 'nodeagent takes no arguments, only flags'
+        : `nodeagent takes no arguments; a boolean flag takes its value after "=", as in ${bareBefore}=${first}`;
     throw new FlagError(`unknown command ${JSON.stringify(first)} (${hint})`);
   }
   return { values, order };

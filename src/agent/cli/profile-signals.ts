@@ -37,7 +37,10 @@ export function referenceSpellingsIn(argv: readonly string[]): [string, string][
 export function flagSignal(argv: readonly string[]): ProfileSignal | undefined {
   const first = referenceSpellingsIn(argv)[0];
   if (first === undefined) return undefined;
-  return { profile: 'kubernetes', why: `the flag --${first[0]} (the reference's spelling of --${first[1]})` };
+  return {
+    profile: 'kubernetes',
+    why: `the flag --${first[0]} (the reference's spelling of --${first[1]})`,
+  };
 }
 
 /** The apiVersion group of the reference's KubeletConfiguration, and the prefix of ours. */
@@ -91,7 +94,11 @@ function readConfigText(path: string): string | undefined {
 }
 
 /** The document of a text, or undefined when it does not parse (the loader reports where). */
-async function parseForSignal(text: string, source: string, fast: { value: unknown } | undefined): Promise<unknown> {
+async function parseForSignal(
+  text: string,
+  source: string,
+  fast: { value: unknown } | undefined,
+): Promise<unknown> {
   if (fast !== undefined) return fast.value;
   // Loaded only for a text the fast parser leaves to it.
   const { parseYamlValueBounded } = await import('../../common/util/bounded-yaml.js');
@@ -107,7 +114,11 @@ async function parseForSignal(text: string, source: string, fast: { value: unkno
  * gives none: the loader reads it again and reports the problem with file, line and column. What
  * was read goes into `preRead`, so that the loader neither reads nor parses it again.
  */
-export async function fileSignal(path: string, what: string, preRead?: PreRead): Promise<ProfileSignal | undefined> {
+export async function fileSignal(
+  path: string,
+  what: string,
+  preRead?: PreRead,
+): Promise<ProfileSignal | undefined> {
   const text = readConfigText(path);
   if (text === undefined) return undefined;
   // Loaded here only: --help and --version never read a file.
@@ -137,7 +148,8 @@ export function decideProfile(signals: readonly ProfileSignal[]): ProfileSignal 
   const first = signals[0];
   if (first === undefined) return undefined;
   const other = signals.find((s) => s.profile !== first.profile);
-  if (other !== undefined) throw new ConfigError(conflictMessage(first, other), { flag: '--platform-profile' });
+  if (other !== undefined)
+    throw new ConfigError(conflictMessage(first, other), { flag: '--platform-profile' });
   return first;
 }
 
@@ -152,10 +164,15 @@ export interface ProfileInput {
 }
 
 /** The signals of the command line alone (no file read), strongest first. */
-export function commandLineSignals(explicit: PlatformProfile | undefined, argv: readonly string[]): ProfileSignal[] {
+export function commandLineSignals(
+  explicit: PlatformProfile | undefined,
+  argv: readonly string[],
+): ProfileSignal[] {
   const flags = flagSignal(argv);
   return [
-    ...(explicit !== undefined ? [{ profile: explicit, why: `--platform-profile=${explicit}` }] : []),
+    ...(explicit !== undefined
+      ? [{ profile: explicit, why: `--platform-profile=${explicit}` }]
+      : []),
     ...(flags !== undefined ? [flags] : []),
   ];
 }
@@ -177,7 +194,10 @@ async function dropInFiles(dir: string, preRead: PreRead | undefined): Promise<r
  * Every signal of the input, strongest first: the explicit flag, the spellings, the files. The
  * files read and the drop-ins listed are kept in `preRead` for the loader.
  */
-export async function inputSignals(input: ProfileInput, preRead?: PreRead): Promise<ProfileSignal[]> {
+export async function inputSignals(
+  input: ProfileInput,
+  preRead?: PreRead,
+): Promise<ProfileSignal[]> {
   const signals = commandLineSignals(input.explicit, input.argv);
   if (input.configFile !== undefined) {
     const s = await fileSignal(input.configFile, 'the config file', preRead);
@@ -197,7 +217,10 @@ export async function inputSignals(input: ProfileInput, preRead?: PreRead): Prom
  * The profile the input selects, or undefined when nothing says: `inferred` is set when the
  * profile was not given explicitly (the caller logs its reason once). Throws on a conflict.
  */
-export async function selectProfile(input: ProfileInput, preRead?: PreRead): Promise<{ profile: PlatformProfile; inferred: ProfileSignal | undefined } | undefined> {
+export async function selectProfile(
+  input: ProfileInput,
+  preRead?: PreRead,
+): Promise<{ profile: PlatformProfile; inferred: ProfileSignal | undefined } | undefined> {
   const chosen = decideProfile(await inputSignals(input, preRead));
   if (chosen === undefined) return undefined;
   return { profile: chosen.profile, inferred: input.explicit === undefined ? chosen : undefined };

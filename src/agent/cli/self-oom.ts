@@ -6,7 +6,11 @@ import type { Logger } from '../../common/log/types.js';
 export const SELF_OOM_SCORE_ADJ = '/proc/self/oom_score_adj';
 
 /** Returns whether the value now holds. */
-export async function applySelfOomScoreAdj(value: number, path: string, logger: Logger): Promise<boolean> {
+export async function applySelfOomScoreAdj(
+  value: number,
+  path: string,
+  logger: Logger,
+): Promise<boolean> {
   try {
     const current = Number.parseInt((await readFile(path, 'utf8')).trim(), 10);
     if (current === value) return true;

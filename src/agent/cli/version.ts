@@ -28,8 +28,12 @@ function packageRoot(): { root: string; version: string } | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === 'nodeagent' && typeof pkg.version === 'string') return { root: dir, version: pkg.version };
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (pkg.name === 'nodeagent' && typeof pkg.version === 'string')
+        return { root: dir, version: pkg.version };
     } catch {
       // not here: keep walking up
     }
@@ -44,16 +48,31 @@ interface BuildInfo {
   buildDate: string;
 }
 
-const UNSTAMPED: BuildInfo = { gitCommit: 'unknown', gitTreeState: 'unknown', buildDate: 'unknown' };
+const UNSTAMPED: BuildInfo = {
+  gitCommit: 'unknown',
+  gitTreeState: 'unknown',
+  buildDate: 'unknown',
+};
 
 /** The facts `npm run build` stamped into dist/build-info.json (scripts/stamp-build.mjs). */
 function buildInfo(root: string): BuildInfo {
   const fixed = fixedBuildInfo();
-  if (fixed !== undefined) return { gitCommit: fixed.gitCommit, gitTreeState: fixed.gitTreeState, buildDate: fixed.buildDate };
+  if (fixed !== undefined)
+    return {
+      gitCommit: fixed.gitCommit,
+      gitTreeState: fixed.gitTreeState,
+      buildDate: fixed.buildDate,
+    };
   try {
-    const b = JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as Partial<Record<keyof BuildInfo, unknown>>;
+    const b = JSON.parse(readFileSync(join(root, 'dist', 'build-info.json'), 'utf8')) as Partial<
+      Record<keyof BuildInfo, unknown>
+    >;
     const str = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : 'unknown');
-    return { gitCommit: str(b.gitCommit), gitTreeState: str(b.gitTreeState), buildDate: str(b.buildDate) };
+    return {
+      gitCommit: str(b.gitCommit),
+      gitTreeState: str(b.gitTreeState),
+      buildDate: str(b.buildDate),
+    };
   } catch {
     return UNSTAMPED;
   }

@@ -52,7 +52,9 @@ export class AnswerDecoder<T> {
 
   private zod(): Promise<z.ZodType<T>> {
     const schema = this.schema;
-    return (this.zodSchema ??= isLazyAnswerSchema(schema) ? schema.load() : Promise.resolve(schema));
+    return (this.zodSchema ??= isLazyAnswerSchema(schema)
+      ? schema.load()
+      : Promise.resolve(schema));
   }
 }
 

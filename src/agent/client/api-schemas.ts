@@ -44,7 +44,10 @@ export function listSchema<T>(item: z.ZodType<T>): z.ZodType<ObjectList<T>> {
     apiVersion: optionalString,
     kind: optionalString,
     metadata: ListMetaSchema.exactOptional(),
-    items: z.array(item).nullable().transform((items) => items ?? []),
+    items: z
+      .array(item)
+      .nullable()
+      .transform((items) => items ?? []),
   });
 }
 
@@ -60,7 +63,11 @@ export const StatusSchema: z.ZodType<Status> = z.looseObject({
       name: optionalString,
       group: optionalString,
       kind: optionalString,
-      causes: z.array(z.looseObject({ reason: optionalString, message: optionalString, field: optionalString })).exactOptional(),
+      causes: z
+        .array(
+          z.looseObject({ reason: optionalString, message: optionalString, field: optionalString }),
+        )
+        .exactOptional(),
       retryAfterSeconds: z.number().exactOptional(),
     })
     .exactOptional(),
@@ -71,13 +78,16 @@ const MAX_ISSUES = 3;
 
 function issuePath(path: readonly PropertyKey[]): string {
   let s = '';
-  for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s === '' ? String(seg) : `.${String(seg)}`;
+  for (const seg of path)
+    s += typeof seg === 'number' ? `[${seg}]` : s === '' ? String(seg) : `.${String(seg)}`;
   return s === '' ? '(the answer itself)' : s;
 }
 
 /** The problems of a failed decode, one clause each: `metadata.name: expected string, received number`. */
 export function issuesText(error: z.ZodError): string {
-  const shown = error.issues.slice(0, MAX_ISSUES).map((i) => `${issuePath(i.path)}: ${i.message.replace(/^Invalid input: /, '')}`);
+  const shown = error.issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => `${issuePath(i.path)}: ${i.message.replace(/^Invalid input: /, '')}`);
   const more = error.issues.length - shown.length;
   return more > 0 ? `${shown.join('; ')} (and ${more} more)` : shown.join('; ');
 }
@@ -86,10 +96,18 @@ export function issuesText(error: z.ZodError): string {
  * `value` decoded by `schema`, or a NodeAgentError (code Api) naming the call (`what`, e.g.
  * "GET /api/v1/nodes/n1"), the kind expected and the fields at fault.
  */
-export function decodeAnswer<T>(schema: z.ZodType<T>, value: unknown, what: string, kind: string): T {
+export function decodeAnswer<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  what: string,
+  kind: string,
+): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new NodeAgentError('Api', `${what}: the API server's answer is not a valid ${kind}: ${issuesText(result.error)}`);
+  throw new NodeAgentError(
+    'Api',
+    `${what}: the API server's answer is not a valid ${kind}: ${issuesText(result.error)}`,
+  );
 }
 
 /** One line of a watch stream: `{type, object}` (watch.ts checks it with a guard first). */

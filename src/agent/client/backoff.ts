@@ -11,17 +11,35 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { maxRetries: 5, initialDelayMs: 200, maxDelayMs: 5000, maxRetryAfterMs: 30_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 5,
+  initialDelayMs: 200,
+  maxDelayMs: 5000,
+  maxRetryAfterMs: 30_000,
+};
 
 /** Delay before retry number `attempt` (0-based); `random` in [0,1) for jitter. */
-export function retryDelayMs(policy: RetryPolicy, attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number {
-  if (retryAfterMs !== undefined) return Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs);
+export function retryDelayMs(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
+  if (retryAfterMs !== undefined)
+    return Math.min(Math.max(0, retryAfterMs), policy.maxRetryAfterMs);
   // Half fixed, half jitter: never zero, spread so many agents do not retry in step.
-  return backoffDelayMs({ initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: { down: 0.5 } }, attempt, random);
+  return backoffDelayMs(
+    { initialMs: policy.initialDelayMs, maxMs: policy.maxDelayMs, jitter: { down: 0.5 } },
+    attempt,
+    random,
+  );
 }
 
 /** Parses a Retry-After header: seconds, or an HTTP date. */
-export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  nowMs: number,
+): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;
   if (v === undefined || v === '') return undefined;
   if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;

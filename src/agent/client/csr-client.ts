@@ -46,14 +46,35 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
   }
 
   /** Adds an Approved (or Denied) condition through the approval subresource. */
-  async setApproval(name: string, decision: 'Approved' | 'Denied', reason: string, message: string, opts?: WriteOptions): Promise<CertificateSigningRequest> {
+  async setApproval(
+    name: string,
+    decision: 'Approved' | 'Denied',
+    reason: string,
+    message: string,
+    opts?: WriteOptions,
+  ): Promise<CertificateSigningRequest> {
     const csr = await this.get(name, opts);
-    const conditions = [...(csr.status?.conditions ?? []), { type: decision, status: 'True' as const, reason, message, lastUpdateTime: this.conditionClock.now().toISOString() }];
-    return this.update({ ...csr, status: { ...csr.status, conditions } }, { ...opts, subresource: 'approval' });
+    const conditions = [
+      ...(csr.status?.conditions ?? []),
+      {
+        type: decision,
+        status: 'True' as const,
+        reason,
+        message,
+        lastUpdateTime: this.conditionClock.now().toISOString(),
+      },
+    ];
+    return this.update(
+      { ...csr, status: { ...csr.status, conditions } },
+      { ...opts, subresource: 'approval' },
+    );
   }
 }
 
-export function csrCondition(csr: CertificateSigningRequest, type: string): CsrCondition | undefined {
+export function csrCondition(
+  csr: CertificateSigningRequest,
+  type: string,
+): CsrCondition | undefined {
   return csr.status?.conditions?.find((c) => c.type === type && c.status !== 'False');
 }
 

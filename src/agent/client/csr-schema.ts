@@ -39,4 +39,3 @@ export const CertificateSigningRequestSchema: z.ZodType<CertificateSigningReques
     })
     .exactOptional(),
 });
-

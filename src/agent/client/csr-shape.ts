@@ -9,7 +9,12 @@ const CONDITION_STATUSES = new Set<unknown>(['True', 'False', 'Unknown']);
 const CONDITION_STRINGS = ['reason', 'message', 'lastUpdateTime', 'lastTransitionTime'];
 
 function isCondition(v: unknown): boolean {
-  return isRecord(v) && isString(v.type) && CONDITION_STATUSES.has(v.status) && CONDITION_STRINGS.every((k) => optional(v, k, isString));
+  return (
+    isRecord(v) &&
+    isString(v.type) &&
+    CONDITION_STATUSES.has(v.status) &&
+    CONDITION_STRINGS.every((k) => optional(v, k, isString))
+  );
 }
 
 function isExtra(v: unknown): boolean {
@@ -31,7 +36,11 @@ function isSpec(v: unknown): boolean {
 }
 
 function isStatus(v: unknown): boolean {
-  return isRecord(v) && optional(v, 'certificate', isString) && optional(v, 'conditions', (c) => Array.isArray(c) && c.every(isCondition));
+  return (
+    isRecord(v) &&
+    optional(v, 'certificate', isString) &&
+    optional(v, 'conditions', (c) => Array.isArray(c) && c.every(isCondition))
+  );
 }
 
 export function isCertificateSigningRequest(v: unknown): v is CertificateSigningRequest {

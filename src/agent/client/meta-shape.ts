@@ -17,7 +17,15 @@ export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isStringMap = (v: unknown): boolean => isRecord(v) && Object.values(v).every(isString);
 
-const META_STRINGS = ['name', 'generateName', 'namespace', 'uid', 'resourceVersion', 'creationTimestamp', 'deletionTimestamp'];
+const META_STRINGS = [
+  'name',
+  'generateName',
+  'namespace',
+  'uid',
+  'resourceVersion',
+  'creationTimestamp',
+  'deletionTimestamp',
+];
 
 export function isObjectMeta(v: unknown): v is ObjectMeta {
   return (
@@ -32,7 +40,12 @@ export function isObjectMeta(v: unknown): v is ObjectMeta {
 }
 
 function isListMeta(v: unknown): v is ListMeta {
-  return isRecord(v) && optional(v, 'resourceVersion', isString) && optional(v, 'continue', isString) && optional(v, 'remainingItemCount', isNumber);
+  return (
+    isRecord(v) &&
+    optional(v, 'resourceVersion', isString) &&
+    optional(v, 'continue', isString) &&
+    optional(v, 'remainingItemCount', isNumber)
+  );
 }
 
 /** A list whose items (an array: `items: null` is left to zod) are all taken by `item`. */

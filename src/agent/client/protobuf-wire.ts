@@ -19,11 +19,13 @@ let codec: Awaited<ReturnType<typeof importCodec>> | undefined;
 
 /** Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it. */
 export async function loadCodecFor(contentType: string, always = false): Promise<void> {
-  if (codec === undefined && (always || mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE)) codec = await importCodec();
+  if (codec === undefined && (always || mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE))
+    codec = await importCodec();
 }
 
 function wire(): Awaited<ReturnType<typeof importCodec>> {
-  if (codec === undefined) throw new Error('the protobuf codec is used before it is loaded (loadCodecFor)');
+  if (codec === undefined)
+    throw new Error('the protobuf codec is used before it is loaded (loadCodecFor)');
   return codec;
 }
 
@@ -53,7 +55,13 @@ export class ContentTypes {
   constructor(o: { readonly contentType: string | undefined; readonly logger: Logger }) {
     this.logger = o.logger;
     this.protobuf = isProtobufContentType(o.contentType);
-    this.preferred = o.contentType !== undefined && o.contentType !== '' && o.contentType !== JSON_TYPE && !this.protobuf ? o.contentType : undefined;
+    this.preferred =
+      o.contentType !== undefined &&
+      o.contentType !== '' &&
+      o.contentType !== JSON_TYPE &&
+      !this.protobuf
+        ? o.contentType
+        : undefined;
   }
 
   /** Loads the codec when this client speaks protobuf (before its first call). */
@@ -69,17 +77,29 @@ export class ContentTypes {
 
   /** The wire form of a request body (patches keep their own type). */
   encode(body: unknown, bodyContentType: string | undefined): EncodedBody {
-    if (bodyContentType !== undefined) return { body: typeof body === 'string' ? body : JSON.stringify(body), type: bodyContentType, protobufKind: undefined };
+    if (bodyContentType !== undefined)
+      return {
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+        type: bodyContentType,
+        protobufKind: undefined,
+      };
     if (typeof body === 'string') return { body, type: JSON_TYPE, protobufKind: undefined };
     const o = body as Record<string, unknown>;
     const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
     const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
     if (this.protobuf && !this.jsonOnlyKinds.has(kind) && wire().hasProtobuf(apiVersion, kind)) {
       try {
-        return { body: wire().encodeEnvelope(o, apiVersion, kind), type: PROTOBUF_MEDIA_TYPE, protobufKind: kind };
+        return {
+          body: wire().encodeEnvelope(o, apiVersion, kind),
+          type: PROTOBUF_MEDIA_TYPE,
+          protobufKind: kind,
+        };
       } catch (err) {
         this.jsonOnlyKinds.add(kind);
-        this.logger.warn({ kind, err: err instanceof Error ? err.message : String(err) }, 'sending this kind as JSON: it does not fit the protobuf message');
+        this.logger.warn(
+          { kind, err: err instanceof Error ? err.message : String(err) },
+          'sending this kind as JSON: it does not fit the protobuf message',
+        );
       }
     }
     return { body: JSON.stringify(body), type: JSON_TYPE, protobufKind: undefined };
@@ -90,14 +110,24 @@ export class ContentTypes {
    * sent again in JSON (the fallback is remembered and logged once).
    */
   fallBack(status: number, sent: EncodedBody | undefined, path: string): boolean {
-    if (status === 415 && sent?.protobufKind !== undefined && !this.jsonOnlyKinds.has(sent.protobufKind)) {
+    if (
+      status === 415 &&
+      sent?.protobufKind !== undefined &&
+      !this.jsonOnlyKinds.has(sent.protobufKind)
+    ) {
       this.jsonOnlyKinds.add(sent.protobufKind);
-      this.logger.warn({ kind: sent.protobufKind, path }, 'the API server does not take protobuf bodies of this kind (415); sending it as JSON from now on');
+      this.logger.warn(
+        { kind: sent.protobufKind, path },
+        'the API server does not take protobuf bodies of this kind (415); sending it as JSON from now on',
+      );
       return true;
     }
     if (status === 406 && this.protobuf && !this.acceptJsonOnly) {
       this.acceptJsonOnly = true;
-      this.logger.warn({ path }, 'the API server does not answer in protobuf (406); asking for JSON from now on');
+      this.logger.warn(
+        { path },
+        'the API server does not answer in protobuf (406); asking for JSON from now on',
+      );
       return true;
     }
     return false;
@@ -107,7 +137,10 @@ export class ContentTypes {
   accepted(sent: EncodedBody | undefined): void {
     if (this.bodyConfirmed || sent?.protobufKind === undefined) return;
     this.bodyConfirmed = true;
-    this.logger.info({ kind: sent.protobufKind, contentType: PROTOBUF_MEDIA_TYPE }, 'the API server takes protobuf request bodies');
+    this.logger.info(
+      { kind: sent.protobufKind, contentType: PROTOBUF_MEDIA_TYPE },
+      'the API server takes protobuf request bodies',
+    );
   }
 
   /** The object of a response body by its Content-Type (protobuf or JSON). */
@@ -119,7 +152,10 @@ export class ContentTypes {
     const o = wire().decodeEnvelope(bytes).object;
     if (!this.answerConfirmed) {
       this.answerConfirmed = true;
-      this.logger.info({ kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE }, 'the API server answers in protobuf');
+      this.logger.info(
+        { kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE },
+        'the API server answers in protobuf',
+      );
     }
     return o;
   }
@@ -138,7 +174,10 @@ export class WatchFramesToJsonLines extends Transform {
     try {
       while (this.buf.length >= 4) {
         const len = this.buf.readUInt32BE(0);
-        if (len > MAX_WATCH_FRAME_BYTES) throw new Error(`a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}-byte limit`);
+        if (len > MAX_WATCH_FRAME_BYTES)
+          throw new Error(
+            `a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}-byte limit`,
+          );
         if (this.buf.length < 4 + len) break;
         const ev = wire().decodeWatchEvent(this.buf.subarray(4, 4 + len));
         this.buf = this.buf.subarray(4 + len);
@@ -151,6 +190,12 @@ export class WatchFramesToJsonLines extends Transform {
   }
 
   override _flush(done: TransformCallback): void {
-    done(this.buf.length === 0 ? undefined : new Error(`the protobuf watch stream ended inside a frame (${this.buf.length} bytes left)`));
+    done(
+      this.buf.length === 0
+        ? undefined
+        : new Error(
+            `the protobuf watch stream ended inside a frame (${this.buf.length} bytes left)`,
+          ),
+    );
   }
 }

@@ -10,9 +10,20 @@ export interface RateLimiter {
 }
 
 /** A limiter that never waits (for calls excluded from --plat-api-qps). */
-export const unlimited: RateLimiter = { acquire: (signal) => (signal?.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve()) };
+export const unlimited: RateLimiter = {
+  acquire: (signal) =>
+    signal?.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve(),
+};
 
 /** --plat-api-qps / --plat-api-burst: 0 means 50 / 100. */
-export function apiLimiter(qps: number | undefined, burst: number | undefined, clock: Clock): TokenBucket {
-  return new TokenBucket({ qps: qps && qps > 0 ? qps : 50, burst: burst && burst > 0 ? burst : 100, clock });
+export function apiLimiter(
+  qps: number | undefined,
+  burst: number | undefined,
+  clock: Clock,
+): TokenBucket {
+  return new TokenBucket({
+    qps: qps && qps > 0 ? qps : 50,
+    burst: burst && burst > 0 ? burst : 100,
+    clock,
+  });
 }

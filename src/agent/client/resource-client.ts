@@ -8,7 +8,13 @@ import { NodeAgentError } from '../../common/util/errors.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import type { RequestOptions, RequestPriority, RestClient } from './rest-client.js';
-import { isStatus, type ApiObject, type ObjectList, type Status, type WatchEvent } from './types.js';
+import {
+  isStatus,
+  type ApiObject,
+  type ObjectList,
+  type Status,
+  type WatchEvent,
+} from './types.js';
 import { AnswerDecoder, decodeStatus } from './answer-decoder.js';
 import type { AnswerSchema } from './answer-schema.js';
 import { resilientWatch } from './watch.js';
@@ -118,7 +124,11 @@ export class ResourceClient<T extends ApiObject> {
     let p = root + (watch ? '/watch' : '');
     if (this.namespaced) {
       if (namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
-      else if (name !== undefined) throw new NodeAgentError('Api', `${this.resource} are namespaced: a namespace is required for ${name}`);
+      else if (name !== undefined)
+        throw new NodeAgentError(
+          'Api',
+          `${this.resource} are namespaced: a namespace is required for ${name}`,
+        );
     }
     p += `/${this.resource}`;
     if (name !== undefined) p += `/${encodeURIComponent(name)}`;
@@ -131,7 +141,9 @@ export class ResourceClient<T extends ApiObject> {
   }
 
   private base(opts: CallOptions | undefined): { signal?: AbortSignal; priority: RequestPriority } {
-    return opts?.signal ? { signal: opts.signal, priority: this.priority } : { priority: this.priority };
+    return opts?.signal
+      ? { signal: opts.signal, priority: this.priority }
+      : { priority: this.priority };
   }
 
   get(name: string, opts?: CallOptions): Promise<T> {
@@ -142,7 +154,14 @@ export class ResourceClient<T extends ApiObject> {
     const path = this.path(this.ns(opts));
     const answer = await this.rest.request({
       path,
-      query: { labelSelector: opts?.labelSelector, fieldSelector: opts?.fieldSelector, limit: opts?.limit, continue: opts?.continue, resourceVersion: opts?.resourceVersion, resourceVersionMatch: opts?.resourceVersionMatch },
+      query: {
+        labelSelector: opts?.labelSelector,
+        fieldSelector: opts?.fieldSelector,
+        limit: opts?.limit,
+        continue: opts?.continue,
+        resourceVersion: opts?.resourceVersion,
+        resourceVersionMatch: opts?.resourceVersionMatch,
+      },
       ...this.base(opts),
     });
     return this.decoder.list(answer, `GET ${path}`);
@@ -150,7 +169,13 @@ export class ResourceClient<T extends ApiObject> {
 
   create(obj: T, opts?: WriteOptions): Promise<T> {
     const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
-    return this.call({ method: 'POST', path: this.path(this.ns(opts, obj)), query: writeQuery(opts), body, ...this.base(opts) });
+    return this.call({
+      method: 'POST',
+      path: this.path(this.ns(opts, obj)),
+      query: writeQuery(opts),
+      body,
+      ...this.base(opts),
+    });
   }
 
   /** PUT of the whole object (or of a subresource such as 'status'). */
@@ -158,14 +183,24 @@ export class ResourceClient<T extends ApiObject> {
     const name = obj.metadata?.name;
     if (!name) throw new NodeAgentError('Api', `update of ${this.resource} needs metadata.name`);
     const body = { apiVersion: this.apiVersion, kind: this.kind, ...obj };
-    return this.call({ method: 'PUT', path: this.path(this.ns(opts, obj), name, opts?.subresource), query: writeQuery(opts), body, ...this.base(opts) });
+    return this.call({
+      method: 'PUT',
+      path: this.path(this.ns(opts, obj), name, opts?.subresource),
+      query: writeQuery(opts),
+      body,
+      ...this.base(opts),
+    });
   }
 
   updateStatus(obj: T, opts?: WriteOptions): Promise<T> {
     return this.update(obj, { ...opts, subresource: 'status' });
   }
 
-  patch(name: string, patch: unknown, opts?: WriteOptions & { type?: PatchType; subresource?: string }): Promise<T> {
+  patch(
+    name: string,
+    patch: unknown,
+    opts?: WriteOptions & { type?: PatchType; subresource?: string },
+  ): Promise<T> {
     return this.call({
       method: 'PATCH',
       path: this.path(this.ns(opts), name, opts?.subresource),
@@ -182,9 +217,16 @@ export class ResourceClient<T extends ApiObject> {
     if (opts?.gracePeriodSeconds !== undefined) body.gracePeriodSeconds = opts.gracePeriodSeconds;
     if (opts?.propagationPolicy) body.propagationPolicy = opts.propagationPolicy;
     if (opts?.preconditions) body.preconditions = opts.preconditions;
-    const call: RequestOptions = { method: 'DELETE', path: this.path(this.ns(opts), name), body, ...this.base(opts) };
+    const call: RequestOptions = {
+      method: 'DELETE',
+      path: this.path(this.ns(opts), name),
+      body,
+      ...this.base(opts),
+    };
     const answer = await this.rest.request(call);
-    return isStatus(answer) ? decodeStatus(answer, `DELETE ${call.path}`) : this.decodeObject(answer, call);
+    return isStatus(answer)
+      ? decodeStatus(answer, `DELETE ${call.path}`)
+      : this.decodeObject(answer, call);
   }
 
   /**
@@ -220,11 +262,20 @@ export class ResourceClient<T extends ApiObject> {
           return res.body;
         },
       },
-      { ...(opts.resourceVersion === undefined ? {} : { resourceVersion: opts.resourceVersion }), ...(opts.signal ? { signal: opts.signal } : {}), clock: this.clock, logger: this.logger },
+      {
+        ...(opts.resourceVersion === undefined ? {} : { resourceVersion: opts.resourceVersion }),
+        ...(opts.signal ? { signal: opts.signal } : {}),
+        clock: this.clock,
+        logger: this.logger,
+      },
     );
   }
 }
 
 function writeQuery(opts: WriteOptions | undefined): Record<string, string | undefined> {
-  return { dryRun: opts?.dryRun, fieldManager: opts?.fieldManager, fieldValidation: opts?.fieldValidation };
+  return {
+    dryRun: opts?.dryRun,
+    fieldManager: opts?.fieldManager,
+    fieldValidation: opts?.fieldValidation,
+  };
 }

@@ -20,9 +20,21 @@ import { ApiError, NodeAgentError, userMessage } from '../../common/util/errors.
 import { afterMs, systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import { apiLimiter, unlimited, type RateLimiter } from './rate-limiter.js';
-import { defaultRetryPolicy, isRetryableStatus, parseRetryAfter, retryDelayMs, type RetryPolicy } from './backoff.js';
+import {
+  defaultRetryPolicy,
+  isRetryableStatus,
+  parseRetryAfter,
+  retryDelayMs,
+  type RetryPolicy,
+} from './backoff.js';
 import { isStatus } from './types.js';
-import { ContentTypes, loadCodecFor, mediaTypeOf, WatchFramesToJsonLines, type EncodedBody } from './protobuf-wire.js';
+import {
+  ContentTypes,
+  loadCodecFor,
+  mediaTypeOf,
+  WatchFramesToJsonLines,
+  type EncodedBody,
+} from './protobuf-wire.js';
 import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { WIRE_NAMES } from '../../common/names.js';
@@ -104,11 +116,14 @@ function commonNameOf(certPem: string): string | undefined {
 
 export function describeIdentity(c: ConnectionConfig, certSubject?: string): string {
   if (c.certPem) certSubject ??= commonNameOf(c.certPem);
-  if (c.certPem) return `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}" in ${c.source}`;
+  if (c.certPem)
+    return `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}" in ${c.source}`;
   if (c.token) {
     // Bootstrap tokens are "<id>.<secret>": the id is public and names the identity.
     const id = /^([a-z0-9]{6})\.[a-z0-9]{16}$/.exec(c.token)?.[1];
-    return id ? `bootstrap token "${id}" (user "system:bootstrap:${id}") of user "${c.userName}" in ${c.source}` : `bearer token of user "${c.userName}" in ${c.source}`;
+    return id
+      ? `bootstrap token "${id}" (user "system:bootstrap:${id}") of user "${c.userName}" in ${c.source}`
+      : `bearer token of user "${c.userName}" in ${c.source}`;
   }
   return `anonymous user (no credential in ${c.source})`;
 }
@@ -181,8 +196,12 @@ export class RestClient {
     this.identity = describeIdentity(next, subject);
     const old = this.dispatcher;
     this.dispatcher = this.buildDispatcher(next);
-    destroyQuietly(old).catch((err: unknown) => this.logger.debug({ err }, 'closing the previous API connection pool failed'));
-    this.logger.info('API client switched to the new client certificate; previous connections closed');
+    destroyQuietly(old).catch((err: unknown) =>
+      this.logger.debug({ err }, 'closing the previous API connection pool failed'),
+    );
+    this.logger.info(
+      'API client switched to the new client certificate; previous connections closed',
+    );
   }
 
   async close(): Promise<void> {
@@ -199,14 +218,19 @@ export class RestClient {
 
   private url(path: string, query: RequestOptions['query']): string {
     const u = new URL(this.server + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined) u.searchParams.set(k, String(v));
     return u.toString();
   }
 
   private headers(bodyType: string | undefined): Record<string, string> {
-    const h: Record<string, string> = { accept: this.contentTypes.accept, 'user-agent': this.userAgent };
+    const h: Record<string, string> = {
+      accept: this.contentTypes.accept,
+      'user-agent': this.userAgent,
+    };
     if (bodyType) h['content-type'] = bodyType;
-    if (this.connection.token && !this.connection.certPem) h.authorization = `Bearer ${this.connection.token}`;
+    if (this.connection.token && !this.connection.certPem)
+      h.authorization = `Bearer ${this.connection.token}`;
     return h;
   }
 
@@ -225,7 +249,11 @@ export class RestClient {
   async stream(opts: RequestOptions): Promise<StreamResponse> {
     const res = await this.send({ ...opts, method: 'GET' }, true);
     const body = res.body as unknown as Readable;
-    if (mediaTypeOf(String(res.headers['content-type'] ?? '')) !== mediaTypeOf(PROTOBUF_WATCH_MEDIA_TYPE)) return { body, status: res.statusCode };
+    if (
+      mediaTypeOf(String(res.headers['content-type'] ?? '')) !==
+      mediaTypeOf(PROTOBUF_WATCH_MEDIA_TYPE)
+    )
+      return { body, status: res.statusCode };
     await loadCodecFor(PROTOBUF_WATCH_MEDIA_TYPE);
     const lines = new WatchFramesToJsonLines();
     body.on('error', (err) => lines.destroy(err));
@@ -238,7 +266,9 @@ export class RestClient {
     const bytes = Buffer.from(await res.body.arrayBuffer());
     await loadCodecFor(String(res.headers['content-type'] ?? ''));
     try {
-      return JSON.stringify(this.contentTypes.decode(String(res.headers['content-type'] ?? ''), bytes));
+      return JSON.stringify(
+        this.contentTypes.decode(String(res.headers['content-type'] ?? ''), bytes),
+      );
     } catch {
       return bytes.toString('utf8');
     }
@@ -252,11 +282,20 @@ export class RestClient {
     const ac = new AbortController();
     const onAbort = (): void => ac.abort(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
-    const cancelTimer = afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`)));
+    const cancelTimer = afterMs(this.clock, timeoutMs, () =>
+      ac.abort(new Error(`timed out after ${timeoutMs} ms`)),
+    );
     try {
-      const res = await request(this.url('/healthz', undefined), { method: 'GET', headers: this.headers(undefined), dispatcher: this.dispatcher, signal: ac.signal });
+      const res = await request(this.url('/healthz', undefined), {
+        method: 'GET',
+        headers: this.headers(undefined),
+        dispatcher: this.dispatcher,
+        signal: ac.signal,
+      });
       const text = await res.body.text();
-      return res.statusCode === 200 ? { ok: true, detail: text.trim() } : { ok: false, detail: `HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}` };
+      return res.statusCode === 200
+        ? { ok: true, detail: text.trim() }
+        : { ok: false, detail: `HTTP ${res.statusCode}: ${text.trim().slice(0, 200)}` };
     } catch (err) {
       return { ok: false, detail: describeConnectionError(err) };
     } finally {
@@ -266,7 +305,9 @@ export class RestClient {
   }
 
   private encodeBody(opts: RequestOptions): EncodedBody | undefined {
-    return opts.body === undefined ? undefined : this.contentTypes.encode(opts.body, opts.bodyContentType);
+    return opts.body === undefined
+      ? undefined
+      : this.contentTypes.encode(opts.body, opts.bodyContentType);
   }
 
   /** Rate limit, attempts and retries of one call; resolves to the 2xx response. */
@@ -287,7 +328,16 @@ export class RestClient {
       }
       if (attempt >= maxRetries) throw outcome.failure;
       const delay = retryDelayMs(this.retryPolicy, attempt, outcome.retryAfterMs, this.random);
-      this.logger.debug({ method, path: opts.path, attempt: attempt + 1, delayMs: delay, err: userMessage(outcome.failure) }, 'retrying API call');
+      this.logger.debug(
+        {
+          method,
+          path: opts.path,
+          attempt: attempt + 1,
+          delayMs: delay,
+          err: userMessage(outcome.failure),
+        },
+        'retrying API call',
+      );
       await this.clock.sleep(delay, opts.signal);
     }
   }
@@ -296,14 +346,24 @@ export class RestClient {
    * One attempt: the 2xx response, a fallback to JSON (the body is encoded again), or a failure
    * worth retrying. Errors that are not worth retrying (and the caller's abort) are thrown.
    */
-  private async attempt(opts: RequestOptions, method: HttpMethod, encoded: EncodedBody | undefined, streaming: boolean): Promise<Attempt> {
+  private async attempt(
+    opts: RequestOptions,
+    method: HttpMethod,
+    encoded: EncodedBody | undefined,
+    streaming: boolean,
+  ): Promise<Attempt> {
     // A stream keeps listening to the caller's signal after we hand its body over.
     let handedOver = false;
     const ac = new AbortController();
     const onAbort = (): void => ac.abort(opts.signal?.reason);
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     const timeoutMs = opts.timeoutMs ?? (streaming ? 0 : this.requestTimeoutMs);
-    const cancelTimer = timeoutMs > 0 ? afterMs(this.clock, timeoutMs, () => ac.abort(new Error(`timed out after ${timeoutMs} ms`))) : undefined;
+    const cancelTimer =
+      timeoutMs > 0
+        ? afterMs(this.clock, timeoutMs, () =>
+            ac.abort(new Error(`timed out after ${timeoutMs} ms`)),
+          )
+        : undefined;
     try {
       const res = await request(this.url(opts.path, opts.query), {
         method,
@@ -330,8 +390,16 @@ export class RestClient {
       return { kind: 'retry', failure, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (opts.signal?.aborted) throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
-      return { kind: 'retry', failure: new NodeAgentError('Api', `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`, { cause: err }) };
+      if (opts.signal?.aborted)
+        throw opts.signal.reason instanceof Error ? opts.signal.reason : err;
+      return {
+        kind: 'retry',
+        failure: new NodeAgentError(
+          'Api',
+          `${method} ${this.server}${opts.path}: ${describeConnectionError(err)}`,
+          { cause: err },
+        ),
+      };
     } finally {
       if (!streaming) cancelTimer?.();
       if (!handedOver) opts.signal?.removeEventListener('abort', onAbort);
@@ -343,12 +411,19 @@ export class RestClient {
     if (bytes.length === 0) return undefined;
     const mt = mediaTypeOf(type);
     if (type && !mt.includes('json') && mt !== WIRE_NAMES.protobufMediaType) {
-      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and ${WIRE_NAMES.protobufMediaType} are)`);
+      throw new NodeAgentError(
+        'Api',
+        `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and ${WIRE_NAMES.protobufMediaType} are)`,
+      );
     }
     try {
       return this.contentTypes.decode(type, bytes);
     } catch (err) {
-      throw new NodeAgentError('Api', `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot be decoded as ${mt || JSON_TYPE}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new NodeAgentError(
+        'Api',
+        `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot be decoded as ${mt || JSON_TYPE}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -368,28 +443,44 @@ export class RestClient {
       // not JSON: keep the text
     }
     let full = `${method} ${path}: ${message} (HTTP ${status} ${reason})`;
-    if (status === 401) full = `the API server at ${this.server} did not accept the ${this.identity} (401 Unauthorized): ${message}`;
-    if (status === 403) full = `the API server at ${this.server} refused ${method} ${path} for the ${this.identity} (403 Forbidden): ${message}`;
+    if (status === 401)
+      full = `the API server at ${this.server} did not accept the ${this.identity} (401 Unauthorized): ${message}`;
+    if (status === 403)
+      full = `the API server at ${this.server} refused ${method} ${path} for the ${this.identity} (403 Forbidden): ${message}`;
     return new ApiError(full, { status, reason, details });
   }
 }
 
 function reasonForStatus(status: number): string {
   switch (status) {
-    case 400: return 'BadRequest';
-    case 401: return 'Unauthorized';
-    case 403: return 'Forbidden';
-    case 404: return 'NotFound';
-    case 405: return 'MethodNotAllowed';
-    case 409: return 'Conflict';
-    case 410: return 'Expired';
-    case 415: return 'UnsupportedMediaType';
-    case 422: return 'Invalid';
-    case 429: return 'TooManyRequests';
-    case 500: return 'InternalError';
-    case 503: return 'ServiceUnavailable';
-    case 504: return 'Timeout';
-    default: return 'Unknown';
+    case 400:
+      return 'BadRequest';
+    case 401:
+      return 'Unauthorized';
+    case 403:
+      return 'Forbidden';
+    case 404:
+      return 'NotFound';
+    case 405:
+      return 'MethodNotAllowed';
+    case 409:
+      return 'Conflict';
+    case 410:
+      return 'Expired';
+    case 415:
+      return 'UnsupportedMediaType';
+    case 422:
+      return 'Invalid';
+    case 429:
+      return 'TooManyRequests';
+    case 500:
+      return 'InternalError';
+    case 503:
+      return 'ServiceUnavailable';
+    case 504:
+      return 'Timeout';
+    default:
+      return 'Unknown';
   }
 }
 
@@ -400,6 +491,7 @@ export function describeConnectionError(err: unknown): string {
   const msg = e.cause?.message ?? e.message ?? String(err);
   if (code === 'ECONNREFUSED') return `connection refused (is the API server running?)`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
-  if (code && /CERT|SELF_SIGNED|UNABLE_TO|TLS|SSL/.test(code)) return `TLS failure: ${msg} (check the certificate-authority of the platconfig)`;
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO|TLS|SSL/.test(code))
+    return `TLS failure: ${msg} (check the certificate-authority of the platconfig)`;
   return code ? `${msg} (${code})` : msg;
 }

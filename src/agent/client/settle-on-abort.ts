@@ -9,15 +9,23 @@ import type { Dispatcher } from 'undici';
 
 function reasonOf(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+  return reason instanceof Error
+    ? reason
+    : new DOMException('This operation was aborted', 'AbortError');
 }
 
 function discard(p: Promise<Dispatcher.ResponseData>): void {
-  p.then((res) => res.body.destroy(), () => undefined);
+  p.then(
+    (res) => res.body.destroy(),
+    () => undefined,
+  );
 }
 
 /** `p`, or a rejection with `signal`'s reason as soon as it aborts. */
-export function settleOnAbort(p: Promise<Dispatcher.ResponseData>, signal: AbortSignal | undefined): Promise<Dispatcher.ResponseData> {
+export function settleOnAbort(
+  p: Promise<Dispatcher.ResponseData>,
+  signal: AbortSignal | undefined,
+): Promise<Dispatcher.ResponseData> {
   if (signal === undefined) return p;
   if (signal.aborted) {
     discard(p);

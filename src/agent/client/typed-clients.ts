@@ -20,7 +20,10 @@ export interface TypedClientOptions {
 /** The options of one typed client: the caller's schema, and the API group where it is not core. */
 type Typed<T extends ApiObject> = TypedClientOptions & { schema: z.ZodType<T> };
 
-type Resource = Pick<ResourceClientOptions<ApiObject>, 'group' | 'resource' | 'kind' | 'namespaced' | 'priority'>;
+type Resource = Pick<
+  ResourceClientOptions<ApiObject>,
+  'group' | 'resource' | 'kind' | 'namespaced' | 'priority'
+>;
 
 function client<T extends ApiObject>(o: Typed<T>, r: Resource): ResourceClient<T> {
   return new ResourceClient<T>({
@@ -34,7 +37,9 @@ function client<T extends ApiObject>(o: Typed<T>, r: Resource): ResourceClient<T
 }
 
 /** The caller's schema, or ApiObject's when it gave none. */
-function typed<T extends ApiObject>(o: TypedClientOptions & { schema?: z.ZodType<T> }): Typed<T> | Typed<ApiObject> {
+function typed<T extends ApiObject>(
+  o: TypedClientOptions & { schema?: z.ZodType<T> },
+): Typed<T> | Typed<ApiObject> {
   return o.schema === undefined ? { ...o, schema: ApiObjectSchema } : { ...o, schema: o.schema };
 }
 
@@ -42,8 +47,16 @@ function typed<T extends ApiObject>(o: TypedClientOptions & { schema?: z.ZodType
 export type NodeClient<T extends ApiObject = ApiObject> = ResourceClient<T>;
 export function createNodeClient(o: TypedClientOptions): NodeClient;
 export function createNodeClient<T extends ApiObject>(o: Typed<T>): NodeClient<T>;
-export function createNodeClient<T extends ApiObject>(o: TypedClientOptions & { schema?: z.ZodType<T> }): NodeClient<T> | NodeClient {
-  return client(typed(o), { group: '', resource: 'nodes', kind: 'Node', namespaced: false, priority: 'default' });
+export function createNodeClient<T extends ApiObject>(
+  o: TypedClientOptions & { schema?: z.ZodType<T> },
+): NodeClient<T> | NodeClient {
+  return client(typed(o), {
+    group: '',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    priority: 'default',
+  });
 }
 
 /**
@@ -52,30 +65,66 @@ export function createNodeClient<T extends ApiObject>(o: TypedClientOptions & { 
  */
 export function createNodeHeartbeatClient(o: TypedClientOptions): NodeClient;
 export function createNodeHeartbeatClient<T extends ApiObject>(o: Typed<T>): NodeClient<T>;
-export function createNodeHeartbeatClient<T extends ApiObject>(o: TypedClientOptions & { schema?: z.ZodType<T> }): NodeClient<T> | NodeClient {
-  return client(typed(o), { group: '', resource: 'nodes', kind: 'Node', namespaced: false, priority: 'heartbeat' });
+export function createNodeHeartbeatClient<T extends ApiObject>(
+  o: TypedClientOptions & { schema?: z.ZodType<T> },
+): NodeClient<T> | NodeClient {
+  return client(typed(o), {
+    group: '',
+    resource: 'nodes',
+    kind: 'Node',
+    namespaced: false,
+    priority: 'heartbeat',
+  });
 }
 
 /** Node leases (namespaced, in the coordination group); heartbeat calls like node status. */
-export function createLeaseClient<T extends ApiObject>(o: Typed<T> & { group: string }): ResourceClient<T> {
-  return client(o, { group: o.group, resource: 'leases', kind: 'Lease', namespaced: true, priority: 'heartbeat' });
+export function createLeaseClient<T extends ApiObject>(
+  o: Typed<T> & { group: string },
+): ResourceClient<T> {
+  return client(o, {
+    group: o.group,
+    resource: 'leases',
+    kind: 'Lease',
+    namespaced: true,
+    priority: 'heartbeat',
+  });
 }
 
 /** Pods (namespaced). */
 export type PodClient<T extends ApiObject = ApiObject> = ResourceClient<T>;
 export function createPodClient(o: TypedClientOptions): PodClient;
 export function createPodClient<T extends ApiObject>(o: Typed<T>): PodClient<T>;
-export function createPodClient<T extends ApiObject>(o: TypedClientOptions & { schema?: z.ZodType<T> }): PodClient<T> | PodClient {
-  return client(typed(o), { group: '', resource: 'pods', kind: 'Pod', namespaced: true, priority: 'default' });
+export function createPodClient<T extends ApiObject>(
+  o: TypedClientOptions & { schema?: z.ZodType<T> },
+): PodClient<T> | PodClient {
+  return client(typed(o), {
+    group: '',
+    resource: 'pods',
+    kind: 'Pod',
+    namespaced: true,
+    priority: 'default',
+  });
 }
 
 /** Events (namespaced); excluded from --plat-api-qps (event limiter of the RestClient). */
 export type EventClient<T extends ApiObject = ApiObject> = ResourceClient<T>;
 export function createEventClient(o: TypedClientOptions): EventClient {
-  return client(typed(o), { group: '', resource: 'events', kind: 'Event', namespaced: true, priority: 'event' });
+  return client(typed(o), {
+    group: '',
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    priority: 'event',
+  });
 }
 
 /** events.k8s.io/v1 Events (the newer recorder's group); excluded from --plat-api-qps like core events. */
 export function createEventsV1Client(o: TypedClientOptions & { group: string }): EventClient {
-  return client(typed(o), { group: o.group, resource: 'events', kind: 'Event', namespaced: true, priority: 'event' });
+  return client(typed(o), {
+    group: o.group,
+    resource: 'events',
+    kind: 'Event',
+    namespaced: true,
+    priority: 'event',
+  });
 }

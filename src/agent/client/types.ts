@@ -44,7 +44,13 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+    retryAfterSeconds?: number;
+  };
 }
 
 /**

@@ -28,10 +28,13 @@ export function request(url: string | URL, opts: RequestOptions): Promise<Dispat
   const u = undiciUtil.parseURL(url);
   const dispatcher = opts.dispatcher ?? undiciGlobal.getGlobalDispatcher();
   const signal = opts.signal instanceof AbortSignal ? opts.signal : undefined;
-  return settleOnAbort(requestApi.call(dispatcher, {
-    ...opts,
-    origin: u.origin,
-    path: u.search ? `${u.pathname}${u.search}` : u.pathname,
-    method: opts.method ?? (opts.body ? 'PUT' : 'GET'),
-  }), signal);
+  return settleOnAbort(
+    requestApi.call(dispatcher, {
+      ...opts,
+      origin: u.origin,
+      path: u.search ? `${u.pathname}${u.search}` : u.pathname,
+      method: opts.method ?? (opts.body ? 'PUT' : 'GET'),
+    }),
+    signal,
+  );
 }

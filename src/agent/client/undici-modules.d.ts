@@ -9,7 +9,10 @@ declare module 'undici/lib/dispatcher/agent.js' {
 declare module 'undici/lib/api/api-request.js' {
   import type { Dispatcher } from 'undici';
   /** undici's request API; `this` is the dispatcher, the options carry origin and path. */
-  function request(this: Dispatcher, opts: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData>;
+  function request(
+    this: Dispatcher,
+    opts: Dispatcher.RequestOptions,
+  ): Promise<Dispatcher.ResponseData>;
   export default request;
 }
 

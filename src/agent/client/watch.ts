@@ -12,7 +12,9 @@ import { isRecord } from '../../common/util/json-shape.js';
 import { apiSchemas } from './answer-decoder.js';
 
 /** Splits a byte stream into parsed JSON lines. */
-export async function* readJsonLines(body: Readable | AsyncIterable<Uint8Array | string>): AsyncGenerator {
+export async function* readJsonLines(
+  body: Readable | AsyncIterable<Uint8Array | string>,
+): AsyncGenerator {
   const decoder = new TextDecoder();
   let buf = '';
   for await (const chunk of body as AsyncIterable<Uint8Array | string>) {
@@ -89,12 +91,18 @@ async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Read
   } catch (err) {
     if (signal.aborted) return undefined;
     if (isGone(err)) {
-      options.logger.info({ resourceVersion: cursor.rv }, 'watch resourceVersion is too old; listing again');
+      options.logger.info(
+        { resourceVersion: cursor.rv },
+        'watch resourceVersion is too old; listing again',
+      );
       cursor.needList = true;
       return undefined;
     }
     if (err instanceof ApiError && err.status < 500 && err.status !== 429) throw err;
-    options.logger.debug({ err: userMessage(err), delayMs: loop.backoff.peekMs() }, 'watch could not be opened; retrying');
+    options.logger.debug(
+      { err: userMessage(err), delayMs: loop.backoff.peekMs() },
+      'watch could not be opened; retrying',
+    );
     await loop.backoff.sleep(signal);
     return undefined;
   }
@@ -102,14 +110,27 @@ async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Read
 
 /** An ERROR event: 'expired' for a 410 (list again), else the ApiError that ends the watch. */
 function watchError(object: unknown): ApiError | 'expired' {
-  if (!isStatus(object)) return new ApiError('watch: watch error', { status: 500, reason: 'Unknown', details: undefined });
+  if (!isStatus(object))
+    return new ApiError('watch: watch error', {
+      status: 500,
+      reason: 'Unknown',
+      details: undefined,
+    });
   const code = object.code ?? 500;
   if (code === 410) return 'expired';
-  return new ApiError(`watch: ${object.message ?? 'watch error'}`, { status: code, reason: object.reason ?? 'Unknown', details: object.details });
+  return new ApiError(`watch: ${object.message ?? 'watch error'}`, {
+    status: code,
+    reason: object.reason ?? 'Unknown',
+    details: object.details,
+  });
 }
 
 /** A line as an object event, or undefined (logged) when it is not one the consumer can take. */
-async function objectEvent<T extends ApiObject>(loop: WatchLoop<T>, type: string, object: unknown): Promise<WatchEvent<T> | undefined> {
+async function objectEvent<T extends ApiObject>(
+  loop: WatchLoop<T>,
+  type: string,
+  object: unknown,
+): Promise<WatchEvent<T> | undefined> {
   if (!isObjectEventType(type)) {
     loop.options.logger.info({ type }, 'watch event of an unknown type skipped');
     return undefined;
@@ -117,21 +138,32 @@ async function objectEvent<T extends ApiObject>(loop: WatchLoop<T>, type: string
   try {
     return { type, object: await loop.source.decode(object) };
   } catch (err) {
-    loop.options.logger.warn({ type, err: userMessage(err) }, 'watch event skipped: its object cannot be decoded');
+    loop.options.logger.warn(
+      { type, err: userMessage(err) },
+      'watch event skipped: its object cannot be decoded',
+    );
     return undefined;
   }
 }
 
 /** Reads one stream to its end, yielding its events; resolves whether it carried any. */
-async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Readable): AsyncGenerator<WatchEvent<T>, boolean> {
+async function* readStream<T extends ApiObject>(
+  loop: WatchLoop<T>,
+  stream: Readable,
+): AsyncGenerator<WatchEvent<T>, boolean> {
   const { cursor, options } = loop;
   let sawEvent = false;
   try {
     // Leaving the loop does not destroy the stream (that would destroy it with an error): the
     // finally below closes it quietly.
-    for await (const raw of readJsonLines(stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array | string>)) {
+    for await (const raw of readJsonLines(
+      stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array | string>,
+    )) {
       if (!isWatchLine(raw)) {
-        options.logger.warn({ err: (await apiSchemas()).watchLineProblem(raw) }, 'watch line skipped: it is not a watch event');
+        options.logger.warn(
+          { err: (await apiSchemas()).watchLineProblem(raw) },
+          'watch line skipped: it is not a watch event',
+        );
         continue;
       }
       if (raw.type === 'ERROR') {
@@ -163,12 +195,24 @@ async function* readStream<T extends ApiObject>(loop: WatchLoop<T>, stream: Read
  * than disconnects and 410 (e.g. 403) end the iteration with the ApiError. An event whose
  * object is not of the watched kind is skipped with a warning naming the fields at fault.
  */
-export async function* resilientWatch<T extends ApiObject>(source: WatchSource<T>, options: ResilientWatchOptions): AsyncGenerator<WatchEvent<T>> {
+export async function* resilientWatch<T extends ApiObject>(
+  source: WatchSource<T>,
+  options: ResilientWatchOptions,
+): AsyncGenerator<WatchEvent<T>> {
   const ac = new AbortController();
   const onAbort = (): void => ac.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
-  const backoff = new BackoffSequence({ clock: options.clock, policy: { initialMs: options.reconnectDelayMs ?? 500, maxMs: options.maxReconnectDelayMs ?? 30_000 } });
-  const cursor: WatchCursor = { rv: options.resourceVersion, needList: options.resourceVersion === undefined };
+  const backoff = new BackoffSequence({
+    clock: options.clock,
+    policy: {
+      initialMs: options.reconnectDelayMs ?? 500,
+      maxMs: options.maxReconnectDelayMs ?? 30_000,
+    },
+  });
+  const cursor: WatchCursor = {
+    rv: options.resourceVersion,
+    needList: options.resourceVersion === undefined,
+  };
   const loop: WatchLoop<T> = { source, options, backoff, signal: ac.signal, cursor };
   try {
     while (!ac.signal.aborted) {

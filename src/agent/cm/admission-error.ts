@@ -2,7 +2,10 @@
 // SMTAlignmentError; any other error is UnexpectedAdmissionError, as admission.GetPodAdmitResult.
 
 export class AdmissionError extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -17,7 +20,12 @@ export interface ManagerAdmitResult {
 }
 
 export function admitResultOf(err: unknown): ManagerAdmitResult {
-  if (err instanceof AdmissionError) return { admit: false, reason: err.reason, message: err.message };
+  if (err instanceof AdmissionError)
+    return { admit: false, reason: err.reason, message: err.message };
   const msg = err instanceof Error ? err.message : String(err);
-  return { admit: false, reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${msg}, which is unexpected` };
+  return {
+    admit: false,
+    reason: 'UnexpectedAdmissionError',
+    message: `Allocate failed due to ${msg}, which is unexpected`,
+  };
 }

@@ -12,7 +12,12 @@ import { CpuManager } from './cpu-manager.js';
 import { CpuSet } from './cpuset.js';
 import { allCpus, readHostTopology, socketCount, type HostTopology } from './host-topology.js';
 import { MemoryManager } from './memory-manager.js';
-import { parseStaticPolicyOptions, parseTopologyPolicyOptions, type StaticPolicyOptions, type TopologyPolicyOptions } from './policy-options.js';
+import {
+  parseStaticPolicyOptions,
+  parseTopologyPolicyOptions,
+  type StaticPolicyOptions,
+  type TopologyPolicyOptions,
+} from './policy-options.js';
 import { ResourceManagers } from './resource-managers.js';
 import { reservedMemoryProblem } from './reserved-memory.js';
 import { TopologyManager } from './topology-manager.js';
@@ -20,8 +25,17 @@ import type { TopologyPolicyName } from './hint-merge.js';
 
 export type ManagersConfig = Pick<
   NodeAgentConfiguration,
-  | 'cpuManagerPolicy' | 'cpuManagerPolicyOptions' | 'reservedSystemCPUs' | 'systemReserved' | 'platReserved' | 'memoryManagerPolicy' | 'reservedMemory'
-  | 'topologyManagerPolicy' | 'topologyManagerScope' | 'topologyManagerPolicyOptions' | 'evictionHard'
+  | 'cpuManagerPolicy'
+  | 'cpuManagerPolicyOptions'
+  | 'reservedSystemCPUs'
+  | 'systemReserved'
+  | 'platReserved'
+  | 'memoryManagerPolicy'
+  | 'reservedMemory'
+  | 'topologyManagerPolicy'
+  | 'topologyManagerScope'
+  | 'topologyManagerPolicyOptions'
+  | 'evictionHard'
 >;
 
 export interface BuildManagersOptions {
@@ -44,18 +58,32 @@ function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
     try {
       return CpuSet.parse(c.reservedSystemCPUs);
     } catch (err) {
-      return fail('reservedSystemCPUs', '--reserved-cpus', `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${userMessage(err)}`);
+      return fail(
+        'reservedSystemCPUs',
+        '--reserved-cpus',
+        `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${userMessage(err)}`,
+      );
     }
   }
   const milli = (['systemReserved', 'platReserved'] as const).reduce((acc, k) => {
     const q = c[k]['cpu'];
     return acc + (q === undefined ? 0 : Math.round(parseQuantity(q).value * 1000));
   }, 0);
-  if (milli === 0) fail('cpuManagerPolicy', '--cpu-manager-policy', '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero');
+  if (milli === 0)
+    fail(
+      'cpuManagerPolicy',
+      '--cpu-manager-policy',
+      '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
+    );
   const n = Math.ceil(milli / 1000);
   const all = allCpus(topo);
   const reserved = takeByTopology(topo.cpus, all, Math.min(n, all.size));
-  if (reserved.size !== n) fail('cpuManagerPolicy', '--cpu-manager-policy', `new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of ${reserved.toString()} did not equal ${n})`);
+  if (reserved.size !== n)
+    fail(
+      'cpuManagerPolicy',
+      '--cpu-manager-policy',
+      `new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of ${reserved.toString()} did not equal ${n})`,
+    );
   return reserved;
 }
 
@@ -65,11 +93,25 @@ function staticOptions(o: BuildManagersOptions, topo: HostTopology): StaticPolic
   try {
     opts = parseStaticPolicyOptions(c.cpuManagerPolicyOptions, o.gateEnabled);
   } catch (err) {
-    return fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', `new static policy error: ${userMessage(err)}`);
+    return fail(
+      'cpuManagerPolicyOptions',
+      '--cpu-manager-policy-options',
+      `new static policy error: ${userMessage(err)}`,
+    );
   }
   if (opts.alignBySocket) {
-    if (c.topologyManagerPolicy === 'single-numa-node') fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', 'new static policy error: Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy option');
-    if (socketCount(topo) > topo.numaNodes.length) fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', 'new static policy error: Align by socket is not compatible with hardware where number of sockets are more than number of NUMA');
+    if (c.topologyManagerPolicy === 'single-numa-node')
+      fail(
+        'cpuManagerPolicyOptions',
+        '--cpu-manager-policy-options',
+        'new static policy error: Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy option',
+      );
+    if (socketCount(topo) > topo.numaNodes.length)
+      fail(
+        'cpuManagerPolicyOptions',
+        '--cpu-manager-policy-options',
+        'new static policy error: Align by socket is not compatible with hardware where number of sockets are more than number of NUMA',
+      );
   }
   return opts;
 }
@@ -79,10 +121,21 @@ function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyP
   try {
     opts = parseTopologyPolicyOptions(o.config.topologyManagerPolicyOptions, o.gateEnabled);
   } catch (err) {
-    return fail('topologyManagerPolicyOptions', '--topology-manager-policy-options', userMessage(err));
+    return fail(
+      'topologyManagerPolicyOptions',
+      '--topology-manager-policy-options',
+      userMessage(err),
+    );
   }
-  if (o.config.topologyManagerPolicy !== 'none' && topo.numaNodes.length > opts.maxAllowableNumaNodes) {
-    fail('topologyManagerPolicy', '--topology-manager-policy', `unsupported on machines with more than ${opts.maxAllowableNumaNodes} NUMA Nodes`);
+  if (
+    o.config.topologyManagerPolicy !== 'none' &&
+    topo.numaNodes.length > opts.maxAllowableNumaNodes
+  ) {
+    fail(
+      'topologyManagerPolicy',
+      '--topology-manager-policy',
+      `unsupported on machines with more than ${opts.maxAllowableNumaNodes} NUMA Nodes`,
+    );
   }
   return opts;
 }
@@ -92,11 +145,21 @@ function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<
   const out = new Map<number, Map<string, number>>();
   for (const r of c.reservedMemory) {
     if (!topo.numaNodes.some((n) => n.id === r.numaNode)) {
-      fail('reservedMemory', '--reserved-memory', `the reserved memory configuration references a NUMA node ${r.numaNode} that does not exist on this machine`);
+      fail(
+        'reservedMemory',
+        '--reserved-memory',
+        `the reserved memory configuration references a NUMA node ${r.numaNode} that does not exist on this machine`,
+      );
     }
-    out.set(r.numaNode, new Map(Object.entries(r.limits).map(([k, v]) => [k, Math.round(parseQuantity(v).value)])));
+    out.set(
+      r.numaNode,
+      new Map(Object.entries(r.limits).map(([k, v]) => [k, Math.round(parseQuantity(v).value)])),
+    );
   }
-  const problem = reservedMemoryProblem(c, topo.numaNodes.reduce((n, x) => n + x.memoryBytes, 0));
+  const problem = reservedMemoryProblem(
+    c,
+    topo.numaNodes.reduce((n, x) => n + x.memoryBytes, 0),
+  );
   if (problem !== undefined) fail('reservedMemory', '--reserved-memory', problem);
   return out;
 }
@@ -112,18 +175,43 @@ function startOrFail(what: 'cpu' | 'memory', start: () => void): void {
 
 export function buildResourceManagers(o: BuildManagersOptions): ResourceManagers {
   const c = o.config;
-  const topo = readHostTopology({ sysfsRoot: o.sysfsRoot ?? '/sys', cpuCount: osCpus().length, memoryBytes: totalmem() });
+  const topo = readHostTopology({
+    sysfsRoot: o.sysfsRoot ?? '/sys',
+    cpuCount: osCpus().length,
+    memoryBytes: totalmem(),
+  });
   const isStatic = c.cpuManagerPolicy === 'static';
   if (!isStatic && Object.keys(c.cpuManagerPolicyOptions).length > 0) {
-    const opts = Object.entries(c.cpuManagerPolicyOptions).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => `${k}:${v}`).join(' ');
-    fail('cpuManagerPolicyOptions', '--cpu-manager-policy-options', `new none policy error: None policy: received unsupported options=map[${opts}]`);
+    const opts = Object.entries(c.cpuManagerPolicyOptions)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ');
+    fail(
+      'cpuManagerPolicyOptions',
+      '--cpu-manager-policy-options',
+      `new none policy error: None policy: received unsupported options=map[${opts}]`,
+    );
   }
   const cpuOptions = isStatic ? staticOptions(o, topo) : parseStaticPolicyOptions({}, () => true);
-  const cpu = new CpuManager({ policy: isStatic ? 'static' : 'none', topology: topo, reserved: isStatic ? reservedCpus(c, topo) : new CpuSet(), options: cpuOptions, rootDir: o.rootDir, logger: o.logger.child({ part: 'cpumanager' }) });
+  const cpu = new CpuManager({
+    policy: isStatic ? 'static' : 'none',
+    topology: topo,
+    reserved: isStatic ? reservedCpus(c, topo) : new CpuSet(),
+    options: cpuOptions,
+    rootDir: o.rootDir,
+    logger: o.logger.child({ part: 'cpumanager' }),
+  });
   const memStatic = c.memoryManagerPolicy === 'Static';
-  const memory = new MemoryManager({ policy: memStatic ? 'Static' : 'None', topology: topo, reserved: memStatic ? reservedMemory(c, topo) : new Map(), rootDir: o.rootDir, logger: o.logger.child({ part: 'memorymanager' }) });
+  const memory = new MemoryManager({
+    policy: memStatic ? 'Static' : 'None',
+    topology: topo,
+    reserved: memStatic ? reservedMemory(c, topo) : new Map(),
+    rootDir: o.rootDir,
+    logger: o.logger.child({ part: 'memorymanager' }),
+  });
   const topoOptions = topologyOptions(o, topo);
-  const distance = (a: number, b: number): number => topo.numaNodes.find((n) => n.id === a)?.distances.get(b) ?? (a === b ? 10 : 20);
+  const distance = (a: number, b: number): number =>
+    topo.numaNodes.find((n) => n.id === a)?.distances.get(b) ?? (a === b ? 10 : 20);
   const topology = new TopologyManager({
     policy: c.topologyManagerPolicy as TopologyPolicyName,
     scope: c.topologyManagerScope === 'pod' ? 'pod' : 'container',
@@ -135,34 +223,88 @@ export function buildResourceManagers(o: BuildManagersOptions): ResourceManagers
   });
   startOrFail('cpu', () => cpu.start());
   startOrFail('memory', () => memory.start());
-  return new ResourceManagers({ cpu, memory, topology, notes: hostNotes(o, topo, cpuOptions), runtimeType: o.runtimeType, logger: o.logger });
+  return new ResourceManagers({
+    cpu,
+    memory,
+    topology,
+    notes: hostNotes(o, topo, cpuOptions),
+    runtimeType: o.runtimeType,
+    logger: o.logger,
+  });
 }
 
-const PROCESS = 'the process:// runtime runs containers as plain host processes, without cgroups (Node has no sched_setaffinity, so processes cannot be pinned like taskset does)';
+const PROCESS =
+  'the process:// runtime runs containers as plain host processes, without cgroups (Node has no sched_setaffinity, so processes cannot be pinned like taskset does)';
 
-function hostNotes(o: BuildManagersOptions, topo: HostTopology, opts: StaticPolicyOptions): HostNote[] {
+function hostNotes(
+  o: BuildManagersOptions,
+  topo: HostTopology,
+  opts: StaticPolicyOptions,
+): HostNote[] {
   const c = o.config;
   const notes: HostNote[] = [];
   const pinning = c.cpuManagerPolicy === 'static' || c.memoryManagerPolicy === 'Static';
   if (o.runtimeType === 'process' && pinning) {
-    notes.push({ option: c.cpuManagerPolicy === 'static' ? '--cpu-manager-policy=static' : '--memory-manager-policy=Static', reason: PROCESS, effect: 'CPUs and NUMA memory are assigned, recorded in the state files and checked at admission, but processes are not pinned to them' });
+    notes.push({
+      option:
+        c.cpuManagerPolicy === 'static'
+          ? '--cpu-manager-policy=static'
+          : '--memory-manager-policy=Static',
+      reason: PROCESS,
+      effect:
+        'CPUs and NUMA memory are assigned, recorded in the state files and checked at admission, but processes are not pinned to them',
+    });
   }
-  if (!topo.numaFromSysfs && (c.topologyManagerPolicy !== 'none' || c.memoryManagerPolicy === 'Static')) {
-    notes.push({ option: `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=${c.memoryManagerPolicy}`, reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)', effect: 'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns' });
+  if (
+    !topo.numaFromSysfs &&
+    (c.topologyManagerPolicy !== 'none' || c.memoryManagerPolicy === 'Static')
+  ) {
+    notes.push({
+      option: `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=${c.memoryManagerPolicy}`,
+      reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)',
+      effect:
+        'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns',
+    });
   }
-  const offline = c.cpuManagerPolicy === 'static' && c.reservedSystemCPUs !== '' ? CpuSet.parse(c.reservedSystemCPUs).difference(allCpus(topo)) : new CpuSet();
+  const offline =
+    c.cpuManagerPolicy === 'static' && c.reservedSystemCPUs !== ''
+      ? CpuSet.parse(c.reservedSystemCPUs).difference(allCpus(topo))
+      : new CpuSet();
   if (offline.size > 0) {
-    notes.push({ option: `--reserved-cpus=${c.reservedSystemCPUs}`, reason: `CPUs ${offline.toString()} are not online on this host`, effect: 'they reserve nothing; the other listed CPUs stay reserved' });
+    notes.push({
+      option: `--reserved-cpus=${c.reservedSystemCPUs}`,
+      reason: `CPUs ${offline.toString()} are not online on this host`,
+      effect: 'they reserve nothing; the other listed CPUs stay reserved',
+    });
   }
   if (c.cpuManagerPolicy === 'static' && topo.cpus.length <= 1) {
-    notes.push({ option: '--cpu-manager-policy=static', reason: 'this host has one CPU and the static policy keeps at least one CPU reserved', effect: 'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)' });
+    notes.push({
+      option: '--cpu-manager-policy=static',
+      reason: 'this host has one CPU and the static policy keeps at least one CPU reserved',
+      effect:
+        'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)',
+    });
   }
   const unimplemented: [boolean, string, string][] = [
-    [opts.distributeCpusAcrossCores, 'distribute-cpus-across-cores', 'CPUs are packed onto whole cores'],
-    [opts.preferAlignByUncoreCache, 'prefer-align-cpus-by-uncorecache', 'the uncore cache is not read from sysfs; CPUs are packed by socket and core'],
+    [
+      opts.distributeCpusAcrossCores,
+      'distribute-cpus-across-cores',
+      'CPUs are packed onto whole cores',
+    ],
+    [
+      opts.preferAlignByUncoreCache,
+      'prefer-align-cpus-by-uncorecache',
+      'the uncore cache is not read from sysfs; CPUs are packed by socket and core',
+    ],
   ];
   for (const [on, name, effect] of unimplemented) {
-    if (on) notes.push({ option: `--cpu-manager-policy-options=${name}`, reason: 'this version validates the option as the reference does but does not implement its placement', effect });
+    if (on)
+      notes.push({
+        option: `--cpu-manager-policy-options=${name}`,
+        reason:
+          'this version validates the option as the reference does but does not implement its placement',
+        effect,
+      });
   }
   return notes;
 }

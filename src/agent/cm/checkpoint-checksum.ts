@@ -9,7 +9,11 @@
 export type SpewValue =
   | { kind: 'string'; type: string; value: string }
   | { kind: 'number'; type: string; value: number | bigint }
-  | { kind: 'map'; type: string; entries: readonly (readonly [string | number, SpewValue])[] | null }
+  | {
+      kind: 'map';
+      type: string;
+      entries: readonly (readonly [string | number, SpewValue])[] | null;
+    }
   | { kind: 'slice'; type: string; items: readonly SpewValue[] | null }
   | { kind: 'struct'; type: string; fields: readonly (readonly [string, SpewValue])[] }
   | { kind: 'ptr'; value: SpewValue };
@@ -18,7 +22,9 @@ function typeOf(v: SpewValue): string {
   return v.kind === 'ptr' ? `*${typeOf(v.value)}` : v.type;
 }
 
-function sortedEntries(entries: readonly (readonly [string | number, SpewValue])[]): (readonly [string | number, SpewValue])[] {
+function sortedEntries(
+  entries: readonly (readonly [string | number, SpewValue])[],
+): (readonly [string | number, SpewValue])[] {
   return [...entries].sort(([a], [b]) => {
     if (typeof a === 'number' && typeof b === 'number') return a - b;
     const x = String(a);
@@ -35,7 +41,9 @@ function body(v: Exclude<SpewValue, { kind: 'ptr' }>): string {
       return String(v.value);
     case 'map':
       if (v.entries === null) return '<nil>';
-      return `map[${sortedEntries(v.entries).map(([k, val]) => `${String(k)}:${spew(val, true)}`).join(' ')}]`;
+      return `map[${sortedEntries(v.entries)
+        .map(([k, val]) => `${String(k)}:${spew(val, true)}`)
+        .join(' ')}]`;
     case 'slice':
       if (v.items === null) return '<nil>';
       return `[${v.items.map((i) => spew(i, true)).join(' ')}]`;

@@ -4,12 +4,20 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../../common/log/types.js';
 import { writeFileAtomic } from '../../common/util/atomic-file.js';
-import { DEFAULT_PARSE_LIMITS, parseJsonBounded, type ParseLimits } from '../../common/util/bounded-parse.js';
+import {
+  DEFAULT_PARSE_LIMITS,
+  parseJsonBounded,
+  type ParseLimits,
+} from '../../common/util/bounded-parse.js';
 import { userMessage } from '../../common/util/errors.js';
 import { errnoCode } from '../../common/util/errno.js';
 
 /** A checkpoint is at most 6 levels deep (memory_manager_state) and holds an entry per container. */
-export const CHECKPOINT_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxDepth: 8, maxStringLength: 64 * 1024 };
+export const CHECKPOINT_LIMITS: ParseLimits = {
+  ...DEFAULT_PARSE_LIMITS,
+  maxDepth: 8,
+  maxStringLength: 64 * 1024,
+};
 
 /** The file's JSON value; undefined when there is no file. Throws with the parse problem. */
 export function readCheckpoint(path: string): unknown {
@@ -30,9 +38,14 @@ export class CheckpointWriter {
 
   /** Queues a write of `text`; a failure is logged (the next change writes again). */
   write(text: string): void {
-    this.chain = this.chain.then(() => writeFileAtomic(this.o.path, text, { mode: 0o600 })).catch((err: unknown) => {
-      this.o.logger.error({ file: this.o.path, err: userMessage(err) }, 'could not write the resource manager checkpoint; the next change writes it again');
-    });
+    this.chain = this.chain
+      .then(() => writeFileAtomic(this.o.path, text, { mode: 0o600 }))
+      .catch((err: unknown) => {
+        this.o.logger.error(
+          { file: this.o.path, err: userMessage(err) },
+          'could not write the resource manager checkpoint; the next change writes it again',
+        );
+      });
   }
 
   /** Resolves when every queued write has landed. */

@@ -6,7 +6,9 @@ import { CpuSet } from './cpuset.js';
 
 export class NotEnoughCpusError extends Error {
   constructor(requested: number, available: number) {
-    super(`not enough cpus available to satisfy request: requested=${requested}, available=${available}`);
+    super(
+      `not enough cpus available to satisfy request: requested=${requested}, available=${available}`,
+    );
   }
 }
 
@@ -17,8 +19,14 @@ function groupBy(cpus: readonly CpuInfo[], key: (c: CpuInfo) => number): Map<num
 }
 
 /** Groups (sockets or cores) all of whose CPUs are available, lowest id first. */
-function freeGroups(all: readonly CpuInfo[], available: CpuSet, key: (c: CpuInfo) => number): CpuInfo[][] {
-  return [...groupBy(all, key).values()].filter((g) => g.every((c) => available.has(c.id))).sort((a, b) => (a[0]?.id ?? 0) - (b[0]?.id ?? 0));
+function freeGroups(
+  all: readonly CpuInfo[],
+  available: CpuSet,
+  key: (c: CpuInfo) => number,
+): CpuInfo[][] {
+  return [...groupBy(all, key).values()]
+    .filter((g) => g.every((c) => available.has(c.id)))
+    .sort((a, b) => (a[0]?.id ?? 0) - (b[0]?.id ?? 0));
 }
 
 export interface TakeOptions {
@@ -26,7 +34,12 @@ export interface TakeOptions {
   wholeCoresOnly?: boolean;
 }
 
-export function takeByTopology(all: readonly CpuInfo[], available: CpuSet, count: number, o: TakeOptions = {}): CpuSet {
+export function takeByTopology(
+  all: readonly CpuInfo[],
+  available: CpuSet,
+  count: number,
+  o: TakeOptions = {},
+): CpuSet {
   if (count === 0) return new CpuSet();
   if (available.size < count) throw new NotEnoughCpusError(count, available.size);
   const taken: number[] = [];
@@ -37,12 +50,22 @@ export function takeByTopology(all: readonly CpuInfo[], available: CpuSet, count
   };
   for (const key of [(c: CpuInfo) => c.socket, (c: CpuInfo) => c.core]) {
     for (const g of freeGroups(all, free, key)) {
-      if (count - taken.length >= g.length && g.every((c) => free.has(c.id))) take(g.map((c) => c.id));
+      if (count - taken.length >= g.length && g.every((c) => free.has(c.id)))
+        take(g.map((c) => c.id));
     }
   }
-  if (taken.length < count && o.wholeCoresOnly === true) throw new NotEnoughCpusError(count, available.size);
-  const freeIn = (key: (c: CpuInfo) => number, c: CpuInfo): number => all.filter((x) => key(x) === key(c) && free.has(x.id)).length;
-  const rest = all.filter((c) => free.has(c.id)).sort((a, b) => freeIn((x) => x.core, a) - freeIn((x) => x.core, b) || freeIn((x) => x.socket, a) - freeIn((x) => x.socket, b) || a.id - b.id);
+  if (taken.length < count && o.wholeCoresOnly === true)
+    throw new NotEnoughCpusError(count, available.size);
+  const freeIn = (key: (c: CpuInfo) => number, c: CpuInfo): number =>
+    all.filter((x) => key(x) === key(c) && free.has(x.id)).length;
+  const rest = all
+    .filter((c) => free.has(c.id))
+    .sort(
+      (a, b) =>
+        freeIn((x) => x.core, a) - freeIn((x) => x.core, b) ||
+        freeIn((x) => x.socket, a) - freeIn((x) => x.socket, b) ||
+        a.id - b.id,
+    );
   take(rest.slice(0, count - taken.length).map((c) => c.id));
   if (taken.length < count) throw new NotEnoughCpusError(count, available.size);
   return new CpuSet(taken);

@@ -8,7 +8,13 @@ import type { Container, Pod } from '../pod/types.js';
 import { takeByTopology } from './cpu-assignment.js';
 import { CpuSet } from './cpuset.js';
 import { CheckpointWriter, readCheckpoint } from './checkpoint-file.js';
-import { CPU_MANAGER_STATE_FILE, decodeCpuState, encodeCpuState, restoreError, type CpuState } from './cpu-state.js';
+import {
+  CPU_MANAGER_STATE_FILE,
+  decodeCpuState,
+  encodeCpuState,
+  restoreError,
+  type CpuState,
+} from './cpu-state.js';
 import { allCpus, cpusPerCore, socketCount, type HostTopology } from './host-topology.js';
 import { allMasks, type NumaMask, type TopologyHint } from './numa-mask.js';
 import type { StaticPolicyOptions } from './policy-options.js';
@@ -46,9 +52,16 @@ export class CpuManager {
     let value: unknown;
     try {
       value = readCheckpoint(this.statePath);
-      if (value !== undefined) this.state = decodeCpuState(value, this.o.policy, Math.max(0, ...allCpus(this.o.topology).list()));
+      if (value !== undefined)
+        this.state = decodeCpuState(
+          value,
+          this.o.policy,
+          Math.max(0, ...allCpus(this.o.topology).list()),
+        );
     } catch (err) {
-      throw new Error(restoreError(err instanceof Error ? err.message : String(err), this.statePath));
+      throw new Error(
+        restoreError(err instanceof Error ? err.message : String(err), this.statePath),
+      );
     }
     if (this.o.policy === 'static') this.validateState();
     this.save();
@@ -70,18 +83,29 @@ export class CpuManager {
     }
     const reserved = this.o.reserved;
     if (this.o.options.strictCpuReservation) {
-      if (reserved.intersection(s.defaultCpuSet).size > 0) throw new Error(`some of strictly reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`);
+      if (reserved.intersection(s.defaultCpuSet).size > 0)
+        throw new Error(
+          `some of strictly reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`,
+        );
     } else if (!reserved.intersection(s.defaultCpuSet).equals(reserved)) {
-      throw new Error(`not all reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`);
+      throw new Error(
+        `not all reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`,
+      );
     }
     let known = s.defaultCpuSet;
     for (const [pod, row] of s.entries) {
       for (const [name, cset] of row) {
-        if (s.defaultCpuSet.intersection(cset).size > 0) throw new Error(`pod: ${pod}, container: ${name} cpuset: "${cset.toString()}" overlaps with default cpuset "${s.defaultCpuSet.toString()}"`);
+        if (s.defaultCpuSet.intersection(cset).size > 0)
+          throw new Error(
+            `pod: ${pod}, container: ${name} cpuset: "${cset.toString()}" overlaps with default cpuset "${s.defaultCpuSet.toString()}"`,
+          );
         known = known.union(cset);
       }
     }
-    if (!known.equals(all)) throw new Error(`current set of available CPUs "${all.toString()}" doesn't match with CPUs in state "${known.toString()}"`);
+    if (!known.equals(all))
+      throw new Error(
+        `current set of available CPUs "${all.toString()}" doesn't match with CPUs in state "${known.toString()}"`,
+      );
   }
 
   private save(): void {
@@ -126,21 +150,30 @@ export class CpuManager {
       if (onMask.intersection(available.union(reusable)).size < request) continue;
       found.push(mask);
     }
-    return found.map((affinity) => ({ affinity, preferred: affinity.length === minSize || (this.o.options.alignBySocket && this.socketAligned(affinity, minSize)) }));
+    return found.map((affinity) => ({
+      affinity,
+      preferred:
+        affinity.length === minSize ||
+        (this.o.options.alignBySocket && this.socketAligned(affinity, minSize)),
+    }));
   }
 
   /** align-by-socket: a hint spanning no more sockets than the narrowest possible one needs. */
   private socketAligned(mask: NumaMask, minSize: number): boolean {
     const perSocket = Math.floor(this.o.topology.numaNodes.length / socketCount(this.o.topology));
     if (perSocket === 0) return false;
-    const sockets = new Set(this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket));
+    const sockets = new Set(
+      this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket),
+    );
     return sockets.size === Math.ceil(minSize / perSocket);
   }
 
   /** The CPUs a hint aligns to: its NUMA nodes, or with align-by-socket their whole sockets. */
   private alignedCpus(mask: NumaMask): CpuSet {
     if (!this.o.options.alignBySocket) return this.cpusOn(mask);
-    const sockets = new Set(this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket));
+    const sockets = new Set(
+      this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.socket),
+    );
     return new CpuSet(this.o.topology.cpus.filter((c) => sockets.has(c.socket)).map((c) => c.id));
   }
 
@@ -150,8 +183,15 @@ export class CpuManager {
     const request = guaranteedCpus(pod, c);
     if (request === 0) return null;
     const have = this.assigned(pod.metadata.uid, c.name);
-    if (have !== undefined) return { cpu: have.size === request ? this.hintsFor(have, new CpuSet(), request) : [] };
-    return { cpu: this.hintsFor(this.assignable(), this.reuse.get(pod.metadata.uid) ?? new CpuSet(), request) };
+    if (have !== undefined)
+      return { cpu: have.size === request ? this.hintsFor(have, new CpuSet(), request) : [] };
+    return {
+      cpu: this.hintsFor(
+        this.assignable(),
+        this.reuse.get(pod.metadata.uid) ?? new CpuSet(),
+        request,
+      ),
+    };
   }
 
   podHints(pod: Pod): Record<string, TopologyHint[] | null> | null {
@@ -159,8 +199,10 @@ export class CpuManager {
     const request = podGuaranteedCpus(pod);
     if (request === 0) return null;
     let have = new CpuSet();
-    for (const cset of this.state.entries.get(pod.metadata.uid)?.values() ?? []) have = have.union(cset);
-    if (have.size > 0) return { cpu: have.size === request ? this.hintsFor(have, new CpuSet(), request) : [] };
+    for (const cset of this.state.entries.get(pod.metadata.uid)?.values() ?? [])
+      have = have.union(cset);
+    if (have.size > 0)
+      return { cpu: have.size === request ? this.hintsFor(have, new CpuSet(), request) : [] };
     return { cpu: this.hintsFor(this.assignable(), new CpuSet(), request) };
   }
 
@@ -182,30 +224,52 @@ export class CpuManager {
     row.set(c.name, cpus);
     this.state.entries.set(uid, row);
     this.updateReuse(pod, c, cpus);
-    this.o.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: c.name, cpus: cpus.toString() }, 'exclusive CPUs assigned');
+    this.o.logger.info(
+      {
+        pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+        container: c.name,
+        cpus: cpus.toString(),
+      },
+      'exclusive CPUs assigned',
+    );
     this.save();
   }
 
   private checkSmt(request: number): void {
     const perCore = cpusPerCore(this.o.topology);
-    if (request % perCore !== 0) throw new AdmissionError('SMTAlignmentError', `SMT Alignment Error: requested ${request} cpus not multiple cpus per core = ${perCore}`);
+    if (request % perCore !== 0)
+      throw new AdmissionError(
+        'SMTAlignmentError',
+        `SMT Alignment Error: requested ${request} cpus not multiple cpus per core = ${perCore}`,
+      );
     const free = this.assignable();
-    const blocked = new Set(this.o.topology.cpus.filter((x) => this.o.reserved.has(x.id)).map((x) => x.core));
-    const physical = this.o.topology.cpus.filter((x) => free.has(x.id) && !blocked.has(x.core)).length;
-    if (request > physical) throw new AdmissionError('SMTAlignmentError', `SMT Alignment Error: not enough free physical CPUs: available physical CPUs = ${physical}, requested CPUs = ${request}, CPUs per core = ${perCore}`);
+    const blocked = new Set(
+      this.o.topology.cpus.filter((x) => this.o.reserved.has(x.id)).map((x) => x.core),
+    );
+    const physical = this.o.topology.cpus.filter(
+      (x) => free.has(x.id) && !blocked.has(x.core),
+    ).length;
+    if (request > physical)
+      throw new AdmissionError(
+        'SMTAlignmentError',
+        `SMT Alignment Error: not enough free physical CPUs: available physical CPUs = ${physical}, requested CPUs = ${request}, CPUs per core = ${perCore}`,
+      );
   }
 
   private pick(request: number, affinity: NumaMask | null, reusable: CpuSet): CpuSet {
     const available = this.assignable().union(reusable);
     const take = { wholeCoresOnly: this.o.options.fullPhysicalCpusOnly };
     const cpus = this.o.topology.cpus;
-    if (this.o.options.distributeCpusAcrossNuma && affinity !== null && affinity.length > 1) return this.distribute(request, affinity, available);
+    if (this.o.options.distributeCpusAcrossNuma && affinity !== null && affinity.length > 1)
+      return this.distribute(request, affinity, available);
     let result = new CpuSet();
     if (affinity !== null) {
       const aligned = available.intersection(this.alignedCpus(affinity));
       result = takeByTopology(cpus, aligned, Math.min(request, aligned.size), take);
     }
-    return result.union(takeByTopology(cpus, available.difference(result), request - result.size, take));
+    return result.union(
+      takeByTopology(cpus, available.difference(result), request - result.size, take),
+    );
   }
 
   /** distribute-cpus-across-numa: as even a split over the hint's NUMA nodes as their free CPUs allow. */
@@ -216,7 +280,9 @@ export class CpuManager {
       const here = available.intersection(this.cpusOn([node])).difference(result);
       result = result.union(takeByTopology(this.o.topology.cpus, here, Math.min(share, here.size)));
     });
-    return result.union(takeByTopology(this.o.topology.cpus, available.difference(result), request - result.size));
+    return result.union(
+      takeByTopology(this.o.topology.cpus, available.difference(result), request - result.size),
+    );
   }
 
   private updateReuse(pod: Pod, c: Container, cpus: CpuSet): void {
@@ -234,7 +300,10 @@ export class CpuManager {
     for (const cset of row.values()) released = released.union(cset);
     this.state.entries.delete(podUid);
     this.state.defaultCpuSet = this.state.defaultCpuSet.union(released);
-    this.o.logger.info({ podUid, cpus: released.toString() }, 'exclusive CPUs released to the shared pool');
+    this.o.logger.info(
+      { podUid, cpus: released.toString() },
+      'exclusive CPUs released to the shared pool',
+    );
     this.save();
   }
 

@@ -17,14 +17,23 @@ function entriesObject(s: CpuState): Record<string, Record<string, string>> {
   for (const pod of [...s.entries.keys()].sort()) {
     const containers = s.entries.get(pod) ?? new Map<string, CpuSet>();
     const row: Record<string, string> = {};
-    for (const name of [...containers.keys()].sort()) row[name] = containers.get(name)?.toString() ?? '';
+    for (const name of [...containers.keys()].sort())
+      row[name] = containers.get(name)?.toString() ?? '';
     out[pod] = row;
   }
   return out;
 }
 
-function spewOf(policyName: string, defaultCpuSet: string, entries: Record<string, Record<string, string>>): SpewValue {
-  const inner = (row: Record<string, string>): SpewValue => ({ kind: 'map', type: 'map[string]string', entries: Object.entries(row).map(([k, v]) => [k, str('string', v)] as const) });
+function spewOf(
+  policyName: string,
+  defaultCpuSet: string,
+  entries: Record<string, Record<string, string>>,
+): SpewValue {
+  const inner = (row: Record<string, string>): SpewValue => ({
+    kind: 'map',
+    type: 'map[string]string',
+    entries: Object.entries(row).map(([k, v]) => [k, str('string', v)] as const),
+  });
   return {
     kind: 'ptr',
     value: {
@@ -33,7 +42,14 @@ function spewOf(policyName: string, defaultCpuSet: string, entries: Record<strin
       fields: [
         ['PolicyName', str('string', policyName)],
         ['DefaultCPUSet', str('string', defaultCpuSet)],
-        ['Entries', { kind: 'map', type: 'map[string]map[string]string', entries: Object.entries(entries).map(([k, v]) => [k, inner(v)] as const) }],
+        [
+          'Entries',
+          {
+            kind: 'map',
+            type: 'map[string]map[string]string',
+            entries: Object.entries(entries).map(([k, v]) => [k, inner(v)] as const),
+          },
+        ],
         ['Checksum', num('checksum.Checksum', 0)],
       ],
     },
@@ -44,7 +60,12 @@ function spewOf(policyName: string, defaultCpuSet: string, entries: Record<strin
 export function encodeCpuState(s: CpuState): string {
   const entries = entriesObject(s);
   const checksum = checkpointChecksum(spewOf(s.policyName, s.defaultCpuSet.toString(), entries));
-  return JSON.stringify({ policyName: s.policyName, defaultCpuSet: s.defaultCpuSet.toString(), ...(Object.keys(entries).length > 0 ? { entries } : {}), checksum });
+  return JSON.stringify({
+    policyName: s.policyName,
+    defaultCpuSet: s.defaultCpuSet.toString(),
+    ...(Object.keys(entries).length > 0 ? { entries } : {}),
+    checksum,
+  });
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -63,21 +84,52 @@ function isEntriesMap(v: unknown): v is Record<string, Record<string, string>> {
  * The state in a checkpoint's JSON value. Throws with the reference's reason (its restore errors:
  * a corrupt checksum, a configured policy that differs, a cpuset that does not parse).
  */
-export function decodeCpuState(value: unknown, configuredPolicy: string, maxCpuId?: number): CpuState {
+export function decodeCpuState(
+  value: unknown,
+  configuredPolicy: string,
+  maxCpuId?: number,
+): CpuState {
   if (!isObject(value)) throw new Error('checkpoint is not a JSON object');
   const v = value;
   const policyName = typeof v['policyName'] === 'string' ? v['policyName'] : '';
   const defaultText = typeof v['defaultCpuSet'] === 'string' ? v['defaultCpuSet'] : '';
   const entries = v['entries'] ?? {};
-  if (!isEntriesMap(entries)) throw new Error('checkpoint entries are not a map of pod UID to container name to cpuset');
+  if (!isEntriesMap(entries))
+    throw new Error('checkpoint entries are not a map of pod UID to container name to cpuset');
   const checksum = v['checksum'];
-  if (typeof checksum !== 'number' && checksum !== undefined) throw new Error('checkpoint checksum is not a number');
-  if (checksum !== undefined && checksum !== 0 && checksum !== checkpointChecksum(spewOf(policyName, defaultText, entries))) throw new Error('checkpoint is corrupted');
-  if (policyName !== configuredPolicy) throw new Error(`configured policy "${configuredPolicy}" differs from state checkpoint policy "${policyName}"`);
-  const state: CpuState = { policyName, defaultCpuSet: parseOr(defaultText, maxCpuId, () => `could not parse default cpu set "${short(defaultText)}"`), entries: new Map() };
+  if (typeof checksum !== 'number' && checksum !== undefined)
+    throw new Error('checkpoint checksum is not a number');
+  if (
+    checksum !== undefined &&
+    checksum !== 0 &&
+    checksum !== checkpointChecksum(spewOf(policyName, defaultText, entries))
+  )
+    throw new Error('checkpoint is corrupted');
+  if (policyName !== configuredPolicy)
+    throw new Error(
+      `configured policy "${configuredPolicy}" differs from state checkpoint policy "${policyName}"`,
+    );
+  const state: CpuState = {
+    policyName,
+    defaultCpuSet: parseOr(
+      defaultText,
+      maxCpuId,
+      () => `could not parse default cpu set "${short(defaultText)}"`,
+    ),
+    entries: new Map(),
+  };
   for (const [pod, row] of Object.entries(entries)) {
     const m = new Map<string, CpuSet>();
-    for (const [name, text] of Object.entries(row)) m.set(name, parseOr(text, maxCpuId, () => `could not parse cpuset "${short(text)}" for container "${short(name)}" in pod "${short(pod)}"`));
+    for (const [name, text] of Object.entries(row))
+      m.set(
+        name,
+        parseOr(
+          text,
+          maxCpuId,
+          () =>
+            `could not parse cpuset "${short(text)}" for container "${short(name)}" in pod "${short(pod)}"`,
+        ),
+      );
     state.entries.set(pod, m);
   }
   return state;

@@ -2,7 +2,13 @@
 // every permutation of one hint per resource is ANDed; the best merged hint is preferred over
 // not, then the narrowest (or, with prefer-closest-numa-nodes, the one of least average
 // distance among equally wide ones). single-numa-node keeps only single-node hints.
-import { isNarrowerThan, maskAnd, masksEqual, type NumaMask, type TopologyHint } from './numa-mask.js';
+import {
+  isNarrowerThan,
+  maskAnd,
+  masksEqual,
+  type NumaMask,
+  type TopologyHint,
+} from './numa-mask.js';
 
 export type TopologyPolicyName = 'none' | 'best-effort' | 'restricted' | 'single-numa-node';
 
@@ -33,7 +39,11 @@ export function filterProvidersHints(providers: readonly ProviderHints[]): Topol
   return out;
 }
 
-function permutations(lists: readonly TopologyHint[][], visit: (p: TopologyHint[]) => void, acc: TopologyHint[] = []): void {
+function permutations(
+  lists: readonly TopologyHint[][],
+  visit: (p: TopologyHint[]) => void,
+  acc: TopologyHint[] = [],
+): void {
   if (acc.length === lists.length) {
     visit(acc);
     return;
@@ -44,14 +54,19 @@ function permutations(lists: readonly TopologyHint[][], visit: (p: TopologyHint[
 function averageDistance(mask: NumaMask, distance: MergeOptions['distance']): number {
   let sum = 0;
   let n = 0;
-  for (const a of mask) for (const b of mask) {
-    sum += distance(a, b);
-    n += 1;
-  }
+  for (const a of mask)
+    for (const b of mask) {
+      sum += distance(a, b);
+      n += 1;
+    }
   return n === 0 ? 0 : sum / n;
 }
 
-function better(o: MergeOptions, current: TopologyHint | undefined, cand: TopologyHint): TopologyHint | undefined {
+function better(
+  o: MergeOptions,
+  current: TopologyHint | undefined,
+  cand: TopologyHint,
+): TopologyHint | undefined {
   const ca = cand.affinity ?? [];
   if (ca.length === 0) return current;
   if (current === undefined) return cand;
@@ -66,10 +81,15 @@ function better(o: MergeOptions, current: TopologyHint | undefined, cand: Topolo
 }
 
 /** The policy's Merge: the best hint and whether the pod may be admitted with it. */
-export function mergeHints(o: MergeOptions, providers: readonly ProviderHints[]): { hint: TopologyHint; admit: boolean } {
+export function mergeHints(
+  o: MergeOptions,
+  providers: readonly ProviderHints[],
+): { hint: TopologyHint; admit: boolean } {
   let lists = filterProvidersHints(providers);
   if (o.policy === 'single-numa-node') {
-    lists = lists.map((l) => l.filter((h) => h.preferred && (h.affinity === null || h.affinity.length === 1)));
+    lists = lists.map((l) =>
+      l.filter((h) => h.preferred && (h.affinity === null || h.affinity.length === 1)),
+    );
   }
   const all = [...o.numaNodes].sort((a, b) => a - b);
   let best: TopologyHint | undefined;
@@ -79,8 +99,8 @@ export function mergeHints(o: MergeOptions, providers: readonly ProviderHints[])
     best = better(o, best, { affinity, preferred: perm.every((h) => h.preferred) });
   });
   let hint: TopologyHint = best ?? { affinity: all, preferred: false };
-  if (o.policy === 'single-numa-node' && hint.affinity !== null && masksEqual(hint.affinity, all)) hint = { affinity: null, preferred: hint.preferred };
+  if (o.policy === 'single-numa-node' && hint.affinity !== null && masksEqual(hint.affinity, all))
+    hint = { affinity: null, preferred: hint.preferred };
   const admit = o.policy === 'best-effort' || o.policy === 'none' ? true : hint.preferred;
   return { hint, admit };
 }
-

@@ -49,7 +49,11 @@ function readInt(path: string, fallback: number): number {
 
 function listDir(path: string, re: RegExp): number[] {
   try {
-    return readdirSync(path).map((n) => re.exec(n)?.[1]).filter((x): x is string => x !== undefined).map(Number).sort((a, b) => a - b);
+    return readdirSync(path)
+      .map((n) => re.exec(n)?.[1])
+      .filter((x): x is string => x !== undefined)
+      .map(Number)
+      .sort((a, b) => a - b);
   } catch {
     return [];
   }
@@ -63,24 +67,31 @@ function onlineCpus(root: string, fallbackCount: number): CpuSet {
     // fall through to the directory listing
   }
   const listed = listDir(join(root, 'devices/system/cpu'), /^cpu(\d+)$/);
-  return new CpuSet(listed.length > 0 ? listed : Array.from({ length: fallbackCount }, (_, i) => i));
+  return new CpuSet(
+    listed.length > 0 ? listed : Array.from({ length: fallbackCount }, (_, i) => i),
+  );
 }
 
 /** "Node 0 MemTotal:  16318412 kB" → bytes. */
 function nodeMemory(root: string, id: number): number {
-  const m = /MemTotal:\s+(\d+)\s*kB/.exec(readSmall(join(root, `devices/system/node/node${id}/meminfo`)) ?? '');
+  const m = /MemTotal:\s+(\d+)\s*kB/.exec(
+    readSmall(join(root, `devices/system/node/node${id}/meminfo`)) ?? '',
+  );
   return m?.[1] !== undefined ? Number(m[1]) * 1024 : 0;
 }
 
 function nodeHugepages(root: string, id: number): Map<number, number> {
   const dir = join(root, `devices/system/node/node${id}/hugepages`);
   const out = new Map<number, number>();
-  for (const kb of listDir(dir, /^hugepages-(\d+)kB$/)) out.set(kb * 1024, readInt(join(dir, `hugepages-${kb}kB/nr_hugepages`), 0));
+  for (const kb of listDir(dir, /^hugepages-(\d+)kB$/))
+    out.set(kb * 1024, readInt(join(dir, `hugepages-${kb}kB/nr_hugepages`), 0));
   return out;
 }
 
 function nodeDistances(root: string, id: number, ids: readonly number[]): Map<number, number> {
-  const fields = (readSmall(join(root, `devices/system/node/node${id}/distance`)) ?? '').trim().split(/\s+/);
+  const fields = (readSmall(join(root, `devices/system/node/node${id}/distance`)) ?? '')
+    .trim()
+    .split(/\s+/);
   const out = new Map<number, number>();
   if (fields.length !== ids.length) return out;
   ids.forEach((other, i) => {
@@ -105,15 +116,30 @@ export function readHostTopology(o: ReadTopologyOptions): HostTopology {
   const numaNodes: NumaNode[] = nodeIds.map((id) => {
     let cpus: CpuSet;
     try {
-      cpus = CpuSet.parse(readSmall(join(o.sysfsRoot, `devices/system/node/node${id}/cpulist`)) ?? '').intersection(online);
+      cpus = CpuSet.parse(
+        readSmall(join(o.sysfsRoot, `devices/system/node/node${id}/cpulist`)) ?? '',
+      ).intersection(online);
     } catch {
       cpus = new CpuSet();
     }
     for (const c of cpus.list()) numaOf.set(c, id);
-    return { id, cpus, memoryBytes: nodeMemory(o.sysfsRoot, id), hugepages: nodeHugepages(o.sysfsRoot, id), distances: nodeDistances(o.sysfsRoot, id, nodeIds) };
+    return {
+      id,
+      cpus,
+      memoryBytes: nodeMemory(o.sysfsRoot, id),
+      hugepages: nodeHugepages(o.sysfsRoot, id),
+      distances: nodeDistances(o.sysfsRoot, id, nodeIds),
+    };
   });
   const numaFromSysfs = numaNodes.length > 0;
-  if (!numaFromSysfs) numaNodes.push({ id: 0, cpus: online, memoryBytes: o.memoryBytes, hugepages: new Map(), distances: new Map([[0, 10]]) });
+  if (!numaFromSysfs)
+    numaNodes.push({
+      id: 0,
+      cpus: online,
+      memoryBytes: o.memoryBytes,
+      hugepages: new Map(),
+      distances: new Map([[0, 10]]),
+    });
   const cpus = online.list().map((id) => {
     const topo = join(o.sysfsRoot, `devices/system/cpu/cpu${id}/topology`);
     const socket = readInt(join(topo, 'physical_package_id'), 0);

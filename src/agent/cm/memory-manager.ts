@@ -8,7 +8,15 @@ import type { Logger } from '../../common/log/types.js';
 import type { Container, Pod } from '../pod/types.js';
 import { CheckpointWriter, readCheckpoint } from './checkpoint-file.js';
 import type { HostTopology } from './host-topology.js';
-import { decodeMemoryState, encodeMemoryState, MEMORY_MANAGER_STATE_FILE, memoryRestoreError, type MemoryBlock, type MemoryState, type NumaNodeState } from './memory-state.js';
+import {
+  decodeMemoryState,
+  encodeMemoryState,
+  MEMORY_MANAGER_STATE_FILE,
+  memoryRestoreError,
+  type MemoryBlock,
+  type MemoryState,
+  type NumaNodeState,
+} from './memory-state.js';
 import { allMasks, isNarrowerThan, type NumaMask, type TopologyHint } from './numa-mask.js';
 import { memoryRequests, podMemoryRequests } from './requests.js';
 import { machineStateOf, releaseBlocks, reserveOn } from './memory-table.js';
@@ -40,7 +48,9 @@ export class MemoryManager {
       const value = readCheckpoint(this.statePath);
       if (value !== undefined) this.state = decodeMemoryState(value, this.o.policy);
     } catch (err) {
-      throw new Error(memoryRestoreError(err instanceof Error ? err.message : String(err), this.statePath));
+      throw new Error(
+        memoryRestoreError(err instanceof Error ? err.message : String(err), this.statePath),
+      );
     }
     if (this.o.policy === 'Static') this.validateState();
     this.save();
@@ -50,12 +60,18 @@ export class MemoryManager {
   private validateState(): void {
     const fresh = machineStateOf(this.o.topology, this.o.reserved);
     if (this.state.machineState.size === 0) {
-      if (this.state.entries.size > 0) throw new Error('[memorymanager] machine state can not be empty when it has memory assignments');
+      if (this.state.entries.size > 0)
+        throw new Error(
+          '[memorymanager] machine state can not be empty when it has memory assignments',
+        );
       this.state.machineState = fresh;
       return;
     }
-    for (const row of this.state.entries.values()) for (const blocks of row.values()) for (const b of blocks) reserveOn(fresh, b.numaAffinity, b.type, b.size);
-    if (!sameAccounting(fresh, this.state.machineState)) throw new Error('[memorymanager] the expected machine state is different from the real one');
+    for (const row of this.state.entries.values())
+      for (const blocks of row.values())
+        for (const b of blocks) reserveOn(fresh, b.numaAffinity, b.type, b.size);
+    if (!sameAccounting(fresh, this.state.machineState))
+      throw new Error('[memorymanager] the expected machine state is different from the real one');
   }
 
   private save(): void {
@@ -106,12 +122,19 @@ export class MemoryManager {
     return mask.every((id) => {
       const n = ms.get(id);
       if (n === undefined || n.numberOfAssignments === 0) return true;
-      return n.cells.length > 1 && n.cells.length === mask.length && n.cells.every((x) => mask.includes(x));
+      return (
+        n.cells.length > 1 &&
+        n.cells.length === mask.length &&
+        n.cells.every((x) => mask.includes(x))
+      );
     });
   }
 
   private sum(mask: NumaMask, type: string, field: 'free' | 'allocatable'): number {
-    return mask.reduce((acc, id) => acc + (this.state.machineState.get(id)?.memoryMap[type]?.[field] ?? 0), 0);
+    return mask.reduce(
+      (acc, id) => acc + (this.state.machineState.get(id)?.memoryMap[type]?.[field] ?? 0),
+      0,
+    );
   }
 
   /** calculateHints: masks with enough allocatable and free memory of every requested type. */
@@ -126,7 +149,8 @@ export class MemoryManager {
       masks.push(mask);
     }
     const out: Record<string, TopologyHint[]> = {};
-    for (const t of req.keys()) out[t] = masks.map((affinity) => ({ affinity, preferred: affinity.length === minSize }));
+    for (const t of req.keys())
+      out[t] = masks.map((affinity) => ({ affinity, preferred: affinity.length === minSize }));
     return out;
   }
 
@@ -136,12 +160,27 @@ export class MemoryManager {
     const req = memoryRequests(pod, c);
     if (req.size === 0 || this.blocks(pod.metadata.uid, c.name) !== undefined) return;
     let affinity = hint.affinity;
-    if (affinity === null || [...req].some(([t, size]) => this.sum(affinity ?? [], t, 'free') < size)) {
-      const best = bestHint(this.calculateHints(req)['memory'] ?? Object.values(this.calculateHints(req))[0] ?? [], affinity);
+    if (
+      affinity === null ||
+      [...req].some(([t, size]) => this.sum(affinity ?? [], t, 'free') < size)
+    ) {
+      const best = bestHint(
+        this.calculateHints(req)['memory'] ?? Object.values(this.calculateHints(req))[0] ?? [],
+        affinity,
+      );
       if (best === undefined) {
-        throw new Error(affinity === null ? '[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available' : '[memorymanager] failed to find NUMA nodes to extend the current topology hint');
+        throw new Error(
+          affinity === null
+            ? '[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available'
+            : '[memorymanager] failed to find NUMA nodes to extend the current topology hint',
+        );
       }
-      if (!best.preferred && hint.preferred) throw new Error(affinity === null ? '[memorymanager] failed to find the default preferred hint' : '[memorymanager] failed to find the extended preferred hint');
+      if (!best.preferred && hint.preferred)
+        throw new Error(
+          affinity === null
+            ? '[memorymanager] failed to find the default preferred hint'
+            : '[memorymanager] failed to find the extended preferred hint',
+        );
       affinity = best.affinity;
     }
     const mask = [...(affinity ?? [])];
@@ -150,7 +189,14 @@ export class MemoryManager {
     const row = this.state.entries.get(pod.metadata.uid) ?? new Map<string, MemoryBlock[]>();
     row.set(c.name, blocks);
     this.state.entries.set(pod.metadata.uid, row);
-    this.o.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: c.name, numaNodes: mask.join(',') }, 'memory reserved on NUMA nodes');
+    this.o.logger.info(
+      {
+        pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+        container: c.name,
+        numaNodes: mask.join(','),
+      },
+      'memory reserved on NUMA nodes',
+    );
     this.save();
   }
 
@@ -174,23 +220,42 @@ function hintsFromBlocks(blocks: readonly MemoryBlock[]): Record<string, Topolog
 }
 
 /** Preferred first, then the narrowest; with a current mask, only masks that include it. */
-function bestHint(hints: readonly TopologyHint[], including: NumaMask | null): TopologyHint | undefined {
+function bestHint(
+  hints: readonly TopologyHint[],
+  including: NumaMask | null,
+): TopologyHint | undefined {
   let best: TopologyHint | undefined;
   for (const h of hints) {
-    if (h.affinity === null || (including !== null && !including.every((x) => h.affinity?.includes(x)))) continue;
-    if (best === undefined || (h.preferred && !best.preferred) || (h.preferred === best.preferred && isNarrowerThan(h.affinity, best.affinity ?? []))) best = h;
+    if (
+      h.affinity === null ||
+      (including !== null && !including.every((x) => h.affinity?.includes(x)))
+    )
+      continue;
+    if (
+      best === undefined ||
+      (h.preferred && !best.preferred) ||
+      (h.preferred === best.preferred && isNarrowerThan(h.affinity, best.affinity ?? []))
+    )
+      best = h;
   }
   return best;
 }
 
-function sameAccounting(a: ReadonlyMap<number, NumaNodeState>, b: ReadonlyMap<number, NumaNodeState>): boolean {
+function sameAccounting(
+  a: ReadonlyMap<number, NumaNodeState>,
+  b: ReadonlyMap<number, NumaNodeState>,
+): boolean {
   if (a.size !== b.size) return false;
   const totals = (m: ReadonlyMap<number, NumaNodeState>): Map<string, string> => {
     const t = new Map<string, string>();
-    for (const n of m.values()) for (const [type, x] of Object.entries(n.memoryMap)) {
-      const [free, reserved, total] = (t.get(type) ?? '0/0/0').split('/').map(Number);
-      t.set(type, `${(free ?? 0) + x.free}/${(reserved ?? 0) + x.reserved}/${(total ?? 0) + x.total}`);
-    }
+    for (const n of m.values())
+      for (const [type, x] of Object.entries(n.memoryMap)) {
+        const [free, reserved, total] = (t.get(type) ?? '0/0/0').split('/').map(Number);
+        t.set(
+          type,
+          `${(free ?? 0) + x.free}/${(reserved ?? 0) + x.reserved}/${(total ?? 0) + x.total}`,
+        );
+      }
     return t;
   };
   const ta = totals(a);

@@ -13,7 +13,10 @@ export function hugepageName(bytes: number): string {
 }
 
 /** getDefaultMachineState: per node, memory (less hugepages and the reservation) and each hugepage size. */
-export function machineStateOf(t: HostTopology, reserved: ReadonlyMap<number, ReadonlyMap<string, number>>): Map<number, NumaNodeState> {
+export function machineStateOf(
+  t: HostTopology,
+  reserved: ReadonlyMap<number, ReadonlyMap<string, number>>,
+): Map<number, NumaNodeState> {
   const out = new Map<number, NumaNodeState>();
   for (const n of t.numaNodes) {
     const memoryMap: NumaNodeState['memoryMap'] = {};
@@ -23,18 +26,35 @@ export function machineStateOf(t: HostTopology, reserved: ReadonlyMap<number, Re
       const total = size * pages;
       const sys = reserved.get(n.id)?.get(name) ?? 0;
       hugepagesTotal += total;
-      memoryMap[name] = { total, systemReserved: sys, allocatable: Math.max(0, total - sys), reserved: 0, free: Math.max(0, total - sys) };
+      memoryMap[name] = {
+        total,
+        systemReserved: sys,
+        allocatable: Math.max(0, total - sys),
+        reserved: 0,
+        free: Math.max(0, total - sys),
+      };
     }
     const sys = reserved.get(n.id)?.get('memory') ?? 0;
     const allocatable = Math.max(0, n.memoryBytes - sys - hugepagesTotal);
-    memoryMap['memory'] = { total: n.memoryBytes, systemReserved: sys, allocatable, reserved: 0, free: allocatable };
+    memoryMap['memory'] = {
+      total: n.memoryBytes,
+      systemReserved: sys,
+      allocatable,
+      reserved: 0,
+      free: allocatable,
+    };
     out.set(n.id, { numberOfAssignments: 0, memoryMap, cells: [n.id] });
   }
   return out;
 }
 
 /** updateMachineState: takes `size` from the nodes' free memory in order; every node joins the group. */
-export function reserveOn(ms: Map<number, NumaNodeState>, affinity: readonly number[], type: string, size: number): void {
+export function reserveOn(
+  ms: Map<number, NumaNodeState>,
+  affinity: readonly number[],
+  type: string,
+  size: number,
+): void {
   let left = size;
   for (const id of affinity) {
     const node = ms.get(id);
@@ -51,7 +71,10 @@ export function reserveOn(ms: Map<number, NumaNodeState>, affinity: readonly num
 }
 
 /** releaseMemory: gives each block back to its nodes; a node with no assignment left stands alone again. */
-export function releaseBlocks(ms: Map<number, NumaNodeState>, blocks: readonly MemoryBlock[]): void {
+export function releaseBlocks(
+  ms: Map<number, NumaNodeState>,
+  blocks: readonly MemoryBlock[],
+): void {
   for (const b of blocks) {
     let left = b.size;
     for (const id of b.numaAffinity) {

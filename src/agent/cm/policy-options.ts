@@ -11,7 +11,10 @@ export interface StaticPolicyOptions {
   preferAlignByUncoreCache: boolean;
 }
 
-const CPU_OPTIONS: Record<string, { level: 'alpha' | 'beta' | 'stable'; field: keyof StaticPolicyOptions }> = {
+const CPU_OPTIONS: Record<
+  string,
+  { level: 'alpha' | 'beta' | 'stable'; field: keyof StaticPolicyOptions }
+> = {
   'full-pcpus-only': { level: 'beta', field: 'fullPhysicalCpusOnly' },
   'distribute-cpus-across-numa': { level: 'alpha', field: 'distributeCpusAcrossNuma' },
   'align-by-socket': { level: 'alpha', field: 'alignBySocket' },
@@ -24,14 +27,25 @@ const CPU_OPTIONS: Record<string, { level: 'alpha' | 'beta' | 'stable'; field: k
 export function parseGoBool(name: string, value: string): boolean {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
-  throw new Error(`bad value for option "${name}": strconv.ParseBool: parsing "${value}": invalid syntax`);
+  throw new Error(
+    `bad value for option "${name}": strconv.ParseBool: parsing "${value}": invalid syntax`,
+  );
 }
 
-function checkAvailable(kind: 'CPU Manager' | 'Topology Manager', name: string, level: 'alpha' | 'beta' | 'stable' | undefined, on: (gate: string) => boolean): void {
+function checkAvailable(
+  kind: 'CPU Manager' | 'Topology Manager',
+  name: string,
+  level: 'alpha' | 'beta' | 'stable' | undefined,
+  on: (gate: string) => boolean,
+): void {
   const prefix = kind === 'CPU Manager' ? 'CPUManager' : 'TopologyManager';
   if (level === undefined) throw new Error(`unknown ${kind} Policy option: "${name}"`);
-  if (level === 'alpha' && !on(`${prefix}PolicyAlphaOptions`)) throw new Error(`${kind} Policy Alpha-level Options not enabled, but option "${name}" provided`);
-  if (level === 'beta' && !on(`${prefix}PolicyBetaOptions`)) throw new Error(`${kind} Policy Beta-level Options not enabled, but option "${name}" provided`);
+  if (level === 'alpha' && !on(`${prefix}PolicyAlphaOptions`))
+    throw new Error(
+      `${kind} Policy Alpha-level Options not enabled, but option "${name}" provided`,
+    );
+  if (level === 'beta' && !on(`${prefix}PolicyBetaOptions`))
+    throw new Error(`${kind} Policy Beta-level Options not enabled, but option "${name}" provided`);
 }
 
 const EXCLUSIVE: readonly (readonly [string, string])[] = [
@@ -42,8 +56,18 @@ const EXCLUSIVE: readonly (readonly [string, string])[] = [
 ];
 
 /** NewStaticPolicyOptions: throws the reference's error (without the "new static policy error: " wrapper). */
-export function parseStaticPolicyOptions(options: Readonly<Record<string, string>>, on: (gate: string) => boolean): StaticPolicyOptions {
-  const out: StaticPolicyOptions = { fullPhysicalCpusOnly: false, distributeCpusAcrossNuma: false, alignBySocket: false, distributeCpusAcrossCores: false, strictCpuReservation: false, preferAlignByUncoreCache: false };
+export function parseStaticPolicyOptions(
+  options: Readonly<Record<string, string>>,
+  on: (gate: string) => boolean,
+): StaticPolicyOptions {
+  const out: StaticPolicyOptions = {
+    fullPhysicalCpusOnly: false,
+    distributeCpusAcrossNuma: false,
+    alignBySocket: false,
+    distributeCpusAcrossCores: false,
+    strictCpuReservation: false,
+    preferAlignByUncoreCache: false,
+  };
   for (const [name, value] of Object.entries(options)) {
     const spec = CPU_OPTIONS[name];
     checkAvailable('CPU Manager', name, spec?.level, on);
@@ -52,7 +76,8 @@ export function parseStaticPolicyOptions(options: Readonly<Record<string, string
   for (const [a, b] of EXCLUSIVE) {
     const fa = CPU_OPTIONS[a]?.field;
     const fb = CPU_OPTIONS[b]?.field;
-    if (fa !== undefined && fb !== undefined && out[fa] && out[fb]) throw new Error(`static policy options ${a} and ${b} can not be used at the same time`);
+    if (fa !== undefined && fb !== undefined && out[fa] && out[fb])
+      throw new Error(`static policy options ${a} and ${b} can not be used at the same time`);
   }
   return out;
 }
@@ -70,19 +95,31 @@ const TOPOLOGY_LEVELS: Record<string, 'alpha' | 'beta' | 'stable'> = {
 };
 
 function parseGoInt(name: string, value: string): number {
-  if (!/^[+-]?\d{1,18}$/.test(value)) throw new Error(`bad value for option "${name}": strconv.Atoi: parsing "${value}": invalid syntax`);
+  if (!/^[+-]?\d{1,18}$/.test(value))
+    throw new Error(
+      `bad value for option "${name}": strconv.Atoi: parsing "${value}": invalid syntax`,
+    );
   return Number(value);
 }
 
 /** NewPolicyOptions of the topology manager; throws the reference's error. */
-export function parseTopologyPolicyOptions(options: Readonly<Record<string, string>>, on: (gate: string) => boolean): TopologyPolicyOptions {
-  const out: TopologyPolicyOptions = { preferClosestNuma: false, maxAllowableNumaNodes: DEFAULT_MAX_ALLOWABLE_NUMA_NODES };
+export function parseTopologyPolicyOptions(
+  options: Readonly<Record<string, string>>,
+  on: (gate: string) => boolean,
+): TopologyPolicyOptions {
+  const out: TopologyPolicyOptions = {
+    preferClosestNuma: false,
+    maxAllowableNumaNodes: DEFAULT_MAX_ALLOWABLE_NUMA_NODES,
+  };
   for (const [name, value] of Object.entries(options)) {
     checkAvailable('Topology Manager', name, TOPOLOGY_LEVELS[name], on);
     if (name === 'prefer-closest-numa-nodes') out.preferClosestNuma = parseGoBool(name, value);
     if (name === 'max-allowable-numa-nodes') {
       const n = parseGoInt(name, value);
-      if (n < DEFAULT_MAX_ALLOWABLE_NUMA_NODES) throw new Error(`the minimum value of "${name}" should not be less than ${DEFAULT_MAX_ALLOWABLE_NUMA_NODES}`);
+      if (n < DEFAULT_MAX_ALLOWABLE_NUMA_NODES)
+        throw new Error(
+          `the minimum value of "${name}" should not be less than ${DEFAULT_MAX_ALLOWABLE_NUMA_NODES}`,
+        );
       out.maxAllowableNumaNodes = n;
     }
   }

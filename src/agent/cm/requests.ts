@@ -56,7 +56,9 @@ export function memoryRequests(pod: Pod, c: Container): Map<string, number> {
 /** The pod's memory requests: the larger of the largest init container and the app sum, per type. */
 export function podMemoryRequests(pod: Pod): Map<string, number> {
   const out = new Map<string, number>();
-  for (const c of pod.spec.containers) for (const [k, v] of memoryRequests(pod, c)) out.set(k, (out.get(k) ?? 0) + v);
-  for (const c of pod.spec.initContainers ?? []) for (const [k, v] of memoryRequests(pod, c)) out.set(k, Math.max(out.get(k) ?? 0, v));
+  for (const c of pod.spec.containers)
+    for (const [k, v] of memoryRequests(pod, c)) out.set(k, (out.get(k) ?? 0) + v);
+  for (const c of pod.spec.initContainers ?? [])
+    for (const [k, v] of memoryRequests(pod, c)) out.set(k, Math.max(out.get(k) ?? 0, v));
   return out;
 }

@@ -6,8 +6,11 @@ import { CpuSet } from './cpuset.js';
 
 type Reservations = Pick<NodeAgentConfiguration, 'systemReserved' | 'platReserved'>;
 
-export function reservationsOf(c: Reservations & Pick<NodeAgentConfiguration, 'reservedSystemCPUs'>): Reservations {
-  if (c.reservedSystemCPUs === '') return { systemReserved: c.systemReserved, platReserved: c.platReserved };
+export function reservationsOf(
+  c: Reservations & Pick<NodeAgentConfiguration, 'reservedSystemCPUs'>,
+): Reservations {
+  if (c.reservedSystemCPUs === '')
+    return { systemReserved: c.systemReserved, platReserved: c.platReserved };
   let count: number;
   try {
     count = CpuSet.parse(c.reservedSystemCPUs).size;

@@ -4,7 +4,10 @@
 import { normalizeQuantity, parseQuantity } from '../../common/util/values/quantity.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 
-export type ReservedMemoryConfig = Pick<NodeAgentConfiguration, 'reservedMemory' | 'systemReserved' | 'platReserved' | 'evictionHard'>;
+export type ReservedMemoryConfig = Pick<
+  NodeAgentConfiguration,
+  'reservedMemory' | 'systemReserved' | 'platReserved' | 'evictionHard'
+>;
 
 const isMemoryType = (t: string): boolean => t === 'memory' || t.startsWith('hugepages-');
 
@@ -26,12 +29,24 @@ function hardEviction(c: ReservedMemoryConfig, memoryBytes: number): number {
 }
 
 /** The reference's error for the first type whose sum differs, or undefined. */
-export function reservedMemoryProblem(c: ReservedMemoryConfig, memoryBytes: number): string | undefined {
+export function reservedMemoryProblem(
+  c: ReservedMemoryConfig,
+  memoryBytes: number,
+): string | undefined {
   const total = new Map<string, number>();
-  for (const r of c.reservedMemory) for (const [t, q] of Object.entries(r.limits)) total.set(t, (total.get(t) ?? 0) + bytes(q));
-  const types = new Set([...total.keys(), ...[...Object.keys(c.systemReserved), ...Object.keys(c.platReserved), 'memory'].filter(isMemoryType)]);
+  for (const r of c.reservedMemory)
+    for (const [t, q] of Object.entries(r.limits)) total.set(t, (total.get(t) ?? 0) + bytes(q));
+  const types = new Set([
+    ...total.keys(),
+    ...[...Object.keys(c.systemReserved), ...Object.keys(c.platReserved), 'memory'].filter(
+      isMemoryType,
+    ),
+  ]);
   for (const t of [...types].sort()) {
-    const allocatable = bytes(c.systemReserved[t]) + bytes(c.platReserved[t]) + (t === 'memory' ? hardEviction(c, memoryBytes) : 0);
+    const allocatable =
+      bytes(c.systemReserved[t]) +
+      bytes(c.platReserved[t]) +
+      (t === 'memory' ? hardEviction(c, memoryBytes) : 0);
     const reserved = total.get(t) ?? 0;
     if (allocatable !== reserved) {
       return `the total amount "${quantityText(reserved)}" of type "${t}" is not equal to the value "${quantityText(allocatable)}" determined by Node Allocatable feature`;

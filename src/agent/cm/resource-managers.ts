@@ -39,7 +39,16 @@ export class ResourceManagers {
   /** cpuset each running container was last given, by container id */
   private readonly applied = new Map<string, string>();
 
-  constructor(private readonly o: { cpu: CpuManager; memory: MemoryManager; topology: TopologyManager; notes: HostNote[]; runtimeType: 'docker' | 'process'; logger: Logger }) {}
+  constructor(
+    private readonly o: {
+      cpu: CpuManager;
+      memory: MemoryManager;
+      topology: TopologyManager;
+      notes: HostNote[];
+      runtimeType: 'docker' | 'process';
+      logger: Logger;
+    },
+  ) {}
 
   get cpu(): CpuManager {
     return this.o.cpu;
@@ -66,7 +75,10 @@ export class ResourceManagers {
   readonly cpuset = (pod: Pod, c: Container): CpusetFields => {
     const cpus = this.o.cpu.cpusetFor(pod, c);
     const mems = this.o.memory.numaNodesFor(pod, c);
-    return { ...(cpus !== undefined && cpus.size > 0 ? { CpusetCpus: cpus.toString() } : {}), ...(mems !== undefined ? { CpusetMems: mems.join(',') } : {}) };
+    return {
+      ...(cpus !== undefined && cpus.size > 0 ? { CpusetCpus: cpus.toString() } : {}),
+      ...(mems !== undefined ? { CpusetMems: mems.join(',') } : {}),
+    };
   };
 
   /** Releases what pods no longer active hold (removeStaleState of both managers). */
@@ -86,14 +98,22 @@ export class ResourceManagers {
     const live = new Set<string>();
     for (const rc of await r.runtime.listContainers()) {
       const pod = byUid.get(rc.podUid);
-      const c = pod === undefined || rc.name === '' ? undefined : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find((x) => x.name === rc.name);
+      const c =
+        pod === undefined || rc.name === ''
+          ? undefined
+          : [...(pod.spec.initContainers ?? []), ...pod.spec.containers].find(
+              (x) => x.name === rc.name,
+            );
       if (pod === undefined || c === undefined || rc.state !== 'running') continue;
       live.add(rc.id);
       const want = this.o.cpu.cpusetFor(pod, c)?.toString() ?? '';
       if (want === '' || this.applied.get(rc.id) === want) continue;
       await r.runtime.updateCpuset(rc.id, want);
       this.applied.set(rc.id, want);
-      this.o.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: c.name, cpus: want }, 'container cpuset reconciled');
+      this.o.logger.info(
+        { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: c.name, cpus: want },
+        'container cpuset reconciled',
+      );
     }
     for (const id of [...this.applied.keys()]) if (!live.has(id)) this.applied.delete(id);
   }
@@ -101,8 +121,19 @@ export class ResourceManagers {
   /** Runs reconcile every period until the signal aborts (only under the static policy, as the reference). */
   startReconcile(r: ReconcileOptions): Promise<void> {
     this.pods = { activePods: r.activePods, sourcesReady: r.sourcesReady };
-    if (this.o.cpu.policy !== 'static' && this.o.memory.machineState().size === 0) return Promise.resolve();
-    return runEvery({ clock: r.clock, ms: r.periodMs, signal: r.signal, run: () => this.reconcile(r), onError: (err) => this.o.logger.warn({ err: userMessage(err) }, 'CPU manager reconcile failed; will retry at the next period') });
+    if (this.o.cpu.policy !== 'static' && this.o.memory.machineState().size === 0)
+      return Promise.resolve();
+    return runEvery({
+      clock: r.clock,
+      ms: r.periodMs,
+      signal: r.signal,
+      run: () => this.reconcile(r),
+      onError: (err) =>
+        this.o.logger.warn(
+          { err: userMessage(err) },
+          'CPU manager reconcile failed; will retry at the next period',
+        ),
+    });
   }
 
   async flush(): Promise<void> {

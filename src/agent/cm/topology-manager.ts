@@ -4,7 +4,12 @@
 // manager allocate along the chosen hint (a failed allocation rejects the pod with its reason).
 import type { Logger } from '../../common/log/types.js';
 import type { Container, Pod } from '../pod/types.js';
-import { admitResultOf, TOPOLOGY_AFFINITY_ERROR, TOPOLOGY_AFFINITY_MESSAGE, type ManagerAdmitResult } from './admission-error.js';
+import {
+  admitResultOf,
+  TOPOLOGY_AFFINITY_ERROR,
+  TOPOLOGY_AFFINITY_MESSAGE,
+  type ManagerAdmitResult,
+} from './admission-error.js';
 import { mergeHints, type ProviderHints, type TopologyPolicyName } from './hint-merge.js';
 import { maskText, type TopologyHint } from './numa-mask.js';
 import { allContainers } from './requests.js';
@@ -40,7 +45,15 @@ export class TopologyManager {
   }
 
   private merge(providers: ProviderHints[]): { hint: TopologyHint; admit: boolean } {
-    return mergeHints({ policy: this.o.policy, numaNodes: this.o.numaNodes, preferClosestNuma: this.o.preferClosestNuma, distance: this.o.distance }, providers);
+    return mergeHints(
+      {
+        policy: this.o.policy,
+        numaNodes: this.o.numaNodes,
+        preferClosestNuma: this.o.preferClosestNuma,
+        distance: this.o.distance,
+      },
+      providers,
+    );
   }
 
   /** Admit: allocates on success; on refusal, everything allocated for the pod is given back. */
@@ -57,16 +70,41 @@ export class TopologyManager {
     let podHint: TopologyHint | undefined;
     if (this.o.policy !== 'none' && this.o.scope === 'pod') {
       const m = this.merge(this.o.providers.map((p) => p.podHints(pod)));
-      this.o.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, affinity: maskText(m.hint.affinity), preferred: m.hint.preferred }, 'best topology hint for the pod');
-      if (!m.admit) return { admit: false, reason: TOPOLOGY_AFFINITY_ERROR, message: TOPOLOGY_AFFINITY_MESSAGE };
+      this.o.logger.info(
+        {
+          pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+          affinity: maskText(m.hint.affinity),
+          preferred: m.hint.preferred,
+        },
+        'best topology hint for the pod',
+      );
+      if (!m.admit)
+        return {
+          admit: false,
+          reason: TOPOLOGY_AFFINITY_ERROR,
+          message: TOPOLOGY_AFFINITY_MESSAGE,
+        };
       podHint = m.hint;
     }
     for (const c of allContainers(pod)) {
       let hint = podHint ?? NO_HINT;
       if (this.o.policy !== 'none' && this.o.scope === 'container') {
         const m = this.merge(this.o.providers.map((p) => p.containerHints(pod, c)));
-        this.o.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, container: c.name, affinity: maskText(m.hint.affinity), preferred: m.hint.preferred }, 'best topology hint');
-        if (!m.admit) return { admit: false, reason: TOPOLOGY_AFFINITY_ERROR, message: TOPOLOGY_AFFINITY_MESSAGE };
+        this.o.logger.info(
+          {
+            pod: `${pod.metadata.namespace}/${pod.metadata.name}`,
+            container: c.name,
+            affinity: maskText(m.hint.affinity),
+            preferred: m.hint.preferred,
+          },
+          'best topology hint',
+        );
+        if (!m.admit)
+          return {
+            admit: false,
+            reason: TOPOLOGY_AFFINITY_ERROR,
+            message: TOPOLOGY_AFFINITY_MESSAGE,
+          };
         hint = m.hint;
       }
       row.set(c.name, hint);

@@ -16,7 +16,9 @@ export function configApiVersion(platformDomain: string): string {
 export const CONFIG_KIND = namesFor('platform').agentConfig.kind;
 
 /** Fields of the configuration, typed as the configuration types them (enum fields keep their literal types). */
-function fields<K extends keyof NodeAgentConfiguration>(values: Pick<NodeAgentConfiguration, K>): Pick<NodeAgentConfiguration, K> {
+function fields<K extends keyof NodeAgentConfiguration>(
+  values: Pick<NodeAgentConfiguration, K>,
+): Pick<NodeAgentConfiguration, K> {
   return values;
 }
 
@@ -166,7 +168,12 @@ const CGROUP_DEFAULTS = fields({
 /** Eviction. */
 const EVICTION_DEFAULTS = fields({
   // The reference's Linux defaults for hard eviction (a file or flag setting the map replaces it).
-  evictionHard: { 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%', 'imagefs.available': '15%' },
+  evictionHard: {
+    'memory.available': '100Mi',
+    'nodefs.available': '10%',
+    'nodefs.inodesFree': '5%',
+    'imagefs.available': '15%',
+  },
   evictionSoft: {},
   evictionSoftGracePeriod: {},
   evictionMinimumReclaim: {},
@@ -190,7 +197,10 @@ const HOST_DEFAULTS = fields({
 });
 
 /** A fresh defaults object (callers may mutate it). */
-export function defaultConfiguration(mode: DefaultsMode, platformDomain = DEFAULT_PLATFORM_DOMAIN): NodeAgentConfiguration {
+export function defaultConfiguration(
+  mode: DefaultsMode,
+  platformDomain = DEFAULT_PLATFORM_DOMAIN,
+): NodeAgentConfiguration {
   return structuredClone({
     apiVersion: configApiVersion(platformDomain),
     kind: CONFIG_KIND,

@@ -14,10 +14,17 @@ export interface DependentDefaultsInput {
 export const MAX_CONTAINER_BACKOFF = '5m0s';
 
 /** Applies the dependent defaults in place. */
-export function applyDependentDefaults(c: NodeAgentConfiguration, input: DependentDefaultsInput): void {
+export function applyDependentDefaults(
+  c: NodeAgentConfiguration,
+  input: DependentDefaultsInput,
+): void {
   const parallel = c.maxParallelImagePulls;
-  if (!input.serializeImagePullsSet && typeof parallel === 'number' && parallel >= 2) c.serializeImagePulls = false;
-  if (gateLookup(c.featureGates)('PlatletCrashLoopBackOffMax') && c.crashLoopBackOff.maxContainerRestartPeriod === null) {
+  if (!input.serializeImagePullsSet && typeof parallel === 'number' && parallel >= 2)
+    c.serializeImagePulls = false;
+  if (
+    gateLookup(c.featureGates)('PlatletCrashLoopBackOffMax') &&
+    c.crashLoopBackOff.maxContainerRestartPeriod === null
+  ) {
     c.crashLoopBackOff.maxContainerRestartPeriod = MAX_CONTAINER_BACKOFF;
   }
 }

@@ -24,19 +24,29 @@ function dropInPaths(dir: string): string[] {
   const root = resolve(dir);
   try {
     const st = statSync(root);
-    if (!st.isDirectory()) throw new ConfigError(`config dir "${root}" is not a directory`, { file: root });
+    if (!st.isDirectory())
+      throw new ConfigError(`config dir "${root}" is not a directory`, { file: root });
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError(`failed to read config dir "${root}": ${errnoText(err)}`, { file: root, cause: err });
+    throw new ConfigError(`failed to read config dir "${root}": ${errnoText(err)}`, {
+      file: root,
+      cause: err,
+    });
   }
   const out: string[] = [];
   const walk = (d: string, depth: number): void => {
-    if (depth > 32) throw new ConfigError(`config dir "${root}" nests deeper than 32 levels at "${d}"`, { file: d });
+    if (depth > 32)
+      throw new ConfigError(`config dir "${root}" nests deeper than 32 levels at "${d}"`, {
+        file: d,
+      });
     let names: string[];
     try {
       names = readdirSync(d);
     } catch (err) {
-      throw new ConfigError(`failed to read config dir "${d}": ${errnoText(err)}`, { file: d, cause: err });
+      throw new ConfigError(`failed to read config dir "${d}": ${errnoText(err)}`, {
+        file: d,
+        cause: err,
+      });
     }
     names.sort(byteOrder);
     for (const name of names) {
@@ -45,7 +55,10 @@ function dropInPaths(dir: string): string[] {
       try {
         st = statSync(p); // follows symlinks, as a directory walk over /etc usually should
       } catch (err) {
-        throw new ConfigError(`failed to read drop-in "${p}": ${errnoText(err)}`, { file: p, cause: err });
+        throw new ConfigError(`failed to read drop-in "${p}": ${errnoText(err)}`, {
+          file: p,
+          cause: err,
+        });
       }
       if (st.isDirectory()) walk(p, depth + 1);
       else if (name.endsWith('.conf')) out.push(p);

@@ -7,6 +7,9 @@ export function durationMs(value: string, field: string, flag: string): number {
   try {
     return parseDurationMs(value, flag);
   } catch (err) {
-    throw new ConfigError(`invalid configuration: ${field} (${flag}) ${userMessage(err)}`, { field, flag });
+    throw new ConfigError(`invalid configuration: ${field} (${flag}) ${userMessage(err)}`, {
+      field,
+      flag,
+    });
   }
 }

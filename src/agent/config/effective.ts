@@ -5,7 +5,12 @@
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
 import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
-import { CONFIG_KIND, DEFAULT_PLATFORM_DOMAIN, configApiVersion, defaultConfiguration } from './defaults.js';
+import {
+  CONFIG_KIND,
+  DEFAULT_PLATFORM_DOMAIN,
+  configApiVersion,
+  defaultConfiguration,
+} from './defaults.js';
 import { loadDropIns } from './dropins.js';
 import { buildNodeAgentFlags, type NodeAgentFlags } from './flags-type.js';
 import { loadConfigFile, type LoadedConfigFile } from './load.js';
@@ -41,7 +46,8 @@ export interface EffectiveConfiguration {
 /** Looks up the flag that sets a config field (for messages), from the flag table. */
 export function flagLookup(specs: readonly FlagSpec[]): (fieldPath: string) => string | undefined {
   const byPath = new Map<string, string>();
-  for (const s of specs) if (s.configPath !== undefined && !byPath.has(s.configPath)) byPath.set(s.configPath, s.name);
+  for (const s of specs)
+    if (s.configPath !== undefined && !byPath.has(s.configPath)) byPath.set(s.configPath, s.name);
   return (path) => byPath.get(path);
 }
 
@@ -51,7 +57,11 @@ function stringFlag(values: ReadonlyMap<string, FlagValue>, name: string): strin
 }
 
 /** Applies the flags given on the command line over `target`, in command-line order. */
-export function applyFlags(target: JsonObject, specs: readonly FlagSpec[], parsed: ParsedFlags): void {
+export function applyFlags(
+  target: JsonObject,
+  specs: readonly FlagSpec[],
+  parsed: ParsedFlags,
+): void {
   const byName = new Map(specs.map((s) => [s.name, s]));
   for (const name of parsed.order) {
     const spec = byName.get(name);
@@ -59,7 +69,10 @@ export function applyFlags(target: JsonObject, specs: readonly FlagSpec[], parse
     if (spec?.configPath === undefined || value === undefined) continue;
     if (spec.type === 'featureGates') {
       const current = target['featureGates'];
-      const merged = { ...(isPlainObject(current) ? current : {}), ...(value as Record<string, boolean>) };
+      const merged = {
+        ...(isPlainObject(current) ? current : {}),
+        ...(value as Record<string, boolean>),
+      };
       setPath(target, spec.configPath, merged);
     } else {
       setPath(target, spec.configPath, value);
@@ -72,32 +85,58 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   const values = parsed.values;
   const domainFlag = stringFlag(values, 'platform-domain');
   const profileFlag = stringFlag(values, 'platform-profile');
-  if (profileFlag !== undefined && !isPlatformProfile(profileFlag)) throw new ConfigError(unknownProfileMessage(profileFlag, '--platform-profile'), { flag: '--platform-profile' });
+  if (profileFlag !== undefined && !isPlatformProfile(profileFlag))
+    throw new ConfigError(unknownProfileMessage(profileFlag, '--platform-profile'), {
+      flag: '--platform-profile',
+    });
   const profile = profileFlag;
   const configPath = stringFlag(values, 'config');
   const configDir = stringFlag(values, 'config-dir');
   // The published schema serves the fast shape check and tells which fields are maps; without
   // it (a broken install) zod answers both, just more slowly.
   const shape = loadShapeSchema();
-  const maps = shape !== undefined ? mapPathsOf(shape) : (await import('./schema-paths.js')).schemaPaths().maps;
+  const maps =
+    shape !== undefined
+      ? mapPathsOf(shape)
+      : (await import('./schema-paths.js')).schemaPaths().maps;
   const isMap = (p: string) => maps.has(p);
 
   let file: LoadedConfigFile | undefined;
   if (configPath !== undefined) {
-    file = await loadConfigFile(configPath, { shape, platformDomain: domainFlag, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile, preRead });
+    file = await loadConfigFile(configPath, {
+      shape,
+      platformDomain: domainFlag,
+      defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN,
+      profile,
+      preRead,
+    });
   }
-  const fileDomain = file !== undefined && typeof file.content['platformDomain'] === 'string' ? file.content['platformDomain'] : undefined;
+  const fileDomain =
+    file !== undefined && typeof file.content['platformDomain'] === 'string'
+      ? file.content['platformDomain']
+      : undefined;
   const domain = domainFlag ?? fileDomain ?? DEFAULT_PLATFORM_DOMAIN;
-  const defaults = defaultConfiguration(file === undefined ? 'flags' : 'file', domain) as unknown as JsonObject;
+  const defaults = defaultConfiguration(
+    file === undefined ? 'flags' : 'file',
+    domain,
+  ) as unknown as JsonObject;
 
-  let merged: JsonObject = file === undefined ? structuredClone(defaults) : overlayFile(defaults, file.content, isMap);
+  let merged: JsonObject =
+    file === undefined ? structuredClone(defaults) : overlayFile(defaults, file.content, isMap);
   const files = file === undefined ? [] : [file.path];
   let serializeImagePullsSet = file?.content['serializeImagePulls'] !== undefined;
   const warnings = file === undefined ? [] : [...file.warnings];
   if (configDir !== undefined) {
-    for (const d of await loadDropIns(configDir, { shape, platformDomain: domain, defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN, profile, preRead })) {
+    for (const d of await loadDropIns(configDir, {
+      shape,
+      platformDomain: domain,
+      defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN,
+      profile,
+      preRead,
+    })) {
       merged = mergePatch(merged, d.content) as JsonObject;
-      serializeImagePullsSet ||= d.content['serializeImagePulls'] !== undefined && d.content['serializeImagePulls'] !== null;
+      serializeImagePullsSet ||=
+        d.content['serializeImagePulls'] !== undefined && d.content['serializeImagePulls'] !== null;
       files.push(d.path);
       warnings.push(...d.warnings);
     }
@@ -108,19 +147,31 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
   // The identity of the effective document is always this version's, in its platform domain.
   if (domainFlag !== undefined) merged['platformDomain'] = domainFlag;
   if (profile !== undefined) merged['platformProfile'] = profile;
-  const effectiveDomain = typeof merged['platformDomain'] === 'string' ? merged['platformDomain'] : domain;
+  const effectiveDomain =
+    typeof merged['platformDomain'] === 'string' ? merged['platformDomain'] : domain;
   merged['apiVersion'] = configApiVersion(effectiveDomain);
   merged['kind'] = CONFIG_KIND;
 
   const config = normalizeConfiguration(merged as unknown as NodeAgentConfiguration);
-  applyDependentDefaults(config, { serializeImagePullsSet: serializeImagePullsSet || values.has('serialize-image-pulls') });
+  applyDependentDefaults(config, {
+    serializeImagePullsSet: serializeImagePullsSet || values.has('serialize-image-pulls'),
+  });
   const flags = buildNodeAgentFlags(specs, values);
   for (const suite of config.tlsCipherSuites) {
-    if (TLS_CIPHER_SUITES[suite]?.insecure === true) warnings.push(`tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`);
+    if (TLS_CIPHER_SUITES[suite]?.insecure === true)
+      warnings.push(
+        `tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`,
+      );
   }
   const problems = [
     ...validateConfiguration(config, { flagFor: flagLookup(specs) }),
-    ...validateFlagOnly(flags, namesFor(isPlatformProfile(config.platformProfile) ? config.platformProfile : undefined, config.platformDomain)),
+    ...validateFlagOnly(
+      flags,
+      namesFor(
+        isPlatformProfile(config.platformProfile) ? config.platformProfile : undefined,
+        config.platformDomain,
+      ),
+    ),
   ];
   return { config, flags, files, warnings, problems };
 }

@@ -20,13 +20,16 @@ export interface FileFieldSettings {
 
 export function fileFieldSettings(c: NodeAgentConfiguration): FileFieldSettings {
   const cap = c.crashLoopBackOff.maxContainerRestartPeriod;
-  const maxMs = cap === null ? RESTART_BACKOFF_MAX_MS : (tryDurationMs(cap) ?? RESTART_BACKOFF_MAX_MS);
+  const maxMs =
+    cap === null ? RESTART_BACKOFF_MAX_MS : (tryDurationMs(cap) ?? RESTART_BACKOFF_MAX_MS);
   return {
     // as the reference under KubeletCrashLoopBackOffMax: a cap below 10 s lowers the first delay too
     restartBackoff: { initialMs: Math.min(RESTART_BACKOFF_INITIAL_MS, maxMs), maxMs },
     imageMaxAgeMs: tryDurationMs(c.imageMaximumGCAge) ?? 0,
     logRotateIntervalMs: tryDurationMs(c.containerLogMonitorInterval) ?? 10_000,
     logRotateWorkers: Math.max(1, c.containerLogMaxWorkers),
-    ...(c.maxParallelImagePulls !== null && !c.serializeImagePulls ? { maxParallelImagePulls: c.maxParallelImagePulls } : {}),
+    ...(c.maxParallelImagePulls !== null && !c.serializeImagePulls
+      ? { maxParallelImagePulls: c.maxParallelImagePulls }
+      : {}),
   };
 }

@@ -92,7 +92,9 @@ function stringMap(value: FlagValue, flag: string): Record<string, string> {
 }
 
 /** How each field takes its flag's parsed value: checked once here, typed everywhere after. */
-const READERS: { readonly [K in FlagsField]: (value: FlagValue, flag: string) => NodeAgentFlags[K] } = {
+const READERS: {
+  readonly [K in FlagsField]: (value: FlagValue, flag: string) => NodeAgentFlags[K];
+} = {
   config: text,
   configDir: text,
   platconfig: text,
@@ -120,16 +122,27 @@ function isFlagsField(field: string): field is FlagsField {
   return Object.hasOwn(READERS, field);
 }
 
-function setField<K extends FlagsField>(out: Pick<NodeAgentFlags, K>, field: K, value: FlagValue, flag: string): void {
+function setField<K extends FlagsField>(
+  out: Pick<NodeAgentFlags, K>,
+  field: K,
+  value: FlagValue,
+  flag: string,
+): void {
   out[field] = READERS[field](value, flag);
 }
 
 /** The flag-only settings, defaults filled in, with the values given on the command line. */
-export function buildNodeAgentFlags(specs: readonly FlagSpec[], values: ReadonlyMap<string, FlagValue>): NodeAgentFlags {
+export function buildNodeAgentFlags(
+  specs: readonly FlagSpec[],
+  values: ReadonlyMap<string, FlagValue>,
+): NodeAgentFlags {
   const out: NodeAgentFlags = structuredClone(BASE);
   for (const spec of specs) {
     if (spec.flagsField === undefined || spec.configPath !== undefined) continue;
-    if (!isFlagsField(spec.flagsField)) throw new Error(`--${spec.name}: flagsField ${spec.flagsField} is not a field of NodeAgentFlags`);
+    if (!isFlagsField(spec.flagsField))
+      throw new Error(
+        `--${spec.name}: flagsField ${spec.flagsField} is not a field of NodeAgentFlags`,
+      );
     const given = values.get(spec.name);
     if (given !== undefined) setField(out, spec.flagsField, given, spec.name);
   }

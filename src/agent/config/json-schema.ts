@@ -11,16 +11,24 @@ import { FILE_ONLY_FIELDS } from './file-only-fields.js';
 
 export const SCHEMA_FILE = 'schema/nodeagent-config.schema.json';
 
-interface JsonSchema { properties?: Record<string, JsonSchema>; [k: string]: unknown }
+interface JsonSchema {
+  properties?: Record<string, JsonSchema>;
+  [k: string]: unknown;
+}
 
 export function configJsonSchema(specs: readonly FlagSpec[]): JsonSchema {
   const schema = z.toJSONSchema(nodeAgentConfigurationSchema, { io: 'input' }) as JsonSchema;
   const defaults = defaultConfiguration('file');
   schema['$id'] = `https://${DEFAULT_PLATFORM_DOMAIN}/schemas/nodeagent-config.schema.json`;
   schema['title'] = 'NodeAgentConfiguration';
-  schema['description'] = 'nodeagent configuration file (--config) or drop-in (--config-dir/*.conf). Defaults shown are those of a config file (with --config).';
+  schema['description'] =
+    'nodeagent configuration file (--config) or drop-in (--config-dir/*.conf). Defaults shown are those of a config file (with --config).';
   const props = schema.properties ?? {};
-  props['apiVersion'] = { type: 'string', pattern: '^nodeagent\\.config\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?/v1beta1$', description: `nodeagent.config.{platform_domain}/v1beta1 (default platform domain: ${DEFAULT_PLATFORM_DOMAIN})` };
+  props['apiVersion'] = {
+    type: 'string',
+    pattern: '^nodeagent\\.config\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?/v1beta1$',
+    description: `nodeagent.config.{platform_domain}/v1beta1 (default platform domain: ${DEFAULT_PLATFORM_DOMAIN})`,
+  };
   props['kind'] = { type: 'string', const: 'NodeAgentConfiguration' };
   schema['required'] = ['apiVersion', 'kind'];
   for (const spec of specs) {

@@ -54,7 +54,11 @@ function withoutZeroDurations(obj: JsonObject): JsonObject {
   return out;
 }
 
-function translateLogging(logging: unknown, notes: TranslatedKubeletConfiguration['notes'], unsupported: string[]): void {
+function translateLogging(
+  logging: unknown,
+  notes: TranslatedKubeletConfiguration['notes'],
+  unsupported: string[],
+): void {
   if (!isPlainObject(logging)) return;
   // flushFrequency 0 is the reference's "default" (5s).
   if (logging['flushFrequency'] === 0) delete logging['flushFrequency'];
@@ -62,8 +66,15 @@ function translateLogging(logging: unknown, notes: TranslatedKubeletConfiguratio
   if (!isPlainObject(options)) return;
   const json = options['json'];
   if (json === undefined) return;
-  if (isZeroValue(json) || (isPlainObject(json) && Object.values(json).every((x) => isZeroValue(x) || x === '0'))) {
-    notes.push({ path: 'logging.options.json', text: 'holds the defaults; the JSON log format options are not supported and are ignored', warning: false });
+  if (
+    isZeroValue(json) ||
+    (isPlainObject(json) && Object.values(json).every((x) => isZeroValue(x) || x === '0'))
+  ) {
+    notes.push({
+      path: 'logging.options.json',
+      text: 'holds the defaults; the JSON log format options are not supported and are ignored',
+      warning: false,
+    });
   } else {
     unsupported.push('logging.options.json');
   }
@@ -75,7 +86,11 @@ function translateLogging(logging: unknown, notes: TranslatedKubeletConfiguratio
  * platform profile (identity already checked by the caller). `known` says which top-level fields
  * our schema has.
  */
-export function translateKubeletConfiguration(doc: JsonObject, ours: Names, known: (field: string) => boolean): TranslatedKubeletConfiguration {
+export function translateKubeletConfiguration(
+  doc: JsonObject,
+  ours: Names,
+  known: (field: string) => boolean,
+): TranslatedKubeletConfiguration {
   const content: JsonObject = {};
   const notes: TranslatedKubeletConfiguration['notes'] = [];
   const unsupported: string[] = [];
@@ -84,7 +99,11 @@ export function translateKubeletConfiguration(doc: JsonObject, ours: Names, know
     const field = KUBELET_FIELD_RENAMES[key] ?? key;
     if (field !== key && known(key)) {
       // Our own spelling inside a reference file: the reference would not know it.
-      notes.push({ path: key, text: 'is not a KubeletConfiguration field; ignored', warning: true });
+      notes.push({
+        path: key,
+        text: 'is not a KubeletConfiguration field; ignored',
+        warning: true,
+      });
       continue;
     }
     if (known(field) && !['platformDomain', 'platformProfile'].includes(field)) {
@@ -93,7 +112,12 @@ export function translateKubeletConfiguration(doc: JsonObject, ours: Names, know
       continue;
     }
     if (KUBELET_FIELDS_NOT_SUPPORTED.has(key)) {
-      if (isZeroValue(value)) notes.push({ path: key, text: 'holds its default and is not supported by nodeagent; ignored', warning: false });
+      if (isZeroValue(value))
+        notes.push({
+          path: key,
+          text: 'holds its default and is not supported by nodeagent; ignored',
+          warning: false,
+        });
       else unsupported.push(key);
       continue;
     }

@@ -96,7 +96,8 @@ function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void
 
 function dotted(path: readonly PropertyKey[]): string {
   let s = '';
-  for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s === '' ? String(seg) : `.${String(seg)}`;
+  for (const seg of path)
+    s += typeof seg === 'number' ? `[${seg}]` : s === '' ? String(seg) : `.${String(seg)}`;
   return s;
 }
 
@@ -105,11 +106,21 @@ function issueText(issue: z.core.$ZodIssue): string {
 }
 
 /** The fast path: the decoded document when it is clean, else undefined (take the full path). */
-function decodeClean(text: string, shape: ShapeSchema, opts: DecodeOptions): JsonObject | undefined {
+function decodeClean(
+  text: string,
+  shape: ShapeSchema,
+  opts: DecodeOptions,
+): JsonObject | undefined {
   const value = ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
   if (!isPlainObject(value)) return undefined;
-  const fileDomain = typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
-  if (value['kind'] !== CONFIG_KIND || value['apiVersion'] !== configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)) return undefined;
+  const fileDomain =
+    typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
+  if (
+    value['kind'] !== CONFIG_KIND ||
+    value['apiVersion'] !==
+      configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)
+  )
+    return undefined;
   return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
 }
 
@@ -117,7 +128,11 @@ function decodeClean(text: string, shape: ShapeSchema, opts: DecodeOptions): Jso
  * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
  * delete). Throws ConfigError with every fatal problem of the file.
  */
-export async function decodeConfigText(file: string, text: string, opts: DecodeOptions): Promise<LoadedConfigFile> {
+export async function decodeConfigText(
+  file: string,
+  text: string,
+  opts: DecodeOptions,
+): Promise<LoadedConfigFile> {
   const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
   const fail = (problems: string[]): never => {
     throw new ConfigError(problems.join('; '), { file, problems });
@@ -144,20 +159,31 @@ export async function decodeConfigText(file: string, text: string, opts: DecodeO
     if (err instanceof InputLimitError) return fail([err.message]);
     return fail([`${where(file, undefined)}: ${err instanceof Error ? err.message : String(err)}`]);
   }
-  if (parsed.errors.length > 0) fail(parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`));
+  if (parsed.errors.length > 0)
+    fail(parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`));
   const value = parsed.value;
   if (value === null || value === undefined) fail([`${what} "${file}" was empty`]);
-  if (!isPlainObject(value)) fail([`${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`]);
+  if (!isPlainObject(value))
+    fail([
+      `${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`,
+    ]);
   const content = value as JsonObject;
   if (opts.profile === 'kubernetes') {
     const loaded = await decodeKubeletConfigText(file, parsed, content, opts.isDropIn === true);
-    loaded.warnings.unshift(...parsed.duplicates.map((d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`));
+    loaded.warnings.unshift(
+      ...parsed.duplicates.map(
+        (d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`,
+      ),
+    );
     return loaded;
   }
-  const warnings = parsed.duplicates.map((d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`);
+  const warnings = parsed.duplicates.map(
+    (d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`,
+  );
 
   // Identity: kind and apiVersion, in the platform domain of the flag, else of the file.
-  const fileDomain = typeof content['platformDomain'] === 'string' ? content['platformDomain'] : undefined;
+  const fileDomain =
+    typeof content['platformDomain'] === 'string' ? content['platformDomain'] : undefined;
   const domain = opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain;
   const wantVersion = configApiVersion(domain);
   const problems: string[] = [];
@@ -165,12 +191,25 @@ export async function decodeConfigText(file: string, text: string, opts: DecodeO
   const apiVersion = content['apiVersion'];
   const noKind = kind === undefined || kind === null || kind === '';
   const noVersion = apiVersion === undefined || apiVersion === null || apiVersion === '';
-  if (noKind && noVersion) problems.push(`${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ${wantVersion} and kind: ${CONFIG_KIND}`);
-  else if (noKind) problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
-  else if (kind !== CONFIG_KIND) problems.push(`${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`);
+  if (noKind && noVersion)
+    problems.push(
+      `${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ${wantVersion} and kind: ${CONFIG_KIND}`,
+    );
+  else if (noKind)
+    problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
+  else if (kind !== CONFIG_KIND)
+    problems.push(
+      `${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`,
+    );
   if (noVersion) {
-    if (!noKind) problems.push(`${where(file, undefined)}: apiVersion is missing: expected apiVersion: ${wantVersion}`);
-  } else if (apiVersion !== wantVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`);
+    if (!noKind)
+      problems.push(
+        `${where(file, undefined)}: apiVersion is missing: expected apiVersion: ${wantVersion}`,
+      );
+  } else if (apiVersion !== wantVersion)
+    problems.push(
+      `${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`,
+    );
   if (problems.length > 0) fail(problems);
 
   await strictDecode(file, content, parsed, warnings, opts.isDropIn === true);
@@ -179,7 +218,13 @@ export async function decodeConfigText(file: string, text: string, opts: DecodeO
 }
 
 /** Strict decoding: unknown keys are dropped with a warning, wrong types are fatal. */
-async function strictDecode(file: string, content: JsonObject, parsed: ParsedYaml, warnings: string[], isDropIn: boolean): Promise<void> {
+async function strictDecode(
+  file: string,
+  content: JsonObject,
+  parsed: ParsedYaml,
+  warnings: string[],
+  isDropIn: boolean,
+): Promise<void> {
   const { locate } = await import('./yaml-doc.js');
   const problems: string[] = [];
   const check = isDropIn ? withoutNulls(content) : content;
@@ -189,11 +234,15 @@ async function strictDecode(file: string, content: JsonObject, parsed: ParsedYam
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const full = [...issue.path, key];
-        warnings.push(`${where(file, locate(parsed, full))}: unknown field "${dotted(full)}" ignored`);
+        warnings.push(
+          `${where(file, locate(parsed, full))}: unknown field "${dotted(full)}" ignored`,
+        );
         deleteAt(content, issue.path, key);
       }
     } else {
-      problems.push(`${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`);
+      problems.push(
+        `${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`,
+      );
     }
   }
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
@@ -203,21 +252,37 @@ async function strictDecode(file: string, content: JsonObject, parsed: ParsedYam
  * The kubernetes profile's --config file: a KubeletConfiguration, translated into our document
  * (kubelet-config.ts), then decoded as ours.
  */
-async function decodeKubeletConfigText(file: string, parsed: ParsedYaml, value: JsonObject, isDropIn: boolean): Promise<LoadedConfigFile> {
+async function decodeKubeletConfigText(
+  file: string,
+  parsed: ParsedYaml,
+  value: JsonObject,
+  isDropIn: boolean,
+): Promise<LoadedConfigFile> {
   const { locate } = await import('./yaml-doc.js');
   const ref = namesFor('kubernetes').agentConfig;
   const problems: string[] = [];
-  if (value['kind'] !== ref.kind) problems.push(`${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(value['kind'] ?? '')} is not supported under --platform-profile=kubernetes: expected kind: ${ref.kind}`);
-  if (value['apiVersion'] !== ref.apiVersion) problems.push(`${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(value['apiVersion'] ?? '')} is not supported under --platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`);
+  if (value['kind'] !== ref.kind)
+    problems.push(
+      `${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(value['kind'] ?? '')} is not supported under --platform-profile=kubernetes: expected kind: ${ref.kind}`,
+    );
+  if (value['apiVersion'] !== ref.apiVersion)
+    problems.push(
+      `${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(value['apiVersion'] ?? '')} is not supported under --platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`,
+    );
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
   const { nodeAgentConfigurationSchema } = await import('./schema.js');
   const known = new Set(Object.keys(nodeAgentConfigurationSchema.shape));
   const t = translateKubeletConfiguration(value, namesFor('platform'), (f) => known.has(f));
   if (t.unsupported.length > 0) {
-    const list = t.unsupported.map((f) => `${where(file, locate(parsed, f.split('.')))}: field ${f} is not supported by nodeagent (set it to its default or remove it)`);
+    const list = t.unsupported.map(
+      (f) =>
+        `${where(file, locate(parsed, f.split('.')))}: field ${f} is not supported by nodeagent (set it to its default or remove it)`,
+    );
     throw new ConfigError(list.join('; '), { file, problems: list });
   }
-  const warnings = t.notes.map((n) => `${where(file, locate(parsed, n.path.split('.')))}: field "${n.path}" ${n.text}`);
+  const warnings = t.notes.map(
+    (n) => `${where(file, locate(parsed, n.path.split('.')))}: field "${n.path}" ${n.text}`,
+  );
   await strictDecode(file, t.content, parsed, warnings, isDropIn);
   resolveRelativePaths(t.content, dirname(file));
   return { path: file, content: t.content, warnings };
@@ -241,12 +306,19 @@ function readText(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(`failed to read ${what} "${file}": ${errnoText(err)}`, { file, cause: err });
+    throw new ConfigError(`failed to read ${what} "${file}": ${errnoText(err)}`, {
+      file,
+      cause: err,
+    });
   }
 }
 
 /** The file's text (and fast decoding): taken from the pre-read files when there, else read now. */
-function source(file: string, what: string, opts: LoadOptions): { text: string; fast?: PreReadFile['fast'] } {
+function source(
+  file: string,
+  what: string,
+  opts: LoadOptions,
+): { text: string; fast?: PreReadFile['fast'] } {
   return takePreRead(opts.preRead, file) ?? { text: readText(file, what) };
 }
 
@@ -260,5 +332,10 @@ export async function loadConfigFile(path: string, opts: LoadOptions): Promise<L
 /** Reads and decodes one drop-in. */
 export async function loadDropInFile(path: string, opts: LoadOptions): Promise<LoadedConfigFile> {
   const { text, ...fast } = source(path, 'drop-in config file', opts);
-  return decodeConfigText(path, text, { shape: loadShapeSchema(), ...opts, ...fast, isDropIn: true });
+  return decodeConfigText(path, text, {
+    shape: loadShapeSchema(),
+    ...opts,
+    ...fast,
+    isDropIn: true,
+  });
 }

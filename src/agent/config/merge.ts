@@ -17,13 +17,19 @@ function clone<T>(v: T): T {
  * feature gates, eviction thresholds) or a list given in the file replaces the default whole.
  * `isMapField(path)` says which dotted paths are maps.
  */
-export function overlayFile(defaults: JsonObject, file: JsonObject, isMapField: (path: string) => boolean, prefix = ''): JsonObject {
+export function overlayFile(
+  defaults: JsonObject,
+  file: JsonObject,
+  isMapField: (path: string) => boolean,
+  prefix = '',
+): JsonObject {
   const out: JsonObject = { ...defaults };
   for (const [k, v] of Object.entries(file)) {
     const path = prefix === '' ? k : `${prefix}.${k}`;
     if (v === null || v === undefined) continue; // null in a file means "not set": keep the default
     const d = out[k];
-    if (isPlainObject(v) && isPlainObject(d) && !isMapField(path)) out[k] = overlayFile(d, v, isMapField, path);
+    if (isPlainObject(v) && isPlainObject(d) && !isMapField(path))
+      out[k] = overlayFile(d, v, isMapField, path);
     else out[k] = clone(v);
   }
   return out;

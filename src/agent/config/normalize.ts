@@ -32,18 +32,33 @@ function quantities(m: Record<string, string | number>): Record<string, string> 
 export function normalizeConfiguration(c: NodeAgentConfiguration): NodeAgentConfiguration {
   for (const f of DURATION_FIELDS) c[f] = tryNormalizeDuration(c[f]);
   c.authentication.webhook.cacheTTL = tryNormalizeDuration(c.authentication.webhook.cacheTTL);
-  c.authorization.webhook.cacheAuthorizedTTL = tryNormalizeDuration(c.authorization.webhook.cacheAuthorizedTTL);
-  c.authorization.webhook.cacheUnauthorizedTTL = tryNormalizeDuration(c.authorization.webhook.cacheUnauthorizedTTL);
-  c.evictionSoftGracePeriod = Object.fromEntries(Object.entries(c.evictionSoftGracePeriod).map(([k, v]) => [k, tryNormalizeDuration(v)]));
+  c.authorization.webhook.cacheAuthorizedTTL = tryNormalizeDuration(
+    c.authorization.webhook.cacheAuthorizedTTL,
+  );
+  c.authorization.webhook.cacheUnauthorizedTTL = tryNormalizeDuration(
+    c.authorization.webhook.cacheUnauthorizedTTL,
+  );
+  c.evictionSoftGracePeriod = Object.fromEntries(
+    Object.entries(c.evictionSoftGracePeriod).map(([k, v]) => [k, tryNormalizeDuration(v)]),
+  );
   const flush: unknown = c.logging.flushFrequency;
   // The reference also accepts a plain number of nanoseconds for logging.flushFrequency.
-  c.logging.flushFrequency = typeof flush === 'number' && Number.isInteger(flush) ? formatDurationNs(BigInt(flush)) : tryNormalizeDuration(String(flush));
-  c.logging.options.text.infoBufferSize = tryNormalizeQuantity(c.logging.options.text.infoBufferSize);
+  c.logging.flushFrequency =
+    typeof flush === 'number' && Number.isInteger(flush)
+      ? formatDurationNs(BigInt(flush))
+      : tryNormalizeDuration(String(flush));
+  c.logging.options.text.infoBufferSize = tryNormalizeQuantity(
+    c.logging.options.text.infoBufferSize,
+  );
   c.systemReserved = quantities(c.systemReserved);
   c.platReserved = quantities(c.platReserved);
-  c.reservedMemory = c.reservedMemory.map((r) => ({ numaNode: r.numaNode, limits: quantities(r.limits) }));
+  c.reservedMemory = c.reservedMemory.map((r) => ({
+    numaNode: r.numaNode,
+    limits: quantities(r.limits),
+  }));
   const restartMax = c.crashLoopBackOff.maxContainerRestartPeriod;
-  if (restartMax !== null) c.crashLoopBackOff.maxContainerRestartPeriod = tryNormalizeDuration(restartMax);
+  if (restartMax !== null)
+    c.crashLoopBackOff.maxContainerRestartPeriod = tryNormalizeDuration(restartMax);
   const size: unknown = c.containerLogMaxSize;
   c.containerLogMaxSize = tryNormalizeQuantity(typeof size === 'number' ? size : String(size));
   return c;

@@ -11,13 +11,21 @@ import type { NodeAgentConfiguration } from './schema.js';
 import { unsafeServingWarning } from './unsafe-serving.js';
 
 function sortedKeys(o: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
 }
 
 export function renderPrintConfig(config: NodeAgentConfiguration, flags: NodeAgentFlags): string {
   const { apiVersion, kind, ...rest } = redactConfiguration(config);
   const first = { apiVersion, kind, ...sortedKeys(rest) };
-  const second = { apiVersion, kind: 'NodeAgentFlags', ...sortedKeys(maskUrlUserinfoDeep({ ...flags })) };
+  const second = {
+    apiVersion,
+    kind: 'NodeAgentFlags',
+    ...sortedKeys(maskUrlUserinfoDeep({ ...flags })),
+  };
   const opts = { lineWidth: -1, noRefs: true, sortKeys: false, schema: GO_DUMP_SCHEMA } as const;
   // an unsafe serving configuration is marked with a YAML comment: the output still loads
   const warning = unsafeServingWarning(config);

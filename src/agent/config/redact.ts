@@ -9,6 +9,8 @@ export const MASK = '<masked>';
 /** A copy of `c` with every secret value replaced by `<masked>`. */
 export function redactConfiguration(c: NodeAgentConfiguration): NodeAgentConfiguration {
   const out = maskUrlUserinfoDeep(structuredClone(c));
-  out.staticPodURLHeader = Object.fromEntries(Object.entries(c.staticPodURLHeader).map(([k, vs]) => [k, vs.map(() => MASK)]));
+  out.staticPodURLHeader = Object.fromEntries(
+    Object.entries(c.staticPodURLHeader).map(([k, vs]) => [k, vs.map(() => MASK)]),
+  );
   return out;
 }

@@ -5,7 +5,12 @@ import { nodeAgentConfigurationSchema } from './schema.js';
 
 function unwrap(t: z.ZodType): z.ZodType {
   let cur = t;
-  while (cur instanceof z.ZodOptional || cur instanceof z.ZodNullable || cur instanceof z.ZodDefault) cur = cur.unwrap() as z.ZodType;
+  while (
+    cur instanceof z.ZodOptional ||
+    cur instanceof z.ZodNullable ||
+    cur instanceof z.ZodDefault
+  )
+    cur = cur.unwrap() as z.ZodType;
   return cur;
 }
 

@@ -61,7 +61,9 @@ export const authenticationSchema = z.strictObject({
 
 export const authorizationSchema = z.strictObject({
   mode: str(),
-  webhook: z.strictObject({ cacheAuthorizedTTL: duration(), cacheUnauthorizedTTL: duration() }).optional(),
+  webhook: z
+    .strictObject({ cacheAuthorizedTTL: duration(), cacheUnauthorizedTTL: duration() })
+    .optional(),
 });
 
 /** One row of shutdownGracePeriodByPodPriority (the reference's ShutdownGracePeriodByPodPriority). */
@@ -233,7 +235,10 @@ type DeepRequired<T> = T extends readonly unknown[]
 
 /** The effective configuration: every field present (defaults filled in), quantities as strings. */
 export type NodeAgentConfiguration = DeepRequired<
-  Omit<NodeAgentConfigurationFile, 'systemReserved' | 'platReserved' | 'reservedMemory' | 'logging' | 'tracing'>
+  Omit<
+    NodeAgentConfigurationFile,
+    'systemReserved' | 'platReserved' | 'reservedMemory' | 'logging' | 'tracing'
+  >
 > & {
   /** null: no tracing configuration (the reference's nil). */
   tracing: { endpoint?: string; samplingRatePerMillion?: number } | null;

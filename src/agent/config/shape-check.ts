@@ -33,7 +33,12 @@ function typeOk(t: string, v: unknown, s: ShapeSchema): boolean {
     case 'number':
       return typeof v === 'number' && Number.isFinite(v);
     case 'integer':
-      return typeof v === 'number' && Number.isSafeInteger(v) && (s.minimum === undefined || v >= s.minimum) && (s.maximum === undefined || v <= s.maximum);
+      return (
+        typeof v === 'number' &&
+        Number.isSafeInteger(v) &&
+        (s.minimum === undefined || v >= s.minimum) &&
+        (s.maximum === undefined || v <= s.maximum)
+      );
     case 'array':
       return Array.isArray(v);
     case 'object':
@@ -52,7 +57,8 @@ export function shapeOk(schema: ShapeSchema, value: unknown): boolean {
     if (!types.some((t) => typeOk(t, value, schema))) return false;
   }
   if (Array.isArray(value)) {
-    if (schema.items !== undefined) return value.every((x) => shapeOk(schema.items as ShapeSchema, x));
+    if (schema.items !== undefined)
+      return value.every((x) => shapeOk(schema.items as ShapeSchema, x));
     return true;
   }
   if (!isObject(value)) return true;
@@ -86,7 +92,9 @@ function readShapeSchema(): ShapeSchema | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 5; i++) {
     try {
-      return JSON.parse(readFileSync(join(dir, 'schema', 'nodeagent-config.schema.json'), 'utf8')) as ShapeSchema;
+      return JSON.parse(
+        readFileSync(join(dir, 'schema', 'nodeagent-config.schema.json'), 'utf8'),
+      ) as ShapeSchema;
     } catch {
       dir = dirname(dir);
     }
@@ -99,7 +107,8 @@ export function mapPathsOf(schema: ShapeSchema, prefix = '', out = new Set<strin
   for (const [k, v] of Object.entries(schema.properties ?? {})) {
     const path = prefix === '' ? k : `${prefix}.${k}`;
     if (v.properties !== undefined) mapPathsOf(v, path, out);
-    else if (v.type === 'object' || (Array.isArray(v.type) && v.type.includes('object'))) out.add(path);
+    else if (v.type === 'object' || (Array.isArray(v.type) && v.type.includes('object')))
+      out.add(path);
   }
   return out;
 }

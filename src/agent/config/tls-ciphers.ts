@@ -10,7 +10,11 @@ export interface CipherSuiteInfo {
   readonly insecure: boolean;
 }
 
-const s = (openssl: string, insecure = false, tls13 = false): CipherSuiteInfo => ({ openssl, insecure, tls13 });
+const s = (openssl: string, insecure = false, tls13 = false): CipherSuiteInfo => ({
+  openssl,
+  insecure,
+  tls13,
+});
 
 /** Go cipher suite name -> OpenSSL name. */
 export const TLS_CIPHER_SUITES: Readonly<Record<string, CipherSuiteInfo>> = {
@@ -48,7 +52,9 @@ export const TLS_CIPHER_SUITES: Readonly<Record<string, CipherSuiteInfo>> = {
 };
 
 /** `--tls-min-version` names -> Node's `minVersion`. */
-export const TLS_MIN_VERSIONS: Readonly<Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'>> = {
+export const TLS_MIN_VERSIONS: Readonly<
+  Record<string, 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3'>
+> = {
   VersionTLS10: 'TLSv1',
   VersionTLS11: 'TLSv1.1',
   VersionTLS12: 'TLSv1.2',
@@ -65,9 +71,18 @@ export function isTlsCipherSuite(name: string): boolean {
  * Node tls options for the configured names: `ciphers` (OpenSSL list, undefined = Node's
  * defaults) and `minVersion`. Unknown names are skipped (validation already refused them).
  */
-export function tlsOptionsFor(cipherSuites: readonly string[], minVersion: string): { ciphers?: string; minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' } {
+export function tlsOptionsFor(
+  cipherSuites: readonly string[],
+  minVersion: string,
+): { ciphers?: string; minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' } {
   const out: { ciphers?: string; minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3' } = {};
-  const names = [...new Set(cipherSuites.map((n) => TLS_CIPHER_SUITES[n]?.openssl).filter((x): x is string => x !== undefined))];
+  const names = [
+    ...new Set(
+      cipherSuites
+        .map((n) => TLS_CIPHER_SUITES[n]?.openssl)
+        .filter((x): x is string => x !== undefined),
+    ),
+  ];
   if (names.length > 0) out.ciphers = names.join(':');
   const v = TLS_MIN_VERSIONS[minVersion];
   if (v !== undefined) out.minVersion = v;

@@ -20,10 +20,13 @@ export function isLoopbackAddress(address: string): boolean {
 
 /** The warning for `c`, or undefined when the command endpoints are closed to strangers. */
 export function unsafeServingWarning(c: NodeAgentConfiguration): string | undefined {
-  if (!c.enableServer || !c.enableDebuggingHandlers || isLoopbackAddress(c.address)) return undefined;
+  if (!c.enableServer || !c.enableDebuggingHandlers || isLoopbackAddress(c.address))
+    return undefined;
   const open: string[] = [];
-  if (c.authentication.anonymous.enabled) open.push('anonymous requests are accepted (--anonymous-auth=true)');
-  if (c.authorization.mode === 'AlwaysAllow') open.push('every request is allowed (--authorization-mode=AlwaysAllow)');
+  if (c.authentication.anonymous.enabled)
+    open.push('anonymous requests are accepted (--anonymous-auth=true)');
+  if (c.authorization.mode === 'AlwaysAllow')
+    open.push('every request is allowed (--authorization-mode=AlwaysAllow)');
   if (open.length === 0) return undefined;
   return `the agent serves ${COMMAND_PATHS} on ${c.address}:${c.port}, an address other hosts can reach, and ${open.join(' and ')}: anyone who reaches the port can run commands in its containers; close it with ${CLOSING_FLAGS} (or --enable-debugging-handlers=false)`;
 }

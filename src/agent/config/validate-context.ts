@@ -42,7 +42,8 @@ export class Problems {
 /** Go's %v for the values we print, with strings quoted so empty and spaced values stay visible. */
 export function show(v: unknown): string {
   if (typeof v === 'string') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')}]`;
+  if (Array.isArray(v))
+    return `[${v.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(' ')}]`;
   if (typeof v === 'object' && v !== null) return JSON.stringify(v);
   return String(v);
 }

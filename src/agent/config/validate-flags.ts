@@ -10,7 +10,10 @@ export function allowedNodeLabels(names: Names): Set<string> {
 }
 
 /** Keys of `labels` in the platform namespace that an agent may not set, sorted. */
-export function forbiddenNodeLabels(labels: Readonly<Record<string, string>>, names: Names): string[] {
+export function forbiddenNodeLabels(
+  labels: Readonly<Record<string, string>>,
+  names: Names,
+): string[] {
   const allowed = allowedNodeLabels(names);
   const bad: string[] = [];
   for (const key of Object.keys(labels)) {
@@ -26,32 +29,54 @@ export function validateFlagOnly(flags: NodeAgentFlags, names: Names): string[] 
   const problems: string[] = [];
   const labels = flags.nodeLabels;
   for (const [k, v] of Object.entries(labels)) {
-    const errs = [...qualifiedNameErrors(k), ...labelValueErrors(v).map((e) => `value ${JSON.stringify(v)}: ${e}`)];
-    if (errs.length > 0) problems.push(`invalid node labels: ${k}=${v}: ${errs.join('; ')} (--node-labels)`);
+    const errs = [
+      ...qualifiedNameErrors(k),
+      ...labelValueErrors(v).map((e) => `value ${JSON.stringify(v)}: ${e}`),
+    ];
+    if (errs.length > 0)
+      problems.push(`invalid node labels: ${k}=${v}: ${errs.join('; ')} (--node-labels)`);
   }
   const bad = forbiddenNodeLabels(labels, names);
-  if (bad.length > 0) problems.push(`unknown '${names.labelDomain}' labels specified with --node-labels: [${bad.join(' ')}]`);
+  if (bad.length > 0)
+    problems.push(
+      `unknown '${names.labelDomain}' labels specified with --node-labels: [${bad.join(' ')}]`,
+    );
   if (flags.nodeIP !== '') {
     const ips = flags.nodeIP.split(',');
     const fams = ips.map((ip) => isIP(ip.trim()));
     if (ips.length > 2 || fams.includes(0)) {
-      problems.push(`invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: expected an IP address or a comma-separated IPv4,IPv6 pair`);
+      problems.push(
+        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: expected an IP address or a comma-separated IPv4,IPv6 pair`,
+      );
     } else if (ips.length === 2 && fams[0] === fams[1]) {
-      problems.push(`invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: a dual-stack pair needs one IPv4 and one IPv6 address`);
+      problems.push(
+        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: a dual-stack pair needs one IPv4 and one IPv6 address`,
+      );
     }
   }
   if (flags.cloudProvider !== '' && flags.cloudProvider !== 'external') {
-    problems.push(`invalid value ${JSON.stringify(flags.cloudProvider)} for --cloud-provider: only "" (none) and "external" are supported`);
+    problems.push(
+      `invalid value ${JSON.stringify(flags.cloudProvider)} for --cloud-provider: only "" (none) and "external" are supported`,
+    );
   }
   const host = flags.hostnameOverride.trim().toLowerCase();
-  if (host !== '' && (host.length > 253 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host))) {
-    problems.push(`invalid value ${JSON.stringify(flags.hostnameOverride)} for --hostname-override: a node name must be a DNS subdomain (lowercase letters, digits, '-' and '.')`);
+  if (
+    host !== '' &&
+    (host.length > 253 ||
+      !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host))
+  ) {
+    problems.push(
+      `invalid value ${JSON.stringify(flags.hostnameOverride)} for --hostname-override: a node name must be a DNS subdomain (lowercase letters, digits, '-' and '.')`,
+    );
   }
   if (flags.runtimeCgroups !== '' && !flags.runtimeCgroups.startsWith('/')) {
-    problems.push(`invalid value ${JSON.stringify(flags.runtimeCgroups)} for --runtime-cgroups: must be an absolute cgroup name starting with /`);
+    problems.push(
+      `invalid value ${JSON.stringify(flags.runtimeCgroups)} for --runtime-cgroups: must be an absolute cgroup name starting with /`,
+    );
   }
   if (flags.rootDir === '') problems.push('--root-dir must not be empty');
   if (flags.certDir === '') problems.push('--cert-dir must not be empty');
-  if (flags.exitOnLockContention && flags.lockFile === '') problems.push('--exit-on-lock-contention needs --lock-file');
+  if (flags.exitOnLockContention && flags.lockFile === '')
+    problems.push('--exit-on-lock-contention needs --lock-file');
   return problems;
 }

@@ -6,5 +6,7 @@ export interface Position {
 }
 
 export function where(file: string, pos: Position | undefined): string {
-  return pos === undefined ? `config file "${file}"` : `config file "${file}" line ${pos.line}, column ${pos.col}`;
+  return pos === undefined
+    ? `config file "${file}"`
+    : `config file "${file}" line ${pos.line}, column ${pos.col}`;
 }

@@ -1,7 +1,12 @@
 // Reading one YAML (or JSON, which is YAML) document with positions, so every problem in a config
 // file can name its line and column.
 import { LineCounter, isMap, isScalar, isSeq, type Document } from 'yaml';
-import { CONFIG_FILE_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
+import {
+  CONFIG_FILE_LIMITS,
+  parseYamlBounded,
+  yamlToJsBounded,
+  type BoundedInput,
+} from '../../common/util/bounded-parse.js';
 import { MULTIPLE_DOCUMENTS } from '../../common/util/bounded-yaml.js';
 import { LocatedYamlError } from '../../common/util/yaml-located-error.js';
 import type { Position } from './where.js';
@@ -28,14 +33,19 @@ function keyText(node: unknown): string {
 export function parseYaml(text: string, source = 'config file'): ParsedYaml {
   const lines = new LineCounter();
   const input: BoundedInput = { limits: CONFIG_FILE_LIMITS, source };
-  const parsedDocs = parseYamlBounded(text, { ...input, lineCounter: lines, yamlOptions: { uniqueKeys: false, prettyErrors: false } });
+  const parsedDocs = parseYamlBounded(text, {
+    ...input,
+    lineCounter: lines,
+    yamlOptions: { uniqueKeys: false, prettyErrors: false },
+  });
   const doc = parsedDocs[0] as Document.Parsed;
   const errors = doc.errors.map((e) => ({
     message: e.message.replace(/ at line \d+, column \d+:[\s\S]*$/, ''),
     pos: lines.linePos(e.pos[0]),
   }));
   const second = parsedDocs[1];
-  if (second !== undefined) errors.push({ message: MULTIPLE_DOCUMENTS, pos: lines.linePos(second.range[0]) });
+  if (second !== undefined)
+    errors.push({ message: MULTIPLE_DOCUMENTS, pos: lines.linePos(second.range[0]) });
   const duplicates: ParsedYaml['duplicates'] = [];
   const walk = (node: unknown, path: string): void => {
     if (isMap(node)) {

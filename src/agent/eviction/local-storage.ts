@@ -34,8 +34,12 @@ function spell(total: number, written: string): string {
 
 /** The pod's ephemeral-storage limit (the reference's PodLimits), spelt; undefined when none. */
 export function podEphemeralLimit(pod: Pod): { bytes: number; text: string } | undefined {
-  const app = pod.spec.containers.map((c) => c.resources?.limits?.[EPHEMERAL]).filter((q): q is string => bytes(q) !== undefined);
-  const init = (pod.spec.initContainers ?? []).map((c) => c.resources?.limits?.[EPHEMERAL]).filter((q): q is string => bytes(q) !== undefined);
+  const app = pod.spec.containers
+    .map((c) => c.resources?.limits?.[EPHEMERAL])
+    .filter((q): q is string => bytes(q) !== undefined);
+  const init = (pod.spec.initContainers ?? [])
+    .map((c) => c.resources?.limits?.[EPHEMERAL])
+    .filter((q): q is string => bytes(q) !== undefined);
   const first = app[0] ?? init[0];
   if (first === undefined) return undefined;
   let total = app.reduce((acc, q) => acc + (bytes(q) ?? 0), 0);
@@ -48,7 +52,13 @@ function emptyDirViolation(pod: Pod, u: PodStorageUsage): string | undefined {
     const limit = v.emptyDir?.sizeLimit;
     const size = bytes(limit);
     const used = u.volumes[v.name];
-    if (limit !== undefined && size !== undefined && size > 0 && used !== undefined && used > size) {
+    if (
+      limit !== undefined &&
+      size !== undefined &&
+      size > 0 &&
+      used !== undefined &&
+      used > size
+    ) {
       return `Usage of EmptyDir volume ${JSON.stringify(v.name)} exceeds the limit ${JSON.stringify(parseQuantity(limit).canonical)}. `;
     }
   }
@@ -60,7 +70,13 @@ function containerViolation(pod: Pod, u: PodStorageUsage): string | undefined {
     const limit = c.resources?.limits?.[EPHEMERAL];
     const size = bytes(limit);
     const used = u.containers[c.name];
-    if (limit !== undefined && size !== undefined && size !== 0 && used !== undefined && used > size) {
+    if (
+      limit !== undefined &&
+      size !== undefined &&
+      size !== 0 &&
+      used !== undefined &&
+      used > size
+    ) {
       return `Container ${c.name} exceeded its local ephemeral storage limit ${JSON.stringify(parseQuantity(limit).canonical)}. `;
     }
   }
@@ -72,8 +88,12 @@ export function localStorageViolation(pod: Pod, u: PodStorageUsage): string | un
   const emptyDir = emptyDirViolation(pod, u);
   if (emptyDir !== undefined) return emptyDir;
   const limit = podEphemeralLimit(pod);
-  const total = [...Object.values(u.volumes), ...Object.values(u.containers)].reduce((a, b) => a + b, 0);
-  if (limit !== undefined && total > limit.bytes) return `Pod ephemeral local storage usage exceeds the total limit of containers ${limit.text}. `;
+  const total = [...Object.values(u.volumes), ...Object.values(u.containers)].reduce(
+    (a, b) => a + b,
+    0,
+  );
+  if (limit !== undefined && total > limit.bytes)
+    return `Pod ephemeral local storage usage exceeds the total limit of containers ${limit.text}. `;
   return containerViolation(pod, u);
 }
 
@@ -85,7 +105,10 @@ export interface LocalStorageEnforcerOptions {
 }
 
 /** The pods over their local storage limits; undefined when isolation is off. */
-export function localStorageLimits(enabled: boolean, o: LocalStorageEnforcerOptions): LocalStorageLimits | undefined {
+export function localStorageLimits(
+  enabled: boolean,
+  o: LocalStorageEnforcerOptions,
+): LocalStorageLimits | undefined {
   if (!enabled) return undefined;
   return {
     violations: () => {
@@ -93,7 +116,8 @@ export function localStorageLimits(enabled: boolean, o: LocalStorageEnforcerOpti
       for (const c of o.candidates()) {
         const pod = o.pod(c.uid);
         const u = o.usage(c.uid);
-        const message = pod !== undefined && u !== undefined ? localStorageViolation(pod, u) : undefined;
+        const message =
+          pod !== undefined && u !== undefined ? localStorageViolation(pod, u) : undefined;
         if (message !== undefined) out.push({ pod: c, message });
       }
       return Promise.resolve(out);
@@ -105,7 +129,9 @@ export function localStorageLimits(enabled: boolean, o: LocalStorageEnforcerOpti
  * A pod's usage from its volume stats (emptyDir usedBytes by name). The runtimes report no
  * per-container writable-layer or log usage, so containers count nothing here.
  */
-export function storageUsageFromVolumes(stats: readonly { name: string; usedBytes: number }[] | undefined): PodStorageUsage | undefined {
+export function storageUsageFromVolumes(
+  stats: readonly { name: string; usedBytes: number }[] | undefined,
+): PodStorageUsage | undefined {
   if (stats === undefined) return undefined;
   return { volumes: Object.fromEntries(stats.map((v) => [v.name, v.usedBytes])), containers: {} };
 }

@@ -56,7 +56,10 @@ export interface EvictablePods {
   /** Refreshes usage figures before ranking (best effort). */
   refresh?(): Promise<void>;
   /** Stops the pod and marks it Failed with reason Evicted. */
-  evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void>;
+  evict(
+    pod: EvictionCandidate,
+    options: { gracePeriodSeconds: number; message: string },
+  ): Promise<void>;
 }
 
 /** Pods over their local storage limits (--local-storage-capacity-isolation; local-storage.ts). */
@@ -67,7 +70,12 @@ export interface LocalStorageLimits {
 
 /** Where eviction events go (the node part's EventRecorder satisfies it; never blocks). */
 export interface EvictionEventSink {
-  event(obj: { kind: string; namespace?: string; name: string; uid?: string }, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  event(
+    obj: { kind: string; namespace?: string; name: string; uid?: string },
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void;
 }
 
 export interface EvictionManagerOptions {
@@ -115,7 +123,8 @@ export class EvictionManager {
   conditions(): ReadonlySet<PressureCondition> {
     const now = this.options.clock.nowMs();
     const out = new Set<PressureCondition>();
-    for (const [c, at] of this.conditionLastObserved) if (now - at < this.options.pressureTransitionPeriodMs) out.add(c);
+    for (const [c, at] of this.conditionLastObserved)
+      if (now - at < this.options.pressureTransitionPeriodMs) out.add(c);
     return out;
   }
 
@@ -134,7 +143,8 @@ export class EvictionManager {
       const ob = obs.get(t.signal);
       if (ob === undefined) continue;
       let amount = thresholdAmount(t.value, ob.capacity);
-      if (this.metLastTime.has(t) && t.minReclaim !== undefined) amount += thresholdAmount(t.minReclaim, ob.capacity);
+      if (this.metLastTime.has(t) && t.minReclaim !== undefined)
+        amount += thresholdAmount(t.minReclaim, ob.capacity);
       if (ob.available < amount) met.push(t);
     }
     this.metLastTime.clear();
@@ -143,13 +153,21 @@ export class EvictionManager {
       if (!this.firstObserved.has(t)) this.firstObserved.set(t, now);
       this.conditionLastObserved.set(SIGNAL_CONDITION[t.signal], now);
     }
-    for (const t of [...this.firstObserved.keys()]) if (!met.includes(t)) this.firstObserved.delete(t);
+    for (const t of [...this.firstObserved.keys()])
+      if (!met.includes(t)) this.firstObserved.delete(t);
     // As the reference: pods over their local storage limits go first, and then nothing else this pass.
     const overLimit = await this.localStorageEviction();
     if (overLimit !== undefined) return overLimit;
-    const actionable = met.filter((t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs);
+    const actionable = met.filter(
+      (t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs,
+    );
     // Memory first, then the others in declaration order; hard before soft.
-    actionable.sort((a, b) => Number(b.hard) - Number(a.hard) || Number(SIGNAL_RESOURCE[b.signal] === 'memory') - Number(SIGNAL_RESOURCE[a.signal] === 'memory'));
+    actionable.sort(
+      (a, b) =>
+        Number(b.hard) - Number(a.hard) ||
+        Number(SIGNAL_RESOURCE[b.signal] === 'memory') -
+          Number(SIGNAL_RESOURCE[a.signal] === 'memory'),
+    );
     const [threshold] = actionable;
     if (threshold === undefined) return undefined;
     const resource = SIGNAL_RESOURCE[threshold.signal];
@@ -157,21 +175,44 @@ export class EvictionManager {
     const ob = obs.get(threshold.signal);
     if (ob === undefined) return undefined;
     const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
-    o.events?.event({ kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' }, 'Warning', 'EvictionThresholdMet', `Attempting to reclaim ${resource}`);
+    o.events?.event(
+      { kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' },
+      'Warning',
+      'EvictionThresholdMet',
+      `Attempting to reclaim ${resource}`,
+    );
     await o.pods.refresh?.().catch(() => undefined);
     const ranked = o.pods
       .candidates()
       .filter((p) => p.critical !== true)
       .slice()
-      .sort((a, b) => a.priority - b.priority || (b.usage?.[resource] ?? 0) - (a.usage?.[resource] ?? 0));
+      .sort(
+        (a, b) =>
+          a.priority - b.priority || (b.usage?.[resource] ?? 0) - (a.usage?.[resource] ?? 0),
+      );
     const victim = ranked[0];
     if (victim === undefined) {
-      o.logger.warn({ signal: threshold.signal, message }, 'eviction threshold met but no pod can be evicted (only critical pods run); free resources on the node');
+      o.logger.warn(
+        { signal: threshold.signal, message },
+        'eviction threshold met but no pod can be evicted (only critical pods run); free resources on the node',
+      );
       return undefined;
     }
     let grace = IMMEDIATE_GRACE_SECONDS;
-    if (!threshold.hard) grace = o.maxPodGracePeriodSeconds < 0 ? victim.gracePeriodSeconds : Math.min(victim.gracePeriodSeconds, o.maxPodGracePeriodSeconds);
-    o.logger.warn({ pod: `${victim.namespace}/${victim.name}`, signal: threshold.signal, hard: threshold.hard, gracePeriodSeconds: grace }, `evicting pod: ${message}`);
+    if (!threshold.hard)
+      grace =
+        o.maxPodGracePeriodSeconds < 0
+          ? victim.gracePeriodSeconds
+          : Math.min(victim.gracePeriodSeconds, o.maxPodGracePeriodSeconds);
+    o.logger.warn(
+      {
+        pod: `${victim.namespace}/${victim.name}`,
+        signal: threshold.signal,
+        hard: threshold.hard,
+        gracePeriodSeconds: grace,
+      },
+      `evicting pod: ${message}`,
+    );
     await this.evictNow(victim, grace, message);
     return victim;
   }
@@ -183,19 +224,34 @@ export class EvictionManager {
     let first: EvictionCandidate | undefined;
     for (const { pod, message } of await o.localStorage.violations()) {
       if (pod.critical === true) {
-        o.logger.error({ pod: `${pod.namespace}/${pod.name}`, message }, 'Eviction manager: cannot evict a critical pod');
+        o.logger.error(
+          { pod: `${pod.namespace}/${pod.name}`, message },
+          'Eviction manager: cannot evict a critical pod',
+        );
         continue;
       }
-      o.logger.warn({ pod: `${pod.namespace}/${pod.name}`, gracePeriodSeconds: 0 }, `evicting pod over its local storage limit: ${message}`);
+      o.logger.warn(
+        { pod: `${pod.namespace}/${pod.name}`, gracePeriodSeconds: 0 },
+        `evicting pod over its local storage limit: ${message}`,
+      );
       if (await this.evictNow(pod, 0, message)) first ??= pod;
     }
     return first;
   }
 
   /** Records the event and evicts the pod within the eviction timeout; false when it failed. */
-  private async evictNow(victim: EvictionCandidate, grace: number, message: string): Promise<boolean> {
+  private async evictNow(
+    victim: EvictionCandidate,
+    grace: number,
+    message: string,
+  ): Promise<boolean> {
     const o = this.options;
-    o.events?.event({ kind: 'Pod', namespace: victim.namespace, name: victim.name, uid: victim.uid }, 'Warning', 'Evicted', message);
+    o.events?.event(
+      { kind: 'Pod', namespace: victim.namespace, name: victim.name, uid: victim.uid },
+      'Warning',
+      'Evicted',
+      message,
+    );
     const timeout = new AbortController();
     try {
       await Promise.race([
@@ -207,7 +263,10 @@ export class EvictionManager {
       this.evictions++;
       return true;
     } catch (err) {
-      o.logger.error({ pod: `${victim.namespace}/${victim.name}`, err: userMessage(err) }, 'eviction of the pod failed; will retry at the next interval');
+      o.logger.error(
+        { pod: `${victim.namespace}/${victim.name}`, err: userMessage(err) },
+        'eviction of the pod failed; will retry at the next interval',
+      );
       return false;
     } finally {
       timeout.abort();
@@ -232,12 +291,17 @@ export class EvictionManager {
       try {
         await this.synchronize();
       } catch (err) {
-        this.options.logger.error({ err: userMessage(err) }, 'eviction manager pass failed (cannot observe signals?); retrying at the next interval');
+        this.options.logger.error(
+          { err: userMessage(err) },
+          'eviction manager pass failed (cannot observe signals?); retrying at the next interval',
+        );
       }
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it while synchronize() is awaited
       if (this.wakePending) continue;
       this.waiting = new AbortController();
-      await this.options.clock.sleep(interval, AbortSignal.any([signal, this.waiting.signal])).catch(() => undefined);
+      await this.options.clock
+        .sleep(interval, AbortSignal.any([signal, this.waiting.signal]))
+        .catch(() => undefined);
       this.waiting = undefined;
     }
   }

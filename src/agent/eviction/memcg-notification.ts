@@ -13,8 +13,10 @@ import { userMessage } from '../../common/util/errors.js';
 import type { Threshold } from './thresholds.js';
 
 export const MEMCG_OPTION = '--kernel-memcg-notification';
-export const CGROUP_V1_REASON = 'on cgroup v1 memory threshold notifications need an eventfd registered in cgroup.event_control, and Node.js cannot create an eventfd (no native addon is used)';
-export const FALLBACK_EFFECT = 'memory eviction thresholds are observed every 10s, as without the option';
+export const CGROUP_V1_REASON =
+  'on cgroup v1 memory threshold notifications need an eventfd registered in cgroup.event_control, and Node.js cannot create an eventfd (no native addon is used)';
+export const FALLBACK_EFFECT =
+  'memory eviction thresholds are observed every 10s, as without the option';
 
 export interface MemcgNotificationOptions {
   enabled: boolean;
@@ -41,12 +43,16 @@ export function parseMemoryEvents(text: string): Map<string, number> {
 
 function changed(before: Map<string, number>, after: Map<string, number>): string[] {
   const out: string[] = [];
-  for (const [k, v] of after) if (v !== (before.get(k) ?? 0)) out.push(`${k} ${before.get(k) ?? 0}->${v}`);
+  for (const [k, v] of after)
+    if (v !== (before.get(k) ?? 0)) out.push(`${k} ${before.get(k) ?? 0}->${v}`);
   return out;
 }
 
 function cannot(o: MemcgNotificationOptions, reason: string): void {
-  o.logger.warn({ option: MEMCG_OPTION, reason, effect: FALLBACK_EFFECT }, `${MEMCG_OPTION} cannot take effect on this host: ${reason}; ${FALLBACK_EFFECT}`);
+  o.logger.warn(
+    { option: MEMCG_OPTION, reason, effect: FALLBACK_EFFECT },
+    `${MEMCG_OPTION} cannot take effect on this host: ${reason}; ${FALLBACK_EFFECT}`,
+  );
 }
 
 /** Watches memory.events; each change of its counters is one notification. */
@@ -58,7 +64,10 @@ async function watchMemoryEvents(file: string, o: MemcgNotificationOptions): Pro
       const now = parseMemoryEvents(await readFile(file, 'utf8').catch(() => ''));
       const diff = changed(last, now);
       last = now;
-      if (diff.length > 0) o.onNotify(`eviction manager: memory.events of ${file} changed (${diff.join(', ')}): observing at once`);
+      if (diff.length > 0)
+        o.onNotify(
+          `eviction manager: memory.events of ${file} changed (${diff.join(', ')}): observing at once`,
+        );
     });
   };
   let watcher: FSWatcher;
@@ -69,18 +78,27 @@ async function watchMemoryEvents(file: string, o: MemcgNotificationOptions): Pro
     return;
   }
   watcher.on('error', (err) => {
-    o.logger.warn({ option: MEMCG_OPTION, file, err: userMessage(err) }, `${MEMCG_OPTION}: watching ${file} failed; ${FALLBACK_EFFECT}`);
+    o.logger.warn(
+      { option: MEMCG_OPTION, file, err: userMessage(err) },
+      `${MEMCG_OPTION}: watching ${file} failed; ${FALLBACK_EFFECT}`,
+    );
     watcher.close();
   });
   o.signal.addEventListener('abort', () => watcher.close(), { once: true });
-  o.logger.info({ notifier: `memory.events of ${file}` }, 'Eviction manager: created memoryThresholdNotifier');
+  o.logger.info(
+    { notifier: `memory.events of ${file}` },
+    'Eviction manager: created memoryThresholdNotifier',
+  );
 }
 
 /** Starts the notifications, or says once why they cannot be had. */
 export async function startMemcgNotification(o: MemcgNotificationOptions): Promise<void> {
   if (!o.enabled || o.signal.aborted) return;
   if (!o.thresholds.some((t) => t.signal === 'memory.available')) {
-    o.logger.info({ option: MEMCG_OPTION }, `${MEMCG_OPTION}: no memory.available eviction threshold is set, so there is nothing to be notified of`);
+    o.logger.info(
+      { option: MEMCG_OPTION },
+      `${MEMCG_OPTION}: no memory.available eviction threshold is set, so there is nothing to be notified of`,
+    );
     return;
   }
   const fs = o.cgroupFs ?? '/sys/fs/cgroup';

@@ -19,13 +19,15 @@ export interface SignalObserver {
   observe(): Promise<Observations>;
 }
 
-export function parseMeminfo(text: string): { totalBytes: number; availableBytes: number } | undefined {
+export function parseMeminfo(
+  text: string,
+): { totalBytes: number; availableBytes: number } | undefined {
   const kb = (name: string): number | undefined => {
     const m = new RegExp(`^${name}:\\s+(\\d+)\\s*kB`, 'm').exec(text);
     return m?.[1] === undefined ? undefined : Number(m[1]) * 1024;
   };
   const total = kb('MemTotal');
-  const available = kb('MemAvailable') ?? ((kb('MemFree') ?? 0) + (kb('Cached') ?? 0));
+  const available = kb('MemAvailable') ?? (kb('MemFree') ?? 0) + (kb('Cached') ?? 0);
   return total === undefined ? undefined : { totalBytes: total, availableBytes: available };
 }
 
@@ -46,13 +48,20 @@ export class HostSignalObserver implements SignalObserver {
     if (mem !== undefined) {
       out.set('memory.available', { available: mem.availableBytes, capacity: mem.totalBytes });
       // Without pod cgroups to sum, the allocatable view is the node's memory too.
-      out.set('allocatableMemory.available', { available: mem.availableBytes, capacity: mem.totalBytes });
+      out.set('allocatableMemory.available', {
+        available: mem.availableBytes,
+        capacity: mem.totalBytes,
+      });
     }
     const fsObs = async (dir: string, prefix: 'nodefs' | 'imagefs'): Promise<void> => {
       const st = await statfs(dir).catch(() => undefined);
       if (st === undefined) return;
-      out.set(`${prefix}.available`, { available: st.bavail * st.bsize, capacity: st.blocks * st.bsize });
-      if (st.files > 0) out.set(`${prefix}.inodesFree`, { available: st.ffree, capacity: st.files });
+      out.set(`${prefix}.available`, {
+        available: st.bavail * st.bsize,
+        capacity: st.blocks * st.bsize,
+      });
+      if (st.files > 0)
+        out.set(`${prefix}.inodesFree`, { available: st.ffree, capacity: st.files });
     };
     await fsObs(this.options.rootDir, 'nodefs');
     const image = await this.options.imageFs?.().catch(() => undefined);
@@ -62,15 +71,24 @@ export class HostSignalObserver implements SignalObserver {
         if (v !== undefined) out.set(`imagefs.${s}`, v);
       }
     } else {
-      out.set('imagefs.available', { available: image.capacityBytes - image.usedBytes, capacity: image.capacityBytes });
-      if (image.inodes !== undefined && image.inodesFree !== undefined) out.set('imagefs.inodesFree', { available: image.inodesFree, capacity: image.inodes });
+      out.set('imagefs.available', {
+        available: image.capacityBytes - image.usedBytes,
+        capacity: image.capacityBytes,
+      });
+      if (image.inodes !== undefined && image.inodesFree !== undefined)
+        out.set('imagefs.inodesFree', { available: image.inodesFree, capacity: image.inodes });
     }
     // The container file system is the image file system here (no split image/container fs).
-    for (const [from, to] of [['imagefs.available', 'containerfs.available'], ['imagefs.inodesFree', 'containerfs.inodesFree']] as const) {
+    for (const [from, to] of [
+      ['imagefs.available', 'containerfs.available'],
+      ['imagefs.inodesFree', 'containerfs.inodesFree'],
+    ] as const) {
       const v = out.get(from);
       if (v !== undefined) out.set(to, v);
     }
-    const pidMax = Number((await readFile(`${proc}/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim());
+    const pidMax = Number(
+      (await readFile(`${proc}/sys/kernel/pid_max`, 'utf8').catch(() => '')).trim(),
+    );
     if (Number.isFinite(pidMax) && pidMax > 0) {
       const entries = await readdir(proc).catch((): string[] => []);
       const running = entries.filter((e) => /^\d+$/.test(e)).length;

@@ -23,7 +23,14 @@ export class RuntimeEvictablePods implements EvictablePods {
   private usage = new Map<string, number>();
   private readonly active: ActivePods;
 
-  constructor(private readonly o: { pods: ActivePodsSource; statuses: PodStatusWriter; runtime: ContainerRuntime; names: Names }) {
+  constructor(
+    private readonly o: {
+      pods: ActivePodsSource;
+      statuses: PodStatusWriter;
+      runtime: ContainerRuntime;
+      names: Names;
+    },
+  ) {
     this.active = new ActivePods(o);
   }
 
@@ -50,7 +57,15 @@ export class RuntimeEvictablePods implements EvictablePods {
     this.usage = next;
   }
 
-  async evict(pod: EvictionCandidate, options: { gracePeriodSeconds: number; message: string }): Promise<void> {
-    await this.active.kill(pod.uid, options.gracePeriodSeconds, (current) => ({ ...current, phase: 'Failed', reason: 'Evicted', message: options.message }));
+  async evict(
+    pod: EvictionCandidate,
+    options: { gracePeriodSeconds: number; message: string },
+  ): Promise<void> {
+    await this.active.kill(pod.uid, options.gracePeriodSeconds, (current) => ({
+      ...current,
+      phase: 'Failed',
+      reason: 'Evicted',
+      message: options.message,
+    }));
   }
 }

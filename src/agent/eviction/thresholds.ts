@@ -39,12 +39,18 @@ function stripOperator(v: string): string {
   return v.startsWith('<') ? v.slice(1) : v;
 }
 
-export function parseThresholdValue(raw: string, where: string, problems: string[]): ThresholdValue | undefined {
+export function parseThresholdValue(
+  raw: string,
+  where: string,
+  problems: string[],
+): ThresholdValue | undefined {
   const v = stripOperator(raw.trim());
   if (v.endsWith('%')) {
     const n = Number(v.slice(0, -1));
     if (v.length === 1 || !Number.isFinite(n) || n < 0 || n > 100) {
-      problems.push(`${where}: invalid percentage "${raw}" (accepted: a number from 0 to 100 followed by %)`);
+      problems.push(
+        `${where}: invalid percentage "${raw}" (accepted: a number from 0 to 100 followed by %)`,
+      );
       return undefined;
     }
     return { percentage: n / 100 };
@@ -57,7 +63,9 @@ export function parseThresholdValue(raw: string, where: string, problems: string
     }
     return { quantity: q.value };
   } catch {
-    problems.push(`${where}: invalid quantity "${raw}" (accepted: a quantity such as 100Mi or a percentage such as 10%)`);
+    problems.push(
+      `${where}: invalid quantity "${raw}" (accepted: a quantity such as 100Mi or a percentage such as 10%)`,
+    );
     return undefined;
   }
 }
@@ -81,14 +89,22 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
     if (!checkSignal(sig, '--eviction-soft-grace-period')) continue;
     try {
       const ms = parseDurationMs(raw);
-      if (ms < 0) problems.push(`--eviction-soft-grace-period ${sig}: grace period must not be negative, got "${raw}"`);
+      if (ms < 0)
+        problems.push(
+          `--eviction-soft-grace-period ${sig}: grace period must not be negative, got "${raw}"`,
+        );
       else grace.set(sig, ms);
     } catch {
-      problems.push(`--eviction-soft-grace-period ${sig}: invalid duration "${raw}" (accepted: a duration such as 30s or 1m30s)`);
+      problems.push(
+        `--eviction-soft-grace-period ${sig}: invalid duration "${raw}" (accepted: a duration such as 30s or 1m30s)`,
+      );
     }
   }
   const out: Threshold[] = [];
-  for (const [hard, map, flag] of [[true, s.evictionHard, '--eviction-hard'], [false, s.evictionSoft, '--eviction-soft']] as const) {
+  for (const [hard, map, flag] of [
+    [true, s.evictionHard, '--eviction-hard'],
+    [false, s.evictionSoft, '--eviction-soft'],
+  ] as const) {
     for (const [sig, raw] of Object.entries(map ?? {})) {
       if (!checkSignal(sig, flag)) continue;
       const value = parseThresholdValue(raw, `${flag} ${sig}`, problems);
@@ -97,17 +113,29 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
       if (hard && ('quantity' in value ? value.quantity === 0 : value.percentage === 0)) continue;
       const g = grace.get(sig);
       if (!hard && g === undefined) {
-        problems.push(`--eviction-soft ${sig}: a soft threshold needs a grace period in --eviction-soft-grace-period`);
+        problems.push(
+          `--eviction-soft ${sig}: a soft threshold needs a grace period in --eviction-soft-grace-period`,
+        );
         continue;
       }
       const mr = minReclaim.get(sig);
-      out.push({ signal: sig, value, hard, gracePeriodMs: hard ? 0 : (g ?? 0), ...(mr !== undefined ? { minReclaim: mr } : {}) });
+      out.push({
+        signal: sig,
+        value,
+        hard,
+        gracePeriodMs: hard ? 0 : (g ?? 0),
+        ...(mr !== undefined ? { minReclaim: mr } : {}),
+      });
     }
   }
   for (const sig of grace.keys()) {
-    if (s.evictionSoft?.[sig] === undefined) problems.push(`--eviction-soft-grace-period ${sig}: no soft threshold for this signal in --eviction-soft`);
+    if (s.evictionSoft?.[sig] === undefined)
+      problems.push(
+        `--eviction-soft-grace-period ${sig}: no soft threshold for this signal in --eviction-soft`,
+      );
   }
-  if (problems.length > 0) throw new ConfigError(`invalid eviction thresholds: ${problems.join('; ')}`, { problems });
+  if (problems.length > 0)
+    throw new ConfigError(`invalid eviction thresholds: ${problems.join('; ')}`, { problems });
   return out;
 }
 

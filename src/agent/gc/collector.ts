@@ -7,7 +7,12 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import { checkWritableUnder } from '../../common/util/safe-path.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
-import type { ContainerRuntime, ImageInfo, ImageService, RuntimeContainer } from '../runtime/types.js';
+import type {
+  ContainerRuntime,
+  ImageInfo,
+  ImageService,
+  RuntimeContainer,
+} from '../runtime/types.js';
 import { runEvery } from '../../common/util/every.js';
 
 export interface GcOptions {
@@ -54,19 +59,43 @@ export class GarbageCollector {
   }
 
   start(signal: AbortSignal): void {
-    this.loops.push(this.every(this.opts.containerGcIntervalMs ?? 60_000, signal, 'container', () => this.collectContainers()));
-    this.loops.push(this.every(this.opts.imageGcIntervalMs ?? 300_000, signal, 'image', () => this.collectImages()));
-    this.loops.push(this.every(this.opts.logRotateIntervalMs ?? 10_000, signal, 'log', () => this.rotateLogs()));
+    this.loops.push(
+      this.every(this.opts.containerGcIntervalMs ?? 60_000, signal, 'container', () =>
+        this.collectContainers(),
+      ),
+    );
+    this.loops.push(
+      this.every(this.opts.imageGcIntervalMs ?? 300_000, signal, 'image', () =>
+        this.collectImages(),
+      ),
+    );
+    this.loops.push(
+      this.every(this.opts.logRotateIntervalMs ?? 10_000, signal, 'log', () => this.rotateLogs()),
+    );
   }
 
   async stopped(): Promise<void> {
     await Promise.all(this.loops);
   }
 
-  private every(ms: number, signal: AbortSignal, what: string, fn: () => Promise<unknown>): Promise<void> {
-    return runEvery({ clock: this.opts.clock, ms, signal, run: fn, onError: (err) => this.opts.logger.warn({ err: userMessage(err) }, `${what} garbage collection failed; retrying next period`) });
+  private every(
+    ms: number,
+    signal: AbortSignal,
+    what: string,
+    fn: () => Promise<unknown>,
+  ): Promise<void> {
+    return runEvery({
+      clock: this.opts.clock,
+      ms,
+      signal,
+      run: fn,
+      onError: (err) =>
+        this.opts.logger.warn(
+          { err: userMessage(err) },
+          `${what} garbage collection failed; retrying next period`,
+        ),
+    });
   }
-
 
   /** Removes dead containers beyond the limits; returns the ids removed. */
   async collectContainers(): Promise<string[]> {
@@ -80,10 +109,18 @@ export class GarbageCollector {
         else await runtime.removeContainer(c.id);
         removed.push(c.id);
       } catch (err) {
-        this.opts.logger.warn({ id: c.id, err: userMessage(err) }, 'could not remove dead container');
+        this.opts.logger.warn(
+          { id: c.id, err: userMessage(err) },
+          'could not remove dead container',
+        );
       }
     };
-    const dead = all.filter((c) => c.kind !== 'sandbox' && c.state === 'exited' && now - (c.finishedAtMs ?? c.createdAtMs) >= this.opts.minContainerAgeMs);
+    const dead = all.filter(
+      (c) =>
+        c.kind !== 'sandbox' &&
+        c.state === 'exited' &&
+        now - (c.finishedAtMs ?? c.createdAtMs) >= this.opts.minContainerAgeMs,
+    );
     const groups = new Map<string, RuntimeContainer[]>();
     for (const c of dead) {
       const k = `${c.podUid}/${c.kind}/${c.name}`;
@@ -96,7 +133,9 @@ export class GarbageCollector {
       if (first === undefined) continue;
       const active = this.opts.isPodActive(first.podUid);
       // the newest instance of an active pod's container carries its status: always kept
-      const newestOfAll = all.filter((c) => c.podUid === first.podUid && c.name === first.name && c.kind === first.kind).sort((a, b) => b.attempt - a.attempt)[0];
+      const newestOfAll = all
+        .filter((c) => c.podUid === first.podUid && c.name === first.name && c.kind === first.kind)
+        .sort((a, b) => b.attempt - a.attempt)[0];
       const keep = this.opts.maxDeadPerContainer < 0 ? list.length : this.opts.maxDeadPerContainer;
       list.forEach((c, i) => {
         if (active && c.id === newestOfAll?.id) survivors.push(c);
@@ -108,7 +147,9 @@ export class GarbageCollector {
     if (this.opts.maxDeadContainers >= 0 && survivors.length > this.opts.maxDeadContainers) {
       const evictable = survivors
         .filter((c) => {
-          const newest = all.filter((x) => x.podUid === c.podUid && x.name === c.name && x.kind === c.kind).sort((a, b) => b.attempt - a.attempt)[0];
+          const newest = all
+            .filter((x) => x.podUid === c.podUid && x.name === c.name && x.kind === c.kind)
+            .sort((a, b) => b.attempt - a.attempt)[0];
           return !(this.opts.isPodActive(c.podUid) && newest?.id === c.id);
         })
         .sort((a, b) => (a.finishedAtMs ?? a.createdAtMs) - (b.finishedAtMs ?? b.createdAtMs));
@@ -121,11 +162,20 @@ export class GarbageCollector {
     // sandboxes: dead ones of gone pods, and older dead ones of active pods
     for (const s of all.filter((c) => c.kind === 'sandbox' && c.state === 'exited')) {
       const active = this.opts.isPodActive(s.podUid);
-      const newer = all.some((x) => x.kind === 'sandbox' && x.podUid === s.podUid && x.attempt > s.attempt);
-      const hasContainers = all.some((x) => x.kind !== 'sandbox' && x.podUid === s.podUid && !removed.includes(x.id) && x.sandboxId === s.id);
+      const newer = all.some(
+        (x) => x.kind === 'sandbox' && x.podUid === s.podUid && x.attempt > s.attempt,
+      );
+      const hasContainers = all.some(
+        (x) =>
+          x.kind !== 'sandbox' &&
+          x.podUid === s.podUid &&
+          !removed.includes(x.id) &&
+          x.sandboxId === s.id,
+      );
       if ((!active || newer) && !hasContainers) await remove(s);
     }
-    if (removed.length > 0) this.opts.logger.info({ removed: removed.length }, 'removed dead containers');
+    if (removed.length > 0)
+      this.opts.logger.info({ removed: removed.length }, 'removed dead containers');
     return removed;
   }
 
@@ -147,7 +197,10 @@ export class GarbageCollector {
     return { list, unused };
   }
 
-  private async removeImages(candidates: readonly ImageInfo[], enough: (freed: number) => boolean): Promise<string[]> {
+  private async removeImages(
+    candidates: readonly ImageInfo[],
+    enough: (freed: number) => boolean,
+  ): Promise<string[]> {
     const removed: string[] = [];
     let freed = 0;
     for (const i of candidates) {
@@ -159,7 +212,10 @@ export class GarbageCollector {
         this.firstSeen.delete(i.id);
         this.lastUsed.delete(i.id);
       } catch (err) {
-        this.opts.logger.warn({ image: i.tags[0] ?? i.id, err: userMessage(err) }, 'could not remove image');
+        this.opts.logger.warn(
+          { image: i.tags[0] ?? i.id, err: userMessage(err) },
+          'could not remove image',
+        );
       }
     }
     return removed;
@@ -180,7 +236,11 @@ export class GarbageCollector {
     if (maxAge > 0) {
       const old = unused.filter((i) => now - (this.lastUsed.get(i.id) ?? now) > maxAge);
       const gone = await this.removeImages(old, () => false);
-      if (gone.length > 0) this.opts.logger.info({ removed: gone.length, imageMaximumGCAge: `${maxAge / 1000}s` }, 'removed images unused for longer than imageMaximumGCAge');
+      if (gone.length > 0)
+        this.opts.logger.info(
+          { removed: gone.length, imageMaximumGCAge: `${maxAge / 1000}s` },
+          'removed images unused for longer than imageMaximumGCAge',
+        );
       removed.push(...gone);
       unused = unused.filter((i) => !gone.includes(i.id));
     }
@@ -194,7 +254,10 @@ export class GarbageCollector {
       .filter((i) => now - (this.firstSeen.get(i.id) ?? now) >= this.opts.imageMinAgeMs)
       .sort((a, b) => a.createdAtMs - b.createdAtMs);
     const freed = await this.removeImages(candidates, (f) => f >= toFree);
-    this.opts.logger.info({ usagePercent: Math.round(usage), removed: freed.length }, 'image garbage collection ran');
+    this.opts.logger.info(
+      { usagePercent: Math.round(usage), removed: freed.length },
+      'image garbage collection ran',
+    );
     return [...removed, ...freed];
   }
 
@@ -207,7 +270,10 @@ export class GarbageCollector {
       for (let i = 1; i < maxFiles; i++) await checkWritableUnder(root, `${p}.${i}`);
       return true;
     } catch (err) {
-      this.opts.logger.warn({ file: p, err: userMessage(err) }, 'log rotation: refusing to rotate a log file outside the root directory');
+      this.opts.logger.warn(
+        { file: p, err: userMessage(err) },
+        'log rotation: refusing to rotate a log file outside the root directory',
+      );
       return false;
     }
   }
@@ -218,7 +284,8 @@ export class GarbageCollector {
     if (!st || st.size <= maxBytes) return false;
     if (!(await this.rotatable(p, maxFiles))) return false;
     await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
-    for (let i = maxFiles - 2; i >= 1; i--) await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
+    for (let i = maxFiles - 2; i >= 1; i--)
+      await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
     await copyFile(p, `${p}.1`);
     // writers hold the file open in append mode: truncating keeps them writing at the start
     await truncate(p, 0);
@@ -232,7 +299,13 @@ export class GarbageCollector {
     if (logPath === undefined) return 0;
     const maxBytes = parseQuantity(this.opts.containerLogMaxSize).value;
     const maxFiles = Math.max(2, this.opts.containerLogMaxFiles);
-    const paths = [...new Set((await runtime.listContainers()).map((c) => logPath(c.id)).filter((p): p is string => p !== undefined && p !== ''))];
+    const paths = [
+      ...new Set(
+        (await runtime.listContainers())
+          .map((c) => logPath(c.id))
+          .filter((p): p is string => p !== undefined && p !== ''),
+      ),
+    ];
     const workers = Math.max(1, this.opts.logRotateWorkers ?? 1);
     let rotated = 0;
     let next = 0;

@@ -15,7 +15,10 @@ export interface IptablesOptions {
 }
 
 export class IptablesError extends Error {
-  constructor(message: string, readonly exitCode: number | undefined) {
+  constructor(
+    message: string,
+    readonly exitCode: number | undefined,
+  ) {
     super(message);
     this.name = 'IptablesError';
   }
@@ -42,15 +45,23 @@ export class Iptables {
   run(args: readonly string[]): Promise<string> {
     const [file, ...lead] = this.command;
     return new Promise((resolve, reject) => {
-      execFile(file ?? 'iptables', [...lead, '-w', ...args], { timeout: this.timeoutMs, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
-        if (err === null) {
-          resolve(stdout);
-          return;
-        }
-        const code = typeof err.code === 'number' ? err.code : undefined;
-        const why = err.code === 'ENOENT' ? `${file ?? 'iptables'} is not installed` : (stderr.trim() || err.message).split('\n')[0] ?? '';
-        reject(new IptablesError(`${[file, ...lead, ...args].join(' ')}: ${why}`, code));
-      });
+      execFile(
+        file ?? 'iptables',
+        [...lead, '-w', ...args],
+        { timeout: this.timeoutMs, maxBuffer: MAX_OUTPUT, encoding: 'utf8' },
+        (err, stdout, stderr) => {
+          if (err === null) {
+            resolve(stdout);
+            return;
+          }
+          const code = typeof err.code === 'number' ? err.code : undefined;
+          const why =
+            err.code === 'ENOENT'
+              ? `${file ?? 'iptables'} is not installed`
+              : ((stderr.trim() || err.message).split('\n')[0] ?? '');
+          reject(new IptablesError(`${[file, ...lead, ...args].join(' ')}: ${why}`, code));
+        },
+      );
     });
   }
 
@@ -72,7 +83,12 @@ export class Iptables {
   }
 
   /** Adds the rule at the end (append) or the start (prepend) unless it is there; true when it was. */
-  async ensureRule(position: 'append' | 'prepend', table: IptablesTable, chain: string, rule: readonly string[]): Promise<boolean> {
+  async ensureRule(
+    position: 'append' | 'prepend',
+    table: IptablesTable,
+    chain: string,
+    rule: readonly string[],
+  ): Promise<boolean> {
     try {
       await this.run(['-t', table, '-C', chain, ...rule]);
       return true;

@@ -23,7 +23,11 @@ export interface UtilChainNames {
 /** The chain names under a naming profile: `kube`/`kubelet` give the reference's exactly. */
 export function utilChainNames(names: { product: string; agentWord: string }): UtilChainNames {
   const p = names.product.toUpperCase();
-  return { hint: `${p}-IPTABLES-HINT`, firewall: `${p}-FIREWALL`, canary: `${p}-${names.agentWord.toUpperCase()}-CANARY` };
+  return {
+    hint: `${p}-IPTABLES-HINT`,
+    firewall: `${p}-FIREWALL`,
+    canary: `${p}-${names.agentWord.toUpperCase()}-CANARY`,
+  };
 }
 
 const CANARY_TABLES: readonly IptablesTable[] = ['mangle', 'nat', 'filter'];
@@ -39,18 +43,41 @@ export async function syncUtilChains(ipt: Iptables, chains: UtilChainNames): Pro
       throw new Error(`${what}: ${userMessage(err)}`, { cause: err });
     }
   };
-  await step('Failed to ensure that iptables hint chain exists', () => ipt.ensureChain('mangle', chains.hint));
+  await step('Failed to ensure that iptables hint chain exists', () =>
+    ipt.ensureChain('mangle', chains.hint),
+  );
   if (ipt.isIPv6()) return; // ipv6 doesn't have the localnet issue
-  await step(`Failed to ensure that filter table ${chains.firewall} chain exists`, () => ipt.ensureChain('filter', chains.firewall));
-  await step(`Failed to ensure that OUTPUT chain jumps to ${chains.firewall}`, () => ipt.ensureRule('prepend', 'filter', 'OUTPUT', ['-j', chains.firewall]));
-  await step(`Failed to ensure that INPUT chain jumps to ${chains.firewall}`, () => ipt.ensureRule('prepend', 'filter', 'INPUT', ['-j', chains.firewall]));
-  await step(`Failed to ensure rule to drop invalid localhost packets in filter table ${chains.firewall} chain`, () =>
-    ipt.ensureRule('append', 'filter', chains.firewall, [
-      '-m', 'comment', '--comment', 'block incoming localnet connections',
-      '--dst', '127.0.0.0/8', '!', '--src', '127.0.0.0/8',
-      '-m', 'conntrack', '!', '--ctstate', 'RELATED,ESTABLISHED,DNAT',
-      '-j', 'DROP',
-    ]));
+  await step(`Failed to ensure that filter table ${chains.firewall} chain exists`, () =>
+    ipt.ensureChain('filter', chains.firewall),
+  );
+  await step(`Failed to ensure that OUTPUT chain jumps to ${chains.firewall}`, () =>
+    ipt.ensureRule('prepend', 'filter', 'OUTPUT', ['-j', chains.firewall]),
+  );
+  await step(`Failed to ensure that INPUT chain jumps to ${chains.firewall}`, () =>
+    ipt.ensureRule('prepend', 'filter', 'INPUT', ['-j', chains.firewall]),
+  );
+  await step(
+    `Failed to ensure rule to drop invalid localhost packets in filter table ${chains.firewall} chain`,
+    () =>
+      ipt.ensureRule('append', 'filter', chains.firewall, [
+        '-m',
+        'comment',
+        '--comment',
+        'block incoming localnet connections',
+        '--dst',
+        '127.0.0.0/8',
+        '!',
+        '--src',
+        '127.0.0.0/8',
+        '-m',
+        'conntrack',
+        '!',
+        '--ctstate',
+        'RELATED,ESTABLISHED,DNAT',
+        '-j',
+        'DROP',
+      ]),
+  );
 }
 
 async function ensureCanaries(ipt: Iptables, canary: string): Promise<void> {
@@ -77,7 +104,10 @@ async function syncOnce(ipt: Iptables, o: UtilChainsOptions): Promise<boolean> {
     await ensureCanaries(ipt, o.chains.canary);
     return true;
   } catch (err) {
-    o.logger.error({ protocol: ipt.protocol, err: userMessage(err) }, 'iptables rules could not be ensured');
+    o.logger.error(
+      { protocol: ipt.protocol, err: userMessage(err) },
+      'iptables rules could not be ensured',
+    );
     return false;
   }
 }
@@ -87,21 +117,33 @@ export async function startUtilChains(o: UtilChainsOptions): Promise<Promise<voi
   const loops: Promise<void>[] = [];
   for (const ipt of o.clients) {
     if (!(await syncOnce(ipt, o))) {
-      o.logger.info({ protocol: ipt.protocol }, 'Failed to initialize iptables rules; some functionality may be missing.');
+      o.logger.info(
+        { protocol: ipt.protocol },
+        'Failed to initialize iptables rules; some functionality may be missing.',
+      );
       continue;
     }
     o.logger.info({ protocol: ipt.protocol }, 'Initialized iptables rules.');
-    loops.push(runEvery({
-      clock: o.clock,
-      ms: CANARY_INTERVAL_MS,
-      signal: o.signal,
-      run: async () => {
-        if (!(await canaryGone(ipt, o.chains.canary))) return;
-        o.logger.info({ protocol: ipt.protocol, canary: o.chains.canary }, 'iptables canary chain deleted (the tables were flushed): making the rules again');
-        await syncOnce(ipt, o);
-      },
-      onError: (err) => o.logger.warn({ protocol: ipt.protocol, err: userMessage(err) }, 'iptables canary check failed; trying again next period'),
-    }));
+    loops.push(
+      runEvery({
+        clock: o.clock,
+        ms: CANARY_INTERVAL_MS,
+        signal: o.signal,
+        run: async () => {
+          if (!(await canaryGone(ipt, o.chains.canary))) return;
+          o.logger.info(
+            { protocol: ipt.protocol, canary: o.chains.canary },
+            'iptables canary chain deleted (the tables were flushed): making the rules again',
+          );
+          await syncOnce(ipt, o);
+        },
+        onError: (err) =>
+          o.logger.warn(
+            { protocol: ipt.protocol, err: userMessage(err) },
+            'iptables canary check failed; trying again next period',
+          ),
+      }),
+    );
   }
   return loops;
 }

@@ -48,26 +48,55 @@ export interface AgentServices {
 }
 
 /** The services' shared context: the API client (made here when none was given) and the metrics. */
-async function servicesContext(input: AgentServicesInput, registry: Registry): Promise<ServicesContext & { ownRest: RestClient | undefined }> {
+async function servicesContext(
+  input: AgentServicesInput,
+  registry: Registry,
+): Promise<ServicesContext & { ownRest: RestClient | undefined }> {
   const { agent, clock, signal } = input;
   const { config, flags, nodeName } = agent;
   const logger = input.logger.child({ part: 'node' });
   let ownRest: RestClient | undefined;
   if (input.rest === undefined && flags.platconfig !== '' && existsSync(flags.platconfig)) {
     // Loaded only here: a standalone agent never loads the API client (undici, protobuf).
-    const [{ RestClient }, { loadConnection }] = await Promise.all([import('../client/rest-client.js'), import('../../common/platconfig/platconfig.js')]);
-    ownRest = new RestClient({ connection: await loadConnection(flags.platconfig), clock, logger: logger.child({ part: 'client' }), qps: config.platAPIQPS, burst: config.platAPIBurst });
+    const [{ RestClient }, { loadConnection }] = await Promise.all([
+      import('../client/rest-client.js'),
+      import('../../common/platconfig/platconfig.js'),
+    ]);
+    ownRest = new RestClient({
+      connection: await loadConnection(flags.platconfig),
+      clock,
+      logger: logger.child({ part: 'client' }),
+      qps: config.platAPIQPS,
+      burst: config.platAPIBurst,
+    });
   }
   const rest = input.rest ?? ownRest;
   const ttl: ServicesContext['ttl'] = {};
   const metrics = new NodeAgentMetrics({
     registry,
     servingCertificateTtlSeconds: () => ttl.serving?.(),
-    ...(rest?.connectionConfig.certPem !== undefined ? { clientCertificateTtlSeconds: () => ttl.client?.() } : {}),
+    ...(rest?.connectionConfig.certPem !== undefined
+      ? { clientCertificateTtlSeconds: () => ttl.client?.() }
+      : {}),
   });
   countApiRequests(metrics, signal);
   const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
-  return { agent, config, flags, nodeName, names, clock, logger, signal, rest, metrics, loops: [], stops: [], ttl, ownRest };
+  return {
+    agent,
+    config,
+    flags,
+    nodeName,
+    names,
+    clock,
+    logger,
+    signal,
+    rest,
+    metrics,
+    loops: [],
+    stops: [],
+    ttl,
+    ownRest,
+  };
 }
 
 export async function startAgentServices(input: AgentServicesInput): Promise<AgentServices> {
@@ -82,15 +111,31 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   startNetworkUtil(ctx);
   const shutdown = startShutdown(ctx, recorder);
   if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
-    ctx.logger.warn({ option: '--pod-cidr', podCIDR: ctx.config.podCIDR }, '--pod-cidr is ignored with an API server: the pod CIDR is the node\'s spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)');
+    ctx.logger.warn(
+      { option: '--pod-cidr', podCIDR: ctx.config.podCIDR },
+      "--pod-cidr is ignored with an API server: the pod CIDR is the node's spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)",
+    );
   }
   if (ctx.rest !== undefined && ctx.config.registerNode) {
     const labels = registrationLabels(ctx.names, ctx.nodeName, ctx.flags.nodeLabels);
-    await startNodeStatus(ctx, ctx.rest, { labels, thresholds, recorder, eviction, agentVersion: input.agentVersion ?? 'v0.0.0', shutdown });
+    await startNodeStatus(ctx, ctx.rest, {
+      labels,
+      thresholds,
+      recorder,
+      eviction,
+      agentVersion: input.agentVersion ?? 'v0.0.0',
+      shutdown,
+    });
   } else if (ctx.config.registerNode) {
-    ctx.logger.info({}, 'no API server configured (--platconfig): the node is not registered; running standalone');
+    ctx.logger.info(
+      {},
+      'no API server configured (--platconfig): the node is not registered; running standalone',
+    );
   } else {
-    ctx.logger.info({ option: '--register-node' }, 'registerNode is false (--register-node=false): the node is not registered and its status is not reported');
+    ctx.logger.info(
+      { option: '--register-node' },
+      'registerNode is false (--register-node=false): the node is not registered and its status is not reported',
+    );
   }
   // The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
   // nodeagent_sync_loop_duration_seconds follow it.
@@ -99,7 +144,12 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
     lastIterationMs = startedMs;
     ctx.metrics.syncLoopDuration.observe(durationMs / 1000);
   });
-  const { servers, addresses } = await startServers(ctx, recorder, () => lastIterationMs, volumeStats);
+  const { servers, addresses } = await startServers(
+    ctx,
+    recorder,
+    () => lastIterationMs,
+    volumeStats,
+  );
   return {
     recorder,
     addresses,

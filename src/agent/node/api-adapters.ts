@@ -14,22 +14,35 @@ import type { NodeApi } from './types.js';
 import type { ApiNode } from './api-node.js';
 
 /** A group version's discovery document: the resource names are what the recorder reads. */
-const APIResourceListSchema = z.looseObject({ resources: z.array(z.looseObject({ name: z.string() })).exactOptional() });
+const APIResourceListSchema = z.looseObject({
+  resources: z.array(z.looseObject({ name: z.string() })).exactOptional(),
+});
 
 /** The node calls over typed node clients (decoding with ApiNodeSchema); heartbeat takes the status patches. */
-export function nodeApiFrom(nodes: ResourceClient<ApiNode>, heartbeat: ResourceClient<ApiNode> = nodes): NodeApi {
+export function nodeApiFrom(
+  nodes: ResourceClient<ApiNode>,
+  heartbeat: ResourceClient<ApiNode> = nodes,
+): NodeApi {
   return {
     get: (name, signal) => nodes.get(name, signal ? { signal } : {}),
     create: (node, signal) => nodes.create(node, signal ? { signal } : {}),
-    patch: (name, patch, signal) => nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) }),
-    patchStatus: (name, patch, signal) => heartbeat.patch(name, patch, { type: 'merge', subresource: 'status', ...(signal ? { signal } : {}) }),
+    patch: (name, patch, signal) =>
+      nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) }),
+    patchStatus: (name, patch, signal) =>
+      heartbeat.patch(name, patch, {
+        type: 'merge',
+        subresource: 'status',
+        ...(signal ? { signal } : {}),
+      }),
   };
 }
 
 export function eventSinkFrom(events: ResourceClient<ApiObject>): EventSink {
   return {
-    create: (namespace, event: CoreEvent, signal) => events.create(event, { namespace, ...(signal ? { signal } : {}) }),
-    patch: (namespace, name, patch, signal) => events.patch(name, patch, { type: 'merge', namespace, ...(signal ? { signal } : {}) }),
+    create: (namespace, event: CoreEvent, signal) =>
+      events.create(event, { namespace, ...(signal ? { signal } : {}) }),
+    patch: (namespace, name, patch, signal) =>
+      events.patch(name, patch, { type: 'merge', namespace, ...(signal ? { signal } : {}) }),
   };
 }
 
@@ -44,7 +57,12 @@ export interface NegotiatedEventSinkOptions {
 /** The recorder's sink: events.k8s.io/v1 when the server's discovery lists it, else core/v1. */
 export function negotiatedEventSinkFrom(o: NegotiatedEventSinkOptions): NegotiatedEventSink {
   const groupVersion = `${o.group}/v1`;
-  const v1 = createEventsV1Client({ client: o.rest, group: o.group, clock: o.clock, logger: o.logger });
+  const v1 = createEventsV1Client({
+    client: o.rest,
+    group: o.group,
+    clock: o.clock,
+    logger: o.logger,
+  });
   return new NegotiatedEventSink({
     preferred: eventsV1Sink(
       {
@@ -54,10 +72,16 @@ export function negotiatedEventSinkFrom(o: NegotiatedEventSinkOptions): Negotiat
       groupVersion,
       () => o.clock.now(),
     ),
-    fallback: eventSinkFrom(createEventClient({ client: o.rest, clock: o.clock, logger: o.logger })),
+    fallback: eventSinkFrom(
+      createEventClient({ client: o.rest, clock: o.clock, logger: o.logger }),
+    ),
     served: async (signal) => {
       const path = `/apis/${groupVersion}`;
-      const answer = await o.rest.request({ path, priority: 'event', ...(signal ? { signal } : {}) });
+      const answer = await o.rest.request({
+        path,
+        priority: 'event',
+        ...(signal ? { signal } : {}),
+      });
       const doc = decodeAnswer(APIResourceListSchema, answer, `GET ${path}`, 'APIResourceList');
       return (doc.resources ?? []).some((r) => r.name === 'events');
     },

@@ -23,7 +23,13 @@ export interface ApiNode {
     annotations?: Record<string, string>;
     [key: string]: unknown;
   };
-  spec?: { providerID?: string; taints?: ApiTaint[]; unschedulable?: boolean; podCIDR?: string; [key: string]: unknown };
+  spec?: {
+    providerID?: string;
+    taints?: ApiTaint[];
+    unschedulable?: boolean;
+    podCIDR?: string;
+    [key: string]: unknown;
+  };
   status?: unknown;
 }
 
@@ -33,11 +39,26 @@ const stringMap = z.record(z.string(), z.string()).exactOptional();
 export const ApiNodeSchema: z.ZodType<ApiNode> = z.looseObject({
   apiVersion: optionalString,
   kind: optionalString,
-  metadata: z.looseObject({ name: z.string(), uid: optionalString, resourceVersion: optionalString, labels: stringMap, annotations: stringMap }),
+  metadata: z.looseObject({
+    name: z.string(),
+    uid: optionalString,
+    resourceVersion: optionalString,
+    labels: stringMap,
+    annotations: stringMap,
+  }),
   spec: z
     .looseObject({
       providerID: optionalString,
-      taints: z.array(z.looseObject({ key: z.string(), value: optionalString, effect: z.string(), timeAdded: optionalString })).exactOptional(),
+      taints: z
+        .array(
+          z.looseObject({
+            key: z.string(),
+            value: optionalString,
+            effect: z.string(),
+            timeAdded: optionalString,
+          }),
+        )
+        .exactOptional(),
       unschedulable: z.boolean().exactOptional(),
       podCIDR: optionalString,
     })

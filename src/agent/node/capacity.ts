@@ -16,7 +16,11 @@ export interface MachineFacts {
 
 export async function machineFacts(rootDir: string): Promise<MachineFacts> {
   const st = await statfs(rootDir).catch(() => undefined);
-  return { cpuCores: cpus().length, memoryBytes: totalmem(), ephemeralStorageBytes: st === undefined ? 0 : st.blocks * st.bsize };
+  return {
+    cpuCores: cpus().length,
+    memoryBytes: totalmem(),
+    ephemeralStorageBytes: st === undefined ? 0 : st.blocks * st.bsize,
+  };
 }
 
 export interface ResourceSettings {
@@ -44,7 +48,10 @@ function bytesQuantity(bytes: number): string {
   return String(b);
 }
 
-function reservedAmount(maps: readonly (Readonly<Record<string, string>> | undefined)[], resource: string): number {
+function reservedAmount(
+  maps: readonly (Readonly<Record<string, string>> | undefined)[],
+  resource: string,
+): number {
   let sum = 0;
   for (const m of maps) {
     const v = m?.[resource];
@@ -60,13 +67,22 @@ export interface NodeResources {
 
 export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeResources {
   let pods = s.maxPods;
-  if (s.podsPerCore !== undefined && s.podsPerCore > 0) pods = Math.min(pods, s.podsPerCore * facts.cpuCores);
+  if (s.podsPerCore !== undefined && s.podsPerCore > 0)
+    pods = Math.min(pods, s.podsPerCore * facts.cpuCores);
   const reserved = [s.systemReserved, s.platReserved];
   const hard = (signal: string, capacity: number): number =>
-    (s.hardThresholds ?? []).filter((t) => t.hard && t.signal === signal).reduce((acc, t) => acc + thresholdAmount(t.value, capacity), 0);
+    (s.hardThresholds ?? [])
+      .filter((t) => t.hard && t.signal === signal)
+      .reduce((acc, t) => acc + thresholdAmount(t.value, capacity), 0);
   const cpuAlloc = facts.cpuCores - reservedAmount(reserved, 'cpu');
-  const memAlloc = facts.memoryBytes - reservedAmount(reserved, 'memory') - hard('memory.available', facts.memoryBytes);
-  const storageAlloc = facts.ephemeralStorageBytes - reservedAmount(reserved, 'ephemeral-storage') - hard('nodefs.available', facts.ephemeralStorageBytes);
+  const memAlloc =
+    facts.memoryBytes -
+    reservedAmount(reserved, 'memory') -
+    hard('memory.available', facts.memoryBytes);
+  const storageAlloc =
+    facts.ephemeralStorageBytes -
+    reservedAmount(reserved, 'ephemeral-storage') -
+    hard('nodefs.available', facts.ephemeralStorageBytes);
   const storage = s.localStorageCapacityIsolation !== false;
   return {
     capacity: {
@@ -89,6 +105,9 @@ export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeRes
  * --experimental-allocatable-ignore-eviction, as the reference (which then leaves them out of
  * allocatable but still evicts on them).
  */
-export function allocatableThresholds(thresholds: readonly Threshold[], ignoreEviction: boolean): readonly Threshold[] {
+export function allocatableThresholds(
+  thresholds: readonly Threshold[],
+  ignoreEviction: boolean,
+): readonly Threshold[] {
   return ignoreEviction ? [] : thresholds;
 }

@@ -19,22 +19,66 @@ interface Spec {
   message: string;
 }
 
-function pressure(type: string, on: boolean, onReason: string, onMessage: string, offReason: string, offMessage: string): Spec {
-  return on ? { type, status: 'True', reason: onReason, message: onMessage } : { type, status: 'False', reason: offReason, message: offMessage };
+function pressure(
+  type: string,
+  on: boolean,
+  onReason: string,
+  onMessage: string,
+  offReason: string,
+  offMessage: string,
+): Spec {
+  return on
+    ? { type, status: 'True', reason: onReason, message: onMessage }
+    : { type, status: 'False', reason: offReason, message: offMessage };
 }
 
 function specs(i: ConditionInputs): Spec[] {
   return [
-    pressure('MemoryPressure', i.memoryPressure, 'NodeHasInsufficientMemory', 'node agent has insufficient memory available', 'NodeHasSufficientMemory', 'node agent has sufficient memory available'),
-    pressure('DiskPressure', i.diskPressure, 'NodeHasDiskPressure', 'node agent has disk pressure', 'NodeHasNoDiskPressure', 'node agent has no disk pressure'),
-    pressure('PIDPressure', i.pidPressure, 'NodeHasInsufficientPID', 'node agent has insufficient PID available', 'NodeHasSufficientPID', 'node agent has sufficient PID available'),
+    pressure(
+      'MemoryPressure',
+      i.memoryPressure,
+      'NodeHasInsufficientMemory',
+      'node agent has insufficient memory available',
+      'NodeHasSufficientMemory',
+      'node agent has sufficient memory available',
+    ),
+    pressure(
+      'DiskPressure',
+      i.diskPressure,
+      'NodeHasDiskPressure',
+      'node agent has disk pressure',
+      'NodeHasNoDiskPressure',
+      'node agent has no disk pressure',
+    ),
+    pressure(
+      'PIDPressure',
+      i.pidPressure,
+      'NodeHasInsufficientPID',
+      'node agent has insufficient PID available',
+      'NodeHasSufficientPID',
+      'node agent has sufficient PID available',
+    ),
     i.notReadyReasons.length === 0
-      ? { type: 'Ready', status: 'True', reason: 'NodeAgentReady', message: 'node agent is posting ready status' }
-      : { type: 'Ready', status: 'False', reason: 'NodeAgentNotReady', message: i.notReadyReasons.join(', ') },
+      ? {
+          type: 'Ready',
+          status: 'True',
+          reason: 'NodeAgentReady',
+          message: 'node agent is posting ready status',
+        }
+      : {
+          type: 'Ready',
+          status: 'False',
+          reason: 'NodeAgentNotReady',
+          message: i.notReadyReasons.join(', '),
+        },
   ];
 }
 
-export function computeConditions(previous: readonly NodeCondition[] | undefined, inputs: ConditionInputs, now: Date): NodeCondition[] {
+export function computeConditions(
+  previous: readonly NodeCondition[] | undefined,
+  inputs: ConditionInputs,
+  now: Date,
+): NodeCondition[] {
   const ts = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   return specs(inputs).map((s) => {
     const prev = previous?.find((c) => c.type === s.type);
@@ -50,10 +94,18 @@ export function computeConditions(previous: readonly NodeCondition[] | undefined
 }
 
 /** True when the two condition lists differ other than in heartbeat times. */
-export function conditionsChanged(a: readonly NodeCondition[] | undefined, b: readonly NodeCondition[]): boolean {
+export function conditionsChanged(
+  a: readonly NodeCondition[] | undefined,
+  b: readonly NodeCondition[],
+): boolean {
   if (a?.length !== b.length) return true;
   return b.some((c) => {
     const o = a.find((x) => x.type === c.type);
-    return o?.status !== c.status || o.reason !== c.reason || o.message !== c.message || o.lastTransitionTime !== c.lastTransitionTime;
+    return (
+      o?.status !== c.status ||
+      o.reason !== c.reason ||
+      o.message !== c.message ||
+      o.lastTransitionTime !== c.lastTransitionTime
+    );
   });
 }

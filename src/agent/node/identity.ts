@@ -9,14 +9,26 @@ import { hostname as osHostname, networkInterfaces, type NetworkInterfaceInfo } 
 import { ConfigError } from '../../common/util/errors.js';
 import type { NodeAddress } from './types.js';
 
-export function nodeName(hostnameOverride: string | undefined, host: string = osHostname()): string {
-  const name = (hostnameOverride !== undefined && hostnameOverride.trim() !== '' ? hostnameOverride.trim() : host).toLowerCase();
-  if (name === '') throw new ConfigError('the node name is empty: set --hostname-override', { flag: '--hostname-override' });
+export function nodeName(
+  hostnameOverride: string | undefined,
+  host: string = osHostname(),
+): string {
+  const name = (
+    hostnameOverride !== undefined && hostnameOverride.trim() !== ''
+      ? hostnameOverride.trim()
+      : host
+  ).toLowerCase();
+  if (name === '')
+    throw new ConfigError('the node name is empty: set --hostname-override', {
+      flag: '--hostname-override',
+    });
   return name;
 }
 
 /** Interfaces named by the default routes in /proc/net/route and /proc/net/ipv6_route. */
-export function defaultRouteInterfaces(readFile: (p: string) => string = (p) => readFileSync(p, 'utf8')): { v4?: string; v6?: string } {
+export function defaultRouteInterfaces(
+  readFile: (p: string) => string = (p) => readFileSync(p, 'utf8'),
+): { v4?: string; v6?: string } {
   const out: { v4?: string; v6?: string } = {};
   try {
     for (const line of readFile('/proc/net/route').split('\n').slice(1)) {
@@ -32,7 +44,13 @@ export function defaultRouteInterfaces(readFile: (p: string) => string = (p) => 
   try {
     for (const line of readFile('/proc/net/ipv6_route').split('\n')) {
       const f = line.trim().split(/\s+/);
-      if (f.length >= 10 && f[0] === '00000000000000000000000000000000' && f[1] === '00' && f[9] !== undefined && f[9] !== 'lo') {
+      if (
+        f.length >= 10 &&
+        f[0] === '00000000000000000000000000000000' &&
+        f[1] === '00' &&
+        f[9] !== undefined &&
+        f[9] !== 'lo'
+      ) {
         out.v6 = f[9];
         break;
       }
@@ -43,8 +61,16 @@ export function defaultRouteInterfaces(readFile: (p: string) => string = (p) => 
   return out;
 }
 
-function globalAddress(infos: readonly NetworkInterfaceInfo[] | undefined, family: 'IPv4' | 'IPv6'): string | undefined {
-  return infos?.find((i) => i.family === family && !i.internal && !(family === 'IPv6' && i.address.toLowerCase().startsWith('fe80')))?.address;
+function globalAddress(
+  infos: readonly NetworkInterfaceInfo[] | undefined,
+  family: 'IPv4' | 'IPv6',
+): string | undefined {
+  return infos?.find(
+    (i) =>
+      i.family === family &&
+      !i.internal &&
+      !(family === 'IPv6' && i.address.toLowerCase().startsWith('fe80')),
+  )?.address;
 }
 
 export interface AddressSources {
@@ -69,17 +95,29 @@ function defaultIp(family: 'IPv4' | 'IPv6', src: Required<AddressSources>): stri
 
 /** Parses --node-ip: one or two comma-separated IPs, at most one per family. */
 export function parseNodeIps(nodeIp: string): string[] {
-  const ips = nodeIp.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  const problem = (why: string): ConfigError => new ConfigError(`invalid --node-ip "${nodeIp}": ${why}`, { flag: '--node-ip' });
+  const ips = nodeIp
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const problem = (why: string): ConfigError =>
+    new ConfigError(`invalid --node-ip "${nodeIp}": ${why}`, { flag: '--node-ip' });
   if (ips.length > 2) throw problem('at most two IPs (one IPv4 and one IPv6) may be given');
   for (const ip of ips) if (isIP(ip) === 0) throw problem(`"${ip}" is not an IP address`);
   const [first, second] = ips;
-  if (first !== undefined && second !== undefined && isIP(first) === isIP(second)) throw problem('dual-stack IPs must be one IPv4 and one IPv6 address');
+  if (first !== undefined && second !== undefined && isIP(first) === isIP(second))
+    throw problem('dual-stack IPs must be one IPv4 and one IPv6 address');
   return ips;
 }
 
-export function nodeAddresses(nodeIp: string | undefined, host: string, sources: AddressSources = {}): NodeAddress[] {
-  const src: Required<AddressSources> = { interfaces: sources.interfaces ?? networkInterfaces, routes: sources.routes ?? (() => defaultRouteInterfaces()) };
+export function nodeAddresses(
+  nodeIp: string | undefined,
+  host: string,
+  sources: AddressSources = {},
+): NodeAddress[] {
+  const src: Required<AddressSources> = {
+    interfaces: sources.interfaces ?? networkInterfaces,
+    routes: sources.routes ?? (() => defaultRouteInterfaces()),
+  };
   const ips: string[] = [];
   const given = nodeIp === undefined || nodeIp === '' ? [] : parseNodeIps(nodeIp);
   if (given.length === 0) {
@@ -102,5 +140,8 @@ export function nodeAddresses(nodeIp: string | undefined, host: string, sources:
     }
   }
   const unique = [...new Set(ips)];
-  return [...unique.map((address) => ({ type: 'InternalIP' as const, address })), { type: 'Hostname', address: host }];
+  return [
+    ...unique.map((address) => ({ type: 'InternalIP' as const, address })),
+    { type: 'Hostname', address: host },
+  ];
 }

@@ -9,14 +9,31 @@ import { allowedNodeLabels, forbiddenNodeLabels } from '../config/validate-flags
 
 /** Node's process.arch / platform in the reference's GOARCH / GOOS spelling. */
 export function goArch(arch: string = process.arch): string {
-  return ({ x64: 'amd64', ia32: '386', arm64: 'arm64', arm: 'arm', ppc64: 'ppc64le', s390x: 's390x', riscv64: 'riscv64' } as Record<string, string>)[arch] ?? arch;
+  return (
+    (
+      {
+        x64: 'amd64',
+        ia32: '386',
+        arm64: 'arm64',
+        arm: 'arm',
+        ppc64: 'ppc64le',
+        s390x: 's390x',
+        riscv64: 'riscv64',
+      } as Record<string, string>
+    )[arch] ?? arch
+  );
 }
 
 export function goOs(platform: string = process.platform): string {
   return platform === 'win32' ? 'windows' : platform;
 }
 
-export function defaultNodeLabels(names: Names, nodeName: string, os = goOs(), arch = goArch()): Record<string, string> {
+export function defaultNodeLabels(
+  names: Names,
+  nodeName: string,
+  os = goOs(),
+  arch = goArch(),
+): Record<string, string> {
   const l = names.labels;
   return { [l.hostname]: nodeName, [l.os]: os, [l.arch]: arch, [l.betaOs]: os, [l.betaArch]: arch };
 }
@@ -26,17 +43,25 @@ export function validateNodeLabels(labels: Readonly<Record<string, string>>, nam
   const problems: string[] = [];
   for (const [k, v] of Object.entries(labels)) {
     for (const e of qualifiedNameErrors(k)) problems.push(`invalid label key "${k}": ${e}`);
-    for (const e of labelValueErrors(v)) problems.push(`invalid label value "${v}" of "${k}": ${e}`);
+    for (const e of labelValueErrors(v))
+      problems.push(`invalid label value "${v}" of "${k}": ${e}`);
   }
   const unknown = forbiddenNodeLabels(labels, names);
   if (unknown.length > 0) {
-    problems.push(`unknown '${names.labelDomain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes ${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ${[...allowedNodeLabels(names)].join(', ')}`);
+    problems.push(
+      `unknown '${names.labelDomain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes ${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ${[...allowedNodeLabels(names)].join(', ')}`,
+    );
   }
-  if (problems.length > 0) throw new ConfigError(problems.join('; '), { flag: '--node-labels', problems });
+  if (problems.length > 0)
+    throw new ConfigError(problems.join('; '), { flag: '--node-labels', problems });
 }
 
 /** The labels a node registers with: defaults, overwritten by --node-labels. */
-export function registrationLabels(names: Names, nodeName: string, nodeLabels: Readonly<Record<string, string>>): Record<string, string> {
+export function registrationLabels(
+  names: Names,
+  nodeName: string,
+  nodeLabels: Readonly<Record<string, string>>,
+): Record<string, string> {
   validateNodeLabels(nodeLabels, names);
   return { ...defaultNodeLabels(names, nodeName), ...nodeLabels };
 }

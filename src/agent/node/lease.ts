@@ -27,7 +27,11 @@ export const LeaseSchema: z.ZodType<Lease> = z.looseObject({
   kind: z.string().exactOptional(),
   metadata: ObjectMetaSchema.exactOptional(),
   spec: z
-    .looseObject({ holderIdentity: z.string().exactOptional(), leaseDurationSeconds: z.number().exactOptional(), renewTime: z.string().exactOptional() })
+    .looseObject({
+      holderIdentity: z.string().exactOptional(),
+      leaseDurationSeconds: z.number().exactOptional(),
+      renewTime: z.string().exactOptional(),
+    })
     .exactOptional(),
 });
 
@@ -70,7 +74,10 @@ export class NodeLeaseController {
 
   /** The lease was renewed within its duration: it is the node's heartbeat. */
   active(): boolean {
-    return this.lastRenewMs !== undefined && this.o.clock.nowMs() - this.lastRenewMs < this.o.durationSeconds * 1000;
+    return (
+      this.lastRenewMs !== undefined &&
+      this.o.clock.nowMs() - this.lastRenewMs < this.o.durationSeconds * 1000
+    );
   }
 
   private async desired(base: Lease | undefined, signal: AbortSignal | undefined): Promise<Lease> {
@@ -84,7 +91,12 @@ export class NodeLeaseController {
       apiVersion: `${this.o.leases.group}/v1`,
       kind: 'Lease',
       metadata: meta,
-      spec: { ...(base?.spec ?? {}), holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(this.o.clock.nowMs()) },
+      spec: {
+        ...(base?.spec ?? {}),
+        holderIdentity: this.o.nodeName,
+        leaseDurationSeconds: this.o.durationSeconds,
+        renewTime: microTime(this.o.clock.nowMs()),
+      },
     };
   }
 
@@ -93,7 +105,10 @@ export class NodeLeaseController {
     const opts = signal !== undefined ? { signal } : {};
     if (this.current !== undefined) {
       try {
-        this.current = await this.o.leases.update(await this.desired(this.current, signal), { ...opts, namespace: this.o.namespace });
+        this.current = await this.o.leases.update(await this.desired(this.current, signal), {
+          ...opts,
+          namespace: this.o.namespace,
+        });
         this.renewed();
         return;
       } catch (err) {
@@ -107,14 +122,21 @@ export class NodeLeaseController {
     } catch (err) {
       if (!isNotFound(err)) throw err;
     }
-    if (existing !== undefined) this.current = await this.o.leases.update(await this.desired(existing, signal), { ...opts, namespace: this.o.namespace });
+    if (existing !== undefined)
+      this.current = await this.o.leases.update(await this.desired(existing, signal), {
+        ...opts,
+        namespace: this.o.namespace,
+      });
     else this.current = await this.createLease(signal);
     this.renewed();
   }
 
   private async createLease(signal: AbortSignal | undefined): Promise<Lease> {
     try {
-      return await this.o.leases.create(await this.desired(undefined, signal), { ...(signal !== undefined ? { signal } : {}), namespace: this.o.namespace });
+      return await this.o.leases.create(await this.desired(undefined, signal), {
+        ...(signal !== undefined ? { signal } : {}),
+        namespace: this.o.namespace,
+      });
     } catch (err) {
       if (isNotFound(err) && !this.warnedUnsupported) {
         this.warnedUnsupported = true;
@@ -128,7 +150,11 @@ export class NodeLeaseController {
   }
 
   private renewed(): void {
-    if (this.warnedUnsupported) this.o.logger.info({ namespace: this.o.namespace }, 'node lease created: the lease is the heartbeat again');
+    if (this.warnedUnsupported)
+      this.o.logger.info(
+        { namespace: this.o.namespace },
+        'node lease created: the lease is the heartbeat again',
+      );
     this.warnedUnsupported = false;
     this.lastRenewMs = this.o.clock.nowMs();
     this.renewals++;
@@ -136,7 +162,10 @@ export class NodeLeaseController {
 
   /** Renews every quarter of the lease duration until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const backoff = new BackoffSequence({ clock: this.o.clock, policy: { initialMs: LEASE_RETRY_INITIAL_MS, maxMs: LEASE_RETRY_MAX_MS } });
+    const backoff = new BackoffSequence({
+      clock: this.o.clock,
+      policy: { initialMs: LEASE_RETRY_INITIAL_MS, maxMs: LEASE_RETRY_MAX_MS },
+    });
     while (!signal.aborted) {
       let waitMs = this.intervalMs;
       try {
@@ -146,7 +175,15 @@ export class NodeLeaseController {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the renewal
         if (signal.aborted) return;
         this.failures++;
-        if (!this.warnedUnsupported) this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), retryInMs: Math.min(backoff.peekMs(), this.intervalMs) }, 'failed to renew the node lease, will retry');
+        if (!this.warnedUnsupported)
+          this.o.logger.warn(
+            {
+              node: this.o.nodeName,
+              err: userMessage(err),
+              retryInMs: Math.min(backoff.peekMs(), this.intervalMs),
+            },
+            'failed to renew the node lease, will retry',
+          );
         const delayMs = backoff.nextMs();
         waitMs = this.warnedUnsupported ? this.intervalMs : Math.min(delayMs, this.intervalMs);
       }

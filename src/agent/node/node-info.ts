@@ -14,7 +14,10 @@ export function osImageFrom(osRelease: string): string {
   return m?.[1] === undefined ? 'Unknown' : m[1].replace(/^"(.*)"$/, '$1');
 }
 
-export async function nodeSystemInfo(o: { agentVersion: string; containerRuntimeVersion: string }): Promise<NodeSystemInfo> {
+export async function nodeSystemInfo(o: {
+  agentVersion: string;
+  containerRuntimeVersion: string;
+}): Promise<NodeSystemInfo> {
   return {
     machineID: await firstLine('/etc/machine-id'),
     systemUUID: await firstLine('/sys/class/dmi/id/product_uuid'),

@@ -19,7 +19,9 @@ export interface PodReportingOptions {
   pods: { desiredPods(): Pod[] };
   images: PullingImages;
   /** Container exits from the runtime (a pod no longer wanted is being stopped: Killing). */
-  containerEvents?: (listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void) => void;
+  containerEvents?: (
+    listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void,
+  ) => void;
   events: { event(obj: ObjectReference, type: EventType, reason: string, message: string): void };
   podStartDuration: Histogram;
   clock: Clock;
@@ -49,9 +51,16 @@ function ownPod(o: PodReportingOptions, status: PodStatus): boolean {
  * Pod start latency: from status.startTime (when the agent took the pod on) to when its
  * containers were all running (the latest running container's startedAt).
  */
-function measureStart(o: PodReportingOptions, state: ReportState, uid: string, status: PodStatus): void {
+function measureStart(
+  o: PodReportingOptions,
+  state: ReportState,
+  uid: string,
+  status: PodStatus,
+): void {
   if (status.phase !== 'Running' || state.measured.has(uid) || !ownPod(o, status)) return;
-  const started = status.containerStatuses.map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN)).filter((n) => !Number.isNaN(n));
+  const started = status.containerStatuses
+    .map((c) => (c.state.running?.startedAt ? Date.parse(c.state.running.startedAt) : Number.NaN))
+    .filter((n) => !Number.isNaN(n));
   const runningAt = started.length > 0 ? Math.max(...started) : o.clock.nowMs();
   if (state.measured.size >= MAX_TRACKED) state.measured.clear();
   state.measured.add(uid);
@@ -64,7 +73,8 @@ function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: 
   const s = status as unknown as PodStatusLike;
   const prev = state.lastStatus.get(pod.metadata.uid);
   if (prev !== undefined || ownPod(o, status)) {
-    for (const e of derivePodEvents(prev, s)) o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
+    for (const e of derivePodEvents(prev, s))
+      o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
   }
   if (prev === undefined && state.lastStatus.size >= MAX_TRACKED) {
     state.lastStatus.clear();
@@ -78,23 +88,43 @@ function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: 
  * A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
  * purpose (Killing). The pod's last reported status names the container and the pod.
  */
-function onContainerExit(o: PodReportingOptions, state: ReportState, e: { podUid: string; containerId: string }): void {
+function onContainerExit(
+  o: PodReportingOptions,
+  state: ReportState,
+  e: { podUid: string; containerId: string },
+): void {
   const pod = state.known.get(e.podUid);
   if (pod === undefined) return;
   const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
   if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
   const last = state.lastStatus.get(e.podUid);
-  const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) => x.containerID?.endsWith(`://${e.containerId}`));
+  const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) =>
+    x.containerID?.endsWith(`://${e.containerId}`),
+  );
   if (c === undefined) return;
-  o.events.event({ ...podRef(pod), fieldPath: `spec.containers{${c.name}}` }, 'Normal', 'Killing', `Stopping container ${c.name}`);
+  o.events.event(
+    { ...podRef(pod), fieldPath: `spec.containers{${c.name}}` },
+    'Normal',
+    'Killing',
+    `Stopping container ${c.name}`,
+  );
 }
 
 /** The wanted containers of `image` that are not running yet (the image pull events name them). */
-function waitingFor(o: PodReportingOptions, image: string): { ref: ObjectReference; container: string }[] {
+function waitingFor(
+  o: PodReportingOptions,
+  image: string,
+): { ref: ObjectReference; container: string }[] {
   return o.pods.desiredPods().flatMap((pod) => {
     const status = o.statuses.status(pod.metadata.uid);
-    const running = new Set([...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])].filter((c) => c.state.running !== undefined).map((c) => c.name));
-    return [...(pod.spec.initContainers ?? []), ...pod.spec.containers].filter((c) => c.image === image && !running.has(c.name)).map((c) => ({ ref: podRef(pod), container: c.name }));
+    const running = new Set(
+      [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])]
+        .filter((c) => c.state.running !== undefined)
+        .map((c) => c.name),
+    );
+    return [...(pod.spec.initContainers ?? []), ...pod.spec.containers]
+      .filter((c) => c.image === image && !running.has(c.name))
+      .map((c) => ({ ref: podRef(pod), container: c.name }));
   });
 }
 
@@ -105,5 +135,10 @@ export function reportPods(o: PodReportingOptions): void {
   o.containerEvents?.((e) => {
     if (e.type === 'exited') onContainerExit(o, state, e);
   });
-  reportImagePulls({ images: o.images, clock: o.clock, events: o.events, waitingFor: (image) => waitingFor(o, image) });
+  reportImagePulls({
+    images: o.images,
+    clock: o.clock,
+    events: o.events,
+    waitingFor: (image) => waitingFor(o, image),
+  });
 }

@@ -41,7 +41,11 @@ function sameTaint(a: ApiTaint, b: ApiTaint): boolean {
  * The merge-patch value of an owned annotation when the existing node's differs from the new
  * node's: the new value, or null to remove it; undefined when they agree.
  */
-export function annotationPatch(existing: ApiNode, wanted: Node, key: string | undefined): Record<string, string | null> | undefined {
+export function annotationPatch(
+  existing: ApiNode,
+  wanted: Node,
+  key: string | undefined,
+): Record<string, string | null> | undefined {
   if (key === undefined) return undefined;
   const want = wanted.metadata.annotations?.[key];
   if (existing.metadata.annotations?.[key] === want) return undefined;
@@ -49,19 +53,29 @@ export function annotationPatch(existing: ApiNode, wanted: Node, key: string | u
 }
 
 /** What to patch onto an existing node so it carries our labels and taints; undefined: nothing. */
-export function reconcilePatch(existing: ApiNode, wanted: Node, ownedLabels: Readonly<Record<string, string>>, attachDetachAnnotation?: string): Record<string, unknown> | undefined {
+export function reconcilePatch(
+  existing: ApiNode,
+  wanted: Node,
+  ownedLabels: Readonly<Record<string, string>>,
+  attachDetachAnnotation?: string,
+): Record<string, unknown> | undefined {
   const labels: Record<string, string> = {};
-  for (const [k, v] of Object.entries(ownedLabels)) if (existing.metadata.labels?.[k] !== v) labels[k] = v;
+  for (const [k, v] of Object.entries(ownedLabels))
+    if (existing.metadata.labels?.[k] !== v) labels[k] = v;
   const have = existing.spec?.taints ?? [];
   const missing = (wanted.spec?.taints ?? []).filter((t) => !have.some((h) => sameTaint(h, t)));
   const patch: Record<string, unknown> = {};
   const annotations = annotationPatch(existing, wanted, attachDetachAnnotation);
   if (Object.keys(labels).length > 0 || annotations !== undefined) {
-    patch.metadata = { ...(Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations !== undefined ? { annotations } : {}) };
+    patch.metadata = {
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
+      ...(annotations !== undefined ? { annotations } : {}),
+    };
   }
   const spec: { taints?: ApiTaint[]; providerID?: string } = {};
   if (missing.length > 0) spec.taints = [...have, ...missing];
-  if (wanted.spec?.providerID !== undefined && existing.spec?.providerID === undefined) spec.providerID = wanted.spec.providerID;
+  if (wanted.spec?.providerID !== undefined && existing.spec?.providerID === undefined)
+    spec.providerID = wanted.spec.providerID;
   if (Object.keys(spec).length > 0) patch.spec = spec;
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
@@ -71,12 +85,18 @@ function logAttachDetachChange(o: RegistrationOptions, existing: ApiNode, wanted
   const change = annotationPatch(existing, wanted, o.attachDetachAnnotation);
   if (change === undefined) return;
   const on = Object.values(change)[0] !== null;
-  o.logger.info({ node: wanted.metadata.name }, `Controller attach-detach setting changed to ${on ? 'true' : 'false'}; updating existing Node`);
+  o.logger.info(
+    { node: wanted.metadata.name },
+    `Controller attach-detach setting changed to ${on ? 'true' : 'false'}; updating existing Node`,
+  );
 }
 
 /** Registers the node; resolves with the node as the API server has it. Rejects only on abort. */
 export async function registerNode(o: RegistrationOptions, signal: AbortSignal): Promise<ApiNode> {
-  const backoff = new BackoffSequence({ clock: o.clock, policy: { initialMs: REGISTRATION_INITIAL_BACKOFF_MS, maxMs: REGISTRATION_MAX_BACKOFF_MS } });
+  const backoff = new BackoffSequence({
+    clock: o.clock,
+    policy: { initialMs: REGISTRATION_INITIAL_BACKOFF_MS, maxMs: REGISTRATION_MAX_BACKOFF_MS },
+  });
   for (;;) {
     signal.throwIfAborted();
     const node = await o.node();
@@ -90,14 +110,24 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
           const existing = await o.api.get(node.metadata.name, signal);
           const patch = reconcilePatch(existing, node, o.ownedLabels, o.attachDetachAnnotation);
           logAttachDetachChange(o, existing, node);
-          const result = patch === undefined ? existing : await o.api.patch(node.metadata.name, patch, signal);
-          o.logger.info({ node: node.metadata.name }, 'node was already registered; reconciled its labels and taints');
+          const result =
+            patch === undefined ? existing : await o.api.patch(node.metadata.name, patch, signal);
+          o.logger.info(
+            { node: node.metadata.name },
+            'node was already registered; reconciled its labels and taints',
+          );
           return result;
         } catch (err2) {
-          o.logger.warn({ node: node.metadata.name, err: userMessage(err2), retryInMs: backoff.peekMs() }, 'cannot reconcile the existing node; retrying');
+          o.logger.warn(
+            { node: node.metadata.name, err: userMessage(err2), retryInMs: backoff.peekMs() },
+            'cannot reconcile the existing node; retrying',
+          );
         }
       } else {
-        o.logger.warn({ node: node.metadata.name, err: userMessage(err), retryInMs: backoff.peekMs() }, 'unable to register node with the API server; retrying (is the API server reachable and the agent allowed to create nodes?)');
+        o.logger.warn(
+          { node: node.metadata.name, err: userMessage(err), retryInMs: backoff.peekMs() },
+          'unable to register node with the API server; retrying (is the API server reachable and the agent allowed to create nodes?)',
+        );
       }
     }
     await backoff.sleep(signal);
@@ -109,9 +139,16 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
  * initialNode: the controller-managed attach/detach annotation "true", or none (and the line
  * saying the agent would attach and detach volumes itself).
  */
-export function attachDetachAnnotations(enabled: boolean, names: Names, logger: Logger): { annotations?: Record<string, string> } {
+export function attachDetachAnnotations(
+  enabled: boolean,
+  names: Names,
+  logger: Logger,
+): { annotations?: Record<string, string> } {
   if (!enabled) {
-    logger.info({}, 'Controller attach/detach is disabled for this node; Kubelet will attach and detach volumes');
+    logger.info(
+      {},
+      'Controller attach/detach is disabled for this node; Kubelet will attach and detach volumes',
+    );
     return {};
   }
   logger.debug({}, 'Setting node annotation to enable volume controller attach/detach');

@@ -31,7 +31,9 @@ export interface ServingCertificateOptions {
   clock: Clock;
   logger: Logger;
   signal: AbortSignal;
-  events: { event(obj: ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void };
+  events: {
+    event(obj: ObjectReference, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  };
 }
 
 export interface ServingCertificate {
@@ -40,26 +42,57 @@ export interface ServingCertificate {
   stop(): Promise<void>;
 }
 
-export async function servingCertificate(o: ServingCertificateOptions): Promise<ServingCertificate> {
+export async function servingCertificate(
+  o: ServingCertificateOptions,
+): Promise<ServingCertificate> {
   const { clock, logger } = o;
   if (o.tlsCertFile !== '' && o.tlsPrivateKeyFile !== '') {
-    const files = await FileServingSource.open({ certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, clock, logger });
+    const files = await FileServingSource.open({
+      certFile: o.tlsCertFile,
+      keyFile: o.tlsPrivateKeyFile,
+      clock,
+      logger,
+    });
     o.signal.addEventListener('abort', () => void files.stop(), { once: true });
-    return { source: pemPairSource(() => files.current()), ttlSeconds: () => undefined, stop: () => files.stop() };
+    return {
+      source: pemPairSource(() => files.current()),
+      ttlSeconds: () => undefined,
+      stop: () => files.stop(),
+    };
   }
   await ensureWritableDir(o.certDir);
   const sans = servingSans([o.nodeName, 'localhost'], [...o.nodeIps, '127.0.0.1']);
-  const selfSigned = await loadOrCreateSelfSigned({ certDir: o.certDir, hostname: o.nodeName, dnsNames: sans.dnsNames, ipAddresses: sans.ipAddresses, clock, logger });
+  const selfSigned = await loadOrCreateSelfSigned({
+    certDir: o.certDir,
+    hostname: o.nodeName,
+    dnsNames: sans.dnsNames,
+    ipAddresses: sans.ipAddresses,
+    clock,
+    logger,
+  });
   const selfTtl = (): number => (selfSigned.info.notAfter.getTime() - clock.nowMs()) / 1000;
   if (!o.serverTLSBootstrap || o.rest === undefined) {
-    if (o.serverTLSBootstrap) logger.warn({}, 'serving certificate rotation needs an API server (--platconfig); using a self-signed serving certificate');
-    return { source: pemPairSource(() => selfSigned), ttlSeconds: selfTtl, stop: () => Promise.resolve() };
+    if (o.serverTLSBootstrap)
+      logger.warn(
+        {},
+        'serving certificate rotation needs an API server (--platconfig); using a self-signed serving certificate',
+      );
+    return {
+      source: pemPairSource(() => selfSigned),
+      ttlSeconds: selfTtl,
+      stop: () => Promise.resolve(),
+    };
   }
   const nodeRef: ObjectReference = { kind: 'Node', name: o.nodeName, uid: o.nodeName };
   const rest = o.rest;
   const manager = new CertificateManager({
     kind: 'server',
-    store: new FileCertificateStore({ certDir: o.certDir, prefix: 'nodeagent-server', clock, logger }),
+    store: new FileCertificateStore({
+      certDir: o.certDir,
+      prefix: 'nodeagent-server',
+      clock,
+      logger,
+    }),
     csrClient: new CsrClient({ client: rest, names: o.names, clock, logger }),
     signerName: o.names.signers.agentServing,
     template: () => {
@@ -72,16 +105,31 @@ export async function servingCertificate(o: ServingCertificateOptions): Promise<
     clock,
     logger: logger.child({ part: 'certificate-manager', kind: 'server' }),
     serverAnswers: async () => (await rest.healthz(1000)).ok,
-    onRotated: (pair) => o.events.event(nodeRef, 'Normal', 'CertificateRotated', `Rotated the serving certificate; the new one expires ${pair.info.notAfter.toISOString()}`),
+    onRotated: (pair) =>
+      o.events.event(
+        nodeRef,
+        'Normal',
+        'CertificateRotated',
+        `Rotated the serving certificate; the new one expires ${pair.info.notAfter.toISOString()}`,
+      ),
   });
   await manager.start();
   o.signal.addEventListener('abort', () => void manager.stop(), { once: true });
   manager.fatal.then(
-    (err) => o.events.event(nodeRef, 'Warning', 'CertificateRotationFailed', `Cannot renew the serving certificate: ${err.message}`),
+    (err) =>
+      o.events.event(
+        nodeRef,
+        'Warning',
+        'CertificateRotationFailed',
+        `Cannot renew the serving certificate: ${err.message}`,
+      ),
     () => undefined,
   );
   return {
-    source: pemPairSource(() => manager.current(), () => selfSigned),
+    source: pemPairSource(
+      () => manager.current(),
+      () => selfSigned,
+    ),
     ttlSeconds: () => manager.ttlSeconds() ?? selfTtl(),
     stop: () => manager.stop(),
   };

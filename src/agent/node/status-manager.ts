@@ -10,13 +10,26 @@ import type { Clock } from '../../common/util/clock.js';
 import { userMessage } from '../../common/util/errors.js';
 import { computeConditions, conditionsChanged, type ConditionInputs } from './conditions.js';
 import type { NodeResources } from './capacity.js';
-import type { ContainerImage, Node, NodeAddress, NodeApi, NodeCondition, NodeStatus, NodeSystemInfo } from './types.js';
+import type {
+  ContainerImage,
+  Node,
+  NodeAddress,
+  NodeApi,
+  NodeCondition,
+  NodeStatus,
+  NodeSystemInfo,
+} from './types.js';
 
 /** The reference's nodeStatusReportFrequency default. */
 export const STATUS_REPORT_FREQUENCY_MS = 5 * 60_000;
 
 export interface NodeEventSink {
-  event(obj: { kind: string; name: string; uid?: string; namespace?: string }, type: 'Normal' | 'Warning', reason: string, message: string): void;
+  event(
+    obj: { kind: string; name: string; uid?: string; namespace?: string },
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): void;
 }
 
 export interface NodeStatusSources {
@@ -70,7 +83,12 @@ export class NodeStatusManager {
   async computeStatus(): Promise<NodeStatus> {
     const s = this.o.sources;
     const p = s.pressure();
-    const inputs: ConditionInputs = { memoryPressure: p.memory, diskPressure: p.disk, pidPressure: p.pid, notReadyReasons: (await s.notReadyReasons?.()) ?? [] };
+    const inputs: ConditionInputs = {
+      memoryPressure: p.memory,
+      diskPressure: p.disk,
+      pidPressure: p.pid,
+      notReadyReasons: (await s.notReadyReasons?.()) ?? [],
+    };
     const conditions = computeConditions(this.conditions, inputs, this.o.clock.now());
     this.reportTransitions(this.conditions, conditions);
     this.conditions = conditions;
@@ -92,13 +110,21 @@ export class NodeStatusManager {
     try {
       status = await this.computeStatus();
     } catch (err) {
-      this.o.logger.error({ err: userMessage(err) }, 'cannot compute the node status; retrying at the next update');
+      this.o.logger.error(
+        { err: userMessage(err) },
+        'cannot compute the node status; retrying at the next update',
+      );
       return;
     }
     const now = this.o.clock.nowMs();
     const leased = this.o.leaseActive?.() ?? true;
-    const maxAgeMs = leased ? (this.o.reportFrequencyMs ?? STATUS_REPORT_FREQUENCY_MS) : this.o.updateFrequencyMs;
-    const due = this.lastSent === undefined || now - this.lastSent.atMs >= maxAgeMs || this.changed(this.lastSent.status, status);
+    const maxAgeMs = leased
+      ? (this.o.reportFrequencyMs ?? STATUS_REPORT_FREQUENCY_MS)
+      : this.o.updateFrequencyMs;
+    const due =
+      this.lastSent === undefined ||
+      now - this.lastSent.atMs >= maxAgeMs ||
+      this.changed(this.lastSent.status, status);
     if (!due && this.pending === undefined) return;
     if (this.pending !== undefined) this.dropped++;
     this.pending = status;
@@ -109,7 +135,10 @@ export class NodeStatusManager {
       this.sent++;
     } catch (err) {
       this.failures++;
-      this.o.logger.warn({ node: this.o.nodeName, err: userMessage(err), droppedSoFar: this.dropped }, 'error updating node status, will retry at the next update');
+      this.o.logger.warn(
+        { node: this.o.nodeName, err: userMessage(err), droppedSoFar: this.dropped },
+        'error updating node status, will retry at the next update',
+      );
     }
   }
 
@@ -132,7 +161,10 @@ export class NodeStatusManager {
     return strip(a) !== strip(b);
   }
 
-  private reportTransitions(prev: readonly NodeCondition[] | undefined, next: readonly NodeCondition[]): void {
+  private reportTransitions(
+    prev: readonly NodeCondition[] | undefined,
+    next: readonly NodeCondition[],
+  ): void {
     const ev = this.o.events;
     if (ev === undefined) return;
     const ref = { kind: 'Node', name: this.o.nodeName, uid: this.o.nodeName };

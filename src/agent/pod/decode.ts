@@ -4,7 +4,12 @@
 // ("Object 'Kind' is missing in", "no kind ... is registered for version ...").
 import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
 import { textOf } from '../../common/util/text-of.js';
-import { MANIFEST_LIMITS, parseYamlBounded, yamlToJsBounded, type BoundedInput } from '../../common/util/bounded-parse.js';
+import {
+  MANIFEST_LIMITS,
+  parseYamlBounded,
+  yamlToJsBounded,
+  type BoundedInput,
+} from '../../common/util/bounded-parse.js';
 import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
 import { clip, firstProblems } from './field-errors.js';
@@ -19,8 +24,13 @@ export interface DecodedPod {
   [extra: string]: unknown;
 }
 
-function zodProblems(err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, prefix: string): string[] {
-  return err.issues.map((i) => clip(`${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`));
+function zodProblems(
+  err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] },
+  prefix: string,
+): string[] {
+  return err.issues.map((i) =>
+    clip(`${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
+  );
 }
 
 const ACCEPTED_TYPES = '(accepted: apiVersion: v1 with kind: Pod or PodList)';
@@ -36,38 +46,62 @@ function snippet(text: string): string {
  * whether the scheme knows that kind in that version (core v1 Pod and PodList). Items of a
  * PodList may leave both out.
  */
-function checkTypeMeta(obj: object, where: string, prefix: string, raw: string | undefined): 'Pod' | 'PodList' {
+function checkTypeMeta(
+  obj: object,
+  where: string,
+  prefix: string,
+  raw: string | undefined,
+): 'Pod' | 'PodList' {
   const kind = 'kind' in obj ? obj.kind : undefined;
   const apiVersion = 'apiVersion' in obj ? obj.apiVersion : undefined;
   const fail = (msg: string): never => {
     throw new ManifestError(`${where}: ${prefix}${msg} ${ACCEPTED_TYPES}`, { file: where });
   };
-  if (raw !== undefined && (kind === undefined || kind === null || kind === '')) fail(`Object 'Kind' is missing in '${snippet(raw)}'`);
-  if (raw !== undefined && (apiVersion === undefined || apiVersion === null || apiVersion === '')) fail(`Object 'apiVersion' is missing in '${snippet(raw)}'`);
+  if (raw !== undefined && (kind === undefined || kind === null || kind === ''))
+    fail(`Object 'Kind' is missing in '${snippet(raw)}'`);
+  if (raw !== undefined && (apiVersion === undefined || apiVersion === null || apiVersion === ''))
+    fail(`Object 'apiVersion' is missing in '${snippet(raw)}'`);
   const k = kind === undefined || kind === null || kind === '' ? 'Pod' : textOf(kind);
-  const v = apiVersion === undefined || apiVersion === null || apiVersion === '' ? 'v1' : textOf(apiVersion);
+  const v =
+    apiVersion === undefined || apiVersion === null || apiVersion === ''
+      ? 'v1'
+      : textOf(apiVersion);
   if (v === 'v1' && k === 'Pod') return k;
   if (v === 'v1' && k === 'PodList' && raw !== undefined) return k;
-  return fail(`no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`);
+  return fail(
+    `no kind ${clip(JSON.stringify(k))} is registered for version ${clip(JSON.stringify(v))}`,
+  );
 }
 
-export function decodePodObject(obj: unknown, where: string, prefix = '', raw?: string): DecodedPod {
+export function decodePodObject(
+  obj: unknown,
+  where: string,
+  prefix = '',
+  raw?: string,
+): DecodedPod {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw new ManifestError(`${where}: ${prefix}expected a Pod object`, { file: where });
   }
   checkTypeMeta(obj, where, prefix, raw);
   const r = PodSchema.safeParse(obj);
   if (!r.success) {
-    throw new ManifestError(`${where}: invalid pod: ${firstProblems(zodProblems(r.error, prefix), '; ')}`, { file: where });
+    throw new ManifestError(
+      `${where}: invalid pod: ${firstProblems(zodProblems(r.error, prefix), '; ')}`,
+      { file: where },
+    );
   }
   return r.data as DecodedPod;
 }
 
 /** Why a manifest that is not blank holds no object: what a person sees in the skip line. */
 function noObjectReason(text: string): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.every((l) => l.startsWith('#'))) return 'holds only comments, no pod';
-  if (lines.every((l) => l.startsWith('#') || /^(---|\.\.\.)(\s.*)?$/.test(l))) return 'holds only YAML document separators, no pod';
+  if (lines.every((l) => l.startsWith('#') || /^(---|\.\.\.)(\s.*)?$/.test(l)))
+    return 'holds only YAML document separators, no pod';
   return 'is null, no pod';
 }
 
@@ -82,12 +116,18 @@ function manifestValues(text: string, where: string): { value: unknown; raw: str
   try {
     for (const d of parseYamlBounded(text, input)) {
       const e = d.errors[0];
-      if (e !== undefined) throw new ManifestError(`${where}: not valid YAML or JSON: ${clip(e.message.split('\n')[0] ?? '', 500)}`, { file: where });
+      if (e !== undefined)
+        throw new ManifestError(
+          `${where}: not valid YAML or JSON: ${clip(e.message.split('\n')[0] ?? '', 500)}`,
+          { file: where },
+        );
       const v: unknown = yamlToJsBounded(d, input, text);
-      if (v !== null && v !== undefined) items.push({ value: v, raw: text.slice(d.range[0], d.range[2]) });
+      if (v !== null && v !== undefined)
+        items.push({ value: v, raw: text.slice(d.range[0], d.range[2]) });
     }
   } catch (err) {
-    if (err instanceof InputLimitError || err instanceof InputSyntaxError) throw new ManifestError(`${err.message}: manifest skipped`, { file: where, cause: err });
+    if (err instanceof InputLimitError || err instanceof InputSyntaxError)
+      throw new ManifestError(`${err.message}: manifest skipped`, { file: where, cause: err });
     throw err;
   }
   return items;
@@ -97,13 +137,19 @@ function manifestValues(text: string, where: string): { value: unknown; raw: str
 export function decodeManifest(text: string, where: string): DecodedPod[] {
   if (text.trim() === '') return [];
   const items = manifestValues(text, where);
-  if (items.length === 0) throw new ManifestError(`${where}: ${noObjectReason(text)}`, { file: where });
+  if (items.length === 0)
+    throw new ManifestError(`${where}: ${noObjectReason(text)}`, { file: where });
   const pods: DecodedPod[] = [];
   for (const { value: obj, raw } of items) {
-    const isList = obj !== null && typeof obj === 'object' && !Array.isArray(obj) && checkTypeMeta(obj, where, '', raw) === 'PodList';
+    const isList =
+      obj !== null &&
+      typeof obj === 'object' &&
+      !Array.isArray(obj) &&
+      checkTypeMeta(obj, where, '', raw) === 'PodList';
     if (isList) {
       const list = 'items' in obj ? obj.items : undefined;
-      if (!Array.isArray(list)) throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
+      if (!Array.isArray(list))
+        throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
       list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
     } else {
       pods.push(decodePodObject(obj, where, '', raw));
@@ -115,6 +161,9 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
 export function checkPod(pod: Pod, where: string, opts: ValidatePodOptions): void {
   const problems = validatePod(pod, opts);
   if (problems.length > 0) {
-    throw new ManifestError(`${where}: invalid pod "${clip(pod.metadata.name)}": [${firstProblems(problems)}]`, { file: where });
+    throw new ManifestError(
+      `${where}: invalid pod "${clip(pod.metadata.name)}": [${firstProblems(problems)}]`,
+      { file: where },
+    );
   }
 }

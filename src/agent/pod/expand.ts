@@ -3,10 +3,13 @@
 import type { Container } from './types.js';
 
 export function expandVars(input: string, env: Readonly<Record<string, string>>): string {
-  return input.replace(/\$\$|\$\(([-._a-zA-Z][-._a-zA-Z0-9]*)\)/g, (m, name: string | undefined) => {
-    if (m === '$$') return '$';
-    return (name !== undefined && Object.hasOwn(env, name) ? env[name] : undefined) ?? m;
-  });
+  return input.replace(
+    /\$\$|\$\(([-._a-zA-Z][-._a-zA-Z0-9]*)\)/g,
+    (m, name: string | undefined) => {
+      if (m === '$$') return '$';
+      return (name !== undefined && Object.hasOwn(env, name) ? env[name] : undefined) ?? m;
+    },
+  );
 }
 
 export function containerEnv(c: Container): Record<string, string> {

@@ -11,7 +11,9 @@ const MAX_SHOWN = 256;
  */
 function shown(value: unknown): string {
   if (typeof value === 'string') {
-    return value.length > MAX_SHOWN ? `${JSON.stringify(value.slice(0, MAX_SHOWN))}… (${Buffer.byteLength(value)} bytes)` : JSON.stringify(value);
+    return value.length > MAX_SHOWN
+      ? `${JSON.stringify(value.slice(0, MAX_SHOWN))}… (${Buffer.byteLength(value)} bytes)`
+      : JSON.stringify(value);
   }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return clip(textOf(value));
@@ -25,7 +27,9 @@ export function clip(text: string, max = MAX_SHOWN): string {
 /** At most `max` problems, then how many more: one bad field in each of 2,000 containers is one line, not 2,000. */
 export function firstProblems(problems: readonly string[], separator = ', ', max = 20): string {
   const shownList = problems.slice(0, max).join(separator);
-  return problems.length > max ? `${shownList}${separator}and ${problems.length - max} more` : shownList;
+  return problems.length > max
+    ? `${shownList}${separator}and ${problems.length - max} more`
+    : shownList;
 }
 
 export function invalid(path: string, value: unknown, detail: string): string {

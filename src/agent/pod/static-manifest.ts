@@ -45,11 +45,18 @@ function podsOf(text: string, where: string, opts: StaticManifestOptions): Pod[]
  * The pods of one manifest. Blank text gives none (the caller decides whether that is a skip or
  * an empty set); anything unexpected from the parser is reported as a ManifestError too.
  */
-export function staticPodsFromManifest(text: string, where: string, opts: StaticManifestOptions): Pod[] {
+export function staticPodsFromManifest(
+  text: string,
+  where: string,
+  opts: StaticManifestOptions,
+): Pod[] {
   try {
     return podsOf(text, where, opts);
   } catch (err) {
     if (err instanceof ManifestError) throw err;
-    throw new ManifestError(`${where}: could not be read as a manifest: ${userMessage(err)}`, { file: where, cause: err });
+    throw new ManifestError(`${where}: could not be read as a manifest: ${userMessage(err)}`, {
+      file: where,
+      cause: err,
+    });
   }
 }

@@ -43,7 +43,11 @@ export function applyStaticPodDefaults(decoded: DecodedPod, opts: StaticPodDefau
     [configSourceAnnotation(opts.names)]: opts.sourceName,
   };
   const tolerations = [...(decoded.spec.tolerations ?? [])];
-  if (!tolerations.some((t) => t.operator === 'Exists' && t.effect === 'NoExecute' && t.key === undefined)) {
+  if (
+    !tolerations.some(
+      (t) => t.operator === 'Exists' && t.effect === 'NoExecute' && t.key === undefined,
+    )
+  ) {
     tolerations.push({ operator: 'Exists', effect: 'NoExecute' });
   }
   return {

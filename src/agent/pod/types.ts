@@ -16,7 +16,9 @@ export const HttpGetActionSchema = z
     httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).loose()).optional(),
   })
   .loose();
-export const TcpSocketActionSchema = z.object({ port: intOrString, host: z.string().optional() }).loose();
+export const TcpSocketActionSchema = z
+  .object({ port: intOrString, host: z.string().optional() })
+  .loose();
 
 export const ProbeSchema = z
   .object({
@@ -31,7 +33,9 @@ export const ProbeSchema = z
   })
   .loose();
 
-export const EnvVarSchema = z.object({ name: z.string().min(1), value: z.string().optional() }).loose();
+export const EnvVarSchema = z
+  .object({ name: z.string().min(1), value: z.string().optional() })
+  .loose();
 export const ContainerPortSchema = z
   .object({
     name: z.string().optional(),
@@ -55,7 +59,12 @@ export const SecurityContextSchema = z
   })
   .loose();
 export const VolumeMountSchema = z
-  .object({ name: z.string().min(1), mountPath: z.string().min(1), readOnly: z.boolean().optional(), subPath: z.string().optional() })
+  .object({
+    name: z.string().min(1),
+    mountPath: z.string().min(1),
+    readOnly: z.boolean().optional(),
+    subPath: z.string().optional(),
+  })
   .loose();
 
 export const ContainerSchema = z
@@ -83,9 +92,24 @@ export const ContainerSchema = z
 export const VolumeSchema = z
   .object({
     name: z.string().min(1),
-    hostPath: z.object({ path: z.string().min(1), type: z.string().optional() }).loose().optional(),
-    emptyDir: z.object({ medium: z.string().optional(), sizeLimit: quantity.optional() }).loose().optional(),
-    flexVolume: z.object({ driver: z.string(), fsType: z.string().optional(), readOnly: z.boolean().optional(), options: z.record(z.string(), z.string()).optional(), secretRef: z.object({ name: z.string().optional() }).loose().optional() }).loose().optional(),
+    hostPath: z
+      .object({ path: z.string().min(1), type: z.string().optional() })
+      .loose()
+      .optional(),
+    emptyDir: z
+      .object({ medium: z.string().optional(), sizeLimit: quantity.optional() })
+      .loose()
+      .optional(),
+    flexVolume: z
+      .object({
+        driver: z.string(),
+        fsType: z.string().optional(),
+        readOnly: z.boolean().optional(),
+        options: z.record(z.string(), z.string()).optional(),
+        secretRef: z.object({ name: z.string().optional() }).loose().optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 
@@ -192,7 +216,13 @@ export interface ContainerStatus {
 }
 
 export interface PodCondition {
-  type: 'PodScheduled' | 'Initialized' | 'ContainersReady' | 'Ready' | 'PodReadyToStartContainers' | 'DisruptionTarget';
+  type:
+    | 'PodScheduled'
+    | 'Initialized'
+    | 'ContainersReady'
+    | 'Ready'
+    | 'PodReadyToStartContainers'
+    | 'DisruptionTarget';
   status: 'True' | 'False' | 'Unknown';
   lastTransitionTime?: string;
   reason?: string;

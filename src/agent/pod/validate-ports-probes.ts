@@ -11,7 +11,8 @@ const SCHEMES = ['HTTP', 'HTTPS'];
 export function portNameProblems(name: string): string[] {
   const errs: string[] = [];
   if (name.length > 15) errs.push('must be no more than 15 characters');
-  if (!/^[-a-z0-9]+$/.test(name)) errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
+  if (!/^[-a-z0-9]+$/.test(name))
+    errs.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)');
   if (name.includes('--')) errs.push('must not contain consecutive hyphens');
   if (!/[a-z]/.test(name)) errs.push('must contain at least one letter (a-z)');
   if (name.startsWith('-') || name.endsWith('-')) errs.push('must not begin or end with a hyphen');
@@ -22,7 +23,12 @@ function portNumberOk(n: number): boolean {
   return Number.isInteger(n) && n >= 1 && n <= 65535;
 }
 
-export function validateContainerPorts(ports: NonNullable<Container['ports']>, path: string, hostPorts: Set<string>, out: string[]): void {
+export function validateContainerPorts(
+  ports: NonNullable<Container['ports']>,
+  path: string,
+  hostPorts: Set<string>,
+  out: string[],
+): void {
   const names = new Set<string>();
   ports.forEach((p, i) => {
     const at = `${path}[${i}]`;
@@ -33,10 +39,13 @@ export function validateContainerPorts(ports: NonNullable<Container['ports']>, p
       names.add(p.name);
     }
     if (p.containerPort === 0) out.push(required(`${at}.containerPort`));
-    else if (!portNumberOk(p.containerPort)) out.push(invalid(`${at}.containerPort`, p.containerPort, PORT_RANGE));
-    if (p.hostPort !== undefined && p.hostPort !== 0 && !portNumberOk(p.hostPort)) out.push(invalid(`${at}.hostPort`, p.hostPort, PORT_RANGE));
+    else if (!portNumberOk(p.containerPort))
+      out.push(invalid(`${at}.containerPort`, p.containerPort, PORT_RANGE));
+    if (p.hostPort !== undefined && p.hostPort !== 0 && !portNumberOk(p.hostPort))
+      out.push(invalid(`${at}.hostPort`, p.hostPort, PORT_RANGE));
     const protocol = p.protocol ?? 'TCP';
-    if (!PROTOCOLS.includes(protocol)) out.push(notSupported(`${at}.protocol`, protocol, PROTOCOLS));
+    if (!PROTOCOLS.includes(protocol))
+      out.push(notSupported(`${at}.protocol`, protocol, PROTOCOLS));
     if (p.hostPort !== undefined && p.hostPort !== 0) {
       const key = `${p.hostPort}/${protocol}`;
       if (hostPorts.has(key)) out.push(duplicate(`${at}.hostPort`, key));
@@ -56,23 +65,42 @@ function portOrName(value: number | string, path: string, out: string[]): void {
 function validateHandler(probe: Probe, path: string, out: string[]): void {
   const set = (['exec', 'httpGet', 'tcpSocket'] as const).filter((h) => probe[h] !== undefined);
   if (set.length === 0) out.push(required(path, 'must specify a handler type'));
-  else if (set.length > 1) out.push(forbidden(`${path}.${set[1] ?? ''}`, 'may not specify more than 1 handler type'));
+  else if (set.length > 1)
+    out.push(forbidden(`${path}.${set[1] ?? ''}`, 'may not specify more than 1 handler type'));
   if (probe.httpGet) {
     portOrName(probe.httpGet.port, `${path}.httpGet.port`, out);
     const scheme = probe.httpGet.scheme ?? 'HTTP';
-    if (!SCHEMES.includes(scheme)) out.push(notSupported(`${path}.httpGet.scheme`, scheme, SCHEMES));
+    if (!SCHEMES.includes(scheme))
+      out.push(notSupported(`${path}.httpGet.scheme`, scheme, SCHEMES));
   }
   if (probe.tcpSocket) portOrName(probe.tcpSocket.port, `${path}.tcpSocket.port`, out);
 }
 
 /** `mustSucceedOnce`: liveness and startup probes, whose successThreshold must be 1. */
-export function validateProbe(probe: Probe, path: string, mustSucceedOnce: boolean, out: string[]): void {
+export function validateProbe(
+  probe: Probe,
+  path: string,
+  mustSucceedOnce: boolean,
+  out: string[],
+): void {
   validateHandler(probe, path, out);
-  for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'] as const) {
+  for (const f of [
+    'initialDelaySeconds',
+    'timeoutSeconds',
+    'periodSeconds',
+    'successThreshold',
+    'failureThreshold',
+  ] as const) {
     const v = probe[f];
-    if (v !== undefined && v < 0) out.push(invalid(`${path}.${f}`, v, 'must be greater than or equal to 0'));
+    if (v !== undefined && v < 0)
+      out.push(invalid(`${path}.${f}`, v, 'must be greater than or equal to 0'));
   }
-  if (mustSucceedOnce && probe.successThreshold !== undefined && probe.successThreshold !== 0 && probe.successThreshold !== 1) {
+  if (
+    mustSucceedOnce &&
+    probe.successThreshold !== undefined &&
+    probe.successThreshold !== 0 &&
+    probe.successThreshold !== 1
+  ) {
     out.push(invalid(`${path}.successThreshold`, probe.successThreshold, 'must be 1'));
   }
 }

@@ -5,7 +5,8 @@ import { invalid } from './field-errors.js';
 import type { Container } from './types.js';
 
 /** The reference's resource.ErrFormatWrong. */
-export const QUANTITY_FORMAT_MESSAGE = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+export const QUANTITY_FORMAT_MESSAGE =
+  "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 
 function quantityOf(value: string, path: string, out: string[]): number | undefined {
   let q;
@@ -22,7 +23,11 @@ function quantityOf(value: string, path: string, out: string[]): number | undefi
   return q.value;
 }
 
-export function validateResources(resources: Container['resources'], path: string, out: string[]): void {
+export function validateResources(
+  resources: Container['resources'],
+  path: string,
+  out: string[],
+): void {
   if (resources === undefined) return;
   const limits = new Map<string, number>();
   for (const [name, value] of Object.entries(resources.limits ?? {})) {
@@ -33,7 +38,13 @@ export function validateResources(resources: Container['resources'], path: strin
     const v = quantityOf(value, `${path}.requests[${name}]`, out);
     const limit = limits.get(name);
     if (v !== undefined && limit !== undefined && v > limit) {
-      out.push(invalid(`${path}.requests`, value, `must be less than or equal to ${name} limit of ${resources.limits?.[name] ?? ''}`));
+      out.push(
+        invalid(
+          `${path}.requests`,
+          value,
+          `must be less than or equal to ${name} limit of ${resources.limits?.[name] ?? ''}`,
+        ),
+      );
     }
   }
 }

@@ -24,12 +24,17 @@ const ENV_NAME_MSG =
 
 /** The reference's validatePathNoBacksteps / validateLocalDescendingPath. */
 function pathProblems(path: string, value: string, mustBeRelative: boolean, out: string[]): void {
-  if (mustBeRelative && value.startsWith('/')) out.push(invalid(path, value, 'must be a relative path'));
+  if (mustBeRelative && value.startsWith('/'))
+    out.push(invalid(path, value, 'must be a relative path'));
   if (value.split(/[\\/]/).includes('..')) out.push(invalid(path, value, "must not contain '..'"));
 }
 
 /** The reference's validateFlexVolumeSource, plus a driver name that is a plugin path. */
-function flexVolumeProblems(path: string, f: NonNullable<Volume['flexVolume']>, out: string[]): void {
+function flexVolumeProblems(
+  path: string,
+  f: NonNullable<Volume['flexVolume']>,
+  out: string[],
+): void {
   if (f.driver === '') out.push(required(`${path}.driver`));
   else {
     const p = driverPaths(f.driver);
@@ -37,9 +42,11 @@ function flexVolumeProblems(path: string, f: NonNullable<Volume['flexVolume']>, 
   }
   const reserved = [REFERENCE_NAMES.labelDomain, REFERENCE_NAMES.groupDomain];
   for (const k of Object.keys(f.options ?? {})) {
-    if (reserved.some((ns) => inLabelNamespace(k, ns))) out.push(invalid(`${path}.options`, k, `${reserved.join(' and ')} namespaces are reserved`));
+    if (reserved.some((ns) => inLabelNamespace(k, ns)))
+      out.push(invalid(`${path}.options`, k, `${reserved.join(' and ')} namespaces are reserved`));
   }
-  if (f.secretRef !== undefined) out.push(forbidden(`${path}.secretRef`, 'this agent reads no Secrets'));
+  if (f.secretRef !== undefined)
+    out.push(forbidden(`${path}.secretRef`, 'this agent reads no Secrets'));
 }
 
 function validateVolume(v: Volume, i: number, names: Set<string>, out: string[]): void {
@@ -49,8 +56,15 @@ function validateVolume(v: Volume, i: number, names: Set<string>, out: string[])
   if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
   names.add(v.name);
   const kinds = [v.hostPath, v.emptyDir, v.flexVolume].filter((x) => x !== undefined).length;
-  if (kinds === 0) out.push(required(path, 'must specify a volume type (this agent supports hostPath, emptyDir and flexVolume)'));
-  else if (kinds > 1) out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
+  if (kinds === 0)
+    out.push(
+      required(
+        path,
+        'must specify a volume type (this agent supports hostPath, emptyDir and flexVolume)',
+      ),
+    );
+  else if (kinds > 1)
+    out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
   if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
   if (v.flexVolume) flexVolumeProblems(`${path}.flexVolume`, v.flexVolume, out);
 }
@@ -63,26 +77,43 @@ interface ContainerContext {
   out: string[];
 }
 
-function validateContainer(c: Container, path: string, isInit: boolean, ctx: ContainerContext): void {
+function validateContainer(
+  c: Container,
+  path: string,
+  isInit: boolean,
+  ctx: ContainerContext,
+): void {
   const { out, opts } = ctx;
   if (c.name === '') out.push(required(`${path}.name`));
   else for (const m of isDns1123Label(c.name)) out.push(invalid(`${path}.name`, c.name, m));
   if (ctx.containerNames.has(c.name)) out.push(duplicate(`${path}.name`, c.name));
   ctx.containerNames.add(c.name);
-  if (opts.requireImage && (c.image === undefined || c.image === '')) out.push(required(`${path}.image`));
+  if (opts.requireImage && (c.image === undefined || c.image === ''))
+    out.push(required(`${path}.image`));
   if (opts.requireCommand && (c.command === undefined || c.command.length === 0)) {
     out.push(required(`${path}.command`, 'the process:// runtime runs the command on the host'));
   }
   validateContainerPorts(c.ports ?? [], `${path}.ports`, ctx.hostPorts, out);
   validateResources(c.resources, `${path}.resources`, out);
-  for (const [kind, probe] of [['livenessProbe', c.livenessProbe], ['readinessProbe', c.readinessProbe], ['startupProbe', c.startupProbe]] as const) {
+  for (const [kind, probe] of [
+    ['livenessProbe', c.livenessProbe],
+    ['readinessProbe', c.readinessProbe],
+    ['startupProbe', c.startupProbe],
+  ] as const) {
     if (probe === undefined) continue;
-    if (isInit) out.push(forbidden(`${path}.${kind}`, 'may not be set for init containers without restartPolicy=Always'));
+    if (isInit)
+      out.push(
+        forbidden(
+          `${path}.${kind}`,
+          'may not be set for init containers without restartPolicy=Always',
+        ),
+      );
     else validateProbe(probe, `${path}.${kind}`, kind !== 'readinessProbe', out);
   }
   (c.volumeMounts ?? []).forEach((m, j) => {
     if (!ctx.volumeNames.has(m.name)) out.push(notFound(`${path}.volumeMounts[${j}].name`, m.name));
-    if (m.subPath !== undefined && m.subPath !== '') pathProblems(`${path}.volumeMounts[${j}].subPath`, m.subPath, true, out);
+    if (m.subPath !== undefined && m.subPath !== '')
+      pathProblems(`${path}.volumeMounts[${j}].subPath`, m.subPath, true, out);
   });
   (c.env ?? []).forEach((e, j) => {
     if (!ENV_NAME.test(e.name)) out.push(invalid(`${path}.env[${j}].name`, e.name, ENV_NAME_MSG));
@@ -95,8 +126,16 @@ export function validatePod(pod: Pod, opts: ValidatePodOptions): string[] {
   validatePodMeta(pod, opts.staticPod === true, out);
   const volumeNames = new Set<string>();
   (pod.spec.volumes ?? []).forEach((v, i) => validateVolume(v, i, volumeNames, out));
-  const ctx: ContainerContext = { volumeNames, containerNames: new Set(), hostPorts: new Set(), opts, out };
-  (pod.spec.initContainers ?? []).forEach((c, i) => validateContainer(c, `spec.initContainers[${i}]`, true, ctx));
+  const ctx: ContainerContext = {
+    volumeNames,
+    containerNames: new Set(),
+    hostPorts: new Set(),
+    opts,
+    out,
+  };
+  (pod.spec.initContainers ?? []).forEach((c, i) =>
+    validateContainer(c, `spec.initContainers[${i}]`, true, ctx),
+  );
   pod.spec.containers.forEach((c, i) => validateContainer(c, `spec.containers[${i}]`, false, ctx));
   const policy = pod.spec.restartPolicy;
   if (policy !== undefined && !['Always', 'OnFailure', 'Never'].includes(policy)) {

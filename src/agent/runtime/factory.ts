@@ -47,10 +47,14 @@ export interface RuntimeBundle {
 export const DEFAULT_DOCKER_ENDPOINT = 'unix:///run/docker.sock';
 
 /** --hairpin-mode on Docker: the hairpin-veth setter, or undefined for none. */
-async function dockerHairpin(opts: RuntimeFactoryOptions): Promise<{ sandboxStarted(podName: string, pid: number): Promise<void> } | undefined> {
+async function dockerHairpin(
+  opts: RuntimeFactoryOptions,
+): Promise<{ sandboxStarted(podName: string, pid: number): Promise<void> } | undefined> {
   if (opts.hairpinMode === undefined) return undefined;
   const { HairpinVeth, effectiveHairpinMode } = await import('./docker/hairpin.js');
-  return effectiveHairpinMode(opts.hairpinMode, opts.logger) === 'hairpin-veth' ? new HairpinVeth({ logger: opts.logger }) : undefined;
+  return effectiveHairpinMode(opts.hairpinMode, opts.logger) === 'hairpin-veth'
+    ? new HairpinVeth({ logger: opts.logger })
+    : undefined;
 }
 
 type RuntimeAndImages = ContainerRuntime & ImageService;
@@ -69,14 +73,21 @@ async function processRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeAndIm
     { timeoutMs: opts.requestTimeoutMs, clock: opts.clock },
   );
   if (opts.hairpinMode !== undefined && opts.hairpinMode !== 'none') {
-    const reason = 'the process:// runtime runs pods in the host\'s network namespace: they have no veth or bridge port';
-    opts.logger.warn({ option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' }, `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`);
+    const reason =
+      "the process:// runtime runs pods in the host's network namespace: they have no veth or bridge port";
+    opts.logger.warn(
+      { option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' },
+      `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`,
+    );
   }
   return r;
 }
 
 /** unix:// or tcp://: a Docker engine (images from --image-service-endpoint when set). */
-async function dockerRuntime(opts: RuntimeFactoryOptions, endpoint: string): Promise<RuntimeAndImages> {
+async function dockerRuntime(
+  opts: RuntimeFactoryOptions,
+  endpoint: string,
+): Promise<RuntimeAndImages> {
   const { DockerRuntime } = await import('./docker/runtime.js');
   const hairpin = await dockerHairpin(opts);
   const imageEndpoint = opts.imageEndpoint === '' ? endpoint : opts.imageEndpoint;
@@ -85,14 +96,20 @@ async function dockerRuntime(opts: RuntimeFactoryOptions, endpoint: string): Pro
     imageEndpoint,
     requestTimeoutMs: opts.requestTimeoutMs,
     serializeImagePulls: opts.serializeImagePulls,
-    ...(opts.maxParallelImagePulls !== undefined ? { maxParallelImagePulls: opts.maxParallelImagePulls } : {}),
+    ...(opts.maxParallelImagePulls !== undefined
+      ? { maxParallelImagePulls: opts.maxParallelImagePulls }
+      : {}),
     registryPullQPS: opts.registryPullQPS,
     registryBurst: opts.registryBurst,
     rootDir: opts.rootDir,
     logger: opts.logger,
     clock: opts.clock,
-    ...(opts.containerLogMaxSize !== undefined ? { containerLogMaxSize: opts.containerLogMaxSize } : {}),
-    ...(opts.containerLogMaxFiles !== undefined ? { containerLogMaxFiles: opts.containerLogMaxFiles } : {}),
+    ...(opts.containerLogMaxSize !== undefined
+      ? { containerLogMaxSize: opts.containerLogMaxSize }
+      : {}),
+    ...(opts.containerLogMaxFiles !== undefined
+      ? { containerLogMaxFiles: opts.containerLogMaxFiles }
+      : {}),
     ...(opts.nodeName !== undefined ? { nodeName: opts.nodeName } : {}),
     ...(opts.podSettings !== undefined ? { podSettings: opts.podSettings } : {}),
     ...(opts.credentials !== undefined ? { credentials: opts.credentials } : {}),
@@ -101,17 +118,31 @@ async function dockerRuntime(opts: RuntimeFactoryOptions, endpoint: string): Pro
 }
 
 /** Asks the runtime its version until it answers, with back-off; logs the first tries and every tenth. */
-async function waitRuntimeReady(runtime: ContainerRuntime, opts: RuntimeFactoryOptions, endpoint: string, signal: AbortSignal): Promise<void> {
-  const backoff = new BackoffSequence({ clock: opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
+async function waitRuntimeReady(
+  runtime: ContainerRuntime,
+  opts: RuntimeFactoryOptions,
+  endpoint: string,
+  signal: AbortSignal,
+): Promise<void> {
+  const backoff = new BackoffSequence({
+    clock: opts.clock,
+    policy: { initialMs: 500, maxMs: 10_000 },
+  });
   let logged = 0;
   for (;;) {
     try {
       const v = await runtime.version();
-      opts.logger.info({ runtime: v.runtimeName, version: v.runtimeVersion, apiVersion: v.runtimeApiVersion }, 'container runtime ready');
+      opts.logger.info(
+        { runtime: v.runtimeName, version: v.runtimeVersion, apiVersion: v.runtimeApiVersion },
+        'container runtime ready',
+      );
       return;
     } catch (err) {
       if (logged++ < 3 || logged % 10 === 0) {
-        opts.logger.warn({ endpoint, err: userMessage(err), retryInMs: backoff.peekMs() }, 'container runtime not answering; is the engine running at this endpoint? retrying');
+        opts.logger.warn(
+          { endpoint, err: userMessage(err), retryInMs: backoff.peekMs() },
+          'container runtime not answering; is the engine running at this endpoint? retrying',
+        );
       }
     }
     await backoff.sleep(signal);
@@ -122,7 +153,8 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
   let runtime: RuntimeAndImages;
   if (endpoint.startsWith('process://')) runtime = await processRuntime(opts);
-  else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://')) runtime = await dockerRuntime(opts, endpoint);
+  else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://'))
+    runtime = await dockerRuntime(opts, endpoint);
   else {
     throw new ConfigError(
       `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)`,

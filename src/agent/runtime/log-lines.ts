@@ -3,7 +3,10 @@
 import type { TimedLogLine } from './types.js';
 
 /** The lines at or after `sinceMs` (all when undefined). */
-export function linesSince(lines: readonly TimedLogLine[], sinceMs: number | undefined): TimedLogLine[] {
+export function linesSince(
+  lines: readonly TimedLogLine[],
+  sinceMs: number | undefined,
+): TimedLogLine[] {
   if (sinceMs === undefined) return [...lines];
   return lines.filter((l) => Date.parse(l.time) >= sinceMs);
 }
@@ -13,11 +16,19 @@ export function linesSince(lines: readonly TimedLogLine[], sinceMs: number | und
  * line of `before` without its newline yet (a process:// container's partial line) that has grown
  * gives what was added to it.
  */
-export function linesAfter(before: readonly TimedLogLine[], now: readonly TimedLogLine[]): TimedLogLine[] {
+export function linesAfter(
+  before: readonly TimedLogLine[],
+  now: readonly TimedLogLine[],
+): TimedLogLine[] {
   const fresh = now.slice(before.length);
   const last = before.at(-1);
   const grown = now[before.length - 1];
-  if (last !== undefined && grown !== undefined && !last.text.endsWith('\n') && grown.text.length > last.text.length) {
+  if (
+    last !== undefined &&
+    grown !== undefined &&
+    !last.text.endsWith('\n') &&
+    grown.text.length > last.text.length
+  ) {
     fresh.unshift({ time: grown.time, text: grown.text.slice(last.text.length) });
   }
   return fresh;

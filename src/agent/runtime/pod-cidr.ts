@@ -4,7 +4,11 @@
 import type { Logger } from '../../common/log/types.js';
 import type { ContainerRuntime } from './types.js';
 
-export function applyStandalonePodCIDR(runtime: ContainerRuntime, podCIDR: string, logger: Logger): void {
+export function applyStandalonePodCIDR(
+  runtime: ContainerRuntime,
+  podCIDR: string,
+  logger: Logger,
+): void {
   if (podCIDR === '') return;
   logger.info({ originalPodCIDR: '', newPodCIDR: podCIDR }, 'Updating Pod CIDR');
   runtime.updatePodCIDR?.(podCIDR);

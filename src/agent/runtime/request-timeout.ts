@@ -9,7 +9,20 @@ import { RuntimeError } from '../../common/util/errors.js';
 import type { ContainerRuntime, ImageService } from './types.js';
 
 /** Calls bounded by the timeout alone. */
-const PLAIN = new Set(['version', 'runPodSandbox', 'removePodSandbox', 'createContainer', 'startContainer', 'removeContainer', 'listContainers', 'logs', 'stats', 'listImages', 'removeImage', 'imageFsInfo']);
+const PLAIN = new Set([
+  'version',
+  'runPodSandbox',
+  'removePodSandbox',
+  'createContainer',
+  'startContainer',
+  'removeContainer',
+  'listContainers',
+  'logs',
+  'stats',
+  'listImages',
+  'removeImage',
+  'imageFsInfo',
+]);
 /** Calls whose second argument is a grace period in seconds, added to the timeout. */
 const WITH_GRACE = new Set(['stopContainer', 'stopPodSandbox']);
 
@@ -21,7 +34,12 @@ export interface RequestTimeoutOptions {
 async function bounded<T>(what: string, ms: number, clock: Clock, work: Promise<T>): Promise<T> {
   const stop = new AbortController();
   const deadline = clock.sleep(ms, stop.signal).then(
-    () => Promise.reject(new RuntimeError(`${what}: context deadline exceeded (--runtime-request-timeout ${ms / 1000}s)`)),
+    () =>
+      Promise.reject(
+        new RuntimeError(
+          `${what}: context deadline exceeded (--runtime-request-timeout ${ms / 1000}s)`,
+        ),
+      ),
     () => new Promise<never>(() => undefined),
   );
   try {
@@ -39,7 +57,10 @@ function limitOf(name: string, args: readonly unknown[], timeoutMs: number): num
 }
 
 /** The runtime with each call bounded; everything else passes through unchanged. */
-export function withRequestTimeout<R extends ContainerRuntime & ImageService>(runtime: R, o: RequestTimeoutOptions): R {
+export function withRequestTimeout<R extends ContainerRuntime & ImageService>(
+  runtime: R,
+  o: RequestTimeoutOptions,
+): R {
   if (!(o.timeoutMs > 0)) return runtime;
   return new Proxy(runtime, {
     get(target, prop, receiver) {
@@ -49,7 +70,9 @@ export function withRequestTimeout<R extends ContainerRuntime & ImageService>(ru
       return (...args: unknown[]) => {
         const result = fn.apply(target, args);
         const limit = limitOf(prop, args, o.timeoutMs);
-        return limit !== undefined && result instanceof Promise ? bounded(`${runtime.type} runtime ${prop}`, limit, o.clock, result) : result;
+        return limit !== undefined && result instanceof Promise
+          ? bounded(`${runtime.type} runtime ${prop}`, limit, o.clock, result)
+          : result;
       };
     },
   });

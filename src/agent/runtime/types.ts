@@ -67,7 +67,11 @@ export interface RuntimeVersion {
   runtimeApiVersion: string;
 }
 
-export type ContainerEventListener = (event: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void;
+export type ContainerEventListener = (event: {
+  podUid: string;
+  containerId: string;
+  type: 'exited' | 'started';
+}) => void;
 
 /** A process started by execStream: its pipes, its exit code, and a way to end it. */
 export interface ExecSession {
@@ -180,7 +184,11 @@ export class ImagePullError extends Error {
 export function defaultPullPolicy(image: string | undefined): 'Always' | 'IfNotPresent' {
   if (image === undefined) return 'IfNotPresent';
   const lastPart = image.split('/').pop() ?? image;
-  const tag = lastPart.includes('@') ? 'digest' : lastPart.includes(':') ? lastPart.split(':').pop() : 'latest';
+  const tag = lastPart.includes('@')
+    ? 'digest'
+    : lastPart.includes(':')
+      ? lastPart.split(':').pop()
+      : 'latest';
   return tag === 'latest' ? 'Always' : 'IfNotPresent';
 }
 

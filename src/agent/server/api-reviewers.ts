@@ -48,20 +48,53 @@ const SubjectAccessReviewSchema = z.looseObject({
 });
 
 /** POSTs a review to /apis/{group}/v1/{resource} (one attempt) and decodes the answer with `schema`. */
-async function postReview<T>(rest: RestClient, r: { group: string; resource: string; kind: string; body: object; schema: z.ZodType<T>; signal: AbortSignal | undefined }): Promise<T> {
+async function postReview<T>(
+  rest: RestClient,
+  r: {
+    group: string;
+    resource: string;
+    kind: string;
+    body: object;
+    schema: z.ZodType<T>;
+    signal: AbortSignal | undefined;
+  },
+): Promise<T> {
   const path = `/apis/${r.group}/v1/${r.resource}`;
-  const answer = await rest.request({ method: 'POST', path, body: r.body, retry: false, ...(r.signal !== undefined ? { signal: r.signal } : {}) });
+  const answer = await rest.request({
+    method: 'POST',
+    path,
+    body: r.body,
+    retry: false,
+    ...(r.signal !== undefined ? { signal: r.signal } : {}),
+  });
   return decodeAnswer(r.schema, answer, `POST ${path}`, r.kind);
 }
 
 export class ApiTokenReviewer implements TokenReviewer {
-  constructor(private readonly o: { rest: RestClient; names: Names; audiences?: readonly string[] }) {}
+  constructor(
+    private readonly o: { rest: RestClient; names: Names; audiences?: readonly string[] },
+  ) {}
 
   async review(token: string, signal?: AbortSignal): Promise<TokenReviewStatus> {
     const group = this.o.names.groups.authentication;
-    const body = { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token, ...(this.o.audiences ? { audiences: this.o.audiences } : {}) } };
-    const s = (await postReview(this.o.rest, { group, resource: 'tokenreviews', kind: 'TokenReview', body, schema: TokenReviewSchema, signal })).status ?? {};
-    if (s.authenticated !== true || s.user?.username === undefined) return { authenticated: false, ...(s.error !== undefined ? { error: s.error } : {}) };
+    const body = {
+      apiVersion: `${group}/v1`,
+      kind: 'TokenReview',
+      spec: { token, ...(this.o.audiences ? { audiences: this.o.audiences } : {}) },
+    };
+    const s =
+      (
+        await postReview(this.o.rest, {
+          group,
+          resource: 'tokenreviews',
+          kind: 'TokenReview',
+          body,
+          schema: TokenReviewSchema,
+          signal,
+        })
+      ).status ?? {};
+    if (s.authenticated !== true || s.user?.username === undefined)
+      return { authenticated: false, ...(s.error !== undefined ? { error: s.error } : {}) };
     return {
       authenticated: true,
       user: {
@@ -77,9 +110,21 @@ export class ApiTokenReviewer implements TokenReviewer {
 export class ApiSubjectAccessReviewer implements SubjectAccessReviewer {
   constructor(private readonly o: { rest: RestClient; names: Names }) {}
 
-  async review(spec: SubjectAccessReviewSpec, signal?: AbortSignal): Promise<SubjectAccessReviewStatus> {
+  async review(
+    spec: SubjectAccessReviewSpec,
+    signal?: AbortSignal,
+  ): Promise<SubjectAccessReviewStatus> {
     const group = this.o.names.groups.authorization;
     const body = sarRequestBody(spec, group);
-    return (await postReview(this.o.rest, { group, resource: 'subjectaccessreviews', kind: 'SubjectAccessReview', body, schema: SubjectAccessReviewSchema, signal })).status;
+    return (
+      await postReview(this.o.rest, {
+        group,
+        resource: 'subjectaccessreviews',
+        kind: 'SubjectAccessReview',
+        body,
+        schema: SubjectAccessReviewSchema,
+        signal,
+      })
+    ).status;
   }
 }

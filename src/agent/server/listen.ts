@@ -43,7 +43,11 @@ export function answerClientErrors(server: HttpServer, clock: Clock = systemCloc
 }
 
 /** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
-export function capConnectionAge(server: HttpServer, maxAgeMs: number, clock: Clock = systemClock): void {
+export function capConnectionAge(
+  server: HttpServer,
+  maxAgeMs: number,
+  clock: Clock = systemClock,
+): void {
   server.on('connection', (socket: Socket) => destroyAfter(socket, maxAgeMs, clock));
 }
 
@@ -58,11 +62,27 @@ function destroyAfter(socket: Socket, ms: number, clock: Clock): void {
 }
 
 /** Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address, --port)`). */
-export function listen(server: HttpServer, address: string, port: number, what = 'server'): Promise<AddressInfo> {
+export function listen(
+  server: HttpServer,
+  address: string,
+  port: number,
+  what = 'server',
+): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
-      const why = err.code === 'EADDRINUSE' ? 'the address is already in use' : err.code === 'EACCES' ? 'permission denied' : err.code === 'EADDRNOTAVAIL' ? 'no such address on this host' : err.message;
-      reject(new ConfigError(`cannot listen on ${address}:${port} for the ${what}: ${why}`, { cause: err }));
+      const why =
+        err.code === 'EADDRINUSE'
+          ? 'the address is already in use'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.code === 'EADDRNOTAVAIL'
+              ? 'no such address on this host'
+              : err.message;
+      reject(
+        new ConfigError(`cannot listen on ${address}:${port} for the ${what}: ${why}`, {
+          cause: err,
+        }),
+      );
     };
     server.once('error', onError);
     server.listen({ host: address, port }, () => {

@@ -50,7 +50,10 @@ export class NodeAgentMetrics {
     this.podStartDuration = new Histogram({
       name: 'nodeagent_pod_start_duration_seconds',
       help: 'Seconds from the agent first seeing a pod to the pod running.',
-      buckets: [0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200, 1800, 2700, 3600],
+      buckets: [
+        0.5, 1, 2, 3, 4, 5, 6, 8, 10, 20, 30, 45, 60, 120, 180, 240, 300, 360, 480, 600, 900, 1200,
+        1800, 2700, 3600,
+      ],
       registers,
     });
     this.syncLoopDuration = new Histogram({
@@ -99,8 +102,16 @@ export function countApiRequests(metrics: NodeAgentMetrics, signal: AbortSignal)
     } catch {
       host = String(m.request.origin ?? '');
     }
-    metrics.apiRequests.inc({ code: String(m.response.statusCode), method: m.request.method ?? '', host });
+    metrics.apiRequests.inc({
+      code: String(m.response.statusCode),
+      method: m.request.method ?? '',
+      host,
+    });
   };
   diagnostics.subscribe('undici:request:headers', onHeaders);
-  signal.addEventListener('abort', () => diagnostics.unsubscribe('undici:request:headers', onHeaders), { once: true });
+  signal.addEventListener(
+    'abort',
+    () => diagnostics.unsubscribe('undici:request:headers', onHeaders),
+    { once: true },
+  );
 }

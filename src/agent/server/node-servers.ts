@@ -15,11 +15,22 @@ import { NodeHandlers, type NodeHandlersOptions } from './handlers/routes.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { PlainServer } from './plain-servers.js';
 import { SecureServer, type RequestSpans } from './server.js';
-import type { Authenticator, Authorizer, ServingTlsSource, SubjectAccessReviewer, TokenReviewer } from './types.js';
+import type {
+  Authenticator,
+  Authorizer,
+  ServingTlsSource,
+  SubjectAccessReviewer,
+  TokenReviewer,
+} from './types.js';
 
 export type AuthorizationSettings =
   | { mode: 'AlwaysAllow' }
-  | { mode: 'Webhook'; reviewer: SubjectAccessReviewer; authorizedTtlMs: number; unauthorizedTtlMs: number };
+  | {
+      mode: 'Webhook';
+      reviewer: SubjectAccessReviewer;
+      authorizedTtlMs: number;
+      unauthorizedTtlMs: number;
+    };
 
 export interface SecureServerSettings {
   address: string;
@@ -39,7 +50,10 @@ export interface SecureServerSettings {
   tracer?: RequestSpans;
 }
 
-export interface NodeServersOptions extends Omit<NodeHandlersOptions, 'clock' | 'logger' | 'metrics'> {
+export interface NodeServersOptions extends Omit<
+  NodeHandlersOptions,
+  'clock' | 'logger' | 'metrics'
+> {
   nodeName: string;
   clock: Clock;
   logger: Logger;
@@ -74,9 +88,15 @@ export class NodeServers {
           port: o.secure.port,
           nodeName: o.nodeName,
           tls: o.secure.tls,
-          ...(o.secure.tlsMinVersion !== undefined ? { tlsMinVersion: o.secure.tlsMinVersion } : {}),
-          ...(o.secure.tlsCipherSuites !== undefined ? { tlsCipherSuites: o.secure.tlsCipherSuites } : {}),
-          ...(o.secure.maxConnectionAgeMs !== undefined ? { maxConnectionAgeMs: o.secure.maxConnectionAgeMs } : {}),
+          ...(o.secure.tlsMinVersion !== undefined
+            ? { tlsMinVersion: o.secure.tlsMinVersion }
+            : {}),
+          ...(o.secure.tlsCipherSuites !== undefined
+            ? { tlsCipherSuites: o.secure.tlsCipherSuites }
+            : {}),
+          ...(o.secure.maxConnectionAgeMs !== undefined
+            ? { maxConnectionAgeMs: o.secure.maxConnectionAgeMs }
+            : {}),
           ...(o.secure.tracer !== undefined ? { tracer: o.secure.tracer } : {}),
           authenticator,
           authorizer: this.authorizer(o.secure.authorization),
@@ -115,27 +135,47 @@ export class NodeServers {
 
   async stop(): Promise<void> {
     const stops = this.stops.splice(0);
-    await Promise.all(stops.map(async (s) => {
-      await s();
-    }));
+    await Promise.all(
+      stops.map(async (s) => {
+        await s();
+      }),
+    );
   }
 
-  private async authenticator(s: SecureServerSettings, signal: AbortSignal): Promise<Authenticator> {
+  private async authenticator(
+    s: SecureServerSettings,
+    signal: AbortSignal,
+  ): Promise<Authenticator> {
     const chain: Authenticator[] = [];
     if (s.clientCaFile !== undefined && s.clientCaFile !== '') {
-      const ca = new ClientCaFile({ file: s.clientCaFile, clock: this.options.clock, logger: this.options.logger.child({ part: 'client-ca' }) });
+      const ca = new ClientCaFile({
+        file: s.clientCaFile,
+        clock: this.options.clock,
+        logger: this.options.logger.child({ part: 'client-ca' }),
+      });
       await ca.start(signal);
       this.stops.push(() => ca.stop());
       chain.push(new X509Authenticator({ authorities: ca, clock: this.options.clock }));
     }
     if (s.tokenWebhook !== undefined) {
-      chain.push(new TokenWebhookAuthenticator({ reviewer: s.tokenWebhook.reviewer, cacheTtlMs: s.tokenWebhook.cacheTtlMs, clock: this.options.clock }));
+      chain.push(
+        new TokenWebhookAuthenticator({
+          reviewer: s.tokenWebhook.reviewer,
+          cacheTtlMs: s.tokenWebhook.cacheTtlMs,
+          clock: this.options.clock,
+        }),
+      );
     }
     return new AuthenticatorChain({ authenticators: chain, anonymous: s.anonymous });
   }
 
   private authorizer(a: AuthorizationSettings): Authorizer {
     if (a.mode === 'AlwaysAllow') return new AlwaysAllowAuthorizer();
-    return new WebhookAuthorizer({ reviewer: a.reviewer, authorizedTtlMs: a.authorizedTtlMs, unauthorizedTtlMs: a.unauthorizedTtlMs, clock: this.options.clock });
+    return new WebhookAuthorizer({
+      reviewer: a.reviewer,
+      authorizedTtlMs: a.authorizedTtlMs,
+      unauthorizedTtlMs: a.unauthorizedTtlMs,
+      clock: this.options.clock,
+    });
   }
 }

@@ -8,7 +8,14 @@ import { serveHealthz } from './handlers/healthz.js';
 import { httpError, notFound } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
 import type { Clock } from '../../common/util/clock.js';
-import { MAX_CONNECTION_AGE_MS, SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer } from './listen.js';
+import {
+  MAX_CONNECTION_AGE_MS,
+  SERVER_TIMEOUTS,
+  answerClientErrors,
+  capConnectionAge,
+  listen,
+  stopServer,
+} from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 
 export interface PlainServerOptions {
@@ -28,7 +35,10 @@ export class PlainServer {
   constructor(private readonly options: PlainServerOptions) {
     this.server = createServer({ ...SERVER_TIMEOUTS }, (req, res) => {
       this.serve(req, res).catch((err: unknown) => {
-        options.logger.error({ err: (err as Error).message, path: req.url }, 'request handler failed');
+        options.logger.error(
+          { err: (err as Error).message, path: req.url },
+          'request handler failed',
+        );
         httpError(res, 500, 'Internal Server Error');
       });
     });
@@ -41,9 +51,14 @@ export class PlainServer {
       this.server,
       this.options.address,
       this.options.port,
-      this.options.kind === 'healthz' ? 'healthz server (--healthz-bind-address, --healthz-port)' : 'read-only server (--address, --read-only-port)',
+      this.options.kind === 'healthz'
+        ? 'healthz server (--healthz-bind-address, --healthz-port)'
+        : 'read-only server (--address, --read-only-port)',
     );
-    this.options.logger.info({ address: info.address, port: info.port }, `${this.options.kind} server listening (HTTP)`);
+    this.options.logger.info(
+      { address: info.address, port: info.port },
+      `${this.options.kind} server listening (HTTP)`,
+    );
     return info;
   }
 
@@ -54,7 +69,9 @@ export class PlainServer {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const o = this.options;
     const verb = (req.method ?? 'GET').toLowerCase();
-    res.once('finish', () => o.metrics.serverRequests.inc({ code: String(res.statusCode), server: o.kind, verb }));
+    res.once('finish', () =>
+      o.metrics.serverRequests.inc({ code: String(res.statusCode), server: o.kind, verb }),
+    );
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://node.invalid');
@@ -63,7 +80,8 @@ export class PlainServer {
       return;
     }
     if (o.kind === 'healthz') {
-      if (url.pathname === '/healthz' || url.pathname.startsWith('/healthz/')) serveHealthz(req, res, url.pathname, o.handlers.healthChecks);
+      if (url.pathname === '/healthz' || url.pathname.startsWith('/healthz/'))
+        serveHealthz(req, res, url.pathname, o.handlers.healthChecks);
       else notFound(res);
       return;
     }

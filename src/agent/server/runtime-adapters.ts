@@ -9,23 +9,50 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { linesAfter, linesSince } from '../runtime/log-lines.js';
 import type { ContainerRuntime, RuntimeContainer, TimedLogLine } from '../runtime/types.js';
-import { ContainerNotFoundError, NoPreviousContainerError, type CommandRunner, type ContainerLogOptions, type ContainerLogs, type ContainerRef, type PodObject, type RunningPodsProvider, type StatsProvider } from './types.js';
+import {
+  ContainerNotFoundError,
+  NoPreviousContainerError,
+  type CommandRunner,
+  type ContainerLogOptions,
+  type ContainerLogs,
+  type ContainerRef,
+  type PodObject,
+  type RunningPodsProvider,
+  type StatsProvider,
+} from './types.js';
 
 export interface PodLookup {
   pods(): readonly { metadata: { name: string; namespace: string; uid: string } }[];
 }
 
-async function findContainer(runtime: ContainerRuntime, pods: PodLookup, ref: ContainerRef, previous = false): Promise<RuntimeContainer> {
-  const pod = pods.pods().find((p) => p.metadata.namespace === ref.namespace && p.metadata.name === ref.pod && (ref.uid === undefined || p.metadata.uid === ref.uid));
-  if (pod === undefined) throw new ContainerNotFoundError(`pod "${ref.pod}" in namespace "${ref.namespace}" not found`);
-  const containers = (await runtime.listContainers({ podUid: pod.metadata.uid })).filter((c) => c.kind !== 'sandbox' && c.name === ref.container);
+async function findContainer(
+  runtime: ContainerRuntime,
+  pods: PodLookup,
+  ref: ContainerRef,
+  previous = false,
+): Promise<RuntimeContainer> {
+  const pod = pods
+    .pods()
+    .find(
+      (p) =>
+        p.metadata.namespace === ref.namespace &&
+        p.metadata.name === ref.pod &&
+        (ref.uid === undefined || p.metadata.uid === ref.uid),
+    );
+  if (pod === undefined)
+    throw new ContainerNotFoundError(`pod "${ref.pod}" in namespace "${ref.namespace}" not found`);
+  const containers = (await runtime.listContainers({ podUid: pod.metadata.uid })).filter(
+    (c) => c.kind !== 'sandbox' && c.name === ref.container,
+  );
   const sorted = containers.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
   const latest = sorted[0];
-  if (latest === undefined) throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`);
+  if (latest === undefined)
+    throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" not found`);
   if (!previous) return latest;
   // The instance before the current one, as kept by the runtime until garbage collection.
   const before = sorted[1];
-  if (before === undefined || before.state === 'running') throw new NoPreviousContainerError(ref.container, ref.pod);
+  if (before === undefined || before.state === 'running')
+    throw new NoPreviousContainerError(ref.container, ref.pod);
   return before;
 }
 
@@ -43,18 +70,38 @@ function writeLines(out: Writable, text: string, timestamps: boolean, clock: Clo
 export class RuntimeContainerLogs implements ContainerLogs {
   private saidUntimed = false;
 
-  constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup; clock: Clock; followPollMs?: number; logger?: Logger }) {}
+  constructor(
+    private readonly o: {
+      runtime: ContainerRuntime;
+      pods: PodLookup;
+      clock: Clock;
+      followPollMs?: number;
+      logger?: Logger;
+    },
+  ) {}
 
-  async writeLogs(ref: ContainerRef, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
+  async writeLogs(
+    ref: ContainerRef,
+    options: ContainerLogOptions,
+    out: Writable,
+    signal: AbortSignal,
+  ): Promise<void> {
     const c = await findContainer(this.o.runtime, this.o.pods, ref, options.previous === true);
     const timedLogs = this.o.runtime.timedLogs?.bind(this.o.runtime);
     if (timedLogs !== undefined) return this.writeTimed(timedLogs, c, options, out, signal);
     if (options.sinceMs !== undefined && !this.saidUntimed) {
       this.saidUntimed = true;
-      this.o.logger?.warn({ container: ref.container, pod: ref.pod }, 'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent');
+      this.o.logger?.warn(
+        { container: ref.container, pod: ref.pod },
+        'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent',
+      );
     }
-    let text = await this.o.runtime.logs(c.id, options.tailLines !== undefined ? { tailLines: options.tailLines } : {});
-    if (options.limitBytes !== undefined) text = Buffer.from(text).subarray(0, options.limitBytes).toString();
+    let text = await this.o.runtime.logs(
+      c.id,
+      options.tailLines !== undefined ? { tailLines: options.tailLines } : {},
+    );
+    if (options.limitBytes !== undefined)
+      text = Buffer.from(text).subarray(0, options.limitBytes).toString();
     writeLines(out, text, options.timestamps, this.o.clock);
     if (!options.follow) return;
     let seen = (await this.o.runtime.logs(c.id)).length;
@@ -71,7 +118,13 @@ export class RuntimeContainerLogs implements ContainerLogs {
    * lines before `since` dropped; `timestamps` prints each line's recorded time; limitBytes
    * counts what is written.
    */
-  private async writeTimed(timedLogs: NonNullable<ContainerRuntime['timedLogs']>, c: RuntimeContainer, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void> {
+  private async writeTimed(
+    timedLogs: NonNullable<ContainerRuntime['timedLogs']>,
+    c: RuntimeContainer,
+    options: ContainerLogOptions,
+    out: Writable,
+    signal: AbortSignal,
+  ): Promise<void> {
     let left = options.limitBytes ?? Infinity;
     const write = (lines: readonly TimedLogLine[]): boolean => {
       for (const l of lines) {
@@ -83,7 +136,16 @@ export class RuntimeContainerLogs implements ContainerLogs {
       return true;
     };
     const since = options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {};
-    if (!write(await timedLogs(c.id, { ...since, ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}) })) || !options.follow) return;
+    if (
+      !write(
+        await timedLogs(c.id, {
+          ...since,
+          ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}),
+        }),
+      ) ||
+      !options.follow
+    )
+      return;
     let seen = await timedLogs(c.id);
     while (await this.nextPoll(signal)) {
       const all = await timedLogs(c.id);
@@ -101,16 +163,26 @@ export class RuntimeContainerLogs implements ContainerLogs {
   }
 
   private async running(c: RuntimeContainer): Promise<boolean> {
-    return (await this.o.runtime.listContainers({ podUid: c.podUid })).find((x) => x.id === c.id)?.state === 'running';
+    return (
+      (await this.o.runtime.listContainers({ podUid: c.podUid })).find((x) => x.id === c.id)
+        ?.state === 'running'
+    );
   }
 }
 
 export class RuntimeCommandRunner implements CommandRunner {
   constructor(private readonly o: { runtime: ContainerRuntime; pods: PodLookup }) {}
 
-  async run(ref: ContainerRef, command: readonly string[], options: { timeoutMs: number }): Promise<{ stdout: Buffer; stderr: Buffer; exitCode: number }> {
+  async run(
+    ref: ContainerRef,
+    command: readonly string[],
+    options: { timeoutMs: number },
+  ): Promise<{ stdout: Buffer; stderr: Buffer; exitCode: number }> {
     const c = await findContainer(this.o.runtime, this.o.pods, ref);
-    if (c.state !== 'running') throw new ContainerNotFoundError(`container "${ref.container}" in pod "${ref.pod}" is not running`);
+    if (c.state !== 'running')
+      throw new ContainerNotFoundError(
+        `container "${ref.container}" in pod "${ref.pod}" is not running`,
+      );
     const r = await this.o.runtime.exec(c.id, command, options.timeoutMs);
     return { stdout: Buffer.from(r.output), stderr: Buffer.alloc(0), exitCode: r.exitCode };
   }
@@ -120,14 +192,31 @@ export class RuntimeRunningPods implements RunningPodsProvider {
   constructor(private readonly o: { runtime: ContainerRuntime }) {}
 
   async runningPods(): Promise<readonly PodObject[]> {
-    const byPod = new Map<string, { namespace: string; name: string; uid: string; containers: { name: string; image: string }[] }>();
+    const byPod = new Map<
+      string,
+      {
+        namespace: string;
+        name: string;
+        uid: string;
+        containers: { name: string; image: string }[];
+      }
+    >();
     for (const c of await this.o.runtime.listContainers()) {
       if (c.state !== 'running') continue;
-      const p = byPod.get(c.podUid) ?? { namespace: c.podNamespace, name: c.podName, uid: c.podUid, containers: [] };
+      const p = byPod.get(c.podUid) ?? {
+        namespace: c.podNamespace,
+        name: c.podName,
+        uid: c.podUid,
+        containers: [],
+      };
       if (c.kind !== 'sandbox') p.containers.push({ name: c.name, image: c.image });
       byPod.set(c.podUid, p);
     }
-    return [...byPod.values()].map((p) => ({ metadata: { name: p.name, namespace: p.namespace, uid: p.uid, creationTimestamp: null }, spec: { containers: p.containers }, status: {} }));
+    return [...byPod.values()].map((p) => ({
+      metadata: { name: p.name, namespace: p.namespace, uid: p.uid, creationTimestamp: null },
+      spec: { containers: p.containers },
+      status: {},
+    }));
   }
 }
 
@@ -151,15 +240,32 @@ export class RuntimeStats implements StatsProvider {
   async summary(): Promise<unknown> {
     const time = this.o.clock.now().toISOString();
     const all = await this.o.runtime.listContainers();
-    const pods = new Map<string, { podRef: { name: string; namespace: string; uid: string }; containers: unknown[]; cpu: number; mem: number }>();
+    const pods = new Map<
+      string,
+      {
+        podRef: { name: string; namespace: string; uid: string };
+        containers: unknown[];
+        cpu: number;
+        mem: number;
+      }
+    >();
     for (const c of all) {
       if (c.kind === 'sandbox' || c.state !== 'running') continue;
       const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
-      const p = pods.get(c.podUid) ?? { podRef: { name: c.podName, namespace: c.podNamespace, uid: c.podUid }, containers: [], cpu: 0, mem: 0 };
+      const p = pods.get(c.podUid) ?? {
+        podRef: { name: c.podName, namespace: c.podNamespace, uid: c.podUid },
+        containers: [],
+        cpu: 0,
+        mem: 0,
+      };
       p.containers.push({
         name: c.name,
         startTime: iso(c.startedAtMs ?? c.createdAtMs),
-        cpu: { time, usageNanoCores: s?.cpuUsageNanoCores, usageCoreNanoSeconds: s?.cpuUsageCoreNanoSeconds },
+        cpu: {
+          time,
+          usageNanoCores: s?.cpuUsageNanoCores,
+          usageCoreNanoSeconds: s?.cpuUsageCoreNanoSeconds,
+        },
         memory: { time, workingSetBytes: s?.memoryWorkingSetBytes, rssBytes: s?.memoryRssBytes },
       });
       p.cpu += s?.cpuUsageNanoCores ?? 0;
@@ -171,7 +277,13 @@ export class RuntimeStats implements StatsProvider {
       node: {
         nodeName: this.o.nodeName,
         startTime: iso(Math.floor(bootMs / 1000) * 1000),
-        cpu: { time, usageCoreNanoSeconds: cpus().reduce((acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000, 0) },
+        cpu: {
+          time,
+          usageCoreNanoSeconds: cpus().reduce(
+            (acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000,
+            0,
+          ),
+        },
         memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
       },
       pods: [...pods.values()].map((p) => {

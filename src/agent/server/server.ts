@@ -8,11 +8,22 @@ import { responseOnUpgrade } from '../../common/util/upgrade-response.js';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../common/log/types.js';
-import { authorizationErrorMessage, forbiddenMessage, requestAttributes } from './authz/attributes.js';
+import {
+  authorizationErrorMessage,
+  forbiddenMessage,
+  requestAttributes,
+} from './authz/attributes.js';
 import { httpError, plainError } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
 import type { Clock } from '../../common/util/clock.js';
-import { SERVER_TIMEOUTS, answerClientErrors, capConnectionAge, listen, stopServer, MAX_CONNECTION_AGE_MS } from './listen.js';
+import {
+  SERVER_TIMEOUTS,
+  answerClientErrors,
+  capConnectionAge,
+  listen,
+  stopServer,
+  MAX_CONNECTION_AGE_MS,
+} from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
 import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
@@ -53,7 +64,10 @@ export class SecureServer {
   constructor(private readonly options: SecureServerOptions) {
     this.context = new RotatingSecureContext({
       source: options.tls,
-      settings: { minVersion: tlsMinVersion(options.tlsMinVersion), ciphers: cipherString(options.tlsCipherSuites) },
+      settings: {
+        minVersion: tlsMinVersion(options.tlsMinVersion),
+        ciphers: cipherString(options.tlsCipherSuites),
+      },
     });
     const initial = this.context.poll().material;
     this.server = createServer(
@@ -72,7 +86,10 @@ export class SecureServer {
       },
       (req, res) => {
         this.serve(req, res).catch((err: unknown) => {
-          options.logger.error({ err: (err as Error).message, path: req.url }, 'request handler failed');
+          options.logger.error(
+            { err: (err as Error).message, path: req.url },
+            'request handler failed',
+          );
           httpError(res, 500, 'Internal Server Error');
         });
       },
@@ -84,10 +101,16 @@ export class SecureServer {
         const { material, changed } = this.context.poll();
         if (changed) {
           this.server.setSecureContext(this.context.contextOptions(material));
-          options.logger.info({}, 'serving certificate changed; new connections use the new certificate');
+          options.logger.info(
+            {},
+            'serving certificate changed; new connections use the new certificate',
+          );
         }
       } catch (err) {
-        options.logger.error({ err: (err as Error).message }, 'cannot load the rotated serving certificate; keeping the previous one');
+        options.logger.error(
+          { err: (err as Error).message },
+          'cannot load the rotated serving certificate; keeping the previous one',
+        );
       }
     });
     // Upgrades (exec, attach, portForward) go through the same authentication and authorization;
@@ -95,19 +118,36 @@ export class SecureServer {
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const res = responseOnUpgrade(req, socket);
       this.serve(req, res, { socket, head }).catch((err: unknown) => {
-        options.logger.error({ err: (err as Error).message, path: req.url }, 'upgrade handler failed');
+        options.logger.error(
+          { err: (err as Error).message, path: req.url },
+          'upgrade handler failed',
+        );
         if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
         else socket.destroy();
       });
     });
-    capConnectionAge(this.server, options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS, options.clock);
+    capConnectionAge(
+      this.server,
+      options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
+      options.clock,
+    );
     answerClientErrors(this.server, options.clock);
-    this.server.on('tlsClientError', (err) => options.logger.debug({ err: err.message }, 'TLS handshake failed'));
+    this.server.on('tlsClientError', (err) =>
+      options.logger.debug({ err: err.message }, 'TLS handshake failed'),
+    );
   }
 
   async start(): Promise<AddressInfo> {
-    this.info = await listen(this.server, this.options.address, this.options.port, 'agent server (--address, --port)');
-    this.options.logger.info({ address: this.info.address, port: this.info.port }, 'agent server listening (HTTPS)');
+    this.info = await listen(
+      this.server,
+      this.options.address,
+      this.options.port,
+      'agent server (--address, --port)',
+    );
+    this.options.logger.info(
+      { address: this.info.address, port: this.info.port },
+      'agent server listening (HTTPS)',
+    );
     return this.info;
   }
 
@@ -115,10 +155,16 @@ export class SecureServer {
     return stopServer(this.server);
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, upgrade?: { socket: Duplex; head: Buffer }): Promise<void> {
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upgrade?: { socket: Duplex; head: Buffer },
+  ): Promise<void> {
     const o = this.options;
     const verb = (req.method ?? 'GET').toLowerCase();
-    res.once('finish', () => o.metrics.serverRequests.inc({ code: String(res.statusCode), server: 'secure', verb }));
+    res.once('finish', () =>
+      o.metrics.serverRequests.inc({ code: String(res.statusCode), server: 'secure', verb }),
+    );
     const span = o.tracer?.startRequestSpan(req);
     if (span !== undefined) res.once('close', () => span.end(res.statusCode));
     let url: URL;
@@ -132,30 +178,58 @@ export class SecureServer {
     try {
       authn = await o.authenticator.authenticate(req);
     } catch (err) {
-      o.logger.warn({ err: (err as Error).message, path: url.pathname }, 'cannot authenticate the request; answering 500');
+      o.logger.warn(
+        { err: (err as Error).message, path: url.pathname },
+        'cannot authenticate the request; answering 500',
+      );
       plainError(res, 500, `Authentication error: ${(err as Error).message}`);
       return;
     }
     if (authn.kind !== 'authenticated') {
-      o.logger.debug({ reason: authn.kind === 'rejected' ? authn.reason : 'no credentials', path: url.pathname }, 'unauthorized request');
+      o.logger.debug(
+        { reason: authn.kind === 'rejected' ? authn.reason : 'no credentials', path: url.pathname },
+        'unauthorized request',
+      );
       plainError(res, 401, 'Unauthorized');
       return;
     }
     // An upgrade (exec, attach, portForward) is authorized as create, whatever its method.
-    const attrs = requestAttributes(authn.user, upgrade !== undefined ? 'POST' : (req.method ?? 'GET'), url.pathname, o.nodeName);
+    const attrs = requestAttributes(
+      authn.user,
+      upgrade !== undefined ? 'POST' : (req.method ?? 'GET'),
+      url.pathname,
+      o.nodeName,
+    );
     let decision;
     try {
       decision = await o.authorizer.authorize(attrs);
     } catch (err) {
-      o.logger.warn({ err: (err as Error).message, user: attrs.user.username, path: url.pathname }, 'cannot authorize the request; answering 500');
+      o.logger.warn(
+        { err: (err as Error).message, user: attrs.user.username, path: url.pathname },
+        'cannot authorize the request; answering 500',
+      );
       plainError(res, 500, authorizationErrorMessage(attrs, (err as Error).message));
       return;
     }
     if (!decision.allowed) {
-      o.logger.debug({ user: attrs.user.username, verb: attrs.verb, subresource: attrs.subresource, reason: decision.reason }, 'forbidden request');
+      o.logger.debug(
+        {
+          user: attrs.user.username,
+          verb: attrs.verb,
+          subresource: attrs.subresource,
+          reason: decision.reason,
+        },
+        'forbidden request',
+      );
       plainError(res, 403, forbiddenMessage(attrs));
       return;
     }
-    await o.handlers.handle(req, res, url, o.enableDebuggingHandlers ? 'debug' : 'debug-disabled', upgrade);
+    await o.handlers.handle(
+      req,
+      res,
+      url,
+      o.enableDebuggingHandlers ? 'debug' : 'debug-disabled',
+      upgrade,
+    );
   }
 }

@@ -6,7 +6,10 @@ import { CertificateError } from '../../common/util/errors.js';
 import type { ServingTlsMaterial, ServingTlsSource } from './types.js';
 
 /** Adapts anything holding a current PEM pair (the certificate manager, a self-signed pair). */
-export function pemPairSource(current: () => { certPem: string; keyPem: string } | undefined, fallback?: () => { certPem: string; keyPem: string }): ServingTlsSource {
+export function pemPairSource(
+  current: () => { certPem: string; keyPem: string } | undefined,
+  fallback?: () => { certPem: string; keyPem: string },
+): ServingTlsSource {
   let last: { pair: object; material: ServingTlsMaterial } | undefined;
   return {
     current() {

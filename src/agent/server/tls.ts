@@ -19,15 +19,22 @@ export function tlsMinVersion(name: string | undefined): SecureVersion {
   if (name === undefined || name === '') return 'TLSv1.2';
   const v = VERSIONS[name];
   if (v === undefined) {
-    throw new ConfigError(`invalid configuration: tlsMinVersion (--tls-min-version) "${name}" is not one of ${Object.keys(VERSIONS).join(', ')}`, {
-      field: 'tlsMinVersion',
-      flag: '--tls-min-version',
-    });
+    throw new ConfigError(
+      `invalid configuration: tlsMinVersion (--tls-min-version) "${name}" is not one of ${Object.keys(VERSIONS).join(', ')}`,
+      {
+        field: 'tlsMinVersion',
+        flag: '--tls-min-version',
+      },
+    );
   }
   return v;
 }
 
-const DEFAULT_TLS13_SUITES = ['TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'];
+const DEFAULT_TLS13_SUITES = [
+  'TLS_AES_256_GCM_SHA384',
+  'TLS_CHACHA20_POLY1305_SHA256',
+  'TLS_AES_128_GCM_SHA256',
+];
 
 /**
  * The OpenSSL cipher string for an OpenSSL-named list; undefined means the runtime default. As in
@@ -63,7 +70,10 @@ export class RotatingSecureContext {
     if (m === this.material) return { material: m, changed: false };
     const prev = this.material;
     this.material = m;
-    const changed = prev === undefined || String(m.cert) !== String(prev.cert) || String(m.key) !== String(prev.key);
+    const changed =
+      prev === undefined ||
+      String(m.cert) !== String(prev.cert) ||
+      String(m.key) !== String(prev.key);
     if (changed) this.context = undefined;
     return { material: m, changed };
   }
@@ -74,7 +84,17 @@ export class RotatingSecureContext {
     return this.context;
   }
 
-  contextOptions(m: ServingTlsMaterial): { cert: string | Buffer; key: string | Buffer; minVersion: SecureVersion; ciphers?: string } {
-    return { cert: m.cert, key: m.key, minVersion: this.settings.minVersion, ...(this.settings.ciphers !== undefined ? { ciphers: this.settings.ciphers } : {}) };
+  contextOptions(m: ServingTlsMaterial): {
+    cert: string | Buffer;
+    key: string | Buffer;
+    minVersion: SecureVersion;
+    ciphers?: string;
+  } {
+    return {
+      cert: m.cert,
+      key: m.key,
+      minVersion: this.settings.minVersion,
+      ...(this.settings.ciphers !== undefined ? { ciphers: this.settings.ciphers } : {}),
+    };
   }
 }

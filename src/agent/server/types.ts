@@ -110,7 +110,12 @@ export interface ContainerLogs {
    * Writes the logs of one container to `out` (until the end, or until `signal` aborts when
    * following). Throws a ContainerNotFoundError when the pod or container is unknown.
    */
-  writeLogs(ref: ContainerRef, options: ContainerLogOptions, out: Writable, signal: AbortSignal): Promise<void>;
+  writeLogs(
+    ref: ContainerRef,
+    options: ContainerLogOptions,
+    out: Writable,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 export interface ContainerRef {
@@ -128,7 +133,11 @@ export interface CommandResult {
 
 export interface CommandRunner {
   /** Runs a command in a container without a terminal and returns its output. */
-  run(ref: ContainerRef, command: readonly string[], options: { timeoutMs: number; signal: AbortSignal }): Promise<CommandResult>;
+  run(
+    ref: ContainerRef,
+    command: readonly string[],
+    options: { timeoutMs: number; signal: AbortSignal },
+  ): Promise<CommandResult>;
 }
 
 export class ContainerNotFoundError extends Error {

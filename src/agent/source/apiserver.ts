@@ -38,7 +38,14 @@ export interface ApiserverSourceOptions {
 /** A 4xx other than 429 (throttled) and 410 (expired): the same request will fail again. */
 export function isPermanentApiError(err: unknown): ApiError | undefined {
   const api = findCause(err, (e): e is ApiError => e instanceof ApiError);
-  if (api === undefined || api.status < 400 || api.status >= 500 || api.status === 429 || api.status === 410) return undefined;
+  if (
+    api === undefined ||
+    api.status < 400 ||
+    api.status >= 500 ||
+    api.status === 429 ||
+    api.status === 410
+  )
+    return undefined;
   return api;
 }
 
@@ -70,7 +77,8 @@ export class ApiserverSource implements PodSource {
     if (meta.annotations?.[configMirrorAnnotation(this.opts.names)] !== undefined) return undefined;
     try {
       const d = decodePodObject({ kind: 'Pod', ...obj }, where);
-      if (!d.metadata.uid || !d.metadata.name) throw new Error('metadata.uid and metadata.name are required');
+      if (!d.metadata.uid || !d.metadata.name)
+        throw new Error('metadata.uid and metadata.name are required');
       const pod: Pod = {
         ...d,
         metadata: {
@@ -78,7 +86,10 @@ export class ApiserverSource implements PodSource {
           name: d.metadata.name,
           namespace: d.metadata.namespace ?? 'default',
           uid: d.metadata.uid,
-          annotations: { ...(d.metadata.annotations ?? {}), [configSourceAnnotation(this.opts.names)]: 'api' },
+          annotations: {
+            ...(d.metadata.annotations ?? {}),
+            [configSourceAnnotation(this.opts.names)]: 'api',
+          },
         },
       };
       // names are the API server's business; whether this node can run the pod (image or
@@ -87,7 +98,10 @@ export class ApiserverSource implements PodSource {
       if (problems.length > 0) throw new Error(problems.join('; '));
       return pod;
     } catch (err) {
-      this.opts.logger.warn({ pod: `${meta.namespace ?? ''}/${meta.name ?? ''}`, err: userMessage(err) }, 'api source: pod cannot run on this node; skipped');
+      this.opts.logger.warn(
+        { pod: `${meta.namespace ?? ''}/${meta.name ?? ''}`, err: userMessage(err) },
+        'api source: pod cannot run on this node; skipped',
+      );
       return undefined;
     }
   }
@@ -119,14 +133,24 @@ export class ApiserverSource implements PodSource {
   /** One list+watch until it fails or the signal aborts; `onListed` runs at each list. */
   private async listAndWatch(signal: AbortSignal, onListed: () => void): Promise<void> {
     const fieldSelector = `spec.nodeName=${this.opts.nodeName}`;
-    for await (const ev of this.opts.pods.watch({ fieldSelector, signal, allowWatchBookmarks: true })) {
+    for await (const ev of this.opts.pods.watch({
+      fieldSelector,
+      signal,
+      allowWatchBookmarks: true,
+    })) {
       if (ev.type === 'RELIST') onListed();
       this.onEvent(ev);
     }
   }
 
   private async run(signal: AbortSignal): Promise<void> {
-    const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: this.opts.retryDelayMs ?? 800, maxMs: this.opts.maxRetryDelayMs ?? 30_000 } });
+    const backoff = new BackoffSequence({
+      clock: this.opts.clock,
+      policy: {
+        initialMs: this.opts.retryDelayMs ?? 800,
+        maxMs: this.opts.maxRetryDelayMs ?? 30_000,
+      },
+    });
     let failing = false;
     const onListed = (): void => {
       backoff.reset();
@@ -153,7 +177,10 @@ export class ApiserverSource implements PodSource {
         }
         const delayMs = backoff.nextMs();
         failing = true;
-        this.opts.logger.warn({ err: userMessage(err), retryInMs: delayMs }, 'api source: list or watch of pods failed; retrying with back-off');
+        this.opts.logger.warn(
+          { err: userMessage(err), retryInMs: delayMs },
+          'api source: list or watch of pods failed; retrying with back-off',
+        );
         await this.opts.clock.sleep(delayMs, signal).catch(() => undefined);
       }
     }

@@ -73,6 +73,9 @@ export class DirectoryWatch {
   private warn(err: unknown): void {
     if (this.warned) return;
     this.warned = true;
-    this.o.logger.warn({ path: this.o.path, err: userMessage(err) }, 'file source: notification error; relying on periodic relist');
+    this.o.logger.warn(
+      { path: this.o.path, err: userMessage(err) },
+      'file source: notification error; relying on periodic relist',
+    );
   }
 }

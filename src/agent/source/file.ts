@@ -37,7 +37,12 @@ export class FileSource implements PodSource {
     this.files = new ManifestFiles({
       logger: opts.logger,
       manifest: (file) => ({
-        defaults: { nodeName: opts.nodeName, sourceKey: `file:${file}`, sourceName: 'file', names: opts.names },
+        defaults: {
+          nodeName: opts.nodeName,
+          sourceKey: `file:${file}`,
+          sourceName: 'file',
+          names: opts.names,
+        },
         validation: opts.validation,
       }),
     });
@@ -45,7 +50,11 @@ export class FileSource implements PodSource {
 
   async start(signal: AbortSignal): Promise<void> {
     if (this.opts.watch !== false) {
-      this.watcher = new DirectoryWatch({ path: this.opts.path, logger: this.opts.logger, onEvent: () => this.requestRelist() });
+      this.watcher = new DirectoryWatch({
+        path: this.opts.path,
+        logger: this.opts.logger,
+        onEvent: () => this.requestRelist(),
+      });
       await this.watcher.arm();
     }
     this.requestRelist();
@@ -64,7 +73,9 @@ export class FileSource implements PodSource {
       return;
     }
     this.listing = this.relist()
-      .catch((err: unknown) => this.opts.logger.error({ err: userMessage(err) }, 'file source: listing failed'))
+      .catch((err: unknown) =>
+        this.opts.logger.error({ err: userMessage(err) }, 'file source: listing failed'),
+      )
       .finally(() => {
         this.listing = undefined;
         if (this.relistAgain) {
@@ -97,7 +108,10 @@ export class FileSource implements PodSource {
       st = await stat(p);
     } catch {
       if (!this.missingLogged) {
-        this.opts.logger.warn({ path: p }, 'file source: static pod path does not exist; no static pods from files until it appears');
+        this.opts.logger.warn(
+          { path: p },
+          'file source: static pod path does not exist; no static pods from files until it appears',
+        );
         this.missingLogged = true;
       }
       return undefined;
@@ -105,11 +119,13 @@ export class FileSource implements PodSource {
     this.missingLogged = false;
     if (!st.isDirectory()) return [p];
     const entries = await readdir(p, { withFileTypes: true });
-    return entries
-      // everything but dotfiles: what is not a manifest is named once by ManifestFiles
-      .filter((e) => !e.name.startsWith('.'))
-      .map((e) => join(p, e.name))
-      .sort();
+    return (
+      entries
+        // everything but dotfiles: what is not a manifest is named once by ManifestFiles
+        .filter((e) => !e.name.startsWith('.'))
+        .map((e) => join(p, e.name))
+        .sort()
+    );
   }
 
   async relist(): Promise<void> {
@@ -119,7 +135,10 @@ export class FileSource implements PodSource {
     const pods: Pod[] = [];
     for (const f of files) pods.push(...(await this.files.read(f)));
     this.files.retain(new Set(files));
-    this.opts.onSnapshot({ source: this.name, pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed) });
+    this.opts.onSnapshot({
+      source: this.name,
+      pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed),
+    });
   }
 }
 
@@ -137,7 +156,8 @@ export function dedupeByName(pods: Pod[], logger: Logger, warned?: Set<string>):
     if (seen.has(k)) {
       const key = `${k} ${p.metadata.uid}`;
       now.add(key);
-      if (warned?.has(key) !== true) logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      if (warned?.has(key) !== true)
+        logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
       warned?.add(key);
       continue;
     }

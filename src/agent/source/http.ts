@@ -60,7 +60,8 @@ export class HttpSource implements PodSource {
   private async fetchBody(signal: AbortSignal): Promise<Buffer> {
     const timeoutMs = this.opts.timeoutMs ?? 10_000;
     const headers: string[] = [];
-    for (const [name, values] of Object.entries(this.opts.headers)) for (const v of values) headers.push(name, v);
+    for (const [name, values] of Object.entries(this.opts.headers))
+      for (const v of values) headers.push(name, v);
     // The HTTP client loads with the first fetch: an agent without --manifest-url never loads it.
     const { request } = await import('../client/undici-core.js');
     const res = await request(this.opts.url, {
@@ -98,7 +99,12 @@ export class HttpSource implements PodSource {
         return;
       }
       const pods = staticPodsFromManifest(manifestText(body, where), where, {
-        defaults: { nodeName: this.opts.nodeName, sourceKey: `url:${this.opts.url}`, sourceName: 'http', names: this.opts.names },
+        defaults: {
+          nodeName: this.opts.nodeName,
+          sourceKey: `url:${this.opts.url}`,
+          sourceName: 'http',
+          names: this.opts.names,
+        },
         validation: this.opts.validation,
       });
       this.lastBody = body;
@@ -108,7 +114,11 @@ export class HttpSource implements PodSource {
       if (signal.aborted) return;
       this.failures++;
       const fields = { url: where, failures: this.failures, err: userMessage(err) };
-      if (this.failures <= 3) this.opts.logger.error(fields, 'http source: could not read pods from the manifest URL; keeping the current pods');
+      if (this.failures <= 3)
+        this.opts.logger.error(
+          fields,
+          'http source: could not read pods from the manifest URL; keeping the current pods',
+        );
       else this.opts.logger.debug(fields, 'http source: still failing');
     }
   }

@@ -10,7 +10,11 @@ import { constants as fsConstants, type Stats } from 'node:fs';
 import type { Logger } from '../../common/log/types.js';
 import { ManifestError, userMessage } from '../../common/util/errors.js';
 import { errnoCode } from '../../common/util/errno.js';
-import { manifestText, staticPodsFromManifest, type StaticManifestOptions } from '../pod/static-manifest.js';
+import {
+  manifestText,
+  staticPodsFromManifest,
+  type StaticManifestOptions,
+} from '../pod/static-manifest.js';
 import type { Pod } from '../pod/types.js';
 import { MAX_MANIFEST_BYTES } from './types.js';
 
@@ -88,25 +92,65 @@ export class ManifestFiles {
     }
     let st = l;
     if (l.isSymbolicLink()) {
-      const target = await stat(file).catch((err: unknown) => (err instanceof Error ? err : new Error(userMessage(err))));
+      const target = await stat(file).catch((err: unknown) =>
+        err instanceof Error ? err : new Error(userMessage(err)),
+      );
       if (target instanceof Error) {
         const to = await readlink(file).catch(() => '?');
-        return this.skipped(file, prev, `link:${identityOf(l)}`, undefined, `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`, false);
+        return this.skipped(
+          file,
+          prev,
+          `link:${identityOf(l)}`,
+          undefined,
+          `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`,
+          false,
+        );
       }
       st = target;
     }
     const identity = identityOf(st);
     if (prev?.identity === identity) return prev.pods;
-    if (!st.isFile()) return this.skipped(file, prev, identity, undefined, `${file}: ${kindOf(st)}, not a manifest`, false);
-    if (st.size > MAX_MANIFEST_BYTES) return this.skipped(file, prev, identity, undefined, `${file}: file is ${st.size} bytes, ${OVER_LIMIT}`, true);
+    if (!st.isFile())
+      return this.skipped(
+        file,
+        prev,
+        identity,
+        undefined,
+        `${file}: ${kindOf(st)}, not a manifest`,
+        false,
+      );
+    if (st.size > MAX_MANIFEST_BYTES)
+      return this.skipped(
+        file,
+        prev,
+        identity,
+        undefined,
+        `${file}: file is ${st.size} bytes, ${OVER_LIMIT}`,
+        true,
+      );
     let bytes: Buffer;
     try {
       this.work.reads++;
       bytes = await readBounded(file);
     } catch (err) {
-      return this.skipped(file, prev, identity, undefined, `${file}: could not be read: ${userMessage(err)}`, true);
+      return this.skipped(
+        file,
+        prev,
+        identity,
+        undefined,
+        `${file}: could not be read: ${userMessage(err)}`,
+        true,
+      );
     }
-    if (bytes.length > MAX_MANIFEST_BYTES) return this.skipped(file, prev, identity, undefined, `${file}: file grew while read; it ${OVER_LIMIT}`, true);
+    if (bytes.length > MAX_MANIFEST_BYTES)
+      return this.skipped(
+        file,
+        prev,
+        identity,
+        undefined,
+        `${file}: file grew while read; it ${OVER_LIMIT}`,
+        true,
+      );
     const hash = createHash('sha256').update(bytes).digest('hex');
     if (prev?.hash === hash) {
       // the same bytes (touched, or rewritten unchanged): the same answer, nothing new to say
@@ -116,7 +160,8 @@ export class ManifestFiles {
     this.work.parses++;
     try {
       const text = manifestText(bytes, file);
-      if (text.trim() === '') throw new ManifestError(`${file}: the file is empty, no pod`, { file });
+      if (text.trim() === '')
+        throw new ManifestError(`${file}: the file is empty, no pod`, { file });
       const pods = staticPodsFromManifest(text, file, this.opts.manifest(file));
       this.entries.set(file, { identity, hash, pods });
       return pods;
@@ -129,17 +174,32 @@ export class ManifestFiles {
    * Records a skipped file and logs it when its reason or content is new. `keepPods`: an invalid
    * edit keeps the pods of the last valid content; a file that is no manifest at all gives none.
    */
-  private skipped(file: string, prev: Entry | undefined, identity: string, hash: string | undefined, reason: string, keepPods: boolean): Pod[] {
+  private skipped(
+    file: string,
+    prev: Entry | undefined,
+    identity: string,
+    hash: string | undefined,
+    reason: string,
+    keepPods: boolean,
+  ): Pod[] {
     const pods = keepPods ? (prev?.pods ?? []) : [];
-    this.entries.set(file, { identity, pods, skip: reason, ...(hash !== undefined ? { hash } : {}) });
-    if (prev?.skip !== reason || (hash !== undefined && prev.hash !== hash)) this.logSkip(file, reason, pods.length > 0);
+    this.entries.set(file, {
+      identity,
+      pods,
+      skip: reason,
+      ...(hash !== undefined ? { hash } : {}),
+    });
+    if (prev?.skip !== reason || (hash !== undefined && prev.hash !== hash))
+      this.logSkip(file, reason, pods.length > 0);
     return pods;
   }
 
   private logSkip(file: string, reason: string, kept: boolean): void {
     this.opts.logger.error(
       { file, err: reason },
-      kept ? 'file source: invalid manifest; keeping the pod from its previous valid content' : 'file source: invalid manifest skipped',
+      kept
+        ? 'file source: invalid manifest; keeping the pod from its previous valid content'
+        : 'file source: invalid manifest skipped',
     );
   }
 }

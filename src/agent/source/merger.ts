@@ -47,7 +47,10 @@ export class PodConfig {
     for (const pod of snapshot.pods) {
       const uid = pod.metadata.uid;
       if (next.has(uid)) {
-        this.opts.logger.warn({ uid, source: snapshot.source }, 'pod config: duplicate pod UID in one snapshot; keeping the first');
+        this.opts.logger.warn(
+          { uid, source: snapshot.source },
+          'pod config: duplicate pod UID in one snapshot; keeping the first',
+        );
         continue;
       }
       const key = specKey(pod);
@@ -55,7 +58,11 @@ export class PodConfig {
       const prev = old.get(uid);
       if (prev === undefined) adds.push(pod);
       else if (prev.key !== key) {
-        if (pod.metadata.deletionTimestamp !== undefined && prev.pod.metadata.deletionTimestamp === undefined) deletes.push(pod);
+        if (
+          pod.metadata.deletionTimestamp !== undefined &&
+          prev.pod.metadata.deletionTimestamp === undefined
+        )
+          deletes.push(pod);
         else updates.push(pod);
       } else if (canonicalJson(prev.pod.status) !== canonicalJson(pod.status)) reconciles.push(pod);
     }

@@ -47,18 +47,37 @@ function isObjectOrArray(v: unknown): v is Record<string, unknown> {
 export function driverResponse(command: string, output: string): DriverStatus {
   let parsed: unknown;
   try {
-    parsed = parseJsonBounded(output.trim() === '' ? 'null' : output, { limits: DEFAULT_PARSE_LIMITS, source: `the ${command} output` });
+    parsed = parseJsonBounded(output.trim() === '' ? 'null' : output, {
+      limits: DEFAULT_PARSE_LIMITS,
+      source: `the ${command} output`,
+    });
   } catch (err) {
-    throw new Error(`Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: ${userMessage(err)}`);
+    throw new Error(
+      `Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: ${userMessage(err)}`,
+    );
   }
-  if (!isObject(parsed)) throw new Error(`Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`);
+  if (!isObject(parsed))
+    throw new Error(
+      `Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`,
+    );
   const o = parsed;
   const status = typeof o['status'] === 'string' ? o['status'] : '';
   const message = typeof o['message'] === 'string' ? o['message'] : undefined;
   if (status === 'Not supported') throw new Error('Not supported');
-  if (status !== 'Success') throw new Error(`${command} command failed, status: ${status}, reason: ${message ?? ''}`);
+  if (status !== 'Success')
+    throw new Error(`${command} command failed, status: ${status}, reason: ${message ?? ''}`);
   const caps = o['capabilities'] ?? o['Capabilities'];
-  return { status, ...(message !== undefined ? { message } : {}), ...(isObjectOrArray(caps) ? { capabilities: { ...(typeof caps['attach'] === 'boolean' ? { attach: caps['attach'] } : {}) } } : {}) };
+  return {
+    status,
+    ...(message !== undefined ? { message } : {}),
+    ...(isObjectOrArray(caps)
+      ? {
+          capabilities: {
+            ...(typeof caps['attach'] === 'boolean' ? { attach: caps['attach'] } : {}),
+          },
+        }
+      : {}),
+  };
 }
 
 export interface FlexVolumeOptions {
@@ -82,7 +101,9 @@ export class FlexVolumePlugins {
   path(pod: Pod, v: Volume): string | undefined {
     if (v.flexVolume === undefined) return undefined;
     const p = driverPaths(v.flexVolume.driver);
-    return typeof p === 'string' ? undefined : joinUnder(this.o.rootDir, 'pods', pod.metadata.uid, 'volumes', p.dir, v.name);
+    return typeof p === 'string'
+      ? undefined
+      : joinUnder(this.o.rootDir, 'pods', pod.metadata.uid, 'volumes', p.dir, v.name);
   }
 
   private call(driver: string, args: readonly string[]): Promise<DriverStatus> {
@@ -90,23 +111,45 @@ export class FlexVolumePlugins {
     if (typeof p === 'string') return Promise.reject(new Error(p));
     const exe = join(this.o.pluginDir, p.dir, p.exe);
     return new Promise((resolve, reject) => {
-      execFile(exe, args, { timeout: this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBuffer: MAX_OUTPUT, encoding: 'utf8' }, (err, stdout, stderr) => {
-        const output = stdout + stderr;
-        if (err !== null && (err.code === 'ENOENT' || err.code === 'EACCES')) {
-          reject(new Error(`no FlexVolume driver ${driver}: ${exe} ${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} (--volume-plugin-dir)`));
-          return;
-        }
-        if (err !== null && err.killed === true) {
-          reject(new Error('timeout'));
-          return;
-        }
-        try {
-          resolve(driverResponse(args[0] ?? '', output));
-        } catch (e) {
-          if (err !== null && userMessage(e) !== 'Not supported') this.o.logger.warn({ executable: exe, args: args.slice(0, 2), err: err.message, output: output.slice(0, 512) }, 'FlexVolume: driver call failed');
-          reject(e instanceof Error ? e : new Error(String(e)));
-        }
-      });
+      execFile(
+        exe,
+        args,
+        {
+          timeout: this.o.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+          maxBuffer: MAX_OUTPUT,
+          encoding: 'utf8',
+        },
+        (err, stdout, stderr) => {
+          const output = stdout + stderr;
+          if (err !== null && (err.code === 'ENOENT' || err.code === 'EACCES')) {
+            reject(
+              new Error(
+                `no FlexVolume driver ${driver}: ${exe} ${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} (--volume-plugin-dir)`,
+              ),
+            );
+            return;
+          }
+          if (err !== null && err.killed === true) {
+            reject(new Error('timeout'));
+            return;
+          }
+          try {
+            resolve(driverResponse(args[0] ?? '', output));
+          } catch (e) {
+            if (err !== null && userMessage(e) !== 'Not supported')
+              this.o.logger.warn(
+                {
+                  executable: exe,
+                  args: args.slice(0, 2),
+                  err: err.message,
+                  output: output.slice(0, 512),
+                },
+                'FlexVolume: driver call failed',
+              );
+            reject(e instanceof Error ? e : new Error(String(e)));
+          }
+        },
+      );
     });
   }
 
@@ -115,7 +158,10 @@ export class FlexVolumePlugins {
     let p = this.inits.get(driver);
     if (p === undefined) {
       p = this.call(driver, ['init']).then((s) => {
-        if (s.capabilities?.attach !== false) throw new Error(`FlexVolume driver ${driver} reports the attach capability (the default): this agent attaches no volumes, so the driver must answer init with "capabilities": {"attach": false}`);
+        if (s.capabilities?.attach !== false)
+          throw new Error(
+            `FlexVolume driver ${driver} reports the attach capability (the default): this agent attaches no volumes, so the driver must answer init with "capabilities": {"attach": false}`,
+          );
         this.o.logger.info({ driver }, 'FlexVolume driver initialized');
       });
       p.catch(() => this.inits.delete(driver));
@@ -131,14 +177,30 @@ export class FlexVolumePlugins {
       if (v.flexVolume === undefined || dir === undefined) continue;
       try {
         await this.init(v.flexVolume.driver);
-        if (await stat(join(dir, '..', `.${v.name}.mounted`)).then(() => true, () => false)) continue;
+        if (
+          await stat(join(dir, '..', `.${v.name}.mounted`)).then(
+            () => true,
+            () => false,
+          )
+        )
+          continue;
         const p = driverPaths(v.flexVolume.driver);
         if (typeof p === 'string') throw new Error(p);
-        await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, v.name], 0o750);
+        await mkdirUnder(
+          this.o.rootDir,
+          ['pods', pod.metadata.uid, 'volumes', p.dir, v.name],
+          0o750,
+        );
         await this.call(v.flexVolume.driver, ['mount', dir, JSON.stringify(driverOptions(pod, v))]);
-        await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes', p.dir, `.${v.name}.mounted`], 0o700);
+        await mkdirUnder(
+          this.o.rootDir,
+          ['pods', pod.metadata.uid, 'volumes', p.dir, `.${v.name}.mounted`],
+          0o700,
+        );
       } catch (err) {
-        throw new Error(`MountVolume.SetUp failed for volume "${v.name}" : ${userMessage(err)}`, { cause: err });
+        throw new Error(`MountVolume.SetUp failed for volume "${v.name}" : ${userMessage(err)}`, {
+          cause: err,
+        });
       }
     }
   }
@@ -149,7 +211,12 @@ export class FlexVolumePlugins {
     for (const v of pod.spec.volumes ?? []) {
       const dir = this.path(pod, v);
       if (v.flexVolume === undefined || dir === undefined) continue;
-      if (!(await stat(dir).then(() => true, () => false))) {
+      if (
+        !(await stat(dir).then(
+          () => true,
+          () => false,
+        ))
+      ) {
         this.o.logger.warn({ dir }, `Warning: Unmount skipped because path does not exist: ${dir}`);
         continue;
       }
@@ -159,7 +226,10 @@ export class FlexVolumePlugins {
         await rmdir(dir).catch(() => undefined);
       } catch (err) {
         const message = `UnmountVolume.TearDown failed for volume "${v.name}" : ${userMessage(err)}`;
-        this.o.logger.error({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, volume: v.name }, message);
+        this.o.logger.error(
+          { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, volume: v.name },
+          message,
+        );
         failures.push(new Error(message, { cause: err }));
       }
     }

@@ -8,6 +8,11 @@ export function emptyDirVolumes(pods: () => readonly Pod[], rootDir: string): ()
   return () =>
     pods().map((p) => ({
       uid: p.metadata.uid,
-      volumes: (p.spec.volumes ?? []).filter((v) => v.emptyDir !== undefined).map((v) => ({ name: v.name, path: joinUnder(rootDir, 'pods', p.metadata.uid, 'volumes', v.name) })),
+      volumes: (p.spec.volumes ?? [])
+        .filter((v) => v.emptyDir !== undefined)
+        .map((v) => ({
+          name: v.name,
+          path: joinUnder(rootDir, 'pods', p.metadata.uid, 'volumes', v.name),
+        })),
     }));
 }

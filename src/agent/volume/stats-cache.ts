@@ -56,12 +56,24 @@ export class VolumeStatsCache {
       const out: VolumeStats[] = [];
       for (const v of pod.volumes) {
         const u = await this.o.measure(v.path).catch((err: unknown) => {
-          this.o.logger.debug({ pod: pod.uid, volume: v.name, err: userMessage(err) }, 'cannot measure the volume; it is left out of the stats');
+          this.o.logger.debug(
+            { pod: pod.uid, volume: v.name, err: userMessage(err) },
+            'cannot measure the volume; it is left out of the stats',
+          );
           return undefined;
         });
         if (u === undefined) continue;
         const time = this.o.clock.now().toISOString();
-        out.push({ time, availableBytes: u.availableBytes, capacityBytes: u.capacityBytes, usedBytes: u.usedBytes, inodesFree: u.inodesFree, inodes: u.inodes, inodesUsed: u.inodesUsed, name: v.name });
+        out.push({
+          time,
+          availableBytes: u.availableBytes,
+          capacityBytes: u.capacityBytes,
+          usedBytes: u.usedBytes,
+          inodesFree: u.inodesFree,
+          inodes: u.inodes,
+          inodesUsed: u.inodesUsed,
+          name: v.name,
+        });
       }
       next.set(pod.uid, out);
     }
@@ -71,11 +83,19 @@ export class VolumeStatsCache {
   /** Runs until `signal` aborts: a pass at once, then one every period. */
   async run(signal: AbortSignal): Promise<void> {
     if (!this.enabled) {
-      this.o.logger.info({ option: '--volume-stats-agg-period' }, 'Volume stats collection disabled');
+      this.o.logger.info(
+        { option: '--volume-stats-agg-period' },
+        'Volume stats collection disabled',
+      );
       return;
     }
     while (!signal.aborted) {
-      await this.refresh().catch((err: unknown) => this.o.logger.warn({ err: userMessage(err) }, 'volume stats pass failed; retrying at the next period'));
+      await this.refresh().catch((err: unknown) =>
+        this.o.logger.warn(
+          { err: userMessage(err) },
+          'volume stats pass failed; retrying at the next period',
+        ),
+      );
       await this.o.clock.sleep(this.o.periodMs, signal).catch(() => undefined);
     }
   }

@@ -36,12 +36,22 @@ export class ActivePods {
    * Writes `status(current)` (a pod without a status yet counts as Pending), then stops the pod's
    * running containers with `gracePeriodSeconds`. A pod no longer desired is left alone.
    */
-  async kill(uid: string, gracePeriodSeconds: number, status: (current: PodStatus) => PodStatus): Promise<void> {
+  async kill(
+    uid: string,
+    gracePeriodSeconds: number,
+    status: (current: PodStatus) => PodStatus,
+  ): Promise<void> {
     const pod = this.o.pods.desiredPods().find((p) => p.metadata.uid === uid);
     if (pod === undefined) return;
-    const current = this.o.pods.status(uid) ?? { phase: 'Pending', conditions: [], containerStatuses: [] };
+    const current = this.o.pods.status(uid) ?? {
+      phase: 'Pending',
+      conditions: [],
+      containerStatuses: [],
+    };
     this.o.statuses.set(pod, status(current));
-    const running = (await this.o.runtime.listContainers({ podUid: uid })).filter((c) => c.kind !== 'sandbox' && c.state === 'running');
+    const running = (await this.o.runtime.listContainers({ podUid: uid })).filter(
+      (c) => c.kind !== 'sandbox' && c.state === 'running',
+    );
     await Promise.all(running.map((c) => this.o.runtime.stopContainer(c.id, gracePeriodSeconds)));
   }
 }

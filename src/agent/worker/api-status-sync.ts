@@ -10,7 +10,12 @@ import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isAlreadyExists, isNotFound, userMessage } from '../../common/util/errors.js';
 import type { ResourceClient } from '../client/resource-client.js';
-import { configHashAnnotation, configMirrorAnnotation, configSourceAnnotation, isStaticPod } from '../pod/static.js';
+import {
+  configHashAnnotation,
+  configMirrorAnnotation,
+  configSourceAnnotation,
+  isStaticPod,
+} from '../pod/static.js';
 import type { Pod, PodStatus } from '../pod/types.js';
 import type { ApiPod } from '../source/apiserver.js';
 
@@ -67,7 +72,12 @@ export class ApiStatusSync {
     return this.loop;
   }
 
-  private enqueue(key: string, uid: string, fn: () => Promise<void>, retry: () => Promise<void>): Promise<void> {
+  private enqueue(
+    key: string,
+    uid: string,
+    fn: () => Promise<void>,
+    retry: () => Promise<void>,
+  ): Promise<void> {
     const prev = this.chains.get(key) ?? Promise.resolve();
     const next = prev.then(fn).then(
       () => {
@@ -75,13 +85,17 @@ export class ApiStatusSync {
       },
       (err: unknown) => {
         if (this.signal?.aborted === true) {
-          this.opts.logger.debug({ pod: key, err: userMessage(err) }, 'pod status not reported: the agent is stopping');
+          this.opts.logger.debug(
+            { pod: key, err: userMessage(err) },
+            'pod status not reported: the agent is stopping',
+          );
           return;
         }
         const first = !this.failed.has(uid);
         this.failed.set(uid, retry);
         const fields = { pod: key, err: userMessage(err) };
-        if (first) this.opts.logger.warn(fields, 'could not report pod status to the API server; retrying');
+        if (first)
+          this.opts.logger.warn(fields, 'could not report pod status to the API server; retrying');
         else this.opts.logger.debug(fields, 'pod status report still failing');
       },
     );
@@ -103,11 +117,24 @@ export class ApiStatusSync {
     const body = JSON.stringify(status);
     if (this.sent.get(pod.metadata.uid) === body) return Promise.resolve();
     const retry = (): Promise<void> => this.statusChanged(pod, status);
-    return this.enqueue(key, pod.metadata.uid, async () => {
-      if (isStaticPod(pod, this.opts.names)) await this.ensureMirror(pod);
-      await this.opts.pods.patch(pod.metadata.name, { status }, this.call({ type: 'merge' as const, subresource: 'status', namespace: pod.metadata.namespace }));
-      this.sent.set(pod.metadata.uid, body);
-    }, retry);
+    return this.enqueue(
+      key,
+      pod.metadata.uid,
+      async () => {
+        if (isStaticPod(pod, this.opts.names)) await this.ensureMirror(pod);
+        await this.opts.pods.patch(
+          pod.metadata.name,
+          { status },
+          this.call({
+            type: 'merge' as const,
+            subresource: 'status',
+            namespace: pod.metadata.namespace,
+          }),
+        );
+        this.sent.set(pod.metadata.uid, body);
+      },
+      retry,
+    );
   }
 
   /** A pod is gone from this node: delete its mirror pod, or finish an API deletion. */
@@ -116,39 +143,86 @@ export class ApiStatusSync {
     this.failed.delete(pod.metadata.uid);
     const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
     const retry = (): Promise<void> => this.podRemoved(pod);
-    return this.enqueue(key, pod.metadata.uid, async () => {
-      const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.names)];
-      if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
-      try {
-        const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)];
-        const existing = src === 'api' ? undefined : await this.opts.pods.get(pod.metadata.name, this.call({ namespace: pod.metadata.namespace }));
-        // only the mirror of this very static pod (a newer one may carry the same name)
-        if (existing && existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] !== hash) return;
-        await this.opts.pods.delete(pod.metadata.name, this.call({
-          namespace: pod.metadata.namespace,
-          gracePeriodSeconds: 0,
-          ...(src === 'api' ? { preconditions: { uid: pod.metadata.uid } } : {}),
-        }));
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    }, retry);
+    return this.enqueue(
+      key,
+      pod.metadata.uid,
+      async () => {
+        const src = pod.metadata.annotations?.[configSourceAnnotation(this.opts.names)];
+        if (src === 'api' && pod.metadata.deletionTimestamp === undefined) return;
+        try {
+          const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)];
+          const existing =
+            src === 'api'
+              ? undefined
+              : await this.opts.pods.get(
+                  pod.metadata.name,
+                  this.call({ namespace: pod.metadata.namespace }),
+                );
+          // only the mirror of this very static pod (a newer one may carry the same name)
+          if (
+            existing &&
+            existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] !== hash
+          )
+            return;
+          await this.opts.pods.delete(
+            pod.metadata.name,
+            this.call({
+              namespace: pod.metadata.namespace,
+              gracePeriodSeconds: 0,
+              ...(src === 'api' ? { preconditions: { uid: pod.metadata.uid } } : {}),
+            }),
+          );
+        } catch (err) {
+          if (!isNotFound(err)) throw err;
+        }
+      },
+      retry,
+    );
   }
 
   private async mirrorOf(pod: Pod): Promise<ApiPod> {
-    const hash = pod.metadata.annotations?.[configHashAnnotation(this.opts.names)] ?? pod.metadata.uid;
+    const hash =
+      pod.metadata.annotations?.[configHashAnnotation(this.opts.names)] ?? pod.metadata.uid;
     const { uid: _uid, resourceVersion: _rv, creationTimestamp: _ct, ...meta } = pod.metadata;
-    const owner = this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode(this.signal);
-    const ownerReferences = owner === undefined ? {} : { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: owner.name, uid: owner.uid, controller: true }] };
+    const owner =
+      this.opts.ownerNode === undefined ? undefined : await this.opts.ownerNode(this.signal);
+    const ownerReferences =
+      owner === undefined
+        ? {}
+        : {
+            ownerReferences: [
+              {
+                apiVersion: 'v1',
+                kind: 'Node',
+                name: owner.name,
+                uid: owner.uid,
+                controller: true,
+              },
+            ],
+          };
     return {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { ...meta, ...ownerReferences, annotations: { ...(meta.annotations ?? {}), [configMirrorAnnotation(this.opts.names)]: hash } },
+      metadata: {
+        ...meta,
+        ...ownerReferences,
+        annotations: {
+          ...(meta.annotations ?? {}),
+          [configMirrorAnnotation(this.opts.names)]: hash,
+        },
+      },
       // the API requires an image; process:// containers have none, so the mirror says so
       spec: {
         ...pod.spec,
         containers: pod.spec.containers.map((c) => ({ ...c, image: c.image ?? PROCESS_IMAGE })),
-        ...(pod.spec.initContainers ? { initContainers: pod.spec.initContainers.map((c) => ({ ...c, image: c.image ?? PROCESS_IMAGE })) } : {}),
+        ...(pod.spec.initContainers
+          ? {
+              initContainers: pod.spec.initContainers.map((c) => ({
+                ...c,
+                image: c.image ?? PROCESS_IMAGE,
+              })),
+            }
+          : {}),
       },
     } as unknown as ApiPod;
   }
@@ -158,17 +232,29 @@ export class ApiStatusSync {
     const hash = want.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)];
     try {
       await this.opts.pods.create(want, this.call({ namespace: pod.metadata.namespace }));
-      this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'created mirror pod');
+      this.opts.logger.info(
+        { pod: `${pod.metadata.namespace}/${pod.metadata.name}` },
+        'created mirror pod',
+      );
       return;
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
     }
-    const existing = await this.opts.pods.get(pod.metadata.name, this.call({ namespace: pod.metadata.namespace }));
+    const existing = await this.opts.pods.get(
+      pod.metadata.name,
+      this.call({ namespace: pod.metadata.namespace }),
+    );
     if (existing.metadata?.annotations?.[configMirrorAnnotation(this.opts.names)] === hash) return;
     // an old mirror (or a pod that is not a mirror of this static pod): replace it
-    await this.opts.pods.delete(pod.metadata.name, this.call({ namespace: pod.metadata.namespace, gracePeriodSeconds: 0 }));
+    await this.opts.pods.delete(
+      pod.metadata.name,
+      this.call({ namespace: pod.metadata.namespace, gracePeriodSeconds: 0 }),
+    );
     await this.opts.pods.create(want, this.call({ namespace: pod.metadata.namespace }));
-    this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}` }, 'replaced mirror pod (static pod changed)');
+    this.opts.logger.info(
+      { pod: `${pod.metadata.namespace}/${pod.metadata.name}` },
+      'replaced mirror pod (static pod changed)',
+    );
   }
 
   async idle(): Promise<void> {

@@ -38,7 +38,10 @@ export interface PodManagerOptions {
   cleanupOrphanPodLogs?: (keep: (uid: string) => boolean) => Promise<void>;
 }
 
-function firstRefusal(handlers: readonly ((pod: Pod) => AdmitResult)[], pod: Pod): AdmitResult | undefined {
+function firstRefusal(
+  handlers: readonly ((pod: Pod) => AdmitResult)[],
+  pod: Pod,
+): AdmitResult | undefined {
   for (const h of handlers) {
     const r = h(pod);
     if (!r.admit) return r;
@@ -61,7 +64,10 @@ export class PodManager implements StatusProvider {
    * manifest gets a new UID) starts only after the old one is gone, so it finds its host port
    * (and sandbox name) free instead of crashing into the old one.
    */
-  private readonly terminating = new Map<string, { uid: string; done: Promise<void>; resolve: () => void }>();
+  private readonly terminating = new Map<
+    string,
+    { uid: string; done: Promise<void>; resolve: () => void }
+  >();
   private loops: Promise<void>[] = [];
   private readonly housekeepingListeners: ((startedMs: number, durationMs: number) => void)[] = [];
   /** Admission handlers of parts started after the manager (graceful node shutdown). */
@@ -91,7 +97,8 @@ export class PodManager implements StatusProvider {
   /** Sync one pod now (container exit, probe change). */
   resync(uid: string): void {
     const pod = this.desired.get(uid);
-    if (pod && !this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
+    if (pod && !this.rejected.has(uid) && this.nameFree(pod))
+      this.workers.updatePod({ type: 'sync', pod });
   }
 
   handleUpdate(u: PodUpdate): void {
@@ -115,14 +122,21 @@ export class PodManager implements StatusProvider {
             this.opts.statuses.delete(uid);
             break;
           }
-          this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid, op: u.op }, 'pod removed from its source; terminating');
+          this.opts.logger.info(
+            { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid, op: u.op },
+            'pod removed from its source; terminating',
+          );
           const grace = pod.metadata.deletionGracePeriodSeconds;
           if (!this.terminating.has(fullName(pod))) {
             let resolve: () => void = () => undefined;
             const done = new Promise<void>((r) => (resolve = r));
             this.terminating.set(fullName(pod), { uid, done, resolve });
           }
-          this.workers.updatePod({ type: 'kill', pod, ...(grace !== undefined ? { graceSeconds: grace } : {}) });
+          this.workers.updatePod({
+            type: 'kill',
+            pod,
+            ...(grace !== undefined ? { graceSeconds: grace } : {}),
+          });
           break;
         }
       }
@@ -149,11 +163,14 @@ export class PodManager implements StatusProvider {
     // wait for the old pod, but not forever: a kill that keeps failing must not block the new one
     const cap = (pod.spec.terminationGracePeriodSeconds ?? 30) * 1000 + 30_000;
     const ac = new AbortController();
-    void Promise.race([t.done, this.opts.clock.sleep(cap, ac.signal).catch(() => undefined)]).then(() => {
-      ac.abort();
-      const latest = this.desired.get(pod.metadata.uid);
-      if (latest && !this.rejected.has(pod.metadata.uid)) this.workers.updatePod({ type: 'sync', pod: latest });
-    });
+    void Promise.race([t.done, this.opts.clock.sleep(cap, ac.signal).catch(() => undefined)]).then(
+      () => {
+        ac.abort();
+        const latest = this.desired.get(pod.metadata.uid);
+        if (latest && !this.rejected.has(pod.metadata.uid))
+          this.workers.updatePod({ type: 'sync', pod: latest });
+      },
+    );
   }
 
   /** Adds an admission handler after construction (parts the services start). */
@@ -162,15 +179,30 @@ export class PodManager implements StatusProvider {
   }
 
   private admit(pod: Pod): boolean {
-    const active = [...this.desired.keys()].filter((k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k)).length;
+    const active = [...this.desired.keys()].filter(
+      (k) => k !== pod.metadata.uid && !this.rejected.has(k) && !this.isTerminal(k),
+    ).length;
     const problems = this.opts.validate?.(pod) ?? [];
     // in order, stopping at the first refusal: a later handler (the resource managers) allocates,
     // so the refusals that allocate nothing (graceful node shutdown) go first
-    const refused = problems.length > 0 ? undefined : firstRefusal([...this.lateAdmitHandlers, ...(this.opts.admitHandlers ?? [])], pod);
-    const r = problems.length > 0 ? { admit: false, reason: 'UnsupportedPod', message: `the pod cannot run on this node: ${problems.join('; ')}` } : (refused ?? admitPod(active, this.opts.capacity));
+    const refused =
+      problems.length > 0
+        ? undefined
+        : firstRefusal([...this.lateAdmitHandlers, ...(this.opts.admitHandlers ?? [])], pod);
+    const r =
+      problems.length > 0
+        ? {
+            admit: false,
+            reason: 'UnsupportedPod',
+            message: `the pod cannot run on this node: ${problems.join('; ')}`,
+          }
+        : (refused ?? admitPod(active, this.opts.capacity));
     if (r.admit) return true;
     this.rejected.add(pod.metadata.uid);
-    this.opts.logger.warn({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: r.reason }, `pod rejected: ${r.message ?? ''}`);
+    this.opts.logger.warn(
+      { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, reason: r.reason },
+      `pod rejected: ${r.message ?? ''}`,
+    );
     const status: PodStatus = {
       phase: 'Failed',
       reason: r.reason ?? 'OutOfpods',
@@ -189,11 +221,17 @@ export class PodManager implements StatusProvider {
 
   /** Starts the periodic resync and housekeeping; both end when `signal` aborts. */
   start(signal: AbortSignal): void {
-    this.loops.push(this.every(this.opts.syncFrequencyMs, signal, () => {
-      for (const [uid, pod] of this.desired) if (!this.rejected.has(uid) && this.nameFree(pod)) this.workers.updatePod({ type: 'sync', pod });
-      return Promise.resolve();
-    }));
-    this.loops.push(this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.housekeeping()));
+    this.loops.push(
+      this.every(this.opts.syncFrequencyMs, signal, () => {
+        for (const [uid, pod] of this.desired)
+          if (!this.rejected.has(uid) && this.nameFree(pod))
+            this.workers.updatePod({ type: 'sync', pod });
+        return Promise.resolve();
+      }),
+    );
+    this.loops.push(
+      this.every(this.opts.housekeepingMs ?? 2000, signal, () => this.housekeeping()),
+    );
   }
 
   /** Called after each housekeeping pass (the sync-loop iteration) with its start and duration. */
@@ -212,9 +250,18 @@ export class PodManager implements StatusProvider {
   }
 
   private every(ms: number, signal: AbortSignal, fn: () => Promise<void>): Promise<void> {
-    return runEvery({ clock: this.opts.clock, ms, signal, run: fn, onError: (err) => this.opts.logger.warn({ err: userMessage(err) }, 'sync loop: periodic task failed; will retry at the next period') });
+    return runEvery({
+      clock: this.opts.clock,
+      ms,
+      signal,
+      run: fn,
+      onError: (err) =>
+        this.opts.logger.warn(
+          { err: userMessage(err) },
+          'sync loop: periodic task failed; will retry at the next period',
+        ),
+    });
   }
-
 
   /** Kills containers of pods that no source asks for (left from before a restart). */
   async cleanupOrphans(): Promise<void> {
@@ -222,19 +269,27 @@ export class PodManager implements StatusProvider {
     const containers = await this.opts.runtime.listContainers();
     const orphans = new Map<string, Pod>();
     for (const c of containers) {
-      if (this.desired.has(c.podUid) || this.workers.isKnown(c.podUid) || orphans.has(c.podUid)) continue;
+      if (this.desired.has(c.podUid) || this.workers.isKnown(c.podUid) || orphans.has(c.podUid))
+        continue;
       orphans.set(c.podUid, {
         metadata: { uid: c.podUid, name: c.podName, namespace: c.podNamespace },
         spec: { containers: [{ name: c.name || 'sandbox' }], terminationGracePeriodSeconds: 30 },
       });
     }
     for (const pod of orphans.values()) {
-      this.opts.logger.info({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid }, 'removing containers of a pod no source asks for');
+      this.opts.logger.info(
+        { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid: pod.metadata.uid },
+        'removing containers of a pod no source asks for',
+      );
       this.workers.updatePod({ type: 'kill', pod });
     }
     const running = new Set(containers.map((c) => c.podUid));
-    await this.opts.cleanupOrphanCgroups?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
-    await this.opts.cleanupOrphanPodLogs?.((uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid));
+    await this.opts.cleanupOrphanCgroups?.(
+      (uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid),
+    );
+    await this.opts.cleanupOrphanPodLogs?.(
+      (uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid),
+    );
   }
 
   pods(): Pod[] {

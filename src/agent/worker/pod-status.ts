@@ -1,5 +1,13 @@
 // Pod status from container states, following the reference's phase rules.
-import type { Container, ContainerState, ContainerStatus, Pod, PodCondition, PodPhase, PodStatus } from '../pod/types.js';
+import type {
+  Container,
+  ContainerState,
+  ContainerStatus,
+  Pod,
+  PodCondition,
+  PodPhase,
+  PodStatus,
+} from '../pod/types.js';
 import { restartPolicyOf } from '../pod/types.js';
 import type { RuntimeContainer } from '../runtime/types.js';
 
@@ -15,7 +23,8 @@ export interface StatusInputs {
   previous?: PodStatus;
 }
 
-const iso = (ms: number | undefined): string | undefined => (ms === undefined ? undefined : new Date(ms).toISOString());
+const iso = (ms: number | undefined): string | undefined =>
+  ms === undefined ? undefined : new Date(ms).toISOString();
 
 function terminatedOf(c: RuntimeContainer, runtimeType: string): ContainerState {
   const startedAt = iso(c.startedAtMs);
@@ -31,19 +40,36 @@ function terminatedOf(c: RuntimeContainer, runtimeType: string): ContainerState 
   };
 }
 
-export function latestInstances(containers: RuntimeContainer[], name: string, kind: 'init' | 'app'): RuntimeContainer[] {
-  return containers.filter((c) => c.kind === kind && c.name === name).sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
+export function latestInstances(
+  containers: RuntimeContainer[],
+  name: string,
+  kind: 'init' | 'app',
+): RuntimeContainer[] {
+  return containers
+    .filter((c) => c.kind === kind && c.name === name)
+    .sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
 }
 
-function containerStatus(spec: Container, kind: 'init' | 'app', inp: StatusInputs, defaultWaiting: string): ContainerStatus {
+function containerStatus(
+  spec: Container,
+  kind: 'init' | 'app',
+  inp: StatusInputs,
+  defaultWaiting: string,
+): ContainerStatus {
   const [latest, previous] = latestInstances(inp.containers, spec.name, kind);
   const waiting = inp.waiting.get(spec.name);
   let state: ContainerState;
-  let lastState: ContainerState = previous?.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
+  let lastState: ContainerState =
+    previous?.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
   if (latest?.state === 'running') {
     state = { running: { startedAt: iso(latest.startedAtMs) ?? inp.nowIso } };
   } else if (waiting !== undefined) {
-    state = { waiting: { reason: waiting.reason, ...(waiting.message !== undefined ? { message: waiting.message } : {}) } };
+    state = {
+      waiting: {
+        reason: waiting.reason,
+        ...(waiting.message !== undefined ? { message: waiting.message } : {}),
+      },
+    };
     if (latest?.state === 'exited') lastState = terminatedOf(latest, inp.runtimeType);
   } else if (latest?.state === 'exited') {
     state = terminatedOf(latest, inp.runtimeType);
@@ -101,9 +127,13 @@ function phaseOf(pod: Pod, init: ContainerStatus[], app: ContainerStatus[]): Pod
 
 export function computePodStatus(inp: StatusInputs): PodStatus {
   const pod = inp.pod;
-  const init = (pod.spec.initContainers ?? []).map((c) => containerStatus(c, 'init', inp, 'PodInitializing'));
+  const init = (pod.spec.initContainers ?? []).map((c) =>
+    containerStatus(c, 'init', inp, 'PodInitializing'),
+  );
   const initDone = init.every((s) => s.state.terminated?.exitCode === 0);
-  const app = pod.spec.containers.map((c) => containerStatus(c, 'app', inp, initDone ? 'ContainerCreating' : 'PodInitializing'));
+  const app = pod.spec.containers.map((c) =>
+    containerStatus(c, 'app', inp, initDone ? 'ContainerCreating' : 'PodInitializing'),
+  );
   const phase = phaseOf(pod, init, app);
   const sandbox = inp.containers
     .filter((c) => c.kind === 'sandbox')
@@ -116,7 +146,8 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
     return {
       type,
       status,
-      lastTransitionTime: prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
+      lastTransitionTime:
+        prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
       ...(ok || reason === undefined ? {} : { reason }),
     };
   };
@@ -125,7 +156,11 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
     cond('PodReadyToStartContainers', sandbox?.state === 'running'),
     cond('Initialized', initDone, 'ContainersNotInitialized'),
     cond('Ready', allReady && !terminal, terminal ? 'PodCompleted' : 'ContainersNotReady'),
-    cond('ContainersReady', allReady && !terminal, terminal ? 'PodCompleted' : 'ContainersNotReady'),
+    cond(
+      'ContainersReady',
+      allReady && !terminal,
+      terminal ? 'PodCompleted' : 'ContainersNotReady',
+    ),
     cond('PodScheduled', true),
   ];
   const podIP = pod.spec.hostNetwork ? inp.hostIP : sandbox?.ip;

@@ -37,7 +37,12 @@ export interface PodSyncerOptions {
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: {
-    link(pod: { namespace: string; name: string; uid: string }, container: string, attempt: number, target: string | undefined): Promise<void>;
+    link(
+      pod: { namespace: string; name: string; uid: string },
+      container: string,
+      attempt: number,
+      target: string | undefined,
+    ): Promise<void>;
     removePod(uid: string): Promise<void>;
   };
 }
@@ -169,22 +174,31 @@ export class PodSyncer {
   }
 
   /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
-  private async ensureSandbox(pod: Pod, containers: RuntimeContainer[], log: Logger): Promise<{ sandbox: RuntimeContainer; containers: RuntimeContainer[] }> {
+  private async ensureSandbox(
+    pod: Pod,
+    containers: RuntimeContainer[],
+    log: Logger,
+  ): Promise<{ sandbox: RuntimeContainer; containers: RuntimeContainer[] }> {
     const { runtime } = this.opts;
-    const current = containers.filter((c) => c.kind === 'sandbox').sort((a, b) => b.attempt - a.attempt)[0];
+    const current = containers
+      .filter((c) => c.kind === 'sandbox')
+      .sort((a, b) => b.attempt - a.attempt)[0];
     if (current?.state === 'running') return { sandbox: current, containers };
     if (current !== undefined) {
       log.warn('pod sandbox is not running; recreating the pod sandbox and its containers');
       await this.stopPodContainers(pod, containers, false);
     }
     for (const v of pod.spec.volumes ?? []) {
-      if (v.emptyDir) await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
+      if (v.emptyDir)
+        await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
     }
     await this.opts.volumes?.setUp(pod);
     const attempt = current === undefined ? 0 : current.attempt + 1;
     await runtime.runPodSandbox({ pod, attempt });
     const listed = await runtime.listContainers({ podUid: pod.metadata.uid });
-    const sandbox = listed.filter((c) => c.kind === 'sandbox' && c.state === 'running').sort((a, b) => b.attempt - a.attempt)[0];
+    const sandbox = listed
+      .filter((c) => c.kind === 'sandbox' && c.state === 'running')
+      .sort((a, b) => b.attempt - a.attempt)[0];
     if (sandbox === undefined) throw new Error('pod sandbox did not start');
     return { sandbox, containers: listed };
   }
@@ -198,11 +212,27 @@ export class PodSyncer {
       if (latest?.state === 'exited' && latest.exitCode === 0) continue;
       if (latest?.state === 'running') return false;
       if (latest === undefined) {
-        wantRequeueFrom(await this.startContainer(pod, ic, 'init', nextAttempt(pass.containers, ic.name, 'init'), sandboxId, log), pass.wantRequeue);
+        wantRequeueFrom(
+          await this.startContainer(
+            pod,
+            ic,
+            'init',
+            nextAttempt(pass.containers, ic.name, 'init'),
+            sandboxId,
+            log,
+          ),
+          pass.wantRequeue,
+        );
       } else if (pass.policy === 'Never') {
-        log.info({ container: ic.name, exitCode: latest.exitCode }, 'init container failed and restartPolicy is Never: pod failed');
+        log.info(
+          { container: ic.name, exitCode: latest.exitCode },
+          'init container failed and restartPolicy is Never: pod failed',
+        );
       } else {
-        wantRequeueFrom(await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log), pass.wantRequeue);
+        wantRequeueFrom(
+          await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log),
+          pass.wantRequeue,
+        );
       }
       return false;
     }
@@ -214,7 +244,17 @@ export class PodSyncer {
     const { pod, log, sandboxId } = pass;
     const [latest] = latestInstances(pass.live, c.name, 'app');
     if (latest === undefined) {
-      wantRequeueFrom(await this.startContainer(pod, c, 'app', nextAttempt(pass.containers, c.name, 'app'), sandboxId, log), pass.wantRequeue);
+      wantRequeueFrom(
+        await this.startContainer(
+          pod,
+          c,
+          'app',
+          nextAttempt(pass.containers, c.name, 'app'),
+          sandboxId,
+          log,
+        ),
+        pass.wantRequeue,
+      );
       return;
     }
     if (latest.state === 'running') {
@@ -222,13 +262,23 @@ export class PodSyncer {
       return;
     }
     this.opts.probes.stopContainer(latest.id);
-    const restart = pass.policy === 'Always' || (pass.policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) || latest.state === 'created';
+    const restart =
+      pass.policy === 'Always' ||
+      (pass.policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) ||
+      latest.state === 'created';
     if (!restart) return;
-    wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log), pass.wantRequeue);
+    wantRequeueFrom(
+      await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log),
+      pass.wantRequeue,
+    );
   }
 
   /** A running container is replaced when its spec changed, and restarted (by the policy, with back-off) when a probe failed. */
-  private async syncRunningContainer(pass: SyncPass, c: Container, latest: RuntimeContainer): Promise<void> {
+  private async syncRunningContainer(
+    pass: SyncPass,
+    c: Container,
+    latest: RuntimeContainer,
+  ): Promise<void> {
     const { pod, log, sandboxId } = pass;
     const { runtime, probes } = this.opts;
     const hash = containerSpecHash(c);
@@ -237,15 +287,28 @@ export class PodSyncer {
       this.waitingOf(pod.metadata.uid).delete(c.name);
       return;
     }
-    log.info({ container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' }, 'restarting container');
+    log.info(
+      { container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' },
+      'restarting container',
+    );
     probes.stopContainer(latest.id);
     await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
     if (latest.specHash !== hash) {
-      wantRequeueFrom(await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log), pass.wantRequeue);
+      wantRequeueFrom(
+        await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log),
+        pass.wantRequeue,
+      );
       return;
     }
-    const stopped = (await runtime.listContainers({ podUid: pod.metadata.uid })).find((x) => x.id === latest.id) ?? latest;
-    if (pass.policy !== 'Never') wantRequeueFrom(await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log), pass.wantRequeue);
+    const stopped =
+      (await runtime.listContainers({ podUid: pod.metadata.uid })).find(
+        (x) => x.id === latest.id,
+      ) ?? latest;
+    if (pass.policy !== 'Never')
+      wantRequeueFrom(
+        await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log),
+        pass.wantRequeue,
+      );
   }
 
   /** Probes for the running app containers, then the status; a pod that has just finished stops what is left of it. */
@@ -254,7 +317,8 @@ export class PodSyncer {
     const final = await runtime.listContainers({ podUid: pod.metadata.uid });
     for (const c of pod.spec.containers) {
       const [latest] = latestInstances(final, c.name, 'app');
-      if (latest?.state === 'running' && latest.sandboxId === sandboxId) this.opts.probes.ensure(pod, c, latest.id, host);
+      if (latest?.state === 'running' && latest.sandboxId === sandboxId)
+        this.opts.probes.ensure(pod, c, latest.id, host);
     }
     const status = this.publishStatus(pod, final);
     if (TERMINAL.has(status.phase)) {
@@ -274,7 +338,8 @@ export class PodSyncer {
   ): Promise<SyncResult> {
     const key = `${pod.metadata.uid}/${c.name}`;
     const ran = (latest.finishedAtMs ?? 0) - (latest.startedAtMs ?? 0);
-    if (latest.startedAtMs !== undefined && ran >= this.backoff.resetAfterRunMs) this.backoff.reset(key);
+    if (latest.startedAtMs !== undefined && ran >= this.backoff.resetAfterRunMs)
+      this.backoff.reset(key);
     const remaining = this.backoff.remainingMs(key);
     if (remaining > 0) {
       this.waitingOf(pod.metadata.uid).set(c.name, {
@@ -301,7 +366,10 @@ export class PodSyncer {
       const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
       const remaining = this.imagePullBackoff.remainingMs(pullKey);
       if (remaining > 0) {
-        waiting.set(c.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` });
+        waiting.set(c.name, {
+          reason: 'ImagePullBackOff',
+          message: `Back-off pulling image "${c.image}"`,
+        });
         return { requeueAfterMs: remaining };
       }
       try {
@@ -311,7 +379,10 @@ export class PodSyncer {
         const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
         this.imagePullBackoff.next(pullKey);
         waiting.set(c.name, { reason, message: userMessage(err) });
-        log.warn({ container: c.name, image: c.image, reason, err: userMessage(err) }, 'image not available; retrying with back-off');
+        log.warn(
+          { container: c.name, image: c.image, reason, err: userMessage(err) },
+          'image not available; retrying with back-off',
+        );
         return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
       }
     }
@@ -336,7 +407,12 @@ export class PodSyncer {
       await runtime.startContainer(id);
       waiting.delete(c.name);
       log.info({ container: c.name, attempt, id }, 'container started');
-      await this.opts.podLogs?.link(pod.metadata, c.name, attempt, await runtime.hostLogFile?.(id).catch(() => undefined));
+      await this.opts.podLogs?.link(
+        pod.metadata,
+        c.name,
+        attempt,
+        await runtime.hostLogFile?.(id).catch(() => undefined),
+      );
     } catch (err) {
       waiting.set(c.name, { reason: 'RunContainerError', message: userMessage(err) });
       log.warn({ container: c.name, err: userMessage(err) }, 'could not start container');
@@ -347,20 +423,38 @@ export class PodSyncer {
   }
 
   /** Stops every container of the pod (apps in parallel, with the grace period), then the sandbox. */
-  async stopPodContainers(pod: Pod, containers: RuntimeContainer[], removeSandbox: boolean, graceOverride?: number): Promise<void> {
+  async stopPodContainers(
+    pod: Pod,
+    containers: RuntimeContainer[],
+    removeSandbox: boolean,
+    graceOverride?: number,
+  ): Promise<void> {
     const { runtime, probes } = this.opts;
     probes.stopPod(pod.metadata.uid);
-    const grace = graceOverride ?? pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-    const running = containers.filter((c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'));
-    await Promise.all(running.filter((c) => c.kind === 'app').map((c) => runtime.stopContainer(c.id, grace)));
-    await Promise.all(running.filter((c) => c.kind === 'init').map((c) => runtime.stopContainer(c.id, grace)));
-    for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running')) await runtime.stopPodSandbox(s.id, grace);
+    const grace =
+      graceOverride ??
+      pod.metadata.deletionGracePeriodSeconds ??
+      pod.spec.terminationGracePeriodSeconds ??
+      30;
+    const running = containers.filter(
+      (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
+    );
+    await Promise.all(
+      running.filter((c) => c.kind === 'app').map((c) => runtime.stopContainer(c.id, grace)),
+    );
+    await Promise.all(
+      running.filter((c) => c.kind === 'init').map((c) => runtime.stopContainer(c.id, grace)),
+    );
+    for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running'))
+      await runtime.stopPodSandbox(s.id, grace);
     if (removeSandbox) {
-      for (const c of containers.filter((x) => x.kind !== 'sandbox')) await runtime.removeContainer(c.id);
+      for (const c of containers.filter((x) => x.kind !== 'sandbox'))
+        await runtime.removeContainer(c.id);
       // plugin volumes are unmounted before the sandbox (and with it the pod dir) is removed; a
       // failed unmount throws, so nothing under a mount is deleted, and the removal is retried
       await this.opts.volumes?.tearDown(pod);
-      for (const s of containers.filter((c) => c.kind === 'sandbox')) await runtime.removePodSandbox(s.id);
+      for (const s of containers.filter((c) => c.kind === 'sandbox'))
+        await runtime.removePodSandbox(s.id);
     }
   }
 

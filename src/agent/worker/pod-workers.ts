@@ -51,7 +51,14 @@ export class PodWorkers {
     const uid = work.pod.metadata.uid;
     let w = this.workers.get(uid);
     if (!w) {
-      w = { running: false, pending: undefined, requeue: undefined, errorFailures: 0, lastPod: work.pod, killed: false };
+      w = {
+        running: false,
+        pending: undefined,
+        requeue: undefined,
+        errorFailures: 0,
+        lastPod: work.pod,
+        killed: false,
+      };
       this.workers.set(uid, w);
     }
     // a kill is final for this uid unless a later sync re-adds the pod
@@ -93,14 +100,27 @@ export class PodWorkers {
           const r = await this.opts.syncPod(work.pod);
           w.errorFailures = 0;
           // The reference logs each SyncPod at V(4); tests count these to know a sync happened.
-          this.opts.logger.debug({ pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid }, 'pod synced');
+          this.opts.logger.debug(
+            { pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid },
+            'pod synced',
+          );
           // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while syncPod is awaited
-          if (r.requeueAfterMs !== undefined && w.pending === undefined) this.scheduleRequeue(w, work, r.requeueAfterMs);
+          if (r.requeueAfterMs !== undefined && w.pending === undefined)
+            this.scheduleRequeue(w, work, r.requeueAfterMs);
         }
       } catch (err) {
-        const delay = backoffDelayMs({ initialMs: this.opts.errorBackoffMs ?? 1000, maxMs: 30_000 }, w.errorFailures++);
+        const delay = backoffDelayMs(
+          { initialMs: this.opts.errorBackoffMs ?? 1000, maxMs: 30_000 },
+          w.errorFailures++,
+        );
         this.opts.logger.error(
-          { pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid, op: work.type, retryInMs: delay, err: userMessage(err) },
+          {
+            pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`,
+            uid,
+            op: work.type,
+            retryInMs: delay,
+            err: userMessage(err),
+          },
           `pod ${work.type} failed; retrying`,
         );
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while the pod's work is awaited

@@ -39,7 +39,10 @@ function setOr(value: number | undefined, fallback: number): number {
   return value === undefined || value === 0 ? fallback : value;
 }
 
-export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string }): Promise<{ ok: boolean; output: string }> {
+export async function runProbe(
+  probe: Probe,
+  ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string },
+): Promise<{ ok: boolean; output: string }> {
   const timeoutMs = setOr(probe.timeoutSeconds, 1) * 1000;
   if (probe.exec) {
     const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
@@ -56,15 +59,21 @@ export async function runProbe(probe: Probe, ctx: { runtime: ContainerRuntime; c
     // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
     const { request } = await import('../client/undici-core.js');
     try {
-      const res = await request(`${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`, {
-        method: 'GET',
-        headers,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      const res = await request(
+        `${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`,
+        {
+          method: 'GET',
+          headers,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          signal: AbortSignal.timeout(timeoutMs),
+        },
+      );
       await res.body.dump();
-      return { ok: res.statusCode >= 200 && res.statusCode < 400, output: `HTTP ${res.statusCode}` };
+      return {
+        ok: res.statusCode >= 200 && res.statusCode < 400,
+        output: `HTTP ${res.statusCode}`,
+      };
     } catch (err) {
       return { ok: false, output: userMessage(err) };
     }
@@ -111,28 +120,51 @@ export class ProbeManager {
       if (!probe) continue;
       const key = this.key(containerId, kind);
       if (this.states.has(key)) continue;
-      const st: ProbeState = { abort: new AbortController(), podUid: pod.metadata.uid, result: undefined, successes: 0, failures: 0 };
+      const st: ProbeState = {
+        abort: new AbortController(),
+        podUid: pod.metadata.uid,
+        result: undefined,
+        successes: 0,
+        failures: 0,
+      };
       this.states.set(key, st);
       this.loop(kind, probe, st, { containerId, container, host, pod }).catch((err: unknown) =>
-        this.opts.logger.error({ err: userMessage(err), container: container.name }, 'probe loop failed'),
+        this.opts.logger.error(
+          { err: userMessage(err), container: container.name },
+          'probe loop failed',
+        ),
       );
     }
   }
 
-  private async loop(kind: ProbeKind, probe: Probe, st: ProbeState, ctx: { containerId: string; container: Container; host: string; pod: Pod }): Promise<void> {
+  private async loop(
+    kind: ProbeKind,
+    probe: Probe,
+    st: ProbeState,
+    ctx: { containerId: string; container: Container; host: string; pod: Pod },
+  ): Promise<void> {
     const { clock } = this.opts;
     const signal = st.abort.signal;
     try {
       await clock.sleep((probe.initialDelaySeconds ?? 0) * 1000, signal);
       while (!signal.aborted) {
         // liveness and readiness wait for the startup probe to succeed
-        if (kind !== 'startup' && this.states.has(this.key(ctx.containerId, 'startup')) && this.startupPassed(ctx.containerId) !== true) {
+        if (
+          kind !== 'startup' &&
+          this.states.has(this.key(ctx.containerId, 'startup')) &&
+          this.startupPassed(ctx.containerId) !== true
+        ) {
           await clock.sleep(200, signal);
           continue;
         }
         let r: { ok: boolean; output: string };
         try {
-          r = await runProbe(probe, { runtime: this.opts.runtime, containerId: ctx.containerId, container: ctx.container, host: ctx.host });
+          r = await runProbe(probe, {
+            runtime: this.opts.runtime,
+            containerId: ctx.containerId,
+            container: ctx.container,
+            host: ctx.host,
+          });
         } catch (err) {
           r = { ok: false, output: userMessage(err) };
         }
@@ -147,12 +179,19 @@ export class ProbeManager {
     }
   }
 
-  private record(kind: ProbeKind, probe: Probe, st: ProbeState, r: { ok: boolean; output: string }, ctx: { container: Container; pod: Pod }): void {
+  private record(
+    kind: ProbeKind,
+    probe: Probe,
+    st: ProbeState,
+    r: { ok: boolean; output: string },
+    ctx: { container: Container; pod: Pod },
+  ): void {
     const before = st.result;
     if (r.ok) {
       st.failures = 0;
       st.successes++;
-      if (st.successes >= (kind === 'readiness' ? setOr(probe.successThreshold, 1) : 1)) st.result = true;
+      if (st.successes >= (kind === 'readiness' ? setOr(probe.successThreshold, 1) : 1))
+        st.result = true;
     } else {
       st.successes = 0;
       st.failures++;
@@ -160,8 +199,18 @@ export class ProbeManager {
       else if (st.result === undefined && kind === 'readiness') st.result = false;
     }
     if (before !== st.result) {
-      const log = st.result === false && kind !== 'readiness' ? this.opts.logger.warn : this.opts.logger.info;
-      log.call(this.opts.logger, { pod: ctx.pod.metadata.name, container: ctx.container.name, probe: kind, output: r.output.slice(0, 200) }, `${kind} probe ${st.result ? 'succeeded' : 'failed'}`);
+      const log =
+        st.result === false && kind !== 'readiness' ? this.opts.logger.warn : this.opts.logger.info;
+      log.call(
+        this.opts.logger,
+        {
+          pod: ctx.pod.metadata.name,
+          container: ctx.container.name,
+          probe: kind,
+          output: r.output.slice(0, 200),
+        },
+        `${kind} probe ${st.result ? 'succeeded' : 'failed'}`,
+      );
       this.opts.onChange(st.podUid);
     }
   }

@@ -31,18 +31,26 @@ export async function runOnce(o: RunOnceOptions): Promise<number> {
     const s = o.manager.status(uid);
     if (!s) return false;
     if (s.phase === 'Failed' || s.phase === 'Succeeded') return true;
-    const allRunning = s.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
+    const allRunning =
+      s.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
     if (!allRunning) {
       runningSince.delete(uid);
       // a container that crashed and backs off has failed for runonce's purposes
-      return s.containerStatuses.some((c) => c.state.waiting?.reason === 'CrashLoopBackOff' || c.lastState.terminated !== undefined);
+      return s.containerStatuses.some(
+        (c) =>
+          c.state.waiting?.reason === 'CrashLoopBackOff' || c.lastState.terminated !== undefined,
+      );
     }
     // "running" means it stays up a moment, not that it started and died at once
     const since = runningSince.get(uid) ?? o.clock.nowMs();
     runningSince.set(uid, since);
     return o.clock.nowMs() - since >= stableMs;
   };
-  while (!desired.every((p) => settled(p.metadata.uid)) && o.clock.nowMs() < deadline && !o.signal.aborted) {
+  while (
+    !desired.every((p) => settled(p.metadata.uid)) &&
+    o.clock.nowMs() < deadline &&
+    !o.signal.aborted
+  ) {
     try {
       await o.clock.sleep(100, o.signal);
     } catch {
@@ -52,13 +60,19 @@ export async function runOnce(o: RunOnceOptions): Promise<number> {
   let ok = true;
   for (const p of desired) {
     const s = o.manager.status(p.metadata.uid);
-    const allRunning = s?.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
+    const allRunning =
+      s?.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
     const succeeded = s?.phase === 'Succeeded';
     if (!allRunning && !succeeded) ok = false;
     const detail = s?.containerStatuses
-      .map((c) => `${c.name}=${c.state.running ? 'running' : c.state.terminated ? `terminated(${c.state.terminated.exitCode})` : (c.state.waiting?.reason ?? 'unknown')}`)
+      .map(
+        (c) =>
+          `${c.name}=${c.state.running ? 'running' : c.state.terminated ? `terminated(${c.state.terminated.exitCode})` : (c.state.waiting?.reason ?? 'unknown')}`,
+      )
       .join(',');
-    o.out(`pod ${p.metadata.namespace}/${p.metadata.name}: ${s?.phase ?? 'Unknown'}${s?.reason ? ` (${s.reason})` : ''}${detail ? ` ${detail}` : ''}`);
+    o.out(
+      `pod ${p.metadata.namespace}/${p.metadata.name}: ${s?.phase ?? 'Unknown'}${s?.reason ? ` (${s.reason})` : ''}${detail ? ` ${detail}` : ''}`,
+    );
   }
   await o.manager.workers.idle();
   o.out(ok ? `runonce: all ${desired.length} pod(s) running` : 'runonce: some pods did not run');

@@ -50,7 +50,10 @@ export class PodStatusManager implements StatusProvider {
   }
 
   pods(): Pod[] {
-    return [...this.entries.values()].map(({ pod, status }) => ({ ...pod, status: status as unknown as Record<string, unknown> }));
+    return [...this.entries.values()].map(({ pod, status }) => ({
+      ...pod,
+      status: status as unknown as Record<string, unknown>,
+    }));
   }
 
   entriesList(): PodWithStatus[] {

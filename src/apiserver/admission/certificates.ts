@@ -21,7 +21,13 @@ function isCsr(r: AdmissionRequest, platformDomain: string): boolean {
 }
 
 /** Whether `user` may do `verb` on the signer (by its name, or the `<domain>/*` wildcard). */
-async function mayOnSigner(authorizer: Authorizer, user: UserInfo, verb: string, group: string, signerName: string): Promise<boolean> {
+async function mayOnSigner(
+  authorizer: Authorizer,
+  user: UserInfo,
+  verb: string,
+  group: string,
+  signerName: string,
+): Promise<boolean> {
   const domain = signerName.split('/')[0] ?? '';
   for (const name of [signerName, `${domain}/*`]) {
     const d = await authorizer.authorize({
@@ -42,14 +48,25 @@ async function mayOnSigner(authorizer: Authorizer, user: UserInfo, verb: string,
 }
 
 function denied(r: AdmissionRequest, message: string): Error {
-  return forbidden(`${CSR_RESOURCE}.${r.apiGroup} "${r.name}" is forbidden: ${message}`, { name: r.name, group: r.apiGroup, kind: CSR_RESOURCE });
+  return forbidden(`${CSR_RESOURCE}.${r.apiGroup} "${r.name}" is forbidden: ${message}`, {
+    name: r.name,
+    group: r.apiGroup,
+    kind: CSR_RESOURCE,
+  });
 }
 
 /** Denies the request unless its user may `verb` ("approve", "sign") on the CSR's signer, as the reference words it. */
-async function requireOnSigner(authorizer: Authorizer, r: AdmissionRequest, verb: 'approve' | 'sign'): Promise<void> {
+async function requireOnSigner(
+  authorizer: Authorizer,
+  r: AdmissionRequest,
+  verb: 'approve' | 'sign',
+): Promise<void> {
   const signer = signerNameOf(r.oldObject ?? r.object);
   if (!(await mayOnSigner(authorizer, r.user, verb, r.apiGroup, signer))) {
-    throw denied(r, `user not permitted to ${verb} requests with signerName ${JSON.stringify(signer)}`);
+    throw denied(
+      r,
+      `user not permitted to ${verb} requests with signerName ${JSON.stringify(signer)}`,
+    );
   }
 }
 
@@ -67,7 +84,12 @@ export class CertificateApproval implements AdmissionPlugin {
   }
 
   async admit(r: AdmissionRequest): Promise<void> {
-    if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'approval' || r.operation !== 'UPDATE') return;
+    if (
+      !isCsr(r, this.o.platformDomain) ||
+      r.subresource !== 'approval' ||
+      r.operation !== 'UPDATE'
+    )
+      return;
     await requireOnSigner(this.o.authorizer, r, 'approve');
   }
 }
@@ -85,7 +107,8 @@ export class CertificateSigning implements AdmissionPlugin {
   }
 
   async admit(r: AdmissionRequest): Promise<void> {
-    if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'status' || r.operation !== 'UPDATE') return;
+    if (!isCsr(r, this.o.platformDomain) || r.subresource !== 'status' || r.operation !== 'UPDATE')
+      return;
     // Only a change of the issued certificate needs the signer permission.
     if (certificateOf(r.object) === certificateOf(r.oldObject)) return;
     await requireOnSigner(this.o.authorizer, r, 'sign');
@@ -100,7 +123,8 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
   }
 
   admit(r: AdmissionRequest): Promise<void> {
-    if (!isCsr(r, this.o.platformDomain) || r.operation !== 'CREATE' || r.subresource !== '') return Promise.resolve();
+    if (!isCsr(r, this.o.platformDomain) || r.operation !== 'CREATE' || r.subresource !== '')
+      return Promise.resolve();
     const signer = signerNameOf(r.object);
     const restricted = this.o.names.signers.apiClient;
     if (signer !== restricted) return Promise.resolve();
@@ -110,10 +134,14 @@ export class CertificateSubjectRestriction implements AdmissionPlugin {
     try {
       orgs = parseCsrPem(Buffer.from(request, 'base64')).organizations;
     } catch (err) {
-      return Promise.reject(denied(r, `failed to parse CSR: ${err instanceof Error ? err.message : String(err)}`));
+      return Promise.reject(
+        denied(r, `failed to parse CSR: ${err instanceof Error ? err.message : String(err)}`),
+      );
     }
     if (orgs.includes('system:masters')) {
-      return Promise.reject(denied(r, `use of ${restricted} signer with system:masters group is not allowed`));
+      return Promise.reject(
+        denied(r, `use of ${restricted} signer with system:masters group is not allowed`),
+      );
     }
     return Promise.resolve();
   }

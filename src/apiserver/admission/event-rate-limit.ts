@@ -1,7 +1,12 @@
 // EventRateLimit: token buckets (qps, burst) per limit type — Server (one bucket), Namespace,
 // User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A write
 // that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the reference.
-import { EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE, EVENT_RATE_LIMIT_TYPES, type EventRateLimitConfiguration, type EventRateLimitType } from '../config/admission.js';
+import {
+  EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE,
+  EVENT_RATE_LIMIT_TYPES,
+  type EventRateLimitConfiguration,
+  type EventRateLimitType,
+} from '../config/admission.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ApiError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, AdmissionRequest } from '../interfaces.js';
@@ -15,7 +20,13 @@ class Enforcer {
   private readonly burst: number;
   private readonly cacheSize: number;
   private readonly clock: Clock;
-  constructor(o: { type: EventRateLimitType; qps: number; burst: number; cacheSize: number; clock: Clock }) {
+  constructor(o: {
+    type: EventRateLimitType;
+    qps: number;
+    burst: number;
+    cacheSize: number;
+    clock: Clock;
+  }) {
     this.type = o.type;
     this.qps = o.qps;
     this.burst = o.burst;
@@ -62,14 +73,23 @@ function keyOf(type: EventRateLimitType, r: AdmissionRequest): string {
       const e = r.object;
       const src = e?.['source'];
       const io = e?.['involvedObject'];
-      return [str(src, 'component'), str(src, 'host'), str(io, 'kind'), str(io, 'namespace'), str(io, 'name'), str(io, 'uid'), str(io, 'apiVersion')].join('');
+      return [
+        str(src, 'component'),
+        str(src, 'host'),
+        str(io, 'kind'),
+        str(io, 'namespace'),
+        str(io, 'name'),
+        str(io, 'uid'),
+        str(io, 'apiVersion'),
+      ].join('');
     }
   }
 }
 
 /** A limit's type; the configuration was validated on load, so anything else is a bug. */
 function limitType(t: string): EventRateLimitType {
-  if (!isOneOf(EVENT_RATE_LIMIT_TYPES, t)) throw new Error(`EventRateLimit: unsupported limit type ${JSON.stringify(t)}`);
+  if (!isOneOf(EVENT_RATE_LIMIT_TYPES, t))
+    throw new Error(`EventRateLimit: unsupported limit type ${JSON.stringify(t)}`);
   return t;
 }
 
@@ -84,7 +104,10 @@ export class EventRateLimit implements AdmissionPlugin {
           type: limitType(l.type),
           qps: l.qps,
           burst: l.burst,
-          cacheSize: l.cacheSize === undefined || l.cacheSize === 0 ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE : l.cacheSize,
+          cacheSize:
+            l.cacheSize === undefined || l.cacheSize === 0
+              ? EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE
+              : l.cacheSize,
           clock: opts.clock,
         }),
     );
@@ -99,6 +122,12 @@ export class EventRateLimit implements AdmissionPlugin {
     }
     if (errors.length === 0) return Promise.resolve();
     const message = errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
-    return Promise.reject(new ApiError(`Too many requests: ${message}`, { status: 429, reason: 'TooManyRequests', details: { kind: 'events' } }));
+    return Promise.reject(
+      new ApiError(`Too many requests: ${message}`, {
+        status: 429,
+        reason: 'TooManyRequests',
+        details: { kind: 'events' },
+      }),
+    );
   }
 }

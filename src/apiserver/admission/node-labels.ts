@@ -40,7 +40,8 @@ export function nodeLabelPolicy(domain: string, names: NodeLabelNames = {}): Nod
     `beta.${domain}/arch`,
   ]);
   const nodeNamespaces = [`${names.agentWord ?? 'platlet'}.${domain}`, `node.${domain}`];
-  const isNodeLabel = (key: string): boolean => wellKnown.has(key) || nodeNamespaces.some((ns) => within(labelNamespace(key), ns));
+  const isNodeLabel = (key: string): boolean =>
+    wellKnown.has(key) || nodeNamespaces.some((ns) => within(labelNamespace(key), ns));
   return {
     forbidden(modified) {
       const out = new Set<string>();
@@ -55,7 +56,10 @@ export function nodeLabelPolicy(domain: string, names: NodeLabelNames = {}): Nod
 }
 
 /** Keys whose value differs between two label maps (added, removed or changed). */
-export function modifiedLabels(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): Set<string> {
+export function modifiedLabels(
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>,
+): Set<string> {
   const out = new Set<string>();
   for (const [k, v] of Object.entries(a)) if (!(k in b) || b[k] !== v) out.add(k);
   for (const [k, v] of Object.entries(b)) if (!(k in a) || a[k] !== v) out.add(k);

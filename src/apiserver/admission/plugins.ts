@@ -6,7 +6,11 @@ import type { ResolvedAdmissionConfiguration } from '../config/load.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
 import type { AdmissionPlugin, Authorizer } from '../interfaces.js';
-import { CertificateApproval, CertificateSigning, CertificateSubjectRestriction } from './certificates.js';
+import {
+  CertificateApproval,
+  CertificateSigning,
+  CertificateSubjectRestriction,
+} from './certificates.js';
 import { EventRateLimit } from './event-rate-limit.js';
 import { NodeRestriction } from './node-restriction.js';
 import type { NodeObjects } from '../authz/node/objects.js';
@@ -25,7 +29,13 @@ export interface AdmissionPluginsOptions {
 }
 
 /** The reference runs enabled plugins in its fixed order, not the order of the flag. */
-const ORDER: readonly AdmissionPluginName[] = ['NodeRestriction', 'EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'];
+const ORDER: readonly AdmissionPluginName[] = [
+  'NodeRestriction',
+  'EventRateLimit',
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
+];
 
 export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlugin[] {
   const unknown = o.enabled.filter((n) => !isOneOf(ADMISSION_PLUGIN_NAMES, n));
@@ -41,27 +51,50 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
     if (!enabled.has(name)) continue;
     switch (name) {
       case 'NodeRestriction':
-        if (o.nodes === undefined) throw new ConfigError('--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here', { flag: '--enable-admission-plugins' });
-        plugins.push(new NodeRestriction({ platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), nodeLeaseNamespace: o.nodes.leaseNamespace, objects: o.nodes.objects }));
+        if (o.nodes === undefined)
+          throw new ConfigError(
+            '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here',
+            { flag: '--enable-admission-plugins' },
+          );
+        plugins.push(
+          new NodeRestriction({
+            platformDomain: o.platformDomain,
+            ...(o.names !== undefined ? { names: o.names } : {}),
+            nodeLeaseNamespace: o.nodes.leaseNamespace,
+            objects: o.nodes.objects,
+          }),
+        );
         break;
       case 'EventRateLimit': {
         const cfg = o.config?.eventRateLimit;
         if (cfg === undefined) {
-          throw new ConfigError('--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file', {
-            flag: '--admission-control-config-file',
-          });
+          throw new ConfigError(
+            '--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file',
+            {
+              flag: '--admission-control-config-file',
+            },
+          );
         }
         plugins.push(new EventRateLimit({ config: cfg, clock: o.clock }));
         break;
       }
       case 'CertificateApproval':
-        plugins.push(new CertificateApproval({ platformDomain: o.platformDomain, authorizer: o.authorizer }));
+        plugins.push(
+          new CertificateApproval({ platformDomain: o.platformDomain, authorizer: o.authorizer }),
+        );
         break;
       case 'CertificateSigning':
-        plugins.push(new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer }));
+        plugins.push(
+          new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer }),
+        );
         break;
       case 'CertificateSubjectRestriction':
-        plugins.push(new CertificateSubjectRestriction({ platformDomain: o.platformDomain, names: o.names ?? namesFor('platform', o.platformDomain) }));
+        plugins.push(
+          new CertificateSubjectRestriction({
+            platformDomain: o.platformDomain,
+            names: o.names ?? namesFor('platform', o.platformDomain),
+          }),
+        );
         break;
     }
   }

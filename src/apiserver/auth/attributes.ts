@@ -3,18 +3,35 @@
 // request with the lower-cased method as verb.
 
 import { labelRequirementToApi } from '../authz/review-selectors.js';
-import type { FieldSelectorRequirement, LabelSelectorRequirement, RequestAttributes } from '../interfaces.js';
+import type {
+  FieldSelectorRequirement,
+  LabelSelectorRequirement,
+  RequestAttributes,
+} from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { cachedFieldSelector, cachedLabelSelector } from '../selectors/index.js';
 
-const verbByMethod: Record<string, string> = { POST: 'create', PUT: 'update', PATCH: 'patch', GET: 'get', HEAD: 'get', DELETE: 'delete' };
+const verbByMethod: Record<string, string> = {
+  POST: 'create',
+  PUT: 'update',
+  PATCH: 'patch',
+  GET: 'get',
+  HEAD: 'get',
+  DELETE: 'delete',
+};
 
-export function requestAttributes(method: string, pathname: string, search: URLSearchParams, user: UserInfo): RequestAttributes {
+export function requestAttributes(
+  method: string,
+  pathname: string,
+  search: URLSearchParams,
+  user: UserInfo,
+): RequestAttributes {
   const target = resourceTarget(pathname);
   if (target === undefined) return nonResourceAttributes(method, pathname, user);
   const { apiGroup, apiVersion, watchPath, namespace, resource, name, subresource } = target;
   const verb = resourceVerb(method, search, watchPath, name);
-  const collection = name === '' && (verb === 'list' || verb === 'watch' || verb === 'deletecollection');
+  const collection =
+    name === '' && (verb === 'list' || verb === 'watch' || verb === 'deletecollection');
   const fieldSelector = collection ? fieldRequirements(search.get('fieldSelector')) : undefined;
   const labelSelector = collection ? labelRequirements(search.get('labelSelector')) : undefined;
   return {
@@ -34,8 +51,23 @@ export function requestAttributes(method: string, pathname: string, search: URLS
   };
 }
 
-function nonResourceAttributes(method: string, pathname: string, user: UserInfo): RequestAttributes {
-  return { user, verb: method.toLowerCase(), isResourceRequest: false, path: pathname, apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
+function nonResourceAttributes(
+  method: string,
+  pathname: string,
+  user: UserInfo,
+): RequestAttributes {
+  return {
+    user,
+    verb: method.toLowerCase(),
+    isResourceRequest: false,
+    path: pathname,
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+  };
 }
 
 interface ResourceTarget {
@@ -75,14 +107,29 @@ function resourceTarget(pathname: string): ResourceTarget | undefined {
   }
   const resource = rest[0] ?? '';
   if (resource === '') return undefined;
-  return { apiGroup, apiVersion, watchPath, namespace, resource, name: rest[1] ?? '', subresource: rest[2] ?? '' };
+  return {
+    apiGroup,
+    apiVersion,
+    watchPath,
+    namespace,
+    resource,
+    name: rest[1] ?? '',
+    subresource: rest[2] ?? '',
+  };
 }
 
 /** The reference's verb: by method, then watch/list for a read, deletecollection for a collection DELETE. */
-function resourceVerb(method: string, search: URLSearchParams, watchPath: boolean, name: string): string {
+function resourceVerb(
+  method: string,
+  search: URLSearchParams,
+  watchPath: boolean,
+  name: string,
+): string {
   if (method === 'GET' || method === 'HEAD') {
     const watchParam = search.get('watch');
-    const watching = watchPath || (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
+    const watching =
+      watchPath ||
+      (watchParam !== null && watchParam !== '0' && watchParam.toLowerCase() !== 'false');
     if (watching) return 'watch';
     if (name === '') return 'list';
   }
@@ -113,13 +160,21 @@ function fieldRequirements(text: string | null): readonly FieldSelectorRequireme
 function pinnedName(reqs: readonly FieldSelectorRequirement[] | undefined): string | undefined {
   const n = reqs?.find((r) => r.field === 'metadata.name' && r.op === '=')?.value;
   // The reference takes it only when it is a valid path segment name.
-  return n === undefined || n === '' || n === '.' || n === '..' || n.includes('/') || n.includes('%') ? undefined : n;
+  return n === undefined ||
+    n === '' ||
+    n === '.' ||
+    n === '..' ||
+    n.includes('/') ||
+    n.includes('%')
+    ? undefined
+    : n;
 }
 
 /** The reference's Forbidden message: `User "u" cannot list resource "events" in API group "" in the namespace "ns"`. */
 export function forbiddenMessage(a: RequestAttributes, reason: string | undefined): string {
   const suffix = reason !== undefined && reason !== '' ? `: ${reason}` : '';
-  if (!a.isResourceRequest) return `forbidden: User "${a.user.username}" cannot ${a.verb} path "${a.path}"${suffix}`;
+  if (!a.isResourceRequest)
+    return `forbidden: User "${a.user.username}" cannot ${a.verb} path "${a.path}"${suffix}`;
   const res = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
   const qualified = a.apiGroup === '' ? a.resource : `${a.resource}.${a.apiGroup}`;
   const target = a.name === '' ? qualified : `${qualified} "${a.name}"`;

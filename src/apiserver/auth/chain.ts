@@ -5,16 +5,28 @@
 // the reference's privileged-group authorizer); then the configured chain, first decision wins.
 
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator, Authorizer, AuthorizationDecision, PolicyRule, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type {
+  Authenticator,
+  Authorizer,
+  AuthorizationDecision,
+  PolicyRule,
+  RequestAttributes,
+  RuleResolver,
+  SubjectRules,
+} from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { isRuleResolver } from '../authz/modes.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 
 export { alwaysAllow, alwaysDeny } from '../authz/modes.js';
 
-export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS_USER: UserInfo = {
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+};
 
-export type AuthnOutcome = { readonly ok: true; readonly user: UserInfo } | { readonly ok: false; readonly reason: string };
+export type AuthnOutcome =
+  { readonly ok: true; readonly user: UserInfo } | { readonly ok: false; readonly reason: string };
 
 export class AuthenticatorChain {
   private readonly authenticators: readonly Authenticator[];
@@ -39,7 +51,8 @@ export class AuthenticatorChain {
 }
 
 function withAuthenticatedGroup(user: UserInfo): UserInfo {
-  if (user.groups.includes('system:authenticated') || user.username === 'system:anonymous') return user;
+  if (user.groups.includes('system:authenticated') || user.username === 'system:anonymous')
+    return user;
   return { ...user, groups: [...user.groups, 'system:authenticated'] };
 }
 
@@ -50,14 +63,17 @@ export class AuthorizerChain implements Authorizer, RuleResolver {
   }
 
   async authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
-    if (attrs.user.groups.includes('system:masters')) return { decision: 'allow', reason: 'system:masters' };
+    if (attrs.user.groups.includes('system:masters'))
+      return { decision: 'allow', reason: 'system:masters' };
     let reasons: string[] = [];
     for (const a of this.authorizers) {
       const d = await a.authorize(attrs);
       if (d.decision !== 'no-opinion') return d;
       if (d.reason !== undefined && d.reason !== '') reasons = [...reasons, d.reason];
     }
-    return reasons.length > 0 ? { decision: 'no-opinion', reason: reasons.join(', ') } : { decision: 'no-opinion' };
+    return reasons.length > 0
+      ? { decision: 'no-opinion', reason: reasons.join(', ') }
+      : { decision: 'no-opinion' };
   }
 
   /** The union of what each authorizer can list (the reference's union rule resolver). */
@@ -76,10 +92,17 @@ export class AuthorizerChain implements Authorizer, RuleResolver {
       resourceRules.push(...r.resourceRules);
       nonResourceRules.push(...r.nonResourceRules);
       if (r.incomplete) incomplete = true;
-      if (r.evaluationError !== undefined && r.evaluationError !== '') errors.push(r.evaluationError);
+      if (r.evaluationError !== undefined && r.evaluationError !== '')
+        errors.push(r.evaluationError);
     }
     const unique = [...new Set(errors)];
-    const evaluationError = unique.length === 0 ? undefined : unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
-    return { resourceRules, nonResourceRules, incomplete, ...(evaluationError !== undefined ? { evaluationError } : {}) };
+    const evaluationError =
+      unique.length === 0 ? undefined : unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+    return {
+      resourceRules,
+      nonResourceRules,
+      incomplete,
+      ...(evaluationError !== undefined ? { evaluationError } : {}),
+    };
   }
 }

@@ -31,7 +31,12 @@ function requestsOf(req: IncomingMessage): Request[] | undefined {
   const out: Request[] = [];
   const user = values(req, 'impersonate-user')[0] ?? '';
   const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(user);
-  if (user !== '') out.push(sa !== null ? { resource: 'serviceaccounts', namespace: sa[1] ?? '', name: sa[2] ?? '' } : { resource: 'users', name: user });
+  if (user !== '')
+    out.push(
+      sa !== null
+        ? { resource: 'serviceaccounts', namespace: sa[1] ?? '', name: sa[2] ?? '' }
+        : { resource: 'users', name: user },
+    );
   for (const g of values(req, 'impersonate-group')) out.push({ resource: 'groups', name: g });
   for (const header of Object.keys(req.headersDistinct)) {
     if (!header.startsWith(EXTRA_PREFIX)) continue;
@@ -39,20 +44,34 @@ function requestsOf(req: IncomingMessage): Request[] | undefined {
     try {
       key = decodeURIComponent(header.slice(EXTRA_PREFIX.length)).toLowerCase();
     } catch {
-      throw badRequest(`impersonation header ${header}: the extra key is not valid percent-encoding`);
+      throw badRequest(
+        `impersonation header ${header}: the extra key is not valid percent-encoding`,
+      );
     }
-    for (const v of values(req, header)) out.push({ resource: 'userextras', subresource: key, name: v });
+    for (const v of values(req, header))
+      out.push({ resource: 'userextras', subresource: key, name: v });
   }
   const uid = values(req, 'impersonate-uid')[0] ?? '';
   if (uid !== '') out.push({ resource: 'uids', name: uid });
   if (out.length === 0) return undefined;
-  if (out.length > MAX_HEADER_VALUES) throw badRequest(`too many impersonation headers: ${out.length}; at most ${MAX_HEADER_VALUES} are accepted`);
-  if (user === '') throw badRequest('requested impersonation of groups, a uid or extra values without impersonating a user (Impersonate-User)');
+  if (out.length > MAX_HEADER_VALUES)
+    throw badRequest(
+      `too many impersonation headers: ${out.length}; at most ${MAX_HEADER_VALUES} are accepted`,
+    );
+  if (user === '')
+    throw badRequest(
+      'requested impersonation of groups, a uid or extra values without impersonating a user (Impersonate-User)',
+    );
   return out;
 }
 
 /** The user the request runs as: the authenticated one, or the impersonated one once every header is authorized. */
-export async function impersonatedUser(req: IncomingMessage, requester: UserInfo, authorizer: Authorizer, authenticationGroup: string): Promise<UserInfo> {
+export async function impersonatedUser(
+  req: IncomingMessage,
+  requester: UserInfo,
+  authorizer: Authorizer,
+  authenticationGroup: string,
+): Promise<UserInfo> {
   const requests = requestsOf(req);
   if (requests === undefined) return requester;
   let username = '';
@@ -74,17 +93,29 @@ export async function impersonatedUser(req: IncomingMessage, requester: UserInfo
       name: r.name,
     };
     const d = await authorizer.authorize(attrs);
-    if (d.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, d.reason), { name: r.name, group: attrs.apiGroup, kind: r.resource });
+    if (d.decision !== 'allow')
+      throw forbidden(forbiddenMessage(attrs, d.reason), {
+        name: r.name,
+        group: attrs.apiGroup,
+        kind: r.resource,
+      });
     if (r.resource === 'users') username = r.name;
     else if (r.resource === 'serviceaccounts') {
       username = `system:serviceaccount:${r.namespace ?? ''}:${r.name}`;
-      if (!groupsGiven) groups.push('system:serviceaccounts', `system:serviceaccounts:${r.namespace ?? ''}`);
+      if (!groupsGiven)
+        groups.push('system:serviceaccounts', `system:serviceaccounts:${r.namespace ?? ''}`);
     } else if (r.resource === 'groups') groups.push(r.name);
     else if (r.resource === 'userextras') (extra[r.subresource ?? ''] ??= []).push(r.name);
     else uid = r.name;
   }
   if (username !== 'system:anonymous') {
-    if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated')) groups.push('system:authenticated');
+    if (!groups.includes('system:authenticated') && !groups.includes('system:unauthenticated'))
+      groups.push('system:authenticated');
   } else if (!groups.includes('system:unauthenticated')) groups.push('system:unauthenticated');
-  return { username, groups, ...(uid !== undefined ? { uid } : {}), ...(Object.keys(extra).length > 0 ? { extra } : {}) };
+  return {
+    username,
+    groups,
+    ...(uid !== undefined ? { uid } : {}),
+    ...(Object.keys(extra).length > 0 ? { extra } : {}),
+  };
 }

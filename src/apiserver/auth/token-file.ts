@@ -41,24 +41,37 @@ export function parseTokenFile(text: string, file: string): Map<string, UserInfo
     try {
       fields = csvFields(line);
     } catch (err) {
-      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: ${userMessage(err)}`, { flag: 'token-auth-file' });
-    }
-    if (fields.length < 3) {
-      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: want at least 3 columns (token,user,uid[,"group1,group2"]), got ${fields.length}`, {
+      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: ${userMessage(err)}`, {
         flag: 'token-auth-file',
       });
     }
+    if (fields.length < 3) {
+      throw new FlagError(
+        `--token-auth-file ${file}: line ${i + 1}: want at least 3 columns (token,user,uid[,"group1,group2"]), got ${fields.length}`,
+        {
+          flag: 'token-auth-file',
+        },
+      );
+    }
     const [token = '', user = '', uid = '', groups = ''] = fields;
     if (token === '' || user === '') {
-      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: token and user name must not be empty`, { flag: 'token-auth-file' });
+      throw new FlagError(
+        `--token-auth-file ${file}: line ${i + 1}: token and user name must not be empty`,
+        { flag: 'token-auth-file' },
+      );
     }
     if (tokens.has(token)) {
-      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: duplicate token`, { flag: 'token-auth-file' });
+      throw new FlagError(`--token-auth-file ${file}: line ${i + 1}: duplicate token`, {
+        flag: 'token-auth-file',
+      });
     }
     tokens.set(token, {
       username: user,
       uid,
-      groups: groups.split(',').map((g) => g.trim()).filter((g) => g !== ''),
+      groups: groups
+        .split(',')
+        .map((g) => g.trim())
+        .filter((g) => g !== ''),
     });
   });
   return tokens;
@@ -69,11 +82,12 @@ export function loadTokenFile(file: string): Map<string, UserInfo> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new FlagError(`--token-auth-file ${file}: ${userMessage(err)}`, { flag: 'token-auth-file' });
+    throw new FlagError(`--token-auth-file ${file}: ${userMessage(err)}`, {
+      flag: 'token-auth-file',
+    });
   }
   return parseTokenFile(text, file);
 }
-
 
 export function tokenFileAuthenticator(tokens: ReadonlyMap<string, UserInfo>): Authenticator {
   const entries = [...tokens.entries()].map(([t, u]) => ({ token: Buffer.from(t), user: u }));
@@ -83,7 +97,8 @@ export function tokenFileAuthenticator(tokens: ReadonlyMap<string, UserInfo>): A
       if (token === undefined) return Promise.resolve({ kind: 'no-opinion' });
       const given = Buffer.from(token);
       for (const e of entries) {
-        if (e.token.length === given.length && timingSafeEqual(e.token, given)) return Promise.resolve({ kind: 'authenticated', user: e.user });
+        if (e.token.length === given.length && timingSafeEqual(e.token, given))
+          return Promise.resolve({ kind: 'authenticated', user: e.user });
       }
       return Promise.resolve({ kind: 'no-opinion' });
     },

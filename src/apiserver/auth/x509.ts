@@ -32,7 +32,8 @@ export function x509Authenticator(): Authenticator {
 function fromSocket(socket: TLSSocket): AuthenticationResult {
   // null once the socket is gone, {} without a certificate: Node's types promise neither
   const cert = socket.getPeerCertificate() as Partial<PeerCertificate> | null | undefined;
-  if (cert === null || cert === undefined || Object.keys(cert).length === 0) return { kind: 'no-opinion' };
+  if (cert === null || cert === undefined || Object.keys(cert).length === 0)
+    return { kind: 'no-opinion' };
   if (!socket.authorized) {
     // Node's types say always an Error; it is absent when Node gives no reason.
     const reason: unknown = socket.authorizationError;

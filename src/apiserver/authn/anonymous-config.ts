@@ -6,7 +6,10 @@ import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { parseRequestTarget } from '../request-target.js';
 
-export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS_USER: UserInfo = {
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+};
 
 export class ConfiguredAnonymousAuthenticator implements Authenticator {
   private readonly enabled: boolean;
@@ -23,7 +26,8 @@ export class ConfiguredAnonymousAuthenticator implements Authenticator {
     // Only requests that present no credential at all are anonymous.
     if (req.headers.authorization !== undefined) return Promise.resolve({ kind: 'no-opinion' });
     if (this.paths !== undefined) {
-      if (!this.paths.has(requestPathOrEmpty(req.url))) return Promise.resolve({ kind: 'no-opinion' });
+      if (!this.paths.has(requestPathOrEmpty(req.url)))
+        return Promise.resolve({ kind: 'no-opinion' });
     }
     return Promise.resolve({ kind: 'authenticated', user: ANONYMOUS_USER });
   }

@@ -42,7 +42,11 @@ export class JwtAuthenticatorSet implements Authenticator {
     this.byIssuer = new Map(opts.authenticators.map((a) => [a.issuerUrl, a]));
     this.clock = opts.clock;
     this.ttlMs = opts.successCacheTtlMs ?? DEFAULT_TOKEN_SUCCESS_CACHE_TTL_MS;
-    this.cache = new TtlCache({ clock: opts.clock, max: CACHE_SIZE, load: (_id, v) => this.verify(v) });
+    this.cache = new TtlCache({
+      clock: opts.clock,
+      max: CACHE_SIZE,
+      load: (_id, v) => this.verify(v),
+    });
   }
 
   private async verify(v: Verification): Promise<Loaded<AuthenticationResult>> {
@@ -64,7 +68,11 @@ export class JwtAuthenticatorSet implements Authenticator {
     }
     const a = typeof claims.iss === 'string' ? this.byIssuer.get(claims.iss) : undefined;
     if (a === undefined) return { kind: 'no-opinion' };
-    const v: Verification = { authenticator: a, token, expMs: typeof claims.exp === 'number' ? claims.exp * 1000 : undefined };
+    const v: Verification = {
+      authenticator: a,
+      token,
+      expMs: typeof claims.exp === 'number' ? claims.exp * 1000 : undefined,
+    };
     if (this.ttlMs <= 0) return (await this.verify(v)).value;
     return this.cache.get(createHash('sha256').update(token).digest('base64'), v);
   }

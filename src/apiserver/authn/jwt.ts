@@ -2,7 +2,15 @@
 // trusting `certificateAuthority`, the JWKS fetched and refreshed by jose, and the token's
 // signature, iss, aud (MatchAny), exp and nbf verified before the claim rules and mappings run.
 import type { IncomingMessage } from 'node:http';
-import { createRemoteJWKSet, customFetch, decodeJwt, errors as joseErrors, jwtVerify, type FetchImplementation, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  decodeJwt,
+  errors as joseErrors,
+  jwtVerify,
+  type FetchImplementation,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import type { JWTAuthenticatorConfig } from '../config/authentication.js';
 import type { Logger } from '../../common/log/types.js';
@@ -23,7 +31,6 @@ export interface JwtAuthenticatorOptions {
   /** Minimum time between JWKS re-fetches triggered by an unknown key id (default 10 s). */
   readonly jwksCooldownMs?: number;
 }
-
 
 export class JwtAuthenticator implements Authenticator {
   readonly issuerUrl: string;
@@ -46,7 +53,10 @@ export class JwtAuthenticator implements Authenticator {
     this.logger = opts.logger.child({ component: 'jwt-authenticator', issuer: this.issuerUrl });
     this.claims = new ClaimProcessor(opts.config);
     const ca = opts.config.issuer.certificateAuthority;
-    this.dispatcher = new Agent({ connect: ca === undefined || ca === '' ? {} : { ca }, connectTimeout: 10_000 });
+    this.dispatcher = new Agent({
+      connect: ca === undefined || ca === '' ? {} : { ca },
+      connectTimeout: 10_000,
+    });
     this.retryAfterFailureMs = opts.retryAfterFailureMs ?? 10_000;
     this.tolerance = opts.clockToleranceSec ?? 0;
     this.jwksCooldownMs = opts.jwksCooldownMs ?? 10_000;
@@ -81,7 +91,10 @@ export class JwtAuthenticator implements Authenticator {
     try {
       keys = await this.keySet();
     } catch (err) {
-      return { kind: 'rejected', reason: `oidc: authenticator for issuer ${JSON.stringify(this.issuerUrl)} is not initialized: ${messageOf(err)}` };
+      return {
+        kind: 'rejected',
+        reason: `oidc: authenticator for issuer ${JSON.stringify(this.issuerUrl)} is not initialized: ${messageOf(err)}`,
+      };
     }
     let payload: Record<string, unknown>;
     try {
@@ -116,29 +129,41 @@ export class JwtAuthenticator implements Authenticator {
       this.jwks = undefined;
       this.failedAtMs = this.clock.nowMs();
       this.lastError = messageOf(err);
-      this.logger.warn({ err: this.lastError }, 'OIDC discovery failed; tokens of this issuer are refused until it succeeds (retrying on the next request)');
+      this.logger.warn(
+        { err: this.lastError },
+        'OIDC discovery failed; tokens of this issuer are refused until it succeeds (retrying on the next request)',
+      );
     });
     return p;
   }
 
   private async discover(): Promise<JWTVerifyGetKey> {
-    const discoveryUrl = this.cfg.issuer.discoveryURL !== undefined && this.cfg.issuer.discoveryURL !== ''
-      ? this.cfg.issuer.discoveryURL
-      : `${this.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
+    const discoveryUrl =
+      this.cfg.issuer.discoveryURL !== undefined && this.cfg.issuer.discoveryURL !== ''
+        ? this.cfg.issuer.discoveryURL
+        : `${this.issuerUrl.replace(/\/$/, '')}/.well-known/openid-configuration`;
     let doc: Record<string, unknown>;
     try {
-      const res = await undiciFetch(discoveryUrl, { dispatcher: this.dispatcher, signal: AbortSignal.timeout(10_000) });
+      const res = await undiciFetch(discoveryUrl, {
+        dispatcher: this.dispatcher,
+        signal: AbortSignal.timeout(10_000),
+      });
       if (res.status !== 200) throw new Error(`HTTP ${res.status}`);
       const body: unknown = await res.json();
       doc = recordOf(body);
     } catch (err) {
-      throw new Error(`fetching discovery document ${discoveryUrl}: ${messageOf(err)}`, { cause: err });
+      throw new Error(`fetching discovery document ${discoveryUrl}: ${messageOf(err)}`, {
+        cause: err,
+      });
     }
     const jwksUri = doc['jwks_uri'];
     if (doc['issuer'] !== this.issuerUrl) {
-      throw new Error(`discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc['issuer'])} does not match the configured url ${JSON.stringify(this.issuerUrl)}`);
+      throw new Error(
+        `discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc['issuer'])} does not match the configured url ${JSON.stringify(this.issuerUrl)}`,
+      );
     }
-    if (typeof jwksUri !== 'string') throw new Error(`discovery document ${discoveryUrl} has no jwks_uri`);
+    if (typeof jwksUri !== 'string')
+      throw new Error(`discovery document ${discoveryUrl} has no jwks_uri`);
     const dispatcher = this.dispatcher;
     const set = createRemoteJWKSet(new URL(jwksUri), {
       cooldownDuration: this.jwksCooldownMs,
@@ -162,7 +187,9 @@ export class JwtAuthenticator implements Authenticator {
 function messageOf(err: unknown): string {
   if (err instanceof Error) {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : '';
-    return err.message.includes(cause.slice(2)) || cause === '' ? err.message : `${err.message}${cause}`;
+    return err.message.includes(cause.slice(2)) || cause === ''
+      ? err.message
+      : `${err.message}${cause}`;
   }
   return String(err);
 }
@@ -176,6 +203,7 @@ function describeJoseError(err: unknown): string {
     return `claim ${JSON.stringify(err.claim)} check failed: ${err.reason}`;
   }
   if (err instanceof joseErrors.JWSSignatureVerificationFailed) return 'failed to verify signature';
-  if (err instanceof joseErrors.JWKSNoMatchingKey) return 'failed to verify signature: no matching key in the issuer JWKS';
+  if (err instanceof joseErrors.JWKSNoMatchingKey)
+    return 'failed to verify signature: no matching key in the issuer JWKS';
   return messageOf(err);
 }

@@ -3,16 +3,32 @@
 // exists. Another part plugs a mode in by registering its name (the Node authorizer does so).
 
 import type { Logger } from '../../common/log/types.js';
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type {
+  AuthorizationDecision,
+  Authorizer,
+  RequestAttributes,
+  RuleResolver,
+  SubjectRules,
+} from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 
 /** Modes the flag accepts, in the reference's spelling. */
-export const AUTHORIZATION_MODES = ['AlwaysAllow', 'AlwaysDeny', 'Node', 'RBAC', 'Webhook'] as const;
+export const AUTHORIZATION_MODES = [
+  'AlwaysAllow',
+  'AlwaysDeny',
+  'Node',
+  'RBAC',
+  'Webhook',
+] as const;
 export const DEFAULT_AUTHORIZATION_MODES = ['Node', 'RBAC'] as const;
 
 const ALL_RULES: SubjectRules = {
-  resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [], nonResourceURLs: [] }],
-  nonResourceRules: [{ verbs: ['*'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['*'] }],
+  resourceRules: [
+    { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [], nonResourceURLs: [] },
+  ],
+  nonResourceRules: [
+    { verbs: ['*'], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: ['*'] },
+  ],
   incomplete: false,
 };
 const NO_RULES: SubjectRules = { resourceRules: [], nonResourceRules: [], incomplete: false };
@@ -51,14 +67,20 @@ export class LateAuthorizer implements Authorizer, RuleResolver {
   }
 
   authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
-    if (this.target === undefined) return Promise.reject(new Error(`authorization mode ${this.mode} is not ready`));
+    if (this.target === undefined)
+      return Promise.reject(new Error(`authorization mode ${this.mode} is not ready`));
     return this.target.authorize(attrs);
   }
 
   rulesFor(user: UserInfo, namespace: string): Promise<SubjectRules> {
     const t = this.target;
     if (t !== undefined && isRuleResolver(t)) return t.rulesFor(user, namespace);
-    return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: `${this.mode.toLowerCase()} authorizer does not support user rule resolution` });
+    return Promise.resolve({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: `${this.mode.toLowerCase()} authorizer does not support user rule resolution`,
+    });
   }
 }
 
@@ -76,7 +98,10 @@ export class LateModes {
   bindDefaults(logger: Logger, requested: readonly string[]): void {
     if (this.node.bound) return;
     if (requested.includes('Node')) {
-      logger.warn({ mode: 'Node' }, 'authorization mode Node: no Node authorizer is built into this server yet; it has no opinion on any request, so nodes get only what RBAC grants them');
+      logger.warn(
+        { mode: 'Node' },
+        'authorization mode Node: no Node authorizer is built into this server yet; it has no opinion on any request, so nodes get only what RBAC grants them',
+      );
     }
     this.node.bind({ authorize: () => Promise.resolve({ decision: 'no-opinion' }) });
   }
@@ -99,7 +124,11 @@ const BUILT_IN: ReadonlyMap<string, ModeFactory> = new Map<string, ModeFactory>(
 ]);
 
 /** The authorizers of a mode list, in order. */
-export function authorizersForModes(modes: readonly string[], ctx: ModeContext, extra: ReadonlyMap<string, ModeFactory> = new Map()): Authorizer[] {
+export function authorizersForModes(
+  modes: readonly string[],
+  ctx: ModeContext,
+  extra: ReadonlyMap<string, ModeFactory> = new Map(),
+): Authorizer[] {
   return modes.map((m) => {
     const f = extra.get(m) ?? BUILT_IN.get(m);
     if (f === undefined) throw new Error(`unknown authorization mode ${m}`);

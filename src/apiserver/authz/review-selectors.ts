@@ -8,9 +8,18 @@
 // DoesNotExist), and a requirement that cannot be converted is dropped. Selectors only narrow a
 // request, so dropping one asks about the broader request.
 
-import { invalid as invalidField, forbidden as forbiddenField, required, type FieldError } from '../field-errors.js';
+import {
+  invalid as invalidField,
+  forbidden as forbiddenField,
+  required,
+  type FieldError,
+} from '../field-errors.js';
 import type { FieldSelectorRequirement, LabelSelectorRequirement } from '../interfaces.js';
-import { parseFieldSelector, parseLabelSelector, type LabelRequirement } from '../selectors/index.js';
+import {
+  parseFieldSelector,
+  parseLabelSelector,
+  type LabelRequirement,
+} from '../selectors/index.js';
 import { isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 import { badRequest } from '../status.js';
 import { isOneOf } from '../../common/util/json-shape.js';
@@ -23,31 +32,67 @@ interface SelectorInput {
 }
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
 /** The selector at `ra[name]`, undefined when absent; 400 (as the reference's decoder) when not an object. */
-function selectorAt(ra: Obj, name: 'fieldSelector' | 'labelSelector', path: string): SelectorInput | undefined {
+function selectorAt(
+  ra: Obj,
+  name: 'fieldSelector' | 'labelSelector',
+  path: string,
+): SelectorInput | undefined {
   const v = ra[name];
   if (v === undefined || v === null) return undefined;
   const type = name === 'fieldSelector' ? 'FieldSelectorAttributes' : 'LabelSelectorAttributes';
-  if (!isObj(v)) throw badRequest(`json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct field ResourceAttributes.${path}.${name} of type v1.${type}`);
+  if (!isObj(v))
+    throw badRequest(
+      `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct field ResourceAttributes.${path}.${name} of type v1.${type}`,
+    );
   const reqs = Array.isArray(v['requirements']) ? v['requirements'] : [];
   return {
     raw: typeof v['rawSelector'] === 'string' ? v['rawSelector'] : '',
-    requirements: reqs.map((r) => (isObj(r) ? { key: typeof r['key'] === 'string' ? r['key'] : '', operator: typeof r['operator'] === 'string' ? r['operator'] : '', values: strings(r['values']) } : { key: '', operator: '', values: [] })),
+    requirements: reqs.map((r) =>
+      isObj(r)
+        ? {
+            key: typeof r['key'] === 'string' ? r['key'] : '',
+            operator: typeof r['operator'] === 'string' ? r['operator'] : '',
+            values: strings(r['values']),
+          }
+        : { key: '', operator: '', values: [] },
+    ),
   };
 }
 
 function validateCommon(sel: SelectorInput, path: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (sel.raw !== '' && sel.requirements.length > 0) errs.push(invalidField(`${path}.rawSelector`, sel.raw, 'may not specified at the same time as requirements'));
-  if (sel.raw === '' && sel.requirements.length === 0) errs.push(required(`${path}.requirements`, `when ${path} is specified, requirements or rawSelector is required`));
+  if (sel.raw !== '' && sel.requirements.length > 0)
+    errs.push(
+      invalidField(
+        `${path}.rawSelector`,
+        sel.raw,
+        'may not specified at the same time as requirements',
+      ),
+    );
+  if (sel.raw === '' && sel.requirements.length === 0)
+    errs.push(
+      required(
+        `${path}.requirements`,
+        `when ${path} is specified, requirements or rawSelector is required`,
+      ),
+    );
   return errs;
 }
 
 function validateOperator(r: SelectorInput['requirements'][number], path: string): FieldError[] {
-  if ((r.operator === 'In' || r.operator === 'NotIn') && r.values.length === 0) return [required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")];
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && r.values.length > 0) return [forbiddenField(`${path}.values`, "may not be specified when `operator` is 'Exists' or 'DoesNotExist'")];
+  if ((r.operator === 'In' || r.operator === 'NotIn') && r.values.length === 0)
+    return [required(`${path}.values`, "must be specified when `operator` is 'In' or 'NotIn'")];
+  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && r.values.length > 0)
+    return [
+      forbiddenField(
+        `${path}.values`,
+        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+      ),
+    ];
   return []; // unknown operators are allowed (AllowUnknownOperatorInRequirement)
 }
 
@@ -73,7 +118,8 @@ export function validateReviewSelectors(ra: Obj, path = 'spec.resourceAttributes
       errs.push(...validateOperator(r, rp));
       for (const msg of isQualifiedName(r.key)) errs.push(invalidField(`${rp}.key`, r.key, msg));
       r.values.forEach((v, j) => {
-        for (const msg of isValidLabelValue(v)) errs.push(invalidField(`${rp}.values[${j}]`, v, msg));
+        for (const msg of isValidLabelValue(v))
+          errs.push(invalidField(`${rp}.values[${j}]`, v, msg));
       });
     });
   }
@@ -97,8 +143,21 @@ function fieldRequirements(sel: SelectorInput): FieldSelectorRequirement[] {
   });
 }
 
-const API_LABEL_OPERATORS: readonly LabelSelectorRequirement['operator'][] = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
-const LABEL_OPERATORS: Readonly<Record<string, LabelSelectorRequirement['operator']>> = { '=': 'In', '==': 'In', in: 'In', '!=': 'NotIn', notin: 'NotIn', exists: 'Exists', '!': 'DoesNotExist' };
+const API_LABEL_OPERATORS: readonly LabelSelectorRequirement['operator'][] = [
+  'In',
+  'NotIn',
+  'Exists',
+  'DoesNotExist',
+];
+const LABEL_OPERATORS: Readonly<Record<string, LabelSelectorRequirement['operator']>> = {
+  '=': 'In',
+  '==': 'In',
+  in: 'In',
+  '!=': 'NotIn',
+  notin: 'NotIn',
+  exists: 'Exists',
+  '!': 'DoesNotExist',
+};
 
 /** A parsed label requirement in the API's form; undefined for `>`/`<` (which the API cannot say). */
 export function labelRequirementToApi(r: LabelRequirement): LabelSelectorRequirement | undefined {
@@ -109,19 +168,31 @@ export function labelRequirementToApi(r: LabelRequirement): LabelSelectorRequire
 function labelRequirements(sel: SelectorInput): LabelSelectorRequirement[] {
   if (sel.requirements.length === 0) {
     try {
-      return parseLabelSelector(sel.raw).requirements.flatMap((r) => labelRequirementToApi(r) ?? []);
+      return parseLabelSelector(sel.raw).requirements.flatMap(
+        (r) => labelRequirementToApi(r) ?? [],
+      );
     } catch {
       return [];
     }
   }
-  return sel.requirements.flatMap((r) => (isOneOf(API_LABEL_OPERATORS, r.operator) ? [{ key: r.key, operator: r.operator, values: [...r.values] }] : []));
+  return sel.requirements.flatMap((r) =>
+    isOneOf(API_LABEL_OPERATORS, r.operator)
+      ? [{ key: r.key, operator: r.operator, values: [...r.values] }]
+      : [],
+  );
 }
 
 /** The selector attributes of a validated resourceAttributes (absent when none remain). */
-export function reviewSelectors(ra: Obj): { fieldSelector?: FieldSelectorRequirement[]; labelSelector?: LabelSelectorRequirement[] } {
+export function reviewSelectors(ra: Obj): {
+  fieldSelector?: FieldSelectorRequirement[];
+  labelSelector?: LabelSelectorRequirement[];
+} {
   const field = selectorAt(ra, 'fieldSelector', 'spec.resourceAttributes');
   const label = selectorAt(ra, 'labelSelector', 'spec.resourceAttributes');
   const f = field === undefined ? [] : fieldRequirements(field);
   const l = label === undefined ? [] : labelRequirements(label);
-  return { ...(f.length > 0 ? { fieldSelector: f } : {}), ...(l.length > 0 ? { labelSelector: l } : {}) };
+  return {
+    ...(f.length > 0 ? { fieldSelector: f } : {}),
+    ...(l.length > 0 ? { labelSelector: l } : {}),
+  };
 }

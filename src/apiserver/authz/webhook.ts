@@ -10,7 +10,11 @@ import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { AuthorizationDecision, Authorizer, RequestAttributes } from '../interfaces.js';
 import { parseSarStatus, type SarStatus } from './webhook-sar.js';
-import { sarRequestBody, sarSpecV1, type SarRequestBody } from '../../common/auth/subject-access-review.js';
+import {
+  sarRequestBody,
+  sarSpecV1,
+  type SarRequestBody,
+} from '../../common/auth/subject-access-review.js';
 import { TtlCache } from '../../common/util/ttl-cache.js';
 import { userMessage } from '../../common/util/errors.js';
 
@@ -52,10 +56,17 @@ export class WebhookAuthorizer implements Authorizer {
     this.authorizedTtlMs = tryDurationMs(opts.config.authorizedTTL) ?? 300_000;
     this.unauthorizedTtlMs = tryDurationMs(opts.config.unauthorizedTTL) ?? 30_000;
     this.timeoutMs = tryDurationMs(opts.config.timeout) ?? 30_000;
-    this.cache = new TtlCache({ clock: opts.clock, max: opts.cacheSize ?? 10_000, load: (_key, body) => this.load(body) });
+    this.cache = new TtlCache({
+      clock: opts.clock,
+      max: opts.cacheSize ?? 10_000,
+      load: (_key, body) => this.load(body),
+    });
     this.conditions = opts.config.matchConditions.map((m) => {
       const r = compileCel(m.expression, 'request', 'bool');
-      if (!r.ok) throw new Error(`authorizer ${opts.name}: match condition ${JSON.stringify(m.expression)}: ${r.message}`);
+      if (!r.ok)
+        throw new Error(
+          `authorizer ${opts.name}: match condition ${JSON.stringify(m.expression)}: ${r.message}`,
+        );
       return r.compiled;
     });
     const c = opts.connection;
@@ -81,10 +92,16 @@ export class WebhookAuthorizer implements Authorizer {
     if (match !== 'call') return this.onFailure(match);
     let status: SarStatus;
     try {
-      status = await this.cache.get(JSON.stringify(spec), sarRequestBody(spec, `authorization.${this.domain}`, this.version));
+      status = await this.cache.get(
+        JSON.stringify(spec),
+        sarRequestBody(spec, `authorization.${this.domain}`, this.version),
+      );
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      this.logger.warn({ err: why, failurePolicy: this.cfg.failurePolicy }, 'authorization webhook failed');
+      this.logger.warn(
+        { err: why, failurePolicy: this.cfg.failurePolicy },
+        'authorization webhook failed',
+      );
       return this.onFailure(`authorization webhook ${this.name} failed: ${why}`);
     }
     return decisionOf(status);
@@ -93,8 +110,13 @@ export class WebhookAuthorizer implements Authorizer {
   /** Asks the webhook; the answer is kept for its TTL when the configuration caches its kind. */
   private async load(body: SarRequestBody): Promise<{ value: SarStatus; ttlMs: number }> {
     const status = await this.ask(body);
-    const cacheIt = status.allowed ? this.cfg.cacheAuthorizedRequests : this.cfg.cacheUnauthorizedRequests;
-    return { value: status, ttlMs: cacheIt ? (status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs) : 0 };
+    const cacheIt = status.allowed
+      ? this.cfg.cacheAuthorizedRequests
+      : this.cfg.cacheUnauthorizedRequests;
+    return {
+      value: status,
+      ttlMs: cacheIt ? (status.allowed ? this.authorizedTtlMs : this.unauthorizedTtlMs) : 0,
+    };
   }
 
   /** 'call', 'skip', or else the error text when a condition failed to evaluate and none was false. */
@@ -109,18 +131,24 @@ export class WebhookAuthorizer implements Authorizer {
         continue;
       }
       if (v === false) return 'skip';
-      if (v !== true) error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} did not evaluate to a bool`;
+      if (v !== true)
+        error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} did not evaluate to a bool`;
     }
     return error ?? 'call';
   }
 
   private onFailure(reason: string): AuthorizationDecision {
-    return this.cfg.failurePolicy === 'Deny' ? { decision: 'deny', reason } : { decision: 'no-opinion', reason };
+    return this.cfg.failurePolicy === 'Deny'
+      ? { decision: 'deny', reason }
+      : { decision: 'no-opinion', reason };
   }
 
   private async ask(body: SarRequestBody): Promise<SarStatus> {
     this.calls++;
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+    };
     if (this.conn.token !== undefined) headers.authorization = `Bearer ${this.conn.token}`;
     const res = await request(this.conn.server, {
       method: 'POST',
@@ -129,11 +157,13 @@ export class WebhookAuthorizer implements Authorizer {
       dispatcher: this.dispatcher,
       signal: AbortSignal.timeout(this.timeoutMs),
     }).catch((err: unknown) => {
-      const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+      const timedOut =
+        err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
       throw new Error(timedOut ? `no answer within ${this.cfg.timeout}` : userMessage(err));
     });
     const text = await res.body.text();
-    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} from ${this.conn.server}`);
+    if (res.statusCode < 200 || res.statusCode > 299)
+      throw new Error(`HTTP ${res.statusCode} from ${this.conn.server}`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -145,8 +175,10 @@ export class WebhookAuthorizer implements Authorizer {
 }
 
 function decisionOf(s: SarStatus): AuthorizationDecision {
-  const reason = s.reason !== '' ? s.reason : s.evaluationError !== '' ? s.evaluationError : undefined;
-  if (s.allowed) return reason === undefined ? { decision: 'allow' } : { decision: 'allow', reason };
+  const reason =
+    s.reason !== '' ? s.reason : s.evaluationError !== '' ? s.evaluationError : undefined;
+  if (s.allowed)
+    return reason === undefined ? { decision: 'allow' } : { decision: 'allow', reason };
   if (s.denied) return reason === undefined ? { decision: 'deny' } : { decision: 'deny', reason };
   return reason === undefined ? { decision: 'no-opinion' } : { decision: 'no-opinion', reason };
 }

@@ -4,9 +4,20 @@
 // the API server with the platconfig's client certificate. A refusal becomes a FlagError carrying
 // the server's Status message.
 
-import { goQuotedList, parseStringFlags, type StringFlagDef, type StringFlags } from '../../common/cli/string-flags.js';
+import {
+  goQuotedList,
+  parseStringFlags,
+  type StringFlagDef,
+  type StringFlags,
+} from '../../common/cli/string-flags.js';
 import { Agent, request } from 'undici';
-import { DEFAULT_PLATFORM_DOMAIN, isPlatformProfile, namesFor, unknownProfileMessage, type Names } from '../../common/names.js';
+import {
+  DEFAULT_PLATFORM_DOMAIN,
+  isPlatformProfile,
+  namesFor,
+  unknownProfileMessage,
+  type Names,
+} from '../../common/names.js';
 import { loadConnection, type ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
 import { isRecord } from '../../common/util/json-shape.js';
@@ -36,18 +47,34 @@ export interface SubcommandLine {
  * Parses a token subcommand's command line: the cluster options plus `flags`, at most `maxArgs`
  * arguments. Errors are FlagErrors ending in `usage`.
  */
-export function parseSubcommand(name: string, argv: readonly string[], flags: readonly StringFlagDef[], maxArgs: number, usage: string): SubcommandLine {
+export function parseSubcommand(
+  name: string,
+  argv: readonly string[],
+  flags: readonly StringFlagDef[],
+  maxArgs: number,
+  usage: string,
+): SubcommandLine {
   const defs = [...CLUSTER_FLAGS, ...flags];
   let line: StringFlags;
   try {
     line = parseStringFlags(argv, defs);
   } catch (err) {
-    if (err instanceof FlagError) throw new FlagError(`${err.message}; ${usage}`, { ...(err.flag !== undefined ? { flag: err.flag } : {}), cause: err });
+    if (err instanceof FlagError)
+      throw new FlagError(`${err.message}; ${usage}`, {
+        ...(err.flag !== undefined ? { flag: err.flag } : {}),
+        cause: err,
+      });
     throw err;
   }
   // cobra's words: NoArgs and MaximumNArgs
-  if (maxArgs === 0 && line.positionals.length > 0) throw new FlagError(`unknown command ${JSON.stringify(line.positionals[0])} for "plat-apiserver ${name}"; ${usage}`);
-  if (line.positionals.length > maxArgs) throw new FlagError(`accepts at most ${maxArgs} arg(s), received ${line.positionals.length} ${goQuotedList(line.positionals)}; ${usage}`);
+  if (maxArgs === 0 && line.positionals.length > 0)
+    throw new FlagError(
+      `unknown command ${JSON.stringify(line.positionals[0])} for "plat-apiserver ${name}"; ${usage}`,
+    );
+  if (line.positionals.length > maxArgs)
+    throw new FlagError(
+      `accepts at most ${maxArgs} arg(s), received ${line.positionals.length} ${goQuotedList(line.positionals)}; ${usage}`,
+    );
   const options: Record<string, string> = {};
   const given: Record<string, string> = {};
   for (const d of defs) {
@@ -61,7 +88,10 @@ export function parseSubcommand(name: string, argv: readonly string[], flags: re
 /** The profile's names from --platform-profile and --platform-domain. */
 export function namesFromOptions(o: Readonly<Record<string, string>>): Names {
   const profile = o['platform-profile'] ?? 'platform';
-  if (!isPlatformProfile(profile)) throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), { flag: 'platform-profile' });
+  if (!isPlatformProfile(profile))
+    throw new FlagError(unknownProfileMessage(profile, 'flag --platform-profile'), {
+      flag: 'platform-profile',
+    });
   return namesFor(profile, o['platform-domain'] ?? DEFAULT_PLATFORM_DOMAIN);
 }
 
@@ -81,14 +111,33 @@ export interface AdminResponse {
 }
 
 /** One request with the platconfig's client certificate (admin credentials). */
-export async function adminRequest(conn: ConnectionConfig, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<AdminResponse> {
-  if (conn.certPem === undefined || conn.keyPem === undefined) throw new FlagError('--platconfig: the platconfig has no client certificate; the token commands need admin credentials', { flag: 'platconfig' });
-  const agent = new Agent({ connect: { ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}), cert: conn.certPem, key: conn.keyPem, rejectUnauthorized: !conn.insecureSkipTlsVerify } });
+export async function adminRequest(
+  conn: ConnectionConfig,
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<AdminResponse> {
+  if (conn.certPem === undefined || conn.keyPem === undefined)
+    throw new FlagError(
+      '--platconfig: the platconfig has no client certificate; the token commands need admin credentials',
+      { flag: 'platconfig' },
+    );
+  const agent = new Agent({
+    connect: {
+      ...(conn.caPem !== undefined ? { ca: conn.caPem } : {}),
+      cert: conn.certPem,
+      key: conn.keyPem,
+      rejectUnauthorized: !conn.insecureSkipTlsVerify,
+    },
+  });
   try {
     const res = await request(`${conn.server.replace(/\/+$/, '')}${path}`, {
       method,
       dispatcher: agent,
-      headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        accept: 'application/json',
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       headersTimeout: 30_000,
       bodyTimeout: 30_000,
@@ -104,7 +153,9 @@ export async function adminRequest(conn: ConnectionConfig, method: 'GET' | 'POST
     const message = typeof json?.['message'] === 'string' ? json['message'] : text.slice(0, 500);
     return { status: res.statusCode, json, message };
   } catch (err) {
-    throw new FlagError(`the API server at ${conn.server} could not be reached: ${userMessage(err)}`);
+    throw new FlagError(
+      `the API server at ${conn.server} could not be reached: ${userMessage(err)}`,
+    );
   } finally {
     await agent.close();
   }

@@ -38,12 +38,24 @@ export class BootstrapTokenAuthenticator implements Authenticator {
     const name = `${SECRET_PREFIX}${parsed.id}`;
     const secret = await this.o.secrets.getSecret(this.o.namespace ?? SYSTEM_NAMESPACE, name);
     if (secret === undefined) {
-      this.o.logger.debug({ secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, 'no secret matches the bootstrap bearer token');
+      this.o.logger.debug(
+        { secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
+        'no secret matches the bootstrap bearer token',
+      );
       return NO_OPINION;
     }
-    const r = tokenUser(secret, parsed.id, parsed.secret, this.o.platformDomain, this.o.clock.now());
+    const r = tokenUser(
+      secret,
+      parsed.id,
+      parsed.secret,
+      this.o.platformDomain,
+      this.o.clock.now(),
+    );
     if ('problem' in r) {
-      this.o.logger.info({ secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`);
+      this.o.logger.info(
+        { secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
+        `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`,
+      );
       return NO_OPINION;
     }
     return { kind: 'authenticated', user: r.user };

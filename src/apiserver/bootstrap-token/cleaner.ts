@@ -24,7 +24,10 @@ export interface TokenCleanerOptions {
   readonly logger: Logger;
 }
 
-const CLEANER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:token-cleaner`, groups: ['system:serviceaccounts', 'system:masters'] };
+const CLEANER_USER: UserInfo = {
+  username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:token-cleaner`,
+  groups: ['system:serviceaccounts', 'system:masters'],
+};
 /** Sweep at least this often, whatever the next expiry (a safety net against a missed change). */
 const MAX_SLEEP_MS = 10 * 60_000;
 
@@ -34,7 +37,11 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
   const from = registry.prefix(o.secretDef, o.namespace ?? SYSTEM_NAMESPACE);
   const type = bootstrapTokenSecretType(o.platformDomain);
   let next: number | undefined;
-  for (const row of registry.store.rangeRaw(from, prefixEnd(from), registry.store.currentRevision())) {
+  for (const row of registry.store.rangeRaw(
+    from,
+    prefixEnd(from),
+    registry.store.currentRevision(),
+  )) {
     let secret: Record<string, unknown>;
     try {
       secret = await registry.store.decode(row.key, row.rv, row.value);
@@ -60,7 +67,10 @@ export async function sweepExpiredTokens(o: TokenCleanerOptions): Promise<number
         orphanDependents: undefined,
         ignoreStoreReadError: false,
       });
-      o.logger.info({ secret: `${o.namespace ?? SYSTEM_NAMESPACE}/${name}` }, 'deleted expired bootstrap token');
+      o.logger.info(
+        { secret: `${o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
+        'deleted expired bootstrap token',
+      );
     } catch (err) {
       // Gone meanwhile, or re-created under the same name (another UID): nothing to do.
       if (!(err instanceof StatusError) || (err.status !== 404 && err.status !== 409)) throw err;
@@ -87,7 +97,10 @@ export async function runTokenCleaner(o: TokenCleanerOptions, signal: AbortSigna
         o.logger.error({ err }, 'token cleaner sweep failed; retrying in a minute');
         next = o.clock.nowMs() + 60_000;
       }
-      const ms = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - o.clock.nowMs()) + 1);
+      const ms =
+        next === undefined
+          ? MAX_SLEEP_MS
+          : Math.min(MAX_SLEEP_MS, Math.max(0, next - o.clock.nowMs()) + 1);
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the sweep's awaits
       if (signal.aborted) break;
       await o.clock.sleep(ms, wake.signal).catch(() => undefined);

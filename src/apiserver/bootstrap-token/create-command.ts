@@ -5,11 +5,28 @@
 // --print-join-config writes a bootstrap platconfig for a node (server, CA embedded, the token;
 // mode 0600) so a node joins with `nodeagent --bootstrap-platconfig FILE`.
 
-import { writePlatconfig, type ConnectionConfig, type Platconfig } from '../../common/platconfig/platconfig.js';
+import {
+  writePlatconfig,
+  type ConnectionConfig,
+  type Platconfig,
+} from '../../common/platconfig/platconfig.js';
 import { parseDurationMs } from '../../common/util/values/duration.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
-import { bootstrapTokenSecretType, extraGroupsProblem, generateToken, parseToken, SECRET_PREFIX, USAGES } from './token.js';
+import {
+  adminRequest,
+  connect,
+  namesFromOptions,
+  parseSubcommand,
+  type TokenCommandIo,
+} from './admin-client.js';
+import {
+  bootstrapTokenSecretType,
+  extraGroupsProblem,
+  generateToken,
+  parseToken,
+  SECRET_PREFIX,
+  USAGES,
+} from './token.js';
 import { isOneOf, recordOf } from '../../common/util/json-shape.js';
 
 interface CreateOptions {
@@ -26,7 +43,8 @@ interface CreateOptions {
   readonly token: string;
 }
 
-export const CREATE_USAGE = 'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+export const CREATE_USAGE =
+  'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 const CREATE_FLAGS = [
@@ -38,24 +56,42 @@ const CREATE_FLAGS = [
 ] as const;
 
 function list(v: string): string[] {
-  return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   const line = parseSubcommand('token create', argv, CREATE_FLAGS, 1, CREATE_USAGE);
   const o = line.options;
   const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
-  if (ttlMs < 0 || ttlMs > MAX_TTL_MS) throw new FlagError(`invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`, { flag: 'ttl' });
+  if (ttlMs < 0 || ttlMs > MAX_TTL_MS)
+    throw new FlagError(
+      `invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`,
+      { flag: 'ttl' },
+    );
   const usages = list(o['usages'] ?? '');
   const badUsage = usages.find((u) => !isOneOf(USAGES, u));
-  if (badUsage !== undefined) throw new FlagError(`invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage "${badUsage}"; valid usages are ${USAGES.join(', ')}`, { flag: 'usages' });
+  if (badUsage !== undefined)
+    throw new FlagError(
+      `invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage "${badUsage}"; valid usages are ${USAGES.join(', ')}`,
+      { flag: 'usages' },
+    );
   const groups = list(o['groups'] ?? '');
   const groupProblem = extraGroupsProblem(groups);
-  if (groupProblem !== undefined) throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, { flag: 'groups' });
-  if ((o['description'] ?? '').length > 1024) throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
+  if (groupProblem !== undefined)
+    throw new FlagError(`invalid value "${o['groups'] ?? ''}" for flag --groups: ${groupProblem}`, {
+      flag: 'groups',
+    });
+  if ((o['description'] ?? '').length > 1024)
+    throw new FlagError('flag --description: at most 1024 characters', { flag: 'description' });
   const names = namesFromOptions(o);
   const given = line.args[0];
-  if (given !== undefined && parseToken(given) === undefined) throw new FlagError(`the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`);
+  if (given !== undefined && parseToken(given) === undefined)
+    throw new FlagError(
+      `the token "${given.slice(0, 6)}..." does not match the format [a-z0-9]{6}.[a-z0-9]{16}`,
+    );
   return {
     platconfig: o['platconfig'] ?? '',
     platformDomain: names.labelDomain,
@@ -74,7 +110,8 @@ export function tokenSecret(o: CreateOptions, now: Date): Record<string, unknown
   const t = parseToken(o.token);
   if (t === undefined) throw new FlagError('malformed token');
   const data: Record<string, string> = { 'token-id': t.id, 'token-secret': t.secret };
-  if (o.ttlMs > 0) data['expiration'] = new Date(now.getTime() + o.ttlMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  if (o.ttlMs > 0)
+    data['expiration'] = new Date(now.getTime() + o.ttlMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   for (const u of o.usages) data[`usage-bootstrap-${u}`] = 'true';
   if (o.groups.length > 0) data['auth-extra-groups'] = o.groups.join(',');
   if (o.description !== '') data['description'] = o.description;
@@ -88,14 +125,34 @@ export function tokenSecret(o: CreateOptions, now: Date): Record<string, unknown
 }
 
 /** A platconfig for a node's bootstrap: the server, its CA (embedded) and the token. */
-export function joinPlatconfig(conn: Pick<ConnectionConfig, 'server' | 'caPem'>, token: string): Platconfig {
-  if (conn.caPem === undefined) throw new FlagError('--print-join-config: the admin platconfig names no certificate authority to embed (insecure-skip-tls-verify is not passed on to nodes)', { flag: 'print-join-config' });
+export function joinPlatconfig(
+  conn: Pick<ConnectionConfig, 'server' | 'caPem'>,
+  token: string,
+): Platconfig {
+  if (conn.caPem === undefined)
+    throw new FlagError(
+      '--print-join-config: the admin platconfig names no certificate authority to embed (insecure-skip-tls-verify is not passed on to nodes)',
+      { flag: 'print-join-config' },
+    );
   return {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'plat-apiserver', cluster: { server: conn.server, 'certificate-authority-data': Buffer.from(conn.caPem).toString('base64') } }],
+    clusters: [
+      {
+        name: 'plat-apiserver',
+        cluster: {
+          server: conn.server,
+          'certificate-authority-data': Buffer.from(conn.caPem).toString('base64'),
+        },
+      },
+    ],
     users: [{ name: 'tls-bootstrap-token-user', user: { token } }],
-    contexts: [{ name: 'tls-bootstrap-token-user@plat-apiserver', context: { cluster: 'plat-apiserver', user: 'tls-bootstrap-token-user' } }],
+    contexts: [
+      {
+        name: 'tls-bootstrap-token-user@plat-apiserver',
+        context: { cluster: 'plat-apiserver', user: 'tls-bootstrap-token-user' },
+      },
+    ],
     'current-context': 'tls-bootstrap-token-user@plat-apiserver',
   };
 }
@@ -106,8 +163,16 @@ function namespaceOf(secret: Record<string, unknown>): string {
 }
 
 async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown>): Promise<void> {
-  const r = await adminRequest(conn, 'POST', `/api/v1/namespaces/${namespaceOf(secret)}/secrets`, secret);
-  if (r.status !== 201) throw new FlagError(`the API server at ${conn.server} refused the token Secret (HTTP ${r.status}): ${r.message}`);
+  const r = await adminRequest(
+    conn,
+    'POST',
+    `/api/v1/namespaces/${namespaceOf(secret)}/secrets`,
+    secret,
+  );
+  if (r.status !== 201)
+    throw new FlagError(
+      `the API server at ${conn.server} refused the token Secret (HTTP ${r.status}): ${r.message}`,
+    );
 }
 
 /** `token create`: 0 on success, 1 with a message on stderr. */
@@ -119,7 +184,9 @@ export async function runCreate(argv: readonly string[], io: TokenCommandIo): Pr
     await postSecret(conn, tokenSecret(o, io.now()));
     if (o.joinConfig !== undefined && join !== undefined) {
       await writePlatconfig(o.joinConfig, join);
-      io.err(`wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`);
+      io.err(
+        `wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`,
+      );
     }
     io.out(`${o.token}\n`);
     return 0;

@@ -8,11 +8,18 @@
 // header is aligned with the first token and every later token on its own.
 
 import { FlagError, userMessage } from '../../common/util/errors.js';
-import { adminRequest, connect, namesFromOptions, parseSubcommand, type TokenCommandIo } from './admin-client.js';
+import {
+  adminRequest,
+  connect,
+  namesFromOptions,
+  parseSubcommand,
+  type TokenCommandIo,
+} from './admin-client.js';
 import { bootstrapTokenSecretType, parseToken, SECRET_PREFIX, secretValue } from './token.js';
 import { recordOf, listOf } from '../../common/util/json-shape.js';
 
-export const LIST_USAGE = 'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+export const LIST_USAGE =
+  'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 
 type Obj = Record<string, unknown>;
 
@@ -34,16 +41,27 @@ export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } 
   const name = typeof rawName === 'string' ? rawName : '';
   const id = secretValue(secret, 'token-id');
   if (id === '') return { problem: `bootstrap Token Secret has no token-id data: ${name}` };
-  if (name !== `${SECRET_PREFIX}${id}`) return { problem: `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${JSON.stringify(name)}. Expected: ${JSON.stringify(`${SECRET_PREFIX}${id}`)}` };
+  if (name !== `${SECRET_PREFIX}${id}`)
+    return {
+      problem: `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${JSON.stringify(name)}. Expected: ${JSON.stringify(`${SECRET_PREFIX}${id}`)}`,
+    };
   const secretText = secretValue(secret, 'token-secret');
-  if (secretText === '') return { problem: `bootstrap Token Secret has no token-secret data: ${name}` };
+  if (secretText === '')
+    return { problem: `bootstrap Token Secret has no token-secret data: ${name}` };
   const token = `${id}.${secretText}`;
-  if (parseToken(token) === undefined) return { problem: `bootstrap Token Secret is invalid and couldn't be parsed: the bootstrap token "${id}.<secret>" was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"` };
+  if (parseToken(token) === undefined)
+    return {
+      problem: `bootstrap Token Secret is invalid and couldn't be parsed: the bootstrap token "${id}.<secret>" was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"`,
+    };
   const expiration = secretValue(secret, 'expiration');
   const m = RFC3339.exec(expiration);
   const expiresMs = m === null ? undefined : Date.parse(expiration);
-  if (expiration !== '' && (m === null || expiresMs === undefined || Number.isNaN(expiresMs))) return { problem: `can't parse expiration time of bootstrap token ${JSON.stringify(name)}` };
-  const data = secret['data'] !== null && typeof secret['data'] === 'object' ? Object.keys(secret['data']) : [];
+  if (expiration !== '' && (m === null || expiresMs === undefined || Number.isNaN(expiresMs)))
+    return { problem: `can't parse expiration time of bootstrap token ${JSON.stringify(name)}` };
+  const data =
+    secret['data'] !== null && typeof secret['data'] === 'object'
+      ? Object.keys(secret['data'])
+      : [];
   const usages = data
     .filter((k) => k.startsWith('usage-bootstrap-') && secretValue(secret, k) === 'true')
     .map((k) => k.slice('usage-bootstrap-'.length))
@@ -76,14 +94,31 @@ export function shortHumanDuration(ms: number): string {
 /** Go's text/tabwriter with minwidth 10, padding 3 over one block of rows (the last cell unpadded). */
 export function tabwrite(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
-  for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, Math.max(cell.length + 3, 10))));
-  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('') + '\n').join('');
+  for (const row of rows)
+    row
+      .slice(0, -1)
+      .forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, Math.max(cell.length + 3, 10))));
+  return rows
+    .map(
+      (row) =>
+        row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i] ?? 0) : cell)).join('') +
+        '\n',
+    )
+    .join('');
 }
 
 export function tokenRow(t: ListedToken, now: Date): string[] {
   const orNone = (s: string): string => (s === '' ? '<none>' : s);
-  const ttl = t.expiresMs === undefined ? '<forever>' : shortHumanDuration(t.expiresMs - now.getTime());
-  return [t.token, ttl, t.expires ?? '<never>', orNone(t.usages.join(',')), orNone(t.description), orNone(t.groups.join(','))];
+  const ttl =
+    t.expiresMs === undefined ? '<forever>' : shortHumanDuration(t.expiresMs - now.getTime());
+  return [
+    t.token,
+    ttl,
+    t.expires ?? '<never>',
+    orNone(t.usages.join(',')),
+    orNone(t.description),
+    orNone(t.groups.join(',')),
+  ];
 }
 
 const HEADER = ['TOKEN', 'TTL', 'EXPIRES', 'USAGES', 'DESCRIPTION', 'EXTRA GROUPS'];
@@ -95,8 +130,13 @@ export async function runList(argv: readonly string[], io: TokenCommandIo): Prom
     const names = namesFromOptions(o);
     const conn = await connect(o['platconfig'] ?? '');
     const selector = encodeURIComponent(`type=${bootstrapTokenSecretType(names.labelDomain)}`);
-    const r = await adminRequest(conn, 'GET', `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}/secrets?fieldSelector=${selector}`);
-    if (r.status !== 200) throw new FlagError(`failed to list bootstrap tokens (HTTP ${r.status}): ${r.message}`);
+    const r = await adminRequest(
+      conn,
+      'GET',
+      `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}/secrets?fieldSelector=${selector}`,
+    );
+    if (r.status !== 200)
+      throw new FlagError(`failed to list bootstrap tokens (HTTP ${r.status}): ${r.message}`);
     const items = listOf(r.json?.['items']);
     let first = true;
     for (const item of items) {

@@ -8,7 +8,10 @@ import { LIST_USAGE, runList } from './list-command.js';
 
 export type { TokenCommandIo };
 
-export async function runTokenCommand(argv: readonly string[], io: TokenCommandIo): Promise<number> {
+export async function runTokenCommand(
+  argv: readonly string[],
+  io: TokenCommandIo,
+): Promise<number> {
   switch (argv[0]) {
     case 'create':
       return runCreate(argv.slice(1), io);
@@ -17,7 +20,9 @@ export async function runTokenCommand(argv: readonly string[], io: TokenCommandI
     case 'delete':
       return runDelete(argv.slice(1), io);
     default:
-      io.err(`plat-apiserver token: unknown or missing subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; one of create, list, delete:\n  ${CREATE_USAGE}\n  ${LIST_USAGE}\n  ${DELETE_USAGE}\n`);
+      io.err(
+        `plat-apiserver token: unknown or missing subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; one of create, list, delete:\n  ${CREATE_USAGE}\n  ${LIST_USAGE}\n  ${DELETE_USAGE}\n`,
+      );
       return 1;
   }
 }

@@ -31,14 +31,17 @@ export function parseToken(token: string): { id: string; secret: string } | unde
 }
 
 export function generateToken(): string {
-  const pick = (n: number): string => Array.from({ length: n }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
+  const pick = (n: number): string =>
+    Array.from({ length: n }, () => ALPHABET[randomInt(ALPHABET.length)]).join('');
   return `${pick(6)}.${pick(16)}`;
 }
 
 /** Checks extra groups as the reference does; returns the problem or undefined. */
 export function extraGroupsProblem(groups: readonly string[]): string | undefined {
   const bad = groups.find((g) => !EXTRA_GROUP.test(g));
-  return bad === undefined ? undefined : `group "${bad}" does not match the pattern system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]`;
+  return bad === undefined
+    ? undefined
+    : `group "${bad}" does not match the pattern system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]`;
 }
 
 type Obj = Record<string, unknown>;
@@ -76,20 +79,38 @@ function sameText(a: string, b: string): boolean {
  * The user a token Secret authenticates, or why it does not (the reference's checks, in its
  * order). `secretText` is the secret half of the presented token; it never appears in a reason.
  */
-export function tokenUser(secret: Obj, id: string, secretText: string, platformDomain: string, now: Date): { user: UserInfo } | { problem: string } {
+export function tokenUser(
+  secret: Obj,
+  id: string,
+  secretText: string,
+  platformDomain: string,
+  now: Date,
+): { user: UserInfo } | { problem: string } {
   const meta = recordOf(secret['metadata']);
-  if (meta['deletionTimestamp'] !== undefined) return { problem: 'is deleted and awaiting removal' };
+  if (meta['deletionTimestamp'] !== undefined)
+    return { problem: 'is deleted and awaiting removal' };
   const type = bootstrapTokenSecretType(platformDomain);
-  if (secret['type'] !== type || secret['data'] === undefined) return { problem: `has invalid type, expected ${type}.` };
-  if (!sameText(secretValue(secret, 'token-secret'), secretText)) return { problem: 'has invalid value for key token-secret.' };
-  if (secretValue(secret, 'token-id') !== id) return { problem: 'has invalid value for key token-id.' };
-  if (expired(secret, now)) return { problem: `has expired (expiration ${secretValue(secret, 'expiration')})` };
-  if (secretValue(secret, 'usage-bootstrap-authentication') !== 'true') return { problem: 'not marked usage-bootstrap-authentication=true.' };
+  if (secret['type'] !== type || secret['data'] === undefined)
+    return { problem: `has invalid type, expected ${type}.` };
+  if (!sameText(secretValue(secret, 'token-secret'), secretText))
+    return { problem: 'has invalid value for key token-secret.' };
+  if (secretValue(secret, 'token-id') !== id)
+    return { problem: 'has invalid value for key token-id.' };
+  if (expired(secret, now))
+    return { problem: `has expired (expiration ${secretValue(secret, 'expiration')})` };
+  if (secretValue(secret, 'usage-bootstrap-authentication') !== 'true')
+    return { problem: 'not marked usage-bootstrap-authentication=true.' };
   const extra = secretValue(secret, 'auth-extra-groups')
     .split(',')
     .map((g) => g.trim())
     .filter((g) => g !== '');
   const problem = extraGroupsProblem(extra);
-  if (problem !== undefined) return { problem: `has invalid value for key auth-extra-groups: ${problem}.` };
-  return { user: { username: `${BOOTSTRAP_USER_PREFIX}${id}`, groups: [...new Set([BOOTSTRAPPERS_GROUP, ...extra])] } };
+  if (problem !== undefined)
+    return { problem: `has invalid value for key auth-extra-groups: ${problem}.` };
+  return {
+    user: {
+      username: `${BOOTSTRAP_USER_PREFIX}${id}`,
+      groups: [...new Set([BOOTSTRAPPERS_GROUP, ...extra])],
+    },
+  };
 }

@@ -56,20 +56,41 @@ export function validateAdmission(issues: IssueList, cfg: AdmissionConfiguration
       issues.unsupported(['plugins', i, 'name'], p.name, ADMISSION_PLUGIN_NAMES);
     }
   });
-  checkUnique(issues, cfg.plugins.map((p, i) => ({ value: p.name === '' ? undefined : p.name, path: ['plugins', i, 'name'] })));
+  checkUnique(
+    issues,
+    cfg.plugins.map((p, i) => ({
+      value: p.name === '' ? undefined : p.name,
+      path: ['plugins', i, 'name'],
+    })),
+  );
 }
 
-export function validateEventRateLimit(issues: IssueList, base: FieldPath, cfg: EventRateLimitConfiguration, platformDomain: string): void {
+export function validateEventRateLimit(
+  issues: IssueList,
+  base: FieldPath,
+  cfg: EventRateLimitConfiguration,
+  platformDomain: string,
+): void {
   const want = eventRateLimitApiVersion(platformDomain);
   if (cfg.apiVersion !== want) issues.unsupported([...base, 'apiVersion'], cfg.apiVersion, [want]);
   if (cfg.limits.length === 0) issues.required([...base, 'limits']);
   cfg.limits.forEach((l, i) => {
     const p = [...base, 'limits', i];
-    if (!isOneOf(EVENT_RATE_LIMIT_TYPES, l.type)) issues.unsupported([...p, 'type'], l.type, EVENT_RATE_LIMIT_TYPES);
+    if (!isOneOf(EVENT_RATE_LIMIT_TYPES, l.type))
+      issues.unsupported([...p, 'type'], l.type, EVENT_RATE_LIMIT_TYPES);
     if (l.qps <= 0) issues.invalid([...p, 'qps'], String(l.qps), 'must be positive');
     if (l.burst <= 0) issues.invalid([...p, 'burst'], String(l.burst), 'must be positive');
-    if (l.cacheSize !== undefined && l.cacheSize < 0) issues.invalid([...p, 'cacheSize'], String(l.cacheSize), 'must not be negative');
-    if (l.cacheSize !== undefined && l.type === 'Server') issues.invalid([...p, 'cacheSize'], String(l.cacheSize), 'cacheSize is not used for type Server');
+    if (l.cacheSize !== undefined && l.cacheSize < 0)
+      issues.invalid([...p, 'cacheSize'], String(l.cacheSize), 'must not be negative');
+    if (l.cacheSize !== undefined && l.type === 'Server')
+      issues.invalid(
+        [...p, 'cacheSize'],
+        String(l.cacheSize),
+        'cacheSize is not used for type Server',
+      );
   });
-  checkUnique(issues, cfg.limits.map((l, i) => ({ value: l.type, path: [...base, 'limits', i, 'type'] })));
+  checkUnique(
+    issues,
+    cfg.limits.map((l, i) => ({ value: l.type, path: [...base, 'limits', i, 'type'] })),
+  );
 }

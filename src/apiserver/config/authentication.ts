@@ -44,7 +44,9 @@ export const jwtAuthenticatorSchema = z.strictObject({
     uid: claimOrExpression.optional(),
     extra: z.array(z.strictObject({ key: z.string(), valueExpression: z.string() })).optional(),
   }),
-  userValidationRules: z.array(z.strictObject({ expression: z.string(), message: z.string().optional() })).optional(),
+  userValidationRules: z
+    .array(z.strictObject({ expression: z.string(), message: z.string().optional() }))
+    .optional(),
 });
 
 export const anonymousSchema = z.strictObject({
@@ -77,12 +79,21 @@ function checkHttpsUrl(issues: IssueList, path: FieldPath, value: string): void 
     return;
   }
   if (u.protocol !== 'https:') issues.invalid(path, value, 'must use https scheme');
-  else if (u.username !== '' || u.password !== '') issues.invalid(path, value, 'must not contain a username or password');
-  else if (u.search !== '' || value.includes('?')) issues.invalid(path, value, 'must not contain a query');
-  else if (u.hash !== '' || value.includes('#')) issues.invalid(path, value, 'must not contain a fragment');
+  else if (u.username !== '' || u.password !== '')
+    issues.invalid(path, value, 'must not contain a username or password');
+  else if (u.search !== '' || value.includes('?'))
+    issues.invalid(path, value, 'must not contain a query');
+  else if (u.hash !== '' || value.includes('#'))
+    issues.invalid(path, value, 'must not contain a fragment');
 }
 
-function checkCel(issues: IssueList, path: FieldPath, expression: string, variable: CelVariable, result: CelResult): void {
+function checkCel(
+  issues: IssueList,
+  path: FieldPath,
+  expression: string,
+  variable: CelVariable,
+  result: CelResult,
+): void {
   const r = compileCel(expression, variable, result);
   if (!r.ok) issues.add(path, r.message);
 }
@@ -95,7 +106,8 @@ export function extraKeyProblem(key: string): string | undefined {
   if (slash <= 0) return 'must be a domain-prefixed path (such as "acme.io/foo")';
   const domain = key.slice(0, slash);
   const rest = key.slice(slash + 1);
-  if (!isDns1123Subdomain(domain)) return 'must be a domain-prefixed path (such as "acme.io/foo"): the part before "/" must be a DNS-1123 subdomain';
+  if (!isDns1123Subdomain(domain))
+    return 'must be a domain-prefixed path (such as "acme.io/foo"): the part before "/" must be a DNS-1123 subdomain';
   if (rest === '' || !/^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]+$/.test(rest)) {
     return 'must be a domain-prefixed path (such as "acme.io/foo"): the part after "/" must be valid HTTP path characters';
   }
@@ -105,7 +117,8 @@ export function extraKeyProblem(key: string): string | undefined {
 // `claims.email` used, but not `claims.email_verified` (the reference checks the CEL AST; field
 // access is what matters here, so a token-level match is sufficient).
 const USES_EMAIL = /\bclaims\s*\.\s*email\b(?!_)|\bclaims\s*\[\s*["']email["']\s*\]/;
-const USES_EMAIL_VERIFIED = /\bclaims\s*\.\s*email_verified\b|\bclaims\s*\[\s*["']email_verified["']\s*\]/;
+const USES_EMAIL_VERIFIED =
+  /\bclaims\s*\.\s*email_verified\b|\bclaims\s*\[\s*["']email_verified["']\s*\]/;
 
 function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConfig): void {
   validateIssuer(issues, [...base, 'issuer'], a.issuer);
@@ -122,15 +135,32 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
   });
 }
 
-function validateIssuer(issues: IssueList, ip: FieldPath, iss: JWTAuthenticatorConfig['issuer']): void {
+function validateIssuer(
+  issues: IssueList,
+  ip: FieldPath,
+  iss: JWTAuthenticatorConfig['issuer'],
+): void {
   if (iss.url === '') issues.required([...ip, 'url']);
   else checkHttpsUrl(issues, [...ip, 'url'], iss.url);
   if (iss.discoveryURL !== undefined && iss.discoveryURL !== '') {
     checkHttpsUrl(issues, [...ip, 'discoveryURL'], iss.discoveryURL);
-    if (iss.discoveryURL === iss.url) issues.invalid([...ip, 'discoveryURL'], iss.discoveryURL, 'discoveryURL must be different from URL');
+    if (iss.discoveryURL === iss.url)
+      issues.invalid(
+        [...ip, 'discoveryURL'],
+        iss.discoveryURL,
+        'discoveryURL must be different from URL',
+      );
   }
-  if (iss.certificateAuthority !== undefined && iss.certificateAuthority !== '' && !certificatesParse(iss.certificateAuthority)) {
-    issues.invalid([...ip, 'certificateAuthority'], undefined, 'must contain PEM-encoded CERTIFICATE blocks that parse');
+  if (
+    iss.certificateAuthority !== undefined &&
+    iss.certificateAuthority !== '' &&
+    !certificatesParse(iss.certificateAuthority)
+  ) {
+    issues.invalid(
+      [...ip, 'certificateAuthority'],
+      undefined,
+      'must contain PEM-encoded CERTIFICATE blocks that parse',
+    );
   }
   if (iss.audiences.length === 0) issues.required([...ip, 'audiences']);
   iss.audiences.forEach((aud, i) => {
@@ -138,16 +168,33 @@ function validateIssuer(issues: IssueList, ip: FieldPath, iss: JWTAuthenticatorC
   });
   checkUnique(
     issues,
-    iss.audiences.map((value, i) => ({ value: value === '' ? undefined : value, path: [...ip, 'audiences', i] })),
+    iss.audiences.map((value, i) => ({
+      value: value === '' ? undefined : value,
+      path: [...ip, 'audiences', i],
+    })),
   );
   const policy = iss.audienceMatchPolicy ?? '';
   if (iss.audiences.length > 1 && policy !== 'MatchAny') {
-    issues.invalid([...ip, 'audienceMatchPolicy'], policy, 'audienceMatchPolicy must be MatchAny for multiple audiences');
+    issues.invalid(
+      [...ip, 'audienceMatchPolicy'],
+      policy,
+      'audienceMatchPolicy must be MatchAny for multiple audiences',
+    );
   } else if (iss.audiences.length <= 1 && policy !== '' && policy !== 'MatchAny') {
-    issues.invalid([...ip, 'audienceMatchPolicy'], policy, 'audienceMatchPolicy must be empty or MatchAny for single audience');
+    issues.invalid(
+      [...ip, 'audienceMatchPolicy'],
+      policy,
+      'audienceMatchPolicy must be empty or MatchAny for single audience',
+    );
   }
-  if (iss.egressSelectorType !== undefined && !['controlplane', 'cluster'].includes(iss.egressSelectorType)) {
-    issues.unsupported([...ip, 'egressSelectorType'], iss.egressSelectorType, ['controlplane', 'cluster']);
+  if (
+    iss.egressSelectorType !== undefined &&
+    !['controlplane', 'cluster'].includes(iss.egressSelectorType)
+  ) {
+    issues.unsupported([...ip, 'egressSelectorType'], iss.egressSelectorType, [
+      'controlplane',
+      'cluster',
+    ]);
   }
 }
 
@@ -163,19 +210,34 @@ function certificatesParse(pem: string): boolean {
   }
 }
 
-function validateClaimRules(issues: IssueList, base: FieldPath, rules: NonNullable<JWTAuthenticatorConfig['claimValidationRules']>, celTexts: string[]): void {
+function validateClaimRules(
+  issues: IssueList,
+  base: FieldPath,
+  rules: NonNullable<JWTAuthenticatorConfig['claimValidationRules']>,
+  celTexts: string[],
+): void {
   const seenClaims: { value: string | undefined; path: FieldPath }[] = [];
   rules.forEach((r, i) => {
     const p = [...base, 'claimValidationRules', i];
     const hasClaim = r.claim !== undefined && r.claim !== '';
     const hasExpr = r.expression !== undefined && r.expression !== '';
-    if (hasClaim && hasExpr) issues.invalid(p, undefined, 'claim and expression are mutually exclusive');
+    if (hasClaim && hasExpr)
+      issues.invalid(p, undefined, 'claim and expression are mutually exclusive');
     else if (!hasClaim && !hasExpr) issues.required(p.concat('claim'));
     if (hasClaim) {
-      if (r.message !== undefined) issues.invalid([...p, 'message'], undefined, 'message can only be set when expression is set');
+      if (r.message !== undefined)
+        issues.invalid(
+          [...p, 'message'],
+          undefined,
+          'message can only be set when expression is set',
+        );
       seenClaims.push({ value: r.claim, path: [...p, 'claim'] });
     } else if (r.requiredValue !== undefined) {
-      issues.invalid([...p, 'requiredValue'], undefined, 'requiredValue can only be set when claim is set');
+      issues.invalid(
+        [...p, 'requiredValue'],
+        undefined,
+        'requiredValue can only be set when claim is set',
+      );
     }
     if (hasExpr && !hasClaim && r.expression !== undefined) {
       celTexts.push(r.expression);
@@ -185,16 +247,24 @@ function validateClaimRules(issues: IssueList, base: FieldPath, rules: NonNullab
   checkUnique(issues, seenClaims);
 }
 
-function validateClaimMappings(issues: IssueList, mp: FieldPath, cm: JWTAuthenticatorConfig['claimMappings'], celTexts: string[]): void {
+function validateClaimMappings(
+  issues: IssueList,
+  mp: FieldPath,
+  cm: JWTAuthenticatorConfig['claimMappings'],
+  celTexts: string[],
+): void {
   checkPrefixed(issues, [...mp, 'username'], cm.username, true, 'string');
-  if (cm.groups !== undefined) checkPrefixed(issues, [...mp, 'groups'], cm.groups, false, 'string-or-list');
+  if (cm.groups !== undefined)
+    checkPrefixed(issues, [...mp, 'groups'], cm.groups, false, 'string-or-list');
   if (cm.uid !== undefined) {
     const up = [...mp, 'uid'];
     const hasClaim = cm.uid.claim !== undefined && cm.uid.claim !== '';
     const hasExpr = cm.uid.expression !== undefined && cm.uid.expression !== '';
-    if (hasClaim && hasExpr) issues.invalid(up, undefined, 'claim and expression are mutually exclusive');
+    if (hasClaim && hasExpr)
+      issues.invalid(up, undefined, 'claim and expression are mutually exclusive');
     else if (!hasClaim && !hasExpr) issues.required([...up, 'claim']);
-    else if (hasExpr && cm.uid.expression !== undefined) checkCel(issues, [...up, 'expression'], cm.uid.expression, 'claims', 'string');
+    else if (hasExpr && cm.uid.expression !== undefined)
+      checkCel(issues, [...up, 'expression'], cm.uid.expression, 'claims', 'string');
   }
   const keys: { value: string | undefined; path: FieldPath }[] = [];
   (cm.extra ?? []).forEach((e, i) => {
@@ -213,7 +283,12 @@ function validateClaimMappings(issues: IssueList, mp: FieldPath, cm: JWTAuthenti
 }
 
 /** The reference refuses a username from claims.email unless claims.email_verified is checked somewhere. */
-function checkEmailVerified(issues: IssueList, mp: FieldPath, user: JWTAuthenticatorConfig['claimMappings']['username'], celTexts: readonly string[]): void {
+function checkEmailVerified(
+  issues: IssueList,
+  mp: FieldPath,
+  user: JWTAuthenticatorConfig['claimMappings']['username'],
+  celTexts: readonly string[],
+): void {
   if (user.expression === undefined || !USES_EMAIL.test(user.expression)) return;
   if ([user.expression, ...celTexts].some((t) => USES_EMAIL_VERIFIED.test(t))) return;
   issues.invalid(
@@ -244,8 +319,10 @@ function checkPrefixed(
     issues.required([...p, 'prefix']);
   }
   if (hasExpr) {
-    if (m.prefix !== undefined) issues.invalid([...p, 'prefix'], undefined, 'prefix can only be set when claim is set');
-    if (m.expression !== undefined) checkCel(issues, [...p, 'expression'], m.expression, 'claims', result);
+    if (m.prefix !== undefined)
+      issues.invalid([...p, 'prefix'], undefined, 'prefix can only be set when claim is set');
+    if (m.expression !== undefined)
+      checkCel(issues, [...p, 'expression'], m.expression, 'claims', result);
   }
 }
 
@@ -258,29 +335,51 @@ export function validateAuthentication(
   jwts.forEach((a, i) => validateJwt(issues, ['jwt', i], a));
   checkUnique(
     issues,
-    jwts.map((a, i) => ({ value: a.issuer.url === '' ? undefined : a.issuer.url, path: ['jwt', i, 'issuer', 'url'] })),
+    jwts.map((a, i) => ({
+      value: a.issuer.url === '' ? undefined : a.issuer.url,
+      path: ['jwt', i, 'issuer', 'url'],
+    })),
   );
   checkUnique(
     issues,
     jwts.map((a, i) => ({
-      value: a.issuer.discoveryURL === undefined || a.issuer.discoveryURL === '' ? undefined : a.issuer.discoveryURL,
+      value:
+        a.issuer.discoveryURL === undefined || a.issuer.discoveryURL === ''
+          ? undefined
+          : a.issuer.discoveryURL,
       path: ['jwt', i, 'issuer', 'discoveryURL'],
     })),
   );
   const anon = cfg.anonymous;
   if (anon !== undefined) {
     if (opts.anonymousAuthFlagSet) {
-      issues.forbidden(['anonymous'], 'anonymous is not allowed to be configured if --anonymous-auth flag is set');
+      issues.forbidden(
+        ['anonymous'],
+        'anonymous is not allowed to be configured if --anonymous-auth flag is set',
+      );
     }
     const conds = anon.conditions ?? [];
-    if (!anon.enabled && conds.length > 0) issues.invalid(['anonymous', 'conditions'], undefined, 'enabled should be set to true when conditions are defined');
+    if (!anon.enabled && conds.length > 0)
+      issues.invalid(
+        ['anonymous', 'conditions'],
+        undefined,
+        'enabled should be set to true when conditions are defined',
+      );
     conds.forEach((c, i) => {
       if (c.path === '') issues.required(['anonymous', 'conditions', i, 'path']);
-      else if (!c.path.startsWith('/')) issues.invalid(['anonymous', 'conditions', i, 'path'], c.path, 'must be an absolute path starting with "/"');
+      else if (!c.path.startsWith('/'))
+        issues.invalid(
+          ['anonymous', 'conditions', i, 'path'],
+          c.path,
+          'must be an absolute path starting with "/"',
+        );
     });
     checkUnique(
       issues,
-      conds.map((c, i) => ({ value: c.path === '' ? undefined : c.path, path: ['anonymous', 'conditions', i, 'path'] })),
+      conds.map((c, i) => ({
+        value: c.path === '' ? undefined : c.path,
+        path: ['anonymous', 'conditions', i, 'path'],
+      })),
     );
   }
 }

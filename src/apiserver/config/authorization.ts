@@ -27,7 +27,9 @@ export const webhookSchema = z.strictObject({
 export const authorizationConfigurationSchema = z.strictObject({
   apiVersion: z.string(),
   kind: z.literal('AuthorizationConfiguration'),
-  authorizers: z.array(z.strictObject({ type: z.string(), name: z.string(), webhook: webhookSchema.optional() })),
+  authorizers: z.array(
+    z.strictObject({ type: z.string(), name: z.string(), webhook: webhookSchema.optional() }),
+  ),
 });
 
 export type WebhookConfig = z.infer<typeof webhookSchema>;
@@ -38,54 +40,91 @@ export function validateAuthorization(issues: IssueList, cfg: AuthorizationConfi
   cfg.authorizers.forEach((a, i) => {
     const p = ['authorizers', i];
     if (a.type === '') issues.required([...p, 'type']);
-    else if (!isOneOf(AUTHORIZER_TYPES, a.type)) issues.unsupported([...p, 'type'], a.type, AUTHORIZER_TYPES);
+    else if (!isOneOf(AUTHORIZER_TYPES, a.type))
+      issues.unsupported([...p, 'type'], a.type, AUTHORIZER_TYPES);
     if (a.name === '') issues.required([...p, 'name']);
     else if (!isDns1123Label(a.name) && !isDns1123Subdomain(a.name)) {
       issues.invalid([...p, 'name'], a.name, 'must be a valid DNS 1123 label or subdomain');
     }
     if (a.type === 'Webhook' && a.webhook === undefined) issues.required([...p, 'webhook']);
     if (a.type !== 'Webhook' && a.webhook !== undefined) {
-      issues.invalid([...p, 'webhook'], undefined, 'non-null webhook config is only allowed when type is Webhook');
+      issues.invalid(
+        [...p, 'webhook'],
+        undefined,
+        'non-null webhook config is only allowed when type is Webhook',
+      );
     }
     if (a.webhook !== undefined) validateWebhook(issues, [...p, 'webhook'], a.webhook);
   });
   checkUnique(
     issues,
-    cfg.authorizers.map((a, i) => ({ value: a.name === '' ? undefined : a.name, path: ['authorizers', i, 'name'] })),
+    cfg.authorizers.map((a, i) => ({
+      value: a.name === '' ? undefined : a.name,
+      path: ['authorizers', i, 'name'],
+    })),
   );
 }
 
 function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookConfig): void {
-  if (w.cacheAuthorizedRequests) checkDuration(issues, [...p, 'authorizedTTL'], w.authorizedTTL, { min: 'positive' });
+  if (w.cacheAuthorizedRequests)
+    checkDuration(issues, [...p, 'authorizedTTL'], w.authorizedTTL, { min: 'positive' });
   else checkDuration(issues, [...p, 'authorizedTTL'], w.authorizedTTL, { min: 'non-negative' });
-  if (w.cacheUnauthorizedRequests) checkDuration(issues, [...p, 'unauthorizedTTL'], w.unauthorizedTTL, { min: 'positive' });
+  if (w.cacheUnauthorizedRequests)
+    checkDuration(issues, [...p, 'unauthorizedTTL'], w.unauthorizedTTL, { min: 'positive' });
   else checkDuration(issues, [...p, 'unauthorizedTTL'], w.unauthorizedTTL, { min: 'non-negative' });
   if (w.timeout === '') issues.required([...p, 'timeout']);
-  else checkDuration(issues, [...p, 'timeout'], w.timeout, { min: 'positive', maxMs: MAX_WEBHOOK_TIMEOUT_MS, maxText: '30s' });
+  else
+    checkDuration(issues, [...p, 'timeout'], w.timeout, {
+      min: 'positive',
+      maxMs: MAX_WEBHOOK_TIMEOUT_MS,
+      maxText: '30s',
+    });
   if (w.subjectAccessReviewVersion === '') issues.required([...p, 'subjectAccessReviewVersion']);
   else if (!['v1', 'v1beta1'].includes(w.subjectAccessReviewVersion)) {
-    issues.unsupported([...p, 'subjectAccessReviewVersion'], w.subjectAccessReviewVersion, ['v1', 'v1beta1']);
+    issues.unsupported([...p, 'subjectAccessReviewVersion'], w.subjectAccessReviewVersion, [
+      'v1',
+      'v1beta1',
+    ]);
   }
-  if (w.matchConditionSubjectAccessReviewVersion === '') issues.required([...p, 'matchConditionSubjectAccessReviewVersion']);
+  if (w.matchConditionSubjectAccessReviewVersion === '')
+    issues.required([...p, 'matchConditionSubjectAccessReviewVersion']);
   else if (w.matchConditionSubjectAccessReviewVersion !== 'v1') {
-    issues.unsupported([...p, 'matchConditionSubjectAccessReviewVersion'], w.matchConditionSubjectAccessReviewVersion, ['v1']);
+    issues.unsupported(
+      [...p, 'matchConditionSubjectAccessReviewVersion'],
+      w.matchConditionSubjectAccessReviewVersion,
+      ['v1'],
+    );
   }
   if (w.failurePolicy === '') issues.required([...p, 'failurePolicy']);
-  else if (!['NoOpinion', 'Deny'].includes(w.failurePolicy)) issues.unsupported([...p, 'failurePolicy'], w.failurePolicy, ['NoOpinion', 'Deny']);
+  else if (!['NoOpinion', 'Deny'].includes(w.failurePolicy))
+    issues.unsupported([...p, 'failurePolicy'], w.failurePolicy, ['NoOpinion', 'Deny']);
   const ci = w.connectionInfo;
   const cp = [...p, 'connectionInfo'];
   if (ci.type === '') issues.required([...cp, 'type']);
   else if (ci.type === 'InClusterConfig') {
-    issues.invalid([...cp, 'type'], ci.type, 'InClusterConfig is not allowed for the API server itself: use KubeConfigFile');
+    issues.invalid(
+      [...cp, 'type'],
+      ci.type,
+      'InClusterConfig is not allowed for the API server itself: use KubeConfigFile',
+    );
     if (ci.kubeConfigFile !== undefined && ci.kubeConfigFile !== '') {
-      issues.invalid([...cp, 'kubeConfigFile'], undefined, 'can only be set when type=KubeConfigFile');
+      issues.invalid(
+        [...cp, 'kubeConfigFile'],
+        undefined,
+        'can only be set when type=KubeConfigFile',
+      );
     }
   } else if (ci.type === 'KubeConfigFile') {
-    if (ci.kubeConfigFile === undefined || ci.kubeConfigFile === '') issues.required([...cp, 'kubeConfigFile']);
-    else if (!isAbsolute(ci.kubeConfigFile)) issues.invalid([...cp, 'kubeConfigFile'], ci.kubeConfigFile, 'must be an absolute path');
+    if (ci.kubeConfigFile === undefined || ci.kubeConfigFile === '')
+      issues.required([...cp, 'kubeConfigFile']);
+    else if (!isAbsolute(ci.kubeConfigFile))
+      issues.invalid([...cp, 'kubeConfigFile'], ci.kubeConfigFile, 'must be an absolute path');
   } else issues.unsupported([...cp, 'type'], ci.type, ['KubeConfigFile', 'InClusterConfig']);
   if (w.matchConditions.length > MAX_MATCH_CONDITIONS) {
-    issues.add([...p, 'matchConditions'], `Too many: ${w.matchConditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`);
+    issues.add(
+      [...p, 'matchConditions'],
+      `Too many: ${w.matchConditions.length}: must have at most ${MAX_MATCH_CONDITIONS} items`,
+    );
   }
   w.matchConditions.forEach((m, i) => {
     const mp = [...p, 'matchConditions', i, 'expression'];
@@ -98,6 +137,9 @@ function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookCo
   });
   checkUnique(
     issues,
-    w.matchConditions.map((m, i) => ({ value: m.expression === '' ? undefined : m.expression, path: [...p, 'matchConditions', i, 'expression'] })),
+    w.matchConditions.map((m, i) => ({
+      value: m.expression === '' ? undefined : m.expression,
+      path: [...p, 'matchConditions', i, 'expression'],
+    })),
   );
 }

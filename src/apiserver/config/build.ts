@@ -11,7 +11,13 @@ import { alwaysAllow, alwaysDeny, authorizersForModes, LateModes } from '../auth
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { ADMISSION_PLUGIN_NAMES } from './admission.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
-import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer, TransformerRegistry } from '../interfaces.js';
+import type {
+  AdmissionPlugin,
+  Authenticator,
+  Authorizer,
+  RequestTracer,
+  TransformerRegistry,
+} from '../interfaces.js';
 import type { NodeObjects } from '../authz/node/objects.js';
 import { OtelRequestTracer } from '../tracing/tracer.js';
 import type { Logger } from '../../common/log/types.js';
@@ -27,24 +33,43 @@ import { isOneOf } from '../../common/util/json-shape.js';
  * plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
  * confined to itself by default.
  */
-export const DEFAULT_ADMISSION_PLUGINS = ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'NodeRestriction'] as const;
+export const DEFAULT_ADMISSION_PLUGINS = [
+  'CertificateApproval',
+  'CertificateSigning',
+  'CertificateSubjectRestriction',
+  'NodeRestriction',
+] as const;
 
-const pluginList = (v: string | undefined): string[] => (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+const pluginList = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 
 /**
  * The defaults plus --enable-admission-plugins, less --disable-admission-plugins. NodeRestriction
  * is a default only where the cluster objects it reads exist (the server; not --validate-config).
  */
-export function admissionPluginsEnabled(enable: string | undefined, disable: string | undefined, haveNodes: boolean): string[] {
+export function admissionPluginsEnabled(
+  enable: string | undefined,
+  disable: string | undefined,
+  haveNodes: boolean,
+): string[] {
   const extra = pluginList(enable);
   const off = pluginList(disable);
   const both = extra.filter((p) => off.includes(p));
   if (both.length > 0) {
-    throw new ConfigError(`--enable-admission-plugins and --disable-admission-plugins both name ${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or disabled`, { flag: '--disable-admission-plugins' });
+    throw new ConfigError(
+      `--enable-admission-plugins and --disable-admission-plugins both name ${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or disabled`,
+      { flag: '--disable-admission-plugins' },
+    );
   }
   const unknown = off.filter((p) => !isOneOf(ADMISSION_PLUGIN_NAMES, p));
   if (unknown.length > 0) {
-    throw new ConfigError(`--disable-admission-plugins: unknown admission plugin(s) ${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`, { flag: '--disable-admission-plugins' });
+    throw new ConfigError(
+      `--disable-admission-plugins: unknown admission plugin(s) ${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,
+      { flag: '--disable-admission-plugins' },
+    );
   }
   const defaults = DEFAULT_ADMISSION_PLUGINS.filter((p) => haveNodes || p !== 'NodeRestriction');
   return [...new Set([...defaults, ...extra])].filter((p) => !off.includes(p));
@@ -52,18 +77,54 @@ export function admissionPluginsEnabled(enable: string | undefined, disable: str
 
 /** The flags this part adds to plat-apiserver (values are file paths or lists). */
 export const APISERVER_CONFIG_FLAGS = [
-  { name: 'authentication-config', help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.' },
-  { name: 'authorization-config', help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.' },
-  { name: 'admission-control-config-file', help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).' },
-  { name: 'enable-admission-plugins', help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction.` },
-  { name: 'disable-admission-plugins', help: `Admission plugins to disable, default ones included (${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and disabled.` },
-  { name: 'encryption-provider-config', help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.' },
-  { name: 'tracing-config-file', help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.' },
-  { name: 'authorization-webhook-config-file', help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.' },
-  { name: 'authorization-webhook-version', help: 'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default "v1beta1").' },
-  { name: 'authorization-webhook-cache-authorized-ttl', help: 'With --authorization-mode=Webhook: how long allowed answers are cached (default 5m0s).' },
-  { name: 'authorization-webhook-cache-unauthorized-ttl', help: 'With --authorization-mode=Webhook: how long other answers are cached (default 30s).' },
-  { name: 'validate-config', help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).' },
+  {
+    name: 'authentication-config',
+    help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.',
+  },
+  {
+    name: 'authorization-config',
+    help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.',
+  },
+  {
+    name: 'admission-control-config-file',
+    help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).',
+  },
+  {
+    name: 'enable-admission-plugins',
+    help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction.`,
+  },
+  {
+    name: 'disable-admission-plugins',
+    help: `Admission plugins to disable, default ones included (${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and disabled.`,
+  },
+  {
+    name: 'encryption-provider-config',
+    help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.',
+  },
+  {
+    name: 'tracing-config-file',
+    help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.',
+  },
+  {
+    name: 'authorization-webhook-config-file',
+    help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.',
+  },
+  {
+    name: 'authorization-webhook-version',
+    help: 'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default "v1beta1").',
+  },
+  {
+    name: 'authorization-webhook-cache-authorized-ttl',
+    help: 'With --authorization-mode=Webhook: how long allowed answers are cached (default 5m0s).',
+  },
+  {
+    name: 'authorization-webhook-cache-unauthorized-ttl',
+    help: 'With --authorization-mode=Webhook: how long other answers are cached (default 30s).',
+  },
+  {
+    name: 'validate-config',
+    help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).',
+  },
 ] as const;
 
 export interface ApiserverConfigFileOptions {
@@ -91,7 +152,13 @@ export interface ApiserverConfigFileOptions {
   readonly clock: Clock;
   readonly logger: Logger;
   /** The `Node` authorizer and what NodeRestriction reads (absent: neither can be enabled). */
-  readonly nodes?: { readonly authorizer: Authorizer; readonly objects: NodeObjects; readonly leaseNamespace: string } | undefined;
+  readonly nodes?:
+    | {
+        readonly authorizer: Authorizer;
+        readonly objects: NodeObjects;
+        readonly leaseNamespace: string;
+      }
+    | undefined;
 }
 
 export interface ApiserverConfigFiles {
@@ -116,13 +183,23 @@ interface Building {
   readonly log: Logger;
 }
 
-export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): Promise<ApiserverConfigFiles> {
-  const b: Building = { o, load: { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet }, closers: [], log: o.logger.child({ component: 'apiserver-config' }) };
+export async function loadApiserverConfigFiles(
+  o: ApiserverConfigFileOptions,
+): Promise<ApiserverConfigFiles> {
+  const b: Building = {
+    o,
+    load: { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet },
+    closers: [],
+    log: o.logger.child({ component: 'apiserver-config' }),
+  };
   try {
     const authenticators = authenticatorsFrom(b);
     const { authorizers, authorizerModes } = await authorizersFrom(b);
     if (authorizerModes.includes('AlwaysAllow')) {
-      b.log.warn({ modes: authorizerModes }, 'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)');
+      b.log.warn(
+        { modes: authorizerModes },
+        'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)',
+      );
     }
     const admission = admissionFrom(b, authorizers);
     const transformers = await transformersFrom(b);
@@ -149,8 +226,15 @@ export async function loadApiserverConfigFiles(o: ApiserverConfigFileOptions): P
 function authenticatorsFrom({ o, load, closers, log }: Building): Authenticator[] {
   const authenticators: Authenticator[] = [];
   if (!given(o.authenticationConfig)) return authenticators;
-  const cfg = loadConfigFile(o.authenticationConfig, 'AuthenticationConfiguration', load, '--authentication-config');
-  const jwts = (cfg.jwt ?? []).map((config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }));
+  const cfg = loadConfigFile(
+    o.authenticationConfig,
+    'AuthenticationConfiguration',
+    load,
+    '--authentication-config',
+  );
+  const jwts = (cfg.jwt ?? []).map(
+    (config) => new JwtAuthenticator({ config, clock: o.clock, logger: o.logger }),
+  );
   if (jwts.length > 0) {
     const set = new JwtAuthenticatorSet({ authenticators: jwts, clock: o.clock });
     closers.push(() => set.close());
@@ -158,19 +242,31 @@ function authenticatorsFrom({ o, load, closers, log }: Building): Authenticator[
     // Discovery starts now (without holding up the start), so problems show in the log early;
     // tokens of an issuer are refused until its discovery succeeds.
     void set.ready().then((problems) => {
-      for (const p of problems) log.warn({ problem: p }, 'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds');
+      for (const p of problems)
+        log.warn(
+          { problem: p },
+          'JWT authenticator not ready yet; its tokens are refused until OIDC discovery succeeds',
+        );
     });
   }
-  if (cfg.anonymous !== undefined) authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
+  if (cfg.anonymous !== undefined)
+    authenticators.push(new ConfiguredAnonymousAuthenticator({ config: cfg.anonymous }));
   return authenticators;
 }
 
 /** --authorization-config when given, else the --authorization-mode chain. */
-async function authorizersFrom(b: Building): Promise<{ authorizers: Authorizer[]; authorizerModes: string[] }> {
+async function authorizersFrom(
+  b: Building,
+): Promise<{ authorizers: Authorizer[]; authorizerModes: string[] }> {
   const { o, load, closers } = b;
   const late = o.lateModes ?? new LateModes();
   if (given(o.authorizationConfig)) {
-    const cfg = loadConfigFile(o.authorizationConfig, 'AuthorizationConfiguration', load, '--authorization-config');
+    const cfg = loadConfigFile(
+      o.authorizationConfig,
+      'AuthorizationConfiguration',
+      load,
+      '--authorization-config',
+    );
     const authorizers: Authorizer[] = [];
     for (const [i, a] of cfg.authorizers.entries()) {
       const one = await configuredAuthorizer(b, late, a, i);
@@ -197,7 +293,12 @@ async function authorizersFrom(b: Building): Promise<{ authorizers: Authorizer[]
 type ConfiguredAuthorizerEntry = ConfigOf<'AuthorizationConfiguration'>['authorizers'][number];
 
 /** One entry of --authorization-config's chain (a webhook entry opens its connection file). */
-async function configuredAuthorizer({ o, closers }: Building, late: LateModes, a: ConfiguredAuthorizerEntry, i: number): Promise<Authorizer | undefined> {
+async function configuredAuthorizer(
+  { o, closers }: Building,
+  late: LateModes,
+  a: ConfiguredAuthorizerEntry,
+  i: number,
+): Promise<Authorizer | undefined> {
   if (a.type === 'AlwaysAllow') return alwaysAllow;
   if (a.type === 'AlwaysDeny') return alwaysDeny;
   if (a.type === 'RBAC') return late.rbac;
@@ -208,44 +309,93 @@ async function configuredAuthorizer({ o, closers }: Building, late: LateModes, a
   try {
     connection = await loadConnection(file);
   } catch (err) {
-    throw new ConfigError(`--authorization-config: ${o.authorizationConfig ?? ''}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`, {
-      file: o.authorizationConfig ?? '',
-      field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
-      flag: '--authorization-config',
-    });
+    throw new ConfigError(
+      `--authorization-config: ${o.authorizationConfig ?? ''}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        file: o.authorizationConfig ?? '',
+        field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
+        flag: '--authorization-config',
+      },
+    );
   }
-  const w = new WebhookAuthorizer({ name: a.name, config: a.webhook, connection, platformDomain: o.platformDomain, clock: o.clock, logger: o.logger });
+  const w = new WebhookAuthorizer({
+    name: a.name,
+    config: a.webhook,
+    connection,
+    platformDomain: o.platformDomain,
+    clock: o.clock,
+    logger: o.logger,
+  });
   closers.push(() => w.close());
   return w;
 }
 
 /** The enabled admission plugins with --admission-control-config-file's settings. */
-function admissionFrom({ o, load }: Building, authorizers: readonly Authorizer[]): AdmissionPlugin[] {
+function admissionFrom(
+  { o, load }: Building,
+  authorizers: readonly Authorizer[],
+): AdmissionPlugin[] {
   let admissionConfig: ResolvedAdmissionConfiguration | undefined;
   if (given(o.admissionControlConfigFile)) {
-    admissionConfig = loadConfigFile(o.admissionControlConfigFile, 'AdmissionConfiguration', load, '--admission-control-config-file');
+    admissionConfig = loadConfigFile(
+      o.admissionControlConfigFile,
+      'AdmissionConfiguration',
+      load,
+      '--admission-control-config-file',
+    );
   }
-  const enabled = admissionPluginsEnabled(o.enableAdmissionPlugins, o.disableAdmissionPlugins, o.nodes !== undefined);
+  const enabled = admissionPluginsEnabled(
+    o.enableAdmissionPlugins,
+    o.disableAdmissionPlugins,
+    o.nodes !== undefined,
+  );
   // The certificate plugins ask the same chain the server uses (system:masters first).
   const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
-  return buildAdmissionPlugins({ enabled, config: admissionConfig, platformDomain: o.platformDomain, ...(o.names !== undefined ? { names: o.names } : {}), authorizer: chain, clock: o.clock, ...(o.nodes !== undefined ? { nodes: o.nodes } : {}) });
+  return buildAdmissionPlugins({
+    enabled,
+    config: admissionConfig,
+    platformDomain: o.platformDomain,
+    ...(o.names !== undefined ? { names: o.names } : {}),
+    authorizer: chain,
+    clock: o.clock,
+    ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
+  });
 }
 
 /** --encryption-provider-config (KMS plugins' health said once in the log). */
-async function transformersFrom({ o, load, closers, log }: Building): Promise<TransformerRegistry | undefined> {
+async function transformersFrom({
+  o,
+  load,
+  closers,
+  log,
+}: Building): Promise<TransformerRegistry | undefined> {
   if (!given(o.encryptionProviderConfig)) return undefined;
   const file = o.encryptionProviderConfig;
   const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
-  const reg = new EncryptionTransformerRegistry({ config: cfg, clock: o.clock, logger: o.logger, file });
+  const reg = new EncryptionTransformerRegistry({
+    config: cfg,
+    clock: o.clock,
+    logger: o.logger,
+    file,
+  });
   closers.push(() => reg.close());
-  for (const p of await reg.checkKmsPlugins()) log.warn({ problem: p }, 'KMS plugin not healthy; writes and reads of its resources fail until it is');
+  for (const p of await reg.checkKmsPlugins())
+    log.warn(
+      { problem: p },
+      'KMS plugin not healthy; writes and reads of its resources fail until it is',
+    );
   return reg;
 }
 
 /** --tracing-config-file. */
 function tracerFrom({ o, load, closers }: Building): RequestTracer | undefined {
   if (!given(o.tracingConfigFile)) return undefined;
-  const cfg = loadConfigFile(o.tracingConfigFile, 'TracingConfiguration', load, '--tracing-config-file');
+  const cfg = loadConfigFile(
+    o.tracingConfigFile,
+    'TracingConfiguration',
+    load,
+    '--tracing-config-file',
+  );
   const t = new OtelRequestTracer({ config: cfg, logger: o.logger });
   closers.push(() => t.shutdown());
   return t;
@@ -255,25 +405,44 @@ function tracerFrom({ o, load, closers }: Building): RequestTracer | undefined {
 async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
   const flag = '--authorization-webhook-config-file';
   if (!given(o.authorizationWebhookConfigFile)) {
-    throw new FlagError(`--authorization-mode=Webhook needs ${flag}`, { flag: 'authorization-webhook-config-file' });
+    throw new FlagError(`--authorization-mode=Webhook needs ${flag}`, {
+      flag: 'authorization-webhook-config-file',
+    });
   }
   const version = o.authorizationWebhookVersion ?? 'v1beta1';
   if (version !== 'v1' && version !== 'v1beta1') {
-    throw new FlagError(`invalid value "${version}" for flag --authorization-webhook-version: supported values are v1, v1beta1`, { flag: 'authorization-webhook-version' });
+    throw new FlagError(
+      `invalid value "${version}" for flag --authorization-webhook-version: supported values are v1, v1beta1`,
+      { flag: 'authorization-webhook-version' },
+    );
   }
   const ttl = (v: string | undefined, def: string, name: string): string => {
     const text = v ?? def;
     const ms = tryDurationMs(text);
-    if (ms === undefined || ms < 0) throw new FlagError(`invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`, { flag: name });
+    if (ms === undefined || ms < 0)
+      throw new FlagError(
+        `invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`,
+        { flag: name },
+      );
     return text;
   };
-  const authorizedTTL = ttl(o.authorizationWebhookCacheAuthorizedTtl, '5m0s', 'authorization-webhook-cache-authorized-ttl');
-  const unauthorizedTTL = ttl(o.authorizationWebhookCacheUnauthorizedTtl, '30s', 'authorization-webhook-cache-unauthorized-ttl');
+  const authorizedTTL = ttl(
+    o.authorizationWebhookCacheAuthorizedTtl,
+    '5m0s',
+    'authorization-webhook-cache-authorized-ttl',
+  );
+  const unauthorizedTTL = ttl(
+    o.authorizationWebhookCacheUnauthorizedTtl,
+    '30s',
+    'authorization-webhook-cache-unauthorized-ttl',
+  );
   let connection;
   try {
     connection = await loadConnection(o.authorizationWebhookConfigFile);
   } catch (err) {
-    throw new FlagError(`${flag}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'authorization-webhook-config-file' });
+    throw new FlagError(`${flag}: ${err instanceof Error ? err.message : String(err)}`, {
+      flag: 'authorization-webhook-config-file',
+    });
   }
   return new WebhookAuthorizer({
     name: 'webhook',

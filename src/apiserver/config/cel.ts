@@ -26,7 +26,10 @@ const WANTED: Record<CelResult, string> = {
 };
 
 function environment(variable: CelVariable): Environment {
-  return new Environment({ homogeneousAggregateLiterals: false }).registerVariable(variable, 'map<string, dyn>');
+  return new Environment({ homogeneousAggregateLiterals: false }).registerVariable(
+    variable,
+    'map<string, dyn>',
+  );
 }
 
 /** Compiles and type-checks; returns the compiled expression or a message saying what is wrong. */

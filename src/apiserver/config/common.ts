@@ -19,7 +19,11 @@ export function isDns1123Label(s: string): boolean {
 }
 
 export function isDns1123Subdomain(s: string): boolean {
-  return s.length > 0 && s.length <= 253 && s.split('.').every((l) => l.length <= 63 && DNS1123_LABEL.test(l));
+  return (
+    s.length > 0 &&
+    s.length <= 253 &&
+    s.split('.').every((l) => l.length <= 63 && DNS1123_LABEL.test(l))
+  );
 }
 
 /** Validates a Go duration field; returns milliseconds or undefined (after adding an issue). */
@@ -49,7 +53,10 @@ export function checkDuration(
   return ms;
 }
 
-export function checkUnique(issues: IssueList, items: readonly { value: string | undefined; path: FieldPath }[]): void {
+export function checkUnique(
+  issues: IssueList,
+  items: readonly { value: string | undefined; path: FieldPath }[],
+): void {
   const seen = new Set<string>();
   for (const { value, path } of items) {
     if (value === undefined) continue;

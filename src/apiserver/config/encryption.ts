@@ -25,7 +25,9 @@ export const providerSchema = z.strictObject({
 export const encryptionConfigurationSchema = z.strictObject({
   apiVersion: z.string(),
   kind: z.literal('EncryptionConfiguration'),
-  resources: z.array(z.strictObject({ resources: z.array(z.string()), providers: z.array(providerSchema) })),
+  resources: z.array(
+    z.strictObject({ resources: z.array(z.string()), providers: z.array(providerSchema) }),
+  ),
 });
 
 export type EncryptionKey = z.infer<typeof keySchema>;
@@ -66,7 +68,9 @@ interface GroupResource {
 
 function parseGroupResource(name: string): GroupResource {
   const dot = name.indexOf('.');
-  return dot < 0 ? { resource: name, group: '' } : { resource: name.slice(0, dot), group: name.slice(dot + 1) };
+  return dot < 0
+    ? { resource: name, group: '' }
+    : { resource: name.slice(0, dot), group: name.slice(dot + 1) };
 }
 
 /** Whether resource entry `a` (possibly a wildcard) covers `b`. */
@@ -82,19 +86,31 @@ function checkResourceName(issues: IssueList, path: FieldPath, name: string): bo
     return false;
   }
   if (name === '*') {
-    issues.invalid(path, name, 'use "*." for all resources in the core group, or "*.*" for all resources');
+    issues.invalid(
+      path,
+      name,
+      'use "*." for all resources in the core group, or "*.*" for all resources',
+    );
     return false;
   }
   if (name === '*.*' || name === '*.') return true;
   if (name.startsWith('*.')) {
     if (!RESOURCE_NAME.test(name.slice(2))) {
-      issues.invalid(path, name, 'must be "*.*", "*.", "*.<group>", "<resource>" or "<resource>.<group>" in lower case');
+      issues.invalid(
+        path,
+        name,
+        'must be "*.*", "*.", "*.<group>", "<resource>" or "<resource>.<group>" in lower case',
+      );
       return false;
     }
     return true;
   }
   if (name.includes('*') || !RESOURCE_NAME.test(name)) {
-    issues.invalid(path, name, 'must be "*.*", "*.", "*.<group>", "<resource>" or "<resource>.<group>" in lower case');
+    issues.invalid(
+      path,
+      name,
+      'must be "*.*", "*.", "*.<group>", "<resource>" or "<resource>.<group>" in lower case',
+    );
     return false;
   }
   return true;
@@ -115,11 +131,16 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
       for (const h of here) {
         if (h.name === name) issues.duplicate(rp, name);
         else if (covers(h.gr, gr) || covers(gr, h.gr)) {
-          issues.invalid(rp, name, `resource overlaps with ${JSON.stringify(h.name)} in the same resource list; wildcards may not overlap`);
+          issues.invalid(
+            rp,
+            name,
+            `resource overlaps with ${JSON.stringify(h.name)} in the same resource list; wildcards may not overlap`,
+          );
         }
       }
       for (const e of earlier) {
-        if (covers(e.gr, gr)) issues.invalid(rp, name, `resource is masked by earlier rule ${JSON.stringify(e.name)}`);
+        if (covers(e.gr, gr))
+          issues.invalid(rp, name, `resource is masked by earlier rule ${JSON.stringify(e.name)}`);
       }
       here.push({ gr, name });
     });
@@ -129,7 +150,11 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
       const pp = [...p, 'providers', k];
       const set = PROVIDER_KINDS.filter((kind) => prov[kind] !== undefined);
       if (set.length !== 1) {
-        issues.invalid(pp, undefined, `exactly one provider must be configured (one of ${PROVIDER_KINDS.join(', ')}), found ${set.length === 0 ? 'none' : set.join(', ')}`);
+        issues.invalid(
+          pp,
+          undefined,
+          `exactly one provider must be configured (one of ${PROVIDER_KINDS.join(', ')}), found ${set.length === 0 ? 'none' : set.join(', ')}`,
+        );
       }
       for (const kind of ['aesgcm', 'aescbc', 'secretbox'] as const) {
         const kc = prov[kind];
@@ -137,7 +162,10 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
       }
       if (prov.kms !== undefined) {
         validateKms(issues, [...pp, 'kms'], prov.kms);
-        kmsNames.push({ value: prov.kms.name === '' ? undefined : prov.kms.name, path: [...pp, 'kms', 'name'] });
+        kmsNames.push({
+          value: prov.kms.name === '' ? undefined : prov.kms.name,
+          path: [...pp, 'kms', 'name'],
+        });
       }
     });
   });
@@ -145,18 +173,29 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
   checkUnique(issues, kmsNames);
 }
 
-function validateKeys(issues: IssueList, p: FieldPath, kind: 'aesgcm' | 'aescbc' | 'secretbox', keys: readonly EncryptionKey[]): void {
+function validateKeys(
+  issues: IssueList,
+  p: FieldPath,
+  kind: 'aesgcm' | 'aescbc' | 'secretbox',
+  keys: readonly EncryptionKey[],
+): void {
   if (keys.length === 0) issues.required(p);
   keys.forEach((key, i) => {
     if (key.name === '') issues.required([...p, i, 'name']);
-    else if (key.name.includes(':')) issues.invalid([...p, i, 'name'], key.name, 'must not contain ":"');
+    else if (key.name.includes(':'))
+      issues.invalid([...p, i, 'name'], key.name, 'must not contain ":"');
     if (key.secret === '') {
       issues.required([...p, i, 'secret']);
       return;
     }
     const raw = decodeKey(key.secret);
     // The secret is never echoed: only its problem and decoded length.
-    if (raw === undefined) issues.invalid([...p, i, 'secret'], undefined, 'REDACTED: secret is not a valid base64 string');
+    if (raw === undefined)
+      issues.invalid(
+        [...p, i, 'secret'],
+        undefined,
+        'REDACTED: secret is not a valid base64 string',
+      );
     else if (!KEY_LENGTHS[kind].includes(raw.length)) {
       issues.invalid(
         [...p, i, 'secret'],
@@ -165,21 +204,41 @@ function validateKeys(issues: IssueList, p: FieldPath, kind: 'aesgcm' | 'aescbc'
       );
     }
   });
-  checkUnique(issues, keys.map((k, i) => ({ value: k.name === '' ? undefined : k.name, path: [...p, i, 'name'] })));
+  checkUnique(
+    issues,
+    keys.map((k, i) => ({ value: k.name === '' ? undefined : k.name, path: [...p, i, 'name'] })),
+  );
 }
 
 function validateKms(issues: IssueList, p: FieldPath, kms: KMSConfiguration): void {
   const version = kms.apiVersion ?? 'v1';
-  if (!['v1', 'v2'].includes(version)) issues.unsupported([...p, 'apiVersion'], version, ['v1', 'v2']);
+  if (!['v1', 'v2'].includes(version))
+    issues.unsupported([...p, 'apiVersion'], version, ['v1', 'v2']);
   if (kms.name === '') issues.required([...p, 'name']);
   else if (kms.name.includes(':')) issues.invalid([...p, 'name'], kms.name, 'must not contain ":"');
   if (kms.endpoint === '') issues.required([...p, 'endpoint']);
-  else if (!/^unix:\/\/.+/.test(kms.endpoint)) issues.invalid([...p, 'endpoint'], kms.endpoint, 'unsupported scheme for KMS provider endpoint: must be unix://<path>');
+  else if (!/^unix:\/\/.+/.test(kms.endpoint))
+    issues.invalid(
+      [...p, 'endpoint'],
+      kms.endpoint,
+      'unsupported scheme for KMS provider endpoint: must be unix://<path>',
+    );
   if (kms.cachesize !== undefined) {
-    if (version === 'v2') issues.invalid([...p, 'cachesize'], String(kms.cachesize), 'cachesize is not supported in v2');
-    else if (kms.cachesize === 0) issues.invalid([...p, 'cachesize'], '0', 'cachesize must be a positive number or negative to disable caching');
+    if (version === 'v2')
+      issues.invalid(
+        [...p, 'cachesize'],
+        String(kms.cachesize),
+        'cachesize is not supported in v2',
+      );
+    else if (kms.cachesize === 0)
+      issues.invalid(
+        [...p, 'cachesize'],
+        '0',
+        'cachesize must be a positive number or negative to disable caching',
+      );
   }
-  if (kms.timeout !== undefined) checkDuration(issues, [...p, 'timeout'], kms.timeout, { min: 'positive' });
+  if (kms.timeout !== undefined)
+    checkDuration(issues, [...p, 'timeout'], kms.timeout, { min: 'positive' });
 }
 
 /** The reference's KMS defaults: apiVersion v1, timeout 3s, and cachesize 1000 (KMS v1 only). */
@@ -191,7 +250,11 @@ export function withKmsDefaults(cfg: EncryptionConfiguration): EncryptionConfigu
       providers: rc.providers.map((p) => {
         if (p.kms === undefined) return p;
         const apiVersion = p.kms.apiVersion ?? 'v1';
-        const kms: KMSConfiguration = { ...p.kms, apiVersion, timeout: p.kms.timeout ?? KMS_DEFAULT_TIMEOUT };
+        const kms: KMSConfiguration = {
+          ...p.kms,
+          apiVersion,
+          timeout: p.kms.timeout ?? KMS_DEFAULT_TIMEOUT,
+        };
         if (apiVersion === 'v1') kms.cachesize = p.kms.cachesize ?? KMS_DEFAULT_CACHE_SIZE;
         return { ...p, kms };
       }),

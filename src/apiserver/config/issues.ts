@@ -28,10 +28,18 @@ export class IssueList {
     this.add(path, 'Required value');
   }
   invalid(path: FieldPath, value: string | undefined, why: string): void {
-    this.add(path, value === undefined ? `Invalid value: ${why}` : `Invalid value: ${JSON.stringify(value)}: ${why}`);
+    this.add(
+      path,
+      value === undefined
+        ? `Invalid value: ${why}`
+        : `Invalid value: ${JSON.stringify(value)}: ${why}`,
+    );
   }
   unsupported(path: FieldPath, value: string, supported: readonly string[]): void {
-    this.add(path, `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`);
+    this.add(
+      path,
+      `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+    );
   }
   duplicate(path: FieldPath, value: string): void {
     this.add(path, `Duplicate value: ${JSON.stringify(value)}`);
@@ -57,19 +65,39 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], into: IssueLi
     switch (iss.code) {
       case 'invalid_type':
         if (iss.input === undefined) into.required(path);
-        else into.invalid(path, undefined, `expected ${iss.expected === 'int' ? 'an integer' : iss.expected}, got ${typeName(iss.input)}`);
+        else
+          into.invalid(
+            path,
+            undefined,
+            `expected ${iss.expected === 'int' ? 'an integer' : iss.expected}, got ${typeName(iss.input)}`,
+          );
         break;
       case 'unrecognized_keys':
         for (const k of iss.keys) into.add([...path, k], `unknown field ${JSON.stringify(k)}`);
         break;
       case 'invalid_value':
-        into.add(path, `Unsupported value: supported values: ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`);
+        into.add(
+          path,
+          `Unsupported value: supported values: ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`,
+        );
         break;
       case 'too_small':
-        into.invalid(path, undefined, iss.origin === 'array' ? `must have at least ${String(iss.minimum)} item(s)` : `must be at least ${String(iss.minimum)}`);
+        into.invalid(
+          path,
+          undefined,
+          iss.origin === 'array'
+            ? `must have at least ${String(iss.minimum)} item(s)`
+            : `must be at least ${String(iss.minimum)}`,
+        );
         break;
       case 'too_big':
-        into.invalid(path, undefined, iss.origin === 'array' ? `must have at most ${String(iss.maximum)} items` : `must be at most ${String(iss.maximum)}`);
+        into.invalid(
+          path,
+          undefined,
+          iss.origin === 'array'
+            ? `must have at most ${String(iss.maximum)} items`
+            : `must be at most ${String(iss.maximum)}`,
+        );
         break;
       default:
         into.invalid(path, undefined, iss.message);

@@ -20,12 +20,29 @@ import {
   type AdmissionConfiguration,
   type EventRateLimitConfiguration,
 } from './admission.js';
-import { authenticationConfigurationSchema, validateAuthentication, type AuthenticationConfiguration } from './authentication.js';
-import { authorizationConfigurationSchema, validateAuthorization, type AuthorizationConfiguration } from './authorization.js';
+import {
+  authenticationConfigurationSchema,
+  validateAuthentication,
+  type AuthenticationConfiguration,
+} from './authentication.js';
+import {
+  authorizationConfigurationSchema,
+  validateAuthorization,
+  type AuthorizationConfiguration,
+} from './authorization.js';
 import { configApiVersion, DEFAULT_PLATFORM_DOMAIN } from './common.js';
-import { encryptionConfigurationSchema, validateEncryption, withKmsDefaults, type EncryptionConfiguration } from './encryption.js';
+import {
+  encryptionConfigurationSchema,
+  validateEncryption,
+  withKmsDefaults,
+  type EncryptionConfiguration,
+} from './encryption.js';
 import { formatPath, fromZodIssues, IssueList, type FieldPath } from './issues.js';
-import { tracingConfigurationSchema, validateTracing, type TracingConfiguration } from './tracing.js';
+import {
+  tracingConfigurationSchema,
+  validateTracing,
+  type TracingConfiguration,
+} from './tracing.js';
 import { isOneOf, isRecord } from '../../common/util/json-shape.js';
 import { errnoCode } from '../../common/util/errno.js';
 
@@ -51,23 +68,52 @@ export interface ResolvedAdmissionConfiguration {
 }
 
 export type LoadedConfig =
-  | { readonly kind: 'AdmissionConfiguration'; readonly file: string; readonly config: ResolvedAdmissionConfiguration }
-  | { readonly kind: 'AuthenticationConfiguration'; readonly file: string; readonly config: AuthenticationConfiguration }
-  | { readonly kind: 'AuthorizationConfiguration'; readonly file: string; readonly config: AuthorizationConfiguration }
-  | { readonly kind: 'EncryptionConfiguration'; readonly file: string; readonly config: EncryptionConfiguration }
-  | { readonly kind: 'TracingConfiguration'; readonly file: string; readonly config: TracingConfiguration };
+  | {
+      readonly kind: 'AdmissionConfiguration';
+      readonly file: string;
+      readonly config: ResolvedAdmissionConfiguration;
+    }
+  | {
+      readonly kind: 'AuthenticationConfiguration';
+      readonly file: string;
+      readonly config: AuthenticationConfiguration;
+    }
+  | {
+      readonly kind: 'AuthorizationConfiguration';
+      readonly file: string;
+      readonly config: AuthorizationConfiguration;
+    }
+  | {
+      readonly kind: 'EncryptionConfiguration';
+      readonly file: string;
+      readonly config: EncryptionConfiguration;
+    }
+  | {
+      readonly kind: 'TracingConfiguration';
+      readonly file: string;
+      readonly config: TracingConfiguration;
+    };
 
 export type ConfigOf<K extends ConfigKind> = Extract<LoadedConfig, { kind: K }>['config'];
 
 function fail(file: string, issues: IssueList | string[], flag?: string): never {
   const problems =
-    issues instanceof IssueList ? issues.issues.map((i) => `${file}: ${formatPath(i.path)}: ${i.message}`) : issues.map((m) => `${file}: ${m}`);
-  throw new ConfigError(problems.length === 1 ? (problems[0] ?? '') : `${problems.length} problems:\n  ${problems.join('\n  ')}`, {
-    file,
-    problems,
-    ...(flag === undefined ? {} : { flag }),
-    ...(issues instanceof IssueList && issues.issues[0] !== undefined ? { field: formatPath(issues.issues[0].path) } : {}),
-  });
+    issues instanceof IssueList
+      ? issues.issues.map((i) => `${file}: ${formatPath(i.path)}: ${i.message}`)
+      : issues.map((m) => `${file}: ${m}`);
+  throw new ConfigError(
+    problems.length === 1
+      ? (problems[0] ?? '')
+      : `${problems.length} problems:\n  ${problems.join('\n  ')}`,
+    {
+      file,
+      problems,
+      ...(flag === undefined ? {} : { flag }),
+      ...(issues instanceof IssueList && issues.issues[0] !== undefined
+        ? { field: formatPath(issues.issues[0].path) }
+        : {}),
+    },
+  );
 }
 
 function readDocument(file: string): unknown {
@@ -76,7 +122,9 @@ function readDocument(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = errnoCode(err);
-    fail(file, [code === 'ENOENT' ? 'file does not exist' : `cannot read file (${code ?? 'error'})`]);
+    fail(file, [
+      code === 'ENOENT' ? 'file does not exist' : `cannot read file (${code ?? 'error'})`,
+    ]);
   }
   try {
     return parseYaml(text, file);
@@ -89,7 +137,12 @@ function readDocument(file: string): unknown {
   }
 }
 
-function parseWith<S extends z.ZodType>(schema: S, doc: unknown, issues: IssueList, base: FieldPath = []): z.infer<S> | undefined {
+function parseWith<S extends z.ZodType>(
+  schema: S,
+  doc: unknown,
+  issues: IssueList,
+  base: FieldPath = [],
+): z.infer<S> | undefined {
   const r = schema.safeParse(doc, { reportInput: true });
   if (r.success) return r.data;
   const inner = new IssueList();
@@ -99,7 +152,12 @@ function parseWith<S extends z.ZodType>(schema: S, doc: unknown, issues: IssueLi
 }
 
 /** Parses and validates one document of a known or detected kind; throws ConfigError listing every problem. */
-export function parseConfigDocument(file: string, doc: unknown, opts: ConfigLoadOptions = {}, expected?: ConfigKind): LoadedConfig {
+export function parseConfigDocument(
+  file: string,
+  doc: unknown,
+  opts: ConfigLoadOptions = {},
+  expected?: ConfigKind,
+): LoadedConfig {
   const domain = opts.platformDomain ?? DEFAULT_PLATFORM_DOMAIN;
   const issues = new IssueList();
   const k = documentKind(file, doc, domain, expected, issues);
@@ -109,29 +167,45 @@ export function parseConfigDocument(file: string, doc: unknown, opts: ConfigLoad
 }
 
 /** apiVersion and kind checked (the kind one of ours, the expected one when given); fails otherwise. */
-function documentKind(file: string, doc: unknown, domain: string, expected: ConfigKind | undefined, issues: IssueList): ConfigKind {
+function documentKind(
+  file: string,
+  doc: unknown,
+  domain: string,
+  expected: ConfigKind | undefined,
+  issues: IssueList,
+): ConfigKind {
   if (!isRecord(doc)) fail(file, ['must be a YAML or JSON object with apiVersion and kind']);
   const apiVersion = doc['apiVersion'];
   const kind = doc['kind'];
   const wantVersion = configApiVersion(domain);
   if (apiVersion === undefined) issues.required(['apiVersion']);
-  else if (apiVersion !== wantVersion) issues.unsupported(['apiVersion'], textOf(apiVersion), [wantVersion]);
+  else if (apiVersion !== wantVersion)
+    issues.unsupported(['apiVersion'], textOf(apiVersion), [wantVersion]);
   if (kind === undefined) issues.required(['kind']);
   else if (typeof kind !== 'string' || !isOneOf(CONFIG_KINDS, kind)) {
     issues.unsupported(['kind'], textOf(kind), expected === undefined ? CONFIG_KINDS : [expected]);
-  } else if (expected !== undefined && kind !== expected) issues.unsupported(['kind'], kind, [expected]);
+  } else if (expected !== undefined && kind !== expected)
+    issues.unsupported(['kind'], kind, [expected]);
   // A kind that is not ours has its issue above.
   if (!issues.ok || typeof kind !== 'string' || !isOneOf(CONFIG_KINDS, kind)) fail(file, issues);
   return kind;
 }
 
 /** The document decoded by its kind's schema and validated by its rules; undefined when it does not decode. */
-function parseKind(k: ConfigKind, file: string, doc: unknown, opts: ConfigLoadOptions & { platformDomain: string }, issues: IssueList): LoadedConfig | undefined {
+function parseKind(
+  k: ConfigKind,
+  file: string,
+  doc: unknown,
+  opts: ConfigLoadOptions & { platformDomain: string },
+  issues: IssueList,
+): LoadedConfig | undefined {
   switch (k) {
     case 'AuthenticationConfiguration': {
       const cfg = parseWith(authenticationConfigurationSchema, doc, issues);
       if (cfg === undefined) return undefined;
-      validateAuthentication(issues, cfg, { anonymousAuthFlagSet: opts.anonymousAuthFlagSet ?? false });
+      validateAuthentication(issues, cfg, {
+        anonymousAuthFlagSet: opts.anonymousAuthFlagSet ?? false,
+      });
       return { kind: k, file, config: cfg };
     }
     case 'AuthorizationConfiguration': {
@@ -162,7 +236,12 @@ function parseKind(k: ConfigKind, file: string, doc: unknown, opts: ConfigLoadOp
   }
 }
 
-function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain: string, issues: IssueList): EventRateLimitConfiguration | undefined {
+function resolveEventRateLimit(
+  file: string,
+  cfg: AdmissionConfiguration,
+  domain: string,
+  issues: IssueList,
+): EventRateLimitConfiguration | undefined {
   const i = cfg.plugins.findIndex((p) => p.name === 'EventRateLimit');
   const entry = cfg.plugins[i];
   if (entry === undefined) return undefined;
@@ -182,7 +261,11 @@ function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain
         return undefined;
       }
       const code = errnoCode(err);
-      issues.invalid(base, entry.path, code === 'ENOENT' ? 'file does not exist' : `cannot read or parse ${target}`);
+      issues.invalid(
+        base,
+        entry.path,
+        code === 'ENOENT' ? 'file does not exist' : `cannot read or parse ${target}`,
+      );
       return undefined;
     }
     base = [...base, `(${target})`];
@@ -196,14 +279,24 @@ function resolveEventRateLimit(file: string, cfg: AdmissionConfiguration, domain
 }
 
 /** Reads and validates a file of the given kind (or any kind); throws ConfigError naming the flag. */
-export function loadConfigFile<K extends ConfigKind>(file: string, kind: K, opts: ConfigLoadOptions = {}, flag?: string): ConfigOf<K> {
+export function loadConfigFile<K extends ConfigKind>(
+  file: string,
+  kind: K,
+  opts: ConfigLoadOptions = {},
+  flag?: string,
+): ConfigOf<K> {
   try {
     const loaded = parseConfigDocument(file, readDocument(file), opts, kind);
     // parseConfigDocument refused any other kind; TypeScript cannot narrow a union by a generic K.
     return loaded.config as ConfigOf<K>;
   } catch (err) {
     if (err instanceof ConfigError && flag !== undefined) {
-      throw new ConfigError(`${flag}: ${err.message}`, { file, flag, problems: err.problems, ...(err.field === undefined ? {} : { field: err.field }) });
+      throw new ConfigError(`${flag}: ${err.message}`, {
+        file,
+        flag,
+        problems: err.problems,
+        ...(err.field === undefined ? {} : { field: err.field }),
+      });
     }
     throw err;
   }
@@ -217,7 +310,10 @@ export interface ValidateConfigFilesResult {
 }
 
 /** `plat-apiserver --validate-config FILE...`: validates files of any of the five kinds. */
-export function validateConfigFiles(paths: readonly string[], opts: ConfigLoadOptions = {}): ValidateConfigFilesResult {
+export function validateConfigFiles(
+  paths: readonly string[],
+  opts: ConfigLoadOptions = {},
+): ValidateConfigFilesResult {
   const errors: string[] = [];
   const kinds: (ConfigKind | undefined)[] = [];
   for (const file of paths) {

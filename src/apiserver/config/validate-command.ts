@@ -4,7 +4,13 @@ import { DEFAULT_PLATFORM_DOMAIN } from '../../common/names.js';
 import { validateConfigFiles } from './load.js';
 
 export function isValidateConfigInvocation(argv: readonly string[]): boolean {
-  return argv.some((a) => a === '--validate-config' || a === '--validate_config' || a.startsWith('--validate-config=') || a.startsWith('--validate_config='));
+  return argv.some(
+    (a) =>
+      a === '--validate-config' ||
+      a === '--validate_config' ||
+      a.startsWith('--validate-config=') ||
+      a.startsWith('--validate_config='),
+  );
 }
 
 export interface ValidateCommandIo {
@@ -21,15 +27,20 @@ export function runValidateConfig(argv: readonly string[], io: ValidateCommandIo
     if (a === '--validate-config') continue;
     if (a.startsWith('--validate-config=')) files.push(a.slice('--validate-config='.length));
     else if (a === '--platform-domain') platformDomain = argv[++i] ?? platformDomain;
-    else if (a.startsWith('--platform-domain=')) platformDomain = a.slice('--platform-domain='.length);
-    else if (a === '--anonymous-auth' || a.startsWith('--anonymous-auth=')) anonymousAuthFlagSet = true;
+    else if (a.startsWith('--platform-domain='))
+      platformDomain = a.slice('--platform-domain='.length);
+    else if (a === '--anonymous-auth' || a.startsWith('--anonymous-auth='))
+      anonymousAuthFlagSet = true;
     else if (a.startsWith('--')) {
       // Other server flags may be present (the same command line as a real start); skip their values.
-      if (!a.includes('=') && argv[i + 1] !== undefined && !(argv[i + 1] ?? '').startsWith('-')) i++;
+      if (!a.includes('=') && argv[i + 1] !== undefined && !(argv[i + 1] ?? '').startsWith('-'))
+        i++;
     } else files.push(a);
   }
   if (files.length === 0) {
-    io.err('plat-apiserver: --validate-config needs at least one file: plat-apiserver --validate-config FILE...\n');
+    io.err(
+      'plat-apiserver: --validate-config needs at least one file: plat-apiserver --validate-config FILE...\n',
+    );
     return 1;
   }
   const r = validateConfigFiles(files, { platformDomain, anonymousAuthFlagSet });

@@ -6,7 +6,12 @@ import type { Authorizer } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { approvalCheckNeeded, approvalCondition, isNodeClientCsr, isSelfNodeClient } from '../csr/approver.js';
+import {
+  approvalCheckNeeded,
+  approvalCondition,
+  isNodeClientCsr,
+  isSelfNodeClient,
+} from '../csr/approver.js';
 import type { Registry } from '../registry/registry.js';
 import type { Obj, ResourceDef } from '../registry/types.js';
 import { WorkQueue } from './queue.js';
@@ -15,7 +20,10 @@ import { getUnlessGone } from './read-key.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
 import { recordOf, listOf } from '../../common/util/json-shape.js';
 
-export const CONTROLLER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:certificate-controller`, groups: ['system:serviceaccounts', 'system:masters'] };
+export const CONTROLLER_USER: UserInfo = {
+  username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:certificate-controller`,
+  groups: ['system:serviceaccounts', 'system:masters'],
+};
 
 export interface CsrControllerOptions {
   readonly registry: Registry;
@@ -67,17 +75,31 @@ export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSign
       const self = isSelfNodeClient(csr, names) && (await mayCreate(csr, 'selfnodeclient'));
       const allowed = self || (await mayCreate(csr, 'nodeclient'));
       if (!allowed) {
-        o.logger.info({ csr: name }, 'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver');
+        o.logger.info(
+          { csr: name },
+          'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver',
+        );
         return;
       }
-      await o.registry.update(o.def, '', name, { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrapproving', subresource: 'approval' }, (cur) => {
-        if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
-        const status = { ...recordOf(cur['status']) };
-        const conds = [...listOf(status['conditions'])];
-        conds.push(approvalCondition(o.clock.now(), names, self));
-        status['conditions'] = conds;
-        return { ...cur, status };
-      });
+      await o.registry.update(
+        o.def,
+        '',
+        name,
+        {
+          user: CONTROLLER_USER,
+          dryRun: false,
+          fieldManager: 'csrapproving',
+          subresource: 'approval',
+        },
+        (cur) => {
+          if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
+          const status = { ...recordOf(cur['status']) };
+          const conds = [...listOf(status['conditions'])];
+          conds.push(approvalCondition(o.clock.now(), names, self));
+          status['conditions'] = conds;
+          return { ...cur, status };
+        },
+      );
       o.logger.info({ csr: name }, 'csrapproving: approved node client CSR');
     },
   });

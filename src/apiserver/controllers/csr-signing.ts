@@ -37,33 +37,54 @@ export async function runCsrSigning(o: CsrSigningOptions, signal: AbortSignal): 
       const spec = recordOf(csr['spec']);
       const signerName = typeof spec['signerName'] === 'string' ? spec['signerName'] : '';
       if (!signingNeeded(csr) || !isWellKnownSigner(signerName, names)) return;
-      const der = typeof spec['request'] === 'string' ? decodeBase64Field(spec['request']) : undefined;
+      const der =
+        typeof spec['request'] === 'string' ? decodeBase64Field(spec['request']) : undefined;
       const now = o.clock.now();
       const result = await signCertificate({
         csrPem: der ?? new Uint8Array(),
         signerName,
         names,
         usages: Array.isArray(spec['usages']) ? spec['usages'].map(String) : [],
-        ...(typeof spec['expirationSeconds'] === 'number' ? { expirationSeconds: spec['expirationSeconds'] } : {}),
+        ...(typeof spec['expirationSeconds'] === 'number'
+          ? { expirationSeconds: spec['expirationSeconds'] }
+          : {}),
         ca: o.ca,
         maxDurationSeconds: Math.floor(o.maxDurationSeconds),
         now,
       });
-      await o.registry.update(o.def, '', name, { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrsigning', subresource: 'status' }, (cur) => {
-        if (cur === undefined || !signingNeeded(cur)) return cur ?? csr;
-        const status = { ...recordOf(cur['status']) };
-        if ('certificatePem' in result) {
-          status['certificate'] = Buffer.from(result.certificatePem).toString('base64');
-        } else {
-          const conds = [...listOf(status['conditions'])];
-          const t = timeString(now);
-          conds.push({ type: 'Failed', status: 'True', reason: result.failed.reason, message: result.failed.message, lastUpdateTime: t, lastTransitionTime: t });
-          status['conditions'] = conds;
-        }
-        return { ...cur, status };
-      });
-      if ('certificatePem' in result) o.logger.info({ csr: name, signerName }, 'csrsigning: issued certificate');
-      else o.logger.info({ csr: name, signerName, why: result.failed.message }, 'csrsigning: refused to sign; added a Failed condition');
+      await o.registry.update(
+        o.def,
+        '',
+        name,
+        { user: CONTROLLER_USER, dryRun: false, fieldManager: 'csrsigning', subresource: 'status' },
+        (cur) => {
+          if (cur === undefined || !signingNeeded(cur)) return cur ?? csr;
+          const status = { ...recordOf(cur['status']) };
+          if ('certificatePem' in result) {
+            status['certificate'] = Buffer.from(result.certificatePem).toString('base64');
+          } else {
+            const conds = [...listOf(status['conditions'])];
+            const t = timeString(now);
+            conds.push({
+              type: 'Failed',
+              status: 'True',
+              reason: result.failed.reason,
+              message: result.failed.message,
+              lastUpdateTime: t,
+              lastTransitionTime: t,
+            });
+            status['conditions'] = conds;
+          }
+          return { ...cur, status };
+        },
+      );
+      if ('certificatePem' in result)
+        o.logger.info({ csr: name, signerName }, 'csrsigning: issued certificate');
+      else
+        o.logger.info(
+          { csr: name, signerName, why: result.failed.message },
+          'csrsigning: refused to sign; added a Failed condition',
+        );
     },
   });
   const stop = watchKeys(o.registry, o.def, (name) => queue.add(name));

@@ -19,7 +19,10 @@ export const NODE_STATUS_UNKNOWN_REASON = 'NodeStatusUnknown';
 export const NODE_STATUS_UNKNOWN_MESSAGE = 'Kubelet stopped posting node status.';
 export const NODE_STATUS_NEVER_POSTED_MESSAGE = 'Kubelet never posted node status.';
 const WATCHED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
-const CONTROLLER_USER: UserInfo = { username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:node-controller`, groups: ['system:serviceaccounts', 'system:masters'] };
+const CONTROLLER_USER: UserInfo = {
+  username: `system:serviceaccount:${REFERENCE_NAMES.namespaces.system}:node-controller`,
+  groups: ['system:serviceaccounts', 'system:masters'],
+};
 
 export interface NodeLifecycleOptions {
   readonly registry: Registry;
@@ -88,17 +91,32 @@ export class NodeLifecycleController {
       }
       const probeMs = this.health.get(name)?.probeMs ?? now;
       try {
-        if (now - probeMs >= this.o.gracePeriodMs) await this.markUnknown(name, ready === undefined);
-        else if (ready !== undefined && ready['status'] !== 'Unknown') await this.clearUnreachable(name);
+        if (now - probeMs >= this.o.gracePeriodMs)
+          await this.markUnknown(name, ready === undefined);
+        else if (ready !== undefined && ready['status'] !== 'Unknown')
+          await this.clearUnreachable(name);
       } catch (err) {
-        this.o.logger.warn({ node: name, err: userMessage(err) }, 'node lifecycle: cannot update the node; retrying at the next pass');
+        this.o.logger.warn(
+          { node: name, err: userMessage(err) },
+          'node lifecycle: cannot update the node; retrying at the next pass',
+        );
       }
     }
     for (const name of [...this.health.keys()]) if (!seen.has(name)) this.health.delete(name);
   }
 
-  private write(subresource: string): { user: UserInfo; dryRun: false; fieldManager: string; subresource: string } {
-    return { user: CONTROLLER_USER, dryRun: false, fieldManager: 'node-lifecycle-controller', subresource };
+  private write(subresource: string): {
+    user: UserInfo;
+    dryRun: false;
+    fieldManager: string;
+    subresource: string;
+  } {
+    return {
+      user: CONTROLLER_USER,
+      dryRun: false,
+      fieldManager: 'node-lifecycle-controller',
+      subresource,
+    };
   }
 
   private async markUnknown(name: string, neverPosted: boolean): Promise<void> {
@@ -112,10 +130,22 @@ export class NodeLifecycleController {
       for (const type of WATCHED_CONDITIONS) {
         const c = conds.find((x) => x['type'] === type);
         if (c === undefined) {
-          conds.push({ type, status: 'Unknown', reason: NODE_STATUS_UNKNOWN_REASON, message, lastHeartbeatTime: now, lastTransitionTime: now });
+          conds.push({
+            type,
+            status: 'Unknown',
+            reason: NODE_STATUS_UNKNOWN_REASON,
+            message,
+            lastHeartbeatTime: now,
+            lastTransitionTime: now,
+          });
           changed = true;
         } else if (c['status'] !== 'Unknown') {
-          Object.assign(c, { status: 'Unknown', reason: NODE_STATUS_UNKNOWN_REASON, message, lastTransitionTime: now });
+          Object.assign(c, {
+            status: 'Unknown',
+            reason: NODE_STATUS_UNKNOWN_REASON,
+            message,
+            lastTransitionTime: now,
+          });
           changed = true;
         }
       }
@@ -123,11 +153,19 @@ export class NodeLifecycleController {
     });
     const added = await this.setUnreachableTaints(name, true);
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `changed` is set inside the update callback above
-    if (changed || added) this.o.logger.info({ node: name }, `node ${name} stopped renewing its lease and posting its status: marked Unknown and tainted ${this.o.names.taints.unreachable}`);
+    if (changed || added)
+      this.o.logger.info(
+        { node: name },
+        `node ${name} stopped renewing its lease and posting its status: marked Unknown and tainted ${this.o.names.taints.unreachable}`,
+      );
   }
 
   private async clearUnreachable(name: string): Promise<void> {
-    if (await this.setUnreachableTaints(name, false)) this.o.logger.info({ node: name }, `node ${name} is back: ${this.o.names.taints.unreachable} taints removed`);
+    if (await this.setUnreachableTaints(name, false))
+      this.o.logger.info(
+        { node: name },
+        `node ${name} is back: ${this.o.names.taints.unreachable} taints removed`,
+      );
   }
 
   /** Adds (or removes) the two unreachable taints; true when the node changed. */
@@ -136,13 +174,17 @@ export class NodeLifecycleController {
     const current = await this.o.registry.get(this.o.nodeDef, '', name);
     const taints = taintsOf(current);
     const has = (effect: string) => taints.some((t) => t['key'] === key && t['effect'] === effect);
-    const needed = present ? !has('NoSchedule') || !has('NoExecute') : has('NoSchedule') || has('NoExecute');
+    const needed = present
+      ? !has('NoSchedule') || !has('NoExecute')
+      : has('NoSchedule') || has('NoExecute');
     if (!needed) return false;
     const timeAdded = new Date(this.o.clock.nowMs()).toISOString().replace(/\.\d+Z$/, 'Z');
     await this.o.registry.update(this.o.nodeDef, '', name, this.write(''), (cur) => {
       if (cur === undefined) return {};
       const kept = taintsOf(cur).filter((t) => t['key'] !== key);
-      const next = present ? [...kept, { key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded }] : kept;
+      const next = present
+        ? [...kept, { key, effect: 'NoSchedule' }, { key, effect: 'NoExecute', timeAdded }]
+        : kept;
       const spec = { ...(objAt(cur, 'spec') ?? {}) };
       if (next.length > 0) spec['taints'] = next;
       else delete spec['taints'];
@@ -153,7 +195,9 @@ export class NodeLifecycleController {
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.monitor().catch((err: unknown) => this.o.logger.warn({ err: userMessage(err) }, 'node lifecycle pass failed; retrying'));
+      await this.monitor().catch((err: unknown) =>
+        this.o.logger.warn({ err: userMessage(err) }, 'node lifecycle pass failed; retrying'),
+      );
       await this.o.clock.sleep(this.o.monitorPeriodMs, signal).catch(() => undefined);
     }
   }

@@ -70,8 +70,14 @@ export class WorkQueue {
       } catch (err) {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
-        const delay = backoffDelayMs({ initialMs: this.o.baseDelayMs ?? 100, maxMs: this.o.maxDelayMs ?? 30_000 }, n - 1);
-        this.o.logger.warn({ err, key, attempt: n, retryInMs: delay }, `${this.o.name}: processing failed; will retry`);
+        const delay = backoffDelayMs(
+          { initialMs: this.o.baseDelayMs ?? 100, maxMs: this.o.maxDelayMs ?? 30_000 },
+          n - 1,
+        );
+        this.o.logger.warn(
+          { err, key, attempt: n, retryInMs: delay },
+          `${this.o.name}: processing failed; will retry`,
+        );
         this.addAfter(key, delay);
       }
     }

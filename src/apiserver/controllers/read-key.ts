@@ -6,7 +6,11 @@ import type { Registry } from '../registry/registry.js';
 import type { Obj, ResourceDef } from '../registry/types.js';
 import { StatusError } from '../status.js';
 
-export async function getUnlessGone(registry: Pick<Registry, 'get'>, def: ResourceDef, name: string): Promise<Obj | undefined> {
+export async function getUnlessGone(
+  registry: Pick<Registry, 'get'>,
+  def: ResourceDef,
+  name: string,
+): Promise<Obj | undefined> {
   try {
     return await registry.get(def, '', name);
   } catch (err) {

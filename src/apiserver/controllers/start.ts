@@ -28,17 +28,45 @@ export interface ControllersOptions {
 export function startControllers(o: ControllersOptions, signal: AbortSignal): Promise<void>[] {
   const { server, names, clock, logger } = o;
   const loops: Promise<void>[] = [];
-  const onLoopError = (name: string) => (err: unknown): void => logger.error({ err }, `${name} controller stopped unexpectedly`);
+  const onLoopError =
+    (name: string) =>
+    (err: unknown): void =>
+      logger.error({ err }, `${name} controller stopped unexpectedly`);
   const log = (component: string): Logger => logger.child({ component });
   if (o.enabled.includes('csrapproving')) {
-    loops.push(runCsrApproving({ registry: server.registry, def: server.defs.csr, authorizer: server.authorizer, clock, logger: log('csrapproving') }, signal).catch(onLoopError('csrapproving')));
+    loops.push(
+      runCsrApproving(
+        {
+          registry: server.registry,
+          def: server.defs.csr,
+          authorizer: server.authorizer,
+          clock,
+          logger: log('csrapproving'),
+        },
+        signal,
+      ).catch(onLoopError('csrapproving')),
+    );
   }
   if (o.enabled.includes('csrsigning')) {
-    const s = { registry: server.registry, def: server.defs.csr, ca: o.ca, maxDurationSeconds: o.clusterSigningDurationMs / 1000, clock, logger: log('csrsigning') };
+    const s = {
+      registry: server.registry,
+      def: server.defs.csr,
+      ca: o.ca,
+      maxDurationSeconds: o.clusterSigningDurationMs / 1000,
+      clock,
+      logger: log('csrsigning'),
+    };
     loops.push(runCsrSigning(s, signal).catch(onLoopError('csrsigning')));
   }
   if (o.enabled.includes('tokencleaner')) {
-    const t = { registry: server.registry, secretDef: server.defs.secret, platformDomain: names.labelDomain, namespace: names.namespaces.system, clock, logger: log('tokencleaner') };
+    const t = {
+      registry: server.registry,
+      secretDef: server.defs.secret,
+      platformDomain: names.labelDomain,
+      namespace: names.namespaces.system,
+      clock,
+      logger: log('tokencleaner'),
+    };
     loops.push(runTokenCleaner(t, signal).catch(onLoopError('tokencleaner')));
   }
   if (o.enabled.includes('nodelifecycle')) {

@@ -39,13 +39,18 @@ const CLIENT_USAGES = ['digital signature', 'key encipherment', 'client auth'];
 const CLIENT_USAGES_NO_RSA = ['digital signature', 'client auth'];
 
 /** Subject/SAN/usage checks of a node client request (without the signer name check). */
-export function nodeClientProblem(parsed: ParsedCsr, usages: readonly unknown[]): string | undefined {
-  if (parsed.organizations.length !== 1 || parsed.organizations[0] !== 'system:nodes') return 'subject organization is not system:nodes';
+export function nodeClientProblem(
+  parsed: ParsedCsr,
+  usages: readonly unknown[],
+): string | undefined {
+  if (parsed.organizations.length !== 1 || parsed.organizations[0] !== 'system:nodes')
+    return 'subject organization is not system:nodes';
   if (parsed.dnsNames.length > 0) return 'DNS subjectAltNames are not allowed';
   if (parsed.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
   if (parsed.ipAddresses.length > 0) return 'IP subjectAltNames are not allowed';
   if (parsed.uris.length > 0) return 'URI subjectAltNames are not allowed';
-  if (!parsed.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
+  if (!parsed.commonName.startsWith('system:node:'))
+    return 'subject common name does not begin with system:node:';
   if (!sameSet(usages, CLIENT_USAGES) && !sameSet(usages, CLIENT_USAGES_NO_RSA)) {
     return `usages did not match [${[...CLIENT_USAGES].sort().join(' ')}]`;
   }
@@ -73,7 +78,10 @@ export function isSelfNodeClient(csrObj: Record<string, unknown>, names: Names):
   return parsed !== undefined && asRecord(csrObj['spec'])['username'] === parsed.commonName;
 }
 
-export function isApprovedOrDenied(csrObj: Record<string, unknown>): { approved: boolean; denied: boolean } {
+export function isApprovedOrDenied(csrObj: Record<string, unknown>): {
+  approved: boolean;
+  denied: boolean;
+} {
   const conds = conditionsOf(csrObj);
   return {
     approved: conds.some((c) => c.type === 'Approved' && c.status === 'True'),
@@ -93,7 +101,11 @@ export function approvalCheckNeeded(csrObj: Record<string, unknown>): boolean {
   return !approved && !denied;
 }
 
-export function approvalCondition(now: Date, names: Names, self = false): {
+export function approvalCondition(
+  now: Date,
+  names: Names,
+  self = false,
+): {
   type: 'Approved';
   status: 'True';
   reason: string;
@@ -102,7 +114,14 @@ export function approvalCondition(now: Date, names: Names, self = false): {
   lastTransitionTime: string;
 } {
   const t = formatTime(now);
-  return { type: 'Approved', status: 'True', reason: AUTO_APPROVE_REASON, message: autoApproveMessage(names, self), lastUpdateTime: t, lastTransitionTime: t };
+  return {
+    type: 'Approved',
+    status: 'True',
+    reason: AUTO_APPROVE_REASON,
+    message: autoApproveMessage(names, self),
+    lastUpdateTime: t,
+    lastTransitionTime: t,
+  };
 }
 
 /** The signer acts on approved, not denied, not failed CSRs without a certificate. */

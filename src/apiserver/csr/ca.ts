@@ -23,7 +23,11 @@ export function randomSerialHex(): string {
   return b.toString('hex');
 }
 
-export async function generateCa(opts: { commonName: string; validityDays: number; now: Date }): Promise<CertAndKey> {
+export async function generateCa(opts: {
+  commonName: string;
+  validityDays: number;
+  now: Date;
+}): Promise<CertAndKey> {
   const now = opts.now;
   const keys = await generateEcKeyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -35,7 +39,12 @@ export async function generateCa(opts: { commonName: string; validityDays: numbe
     signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' },
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign | x509.KeyUsageFlags.digitalSignature, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign |
+          x509.KeyUsageFlags.cRLSign |
+          x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
@@ -63,7 +72,8 @@ async function issue(opts: {
     new x509.ExtendedKeyUsageExtension(opts.extKeyUsages, false),
     await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
   ];
-  if (opts.sans !== undefined && opts.sans.length > 0) extensions.push(new x509.SubjectAlternativeNameExtension(opts.sans, false));
+  if (opts.sans !== undefined && opts.sans.length > 0)
+    extensions.push(new x509.SubjectAlternativeNameExtension(opts.sans, false));
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerialHex(),
     subject: opts.subject,
@@ -79,8 +89,15 @@ async function issue(opts: {
 }
 
 /** A serving certificate for `hosts` (DNS names and IP addresses), CN the first host. */
-export async function generateServingCert(opts: { ca: CertAndKey; hosts: readonly string[]; validityDays?: number; now: Date }): Promise<CertAndKey> {
-  const sans: x509.JsonGeneralNames = opts.hosts.map((h) => (isIP(h) !== 0 ? { type: 'ip', value: h } : { type: 'dns', value: h }));
+export async function generateServingCert(opts: {
+  ca: CertAndKey;
+  hosts: readonly string[];
+  validityDays?: number;
+  now: Date;
+}): Promise<CertAndKey> {
+  const sans: x509.JsonGeneralNames = opts.hosts.map((h) =>
+    isIP(h) !== 0 ? { type: 'ip', value: h } : { type: 'dns', value: h },
+  );
   return issue({
     ca: opts.ca,
     subject: [{ CN: [opts.hosts[0] ?? 'localhost'] }],

@@ -10,11 +10,15 @@ type SubtleCryptoKey = webcrypto.CryptoKey;
 export interface SigningKey {
   readonly key: SubtleCryptoKey;
   /** The algorithm to pass as signingAlgorithm when creating certificates. */
-  readonly signingAlgorithm: webcrypto.Algorithm | webcrypto.EcdsaParams | webcrypto.RsaHashedImportParams;
+  readonly signingAlgorithm:
+    webcrypto.Algorithm | webcrypto.EcdsaParams | webcrypto.RsaHashedImportParams;
 }
 
 export async function generateEcKeyPair(): Promise<webcrypto.CryptoKeyPair> {
-  return webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+  return webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+    'sign',
+    'verify',
+  ]);
 }
 
 export async function exportPkcs8Pem(key: SubtleCryptoKey): Promise<string> {
@@ -36,7 +40,13 @@ export async function importSigningKey(keyPem: string): Promise<SigningKey> {
     };
     const m = curve !== undefined ? map[curve] : undefined;
     if (m === undefined) throw new Error(`unsupported EC curve ${curve ?? 'unknown'}`);
-    const key = await webcrypto.subtle.importKey('pkcs8', der, { name: 'ECDSA', namedCurve: m[0] }, false, ['sign']);
+    const key = await webcrypto.subtle.importKey(
+      'pkcs8',
+      der,
+      { name: 'ECDSA', namedCurve: m[0] },
+      false,
+      ['sign'],
+    );
     return { key, signingAlgorithm: { name: 'ECDSA', hash: m[1] } };
   }
   if (t === 'rsa') {
@@ -45,7 +55,9 @@ export async function importSigningKey(keyPem: string): Promise<SigningKey> {
     return { key, signingAlgorithm: alg };
   }
   if (t === 'ed25519') {
-    const key = await webcrypto.subtle.importKey('pkcs8', der, { name: 'Ed25519' }, false, ['sign']);
+    const key = await webcrypto.subtle.importKey('pkcs8', der, { name: 'Ed25519' }, false, [
+      'sign',
+    ]);
     return { key, signingAlgorithm: { name: 'Ed25519' } };
   }
   throw new Error(`unsupported private key type ${t ?? 'unknown'}`);

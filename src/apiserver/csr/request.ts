@@ -27,7 +27,8 @@ function derElement(buf: Buffer, off: number): { header: number; length: number 
   const first = buf[off + 1] ?? 0;
   if (first < 0x80) return { header: 2, length: first };
   const n = first & 0x7f;
-  if (n === 0 || n > 4 || off + 2 + n > buf.length) throw new CsrParseError('x509: malformed certificate request');
+  if (n === 0 || n > 4 || off + 2 + n > buf.length)
+    throw new CsrParseError('x509: malformed certificate request');
   let len = 0;
   for (let i = 0; i < n; i++) len = len * 256 + (buf[off + 2 + i] ?? 0);
   return { header: 2 + n, length: len };
@@ -66,7 +67,10 @@ function signatureOid(csr: x509.Pkcs10CertificateRequest): string {
 
 function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void {
   const oid = signatureOid(csr);
-  if (!(oid in SIG_HASH)) throw new CsrParseError(`x509: cannot verify signature: algorithm unimplemented (${oid || 'unknown'})`);
+  if (!(oid in SIG_HASH))
+    throw new CsrParseError(
+      `x509: cannot verify signature: algorithm unimplemented (${oid || 'unknown'})`,
+    );
   const hash = SIG_HASH[oid] ?? null;
   let key: KeyObject;
   try {
@@ -81,7 +85,12 @@ function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void 
     ok = false;
   }
   if (!ok) {
-    const alg = key.asymmetricKeyType === 'rsa' ? 'RSA' : key.asymmetricKeyType === 'ec' ? 'ECDSA' : 'Ed25519';
+    const alg =
+      key.asymmetricKeyType === 'rsa'
+        ? 'RSA'
+        : key.asymmetricKeyType === 'ec'
+          ? 'ECDSA'
+          : 'Ed25519';
     throw new CsrParseError(`x509: ${alg} verification failure`);
   }
 }
@@ -97,7 +106,10 @@ function sans(csr: x509.Pkcs10CertificateRequest): Sans {
   const out: Sans = { dns: [], ip: [], email: [], uri: [] };
   const raw = csr.getExtension('2.5.29.17');
   if (raw === null) return out;
-  const ext = raw instanceof x509.SubjectAlternativeNameExtension ? raw : new x509.SubjectAlternativeNameExtension(raw.rawData);
+  const ext =
+    raw instanceof x509.SubjectAlternativeNameExtension
+      ? raw
+      : new x509.SubjectAlternativeNameExtension(raw.rawData);
   for (const n of ext.names.items) {
     if (n.type === 'dns') out.dns.push(n.value);
     else if (n.type === 'ip') out.ip.push(n.value);

@@ -38,7 +38,11 @@ export function wellKnownSigners(names: Names): {
   platletClient: string;
   platletServing: string;
 } {
-  return { client: names.signers.apiClient, platletClient: names.signers.agentClient, platletServing: names.signers.agentServing };
+  return {
+    client: names.signers.apiClient,
+    platletClient: names.signers.agentClient,
+    platletServing: names.signers.agentServing,
+  };
 }
 
 export function isWellKnownSigner(signerName: string, names: Names): boolean {
@@ -54,11 +58,14 @@ const SERVING_USAGES = ['digital signature', 'key encipherment', 'server auth'];
 const SERVING_USAGES_NO_RSA = ['digital signature', 'server auth'];
 
 function servingProblem(p: ParsedCsr, usages: readonly string[]): string | undefined {
-  if (p.organizations.length !== 1 || p.organizations[0] !== 'system:nodes') return 'subject organization is not system:nodes';
-  if (p.dnsNames.length === 0 && p.ipAddresses.length === 0) return 'DNS or IP subjectAltName is required';
+  if (p.organizations.length !== 1 || p.organizations[0] !== 'system:nodes')
+    return 'subject organization is not system:nodes';
+  if (p.dnsNames.length === 0 && p.ipAddresses.length === 0)
+    return 'DNS or IP subjectAltName is required';
   if (p.emailAddresses.length > 0) return 'Email subjectAltNames are not allowed';
   if (p.uris.length > 0) return 'URI subjectAltNames are not allowed';
-  if (!p.commonName.startsWith('system:node:')) return 'subject common name does not begin with system:node:';
+  if (!p.commonName.startsWith('system:node:'))
+    return 'subject common name does not begin with system:node:';
   if (!sameSet(usages, SERVING_USAGES) && !sameSet(usages, SERVING_USAGES_NO_RSA)) {
     return `usages did not match [${[...SERVING_USAGES].sort().join(' ')}]`;
   }
@@ -69,23 +76,34 @@ function clientProblem(usages: readonly string[]): string | undefined {
   let hasClientAuth = false;
   for (const u of usages) {
     if (u === 'client auth') hasClientAuth = true;
-    else if (u !== 'digital signature' && u !== 'key encipherment') return `invalid usage for client certificate: ${u}`;
+    else if (u !== 'digital signature' && u !== 'key encipherment')
+      return `invalid usage for client certificate: ${u}`;
   }
   if (!hasClientAuth) return 'missing required usage for client certificate: client auth';
   return undefined;
 }
 
 /** Why the signer must refuse this request, or undefined when it may sign. */
-export function signerProblem(signerName: string, names: Names, parsed: ParsedCsr, usages: readonly string[]): string | undefined {
+export function signerProblem(
+  signerName: string,
+  names: Names,
+  parsed: ParsedCsr,
+  usages: readonly string[],
+): string | undefined {
   const s = wellKnownSigners(names);
   if (signerName === s.platletServing) return servingProblem(parsed, usages);
   if (signerName === s.platletClient) return nodeClientProblem(parsed, usages);
   if (signerName === s.client) return clientProblem(usages);
-  throw new UnknownSignerError(`signer ${JSON.stringify(signerName)} is not a well-known signer of this server`);
+  throw new UnknownSignerError(
+    `signer ${JSON.stringify(signerName)} is not a well-known signer of this server`,
+  );
 }
 
 /** The lifetime: expirationSeconds capped at the maximum, at least 10 minutes; the maximum when unset. */
-export function certificateDurationSeconds(expirationSeconds: number | undefined, maxDurationSeconds: number): number {
+export function certificateDurationSeconds(
+  expirationSeconds: number | undefined,
+  maxDurationSeconds: number,
+): number {
   if (expirationSeconds === undefined) return maxDurationSeconds;
   if (expirationSeconds > maxDurationSeconds) return maxDurationSeconds;
   if (expirationSeconds < MIN_DURATION_S) return MIN_DURATION_S;
@@ -124,7 +142,9 @@ const EXT_KEY_USAGES: readonly [string, string][] = [
 const EKU_MAP = new Map(EXT_KEY_USAGES);
 
 /** Maps usage strings to key usage flags and (sorted, de-duplicated) extended key usage OIDs. */
-export function keyUsagesFromStrings(usages: readonly string[]): { keyUsage: number; extKeyUsages: string[] } | { unrecognized: string[] } {
+export function keyUsagesFromStrings(
+  usages: readonly string[],
+): { keyUsage: number; extKeyUsages: string[] } | { unrecognized: string[] } {
   let keyUsage = 0;
   const ekus = new Set<string>();
   const unrecognized: string[] = [];
@@ -139,7 +159,9 @@ export function keyUsagesFromStrings(usages: readonly string[]): { keyUsage: num
   return { keyUsage, extKeyUsages: order.filter((oid) => ekus.has(oid)) };
 }
 
-const failed = (message: string): SignResult => ({ failed: { reason: 'SignerValidationFailure', message } });
+const failed = (message: string): SignResult => ({
+  failed: { reason: 'SignerValidationFailure', message },
+});
 
 /**
  * Signs a request for one of the three well-known signers. Returns the certificate PEM or the
@@ -156,22 +178,29 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
   const problem = signerProblem(opts.signerName, opts.names, parsed, opts.usages);
   if (problem !== undefined) return failed(problem);
   const ku = keyUsagesFromStrings(opts.usages);
-  if ('unrecognized' in ku) return failed(`unrecognized usage values: ${JSON.stringify(ku.unrecognized)}`);
+  if ('unrecognized' in ku)
+    return failed(`unrecognized usage values: ${JSON.stringify(ku.unrecognized)}`);
 
   const caCert = new x509.X509Certificate(opts.ca.certPem);
   const now = opts.now.getTime();
   const ttlS = certificateDurationSeconds(opts.expirationSeconds, opts.maxDurationSeconds);
   const notBefore = new Date(now - BACKDATE_MS);
-  let notAfter = ttlS < SHORT_S ? new Date(now + ttlS * 1000) : new Date(now + ttlS * 1000 - BACKDATE_MS);
+  let notAfter =
+    ttlS < SHORT_S ? new Date(now + ttlS * 1000) : new Date(now + ttlS * 1000 - BACKDATE_MS);
   if (notAfter.getTime() >= caCert.notAfter.getTime()) notAfter = caCert.notAfter;
-  if (notBefore.getTime() >= caCert.notAfter.getTime()) throw new Error(`the signer has expired: NotAfter=${caCert.notAfter.toISOString()}`);
-  if (now >= caCert.notAfter.getTime()) throw new Error(`refusing to sign a certificate that expired in the past: NotAfter=${caCert.notAfter.toISOString()}`);
+  if (notBefore.getTime() >= caCert.notAfter.getTime())
+    throw new Error(`the signer has expired: NotAfter=${caCert.notAfter.toISOString()}`);
+  if (now >= caCert.notAfter.getTime())
+    throw new Error(
+      `refusing to sign a certificate that expired in the past: NotAfter=${caCert.notAfter.toISOString()}`,
+    );
 
   const signer = await importSigningKey(opts.ca.keyPem);
   const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
   // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
   if (ku.keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(ku.keyUsage, true));
-  if (ku.extKeyUsages.length > 0) extensions.push(new x509.ExtendedKeyUsageExtension(ku.extKeyUsages, false));
+  if (ku.extKeyUsages.length > 0)
+    extensions.push(new x509.ExtendedKeyUsageExtension(ku.extKeyUsages, false));
   const san = parsed.csr.getExtension('2.5.29.17');
   if (san !== null) extensions.push(new x509.Extension('2.5.29.17', false, san.value));
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey));

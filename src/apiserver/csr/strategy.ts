@@ -6,7 +6,10 @@ import type { UserInfo } from '../../common/auth/user.js';
 import { asRecord, conditionsOf, deepClone, formatTime, type Condition } from './object.js';
 
 /** Create: spec.username/uid/groups/extra come from the caller only; status starts empty. */
-export function prepareCsrForCreate(obj: Record<string, unknown>, user: UserInfo): Record<string, unknown> {
+export function prepareCsrForCreate(
+  obj: Record<string, unknown>,
+  user: UserInfo,
+): Record<string, unknown> {
   const spec = { ...asRecord(obj['spec']) };
   delete spec['username'];
   delete spec['uid'];
@@ -26,7 +29,10 @@ export function prepareCsrForCreate(obj: Record<string, unknown>, user: UserInfo
 }
 
 /** PUT/PATCH of the main resource: only metadata changes; spec and status come from storage. */
-export function prepareCsrForUpdate(newObj: Record<string, unknown>, oldObj: Record<string, unknown>): Record<string, unknown> {
+export function prepareCsrForUpdate(
+  newObj: Record<string, unknown>,
+  oldObj: Record<string, unknown>,
+): Record<string, unknown> {
   setOrDelete(newObj, 'spec', oldObj['spec']);
   setOrDelete(newObj, 'status', oldObj['status']);
   return newObj;
@@ -93,12 +99,18 @@ function isZeroTime(v: unknown): boolean {
  * Missing lastUpdateTime becomes now; missing lastTransitionTime is kept from an existing condition
  * of the same type and status, or becomes now.
  */
-export function fillConditionTimes(conds: Condition[], oldConds: readonly Condition[], now: Date): void {
+export function fillConditionTimes(
+  conds: Condition[],
+  oldConds: readonly Condition[],
+  now: Date,
+): void {
   const t = formatTime(now);
   for (const c of conds) {
     if (isZeroTime(c.lastUpdateTime)) c.lastUpdateTime = t;
     if (isZeroTime(c.lastTransitionTime)) {
-      const prior = oldConds.find((o) => o.type === c.type && o.status === c.status && !isZeroTime(o.lastTransitionTime));
+      const prior = oldConds.find(
+        (o) => o.type === c.type && o.status === c.status && !isZeroTime(o.lastTransitionTime),
+      );
       c.lastTransitionTime = prior?.lastTransitionTime ?? t;
     }
   }

@@ -17,8 +17,12 @@ export class PrefixTransformer implements ValueTransformer {
   private readonly providers: readonly { provider: EncryptionProvider; prefix: Buffer }[];
 
   constructor(opts: { providers: readonly EncryptionProvider[] }) {
-    if (opts.providers.length === 0) throw new Error('PrefixTransformer needs at least one provider');
-    this.providers = opts.providers.map((provider) => ({ provider, prefix: Buffer.from(provider.prefix) }));
+    if (opts.providers.length === 0)
+      throw new Error('PrefixTransformer needs at least one provider');
+    this.providers = opts.providers.map((provider) => ({
+      provider,
+      prefix: Buffer.from(provider.prefix),
+    }));
   }
 
   async toStorage(plaintext: Uint8Array, context: string): Promise<Uint8Array> {
@@ -28,7 +32,10 @@ export class PrefixTransformer implements ValueTransformer {
     return first.prefix.length === 0 ? body : Buffer.concat([first.prefix, body]);
   }
 
-  async fromStorage(stored: Uint8Array, context: string): Promise<{ data: Uint8Array; stale: boolean }> {
+  async fromStorage(
+    stored: Uint8Array,
+    context: string,
+  ): Promise<{ data: Uint8Array; stale: boolean }> {
     let identityIndex = -1;
     for (const [i, { provider, prefix }] of this.providers.entries()) {
       if (prefix.length === 0) {
@@ -40,13 +47,18 @@ export class PrefixTransformer implements ValueTransformer {
         const data = await provider.decrypt(stored.subarray(prefix.length), context);
         return { data, stale: i !== 0 };
       } catch (err) {
-        throw new EncryptionReadError(`cannot decrypt the stored value with ${provider.description}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+        throw new EncryptionReadError(
+          `cannot decrypt the stored value with ${provider.description}: ${err instanceof Error ? err.message : String(err)}`,
+          { cause: err },
+        );
       }
     }
     if (identityIndex >= 0) {
       // A value that looks encrypted but matched no configured key must not be served as data.
       if (startsWith(stored, ENC_MARK)) {
-        throw new EncryptionReadError(`the stored value is encrypted with ${describePrefix(stored)}, which is not in the configured providers`);
+        throw new EncryptionReadError(
+          `the stored value is encrypted with ${describePrefix(stored)}, which is not in the configured providers`,
+        );
       }
       return { data: stored, stale: identityIndex !== 0 };
     }

@@ -41,12 +41,15 @@ export function aesGcmProvider(keyName: string, key: Uint8Array): EncryptionProv
       return Promise.resolve(Buffer.concat([nonce, body, c.getAuthTag()]));
     },
     decrypt(data, context) {
-      if (data.length < GCM_NONCE + GCM_TAG) return Promise.reject(new Error('the stored value is too short for AES-GCM'));
+      if (data.length < GCM_NONCE + GCM_TAG)
+        return Promise.reject(new Error('the stored value is too short for AES-GCM'));
       const buf = Buffer.from(data);
       const d = createDecipheriv(algo, key, buf.subarray(0, GCM_NONCE));
       d.setAAD(Buffer.from(context));
       d.setAuthTag(buf.subarray(buf.length - GCM_TAG));
-      return Promise.resolve(Buffer.concat([d.update(buf.subarray(GCM_NONCE, buf.length - GCM_TAG)), d.final()]));
+      return Promise.resolve(
+        Buffer.concat([d.update(buf.subarray(GCM_NONCE, buf.length - GCM_TAG)), d.final()]),
+      );
     },
   };
 }
@@ -62,7 +65,8 @@ export function aesCbcProvider(keyName: string, key: Uint8Array): EncryptionProv
       return Promise.resolve(Buffer.concat([iv, c.update(plaintext), c.final()]));
     },
     decrypt(data) {
-      if (data.length < 32 || data.length % 16 !== 0) return Promise.reject(new Error('the stored value is not a whole number of AES blocks'));
+      if (data.length < 32 || data.length % 16 !== 0)
+        return Promise.reject(new Error('the stored value is not a whole number of AES blocks'));
       const buf = Buffer.from(data);
       const d = createDecipheriv('aes-256-cbc', key, buf.subarray(0, 16));
       return Promise.resolve(Buffer.concat([d.update(buf.subarray(16)), d.final()]));
@@ -85,8 +89,13 @@ export function secretboxProvider(keyName: string, key: Uint8Array): EncryptionP
     },
     decrypt(data) {
       const n = nacl.secretbox.nonceLength;
-      const opened = data.length > n ? nacl.secretbox.open(data.subarray(n), data.subarray(0, n), key) : null;
-      return opened === null ? Promise.reject(new Error('secretbox: the value could not be opened (wrong key or corrupt data)')) : Promise.resolve(opened);
+      const opened =
+        data.length > n ? nacl.secretbox.open(data.subarray(n), data.subarray(0, n), key) : null;
+      return opened === null
+        ? Promise.reject(
+            new Error('secretbox: the value could not be opened (wrong key or corrupt data)'),
+          )
+        : Promise.resolve(opened);
     },
   };
 }

@@ -1,7 +1,12 @@
 // The TransformerRegistry built from an EncryptionConfiguration: resource lists are matched in
 // order (first match wins, so an earlier identity entry exempts a resource from a later "*.*");
 // unmatched resources are stored as they are.
-import { decodeKey, KMS_DEFAULT_TIMEOUT, type EncryptionConfiguration, type ProviderConfiguration } from '../config/encryption.js';
+import {
+  decodeKey,
+  KMS_DEFAULT_TIMEOUT,
+  type EncryptionConfiguration,
+  type ProviderConfiguration,
+} from '../config/encryption.js';
 import { tryDurationMs } from '../../common/util/values/duration.js';
 import type { Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
@@ -10,7 +15,13 @@ import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import { KmsClient } from './kms/client.js';
 import { KmsEnvelopeProvider } from './kms/envelope.js';
 import { PrefixTransformer } from './prefix-transformer.js';
-import { aesCbcProvider, aesGcmProvider, identityProvider, secretboxProvider, type EncryptionProvider } from './providers.js';
+import {
+  aesCbcProvider,
+  aesGcmProvider,
+  identityProvider,
+  secretboxProvider,
+  type EncryptionProvider,
+} from './providers.js';
 
 interface Rule {
   readonly resource: string;
@@ -35,7 +46,9 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
 
   constructor(opts: EncryptionRegistryOptions) {
     opts.config.resources.forEach((rc, i) => {
-      const providers = rc.providers.map((p, k) => this.providersOf(p, opts, `resources[${i}].providers[${k}]`)).flat();
+      const providers = rc.providers
+        .map((p, k) => this.providersOf(p, opts, `resources[${i}].providers[${k}]`))
+        .flat();
       const transformer = new PrefixTransformer({ providers });
       for (const name of rc.resources) {
         const dot = name.indexOf('.');
@@ -62,7 +75,8 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     for (const k of this.kmsProviders) {
       try {
         const s = await k.client.status();
-        if (s.healthz !== 'ok') problems.push(`KMS provider "${k.name}" at ${k.endpoint}: healthz "${s.healthz}"`);
+        if (s.healthz !== 'ok')
+          problems.push(`KMS provider "${k.name}" at ${k.endpoint}: healthz "${s.healthz}"`);
       } catch (err) {
         problems.push(err instanceof Error ? err.message : String(err));
       }
@@ -74,12 +88,22 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     for (const c of this.kmsClients) c.close();
   }
 
-  private providersOf(p: ProviderConfiguration, opts: EncryptionRegistryOptions, where: string): EncryptionProvider[] {
-    const keyed = (kind: 'aesgcm' | 'aescbc' | 'secretbox', make: (name: string, key: Buffer) => EncryptionProvider): EncryptionProvider[] =>
+  private providersOf(
+    p: ProviderConfiguration,
+    opts: EncryptionRegistryOptions,
+    where: string,
+  ): EncryptionProvider[] {
+    const keyed = (
+      kind: 'aesgcm' | 'aescbc' | 'secretbox',
+      make: (name: string, key: Buffer) => EncryptionProvider,
+    ): EncryptionProvider[] =>
       (p[kind]?.keys ?? []).map((k, j) => {
         const raw = decodeKey(k.secret);
         if (raw === undefined) {
-          throw new ConfigError(`${inFile(opts)}${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`, opts.file === undefined ? {} : { file: opts.file });
+          throw new ConfigError(
+            `${inFile(opts)}${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`,
+            opts.file === undefined ? {} : { file: opts.file },
+          );
         }
         return make(k.name, raw);
       });
@@ -90,9 +114,17 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     const kms = p.kms;
     if (kms !== undefined) {
       if ((kms.apiVersion ?? 'v1') !== 'v2') {
-        throw new ConfigError(`${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`, opts.file === undefined ? {} : { file: opts.file });
+        throw new ConfigError(
+          `${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`,
+          opts.file === undefined ? {} : { file: opts.file },
+        );
       }
-      const client = new KmsClient({ name: kms.name, endpoint: kms.endpoint, timeoutMs: tryDurationMs(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000, clock: opts.clock });
+      const client = new KmsClient({
+        name: kms.name,
+        endpoint: kms.endpoint,
+        timeoutMs: tryDurationMs(kms.timeout ?? KMS_DEFAULT_TIMEOUT) ?? 3000,
+        clock: opts.clock,
+      });
       this.kmsClients.push(client);
       this.kmsProviders.push({ name: kms.name, client, endpoint: kms.endpoint });
       return [new KmsEnvelopeProvider({ name: kms.name, client, clock: opts.clock })];

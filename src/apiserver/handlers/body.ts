@@ -26,7 +26,8 @@ export async function readBodyBytes(req: IncomingMessage, limit: number): Promis
     let size = 0;
     const settle = (err: Error | undefined): void => {
       req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-      if (err === undefined) resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
+      if (err === undefined)
+        resolve(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
       else reject(err);
     };
     const onData = (chunk: Buffer): void => {
@@ -37,7 +38,8 @@ export async function readBodyBytes(req: IncomingMessage, limit: number): Promis
     };
     const onEnd = (): void => settle(undefined);
     const onError = (err: Error): void => settle(err);
-    const onClose = (): void => settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    const onClose = (): void =>
+      settle(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
     req.on('data', onData).once('end', onEnd).once('error', onError).once('close', onClose);
   });
 }
@@ -52,10 +54,13 @@ export function mediaType(req: IncomingMessage): string {
 const bodyTypes = ['application/json', 'application/yaml', WIRE_NAMES.protobufMediaType];
 
 /** Checks the content type of a create/update body. */
-export function requireObjectMediaType(req: IncomingMessage): 'application/json' | 'application/yaml' | typeof WIRE_NAMES.protobufMediaType {
+export function requireObjectMediaType(
+  req: IncomingMessage,
+): 'application/json' | 'application/yaml' | typeof WIRE_NAMES.protobufMediaType {
   const mt = mediaType(req);
   if (mt === 'application/json' || mt === WIRE_NAMES.protobufMediaType) return mt;
-  if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml') return 'application/yaml';
+  if (mt === 'application/yaml' || mt === 'application/x-yaml' || mt === 'text/yaml')
+    return 'application/yaml';
   throw unsupportedMediaType(req.headers['content-type'] ?? '', bodyTypes);
 }
 

@@ -13,7 +13,12 @@ export interface Decoded {
   readonly duplicateFields: readonly string[];
 }
 
-export function decodeObject(args: { body: string; contentType: string; kind: string; apiVersion: string }): Decoded {
+export function decodeObject(args: {
+  body: string;
+  contentType: string;
+  kind: string;
+  apiVersion: string;
+}): Decoded {
   try {
     return decodeBody(args);
   } catch (err) {
@@ -23,11 +28,22 @@ export function decodeObject(args: { body: string; contentType: string; kind: st
 }
 
 /** Applies the fieldValidation directive: a Strict error listing every problem, or warnings. */
-export function applyFieldValidation(d: Decoded, mode: FieldValidation, kind: string, version: string, warnings: string[]): void {
-  const problems = [...d.unknownFields.map((f) => `unknown field "${f}"`), ...d.duplicateFields.map((f) => `duplicate field "${f}"`)];
+export function applyFieldValidation(
+  d: Decoded,
+  mode: FieldValidation,
+  kind: string,
+  version: string,
+  warnings: string[],
+): void {
+  const problems = [
+    ...d.unknownFields.map((f) => `unknown field "${f}"`),
+    ...d.duplicateFields.map((f) => `duplicate field "${f}"`),
+  ];
   if (problems.length === 0) return;
   if (mode === 'Strict') {
-    throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`);
+    throw badRequest(
+      `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`,
+    );
   }
   if (mode === 'Warn') warnings.push(...problems);
   if (d.unknownFields.length > 0) pruneUnknownFields(d.object, kind);

@@ -11,7 +11,11 @@ import { PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 export type ResponseEncoding = 'json' | 'protobuf';
 
 /** The media types of built-in resources, in the reference's order (its 406 and 415 texts). */
-export const SERVED_MEDIA_TYPES = ['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE] as const;
+export const SERVED_MEDIA_TYPES = [
+  'application/json',
+  'application/yaml',
+  PROTOBUF_MEDIA_TYPE,
+] as const;
 
 interface Range {
   readonly type: string;
@@ -48,7 +52,13 @@ function encodingOf(r: Range): ResponseEncoding | 'other' {
     const stream = r.params.get('stream');
     return stream === undefined || stream === 'watch' ? 'protobuf' : 'other';
   }
-  if (r.type === '*/*' || r.type === 'application/*' || r.type === 'application/json' || r.type === 'application/yaml') return 'json';
+  if (
+    r.type === '*/*' ||
+    r.type === 'application/*' ||
+    r.type === 'application/json' ||
+    r.type === 'application/yaml'
+  )
+    return 'json';
   return 'other';
 }
 

@@ -20,7 +20,13 @@ export interface ParsedWriteOptions {
 function validateDryRun(values: readonly string[], errs: FieldErrorLike[]): boolean {
   if (values.length === 0) return false;
   const bad = values.filter((v) => v !== 'All');
-  if (bad.length > 0) errs.push({ type: 'FieldValueNotSupported', field: 'dryRun', value: [...values], detail: 'supported values: "All"' });
+  if (bad.length > 0)
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: 'dryRun',
+      value: [...values],
+      detail: 'supported values: "All"',
+    });
   return true;
 }
 
@@ -30,7 +36,13 @@ function isPrintable(ch: string): boolean {
 }
 
 export function validateFieldManager(manager: string, errs: FieldErrorLike[]): void {
-  if (manager.length > 128) errs.push({ type: 'FieldValueTooLong', field: 'fieldManager', value: manager, detail: 'must have at most 128 bytes' });
+  if (manager.length > 128)
+    errs.push({
+      type: 'FieldValueTooLong',
+      field: 'fieldManager',
+      value: manager,
+      detail: 'must have at most 128 bytes',
+    });
   let i = 0;
   for (const ch of manager) {
     if (!isPrintable(ch)) {
@@ -65,16 +77,29 @@ export function parseWriteOptions(
   if (given !== undefined) validateFieldManager(given, errs);
   const fv = params.string('fieldValidation') ?? '';
   if (fv !== '' && fv !== 'Ignore' && fv !== 'Warn' && fv !== 'Strict') {
-    errs.push({ type: 'FieldValueNotSupported', field: 'fieldValidation', value: fv, detail: 'supported values: "Ignore", "Strict", "Warn"' });
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: 'fieldValidation',
+      value: fv,
+      detail: 'supported values: "Ignore", "Strict", "Warn"',
+    });
   }
   const force = params.bool('force');
   if (optionsKind === 'PatchOptions') {
     const isApply = patchType === 'application/apply-patch+yaml';
     if (isApply && (given === undefined || given === '')) {
-      errs.push({ type: 'FieldValueRequired', field: 'fieldManager', detail: 'is required for apply patch' });
+      errs.push({
+        type: 'FieldValueRequired',
+        field: 'fieldManager',
+        detail: 'is required for apply patch',
+      });
     }
     if (!isApply && force !== undefined) {
-      errs.push({ type: 'FieldValueForbidden', field: 'force', detail: 'may not be specified for non-apply patch' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'force',
+        detail: 'may not be specified for non-apply patch',
+      });
     }
   }
   if (errs.length > 0) throw invalid(optionsKind, `meta.${domain}`, '', errs);
@@ -98,43 +123,81 @@ export interface ParsedDeleteOptions {
 const policies = ['Foreground', 'Background', 'Orphan'];
 
 /** DeleteOptions from the query with the body (a DeleteOptions object) taking precedence. */
-export function parseDeleteOptions(params: Params, body: string, domain: string): ParsedDeleteOptions {
+export function parseDeleteOptions(
+  params: Params,
+  body: string,
+  domain: string,
+): ParsedDeleteOptions {
   let b: Record<string, unknown> = {};
   if (body.trim() !== '') {
     let parsed: unknown;
     try {
       parsed = parseJsonBody(body);
     } catch (err) {
-      throw badRequest(`the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`);
+      throw badRequest(
+        `the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('the body must be a DeleteOptions object');
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw badRequest('the body must be a DeleteOptions object');
     b = parsed as Record<string, unknown>;
     const kind = b['kind'];
     if (kind !== undefined && kind !== 'DeleteOptions') {
-      throw badRequest(`the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`);
+      throw badRequest(
+        `the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`,
+      );
     }
   }
   const errs: FieldErrorLike[] = [];
   const bodyDry = Array.isArray(b['dryRun']) ? (b['dryRun'] as unknown[]).map(String) : [];
   const dryRun = validateDryRun(bodyDry.length > 0 ? bodyDry : params.all('dryRun'), errs);
-  const grace = typeof b['gracePeriodSeconds'] === 'number' ? b['gracePeriodSeconds'] : params.int('gracePeriodSeconds');
+  const grace =
+    typeof b['gracePeriodSeconds'] === 'number'
+      ? b['gracePeriodSeconds']
+      : params.int('gracePeriodSeconds');
   if (grace !== undefined && (!Number.isInteger(grace) || grace < 0)) {
-    errs.push({ type: 'FieldValueInvalid', field: 'gracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'gracePeriodSeconds',
+      value: grace,
+      detail: 'must be greater than or equal to 0',
+    });
   }
-  const policy = typeof b['propagationPolicy'] === 'string' ? b['propagationPolicy'] : params.string('propagationPolicy');
-  const orphan = typeof b['orphanDependents'] === 'boolean' ? b['orphanDependents'] : params.bool('orphanDependents');
+  const policy =
+    typeof b['propagationPolicy'] === 'string'
+      ? b['propagationPolicy']
+      : params.string('propagationPolicy');
+  const orphan =
+    typeof b['orphanDependents'] === 'boolean'
+      ? b['orphanDependents']
+      : params.bool('orphanDependents');
   if (policy !== undefined && orphan !== undefined) {
-    errs.push({ type: 'FieldValueInvalid', field: 'propagationPolicy', value: policy, detail: 'orphanDependents and deletionPropagation cannot be both set' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'propagationPolicy',
+      value: policy,
+      detail: 'orphanDependents and deletionPropagation cannot be both set',
+    });
   }
   if (policy !== undefined && !policies.includes(policy)) {
-    errs.push({ type: 'FieldValueNotSupported', field: 'propagationPolicy', value: policy, detail: 'supported values: "Foreground", "Background", "Orphan"' });
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: 'propagationPolicy',
+      value: policy,
+      detail: 'supported values: "Foreground", "Background", "Orphan"',
+    });
   }
   const ignore =
     typeof b['ignoreStoreReadErrorWithClusterBreakingPotential'] === 'boolean'
       ? b['ignoreStoreReadErrorWithClusterBreakingPotential']
       : params.bool('ignoreStoreReadErrorWithClusterBreakingPotential') === true;
   if (ignore && dryRun) {
-    errs.push({ type: 'FieldValueInvalid', field: 'ignoreStoreReadErrorWithClusterBreakingPotential', value: true, detail: 'cannot be set together with .dryRun' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
+      value: true,
+      detail: 'cannot be set together with .dryRun',
+    });
   }
   if (errs.length > 0) throw invalid('DeleteOptions', `meta.${domain}`, '', errs);
   let preconditions: ParsedDeleteOptions['preconditions'];
@@ -143,7 +206,15 @@ export function parseDeleteOptions(params: Params, body: string, domain: string)
     const p = pre as Record<string, unknown>;
     preconditions = {};
     if (typeof p['uid'] === 'string') preconditions.uid = p['uid'];
-    if (typeof p['resourceVersion'] === 'string') preconditions.resourceVersion = p['resourceVersion'];
+    if (typeof p['resourceVersion'] === 'string')
+      preconditions.resourceVersion = p['resourceVersion'];
   }
-  return { dryRun, gracePeriodSeconds: grace, preconditions, propagationPolicy: policy, orphanDependents: orphan, ignoreStoreReadError: ignore };
+  return {
+    dryRun,
+    gracePeriodSeconds: grace,
+    preconditions,
+    propagationPolicy: policy,
+    orphanDependents: orphan,
+    ignoreStoreReadError: ignore,
+  };
 }

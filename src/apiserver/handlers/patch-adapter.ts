@@ -2,7 +2,14 @@
 // library (json-patch, merge-patch, strategic-merge-patch for the built-in types, server-side
 // apply with field ownership and conflicts). Its errors become Status errors.
 
-import { applyPatch, PatchError, patchTypeOf as libPatchTypeOf, PATCH_CONTENT_TYPES, type ApplyPatchOptions, type PatchType } from '../patch/index.js';
+import {
+  applyPatch,
+  PatchError,
+  patchTypeOf as libPatchTypeOf,
+  PATCH_CONTENT_TYPES,
+  type ApplyPatchOptions,
+  type PatchType,
+} from '../patch/index.js';
 import { StatusError, unsupportedMediaType } from '../status.js';
 import type { Obj } from '../registry/types.js';
 
@@ -20,13 +27,22 @@ export interface PatchArgs extends ApplyPatchOptions {
   readonly contentType: PatchType;
 }
 
-export function applyPatchBody(a: PatchArgs): { object: Obj; unknownFields: readonly string[]; duplicateFields: readonly string[] } {
+export function applyPatchBody(a: PatchArgs): {
+  object: Obj;
+  unknownFields: readonly string[];
+  duplicateFields: readonly string[];
+} {
   try {
     const r = applyPatch(a);
     return { object: r.object, unknownFields: r.unknownFields, duplicateFields: r.duplicateFields };
   } catch (err) {
     if (err instanceof PatchError) {
-      throw new StatusError(err.status, err.reason, err.message, err.causes === undefined ? undefined : { causes: err.causes.map((c) => ({ ...c })) });
+      throw new StatusError(
+        err.status,
+        err.reason,
+        err.message,
+        err.causes === undefined ? undefined : { causes: err.causes.map((c) => ({ ...c })) },
+      );
     }
     throw err;
   }

@@ -20,7 +20,13 @@ export interface Printer {
   cells(obj: Obj, now: Date): unknown[];
 }
 
-const col = (name: string, type: string, description: string, priority = 0, format = ''): Column => ({ name, type, format, description, priority });
+const col = (
+  name: string,
+  type: string,
+  description: string,
+  priority = 0,
+  format = '',
+): Column => ({ name, type, format, description, priority });
 
 const nameCol = col('Name', 'string', DOC.ObjectMeta_name, 0, 'name');
 const ageCol = col('Age', 'string', DOC.ObjectMeta_creationTimestamp);
@@ -51,8 +57,12 @@ function since(ts: unknown, now: Date): string {
 
 const nameOf = (o: Obj): string => str(metaOf(o)['name']) ?? '';
 const ageOf = (o: Obj, now: Date): string => since(metaOf(o)['creationTimestamp'], now);
-const objs = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter((x): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x)) : []);
-const count = (v: unknown): number => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).length : 0);
+const objs = (v: unknown): Obj[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is Obj => x !== null && typeof x === 'object' && !Array.isArray(x))
+    : [];
+const count = (v: unknown): number =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).length : 0;
 const orNone = (v: string | undefined): string => (v === undefined || v === '' ? '<none>' : v);
 
 /** The default table convertor of a resource without a printer. */
@@ -64,7 +74,11 @@ export const defaultPrinter: Printer = {
 function subjectNames(o: Obj, kind: string): string {
   return objs(o['subjects'])
     .filter((x) => x['kind'] === kind)
-    .map((x) => (kind === 'ServiceAccount' ? `${str(x['namespace']) ?? ''}:${str(x['name']) ?? ''}` : (str(x['name']) ?? '')))
+    .map((x) =>
+      kind === 'ServiceAccount'
+        ? `${str(x['namespace']) ?? ''}:${str(x['name']) ?? ''}`
+        : (str(x['name']) ?? ''),
+    )
     .join(', ');
 }
 
@@ -80,7 +94,14 @@ function bindingPrinter(roleRefDoc: string, what: string): Printer {
     ],
     cells: (o, now) => {
       const ref = objAt(o, 'roleRef') ?? {};
-      return [nameOf(o), `${str(ref['kind']) ?? ''}/${str(ref['name']) ?? ''}`, ageOf(o, now), subjectNames(o, 'User'), subjectNames(o, 'Group'), subjectNames(o, 'ServiceAccount')];
+      return [
+        nameOf(o),
+        `${str(ref['kind']) ?? ''}/${str(ref['name']) ?? ''}`,
+        ageOf(o, now),
+        subjectNames(o, 'User'),
+        subjectNames(o, 'Group'),
+        subjectNames(o, 'ServiceAccount'),
+      ];
     },
   };
 }
@@ -107,11 +128,19 @@ const csrPrinter: Printer = {
   cells: (o, now) => {
     const spec = objAt(o, 'spec') ?? {};
     const exp = spec['expirationSeconds'];
-    return [nameOf(o), ageOf(o, now), orNone(str(spec['signerName'])), str(spec['username']) ?? '', typeof exp === 'number' ? humanDuration(exp * 1000) : '<none>', csrStatus(o)];
+    return [
+      nameOf(o),
+      ageOf(o, now),
+      orNone(str(spec['signerName'])),
+      str(spec['username']) ?? '',
+      typeof exp === 'number' ? humanDuration(exp * 1000) : '<none>',
+      csrStatus(o),
+    ];
   },
 };
 
-const first = (...v: (string | undefined)[]): string => v.find((x) => x !== undefined && x !== '') ?? '';
+const first = (...v: (string | undefined)[]): string =>
+  v.find((x) => x !== undefined && x !== '') ?? '';
 
 const eventPrinter: Printer = {
   columns: [
@@ -119,12 +148,7 @@ const eventPrinter: Printer = {
     col('Type', 'string', DOC.Event_type),
     col('Reason', 'string', DOC.Event_reason),
     col('Object', 'string', DOC.Event_involvedObject),
-    col(
-      'Subobject',
-      'string',
-      DOC.ObjectReference_fieldPath,
-      1,
-    ),
+    col('Subobject', 'string', DOC.ObjectReference_fieldPath, 1),
     col('Source', 'string', DOC.Event_source, 1),
     col('Message', 'string', DOC.Event_message),
     col('First Seen', 'string', DOC.Event_firstTimestamp, 1),
@@ -132,7 +156,9 @@ const eventPrinter: Printer = {
     col('Name', 'string', DOC.ObjectMeta_name, 1, 'name'),
   ],
   cells: (o, now) => {
-    const firstSeen = o['firstTimestamp'] ? since(o['firstTimestamp'], now) : since(o['eventTime'], now);
+    const firstSeen = o['firstTimestamp']
+      ? since(o['firstTimestamp'], now)
+      : since(o['eventTime'], now);
     let lastSeen = o['lastTimestamp'] ? since(o['lastTimestamp'], now) : firstSeen;
     let n = typeof o['count'] === 'number' ? o['count'] : 0;
     const series = objAt(o, 'series');
@@ -146,8 +172,20 @@ const eventPrinter: Printer = {
     const src = objAt(o, 'source') ?? {};
     const component = first(str(src['component']), str(o['reportingComponent']));
     const instance = first(str(src['host']), str(o['reportingInstance']));
-    const source = component === '' ? '<unknown>' : instance === '' ? component : `${component}, ${instance}`;
-    return [lastSeen, str(o['type']) ?? '', str(o['reason']) ?? '', target, str(io['fieldPath']) ?? '', source, (str(o['message']) ?? '').trim(), firstSeen, n, nameOf(o)];
+    const source =
+      component === '' ? '<unknown>' : instance === '' ? component : `${component}, ${instance}`;
+    return [
+      lastSeen,
+      str(o['type']) ?? '',
+      str(o['reason']) ?? '',
+      target,
+      str(io['fieldPath']) ?? '',
+      source,
+      (str(o['message']) ?? '').trim(),
+      firstSeen,
+      n,
+      nameOf(o),
+    ];
   },
 };
 
@@ -158,19 +196,38 @@ const roleLabel = `${REFERENCE_NAMES.labelDomain}/role`;
 function nodeCells(o: Obj, now: Date): unknown[] {
   const status = objAt(o, 'status') ?? {};
   const ready = objs(status['conditions']).find((c) => c['type'] === 'Ready');
-  let state = ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : ready['status'] === 'False' ? 'NotReady' : 'Unknown';
+  let state =
+    ready === undefined
+      ? 'Unknown'
+      : ready['status'] === 'True'
+        ? 'Ready'
+        : ready['status'] === 'False'
+          ? 'NotReady'
+          : 'Unknown';
   if (objAt(o, 'spec')?.['unschedulable'] === true) state += ',SchedulingDisabled';
   const labels = objAt(metaOf(o), 'labels') ?? {};
   const roles = new Set<string>();
   for (const [k, v] of Object.entries(labels)) {
-    if (k.startsWith(nodeRolePrefix) && k.length > nodeRolePrefix.length) roles.add(k.slice(nodeRolePrefix.length));
+    if (k.startsWith(nodeRolePrefix) && k.length > nodeRolePrefix.length)
+      roles.add(k.slice(nodeRolePrefix.length));
     else if (k === roleLabel && typeof v === 'string' && v !== '') roles.add(v);
   }
   const addrs = objs(status['addresses']);
   const addr = (t: string): string => orNone(str(addrs.find((a) => a['type'] === t)?.['address']));
   const info = objAt(status, 'nodeInfo') ?? {};
   const unknown = (k: string): string => (str(info[k]) ?? '') || '<unknown>';
-  return [nameOf(o), state, roles.size === 0 ? '<none>' : [...roles].sort().join(','), ageOf(o, now), str(info['kubeletVersion']) ?? '', addr('InternalIP'), addr('ExternalIP'), unknown('osImage'), unknown('kernelVersion'), unknown('containerRuntimeVersion')];
+  return [
+    nameOf(o),
+    state,
+    roles.size === 0 ? '<none>' : [...roles].sort().join(','),
+    ageOf(o, now),
+    str(info['kubeletVersion']) ?? '',
+    addr('InternalIP'),
+    addr('ExternalIP'),
+    unknown('osImage'),
+    unknown('kernelVersion'),
+    unknown('containerRuntimeVersion'),
+  ];
 }
 
 const nodePrinter: Printer = {
@@ -196,8 +253,10 @@ function podReason(o: Obj): string {
     const state = objAt(c, 'state') ?? {};
     const waiting = objAt(state, 'waiting');
     const terminated = objAt(state, 'terminated');
-    if (waiting !== undefined && (str(waiting['reason']) ?? '') !== '') reason = str(waiting['reason']) ?? reason;
-    else if (terminated !== undefined && (str(terminated['reason']) ?? '') !== '') reason = str(terminated['reason']) ?? reason;
+    if (waiting !== undefined && (str(waiting['reason']) ?? '') !== '')
+      reason = str(waiting['reason']) ?? reason;
+    else if (terminated !== undefined && (str(terminated['reason']) ?? '') !== '')
+      reason = str(terminated['reason']) ?? reason;
   }
   if (metaOf(o)['deletionTimestamp'] !== undefined) reason = 'Terminating';
   return reason;
@@ -208,7 +267,10 @@ function podCells(o: Obj, now: Date): unknown[] {
   const spec = objAt(o, 'spec') ?? {};
   const statuses = objs(status['containerStatuses']);
   const ready = statuses.filter((c) => c['ready'] === true).length;
-  const restarts = statuses.reduce((n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0), 0);
+  const restarts = statuses.reduce(
+    (n, c) => n + (typeof c['restartCount'] === 'number' ? c['restartCount'] : 0),
+    0,
+  );
   // The latest finish of a container's previous run: `3 (5m ago)`, as the reference prints it.
   const lastRestart = statuses
     .map((c) => str(objAt(objAt(c, 'lastState') ?? {}, 'terminated')?.['finishedAt']))
@@ -217,12 +279,16 @@ function podCells(o: Obj, now: Date): unknown[] {
     .pop();
   const gates = objs(spec['readinessGates']);
   const conds = objs(status['conditions']);
-  const gatesTrue = gates.filter((g) => conds.some((c) => c['type'] === g['conditionType'] && c['status'] === 'True')).length;
+  const gatesTrue = gates.filter((g) =>
+    conds.some((c) => c['type'] === g['conditionType'] && c['status'] === 'True'),
+  ).length;
   return [
     nameOf(o),
     `${ready}/${objs(spec['containers']).length}`,
     podReason(o),
-    restarts !== 0 && lastRestart !== undefined ? `${restarts} (${since(lastRestart, now)} ago)` : String(restarts),
+    restarts !== 0 && lastRestart !== undefined
+      ? `${restarts} (${since(lastRestart, now)} ago)`
+      : String(restarts),
     ageOf(o, now),
     orNone(str(status['podIP'])),
     orNone(str(spec['nodeName'])),
@@ -236,7 +302,11 @@ const podPrinter: Printer = {
     nameCol,
     col('Ready', 'string', 'The aggregate readiness state of this pod for accepting traffic.'),
     col('Status', 'string', 'The aggregate status of the containers in this pod.'),
-    col('Restarts', 'string', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.'),
+    col(
+      'Restarts',
+      'string',
+      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    ),
     ageCol,
     col('IP', 'string', DOC.PodStatus_podIP, 1),
     col('Node', 'string', DOC.PodSpec_nodeName, 1),
@@ -254,7 +324,12 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   certificatesigningrequests: csrPrinter,
   events: eventPrinter,
   secrets: {
-    columns: [nameCol, col('Type', 'string', DOC.Secret_type), col('Data', 'string', DOC.Secret_data), ageCol],
+    columns: [
+      nameCol,
+      col('Type', 'string', DOC.Secret_type),
+      col('Data', 'string', DOC.Secret_data),
+      ageCol,
+    ],
     cells: (o, now) => [nameOf(o), str(o['type']) ?? '', count(o['data']), ageOf(o, now)],
   },
   configmaps: {

@@ -4,19 +4,38 @@
 // protobuf are encoded as the reference encodes them (the `k8s\0` envelope), Status errors too.
 
 import type { Logger } from '../../common/log/types.js';
-import { decodeEnvelope, encodeEnvelope, hasProtobuf, ProtobufDecodeError, PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
+import {
+  decodeEnvelope,
+  encodeEnvelope,
+  hasProtobuf,
+  ProtobufDecodeError,
+  PROTOBUF_MEDIA_TYPE,
+} from '../../common/protobuf/codec.js';
 import { unsupportedMediaType } from '../status.js';
 import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
 
 /** Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a kind without a message). */
-export function decodeProtobufObject(body: Buffer, kind: string, apiVersion: string): Record<string, unknown> {
-  if (!hasProtobuf(apiVersion, kind)) throw unsupportedMediaType(PROTOBUF_MEDIA_TYPE, SERVED_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE));
+export function decodeProtobufObject(
+  body: Buffer,
+  kind: string,
+  apiVersion: string,
+): Record<string, unknown> {
+  if (!hasProtobuf(apiVersion, kind))
+    throw unsupportedMediaType(
+      PROTOBUF_MEDIA_TYPE,
+      SERVED_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE),
+    );
   try {
     return decodeEnvelope(body, { apiVersion, kind }).object;
   } catch (err) {
     // The reference's answer to an undecodable body (transformDecodeError), without the body excerpt.
-    throw notAnObject(kind, err instanceof ProtobufDecodeError ? err.message : `malformed protobuf: ${err instanceof Error ? err.message : String(err)}`);
+    throw notAnObject(
+      kind,
+      err instanceof ProtobufDecodeError
+        ? err.message
+        : `malformed protobuf: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 
@@ -57,6 +76,9 @@ export class ProtobufResponses implements BodyEncoder {
   private fallback(what: string, why: string): void {
     if (this.logged.has(what) || this.logged.size > 1000) return;
     this.logged.add(what);
-    this.o.logger.warn({ kind: what, reason: why }, 'answering a protobuf request with JSON for this kind');
+    this.o.logger.warn(
+      { kind: what, reason: why },
+      'answering a protobuf request with JSON for this kind',
+    );
   }
 }

@@ -9,7 +9,13 @@ import { Params, type ParamSet } from '../params.js';
 import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
 import { goQuote } from '../go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
-import { listJson, listObjects, listProtobuf, parseListOptions, type ListOptions } from '../registry/list.js';
+import {
+  listJson,
+  listObjects,
+  listProtobuf,
+  parseListOptions,
+  type ListOptions,
+} from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { serveWatch, type WatchSettings } from '../watch/watch.js';
@@ -18,7 +24,13 @@ import { decodeProtobufObject } from './protobuf.js';
 import { applyFieldValidation, decodeObject } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
-import { compactJson, sendEncoded, sendJson, sendJsonText, type ResponseContext } from './respond.js';
+import {
+  compactJson,
+  sendEncoded,
+  sendJson,
+  sendJsonText,
+  type ResponseContext,
+} from './respond.js';
 import { PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
@@ -72,7 +84,18 @@ export async function handleResource(
   rc: ResponseContext,
   signal: AbortSignal,
 ): Promise<void> {
-  const call: ResourceCall = { c, r, def: r.def, method: req.method ?? 'GET', req, res, search, user, rc, signal };
+  const call: ResourceCall = {
+    c,
+    r,
+    def: r.def,
+    method: req.method ?? 'GET',
+    req,
+    res,
+    search,
+    user,
+    rc,
+    signal,
+  };
   if (r.subresource !== '' && !r.def.subresources.includes(r.subresource)) throw notFoundPath();
   if (r.watchPath) {
     await watchByPath(call);
@@ -86,8 +109,24 @@ export async function handleResource(
 async function watchByPath(call: ResourceCall): Promise<void> {
   const { c, r, def } = call;
   if (call.method !== 'GET') throw methodNotAllowed(call.method);
-  const o = parseListOptions(params(call.search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled, forceWatch: true, ...(r.name === '' ? {} : { name: r.name }) });
-  await serveWatch(call.res, c.registry, def, r.namespace, o, c.watch, call.signal, conversion(c, def, call.req, call.search)?.watch(), call.rc.encoder !== undefined);
+  const o = parseListOptions(params(call.search, 'L'), {
+    def,
+    platformDomain: c.platformDomain,
+    shardingEnabled: c.shardingEnabled,
+    forceWatch: true,
+    ...(r.name === '' ? {} : { name: r.name }),
+  });
+  await serveWatch(
+    call.res,
+    c.registry,
+    def,
+    r.namespace,
+    o,
+    c.watch,
+    call.signal,
+    conversion(c, def, call.req, call.search)?.watch(),
+    call.rc.encoder !== undefined,
+  );
 }
 
 async function handleCollection(call: ResourceCall): Promise<void> {
@@ -107,10 +146,24 @@ async function handleCollection(call: ResourceCall): Promise<void> {
 
 async function listOrWatch(call: ResourceCall): Promise<void> {
   const { c, r, def, res, rc } = call;
-  const o = parseListOptions(params(call.search, 'L'), { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
+  const o = parseListOptions(params(call.search, 'L'), {
+    def,
+    platformDomain: c.platformDomain,
+    shardingEnabled: c.shardingEnabled,
+  });
   const conv = conversion(c, def, call.req, call.search);
   if (o.watch) {
-    await serveWatch(res, c.registry, def, r.namespace, o, c.watch, call.signal, conv?.watch(), rc.encoder !== undefined);
+    await serveWatch(
+      res,
+      c.registry,
+      def,
+      r.namespace,
+      o,
+      c.watch,
+      call.signal,
+      conv?.watch(),
+      rc.encoder !== undefined,
+    );
     return;
   }
   if (conv === undefined && (await sendListFast(res, c, def, r.namespace, o, rc))) return;
@@ -122,7 +175,13 @@ async function createItem(call: ResourceCall): Promise<void> {
   const { c, def, req, rc } = call;
   const wo = parseWriteOptions(params(call.search, 'W'), req, 'CreateOptions', c.platformDomain);
   const body = await decodeBody(c, def, req, wo.fieldValidation, rc);
-  const created = await c.registry.create(def, call.r.namespace, body, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: '', bodyOwned: true });
+  const created = await c.registry.create(def, call.r.namespace, body, {
+    user: call.user,
+    dryRun: wo.dryRun,
+    fieldManager: wo.fieldManager,
+    subresource: '',
+    bodyOwned: true,
+  });
   sendJson(call.res, 201, created, rc);
 }
 
@@ -130,13 +189,23 @@ async function deleteItems(call: ResourceCall): Promise<void> {
   const { c, def } = call;
   const p = params(call.search, 'DC');
   const dopts = parseDeleteOptions(p, await readDeleteBody(c, def, call.req), c.platformDomain);
-  const o = parseListOptions(p, { def, platformDomain: c.platformDomain, shardingEnabled: c.shardingEnabled });
-  sendJson(call.res, 200, await deleteCollection(c, def, call.r.namespace, o, dopts, call.user), call.rc);
+  const o = parseListOptions(p, {
+    def,
+    platformDomain: c.platformDomain,
+    shardingEnabled: c.shardingEnabled,
+  });
+  sendJson(
+    call.res,
+    200,
+    await deleteCollection(c, def, call.r.namespace, o, dopts, call.user),
+    call.rc,
+  );
 }
 
 async function handleItem(call: ResourceCall): Promise<void> {
   const { method } = call;
-  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE') checkPathName(call.r.name);
+  if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE')
+    checkPathName(call.r.name);
   switch (method) {
     case 'GET':
       return getItem(call);
@@ -162,22 +231,56 @@ async function getItem(call: ResourceCall): Promise<void> {
 
 async function putItem(call: ResourceCall): Promise<void> {
   const { c, r, def, rc } = call;
-  const wo = parseWriteOptions(params(call.search, 'W'), call.req, 'UpdateOptions', c.platformDomain);
+  const wo = parseWriteOptions(
+    params(call.search, 'W'),
+    call.req,
+    'UpdateOptions',
+    c.platformDomain,
+  );
   const body = await decodeBody(c, def, call.req, wo.fieldValidation, rc);
-  const out = await c.registry.update(def, r.namespace, r.name, { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource }, () => body);
+  const out = await c.registry.update(
+    def,
+    r.namespace,
+    r.name,
+    {
+      user: call.user,
+      dryRun: wo.dryRun,
+      fieldManager: wo.fieldManager,
+      subresource: r.subresource,
+    },
+    () => body,
+  );
   sendJson(call.res, out.created ? 201 : 200, withKind(def, out.object), rc);
 }
 
 async function patchItem(call: ResourceCall): Promise<void> {
   const { c, r, def, req } = call;
   const patchType = patchTypeOf(req.headers['content-type']);
-  const wo = parseWriteOptions(params(call.search, 'P'), req, 'PatchOptions', c.platformDomain, patchType);
-  const patch: PatchRequest = { patchType, wo, patchBody: (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8'), isApply: patchType === 'application/apply-patch+yaml' };
+  const wo = parseWriteOptions(
+    params(call.search, 'P'),
+    req,
+    'PatchOptions',
+    c.platformDomain,
+    patchType,
+  );
+  const patch: PatchRequest = {
+    patchType,
+    wo,
+    patchBody: (await readBodyBytes(req, c.maxBodyBytes)).toString('utf8'),
+    isApply: patchType === 'application/apply-patch+yaml',
+  };
   const out = await c.registry.update(
     def,
     r.namespace,
     r.name,
-    { user: call.user, dryRun: wo.dryRun, fieldManager: wo.fieldManager, subresource: r.subresource, operation: patch.isApply ? 'Apply' : 'Update', allowCreate: patch.isApply },
+    {
+      user: call.user,
+      dryRun: wo.dryRun,
+      fieldManager: wo.fieldManager,
+      subresource: r.subresource,
+      operation: patch.isApply ? 'Apply' : 'Update',
+      allowCreate: patch.isApply,
+    },
     (current) => patchedObject(call, patch, current),
   );
   sendJson(call.res, out.created ? 201 : 200, withKind(def, out.object), call.rc);
@@ -207,7 +310,17 @@ function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undef
     now: c.clock.now(),
   });
   const warnings: string[] = [];
-  applyFieldValidation({ ...patched, unknownFields: [...patched.unknownFields], duplicateFields: [...patched.duplicateFields] }, p.wo.fieldValidation, def.kind, def.version, warnings);
+  applyFieldValidation(
+    {
+      ...patched,
+      unknownFields: [...patched.unknownFields],
+      duplicateFields: [...patched.duplicateFields],
+    },
+    p.wo.fieldValidation,
+    def.kind,
+    def.version,
+    warnings,
+  );
   for (const w of warnings) if (!rc.warnings.includes(w)) rc.warnings.push(w);
   if (current === undefined) {
     const m = (patched.object['metadata'] ?? {}) as Obj;
@@ -219,15 +332,30 @@ function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undef
 
 async function deleteItem(call: ResourceCall): Promise<void> {
   const { c, r, def } = call;
-  const dopts = parseDeleteOptions(params(call.search, 'D'), await readDeleteBody(c, def, call.req), c.platformDomain);
+  const dopts = parseDeleteOptions(
+    params(call.search, 'D'),
+    await readDeleteBody(c, def, call.req),
+    c.platformDomain,
+  );
   const out = await c.registry.delete(def, r.namespace, r.name, { user: call.user, ...dopts });
   const body = out.body.kind === 'Status' ? out.body : withKind(def, out.body as Obj);
   sendJson(call.res, out.code, body, call.rc);
 }
 
 /** The Table or metadata conversion the request's Accept header asks for (table.ts). */
-function conversion(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, search: URLSearchParams): ResponseConversion | undefined {
-  return responseConversion({ headers: req.headers, search, def, platformDomain: c.platformDomain, now: () => c.clock.now() });
+function conversion(
+  c: ResourceHandlerContext,
+  def: ResourceDef,
+  req: IncomingMessage,
+  search: URLSearchParams,
+): ResponseConversion | undefined {
+  return responseConversion({
+    headers: req.headers,
+    search,
+    def,
+    platformDomain: c.platformDomain,
+    now: () => c.clock.now(),
+  });
 }
 
 /**
@@ -237,7 +365,8 @@ function conversion(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMe
  */
 function checkPathName(name: string): void {
   const msgs = isPathSegmentName(name);
-  if (msgs.length > 0) throw badRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
+  if (msgs.length > 0)
+    throw badRequest(`Name parameter invalid: ${goQuote(name)}: ${msgs.join(';')}`);
 }
 
 function notFoundPath(): StatusError {
@@ -248,19 +377,36 @@ function withKind(def: ResourceDef, obj: Obj): Obj {
   return { ...obj, kind: def.kind, apiVersion: apiVersionOf(def) };
 }
 
-async function decodeBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage, mode: 'Ignore' | 'Warn' | 'Strict', rc: ResponseContext): Promise<Obj> {
+async function decodeBody(
+  c: ResourceHandlerContext,
+  def: ResourceDef,
+  req: IncomingMessage,
+  mode: 'Ignore' | 'Warn' | 'Strict',
+  rc: ResponseContext,
+): Promise<Obj> {
   const contentType = requireObjectMediaType(req);
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (contentType === WIRE_NAMES.protobufMediaType) return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
-  const decoded = decodeObject({ body: bytes.toString('utf8'), contentType, kind: def.kind, apiVersion: apiVersionOf(def) });
+  if (contentType === WIRE_NAMES.protobufMediaType)
+    return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
+  const decoded = decodeObject({
+    body: bytes.toString('utf8'),
+    contentType,
+    kind: def.kind,
+    apiVersion: apiVersionOf(def),
+  });
   applyFieldValidation(decoded, mode, def.kind, def.version, rc.warnings);
   return decoded.object;
 }
 
 /** A DeleteOptions body as JSON text (a protobuf DeleteOptions is decoded first). */
-async function readDeleteBody(c: ResourceHandlerContext, def: ResourceDef, req: IncomingMessage): Promise<string> {
+async function readDeleteBody(
+  c: ResourceHandlerContext,
+  def: ResourceDef,
+  req: IncomingMessage,
+): Promise<string> {
   const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (bytes.length > 0 && mediaType(req) === WIRE_NAMES.protobufMediaType) return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
+  if (bytes.length > 0 && mediaType(req) === WIRE_NAMES.protobufMediaType)
+    return JSON.stringify(decodeProtobufObject(bytes, 'DeleteOptions', apiVersionOf(def)));
   return bytes.toString('utf8');
 }
 
@@ -277,7 +423,12 @@ async function deleteCollection(
   for (const item of list.items) {
     const meta = metaOf(item);
     try {
-      const out = await c.registry.delete(def, str(meta['namespace']) ?? '', str(meta['name']) ?? '', { user, ...dopts });
+      const out = await c.registry.delete(
+        def,
+        str(meta['namespace']) ?? '',
+        str(meta['name']) ?? '',
+        { user, ...dopts },
+      );
       items.push(withKind(def, out.object ?? item));
     } catch (err) {
       if (err instanceof StatusError && err.status === 404) continue;
@@ -291,7 +442,14 @@ async function deleteCollection(
  * A list whose items come from the served cache (compact JSON, or protobuf); false when the
  * response needs the general path (pretty JSON, a kind without a protobuf message).
  */
-async function sendListFast(res: ServerResponse, c: ResourceHandlerContext, def: ResourceDef, namespace: string, o: ListOptions, rc: ResponseContext): Promise<boolean> {
+async function sendListFast(
+  res: ServerResponse,
+  c: ResourceHandlerContext,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+  rc: ResponseContext,
+): Promise<boolean> {
   if (compactJson(rc)) {
     sendJsonText(res, 200, await listJson(c.registry, def, namespace, o), rc);
     return true;

@@ -29,33 +29,49 @@ function strings(v: unknown): string[] {
  * (spec.audiences, else the API audiences) must share one with them, or the token is not
  * authenticated; status.audiences is what they share. With neither, no audience is checked.
  */
-function audienceCheck(requested: readonly string[], apiAudiences: readonly string[]): { ok: boolean; audiences?: string[] } {
+function audienceCheck(
+  requested: readonly string[],
+  apiAudiences: readonly string[],
+): { ok: boolean; audiences?: string[] } {
   const target = requested.length > 0 ? requested : apiAudiences;
   if (target.length === 0) return { ok: true };
   const shared = apiAudiences.filter((a) => target.includes(a));
   return shared.length > 0 ? { ok: true, audiences: shared } : { ok: false };
 }
 
-export async function tokenReview(body: Obj, authn: AuthenticatorChain, domain: string, apiAudiences: readonly string[] = []): Promise<Obj> {
+export async function tokenReview(
+  body: Obj,
+  authn: AuthenticatorChain,
+  domain: string,
+  apiAudiences: readonly string[] = [],
+): Promise<Obj> {
   const spec = obj(body['spec']);
   const token = s(spec['token']);
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
   const requested = strings(spec['audiences']);
   const auds = audienceCheck(requested, apiAudiences);
   // A token for other audiences is not looked at: not authenticated, and no error to learn from.
-  const r = auds.ok ? await authn.authenticate({ headers: { authorization: `Bearer ${token}` }, socket: {} } as unknown as IncomingMessage) : undefined;
-  const status: Obj = r?.ok === true && r.user.username !== 'system:anonymous'
-    ? {
-        authenticated: true,
-        user: {
-          username: r.user.username,
-          ...(r.user.uid !== undefined && r.user.uid !== '' ? { uid: r.user.uid } : {}),
-          groups: [...r.user.groups],
-          ...(r.user.extra !== undefined ? { extra: r.user.extra } : {}),
-        },
-        ...(auds.audiences !== undefined ? { audiences: auds.audiences } : {}),
-      }
-    : r === undefined ? { authenticated: false, user: {} } : { authenticated: false, user: {}, error: 'invalid bearer token' };
+  const r = auds.ok
+    ? await authn.authenticate({
+        headers: { authorization: `Bearer ${token}` },
+        socket: {},
+      } as unknown as IncomingMessage)
+    : undefined;
+  const status: Obj =
+    r?.ok === true && r.user.username !== 'system:anonymous'
+      ? {
+          authenticated: true,
+          user: {
+            username: r.user.username,
+            ...(r.user.uid !== undefined && r.user.uid !== '' ? { uid: r.user.uid } : {}),
+            groups: [...r.user.groups],
+            ...(r.user.extra !== undefined ? { extra: r.user.extra } : {}),
+          },
+          ...(auds.audiences !== undefined ? { audiences: auds.audiences } : {}),
+        }
+      : r === undefined
+        ? { authenticated: false, user: {} }
+        : { authenticated: false, user: {}, error: 'invalid bearer token' };
   return {
     kind: 'TokenReview',
     apiVersion: `authentication.${domain}/v1`,
@@ -75,21 +91,40 @@ function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const ra = spec['resourceAttributes'];
   if (ra !== undefined && ra !== null && s(obj(ra)['namespace']) !== namespace) {
-    errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes.namespace', value: s(obj(ra)['namespace']), detail: 'must match metadata.namespace' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.resourceAttributes.namespace',
+      value: s(obj(ra)['namespace']),
+      detail: 'must match metadata.namespace',
+    });
   }
   const nra = spec['nonResourceAttributes'];
-  if (nra !== undefined && nra !== null) errs.push({ type: 'FieldValueInvalid', field: 'spec.nonResourceAttributes', value: nra, detail: 'disallowed on this kind of request' });
+  if (nra !== undefined && nra !== null)
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.nonResourceAttributes',
+      value: nra,
+      detail: 'disallowed on this kind of request',
+    });
   return errs;
 }
 
 /** The namespace of a local review's object: the path's when absent, 400 when another (the reference's create handler). */
 function localNamespace(body: Obj, local: LocalReview): string {
   const ns = s(obj(body['metadata'])['namespace']);
-  if (ns !== '' && ns !== local.namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  if (ns !== '' && ns !== local.namespace)
+    throw badRequest(
+      'the namespace of the provided object does not match the namespace sent on the request',
+    );
   return local.namespace;
 }
 
-export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: string, local?: LocalReview): Promise<Obj> {
+export async function subjectAccessReview(
+  body: Obj,
+  authz: Authorizer,
+  domain: string,
+  local?: LocalReview,
+): Promise<Obj> {
   const kind = local === undefined ? 'SubjectAccessReview' : 'LocalSubjectAccessReview';
   const namespace = local === undefined ? undefined : localNamespace(body, local);
   const spec = obj(body['spec']);
@@ -97,26 +132,44 @@ export async function subjectAccessReview(body: Obj, authz: Authorizer, domain: 
   const nra = spec['nonResourceAttributes'];
   const errs: FieldErrorLike[] = [];
   if ((ra === undefined || ra === null) === (nra === undefined || nra === null)) {
-    errs.push({ type: 'FieldValueInvalid', field: 'spec.resourceAttributes', value: '', detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.resourceAttributes',
+      value: '',
+      detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
+    });
   }
   if (ra !== undefined && ra !== null) errs.push(...validateReviewSelectors(obj(ra)));
   const username = s(spec['user']);
-  const groups = Array.isArray(spec['groups']) ? spec['groups'].filter((g): g is string => typeof g === 'string') : [];
+  const groups = Array.isArray(spec['groups'])
+    ? spec['groups'].filter((g): g is string => typeof g === 'string')
+    : [];
   if (username === '' && groups.length === 0) {
-    errs.push({ type: 'FieldValueInvalid', field: 'spec.user', value: '', detail: 'at least one of user or group must be specified' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.user',
+      value: '',
+      detail: 'at least one of user or group must be specified',
+    });
   }
   if (namespace !== undefined) errs.push(...localErrors(spec, namespace));
   if (errs.length > 0) throw invalid(kind, `authorization.${domain}`, '', errs);
   const extraRaw = obj(spec['extra']);
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
-  const user: UserInfo = { username, groups, ...(s(spec['uid']) !== '' ? { uid: s(spec['uid']) } : {}), extra };
+  const user: UserInfo = {
+    username,
+    groups,
+    ...(s(spec['uid']) !== '' ? { uid: s(spec['uid']) } : {}),
+    extra,
+  };
   const attrs = reviewAttributes(user, ra, nra);
   const d = await authz.authorize(attrs);
   const status: Obj = { allowed: d.decision === 'allow' };
   if (d.decision === 'deny') status['denied'] = true;
   if (d.reason !== undefined && d.reason !== '') status['reason'] = d.reason;
-  const metadata = namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
+  const metadata =
+    namespace === undefined ? { creationTimestamp: null } : { namespace, creationTimestamp: null };
   return { kind, apiVersion: `authorization.${domain}/v1`, metadata, spec, status };
 }
 
@@ -142,5 +195,16 @@ export function reviewAttributes(user: UserInfo, ra: unknown, nra: unknown): Req
     };
   }
   const r = obj(nra);
-  return { user, verb: s(r['verb']), isResourceRequest: false, path: s(r['path']), apiGroup: '', apiVersion: '', resource: '', subresource: '', namespace: '', name: '' };
+  return {
+    user,
+    verb: s(r['verb']),
+    isResourceRequest: false,
+    path: s(r['path']),
+    apiGroup: '',
+    apiVersion: '',
+    resource: '',
+    subresource: '',
+    namespace: '',
+    name: '',
+  };
 }

@@ -36,7 +36,10 @@ export class ResourceRoutes {
     let namespace = '';
     let scoped = false;
     // `namespaces/{name}/status` is the Namespace's own subresource, not a resource inside it.
-    const namespaceSubresource = rest[0] === 'namespaces' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize');
+    const namespaceSubresource =
+      rest[0] === 'namespaces' &&
+      rest.length === 3 &&
+      (rest[2] === 'status' || rest[2] === 'finalize');
     if (rest[0] === 'namespaces' && rest.length >= 3 && !namespaceSubresource) {
       namespace = rest[1] ?? '';
       rest = rest.slice(2);

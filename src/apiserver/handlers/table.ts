@@ -15,7 +15,11 @@ import { WIRE_NAMES } from '../../common/names.js';
 export { humanDuration } from './printers.js';
 
 type TargetKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
-const TARGET_KINDS: readonly string[] = ['Table', 'PartialObjectMetadata', 'PartialObjectMetadataList'];
+const TARGET_KINDS: readonly string[] = [
+  'Table',
+  'PartialObjectMetadata',
+  'PartialObjectMetadataList',
+];
 const META_VERSIONS: readonly string[] = ['v1', 'v1beta1'];
 type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -56,7 +60,11 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     unsupported = true;
   }
   if (unsupported) {
-    throw new StatusError(406, 'NotAcceptable', `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`);
+    throw new StatusError(
+      406,
+      'NotAcceptable',
+      `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`,
+    );
   }
   return undefined;
 }
@@ -66,7 +74,9 @@ function includeObjectOf(search: URLSearchParams): IncludeObject {
   const v = search.get('includeObject');
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
-  throw badRequest(`Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`);
+  throw badRequest(
+    `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+  );
 }
 
 /** The Go type the reference names in its 406 messages (`*core.Event`, `*certificates.CertificateSigningRequestList`). */
@@ -96,23 +106,38 @@ export interface ConversionContext {
 export function responseConversion(c: ConversionContext): ResponseConversion | undefined {
   const target = targetOf(c.headers.accept, c.platformDomain);
   if (target === undefined) return undefined;
-  if (target.kind === 'Table') return tableConversion(c, target.apiVersion, includeObjectOf(c.search));
-  const partial = (o: Obj): Obj => ({ kind: 'PartialObjectMetadata', apiVersion: target.apiVersion, metadata: metaOf(o) });
-  const notAcceptable = (message: string): StatusError => new StatusError(406, 'NotAcceptable', message);
+  if (target.kind === 'Table')
+    return tableConversion(c, target.apiVersion, includeObjectOf(c.search));
+  const partial = (o: Obj): Obj => ({
+    kind: 'PartialObjectMetadata',
+    apiVersion: target.apiVersion,
+    metadata: metaOf(o),
+  });
+  const notAcceptable = (message: string): StatusError =>
+    new StatusError(406, 'NotAcceptable', message);
   if (target.kind === 'PartialObjectMetadata') {
     return {
       list: () => {
-        throw notAcceptable(`you requested PartialObjectMetadata, but the requested object is a list (${goType(c.def, true)})`);
+        throw notAcceptable(
+          `you requested PartialObjectMetadata, but the requested object is a list (${goType(c.def, true)})`,
+        );
       },
       one: partial,
       watch: () => partial,
     };
   }
   const notList = (): never => {
-    throw notAcceptable(`you requested PartialObjectMetadataList, but the requested object is not a list (${goType(c.def, false)})`);
+    throw notAcceptable(
+      `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(c.def, false)})`,
+    );
   };
   return {
-    list: (items, listMeta) => ({ kind: 'PartialObjectMetadataList', apiVersion: target.apiVersion, metadata: listMeta, items: items.map(partial) }),
+    list: (items, listMeta) => ({
+      kind: 'PartialObjectMetadataList',
+      apiVersion: target.apiVersion,
+      metadata: listMeta,
+      items: items.map(partial),
+    }),
     one: notList,
     watch: notList,
   };
@@ -123,7 +148,11 @@ function printerFor(def: ResourceDef): Printer {
   return PRINTERS[(def.view?.storage ?? def).resource] ?? defaultPrinter;
 }
 
-function tableConversion(c: ConversionContext, apiVersion: string, include: IncludeObject): ResponseConversion {
+function tableConversion(
+  c: ConversionContext,
+  apiVersion: string,
+  include: IncludeObject,
+): ResponseConversion {
   const printer = printerFor(c.def);
   const rowObject = (o: Obj): Obj | null => {
     if (include === 'None') return null;
@@ -139,7 +168,10 @@ function tableConversion(c: ConversionContext, apiVersion: string, include: Incl
       // The reference leaves the definitions out (null) when it prints no headers: watch events after the first.
       columnDefinitions: withColumns ? printer.columns : null,
       // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers do.
-      rows: items.map((o) => ({ cells: printer.cells(c.def.view === undefined ? o : c.def.view.toStorage(o), now), object: rowObject(o) })),
+      rows: items.map((o) => ({
+        cells: printer.cells(c.def.view === undefined ? o : c.def.view.toStorage(o), now),
+        object: rowObject(o),
+      })),
     };
   };
   return {

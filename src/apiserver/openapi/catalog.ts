@@ -7,7 +7,14 @@ import { schemaForKind } from '../schema/kinds.js';
 import { apiResourceList, deleteOptions, listOf, status, watchEvent } from '../schema/meta.js';
 import { definitionName, type Schema } from '../schema/types.js';
 import type { Gvk } from './definitions.js';
-import { DELETE_OPTIONS, reviewPath, resourcePaths, type PathItem, type ServedResource, type ServedReview } from './operations.js';
+import {
+  DELETE_OPTIONS,
+  reviewPath,
+  resourcePaths,
+  type PathItem,
+  type ServedResource,
+  type ServedReview,
+} from './operations.js';
 
 export interface GroupVersion {
   readonly group: string;
@@ -23,13 +30,29 @@ export interface ReviewEndpoint {
 }
 
 /** The review endpoints plat-apiserver serves (POST only), in the profile's groups. */
-export function reviewEndpoints(groups: { readonly authentication: string; readonly authorization: string }): ReviewEndpoint[] {
+export function reviewEndpoints(groups: {
+  readonly authentication: string;
+  readonly authorization: string;
+}): ReviewEndpoint[] {
   return [
     { group: groups.authentication, resource: 'selfsubjectreviews', kind: 'SelfSubjectReview' },
     { group: groups.authentication, resource: 'tokenreviews', kind: 'TokenReview' },
-    { group: groups.authorization, resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview', namespaced: true },
-    { group: groups.authorization, resource: 'selfsubjectaccessreviews', kind: 'SelfSubjectAccessReview' },
-    { group: groups.authorization, resource: 'selfsubjectrulesreviews', kind: 'SelfSubjectRulesReview' },
+    {
+      group: groups.authorization,
+      resource: 'localsubjectaccessreviews',
+      kind: 'LocalSubjectAccessReview',
+      namespaced: true,
+    },
+    {
+      group: groups.authorization,
+      resource: 'selfsubjectaccessreviews',
+      kind: 'SelfSubjectAccessReview',
+    },
+    {
+      group: groups.authorization,
+      resource: 'selfsubjectrulesreviews',
+      kind: 'SelfSubjectRulesReview',
+    },
     { group: groups.authorization, resource: 'subjectaccessreviews', kind: 'SubjectAccessReview' },
   ];
 }
@@ -79,7 +102,8 @@ export class Catalog {
     for (const d of defs) this.addResource(d);
     for (const r of reviews) this.addReview(r);
     const seen = new Map<string, GroupVersion>();
-    for (const e of this.entries) seen.set(gvKey(e.gvk), { group: e.gvk.group, version: e.gvk.version });
+    for (const e of this.entries)
+      seen.set(gvKey(e.gvk), { group: e.gvk.group, version: e.gvk.version });
     this.groupVersions = [...seen.values()];
   }
 
@@ -111,7 +135,12 @@ export class Catalog {
       return;
     }
     const gvk = { group: r.group, version: 'v1', kind: r.kind };
-    const served: ServedReview = { gvk, resource: r.resource, def: definitionName(schema), namespaced: r.namespaced === true };
+    const served: ServedReview = {
+      gvk,
+      resource: r.resource,
+      def: definitionName(schema),
+      namespaced: r.namespaced === true,
+    };
     this.entries.push({ gvk, schema, path: () => [reviewPath(served)] });
   }
 

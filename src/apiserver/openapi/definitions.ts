@@ -28,8 +28,13 @@ const STRING_DATE_TIME: Json = { type: 'string', format: 'date-time' };
  */
 const ANY_SHAPES: Readonly<Record<Flavour, Readonly<Record<string, Json>>>> = {
   v3: {
-    'io.k8s.apimachinery.pkg.api.resource.Quantity': { oneOf: [{ type: 'string' }, { type: 'number' }] },
-    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': {
+      oneOf: [{ type: 'string' }, { type: 'number' }],
+    },
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+      format: 'int-or-string',
+      oneOf: [{ type: 'integer' }, { type: 'string' }],
+    },
   },
   v2: {
     'io.k8s.apimachinery.pkg.api.resource.Quantity': { type: 'string' },
@@ -82,12 +87,16 @@ export class Definitions {
     const name = definitionName(s);
     const seen = this.sources.get(name);
     if (seen !== undefined) {
-      if (seen !== s && JSON.stringify(seen) !== JSON.stringify(s)) throw new Error(`two different types are named ${name}`);
+      if (seen !== s && JSON.stringify(seen) !== JSON.stringify(s))
+        throw new Error(`two different types are named ${name}`);
       return name;
     }
     this.sources.set(name, s);
     const described = this.describe(name);
-    const def: Json = described?.type === undefined ? { type: 'object' } : { description: described.type, type: 'object' };
+    const def: Json =
+      described?.type === undefined
+        ? { type: 'object' }
+        : { description: described.type, type: 'object' };
     this.byName.set(name, def);
     Object.assign(def, this.objectBody(s, described?.fields ?? {}));
     const gvks = this.gvks.get(name);
@@ -95,7 +104,10 @@ export class Definitions {
     return name;
   }
 
-  private objectBody(s: Extract<Schema, { t: 'object' }>, descriptions: Readonly<Record<string, string>>): Json {
+  private objectBody(
+    s: Extract<Schema, { t: 'object' }>,
+    descriptions: Readonly<Record<string, string>>,
+  ): Json {
     const out: Json = {};
     if (s.opts?.required !== undefined) out['required'] = [...s.opts.required];
     const props: Json = {};
@@ -112,7 +124,8 @@ export class Definitions {
 
   private named(name: string, def: Json): Json {
     const type = this.describe(name)?.type;
-    if (!this.byName.has(name)) this.byName.set(name, type === undefined ? def : { description: type, ...def });
+    if (!this.byName.has(name))
+      this.byName.set(name, type === undefined ? def : { description: type, ...def });
     return this.use(name);
   }
 
@@ -135,11 +148,17 @@ export class Definitions {
       case 'time':
         return this.named(s.kind === 'Time' ? TIME : MICRO_TIME, { ...STRING_DATE_TIME });
       case 'any':
-        return s.ref === undefined ? { 'x-kubernetes-preserve-unknown-fields': true } : this.named(s.ref, { ...(ANY_SHAPES[this.flavour][s.ref] ?? { type: 'object' }) });
+        return s.ref === undefined
+          ? { 'x-kubernetes-preserve-unknown-fields': true }
+          : this.named(s.ref, { ...(ANY_SHAPES[this.flavour][s.ref] ?? { type: 'object' }) });
       case 'object':
         return this.use(this.addNamed(s));
       case 'map':
-        return { type: 'object', additionalProperties: this.field(s.values), ...(s.atomic === true ? { 'x-kubernetes-map-type': 'atomic' } : {}) };
+        return {
+          type: 'object',
+          additionalProperties: this.field(s.values),
+          ...(s.atomic === true ? { 'x-kubernetes-map-type': 'atomic' } : {}),
+        };
       case 'array':
         return { type: 'array', items: this.field(s.items), ...listExtensions(s.list) };
     }

@@ -7,7 +7,11 @@
 // (http and https URLs) and Go module paths (sigs.k8s.io) are kept as written.
 
 import { namesFor, type Names } from '../../common/names.js';
-import { REFERENCE_DESCRIPTIONS, type ReferenceDescriptions, type TypeDescriptions } from './reference-descriptions.js';
+import {
+  REFERENCE_DESCRIPTIONS,
+  type ReferenceDescriptions,
+  type TypeDescriptions,
+} from './reference-descriptions.js';
 
 export type { ReferenceDescriptions, TypeDescriptions } from './reference-descriptions.js';
 
@@ -24,7 +28,9 @@ function escapeRegExp(s: string): string {
 
 /** The string leaves of the names table's reserved-name sections, in the same order for any profile. */
 function reservedNames(n: Names): string[] {
-  return [n.groups, n.signers, n.labels, n.taints, n.annotations].flatMap((section) => Object.values<string>(section));
+  return [n.groups, n.signers, n.labels, n.taints, n.annotations].flatMap((section) =>
+    Object.values<string>(section),
+  );
 }
 
 /** A function rewriting the kubernetes profile's reserved names in a text to those of `names`. */
@@ -35,11 +41,20 @@ export function substituteNames(names: Names): (text: string) => string {
   const exact = new Map<string, string>();
   from.forEach((k, i) => exact.set(k, to[i] ?? k));
   const alternatives = [...exact.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const pattern = new RegExp(`(${alternatives.join('|')})|\\b((?:[a-z0-9-]+\\.)*)kubernetes\\.io\\b|\\b((?:[a-z0-9-]+\\.)+)k8s\\.io\\b`, 'g');
-  const replace = (m: string, name: string | undefined, labelSub: string | undefined, groupSub: string | undefined): string => {
+  const pattern = new RegExp(
+    `(${alternatives.join('|')})|\\b((?:[a-z0-9-]+\\.)*)kubernetes\\.io\\b|\\b((?:[a-z0-9-]+\\.)+)k8s\\.io\\b`,
+    'g',
+  );
+  const replace = (
+    m: string,
+    name: string | undefined,
+    labelSub: string | undefined,
+    groupSub: string | undefined,
+  ): string => {
     if (name !== undefined) return exact.get(name) ?? name;
     if (labelSub !== undefined) return `${labelSub}${names.labelDomain}`;
-    if (groupSub !== undefined && !KEPT_GROUP_PREFIXES.has(groupSub)) return `${groupSub}${names.groupDomain}`;
+    if (groupSub !== undefined && !KEPT_GROUP_PREFIXES.has(groupSub))
+      return `${groupSub}${names.groupDomain}`;
     return m;
   };
   const outsideUrls = (part: string): string => part.replace(pattern, replace);
@@ -55,7 +70,10 @@ export function substituteNames(names: Names): (text: string) => string {
 }
 
 /** The reference's descriptions under a profile's names (each definition substituted once, when first asked). */
-export function describerFor(names: Names, source: ReferenceDescriptions = REFERENCE_DESCRIPTIONS): Describe {
+export function describerFor(
+  names: Names,
+  source: ReferenceDescriptions = REFERENCE_DESCRIPTIONS,
+): Describe {
   const sub = substituteNames(names);
   const cache = new Map<string, TypeDescriptions | undefined>();
   return (definition) => {
@@ -66,7 +84,11 @@ export function describerFor(names: Names, source: ReferenceDescriptions = REFER
         ? undefined
         : {
             ...(d.type === undefined ? {} : { type: sub(d.type) }),
-            ...(d.fields === undefined ? {} : { fields: Object.fromEntries(Object.entries(d.fields).map(([k, v]) => [k, sub(v)])) }),
+            ...(d.fields === undefined
+              ? {}
+              : {
+                  fields: Object.fromEntries(Object.entries(d.fields).map(([k, v]) => [k, sub(v)])),
+                }),
           };
     cache.set(definition, out);
     return out;

@@ -69,16 +69,23 @@ export function parseAccept(header: string | undefined): AcceptClause[] {
 }
 
 /** Whether the client takes JSON before any other offer; `undefined` when it takes nothing offered. */
-export function acceptsJson(header: string | undefined, otherOffers: readonly string[]): 'json' | 'other' | undefined {
+export function acceptsJson(
+  header: string | undefined,
+  otherOffers: readonly string[],
+): 'json' | 'other' | undefined {
   for (const c of parseAccept(header)) {
-    if ((c.type === 'application' || c.type === '*') && (c.subtype === 'json' || c.subtype === '*')) return 'json';
+    if ((c.type === 'application' || c.type === '*') && (c.subtype === 'json' || c.subtype === '*'))
+      return 'json';
     if (otherOffers.includes(`${c.type}/${c.subtype}`)) return 'other';
   }
   return undefined;
 }
 
 /** The v2 protobuf media types kube-openapi offers after JSON (the `@` form and the older `.` form). */
-export const V2_PROTOBUF_TYPES = ['application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'] as const;
+export const V2_PROTOBUF_TYPES = [
+  'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+  'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
+] as const;
 
 /**
  * kube-openapi's HandleOpenAPIV2 negotiation: for each Accept clause, best first, the first of
@@ -107,14 +114,22 @@ function etagMatches(header: string, etag: string): boolean {
 }
 
 function notModified(req: OpenApiRequest, etag: string | undefined, lastModified: Date): boolean {
-  if (req.ifNoneMatch !== undefined && etag !== undefined) return etagMatches(req.ifNoneMatch, etag);
+  if (req.ifNoneMatch !== undefined && etag !== undefined)
+    return etagMatches(req.ifNoneMatch, etag);
   if (req.ifModifiedSince === undefined) return false;
   const since = Date.parse(req.ifModifiedSince);
   return Number.isFinite(since) && Math.floor(lastModified.getTime() / 1000) * 1000 <= since;
 }
 
 /** http.ServeContent of a body (JSON unless `contentType` says otherwise). */
-export function serveContent(req: OpenApiRequest, body: Buffer, etag: string | undefined, lastModified: Date, extra: Record<string, string> = {}, contentType = 'application/json'): OpenApiAnswer {
+export function serveContent(
+  req: OpenApiRequest,
+  body: Buffer,
+  etag: string | undefined,
+  lastModified: Date,
+  extra: Record<string, string> = {},
+  contentType = 'application/json',
+): OpenApiAnswer {
   const headers: Record<string, string> = { ...extra, 'Last-Modified': httpDate(lastModified) };
   if (etag !== undefined) headers['Etag'] = `"${etag}"`;
   if (notModified(req, etag, lastModified)) return { status: 304, headers, body: Buffer.alloc(0) };
@@ -127,16 +142,35 @@ export function serveContent(req: OpenApiRequest, body: Buffer, etag: string | u
 export const NOT_ACCEPTABLE: OpenApiAnswer = { status: 406, headers: {}, body: Buffer.alloc(0) };
 
 /** A group-version document, with the `?hash=` rules of kube-openapi's handler3. */
-export function serveGroupVersion(req: OpenApiRequest, key: string, doc: Served, builtAt: Date, now: Date): OpenApiAnswer {
+export function serveGroupVersion(
+  req: OpenApiRequest,
+  key: string,
+  doc: Served,
+  builtAt: Date,
+  now: Date,
+): OpenApiAnswer {
   if (acceptsJson(req.accept, []) !== 'json') return NOT_ACCEPTABLE;
   const hash = req.search.get('hash');
   if (hash === null || hash === '') return serveContent(req, doc.bytes, doc.etag, builtAt);
   if (hash !== doc.etag) {
     const location = `/openapi/v3/${key}?hash=${doc.etag}`;
     const body = Buffer.from(`<a href="${location}">Moved Permanently</a>.\n\n`);
-    return { status: 301, headers: { Location: location, 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(body.length), Etag: `"${doc.etag}"` }, body };
+    return {
+      status: 301,
+      headers: {
+        Location: location,
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': String(body.length),
+        Etag: `"${doc.etag}"`,
+      },
+      body,
+    };
   }
   const expires = new Date(now.getTime());
   expires.setUTCFullYear(expires.getUTCFullYear() + 1);
-  return serveContent(req, doc.bytes, doc.etag, builtAt, { Vary: 'Accept', 'Cache-Control': 'public, immutable', Expires: rfc1123Utc(expires) });
+  return serveContent(req, doc.bytes, doc.etag, builtAt, {
+    Vary: 'Accept',
+    'Cache-Control': 'public, immutable',
+    Expires: rfc1123Utc(expires),
+  });
 }

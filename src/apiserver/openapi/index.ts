@@ -11,7 +11,17 @@ import type { ResourceDef } from '../registry/types.js';
 import { Catalog, gvKey, type ReviewEndpoint } from './catalog.js';
 import { v2Document, v3Document } from './documents.js';
 import { rootEntries, v3RootDocument } from './root-documents.js';
-import { NOT_ACCEPTABLE, negotiateV2, serveContent, served, servedBytes, serveGroupVersion, type OpenApiAnswer, type OpenApiRequest, type Served } from './http.js';
+import {
+  NOT_ACCEPTABLE,
+  negotiateV2,
+  serveContent,
+  served,
+  servedBytes,
+  serveGroupVersion,
+  type OpenApiAnswer,
+  type OpenApiRequest,
+  type Served,
+} from './http.js';
 import { encodeV2Document } from './v2-protobuf.js';
 import { recordOf } from '../../common/util/json-shape.js';
 
@@ -48,8 +58,13 @@ export class OpenApi {
 
   private build(): Date {
     if (this.builtAt !== undefined) return this.builtAt;
-    for (const gv of this.catalog.groupVersions) this.v3.set(gvKey(gv), served(v3Document(this.catalog, gv, this.o.title, this.describe)));
-    for (const e of rootEntries(this.catalog.groupVersions.map((gv) => gv.group))) this.v3.set(e.key, served(v3RootDocument(e, { title: this.o.title, version: this.o.version }, this.describe)));
+    for (const gv of this.catalog.groupVersions)
+      this.v3.set(gvKey(gv), served(v3Document(this.catalog, gv, this.o.title, this.describe)));
+    for (const e of rootEntries(this.catalog.groupVersions.map((gv) => gv.group)))
+      this.v3.set(
+        e.key,
+        served(v3RootDocument(e, { title: this.o.title, version: this.o.version }, this.describe)),
+      );
     this.v2 = served(v2Document(this.catalog, this.o.title, this.describe));
     this.builtAt = this.o.clock.now();
     return this.builtAt;
@@ -64,7 +79,8 @@ export class OpenApi {
   index(): { paths: Record<string, { serverRelativeURL: string }> } {
     this.build();
     const paths: Record<string, { serverRelativeURL: string }> = {};
-    for (const key of [...this.v3.keys()].sort()) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.v3.get(key)?.etag ?? ''}` };
+    for (const key of [...this.v3.keys()].sort())
+      paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${this.v3.get(key)?.etag ?? ''}` };
     return { paths };
   }
 
@@ -78,8 +94,14 @@ export class OpenApi {
   /** The v2 document as gnostic's protobuf, encoded once from the JSON one. */
   private protobufV2(): Served | undefined {
     if (this.v2Protobuf !== undefined || this.v2 === undefined) return this.v2Protobuf;
-    const { bytes, dropped } = encodeV2Document(recordOf(JSON.parse(this.v2.bytes.toString('utf8'))));
-    if (dropped.length > 0) this.o.logger?.warn({ keys: dropped }, '/openapi/v2 as protobuf leaves out keys gnostic\'s OpenAPI v2 model has no field for');
+    const { bytes, dropped } = encodeV2Document(
+      recordOf(JSON.parse(this.v2.bytes.toString('utf8'))),
+    );
+    if (dropped.length > 0)
+      this.o.logger?.warn(
+        { keys: dropped },
+        "/openapi/v2 as protobuf leaves out keys gnostic's OpenAPI v2 model has no field for",
+      );
     this.v2Protobuf = servedBytes(bytes);
     return this.v2Protobuf;
   }
@@ -89,14 +111,23 @@ export class OpenApi {
     const builtAt = this.build();
     if (path === '/openapi/v2') {
       const type = negotiateV2(req.accept);
-      const doc = type === 'application/json' ? this.v2 : type === undefined ? undefined : this.protobufV2();
+      const doc =
+        type === 'application/json' ? this.v2 : type === undefined ? undefined : this.protobufV2();
       if (doc === undefined || type === undefined) return NOT_ACCEPTABLE;
       return serveContent(req, doc.bytes, doc.etag, builtAt, {}, type);
     }
-    if (path === '/openapi/v3') return serveContent(req, Buffer.from(JSON.stringify(this.index())), undefined, this.o.clock.now());
+    if (path === '/openapi/v3')
+      return serveContent(
+        req,
+        Buffer.from(JSON.stringify(this.index())),
+        undefined,
+        this.o.clock.now(),
+      );
     if (!path.startsWith('/openapi/v3/')) return undefined;
     const key = path.slice('/openapi/v3/'.length);
     const doc = this.v3.get(key);
-    return doc === undefined ? undefined : serveGroupVersion(req, key, doc, builtAt, this.o.clock.now());
+    return doc === undefined
+      ? undefined
+      : serveGroupVersion(req, key, doc, builtAt, this.o.clock.now());
   }
 }

@@ -61,9 +61,26 @@ export function paramType(name: string): ParamType {
   return PARAM_TYPES[name] ?? 'string';
 }
 
-const LIST_QUERY = ['allowWatchBookmarks', 'continue', 'fieldSelector', 'labelSelector', 'limit', 'resourceVersion', 'resourceVersionMatch', 'sendInitialEvents', 'timeoutSeconds', 'watch'];
+const LIST_QUERY = [
+  'allowWatchBookmarks',
+  'continue',
+  'fieldSelector',
+  'labelSelector',
+  'limit',
+  'resourceVersion',
+  'resourceVersionMatch',
+  'sendInitialEvents',
+  'timeoutSeconds',
+  'watch',
+];
 const WRITE_QUERY = ['dryRun', 'fieldManager', 'fieldValidation'];
-const DELETE_QUERY = ['dryRun', 'gracePeriodSeconds', 'ignoreStoreReadErrorWithClusterBreakingPotential', 'orphanDependents', 'propagationPolicy'];
+const DELETE_QUERY = [
+  'dryRun',
+  'gracePeriodSeconds',
+  'ignoreStoreReadErrorWithClusterBreakingPotential',
+  'orphanDependents',
+  'propagationPolicy',
+];
 
 export const DELETE_OPTIONS = 'io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions';
 export const STATUS = 'io.k8s.apimachinery.pkg.apis.meta.v1.Status';
@@ -76,19 +93,62 @@ function collectionOps(r: ServedResource): Operation[] {
   const g = r.gvk;
   const ops: Operation[] = [
     { method: 'get', action: 'list', gvk: g, query: LIST_QUERY, response: r.listDef },
-    { method: 'post', action: 'post', gvk: g, query: WRITE_QUERY, body: r.def, response: r.def, created: true },
+    {
+      method: 'post',
+      action: 'post',
+      gvk: g,
+      query: WRITE_QUERY,
+      body: r.def,
+      response: r.def,
+      created: true,
+    },
   ];
-  if (r.deleteCollection) ops.push({ method: 'delete', action: 'deletecollection', gvk: g, query: [...DELETE_QUERY, ...LIST_QUERY.filter((q) => q !== 'watch' && q !== 'allowWatchBookmarks')], body: DELETE_OPTIONS, response: STATUS });
+  if (r.deleteCollection)
+    ops.push({
+      method: 'delete',
+      action: 'deletecollection',
+      gvk: g,
+      query: [
+        ...DELETE_QUERY,
+        ...LIST_QUERY.filter((q) => q !== 'watch' && q !== 'allowWatchBookmarks'),
+      ],
+      body: DELETE_OPTIONS,
+      response: STATUS,
+    });
   return ops;
 }
 
 function itemOps(gvk: Gvk, def: string, withDelete: boolean): Operation[] {
   const ops: Operation[] = [
     { method: 'get', action: 'get', gvk, query: [], response: def },
-    { method: 'put', action: 'put', gvk, query: WRITE_QUERY, body: def, response: def, created: true },
-    { method: 'patch', action: 'patch', gvk, query: [...WRITE_QUERY, 'force'], body: 'patch', response: def, created: true },
+    {
+      method: 'put',
+      action: 'put',
+      gvk,
+      query: WRITE_QUERY,
+      body: def,
+      response: def,
+      created: true,
+    },
+    {
+      method: 'patch',
+      action: 'patch',
+      gvk,
+      query: [...WRITE_QUERY, 'force'],
+      body: 'patch',
+      response: def,
+      created: true,
+    },
   ];
-  if (withDelete) ops.push({ method: 'delete', action: 'delete', gvk, query: DELETE_QUERY, body: DELETE_OPTIONS, response: def });
+  if (withDelete)
+    ops.push({
+      method: 'delete',
+      action: 'delete',
+      gvk,
+      query: DELETE_QUERY,
+      body: DELETE_OPTIONS,
+      response: def,
+    });
   return ops;
 }
 
@@ -100,9 +160,18 @@ export function resourcePaths(r: ServedResource): PathItem[] {
   const out: PathItem[] = [
     { path: base, pathParams: ns, ops: collectionOps(r) },
     { path: `${base}/{name}`, pathParams: [...ns, 'name'], ops: itemOps(r.gvk, r.def, true) },
-    ...r.subresources.map((s) => ({ path: `${base}/{name}/${s}`, pathParams: [...ns, 'name'], ops: itemOps(r.gvk, r.def, false) })),
+    ...r.subresources.map((s) => ({
+      path: `${base}/{name}/${s}`,
+      pathParams: [...ns, 'name'],
+      ops: itemOps(r.gvk, r.def, false),
+    })),
   ];
-  if (r.namespaced) out.push({ path: `${prefix}/${r.resource}`, pathParams: [], ops: [{ method: 'get', action: 'list', gvk: r.gvk, query: LIST_QUERY, response: r.listDef }] });
+  if (r.namespaced)
+    out.push({
+      path: `${prefix}/${r.resource}`,
+      pathParams: [],
+      ops: [{ method: 'get', action: 'list', gvk: r.gvk, query: LIST_QUERY, response: r.listDef }],
+    });
   return out;
 }
 
@@ -110,6 +179,16 @@ export function reviewPath(r: ServedReview): PathItem {
   return {
     path: `${gvPrefix(r.gvk.group, r.gvk.version)}/${r.namespaced ? 'namespaces/{namespace}/' : ''}${r.resource}`,
     pathParams: r.namespaced ? ['namespace'] : [],
-    ops: [{ method: 'post', action: 'post', gvk: r.gvk, query: WRITE_QUERY, body: r.def, response: r.def, created: true }],
+    ops: [
+      {
+        method: 'post',
+        action: 'post',
+        gvk: r.gvk,
+        query: WRITE_QUERY,
+        body: r.def,
+        response: r.def,
+        created: true,
+      },
+    ],
   };
 }

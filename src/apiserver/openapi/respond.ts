@@ -12,7 +12,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
 }
 
 /** Answers the request; false when the path names no document (the caller answers 404). */
-export function answerOpenApi(openapi: OpenApi, path: string, search: URLSearchParams, req: IncomingMessage, res: ServerResponse): boolean {
+export function answerOpenApi(
+  openapi: OpenApi,
+  path: string,
+  search: URLSearchParams,
+  req: IncomingMessage,
+  res: ServerResponse,
+): boolean {
   const a = openapi.answer(path, {
     method: req.method ?? 'GET',
     search,

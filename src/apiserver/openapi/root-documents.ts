@@ -24,17 +24,34 @@ export function rootEntries(groups: readonly string[]): RootEntry[] {
   return [
     { key: 'api', path: '/api/', schema: apiVersions, mediaTypes: DISCOVERY_TYPES },
     { key: 'apis', path: '/apis/', schema: apiGroupList, mediaTypes: DISCOVERY_TYPES },
-    ...[...new Set(groups.filter((g) => g !== ''))].sort().map((g) => ({ key: `apis/${g}`, path: `/apis/${g}/`, schema: apiGroup, mediaTypes: DISCOVERY_TYPES })),
+    ...[...new Set(groups.filter((g) => g !== ''))].sort().map((g) => ({
+      key: `apis/${g}`,
+      path: `/apis/${g}/`,
+      schema: apiGroup,
+      mediaTypes: DISCOVERY_TYPES,
+    })),
     { key: 'version', path: '/version/', schema: versionInfo, mediaTypes: ['application/json'] },
   ];
 }
 
 /** The v3 document of one root entry. */
-export function v3RootDocument(e: RootEntry, info: { readonly title: string; readonly version: string }, describe: Describe): Json {
+export function v3RootDocument(
+  e: RootEntry,
+  info: { readonly title: string; readonly version: string },
+  describe: Describe,
+): Json {
   const defs = new Definitions({ flavour: 'v3', describe });
   const name = defs.addNamed(e.schema);
-  if (e.schema.t !== 'object' || definitionName(e.schema) !== name) throw new Error(`${e.key}: the answer is not a named type`);
+  if (e.schema.t !== 'object' || definitionName(e.schema) !== name)
+    throw new Error(`${e.key}: the answer is not a named type`);
   const content = Object.fromEntries(e.mediaTypes.map((t) => [t, { schema: refTo('v3', name) }]));
-  const get = { responses: { '200': { description: 'OK', content }, '401': { description: 'Unauthorized' } } };
-  return { openapi: '3.0.0', info: { title: info.title, version: info.version }, paths: { [e.path]: { get } }, components: { schemas: defs.sorted() } };
+  const get = {
+    responses: { '200': { description: 'OK', content }, '401': { description: 'Unauthorized' } },
+  };
+  return {
+    openapi: '3.0.0',
+    info: { title: info.title, version: info.version },
+    paths: { [e.path]: { get } },
+    components: { schemas: defs.sorted() },
+  };
 }

@@ -11,7 +11,9 @@ let documentType: protobuf.Type | undefined;
 /** gnostic's openapi.v2.Document type. */
 export function openApiV2DocumentType(): protobuf.Type {
   // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
-  documentType ??= protobuf.Root.fromJSON(JSON.parse(OPENAPIV2_DESCRIPTOR_JSON) as protobuf.INamespace).lookupType('openapi.v2.Document');
+  documentType ??= protobuf.Root.fromJSON(
+    JSON.parse(OPENAPIV2_DESCRIPTOR_JSON) as protobuf.INamespace,
+  ).lookupType('openapi.v2.Document');
   return documentType;
 }
 
@@ -25,5 +27,8 @@ export interface EncodedV2 {
 export function encodeV2Document(doc: Record<string, unknown>): EncodedV2 {
   const { message, dropped } = toGnosticDocument(doc);
   const t = openApiV2DocumentType();
-  return { bytes: Buffer.from(t.encode(t.fromObject(message)).finish()), dropped: [...dropped].sort() };
+  return {
+    bytes: Buffer.from(t.encode(t.fromObject(message)).finish()),
+    dropped: [...dropped].sort(),
+  };
 }

@@ -12,7 +12,12 @@ export class PatchError extends Error {
   readonly status: number;
   readonly reason: string;
   readonly causes: readonly PatchErrorCause[] | undefined;
-  constructor(opts: { status: number; reason: string; message: string; causes?: readonly PatchErrorCause[] }) {
+  constructor(opts: {
+    status: number;
+    reason: string;
+    message: string;
+    causes?: readonly PatchErrorCause[];
+  }) {
     super(opts.message);
     this.name = 'PatchError';
     this.status = opts.status;
@@ -21,6 +26,12 @@ export class PatchError extends Error {
   }
 }
 
-export const badRequest = (message: string): PatchError => new PatchError({ status: 400, reason: 'BadRequest', message });
+export const badRequest = (message: string): PatchError =>
+  new PatchError({ status: 400, reason: 'BadRequest', message });
 export const unprocessable = (message: string, causes?: readonly PatchErrorCause[]): PatchError =>
-  new PatchError({ status: 422, reason: 'Invalid', message, ...(causes !== undefined ? { causes } : {}) });
+  new PatchError({
+    status: 422,
+    reason: 'Invalid',
+    message,
+    ...(causes !== undefined ? { causes } : {}),
+  });

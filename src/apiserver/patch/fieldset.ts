@@ -85,7 +85,9 @@ function comparePaths(a: FieldPath, b: FieldPath): number {
   return a.length - b.length;
 }
 
-export interface FieldsV1 { [pe: string]: FieldsV1 }
+export interface FieldsV1 {
+  [pe: string]: FieldsV1;
+}
 
 /** The FieldsV1 tree of a set. */
 export function toFieldsV1(set: FieldSet): FieldsV1 {
@@ -109,7 +111,8 @@ export function toFieldsV1(set: FieldSet): FieldsV1 {
   const emit = (n: Node): FieldsV1 => {
     const out: FieldsV1 = {};
     if (n.member && n.children.size > 0) out['.'] = {};
-    for (const k of [...n.children.keys()].sort()) out[k] = emit(n.children.get(k) ?? { member: false, children: new Map() });
+    for (const k of [...n.children.keys()].sort())
+      out[k] = emit(n.children.get(k) ?? { member: false, children: new Map() });
     return out;
   };
   return emit(root);
@@ -119,7 +122,8 @@ export function toFieldsV1(set: FieldSet): FieldsV1 {
 export function fromFieldsV1(v: unknown): FieldSet {
   const set = new FieldSet();
   const visit = (node: unknown, path: PathElement[]): void => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node)) throw new Error('FieldsV1 must be a tree of objects');
+    if (node === null || typeof node !== 'object' || Array.isArray(node))
+      throw new Error('FieldsV1 must be a tree of objects');
     const entries = Object.entries(node as Record<string, unknown>);
     if (entries.length === 0) {
       if (path.length > 0) set.add(path);

@@ -5,12 +5,23 @@
 // object further, e.g. a strategy restoring spec, call updateManagedFields again with the same
 // `live`: it is idempotent).
 
-import { DecodeError, checkAgainstSchema, decodeBody, findJsonDuplicates, jsonSyntaxMessage } from '../decode.js';
+import {
+  DecodeError,
+  checkAgainstSchema,
+  decodeBody,
+  findJsonDuplicates,
+  jsonSyntaxMessage,
+} from '../decode.js';
 import { limitText, parseJsonBody } from '../body-limits.js';
 import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
 import { PatchError, badRequest } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
-import { serverSideApply, updateManagedFields, validateFieldManager, type ServerSideApplyOptions } from './managed-fields.js';
+import {
+  serverSideApply,
+  updateManagedFields,
+  validateFieldManager,
+  type ServerSideApplyOptions,
+} from './managed-fields.js';
 import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
@@ -34,7 +45,14 @@ export {
 export { mergePatch, createMergePatch } from './merge-patch.js';
 export { strategicMergePatch } from './strategic.js';
 export { applyJsonPatch, MAX_JSON_PATCH_OPERATIONS } from './json-patch.js';
-export { FieldSet, toFieldsV1, fromFieldsV1, pathString, type FieldsV1, type FieldPath } from './fieldset.js';
+export {
+  FieldSet,
+  toFieldsV1,
+  fromFieldsV1,
+  pathString,
+  type FieldsV1,
+  type FieldPath,
+} from './fieldset.js';
 export { toFieldSet, compare } from './typed.js';
 
 export const PATCH_CONTENT_TYPES = [
@@ -76,7 +94,9 @@ function unsupported(contentType: string): PatchError {
   return new PatchError({
     status: 415,
     reason: 'UnsupportedMediaType',
-    message: `the body of the request was in an unknown format - accepted media types include: ${PATCH_CONTENT_TYPES.join(', ')}` + (got !== '' ? ` (got ${got})` : ''),
+    message:
+      `the body of the request was in an unknown format - accepted media types include: ${PATCH_CONTENT_TYPES.join(', ')}` +
+      (got !== '' ? ` (got ${got})` : ''),
   });
 }
 
@@ -92,18 +112,28 @@ function parseJsonObject(body: string, strategic: boolean): Record<string, unkno
   } catch (e) {
     if (e instanceof InputLimitError) {
       const text = limitText(body, e, false);
-      throw badRequest(strategic && e.limit === 'maxDepth' ? text : `error decoding patch: ${text}`);
+      throw badRequest(
+        strategic && e.limit === 'maxDepth' ? text : `error decoding patch: ${text}`,
+      );
     }
-    throw badRequest(`error decoding patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`);
+    throw badRequest(
+      `error decoding patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`,
+    );
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw badRequest('error decoding patch: the patch must be a JSON object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw badRequest('error decoding patch: the patch must be a JSON object');
   return v as Record<string, unknown>;
 }
 
-function newUnknownFields(kind: string, live: Record<string, unknown> | undefined, result: Record<string, unknown>): string[] {
+function newUnknownFields(
+  kind: string,
+  live: Record<string, unknown> | undefined,
+  result: Record<string, unknown>,
+): string[] {
   const before = new Set(live === undefined ? [] : checkAgainstSchema(live, kind).unknownFields);
   const after = checkAgainstSchema(result, kind);
-  if (after.typeError !== undefined) throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${after.typeError}`);
+  if (after.typeError !== undefined)
+    throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${after.typeError}`);
   return after.unknownFields.filter((f) => !before.has(f));
 }
 
@@ -112,31 +142,79 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
   if (type === undefined) throw unsupported(opts.contentType);
   const isApply = type === 'application/apply-patch+yaml';
   if (opts.force && !isApply) {
-    throw new PatchError({ status: 422, reason: 'Invalid', message: 'force: Invalid value: true: may not be specified for non-apply patch', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: true: may not be specified for non-apply patch', field: 'force' }] });
+    throw new PatchError({
+      status: 422,
+      reason: 'Invalid',
+      message: 'force: Invalid value: true: may not be specified for non-apply patch',
+      causes: [
+        {
+          reason: 'FieldValueInvalid',
+          message: 'Invalid value: true: may not be specified for non-apply patch',
+          field: 'force',
+        },
+      ],
+    });
   }
   if (isApply && opts.manager === '') {
-    throw new PatchError({ status: 422, reason: 'Invalid', message: 'fieldManager: Required value: is required for apply patch', causes: [{ reason: 'FieldValueRequired', message: 'Required value: is required for apply patch', field: 'fieldManager' }] });
+    throw new PatchError({
+      status: 422,
+      reason: 'Invalid',
+      message: 'fieldManager: Required value: is required for apply patch',
+      causes: [
+        {
+          reason: 'FieldValueRequired',
+          message: 'Required value: is required for apply patch',
+          field: 'fieldManager',
+        },
+      ],
+    });
   }
   const fmErrs = validateFieldManager(opts.manager);
-  if (fmErrs.length > 0) throw new PatchError({ status: 422, reason: 'Invalid', message: formatFieldErrors(fmErrs) });
+  if (fmErrs.length > 0)
+    throw new PatchError({ status: 422, reason: 'Invalid', message: formatFieldErrors(fmErrs) });
 
   if (isApply) {
     let decoded;
     try {
-      decoded = decodeBody({ body: opts.patchBody, contentType: 'application/apply-patch+yaml', kind: opts.kind, apiVersion: opts.apiVersion });
+      decoded = decodeBody({
+        body: opts.patchBody,
+        contentType: 'application/apply-patch+yaml',
+        kind: opts.kind,
+        apiVersion: opts.apiVersion,
+      });
     } catch (e) {
       // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
-      if (e instanceof DecodeError && e.limit !== undefined) throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
-      if (e instanceof DecodeError && e.yamlConversion !== undefined) throw badRequest(`error decoding YAML: ${e.yamlConversion}`);
+      if (e instanceof DecodeError && e.limit !== undefined)
+        throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
+      if (e instanceof DecodeError && e.yamlConversion !== undefined)
+        throw badRequest(`error decoding YAML: ${e.yamlConversion}`);
       if (e instanceof DecodeError) throw badRequest(e.message);
       throw e;
     }
-    const r = serverSideApply({ live: opts.live, config: decoded.object, kind: opts.kind, manager: opts.manager, force: opts.force, subresource: opts.subresource, apiVersion: opts.apiVersion, now: opts.now });
-    return { object: r.object, created: r.created, unknownFields: decoded.unknownFields, duplicateFields: decoded.duplicateFields };
+    const r = serverSideApply({
+      live: opts.live,
+      config: decoded.object,
+      kind: opts.kind,
+      manager: opts.manager,
+      force: opts.force,
+      subresource: opts.subresource,
+      apiVersion: opts.apiVersion,
+      now: opts.now,
+    });
+    return {
+      object: r.object,
+      created: r.created,
+      unknownFields: decoded.unknownFields,
+      duplicateFields: decoded.duplicateFields,
+    };
   }
 
   if (opts.live === undefined) {
-    throw new PatchError({ status: 404, reason: 'NotFound', message: 'the object to patch does not exist' });
+    throw new PatchError({
+      status: 404,
+      reason: 'NotFound',
+      message: 'the object to patch does not exist',
+    });
   }
   const live = opts.live;
   let result: unknown;
@@ -155,10 +233,24 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
       break;
   }
   if (result === null || typeof result !== 'object' || Array.isArray(result)) {
-    throw new PatchError({ status: 422, reason: 'Invalid', message: 'the patched object must be a JSON object' });
+    throw new PatchError({
+      status: 422,
+      reason: 'Invalid',
+      message: 'the patched object must be a JSON object',
+    });
   }
   const object = result as Record<string, unknown>;
   const unknownFields = newUnknownFields(opts.kind, live, object);
-  if (opts.manager !== '') updateManagedFields({ oldObj: live, newObj: object, manager: opts.manager, operation: 'Update', subresource: opts.subresource, apiVersion: opts.apiVersion, now: opts.now, kind: opts.kind });
+  if (opts.manager !== '')
+    updateManagedFields({
+      oldObj: live,
+      newObj: object,
+      manager: opts.manager,
+      operation: 'Update',
+      subresource: opts.subresource,
+      apiVersion: opts.apiVersion,
+      now: opts.now,
+      kind: opts.kind,
+    });
   return { object, created: false, unknownFields, duplicateFields };
 }

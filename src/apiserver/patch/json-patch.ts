@@ -27,7 +27,8 @@ function describe(e: InstanceType<typeof JsonPatchError>, op: Operation | undefi
     case 'OPERATION_PATH_CANNOT_ADD':
     case 'OPERATION_PATH_UNRESOLVABLE':
       if (op?.op === 'remove') return `unable to remove nonexistent key: ${path}: missing value`;
-      if (op?.op === 'replace') return `replace operation does not apply: doc is missing key: ${path}: missing value`;
+      if (op?.op === 'replace')
+        return `replace operation does not apply: doc is missing key: ${path}: missing value`;
       return `${op?.op ?? 'operation'} operation does not apply: doc is missing path: ${JSON.stringify(path)}: missing value`;
     case 'OPERATION_FROM_UNRESOLVABLE':
       return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify((op as { from?: string } | undefined)?.from ?? '')}: missing value`;
@@ -51,15 +52,26 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
     ops = parseJsonPatchBody(patchBody);
   } catch (e) {
     // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn, the default).
-    if (e instanceof InputLimitError) throw badRequest(`error decoding patch: ${limitText(patchBody, e, false)}`);
-    throw badRequest(`invalid JSON patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`);
+    if (e instanceof InputLimitError)
+      throw badRequest(`error decoding patch: ${limitText(patchBody, e, false)}`);
+    throw badRequest(
+      `invalid JSON patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`,
+    );
   }
-  if (!Array.isArray(ops)) throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
+  if (!Array.isArray(ops))
+    throw badRequest('json: cannot unmarshal object into Go value of type jsonpatch.Patch');
   if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
-    throw new PatchError({ status: 413, reason: 'RequestEntityTooLarge', message: `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}` });
+    throw new PatchError({
+      status: 413,
+      reason: 'RequestEntityTooLarge',
+      message: `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`,
+    });
   }
   for (const op of ops) {
-    if (op === null || typeof op !== 'object' || Array.isArray(op)) throw badRequest('json: cannot unmarshal into Go value of type jsonpatch.Operation: each operation must be an object');
+    if (op === null || typeof op !== 'object' || Array.isArray(op))
+      throw badRequest(
+        'json: cannot unmarshal into Go value of type jsonpatch.Operation: each operation must be an object',
+      );
   }
   const typed = ops as Operation[];
   let out: unknown = structuredClone(doc);
@@ -70,7 +82,8 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
       out = applyOperation(out, op, true, true, true, index).newDocument;
     } catch (e) {
       if (e instanceof PatchError) throw e;
-      if (e instanceof JsonPatchError) throw new PatchError({ status: 422, reason: 'Invalid', message: describe(e, op) });
+      if (e instanceof JsonPatchError)
+        throw new PatchError({ status: 422, reason: 'Invalid', message: describe(e, op) });
       throw new PatchError({ status: 422, reason: 'Invalid', message: (e as Error).message });
     }
   });
@@ -102,7 +115,11 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
     const text = JSON.stringify(value) as string | undefined;
     const bytes = Buffer.byteLength(text ?? '', 'utf8');
     if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
-      throw new PatchError({ status: 422, reason: 'Invalid', message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}` });
+      throw new PatchError({
+        status: 422,
+        reason: 'Invalid',
+        message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`,
+      });
     }
     checkNesting(op, value);
     return bytes;
@@ -114,7 +131,14 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
 /** No operation may nest the object deeper, or make it larger, than a request body may be. */
 function checkNesting(op: Operation, value: unknown): void {
   const size = measureValue(value, API_BODY_LIMITS.maxNodes);
-  if (size.nodes > API_BODY_LIMITS.maxNodes || pointerDepth(op.path) + size.depth > API_BODY_LIMITS.maxDepth) {
-    throw new PatchError({ status: 422, reason: 'Invalid', message: `${op.op} operation on ${op.path}: the patched object would be nested more than ${API_BODY_LIMITS.maxDepth} levels or hold more than ${API_BODY_LIMITS.maxNodes} values (the limits of a request body)` });
+  if (
+    size.nodes > API_BODY_LIMITS.maxNodes ||
+    pointerDepth(op.path) + size.depth > API_BODY_LIMITS.maxDepth
+  ) {
+    throw new PatchError({
+      status: 422,
+      reason: 'Invalid',
+      message: `${op.op} operation on ${op.path}: the patched object would be nested more than ${API_BODY_LIMITS.maxDepth} levels or hold more than ${API_BODY_LIMITS.maxNodes} values (the limits of a request body)`,
+    });
   }
 }

@@ -6,7 +6,14 @@
 
 import { formatFieldErrors, invalid, tooLong, type FieldError } from '../field-errors.js';
 import { PatchError } from './errors.js';
-import { FieldSet, fromFieldsV1, pathString, toFieldsV1, fieldPE, type FieldPath } from './fieldset.js';
+import {
+  FieldSet,
+  fromFieldsV1,
+  pathString,
+  toFieldsV1,
+  fieldPE,
+  type FieldPath,
+} from './fieldset.js';
 import { KINDS_WITH_STATUS } from './meta.js';
 import { compare, deepEqual, isObject, mergeApplied, removePath, toFieldSet } from './typed.js';
 
@@ -58,7 +65,8 @@ export function ignoredPaths(kind: string, subresource: string): FieldPath[] {
     // The CSR strategies' reset fields: /status owns neither spec nor the conditions,
     // /approval neither spec nor the certificate.
     if (subresource === '') out.push([fieldPE('status')]);
-    else if (subresource === 'status') out.push([fieldPE('spec')], [fieldPE('status'), fieldPE('conditions')]);
+    else if (subresource === 'status')
+      out.push([fieldPE('spec')], [fieldPE('status'), fieldPE('conditions')]);
     else out.push([fieldPE('spec')], [fieldPE('status'), fieldPE('certificate')]);
   } else if (KINDS_WITH_STATUS.has(kind)) {
     if (subresource === '') out.push([fieldPE('status')]);
@@ -75,7 +83,10 @@ export function formatTime(d: Date): string {
 export function defaultFieldManager(userAgent: string | undefined): string {
   const prefix = (userAgent ?? '').split('/')[0] ?? '';
   // code points (Go ranges over a string's runes), not grapheme clusters
-  return Array.from(prefix).filter((c) => isPrintable(c)).join('').slice(0, FIELD_MANAGER_MAX_LENGTH);
+  return Array.from(prefix)
+    .filter((c) => isPrintable(c))
+    .join('')
+    .slice(0, FIELD_MANAGER_MAX_LENGTH);
 }
 
 function isPrintable(c: string): boolean {
@@ -85,7 +96,8 @@ function isPrintable(c: string): boolean {
 /** Problems of a fieldManager value: at most 128 characters, printable only. */
 export function validateFieldManager(s: string): FieldError[] {
   const errs: FieldError[] = [];
-  if (Buffer.byteLength(s) > FIELD_MANAGER_MAX_LENGTH) errs.push(tooLong('fieldManager', s, FIELD_MANAGER_MAX_LENGTH));
+  if (Buffer.byteLength(s) > FIELD_MANAGER_MAX_LENGTH)
+    errs.push(tooLong('fieldManager', s, FIELD_MANAGER_MAX_LENGTH));
   let pos = 0;
   for (const c of s) {
     if (!isPrintable(c)) {
@@ -97,8 +109,15 @@ export function validateFieldManager(s: string): FieldError[] {
   return errs;
 }
 
-function identity(e: Pick<ManagerEntry, 'manager' | 'operation' | 'subresource' | 'apiVersion'>): string {
-  return JSON.stringify([e.manager, e.operation, e.subresource, e.operation === 'Apply' ? '' : e.apiVersion]);
+function identity(
+  e: Pick<ManagerEntry, 'manager' | 'operation' | 'subresource' | 'apiVersion'>,
+): string {
+  return JSON.stringify([
+    e.manager,
+    e.operation,
+    e.subresource,
+    e.operation === 'Apply' ? '' : e.apiVersion,
+  ]);
 }
 
 /** Reads metadata.managedFields; malformed entries are dropped (the reference resets them). */
@@ -142,7 +161,13 @@ export function encodeManagedFields(entries: readonly ManagerEntry[]): ManagedFi
     return p.subresource < q.subresource ? -1 : p.subresource > q.subresource ? 1 : 0;
   });
   return sorted.map((e) => {
-    const j: ManagedFieldsEntryJson = { manager: e.manager, operation: e.operation, apiVersion: e.apiVersion, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(e.set) };
+    const j: ManagedFieldsEntryJson = {
+      manager: e.manager,
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      fieldsType: 'FieldsV1',
+      fieldsV1: toFieldsV1(e.set),
+    };
     if (e.time !== undefined) j.time = e.time;
     if (e.subresource !== '') j.subresource = e.subresource;
     return j;
@@ -166,7 +191,14 @@ function capUpdateManagers(entries: ManagerEntry[], now: string): ManagerEntry[]
   let set = new FieldSet();
   for (const e of excess) set = set.union(e.set);
   const rest = entries.filter((e) => !excess.includes(e));
-  rest.push({ manager: 'ancient-changes', operation: 'Update', apiVersion: excess[excess.length - 1]?.apiVersion ?? '', subresource: '', time: now, set });
+  rest.push({
+    manager: 'ancient-changes',
+    operation: 'Update',
+    apiVersion: excess[excess.length - 1]?.apiVersion ?? '',
+    subresource: '',
+    time: now,
+    set,
+  });
   return rest;
 }
 
@@ -182,12 +214,16 @@ function stripForTracking(obj: unknown): unknown {
 }
 
 /** The base entries for a write: the stored ones, or those the writer sent (`[{}]` clears them). */
-function baseEntries(oldObj: Obj | undefined, newObj: Obj): { entries: ManagerEntry[]; reset: boolean } {
+function baseEntries(
+  oldObj: Obj | undefined,
+  newObj: Obj,
+): { entries: ManagerEntry[]; reset: boolean } {
   const newMd = isObject(newObj['metadata']) ? newObj['metadata'] : {};
   const oldMd = oldObj !== undefined && isObject(oldObj['metadata']) ? oldObj['metadata'] : {};
   const sent = newMd['managedFields'];
   if (Array.isArray(sent) && sent.length > 0 && !deepEqual(sent, oldMd['managedFields'])) {
-    if (sent.length === 1 && isObject(sent[0]) && Object.keys(sent[0]).length === 0) return { entries: [], reset: true };
+    if (sent.length === 1 && isObject(sent[0]) && Object.keys(sent[0]).length === 0)
+      return { entries: [], reset: true };
     return { entries: parseManagedFields(newObj), reset: false };
   }
   return { entries: parseManagedFields(oldObj), reset: false };
@@ -221,7 +257,12 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): Record<st
   const cmp = compare(kind, stripForTracking(opts.oldObj), stripForTracking(opts.newObj));
   const changed = cmp.added.union(cmp.modified).withoutPrefixes(ignored);
   const removed = cmp.removed.withoutPrefixes(ignored);
-  const selfId = identity({ manager: opts.manager, operation: opts.operation, subresource: opts.subresource, apiVersion: opts.apiVersion });
+  const selfId = identity({
+    manager: opts.manager,
+    operation: opts.operation,
+    subresource: opts.subresource,
+    apiVersion: opts.apiVersion,
+  });
   const now = formatTime(opts.now);
   let self: ManagerEntry | undefined;
   for (const e of entries) {
@@ -229,7 +270,13 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): Record<st
     else e.set = e.set.difference(changed).difference(removed);
   }
   if (self === undefined) {
-    self = { manager: opts.manager, operation: opts.operation, apiVersion: opts.apiVersion, subresource: opts.subresource, set: new FieldSet() };
+    self = {
+      manager: opts.manager,
+      operation: opts.operation,
+      apiVersion: opts.apiVersion,
+      subresource: opts.subresource,
+      set: new FieldSet(),
+    };
     entries.push(self);
   }
   const before = self.set;
@@ -248,7 +295,11 @@ function printManager(e: ManagerEntry): string {
 }
 
 function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): PatchError {
-  const causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(c.entry)}`, field: pathString(c.path) }));
+  const causes = conflicts.map((c) => ({
+    reason: 'FieldManagerConflict',
+    message: `conflict with ${printManager(c.entry)}`,
+    field: pathString(c.path),
+  }));
   let message: string;
   const first = conflicts[0];
   if (conflicts.length === 1 && first !== undefined) {
@@ -275,7 +326,13 @@ function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): P
 function isKeyFieldOfElement(p: FieldPath): boolean {
   const parent = p[p.length - 2];
   const last = p[p.length - 1];
-  if (parent === undefined || last === undefined || !parent.startsWith('k:') || !last.startsWith('f:')) return false;
+  if (
+    parent === undefined ||
+    last === undefined ||
+    !parent.startsWith('k:') ||
+    !last.startsWith('f:')
+  )
+    return false;
   try {
     const keys = JSON.parse(parent.slice(2)) as Record<string, unknown>;
     return Object.hasOwn(keys, last.slice(2));
@@ -297,10 +354,17 @@ export interface ServerSideApplyOptions {
 }
 
 /** Server-side apply: merge, ownership, conflicts, pruning. Throws PatchError 409 on conflicts. */
-export function serverSideApply(opts: ServerSideApplyOptions): { object: Record<string, unknown>; created: boolean } {
+export function serverSideApply(opts: ServerSideApplyOptions): {
+  object: Record<string, unknown>;
+  created: boolean;
+} {
   const cfgMd = opts.config['metadata'];
   if (isObject(cfgMd) && cfgMd['managedFields'] !== undefined && cfgMd['managedFields'] !== null) {
-    throw new PatchError({ status: 400, reason: 'BadRequest', message: 'metadata.managedFields must be nil' });
+    throw new PatchError({
+      status: 400,
+      reason: 'BadRequest',
+      message: 'metadata.managedFields must be nil',
+    });
   }
   const kind = opts.kind;
   const live = opts.live;
@@ -310,11 +374,23 @@ export function serverSideApply(opts: ServerSideApplyOptions): { object: Record<
   if (live !== undefined && entries.length === 0) {
     // An object written before any field tracking: its fields belong to "before-first-apply".
     const set = toFieldSet(kind, liveStripped).withoutPrefixes(ignored);
-    if (!set.empty) entries.push({ manager: 'before-first-apply', operation: 'Update', apiVersion: opts.apiVersion, subresource: '', set });
+    if (!set.empty)
+      entries.push({
+        manager: 'before-first-apply',
+        operation: 'Update',
+        apiVersion: opts.apiVersion,
+        subresource: '',
+        set,
+      });
   }
   const merged = mergeApplied(kind, liveStripped, opts.config) as Obj;
   const newSet = toFieldSet(kind, opts.config).withoutPrefixes(ignored);
-  const selfId = identity({ manager: opts.manager, operation: 'Apply', subresource: opts.subresource, apiVersion: opts.apiVersion });
+  const selfId = identity({
+    manager: opts.manager,
+    operation: 'Apply',
+    subresource: opts.subresource,
+    apiVersion: opts.apiVersion,
+  });
   const self = entries.find((e) => identity(e) === selfId);
   const lastSet = self?.set ?? new FieldSet();
   const others = entries.filter((e) => e !== self);
@@ -342,8 +418,21 @@ export function serverSideApply(opts: ServerSideApplyOptions): { object: Record<
   for (const e of others) e.set = e.set.difference(changed).difference(removed);
 
   const now = formatTime(opts.now);
-  const next: ManagerEntry = { manager: opts.manager, operation: 'Apply', apiVersion: opts.apiVersion, subresource: opts.subresource, set: newSet, time: now };
-  if (self !== undefined && self.set.equals(newSet) && self.time !== undefined && deepEqual(liveStripped, merged)) next.time = self.time;
+  const next: ManagerEntry = {
+    manager: opts.manager,
+    operation: 'Apply',
+    apiVersion: opts.apiVersion,
+    subresource: opts.subresource,
+    set: newSet,
+    time: now,
+  };
+  if (
+    self !== undefined &&
+    self.set.equals(newSet) &&
+    self.time !== undefined &&
+    deepEqual(liveStripped, merged)
+  )
+    next.time = self.time;
   const all = [...others, next];
   setManagedFields(merged, capUpdateManagers(all, now));
   return { object: merged, created: live === undefined };

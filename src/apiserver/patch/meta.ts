@@ -8,7 +8,12 @@ import type { ListExt, Schema } from '../schema/types.js';
 import { schemaForKind } from '../schema/kinds.js';
 
 export type ListMeta =
-  | { readonly type: 'map'; readonly keys: readonly string[]; readonly smpKey: string; readonly retainKeys?: boolean }
+  | {
+      readonly type: 'map';
+      readonly keys: readonly string[];
+      readonly smpKey: string;
+      readonly retainKeys?: boolean;
+    }
   | { readonly type: 'set' }
   | { readonly type: 'atomic' };
 
@@ -47,7 +52,12 @@ export function listMeta(kind: string, typePath: string): ListMeta {
   if (x?.listType === 'set') return { type: 'set' };
   if (x?.listType !== 'map') return ATOMIC;
   const keys = x.mapKeys ?? [];
-  return { type: 'map', keys, smpKey: x.patchMergeKey ?? keys[0] ?? '', retainKeys: x.patchStrategy?.includes('retainKeys') === true };
+  return {
+    type: 'map',
+    keys,
+    smpKey: x.patchMergeKey ?? keys[0] ?? '',
+    retainKeys: x.patchStrategy?.includes('retainKeys') === true,
+  };
 }
 
 /** How strategic merge patch treats the list at a type path (x-kubernetes-patch-strategy/-merge-key; replace when nothing is declared). */
@@ -55,7 +65,12 @@ export function smpListMeta(kind: string, typePath: string): ListMeta {
   const x = listExtAt(kind, typePath);
   if (x?.patchStrategy?.split(',').includes('merge') !== true) return ATOMIC;
   if (x.patchMergeKey === undefined) return { type: 'set' };
-  return { type: 'map', keys: [x.patchMergeKey], smpKey: x.patchMergeKey, retainKeys: x.patchStrategy.includes('retainKeys') };
+  return {
+    type: 'map',
+    keys: [x.patchMergeKey],
+    smpKey: x.patchMergeKey,
+    retainKeys: x.patchStrategy.includes('retainKeys'),
+  };
 }
 
 /** Whether the object at a type path is a map (granular, its own membership recorded) rather than a struct. */
@@ -70,4 +85,9 @@ export function childTypePath(parent: string, field: string, parentIsMap: boolea
 }
 
 /** Kinds whose status is a subresource (writes to the main resource do not own status, and vice versa). */
-export const KINDS_WITH_STATUS: ReadonlySet<string> = new Set(['CertificateSigningRequest', 'Pod', 'Node', 'Namespace']);
+export const KINDS_WITH_STATUS: ReadonlySet<string> = new Set([
+  'CertificateSigningRequest',
+  'Pod',
+  'Node',
+  'Namespace',
+]);

@@ -23,7 +23,10 @@ function checkPatchDirective(v: unknown): 'replace' | 'delete' | 'merge' | undef
 }
 
 function stripDirectives(v: unknown): unknown {
-  if (Array.isArray(v)) return v.filter((x) => !(isObject(x) && x['$patch'] !== undefined && Object.keys(x).length === 1)).map(stripDirectives);
+  if (Array.isArray(v))
+    return v
+      .filter((x) => !(isObject(x) && x['$patch'] !== undefined && Object.keys(x).length === 1))
+      .map(stripDirectives);
   if (!isObject(v)) return v;
   const out: Obj = {};
   for (const [k, c] of Object.entries(v)) {
@@ -73,7 +76,8 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
     if (!k.startsWith('$setElementOrder/') || !Array.isArray(v)) continue;
     const field = k.slice('$setElementOrder/'.length);
     const cur = out[field];
-    if (Array.isArray(cur)) out[field] = reorder(kind, cur, v, childTypePath(typePath, field, isMap));
+    if (Array.isArray(cur))
+      out[field] = reorder(kind, cur, v, childTypePath(typePath, field, isMap));
   }
   if (retain !== undefined) {
     if (!Array.isArray(retain)) throw badRequest('$retainKeys must be a list of field names');
@@ -85,17 +89,27 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
 
 function reorder(kind: string, list: unknown[], order: unknown[], typePath: string): unknown[] {
   const lm = smpListMeta(kind, typePath);
-  const keyOf = (x: unknown): string => (lm.type === 'map' && isObject(x) ? JSON.stringify(x[lm.smpKey]) : JSON.stringify(x));
+  const keyOf = (x: unknown): string =>
+    lm.type === 'map' && isObject(x) ? JSON.stringify(x[lm.smpKey]) : JSON.stringify(x);
   const pos = new Map(order.map((x, i) => [keyOf(x), i] as const));
-  const listed = list.filter((x) => pos.has(keyOf(x))).sort((a, b) => (pos.get(keyOf(a)) ?? 0) - (pos.get(keyOf(b)) ?? 0));
+  const listed = list
+    .filter((x) => pos.has(keyOf(x)))
+    .sort((a, b) => (pos.get(keyOf(a)) ?? 0) - (pos.get(keyOf(b)) ?? 0));
   const rest = list.filter((x) => !pos.has(keyOf(x)));
   return [...listed, ...rest];
 }
 
-function mergeList(kind: string, original: unknown[], patch: unknown[], typePath: string): unknown[] {
+function mergeList(
+  kind: string,
+  original: unknown[],
+  patch: unknown[],
+  typePath: string,
+): unknown[] {
   const lm = smpListMeta(kind, typePath);
   if (patch.some((x) => isObject(x) && x['$patch'] === 'replace')) {
-    return stripDirectives(patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace'))) as unknown[];
+    return stripDirectives(
+      patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace')),
+    ) as unknown[];
   }
   if (lm.type === 'set') {
     const seen = new Set(original.map((x) => JSON.stringify(x)));
@@ -113,10 +127,14 @@ function mergeList(kind: string, original: unknown[], patch: unknown[], typePath
   const key = lm.smpKey;
   const out: unknown[] = original.map((x) => structuredClone(x));
   for (const item of patch) {
-    if (!isObject(item)) throw badRequest(`invalid patch: ${typePath} is a list of objects merged by ${key}`);
+    if (!isObject(item))
+      throw badRequest(`invalid patch: ${typePath} is a list of objects merged by ${key}`);
     const directive = checkPatchDirective(item['$patch']);
-    if (!(key in item)) throw badRequest(`map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
-    const idx = out.findIndex((x) => isObject(x) && JSON.stringify(x[key]) === JSON.stringify(item[key]));
+    if (!(key in item))
+      throw badRequest(`map: ${JSON.stringify(item)} does not contain declared merge key: ${key}`);
+    const idx = out.findIndex(
+      (x) => isObject(x) && JSON.stringify(x[key]) === JSON.stringify(item[key]),
+    );
     if (directive === 'delete') {
       for (let i = out.length - 1; i >= 0; i--) {
         const x = out[i];
@@ -136,9 +154,14 @@ function mergeList(kind: string, original: unknown[], patch: unknown[], typePath
 }
 
 /** Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed patch. */
-export function strategicMergePatch(kind: string, original: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+export function strategicMergePatch(
+  kind: string,
+  original: Record<string, unknown>,
+  patch: unknown,
+): Record<string, unknown> {
   if (!isObject(patch)) throw badRequest('strategic merge patch must be a JSON object');
   const merged = mergeMap(kind, structuredClone(original), patch, '');
-  if (merged === DELETE) throw badRequest('a strategic merge patch may not delete the whole object');
+  if (merged === DELETE)
+    throw badRequest('a strategic merge patch may not delete the whole object');
   return merged;
 }

@@ -15,10 +15,14 @@ export function isObject(v: unknown): v is Obj {
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (Array.isArray(a))
+    return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
   if (isObject(a) && isObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]));
+    return (
+      ka.length === Object.keys(b).length &&
+      ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual(a[k], b[k]))
+    );
   }
   return false;
 }
@@ -27,7 +31,14 @@ export function deepEqual(a: unknown, b: unknown): boolean {
  * Adds the paths `v` sets under `path`. `memberMaps` records maps themselves (as an Update that
  * creates a map does); an applied configuration records only what it sets.
  */
-function collect(kind: string, v: unknown, typePath: string, path: PathElement[], out: FieldSet, memberMaps: boolean): void {
+function collect(
+  kind: string,
+  v: unknown,
+  typePath: string,
+  path: PathElement[],
+  out: FieldSet,
+  memberMaps: boolean,
+): void {
   if (isObject(v)) {
     const keys = Object.keys(v);
     if (keys.length === 0) {
@@ -36,7 +47,15 @@ function collect(kind: string, v: unknown, typePath: string, path: PathElement[]
     }
     const isMap = isMapType(kind, typePath);
     if (isMap && memberMaps && path.length > 0) out.add(path);
-    for (const k of keys) collect(kind, v[k], childTypePath(typePath, k, isMap), [...path, fieldPE(k)], out, memberMaps);
+    for (const k of keys)
+      collect(
+        kind,
+        v[k],
+        childTypePath(typePath, k, isMap),
+        [...path, fieldPE(k)],
+        out,
+        memberMaps,
+      );
     return;
   }
   if (Array.isArray(v)) {
@@ -56,7 +75,15 @@ function collect(kind: string, v: unknown, typePath: string, path: PathElement[]
       }
       const ep = [...path, keyPE(item, lm.keys)];
       out.add(ep);
-      for (const [k, c] of Object.entries(item)) collect(kind, c, childTypePath(`${typePath}[]`, k, false), [...ep, fieldPE(k)], out, memberMaps);
+      for (const [k, c] of Object.entries(item))
+        collect(
+          kind,
+          c,
+          childTypePath(`${typePath}[]`, k, false),
+          [...ep, fieldPE(k)],
+          out,
+          memberMaps,
+        );
     }
     return;
   }
@@ -76,7 +103,14 @@ export interface Comparison {
   readonly removed: FieldSet;
 }
 
-function compareAt(kind: string, a: unknown, b: unknown, typePath: string, path: PathElement[], res: Comparison): void {
+function compareAt(
+  kind: string,
+  a: unknown,
+  b: unknown,
+  typePath: string,
+  path: PathElement[],
+  res: Comparison,
+): void {
   if (a === undefined && b === undefined) return;
   if (a === undefined) {
     collect(kind, b, typePath, path, res.added, true);
@@ -90,7 +124,15 @@ function compareAt(kind: string, a: unknown, b: unknown, typePath: string, path:
     const isMap = isMapType(kind, typePath);
     const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
     if (keys.size === 0) return;
-    for (const k of keys) compareAt(kind, Object.hasOwn(a, k) ? a[k] : undefined, Object.hasOwn(b, k) ? b[k] : undefined, childTypePath(typePath, k, isMap), [...path, fieldPE(k)], res);
+    for (const k of keys)
+      compareAt(
+        kind,
+        Object.hasOwn(a, k) ? a[k] : undefined,
+        Object.hasOwn(b, k) ? b[k] : undefined,
+        childTypePath(typePath, k, isMap),
+        [...path, fieldPE(k)],
+        res,
+      );
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
@@ -110,17 +152,40 @@ function compareAt(kind: string, a: unknown, b: unknown, typePath: string, path:
         const old = am.get(pe);
         if (old === undefined) {
           res.added.add([...path, pe]);
-          for (const [k, c] of Object.entries(item)) collect(kind, c, childTypePath(itemType, k, false), [...path, pe, fieldPE(k)], res.added, true);
+          for (const [k, c] of Object.entries(item))
+            collect(
+              kind,
+              c,
+              childTypePath(itemType, k, false),
+              [...path, pe, fieldPE(k)],
+              res.added,
+              true,
+            );
         } else {
           for (const k of new Set([...Object.keys(old), ...Object.keys(item)])) {
-            compareAt(kind, old[k], item[k], childTypePath(itemType, k, false), [...path, pe, fieldPE(k)], res);
+            compareAt(
+              kind,
+              old[k],
+              item[k],
+              childTypePath(itemType, k, false),
+              [...path, pe, fieldPE(k)],
+              res,
+            );
           }
         }
       }
       for (const [pe, item] of am) {
         if (bm.has(pe)) continue;
         res.removed.add([...path, pe]);
-        for (const [k, c] of Object.entries(item)) collect(kind, c, childTypePath(itemType, k, false), [...path, pe, fieldPE(k)], res.removed, true);
+        for (const [k, c] of Object.entries(item))
+          collect(
+            kind,
+            c,
+            childTypePath(itemType, k, false),
+            [...path, pe, fieldPE(k)],
+            res.removed,
+            true,
+          );
       }
       return;
     }
@@ -130,7 +195,11 @@ function compareAt(kind: string, a: unknown, b: unknown, typePath: string, path:
 
 /** Paths added, modified and removed from `a` to `b`. */
 export function compare(kind: string, a: unknown, b: unknown): Comparison {
-  const res: Comparison = { added: new FieldSet(), modified: new FieldSet(), removed: new FieldSet() };
+  const res: Comparison = {
+    added: new FieldSet(),
+    modified: new FieldSet(),
+    removed: new FieldSet(),
+  };
   compareAt(kind, a, b, '', [], res);
   return res;
 }
@@ -143,7 +212,17 @@ export function mergeApplied(kind: string, live: unknown, config: unknown, typeP
     const out: Obj = structuredClone(live);
     for (const [k, v] of Object.entries(config)) {
       if (v === null) Reflect.deleteProperty(out, k);
-      else setOwn(out, k, mergeApplied(kind, Object.hasOwn(live, k) ? live[k] : undefined, v, childTypePath(typePath, k, isMap)));
+      else
+        setOwn(
+          out,
+          k,
+          mergeApplied(
+            kind,
+            Object.hasOwn(live, k) ? live[k] : undefined,
+            v,
+            childTypePath(typePath, k, isMap),
+          ),
+        );
     }
     return out;
   }
@@ -201,7 +280,9 @@ export function removePath(kind: string, obj: Obj, path: FieldPath): void {
       const lm = listMeta(kind, typePath);
       const list = cur;
       const idx = list.findIndex((x) =>
-        pe.startsWith('v:') ? valuePE(x) === pe : lm.type === 'map' && isObject(x) && keyPE(x, lm.keys) === pe,
+        pe.startsWith('v:')
+          ? valuePE(x) === pe
+          : lm.type === 'map' && isObject(x) && keyPE(x, lm.keys) === pe,
       );
       if (idx < 0) return;
       if (last) {

@@ -93,7 +93,13 @@ export function dialAgent(r: AgentRequest): Promise<AgentAnswer> {
       ...(verify ? { ca: r.tls.caPem, rejectUnauthorized: true } : { rejectUnauthorized: false }),
       ...(r.signal !== undefined ? { signal: r.signal } : {}),
     });
-    const cancelTimer = afterMs(r.clock ?? systemClock, r.timeoutMs ?? 30_000, () => req.destroy(Object.assign(new Error(`dial tcp ${r.target.host}:${r.target.port}: i/o timeout`), { code: 'ETIMEDOUT' })));
+    const cancelTimer = afterMs(r.clock ?? systemClock, r.timeoutMs ?? 30_000, () =>
+      req.destroy(
+        Object.assign(new Error(`dial tcp ${r.target.host}:${r.target.port}: i/o timeout`), {
+          code: 'ETIMEDOUT',
+        }),
+      ),
+    );
     req.once('upgrade', (response: IncomingMessage, socket: Socket, head: Buffer) => {
       cancelTimer();
       // Streams carry small frames both ways: Nagle's delay would hold each behind a delayed ACK.

@@ -14,7 +14,14 @@ export interface ExecStatus {
 export const SUCCESS: ExecStatus = { metadata: {}, status: 'Success' };
 
 export function internalErrorStatus(message: string): ExecStatus {
-  return { metadata: {}, status: 'Failure', message: `Internal error occurred: ${message}`, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 };
+  return {
+    metadata: {},
+    status: 'Failure',
+    message: `Internal error occurred: ${message}`,
+    reason: 'InternalError',
+    details: { causes: [{ message }] },
+    code: 500,
+  };
 }
 
 function exitStatus(code: number): ExecStatus {
@@ -30,22 +37,39 @@ function exitStatus(code: number): ExecStatus {
 /** The agent's v4 error stream text to the status the WebSocket client gets. */
 export function statusFromV4(text: string): ExecStatus {
   if (text === '') return SUCCESS;
-  let s: { status?: unknown; reason?: unknown; message?: unknown; details?: { causes?: { reason?: unknown; message?: unknown }[] } };
+  let s: {
+    status?: unknown;
+    reason?: unknown;
+    message?: unknown;
+    details?: { causes?: { reason?: unknown; message?: unknown }[] };
+  };
   try {
     s = JSON.parse(text) as typeof s;
   } catch (err) {
-    return internalErrorStatus(`error stream protocol error: ${(err as Error).message} in "${text.slice(0, 256)}"`);
+    return internalErrorStatus(
+      `error stream protocol error: ${(err as Error).message} in "${text.slice(0, 256)}"`,
+    );
   }
   if (s.status === 'Success') return SUCCESS;
-  if (s.status !== 'Failure') return internalErrorStatus('error stream protocol error: unknown error');
+  if (s.status !== 'Failure')
+    return internalErrorStatus('error stream protocol error: unknown error');
   if (s.reason === 'NonZeroExitCode') {
     const cause = s.details?.causes?.find((c) => c.reason === 'ExitCode');
-    if (cause === undefined) return internalErrorStatus('error stream protocol error: no ExitCode cause given');
-    const rc = typeof cause.message === 'string' && /^\d{1,3}$/.test(cause.message) ? Number(cause.message) : NaN;
-    if (!(rc >= 0 && rc <= 255)) return internalErrorStatus(`error stream protocol error: invalid exit code value ${JSON.stringify(cause.message)}`);
+    if (cause === undefined)
+      return internalErrorStatus('error stream protocol error: no ExitCode cause given');
+    const rc =
+      typeof cause.message === 'string' && /^\d{1,3}$/.test(cause.message)
+        ? Number(cause.message)
+        : NaN;
+    if (!(rc >= 0 && rc <= 255))
+      return internalErrorStatus(
+        `error stream protocol error: invalid exit code value ${JSON.stringify(cause.message)}`,
+      );
     return exitStatus(rc);
   }
-  return internalErrorStatus(typeof s.message === 'string' ? s.message : 'error stream protocol error: unknown error');
+  return internalErrorStatus(
+    typeof s.message === 'string' ? s.message : 'error stream protocol error: unknown error',
+  );
 }
 
 /** A refused SPDY upgrade (the agent's body), as client-go's round tripper reports it. */

@@ -51,7 +51,9 @@ export interface ProxyCall {
 }
 
 type PodSub = 'log' | 'exec' | 'attach' | 'portforward';
-type Match = { kind: 'pod'; namespace: string; name: string; sub: PodSub } | { kind: 'node'; name: string; rest: string };
+type Match =
+  | { kind: 'pod'; namespace: string; name: string; sub: PodSub }
+  | { kind: 'node'; name: string; rest: string };
 const POD_SUBS: ReadonlySet<string> = new Set<PodSub>(['log', 'exec', 'attach', 'portforward']);
 
 function isPodSub(s: string | undefined): s is PodSub {
@@ -66,12 +68,28 @@ export function matchProxyPath(path: string): Match | undefined {
   const p = path.split('/');
   // ['', 'api', 'v1', 'namespaces', ns, 'pods', name, sub]
   const [, api, version, namespaces, ns, pods, name, sub] = p;
-  if (p.length === 8 && api === 'api' && version === 'v1' && namespaces === 'namespaces' && pods === 'pods' && isPodSub(sub) && nonEmpty(ns) && nonEmpty(name)) {
+  if (
+    p.length === 8 &&
+    api === 'api' &&
+    version === 'v1' &&
+    namespaces === 'namespaces' &&
+    pods === 'pods' &&
+    isPodSub(sub) &&
+    nonEmpty(ns) &&
+    nonEmpty(name)
+  ) {
     return { kind: 'pod', namespace: ns, name, sub };
   }
   // ['', 'api', 'v1', 'nodes', node, 'proxy', ...rest]
   const [, , , nodes, node, proxy] = p;
-  if (p.length >= 6 && api === 'api' && version === 'v1' && nodes === 'nodes' && nonEmpty(node) && proxy === 'proxy') {
+  if (
+    p.length >= 6 &&
+    api === 'api' &&
+    version === 'v1' &&
+    nodes === 'nodes' &&
+    nonEmpty(node) &&
+    proxy === 'proxy'
+  ) {
     return { kind: 'node', name: node, rest: `/${p.slice(6).join('/')}` };
   }
   return undefined;
@@ -82,7 +100,9 @@ function isWebSocket(req: IncomingMessage): boolean {
 }
 
 function offersV5(req: IncomingMessage): boolean {
-  return (req.headersDistinct['sec-websocket-protocol'] ?? []).flatMap((v) => v.split(',')).some((v) => v.trim() === WS_V5);
+  return (req.headersDistinct['sec-websocket-protocol'] ?? [])
+    .flatMap((v) => v.split(','))
+    .some((v) => v.trim() === WS_V5);
 }
 
 function goBool(q: URLSearchParams, name: string): boolean {
@@ -125,8 +145,18 @@ export class SubresourceProxy {
       return;
     }
     const at = await this.agentFor(nodeName);
-    const target: AgentTarget = { ...at, path: `/containerLogs${encodePath(namespace, name, container)}${agentLogQuery(opts)}` };
-    await streamLog({ res: c.res, target, tls: this.o.tls, insecure: opts.insecureSkipTLSVerifyBackend, podName: name, signal: c.signal });
+    const target: AgentTarget = {
+      ...at,
+      path: `/containerLogs${encodePath(namespace, name, container)}${agentLogQuery(opts)}`,
+    };
+    await streamLog({
+      res: c.res,
+      target,
+      tls: this.o.tls,
+      insecure: opts.insecureSkipTLSVerifyBackend,
+      podName: name,
+      signal: c.signal,
+    });
   }
 
   /** AuthorizePodWebsocketUpgradeCreatePermission: a WebSocket GET also needs `create`. */
@@ -134,16 +164,34 @@ export class SubresourceProxy {
     if (c.req.method !== 'GET' || c.upgrade === undefined || !isWebSocket(c.req)) return;
     const attrs = requestAttributes('POST', c.path, c.search, c.user);
     const d = await this.o.authorizer.authorize(attrs);
-    if (d.decision !== 'allow') throw forbidden(forbiddenMessage(attrs, d.reason), { name: attrs.name, group: attrs.apiGroup, kind: attrs.resource });
+    if (d.decision !== 'allow')
+      throw forbidden(forbiddenMessage(attrs, d.reason), {
+        name: attrs.name,
+        group: attrs.apiGroup,
+        kind: attrs.resource,
+      });
   }
 
-  private async stream(c: ProxyCall, namespace: string, name: string, sub: 'exec' | 'attach' | 'portforward'): Promise<void> {
+  private async stream(
+    c: ProxyCall,
+    namespace: string,
+    name: string,
+    sub: 'exec' | 'attach' | 'portforward',
+  ): Promise<void> {
     const method = c.req.method ?? 'GET';
     if (method !== 'GET' && method !== 'POST') throw methodNotAllowed(method);
     await this.checkCreate(c);
     const pod = await this.o.registry.get(this.o.podDef, namespace, name);
-    const flags: StreamFlags = { stdin: goBool(c.search, 'stdin'), stdout: goBool(c.search, 'stdout'), stderr: goBool(c.search, 'stderr'), tty: goBool(c.search, 'tty') };
-    const path = sub === 'portforward' ? `/portForward${encodePath(namespace, name)}${portQuery(c.search)}` : this.commandPath(c, pod, namespace, name, sub, flags);
+    const flags: StreamFlags = {
+      stdin: goBool(c.search, 'stdin'),
+      stdout: goBool(c.search, 'stdout'),
+      stderr: goBool(c.search, 'stderr'),
+      tty: goBool(c.search, 'tty'),
+    };
+    const path =
+      sub === 'portforward'
+        ? `/portForward${encodePath(namespace, name)}${portQuery(c.search)}`
+        : this.commandPath(c, pod, namespace, name, sub, flags);
     const nodeName = nodeNameOf(pod);
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
     const target: AgentTarget = { ...(await this.agentFor(nodeName)), path };
@@ -152,19 +200,52 @@ export class SubresourceProxy {
     const live = this.o.live !== undefined ? { live: this.o.live } : {};
     try {
       if (sub !== 'portforward' && isWebSocket(c.req) && offersV5(c.req)) {
-        await translateExec({ req: c.req, socket, head, target, tls: this.o.tls, flags, logger: this.o.logger, ...(this.o.clock !== undefined ? { clock: this.o.clock } : {}), ...live });
+        await translateExec({
+          req: c.req,
+          socket,
+          head,
+          target,
+          tls: this.o.tls,
+          flags,
+          logger: this.o.logger,
+          ...(this.o.clock !== undefined ? { clock: this.o.clock } : {}),
+          ...live,
+        });
       } else if (sub === 'portforward' && isTunnelingRequest(c.req)) {
-        await tunnelPortForward({ req: c.req, res: c.res, socket, head, target, tls: this.o.tls, ...live });
+        await tunnelPortForward({
+          req: c.req,
+          res: c.res,
+          socket,
+          head,
+          target,
+          tls: this.o.tls,
+          ...live,
+        });
       } else {
-        await passThrough({ req: c.req, res: c.res, upgrade: c.upgrade, target, tls: this.o.tls, signal: c.signal });
+        await passThrough({
+          req: c.req,
+          res: c.res,
+          upgrade: c.upgrade,
+          target,
+          tls: this.o.tls,
+          signal: c.signal,
+        });
       }
     } catch (err) {
-      if (err instanceof AgentDialError) throw new UnknownStatusError(`error dialing backend: ${err.message}`);
+      if (err instanceof AgentDialError)
+        throw new UnknownStatusError(`error dialing backend: ${err.message}`);
       throw err;
     }
   }
 
-  private commandPath(c: ProxyCall, pod: Obj, namespace: string, name: string, sub: 'exec' | 'attach', f: StreamFlags): string {
+  private commandPath(
+    c: ProxyCall,
+    pod: Obj,
+    namespace: string,
+    name: string,
+    sub: 'exec' | 'attach',
+    f: StreamFlags,
+  ): string {
     const container = resolveContainer(pod, name, c.search.get('container') ?? '');
     // The reference's streamParams, in url.Values.Encode order (keys sorted).
     const q = new URLSearchParams();
@@ -180,11 +261,24 @@ export class SubresourceProxy {
   private async nodeProxy(c: ProxyCall, nodeName: string, rest: string): Promise<void> {
     const at = await this.agentFor(nodeName);
     const search = c.search.toString();
-    const path = `${rest.split('/').map((s) => encodeURIComponent(s)).join('/')}${search === '' ? '' : `?${search}`}`;
+    const path = `${rest
+      .split('/')
+      .map((s) => encodeURIComponent(s))
+      .join('/')}${search === '' ? '' : `?${search}`}`;
     try {
-      await passThrough({ req: c.req, res: c.res, upgrade: c.upgrade, target: { ...at, path }, tls: this.o.tls, signal: c.signal });
+      await passThrough({
+        req: c.req,
+        res: c.res,
+        upgrade: c.upgrade,
+        target: { ...at, path },
+        tls: this.o.tls,
+        signal: c.signal,
+      });
     } catch (err) {
-      if (err instanceof AgentDialError) throw new UnknownStatusError(c.upgrade !== undefined ? `error dialing backend: ${err.message}` : err.message);
+      if (err instanceof AgentDialError)
+        throw new UnknownStatusError(
+          c.upgrade !== undefined ? `error dialing backend: ${err.message}` : err.message,
+        );
       throw err;
     }
   }
@@ -195,7 +289,8 @@ function portQuery(search: URLSearchParams): string {
   const ports = search.getAll('ports');
   if (ports.length === 0) return '';
   for (const p of ports) {
-    if (!/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) throw badRequest(`invalid port "${p.slice(0, 32)}": accepted: an integer from 1 to 65535`);
+    if (!/^\d{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535)
+      throw badRequest(`invalid port "${p.slice(0, 32)}": accepted: an integer from 1 to 65535`);
   }
   return `?port=${ports.join(',')}`;
 }

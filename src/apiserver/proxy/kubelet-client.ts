@@ -41,11 +41,19 @@ function checkCert(pem: string, file: string, flag: string): void {
   try {
     new X509Certificate(pem);
   } catch (err) {
-    throw new CertificateError(`--${flag} ${file} is not a PEM certificate: ${userMessage(err)}`, { file });
+    throw new CertificateError(`--${flag} ${file} is not a PEM certificate: ${userMessage(err)}`, {
+      file,
+    });
   }
 }
 
-async function generated(certDir: string, ca: CertAndKey, product: string, logger: Logger, clock: Clock): Promise<CertAndKey> {
+async function generated(
+  certDir: string,
+  ca: CertAndKey,
+  product: string,
+  logger: Logger,
+  clock: Clock,
+): Promise<CertAndKey> {
   const crt = join(certDir, `${BASE}.crt`);
   const key = join(certDir, `${BASE}.key`);
   const commonName = `${product}-apiserver-kubelet-client`;
@@ -54,16 +62,38 @@ async function generated(certDir: string, ca: CertAndKey, product: string, logge
       const pair = { certPem: await readFile(crt, 'utf8'), keyPem: await readFile(key, 'utf8') };
       const cert = new X509Certificate(pair.certPem);
       const fresh = cert.notAfter.getTime() > clock.nowMs() + 30 * 24 * 3600 * 1000;
-      if (fresh && cert.subject.includes(`CN=${commonName}`) && (await cert.verify({ publicKey: new X509Certificate(ca.certPem).publicKey, signatureOnly: true }))) return pair;
-      logger.info({ file: crt }, 'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one');
+      if (
+        fresh &&
+        cert.subject.includes(`CN=${commonName}`) &&
+        (await cert.verify({
+          publicKey: new X509Certificate(ca.certPem).publicKey,
+          signatureOnly: true,
+        }))
+      )
+        return pair;
+      logger.info(
+        { file: crt },
+        'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one',
+      );
     } catch (err) {
-      logger.warn({ file: crt, err: userMessage(err) }, 'cannot read the kubelet client certificate: issuing a new one');
+      logger.warn(
+        { file: crt, err: userMessage(err) },
+        'cannot read the kubelet client certificate: issuing a new one',
+      );
     }
   }
-  const pair = await generateClientCert({ ca, commonName, organizations: ['system:masters'], now: clock.now() });
+  const pair = await generateClientCert({
+    ca,
+    commonName,
+    organizations: ['system:masters'],
+    now: clock.now(),
+  });
   await writeFileAtomic(key, pair.keyPem, { mode: 0o600 });
   await writeFileAtomic(crt, pair.certPem, { mode: 0o644 });
-  logger.info({ file: crt, user: commonName }, 'issued the kubelet client certificate from the cluster CA');
+  logger.info(
+    { file: crt, user: commonName },
+    'issued the kubelet client certificate from the cluster CA',
+  );
   return pair;
 }
 
@@ -92,14 +122,22 @@ export interface KubeletClientRuntime {
   readonly checkIntervalMs?: number;
 }
 
-export async function prepareKubeletClient(f: KubeletClientFlags, ca: CertAndKey, product: string, r: KubeletClientRuntime): Promise<AgentTls> {
+export async function prepareKubeletClient(
+  f: KubeletClientFlags,
+  ca: CertAndKey,
+  product: string,
+  r: KubeletClientRuntime,
+): Promise<AgentTls> {
   const { logger } = r;
   let caPem: string | undefined;
   if (f.kubeletCertificateAuthority !== undefined) {
     caPem = await readFlagFile(f.kubeletCertificateAuthority, 'kubelet-certificate-authority');
     checkCert(caPem, f.kubeletCertificateAuthority, 'kubelet-certificate-authority');
   } else {
-    logger.info({}, 'no --kubelet-certificate-authority: the agents\' serving certificates are not verified (logs, exec, attach, port-forward, nodes/proxy)');
+    logger.info(
+      {},
+      "no --kubelet-certificate-authority: the agents' serving certificates are not verified (logs, exec, attach, port-forward, nodes/proxy)",
+    );
   }
   const cert = f.kubeletClientCertificate;
   const key = f.kubeletClientKey;

@@ -31,9 +31,11 @@ function goBool(q: URLSearchParams, name: string): boolean {
 function goInt64(q: URLSearchParams, name: string): bigint | undefined {
   const v = q.get(name);
   if (v === null) return undefined;
-  if (!/^[+-]?\d+$/.test(v)) throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
+  if (!/^[+-]?\d+$/.test(v))
+    throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
   const n = BigInt(v);
-  if (n < INT64_MIN || n > INT64_MAX) throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: value out of range`);
+  if (n < INT64_MIN || n > INT64_MAX)
+    throw badRequest(`strconv.ParseInt: parsing ${goQuote(v)}: value out of range`);
   return n;
 }
 
@@ -67,13 +69,39 @@ export function parsePodLogOptions(q: URLSearchParams, podName: string): PodLogO
 }
 
 function validate(o: PodLogOptions, podName: string): void {
-  const errs: { type: 'FieldValueInvalid' | 'FieldValueForbidden'; field: string; value?: unknown; detail: string }[] = [];
-  if (o.tailLines !== undefined && o.tailLines < 0n) errs.push({ type: 'FieldValueInvalid', field: 'tailLines', value: Number(o.tailLines), detail: 'must be greater than or equal to 0' });
-  if (o.limitBytes !== undefined && o.limitBytes < 1n) errs.push({ type: 'FieldValueInvalid', field: 'limitBytes', value: Number(o.limitBytes), detail: 'must be greater than 0' });
+  const errs: {
+    type: 'FieldValueInvalid' | 'FieldValueForbidden';
+    field: string;
+    value?: unknown;
+    detail: string;
+  }[] = [];
+  if (o.tailLines !== undefined && o.tailLines < 0n)
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'tailLines',
+      value: Number(o.tailLines),
+      detail: 'must be greater than or equal to 0',
+    });
+  if (o.limitBytes !== undefined && o.limitBytes < 1n)
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'limitBytes',
+      value: Number(o.limitBytes),
+      detail: 'must be greater than 0',
+    });
   if (o.sinceSeconds !== undefined && o.sinceTime !== undefined) {
-    errs.push({ type: 'FieldValueForbidden', field: '', detail: 'at most one of `sinceTime` or `sinceSeconds` may be specified' });
+    errs.push({
+      type: 'FieldValueForbidden',
+      field: '',
+      detail: 'at most one of `sinceTime` or `sinceSeconds` may be specified',
+    });
   } else if (o.sinceSeconds !== undefined && o.sinceSeconds < 1n) {
-    errs.push({ type: 'FieldValueInvalid', field: 'sinceSeconds', value: Number(o.sinceSeconds), detail: 'must be greater than 0' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'sinceSeconds',
+      value: Number(o.sinceSeconds),
+      detail: 'must be greater than 0',
+    });
   }
   if (errs.length > 0) throw invalid('PodLogOptions', '', podName, errs);
 }

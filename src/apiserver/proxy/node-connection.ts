@@ -4,7 +4,13 @@
 
 import { UnknownStatusError } from './errors.js';
 
-export const NODE_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'] as const;
+export const NODE_ADDRESS_TYPES = [
+  'Hostname',
+  'InternalDNS',
+  'InternalIP',
+  'ExternalDNS',
+  'ExternalIP',
+] as const;
 export const DEFAULT_PREFERRED_ADDRESS_TYPES: readonly string[] = NODE_ADDRESS_TYPES;
 /** The reference's --kubelet-port default. */
 export const DEFAULT_AGENT_PORT = 10250;
@@ -16,7 +22,10 @@ interface NodeAddress {
 
 function addressesOf(node: Record<string, unknown>): NodeAddress[] {
   const status = node['status'];
-  const list = typeof status === 'object' && status !== null ? (status as Record<string, unknown>)['addresses'] : undefined;
+  const list =
+    typeof status === 'object' && status !== null
+      ? (status as Record<string, unknown>)['addresses']
+      : undefined;
   if (!Array.isArray(list)) return [];
   return list.flatMap((a: unknown) => {
     if (typeof a !== 'object' || a === null) return [];
@@ -30,11 +39,16 @@ function portOf(node: Record<string, unknown>): number {
   const endpoints = status?.['daemonEndpoints'] as Record<string, unknown> | undefined;
   const kubelet = endpoints?.['kubeletEndpoint'] as Record<string, unknown> | undefined;
   const port = kubelet?.['Port'];
-  return typeof port === 'number' && Number.isInteger(port) && port > 0 && port <= 65535 ? port : DEFAULT_AGENT_PORT;
+  return typeof port === 'number' && Number.isInteger(port) && port > 0 && port <= 65535
+    ? port
+    : DEFAULT_AGENT_PORT;
 }
 
 /** The node's agent address, or the reference's error (`no preferred addresses found; ...`). */
-export function nodeConnection(node: Record<string, unknown>, preferred: readonly string[]): { host: string; port: number } {
+export function nodeConnection(
+  node: Record<string, unknown>,
+  preferred: readonly string[],
+): { host: string; port: number } {
   const addresses = addressesOf(node);
   for (const type of preferred) {
     const hit = addresses.find((a) => a.type === type);
@@ -50,7 +64,8 @@ export function checkAddressTypes(types: readonly string[]): string | undefined 
   if (types.length === 0) return 'at least one address type is required';
   const seen = new Set<string>();
   for (const t of types) {
-    if (!(NODE_ADDRESS_TYPES as readonly string[]).includes(t)) return `unknown address type "${t}"; accepted: ${NODE_ADDRESS_TYPES.join(', ')}`;
+    if (!(NODE_ADDRESS_TYPES as readonly string[]).includes(t))
+      return `unknown address type "${t}"; accepted: ${NODE_ADDRESS_TYPES.join(', ')}`;
     if (seen.has(t)) return `address type "${t}" given more than once`;
     seen.add(t);
   }

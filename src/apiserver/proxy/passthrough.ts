@@ -11,11 +11,25 @@ import type { Duplex } from 'node:stream';
 import { dialAgent, type AgentAnswer, type AgentTarget, type AgentTls } from './agent-dial.js';
 
 /** Hop-by-hop headers that are never relayed (RFC 9110 7.6.1), plus what authenticates the client here. */
-const DROPPED = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'authorization', 'proxy-authorization']);
+const DROPPED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'host',
+  'authorization',
+  'proxy-authorization',
+]);
 const IMPERSONATION = /^impersonate-/i;
 
 /** The request headers the agent gets: the client's, without hop-by-hop and credentials. */
-export function forwardedHeaders(req: IncomingMessage, upgrade: boolean): Record<string, string | string[]> {
+export function forwardedHeaders(
+  req: IncomingMessage,
+  upgrade: boolean,
+): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, values] of Object.entries(req.headersDistinct)) {
     if (values === undefined || DROPPED.has(name) || IMPERSONATION.test(name)) continue;
@@ -23,7 +37,8 @@ export function forwardedHeaders(req: IncomingMessage, upgrade: boolean): Record
   }
   const from = req.socket.remoteAddress ?? '';
   const prior = req.headers['x-forwarded-for'];
-  if (from !== '') out['x-forwarded-for'] = prior === undefined ? from : `${String(prior)}, ${from}`;
+  if (from !== '')
+    out['x-forwarded-for'] = prior === undefined ? from : `${String(prior)}, ${from}`;
   if (upgrade) {
     out['connection'] = 'Upgrade';
     out['upgrade'] = req.headers.upgrade ?? '';
@@ -33,7 +48,8 @@ export function forwardedHeaders(req: IncomingMessage, upgrade: boolean): Record
 
 export function responseHead(res: IncomingMessage): string {
   const lines = [`HTTP/1.1 ${res.statusCode ?? 101} ${res.statusMessage ?? 'Switching Protocols'}`];
-  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2)
+    lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
 

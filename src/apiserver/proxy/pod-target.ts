@@ -8,7 +8,8 @@ function names(spec: Record<string, unknown>, field: string): string[] {
   const list = spec[field];
   if (!Array.isArray(list)) return [];
   return list.flatMap((c: unknown) => {
-    const n = typeof c === 'object' && c !== null ? (c as Record<string, unknown>)['name'] : undefined;
+    const n =
+      typeof c === 'object' && c !== null ? (c as Record<string, unknown>)['name'] : undefined;
     return typeof n === 'string' ? [n] : [];
   });
 }
@@ -19,16 +20,23 @@ function specOf(pod: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** The container to use, or the reference's 400. */
-export function resolveContainer(pod: Record<string, unknown>, podName: string, container: string): string {
+export function resolveContainer(
+  pod: Record<string, unknown>,
+  podName: string,
+  container: string,
+): string {
   const spec = specOf(pod);
   const app = names(spec, 'containers');
   const all = [...names(spec, 'initContainers'), ...app, ...names(spec, 'ephemeralContainers')];
   if (container === '') {
     if (app.length === 1 && app[0] !== undefined) return app[0];
     if (app.length === 0) throw badRequest(`a container name must be specified for pod ${podName}`);
-    throw badRequest(`a container name must be specified for pod ${podName}, choose one of: [${all.join(' ')}]`);
+    throw badRequest(
+      `a container name must be specified for pod ${podName}, choose one of: [${all.join(' ')}]`,
+    );
   }
-  if (!all.includes(container)) throw badRequest(`container ${container} is not valid for pod ${podName}`);
+  if (!all.includes(container))
+    throw badRequest(`container ${container} is not valid for pod ${podName}`);
   return container;
 }
 

@@ -20,11 +20,28 @@ import { userMessage } from '../../common/util/errors.js';
 import { SpdySession } from '../../common/spdy/session.js';
 import type { SpdyStream } from '../../common/spdy/stream.js';
 import { goQuote } from '../go-quote.js';
-import { AgentDialError, agentUrl, dialAgent, readBody, type AgentTarget, type AgentTls } from './agent-dial.js';
-import { internalErrorStatus, statusFromRefusal, statusFromV4, type ExecStatus } from './exec-status.js';
+import {
+  AgentDialError,
+  agentUrl,
+  dialAgent,
+  readBody,
+  type AgentTarget,
+  type AgentTls,
+} from './agent-dial.js';
+import {
+  internalErrorStatus,
+  statusFromRefusal,
+  statusFromV4,
+  type ExecStatus,
+} from './exec-status.js';
 
 export const WS_V5 = 'v5.channel.k8s.io';
-const SPDY_EXEC_PROTOCOLS = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
+const SPDY_EXEC_PROTOCOLS = [
+  'v4.channel.k8s.io',
+  'v3.channel.k8s.io',
+  'v2.channel.k8s.io',
+  'channel.k8s.io',
+];
 const CH = { stdin: 0, stdout: 1, stderr: 2, error: 3, resize: 4, close: 255 } as const;
 /** The reference's translator's SPDY PingPeriod. */
 export const SPDY_PING_PERIOD_MS = 5000;
@@ -52,7 +69,11 @@ export interface TranslateOptions {
 
 /** The translator serves v5 only (the reference's StreamTranslatorHandler); the caller checked it is offered. */
 function accept(o: TranslateOptions): Promise<WebSocket> {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20, handleProtocols: (offered) => (offered.has(WS_V5) ? WS_V5 : false) });
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 1 << 20,
+    handleProtocols: (offered) => (offered.has(WS_V5) ? WS_V5 : false),
+  });
   if (o.socket.destroyed) return Promise.reject(new Error('the client went away'));
   (o.socket as Partial<Socket>).setNoDelay?.(true);
   return new Promise((resolve, reject) => {
@@ -78,14 +99,22 @@ async function agentSession(o: TranslateOptions): Promise<SpdySession | ExecStat
       target: o.target,
       tls: o.tls,
       method: 'POST',
-      headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': SPDY_EXEC_PROTOCOLS },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'SPDY/3.1',
+        'x-stream-protocol-version': SPDY_EXEC_PROTOCOLS,
+      },
     });
   } catch (err) {
     // The reference's SPDY executor: spdy.Negotiate wraps the client's *url.Error.
-    if (err instanceof AgentDialError) return internalErrorStatus(`error sending request: Post ${goQuote(agentUrl(o.target))}: ${err.message}`);
+    if (err instanceof AgentDialError)
+      return internalErrorStatus(
+        `error sending request: Post ${goQuote(agentUrl(o.target))}: ${err.message}`,
+      );
     return internalErrorStatus(userMessage(err));
   }
-  if (answer.kind === 'response') return statusFromRefusal((await readBody(answer.response, 1024)).toString('utf8'));
+  if (answer.kind === 'response')
+    return statusFromRefusal((await readBody(answer.response, 1024)).toString('utf8'));
   return new SpdySession({ socket: answer.socket, role: 'client', head: answer.head });
 }
 
@@ -173,7 +202,9 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
   }
   // A protocol error of the client (a message over 1 MiB, a bad frame) closes its WebSocket (ws
   // sends the close code); the 'close' below tears the session down.
-  ws.on('error', (err) => o.logger.debug({ err: err.message }, 'exec WebSocket closed on a protocol error'));
+  ws.on('error', (err) =>
+    o.logger.debug({ err: err.message }, 'exec WebSocket closed on a protocol error'),
+  );
   o.live?.add(ws);
   const input = new ClientInput(ws);
   const first = o.flags.stdout ? CH.stdout : o.flags.stderr ? CH.stderr : CH.error;
@@ -202,19 +233,27 @@ export async function translateExec(o: TranslateOptions): Promise<void> {
   }
 }
 
-async function runSession(ws: WebSocket, session: SpdySession, flags: StreamFlags, input: ClientInput): Promise<ExecStatus> {
+async function runSession(
+  ws: WebSocket,
+  session: SpdySession,
+  flags: StreamFlags,
+  input: ClientInput,
+): Promise<ExecStatus> {
   const streams = await openStreams(session, flags);
   input.wire(streams);
   const errorText: Buffer[] = [];
-  const send = (channel: number) => (b: Buffer): void => {
-    if (ws.readyState === ws.OPEN) ws.send(channelMessage(channel, b));
-  };
+  const send =
+    (channel: number) =>
+    (b: Buffer): void => {
+      if (ws.readyState === ws.OPEN) ws.send(channelMessage(channel, b));
+    };
   await Promise.all([
     drain(streams.get('stdout'), send(CH.stdout)),
     drain(streams.get('stderr'), send(CH.stderr)),
     drain(streams.get('error'), (b) => errorText.push(b)),
   ]);
-  if (session.isClosed() && errorText.length === 0 && ws.readyState !== ws.OPEN) return internalErrorStatus('the client went away');
+  if (session.isClosed() && errorText.length === 0 && ws.readyState !== ws.OPEN)
+    return internalErrorStatus('the client went away');
   return statusFromV4(Buffer.concat(errorText).toString('utf8'));
 }
 

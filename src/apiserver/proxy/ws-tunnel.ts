@@ -25,7 +25,9 @@ export function tunneledProtocols(req: IncomingMessage): string[] {
 }
 
 export function isTunnelingRequest(req: IncomingMessage): boolean {
-  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && tunneledProtocols(req).length > 0;
+  return (
+    (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && tunneledProtocols(req).length > 0
+  );
 }
 
 export interface TunnelOptions {
@@ -42,10 +44,20 @@ export interface TunnelOptions {
 export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
   const protocols = tunneledProtocols(o.req);
   if (protocols.length === 0) {
-    o.res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end('unable to upgrade: no tunneling spdy protocols provided\n');
+    o.res
+      .writeHead(400, {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+      })
+      .end('unable to upgrade: no tunneling spdy protocols provided\n');
     return;
   }
-  const answer = await dialAgent({ target: o.target, tls: o.tls, method: 'POST', headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols } });
+  const answer = await dialAgent({
+    target: o.target,
+    tls: o.tls,
+    method: 'POST',
+    headers: { connection: 'Upgrade', upgrade: 'SPDY/3.1', 'x-stream-protocol-version': protocols },
+  });
   if (answer.kind === 'response') {
     await relayResponse(answer.response, o.res);
     return;
@@ -56,7 +68,10 @@ export async function tunnelPortForward(o: TunnelOptions): Promise<void> {
   // the request (it was read above) and the answer added to the 101's headers.
   delete o.req.headers['sec-websocket-protocol'];
   const wss = new WebSocketServer({ noServer: true, maxPayload: 1 << 20 });
-  if (chosen !== '') wss.on('headers', (headers) => headers.push(`Sec-WebSocket-Protocol: ${TUNNEL_PREFIX}${chosen}`));
+  if (chosen !== '')
+    wss.on('headers', (headers) =>
+      headers.push(`Sec-WebSocket-Protocol: ${TUNNEL_PREFIX}${chosen}`),
+    );
   (o.socket as Partial<Socket>).setNoDelay?.(true);
   if (o.socket.destroyed) {
     // The client went away while the agent was being dialled.

@@ -11,7 +11,10 @@ import { ruleOf, ruleToObject } from './rules.js';
 import { isDeepStrictEqual } from 'node:util';
 import { stringRecordOf, isRecord, listOf, recordOf } from '../../common/util/json-shape.js';
 
-const SYSTEM_USER = { username: 'system:controller:clusterrole-aggregation-controller', groups: ['system:masters'] };
+const SYSTEM_USER = {
+  username: 'system:controller:clusterrole-aggregation-controller',
+  groups: ['system:masters'],
+};
 
 function labelsOf(o: Obj): Record<string, string> {
   return stringRecordOf(metaOf(o)['labels']);
@@ -85,7 +88,12 @@ export class ClusterRoleAggregator {
     }
     this.pending = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.syncAll())
-      .catch((err: unknown) => this.o.logger.error({ err }, 'clusterrole aggregation failed; retried at the next ClusterRole change'))
+      .catch((err: unknown) =>
+        this.o.logger.error(
+          { err },
+          'clusterrole aggregation failed; retried at the next ClusterRole change',
+        ),
+      )
       .finally(() => {
         this.pending = undefined;
         if (this.again) {
@@ -104,10 +112,22 @@ export class ClusterRoleAggregator {
       const have = Array.isArray(role['rules']) ? role['rules'] : [];
       if (isDeepStrictEqual(have, want)) continue;
       const name = str(metaOf(role)['name']) ?? '';
-      await this.o.registry.update(this.o.def, '', name, { user: SYSTEM_USER, dryRun: false, fieldManager: 'clusterrole-aggregation-controller', subresource: '', allowCreate: false }, (cur) => {
-        if (cur === undefined) return role;
-        return { ...cur, rules: want };
-      });
+      await this.o.registry.update(
+        this.o.def,
+        '',
+        name,
+        {
+          user: SYSTEM_USER,
+          dryRun: false,
+          fieldManager: 'clusterrole-aggregation-controller',
+          subresource: '',
+          allowCreate: false,
+        },
+        (cur) => {
+          if (cur === undefined) return role;
+          return { ...cur, rules: want };
+        },
+      );
     }
   }
 }

@@ -3,7 +3,13 @@
 // one of their groups or their service account. A matching rule allows; otherwise there is no
 // opinion (RBAC never denies), with the role references it could not resolve as the reason.
 
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../interfaces.js';
+import type {
+  AuthorizationDecision,
+  Authorizer,
+  RequestAttributes,
+  RuleResolver,
+  SubjectRules,
+} from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import type { RbacCache } from './cache.js';
@@ -26,7 +32,8 @@ function orWhenEmpty(v: string | undefined, fallback: string): string {
 function describeSubject(s: Obj, bindingNamespace: string): string {
   const kind = str(s['kind']) ?? '';
   const name = str(s['name']) ?? '';
-  if (kind === 'ServiceAccount') return `${kind} ${JSON.stringify(`${name}/${orWhenEmpty(str(s['namespace']), bindingNamespace)}`)}`;
+  if (kind === 'ServiceAccount')
+    return `${kind} ${JSON.stringify(`${name}/${orWhenEmpty(str(s['namespace']), bindingNamespace)}`)}`;
   return `${kind} ${JSON.stringify(name)}`;
 }
 
@@ -53,30 +60,51 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
 
   /** The rules a role reference grants, or the reference's NotFound text. */
   roleRefRules(ref: RoleRef, namespace: string): { rules: PolicyRule[] } | { error: string } {
-    const role = ref.kind === 'ClusterRole' ? this.cache.clusterRole(ref.name) : ref.kind === 'Role' ? this.cache.role(namespace, ref.name) : undefined;
-    if (role === undefined) return { error: `${ref.kind.toLowerCase()}.${this.group} ${JSON.stringify(ref.name)} not found` };
+    const role =
+      ref.kind === 'ClusterRole'
+        ? this.cache.clusterRole(ref.name)
+        : ref.kind === 'Role'
+          ? this.cache.role(namespace, ref.name)
+          : undefined;
+    if (role === undefined)
+      return {
+        error: `${ref.kind.toLowerCase()}.${this.group} ${JSON.stringify(ref.name)} not found`,
+      };
     return { rules: rulesOf(role['rules']) };
   }
 
-  private visitBinding(b: Obj, kind: 'ClusterRoleBinding' | 'RoleBinding', user: UserInfo, namespace: string, visit: Visitor): boolean {
+  private visitBinding(
+    b: Obj,
+    kind: 'ClusterRoleBinding' | 'RoleBinding',
+    user: UserInfo,
+    namespace: string,
+    visit: Visitor,
+  ): boolean {
     const subjects = listOf(b['subjects']);
     const bindingNs = str(metaOf(b)['namespace']) ?? '';
-    const subject = subjects.filter(isRecord).find((s) => appliesTo(user, s, bindingNs || namespace));
+    const subject = subjects
+      .filter(isRecord)
+      .find((s) => appliesTo(user, s, bindingNs || namespace));
     if (subject === undefined) return true;
     const ref = objAt(b, 'roleRef') ?? {};
     const roleRef = { kind: str(ref['kind']) ?? '', name: str(ref['name']) ?? '' };
     const got = this.roleRefRules(roleRef, bindingNs);
     if ('error' in got) return visit('', undefined, got.error);
-    const name = kind === 'RoleBinding' ? `${bindingNs}/${str(metaOf(b)['name']) ?? ''}` : (str(metaOf(b)['name']) ?? '');
+    const name =
+      kind === 'RoleBinding'
+        ? `${bindingNs}/${str(metaOf(b)['name']) ?? ''}`
+        : (str(metaOf(b)['name']) ?? '');
     const source = `${kind} ${JSON.stringify(name)} of ${roleRef.kind} ${JSON.stringify(roleRef.name)} to ${describeSubject(subject, bindingNs)}`;
     for (const rule of got.rules) if (!visit(source, rule, undefined)) return false;
     return true;
   }
 
   private visitRules(user: UserInfo, namespace: string, visit: Visitor): void {
-    for (const b of this.cache.clusterRoleBindings()) if (!this.visitBinding(b, 'ClusterRoleBinding', user, '', visit)) return;
+    for (const b of this.cache.clusterRoleBindings())
+      if (!this.visitBinding(b, 'ClusterRoleBinding', user, '', visit)) return;
     if (namespace === '') return;
-    for (const b of this.cache.roleBindings(namespace)) if (!this.visitBinding(b, 'RoleBinding', user, namespace, visit)) return;
+    for (const b of this.cache.roleBindings(namespace))
+      if (!this.visitBinding(b, 'RoleBinding', user, namespace, visit)) return;
   }
 
   authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
@@ -90,7 +118,8 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
       }
       return true;
     });
-    if (allowedBy !== undefined) return Promise.resolve({ decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` });
+    if (allowedBy !== undefined)
+      return Promise.resolve({ decision: 'allow', reason: `RBAC: allowed by ${allowedBy}` });
     if (errors.length === 0) return Promise.resolve({ decision: 'no-opinion' });
     return Promise.resolve({ decision: 'no-opinion', reason: `RBAC: ${aggregate(errors)}` });
   }

@@ -21,7 +21,8 @@ const SYSTEM_USER: UserInfo = { username: 'system:apiserver', groups: ['system:m
 function translateDeep(v: unknown, t: (s: string) => string): unknown {
   if (typeof v === 'string') return t(v);
   if (Array.isArray(v)) return v.map((x) => translateDeep(x, t));
-  if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [t(k), translateDeep(x, t)]));
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [t(k), translateDeep(x, t)]));
   return v;
 }
 
@@ -47,13 +48,15 @@ export function reconcileRole(existing: Obj, expected: Obj): Obj | undefined {
   const next = structuredClone(existing);
   mergeMeta(next, expected);
   const missing = uncoveredRules(rulesOf(existing['rules']), rulesOf(expected['rules']));
-  if (missing.length > 0) next['rules'] = [...listOf(existing['rules']), ...missing.map(ruleToObject)];
+  if (missing.length > 0)
+    next['rules'] = [...listOf(existing['rules']), ...missing.map(ruleToObject)];
   const wantAgg = objAt(expected, 'aggregationRule');
   if (wantAgg !== undefined) {
     const have = listOf(objAt(existing, 'aggregationRule')?.['clusterRoleSelectors']);
     const want = listOf(wantAgg['clusterRoleSelectors']);
     const add = want.filter((w) => !have.some((h) => isDeepStrictEqual(h, w)));
-    if (add.length > 0 || objAt(existing, 'aggregationRule') === undefined) next['aggregationRule'] = { clusterRoleSelectors: [...have, ...add] };
+    if (add.length > 0 || objAt(existing, 'aggregationRule') === undefined)
+      next['aggregationRule'] = { clusterRoleSelectors: [...have, ...add] };
   }
   return isDeepStrictEqual(next, existing) ? undefined : next;
 }
@@ -78,11 +81,25 @@ export interface BootstrapOptions {
 }
 
 function defFor(defs: RbacDefs, kind: unknown): ResourceDef | undefined {
-  return kind === 'ClusterRole' ? defs.clusterRole : kind === 'Role' ? defs.role : kind === 'ClusterRoleBinding' ? defs.clusterRoleBinding : kind === 'RoleBinding' ? defs.roleBinding : undefined;
+  return kind === 'ClusterRole'
+    ? defs.clusterRole
+    : kind === 'Role'
+      ? defs.role
+      : kind === 'ClusterRoleBinding'
+        ? defs.clusterRoleBinding
+        : kind === 'RoleBinding'
+          ? defs.roleBinding
+          : undefined;
 }
 
 /** Creates or reconciles every bootstrap object; returns how many were created and updated. */
-export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{ created: number; updated: number; protected: number; unchanged: number; unreadable: number }> {
+export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{
+  created: number;
+  updated: number;
+  protected: number;
+  unchanged: number;
+  unreadable: number;
+}> {
   const counts = { created: 0, updated: 0, protected: 0, unchanged: 0, unreadable: 0 };
   for (const expected of bootstrapPolicy(o.names)) {
     const def = defFor(o.defs, expected['kind']);
@@ -94,11 +111,20 @@ export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{ c
   return counts;
 }
 
-async function reconcileOne(o: BootstrapOptions, def: ResourceDef, expected: Obj): Promise<'created' | 'updated' | 'protected' | 'unchanged' | 'unreadable'> {
+async function reconcileOne(
+  o: BootstrapOptions,
+  def: ResourceDef,
+  expected: Obj,
+): Promise<'created' | 'updated' | 'protected' | 'unchanged' | 'unreadable'> {
   const meta = metaOf(expected);
   const ns = str(meta['namespace']) ?? '';
   const name = str(meta['name']) ?? '';
-  const write = { user: SYSTEM_USER, dryRun: false, fieldManager: 'plat-apiserver', subresource: '' };
+  const write = {
+    user: SYSTEM_USER,
+    dryRun: false,
+    fieldManager: 'plat-apiserver',
+    subresource: '',
+  };
   let existing: Obj | undefined;
   try {
     existing = await o.registry.get(def, ns, name);
@@ -113,14 +139,31 @@ async function reconcileOne(o: BootstrapOptions, def: ResourceDef, expected: Obj
     return 'created';
   }
   if (stringMap(existing, 'annotations')[o.names.autoupdateAnnotation] === 'false') {
-    o.logger.info({ kind: def.kind, namespace: ns, name }, `RBAC bootstrap: ${def.kind} ${name} is annotated ${o.names.autoupdateAnnotation}=false; left as it is`);
+    o.logger.info(
+      { kind: def.kind, namespace: ns, name },
+      `RBAC bootstrap: ${def.kind} ${name} is annotated ${o.names.autoupdateAnnotation}=false; left as it is`,
+    );
     return 'protected';
   }
-  const next = def === o.defs.role || def === o.defs.clusterRole ? reconcileRole(existing, expected) : reconcileBinding(existing, expected);
+  const next =
+    def === o.defs.role || def === o.defs.clusterRole
+      ? reconcileRole(existing, expected)
+      : reconcileBinding(existing, expected);
   if (next === undefined) return 'unchanged';
   if (next === 'recreate') {
-    o.logger.warn({ kind: def.kind, namespace: ns, name }, `RBAC bootstrap: ${def.kind} ${name} refers to another role; recreated with the bootstrap roleRef`);
-    await o.registry.delete(def, ns, name, { user: SYSTEM_USER, dryRun: false, gracePeriodSeconds: undefined, preconditions: undefined, propagationPolicy: undefined, orphanDependents: undefined, ignoreStoreReadError: false });
+    o.logger.warn(
+      { kind: def.kind, namespace: ns, name },
+      `RBAC bootstrap: ${def.kind} ${name} refers to another role; recreated with the bootstrap roleRef`,
+    );
+    await o.registry.delete(def, ns, name, {
+      user: SYSTEM_USER,
+      dryRun: false,
+      gracePeriodSeconds: undefined,
+      preconditions: undefined,
+      propagationPolicy: undefined,
+      orphanDependents: undefined,
+      ignoreStoreReadError: false,
+    });
     await o.registry.create(def, ns, expected, write);
     return 'updated';
   }

@@ -101,7 +101,9 @@ export class RbacCache {
   }
 
   roleBindings(namespace: string): Obj[] {
-    return this.sortedOf('roleBinding').filter((b) => (str(metaOf(b)['namespace']) ?? '') === namespace);
+    return this.sortedOf('roleBinding').filter(
+      (b) => (str(metaOf(b)['namespace']) ?? '') === namespace,
+    );
   }
 
   private sortedOf(kind: Kind): readonly Obj[] {

@@ -9,7 +9,14 @@ import type { UserInfo } from '../../common/auth/user.js';
 import { forbidden, notFound, type StatusError } from '../status.js';
 import { objAt, str, type Obj } from '../registry/types.js';
 import type { RbacAuthorizer } from './authorizer.js';
-import { compactRules, compactString, goQuotedList, rulesOf, uncoveredRules, type PolicyRule } from './rules.js';
+import {
+  compactRules,
+  compactString,
+  goQuotedList,
+  rulesOf,
+  uncoveredRules,
+  type PolicyRule,
+} from './rules.js';
 
 const FULL_AUTHORITY: readonly PolicyRule[] = [
   { verbs: ['*'], apiGroups: ['*'], resources: ['*'], resourceNames: [], nonResourceURLs: [] },
@@ -42,11 +49,29 @@ export class RbacEscalationCheck implements AdmissionPlugin {
     if (r.operation !== 'CREATE' && r.operation !== 'UPDATE') return;
     if (r.user.groups.includes('system:masters')) return;
     if (r.resource === 'roles' || r.resource === 'clusterroles') await this.checkRole(r, r.object);
-    else if (r.resource === 'rolebindings' || r.resource === 'clusterrolebindings') await this.checkBinding(r, r.object);
+    else if (r.resource === 'rolebindings' || r.resource === 'clusterrolebindings')
+      await this.checkBinding(r, r.object);
   }
 
-  private async allowed(user: UserInfo, verb: string, resource: string, namespace: string, name: string): Promise<boolean> {
-    const d = await this.o.authorizer.authorize({ user, verb, isResourceRequest: true, path: '', apiGroup: this.o.rbacGroup, apiVersion: 'v1', resource, subresource: '', namespace, name });
+  private async allowed(
+    user: UserInfo,
+    verb: string,
+    resource: string,
+    namespace: string,
+    name: string,
+  ): Promise<boolean> {
+    const d = await this.o.authorizer.authorize({
+      user,
+      verb,
+      isResourceRequest: true,
+      path: '',
+      apiGroup: this.o.rbacGroup,
+      apiVersion: 'v1',
+      resource,
+      subresource: '',
+      namespace,
+      name,
+    });
     return d.decision === 'allow';
   }
 
@@ -54,8 +79,14 @@ export class RbacEscalationCheck implements AdmissionPlugin {
     if (await this.allowed(r.user, 'escalate', r.resource, r.namespace, r.name)) return;
     const missing = this.escalation(r.user, r.namespace, rulesOf(obj['rules']));
     if (missing !== undefined) throw this.forbidden(r, missing);
-    const aggregates = objAt(obj, 'aggregationRule') !== undefined || (r.oldObject !== undefined && objAt(r.oldObject, 'aggregationRule') !== undefined);
-    if (r.resource === 'clusterroles' && aggregates && this.escalation(r.user, '', FULL_AUTHORITY) !== undefined) {
+    const aggregates =
+      objAt(obj, 'aggregationRule') !== undefined ||
+      (r.oldObject !== undefined && objAt(r.oldObject, 'aggregationRule') !== undefined);
+    if (
+      r.resource === 'clusterroles' &&
+      aggregates &&
+      this.escalation(r.user, '', FULL_AUTHORITY) !== undefined
+    ) {
       throw this.forbidden(r, 'must have cluster-admin privileges to use the aggregationRule');
     }
   }
@@ -73,17 +104,25 @@ export class RbacEscalationCheck implements AdmissionPlugin {
   }
 
   /** The reference's ConfirmNoEscalation message, or undefined when the user holds every rule. */
-  private escalation(user: UserInfo, namespace: string, rules: readonly PolicyRule[]): string | undefined {
+  private escalation(
+    user: UserInfo,
+    namespace: string,
+    rules: readonly PolicyRule[],
+  ): string | undefined {
     const held = this.o.rbac.heldRules(user, namespace);
     const missing = uncoveredRules(held.rules, rules);
     if (missing.length === 0) return undefined;
     const lines = [...new Set(compactRules(missing).map(compactString))].sort();
     let msg = `user ${JSON.stringify(user.username)} (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
-    if (held.errors.length > 0) msg += `; resolution errors: [${held.errors.length === 1 ? held.errors[0] : `[${held.errors.join(', ')}]`}]`;
+    if (held.errors.length > 0)
+      msg += `; resolution errors: [${held.errors.length === 1 ? held.errors[0] : `[${held.errors.join(', ')}]`}]`;
     return msg;
   }
 
   private forbidden(r: AdmissionRequest, why: string): StatusError {
-    return forbidden(`${r.resource}.${this.o.rbacGroup} ${JSON.stringify(r.name)} is forbidden: ${why}`, { name: r.name, group: this.o.rbacGroup, kind: r.resource });
+    return forbidden(
+      `${r.resource}.${this.o.rbacGroup} ${JSON.stringify(r.name)} is forbidden: ${why}`,
+      { name: r.name, group: this.o.rbacGroup, kind: r.resource },
+    );
   }
 }

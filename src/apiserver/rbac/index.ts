@@ -34,19 +34,38 @@ export class Rbac {
   }
 
   get resources(): readonly ResourceDef[] {
-    return [this.defs.role, this.defs.clusterRole, this.defs.roleBinding, this.defs.clusterRoleBinding];
+    return [
+      this.defs.role,
+      this.defs.clusterRole,
+      this.defs.roleBinding,
+      this.defs.clusterRoleBinding,
+    ];
   }
 
   /** The escalation check, asking `authorizer` (the server's chain) about escalate and bind. */
   escalationCheck(authorizer: Authorizer): AdmissionPlugin {
-    return new RbacEscalationCheck({ rbacGroup: this.names.group, rbac: this.authorizer, authorizer });
+    return new RbacEscalationCheck({
+      rbacGroup: this.names.group,
+      rbac: this.authorizer,
+      authorizer,
+    });
   }
 
   /** Loads roles and bindings, reconciles the bootstrap policy and starts aggregation (until `signal`). */
   async start(registry: Registry, signal: AbortSignal): Promise<void> {
     await this.cache.start();
-    await reconcileBootstrapPolicy({ registry, defs: this.defs, names: this.names, logger: this.logger });
-    const aggregator = new ClusterRoleAggregator({ registry, def: this.defs.clusterRole, cache: this.cache, logger: this.logger });
+    await reconcileBootstrapPolicy({
+      registry,
+      defs: this.defs,
+      names: this.names,
+      logger: this.logger,
+    });
+    const aggregator = new ClusterRoleAggregator({
+      registry,
+      def: this.defs.clusterRole,
+      cache: this.cache,
+      logger: this.logger,
+    });
     await aggregator.run(signal);
   }
 

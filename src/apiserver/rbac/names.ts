@@ -32,10 +32,16 @@ function exactNames(n: Names): ReadonlyMap<string, string> {
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A reference group domain (`x.k8s.io`) or label domain (`kubernetes.io/`) inside a name. */
-const REFERENCE_DOMAIN = new RegExp(`(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`, 'g');
+const REFERENCE_DOMAIN = new RegExp(
+  `(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`,
+  'g',
+);
 
 /** RBAC's names under a profile (default: the platform profile with `platformDomain`). */
-export function rbacNames(platformDomain: string, profileNames: Names = namesFor('platform', platformDomain)): RbacNames {
+export function rbacNames(
+  platformDomain: string,
+  profileNames: Names = namesFor('platform', platformDomain),
+): RbacNames {
   const n = profileNames;
   const exact = exactNames(n);
   const g = n.groupDomain;
@@ -49,7 +55,11 @@ export function rbacNames(platformDomain: string, profileNames: Names = namesFor
       if (known !== undefined) return known;
       if (n.profile === 'kubernetes') return name;
       // `x.k8s.io` groups become the group domain, `kubernetes.io/` label prefixes the label domain.
-      return name.replace(REFERENCE_DOMAIN, (_m, pre: string, d: string) => `${pre}${d === REFERENCE_NAMES.groupDomain ? g : n.labelDomain}`);
+      return name.replace(
+        REFERENCE_DOMAIN,
+        (_m, pre: string, d: string) =>
+          `${pre}${d === REFERENCE_NAMES.groupDomain ? g : n.labelDomain}`,
+      );
     },
   };
 }

@@ -12,13 +12,39 @@ export interface RbacDefs {
   readonly clusterRoleBinding: ResourceDef;
 }
 
-function common(group: string): Pick<ResourceDef, 'group' | 'version' | 'shortNames' | 'subresources' | 'allowCreateOnUpdate' | 'returnDeletedObject' | 'prepareForCreate' | 'prepareForUpdate'> {
-  return { group, version: 'v1', shortNames: [], subresources: [], allowCreateOnUpdate: true, returnDeletedObject: false, prepareForCreate: () => undefined, prepareForUpdate: () => undefined };
+function common(
+  group: string,
+): Pick<
+  ResourceDef,
+  | 'group'
+  | 'version'
+  | 'shortNames'
+  | 'subresources'
+  | 'allowCreateOnUpdate'
+  | 'returnDeletedObject'
+  | 'prepareForCreate'
+  | 'prepareForUpdate'
+> {
+  return {
+    group,
+    version: 'v1',
+    shortNames: [],
+    subresources: [],
+    allowCreateOnUpdate: true,
+    returnDeletedObject: false,
+    prepareForCreate: () => undefined,
+    prepareForUpdate: () => undefined,
+  };
 }
 
 export function rbacDefs(platformDomain: string): RbacDefs {
   const group = rbacNames(platformDomain).group;
-  const def = (resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings', kind: string, namespaced: boolean, validate: Pick<ResourceDef, 'validateCreate' | 'validateUpdate'>): ResourceDef => ({
+  const def = (
+    resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings',
+    kind: string,
+    namespaced: boolean,
+    validate: Pick<ResourceDef, 'validateCreate' | 'validateUpdate'>,
+  ): ResourceDef => ({
     ...common(group),
     resource,
     singularName: resource.slice(0, -1),
@@ -27,10 +53,24 @@ export function rbacDefs(platformDomain: string): RbacDefs {
     namespaced,
     ...validate,
   });
-  const role = (resource: 'roles' | 'clusterroles', kind: string, namespaced: boolean): ResourceDef =>
-    def(resource, kind, namespaced, { validateCreate: (obj) => validateRole(obj, namespaced), validateUpdate: (obj) => validateRole(obj, namespaced) });
-  const binding = (resource: 'rolebindings' | 'clusterrolebindings', kind: string, namespaced: boolean): ResourceDef =>
-    def(resource, kind, namespaced, { validateCreate: (obj) => validateBinding(obj, namespaced, group), validateUpdate: (obj, old) => validateBindingUpdate(obj, old, namespaced, group) });
+  const role = (
+    resource: 'roles' | 'clusterroles',
+    kind: string,
+    namespaced: boolean,
+  ): ResourceDef =>
+    def(resource, kind, namespaced, {
+      validateCreate: (obj) => validateRole(obj, namespaced),
+      validateUpdate: (obj) => validateRole(obj, namespaced),
+    });
+  const binding = (
+    resource: 'rolebindings' | 'clusterrolebindings',
+    kind: string,
+    namespaced: boolean,
+  ): ResourceDef =>
+    def(resource, kind, namespaced, {
+      validateCreate: (obj) => validateBinding(obj, namespaced, group),
+      validateUpdate: (obj, old) => validateBindingUpdate(obj, old, namespaced, group),
+    });
   return {
     role: role('roles', 'Role', true),
     clusterRole: role('clusterroles', 'ClusterRole', false),

@@ -41,7 +41,8 @@ export function ruleToObject(r: PolicyRule): Obj {
 }
 
 const has = (list: readonly string[], v: string): boolean => list.includes(v);
-const hasAll = (list: readonly string[], vs: readonly string[]): boolean => vs.every((v) => list.includes(v));
+const hasAll = (list: readonly string[], vs: readonly string[]): boolean =>
+  vs.every((v) => list.includes(v));
 
 export function verbMatches(r: PolicyRule, verb: string): boolean {
   return has(r.verbs, '*') || has(r.verbs, verb);
@@ -66,28 +67,51 @@ export function resourceNameMatches(r: PolicyRule, name: string): boolean {
 
 /** `*`, an exact path, or a prefix ending in `*`. */
 export function nonResourceUrlMatches(r: PolicyRule, path: string): boolean {
-  return r.nonResourceURLs.some((u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))));
+  return r.nonResourceURLs.some(
+    (u) => u === '*' || u === path || (u.endsWith('*') && path.startsWith(u.replace(/\*+$/, ''))),
+  );
 }
 
-export function ruleAllows(a: Pick<RequestAttributes, 'verb' | 'isResourceRequest' | 'apiGroup' | 'resource' | 'subresource' | 'name' | 'path'>, r: PolicyRule): boolean {
+export function ruleAllows(
+  a: Pick<
+    RequestAttributes,
+    'verb' | 'isResourceRequest' | 'apiGroup' | 'resource' | 'subresource' | 'name' | 'path'
+  >,
+  r: PolicyRule,
+): boolean {
   if (!a.isResourceRequest) return verbMatches(r, a.verb) && nonResourceUrlMatches(r, a.path);
   const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
-  return verbMatches(r, a.verb) && apiGroupMatches(r, a.apiGroup) && resourceMatches(r, combined, a.subresource) && resourceNameMatches(r, a.name);
+  return (
+    verbMatches(r, a.verb) &&
+    apiGroupMatches(r, a.apiGroup) &&
+    resourceMatches(r, combined, a.subresource) &&
+    resourceNameMatches(r, a.name)
+  );
 }
 
 /** One rule per (group, resource, verb[, name]) and per (url, verb), as the reference's BreakdownRule. */
 export function breakdownRule(r: PolicyRule): PolicyRule[] {
   const out: PolicyRule[] = [];
-  const one = (p: Partial<PolicyRule>): PolicyRule => ({ verbs: [], apiGroups: [], resources: [], resourceNames: [], nonResourceURLs: [], ...p });
+  const one = (p: Partial<PolicyRule>): PolicyRule => ({
+    verbs: [],
+    apiGroups: [],
+    resources: [],
+    resourceNames: [],
+    nonResourceURLs: [],
+    ...p,
+  });
   for (const g of r.apiGroups) {
     for (const res of r.resources) {
       for (const v of r.verbs) {
-        if (r.resourceNames.length > 0) for (const n of r.resourceNames) out.push(one({ apiGroups: [g], resources: [res], verbs: [v], resourceNames: [n] }));
+        if (r.resourceNames.length > 0)
+          for (const n of r.resourceNames)
+            out.push(one({ apiGroups: [g], resources: [res], verbs: [v], resourceNames: [n] }));
         else out.push(one({ apiGroups: [g], resources: [res], verbs: [v] }));
       }
     }
   }
-  for (const u of r.nonResourceURLs) for (const v of r.verbs) out.push(one({ nonResourceURLs: [u], verbs: [v] }));
+  for (const u of r.nonResourceURLs)
+    for (const v of r.verbs) out.push(one({ nonResourceURLs: [u], verbs: [v] }));
   return out;
 }
 
@@ -108,15 +132,25 @@ function ruleCovers(owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = has(owner.verbs, '*') || hasAll(owner.verbs, sub.verbs);
   const groups = has(owner.apiGroups, '*') || hasAll(owner.apiGroups, sub.apiGroups);
   const resources = resourceCoversAll(owner.resources, sub.resources);
-  const urls = sub.nonResourceURLs.every((p) => owner.nonResourceURLs.some((o) => nonResourceUrlCovers(o, p)));
-  const names = sub.resourceNames.length === 0 ? owner.resourceNames.length === 0 : owner.resourceNames.length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
+  const urls = sub.nonResourceURLs.every((p) =>
+    owner.nonResourceURLs.some((o) => nonResourceUrlCovers(o, p)),
+  );
+  const names =
+    sub.resourceNames.length === 0
+      ? owner.resourceNames.length === 0
+      : owner.resourceNames.length === 0 || hasAll(owner.resourceNames, sub.resourceNames);
   return verbs && groups && resources && names && urls;
 }
 
 /** The broken-down parts of `rules` that no rule of `owner` covers (empty: covered). */
-export function uncoveredRules(owner: readonly PolicyRule[], rules: readonly PolicyRule[]): PolicyRule[] {
+export function uncoveredRules(
+  owner: readonly PolicyRule[],
+  rules: readonly PolicyRule[],
+): PolicyRule[] {
   const missing: PolicyRule[] = [];
-  for (const r of rules) for (const sub of breakdownRule(r)) if (!owner.some((o) => ruleCovers(o, sub))) missing.push(sub);
+  for (const r of rules)
+    for (const sub of breakdownRule(r))
+      if (!owner.some((o) => ruleCovers(o, sub))) missing.push(sub);
   return missing;
 }
 
@@ -125,7 +159,11 @@ export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
   const out: PolicyRule[] = [];
   const simple = new Map<string, { verbs: string[]; rule: PolicyRule }>();
   for (const r of rules) {
-    const isSimple = r.apiGroups.length === 1 && r.resources.length === 1 && r.resourceNames.length <= 1 && r.nonResourceURLs.length === 0;
+    const isSimple =
+      r.apiGroups.length === 1 &&
+      r.resources.length === 1 &&
+      r.resourceNames.length <= 1 &&
+      r.nonResourceURLs.length === 0;
     if (!isSimple) {
       out.push(r);
       continue;
@@ -149,7 +187,8 @@ export function compactString(r: PolicyRule): string {
   const parts: string[] = [];
   if (r.apiGroups.length > 0) parts.push(`APIGroups:${goQuotedList(r.apiGroups)}`);
   if (r.resources.length > 0) parts.push(`Resources:${goQuotedList(r.resources)}`);
-  if (r.nonResourceURLs.length > 0) parts.push(`NonResourceURLs:${goQuotedList(r.nonResourceURLs)}`);
+  if (r.nonResourceURLs.length > 0)
+    parts.push(`NonResourceURLs:${goQuotedList(r.nonResourceURLs)}`);
   if (r.resourceNames.length > 0) parts.push(`ResourceNames:${goQuotedList(r.resourceNames)}`);
   if (r.verbs.length > 0) parts.push(`Verbs:${goQuotedList(r.verbs)}`);
   return `{${parts.join(', ')}}`;

@@ -17,7 +17,12 @@ function checkStringList(o: Obj, key: string, path: string, errs: FieldErrorLike
   const v = o[key];
   if (v === undefined || v === null) return [];
   if (!isStringList(v)) {
-    errs.push({ type: 'FieldValueInvalid', field: `${path}.${key}`, value: v, detail: 'must be a list of strings' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: `${path}.${key}`,
+      value: v,
+      detail: 'must be a list of strings',
+    });
     return [];
   }
   return v;
@@ -28,7 +33,15 @@ export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
   const rules = obj['rules'];
   if (rules === undefined || rules === null) return errs;
   const l = list(rules);
-  if (l === undefined) return [{ type: 'FieldValueInvalid', field: 'rules', value: rules, detail: 'must be a list of rules' }];
+  if (l === undefined)
+    return [
+      {
+        type: 'FieldValueInvalid',
+        field: 'rules',
+        value: rules,
+        detail: 'must be a list of rules',
+      },
+    ];
   l.forEach((raw, i) => {
     const p = `rules[${i}]`;
     if (!isRecord(raw)) {
@@ -41,16 +54,42 @@ export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
     const resources = checkStringList(r, 'resources', p, errs);
     const names = checkStringList(r, 'resourceNames', p, errs);
     const urls = checkStringList(r, 'nonResourceURLs', p, errs);
-    if (verbs.length === 0) errs.push({ type: 'FieldValueRequired', field: `${p}.verbs`, detail: 'verbs must contain at least one value' });
+    if (verbs.length === 0)
+      errs.push({
+        type: 'FieldValueRequired',
+        field: `${p}.verbs`,
+        detail: 'verbs must contain at least one value',
+      });
     if (urls.length > 0) {
-      if (namespaced) errs.push({ type: 'FieldValueInvalid', field: `${p}.nonResourceURLs`, value: urls, detail: 'namespaced rules cannot apply to non-resource URLs' });
+      if (namespaced)
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: `${p}.nonResourceURLs`,
+          value: urls,
+          detail: 'namespaced rules cannot apply to non-resource URLs',
+        });
       if (groups.length > 0 || resources.length > 0 || names.length > 0) {
-        errs.push({ type: 'FieldValueInvalid', field: `${p}.nonResourceURLs`, value: urls, detail: 'rules cannot apply to both regular resources and non-resource URLs' });
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: `${p}.nonResourceURLs`,
+          value: urls,
+          detail: 'rules cannot apply to both regular resources and non-resource URLs',
+        });
       }
       return;
     }
-    if (groups.length === 0) errs.push({ type: 'FieldValueRequired', field: `${p}.apiGroups`, detail: 'resource rules must supply at least one api group' });
-    if (resources.length === 0) errs.push({ type: 'FieldValueRequired', field: `${p}.resources`, detail: 'resource rules must supply at least one resource' });
+    if (groups.length === 0)
+      errs.push({
+        type: 'FieldValueRequired',
+        field: `${p}.apiGroups`,
+        detail: 'resource rules must supply at least one api group',
+      });
+    if (resources.length === 0)
+      errs.push({
+        type: 'FieldValueRequired',
+        field: `${p}.resources`,
+        detail: 'resource rules must supply at least one resource',
+      });
   });
   return errs;
 }
@@ -67,11 +106,24 @@ function validateAggregationRule(obj: Obj): FieldErrorLike[] {
   if (agg === undefined || agg === null) return [];
   const sel = objAt(obj, 'aggregationRule')?.['clusterRoleSelectors'];
   if (sel !== undefined && sel !== null && list(sel) === undefined) {
-    return [{ type: 'FieldValueInvalid', field: 'aggregationRule.clusterRoleSelectors', value: sel, detail: 'must be a list of label selectors' }];
+    return [
+      {
+        type: 'FieldValueInvalid',
+        field: 'aggregationRule.clusterRoleSelectors',
+        value: sel,
+        detail: 'must be a list of label selectors',
+      },
+    ];
   }
   const errs: FieldErrorLike[] = [];
   (list(sel) ?? []).forEach((s, i) => {
-    if (s === null || typeof s !== 'object' || Array.isArray(s)) errs.push({ type: 'FieldValueInvalid', field: `aggregationRule.clusterRoleSelectors[${i}]`, value: s, detail: 'must be a label selector' });
+    if (s === null || typeof s !== 'object' || Array.isArray(s))
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: `aggregationRule.clusterRoleSelectors[${i}]`,
+        value: s,
+        detail: 'must be a label selector',
+      });
   });
   return errs;
 }
@@ -88,39 +140,92 @@ function validateSubject(s: unknown, i: number, rbacGroup: string, errs: FieldEr
   const group = str(o['apiGroup']) ?? '';
   if (name === '') errs.push({ type: 'FieldValueRequired', field: `${p}.name`, detail: '' });
   if (kind === 'ServiceAccount') {
-    if (name !== '') for (const m of isDns1123Subdomain(name)) errs.push({ type: 'FieldValueInvalid', field: `${p}.name`, value: name, detail: m });
-    if (group !== '') errs.push({ type: 'FieldValueNotSupported', field: `${p}.apiGroup`, value: group, detail: 'supported values: ""' });
+    if (name !== '')
+      for (const m of isDns1123Subdomain(name))
+        errs.push({ type: 'FieldValueInvalid', field: `${p}.name`, value: name, detail: m });
+    if (group !== '')
+      errs.push({
+        type: 'FieldValueNotSupported',
+        field: `${p}.apiGroup`,
+        value: group,
+        detail: 'supported values: ""',
+      });
   } else if (kind === 'User' || kind === 'Group') {
-    if (group !== rbacGroup) errs.push({ type: 'FieldValueNotSupported', field: `${p}.apiGroup`, value: group, detail: `supported values: "${rbacGroup}"` });
+    if (group !== rbacGroup)
+      errs.push({
+        type: 'FieldValueNotSupported',
+        field: `${p}.apiGroup`,
+        value: group,
+        detail: `supported values: "${rbacGroup}"`,
+      });
   } else {
-    errs.push({ type: 'FieldValueNotSupported', field: `${p}.kind`, value: kind, detail: 'supported values: "ServiceAccount", "User", "Group"' });
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: `${p}.kind`,
+      value: kind,
+      detail: 'supported values: "ServiceAccount", "User", "Group"',
+    });
   }
 }
 
-export function validateBinding(obj: Obj, namespaced: boolean, rbacGroup: string): FieldErrorLike[] {
+export function validateBinding(
+  obj: Obj,
+  namespaced: boolean,
+  rbacGroup: string,
+): FieldErrorLike[] {
   const errs = validateObjectMeta(obj, namespaced, isPathSegmentName);
   const ref = objAt(obj, 'roleRef') ?? {};
   const group = str(ref['apiGroup']) ?? '';
   const kind = str(ref['kind']) ?? '';
   const name = str(ref['name']) ?? '';
-  if (group !== rbacGroup) errs.push({ type: 'FieldValueNotSupported', field: 'roleRef.apiGroup', value: group, detail: `supported values: "${rbacGroup}"` });
+  if (group !== rbacGroup)
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: 'roleRef.apiGroup',
+      value: group,
+      detail: `supported values: "${rbacGroup}"`,
+    });
   const kinds = namespaced ? ['Role', 'ClusterRole'] : ['ClusterRole'];
-  if (!kinds.includes(kind)) errs.push({ type: 'FieldValueNotSupported', field: 'roleRef.kind', value: kind, detail: `supported values: ${kinds.map((k) => `"${k}"`).join(', ')}` });
+  if (!kinds.includes(kind))
+    errs.push({
+      type: 'FieldValueNotSupported',
+      field: 'roleRef.kind',
+      value: kind,
+      detail: `supported values: ${kinds.map((k) => `"${k}"`).join(', ')}`,
+    });
   if (name === '') errs.push({ type: 'FieldValueRequired', field: 'roleRef.name', detail: '' });
-  else for (const m of isPathSegmentName(name)) errs.push({ type: 'FieldValueInvalid', field: 'roleRef.name', value: name, detail: m });
+  else
+    for (const m of isPathSegmentName(name))
+      errs.push({ type: 'FieldValueInvalid', field: 'roleRef.name', value: name, detail: m });
   const subjects = obj['subjects'];
   if (subjects !== undefined && subjects !== null) {
     const l = list(subjects);
-    if (l === undefined) errs.push({ type: 'FieldValueInvalid', field: 'subjects', value: subjects, detail: 'must be a list of subjects' });
+    if (l === undefined)
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'subjects',
+        value: subjects,
+        detail: 'must be a list of subjects',
+      });
     else l.forEach((s, i) => validateSubject(s, i, rbacGroup, errs));
   }
   return errs;
 }
 
-export function validateBindingUpdate(obj: Obj, old: Obj, namespaced: boolean, rbacGroup: string): FieldErrorLike[] {
+export function validateBindingUpdate(
+  obj: Obj,
+  old: Obj,
+  namespaced: boolean,
+  rbacGroup: string,
+): FieldErrorLike[] {
   const errs = validateBinding(obj, namespaced, rbacGroup);
   if (JSON.stringify(obj['roleRef']) !== JSON.stringify(old['roleRef'])) {
-    errs.push({ type: 'FieldValueInvalid', field: 'roleRef', value: obj['roleRef'], detail: 'cannot change roleRef' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'roleRef',
+      value: obj['roleRef'],
+      detail: 'cannot change roleRef',
+    });
   }
   return errs;
 }

@@ -10,26 +10,40 @@ import { textOf } from '../../common/util/text-of.js';
 /** What these steps read of a DELETE's options. */
 export interface DeleteStepOptions {
   readonly gracePeriodSeconds: number | undefined;
-  readonly preconditions: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
+  readonly preconditions:
+    | { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined }
+    | undefined;
   readonly ignoreStoreReadError: boolean;
 }
 
 /** Throws the reference's answers when the options do not allow deleting this readable object. */
-export function checkDeletable(def: ResourceDef, name: string, obj: Obj, opts: DeleteStepOptions, platformDomain: string): void {
+export function checkDeletable(
+  def: ResourceDef,
+  name: string,
+  obj: Obj,
+  opts: DeleteStepOptions,
+  platformDomain: string,
+): void {
   if (opts.ignoreStoreReadError) {
     throw invalid('DeleteOptions', `meta.${platformDomain}`, '', [
       {
         type: 'FieldValueInvalid',
         field: 'ignoreStoreReadErrorWithClusterBreakingPotential',
         value: true,
-        detail: 'is exclusively used to delete corrupt object(s), try again by removing this option',
+        detail:
+          'is exclusively used to delete corrupt object(s), try again by removing this option',
       },
     ]);
   }
   const meta = metaOf(obj);
   const pre = opts.preconditions;
   if (pre?.uid !== undefined && pre.uid !== meta['uid']) {
-    throw conflict(def.resource, def.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${textOf(meta['uid'] ?? '')}`);
+    throw conflict(
+      def.resource,
+      def.group,
+      name,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${textOf(meta['uid'] ?? '')}`,
+    );
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
     throw conflict(
@@ -59,8 +73,14 @@ export function markedForDeletion(obj: Obj, grace: number, now: Date): Obj {
   const meta = metaOf(obj);
   const next = clone(obj);
   const nmeta = metaOf(next);
-  const existingGrace = typeof meta['deletionGracePeriodSeconds'] === 'number' ? meta['deletionGracePeriodSeconds'] : undefined;
-  if (meta['deletionTimestamp'] === undefined || (existingGrace !== undefined && grace < existingGrace)) {
+  const existingGrace =
+    typeof meta['deletionGracePeriodSeconds'] === 'number'
+      ? meta['deletionGracePeriodSeconds']
+      : undefined;
+  if (
+    meta['deletionTimestamp'] === undefined ||
+    (existingGrace !== undefined && grace < existingGrace)
+  ) {
     nmeta['deletionTimestamp'] = timeString(new Date(now.getTime() + grace * 1000));
     nmeta['deletionGracePeriodSeconds'] = grace;
   }

@@ -60,10 +60,16 @@ export function parseListOptions(params: Params, c: ListParseContext): ListOptio
   try {
     const fs = params.string('fieldSelector');
     let fsText = fs ?? '';
-    if (c.name !== undefined) fsText = fsText === '' ? `metadata.name=${c.name}` : `${fsText},metadata.name=${c.name}`;
+    if (c.name !== undefined)
+      fsText = fsText === '' ? `metadata.name=${c.name}` : `${fsText},metadata.name=${c.name}`;
     if (fsText !== '') {
       fieldSelector = cachedFieldSelector(fsText);
-      checkFieldsSupported(fieldSelector, c.def.view === undefined ? SUPPORTED_FIELDS[c.def.resource] : new Set(Object.keys(c.def.view.fieldLabels)));
+      checkFieldsSupported(
+        fieldSelector,
+        c.def.view === undefined
+          ? SUPPORTED_FIELDS[c.def.resource]
+          : new Set(Object.keys(c.def.view.fieldLabels)),
+      );
       if (fieldSelector.empty) fieldSelector = undefined;
     }
     const ls = params.string('labelSelector');
@@ -105,20 +111,41 @@ function validateListOptions(o: ListOptions): FieldErrorLike[] {
   const match = o.resourceVersionMatch;
   if (match !== undefined) {
     if (o.resourceVersion === undefined) {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        detail: 'resourceVersionMatch is forbidden unless resourceVersion is provided',
+      });
     }
     if (o.continueToken !== undefined) {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        detail: 'resourceVersionMatch is forbidden when continue is provided',
+      });
     }
     if (match !== 'Exact' && match !== 'NotOlderThan') {
-      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: match, detail: 'supported values: "Exact", "NotOlderThan", ""' });
+      errs.push({
+        type: 'FieldValueNotSupported',
+        field: 'resourceVersionMatch',
+        value: match,
+        detail: 'supported values: "Exact", "NotOlderThan", ""',
+      });
     }
     if (match === 'Exact' && o.resourceVersion === '0') {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+      });
     }
   }
   if (o.sendInitialEvents !== undefined) {
-    errs.push({ type: 'FieldValueForbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' });
+    errs.push({
+      type: 'FieldValueForbidden',
+      field: 'sendInitialEvents',
+      detail: 'sendInitialEvents is forbidden for list',
+    });
   }
   return errs;
 }
@@ -127,17 +154,34 @@ function validateWatchOptions(o: ListOptions): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const match = o.resourceVersionMatch;
   if (o.sendInitialEvents !== undefined && match !== 'NotOlderThan') {
-    errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan' });
+    errs.push({
+      type: 'FieldValueForbidden',
+      field: 'resourceVersionMatch',
+      detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+    });
   }
   if (match !== undefined) {
     if (o.sendInitialEvents === undefined) {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        detail: 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided',
+      });
     }
     if (match !== 'NotOlderThan') {
-      errs.push({ type: 'FieldValueNotSupported', field: 'resourceVersionMatch', value: match, detail: 'supported values: "NotOlderThan"' });
+      errs.push({
+        type: 'FieldValueNotSupported',
+        field: 'resourceVersionMatch',
+        value: match,
+        detail: 'supported values: "NotOlderThan"',
+      });
     }
     if (o.continueToken !== undefined) {
-      errs.push({ type: 'FieldValueForbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch is forbidden when continue is provided' });
+      errs.push({
+        type: 'FieldValueForbidden',
+        field: 'resourceVersionMatch',
+        detail: 'resourceVersionMatch is forbidden when continue is provided',
+      });
     }
   }
   return errs;
@@ -150,24 +194,37 @@ export function parseRv(rv: string): number {
 
 /** 504 for a resourceVersion the store has not reached (the reference waits up to 3 s first). */
 export function tooLargeRv(requested: number, current: number): StatusError {
-  return new StatusError(504, 'Timeout', `Too large resource version: ${requested}, current: ${current}`, {
-    causes: [{ reason: 'ResourceVersionTooLarge', message: `Too large resource version` }],
-    retryAfterSeconds: 1,
-  });
+  return new StatusError(
+    504,
+    'Timeout',
+    `Too large resource version: ${requested}, current: ${current}`,
+    {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: `Too large resource version` }],
+      retryAfterSeconds: 1,
+    },
+  );
 }
 
 /** A requested resourceVersion the store has not reached yet: wait up to 3 s, then 504. */
-export async function waitForRv(registry: Registry, o: Pick<ListOptions, 'resourceVersion' | 'continueToken'>): Promise<void> {
+export async function waitForRv(
+  registry: Registry,
+  o: Pick<ListOptions, 'resourceVersion' | 'continueToken'>,
+): Promise<void> {
   if (o.resourceVersion === undefined || o.continueToken !== undefined) return;
   const rv = parseRv(o.resourceVersion);
   if (rv === 0 || rv <= registry.store.currentRevision()) return;
-  if (!(await registry.store.waitForRevision(rv, 3000))) throw tooLargeRv(rv, registry.store.currentRevision());
+  if (!(await registry.store.waitForRevision(rv, 3000)))
+    throw tooLargeRv(rv, registry.store.currentRevision());
 }
 
 /** Whether an object passes the label, field and shard selectors. */
-export function objectMatcher(def: ResourceDef, o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): (obj: Obj) => boolean {
+export function objectMatcher(
+  def: ResourceDef,
+  o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>,
+): (obj: Obj) => boolean {
   const { labelSelector, fieldSelector, shardSelector } = o;
-  if (labelSelector === undefined && fieldSelector === undefined && shardSelector === undefined) return () => true;
+  if (labelSelector === undefined && fieldSelector === undefined && shardSelector === undefined)
+    return () => true;
   return (obj) => {
     if (labelSelector !== undefined) {
       const labels = metaOf(obj)['labels'];
@@ -193,22 +250,42 @@ function fieldGetter(def: ResourceDef, obj: Obj): (field: string) => string | un
 export interface ListResult {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number; shardInfo?: { selector: string } };
+  readonly metadata: {
+    resourceVersion: string;
+    continue?: string;
+    remainingItemCount?: number;
+    shardInfo?: { selector: string };
+  };
   readonly items: Obj[];
 }
 
 /** Runs a list. */
-export async function listObjects(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<ListResult> {
+export async function listObjects(
+  registry: Registry,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+): Promise<ListResult> {
   const matches = objectMatcher(def, o);
   const page = await runList(registry, def, namespace, o, async (row) => {
     const obj = await decodeRow(registry, def, row.key, row.rv, row.value);
     return matches(obj) ? obj : undefined;
   });
-  return { apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata, items: page.items };
+  return {
+    apiVersion: apiVersionOf(def),
+    kind: def.listKind,
+    metadata: page.metadata,
+    items: page.items,
+  };
 }
 
 /** A list as JSON text: the same list as listObjects, each item's text shared through the served cache. */
-export async function listJson(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<string> {
+export async function listJson(
+  registry: Registry,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+): Promise<string> {
   const matches = objectMatcher(def, o);
   const cache = registry.served;
   const page = await runList(registry, def, namespace, o, async (row) => {
@@ -223,7 +300,11 @@ export async function listJson(registry: Registry, def: ResourceDef, namespace: 
     return text;
   });
   // Field order as JSON.stringify of a ListResult.
-  const head = JSON.stringify({ apiVersion: apiVersionOf(def), kind: def.listKind, metadata: page.metadata });
+  const head = JSON.stringify({
+    apiVersion: apiVersionOf(def),
+    kind: def.listKind,
+    metadata: page.metadata,
+  });
   return `${head.slice(0, -1)},"items":[${page.items.join(',')}]}`;
 }
 
@@ -232,9 +313,15 @@ export async function listJson(registry: Registry, def: ResourceDef, namespace: 
  * cache; undefined when the kind has no protobuf message or an item does not fit it (the caller
  * then answers through the general encoder, which falls back to JSON and says so).
  */
-export async function listProtobuf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Buffer | undefined> {
+export async function listProtobuf(
+  registry: Registry,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+): Promise<Buffer | undefined> {
   const apiVersion = apiVersionOf(def);
-  if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind)) return undefined;
+  if (!hasProtobuf(apiVersion, def.listKind) || !hasProtobuf(apiVersion, def.kind))
+    return undefined;
   const matches = hasSelectors(o) ? objectMatcher(def, o) : undefined;
   let unfit = false;
   const page = await runList(registry, def, namespace, o, async (row) => {
@@ -244,7 +331,9 @@ export async function listProtobuf(registry: Registry, def: ResourceDef, namespa
     return typeof m === 'string' ? undefined : m;
   });
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set inside the row callback above
-  return unfit ? undefined : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
+  return unfit
+    ? undefined
+    : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);
 }
 
 /**
@@ -252,7 +341,12 @@ export async function listProtobuf(registry: Registry, def: ResourceDef, namespa
  * the served cache (lists and watches in protobuf share it); 'dropped' when `matches` (the
  * selectors) drops it, 'unfit' when it does not fit its message.
  */
-export async function itemMessage(registry: Registry, def: ResourceDef, row: RawRevision, matches?: (obj: Obj) => boolean): Promise<Uint8Array | 'dropped' | 'unfit'> {
+export async function itemMessage(
+  registry: Registry,
+  def: ResourceDef,
+  row: RawRevision,
+  matches?: (obj: Obj) => boolean,
+): Promise<Uint8Array | 'dropped' | 'unfit'> {
   const cache = registry.served;
   let bytes = cache.protobuf(def, row.key, row.rv, row.value.length);
   if (bytes !== undefined && matches === undefined) return bytes;
@@ -269,8 +363,12 @@ export async function itemMessage(registry: Registry, def: ResourceDef, row: Raw
   return bytes;
 }
 
-function hasSelectors(o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>): boolean {
-  return o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
+function hasSelectors(
+  o: Pick<ListOptions, 'labelSelector' | 'fieldSelector' | 'shardSelector'>,
+): boolean {
+  return (
+    o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined
+  );
 }
 
 interface Snapshot {
@@ -281,7 +379,12 @@ interface Snapshot {
 }
 
 /** Where a list starts and which revision it reads, from resourceVersion, match and continue. */
-async function snapshotOf(registry: Registry, def: ResourceDef, namespace: string, o: ListOptions): Promise<Snapshot> {
+async function snapshotOf(
+  registry: Registry,
+  def: ResourceDef,
+  namespace: string,
+  o: ListOptions,
+): Promise<Snapshot> {
   const store = registry.store;
   const domain = registry.platformDomain;
   const prefix = registry.prefix(def, namespace);
@@ -292,7 +395,8 @@ async function snapshotOf(registry: Registry, def: ResourceDef, namespace: strin
   let atRev = current;
   const rv = o.resourceVersion === undefined ? undefined : parseRv(o.resourceVersion);
   if (o.continueToken !== undefined) {
-    if (rv !== undefined && rv !== 0) throw badRequest('specifying resource version is not allowed when using continue');
+    if (rv !== undefined && rv !== 0)
+      throw badRequest('specifying resource version is not allowed when using continue');
     const token = decodeContinue(domain, o.continueToken);
     from = prefix + token.start;
     if (token.rv > 0) {
@@ -306,10 +410,13 @@ async function snapshotOf(registry: Registry, def: ResourceDef, namespace: strin
       atRev = token.rv;
     }
   } else if (rv !== undefined && rv !== 0) {
-    const exact = o.resourceVersionMatch === 'Exact' || (o.resourceVersionMatch === undefined && o.limit !== undefined && o.limit > 0);
+    const exact =
+      o.resourceVersionMatch === 'Exact' ||
+      (o.resourceVersionMatch === undefined && o.limit !== undefined && o.limit > 0);
     if (rv > current) throw tooLargeRv(rv, current);
     if (exact) {
-      if (rv < store.compactedRevision()) throw expired(`too old resource version: ${rv} (${store.compactedRevision() + 1})`);
+      if (rv < store.compactedRevision())
+        throw expired(`too old resource version: ${rv} (${store.compactedRevision() + 1})`);
       atRev = rv;
     }
   }
@@ -368,27 +475,47 @@ async function runList<T>(
   if (more && lastKey !== undefined) {
     const nextStart = lastKey.slice(prefix.length) + '\u0000';
     metadata.continue = encodeContinue(registry.platformDomain, { rv: atRev, start: nextStart });
-    if (!hasSelectors(o)) metadata.remainingItemCount = remainingAfter(registry, snap, prefix + nextStart, items.length);
+    if (!hasSelectors(o))
+      metadata.remainingItemCount = remainingAfter(
+        registry,
+        snap,
+        prefix + nextStart,
+        items.length,
+      );
   }
   if (o.shardSelector !== undefined) metadata.shardInfo = { selector: o.shardSelector.selector };
   return { metadata, items };
 }
 
 /** Live keys after this page: the remembered count at its start less what it returned, or a count in the store. */
-function remainingAfter(registry: Registry, snap: Snapshot, next: string, returned: number): number {
+function remainingAfter(
+  registry: Registry,
+  snap: Snapshot,
+  next: string,
+  returned: number,
+): number {
   const counts = registry.remainingCounts;
   const before = counts.get(snap.atRev, snap.from, snap.end);
-  const remaining = before === undefined ? registry.store.countRange(next, snap.end, snap.atRev) : before - returned;
+  const remaining =
+    before === undefined
+      ? registry.store.countRange(next, snap.end, snap.atRev)
+      : before - returned;
   counts.set(snap.atRev, next, snap.end, remaining);
   return remaining;
 }
 
-export async function decodeRow(registry: Registry, def: ResourceDef, key: string, rv: number, value: Uint8Array): Promise<Obj> {
+export async function decodeRow(
+  registry: Registry,
+  def: ResourceDef,
+  key: string,
+  rv: number,
+  value: Uint8Array,
+): Promise<Obj> {
   try {
     return servedShape(def, await registry.store.decode(key, rv, value));
   } catch (err) {
-    if (err instanceof StoreReadError) throw storeReadFailure(err, def, key.split('/').pop() ?? key);
+    if (err instanceof StoreReadError)
+      throw storeReadFailure(err, def, key.split('/').pop() ?? key);
     throw err;
   }
 }
-

@@ -4,7 +4,12 @@
 
 import { randomUUID, randomInt } from 'node:crypto';
 import type { FieldErrorLike } from '../status.js';
-import { isDns1123Label, isDns1123Subdomain, isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
+import {
+  isDns1123Label,
+  isDns1123Subdomain,
+  isQualifiedName,
+  isValidLabelValue,
+} from '../../common/util/names.js';
 import { metaOf, str, type Obj } from './types.js';
 
 export { isDns1123Label, isDns1123Subdomain };
@@ -15,7 +20,12 @@ export function isPathSegmentName(v: string): string[] {
   return ['/', '%'].filter((c) => v.includes(c)).map((c) => `may not contain '${c}'`);
 }
 
-function validateStringMap(v: unknown, field: string, isValue: boolean, errs: FieldErrorLike[]): void {
+function validateStringMap(
+  v: unknown,
+  field: string,
+  isValue: boolean,
+  errs: FieldErrorLike[],
+): void {
   if (v === undefined || v === null) return;
   if (typeof v !== 'object' || Array.isArray(v)) {
     errs.push({ type: 'FieldValueInvalid', field, value: v, detail: 'must be a map of strings' });
@@ -23,14 +33,16 @@ function validateStringMap(v: unknown, field: string, isValue: boolean, errs: Fi
   }
   let total = 0;
   for (const [k, val] of Object.entries(v as Obj)) {
-    for (const e of isQualifiedName(k)) errs.push({ type: 'FieldValueInvalid', field, value: k, detail: e });
+    for (const e of isQualifiedName(k))
+      errs.push({ type: 'FieldValueInvalid', field, value: k, detail: e });
     if (typeof val !== 'string') {
       errs.push({ type: 'FieldValueInvalid', field, value: val, detail: 'must be a string' });
       continue;
     }
     total += k.length + val.length;
     if (isValue) {
-      for (const e of isValidLabelValue(val)) errs.push({ type: 'FieldValueInvalid', field, value: val, detail: e });
+      for (const e of isValidLabelValue(val))
+        errs.push({ type: 'FieldValueInvalid', field, value: val, detail: e });
     }
   }
   if (!isValue && total > 256 * 1024) {
@@ -39,24 +51,44 @@ function validateStringMap(v: unknown, field: string, isValue: boolean, errs: Fi
 }
 
 /** ValidateObjectMeta: name (or generateName), namespace presence, labels, annotations. */
-export function validateObjectMeta(obj: Obj, namespaced: boolean, nameRule: (n: string) => string[]): FieldErrorLike[] {
+export function validateObjectMeta(
+  obj: Obj,
+  namespaced: boolean,
+  nameRule: (n: string) => string[],
+): FieldErrorLike[] {
   const meta = metaOf(obj);
   const errs: FieldErrorLike[] = [];
   const name = str(meta['name']) ?? '';
   if (name === '') {
-    errs.push({ type: 'FieldValueRequired', field: 'metadata.name', detail: 'name or generateName is required' });
+    errs.push({
+      type: 'FieldValueRequired',
+      field: 'metadata.name',
+      detail: 'name or generateName is required',
+    });
   } else {
-    for (const e of nameRule(name)) errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', value: name, detail: e });
+    for (const e of nameRule(name))
+      errs.push({ type: 'FieldValueInvalid', field: 'metadata.name', value: name, detail: e });
   }
   const ns = str(meta['namespace']) ?? '';
-  if (namespaced && ns === '') errs.push({ type: 'FieldValueRequired', field: 'metadata.namespace', detail: '' });
-  if (!namespaced && ns !== '') errs.push({ type: 'FieldValueForbidden', field: 'metadata.namespace', detail: 'not allowed on this type' });
+  if (namespaced && ns === '')
+    errs.push({ type: 'FieldValueRequired', field: 'metadata.namespace', detail: '' });
+  if (!namespaced && ns !== '')
+    errs.push({
+      type: 'FieldValueForbidden',
+      field: 'metadata.namespace',
+      detail: 'not allowed on this type',
+    });
   validateStringMap(meta['labels'], 'metadata.labels', true, errs);
   validateStringMap(meta['annotations'], 'metadata.annotations', false, errs);
   const finalizers = meta['finalizers'];
   if (finalizers !== undefined && finalizers !== null) {
     if (!Array.isArray(finalizers) || finalizers.some((f) => typeof f !== 'string')) {
-      errs.push({ type: 'FieldValueInvalid', field: 'metadata.finalizers', value: finalizers, detail: 'must be a list of strings' });
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'metadata.finalizers',
+        value: finalizers,
+        detail: 'must be a list of strings',
+      });
     }
   }
   return errs;
@@ -68,7 +100,8 @@ const nameSuffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 export function generateName(base: string): string {
   const prefix = base.length > 58 ? base.slice(0, 58) : base;
   let suffix = '';
-  for (let i = 0; i < 5; i++) suffix += nameSuffixAlphabet.charAt(randomInt(nameSuffixAlphabet.length));
+  for (let i = 0; i < 5; i++)
+    suffix += nameSuffixAlphabet.charAt(randomInt(nameSuffixAlphabet.length));
   return prefix + suffix;
 }
 
@@ -106,8 +139,15 @@ export function validateMetaUpdate(obj: Obj, old: Obj): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const uid = meta['uid'];
   if (uid === undefined || uid === null || uid === '') meta['uid'] = oldMeta['uid'];
-  else if (uid !== oldMeta['uid']) errs.push({ type: 'FieldValueInvalid', field: 'metadata.uid', value: uid, detail: 'field is immutable' });
-  if (oldMeta['creationTimestamp'] !== undefined && oldMeta['creationTimestamp'] !== null) meta['creationTimestamp'] = oldMeta['creationTimestamp'];
+  else if (uid !== oldMeta['uid'])
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'metadata.uid',
+      value: uid,
+      detail: 'field is immutable',
+    });
+  if (oldMeta['creationTimestamp'] !== undefined && oldMeta['creationTimestamp'] !== null)
+    meta['creationTimestamp'] = oldMeta['creationTimestamp'];
   for (const f of ['deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const) {
     if (oldMeta[f] === undefined) Reflect.deleteProperty(meta, f);
     else meta[f] = oldMeta[f];

@@ -23,10 +23,31 @@ import {
   type FieldErrorLike,
   type StatusBody,
 } from '../status.js';
-import { StoreConflictError, StoreReadError, prefixEnd, type Store, type StoredObject } from '../storage/store.js';
+import {
+  StoreConflictError,
+  StoreReadError,
+  prefixEnd,
+  type Store,
+  type StoredObject,
+} from '../storage/store.js';
 import { generateName, prepareMetaForCreate, validateMetaUpdate } from './meta.js';
-import { checkDeletable, deleteGraceSeconds, deletesGracefully, markedForDeletion } from './delete-steps.js';
-import { apiVersionOf, clone, metaOf, servedShape, storedShape, str, type Obj, type ResourceDef, type StrategyContext } from './types.js';
+import {
+  checkDeletable,
+  deleteGraceSeconds,
+  deletesGracefully,
+  markedForDeletion,
+} from './delete-steps.js';
+import {
+  apiVersionOf,
+  clone,
+  metaOf,
+  servedShape,
+  storedShape,
+  str,
+  type Obj,
+  type ResourceDef,
+  type StrategyContext,
+} from './types.js';
 import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
 import { normalizeValues } from '../schema/values.js';
@@ -47,7 +68,9 @@ export interface DeleteOptions {
   readonly user: UserInfo;
   readonly dryRun: boolean;
   readonly gracePeriodSeconds: number | undefined;
-  readonly preconditions: { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined } | undefined;
+  readonly preconditions:
+    | { readonly uid?: string | undefined; readonly resourceVersion?: string | undefined }
+    | undefined;
   readonly propagationPolicy: string | undefined;
   readonly orphanDependents: boolean | undefined;
   readonly ignoreStoreReadError: boolean;
@@ -144,7 +167,11 @@ export class Registry {
     return got.obj;
   }
 
-  private async read(def: ResourceDef, namespace: string, name: string): Promise<{ obj: Obj; rv: number } | undefined> {
+  private async read(
+    def: ResourceDef,
+    namespace: string,
+    name: string,
+  ): Promise<{ obj: Obj; rv: number } | undefined> {
     const key = this.key(def, namespace, name);
     const raw = this.store.getRaw(key);
     if (raw === undefined) return undefined;
@@ -200,21 +227,30 @@ export class Registry {
     const kind = obj['kind'];
     const version = obj['apiVersion'];
     if (kind !== undefined && kind !== '' && kind !== def.kind) {
-      throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${textOf(kind)}) does not match the expected kind (${def.kind})`);
+      throw badRequest(
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${textOf(kind)}) does not match the expected kind (${def.kind})`,
+      );
     }
     if (version !== undefined && version !== '' && version !== apiVersion) {
-      throw badRequest(`the API version in the data (${textOf(version)}) does not match the expected API version (${apiVersion})`);
+      throw badRequest(
+        `the API version in the data (${textOf(version)}) does not match the expected API version (${apiVersion})`,
+      );
     }
     obj['kind'] = def.kind;
     obj['apiVersion'] = apiVersion;
     // Every write path (body, patch, apply, protobuf, controllers) meets the schema's value rules here.
     const valueError = normalizeValues(obj, def.kind);
-    if (valueError !== undefined) throw badRequest(`${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${valueError}`);
+    if (valueError !== undefined)
+      throw badRequest(
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ${valueError}`,
+      );
     const meta = metaOf(obj);
     if (def.namespaced) {
       const bodyNs = str(meta['namespace']) ?? '';
       if (bodyNs !== '' && bodyNs !== namespace) {
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+        throw badRequest(
+          'the namespace of the provided object does not match the namespace sent on the request',
+        );
       }
       meta['namespace'] = namespace;
     } else if (meta['namespace'] === '') {
@@ -260,7 +296,13 @@ export class Registry {
     }
     // The store's own check (expected revision 0) answers an existing name: no second lookup.
     try {
-      const change = await this.store.write(key, 'ADDED', storedShape(def, withFields), 0, undefined);
+      const change = await this.store.write(
+        key,
+        'ADDED',
+        storedShape(def, withFields),
+        0,
+        undefined,
+      );
       return def.view === undefined ? change.object : servedShape(def, change.object);
     } catch (err) {
       if (err instanceof StoreConflictError) throw alreadyExists(def.resource, def.group, name);
@@ -300,12 +342,19 @@ export class Registry {
         throw conflict(def.resource, def.group, name);
       }
       const old = current.obj;
-      const next = await this.updatedObject(def, namespace, name, { desired, old, rv: current.rv }, opts);
+      const next = await this.updatedObject(
+        def,
+        namespace,
+        name,
+        { desired, old, rv: current.rv },
+        opts,
+      );
       if (sameObject(next, old)) return { object: old, created: false };
       if (opts.dryRun) return { object: next, created: false };
       const written = await this.writeUpdate(def, key, next, current);
       if (written !== undefined) return { object: written, created: false };
-      if (conditional || attempt >= maxUpdateAttempts) throw conflict(def.resource, def.group, name);
+      if (conditional || attempt >= maxUpdateAttempts)
+        throw conflict(def.resource, def.group, name);
     }
   }
 
@@ -316,10 +365,14 @@ export class Registry {
     const bodyName = str(meta['name']) ?? '';
     if (bodyName === '') meta['name'] = name;
     else if (bodyName !== name) {
-      throw badRequest(`the name of the object (${bodyName}) does not match the name on the URL (${name})`);
+      throw badRequest(
+        `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
+      );
     }
     const bodyRv = meta['resourceVersion'];
-    return typeof bodyRv === 'string' ? parseResourceVersion(bodyRv, 'metadata.resourceVersion') : 0;
+    return typeof bodyRv === 'string'
+      ? parseResourceVersion(bodyRv, 'metadata.resourceVersion')
+      : 0;
   }
 
   /** The object an update writes: the kind's update rules, admission (mutating, then validating) around validation, managedFields. */
@@ -336,11 +389,17 @@ export class Registry {
     const metaErrs = validateMetaUpdate(desired, old);
     def.prepareForUpdate(desired, old, opts.subresource, ctx);
     meta['resourceVersion'] = String(u.rv);
-    if (!isDeepStrictEqual(desired['spec'], old['spec']) && typeof metaOf(old)['generation'] === 'number') {
+    if (
+      !isDeepStrictEqual(desired['spec'], old['spec']) &&
+      typeof metaOf(old)['generation'] === 'number'
+    ) {
       meta['generation'] = (metaOf(old)['generation'] as number) + 1;
     }
     await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
-    this.failIfInvalid(def, name, [...metaErrs, ...def.validateUpdate(desired, old, opts.subresource, ctx)]);
+    this.failIfInvalid(def, name, [
+      ...metaErrs,
+      ...def.validateUpdate(desired, old, opts.subresource, ctx),
+    ]);
     await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, validating);
     return this.managedFields.update({
       oldObj: old,
@@ -354,11 +413,24 @@ export class Registry {
   }
 
   /** Writes an updated object over the revision it was computed from; undefined when another write came first. */
-  private async writeUpdate(def: ResourceDef, key: string, next: Obj, current: { readonly obj: Obj; readonly rv: number }): Promise<Obj | undefined> {
+  private async writeUpdate(
+    def: ResourceDef,
+    key: string,
+    next: Obj,
+    current: { readonly obj: Obj; readonly rv: number },
+  ): Promise<Obj | undefined> {
     const finalizers = metaOf(next)['finalizers'];
-    const finished = metaOf(next)['deletionTimestamp'] !== undefined && (!Array.isArray(finalizers) || finalizers.length === 0);
+    const finished =
+      metaOf(next)['deletionTimestamp'] !== undefined &&
+      (!Array.isArray(finalizers) || finalizers.length === 0);
     try {
-      const change = await this.store.write(key, finished ? 'DELETED' : 'MODIFIED', storedShape(def, next), current.rv, storedShape(def, current.obj));
+      const change = await this.store.write(
+        key,
+        finished ? 'DELETED' : 'MODIFIED',
+        storedShape(def, next),
+        current.rv,
+        storedShape(def, current.obj),
+      );
       return def.view === undefined ? change.object : servedShape(def, change.object);
     } catch (err) {
       if (!(err instanceof StoreConflictError)) throw err;
@@ -366,7 +438,12 @@ export class Registry {
     }
   }
 
-  async delete(def: ResourceDef, namespace: string, name: string, opts: DeleteOptions): Promise<DeleteResult> {
+  async delete(
+    def: ResourceDef,
+    namespace: string,
+    name: string,
+    opts: DeleteOptions,
+  ): Promise<DeleteResult> {
     const key = this.key(def, namespace, name);
     for (let attempt = 0; ; attempt++) {
       const raw = this.store.getRaw(key);
@@ -375,10 +452,23 @@ export class Registry {
       if ('done' in read) return read.done;
       const obj = read.obj;
       checkDeletable(def, name, obj, opts, this.platformDomain);
-      await this.admit(def, 'DELETE', undefined, obj, namespace, name, { user: opts.user, dryRun: opts.dryRun, subresource: '' });
+      await this.admit(def, 'DELETE', undefined, obj, namespace, name, {
+        user: opts.user,
+        dryRun: opts.dryRun,
+        subresource: '',
+      });
       const grace = deleteGraceSeconds(def, obj, opts);
-      const target: DeleteTarget = { def, key, name, rv: raw.rv, obj, lastAttempt: attempt >= maxUpdateAttempts };
-      const out = deletesGracefully(obj, grace) ? await this.markDeleting(target, grace, opts) : await this.deleteNow(target, opts);
+      const target: DeleteTarget = {
+        def,
+        key,
+        name,
+        rv: raw.rv,
+        obj,
+        lastAttempt: attempt >= maxUpdateAttempts,
+      };
+      const out = deletesGracefully(obj, grace)
+        ? await this.markDeleting(target, grace, opts)
+        : await this.deleteNow(target, opts);
       if (out !== undefined) return out;
     }
   }
@@ -401,19 +491,38 @@ export class Registry {
       if (!(err instanceof StoreReadError)) throw err;
       if (!opts.ignoreStoreReadError) throw storeReadFailure(err, def, name);
       if (!opts.dryRun) this.store.forceDelete(key);
-      this.logger.warn({ resource: def.resource, namespace, name }, 'deleted an unreadable stored object (ignoreStoreReadErrorWithClusterBreakingPotential)');
-      return { done: { code: 200, body: successStatus({ name, group: def.group, kind: def.resource }), object: undefined } };
+      this.logger.warn(
+        { resource: def.resource, namespace, name },
+        'deleted an unreadable stored object (ignoreStoreReadErrorWithClusterBreakingPotential)',
+      );
+      return {
+        done: {
+          code: 200,
+          body: successStatus({ name, group: def.group, kind: def.resource }),
+          object: undefined,
+        },
+      };
     }
   }
 
   /** Graceful or finalizer-held deletion: mark the object and let its owner finish. Undefined: retry (a concurrent write). */
-  private async markDeleting(t: DeleteTarget, grace: number, opts: DeleteOptions): Promise<DeleteResult | undefined> {
+  private async markDeleting(
+    t: DeleteTarget,
+    grace: number,
+    opts: DeleteOptions,
+  ): Promise<DeleteResult | undefined> {
     const { def, obj } = t;
     const next = markedForDeletion(obj, grace, this.clock.now());
     const accepted = opts.orphanDependents === false ? 202 : 200;
     if (sameObject(next, obj) || opts.dryRun) return { code: accepted, body: next, object: next };
     try {
-      const change = await this.store.write(t.key, 'MODIFIED', storedShape(def, next), t.rv, storedShape(def, obj));
+      const change = await this.store.write(
+        t.key,
+        'MODIFIED',
+        storedShape(def, next),
+        t.rv,
+        storedShape(def, obj),
+      );
       const served = def.view === undefined ? change.object : servedShape(def, change.object);
       return { code: accepted, body: served, object: served };
     } catch (err) {
@@ -437,7 +546,14 @@ export class Registry {
       }
       if (def.resource === 'namespaces') await this.deleteNamespaceContents(name);
     }
-    const body = def.returnDeletedObject ? deleted : successStatus({ name, group: def.group, kind: def.resource, uid: str(metaOf(obj)['uid']) ?? '' });
+    const body = def.returnDeletedObject
+      ? deleted
+      : successStatus({
+          name,
+          group: def.group,
+          kind: def.resource,
+          uid: str(metaOf(obj)['uid']) ?? '',
+        });
     return { code: 200, body, object: deleted };
   }
 
@@ -467,7 +583,10 @@ function sameObject(a: Obj, b: Obj): boolean {
     const c = { ...o, metadata: { ...metaOf(o) } };
     delete c.metadata['resourceVersion'];
     const mf = c.metadata['managedFields'];
-    if (Array.isArray(mf)) c.metadata['managedFields'] = mf.map((e: unknown) => (e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e));
+    if (Array.isArray(mf))
+      c.metadata['managedFields'] = mf.map((e: unknown) =>
+        e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e,
+      );
     return c;
   };
   return isDeepStrictEqual(strip(a), strip(b));

@@ -18,9 +18,18 @@ type Served = string | Uint8Array;
 const sizeOf = (v: Served): number => Math.max(1, typeof v === 'string' ? v.length : v.byteLength);
 
 export class ServedCache {
-  private readonly lru = new LRUCache<string, Served>({ maxSize: MAX_SIZE, sizeCalculation: sizeOf });
+  private readonly lru = new LRUCache<string, Served>({
+    maxSize: MAX_SIZE,
+    sizeCalculation: sizeOf,
+  });
 
-  private static id(format: ServedFormat, def: ResourceDef, key: string, rv: number, size: number): string {
+  private static id(
+    format: ServedFormat,
+    def: ResourceDef,
+    key: string,
+    rv: number,
+    size: number,
+  ): string {
     return `${format}\n${def.group}/${def.version}/${def.resource}\n${key}\n${rv}\n${size}`;
   }
 
@@ -34,7 +43,15 @@ export class ServedCache {
     return v instanceof Uint8Array ? v : undefined;
   }
 
-  set(format: ServedFormat, def: ResourceDef, key: string, rv: number, size: number, value: Served): void {
-    if (sizeOf(value) <= MAX_SIZE / 64) this.lru.set(ServedCache.id(format, def, key, rv, size), value);
+  set(
+    format: ServedFormat,
+    def: ResourceDef,
+    key: string,
+    rv: number,
+    size: number,
+    value: Served,
+  ): void {
+    if (sizeOf(value) <= MAX_SIZE / 64)
+      this.lru.set(ServedCache.id(format, def, key, rv, size), value);
   }
 }

@@ -44,7 +44,8 @@ function splitTerm(term: string): { lhs: string; op: string; rhs: string } | und
   for (let i = 0; i < term.length; i++) {
     const remaining = term.slice(i);
     for (const op of TERM_OPERATORS) {
-      if (remaining.startsWith(op)) return { lhs: term.slice(0, i), op, rhs: term.slice(i + op.length) };
+      if (remaining.startsWith(op))
+        return { lhs: term.slice(0, i), op, rhs: term.slice(i + op.length) };
     }
   }
   return undefined;
@@ -65,7 +66,9 @@ export function unescapeFieldValue(s: string): string {
     if (c === '\\') inSlash = true;
     else if (c === ',' || c === '=') {
       // The reference prints the rune as its code point.
-      throw new SelectorError(`invalid field selector: unescaped character in value: ${c.codePointAt(0)}`);
+      throw new SelectorError(
+        `invalid field selector: unescaped character in value: ${c.codePointAt(0)}`,
+      );
     } else out += c;
   }
   if (inSlash) throw new SelectorError('invalid field selector: invalid escape sequence: \\');
@@ -104,7 +107,8 @@ export function parseFieldSelector(selector: string): FieldSelector {
   for (const part of parts) {
     if (part === '') continue;
     const t = splitTerm(part);
-    if (t === undefined) throw new SelectorError(`invalid selector: '${selector}'; can't understand '${part}'`);
+    if (t === undefined)
+      throw new SelectorError(`invalid selector: '${selector}'; can't understand '${part}'`);
     const value = unescapeFieldValue(t.rhs);
     reqs.push({ field: t.lhs, op: t.op === '!=' ? '!=' : '=', value });
   }

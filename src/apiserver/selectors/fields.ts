@@ -3,7 +3,19 @@
 // is absent reads as "" (the reference's field sets always hold every supported label);
 // booleans read as "true"/"false".
 
-export type SelectableResource = 'certificatesigningrequests' | 'events' | 'nodes' | 'pods' | 'namespaces' | 'secrets' | 'configmaps' | 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings' | 'leases';
+export type SelectableResource =
+  | 'certificatesigningrequests'
+  | 'events'
+  | 'nodes'
+  | 'pods'
+  | 'namespaces'
+  | 'secrets'
+  | 'configmaps'
+  | 'roles'
+  | 'clusterroles'
+  | 'rolebindings'
+  | 'clusterrolebindings'
+  | 'leases';
 
 export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<string>>> = {
   certificatesigningrequests: new Set(['metadata.name', 'metadata.namespace', 'spec.signerName']),
@@ -67,7 +79,10 @@ function path(obj: unknown, dotted: string): unknown {
 }
 
 /** Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field. */
-export function fieldGetterFor(resource: SelectableResource, obj: unknown): (field: string) => string | undefined {
+export function fieldGetterFor(
+  resource: SelectableResource,
+  obj: unknown,
+): (field: string) => string | undefined {
   const supported = SUPPORTED_FIELDS[resource];
   return (field: string): string | undefined => {
     if (!supported.has(field)) return undefined;

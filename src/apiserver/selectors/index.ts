@@ -10,7 +10,20 @@ export {
   type FieldSelector,
   type FieldRequirement,
 } from './field.js';
-export { parseLabelSelector, everythingLabelSelector, type LabelSelector, type LabelRequirement, type LabelOperator } from './label.js';
-export { parseShardSelector, fnv1a64, SHARD_FIELDS, type ShardSelector, type ShardRange, type ShardField } from './shard.js';
+export {
+  parseLabelSelector,
+  everythingLabelSelector,
+  type LabelSelector,
+  type LabelRequirement,
+  type LabelOperator,
+} from './label.js';
+export {
+  parseShardSelector,
+  fnv1a64,
+  SHARD_FIELDS,
+  type ShardSelector,
+  type ShardRange,
+  type ShardField,
+} from './shard.js';
 export { fieldGetterFor, SUPPORTED_FIELDS, type SelectableResource } from './fields.js';
 export { cachedFieldSelector, cachedLabelSelector, cachedShardSelector } from './parsed-cache.js';

@@ -132,7 +132,8 @@ class Parser {
   }
   lookahead(values: boolean): Scanned {
     const it = this.item();
-    if (values && (it.tok === 'in' || it.tok === 'notIn')) return { tok: 'identifier', lit: it.lit };
+    if (values && (it.tok === 'in' || it.tok === 'notIn'))
+      return { tok: 'identifier', lit: it.lit };
     return it;
   }
   consume(values: boolean): Scanned {
@@ -179,7 +180,8 @@ class Parser {
     if (t.tok !== 'identifier') throw new Error(`found '${t.lit}', expected: identifier`);
     const key = t.lit;
     const keyErrs = isQualifiedName(key);
-    if (keyErrs.length > 0) throw new Error(`<nil>: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
+    if (keyErrs.length > 0)
+      throw new Error(`<nil>: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
     const next = this.lookahead(true).tok;
     if (next === 'eos' || next === 'comma') {
       op ??= 'exists';
@@ -279,45 +281,68 @@ function parseInt64(s: string): bigint | undefined {
   return v;
 }
 
-function newRequirement(key: string, op: LabelOperator, valueSet: Set<string> | string[]): LabelRequirement {
+function newRequirement(
+  key: string,
+  op: LabelOperator,
+  valueSet: Set<string> | string[],
+): LabelRequirement {
   const vals = [...valueSet].sort();
   const errs: string[] = [];
   const keyErrs = isQualifiedName(key);
-  if (keyErrs.length > 0) errs.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
+  if (keyErrs.length > 0)
+    errs.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
   switch (op) {
     case 'in':
     case 'notin':
-      if (vals.length === 0) errs.push(`values: Invalid value: ${quoteList(vals)}: for 'in', 'notin' operators, values set can't be empty`);
+      if (vals.length === 0)
+        errs.push(
+          `values: Invalid value: ${quoteList(vals)}: for 'in', 'notin' operators, values set can't be empty`,
+        );
       break;
     case '=':
     case '==':
     case '!=':
-      if (vals.length !== 1) errs.push(`values: Invalid value: ${quoteList(vals)}: exact-match compatibility requires one single value`);
+      if (vals.length !== 1)
+        errs.push(
+          `values: Invalid value: ${quoteList(vals)}: exact-match compatibility requires one single value`,
+        );
       break;
     case 'exists':
     case '!':
-      if (vals.length !== 0) errs.push(`values: Invalid value: ${quoteList(vals)}: values set must be empty for exists and does not exist`);
+      if (vals.length !== 0)
+        errs.push(
+          `values: Invalid value: ${quoteList(vals)}: values set must be empty for exists and does not exist`,
+        );
       break;
     case 'gt':
     case 'lt':
-      if (vals.length !== 1) errs.push(`values: Invalid value: ${quoteList(vals)}: for 'Gt', 'Lt' operators, exactly one value is required`);
+      if (vals.length !== 1)
+        errs.push(
+          `values: Invalid value: ${quoteList(vals)}: for 'Gt', 'Lt' operators, exactly one value is required`,
+        );
       vals.forEach((v, i) => {
         if (parseInt64(v) === undefined) {
-          errs.push(`values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' operators, the value must be an integer`);
+          errs.push(
+            `values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' operators, the value must be an integer`,
+          );
         }
       });
       break;
   }
   vals.forEach((v, i) => {
     const vErrs = isValidLabelValue(v);
-    if (vErrs.length > 0) errs.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${vErrs.join('; ')}`);
+    if (vErrs.length > 0)
+      errs.push(`values[${i}][${key}]: Invalid value: ${JSON.stringify(v)}: ${vErrs.join('; ')}`);
   });
   if (errs.length === 1) throw new Error(errs[0]);
   if (errs.length > 1) throw new Error(`[${errs.join(', ')}]`);
   return { key, operator: op, values: vals };
 }
 
-function requirementMatches(r: LabelRequirement, labels: Readonly<Record<string, string>>): boolean {
+function requirementMatches(
+  r: LabelRequirement,
+  labels: Readonly<Record<string, string>>,
+): boolean {
   const has = Object.prototype.hasOwnProperty.call(labels, r.key);
   const v = has ? labels[r.key] : undefined;
   switch (r.operator) {

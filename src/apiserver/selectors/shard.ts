@@ -20,7 +20,10 @@ export function fnv1a64(s: string): bigint {
 }
 
 export type ShardField = 'object.metadata.uid' | 'object.metadata.namespace';
-export const SHARD_FIELDS: readonly ShardField[] = ['object.metadata.uid', 'object.metadata.namespace'];
+export const SHARD_FIELDS: readonly ShardField[] = [
+  'object.metadata.uid',
+  'object.metadata.namespace',
+];
 
 export interface ShardRange {
   readonly start: bigint;
@@ -52,28 +55,47 @@ function splitArgs(s: string): string[] {
       cur = '';
     } else cur += c;
   }
-  if (quote !== '') throw new SelectorError('CEL parse error: Syntax error: token recognition error: unterminated string');
+  if (quote !== '')
+    throw new SelectorError(
+      'CEL parse error: Syntax error: token recognition error: unterminated string',
+    );
   args.push(cur.trim());
   return args.length === 1 && args[0] === '' ? [] : args;
 }
 
 /** Checks one bound and returns its lowercase hex digits (16, or 17 for 2^64). */
 function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
-  const quoted = raw.length >= 2 && (raw.startsWith("'") || raw.startsWith('"')) && raw.endsWith(raw.charAt(0));
-  if (!quoted) throw new SelectorError(`${name} must be a string literal (e.g. '0xff'), got ${JSON.stringify(raw)}`);
+  const quoted =
+    raw.length >= 2 && (raw.startsWith("'") || raw.startsWith('"')) && raw.endsWith(raw.charAt(0));
+  if (!quoted)
+    throw new SelectorError(
+      `${name} must be a string literal (e.g. '0xff'), got ${JSON.stringify(raw)}`,
+    );
   const v = raw.slice(1, -1);
-  if (!v.startsWith('0x')) throw new SelectorError(`${name} must have '0x' prefix, got ${JSON.stringify(v)}`);
+  if (!v.startsWith('0x'))
+    throw new SelectorError(`${name} must have '0x' prefix, got ${JSON.stringify(v)}`);
   const hex = v.slice(2);
   if (hex === '') throw new SelectorError(`${name}: hex value is required after '0x'`);
-  if (hex.length > 17) throw new SelectorError(`${name}: hex value too long (${hex.length} chars, max 17): ${JSON.stringify(hex)}`);
+  if (hex.length > 17)
+    throw new SelectorError(
+      `${name}: hex value too long (${hex.length} chars, max 17): ${JSON.stringify(hex)}`,
+    );
   for (const c of hex) {
-    if (!/[0-9a-f]/.test(c)) throw new SelectorError(`${name}: invalid hex character ${JSON.stringify(c)} in ${JSON.stringify(v)}`);
+    if (!/[0-9a-f]/.test(c))
+      throw new SelectorError(
+        `${name}: invalid hex character ${JSON.stringify(c)} in ${JSON.stringify(v)}`,
+      );
   }
   if (hex.length === 17) {
-    if (v !== '0x10000000000000000') throw new SelectorError(`${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(v)}`);
+    if (v !== '0x10000000000000000')
+      throw new SelectorError(
+        `${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(v)}`,
+      );
   } else if (hex.length !== 16) {
     const padded = `0x${'0'.repeat(16 - hex.length)}${hex}`;
-    throw new SelectorError(`${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(v)} (did you mean ${JSON.stringify(padded)}?)`);
+    throw new SelectorError(
+      `${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(v)} (did you mean ${JSON.stringify(padded)}?)`,
+    );
   }
   return v;
 }
@@ -93,32 +115,48 @@ export function parseShardSelector(s: string): ShardSelector {
   let field: ShardField | undefined;
   for (const rawTerm of text.split('||')) {
     const term = rawTerm.trim();
-    if (term === '') throw new SelectorError("CEL parse error: Syntax error: mismatched input '||'");
+    if (term === '')
+      throw new SelectorError("CEL parse error: Syntax error: mismatched input '||'");
     const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
     if (m === null) {
       if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
-        throw new SelectorError(`unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`);
+        throw new SelectorError(
+          `unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`,
+        );
       }
-      throw new SelectorError(`CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`);
+      throw new SelectorError(
+        `CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`,
+      );
     }
     const fn = m[1] ?? '';
-    if (fn !== 'shardRange') throw new SelectorError(`unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`);
+    if (fn !== 'shardRange')
+      throw new SelectorError(
+        `unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`,
+      );
     const args = splitArgs(m[2] ?? '');
-    if (args.length !== 3) throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
+    if (args.length !== 3)
+      throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
     const path = args[0] ?? '';
     if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
-      throw new SelectorError(`shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`);
+      throw new SelectorError(
+        `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
+      );
     }
     if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
-      throw new SelectorError(`unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`);
+      throw new SelectorError(
+        `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
+      );
     }
     const startHex = parseBound(args[1] ?? '', 'hexStart');
     const endHex = parseBound(args[2] ?? '', 'hexEnd');
     const start = BigInt(startHex);
     const end = BigInt(endHex);
-    if (start >= end) throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+    if (start >= end)
+      throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
     if (field !== undefined && field !== path) {
-      throw new SelectorError(`all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`);
+      throw new SelectorError(
+        `all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`,
+      );
     }
     field = path;
     ranges.push({ start, end });

@@ -11,7 +11,9 @@ export interface ContinueToken {
 }
 
 export function encodeContinue(domain: string, token: ContinueToken): string {
-  return Buffer.from(JSON.stringify({ v: `meta.${domain}/v1`, rv: token.rv, start: token.start })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ v: `meta.${domain}/v1`, rv: token.rv, start: token.start }),
+  ).toString('base64url');
 }
 
 export function decodeContinue(domain: string, text: string): ContinueToken {
@@ -22,21 +24,28 @@ export function decodeContinue(domain: string, text: string): ContinueToken {
   } catch (err) {
     throw badRequest(`invalid continue token: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (parsed === null || typeof parsed !== 'object') throw badRequest('invalid continue token: not an object');
+  if (parsed === null || typeof parsed !== 'object')
+    throw badRequest('invalid continue token: not an object');
   const p = parsed as Record<string, unknown>;
   if (p['v'] !== `meta.${domain}/v1`) {
-    throw badRequest(`invalid continue token: continue key is not valid: server does not recognize this encoded key`);
+    throw badRequest(
+      `invalid continue token: continue key is not valid: server does not recognize this encoded key`,
+    );
   }
   const rv = p['rv'];
   const start = p['start'];
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0 || rv < -1) {
-    throw badRequest(`invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version ${REFERENCE_NAMES.groups.meta}/v1)`);
+    throw badRequest(
+      `invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version ${REFERENCE_NAMES.groups.meta}/v1)`,
+    );
   }
   if (typeof start !== 'string' || start === '') {
     throw badRequest('invalid continue token: continue key is not valid: encoded start key empty');
   }
   if (start.split('/').includes('..') || start.startsWith('/')) {
-    throw badRequest('invalid continue token: continue key is not valid: path traversal attempt detected');
+    throw badRequest(
+      'invalid continue token: continue key is not valid: path traversal attempt detected',
+    );
   }
   return { rv, start };
 }

@@ -24,7 +24,10 @@ export function openDatabase(file: string, options?: Database.Options): Database
 }
 
 /** Prepares a statement that stays reachable for the life of the process. */
-export function prepareKept<P extends unknown[] = unknown[], R = unknown>(db: Database.Database, sql: string): Database.Statement<P, R> {
+export function prepareKept<P extends unknown[] = unknown[], R = unknown>(
+  db: Database.Database,
+  sql: string,
+): Database.Statement<P, R> {
   const stmt = db.prepare<P, R>(sql);
   let set = kept.get(db);
   if (set === undefined) {

@@ -60,7 +60,10 @@ export function parseKey(key: string): KeyInfo {
 export class StoreReadError extends Error {
   readonly key: string;
   constructor(key: string, cause: unknown) {
-    super(`failed to read stored object ${key}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `failed to read stored object ${key}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.key = key;
   }
 }
@@ -104,7 +107,9 @@ export class Store {
   /** (revision, time) marks; compaction removes what was superseded before the mark one interval old. */
   private readonly marks: { rv: number; at: number }[] = [];
   private readonly stmts: ReturnType<Store['prepare']>;
-  private readonly commitTxn: Database.Transaction<(key: string, op: number, value: Uint8Array, expectRev: number) => number>;
+  private readonly commitTxn: Database.Transaction<
+    (key: string, op: number, value: Uint8Array, expectRev: number) => number
+  >;
   /** Group commit, on disk only (in memory there is no fsync to share). */
   private readonly batcher: WriteBatcher | undefined;
 
@@ -121,7 +126,10 @@ export class Store {
         // exec, not pragma(): pragma() prepares a statement each call (see sqlite-handles.ts).
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
       } catch (err) {
-        throw new FlagError(`--data-dir ${opts.dataDir}: cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`, { flag: 'data-dir', cause: err });
+        throw new FlagError(
+          `--data-dir ${opts.dataDir}: cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`,
+          { flag: 'data-dir', cause: err },
+        );
       }
     } else {
       this.db = openDatabase(':memory:');
@@ -135,15 +143,18 @@ export class Store {
     `);
     this.stmts = this.prepare();
     // One prepared transaction (creating it per write is measurably slower).
-    this.commitTxn = this.db.transaction((key: string, op: number, value: Uint8Array, expectRev: number): number => {
-      const cur = this.stmts.latest.get(key);
-      const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
-      if (curRev !== expectRev) throw new StoreConflictError(`${key}: expected revision ${expectRev}, found ${curRev}`);
-      const rv = this.rv + 1;
-      this.stmts.insert.run(key, rv, op, value);
-      this.stmts.setMeta.run('rv', rv);
-      return rv;
-    });
+    this.commitTxn = this.db.transaction(
+      (key: string, op: number, value: Uint8Array, expectRev: number): number => {
+        const cur = this.stmts.latest.get(key);
+        const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
+        if (curRev !== expectRev)
+          throw new StoreConflictError(`${key}: expected revision ${expectRev}, found ${curRev}`);
+        const rv = this.rv + 1;
+        this.stmts.insert.run(key, rv, op, value);
+        this.stmts.setMeta.run('rv', rv);
+        return rv;
+      },
+    );
     this.batcher = opts.dataDir === undefined ? undefined : this.makeBatcher();
     this.rv = this.stmts.getMeta.get('rv')?.value ?? 0;
     this.compacted = this.stmts.getMeta.get('compacted')?.value ?? 0;
@@ -153,31 +164,61 @@ export class Store {
   private prepare() {
     const db = this.db;
     return {
-      getMeta: prepareKept<[string], { value: number }>(db, 'SELECT value FROM meta WHERE name = ?'),
-      setMeta: prepareKept<[string, number]>(db, 'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value'),
-      latest: prepareKept<[string], { rv: number; op: number; value: Buffer }>(db, 'SELECT rv, op, value FROM revisions WHERE key = ? ORDER BY rv DESC LIMIT 1'),
-      atRev: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(db, 
+      getMeta: prepareKept<[string], { value: number }>(
+        db,
+        'SELECT value FROM meta WHERE name = ?',
+      ),
+      setMeta: prepareKept<[string, number]>(
+        db,
+        'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+      ),
+      latest: prepareKept<[string], { rv: number; op: number; value: Buffer }>(
+        db,
+        'SELECT rv, op, value FROM revisions WHERE key = ? ORDER BY rv DESC LIMIT 1',
+      ),
+      atRev: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(
+        db,
         'SELECT rv, op, value FROM revisions WHERE key = ? AND rv <= ? ORDER BY rv DESC LIMIT 1',
       ),
-      before: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(db, 
+      before: prepareKept<[string, number], { rv: number; op: number; value: Buffer }>(
+        db,
         'SELECT rv, op, value FROM revisions WHERE key = ? AND rv < ? ORDER BY rv DESC LIMIT 1',
       ),
-      insert: prepareKept<[string, number, number, Uint8Array]>(db, 'INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)'),
-      range: prepareKept<[string, string, number, number], { key: string; rv: number; op: number; value: Buffer }>(db, 
+      insert: prepareKept<[string, number, number, Uint8Array]>(
+        db,
+        'INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)',
+      ),
+      range: prepareKept<
+        [string, string, number, number],
+        { key: string; rv: number; op: number; value: Buffer }
+      >(
+        db,
         'SELECT key, MAX(rv) AS rv, op, value FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key ORDER BY key LIMIT ?',
       ),
-      count: prepareKept<[string, string, number], { n: number }>(db, 
+      count: prepareKept<[string, string, number], { n: number }>(
+        db,
         'SELECT COUNT(*) AS n FROM (SELECT MAX(rv) AS rv, op FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key) WHERE op != 2',
       ),
-      changes: prepareKept<[number, number, string, string], { key: string; rv: number; op: number; value: Buffer }>(db, 
+      changes: prepareKept<
+        [number, number, string, string],
+        { key: string; rv: number; op: number; value: Buffer }
+      >(
+        db,
         'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? AND key < ? ORDER BY rv',
       ),
-      corrupt: prepareKept<[Uint8Array, string, number]>(db, 'UPDATE revisions SET value = ? WHERE key = ? AND rv = ?'),
-      compactSuperseded: prepareKept<[number, number]>(db, 
+      corrupt: prepareKept<[Uint8Array, string, number]>(
+        db,
+        'UPDATE revisions SET value = ? WHERE key = ? AND rv = ?',
+      ),
+      compactSuperseded: prepareKept<[number, number]>(
+        db,
         `DELETE FROM revisions WHERE rv <= ? AND EXISTS (
            SELECT 1 FROM revisions AS newer WHERE newer.key = revisions.key AND newer.rv > revisions.rv AND newer.rv <= ?)`,
       ),
-      compactTombstones: prepareKept<[number]>(db, 'DELETE FROM revisions WHERE op = 2 AND rv <= ?'),
+      compactTombstones: prepareKept<[number]>(
+        db,
+        'DELETE FROM revisions WHERE op = 2 AND rv <= ?',
+      ),
     };
   }
 
@@ -187,7 +228,10 @@ export class Store {
       const out = writes.map((w): WriteOutcome => {
         const cur = this.stmts.latest.get(w.key);
         const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
-        if (curRev !== w.expectRev) return new StoreConflictError(`${w.key}: expected revision ${w.expectRev}, found ${curRev}`);
+        if (curRev !== w.expectRev)
+          return new StoreConflictError(
+            `${w.key}: expected revision ${w.expectRev}, found ${curRev}`,
+          );
         rv += 1;
         this.stmts.insert.run(w.key, rv, w.op, w.value);
         return rv;
@@ -236,7 +280,8 @@ export class Store {
     } catch (err) {
       throw new StoreReadError(key, err);
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new StoreReadError(key, new Error('not an object'));
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new StoreReadError(key, new Error('not an object'));
     const obj = parsed as StoredObject;
     const meta = (obj['metadata'] ?? {}) as Record<string, unknown>;
     obj['metadata'] = { ...meta, resourceVersion: String(rv) };
@@ -245,7 +290,8 @@ export class Store {
 
   /** The current raw state of one key (undefined when absent or deleted). */
   getRaw(key: string, atRev?: number): RawRevision | undefined {
-    if (atRev !== undefined && atRev < this.compacted) throw new CompactedError(atRev, this.compacted + 1);
+    if (atRev !== undefined && atRev < this.compacted)
+      throw new CompactedError(atRev, this.compacted + 1);
     const row = atRev === undefined ? this.stmts.latest.get(key) : this.stmts.atRev.get(key, atRev);
     if (row === undefined || row.op === 2) return undefined;
     return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
@@ -270,7 +316,12 @@ export class Store {
       const rows = this.stmts.range.all(cursor, to, atRev, batch);
       for (const row of rows) {
         if (row.op === 2) continue;
-        out.push({ key: row.key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value });
+        out.push({
+          key: row.key,
+          rv: row.rv,
+          type: opName[row.op] ?? 'MODIFIED',
+          value: row.value,
+        });
         if (max >= 0 && out.length >= max) break;
       }
       const last = rows[rows.length - 1];
@@ -316,12 +367,16 @@ export class Store {
   ): Promise<Change> {
     const value = await this.encode(key, obj);
     const announce = (rv: number): Change => {
-      const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined), resourceVersion: String(rv) };
+      const meta = {
+        ...(obj['metadata'] as Record<string, unknown> | undefined),
+        resourceVersion: String(rv),
+      };
       const change: Change = { key, rv, type, object: { ...obj, metadata: meta }, prev };
       this.emit(change);
       return change;
     };
-    if (this.batcher !== undefined) return this.batcher.add({ key, op: opCode[type], value, expectRev, done: announce });
+    if (this.batcher !== undefined)
+      return this.batcher.add({ key, op: opCode[type], value, expectRev, done: announce });
     return announce(this.commit(key, type, value, expectRev));
   }
 

@@ -18,6 +18,12 @@ export interface OtelRequestTracerOptions {
 
 export class OtelRequestTracer extends RequestTracer implements RequestTracerInterface {
   constructor(opts: OtelRequestTracerOptions) {
-    super({ config: opts.config, logger: opts.logger, serviceName: opts.serviceName ?? 'plat-apiserver', pathOf: rawRequestPath, ...(opts.exportIntervalMs !== undefined ? { exportIntervalMs: opts.exportIntervalMs } : {}) });
+    super({
+      config: opts.config,
+      logger: opts.logger,
+      serviceName: opts.serviceName ?? 'plat-apiserver',
+      pathOf: rawRequestPath,
+      ...(opts.exportIntervalMs !== undefined ? { exportIntervalMs: opts.exportIntervalMs } : {}),
+    });
   }
 }

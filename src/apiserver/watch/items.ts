@@ -46,8 +46,11 @@ export async function serveItem(run: WatchRun, item: WatchItem): Promise<void> {
 
 async function serveBookmark(run: WatchRun, rv: number, initialEnd: boolean): Promise<void> {
   const metadata: Obj = { resourceVersion: String(rv) };
-  if (initialEnd) metadata['annotations'] = { [`${run.platformDomain}/initial-events-end`]: 'true' };
-  await run.write(run.frame('BOOKMARK', { kind: run.def.kind, apiVersion: run.apiVersion, metadata }));
+  if (initialEnd)
+    metadata['annotations'] = { [`${run.platformDomain}/initial-events-end`]: 'true' };
+  await run.write(
+    run.frame('BOOKMARK', { kind: run.def.kind, apiVersion: run.apiVersion, metadata }),
+  );
   if (run.timedOut() && !initialEnd) run.queue.close();
 }
 
@@ -87,9 +90,21 @@ async function serveRow(run: WatchRun, item: Extract<WatchItem, { kind: 'raw' }>
   let prev: Obj | undefined;
   if (run.filtered && row.type !== 'ADDED') {
     const p = row.type === 'DELETED' ? undefined : registry.store.previousRaw(row.key, row.rv);
-    prev = p === undefined ? (row.type === 'DELETED' ? obj : undefined) : await decodeRow(registry, def, p.key, p.rv, p.value);
+    prev =
+      p === undefined
+        ? row.type === 'DELETED'
+          ? obj
+          : undefined
+        : await decodeRow(registry, def, p.key, p.rv, p.value);
   }
-  const ev = eventFor(row.type, obj, row.type === 'DELETED' ? obj : prev, row.rv, run.matches, run.filtered);
+  const ev = eventFor(
+    row.type,
+    obj,
+    row.type === 'DELETED' ? obj : prev,
+    row.rv,
+    run.matches,
+    run.filtered,
+  );
   if (ev !== undefined) await run.write(run.frame(ev.type, rendered(run, ev.object)));
 }
 

@@ -17,16 +17,21 @@ export interface WatchStart {
 export function watchStart(store: Store, prefix: string, end: string, o: ListOptions): WatchStart {
   const rvParam = o.resourceVersion === undefined ? undefined : parseRv(o.resourceVersion);
   const current = store.currentRevision();
-  const initial = o.sendInitialEvents === true || (o.sendInitialEvents === undefined && (rvParam === undefined || rvParam === 0));
+  const initial =
+    o.sendInitialEvents === true ||
+    (o.sendInitialEvents === undefined && (rvParam === undefined || rvParam === 0));
   const items: WatchItem[] = [];
   if (initial) {
-    for (const row of store.rangeRaw(prefix, end, current)) items.push({ kind: 'raw', row, initial: true });
-    if (o.sendInitialEvents === true) items.push({ kind: 'bookmark', rv: current, initialEnd: true });
+    for (const row of store.rangeRaw(prefix, end, current))
+      items.push({ kind: 'raw', row, initial: true });
+    if (o.sendInitialEvents === true)
+      items.push({ kind: 'bookmark', rv: current, initialEnd: true });
     return { startRev: current, items };
   }
   const startRev = rvParam ?? current;
   if (startRev < current) {
-    for (const row of store.changesRaw(startRev, current, prefix, end)) items.push({ kind: 'raw', row, initial: false });
+    for (const row of store.changesRaw(startRev, current, prefix, end))
+      items.push({ kind: 'raw', row, initial: false });
   }
   return { startRev, items };
 }

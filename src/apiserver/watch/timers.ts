@@ -22,7 +22,8 @@ export interface WatchTimerOptions {
 /** Arms the timers (stopped when the queue closes); returns whether the timeout has passed. */
 export function armWatchTimers(o: WatchTimerRequest, t: WatchTimerOptions): () => boolean {
   const { queue } = t;
-  const bookmark = (): void => queue.push({ kind: 'bookmark', rv: t.currentRevision(), initialEnd: false });
+  const bookmark = (): void =>
+    queue.push({ kind: 'bookmark', rv: t.currentRevision(), initialEnd: false });
   let timedOut = false;
   queue.onClose(
     afterMs(t.clock, watchTimeoutMs(o, t.minRequestTimeoutSeconds), () => {

@@ -68,19 +68,29 @@ export async function serveWatch(
   const store = registry.store;
   const prefix = registry.prefix(def, namespace);
   const matches = objectMatcher(def, o);
-  const filtered = o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
+  const filtered =
+    o.labelSelector !== undefined || o.fieldSelector !== undefined || o.shardSelector !== undefined;
   const proto = protobuf && render === undefined;
-  const frame = (type: EventType, object: Obj | StatusBody): string | Buffer => (proto ? watchFrame(type, object) : watchLine(type, object));
+  const frame = (type: EventType, object: Obj | StatusBody): string | Buffer =>
+    proto ? watchFrame(type, object) : watchLine(type, object);
 
   await waitForRv(registry, o);
-  res.writeHead(200, { 'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
+  res.writeHead(200, {
+    'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
   res.flushHeaders();
 
   const start = startOrExpire(res, store, prefix, o, frame);
   if (start === undefined) return;
   const queue = new WatchQueue({ initial: start.items });
   queue.onClose(subscribeChanges(queue, store, start.startRev, prefix, s, def));
-  const timedOut = armWatchTimers(o, { ...s, queue, currentRevision: () => store.currentRevision() });
+  const timedOut = armWatchTimers(o, {
+    ...s,
+    queue,
+    currentRevision: () => store.currentRevision(),
+  });
   const close = (): void => queue.close();
   signal.addEventListener('abort', close, { once: true });
   res.on('close', close);
@@ -89,13 +99,31 @@ export async function serveWatch(
     if (!queue.closed) await writeDrained(res, chunk);
   };
   const cache = proto ? frameCache : lineCache;
-  const run: WatchRun = { registry, def, apiVersion: apiVersionOf(def), platformDomain: s.platformDomain, matches, filtered, render, protobuf: proto, frame, cache, queue, write, timedOut };
+  const run: WatchRun = {
+    registry,
+    def,
+    apiVersion: apiVersionOf(def),
+    platformDomain: s.platformDomain,
+    matches,
+    filtered,
+    render,
+    protobuf: proto,
+    frame,
+    cache,
+    queue,
+    write,
+    timedOut,
+  };
   try {
-    for (let item = await queue.next(); item !== undefined; item = await queue.next()) await serveItem(run, item);
+    for (let item = await queue.next(); item !== undefined; item = await queue.next())
+      await serveItem(run, item);
   } catch (err) {
     s.logger.warn({ err, resource: def.resource }, 'watch stream ended by an error');
     if (!res.writableEnded && !res.destroyed) {
-      const status = err instanceof Error && 'toStatus' in err && typeof err.toStatus === 'function' ? (err.toStatus as () => StatusBody)() : undefined;
+      const status =
+        err instanceof Error && 'toStatus' in err && typeof err.toStatus === 'function'
+          ? (err.toStatus as () => StatusBody)()
+          : undefined;
       if (status !== undefined) res.write(frame('ERROR', status));
     }
   } finally {
@@ -124,11 +152,21 @@ function startOrExpire(
 }
 
 /** Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed. Returns the unsubscribe. */
-function subscribeChanges(queue: WatchQueue, store: Store, startRev: number, prefix: string, s: WatchSettings, def: ResourceDef): () => void {
+function subscribeChanges(
+  queue: WatchQueue,
+  store: Store,
+  startRev: number,
+  prefix: string,
+  s: WatchSettings,
+  def: ResourceDef,
+): () => void {
   return store.subscribe((change) => {
     if (change.rv <= startRev || !change.key.startsWith(prefix)) return;
     if (queue.length >= s.maxQueue) {
-      s.logger.warn({ resource: def.resource, queued: queue.length }, 'closing a watch that does not keep up; the client will resume from its last resourceVersion');
+      s.logger.warn(
+        { resource: def.resource, queued: queue.length },
+        'closing a watch that does not keep up; the client will resume from its last resourceVersion',
+      );
       queue.close();
       return;
     }

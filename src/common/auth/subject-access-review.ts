@@ -17,7 +17,11 @@ export interface ReviewedAttributes {
   readonly subresource: string;
   readonly name: string;
   /** Parsed selectors of a list/watch (AuthorizeWithSelectors): sent as requirements, never raw. */
-  readonly fieldSelector?: readonly { readonly field: string; readonly op: '=' | '!='; readonly value: string }[];
+  readonly fieldSelector?: readonly {
+    readonly field: string;
+    readonly op: '=' | '!=';
+    readonly value: string;
+  }[];
   readonly labelSelector?: readonly SelectorRequirement[];
 }
 
@@ -70,9 +74,17 @@ export function sarSpecV1(a: ReviewedAttributes): SarSpecV1 {
       name: a.name,
     };
     // As the reference's webhook: `=` is In, `!=` NotIn, one value each; nothing when none.
-    const fields = (a.fieldSelector ?? []).map((r) => ({ key: r.field, operator: r.op === '=' ? 'In' : 'NotIn', values: [r.value] }));
+    const fields = (a.fieldSelector ?? []).map((r) => ({
+      key: r.field,
+      operator: r.op === '=' ? 'In' : 'NotIn',
+      values: [r.value],
+    }));
     if (fields.length > 0) spec.resourceAttributes.fieldSelector = { requirements: fields };
-    const labels = (a.labelSelector ?? []).map((r) => ({ key: r.key, operator: r.operator, ...(r.values !== undefined && r.values.length > 0 ? { values: [...r.values] } : {}) }));
+    const labels = (a.labelSelector ?? []).map((r) => ({
+      key: r.key,
+      operator: r.operator,
+      ...(r.values !== undefined && r.values.length > 0 ? { values: [...r.values] } : {}),
+    }));
     if (labels.length > 0) spec.resourceAttributes.labelSelector = { requirements: labels };
   }
   return spec;
@@ -89,7 +101,11 @@ export interface SarRequestBody {
 }
 
 /** The request body around `spec`, in `group` (authorization.{domain}) at `version`. */
-export function sarRequestBody(spec: SarSpecV1, group: string, version: 'v1' | 'v1beta1' = 'v1'): SarRequestBody {
+export function sarRequestBody(
+  spec: SarSpecV1,
+  group: string,
+  version: 'v1' | 'v1beta1' = 'v1',
+): SarRequestBody {
   const apiVersion = `${group}/${version}`;
   if (version === 'v1') return { apiVersion, kind: 'SubjectAccessReview', spec };
   const { groups, ...rest } = spec;

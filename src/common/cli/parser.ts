@@ -54,7 +54,11 @@ export interface CommandLine<V> {
  * the flag on the first problem, in pflag's words: "unknown flag: --x", "flag needs an argument:
  * --x", "bad flag syntax: ---x", "unknown shorthand flag: 'q' in -q".
  */
-export function tokenize<S extends TokenFlag, V>(argv: readonly string[], table: FlagTable<S, V>, o: TokenizeOptions = {}): CommandLine<V> {
+export function tokenize<S extends TokenFlag, V>(
+  argv: readonly string[],
+  table: FlagTable<S, V>,
+  o: TokenizeOptions = {},
+): CommandLine<V> {
   const state = new Tokenizer(argv, table, o.errorPrefix ?? '');
   state.run();
   return {
@@ -107,7 +111,8 @@ class Tokenizer<S extends TokenFlag, V> {
     try {
       v = this.table.parseValue(spec, raw, this.values.get(spec.name));
     } catch (err) {
-      if (err instanceof FlagError) throw new FlagError(this.prefix + err.message, { flag: spec.name, cause: err });
+      if (err instanceof FlagError)
+        throw new FlagError(this.prefix + err.message, { flag: spec.name, cause: err });
       throw err;
     }
     if (!this.values.has(spec.name)) this.order.push(spec.name);
@@ -134,7 +139,8 @@ class Tokenizer<S extends TokenFlag, V> {
     else if (this.table.takesNoValue(spec)) {
       this.set(spec, 'true');
       this.lastBare = arg;
-    } else if (!this.setFromNext(spec)) throw this.error(`flag needs an argument: ${arg}`, spec.name);
+    } else if (!this.setFromNext(spec))
+      throw this.error(`flag needs an argument: ${arg}`, spec.name);
   }
 
   private unknown(name: string): FlagError {
@@ -149,7 +155,8 @@ class Tokenizer<S extends TokenFlag, V> {
     while (rest.length > 0) {
       const letter = rest.charAt(0);
       const spec = this.table.byShort(letter);
-      if (spec === undefined) throw this.error(`unknown shorthand flag: '${letter}' in -${rest}`, letter);
+      if (spec === undefined)
+        throw this.error(`unknown shorthand flag: '${letter}' in -${rest}`, letter);
       if (rest.length > 2 && rest[1] === '=') {
         this.set(spec, rest.slice(2));
         rest = '';

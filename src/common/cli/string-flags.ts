@@ -28,18 +28,25 @@ export interface StringFlags {
 
 export function stringFlagTable(defs: readonly StringFlagDef[]): FlagTable<StringFlagDef, string> {
   const byName = new Map(defs.map((d) => [d.name, d]));
-  const byShort = new Map(defs.flatMap((d) => (d.short === undefined ? [] : [[d.short, d] as const])));
+  const byShort = new Map(
+    defs.flatMap((d) => (d.short === undefined ? [] : [[d.short, d] as const])),
+  );
   return {
     byName: (name) => byName.get(name),
     byShort: (letter) => byShort.get(letter),
     takesNoValue: (d) => d.bool === true,
-    parseValue: (d, raw, prev) => (d.accumulates === true && prev !== undefined ? `${prev},${raw}` : raw),
+    parseValue: (d, raw, prev) =>
+      d.accumulates === true && prev !== undefined ? `${prev},${raw}` : raw,
     names: () => defs.map((d) => d.name),
   };
 }
 
 /** Parses `argv` against `defs`; throws FlagError in pflag's words (parser.ts). */
-export function parseStringFlags(argv: readonly string[], defs: readonly StringFlagDef[], o: TokenizeOptions = {}): StringFlags {
+export function parseStringFlags(
+  argv: readonly string[],
+  defs: readonly StringFlagDef[],
+  o: TokenizeOptions = {},
+): StringFlags {
   const parsed = tokenize(argv, stringFlagTable(defs), o);
   const defaults = new Map(defs.map((d) => [d.name, d.def ?? '']));
   return {

@@ -13,7 +13,8 @@ export function editDistance(a: string, b: string): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, at(i - 2, j - 2) + 1);
       d[i * w + j] = v;
     }
   }
@@ -29,7 +30,10 @@ export function suggestFlag(given: string, known: readonly string[]): string | u
   let bestD = Infinity;
   for (const k of known) {
     const d = editDistance(g, k);
-    if (d < bestD) { bestD = d; best = k; }
+    if (d < bestD) {
+      bestD = d;
+      best = k;
+    }
   }
   if (best !== undefined && bestD <= 2 && (best.length - bestD) / best.length > 0.4) return best;
   if (g.length >= 4) {

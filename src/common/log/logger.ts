@@ -63,7 +63,12 @@ class TextLogger implements Logger {
   readonly #override: number | undefined;
   readonly #vmodule: readonly VModuleItem[];
 
-  constructor(p: PinoLogger, state: VerbosityState, override: number | undefined, vmodule: readonly VModuleItem[]) {
+  constructor(
+    p: PinoLogger,
+    state: VerbosityState,
+    override: number | undefined,
+    vmodule: readonly VModuleItem[],
+  ) {
     this.#p = p;
     this.#state = state;
     this.#override = override;
@@ -98,8 +103,14 @@ class TextLogger implements Logger {
   child(bindings: Record<string, unknown>): Logger {
     // Our parts name themselves with `component` (some with `part`): vmodule matches either.
     const component = bindings['component'] ?? bindings['part'];
-    const override = typeof component === 'string' ? vmoduleVerbosity(this.#vmodule, component) : undefined;
-    return new TextLogger(this.#p.child(bindings), this.#state, override ?? this.#override, this.#vmodule);
+    const override =
+      typeof component === 'string' ? vmoduleVerbosity(this.#vmodule, component) : undefined;
+    return new TextLogger(
+      this.#p.child(bindings),
+      this.#state,
+      override ?? this.#override,
+      this.#vmodule,
+    );
   }
 
   setVerbosity(verbosity: number): void {
@@ -166,7 +177,9 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
   const vmodule = opts.vmodule ?? [];
   const split = opts.splitStream === true;
   const stderr = opts.stderr ?? fdSink(2, 0);
-  const stdout = split ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0)))) : stderr;
+  const stdout = split
+    ? (opts.stdout ?? fdSink(1, Math.max(0, Math.floor(opts.infoBufferSize ?? 0))))
+    : stderr;
   // Every level reaches pino; TextLogger filters by the verbosity in force (it may change).
   const root = pino(
     {
@@ -177,7 +190,12 @@ export function createLogger(opts: LoggerOptions = {}): LoggerHandle {
     textDestination(stdout, stderr),
   );
   const { flush, periodic } = flushers(split ? [stdout, stderr] : [stderr]);
-  const stopFlushing = everyMs(opts.clock ?? systemClock, Math.max(1, opts.flushFrequencyMs ?? 5000), periodic, { unref: true });
+  const stopFlushing = everyMs(
+    opts.clock ?? systemClock,
+    Math.max(1, opts.flushFrequencyMs ?? 5000),
+    periodic,
+    { unref: true },
+  );
   return {
     logger: new TextLogger(root, { verbosity }, undefined, vmodule),
     flush,

@@ -35,7 +35,8 @@ export function renderTextLine(rec: Record<string, unknown>): string {
     if (k === 'err' && isRecord(v)) {
       // The message of an error is what a person acts on; the stack only at trace level.
       line += ` err=${formatValue(v['message'] ?? v['type'] ?? v)}`;
-      if (level <= 10 && typeof v['stack'] === 'string') line += ` stack=${JSON.stringify(v['stack'])}`;
+      if (level <= 10 && typeof v['stack'] === 'string')
+        line += ` stack=${JSON.stringify(v['stack'])}`;
       continue;
     }
     line += ` ${k}=${formatValue(v)}`;

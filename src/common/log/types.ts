@@ -22,6 +22,13 @@ export interface Logger {
 /** A logger that drops everything; for tests and for parts built before logging is set up. */
 export function silentLogger(): Logger {
   const noop: LogFn = () => undefined;
-  const l: Logger = { error: noop, warn: noop, info: noop, debug: noop, trace: noop, child: () => l };
+  const l: Logger = {
+    error: noop,
+    warn: noop,
+    info: noop,
+    debug: noop,
+    trace: noop,
+    child: () => l,
+  };
   return l;
 }

@@ -18,7 +18,10 @@ function globToRegExp(glob: string): RegExp {
 }
 
 /** The verbosity vmodule sets for `component`, or undefined when no pattern matches. */
-export function vmoduleVerbosity(items: readonly VModuleItem[], component: string): number | undefined {
+export function vmoduleVerbosity(
+  items: readonly VModuleItem[],
+  component: string,
+): number | undefined {
   for (const item of items) {
     if (globToRegExp(item.filePattern).test(component)) return item.verbosity;
   }

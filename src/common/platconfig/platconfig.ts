@@ -77,20 +77,30 @@ function isObj(v: unknown): v is Obj {
 
 function str(v: unknown, file: string, where: string): string | undefined {
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new PlatconfigError(`platconfig ${file}: ${where} must be a string`, { file });
+  if (typeof v !== 'string')
+    throw new PlatconfigError(`platconfig ${file}: ${where} must be a string`, { file });
   return v;
 }
 
-function named<T>(raw: unknown, key: 'cluster' | 'user' | 'context', list: string, file: string, convert: (o: Obj, where: string) => T): { name: string; value: T }[] {
+function named<T>(
+  raw: unknown,
+  key: 'cluster' | 'user' | 'context',
+  list: string,
+  file: string,
+  convert: (o: Obj, where: string) => T,
+): { name: string; value: T }[] {
   if (raw === undefined || raw === null) return [];
-  if (!Array.isArray(raw)) throw new PlatconfigError(`platconfig ${file}: ${list} must be a list`, { file });
+  if (!Array.isArray(raw))
+    throw new PlatconfigError(`platconfig ${file}: ${list} must be a list`, { file });
   return raw.map((item: unknown, i) => {
     const where = `${list}[${i}]`;
-    if (!isObj(item)) throw new PlatconfigError(`platconfig ${file}: ${where} must be a mapping`, { file });
+    if (!isObj(item))
+      throw new PlatconfigError(`platconfig ${file}: ${where} must be a mapping`, { file });
     const name = str(item.name, file, `${where}.name`);
     if (!name) throw new PlatconfigError(`platconfig ${file}: ${where}.name is required`, { file });
     const body = item[key] ?? {};
-    if (!isObj(body)) throw new PlatconfigError(`platconfig ${file}: ${where}.${key} must be a mapping`, { file });
+    if (!isObj(body))
+      throw new PlatconfigError(`platconfig ${file}: ${where}.${key} must be a mapping`, { file });
     return { name, value: convert(body, `${where}.${key}`) };
   });
 }
@@ -98,7 +108,11 @@ function named<T>(raw: unknown, key: 'cluster' | 'user' | 'context', list: strin
 // A text this short cannot pass any other bound of CONFIG_FILE_LIMITS (keys, values, string length,
 // bytes); the fast path bounds nesting and takes one document only. Platconfigs that name their
 // files, as the agent writes them, are well under it.
-const FAST_MAX_CHARS = Math.min(CONFIG_FILE_LIMITS.maxKeysPerObject, CONFIG_FILE_LIMITS.maxNodes, CONFIG_FILE_LIMITS.maxStringLength);
+const FAST_MAX_CHARS = Math.min(
+  CONFIG_FILE_LIMITS.maxKeysPerObject,
+  CONFIG_FILE_LIMITS.maxNodes,
+  CONFIG_FILE_LIMITS.maxStringLength,
+);
 
 /** The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed). */
 async function decodePlatconfig(text: string, file: string): Promise<unknown> {
@@ -115,10 +129,16 @@ export async function parsePlatconfig(text: string, file: string): Promise<Platc
 
 /** Checks a decoded platconfig document and resolves its relative paths against `file`'s directory. */
 function platconfigFromValue(doc: unknown, file: string): Platconfig {
-  if (doc === null || doc === undefined) throw new PlatconfigError(`platconfig ${file} is empty`, { file });
-  if (!isObj(doc)) throw new PlatconfigError(`platconfig ${file} must be a mapping with clusters, users and contexts`, { file });
+  if (doc === null || doc === undefined)
+    throw new PlatconfigError(`platconfig ${file} is empty`, { file });
+  if (!isObj(doc))
+    throw new PlatconfigError(
+      `platconfig ${file} must be a mapping with clusters, users and contexts`,
+      { file },
+    );
   const base = dirname(resolve(file));
-  const abs = (p: string | undefined): string | undefined => (p === undefined || p === '' ? undefined : isAbsolute(p) ? p : resolve(base, p));
+  const abs = (p: string | undefined): string | undefined =>
+    p === undefined || p === '' ? undefined : isAbsolute(p) ? p : resolve(base, p);
   const clusters = named(doc.clusters, 'cluster', 'clusters', file, (o, w) => {
     const server = str(o.server, file, `${w}.server`) ?? '';
     const c: PlatconfigCluster = { server };
@@ -128,7 +148,11 @@ function platconfigFromValue(doc: unknown, file: string): Platconfig {
     if (caData !== undefined) c['certificate-authority-data'] = caData;
     const insecure = o['insecure-skip-tls-verify'];
     if (insecure !== undefined) {
-      if (typeof insecure !== 'boolean') throw new PlatconfigError(`platconfig ${file}: ${w}.insecure-skip-tls-verify must be true or false`, { file });
+      if (typeof insecure !== 'boolean')
+        throw new PlatconfigError(
+          `platconfig ${file}: ${w}.insecure-skip-tls-verify must be true or false`,
+          { file },
+        );
       c['insecure-skip-tls-verify'] = insecure;
     }
     const sn = str(o['tls-server-name'], file, `${w}.tls-server-name`);
@@ -152,7 +176,10 @@ function platconfigFromValue(doc: unknown, file: string): Platconfig {
     return u;
   });
   const contexts = named(doc.contexts, 'context', 'contexts', file, (o, w) => {
-    const c: PlatconfigContext = { cluster: str(o.cluster, file, `${w}.cluster`) ?? '', user: str(o.user, file, `${w}.user`) ?? '' };
+    const c: PlatconfigContext = {
+      cluster: str(o.cluster, file, `${w}.cluster`) ?? '',
+      user: str(o.user, file, `${w}.user`) ?? '',
+    };
     const ns = str(o.namespace, file, `${w}.namespace`);
     if (ns !== undefined) c.namespace = ns;
     return c;
@@ -173,7 +200,12 @@ export async function loadPlatconfig(path: string): Promise<LoadedPlatconfig> {
     text = await readFile(path, 'utf8');
   } catch (err) {
     const code = errnoCode(err);
-    const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable (permission denied)' : `cannot be read (${code ?? String(err)})`;
+    const why =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'EACCES'
+          ? 'is not readable (permission denied)'
+          : `cannot be read (${code ?? String(err)})`;
     throw new PlatconfigError(`platconfig ${path} ${why}`, { file: path, cause: err });
   }
   return { path, config: await parsePlatconfig(text, path) };
@@ -189,56 +221,118 @@ async function readRef(file: string, what: string, source: string): Promise<stri
     return await readFile(file, 'utf8');
   } catch (err) {
     const code = errnoCode(err);
-    throw new PlatconfigError(`platconfig ${source}: ${what} ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`, { file: source, cause: err });
+    throw new PlatconfigError(
+      `platconfig ${source}: ${what} ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`,
+      { file: source, cause: err },
+    );
   }
 }
 
 function decodeData(data: string, what: string, source: string): string {
   const text = Buffer.from(data, 'base64').toString('utf8');
-  if (!text.includes('-----BEGIN')) throw new PlatconfigError(`platconfig ${source}: ${what} is not base64-encoded PEM`, { file: source });
+  if (!text.includes('-----BEGIN'))
+    throw new PlatconfigError(`platconfig ${source}: ${what} is not base64-encoded PEM`, {
+      file: source,
+    });
   return text;
 }
 
 /** The cluster and user of the selected context, with referenced files read. */
-export async function resolveConnection(loaded: LoadedPlatconfig, options: ResolveOptions = {}): Promise<ConnectionConfig> {
+export async function resolveConnection(
+  loaded: LoadedPlatconfig,
+  options: ResolveOptions = {},
+): Promise<ConnectionConfig> {
   const { config, path } = loaded;
   const ctxName = options.context ?? config['current-context'];
-  if (!ctxName) throw new PlatconfigError(`platconfig ${path} has no current-context; set current-context to one of: ${config.contexts.map((c) => c.name).join(', ') || '(no contexts defined)'}`, { file: path });
+  if (!ctxName)
+    throw new PlatconfigError(
+      `platconfig ${path} has no current-context; set current-context to one of: ${config.contexts.map((c) => c.name).join(', ') || '(no contexts defined)'}`,
+      { file: path },
+    );
   const ctx = config.contexts.find((c) => c.name === ctxName);
-  if (!ctx) throw new PlatconfigError(`platconfig ${path}: context "${ctxName}" not found; defined contexts: ${config.contexts.map((c) => c.name).join(', ') || '(none)'}`, { file: path });
+  if (!ctx)
+    throw new PlatconfigError(
+      `platconfig ${path}: context "${ctxName}" not found; defined contexts: ${config.contexts.map((c) => c.name).join(', ') || '(none)'}`,
+      { file: path },
+    );
   const cluster = config.clusters.find((c) => c.name === ctx.context.cluster);
-  if (!cluster) throw new PlatconfigError(`platconfig ${path}: cluster "${ctx.context.cluster}" of context "${ctxName}" not found`, { file: path });
+  if (!cluster)
+    throw new PlatconfigError(
+      `platconfig ${path}: cluster "${ctx.context.cluster}" of context "${ctxName}" not found`,
+      { file: path },
+    );
   const user = config.users.find((u) => u.name === ctx.context.user);
-  if (!user) throw new PlatconfigError(`platconfig ${path}: user "${ctx.context.user}" of context "${ctxName}" not found`, { file: path });
+  if (!user)
+    throw new PlatconfigError(
+      `platconfig ${path}: user "${ctx.context.user}" of context "${ctxName}" not found`,
+      { file: path },
+    );
   const cl = cluster.cluster;
-  if (!cl.server) throw new PlatconfigError(`platconfig ${path}: cluster "${cluster.name}" has no server`, { file: path });
+  if (!cl.server)
+    throw new PlatconfigError(`platconfig ${path}: cluster "${cluster.name}" has no server`, {
+      file: path,
+    });
   let url: URL;
   try {
     url = new URL(cl.server);
   } catch {
-    throw new PlatconfigError(`platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" is not a URL (expected https://host:port)`, { file: path });
+    throw new PlatconfigError(
+      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" is not a URL (expected https://host:port)`,
+      { file: path },
+    );
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new PlatconfigError(`platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" must use https:// or http://`, { file: path });
-  const out: ConnectionConfig = { server: cl.server.replace(/\/+$/, ''), insecureSkipTlsVerify: cl['insecure-skip-tls-verify'] === true, userName: user.name, source: path };
-  if (cl['certificate-authority-data']) out.caPem = decodeData(cl['certificate-authority-data'], `cluster "${cluster.name}" certificate-authority-data`, path);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new PlatconfigError(
+      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" must use https:// or http://`,
+      { file: path },
+    );
+  const out: ConnectionConfig = {
+    server: cl.server.replace(/\/+$/, ''),
+    insecureSkipTlsVerify: cl['insecure-skip-tls-verify'] === true,
+    userName: user.name,
+    source: path,
+  };
+  if (cl['certificate-authority-data'])
+    out.caPem = decodeData(
+      cl['certificate-authority-data'],
+      `cluster "${cluster.name}" certificate-authority-data`,
+      path,
+    );
   else if (cl['certificate-authority']) {
-    out.caPem = await readRef(cl['certificate-authority'], `cluster "${cluster.name}" certificate-authority`, path);
+    out.caPem = await readRef(
+      cl['certificate-authority'],
+      `cluster "${cluster.name}" certificate-authority`,
+      path,
+    );
     out.caFile = cl['certificate-authority'];
   }
   if (cl['tls-server-name']) out.tlsServerName = cl['tls-server-name'];
   const u = user.user;
-  if (u['client-certificate-data']) out.certPem = decodeData(u['client-certificate-data'], `user "${user.name}" client-certificate-data`, path);
+  if (u['client-certificate-data'])
+    out.certPem = decodeData(
+      u['client-certificate-data'],
+      `user "${user.name}" client-certificate-data`,
+      path,
+    );
   else if (u['client-certificate']) {
-    out.certPem = await readRef(u['client-certificate'], `user "${user.name}" client-certificate`, path);
+    out.certPem = await readRef(
+      u['client-certificate'],
+      `user "${user.name}" client-certificate`,
+      path,
+    );
     out.certFile = u['client-certificate'];
   }
-  if (u['client-key-data']) out.keyPem = decodeData(u['client-key-data'], `user "${user.name}" client-key-data`, path);
+  if (u['client-key-data'])
+    out.keyPem = decodeData(u['client-key-data'], `user "${user.name}" client-key-data`, path);
   else if (u['client-key']) {
     out.keyPem = await readRef(u['client-key'], `user "${user.name}" client-key`, path);
     out.keyFile = u['client-key'];
   }
   if ((out.certPem === undefined) !== (out.keyPem === undefined)) {
-    throw new PlatconfigError(`platconfig ${path}: user "${user.name}" has a client ${out.certPem ? 'certificate but no client-key' : 'key but no client-certificate'}`, { file: path });
+    throw new PlatconfigError(
+      `platconfig ${path}: user "${user.name}" has a client ${out.certPem ? 'certificate but no client-key' : 'key but no client-certificate'}`,
+      { file: path },
+    );
   }
   if (u.token) out.token = u.token;
   else if (u.tokenFile) {
@@ -246,12 +340,18 @@ export async function resolveConnection(loaded: LoadedPlatconfig, options: Resol
     out.tokenFile = u.tokenFile;
   }
   if (out.certPem === undefined && out.token === undefined) {
-    throw new PlatconfigError(`platconfig ${path}: user "${user.name}" has no credential (set client-certificate and client-key, or token / tokenFile)`, { file: path });
+    throw new PlatconfigError(
+      `platconfig ${path}: user "${user.name}" has no credential (set client-certificate and client-key, or token / tokenFile)`,
+      { file: path },
+    );
   }
   return out;
 }
 
-export async function loadConnection(path: string, options: ResolveOptions = {}): Promise<ConnectionConfig> {
+export async function loadConnection(
+  path: string,
+  options: ResolveOptions = {},
+): Promise<ConnectionConfig> {
   return resolveConnection(await loadPlatconfig(path), options);
 }
 
@@ -277,8 +377,15 @@ export function clientCertPlatconfig(o: ClientCertPlatconfigOptions): Platconfig
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'default-cluster', cluster }],
-    users: [{ name: 'default-auth', user: { 'client-certificate': o.certFile, 'client-key': o.keyFile } }],
-    contexts: [{ name: 'default-context', context: { cluster: 'default-cluster', user: 'default-auth', namespace: 'default' } }],
+    users: [
+      { name: 'default-auth', user: { 'client-certificate': o.certFile, 'client-key': o.keyFile } },
+    ],
+    contexts: [
+      {
+        name: 'default-context',
+        context: { cluster: 'default-cluster', user: 'default-auth', namespace: 'default' },
+      },
+    ],
     'current-context': 'default-context',
   };
 }

@@ -17,10 +17,15 @@ export function encodePlatconfigYaml(config: object): string {
 /** The decoded document; a PlatconfigError naming `file` when it is over a bound or not YAML. */
 export function decodePlatconfigYaml(text: string, file: string): unknown {
   try {
-    return parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: `platconfig ${file}` });
+    return parseYamlValueBounded(text, {
+      limits: CONFIG_FILE_LIMITS,
+      source: `platconfig ${file}`,
+    });
   } catch (err) {
-    if (err instanceof InputLimitError) throw new PlatconfigError(err.message, { file, cause: err });
-    const why = err instanceof LocatedYamlError ? err.located : (userMessage(err).split('\n')[0] ?? '');
+    if (err instanceof InputLimitError)
+      throw new PlatconfigError(err.message, { file, cause: err });
+    const why =
+      err instanceof LocatedYamlError ? err.located : (userMessage(err).split('\n')[0] ?? '');
     throw new PlatconfigError(`platconfig ${file} is not valid YAML: ${why}`, { file });
   }
 }

@@ -14,7 +14,11 @@ import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
 import { recordOf } from '../util/json-shape.js';
 
-export { MAX_WATCH_FRAME_BYTES, PROTOBUF_MEDIA_TYPE, PROTOBUF_WATCH_MEDIA_TYPE } from './media-types.js';
+export {
+  MAX_WATCH_FRAME_BYTES,
+  PROTOBUF_MEDIA_TYPE,
+  PROTOBUF_WATCH_MEDIA_TYPE,
+} from './media-types.js';
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** Objects embedded in objects (a watch event's object): deeper than this is refused. */
 const MAX_EMBEDDING = 4;
@@ -34,7 +38,8 @@ export function hasProtobuf(apiVersion: string, kind: string): boolean {
 /** The message bytes of one object (no envelope); throws when the kind has no message or a field does not fit. */
 export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8Array {
   const t = messageFor(apiVersion, kind);
-  if (t === undefined) throw new Error(`${apiVersion} ${kind} has no protobuf message in the reference`);
+  if (t === undefined)
+    throw new Error(`${apiVersion} ${kind} has no protobuf message in the reference`);
   return t.encode(toProtoValue(t, obj, '', true)).finish();
 }
 
@@ -44,7 +49,9 @@ export function encodeEnvelope(obj: Obj, apiVersion: string, kind: string): Buff
 }
 
 function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
-  const unknown = requiredType(`${RUNTIME}.Unknown`).encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' }).finish();
+  const unknown = requiredType(`${RUNTIME}.Unknown`)
+    .encode({ typeMeta: { apiVersion, kind }, raw, contentEncoding: '', contentType: '' })
+    .finish();
   return Buffer.concat([PROTOBUF_MAGIC, unknown]);
 }
 
@@ -54,15 +61,23 @@ function envelope(raw: Uint8Array, apiVersion: string, kind: string): Buffer {
  * encodeEnvelope of the whole list, since a repeated message field is each item's bytes behind
  * its tag and length. The items are copied once, into the one buffer sent.
  */
-export function encodeListEnvelope(apiVersion: string, listKind: string, metadata: Obj, items: readonly Uint8Array[]): Buffer {
+export function encodeListEnvelope(
+  apiVersion: string,
+  listKind: string,
+  metadata: Obj,
+  items: readonly Uint8Array[],
+): Buffer {
   const t = messageFor(apiVersion, listKind);
   const metaField = t?.fields['metadata'];
   const metaType = metaField?.resolvedType;
   const itemsField = t?.fields['items'];
-  if (metaField === undefined || !(metaType instanceof protobuf.Type) || itemsField === undefined) throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
+  if (metaField === undefined || !(metaType instanceof protobuf.Type) || itemsField === undefined)
+    throw new Error(`${apiVersion} ${listKind} has no protobuf list message in the reference`);
   // Fields in number order, as the reference's marshaller writes them: metadata (1), items (2).
   const meta = protobuf.Writer.create();
-  meta.uint32((metaField.id << 3) | 2).bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
+  meta
+    .uint32((metaField.id << 3) | 2)
+    .bytes(metaType.encode(toProtoValue(metaType, metadata, 'metadata')).finish());
   const metaBytes = meta.finish();
   const itemTag = (itemsField.id << 3) | 2;
   let listLen = metaBytes.length;
@@ -83,12 +98,17 @@ export function encodeListEnvelope(apiVersion: string, listKind: string, metadat
 }
 
 /** The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's layout). */
-function envelopeAround(rawLength: number, apiVersion: string, kind: string): [Uint8Array, Uint8Array] {
+function envelopeAround(
+  rawLength: number,
+  apiVersion: string,
+  kind: string,
+): [Uint8Array, Uint8Array] {
   const unknown = requiredType(`${RUNTIME}.Unknown`);
   const typeMeta = unknown.fields['typeMeta'];
   const raw = unknown.fields['raw'];
   const typeMetaType = typeMeta?.resolvedType;
-  if (typeMeta === undefined || raw === undefined || !(typeMetaType instanceof protobuf.Type)) throw new Error('runtime.Unknown has no typeMeta or raw field');
+  if (typeMeta === undefined || raw === undefined || !(typeMetaType instanceof protobuf.Type))
+    throw new Error('runtime.Unknown has no typeMeta or raw field');
   const head = protobuf.Writer.create();
   head.uint32((typeMeta.id << 3) | 2).bytes(typeMetaType.encode({ apiVersion, kind }).finish());
   head.uint32((raw.id << 3) | 2).uint32(rawLength);
@@ -124,10 +144,17 @@ export interface DecodedObject {
 }
 
 /** The typeMeta and raw message of an envelope. */
-function openEnvelope(body: Uint8Array): { apiVersion: string; kind: string; raw: Uint8Array; contentEncoding: string } {
+function openEnvelope(body: Uint8Array): {
+  apiVersion: string;
+  kind: string;
+  raw: Uint8Array;
+  contentEncoding: string;
+} {
   if (body.length < 4 || !PROTOBUF_MAGIC.equals(Buffer.from(body.buffer, body.byteOffset, 4))) {
     // The reference's protobuf serializer's words.
-    throw new ProtobufDecodeError('provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]');
+    throw new ProtobufDecodeError(
+      'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]',
+    );
   }
   let u: Obj;
   try {
@@ -144,15 +171,29 @@ function openEnvelope(body: Uint8Array): { apiVersion: string; kind: string; raw
   };
 }
 
-function decodeAt(body: Uint8Array, expected: { apiVersion: string; kind: string } | undefined, depth: number): DecodedObject {
-  if (depth > MAX_EMBEDDING) throw new ProtobufDecodeError(`objects are embedded more than ${MAX_EMBEDDING} deep`);
+function decodeAt(
+  body: Uint8Array,
+  expected: { apiVersion: string; kind: string } | undefined,
+  depth: number,
+): DecodedObject {
+  if (depth > MAX_EMBEDDING)
+    throw new ProtobufDecodeError(`objects are embedded more than ${MAX_EMBEDDING} deep`);
   const env = openEnvelope(body);
-  if (env.contentEncoding !== '') throw new ProtobufDecodeError(`contentEncoding ${JSON.stringify(env.contentEncoding.slice(0, 64))} is not supported (only none)`);
+  if (env.contentEncoding !== '')
+    throw new ProtobufDecodeError(
+      `contentEncoding ${JSON.stringify(env.contentEncoding.slice(0, 64))} is not supported (only none)`,
+    );
   const kind = env.kind === '' ? (expected?.kind ?? '') : env.kind;
   const apiVersion = env.apiVersion === '' ? (expected?.apiVersion ?? '') : env.apiVersion;
-  if (expected !== undefined && kind !== expected.kind) throw new ProtobufDecodeError(`the object is a ${JSON.stringify(kind.slice(0, 64))}, not a ${expected.kind}`);
+  if (expected !== undefined && kind !== expected.kind)
+    throw new ProtobufDecodeError(
+      `the object is a ${JSON.stringify(kind.slice(0, 64))}, not a ${expected.kind}`,
+    );
   const t = messageFor(expected?.apiVersion ?? apiVersion, kind);
-  if (t === undefined) throw new ProtobufDecodeError(`${JSON.stringify(`${apiVersion} ${kind}`.slice(0, 128))} has no protobuf message`);
+  if (t === undefined)
+    throw new ProtobufDecodeError(
+      `${JSON.stringify(`${apiVersion} ${kind}`.slice(0, 128))} has no protobuf message`,
+    );
   let object: Obj;
   try {
     // Straight from the wire into JSON (read-json.ts), one pass.
@@ -164,7 +205,8 @@ function decodeAt(body: Uint8Array, expected: { apiVersion: string; kind: string
 }
 
 function rawValue(raw: Uint8Array, path: string, depth: number): unknown {
-  if (raw.length >= 4 && PROTOBUF_MAGIC.equals(Buffer.from(raw.buffer, raw.byteOffset, 4))) return decodeAt(raw, undefined, depth).object;
+  if (raw.length >= 4 && PROTOBUF_MAGIC.equals(Buffer.from(raw.buffer, raw.byteOffset, 4)))
+    return decodeAt(raw, undefined, depth).object;
   return parseRawJson(raw, path);
 }
 
@@ -173,12 +215,20 @@ function rawValue(raw: Uint8Array, path: string, depth: number): unknown {
  * and is read as that group version's message; the result carries the body's apiVersion and
  * kind when it has them. Throws ProtobufDecodeError for anything malformed.
  */
-export function decodeEnvelope(body: Uint8Array, expected?: { apiVersion: string; kind: string }): DecodedObject {
+export function decodeEnvelope(
+  body: Uint8Array,
+  expected?: { apiVersion: string; kind: string },
+): DecodedObject {
   return decodeAt(body, expected, 0);
 }
 
 /** One frame of a protobuf watch stream. */
-export function encodeWatchFrame(type: string, object: Obj, apiVersion: string, kind: string): Buffer {
+export function encodeWatchFrame(
+  type: string,
+  object: Obj,
+  apiVersion: string,
+  kind: string,
+): Buffer {
   return encodeWatchFrameOf(type, encodeMessage(object, apiVersion, kind), apiVersion, kind);
 }
 
@@ -186,8 +236,15 @@ export function encodeWatchFrame(type: string, object: Obj, apiVersion: string, 
  * One frame of a protobuf watch stream around an object's message already encoded (the list
  * cache's, encodeMessage): the same bytes as encodeWatchFrame of the object.
  */
-export function encodeWatchFrameOf(type: string, message: Uint8Array, apiVersion: string, kind: string): Buffer {
-  const ev = requiredType(`${META}.WatchEvent`).encode({ type, object: { raw: envelope(message, apiVersion, kind) } }).finish();
+export function encodeWatchFrameOf(
+  type: string,
+  message: Uint8Array,
+  apiVersion: string,
+  kind: string,
+): Buffer {
+  const ev = requiredType(`${META}.WatchEvent`)
+    .encode({ type, object: { raw: envelope(message, apiVersion, kind) } })
+    .finish();
   const len = Buffer.alloc(4);
   len.writeUInt32BE(ev.length, 0);
   return Buffer.concat([len, ev]);
@@ -203,6 +260,7 @@ export function decodeWatchEvent(message: Uint8Array): { type: string; object: O
   }
   const type = typeof ev['type'] === 'string' ? ev['type'] : '';
   const raw = recordOf(ev['object'])['raw'];
-  if (!(raw instanceof Uint8Array) || raw.length === 0) throw new ProtobufDecodeError('the watch event has no object');
+  if (!(raw instanceof Uint8Array) || raw.length === 0)
+    throw new ProtobufDecodeError('the watch event has no object');
   return { type, object: decodeAt(raw, undefined, 1).object };
 }

@@ -7,7 +7,15 @@ import protobuf from 'protobufjs';
 
 const APIM = '.k8s.io.apimachinery.pkg';
 
-export type Special = 'time' | 'microtime' | 'quantity' | 'intorstring' | 'rawextension' | 'fieldsv1' | 'stringlist' | 'duration';
+export type Special =
+  | 'time'
+  | 'microtime'
+  | 'quantity'
+  | 'intorstring'
+  | 'rawextension'
+  | 'fieldsv1'
+  | 'stringlist'
+  | 'duration';
 
 const SPECIAL_TYPES: Readonly<Record<string, Special>> = {
   [`${APIM}.apis.meta.v1.Time`]: 'time',
@@ -37,7 +45,8 @@ const JSON_NAMES: Readonly<Record<string, string>> = {
   '.k8s.io.api.authentication.v1.BoundObjectReference.uID': 'uid',
 };
 
-export type ValueKind = { readonly scalar: string } | { readonly special: Special } | { readonly message: protobuf.Type };
+export type ValueKind =
+  { readonly scalar: string } | { readonly special: Special } | { readonly message: protobuf.Type };
 
 export interface FieldPlan {
   /** The field number on the wire. */
@@ -71,7 +80,13 @@ const plans = new WeakMap<protobuf.Type, MessagePlan>();
 /** A message of the form `message X { repeated string items = 1; }` that is a JSON string list. */
 function isStringList(t: protobuf.Type): boolean {
   const f = t.fieldsArray;
-  return (t.name === 'ExtraValue' || t.name === 'Verbs') && f.length === 1 && f[0]?.name === 'items' && f[0].repeated && f[0].type === 'string';
+  return (
+    (t.name === 'ExtraValue' || t.name === 'Verbs') &&
+    f.length === 1 &&
+    f[0]?.name === 'items' &&
+    f[0].repeated &&
+    f[0].type === 'string'
+  );
 }
 
 export function specialOf(t: protobuf.Type): Special | undefined {
@@ -90,7 +105,9 @@ function valueKind(f: protobuf.Field): ValueKind {
 
 function fieldPlan(t: protobuf.Type, f: protobuf.Field): FieldPlan {
   const key = `${t.fullName}.${f.name}`;
-  const inline = INLINE_FIELDS.has(key) || (f.name === 'localObjectReference' && f.resolvedType?.name === 'LocalObjectReference');
+  const inline =
+    INLINE_FIELDS.has(key) ||
+    (f.name === 'localObjectReference' && f.resolvedType?.name === 'LocalObjectReference');
   const rt = f.resolvedType;
   return {
     id: f.id,
@@ -108,10 +125,14 @@ function fieldPlan(t: protobuf.Type, f: protobuf.Field): FieldPlan {
 export function planOf(t: protobuf.Type): MessagePlan {
   let p = plans.get(t);
   if (p === undefined) {
-    const fields = t.fieldsArray.slice().sort((a, b) => a.id - b.id).map((f) => fieldPlan(t, f));
+    const fields = t.fieldsArray
+      .slice()
+      .sort((a, b) => a.id - b.id)
+      .map((f) => fieldPlan(t, f));
     const jsonKeys = new Set<string>();
     for (const f of fields) {
-      if (f.inline && 'message' in f.value) for (const k of planOf(f.value.message).jsonKeys) jsonKeys.add(k);
+      if (f.inline && 'message' in f.value)
+        for (const k of planOf(f.value.message).jsonKeys) jsonKeys.add(k);
       else jsonKeys.add(f.jsonName);
     }
     const inlined = fields.filter((f) => f.inline && 'message' in f.value);

@@ -19,11 +19,26 @@ const PACKAGES: readonly (readonly [prefix: string, pkg: string])[] = [
   ['meta', 'k8s.io.apimachinery.pkg.apis.meta'],
 ];
 
-const SHARED_META_KINDS = new Set(['Status', 'DeleteOptions', 'CreateOptions', 'UpdateOptions', 'PatchOptions', 'GetOptions', 'ListOptions', 'WatchEvent', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList']);
+const SHARED_META_KINDS = new Set([
+  'Status',
+  'DeleteOptions',
+  'CreateOptions',
+  'UpdateOptions',
+  'PatchOptions',
+  'GetOptions',
+  'ListOptions',
+  'WatchEvent',
+  'APIVersions',
+  'APIGroupList',
+  'APIGroup',
+  'APIResourceList',
+]);
 
 export function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const i = apiVersion.lastIndexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
+  return i < 0
+    ? { group: '', version: apiVersion }
+    : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
 }
 
 function packageOf(group: string): string | undefined {
@@ -50,7 +65,8 @@ export function messageFor(apiVersion: string, kind: string): protobuf.Type | un
 
 function lookupMessage(apiVersion: string, kind: string): protobuf.Type | undefined {
   // Discovery's APIVersions carries no apiVersion in JSON (the reference's /api answer).
-  if (apiVersion === '') return SHARED_META_KINDS.has(kind) ? messageType(`${META}.${kind}`) : undefined;
+  if (apiVersion === '')
+    return SHARED_META_KINDS.has(kind) ? messageType(`${META}.${kind}`) : undefined;
   const { group, version } = splitApiVersion(apiVersion);
   if (!VERSION.test(version) || !/^[A-Z][A-Za-z0-9]*$/.test(kind)) return undefined;
   const pkg = packageOf(group);

@@ -22,6 +22,7 @@ export function readJson(t: protobuf.Type, bytes: Uint8Array, raw: RawReader): P
     throw err;
   }
   // A list's `items` has no omitempty: the reference's JSON of an empty list carries "items": [].
-  if (t.name.endsWith('List') && planOf(t).byProtoName.has('items') && out['items'] === undefined) out['items'] = [];
+  if (t.name.endsWith('List') && planOf(t).byProtoName.has('items') && out['items'] === undefined)
+    out['items'] = [];
   return out;
 }

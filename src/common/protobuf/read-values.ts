@@ -14,13 +14,33 @@ export type Plain = Record<string, unknown>;
 /** Reads a RawExtension's bytes (JSON, or an embedded `k8s\0` protobuf object). */
 export type RawReader = (raw: Uint8Array, path: string) => unknown;
 /** A generated reader: the fields of one message, from r.pos to end, stored into `out`. */
-export type MessageReader = (r: protobuf.Reader, end: number, depth: number, raw: RawReader, out: Plain) => Plain;
+export type MessageReader = (
+  r: protobuf.Reader,
+  end: number,
+  depth: number,
+  raw: RawReader,
+  out: Plain,
+) => Plain;
 
 /** A value left out of the JSON (omitempty, Go's zero time). */
 export const OMIT = Symbol('omit');
 /** Nested messages deeper than this are refused (protobufjs's own limit for skipped groups). */
 export const MAX_DEPTH = 100;
-export const PACKABLE: ReadonlySet<string> = new Set(['double', 'float', 'int32', 'uint32', 'sint32', 'fixed32', 'sfixed32', 'int64', 'uint64', 'sint64', 'fixed64', 'sfixed64', 'bool']);
+export const PACKABLE: ReadonlySet<string> = new Set([
+  'double',
+  'float',
+  'int32',
+  'uint32',
+  'sint32',
+  'fixed32',
+  'sfixed32',
+  'int64',
+  'uint64',
+  'sint64',
+  'fixed64',
+  'sfixed64',
+  'bool',
+]);
 
 /** An error inside a message, with the path of fields it was read in (innermost first). */
 export class FieldPathError extends Error {
@@ -38,8 +58,15 @@ export class FieldPathError extends Error {
 }
 
 /** Adds the field (and list index) an error was read in to its path. */
-export function at(err: unknown, f: FieldPlan | undefined, list: unknown[] | undefined): FieldPathError {
-  const e = err instanceof FieldPathError ? err : new FieldPathError(err instanceof Error ? err.message : String(err));
+export function at(
+  err: unknown,
+  f: FieldPlan | undefined,
+  list: unknown[] | undefined,
+): FieldPathError {
+  const e =
+    err instanceof FieldPathError
+      ? err
+      : new FieldPathError(err instanceof Error ? err.message : String(err));
   if (f === undefined || f.inline) return e;
   if (list !== undefined && !f.map) e.segments.push(`[${String(list.length)}]`);
   e.segments.push(`.${f.jsonName}`);
@@ -50,14 +77,17 @@ export function num(v: unknown): number {
   if (typeof v === 'number') return v;
   if (typeof v === 'object' && v !== null && 'toNumber' in v && typeof v.toNumber === 'function') {
     const n = (v as { toNumber: () => number }).toNumber();
-    if (!Number.isSafeInteger(n)) throw new Error(`${String(n)} is beyond the integers JSON numbers carry exactly`);
+    if (!Number.isSafeInteger(n))
+      throw new Error(`${String(n)} is beyond the integers JSON numbers carry exactly`);
     return n;
   }
   throw new Error('expected a number');
 }
 
 export function b64(b: Uint8Array, omitempty: boolean): string | typeof OMIT {
-  return omitempty && b.length === 0 ? OMIT : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+  return omitempty && b.length === 0
+    ? OMIT
+    : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
 }
 
 /**
@@ -71,7 +101,8 @@ export function str(r: protobuf.Reader): string {
   const from = r.pos;
   const e = from + len;
   // protobufjs's read would cut a string running past the end short; that is a malformed message.
-  if (e > r.len) throw new RangeError(`index out of range: ${String(from)} + ${String(len)} > ${String(r.len)}`);
+  if (e > r.len)
+    throw new RangeError(`index out of range: ${String(from)} + ${String(len)} > ${String(r.len)}`);
   if (len < 13) {
     const buf = r.buf;
     let s = '';
@@ -99,7 +130,10 @@ export function optString(r: protobuf.Reader): string | typeof OMIT {
 export function end(r: protobuf.Reader): number {
   const len = r.uint32();
   const e = r.pos + len;
-  if (e > r.len) throw new RangeError(`index out of range: ${String(r.pos)} + ${String(len)} > ${String(r.len)}`);
+  if (e > r.len)
+    throw new RangeError(
+      `index out of range: ${String(r.pos)} + ${String(len)} > ${String(r.len)}`,
+    );
   return e;
 }
 
@@ -113,7 +147,10 @@ export function hasKeys(o: Plain): boolean {
 }
 
 function timeOf(m: Plain): { seconds: number; nanos: number } {
-  return { seconds: typeof m['seconds'] === 'number' ? m['seconds'] : 0, nanos: typeof m['nanos'] === 'number' ? m['nanos'] : 0 };
+  return {
+    seconds: typeof m['seconds'] === 'number' ? m['seconds'] : 0,
+    nanos: typeof m['nanos'] === 'number' ? m['nanos'] : 0,
+  };
 }
 
 /** The JSON of a special type from its fields (by proto name, as the plain reader reads them). */
@@ -126,7 +163,11 @@ export function specialValue(k: Special, m: Plain, raw: RawReader): unknown {
     case 'quantity':
       return typeof m['string'] === 'string' && m['string'] !== '' ? m['string'] : OMIT;
     case 'intorstring':
-      return m['type'] === 1 ? (m['strVal'] ?? '') : typeof m['intVal'] === 'number' ? m['intVal'] : 0;
+      return m['type'] === 1
+        ? (m['strVal'] ?? '')
+        : typeof m['intVal'] === 'number'
+          ? m['intVal']
+          : 0;
     case 'rawextension': {
       const b = m['raw'] instanceof Uint8Array ? m['raw'] : new Uint8Array(0);
       return b.length === 0 ? OMIT : raw(b, 'the embedded object');

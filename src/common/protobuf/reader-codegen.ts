@@ -8,7 +8,23 @@
 
 import protobuf from 'protobufjs';
 import { planOf, specialOf, type FieldPlan } from './field-plan.js';
-import { at, b64, end, hasKeys, MAX_DEPTH, notMessage, num, OMIT, optString, PACKABLE, specialValue, str, type MessageReader, type Plain, type RawReader } from './read-values.js';
+import {
+  at,
+  b64,
+  end,
+  hasKeys,
+  MAX_DEPTH,
+  notMessage,
+  num,
+  OMIT,
+  optString,
+  PACKABLE,
+  specialValue,
+  str,
+  type MessageReader,
+  type Plain,
+  type RawReader,
+} from './read-values.js';
 import type { Special } from './field-plan.js';
 
 /** Wire reads of a scalar type (protobufjs Reader methods), as generated expressions. */
@@ -55,7 +71,14 @@ const HELPERS = {
   message(r: Reader, tag: number, depth: number, raw: RawReader, read: MessageReader): Plain {
     return read(r, lengthDelimited(r, tag, depth), depth + 1, raw, {});
   },
-  special(r: Reader, tag: number, depth: number, raw: RawReader, t: protobuf.Type, k: Special): unknown {
+  special(
+    r: Reader,
+    tag: number,
+    depth: number,
+    raw: RawReader,
+    t: protobuf.Type,
+    k: Special,
+  ): unknown {
     const e = lengthDelimited(r, tag, depth);
     return specialValue(k, plainReaderOf(t)(r, e, depth + 1), raw);
   },
@@ -104,7 +127,8 @@ function mapEntry(r: Reader, depth: number, raw: RawReader, f: FieldPlan, into: 
     x.segments.push(`[${JSON.stringify(key)}]`);
     throw x;
   }
-  into[key] = value === OMIT ? ('scalar' in f.value && f.value.scalar === 'string' ? '' : null) : value;
+  into[key] =
+    value === OMIT ? ('scalar' in f.value && f.value.scalar === 'string' ? '' : null) : value;
 }
 
 const SCALAR_FN: Readonly<Record<string, (r: Reader) => unknown>> = {
@@ -135,7 +159,12 @@ function plainReaderOf(t: protobuf.Type): PlainReader {
   gen('switch(t>>>3){');
   for (const f of planOf(t).fields) {
     if (!('scalar' in f.value)) continue;
-    const read = f.value.scalar !== 'bytes' ? SCALAR_READ[f.value.scalar] : specialOf(t) === 'fieldsv1' ? 'h.str(r)' : 'r.bytes()';
+    const read =
+      f.value.scalar !== 'bytes'
+        ? SCALAR_READ[f.value.scalar]
+        : specialOf(t) === 'fieldsv1'
+          ? 'h.str(r)'
+          : 'r.bytes()';
     if (read === undefined) continue;
     const name = JSON.stringify(f.protoName);
     gen('case %i:', f.id);
@@ -166,7 +195,8 @@ function valueExpr(f: FieldPlan, i: number, omitempty: boolean): string {
     if (k.scalar === 'bytes') return `h.b64(r.bytes(),${String(omitempty)})`;
     if (k.scalar === 'string' && omitempty) return 'h.optString(r)';
     const read = SCALAR_READ[k.scalar];
-    if (read === undefined) throw new Error(`${f.protoName}: unsupported protobuf type ${k.scalar}`);
+    if (read === undefined)
+      throw new Error(`${f.protoName}: unsupported protobuf type ${k.scalar}`);
     return read;
   }
   if ('special' in k) return `h.special(r,t,depth,raw,T[${i}],${JSON.stringify(k.special)})`;
@@ -187,15 +217,22 @@ function caseBody(f: FieldPlan, i: number): string[] {
     const out = [`if(a${i}===undefined)a${i}=[]`];
     const k = f.value;
     if ('scalar' in k && PACKABLE.has(k.scalar)) {
-      out.push(`if((t&7)===2){e=h.end(r);while(r.pos<e)a${i}.push(${valueExpr(f, i, false)})}else a${i}.push(${valueExpr(f, i, false)})`);
+      out.push(
+        `if((t&7)===2){e=h.end(r);while(r.pos<e)a${i}.push(${valueExpr(f, i, false)})}else a${i}.push(${valueExpr(f, i, false)})`,
+      );
     } else if (canOmit({ ...f, omitempty: false })) {
       out.push(`v=${valueExpr(f, i, false)}`, `a${i}.push(v===OMIT?null:v)`);
     } else out.push(`a${i}.push(${valueExpr(f, i, false)})`);
     return out;
   }
-  if (f.inline && f.messageType !== undefined) return [`if((t&7)!==2)throw h.notMessage()`, `R(${i})(r,h.end(r),depth+1,raw,o)`];
+  if (f.inline && f.messageType !== undefined)
+    return [`if((t&7)!==2)throw h.notMessage()`, `R(${i})(r,h.end(r),depth+1,raw,o)`];
   if (!canOmit(f)) return [`o[${name}]=${valueExpr(f, i, f.omitempty)}`];
-  return [`v=${valueExpr(f, i, f.omitempty)}`, `if(v!==OMIT)o[${name}]=v`, `else if(o[${name}]!==undefined)delete o[${name}]`];
+  return [
+    `v=${valueExpr(f, i, f.omitempty)}`,
+    `if(v!==OMIT)o[${name}]=v`,
+    `else if(o[${name}]!==undefined)delete o[${name}]`,
+  ];
 }
 
 function generate(t: protobuf.Type): MessageReader {
@@ -222,7 +259,11 @@ function generate(t: protobuf.Type): MessageReader {
   gen('default:throw h.at(err,f<0?undefined:P[f],undefined)}}');
   for (const i of collections) {
     const name = JSON.stringify(fields[i]?.jsonName ?? '');
-    gen(fields[i]?.map === true ? `if(a${String(i)}!==undefined&&h.hasKeys(a${String(i)}))o[${name}]=a${String(i)}` : `if(a${String(i)}!==undefined&&a${String(i)}.length>0)o[${name}]=a${String(i)}`);
+    gen(
+      fields[i]?.map === true
+        ? `if(a${String(i)}!==undefined&&h.hasKeys(a${String(i)}))o[${name}]=a${String(i)}`
+        : `if(a${String(i)}!==undefined&&a${String(i)}.length>0)o[${name}]=a${String(i)}`,
+    );
   }
   gen('return o');
   // A nested message's reader is looked up once, on its first field.
@@ -234,5 +275,11 @@ function generate(t: protobuf.Type): MessageReader {
     if (mt === undefined) throw new Error(`${t.name}: field ${String(i)} is not a message`);
     return (nested[i] = readerOf(mt));
   };
-  return gen({ h: HELPERS, OMIT, P: fields, T: fields.map((f) => f.messageType), R }) as MessageReader;
+  return gen({
+    h: HELPERS,
+    OMIT,
+    P: fields,
+    T: fields.map((f) => f.messageType),
+    R,
+  }) as MessageReader;
 }

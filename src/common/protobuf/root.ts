@@ -23,7 +23,9 @@ function parseDescriptor(): Descriptor {
   const packages = new Map<string, protobuf.INamespace>();
   const walk = (ns: protobuf.INamespace, path: string): void => {
     if (path !== '' && isPackageJson(ns)) packages.set(path, ns);
-    else for (const [name, child] of Object.entries(ns.nested ?? {})) walk(child, path === '' ? name : `${path}.${name}`);
+    else
+      for (const [name, child] of Object.entries(ns.nested ?? {}))
+        walk(child, path === '' ? name : `${path}.${name}`);
   };
   // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
   walk(JSON.parse(K8S_DESCRIPTOR_JSON) as protobuf.INamespace, '');
@@ -33,7 +35,9 @@ function parseDescriptor(): Descriptor {
 /** The package a fully qualified name (type or package) belongs to, if any. */
 function packageOf(d: Descriptor, fullName: string): string | undefined {
   let best: string | undefined;
-  for (const pkg of d.packages.keys()) if ((fullName === pkg || fullName.startsWith(`${pkg}.`)) && pkg.length > (best?.length ?? 0)) best = pkg;
+  for (const pkg of d.packages.keys())
+    if ((fullName === pkg || fullName.startsWith(`${pkg}.`)) && pkg.length > (best?.length ?? 0))
+      best = pkg;
   return best;
 }
 
@@ -63,7 +67,8 @@ function buildPackage(d: Descriptor, r: protobuf.Root, pkg: string): void {
     if (built.has(p) || json === undefined) return;
     built.add(p);
     const ns = r.define(p.split('.'));
-    if (json.options !== undefined) for (const [k, v] of Object.entries(json.options)) ns.setOption(k, v);
+    if (json.options !== undefined)
+      for (const [k, v] of Object.entries(json.options)) ns.setOption(k, v);
     ns.addJSON(json.nested ?? {});
     added.push(ns);
     for (const dep of dependencies(d, json)) add(dep);

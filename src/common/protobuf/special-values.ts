@@ -11,7 +11,8 @@ import { API_BODY_LIMITS } from '../util/parse-limits.js';
 import { parseJsonBounded } from '../util/bounded-json.js';
 
 export const GO_ZERO_TIME_SECONDS = -62135596800;
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
+const RFC3339 =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})$/;
 /** 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z: what Go's RFC 3339 marshaller writes. */
 const MAX_SECONDS = 253402300799;
 
@@ -38,22 +39,34 @@ export function parseTime(value: unknown, what: string): Timestamp {
 
 function parseTimeText(value: string, what: string): Timestamp {
   const m = RFC3339.exec(value);
-  const ms = m === null ? NaN : Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8]?.toUpperCase() ?? 'Z'}`);
-  if (m === null || Number.isNaN(ms)) throw new Error(`${what}: ${JSON.stringify(value.slice(0, 64))} is not an RFC 3339 time`);
+  const ms =
+    m === null
+      ? NaN
+      : Date.parse(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}${m[8]?.toUpperCase() ?? 'Z'}`);
+  if (m === null || Number.isNaN(ms))
+    throw new Error(`${what}: ${JSON.stringify(value.slice(0, 64))} is not an RFC 3339 time`);
   const nanos = Number((m[7] ?? '').padEnd(9, '0'));
   return { seconds: Math.floor(ms / 1000), nanos };
 }
 
 function checkRange(t: Timestamp, what: string): void {
-  if (!Number.isSafeInteger(t.seconds) || t.seconds < GO_ZERO_TIME_SECONDS || t.seconds > MAX_SECONDS) {
+  if (
+    !Number.isSafeInteger(t.seconds) ||
+    t.seconds < GO_ZERO_TIME_SECONDS ||
+    t.seconds > MAX_SECONDS
+  ) {
     throw new Error(`${what}: ${t.seconds} seconds is outside the years 1 to 9999`);
   }
-  if (!Number.isInteger(t.nanos) || t.nanos < 0 || t.nanos > 999_999_999) throw new Error(`${what}: nanos ${t.nanos} is outside 0 to 999999999`);
+  if (!Number.isInteger(t.nanos) || t.nanos < 0 || t.nanos > 999_999_999)
+    throw new Error(`${what}: nanos ${t.nanos} is outside 0 to 999999999`);
 }
 
 /** `YYYY-MM-DDTHH:MM:SS` (toISOString pads years 1 to 9999 to four digits). */
 function isoSeconds(seconds: number): string {
-  return formatted.get(seconds) ?? remember(formatted, seconds, new Date(seconds * 1000).toISOString().slice(0, 19));
+  return (
+    formatted.get(seconds) ??
+    remember(formatted, seconds, new Date(seconds * 1000).toISOString().slice(0, 19))
+  );
 }
 
 /** The JSON of a Time; undefined for Go's zero time. */
@@ -85,14 +98,23 @@ function copyJson(v: unknown): unknown {
   for (const k in v) {
     const x = copyJson((v as Record<string, unknown>)[k]);
     // JSON.parse makes `__proto__` an own key; an assignment would set the prototype instead.
-    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(out, k, {
+        value: x,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     else out[k] = x;
   }
   return out;
 }
 
 export function parseRawJson(bytes: Uint8Array, what: string): unknown {
-  return parseRawJsonText(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'), what);
+  return parseRawJsonText(
+    Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+    what,
+  );
 }
 
 /** parseRawJson of bytes already decoded as UTF-8. */
@@ -103,7 +125,9 @@ export function parseRawJsonText(text: string, what: string): unknown {
   try {
     value = parseJsonBounded(text, { limits: API_BODY_LIMITS, source: what });
   } catch (err) {
-    throw new Error(`${what}: the raw bytes are not JSON: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(
+      `${what}: the raw bytes are not JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   if (text.length <= 4096) remember(readBefore, text, copyJson(value));
   return value;
@@ -113,6 +137,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /** Go's encoding/json reads []byte as standard base64 with padding. */
 export function parseBase64(value: unknown, what: string): Buffer {
-  if (typeof value !== 'string' || !BASE64.test(value)) throw new Error(`${what}: expected a base64 string (standard alphabet, padded)`);
+  if (typeof value !== 'string' || !BASE64.test(value))
+    throw new Error(`${what}: expected a base64 string (standard alphabet, padded)`);
   return Buffer.from(value, 'base64');
 }

@@ -29,10 +29,14 @@ function scalar(type: string, v: unknown, path: string): unknown {
     if (typeof v !== 'number') throw new Error(`${path}: expected a number`);
     return v;
   }
-  if (typeof v !== 'number' || !Number.isSafeInteger(v)) throw new Error(`${path}: expected an integer`);
-  if (INT32.has(type) && (v < -2147483648 || v > 2147483647)) throw new Error(`${path}: ${v} is outside the int32 range`);
-  if (UINT32.has(type) && (v < 0 || v > 4294967295)) throw new Error(`${path}: ${v} is outside the uint32 range`);
-  if (!INT64.has(type) && !INT32.has(type) && !UINT32.has(type)) throw new Error(`${path}: unsupported protobuf type ${type}`);
+  if (typeof v !== 'number' || !Number.isSafeInteger(v))
+    throw new Error(`${path}: expected an integer`);
+  if (INT32.has(type) && (v < -2147483648 || v > 2147483647))
+    throw new Error(`${path}: ${v} is outside the int32 range`);
+  if (UINT32.has(type) && (v < 0 || v > 4294967295))
+    throw new Error(`${path}: ${v} is outside the uint32 range`);
+  if (!INT64.has(type) && !INT32.has(type) && !UINT32.has(type))
+    throw new Error(`${path}: unsupported protobuf type ${type}`);
   return v;
 }
 
@@ -112,13 +116,20 @@ function fill(t: protobuf.Type, json: Plain, path: string, out: Plain): void {
  * at the top and on every kind (a message with `metadata`: list items carry them in JSON); the
  * reference's protobuf carries them in the envelope only.
  */
-export function toProtoValue(t: protobuf.Type, json: unknown, path: string, topLevel = false): Plain {
+export function toProtoValue(
+  t: protobuf.Type,
+  json: unknown,
+  path: string,
+  topLevel = false,
+): Plain {
   if (!isObject(json)) throw new Error(`${path === '' ? 'the object' : path}: expected an object`);
   const keys = planOf(t).jsonKeys;
   const typeMeta = topLevel || keys.has('metadata');
   for (const k of Object.keys(json)) {
     if (keys.has(k) || (typeMeta && (k === 'apiVersion' || k === 'kind'))) continue;
-    throw new Error(`${path === '' ? '' : `${path}.`}${k}: not a field of ${t.name} in the reference's protobuf schema`);
+    throw new Error(
+      `${path === '' ? '' : `${path}.`}${k}: not a field of ${t.name} in the reference's protobuf schema`,
+    );
   }
   const out: Plain = {};
   fill(t, json, path, out);

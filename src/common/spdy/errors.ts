@@ -7,7 +7,11 @@ export class SpdyProtocolError extends NodeAgentError {
   /** The control frame type (or 'data') in which the problem was found, when known. */
   readonly frame: string | undefined;
   constructor(message: string, options: { frame?: string; cause?: unknown } = {}) {
-    super('InputSyntax', `SPDY/3.1: ${message}`, options.cause === undefined ? {} : { cause: options.cause });
+    super(
+      'InputSyntax',
+      `SPDY/3.1: ${message}`,
+      options.cause === undefined ? {} : { cause: options.cause },
+    );
     this.frame = options.frame;
   }
 }

@@ -34,7 +34,12 @@ export interface SettingsEntry {
 }
 
 export type SpdyFrame =
-  | { readonly type: 'data'; readonly streamId: number; readonly flags: number; readonly data: Buffer }
+  | {
+      readonly type: 'data';
+      readonly streamId: number;
+      readonly flags: number;
+      readonly data: Buffer;
+    }
   | {
       readonly type: 'syn_stream';
       readonly streamId: number;
@@ -45,20 +50,61 @@ export type SpdyFrame =
       /** The compressed header block. */
       readonly headerBlock: Buffer;
     }
-  | { readonly type: 'syn_reply'; readonly streamId: number; readonly flags: number; readonly headerBlock: Buffer }
-  | { readonly type: 'rst_stream'; readonly streamId: number; readonly flags: number; readonly status: number }
-  | { readonly type: 'settings'; readonly flags: number; readonly entries: readonly SettingsEntry[] }
+  | {
+      readonly type: 'syn_reply';
+      readonly streamId: number;
+      readonly flags: number;
+      readonly headerBlock: Buffer;
+    }
+  | {
+      readonly type: 'rst_stream';
+      readonly streamId: number;
+      readonly flags: number;
+      readonly status: number;
+    }
+  | {
+      readonly type: 'settings';
+      readonly flags: number;
+      readonly entries: readonly SettingsEntry[];
+    }
   | { readonly type: 'ping'; readonly flags: number; readonly id: number }
-  | { readonly type: 'goaway'; readonly flags: number; readonly lastGoodStreamId: number; readonly status: number }
-  | { readonly type: 'headers'; readonly streamId: number; readonly flags: number; readonly headerBlock: Buffer }
-  | { readonly type: 'window_update'; readonly streamId: number; readonly flags: number; readonly delta: number }
+  | {
+      readonly type: 'goaway';
+      readonly flags: number;
+      readonly lastGoodStreamId: number;
+      readonly status: number;
+    }
+  | {
+      readonly type: 'headers';
+      readonly streamId: number;
+      readonly flags: number;
+      readonly headerBlock: Buffer;
+    }
+  | {
+      readonly type: 'window_update';
+      readonly streamId: number;
+      readonly flags: number;
+      readonly delta: number;
+    }
   /** A control frame of a type SPDY/3.1 does not define: the spec says to ignore it. */
   | { readonly type: 'unknown'; readonly controlType: number; readonly flags: number };
 
-const TYPE_CODES = { syn_stream: 1, syn_reply: 2, rst_stream: 3, settings: 4, ping: 6, goaway: 7, headers: 8, window_update: 9 } as const;
+const TYPE_CODES = {
+  syn_stream: 1,
+  syn_reply: 2,
+  rst_stream: 3,
+  settings: 4,
+  ping: 6,
+  goaway: 7,
+  headers: 8,
+  window_update: 9,
+} as const;
 
 function controlFrame(type: number, flags: number, payload: Buffer): Buffer {
-  if (payload.length > MAX_FRAME_LENGTH) throw new RangeError(`SPDY frame payload of ${payload.length} bytes is over ${MAX_FRAME_LENGTH}`);
+  if (payload.length > MAX_FRAME_LENGTH)
+    throw new RangeError(
+      `SPDY frame payload of ${payload.length} bytes is over ${MAX_FRAME_LENGTH}`,
+    );
   const head = Buffer.alloc(8);
   head.writeUInt16BE(0x8000 | SPDY_VERSION, 0);
   head.writeUInt16BE(type, 2);
@@ -74,7 +120,8 @@ function u32(...values: number[]): Buffer {
 
 /** The 8-byte head of a DATA frame (sent before its payload, which is not copied). */
 export function encodeDataHead(streamId: number, flags: number, length: number): Buffer {
-  if (length > MAX_FRAME_LENGTH) throw new RangeError(`SPDY DATA payload of ${length} bytes is over ${MAX_FRAME_LENGTH}`);
+  if (length > MAX_FRAME_LENGTH)
+    throw new RangeError(`SPDY DATA payload of ${length} bytes is over ${MAX_FRAME_LENGTH}`);
   const head = Buffer.allocUnsafe(8);
   head.writeUInt32BE(streamId & MAX_STREAM_ID, 0);
   head.writeUInt32BE((((flags & 0xff) << 24) | length) >>> 0, 4);
@@ -85,7 +132,10 @@ export function encodeDataHead(streamId: number, flags: number, length: number):
 export function encodeFrame(f: SpdyFrame): Buffer {
   switch (f.type) {
     case 'data': {
-      if (f.data.length > MAX_FRAME_LENGTH) throw new RangeError(`SPDY DATA payload of ${f.data.length} bytes is over ${MAX_FRAME_LENGTH}`);
+      if (f.data.length > MAX_FRAME_LENGTH)
+        throw new RangeError(
+          `SPDY DATA payload of ${f.data.length} bytes is over ${MAX_FRAME_LENGTH}`,
+        );
       const head = Buffer.alloc(8);
       head.writeUInt32BE(f.streamId & MAX_STREAM_ID, 0);
       head.writeUInt32BE((((f.flags & 0xff) << 24) | f.data.length) >>> 0, 4);
@@ -101,9 +151,17 @@ export function encodeFrame(f: SpdyFrame): Buffer {
     }
     case 'syn_reply':
     case 'headers':
-      return controlFrame(TYPE_CODES[f.type], f.flags, Buffer.concat([u32(f.streamId & MAX_STREAM_ID), f.headerBlock]));
+      return controlFrame(
+        TYPE_CODES[f.type],
+        f.flags,
+        Buffer.concat([u32(f.streamId & MAX_STREAM_ID), f.headerBlock]),
+      );
     case 'rst_stream':
-      return controlFrame(TYPE_CODES.rst_stream, f.flags, u32(f.streamId & MAX_STREAM_ID, f.status));
+      return controlFrame(
+        TYPE_CODES.rst_stream,
+        f.flags,
+        u32(f.streamId & MAX_STREAM_ID, f.status),
+      );
     case 'settings': {
       const body = Buffer.alloc(4 + f.entries.length * 8);
       body.writeUInt32BE(f.entries.length, 0);
@@ -116,28 +174,54 @@ export function encodeFrame(f: SpdyFrame): Buffer {
     case 'ping':
       return controlFrame(TYPE_CODES.ping, f.flags, u32(f.id));
     case 'goaway':
-      return controlFrame(TYPE_CODES.goaway, f.flags, u32(f.lastGoodStreamId & MAX_STREAM_ID, f.status));
+      return controlFrame(
+        TYPE_CODES.goaway,
+        f.flags,
+        u32(f.lastGoodStreamId & MAX_STREAM_ID, f.status),
+      );
     case 'window_update':
-      return controlFrame(TYPE_CODES.window_update, f.flags, u32(f.streamId & MAX_STREAM_ID, f.delta & MAX_STREAM_ID));
+      return controlFrame(
+        TYPE_CODES.window_update,
+        f.flags,
+        u32(f.streamId & MAX_STREAM_ID, f.delta & MAX_STREAM_ID),
+      );
     case 'unknown':
       return controlFrame(f.controlType, f.flags, Buffer.alloc(0));
   }
 }
 
-function expectLength(name: string, length: number, want: number | ((n: number) => boolean), accepted: string): void {
+function expectLength(
+  name: string,
+  length: number,
+  want: number | ((n: number) => boolean),
+  accepted: string,
+): void {
   const ok = typeof want === 'number' ? length === want : want(length);
-  if (!ok) throw new SpdyProtocolError(`${name} frame has a payload of ${length} bytes; accepted: ${accepted}`, { frame: name });
+  if (!ok)
+    throw new SpdyProtocolError(
+      `${name} frame has a payload of ${length} bytes; accepted: ${accepted}`,
+      { frame: name },
+    );
 }
 
 function nonZeroStream(name: string, id: number): number {
-  if (id === 0) throw new SpdyProtocolError(`${name} frame names stream 0; accepted: a stream id from 1 to ${MAX_STREAM_ID}`, { frame: name });
+  if (id === 0)
+    throw new SpdyProtocolError(
+      `${name} frame names stream 0; accepted: a stream id from 1 to ${MAX_STREAM_ID}`,
+      { frame: name },
+    );
   return id;
 }
 
 function decodeSettings(flags: number, p: Buffer): SpdyFrame {
   expectLength('SETTINGS', p.length, (n) => n >= 4, 'at least 4 bytes');
   const count = p.readUInt32BE(0);
-  expectLength('SETTINGS', p.length, 4 + count * 8, `4 + 8 bytes for each of the ${count} entries it announces`);
+  expectLength(
+    'SETTINGS',
+    p.length,
+    4 + count * 8,
+    `4 + 8 bytes for each of the ${count} entries it announces`,
+  );
   const entries: SettingsEntry[] = [];
   for (let i = 0; i < count; i++) {
     const word = p.readUInt32BE(4 + i * 8);
@@ -164,11 +248,21 @@ function decodeControl(type: number, flags: number, p: Buffer): SpdyFrame {
       const name = type === 2 ? 'SYN_REPLY' : 'HEADERS';
       expectLength(name, p.length, (n) => n >= 4, 'at least 4 bytes');
       const streamId = nonZeroStream(name, p.readUInt32BE(0) & MAX_STREAM_ID);
-      return { type: type === 2 ? 'syn_reply' : 'headers', flags, streamId, headerBlock: p.subarray(4) };
+      return {
+        type: type === 2 ? 'syn_reply' : 'headers',
+        flags,
+        streamId,
+        headerBlock: p.subarray(4),
+      };
     }
     case 3:
       expectLength('RST_STREAM', p.length, 8, '8 bytes');
-      return { type: 'rst_stream', flags, streamId: nonZeroStream('RST_STREAM', p.readUInt32BE(0) & MAX_STREAM_ID), status: p.readUInt32BE(4) };
+      return {
+        type: 'rst_stream',
+        flags,
+        streamId: nonZeroStream('RST_STREAM', p.readUInt32BE(0) & MAX_STREAM_ID),
+        status: p.readUInt32BE(4),
+      };
     case 4:
       return decodeSettings(flags, p);
     case 6:
@@ -177,11 +271,19 @@ function decodeControl(type: number, flags: number, p: Buffer): SpdyFrame {
     case 7:
       // SPDY/3 has 8 bytes (last good stream, status); some SPDY/2-era peers send 4.
       expectLength('GOAWAY', p.length, (n) => n === 8 || n === 4, '8 bytes');
-      return { type: 'goaway', flags, lastGoodStreamId: p.readUInt32BE(0) & MAX_STREAM_ID, status: p.length === 8 ? p.readUInt32BE(4) : 0 };
+      return {
+        type: 'goaway',
+        flags,
+        lastGoodStreamId: p.readUInt32BE(0) & MAX_STREAM_ID,
+        status: p.length === 8 ? p.readUInt32BE(4) : 0,
+      };
     case 9: {
       expectLength('WINDOW_UPDATE', p.length, 8, '8 bytes');
       const delta = p.readUInt32BE(4) & MAX_STREAM_ID;
-      if (delta === 0) throw new SpdyProtocolError('WINDOW_UPDATE frame has a delta of 0; accepted: 1 to 2^31-1', { frame: 'WINDOW_UPDATE' });
+      if (delta === 0)
+        throw new SpdyProtocolError('WINDOW_UPDATE frame has a delta of 0; accepted: 1 to 2^31-1', {
+          frame: 'WINDOW_UPDATE',
+        });
       return { type: 'window_update', flags, streamId: p.readUInt32BE(0) & MAX_STREAM_ID, delta };
     }
     default:
@@ -267,14 +369,26 @@ export class FrameReader {
     const control = (b.readUInt8(0) & 0x80) !== 0;
     if (control) {
       const version = b.readUInt16BE(0) & 0x7fff;
-      if (version !== SPDY_VERSION) throw new SpdyProtocolError(`control frame of version ${version}; accepted: version ${SPDY_VERSION}`);
+      if (version !== SPDY_VERSION)
+        throw new SpdyProtocolError(
+          `control frame of version ${version}; accepted: version ${SPDY_VERSION}`,
+        );
     }
-    if (length > this.maxFrameLength) throw new SpdyProtocolError(`frame of ${length} bytes is over the limit of ${this.maxFrameLength}`);
+    if (length > this.maxFrameLength)
+      throw new SpdyProtocolError(
+        `frame of ${length} bytes is over the limit of ${this.maxFrameLength}`,
+      );
     if (this.total < 8 + length) return undefined;
     const whole = this.peek(8 + length);
     const payload = whole.subarray(8);
     this.consume(8 + length);
-    if (!control) return { type: 'data', streamId: nonZeroStream('DATA', whole.readUInt32BE(0) & MAX_STREAM_ID), flags, data: payload };
+    if (!control)
+      return {
+        type: 'data',
+        streamId: nonZeroStream('DATA', whole.readUInt32BE(0) & MAX_STREAM_ID),
+        flags,
+        data: payload,
+      };
     return decodeControl(whole.readUInt16BE(2), flags, payload);
   }
 }

@@ -34,21 +34,27 @@ function bad(message: string): SpdyProtocolError {
   return new SpdyProtocolError(`header block: ${message}`, { frame: 'header block' });
 }
 
-export function decodeHeaderBlock(block: Buffer, limits: HeaderBlockLimits = DEFAULT_HEADER_LIMITS): SpdyHeaders {
+export function decodeHeaderBlock(
+  block: Buffer,
+  limits: HeaderBlockLimits = DEFAULT_HEADER_LIMITS,
+): SpdyHeaders {
   let at = 0;
   const take = (what: string): Buffer => {
     if (block.length - at < 4) throw bad(`ends inside the length of ${what} at byte ${at}`);
     const len = block.readUInt32BE(at);
     at += 4;
-    if (block.length - at < len) throw bad(`${what} claims ${len} bytes at byte ${at} but ${block.length - at} remain`);
+    if (block.length - at < len)
+      throw bad(`${what} claims ${len} bytes at byte ${at} but ${block.length - at} remain`);
     const out = block.subarray(at, at + len);
     at += len;
     return out;
   };
-  if (block.length < 4) throw bad(`has ${block.length} bytes; accepted: at least 4 (the pair count)`);
+  if (block.length < 4)
+    throw bad(`has ${block.length} bytes; accepted: at least 4 (the pair count)`);
   const count = block.readUInt32BE(0);
   at = 4;
-  if (count > limits.maxPairs) throw bad(`announces ${count} pairs; accepted: at most ${limits.maxPairs}`);
+  if (count > limits.maxPairs)
+    throw bad(`announces ${count} pairs; accepted: at most ${limits.maxPairs}`);
   const headers = new Map<string, string[]>();
   for (let i = 0; i < count; i++) {
     const name = take(`name ${i + 1}`).toString('utf8');

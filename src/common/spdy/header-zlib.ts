@@ -20,8 +20,19 @@ function flushThrough(stream: Stream, input: Buffer, limit: number, what: string
     const done = (err?: Error): void => {
       stream.off('data', onData);
       stream.off('error', done);
-      if (err !== undefined) reject(new SpdyProtocolError(`cannot ${what} a header block: ${err.message}`, { frame: 'header block', cause: err }));
-      else if (size > limit) reject(new SpdyProtocolError(`a header block inflates to over ${limit} bytes`, { frame: 'header block' }));
+      if (err !== undefined)
+        reject(
+          new SpdyProtocolError(`cannot ${what} a header block: ${err.message}`, {
+            frame: 'header block',
+            cause: err,
+          }),
+        );
+      else if (size > limit)
+        reject(
+          new SpdyProtocolError(`a header block inflates to over ${limit} bytes`, {
+            frame: 'header block',
+          }),
+        );
       else resolve(Buffer.concat(chunks));
     };
     stream.on('data', onData);
@@ -56,8 +67,15 @@ export class HeaderInflater {
   }
 
   async decompress(block: Buffer): Promise<Buffer> {
-    if (this.broken !== undefined) throw new SpdyProtocolError(`the header stream is broken: ${this.broken.message}`, { frame: 'header block' });
-    if (block.length === 0) throw new SpdyProtocolError('an empty header block; accepted: a zlib block with at least the pair count', { frame: 'header block' });
+    if (this.broken !== undefined)
+      throw new SpdyProtocolError(`the header stream is broken: ${this.broken.message}`, {
+        frame: 'header block',
+      });
+    if (block.length === 0)
+      throw new SpdyProtocolError(
+        'an empty header block; accepted: a zlib block with at least the pair count',
+        { frame: 'header block' },
+      );
     return flushThrough(this.inflate, block, this.maxInflatedBytes, 'inflate');
   }
 

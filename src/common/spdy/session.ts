@@ -10,7 +10,16 @@ import type { Duplex } from 'node:stream';
 import { SpdyProtocolError } from './errors.js';
 import { decodeHeaderBlock, encodeHeaderBlock, type SpdyHeaders } from './header-block.js';
 import { HeaderDeflater, HeaderInflater } from './header-zlib.js';
-import { FLAG_FIN, FrameReader, GoAwayStatus, MAX_STREAM_ID, RstStatus, encodeDataHead, encodeFrame, type SpdyFrame } from './frames.js';
+import {
+  FLAG_FIN,
+  FrameReader,
+  GoAwayStatus,
+  MAX_STREAM_ID,
+  RstStatus,
+  encodeDataHead,
+  encodeFrame,
+  type SpdyFrame,
+} from './frames.js';
 import { SpdyStream, type StreamTransport } from './stream.js';
 import { userMessage } from '../util/errors.js';
 
@@ -88,7 +97,15 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     });
     this.enqueue(async () => {
       const headerBlock = await this.deflater.compress(encodeHeaderBlock(headers));
-      return encodeFrame({ type: 'syn_stream', streamId: id, associatedStreamId: 0, priority: 0, slot: 0, flags: 0, headerBlock });
+      return encodeFrame({
+        type: 'syn_stream',
+        streamId: id,
+        associatedStreamId: 0,
+        priority: 0,
+        slot: 0,
+        flags: 0,
+        headerBlock,
+      });
     }).catch((err: unknown) => {
       this.pendingReplies.get(id)?.(err instanceof Error ? err : new Error(userMessage(err)));
       this.pendingReplies.delete(id);
@@ -106,7 +123,12 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.goingAway = true;
-    this.sendFrame({ type: 'goaway', flags: 0, lastGoodStreamId: this.lastPeerStream, status: GoAwayStatus.OK });
+    this.sendFrame({
+      type: 'goaway',
+      flags: 0,
+      lastGoodStreamId: this.lastPeerStream,
+      status: GoAwayStatus.OK,
+    });
     return this.outbound.then(() => {
       this.socket.end();
       this.teardown(undefined);
@@ -125,7 +147,12 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     for (let at = 0; at < data.length || (at === 0 && data.length === 0); at += chunk) {
       const piece = data.subarray(at, at + chunk);
       const isLast = at + chunk >= data.length;
-      last = this.enqueue(() => Promise.resolve([encodeDataHead(streamId, fin && isLast ? FLAG_FIN : 0, piece.length), piece]));
+      last = this.enqueue(() =>
+        Promise.resolve([
+          encodeDataHead(streamId, fin && isLast ? FLAG_FIN : 0, piece.length),
+          piece,
+        ]),
+      );
       if (data.length === 0) break;
     }
     return last;
@@ -224,14 +251,24 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
       return;
     }
     for (const frame of frames) {
-      this.inbound = this.inbound.then(() => (this.closed ? undefined : this.handle(frame))).catch((err: unknown) => this.protocolError(err));
+      this.inbound = this.inbound
+        .then(() => (this.closed ? undefined : this.handle(frame)))
+        .catch((err: unknown) => this.protocolError(err));
     }
   }
 
   private protocolError(err: unknown): void {
     if (this.closed) return;
-    const e = err instanceof SpdyProtocolError ? err : new SpdyProtocolError(userMessage(err), { cause: err });
-    const bytes = encodeFrame({ type: 'goaway', flags: 0, lastGoodStreamId: this.lastPeerStream, status: GoAwayStatus.PROTOCOL_ERROR });
+    const e =
+      err instanceof SpdyProtocolError
+        ? err
+        : new SpdyProtocolError(userMessage(err), { cause: err });
+    const bytes = encodeFrame({
+      type: 'goaway',
+      flags: 0,
+      lastGoodStreamId: this.lastPeerStream,
+      status: GoAwayStatus.PROTOCOL_ERROR,
+    });
     void this.outbound.then(() => this.socket.end(bytes));
     this.teardown(e);
   }
@@ -239,7 +276,8 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   private teardown(err: SpdyProtocolError | undefined): void {
     if (this.closed) return;
     this.closed = true;
-    for (const [, reply] of this.pendingReplies) reply(new Error('the SPDY session closed before the stream was accepted'));
+    for (const [, reply] of this.pendingReplies)
+      reply(new Error('the SPDY session closed before the stream was accepted'));
     this.pendingReplies.clear();
     for (const s of [...this.streams.values()]) s.abort('');
     this.streams.clear();
@@ -266,7 +304,9 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
         return;
       case 'rst_stream':
         this.streams.get(f.streamId)?.abort('');
-        this.pendingReplies.get(f.streamId)?.(new Error(`the peer reset stream ${f.streamId} (status ${f.status})`));
+        this.pendingReplies.get(f.streamId)?.(
+          new Error(`the peer reset stream ${f.streamId} (status ${f.status})`),
+        );
         this.pendingReplies.delete(f.streamId);
         return;
       case 'ping':
@@ -302,7 +342,10 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
   private onSynStream(id: number, headers: SpdyHeaders, fin: boolean): void {
     const peerParity = this.options.role === 'server' ? 1 : 0;
     if ((id & 1) !== peerParity || id <= this.lastPeerStream) {
-      throw new SpdyProtocolError(`SYN_STREAM with stream id ${id} after ${this.lastPeerStream}; accepted: a new ${peerParity === 1 ? 'odd' : 'even'} id above the last`, { frame: 'SYN_STREAM' });
+      throw new SpdyProtocolError(
+        `SYN_STREAM with stream id ${id} after ${this.lastPeerStream}; accepted: a new ${peerParity === 1 ? 'odd' : 'even'} id above the last`,
+        { frame: 'SYN_STREAM' },
+      );
     }
     this.lastPeerStream = id;
     if (this.goingAway || this.streams.size >= (this.options.maxStreams ?? 64)) {
@@ -312,7 +355,14 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     const stream = new SpdyStream(id, headers, this);
     this.streams.set(id, stream);
     // The reference's server replies at once with no headers (httpstream/spdy newStreamHandler).
-    void this.enqueue(async () => encodeFrame({ type: 'syn_reply', streamId: id, flags: 0, headerBlock: await this.deflater.compress(encodeHeaderBlock(new Map())) })).catch(() => undefined);
+    void this.enqueue(async () =>
+      encodeFrame({
+        type: 'syn_reply',
+        streamId: id,
+        flags: 0,
+        headerBlock: await this.deflater.compress(encodeHeaderBlock(new Map())),
+      }),
+    ).catch(() => undefined);
     if (fin) stream.receiveFin();
     this.emit('stream', stream);
   }
@@ -321,7 +371,9 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     const pending = this.pendingReplies.get(id);
     const stream = this.streams.get(id);
     if (pending === undefined || stream === undefined) {
-      throw new SpdyProtocolError(`SYN_REPLY for stream ${id}, which awaits no reply`, { frame: 'SYN_REPLY' });
+      throw new SpdyProtocolError(`SYN_REPLY for stream ${id}, which awaits no reply`, {
+        frame: 'SYN_REPLY',
+      });
     }
     this.pendingReplies.delete(id);
     if (fin) stream.receiveFin();

@@ -4,10 +4,22 @@
 // traceparent. Nothing is registered globally. The agent loads this file only when tracing is
 // configured (OpenTelemetry and gRPC are a lazy chunk of its bundle).
 import type { IncomingMessage } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Tracer,
+} from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { Resource } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import type { Logger } from '../log/types.js';
 
 export const DEFAULT_OTLP_ENDPOINT = 'localhost:4317';
@@ -32,11 +44,19 @@ export interface RequestTracerOptions {
 /** The parent context of a W3C `traceparent` header (version 00), or the root context. */
 export function parentContext(header: string | string[] | undefined): Context {
   const value = Array.isArray(header) ? header[0] : header;
-  const m = value === undefined ? null : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
+  const m =
+    value === undefined
+      ? null
+      : /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim());
   if (m === null) return ROOT_CONTEXT;
   const [, traceId = '', spanId = '', flags = '00'] = m;
   if (/^0+$/.test(traceId) || /^0+$/.test(spanId)) return ROOT_CONTEXT;
-  return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: parseInt(flags, 16) & 1, isRemote: true });
+  return trace.setSpanContext(ROOT_CONTEXT, {
+    traceId,
+    spanId,
+    traceFlags: parseInt(flags, 16) & 1,
+    isRemote: true,
+  });
 }
 
 export class RequestTracer {
@@ -55,10 +75,15 @@ export class RequestTracer {
     this.provider = new BasicTracerProvider({
       sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(rate) }),
       resource: new Resource({ 'service.name': opts.serviceName }),
-      spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: opts.exportIntervalMs ?? 5000 })],
+      spanProcessors: [
+        new BatchSpanProcessor(exporter, { scheduledDelayMillis: opts.exportIntervalMs ?? 5000 }),
+      ],
     });
     this.tracer = this.provider.getTracer(opts.serviceName);
-    this.logger.info({ endpoint, samplingRatePerMillion: opts.config.samplingRatePerMillion ?? 0 }, 'request tracing enabled');
+    this.logger.info(
+      { endpoint, samplingRatePerMillion: opts.config.samplingRatePerMillion ?? 0 },
+      'request tracing enabled',
+    );
   }
 
   startRequestSpan(req: IncomingMessage): { end(statusCode: number): void } {
@@ -94,7 +119,10 @@ export class RequestTracer {
     try {
       await this.provider.shutdown();
     } catch (err) {
-      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'exporting the last spans failed');
+      this.logger.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'exporting the last spans failed',
+      );
     }
   }
 }

@@ -9,7 +9,11 @@ export interface AtomicWriteOptions {
   mode: number;
 }
 
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
   const dir = dirname(path);
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   const fh = await open(tmp, 'wx', options.mode);
@@ -45,7 +49,6 @@ export async function syncDir(dir: string): Promise<void> {
     await fh?.close();
   }
 }
-
 
 const TEMP_NAME = /^\..+\.[0-9a-f]{12}\.tmp$/;
 

@@ -18,7 +18,11 @@ export interface BackoffPolicy {
 }
 
 /** The delay before retry number `attempt` (0-based); `random` in [0,1). */
-export function backoffDelayMs(policy: BackoffPolicy, attempt: number, random: () => number = Math.random): number {
+export function backoffDelayMs(
+  policy: BackoffPolicy,
+  attempt: number,
+  random: () => number = Math.random,
+): number {
   const factor = policy.factor ?? 2;
   const steps = Math.max(0, Math.floor(attempt));
   const base = Math.min(policy.maxMs, policy.initialMs * factor ** steps);
@@ -44,7 +48,10 @@ export class BackoffSequence {
   /** The delay the next failure waits (for log lines), without using it up. */
   peekMs(): number {
     const { initialMs, maxMs, factor } = this.o.policy;
-    return backoffDelayMs({ initialMs, maxMs, ...(factor === undefined ? {} : { factor }) }, this.attempt);
+    return backoffDelayMs(
+      { initialMs, maxMs, ...(factor === undefined ? {} : { factor }) },
+      this.attempt,
+    );
   }
 
   /** The delay to wait now; the one after it grows. */

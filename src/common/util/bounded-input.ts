@@ -27,11 +27,22 @@ export function pathText(segments: readonly PathSegment[]): string {
 }
 
 /** The InputLimitError for `limit` passed at character `index` of `text`. */
-export function limitError(input: BoundedInput, limit: ParseLimitName, text: string, index: number, path: readonly PathSegment[] = [], detail?: string): InputLimitError {
+export function limitError(
+  input: BoundedInput,
+  limit: ParseLimitName,
+  text: string,
+  index: number,
+  path: readonly PathSegment[] = [],
+  detail?: string,
+): InputLimitError {
   const max = input.limits[limit];
-  const offset = Buffer.byteLength(text.slice(0, Math.max(0, Math.min(index, text.length))), 'utf8');
+  const offset = Buffer.byteLength(
+    text.slice(0, Math.max(0, Math.min(index, text.length))),
+    'utf8',
+  );
   const field = pathText(path);
-  const at = field === '' ? `at byte offset ${offset}` : `at byte offset ${offset} (field ${field})`;
+  const at =
+    field === '' ? `at byte offset ${offset}` : `at byte offset ${offset} (field ${field})`;
   const what = detail ?? `more than ${max} ${LIMIT_TEXT[limit]}`;
   return new InputLimitError(`${input.source}: ${what} (limit ${limit}=${max}) ${at}`, {
     limit,
@@ -49,12 +60,15 @@ export function checkSize(text: string, input: BoundedInput): void {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > input.limits.maxBytes) {
     const max = input.limits.maxBytes;
-    throw new InputLimitError(`${input.source}: ${bytes} bytes is more than ${max} bytes (limit maxBytes=${max})`, {
-      limit: 'maxBytes',
-      max,
-      source: input.source,
-      offset: max,
-      field: '',
-    });
+    throw new InputLimitError(
+      `${input.source}: ${bytes} bytes is more than ${max} bytes (limit maxBytes=${max})`,
+      {
+        limit: 'maxBytes',
+        max,
+        source: input.source,
+        offset: max,
+        field: '',
+      },
+    );
   }
 }

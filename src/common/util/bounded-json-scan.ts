@@ -19,7 +19,19 @@ function pathOf(stack: readonly Frame[]): PathSegment[] {
 
 function isDelimiter(c: number): boolean {
   // , : [ ] { } " and JSON whitespace
-  return c === 0x2c || c === 0x3a || c === 0x5b || c === 0x5d || c === 0x7b || c === 0x7d || c === 0x22 || c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+  return (
+    c === 0x2c ||
+    c === 0x3a ||
+    c === 0x5b ||
+    c === 0x5d ||
+    c === 0x7b ||
+    c === 0x7d ||
+    c === 0x22 ||
+    c === 0x20 ||
+    c === 0x0a ||
+    c === 0x0d ||
+    c === 0x09
+  );
 }
 
 /** Index of the closing quote of the string opening at `i` (or text.length when unterminated). */
@@ -63,7 +75,11 @@ class JsonScan {
     }
   }
 
-  private fail(limit: Parameters<typeof limitError>[1], at: number, path: PathSegment[] = pathOf(this.stack)): never {
+  private fail(
+    limit: Parameters<typeof limitError>[1],
+    at: number,
+    path: PathSegment[] = pathOf(this.stack),
+  ): never {
     throw limitError(this.input, limit, this.text, at, path);
   }
 

@@ -15,6 +15,9 @@ export function parseJsonBounded(text: string, input: BoundedInput): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new InputSyntaxError(e instanceof Error ? e.message : String(e), { source: input.source, cause: e });
+    throw new InputSyntaxError(e instanceof Error ? e.message : String(e), {
+      source: input.source,
+      cause: e,
+    });
   }
 }

@@ -8,12 +8,31 @@
 
 import { InputLimitError, InputSyntaxError } from './errors.js';
 
-export { checkSize, limitError, pathText, type BoundedInput, type PathSegment } from './bounded-input.js';
-export { API_BODY_LIMITS, JSON_PATCH_LIMITS, CONFIG_FILE_LIMITS, DEFAULT_PARSE_LIMITS, MANIFEST_LIMITS, type ParseLimits, type ParseLimitName } from './parse-limits.js';
+export {
+  checkSize,
+  limitError,
+  pathText,
+  type BoundedInput,
+  type PathSegment,
+} from './bounded-input.js';
+export {
+  API_BODY_LIMITS,
+  JSON_PATCH_LIMITS,
+  CONFIG_FILE_LIMITS,
+  DEFAULT_PARSE_LIMITS,
+  MANIFEST_LIMITS,
+  type ParseLimits,
+  type ParseLimitName,
+} from './parse-limits.js';
 export { yamlNestingUpperBound } from './nesting-estimate.js';
 export { measureValue, type ValueSize } from './bounded-value.js';
 export { parseJsonBounded } from './bounded-json.js';
-export { parseYamlBounded, parseYamlValueBounded, yamlToJsBounded, type BoundedYamlOptions } from './bounded-yaml.js';
+export {
+  parseYamlBounded,
+  parseYamlValueBounded,
+  yamlToJsBounded,
+  type BoundedYamlOptions,
+} from './bounded-yaml.js';
 
 /** True for errors of this module (what callers map to a 4xx, a skipped file or a fatal config error). */
 export function isBoundedParseError(e: unknown): e is InputLimitError | InputSyntaxError {

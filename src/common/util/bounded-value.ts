@@ -19,7 +19,8 @@ export function measureValue(value: unknown, budget: number): ValueSize {
     if (v === null || typeof v !== 'object') continue;
     const d = top.d + 1;
     if (d > depth) depth = d;
-    const children: unknown[] = v instanceof Map ? [...v.values()] : v instanceof Set ? [...v] : Object.values(v);
+    const children: unknown[] =
+      v instanceof Map ? [...v.values()] : v instanceof Set ? [...v] : Object.values(v);
     for (const c of children) stack.push({ v: c, d });
   }
   return { depth, nodes };

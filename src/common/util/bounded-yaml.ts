@@ -10,7 +10,17 @@
 // library's warnings go to the program's logger as notes (yaml-notes.ts), and its debug printing
 // to stdout (LOG_TOKENS, LOG_STREAM) is off while it parses (yaml-debug-env.ts).
 
-import { CST, Composer, Lexer, Parser, type Document, type DocumentOptions, type LineCounter, type ParseOptions, type SchemaOptions } from 'yaml';
+import {
+  CST,
+  Composer,
+  Lexer,
+  Parser,
+  type Document,
+  type DocumentOptions,
+  type LineCounter,
+  type ParseOptions,
+  type SchemaOptions,
+} from 'yaml';
 import { checkSize, limitError, type BoundedInput, type PathSegment } from './bounded-input.js';
 import { InputSyntaxError } from './errors.js';
 import { measureValue } from './bounded-value.js';
@@ -37,7 +47,13 @@ export interface BoundedYamlOptions extends BoundedInput {
  * the reference's go-yaml v2 resolves them (go-yaml-tags.ts), and `<<` merges are go-yaml's
  * (go-yaml-value.ts), not the library's.
  */
-const COMPOSE_OPTIONS = { logLevel: 'error', resolveKnownTags: false, schema: 'core', customTags: goYamlTags, merge: false } as const;
+const COMPOSE_OPTIONS = {
+  logLevel: 'error',
+  resolveKnownTags: false,
+  schema: 'core',
+  customTags: goYamlTags,
+  merge: false,
+} as const;
 
 // Tokens the lexer inserts that are not in the source.
 const MARKERS = new Set(['\x02', '\x18', '\x1f']);
@@ -110,35 +126,59 @@ interface Entry {
 
 function pathOf(e: Entry | undefined): PathSegment[] {
   const out: PathSegment[] = [];
-  for (let cur = e; cur !== undefined; cur = cur.parent) if (cur.parent !== undefined) out.push(cur.seg);
+  for (let cur = e; cur !== undefined; cur = cur.parent)
+    if (cur.parent !== undefined) out.push(cur.seg);
   return out.reverse();
 }
 
 function keyText(key: CST.Token | null | undefined, index: number): PathSegment {
-  if (key !== null && key !== undefined && 'source' in key && typeof key.source === 'string' && key.type !== 'block-scalar') return key.source;
+  if (
+    key !== null &&
+    key !== undefined &&
+    'source' in key &&
+    typeof key.source === 'string' &&
+    key.type !== 'block-scalar'
+  )
+    return key.source;
   return index;
 }
 
 /** Pass 3: one CST document, measured with an explicit stack. Returns the values it counted. */
-function walkDocument(doc: CST.Document, text: string, input: BoundedInput, nodesBefore: number): number {
+function walkDocument(
+  doc: CST.Document,
+  text: string,
+  input: BoundedInput,
+  nodesBefore: number,
+): number {
   const L = input.limits;
   let nodes = nodesBefore;
   const stack: Entry[] = [];
   const root: Entry = { tok: doc, depth: 0, parent: undefined, seg: '' };
-  const push = (tok: CST.Token | null | undefined, parent: Entry, seg: PathSegment, isKey: boolean): void => {
+  const push = (
+    tok: CST.Token | null | undefined,
+    parent: Entry,
+    seg: PathSegment,
+    isKey: boolean,
+  ): void => {
     if (tok === null || tok === undefined) return;
-    const collection = tok.type === 'block-map' || tok.type === 'block-seq' || tok.type === 'flow-collection';
+    const collection =
+      tok.type === 'block-map' || tok.type === 'block-seq' || tok.type === 'flow-collection';
     const entry: Entry = { tok, depth: parent.depth + (collection ? 1 : 0), parent, seg };
-    if (!isKey && ++nodes > L.maxNodes) throw limitError(input, 'maxNodes', text, tok.offset, pathOf(entry));
-    if (entry.depth > L.maxDepth) throw limitError(input, 'maxDepth', text, tok.offset, pathOf(entry));
+    if (!isKey && ++nodes > L.maxNodes)
+      throw limitError(input, 'maxNodes', text, tok.offset, pathOf(entry));
+    if (entry.depth > L.maxDepth)
+      throw limitError(input, 'maxDepth', text, tok.offset, pathOf(entry));
     if (collection) stack.push(entry);
   };
   push(doc.value, root, '', false);
   for (let e = stack.pop(); e !== undefined; e = stack.pop()) {
     const tok = e.tok;
-    if (tok.type !== 'block-map' && tok.type !== 'block-seq' && tok.type !== 'flow-collection') continue;
-    const isMap = tok.type === 'block-map' || (tok.type === 'flow-collection' && tok.start.source === '{');
-    if (isMap && tok.items.length > L.maxKeysPerObject) throw limitError(input, 'maxKeysPerObject', text, tok.offset, pathOf(e));
+    if (tok.type !== 'block-map' && tok.type !== 'block-seq' && tok.type !== 'flow-collection')
+      continue;
+    const isMap =
+      tok.type === 'block-map' || (tok.type === 'flow-collection' && tok.start.source === '{');
+    if (isMap && tok.items.length > L.maxKeysPerObject)
+      throw limitError(input, 'maxKeysPerObject', text, tok.offset, pathOf(e));
     tok.items.forEach((item, i) => {
       const seg = isMap ? keyText(item.key, i) : i;
       push(item.key, e, seg, true);
@@ -161,12 +201,15 @@ export function parseYamlBounded(text: string, opts: BoundedYamlOptions): Docume
     let nodes = 0;
     for (const tok of new Parser(opts.lineCounter?.addNewLine).parse(text)) {
       if (tok.type === 'document') {
-        if (++documents > opts.limits.maxDocuments) throw limitError(opts, 'maxDocuments', text, tok.offset);
+        if (++documents > opts.limits.maxDocuments)
+          throw limitError(opts, 'maxDocuments', text, tok.offset);
         nodes = walkDocument(tok, text, opts, nodes);
       }
       tokens.push(tok);
     }
-    return Array.from(new Composer({ ...opts.yamlOptions, ...COMPOSE_OPTIONS }).compose(tokens, true, text.length));
+    return Array.from(
+      new Composer({ ...opts.yamlOptions, ...COMPOSE_OPTIONS }).compose(tokens, true, text.length),
+    );
   });
 }
 
@@ -182,7 +225,9 @@ function noteWarnings(doc: Document.Parsed, input: BoundedInput, text: string): 
   for (const w of doc.warnings) {
     const { line, col } = lineCol(text, w.pos[0]);
     const what = (w.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
-    yamlNote(`${input.source}: line ${line}, column ${col}: ${what} (YAML warning ${w.code}): ignored, the document is read without it`);
+    yamlNote(
+      `${input.source}: line ${line}, column ${col}: ${what} (YAML warning ${w.code}): ignored, the document is read without it`,
+    );
   }
 }
 
@@ -202,7 +247,8 @@ export function yamlToJsBounded(doc: Document.Parsed, input: BoundedInput, text:
 }
 
 /** The `yaml` library's message for a second document where one is expected. */
-export const MULTIPLE_DOCUMENTS = 'Source contains multiple documents; please use YAML.parseAllDocuments()';
+export const MULTIPLE_DOCUMENTS =
+  'Source contains multiple documents; please use YAML.parseAllDocuments()';
 
 /**
  * The value of a one-document YAML (or JSON) text within bounds, as the `yaml` library's `parse`
@@ -214,6 +260,7 @@ export function parseYamlValueBounded(text: string, opts: BoundedYamlOptions): u
   if (doc === undefined) return null;
   if (docs.length > 1) throw new InputSyntaxError(MULTIPLE_DOCUMENTS, { source: opts.source });
   const err = doc.errors[0];
-  if (err !== undefined) throw new InputSyntaxError(err.message, { source: opts.source, cause: err });
+  if (err !== undefined)
+    throw new InputSyntaxError(err.message, { source: opts.source, cause: err });
   return yamlToJsBounded(doc, opts, text);
 }

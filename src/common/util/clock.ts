@@ -46,7 +46,12 @@ export const systemClock: Clock = {
  * Runs `fn` once after `ms` on `clock`; the returned function cancels it. The one way code outside
  * this module sets a one-shot timer, so a ManualClock moves it.
  */
-export function afterMs(clock: Clock, ms: number, fn: () => void, opts: { unref?: boolean } = {}): () => void {
+export function afterMs(
+  clock: Clock,
+  ms: number,
+  fn: () => void,
+  opts: { unref?: boolean } = {},
+): () => void {
   if (clock.setTimer) return clock.setTimer(ms, fn, opts);
   const ac = new AbortController();
   clock.sleep(ms, ac.signal).then(fn, () => undefined);
@@ -58,15 +63,25 @@ export function afterMs(clock: Clock, ms: number, fn: () => void, opts: { unref?
  * a poll, a compaction tick. For async work that must not overlap and must report its failures,
  * use runEvery (every.ts).
  */
-export function everyMs(clock: Clock, ms: number, fn: () => void, opts: { unref?: boolean } = {}): () => void {
+export function everyMs(
+  clock: Clock,
+  ms: number,
+  fn: () => void,
+  opts: { unref?: boolean } = {},
+): () => void {
   let stopped = false;
   let cancel = (): void => undefined;
   const arm = (): void => {
-    cancel = afterMs(clock, ms, () => {
-      if (stopped) return;
-      arm();
-      fn();
-    }, opts);
+    cancel = afterMs(
+      clock,
+      ms,
+      () => {
+        if (stopped) return;
+        arm();
+        fn();
+      },
+      opts,
+    );
   };
   arm();
   return () => {

@@ -46,7 +46,12 @@ export class ConfigError extends NodeAgentError {
   readonly problems: readonly string[];
   constructor(
     message: string,
-    options: NodeAgentErrorOptions & { file?: string; field?: string; flag?: string; problems?: readonly string[] } = {},
+    options: NodeAgentErrorOptions & {
+      file?: string;
+      field?: string;
+      flag?: string;
+      problems?: readonly string[];
+    } = {},
   ) {
     super('Config', message, options);
     this.file = options.file;
@@ -61,7 +66,10 @@ export class ApiError extends NodeAgentError {
   readonly status: number;
   readonly reason: string;
   readonly details: unknown;
-  constructor(message: string, options: NodeAgentErrorOptions & { status: number; reason: string; details?: unknown }) {
+  constructor(
+    message: string,
+    options: NodeAgentErrorOptions & { status: number; reason: string; details?: unknown },
+  ) {
     super('Api', message, options);
     this.status = options.status;
     this.reason = options.reason;
@@ -122,7 +130,16 @@ export class InputLimitError extends NodeAgentError {
   readonly offset: number;
   /** Field path (`spec.containers[0].x`) where known, else ''. */
   readonly field: string;
-  constructor(message: string, options: NodeAgentErrorOptions & { limit: string; max: number; source: string; offset: number; field: string }) {
+  constructor(
+    message: string,
+    options: NodeAgentErrorOptions & {
+      limit: string;
+      max: number;
+      source: string;
+      offset: number;
+      field: string;
+    },
+  ) {
     super('InputLimit', message, options);
     this.limit = options.limit;
     this.max = options.max;
@@ -155,13 +172,19 @@ export function findCause<T>(err: unknown, test: (e: unknown) => e is T): T | un
 
 function apiWithStatus(status: number, reason?: string) {
   return (err: unknown): boolean =>
-    findCause(err, (e): e is ApiError => e instanceof ApiError && (e.status === status || (reason !== undefined && e.reason === reason))) !== undefined;
+    findCause(
+      err,
+      (e): e is ApiError =>
+        e instanceof ApiError &&
+        (e.status === status || (reason !== undefined && e.reason === reason)),
+    ) !== undefined;
 }
 
 export const isNotFound = apiWithStatus(404, 'NotFound');
 export const isConflict = apiWithStatus(409, 'Conflict');
 export const isAlreadyExists = (err: unknown): boolean =>
-  findCause(err, (e): e is ApiError => e instanceof ApiError && e.reason === 'AlreadyExists') !== undefined;
+  findCause(err, (e): e is ApiError => e instanceof ApiError && e.reason === 'AlreadyExists') !==
+  undefined;
 export const isGone = apiWithStatus(410, 'Expired');
 export const isUnauthorized = apiWithStatus(401, 'Unauthorized');
 export const isForbidden = apiWithStatus(403, 'Forbidden');

@@ -12,8 +12,32 @@ export type GoScalar =
   | { readonly kind: 'float'; readonly value: number }
   | { readonly kind: 'str'; readonly value: string };
 
-const BOOL_TRUE = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
-const BOOL_FALSE = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
+const BOOL_TRUE = new Set([
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+]);
+const BOOL_FALSE = new Set([
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+]);
 const NULLS = new Set(['', '~', 'null', 'Null', 'NULL']);
 const SPECIAL_FLOATS = new Map<string, number>([
   ...['.nan', '.NaN', '.NAN'].map((s) => [s, NaN] as const),
@@ -65,7 +89,13 @@ export function goResolvePlain(text: string): GoScalar {
   const special = SPECIAL_FLOATS.get(text);
   if (special !== undefined) return { kind: 'float', value: special };
   const first = text[0] ?? '';
-  if (first === '.') return (/^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? goFloat(text) : undefined) ?? { kind: 'str', value: text };
+  if (first === '.')
+    return (
+      (/^\.[0-9]+([eE][-+]?[0-9]+)?$/.test(text) ? goFloat(text) : undefined) ?? {
+        kind: 'str',
+        value: text,
+      }
+    );
   if (!/[-+0-9]/.test(first)) return { kind: 'str', value: text };
   // A timestamp (YYYY-...) is left as its text when decoded into interface{}: it is no int or float.
   const plain = text.replace(/_/g, '');
@@ -87,7 +117,9 @@ export function formatFloat32G(f: number): string {
   if (x === 0) return Object.is(x, -0) ? '-0' : '0';
   let p = 1;
   while (p < 9 && Math.fround(Number(x.toPrecision(p))) !== x) p++;
-  const [mant = '0', expText = '0'] = Math.abs(x).toExponential(p - 1).split('e');
+  const [mant = '0', expText = '0'] = Math.abs(x)
+    .toExponential(p - 1)
+    .split('e');
   const digits = mant.replace('.', '').replace(/0+$/, '') || '0';
   const exp = Number(expText);
   const sign = x < 0 ? '-' : '';

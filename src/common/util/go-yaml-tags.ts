@@ -13,11 +13,19 @@ const GO_PLAIN: ScalarTag = {
   resolve: (str: string) => goScalarValue(goResolvePlain(str)),
 };
 
-const COLLECTION_OR_STRING = new Set(['tag:yaml.org,2002:map', 'tag:yaml.org,2002:seq', 'tag:yaml.org,2002:str']);
+const COLLECTION_OR_STRING = new Set([
+  'tag:yaml.org,2002:map',
+  'tag:yaml.org,2002:seq',
+  'tag:yaml.org,2002:str',
+]);
 
 /** customTags for the composer: plain scalars as go-yaml v2 reads them. */
 export function goYamlTags(tags: Tags): Tags {
-  const kept = tags.map((t) => (typeof t === 'object' && !COLLECTION_OR_STRING.has(t.tag) && 'default' in t ? { ...t, default: false } : t));
+  const kept = tags.map((t) =>
+    typeof t === 'object' && !COLLECTION_OR_STRING.has(t.tag) && 'default' in t
+      ? { ...t, default: false }
+      : t,
+  );
   return [GO_PLAIN, ...kept] as Tags;
 }
 

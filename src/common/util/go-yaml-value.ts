@@ -47,9 +47,16 @@ function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: strin
 /** The node an alias names (counted against maxAliases), or the node itself. */
 function deref(node: unknown, ctx: Ctx): unknown {
   if (!isAlias(node)) return node;
-  if (++ctx.aliases > ctx.input.limits.maxAliases) throw limitError(ctx.input, 'maxAliases', ctx.text, ctx.doc.range[0], [], ALIAS_BOMB);
+  if (++ctx.aliases > ctx.input.limits.maxAliases)
+    throw limitError(ctx.input, 'maxAliases', ctx.text, ctx.doc.range[0], [], ALIAS_BOMB);
   const target = node.resolve(ctx.doc);
-  if (target === undefined) fail(ctx, node, `the alias *${node.source} names no anchor before it; accepted: an alias of an anchor (&${node.source}) defined earlier in the document`, `yaml: unknown anchor '${node.source}' referenced`);
+  if (target === undefined)
+    fail(
+      ctx,
+      node,
+      `the alias *${node.source} names no anchor before it; accepted: an alias of an anchor (&${node.source}) defined earlier in the document`,
+      `yaml: unknown anchor '${node.source}' referenced`,
+    );
   return target;
 }
 
@@ -78,7 +85,8 @@ function valueOf(node: Scalar): GoScalar {
   const v: unknown = node.value;
   if (v === null) return { kind: 'null', value: null };
   if (typeof v === 'boolean') return { kind: 'bool', value: v };
-  if (typeof v === 'number') return Number.isInteger(v) ? { kind: 'int', value: BigInt(v) } : { kind: 'float', value: v };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { kind: 'int', value: BigInt(v) } : { kind: 'float', value: v };
   return { kind: 'str', value: typeof v === 'string' ? v : node.toString() };
 }
 
@@ -92,13 +100,25 @@ function setOwn(out: Record<string, unknown>, key: string, value: unknown): void
 
 function keyOf(pair: Pair, ctx: Ctx): string {
   const node = deref(pair.key, ctx);
-  if (!isScalar(node)) fail(ctx, pair.key as Node | undefined, `invalid map key: ${SCALAR_KEY_ACCEPTED}`, 'invalid map key');
+  if (!isScalar(node))
+    fail(
+      ctx,
+      pair.key as Node | undefined,
+      `invalid map key: ${SCALAR_KEY_ACCEPTED}`,
+      'invalid map key',
+    );
   const s = scalarOf(node);
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
   ctx.deferred++;
-  throw new Deferred(pair.key as Node, `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`, s.kind === 'null' ? 'Unsupported map key of type: %!s(<nil>), key: <nil>' : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`);
+  throw new Deferred(
+    pair.key as Node,
+    `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`,
+    s.kind === 'null'
+      ? 'Unsupported map key of type: %!s(<nil>), key: <nil>'
+      : `Unsupported map key of type: uint64, key: 0x${s.value.toString(16)}`,
+  );
 }
 
 function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth: number): void {
@@ -115,7 +135,12 @@ function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth
   }
 }
 
-function fillMap(out: Record<string, unknown>, pairs: readonly Pair[], ctx: Ctx, depth: number): void {
+function fillMap(
+  out: Record<string, unknown>,
+  pairs: readonly Pair[],
+  ctx: Ctx,
+  depth: number,
+): void {
   for (const pair of pairs) {
     if (isMergeKey(pair.key)) mergeInto(out, pair.value, ctx, depth);
     else setOwn(out, keyOf(pair, ctx), convert(pair.value, ctx, depth + 1));
@@ -123,7 +148,8 @@ function fillMap(out: Record<string, unknown>, pairs: readonly Pair[], ctx: Ctx,
 }
 
 function convert(node: unknown, ctx: Ctx, depth: number): unknown {
-  if (depth > ctx.input.limits.maxDepth + 1) throw limitError(ctx.input, 'maxDepth', ctx.text, (node as Node | null)?.range?.[0] ?? 0);
+  if (depth > ctx.input.limits.maxDepth + 1)
+    throw limitError(ctx.input, 'maxDepth', ctx.text, (node as Node | null)?.range?.[0] ?? 0);
   const n = deref(node, ctx);
   if (n === null || n === undefined) return null;
   if (isMap(n)) {
@@ -142,7 +168,11 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
   if (s.kind === 'float' && !Number.isFinite(s.value)) {
     const shown = Number.isNaN(s.value) ? 'NaN' : s.value > 0 ? '+Inf' : '-Inf';
     ctx.deferred++;
-    return new Deferred(node as Node, `${n.source ?? shown} is not a JSON number; accepted: a finite number, or a quoted string`, `json: unsupported value: ${shown}`);
+    return new Deferred(
+      node as Node,
+      `${n.source ?? shown} is not a JSON number; accepted: a finite number, or a quoted string`,
+      `json: unsupported value: ${shown}`,
+    );
   }
   return goScalarValue(s);
 }
@@ -166,7 +196,8 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
   const stack: unknown[] = [value];
   for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
     if (v instanceof Deferred) fail(ctx, v.node, v.detail, v.reference);
-    if (v !== null && typeof v === 'object') for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
+    if (v !== null && typeof v === 'object')
+      for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
   }
 }
 
@@ -175,7 +206,12 @@ export function goYamlValue(doc: Document.Parsed, input: BoundedInput, text: str
   const ctx: Ctx = { doc, input, text, aliases: 0, deferred: 0 };
   const yaml = doc.directives.yaml;
   if (yaml.explicit === true && yaml.version !== '1.1') {
-    fail(ctx, undefined, `a %YAML ${yaml.version} directive: accepted: %YAML 1.1, or no %YAML directive`, 'yaml: found incompatible YAML document');
+    fail(
+      ctx,
+      undefined,
+      `a %YAML ${yaml.version} directive: accepted: %YAML 1.1, or no %YAML directive`,
+      'yaml: found incompatible YAML document',
+    );
   }
   const value = convert(doc.contents, ctx, 0);
   if (ctx.deferred > 0) refuseDeferred(value, ctx);

@@ -30,5 +30,7 @@ export function isOneOf<T extends string>(values: readonly T[], v: string): v is
 /** The string-valued entries of `v` (labels, annotations); empty when `v` is not an object. */
 export function stringRecordOf(v: unknown): Record<string, string> {
   // fromEntries defines own properties, so even a "__proto__" key stays a key.
-  return Object.fromEntries(Object.entries(recordOf(v)).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  return Object.fromEntries(
+    Object.entries(recordOf(v)).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
 }

@@ -8,7 +8,13 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /** Sets an own property, also for the key "__proto__" (which plain assignment would treat as the prototype). */
 export function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
-  if (k === '__proto__') Object.defineProperty(obj, k, { value: v, writable: true, enumerable: true, configurable: true });
+  if (k === '__proto__')
+    Object.defineProperty(obj, k, {
+      value: v,
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
   else obj[k] = v;
 }
 

@@ -4,7 +4,8 @@
 
 const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QNAME_RE = new RegExp(`^${QNAME_FMT}$`);
-const QNAME_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const QNAME_MSG =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT = `(${QNAME_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const LABEL_VALUE_MSG =
@@ -45,15 +46,19 @@ function byteLength(s: string): number {
 
 export function isDns1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH) errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
-  if (!DNS1123_LABEL_RE.test(value)) errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
+  if (byteLength(value) > DNS1123_LABEL_MAX_LENGTH)
+    errs.push(maxLenError(DNS1123_LABEL_MAX_LENGTH));
+  if (!DNS1123_LABEL_RE.test(value))
+    errs.push(regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, 'my-name', '123-abc'));
   return errs;
 }
 
 export function isDns1123Subdomain(value: string): string[] {
   const errs: string[] = [];
-  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH) errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
-  if (!DNS1123_SUBDOMAIN_RE.test(value)) errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
+  if (byteLength(value) > DNS1123_SUBDOMAIN_MAX_LENGTH)
+    errs.push(maxLenError(DNS1123_SUBDOMAIN_MAX_LENGTH));
+  if (!DNS1123_SUBDOMAIN_RE.test(value))
+    errs.push(regexError(DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, 'example.com'));
   return errs;
 }
 
@@ -75,14 +80,17 @@ export function isQualifiedName(value: string): string[] {
     ];
   }
   if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);
-  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH) errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
-  if (!QNAME_RE.test(name)) errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
+  else if (byteLength(name) > QUALIFIED_NAME_MAX_LENGTH)
+    errs.push(`name part ${maxLenError(QUALIFIED_NAME_MAX_LENGTH)}`);
+  if (!QNAME_RE.test(name))
+    errs.push(`name part ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')}`);
   return errs;
 }
 
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (byteLength(value) > LABEL_VALUE_MAX_LENGTH) errs.push(maxLenError(LABEL_VALUE_MAX_LENGTH));
-  if (!LABEL_VALUE_RE.test(value)) errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
+  if (!LABEL_VALUE_RE.test(value))
+    errs.push(regexError(LABEL_VALUE_MSG, LABEL_VALUE_FMT, 'MyValue', 'my_value', '12345'));
   return errs;
 }

@@ -53,7 +53,11 @@ export const JSON_PATCH_LIMITS: ParseLimits = { ...API_BODY_LIMITS, maxNodes: 10
  * Static pod manifests (files and --manifest-url): a few documents (Pods or PodLists) per input,
  * at most 10 MiB (the agent's manifest size limit).
  */
-export const MANIFEST_LIMITS: ParseLimits = { ...DEFAULT_PARSE_LIMITS, maxBytes: 10 * MIB, maxDocuments: 100 };
+export const MANIFEST_LIMITS: ParseLimits = {
+  ...DEFAULT_PARSE_LIMITS,
+  maxBytes: 10 * MIB,
+  maxDocuments: 100,
+};
 
 /**
  * Configuration files of both programs (agent config and drop-ins, platconfig, API server kinds):

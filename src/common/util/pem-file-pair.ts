@@ -46,12 +46,17 @@ export class PemFilePair {
       ms: this.o.checkIntervalMs ?? 30_000,
       signal,
       run: () => this.load(false),
-      onError: (err) => this.o.logger.warn({ err: userMessage(err), file: this.o.certFile }, `${this.o.what} check failed`),
+      onError: (err) =>
+        this.o.logger.warn(
+          { err: userMessage(err), file: this.o.certFile },
+          `${this.o.what} check failed`,
+        ),
     });
   }
 
   current(): PemPair {
-    if (this.pair === undefined) throw new CertificateError(`${this.o.what} not loaded yet`, { file: this.o.certFile });
+    if (this.pair === undefined)
+      throw new CertificateError(`${this.o.what} not loaded yet`, { file: this.o.certFile });
     return this.pair;
   }
 
@@ -71,20 +76,36 @@ export class PemFilePair {
       const [c, k] = await Promise.all([stat(certFile), stat(keyFile)]);
       const stamp = `${c.mtimeMs}:${c.size}:${k.mtimeMs}:${k.size}`;
       if (stamp === this.stamp) return;
-      const [certPem, keyPem] = await Promise.all([readFile(certFile, 'utf8'), readFile(keyFile, 'utf8')]);
+      const [certPem, keyPem] = await Promise.all([
+        readFile(certFile, 'utf8'),
+        readFile(keyFile, 'utf8'),
+      ]);
       if (!new X509Certificate(certPem).checkPrivateKey(createPrivateKey(keyPem))) {
         if (initial) throw new Error('the private key does not match the certificate');
-        logger.warn({ file: certFile }, `the ${what} and key files do not match (being replaced?); keeping the previous pair and checking again`);
+        logger.warn(
+          { file: certFile },
+          `the ${what} and key files do not match (being replaced?); keeping the previous pair and checking again`,
+        );
         return;
       }
       this.pair = { certPem, keyPem };
       this.stamp = stamp;
-      if (!initial) logger.info({ file: certFile }, `${what} files changed; new connections use the new certificate`);
+      if (!initial)
+        logger.info(
+          { file: certFile },
+          `${what} files changed; new connections use the new certificate`,
+        );
     } catch (err) {
       if (initial) {
-        throw new CertificateError(`cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ${keyFile}): ${userMessage(err)}`, { file: certFile, cause: err });
+        throw new CertificateError(
+          `cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ${keyFile}): ${userMessage(err)}`,
+          { file: certFile, cause: err },
+        );
       }
-      logger.warn({ file: certFile, err: userMessage(err) }, `cannot re-read the ${what} files; keeping the previous certificate`);
+      logger.warn(
+        { file: certFile, err: userMessage(err) },
+        `cannot re-read the ${what} files; keeping the previous certificate`,
+      );
     }
   }
 }

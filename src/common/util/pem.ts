@@ -52,5 +52,7 @@ export function encodePem(type: string, der: Uint8Array): string {
 
 /** Each block of `type` in `text`, re-encoded as its own PEM (for loaders that take one PEM at a time). */
 export function pemBlocksOfType(text: string, type: string): string[] {
-  return decodePemBlocks(text).filter((b) => b.type === type).map((b) => encodePem(b.type, b.bytes));
+  return decodePemBlocks(text)
+    .filter((b) => b.type === type)
+    .map((b) => encodePem(b.type, b.bytes));
 }

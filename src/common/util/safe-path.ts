@@ -25,15 +25,18 @@ export function pathSegmentProblem(segment: string): string | undefined {
   if (segment === '') return 'is empty';
   if (segment === '.' || segment === '..') return `is "${segment}"`;
   if (segment.includes('\0')) return 'contains a NUL byte';
-  if (segment.includes('/') || segment.includes('\\')) return "contains a path separator ('/' or '\\')";
+  if (segment.includes('/') || segment.includes('\\'))
+    return "contains a path separator ('/' or '\\')";
   if (segment.includes('%')) return "contains '%' (percent-encoded names are not accepted)";
   if (CONTROL.test(segment)) return 'contains a control character';
-  if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES) return `is longer than ${MAX_SEGMENT_BYTES} bytes`;
+  if (Buffer.byteLength(segment, 'utf8') > MAX_SEGMENT_BYTES)
+    return `is longer than ${MAX_SEGMENT_BYTES} bytes`;
   return undefined;
 }
 
 function rootOf(root: string): string {
-  if (root === '' || root.includes('\0')) throw new UnsafePathError(`invalid root directory ${JSON.stringify(root)}`, { root });
+  if (root === '' || root.includes('\0'))
+    throw new UnsafePathError(`invalid root directory ${JSON.stringify(root)}`, { root });
   return resolve(root);
 }
 
@@ -49,11 +52,15 @@ export function joinUnder(root: string, ...segments: string[]): string {
   for (const s of segments) {
     const problem = pathSegmentProblem(s);
     if (problem !== undefined) {
-      throw new UnsafePathError(`refusing path under ${base}: name ${JSON.stringify(s)} ${problem}`, { root: base });
+      throw new UnsafePathError(
+        `refusing path under ${base}: name ${JSON.stringify(s)} ${problem}`,
+        { root: base },
+      );
     }
   }
   const out = join(base, ...segments);
-  if (!inside(base, out)) throw new UnsafePathError(`refusing path ${out}: outside ${base}`, { root: base });
+  if (!inside(base, out))
+    throw new UnsafePathError(`refusing path ${out}: outside ${base}`, { root: base });
   return out;
 }
 
@@ -61,11 +68,17 @@ export function joinUnder(root: string, ...segments: string[]): string {
 export function assertUnder(root: string, path: string): string {
   const base = rootOf(root);
   if (path.includes('\0') || !isAbsolute(path)) {
-    throw new UnsafePathError(`refusing path ${JSON.stringify(path)}: not an absolute path under ${base}`, { root: base });
+    throw new UnsafePathError(
+      `refusing path ${JSON.stringify(path)}: not an absolute path under ${base}`,
+      { root: base },
+    );
   }
   const out = resolve(path);
   if (out !== path.replace(/\/+$/, '') || !inside(base, out)) {
-    throw new UnsafePathError(`refusing path ${JSON.stringify(path)}: not a normalised path under ${base}`, { root: base });
+    throw new UnsafePathError(
+      `refusing path ${JSON.stringify(path)}: not a normalised path under ${base}`,
+      { root: base },
+    );
   }
   return out;
 }
@@ -92,13 +105,18 @@ async function assertNoLinkEscape(base: string, path: string): Promise<void> {
     const real = await realOrUndefined(cur);
     if (real !== undefined) {
       if (!inside(realRoot, real)) {
-        throw new UnsafePathError(`refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a symbolic link leads out)`, { root: base });
+        throw new UnsafePathError(
+          `refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a symbolic link leads out)`,
+          { root: base },
+        );
       }
       return;
     }
     // a link whose target does not exist yet: writing through it would create the target
     if ((await lstat(cur).catch(() => undefined))?.isSymbolicLink()) {
-      throw new UnsafePathError(`refusing path ${path}: ${cur} is a dangling symbolic link`, { root: base });
+      throw new UnsafePathError(`refusing path ${path}: ${cur} is a dangling symbolic link`, {
+        root: base,
+      });
     }
     if (cur === base) return;
     cur = dirname(cur);
@@ -115,13 +133,18 @@ export async function pathForWrite(root: string, ...segments: string[]): Promise
 /** joinUnder, then: nothing on the way to the target's parent links out of root. */
 export async function pathForRemoval(root: string, ...segments: string[]): Promise<string> {
   const p = joinUnder(root, ...segments);
-  if (segments.length === 0) throw new UnsafePathError(`refusing to remove the root ${p} itself`, { root: rootOf(root) });
+  if (segments.length === 0)
+    throw new UnsafePathError(`refusing to remove the root ${p} itself`, { root: rootOf(root) });
   await assertNoLinkEscape(rootOf(root), dirname(p));
   return p;
 }
 
 /** mkdir -p of `root/segments...` after the checks of pathForWrite. */
-export async function mkdirUnder(root: string, segments: readonly string[], mode?: number): Promise<string> {
+export async function mkdirUnder(
+  root: string,
+  segments: readonly string[],
+  mode?: number,
+): Promise<string> {
   const p = await pathForWrite(root, ...segments);
   await mkdir(p, { recursive: true, ...(mode !== undefined ? { mode } : {}) });
   return p;

@@ -18,7 +18,10 @@ export class TokenBucket {
   private last: number;
   /** Tokens are handed out in arrival order: a waiter reserves its token before sleeping. */
   constructor(options: TokenBucketOptions) {
-    if (!(options.qps > 0) || !(options.burst >= 1)) throw new RangeError(`token bucket needs qps > 0 and burst >= 1, got ${options.qps}/${options.burst}`);
+    if (!(options.qps > 0) || !(options.burst >= 1))
+      throw new RangeError(
+        `token bucket needs qps > 0 and burst >= 1, got ${options.qps}/${options.burst}`,
+      );
     this.qps = options.qps;
     this.burst = options.burst;
     this.clock = options.clock;
@@ -56,4 +59,3 @@ export class TokenBucket {
     }
   }
 }
-

@@ -23,9 +23,19 @@ export interface TtlCacheOptions<V, C> {
 
 /** An lru-cache of at most `max` entries whose TTLs (given per set) run on `clock`. */
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
-export function clockLru<V extends NonNullable<unknown>>(clock: Clock, max: number, extra: Omit<LRUCache.Options<string, V, unknown>, 'max' | 'perf'> = {}): LRUCache<string, V> {
+export function clockLru<V extends NonNullable<unknown>>(
+  clock: Clock,
+  max: number,
+  extra: Omit<LRUCache.Options<string, V, unknown>, 'max' | 'perf'> = {},
+): LRUCache<string, V> {
   // Read the clock at every check (the default caches it for 1 ms), so a manual clock rules.
-  return new LRUCache<string, V, unknown>({ ttlAutopurge: false, ttlResolution: 0, ...extra, max, perf: { now: () => clock.nowMs() } });
+  return new LRUCache<string, V, unknown>({
+    ttlAutopurge: false,
+    ttlResolution: 0,
+    ...extra,
+    max,
+    perf: { now: () => clock.nowMs() },
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined

@@ -10,7 +10,11 @@ export const USERINFO_MASK = 'xxxxx';
 /** `text` with the userinfo of every URL in it masked: `https://xxxxx:xxxxx@host/...`. */
 export function maskUrlUserinfo(text: string): string {
   if (!text.includes('://')) return text;
-  return text.replace(USERINFO, (_m, scheme: string, info: string) => `${scheme}${info.includes(':') ? `${USERINFO_MASK}:${USERINFO_MASK}` : USERINFO_MASK}@`);
+  return text.replace(
+    USERINFO,
+    (_m, scheme: string, info: string) =>
+      `${scheme}${info.includes(':') ? `${USERINFO_MASK}:${USERINFO_MASK}` : USERINFO_MASK}@`,
+  );
 }
 
 /**
@@ -22,7 +26,9 @@ export function maskUrlUserinfoDeep<T>(value: T): T {
   if (typeof value === 'string') return maskUrlUserinfo(value) as T;
   if (Array.isArray(value)) return value.map((v: unknown) => maskUrlUserinfoDeep(v)) as T;
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskUrlUserinfoDeep(v)])) as T;
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, maskUrlUserinfoDeep(v)]),
+    ) as T;
   }
   return value;
 }

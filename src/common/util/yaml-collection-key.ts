@@ -9,7 +9,8 @@ import { LocatedYamlError } from './yaml-located-error.js';
 import { lineCol } from './text-position.js';
 
 /** What a mapping key may be. */
-export const SCALAR_KEY_ACCEPTED = 'a mapping key must be a string, a number within int64 or a boolean';
+export const SCALAR_KEY_ACCEPTED =
+  'a mapping key must be a string, a number within int64 or a boolean';
 
 export interface CollectionKeyErrorOptions {
   readonly source: string;
@@ -25,7 +26,12 @@ export class CollectionKeyError extends LocatedYamlError {
   readonly key: unknown;
   /** detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is left out: a file's text may hold a secret. */
   constructor(o: CollectionKeyErrorOptions) {
-    super({ source: o.source, line: o.line, col: o.col, detail: `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}` });
+    super({
+      source: o.source,
+      line: o.line,
+      col: o.col,
+      detail: `invalid map key: the key is a ${o.kind}; ${SCALAR_KEY_ACCEPTED}`,
+    });
     this.kind = o.kind;
     this.key = o.key;
   }
@@ -65,7 +71,12 @@ function firstIn(root: unknown, doc: Document.Parsed): Found | undefined {
  */
 function firstCollectionKey(doc: Document.Parsed): Found | undefined {
   let found = firstIn(doc.contents, doc);
-  for (let inner = found && firstIn(found.keyNode, doc); inner !== undefined; inner = firstIn(inner.keyNode, doc)) found = inner;
+  for (
+    let inner = found && firstIn(found.keyNode, doc);
+    inner !== undefined;
+    inner = firstIn(inner.keyNode, doc)
+  )
+    found = inner;
   return found;
 }
 
@@ -73,7 +84,12 @@ function firstCollectionKey(doc: Document.Parsed): Found | undefined {
  * Throws CollectionKeyError for the first mapping key of `doc` that is a sequence or a mapping.
  * `maxAliasCount` bounds the expansion of the key's value (it is within the document's limits).
  */
-export function checkScalarKeys(doc: Document.Parsed, text: string, source: string, maxAliasCount: number): void {
+export function checkScalarKeys(
+  doc: Document.Parsed,
+  text: string,
+  source: string,
+  maxAliasCount: number,
+): void {
   const found = firstCollectionKey(doc);
   if (found === undefined) return;
   const offset = found.keyNode.range?.[0] ?? 0;

@@ -17,7 +17,9 @@ export function withoutYamlDebugOutput<T>(fn: () => T): T {
   const saved = set.map((k) => [k, env[k]] as const);
   if (!noted) {
     noted = true;
-    yamlNote(`${set.join(' and ')} set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)`);
+    yamlNote(
+      `${set.join(' and ')} set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)`,
+    );
   }
   for (const k of set) Reflect.deleteProperty(env, k);
   try {

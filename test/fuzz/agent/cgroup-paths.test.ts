@@ -6,31 +6,45 @@ import assert from 'node:assert/strict';
 import { resolve, sep } from 'node:path';
 import fc from 'fast-check';
 import { CgroupFs } from '../../../src/agent/cgroups/cgroup-fs.js';
-import { driverName, parseCgroupfs, parseSystemd, podCgroupName } from '../../../src/agent/cgroups/names.js';
+import {
+  driverName,
+  parseCgroupfs,
+  parseSystemd,
+  podCgroupName,
+} from '../../../src/agent/cgroups/names.js';
 import { fuzzParams } from '../../helpers/fuzz-runs.js';
 
 const MOUNT = '/nonexistent-cgroup-mount';
-const segment = fc.oneof(fc.constantFrom('.', '..', '', 'a', 'pod', '-', '_', '\u0000', 'x.slice'), fc.string({ maxLength: 8 }));
+const segment = fc.oneof(
+  fc.constantFrom('.', '..', '', 'a', 'pod', '-', '_', '\u0000', 'x.slice'),
+  fc.string({ maxLength: 8 }),
+);
 const name = fc.array(segment, { maxLength: 6 }).map((s) => s.join('/'));
 
 test('cgroup paths from any root, reserved cgroup or pod UID stay inside the cgroup mount or are refused', async () => {
   const fs = new CgroupFs({ mount: MOUNT, version: 'v2' });
   await fc.assert(
-    fc.asyncProperty(name, fc.string({ maxLength: 20 }), fc.constantFrom('cgroupfs', 'systemd') as fc.Arbitrary<'cgroupfs' | 'systemd'>, async (root, uid, driver) => {
-      const parse = driver === 'systemd' ? parseSystemd : parseCgroupfs;
-      let path: string;
-      try {
-        path = driverName(podCgroupName([...parse(root), 'kubepods'], 'Burstable', uid), driver);
-      } catch (err) {
-        assert.match((err as Error).message, /cannot name a cgroup$/);
-        return;
-      }
-      try {
-        for (const d of await fs.dirs(path)) assert.ok(resolve(d) === d && d.startsWith(`${MOUNT}${sep}`), d);
-      } catch (err) {
-        assert.match((err as Error).message, /^invalid cgroup path .* is not allowed$/);
-      }
-    }),
+    fc.asyncProperty(
+      name,
+      fc.string({ maxLength: 20 }),
+      fc.constantFrom('cgroupfs', 'systemd') as fc.Arbitrary<'cgroupfs' | 'systemd'>,
+      async (root, uid, driver) => {
+        const parse = driver === 'systemd' ? parseSystemd : parseCgroupfs;
+        let path: string;
+        try {
+          path = driverName(podCgroupName([...parse(root), 'kubepods'], 'Burstable', uid), driver);
+        } catch (err) {
+          assert.match((err as Error).message, /cannot name a cgroup$/);
+          return;
+        }
+        try {
+          for (const d of await fs.dirs(path))
+            assert.ok(resolve(d) === d && d.startsWith(`${MOUNT}${sep}`), d);
+        } catch (err) {
+          assert.match((err as Error).message, /^invalid cgroup path .* is not allowed$/);
+        }
+      },
+    ),
     fuzzParams(300),
   );
 });

@@ -12,25 +12,41 @@ import { fuzzParams } from '../../helpers/fuzz-runs.js';
 const jsonish = fc.oneof(
   fc.string({ maxLength: 400 }),
   fc.jsonValue({ maxDepth: 5 }).map((v) => JSON.stringify(v)),
-  fc.record({ status: fc.constantFrom('Success', 'Failure', 'Not supported', '', 'x'), message: fc.string({ maxLength: 40 }), capabilities: fc.jsonValue({ maxDepth: 3 }) }).map((v) => JSON.stringify(v)),
+  fc
+    .record({
+      status: fc.constantFrom('Success', 'Failure', 'Not supported', '', 'x'),
+      message: fc.string({ maxLength: 40 }),
+      capabilities: fc.jsonValue({ maxDepth: 3 }),
+    })
+    .map((v) => JSON.stringify(v)),
   fc.integer({ min: 1, max: 20_000 }).map((n) => `${'['.repeat(n)}`),
 );
 
 test('FlexVolume driver answers: a status or an Error, never another throw', () => {
-  fc.assert(fc.property(fc.constantFrom('init', 'mount', 'unmount'), jsonish, (cmd, out) => {
-    try {
-      const s = driverResponse(cmd, out);
-      assert.equal(s.status, 'Success');
-    } catch (err) {
-      assert.ok(err instanceof Error && err.message.length > 0 && err.message.length < 2000, String(err));
-    }
-  }), fuzzParams(300));
+  fc.assert(
+    fc.property(fc.constantFrom('init', 'mount', 'unmount'), jsonish, (cmd, out) => {
+      try {
+        const s = driverResponse(cmd, out);
+        assert.equal(s.status, 'Success');
+      } catch (err) {
+        assert.ok(
+          err instanceof Error && err.message.length > 0 && err.message.length < 2000,
+          String(err),
+        );
+      }
+    }),
+    fuzzParams(300),
+  );
 });
 
 test('memory.events text and driver names: parsed or refused without a throw', () => {
-  fc.assert(fc.property(fc.string({ maxLength: 600 }), (text) => {
-    for (const v of parseMemoryEvents(text).values()) assert.ok(Number.isFinite(v));
-    const p = driverPaths(text);
-    if (typeof p !== 'string') assert.ok(!p.dir.includes('/') && p.dir !== '..' && p.exe !== '..' && p.exe !== '');
-  }), fuzzParams(300));
+  fc.assert(
+    fc.property(fc.string({ maxLength: 600 }), (text) => {
+      for (const v of parseMemoryEvents(text).values()) assert.ok(Number.isFinite(v));
+      const p = driverPaths(text);
+      if (typeof p !== 'string')
+        assert.ok(!p.dir.includes('/') && p.dir !== '..' && p.exe !== '..' && p.exe !== '');
+    }),
+    fuzzParams(300),
+  );
 });

@@ -31,7 +31,12 @@ let output = '';
 const tls = new Agent({ connect: { rejectUnauthorized: false }, pipelining: 0 });
 
 async function send(method: string, path: string): Promise<{ status: number; body: string }> {
-  const res = await request(`${base}${path}`, { method: method as 'GET', dispatcher: tls, headersTimeout: 10_000, bodyTimeout: 2_000 });
+  const res = await request(`${base}${path}`, {
+    method: method as 'GET',
+    dispatcher: tls,
+    headersTimeout: 10_000,
+    bodyTimeout: 2_000,
+  });
   let body = '';
   try {
     // a followed log streams until the client goes away: read what comes, then leave
@@ -47,10 +52,15 @@ async function send(method: string, path: string): Promise<{ status: number; bod
   return { status: res.statusCode, body };
 }
 
-async function waitUntil(what: string, fn: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+async function waitUntil(
+  what: string,
+  fn: () => Promise<boolean>,
+  timeoutMs = 60_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child?.exitCode !== null) throw new Error(`the agent exited while waiting for ${what}:\n${output}`);
+    if (child?.exitCode !== null)
+      throw new Error(`the agent exited while waiting for ${what}:\n${output}`);
     if (await fn().catch(() => false)) return;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -61,7 +71,10 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), 'na-fuzz-server-'));
   const manifests = join(dir, 'manifests');
   await mkdir(manifests);
-  await writeFile(join(manifests, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "600"]}]}\n');
+  await writeFile(
+    join(manifests, 'web.yaml'),
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "600"]}]}\n',
+  );
   const port = await freePort();
   child = spawn(
     BIN,
@@ -75,7 +88,9 @@ before(async () => {
       `--port=${port}`,
       '--read-only-port=0',
       '--healthz-port=0',
-      '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
+      '--fail-cgroupv1=false',
+      ...NO_CGROUPS_ARGS,
+      ...testPodLogsArgs(dir),
       '--fail-swap-on=false',
     ],
     { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() },
@@ -83,7 +98,10 @@ before(async () => {
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
   base = `https://127.0.0.1:${port}`;
-  await waitUntil('the pod to answer /exec', async () => (await send('POST', `/exec/default/${POD}/c?command=true`)).status === 200);
+  await waitUntil(
+    'the pod to answer /exec',
+    async () => (await send('POST', `/exec/default/${POD}/c?command=true`)).status === 200,
+  );
 });
 
 after(async () => {
@@ -94,19 +112,129 @@ after(async () => {
 });
 
 const PREFIXES = [
-  '', '/', '/healthz', '/healthz/ping', '/healthz/syncloop', '/pods', '/metrics', '/metrics/cadvisor', '/metrics/probes', '/metrics/resource',
-  '/stats', '/stats/summary', '/spec', '/configz', '/runningpods', '/runningpods/', '/containerLogs', '/logs', '/logs/', '/run', '/exec', '/attach',
-  '/portForward', '/checkpoint', '/debug/pprof', '/cri', '/flagz',
+  '',
+  '/',
+  '/healthz',
+  '/healthz/ping',
+  '/healthz/syncloop',
+  '/pods',
+  '/metrics',
+  '/metrics/cadvisor',
+  '/metrics/probes',
+  '/metrics/resource',
+  '/stats',
+  '/stats/summary',
+  '/spec',
+  '/configz',
+  '/runningpods',
+  '/runningpods/',
+  '/containerLogs',
+  '/logs',
+  '/logs/',
+  '/run',
+  '/exec',
+  '/attach',
+  '/portForward',
+  '/checkpoint',
+  '/debug/pprof',
+  '/cri',
+  '/flagz',
 ];
-const RAW_SEGMENTS = ['default', POD, 'c', 'u1', '', '.', '..', '%2e', '%2e%2e', '%2E%2e', '%2f', '%2F..%2F', '%zz', '%', '%0', '%00', '%c0%ae', '%ff', '~', 'a;b', '*', '%20'];
-const segment = fc.oneof(fc.constantFrom(...RAW_SEGMENTS), fc.string({ maxLength: 40 }).map((s) => encodeURIComponent(s)), fc.string({ unit: 'binary', maxLength: 20 }).map((s) => encodeURIComponent(s)));
-const path = fc.tuple(fc.constantFrom(...PREFIXES), fc.array(segment, { maxLength: 5 }), fc.boolean()).map(([p, segs, slash]) => `${p}${segs.map((s) => `/${s}`).join('')}${slash ? '/' : ''}` || '/');
+const RAW_SEGMENTS = [
+  'default',
+  POD,
+  'c',
+  'u1',
+  '',
+  '.',
+  '..',
+  '%2e',
+  '%2e%2e',
+  '%2E%2e',
+  '%2f',
+  '%2F..%2F',
+  '%zz',
+  '%',
+  '%0',
+  '%00',
+  '%c0%ae',
+  '%ff',
+  '~',
+  'a;b',
+  '*',
+  '%20',
+];
+const segment = fc.oneof(
+  fc.constantFrom(...RAW_SEGMENTS),
+  fc.string({ maxLength: 40 }).map((s) => encodeURIComponent(s)),
+  fc.string({ unit: 'binary', maxLength: 20 }).map((s) => encodeURIComponent(s)),
+);
+const path = fc
+  .tuple(fc.constantFrom(...PREFIXES), fc.array(segment, { maxLength: 5 }), fc.boolean())
+  .map(([p, segs, slash]) => `${p}${segs.map((s) => `/${s}`).join('')}${slash ? '/' : ''}` || '/');
 
-const VALUES = ['', '0', '-1', '1', '2', 'true', 'false', 'True', '1e400', '99999999999999999999999', '-99999999999999999999', 'NaN', 'Infinity', '0x10', '1.5', '2026-01-01T00:00:00Z', 'yesterday', '10s', '%zz', '%00', '\u0000'];
-const value = fc.oneof(fc.constantFrom(...VALUES), fc.string({ maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }));
-const KEYS = ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime', 'follow', 'timestamps', 'previous', 'container', 'input', 'output', 'error', 'stdin', 'stdout', 'stderr', 'tty', 'pretty', 'query', 'boot', 'pod', 'namespace'];
+const VALUES = [
+  '',
+  '0',
+  '-1',
+  '1',
+  '2',
+  'true',
+  'false',
+  'True',
+  '1e400',
+  '99999999999999999999999',
+  '-99999999999999999999',
+  'NaN',
+  'Infinity',
+  '0x10',
+  '1.5',
+  '2026-01-01T00:00:00Z',
+  'yesterday',
+  '10s',
+  '%zz',
+  '%00',
+  '\u0000',
+];
+const value = fc.oneof(
+  fc.constantFrom(...VALUES),
+  fc.string({ maxLength: 60 }),
+  fc.string({ unit: 'binary', maxLength: 30 }),
+);
+const KEYS = [
+  'tailLines',
+  'limitBytes',
+  'sinceSeconds',
+  'sinceTime',
+  'follow',
+  'timestamps',
+  'previous',
+  'container',
+  'input',
+  'output',
+  'error',
+  'stdin',
+  'stdout',
+  'stderr',
+  'tty',
+  'pretty',
+  'query',
+  'boot',
+  'pod',
+  'namespace',
+];
 /** A program that is harmless or absent; anything after it is an argument. */
-const program = fc.constantFrom('', ' ', 'echo', 'true', 'zz-no-such-program', '\u0000', 'echo\u0000', './zz-missing', '../zz-missing');
+const program = fc.constantFrom(
+  '',
+  ' ',
+  'echo',
+  'true',
+  'zz-no-such-program',
+  '\u0000',
+  'echo\u0000',
+  './zz-missing',
+  '../zz-missing',
+);
 const pair = fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...KEYS), value) },
   { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 12 }), value) },
@@ -115,7 +243,15 @@ const query = fc
   .record({
     pairs: fc.array(pair, { maxLength: 6 }),
     command: fc.option(fc.tuple(program, fc.array(value, { maxLength: 4 })), { nil: undefined }),
-    cmd: fc.option(fc.oneof(fc.constantFrom('', ' ', '\t'), fc.tuple(fc.constantFrom('echo', 'true', 'zz-no-such-program'), value).map(([p, a]) => `${p} ${a}`)), { nil: undefined }),
+    cmd: fc.option(
+      fc.oneof(
+        fc.constantFrom('', ' ', '\t'),
+        fc
+          .tuple(fc.constantFrom('echo', 'true', 'zz-no-such-program'), value)
+          .map(([p, a]) => `${p} ${a}`),
+      ),
+      { nil: undefined },
+    ),
   })
   .map(({ pairs, command, cmd }) => {
     const q = new URLSearchParams();
@@ -135,18 +271,27 @@ describe('the agent server under fuzzed paths and query parameters', () => {
     for (const q of ['?command=', '?command=&command=id', '']) {
       const r = await send('POST', `/exec/default/${POD}/c${q}`);
       assert.equal(r.status, 400, `${q}: ${r.body}`);
-      assert.match(r.body, /^you must specify at least one command for the container: give command=<program>&command=<arg>\.\.\./);
+      assert.match(
+        r.body,
+        /^you must specify at least one command for the container: give command=<program>&command=<arg>\.\.\./,
+      );
     }
     const nul = await send('POST', `/exec/default/${POD}/c?command=echo&command=a%00b`);
     assert.equal(nul.status, 400, nul.body);
     assert.match(nul.body, /command argument 1 contains a NUL character/);
     const run = await send('POST', `/run/default/${POD}/c?cmd=`);
     assert.equal(run.status, 400, run.body);
-    assert.match(run.body, /^you must specify at least one command for the container: give cmd=<program> <args\.\.\.>/);
+    assert.match(
+      run.body,
+      /^you must specify at least one command for the container: give cmd=<program> <args\.\.\.>/,
+    );
   });
 
   test('the hostile corpus (test/fixtures/agent-server/hostile-requests.txt) is answered below 500', async () => {
-    const corpus = await readFile(join(REPO, 'test', 'fixtures', 'agent-server', 'hostile-requests.txt'), 'utf8');
+    const corpus = await readFile(
+      join(REPO, 'test', 'fixtures', 'agent-server', 'hostile-requests.txt'),
+      'utf8',
+    );
     const lines = corpus.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
     assert.ok(lines.length >= 40, `the corpus has ${lines.length} requests`);
     for (const line of lines) {
@@ -157,21 +302,28 @@ describe('the agent server under fuzzed paths and query parameters', () => {
     assert.equal(child?.exitCode, null, `the agent is still running:\n${output}`);
   });
 
-  test('no input is answered 5xx and the agent survives them all', { timeout: 600_000 }, async () => {
-    const answers = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(method, path, query, async (m, p, q) => {
-        const r = await send(m, `${p}${q}`);
-        answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
-        assert.ok(r.status < 500, `${m} ${p}${q} answered ${r.status}: ${r.body.slice(0, 300)}`);
-      }),
-      fuzzParams(200),
-    );
-    assert.ok((answers.get(200) ?? 0) > 0 && [...answers.keys()].some((s) => s >= 400), `a mix of answers: ${JSON.stringify([...answers])}`);
-    assert.equal(child?.exitCode, null, `the agent is still running:\n${output}`);
-    assert.equal((await send('GET', '/healthz')).status, 200);
-    const echo = await send('POST', `/exec/default/${POD}/c?command=echo&command=still-here`);
-    assert.equal(echo.status, 200);
-    assert.equal(echo.body, 'still-here\n');
-  });
+  test(
+    'no input is answered 5xx and the agent survives them all',
+    { timeout: 600_000 },
+    async () => {
+      const answers = new Map<number, number>();
+      await fc.assert(
+        fc.asyncProperty(method, path, query, async (m, p, q) => {
+          const r = await send(m, `${p}${q}`);
+          answers.set(r.status, (answers.get(r.status) ?? 0) + 1);
+          assert.ok(r.status < 500, `${m} ${p}${q} answered ${r.status}: ${r.body.slice(0, 300)}`);
+        }),
+        fuzzParams(200),
+      );
+      assert.ok(
+        (answers.get(200) ?? 0) > 0 && [...answers.keys()].some((s) => s >= 400),
+        `a mix of answers: ${JSON.stringify([...answers])}`,
+      );
+      assert.equal(child?.exitCode, null, `the agent is still running:\n${output}`);
+      assert.equal((await send('GET', '/healthz')).status, 200);
+      const echo = await send('POST', `/exec/default/${POD}/c?command=echo&command=still-here`);
+      assert.equal(echo.status, 200);
+      assert.equal(echo.body, 'still-here\n');
+    },
+  );
 });

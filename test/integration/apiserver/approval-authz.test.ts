@@ -33,11 +33,19 @@ let agent: Agent;
 let tokenAgent: Agent;
 const base = '/apis/certificates.platform.io/v1/certificatesigningrequests';
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await request(`${running.url}${path}`, {
     method: method as 'GET',
     dispatcher: token === undefined ? agent : tokenAgent,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown> };
@@ -45,10 +53,22 @@ async function call(method: string, path: string, body?: unknown, token?: string
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pa-approval-'));
-  writeFileSync(join(dir, 'tokens.csv'), 'approver,approver,u1,ops\nnode,system:node:n7,u2,system:nodes\nintruder,someone,u3,\n');
-  const parsed = parseFlags(['--secure-port=0', `--cert-dir=${join(dir, 'certs')}`, `--token-auth-file=${join(dir, 'tokens.csv')}`], EXTRA_FLAGS);
+  writeFileSync(
+    join(dir, 'tokens.csv'),
+    'approver,approver,u1,ops\nnode,system:node:n7,u2,system:nodes\nintruder,someone,u3,\n',
+  );
+  const parsed = parseFlags(
+    [
+      '--secure-port=0',
+      `--cert-dir=${join(dir, 'certs')}`,
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+    ],
+    EXTRA_FLAGS,
+  );
   if (parsed.kind !== 'run') throw new Error('help');
-  running = await startApiServer(parsed.flags, silentLogger(), systemClock, { authorizers: [policy] });
+  running = await startApiServer(parsed.flags, silentLogger(), systemClock, {
+    authorizers: [policy],
+  });
   const c = await loadConnection(running.adminPlatconfig);
   agent = new Agent({ connect: { ca: c.caPem ?? '', cert: c.certPem ?? '', key: c.keyPem ?? '' } });
   tokenAgent = new Agent({ connect: { ca: c.caPem ?? '' } });
@@ -61,19 +81,34 @@ after(async () => {
 });
 
 function withApproved(o: Record<string, unknown>): Record<string, unknown> {
-  return { ...o, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R', message: 'm' }] } };
+  return {
+    ...o,
+    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'R', message: 'm' }] },
+  };
 }
 
 test('approving needs verb approve on signers for the signer name; the domain wildcard also counts', async () => {
   const { csrPem } = await makeCsrPem({ cn: 'x' });
-  const c = await call('POST', base, csrBody('restricted', csrPem, 'example.com/restricted', ['client auth']));
+  const c = await call(
+    'POST',
+    base,
+    csrBody('restricted', csrPem, 'example.com/restricted', ['client auth']),
+  );
   assert.equal(c.status, 201);
   denied.push((a) => a.verb === 'approve' && a.resource === 'signers');
   const r = await call('PUT', `${base}/restricted/approval`, withApproved(c.json), 'approver');
   assert.equal(r.status, 403);
-  assert.equal(r.json['message'], 'certificatesigningrequests.certificates.platform.io "restricted" is forbidden: user not permitted to approve requests with signerName "example.com/restricted"');
-  const asked = seen.filter((a) => a.verb === 'approve').map((a) => `${a.apiGroup}/${a.resource}/${a.name}`);
-  assert.deepEqual(asked.slice(-2), ['certificates.platform.io/signers/example.com/restricted', 'certificates.platform.io/signers/example.com/*']);
+  assert.equal(
+    r.json['message'],
+    'certificatesigningrequests.certificates.platform.io "restricted" is forbidden: user not permitted to approve requests with signerName "example.com/restricted"',
+  );
+  const asked = seen
+    .filter((a) => a.verb === 'approve')
+    .map((a) => `${a.apiGroup}/${a.resource}/${a.name}`);
+  assert.deepEqual(asked.slice(-2), [
+    'certificates.platform.io/signers/example.com/restricted',
+    'certificates.platform.io/signers/example.com/*',
+  ]);
   denied.length = 0;
   denied.push((a) => a.verb === 'approve' && a.name === 'example.com/restricted');
   const ok = await call('PUT', `${base}/restricted/approval`, withApproved(c.json), 'approver');
@@ -84,30 +119,67 @@ test('approving needs verb approve on signers for the signer name; the domain wi
 test('the auto-approver approves a node client CSR only when the requester may create node client CSRs', async () => {
   denied.push((a) => a.subresource === 'nodeclient' || a.subresource === 'selfnodeclient');
   const { csrPem } = await makeCsrPem({ cn: 'system:node:n7', orgs: ['system:nodes'] });
-  const body = csrBody('n7-denied', csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth']);
+  const body = csrBody('n7-denied', csrPem, 'platform.io/plat-apiserver-client-platlet', [
+    'digital signature',
+    'client auth',
+  ]);
   assert.equal((await call('POST', base, body, 'node')).status, 201);
   const deadline = Date.now() + 5000;
-  while (!seen.some((a) => a.subresource === 'nodeclient') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (!seen.some((a) => a.subresource === 'nodeclient') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   const self = seen.find((a) => a.subresource === 'selfnodeclient');
   assert.equal(self?.user.username, 'system:node:n7', 'asked on behalf of the requester');
   assert.equal(self?.verb, 'create');
-  assert.equal(((await call('GET', `${base}/n7-denied`)).json['status'] as Record<string, unknown>)['conditions'], undefined);
+  assert.equal(
+    ((await call('GET', `${base}/n7-denied`)).json['status'] as Record<string, unknown>)[
+      'conditions'
+    ],
+    undefined,
+  );
   denied.length = 0;
   denied.push((a) => a.subresource === 'nodeclient');
-  assert.equal((await call('POST', base, { ...body, metadata: { name: 'n7-self' } }, 'node')).status, 201);
+  assert.equal(
+    (await call('POST', base, { ...body, metadata: { name: 'n7-self' } }, 'node')).status,
+    201,
+  );
   const until = Date.now() + 10_000;
   let status: Record<string, unknown> = {};
   while (Date.now() < until) {
-    status = ((await call('GET', `${base}/n7-self`)).json['status'] ?? {}) as Record<string, unknown>;
+    status = ((await call('GET', `${base}/n7-self`)).json['status'] ?? {}) as Record<
+      string,
+      unknown
+    >;
     if (typeof status['certificate'] === 'string') break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.equal(typeof status['certificate'], 'string', 'selfnodeclient suffices for the node itself');
-  const intruder = await call('POST', base, { ...body, metadata: { name: 'n7-other' } }, 'intruder');
+  assert.equal(
+    typeof status['certificate'],
+    'string',
+    'selfnodeclient suffices for the node itself',
+  );
+  const intruder = await call(
+    'POST',
+    base,
+    { ...body, metadata: { name: 'n7-other' } },
+    'intruder',
+  );
   assert.equal(intruder.status, 201);
   const asked = Date.now() + 5000;
-  while (!seen.some((a) => a.user.username === 'someone' && a.subresource === 'nodeclient') && Date.now() < asked) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(seen.some((a) => a.user.username === 'someone' && a.subresource === 'nodeclient'), 'the approver asked about the other user');
-  assert.equal(((await call('GET', `${base}/n7-other`)).json['status'] as Record<string, unknown>)['conditions'], undefined, 'another user needs nodeclient');
+  while (
+    !seen.some((a) => a.user.username === 'someone' && a.subresource === 'nodeclient') &&
+    Date.now() < asked
+  )
+    await new Promise((r) => setTimeout(r, 20));
+  assert.ok(
+    seen.some((a) => a.user.username === 'someone' && a.subresource === 'nodeclient'),
+    'the approver asked about the other user',
+  );
+  assert.equal(
+    ((await call('GET', `${base}/n7-other`)).json['status'] as Record<string, unknown>)[
+      'conditions'
+    ],
+    undefined,
+    'another user needs nodeclient',
+  );
   denied.length = 0;
 });

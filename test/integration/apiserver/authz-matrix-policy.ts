@@ -33,8 +33,17 @@
 //     localsubjectaccessreviews: create;
 //     as an authenticated user: the self reviews and the discovery paths.
 
-export type Identity = 'admin' | 'viewer' | 'bootstrap' | 'plain' | 'anonymous' | 'node-a' | 'node-b';
-export const IDENTITIES: readonly Identity[] = ['admin', 'viewer', 'bootstrap', 'plain', 'anonymous', 'node-a', 'node-b'];
+export type Identity =
+  'admin' | 'viewer' | 'bootstrap' | 'plain' | 'anonymous' | 'node-a' | 'node-b';
+export const IDENTITIES: readonly Identity[] = [
+  'admin',
+  'viewer',
+  'bootstrap',
+  'plain',
+  'anonymous',
+  'node-a',
+  'node-b',
+];
 
 /** One request in the matrix, described by what the policy looks at. */
 export interface MatrixAction {
@@ -56,7 +65,14 @@ export interface MatrixAction {
 
 const READ = ['get', 'list', 'watch'];
 const PUBLIC = ['/healthz', '/livez', '/readyz', '/version'];
-export const DISCOVERY_PATHS = [...PUBLIC, '/api', '/api/v1', '/apis', '/apis/rbac.authorization.k8s.io/v1', '/openapi/v3'];
+export const DISCOVERY_PATHS = [
+  ...PUBLIC,
+  '/api',
+  '/api/v1',
+  '/apis',
+  '/apis/rbac.authorization.k8s.io/v1',
+  '/openapi/v3',
+];
 const SELF_REVIEWS = ['selfsubjectaccessreviews', 'selfsubjectrulesreviews', 'selfsubjectreviews'];
 
 /** What an authenticated user gets from system:basic-user and system:discovery. */
@@ -66,7 +82,8 @@ function authenticated(a: MatrixAction): boolean {
 }
 
 function viewer(a: MatrixAction): boolean {
-  if (['configmaps', 'pods', 'events', 'namespaces'].includes(a.resource)) return READ.includes(a.verb);
+  if (['configmaps', 'pods', 'events', 'namespaces'].includes(a.resource))
+    return READ.includes(a.verb);
   return a.verb === 'get' && ['pods/status', 'namespaces/status'].includes(a.resource);
 }
 
@@ -83,7 +100,11 @@ function node(self: 'node-a' | 'node-b', a: MatrixAction): boolean {
       if (v === 'create') return own && a.mirror === true;
       return ['get', 'list', 'watch', 'delete'].includes(v) && own;
     case 'leases':
-      return ['get', 'create', 'update', 'patch', 'delete'].includes(v) && own && a.otherNamespace !== true;
+      return (
+        ['get', 'create', 'update', 'patch', 'delete'].includes(v) &&
+        own &&
+        a.otherNamespace !== true
+      );
     case 'secrets':
     case 'configmaps':
       return READ.includes(v) && own;
@@ -110,7 +131,10 @@ export function expected(who: Identity, a: MatrixAction): boolean {
     case 'viewer':
       return authenticated(a) || viewer(a);
     case 'bootstrap':
-      return authenticated(a) || (a.resource === 'certificatesigningrequests' && ['create', ...READ].includes(a.verb));
+      return (
+        authenticated(a) ||
+        (a.resource === 'certificatesigningrequests' && ['create', ...READ].includes(a.verb))
+      );
     case 'plain':
       return authenticated(a);
     case 'node-a':

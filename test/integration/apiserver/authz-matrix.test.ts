@@ -17,7 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { csrBody, makeCsrPem } from '../../helpers/apiserver-fixtures.js';
-import { DISCOVERY_PATHS, IDENTITIES, expected, type Identity, type MatrixAction } from './authz-matrix-policy.js';
+import {
+  DISCOVERY_PATHS,
+  IDENTITIES,
+  expected,
+  type Identity,
+  type MatrixAction,
+} from './authz-matrix-policy.js';
 
 const G = 'rbac.authorization.k8s.io';
 const LEASES_NS = 'kube-node-lease';
@@ -54,7 +60,13 @@ interface Target {
   readonly collection: string;
   readonly items: readonly Item[];
   /** Bodies for `create` (name, owner, whether a mirror pod, the admin's status). */
-  readonly creates: readonly { name: string; body: Obj; owner?: Owner; mirror?: boolean; adminStatus?: number }[];
+  readonly creates: readonly {
+    name: string;
+    body: Obj;
+    owner?: Owner;
+    mirror?: boolean;
+    adminStatus?: number;
+  }[];
   readonly subresources: readonly string[];
   /** List and watch with a field selector that confines them to one node's objects. */
   readonly selectors: readonly { query: string; owner: Owner }[];
@@ -68,16 +80,28 @@ const nodeUids = new Map<string, string>();
 
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pa-matrix-'));
-  const line = (who: Identity, user: string, groups = ''): string => `${TOKENS[who] ?? ''},${user},uid-${who},${groups === '' ? '' : `"${groups}"`}`;
+  const line = (who: Identity, user: string, groups = ''): string =>
+    `${TOKENS[who] ?? ''},${user},uid-${who},${groups === '' ? '' : `"${groups}"`}`;
   writeFileSync(
     join(dir, 'tokens.csv'),
-    [line('viewer', 'vera'), line('plain', 'paul'), line('bootstrap', 'system:bootstrap:abcdef', 'system:bootstrappers'), line('node-a', 'system:node:node-a', 'system:nodes'), line('node-b', 'system:node:node-b', 'system:nodes')].join('\n') + '\n',
+    [
+      line('viewer', 'vera'),
+      line('plain', 'paul'),
+      line('bootstrap', 'system:bootstrap:abcdef', 'system:bootstrappers'),
+      line('node-a', 'system:node:node-a', 'system:nodes'),
+      line('node-b', 'system:node:node-b', 'system:nodes'),
+    ].join('\n') + '\n',
   );
   api = await startApiServer({
     platformDomain: 'k8s.io',
     // No node heartbeats here: a long grace period keeps the node lifecycle controller from
     // tainting the Nodes (and changing their resourceVersion) while the matrix runs.
-    args: ['--platform-profile=kubernetes', `--token-auth-file=${join(dir, 'tokens.csv')}`, '--anonymous-auth=true', '--node-monitor-grace-period=1h'],
+    args: [
+      '--platform-profile=kubernetes',
+      `--token-auth-file=${join(dir, 'tokens.csv')}`,
+      '--anonymous-auth=true',
+      '--node-monitor-grace-period=1h',
+    ],
   });
   csrPem = (await makeCsrPem({ cn: 'matrix' })).csrPem;
 });
@@ -91,18 +115,38 @@ const pod = (name: string, nodeName: string | undefined, refs: string): Obj => (
   metadata: { name },
   spec: {
     ...(nodeName !== undefined ? { nodeName } : {}),
-    containers: refs === '' ? container : [{ ...container[0], envFrom: [{ configMapRef: { name: `cm-${refs}` } }] }],
+    containers:
+      refs === ''
+        ? container
+        : [{ ...container[0], envFrom: [{ configMapRef: { name: `cm-${refs}` } }] }],
     ...(refs === '' ? {} : { volumes: [{ name: 's', secret: { secretName: `s-${refs}` } }] }),
   },
 });
 const mirrorPod = (name: string, node: Owner): Obj => ({
-  metadata: { name, annotations: { [MIRROR]: 'hash' }, ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: node, uid: nodeUids.get(node) ?? '', controller: true }] },
+  metadata: {
+    name,
+    annotations: { [MIRROR]: 'hash' },
+    ownerReferences: [
+      {
+        apiVersion: 'v1',
+        kind: 'Node',
+        name: node,
+        uid: nodeUids.get(node) ?? '',
+        controller: true,
+      },
+    ],
+  },
   spec: { nodeName: node, containers: container },
 });
-const lease = (name: string): Obj => ({ metadata: { name }, spec: { holderIdentity: name, leaseDurationSeconds: 40 } });
+const lease = (name: string): Obj => ({
+  metadata: { name },
+  spec: { holderIdentity: name, leaseDurationSeconds: 40 },
+});
 const named = (name: string, extra: Obj = {}): Obj => ({ metadata: { name }, ...extra });
-const csr = (name: string): Obj => csrBody(name, csrPem, 'example.com/matrix', ['client auth'], {}, 'k8s.io');
-const selectorOf = (field: string, value: string): string => `fieldSelector=${encodeURIComponent(`${field}=${value}`)}`;
+const csr = (name: string): Obj =>
+  csrBody(name, csrPem, 'example.com/matrix', ['client auth'], {}, 'k8s.io');
+const selectorOf = (field: string, value: string): string =>
+  `fieldSelector=${encodeURIComponent(`${field}=${value}`)}`;
 
 function coreTargets(): Target[] {
   const ns = '/api/v1/namespaces/matrix';
@@ -111,20 +155,74 @@ function coreTargets(): Target[] {
     { name: `${prefix}-b`, owner: 'node-b', body: body(`${prefix}-b`) },
     { name: `${prefix}-none`, body: body(`${prefix}-none`) },
   ];
-  const byName = (prefix: string): Target['selectors'] => [{ query: selectorOf('metadata.name', `${prefix}-a`), owner: 'node-a' }];
+  const byName = (prefix: string): Target['selectors'] => [
+    { query: selectorOf('metadata.name', `${prefix}-a`), owner: 'node-a' },
+  ];
   return [
-    { resource: 'namespaces', collection: '/api/v1/namespaces', items: [{ name: 'matrix', body: named('matrix') }], creates: [{ name: 'matrix-new', body: named('matrix-new') }], subresources: ['status'], selectors: [] },
-    { resource: 'events', collection: `${ns}/events`, items: [{ name: 'e1', body: named('e1', { involvedObject: { kind: 'Pod', name: 'pod-a', namespace: 'matrix' }, reason: 'R', message: 'm' }) }], creates: [{ name: 'e-new', body: named('e-new', { involvedObject: { kind: 'Pod', name: 'pod-a', namespace: 'matrix' }, reason: 'R', message: 'm' }) }], subresources: [], selectors: [] },
+    {
+      resource: 'namespaces',
+      collection: '/api/v1/namespaces',
+      items: [{ name: 'matrix', body: named('matrix') }],
+      creates: [{ name: 'matrix-new', body: named('matrix-new') }],
+      subresources: ['status'],
+      selectors: [],
+    },
+    {
+      resource: 'events',
+      collection: `${ns}/events`,
+      items: [
+        {
+          name: 'e1',
+          body: named('e1', {
+            involvedObject: { kind: 'Pod', name: 'pod-a', namespace: 'matrix' },
+            reason: 'R',
+            message: 'm',
+          }),
+        },
+      ],
+      creates: [
+        {
+          name: 'e-new',
+          body: named('e-new', {
+            involvedObject: { kind: 'Pod', name: 'pod-a', namespace: 'matrix' },
+            reason: 'R',
+            message: 'm',
+          }),
+        },
+      ],
+      subresources: [],
+      selectors: [],
+    },
     {
       resource: 'nodes',
       collection: '/api/v1/nodes',
-      items: [{ name: 'node-a', owner: 'node-a', body: named('node-a') }, { name: 'node-b', owner: 'node-b', body: named('node-b') }],
-      creates: [{ name: 'node-a', owner: 'node-a', body: named('node-a'), adminStatus: 409 }, { name: 'node-new', body: named('node-new') }],
+      items: [
+        { name: 'node-a', owner: 'node-a', body: named('node-a') },
+        { name: 'node-b', owner: 'node-b', body: named('node-b') },
+      ],
+      creates: [
+        { name: 'node-a', owner: 'node-a', body: named('node-a'), adminStatus: 409 },
+        { name: 'node-new', body: named('node-new') },
+      ],
       subresources: ['status'],
       selectors: [{ query: selectorOf('metadata.name', 'node-a'), owner: 'node-a' }],
     },
-    { resource: 'secrets', collection: `${ns}/secrets`, items: perNode('s', (n) => named(n, { stringData: { k: 'v' } })), creates: [{ name: 's-new', body: named('s-new') }], subresources: [], selectors: byName('s') },
-    { resource: 'configmaps', collection: `${ns}/configmaps`, items: perNode('cm', (n) => named(n, { data: { k: 'v' } })), creates: [{ name: 'cm-new', body: named('cm-new') }], subresources: [], selectors: byName('cm') },
+    {
+      resource: 'secrets',
+      collection: `${ns}/secrets`,
+      items: perNode('s', (n) => named(n, { stringData: { k: 'v' } })),
+      creates: [{ name: 's-new', body: named('s-new') }],
+      subresources: [],
+      selectors: byName('s'),
+    },
+    {
+      resource: 'configmaps',
+      collection: `${ns}/configmaps`,
+      items: perNode('cm', (n) => named(n, { data: { k: 'v' } })),
+      creates: [{ name: 'cm-new', body: named('cm-new') }],
+      subresources: [],
+      selectors: byName('cm'),
+    },
   ];
 }
 
@@ -143,8 +241,18 @@ function podAndLeaseTargets(): Target[] {
       creates: [
         { name: 'pod-new', body: pod('pod-new', undefined, '') },
         { name: 'bound-new-a', owner: 'node-a', body: pod('bound-new-a', 'node-a', '') },
-        { name: 'mirror-new-a', owner: 'node-a', mirror: true, body: mirrorPod('mirror-new-a', 'node-a') },
-        { name: 'mirror-new-b', owner: 'node-b', mirror: true, body: mirrorPod('mirror-new-b', 'node-b') },
+        {
+          name: 'mirror-new-a',
+          owner: 'node-a',
+          mirror: true,
+          body: mirrorPod('mirror-new-a', 'node-a'),
+        },
+        {
+          name: 'mirror-new-b',
+          owner: 'node-b',
+          mirror: true,
+          body: mirrorPod('mirror-new-b', 'node-b'),
+        },
       ],
       subresources: ['status'],
       selectors: [
@@ -155,8 +263,14 @@ function podAndLeaseTargets(): Target[] {
     {
       resource: 'leases',
       collection: `/apis/coordination.k8s.io/v1/namespaces/${LEASES_NS}/leases`,
-      items: [{ name: 'node-a', owner: 'node-a', body: lease('node-a') }, { name: 'node-b', owner: 'node-b', body: lease('node-b') }],
-      creates: [{ name: 'node-a', owner: 'node-a', body: lease('node-a'), adminStatus: 409 }, { name: 'lease-new', body: lease('lease-new') }],
+      items: [
+        { name: 'node-a', owner: 'node-a', body: lease('node-a') },
+        { name: 'node-b', owner: 'node-b', body: lease('node-b') },
+      ],
+      creates: [
+        { name: 'node-a', owner: 'node-a', body: lease('node-a'), adminStatus: 409 },
+        { name: 'lease-new', body: lease('lease-new') },
+      ],
       subresources: [],
       selectors: [],
     },
@@ -176,7 +290,12 @@ function otherTargets(): Target[] {
   const rbac = `/apis/${G}/v1`;
   const rule = [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }];
   const ref = { apiGroup: G, kind: 'ClusterRole', name: 'view' };
-  const simple = (resource: string, collection: string, name: string, body: (n: string) => Obj): Target => ({
+  const simple = (
+    resource: string,
+    collection: string,
+    name: string,
+    body: (n: string) => Obj,
+  ): Target => ({
     resource,
     collection,
     items: [{ name, body: body(name) }],
@@ -188,15 +307,23 @@ function otherTargets(): Target[] {
     {
       resource: 'certificatesigningrequests',
       collection: '/apis/certificates.k8s.io/v1/certificatesigningrequests',
-      items: [{ name: 'csr-admin', body: csr('csr-admin') }, { name: 'csr-a', as: 'node-a', body: csr('csr-a') }, { name: 'csr-b', as: 'node-b', body: csr('csr-b') }],
+      items: [
+        { name: 'csr-admin', body: csr('csr-admin') },
+        { name: 'csr-a', as: 'node-a', body: csr('csr-a') },
+        { name: 'csr-b', as: 'node-b', body: csr('csr-b') },
+      ],
       creates: [{ name: 'csr-new', body: csr('csr-new') }],
       subresources: ['status', 'approval'],
       selectors: [],
     },
     simple('roles', `${rbac}/namespaces/matrix/roles`, 'r1', (n) => named(n, { rules: rule })),
     simple('clusterroles', `${rbac}/clusterroles`, 'cr1', (n) => named(n, { rules: rule })),
-    simple('rolebindings', `${rbac}/namespaces/matrix/rolebindings`, 'rb1', (n) => named(n, { roleRef: ref, subjects: [] })),
-    simple('clusterrolebindings', `${rbac}/clusterrolebindings`, 'crb1', (n) => named(n, { roleRef: ref, subjects: [] })),
+    simple('rolebindings', `${rbac}/namespaces/matrix/rolebindings`, 'rb1', (n) =>
+      named(n, { roleRef: ref, subjects: [] }),
+    ),
+    simple('clusterrolebindings', `${rbac}/clusterrolebindings`, 'crb1', (n) =>
+      named(n, { roleRef: ref, subjects: [] }),
+    ),
   ];
 }
 
@@ -204,7 +331,10 @@ const targets = (): Target[] => [...coreTargets(), ...podAndLeaseTargets(), ...o
 
 async function createItem(t: Target, item: Item): Promise<void> {
   const token = item.as === undefined ? undefined : TOKENS[item.as];
-  const r = await api.request('POST', t.collection, { body: item.body, ...(token !== undefined ? { token } : {}) });
+  const r = await api.request('POST', t.collection, {
+    body: item.body,
+    ...(token !== undefined ? { token } : {}),
+  });
   assert.equal(r.status, 201, `${t.resource} ${item.name}: ${r.text}`);
   if (t.resource === 'nodes') nodeUids.set(item.name, String((r.json?.['metadata'] as Obj)['uid']));
 }
@@ -215,7 +345,11 @@ async function createFixtures(): Promise<void> {
     for (const t of group()) for (const item of t.items) await createItem(t, item);
   }
   const r = await api.request('POST', `/apis/${G}/v1/clusterrolebindings`, {
-    body: { metadata: { name: 'vera-view' }, roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' }, subjects: [{ apiGroup: G, kind: 'User', name: 'vera' }] },
+    body: {
+      metadata: { name: 'vera-view' },
+      roleRef: { apiGroup: G, kind: 'ClusterRole', name: 'view' },
+      subjects: [{ apiGroup: G, kind: 'User', name: 'vera' }],
+    },
   });
   assert.equal(r.status, 201, r.text);
 }
@@ -223,8 +357,17 @@ async function createFixtures(): Promise<void> {
 async function itemActions(t: Target, item: Item): Promise<Action[]> {
   const path = `${t.collection}/${item.name}`;
   const current = (await api.request('GET', path)).json ?? {};
-  const rel = { ...(item.owner !== undefined ? { owner: item.owner } : {}), ...(t.otherNamespace === true ? { otherNamespace: true } : {}) };
-  const at = (verb: string, resource: string, method: string, p: string, extra: Partial<Action> = {}): Action => ({
+  const rel = {
+    ...(item.owner !== undefined ? { owner: item.owner } : {}),
+    ...(t.otherNamespace === true ? { otherNamespace: true } : {}),
+  };
+  const at = (
+    verb: string,
+    resource: string,
+    method: string,
+    p: string,
+    extra: Partial<Action> = {},
+  ): Action => ({
     key: `${verb} ${resource} ${t.otherNamespace === true ? 'matrix/' : ''}${item.name}`,
     verb,
     resource,
@@ -237,17 +380,31 @@ async function itemActions(t: Target, item: Item): Promise<Action[]> {
   const out: Action[] = [
     at('get', t.resource, 'GET', path),
     at('update', t.resource, 'PUT', `${path}?dryRun=All`, { body: current }),
-    at('patch', t.resource, 'PATCH', `${path}?dryRun=All`, { body: { metadata: { labels: { matrix: 'yes' } } }, contentType: merge }),
+    at('patch', t.resource, 'PATCH', `${path}?dryRun=All`, {
+      body: { metadata: { labels: { matrix: 'yes' } } },
+      contentType: merge,
+    }),
     at('delete', t.resource, 'DELETE', `${path}?dryRun=All`),
   ];
   for (const sub of t.subresources) {
-    const body = sub === 'approval' ? { ...current, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Matrix', message: 'm' }] } } : current;
+    const body =
+      sub === 'approval'
+        ? {
+            ...current,
+            status: {
+              conditions: [{ type: 'Approved', status: 'True', reason: 'Matrix', message: 'm' }],
+            },
+          }
+        : current;
     const r = `${t.resource}/${sub}`;
     out.push(
       at('get', r, 'GET', `${path}/${sub}`),
       at('update', r, 'PUT', `${path}/${sub}?dryRun=All`, { body }),
       // A status write that changes no label (NodeRestriction refuses label changes through pod status).
-      at('patch', r, 'PATCH', `${path}/${sub}?dryRun=All`, { body: { metadata: { annotations: { matrix: 'yes' } } }, contentType: merge }),
+      at('patch', r, 'PATCH', `${path}/${sub}?dryRun=All`, {
+        body: { metadata: { annotations: { matrix: 'yes' } } },
+        contentType: merge,
+      }),
     );
   }
   return out;
@@ -257,14 +414,49 @@ function collectionActions(t: Target): Action[] {
   const where = t.otherNamespace === true ? ' matrix/' : ' ';
   const rel = t.otherNamespace === true ? { otherNamespace: true } : {};
   const out: Action[] = [
-    { key: `list ${t.resource}${where}`, verb: 'list', resource: t.resource, method: 'GET', path: t.collection, ...rel },
-    { key: `watch ${t.resource}${where}`, verb: 'watch', resource: t.resource, method: 'GET', path: `${t.collection}?watch=1&timeoutSeconds=1`, ...rel },
-    { key: `deletecollection ${t.resource}${where}`, verb: 'deletecollection', resource: t.resource, method: 'DELETE', path: `${t.collection}?dryRun=All`, ...rel },
+    {
+      key: `list ${t.resource}${where}`,
+      verb: 'list',
+      resource: t.resource,
+      method: 'GET',
+      path: t.collection,
+      ...rel,
+    },
+    {
+      key: `watch ${t.resource}${where}`,
+      verb: 'watch',
+      resource: t.resource,
+      method: 'GET',
+      path: `${t.collection}?watch=1&timeoutSeconds=1`,
+      ...rel,
+    },
+    {
+      key: `deletecollection ${t.resource}${where}`,
+      verb: 'deletecollection',
+      resource: t.resource,
+      method: 'DELETE',
+      path: `${t.collection}?dryRun=All`,
+      ...rel,
+    },
   ];
   for (const s of t.selectors) {
     out.push(
-      { key: `list ${t.resource}${where}?${decodeURIComponent(s.query)}`, verb: 'list', resource: t.resource, method: 'GET', path: `${t.collection}?${s.query}`, owner: s.owner },
-      { key: `watch ${t.resource}${where}?${decodeURIComponent(s.query)}`, verb: 'watch', resource: t.resource, method: 'GET', path: `${t.collection}?${s.query}&watch=1&timeoutSeconds=1`, owner: s.owner },
+      {
+        key: `list ${t.resource}${where}?${decodeURIComponent(s.query)}`,
+        verb: 'list',
+        resource: t.resource,
+        method: 'GET',
+        path: `${t.collection}?${s.query}`,
+        owner: s.owner,
+      },
+      {
+        key: `watch ${t.resource}${where}?${decodeURIComponent(s.query)}`,
+        verb: 'watch',
+        resource: t.resource,
+        method: 'GET',
+        path: `${t.collection}?${s.query}&watch=1&timeoutSeconds=1`,
+        owner: s.owner,
+      },
     );
   }
   for (const c of t.creates) {
@@ -301,9 +493,21 @@ function reviewActions(): Action[] {
     review(az, 'selfsubjectrulesreviews', 'SelfSubjectRulesReview', { namespace: 'matrix' }),
     review(an, 'selfsubjectreviews', 'SelfSubjectReview', undefined),
     review(az, 'subjectaccessreviews', 'SubjectAccessReview', { ...attrs, user: 'someone' }),
-    { ...review(az, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', { ...attrs, user: 'someone' }), path: `/apis/${az}/v1/namespaces/matrix/localsubjectaccessreviews` },
+    {
+      ...review(az, 'localsubjectaccessreviews', 'LocalSubjectAccessReview', {
+        ...attrs,
+        user: 'someone',
+      }),
+      path: `/apis/${az}/v1/namespaces/matrix/localsubjectaccessreviews`,
+    },
     review(an, 'tokenreviews', 'TokenReview', { token: 'tok-plain' }),
-    ...[...DISCOVERY_PATHS, '/metrics'].map((p) => ({ key: `GET ${p}`, verb: 'GET', resource: p, method: 'GET', path: p })),
+    ...[...DISCOVERY_PATHS, '/metrics'].map((p) => ({
+      key: `GET ${p}`,
+      verb: 'GET',
+      resource: p,
+      method: 'GET',
+      path: p,
+    })),
   ];
 }
 
@@ -329,7 +533,11 @@ async function answer(who: Identity, a: Action): Promise<{ status: number; messa
 test('authorization matrix: 7 identities (with node A and node B) × every verb on every resource, subresource, review and path', async () => {
   await createFixtures();
   const actions = await allActions();
-  assert.equal(new Set(actions.map((a) => a.key)).size, actions.length, 'every action has its own key');
+  assert.equal(
+    new Set(actions.map((a) => a.key)).size,
+    actions.length,
+    'every action has its own key',
+  );
   const rows: string[] = [];
   let cells = 0;
   let matching = 0;
@@ -338,15 +546,22 @@ test('authorization matrix: 7 identities (with node A and node B) × every verb 
     for (const { a, status, message } of results) {
       cells++;
       // The admin's answers show each request is well-formed (so a non-403 elsewhere is an allow).
-      const adminOk = a.adminStatus !== undefined ? status === a.adminStatus : status < 300 || a.key === 'GET /metrics';
-      if (who === 'admin' && !adminOk) rows.push(`admin ${a.key}: want ${a.adminStatus ?? 'a 2xx'}, got ${status} ${message}`);
+      const adminOk =
+        a.adminStatus !== undefined
+          ? status === a.adminStatus
+          : status < 300 || a.key === 'GET /metrics';
+      if (who === 'admin' && !adminOk)
+        rows.push(`admin ${a.key}: want ${a.adminStatus ?? 'a 2xx'}, got ${status} ${message}`);
       const allowed = status !== 403 && status !== 401;
       const want = expected(who, a);
       if (allowed === want && status < 500) matching++;
-      else rows.push(`${who} ${a.key}: want ${want ? 'allowed' : 'denied'}, got ${status} ${message}`);
+      else
+        rows.push(`${who} ${a.key}: want ${want ? 'allowed' : 'denied'}, got ${status} ${message}`);
     }
   }
-  process.stdout.write(`# authorization matrix: ${IDENTITIES.length} identities × ${actions.length} actions = ${cells} cells, ${matching} match the reference's default policy\n`);
+  process.stdout.write(
+    `# authorization matrix: ${IDENTITIES.length} identities × ${actions.length} actions = ${cells} cells, ${matching} match the reference's default policy\n`,
+  );
   assert.deepEqual(rows, []);
   assert.equal(matching, cells);
 });

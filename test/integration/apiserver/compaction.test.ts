@@ -11,8 +11,11 @@ let api: StartedApiServer;
 const base = '/api/v1/namespaces/default/events';
 
 before(async () => {
-  api = await startApiServer({ args: ['--etcd-compaction-interval=1s', '--min-request-timeout=1'] });
-  for (let i = 0; i < 6; i++) await api.request('POST', base, { body: eventBody(`c${i}`, 'default') });
+  api = await startApiServer({
+    args: ['--etcd-compaction-interval=1s', '--min-request-timeout=1'],
+  });
+  for (let i = 0; i < 6; i++)
+    await api.request('POST', base, { body: eventBody(`c${i}`, 'default') });
 });
 after(async () => {
   await api?.stop();
@@ -28,7 +31,10 @@ test('an expired continue token gives 410 with a fresh token; a too-old watch gi
   let r = await api.request('GET', `${base}?limit=2&continue=${token}`);
   let n = 0;
   while (r.status === 200 && Date.now() < deadline) {
-    await api.request('PATCH', `${base}/c0`, { body: { count: ++n }, contentType: 'application/merge-patch+json' });
+    await api.request('PATCH', `${base}/c0`, {
+      body: { count: ++n },
+      contentType: 'application/merge-patch+json',
+    });
     await new Promise((res) => setTimeout(res, 200));
     r = await api.request('GET', `${base}?limit=2&continue=${token}`);
   }
@@ -38,7 +44,9 @@ test('an expired continue token gives 410 with a fresh token; a too-old watch gi
   assert.ok(fresh.length > 0 && fresh !== token);
   const cont = await api.request('GET', `${base}?limit=2&continue=${fresh}`);
   assert.equal(cont.status, 200, cont.text);
-  const names = (cont.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name);
+  const names = (cont.json?.['items'] as { metadata: { name: string } }[]).map(
+    (i) => i.metadata.name,
+  );
   assert.deepEqual(names, ['c2', 'c3'], 'continues from the next key of the latest state');
   const w = await api.watch(`${base}?watch=true&resourceVersion=${rv}`);
   assert.equal(w.status, 200);
@@ -52,7 +60,9 @@ test('an expired continue token gives 410 with a fresh token; a too-old watch gi
 
 test('without timeoutSeconds a watch ends after a random time in [min-request-timeout, 2x)', async () => {
   const started = Date.now();
-  const w = await api.watch(`${base}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dnone`);
+  const w = await api.watch(
+    `${base}?watch=true&resourceVersion=0&fieldSelector=metadata.name%3Dnone`,
+  );
   await w.ended;
   const took = Date.now() - started;
   assert.ok(took >= 900 && took < 4000, `ended after ${took} ms`);

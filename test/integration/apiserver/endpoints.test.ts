@@ -23,49 +23,194 @@ type Row = {
   watch?: boolean;
 };
 
-const csr = (name: string) => csrBody(name, csrPem, 'example.com/endpoints', ['digital signature', 'client auth']);
+const csr = (name: string) =>
+  csrBody(name, csrPem, 'example.com/endpoints', ['digital signature', 'client auth']);
 const merge = 'application/merge-patch+json';
 
 // The spec's "CertificateSigningRequest endpoints" table.
 const csrRows: Row[] = [
-  { op: 'Create', method: 'POST', path: `${G}/certificatesigningrequests`, set: 'W', codes: [200, 201, 202], body: () => csr('c-new') },
-  { op: 'Patch', method: 'PATCH', path: `${G}/certificatesigningrequests/c1`, set: 'P', codes: [200, 201], body: () => ({ metadata: { labels: { patched: 'yes' } } }), contentType: merge },
-  { op: 'Replace', method: 'PUT', path: `${G}/certificatesigningrequests/c1`, set: 'W', codes: [200, 201], body: () => csr('c1') },
-  { op: 'Delete', method: 'DELETE', path: `${G}/certificatesigningrequests/c2`, set: 'D', codes: [200, 202] },
-  { op: 'Delete Collection', method: 'DELETE', path: `${G}/certificatesigningrequests?labelSelector=group%3Dc3`, set: 'DC', codes: [200] },
+  {
+    op: 'Create',
+    method: 'POST',
+    path: `${G}/certificatesigningrequests`,
+    set: 'W',
+    codes: [200, 201, 202],
+    body: () => csr('c-new'),
+  },
+  {
+    op: 'Patch',
+    method: 'PATCH',
+    path: `${G}/certificatesigningrequests/c1`,
+    set: 'P',
+    codes: [200, 201],
+    body: () => ({ metadata: { labels: { patched: 'yes' } } }),
+    contentType: merge,
+  },
+  {
+    op: 'Replace',
+    method: 'PUT',
+    path: `${G}/certificatesigningrequests/c1`,
+    set: 'W',
+    codes: [200, 201],
+    body: () => csr('c1'),
+  },
+  {
+    op: 'Delete',
+    method: 'DELETE',
+    path: `${G}/certificatesigningrequests/c2`,
+    set: 'D',
+    codes: [200, 202],
+  },
+  {
+    op: 'Delete Collection',
+    method: 'DELETE',
+    path: `${G}/certificatesigningrequests?labelSelector=group%3Dc3`,
+    set: 'DC',
+    codes: [200],
+  },
   { op: 'Read', method: 'GET', path: `${G}/certificatesigningrequests/c1`, set: 'R', codes: [200] },
   { op: 'List', method: 'GET', path: `${G}/certificatesigningrequests`, set: 'L', codes: [200] },
-  { op: 'Watch', method: 'GET', path: `${G}/watch/certificatesigningrequests/c1`, set: 'L', codes: [200], watch: true },
-  { op: 'Watch List', method: 'GET', path: `${G}/watch/certificatesigningrequests`, set: 'L', codes: [200], watch: true },
-  { op: 'Patch Status', method: 'PATCH', path: `${G}/certificatesigningrequests/c1/status`, set: 'P', codes: [200, 201], body: () => ({ status: { conditions: [{ type: 'Failed', status: 'True', reason: 'R', message: 'm' }] } }), contentType: merge },
-  { op: 'Read Status', method: 'GET', path: `${G}/certificatesigningrequests/c1/status`, set: 'R', codes: [200] },
-  { op: 'Replace Status', method: 'PUT', path: `${G}/certificatesigningrequests/c4/status`, set: 'W', codes: [200, 201], body: () => csr('c4') },
+  {
+    op: 'Watch',
+    method: 'GET',
+    path: `${G}/watch/certificatesigningrequests/c1`,
+    set: 'L',
+    codes: [200],
+    watch: true,
+  },
+  {
+    op: 'Watch List',
+    method: 'GET',
+    path: `${G}/watch/certificatesigningrequests`,
+    set: 'L',
+    codes: [200],
+    watch: true,
+  },
+  {
+    op: 'Patch Status',
+    method: 'PATCH',
+    path: `${G}/certificatesigningrequests/c1/status`,
+    set: 'P',
+    codes: [200, 201],
+    body: () => ({
+      status: { conditions: [{ type: 'Failed', status: 'True', reason: 'R', message: 'm' }] },
+    }),
+    contentType: merge,
+  },
+  {
+    op: 'Read Status',
+    method: 'GET',
+    path: `${G}/certificatesigningrequests/c1/status`,
+    set: 'R',
+    codes: [200],
+  },
+  {
+    op: 'Replace Status',
+    method: 'PUT',
+    path: `${G}/certificatesigningrequests/c4/status`,
+    set: 'W',
+    codes: [200, 201],
+    body: () => csr('c4'),
+  },
 ];
 
 // The spec's "Event endpoints" table.
 const eventRows: Row[] = [
-  { op: 'Create', method: 'POST', path: `${E}/namespaces/default/events`, set: 'W', codes: [200, 201, 202], body: () => eventBody('e-new', 'default') },
-  { op: 'Patch', method: 'PATCH', path: `${E}/namespaces/default/events/e1`, set: 'P', codes: [200, 201], body: () => ({ message: 'patched' }), contentType: merge },
-  { op: 'Replace', method: 'PUT', path: `${E}/namespaces/default/events/e1`, set: 'W', codes: [200, 201], body: () => eventBody('e1', 'default', { message: 'replaced' }) },
-  { op: 'Delete', method: 'DELETE', path: `${E}/namespaces/default/events/e2`, set: 'D', codes: [200, 202] },
-  { op: 'Delete Collection', method: 'DELETE', path: `${E}/namespaces/default/events?labelSelector=group%3De3`, set: 'DC', codes: [200] },
+  {
+    op: 'Create',
+    method: 'POST',
+    path: `${E}/namespaces/default/events`,
+    set: 'W',
+    codes: [200, 201, 202],
+    body: () => eventBody('e-new', 'default'),
+  },
+  {
+    op: 'Patch',
+    method: 'PATCH',
+    path: `${E}/namespaces/default/events/e1`,
+    set: 'P',
+    codes: [200, 201],
+    body: () => ({ message: 'patched' }),
+    contentType: merge,
+  },
+  {
+    op: 'Replace',
+    method: 'PUT',
+    path: `${E}/namespaces/default/events/e1`,
+    set: 'W',
+    codes: [200, 201],
+    body: () => eventBody('e1', 'default', { message: 'replaced' }),
+  },
+  {
+    op: 'Delete',
+    method: 'DELETE',
+    path: `${E}/namespaces/default/events/e2`,
+    set: 'D',
+    codes: [200, 202],
+  },
+  {
+    op: 'Delete Collection',
+    method: 'DELETE',
+    path: `${E}/namespaces/default/events?labelSelector=group%3De3`,
+    set: 'DC',
+    codes: [200],
+  },
   { op: 'Read', method: 'GET', path: `${E}/namespaces/default/events/e1`, set: 'R', codes: [200] },
   { op: 'List', method: 'GET', path: `${E}/namespaces/default/events`, set: 'L', codes: [200] },
   { op: 'List All Namespaces', method: 'GET', path: `${E}/events`, set: 'L', codes: [200] },
-  { op: 'Watch', method: 'GET', path: `${E}/watch/namespaces/default/events/e1`, set: 'L', codes: [200], watch: true },
-  { op: 'Watch List', method: 'GET', path: `${E}/watch/namespaces/default/events`, set: 'L', codes: [200], watch: true },
-  { op: 'Watch List All Namespaces', method: 'GET', path: `${E}/watch/events`, set: 'L', codes: [200], watch: true },
+  {
+    op: 'Watch',
+    method: 'GET',
+    path: `${E}/watch/namespaces/default/events/e1`,
+    set: 'L',
+    codes: [200],
+    watch: true,
+  },
+  {
+    op: 'Watch List',
+    method: 'GET',
+    path: `${E}/watch/namespaces/default/events`,
+    set: 'L',
+    codes: [200],
+    watch: true,
+  },
+  {
+    op: 'Watch List All Namespaces',
+    method: 'GET',
+    path: `${E}/watch/events`,
+    set: 'L',
+    codes: [200],
+    watch: true,
+  },
 ];
 
 async function seed(): Promise<void> {
-  for (const n of ['c1', 'c2', 'c4']) assert.equal((await api.request('POST', `${G}/certificatesigningrequests`, { body: csr(n) })).status, 201);
+  for (const n of ['c1', 'c2', 'c4'])
+    assert.equal(
+      (await api.request('POST', `${G}/certificatesigningrequests`, { body: csr(n) })).status,
+      201,
+    );
   const c3 = csr('c3');
   (c3['metadata'] as Record<string, unknown>)['labels'] = { group: 'c3' };
-  assert.equal((await api.request('POST', `${G}/certificatesigningrequests`, { body: c3 })).status, 201);
-  for (const n of ['e1', 'e2']) assert.equal((await api.request('POST', `${E}/namespaces/default/events`, { body: eventBody(n, 'default') })).status, 201);
+  assert.equal(
+    (await api.request('POST', `${G}/certificatesigningrequests`, { body: c3 })).status,
+    201,
+  );
+  for (const n of ['e1', 'e2'])
+    assert.equal(
+      (
+        await api.request('POST', `${E}/namespaces/default/events`, {
+          body: eventBody(n, 'default'),
+        })
+      ).status,
+      201,
+    );
   const e3 = eventBody('e3', 'default');
   (e3['metadata'] as Record<string, unknown>)['labels'] = { group: 'e3' };
-  assert.equal((await api.request('POST', `${E}/namespaces/default/events`, { body: e3 })).status, 201);
+  assert.equal(
+    (await api.request('POST', `${E}/namespaces/default/events`, { body: e3 })).status,
+    201,
+  );
 }
 
 async function snapshot(): Promise<string> {
@@ -83,7 +228,11 @@ async function bodyFor(row: Row, latest: boolean): Promise<unknown> {
   if (!latest || body === undefined || row.method !== 'PUT') return body;
   // Replace: send the stored object back with the change (as clients do).
   const current = await api.request('GET', row.path.replace(/\/status$/, ''));
-  return { ...current.json, ...(body as Record<string, unknown>), metadata: current.json?.['metadata'] };
+  return {
+    ...current.json,
+    ...(body as Record<string, unknown>),
+    metadata: current.json?.['metadata'],
+  };
 }
 
 before(async () => {
@@ -95,7 +244,10 @@ after(async () => {
   await api?.stop();
 });
 
-for (const [family, rows] of [['CertificateSigningRequest', csrRows], ['Event', eventRows]] as const) {
+for (const [family, rows] of [
+  ['CertificateSigningRequest', csrRows],
+  ['Event', eventRows],
+] as const) {
   test(`${family} endpoints: dry runs change nothing (sets W, P, D, DC)`, async () => {
     for (const row of rows.filter((r) => r.set !== 'R' && r.set !== 'L')) {
       const before = await snapshot();
@@ -136,11 +288,25 @@ test('the approval subresource (not in the table, served as the reference): GET,
   const g = await api.request('GET', `${G}/certificatesigningrequests/c1/approval`);
   assert.equal(g.status, 200);
   const p = await api.request('PATCH', `${G}/certificatesigningrequests/c4/approval`, {
-    body: { status: { conditions: [{ type: 'Denied', status: 'True', reason: 'R', message: 'm' }] } },
+    body: {
+      status: { conditions: [{ type: 'Denied', status: 'True', reason: 'R', message: 'm' }] },
+    },
     contentType: merge,
   });
   assert.equal(p.status, 200, p.text);
-  assert.equal(((p.json?.['status'] as Record<string, unknown>)['conditions'] as Record<string, unknown>[])[0]?.['type'], 'Denied');
-  assert.equal((await api.request('DELETE', `${G}/certificatesigningrequests/c1/approval`)).status, 405);
-  assert.equal((await api.request('GET', `${E}/namespaces/default/events/e1/status`)).status, 404, 'events have no status subresource');
+  assert.equal(
+    (
+      (p.json?.['status'] as Record<string, unknown>)['conditions'] as Record<string, unknown>[]
+    )[0]?.['type'],
+    'Denied',
+  );
+  assert.equal(
+    (await api.request('DELETE', `${G}/certificatesigningrequests/c1/approval`)).status,
+    405,
+  );
+  assert.equal(
+    (await api.request('GET', `${E}/namespaces/default/events/e1/status`)).status,
+    404,
+    'events have no status subresource',
+  );
 });

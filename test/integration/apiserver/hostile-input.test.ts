@@ -15,8 +15,21 @@ type Obj = Record<string, unknown>;
 const csrs = '/apis/certificates.platform.io/v1/certificatesigningrequests';
 const events = '/api/v1/namespaces/default/events';
 const meta = (o: Obj | undefined): Obj => (o?.['metadata'] ?? {}) as Obj;
-const raw = (method: string, path: string, body?: Obj | string, contentType = 'application/json'): Promise<RawResponse> =>
-  rawRequest(api.adminAgent, api.url, method, path, body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body), contentType });
+const raw = (
+  method: string,
+  path: string,
+  body?: Obj | string,
+  contentType = 'application/json',
+): Promise<RawResponse> =>
+  rawRequest(
+    api.adminAgent,
+    api.url,
+    method,
+    path,
+    body === undefined
+      ? {}
+      : { body: typeof body === 'string' ? body : JSON.stringify(body), contentType },
+  );
 
 async function names(path: string): Promise<string[]> {
   const r = await api.request('GET', path);
@@ -35,10 +48,19 @@ before(async () => {
   api = await startApiServer({});
   const { csrPem } = await makeCsrPem({ cn: 'system:node:n1', orgs: ['system:nodes'] });
   for (const n of ['csr-a', 'csr-b']) {
-    const r = await api.request('POST', csrs, { body: csrBody(n, csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth']) });
+    const r = await api.request('POST', csrs, {
+      body: csrBody(n, csrPem, 'platform.io/plat-apiserver-client-platlet', [
+        'digital signature',
+        'client auth',
+      ]),
+    });
     assert.equal(r.status, 201, r.text);
   }
-  for (const n of ['ev-a', 'ev-b']) assert.equal((await api.request('POST', events, { body: eventBody(n, 'default') })).status, 201);
+  for (const n of ['ev-a', 'ev-b'])
+    assert.equal(
+      (await api.request('POST', events, { body: eventBody(n, 'default') })).status,
+      201,
+    );
 });
 after(async () => {
   await api?.stop();
@@ -46,17 +68,56 @@ after(async () => {
 
 test('`.` and `..` as a name, raw or percent-encoded, are 400 "Name parameter invalid" (NamespaceKeyFunc / NoNamespaceKeyFunc)', async () => {
   for (const seg of ['%2e', '%2E', '.']) {
-    assertStatus(await raw('DELETE', `${csrs}/${seg}`), 400, 'BadRequest', 'Name parameter invalid: ".": may not be \'.\'');
+    assertStatus(
+      await raw('DELETE', `${csrs}/${seg}`),
+      400,
+      'BadRequest',
+      'Name parameter invalid: ".": may not be \'.\'',
+    );
   }
   for (const seg of ['..', '%2e%2e', '.%2E', '%2E.']) {
-    assertStatus(await raw('DELETE', `${csrs}/${seg}`), 400, 'BadRequest', 'Name parameter invalid: "..": may not be \'..\'');
-    assertStatus(await raw('GET', `${events}/${seg}`), 400, 'BadRequest', 'Name parameter invalid: "..": may not be \'..\'');
-    assertStatus(await raw('DELETE', `${events}/${seg}`), 400, 'BadRequest', 'Name parameter invalid: "..": may not be \'..\'');
-    assertStatus(await raw('PUT', `${events}/${seg}`, eventBody('..', 'default')), 400, 'BadRequest', 'Name parameter invalid: "..": may not be \'..\'');
-    assertStatus(await raw('PATCH', `${events}/${seg}`, '{}', 'application/merge-patch+json'), 400, 'BadRequest', 'Name parameter invalid: "..": may not be \'..\'');
+    assertStatus(
+      await raw('DELETE', `${csrs}/${seg}`),
+      400,
+      'BadRequest',
+      'Name parameter invalid: "..": may not be \'..\'',
+    );
+    assertStatus(
+      await raw('GET', `${events}/${seg}`),
+      400,
+      'BadRequest',
+      'Name parameter invalid: "..": may not be \'..\'',
+    );
+    assertStatus(
+      await raw('DELETE', `${events}/${seg}`),
+      400,
+      'BadRequest',
+      'Name parameter invalid: "..": may not be \'..\'',
+    );
+    assertStatus(
+      await raw('PUT', `${events}/${seg}`, eventBody('..', 'default')),
+      400,
+      'BadRequest',
+      'Name parameter invalid: "..": may not be \'..\'',
+    );
+    assertStatus(
+      await raw('PATCH', `${events}/${seg}`, '{}', 'application/merge-patch+json'),
+      400,
+      'BadRequest',
+      'Name parameter invalid: "..": may not be \'..\'',
+    );
   }
-  assertStatus(await raw('GET', `${events}/a%25b`), 400, 'BadRequest', 'Name parameter invalid: "a%b": may not contain \'%\'');
-  assert.deepEqual(await names(csrs), ['csr-a', 'csr-b'], 'DELETE .../certificatesigningrequests/%2e deleted nothing');
+  assertStatus(
+    await raw('GET', `${events}/a%25b`),
+    400,
+    'BadRequest',
+    'Name parameter invalid: "a%b": may not contain \'%\'',
+  );
+  assert.deepEqual(
+    await names(csrs),
+    ['csr-a', 'csr-b'],
+    'DELETE .../certificatesigningrequests/%2e deleted nothing',
+  );
   assert.deepEqual(await names(events), ['ev-a', 'ev-b']);
 });
 
@@ -73,13 +134,23 @@ test('a dot segment never climbs: `namespaces/default/..` is no namespaces colle
 test('bad percent-encoding in the path is a 400, not a 500 (the reference: Go rejects the request URI, `invalid URL escape "%zz"`)', async () => {
   // The reference's net/http answers `400 Bad Request` in plain text before any handler runs; we
   // keep the code and say what was wrong in a Status.
-  assertStatus(await raw('GET', '/api/v1/namespaces/%zz'), 400, 'BadRequest', 'invalid URL escape "%zz"');
+  assertStatus(
+    await raw('GET', '/api/v1/namespaces/%zz'),
+    400,
+    'BadRequest',
+    'invalid URL escape "%zz"',
+  );
   assertStatus(await raw('DELETE', `${csrs}/%`), 400, 'BadRequest', 'invalid URL escape "%"');
   assertStatus(await raw('GET', `${events}/%e`), 400, 'BadRequest', 'invalid URL escape "%e"');
-  assert.equal((await raw('GET', '/api/v1/namespaces/%ff')).status, 404, 'invalid UTF-8 decodes; it is simply no such namespace');
+  assert.equal(
+    (await raw('GET', '/api/v1/namespaces/%ff')).status,
+    404,
+    'invalid UTF-8 decodes; it is simply no such namespace',
+  );
 });
 
-const rvMessage = (rv: string, why: string): string => `invalid resource version: resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": ${why}`;
+const rvMessage = (rv: string, why: string): string =>
+  `invalid resource version: resourceVersion: Invalid value: "${rv}": strconv.ParseUint: parsing "${rv}": ${why}`;
 
 test('absurd resourceVersions on list, watch and deletecollection are 400 with the reference text (etcd3 ValidateListOptions)', async () => {
   // The reference answers this text as a 400 when the list is served from etcd; from the watch
@@ -91,11 +162,36 @@ test('absurd resourceVersions on list, watch and deletecollection are 400 with t
   ];
   for (const [rv, why] of cases) {
     const q = encodeURIComponent(rv);
-    assertStatus(await raw('GET', `${events}?resourceVersion=${q}`), 400, 'BadRequest', rvMessage(rv, why));
-    assertStatus(await raw('GET', `${events}?resourceVersion=${q}&limit=1`), 400, 'BadRequest', rvMessage(rv, why));
-    assertStatus(await raw('GET', `${events}?watch=true&resourceVersion=${q}`), 400, 'BadRequest', rvMessage(rv, why));
-    assertStatus(await raw('GET', `/api/v1/watch/namespaces/default/events?resourceVersion=${q}`), 400, 'BadRequest', rvMessage(rv, why));
-    assertStatus(await raw('DELETE', `${events}?resourceVersion=${q}`), 400, 'BadRequest', rvMessage(rv, why));
+    assertStatus(
+      await raw('GET', `${events}?resourceVersion=${q}`),
+      400,
+      'BadRequest',
+      rvMessage(rv, why),
+    );
+    assertStatus(
+      await raw('GET', `${events}?resourceVersion=${q}&limit=1`),
+      400,
+      'BadRequest',
+      rvMessage(rv, why),
+    );
+    assertStatus(
+      await raw('GET', `${events}?watch=true&resourceVersion=${q}`),
+      400,
+      'BadRequest',
+      rvMessage(rv, why),
+    );
+    assertStatus(
+      await raw('GET', `/api/v1/watch/namespaces/default/events?resourceVersion=${q}`),
+      400,
+      'BadRequest',
+      rvMessage(rv, why),
+    );
+    assertStatus(
+      await raw('DELETE', `${events}?resourceVersion=${q}`),
+      400,
+      'BadRequest',
+      rvMessage(rv, why),
+    );
   }
   assert.deepEqual(await names(events), ['ev-a', 'ev-b']);
   // GET of one object takes only `pretty` (parameter set R of the spec): a resourceVersion there is ignored.
@@ -106,85 +202,232 @@ test('resourceVersion in an update body must be a uint64 (400); in delete precon
   const cur = (await api.request('GET', `${events}/ev-a`)).json ?? {};
   const bad = { ...cur, metadata: { ...meta(cur), resourceVersion: 'abc' } };
   // The reference's Store.Update returns strconv's error unconverted (a 500); here it is a 400 naming the field.
-  assertStatus(await raw('PUT', `${events}/ev-a`, bad), 400, 'BadRequest', 'invalid resource version: metadata.resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
+  assertStatus(
+    await raw('PUT', `${events}/ev-a`, bad),
+    400,
+    'BadRequest',
+    'invalid resource version: metadata.resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+  );
   const huge = { ...cur, metadata: { ...meta(cur), resourceVersion: '99999999999999999999999' } };
   assert.equal((await raw('PUT', `${events}/ev-a`, huge)).status, 400);
   const rv = String(meta(cur)['resourceVersion']);
-  const pre = await raw('DELETE', `${events}/ev-a`, { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { resourceVersion: 'abc' } });
-  assertStatus(pre, 409, 'Conflict', `Operation cannot be fulfilled on events "ev-a": Precondition failed: ResourceVersion in precondition: abc, ResourceVersion in object meta: ${rv}`);
+  const pre = await raw('DELETE', `${events}/ev-a`, {
+    kind: 'DeleteOptions',
+    apiVersion: 'v1',
+    preconditions: { resourceVersion: 'abc' },
+  });
+  assertStatus(
+    pre,
+    409,
+    'Conflict',
+    `Operation cannot be fulfilled on events "ev-a": Precondition failed: ResourceVersion in precondition: abc, ResourceVersion in object meta: ${rv}`,
+  );
   assert.deepEqual(await names(events), ['ev-a', 'ev-b']);
 });
 
-const yesterday = 'Event in version "v1" cannot be handled as a Event: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"';
+const yesterday =
+  'Event in version "v1" cannot be handled as a Event: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"';
 
 test('an unparseable Time is refused on create, update, every patch type and apply; the namespace stays listable', async () => {
-  assertStatus(await raw('POST', events, eventBody('bad-time', 'default', { lastTimestamp: 'yesterday' })), 400, 'BadRequest', yesterday);
-  assertStatus(await raw('POST', events, 'metadata: {name: bad-yaml}\ninvolvedObject: {kind: Pod, name: p, namespace: default}\nlastTimestamp: yesterday\n', 'application/yaml'), 400, 'BadRequest', yesterday);
+  assertStatus(
+    await raw('POST', events, eventBody('bad-time', 'default', { lastTimestamp: 'yesterday' })),
+    400,
+    'BadRequest',
+    yesterday,
+  );
+  assertStatus(
+    await raw(
+      'POST',
+      events,
+      'metadata: {name: bad-yaml}\ninvolvedObject: {kind: Pod, name: p, namespace: default}\nlastTimestamp: yesterday\n',
+      'application/yaml',
+    ),
+    400,
+    'BadRequest',
+    yesterday,
+  );
   const cur = (await api.request('GET', `${events}/ev-b`)).json ?? {};
-  assertStatus(await raw('PUT', `${events}/ev-b`, { ...cur, lastTimestamp: 'yesterday' }), 400, 'BadRequest', yesterday);
+  assertStatus(
+    await raw('PUT', `${events}/ev-b`, { ...cur, lastTimestamp: 'yesterday' }),
+    400,
+    'BadRequest',
+    yesterday,
+  );
   // The reference answers a patch whose result does not decode with 422 `Patch "" is invalid:
   // patch: Invalid value: "<the whole patched object>": parsing time ...`; we answer 400 with the
   // decode text above and do not echo the object.
-  assertStatus(await raw('PATCH', `${events}/ev-b`, { lastTimestamp: 'yesterday' }, 'application/merge-patch+json'), 400, 'BadRequest', yesterday);
-  assertStatus(await raw('PATCH', `${events}/ev-b`, { lastTimestamp: 'yesterday' }, 'application/strategic-merge-patch+json'), 400, 'BadRequest', yesterday);
-  assertStatus(await raw('PATCH', `${events}/ev-b`, JSON.stringify([{ op: 'add', path: '/lastTimestamp', value: 'yesterday' }]), 'application/json-patch+json'), 400, 'BadRequest', yesterday);
-  const apply = await raw('PATCH', `${events}/ev-b?fieldManager=t`, 'apiVersion: v1\nkind: Event\nmetadata: {name: ev-b, namespace: default}\nlastTimestamp: yesterday\n', 'application/apply-patch+yaml');
+  assertStatus(
+    await raw(
+      'PATCH',
+      `${events}/ev-b`,
+      { lastTimestamp: 'yesterday' },
+      'application/merge-patch+json',
+    ),
+    400,
+    'BadRequest',
+    yesterday,
+  );
+  assertStatus(
+    await raw(
+      'PATCH',
+      `${events}/ev-b`,
+      { lastTimestamp: 'yesterday' },
+      'application/strategic-merge-patch+json',
+    ),
+    400,
+    'BadRequest',
+    yesterday,
+  );
+  assertStatus(
+    await raw(
+      'PATCH',
+      `${events}/ev-b`,
+      JSON.stringify([{ op: 'add', path: '/lastTimestamp', value: 'yesterday' }]),
+      'application/json-patch+json',
+    ),
+    400,
+    'BadRequest',
+    yesterday,
+  );
+  const apply = await raw(
+    'PATCH',
+    `${events}/ev-b?fieldManager=t`,
+    'apiVersion: v1\nkind: Event\nmetadata: {name: ev-b, namespace: default}\nlastTimestamp: yesterday\n',
+    'application/apply-patch+yaml',
+  );
   assertStatus(apply, 400, 'BadRequest', yesterday);
   const list = await api.request('GET', events);
   assert.equal(list.status, 200);
-  for (const item of (list.json?.['items'] ?? []) as Obj[]) assert.notEqual(item['lastTimestamp'], 'yesterday');
+  for (const item of (list.json?.['items'] ?? []) as Obj[])
+    assert.notEqual(item['lastTimestamp'], 'yesterday');
 });
 
 test('Time fields are stored in UTC at whole seconds and MicroTime at microseconds, on create, update, patch and status', async () => {
-  const created = await raw('POST', events, eventBody('times', 'default', {
-    firstTimestamp: '2026-01-01T05:30:00+05:30',
-    lastTimestamp: '2026-01-01T00:00:00.987Z',
-    eventTime: '2026-01-01T02:00:00.123456+02:00',
-    reportingComponent: 'nodeagent',
-    reportingInstance: 'n1',
-    action: 'Started',
-  }));
+  const created = await raw(
+    'POST',
+    events,
+    eventBody('times', 'default', {
+      firstTimestamp: '2026-01-01T05:30:00+05:30',
+      lastTimestamp: '2026-01-01T00:00:00.987Z',
+      eventTime: '2026-01-01T02:00:00.123456+02:00',
+      reportingComponent: 'nodeagent',
+      reportingInstance: 'n1',
+      action: 'Started',
+    }),
+  );
   assert.equal(created.status, 201, created.text);
   assert.equal(created.json?.['firstTimestamp'], '2026-01-01T00:00:00Z');
   assert.equal(created.json?.['lastTimestamp'], '2026-01-01T00:00:00Z');
   assert.equal(created.json?.['eventTime'], '2026-01-01T00:00:00.123456Z');
-  const patched = await raw('PATCH', `${events}/times`, { lastTimestamp: '2026-01-02T00:00:00-01:00' }, 'application/merge-patch+json');
+  const patched = await raw(
+    'PATCH',
+    `${events}/times`,
+    { lastTimestamp: '2026-01-02T00:00:00-01:00' },
+    'application/merge-patch+json',
+  );
   assert.equal(patched.json?.['lastTimestamp'], '2026-01-02T01:00:00Z', patched.text);
   // MicroTime takes exactly six fraction digits (time.Parse with RFC3339Micro).
   assertStatus(
-    await raw('PATCH', `${events}/times`, { eventTime: '2026-01-01T00:00:00Z' }, 'application/merge-patch+json'),
+    await raw(
+      'PATCH',
+      `${events}/times`,
+      { eventTime: '2026-01-01T00:00:00Z' },
+      'application/merge-patch+json',
+    ),
     400,
     'BadRequest',
     'Event in version "v1" cannot be handled as a Event: parsing time "2026-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
   );
   assert.equal((await api.request('POST', '/api/v1/nodes', { body: nodeBody('n1') })).status, 201);
-  const status = await raw('PATCH', '/api/v1/nodes/n1/status', { status: { conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-01-01T01:00:00+01:00', lastTransitionTime: '2026-01-01T00:00:00.5Z' }] } }, 'application/merge-patch+json');
+  const status = await raw(
+    'PATCH',
+    '/api/v1/nodes/n1/status',
+    {
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            lastHeartbeatTime: '2026-01-01T01:00:00+01:00',
+            lastTransitionTime: '2026-01-01T00:00:00.5Z',
+          },
+        ],
+      },
+    },
+    'application/merge-patch+json',
+  );
   assert.equal(status.status, 200, status.text);
-  const cond = (((status.json?.['status'] as Obj)['conditions'] as Obj[])[0] ?? {});
+  const cond = ((status.json?.['status'] as Obj)['conditions'] as Obj[])[0] ?? {};
   assert.equal(cond['lastHeartbeatTime'], '2026-01-01T00:00:00Z');
   assert.equal(cond['lastTransitionTime'], '2026-01-01T00:00:00Z');
 });
 
 test('int32 fields are range checked: CSR expirationSeconds beyond int32 is refused as the reference refuses it', async () => {
   const { csrPem } = await makeCsrPem({ cn: 'system:node:n2', orgs: ['system:nodes'] });
-  const msg = 'CertificateSigningRequest in version "v1" cannot be handled as a CertificateSigningRequest: json: cannot unmarshal number 2147483648 into Go struct field CertificateSigningRequestSpec.spec.expirationSeconds of type int32';
-  assertStatus(await raw('POST', csrs, csrBody('too-long', csrPem, 'platform.io/plat-apiserver-client-platlet', ['digital signature', 'client auth'], { expirationSeconds: 2147483648 })), 400, 'BadRequest', msg);
-  assertStatus(await raw('PATCH', `${csrs}/csr-a`, { spec: { expirationSeconds: 2147483648 } }, 'application/merge-patch+json'), 400, 'BadRequest', msg);
+  const msg =
+    'CertificateSigningRequest in version "v1" cannot be handled as a CertificateSigningRequest: json: cannot unmarshal number 2147483648 into Go struct field CertificateSigningRequestSpec.spec.expirationSeconds of type int32';
+  assertStatus(
+    await raw(
+      'POST',
+      csrs,
+      csrBody(
+        'too-long',
+        csrPem,
+        'platform.io/plat-apiserver-client-platlet',
+        ['digital signature', 'client auth'],
+        { expirationSeconds: 2147483648 },
+      ),
+    ),
+    400,
+    'BadRequest',
+    msg,
+  );
+  assertStatus(
+    await raw(
+      'PATCH',
+      `${csrs}/csr-a`,
+      { spec: { expirationSeconds: 2147483648 } },
+      'application/merge-patch+json',
+    ),
+    400,
+    'BadRequest',
+    msg,
+  );
   assert.equal((await raw('GET', `${csrs}/too-long`)).status, 404);
-  const count = 'Event in version "v1" cannot be handled as a Event: json: cannot unmarshal number 2147483648 into Go struct field Event.count of type int32';
-  assertStatus(await raw('POST', events, eventBody('big-count', 'default', { count: 2147483648 })), 400, 'BadRequest', count);
+  const count =
+    'Event in version "v1" cannot be handled as a Event: json: cannot unmarshal number 2147483648 into Go struct field Event.count of type int32';
+  assertStatus(
+    await raw('POST', events, eventBody('big-count', 'default', { count: 2147483648 })),
+    400,
+    'BadRequest',
+    count,
+  );
 });
 
 test('creationTimestamp on update is ignored as BeforeUpdate does: a re-serialised form is no change, another value is reset', async () => {
   const cur = (await api.request('GET', `${events}/ev-b`)).json ?? {};
   const m = meta(cur);
   const ts = String(m['creationTimestamp']);
-  const same = await raw('PUT', `${events}/ev-b`, { ...cur, metadata: { ...m, creationTimestamp: ts.replace('Z', '+00:00') } });
+  const same = await raw('PUT', `${events}/ev-b`, {
+    ...cur,
+    metadata: { ...m, creationTimestamp: ts.replace('Z', '+00:00') },
+  });
   assert.equal(same.status, 200, same.text);
-  assert.equal(meta(same.json)['resourceVersion'], m['resourceVersion'], 'no write: nothing changed');
-  const millis = await raw('PUT', `${events}/ev-b`, { ...cur, metadata: { ...m, creationTimestamp: ts.replace('Z', '.000Z') } });
+  assert.equal(
+    meta(same.json)['resourceVersion'],
+    m['resourceVersion'],
+    'no write: nothing changed',
+  );
+  const millis = await raw('PUT', `${events}/ev-b`, {
+    ...cur,
+    metadata: { ...m, creationTimestamp: ts.replace('Z', '.000Z') },
+  });
   assert.equal(meta(millis.json)['resourceVersion'], m['resourceVersion']);
-  const other = await raw('PUT', `${events}/ev-b`, { ...cur, message: 'changed', metadata: { ...m, creationTimestamp: '2000-01-01T00:00:00Z' } });
+  const other = await raw('PUT', `${events}/ev-b`, {
+    ...cur,
+    message: 'changed',
+    metadata: { ...m, creationTimestamp: '2000-01-01T00:00:00Z' },
+  });
   assert.equal(other.status, 200, other.text);
   assert.equal(meta(other.json)['creationTimestamp'], ts, 'silently reset to the stored value');
   assert.equal(other.json?.['message'], 'changed');

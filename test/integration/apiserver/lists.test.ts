@@ -10,7 +10,15 @@ let api: StartedApiServer;
 const NS = 'lists';
 const base = `/api/v1/namespaces/${NS}/events`;
 
-type List = { metadata: { resourceVersion: string; continue?: string; remainingItemCount?: number; shardInfo?: { selector: string } }; items: { metadata: { name: string; uid: string } }[] };
+type List = {
+  metadata: {
+    resourceVersion: string;
+    continue?: string;
+    remainingItemCount?: number;
+    shardInfo?: { selector: string };
+  };
+  items: { metadata: { name: string; uid: string } }[];
+};
 
 async function list(q: string): Promise<List> {
   const r = await api.request('GET', `${base}?${q}`);
@@ -19,14 +27,22 @@ async function list(q: string): Promise<List> {
 }
 
 function numbered(i: number): Record<string, unknown> {
-  const body = eventBody(`e${String(i).padStart(2, '0')}`, NS, { reason: i % 2 === 0 ? 'Even' : 'Odd' });
-  (body['metadata'] as Record<string, unknown>)['labels'] = { parity: i % 2 === 0 ? 'even' : 'odd', idx: String(i) };
+  const body = eventBody(`e${String(i).padStart(2, '0')}`, NS, {
+    reason: i % 2 === 0 ? 'Even' : 'Odd',
+  });
+  (body['metadata'] as Record<string, unknown>)['labels'] = {
+    parity: i % 2 === 0 ? 'even' : 'odd',
+    idx: String(i),
+  };
   return body;
 }
 
 before(async () => {
   api = await startApiServer({ args: ['--feature-gates=ShardedListAndWatch=true'] });
-  assert.equal((await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
+  assert.equal(
+    (await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status,
+    201,
+  );
   for (let i = 0; i < 25; i++) {
     const r = await api.request('POST', base, { body: numbered(i) });
     assert.equal(r.status, 201, r.text);
@@ -49,7 +65,11 @@ test('limit/continue pages form a consistent snapshot with remainingItemCount', 
   // Counted from the first page's remainder (15 - 10), in the snapshot: the new and deleted
   // events after it change nothing; the same page asked again says the same.
   assert.equal(p2.metadata.remainingItemCount, 5);
-  assert.equal((await list(`limit=10&continue=${encodeURIComponent(p1.metadata.continue ?? '')}`)).metadata.remainingItemCount, 5);
+  assert.equal(
+    (await list(`limit=10&continue=${encodeURIComponent(p1.metadata.continue ?? '')}`)).metadata
+      .remainingItemCount,
+    5,
+  );
   const p3 = await list(`limit=10&continue=${encodeURIComponent(p2.metadata.continue ?? '')}`);
   assert.equal(p3.metadata.continue, undefined);
   assert.equal(p3.metadata.remainingItemCount, undefined);
@@ -110,12 +130,24 @@ test('resourceVersion semantics: unset, 0, not older than, exact with limit, Exa
 
 test('ListOptions errors are 422 Invalid with the reference messages', async () => {
   const cases: [string, string][] = [
-    ['resourceVersionMatch=Exact', 'resourceVersionMatch is forbidden unless resourceVersion is provided'],
-    ['resourceVersionMatch=NotOlderThan', 'resourceVersionMatch is forbidden unless resourceVersion is provided'],
-    ['resourceVersion=0&resourceVersionMatch=Exact', 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+    [
+      'resourceVersionMatch=Exact',
+      'resourceVersionMatch is forbidden unless resourceVersion is provided',
+    ],
+    [
+      'resourceVersionMatch=NotOlderThan',
+      'resourceVersionMatch is forbidden unless resourceVersion is provided',
+    ],
+    [
+      'resourceVersion=0&resourceVersionMatch=Exact',
+      'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+    ],
     ['resourceVersion=1&resourceVersionMatch=Sometimes', 'Unsupported value: "Sometimes"'],
     ['sendInitialEvents=true', 'sendInitialEvents is forbidden for list'],
-    ['resourceVersion=1&resourceVersionMatch=Exact&continue=abc', 'resourceVersionMatch is forbidden when continue is provided'],
+    [
+      'resourceVersion=1&resourceVersionMatch=Exact&continue=abc',
+      'resourceVersionMatch is forbidden when continue is provided',
+    ],
   ];
   for (const [q, msg] of cases) {
     const r = await api.request('GET', `${base}?${q}`);
@@ -128,13 +160,21 @@ test('ListOptions errors are 422 Invalid with the reference messages', async () 
 
 test('continue with a resourceVersion is 400; a bad token is 400; a too-new rv is 504', async () => {
   const p1 = await list('limit=5');
-  const r = await api.request('GET', `${base}?limit=5&resourceVersion=3&continue=${p1.metadata.continue ?? ''}`);
+  const r = await api.request(
+    'GET',
+    `${base}?limit=5&resourceVersion=3&continue=${p1.metadata.continue ?? ''}`,
+  );
   assert.equal(r.status, 400);
-  assert.equal(r.json?.['message'], 'specifying resource version is not allowed when using continue');
+  assert.equal(
+    r.json?.['message'],
+    'specifying resource version is not allowed when using continue',
+  );
   const bad = await api.request('GET', `${base}?limit=5&continue=not-a-token!`);
   assert.equal(bad.status, 400);
   assert.match(String(bad.json?.['message']), /^invalid continue token: /);
-  const wrongVersion = Buffer.from(JSON.stringify({ v: 'meta.other.io/v1', rv: 3, start: 'a' })).toString('base64url');
+  const wrongVersion = Buffer.from(
+    JSON.stringify({ v: 'meta.other.io/v1', rv: 3, start: 'a' }),
+  ).toString('base64url');
   assert.equal((await api.request('GET', `${base}?limit=5&continue=${wrongVersion}`)).status, 400);
   const far = await api.request('GET', `${base}?resourceVersion=99999999`);
   assert.equal(far.status, 504);
@@ -146,7 +186,10 @@ test('field selectors: reason, involvedObject, source; != ; unsupported label an
   assert.equal((await list('fieldSelector=reason%3DEven')).items.length, 13);
   assert.equal((await list('fieldSelector=reason!%3DEven')).items.length, 12);
   assert.equal((await list('fieldSelector=involvedObject.name%3Dp,reason%3DOdd')).items.length, 12);
-  assert.equal((await list('fieldSelector=source%3Dnodeagent,metadata.name%3De01')).items.length, 1);
+  assert.equal(
+    (await list('fieldSelector=source%3Dnodeagent,metadata.name%3De01')).items.length,
+    1,
+  );
   const unsupported = await api.request('GET', `${base}?fieldSelector=spec.foo%3Dbar`);
   assert.equal(unsupported.status, 400);
   assert.equal(unsupported.json?.['message'], 'field label not supported: spec.foo');
@@ -157,13 +200,23 @@ test('field selectors: reason, involvedObject, source; != ; unsupported label an
 
 test('label selectors: =, in, notin, exists, !, and a parse error', async () => {
   assert.equal((await list('labelSelector=parity%3Deven')).items.length, 13);
-  assert.equal((await list(`labelSelector=${encodeURIComponent('idx in (1,2,3)')}`)).items.length, 3);
-  assert.equal((await list(`labelSelector=${encodeURIComponent('parity notin (even)')}`)).items.length, 12);
+  assert.equal(
+    (await list(`labelSelector=${encodeURIComponent('idx in (1,2,3)')}`)).items.length,
+    3,
+  );
+  assert.equal(
+    (await list(`labelSelector=${encodeURIComponent('parity notin (even)')}`)).items.length,
+    12,
+  );
   assert.equal((await list('labelSelector=idx')).items.length, 25);
   assert.equal((await list(`labelSelector=${encodeURIComponent('!idx')}`)).items.length, 0);
   const withSelectorLimit = await list('labelSelector=parity%3Deven&limit=5');
   assert.equal(withSelectorLimit.items.length, 5);
-  assert.equal(withSelectorLimit.metadata.remainingItemCount, undefined, 'no remainingItemCount with selectors');
+  assert.equal(
+    withSelectorLimit.metadata.remainingItemCount,
+    undefined,
+    'no remainingItemCount with selectors',
+  );
   const bad = await api.request('GET', `${base}?labelSelector=${encodeURIComponent('a in (')}`);
   assert.equal(bad.status, 400);
   assert.match(String(bad.json?.['message']), /unable to parse requirement|found '', expected/);
@@ -179,7 +232,10 @@ test('shardSelector (gate on): FNV ranges partition the objects and are echoed',
   assert.equal(a.metadata.shardInfo?.selector, lo);
   const both = await list(`shardSelector=${encodeURIComponent(`${lo} || ${hi}`)}`);
   assert.equal(both.items.length, all.items.length);
-  const bad = await api.request('GET', `${base}?shardSelector=${encodeURIComponent("shardRange(object.metadata.uid, '0x10', '0x20')")}`);
+  const bad = await api.request(
+    'GET',
+    `${base}?shardSelector=${encodeURIComponent("shardRange(object.metadata.uid, '0x10', '0x20')")}`,
+  );
   assert.equal(bad.status, 400);
   assert.match(String(bad.json?.['message']), /must be a 0x-prefixed 16-digit hex value/);
   const empty = await api.request('GET', `${base}?shardSelector=`);

@@ -36,10 +36,14 @@ test('acknowledged writes survive kill -9; rv continues; watch resumes from befo
   const second = await startApiServer({ dataDir, certDir });
   api = second;
   const list = await second.request('GET', base);
-  const names = (list.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name);
+  const names = (list.json?.['items'] as { metadata: { name: string } }[]).map(
+    (i) => i.metadata.name,
+  );
   for (let i = 0; i < 30; i++) assert.equal(names.includes(`p${i}`), i !== 3, `p${i}`);
   const next = await second.request('POST', base, { body: eventBody('after-restart', 'default') });
-  assert.ok(Number((next.json?.['metadata'] as Record<string, unknown>)['resourceVersion']) > lastRv + 1);
+  assert.ok(
+    Number((next.json?.['metadata'] as Record<string, unknown>)['resourceVersion']) > lastRv + 1,
+  );
   const w = await second.watch(`${base}?watch=true&resourceVersion=${rv0}`);
   try {
     const seen: string[] = [];
@@ -63,8 +67,12 @@ test('concurrent writes on disk (committed in groups): each answered write survi
     rmSync(dir, { recursive: true, force: true });
   });
   const base = '/api/v1/namespaces/default/events';
-  const distinct = Array.from({ length: 40 }, (_, i) => server.request('POST', base, { body: eventBody(`c${i}`, 'default') }));
-  const same = Array.from({ length: 8 }, () => server.request('POST', base, { body: eventBody('dup', 'default') }));
+  const distinct = Array.from({ length: 40 }, (_, i) =>
+    server.request('POST', base, { body: eventBody(`c${i}`, 'default') }),
+  );
+  const same = Array.from({ length: 8 }, () =>
+    server.request('POST', base, { body: eventBody('dup', 'default') }),
+  );
   const created = await Promise.all(distinct);
   const dups = await Promise.all(same);
   const rvs = created.map((r) => {
@@ -81,7 +89,10 @@ test('concurrent writes on disk (committed in groups): each answered write survi
   await server.kill();
   server = await startApiServer({ dataDir: join(dir, 'data'), certDir: join(dir, 'certs') });
   const list = await server.request('GET', base);
-  const names = new Set((list.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name));
-  for (let i = 0; i < 40; i++) assert.ok(names.has(`c${i}`), `c${i} was answered 201 and must survive kill -9`);
+  const names = new Set(
+    (list.json?.['items'] as { metadata: { name: string } }[]).map((i) => i.metadata.name),
+  );
+  for (let i = 0; i < 40; i++)
+    assert.ok(names.has(`c${i}`), `c${i} was answered 201 and must survive kill -9`);
   assert.ok(names.has('dup'));
 });

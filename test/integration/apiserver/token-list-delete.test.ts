@@ -20,19 +20,44 @@ after(async () => {
 });
 
 const whoami = async (token: string): Promise<number> =>
-  (await api.request('POST', `/apis/authentication.${D}/v1/selfsubjectreviews`, { token, body: { apiVersion: `authentication.${D}/v1`, kind: 'SelfSubjectReview' } })).status;
+  (
+    await api.request('POST', `/apis/authentication.${D}/v1/selfsubjectreviews`, {
+      token,
+      body: { apiVersion: `authentication.${D}/v1`, kind: 'SelfSubjectReview' },
+    })
+  ).status;
 
-test('token list: nothing without tokens; then kubeadm\'s columns, placeholders and alignment; an unreadable Secret is reported and skipped', async () => {
+test("token list: nothing without tokens; then kubeadm's columns, placeholders and alignment; an unreadable Secret is reported and skipped", async () => {
   const empty = await tokenCommand(api, 'list');
   assert.deepEqual([empty.code, empty.stdout, empty.stderr], [0, '', '']);
-  assert.equal((await tokenCreate(api, [A, '--ttl=2h', '--description=joins workers', '--groups=system:bootstrappers:worker'])).code, 0);
+  assert.equal(
+    (
+      await tokenCreate(api, [
+        A,
+        '--ttl=2h',
+        '--description=joins workers',
+        '--groups=system:bootstrappers:worker',
+      ])
+    ).code,
+    0,
+  );
   assert.equal((await tokenCreate(api, [B, '--ttl=0'])).code, 0);
   const bad = await api.request('POST', '/api/v1/namespaces/plat-system/secrets', {
-    body: { metadata: { name: 'bootstrap-token-zzzzzz' }, type: `bootstrap.${D}/token`, stringData: { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef' } },
+    body: {
+      metadata: { name: 'bootstrap-token-zzzzzz' },
+      type: `bootstrap.${D}/token`,
+      stringData: { 'token-id': 'abcdef', 'token-secret': '0123456789abcdef' },
+    },
   });
   assert.equal(bad.status, 201, bad.text);
-  const secret = await api.request('GET', '/api/v1/namespaces/plat-system/secrets/bootstrap-token-abcdef');
-  const expires = Buffer.from(String((secret.json?.['data'] as Record<string, string>)['expiration']), 'base64').toString();
+  const secret = await api.request(
+    'GET',
+    '/api/v1/namespaces/plat-system/secrets/bootstrap-token-abcdef',
+  );
+  const expires = Buffer.from(
+    String((secret.json?.['data'] as Record<string, string>)['expiration']),
+    'base64',
+  ).toString();
   assert.match(expires, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   const r = await tokenCommand(api, 'list');
   assert.equal(r.code, 0, r.stderr);
@@ -42,7 +67,10 @@ test('token list: nothing without tokens; then kubeadm\'s columns, placeholders 
       `abcdef.0123456789abcdef   1h        ${expires}   authentication,signing   joins workers   system:bootstrappers:worker\n` +
       'ghijkl.0123456789abcdef   <forever>   <never>   authentication,signing   <none>    <none>\n',
   );
-  assert.equal(r.stderr, `bootstrap token name is not of the form 'bootstrap-token-(token-id)'. Actual: "bootstrap-token-zzzzzz". Expected: "bootstrap-token-abcdef"\n`);
+  assert.equal(
+    r.stderr,
+    `bootstrap token name is not of the form 'bootstrap-token-(token-id)'. Actual: "bootstrap-token-zzzzzz". Expected: "bootstrap-token-abcdef"\n`,
+  );
 });
 
 test('token delete <id> and <token>: "bootstrap token "<id>" deleted", and the token gets 401 at once', async () => {
@@ -54,17 +82,41 @@ test('token delete <id> and <token>: "bootstrap token "<id>" deleted", and the t
   const byToken = await tokenCommand(api, 'delete', [B]);
   assert.deepEqual([byToken.code, byToken.stdout], [0, 'bootstrap token "ghijkl" deleted\n']);
   assert.equal(await whoami(B), 401);
-  assert.ok(!byToken.stdout.includes('0123456789abcdef') && !byToken.stderr.includes('0123456789abcdef'), 'the secret half is never echoed');
+  assert.ok(
+    !byToken.stdout.includes('0123456789abcdef') && !byToken.stderr.includes('0123456789abcdef'),
+    'the secret half is never echoed',
+  );
 });
 
-test('token delete: kubeadm\'s errors (already gone, not a token, no argument); an unknown subcommand', async () => {
+test("token delete: kubeadm's errors (already gone, not a token, no argument); an unknown subcommand", async () => {
   const gone = await tokenCommand(api, 'delete', ['abcdef']);
-  assert.deepEqual([gone.code, gone.stderr], [1, 'plat-apiserver token delete: failed to delete bootstrap token "abcdef": secrets "bootstrap-token-abcdef" not found\n']);
+  assert.deepEqual(
+    [gone.code, gone.stderr],
+    [
+      1,
+      'plat-apiserver token delete: failed to delete bootstrap token "abcdef": secrets "bootstrap-token-abcdef" not found\n',
+    ],
+  );
   const notToken = await tokenCommand(api, 'delete', ['ABC']);
-  assert.deepEqual([notToken.code, notToken.stderr], [1, 'plat-apiserver token delete: given token didn\'t match pattern "\\\\A([a-z0-9]{6})\\\\z" or "\\\\A([a-z0-9]{6})\\\\z"\n']);
+  assert.deepEqual(
+    [notToken.code, notToken.stderr],
+    [
+      1,
+      'plat-apiserver token delete: given token didn\'t match pattern "\\\\A([a-z0-9]{6})\\\\z" or "\\\\A([a-z0-9]{6})\\\\z"\n',
+    ],
+  );
   const none = await tokenCommand(api, 'delete');
-  assert.deepEqual([none.code, none.stderr], [1, 'plat-apiserver token delete: missing argument; \'token delete\' is missing token of form "\\\\A([a-z0-9]{6})\\\\.([a-z0-9]{16})\\\\z" or "\\\\A([a-z0-9]{6})\\\\z"\n']);
+  assert.deepEqual(
+    [none.code, none.stderr],
+    [
+      1,
+      'plat-apiserver token delete: missing argument; \'token delete\' is missing token of form "\\\\A([a-z0-9]{6})\\\\.([a-z0-9]{16})\\\\z" or "\\\\A([a-z0-9]{6})\\\\z"\n',
+    ],
+  );
   const unknown = await tokenCommand(api, 'frob');
   assert.equal(unknown.code, 1);
-  assert.match(unknown.stderr, /^plat-apiserver token: unknown or missing subcommand "frob"; one of create, list, delete:/);
+  assert.match(
+    unknown.stderr,
+    /^plat-apiserver token: unknown or missing subcommand "frob"; one of create, list, delete:/,
+  );
 });

@@ -17,7 +17,9 @@ before(async () => {
   const tokens = join(dir, 'tokens.csv');
   writeFileSync(tokens, 'good-token,alice,uid-1,dev\n');
   [withAuds, without] = await Promise.all([
-    startApiServer({ args: [`--token-auth-file=${tokens}`, '--api-audiences=https://plat.example,api'] }),
+    startApiServer({
+      args: [`--token-auth-file=${tokens}`, '--api-audiences=https://plat.example,api'],
+    }),
     startApiServer({ args: [`--token-auth-file=${tokens}`] }),
   ]);
 });
@@ -27,11 +29,23 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type Review = { spec: { audiences?: string[] }; status: { authenticated?: boolean; audiences?: string[]; error?: string; user?: { username?: string } } };
+type Review = {
+  spec: { audiences?: string[] };
+  status: {
+    authenticated?: boolean;
+    audiences?: string[];
+    error?: string;
+    user?: { username?: string };
+  };
+};
 
 async function review(api: StartedApiServer, token: string, audiences?: string[]): Promise<Review> {
   const r = await api.request('POST', '/apis/authentication.platform.io/v1/tokenreviews', {
-    body: { apiVersion: 'authentication.platform.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } },
+    body: {
+      apiVersion: 'authentication.platform.io/v1',
+      kind: 'TokenReview',
+      spec: { token, ...(audiences ? { audiences } : {}) },
+    },
   });
   assert.equal(r.status, 201, r.text);
   return r.json as unknown as Review;
@@ -44,16 +58,26 @@ test('an authenticated token reports the audiences it shares with --api-audience
   assert.deepEqual(r.status.audiences, ['https://plat.example']);
   assert.deepEqual(r.spec.audiences, ['https://plat.example', 'someone-else']);
   // Without spec.audiences the API's own audiences are the target.
-  assert.deepEqual((await review(withAuds, 'good-token')).status.audiences, ['https://plat.example', 'api']);
+  assert.deepEqual((await review(withAuds, 'good-token')).status.audiences, [
+    'https://plat.example',
+    'api',
+  ]);
 });
 
 test('a review for audiences the server does not serve is not authenticated, and says nothing more', async () => {
   const r = await review(withAuds, 'good-token', ['https://other.example']);
   assert.equal(r.status.authenticated, false);
-  assert.equal(r.status.audiences, undefined, 'the requested audiences are not copied into the answer');
+  assert.equal(
+    r.status.audiences,
+    undefined,
+    'the requested audiences are not copied into the answer',
+  );
   assert.equal(r.status.error, undefined);
   // Without --api-audiences no audience is served: asking for one is not authenticated either.
-  assert.equal((await review(without, 'good-token', ['https://plat.example'])).status.authenticated, false);
+  assert.equal(
+    (await review(without, 'good-token', ['https://plat.example'])).status.authenticated,
+    false,
+  );
   assert.equal((await review(without, 'good-token')).status.authenticated, true);
   assert.equal((await review(without, 'good-token')).status.audiences, undefined);
 });

@@ -23,7 +23,10 @@ async function currentRv(): Promise<string> {
 
 before(async () => {
   api = await startApiServer();
-  assert.equal((await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status, 201);
+  assert.equal(
+    (await api.request('POST', '/api/v1/namespaces', { body: { metadata: { name: NS } } })).status,
+    201,
+  );
 });
 after(async () => {
   await api?.stop();
@@ -36,7 +39,10 @@ test('watch from a resourceVersion streams ADDED, MODIFIED, DELETED in order', a
     assert.equal(w.status, 200);
     assert.match(String(w.headers['content-type']), /^application\/json/);
     const c = await api.request('POST', base, { body: eventBody('w1', NS) });
-    await api.request('PATCH', `${base}/w1`, { body: { count: 2 }, contentType: 'application/merge-patch+json' });
+    await api.request('PATCH', `${base}/w1`, {
+      body: { count: 2 },
+      contentType: 'application/merge-patch+json',
+    });
     await api.request('DELETE', `${base}/w1`);
     const e1 = await w.next();
     const e2 = await w.next();
@@ -46,7 +52,9 @@ test('watch from a resourceVersion streams ADDED, MODIFIED, DELETED in order', a
     assert.equal(e1.object['apiVersion'], 'v1');
     assert.equal(meta(e1.object)['resourceVersion'], meta(c.json ?? {})['resourceVersion']);
     assert.equal(e2.object['count'], 2);
-    assert.ok(Number(meta(e3.object)['resourceVersion']) > Number(meta(e2.object)['resourceVersion']));
+    assert.ok(
+      Number(meta(e3.object)['resourceVersion']) > Number(meta(e2.object)['resourceVersion']),
+    );
   } finally {
     w.close();
   }
@@ -63,7 +71,14 @@ test('resuming from an older resourceVersion replays every change after it', asy
       const e = await w.next();
       got.push(`${e.type}:${String(meta(e.object)['name'])}`);
     }
-    assert.deepEqual(got, ['ADDED:r0', 'ADDED:r1', 'ADDED:r2', 'ADDED:r3', 'ADDED:r4', 'DELETED:r2']);
+    assert.deepEqual(got, [
+      'ADDED:r0',
+      'ADDED:r1',
+      'ADDED:r2',
+      'ADDED:r3',
+      'ADDED:r4',
+      'DELETED:r2',
+    ]);
   } finally {
     w.close();
   }
@@ -81,7 +96,9 @@ test('watch without resourceVersion starts with ADDED for current objects', asyn
 });
 
 test('sendInitialEvents: ADDED for each object, then the initial-events-end bookmark, then changes', async () => {
-  const w = await api.watch(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3Dinit`);
+  const w = await api.watch(
+    `${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&labelSelector=set%3Dinit`,
+  );
   try {
     const bm = await w.next();
     assert.equal(bm.type, 'BOOKMARK');
@@ -95,7 +112,9 @@ test('sendInitialEvents: ADDED for each object, then the initial-events-end book
   } finally {
     w.close();
   }
-  const w2 = await api.watch(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=set%3Dinit`);
+  const w2 = await api.watch(
+    `${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&labelSelector=set%3Dinit`,
+  );
   try {
     const first = await w2.next();
     assert.equal(first.type, 'ADDED');
@@ -111,10 +130,19 @@ test('sendInitialEvents: ADDED for each object, then the initial-events-end book
 test('sendInitialEvents without NotOlderThan and resourceVersionMatch without sendInitialEvents are Invalid', async () => {
   const a = await api.request('GET', `${base}?watch=true&sendInitialEvents=true`);
   assert.equal(a.status, 422);
-  assert.match(String(a.json?.['message']), /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/);
-  const b = await api.request('GET', `${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`);
+  assert.match(
+    String(a.json?.['message']),
+    /sendInitialEvents requires setting resourceVersionMatch to NotOlderThan/,
+  );
+  const b = await api.request(
+    'GET',
+    `${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=1`,
+  );
   assert.equal(b.status, 422);
-  assert.match(String(b.json?.['message']), /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/);
+  assert.match(
+    String(b.json?.['message']),
+    /resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided/,
+  );
 });
 
 test('a label change turns into ADDED and DELETED for a filtered watcher', async () => {
@@ -124,9 +152,18 @@ test('a label change turns into ADDED and DELETED for a filtered watcher', async
   const rv = await currentRv();
   const w = await api.watch(`${base}?watch=true&resourceVersion=${rv}&labelSelector=color%3Dblue`);
   try {
-    await api.request('PATCH', `${base}/flip`, { body: { metadata: { labels: { color: 'blue' } } }, contentType: 'application/merge-patch+json' });
-    await api.request('PATCH', `${base}/flip`, { body: { message: 'still blue' }, contentType: 'application/merge-patch+json' });
-    await api.request('PATCH', `${base}/flip`, { body: { metadata: { labels: { color: 'green' } } }, contentType: 'application/merge-patch+json' });
+    await api.request('PATCH', `${base}/flip`, {
+      body: { metadata: { labels: { color: 'blue' } } },
+      contentType: 'application/merge-patch+json',
+    });
+    await api.request('PATCH', `${base}/flip`, {
+      body: { message: 'still blue' },
+      contentType: 'application/merge-patch+json',
+    });
+    await api.request('PATCH', `${base}/flip`, {
+      body: { metadata: { labels: { color: 'green' } } },
+      contentType: 'application/merge-patch+json',
+    });
     assert.equal((await w.next()).type, 'ADDED');
     assert.equal((await w.next()).type, 'MODIFIED');
     const gone = await w.next();
@@ -140,7 +177,9 @@ test('a label change turns into ADDED and DELETED for a filtered watcher', async
 test('timeoutSeconds ends the stream; with bookmarks a BOOKMARK comes first', async () => {
   const rv = await currentRv();
   const started = Date.now();
-  const w = await api.watch(`${base}?watch=true&resourceVersion=${rv}&timeoutSeconds=1&allowWatchBookmarks=true`);
+  const w = await api.watch(
+    `${base}?watch=true&resourceVersion=${rv}&timeoutSeconds=1&allowWatchBookmarks=true`,
+  );
   const e = await w.next(5000);
   assert.equal(e.type, 'BOOKMARK');
   assert.ok(Number(meta(e.object)['resourceVersion']) >= Number(rv));
@@ -166,14 +205,18 @@ test('all-namespaces watch and cluster-scoped CSR watch paths answer 200', async
   const w = await api.watch('/api/v1/watch/events?timeoutSeconds=1');
   assert.equal(w.status, 200);
   w.close();
-  const c = await api.watch('/apis/certificates.platform.io/v1/watch/certificatesigningrequests?timeoutSeconds=1');
+  const c = await api.watch(
+    '/apis/certificates.platform.io/v1/watch/certificatesigningrequests?timeoutSeconds=1',
+  );
   assert.equal(c.status, 200);
   await c.ended;
 });
 
 test('allowWatchBookmarks: a quiet watch gets periodic bookmarks (every 5 s) carrying the current revision', async () => {
   const rv = await currentRv();
-  const w = await api.watch(`${base}?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`);
+  const w = await api.watch(
+    `${base}?watch=true&resourceVersion=${rv}&allowWatchBookmarks=true&timeoutSeconds=30`,
+  );
   try {
     const started = Date.now();
     const e = await w.next(9000);

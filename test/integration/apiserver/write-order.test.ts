@@ -22,21 +22,46 @@ before(async () => {
   const tokens = join(dir, 'tokens.csv');
   // `requester` may create CSRs and update their approval, but not approve for any signer.
   writeFileSync(tokens, 'requester-token,requester,uid-1,system:bootstrappers\n');
-  api = await startApiServer({ platformDomain: 'k8s.io', args: ['--platform-profile=kubernetes', `--token-auth-file=${tokens}`, '--authorization-mode=RBAC', '--enable-bootstrap-token-auth'] });
+  api = await startApiServer({
+    platformDomain: 'k8s.io',
+    args: [
+      '--platform-profile=kubernetes',
+      `--token-auth-file=${tokens}`,
+      '--authorization-mode=RBAC',
+      '--enable-bootstrap-token-auth',
+    ],
+  });
   const role = await api.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterroles', {
     body: {
       metadata: { name: 'csr-requester' },
-      rules: [{ apiGroups: ['certificates.k8s.io'], resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'], verbs: ['create', 'get', 'update'] }],
-    },
-  });
-  assert.equal(role.status, 201, role.text);
-  const binding = await api.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-    body: { metadata: { name: 'csr-requester' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'csr-requester' }, subjects: [
-        { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'requester' },
-        { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers' },
+      rules: [
+        {
+          apiGroups: ['certificates.k8s.io'],
+          resources: ['certificatesigningrequests', 'certificatesigningrequests/approval'],
+          verbs: ['create', 'get', 'update'],
+        },
       ],
     },
   });
+  assert.equal(role.status, 201, role.text);
+  const binding = await api.request(
+    'POST',
+    '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+    {
+      body: {
+        metadata: { name: 'csr-requester' },
+        roleRef: {
+          apiGroup: 'rbac.authorization.k8s.io',
+          kind: 'ClusterRole',
+          name: 'csr-requester',
+        },
+        subjects: [
+          { apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'requester' },
+          { apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers' },
+        ],
+      },
+    },
+  );
   assert.equal(binding.status, 201, binding.text);
 });
 after(async () => {
@@ -49,7 +74,11 @@ test('an unparseable CSR request for the API-server client signer gets 422 from 
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
     metadata: { name: 'garbage' },
-    spec: { request: Buffer.from('not a PEM block').toString('base64'), signerName: apiClientSigner, usages: ['client auth'] },
+    spec: {
+      request: Buffer.from('not a PEM block').toString('base64'),
+      signerName: apiClientSigner,
+      usages: ['client auth'],
+    },
   };
   const r = await api.request('POST', csrs, { token: 'requester-token', body });
   assert.equal(r.status, 422, r.text);
@@ -57,9 +86,15 @@ test('an unparseable CSR request for the API-server client signer gets 422 from 
   // The reference: `CertificateSigningRequest.certificates.k8s.io "garbage" is invalid: spec.request:
   // Invalid value: []byte{0x6e, 0x6f, ...}: PEM block type must be CERTIFICATE REQUEST`; we print
   // the length instead of the bytes (a request may be large and is never dumped).
-  assert.match(String(r.json?.['message']), /^CertificateSigningRequest\.certificates\.k8s\.io "garbage" is invalid: spec\.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST$/);
+  assert.match(
+    String(r.json?.['message']),
+    /^CertificateSigningRequest\.certificates\.k8s\.io "garbage" is invalid: spec\.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST$/,
+  );
   const details = r.json?.['details'] as Record<string, unknown>;
-  assert.deepEqual({ name: details['name'], group: details['group'], kind: details['kind'] }, { name: 'garbage', group: 'certificates.k8s.io', kind: 'CertificateSigningRequest' });
+  assert.deepEqual(
+    { name: details['name'], group: details['group'], kind: details['kind'] },
+    { name: 'garbage', group: 'certificates.k8s.io', kind: 'CertificateSigningRequest' },
+  );
   const causes = details['causes'] as Record<string, unknown>[];
   assert.deepEqual(
     causes.map((c) => [c['reason'], c['field']]),
@@ -76,17 +111,27 @@ test('the same from a bootstrap token (system:bootstrap:<id>): 422 from validati
     apiVersion: 'certificates.k8s.io/v1',
     kind: 'CertificateSigningRequest',
     metadata: { name: 'bootstrap-garbage' },
-    spec: { request: Buffer.from('-----BEGIN NOT A CSR-----').toString('base64'), signerName: apiClientSigner, usages: ['client auth'] },
+    spec: {
+      request: Buffer.from('-----BEGIN NOT A CSR-----').toString('base64'),
+      signerName: apiClientSigner,
+      usages: ['client auth'],
+    },
   };
   const r = await api.request('POST', csrs, { token, body });
   assert.equal(r.status, 422, r.text);
   assert.equal(r.json?.['reason'], 'Invalid');
-  assert.match(String(r.json?.['message']), /^CertificateSigningRequest\.certificates\.k8s\.io "bootstrap-garbage" is invalid: spec\.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST$/);
+  assert.match(
+    String(r.json?.['message']),
+    /^CertificateSigningRequest\.certificates\.k8s\.io "bootstrap-garbage" is invalid: spec\.request: Invalid value: \[\]byte\{.*\}: PEM block type must be CERTIFICATE REQUEST$/,
+  );
 });
 
 test('a valid request with system:masters for the API-server client signer still gets the admission 403 (validation passed)', async () => {
   const { csrPem } = await makeCsrPem({ cn: 'root', orgs: ['system:masters'] });
-  const r = await api.request('POST', csrs, { token: 'requester-token', body: csrBody('masters', csrPem, apiClientSigner, ['client auth'], {}, 'k8s.io') });
+  const r = await api.request('POST', csrs, {
+    token: 'requester-token',
+    body: csrBody('masters', csrPem, apiClientSigner, ['client auth'], {}, 'k8s.io'),
+  });
   assert.equal(r.status, 403, r.text);
   assert.equal(r.json?.['reason'], 'Forbidden');
   assert.equal(
@@ -97,13 +142,19 @@ test('a valid request with system:masters for the API-server client signer still
 
 test('an approval with an unsupported condition status from a user who may not approve gets 422, not 403 from CertificateApproval', async () => {
   const { csrPem } = await makeCsrPem({ cn: 'app' });
-  const created = await api.request('POST', csrs, { token: 'requester-token', body: csrBody('approve-me', csrPem, apiClientSigner, ['client auth'], {}, 'k8s.io') });
+  const created = await api.request('POST', csrs, {
+    token: 'requester-token',
+    body: csrBody('approve-me', csrPem, apiClientSigner, ['client auth'], {}, 'k8s.io'),
+  });
   assert.equal(created.status, 201, created.text);
   const approval = (status: string): Record<string, unknown> => ({
     ...(created.json as Record<string, unknown>),
     status: { conditions: [{ type: 'Approved', status, reason: 'Test', message: 'm' }] },
   });
-  const bad = await api.request('PUT', `${csrs}/approve-me/approval`, { token: 'requester-token', body: approval('Maybe') });
+  const bad = await api.request('PUT', `${csrs}/approve-me/approval`, {
+    token: 'requester-token',
+    body: approval('Maybe'),
+  });
   assert.equal(bad.status, 422, bad.text);
   assert.equal(bad.json?.['reason'], 'Invalid');
   assert.equal(
@@ -111,7 +162,10 @@ test('an approval with an unsupported condition status from a user who may not a
     'CertificateSigningRequest.certificates.k8s.io "approve-me" is invalid: status.conditions[0].status: Unsupported value: "Maybe": supported values: "True"',
   );
   // The same user with a valid approval reaches CertificateApproval: the reference's 403.
-  const denied = await api.request('PUT', `${csrs}/approve-me/approval`, { token: 'requester-token', body: approval('True') });
+  const denied = await api.request('PUT', `${csrs}/approve-me/approval`, {
+    token: 'requester-token',
+    body: approval('True'),
+  });
   assert.equal(denied.status, 403, denied.text);
   assert.equal(
     denied.json?.['message'],

@@ -4,7 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -20,7 +28,15 @@ const PROGRAMS = ['nodeagent', 'plat-apiserver'] as const;
 // their users load inside try/catch, with JavaScript fallbacks; usocket is dbus-next's addon (fd
 // passing for graceful shutdown), and x11 dbus-next's session-bus lookup, which the agent never
 // reaches: it connects to the system bus or DBUS_SYSTEM_BUS_ADDRESS.
-const EXTERNAL = new Set(['better-sqlite3', 'node-pty', 'cpu-features', 'bufferutil', 'utf-8-validate', 'usocket', 'x11']);
+const EXTERNAL = new Set([
+  'better-sqlite3',
+  'node-pty',
+  'cpu-features',
+  'bufferutil',
+  'utf-8-validate',
+  'usocket',
+  'x11',
+]);
 const BUILTIN = new Set(builtinModules);
 
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);
@@ -31,12 +47,19 @@ const CJS_FILES = [join(CJS_DIR, 'nodeagent.cjs'), join(CJS_DIR, 'nodeagent-run.
 
 /** The agent's CommonJS bundle and the vendor groups it requires. */
 function cjsOutputsOf(): string[] {
-  return [...CJS_FILES, ...readdirSync(join(CJS_DIR, 'vendor')).filter((f) => f.endsWith('.cjs')).map((f) => join(CJS_DIR, 'vendor', f))];
+  return [
+    ...CJS_FILES,
+    ...readdirSync(join(CJS_DIR, 'vendor'))
+      .filter((f) => f.endsWith('.cjs'))
+      .map((f) => join(CJS_DIR, 'vendor', f)),
+  ];
 }
 
 function outputsOf(p: string): string[] {
   const dir = join(ROOT, 'dist', 'bundle', p);
-  const chunks = existsSync(join(dir, 'chunks')) ? readdirSync(join(dir, 'chunks')).map((f) => join(dir, 'chunks', f)) : [];
+  const chunks = existsSync(join(dir, 'chunks'))
+    ? readdirSync(join(dir, 'chunks')).map((f) => join(dir, 'chunks', f))
+    : [];
   return [entryOf(p), ...chunks.filter((f) => f.endsWith('.mjs'))];
 }
 
@@ -62,7 +85,8 @@ function staticClosure(entry: string): Set<string> {
   const visit = (file: string): void => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const s of specifiers(file).static) if (s.startsWith('.')) visit(resolve(dirname(file), s));
+    for (const s of specifiers(file).static)
+      if (s.startsWith('.')) visit(resolve(dirname(file), s));
   };
   visit(entry);
   return seen;
@@ -73,9 +97,16 @@ test('bin/ launchers run the bundles, not dist/src', () => {
     const launcher = readFileSync(join(ROOT, 'bin', p), 'utf8');
     assert.doesNotMatch(launcher, /dist\/src/, `bin/${p} must not load dist/src`);
     const target = /import\('([^']+)'\)/.exec(launcher)?.[1];
-    assert.equal(target !== undefined && resolve(join(ROOT, 'bin'), target), entryOf(p), `bin/${p} imports the bundle`);
+    assert.equal(
+      target !== undefined && resolve(join(ROOT, 'bin'), target),
+      entryOf(p),
+      `bin/${p} imports the bundle`,
+    );
   }
-  const r = spawnSync(join(ROOT, 'bin', 'nodeagent'), ['--version'], { encoding: 'utf8', env: launcherEnv() });
+  const r = spawnSync(join(ROOT, 'bin', 'nodeagent'), ['--version'], {
+    encoding: 'utf8',
+    env: launcherEnv(),
+  });
   assert.equal(r.status, 0, r.stderr);
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
   assert.equal(r.stdout, `nodeagent v${pkg.version}\n`);
@@ -108,12 +139,20 @@ test('on Node 22 and later both launchers turn the module compile cache on (Node
       // the cache on by itself, so it is removed from the child's environment.
       const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
       delete env['NODE_COMPILE_CACHE'];
-      const r = spawnSync(join(ROOT, 'bin', p), ['--help'], { encoding: 'utf8', env: launcherEnv(env) });
+      const r = spawnSync(join(ROOT, 'bin', p), ['--help'], {
+        encoding: 'utf8',
+        env: launcherEnv(env),
+      });
       assert.equal(r.status, 0, r.stderr);
       const cache = join(tmp, 'node-compile-cache');
       const entries = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
-      if (major >= 22) assert.ok(entries > 1, `bin/${p} on Node ${process.versions.node}: no compile cache under ${cache}`);
-      else assert.equal(entries, 0, `Node ${process.versions.node} has no module.enableCompileCache`);
+      if (major >= 22)
+        assert.ok(
+          entries > 1,
+          `bin/${p} on Node ${process.versions.node}: no compile cache under ${cache}`,
+        );
+      else
+        assert.equal(entries, 0, `Node ${process.versions.node} has no module.enableCompileCache`);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }
@@ -132,36 +171,55 @@ test('each bundle imports only node built-ins, its own chunks and the native mod
           continue;
         }
         // node: names are built-ins by scheme (node:sqlite is in no builtinModules list of Node 20).
-        assert.ok(spec.startsWith('node:') || BUILTIN.has(spec) || EXTERNAL.has(packageName(spec)), `${file}: imports ${spec}, which is neither bundled nor a native module`);
+        assert.ok(
+          spec.startsWith('node:') || BUILTIN.has(spec) || EXTERNAL.has(packageName(spec)),
+          `${file}: imports ${spec}, which is neither bundled nor a native module`,
+        );
       }
     }
   }
 });
 
 test('the agent needs no better-sqlite3 (a single executable carries no native module)', () => {
-  for (const file of [...outputsOf('nodeagent'), ...cjsOutputsOf()]) assert.doesNotMatch(readFileSync(file, 'utf8'), /better-sqlite3/, file);
+  for (const file of [...outputsOf('nodeagent'), ...cjsOutputsOf()])
+    assert.doesNotMatch(readFileSync(file, 'utf8'), /better-sqlite3/, file);
 });
 
 test("the agent's start-up loads neither the agent's parts nor the HTTP client: they are lazy chunks", () => {
-  const loadedAtStart = [...staticClosure(entryOf('nodeagent'))].map((f) => readFileSync(f, 'utf8')).join('\n');
+  const loadedAtStart = [...staticClosure(entryOf('nodeagent'))]
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
   // Markers of code that only runs after the configuration is valid: agent.ts's start line,
   // undici's HTTP parser, the pod workers, the file source's watch; js-yaml's fallback (yaml) is
   // loaded on a parse problem.
   for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
-    assert.ok(!loadedAtStart.includes(marker), `"${marker}" is in the start-up files of the agent bundle`);
+    assert.ok(
+      !loadedAtStart.includes(marker),
+      `"${marker}" is in the start-up files of the agent bundle`,
+    );
   }
-  const all = outputsOf('nodeagent').map((f) => readFileSync(f, 'utf8')).join('\n');
-  for (const marker of ['node agent starting', 'lazyllhttp']) assert.ok(all.includes(marker), `"${marker}" is in a lazy chunk`);
+  const all = outputsOf('nodeagent')
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+  for (const marker of ['node agent starting', 'lazyllhttp'])
+    assert.ok(all.includes(marker), `"${marker}" is in a lazy chunk`);
 });
 
 test("source maps hold the project's own sources, each an existing file under src/", () => {
   for (const p of PROGRAMS) {
     for (const file of outputsOf(p)) {
-      assert.match(readFileSync(file, 'utf8'), /\/\/# sourceMappingURL=\S+\.map\s*$/, `${file} links its map`);
+      assert.match(
+        readFileSync(file, 'utf8'),
+        /\/\/# sourceMappingURL=\S+\.map\s*$/,
+        `${file} links its map`,
+      );
       const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
       for (const s of map.sources) {
         const abs = resolve(dirname(file), s);
-        assert.ok(abs.startsWith(join(ROOT, 'src') + '/') && existsSync(abs), `${file}.map names ${s}`);
+        assert.ok(
+          abs.startsWith(join(ROOT, 'src') + '/') && existsSync(abs),
+          `${file}.map names ${s}`,
+        );
       }
     }
   }
@@ -173,7 +231,9 @@ test('a stack trace through the bundle names src/ files and lines', () => {
     const { main } = await import(${JSON.stringify(pathToFileURL(entryOf('nodeagent')).href)});
     try { await main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
     catch (err) { console.log(err.stack); }`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /Error: stack probe/);
   assert.match(r.stdout, /src\/agent\/cli\/main\.ts:\d+:\d+/, r.stdout);
@@ -182,24 +242,34 @@ test('a stack trace through the bundle names src/ files and lines', () => {
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 /** Runs `<copy>/bin/nodeagent --version` in a copy of the launcher and the agent's bundle. */
-function versionFromCopy(change: (bundleDir: string) => void): { status: number | null; stdout: string; stderr: string } {
+function versionFromCopy(change: (bundleDir: string) => void): {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+} {
   const tmp = mkdtempSync(join(tmpdir(), 'code-cache-'));
   try {
     cpSync(join(ROOT, 'bin', 'nodeagent'), join(tmp, 'bin', 'nodeagent'));
     cpSync(join(ROOT, 'bin', 'package.json'), join(tmp, 'bin', 'package.json'));
-    cpSync(join(ROOT, 'dist', 'bundle', 'nodeagent'), join(tmp, 'dist', 'bundle', 'nodeagent'), { recursive: true });
+    cpSync(join(ROOT, 'dist', 'bundle', 'nodeagent'), join(tmp, 'dist', 'bundle', 'nodeagent'), {
+      recursive: true,
+    });
     cpSync(join(ROOT, 'dist', 'build-info.json'), join(tmp, 'dist', 'build-info.json'));
     cpSync(join(ROOT, 'package.json'), join(tmp, 'package.json'));
     change(join(tmp, 'dist', 'bundle', 'nodeagent'));
-    return spawnSync(join(tmp, 'bin', 'nodeagent'), ['--version'], { encoding: 'utf8', env: launcherEnv() });
+    return spawnSync(join(tmp, 'bin', 'nodeagent'), ['--version'], {
+      encoding: 'utf8',
+      env: launcherEnv(),
+    });
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8 code cache; a refused or missing cache is said once', () => {
+test("on Node 20 bin/nodeagent compiles the CommonJS bundle from the build's V8 code cache; a refused or missing cache is said once", () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
-  const cacheLines = (stderr: string): string[] => stderr.split('\n').filter((l) => l.includes('code cache'));
+  const cacheLines = (stderr: string): string[] =>
+    stderr.split('\n').filter((l) => l.includes('code cache'));
   // The build's cache, made by this node under V8's default flags: taken (the launcher has set its
   // #! line's heap flag back), nothing said.
   const ok = versionFromCopy(() => undefined);
@@ -207,7 +277,9 @@ test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8
   assert.equal(ok.stdout, `nodeagent v${pkg.version}\n`);
   assert.deepEqual(cacheLines(ok.stderr), []);
   // A cache V8 refuses (another node made it): compiled from source, said once.
-  const refused = versionFromCopy((dir) => writeFileSync(join(dir, 'nodeagent.cjs.cache'), Buffer.alloc(4096, 7)));
+  const refused = versionFromCopy((dir) =>
+    writeFileSync(join(dir, 'nodeagent.cjs.cache'), Buffer.alloc(4096, 7)),
+  );
   assert.equal(refused.status, 0, refused.stderr);
   assert.equal(refused.stdout, `nodeagent v${pkg.version}\n`);
   const missing = versionFromCopy((dir) => rmSync(join(dir, 'nodeagent.cjs.cache')));
@@ -218,9 +290,15 @@ test('on Node 20 bin/nodeagent compiles the CommonJS bundle from the build\'s V8
     assert.deepEqual([...cacheLines(refused.stderr), ...cacheLines(missing.stderr)], []);
   } else {
     assert.equal(cacheLines(refused.stderr).length, 1, refused.stderr);
-    assert.match(cacheLines(refused.stderr)[0] ?? '', /^nodeagent: the code cache \S+nodeagent\.cjs\.cache was made by another Node\.js or with other V8 flags \(this is v20\.\d+\.\d+\): compiling nodeagent\.cjs from source/);
+    assert.match(
+      cacheLines(refused.stderr)[0] ?? '',
+      /^nodeagent: the code cache \S+nodeagent\.cjs\.cache was made by another Node\.js or with other V8 flags \(this is v20\.\d+\.\d+\): compiling nodeagent\.cjs from source/,
+    );
     assert.equal(cacheLines(missing.stderr).length, 1, missing.stderr);
-    assert.match(cacheLines(missing.stderr)[0] ?? '', /^nodeagent: no code cache \S+nodeagent\.cjs\.cache: compiling nodeagent\.cjs from source/);
+    assert.match(
+      cacheLines(missing.stderr)[0] ?? '',
+      /^nodeagent: no code cache \S+nodeagent\.cjs\.cache: compiling nodeagent\.cjs from source/,
+    );
   }
 });
 
@@ -228,7 +306,10 @@ test('the CommonJS bundle is ASCII (read as latin1) and its code caches were mad
   for (const file of CJS_FILES) {
     // eslint-disable-next-line no-control-regex
     assert.doesNotMatch(readFileSync(file, 'utf8'), /[^\x00-\x7f]/, file);
-    assert.ok(readFileSync(`${file}.cache`).length > 100_000, `${file}: the code cache holds the compiled start-up`);
+    assert.ok(
+      readFileSync(`${file}.cache`).length > 100_000,
+      `${file}: the code cache holds the compiled start-up`,
+    );
   }
 });
 
@@ -240,7 +321,10 @@ test("the CommonJS bundle's configuration phase holds none of the agent's parts:
     assert.ok(run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
   }
   // The run takes the modules both use from the configuration phase (one instance of each).
-  assert.match(run ?? '', /require\("\.\/nodeagent\.cjs"\)\.__shared\("src\/common\/util\/errors\.ts"\)/);
+  assert.match(
+    run ?? '',
+    /require\("\.\/nodeagent\.cjs"\)\.__shared\("src\/common\/util\/errors\.ts"\)/,
+  );
   assert.doesNotMatch(run ?? '', /\bConfigError=class\b/);
   assert.match(configPhase ?? '', /\bConfigError=class\b/);
 });
@@ -251,7 +335,9 @@ test('a stack trace through the CommonJS bundle names src/ files and lines', () 
     const { exports } = loadCachedBundle({ file: ${JSON.stringify(join(ROOT, 'dist', 'bundle', 'nodeagent', 'nodeagent.cjs'))}, warn() {} });
     try { await exports.main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
     catch (err) { console.log(err.stack); }`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /Error: stack probe/);
   assert.match(r.stdout, /src\/agent\/cli\/main\.ts:\d+:\d+/, r.stdout);

@@ -8,7 +8,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { readlink, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +28,12 @@ import { freePort, stopChild } from '../../helpers/processes.js';
 import { waitFor } from '../../helpers/server-https-request.js';
 import { NO_CGROUPS_ARGS } from '../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../helpers/agent-pod-logs.js';
-import { opensslFacts, spawnAgent, startBootstrapEnv, type AgentProgram } from '../../helpers/bootstrap-env.js';
+import {
+  opensslFacts,
+  spawnAgent,
+  startBootstrapEnv,
+  type AgentProgram,
+} from '../../helpers/bootstrap-env.js';
 import { killProcessPods } from '../agent/pods/runtimes.js';
 
 const ROOT = repoRoot();
@@ -58,11 +73,21 @@ function built(): Sea {
 
 function runSea(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const s = built();
-  return spawnSync(s.exe, args, { cwd: s.cwd, env: bareEnv(s.home), encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(s.exe, args, {
+    cwd: s.cwd,
+    env: bareEnv(s.home),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 function runBundle(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  return spawnSync(join(ROOT, 'bin', 'nodeagent'), args, { cwd: ROOT, env: launcherEnv(), encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(join(ROOT, 'bin', 'nodeagent'), args, {
+    cwd: ROOT,
+    env: launcherEnv(),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 /** The run left nothing in its working directory or HOME, and nothing beside the executable. */
@@ -76,9 +101,18 @@ function assertUntouched(): void {
 before(() => {
   const out = join(tmp, 'build');
   const started = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'sea.mjs')], { cwd: ROOT, env: { ...process.env, SEA_OUT: out }, encoding: 'utf8', timeout: 170_000 });
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'sea.mjs')], {
+    cwd: ROOT,
+    env: { ...process.env, SEA_OUT: out },
+    encoding: 'utf8',
+    timeout: 170_000,
+  });
   const ms = Number((process.hrtime.bigint() - started) / 1_000_000n);
-  assert.equal(r.status, 0, `node scripts/sea.mjs (SEA_OUT=${out}) failed: ${r.error?.message ?? ''}\n${r.stdout}\n${r.stderr}`);
+  assert.equal(
+    r.status,
+    0,
+    `node scripts/sea.mjs (SEA_OUT=${out}) failed: ${r.error?.message ?? ''}\n${r.stdout}\n${r.stderr}`,
+  );
   const dirs = { bin: join(tmp, 'bin'), cwd: join(tmp, 'cwd'), home: join(tmp, 'home') };
   for (const d of Object.values(dirs)) mkdirSync(d);
   const exe = join(dirs.bin, 'nodeagent');
@@ -86,7 +120,9 @@ before(() => {
   chmodSync(exe, 0o755);
   // the build's own directory (bundle, blob, node copy) goes: the executable is all that is left
   rmSync(out, { recursive: true, force: true });
-  console.log(`figure: single executable built in ${ms} ms with node ${process.version}, ${(statSync(exe).size / 2 ** 20).toFixed(1)} MiB (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`);
+  console.log(
+    `figure: single executable built in ${ms} ms with node ${process.version}, ${(statSync(exe).size / 2 ** 20).toFixed(1)} MiB (load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`,
+  );
   sea = { exe, cwd: dirs.cwd, home: dirs.home, buildStderr: r.stderr };
 });
 
@@ -104,16 +140,25 @@ describe('the single executable (npm run sea)', () => {
     const raw = runSea(['--version=raw']);
     assert.equal(raw.status, 0, raw.stderr);
     const info = JSON.parse(raw.stdout) as Record<string, string>;
-    const stamp = JSON.parse(readFileSync(join(ROOT, 'dist', 'build-info.json'), 'utf8')) as Record<string, string>;
+    const stamp = JSON.parse(readFileSync(join(ROOT, 'dist', 'build-info.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
     assert.equal(info['gitVersion'], `v${PKG.version}`);
     assert.equal(info['gitCommit'], stamp['gitCommit']);
     assert.equal(info['buildDate'], stamp['buildDate']);
-    assert.equal(info['nodeVersion'], process.version, 'the executable embeds the node that built it');
+    assert.equal(
+      info['nodeVersion'],
+      process.version,
+      'the executable embeds the node that built it',
+    );
     assertUntouched();
   });
 
   test("the build says when the embedded node cannot start the executable with bin/nodeagent's node flags", () => {
-    const said = built().buildStderr.split('\n').filter((l) => l.includes('has no single executable execArgv'));
+    const said = built()
+      .buildStderr.split('\n')
+      .filter((l) => l.includes('has no single executable execArgv'));
     if (NODE_MAJOR === 20) {
       // Node 20's sea-config has no execArgv: said once, naming the flags left out
       assert.equal(said.length, 1, built().buildStderr);
@@ -132,88 +177,127 @@ describe('the single executable (npm run sea)', () => {
     assertUntouched();
   });
 
-  test('a bad flag and a bad configuration file exit 1 with the bundled agent\'s messages', () => {
+  test("a bad flag and a bad configuration file exit 1 with the bundled agent's messages", () => {
     const flag = runSea(['--no-such-flag']);
     assert.equal(flag.status, 1);
     assert.equal(flag.stderr, 'failed to parse nodeagent flag: unknown flag: --no-such-flag\n');
     const bundleFlag = runBundle(['--no-such-flag']);
-    assert.deepEqual([flag.status, flag.stdout, flag.stderr], [bundleFlag.status, bundleFlag.stdout, bundleFlag.stderr]);
+    assert.deepEqual(
+      [flag.status, flag.stdout, flag.stderr],
+      [bundleFlag.status, bundleFlag.stdout, bundleFlag.stderr],
+    );
 
     const conf = join(tmp, 'bad-config.yaml');
-    writeFileSync(conf, 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: lots\n');
+    writeFileSync(
+      conf,
+      'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\nmaxPods: lots\n',
+    );
     const file = runSea(['--config', conf]);
     assert.equal(file.status, 1);
-    assert.equal(file.stderr, `config file "${conf}" line 3, column 1: field maxPods: expected number, received string\n`);
+    assert.equal(
+      file.stderr,
+      `config file "${conf}" line 3, column 1: field maxPods: expected number, received string\n`,
+    );
     const bundleFile = runBundle(['--config', conf]);
-    assert.deepEqual([file.status, file.stdout, file.stderr], [bundleFile.status, bundleFile.stdout, bundleFile.stderr]);
+    assert.deepEqual(
+      [file.status, file.stdout, file.stderr],
+      [bundleFile.status, bundleFile.stdout, bundleFile.stderr],
+    );
     assertUntouched();
   });
 
-  test("runs a static pod on the process:// runtime and the pod's container answers", { timeout: 120_000 }, async (t) => {
-    const s = built();
-    const dir = mkdtempSync(join(tmpdir(), 'sea-pod-'));
-    const running: { child?: ReturnType<typeof spawn> } = {};
-    t.after(async () => {
-      await stopChild(running.child);
-      // the agent leaves a static pod's processes running when it stops (as the reference does)
-      await killProcessPods(join(dir, 'root'));
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const manifests = join(dir, 'manifests');
-    mkdirSync(manifests);
-    const podPort = await freePort();
-    // the container is a small HTTP server (this test's node: the workload, not the agent) that
-    // answers with an environment variable of the pod spec
-    const server = `require('node:http').createServer((q, s) => s.end(process.env.ANSWER)).listen(${podPort}, '127.0.0.1')`;
-    writeFileSync(join(manifests, 'web.yaml'), `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers:\n  - name: c\n    command: ${JSON.stringify([process.execPath, '-e', server])}\n    env: [{name: ANSWER, value: from-the-single-executable}]\n`);
-    const child = spawn(s.exe, [
-      `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--pod-manifest-path=${manifests}`,
-      '--container-runtime-endpoint=process://', '--hostname-override=sea', '--address=127.0.0.1', `--port=${await freePort()}`,
-      '--read-only-port=0', '--healthz-port=0', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false',
-      ...testPodLogsArgs(dir),
-    ], { cwd: s.cwd, env: bareEnv(s.home), stdio: ['ignore', 'ignore', 'pipe'] });
-    running.child = child;
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    let answer = '';
-    const answers = async (): Promise<boolean> => {
-      answer = await fetch(`http://127.0.0.1:${podPort}/`).then((r) => r.text(), () => '');
-      return answer !== '';
-    };
-    await waitFor(answers, "the static pod's container answers", 60_000).catch((err: unknown) => {
-      throw new Error(`${String(err)}; the agent's log ends: ${stderr.slice(-2000)}`);
-    });
-    assert.equal(answer, 'from-the-single-executable');
-    assert.match(stderr, /container started .*pod=default\/web-sea /);
-    assert.doesNotMatch(stderr, NODE_WARNING);
-    assertUntouched();
-  });
+  test(
+    "runs a static pod on the process:// runtime and the pod's container answers",
+    { timeout: 120_000 },
+    async (t) => {
+      const s = built();
+      const dir = mkdtempSync(join(tmpdir(), 'sea-pod-'));
+      const running: { child?: ReturnType<typeof spawn> } = {};
+      t.after(async () => {
+        await stopChild(running.child);
+        // the agent leaves a static pod's processes running when it stops (as the reference does)
+        await killProcessPods(join(dir, 'root'));
+        rmSync(dir, { recursive: true, force: true });
+      });
+      const manifests = join(dir, 'manifests');
+      mkdirSync(manifests);
+      const podPort = await freePort();
+      // the container is a small HTTP server (this test's node: the workload, not the agent) that
+      // answers with an environment variable of the pod spec
+      const server = `require('node:http').createServer((q, s) => s.end(process.env.ANSWER)).listen(${podPort}, '127.0.0.1')`;
+      writeFileSync(
+        join(manifests, 'web.yaml'),
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers:\n  - name: c\n    command: ${JSON.stringify([process.execPath, '-e', server])}\n    env: [{name: ANSWER, value: from-the-single-executable}]\n`,
+      );
+      const child = spawn(
+        s.exe,
+        [
+          `--root-dir=${join(dir, 'root')}`,
+          `--cert-dir=${join(dir, 'pki')}`,
+          `--pod-manifest-path=${manifests}`,
+          '--container-runtime-endpoint=process://',
+          '--hostname-override=sea',
+          '--address=127.0.0.1',
+          `--port=${await freePort()}`,
+          '--read-only-port=0',
+          '--healthz-port=0',
+          '--fail-cgroupv1=false',
+          ...NO_CGROUPS_ARGS,
+          '--fail-swap-on=false',
+          ...testPodLogsArgs(dir),
+        ],
+        { cwd: s.cwd, env: bareEnv(s.home), stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      running.child = child;
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      let answer = '';
+      const answers = async (): Promise<boolean> => {
+        answer = await fetch(`http://127.0.0.1:${podPort}/`).then(
+          (r) => r.text(),
+          () => '',
+        );
+        return answer !== '';
+      };
+      await waitFor(answers, "the static pod's container answers", 60_000).catch((err: unknown) => {
+        throw new Error(`${String(err)}; the agent's log ends: ${stderr.slice(-2000)}`);
+      });
+      assert.equal(answer, 'from-the-single-executable');
+      assert.match(stderr, /container started .*pod=default\/web-sea /);
+      assert.doesNotMatch(stderr, NODE_WARNING);
+      assertUntouched();
+    },
+  );
 
-  test('joins a started plat-apiserver with a bootstrap token and writes its client certificate and key 0600', { timeout: 120_000 }, async (t) => {
-    const s = built();
-    const env = await startBootstrapEnv();
-    t.after(() => env.stop());
-    const program: AgentProgram = { bin: s.exe, cwd: s.cwd, env: bareEnv(s.home) };
-    const agent = await spawnAgent(env, [], 'sea-node', { program });
-    t.after(() => agent.stop());
-    t.after(() => killProcessPods(join(env.dir, 'root')));
-    await agent.waitFor(/client certificate issued and platconfig written/, 60_000);
-    const current = join(env.certDir, 'nodeagent-client-current.pem');
-    const target = await readlink(current);
-    assert.match(target, /^\/.*nodeagent-client-\d{4}(-\d\d){5}\.pem$/);
-    assert.equal((await stat(target)).mode & 0o777, 0o600);
-    const pem = readFileSync(target, 'utf8');
-    assert.match(pem, /-----BEGIN CERTIFICATE-----/);
-    assert.match(pem, /-----BEGIN (EC |RSA )?PRIVATE KEY-----/);
-    assert.equal((await stat(env.platconfig)).mode & 0o777, 0o600);
-    const f = opensslFacts(current, env.api.clusterCaFile);
-    assert.match(f.verify, /: OK$/);
-    assert.equal(f.subject, 'subject=O=system:nodes,CN=system:node:sea-node');
-    assert.ok(f.keyMatches, 'the key is the certificate\'s');
-    // the certificate works: the agent registers its node with it
-    await agent.waitFor(/successfully registered node/, 30_000);
-    await agent.stop();
-    assert.doesNotMatch(agent.output(), NODE_WARNING);
-    assertUntouched();
-  });
+  test(
+    'joins a started plat-apiserver with a bootstrap token and writes its client certificate and key 0600',
+    { timeout: 120_000 },
+    async (t) => {
+      const s = built();
+      const env = await startBootstrapEnv();
+      t.after(() => env.stop());
+      const program: AgentProgram = { bin: s.exe, cwd: s.cwd, env: bareEnv(s.home) };
+      const agent = await spawnAgent(env, [], 'sea-node', { program });
+      t.after(() => agent.stop());
+      t.after(() => killProcessPods(join(env.dir, 'root')));
+      await agent.waitFor(/client certificate issued and platconfig written/, 60_000);
+      const current = join(env.certDir, 'nodeagent-client-current.pem');
+      const target = await readlink(current);
+      assert.match(target, /^\/.*nodeagent-client-\d{4}(-\d\d){5}\.pem$/);
+      assert.equal((await stat(target)).mode & 0o777, 0o600);
+      const pem = readFileSync(target, 'utf8');
+      assert.match(pem, /-----BEGIN CERTIFICATE-----/);
+      assert.match(pem, /-----BEGIN (EC |RSA )?PRIVATE KEY-----/);
+      assert.equal((await stat(env.platconfig)).mode & 0o777, 0o600);
+      const f = opensslFacts(current, env.api.clusterCaFile);
+      assert.match(f.verify, /: OK$/);
+      assert.equal(f.subject, 'subject=O=system:nodes,CN=system:node:sea-node');
+      assert.ok(f.keyMatches, "the key is the certificate's");
+      // the certificate works: the agent registers its node with it
+      await agent.waitFor(/successfully registered node/, 30_000);
+      await agent.stop();
+      assert.doesNotMatch(agent.output(), NODE_WARNING);
+      assertUntouched();
+    },
+  );
 });

@@ -2,7 +2,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseFlags, resolveControllers, type ApiServerFlags } from '../../../src/apiserver/flags.js';
+import {
+  parseFlags,
+  resolveControllers,
+  type ApiServerFlags,
+} from '../../../src/apiserver/flags.js';
 import { FlagError } from '../../../src/common/util/errors.js';
 
 function run(argv: string[]): ApiServerFlags {
@@ -31,7 +35,15 @@ test('defaults as the reference names them', () => {
 });
 
 test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
-  const f = run(['--secure-port=0', '--cert-dir', '/tmp/c', '--anonymous_auth', '--feature-gates=ShardedListAndWatch=true', '-v=4', '--cluster-signing-duration=1h30m']);
+  const f = run([
+    '--secure-port=0',
+    '--cert-dir',
+    '/tmp/c',
+    '--anonymous_auth',
+    '--feature-gates=ShardedListAndWatch=true',
+    '-v=4',
+    '--cluster-signing-duration=1h30m',
+  ]);
   assert.equal(f.securePort, 0);
   assert.equal(f.certDir, '/tmp/c');
   assert.equal(f.anonymousAuth, true);
@@ -44,26 +56,42 @@ test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
 
 test('bad values are FlagErrors naming the flag and what is accepted', () => {
   const cases: [string[], RegExp][] = [
-    [['--authorization-mode=ABAC'], /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook/],
-    [['--authorization-mode=RBAC,Node,RBAC'], /authorization-mode "RBAC" has mode specified more than once/],
+    [
+      ['--authorization-mode=ABAC'],
+      /--authorization-mode: supported modes are AlwaysAllow, AlwaysDeny, Node, RBAC, Webhook/,
+    ],
+    [
+      ['--authorization-mode=RBAC,Node,RBAC'],
+      /authorization-mode "RBAC" has mode specified more than once/,
+    ],
     [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope; known: ShardedListAndWatch/],
     [['--secure-port=70000'], /--secure-port: must be between 0 and 65535/],
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
     [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
     [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],
-    [['--platform-profile=k8s'], /^invalid value "k8s" for flag --platform-profile: the accepted values are platform, kubernetes$/],
+    [
+      ['--platform-profile=k8s'],
+      /^invalid value "k8s" for flag --platform-profile: the accepted values are platform, kubernetes$/,
+    ],
     // pflag's words, as kube-apiserver prints them ("Error: unknown flag: --no-such-flag")
     [['--no-such-flag'], /^unknown flag: --no-such-flag; see plat-apiserver --help$/],
     [['--secure-port'], /^flag needs an argument: --secure-port; see plat-apiserver --help$/],
     [['---secure-port=1'], /^bad flag syntax: ---secure-port=1; see plat-apiserver --help$/],
     [['-q'], /^unknown shorthand flag: 'q' in -q; see plat-apiserver --help$/],
     // kube-apiserver's cobra Args check, with Go's %q of the arguments
-    [['--anonymous-auth', 'false'], /^"plat-apiserver" does not take any arguments, got \["false"\]$/],
+    [
+      ['--anonymous-auth', 'false'],
+      /^"plat-apiserver" does not take any arguments, got \["false"\]$/,
+    ],
     [['serve', 'now'], /^"plat-apiserver" does not take any arguments, got \["serve" "now"\]$/],
     [['--anonymous-auth=maybe'], /anonymous-auth/],
   ];
   for (const [argv, re] of cases) {
-    assert.throws(() => parseFlags(argv), (err: unknown) => err instanceof FlagError && re.test(err.message), argv.join(' '));
+    assert.throws(
+      () => parseFlags(argv),
+      (err: unknown) => err instanceof FlagError && re.test(err.message),
+      argv.join(' '),
+    );
   }
 });
 
@@ -72,9 +100,19 @@ test('the tokenizer both programs share: shorthands, a value that starts with "-
   assert.equal(run(['-v', '5']).verbosity, 5);
   assert.equal(run(['--cert-dir', '--odd-dir']).certDir, '--odd-dir');
   assert.deepEqual(run(['--api-audiences=a', '--api-audiences=b,c']).apiAudiences, ['a', 'b', 'c']);
-  assert.deepEqual(run(['--authorization-mode=Node', '--authorization-mode=RBAC']).authorizationMode, ['Node', 'RBAC']);
-  assert.equal(run(['--secure-port=1', '--secure-port=2']).securePort, 2, 'a scalar: the last one wins');
-  assert.throws(() => parseFlags(['--', '--secure-port=1']), /does not take any arguments, got \["--secure-port=1"\]/);
+  assert.deepEqual(
+    run(['--authorization-mode=Node', '--authorization-mode=RBAC']).authorizationMode,
+    ['Node', 'RBAC'],
+  );
+  assert.equal(
+    run(['--secure-port=1', '--secure-port=2']).securePort,
+    2,
+    'a scalar: the last one wins',
+  );
+  assert.throws(
+    () => parseFlags(['--', '--secure-port=1']),
+    /does not take any arguments, got \["--secure-port=1"\]/,
+  );
   assert.equal(parseFlags(['-h']).kind, 'help');
   assert.equal(parseFlags(['--secure-port=1', '--help']).kind, 'help');
   assert.equal(run(['--help=false']).securePort, 6443);
@@ -84,21 +122,69 @@ test('--help prints every flag; --controllers understands * and -name', () => {
   const h = parseFlags(['--help']);
   assert.equal(h.kind, 'help');
   const text = (h as { text: string }).text;
-  for (const f of ['--secure-port', '--cert-dir', '--token-auth-file', '--etcd-compaction-interval', '--default-watch-cache-size', '--min-request-timeout']) assert.ok(text.includes(f), f);
-  assert.deepEqual(resolveControllers(['*', '-csrsigning']), ['csrapproving', 'tokencleaner', 'nodelifecycle']);
+  for (const f of [
+    '--secure-port',
+    '--cert-dir',
+    '--token-auth-file',
+    '--etcd-compaction-interval',
+    '--default-watch-cache-size',
+    '--min-request-timeout',
+  ])
+    assert.ok(text.includes(f), f);
+  assert.deepEqual(resolveControllers(['*', '-csrsigning']), [
+    'csrapproving',
+    'tokencleaner',
+    'nodelifecycle',
+  ]);
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });
 
-test('the kubelet client flags: the reference\'s address-type default, cert and key together, known types only', () => {
+test("the kubelet client flags: the reference's address-type default, cert and key together, known types only", () => {
   const f = run([]);
-  assert.deepEqual(f.kubeletPreferredAddressTypes, ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']);
-  assert.deepEqual([f.kubeletClientCertificate, f.kubeletClientKey, f.kubeletCertificateAuthority], [undefined, undefined, undefined]);
-  const g = run(['--kubelet-client-certificate=/c', '--kubelet-client-key=/k', '--kubelet-certificate-authority=/ca', '--kubelet-preferred-address-types=InternalIP,Hostname']);
-  assert.deepEqual([g.kubeletClientCertificate, g.kubeletClientKey, g.kubeletCertificateAuthority, g.kubeletPreferredAddressTypes], ['/c', '/k', '/ca', ['InternalIP', 'Hostname']]);
+  assert.deepEqual(f.kubeletPreferredAddressTypes, [
+    'Hostname',
+    'InternalDNS',
+    'InternalIP',
+    'ExternalDNS',
+    'ExternalIP',
+  ]);
+  assert.deepEqual(
+    [f.kubeletClientCertificate, f.kubeletClientKey, f.kubeletCertificateAuthority],
+    [undefined, undefined, undefined],
+  );
+  const g = run([
+    '--kubelet-client-certificate=/c',
+    '--kubelet-client-key=/k',
+    '--kubelet-certificate-authority=/ca',
+    '--kubelet-preferred-address-types=InternalIP,Hostname',
+  ]);
+  assert.deepEqual(
+    [
+      g.kubeletClientCertificate,
+      g.kubeletClientKey,
+      g.kubeletCertificateAuthority,
+      g.kubeletPreferredAddressTypes,
+    ],
+    ['/c', '/k', '/ca', ['InternalIP', 'Hostname']],
+  );
   const cases: [string[], string][] = [
-    [['--kubelet-client-key=/k'], 'flags --kubelet-client-certificate and --kubelet-client-key must be given together'],
-    [['--kubelet-preferred-address-types=InternalIP,LegacyHostIP'], 'invalid value "InternalIP,LegacyHostIP" for flag --kubelet-preferred-address-types: unknown address type "LegacyHostIP"; accepted: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP'],
-    [['--kubelet-preferred-address-types=InternalIP,InternalIP'], 'invalid value "InternalIP,InternalIP" for flag --kubelet-preferred-address-types: address type "InternalIP" given more than once'],
+    [
+      ['--kubelet-client-key=/k'],
+      'flags --kubelet-client-certificate and --kubelet-client-key must be given together',
+    ],
+    [
+      ['--kubelet-preferred-address-types=InternalIP,LegacyHostIP'],
+      'invalid value "InternalIP,LegacyHostIP" for flag --kubelet-preferred-address-types: unknown address type "LegacyHostIP"; accepted: Hostname, InternalDNS, InternalIP, ExternalDNS, ExternalIP',
+    ],
+    [
+      ['--kubelet-preferred-address-types=InternalIP,InternalIP'],
+      'invalid value "InternalIP,InternalIP" for flag --kubelet-preferred-address-types: address type "InternalIP" given more than once',
+    ],
   ];
-  for (const [argv, msg] of cases) assert.throws(() => parseFlags(argv), (err: unknown) => err instanceof FlagError && err.message === msg, argv.join(' '));
+  for (const [argv, msg] of cases)
+    assert.throws(
+      () => parseFlags(argv),
+      (err: unknown) => err instanceof FlagError && err.message === msg,
+      argv.join(' '),
+    );
 });

@@ -26,16 +26,25 @@ for (const [rv, why] of [
   ['0x10', 'invalid syntax'],
 ] as const) {
   test(`resourceVersion ${JSON.stringify(rv)} is a 400: ${why}`, () => {
-    assert.throws(() => parseResourceVersion(rv), (e: unknown) => {
-      assert.ok(e instanceof StatusError);
-      assert.equal(e.status, 400);
-      assert.equal(e.reason, 'BadRequest');
-      assert.equal(e.message, `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`);
-      return true;
-    });
+    assert.throws(
+      () => parseResourceVersion(rv),
+      (e: unknown) => {
+        assert.ok(e instanceof StatusError);
+        assert.equal(e.status, 400);
+        assert.equal(e.reason, 'BadRequest');
+        assert.equal(
+          e.message,
+          `invalid resource version: resourceVersion: Invalid value: ${JSON.stringify(rv)}: strconv.ParseUint: parsing ${JSON.stringify(rv)}: ${why}`,
+        );
+        return true;
+      },
+    );
   });
 }
 
 test('the field named is where the value came from', () => {
-  assert.throws(() => parseResourceVersion('x', 'metadata.resourceVersion'), /^.*invalid resource version: metadata\.resourceVersion: Invalid value: "x": strconv\.ParseUint: parsing "x": invalid syntax$/);
+  assert.throws(
+    () => parseResourceVersion('x', 'metadata.resourceVersion'),
+    /^.*invalid resource version: metadata\.resourceVersion: Invalid value: "x": strconv\.ParseUint: parsing "x": invalid syntax$/,
+  );
 });

@@ -6,7 +6,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompactedError, Store, StoreConflictError, StoreReadError, prefixEnd, type Change } from '../../../src/apiserver/storage/store.js';
+import {
+  CompactedError,
+  Store,
+  StoreConflictError,
+  StoreReadError,
+  prefixEnd,
+  type Change,
+} from '../../../src/apiserver/storage/store.js';
 import { identityTransformers } from '../../../src/apiserver/storage/identity.js';
 import { silentLogger } from '../../../src/common/log/types.js';
 import type { Clock } from '../../../src/common/util/clock.js';
@@ -16,27 +23,58 @@ import { keptDatabaseCount } from '../../../src/apiserver/storage/sqlite-handles
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 1_700_000_000_000;
-  return { now: () => new Date(now), nowMs: () => now, sleep: () => Promise.resolve(), advance: (ms) => (now += ms) };
+  return {
+    now: () => new Date(now),
+    nowMs: () => now,
+    sleep: () => Promise.resolve(),
+    advance: (ms) => (now += ms),
+  };
 }
 
 function open(dataDir?: string, clock = manualClock()): Store {
-  return new Store({ dataDir, transformers: identityTransformers(), logger: silentLogger(), clock, compactionIntervalMs: 60_000 });
+  return new Store({
+    dataDir,
+    transformers: identityTransformers(),
+    logger: silentLogger(),
+    clock,
+    compactionIntervalMs: 60_000,
+  });
 }
 
-const obj = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ metadata: { name }, ...extra });
+const obj = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  metadata: { name },
+  ...extra,
+});
 
 test('every write takes the next global revision; conflicts are detected', async () => {
   const s = open();
   const a = await s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined);
-  const b = await s.write('/certificates.x/certificatesigningrequests/b', 'ADDED', obj('b'), 0, undefined);
+  const b = await s.write(
+    '/certificates.x/certificatesigningrequests/b',
+    'ADDED',
+    obj('b'),
+    0,
+    undefined,
+  );
   assert.equal(a.rv, 1);
   assert.equal(b.rv, 2);
   assert.equal(s.currentRevision(), 2);
-  await assert.rejects(s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined), StoreConflictError);
-  await assert.rejects(s.write('/core/events/ns/a', 'MODIFIED', obj('a'), 5, undefined), StoreConflictError);
+  await assert.rejects(
+    s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined),
+    StoreConflictError,
+  );
+  await assert.rejects(
+    s.write('/core/events/ns/a', 'MODIFIED', obj('a'), 5, undefined),
+    StoreConflictError,
+  );
   const m = await s.write('/core/events/ns/a', 'MODIFIED', obj('a', { n: 1 }), 1, a.object);
   assert.equal(m.rv, 3);
-  assert.equal(((await s.get('/core/events/ns/a'))?.['metadata'] as Record<string, unknown>)['resourceVersion'], '3');
+  assert.equal(
+    ((await s.get('/core/events/ns/a'))?.['metadata'] as Record<string, unknown>)[
+      'resourceVersion'
+    ],
+    '3',
+  );
   s.close();
 });
 
@@ -44,17 +82,32 @@ test('snapshot reads see the state as of a revision; changes come in revision or
   const s = open();
   const changes: Change[] = [];
   s.subscribe((c) => changes.push(c));
-  for (const n of ['a', 'b', 'c']) await s.write(`/core/events/ns/${n}`, 'ADDED', obj(n), 0, undefined);
+  for (const n of ['a', 'b', 'c'])
+    await s.write(`/core/events/ns/${n}`, 'ADDED', obj(n), 0, undefined);
   const snap = s.currentRevision();
   await s.write('/core/events/ns/b', 'DELETED', obj('b'), 2, obj('b'));
   await s.write('/core/events/ns/d', 'ADDED', obj('d'), 0, undefined);
   const p = '/core/events/ns/';
-  assert.deepEqual(s.rangeRaw(p, prefixEnd(p), snap).map((r) => r.key.slice(p.length)), ['a', 'b', 'c']);
-  assert.deepEqual(s.rangeRaw(p, prefixEnd(p), s.currentRevision()).map((r) => r.key.slice(p.length)), ['a', 'c', 'd']);
+  assert.deepEqual(
+    s.rangeRaw(p, prefixEnd(p), snap).map((r) => r.key.slice(p.length)),
+    ['a', 'b', 'c'],
+  );
+  assert.deepEqual(
+    s.rangeRaw(p, prefixEnd(p), s.currentRevision()).map((r) => r.key.slice(p.length)),
+    ['a', 'c', 'd'],
+  );
   assert.deepEqual(s.rangeRaw(p, prefixEnd(p), s.currentRevision(), 2).length, 2);
   assert.equal(s.countRange(p, prefixEnd(p), snap), 3);
-  assert.deepEqual(s.changesRaw(snap, s.currentRevision(), p, prefixEnd(p)).map((r) => `${r.type}:${r.key.slice(p.length)}`), ['DELETED:b', 'ADDED:d']);
-  assert.deepEqual(changes.map((c) => c.type), ['ADDED', 'ADDED', 'ADDED', 'DELETED', 'ADDED']);
+  assert.deepEqual(
+    s
+      .changesRaw(snap, s.currentRevision(), p, prefixEnd(p))
+      .map((r) => `${r.type}:${r.key.slice(p.length)}`),
+    ['DELETED:b', 'ADDED:d'],
+  );
+  assert.deepEqual(
+    changes.map((c) => c.type),
+    ['ADDED', 'ADDED', 'ADDED', 'DELETED', 'ADDED'],
+  );
   s.close();
 });
 
@@ -69,8 +122,15 @@ test('compaction drops superseded revisions older than the interval; reads below
   assert.equal(s.compactedRevision(), 2);
   await s.write('/core/events/ns/a', 'MODIFIED', obj('a', { n: 3 }), 2, undefined);
   assert.throws(() => s.changesRaw(1, 3, '/', '0'), CompactedError);
-  assert.deepEqual(s.changesRaw(2, 3, '/', '0').map((r) => r.rv), [3]);
-  assert.equal((await s.get('/core/events/ns/a', 2))?.['n'], 2, 'the state at the compacted revision stays readable');
+  assert.deepEqual(
+    s.changesRaw(2, 3, '/', '0').map((r) => r.rv),
+    [3],
+  );
+  assert.equal(
+    (await s.get('/core/events/ns/a', 2))?.['n'],
+    2,
+    'the state at the compacted revision stays readable',
+  );
   s.close();
 });
 
@@ -103,7 +163,8 @@ test('with a data dir, revisions continue after reopening', async () => {
 
 test('with a data dir, concurrent writes share one transaction; each is on disk when it is answered, and a conflict fails alone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'store-batch-'));
-  const reader = (): Database.Database => new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
+  const reader = (): Database.Database =>
+    new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
   try {
     const s = open(dir);
     const seen: Change[] = [];
@@ -114,21 +175,32 @@ test('with a data dir, concurrent writes share one transaction; each is on disk 
       s.write('/core/events/ns/a', 'ADDED', obj('a'), 0, undefined),
       s.write('/core/events/ns/c', 'ADDED', obj('c'), 0, undefined),
     ];
-    const outcome = (r: PromiseSettledResult<Change> | undefined): unknown => (r?.status === 'fulfilled' ? r.value.rv : r?.reason);
+    const outcome = (r: PromiseSettledResult<Change> | undefined): unknown =>
+      r?.status === 'fulfilled' ? r.value.rv : r?.reason;
     const [a, b, dup, c] = (await Promise.allSettled(writes)).map(outcome);
     assert.equal(a, 1);
     assert.equal(b, 2);
     assert.ok(dup instanceof StoreConflictError);
     assert.equal(c, 3);
-    assert.deepEqual(seen.map((x) => `${x.key}@${x.rv}`), ['/core/events/ns/a@1', '/core/events/ns/b@2', '/core/events/ns/c@3']);
+    assert.deepEqual(
+      seen.map((x) => `${x.key}@${x.rv}`),
+      ['/core/events/ns/a@1', '/core/events/ns/b@2', '/core/events/ns/c@3'],
+    );
     // Another connection sees each answered write: it was committed before the answer.
     const db = reader();
     const rows = db.prepare('SELECT key, rv FROM revisions ORDER BY rv').all();
     db.close();
-    assert.deepEqual(rows, [{ key: '/core/events/ns/a', rv: 1 }, { key: '/core/events/ns/b', rv: 2 }, { key: '/core/events/ns/c', rv: 3 }]);
+    assert.deepEqual(rows, [
+      { key: '/core/events/ns/a', rv: 1 },
+      { key: '/core/events/ns/b', rv: 2 },
+      { key: '/core/events/ns/c', rv: 3 },
+    ]);
     const d = await s.write('/core/events/ns/d', 'ADDED', obj('d'), 0, undefined);
     const db2 = reader();
-    assert.deepEqual(db2.prepare('SELECT rv FROM revisions WHERE key = ?').get('/core/events/ns/d'), { rv: d.rv });
+    assert.deepEqual(
+      db2.prepare('SELECT rv FROM revisions WHERE key = ?').get('/core/events/ns/d'),
+      { rv: d.rv },
+    );
     db2.close();
     // A write queued when the store closes is committed first (microtask hops let its encoding
     // finish and queue it; the batch's own turn has not come yet).
@@ -145,7 +217,12 @@ test('with a data dir, concurrent writes share one transaction; each is on disk 
 });
 
 test('a data dir that cannot hold the database is one FlagError naming --data-dir', () => {
-  assert.throws(() => open('/proc/no-such-dir/x'), (e: unknown) => e instanceof FlagError && e.message.startsWith('--data-dir /proc/no-such-dir/x: cannot open the database'));
+  assert.throws(
+    () => open('/proc/no-such-dir/x'),
+    (e: unknown) =>
+      e instanceof FlagError &&
+      e.message.startsWith('--data-dir /proc/no-such-dir/x: cannot open the database'),
+  );
 });
 
 test('no better-sqlite3 object is left to the garbage collector: nothing is prepared after opening, closed stores stay referenced', async (t) => {
@@ -153,7 +230,10 @@ test('no better-sqlite3 object is left to the garbage collector: nothing is prep
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // Node 24 aborts when the collector frees a better-sqlite3 Statement outside a V8 context
   // (sqlite-handles.ts): every statement a store uses is made when it opens, none per operation.
-  const proto = Database.prototype as unknown as Record<'prepare' | 'pragma', (...a: unknown[]) => unknown>;
+  const proto = Database.prototype as unknown as Record<
+    'prepare' | 'pragma',
+    (...a: unknown[]) => unknown
+  >;
   const calls: string[] = [];
   const originals = { prepare: proto.prepare, pragma: proto.pragma };
   const before = keptDatabaseCount();

@@ -12,18 +12,23 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
-const RESERVED = /(^|[^a-z0-9-])(k8s\.io|kubernetes\.io|platform\.io)(?![a-z0-9-])|legacy-unknown|vnd\.kubernetes|node-role\.|\b(kube|plat)-(system|public|node-lease)\b/;
+const RESERVED =
+  /(^|[^a-z0-9-])(k8s\.io|kubernetes\.io|platform\.io)(?![a-z0-9-])|legacy-unknown|vnd\.kubernetes|node-role\.|\b(kube|plat)-(system|public|node-lease)\b/;
 
 const ALLOWED: Readonly<Record<string, string>> = {
   'src/common/names.ts': 'the one table',
-  'src/apiserver/rbac/reference-policy.ts': "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
-  'src/apiserver/handlers/printer-docs.ts': "the reference's column descriptions (SwaggerDoc texts), copied from its OpenAPI v3 documents",
-  'src/apiserver/openapi/reference-descriptions.ts': "the reference's OpenAPI descriptions, generated from a real 1.32 apiserver, the profile's names substituted when served (descriptions.ts)",
+  'src/apiserver/rbac/reference-policy.ts':
+    "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
+  'src/apiserver/handlers/printer-docs.ts':
+    "the reference's column descriptions (SwaggerDoc texts), copied from its OpenAPI v3 documents",
+  'src/apiserver/openapi/reference-descriptions.ts':
+    "the reference's OpenAPI descriptions, generated from a real 1.32 apiserver, the profile's names substituted when served (descriptions.ts)",
 };
 
 /** Folders of the reference's own data: the protobuf package and message names of its .proto files (k8s.io.api.core.v1...). */
 const ALLOWED_FOLDERS: Readonly<Record<string, string>> = {
-  'src/common/protobuf/': "the reference's generated.proto package and type names, fixed on the wire under every profile",
+  'src/common/protobuf/':
+    "the reference's generated.proto package and type names, fixed on the wire under every profile",
 };
 
 /**
@@ -51,7 +56,10 @@ const LITERALS = new Set([
 
 function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'src', 'common', 'names.ts'))) {
+  while (
+    !existsSync(join(dir, 'package.json')) ||
+    !existsSync(join(dir, 'src', 'common', 'names.ts'))
+  ) {
     const up = dirname(dir);
     if (up === dir) throw new Error('repository root not found');
     dir = up;
@@ -75,7 +83,10 @@ export function reservedLiterals(file: string, text: string): string[] {
     if (LITERALS.has(n.kind)) {
       const literal = n.getText(sf);
       // Escapes aside (`node-role\\.kubernetes\\.io` in a regular expression is the same name).
-      if (RESERVED.test(literal.replace(/\\/g, ''))) out.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${literal.slice(0, 120)}`);
+      if (RESERVED.test(literal.replace(/\\/g, '')))
+        out.push(
+          `${file}:${sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1}: ${literal.slice(0, 120)}`,
+        );
     }
     ts.forEachChild(n, visit);
   };
@@ -85,16 +96,19 @@ export function reservedLiterals(file: string, text: string): string[] {
 
 test('the checker finds a reserved name in strings, templates and regular expressions, and not in comments or derived names', () => {
   const sample = [
-    "// kubernetes.io in a comment is prose",
+    '// kubernetes.io in a comment is prose',
     "const a = 'kubernetes.io/hostname';",
     'const b = `certificates.${d}.k8s.io`;',
     'const c = /^node-role\\.platform\\.io\\//;',
     "const d = 'v4.channel.k8s.io';",
     "const e = 'kube-node-lease';",
-    "const f = `${names.labelDomain}/hostname`;",
+    'const f = `${names.labelDomain}/hostname`;',
     "const g = 'mykubernetes.iox';",
   ].join('\n');
-  assert.deepEqual(reservedLiterals('sample.ts', sample).map((l) => l.split(':')[1]), ['2', '3', '4', '5', '6']);
+  assert.deepEqual(
+    reservedLiterals('sample.ts', sample).map((l) => l.split(':')[1]),
+    ['2', '3', '4', '5', '6'],
+  );
 });
 
 test('no file of src/ outside src/common/names.ts spells a reserved domain or name', () => {
@@ -104,18 +118,31 @@ test('no file of src/ outside src/common/names.ts spells a reserved domain or na
   for (const path of sources(join(root, 'src'))) {
     const rel = relative(root, path);
     files++;
-    if (ALLOWED[rel] !== undefined || KNOWN_GAPS.includes(rel) || Object.keys(ALLOWED_FOLDERS).some((f) => rel.startsWith(f))) continue;
+    if (
+      ALLOWED[rel] !== undefined ||
+      KNOWN_GAPS.includes(rel) ||
+      Object.keys(ALLOWED_FOLDERS).some((f) => rel.startsWith(f))
+    )
+      continue;
     const text = readFileSync(path, 'utf8');
     // Parsed only when the text holds a reserved name somewhere (most files do not).
     if (RESERVED.test(text.replace(/\\/g, ''))) found.push(...reservedLiterals(rel, text));
   }
   assert.ok(files > 100, `read ${files} source files`);
-  assert.deepEqual(found, [], 'route these through src/common/names.ts (namesFor, REFERENCE_NAMES, WIRE_NAMES)');
+  assert.deepEqual(
+    found,
+    [],
+    'route these through src/common/names.ts (namesFor, REFERENCE_NAMES, WIRE_NAMES)',
+  );
 });
 
 test('each known gap still has a reserved name to move (a fixed one leaves the list)', () => {
   const root = repoRoot();
   for (const rel of KNOWN_GAPS) {
-    assert.notDeepEqual(reservedLiterals(rel, readFileSync(join(root, rel), 'utf8')), [], `${rel} no longer spells a reserved name: take it off KNOWN_GAPS`);
+    assert.notDeepEqual(
+      reservedLiterals(rel, readFileSync(join(root, rel), 'utf8')),
+      [],
+      `${rel} no longer spells a reserved name: take it off KNOWN_GAPS`,
+    );
   }
 });

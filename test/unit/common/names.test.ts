@@ -3,7 +3,13 @@
 // platform, today's names from --platform-domain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REFERENCE_NAMES, WIRE_NAMES, namesFor, isPlatformProfile, unknownProfileMessage } from '../../../src/common/names.js';
+import {
+  REFERENCE_NAMES,
+  WIRE_NAMES,
+  namesFor,
+  isPlatformProfile,
+  unknownProfileMessage,
+} from '../../../src/common/names.js';
 
 test('kubernetes profile: the reference names', () => {
   const n = namesFor('kubernetes', 'ignored.example');
@@ -54,9 +60,16 @@ test('kubernetes profile: the reference names', () => {
     initialEventsEnd: 'k8s.io/initial-events-end',
     controllerManagedAttachDetach: 'volumes.kubernetes.io/controller-managed-attach-detach',
   });
-  assert.deepEqual(n.namespaces, { system: 'kube-system', public: 'kube-public', nodeLease: 'kube-node-lease' });
+  assert.deepEqual(n.namespaces, {
+    system: 'kube-system',
+    public: 'kube-public',
+    nodeLease: 'kube-node-lease',
+  });
   assert.equal(n.agentEventComponent, 'kubelet');
-  assert.deepEqual(n.agentConfig, { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration' });
+  assert.deepEqual(n.agentConfig, {
+    apiVersion: 'kubelet.config.k8s.io/v1beta1',
+    kind: 'KubeletConfiguration',
+  });
 });
 
 test('platform profile: everything from --platform-domain and the word plat', () => {
@@ -70,17 +83,30 @@ test('platform profile: everything from --platform-domain and the word plat', ()
   assert.equal(n.signers.legacyUnknown, 'example.org/legacy-unknown');
   assert.equal(n.taints.unreachable, 'node.example.org/unreachable');
   assert.equal(n.annotations.configMirror, 'example.org/config.mirror');
-  assert.equal(n.annotations.controllerManagedAttachDetach, 'volumes.example.org/controller-managed-attach-detach');
-  assert.deepEqual(n.namespaces, { system: 'plat-system', public: 'plat-public', nodeLease: 'plat-node-lease' });
+  assert.equal(
+    n.annotations.controllerManagedAttachDetach,
+    'volumes.example.org/controller-managed-attach-detach',
+  );
+  assert.deepEqual(n.namespaces, {
+    system: 'plat-system',
+    public: 'plat-public',
+    nodeLease: 'plat-node-lease',
+  });
   assert.equal(n.agentEventComponent, 'nodeagent');
-  assert.deepEqual(n.agentConfig, { apiVersion: 'nodeagent.config.example.org/v1beta1', kind: 'NodeAgentConfiguration' });
+  assert.deepEqual(n.agentConfig, {
+    apiVersion: 'nodeagent.config.example.org/v1beta1',
+    kind: 'NodeAgentConfiguration',
+  });
   assert.equal(namesFor().groups.certificates, 'certificates.platform.io');
 });
 
 test('an unknown profile names where it came from and the accepted values', () => {
   assert.equal(isPlatformProfile('kubernetes'), true);
   assert.equal(isPlatformProfile('Kubernetes'), false);
-  assert.equal(unknownProfileMessage('k8s', '--platform-profile'), 'invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes');
+  assert.equal(
+    unknownProfileMessage('k8s', '--platform-profile'),
+    'invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes',
+  );
 });
 
 test("the reference's names and the wire identifiers every profile speaks, as kubectl 1.32 and kube-apiserver spell them", () => {
@@ -88,7 +114,12 @@ test("the reference's names and the wire identifiers every profile speaks, as ku
   assert.equal(REFERENCE_NAMES.signers.legacyUnknown, 'kubernetes.io/legacy-unknown');
   assert.deepEqual(WIRE_NAMES, {
     protobufMediaType: 'application/vnd.kubernetes.protobuf',
-    execProtocols: ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'],
+    execProtocols: [
+      'v4.channel.k8s.io',
+      'v3.channel.k8s.io',
+      'v2.channel.k8s.io',
+      'channel.k8s.io',
+    ],
     portForwardProtocols: ['portforward.k8s.io'],
     referenceMetaGroup: 'meta.k8s.io',
     credentialProviderConfigGroup: 'kubelet.config.k8s.io',

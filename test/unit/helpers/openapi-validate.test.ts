@@ -11,25 +11,50 @@ import { schemaSet } from '../../helpers/openapi-validate.js';
 
 type Json = Record<string, unknown>;
 const NAME = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-const reference = JSON.parse(readFileSync(new URL('../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url), 'utf8')) as Record<string, Json>;
+const reference = JSON.parse(
+  readFileSync(
+    new URL('../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url),
+    'utf8',
+  ),
+) as Record<string, Json>;
 /** The reference's /openapi/v2 definition (api/openapi-spec/swagger.json, v1.32), less its description. */
 const v2IntOrString = { format: 'int-or-string', type: 'string' };
-const holder = (ref: string): Json => ({ type: 'object', properties: { port: { $ref: ref } }, 'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Holder' }] });
-
-const v2 = schemaSet({ swagger: '2.0', definitions: { [NAME]: v2IntOrString, Holder: holder(`#/definitions/${NAME}`) } });
-const v3 = schemaSet({ openapi: '3.0.0', components: { schemas: { [NAME]: reference[NAME], Holder: holder(`#/components/schemas/${NAME}`) } } });
-
-test('the fixture holds the reference\'s v3 IntOrString: format int-or-string beside a oneOf of integer and string', () => {
-  const { description: _description, ...schema } = reference[NAME] ?? {};
-  assert.deepEqual(schema, { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] });
+const holder = (ref: string): Json => ({
+  type: 'object',
+  properties: { port: { $ref: ref } },
+  'x-kubernetes-group-version-kind': [{ group: '', version: 'v1', kind: 'Holder' }],
 });
 
-for (const [form, set] of [['v2', v2], ['v3', v3]] as const) {
+const v2 = schemaSet({
+  swagger: '2.0',
+  definitions: { [NAME]: v2IntOrString, Holder: holder(`#/definitions/${NAME}`) },
+});
+const v3 = schemaSet({
+  openapi: '3.0.0',
+  components: {
+    schemas: { [NAME]: reference[NAME], Holder: holder(`#/components/schemas/${NAME}`) },
+  },
+});
+
+test("the fixture holds the reference's v3 IntOrString: format int-or-string beside a oneOf of integer and string", () => {
+  const { description: _description, ...schema } = reference[NAME] ?? {};
+  assert.deepEqual(schema, {
+    format: 'int-or-string',
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+  });
+});
+
+for (const [form, set] of [
+  ['v2', v2],
+  ['v3', v3],
+] as const) {
   test(`${form} IntOrString: a string or an int32 integer passes`, () => {
-    for (const port of ['http', '', '80', 80, 0, -(2 ** 31), 2 ** 31 - 1]) assert.deepEqual(set.validate('Holder', { port }), [], JSON.stringify(port));
+    for (const port of ['http', '', '80', 80, 0, -(2 ** 31), 2 ** 31 - 1])
+      assert.deepEqual(set.validate('Holder', { port }), [], JSON.stringify(port));
   });
 
   test(`${form} IntOrString: what the reference's type cannot decode fails (outside int32, a fraction, a boolean, an object, an array)`, () => {
-    for (const port of [2 ** 31, -(2 ** 31) - 1, 1.5, true, {}, [80]]) assert.notDeepEqual(set.validate('Holder', { port }), [], JSON.stringify(port));
+    for (const port of [2 ** 31, -(2 ** 31) - 1, 1.5, true, {}, [80]])
+      assert.notDeepEqual(set.validate('Holder', { port }), [], JSON.stringify(port));
   });
 }

@@ -36,7 +36,9 @@ export class ClientCertificateWatch {
 
   /** Seconds until the presented client certificate expires; undefined with token credentials. */
   ttlSeconds(): number | undefined {
-    return this.expiresMs === undefined ? undefined : (this.expiresMs - this.o.clock.nowMs()) / 1000;
+    return this.expiresMs === undefined
+      ? undefined
+      : (this.expiresMs - this.o.clock.nowMs()) / 1000;
   }
 
   /** Compares once; reports a rotation. */
@@ -48,7 +50,12 @@ export class ClientCertificateWatch {
     if (pem === undefined) return;
     const until = this.expiresMs === undefined ? 'unknown' : new Date(this.expiresMs).toISOString();
     this.o.logger.info({ notAfter: until }, 'the API client presents a new client certificate');
-    this.o.events.event({ kind: 'Node', name: this.o.nodeName, uid: this.o.nodeName }, 'Normal', 'CertificateRotated', `Rotated the client certificate; the new one expires ${until}`);
+    this.o.events.event(
+      { kind: 'Node', name: this.o.nodeName, uid: this.o.nodeName },
+      'Normal',
+      'CertificateRotated',
+      `Rotated the client certificate; the new one expires ${until}`,
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {

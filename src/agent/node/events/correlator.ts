@@ -43,7 +43,15 @@ class Lru<V> {
 
 function objectKey(e: CoreEvent): string {
   const o = e.involvedObject;
-  return [e.source.component, e.source.host, o.kind, o.namespace ?? '', o.name, o.uid ?? '', o.apiVersion ?? ''].join('\u0000');
+  return [
+    e.source.component,
+    e.source.host,
+    o.kind,
+    o.namespace ?? '',
+    o.name,
+    o.uid ?? '',
+    o.apiVersion ?? '',
+  ].join('\u0000');
 }
 
 export type Correlation =
@@ -53,8 +61,15 @@ export type Correlation =
 
 export class EventCorrelator {
   private readonly spam = new Lru<TokenBucket>({ max: CACHE_SIZE });
-  private readonly aggregate = new Lru<{ messages: Set<string>; firstMs: number }>({ max: CACHE_SIZE });
-  private readonly seen = new Lru<{ name: string; count: number; firstTimestamp: string; resourceVersion?: string }>({ max: CACHE_SIZE });
+  private readonly aggregate = new Lru<{ messages: Set<string>; firstMs: number }>({
+    max: CACHE_SIZE,
+  });
+  private readonly seen = new Lru<{
+    name: string;
+    count: number;
+    firstTimestamp: string;
+    resourceVersion?: string;
+  }>({ max: CACHE_SIZE });
 
   private readonly clock: Clock;
   constructor(options: { clock: Clock }) {
@@ -72,7 +87,13 @@ export class EventCorrelator {
 
     let event = input;
     const now = this.clock.nowMs();
-    const aggKey = [objKey, input.type, input.reason, input.reportingComponent, input.reportingInstance].join('\u0000');
+    const aggKey = [
+      objKey,
+      input.type,
+      input.reason,
+      input.reportingComponent,
+      input.reportingInstance,
+    ].join('\u0000');
     let agg = this.aggregate.get(aggKey);
     if (agg === undefined || now - agg.firstMs > AGGREGATE_INTERVAL_MS) {
       agg = { messages: new Set(), firstMs: now };
@@ -83,7 +104,11 @@ export class EventCorrelator {
       event = { ...input, message: `(combined from similar events): ${input.message}` };
     }
     // Combined events share one key (the message is left out), so they raise one count.
-    const dedupKey = [aggKey, input.involvedObject.fieldPath ?? '', agg.messages.size > AGGREGATE_MAX_EVENTS ? '\u0001combined' : input.message].join('\u0000');
+    const dedupKey = [
+      aggKey,
+      input.involvedObject.fieldPath ?? '',
+      agg.messages.size > AGGREGATE_MAX_EVENTS ? '\u0001combined' : input.message,
+    ].join('\u0000');
     const prev = this.seen.get(dedupKey);
     if (prev !== undefined) {
       prev.count++;
@@ -93,9 +118,17 @@ export class EventCorrelator {
         count: prev.count,
         firstTimestamp: prev.firstTimestamp,
       };
-      return { action: 'patch', event: updated, patch: { count: prev.count, lastTimestamp: event.lastTimestamp, message: event.message } };
+      return {
+        action: 'patch',
+        event: updated,
+        patch: { count: prev.count, lastTimestamp: event.lastTimestamp, message: event.message },
+      };
     }
-    this.seen.set(dedupKey, { name: event.metadata.name, count: 1, firstTimestamp: event.firstTimestamp });
+    this.seen.set(dedupKey, {
+      name: event.metadata.name,
+      count: 1,
+      firstTimestamp: event.firstTimestamp,
+    });
     return { action: 'create', event };
   }
 }

@@ -18,8 +18,15 @@ export const ADAPTER_ACTION = 'NoKind';
 
 /** The client calls the sink makes (a ResourceClient of events.k8s.io/v1 events fits). */
 export interface EventsV1Api {
-  create(body: Record<string, unknown>, opts: { namespace: string; signal?: AbortSignal }): Promise<unknown>;
-  patch(name: string, patch: Record<string, unknown>, opts: { type: 'merge'; namespace: string; signal?: AbortSignal }): Promise<unknown>;
+  create(
+    body: Record<string, unknown>,
+    opts: { namespace: string; signal?: AbortSignal },
+  ): Promise<unknown>;
+  patch(
+    name: string,
+    patch: Record<string, unknown>,
+    opts: { type: 'merge'; namespace: string; signal?: AbortSignal },
+  ): Promise<unknown>;
 }
 
 /** A `2026-01-01T00:00:00Z` (or with milliseconds) timestamp as a MicroTime. */
@@ -31,7 +38,8 @@ export function microTime(ts: string): string {
 
 /** The recorder's core event as the events.k8s.io/v1 object the newer recorder creates. */
 export function toEventsV1(e: CoreEvent, apiVersion: string): Record<string, unknown> {
-  const note = e.message.length > NOTE_LIMIT ? `${e.message.slice(0, NOTE_LIMIT - 3)}...` : e.message;
+  const note =
+    e.message.length > NOTE_LIMIT ? `${e.message.slice(0, NOTE_LIMIT - 3)}...` : e.message;
   return {
     apiVersion,
     kind: 'Event',
@@ -49,13 +57,24 @@ export function toEventsV1(e: CoreEvent, apiVersion: string): Record<string, unk
 
 /** The series patch of a repeat (the recorder's core patch carries count and lastTimestamp). */
 export function seriesPatch(p: Partial<CoreEvent>, nowIso: string): Record<string, unknown> {
-  return { series: { count: Math.max(2, p.count ?? 2), lastObservedTime: microTime(p.lastTimestamp ?? nowIso) } };
+  return {
+    series: {
+      count: Math.max(2, p.count ?? 2),
+      lastObservedTime: microTime(p.lastTimestamp ?? nowIso),
+    },
+  };
 }
 
 export function eventsV1Sink(api: EventsV1Api, apiVersion: string, now: () => Date): EventSink {
   return {
-    create: (namespace, event, signal) => api.create(toEventsV1(event, apiVersion), { namespace, ...(signal ? { signal } : {}) }),
-    patch: (namespace, name, patch, signal) => api.patch(name, seriesPatch(patch, now().toISOString()), { type: 'merge', namespace, ...(signal ? { signal } : {}) }),
+    create: (namespace, event, signal) =>
+      api.create(toEventsV1(event, apiVersion), { namespace, ...(signal ? { signal } : {}) }),
+    patch: (namespace, name, patch, signal) =>
+      api.patch(name, seriesPatch(patch, now().toISOString()), {
+        type: 'merge',
+        namespace,
+        ...(signal ? { signal } : {}),
+      }),
   };
 }
 
@@ -89,7 +108,11 @@ export class NegotiatedEventSink implements EventSink {
 
   /** The sink in use ('undecided' before the first write). */
   get mode(): 'events.k8s.io' | 'core' | 'undecided' {
-    return this.chosen === undefined ? 'undecided' : this.chosen === this.o.preferred ? 'events.k8s.io' : 'core';
+    return this.chosen === undefined
+      ? 'undecided'
+      : this.chosen === this.o.preferred
+        ? 'events.k8s.io'
+        : 'core';
   }
 
   private async sink(signal?: AbortSignal): Promise<EventSink> {
@@ -97,16 +120,27 @@ export class NegotiatedEventSink implements EventSink {
     try {
       const served = await this.o.served(signal);
       this.chosen = served ? this.o.preferred : this.o.fallback;
-      if (served) this.o.logger.info({ groupVersion: this.o.groupVersion }, 'recording events through the events API group');
-      else this.logOnce(`the API server does not serve ${this.o.groupVersion} events; recording events through core/v1`);
+      if (served)
+        this.o.logger.info(
+          { groupVersion: this.o.groupVersion },
+          'recording events through the events API group',
+        );
+      else
+        this.logOnce(
+          `the API server does not serve ${this.o.groupVersion} events; recording events through core/v1`,
+        );
       return this.chosen;
     } catch (err) {
       if (isNotFound(err)) {
         this.chosen = this.o.fallback;
-        this.logOnce(`the API server does not serve ${this.o.groupVersion}; recording events through core/v1`);
+        this.logOnce(
+          `the API server does not serve ${this.o.groupVersion}; recording events through core/v1`,
+        );
         return this.chosen;
       }
-      this.logOnce(`cannot read the API server's discovery of ${this.o.groupVersion} (${userMessage(err)}); recording events through core/v1 until it can be read`);
+      this.logOnce(
+        `cannot read the API server's discovery of ${this.o.groupVersion} (${userMessage(err)}); recording events through core/v1 until it can be read`,
+      );
       return this.o.fallback;
     }
   }
@@ -121,19 +155,32 @@ export class NegotiatedEventSink implements EventSink {
     return this.through(signal, (s) => s.create(namespace, event, signal));
   }
 
-  async patch(namespace: string, name: string, patch: Partial<CoreEvent>, signal?: AbortSignal): Promise<unknown> {
+  async patch(
+    namespace: string,
+    name: string,
+    patch: Partial<CoreEvent>,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
     return this.through(signal, (s) => s.patch(namespace, name, patch, signal));
   }
 
-  private async through(signal: AbortSignal | undefined, call: (s: EventSink) => Promise<unknown>): Promise<unknown> {
+  private async through(
+    signal: AbortSignal | undefined,
+    call: (s: EventSink) => Promise<unknown>,
+  ): Promise<unknown> {
     const sink = await this.sink(signal);
     try {
       return await call(sink);
     } catch (err) {
-      const forbidden = findCause(err, (e): e is ApiError => e instanceof ApiError && e.status === 403);
+      const forbidden = findCause(
+        err,
+        (e): e is ApiError => e instanceof ApiError && e.status === 403,
+      );
       if (sink !== this.o.preferred || forbidden === undefined) throw err;
       this.chosen = this.o.fallback;
-      this.logOnce(`this user may not write ${this.o.groupVersion} events (${forbidden.message}); recording events through core/v1`);
+      this.logOnce(
+        `this user may not write ${this.o.groupVersion} events (${forbidden.message}); recording events through core/v1`,
+      );
       return call(this.o.fallback);
     }
   }

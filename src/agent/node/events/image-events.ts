@@ -26,13 +26,23 @@ export function reportImagePulls(o: ImageEventOptions): void {
     if (policy === 'Never') return inner(image, policy);
     const waiting = o.waitingFor(image);
     const emit = (type: EventType, reason: string, message: string): void => {
-      for (const w of waiting) o.events.event({ ...w.ref, fieldPath: `spec.containers{${w.container}}` }, type, reason, message);
+      for (const w of waiting)
+        o.events.event(
+          { ...w.ref, fieldPath: `spec.containers{${w.container}}` },
+          type,
+          reason,
+          message,
+        );
     };
     emit('Normal', 'Pulling', `Pulling image "${image}"`);
     const t0 = o.clock.nowMs();
     try {
       const id = await inner(image, policy);
-      emit('Normal', 'Pulled', `Successfully pulled image "${image}" in ${((o.clock.nowMs() - t0) / 1000).toFixed(3)}s`);
+      emit(
+        'Normal',
+        'Pulled',
+        `Successfully pulled image "${image}" in ${((o.clock.nowMs() - t0) / 1000).toFixed(3)}s`,
+      );
       return id;
     } catch (err) {
       emit('Warning', 'Failed', `Failed to pull image "${image}": ${userMessage(err)}`);

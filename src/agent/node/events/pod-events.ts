@@ -11,7 +11,11 @@ export interface ContainerStatusLike {
   image?: string;
   imageID?: string;
   containerID?: string;
-  state?: { running?: unknown; waiting?: { reason?: string; message?: string }; terminated?: { reason?: string } };
+  state?: {
+    running?: unknown;
+    waiting?: { reason?: string; message?: string };
+    terminated?: { reason?: string };
+  };
 }
 
 export interface PodLike {
@@ -32,30 +36,88 @@ export interface DerivedEvent {
   fieldPath: string;
 }
 
-const FAILED_WAITING = new Set(['ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+const FAILED_WAITING = new Set([
+  'ErrImagePull',
+  'ErrImageNeverPull',
+  'InvalidImageName',
+  'CreateContainerError',
+  'CreateContainerConfigError',
+  'RunContainerError',
+]);
 
 export function podRef(pod: PodLike): ObjectReference {
-  return { kind: 'Pod', apiVersion: 'v1', namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, uid: pod.metadata.uid };
+  return {
+    kind: 'Pod',
+    apiVersion: 'v1',
+    namespace: pod.metadata.namespace ?? 'default',
+    name: pod.metadata.name,
+    uid: pod.metadata.uid,
+  };
 }
 
-export function derivePodEvents(prev: PodStatusLike | undefined, next: PodStatusLike): DerivedEvent[] {
+export function derivePodEvents(
+  prev: PodStatusLike | undefined,
+  next: PodStatusLike,
+): DerivedEvent[] {
   const out: DerivedEvent[] = [];
-  const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [...(s?.initContainerStatuses ?? []), ...(s?.containerStatuses ?? [])];
+  const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [
+    ...(s?.initContainerStatuses ?? []),
+    ...(s?.containerStatuses ?? []),
+  ];
   const before = new Map(all(prev).map((c) => [c.name, c]));
   for (const c of all(next)) {
     const p = before.get(c.name);
     const fieldPath = `spec.containers{${c.name}}`;
     if (c.containerID && c.containerID !== p?.containerID) {
-      out.push({ type: 'Normal', reason: 'Created', message: `Created container ${c.name}`, fieldPath });
-      if (c.state?.running !== undefined) out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });
-    } else if (c.state?.running !== undefined && p !== undefined && p.state?.running === undefined && c.containerID !== undefined) {
-      out.push({ type: 'Normal', reason: 'Started', message: `Started container ${c.name}`, fieldPath });
+      out.push({
+        type: 'Normal',
+        reason: 'Created',
+        message: `Created container ${c.name}`,
+        fieldPath,
+      });
+      if (c.state?.running !== undefined)
+        out.push({
+          type: 'Normal',
+          reason: 'Started',
+          message: `Started container ${c.name}`,
+          fieldPath,
+        });
+    } else if (
+      c.state?.running !== undefined &&
+      p !== undefined &&
+      p.state?.running === undefined &&
+      c.containerID !== undefined
+    ) {
+      out.push({
+        type: 'Normal',
+        reason: 'Started',
+        message: `Started container ${c.name}`,
+        fieldPath,
+      });
     }
     const w = c.state?.waiting?.reason;
     if (w !== undefined && w !== p?.state?.waiting?.reason) {
-      if (w === 'CrashLoopBackOff') out.push({ type: 'Warning', reason: 'BackOff', message: `Back-off restarting failed container ${c.name}`, fieldPath });
-      else if (w === 'ImagePullBackOff') out.push({ type: 'Normal', reason: 'BackOff', message: `Back-off pulling image "${c.image ?? ''}"`, fieldPath });
-      else if (FAILED_WAITING.has(w)) out.push({ type: 'Warning', reason: 'Failed', message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`, fieldPath });
+      if (w === 'CrashLoopBackOff')
+        out.push({
+          type: 'Warning',
+          reason: 'BackOff',
+          message: `Back-off restarting failed container ${c.name}`,
+          fieldPath,
+        });
+      else if (w === 'ImagePullBackOff')
+        out.push({
+          type: 'Normal',
+          reason: 'BackOff',
+          message: `Back-off pulling image "${c.image ?? ''}"`,
+          fieldPath,
+        });
+      else if (FAILED_WAITING.has(w))
+        out.push({
+          type: 'Warning',
+          reason: 'Failed',
+          message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`,
+          fieldPath,
+        });
     }
   }
   return out;

@@ -8,7 +8,13 @@
 import { TokenBucket } from '../../../common/util/token-bucket.js';
 import type { Logger } from '../../../common/log/types.js';
 import type { Clock } from '../../../common/util/clock.js';
-import { isAlreadyExists, isNotFound, userMessage, ApiError, findCause } from '../../../common/util/errors.js';
+import {
+  isAlreadyExists,
+  isNotFound,
+  userMessage,
+  ApiError,
+  findCause,
+} from '../../../common/util/errors.js';
 import { EventCorrelator } from './correlator.js';
 import type { CoreEvent, EventSink, EventType, ObjectReference } from './types.js';
 
@@ -60,7 +66,13 @@ export class EventNamer {
 function isPermanent(err: unknown): boolean {
   // The reference gives up at once on errors retrying cannot fix (bad request, forbidden ...).
   const api = findCause(err, (e): e is ApiError => e instanceof ApiError);
-  return api !== undefined && api.status >= 400 && api.status < 500 && api.status !== 429 && api.status !== 408;
+  return (
+    api !== undefined &&
+    api.status >= 400 &&
+    api.status < 500 &&
+    api.status !== 429 &&
+    api.status !== 408
+  );
 }
 
 export class EventRecorder {
@@ -72,11 +84,22 @@ export class EventRecorder {
   private wake: (() => void) | undefined;
   private running: Promise<void> | undefined;
   private lastDropLogMs = 0;
-  readonly stats: EventRecorderStats = { queued: 0, created: 0, patched: 0, droppedQueueFull: 0, droppedSpam: 0, droppedFailed: 0 };
+  readonly stats: EventRecorderStats = {
+    queued: 0,
+    created: 0,
+    patched: 0,
+    droppedQueueFull: 0,
+    droppedSpam: 0,
+    droppedFailed: 0,
+  };
 
   constructor(private readonly o: EventRecorderOptions) {
     this.correlator = new EventCorrelator({ clock: o.clock });
-    this.limiter = new TokenBucket({ qps: o.qps > 0 ? o.qps : 5, burst: o.burst > 0 ? o.burst : 10, clock: o.clock });
+    this.limiter = new TokenBucket({
+      qps: o.qps > 0 ? o.qps : 5,
+      burst: o.burst > 0 ? o.burst : 10,
+      clock: o.clock,
+    });
     this.namer = new EventNamer({ clock: o.clock });
     this.queueLength = o.queueLength ?? QUEUE_LENGTH;
   }
@@ -89,12 +112,19 @@ export class EventRecorder {
       const now = this.o.clock.nowMs();
       if (now - this.lastDropLogMs > 10_000) {
         this.lastDropLogMs = now;
-        this.o.logger.warn({ dropped: this.stats.droppedQueueFull, queue: this.queueLength }, 'event queue is full (API server slow or unreachable?); dropping events');
+        this.o.logger.warn(
+          { dropped: this.stats.droppedQueueFull, queue: this.queueLength },
+          'event queue is full (API server slow or unreachable?); dropping events',
+        );
       }
       return;
     }
-    const ts = this.o.clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const namespace = obj.namespace !== undefined && obj.namespace !== '' ? obj.namespace : 'default';
+    const ts = this.o.clock
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
+    const namespace =
+      obj.namespace !== undefined && obj.namespace !== '' ? obj.namespace : 'default';
     this.queue.push({
       apiVersion: 'v1',
       kind: 'Event',
@@ -117,7 +147,9 @@ export class EventRecorder {
 
   /** Starts the worker; it stops when `signal` aborts (queued events are then abandoned). */
   start(signal: AbortSignal): void {
-    this.running ??= this.work(signal).catch((err: unknown) => this.o.logger.error({ err: userMessage(err) }, 'event worker stopped'));
+    this.running ??= this.work(signal).catch((err: unknown) =>
+      this.o.logger.error({ err: userMessage(err) }, 'event worker stopped'),
+    );
   }
 
   /** Resolves when the worker has stopped. */
@@ -185,7 +217,12 @@ export class EventRecorder {
         await this.limiter.acquire(signal);
         if (c.action === 'patch') {
           try {
-            await this.o.sink.patch(c.event.metadata.namespace, c.event.metadata.name, c.patch, signal);
+            await this.o.sink.patch(
+              c.event.metadata.namespace,
+              c.event.metadata.name,
+              c.patch,
+              signal,
+            );
             this.stats.patched++;
             return;
           } catch (err) {
@@ -202,11 +239,17 @@ export class EventRecorder {
         if (isPermanent(err)) {
           this.stats.droppedFailed++;
           this.o.onDrop?.('rejected');
-          this.o.logger.warn({ reason: c.event.reason, object: c.event.involvedObject.name, err: userMessage(err) }, 'server rejected event (will not retry)');
+          this.o.logger.warn(
+            { reason: c.event.reason, object: c.event.involvedObject.name, err: userMessage(err) },
+            'server rejected event (will not retry)',
+          );
           return;
         }
         if (attempt === MAX_TRIES) break;
-        this.o.logger.debug({ attempt, err: userMessage(err) }, 'cannot write event; retrying in 10s');
+        this.o.logger.debug(
+          { attempt, err: userMessage(err) },
+          'cannot write event; retrying in 10s',
+        );
         try {
           await this.o.clock.sleep(RETRY_SLEEP_MS, signal);
         } catch {
@@ -216,6 +259,9 @@ export class EventRecorder {
     }
     this.stats.droppedFailed++;
     this.o.onDrop?.('retries-exhausted');
-    this.o.logger.warn({ reason: c.event.reason, object: c.event.involvedObject.name, tries: MAX_TRIES }, 'unable to write event; gave up after 12 tries (is the API server reachable?)');
+    this.o.logger.warn(
+      { reason: c.event.reason, object: c.event.involvedObject.name, tries: MAX_TRIES },
+      'unable to write event; gave up after 12 tries (is the API server reachable?)',
+    );
   }
 }

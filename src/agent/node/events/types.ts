@@ -33,5 +33,10 @@ export interface CoreEvent {
 export interface EventSink {
   create(namespace: string, event: CoreEvent, signal?: AbortSignal): Promise<unknown>;
   /** A JSON merge patch raising count and lastTimestamp (and the message) of an existing event. */
-  patch(namespace: string, name: string, patch: Partial<CoreEvent>, signal?: AbortSignal): Promise<unknown>;
+  patch(
+    namespace: string,
+    name: string,
+    patch: Partial<CoreEvent>,
+    signal?: AbortSignal,
+  ): Promise<unknown>;
 }

@@ -14,7 +14,14 @@ import type { ServicesContext } from './context.js';
 function logSink(logger: Logger): EventSink {
   return {
     create: (_ns, e) => {
-      logger.debug({ object: `${e.involvedObject.kind}/${e.involvedObject.name}`, type: e.type, reason: e.reason }, e.message);
+      logger.debug(
+        {
+          object: `${e.involvedObject.kind}/${e.involvedObject.name}`,
+          type: e.type,
+          reason: e.reason,
+        },
+        e.message,
+      );
       return Promise.resolve();
     },
     patch: () => Promise.resolve(),
@@ -33,7 +40,13 @@ export function nodeReference(nodeName: string): ObjectReference {
 function apiSink(ctx: ServicesContext): EventSink | undefined {
   const { rest, clock, logger, names, config } = ctx;
   if (rest === undefined) return undefined;
-  if (gateLookup(config.featureGates)('PlatletEventsV1Recorder')) return negotiatedEventSinkFrom({ rest, group: names.groups.events, clock, logger: logger.child({ part: 'events' }) });
+  if (gateLookup(config.featureGates)('PlatletEventsV1Recorder'))
+    return negotiatedEventSinkFrom({
+      rest,
+      group: names.groups.events,
+      clock,
+      logger: logger.child({ part: 'events' }),
+    });
   return eventSinkFrom(createEventClient({ client: rest, clock, logger }));
 }
 
@@ -53,7 +66,13 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
   recorder.start(signal);
   recorder.event(nodeReference(nodeName), 'Normal', 'Starting', 'Starting nodeagent.');
   if (rest !== undefined) {
-    const clientCert = new ClientCertificateWatch({ rest, clock, logger, nodeName, events: recorder });
+    const clientCert = new ClientCertificateWatch({
+      rest,
+      clock,
+      logger,
+      nodeName,
+      events: recorder,
+    });
     ctx.ttl.client = () => clientCert.ttlSeconds();
     ctx.loops.push(clientCert.run(signal));
   }

@@ -8,5 +8,13 @@ export function startNetworkUtil(ctx: ServicesContext): void {
   if (!ctx.config.makeIPTablesUtilChains) return;
   const logger = ctx.logger.child({ part: 'network' });
   const clients = [new Iptables({ protocol: 'IPv4' }), new Iptables({ protocol: 'IPv6' })];
-  ctx.loops.push(startUtilChains({ clients, chains: utilChainNames(ctx.names), clock: ctx.clock, logger, signal: ctx.signal }).then((loops) => Promise.all(loops)));
+  ctx.loops.push(
+    startUtilChains({
+      clients,
+      chains: utilChainNames(ctx.names),
+      clock: ctx.clock,
+      logger,
+      signal: ctx.signal,
+    }).then((loops) => Promise.all(loops)),
+  );
 }

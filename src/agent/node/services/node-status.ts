@@ -1,7 +1,11 @@
 // Node registration, the node lease and node status: registered once, then the lease renews
 // (the heartbeat) and the status is sent when it changes and at the report frequency.
 import { userMessage } from '../../../common/util/errors.js';
-import { createLeaseClient, createNodeClient, createNodeHeartbeatClient } from '../../client/typed-clients.js';
+import {
+  createLeaseClient,
+  createNodeClient,
+  createNodeHeartbeatClient,
+} from '../../client/typed-clients.js';
 import { durationMs } from '../../config/duration-field.js';
 import type { EvictionManager } from '../../eviction/manager.js';
 import type { Threshold } from '../../eviction/thresholds.js';
@@ -28,21 +32,29 @@ export interface NodeStatusInput {
   readonly eviction: EvictionManager;
   readonly agentVersion: string;
   /** Graceful node shutdown: NotReady while the node shuts down, the status sent at once. */
-  readonly shutdown?: { shutdownStatus(): string | undefined; syncNodeStatus: (() => void) | undefined } | undefined;
+  readonly shutdown?:
+    { shutdownStatus(): string | undefined; syncNodeStatus: (() => void) | undefined } | undefined;
 }
 
 /** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
 function registrationTaints(ctx: ServicesContext): Taint[] {
-  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({ key: t.key, ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}), effect: t.effect as Taint['effect'] }));
+  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({
+    key: t.key,
+    ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
+    effect: t.effect as Taint['effect'],
+  }));
   const uninitialized = uninitializedTaint(ctx.names);
-  if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key)) taints.push(uninitialized);
+  if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key))
+    taints.push(uninitialized);
   return taints;
 }
 
 /** Does the container runtime answer within 5 s? A reason the node is not ready when not. */
 async function runtimeDown(ctx: ServicesContext): Promise<string[]> {
   const stop = new AbortController();
-  const timeout = ctx.clock.sleep(5_000, stop.signal).then(() => Promise.reject(new Error('no answer within 5s')));
+  const timeout = ctx.clock
+    .sleep(5_000, stop.signal)
+    .then(() => Promise.reject(new Error('no answer within 5s')));
   try {
     await Promise.race([ctx.agent.runtime.runtime.version(), timeout]);
     return [];
@@ -55,31 +67,76 @@ async function runtimeDown(ctx: ServicesContext): Promise<string[]> {
 }
 
 /** What the node status reports, read when each status is built. */
-async function statusSources(ctx: ServicesContext, input: NodeStatusInput): Promise<NodeStatusSources> {
+async function statusSources(
+  ctx: ServicesContext,
+  input: NodeStatusInput,
+): Promise<NodeStatusSources> {
   const { agent, config, flags, nodeName } = ctx;
   const facts = await machineFacts(flags.rootDir);
-  const runtimeVersion = await agent.runtime.runtime.version().then((v) => `${v.runtimeName}://${v.runtimeVersion}`, () => 'unknown');
-  const info = await nodeSystemInfo({ agentVersion: input.agentVersion, containerRuntimeVersion: runtimeVersion });
+  const runtimeVersion = await agent.runtime.runtime.version().then(
+    (v) => `${v.runtimeName}://${v.runtimeVersion}`,
+    () => 'unknown',
+  );
+  const info = await nodeSystemInfo({
+    agentVersion: input.agentVersion,
+    containerRuntimeVersion: runtimeVersion,
+  });
   return {
-    resources: () => Promise.resolve(nodeResources(facts, { maxPods: config.maxPods, podsPerCore: config.podsPerCore, ...reservationsOf(config), hardThresholds: allocatableThresholds(input.thresholds, flags.experimentalAllocatableIgnoreEviction), localStorageCapacityIsolation: config.localStorageCapacityIsolation })),
+    resources: () =>
+      Promise.resolve(
+        nodeResources(facts, {
+          maxPods: config.maxPods,
+          podsPerCore: config.podsPerCore,
+          ...reservationsOf(config),
+          hardThresholds: allocatableThresholds(
+            input.thresholds,
+            flags.experimentalAllocatableIgnoreEviction,
+          ),
+          localStorageCapacityIsolation: config.localStorageCapacityIsolation,
+        }),
+      ),
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
-    images: async () => (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({ names: i.tags.length > 0 ? i.tags : [i.id], sizeBytes: i.sizeBytes })),
-    notReadyReasons: async () => [...(await runtimeDown(ctx)), ...[input.shutdown?.shutdownStatus()].filter((r) => r !== undefined)],
+    images: async () =>
+      (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({
+        names: i.tags.length > 0 ? i.tags : [i.id],
+        sizeBytes: i.sizeBytes,
+      })),
+    notReadyReasons: async () => [
+      ...(await runtimeDown(ctx)),
+      ...[input.shutdown?.shutdownStatus()].filter((r) => r !== undefined),
+    ],
     pressure: () => {
       const c = input.eviction.conditions();
-      return { memory: c.has('MemoryPressure'), disk: c.has('DiskPressure'), pid: c.has('PIDPressure') };
+      return {
+        memory: c.has('MemoryPressure'),
+        disk: c.has('DiskPressure'),
+        pid: c.has('PIDPressure'),
+      };
     },
   };
 }
 
 /** Registers the node, then runs the lease and the status loops until the signal. */
-export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, input: NodeStatusInput): Promise<void> {
+export async function startNodeStatus(
+  ctx: ServicesContext,
+  rest: RestClient,
+  input: NodeStatusInput,
+): Promise<void> {
   const { config, clock, logger, names, nodeName, signal } = ctx;
   const nodes = createNodeClient({ client: rest, schema: ApiNodeSchema, clock, logger });
-  const api = nodeApiFrom(nodes, createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }));
+  const api = nodeApiFrom(
+    nodes,
+    createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }),
+  );
   const lease = new NodeLeaseController({
-    leases: createLeaseClient({ client: rest, schema: LeaseSchema, group: names.groups.coordination, clock, logger }),
+    leases: createLeaseClient({
+      client: rest,
+      schema: LeaseSchema,
+      group: names.groups.coordination,
+      clock,
+      logger,
+    }),
     nodeUid: async (signal) => (await nodes.get(nodeName, signal ? { signal } : {})).metadata.uid,
     nodeName,
     namespace: names.namespaces.nodeLease,
@@ -92,8 +149,16 @@ export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, in
     clock,
     logger,
     nodeName,
-    updateFrequencyMs: durationMs(config.nodeStatusUpdateFrequency, 'nodeStatusUpdateFrequency', '--node-status-update-frequency'),
-    reportFrequencyMs: durationMs(config.nodeStatusReportFrequency, 'nodeStatusReportFrequency', '--node-status-report-frequency'),
+    updateFrequencyMs: durationMs(
+      config.nodeStatusUpdateFrequency,
+      'nodeStatusUpdateFrequency',
+      '--node-status-update-frequency',
+    ),
+    reportFrequencyMs: durationMs(
+      config.nodeStatusReportFrequency,
+      'nodeStatusReportFrequency',
+      '--node-status-report-frequency',
+    ),
     leaseActive: () => lease.active(),
     maxImages: config.nodeStatusMaxImages,
     daemonPort: config.port,
@@ -105,16 +170,39 @@ export async function startNodeStatus(ctx: ServicesContext, rest: RestClient, in
   const base: Omit<Node, 'status'> = {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: nodeName, labels: input.labels, ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger) },
-    spec: { ...(config.providerID !== '' ? { providerID: config.providerID } : {}), ...(taints.length > 0 ? { taints } : {}) },
+    metadata: {
+      name: nodeName,
+      labels: input.labels,
+      ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger),
+    },
+    spec: {
+      ...(config.providerID !== '' ? { providerID: config.providerID } : {}),
+      ...(taints.length > 0 ? { taints } : {}),
+    },
   };
   ctx.loops.push(
     (async () => {
-      await registerNode({ api, clock, logger, node: () => status.nodeForRegistration(base), ownedLabels: defaultNodeLabels(names, nodeName), attachDetachAnnotation: names.annotations.controllerManagedAttachDetach }, signal);
-      input.recorder.event(nodeReference(nodeName), 'Normal', 'RegisteredNode', `Node ${nodeName} registered with the API server`);
+      await registerNode(
+        {
+          api,
+          clock,
+          logger,
+          node: () => status.nodeForRegistration(base),
+          ownedLabels: defaultNodeLabels(names, nodeName),
+          attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
+        },
+        signal,
+      );
+      input.recorder.event(
+        nodeReference(nodeName),
+        'Normal',
+        'RegisteredNode',
+        `Node ${nodeName} registered with the API server`,
+      );
       await Promise.all([lease.run(signal), status.run(signal)]);
     })().catch((err: unknown) => {
-      if (!signal.aborted) logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
+      if (!signal.aborted)
+        logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
     }),
   );
 }

@@ -10,7 +10,11 @@ import { durationMs } from '../../config/duration-field.js';
 import type { EventRecorder } from '../events/recorder.js';
 import { shutdownGroups } from '../shutdown/groups.js';
 import { DEFAULT_SYSTEM_BUS, DbusLogind, unixFdProblem } from '../shutdown/logind.js';
-import { LOGIND_CONFIG_DIRECTORY, overrideInhibitDelay, type LogindDropin } from '../shutdown/logind-dropin.js';
+import {
+  LOGIND_CONFIG_DIRECTORY,
+  overrideInhibitDelay,
+  type LogindDropin,
+} from '../shutdown/logind-dropin.js';
 import { NodeShutdownManager } from '../shutdown/manager.js';
 import { RuntimeShutdownPods } from '../shutdown/pod-terminator.js';
 import { ShutdownStateFile } from '../shutdown/state.js';
@@ -25,28 +29,51 @@ export interface ShutdownEnvironment {
 }
 
 /** The lock's who and why, and the drop-in's name, for the naming profile's agent. */
-function identity(ctx: ServicesContext, dir: string): { who: string; why: string; dropin: LogindDropin } {
+function identity(
+  ctx: ServicesContext,
+  dir: string,
+): { who: string; why: string; dropin: LogindDropin } {
   const agent = ctx.names.agentEventComponent;
   const title = agent === 'kubelet' ? 'Kubelet' : agent;
-  return { who: agent, why: `${title} needs time to handle node shutdown`, dropin: { dir, agent, title } };
+  return {
+    who: agent,
+    why: `${title} needs time to handle node shutdown`,
+    dropin: { dir, agent, title },
+  };
 }
 
 /** The reference's graceful_shutdown_{start,end}_time_seconds gauges, under the agent's prefix. */
 function shutdownGauges(ctx: ServicesContext): { start(s: number): void; end(s: number): void } {
   const registers = [ctx.metrics.registry];
-  const start = new Gauge({ name: 'nodeagent_graceful_shutdown_start_time_seconds', help: 'Last graceful shutdown start time since unix epoch in seconds', registers });
-  const end = new Gauge({ name: 'nodeagent_graceful_shutdown_end_time_seconds', help: 'Last graceful shutdown end time since unix epoch in seconds', registers });
+  const start = new Gauge({
+    name: 'nodeagent_graceful_shutdown_start_time_seconds',
+    help: 'Last graceful shutdown start time since unix epoch in seconds',
+    registers,
+  });
+  const end = new Gauge({
+    name: 'nodeagent_graceful_shutdown_end_time_seconds',
+    help: 'Last graceful shutdown end time since unix epoch in seconds',
+    registers,
+  });
   return { start: (s) => start.set(s), end: (s) => end.set(s) };
 }
 
 /** Starts the manager when a grace period is configured; undefined when off or impossible. */
-export function startShutdown(ctx: ServicesContext, recorder: EventRecorder, env: ShutdownEnvironment = { busAddress: process.env['DBUS_SYSTEM_BUS_ADDRESS'] }): NodeShutdownManager | undefined {
+export function startShutdown(
+  ctx: ServicesContext,
+  recorder: EventRecorder,
+  env: ShutdownEnvironment = { busAddress: process.env['DBUS_SYSTEM_BUS_ADDRESS'] },
+): NodeShutdownManager | undefined {
   const { config, agent, clock, signal } = ctx;
   const logger = ctx.logger.child({ part: 'nodeshutdown' });
   const groups = shutdownGroups(
     config.shutdownGracePeriodByPodPriority,
     durationMs(config.shutdownGracePeriod, 'shutdownGracePeriod', 'shutdownGracePeriod'),
-    durationMs(config.shutdownGracePeriodCriticalPods, 'shutdownGracePeriodCriticalPods', 'shutdownGracePeriodCriticalPods'),
+    durationMs(
+      config.shutdownGracePeriodCriticalPods,
+      'shutdownGracePeriodCriticalPods',
+      'shutdownGracePeriodCriticalPods',
+    ),
   );
   if (groups.length === 0) {
     logger.info({}, 'No graceful configuration specified, node shutdown will be immediate');
@@ -54,10 +81,20 @@ export function startShutdown(ctx: ServicesContext, recorder: EventRecorder, env
   }
   const fdProblem = unixFdProblem();
   if (fdProblem !== undefined) {
-    logger.warn({ fields: ['shutdownGracePeriod', 'shutdownGracePeriodCriticalPods', 'shutdownGracePeriodByPodPriority'] }, `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down without waiting for its pods`);
+    logger.warn(
+      {
+        fields: [
+          'shutdownGracePeriod',
+          'shutdownGracePeriodCriticalPods',
+          'shutdownGracePeriodByPodPriority',
+        ],
+      },
+      `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down without waiting for its pods`,
+    );
     return undefined;
   }
-  const address = env.busAddress !== undefined && env.busAddress !== '' ? env.busAddress : DEFAULT_SYSTEM_BUS;
+  const address =
+    env.busAddress !== undefined && env.busAddress !== '' ? env.busAddress : DEFAULT_SYSTEM_BUS;
   const id = identity(ctx, env.logindConfDir ?? LOGIND_CONFIG_DIRECTORY);
   const manager = new NodeShutdownManager({
     groups,
@@ -67,10 +104,12 @@ export function startShutdown(ctx: ServicesContext, recorder: EventRecorder, env
       pods: agent.pods,
       statuses: agent.statuses,
       runtime: agent.runtime.runtime,
-      disruptionReason: ctx.names.profile === 'kubernetes' ? 'TerminationByKubelet' : 'TerminationByPlatlet',
+      disruptionReason:
+        ctx.names.profile === 'kubernetes' ? 'TerminationByKubelet' : 'TerminationByPlatlet',
       nowIso: () => clock.now().toISOString(),
     }),
-    event: (message) => recorder.event(nodeReference(ctx.nodeName), 'Normal', 'NodeShutdown', message),
+    event: (message) =>
+      recorder.event(nodeReference(ctx.nodeName), 'Normal', 'NodeShutdown', message),
     state: new ShutdownStateFile(ctx.flags.rootDir),
     times: shutdownGauges(ctx),
     clock,
@@ -80,7 +119,11 @@ export function startShutdown(ctx: ServicesContext, recorder: EventRecorder, env
   logger.info({ groups }, 'Creating node shutdown manager');
   ctx.loops.push(
     manager.start(signal).catch((err: unknown) => {
-      if (!signal.aborted) logger.error({ err: userMessage(err), busAddress: address }, `Failed to start node shutdown manager: ${userMessage(err)}; graceful node shutdown cannot take effect, the node shuts down without waiting for its pods`);
+      if (!signal.aborted)
+        logger.error(
+          { err: userMessage(err), busAddress: address },
+          `Failed to start node shutdown manager: ${userMessage(err)}; graceful node shutdown cannot take effect, the node shuts down without waiting for its pods`,
+        );
     }),
   );
   ctx.stops.push(async () => {

@@ -10,7 +10,11 @@ export async function startTracing(ctx: ServicesContext): Promise<RequestSpans |
   const settings = ctx.config.tracing;
   if (settings === null) return undefined;
   const { RequestTracer } = await import('../../../common/tracing/request-tracer.js');
-  const tracer = new RequestTracer({ config: settings, logger: ctx.logger, serviceName: ctx.names.agentEventComponent });
+  const tracer = new RequestTracer({
+    config: settings,
+    logger: ctx.logger,
+    serviceName: ctx.names.agentEventComponent,
+  });
   ctx.stops.push(() => tracer.shutdown());
   return tracer;
 }

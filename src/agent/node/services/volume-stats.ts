@@ -10,7 +10,11 @@ export function startVolumeStats(ctx: ServicesContext): VolumeStatsCache {
   const cache = new VolumeStatsCache({
     clock: ctx.clock,
     logger: ctx.logger.child({ part: 'volume-stats' }),
-    periodMs: durationMs(ctx.config.volumeStatsAggPeriod, 'volumeStatsAggPeriod', '--volume-stats-agg-period'),
+    periodMs: durationMs(
+      ctx.config.volumeStatsAggPeriod,
+      'volumeStatsAggPeriod',
+      '--volume-stats-agg-period',
+    ),
     pods: emptyDirVolumes(() => ctx.agent.pods.desiredPods(), ctx.flags.rootDir),
     measure: measureDirectory,
   });

@@ -22,13 +22,21 @@ export function migrateConfig(periodMs: number, criticalMs: number): PriorityGra
   const criticalPart = periodMs - defaultPart;
   return [
     { priority: DEFAULT_PRIORITY, shutdownGracePeriodSeconds: Math.trunc(defaultPart / 1000) },
-    { priority: SYSTEM_CRITICAL_PRIORITY, shutdownGracePeriodSeconds: Math.trunc(criticalPart / 1000) },
+    {
+      priority: SYSTEM_CRITICAL_PRIORITY,
+      shutdownGracePeriodSeconds: Math.trunc(criticalPart / 1000),
+    },
   ];
 }
 
 /** The groups in force: by pod priority when given, else migrated; sorted low to high. */
-export function shutdownGroups(byPriority: readonly PriorityGracePeriod[], periodMs: number, criticalMs: number): PriorityGracePeriod[] {
-  const groups = byPriority.length > 0 ? byPriority.map((g) => ({ ...g })) : migrateConfig(periodMs, criticalMs);
+export function shutdownGroups(
+  byPriority: readonly PriorityGracePeriod[],
+  periodMs: number,
+  criticalMs: number,
+): PriorityGracePeriod[] {
+  const groups =
+    byPriority.length > 0 ? byPriority.map((g) => ({ ...g })) : migrateConfig(periodMs, criticalMs);
   return groups.sort((a, b) => a.priority - b.priority);
 }
 
@@ -45,7 +53,11 @@ export interface PodGroup<P> extends PriorityGracePeriod {
  * The reference's groupByPriority: above the highest priority → the highest group; below the
  * lowest → the lowest; between two → the lower one.
  */
-export function groupByPriority<P>(groups: readonly PriorityGracePeriod[], pods: readonly P[], priorityOf: (p: P) => number): PodGroup<P>[] {
+export function groupByPriority<P>(
+  groups: readonly PriorityGracePeriod[],
+  pods: readonly P[],
+  priorityOf: (p: P) => number,
+): PodGroup<P>[] {
   const out: PodGroup<P>[] = groups.map((g) => ({ ...g, pods: [] }));
   if (out.length === 0) return out;
   for (const pod of pods) {

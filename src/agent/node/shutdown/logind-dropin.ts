@@ -36,6 +36,9 @@ export async function overrideInhibitDelay(d: LogindDropin, delayMs: number): Pr
   try {
     await writeFileAtomic(path, dropinContent(d, delayMs), { mode: 0o644 });
   } catch (err) {
-    throw new Error(`failed writing logind shutdown inhibit override file ${path}: ${userMessage(err)}`, { cause: err });
+    throw new Error(
+      `failed writing logind shutdown inhibit override file ${path}: ${userMessage(err)}`,
+      { cause: err },
+    );
   }
 }

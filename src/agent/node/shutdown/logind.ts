@@ -52,18 +52,32 @@ async function connect(o: LogindOptions): Promise<MessageBus> {
   const dbus = mod.default ?? mod;
   let bus: MessageBus;
   try {
-    bus = (dbus.sessionBus as unknown as SessionBusFn)({ busAddress: o.address, negotiateUnixFd: true });
+    bus = (dbus.sessionBus as unknown as SessionBusFn)({
+      busAddress: o.address,
+      negotiateUnixFd: true,
+    });
   } catch (err) {
-    throw new Error(`cannot connect to the system bus at ${JSON.stringify(o.address)}: not a usable D-Bus address (${userMessage(err)}); DBUS_SYSTEM_BUS_ADDRESS takes one such as unix:path=/var/run/dbus/system_bus_socket`, { cause: err });
+    throw new Error(
+      `cannot connect to the system bus at ${JSON.stringify(o.address)}: not a usable D-Bus address (${userMessage(err)}); DBUS_SYSTEM_BUS_ADDRESS takes one such as unix:path=/var/run/dbus/system_bus_socket`,
+      { cause: err },
+    );
   }
   const stop = new AbortController();
   try {
     await Promise.race([
       new Promise<void>((resolve, reject) => {
         bus.once('connect', resolve);
-        bus.once('error', (err: unknown) => reject(new Error(`cannot connect to the system bus at ${o.address}: ${userMessage(err)}`)));
+        bus.once('error', (err: unknown) =>
+          reject(
+            new Error(`cannot connect to the system bus at ${o.address}: ${userMessage(err)}`),
+          ),
+        );
       }),
-      o.clock.sleep(CONNECT_TIMEOUT_MS, stop.signal).then(() => Promise.reject(new Error(`no answer from the system bus at ${o.address} within 10s`))),
+      o.clock
+        .sleep(CONNECT_TIMEOUT_MS, stop.signal)
+        .then(() =>
+          Promise.reject(new Error(`no answer from the system bus at ${o.address} within 10s`)),
+        ),
     ]);
   } catch (err) {
     bus.disconnect();
@@ -83,22 +97,34 @@ function uint64(v: unknown): number | undefined {
 export class DbusLogind implements ShutdownInhibiter {
   private closeListeners: (() => void)[] = [];
 
-  private constructor(private readonly o: LogindOptions & { bus: MessageBus; logind: ProxyObject }) {
+  private constructor(
+    private readonly o: LogindOptions & { bus: MessageBus; logind: ProxyObject },
+  ) {
     const closed = (): void => {
       for (const f of this.closeListeners.splice(0)) f();
     };
     o.bus.on('error', closed);
     // dbus-next forwards stream errors but not the end of the stream; the connection emits it.
-    (o.bus as unknown as { _connection?: { on(e: 'end', f: () => void): void } })._connection?.on('end', closed);
+    (o.bus as unknown as { _connection?: { on(e: 'end', f: () => void): void } })._connection?.on(
+      'end',
+      closed,
+    );
   }
 
   static async connect(o: LogindOptions): Promise<DbusLogind> {
     const bus = await connect(o);
     try {
-      return new DbusLogind({ ...o, bus, logind: await bus.getProxyObject(LOGIND_SERVICE, LOGIND_OBJECT) });
+      return new DbusLogind({
+        ...o,
+        bus,
+        logind: await bus.getProxyObject(LOGIND_SERVICE, LOGIND_OBJECT),
+      });
     } catch (err) {
       bus.disconnect();
-      throw new Error(`systemd-logind (${LOGIND_SERVICE}) is not on the bus at ${o.address}: ${userMessage(err)}`, { cause: err });
+      throw new Error(
+        `systemd-logind (${LOGIND_SERVICE}) is not on the bus at ${o.address}: ${userMessage(err)}`,
+        { cause: err },
+      );
     }
   }
 
@@ -110,23 +136,36 @@ export class DbusLogind implements ShutdownInhibiter {
     const props = this.o.logind.getInterface('org.freedesktop.DBus.Properties');
     let res: unknown;
     try {
-      res = await (props.Get as (i: string, p: string) => Promise<{ value: unknown }>)(LOGIND_INTERFACE, 'InhibitDelayMaxUSec');
+      res = await (props.Get as (i: string, p: string) => Promise<{ value: unknown }>)(
+        LOGIND_INTERFACE,
+        'InhibitDelayMaxUSec',
+      );
     } catch (err) {
-      throw new Error(`failed reading InhibitDelayMaxUSec property from logind: ${userMessage(err)}`, { cause: err });
+      throw new Error(
+        `failed reading InhibitDelayMaxUSec property from logind: ${userMessage(err)}`,
+        { cause: err },
+      );
     }
     const usec = uint64((res as { value?: unknown } | undefined)?.value);
-    if (usec === undefined) throw new Error('InhibitDelayMaxUSec from logind is not a uint64 as expected');
+    if (usec === undefined)
+      throw new Error('InhibitDelayMaxUSec from logind is not a uint64 as expected');
     return usec / 1000;
   }
 
   async inhibitShutdown(): Promise<number> {
     let fd: unknown;
     try {
-      fd = await (this.manager().Inhibit as (...a: string[]) => Promise<unknown>)('shutdown', this.o.who, this.o.why, 'delay');
+      fd = await (this.manager().Inhibit as (...a: string[]) => Promise<unknown>)(
+        'shutdown',
+        this.o.who,
+        this.o.why,
+        'delay',
+      );
     } catch (err) {
       throw new Error(`failed creating systemd inhibitor: ${userMessage(err)}`, { cause: err });
     }
-    if (typeof fd !== 'number' || !Number.isInteger(fd) || fd < 0) throw new Error('failed storing inhibit lock file descriptor: logind did not pass one');
+    if (typeof fd !== 'number' || !Number.isInteger(fd) || fd < 0)
+      throw new Error('failed storing inhibit lock file descriptor: logind did not pass one');
     return fd;
   }
 
@@ -141,7 +180,13 @@ export class DbusLogind implements ShutdownInhibiter {
   async reloadLogindConf(): Promise<void> {
     try {
       const systemd = await this.o.bus.getProxyObject(SYSTEMD_SERVICE, SYSTEMD_OBJECT);
-      await (systemd.getInterface(SYSTEMD_INTERFACE).KillUnit as (u: string, w: string, s: number) => Promise<unknown>)('systemd-logind.service', 'all', 1);
+      await (
+        systemd.getInterface(SYSTEMD_INTERFACE).KillUnit as (
+          u: string,
+          w: string,
+          s: number,
+        ) => Promise<unknown>
+      )('systemd-logind.service', 'all', 1);
     } catch (err) {
       throw new Error(`unable to reload logind conf: ${userMessage(err)}`, { cause: err });
     }
@@ -151,7 +196,10 @@ export class DbusLogind implements ShutdownInhibiter {
     this.closeListeners.push(onClose);
     this.manager().on('PrepareForShutdown', (active: unknown) => {
       if (typeof active !== 'boolean') {
-        this.o.logger.error({}, 'Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected');
+        this.o.logger.error(
+          {},
+          'Failed obtaining shutdown event, PrepareForShutdown event was not bool type as expected',
+        );
         return;
       }
       onEvent(active);

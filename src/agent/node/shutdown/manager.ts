@@ -9,7 +9,12 @@
 import type { Clock } from '../../../common/util/clock.js';
 import { userMessage } from '../../../common/util/errors.js';
 import type { Logger } from '../../../common/log/types.js';
-import { groupByPriority, periodRequestedMs, type PodGroup, type PriorityGracePeriod } from './groups.js';
+import {
+  groupByPriority,
+  periodRequestedMs,
+  type PodGroup,
+  type PriorityGracePeriod,
+} from './groups.js';
 import type { ShutdownTimes } from './state.js';
 
 /** The reference's answers (nodeshutdown_manager.go and the Ready condition's error). */
@@ -79,7 +84,13 @@ export class NodeShutdownManager {
 
   /** Pods arriving while the node shuts down are refused, as the reference. */
   admit(): { admit: boolean; reason?: string; message?: string } {
-    return this.shuttingDown ? { admit: false, reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON, message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE } : { admit: true };
+    return this.shuttingDown
+      ? {
+          admit: false,
+          reason: NODE_SHUTDOWN_NOT_ADMITTED_REASON,
+          message: NODE_SHUTDOWN_NOT_ADMITTED_MESSAGE,
+        }
+      : { admit: true };
   }
 
   /** Takes the lock and watches; rejects when the first start fails. Restarts after the bus drops. */
@@ -101,7 +112,11 @@ export class NodeShutdownManager {
   }
 
   private async storeTimes(t: ShutdownTimes): Promise<void> {
-    await this.o.state?.store(t).catch((err: unknown) => this.o.logger.error({ err: userMessage(err) }, 'Failed to store graceful shutdown state'));
+    await this.o.state
+      ?.store(t)
+      .catch((err: unknown) =>
+        this.o.logger.error({ err: userMessage(err) }, 'Failed to store graceful shutdown state'),
+      );
   }
 
   /** Releases the lock and leaves the bus. */
@@ -128,7 +143,11 @@ export class NodeShutdownManager {
         await this.startOnce(signal);
         return;
       } catch (err) {
-        if (failures++ === 0) this.o.logger.error({ err: userMessage(err) }, 'Unable to watch the node for shutdown events; retrying every second');
+        if (failures++ === 0)
+          this.o.logger.error(
+            { err: userMessage(err) },
+            'Unable to watch the node for shutdown events; retrying every second',
+          );
       }
     }
   }
@@ -145,12 +164,18 @@ export class NodeShutdownManager {
       else bus.close();
       throw err;
     }
-    bus.monitorShutdown((active) => this.enqueue(active), () => {
-      if (signal.aborted || this.bus !== bus) return;
-      this.o.logger.error({}, 'Ended to watching the node for shutdown events');
-      void this.restart(signal);
-    });
-    this.o.logger.info({ groups: this.o.groups, lockFd: this.lock }, 'Watching the node for shutdown events: systemd-logind delay inhibitor lock taken');
+    bus.monitorShutdown(
+      (active) => this.enqueue(active),
+      () => {
+        if (signal.aborted || this.bus !== bus) return;
+        this.o.logger.error({}, 'Ended to watching the node for shutdown events');
+        void this.restart(signal);
+      },
+    );
+    this.o.logger.info(
+      { groups: this.o.groups, lockFd: this.lock },
+      'Watching the node for shutdown events: systemd-logind delay inhibitor lock taken',
+    );
   }
 
   private async raiseInhibitDelay(bus: ShutdownInhibiter): Promise<void> {
@@ -160,12 +185,16 @@ export class NodeShutdownManager {
     try {
       await this.o.overrideInhibitDelay(requested);
     } catch (err) {
-      throw new Error(`unable to override inhibit delay by shutdown manager: ${userMessage(err)}`, { cause: err });
+      throw new Error(`unable to override inhibit delay by shutdown manager: ${userMessage(err)}`, {
+        cause: err,
+      });
     }
     await bus.reloadLogindConf();
     const updated = await bus.currentInhibitDelayMs();
     if (requested > updated) {
-      throw new Error(`node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requested / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated / 1000}s) is less than requested ShutdownGracePeriod`);
+      throw new Error(
+        `node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requested / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated / 1000}s) is less than requested ShutdownGracePeriod`,
+      );
     }
   }
 
@@ -177,14 +206,23 @@ export class NodeShutdownManager {
   }
 
   private enqueue(active: boolean): void {
-    this.queue = this.queue.then(() => this.onEvent(active)).catch((err: unknown) => {
-      this.o.logger.error({ err: userMessage(err) }, 'node shutdown event handling failed');
-    });
+    this.queue = this.queue
+      .then(() => this.onEvent(active))
+      .catch((err: unknown) => {
+        this.o.logger.error({ err: userMessage(err) }, 'node shutdown event handling failed');
+      });
   }
 
   private async onEvent(active: boolean): Promise<void> {
-    this.o.logger.info({ event: active ? 'shutdown' : 'cancelled' }, 'Shutdown manager detected new shutdown event');
-    this.o.event(active ? 'Shutdown manager detected shutdown event' : 'Shutdown manager detected shutdown cancellation');
+    this.o.logger.info(
+      { event: active ? 'shutdown' : 'cancelled' },
+      'Shutdown manager detected new shutdown event',
+    );
+    this.o.event(
+      active
+        ? 'Shutdown manager detected shutdown event'
+        : 'Shutdown manager detected shutdown cancellation',
+    );
     this.shuttingDown = active;
     if (!active) {
       await this.acquireInhibitLock();
@@ -203,7 +241,10 @@ export class NodeShutdownManager {
       this.o.times?.end(Math.floor(endMs / 1000));
       if (this.lock !== undefined) this.bus?.releaseInhibitLock(this.lock);
       this.lock = undefined;
-      this.o.logger.info({}, 'Shutdown manager completed processing shutdown event, node will shutdown shortly');
+      this.o.logger.info(
+        {},
+        'Shutdown manager completed processing shutdown event, node will shutdown shortly',
+      );
     }
   }
 
@@ -217,19 +258,39 @@ export class NodeShutdownManager {
   /** Kills a group's pods at once and waits for them, at most the group's grace period. */
   private async killGroup(group: PodGroup<ShutdownPod>): Promise<void> {
     const kills = group.pods.map(async (pod) => {
-      const grace = pod.terminationGracePeriodSeconds !== undefined && pod.terminationGracePeriodSeconds <= group.shutdownGracePeriodSeconds ? pod.terminationGracePeriodSeconds : group.shutdownGracePeriodSeconds;
-      this.o.logger.info({ pod: `${pod.namespace}/${pod.name}`, gracePeriod: grace }, 'Shutdown manager killing pod with gracePeriod');
+      const grace =
+        pod.terminationGracePeriodSeconds !== undefined &&
+        pod.terminationGracePeriodSeconds <= group.shutdownGracePeriodSeconds
+          ? pod.terminationGracePeriodSeconds
+          : group.shutdownGracePeriodSeconds;
+      this.o.logger.info(
+        { pod: `${pod.namespace}/${pod.name}`, gracePeriod: grace },
+        'Shutdown manager killing pod with gracePeriod',
+      );
       try {
         await this.o.pods.terminate(pod, grace);
-        this.o.logger.info({ pod: `${pod.namespace}/${pod.name}` }, 'Shutdown manager finished killing pod');
+        this.o.logger.info(
+          { pod: `${pod.namespace}/${pod.name}` },
+          'Shutdown manager finished killing pod',
+        );
       } catch (err) {
-        this.o.logger.warn({ pod: `${pod.namespace}/${pod.name}`, err: userMessage(err) }, 'Shutdown manager failed killing pod');
+        this.o.logger.warn(
+          { pod: `${pod.namespace}/${pod.name}`, err: userMessage(err) },
+          'Shutdown manager failed killing pod',
+        );
       }
     });
     const stop = new AbortController();
-    const timedOut = this.o.clock.sleep(group.shutdownGracePeriodSeconds * 1000, stop.signal).then(() => true, () => false);
+    const timedOut = this.o.clock.sleep(group.shutdownGracePeriodSeconds * 1000, stop.signal).then(
+      () => true,
+      () => false,
+    );
     const out = await Promise.race([Promise.all(kills).then(() => false), timedOut]);
     stop.abort();
-    if (out) this.o.logger.info({ gracePeriod: group.shutdownGracePeriodSeconds, priority: group.priority }, 'Shutdown manager pod killing time out');
+    if (out)
+      this.o.logger.info(
+        { gracePeriod: group.shutdownGracePeriodSeconds, priority: group.priority },
+        'Shutdown manager pod killing time out',
+      );
   }
 }

@@ -6,8 +6,17 @@
 // its containers are stopped within the grace period (worker/active-pods.ts, which the eviction
 // manager uses too).
 import type { ContainerRuntime } from '../../runtime/types.js';
-import { ActivePods, type ActivePodsSource, type PodStatusWriter } from '../../worker/active-pods.js';
-import { NODE_SHUTDOWN_MESSAGE, NODE_SHUTDOWN_REASON, type ShutdownPod, type ShutdownPods } from './manager.js';
+import {
+  ActivePods,
+  type ActivePodsSource,
+  type PodStatusWriter,
+} from '../../worker/active-pods.js';
+import {
+  NODE_SHUTDOWN_MESSAGE,
+  NODE_SHUTDOWN_REASON,
+  type ShutdownPod,
+  type ShutdownPods,
+} from './manager.js';
 
 export class RuntimeShutdownPods implements ShutdownPods {
   private readonly active: ActivePods;
@@ -31,15 +40,32 @@ export class RuntimeShutdownPods implements ShutdownPods {
       namespace: p.metadata.namespace,
       name: p.metadata.name,
       priority: p.spec.priority ?? 0,
-      ...(p.spec.terminationGracePeriodSeconds !== undefined ? { terminationGracePeriodSeconds: p.spec.terminationGracePeriodSeconds } : {}),
+      ...(p.spec.terminationGracePeriodSeconds !== undefined
+        ? { terminationGracePeriodSeconds: p.spec.terminationGracePeriodSeconds }
+        : {}),
     }));
   }
 
   async terminate(pod: ShutdownPod, gracePeriodSeconds: number): Promise<void> {
     await this.active.kill(pod.uid, gracePeriodSeconds, (prev) => {
-      const disruption = { type: 'DisruptionTarget' as const, status: 'True' as const, lastTransitionTime: this.o.nowIso(), reason: this.o.disruptionReason, message: NODE_SHUTDOWN_MESSAGE };
-      const conditions = [...prev.conditions.filter((c) => c.type !== 'DisruptionTarget'), disruption];
-      return { ...prev, phase: prev.phase === 'Succeeded' ? 'Succeeded' : 'Failed', reason: NODE_SHUTDOWN_REASON, message: NODE_SHUTDOWN_MESSAGE, conditions };
+      const disruption = {
+        type: 'DisruptionTarget' as const,
+        status: 'True' as const,
+        lastTransitionTime: this.o.nowIso(),
+        reason: this.o.disruptionReason,
+        message: NODE_SHUTDOWN_MESSAGE,
+      };
+      const conditions = [
+        ...prev.conditions.filter((c) => c.type !== 'DisruptionTarget'),
+        disruption,
+      ];
+      return {
+        ...prev,
+        phase: prev.phase === 'Succeeded' ? 'Succeeded' : 'Failed',
+        reason: NODE_SHUTDOWN_REASON,
+        message: NODE_SHUTDOWN_MESSAGE,
+        conditions,
+      };
     });
   }
 }

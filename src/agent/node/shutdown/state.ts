@@ -37,7 +37,11 @@ export class ShutdownStateFile {
   }
 
   async store(t: ShutdownTimes): Promise<void> {
-    await writeFileAtomic(this.path, JSON.stringify({ startTime: goTimeJson(t.startMs), endTime: goTimeJson(t.endMs) }), { mode: 0o644 });
+    await writeFileAtomic(
+      this.path,
+      JSON.stringify({ startTime: goTimeJson(t.startMs), endTime: goTimeJson(t.endMs) }),
+      { mode: 0o644 },
+    );
   }
 
   /** The stored times; none when there is no file. A file that is not the state is an error. */
@@ -47,14 +51,18 @@ export class ShutdownStateFile {
       throw err;
     });
     if (text === undefined) return {};
-    if (text.length > MAX_STATE_BYTES) throw new Error(`${this.path} is larger than ${MAX_STATE_BYTES} bytes: not a graceful shutdown state`);
+    if (text.length > MAX_STATE_BYTES)
+      throw new Error(
+        `${this.path} is larger than ${MAX_STATE_BYTES} bytes: not a graceful shutdown state`,
+      );
     let v: unknown;
     try {
       v = JSON.parse(text);
     } catch (err) {
       throw new Error(`${this.path} is not JSON: ${userMessage(err)}`, { cause: err });
     }
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${this.path} does not hold a JSON object`);
+    if (v === null || typeof v !== 'object' || Array.isArray(v))
+      throw new Error(`${this.path} does not hold a JSON object`);
     const o = v as Record<string, unknown>;
     return { startMs: parseGoTime(o['startTime']), endMs: parseGoTime(o['endTime']) };
   }

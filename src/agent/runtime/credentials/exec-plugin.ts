@@ -19,7 +19,12 @@ const responseSchema = z.object({
   kind: z.string(),
   cacheKeyType: z.string(),
   cacheDuration: z.string().optional(),
-  auth: z.record(z.string(), z.strictObject({ username: z.string().optional(), password: z.string().optional() })).optional(),
+  auth: z
+    .record(
+      z.string(),
+      z.strictObject({ username: z.string().optional(), password: z.string().optional() }),
+    )
+    .optional(),
 });
 
 export interface PluginResponse {
@@ -50,15 +55,21 @@ function run(o: ExecPluginOptions, stdin: string): Promise<RunResult> {
   for (const v of provider.env) env[v.name] = v.value;
   const stop = new AbortController();
   return new Promise((resolve, reject) => {
-    const child = spawn(join(o.binDir, provider.name), provider.args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(join(o.binDir, provider.name), provider.args, {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const out: Buffer[] = [];
     let outBytes = 0;
     let stderr = '';
     let timedOut = false;
-    o.clock.sleep(o.timeoutMs ?? PLUGIN_TIMEOUT_MS, stop.signal).then(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, () => undefined);
+    o.clock.sleep(o.timeoutMs ?? PLUGIN_TIMEOUT_MS, stop.signal).then(
+      () => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      },
+      () => undefined,
+    );
     child.stdout.on('data', (d: Buffer) => {
       outBytes += d.length;
       if (outBytes > MAX_OUTPUT_BYTES) child.kill('SIGKILL');
@@ -73,7 +84,12 @@ function run(o: ExecPluginOptions, stdin: string): Promise<RunResult> {
     });
     child.on('close', (code) => {
       stop.abort();
-      resolve({ code: outBytes > MAX_OUTPUT_BYTES ? null : code, stdout: Buffer.concat(out), stderr: stderr.slice(0, MAX_STDERR_CHARS).trim(), timedOut });
+      resolve({
+        code: outBytes > MAX_OUTPUT_BYTES ? null : code,
+        stdout: Buffer.concat(out),
+        stderr: stderr.slice(0, MAX_STDERR_CHARS).trim(),
+        timedOut,
+      });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(stdin);
@@ -83,7 +99,11 @@ function run(o: ExecPluginOptions, stdin: string): Promise<RunResult> {
 /** Runs the plugin for `image` and returns its decoded answer; throws with the reference's words. */
 export async function execPlugin(o: ExecPluginOptions, image: string): Promise<PluginResponse> {
   const { provider } = o;
-  const request = JSON.stringify({ kind: 'CredentialProviderRequest', apiVersion: provider.apiVersion, image });
+  const request = JSON.stringify({
+    kind: 'CredentialProviderRequest',
+    apiVersion: provider.apiVersion,
+    image,
+  });
   const what = `error execing credential provider plugin ${provider.name} for image ${image}`;
   let r: RunResult;
   try {
@@ -92,23 +112,42 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
     throw new Error(`${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (r.timedOut) throw new Error(`${what}: context deadline exceeded: ${r.stderr}`);
-  if (r.code !== 0) throw new Error(`${what}: ${r.code === null ? 'output over 1 MiB or killed' : `exit status ${r.code}`}: ${r.stderr}`);
+  if (r.code !== 0)
+    throw new Error(
+      `${what}: ${r.code === null ? 'output over 1 MiB or killed' : `exit status ${r.code}`}: ${r.stderr}`,
+    );
   let value: unknown;
   try {
-    value = parseYamlValueBounded(r.stdout.toString('utf8'), { limits: CONFIG_FILE_LIMITS, source: `credential provider ${provider.name} response` });
+    value = parseYamlValueBounded(r.stdout.toString('utf8'), {
+      limits: CONFIG_FILE_LIMITS,
+      source: `credential provider ${provider.name} response`,
+    });
   } catch {
     throw new Error('error reading GVK from response: the plugin did not write a JSON object');
   }
-  const apiVersion = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)['apiVersion'] : undefined;
+  const apiVersion =
+    typeof value === 'object' && value !== null
+      ? (value as Record<string, unknown>)['apiVersion']
+      : undefined;
   if (apiVersion !== provider.apiVersion) {
-    throw new Error(`apiVersion from credential plugin response did not match expected apiVersion:${provider.apiVersion}, actual apiVersion:${typeof apiVersion === 'string' ? apiVersion : ''}`);
+    throw new Error(
+      `apiVersion from credential plugin response did not match expected apiVersion:${provider.apiVersion}, actual apiVersion:${typeof apiVersion === 'string' ? apiVersion : ''}`,
+    );
   }
   const parsed = responseSchema.safeParse(value);
   // never the details: the response holds credentials
-  if (!parsed.success || parsed.data.kind !== 'CredentialProviderResponse') throw new Error('error decoding credential provider plugin response from stdout');
-  const cacheDurationMs = parsed.data.cacheDuration === undefined ? undefined : tryDurationMs(parsed.data.cacheDuration);
-  if (parsed.data.cacheDuration !== undefined && cacheDurationMs === undefined) throw new Error('error decoding credential provider plugin response from stdout');
+  if (!parsed.success || parsed.data.kind !== 'CredentialProviderResponse')
+    throw new Error('error decoding credential provider plugin response from stdout');
+  const cacheDurationMs =
+    parsed.data.cacheDuration === undefined ? undefined : tryDurationMs(parsed.data.cacheDuration);
+  if (parsed.data.cacheDuration !== undefined && cacheDurationMs === undefined)
+    throw new Error('error decoding credential provider plugin response from stdout');
   const auth: PluginResponse['auth'] = {};
-  for (const [k, v] of Object.entries(parsed.data.auth ?? {})) auth[k] = { username: v.username ?? '', password: v.password ?? '' };
-  return { cacheKeyType: parsed.data.cacheKeyType, ...(cacheDurationMs !== undefined ? { cacheDurationMs } : {}), auth };
+  for (const [k, v] of Object.entries(parsed.data.auth ?? {}))
+    auth[k] = { username: v.username ?? '', password: v.password ?? '' };
+  return {
+    cacheKeyType: parsed.data.cacheKeyType,
+    ...(cacheDurationMs !== undefined ? { cacheDurationMs } : {}),
+    auth,
+  };
 }

@@ -39,9 +39,17 @@ export class CredentialProviders implements ImageCredentialSource {
     const repo = repoToPull(image);
     const configs: DockerConfig[] = [];
     for (const p of this.providers) configs.push(await p.provide(repo));
-    const entries = configs.flatMap((c) => Object.entries(c).map(([k, v]) => ({ key: normalizeKey(k), ...v })));
+    const entries = configs.flatMap((c) =>
+      Object.entries(c).map(([k, v]) => ({ key: normalizeKey(k), ...v })),
+    );
     entries.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
-    return entries.filter((e) => urlsMatch(e.key, repo)).map((e) => ({ username: e.username, password: e.password, serveraddress: serverAddress(registryOf(repo)) }));
+    return entries
+      .filter((e) => urlsMatch(e.key, repo))
+      .map((e) => ({
+        username: e.username,
+        password: e.password,
+        serveraddress: serverAddress(registryOf(repo)),
+      }));
   }
 }
 
@@ -53,22 +61,37 @@ export interface CredentialProvidersOptions {
 }
 
 /** Loads, validates and checks the plugins at start, as RegisterCredentialProviderPlugins. */
-export async function loadCredentialProviders(o: CredentialProvidersOptions): Promise<CredentialProviders> {
+export async function loadCredentialProviders(
+  o: CredentialProvidersOptions,
+): Promise<CredentialProviders> {
   const flag = { flag: '--image-credential-provider-bin-dir' };
   const dir = o.binDir === '' ? undefined : await stat(o.binDir).catch(() => undefined);
-  if (!dir?.isDirectory()) throw new ConfigError(`plugin binary directory ${o.binDir} did not exist`, flag);
+  if (!dir?.isDirectory())
+    throw new ConfigError(`plugin binary directory ${o.binDir} did not exist`, flag);
   const config = await loadCredentialProviderConfig(o.configPath);
   const providers: PluginProvider[] = [];
   for (const p of config) {
     const bin = join(o.binDir, p.name);
     const st = await stat(bin).catch(() => undefined);
-    if (st === undefined) throw new ConfigError(`plugin binary executable ${bin} did not exist`, flag);
+    if (st === undefined)
+      throw new ConfigError(`plugin binary executable ${bin} did not exist`, flag);
     // as Go's exec.LookPath: a directory or a file without an execute bit is refused
-    const ok = st.isFile() && (await access(bin, constants.X_OK).then(() => true, () => false));
-    if (!ok) throw new ConfigError(`error inspecting binary executable ${bin}: permission denied`, flag);
-    providers.push(new PluginProvider({ provider: p, binDir: o.binDir, clock: o.clock, logger: o.logger }));
+    const ok =
+      st.isFile() &&
+      (await access(bin, constants.X_OK).then(
+        () => true,
+        () => false,
+      ));
+    if (!ok)
+      throw new ConfigError(`error inspecting binary executable ${bin}: permission denied`, flag);
+    providers.push(
+      new PluginProvider({ provider: p, binDir: o.binDir, clock: o.clock, logger: o.logger }),
+    );
   }
-  o.logger.info({ providers: config.map((p) => p.name) }, 'image credential provider plugins registered');
+  o.logger.info(
+    { providers: config.map((p) => p.name) },
+    'image credential provider plugins registered',
+  );
   return new CredentialProviders(providers);
 }
 
@@ -76,10 +99,15 @@ export async function loadCredentialProviders(o: CredentialProvidersOptions): Pr
  * The credential source the flags ask for: none without --image-credential-provider-config (the
  * reference ignores the bin dir then), none on process:// (which pulls no images: said once).
  */
-export async function credentialsFromFlags(o: CredentialProvidersOptions & { runtimeType: 'docker' | 'process' }): Promise<ImageCredentialSource | undefined> {
+export async function credentialsFromFlags(
+  o: CredentialProvidersOptions & { runtimeType: 'docker' | 'process' },
+): Promise<ImageCredentialSource | undefined> {
   if (o.configPath === '') return undefined;
   if (o.runtimeType === 'process') {
-    o.logger.warn({ option: '--image-credential-provider-config' }, '--image-credential-provider-config cannot take effect on this host: the process:// runtime pulls no images; no plugin is run');
+    o.logger.warn(
+      { option: '--image-credential-provider-config' },
+      '--image-credential-provider-config cannot take effect on this host: the process:// runtime pulls no images; no plugin is run',
+    );
     return undefined;
   }
   return loadCredentialProviders(o);

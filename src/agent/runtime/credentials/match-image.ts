@@ -15,16 +15,26 @@ export function parseSchemelessURL(s: string): SchemelessURL {
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f ]/.test(s)) throw new Error(`parse "https://${s}": invalid character in URL`);
   const bad = /%(?![0-9a-fA-F]{2})/.exec(s);
-  if (bad !== null) throw new Error(`parse "https://${s}": invalid URL escape "${s.slice(bad.index, bad.index + 3)}"`);
+  if (bad !== null)
+    throw new Error(
+      `parse "https://${s}": invalid URL escape "${s.slice(bad.index, bad.index + 3)}"`,
+    );
   const cut = s.search(/[/?#]/);
   const host = cut < 0 ? s : s.slice(0, cut);
   const rest = cut < 0 ? '' : s.slice(cut);
   const path = rest.startsWith('/') ? rest.replace(/[?#].*$/, '') : '';
-  if (host.startsWith('[') && !host.includes(']')) throw new Error(`parse "https://${s}": missing ']' in host`);
+  if (host.startsWith('[') && !host.includes(']'))
+    throw new Error(`parse "https://${s}": missing ']' in host`);
   // Go's shouldEscape(c, encodeHost): what a host may hold unescaped
   const badChar = /[^A-Za-z0-9\-._~!$&'()*+,;=:[\]<>"%@]/.exec(host);
-  if (badChar !== null) throw new Error(`parse "https://${s}": invalid character ${JSON.stringify(badChar[0])} in host name`);
-  return { host: host.includes('@') ? host.slice(host.lastIndexOf('@') + 1) : host, path: decodeURIComponentSafe(path) };
+  if (badChar !== null)
+    throw new Error(
+      `parse "https://${s}": invalid character ${JSON.stringify(badChar[0])} in host name`,
+    );
+  return {
+    host: host.includes('@') ? host.slice(host.lastIndexOf('@') + 1) : host,
+    path: decodeURIComponentSafe(path),
+  };
 }
 
 function decodeURIComponentSafe(p: string): string {

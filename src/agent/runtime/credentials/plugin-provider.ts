@@ -46,7 +46,11 @@ export class PluginProvider {
     let p = this.inFlight.get(image);
     if (p === undefined) {
       const o = this.opts;
-      p = (o.exec ?? ((img: string) => execPlugin({ provider: o.provider, binDir: o.binDir, clock: o.clock }, img)))(image).finally(() => this.inFlight.delete(image));
+      p = (
+        o.exec ??
+        ((img: string) =>
+          execPlugin({ provider: o.provider, binDir: o.binDir, clock: o.clock }, img))
+      )(image).finally(() => this.inFlight.delete(image));
       this.inFlight.set(image, p);
     }
     return p;
@@ -55,18 +59,32 @@ export class PluginProvider {
   /** The credentials for a normalized repository (empty when the plugin does not apply or fails). */
   async provide(image: string): Promise<DockerConfig> {
     if (!this.isImageAllowed(image)) return {};
-    const hit = this.cache.get(image) ?? this.cache.get(registryOf(image)) ?? this.cache.get(GLOBAL_KEY);
+    const hit =
+      this.cache.get(image) ?? this.cache.get(registryOf(image)) ?? this.cache.get(GLOBAL_KEY);
     if (hit !== undefined) return hit;
     let res: PluginResponse;
     try {
       res = await this.run(image);
     } catch (err) {
-      this.opts.logger.warn({ provider: this.name, image, err: err instanceof Error ? err.message : String(err) }, 'Failed getting credential from external registry credential provider');
+      this.opts.logger.warn(
+        { provider: this.name, image, err: err instanceof Error ? err.message : String(err) },
+        'Failed getting credential from external registry credential provider',
+      );
       return {};
     }
-    const key = res.cacheKeyType === 'Image' ? image : res.cacheKeyType === 'Registry' ? registryOf(image) : res.cacheKeyType === 'Global' ? GLOBAL_KEY : undefined;
+    const key =
+      res.cacheKeyType === 'Image'
+        ? image
+        : res.cacheKeyType === 'Registry'
+          ? registryOf(image)
+          : res.cacheKeyType === 'Global'
+            ? GLOBAL_KEY
+            : undefined;
     if (key === undefined) {
-      this.opts.logger.warn({ provider: this.name, cacheKeyType: res.cacheKeyType }, 'credential provider plugin did not return a valid cacheKeyType');
+      this.opts.logger.warn(
+        { provider: this.name, cacheKeyType: res.cacheKeyType },
+        'credential provider plugin did not return a valid cacheKeyType',
+      );
       return {};
     }
     const duration = res.cacheDurationMs ?? this.opts.provider.defaultCacheDurationMs;

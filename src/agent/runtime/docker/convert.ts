@@ -4,13 +4,22 @@ import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { LABELS, type ContainerConfig } from '../types.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
-import { dockerContainerSettings, defaultContainerSettings, type ContainerSettings } from '../settings/container-settings.js';
+import {
+  dockerContainerSettings,
+  defaultContainerSettings,
+  type ContainerSettings,
+} from '../settings/container-settings.js';
 import { podSysctls, sysctlNamespace } from '../settings/sysctls.js';
 import { dockerMemorySwap } from '../settings/swap.js';
 
 /** The pod's sysctls for the sandbox (all) or for a container (those of its own IPC namespace). */
-export function dockerSysctls(pod: Pod, which: 'sandbox' | 'container'): Record<string, string> | undefined {
-  const list = podSysctls(pod).filter((s) => which === 'sandbox' || sysctlNamespace(s.name) === 'ipc');
+export function dockerSysctls(
+  pod: Pod,
+  which: 'sandbox' | 'container',
+): Record<string, string> | undefined {
+  const list = podSysctls(pod).filter(
+    (s) => which === 'sandbox' || sysctlNamespace(s.name) === 'ipc',
+  );
   return list.length > 0 ? Object.fromEntries(list.map((s) => [s.name, s.value])) : undefined;
 }
 
@@ -29,7 +38,13 @@ function dockerName(parts: string[]): string {
   return parts.join('_').replace(/[^a-zA-Z0-9_.-]/g, '-');
 }
 
-export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, logOpts: Record<string, string>, nodeName?: string): ContainerCreateOptions {
+export function sandboxCreateOptions(
+  pod: Pod,
+  attempt: number,
+  image: string,
+  logOpts: Record<string, string>,
+  nodeName?: string,
+): ContainerCreateOptions {
   const sysctls = dockerSysctls(pod, 'sandbox');
   const exposed: Record<string, object> = {};
   const bindings: Record<string, { HostIp: string; HostPort: string }[]> = {};
@@ -40,16 +55,31 @@ export function sandboxCreateOptions(pod: Pod, attempt: number, image: string, l
         const key = `${p.containerPort}/${(p.protocol ?? 'TCP').toLowerCase()}`;
         exposed[key] = {};
         // publish on loopback unless the manifest names a host address
-        (bindings[key] ??= []).push({ HostIp: p.hostIP ?? '127.0.0.1', HostPort: String(p.hostPort) });
+        (bindings[key] ??= []).push({
+          HostIp: p.hostIP ?? '127.0.0.1',
+          HostPort: String(p.hostPort),
+        });
       }
     }
   }
   return {
-    name: dockerName(['nodeagent', 'POD', pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(attempt)]),
+    name: dockerName([
+      'nodeagent',
+      'POD',
+      pod.metadata.name,
+      pod.metadata.namespace,
+      pod.metadata.uid.slice(0, 12),
+      String(attempt),
+    ]),
     Image: image,
     Cmd: ['sleep', '2147483647'],
     Hostname: pod.spec.hostNetwork ? undefined : pod.metadata.name.slice(0, 63),
-    Labels: { ...podLabels(pod, nodeName), [LABELS.kind]: 'sandbox', [LABELS.attempt]: String(attempt), [LABELS.containerName]: '' },
+    Labels: {
+      ...podLabels(pod, nodeName),
+      [LABELS.kind]: 'sandbox',
+      [LABELS.attempt]: String(attempt),
+      [LABELS.containerName]: '',
+    },
     ExposedPorts: exposed,
     HostConfig: {
       Init: true,
@@ -83,7 +113,10 @@ function containerBinds(opts: ContainerCreateInput): string[] {
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
-  if (opts.resolvConfPath !== undefined && !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')) {
+  if (
+    opts.resolvConfPath !== undefined &&
+    !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')
+  ) {
     binds.push(`${opts.resolvConfPath}:/etc/resolv.conf:ro`);
   }
   return binds;
@@ -99,9 +132,16 @@ function processOptions(c: Container): Partial<ContainerCreateOptions> {
     Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
     ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
     // spec stdin/stdinOnce/tty, for attach (the engine holds stdin open and the terminal).
-    ...(c.stdin === true ? { OpenStdin: true, StdinOnce: c.stdinOnce === true, AttachStdin: true } : {}),
+    ...(c.stdin === true
+      ? { OpenStdin: true, StdinOnce: c.stdinOnce === true, AttachStdin: true }
+      : {}),
     ...(c.tty === true ? { Tty: true } : {}),
-    ...(sc?.runAsUser !== undefined ? { User: sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser) } : {}),
+    ...(sc?.runAsUser !== undefined
+      ? {
+          User:
+            sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser),
+        }
+      : {}),
   };
 }
 
@@ -117,12 +157,17 @@ function containerLabels(opts: ContainerCreateInput): Record<string, string> {
 }
 
 /** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, privileges, logging. */
-function containerHostConfig(opts: ContainerCreateInput): NonNullable<ContainerCreateOptions['HostConfig']> {
+function containerHostConfig(
+  opts: ContainerCreateInput,
+): NonNullable<ContainerCreateOptions['HostConfig']> {
   const { pod, container: c } = opts;
   const memory = bytesOf(c.resources?.limits?.memory);
   const settings = opts.settings ?? defaultContainerSettings();
   const extra = dockerContainerSettings(pod, c, settings);
-  const memorySwap = settings.swap === undefined ? undefined : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
+  const memorySwap =
+    settings.swap === undefined
+      ? undefined
+      : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
   const sysctls = dockerSysctls(pod, 'container');
   const sc = c.securityContext;
   return {
@@ -142,7 +187,14 @@ function containerHostConfig(opts: ContainerCreateInput): NonNullable<ContainerC
 export function containerCreateOptions(opts: ContainerCreateInput): ContainerCreateOptions {
   const { pod, container: c } = opts;
   return {
-    name: dockerName(['nodeagent', c.name, pod.metadata.name, pod.metadata.namespace, pod.metadata.uid.slice(0, 12), String(opts.attempt)]),
+    name: dockerName([
+      'nodeagent',
+      c.name,
+      pod.metadata.name,
+      pod.metadata.namespace,
+      pod.metadata.uid.slice(0, 12),
+      String(opts.attempt),
+    ]),
     Image: c.image ?? '',
     ...processOptions(c),
     Labels: containerLabels(opts),

@@ -15,7 +15,10 @@ export type EffectiveHairpinMode = 'hairpin-veth' | 'none';
 /** The reference's effectiveHairpinMode for a Docker node without kubenet. */
 export function effectiveHairpinMode(mode: string, logger: Logger): EffectiveHairpinMode {
   if (mode === 'promiscuous-bridge') {
-    logger.info({ hairpinMode: mode }, 'Hairpin mode is set but kubenet is not enabled, falling back to HairpinVeth');
+    logger.info(
+      { hairpinMode: mode },
+      'Hairpin mode is set but kubenet is not enabled, falling back to HairpinVeth',
+    );
     return 'hairpin-veth';
   }
   return mode === 'hairpin-veth' ? 'hairpin-veth' : 'none';
@@ -27,7 +30,10 @@ async function readInt(path: string): Promise<number | undefined> {
 }
 
 /** The host interface with this ifindex, from <sysfsNet>/<name>/ifindex. */
-export async function interfaceByIndex(sysfsNet: string, index: number): Promise<string | undefined> {
+export async function interfaceByIndex(
+  sysfsNet: string,
+  index: number,
+): Promise<string | undefined> {
   for (const name of await readdir(sysfsNet)) {
     if ((await readInt(join(sysfsNet, name, 'ifindex'))) === index) return name;
   }
@@ -35,10 +41,19 @@ export async function interfaceByIndex(sysfsNet: string, index: number): Promise
 }
 
 /** The reference's setUpInterface: hairpin on when the interface is a bridge port. */
-export async function enableHairpin(sysfsNet: string, ifName: string): Promise<'enabled' | 'not a bridge port'> {
+export async function enableHairpin(
+  sysfsNet: string,
+  ifName: string,
+): Promise<'enabled' | 'not a bridge port'> {
   await stat(join(sysfsNet, ifName));
   const brport = join(sysfsNet, ifName, 'brport');
-  if (!(await stat(brport).then(() => true, () => false))) return 'not a bridge port';
+  if (
+    !(await stat(brport).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return 'not a bridge port';
   await writeFile(join(brport, 'hairpin_mode'), '1');
   return 'enabled';
 }
@@ -64,14 +79,25 @@ export class HairpinVeth {
   /** Never throws: a failure is logged as the reference logs it and the pod runs on. */
   async sandboxStarted(podName: string, pid: number): Promise<void> {
     try {
-      if (!Number.isSafeInteger(pid) || pid <= 0) throw new Error(`the sandbox has no process (pid ${pid})`);
-      const iflink = join(this.o.procDir, String(pid), 'root/sys/class/net', this.o.containerInterface, 'iflink');
+      if (!Number.isSafeInteger(pid) || pid <= 0)
+        throw new Error(`the sandbox has no process (pid ${pid})`);
+      const iflink = join(
+        this.o.procDir,
+        String(pid),
+        'root/sys/class/net',
+        this.o.containerInterface,
+        'iflink',
+      );
       const peer = await readInt(iflink);
-      if (peer === undefined) throw new Error(`could not read the peer interface index from ${iflink}`);
+      if (peer === undefined)
+        throw new Error(`could not read the peer interface index from ${iflink}`);
       const ifName = await interfaceByIndex(this.o.sysfsNet, peer);
       if (ifName === undefined) throw new Error(`no host interface has index ${peer}`);
       const done = await enableHairpin(this.o.sysfsNet, ifName);
-      this.o.logger.debug({ pod: podName, interfaceName: ifName, result: done }, 'Enabling hairpin on interface');
+      this.o.logger.debug(
+        { pod: podName, interfaceName: ifName, result: done },
+        'Enabling hairpin on interface',
+      );
     } catch (err) {
       this.o.logger.warn({ pod: podName, err: userMessage(err) }, 'Hairpin setup failed for pod');
     }

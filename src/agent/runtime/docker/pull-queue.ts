@@ -17,7 +17,8 @@ export class PullQueue {
 
   /** Runs `fn` when a slot is free; the slot is freed when it settles. */
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    if (this.running >= this.limit)
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
     else this.running++;
     try {
       return await fn();

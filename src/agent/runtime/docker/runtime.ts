@@ -68,13 +68,24 @@ export interface DockerRuntimeOptions {
 }
 
 export function dockerFromEndpoint(endpoint: string, timeoutMs?: number): Docker {
-  const base = { version: DOCKER_API_VERSION, ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeout: timeoutMs } : {}) };
-  if (endpoint.startsWith('unix://')) return new Docker({ ...base, socketPath: endpoint.slice('unix://'.length) });
+  const base = {
+    version: DOCKER_API_VERSION,
+    ...(timeoutMs !== undefined && timeoutMs > 0 ? { timeout: timeoutMs } : {}),
+  };
+  if (endpoint.startsWith('unix://'))
+    return new Docker({ ...base, socketPath: endpoint.slice('unix://'.length) });
   if (endpoint.startsWith('tcp://')) {
     const u = new URL(endpoint.replace(/^tcp:/, 'http:'));
-    return new Docker({ ...base, host: u.hostname, port: Number(u.port || 2375), protocol: 'http' });
+    return new Docker({
+      ...base,
+      host: u.hostname,
+      port: Number(u.port || 2375),
+      protocol: 'http',
+    });
   }
-  throw new RuntimeError(`unsupported Docker endpoint ${endpoint}: use unix:///path or tcp://host:port`);
+  throw new RuntimeError(
+    `unsupported Docker endpoint ${endpoint}: use unix:///path or tcp://host:port`,
+  );
 }
 
 function statusCode(err: unknown): number | undefined {
@@ -106,10 +117,25 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     this.docker = dockerFromEndpoint(opts.endpoint, opts.requestTimeoutMs);
     // pulls are exempt from the request timeout
     this.imageDocker = dockerFromEndpoint(opts.imageEndpoint ?? opts.endpoint);
-    this.pulls = new PullQueue({ serialize: opts.serializeImagePulls, ...(opts.maxParallelImagePulls !== undefined ? { maxParallel: opts.maxParallelImagePulls } : {}) });
-    this.limiter = opts.registryPullQPS > 0 ? new TokenBucket({ qps: opts.registryPullQPS, burst: Math.max(1, opts.registryBurst), clock: opts.clock }) : undefined;
+    this.pulls = new PullQueue({
+      serialize: opts.serializeImagePulls,
+      ...(opts.maxParallelImagePulls !== undefined
+        ? { maxParallel: opts.maxParallelImagePulls }
+        : {}),
+    });
+    this.limiter =
+      opts.registryPullQPS > 0
+        ? new TokenBucket({
+            qps: opts.registryPullQPS,
+            burst: Math.max(1, opts.registryBurst),
+            clock: opts.clock,
+          })
+        : undefined;
     const maxSize = opts.containerLogMaxSize ?? '10Mi';
-    this.logOpts = { 'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))), 'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)) };
+    this.logOpts = {
+      'max-size': String(Math.max(1024, Math.round(parseQuantity(maxSize).value))),
+      'max-file': String(Math.max(2, opts.containerLogMaxFiles ?? 5)),
+    };
   }
 
   private ownLabels(): string[] {
@@ -135,11 +161,18 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   /** Follows the engine's container events; reconnects with back-off when the engine restarts. */
   private async watchEvents(): Promise<void> {
     const signal = this.events.signal;
-    const backoff = new BackoffSequence({ clock: this.opts.clock, policy: { initialMs: 500, maxMs: 10_000 } });
+    const backoff = new BackoffSequence({
+      clock: this.opts.clock,
+      policy: { initialMs: 500, maxMs: 10_000 },
+    });
     while (!signal.aborted) {
       try {
         const stream = await this.docker.getEvents({
-          filters: JSON.stringify({ type: ['container'], event: ['die', 'start'], label: this.ownLabels() }),
+          filters: JSON.stringify({
+            type: ['container'],
+            event: ['die', 'start'],
+            label: this.ownLabels(),
+          }),
           abortSignal: signal,
         } as unknown as Docker.GetEventsOptions);
         backoff.reset();
@@ -163,7 +196,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       } catch (err) {
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
         if (signal.aborted) return;
-        this.opts.logger.warn({ err: userMessage(err), retryInMs: backoff.peekMs() }, 'docker: event stream lost; reconnecting');
+        this.opts.logger.warn(
+          { err: userMessage(err), retryInMs: backoff.peekMs() },
+          'docker: event stream lost; reconnecting',
+        );
       }
       try {
         await backoff.sleep(signal);
@@ -178,8 +214,12 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
    * on Docker's bridge network get their addresses from Docker's subnet, which is said once.
    */
   updatePodCIDR(podCIDR: string): void {
-    const reason = "the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only)";
-    this.opts.logger.warn({ option: '--pod-cidr', podCIDR, reason, effect: 'pod IPs come from the Docker bridge' }, `--pod-cidr cannot take effect on this host: ${reason}; pod IPs come from the Docker bridge`);
+    const reason =
+      "the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only)";
+    this.opts.logger.warn(
+      { option: '--pod-cidr', podCIDR, reason, effect: 'pod IPs come from the Docker bridge' },
+      `--pod-cidr cannot take effect on this host: ${reason}; pod IPs come from the Docker bridge`,
+    );
   }
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
@@ -190,9 +230,19 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     try {
       await this.opts.podSettings?.dns?.write(cfg.pod);
-      const c = await this.docker.createContainer(withCgroupParent(sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName), cfg.pod, this.opts.podSettings));
+      const c = await this.docker.createContainer(
+        withCgroupParent(
+          sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName),
+          cfg.pod,
+          this.opts.podSettings,
+        ),
+      );
       await c.start();
-      if (this.opts.hairpin !== undefined && cfg.pod.spec.hostNetwork !== true) await this.opts.hairpin.sandboxStarted(cfg.pod.metadata.name, (await c.inspect()).State.Pid);
+      if (this.opts.hairpin !== undefined && cfg.pod.spec.hostNetwork !== true)
+        await this.opts.hairpin.sandboxStarted(
+          cfg.pod.metadata.name,
+          (await c.inspect()).State.Pid,
+        );
       return c.id;
     } catch (err) {
       throw this.wrap(`could not start the sandbox of pod ${cfg.pod.metadata.name}`, err);
@@ -209,17 +259,23 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
-      const c = await this.docker.createContainer(withCgroupParent(
-        containerCreateOptions({
-          ...cfg,
-          logOpts: this.logOpts,
-          ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}),
-          ...(this.opts.podSettings !== undefined ? { settings: this.opts.podSettings.container } : {}),
-          ...(this.opts.podSettings?.dns !== undefined ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) } : {}),
-        }),
-        cfg.pod,
-        this.opts.podSettings,
-      ));
+      const c = await this.docker.createContainer(
+        withCgroupParent(
+          containerCreateOptions({
+            ...cfg,
+            logOpts: this.logOpts,
+            ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}),
+            ...(this.opts.podSettings !== undefined
+              ? { settings: this.opts.podSettings.container }
+              : {}),
+            ...(this.opts.podSettings?.dns !== undefined
+              ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) }
+              : {}),
+          }),
+          cfg.pod,
+          this.opts.podSettings,
+        ),
+      );
       return c.id;
     } catch (err) {
       throw this.wrap(`could not create container ${cfg.container.name}`, err);
@@ -270,7 +326,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     if (filter?.podUid !== undefined) labels.push(`${LABELS.podUid}=${filter.podUid}`);
     let list: Docker.ContainerInfo[];
     try {
-      list = await this.docker.listContainers({ all: true, filters: JSON.stringify({ label: labels }) });
+      list = await this.docker.listContainers({
+        all: true,
+        filters: JSON.stringify({ label: labels }),
+      });
     } catch (err) {
       throw this.wrap('could not list containers', err);
     }
@@ -279,11 +338,23 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return out.filter((c): c is RuntimeContainer => c !== undefined);
   }
 
-  private async toRuntimeContainer(c: Docker.ContainerInfo, detailed: boolean): Promise<RuntimeContainer | undefined> {
+  private async toRuntimeContainer(
+    c: Docker.ContainerInfo,
+    detailed: boolean,
+  ): Promise<RuntimeContainer | undefined> {
     const l = c.Labels;
     const kind = l[LABELS.kind];
     if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app') return undefined;
-    const state = c.State === 'running' ? 'running' : c.State === 'created' ? 'created' : c.State === 'exited' || c.State === 'dead' ? 'exited' : c.State === 'paused' || c.State === 'restarting' ? 'running' : 'unknown';
+    const state =
+      c.State === 'running'
+        ? 'running'
+        : c.State === 'created'
+          ? 'created'
+          : c.State === 'exited' || c.State === 'dead'
+            ? 'exited'
+            : c.State === 'paused' || c.State === 'restarting'
+              ? 'running'
+              : 'unknown';
     const base: RuntimeContainer = {
       id: c.Id,
       podUid: l[LABELS.podUid] ?? '',
@@ -304,7 +375,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     if (kind === 'sandbox') {
       // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
       const nets = c.NetworkSettings?.Networks ?? {};
-      const ip = Object.values(nets).map((n) => n.IPAddress).find((x) => x !== '');
+      const ip = Object.values(nets)
+        .map((n) => n.IPAddress)
+        .find((x) => x !== '');
       if (ip) base.ip = ip;
     }
     if (!detailed || kind === 'sandbox') return base;
@@ -318,7 +391,11 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       if (created !== undefined) base.createdAtMs = created;
       if (state === 'exited') {
         base.exitCode = info.State.ExitCode;
-        base.reason = info.State.OOMKilled ? 'OOMKilled' : info.State.ExitCode === 0 ? 'Completed' : 'Error';
+        base.reason = info.State.OOMKilled
+          ? 'OOMKilled'
+          : info.State.ExitCode === 0
+            ? 'Completed'
+            : 'Error';
         if (started === undefined) base.reason = 'ContainerCannotRun';
       }
     } catch (err) {
@@ -350,7 +427,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
-  async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
+  async timedLogs(
+    id: string,
+    opts?: { tailLines?: number; sinceMs?: number },
+  ): Promise<TimedLogLine[]> {
     try {
       // unknown: docker-modem hands back a Buffer, or a parsed value for a JSON content type
       const buf: unknown = await this.docker.getContainer(id).logs({
@@ -360,7 +440,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
         timestamps: true,
         ...(opts?.tailLines !== undefined ? { tail: opts.tailLines } : {}),
       });
-      return linesSince(parseTimedLog(demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))), opts?.sinceMs);
+      return linesSince(
+        parseTimedLog(demuxDockerStream(Buffer.isBuffer(buf) ? buf : Buffer.from(String(buf)))),
+        opts?.sinceMs,
+      );
     } catch (err) {
       throw this.wrap(`could not read logs of ${id.slice(0, 12)}`, err);
     }
@@ -377,14 +460,20 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   /** Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's). */
   async connectPort(podUid: string, port: number): Promise<Duplex> {
-    const sandbox = (await this.listContainers({ podUid })).find((c) => c.kind === 'sandbox' && c.state === 'running');
+    const sandbox = (await this.listContainers({ podUid })).find(
+      (c) => c.kind === 'sandbox' && c.state === 'running',
+    );
     if (sandbox === undefined) throw new RuntimeError(`pod ${podUid} has no running sandbox`);
     return dockerConnectPort(this.docker, sandbox.id, port);
   }
 
   async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
     const container = this.docker.getContainer(id);
-    const exec = await container.exec({ Cmd: [...command], AttachStdout: true, AttachStderr: true });
+    const exec = await container.exec({
+      Cmd: [...command],
+      AttachStdout: true,
+      AttachStderr: true,
+    });
     const stream = await exec.start({ hijack: true, stdin: false });
     const chunks: Buffer[] = [];
     const done = new Promise<void>((resolve) => {
@@ -420,7 +509,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
         memoryWorkingSetBytes: Math.max(0, usage - (s.memory_stats?.stats?.inactive_file ?? 0)),
       };
       if (s.memory_stats?.stats?.rss !== undefined) out.memoryRssBytes = s.memory_stats.stats.rss;
-      if (s.cpu_stats?.cpu_usage?.total_usage !== undefined) out.cpuUsageCoreNanoSeconds = s.cpu_stats.cpu_usage.total_usage;
+      if (s.cpu_stats?.cpu_usage?.total_usage !== undefined)
+        out.cpuUsageCoreNanoSeconds = s.cpu_stats.cpu_usage.total_usage;
       return out;
     } catch {
       return undefined;
@@ -449,9 +539,14 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   private async pullOnce(image: string, auth?: RegistryAuth): Promise<void> {
     await this.limiter?.acquire();
-    const stream = await this.imageDocker.pull(image, auth !== undefined ? { authconfig: auth } : {});
+    const stream = await this.imageDocker.pull(
+      image,
+      auth !== undefined ? { authconfig: auth } : {},
+    );
     await new Promise<void>((resolve, reject) => {
-      this.imageDocker.modem.followProgress(stream, (err: Error | null) => (err ? reject(err) : resolve()));
+      this.imageDocker.modem.followProgress(stream, (err: Error | null) =>
+        err ? reject(err) : resolve(),
+      );
     });
   }
 
@@ -482,22 +577,35 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       const id = await this.imageId(image);
       if (id !== undefined) return id;
       if (policy === 'Never') {
-        throw new ImagePullError('ErrImageNeverPull', `Container image "${image}" is not present with pull policy of Never`);
+        throw new ImagePullError(
+          'ErrImageNeverPull',
+          `Container image "${image}" is not present with pull policy of Never`,
+        );
       }
     }
     try {
       await this.pull(image);
     } catch (err) {
-      throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": ${userMessage(err)}`, { cause: err });
+      throw new ImagePullError(
+        'ErrImagePull',
+        `failed to pull image "${image}": ${userMessage(err)}`,
+        { cause: err },
+      );
     }
     const id = await this.imageId(image);
-    if (id === undefined) throw new ImagePullError('ErrImagePull', `image "${image}" is missing after pulling it`);
+    if (id === undefined)
+      throw new ImagePullError('ErrImagePull', `image "${image}" is missing after pulling it`);
     return id;
   }
 
   async listImages(): Promise<ImageInfo[]> {
     const list = await this.imageDocker.listImages();
-    return list.map((i) => ({ id: i.Id, tags: i.RepoTags ?? [], sizeBytes: i.Size, createdAtMs: i.Created * 1000 }));
+    return list.map((i) => ({
+      id: i.Id,
+      tags: i.RepoTags ?? [],
+      sizeBytes: i.Size,
+      createdAtMs: i.Created * 1000,
+    }));
   }
 
   async removeImage(id: string): Promise<void> {
@@ -507,11 +615,21 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   async imageFsInfo(): Promise<ImageFsInfo | undefined> {
     try {
       const info: unknown = await this.imageDocker.info();
-      const root = typeof info === 'object' && info !== null && 'DockerRootDir' in info && typeof info.DockerRootDir === 'string' ? info.DockerRootDir : '/var/lib/docker';
+      const root =
+        typeof info === 'object' &&
+        info !== null &&
+        'DockerRootDir' in info &&
+        typeof info.DockerRootDir === 'string'
+          ? info.DockerRootDir
+          : '/var/lib/docker';
       const { statfs } = await import('node:fs/promises');
       const s = await statfs(root);
       const capacityBytes = s.blocks * s.bsize;
-      return { capacityBytes, usedBytes: capacityBytes - s.bavail * s.bsize, ...(s.files > 0 ? { inodes: s.files, inodesFree: s.ffree } : {}) };
+      return {
+        capacityBytes,
+        usedBytes: capacityBytes - s.bavail * s.bsize,
+        ...(s.files > 0 ? { inodes: s.files, inodesFree: s.ffree } : {}),
+      };
     } catch {
       return undefined;
     }

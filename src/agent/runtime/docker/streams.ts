@@ -9,7 +9,11 @@ import type Docker from 'dockerode';
 import { RuntimeError, userMessage } from '../../../common/util/errors.js';
 import type { AttachOptions, ExecSession } from '../types.js';
 
-function outputs(docker: Docker, stream: NodeJS.ReadableStream, tty: boolean): { stdout: PassThrough; stderr: PassThrough } {
+function outputs(
+  docker: Docker,
+  stream: NodeJS.ReadableStream,
+  tty: boolean,
+): { stdout: PassThrough; stderr: PassThrough } {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   if (tty) stream.pipe(stdout);
@@ -36,19 +40,39 @@ function destroyHijacked(stream: NodeJS.ReadWriteStream): void {
   else stream.end();
 }
 
-export async function dockerExecStream(docker: Docker, id: string, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession> {
+export async function dockerExecStream(
+  docker: Docker,
+  id: string,
+  command: readonly string[],
+  opts: { tty: boolean },
+): Promise<ExecSession> {
   let exec: Docker.Exec;
   let stream: NodeJS.ReadWriteStream;
   try {
-    exec = await docker.getContainer(id).exec({ Cmd: [...command], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: opts.tty });
-    stream = (await exec.start({ hijack: true, stdin: true, Tty: opts.tty })) as NodeJS.ReadWriteStream;
+    exec = await docker.getContainer(id).exec({
+      Cmd: [...command],
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: opts.tty,
+    });
+    stream = (await exec.start({
+      hijack: true,
+      stdin: true,
+      Tty: opts.tty,
+    })) as NodeJS.ReadWriteStream;
   } catch (err) {
-    throw new RuntimeError(`exec in container ${id.slice(0, 12)}: ${userMessage(err)}`, { cause: err });
+    throw new RuntimeError(`exec in container ${id.slice(0, 12)}: ${userMessage(err)}`, {
+      cause: err,
+    });
   }
   const { stdout, stderr } = outputs(docker, stream, opts.tty);
   const exited = new Promise<number>((resolve) => {
     const done = (): void => {
-      exec.inspect().then((i) => resolve(i.ExitCode ?? 137), () => resolve(137));
+      exec.inspect().then(
+        (i) => resolve(i.ExitCode ?? 137),
+        () => resolve(137),
+      );
     };
     stream.once('end', done);
     stream.once('close', done);
@@ -77,15 +101,27 @@ export async function dockerExecStream(docker: Docker, id: string, command: read
   return { stdin: stdinOf(stream), stdout, stderr, exited, kill, resize };
 }
 
-export async function dockerAttachStream(docker: Docker, id: string, opts: AttachOptions): Promise<ExecSession> {
+export async function dockerAttachStream(
+  docker: Docker,
+  id: string,
+  opts: AttachOptions,
+): Promise<ExecSession> {
   const container = docker.getContainer(id);
   let tty: boolean;
   let stream: NodeJS.ReadWriteStream;
   try {
     tty = (await container.inspect()).Config.Tty;
-    stream = await container.attach({ stream: true, stdin: opts.stdin, stdout: opts.stdout, stderr: opts.stderr, hijack: true });
+    stream = await container.attach({
+      stream: true,
+      stdin: opts.stdin,
+      stdout: opts.stdout,
+      stderr: opts.stderr,
+      hijack: true,
+    });
   } catch (err) {
-    throw new RuntimeError(`attach to container ${id.slice(0, 12)}: ${userMessage(err)}`, { cause: err });
+    throw new RuntimeError(`attach to container ${id.slice(0, 12)}: ${userMessage(err)}`, {
+      cause: err,
+    });
   }
   const { stdout, stderr } = outputs(docker, stream, tty);
   const exited = new Promise<number>((resolve) => {
@@ -102,13 +138,20 @@ export async function dockerAttachStream(docker: Docker, id: string, opts: Attac
 }
 
 /** A connection to `port` on 127.0.0.1 inside the sandbox's network namespace (busybox nc). */
-export async function dockerConnectPort(docker: Docker, sandboxId: string, port: number): Promise<Duplex> {
-  const session = await dockerExecStream(docker, sandboxId, ['nc', '127.0.0.1', String(port)], { tty: false });
+export async function dockerConnectPort(
+  docker: Docker,
+  sandboxId: string,
+  port: number,
+): Promise<Duplex> {
+  const session = await dockerExecStream(docker, sandboxId, ['nc', '127.0.0.1', String(port)], {
+    tty: false,
+  });
   const errText: Buffer[] = [];
   session.stderr.on('data', (c: Buffer) => errText.push(c));
   const conn = Duplex.from({ readable: session.stdout, writable: session.stdin });
   void session.exited.then((code) => {
-    if (code !== 0) conn.destroy(new Error(Buffer.concat(errText).toString().trim() || `nc exited with ${code}`));
+    if (code !== 0)
+      conn.destroy(new Error(Buffer.concat(errText).toString().trim() || `nc exited with ${code}`));
   });
   conn.once('close', () => session.kill());
   return conn;

@@ -24,7 +24,8 @@ export function podLogsDirName(pod: PodRef): string {
 }
 
 /** <namespace>_<name>_<uid>: DNS names and a UID (a UUID or the 32-hex static pod hash). */
-const POD_DIR = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-.a-z0-9]*[a-z0-9])?_([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const POD_DIR =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-.a-z0-9]*[a-z0-9])?_([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 export class PodLogLinks {
   private warned = false;
@@ -32,7 +33,12 @@ export class PodLogLinks {
   constructor(private readonly o: { dir: string; logger: Logger }) {}
 
   /** Links <pod dir>/<container>/<attempt>.log to `target`; a failure is logged once, never thrown. */
-  async link(pod: PodRef, container: string, attempt: number, target: string | undefined): Promise<void> {
+  async link(
+    pod: PodRef,
+    container: string,
+    attempt: number,
+    target: string | undefined,
+  ): Promise<void> {
     if (target === undefined || target === '') return;
     try {
       const dir = await mkdirUnder(this.o.dir, [podLogsDirName(pod), container], 0o755);
@@ -48,7 +54,10 @@ export class PodLogLinks {
     } catch (err) {
       if (this.warned) return;
       this.warned = true;
-      this.o.logger.warn({ field: 'podLogsDir', dir: this.o.dir, err: userMessage(err) }, `cannot link container logs under podLogsDir ${this.o.dir}: ${userMessage(err)}; the logs stay where the runtime writes them (said once)`);
+      this.o.logger.warn(
+        { field: 'podLogsDir', dir: this.o.dir, err: userMessage(err) },
+        `cannot link container logs under podLogsDir ${this.o.dir}: ${userMessage(err)}; the logs stay where the runtime writes them (said once)`,
+      );
     }
   }
 
@@ -58,7 +67,9 @@ export class PodLogLinks {
     for (const n of names) {
       const m = POD_DIR.exec(n);
       if (m?.[3] === undefined || keep(m[3])) continue;
-      await rmUnder(this.o.dir, [n]).catch((err: unknown) => this.o.logger.warn({ dir: n, err: userMessage(err) }, 'cannot remove a pod log directory'));
+      await rmUnder(this.o.dir, [n]).catch((err: unknown) =>
+        this.o.logger.warn({ dir: n, err: userMessage(err) }, 'cannot remove a pod log directory'),
+      );
     }
   }
 
@@ -71,8 +82,9 @@ export class PodLogLinks {
       return;
     }
     for (const n of names.filter((x) => x.endsWith(`_${uid}`))) {
-      await rmUnder(this.o.dir, [n]).catch((err: unknown) => this.o.logger.warn({ dir: n, err: userMessage(err) }, 'cannot remove a pod log directory'));
+      await rmUnder(this.o.dir, [n]).catch((err: unknown) =>
+        this.o.logger.warn({ dir: n, err: userMessage(err) }, 'cannot remove a pod log directory'),
+      );
     }
   }
-
 }

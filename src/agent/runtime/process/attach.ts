@@ -36,7 +36,10 @@ function stdinOf(t: AttachTarget, wanted: boolean): Writable {
       if (t.stdin !== undefined && wanted) t.stdin.write(chunk);
       else if (!noted) {
         noted = true;
-        t.logger.info({ container: t.name }, `attach: container "${t.name}" has no stdin held by this agent (spec stdin is false, or a previous agent started it); input is dropped`);
+        t.logger.info(
+          { container: t.name },
+          `attach: container "${t.name}" has no stdin held by this agent (spec stdin is false, or a previous agent started it); input is dropped`,
+        );
       }
       cb();
     },

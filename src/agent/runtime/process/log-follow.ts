@@ -27,7 +27,12 @@ async function readAppended(path: string, state: FollowState, stream: PassThroug
     const { size } = await fh.stat();
     if (size < state.offset) state.offset = 0;
     while (!state.stopped && state.offset < size) {
-      const { bytesRead, buffer } = await fh.read(Buffer.alloc(Math.min(CHUNK, size - state.offset)), 0, Math.min(CHUNK, size - state.offset), state.offset);
+      const { bytesRead, buffer } = await fh.read(
+        Buffer.alloc(Math.min(CHUNK, size - state.offset)),
+        0,
+        Math.min(CHUNK, size - state.offset),
+        state.offset,
+      );
       if (bytesRead === 0) break;
       state.offset += bytesRead;
       stream.write(buffer.subarray(0, bytesRead));

@@ -152,6 +152,7 @@ export function timedLines(i: TimedLinesInput): TimedLogLine[] {
     lines.push({ time: rfc3339Nano(ms), text: i.bytes.subarray(at, end).toString('utf8') });
     at = end;
   }
-  const tail = i.tailLines === undefined ? lines : i.tailLines === 0 ? [] : lines.slice(-i.tailLines);
+  const tail =
+    i.tailLines === undefined ? lines : i.tailLines === 0 ? [] : lines.slice(-i.tailLines);
   return linesSince(tail, i.sinceMs);
 }

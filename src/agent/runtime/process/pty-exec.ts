@@ -21,7 +21,10 @@ async function loadPty(): Promise<PtyModule> {
   try {
     return await import('node-pty');
   } catch (err) {
-    throw new RuntimeError(`a terminal (tty) for process:// exec needs the node-pty addon, which did not load: ${userMessage(err)}`, { cause: err });
+    throw new RuntimeError(
+      `a terminal (tty) for process:// exec needs the node-pty addon, which did not load: ${userMessage(err)}`,
+      { cause: err },
+    );
   }
 }
 
@@ -29,9 +32,19 @@ export async function spawnOnPty(o: PtyExecOptions): Promise<ExecSession> {
   const pty = await loadPty();
   let term: NodePty.IPty;
   try {
-    term = pty.spawn(o.file, [...o.args], { name: 'xterm', cols: 80, rows: 24, env: { TERM: 'xterm', ...o.env }, encoding: null, ...(o.cwd !== undefined ? { cwd: o.cwd } : {}) });
+    term = pty.spawn(o.file, [...o.args], {
+      name: 'xterm',
+      cols: 80,
+      rows: 24,
+      env: { TERM: 'xterm', ...o.env },
+      encoding: null,
+      ...(o.cwd !== undefined ? { cwd: o.cwd } : {}),
+    });
   } catch (err) {
-    throw new RuntimeError(`exec: could not start ${JSON.stringify(o.file)} on a terminal: ${userMessage(err)}`, { cause: err });
+    throw new RuntimeError(
+      `exec: could not start ${JSON.stringify(o.file)} on a terminal: ${userMessage(err)}`,
+      { cause: err },
+    );
   }
   const stdout = new PassThrough();
   const stderr = new PassThrough();

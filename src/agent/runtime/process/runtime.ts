@@ -3,7 +3,14 @@
 // a process it did not spawn ended. State lives under <rootDir>/process-runtime so a restarted
 // agent re-adopts running processes (pid + start time guard against pid reuse).
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, constants as fsConstants, fchmodSync, readFileSync, statSync } from 'node:fs';
+import {
+  openSync,
+  closeSync,
+  constants as fsConstants,
+  fchmodSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { chmod, mkdir, readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -29,7 +36,14 @@ import type {
   TimedLogLine,
 } from '../types.js';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
-import { checkWritableUnder, joinUnder, mkdirUnder, pathForWrite, pathSegmentProblem, rmUnder } from '../../../common/util/safe-path.js';
+import {
+  checkWritableUnder,
+  joinUnder,
+  mkdirUnder,
+  pathForWrite,
+  pathSegmentProblem,
+  rmUnder,
+} from '../../../common/util/safe-path.js';
 import { containerEnv, expandedCommand } from '../../pod/expand.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
@@ -96,8 +110,18 @@ const LOG_FILE_MODE = 0o640;
  */
 function publicView(r: ProcessRecord): RuntimeContainer {
   const v: RuntimeContainer = {
-    id: r.id, podUid: r.podUid, podName: r.podName, podNamespace: r.podNamespace, name: r.name, kind: r.kind, attempt: r.attempt,
-    specHash: r.specHash, image: r.image, imageId: r.imageId, state: r.state, createdAtMs: r.createdAtMs,
+    id: r.id,
+    podUid: r.podUid,
+    podName: r.podName,
+    podNamespace: r.podNamespace,
+    name: r.name,
+    kind: r.kind,
+    attempt: r.attempt,
+    specHash: r.specHash,
+    image: r.image,
+    imageId: r.imageId,
+    state: r.state,
+    createdAtMs: r.createdAtMs,
   };
   if (r.exitCode !== undefined) v.exitCode = r.exitCode;
   if (r.reason !== undefined) v.reason = r.reason;
@@ -151,15 +175,32 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   /** Why a state file's record cannot be trusted, or undefined (it names only its own paths). */
-  private recordProblem(rec: Readonly<Partial<Record<keyof ProcessRecord, unknown>>> | null, file: string): string | undefined {
-    if (typeof rec !== 'object' || rec === null || typeof rec.id !== 'string' || `${rec.id}.json` !== file) return 'its id does not match the file name';
-    const uidProblem = typeof rec.podUid === 'string' ? pathSegmentProblem(rec.podUid) : 'is missing';
+  private recordProblem(
+    rec: Readonly<Partial<Record<keyof ProcessRecord, unknown>>> | null,
+    file: string,
+  ): string | undefined {
+    if (
+      typeof rec !== 'object' ||
+      rec === null ||
+      typeof rec.id !== 'string' ||
+      `${rec.id}.json` !== file
+    )
+      return 'its id does not match the file name';
+    const uidProblem =
+      typeof rec.podUid === 'string' ? pathSegmentProblem(rec.podUid) : 'is missing';
     if (uidProblem !== undefined) return `pod UID ${uidProblem}`;
     if (rec.kind === 'sandbox') return rec.logFile === '' ? undefined : 'a sandbox has no log file';
-    const nameProblem = typeof rec.name === 'string' ? pathSegmentProblem(`${rec.name}.log`) : 'is missing';
+    const nameProblem =
+      typeof rec.name === 'string' ? pathSegmentProblem(`${rec.name}.log`) : 'is missing';
     if (nameProblem !== undefined) return `container name ${nameProblem}`;
     // podUid and name are strings here (checked above); said again so the types follow
-    if (typeof rec.logFile !== 'string' || typeof rec.podUid !== 'string' || typeof rec.name !== 'string' || resolve(rec.logFile) !== this.logFileOf(rec.podUid, rec.name)) return `log file ${JSON.stringify(rec.logFile)} is not the container's own`;
+    if (
+      typeof rec.logFile !== 'string' ||
+      typeof rec.podUid !== 'string' ||
+      typeof rec.name !== 'string' ||
+      resolve(rec.logFile) !== this.logFileOf(rec.podUid, rec.name)
+    )
+      return `log file ${JSON.stringify(rec.logFile)} is not the container's own`;
     return undefined;
   }
 
@@ -193,28 +234,50 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         if (!this.opts.readOnly) await chmod(joinUnder(stateDir, f), STATE_FILE_MODE);
         const rec = JSON.parse(await readFile(joinUnder(stateDir, f), 'utf8')) as ProcessRecord;
         const problem = this.recordProblem(rec, f);
-        if (problem !== undefined) throw new RuntimeError(`state file ${f}: ${problem}; not adopted`);
+        if (problem !== undefined)
+          throw new RuntimeError(`state file ${f}: ${problem}; not adopted`);
         if (rec.kind !== 'sandbox') rec.logFile = this.logFileOf(rec.podUid, rec.name);
         this.records.set(rec.id, rec);
-        if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.checkExited(rec)) this.watchLogTimes(rec);
+        if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.checkExited(rec))
+          this.watchLogTimes(rec);
       } catch (err) {
-        this.opts.logger.warn({ file: f, err: userMessage(err) }, 'process runtime: unreadable state file skipped');
+        this.opts.logger.warn(
+          { file: f, err: userMessage(err) },
+          'process runtime: unreadable state file skipped',
+        );
       }
     }
-    const adopted = [...this.records.values()].filter((r) => r.state === 'running' && r.kind !== 'sandbox').length;
-    if (adopted > 0) this.opts.logger.info({ adopted }, 'process runtime: adopted running processes from a previous agent');
-    this.stopPoll = everyMs(this.opts.clock, this.opts.pollIntervalMs ?? 1000, () => this.pollAdopted(), { unref: true });
+    const adopted = [...this.records.values()].filter(
+      (r) => r.state === 'running' && r.kind !== 'sandbox',
+    ).length;
+    if (adopted > 0)
+      this.opts.logger.info(
+        { adopted },
+        'process runtime: adopted running processes from a previous agent',
+      );
+    this.stopPoll = everyMs(
+      this.opts.clock,
+      this.opts.pollIntervalMs ?? 1000,
+      () => this.pollAdopted(),
+      { unref: true },
+    );
   }
 
   private pollAdopted(): void {
     for (const rec of this.records.values()) {
-      if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.spawned.has(rec.id)) this.checkExited(rec);
+      if (rec.state === 'running' && rec.kind !== 'sandbox' && !this.spawned.has(rec.id))
+        this.checkExited(rec);
     }
   }
 
   /** Marks the record exited if its process is gone; returns true when it is. */
   private checkExited(rec: ProcessRecord, fallbackExit?: number): boolean {
-    if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) return false;
+    if (
+      rec.pid !== undefined &&
+      rec.startTicks !== undefined &&
+      isSameProcessAlive(rec.pid, rec.startTicks)
+    )
+      return false;
     let exitCode = fallbackExit ?? 255;
     try {
       exitCode = Number(readFileSync(this.stateFile(rec.id, 'exit'), 'utf8').trim());
@@ -240,12 +303,19 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   private persist(rec: ProcessRecord): Promise<void> {
     if (this.opts.readOnly) return Promise.resolve();
     const prev = this.writes.get(rec.id) ?? Promise.resolve();
-    const next = prev.then(async () => {
-      if (this.records.get(rec.id) !== rec || this.closed) return;
-      await writeFileAtomic(this.stateFile(rec.id, 'json'), JSON.stringify(rec), { mode: STATE_FILE_MODE });
-    }).catch((err: unknown) =>
-      this.opts.logger.error({ id: rec.id, err: userMessage(err) }, 'process runtime: could not persist container state'),
-    );
+    const next = prev
+      .then(async () => {
+        if (this.records.get(rec.id) !== rec || this.closed) return;
+        await writeFileAtomic(this.stateFile(rec.id, 'json'), JSON.stringify(rec), {
+          mode: STATE_FILE_MODE,
+        });
+      })
+      .catch((err: unknown) =>
+        this.opts.logger.error(
+          { id: rec.id, err: userMessage(err) },
+          'process runtime: could not persist container state',
+        ),
+      );
     this.writes.set(rec.id, next);
     void next.finally(() => {
       if (this.writes.get(rec.id) === next) this.writes.delete(rec.id);
@@ -334,7 +404,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const c = cfg.container;
     const expanded = expandedCommand(c);
     const command = [...(expanded.command ?? []), ...(expanded.args ?? [])];
-    if (command.length === 0) throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
+    if (command.length === 0)
+      throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
     const env: Record<string, string> = {};
     for (const k of ['PATH', 'HOME', 'LANG', 'TZ']) {
       const v = process.env[k];
@@ -346,7 +417,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
     Object.assign(env, containerEnv(c));
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
-    const logFile = await pathForWrite(this.opts.rootDir, 'pods', cfg.pod.metadata.uid, `${c.name}.log`);
+    const logFile = await pathForWrite(
+      this.opts.rootDir,
+      'pods',
+      cfg.pod.metadata.uid,
+      `${c.name}.log`,
+    );
     const id = randomBytes(16).toString('hex');
     const rec: ProcessRecord = {
       id,
@@ -379,14 +455,19 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async startContainer(id: string): Promise<void> {
     await this.ensureLoaded();
     const rec = this.get(id);
-    if (rec.state !== 'created') throw new RuntimeError(`process runtime: container ${id} is ${rec.state}, not created`);
+    if (rec.state !== 'created')
+      throw new RuntimeError(`process runtime: container ${id} is ${rec.state}, not created`);
     await this.checkWorkingDir(rec);
     const exitFile = this.stateFile(id, 'exit');
     await unlink(exitFile).catch(() => undefined);
     await checkWritableUnder(this.opts.rootDir, rec.logFile);
     rec.logStart = fileSize(rec.logFile);
     // O_NOFOLLOW: a log file replaced by a symbolic link is refused, never written through
-    const fd = openSync(rec.logFile, fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW, LOG_FILE_MODE);
+    const fd = openSync(
+      rec.logFile,
+      fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW,
+      LOG_FILE_MODE,
+    );
     if (!this.opts.readOnly) fchmodSync(fd, LOG_FILE_MODE);
     let child;
     try {
@@ -400,7 +481,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       });
     } catch (err) {
       this.markFailedToStart(rec, userMessage(err));
-      throw new RuntimeError(`container "${rec.name}": could not start: ${userMessage(err)}`, { cause: err });
+      throw new RuntimeError(`container "${rec.name}": could not start: ${userMessage(err)}`, {
+        cause: err,
+      });
     } finally {
       closeSync(fd);
     }
@@ -426,7 +509,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const st = await stat(rec.workingDir).catch(() => undefined);
     if (st?.isDirectory() === true) return;
     this.markFailedToStart(rec, `workingDir ${rec.workingDir} is not a directory`);
-    throw new RuntimeError(`container "${rec.name}": workingDir ${rec.workingDir} is not a directory`);
+    throw new RuntimeError(
+      `container "${rec.name}": workingDir ${rec.workingDir} is not a directory`,
+    );
   }
 
   /** Keeps the started child's stdin and learns of its exit. */
@@ -469,7 +554,15 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
         }
       }
     } catch (err) {
-      this.opts.logger.warn({ container: rec.name, pod: `${rec.podNamespace}/${rec.podName}`, cgroup: rec.cgroup, err: userMessage(err) }, 'could not move the container\'s processes into the pod cgroup; they run in the agent\'s cgroup without the pod\'s limits');
+      this.opts.logger.warn(
+        {
+          container: rec.name,
+          pod: `${rec.podNamespace}/${rec.podName}`,
+          cgroup: rec.cgroup,
+          err: userMessage(err),
+        },
+        "could not move the container's processes into the pod cgroup; they run in the agent's cgroup without the pod's limits",
+      );
     }
   }
 
@@ -525,7 +618,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     };
     signal('SIGTERM');
     if (await this.waitExit(id, Math.max(0, graceSeconds) * 1000)) return;
-    this.opts.logger.info({ container: rec.name, pod: rec.podName, graceSeconds }, 'process runtime: grace period over; sending SIGKILL');
+    this.opts.logger.info(
+      { container: rec.name, pod: rec.podName, graceSeconds },
+      'process runtime: grace period over; sending SIGKILL',
+    );
     signal('SIGKILL');
     if (!(await this.waitExit(id, 5000))) {
       throw new RuntimeError(`container "${rec.name}" (pid ${pgid}) did not exit after SIGKILL`);
@@ -567,7 +663,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const all = await readFile(rec.logFile).catch(() => Buffer.alloc(0));
     // this instance's part of the file; after a rotation the offsets no longer apply
     const start = rec.logStart !== undefined && rec.logStart <= all.length ? rec.logStart : 0;
-    const end = rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length ? rec.logEnd : all.length;
+    const end =
+      rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length
+        ? rec.logEnd
+        : all.length;
     const text = all.subarray(start, end).toString('utf8');
     if (opts?.tailLines === undefined) return text;
     const lines = text.split('\n');
@@ -579,16 +678,25 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
    * The lines of this instance's log with the times the agent saw them appear (log-times.ts):
    * the tail, then those before `sinceMs` dropped, as the reference's ReadLogs.
    */
-  async timedLogs(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]> {
+  async timedLogs(
+    id: string,
+    opts?: { tailLines?: number; sinceMs?: number },
+  ): Promise<TimedLogLine[]> {
     await this.ensureLoaded();
     const rec = this.get(id);
     const all = await readFile(rec.logFile).catch(() => Buffer.alloc(0));
     const start = rec.logStart !== undefined && rec.logStart <= all.length ? rec.logStart : 0;
-    const end = rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length ? rec.logEnd : all.length;
+    const end =
+      rec.logEnd !== undefined && rec.logEnd >= start && rec.logEnd <= all.length
+        ? rec.logEnd
+        : all.length;
     const times = this.logTimes.get(id);
     // What a running container wrote since the last watch event is in the file now.
     if (rec.state === 'running') times?.mark(end, this.opts.clock.nowMs());
-    const fallbackMs = rec.state === 'running' ? this.opts.clock.nowMs() : (rec.finishedAtMs ?? this.opts.clock.nowMs());
+    const fallbackMs =
+      rec.state === 'running'
+        ? this.opts.clock.nowMs()
+        : (rec.finishedAtMs ?? this.opts.clock.nowMs());
     return timedLines({ bytes: all.subarray(start, end), start, times, fallbackMs, ...opts });
   }
 
@@ -599,7 +707,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const prior = fileSize(rec.logFile) - (rec.logStart ?? 0);
     if (prior > 0 && !this.saidAdoptedTimes) {
       this.saidAdoptedTimes = true;
-      this.opts.logger.info({ container: rec.name, pod: rec.podName }, 'process runtime: log lines written while no agent watched carry the log file\'s modification time (sinceSeconds, sinceTime, timestamps)');
+      this.opts.logger.info(
+        { container: rec.name, pod: rec.podName },
+        "process runtime: log lines written while no agent watched carry the log file's modification time (sinceSeconds, sinceTime, timestamps)",
+      );
     }
     void times.watch(prior);
   }
@@ -613,7 +724,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       execFile(
         file,
         args,
-        { timeout: timeoutMs, env: rec.env, maxBuffer: 1024 * 1024, ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) },
+        {
+          timeout: timeoutMs,
+          env: rec.env,
+          maxBuffer: 1024 * 1024,
+          ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
+        },
         (err, stdout, stderr) => {
           const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
           resolve({ exitCode: code, output: `${stdout}${stderr}` });
@@ -623,17 +739,34 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   /** Plain pipes, or a pseudo-terminal (node-pty) when `tty` is asked. */
-  async execStream(id: string, command: readonly string[], opts: { tty: boolean } = { tty: false }): Promise<ExecSession> {
+  async execStream(
+    id: string,
+    command: readonly string[],
+    opts: { tty: boolean } = { tty: false },
+  ): Promise<ExecSession> {
     await this.ensureLoaded();
     const rec = this.get(id);
     const [file, ...args] = command;
     if (file === undefined) throw new RuntimeError('exec: empty command');
-    if (opts.tty) return spawnOnPty({ file, args, env: rec.env, ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
+    if (opts.tty)
+      return spawnOnPty({
+        file,
+        args,
+        env: rec.env,
+        ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
+      });
     // Its own process group, so kill() ends what the command started too.
-    const child = spawn(file, args, { env: rec.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'], ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}) });
+    const child = spawn(file, args, {
+      env: rec.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
+    });
     const exited = new Promise<number>((resolve) => {
       child.once('error', () => resolve(126));
-      child.once('close', (code, signal) => resolve(code ?? 128 + (signal === null ? 0 : osConstants.signals[signal])));
+      child.once('close', (code, signal) =>
+        resolve(code ?? 128 + (signal === null ? 0 : osConstants.signals[signal])),
+      );
     });
     child.stdin.on('error', () => undefined); // EPIPE when the process exits before reading stdin
     // Piped at once: Node discards the output of a child's unread pipes when it exits.
@@ -653,7 +786,10 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async attachStream(id: string, opts: AttachOptions): Promise<ExecSession> {
     await this.ensureLoaded();
     const rec = this.get(id);
-    if (opts.tty) throw new RuntimeError(`attach: container "${rec.name}" runs without a terminal under process://; attach without tty`);
+    if (opts.tty)
+      throw new RuntimeError(
+        `attach: container "${rec.name}" runs without a terminal under process://; attach without tty`,
+      );
     const exited = new Promise<void>((resolve) => {
       if (rec.state !== 'running') {
         resolve();
@@ -663,7 +799,17 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       list.push(resolve);
       this.exitWaiters.set(id, list);
     });
-    return attachToProcess({ name: rec.name, logFile: rec.logFile, stdin: this.stdins.get(id), stdinOnce: rec.stdinOnce === true, exited, logger: this.opts.logger }, opts);
+    return attachToProcess(
+      {
+        name: rec.name,
+        logFile: rec.logFile,
+        stdin: this.stdins.get(id),
+        stdinOnce: rec.stdinOnce === true,
+        exited,
+        logger: this.opts.logger,
+      },
+      opts,
+    );
   }
 
   /** process:// pods share the host's network: their ports are on 127.0.0.1. */
@@ -683,7 +829,11 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const rec = this.records.get(id);
     if (rec?.state !== 'running' || rec.pid === undefined) return undefined;
     const u = treeUsage(rec.pid);
-    return { cpuUsageCoreNanoSeconds: u.cpuNs, memoryWorkingSetBytes: u.rssBytes, memoryRssBytes: u.rssBytes };
+    return {
+      cpuUsageCoreNanoSeconds: u.cpuNs,
+      memoryWorkingSetBytes: u.rssBytes,
+      memoryRssBytes: u.rssBytes,
+    };
   }
 
   onEvent(listener: ContainerEventListener): void {

@@ -4,7 +4,11 @@ import type { ContainerCreateOptions } from 'dockerode';
 import type { Pod } from '../../pod/types.js';
 import type { PodRuntimeSettings } from './container-settings.js';
 
-export function withCgroupParent(o: ContainerCreateOptions, pod: Pod, s: PodRuntimeSettings | undefined): ContainerCreateOptions {
+export function withCgroupParent(
+  o: ContainerCreateOptions,
+  pod: Pod,
+  s: PodRuntimeSettings | undefined,
+): ContainerCreateOptions {
   if (s?.cgroups === undefined) return o;
   return { ...o, HostConfig: { ...o.HostConfig, CgroupParent: s.cgroups.dockerParent(pod) } };
 }

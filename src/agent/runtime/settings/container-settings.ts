@@ -35,11 +35,18 @@ export interface DockerContainerSettings {
   CpusetMems?: string;
 }
 
-export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSettings): DockerContainerSettings {
+export function dockerContainerSettings(
+  pod: Pod,
+  c: Container,
+  s: ContainerSettings,
+): DockerContainerSettings {
   return {
     ...containerCpuResources(c, s.cpu),
     ...(s.podPidsLimit > 0 ? { PidsLimit: s.podPidsLimit } : {}),
-    OomScoreAdj: Math.max(s.oomScoreAdjFloor ?? -1000, containerOomScoreAdj(pod, c, s.memoryCapacity)),
+    OomScoreAdj: Math.max(
+      s.oomScoreAdjFloor ?? -1000,
+      containerOomScoreAdj(pod, c, s.memoryCapacity),
+    ),
     SecurityOpt: dockerSeccompOpts(seccompType(pod, c, s.seccompDefault)),
     ...s.cpuset?.(pod, c),
   };
@@ -47,7 +54,12 @@ export function dockerContainerSettings(pod: Pod, c: Container, s: ContainerSett
 
 /** The reference's defaults: quota on, a 100ms period, no pids limit, Unconfined seccomp. */
 export function defaultContainerSettings(): ContainerSettings {
-  return { cpu: { cfsQuota: true, cfsQuotaPeriodUs: 100_000 }, podPidsLimit: -1, seccompDefault: false, memoryCapacity: totalmem() };
+  return {
+    cpu: { cfsQuota: true, cfsQuotaPeriodUs: 100_000 },
+    podPidsLimit: -1,
+    seccompDefault: false,
+    memoryCapacity: totalmem(),
+  };
 }
 
 /** Writes a pod's resolv.conf and says where it is (PodDnsFiles). */

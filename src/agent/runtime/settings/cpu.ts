@@ -46,5 +46,9 @@ export function containerCpuResources(c: Container, s: CpuSettings): CpuResource
   // a request left out defaults to the limit
   const shares = milliCpuToShares(request ?? limit ?? 0);
   if (!s.cfsQuota) return { CpuShares: shares };
-  return { CpuShares: shares, CpuQuota: milliCpuToQuota(limit ?? 0, s.cfsQuotaPeriodUs), CpuPeriod: s.cfsQuotaPeriodUs };
+  return {
+    CpuShares: shares,
+    CpuQuota: milliCpuToQuota(limit ?? 0, s.cfsQuotaPeriodUs),
+    CpuPeriod: s.cfsQuotaPeriodUs,
+  };
 }

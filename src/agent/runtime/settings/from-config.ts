@@ -15,8 +15,16 @@ import { hostSwapBytes, type SwapSettings } from './swap.js';
 
 export type SettingsConfig = Pick<
   NodeAgentConfiguration,
-  'cpuCFSQuota' | 'cpuCFSQuotaPeriod' | 'podPidsLimit' | 'seccompDefault' | 'clusterDNS' | 'clusterDomain' | 'resolvConf' | 'allowedUnsafeSysctls'
-> & Partial<Pick<NodeAgentConfiguration, 'memorySwap' | 'cgroupsPerQOS'>>;
+  | 'cpuCFSQuota'
+  | 'cpuCFSQuotaPeriod'
+  | 'podPidsLimit'
+  | 'seccompDefault'
+  | 'clusterDNS'
+  | 'clusterDomain'
+  | 'resolvConf'
+  | 'allowedUnsafeSysctls'
+> &
+  Partial<Pick<NodeAgentConfiguration, 'memorySwap' | 'cgroupsPerQOS'>>;
 
 export interface PodSettingsOptions {
   config: SettingsConfig;
@@ -64,7 +72,10 @@ function periodUs(value: string): number {
   try {
     return Number(parseDurationNs(value, '--cpu-cfs-quota-period') / 1000n);
   } catch (err) {
-    throw new ConfigError(`invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${userMessage(err)}`, { field: 'cpuCFSQuotaPeriod', flag: '--cpu-cfs-quota-period' });
+    throw new ConfigError(
+      `invalid configuration: cpuCFSQuotaPeriod (--cpu-cfs-quota-period) ${userMessage(err)}`,
+      { field: 'cpuCFSQuotaPeriod', flag: '--cpu-cfs-quota-period' },
+    );
   }
 }
 
@@ -72,20 +83,41 @@ function allowlist(c: SettingsConfig, kernel: string): SysctlAllowlist {
   try {
     return new SysctlAllowlist([...safeSysctls(kernel), ...c.allowedUnsafeSysctls]);
   } catch (err) {
-    throw new ConfigError(`invalid configuration: allowedUnsafeSysctls (--allowed-unsafe-sysctls) ${userMessage(err)}`, { field: 'allowedUnsafeSysctls', flag: '--allowed-unsafe-sysctls' });
+    throw new ConfigError(
+      `invalid configuration: allowedUnsafeSysctls (--allowed-unsafe-sysctls) ${userMessage(err)}`,
+      { field: 'allowedUnsafeSysctls', flag: '--allowed-unsafe-sysctls' },
+    );
   }
 }
 
-const NO_ISOLATION = 'the process:// runtime runs containers as plain host processes, without cgroups, seccomp or namespaces';
+const NO_ISOLATION =
+  'the process:// runtime runs containers as plain host processes, without cgroups, seccomp or namespaces';
 
 function processNotes(c: SettingsConfig): HostNote[] {
   const notes: HostNote[] = [
-    { option: '--cpu-cfs-quota', reason: NO_ISOLATION, effect: 'CPU limits of containers are not enforced' },
+    {
+      option: '--cpu-cfs-quota',
+      reason: NO_ISOLATION,
+      effect: 'CPU limits of containers are not enforced',
+    },
     { option: '--cpu-cfs-quota-period', reason: NO_ISOLATION, effect: 'no CFS period is set' },
-    { option: '--seccomp-default', reason: NO_ISOLATION, effect: 'processes run without a seccomp profile' },
-    { option: '--allowed-unsafe-sysctls', reason: NO_ISOLATION, effect: 'pod sysctls are admitted as on any node but not applied: they would change the host' },
+    {
+      option: '--seccomp-default',
+      reason: NO_ISOLATION,
+      effect: 'processes run without a seccomp profile',
+    },
+    {
+      option: '--allowed-unsafe-sysctls',
+      reason: NO_ISOLATION,
+      effect: 'pod sysctls are admitted as on any node but not applied: they would change the host',
+    },
   ];
-  if (c.podPidsLimit > 0) notes.push({ option: '--pod-max-pids', reason: NO_ISOLATION, effect: 'the number of processes of a pod is not limited' });
+  if (c.podPidsLimit > 0)
+    notes.push({
+      option: '--pod-max-pids',
+      reason: NO_ISOLATION,
+      effect: 'the number of processes of a pod is not limited',
+    });
   return notes;
 }
 
@@ -101,18 +133,35 @@ function readSwapBytes(): number {
 function swapSettings(opts: PodSettingsOptions, notes: HostNote[]): SwapSettings | undefined {
   const behavior = opts.config.memorySwap?.swapBehavior ?? '';
   if (opts.runtimeType === 'process') {
-    if (behavior !== '') notes.push({ option: 'memorySwap', reason: NO_ISOLATION, effect: 'the swap use of containers is not limited' });
+    if (behavior !== '')
+      notes.push({
+        option: 'memorySwap',
+        reason: NO_ISOLATION,
+        effect: 'the swap use of containers is not limited',
+      });
     return undefined;
   }
   const cgroupV2 = opts.cgroupV2 ?? existsSync('/sys/fs/cgroup/cgroup.controllers');
   const swapCapacityBytes = opts.swapCapacityBytes ?? readSwapBytes();
   if (behavior === 'LimitedSwap' && !cgroupV2) {
-    notes.push({ option: 'memorySwap.swapBehavior=LimitedSwap', reason: 'LimitedSwap needs cgroup v2 and this host uses cgroup v1', effect: 'containers get no swap (NoSwap), as the reference does' });
+    notes.push({
+      option: 'memorySwap.swapBehavior=LimitedSwap',
+      reason: 'LimitedSwap needs cgroup v2 and this host uses cgroup v1',
+      effect: 'containers get no swap (NoSwap), as the reference does',
+    });
   }
   if (swapCapacityBytes > 0) {
-    notes.push({ option: 'memorySwap', reason: 'Docker limits swap only together with a memory limit', effect: 'containers without a memory limit may use the host\'s swap' });
+    notes.push({
+      option: 'memorySwap',
+      reason: 'Docker limits swap only together with a memory limit',
+      effect: "containers without a memory limit may use the host's swap",
+    });
   }
-  return { behavior: behavior === 'LimitedSwap' ? 'LimitedSwap' : 'NoSwap', swapCapacityBytes, cgroupV2 };
+  return {
+    behavior: behavior === 'LimitedSwap' ? 'LimitedSwap' : 'NoSwap',
+    swapCapacityBytes,
+    cgroupV2,
+  };
 }
 
 export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
@@ -120,13 +169,22 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
   const allow = allowlist(c, opts.kernelRelease ?? release());
   const dns = new PodDnsFiles({
     rootDir: opts.rootDir,
-    settings: { clusterDNS: c.clusterDNS, clusterDomain: c.clusterDomain, resolvConf: c.resolvConf, ...(opts.nodeIPs !== undefined ? { nodeIPs: opts.nodeIPs } : {}) },
+    settings: {
+      clusterDNS: c.clusterDNS,
+      clusterDomain: c.clusterDomain,
+      resolvConf: c.resolvConf,
+      ...(opts.nodeIPs !== undefined ? { nodeIPs: opts.nodeIPs } : {}),
+    },
     logger: opts.logger.child({ part: 'dns' }),
     ...(opts.onDnsWarning !== undefined ? { onWarning: opts.onDnsWarning } : {}),
   });
   const notes: HostNote[] = opts.runtimeType === 'process' ? processNotes(c) : [];
   if (opts.runtimeType === 'docker' && c.podPidsLimit > 0 && c.cgroupsPerQOS === false) {
-    notes.push({ option: '--pod-max-pids', reason: 'there are no pod cgroups (--cgroups-per-qos=false)', effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)` });
+    notes.push({
+      option: '--pod-max-pids',
+      reason: 'there are no pod cgroups (--cgroups-per-qos=false)',
+      effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)`,
+    });
   }
   const swap = swapSettings(opts, notes);
   const lower = opts.canLowerOomScore ?? hasCapSysResource();
@@ -156,5 +214,9 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
 
 /** Logs every note once, naming the option, the reason and the effect. */
 export function logHostNotes(notes: readonly HostNote[], logger: Logger): void {
-  for (const n of notes) logger.warn({ option: n.option, reason: n.reason, effect: n.effect }, `${n.option} cannot take effect on this host: ${n.reason}; ${n.effect}`);
+  for (const n of notes)
+    logger.warn(
+      { option: n.option, reason: n.reason, effect: n.effect },
+      `${n.option} cannot take effect on this host: ${n.reason}; ${n.effect}`,
+    );
 }

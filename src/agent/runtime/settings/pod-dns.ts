@@ -31,7 +31,9 @@ const PodDnsConfigSchema = z
   .object({
     nameservers: z.array(z.string()).optional(),
     searches: z.array(z.string()).optional(),
-    options: z.array(z.object({ name: z.string(), value: z.string().optional() }).loose()).optional(),
+    options: z
+      .array(z.object({ name: z.string(), value: z.string().optional() }).loose())
+      .optional(),
   })
   .loose();
 export type PodDnsConfig = z.infer<typeof PodDnsConfigSchema>;
@@ -54,11 +56,17 @@ export function podDnsType(pod: Pod): { type: DnsType; error?: string } {
     case 'Default':
       return { type: 'host' };
     default:
-      return { type: 'cluster', error: `invalid DNSPolicy=${typeof policy === 'string' ? policy : `<${typeof policy}>`}` };
+      return {
+        type: 'cluster',
+        error: `invalid DNSPolicy=${typeof policy === 'string' ? policy : `<${typeof policy}>`}`,
+      };
   }
 }
 
-export function mergeDnsOptions(existing: readonly string[], extra: PodDnsConfig['options']): string[] {
+export function mergeDnsOptions(
+  existing: readonly string[],
+  extra: PodDnsConfig['options'],
+): string[] {
   const m = new Map<string, string>();
   for (const op of existing) {
     const i = op.indexOf(':');
@@ -88,21 +96,35 @@ export function fitSearches(searches: readonly string[], warn: (w: DnsWarning) =
     exceeded = true;
   }
   if (exceeded) {
-    warn({ reason: 'DNSConfigForming', message: `Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${out.join(' ')}` });
+    warn({
+      reason: 'DNSConfigForming',
+      message: `Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${out.join(' ')}`,
+    });
   }
   return out;
 }
 
-export function fitNameservers(servers: readonly string[], warn: (w: DnsWarning) => void): string[] {
+export function fitNameservers(
+  servers: readonly string[],
+  warn: (w: DnsWarning) => void,
+): string[] {
   if (servers.length <= MAX_DNS_NAMESERVERS) return [...servers];
   const out = servers.slice(0, MAX_DNS_NAMESERVERS);
-  warn({ reason: 'DNSConfigForming', message: `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${out.join(' ')}` });
+  warn({
+    reason: 'DNSConfigForming',
+    message: `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${out.join(' ')}`,
+  });
   return out;
 }
 
 function clusterSearches(host: readonly string[], pod: Pod, domain: string): string[] {
   if (domain === '') return [...host];
-  return omitDuplicates([`${pod.metadata.namespace}.svc.${domain}`, `svc.${domain}`, domain, ...host]);
+  return omitDuplicates([
+    `${pod.metadata.namespace}.svc.${domain}`,
+    `svc.${domain}`,
+    domain,
+    ...host,
+  ]);
 }
 
 function hostFallback(cfg: DnsConfig, s: PodDnsSettings): DnsConfig {
@@ -115,18 +137,39 @@ function hostFallback(cfg: DnsConfig, s: PodDnsSettings): DnsConfig {
 }
 
 /** The pod's resolver configuration; `host` is the parsed --resolv-conf (empty when ''). */
-export function podDnsConfig(pod: Pod, host: DnsConfig, s: PodDnsSettings, warn: (w: DnsWarning) => void): DnsConfig {
-  let cfg: DnsConfig = { servers: [...host.servers], searches: [...host.searches], options: [...host.options] };
+export function podDnsConfig(
+  pod: Pod,
+  host: DnsConfig,
+  s: PodDnsSettings,
+  warn: (w: DnsWarning) => void,
+): DnsConfig {
+  let cfg: DnsConfig = {
+    servers: [...host.servers],
+    searches: [...host.searches],
+    options: [...host.options],
+  };
   const { type, error } = podDnsType(pod);
   // the reference logs this and goes on with ClusterFirst (validation normally refuses such a pod first)
-  if (error !== undefined) warn({ reason: 'InvalidDNSPolicy', message: `${error}: falling back to the ClusterFirst policy` });
+  if (error !== undefined)
+    warn({
+      reason: 'InvalidDNSPolicy',
+      message: `${error}: falling back to the ClusterFirst policy`,
+    });
   if (type === 'none') cfg = { servers: [], searches: [], options: [] };
   else if (type === 'cluster' && s.clusterDNS.length > 0) {
-    cfg = { servers: [...s.clusterDNS], searches: clusterSearches(cfg.searches, pod, s.clusterDomain), options: [...DEFAULT_DNS_OPTIONS] };
+    cfg = {
+      servers: [...s.clusterDNS],
+      searches: clusterSearches(cfg.searches, pod, s.clusterDomain),
+      options: [...DEFAULT_DNS_OPTIONS],
+    };
   } else {
     if (type === 'cluster') {
-      const msg = 'nodeagent does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
-      warn({ reason: 'MissingClusterDNS', message: `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". ${msg}` });
+      const msg =
+        'nodeagent does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
+      warn({
+        reason: 'MissingClusterDNS',
+        message: `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". ${msg}`,
+      });
     }
     cfg = hostFallback(cfg, s);
   }
@@ -138,5 +181,9 @@ export function podDnsConfig(pod: Pod, host: DnsConfig, s: PodDnsSettings, warn:
       options: mergeDnsOptions(cfg.options, parsed.data.options),
     };
   }
-  return { servers: fitNameservers(cfg.servers, warn), searches: fitSearches(cfg.searches, warn), options: cfg.options };
+  return {
+    servers: fitNameservers(cfg.servers, warn),
+    searches: fitSearches(cfg.searches, warn),
+    options: cfg.options,
+  };
 }

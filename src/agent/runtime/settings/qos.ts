@@ -56,7 +56,11 @@ function isNodeCritical(pod: Pod): boolean {
 }
 
 /** The reference's GetContainerOOMScoreAdjust; memoryCapacity is the node's memory in bytes. */
-export function containerOomScoreAdj(pod: Pod, container: Container, memoryCapacity: number): number {
+export function containerOomScoreAdj(
+  pod: Pod,
+  container: Container,
+  memoryCapacity: number,
+): number {
   if (isNodeCritical(pod)) return GUARANTEED_OOM_SCORE_ADJ;
   const qos = podQosClass(pod);
   if (qos === 'Guaranteed') return GUARANTEED_OOM_SCORE_ADJ;

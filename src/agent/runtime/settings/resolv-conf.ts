@@ -41,7 +41,10 @@ export async function readResolvConf(path: string): Promise<DnsConfig> {
   let text: string;
   try {
     const st = await fh.stat();
-    if (st.size > MAX_RESOLV_CONF_BYTES) throw new Error(`resolv.conf ${path} is ${st.size} bytes; at most ${MAX_RESOLV_CONF_BYTES} are read`);
+    if (st.size > MAX_RESOLV_CONF_BYTES)
+      throw new Error(
+        `resolv.conf ${path} is ${st.size} bytes; at most ${MAX_RESOLV_CONF_BYTES} are read`,
+      );
     text = await readFile(fh, 'utf8');
   } finally {
     await fh.close();

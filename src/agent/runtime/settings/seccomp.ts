@@ -21,6 +21,9 @@ export function seccompType(pod: Pod, c: Container, seccompDefault: boolean): Se
 /** Docker SecurityOpt for the profile: Docker's default profile needs no option. */
 export function dockerSeccompOpts(type: SeccompType): string[] {
   if (type === 'Unconfined') return ['seccomp=unconfined'];
-  if (type === 'Localhost') throw new Error('seccompProfile type Localhost is not supported by nodeagent: use RuntimeDefault or Unconfined');
+  if (type === 'Localhost')
+    throw new Error(
+      'seccompProfile type Localhost is not supported by nodeagent: use RuntimeDefault or Unconfined',
+    );
   return [];
 }

@@ -16,7 +16,12 @@ export interface SwapSettings {
 }
 
 /** The swap bytes LimitedSwap gives this container (0 for all but Burstable). */
-export function limitedSwapBytes(pod: Pod, c: Container, memoryCapacity: number, swapCapacity: number): number {
+export function limitedSwapBytes(
+  pod: Pod,
+  c: Container,
+  memoryCapacity: number,
+  swapCapacity: number,
+): number {
   if (podQosClass(pod) !== 'Burstable' || memoryCapacity <= 0) return 0;
   const request = c.resources?.requests?.memory;
   if (request === undefined) return 0;
@@ -27,9 +32,16 @@ export function limitedSwapBytes(pod: Pod, c: Container, memoryCapacity: number,
  * Docker's MemorySwap (memory plus swap) for a container with `memoryBytes` as its limit; undefined
  * without a memory limit, since Docker bounds swap only together with memory.
  */
-export function dockerMemorySwap(pod: Pod, c: Container, memoryBytes: number | undefined, memoryCapacity: number, s: SwapSettings): number | undefined {
+export function dockerMemorySwap(
+  pod: Pod,
+  c: Container,
+  memoryBytes: number | undefined,
+  memoryCapacity: number,
+  s: SwapSettings,
+): number | undefined {
   if (memoryBytes === undefined || memoryBytes <= 0) return undefined;
-  if (s.behavior === 'LimitedSwap' && s.cgroupV2) return memoryBytes + limitedSwapBytes(pod, c, memoryCapacity, s.swapCapacityBytes);
+  if (s.behavior === 'LimitedSwap' && s.cgroupV2)
+    return memoryBytes + limitedSwapBytes(pod, c, memoryCapacity, s.swapCapacityBytes);
   return memoryBytes;
 }
 

@@ -55,7 +55,9 @@ function kernelAtLeast(version: string, need: [number, number]): boolean {
 }
 
 export function safeSysctls(kernelRelease: string): string[] {
-  return SAFE_SYSCTLS.filter((s) => s.kernel === undefined || kernelAtLeast(kernelRelease, s.kernel)).map((s) => s.name);
+  return SAFE_SYSCTLS.filter(
+    (s) => s.kernel === undefined || kernelAtLeast(kernelRelease, s.kernel),
+  ).map((s) => s.name);
 }
 
 export class SysctlAllowlist {
@@ -67,7 +69,9 @@ export class SysctlAllowlist {
     for (const raw of patterns) {
       const s = normalizeSysctlName(raw);
       if (s.length > SYSCTL_MAX_LENGTH || !SYSCTL_PATTERN.test(s)) {
-        throw new Error(`sysctl "${raw}" must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN.source}`);
+        throw new Error(
+          `sysctl "${raw}" must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN.source}`,
+        );
       }
       const prefixed = s.endsWith('*');
       const key = prefixed ? s.slice(0, -1) : s;
@@ -92,9 +96,12 @@ const SysctlListSchema = z.array(z.object({ name: z.string(), value: z.string() 
 
 export function podSysctls(pod: Pod): { name: string; value: string }[] {
   const sc = pod.spec['securityContext'];
-  const raw = sc !== null && typeof sc === 'object' ? (sc as Record<string, unknown>)['sysctls'] : undefined;
+  const raw =
+    sc !== null && typeof sc === 'object' ? (sc as Record<string, unknown>)['sysctls'] : undefined;
   const parsed = SysctlListSchema.safeParse(raw ?? []);
-  return parsed.success ? parsed.data.map((s) => ({ name: normalizeSysctlName(s.name), value: s.value })) : [];
+  return parsed.success
+    ? parsed.data.map((s) => ({ name: normalizeSysctlName(s.name), value: s.value }))
+    : [];
 }
 
 export interface SysctlAdmitResult {
@@ -109,7 +116,8 @@ export function admitSysctls(pod: Pod, allow: SysctlAllowlist): SysctlAdmitResul
   const hostIPC = pod.spec['hostIPC'] === true;
   for (const s of podSysctls(pod)) {
     const err = allow.check(s.name, hostNet, hostIPC);
-    if (err !== undefined) return { admit: false, reason: SYSCTL_FORBIDDEN_REASON, message: `forbidden sysctl: ${err}` };
+    if (err !== undefined)
+      return { admit: false, reason: SYSCTL_FORBIDDEN_REASON, message: `forbidden sysctl: ${err}` };
   }
   return { admit: true };
 }

@@ -6,7 +6,10 @@
 import type { IncomingMessage } from 'node:http';
 import type { AuthenticationResult, Authenticator, UserInfo } from '../types.js';
 
-export const ANONYMOUS_USER: UserInfo = { username: 'system:anonymous', groups: ['system:unauthenticated'] };
+export const ANONYMOUS_USER: UserInfo = {
+  username: 'system:anonymous',
+  groups: ['system:unauthenticated'],
+};
 
 export interface AuthenticatorChainOptions {
   authenticators: readonly Authenticator[];
@@ -22,13 +25,19 @@ export class AuthenticatorChain implements Authenticator {
       const r = await a.authenticate(req);
       if (r.kind === 'authenticated') {
         // Every authenticated user is also in system:authenticated, as in the reference.
-        const groups = r.user.groups.includes('system:authenticated') ? r.user.groups : [...r.user.groups, 'system:authenticated'];
+        const groups = r.user.groups.includes('system:authenticated')
+          ? r.user.groups
+          : [...r.user.groups, 'system:authenticated'];
         return { ...r, user: { ...r.user, groups } };
       }
       if (r.kind === 'rejected') rejections.push(r.reason);
     }
     if (rejections.length > 0) return { kind: 'rejected', reason: rejections.join('; ') };
-    if (this.options.anonymous) return { kind: 'authenticated', user: ANONYMOUS_USER, method: 'anonymous' };
-    return { kind: 'rejected', reason: 'no credentials presented and anonymous access is disabled' };
+    if (this.options.anonymous)
+      return { kind: 'authenticated', user: ANONYMOUS_USER, method: 'anonymous' };
+    return {
+      kind: 'rejected',
+      reason: 'no credentials presented and anonymous access is disabled',
+    };
   }
 }

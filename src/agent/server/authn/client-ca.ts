@@ -13,16 +13,19 @@ import { CertificateError, userMessage } from '../../../common/util/errors.js';
 import { runEvery } from '../../../common/util/every.js';
 import { pemBlocksOfType } from '../../../common/util/pem.js';
 
-
 /** Parses every certificate of a PEM bundle; throws a CertificateError naming the file. */
 export function parseCertificateBundle(pem: string, file: string): X509Certificate[] {
   const blocks = pemBlocksOfType(pem, 'CERTIFICATE');
-  if (blocks.length === 0) throw new CertificateError(`client CA file "${file}" holds no PEM certificate`, { file });
+  if (blocks.length === 0)
+    throw new CertificateError(`client CA file "${file}" holds no PEM certificate`, { file });
   return blocks.map((b, i) => {
     try {
       return new X509Certificate(b);
     } catch (err) {
-      throw new CertificateError(`client CA file "${file}": certificate ${i + 1} cannot be parsed: ${(err as Error).message}`, { file, cause: err });
+      throw new CertificateError(
+        `client CA file "${file}": certificate ${i + 1} cannot be parsed: ${(err as Error).message}`,
+        { file, cause: err },
+      );
     }
   });
 }
@@ -54,7 +57,10 @@ export class ClientCaFile implements ClientCaSource {
   /** Loads the file (throws if it cannot be used at start) and starts watching it. */
   async start(signal: AbortSignal): Promise<void> {
     const pem = await readFile(this.options.file, 'utf8').catch((err: unknown) => {
-      throw new CertificateError(`cannot read client CA file "${this.options.file}": ${(err as Error).message}`, { file: this.options.file, cause: err });
+      throw new CertificateError(
+        `cannot read client CA file "${this.options.file}": ${(err as Error).message}`,
+        { file: this.options.file, cause: err },
+      );
     });
     this.current = parseCertificateBundle(pem, this.options.file);
     this.lastPem = pem;
@@ -63,9 +69,17 @@ export class ClientCaFile implements ClientCaSource {
       this.watcher = watch(dirname(this.options.file), { persistent: false }, (_event, changed) => {
         if (changed === null || changed === name || changed.startsWith('..')) this.scheduleReload();
       });
-      this.watcher.on('error', (err) => this.options.logger.warn({ err: err.message, file: this.options.file }, 'client CA file watch failed; relying on polling'));
+      this.watcher.on('error', (err) =>
+        this.options.logger.warn(
+          { err: err.message, file: this.options.file },
+          'client CA file watch failed; relying on polling',
+        ),
+      );
     } catch (err) {
-      this.options.logger.warn({ err: (err as Error).message, file: this.options.file }, 'cannot watch the client CA file; relying on polling');
+      this.options.logger.warn(
+        { err: (err as Error).message, file: this.options.file },
+        'cannot watch the client CA file; relying on polling',
+      );
     }
     this.poll = new AbortController();
     void runEvery({
@@ -76,7 +90,11 @@ export class ClientCaFile implements ClientCaSource {
         this.scheduleReload();
         return Promise.resolve();
       },
-      onError: (err) => this.options.logger.warn({ err: userMessage(err), file: this.options.file }, 'client CA file poll failed'),
+      onError: (err) =>
+        this.options.logger.warn(
+          { err: userMessage(err), file: this.options.file },
+          'client CA file poll failed',
+        ),
     });
     signal.addEventListener('abort', () => this.stop(), { once: true });
   }
@@ -114,17 +132,26 @@ export class ClientCaFile implements ClientCaSource {
     try {
       pem = await readFile(this.options.file, 'utf8');
     } catch (err) {
-      this.options.logger.warn({ file: this.options.file, err: (err as Error).message }, 'cannot re-read the client CA file; keeping the previous authorities');
+      this.options.logger.warn(
+        { file: this.options.file, err: (err as Error).message },
+        'cannot re-read the client CA file; keeping the previous authorities',
+      );
       return;
     }
     if (pem === this.lastPem) return;
     try {
       this.current = parseCertificateBundle(pem, this.options.file);
       this.lastPem = pem;
-      this.options.logger.info({ file: this.options.file, authorities: this.current.length }, 'reloaded the client CA file');
+      this.options.logger.info(
+        { file: this.options.file, authorities: this.current.length },
+        'reloaded the client CA file',
+      );
       for (const l of this.listeners) l();
     } catch (err) {
-      this.options.logger.warn({ file: this.options.file, err: (err as Error).message }, 'the changed client CA file is not usable; keeping the previous authorities');
+      this.options.logger.warn(
+        { file: this.options.file, err: (err as Error).message },
+        'the changed client CA file is not usable; keeping the previous authorities',
+      );
     }
   }
 }

@@ -7,7 +7,13 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../../common/util/clock.js';
 import { TtlCache } from '../../../common/util/ttl-cache.js';
-import { AuthUnavailableError, type AuthenticationResult, type Authenticator, type TokenReviewStatus, type TokenReviewer } from '../types.js';
+import {
+  AuthUnavailableError,
+  type AuthenticationResult,
+  type Authenticator,
+  type TokenReviewStatus,
+  type TokenReviewer,
+} from '../types.js';
 import { bearerToken } from '../../../common/auth/bearer-token.js';
 
 export interface TokenWebhookAuthenticatorOptions {
@@ -18,13 +24,15 @@ export interface TokenWebhookAuthenticatorOptions {
   timeoutMs?: number;
 }
 
-
 export class TokenWebhookAuthenticator implements Authenticator {
   // One review in flight per token: a burst of requests with the same token makes one call.
   private readonly cache: TtlCache<TokenReviewStatus, string>;
 
   constructor(private readonly options: TokenWebhookAuthenticatorOptions) {
-    this.cache = new TtlCache({ clock: options.clock, load: async (_key, token) => ({ value: await this.review(token), ttlMs: options.cacheTtlMs }) });
+    this.cache = new TtlCache({
+      clock: options.clock,
+      load: async (_key, token) => ({ value: await this.review(token), ttlMs: options.cacheTtlMs }),
+    });
   }
 
   async authenticate(req: IncomingMessage): Promise<AuthenticationResult> {
@@ -35,16 +43,28 @@ export class TokenWebhookAuthenticator implements Authenticator {
     const key = createHash('sha256').update(token).digest('hex');
     const status = await this.cache.get(key, token);
     if (!status.authenticated || status.user === undefined || status.user.username === '') {
-      return { kind: 'rejected', reason: `invalid bearer token${status.error ? `: ${status.error}` : ''}` };
+      return {
+        kind: 'rejected',
+        reason: `invalid bearer token${status.error ? `: ${status.error}` : ''}`,
+      };
     }
-    return { kind: 'authenticated', user: { ...status.user, groups: status.user.groups }, method: 'token' };
+    return {
+      kind: 'authenticated',
+      user: { ...status.user, groups: status.user.groups },
+      method: 'token',
+    };
   }
 
   private async review(token: string): Promise<TokenReviewStatus> {
     try {
-      return await this.options.reviewer.review(token, AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
+      return await this.options.reviewer.review(
+        token,
+        AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      );
     } catch (err) {
-      throw new AuthUnavailableError(`token review failed: ${(err as Error).message}`, { cause: err });
+      throw new AuthUnavailableError(`token review failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
   }
 }

@@ -52,13 +52,23 @@ function validAt(cert: X509Certificate, nowMs: number): boolean {
 }
 
 /** Verifies `chain` against `authorities`; returns why it failed, or undefined when it is good. */
-export function verifyChain(chain: readonly X509Certificate[], authorities: readonly X509Certificate[], nowMs: number): string | undefined {
+export function verifyChain(
+  chain: readonly X509Certificate[],
+  authorities: readonly X509Certificate[],
+  nowMs: number,
+): string | undefined {
   const leaf = chain[0];
   if (leaf === undefined) return 'no certificate';
-  if (!validAt(leaf, nowMs)) return `certificate has expired or is not yet valid (valid ${leaf.validFrom} to ${leaf.validTo})`;
+  if (!validAt(leaf, nowMs))
+    return `certificate has expired or is not yet valid (valid ${leaf.validFrom} to ${leaf.validTo})`;
   // undefined without the extended key usage extension, though Node's types say string[]
   const eku = leaf.keyUsage as readonly string[] | undefined;
-  if (eku !== undefined && eku.length > 0 && !eku.includes(CLIENT_AUTH_OID) && !eku.includes(ANY_EKU_OID)) {
+  if (
+    eku !== undefined &&
+    eku.length > 0 &&
+    !eku.includes(CLIENT_AUTH_OID) &&
+    !eku.includes(ANY_EKU_OID)
+  ) {
     return 'certificate is not valid for client authentication';
   }
   let cur = leaf;
@@ -66,7 +76,9 @@ export function verifyChain(chain: readonly X509Certificate[], authorities: read
     for (const ca of authorities) {
       if (cur.checkIssued(ca) && validAt(ca, nowMs) && cur.verify(ca.publicKey)) return undefined;
     }
-    const next = chain.find((c) => c !== cur && c.ca && cur.checkIssued(c) && cur.verify(c.publicKey));
+    const next = chain.find(
+      (c) => c !== cur && c.ca && cur.checkIssued(c) && cur.verify(c.publicKey),
+    );
     if (next === undefined) return 'certificate signed by unknown authority';
     if (!validAt(next, nowMs)) return 'an intermediate certificate has expired or is not yet valid';
     cur = next;
@@ -76,7 +88,10 @@ export function verifyChain(chain: readonly X509Certificate[], authorities: read
 
 export class X509Authenticator implements Authenticator {
   // A connection's certificate never changes; remember the verdict per socket and CA bundle.
-  private readonly verdicts = new WeakMap<object, { authorities: readonly X509Certificate[]; result: AuthenticationResult; untilMs: number }>();
+  private readonly verdicts = new WeakMap<
+    object,
+    { authorities: readonly X509Certificate[]; result: AuthenticationResult; untilMs: number }
+  >();
 
   constructor(private readonly options: X509AuthenticatorOptions) {}
 

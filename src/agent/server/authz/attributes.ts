@@ -24,7 +24,12 @@ export function subresourceFor(path: string): string {
   return 'proxy';
 }
 
-export function requestAttributes(user: UserInfo, method: string, path: string, nodeName: string): RequestAttributes {
+export function requestAttributes(
+  user: UserInfo,
+  method: string,
+  path: string,
+  nodeName: string,
+): RequestAttributes {
   return {
     user,
     verb: VERBS[method.toUpperCase()] ?? method.toLowerCase(),

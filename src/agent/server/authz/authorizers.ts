@@ -42,7 +42,10 @@ export class WebhookAuthorizer implements Authorizer {
       clock: options.clock,
       load: async (_key, spec) => {
         const decision = await this.review(spec);
-        return { value: decision, ttlMs: decision.allowed ? options.authorizedTtlMs : options.unauthorizedTtlMs };
+        return {
+          value: decision,
+          ttlMs: decision.allowed ? options.authorizedTtlMs : options.unauthorizedTtlMs,
+        };
       },
     });
   }
@@ -55,14 +58,22 @@ export class WebhookAuthorizer implements Authorizer {
   private async review(spec: SubjectAccessReviewSpec): Promise<AuthorizationDecision> {
     let status;
     try {
-      status = await this.options.reviewer.review(spec, AbortSignal.timeout(this.options.timeoutMs ?? 10_000));
+      status = await this.options.reviewer.review(
+        spec,
+        AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
+      );
     } catch (err) {
-      throw new AuthUnavailableError(`subject access review failed: ${(err as Error).message}`, { cause: err });
+      throw new AuthUnavailableError(`subject access review failed: ${(err as Error).message}`, {
+        cause: err,
+      });
     }
-    if (status.allowed && status.denied !== true) return { allowed: true, reason: status.reason ?? '' };
+    if (status.allowed && status.denied !== true)
+      return { allowed: true, reason: status.reason ?? '' };
     if (!status.allowed && status.denied !== true && status.evaluationError) {
       // No decision and an evaluation error: the reference treats this as an error, not a denial.
-      throw new AuthUnavailableError(`subject access review could not be evaluated: ${status.evaluationError}`);
+      throw new AuthUnavailableError(
+        `subject access review could not be evaluated: ${status.evaluationError}`,
+      );
     }
     return { allowed: false, reason: status.reason ?? '' };
   }

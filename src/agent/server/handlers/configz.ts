@@ -17,7 +17,9 @@ export function maskSecrets(value: unknown, key = ''): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (SECRET_MAP_FIELDS.has(k) && isObject(v)) {
-        out[k] = Object.fromEntries(Object.entries(v).map(([h, x]) => [h, Array.isArray(x) ? [MASK] : MASK]));
+        out[k] = Object.fromEntries(
+          Object.entries(v).map(([h, x]) => [h, Array.isArray(x) ? [MASK] : MASK]),
+        );
       } else {
         out[k] = maskSecrets(v, k);
       }

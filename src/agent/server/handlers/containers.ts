@@ -45,8 +45,13 @@ function boolParam(params: URLSearchParams, name: string): boolean | Error {
 function sinceTimeMs(params: URLSearchParams): number | undefined | Error {
   const v = params.get('sinceTime');
   if (v === null || v === '') return undefined;
-  if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/.test(v) || Number.isNaN(Date.parse(v))) {
-    return new Error(`sinceTime must be an RFC 3339 time such as 2006-01-02T15:04:05Z, got "${v.slice(0, 64)}"`);
+  if (
+    !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?(Z|[+-]\d\d:\d\d)$/.test(v) ||
+    Number.isNaN(Date.parse(v))
+  ) {
+    return new Error(
+      `sinceTime must be an RFC 3339 time such as 2006-01-02T15:04:05Z, got "${v.slice(0, 64)}"`,
+    );
   }
   return Date.parse(v);
 }
@@ -93,7 +98,11 @@ export async function serveContainerLogs(
     follow: follow as boolean,
     timestamps: timestamps as boolean,
     ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
-    ...(sinceSeconds !== undefined ? { sinceMs: streaming.clock.nowMs() - (sinceSeconds as number) * 1000 } : sinceTime !== undefined ? { sinceMs: sinceTime as number } : {}),
+    ...(sinceSeconds !== undefined
+      ? { sinceMs: streaming.clock.nowMs() - (sinceSeconds as number) * 1000 }
+      : sinceTime !== undefined
+        ? { sinceMs: sinceTime as number }
+        : {}),
     ...(previous === true ? { previous: true } : {}),
     ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
   };
@@ -136,12 +145,18 @@ function containerRef(parts: readonly string[]): ContainerRef | undefined {
  * `command=`) is the reference client's "you must specify at least one command for the
  * container"; a NUL byte cannot reach a program's argv.
  */
-export function commandProblem(command: readonly string[], kind: 'run' | 'exec'): string | undefined {
+export function commandProblem(
+  command: readonly string[],
+  kind: 'run' | 'exec',
+): string | undefined {
   const param = kind === 'run' ? 'cmd' : 'command';
-  const accepted = kind === 'run' ? 'cmd=<program> <args...>' : 'command=<program>&command=<arg>...';
-  if (command.length === 0 || command[0] === '') return `you must specify at least one command for the container: give ${accepted}`;
+  const accepted =
+    kind === 'run' ? 'cmd=<program> <args...>' : 'command=<program>&command=<arg>...';
+  if (command.length === 0 || command[0] === '')
+    return `you must specify at least one command for the container: give ${accepted}`;
   const i = command.findIndex((a) => a.includes('\0'));
-  if (i >= 0) return `${param} argument ${i} contains a NUL character, which a command line cannot hold`;
+  if (i >= 0)
+    return `${param} argument ${i} contains a NUL character, which a command line cannot hold`;
   return undefined;
 }
 
@@ -163,7 +178,11 @@ export async function serveCommand(
     return;
   }
   if (req.headers.upgrade !== undefined) {
-    httpError(res, 400, 'interactive (upgraded) exec is not supported; call without Upgrade to run a command non-interactively');
+    httpError(
+      res,
+      400,
+      'interactive (upgraded) exec is not supported; call without Upgrade to run a command non-interactively',
+    );
     return;
   }
   const parts = segments(path, `/${kind}/`);
@@ -172,7 +191,10 @@ export async function serveCommand(
     httpError(res, 400, `expected /${kind}/{namespace}/{pod}[/{uid}]/{container}`);
     return;
   }
-  const command = kind === 'run' ? (url.searchParams.get('cmd') ?? '').split(/\s+/).filter((s) => s !== '') : url.searchParams.getAll('command');
+  const command =
+    kind === 'run'
+      ? (url.searchParams.get('cmd') ?? '').split(/\s+/).filter((s) => s !== '')
+      : url.searchParams.getAll('command');
   const problem = commandProblem(command, kind);
   if (problem !== undefined) {
     httpError(res, 400, problem);
@@ -197,4 +219,3 @@ export async function serveCommand(
     res.off('close', onClose);
   }
 }
-

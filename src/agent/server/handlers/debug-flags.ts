@@ -14,13 +14,26 @@ const INT32_MAX = 2 ** 31 - 1;
 /** The reference's writePlainText: text/plain, the text and a newline. */
 function writePlainText(res: ServerResponse, status: number, text: string): void {
   const body = `${text}\n`;
-  res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'text/plain',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
 /** Go's strconv.Quote for the text of a ParseInt error (printable ASCII as is, the rest escaped). */
 export function goQuote(s: string): string {
-  const esc: Record<string, string> = { '\x07': '\\a', '\b': '\\b', '\f': '\\f', '\n': '\\n', '\r': '\\r', '\t': '\\t', '\v': '\\v', '\\': '\\\\', '"': '\\"' };
+  const esc: Record<string, string> = {
+    '\x07': '\\a',
+    '\b': '\\b',
+    '\f': '\\f',
+    '\n': '\\n',
+    '\r': '\\r',
+    '\t': '\\t',
+    '\v': '\\v',
+    '\\': '\\\\',
+    '"': '\\"',
+  };
   let out = '';
   for (const ch of s) {
     const code = ch.codePointAt(0) ?? 0;
@@ -34,9 +47,11 @@ export function goQuote(s: string): string {
 
 /** klog's Level.Set: a base-10 int32 (sign allowed), or Go's ParseInt error. */
 export function parseVerbosity(value: string): { verbosity: number } | { error: string } {
-  if (!/^[+-]?[0-9]+$/.test(value)) return { error: `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax` };
+  if (!/^[+-]?[0-9]+$/.test(value))
+    return { error: `strconv.ParseInt: parsing ${goQuote(value)}: invalid syntax` };
   const n = Number(BigInt(value));
-  if (n < INT32_MIN || n > INT32_MAX) return { error: `strconv.ParseInt: parsing ${goQuote(value)}: value out of range` };
+  if (n < INT32_MIN || n > INT32_MAX)
+    return { error: `strconv.ParseInt: parsing ${goQuote(value)}: value out of range` };
   return { verbosity: n };
 }
 
@@ -53,7 +68,11 @@ async function readBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 /** Serves /debug/flags/v; `setVerbosity` absent means the field is false. */
-export async function serveDebugFlagV(req: IncomingMessage, res: ServerResponse, setVerbosity: ((v: number) => void) | undefined): Promise<void> {
+export async function serveDebugFlagV(
+  req: IncomingMessage,
+  res: ServerResponse,
+  setVerbosity: ((v: number) => void) | undefined,
+): Promise<void> {
   if (setVerbosity === undefined) {
     httpError(res, 405, 'flags endpoint is disabled.');
     return;
@@ -64,7 +83,11 @@ export async function serveDebugFlagV(req: IncomingMessage, res: ServerResponse,
   }
   const body = await readBody(req);
   if (body === undefined) {
-    writePlainText(res, 400, `error reading request body: the verbosity must be at most ${MAX_BODY_BYTES} bytes`);
+    writePlainText(
+      res,
+      400,
+      `error reading request body: the verbosity must be at most ${MAX_BODY_BYTES} bytes`,
+    );
     return;
   }
   const parsed = parseVerbosity(body);

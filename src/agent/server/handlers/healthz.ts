@@ -19,7 +19,11 @@ export const pingCheck: HealthCheck = { name: 'ping', check: () => undefined };
  * The reference's sync-loop check: unhealthy when the loop has not started an iteration for
  * twice the resync interval, at least 5 minutes.
  */
-export function syncLoopCheck(monitor: SyncLoopMonitor, clock: Clock, resyncIntervalMs = 60_000): HealthCheck {
+export function syncLoopCheck(
+  monitor: SyncLoopMonitor,
+  clock: Clock,
+  resyncIntervalMs = 60_000,
+): HealthCheck {
   const limitMs = Math.max(2 * resyncIntervalMs, 5 * 60_000);
   return {
     name: 'syncloop',
@@ -27,12 +31,19 @@ export function syncLoopCheck(monitor: SyncLoopMonitor, clock: Clock, resyncInte
       const last = monitor.lastIterationMs();
       if (last === undefined) return undefined;
       const age = clock.nowMs() - last;
-      return age > limitMs ? `sync loop took longer than expected (last iteration ${Math.round(age / 1000)}s ago)` : undefined;
+      return age > limitMs
+        ? `sync loop took longer than expected (last iteration ${Math.round(age / 1000)}s ago)`
+        : undefined;
     },
   };
 }
 
-export function serveHealthz(req: IncomingMessage, res: ServerResponse, path: string, checks: readonly HealthCheck[]): void {
+export function serveHealthz(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  checks: readonly HealthCheck[],
+): void {
   if (path === '/healthz' || path === '/healthz/') {
     const results = checks.map((c) => ({ name: c.name, problem: c.check() }));
     const failed = results.some((r) => r.problem !== undefined);
@@ -41,7 +52,9 @@ export function serveHealthz(req: IncomingMessage, res: ServerResponse, path: st
       sendText(res, 200, 'ok');
       return;
     }
-    const lines = results.map((r) => (r.problem === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`));
+    const lines = results.map((r) =>
+      r.problem === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: reason withheld`,
+    );
     if (failed) {
       httpError(res, 500, `${lines.join('\n')}\nhealthz check failed`);
     } else {

@@ -11,7 +11,12 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export async function serveLogDir(req: IncomingMessage, res: ServerResponse, path: string, logDir: string): Promise<void> {
+export async function serveLogDir(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  logDir: string,
+): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     httpError(res, 405, 'Method Not Allowed');
     return;

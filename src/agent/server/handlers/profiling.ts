@@ -37,15 +37,30 @@ export class ProfilingHandlers {
   async handle(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
     const name = path.replace(/^\/debug\/pprof\/?/, '');
     if (name === '') {
-      sendJson(res, 200, { profiles: ['profile', 'heap', ...(this.loopDelay !== undefined ? ['block'] : [])] });
+      sendJson(res, 200, {
+        profiles: ['profile', 'heap', ...(this.loopDelay !== undefined ? ['block'] : [])],
+      });
     } else if (name === 'profile') {
       await this.cpuProfile(req, res, url);
     } else if (name === 'heap') {
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="nodeagent.heapsnapshot"' });
+      res.writeHead(200, {
+        'content-type': 'application/octet-stream',
+        'content-disposition': 'attachment; filename="nodeagent.heapsnapshot"',
+      });
       getHeapSnapshot().pipe(res);
     } else if (name === 'block' && this.loopDelay !== undefined) {
       const h = this.loopDelay;
-      sendJson(res, 200, { kind: 'EventLoopDelay', unit: 'ns', count: h.count, min: h.min, max: h.max, mean: h.mean, stddev: h.stddev, p50: h.percentile(50), p99: h.percentile(99) });
+      sendJson(res, 200, {
+        kind: 'EventLoopDelay',
+        unit: 'ns',
+        count: h.count,
+        min: h.min,
+        max: h.max,
+        mean: h.mean,
+        stddev: h.stddev,
+        p50: h.percentile(50),
+        p99: h.percentile(99),
+      });
     } else {
       httpError(res, 404, `Unknown profile: ${name}`);
     }
@@ -55,7 +70,11 @@ export class ProfilingHandlers {
     const raw = url.searchParams.get('seconds') ?? '30';
     const seconds = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
     if (!(seconds >= 1 && seconds <= MAX_SECONDS)) {
-      httpError(res, 400, `seconds must be a whole number between 1 and ${MAX_SECONDS}, got ${JSON.stringify(raw.slice(0, 20))}`);
+      httpError(
+        res,
+        400,
+        `seconds must be a whole number between 1 and ${MAX_SECONDS}, got ${JSON.stringify(raw.slice(0, 20))}`,
+      );
       return;
     }
     if (this.cpuBusy) {
@@ -73,7 +92,10 @@ export class ProfilingHandlers {
       await this.o.clock.sleep(seconds * 1000, gone.signal).catch(() => undefined);
       const { profile } = await session.post('Profiler.stop');
       if (!gone.signal.aborted) {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-disposition': 'attachment; filename="nodeagent.cpuprofile"' });
+        res.writeHead(200, {
+          'content-type': 'application/json',
+          'content-disposition': 'attachment; filename="nodeagent.cpuprofile"',
+        });
         res.end(JSON.stringify(profile));
       }
     } finally {

@@ -23,17 +23,28 @@ export function plainError(res: ServerResponse, status: number, message: string)
     res.destroy();
     return;
   }
-  res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(message) });
+  res.writeHead(status, {
+    'content-type': 'text/plain',
+    'content-length': Buffer.byteLength(message),
+  });
   res.end(message);
 }
 
 export function sendJson(res: ServerResponse, status: number, value: unknown): void {
   const body = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
-export function sendText(res: ServerResponse, status: number, body: string | Buffer, contentType = 'text/plain; charset=utf-8'): void {
+export function sendText(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType = 'text/plain; charset=utf-8',
+): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

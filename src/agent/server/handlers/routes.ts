@@ -6,7 +6,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import type { NodeAgentMetrics } from '../metrics.js';
-import type { CommandRunner, ContainerLogs, PodsProvider, RunningPodsProvider, StatsProvider, SyncLoopMonitor } from '../types.js';
+import type {
+  CommandRunner,
+  ContainerLogs,
+  PodsProvider,
+  RunningPodsProvider,
+  StatsProvider,
+  SyncLoopMonitor,
+} from '../types.js';
 import { configzDocument } from './configz.js';
 import { serveCommand, serveContainerLogs } from './containers.js';
 import { pingCheck, serveHealthz, syncLoopCheck, type HealthCheck } from './healthz.js';
@@ -52,10 +59,23 @@ export interface NodeHandlersOptions {
 /** What a server serves: the secure one with or without debugging handlers, or read-only. */
 export type HandlerMode = 'debug' | 'debug-disabled' | 'read-only';
 
-const DEBUG_PREFIXES = ['/run/', '/exec/', '/attach/', '/portForward/', '/containerLogs/', '/runningpods/', '/logs/', '/configz', '/debug/', '/cri/'];
+const DEBUG_PREFIXES = [
+  '/run/',
+  '/exec/',
+  '/attach/',
+  '/portForward/',
+  '/containerLogs/',
+  '/runningpods/',
+  '/logs/',
+  '/configz',
+  '/debug/',
+  '/cri/',
+];
 
 export function isDebugPath(path: string): boolean {
-  return DEBUG_PREFIXES.some((p) => path === p || path.startsWith(p) || (p.endsWith('/') && path === p.slice(0, -1)));
+  return DEBUG_PREFIXES.some(
+    (p) => path === p || path.startsWith(p) || (p.endsWith('/') && path === p.slice(0, -1)),
+  );
 }
 
 export class NodeHandlers {
@@ -63,11 +83,20 @@ export class NodeHandlers {
 
   constructor(private readonly options: NodeHandlersOptions) {
     // Without a monitor (before the workers are wired) the sync-loop check has nothing to fault.
-    this.healthChecks = [pingCheck, syncLoopCheck(options.syncLoop ?? { lastIterationMs: () => undefined }, options.clock)];
+    this.healthChecks = [
+      pingCheck,
+      syncLoopCheck(options.syncLoop ?? { lastIterationMs: () => undefined }, options.clock),
+    ];
   }
 
   /** Serves one request; `path` is the decoded-free pathname of req.url. */
-  async handle(req: IncomingMessage, res: ServerResponse, url: URL, mode: HandlerMode, upgrade?: UpgradeSocket): Promise<void> {
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    mode: HandlerMode,
+    upgrade?: UpgradeSocket,
+  ): Promise<void> {
     const path = url.pathname;
     if (path === '/healthz' || path.startsWith('/healthz/')) {
       serveHealthz(req, res, path, this.healthChecks);
@@ -75,7 +104,12 @@ export class NodeHandlers {
     }
     if (path === '/pods' || path === '/pods/') {
       if (!this.methodIs(req, res, 'GET')) return;
-      sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: this.options.pods.pods() });
+      sendJson(res, 200, {
+        kind: 'PodList',
+        apiVersion: 'v1',
+        metadata: {},
+        items: this.options.pods.pods(),
+      });
       return;
     }
     if (path === '/metrics') {
@@ -108,15 +142,30 @@ export class NodeHandlers {
     await this.handleDebug(req, res, url, path, upgrade);
   }
 
-  private async handleDebug(req: IncomingMessage, res: ServerResponse, url: URL, path: string, upgrade?: UpgradeSocket): Promise<void> {
+  private async handleDebug(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: string,
+    upgrade?: UpgradeSocket,
+  ): Promise<void> {
     const o = this.options;
-    if (upgrade !== undefined && (path.startsWith('/exec/') || path.startsWith('/attach/') || path.startsWith('/portForward/'))) {
+    if (
+      upgrade !== undefined &&
+      (path.startsWith('/exec/') || path.startsWith('/attach/') || path.startsWith('/portForward/'))
+    ) {
       if (o.streaming === undefined) {
         notFound(res);
         return;
       }
       const live = o.liveStreamingSessions;
-      await serveStreaming(req, res, url, upgrade, { runtime: o.streaming, logger: o.logger, clock: o.clock, idleTimeoutMs: o.streamingIdleTimeoutMs, ...(live !== undefined ? { live } : {}) });
+      await serveStreaming(req, res, url, upgrade, {
+        runtime: o.streaming,
+        logger: o.logger,
+        clock: o.clock,
+        idleTimeoutMs: o.streamingIdleTimeoutMs,
+        ...(live !== undefined ? { live } : {}),
+      });
     } else if (path === '/configz') {
       if (!this.methodIs(req, res, 'GET')) return;
       sendJson(res, 200, configzDocument(o.configz?.() ?? {}));
@@ -126,7 +175,10 @@ export class NodeHandlers {
       sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
     } else if (path.startsWith('/containerLogs/')) {
       if (!this.methodIs(req, res, 'GET')) return;
-      await serveContainerLogs(req, res, path, url, o.containerLogs, { streamingIdleTimeoutMs: o.streamingIdleTimeoutMs, clock: o.clock });
+      await serveContainerLogs(req, res, path, url, o.containerLogs, {
+        streamingIdleTimeoutMs: o.streamingIdleTimeoutMs,
+        clock: o.clock,
+      });
     } else if ((path === '/logs' || path.startsWith('/logs/')) && o.systemLogHandler === false) {
       notFound(res);
     } else if (path === '/logs' || path.startsWith('/logs/')) {
@@ -136,13 +188,27 @@ export class NodeHandlers {
         return;
       }
       const logDir = o.logDir ?? '/var/log';
-      const filePath = o.systemLogQuery !== undefined && url.search !== '' ? await serveNodeLogQuery(req, res, url, path, { journalctl: o.systemLogQuery.journalctl, logDir, clock: o.clock }) : path;
+      const filePath =
+        o.systemLogQuery !== undefined && url.search !== ''
+          ? await serveNodeLogQuery(req, res, url, path, {
+              journalctl: o.systemLogQuery.journalctl,
+              logDir,
+              clock: o.clock,
+            })
+          : path;
       if (filePath !== undefined) await serveLogDir(req, res, filePath, logDir);
-    } else if ((path === '/debug/pprof' || path.startsWith('/debug/pprof/')) && o.profiling !== undefined) {
+    } else if (
+      (path === '/debug/pprof' || path.startsWith('/debug/pprof/')) &&
+      o.profiling !== undefined
+    ) {
       if (!this.methodIs(req, res, 'GET')) return;
       await o.profiling.handle(req, res, url, path);
     } else if (path === DEBUG_FLAGS_V_PATH) {
-      await serveDebugFlagV(req, res, o.debugFlags === undefined ? undefined : (v) => o.debugFlags?.setVerbosity(v));
+      await serveDebugFlagV(
+        req,
+        res,
+        o.debugFlags === undefined ? undefined : (v) => o.debugFlags?.setVerbosity(v),
+      );
     } else if (path.startsWith('/run/')) {
       await serveCommand(req, res, path, url, o.commands, 'run');
     } else if (path.startsWith('/exec/')) {

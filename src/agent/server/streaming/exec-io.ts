@@ -25,13 +25,19 @@ export function parseTerminalSize(text: string): { width: number; height: number
     return `resize: not JSON: ${JSON.stringify(text.slice(0, 64))}; accepted: {"Width":<0-65535>,"Height":<0-65535>}`;
   }
   const o = (typeof v === 'object' && v !== null ? v : {}) as { Width?: unknown; Height?: unknown };
-  const ok = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 65535;
-  if (!ok(o.Width) || !ok(o.Height)) return `resize: ${JSON.stringify(text.slice(0, 64))}: accepted: {"Width":<0-65535>,"Height":<0-65535>}`;
+  const ok = (n: unknown): n is number =>
+    typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 65535;
+  if (!ok(o.Width) || !ok(o.Height))
+    return `resize: ${JSON.stringify(text.slice(0, 64))}: accepted: {"Width":<0-65535>,"Height":<0-65535>}`;
   return { width: o.Width, height: o.Height };
 }
 
 /** Reads sizes until the stream ends; the first bad message stops it (as the reference's decoder loop). */
-export function readSizes(from: Readable, onSize: (w: number, h: number) => void, onBad: (why: string) => void): void {
+export function readSizes(
+  from: Readable,
+  onSize: (w: number, h: number) => void,
+  onBad: (why: string) => void,
+): void {
   let text = '';
   let stopped = false;
   from.on('data', (chunk: Buffer) => {
@@ -49,7 +55,9 @@ export function readSizes(from: Readable, onSize: (w: number, h: number) => void
     }
     if (text.length > MAX_SIZE_TEXT) {
       stopped = true;
-      onBad(`resize: a message over ${MAX_SIZE_TEXT} bytes; accepted: {"Width":<0-65535>,"Height":<0-65535>}`);
+      onBad(
+        `resize: a message over ${MAX_SIZE_TEXT} bytes; accepted: {"Width":<0-65535>,"Height":<0-65535>}`,
+      );
     }
   });
 }
@@ -87,6 +95,10 @@ export async function pumpExec(proc: ExecSession, io: ExecIo, logger: Logger): P
       (why) => logger.info({}, `${why}; later sizes are ignored`),
     );
   }
-  const [code] = await Promise.all([proc.exited, pipeOut(proc.stdout, io.stdout), pipeOut(proc.stderr, io.stderr)]);
+  const [code] = await Promise.all([
+    proc.exited,
+    pipeOut(proc.stdout, io.stdout),
+    pipeOut(proc.stderr, io.stderr),
+  ]);
   return code;
 }

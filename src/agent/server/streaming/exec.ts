@@ -13,7 +13,12 @@ import type { SpdyStream } from '../../../common/spdy/stream.js';
 import { EXEC_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
 import { pumpExec } from './exec-io.js';
 import { socketActivity, watchIdle } from './idle.js';
-import { finalStatus, startSession, type ExecRequest, type StreamServeOptions } from './session-start.js';
+import {
+  finalStatus,
+  startSession,
+  type ExecRequest,
+  type StreamServeOptions,
+} from './session-start.js';
 import type { ExecSession } from './types.js';
 
 export { execRequest, type ExecRequest, type StreamServeOptions } from './session-start.js';
@@ -27,7 +32,14 @@ function expectedStreams(r: ExecRequest, protocol: string): Set<string> {
   return s;
 }
 
-export async function serveExecSpdy(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, r: ExecRequest, o: StreamServeOptions): Promise<void> {
+export async function serveExecSpdy(
+  req: IncomingMessage,
+  res: ServerResponse,
+  socket: Duplex,
+  head: Buffer,
+  r: ExecRequest,
+  o: StreamServeOptions,
+): Promise<void> {
   const proc = await startSession(res, r, o);
   if (proc === undefined) return;
   const protocol = negotiate(req, res, EXEC_PROTOCOLS);
@@ -40,11 +52,22 @@ export async function serveExecSpdy(req: IncomingMessage, res: ServerResponse, s
   o.live?.add(session);
   const ended = new AbortController();
   session.once('close', () => ended.abort());
-  watchIdle({ clock: o.clock ?? systemClock, timeoutMs: o.idleTimeoutMs, activity: socketActivity(socket), signal: ended.signal, onIdle: () => session.destroy() });
+  watchIdle({
+    clock: o.clock ?? systemClock,
+    timeoutMs: o.idleTimeoutMs,
+    activity: socketActivity(socket),
+    signal: ended.signal,
+    onIdle: () => session.destroy(),
+  });
   await runExec(session, proc, r, protocol, o).finally(() => o.live?.delete(session));
 }
 
-async function collectStreams(session: SpdySession, want: Set<string>, timeoutMs: number, clock: Clock): Promise<Map<string, SpdyStream> | undefined> {
+async function collectStreams(
+  session: SpdySession,
+  want: Set<string>,
+  timeoutMs: number,
+  clock: Clock,
+): Promise<Map<string, SpdyStream> | undefined> {
   const got = new Map<string, SpdyStream>();
   return new Promise((resolve) => {
     const cancelTimer = afterMs(clock, timeoutMs, () => finish(undefined));
@@ -81,10 +104,24 @@ function finished(s: SpdyStream): Promise<void> {
   });
 }
 
-async function runExec(session: SpdySession, proc: ExecSession, r: ExecRequest, protocol: string, o: StreamServeOptions): Promise<void> {
-  const streams = await collectStreams(session, expectedStreams(r, protocol), o.streamCreationTimeoutMs ?? 30_000, o.clock ?? systemClock);
+async function runExec(
+  session: SpdySession,
+  proc: ExecSession,
+  r: ExecRequest,
+  protocol: string,
+  o: StreamServeOptions,
+): Promise<void> {
+  const streams = await collectStreams(
+    session,
+    expectedStreams(r, protocol),
+    o.streamCreationTimeoutMs ?? 30_000,
+    o.clock ?? systemClock,
+  );
   if (streams === undefined) {
-    o.logger.info({ pod: r.ref.pod, container: r.ref.container }, `${r.kind}: the client did not open its streams (or went away); ending the session`);
+    o.logger.info(
+      { pod: r.ref.pod, container: r.ref.container },
+      `${r.kind}: the client did not open its streams (or went away); ending the session`,
+    );
     proc.kill();
     session.destroy();
     return;
@@ -96,7 +133,16 @@ async function runExec(session: SpdySession, proc: ExecSession, r: ExecRequest, 
     proc.kill();
   };
   session.once('close', onGone);
-  const code = await pumpExec(proc, { stdin: streams.get('stdin'), stdout: streams.get('stdout'), stderr: streams.get('stderr'), resize: streams.get('resize') }, o.logger);
+  const code = await pumpExec(
+    proc,
+    {
+      stdin: streams.get('stdin'),
+      stdout: streams.get('stdout'),
+      stderr: streams.get('stderr'),
+      resize: streams.get('resize'),
+    },
+    o.logger,
+  );
   session.off('close', onGone);
   if (session.isClosed()) return;
   const text = finalStatus(r, protocol === 'v4.channel.k8s.io', code);

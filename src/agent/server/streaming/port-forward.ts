@@ -21,7 +21,8 @@ interface Pair {
 
 function parsePort(raw: string | undefined): number | string {
   if (raw === undefined || raw === '') return 'port header is required';
-  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535) return `invalid port "${raw.slice(0, 32)}": accepted: an integer from 1 to 65535`;
+  if (!/^\d{1,5}$/.test(raw) || Number(raw) < 1 || Number(raw) > 65535)
+    return `invalid port "${raw.slice(0, 32)}": accepted: an integer from 1 to 65535`;
   return Number(raw);
 }
 
@@ -38,7 +39,9 @@ export async function servePortForwardSpdy(
     target = await o.runtime.portForward(ref);
   } catch (err) {
     const status = err instanceof StreamTargetError ? err.status : 500;
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end((err as Error).message);
+    res
+      .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
+      .end((err as Error).message);
     return;
   }
   const protocol = negotiate(req, res, PORT_FORWARD_PROTOCOLS);
@@ -48,7 +51,13 @@ export async function servePortForwardSpdy(
   o.live?.add(session);
   const ended = new AbortController();
   session.once('close', () => ended.abort());
-  watchIdle({ clock: o.clock ?? systemClock, timeoutMs: o.idleTimeoutMs, activity: socketActivity(socket), signal: ended.signal, onIdle: () => session.destroy() });
+  watchIdle({
+    clock: o.clock ?? systemClock,
+    timeoutMs: o.idleTimeoutMs,
+    activity: socketActivity(socket),
+    signal: ended.signal,
+    onIdle: () => session.destroy(),
+  });
   const pairs = new Map<string, Pair>();
   session.on('stream', (s) => {
     const id = s.header('requestid') ?? '';
@@ -69,7 +78,13 @@ export async function servePortForwardSpdy(
   o.live?.delete(session);
 }
 
-function forward(errorStream: SpdyStream, data: SpdyStream, target: PortForwardTarget, ref: { pod: string }, o: StreamServeOptions): void {
+function forward(
+  errorStream: SpdyStream,
+  data: SpdyStream,
+  target: PortForwardTarget,
+  ref: { pod: string },
+  o: StreamServeOptions,
+): void {
   errorStream.resume(); // the client sends nothing on it; its end is read and dropped
   const port = parsePort(data.header('port'));
   if (typeof port === 'string') {
@@ -81,7 +96,10 @@ function forward(errorStream: SpdyStream, data: SpdyStream, target: PortForwardT
     (conn) => {
       // A failure after the connection was made (Docker: nc in the sandbox could not connect).
       conn.on('error', (err) => {
-        if (!errorStream.writableEnded) errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${err.message}`);
+        if (!errorStream.writableEnded)
+          errorStream.end(
+            `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${err.message}`,
+          );
       });
       data.pipe(conn);
       conn.pipe(data);
@@ -91,8 +109,13 @@ function forward(errorStream: SpdyStream, data: SpdyStream, target: PortForwardT
       data.once('close', () => conn.destroy());
     },
     (err: unknown) => {
-      o.logger.debug({ pod: ref.pod, port, err: (err as Error).message }, 'port-forward: cannot reach the port');
-      errorStream.end(`error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${(err as Error).message}`);
+      o.logger.debug(
+        { pod: ref.pod, port, err: (err as Error).message },
+        'port-forward: cannot reach the port',
+      );
+      errorStream.end(
+        `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${(err as Error).message}`,
+      );
       data.end();
     },
   );

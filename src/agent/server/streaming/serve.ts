@@ -18,14 +18,20 @@ export interface UpgradeSocket {
 
 function segments(path: string, prefix: string): string[] | undefined {
   try {
-    return path.slice(prefix.length).split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+    return path
+      .slice(prefix.length)
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
   } catch {
     return undefined;
   }
 }
 
 /** `{namespace}/{pod}[/{uid}]`, or undefined for any other number of segments. */
-function podRef(p: readonly string[] | undefined): { namespace: string; pod: string; uid?: string } | undefined {
+function podRef(
+  p: readonly string[] | undefined,
+): { namespace: string; pod: string; uid?: string } | undefined {
   const [namespace, pod, uid, extra] = p ?? [];
   if (namespace === undefined || pod === undefined || extra !== undefined) return undefined;
   return { namespace, pod, ...(uid !== undefined ? { uid } : {}) };
@@ -34,18 +40,33 @@ function podRef(p: readonly string[] | undefined): { namespace: string; pod: str
 /** `{namespace}/{pod}[/{uid}]/{container}`, or undefined for any other number of segments. */
 function containerRef(p: readonly string[] | undefined): ContainerRef | undefined {
   const [namespace, pod, third, fourth, extra] = p ?? [];
-  if (namespace === undefined || pod === undefined || third === undefined || extra !== undefined) return undefined;
-  return fourth === undefined ? { namespace, pod, container: third } : { namespace, pod, uid: third, container: fourth };
+  if (namespace === undefined || pod === undefined || third === undefined || extra !== undefined)
+    return undefined;
+  return fourth === undefined
+    ? { namespace, pod, container: third }
+    : { namespace, pod, uid: third, container: fourth };
 }
 
 function bad(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(`${message}\n`);
+  res
+    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
+    .end(`${message}\n`);
 }
 
-export async function serveStreaming(req: IncomingMessage, res: ServerResponse, url: URL, up: UpgradeSocket, o: StreamServeOptions): Promise<void> {
+export async function serveStreaming(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  up: UpgradeSocket,
+  o: StreamServeOptions,
+): Promise<void> {
   const ws = isWebSocketUpgrade(req);
   if (!ws && !isSpdyUpgrade(req)) {
-    bad(res, 400, 'unable to upgrade: missing upgrade headers in request (accepted: Connection: Upgrade, Upgrade: SPDY/3.1 or websocket)');
+    bad(
+      res,
+      400,
+      'unable to upgrade: missing upgrade headers in request (accepted: Connection: Upgrade, Upgrade: SPDY/3.1 or websocket)',
+    );
     return;
   }
   const path = url.pathname;

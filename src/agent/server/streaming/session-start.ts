@@ -8,7 +8,12 @@ import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { userMessage } from '../../../common/util/errors.js';
 import { preV4Status, v4Status } from './status.js';
-import { StreamTargetError, type ContainerRef, type ExecSession, type StreamingRuntime } from './types.js';
+import {
+  StreamTargetError,
+  type ContainerRef,
+  type ExecSession,
+  type StreamingRuntime,
+} from './types.js';
 
 export interface ExecRequest {
   readonly kind: 'exec' | 'attach';
@@ -44,26 +49,52 @@ function flag(url: URL, name: string): boolean {
 }
 
 /** The reference's NewOptions: tty drops stderr; one of stdin/stdout/stderr is required. */
-export function execRequest(kind: ExecRequest['kind'], url: URL, ref: ContainerRef, command: readonly string[]): ExecRequest | string {
+export function execRequest(
+  kind: ExecRequest['kind'],
+  url: URL,
+  ref: ContainerRef,
+  command: readonly string[],
+): ExecRequest | string {
   const tty = flag(url, 'tty');
   const stderr = flag(url, 'error') && !tty;
-  const req = { kind, ref, command, tty, stdin: flag(url, 'input'), stdout: flag(url, 'output'), stderr };
-  if (!req.stdin && !req.stdout && !req.stderr) return 'you must specify at least 1 of stdin, stdout, stderr';
+  const req = {
+    kind,
+    ref,
+    command,
+    tty,
+    stdin: flag(url, 'input'),
+    stdout: flag(url, 'output'),
+    stderr,
+  };
+  if (!req.stdin && !req.stdout && !req.stderr)
+    return 'you must specify at least 1 of stdin, stdout, stderr';
   return req;
 }
 
 function refuse(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end(message);
+  res
+    .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
+    .end(message);
 }
 
 /** Starts the exec or the attach; on a refusal answers it and returns undefined. */
-export async function startSession(res: ServerResponse, r: ExecRequest, o: StreamServeOptions): Promise<ExecSession | undefined> {
+export async function startSession(
+  res: ServerResponse,
+  r: ExecRequest,
+  o: StreamServeOptions,
+): Promise<ExecSession | undefined> {
   if (r.kind === 'exec' && r.tty && !o.runtime.supportsTty) {
     refuse(res, 400, 'tty is not supported by this container runtime; call without tty\n');
     return undefined;
   }
   try {
-    if (r.kind === 'attach') return await o.runtime.attach(r.ref, { stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, tty: r.tty });
+    if (r.kind === 'attach')
+      return await o.runtime.attach(r.ref, {
+        stdin: r.stdin,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        tty: r.tty,
+      });
     return await o.runtime.exec(r.ref, r.command, { tty: r.tty });
   } catch (err) {
     const status = err instanceof StreamTargetError ? err.status : 500;

@@ -14,5 +14,7 @@ export function v4Status(exitCode: number, command: readonly string[]): string {
 }
 
 export function preV4Status(exitCode: number, command: readonly string[]): string {
-  return exitCode === 0 ? '' : `command terminated with non-zero exit code: command '${command.join(' ')}' exited with ${exitCode}`;
+  return exitCode === 0
+    ? ''
+    : `command terminated with non-zero exit code: command '${command.join(' ')}' exited with ${exitCode}`;
 }

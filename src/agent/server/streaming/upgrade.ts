@@ -12,7 +12,10 @@ export const PORT_FORWARD_PROTOCOLS = WIRE_NAMES.portForwardProtocols;
 
 function listHeader(req: IncomingMessage, name: string): string[] {
   const raw = req.headersDistinct[name] ?? [];
-  return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 export function isSpdyUpgrade(req: IncomingMessage): boolean {
@@ -24,11 +27,23 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
 /** The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade. */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
   const connection = listHeader(req, 'connection').map((v) => v.toLowerCase());
-  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && connection.includes('upgrade');
+  return (
+    (req.headers.upgrade ?? '').toLowerCase() === 'websocket' && connection.includes('upgrade')
+  );
 }
 
-function plain(res: ServerResponse, status: number, body: string, extra: Record<string, string[]> = {}): void {
-  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', connection: 'close', ...extra });
+function plain(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string[]> = {},
+): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    connection: 'close',
+    ...extra,
+  });
   res.end(`${body}\n`);
 }
 
@@ -36,7 +51,11 @@ function plain(res: ServerResponse, status: number, body: string, extra: Record<
  * Negotiates the subprotocol. On failure it answers (as the reference: 400 without the header,
  * 403 plus the 400 text of the caller when nothing matches) and returns undefined.
  */
-export function negotiate(req: IncomingMessage, res: ServerResponse, server: readonly string[]): string | undefined {
+export function negotiate(
+  req: IncomingMessage,
+  res: ServerResponse,
+  server: readonly string[],
+): string | undefined {
   const client = listHeader(req, 'x-stream-protocol-version');
   if (client.length === 0) {
     plain(res, 400, 'unable to upgrade: X-Stream-Protocol-Version is required');
@@ -56,5 +75,7 @@ export function negotiate(req: IncomingMessage, res: ServerResponse, server: rea
 export function switchToSpdy(res: ServerResponse, socket: Duplex, protocol: string): void {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`);
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
+  );
 }

@@ -85,9 +85,12 @@ export class ChannelConnection {
    */
   send(n: number, data: Buffer | undefined): Promise<void> {
     // A connection on its way out drops what is still sent (its peer is gone or going).
-    if (this.closed || this.o.ws.readyState !== this.o.ws.OPEN || !canWrite(this.o.modes[n])) return Promise.resolve();
+    if (this.closed || this.o.ws.readyState !== this.o.ws.OPEN || !canWrite(this.o.modes[n]))
+      return Promise.resolve();
     if (data === undefined) return this.lastSent;
-    const frame = this.o.binary ? Buffer.concat([Buffer.of(n), data]) : String.fromCharCode(48 + n) + data.toString('base64');
+    const frame = this.o.binary
+      ? Buffer.concat([Buffer.of(n), data])
+      : String.fromCharCode(48 + n) + data.toString('base64');
     const sent = new Promise<void>((resolve) => {
       this.o.ws.send(frame, { binary: this.o.binary }, () => resolve());
     });

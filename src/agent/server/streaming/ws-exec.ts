@@ -10,10 +10,22 @@ import type { Duplex } from 'node:stream';
 import { systemClock } from '../../../common/util/clock.js';
 import { userMessage } from '../../../common/util/errors.js';
 import { ChannelConnection, type ChannelMode } from './ws-channels.js';
-import { WS_EXEC_PROTOCOLS, acceptWebSocket, chooseProtocol, offeredProtocols, refuseProtocol } from './ws-upgrade.js';
+import {
+  WS_EXEC_PROTOCOLS,
+  acceptWebSocket,
+  chooseProtocol,
+  offeredProtocols,
+  refuseProtocol,
+} from './ws-upgrade.js';
 import { pumpExec } from './exec-io.js';
 import { socketActivity, watchIdle } from './idle.js';
-import { finalStatus, startSession, type ExecRequest, type LiveConnection, type StreamServeOptions } from './session-start.js';
+import {
+  finalStatus,
+  startSession,
+  type ExecRequest,
+  type LiveConnection,
+  type StreamServeOptions,
+} from './session-start.js';
 
 const STDIN = 0;
 const STDOUT = 1;
@@ -22,10 +34,23 @@ const ERROR = 3;
 const RESIZE = 4;
 
 function modes(r: ExecRequest): ChannelMode[] {
-  return [r.stdin ? 'read' : 'ignore', r.stdout ? 'write' : 'ignore', r.stderr ? 'write' : 'ignore', 'write', 'read'];
+  return [
+    r.stdin ? 'read' : 'ignore',
+    r.stdout ? 'write' : 'ignore',
+    r.stderr ? 'write' : 'ignore',
+    'write',
+    'read',
+  ];
 }
 
-export async function serveExecWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, r: ExecRequest, o: StreamServeOptions): Promise<void> {
+export async function serveExecWebSocket(
+  req: IncomingMessage,
+  res: ServerResponse,
+  socket: Duplex,
+  head: Buffer,
+  r: ExecRequest,
+  o: StreamServeOptions,
+): Promise<void> {
   const chosen = chooseProtocol(offeredProtocols(req), WS_EXEC_PROTOCOLS);
   if (chosen === undefined) {
     refuseProtocol(res);
@@ -39,12 +64,23 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     proc.kill();
     return;
   }
-  const conn = new ChannelConnection({ ws, binary: p.binary, modes: modes(r), closeSignal: p.v5 === true });
+  const conn = new ChannelConnection({
+    ws,
+    binary: p.binary,
+    modes: modes(r),
+    closeSignal: p.v5 === true,
+  });
   const live: LiveConnection = conn;
   o.live?.add(live);
   const ended = new AbortController();
   void conn.done.then(() => ended.abort());
-  watchIdle({ clock: o.clock ?? systemClock, timeoutMs: o.idleTimeoutMs, activity: socketActivity(socket), signal: ended.signal, onIdle: () => conn.destroy() });
+  watchIdle({
+    clock: o.clock ?? systemClock,
+    timeoutMs: o.idleTimeoutMs,
+    activity: socketActivity(socket),
+    signal: ended.signal,
+    onIdle: () => conn.destroy(),
+  });
   const onGone = (): void => {
     proc.stdin.end();
     proc.kill();
@@ -54,17 +90,29 @@ export async function serveExecWebSocket(req: IncomingMessage, res: ServerRespon
     await conn.send(r.stdout ? STDOUT : r.stderr ? STDERR : ERROR, Buffer.alloc(0));
     // Without a terminal, sizes are read and dropped (an unread channel would stall the others).
     if (!r.tty) conn.reader(RESIZE)?.resume();
-    const io = { stdin: conn.reader(STDIN), stdout: r.stdout ? conn.writer(STDOUT) : undefined, stderr: r.stderr ? conn.writer(STDERR) : undefined, resize: r.tty ? conn.reader(RESIZE) : undefined };
+    const io = {
+      stdin: conn.reader(STDIN),
+      stdout: r.stdout ? conn.writer(STDOUT) : undefined,
+      stderr: r.stderr ? conn.writer(STDERR) : undefined,
+      resize: r.tty ? conn.reader(RESIZE) : undefined,
+    };
     const code = await pumpExec(proc, io, o.logger);
     // The output still buffered in the writers leaves before the Status and the close.
-    await Promise.all([io.stdout, io.stderr].map((w) => (w === undefined ? Promise.resolve() : ChannelConnection.flushed(w))));
+    await Promise.all(
+      [io.stdout, io.stderr].map((w) =>
+        w === undefined ? Promise.resolve() : ChannelConnection.flushed(w),
+      ),
+    );
     if (conn.isClosed()) return;
     const text = finalStatus(r, p.v4Status === true, code);
     if (text !== '') await conn.send(ERROR, Buffer.from(text));
     conn.close();
     await conn.done;
   } catch (err) {
-    o.logger.info({ pod: r.ref.pod, container: r.ref.container, err: userMessage(err) }, `${r.kind}: the WebSocket connection failed; ending the session`);
+    o.logger.info(
+      { pod: r.ref.pod, container: r.ref.container, err: userMessage(err) },
+      `${r.kind}: the WebSocket connection failed; ending the session`,
+    );
     conn.destroy();
   } finally {
     o.live?.delete(live);

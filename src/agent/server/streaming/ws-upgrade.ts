@@ -37,11 +37,17 @@ export const WS_MAX_PAYLOAD = 4 * 1024 * 1024;
 
 export function offeredProtocols(req: IncomingMessage): string[] {
   const raw = req.headersDistinct['sec-websocket-protocol'] ?? [];
-  return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 /** The reference's handshake: the first protocol the client offers that the server has, with its name. */
-export function chooseProtocol(offered: readonly string[], server: ReadonlyMap<string, WsProtocol>): { readonly name: string; readonly protocol: WsProtocol } | undefined {
+export function chooseProtocol(
+  offered: readonly string[],
+  server: ReadonlyMap<string, WsProtocol>,
+): { readonly name: string; readonly protocol: WsProtocol } | undefined {
   const wanted = offered.length === 0 ? [''] : offered;
   for (const name of wanted) {
     const protocol = server.get(name);
@@ -56,7 +62,13 @@ export function refuseProtocol(res: ServerResponse): void {
 }
 
 /** Completes the upgrade on the socket (taken from the response) with the chosen protocol. */
-export function acceptWebSocket(req: IncomingMessage, res: ServerResponse, socket: Duplex, head: Buffer, protocol: string): Promise<WebSocket | undefined> {
+export function acceptWebSocket(
+  req: IncomingMessage,
+  res: ServerResponse,
+  socket: Duplex,
+  head: Buffer,
+  protocol: string,
+): Promise<WebSocket | undefined> {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   const wss = new WebSocketServer({

@@ -7,7 +7,13 @@
 // the node-lease namespace. Everything else: the static node rules (rules.ts). A refusal is
 // "no opinion" with the reference's reason, so a later authorizer (RBAC) may still allow.
 
-import type { AuthorizationDecision, Authorizer, RequestAttributes, RuleResolver, SubjectRules } from '../../interfaces.js';
+import type {
+  AuthorizationDecision,
+  Authorizer,
+  RequestAttributes,
+  RuleResolver,
+  SubjectRules,
+} from '../../interfaces.js';
 import type { UserInfo } from '../../../common/auth/user.js';
 import { nodeIdentity } from './identity.js';
 import { podConfigMapNames, podNodeName, podSecretNames, type NodeObjects } from './objects.js';
@@ -21,8 +27,10 @@ export interface NodeAuthorizerOptions {
 }
 
 const ALLOW: AuthorizationDecision = { decision: 'allow' };
-const noOpinion = (reason?: string): AuthorizationDecision => (reason === undefined ? { decision: 'no-opinion' } : { decision: 'no-opinion', reason });
-const noRelationship = (node: string): AuthorizationDecision => noOpinion(`no relationship found between node '${node}' and this object`);
+const noOpinion = (reason?: string): AuthorizationDecision =>
+  reason === undefined ? { decision: 'no-opinion' } : { decision: 'no-opinion', reason };
+const noRelationship = (node: string): AuthorizationDecision =>
+  noOpinion(`no relationship found between node '${node}' and this object`);
 
 export class NodeAuthorizer implements Authorizer, RuleResolver {
   private readonly o: NodeAuthorizerOptions;
@@ -34,8 +42,14 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
 
   /** As the reference's RulesFor: a node's rules cannot be listed (incomplete); anyone else has none here. */
   rulesFor(user: UserInfo): Promise<SubjectRules> {
-    if (nodeIdentity(user) === undefined) return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false });
-    return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution' });
+    if (nodeIdentity(user) === undefined)
+      return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false });
+    return Promise.resolve({
+      resourceRules: [],
+      nonResourceRules: [],
+      incomplete: true,
+      evaluationError: 'node authorizer does not support user rule resolution',
+    });
   }
 
   async authorize(attrs: RequestAttributes): Promise<AuthorizationDecision> {
@@ -50,7 +64,10 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
   }
 
   /** The resources the reference decides per object; undefined for the rest. */
-  private subdivided(node: string, attrs: RequestAttributes): Promise<AuthorizationDecision> | AuthorizationDecision | undefined {
+  private subdivided(
+    node: string,
+    attrs: RequestAttributes,
+  ): Promise<AuthorizationDecision> | AuthorizationDecision | undefined {
     const d = this.o.platformDomain;
     switch (`${attrs.apiGroup}/${attrs.resource}`) {
       case '/secrets':
@@ -68,10 +85,14 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
       case `storage.${d}/volumeattachments`:
       case `resource.${d}/resourceclaims`:
         // Not served here, so no pod can relate one to a node.
-        return attrs.subresource === 'status' && attrs.resource === 'persistentvolumeclaims' ? statusOnly(node, attrs) : getOnly(node, attrs);
+        return attrs.subresource === 'status' && attrs.resource === 'persistentvolumeclaims'
+          ? statusOnly(node, attrs)
+          : getOnly(node, attrs);
       case '/serviceaccounts':
-        if (attrs.verb !== 'create' || attrs.name === '') return noOpinion('can only create tokens for individual service accounts');
-        if (attrs.subresource !== 'token') return noOpinion('can only create token subresource of serviceaccount');
+        if (attrs.verb !== 'create' || attrs.name === '')
+          return noOpinion('can only create tokens for individual service accounts');
+        if (attrs.subresource !== 'token')
+          return noOpinion('can only create token subresource of serviceaccount');
         return noRelationship(node);
       case `storage.${d}/csinodes`:
         return authorizeCsiNode(node, attrs);
@@ -85,21 +106,39 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     return pod !== undefined && podNodeName(pod) === node;
   }
 
-  private async authorizePod(node: string, attrs: RequestAttributes): Promise<AuthorizationDecision> {
+  private async authorizePod(
+    node: string,
+    attrs: RequestAttributes,
+  ): Promise<AuthorizationDecision> {
     if (attrs.subresource === '') {
       switch (attrs.verb) {
         case 'get':
-          return attrs.name === '' ? noOpinion('No Object name found') : (await this.podBoundTo(node, attrs.namespace, attrs.name)) ? ALLOW : noRelationship(node);
+          return attrs.name === ''
+            ? noOpinion('No Object name found')
+            : (await this.podBoundTo(node, attrs.namespace, attrs.name))
+              ? ALLOW
+              : noRelationship(node);
         case 'list':
         case 'watch':
-          if ((attrs.fieldSelector ?? []).some((r) => r.field === 'spec.nodeName' && r.op === '=' && r.value === node)) return ALLOW;
-          if (attrs.name !== '') return (await this.podBoundTo(node, attrs.namespace, attrs.name)) ? ALLOW : noRelationship(node);
+          if (
+            (attrs.fieldSelector ?? []).some(
+              (r) => r.field === 'spec.nodeName' && r.op === '=' && r.value === node,
+            )
+          )
+            return ALLOW;
+          if (attrs.name !== '')
+            return (await this.podBoundTo(node, attrs.namespace, attrs.name))
+              ? ALLOW
+              : noRelationship(node);
           return noOpinion('can only list/watch pods with spec.nodeName field selector');
         case 'create':
         case 'delete':
           return ALLOW; // mirror pods; NodeRestriction limits them to pods bound to the node
       }
-    } else if (attrs.subresource === 'status' && (attrs.verb === 'update' || attrs.verb === 'patch')) {
+    } else if (
+      attrs.subresource === 'status' &&
+      (attrs.verb === 'update' || attrs.verb === 'patch')
+    ) {
       return ALLOW; // NodeRestriction limits this to pods bound to the node
     } else if (attrs.subresource === 'eviction' && attrs.verb === 'create') {
       return ALLOW;
@@ -107,8 +146,13 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     return noOpinion();
   }
 
-  private async readNamespaced(node: string, attrs: RequestAttributes, refs: (pod: Record<string, unknown>) => Set<string>): Promise<AuthorizationDecision> {
-    if (!['get', 'list', 'watch'].includes(attrs.verb)) return noOpinion('can only read resources of this type');
+  private async readNamespaced(
+    node: string,
+    attrs: RequestAttributes,
+    refs: (pod: Record<string, unknown>) => Set<string>,
+  ): Promise<AuthorizationDecision> {
+    if (!['get', 'list', 'watch'].includes(attrs.verb))
+      return noOpinion('can only read resources of this type');
     if (attrs.subresource !== '') return noOpinion('cannot read subresource');
     if (attrs.namespace === '') return noOpinion('can only read namespaced object of this type');
     if (attrs.name === '') return noOpinion('No Object name found');
@@ -117,10 +161,15 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
   }
 
   private authorizeLease(node: string, attrs: RequestAttributes): AuthorizationDecision {
-    if (!['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb)) return noOpinion('can only get, create, update, patch, or delete a node lease');
-    if (attrs.namespace !== this.o.nodeLeaseNamespace) return noOpinion(`can only access leases in the "${this.o.nodeLeaseNamespace}" system namespace`);
+    if (!['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb))
+      return noOpinion('can only get, create, update, patch, or delete a node lease');
+    if (attrs.namespace !== this.o.nodeLeaseNamespace)
+      return noOpinion(
+        `can only access leases in the "${this.o.nodeLeaseNamespace}" system namespace`,
+      );
     // On create the name is in the body: NodeRestriction checks it.
-    if (attrs.verb !== 'create' && attrs.name !== node) return noOpinion('can only access node lease with the same name as the requesting node');
+    if (attrs.verb !== 'create' && attrs.name !== node)
+      return noOpinion('can only access node lease with the same name as the requesting node');
     return ALLOW;
   }
 }
@@ -131,10 +180,14 @@ function authorizeNode(node: string, attrs: RequestAttributes): AuthorizationDec
     if (['create', 'update', 'patch'].includes(attrs.verb)) return ALLOW;
     if (['get', 'list', 'watch'].includes(attrs.verb)) {
       if (attrs.name === node) return ALLOW;
-      if (attrs.name === '') return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
+      if (attrs.name === '')
+        return noOpinion(`node '${node}' cannot read all nodes, only its own Node object`);
       return noOpinion(`node '${node}' cannot read '${attrs.name}', only its own Node object`);
     }
-  } else if (attrs.subresource === 'status' && (attrs.verb === 'update' || attrs.verb === 'patch')) {
+  } else if (
+    attrs.subresource === 'status' &&
+    (attrs.verb === 'update' || attrs.verb === 'patch')
+  ) {
     return ALLOW;
   }
   return noOpinion();
@@ -147,13 +200,16 @@ function getOnly(node: string, attrs: RequestAttributes): AuthorizationDecision 
 }
 
 function statusOnly(node: string, attrs: RequestAttributes): AuthorizationDecision {
-  if (attrs.verb !== 'update' && attrs.verb !== 'patch') return noOpinion('can only get/update/patch this type');
+  if (attrs.verb !== 'update' && attrs.verb !== 'patch')
+    return noOpinion('can only get/update/patch this type');
   return attrs.name === '' ? noOpinion('No Object name found') : noRelationship(node);
 }
 
 function authorizeCsiNode(node: string, attrs: RequestAttributes): AuthorizationDecision {
-  if (!['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb)) return noOpinion('can only get, create, update, patch, or delete a CSINode');
+  if (!['get', 'create', 'update', 'patch', 'delete'].includes(attrs.verb))
+    return noOpinion('can only get, create, update, patch, or delete a CSINode');
   if (attrs.subresource !== '') return noOpinion('cannot authorize CSINode subresources');
-  if (attrs.verb !== 'create' && attrs.name !== node) return noOpinion('can only access CSINode with the same name as the requesting node');
+  if (attrs.verb !== 'create' && attrs.name !== node)
+    return noOpinion('can only access CSINode with the same name as the requesting node');
   return ALLOW;
 }

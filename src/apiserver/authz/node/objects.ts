@@ -31,7 +31,11 @@ export function podNodeName(pod: Obj): string {
 }
 
 function containers(spec: Obj): Obj[] {
-  return [...list(spec['containers']), ...list(spec['initContainers']), ...list(spec['ephemeralContainers'])];
+  return [
+    ...list(spec['containers']),
+    ...list(spec['initContainers']),
+    ...list(spec['ephemeralContainers']),
+  ];
 }
 
 /** Names of the secrets a pod refers to (volumes, projected volumes, env, envFrom, image pull secrets). */
@@ -40,10 +44,12 @@ export function podSecretNames(pod: Obj): Set<string> {
   const out = new Set<string>(list(spec['imagePullSecrets']).flatMap((s) => name(s)));
   for (const v of list(spec['volumes'])) {
     for (const n of name(v['secret'], 'secretName')) out.add(n);
-    for (const src of list(rec(v['projected'])?.['sources'])) for (const n of name(src['secret'])) out.add(n);
+    for (const src of list(rec(v['projected'])?.['sources']))
+      for (const n of name(src['secret'])) out.add(n);
   }
   for (const c of containers(spec)) {
-    for (const e of list(c['env'])) for (const n of name(rec(e['valueFrom'])?.['secretKeyRef'])) out.add(n);
+    for (const e of list(c['env']))
+      for (const n of name(rec(e['valueFrom'])?.['secretKeyRef'])) out.add(n);
     for (const e of list(c['envFrom'])) for (const n of name(e['secretRef'])) out.add(n);
   }
   return out;
@@ -55,10 +61,12 @@ export function podConfigMapNames(pod: Obj): Set<string> {
   const out = new Set<string>();
   for (const v of list(spec['volumes'])) {
     for (const n of name(v['configMap'])) out.add(n);
-    for (const src of list(rec(v['projected'])?.['sources'])) for (const n of name(src['configMap'])) out.add(n);
+    for (const src of list(rec(v['projected'])?.['sources']))
+      for (const n of name(src['configMap'])) out.add(n);
   }
   for (const c of containers(spec)) {
-    for (const e of list(c['env'])) for (const n of name(rec(e['valueFrom'])?.['configMapKeyRef'])) out.add(n);
+    for (const e of list(c['env']))
+      for (const n of name(rec(e['valueFrom'])?.['configMapKeyRef'])) out.add(n);
     for (const e of list(c['envFrom'])) for (const n of name(e['configMapRef'])) out.add(n);
   }
   return out;

@@ -21,7 +21,8 @@ export class RegistryNodeObjects implements NodeObjects {
   }
 
   private b(): Bound {
-    if (this.bound === undefined) throw new Error('node objects read before the registry was bound');
+    if (this.bound === undefined)
+      throw new Error('node objects read before the registry was bound');
     return this.bound;
   }
 
@@ -44,7 +45,11 @@ export class RegistryNodeObjects implements NodeObjects {
     const { registry, pod } = this.b();
     const from = registry.prefix(pod, namespace);
     const out: Obj[] = [];
-    for (const row of registry.store.rangeRaw(from, prefixEnd(from), registry.store.currentRevision())) {
+    for (const row of registry.store.rangeRaw(
+      from,
+      prefixEnd(from),
+      registry.store.currentRevision(),
+    )) {
       try {
         const p = await registry.store.decode(row.key, row.rv, row.value);
         if (podNodeName(p) === nodeName) out.push(p);

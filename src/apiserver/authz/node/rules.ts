@@ -18,7 +18,11 @@ export function nodeRules(platformDomain: string): StaticRule[] {
   const g = (name: string): string => `${name}.${platformDomain}`;
   return [
     { groups: [g('authentication')], resources: ['tokenreviews'], verbs: ['create'] },
-    { groups: [g('authorization')], resources: ['localsubjectaccessreviews', 'subjectaccessreviews'], verbs: ['create'] },
+    {
+      groups: [g('authorization')],
+      resources: ['localsubjectaccessreviews', 'subjectaccessreviews'],
+      verbs: ['create'],
+    },
     { groups: [''], resources: ['services'], verbs: READ },
     { groups: [''], resources: ['nodes'], verbs: ['create', ...READ] },
     { groups: [''], resources: ['nodes/status'], verbs: ['patch', 'update'] },
@@ -31,13 +35,29 @@ export function nodeRules(platformDomain: string): StaticRule[] {
     { groups: [''], resources: ['configmaps', 'secrets'], verbs: READ },
     { groups: [''], resources: ['persistentvolumeclaims', 'persistentvolumes'], verbs: ['get'] },
     { groups: [''], resources: ['endpoints'], verbs: ['get'] },
-    { groups: [g('certificates')], resources: ['certificatesigningrequests'], verbs: ['create', ...READ] },
-    { groups: [g('coordination')], resources: ['leases'], verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+    {
+      groups: [g('certificates')],
+      resources: ['certificatesigningrequests'],
+      verbs: ['create', ...READ],
+    },
+    {
+      groups: [g('coordination')],
+      resources: ['leases'],
+      verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    },
     { groups: [g('storage')], resources: ['volumeattachments'], verbs: ['get'] },
     { groups: [''], resources: ['serviceaccounts/token'], verbs: ['create'] },
-    { groups: [''], resources: ['persistentvolumeclaims/status'], verbs: ['get', 'patch', 'update'] },
+    {
+      groups: [''],
+      resources: ['persistentvolumeclaims/status'],
+      verbs: ['get', 'patch', 'update'],
+    },
     { groups: [g('storage')], resources: ['csidrivers'], verbs: READ },
-    { groups: [g('storage')], resources: ['csinodes'], verbs: ['create', 'delete', 'get', 'patch', 'update'] },
+    {
+      groups: [g('storage')],
+      resources: ['csinodes'],
+      verbs: ['create', 'delete', 'get', 'patch', 'update'],
+    },
     { groups: [g('node')], resources: ['runtimeclasses'], verbs: READ },
   ];
 }
@@ -45,6 +65,12 @@ export function nodeRules(platformDomain: string): StaticRule[] {
 /** Whether one of the rules allows a resource request (non-resource requests: never). */
 export function rulesAllow(attrs: RequestAttributes, rules: readonly StaticRule[]): boolean {
   if (!attrs.isResourceRequest) return false;
-  const resource = attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
-  return rules.some((r) => r.verbs.includes(attrs.verb) && r.groups.includes(attrs.apiGroup) && r.resources.includes(resource));
+  const resource =
+    attrs.subresource === '' ? attrs.resource : `${attrs.resource}/${attrs.subresource}`;
+  return rules.some(
+    (r) =>
+      r.verbs.includes(attrs.verb) &&
+      r.groups.includes(attrs.apiGroup) &&
+      r.resources.includes(resource),
+  );
 }

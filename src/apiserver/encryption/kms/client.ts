@@ -3,9 +3,21 @@
 import * as grpc from '@grpc/grpc-js';
 import { RuntimeError } from '../../../common/util/errors.js';
 import { afterMs, type Clock } from '../../../common/util/clock.js';
-import { kmsServiceDefinition, type DecryptRequest, type DecryptResponse, type EncryptRequest, type EncryptResponse, type StatusResponse } from './proto.js';
+import {
+  kmsServiceDefinition,
+  type DecryptRequest,
+  type DecryptResponse,
+  type EncryptRequest,
+  type EncryptResponse,
+  type StatusResponse,
+} from './proto.js';
 
-type Unary<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
+type Unary<Req, Res> = (
+  req: Req,
+  md: grpc.Metadata,
+  opts: grpc.CallOptions,
+  cb: (err: grpc.ServiceError | null, res?: Res) => void,
+) => grpc.ClientUnaryCall;
 
 interface KmsStub extends grpc.Client {
   Status: Unary<Record<string, never>, StatusResponse>;
@@ -78,7 +90,12 @@ export class KmsClient {
                 : err.code === grpc.status.UNAVAILABLE
                   ? `the plugin is unavailable (${err.details})`
                   : `${grpc.status[err.code]}: ${err.details}`;
-          reject(new KmsPluginError(`KMS provider "${this.name}" at ${this.endpoint}: ${method} failed: ${why}`, { cause: err ?? undefined }));
+          reject(
+            new KmsPluginError(
+              `KMS provider "${this.name}" at ${this.endpoint}: ${method} failed: ${why}`,
+              { cause: err ?? undefined },
+            ),
+          );
           return;
         }
         resolve(res as NonNullable<Parameters<Parameters<KmsStub[M]>[3]>[1]>);

@@ -30,7 +30,13 @@ interface CurrentDek {
 // u16 annotations-JSON length | annotations JSON | AES-GCM(nonce|ciphertext|tag).
 function encodeEnvelope(d: CurrentDek, sealed: Uint8Array): Buffer {
   const keyId = Buffer.from(d.keyId);
-  const ann = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(d.annotations).map(([k, v]) => [k, Buffer.from(v).toString('base64')]))));
+  const ann = Buffer.from(
+    JSON.stringify(
+      Object.fromEntries(
+        Object.entries(d.annotations).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+      ),
+    ),
+  );
   const head = Buffer.alloc(2 + keyId.length + 4 + d.encryptedDek.length + 2 + ann.length);
   let o = head.writeUInt16BE(keyId.length, 0);
   o += keyId.copy(head, o);
@@ -41,7 +47,12 @@ function encodeEnvelope(d: CurrentDek, sealed: Uint8Array): Buffer {
   return Buffer.concat([head, sealed]);
 }
 
-function decodeEnvelope(body: Uint8Array): { keyId: string; encryptedDek: Buffer; annotations: Record<string, Uint8Array>; sealed: Buffer } {
+function decodeEnvelope(body: Uint8Array): {
+  keyId: string;
+  encryptedDek: Buffer;
+  annotations: Record<string, Uint8Array>;
+  sealed: Buffer;
+} {
   const b = Buffer.from(body);
   let o = 0;
   const need = (n: number): void => {
@@ -64,9 +75,12 @@ function decodeEnvelope(body: Uint8Array): { keyId: string; encryptedDek: Buffer
   o += 2;
   need(al);
   const annJson: unknown = JSON.parse(b.subarray(o, o + al).toString());
-  if (!isRecord(annJson) || !Object.values(annJson).every((v) => typeof v === 'string')) throw new Error('the stored KMS envelope\'s annotations are not a map of strings');
+  if (!isRecord(annJson) || !Object.values(annJson).every((v) => typeof v === 'string'))
+    throw new Error("the stored KMS envelope's annotations are not a map of strings");
   o += al;
-  const annotations = Object.fromEntries(Object.entries(stringRecordOf(annJson)).map(([k, v]) => [k, Buffer.from(v, 'base64')]));
+  const annotations = Object.fromEntries(
+    Object.entries(stringRecordOf(annJson)).map(([k, v]) => [k, Buffer.from(v, 'base64')]),
+  );
   return { keyId, encryptedDek, annotations, sealed: b.subarray(o) };
 }
 
@@ -105,7 +119,12 @@ export class KmsEnvelopeProvider implements EncryptionProvider {
     const id = env.encryptedDek.toString('base64');
     let key = this.cache.get(id);
     if (key === undefined) {
-      const res = await this.client.decrypt({ ciphertext: env.encryptedDek, uid: randomUUID(), key_id: env.keyId, annotations: env.annotations });
+      const res = await this.client.decrypt({
+        ciphertext: env.encryptedDek,
+        uid: randomUUID(),
+        key_id: env.keyId,
+        annotations: env.annotations,
+      });
       key = Buffer.from(res.plaintext);
       this.remember(id, key);
     } else {
@@ -127,7 +146,12 @@ export class KmsEnvelopeProvider implements EncryptionProvider {
   private async currentDek(): Promise<CurrentDek> {
     const now = this.clock.nowMs();
     const cur = this.current;
-    if (cur !== undefined && now - cur.createdMs < DEK_MAX_AGE_MS && now - this.lastStatusMs < STATUS_INTERVAL_MS) return cur;
+    if (
+      cur !== undefined &&
+      now - cur.createdMs < DEK_MAX_AGE_MS &&
+      now - this.lastStatusMs < STATUS_INTERVAL_MS
+    )
+      return cur;
     this.pending ??= this.refresh(cur).finally(() => {
       this.pending = undefined;
     });
@@ -136,7 +160,8 @@ export class KmsEnvelopeProvider implements EncryptionProvider {
 
   private async refresh(cur: CurrentDek | undefined): Promise<CurrentDek> {
     const status = await this.client.status();
-    if (status.healthz !== 'ok') throw new Error(`${this.description}: the plugin reports healthz "${status.healthz}"`);
+    if (status.healthz !== 'ok')
+      throw new Error(`${this.description}: the plugin reports healthz "${status.healthz}"`);
     const now = this.clock.nowMs();
     this.lastStatusMs = now;
     if (cur?.keyId === status.key_id && now - cur.createdMs < DEK_MAX_AGE_MS) return cur;

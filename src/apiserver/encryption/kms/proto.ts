@@ -30,7 +30,11 @@ const KMS_V2_JSON = {
         },
         StatusRequest: { fields: {} },
         StatusResponse: {
-          fields: { version: { type: 'string', id: 1 }, healthz: { type: 'string', id: 2 }, key_id: { type: 'string', id: 3 } },
+          fields: {
+            version: { type: 'string', id: 1 },
+            healthz: { type: 'string', id: 2 },
+            key_id: { type: 'string', id: 3 },
+          },
         },
         DecryptRequest: {
           fields: {
@@ -41,7 +45,9 @@ const KMS_V2_JSON = {
           },
         },
         DecryptResponse: { fields: { plaintext: { type: 'bytes', id: 1 } } },
-        EncryptRequest: { fields: { plaintext: { type: 'bytes', id: 1 }, uid: { type: 'string', id: 2 } } },
+        EncryptRequest: {
+          fields: { plaintext: { type: 'bytes', id: 1 }, uid: { type: 'string', id: 2 } },
+        },
         EncryptResponse: {
           fields: {
             ciphertext: { type: 'bytes', id: 1 },
@@ -81,7 +87,10 @@ export interface EncryptResponse {
 /** The KeyManagementService definition, for clients (makeGenericClientConstructor) and test servers. */
 export function kmsServiceDefinition(): grpc.ServiceDefinition {
   // Our own descriptor (above) as protobufjs JSON; proto-loader types it as protobufjs's INamespace.
-  const pkg = protoLoader.fromJSON(KMS_V2_JSON as unknown as Parameters<typeof protoLoader.fromJSON>[0], { keepCase: true, longs: String, defaults: true });
+  const pkg = protoLoader.fromJSON(
+    KMS_V2_JSON as unknown as Parameters<typeof protoLoader.fromJSON>[0],
+    { keepCase: true, longs: String, defaults: true },
+  );
   const svc = pkg['v2.KeyManagementService'];
   if (svc === undefined || !('Status' in svc)) throw new Error('KMS v2 service definition missing');
   return svc;

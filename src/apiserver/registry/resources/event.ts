@@ -12,7 +12,12 @@ function validateEvent(obj: Obj): FieldErrorLike[] {
   const involved = objAt(obj, 'involvedObject') ?? {};
   const involvedNs = str(involved['namespace']) ?? '';
   if (involvedNs === '' ? ns !== 'default' && ns !== '' : involvedNs !== ns) {
-    errs.push({ type: 'FieldValueInvalid', field: 'involvedObject.namespace', value: involvedNs, detail: 'does not match event.namespace' });
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'involvedObject.namespace',
+      value: involvedNs,
+      detail: 'does not match event.namespace',
+    });
   }
   const type = obj['type'];
   if (obj['eventTime'] !== undefined && obj['eventTime'] !== null) {
@@ -25,10 +30,21 @@ function validateEvent(obj: Obj): FieldErrorLike[] {
     ] as const) {
       const v = str(obj[f]) ?? '';
       if (v === '') errs.push({ type: 'FieldValueRequired', field: label, detail: '' });
-      else if (v.length > 128) errs.push({ type: 'FieldValueInvalid', field: label, value: v, detail: 'can have at most 128 characters' });
+      else if (v.length > 128)
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: label,
+          value: v,
+          detail: 'can have at most 128 characters',
+        });
     }
     if (type !== 'Normal' && type !== 'Warning') {
-      errs.push({ type: 'FieldValueInvalid', field: 'type', value: type ?? '', detail: 'has invalid value: ' + textOf(type ?? '') });
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'type',
+        value: type ?? '',
+        detail: 'has invalid value: ' + textOf(type ?? ''),
+      });
     }
   }
   for (const f of ['count'] as const) {

@@ -40,7 +40,8 @@ export function eventToStorage(v1: Obj): Obj {
   for (const f of SAME) if (present(v1[f])) out[f] = v1[f];
   for (const [name, stored] of RENAMED) {
     const v = v1[name];
-    const empty = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+    const empty =
+      v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
     if (present(v) && !empty) out[stored] = v;
   }
   return out;

@@ -21,9 +21,11 @@ function lengthRules(obj: Obj, errs: FieldError[]): void {
   for (const f of ['reportingInstance', 'action', 'reason'] as const) {
     const v = str(obj[f]) ?? '';
     if (v === '') errs.push(required(f));
-    else if (v.length > LIMIT_128) errs.push(invalid(f, '', `can have at most ${LIMIT_128} characters`));
+    else if (v.length > LIMIT_128)
+      errs.push(invalid(f, '', `can have at most ${LIMIT_128} characters`));
   }
-  if ((str(obj['note']) ?? '').length > NOTE_LIMIT) errs.push(invalid('note', '', `can have at most ${NOTE_LIMIT} characters`));
+  if ((str(obj['note']) ?? '').length > NOTE_LIMIT)
+    errs.push(invalid('note', '', `can have at most ${NOTE_LIMIT} characters`));
 }
 
 /** legacyValidateEvent for a request through events.k8s.io. */
@@ -32,13 +34,16 @@ function legacyRules(obj: Obj, systemNamespace: string): FieldError[] {
   const ns = str(metaOf(obj)['namespace']) ?? '';
   const regardingNs = str(objAt(obj, 'regarding')?.['namespace']) ?? '';
   if (!set(obj['eventTime'])) {
-    if (regardingNs === '' ? ns !== '' && ns !== 'default' : regardingNs !== ns) errs.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
+    if (regardingNs === '' ? ns !== '' && ns !== 'default' : regardingNs !== ns)
+      errs.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
     return errs;
   }
-  if (regardingNs === '' && ns !== 'default' && ns !== systemNamespace) errs.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
+  if (regardingNs === '' && ns !== 'default' && ns !== systemNamespace)
+    errs.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
   const controller = str(obj['reportingController']) ?? '';
   if (controller === '') errs.push(required('reportingController'));
-  for (const msg of isQualifiedName(controller)) errs.push(invalid('reportingController', controller, msg));
+  for (const msg of isQualifiedName(controller))
+    errs.push(invalid('reportingController', controller, msg));
   lengthRules(obj, errs);
   return errs;
 }
@@ -47,19 +52,31 @@ function seriesRules(obj: Obj): FieldError[] {
   const series = objAt(obj, 'series');
   if (series === undefined) return [];
   const errs: FieldError[] = [];
-  if (typeof series['count'] !== 'number' || series['count'] < 2) errs.push(invalid('series.count', '', 'should be at least 2'));
+  if (typeof series['count'] !== 'number' || series['count'] < 2)
+    errs.push(invalid('series.count', '', 'should be at least 2'));
   if (!set(series['lastObservedTime'])) errs.push(required('series.lastObservedTime'));
   return errs;
 }
 
 function validateCreate(obj: Obj, systemNamespace: string): FieldError[] {
-  const errs: FieldError[] = [...legacyRules(obj, systemNamespace), ...validateObjectMeta(obj, true, isDns1123Subdomain), ...seriesRules(obj)];
+  const errs: FieldError[] = [
+    ...legacyRules(obj, systemNamespace),
+    ...validateObjectMeta(obj, true, isDns1123Subdomain),
+    ...seriesRules(obj),
+  ];
   if (!set(obj['eventTime'])) errs.push(required('eventTime'));
   const type = str(obj['type']) ?? '';
-  if (type !== 'Normal' && type !== 'Warning') errs.push(invalid('type', '', `has invalid value: ${type}`));
-  for (const f of ['deprecatedFirstTimestamp', 'deprecatedLastTimestamp', 'deprecatedCount'] as const) if (set(obj[f])) errs.push(invalid(f, '', 'needs to be unset'));
+  if (type !== 'Normal' && type !== 'Warning')
+    errs.push(invalid('type', '', `has invalid value: ${type}`));
+  for (const f of [
+    'deprecatedFirstTimestamp',
+    'deprecatedLastTimestamp',
+    'deprecatedCount',
+  ] as const)
+    if (set(obj[f])) errs.push(invalid(f, '', 'needs to be unset'));
   const source = objAt(obj, 'deprecatedSource') ?? {};
-  if (set(source['component']) || set(source['host'])) errs.push(invalid('deprecatedSource', '', 'needs to be unset'));
+  if (set(source['component']) || set(source['host']))
+    errs.push(invalid('deprecatedSource', '', 'needs to be unset'));
   return errs;
 }
 
@@ -84,7 +101,8 @@ function validateUpdate(obj: Obj, old: Obj, systemNamespace: string): FieldError
   const errs = legacyRules(obj, systemNamespace);
   if (!isDeepStrictEqual(obj['series'], old['series'])) errs.push(...seriesRules(obj));
   for (const [f, path] of IMMUTABLE) {
-    if (!isDeepStrictEqual(obj[f] ?? null, old[f] ?? null)) errs.push(invalid(path, obj[f] ?? null, 'field is immutable'));
+    if (!isDeepStrictEqual(obj[f] ?? null, old[f] ?? null))
+      errs.push(invalid(path, obj[f] ?? null, 'field is immutable'));
   }
   return errs;
 }
@@ -100,6 +118,11 @@ export function eventsV1Def(names: Names): ResourceDef {
     validateCreate: (obj) => validateCreate(obj, system),
     prepareForUpdate: () => undefined,
     validateUpdate: (obj, old) => validateUpdate(obj, old, system),
-    view: { storage: eventDef, fromStorage: eventFromStorage, toStorage: eventToStorage, fieldLabels: EVENTS_V1_FIELD_LABELS },
+    view: {
+      storage: eventDef,
+      fromStorage: eventFromStorage,
+      toStorage: eventToStorage,
+      fieldLabels: EVENTS_V1_FIELD_LABELS,
+    },
   };
 }

@@ -15,19 +15,35 @@ function validateLease(obj: Obj): FieldErrorLike[] {
   const int = (f: string, min: number, detail: string): void => {
     const v = spec[f];
     if (v === undefined || v === null) return;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > 2_147_483_647) errs.push({ type: 'FieldValueInvalid', field: `spec.${f}`, value: v, detail });
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > 2_147_483_647)
+      errs.push({ type: 'FieldValueInvalid', field: `spec.${f}`, value: v, detail });
   };
   int('leaseDurationSeconds', 1, 'must be greater than 0');
   int('leaseTransitions', 0, 'must be greater than or equal to 0');
   for (const f of ['acquireTime', 'renewTime']) {
     const v = spec[f];
-    if (v !== undefined && v !== null && (typeof v !== 'string' || !MICRO_TIME.test(v) || Number.isNaN(Date.parse(v)))) {
-      errs.push({ type: 'FieldValueInvalid', field: `spec.${f}`, value: v, detail: 'must be a time in RFC 3339 format with microseconds' });
+    if (
+      v !== undefined &&
+      v !== null &&
+      (typeof v !== 'string' || !MICRO_TIME.test(v) || Number.isNaN(Date.parse(v)))
+    ) {
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: `spec.${f}`,
+        value: v,
+        detail: 'must be a time in RFC 3339 format with microseconds',
+      });
     }
   }
   for (const f of ['holderIdentity', 'strategy', 'preferredHolder']) {
     const v = spec[f];
-    if (v !== undefined && v !== null && typeof v !== 'string') errs.push({ type: 'FieldValueInvalid', field: `spec.${f}`, value: v, detail: 'must be a string' });
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: `spec.${f}`,
+        value: v,
+        detail: 'must be a string',
+      });
   }
   return errs;
 }

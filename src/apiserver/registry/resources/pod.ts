@@ -11,7 +11,8 @@ const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
 
 function defaultContainer(c: Obj): void {
-  if (c['terminationMessagePath'] === undefined) c['terminationMessagePath'] = '/dev/termination-log';
+  if (c['terminationMessagePath'] === undefined)
+    c['terminationMessagePath'] = '/dev/termination-log';
   if (c['terminationMessagePolicy'] === undefined) c['terminationMessagePolicy'] = 'File';
   if (c['imagePullPolicy'] === undefined) {
     const image = str(c['image']) ?? '';
@@ -33,11 +34,18 @@ function defaultPod(obj: Obj): void {
   spec['priority'] ??= 0;
   for (const list of ['containers', 'initContainers'] as const) {
     const cs = spec[list];
-    if (Array.isArray(cs)) for (const c of cs) if (c !== null && typeof c === 'object') defaultContainer(c as Obj);
+    if (Array.isArray(cs))
+      for (const c of cs) if (c !== null && typeof c === 'object') defaultContainer(c as Obj);
   }
 }
 
-function validateContainers(spec: Obj, list: string, required: boolean, errs: FieldErrorLike[], names: Set<string>): void {
+function validateContainers(
+  spec: Obj,
+  list: string,
+  required: boolean,
+  errs: FieldErrorLike[],
+  names: Set<string>,
+): void {
   const cs = spec[list];
   const path = `spec.${list}`;
   if (cs === undefined || cs === null) {
@@ -48,7 +56,8 @@ function validateContainers(spec: Obj, list: string, required: boolean, errs: Fi
     errs.push({ type: 'FieldValueInvalid', field: path, value: cs, detail: 'must be a list' });
     return;
   }
-  if (required && cs.length === 0) errs.push({ type: 'FieldValueRequired', field: path, detail: '' });
+  if (required && cs.length === 0)
+    errs.push({ type: 'FieldValueRequired', field: path, detail: '' });
   cs.forEach((c: unknown, i) => {
     const p = `${path}[${i}]`;
     if (c === null || typeof c !== 'object' || Array.isArray(c)) {
@@ -59,12 +68,15 @@ function validateContainers(spec: Obj, list: string, required: boolean, errs: Fi
     const name = str(co['name']) ?? '';
     if (name === '') errs.push({ type: 'FieldValueRequired', field: `${p}.name`, detail: '' });
     else {
-      for (const e of isDns1123Label(name)) errs.push({ type: 'FieldValueInvalid', field: `${p}.name`, value: name, detail: e });
-      if (names.has(name)) errs.push({ type: 'FieldValueDuplicate', field: `${p}.name`, value: name, detail: '' });
+      for (const e of isDns1123Label(name))
+        errs.push({ type: 'FieldValueInvalid', field: `${p}.name`, value: name, detail: e });
+      if (names.has(name))
+        errs.push({ type: 'FieldValueDuplicate', field: `${p}.name`, value: name, detail: '' });
       names.add(name);
     }
     const image = str(co['image']) ?? '';
-    if (image.trim() === '') errs.push({ type: 'FieldValueRequired', field: `${p}.image`, detail: '' });
+    if (image.trim() === '')
+      errs.push({ type: 'FieldValueRequired', field: `${p}.image`, detail: '' });
     const pull = co['imagePullPolicy'];
     if (pull !== undefined && !pullPolicies.includes(str(pull) ?? '')) {
       errs.push({
@@ -97,8 +109,17 @@ function validatePod(obj: Obj): FieldErrorLike[] {
     });
   }
   const grace = spec['terminationGracePeriodSeconds'];
-  if (grace !== undefined && grace !== null && (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0)) {
-    errs.push({ type: 'FieldValueInvalid', field: 'spec.terminationGracePeriodSeconds', value: grace, detail: 'must be greater than or equal to 0' });
+  if (
+    grace !== undefined &&
+    grace !== null &&
+    (typeof grace !== 'number' || !Number.isInteger(grace) || grace < 0)
+  ) {
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'spec.terminationGracePeriodSeconds',
+      value: grace,
+      detail: 'must be greater than or equal to 0',
+    });
   }
   return errs;
 }
@@ -134,7 +155,12 @@ export const podDef: ResourceDef = {
       const oldNode = str(objAt(old, 'spec')?.['nodeName']) ?? '';
       const newNode = str(objAt(obj, 'spec')?.['nodeName']) ?? '';
       if (oldNode !== '' && newNode !== oldNode) {
-        errs.push({ type: 'FieldValueInvalid', field: 'spec.nodeName', value: newNode, detail: 'field is immutable' });
+        errs.push({
+          type: 'FieldValueInvalid',
+          field: 'spec.nodeName',
+          value: newNode,
+          detail: 'field is immutable',
+        });
       }
     }
     return errs;
@@ -143,7 +169,8 @@ export const podDef: ResourceDef = {
     const spec = objAt(obj, 'spec');
     const phase = str(objAt(obj, 'status')?.['phase']);
     // Unbound or finished pods go at once; bound pods wait for their node agent.
-    if ((str(spec?.['nodeName']) ?? '') === '' || phase === 'Succeeded' || phase === 'Failed') return 0;
+    if ((str(spec?.['nodeName']) ?? '') === '' || phase === 'Succeeded' || phase === 'Failed')
+      return 0;
     const g = spec?.['terminationGracePeriodSeconds'];
     return typeof g === 'number' ? g : 30;
   },

@@ -24,7 +24,12 @@ function mergeStringData(obj: Obj): void {
     delete obj['stringData'];
     return;
   }
-  if (typeof sd !== 'object' || Array.isArray(sd) || Object.values(sd).some((v) => typeof v !== 'string')) return;
+  if (
+    typeof sd !== 'object' ||
+    Array.isArray(sd) ||
+    Object.values(sd).some((v) => typeof v !== 'string')
+  )
+    return;
   const data = { ...mapAt(obj, 'data') };
   for (const [k, v] of Object.entries(sd as Record<string, unknown>)) {
     if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
@@ -35,11 +40,34 @@ function mergeStringData(obj: Obj): void {
 
 function validateSecret(obj: Obj): FieldErrorLike[] {
   const errs = validateObjectMeta(obj, true, isDns1123Subdomain);
-  if (obj['stringData'] !== undefined) errs.push({ type: 'FieldValueInvalid', field: 'stringData', value: obj['stringData'], detail: 'must be a map of strings' });
+  if (obj['stringData'] !== undefined)
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'stringData',
+      value: obj['stringData'],
+      detail: 'must be a map of strings',
+    });
   const size = validateDataMap(obj, 'data', base64Size, errs);
-  if (size > MAX_DATA_BYTES) errs.push({ type: 'FieldValueTooLong', field: 'data', detail: `must have at most ${MAX_DATA_BYTES} bytes` });
-  if (typeof obj['type'] !== 'string') errs.push({ type: 'FieldValueInvalid', field: 'type', value: obj['type'], detail: 'must be a string' });
-  if (obj['immutable'] !== undefined && typeof obj['immutable'] !== 'boolean') errs.push({ type: 'FieldValueInvalid', field: 'immutable', value: obj['immutable'], detail: 'must be a boolean' });
+  if (size > MAX_DATA_BYTES)
+    errs.push({
+      type: 'FieldValueTooLong',
+      field: 'data',
+      detail: `must have at most ${MAX_DATA_BYTES} bytes`,
+    });
+  if (typeof obj['type'] !== 'string')
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'type',
+      value: obj['type'],
+      detail: 'must be a string',
+    });
+  if (obj['immutable'] !== undefined && typeof obj['immutable'] !== 'boolean')
+    errs.push({
+      type: 'FieldValueInvalid',
+      field: 'immutable',
+      value: obj['immutable'],
+      detail: 'must be a boolean',
+    });
   return errs;
 }
 
@@ -66,7 +94,16 @@ export const secretDef: ResourceDef = {
   },
   validateUpdate: (obj, old) => {
     const errs = validateSecret(obj);
-    if (obj['type'] !== old['type']) errs.push({ type: 'FieldValueInvalid', field: 'type', value: obj['type'], detail: 'field is immutable' });
-    return [...errs, ...validateImmutable(obj, old, ['data'], (a, b) => isDeepStrictEqual(a ?? {}, b ?? {}))];
+    if (obj['type'] !== old['type'])
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: 'type',
+        value: obj['type'],
+        detail: 'field is immutable',
+      });
+    return [
+      ...errs,
+      ...validateImmutable(obj, old, ['data'], (a, b) => isDeepStrictEqual(a ?? {}, b ?? {})),
+    ];
   },
 };

@@ -16,6 +16,12 @@ export function goBool(s: string): boolean | undefined {
 /** Parses a Go ParseBool form; throws FlagError naming `flag` otherwise. */
 export function parseBool(s: string, flag?: string): boolean {
   const b = goBool(s);
-  if (b === undefined) throw invalidValue(s, flag, `strconv.ParseBool: parsing ${quote(s)}: invalid syntax`, BOOL_ACCEPTED);
+  if (b === undefined)
+    throw invalidValue(
+      s,
+      flag,
+      `strconv.ParseBool: parsing ${quote(s)}: invalid syntax`,
+      BOOL_ACCEPTED,
+    );
   return b;
 }

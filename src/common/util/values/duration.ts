@@ -13,8 +13,8 @@ const HOUR = 60n * MIN;
 const UNITS: Readonly<Record<string, bigint>> = {
   ns: NS,
   us: US,
-  'µs': US, // U+00B5 micro sign
-  'μs': US, // U+03BC Greek mu
+  µs: US, // U+00B5 micro sign
+  μs: US, // U+03BC Greek mu
   ms: MS,
   s: SEC,
   m: MIN,
@@ -23,7 +23,8 @@ const UNITS: Readonly<Record<string, bigint>> = {
 
 const INT64_MAX = 9223372036854775807n;
 
-export const DURATION_ACCEPTED = 'a Go duration such as 300ms, 1.5h, 2m0s or 1h2m3.5s (units ns, us, µs, ms, s, m, h)';
+export const DURATION_ACCEPTED =
+  'a Go duration such as 300ms, 1.5h, 2m0s or 1h2m3.5s (units ns, us, µs, ms, s, m, h)';
 
 /** Parses a Go duration into nanoseconds; throws FlagError naming `flag` otherwise. */
 export function parseDurationNs(input: string, flag?: string): bigint {
@@ -51,7 +52,8 @@ export function parseDurationNs(input: string, flag?: string): bigint {
     if (unit === '') fail(`time: missing unit in duration ${quote(input)}`);
     s = s.slice(unit.length);
     const scale = UNITS[unit];
-    if (scale === undefined) return fail(`time: unknown unit ${quote(unit)} in duration ${quote(input)}`);
+    if (scale === undefined)
+      return fail(`time: unknown unit ${quote(unit)} in duration ${quote(input)}`);
     let v = whole === '' ? 0n : BigInt(whole) * scale;
     if (frac !== undefined && frac !== '') v += (BigInt(frac) * scale) / 10n ** BigInt(frac.length);
     total += v;
@@ -101,9 +103,16 @@ export function formatDurationNs(ns: bigint): string {
     if (u === 0n) return '0s';
     let prec: number;
     let unit: string;
-    if (u < US) { prec = 0; unit = 'ns'; }
-    else if (u < MS) { prec = 3; unit = 'µs'; }
-    else { prec = 6; unit = 'ms'; }
+    if (u < US) {
+      prec = 0;
+      unit = 'ns';
+    } else if (u < MS) {
+      prec = 3;
+      unit = 'µs';
+    } else {
+      prec = 6;
+      unit = 'ms';
+    }
     const [frac, rest] = fmtFrac(u, prec);
     out = `${rest}${frac}${unit}`;
   } else {

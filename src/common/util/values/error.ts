@@ -11,8 +11,16 @@ export function quote(s: string): string {
  * Builds the FlagError for a bad value. `flag` is the long flag name without dashes (or
  * undefined when the value did not come from a flag, e.g. a config file field being re-parsed).
  */
-export function invalidValue(value: string, flag: string | undefined, reason: string, accepted: string): FlagError {
-  const where = flag === undefined ? `invalid value ${quote(value)}` : `invalid argument ${quote(value)} for ${quote(flagDisplay(flag))} flag`;
+export function invalidValue(
+  value: string,
+  flag: string | undefined,
+  reason: string,
+  accepted: string,
+): FlagError {
+  const where =
+    flag === undefined
+      ? `invalid value ${quote(value)}`
+      : `invalid argument ${quote(value)} for ${quote(flagDisplay(flag))} flag`;
   const opts = flag === undefined ? {} : { flag };
   return new FlagError(`${where}: ${reason} (accepted: ${accepted})`, opts);
 }

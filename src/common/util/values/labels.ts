@@ -16,13 +16,21 @@ export function qualifiedNameErrors(key: string): string[] {
     name = parts[1] ?? '';
     if (prefix === '') errs.push('prefix part must be non-empty');
     else if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
-    else if (!DNS1123_SUBDOMAIN.test(prefix)) errs.push("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character");
+    else if (!DNS1123_SUBDOMAIN.test(prefix))
+      errs.push(
+        "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+      );
   } else {
-    return ["a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"];
+    return [
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+    ];
   }
   if (name === '') errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push('name part must be no more than 63 characters');
-  else if (!NAME.test(name)) errs.push("name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character");
+  else if (!NAME.test(name))
+    errs.push(
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+    );
   return errs;
 }
 
@@ -30,6 +38,9 @@ export function qualifiedNameErrors(key: string): string[] {
 export function labelValueErrors(value: string): string[] {
   if (value === '') return [];
   if (value.length > 63) return ['must be no more than 63 characters'];
-  if (!NAME.test(value)) return ["a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"];
+  if (!NAME.test(value))
+    return [
+      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+    ];
   return [];
 }

@@ -5,10 +5,12 @@
 import { goBool, BOOL_ACCEPTED } from './bool.js';
 import { invalidValue, quote } from './error.js';
 
-export const STRINGS_ACCEPTED = 'a comma-separated list of values (CSV: a value containing a comma is written in double quotes)';
+export const STRINGS_ACCEPTED =
+  'a comma-separated list of values (CSV: a value containing a comma is written in double quotes)';
 export const MAP_ACCEPTED = 'comma-separated key=value pairs, such as a=1,b=2';
 export const BOOL_MAP_ACCEPTED = `comma-separated key=bool pairs, such as A=true,B=false (bool: ${BOOL_ACCEPTED})`;
-export const MULTIMAP_ACCEPTED = 'comma-separated name:value pairs, such as Accept:text/plain,X-Token:abc';
+export const MULTIMAP_ACCEPTED =
+  'comma-separated name:value pairs, such as Accept:text/plain,X-Token:abc';
 
 /** pflag's StringSlice: one CSV record (Go encoding/csv rules); "" is the empty list. */
 export function parseStrings(s: string, flag?: string): string[] {
@@ -21,44 +23,77 @@ export function parseStrings(s: string, flag?: string): string[] {
       i++;
       for (;;) {
         const q = s.indexOf('"', i);
-        if (q < 0) throw invalidValue(s, flag, `parse error: extraneous or missing " in quoted-field`, STRINGS_ACCEPTED);
+        if (q < 0)
+          throw invalidValue(
+            s,
+            flag,
+            `parse error: extraneous or missing " in quoted-field`,
+            STRINGS_ACCEPTED,
+          );
         field += s.slice(i, q);
         i = q + 1;
-        if (s[i] === '"') { field += '"'; i++; continue; }
+        if (s[i] === '"') {
+          field += '"';
+          i++;
+          continue;
+        }
         break;
       }
-      if (i < s.length && s[i] !== ',') throw invalidValue(s, flag, `parse error: extraneous or missing " in quoted-field`, STRINGS_ACCEPTED);
+      if (i < s.length && s[i] !== ',')
+        throw invalidValue(
+          s,
+          flag,
+          `parse error: extraneous or missing " in quoted-field`,
+          STRINGS_ACCEPTED,
+        );
     } else {
       const c = s.indexOf(',', i);
       field = c < 0 ? s.slice(i) : s.slice(i, c);
-      if (field.includes('"')) throw invalidValue(s, flag, `parse error: bare " in non-quoted-field`, STRINGS_ACCEPTED);
+      if (field.includes('"'))
+        throw invalidValue(s, flag, `parse error: bare " in non-quoted-field`, STRINGS_ACCEPTED);
       i = c < 0 ? s.length : c;
     }
     out.push(field);
     if (i >= s.length) return out;
     i++; // the comma
-    if (i === s.length) { out.push(''); return out; }
+    if (i === s.length) {
+      out.push('');
+      return out;
+    }
   }
 }
 
 function pairs(s: string): string[] {
-  return s.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return s
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
-export const THRESHOLD_MAP_ACCEPTED = 'comma-separated signal<quantity or signal=quantity pairs, such as memory.available<100Mi,nodefs.available<10%';
+export const THRESHOLD_MAP_ACCEPTED =
+  'comma-separated signal<quantity or signal=quantity pairs, such as memory.available<100Mi,nodefs.available<10%';
 
 /**
  * cliflag MapStringString for one occurrence: `k=v` pairs, trimmed, later keys win. With
  * `lessThan`, the reference's LangleSeparatedMapStringString form `k<v` is accepted too (the
  * first `<` or `=` separates), as eviction thresholds are written.
  */
-export function parseKeyValueMap(s: string, flag?: string, lessThan = false): Record<string, string> {
+export function parseKeyValueMap(
+  s: string,
+  flag?: string,
+  lessThan = false,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of pairs(s)) {
     const eq = lessThan ? p.search(/[<=]/) : p.indexOf('=');
     if (eq < 0) {
       throw lessThan
-        ? invalidValue(s, flag, `malformed pair ${quote(p)}, expect string<string`, THRESHOLD_MAP_ACCEPTED)
+        ? invalidValue(
+            s,
+            flag,
+            `malformed pair ${quote(p)}, expect string<string`,
+            THRESHOLD_MAP_ACCEPTED,
+          )
         : invalidValue(s, flag, `malformed pair ${quote(p)}, expect string=string`, MAP_ACCEPTED);
     }
     out[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
@@ -75,7 +110,13 @@ export function parseBoolMap(s: string, flag?: string): Record<string, boolean> 
     const k = p.slice(0, eq).trim();
     const v = p.slice(eq + 1).trim();
     const b = goBool(v);
-    if (b === undefined) throw invalidValue(s, flag, `invalid value of ${k}: ${v}, err: strconv.ParseBool: parsing ${quote(v)}: invalid syntax`, BOOL_MAP_ACCEPTED);
+    if (b === undefined)
+      throw invalidValue(
+        s,
+        flag,
+        `invalid value of ${k}: ${v}, err: strconv.ParseBool: parsing ${quote(v)}: invalid syntax`,
+        BOOL_MAP_ACCEPTED,
+      );
     out[k] = b;
   }
   return out;
@@ -86,16 +127,26 @@ export function parseColonMultimap(s: string, flag?: string): Record<string, str
   const out: Record<string, string[]> = {};
   for (const p of pairs(s)) {
     const c = p.indexOf(':');
-    if (c < 0) throw invalidValue(s, flag, `malformed pair ${quote(p)}, expect string:string`, MULTIMAP_ACCEPTED);
+    if (c < 0)
+      throw invalidValue(
+        s,
+        flag,
+        `malformed pair ${quote(p)}, expect string:string`,
+        MULTIMAP_ACCEPTED,
+      );
     const k = p.slice(0, c).trim();
-    if (k === '') throw invalidValue(s, flag, `malformed pair ${quote(p)}, empty name`, MULTIMAP_ACCEPTED);
+    if (k === '')
+      throw invalidValue(s, flag, `malformed pair ${quote(p)}, empty name`, MULTIMAP_ACCEPTED);
     (out[k] ??= []).push(p.slice(c + 1).trim());
   }
   return out;
 }
 
 /** A repeated multimap flag: same-name values appended in command-line order. */
-export function mergeColonMultimap(a: Readonly<Record<string, readonly string[]>>, b: Readonly<Record<string, readonly string[]>>): Record<string, string[]> {
+export function mergeColonMultimap(
+  a: Readonly<Record<string, readonly string[]>>,
+  b: Readonly<Record<string, readonly string[]>>,
+): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(a)) out[k] = [...v];
   for (const [k, v] of Object.entries(b)) out[k] = [...(out[k] ?? []), ...v];

@@ -11,13 +11,36 @@ export interface Quantity {
   readonly canonical: string;
 }
 
-export const QUANTITY_ACCEPTED = 'a quantity such as 128974848, 129e6, 129M, 123Mi, 500m or 1.5Gi (suffixes Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or e<exponent>)';
+export const QUANTITY_ACCEPTED =
+  'a quantity such as 128974848, 129e6, 129M, 123Mi, 500m or 1.5Gi (suffixes Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or e<exponent>)';
 
 type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 
 const BINARY: Readonly<Record<string, number>> = { Ki: 10, Mi: 20, Gi: 30, Ti: 40, Pi: 50, Ei: 60 };
-const DECIMAL: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-const DECIMAL_SUFFIX: Readonly<Record<number, string>> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const DECIMAL: Readonly<Record<string, number>> = {
+  n: -9,
+  u: -6,
+  m: -3,
+  '': 0,
+  k: 3,
+  M: 6,
+  G: 9,
+  T: 12,
+  P: 15,
+  E: 18,
+};
+const DECIMAL_SUFFIX: Readonly<Record<number, string>> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'] as const;
 const NANO = 1_000_000_000n;
 /** Exponents beyond this are refused rather than expanded into huge BigInts. */
@@ -42,7 +65,9 @@ export function parseQuantity(s: string, flag?: string): Quantity {
   const frac = m?.[3] ?? '';
   const suffix = m?.[4] ?? '';
   if (m === null || (whole === '' && frac === '')) {
-    return fail("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+    return fail(
+      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+    );
   }
   let format: Format;
   let pow10 = 0;
@@ -58,7 +83,8 @@ export function parseQuantity(s: string, flag?: string): Quantity {
   } else if (/^[eE][+-]?[0-9]+$/.test(suffix)) {
     format = 'DecimalExponent';
     pow10 = Number(suffix.slice(1));
-    if (Math.abs(pow10) > MAX_EXPONENT) return fail(`exponent out of range (at most ${MAX_EXPONENT})`);
+    if (Math.abs(pow10) > MAX_EXPONENT)
+      return fail(`exponent out of range (at most ${MAX_EXPONENT})`);
   } else {
     return fail("unable to parse quantity's suffix");
   }
@@ -96,7 +122,8 @@ export function canonicalize(nano: bigint, format: Format): string {
     mantissa /= 1000n;
     exponent += 3;
   }
-  if (format === 'DecimalExponent') return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
+  if (format === 'DecimalExponent')
+    return `${sign}${mantissa}${exponent === 0 ? '' : `e${exponent}`}`;
   while (exponent > 18) {
     mantissa *= 1000n;
     exponent -= 3;

@@ -20,7 +20,12 @@ function isEffect(e: string): e is Taint['effect'] {
 /** Parses one taint; throws FlagError (`invalid taint spec: ...`) naming `flag`. */
 export function parseTaint(spec: string, flag?: string, whole = spec): Taint {
   const bad = (detail?: string): never => {
-    throw invalidValue(whole, flag, `invalid taint spec: ${spec}${detail === undefined ? '' : `, ${detail}`}`, TAINTS_ACCEPTED);
+    throw invalidValue(
+      whole,
+      flag,
+      `invalid taint spec: ${spec}${detail === undefined ? '' : `, ${detail}`}`,
+      TAINTS_ACCEPTED,
+    );
   };
   const parts = spec.split(':');
   if (parts.length !== 2) return bad(parts.length === 1 ? 'missing effect' : undefined);
@@ -49,7 +54,12 @@ export function parseTaints(s: string, flag?: string): Taint[] {
     const t = parseTaint(spec, flag, s);
     const id = `${t.key}\u0000${t.effect}`;
     if (seen.has(id)) {
-      throw invalidValue(s, flag, `invalid taint spec: ${spec}, duplicated taints with the same key and effect: ${t.key}:${t.effect}`, TAINTS_ACCEPTED);
+      throw invalidValue(
+        s,
+        flag,
+        `invalid taint spec: ${spec}, duplicated taints with the same key and effect: ${t.key}:${t.effect}`,
+        TAINTS_ACCEPTED,
+      );
     }
     seen.add(id);
     out.push(t);

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdir, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startBootstrapEnv, spawnAgent, opensslFacts, listCsrs } from '../../../helpers/bootstrap-env.js';
+import {
+  startBootstrapEnv,
+  spawnAgent,
+  opensslFacts,
+  listCsrs,
+} from '../../../helpers/bootstrap-env.js';
 import { loadConnection } from '../../../../src/common/platconfig/platconfig.js';
 import { RestClient } from '../../../../src/agent/client/rest-client.js';
 import { createNodeClient } from '../../../../src/agent/client/typed-clients.js';
@@ -46,7 +51,9 @@ test('bootstrap with a token, auto-approval and signing; the platconfig works; a
   assert.equal(f.subject, 'subject=O=system:nodes,CN=system:node:node-1');
   assert.match(f.extendedKeyUsage, /TLS Web Client Authentication/);
   assert.ok(f.keyMatches);
-  const keyUsage = execFileSync('openssl', ['x509', '-in', current, '-noout', '-ext', 'keyUsage'], { encoding: 'utf8' });
+  const keyUsage = execFileSync('openssl', ['x509', '-in', current, '-noout', '-ext', 'keyUsage'], {
+    encoding: 'utf8',
+  });
   assert.match(keyUsage, /Digital Signature/);
   // the CSR on the server
   const csrs = await listCsrs(env.api);
@@ -75,26 +82,45 @@ test('bootstrap with a token, auto-approval and signing; the platconfig works; a
 });
 
 test('approval by hand with kubectl (k8s.io domain, csrsigning only), then denial stops the agent', async (t) => {
-  const env = await startBootstrapEnv({ platformDomain: 'k8s.io', args: ['--controllers=csrsigning'] });
+  const env = await startBootstrapEnv({
+    platformDomain: 'k8s.io',
+    args: ['--controllers=csrsigning'],
+  });
   t.after(() => env.stop());
   const agent = await spawnAgent(env);
   t.after(() => agent.stop());
   const m = await agent.waitFor(/approve it with: kubectl certificate approve (node-csr-\S+)/);
   const name = m[1] ?? '';
-  const kubectl = (...args: string[]): string => execFileSync('kubectl', [`--kubeconfig=${env.api.adminPlatconfig}`, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const kubectl = (...args: string[]): string =>
+    execFileSync('kubectl', [`--kubeconfig=${env.api.adminPlatconfig}`, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   assert.match(kubectl('get', 'csr', name), /Pending/);
   kubectl('certificate', 'approve', name);
   await agent.waitFor(/client certificate issued and platconfig written/);
-  assert.match(opensslFacts(join(env.certDir, 'nodeagent-client-current.pem'), env.api.clusterCaFile).verify, /: OK$/);
+  assert.match(
+    opensslFacts(join(env.certDir, 'nodeagent-client-current.pem'), env.api.clusterCaFile).verify,
+    /: OK$/,
+  );
   await agent.stop();
 
   // A second node is denied: the agent stops with one line quoting the reason and message.
-  const other = await spawnAgent({ ...env, platconfig: join(env.dir, 'platconfig-2'), certDir: join(env.dir, 'pki-2') }, [`--root-dir=${join(env.dir, 'root-2')}`], 'node-2');
+  const other = await spawnAgent(
+    { ...env, platconfig: join(env.dir, 'platconfig-2'), certDir: join(env.dir, 'pki-2') },
+    [`--root-dir=${join(env.dir, 'root-2')}`],
+    'node-2',
+  );
   t.after(() => other.stop());
   const m2 = await other.waitFor(/approve it with: kubectl certificate approve (node-csr-\S+)/);
   kubectl('certificate', 'deny', m2[1] ?? '');
   assert.equal(await other.exited, 1);
-  assert.match(other.output().replace(/\\"/g, '"'), new RegExp(`certificate signing request ${m2[1] ?? ''} was denied: reason "KubectlDeny", message "This CSR was denied by kubectl certificate deny\\."`));
+  assert.match(
+    other.output().replace(/\\"/g, '"'),
+    new RegExp(
+      `certificate signing request ${m2[1] ?? ''} was denied: reason "KubectlDeny", message "This CSR was denied by kubectl certificate deny\\."`,
+    ),
+  );
   assert.doesNotMatch(other.output(), /\n\s+at /, 'no stack trace');
 });
 
@@ -104,6 +130,9 @@ test('403: the agent says which identity was refused', async (t) => {
   const agent = await spawnAgent(env);
   t.after(() => agent.stop());
   assert.equal(await agent.exited, 1);
-  assert.match(agent.output().replace(/\\"/g, '"'), /refused POST \/apis\/certificates\.platform\.io\/v1\/certificatesigningrequests for the bootstrap token "abcdef" \(user "system:bootstrap:abcdef"\) of user "kubelet-bootstrap"/);
+  assert.match(
+    agent.output().replace(/\\"/g, '"'),
+    /refused POST \/apis\/certificates\.platform\.io\/v1\/certificatesigningrequests for the bootstrap token "abcdef" \(user "system:bootstrap:abcdef"\) of user "kubelet-bootstrap"/,
+  );
   assert.doesNotMatch(agent.output(), /0123456789abcdef/, 'the token secret never appears');
 });

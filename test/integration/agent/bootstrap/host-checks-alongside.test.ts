@@ -15,13 +15,23 @@ import { tempDir, testConfig, testFlags, waitFor } from '../pods/agent-harness.j
 type TestContext = { after(fn: () => Promise<void>): void };
 
 /** An agent in this process bootstrapping against `env`, its host checks settled by `hostChecked`; stopped after the test, before the API server. */
-async function startGatedAgent(t: TestContext, env: BootstrapEnv, name: string, hostChecked: Promise<void>): Promise<{ log: ReturnType<typeof recordingLogger>; run: Promise<number> }> {
+async function startGatedAgent(
+  t: TestContext,
+  env: BootstrapEnv,
+  name: string,
+  hostChecked: Promise<void>,
+): Promise<{ log: ReturnType<typeof recordingLogger>; run: Promise<number> }> {
   const root = await tempDir(`hc-${name}-`);
   const log = recordingLogger();
   const ac = new AbortController();
   const run = runAgent({
     config: testConfig(root.path, { containerRuntimeEndpoint: 'process://' }),
-    flags: testFlags(root.path, { bootstrapPlatconfig: env.bootstrapConf, platconfig: env.platconfig, certDir: env.certDir, hostnameOverride: name }),
+    flags: testFlags(root.path, {
+      bootstrapPlatconfig: env.bootstrapConf,
+      platconfig: env.platconfig,
+      certDir: env.certDir,
+      hostnameOverride: name,
+    }),
     logger: log,
     signal: ac.signal,
     hostChecked,
@@ -37,37 +47,68 @@ async function startGatedAgent(t: TestContext, env: BootstrapEnv, name: string, 
   return { log, run };
 }
 
-test('the certificate is issued while the host checks run; the parts load only once they passed', { timeout: 90_000 }, async (t) => {
-  const env = await startBootstrapEnv();
-  let passed = (): void => undefined;
-  const hostChecked = new Promise<void>((resolve) => (passed = resolve));
-  const { log } = await startGatedAgent(t, env, 'hc-node', hostChecked);
-  const current = join(env.certDir, 'nodeagent-client-current.pem');
-  await waitFor('the client certificate', () => existsSync(current) && log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'), 30_000, 20);
-  // bootstrap is done: without the gate the parts would start loading within milliseconds; a
-  // bounded look shows they do not (what is checked is that something does not happen)
-  await new Promise((r) => setTimeout(r, 200));
-  assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'), 'the parts loaded before the host checks passed');
-  passed();
-  await waitFor('the parts to load', () => log.lines.some((l) => l.msg === 'building the agent parts'), 30_000, 20);
-});
+test(
+  'the certificate is issued while the host checks run; the parts load only once they passed',
+  { timeout: 90_000 },
+  async (t) => {
+    const env = await startBootstrapEnv();
+    let passed = (): void => undefined;
+    const hostChecked = new Promise<void>((resolve) => (passed = resolve));
+    const { log } = await startGatedAgent(t, env, 'hc-node', hostChecked);
+    const current = join(env.certDir, 'nodeagent-client-current.pem');
+    await waitFor(
+      'the client certificate',
+      () =>
+        existsSync(current) &&
+        log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'),
+      30_000,
+      20,
+    );
+    // bootstrap is done: without the gate the parts would start loading within milliseconds; a
+    // bounded look shows they do not (what is checked is that something does not happen)
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(
+      !log.lines.some((l) => l.msg === 'building the agent parts'),
+      'the parts loaded before the host checks passed',
+    );
+    passed();
+    await waitFor(
+      'the parts to load',
+      () => log.lines.some((l) => l.msg === 'building the agent parts'),
+      30_000,
+      20,
+    );
+  },
+);
 
-test('a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate', { timeout: 90_000 }, async (t) => {
-  // csrsigning only: nobody approves, so bootstrap waits
-  const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
-  let refuse = (_err: Error): void => undefined;
-  const hostChecked = new Promise<void>((_resolve, reject) => (refuse = reject));
-  const { log, run } = await startGatedAgent(t, env, 'hc-refused', hostChecked);
-  // the request is made: bootstrap waits for an approval that does not come
-  await waitFor('the certificate signing request', () => log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)), 30_000, 20);
-  const refusal = new HostCheckError('this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway');
-  const t0 = Date.now();
-  refuse(refusal);
-  await assert.rejects(run, (err: unknown) => err === refusal);
-  assert.ok(Date.now() - t0 < 5000, `bootstrap took ${Date.now() - t0} ms to stop`);
-  assert.equal(existsSync(join(env.certDir, 'nodeagent-client-current.pem')), false);
-  assert.equal(existsSync(env.platconfig), false);
-  assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'));
-  // the request was made (and stays for an approver); nothing else followed it
-  assert.equal((await listCsrs(env.api)).length, 1);
-});
+test(
+  'a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate',
+  { timeout: 90_000 },
+  async (t) => {
+    // csrsigning only: nobody approves, so bootstrap waits
+    const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
+    let refuse = (_err: Error): void => undefined;
+    const hostChecked = new Promise<void>((_resolve, reject) => (refuse = reject));
+    const { log, run } = await startGatedAgent(t, env, 'hc-refused', hostChecked);
+    // the request is made: bootstrap waits for an approval that does not come
+    await waitFor(
+      'the certificate signing request',
+      () =>
+        log.lines.some((l) => /^certificate signing request node-csr-\S+ submitted;/.test(l.msg)),
+      30_000,
+      20,
+    );
+    const refusal = new HostCheckError(
+      'this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway',
+    );
+    const t0 = Date.now();
+    refuse(refusal);
+    await assert.rejects(run, (err: unknown) => err === refusal);
+    assert.ok(Date.now() - t0 < 5000, `bootstrap took ${Date.now() - t0} ms to stop`);
+    assert.equal(existsSync(join(env.certDir, 'nodeagent-client-current.pem')), false);
+    assert.equal(existsSync(env.platconfig), false);
+    assert.ok(!log.lines.some((l) => l.msg === 'building the agent parts'));
+    // the request was made (and stays for an approver); nothing else followed it
+    assert.equal((await listCsrs(env.api)).length, 1);
+  },
+);

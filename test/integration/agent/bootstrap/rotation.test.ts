@@ -12,13 +12,22 @@ import { createServer } from 'node:https';
 import { connect } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startBootstrapEnv, opensslFacts, listCsrs, decideCsr } from '../../../helpers/bootstrap-env.js';
+import {
+  startBootstrapEnv,
+  opensslFacts,
+  listCsrs,
+  decideCsr,
+} from '../../../helpers/bootstrap-env.js';
 import { startCertificates } from '../../../../src/agent/certificate/setup.js';
 import { CsrClient } from '../../../../src/agent/client/csr-client.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-async function until<T>(f: () => T | undefined | Promise<T | undefined>, what: string, ms = 30_000): Promise<T> {
+async function until<T>(
+  f: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f();
@@ -73,7 +82,10 @@ test('client and serving certificates rotate before expiry; the client and the H
   assert.ok(lifetime <= 600 + 300, `honours expirationSeconds (got ${lifetime} s)`);
 
   // client: a new certificate, before the old one expires, and the API client uses it
-  const second = await until(() => (client.current() !== first ? client.current() : undefined), 'a rotated client certificate');
+  const second = await until(
+    () => (client.current() !== first ? client.current() : undefined),
+    'a rotated client certificate',
+  );
   assert.ok(Date.now() < first.info.notAfter.getTime());
   assert.notEqual(second.info.x509.serialNumber, first.info.x509.serialNumber);
   assert.equal(second.info.commonName, 'system:node:node-1');
@@ -84,7 +96,11 @@ test('client and serving certificates rotate before expiry; the client and the H
   assert.match(rest.identityDescription, /client certificate "system:node:node-1"/);
   const csrs = new CsrClient({ client: rest });
   const list = await csrs.list();
-  const rotatedCsrs = list.items.filter((c) => c.spec.signerName === 'platform.io/plat-apiserver-client-platlet' && c.metadata?.name?.startsWith('csr-'));
+  const rotatedCsrs = list.items.filter(
+    (c) =>
+      c.spec.signerName === 'platform.io/plat-apiserver-client-platlet' &&
+      c.metadata?.name?.startsWith('csr-'),
+  );
   assert.ok(rotatedCsrs.length >= 1);
   // the rotation CSRs were made by the node itself with its certificate (not the bootstrap token)
   assert.equal(rotatedCsrs[0]?.spec.username, 'system:node:node-1');
@@ -93,27 +109,51 @@ test('client and serving certificates rotate before expiry; the client and the H
   const caPem = (await import('node:fs')).readFileSync(env.api.clusterCaFile, 'utf8');
   const server = createServer({ SNICallback: serving.sniCallback }, (_q, r) => r.end('ok'));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const port = (server.address() as AddressInfo).port;
   const approved = new Set<string>();
   const approver = setInterval(() => {
-    void listCsrs(env.api).then(async (items) => {
-      for (const c of items) {
-        const name = c.metadata.name;
-        if (c.spec.signerName === 'platform.io/platlet-serving' && !approved.has(name) && !(c.status?.conditions ?? []).length) {
-          approved.add(name);
-          await decideCsr(env.api, name, 'Approved', 'TestApproved', 'approved by the rotation test');
+    void listCsrs(env.api)
+      .then(async (items) => {
+        for (const c of items) {
+          const name = c.metadata.name;
+          if (
+            c.spec.signerName === 'platform.io/platlet-serving' &&
+            !approved.has(name) &&
+            !(c.status?.conditions ?? []).length
+          ) {
+            approved.add(name);
+            await decideCsr(
+              env.api,
+              name,
+              'Approved',
+              'TestApproved',
+              'approved by the rotation test',
+            );
+          }
         }
-      }
-    }).catch(() => undefined);
+      })
+      .catch(() => undefined);
   }, 100);
   t.after(() => clearInterval(approver));
   const s1 = await until(() => serving.current(), 'the first serving certificate');
   const serial1 = await peerSerial(port, caPem);
   assert.equal(serial1, new X509Certificate(s1.certPem).serialNumber);
-  const s2 = await until(() => (serving.current()?.certPem !== s1.certPem ? serving.current() : undefined), 'a rotated serving certificate');
+  const s2 = await until(
+    () => (serving.current()?.certPem !== s1.certPem ? serving.current() : undefined),
+    'a rotated serving certificate',
+  );
   const x2 = new X509Certificate(s2.certPem);
-  assert.ok(Date.now() < new Date(new X509Certificate(s1.certPem).validTo).getTime(), 'rotated before expiry');
+  assert.ok(
+    Date.now() < new Date(new X509Certificate(s1.certPem).validTo).getTime(),
+    'rotated before expiry',
+  );
   assert.equal(await peerSerial(port, caPem), x2.serialNumber);
   assert.equal(x2.subjectAltName, 'DNS:node-1, IP Address:127.0.0.1');
   const servingPem = join(env.certDir, 'nodeagent-server-current.pem');

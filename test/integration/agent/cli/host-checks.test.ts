@@ -8,7 +8,13 @@ import { join } from 'node:path';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import { buildNodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
-import { detectCgroupVersion, HostCheckError, raiseOpenFilesLimit, readOpenFilesLimit, runHostChecks } from '../../../../src/agent/cli/host-checks.js';
+import {
+  detectCgroupVersion,
+  HostCheckError,
+  raiseOpenFilesLimit,
+  readOpenFilesLimit,
+  runHostChecks,
+} from '../../../../src/agent/cli/host-checks.js';
 import { acquireLock } from '../../../../src/agent/cli/lock-file.js';
 import type { LogFn, Logger } from '../../../../src/common/log/types.js';
 import { runCli } from './run-cli.js';
@@ -16,8 +22,20 @@ import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
 
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  const fn = (level: string): LogFn => ((a: string | Record<string, unknown>, msg?: string) => void lines.push(`${level} ${typeof a === 'string' ? a : `${msg ?? ''} ${JSON.stringify(a)}`}`)) as LogFn;
-  const l: Logger & { lines: string[] } = { lines, error: fn('error'), warn: fn('warn'), info: fn('info'), debug: fn('debug'), trace: fn('trace'), child: () => l };
+  const fn = (level: string): LogFn =>
+    ((a: string | Record<string, unknown>, msg?: string) =>
+      void lines.push(
+        `${level} ${typeof a === 'string' ? a : `${msg ?? ''} ${JSON.stringify(a)}`}`,
+      )) as LogFn;
+  const l: Logger & { lines: string[] } = {
+    lines,
+    error: fn('error'),
+    warn: fn('warn'),
+    info: fn('info'),
+    debug: fn('debug'),
+    trace: fn('trace'),
+    child: () => l,
+  };
   return l;
 }
 
@@ -25,8 +43,14 @@ async function fakeHost(t: { after(fn: () => unknown): void }, swaps: string) {
   const dir = await mkdtemp(join(tmpdir(), 'na-host-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   await writeFile(join(dir, 'swaps'), swaps);
-  await writeFile(join(dir, 'limits'), 'Limit                     Soft Limit           Hard Limit           Units\nMax open files            2000000              2000000              files\n');
-  return { dir, paths: { cgroupRoot: dir, swaps: join(dir, 'swaps'), limits: join(dir, 'limits') } };
+  await writeFile(
+    join(dir, 'limits'),
+    'Limit                     Soft Limit           Hard Limit           Units\nMax open files            2000000              2000000              files\n',
+  );
+  return {
+    dir,
+    paths: { cgroupRoot: dir, swaps: join(dir, 'swaps'), limits: join(dir, 'limits') },
+  };
 }
 
 const HEADER = 'Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n';
@@ -36,13 +60,23 @@ test('cgroup v1 is refused naming --fail-cgroupv1, unless it is false', async (t
   const config = defaultConfiguration('file');
   const flags = buildNodeAgentFlags(FLAGS, new Map());
   const signal = new AbortController().signal;
-  assert.equal(await detectCgroupVersion(paths.cgroupRoot), 'v1', 'a plain directory is not a cgroup2 file system');
-  await assert.rejects(runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }), (err: unknown) => {
-    assert.ok(err instanceof HostCheckError);
-    assert.match(err.message, /uses cgroup v1 .* failCgroupV1 \(--fail-cgroupv1\) is true: .* --fail-cgroupv1=false/);
-    assert.ok(!err.message.includes('\n'));
-    return true;
-  });
+  assert.equal(
+    await detectCgroupVersion(paths.cgroupRoot),
+    'v1',
+    'a plain directory is not a cgroup2 file system',
+  );
+  await assert.rejects(
+    runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }),
+    (err: unknown) => {
+      assert.ok(err instanceof HostCheckError);
+      assert.match(
+        err.message,
+        /uses cgroup v1 .* failCgroupV1 \(--fail-cgroupv1\) is true: .* --fail-cgroupv1=false/,
+      );
+      assert.ok(!err.message.includes('\n'));
+      return true;
+    },
+  );
   config.failCgroupV1 = false;
   const log = recordingLogger();
   const r = await runHostChecks({ config, flags, logger: log, signal, paths });
@@ -58,26 +92,42 @@ test('singleProcessOOMKill false is refused on cgroup v1 with the reference mess
   config.singleProcessOOMKill = false;
   const flags = buildNodeAgentFlags(FLAGS, new Map());
   const signal = new AbortController().signal;
-  await assert.rejects(runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }), (err: unknown) => {
-    assert.ok(err instanceof HostCheckError);
-    assert.equal(err.message, 'invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1');
-    return true;
-  });
+  await assert.rejects(
+    runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }),
+    (err: unknown) => {
+      assert.ok(err instanceof HostCheckError);
+      assert.equal(
+        err.message,
+        'invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1',
+      );
+      return true;
+    },
+  );
   for (const v of [true, null]) {
     config.singleProcessOOMKill = v;
-    await (await runHostChecks({ config, flags, logger: recordingLogger(), signal, paths })).release();
+    await (
+      await runHostChecks({ config, flags, logger: recordingLogger(), signal, paths })
+    ).release();
   }
 });
 
 test('swap on is refused naming --fail-swap-on, unless it is false', async (t) => {
-  const { paths } = await fakeHost(t, `${HEADER}/swapfile                               file\t\t1048572\t\t0\t\t-2\n`);
+  const { paths } = await fakeHost(
+    t,
+    `${HEADER}/swapfile                               file\t\t1048572\t\t0\t\t-2\n`,
+  );
   const config = defaultConfiguration('file');
   config.failCgroupV1 = false;
   const flags = buildNodeAgentFlags(FLAGS, new Map());
   const signal = new AbortController().signal;
-  await assert.rejects(runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }), /^HostCheckError: running with swap on is not supported, please disable swap or set failSwapOn \(--fail-swap-on\) to false\. .*contained: \[\/swapfile/);
+  await assert.rejects(
+    runHostChecks({ config, flags, logger: recordingLogger(), signal, paths }),
+    /^HostCheckError: running with swap on is not supported, please disable swap or set failSwapOn \(--fail-swap-on\) to false\. .*contained: \[\/swapfile/,
+  );
   config.failSwapOn = false;
-  await (await runHostChecks({ config, flags, logger: recordingLogger(), signal, paths })).release();
+  await (
+    await runHostChecks({ config, flags, logger: recordingLogger(), signal, paths })
+  ).release();
 });
 
 test('--max-open-files raises the soft limit through prlimit, or warns naming the flag', async () => {
@@ -88,8 +138,16 @@ test('--max-open-files raises the soft limit through prlimit, or warns naming th
   await raiseOpenFilesLimit(want, '/proc/self/limits', log);
   const after = await readOpenFilesLimit('/proc/self/limits');
   assert.ok(after !== undefined);
-  if (after.soft >= want) assert.ok(log.lines.some((l) => l.startsWith('info Raised the open-files limit')), log.lines.join('\n'));
-  else assert.ok(log.lines.some((l) => l.startsWith('warn') && l.includes('--max-open-files')), log.lines.join('\n'));
+  if (after.soft >= want)
+    assert.ok(
+      log.lines.some((l) => l.startsWith('info Raised the open-files limit')),
+      log.lines.join('\n'),
+    );
+  else
+    assert.ok(
+      log.lines.some((l) => l.startsWith('warn') && l.includes('--max-open-files')),
+      log.lines.join('\n'),
+    );
   const quiet = recordingLogger();
   await raiseOpenFilesLimit(1, '/proc/self/limits', quiet);
   assert.deepEqual(quiet.lines, [], 'nothing to do when the limit is already high enough');
@@ -109,21 +167,35 @@ test('--lock-file with --exit-on-lock-contention: the holder is told when anothe
     console.log('held');
     setInterval(() => {}, 1000);
   `;
-  const child = spawn(process.execPath, [...process.execArgv, '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, '--input-type=module', '-e', script],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   const deadline = Date.now() + 15_000;
-  while (!out.includes('held') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (!out.includes('held') && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   assert.ok(out.includes('held'), 'the child holds the lock');
   assert.equal((await readFile(lockPath, 'utf8')).trim(), String(child.pid));
 
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code))); // output read whole
   const log = recordingLogger();
-  const lock = await acquireLock({ path: lockPath, logger: log, signal: AbortSignal.timeout(15_000), retryMs: 20, maxRetryMs: 100 });
+  const lock = await acquireLock({
+    path: lockPath,
+    logger: log,
+    signal: AbortSignal.timeout(15_000),
+    retryMs: 20,
+    maxRetryMs: 100,
+  });
   assert.equal(await exited, 0);
   assert.ok(out.includes('contention'));
-  assert.ok(log.lines.some((l) => l.startsWith('info Waiting for the lock file')), log.lines.join('\n'));
+  assert.ok(
+    log.lines.some((l) => l.startsWith('info Waiting for the lock file')),
+    log.lines.join('\n'),
+  );
   assert.equal((await readFile(lockPath, 'utf8')).trim(), String(process.pid));
   await lock.release();
   await assert.rejects(access(lockPath), 'released lock files are removed');
@@ -138,7 +210,11 @@ test('a stale lock file (its process is gone) is taken over', async (t) => {
   await new Promise((r) => gone.on('exit', r));
   await writeFile(lockPath, `${pid}\n`);
   const log = recordingLogger();
-  const lock = await acquireLock({ path: lockPath, logger: log, signal: AbortSignal.timeout(5000) });
+  const lock = await acquireLock({
+    path: lockPath,
+    logger: log,
+    signal: AbortSignal.timeout(5000),
+  });
   assert.ok(log.lines.some((l) => l.startsWith('warn Removing stale lock file')));
   await lock.release();
 });
@@ -152,5 +228,8 @@ test('the built program refuses a cgroup v1 host before starting anything', asyn
   assert.equal(r.code, 1, r.stderr);
   const lines = r.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('Flag --'));
   assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0] ?? '', /^this host uses cgroup v1 .*failCgroupV1 \(--fail-cgroupv1\) is true/);
+  assert.match(
+    lines[0] ?? '',
+    /^this host uses cgroup v1 .*failCgroupV1 \(--fail-cgroupv1\) is true/,
+  );
 });

@@ -11,7 +11,14 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startBootstrapEnv, spawnAgent, freePort, BOOTSTRAP_TOKEN, type AgentProcess, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
+import {
+  startBootstrapEnv,
+  spawnAgent,
+  freePort,
+  BOOTSTRAP_TOKEN,
+  type AgentProcess,
+  type BootstrapEnv,
+} from '../../../helpers/bootstrap-env.js';
 import { execStartArgv } from '../../../helpers/systemd-unit.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
@@ -39,10 +46,20 @@ interface KubeadmNode {
 }
 
 /** Lays out a kubeadm node's files under `<env.dir>/host`; `extraArgs` goes to /etc/default/kubelet. */
-async function kubeadmNode(env: BootstrapEnv, extraArgs: string[] | undefined): Promise<KubeadmNode> {
+async function kubeadmNode(
+  env: BootstrapEnv,
+  extraArgs: string[] | undefined,
+): Promise<KubeadmNode> {
   const root = join(env.dir, 'host');
   const dropInDir = join(root, 'etc/systemd/system/kubelet.service.d');
-  for (const d of ['etc/kubernetes/pki', 'etc/kubernetes/manifests', 'etc/default', 'var/lib/kubelet', 'etc/systemd/system/kubelet.service.d']) await mkdir(join(root, d), { recursive: true });
+  for (const d of [
+    'etc/kubernetes/pki',
+    'etc/kubernetes/manifests',
+    'etc/default',
+    'var/lib/kubelet',
+    'etc/systemd/system/kubelet.service.d',
+  ])
+    await mkdir(join(root, d), { recursive: true });
   await writeFile(join(root, 'etc/kubernetes/pki/ca.crt'), await readFile(env.api.clusterCaFile));
   // kubeadm join's bootstrap-kubelet.conf: the CA inline, the bootstrap token as the user.
   const caData = (await readFile(env.api.caFile)).toString('base64');
@@ -54,13 +71,27 @@ async function kubeadmNode(env: BootstrapEnv, extraArgs: string[] | undefined): 
   // podLogsDir (the reference's default /var/log/pods, a config-file field kubeadm leaves out) moved
   // under the root too: the exact argv stays kubeadm's, so the setting goes into kubeadm's config file.
   const config = rooted(await readFile(join(FIXTURES, 'config.yaml'), 'utf8'), root);
-  await writeFile(join(root, 'var/lib/kubelet/config.yaml'), `${config}${config.endsWith('\n') ? '' : '\n'}podLogsDir: ${JSON.stringify(join(root, 'var/log/pods'))}\n`);
-  await writeFile(join(root, 'var/lib/kubelet/kubeadm-flags.env'), await readFile(join(FIXTURES, 'kubeadm-flags.env'), 'utf8'));
-  if (extraArgs !== undefined) await writeFile(join(root, 'etc/default/kubelet'), `KUBELET_EXTRA_ARGS="${extraArgs.join(' ')}"\n`);
+  await writeFile(
+    join(root, 'var/lib/kubelet/config.yaml'),
+    `${config}${config.endsWith('\n') ? '' : '\n'}podLogsDir: ${JSON.stringify(join(root, 'var/log/pods'))}\n`,
+  );
+  await writeFile(
+    join(root, 'var/lib/kubelet/kubeadm-flags.env'),
+    await readFile(join(FIXTURES, 'kubeadm-flags.env'), 'utf8'),
+  );
+  if (extraArgs !== undefined)
+    await writeFile(
+      join(root, 'etc/default/kubelet'),
+      `KUBELET_EXTRA_ARGS="${extraArgs.join(' ')}"\n`,
+    );
   const unit = rooted(await readFile(join(FIXTURES, '10-kubeadm.conf'), 'utf8'), root);
   await writeFile(join(dropInDir, '10-kubeadm.conf'), unit);
   const argv = execStartArgv(unit);
-  assert.equal(argv[0], '/usr/bin/kubelet', 'the drop-in runs the kubelet binary (the one thing replaced)');
+  assert.equal(
+    argv[0],
+    '/usr/bin/kubelet',
+    'the drop-in runs the kubelet binary (the one thing replaced)',
+  );
   return { root, argv: argv.slice(1) };
 }
 
@@ -73,62 +104,113 @@ function count(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
 
-const SELECTED = "naming profile kubernetes selected by the flag --bootstrap-kubeconfig (the reference's spelling of --bootstrap-platconfig)";
+const SELECTED =
+  "naming profile kubernetes selected by the flag --bootstrap-kubeconfig (the reference's spelling of --bootstrap-platconfig)";
 
-test('kubeadm drop-in, only the binary path changed: the reference spellings select the kubernetes profile; the node bootstraps, registers and is Ready', { timeout: 120_000 }, async () => {
-  const env = await startBootstrapEnv({ args: ['--platform-profile=kubernetes'] });
-  cleanups.push(() => env.stop());
-  const root = join(env.dir, 'host');
-  const node = await kubeadmNode(env, [
-    '--container-runtime-endpoint=process://',
-    `--root-dir=${root}/var/lib/kubelet`,
-    `--cert-dir=${root}/var/lib/kubelet/pki`,
-    '--address=127.0.0.1',
-    `--port=${await freePort()}`,
-    '--read-only-port=0',
-    '--healthz-port=0',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS,
-  ]);
-  assert.deepEqual(node.argv.filter((a) => a.startsWith('--platform-profile')), [], 'no --platform-profile on the command line');
-  const agent: AgentProcess = await spawnAgent(env, [], NODE, { argv: node.argv });
-  cleanups.push(async () => {
-    await agent.stop();
-    await killProcessPods(join(root, 'var/lib/kubelet'));
-  });
-  const out = (): string => `\n--- agent output ---\n${agent.output().slice(-4000)}`;
-  await waitFor(async () => ((await getJson(env, `/api/v1/nodes/${NODE}`))?.['status']?.['conditions'] as Obj[] | undefined)?.find((c) => c['type'] === 'Ready')?.['status'] === 'True', `node ${NODE} Ready${out()}`, 60_000, 200);
+test(
+  'kubeadm drop-in, only the binary path changed: the reference spellings select the kubernetes profile; the node bootstraps, registers and is Ready',
+  { timeout: 120_000 },
+  async () => {
+    const env = await startBootstrapEnv({ args: ['--platform-profile=kubernetes'] });
+    cleanups.push(() => env.stop());
+    const root = join(env.dir, 'host');
+    const node = await kubeadmNode(env, [
+      '--container-runtime-endpoint=process://',
+      `--root-dir=${root}/var/lib/kubelet`,
+      `--cert-dir=${root}/var/lib/kubelet/pki`,
+      '--address=127.0.0.1',
+      `--port=${await freePort()}`,
+      '--read-only-port=0',
+      '--healthz-port=0',
+      '--fail-cgroupv1=false',
+      ...NO_CGROUPS_ARGS,
+    ]);
+    assert.deepEqual(
+      node.argv.filter((a) => a.startsWith('--platform-profile')),
+      [],
+      'no --platform-profile on the command line',
+    );
+    const agent: AgentProcess = await spawnAgent(env, [], NODE, { argv: node.argv });
+    cleanups.push(async () => {
+      await agent.stop();
+      await killProcessPods(join(root, 'var/lib/kubelet'));
+    });
+    const out = (): string => `\n--- agent output ---\n${agent.output().slice(-4000)}`;
+    await waitFor(
+      async () =>
+        (
+          (await getJson(env, `/api/v1/nodes/${NODE}`))?.['status']?.['conditions'] as
+            Obj[] | undefined
+        )?.find((c) => c['type'] === 'Ready')?.['status'] === 'True',
+      `node ${NODE} Ready${out()}`,
+      60_000,
+      200,
+    );
 
-  // The reference's names (Kubernetes 1.32), written here.
-  const csrs = ((await getJson(env, '/apis/certificates.k8s.io/v1/certificatesigningrequests'))?.['items'] ?? []) as Obj[];
-  assert.deepEqual(csrs.filter((c) => c['spec']['username'] === 'system:bootstrap:abcdef').map((c) => c['spec']['signerName']), ['kubernetes.io/kube-apiserver-client-kubelet']);
-  const registered = (await getJson(env, `/api/v1/nodes/${NODE}`)) as Obj;
-  assert.equal(registered['metadata']['labels']['kubernetes.io/hostname'], NODE);
-  assert.deepEqual(registered['status']['addresses'].find((a: Obj) => a['type'] === 'InternalIP'), { type: 'InternalIP', address: '127.0.0.1' }, '--node-ip from kubeadm-flags.env');
-  await waitFor(async () => (await getJson(env, `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${NODE}`))?.['spec']?.['holderIdentity'] === NODE, `the lease in kube-node-lease${out()}`, 20_000, 200);
-  // --kubeconfig: the kubeconfig the agent wrote after bootstrap, at kubeadm's path.
-  const kubeconfig = await readFile(join(root, 'etc/kubernetes/kubelet.conf'), 'utf8');
-  assert.match(kubeconfig, /kind: Config/);
-  assert.ok(kubeconfig.includes(env.api.url), 'kubelet.conf names the API server');
+    // The reference's names (Kubernetes 1.32), written here.
+    const csrs = ((await getJson(env, '/apis/certificates.k8s.io/v1/certificatesigningrequests'))?.[
+      'items'
+    ] ?? []) as Obj[];
+    assert.deepEqual(
+      csrs
+        .filter((c) => c['spec']['username'] === 'system:bootstrap:abcdef')
+        .map((c) => c['spec']['signerName']),
+      ['kubernetes.io/kube-apiserver-client-kubelet'],
+    );
+    const registered = (await getJson(env, `/api/v1/nodes/${NODE}`)) as Obj;
+    assert.equal(registered['metadata']['labels']['kubernetes.io/hostname'], NODE);
+    assert.deepEqual(
+      registered['status']['addresses'].find((a: Obj) => a['type'] === 'InternalIP'),
+      { type: 'InternalIP', address: '127.0.0.1' },
+      '--node-ip from kubeadm-flags.env',
+    );
+    await waitFor(
+      async () =>
+        (
+          await getJson(
+            env,
+            `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${NODE}`,
+          )
+        )?.['spec']?.['holderIdentity'] === NODE,
+      `the lease in kube-node-lease${out()}`,
+      20_000,
+      200,
+    );
+    // --kubeconfig: the kubeconfig the agent wrote after bootstrap, at kubeadm's path.
+    const kubeconfig = await readFile(join(root, 'etc/kubernetes/kubelet.conf'), 'utf8');
+    assert.match(kubeconfig, /kind: Config/);
+    assert.ok(kubeconfig.includes(env.api.url), 'kubelet.conf names the API server');
 
-  // Said once, naming why; no flag refused; the ignored kubeadm flag says so.
-  const text = agent.output();
-  assert.equal(count(text, SELECTED), 1, `the profile choice logged once${out()}`);
-  assert.equal(count(text, 'Flag --pod-infra-container-image has been deprecated, will be removed in 1.35. Image garbage collector will get sandbox image information from CRI. Its value is ignored'), 1);
-  assert.doesNotMatch(text, /unknown flag|did you mean/);
-});
+    // Said once, naming why; no flag refused; the ignored kubeadm flag says so.
+    const text = agent.output();
+    assert.equal(count(text, SELECTED), 1, `the profile choice logged once${out()}`);
+    assert.equal(
+      count(
+        text,
+        'Flag --pod-infra-container-image has been deprecated, will be removed in 1.35. Image garbage collector will get sandbox image information from CRI. Its value is ignored',
+      ),
+      1,
+    );
+    assert.doesNotMatch(text, /unknown flag|did you mean/);
+  },
+);
 
-test("kubeadm drop-in with kubeadm's containerd socket: refused at start naming --container-runtime-endpoint and why; every other kubeadm flag accepted", { timeout: 60_000 }, async () => {
-  const env = await startBootstrapEnv({ args: ['--platform-profile=kubernetes'] });
-  cleanups.push(() => env.stop());
-  const node = await kubeadmNode(env, undefined);
-  const r = await runCli(node.argv);
-  assert.equal(r.code, 1, r.stderr);
-  const lines = r.stderr.split('\n').filter((l) => l !== '');
-  const problems = lines.filter((l) => !l.startsWith('Flag --') && !/^[IW]\d{4} /.test(l));
-  assert.deepEqual(problems, [
-    'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix:///var/run/containerd/containerd.sock" is the CRI (gRPC) socket of containerd, and nodeagent does not speak CRI: accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)',
-  ]);
-  assert.equal(count(r.stderr, SELECTED), 1);
-  // Nothing was sent: the node never registered.
-  assert.equal(await getJson(env, `/api/v1/nodes/${NODE}`), undefined);
-});
+test(
+  "kubeadm drop-in with kubeadm's containerd socket: refused at start naming --container-runtime-endpoint and why; every other kubeadm flag accepted",
+  { timeout: 60_000 },
+  async () => {
+    const env = await startBootstrapEnv({ args: ['--platform-profile=kubernetes'] });
+    cleanups.push(() => env.stop());
+    const node = await kubeadmNode(env, undefined);
+    const r = await runCli(node.argv);
+    assert.equal(r.code, 1, r.stderr);
+    const lines = r.stderr.split('\n').filter((l) => l !== '');
+    const problems = lines.filter((l) => !l.startsWith('Flag --') && !/^[IW]\d{4} /.test(l));
+    assert.deepEqual(problems, [
+      'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix:///var/run/containerd/containerd.sock" is the CRI (gRPC) socket of containerd, and nodeagent does not speak CRI: accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)',
+    ]);
+    assert.equal(count(r.stderr, SELECTED), 1);
+    // Nothing was sent: the node never registered.
+    assert.equal(await getJson(env, `/api/v1/nodes/${NODE}`), undefined);
+  },
+);

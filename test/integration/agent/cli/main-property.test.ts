@@ -8,7 +8,29 @@ import { main } from '../../../../src/agent/cli/main.js';
 
 const names = FLAGS.filter((f) => f.name !== 'print-config').map((f) => f.name);
 const values = fc.oneof(
-  fc.constantFrom('', 'true', 'false', '0', '-1', '10', '1e3', '10Mi', '5s', '1h2m', 'a=b', 'a=b,c=d', 'QOSReserved=true', 'Nope=true', 'x:NoSchedule', '0:memory=1Gi', 'server=3', ':', '=', ',', '/tmp/none.yaml'),
+  fc.constantFrom(
+    '',
+    'true',
+    'false',
+    '0',
+    '-1',
+    '10',
+    '1e3',
+    '10Mi',
+    '5s',
+    '1h2m',
+    'a=b',
+    'a=b,c=d',
+    'QOSReserved=true',
+    'Nope=true',
+    'x:NoSchedule',
+    '0:memory=1Gi',
+    'server=3',
+    ':',
+    '=',
+    ',',
+    '/tmp/none.yaml',
+  ),
   fc.string({ maxLength: 12 }),
 );
 const token = fc.oneof(
@@ -23,7 +45,10 @@ test('random argv: exit status 0 or 1, one line per problem, never a stack trace
     fc.asyncProperty(fc.array(token, { maxLength: 6 }), async (argv) => {
       let out = '';
       let err = '';
-      const code = await main([...argv, '--print-config'], { stdout: (t) => void (out += t), stderr: (t) => void (err += t) });
+      const code = await main([...argv, '--print-config'], {
+        stdout: (t) => void (out += t),
+        stderr: (t) => void (err += t),
+      });
       assert.ok(code === 0 || code === 1, `exit ${code}`);
       assert.ok(!/^\s+at /m.test(err), `stack trace for ${JSON.stringify(argv)}:\n${err}`);
       if (code === 1) {

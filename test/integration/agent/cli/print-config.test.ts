@@ -20,10 +20,19 @@ function docs(stdout: string): [Record<string, unknown>, Record<string, unknown>
 test('precedence: defaults < file < drop-ins < flags (golden)', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'na-golden-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
-  await writeFile(join(dir, 'config.yaml'), `${HEAD}port: 10251\nmaxPods: 50\nsyncFrequency: 2m\nstaticPodPath: manifests\nfeatureGates:\n  QOSReserved: true\n  LoggingAlphaOptions: true\nevictionHard:\n  memory.available: 200Mi\n  nodefs.available: 5%\nclusterDNS: [10.0.0.10]\nstaticPodURL: https://pods.example.com/node\nstaticPodURLHeader:\n  Authorization: [Bearer file-secret]\n`);
+  await writeFile(
+    join(dir, 'config.yaml'),
+    `${HEAD}port: 10251\nmaxPods: 50\nsyncFrequency: 2m\nstaticPodPath: manifests\nfeatureGates:\n  QOSReserved: true\n  LoggingAlphaOptions: true\nevictionHard:\n  memory.available: 200Mi\n  nodefs.available: 5%\nclusterDNS: [10.0.0.10]\nstaticPodURL: https://pods.example.com/node\nstaticPodURLHeader:\n  Authorization: [Bearer file-secret]\n`,
+  );
   await mkdir(join(dir, 'config.d', 'sub'), { recursive: true });
-  await writeFile(join(dir, 'config.d', '10-first.conf'), `${HEAD}port: 10252\nmaxPods: 60\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\nevictionHard:\n  nodefs.available: null\n  imagefs.available: 20%\nclusterDNS: [10.0.0.11, 10.0.0.12]\n`);
-  await writeFile(join(dir, 'config.d', 'sub', '20-second.conf'), `${HEAD}maxPods: 70\nhealthzPort: 0\ncpuCFSQuotaPeriod: 50ms\n`);
+  await writeFile(
+    join(dir, 'config.d', '10-first.conf'),
+    `${HEAD}port: 10252\nmaxPods: 60\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\nevictionHard:\n  nodefs.available: null\n  imagefs.available: 20%\nclusterDNS: [10.0.0.11, 10.0.0.12]\n`,
+  );
+  await writeFile(
+    join(dir, 'config.d', 'sub', '20-second.conf'),
+    `${HEAD}maxPods: 70\nhealthzPort: 0\ncpuCFSQuotaPeriod: 50ms\n`,
+  );
   await writeFile(join(dir, 'config.d', 'ignored.yaml'), `${HEAD}maxPods: 1\n`);
   const r = await runCli([
     `--config=${join(dir, 'config.yaml')}`,
@@ -35,15 +44,25 @@ test('precedence: defaults < file < drop-ins < flags (golden)', async (t) => {
     '--print-config',
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stderr, 'Flag --max-pods has been deprecated, This parameter should be set via the config file specified by the nodeagent\'s --config flag.\n');
+  assert.equal(
+    r.stderr,
+    "Flag --max-pods has been deprecated, This parameter should be set via the config file specified by the nodeagent's --config flag.\n",
+  );
   const [cfg, flags] = docs(r.stdout);
   assert.equal(cfg['port'], 10252, 'drop-in over file');
   assert.equal(cfg['maxPods'], 80, 'flag over drop-ins');
   assert.equal(cfg['healthzPort'], 0, 'second drop-in (in a subdirectory) applies');
   assert.equal(cfg['syncFrequency'], '2m0s', 'file over default');
   assert.equal(cfg['readOnlyPort'], 0, 'file-mode default');
-  assert.deepEqual(cfg['featureGates'], { QOSReserved: false, LoggingAlphaOptions: true, CustomCPUCFSQuotaPeriod: true }, 'gates merge key by key');
-  assert.deepEqual(cfg['evictionHard'], { 'memory.available': '200Mi', 'imagefs.available': '20%' });
+  assert.deepEqual(
+    cfg['featureGates'],
+    { QOSReserved: false, LoggingAlphaOptions: true, CustomCPUCFSQuotaPeriod: true },
+    'gates merge key by key',
+  );
+  assert.deepEqual(cfg['evictionHard'], {
+    'memory.available': '200Mi',
+    'imagefs.available': '20%',
+  });
   assert.deepEqual(cfg['clusterDNS'], ['10.0.0.11', '10.0.0.12']);
   assert.equal(cfg['staticPodPath'], join(dir, 'manifests'));
   assert.deepEqual(cfg['staticPodURLHeader'], { Authorization: ['<masked>'] });
@@ -54,7 +73,11 @@ test('precedence: defaults < file < drop-ins < flags (golden)', async (t) => {
 
   const normalized = r.stdout.split(dir).join('<DIR>');
   if (process.env['UPDATE_GOLDEN'] === '1') await writeFile(GOLDEN, normalized);
-  assert.equal(normalized, await readFile(GOLDEN, 'utf8'), `golden output differs; if intended, rerun with UPDATE_GOLDEN=1`);
+  assert.equal(
+    normalized,
+    await readFile(GOLDEN, 'utf8'),
+    `golden output differs; if intended, rerun with UPDATE_GOLDEN=1`,
+  );
 });
 
 test('without --config the legacy defaults apply', async () => {
@@ -62,13 +85,23 @@ test('without --config the legacy defaults apply', async () => {
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   const [cfg] = docs(r.stdout);
-  assert.deepEqual(cfg['authentication'], { x509: { clientCAFile: '' }, webhook: { enabled: false, cacheTTL: '2m0s' }, anonymous: { enabled: true } });
+  assert.deepEqual(cfg['authentication'], {
+    x509: { clientCAFile: '' },
+    webhook: { enabled: false, cacheTTL: '2m0s' },
+    anonymous: { enabled: true },
+  });
   assert.equal((cfg['authorization'] as { mode: string }).mode, 'AlwaysAllow');
   assert.equal(cfg['readOnlyPort'], 10255);
 });
 
 test('the examples are valid and merge as documented', async () => {
-  const r = await runCli(['--config', 'examples/nodeagent-config.yaml', '--config-dir', 'examples/nodeagent-config.d', '--print-config']);
+  const r = await runCli([
+    '--config',
+    'examples/nodeagent-config.yaml',
+    '--config-dir',
+    'examples/nodeagent-config.d',
+    '--print-config',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stderr, '');
   const [cfg] = docs(r.stdout);
@@ -86,8 +119,14 @@ test('unknown fields are warned about on stderr, and the rest still applies', as
   assert.equal(r.code, 0, r.stderr);
   const lines = r.stderr.trim().split('\n');
   assert.equal(lines.length, 2, r.stderr);
-  assert.match(r.stderr, /^W\d{4} [\d:.]+ config\] config file ".*c\.yaml" line 5, column 1: duplicate field "maxPods" ignored, the last value is used$/m);
-  assert.match(r.stderr, /^W\d{4} [\d:.]+ config\] config file ".*c\.yaml" line 4, column 1: unknown field "maxPod" ignored$/m);
+  assert.match(
+    r.stderr,
+    /^W\d{4} [\d:.]+ config\] config file ".*c\.yaml" line 5, column 1: duplicate field "maxPods" ignored, the last value is used$/m,
+  );
+  assert.match(
+    r.stderr,
+    /^W\d{4} [\d:.]+ config\] config file ".*c\.yaml" line 4, column 1: unknown field "maxPod" ignored$/m,
+  );
   assert.equal(docs(r.stdout)[0]['maxPods'], 14);
 });
 
@@ -99,7 +138,13 @@ test('the example bootstrap platconfig and systemd files are well formed', async
   const unit = await readFile(resolve(REPO, 'examples/systemd/nodeagent.service'), 'utf8');
   assert.match(unit, /^\[Service\]$/m);
   assert.match(unit, /^ExecStart=\/usr\/bin\/nodeagent$/m);
-  const dropin = await readFile(resolve(REPO, 'examples/systemd/nodeagent.service.d/10-nodeagent.conf'), 'utf8');
+  const dropin = await readFile(
+    resolve(REPO, 'examples/systemd/nodeagent.service.d/10-nodeagent.conf'),
+    'utf8',
+  );
   assert.match(dropin, /^ExecStart=$/m, 'the drop-in clears ExecStart before setting it');
-  assert.match(dropin, /--config=\/etc\/nodeagent\/config\.yaml --config-dir=\/etc\/nodeagent\/config\.d/);
+  assert.match(
+    dropin,
+    /--config=\/etc\/nodeagent\/config\.yaml --config-dir=\/etc\/nodeagent\/config\.d/,
+  );
 });

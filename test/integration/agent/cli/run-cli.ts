@@ -5,7 +5,10 @@ import { resolve } from 'node:path';
 import { launcherEnv } from '../../../helpers/launcher.js';
 
 /** Repository root, from dist/test/integration/agent/cli or test/integration/agent/cli. */
-export const REPO = resolve(fileURLToPath(new URL('.', import.meta.url)), fileURLToPath(import.meta.url).includes('/dist/') ? '../../../../..' : '../../../..');
+export const REPO = resolve(
+  fileURLToPath(new URL('.', import.meta.url)),
+  fileURLToPath(import.meta.url).includes('/dist/') ? '../../../../..' : '../../../..',
+);
 export const BIN = resolve(REPO, 'bin/nodeagent');
 
 export interface CliResult {
@@ -14,9 +17,16 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  opts: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(BIN, args, { cwd: opts.cwd ?? REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
+    const child = spawn(BIN, args, {
+      cwd: opts.cwd ?? REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: launcherEnv(),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

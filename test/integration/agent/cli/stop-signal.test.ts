@@ -34,7 +34,11 @@ interface Started {
 }
 
 function start(args: string[]): Started {
-  const child = spawn(BIN, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
+  const child = spawn(BIN, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: launcherEnv(),
+  });
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: string): void => {
@@ -44,10 +48,12 @@ function start(args: string[]): Started {
   child.stdout.setEncoding('utf8').on('data', onData);
   child.stderr.setEncoding('utf8').on('data', onData);
   // 'close', not 'exit': once it fires the whole output has been read
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => {
-    for (const l of listeners) l();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('close', (code) => {
+      for (const l of listeners) l();
+      resolve(code);
+    }),
+  );
   return {
     output: () => out,
     waitFor: (pattern, timeoutMs = 30_000) =>
@@ -90,7 +96,10 @@ function start(args: string[]): Started {
 async function standaloneArgs(dir: string, extra: string[] = []): Promise<string[]> {
   const manifests = join(dir, 'manifests');
   await mkdir(manifests, { recursive: true });
-  await writeFile(join(manifests, 'web.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "30"]}]}\n');
+  await writeFile(
+    join(manifests, 'web.yaml'),
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "30"]}]}\n',
+  );
   return [
     `--root-dir=${join(dir, 'root')}`,
     `--cert-dir=${join(dir, 'pki')}`,
@@ -101,7 +110,9 @@ async function standaloneArgs(dir: string, extra: string[] = []): Promise<string
     `--port=${await freePort()}`,
     '--read-only-port=0',
     '--healthz-port=0',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(dir),
+    '--fail-cgroupv1=false',
+    ...NO_CGROUPS_ARGS,
+    ...testPodLogsArgs(dir),
     '--fail-swap-on=false',
     // V(2) marks the host checks stage
     '--v=2',
@@ -111,8 +122,14 @@ async function standaloneArgs(dir: string, extra: string[] = []): Promise<string
 
 function assertCleanExit(r: { code: number | null; ms: number }, a: Started, stage: string): void {
   assert.equal(r.code, 0, `exit status after a signal during ${stage}:\n${a.output()}`);
-  assert.ok(r.ms < EXIT_WITHIN_MS, `exited ${r.ms} ms after the signal during ${stage} (bound ${EXIT_WITHIN_MS} ms)`);
-  assert.ok(!a.output().includes(BACKSTOP), `the agent stopped by itself, not by the launcher's backstop:\n${a.output()}`);
+  assert.ok(
+    r.ms < EXIT_WITHIN_MS,
+    `exited ${r.ms} ms after the signal during ${stage} (bound ${EXIT_WITHIN_MS} ms)`,
+  );
+  assert.ok(
+    !a.output().includes(BACKSTOP),
+    `the agent stopped by itself, not by the launcher's backstop:\n${a.output()}`,
+  );
 }
 
 describe('a stop signal at any stage of a standalone start', () => {
@@ -123,33 +140,41 @@ describe('a stop signal at any stage of a standalone start', () => {
     ['running', /agent servers started/, 'SIGINT'],
   ];
   for (const [stage, marker, sig] of stages) {
-    test(`${sig} during ${stage} exits 0 within ${EXIT_WITHIN_MS / 1000} s`, { timeout: 60_000 }, async (t) => {
+    test(
+      `${sig} during ${stage} exits 0 within ${EXIT_WITHIN_MS / 1000} s`,
+      { timeout: 60_000 },
+      async (t) => {
+        const dir = await mkdtemp(join(tmpdir(), 'na-stop-'));
+        const a = start(await standaloneArgs(dir));
+        t.after(async () => {
+          a.kill();
+          await killProcessPods(join(dir, 'root'));
+          await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+        });
+        await a.waitFor(marker);
+        assertCleanExit(await a.signal(sig), a, stage);
+      },
+    );
+  }
+
+  test(
+    'SIGTERM while the host checks wait for a held --lock-file exits 0 (it used to exit 1)',
+    { timeout: 60_000 },
+    async (t) => {
       const dir = await mkdtemp(join(tmpdir(), 'na-stop-'));
-      const a = start(await standaloneArgs(dir));
+      const lock = join(dir, 'agent.lock');
+      // held by a live process: this test's own
+      await writeFile(lock, `${process.pid}\n`);
+      const a = start(await standaloneArgs(dir, [`--lock-file=${lock}`]));
       t.after(async () => {
         a.kill();
         await killProcessPods(join(dir, 'root'));
         await rm(dir, { recursive: true, force: true, maxRetries: 5 });
       });
-      await a.waitFor(marker);
-      assertCleanExit(await a.signal(sig), a, stage);
-    });
-  }
-
-  test('SIGTERM while the host checks wait for a held --lock-file exits 0 (it used to exit 1)', { timeout: 60_000 }, async (t) => {
-    const dir = await mkdtemp(join(tmpdir(), 'na-stop-'));
-    const lock = join(dir, 'agent.lock');
-    // held by a live process: this test's own
-    await writeFile(lock, `${process.pid}\n`);
-    const a = start(await standaloneArgs(dir, [`--lock-file=${lock}`]));
-    t.after(async () => {
-      a.kill();
-      await killProcessPods(join(dir, 'root'));
-      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
-    });
-    await a.waitFor(/Waiting for the lock file held by another process/);
-    assertCleanExit(await a.signal('SIGTERM'), a, 'the wait for the lock file');
-  });
+      await a.waitFor(/Waiting for the lock file held by another process/);
+      assertCleanExit(await a.signal('SIGTERM'), a, 'the wait for the lock file');
+    },
+  );
 
   test('SIGTERM half a second into a standalone start exits 0', { timeout: 60_000 }, async (t) => {
     const dir = await mkdtemp(join(tmpdir(), 'na-stop-'));
@@ -170,22 +195,34 @@ describe('a stop signal during bootstrap', () => {
   let env: BootstrapEnv | undefined;
   const stages: [string, RegExp][] = [
     ['bootstrap, waiting for the certificate', /Waiting for client certificate to be issued/],
-    ['bootstrap, just after the certificate was issued', /client certificate issued and platconfig written/],
+    [
+      'bootstrap, just after the certificate was issued',
+      /client certificate issued and platconfig written/,
+    ],
   ];
   for (const [stage, marker] of stages) {
-    test(`SIGTERM during ${stage} exits 0 within ${EXIT_WITHIN_MS / 1000} s`, { timeout: 90_000 }, async (t) => {
-      env = await startBootstrapEnv();
-      const e = env;
-      const a = start(
-        await standaloneArgs(e.dir, [`--bootstrap-platconfig=${e.bootstrapConf}`, `--platconfig=${e.platconfig}`, `--cert-dir=${e.certDir}`, '--hostname-override=stop-boot-node']),
-      );
-      t.after(async () => {
-        a.kill();
-        await killProcessPods(join(e.dir, 'root'));
-        await e.stop();
-      });
-      await a.waitFor(marker);
-      assertCleanExit(await a.signal('SIGTERM'), a, stage);
-    });
+    test(
+      `SIGTERM during ${stage} exits 0 within ${EXIT_WITHIN_MS / 1000} s`,
+      { timeout: 90_000 },
+      async (t) => {
+        env = await startBootstrapEnv();
+        const e = env;
+        const a = start(
+          await standaloneArgs(e.dir, [
+            `--bootstrap-platconfig=${e.bootstrapConf}`,
+            `--platconfig=${e.platconfig}`,
+            `--cert-dir=${e.certDir}`,
+            '--hostname-override=stop-boot-node',
+          ]),
+        );
+        t.after(async () => {
+          a.kill();
+          await killProcessPods(join(e.dir, 'root'));
+          await e.stop();
+        });
+        await a.waitFor(marker);
+        assertCleanExit(await a.signal('SIGTERM'), a, stage);
+      },
+    );
   }
 });

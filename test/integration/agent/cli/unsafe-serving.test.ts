@@ -14,7 +14,11 @@ import { launcherEnv } from '../../../helpers/launcher.js';
 
 function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: launcherEnv() });
+    const child = spawn(BIN, args, {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: launcherEnv(),
+    });
     let out = '';
     const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
     let signalled = false;
@@ -37,19 +41,35 @@ function runUntil(args: string[], pattern: RegExp): Promise<{ out: string; code:
   });
 }
 
-test('with the flag defaults on 0.0.0.0 the agent warns at start, naming --anonymous-auth=false, --authorization-mode=Webhook and --address; on 127.0.0.1 it does not', { timeout: 60_000 }, async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'na-unsafe-'));
-  t.after(() => rm(dir, { recursive: true, force: true }));
-  const base = [`--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, `--container-runtime-endpoint=unix://${join(dir, 'no-engine.sock')}`, '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, '--fail-swap-on=false', ...testPodLogsArgs(dir)];
-  const held = /container runtime not answering/;
+test(
+  'with the flag defaults on 0.0.0.0 the agent warns at start, naming --anonymous-auth=false, --authorization-mode=Webhook and --address; on 127.0.0.1 it does not',
+  { timeout: 60_000 },
+  async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'na-unsafe-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const base = [
+      `--root-dir=${join(dir, 'root')}`,
+      `--cert-dir=${join(dir, 'pki')}`,
+      `--container-runtime-endpoint=unix://${join(dir, 'no-engine.sock')}`,
+      '--fail-cgroupv1=false',
+      ...NO_CGROUPS_ARGS,
+      '--fail-swap-on=false',
+      ...testPodLogsArgs(dir),
+    ];
+    const held = /container runtime not answering/;
 
-  const open = await runUntil([...base, '--address=0.0.0.0'], held);
-  assert.equal(open.code, 0, open.out);
-  const line = open.out.split('\n').find((l) => l.includes('Unsafe serving configuration')) ?? '';
-  assert.match(line, /^W\S+ \S+ .*Unsafe serving configuration: the agent serves \/exec, \/run, \/attach and \/portForward on 0\.0\.0\.0:10250/);
-  for (const flag of ['--anonymous-auth=false', '--authorization-mode=Webhook', '--address']) assert.ok(line.includes(flag), `${flag} in: ${line}`);
+    const open = await runUntil([...base, '--address=0.0.0.0'], held);
+    assert.equal(open.code, 0, open.out);
+    const line = open.out.split('\n').find((l) => l.includes('Unsafe serving configuration')) ?? '';
+    assert.match(
+      line,
+      /^W\S+ \S+ .*Unsafe serving configuration: the agent serves \/exec, \/run, \/attach and \/portForward on 0\.0\.0\.0:10250/,
+    );
+    for (const flag of ['--anonymous-auth=false', '--authorization-mode=Webhook', '--address'])
+      assert.ok(line.includes(flag), `${flag} in: ${line}`);
 
-  const closed = await runUntil([...base, '--address=127.0.0.1'], held);
-  assert.equal(closed.code, 0, closed.out);
-  assert.ok(!closed.out.includes('Unsafe serving configuration'), closed.out);
-});
+    const closed = await runUntil([...base, '--address=127.0.0.1'], held);
+    assert.equal(closed.code, 0, closed.out);
+    assert.ok(!closed.out.includes('Unsafe serving configuration'), closed.out);
+  },
+);

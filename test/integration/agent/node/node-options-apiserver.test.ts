@@ -51,34 +51,76 @@ async function startAgent(extra: readonly string[]): Promise<void> {
 
 async function nodeWhere(what: string, ok: (n: NodeObj) => boolean): Promise<NodeObj> {
   let node: NodeObj | undefined;
-  await waitFor(async () => {
-    const r = await api.request('GET', `/api/v1/nodes/${NODE}`);
-    node = r.status === 200 ? (r.json as unknown as NodeObj) : undefined;
-    return node !== undefined && ok(node);
-  }, `${what} (agent output: ${agentOut().slice(-2000)})`, 30_000, 100);
+  await waitFor(
+    async () => {
+      const r = await api.request('GET', `/api/v1/nodes/${NODE}`);
+      node = r.status === 200 ? (r.json as unknown as NodeObj) : undefined;
+      return node !== undefined && ok(node);
+    },
+    `${what} (agent output: ${agentOut().slice(-2000)})`,
+    30_000,
+    100,
+  );
   assert.ok(node !== undefined);
   return node;
 }
 
 test('--enable-controller-attach-detach: the node carries volumes.<domain>/controller-managed-attach-detach "true"; false removes it', async () => {
   await startAgent([]);
-  const on = await nodeWhere('the node with the annotation', (n) => n.metadata.annotations?.[CMAD] !== undefined);
+  const on = await nodeWhere(
+    'the node with the annotation',
+    (n) => n.metadata.annotations?.[CMAD] !== undefined,
+  );
   assert.equal(on.metadata.annotations?.[CMAD], 'true');
   await startAgent(['--enable-controller-attach-detach=false', '--pod-cidr=10.244.7.0/24']);
-  const off = await nodeWhere('the annotation removed', (n) => n.metadata.annotations?.[CMAD] === undefined);
+  const off = await nodeWhere(
+    'the annotation removed',
+    (n) => n.metadata.annotations?.[CMAD] === undefined,
+  );
   // With an API server --pod-cidr is ignored (the reference takes node.spec.podCIDRs); it says so once.
   assert.equal(off.spec.podCIDR, undefined);
-  assert.equal(agentOut().split('--pod-cidr is ignored with an API server').length - 1, 1, agentOut().slice(-2000));
-  await waitFor(() => Promise.resolve(agentOut().includes('Controller attach-detach setting changed to false; updating existing Node')), 'the reference log line', 10_000, 100);
-  assert.match(agentOut(), /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/);
+  assert.equal(
+    agentOut().split('--pod-cidr is ignored with an API server').length - 1,
+    1,
+    agentOut().slice(-2000),
+  );
+  await waitFor(
+    () =>
+      Promise.resolve(
+        agentOut().includes(
+          'Controller attach-detach setting changed to false; updating existing Node',
+        ),
+      ),
+    'the reference log line',
+    10_000,
+    100,
+  );
+  assert.match(
+    agentOut(),
+    /Controller attach\/detach is disabled for this node; Kubelet will attach and detach volumes/,
+  );
 });
 
 test('--register-node=false registers no Node; --enable-server=false opens nothing on --port; --healthz-bind-address moves the healthz server', async () => {
   const [port, healthzPort] = [await freePort(), await freePort()];
   const other = 'options-node-unregistered';
-  await startAgent([`--hostname-override=${other}`, '--register-node=false', `--port=${port}`, '--healthz-bind-address=127.0.0.2', `--healthz-port=${healthzPort}`]);
-  await waitFor(() => agentOut().includes('agent servers started'), `the agent servers (agent output: ${agentOut().slice(-2000)})`, 30_000, 100);
-  assert.match(agentOut(), /registerNode is false \(--register-node=false\): the node is not registered/);
+  await startAgent([
+    `--hostname-override=${other}`,
+    '--register-node=false',
+    `--port=${port}`,
+    '--healthz-bind-address=127.0.0.2',
+    `--healthz-port=${healthzPort}`,
+  ]);
+  await waitFor(
+    () => agentOut().includes('agent servers started'),
+    `the agent servers (agent output: ${agentOut().slice(-2000)})`,
+    30_000,
+    100,
+  );
+  assert.match(
+    agentOut(),
+    /registerNode is false \(--register-node=false\): the node is not registered/,
+  );
   assert.equal((await api.request('GET', `/api/v1/nodes/${other}`)).status, 404);
   assert.equal((await fetchText(`http://127.0.0.2:${healthzPort}/healthz`)).body, 'ok');
   await assert.rejects(fetchText(`http://127.0.0.1:${healthzPort}/healthz`), /ECONNREFUSED/);

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
-import { buildNodeAgentFlags, type NodeAgentFlags } from '../../../../src/agent/config/flags-type.js';
+import {
+  buildNodeAgentFlags,
+  type NodeAgentFlags,
+} from '../../../../src/agent/config/flags-type.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
 import { NO_CGROUPS_ARGS, NO_CGROUPS_CONFIG } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
@@ -21,12 +24,25 @@ export function testFlags(rootDir: string, over: Partial<NodeAgentFlags> = {}): 
   };
 }
 
-export function testConfig(rootDir: string, over: Partial<NodeAgentConfiguration> = {}): NodeAgentConfiguration {
+export function testConfig(
+  rootDir: string,
+  over: Partial<NodeAgentConfiguration> = {},
+): NodeAgentConfiguration {
   // servers off (ports would clash between parallel tests); the pod tests do not need them; no
   // cgroup hierarchy unless a test asks for one under its own root (test/helpers/agent-cgroups.ts);
   // container log links (podLogsDir) under the agent's own root directory, not the host's
   // /var/log/pods, nor a directory other tests' agents clean up as theirs
-  return { ...defaultConfiguration('flags'), fileCheckFrequency: '1s', syncFrequency: '10s', enableServer: false, healthzPort: 0, readOnlyPort: 0, ...NO_CGROUPS_CONFIG, podLogsDir: join(rootDir, 'pod-logs'), ...over };
+  return {
+    ...defaultConfiguration('flags'),
+    fileCheckFrequency: '1s',
+    syncFrequency: '10s',
+    enableServer: false,
+    healthzPort: 0,
+    readOnlyPort: 0,
+    ...NO_CGROUPS_CONFIG,
+    podLogsDir: join(rootDir, 'pod-logs'),
+    ...over,
+  };
 }
 
 /**
@@ -35,19 +51,41 @@ export function testConfig(rootDir: string, over: Partial<NodeAgentConfiguration
  */
 export function standaloneAgentArgs(root: string, node: string): string[] {
   return [
-    '--container-runtime-endpoint', 'process://', '--root-dir', root, '--hostname-override', node,
-    '--sync-frequency', '10s', '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root), '--enable-server=false', '--healthz-port=0', '--read-only-port=0',
+    '--container-runtime-endpoint',
+    'process://',
+    '--root-dir',
+    root,
+    '--hostname-override',
+    node,
+    '--sync-frequency',
+    '10s',
+    '--fail-cgroupv1=false',
+    ...NO_CGROUPS_ARGS,
+    ...testPodLogsArgs(root),
+    '--enable-server=false',
+    '--healthz-port=0',
+    '--read-only-port=0',
   ];
 }
 
-export async function tempDir(prefix: string): Promise<{ path: string; cleanup: () => Promise<void> }> {
+export async function tempDir(
+  prefix: string,
+): Promise<{ path: string; cleanup: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   // retries: a runtime may still be writing a state file for a process the test just killed
-  return { path, cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }) };
+  return {
+    path,
+    cleanup: () => rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+  };
 }
 
 /** Polls `fn` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 15_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   while (Date.now() < deadline) {
@@ -59,5 +97,7 @@ export async function waitFor<T>(what: string, fn: () => T | undefined | false |
     }
     await new Promise((r) => setTimeout(r, everyMs));
   }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`,
+  );
 }

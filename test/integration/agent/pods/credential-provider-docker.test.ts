@@ -47,22 +47,34 @@ async function startRegistry(dir: string): Promise<Registry> {
   const port = await freePort();
   const { stdout } = await run('htpasswd', ['-Bbn', USER, PASSWORD]);
   await writeFile(join(dir, 'htpasswd'), stdout, { mode: 0o600 });
-  await writeFile(join(dir, 'config.yml'), [
-    'version: 0.1',
-    'log: {level: warn}',
-    `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
-    `http: {addr: "127.0.0.1:${port}"}`,
-    `auth: {htpasswd: {realm: test, path: ${join(dir, 'htpasswd')}}}`,
-    '',
-  ].join('\n'));
-  const child = spawn('docker-registry', ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  await writeFile(
+    join(dir, 'config.yml'),
+    [
+      'version: 0.1',
+      'log: {level: warn}',
+      `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
+      `http: {addr: "127.0.0.1:${port}"}`,
+      `auth: {htpasswd: {realm: test, path: ${join(dir, 'htpasswd')}}}`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn('docker-registry', ['serve', join(dir, 'config.yml')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const host = `127.0.0.1:${port}`;
-  await waitFor(`the registry on ${host} (${stderr.slice(-300)})`, async () => {
-    const r = await fetch(`http://${host}/v2/`).catch(() => undefined);
-    return r?.status === 401;
-  }, 20_000, 100);
+  await waitFor(
+    `the registry on ${host} (${stderr.slice(-300)})`,
+    async () => {
+      const r = await fetch(`http://${host}/v2/`).catch(() => undefined);
+      return r?.status === 401;
+    },
+    20_000,
+    100,
+  );
   return { host, child };
 }
 
@@ -70,13 +82,17 @@ async function pushBusybox(reg: Registry, repo: string): Promise<string> {
   const d = dockerFromEndpoint(DOCKER_ENDPOINT, 60_000);
   const image = `${reg.host}/${repo}`;
   await d.getImage('busybox:local').tag({ repo: image, tag: 'local' });
-  const stream = (await d.getImage(`${image}:local`).push({ authconfig: { username: USER, password: PASSWORD, serveraddress: reg.host } } as object)) as NodeJS.ReadableStream;
-  await new Promise<void>((resolve, reject) => d.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => {
-    const failed = out?.find((o) => o.error !== undefined);
-    if (err !== null) reject(err);
-    else if (failed !== undefined) reject(new Error(failed.error));
-    else resolve();
-  }));
+  const stream = (await d.getImage(`${image}:local`).push({
+    authconfig: { username: USER, password: PASSWORD, serveraddress: reg.host },
+  } as object)) as NodeJS.ReadableStream;
+  await new Promise<void>((resolve, reject) =>
+    d.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => {
+      const failed = out?.find((o) => o.error !== undefined);
+      if (err !== null) reject(err);
+      else if (failed !== undefined) reject(new Error(failed.error));
+      else resolve();
+    }),
+  );
   // the engine must fetch it from the registry: only busybox:local stays
   await d.getImage(`${image}:local`).remove();
   return `${image}:local`;
@@ -93,92 +109,158 @@ printf '{"apiVersion":"credentialprovider.kubelet.k8s.io/v1","kind":"CredentialP
   await chmod(join(binDir, 'local-cred'), 0o755);
 }
 
-function containerWaiting(agent: Agent | undefined, podName: string): { reason?: string; message?: string } | undefined {
+function containerWaiting(
+  agent: Agent | undefined,
+  podName: string,
+): { reason?: string; message?: string } | undefined {
   const pod = agent?.pods.pods().find((p) => p.metadata.name === podName);
-  const statuses = (pod?.status as { containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[] } | undefined)?.containerStatuses;
+  const statuses = (
+    pod?.status as
+      | { containerStatuses?: { state?: { waiting?: { reason?: string; message?: string } } }[] }
+      | undefined
+  )?.containerStatuses;
   return statuses?.[0]?.state?.waiting;
 }
 
 function containerRunning(agent: Agent | undefined, podName: string): boolean {
   const pod = agent?.pods.pods().find((p) => p.metadata.name === podName);
-  const statuses = (pod?.status as { containerStatuses?: { state?: { running?: unknown } }[] } | undefined)?.containerStatuses;
+  const statuses = (
+    pod?.status as { containerStatuses?: { state?: { running?: unknown } }[] } | undefined
+  )?.containerStatuses;
   return statuses?.[0]?.state?.running !== undefined;
 }
 
-test('a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal', { skip, timeout: 180_000 }, async (t) => {
-  const root = await tempDir('na-cred-');
-  const manifests = await tempDir('na-cred-m-');
-  const regDir = await tempDir('na-cred-reg-');
-  const started: { registry?: Registry } = {};
-  let image = '';
-  const stops: (() => Promise<void>)[] = [];
-  const log = recordingLogger();
-  t.after(async () => {
-    for (const s of stops.reverse()) await s().catch(() => undefined);
-    await removeDockerPodsNamed(PREFIX);
-    await stopChild(started.registry?.child);
-    if (image !== '') await dockerFromEndpoint(DOCKER_ENDPOINT, 30_000).getImage(image).remove({ force: true }).catch(() => undefined);
-    await root.cleanup();
-    await manifests.cleanup();
-    await regDir.cleanup();
-  });
-  const registry = await startRegistry(regDir.path);
-  started.registry = registry;
-  const repo = `hopt-${randomBytes(3).toString('hex')}/busybox`;
-  image = await pushBusybox(registry, repo);
-
-  // the plugin and its configuration
-  const binDir = join(root.path, 'plugins');
-  const calls = join(root.path, 'plugin-calls.log');
-  await writePlugin(binDir, registry.host, calls);
-  const cpConfig = join(root.path, 'credential-providers.yaml');
-  await writeFile(cpConfig, [
-    'apiVersion: kubelet.config.k8s.io/v1',
-    'kind: CredentialProviderConfig',
-    'providers:',
-    '- name: local-cred',
-    `  matchImages: ["${registry.host}"]`,
-    '  defaultCacheDuration: 1m',
-    '  apiVersion: credentialprovider.kubelet.k8s.io/v1',
-    '  env:',
-    `  - {name: REG_USER, value: ${USER}}`,
-    `  - {name: REG_PASSWORD, value: ${PASSWORD}}`,
-    '',
-  ].join('\n'));
-
-  const start = async (name: string, credentialFlags: boolean): Promise<{ agent: () => Agent | undefined }> => {
-    const dir = join(manifests.path, name);
-    await mkdir(dir);
-    const ac = new AbortController();
-    let agent: Agent | undefined;
-    const running = runAgent({
-      config: testConfig(join(root.path, name), { staticPodPath: dir, containerRuntimeEndpoint: DOCKER_ENDPOINT }),
-      flags: testFlags(join(root.path, name), { hostnameOverride: `${NODE}-${name}`, ...(credentialFlags ? { imageCredentialProviderConfig: cpConfig, imageCredentialProviderBinDir: binDir } : {}) }),
-      logger: log,
-      signal: ac.signal,
-      onBuilt: (a) => (agent = a),
+test(
+  'a private-registry pull through a credential provider plugin; without it ErrImagePull with the registry refusal',
+  { skip, timeout: 180_000 },
+  async (t) => {
+    const root = await tempDir('na-cred-');
+    const manifests = await tempDir('na-cred-m-');
+    const regDir = await tempDir('na-cred-reg-');
+    const started: { registry?: Registry } = {};
+    let image = '';
+    const stops: (() => Promise<void>)[] = [];
+    const log = recordingLogger();
+    t.after(async () => {
+      for (const s of stops.reverse()) await s().catch(() => undefined);
+      await removeDockerPodsNamed(PREFIX);
+      await stopChild(started.registry?.child);
+      if (image !== '')
+        await dockerFromEndpoint(DOCKER_ENDPOINT, 30_000)
+          .getImage(image)
+          .remove({ force: true })
+          .catch(() => undefined);
+      await root.cleanup();
+      await manifests.cleanup();
+      await regDir.cleanup();
     });
-    stops.push(async () => {
-      ac.abort();
-      await running.catch(() => 1);
+    const registry = await startRegistry(regDir.path);
+    started.registry = registry;
+    const repo = `hopt-${randomBytes(3).toString('hex')}/busybox`;
+    image = await pushBusybox(registry, repo);
+
+    // the plugin and its configuration
+    const binDir = join(root.path, 'plugins');
+    const calls = join(root.path, 'plugin-calls.log');
+    await writePlugin(binDir, registry.host, calls);
+    const cpConfig = join(root.path, 'credential-providers.yaml');
+    await writeFile(
+      cpConfig,
+      [
+        'apiVersion: kubelet.config.k8s.io/v1',
+        'kind: CredentialProviderConfig',
+        'providers:',
+        '- name: local-cred',
+        `  matchImages: ["${registry.host}"]`,
+        '  defaultCacheDuration: 1m',
+        '  apiVersion: credentialprovider.kubelet.k8s.io/v1',
+        '  env:',
+        `  - {name: REG_USER, value: ${USER}}`,
+        `  - {name: REG_PASSWORD, value: ${PASSWORD}}`,
+        '',
+      ].join('\n'),
+    );
+
+    const start = async (
+      name: string,
+      credentialFlags: boolean,
+    ): Promise<{ agent: () => Agent | undefined }> => {
+      const dir = join(manifests.path, name);
+      await mkdir(dir);
+      const ac = new AbortController();
+      let agent: Agent | undefined;
+      const running = runAgent({
+        config: testConfig(join(root.path, name), {
+          staticPodPath: dir,
+          containerRuntimeEndpoint: DOCKER_ENDPOINT,
+        }),
+        flags: testFlags(join(root.path, name), {
+          hostnameOverride: `${NODE}-${name}`,
+          ...(credentialFlags
+            ? { imageCredentialProviderConfig: cpConfig, imageCredentialProviderBinDir: binDir }
+            : {}),
+        }),
+        logger: log,
+        signal: ac.signal,
+        onBuilt: (a) => (agent = a),
+      });
+      stops.push(async () => {
+        ac.abort();
+        await running.catch(() => 1);
+      });
+      await writeFile(
+        join(dir, 'pod.json'),
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: `${PREFIX}${name}`, namespace: 'default' },
+          spec: {
+            terminationGracePeriodSeconds: 1,
+            containers: [
+              { name: 'c', image, imagePullPolicy: 'Always', command: ['sleep', '300'] },
+            ],
+          },
+        }),
+      );
+      return { agent: () => agent };
+    };
+
+    const withPlugin = await start('with', true);
+    await waitFor(
+      'the pod from the private registry running',
+      () => containerRunning(withPlugin.agent(), `${PREFIX}with-${NODE}-with`),
+      90_000,
+      200,
+    );
+    const requests = (await readFile(calls, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(requests[0], {
+      kind: 'CredentialProviderRequest',
+      apiVersion: 'credentialprovider.kubelet.k8s.io/v1',
+      image: `${registry.host}/${repo}`,
     });
-    await writeFile(join(dir, 'pod.json'), JSON.stringify({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: `${PREFIX}${name}`, namespace: 'default' },
-      spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image, imagePullPolicy: 'Always', command: ['sleep', '300'] }] },
-    }));
-    return { agent: () => agent };
-  };
 
-  const withPlugin = await start('with', true);
-  await waitFor('the pod from the private registry running', () => containerRunning(withPlugin.agent(), `${PREFIX}with-${NODE}-with`), 90_000, 200);
-  const requests = (await readFile(calls, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-  assert.deepEqual(requests[0], { kind: 'CredentialProviderRequest', apiVersion: 'credentialprovider.kubelet.k8s.io/v1', image: `${registry.host}/${repo}` });
-
-  const without = await start('without', false);
-  const waiting = await waitFor('ErrImagePull without the plugin', () => {
-    const w = containerWaiting(without.agent(), `${PREFIX}without-${NODE}-without`);
-    return w?.reason === 'ErrImagePull' ? w : undefined;
-  }, 60_000, 200);
-  assert.match(waiting.message ?? '', new RegExp(`failed to pull image "${image.replace(/[.]/g, '\\.')}": .*(no basic auth credentials|unauthorized|authentication required)`));
-  assert.ok(!JSON.stringify(log.lines).includes(PASSWORD), 'the registry password never reaches the log');
-});
+    const without = await start('without', false);
+    const waiting = await waitFor(
+      'ErrImagePull without the plugin',
+      () => {
+        const w = containerWaiting(without.agent(), `${PREFIX}without-${NODE}-without`);
+        return w?.reason === 'ErrImagePull' ? w : undefined;
+      },
+      60_000,
+      200,
+    );
+    assert.match(
+      waiting.message ?? '',
+      new RegExp(
+        `failed to pull image "${image.replace(/[.]/g, '\\.')}": .*(no basic auth credentials|unauthorized|authentication required)`,
+      ),
+    );
+    assert.ok(
+      !JSON.stringify(log.lines).includes(PASSWORD),
+      'the registry password never reaches the log',
+    );
+  },
+);

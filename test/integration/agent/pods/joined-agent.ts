@@ -18,7 +18,10 @@ export interface JoinedAgentScene {
   start(o: { node: string; logger: Logger; config?: Partial<NodeAgentConfiguration> }): void;
 }
 
-export async function joinedAgentScene(t: Pick<TestContext, 'after'>, rootPrefix: string): Promise<JoinedAgentScene> {
+export async function joinedAgentScene(
+  t: Pick<TestContext, 'after'>,
+  rootPrefix: string,
+): Promise<JoinedAgentScene> {
   const api = await startApiServer();
   const root = await tempDir(rootPrefix);
   const ac = new AbortController();

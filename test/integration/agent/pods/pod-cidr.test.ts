@@ -10,12 +10,25 @@ import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { tempDir, waitFor } from './agent-harness.js';
 import { killProcessPods } from './runtimes.js';
 
-const base = { imageEndpoint: '', requestTimeoutMs: 0, serializeImagePulls: true, registryPullQPS: 0, registryBurst: 0, clock: systemClock };
+const base = {
+  imageEndpoint: '',
+  requestTimeoutMs: 0,
+  serializeImagePulls: true,
+  registryPullQPS: 0,
+  registryBurst: 0,
+  clock: systemClock,
+};
 
 test('--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers get it in $NODEAGENT_POD_CIDR', async (t) => {
   const root = await tempDir('na-podcidr-');
   const log = recordingLogger();
-  const bundle = await createRuntime({ ...base, endpoint: 'process://', rootDir: root.path, podCIDR: '10.244.7.0/24', logger: log });
+  const bundle = await createRuntime({
+    ...base,
+    endpoint: 'process://',
+    rootDir: root.path,
+    podCIDR: '10.244.7.0/24',
+    logger: log,
+  });
   t.after(async () => {
     await killProcessPods(root.path);
     await bundle.close();
@@ -23,10 +36,25 @@ test('--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers ge
   });
   const info = log.lines.find((l) => l.msg === 'Updating Pod CIDR');
   assert.deepEqual(info?.fields, { originalPodCIDR: '', newPodCIDR: '10.244.7.0/24' });
-  const pod: Pod = { metadata: { name: 'cidr', namespace: 'default', uid: 'uid-cidr-1' }, spec: { containers: [{ name: 'c', command: ['sh', '-c', 'echo "cidr=$NODEAGENT_POD_CIDR"; sleep 30'] }] } };
+  const pod: Pod = {
+    metadata: { name: 'cidr', namespace: 'default', uid: 'uid-cidr-1' },
+    spec: {
+      containers: [
+        { name: 'c', command: ['sh', '-c', 'echo "cidr=$NODEAGENT_POD_CIDR"; sleep 30'] },
+      ],
+    },
+  };
   const rt = bundle.runtime;
   const sb = await rt.runPodSandbox({ pod, attempt: 0 });
-  const id = await rt.createContainer({ pod, container: pod.spec.containers[0]!, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} });
+  const id = await rt.createContainer({
+    pod,
+    container: pod.spec.containers[0]!,
+    kind: 'app',
+    attempt: 0,
+    specHash: 'h',
+    sandboxId: sb,
+    volumePaths: {},
+  });
   await rt.startContainer(id);
   const out = await waitFor('the pod CIDR in the log', async () => {
     const l = await rt.logs(id);
@@ -37,12 +65,29 @@ test('--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers ge
 
 test('--pod-cidr (standalone) with Docker says once that the bridge network assigns the addresses; without it nothing is said', async () => {
   const log = recordingLogger();
-  const docker = await createRuntime({ ...base, endpoint: 'unix:///nonexistent/docker.sock', rootDir: '/nonexistent', podCIDR: '10.244.7.0/24', logger: log });
+  const docker = await createRuntime({
+    ...base,
+    endpoint: 'unix:///nonexistent/docker.sock',
+    rootDir: '/nonexistent',
+    podCIDR: '10.244.7.0/24',
+    logger: log,
+  });
   await docker.close();
-  assert.deepEqual(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg), [
-    "--pod-cidr cannot take effect on this host: the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only); pod IPs come from the Docker bridge",
-  ]);
+  assert.deepEqual(
+    log.lines.filter((l) => l.level === 'warn').map((l) => l.msg),
+    [
+      "--pod-cidr cannot take effect on this host: the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only); pod IPs come from the Docker bridge",
+    ],
+  );
   const quiet = recordingLogger();
-  await (await createRuntime({ ...base, endpoint: 'process://', rootDir: '/nonexistent', podCIDR: '', logger: quiet })).close();
+  await (
+    await createRuntime({
+      ...base,
+      endpoint: 'process://',
+      rootDir: '/nonexistent',
+      podCIDR: '',
+      logger: quiet,
+    })
+  ).close();
   assert.deepEqual(quiet.lines, []);
 });

@@ -5,7 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '../../../../src/common/log/types.js';
@@ -24,19 +33,57 @@ test('podLogsDir: <podLogsDir>/<ns>_<name>_<uid>/<container>/<restartCount>.log 
   const stale = join(logsDir, 'team_old_0123456789abcdef0123456789abcdef');
   await mkdir(join(stale, 'c'), { recursive: true });
   await mkdir(join(logsDir, 'notes_of_admin'), { recursive: true });
-  const w = await processPodWorld(t, { prefix: 'na-podlogs', podLogsDir: logsDir, housekeepingMs: 200 });
+  const w = await processPodWorld(t, {
+    prefix: 'na-podlogs',
+    podLogsDir: logsDir,
+    housekeepingMs: 200,
+  });
   const manager = w.manager;
-  const pod: Pod = { metadata: { name: 'web', namespace: 'team', uid: 'uid-web-1' }, spec: { restartPolicy: 'Always', containers: [{ name: 'c', command: ['sh', '-c', 'echo hello from web; exit 1'] }] } };
+  const pod: Pod = {
+    metadata: { name: 'web', namespace: 'team', uid: 'uid-web-1' },
+    spec: {
+      restartPolicy: 'Always',
+      containers: [{ name: 'c', command: ['sh', '-c', 'echo hello from web; exit 1'] }],
+    },
+  };
   manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod] });
   const first = join(logsDir, 'team_web_uid-web-1', 'c', '0.log');
-  await waitFor('the first log link', () => lstat(first).then((s) => s.isSymbolicLink(), () => false));
+  await waitFor('the first log link', () =>
+    lstat(first).then(
+      (s) => s.isSymbolicLink(),
+      () => false,
+    ),
+  );
   assert.equal(await readlink(first), join(w.root, 'pods', 'uid-web-1', 'c.log'));
-  await waitFor('the output through the link', async () => (await readFile(first, 'utf8').catch(() => '')).includes('hello from web'));
-  await waitFor('a link for the restart', () => lstat(join(logsDir, 'team_web_uid-web-1', 'c', '1.log')).then(() => true, () => false), 20_000);
+  await waitFor('the output through the link', async () =>
+    (await readFile(first, 'utf8').catch(() => '')).includes('hello from web'),
+  );
+  await waitFor(
+    'a link for the restart',
+    () =>
+      lstat(join(logsDir, 'team_web_uid-web-1', 'c', '1.log')).then(
+        () => true,
+        () => false,
+      ),
+    20_000,
+  );
   manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [pod] });
-  await waitFor('the pod directory removed', () => lstat(join(logsDir, 'team_web_uid-web-1')).then(() => false, () => true));
-  await waitFor('the stale pod directory removed', () => lstat(stale).then(() => false, () => true));
-  assert.ok((await lstat(join(logsDir, 'notes_of_admin'))).isDirectory(), 'a name not of the pod form is left alone');
+  await waitFor('the pod directory removed', () =>
+    lstat(join(logsDir, 'team_web_uid-web-1')).then(
+      () => false,
+      () => true,
+    ),
+  );
+  await waitFor('the stale pod directory removed', () =>
+    lstat(stale).then(
+      () => false,
+      () => true,
+    ),
+  );
+  assert.ok(
+    (await lstat(join(logsDir, 'notes_of_admin'))).isDirectory(),
+    'a name not of the pod form is left alone',
+  );
 });
 
 test('podLogsDir: a pod directory that is a link out of podLogsDir is refused and said once; nothing is written through it', async (t) => {
@@ -54,22 +101,70 @@ test('podLogsDir: a pod directory that is a link out of podLogsDir is refused an
   await assert.rejects(lstat(join(outside, 'c')), 'nothing created through the link');
   const warns = log.lines.filter((l) => l.level === 'warn');
   assert.equal(warns.length, 1);
-  assert.match(warns[0]?.msg ?? '', /^cannot link container logs under podLogsDir .*: refusing path/);
+  assert.match(
+    warns[0]?.msg ?? '',
+    /^cannot link container logs under podLogsDir .*: refusing path/,
+  );
 });
 
 const dockerSkip = await dockerSkipReason();
 
-test('podLogsDir with Docker: the link points at the engine\'s json-file log of the container', { skip: dockerSkip ?? false, timeout: 120_000 }, async (t) => {
-  const node = `plogs-${randomBytes(3).toString('hex')}`;
-  const a = await startInProcessAgent(t, { prefix: 'na-podlogs-docker', config: { containerRuntimeEndpoint: DOCKER_ENDPOINT }, flags: { hostnameOverride: node }, logger: silentLogger(), dockerPodPrefix: `web-${node}` });
-  const logsDir = join(a.root, 'pod-logs');
-  await writeFile(join(a.manifests, 'web.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web', namespace: 'default' }, spec: { terminationGracePeriodSeconds: 1, containers: [{ name: 'c', image: 'busybox:local', imagePullPolicy: 'Never', command: ['sh', '-c', 'echo hello from docker; sleep 300'] }] } }));
-  const link = await waitFor('the log link', async () => {
-    const dirs = await readdir(logsDir).catch(() => [] as string[]);
-    const d = dirs.find((x) => x.startsWith(`default_web-${node}_`));
-    return d === undefined ? undefined : join(logsDir, d, 'c', '0.log');
-  }, 60_000);
-  await waitFor('a link', () => lstat(link).then((s) => s.isSymbolicLink(), () => false), 30_000);
-  assert.match(await readlink(link), /\/containers\/[0-9a-f]{64}\/[0-9a-f]{64}-json\.log$/);
-  await waitFor('the output in the json-file log', async () => (await readFile(link, 'utf8').catch(() => '')).includes('"log":"hello from docker\\n"'), 30_000);
-});
+test(
+  "podLogsDir with Docker: the link points at the engine's json-file log of the container",
+  { skip: dockerSkip ?? false, timeout: 120_000 },
+  async (t) => {
+    const node = `plogs-${randomBytes(3).toString('hex')}`;
+    const a = await startInProcessAgent(t, {
+      prefix: 'na-podlogs-docker',
+      config: { containerRuntimeEndpoint: DOCKER_ENDPOINT },
+      flags: { hostnameOverride: node },
+      logger: silentLogger(),
+      dockerPodPrefix: `web-${node}`,
+    });
+    const logsDir = join(a.root, 'pod-logs');
+    await writeFile(
+      join(a.manifests, 'web.json'),
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'web', namespace: 'default' },
+        spec: {
+          terminationGracePeriodSeconds: 1,
+          containers: [
+            {
+              name: 'c',
+              image: 'busybox:local',
+              imagePullPolicy: 'Never',
+              command: ['sh', '-c', 'echo hello from docker; sleep 300'],
+            },
+          ],
+        },
+      }),
+    );
+    const link = await waitFor(
+      'the log link',
+      async () => {
+        const dirs = await readdir(logsDir).catch(() => [] as string[]);
+        const d = dirs.find((x) => x.startsWith(`default_web-${node}_`));
+        return d === undefined ? undefined : join(logsDir, d, 'c', '0.log');
+      },
+      60_000,
+    );
+    await waitFor(
+      'a link',
+      () =>
+        lstat(link).then(
+          (s) => s.isSymbolicLink(),
+          () => false,
+        ),
+      30_000,
+    );
+    assert.match(await readlink(link), /\/containers\/[0-9a-f]{64}\/[0-9a-f]{64}-json\.log$/);
+    await waitFor(
+      'the output in the json-file log',
+      async () =>
+        (await readFile(link, 'utf8').catch(() => '')).includes('"log":"hello from docker\\n"'),
+      30_000,
+    );
+  },
+);

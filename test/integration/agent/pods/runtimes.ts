@@ -9,7 +9,8 @@ import { LABELS } from '../../../../src/agent/runtime/types.js';
 import { isSameProcessAlive } from '../../../../src/agent/runtime/process/proc.js';
 import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
 
-export const DOCKER_ENDPOINT = process.env.NODEAGENT_TEST_DOCKER_ENDPOINT ?? 'unix:///var/run/docker.sock';
+export const DOCKER_ENDPOINT =
+  process.env.NODEAGENT_TEST_DOCKER_ENDPOINT ?? 'unix:///var/run/docker.sock';
 
 export interface RuntimeUnderTest {
   name: 'process' | 'docker';
@@ -22,8 +23,21 @@ export interface RuntimeUnderTest {
 export const processRuntime: RuntimeUnderTest = {
   name: 'process',
   endpoint: () => 'process://',
-  make: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200 }),
-  observe: (rootDir) => new ProcessRuntime({ rootDir, logger: silentLogger(), clock: systemClock, pollIntervalMs: 200, readOnly: true }),
+  make: (rootDir) =>
+    new ProcessRuntime({
+      rootDir,
+      logger: silentLogger(),
+      clock: systemClock,
+      pollIntervalMs: 200,
+    }),
+  observe: (rootDir) =>
+    new ProcessRuntime({
+      rootDir,
+      logger: silentLogger(),
+      clock: systemClock,
+      pollIntervalMs: 200,
+      readOnly: true,
+    }),
 };
 
 export const dockerRuntime: RuntimeUnderTest = {
@@ -59,17 +73,32 @@ export async function dockerSkipReason(): Promise<string | undefined> {
 export async function removeDockerPods(uids: readonly string[]): Promise<void> {
   const d = dockerFromEndpoint(DOCKER_ENDPOINT, 30_000);
   for (const uid of uids) {
-    const list = await d.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABELS.podUid}=${uid}`] }) }).catch(() => []);
-    for (const c of list) await d.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    const list = await d
+      .listContainers({
+        all: true,
+        filters: JSON.stringify({ label: [`${LABELS.podUid}=${uid}`] }),
+      })
+      .catch(() => []);
+    for (const c of list)
+      await d
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
 }
 
 /** Removes every Docker container whose pod name has this prefix (clean-up after agent runs). */
 export async function removeDockerPodsNamed(prefix: string): Promise<void> {
   const d = dockerFromEndpoint(DOCKER_ENDPOINT, 30_000);
-  const list = await d.listContainers({ all: true, filters: JSON.stringify({ label: [`${LABELS.managed}=true`] }) }).catch(() => []);
+  const list = await d
+    .listContainers({ all: true, filters: JSON.stringify({ label: [`${LABELS.managed}=true`] }) })
+    .catch(() => []);
   for (const c of list) {
-    if ((c.Labels[LABELS.podName] ?? '').startsWith(prefix)) await d.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    if ((c.Labels[LABELS.podName] ?? '').startsWith(prefix))
+      await d
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
 }
 
@@ -81,9 +110,18 @@ export async function killProcessPods(rootDir: string): Promise<void> {
   for (const f of files) {
     if (!f.endsWith('.json')) continue;
     try {
-      const rec = JSON.parse(await readFile(`${dir}/${f}`, 'utf8')) as { pid?: number; state?: string; startTicks?: string };
+      const rec = JSON.parse(await readFile(`${dir}/${f}`, 'utf8')) as {
+        pid?: number;
+        state?: string;
+        startTicks?: string;
+      };
       // the pid must still be the process we started (pids are reused), checked by start time
-      if (rec.pid !== undefined && rec.startTicks !== undefined && isSameProcessAlive(rec.pid, rec.startTicks)) process.kill(-rec.pid, 'SIGKILL');
+      if (
+        rec.pid !== undefined &&
+        rec.startTicks !== undefined &&
+        isSameProcessAlive(rec.pid, rec.startTicks)
+      )
+        process.kill(-rec.pid, 'SIGKILL');
     } catch {
       // gone
     }

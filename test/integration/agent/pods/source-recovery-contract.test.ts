@@ -38,14 +38,20 @@ interface RecoveryDriver {
 }
 
 const NODE = 'rc-node';
-const manifest = 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "60"]}]}\n';
-const common = { nodeName: NODE, names: namesFor('platform', 'platform.io'), validation: { requireImage: false, requireCommand: true } };
+const manifest =
+  'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, image: busybox, command: [sleep, "60"]}]}\n';
+const common = {
+  nodeName: NODE,
+  names: namesFor('platform', 'platform.io'),
+  validation: { requireImage: false, requireCommand: true },
+};
 
 async function fileDriver(): Promise<RecoveryDriver> {
   const parent = await mkdtemp(join(tmpdir(), 'na-recover-file-'));
   const dir = join(parent, 'manifests');
   return {
-    source: async (deps) => new FileSource({ ...common, ...deps, path: dir, checkFrequencyMs: 20_000 }),
+    source: async (deps) =>
+      new FileSource({ ...common, ...deps, path: dir, checkFrequencyMs: 20_000 }),
     async recover() {
       await mkdir(dir);
       await writeFile(join(dir, 'web.yaml'), manifest);
@@ -66,7 +72,8 @@ async function httpDriver(): Promise<RecoveryDriver> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pods`;
   return {
-    source: async (deps) => new HttpSource({ ...common, ...deps, url, headers: {}, checkFrequencyMs: 20_000 }),
+    source: async (deps) =>
+      new HttpSource({ ...common, ...deps, url, headers: {}, checkFrequencyMs: 20_000 }),
     async recover() {
       healthy = true;
       return `web-${NODE}`;
@@ -86,13 +93,34 @@ async function apiDriver(): Promise<RecoveryDriver> {
   let rest: RestClient | undefined;
   return {
     async source(deps) {
-      rest = new RestClient({ connection: await loadConnection(join(certDir, 'admin.platconfig')), clock: deps.clock, logger: deps.logger });
-      return new ApiserverSource({ ...common, ...deps, pods: createPodClient({ client: rest, schema: ApiObjectSchema, clock: deps.clock, logger: deps.logger }) });
+      rest = new RestClient({
+        connection: await loadConnection(join(certDir, 'admin.platconfig')),
+        clock: deps.clock,
+        logger: deps.logger,
+      });
+      return new ApiserverSource({
+        ...common,
+        ...deps,
+        pods: createPodClient({
+          client: rest,
+          schema: ApiObjectSchema,
+          clock: deps.clock,
+          logger: deps.logger,
+        }),
+      });
     },
     async recover() {
       api = await startApiServer({ certDir, args: [`--secure-port=${port}`] });
       const r = await api.request('POST', '/api/v1/namespaces/default/pods', {
-        body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bound' }, spec: { nodeName: NODE, containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }] } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'bound' },
+          spec: {
+            nodeName: NODE,
+            containers: [{ name: 'c', image: 'busybox', command: ['sleep', '60'] }],
+          },
+        },
       });
       assert.equal(r.status, 201, r.text);
       return 'bound';
@@ -106,7 +134,12 @@ async function apiDriver(): Promise<RecoveryDriver> {
 }
 
 /** Advances the clock (a minute at a time, whenever the source is parked in a sleep) until `done`. */
-async function driveUntil(clock: ManualClock, done: () => boolean, what: string, realTimeoutMs = 30_000): Promise<void> {
+async function driveUntil(
+  clock: ManualClock,
+  done: () => boolean,
+  what: string,
+  realTimeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + realTimeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -116,35 +149,52 @@ async function driveUntil(clock: ManualClock, done: () => boolean, what: string,
   }
 }
 
-const failureLine = (lines: LogLine[]): LogLine | undefined => lines.find((l) => l.level === 'warn' || l.level === 'error');
+const failureLine = (lines: LogLine[]): LogLine | undefined =>
+  lines.find((l) => l.level === 'warn' || l.level === 'error');
 
-for (const [name, make] of [['file', fileDriver], ['http', httpDriver], ['api', apiDriver]] as const) {
+for (const [name, make] of [
+  ['file', fileDriver],
+  ['http', httpDriver],
+  ['api', apiDriver],
+] as const) {
   describe(`pod source recovery contract: ${name}`, () => {
-    test('fails first, says so, keeps trying, and delivers the pods once its backend recovers', { timeout: 90_000 }, async (t) => {
-      const d = await make();
-      const ac = new AbortController();
-      const clock = new ManualClock();
-      const logger = recordingLogger();
-      const snaps: PodSnapshot[] = [];
-      const src = await d.source({ onSnapshot: (s) => snaps.push(s), logger, clock });
-      t.after(async () => {
-        ac.abort();
-        await src.closed();
-        await d.close();
-      });
-      await src.start(ac.signal);
-      await driveUntil(clock, () => failureLine(logger.lines) !== undefined, 'the failure to be logged');
-      // several rounds of failure: the source is still there after them
-      for (let i = 0; i < 3; i++) {
-        await clock.waitForSleepers(1);
-        clock.advance(60_000);
-      }
-      assert.ok(snaps.every((s) => s.pods.length === 0), 'no pods while the backend fails');
-      const podName = await d.recover();
-      const hasPod = (): boolean => snaps.at(-1)?.pods.some((p) => p.metadata.name === podName) === true;
-      await driveUntil(clock, hasPod, `pod ${podName} from the recovered ${name} source`);
-      assert.equal(snaps.at(-1)?.source, name);
-      assert.equal(logger.lines.filter((l) => /giving up/.test(l.msg)).length, 0);
-    });
+    test(
+      'fails first, says so, keeps trying, and delivers the pods once its backend recovers',
+      { timeout: 90_000 },
+      async (t) => {
+        const d = await make();
+        const ac = new AbortController();
+        const clock = new ManualClock();
+        const logger = recordingLogger();
+        const snaps: PodSnapshot[] = [];
+        const src = await d.source({ onSnapshot: (s) => snaps.push(s), logger, clock });
+        t.after(async () => {
+          ac.abort();
+          await src.closed();
+          await d.close();
+        });
+        await src.start(ac.signal);
+        await driveUntil(
+          clock,
+          () => failureLine(logger.lines) !== undefined,
+          'the failure to be logged',
+        );
+        // several rounds of failure: the source is still there after them
+        for (let i = 0; i < 3; i++) {
+          await clock.waitForSleepers(1);
+          clock.advance(60_000);
+        }
+        assert.ok(
+          snaps.every((s) => s.pods.length === 0),
+          'no pods while the backend fails',
+        );
+        const podName = await d.recover();
+        const hasPod = (): boolean =>
+          snaps.at(-1)?.pods.some((p) => p.metadata.name === podName) === true;
+        await driveUntil(clock, hasPod, `pod ${podName} from the recovered ${name} source`);
+        assert.equal(snaps.at(-1)?.source, name);
+        assert.equal(logger.lines.filter((l) => /giving up/.test(l.msg)).length, 0);
+      },
+    );
   });
 }

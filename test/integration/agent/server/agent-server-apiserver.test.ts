@@ -15,7 +15,10 @@ import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { NodeAgentMetrics } from '../../../../src/agent/server/metrics.js';
 import { NodeServers } from '../../../../src/agent/server/node-servers.js';
-import { ApiSubjectAccessReviewer, ApiTokenReviewer } from '../../../../src/agent/server/api-reviewers.js';
+import {
+  ApiSubjectAccessReviewer,
+  ApiTokenReviewer,
+} from '../../../../src/agent/server/api-reviewers.js';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { fetchText } from '../../../helpers/server-https-request.js';
 import { ENDPOINTS, FAKE_POD } from '../../../helpers/server-fixture.js';
@@ -35,11 +38,22 @@ before(async () => {
   const dir = await mkdtemp(join(tmpdir(), 'nodeagent-tokens-'));
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, 'admin-token,root,1,"system:masters"\nviewer-token,viewer,2,"viewers"\n');
-  api = await startApiServer({ args: [`--token-auth-file=${tokens}`, '--authorization-mode=AlwaysDeny'], platformDomain: 'k8s.io' });
-  rest = new RestClient({ connection: await loadConnection(api.adminPlatconfig), retry: { maxRetries: 0 } });
-  const doc = parse(await readFile(api.adminPlatconfig, 'utf8')) as { users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[] };
+  api = await startApiServer({
+    args: [`--token-auth-file=${tokens}`, '--authorization-mode=AlwaysDeny'],
+    platformDomain: 'k8s.io',
+  });
+  rest = new RestClient({
+    connection: await loadConnection(api.adminPlatconfig),
+    retry: { maxRetries: 0 },
+  });
+  const doc = parse(await readFile(api.adminPlatconfig, 'utf8')) as {
+    users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
+  };
   const u = doc.users[0]!.user;
-  admin = { cert: Buffer.from(u['client-certificate-data'], 'base64').toString(), key: Buffer.from(u['client-key-data'], 'base64').toString() };
+  admin = {
+    cert: Buffer.from(u['client-certificate-data'], 'base64').toString(),
+    key: Buffer.from(u['client-key-data'], 'base64').toString(),
+  };
   const ca = await makeCa('serving-ca');
   servingCa = ca.certPem;
   const serving = await makeServing(ca);
@@ -52,7 +66,14 @@ before(async () => {
     runningPods: { runningPods: () => Promise.resolve([FAKE_POD]) },
     stats: { summary: () => Promise.resolve({ node: { nodeName: 'node-a' }, pods: [] }) },
     containerLogs: { writeLogs: (_r, _o, out) => Promise.resolve(void out.write('log line\n')) },
-    commands: { run: (_r, cmd) => Promise.resolve({ stdout: Buffer.from(cmd.join(' ')), stderr: Buffer.alloc(0), exitCode: 0 }) },
+    commands: {
+      run: (_r, cmd) =>
+        Promise.resolve({
+          stdout: Buffer.from(cmd.join(' ')),
+          stderr: Buffer.alloc(0),
+          exitCode: 0,
+        }),
+    },
     configz: () => ({ kind: 'NodeAgentConfiguration' }),
     logDir: dir,
     streamingIdleTimeoutMs: 60_000,
@@ -63,8 +84,16 @@ before(async () => {
       enableDebuggingHandlers: true,
       clientCaFile: api.clusterCaFile,
       anonymous: false,
-      tokenWebhook: { reviewer: new ApiTokenReviewer({ rest, names: namesFor('platform', 'k8s.io') }), cacheTtlMs: 120_000 },
-      authorization: { mode: 'Webhook', reviewer: new ApiSubjectAccessReviewer({ rest, names: namesFor('platform', 'k8s.io') }), authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000 },
+      tokenWebhook: {
+        reviewer: new ApiTokenReviewer({ rest, names: namesFor('platform', 'k8s.io') }),
+        cacheTtlMs: 120_000,
+      },
+      authorization: {
+        mode: 'Webhook',
+        reviewer: new ApiSubjectAccessReviewer({ rest, names: namesFor('platform', 'k8s.io') }),
+        authorizedTtlMs: 300_000,
+        unauthorizedTtlMs: 30_000,
+      },
     },
   });
   const addrs = await servers.start(abort.signal);
@@ -84,12 +113,27 @@ test('every endpoint: 401 without or with bad credentials, 403 for a user plat-a
     const none = await fetchText(base + e.path, o);
     assert.equal(none.status, 401, `${e.path} no credentials`);
     assert.equal(none.body, 'Unauthorized');
-    assert.equal((await fetchText(base + e.path, { ...o, token: 'bad-token' })).status, 401, `${e.path} bad token`);
+    assert.equal(
+      (await fetchText(base + e.path, { ...o, token: 'bad-token' })).status,
+      401,
+      `${e.path} bad token`,
+    );
     const viewer = await fetchText(base + e.path, { ...o, token: 'viewer-token' });
     assert.equal(viewer.status, 403, `${e.path} viewer`);
-    assert.equal(viewer.body, `Forbidden (user=viewer, verb=${e.method === 'POST' ? 'create' : 'get'}, resource=nodes, subresource=${e.subresource})`);
-    assert.equal((await fetchText(base + e.path, { ...o, token: 'admin-token' })).status, 200, `${e.path} admin token`);
-    assert.equal((await fetchText(base + e.path, { ...o, cert: admin.cert, key: admin.key })).status, 200, `${e.path} admin certificate`);
+    assert.equal(
+      viewer.body,
+      `Forbidden (user=viewer, verb=${e.method === 'POST' ? 'create' : 'get'}, resource=nodes, subresource=${e.subresource})`,
+    );
+    assert.equal(
+      (await fetchText(base + e.path, { ...o, token: 'admin-token' })).status,
+      200,
+      `${e.path} admin token`,
+    );
+    assert.equal(
+      (await fetchText(base + e.path, { ...o, cert: admin.cert, key: admin.key })).status,
+      200,
+      `${e.path} admin certificate`,
+    );
   }
 });
 
@@ -99,10 +143,26 @@ test('plat-apiserver down: an unknown token gets 500 with a reason, never an all
   assert.equal(r.status, 500);
   assert.match(r.body, /^Authentication error: token review failed/);
   // The admin's certificate is verified locally, but authorization of a path not asked yet needs the API server.
-  const r2 = await fetchText(`${base}/pods?x=1`, { ca: servingCa, cert: admin.cert, key: admin.key });
-  assert.equal(r2.status, 200, 'the cached allow for (admin, get, proxy) still holds within its TTL');
+  const r2 = await fetchText(`${base}/pods?x=1`, {
+    ca: servingCa,
+    cert: admin.cert,
+    key: admin.key,
+  });
+  assert.equal(
+    r2.status,
+    200,
+    'the cached allow for (admin, get, proxy) still holds within its TTL',
+  );
   // A question not asked before (verb delete) needs the API server: 500, not an allow.
-  const r3 = await fetchText(`${base}/pods`, { method: 'DELETE', ca: servingCa, cert: admin.cert, key: admin.key });
+  const r3 = await fetchText(`${base}/pods`, {
+    method: 'DELETE',
+    ca: servingCa,
+    cert: admin.cert,
+    key: admin.key,
+  });
   assert.equal(r3.status, 500);
-  assert.match(r3.body, /^Authorization error \(user=[^,]+, verb=delete, resource=nodes, subresource=proxy\): subject access review failed/);
+  assert.match(
+    r3.body,
+    /^Authorization error \(user=[^,]+, verb=delete, resource=nodes, subresource=proxy\): subject access review failed/,
+  );
 });

@@ -42,23 +42,37 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
   await writeFile(join(files.path, 'ca.pem'), certs.ca.certPem);
   await writeFile(join(files.path, 'tls.crt'), certs.serving.certPem);
   await writeFile(join(files.path, 'tls.key'), certs.serving.keyPem, { mode: 0o600 });
-  for (const [name, m] of Object.entries(o.manifests)) await writeFile(join(manifestDir, `${name}.json`), JSON.stringify(m));
+  for (const [name, m] of Object.entries(o.manifests))
+    await writeFile(join(manifestDir, `${name}.json`), JSON.stringify(m));
   const port = await freePort();
   const node = `ws-${process.pid}-${port}`;
   const agent = startAgent([
-    '--pod-manifest-path', manifestDir,
-    '--container-runtime-endpoint', o.runtimeEndpoint ?? 'process://',
-    '--root-dir', root.path,
-    '--hostname-override', node,
-    '--file-check-frequency', '1s',
-    '--fail-cgroupv1=false', ...NO_CGROUPS_ARGS, ...testPodLogsArgs(root.path),
-    '--address', '127.0.0.1',
-    '--port', String(port),
-    '--tls-cert-file', join(files.path, 'tls.crt'),
-    '--tls-private-key-file', join(files.path, 'tls.key'),
-    '--client-ca-file', join(files.path, 'ca.pem'),
+    '--pod-manifest-path',
+    manifestDir,
+    '--container-runtime-endpoint',
+    o.runtimeEndpoint ?? 'process://',
+    '--root-dir',
+    root.path,
+    '--hostname-override',
+    node,
+    '--file-check-frequency',
+    '1s',
+    '--fail-cgroupv1=false',
+    ...NO_CGROUPS_ARGS,
+    ...testPodLogsArgs(root.path),
+    '--address',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--tls-cert-file',
+    join(files.path, 'tls.crt'),
+    '--tls-private-key-file',
+    join(files.path, 'tls.key'),
+    '--client-ca-file',
+    join(files.path, 'ca.pem'),
     '--anonymous-auth=false',
-    '--authorization-mode', 'AlwaysAllow',
+    '--authorization-mode',
+    'AlwaysAllow',
     '--healthz-port=0',
     '--read-only-port=0',
     ...(o.extraArgs ?? []),
@@ -70,10 +84,12 @@ export async function startStreamingAgent(o: StreamingAgentOptions): Promise<Str
     certs,
     tls: { ca: certs.ca.certPem, cert: certs.alice.certPem, key: certs.alice.keyPem },
     pod: (name) => `${name}-${node}`,
-    fds: () => (agent.child.pid === undefined ? 0 : readdirSync(`/proc/${agent.child.pid}/fd`).length),
+    fds: () =>
+      agent.child.pid === undefined ? 0 : readdirSync(`/proc/${agent.child.pid}/fd`).length,
     stop: async () => {
       await agent.stop();
-      if (o.runtimeEndpoint !== undefined) for (const name of Object.keys(o.manifests)) await removeDockerPodsNamed(`${name}-${node}`);
+      if (o.runtimeEndpoint !== undefined)
+        for (const name of Object.keys(o.manifests)) await removeDockerPodsNamed(`${name}-${node}`);
       await killProcessPods(root.path);
       await root.cleanup();
       await files.cleanup();
@@ -93,7 +109,12 @@ export interface TestContainer {
 }
 
 export function processPod(name: string, containers: TestContainer[]): unknown {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { terminationGracePeriodSeconds: 1, containers } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name },
+    spec: { terminationGracePeriodSeconds: 1, containers },
+  };
 }
 
 /** `command=` query parameters. */
@@ -105,13 +126,28 @@ export function commandQuery(argv: readonly string[]): string {
  * Waits until `true` runs in the pod's container over a WebSocket v5 exec (its Status on the
  * error channel, 3, is Success): the pod is up. Fails with the end of the agent's output.
  */
-export async function untilExecRuns(a: StreamingAgent, pod: string, container: string, timeoutMs: number, everyMs: number): Promise<void> {
-  await waitFor('the pod to run', async () => {
-    const r = await wsConnect(`${a.base}/exec/default/${a.pod(pod)}/${container}?command=true&output=1`, ['v5.channel.k8s.io'], a.tls).catch(() => undefined);
-    if (r?.kind !== 'open') return false;
-    await r.messages.closed();
-    return r.messages.text(3).includes('Success');
-  }, timeoutMs, everyMs).catch((err: unknown) => {
+export async function untilExecRuns(
+  a: StreamingAgent,
+  pod: string,
+  container: string,
+  timeoutMs: number,
+  everyMs: number,
+): Promise<void> {
+  await waitFor(
+    'the pod to run',
+    async () => {
+      const r = await wsConnect(
+        `${a.base}/exec/default/${a.pod(pod)}/${container}?command=true&output=1`,
+        ['v5.channel.k8s.io'],
+        a.tls,
+      ).catch(() => undefined);
+      if (r?.kind !== 'open') return false;
+      await r.messages.closed();
+      return r.messages.text(3).includes('Success');
+    },
+    timeoutMs,
+    everyMs,
+  ).catch((err: unknown) => {
     throw new Error(`${String(err)}\n--- agent output ---\n${a.agent.output().slice(-3000)}`);
   });
 }

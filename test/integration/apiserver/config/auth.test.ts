@@ -21,7 +21,8 @@ test('JWT authentication, anonymous path conditions and webhook authorization', 
   // The webhook allows user oidc:alice to list namespaces, denies delete, has no opinion otherwise.
   hook.setHandler((r) => {
     const ra = r.spec.resourceAttributes as { verb?: string; resource?: string } | undefined;
-    if (r.spec.user === 'oidc:alice' && ra?.verb === 'list' && ra.resource === 'namespaces') return { allowed: true };
+    if (r.spec.user === 'oidc:alice' && ra?.verb === 'list' && ra.resource === 'namespaces')
+      return { allowed: true };
     if (ra?.verb === 'delete') return { allowed: false, denied: true, reason: 'no deleting' };
     return { allowed: false };
   });
@@ -34,9 +35,19 @@ test('JWT authentication, anonymous path conditions and webhook authorization', 
       jwt: [
         {
           issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat'] },
-          claimValidationRules: [{ expression: "claims.hd == 'example.com'", message: 'hosted domain must be example.com' }],
-          claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { expression: "claims.groups.map(g, 'oidc:' + g)" } },
-          userValidationRules: [{ expression: "!user.username.startsWith('oidc:system:')", message: 'reserved name' }],
+          claimValidationRules: [
+            {
+              expression: "claims.hd == 'example.com'",
+              message: 'hosted domain must be example.com',
+            },
+          ],
+          claimMappings: {
+            username: { claim: 'sub', prefix: 'oidc:' },
+            groups: { expression: "claims.groups.map(g, 'oidc:' + g)" },
+          },
+          userValidationRules: [
+            { expression: "!user.username.startsWith('oidc:system:')", message: 'reserved name' },
+          ],
         },
       ],
       anonymous: { enabled: true, conditions: [{ path: '/api' }] },
@@ -65,7 +76,12 @@ test('JWT authentication, anonymous path conditions and webhook authorization', 
       ],
     }),
   );
-  const s = await startPlatApiserver(tmp.dir, ['--authentication-config', authn, '--authorization-config', authz]);
+  const s = await startPlatApiserver(tmp.dir, [
+    '--authentication-config',
+    authn,
+    '--authorization-config',
+    authz,
+  ]);
   t.after(() => s.stop());
 
   const good = await issuer.mint({ sub: 'alice', hd: 'example.com', groups: ['dev'] });
@@ -73,14 +89,49 @@ test('JWT authentication, anonymous path conditions and webhook authorization', 
   const del = await s.call('DELETE', '/api/v1/namespaces/default', { token: good });
   assert.equal(del.status, 403);
   assert.match(String(del.body.message), /no deleting/);
-  assert.equal((await s.call('GET', '/api/v1/nodes', { token: good })).status, 403, 'no opinion from the webhook, then AlwaysDeny');
+  assert.equal(
+    (await s.call('GET', '/api/v1/nodes', { token: good })).status,
+    403,
+    'no opinion from the webhook, then AlwaysDeny',
+  );
   const sent = hook.requests.find((r) => r.spec.user === 'oidc:alice');
   assert.deepEqual(sent?.spec.groups, ['oidc:dev', 'system:authenticated']);
 
-  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: await issuer.mint({ sub: 'alice', hd: 'evil.com', groups: [] }) })).status, 401);
-  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: await issuer.mint({ sub: 'alice', hd: 'example.com', groups: [] }, { expiresInSec: -10 }) })).status, 401);
-  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: await issuer.mint({ sub: 'system:x', hd: 'example.com', groups: [] }) })).status, 401);
-  assert.equal((await s.call('GET', '/api/v1/namespaces', { token: await issuer.mint({ sub: 'alice', hd: 'example.com', groups: [], aud: ['other'] }) })).status, 401);
+  assert.equal(
+    (
+      await s.call('GET', '/api/v1/namespaces', {
+        token: await issuer.mint({ sub: 'alice', hd: 'evil.com', groups: [] }),
+      })
+    ).status,
+    401,
+  );
+  assert.equal(
+    (
+      await s.call('GET', '/api/v1/namespaces', {
+        token: await issuer.mint(
+          { sub: 'alice', hd: 'example.com', groups: [] },
+          { expiresInSec: -10 },
+        ),
+      })
+    ).status,
+    401,
+  );
+  assert.equal(
+    (
+      await s.call('GET', '/api/v1/namespaces', {
+        token: await issuer.mint({ sub: 'system:x', hd: 'example.com', groups: [] }),
+      })
+    ).status,
+    401,
+  );
+  assert.equal(
+    (
+      await s.call('GET', '/api/v1/namespaces', {
+        token: await issuer.mint({ sub: 'alice', hd: 'example.com', groups: [], aud: ['other'] }),
+      })
+    ).status,
+    401,
+  );
 
   // Anonymous only on /api; its requests do not match the webhook's condition, so AlwaysDeny decides.
   const anonApi = await s.call('GET', '/api', { anonymous: true });
@@ -97,14 +148,42 @@ test('a bad configuration file stops plat-apiserver at start with the field name
   const tmp = tempDir('auth-bad-it-');
   t.after(() => tmp.cleanup());
   const bad = join(tmp.dir, 'authz.yaml');
-  writeFileSync(bad, stringify({ apiVersion: V, kind: 'AuthorizationConfiguration', authorizers: [{ type: 'Webhook', name: 'w', webhook: { timeout: '45s', subjectAccessReviewVersion: 'v1', matchConditionSubjectAccessReviewVersion: 'v1', failurePolicy: 'Deny', connectionInfo: { type: 'InClusterConfig' } } }] }));
-  await assert.rejects(startPlatApiserver(tmp.dir, ['--authorization-config', bad]), (err: Error) => {
-    assert.match(err.message, /exited with 1/);
-    // The log line escapes quotes.
-    assert.match(err.message, /authz\.yaml: authorizers\[0\]\.webhook\.timeout: Invalid value: \\?"45s\\?": must not be greater than 30s/);
-    assert.match(err.message, /authz\.yaml: authorizers\[0\]\.webhook\.connectionInfo\.type: Invalid value: \\?"InClusterConfig\\?"/);
-    return true;
-  });
+  writeFileSync(
+    bad,
+    stringify({
+      apiVersion: V,
+      kind: 'AuthorizationConfiguration',
+      authorizers: [
+        {
+          type: 'Webhook',
+          name: 'w',
+          webhook: {
+            timeout: '45s',
+            subjectAccessReviewVersion: 'v1',
+            matchConditionSubjectAccessReviewVersion: 'v1',
+            failurePolicy: 'Deny',
+            connectionInfo: { type: 'InClusterConfig' },
+          },
+        },
+      ],
+    }),
+  );
+  await assert.rejects(
+    startPlatApiserver(tmp.dir, ['--authorization-config', bad]),
+    (err: Error) => {
+      assert.match(err.message, /exited with 1/);
+      // The log line escapes quotes.
+      assert.match(
+        err.message,
+        /authz\.yaml: authorizers\[0\]\.webhook\.timeout: Invalid value: \\?"45s\\?": must not be greater than 30s/,
+      );
+      assert.match(
+        err.message,
+        /authz\.yaml: authorizers\[0\]\.webhook\.connectionInfo\.type: Invalid value: \\?"InClusterConfig\\?"/,
+      );
+      return true;
+    },
+  );
 });
 
 test('--authorization-mode=Webhook with the --authorization-webhook-* flags', async (t) => {
@@ -116,10 +195,14 @@ test('--authorization-mode=Webhook with the --authorization-webhook-* flags', as
   const tokens = join(tmp.dir, 'tokens.csv');
   writeFileSync(tokens, 'carol-token,carol,u1\ndave-token,dave,u2\n');
   const s = await startPlatApiserver(tmp.dir, [
-    '--token-auth-file', tokens,
-    '--authorization-mode', 'Webhook,AlwaysDeny',
-    '--authorization-webhook-config-file', hook.platconfigPath,
-    '--authorization-webhook-version', 'v1',
+    '--token-auth-file',
+    tokens,
+    '--authorization-mode',
+    'Webhook,AlwaysDeny',
+    '--authorization-webhook-config-file',
+    hook.platconfigPath,
+    '--authorization-webhook-version',
+    'v1',
   ]);
   t.after(() => s.stop());
   assert.equal((await s.call('GET', '/api/v1/namespaces', { token: 'carol-token' })).status, 200);

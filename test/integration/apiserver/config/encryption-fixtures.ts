@@ -9,18 +9,33 @@ export const MARK = 'PLAINTEXT-MARKER-7f3a';
 
 export function encryptionFile(dir: string, name: string, resources: unknown[]): string {
   const p = join(dir, name);
-  writeFileSync(p, stringify({ apiVersion: 'apiserver.config.platform.io/v1', kind: 'EncryptionConfiguration', resources }));
+  writeFileSync(
+    p,
+    stringify({
+      apiVersion: 'apiserver.config.platform.io/v1',
+      kind: 'EncryptionConfiguration',
+      resources,
+    }),
+  );
   return p;
 }
 
 /** Every stored value of the database, as latin1 text. */
 export function rawValues(dataDir: string): string[] {
-  const db = openDatabase(join(dataDir, 'plat-apiserver.db'), { readonly: true, fileMustExist: true });
+  const db = openDatabase(join(dataDir, 'plat-apiserver.db'), {
+    readonly: true,
+    fileMustExist: true,
+  });
   try {
-    const tables = prepareKept(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[];
+    const tables = prepareKept(db, "SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
     const out: string[] = [];
     for (const { name } of tables) {
-      for (const row of prepareKept(db, `SELECT * FROM "${name}"`).all() as Record<string, unknown>[]) {
+      for (const row of prepareKept(db, `SELECT * FROM "${name}"`).all() as Record<
+        string,
+        unknown
+      >[]) {
         for (const v of Object.values(row)) {
           if (v instanceof Uint8Array) out.push(Buffer.from(v).toString('latin1'));
           else if (typeof v === 'string') out.push(v);

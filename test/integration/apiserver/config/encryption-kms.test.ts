@@ -11,11 +11,29 @@ test('kms v2: envelope-encrypted values through the plugin; plugin down gives a 
   t.after(() => tmp.cleanup());
   const plugin = await startTestKmsPlugin();
   t.after(() => plugin.stop());
-  const cfg = encryptionFile(tmp.dir, 'kms.yaml', [{ resources: ['events'], providers: [{ kms: { apiVersion: 'v2', name: 'test-kms', endpoint: plugin.endpoint, timeout: '2s' } }, { identity: {} }] }]);
+  const cfg = encryptionFile(tmp.dir, 'kms.yaml', [
+    {
+      resources: ['events'],
+      providers: [
+        { kms: { apiVersion: 'v2', name: 'test-kms', endpoint: plugin.endpoint, timeout: '2s' } },
+        { identity: {} },
+      ],
+    },
+  ]);
   const s = await startPlatApiserver(tmp.dir, ['--encryption-provider-config', cfg]);
   try {
-    assert.equal((await s.call('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'enc' } } })).status, 201);
-    assert.equal((await s.call('POST', '/api/v1/namespaces/enc/events', { body: event('k1') })).status, 201);
+    assert.equal(
+      (
+        await s.call('POST', '/api/v1/namespaces', {
+          body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'enc' } },
+        })
+      ).status,
+      201,
+    );
+    assert.equal(
+      (await s.call('POST', '/api/v1/namespaces/enc/events', { body: event('k1') })).status,
+      201,
+    );
     assert.equal((await s.call('GET', '/api/v1/namespaces/enc/events/k1')).body.message, MARK);
   } finally {
     await s.stop();
@@ -31,8 +49,14 @@ test('kms v2: envelope-encrypted values through the plugin; plugin down gives a 
   assert.match(s2.output(), /KMS plugin not healthy/);
   const read = await s2.call('GET', '/api/v1/namespaces/enc/events/k1');
   assert.equal(read.status, 500);
-  assert.match(String(read.body.message), /KMS provider "test-kms" at unix:\/\/.*kms\.sock: Decrypt failed: (the plugin is unavailable|no answer within 2000ms)/);
+  assert.match(
+    String(read.body.message),
+    /KMS provider "test-kms" at unix:\/\/.*kms\.sock: Decrypt failed: (the plugin is unavailable|no answer within 2000ms)/,
+  );
   const write = await s2.call('POST', '/api/v1/namespaces/enc/events', { body: event('k2') });
   assert.equal(write.status, 500);
-  assert.match(String(write.body.message), /KMS provider "test-kms" at unix:\/\/.*kms\.sock: Status failed/);
+  assert.match(
+    String(write.body.message),
+    /KMS provider "test-kms" at unix:\/\/.*kms\.sock: Status failed/,
+  );
 });

@@ -18,7 +18,16 @@ export interface PlatApiserver {
   readonly dataDir: string;
   readonly output: () => string;
   /** As the admin (system:masters client certificate), or with `token` and no certificate. */
-  call(method: string, path: string, opts?: { body?: unknown; token?: string; anonymous?: boolean; headers?: Record<string, string> }): Promise<Response>;
+  call(
+    method: string,
+    path: string,
+    opts?: {
+      body?: unknown;
+      token?: string;
+      anonymous?: boolean;
+      headers?: Record<string, string>;
+    },
+  ): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -28,9 +37,15 @@ export function tempDir(prefix: string): { dir: string; cleanup(): void } {
 }
 
 /** Runs `plat-apiserver --validate-config ...` and returns its exit code and output. */
-export function runValidate(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export function runValidate(
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const p = spawn(process.execPath, [join(repoRoot(), 'bin', 'plat-apiserver'), '--validate-config', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(
+      process.execPath,
+      [join(repoRoot(), 'bin', 'plat-apiserver'), '--validate-config', ...args],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -41,14 +56,29 @@ export function runValidate(args: readonly string[]): Promise<{ code: number; st
 
 /** Starts plat-apiserver with `args` (through the shared helper); `dir` holds certs and data, so
  * starting again on the same `dir` restarts on the same database. */
-export async function startPlatApiserver(dir: string, args: readonly string[], timeoutMs = 30_000): Promise<PlatApiserver> {
+export async function startPlatApiserver(
+  dir: string,
+  args: readonly string[],
+  timeoutMs = 30_000,
+): Promise<PlatApiserver> {
   const dataDir = join(dir, 'data');
   let api;
   try {
-    api = await startApiServer({ args, dataDir, certDir: join(dir, 'certs'), startTimeoutMs: timeoutMs });
+    api = await startApiServer({
+      args,
+      dataDir,
+      certDir: join(dir, 'certs'),
+      startTimeoutMs: timeoutMs,
+    });
   } catch (err) {
     // Keep the shape tests match on: "exited with <code> before listening".
-    throw new Error(String(err instanceof Error ? err.message : err).replace(/exited \((\d+)\)/, 'exited with $1'), { cause: err });
+    throw new Error(
+      String(err instanceof Error ? err.message : err).replace(
+        /exited \((\d+)\)/,
+        'exited with $1',
+      ),
+      { cause: err },
+    );
   }
   const started = api;
   return {

@@ -18,7 +18,12 @@ import { waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeLeaf, makeServing } from '../../../helpers/server-tls-certs.js';
 
 async function whoAmI(port: number, tls: AgentTls): Promise<string> {
-  const answer = await dialAgent({ target: { host: '127.0.0.1', port, path: '/whoami' }, tls, method: 'GET', headers: {} });
+  const answer = await dialAgent({
+    target: { host: '127.0.0.1', port, path: '/whoami' },
+    tls,
+    method: 'GET',
+    headers: {},
+  });
   assert.equal(answer.kind, 'response');
   if (answer.kind !== 'response') return '';
   return (await readBody(answer.response, 1024)).toString();
@@ -36,9 +41,18 @@ test('the kubelet client certificate files are re-read when they change; a misma
   const first = await makeLeaf(ca, { subject: 'CN=first-client', usage: 'client' });
   const second = await makeLeaf(ca, { subject: 'CN=second-client', usage: 'client' });
   const serving = await makeServing(ca);
-  const agent: Server = createServer({ cert: serving.certPem, key: serving.keyPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: true }, (req, res) => {
-    res.end(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''));
-  });
+  const agent: Server = createServer(
+    {
+      cert: serving.certPem,
+      key: serving.keyPem,
+      ca: ca.certPem,
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) => {
+      res.end(String((req.socket as TLSSocket).getPeerCertificate().subject?.CN ?? ''));
+    },
+  );
   await new Promise<void>((resolve) => agent.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => agent.close(() => resolve())));
   const port = (agent.address() as AddressInfo).port;
@@ -51,8 +65,18 @@ test('the kubelet client certificate files are re-read when they change; a misma
   const clock = new ManualClock();
   const stop = new AbortController();
   t.after(() => stop.abort());
-  const flags = { certDir: dir, kubeletClientCertificate: certFile, kubeletClientKey: keyFile, kubeletCertificateAuthority: caFile };
-  const tls = await prepareKubeletClient(flags, { certPem: ca.certPem, keyPem: ca.keyPem }, 'kubernetes', { logger: silentLogger(), clock, signal: stop.signal, checkIntervalMs: 1000 });
+  const flags = {
+    certDir: dir,
+    kubeletClientCertificate: certFile,
+    kubeletClientKey: keyFile,
+    kubeletCertificateAuthority: caFile,
+  };
+  const tls = await prepareKubeletClient(
+    flags,
+    { certPem: ca.certPem, keyPem: ca.keyPem },
+    'kubernetes',
+    { logger: silentLogger(), clock, signal: stop.signal, checkIntervalMs: 1000 },
+  );
   assert.equal(await whoAmI(port, tls), 'first-client');
 
   // Half replaced: the new certificate with the old key. Not taken; the next check tries again.
@@ -63,11 +87,21 @@ test('the kubelet client certificate files are re-read when they change; a misma
   assert.equal(await whoAmI(port, tls), 'first-client');
   await replace(keyFile, second.keyPem);
   clock.advance(1000);
-  await waitFor(async () => (await whoAmI(port, tls)) === 'second-client', 'a connection with the new certificate', 5_000, 20);
+  await waitFor(
+    async () => (await whoAmI(port, tls)) === 'second-client',
+    'a connection with the new certificate',
+    5_000,
+    20,
+  );
 
   // At start a missing file is one error naming both flags.
   await assert.rejects(
-    prepareKubeletClient({ ...flags, kubeletClientCertificate: join(dir, 'nope.crt') }, { certPem: ca.certPem, keyPem: ca.keyPem }, 'kubernetes', { logger: silentLogger(), clock, signal: stop.signal }),
+    prepareKubeletClient(
+      { ...flags, kubeletClientCertificate: join(dir, 'nope.crt') },
+      { certPem: ca.certPem, keyPem: ca.keyPem },
+      'kubernetes',
+      { logger: silentLogger(), clock, signal: stop.signal },
+    ),
     /cannot read the kubelet client certificate \(--kubelet-client-certificate .*nope\.crt, --kubelet-client-key .*client\.key\): ENOENT/,
   );
 });

@@ -16,11 +16,16 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { makeCa, makeServing } from '../../../helpers/server-tls-certs.js';
 
-function listen(server: { listen(port: number, host: string, cb: () => void): unknown; address(): AddressInfo | string | null }): Promise<number> {
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+function listen(server: {
+  listen(port: number, host: string, cb: () => void): unknown;
+  address(): AddressInfo | string | null;
+}): Promise<number> {
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 }
 
-test('the exec translator pings the agent every 5 s (the reference\'s PingPeriod), on the Clock, until the session ends', async (t) => {
+test("the exec translator pings the agent every 5 s (the reference's PingPeriod), on the Clock, until the session ends", async (t) => {
   assert.equal(SPDY_PING_PERIOD_MS, 5000);
   const ca = await makeCa('agent-ca');
   const serving = await makeServing(ca);
@@ -29,7 +34,9 @@ test('the exec translator pings the agent every 5 s (the reference\'s PingPeriod
   const sessionOpen = new Promise<void>((resolve) => {
     const agent = createHttpsServer({ cert: serving.certPem, key: serving.keyPem });
     agent.on('upgrade', (_req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n');
+      socket.write(
+        'HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: v4.channel.k8s.io\r\n\r\n',
+      );
       agentSession = new SpdySession({ socket, role: 'server', head });
       agentSession.on('ping', (id) => pings.push(id));
       agentSession.on('stream', () => resolve());
@@ -53,7 +60,11 @@ test('the exec translator pings the agent every 5 s (the reference\'s PingPeriod
         req,
         socket,
         head,
-        target: { host: '127.0.0.1', port: agentPort, path: '/exec/default/p/c?command=sleep&output=1' },
+        target: {
+          host: '127.0.0.1',
+          port: agentPort,
+          path: '/exec/default/p/c?command=sleep&output=1',
+        },
         tls: { certPem: serving.certPem, keyPem: serving.keyPem, caPem: ca.certPem },
         flags: { stdin: false, stdout: true, stderr: false, tty: false },
         logger: silentLogger(),
@@ -78,7 +89,10 @@ test('the exec translator pings the agent every 5 s (the reference\'s PingPeriod
   clock.advance(SPDY_PING_PERIOD_MS);
   await waitFor(() => pings.length === 2, 'the second ping');
   // Client-started pings have odd ids (SPDY/3: the initiator's parity).
-  assert.ok(pings.every((id) => id % 2 === 1), `ping ids ${pings.join(',')}`);
+  assert.ok(
+    pings.every((id) => id % 2 === 1),
+    `ping ids ${pings.join(',')}`,
+  );
   // The session ends: the loop stops (no sleeper left), no more pings.
   agentSession!.destroy();
   await closed;

@@ -1,18 +1,44 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, readFile, readlink, stat, readdir, writeFile, chmod, symlink } from 'node:fs/promises';
+import {
+  mkdtemp,
+  rm,
+  readFile,
+  readlink,
+  stat,
+  readdir,
+  writeFile,
+  chmod,
+  symlink,
+} from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generatePrivateKey, parsePrivateKey, publicKeyDer } from '../../../../src/agent/certificate/keys.js';
-import { bootstrapCsrName, clientUsages, createCsrPem, pemToDer, requestPublicKeyDer, servingSans, type CsrTemplate } from '../../../../src/agent/certificate/csr.js';
+import {
+  generatePrivateKey,
+  parsePrivateKey,
+  publicKeyDer,
+} from '../../../../src/agent/certificate/keys.js';
+import {
+  bootstrapCsrName,
+  clientUsages,
+  createCsrPem,
+  pemToDer,
+  requestPublicKeyDer,
+  servingSans,
+  type CsrTemplate,
+} from '../../../../src/agent/certificate/csr.js';
 import { ipAddressBytes } from '../../../../src/agent/certificate/ip-bytes.js';
 import { repoRoot } from '../../../helpers/apiserver.js';
 import { BlockList } from 'node:net';
 import { verify } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import fc from 'fast-check';
-import { FileCertificateStore, ensureWritableDir, timestampName } from '../../../../src/agent/certificate/store.js';
+import {
+  FileCertificateStore,
+  ensureWritableDir,
+  timestampName,
+} from '../../../../src/agent/certificate/store.js';
 import { loadOrCreateSelfSigned } from '../../../../src/agent/certificate/self-signed.js';
 import { parseCertificate } from '../../../../src/agent/certificate/cert-info.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
@@ -38,16 +64,30 @@ test('keys: P-256 PKCS#8 generated; EC and PKCS#8 PEM parsed', async () => {
 test('CSR: subject, SANs and signature verified by openssl', async (t) => {
   const d = await tempDir(t);
   const k = await generatePrivateKey();
-  const pem = await createCsrPem(k, { commonName: 'system:node:n1', organizations: ['system:nodes'], dnsNames: ['n1'], ipAddresses: ['10.0.0.1'] });
+  const pem = await createCsrPem(k, {
+    commonName: 'system:node:n1',
+    organizations: ['system:nodes'],
+    dnsNames: ['n1'],
+    ipAddresses: ['10.0.0.1'],
+  });
   await writeFile(join(d, 'r.csr'), pem);
-  const out = execFileSync('openssl', ['req', '-in', join(d, 'r.csr'), '-noout', '-verify', '-subject', '-text'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = execFileSync(
+    'openssl',
+    ['req', '-in', join(d, 'r.csr'), '-noout', '-verify', '-subject', '-text'],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   assert.match(out, /subject=CN\s*=\s*system:node:n1, O\s*=\s*system:nodes/);
   assert.match(out, /DNS:n1, IP Address:10.0.0.1/);
 });
 
 const GOLDEN_TEMPLATES: Record<string, CsrTemplate> = {
   client: { commonName: 'system:node:n1', organizations: ['system:nodes'] },
-  serving: { commonName: 'system:node:N\u00f6de_1', organizations: ['system:nodes', 'extra org'], dnsNames: ['n1', 'n1.example'], ipAddresses: ['10.0.0.1', 'fd00::1'] },
+  serving: {
+    commonName: 'system:node:N\u00f6de_1',
+    organizations: ['system:nodes', 'extra org'],
+    dnsNames: ['n1', 'n1.example'],
+    ipAddresses: ['10.0.0.1', 'fd00::1'],
+  },
 };
 
 /** The request's three parts: CertificationRequestInfo, signatureAlgorithm, signature (DER, asn1js). */
@@ -61,10 +101,16 @@ async function requestParts(pem: string): Promise<Buffer[]> {
 }
 
 test('CSR: the request info and algorithm are byte for byte what the @peculiar/asn1-csr encoder wrote; the signature verifies', async () => {
-  const golden = JSON.parse(await readFile(join(repoRoot(), 'test/fixtures/csr/request-info.golden.json'), 'utf8')) as { cases: { key: string; template: string; requestInfo: string; signatureAlgorithm: string }[] };
+  const golden = JSON.parse(
+    await readFile(join(repoRoot(), 'test/fixtures/csr/request-info.golden.json'), 'utf8'),
+  ) as {
+    cases: { key: string; template: string; requestInfo: string; signatureAlgorithm: string }[];
+  };
   assert.equal(golden.cases.length, 4);
   for (const c of golden.cases) {
-    const key = parsePrivateKey(await readFile(join(repoRoot(), 'test/fixtures/csr', c.key), 'utf8'));
+    const key = parsePrivateKey(
+      await readFile(join(repoRoot(), 'test/fixtures/csr', c.key), 'utf8'),
+    );
     const template = GOLDEN_TEMPLATES[c.template];
     assert.ok(template, c.template);
     const pem = await createCsrPem(key, template);
@@ -72,39 +118,66 @@ test('CSR: the request info and algorithm are byte for byte what the @peculiar/a
     assert.equal(info?.toString('hex'), c.requestInfo, `${c.key} ${c.template}`);
     assert.equal(algorithm?.toString('hex'), c.signatureAlgorithm, `${c.key} ${c.template}`);
     // BIT STRING: tag, length, unused-bits octet, then the signature
-    const sig = (signature ?? Buffer.alloc(0)).subarray((signature?.[1] ?? 0) & 0x80 ? 3 + ((signature?.[1] ?? 0) & 0x7f) : 3);
-    assert.ok(verify('sha256', info ?? Buffer.alloc(0), key.publicKey, sig), `${c.key} ${c.template}: signature`);
-    assert.ok((await requestPublicKeyDer(pemToDer(pem, 'CERTIFICATE REQUEST') ?? Buffer.alloc(0))).equals(publicKeyDer(key)));
+    const sig = (signature ?? Buffer.alloc(0)).subarray(
+      (signature?.[1] ?? 0) & 0x80 ? 3 + ((signature?.[1] ?? 0) & 0x7f) : 3,
+    );
+    assert.ok(
+      verify('sha256', info ?? Buffer.alloc(0), key.publicKey, sig),
+      `${c.key} ${c.template}: signature`,
+    );
+    assert.ok(
+      (await requestPublicKeyDer(pemToDer(pem, 'CERTIFICATE REQUEST') ?? Buffer.alloc(0))).equals(
+        publicKeyDer(key),
+      ),
+    );
   }
 });
 
 test('CSR: read back by @peculiar/x509 (what plat-apiserver reads requests with): subject, SANs, self-signature', async () => {
   const k = await generatePrivateKey();
-  const req = new x509.Pkcs10CertificateRequest(await createCsrPem(k, GOLDEN_TEMPLATES.serving ?? { commonName: '', organizations: [] }));
+  const req = new x509.Pkcs10CertificateRequest(
+    await createCsrPem(k, GOLDEN_TEMPLATES.serving ?? { commonName: '', organizations: [] }),
+  );
   assert.equal(req.subject, 'CN=system:node:N\u00f6de_1, O=system:nodes, O=extra org');
   const raw = req.getExtension('2.5.29.17');
   assert.ok(raw);
-  assert.deepEqual(new x509.SubjectAlternativeNameExtension(raw.rawData).names.toJSON(), [{ type: 'dns', value: 'n1' }, { type: 'dns', value: 'n1.example' }, { type: 'ip', value: '10.0.0.1' }, { type: 'ip', value: 'fd00::1' }]);
+  assert.deepEqual(new x509.SubjectAlternativeNameExtension(raw.rawData).names.toJSON(), [
+    { type: 'dns', value: 'n1' },
+    { type: 'dns', value: 'n1.example' },
+    { type: 'ip', value: '10.0.0.1' },
+    { type: 'ip', value: 'fd00::1' },
+  ]);
   x509.cryptoProvider.set(globalThis.crypto);
   assert.equal(await req.verify(), true);
 });
 
 test('CSR: a request that is not PKCS#10 is refused when its public key is read', async () => {
-  await assert.rejects(requestPublicKeyDer(Buffer.from('3003020100', 'hex')), /not a PKCS#10 certification request/);
-  await assert.rejects(requestPublicKeyDer(Buffer.from('not der')), /not a PKCS#10 certification request/);
+  await assert.rejects(
+    requestPublicKeyDer(Buffer.from('3003020100', 'hex')),
+    /not a PKCS#10 certification request/,
+  );
+  await assert.rejects(
+    requestPublicKeyDer(Buffer.from('not der')),
+    /not a PKCS#10 certification request/,
+  );
 });
 
 test('IP address bytes: 4 for IPv4, 16 for IPv6 (any text form), read as the same address by node:net', () => {
   assert.equal(ipAddressBytes('10.0.0.1').toString('hex'), '0a000001');
   assert.equal(ipAddressBytes('fd00::1').toString('hex'), 'fd000000000000000000000000000001');
-  assert.equal(ipAddressBytes('::ffff:1.2.3.4').toString('hex'), '00000000000000000000ffff01020304');
+  assert.equal(
+    ipAddressBytes('::ffff:1.2.3.4').toString('hex'),
+    '00000000000000000000ffff01020304',
+  );
   assert.throws(() => ipAddressBytes('fe80::1%eth0'), /is not an IP address/);
   assert.throws(() => ipAddressBytes('n1'), /is not an IP address/);
   fc.assert(
     fc.property(fc.oneof(fc.ipV4(), fc.ipV6()), (ip) => {
       const b = ipAddressBytes(ip);
       const v6 = b.length === 16;
-      const text = v6 ? [...Array(8).keys()].map((i) => b.readUInt16BE(i * 2).toString(16)).join(':') : [...b].join('.');
+      const text = v6
+        ? [...Array(8).keys()].map((i) => b.readUInt16BE(i * 2).toString(16)).join(':')
+        : [...b].join('.');
       const list = new BlockList();
       list.addAddress(ip, v6 ? 'ipv6' : 'ipv4');
       return list.check(text, v6 ? 'ipv6' : 'ipv4');
@@ -127,17 +200,29 @@ test('deterministic CSR name: same inputs same name, any change a different one'
 });
 
 test('serving SANs: deduped, sorted, split into DNS names and IPs', () => {
-  assert.deepEqual(servingSans(['Node-1', 'node-1'], ['10.0.0.2', '10.0.0.1', '10.0.0.2', 'fd00::1']), { dnsNames: ['node-1'], ipAddresses: ['10.0.0.1', '10.0.0.2', 'fd00::1'] });
+  assert.deepEqual(
+    servingSans(['Node-1', 'node-1'], ['10.0.0.2', '10.0.0.1', '10.0.0.2', 'fd00::1']),
+    { dnsNames: ['node-1'], ipAddresses: ['10.0.0.1', '10.0.0.2', 'fd00::1'] },
+  );
 });
 
 test('store: timestamped 0600 file with chain then key, absolute current symlink swapped', async (t) => {
   const d = await tempDir(t);
   const clock = new ManualClock(Date.UTC(2026, 4, 6, 7, 8, 9));
   const ca = await TestCa.create(clock.now());
-  const store = new FileCertificateStore({ certDir: join(d, 'pki'), prefix: 'nodeagent-client', clock });
+  const store = new FileCertificateStore({
+    certDir: join(d, 'pki'),
+    prefix: 'nodeagent-client',
+    clock,
+  });
   assert.equal(await store.current(), undefined);
   const k = await generatePrivateKey();
-  const cert = await ca.sign(k, { commonName: 'system:node:n1', organizations: ['system:nodes'], notBefore: clock.now(), notAfter: new Date(clock.nowMs() + 3600_000) });
+  const cert = await ca.sign(k, {
+    commonName: 'system:node:n1',
+    organizations: ['system:nodes'],
+    notBefore: clock.now(),
+    notAfter: new Date(clock.nowMs() + 3600_000),
+  });
   const pair = await store.update(cert + ca.certPem, k.pem);
   assert.equal(pair.file, join(d, 'pki', 'nodeagent-client-2026-05-06-07-08-09.pem'));
   assert.equal((await stat(pair.file)).mode & 0o777, 0o600);
@@ -149,22 +234,39 @@ test('store: timestamped 0600 file with chain then key, absolute current symlink
   assert.equal(cur?.info.commonName, 'system:node:n1');
   assert.deepEqual(cur?.info.organizations, ['system:nodes']);
   // key match via openssl
-  const pubFromKey = execFileSync('openssl', ['pkey', '-in', pair.file, '-pubout'], { encoding: 'utf8' });
-  const pubFromCert = execFileSync('openssl', ['x509', '-in', pair.file, '-noout', '-pubkey'], { encoding: 'utf8' });
+  const pubFromKey = execFileSync('openssl', ['pkey', '-in', pair.file, '-pubout'], {
+    encoding: 'utf8',
+  });
+  const pubFromCert = execFileSync('openssl', ['x509', '-in', pair.file, '-noout', '-pubkey'], {
+    encoding: 'utf8',
+  });
   assert.equal(pubFromKey, pubFromCert);
   clock.advance(61_000);
   const k2 = await generatePrivateKey();
-  const cert2 = await ca.sign(k2, { commonName: 'system:node:n1', organizations: ['system:nodes'], notBefore: clock.now(), notAfter: new Date(clock.nowMs() + 3600_000) });
+  const cert2 = await ca.sign(k2, {
+    commonName: 'system:node:n1',
+    organizations: ['system:nodes'],
+    notBefore: clock.now(),
+    notAfter: new Date(clock.nowMs() + 3600_000),
+  });
   const p2 = await store.update(cert2, k2.pem);
   assert.equal(await readlink(store.currentPath), p2.file);
-  assert.deepEqual((await readdir(join(d, 'pki'))).sort(), ['nodeagent-client-2026-05-06-07-08-09.pem', 'nodeagent-client-2026-05-06-07-09-10.pem', 'nodeagent-client-current.pem']);
+  assert.deepEqual((await readdir(join(d, 'pki'))).sort(), [
+    'nodeagent-client-2026-05-06-07-08-09.pem',
+    'nodeagent-client-2026-05-06-07-09-10.pem',
+    'nodeagent-client-current.pem',
+  ]);
   await assert.rejects(store.update(cert2, k.pem), /does not match/);
   assert.equal(timestampName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5))), '2026-01-02-03-04-05');
 });
 
 test('store: a dangling current symlink reads as no certificate', async (t) => {
   const d = await tempDir(t);
-  const store = new FileCertificateStore({ certDir: d, prefix: 'nodeagent-client', clock: new ManualClock() });
+  const store = new FileCertificateStore({
+    certDir: d,
+    prefix: 'nodeagent-client',
+    clock: new ManualClock(),
+  });
   await symlink(join(d, 'gone.pem'), store.currentPath);
   assert.equal(await store.current(), undefined);
 });
@@ -180,14 +282,21 @@ test('an unwritable cert dir is reported with its path', async (t) => {
   const store = new URL('../../../../src/agent/certificate/store.js', import.meta.url).href;
   const script = `import { ensureWritableDir } from ${JSON.stringify(store)};
 ensureWritableDir(${JSON.stringify(join(d, 'pki'))}).then(() => { console.log('created'); }, (e) => { console.log(e.message); });`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+    uid: 65534,
+    gid: 65534,
+    encoding: 'utf8',
+  });
   assert.match(out, /cert dir .*pki is not writable \(EACCES\)/);
 });
 
 test('an unwritable cert dir (a file in the way) is reported before anything else', async (t) => {
   const d = await tempDir(t);
   await writeFile(join(d, 'file'), '');
-  await assert.rejects(ensureWritableDir(join(d, 'file', 'pki')), /cert dir .*file\/pki is not writable \(ENOTDIR\)/);
+  await assert.rejects(
+    ensureWritableDir(join(d, 'file', 'pki')),
+    /cert dir .*file\/pki is not writable \(ENOTDIR\)/,
+  );
   await ensureWritableDir(join(d, 'ok'));
   assert.equal((await stat(join(d, 'ok'))).mode & 0o777, 0o700);
 });
@@ -195,7 +304,14 @@ test('an unwritable cert dir (a file in the way) is reported before anything els
 test('self-signed serving pair: leaf + own CA 0644, key 0600, verified by openssl, reused', async (t) => {
   const d = await tempDir(t);
   const clock = new ManualClock(new Date());
-  const pair = await loadOrCreateSelfSigned({ certDir: d, hostname: 'node-1', dnsNames: ['node-1'], ipAddresses: ['127.0.0.1'], clock, logger: silentLogger() });
+  const pair = await loadOrCreateSelfSigned({
+    certDir: d,
+    hostname: 'node-1',
+    dnsNames: ['node-1'],
+    ipAddresses: ['127.0.0.1'],
+    clock,
+    logger: silentLogger(),
+  });
   assert.equal((await stat(join(d, 'nodeagent.crt'))).mode & 0o777, 0o644);
   assert.equal((await stat(join(d, 'nodeagent.key'))).mode & 0o777, 0o600);
   const crt = await readFile(join(d, 'nodeagent.crt'), 'utf8');
@@ -203,11 +319,22 @@ test('self-signed serving pair: leaf + own CA 0644, key 0600, verified by openss
   assert.equal(blocks.length, 2);
   await writeFile(join(d, 'ca.pem'), blocks[1] ?? '');
   await writeFile(join(d, 'leaf.pem'), blocks[0] ?? '');
-  const v = execFileSync('openssl', ['verify', '-CAfile', join(d, 'ca.pem'), '-purpose', 'sslserver', join(d, 'leaf.pem')], { encoding: 'utf8' });
+  const v = execFileSync(
+    'openssl',
+    ['verify', '-CAfile', join(d, 'ca.pem'), '-purpose', 'sslserver', join(d, 'leaf.pem')],
+    { encoding: 'utf8' },
+  );
   assert.match(v, /OK/);
   assert.deepEqual(pair.info.dnsNames, ['node-1']);
   assert.deepEqual(pair.info.ipAddresses, ['127.0.0.1']);
-  const again = await loadOrCreateSelfSigned({ certDir: d, hostname: 'node-1', dnsNames: ['node-1'], ipAddresses: ['127.0.0.1'], clock, logger: silentLogger() });
+  const again = await loadOrCreateSelfSigned({
+    certDir: d,
+    hostname: 'node-1',
+    dnsNames: ['node-1'],
+    ipAddresses: ['127.0.0.1'],
+    clock,
+    logger: silentLogger(),
+  });
   assert.equal(again.certPem, pair.certPem);
   assert.equal(parseCertificate(again.certPem).commonName.startsWith('node-1@'), true);
 });

@@ -4,10 +4,19 @@ import { mkdtemp, rm, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
-import { CertificateManager, type CertificateManagerOptions } from '../../../../src/agent/certificate/manager.js';
+import {
+  CertificateManager,
+  type CertificateManagerOptions,
+} from '../../../../src/agent/certificate/manager.js';
 import { FileCertificateStore } from '../../../../src/agent/certificate/store.js';
 import { clientUsages } from '../../../../src/agent/certificate/csr.js';
-import { rotationBackoffMs, referenceBackoff, rotationDeadline, matchesTemplate, jitteredFraction } from '../../../../src/agent/certificate/rotation.js';
+import {
+  rotationBackoffMs,
+  referenceBackoff,
+  rotationDeadline,
+  matchesTemplate,
+  jitteredFraction,
+} from '../../../../src/agent/certificate/rotation.js';
 import { registerCertificateMetrics } from '../../../../src/agent/certificate/metrics.js';
 import { RestClient } from '../../../../src/agent/client/rest-client.js';
 import { CsrClient } from '../../../../src/agent/client/csr-client.js';
@@ -31,20 +40,64 @@ test('rotation timing: deadline in 70-90 % of the lifetime; back-off 2 s x2 +10 
     const f = jitteredFraction();
     assert.ok(f >= 0.7 && f < 0.9);
   }
-  assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((n) => rotationBackoffMs(referenceBackoff, n, () => 0)), [2000, 4000, 8000, 16000, 32000, 32000, 32000]);
-  assert.equal(rotationBackoffMs(referenceBackoff, 1, () => 0.999), 2200);
-  const cert = { commonName: 'a', organizations: ['o'], dnsNames: ['x', 'y'], ipAddresses: ['10.0.0.1'] } as Parameters<typeof matchesTemplate>[0];
-  assert.equal(matchesTemplate(cert, { commonName: 'a', organizations: ['o'], dnsNames: ['y', 'x'], ipAddresses: ['10.0.0.1'] }), true);
-  assert.equal(matchesTemplate(cert, { commonName: 'a', organizations: ['o'], dnsNames: ['y', 'x'], ipAddresses: ['10.0.0.2'] }), false);
+  assert.deepEqual(
+    [1, 2, 3, 4, 5, 6, 7].map((n) => rotationBackoffMs(referenceBackoff, n, () => 0)),
+    [2000, 4000, 8000, 16000, 32000, 32000, 32000],
+  );
+  assert.equal(
+    rotationBackoffMs(referenceBackoff, 1, () => 0.999),
+    2200,
+  );
+  const cert = {
+    commonName: 'a',
+    organizations: ['o'],
+    dnsNames: ['x', 'y'],
+    ipAddresses: ['10.0.0.1'],
+  } as Parameters<typeof matchesTemplate>[0];
+  assert.equal(
+    matchesTemplate(cert, {
+      commonName: 'a',
+      organizations: ['o'],
+      dnsNames: ['y', 'x'],
+      ipAddresses: ['10.0.0.1'],
+    }),
+    true,
+  );
+  assert.equal(
+    matchesTemplate(cert, {
+      commonName: 'a',
+      organizations: ['o'],
+      dnsNames: ['y', 'x'],
+      ipAddresses: ['10.0.0.2'],
+    }),
+    false,
+  );
 });
 
-async function env(t: { after(fn: () => Promise<void>): void }, clock: ManualClock, lifetimeMs = 3600_000) {
+async function env(
+  t: { after(fn: () => Promise<void>): void },
+  clock: ManualClock,
+  lifetimeMs = 3600_000,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'mgr-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const ca = await TestCa.create(clock.now());
-  const api = await FakeCsrApi.start({ ca, autoApprove: true, validity: () => ({ notBefore: clock.now(), notAfter: new Date(clock.nowMs() + lifetimeMs) }) });
+  const api = await FakeCsrApi.start({
+    ca,
+    autoApprove: true,
+    validity: () => ({ notBefore: clock.now(), notAfter: new Date(clock.nowMs() + lifetimeMs) }),
+  });
   t.after(() => api.stop());
-  const rest = new RestClient({ connection: { server: api.url, insecureSkipTlsVerify: false, userName: 'u', source: 's', token: 't' }, clock });
+  const rest = new RestClient({
+    connection: {
+      server: api.url,
+      insecureSkipTlsVerify: false,
+      userName: 'u',
+      source: 's',
+      token: 't',
+    },
+    clock,
+  });
   t.after(() => rest.close());
   const logger = recordingLogger();
   const store = new FileCertificateStore({ certDir: dir, prefix: 'nodeagent-client', clock });
@@ -65,7 +118,15 @@ async function env(t: { after(fn: () => Promise<void>): void }, clock: ManualClo
       random: () => 0,
       ...extra,
     });
-  return { dir, api, logger, store, make, rotated, setTemplate: (t2: typeof template) => (template = t2) };
+  return {
+    dir,
+    api,
+    logger,
+    store,
+    make,
+    rotated,
+    setTemplate: (t2: typeof template) => (template = t2),
+  };
 }
 
 test('manager: first certificate at once, rotation at the deadline, before expiry; template change rotates at once', async (t) => {
@@ -110,17 +171,29 @@ test('manager: failures back off per the schedule; expired certificate with an a
   clock.set(m.rotationDeadline()?.getTime() ?? 0);
   const expected = [2000, 4000, 8000, 16000, 32000, 32000];
   for (let i = 0; i < expected.length; i++) {
-    await until(() => clock.sleeps.includes(expected[i] ?? 0) && clock.sleeps.filter((s) => s === expected[i]).length >= (expected.slice(0, i + 1).filter((x) => x === expected[i]).length), `back-off ${i}`);
+    await until(
+      () =>
+        clock.sleeps.includes(expected[i] ?? 0) &&
+        clock.sleeps.filter((s) => s === expected[i]).length >=
+          expected.slice(0, i + 1).filter((x) => x === expected[i]).length,
+      `back-off ${i}`,
+    );
     clock.advance(expected[i] ?? 0);
   }
   const failures = e.logger.lines.filter((l) => l.msg.includes('certificate rotation failed'));
   assert.ok(failures.length >= 6);
-  assert.match(failures[0]?.msg ?? '', /retrying in 2 s\. Check pending CSRs with: kubectl get csr/);
+  assert.match(
+    failures[0]?.msg ?? '',
+    /retrying in 2 s\. Check pending CSRs with: kubectl get csr/,
+  );
   let fatal: Error | undefined;
   void m.fatal.then((err) => (fatal = err));
   clock.set(first.info.notAfter.getTime() + 1000);
   await until(() => fatal !== undefined, 'the fatal signal');
-  assert.match(fatal?.message ?? '', /client certificate expired at .* exiting so the agent restarts into bootstrap/);
+  assert.match(
+    fatal?.message ?? '',
+    /client certificate expired at .* exiting so the agent restarts into bootstrap/,
+  );
 });
 
 test('metrics: ttl gauges per certificate', async (t) => {

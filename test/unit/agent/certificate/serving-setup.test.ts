@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { startCertificates } from '../../../../src/agent/certificate/setup.js';
-import { FileServingSource, NO_SERVING_CERTIFICATE, type ServingCertificateSource } from '../../../../src/agent/certificate/serving.js';
+import {
+  FileServingSource,
+  NO_SERVING_CERTIFICATE,
+  type ServingCertificateSource,
+} from '../../../../src/agent/certificate/serving.js';
 import { generatePrivateKey } from '../../../../src/agent/certificate/keys.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { FakeCsrApi } from '../../../helpers/fake-csr-api.js';
@@ -27,20 +31,33 @@ async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<str
 /** Opens a TLS connection and returns the peer certificate's subject CN, or the error. */
 function handshake(port: number, ca: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const s = connect({ host: '127.0.0.1', port, ca, servername: 'node-1', checkServerIdentity: () => undefined }, () => {
-      const cn = s.getPeerCertificate().subject.CN;
-      s.end();
-      resolve(String(cn));
-    });
+    const s = connect(
+      { host: '127.0.0.1', port, ca, servername: 'node-1', checkServerIdentity: () => undefined },
+      () => {
+        const cn = s.getPeerCertificate().subject.CN;
+        s.end();
+        resolve(String(cn));
+      },
+    );
     s.on('error', reject);
   });
 }
 
-async function httpsWith(t: { after(fn: () => Promise<void>): void }, source: ServingCertificateSource, onTlsError: (e: Error) => void): Promise<number> {
+async function httpsWith(
+  t: { after(fn: () => Promise<void>): void },
+  source: ServingCertificateSource,
+  onTlsError: (e: Error) => void,
+): Promise<number> {
   const server = createServer({ SNICallback: source.sniCallback }, (_req, res) => res.end('ok'));
   server.on('tlsClientError', onTlsError);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return (server.address() as AddressInfo).port;
 }
 
@@ -51,9 +68,17 @@ test('rotated serving certificate: handshakes fail until it exists, then present
   t.after(() => api.stop());
   await writeFile(join(dir, 'ca.crt'), ca.certPem);
   const k = await generatePrivateKey();
-  const clientCert = await ca.sign(k, { commonName: 'system:node:node-1', organizations: ['system:nodes'], notBefore: new Date(Date.now() - 1000), notAfter: new Date(Date.now() + 3600_000) });
+  const clientCert = await ca.sign(k, {
+    commonName: 'system:node:node-1',
+    organizations: ['system:nodes'],
+    notBefore: new Date(Date.now() - 1000),
+    notAfter: new Date(Date.now() + 3600_000),
+  });
   await writeFile(join(dir, 'client.pem'), clientCert + k.pem);
-  await writeFile(join(dir, 'p.conf'), `clusters: [{name: c, cluster: {server: "${api.url}", certificate-authority: ca.crt}}]\nusers: [{name: u, user: {client-certificate: client.pem, client-key: client.pem, token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+  await writeFile(
+    join(dir, 'p.conf'),
+    `clusters: [{name: c, cluster: {server: "${api.url}", certificate-authority: ca.crt}}]\nusers: [{name: u, user: {client-certificate: client.pem, client-key: client.pem, token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  );
   const logger = recordingLogger();
   const registry = new Registry();
   const setup = await startCertificates({
@@ -73,7 +98,10 @@ test('rotated serving certificate: handshakes fail until it exists, then present
   const errors: Error[] = [];
   const port = await httpsWith(t, setup.serving!, (e) => errors.push(e));
   await assert.rejects(handshake(port, ca.certPem));
-  assert.ok(errors.some((e) => e.message.includes(NO_SERVING_CERTIFICATE)), errors.map((e) => e.message).join());
+  assert.ok(
+    errors.some((e) => e.message.includes(NO_SERVING_CERTIFICATE)),
+    errors.map((e) => e.message).join(),
+  );
   // The serving CSR: signer, usages, SANs sorted and deduplicated.
   const until = Date.now() + 10_000;
   while (api.csrs.size === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
@@ -82,15 +110,22 @@ test('rotated serving certificate: handshakes fail until it exists, then present
   assert.equal(csr?.spec.signerName, 'platform.io/platlet-serving');
   assert.deepEqual(csr?.spec.usages, ['digital signature', 'server auth']);
   api.approve(name ?? '');
-  while (!setup.serving?.current() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  while (!setup.serving?.current() && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 20));
   assert.equal(await handshake(port, ca.certPem), 'system:node:node-1');
   const ttl = setup.serving?.ttlSeconds() ?? 0;
   assert.ok(ttl > 3500 && ttl <= 3600);
-  assert.match(await registry.metrics(), /nodeagent_certificate_manager_server_ttl_seconds 3[56]\d\d/);
+  assert.match(
+    await registry.metrics(),
+    /nodeagent_certificate_manager_server_ttl_seconds 3[56]\d\d/,
+  );
   const files = await readdir(join(dir, 'pki'));
   assert.ok(files.includes('nodeagent-server-current.pem'));
   const { X509Certificate } = await import('node:crypto');
-  assert.equal(new X509Certificate(setup.serving?.current()?.certPem ?? '').subjectAltName, 'DNS:node-1, IP Address:10.0.0.1, IP Address:10.0.0.2');
+  assert.equal(
+    new X509Certificate(setup.serving?.current()?.certPem ?? '').subjectAltName,
+    'DNS:node-1, IP Address:10.0.0.1, IP Address:10.0.0.2',
+  );
 });
 
 test('no serving CSR without an IP', async (t) => {
@@ -98,13 +133,31 @@ test('no serving CSR without an IP', async (t) => {
   const ca = await TestCa.create();
   const api = await FakeCsrApi.start({ ca, autoApprove: true });
   t.after(() => api.stop());
-  await writeFile(join(dir, 'p.conf'), `clusters: [{name: c, cluster: {server: "${api.url}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+  await writeFile(
+    join(dir, 'p.conf'),
+    `clusters: [{name: c, cluster: {server: "${api.url}"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  );
   const logger = recordingLogger();
-  const setup = await startCertificates({ platconfigPath: join(dir, 'p.conf'), certDir: join(dir, 'pki'), nodeName: 'node-1', nodeIPs: [], names: namesFor('platform', 'platform.io'), rotateCertificates: false, rotateServerCertificates: true, clock: systemClock, logger });
+  const setup = await startCertificates({
+    platconfigPath: join(dir, 'p.conf'),
+    certDir: join(dir, 'pki'),
+    nodeName: 'node-1',
+    nodeIPs: [],
+    names: namesFor('platform', 'platform.io'),
+    rotateCertificates: false,
+    rotateServerCertificates: true,
+    clock: systemClock,
+    logger,
+  });
   t.after(() => setup.stop());
   const until = Date.now() + 5000;
-  while (!logger.lines.some((l) => l.msg.includes('no IP address')) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(logger.lines.some((l) => l.msg.includes('cannot request a server certificate yet (the node has no IP address')));
+  while (!logger.lines.some((l) => l.msg.includes('no IP address')) && Date.now() < until)
+    await new Promise((r) => setTimeout(r, 20));
+  assert.ok(
+    logger.lines.some((l) =>
+      l.msg.includes('cannot request a server certificate yet (the node has no IP address'),
+    ),
+  );
   assert.equal(api.csrs.size, 0);
   assert.equal(setup.serving?.current(), undefined);
 });
@@ -114,7 +167,10 @@ test('standalone mode (no --platconfig): no API request at all, self-signed serv
   const ca = await TestCa.create();
   const api = await FakeCsrApi.start({ ca, autoApprove: true });
   t.after(() => api.stop());
-  await writeFile(join(dir, 'b.conf'), `clusters: [{name: c, cluster: {server: "${api.url}"}}]\nusers: [{name: u, user: {token: abcdef.0123456789abcdef}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+  await writeFile(
+    join(dir, 'b.conf'),
+    `clusters: [{name: c, cluster: {server: "${api.url}"}}]\nusers: [{name: u, user: {token: abcdef.0123456789abcdef}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+  );
   const setup = await startCertificates({
     bootstrapPlatconfigPath: join(dir, 'b.conf'),
     certDir: join(dir, 'pki'),
@@ -145,12 +201,27 @@ test('--tls-cert-file/--tls-private-key-file are served and reloaded when they c
   const ca = await TestCa.create();
   const mk = async (cn: string): Promise<void> => {
     const k = await generatePrivateKey();
-    await writeFile(join(dir, 'tls.crt'), await ca.sign(k, { commonName: cn, usage: 'server auth', ipAddresses: ['127.0.0.1'], notBefore: new Date(Date.now() - 1000), notAfter: new Date(Date.now() + 3600_000) }));
+    await writeFile(
+      join(dir, 'tls.crt'),
+      await ca.sign(k, {
+        commonName: cn,
+        usage: 'server auth',
+        ipAddresses: ['127.0.0.1'],
+        notBefore: new Date(Date.now() - 1000),
+        notAfter: new Date(Date.now() + 3600_000),
+      }),
+    );
     await writeFile(join(dir, 'tls.key'), k.pem);
   };
   await mk('first');
   const clock = new ManualClock(new Date());
-  const src = await FileServingSource.open({ certFile: join(dir, 'tls.crt'), keyFile: join(dir, 'tls.key'), clock, logger: recordingLogger(), reloadIntervalMs: 60_000 });
+  const src = await FileServingSource.open({
+    certFile: join(dir, 'tls.crt'),
+    keyFile: join(dir, 'tls.key'),
+    clock,
+    logger: recordingLogger(),
+    reloadIntervalMs: 60_000,
+  });
   t.after(() => src.stop());
   const port = await httpsWith(t, src, () => undefined);
   assert.equal(await handshake(port, ca.certPem), 'first');
@@ -162,11 +233,22 @@ test('--tls-cert-file/--tls-private-key-file are served and reloaded when they c
   await clock.waitForSleepers(1);
   assert.equal(await handshake(port, ca.certPem), 'first');
   clock.advance(60_000);
-  await waitFor(async () => (await handshake(port, ca.certPem)) === 'second', 'the new certificate served');
+  await waitFor(
+    async () => (await handshake(port, ca.certPem)) === 'second',
+    'the new certificate served',
+  );
   const first = src.current();
   clock.advance(60_000);
   await clock.waitForSleepers(1);
   assert.equal(src.current(), first, 'unchanged files: the same pair');
-  await assert.rejects(FileServingSource.open({ certFile: join(dir, 'missing.crt'), keyFile: join(dir, 'tls.key'), clock: systemClock, logger: recordingLogger() }), /cannot read the serving certificate \(--tls-cert-file .*missing\.crt, --tls-private-key-file .*tls\.key\): ENOENT/);
+  await assert.rejects(
+    FileServingSource.open({
+      certFile: join(dir, 'missing.crt'),
+      keyFile: join(dir, 'tls.key'),
+      clock: systemClock,
+      logger: recordingLogger(),
+    }),
+    /cannot read the serving certificate \(--tls-cert-file .*missing\.crt, --tls-private-key-file .*tls\.key\): ENOENT/,
+  );
   assert.equal((await stat(join(dir, 'tls.crt'))).isFile(), true);
 });

@@ -12,7 +12,12 @@ export interface FakeTree {
   cleanup(): Promise<void>;
 }
 
-export async function fakeCgroupTree(version: 'v1' | 'v2', controllers: readonly string[] = version === 'v1' ? ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'systemd'] : ['cpuset', 'cpu', 'io', 'memory', 'pids']): Promise<FakeTree> {
+export async function fakeCgroupTree(
+  version: 'v1' | 'v2',
+  controllers: readonly string[] = version === 'v1'
+    ? ['cpu', 'cpuacct', 'cpuset', 'memory', 'pids', 'systemd']
+    : ['cpuset', 'cpu', 'io', 'memory', 'pids'],
+): Promise<FakeTree> {
   const mount = await mkdtemp(join(tmpdir(), `na-cgroup-${version}-`));
   if (version === 'v1') {
     for (const c of controllers) {

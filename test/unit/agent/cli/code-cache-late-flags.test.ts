@@ -43,13 +43,20 @@ test('a code cache loaded after the agent set its heap growth is taken; the flag
   assert.equal(taken(dir, 'unmarked.cjs'), false, 'V8 refuses a cache made under other flags');
   setFlagsFromString('--heap-growing-percent=0');
   setHeapGrowth();
-  assert.deepEqual((globalThis as { [LATE_V8_FLAGS]?: unknown })[LATE_V8_FLAGS], { flags: '--heap-growing-percent=10', defaults: '--heap-growing-percent=0' });
+  assert.deepEqual((globalThis as { [LATE_V8_FLAGS]?: unknown })[LATE_V8_FLAGS], {
+    flags: '--heap-growing-percent=10',
+    defaults: '--heap-growing-percent=0',
+  });
   const after = loadCachedBundle({ file: join(dir, 'after.cjs'), warn: () => undefined });
   assert.equal(after.fromCache, true, 'loaded after setHeapGrowth, the cache is taken');
   assert.equal((after.exports as { twice(n: number): number }).twice(21), 42);
   // The flag is set again after the compile: without the mark, the next cache is refused.
   const late = (globalThis as { [LATE_V8_FLAGS]?: unknown })[LATE_V8_FLAGS];
   delete (globalThis as { [LATE_V8_FLAGS]?: unknown })[LATE_V8_FLAGS];
-  assert.equal(taken(dir, 'probe.cjs'), false, 'the heap growth flag is set again once the cache is compiled');
+  assert.equal(
+    taken(dir, 'probe.cjs'),
+    false,
+    'the heap growth flag is set again once the cache is compiled',
+  );
   (globalThis as { [LATE_V8_FLAGS]?: unknown })[LATE_V8_FLAGS] = late;
 });

@@ -1,15 +1,33 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FlagError } from '../../../../src/common/util/errors.js';
-import { describeFeatureGates, featureGateInfo, featureGateProblems, KNOWN_FEATURE_GATES, parseFeatureGates, resolveFeatureGates } from '../../../../src/agent/cli/feature-gates.js';
+import {
+  describeFeatureGates,
+  featureGateInfo,
+  featureGateProblems,
+  KNOWN_FEATURE_GATES,
+  parseFeatureGates,
+  resolveFeatureGates,
+} from '../../../../src/agent/cli/feature-gates.js';
 
 test('the gates the brief names are known with their reference stage and default', () => {
   const want: [string, 'alpha' | 'beta' | 'ga' | 'deprecated', boolean][] = [
-    ['RotatePlatletServerCertificate', 'beta', true], ['LoggingAlphaOptions', 'alpha', false], ['LoggingBetaOptions', 'beta', true],
-    ['CustomCPUCFSQuotaPeriod', 'alpha', false], ['QOSReserved', 'alpha', false], ['CPUManagerPolicyOptions', 'beta', true],
-    ['CPUManagerPolicyAlphaOptions', 'alpha', false], ['CPUManagerPolicyBetaOptions', 'beta', true], ['TopologyManagerPolicyOptions', 'ga', true],
-    ['TopologyManagerPolicyAlphaOptions', 'alpha', false], ['TopologyManagerPolicyBetaOptions', 'beta', true], ['MemoryManager', 'ga', true],
-    ['GracefulNodeShutdown', 'beta', true], ['PlatletTracing', 'beta', true], ['AllAlpha', 'alpha', false], ['AllBeta', 'beta', false],
+    ['RotatePlatletServerCertificate', 'beta', true],
+    ['LoggingAlphaOptions', 'alpha', false],
+    ['LoggingBetaOptions', 'beta', true],
+    ['CustomCPUCFSQuotaPeriod', 'alpha', false],
+    ['QOSReserved', 'alpha', false],
+    ['CPUManagerPolicyOptions', 'beta', true],
+    ['CPUManagerPolicyAlphaOptions', 'alpha', false],
+    ['CPUManagerPolicyBetaOptions', 'beta', true],
+    ['TopologyManagerPolicyOptions', 'ga', true],
+    ['TopologyManagerPolicyAlphaOptions', 'alpha', false],
+    ['TopologyManagerPolicyBetaOptions', 'beta', true],
+    ['MemoryManager', 'ga', true],
+    ['GracefulNodeShutdown', 'beta', true],
+    ['PlatletTracing', 'beta', true],
+    ['AllAlpha', 'alpha', false],
+    ['AllBeta', 'beta', false],
   ];
   for (const [name, stage, def] of want) {
     const g = featureGateInfo(name);
@@ -24,17 +42,34 @@ test('the gates the brief names are known with their reference stage and default
 });
 
 test('parseFeatureGates: Go bool forms, unknown gates listed, locked gates refused', () => {
-  assert.deepEqual(parseFeatureGates('QOSReserved=true,PlatletTracing=false, LoggingAlphaOptions=T'), {
-    QOSReserved: true, PlatletTracing: false, LoggingAlphaOptions: true,
-  });
-  assert.throws(() => parseFeatureGates('Bogus=true', 'feature-gates'), (e: unknown) => {
-    assert.ok(e instanceof FlagError);
-    assert.match(e.message, /^invalid argument "Bogus=true" for "--feature-gates" flag: unrecognized feature gate: Bogus \(known gates: AllAlpha, AllBeta, /);
-    assert.match(e.message, /RotatePlatletServerCertificate/);
-    return true;
-  });
-  assert.throws(() => parseFeatureGates('MemoryManager=false'), /cannot set feature gate MemoryManager to false, feature is locked to true/);
-  assert.throws(() => parseFeatureGates('QOSReserved=maybe'), /invalid value of QOSReserved: maybe/);
+  assert.deepEqual(
+    parseFeatureGates('QOSReserved=true,PlatletTracing=false, LoggingAlphaOptions=T'),
+    {
+      QOSReserved: true,
+      PlatletTracing: false,
+      LoggingAlphaOptions: true,
+    },
+  );
+  assert.throws(
+    () => parseFeatureGates('Bogus=true', 'feature-gates'),
+    (e: unknown) => {
+      assert.ok(e instanceof FlagError);
+      assert.match(
+        e.message,
+        /^invalid argument "Bogus=true" for "--feature-gates" flag: unrecognized feature gate: Bogus \(known gates: AllAlpha, AllBeta, /,
+      );
+      assert.match(e.message, /RotatePlatletServerCertificate/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => parseFeatureGates('MemoryManager=false'),
+    /cannot set feature gate MemoryManager to false, feature is locked to true/,
+  );
+  assert.throws(
+    () => parseFeatureGates('QOSReserved=maybe'),
+    /invalid value of QOSReserved: maybe/,
+  );
   assert.deepEqual(featureGateProblems({ QOSReserved: true }), []);
 });
 
@@ -51,5 +86,7 @@ test('resolveFeatureGates: defaults, AllAlpha/AllBeta, explicit settings win', (
 });
 
 test('a GA gate that is not locked may still be switched off', () => {
-  assert.deepEqual(parseFeatureGates('TopologyManagerPolicyOptions=false'), { TopologyManagerPolicyOptions: false });
+  assert.deepEqual(parseFeatureGates('TopologyManagerPolicyOptions=false'), {
+    TopologyManagerPolicyOptions: false,
+  });
 });

@@ -16,11 +16,21 @@ test('help has the usage line and every flag with its type, help text, default a
   assert.match(help, /^ {2}-v, --v int {3,}Log verbosity level\.$/m);
   assert.match(help, /^ {2}-h, --help {3,}Print this help and exit\.$/m);
   assert.match(help, /^ {6}--version version\[=true\] {3,}/m);
-  assert.match(help, /^ {6}--fail-swap-on {3,}Refuse to start when swap is enabled on the host\. \(default true\) \[cfg\]$/m);
-  assert.match(help, /--maximum-dead-containers int32 .*\(default -1\) \[dep: Use --eviction-hard or --eviction-soft instead\. Will be removed in a future version\.\]$/m);
+  assert.match(
+    help,
+    /^ {6}--fail-swap-on {3,}Refuse to start when swap is enabled on the host\. \(default true\) \[cfg\]$/m,
+  );
+  assert.match(
+    help,
+    /--maximum-dead-containers int32 .*\(default -1\) \[dep: Use --eviction-hard or --eviction-soft instead\. Will be removed in a future version\.\]$/m,
+  );
   assert.match(help, /--lock-file string .* \[alpha\]$/m);
   assert.match(help, /--container-log-max-files int32 .*\(default 5\) \[cfg\] \[beta\]$/m);
-  for (const g of KNOWN_FEATURE_GATES) assert.ok(help.includes(`${g.name}=true|false (${g.stage.toUpperCase()} - default=${g.default})`), g.name);
+  for (const g of KNOWN_FEATURE_GATES)
+    assert.ok(
+      help.includes(`${g.name}=true|false (${g.stage.toUpperCase()} - default=${g.default})`),
+      g.name,
+    );
 });
 
 test('flags are listed by name, as the reference sorts them', () => {
@@ -41,6 +51,8 @@ test('defaults and markers read as the spec shows them', () => {
   assert.equal(defaultPhrase(get('authorization-mode')), '(default "AlwaysAllow")');
   assert.equal(defaultPhrase(get('config')), '');
   assert.deepEqual(markers(get('qos-reserved')), ['[cfg]', '[alpha]']);
-  assert.deepEqual(markers(get('experimental-mounter-path')), ['[dep: will be removed in 1.25 or later, in favor of using CSI.]']);
+  assert.deepEqual(markers(get('experimental-mounter-path')), [
+    '[dep: will be removed in 1.25 or later, in favor of using CSI.]',
+  ]);
   assert.deepEqual(markers(get('node-ip')), []);
 });

@@ -31,8 +31,14 @@ test('--protect-kernel-defaults refuses the start naming every setting that diff
   const dir = await fakeProcSys({ ...GOOD, 'vm/overcommit_memory': '0', 'kernel/panic': '1' });
   t.after(() => rm(dir, { recursive: true, force: true }));
   await assert.rejects(enforceKernelDefaults(true, dir, recordingLogger()), (err: Error) => {
-    assert.match(err.message, /invalid kernel flag: vm\/overcommit_memory, expected value: 1, actual value: 0/);
-    assert.match(err.message, /invalid kernel flag: kernel\/panic, expected value: 10, actual value: 1/);
+    assert.match(
+      err.message,
+      /invalid kernel flag: vm\/overcommit_memory, expected value: 1, actual value: 0/,
+    );
+    assert.match(
+      err.message,
+      /invalid kernel flag: kernel\/panic, expected value: 10, actual value: 1/,
+    );
     assert.doesNotMatch(err.message, /panic_on_oops/);
     return true;
   });
@@ -45,7 +51,10 @@ test('without it, each difference is logged once and the host is left as it is',
   const log = recordingLogger();
   await enforceKernelDefaults(false, dir, log);
   assert.equal(log.lines.length, 1);
-  assert.match(log.lines[0]?.msg ?? '', /invalid kernel flag: kernel\/panic_on_oops, expected value: 1, actual value: 0/);
+  assert.match(
+    log.lines[0]?.msg ?? '',
+    /invalid kernel flag: kernel\/panic_on_oops, expected value: 1, actual value: 0/,
+  );
   assert.equal(await readFile(join(dir, 'kernel/panic_on_oops'), 'utf8'), '0\n');
 });
 

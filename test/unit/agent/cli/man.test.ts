@@ -10,7 +10,8 @@ function repoRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'man', 'nodeagent.1')) || !existsSync(join(dir, 'package.json'))) {
     const up = dirname(dir);
-    if (up === dir) throw new Error('man/nodeagent.1 not found above the test file: run npm run man');
+    if (up === dir)
+      throw new Error('man/nodeagent.1 not found above the test file: run npm run man');
     dir = up;
   }
   return dir;
@@ -24,11 +25,12 @@ test('man/nodeagent.1 matches the flag table byte for byte', () => {
 test('the man page documents every flag', () => {
   const page = renderManPage();
   assert.match(page, /^\.TH NODEAGENT 1 /);
-  for (const f of FLAGS) assert.ok(page.includes(`\\fB${troffEscape(`--${f.name}`)}\\fR`), `--${f.name}`);
+  for (const f of FLAGS)
+    assert.ok(page.includes(`\\fB${troffEscape(`--${f.name}`)}\\fR`), `--${f.name}`);
   assert.ok(page.includes('\\fB\\-v\\fR, \\fB\\-\\-v\\fR \\fIint\\fR'));
 });
 
 test('troff escaping', () => {
   assert.equal(troffEscape('a-b\\c'), 'a\\-b\\ec');
-  assert.equal(troffEscape('.x\n\'y'), '\\&.x\n\\&\'y');
+  assert.equal(troffEscape(".x\n'y"), "\\&.x\n\\&'y");
 });

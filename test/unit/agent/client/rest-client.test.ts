@@ -3,7 +3,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RestClient, CsrClient, createEventClient, createPodClient, TokenBucket, retryDelayMs, defaultRetryPolicy, parseRetryAfter } from '../../../../src/agent/client/index.js';
+import {
+  RestClient,
+  CsrClient,
+  createEventClient,
+  createPodClient,
+  TokenBucket,
+  retryDelayMs,
+  defaultRetryPolicy,
+  parseRetryAfter,
+} from '../../../../src/agent/client/index.js';
 import { ApiError, isNotFound, isForbidden } from '../../../../src/common/util/errors.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
@@ -21,7 +30,10 @@ interface Recorded {
   raw: Buffer;
 }
 
-async function serve(t: { after(fn: () => Promise<void> | void): void }, handler: Handler): Promise<{ url: string; requests: Recorded[] }> {
+async function serve(
+  t: { after(fn: () => Promise<void> | void): void },
+  handler: Handler,
+): Promise<{ url: string; requests: Recorded[] }> {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -29,27 +41,54 @@ async function serve(t: { after(fn: () => Promise<void> | void): void }, handler
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const body = raw.toString();
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw });
+      requests.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        raw,
+      });
       handler(req, res, body);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
 }
 
 function conn(server: string, extra: Partial<ConnectionConfig> = {}): ConnectionConfig {
-  return { server, insecureSkipTlsVerify: false, userName: 'u', source: 'test.conf', token: 'abcdef.0123456789abcdef', ...extra };
+  return {
+    server,
+    insecureSkipTlsVerify: false,
+    userName: 'u',
+    source: 'test.conf',
+    token: 'abcdef.0123456789abcdef',
+    ...extra,
+  };
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 
 test('bearer token, Accept negotiation with JSON fallback, protobuf bodies (the spec default names the protobuf wire)', async (t) => {
   const s = await serve(t, (_req, res) => json(res, 200, { kind: 'Pod', metadata: { name: 'p' } }));
-  const rest = new RestClient({ connection: conn(s.url), contentType: 'application/vnd.platform.protobuf' });
+  const rest = new RestClient({
+    connection: conn(s.url),
+    contentType: 'application/vnd.platform.protobuf',
+  });
   t.after(() => rest.close());
   const pods = createPodClient({ client: rest });
   const pod = await pods.get('p', { namespace: 'ns1' });
@@ -62,7 +101,11 @@ test('bearer token, Accept negotiation with JSON fallback, protobuf bodies (the 
   assert.equal(s.requests[1]?.method, 'POST');
   assert.equal(s.requests[1]?.url, '/api/v1/namespaces/ns2/pods');
   assert.equal(s.requests[1]?.headers['content-type'], 'application/vnd.kubernetes.protobuf');
-  assert.deepEqual(decodeEnvelope(s.requests[1]?.raw ?? Buffer.alloc(0)).object, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns2' } });
+  assert.deepEqual(decodeEnvelope(s.requests[1]?.raw ?? Buffer.alloc(0)).object, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'q', namespace: 'ns2' },
+  });
   await pods.patch('q', { metadata: { labels: { a: 'b' } } }, { namespace: 'ns2' });
   assert.equal(s.requests[2]?.headers['content-type'], 'application/merge-patch+json');
 });
@@ -74,30 +117,80 @@ test('--plat-api-content-type=application/json: JSON bodies and Accept', async (
   await createPodClient({ client: rest }).create({ metadata: { name: 'q', namespace: 'ns2' } });
   assert.equal(s.requests[0]?.headers.accept, 'application/json');
   assert.equal(s.requests[0]?.headers['content-type'], 'application/json');
-  assert.deepEqual(JSON.parse(s.requests[0]?.body ?? ''), { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'q', namespace: 'ns2' } });
+  assert.deepEqual(JSON.parse(s.requests[0]?.body ?? ''), {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'q', namespace: 'ns2' },
+  });
 });
 
 test('protobuf answers are decoded; a server answering 415 to protobuf bodies or 406 to the protobuf Accept gets JSON from then on, logged once', async (t) => {
-  const unsupported = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml', reason: 'UnsupportedMediaType', code: 415 };
-  const notAcceptable = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'only the following media types are accepted: application/json, application/yaml', reason: 'NotAcceptable', code: 406 };
+  const unsupported = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message:
+      'the body of the request was in an unknown format - accepted media types include: application/json, application/yaml',
+    reason: 'UnsupportedMediaType',
+    code: 415,
+  };
+  const notAcceptable = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Failure',
+    message: 'only the following media types are accepted: application/json, application/yaml',
+    reason: 'NotAcceptable',
+    code: 406,
+  };
   const s = await serve(t, (req, res) => {
-    if (req.method === 'POST' && req.headers['content-type'] === 'application/vnd.kubernetes.protobuf') return json(res, 415, unsupported);
-    if (req.url?.endsWith('/json-only') && String(req.headers.accept).startsWith('application/vnd.kubernetes.protobuf')) return json(res, 406, notAcceptable);
-    if (req.url?.endsWith('/json-only')) return json(res, 200, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'json-only' } });
-    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } };
-    res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/vnd.kubernetes.protobuf' });
+    if (
+      req.method === 'POST' &&
+      req.headers['content-type'] === 'application/vnd.kubernetes.protobuf'
+    )
+      return json(res, 415, unsupported);
+    if (
+      req.url?.endsWith('/json-only') &&
+      String(req.headers.accept).startsWith('application/vnd.kubernetes.protobuf')
+    )
+      return json(res, 406, notAcceptable);
+    if (req.url?.endsWith('/json-only'))
+      return json(res, 200, { kind: 'Pod', apiVersion: 'v1', metadata: { name: 'json-only' } });
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' },
+      status: { phase: 'Running' },
+    };
+    res.writeHead(req.method === 'POST' ? 201 : 200, {
+      'content-type': 'application/vnd.kubernetes.protobuf',
+    });
     res.end(encodeEnvelope(pod, 'v1', 'Pod'));
   });
   const logger = recordingLogger();
-  const rest = new RestClient({ connection: conn(s.url), contentType: 'application/vnd.kubernetes.protobuf', logger });
+  const rest = new RestClient({
+    connection: conn(s.url),
+    contentType: 'application/vnd.kubernetes.protobuf',
+    logger,
+  });
   t.after(() => rest.close());
   const pods = createPodClient({ client: rest });
   const got = await pods.get('p', { namespace: 'x' });
-  assert.deepEqual(got, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' }, status: { phase: 'Running' } });
+  assert.deepEqual(got, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', creationTimestamp: '2026-01-01T00:00:00Z' },
+    status: { phase: 'Running' },
+  });
   await pods.create({ metadata: { name: 'a', namespace: 'x' } });
   await pods.create({ metadata: { name: 'b', namespace: 'x' } });
   const posts = s.requests.filter((r) => r.method === 'POST').map((r) => r.headers['content-type']);
-  assert.deepEqual(posts, ['application/vnd.kubernetes.protobuf', 'application/json', 'application/json']);
+  assert.deepEqual(posts, [
+    'application/vnd.kubernetes.protobuf',
+    'application/json',
+    'application/json',
+  ]);
   assert.equal((await pods.get('json-only', { namespace: 'x' })).metadata?.name, 'json-only');
   assert.equal(s.requests.at(-1)?.headers.accept, 'application/json');
   assert.equal(logger.lines.filter((e) => /\(415\)/.test(e.msg)).length, 1);
@@ -111,13 +204,31 @@ test('a server answering a type that is neither JSON nor protobuf gets a clear e
   });
   const rest = new RestClient({ connection: conn(s.url) });
   t.after(() => rest.close());
-  await assert.rejects(createPodClient({ client: rest }).get('p', { namespace: 'x' }), /content type text\/html, which nodeagent cannot decode \(JSON and application\/vnd.kubernetes.protobuf are\)/);
+  await assert.rejects(
+    createPodClient({ client: rest }).get('p', { namespace: 'x' }),
+    /content type text\/html, which nodeagent cannot decode \(JSON and application\/vnd.kubernetes.protobuf are\)/,
+  );
 });
 
 test('Status bodies become ApiError with status, reason, details; 403 names the identity', async (t) => {
   const s = await serve(t, (req, res) => {
-    if (req.url?.includes('missing')) json(res, 404, { kind: 'Status', status: 'Failure', reason: 'NotFound', message: 'pods "missing" not found', code: 404, details: { name: 'missing', kind: 'pods' } });
-    else json(res, 403, { kind: 'Status', status: 'Failure', reason: 'Forbidden', message: 'no', code: 403 });
+    if (req.url?.includes('missing'))
+      json(res, 404, {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'NotFound',
+        message: 'pods "missing" not found',
+        code: 404,
+        details: { name: 'missing', kind: 'pods' },
+      });
+    else
+      json(res, 403, {
+        kind: 'Status',
+        status: 'Failure',
+        reason: 'Forbidden',
+        message: 'no',
+        code: 403,
+      });
   });
   const rest = new RestClient({ connection: conn(s.url) });
   t.after(() => rest.close());
@@ -132,7 +243,10 @@ test('Status bodies become ApiError with status, reason, details; 403 names the 
   });
   await assert.rejects(pods.get('other', { namespace: 'x' }), (e: unknown) => {
     assert.ok(isForbidden(e));
-    assert.match((e as Error).message, /refused GET .* for the bootstrap token "abcdef" \(user "system:bootstrap:abcdef"\)/);
+    assert.match(
+      (e as Error).message,
+      /refused GET .* for the bootstrap token "abcdef" \(user "system:bootstrap:abcdef"\)/,
+    );
     assert.doesNotMatch((e as Error).message, /0123456789abcdef/);
     return true;
   });
@@ -142,9 +256,22 @@ test('retries 429/5xx honouring Retry-After, bounded; no retry on 4xx', async (t
   let n = 0;
   const s = await serve(t, (req, res) => {
     n++;
-    if (req.url?.includes('bad')) return json(res, 400, { kind: 'Status', reason: 'BadRequest', message: 'bad', code: 400 });
-    if (req.url?.includes('always')) return json(res, 503, { kind: 'Status', reason: 'ServiceUnavailable', message: 'down', code: 503 });
-    if (n === 1) return json(res, 429, { kind: 'Status', reason: 'TooManyRequests', code: 429 }, { 'retry-after': '7' });
+    if (req.url?.includes('bad'))
+      return json(res, 400, { kind: 'Status', reason: 'BadRequest', message: 'bad', code: 400 });
+    if (req.url?.includes('always'))
+      return json(res, 503, {
+        kind: 'Status',
+        reason: 'ServiceUnavailable',
+        message: 'down',
+        code: 503,
+      });
+    if (n === 1)
+      return json(
+        res,
+        429,
+        { kind: 'Status', reason: 'TooManyRequests', code: 429 },
+        { 'retry-after': '7' },
+      );
     if (n === 2) return json(res, 500, { kind: 'Status', reason: 'InternalError', code: 500 });
     return json(res, 200, { metadata: { name: 'ok' } });
   });
@@ -182,7 +309,10 @@ test('connection errors are retried and abortable', async () => {
   await assert.rejects(p, /stopped/);
   await rest.close();
   const once = new RestClient({ connection: conn('http://127.0.0.1:1'), retry: { maxRetries: 0 } });
-  await assert.rejects(createPodClient({ client: once }).get('x', { namespace: 'n' }), /connection refused \(is the API server running\?\)/);
+  await assert.rejects(
+    createPodClient({ client: once }).get('x', { namespace: 'n' }),
+    /connection refused \(is the API server running\?\)/,
+  );
   await once.close();
 });
 
@@ -221,7 +351,18 @@ test('0 means the defaults 50/100', () => {
 test('healthz reports ok, failures and timeouts without throwing', async (t) => {
   let mode = 'ok';
   const s = await serve(t, (_req, res) => {
-    if (mode === 'ok') { res.writeHead(200); res.end('ok'); } else if (mode === 'slow') { setTimeout(() => { res.writeHead(200); res.end('ok'); }, 2000); } else { res.writeHead(500); res.end('etcd not ready'); }
+    if (mode === 'ok') {
+      res.writeHead(200);
+      res.end('ok');
+    } else if (mode === 'slow') {
+      setTimeout(() => {
+        res.writeHead(200);
+        res.end('ok');
+      }, 2000);
+    } else {
+      res.writeHead(500);
+      res.end('etcd not ready');
+    }
   });
   const rest = new RestClient({ connection: conn(s.url), clock: systemClock });
   t.after(() => rest.close());
@@ -234,10 +375,15 @@ test('healthz reports ok, failures and timeouts without throwing', async (t) => 
 });
 
 test('CsrClient paths use the platform domain', async (t) => {
-  const s = await serve(t, (_req, res) => json(res, 200, { items: [], metadata: { resourceVersion: '5' } }));
+  const s = await serve(t, (_req, res) =>
+    json(res, 200, { items: [], metadata: { resourceVersion: '5' } }),
+  );
   const rest = new RestClient({ connection: conn(s.url) });
   t.after(() => rest.close());
   const csrs = new CsrClient({ client: rest, names: namesFor('platform', 'k8s.io') });
   await csrs.list({ fieldSelector: 'metadata.name=node-csr-x' });
-  assert.equal(s.requests[0]?.url, '/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=metadata.name%3Dnode-csr-x');
+  assert.equal(
+    s.requests[0]?.url,
+    '/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=metadata.name%3Dnode-csr-x',
+  );
 });

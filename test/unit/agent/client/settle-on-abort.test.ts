@@ -7,7 +7,11 @@ import type { Dispatcher } from 'undici';
 import { settleOnAbort } from '../../../../src/agent/client/settle-on-abort.js';
 
 function answer(): Dispatcher.ResponseData {
-  return { statusCode: 200, headers: {}, body: Readable.from(['ok']) } as unknown as Dispatcher.ResponseData;
+  return {
+    statusCode: 200,
+    headers: {},
+    body: Readable.from(['ok']),
+  } as unknown as Dispatcher.ResponseData;
 }
 
 test('a pending request rejects with the signal reason as soon as the signal aborts', async () => {
@@ -22,7 +26,10 @@ test('an answer that comes after the abort has its body destroyed', async () => 
   const ac = new AbortController();
   let deliver = (_r: Dispatcher.ResponseData): void => undefined;
   const late = answer();
-  const settled = settleOnAbort(new Promise<Dispatcher.ResponseData>((r) => (deliver = r)), ac.signal);
+  const settled = settleOnAbort(
+    new Promise<Dispatcher.ResponseData>((r) => (deliver = r)),
+    ac.signal,
+  );
   ac.abort(new Error('stopping'));
   await assert.rejects(settled);
   deliver(late);
@@ -38,5 +45,8 @@ test('an already aborted signal rejects at once; no signal or no abort: the requ
   assert.equal(await settleOnAbort(Promise.resolve(res), undefined), res);
   assert.equal(await settleOnAbort(Promise.resolve(res), new AbortController().signal), res);
   const failure = new Error('connection refused');
-  await assert.rejects(settleOnAbort(Promise.reject(failure), new AbortController().signal), (err: unknown) => err === failure);
+  await assert.rejects(
+    settleOnAbort(Promise.reject(failure), new AbortController().signal),
+    (err: unknown) => err === failure,
+  );
 });

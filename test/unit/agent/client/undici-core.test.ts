@@ -10,7 +10,9 @@ import * as undiciIndex from 'undici';
 
 const SOURCE = 'src/agent/client/undici-core.ts';
 const require = createRequire(import.meta.url);
-const installed = (JSON.parse(readFileSync(require.resolve('undici/package.json'), 'utf8')) as { version: string }).version;
+const installed = (
+  JSON.parse(readFileSync(require.resolve('undici/package.json'), 'utf8')) as { version: string }
+).version;
 
 /** The `undici/...` paths the source imports, in order. */
 function internalPaths(): string[] {
@@ -22,15 +24,34 @@ const moved = (path: string, what: string): string =>
   `undici ${installed}: ${path} ${what}. ${SOURCE} imports it by path (typed in src/agent/client/undici-modules.d.ts): find where this undici version keeps it and update both, or go back to the pinned version`;
 
 test('package.json pins undici to one exact version, the one installed', () => {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { dependencies: Record<string, string> };
+  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
   const pin = pkg.dependencies['undici'];
-  assert.match(pin ?? '', /^\d+\.\d+\.\d+$/, `undici is ${String(pin)} in package.json: internal paths need an exact pin, not a range`);
-  assert.equal(installed, pin, `node_modules has undici ${installed}, package.json pins ${String(pin)}: run npm ci`);
+  assert.match(
+    pin ?? '',
+    /^\d+\.\d+\.\d+$/,
+    `undici is ${String(pin)} in package.json: internal paths need an exact pin, not a range`,
+  );
+  assert.equal(
+    installed,
+    pin,
+    `node_modules has undici ${installed}, package.json pins ${String(pin)}: run npm ci`,
+  );
 });
 
 test('every undici path undici-core.ts imports exists in the installed undici', () => {
   const paths = internalPaths();
-  assert.deepEqual(paths, ['undici/lib/dispatcher/agent.js', 'undici/lib/api/api-request.js', 'undici/lib/global.js', 'undici/lib/core/util.js'], `the paths of ${SOURCE} changed: list them here and check them below`);
+  assert.deepEqual(
+    paths,
+    [
+      'undici/lib/dispatcher/agent.js',
+      'undici/lib/api/api-request.js',
+      'undici/lib/global.js',
+      'undici/lib/core/util.js',
+    ],
+    `the paths of ${SOURCE} changed: list them here and check them below`,
+  );
   for (const p of paths) {
     assert.doesNotThrow(() => require.resolve(p), moved(p, 'does not exist'));
   }
@@ -40,17 +61,35 @@ async function load<T>(path: string): Promise<T> {
   try {
     return ((await import(path)) as { default: T }).default;
   } catch (err) {
-    return assert.fail(moved(path, `cannot be loaded (${err instanceof Error ? err.message : String(err)})`));
+    return assert.fail(
+      moved(path, `cannot be loaded (${err instanceof Error ? err.message : String(err)})`),
+    );
   }
 }
 
 test("the internal modules are the index's own: Agent, the request API, the global dispatcher, parseURL", async () => {
   const agent = await load<unknown>('undici/lib/dispatcher/agent.js');
-  assert.equal(agent, undiciIndex.Agent, moved('undici/lib/dispatcher/agent.js', "is not the index's Agent"));
+  assert.equal(
+    agent,
+    undiciIndex.Agent,
+    moved('undici/lib/dispatcher/agent.js', "is not the index's Agent"),
+  );
   const requestApi = await load<unknown>('undici/lib/api/api-request.js');
-  assert.equal(typeof requestApi, 'function', moved('undici/lib/api/api-request.js', 'does not export the request function'));
+  assert.equal(
+    typeof requestApi,
+    'function',
+    moved('undici/lib/api/api-request.js', 'does not export the request function'),
+  );
   const global = await load<{ getGlobalDispatcher?: unknown }>('undici/lib/global.js');
-  assert.equal(global.getGlobalDispatcher, undiciIndex.getGlobalDispatcher, moved('undici/lib/global.js', "does not export the index's getGlobalDispatcher"));
+  assert.equal(
+    global.getGlobalDispatcher,
+    undiciIndex.getGlobalDispatcher,
+    moved('undici/lib/global.js', "does not export the index's getGlobalDispatcher"),
+  );
   const util = await load<{ parseURL?: unknown }>('undici/lib/core/util.js');
-  assert.equal(typeof util.parseURL, 'function', moved('undici/lib/core/util.js', 'does not export parseURL'));
+  assert.equal(
+    typeof util.parseURL,
+    'function',
+    moved('undici/lib/core/util.js', 'does not export parseURL'),
+  );
 });

@@ -3,13 +3,20 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { RestClient, createPodClient, readJsonLines, type WatchEvent, type ApiObject } from '../../../../src/agent/client/index.js';
+import {
+  RestClient,
+  createPodClient,
+  readJsonLines,
+  type WatchEvent,
+  type ApiObject,
+} from '../../../../src/agent/client/index.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
 
 test('readJsonLines splits chunks at newlines, across chunk borders', async () => {
   const chunks = ['{"a":', '1}\n{"b"', ':2}\n\n', '{"c":3}'];
   const out: unknown[] = [];
-  for await (const v of readJsonLines(Readable.from(chunks.map((c) => Buffer.from(c))))) out.push(v);
+  for await (const v of readJsonLines(Readable.from(chunks.map((c) => Buffer.from(c)))))
+    out.push(v);
   assert.deepEqual(out, [{ a: 1 }, { b: 2 }, { c: 3 }]);
 });
 
@@ -26,7 +33,12 @@ test('watch lists first, resumes from the last resourceVersion (bookmarks too), 
     if (u.searchParams.get('watch') !== 'true') {
       lists++;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ metadata: { resourceVersion: lists === 1 ? '10' : '50' }, items: [{ metadata: { name: `p${lists}`, resourceVersion: '9' } }] }));
+      res.end(
+        JSON.stringify({
+          metadata: { resourceVersion: lists === 1 ? '10' : '50' },
+          items: [{ metadata: { name: `p${lists}`, resourceVersion: '9' } }],
+        }),
+      );
       return;
     }
     opens++;
@@ -51,17 +63,46 @@ test('watch lists first, resumes from the last resourceVersion (bookmarks too), 
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  const rest = new RestClient({ connection: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, insecureSkipTlsVerify: false, userName: 'u', source: 's', token: 't' } });
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  const rest = new RestClient({
+    connection: {
+      server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      insecureSkipTlsVerify: false,
+      userName: 'u',
+      source: 's',
+      token: 't',
+    },
+  });
   t.after(() => rest.close());
   const pods = createPodClient({ client: rest });
   const seen: string[] = [];
   const ac = new AbortController();
-  for await (const ev of pods.watch({ namespace: 'n', fieldSelector: 'metadata.name=p1', signal: ac.signal }) as AsyncGenerator<WatchEvent<ApiObject>>) {
-    seen.push(ev.type === 'RELIST' ? `RELIST:${ev.object.items.length}@${ev.object.metadata?.resourceVersion ?? ''}` : `${ev.type}:${ev.object.metadata?.resourceVersion ?? ''}`);
+  for await (const ev of pods.watch({
+    namespace: 'n',
+    fieldSelector: 'metadata.name=p1',
+    signal: ac.signal,
+  }) as AsyncGenerator<WatchEvent<ApiObject>>) {
+    seen.push(
+      ev.type === 'RELIST'
+        ? `RELIST:${ev.object.items.length}@${ev.object.metadata?.resourceVersion ?? ''}`
+        : `${ev.type}:${ev.object.metadata?.resourceVersion ?? ''}`,
+    );
     if (ev.type === 'DELETED') break;
   }
-  assert.deepEqual(seen, ['RELIST:1@10', 'ADDED:11', 'BOOKMARK:15', 'MODIFIED:16', 'RELIST:1@50', 'DELETED:51']);
+  assert.deepEqual(seen, [
+    'RELIST:1@10',
+    'ADDED:11',
+    'BOOKMARK:15',
+    'MODIFIED:16',
+    'RELIST:1@50',
+    'DELETED:51',
+  ]);
   assert.deepEqual(watchRvs, ['10', '15', '50', '50']);
   assert.equal(lists, 2);
 });
@@ -85,13 +126,31 @@ test('a watch refused with 403 ends with the ApiError; an HTTP 410 relists', asy
     }
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }));
-  const rest = new RestClient({ connection: { server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, insecureSkipTlsVerify: false, userName: 'u', source: 's', token: 't' } });
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  const rest = new RestClient({
+    connection: {
+      server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      insecureSkipTlsVerify: false,
+      userName: 'u',
+      source: 's',
+      token: 't',
+    },
+  });
   t.after(() => rest.close());
   const seen: string[] = [];
   await assert.rejects(
     (async () => {
-      for await (const ev of createPodClient({ client: rest }).watch({ namespace: 'n', resourceVersion: '1' })) seen.push(ev.type);
+      for await (const ev of createPodClient({ client: rest }).watch({
+        namespace: 'n',
+        resourceVersion: '1',
+      }))
+        seen.push(ev.type);
     })(),
     (e: unknown) => e instanceof ApiError && e.status === 403,
   );

@@ -15,13 +15,27 @@ import { fakeSysfs, gridLayout } from '../../../helpers/fake-sysfs.js';
 
 function pod(uid: string, cpu: string, guaranteed: boolean): Pod {
   const resources = guaranteed ? { limits: { cpu, memory: '64Mi' } } : { requests: { cpu } };
-  return { metadata: { uid, name: uid, namespace: 'ns' }, spec: { containers: [{ name: 'c', image: 'busybox:local', resources }] } };
+  return {
+    metadata: { uid, name: uid, namespace: 'ns' },
+    spec: { containers: [{ name: 'c', image: 'busybox:local', resources }] },
+  };
 }
 
 test('reconcile every --cpu-manager-reconcile-period: the shared-pool container follows the pool, the CPUs of a gone pod come back', async (t) => {
   const fs = await fakeSysfs(gridLayout(1, 4, 1, 1024 ** 3));
   const root = await mkdtemp(join(tmpdir(), 'na-cm-rec-'));
-  const m = buildResourceManagers({ config: { ...defaultConfiguration('flags'), cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }, gateEnabled: () => true, rootDir: root, runtimeType: 'docker', logger: recordingLogger(), sysfsRoot: fs.root });
+  const m = buildResourceManagers({
+    config: {
+      ...defaultConfiguration('flags'),
+      cpuManagerPolicy: 'static',
+      reservedSystemCPUs: '0',
+    },
+    gateEnabled: () => true,
+    rootDir: root,
+    runtimeType: 'docker',
+    logger: recordingLogger(),
+    sysfsRoot: fs.root,
+  });
   t.after(async () => {
     await m.flush();
     await fs.cleanup();
@@ -32,7 +46,15 @@ test('reconcile every --cpu-manager-reconcile-period: the shared-pool container 
   let active: Pod[] = [shared];
   const updates: [string, string][] = [];
   const runtime: CpusetRuntime = {
-    listContainers: () => Promise.resolve(active.map((p) => ({ id: `id-${p.metadata.uid}`, podUid: p.metadata.uid, name: 'c', state: 'running' }))),
+    listContainers: () =>
+      Promise.resolve(
+        active.map((p) => ({
+          id: `id-${p.metadata.uid}`,
+          podUid: p.metadata.uid,
+          name: 'c',
+          state: 'running',
+        })),
+      ),
     updateCpuset: (id, cpus) => {
       updates.push([id, cpus]);
       return Promise.resolve();
@@ -40,7 +62,14 @@ test('reconcile every --cpu-manager-reconcile-period: the shared-pool container 
   };
   const clock = new ManualClock();
   const ac = new AbortController();
-  const loop = m.startReconcile({ activePods: () => active, sourcesReady: () => true, runtime, periodMs: 5000, clock, signal: ac.signal });
+  const loop = m.startReconcile({
+    activePods: () => active,
+    sourcesReady: () => true,
+    runtime,
+    periodMs: 5000,
+    clock,
+    signal: ac.signal,
+  });
   // one period: the loop sleeps, time passes, the pass runs and the loop sleeps again
   const tick = async (): Promise<void> => {
     await clock.waitForSleepers(1);
@@ -52,7 +81,14 @@ test('reconcile every --cpu-manager-reconcile-period: the shared-pool container 
   m.admit(excl);
   active = [shared, excl];
   await tick();
-  assert.deepEqual(updates.slice(1), [['id-shared', '0,3'], ['id-excl', '1-2']], 'the pool shrank by the exclusive CPUs');
+  assert.deepEqual(
+    updates.slice(1),
+    [
+      ['id-shared', '0,3'],
+      ['id-excl', '1-2'],
+    ],
+    'the pool shrank by the exclusive CPUs',
+  );
   active = [shared];
   await tick();
   assert.equal(m.cpu.defaultCpuSet().toString(), '0-3', 'the gone pod released its CPUs');
@@ -63,7 +99,11 @@ test('reconcile every --cpu-manager-reconcile-period: the shared-pool container 
   const again = pod('again', '2', true);
   m.admit(again);
   active = [shared];
-  assert.deepEqual(m.admit(pod('third', '2', true)), { admit: true }, 'the CPUs of "again", no longer active, were released first');
+  assert.deepEqual(
+    m.admit(pod('third', '2', true)),
+    { admit: true },
+    'the CPUs of "again", no longer active, were released first',
+  );
   ac.abort();
   await loop;
 });

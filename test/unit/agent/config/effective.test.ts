@@ -12,7 +12,10 @@ import { ConfigError } from '../../../../src/common/util/errors.js';
 
 const HEAD = 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n';
 
-async function dir(t: { after(fn: () => unknown): void }, files: Record<string, string>): Promise<string> {
+async function dir(
+  t: { after(fn: () => unknown): void },
+  files: Record<string, string>,
+): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'na-eff-'));
   t.after(() => rm(d, { recursive: true, force: true }));
   for (const [rel, text] of Object.entries(files)) {
@@ -49,21 +52,49 @@ test('precedence: defaults < file < drop-ins (lexical) < flags; feature gates me
     'd/10-a.conf': `${HEAD}port: 10252\nmaxPods: 60\nfeatureGates:\n  CustomCPUCFSQuotaPeriod: true\nevictionHard:\n  nodefs.available: null\n  imagefs.available: 20%\nclusterDNS: [10.0.0.11, 10.0.0.12]\n`,
     'd/20-b.conf': `${HEAD}maxPods: 70\nstaticPodPath: pods\n`,
   });
-  const r = await build(['--config', join(d, 'c.yaml'), '--config-dir', join(d, 'd'), '--max-pods=80', '--feature-gates=QOSReserved=false']);
+  const r = await build([
+    '--config',
+    join(d, 'c.yaml'),
+    '--config-dir',
+    join(d, 'd'),
+    '--max-pods=80',
+    '--feature-gates=QOSReserved=false',
+  ]);
   assert.deepEqual(r.problems, []);
   assert.equal(r.config.port, 10252, 'drop-in over file');
   assert.equal(r.config.maxPods, 80, 'flag over drop-ins');
   assert.equal(r.config.syncFrequency, '2m0s', 'file over defaults, normalized');
-  assert.deepEqual(r.config.featureGates, { QOSReserved: false, LoggingAlphaOptions: true, CustomCPUCFSQuotaPeriod: true });
-  assert.deepEqual(r.config.evictionHard, { 'memory.available': '200Mi', 'imagefs.available': '20%' }, 'drop-in merges maps key by key');
+  assert.deepEqual(r.config.featureGates, {
+    QOSReserved: false,
+    LoggingAlphaOptions: true,
+    CustomCPUCFSQuotaPeriod: true,
+  });
+  assert.deepEqual(
+    r.config.evictionHard,
+    { 'memory.available': '200Mi', 'imagefs.available': '20%' },
+    'drop-in merges maps key by key',
+  );
   assert.deepEqual(r.config.clusterDNS, ['10.0.0.11', '10.0.0.12'], 'lists are replaced whole');
   assert.equal(r.config.staticPodPath, join(d, 'd', 'pods'), 'relative to the drop-in directory');
-  assert.deepEqual(r.files, [join(d, 'c.yaml'), join(d, 'd', '10-a.conf'), join(d, 'd', '20-b.conf')]);
+  assert.deepEqual(r.files, [
+    join(d, 'c.yaml'),
+    join(d, 'd', '10-a.conf'),
+    join(d, 'd', '20-b.conf'),
+  ]);
 });
 
 test('a flag map replaces the file map; flag-only settings land in NodeAgentFlags', async (t) => {
-  const d = await dir(t, { 'c.yaml': `${HEAD}evictionHard:\n  memory.available: 200Mi\n  nodefs.available: 5%\n` });
-  const r = await build(['--config', join(d, 'c.yaml'), '--eviction-hard=memory.available<300Mi', '--node-labels=a=b', '--root-dir=/srv/na', '--hostname-override=node-1']);
+  const d = await dir(t, {
+    'c.yaml': `${HEAD}evictionHard:\n  memory.available: 200Mi\n  nodefs.available: 5%\n`,
+  });
+  const r = await build([
+    '--config',
+    join(d, 'c.yaml'),
+    '--eviction-hard=memory.available<300Mi',
+    '--node-labels=a=b',
+    '--root-dir=/srv/na',
+    '--hostname-override=node-1',
+  ]);
   assert.deepEqual(r.config.evictionHard, { 'memory.available': '300Mi' });
   assert.deepEqual(r.flags.nodeLabels, { a: 'b' });
   assert.equal(r.flags.rootDir, '/srv/na');
@@ -71,40 +102,63 @@ test('a flag map replaces the file map; flag-only settings land in NodeAgentFlag
 });
 
 test('validation problems come back together, load problems throw ConfigError', async (t) => {
-  const d = await dir(t, { 'c.yaml': `${HEAD}eventRecordQPS: -1\n`, 'bad.yaml': `${HEAD}port: [\n` });
+  const d = await dir(t, {
+    'c.yaml': `${HEAD}eventRecordQPS: -1\n`,
+    'bad.yaml': `${HEAD}port: [\n`,
+  });
   const r = await build(['--config', join(d, 'c.yaml'), '--image-gc-high-threshold=150']);
   assert.deepEqual(r.problems, [
     'invalid configuration: eventRecordQPS (--event-qps) -1 must not be a negative number',
     'invalid configuration: imageGCHighThresholdPercent (--image-gc-high-threshold) 150 must be between 0 and 100, inclusive',
   ]);
-  await assert.rejects(build(['--config', join(d, 'bad.yaml')]), (err: unknown) => err instanceof ConfigError && /bad\.yaml" line \d+, column \d+/.test(err.message));
+  await assert.rejects(
+    build(['--config', join(d, 'bad.yaml')]),
+    (err: unknown) =>
+      err instanceof ConfigError && /bad\.yaml" line \d+, column \d+/.test(err.message),
+  );
   await assert.rejects(build(['--config-dir', join(d, 'nope')]), /failed to read config dir/);
 });
 
 test('--platform-domain changes the expected apiVersion', async (t) => {
-  const d = await dir(t, { 'c.yaml': 'apiVersion: nodeagent.config.k8s.io/v1beta1\nkind: NodeAgentConfiguration\n' });
+  const d = await dir(t, {
+    'c.yaml': 'apiVersion: nodeagent.config.k8s.io/v1beta1\nkind: NodeAgentConfiguration\n',
+  });
   const r = await build(['--platform-domain=k8s.io', '--config', join(d, 'c.yaml')]);
   assert.equal(r.config.apiVersion, 'nodeagent.config.k8s.io/v1beta1');
   assert.equal(r.config.platformDomain, 'k8s.io');
 });
 
 test('print-config masks header values and shows every field', async () => {
-  const r = await build(['--manifest-url=https://example.com/pods', '--manifest-url-header=Authorization:Bearer s3cret,X-A:1']);
+  const r = await build([
+    '--manifest-url=https://example.com/pods',
+    '--manifest-url-header=Authorization:Bearer s3cret,X-A:1',
+  ]);
   const out = renderPrintConfig(r.config, r.flags);
   assert.ok(!out.includes('s3cret'));
   assert.match(out, new RegExp(`Authorization:\\n\\s+- "?${MASK}"?`));
   const [first, second] = out.split('\n---\n');
   // the flag defaults open the command endpoints: a comment marks it before the document
-  assert.match(first ?? '', /^# WARNING \(unsafe\): [^\n]*\napiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentConfiguration\n/);
-  assert.match(second ?? '', /^apiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentFlags\n/);
+  assert.match(
+    first ?? '',
+    /^# WARNING \(unsafe\): [^\n]*\napiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentConfiguration\n/,
+  );
+  assert.match(
+    second ?? '',
+    /^apiVersion: nodeagent.config.platform.io\/v1beta1\nkind: NodeAgentFlags\n/,
+  );
   for (const spec of FLAGS) {
     const key = spec.configPath?.split('.')[0] ?? spec.flagsField;
-    if (key !== undefined) assert.match(out, new RegExp(`^${key}:`, 'm'), `--${spec.name} shows as ${key}`);
+    if (key !== undefined)
+      assert.match(out, new RegExp(`^${key}:`, 'm'), `--${spec.name} shows as ${key}`);
   }
 });
 
 test('insecure cipher suites are accepted with a warning', async () => {
-  const r = await build(['--tls-cipher-suites=TLS_RSA_WITH_AES_128_CBC_SHA,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256']);
+  const r = await build([
+    '--tls-cipher-suites=TLS_RSA_WITH_AES_128_CBC_SHA,TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
+  ]);
   assert.deepEqual(r.problems, []);
-  assert.deepEqual(r.warnings, ['tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite TLS_RSA_WITH_AES_128_CBC_SHA']);
+  assert.deepEqual(r.warnings, [
+    'tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite TLS_RSA_WITH_AES_128_CBC_SHA',
+  ]);
 });

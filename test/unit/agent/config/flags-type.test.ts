@@ -14,7 +14,15 @@ test('the deprecated flag-only options have the spec defaults and take their giv
   assert.equal(defaults.experimentalAllocatableIgnoreEviction, false);
   assert.equal(defaults.experimentalMounterPath, '');
   assert.equal(defaults.podInfraContainerImage, '');
-  const given = buildNodeAgentFlags(FLAGS, parseArgs(['--maximum-dead-containers=7', '--minimum-container-ttl-duration=90s', '--experimental-allocatable-ignore-eviction', '--node-labels=a=b,c=d']).values);
+  const given = buildNodeAgentFlags(
+    FLAGS,
+    parseArgs([
+      '--maximum-dead-containers=7',
+      '--minimum-container-ttl-duration=90s',
+      '--experimental-allocatable-ignore-eviction',
+      '--node-labels=a=b,c=d',
+    ]).values,
+  );
   assert.equal(given.maximumDeadContainers, 7);
   assert.equal(given.minimumContainerTTLDuration, '1m30s');
   assert.equal(given.experimentalAllocatableIgnoreEviction, true);
@@ -22,6 +30,12 @@ test('the deprecated flag-only options have the spec defaults and take their giv
 });
 
 test('a value of another type than its field (the parser and the table disagree) is an error naming the flag', () => {
-  assert.throws(() => buildNodeAgentFlags(FLAGS, new Map([['maximum-dead-containers', 'seven']])), /^Error: --maximum-dead-containers: the parser gave "seven", not an integer$/);
-  assert.throws(() => buildNodeAgentFlags(FLAGS, new Map([['node-labels', { a: true }]])), /^Error: --node-labels: the parser gave \{"a":true\}, not a map of strings$/);
+  assert.throws(
+    () => buildNodeAgentFlags(FLAGS, new Map([['maximum-dead-containers', 'seven']])),
+    /^Error: --maximum-dead-containers: the parser gave "seven", not an integer$/,
+  );
+  assert.throws(
+    () => buildNodeAgentFlags(FLAGS, new Map([['node-labels', { a: true }]])),
+    /^Error: --node-labels: the parser gave \{"a":true\}, not a map of strings$/,
+  );
 });

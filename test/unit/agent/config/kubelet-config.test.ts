@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
 import { parseArgs } from '../../../../src/agent/cli/parser.js';
-import { profileOnCommandLine, translateReferenceFlags } from '../../../../src/agent/cli/reference-flags.js';
+import {
+  profileOnCommandLine,
+  translateReferenceFlags,
+} from '../../../../src/agent/cli/reference-flags.js';
 import { buildConfiguration } from '../../../../src/agent/config/effective.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
@@ -43,11 +46,23 @@ test("kubeadm's config.yaml loads under kubernetes, zero values taking the refer
   assert.equal(c.nodeLeaseDurationSeconds, 40);
   // The reference fields we do not support hold their zero values: dropped with a note each.
   for (const f of ['logging.options.json']) {
-    assert.ok(eff.warnings.some((w) => w.includes(`field "${f}"`)), `a note about ${f}: ${eff.warnings.join('\n')}`);
+    assert.ok(
+      eff.warnings.some((w) => w.includes(`field "${f}"`)),
+      `a note about ${f}: ${eff.warnings.join('\n')}`,
+    );
   }
   // The file-only fields (issue 16 item 7) are ours now: read, at the reference's defaults.
-  for (const f of ['crashLoopBackOff', 'memorySwap', 'shutdownGracePeriod', 'shutdownGracePeriodCriticalPods', 'imageMaximumGCAge']) {
-    assert.ok(!eff.warnings.some((w) => w.includes(`field "${f}"`)), `no note about ${f}: ${eff.warnings.join('\n')}`);
+  for (const f of [
+    'crashLoopBackOff',
+    'memorySwap',
+    'shutdownGracePeriod',
+    'shutdownGracePeriodCriticalPods',
+    'imageMaximumGCAge',
+  ]) {
+    assert.ok(
+      !eff.warnings.some((w) => w.includes(`field "${f}"`)),
+      `no note about ${f}: ${eff.warnings.join('\n')}`,
+    );
   }
   assert.equal(c.shutdownGracePeriod, '0s');
   assert.deepEqual(c.memorySwap, { swapBehavior: '' });
@@ -56,22 +71,40 @@ test("kubeadm's config.yaml loads under kubernetes, zero values taking the refer
 });
 
 test('kube fields map onto ours; a supported-nowhere field set fails naming it; an unknown one warns', async (t) => {
-  const f = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nkubeAPIQPS: 7\nkubeAPIBurst: 9\nkubeReserved: {cpu: 100m}\nkubeletCgroups: /kubelet\nnotAField: 1\n');
+  const f = await file(
+    t,
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nkubeAPIQPS: 7\nkubeAPIBurst: 9\nkubeReserved: {cpu: 100m}\nkubeletCgroups: /kubelet\nnotAField: 1\n',
+  );
   const eff = await build(['--platform-profile=kubernetes', `--config=${f}`]);
   assert.equal(eff.config.platAPIQPS, 7);
   assert.equal(eff.config.platAPIBurst, 9);
   assert.deepEqual(eff.config.platReserved, { cpu: '100m' });
   assert.equal(eff.config.nodeagentCgroups, '/kubelet');
-  assert.ok(eff.warnings.some((w) => /field "notAField" unknown field ignored/.test(w)), eff.warnings.join('\n'));
+  assert.ok(
+    eff.warnings.some((w) => /field "notAField" unknown field ignored/.test(w)),
+    eff.warnings.join('\n'),
+  );
 
-  const bad = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nuserNamespaces: {idsPerPod: 131072}\n');
-  await assert.rejects(build(['--platform-profile=kubernetes', `--config=${bad}`]), (e: unknown) => {
-    assert.ok(e instanceof ConfigError);
-    assert.match(e.message, /config\.yaml" line 4, column 1: field userNamespaces is not supported by nodeagent \(set it to its default or remove it\)/);
-    assert.doesNotMatch(e.message, /shutdownGracePeriod/);
-    return true;
-  });
-  const fileOnly = await file(t, 'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nmemorySwap: {swapBehavior: LimitedSwap}\n');
+  const bad = await file(
+    t,
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nuserNamespaces: {idsPerPod: 131072}\n',
+  );
+  await assert.rejects(
+    build(['--platform-profile=kubernetes', `--config=${bad}`]),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(
+        e.message,
+        /config\.yaml" line 4, column 1: field userNamespaces is not supported by nodeagent \(set it to its default or remove it\)/,
+      );
+      assert.doesNotMatch(e.message, /shutdownGracePeriod/);
+      return true;
+    },
+  );
+  const fileOnly = await file(
+    t,
+    'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nshutdownGracePeriod: 30s\nmemorySwap: {swapBehavior: LimitedSwap}\n',
+  );
   const ok = await build(['--platform-profile=kubernetes', `--config=${fileOnly}`]);
   assert.deepEqual(ok.problems, []);
   assert.equal(ok.config.shutdownGracePeriod, '30s');
@@ -79,18 +112,54 @@ test('kube fields map onto ours; a supported-nowhere field set fails naming it; 
 });
 
 test('identity: a NodeAgentConfiguration under kubernetes, or a KubeletConfiguration under platform, is refused', async (t) => {
-  const ours = await file(t, 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n');
-  await assert.rejects(build(['--platform-profile=kubernetes', `--config=${ours}`]), /kind "NodeAgentConfiguration" is not supported under --platform-profile=kubernetes: expected kind: KubeletConfiguration/);
-  await assert.rejects(build([`--config=${KUBEADM}`]), /kind "KubeletConfiguration" is not supported: expected kind: NodeAgentConfiguration/);
+  const ours = await file(
+    t,
+    'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n',
+  );
+  await assert.rejects(
+    build(['--platform-profile=kubernetes', `--config=${ours}`]),
+    /kind "NodeAgentConfiguration" is not supported under --platform-profile=kubernetes: expected kind: KubeletConfiguration/,
+  );
+  await assert.rejects(
+    build([`--config=${KUBEADM}`]),
+    /kind "KubeletConfiguration" is not supported: expected kind: NodeAgentConfiguration/,
+  );
 });
 
 test('an unknown profile names the flag and the accepted values', async () => {
-  await assert.rejects(build(['--platform-profile=k8s']), /^ConfigError: invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes$|invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes/);
+  await assert.rejects(
+    build(['--platform-profile=k8s']),
+    /^ConfigError: invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes$|invalid value "k8s" for --platform-profile: the accepted values are platform, kubernetes/,
+  );
 });
 
 test("the reference's flag spellings (kubeadm's drop-in) under kubernetes", () => {
-  const argv = ['--platform-profile=kubernetes', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--kube-api-qps', '20', '--kube-reserved=cpu=100m', '--kubelet-cgroups=/k', '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock', '--', '--kubeconfig=x'];
+  const argv = [
+    '--platform-profile=kubernetes',
+    '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf',
+    '--kubeconfig=/etc/kubernetes/kubelet.conf',
+    '--config=/var/lib/kubelet/config.yaml',
+    '--kube-api-qps',
+    '20',
+    '--kube-reserved=cpu=100m',
+    '--kubelet-cgroups=/k',
+    '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock',
+    '--',
+    '--kubeconfig=x',
+  ];
   assert.equal(profileOnCommandLine(argv), 'kubernetes');
-  assert.deepEqual(translateReferenceFlags(argv), ['--platform-profile=kubernetes', '--bootstrap-platconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--platconfig=/etc/kubernetes/kubelet.conf', '--config=/var/lib/kubelet/config.yaml', '--plat-api-qps', '20', '--plat-reserved=cpu=100m', '--nodeagent-cgroups=/k', '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock', '--', '--kubeconfig=x']);
+  assert.deepEqual(translateReferenceFlags(argv), [
+    '--platform-profile=kubernetes',
+    '--bootstrap-platconfig=/etc/kubernetes/bootstrap-kubelet.conf',
+    '--platconfig=/etc/kubernetes/kubelet.conf',
+    '--config=/var/lib/kubelet/config.yaml',
+    '--plat-api-qps',
+    '20',
+    '--plat-reserved=cpu=100m',
+    '--nodeagent-cgroups=/k',
+    '--container-runtime-endpoint=unix:///var/run/containerd/containerd.sock',
+    '--',
+    '--kubeconfig=x',
+  ]);
   assert.equal(profileOnCommandLine(['--platform-profile', 'platform']), 'platform');
 });

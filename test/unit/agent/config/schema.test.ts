@@ -14,18 +14,31 @@ test('every config field of the flag table is in the schema and has a default', 
   const defaults = defaultConfiguration('file');
   for (const spec of FLAGS) {
     if (spec.configPath === undefined) continue;
-    assert.ok(leaves.has(spec.configPath), `--${spec.name}: ${spec.configPath} is not in the schema`);
-    assert.notEqual(getPath(defaults, spec.configPath), undefined, `${spec.configPath} has no default`);
+    assert.ok(
+      leaves.has(spec.configPath),
+      `--${spec.name}: ${spec.configPath} is not in the schema`,
+    );
+    assert.notEqual(
+      getPath(defaults, spec.configPath),
+      undefined,
+      `${spec.configPath} has no default`,
+    );
   }
 });
 
 // Fields the reference sets only in its config file (no kubelet flag in 1.32).
 const CONFIG_ONLY = new Set(['nodeLeaseDurationSeconds', 'nodeStatusReportFrequency']);
 
-test('every schema field is set by some flag (no orphan fields) except the reference\'s config-only ones', () => {
+test("every schema field is set by some flag (no orphan fields) except the reference's config-only ones", () => {
   const mapped = new Set(FLAGS.flatMap((f) => (f.configPath === undefined ? [] : [f.configPath])));
   for (const leaf of schemaPaths().leaves) {
-    if (leaf === 'apiVersion' || leaf === 'kind' || CONFIG_ONLY.has(leaf) || Object.hasOwn(FILE_ONLY_FIELDS, leaf.split('.')[0] ?? '')) continue;
+    if (
+      leaf === 'apiVersion' ||
+      leaf === 'kind' ||
+      CONFIG_ONLY.has(leaf) ||
+      Object.hasOwn(FILE_ONLY_FIELDS, leaf.split('.')[0] ?? '')
+    )
+      continue;
     assert.ok(mapped.has(leaf), `${leaf} has no flag`);
   }
 });

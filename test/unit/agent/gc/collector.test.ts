@@ -9,7 +9,11 @@ import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { FakeRuntime } from '../worker/fake-runtime.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 
-function gc(runtime: FakeRuntime, clock: ManualClock, over: Partial<GcOptions> = {}): GarbageCollector {
+function gc(
+  runtime: FakeRuntime,
+  clock: ManualClock,
+  over: Partial<GcOptions> = {},
+): GarbageCollector {
   return new GarbageCollector({
     runtime,
     images: runtime,
@@ -29,12 +33,29 @@ function gc(runtime: FakeRuntime, clock: ManualClock, over: Partial<GcOptions> =
   });
 }
 
-async function deadInstances(rt: FakeRuntime, clock: ManualClock, uid: string, name: string, n: number): Promise<string[]> {
-  const pod: Pod = { metadata: { uid, name: uid, namespace: 'default' }, spec: { containers: [{ name }] } };
+async function deadInstances(
+  rt: FakeRuntime,
+  clock: ManualClock,
+  uid: string,
+  name: string,
+  n: number,
+): Promise<string[]> {
+  const pod: Pod = {
+    metadata: { uid, name: uid, namespace: 'default' },
+    spec: { containers: [{ name }] },
+  };
   const sb = await rt.runPodSandbox({ pod, attempt: 0 });
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const id = await rt.createContainer({ pod, container: { name }, kind: 'app', attempt: i, specHash: 'h', sandboxId: sb, volumePaths: {} });
+    const id = await rt.createContainer({
+      pod,
+      container: { name },
+      kind: 'app',
+      attempt: i,
+      specHash: 'h',
+      sandboxId: sb,
+      volumePaths: {},
+    });
     await rt.startContainer(id);
     clock.advance(1000);
     rt.exit(id, 1);
@@ -52,11 +73,16 @@ test('dead containers: per-container limit, minimum age, global limit, newest in
   assert.deepEqual(await gc(rt, clock, { minContainerAgeMs: 60_000 }).collectContainers(), []);
   clock.advance(60_000);
   const removed = await gc(rt, clock, { minContainerAgeMs: 60_000 }).collectContainers();
-  assert.deepEqual(removed.sort(), [...a.slice(0, 3), ...b.slice(0, 2)].sort(), 'one dead instance kept per container');
+  assert.deepEqual(
+    removed.sort(),
+    [...a.slice(0, 3), ...b.slice(0, 2)].sort(),
+    'one dead instance kept per container',
+  );
   // global limit 1: the newest instance of an active pod's container is never removed
   assert.deepEqual(await gc(rt, clock, { maxDeadContainers: 1 }).collectContainers(), []);
   // pods that are gone lose everything, stopped sandboxes included
-  for (const c of rt.containers.values()) if (c.podUid === 'pb' && c.kind === 'sandbox') await rt.stopPodSandbox(c.id);
+  for (const c of rt.containers.values())
+    if (c.podUid === 'pb' && c.kind === 'sandbox') await rt.stopPodSandbox(c.id);
   const gone = await gc(rt, clock, { isPodActive: (uid) => uid !== 'pb' }).collectContainers();
   assert.ok(gone.includes(b[2] as string));
   assert.ok(![...rt.containers.values()].some((c) => c.podUid === 'pb'));
@@ -74,7 +100,11 @@ test('images: removed oldest first above the high threshold down to the low one,
   const c = gc(rt, clock, { inUseImages: () => new Set(['used:1']) });
   assert.deepEqual(await c.collectImages(), [], 'images younger than the minimum age stay');
   clock.advance(120_000);
-  assert.deepEqual(await c.collectImages(), ['older', 'old'], 'frees 10 GiB: from 90% to the 80% low threshold');
+  assert.deepEqual(
+    await c.collectImages(),
+    ['older', 'old'],
+    'frees 10 GiB: from 90% to the 80% low threshold',
+  );
   assert.ok(rt.images.has('used') && rt.images.has('mid'));
   rt.fsInfo = { capacityBytes: 100 * gib, usedBytes: 84 * gib };
   assert.deepEqual(await c.collectImages(), [], 'below the high threshold nothing happens');
@@ -125,11 +155,21 @@ test('containerLogMonitorInterval sets how often logs are checked; containerLogM
   t.after(() => rm(dir, { recursive: true, force: true }));
   const clock = new ManualClock();
   const rt = new FakeRuntime(clock);
-  const ids = [...(await deadInstances(rt, clock, 'p1', 'a', 1)), ...(await deadInstances(rt, clock, 'p2', 'b', 1)), ...(await deadInstances(rt, clock, 'p3', 'c', 1))];
+  const ids = [
+    ...(await deadInstances(rt, clock, 'p1', 'a', 1)),
+    ...(await deadInstances(rt, clock, 'p2', 'b', 1)),
+    ...(await deadInstances(rt, clock, 'p3', 'c', 1)),
+  ];
   const files = new Map(ids.map((id, i) => [id, join(dir, `${i}.log`)]));
   Object.assign(rt, { logPath: (id: string) => files.get(id) });
   for (const f of files.values()) await writeFile(f, 'x'.repeat(2000));
-  const c = gc(rt, clock, { containerLogMaxSize: '1Ki', logRotateIntervalMs: 3000, logRotateWorkers: 2, containerGcIntervalMs: 3_600_000, imageGcIntervalMs: 3_600_000 });
+  const c = gc(rt, clock, {
+    containerLogMaxSize: '1Ki',
+    logRotateIntervalMs: 3000,
+    logRotateWorkers: 2,
+    containerGcIntervalMs: 3_600_000,
+    imageGcIntervalMs: 3_600_000,
+  });
   const ac = new AbortController();
   c.start(ac.signal);
   t.after(async () => {
@@ -138,11 +178,13 @@ test('containerLogMonitorInterval sets how often logs are checked; containerLogM
   });
   await clock.waitForSleepers(3);
   clock.advance(2999);
-  for (const f of files.values()) assert.equal((await stat(f)).size, 2000, 'before the interval nothing is rotated');
+  for (const f of files.values())
+    assert.equal((await stat(f)).size, 2000, 'before the interval nothing is rotated');
   clock.advance(1);
   // the loop runs and sleeps again once its pass is done
   await clock.waitForSleepers(3);
-  for (const f of files.values()) assert.equal((await stat(f)).size, 0, `${f} rotated at the 3 s interval`);
+  for (const f of files.values())
+    assert.equal((await stat(f)).size, 0, `${f} rotated at the 3 s interval`);
   // two workers: with three files over the limit, at most two are handled at once
   let inFlight = 0;
   let most = 0;

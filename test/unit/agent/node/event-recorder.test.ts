@@ -15,7 +15,9 @@ class FakeSink implements EventSink {
     if (this.hang) return new Promise<never>(() => undefined);
     if (this.failNext > 0) {
       this.failNext--;
-      return Promise.reject(new ApiError('unavailable', { status: 503, reason: 'ServiceUnavailable' }));
+      return Promise.reject(
+        new ApiError('unavailable', { status: 503, reason: 'ServiceUnavailable' }),
+      );
     }
     return undefined;
   }
@@ -33,10 +35,22 @@ class FakeSink implements EventSink {
   }
 }
 
-function setup(qps = 0, burst = 0, queueLength?: number): { clock: ManualClock; sink: FakeSink; rec: EventRecorder; abort: AbortController } {
+function setup(
+  qps = 0,
+  burst = 0,
+  queueLength?: number,
+): { clock: ManualClock; sink: FakeSink; rec: EventRecorder; abort: AbortController } {
   const clock = new ManualClock(Date.UTC(2026, 0, 1, 12, 0, 0));
   const sink = new FakeSink();
-  const rec = new EventRecorder({ sink, clock, logger: silentLogger(), host: 'node-a', qps, burst, ...(queueLength !== undefined ? { queueLength } : {}) });
+  const rec = new EventRecorder({
+    sink,
+    clock,
+    logger: silentLogger(),
+    host: 'node-a',
+    qps,
+    burst,
+    ...(queueLength !== undefined ? { queueLength } : {}),
+  });
   const abort = new AbortController();
   rec.start(abort.signal);
   return { clock, sink, rec, abort };
@@ -61,12 +75,20 @@ test('an event carries the reference fields; identical ones raise count by PATCH
   rec.event(pod, 'Normal', 'Pulling', 'Pulling image "nginx"');
   await rec.drained();
   assert.equal(sink.created.length, 1);
-  assert.deepEqual(sink.patches.map((p) => [p.name, p.patch.count, p.patch.lastTimestamp]), [
-    [e.metadata.name, 2, '2026-01-01T12:00:05Z'],
-    [e.metadata.name, 3, '2026-01-01T12:00:05Z'],
-  ]);
+  assert.deepEqual(
+    sink.patches.map((p) => [p.name, p.patch.count, p.patch.lastTimestamp]),
+    [
+      [e.metadata.name, 2, '2026-01-01T12:00:05Z'],
+      [e.metadata.name, 3, '2026-01-01T12:00:05Z'],
+    ],
+  );
   // Node events go to the default namespace.
-  rec.event({ kind: 'Node', name: 'node-a', uid: 'node-a' }, 'Normal', 'Starting', 'Starting nodeagent.');
+  rec.event(
+    { kind: 'Node', name: 'node-a', uid: 'node-a' },
+    'Normal',
+    'Starting',
+    'Starting nodeagent.',
+  );
   await rec.drained();
   assert.equal(sink.created.at(-1)?.metadata.namespace, 'default');
 });
@@ -74,11 +96,15 @@ test('an event carries the reference fields; identical ones raise count by PATCH
 test('more than 10 similar events are combined; the spam filter allows 25 per object, then 1 per 5 minutes', async (t) => {
   const { sink, rec, abort, clock } = setup(1000, 1000);
   t.after(() => abort.abort());
-  for (let i = 0; i < 30; i++) rec.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${i}`);
+  for (let i = 0; i < 30; i++)
+    rec.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${i}`);
   await rec.drained();
   assert.equal(rec.stats.droppedSpam, 5);
   assert.equal(sink.created.length, 11, '10 distinct events and one combined');
-  assert.match(sink.created[10]!.message, /^\(combined from similar events\): Back-off restarting failed container 10$/);
+  assert.match(
+    sink.created[10]!.message,
+    /^\(combined from similar events\): Back-off restarting failed container 10$/,
+  );
   assert.equal(sink.patches.length, 14, 'later similar events raise the combined event count');
   assert.equal(sink.patches.at(-1)?.patch.count, 15);
   clock.advance(300_000);
@@ -95,7 +121,13 @@ test('more than 10 similar events are combined; the spam filter allows 25 per ob
 test('writes are limited by event-qps/event-burst (0 means 5/10)', async (t) => {
   const { sink, rec, abort, clock } = setup(0, 0);
   t.after(() => abort.abort());
-  for (let i = 0; i < 15; i++) rec.event({ kind: 'Pod', namespace: 'n', name: `p${i}`, uid: `u${i}` }, 'Normal', 'Created', 'Created container');
+  for (let i = 0; i < 15; i++)
+    rec.event(
+      { kind: 'Pod', namespace: 'n', name: `p${i}`, uid: `u${i}` },
+      'Normal',
+      'Created',
+      'Created container',
+    );
   await clock.waitForSleepers(1);
   assert.equal(sink.created.length, 10, 'the burst goes at once');
   for (let i = 0; i < 5; i++) {
@@ -138,7 +170,13 @@ test('API server down: the queue holds 1000 events, the rest are dropped with a 
   rec.event(pod, 'Normal', 'Created', 'first, stuck in flight');
   await new Promise((r) => setImmediate(r));
   const start = process.hrtime.bigint();
-  for (let i = 0; i < 1500; i++) rec.event({ kind: 'Pod', namespace: 'n', name: `p${i}`, uid: `u${i}` }, 'Normal', 'Created', 'Created container');
+  for (let i = 0; i < 1500; i++)
+    rec.event(
+      { kind: 'Pod', namespace: 'n', name: `p${i}`, uid: `u${i}` },
+      'Normal',
+      'Created',
+      'Created container',
+    );
   const ms = Number(process.hrtime.bigint() - start) / 1e6;
   assert.ok(ms < 500, `1500 event() calls took ${ms} ms`);
   // One is in flight (hanging), 1000 queued, the rest dropped.

@@ -3,7 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/common/util/errors.js';
-import { eventsV1Sink, microTime, NegotiatedEventSink, NOTE_LIMIT, toEventsV1 } from '../../../../src/agent/node/events/events-v1-sink.js';
+import {
+  eventsV1Sink,
+  microTime,
+  NegotiatedEventSink,
+  NOTE_LIMIT,
+  toEventsV1,
+} from '../../../../src/agent/node/events/events-v1-sink.js';
 import type { CoreEvent, EventSink } from '../../../../src/agent/node/events/types.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
@@ -11,7 +17,14 @@ const coreEvent = (message = 'Started container app'): CoreEvent => ({
   apiVersion: 'v1',
   kind: 'Event',
   metadata: { name: 'web.18a', namespace: 'default' },
-  involvedObject: { kind: 'Pod', name: 'web', namespace: 'default', uid: 'u1', apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+  involvedObject: {
+    kind: 'Pod',
+    name: 'web',
+    namespace: 'default',
+    uid: 'u1',
+    apiVersion: 'v1',
+    fieldPath: 'spec.containers{app}',
+  },
   reason: 'Started',
   message,
   source: { component: 'kubelet', host: 'node-1' },
@@ -34,7 +47,14 @@ test('an event as the newer recorder creates it: eventTime, reporting fields, ac
     reportingInstance: 'node-1',
     action: 'NoKind',
     reason: 'Started',
-    regarding: { kind: 'Pod', name: 'web', namespace: 'default', uid: 'u1', apiVersion: 'v1', fieldPath: 'spec.containers{app}' },
+    regarding: {
+      kind: 'Pod',
+      name: 'web',
+      namespace: 'default',
+      uid: 'u1',
+      apiVersion: 'v1',
+      fieldPath: 'spec.containers{app}',
+    },
     note: 'Started container app',
     type: 'Normal',
   });
@@ -49,16 +69,27 @@ test('a repeat is a merge patch of series only (note is immutable through events
   const sink = eventsV1Sink(
     {
       create: (body, opts) => Promise.resolve(calls.push(['create', opts.namespace, body['note']])),
-      patch: (name, patch, opts) => Promise.resolve(calls.push(['patch', opts.type, opts.namespace, name, patch])),
+      patch: (name, patch, opts) =>
+        Promise.resolve(calls.push(['patch', opts.type, opts.namespace, name, patch])),
     },
     'events.k8s.io/v1',
     () => new Date('2026-01-01T00:09:00Z'),
   );
   await sink.create('default', coreEvent());
-  await sink.patch('default', 'web.18a', { count: 3, lastTimestamp: '2026-01-01T00:05:00Z', message: 'changed' });
+  await sink.patch('default', 'web.18a', {
+    count: 3,
+    lastTimestamp: '2026-01-01T00:05:00Z',
+    message: 'changed',
+  });
   assert.deepEqual(calls, [
     ['create', 'default', 'Started container app'],
-    ['patch', 'merge', 'default', 'web.18a', { series: { count: 3, lastObservedTime: '2026-01-01T00:05:00.000000Z' } }],
+    [
+      'patch',
+      'merge',
+      'default',
+      'web.18a',
+      { series: { count: 3, lastObservedTime: '2026-01-01T00:05:00.000000Z' } },
+    ],
   ]);
 });
 
@@ -70,8 +101,19 @@ function fakeSink(name: string, log: string[]): EventSink {
 }
 
 /** A negotiating sink over `preferred` (fake "v1" when not given) and a fake "core", writing to `log`. */
-function negotiated(log: string[], logger: ReturnType<typeof recordingLogger>, served: () => Promise<boolean>, preferred: EventSink = fakeSink('v1', log)): NegotiatedEventSink {
-  return new NegotiatedEventSink({ preferred, fallback: fakeSink('core', log), served, groupVersion: 'events.k8s.io/v1', logger });
+function negotiated(
+  log: string[],
+  logger: ReturnType<typeof recordingLogger>,
+  served: () => Promise<boolean>,
+  preferred: EventSink = fakeSink('v1', log),
+): NegotiatedEventSink {
+  return new NegotiatedEventSink({
+    preferred,
+    fallback: fakeSink('core', log),
+    served,
+    groupVersion: 'events.k8s.io/v1',
+    logger,
+  });
 }
 
 test('negotiation: events.k8s.io when discovery lists it; core/v1 (logged once) when it does not or the group is absent', async () => {
@@ -94,7 +136,9 @@ test('negotiation: events.k8s.io when discovery lists it; core/v1 (logged once) 
     assert.deepEqual(writes, [`${want}:create`, `${want}:patch`, `${want}:create`]);
     assert.equal(asked, 1, 'discovery is read once');
     assert.equal(sink.mode, want === 'v1' ? 'events.k8s.io' : 'core');
-    const fallbacks = logger.lines.filter((l) => l.msg.includes('recording events through core/v1'));
+    const fallbacks = logger.lines.filter((l) =>
+      l.msg.includes('recording events through core/v1'),
+    );
     assert.equal(fallbacks.length, want === 'core' ? 1 : 0);
   }
 });
@@ -103,19 +147,36 @@ test('negotiation: an unreadable discovery writes through core/v1 for now, says 
   const writes: string[] = [];
   const logger = recordingLogger();
   let asked = 0;
-  const sink = negotiated(writes, logger, () => (++asked < 3 ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443')) : Promise.resolve(true)));
+  const sink = negotiated(writes, logger, () =>
+    ++asked < 3
+      ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443'))
+      : Promise.resolve(true),
+  );
   await sink.create('default', coreEvent());
   await sink.create('default', coreEvent());
   await sink.create('default', coreEvent());
   assert.deepEqual(writes, ['core:create', 'core:create', 'v1:create']);
-  assert.equal(logger.lines.filter((l) => l.msg.startsWith("cannot read the API server's discovery of events.k8s.io/v1 (connect ECONNREFUSED")).length, 1);
+  assert.equal(
+    logger.lines.filter((l) =>
+      l.msg.startsWith(
+        "cannot read the API server's discovery of events.k8s.io/v1 (connect ECONNREFUSED",
+      ),
+    ).length,
+    1,
+  );
 });
 
 test('negotiation: a 403 from events.k8s.io (the reference system:node role grants core events only) moves to core/v1 for good, this event included', async () => {
   const writes: string[] = [];
   const logger = recordingLogger();
   const forbidden: EventSink = {
-    create: () => Promise.reject(new ApiError('events.events.k8s.io is forbidden: User "system:node:n1" cannot create resource "events"', { status: 403, reason: 'Forbidden' })),
+    create: () =>
+      Promise.reject(
+        new ApiError(
+          'events.events.k8s.io is forbidden: User "system:node:n1" cannot create resource "events"',
+          { status: 403, reason: 'Forbidden' },
+        ),
+      ),
     patch: () => Promise.reject(new Error('unexpected')),
   };
   const sink = negotiated(writes, logger, () => Promise.resolve(true), forbidden);
@@ -123,8 +184,18 @@ test('negotiation: a 403 from events.k8s.io (the reference system:node role gran
   await sink.create('default', coreEvent());
   assert.deepEqual(writes, ['core:create', 'core:create']);
   assert.equal(sink.mode, 'core');
-  assert.equal(logger.lines.filter((l) => l.msg.startsWith('this user may not write events.k8s.io/v1 events (events.events.k8s.io is forbidden')).length, 1);
-  const other = negotiated(writes, logger, () => Promise.resolve(true), { create: () => Promise.reject(new ApiError('bad', { status: 422, reason: 'Invalid' })), patch: () => Promise.resolve() });
+  assert.equal(
+    logger.lines.filter((l) =>
+      l.msg.startsWith(
+        'this user may not write events.k8s.io/v1 events (events.events.k8s.io is forbidden',
+      ),
+    ).length,
+    1,
+  );
+  const other = negotiated(writes, logger, () => Promise.resolve(true), {
+    create: () => Promise.reject(new ApiError('bad', { status: 422, reason: 'Invalid' })),
+    patch: () => Promise.resolve(),
+  });
   await assert.rejects(other.create('default', coreEvent()), /bad/);
-  assert.equal(other.mode, 'events.k8s.io', 'other errors are the recorder\'s to handle');
+  assert.equal(other.mode, 'events.k8s.io', "other errors are the recorder's to handle");
 });

@@ -6,7 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/common/util/errors.js';
-import { NodeLeaseController, type Lease, type LeaseApi } from '../../../../src/agent/node/lease.js';
+import {
+  NodeLeaseController,
+  type Lease,
+  type LeaseApi,
+} from '../../../../src/agent/node/lease.js';
 import { NodeStatusManager } from '../../../../src/agent/node/status-manager.js';
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
@@ -17,11 +21,20 @@ class Leases implements LeaseApi {
   served = false;
   private stored: Lease | undefined;
   private answer<T>(v: () => T): Promise<T> {
-    if (!this.served) return Promise.reject(new ApiError('the server could not find the requested resource', { status: 404, reason: 'NotFound' }));
+    if (!this.served)
+      return Promise.reject(
+        new ApiError('the server could not find the requested resource', {
+          status: 404,
+          reason: 'NotFound',
+        }),
+      );
     return Promise.resolve(v());
   }
   get(): Promise<Lease> {
-    if (this.served && this.stored === undefined) return Promise.reject(new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' }));
+    if (this.served && this.stored === undefined)
+      return Promise.reject(
+        new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' }),
+      );
     return this.answer(() => structuredClone(this.stored as Lease));
   }
   create(obj: Lease): Promise<Lease> {
@@ -50,12 +63,26 @@ class Nodes implements NodeApi {
   }
 }
 
-function setup(): { clock: ManualClock; leases: Leases; nodes: Nodes; lines: ReturnType<typeof recordingLogger>['lines']; start(signal: AbortSignal): Promise<unknown> } {
+function setup(): {
+  clock: ManualClock;
+  leases: Leases;
+  nodes: Nodes;
+  lines: ReturnType<typeof recordingLogger>['lines'];
+  start(signal: AbortSignal): Promise<unknown>;
+} {
   const clock = new ManualClock();
   const leases = new Leases();
   const nodes = new Nodes(clock);
   const logger = recordingLogger();
-  const lease = new NodeLeaseController({ leases, nodeUid: () => Promise.resolve('uid-1'), nodeName: 'n1', namespace: 'kube-node-lease', durationSeconds: 40, clock, logger });
+  const lease = new NodeLeaseController({
+    leases,
+    nodeUid: () => Promise.resolve('uid-1'),
+    nodeName: 'n1',
+    namespace: 'kube-node-lease',
+    durationSeconds: 40,
+    clock,
+    logger,
+  });
   const status = new NodeStatusManager({
     api: nodes,
     clock,
@@ -69,11 +96,29 @@ function setup(): { clock: ManualClock; leases: Leases; nodes: Nodes; lines: Ret
     sources: {
       resources: () => Promise.resolve({ capacity: { cpu: '1' }, allocatable: { cpu: '1' } }),
       addresses: () => [{ type: 'InternalIP', address: '10.0.0.1' }],
-      nodeInfo: () => Promise.resolve({ machineID: 'm', systemUUID: '', bootID: '', kernelVersion: '', osImage: '', containerRuntimeVersion: '', kubeletVersion: '', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64' }),
+      nodeInfo: () =>
+        Promise.resolve({
+          machineID: 'm',
+          systemUUID: '',
+          bootID: '',
+          kernelVersion: '',
+          osImage: '',
+          containerRuntimeVersion: '',
+          kubeletVersion: '',
+          kubeProxyVersion: '',
+          operatingSystem: 'linux',
+          architecture: 'amd64',
+        }),
       pressure: () => ({ memory: false, disk: false, pid: false }),
     },
   });
-  return { clock, leases, nodes, lines: logger.lines, start: (signal) => Promise.all([lease.run(signal), status.run(signal)]) };
+  return {
+    clock,
+    leases,
+    nodes,
+    lines: logger.lines,
+    start: (signal) => Promise.all([lease.run(signal), status.run(signal)]),
+  };
 }
 
 /** Advances the clock 10 s at a time for `seconds`, each time once both loops sleep again. */
@@ -92,10 +137,16 @@ test('lease API 404: warned once, the unchanged status sent every nodeStatusUpda
   const t0 = clock.nowMs();
   await run(clock, 60);
   // 404: one send per 10 s tick (t = 0, 10, ..., 60 s), the warning once.
-  assert.deepEqual(nodes.statusAt.map((t) => (t - t0) / 1000), [0, 10, 20, 30, 40, 50, 60]);
+  assert.deepEqual(
+    nodes.statusAt.map((t) => (t - t0) / 1000),
+    [0, 10, 20, 30, 40, 50, 60],
+  );
   const fallback = lines.filter((l) => l.level === 'warn');
   assert.equal(fallback.length, 1, JSON.stringify(fallback));
-  assert.match(fallback[0]?.msg ?? '', /does not serve node leases \(404\): falling back to node status updates every nodeStatusUpdateFrequency/);
+  assert.match(
+    fallback[0]?.msg ?? '',
+    /does not serve node leases \(404\): falling back to node status updates every nodeStatusUpdateFrequency/,
+  );
 
   // The server learns leases: the lease is the heartbeat again (said once); the unchanged status
   // is then sent only when 5 minutes have passed since the last send.
@@ -107,7 +158,10 @@ test('lease API 404: warned once, the unchanged status sent every nodeStatusUpda
   const later = nodes.statusAt.slice(before).map((t) => (t - t1) / 1000);
   // The first tick may still race the first renewal (sent at 10 s); from then on, an unchanged
   // status waits 5 minutes after the last send: [10, 310], or [300] after the send at t1.
-  assert.ok([[10, 310], [300]].some((want) => JSON.stringify(want) === JSON.stringify(later)), `sends after the lease returned (s): ${later.join(', ')}`);
+  assert.ok(
+    [[10, 310], [300]].some((want) => JSON.stringify(want) === JSON.stringify(later)),
+    `sends after the lease returned (s): ${later.join(', ')}`,
+  );
   stop.abort();
   await loops;
 });

@@ -3,14 +3,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/common/util/errors.js';
-import { NodeLeaseController, type Lease, type LeaseApi } from '../../../../src/agent/node/lease.js';
+import {
+  NodeLeaseController,
+  type Lease,
+  type LeaseApi,
+} from '../../../../src/agent/node/lease.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
 /** A call to a server that never answers: it settles only when its signal aborts. */
 function unanswered<T>(signal: AbortSignal | undefined): Promise<T> {
   if (signal?.aborted === true) return Promise.reject(signal.reason as Error);
-  return new Promise<T>((_resolve, reject) => signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  return new Promise<T>((_resolve, reject) =>
+    signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true }),
+  );
 }
 
 test('the Node read of a lease renewal carries the stop signal: the loop ends when it aborts', async () => {
@@ -18,7 +24,8 @@ test('the Node read of a lease renewal carries the stop signal: the loop ends wh
   const leases: LeaseApi = {
     group: 'coordination.k8s.io',
     // no lease yet: the renewal creates one, and reads the Node for its owner reference first
-    get: () => Promise.reject(new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' })),
+    get: () =>
+      Promise.reject(new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' })),
     create: (_obj, o) => unanswered<Lease>(o.signal),
     update: (_obj, o) => unanswered<Lease>(o.signal),
   };

@@ -4,11 +4,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ApiError } from '../../../../src/common/util/errors.js';
-import { NodeLeaseController, microTime, type Lease, type LeaseApi } from '../../../../src/agent/node/lease.js';
+import {
+  NodeLeaseController,
+  microTime,
+  type Lease,
+  type LeaseApi,
+} from '../../../../src/agent/node/lease.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-const notFound = (): ApiError => new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' });
+const notFound = (): ApiError =>
+  new ApiError('leases "n1" not found', { status: 404, reason: 'NotFound' });
 
 class FakeLeases implements LeaseApi {
   readonly group = 'coordination.k8s.io';
@@ -39,11 +45,24 @@ class FakeLeases implements LeaseApi {
   }
 }
 
-function setup(): { clock: ManualClock; api: FakeLeases; lines: ReturnType<typeof recordingLogger>['lines']; lease: NodeLeaseController } {
+function setup(): {
+  clock: ManualClock;
+  api: FakeLeases;
+  lines: ReturnType<typeof recordingLogger>['lines'];
+  lease: NodeLeaseController;
+} {
   const clock = new ManualClock();
   const api = new FakeLeases();
   const logger = recordingLogger();
-  const lease = new NodeLeaseController({ leases: api, nodeUid: () => Promise.resolve('uid-1'), nodeName: 'n1', namespace: 'kube-node-lease', durationSeconds: 40, clock, logger });
+  const lease = new NodeLeaseController({
+    leases: api,
+    nodeUid: () => Promise.resolve('uid-1'),
+    nodeName: 'n1',
+    namespace: 'kube-node-lease',
+    durationSeconds: 40,
+    clock,
+    logger,
+  });
   return { clock, api, lines: logger.lines, lease };
 }
 
@@ -59,8 +78,16 @@ test('the lease is created with the reference fields, then renewed every quarter
   assert.deepEqual(api.stored, {
     apiVersion: 'coordination.k8s.io/v1',
     kind: 'Lease',
-    metadata: { name: 'n1', namespace: 'kube-node-lease', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-1' }] },
-    spec: { holderIdentity: 'n1', leaseDurationSeconds: 40, renewTime: '2026-01-01T00:00:00.000000Z' },
+    metadata: {
+      name: 'n1',
+      namespace: 'kube-node-lease',
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-1' }],
+    },
+    spec: {
+      holderIdentity: 'n1',
+      leaseDurationSeconds: 40,
+      renewTime: '2026-01-01T00:00:00.000000Z',
+    },
   });
   assert.equal(lease.active(), true);
   clock.advance(9_999);
@@ -91,7 +118,11 @@ test('the API server away: retries 200 ms doubling to 7 s, the lease resumes whe
     waits.push(clock.nowMs() - before);
   }
   assert.deepEqual(waits, [200, 400, 800, 1600, 3200, 6400, 7000, 7000]);
-  assert.ok(lines.some((l) => l.level === 'warn' && /failed to renew the node lease, will retry/.test(l.msg)));
+  assert.ok(
+    lines.some(
+      (l) => l.level === 'warn' && /failed to renew the node lease, will retry/.test(l.msg),
+    ),
+  );
   assert.equal(lease.active(), false);
   api.down = false;
   clock.advance(7_000);
@@ -114,7 +145,10 @@ test('a server without the lease API (404): warned once, tried again each interv
   await clock.waitForSleepers();
   const warnings = lines.filter((l) => l.level === 'warn');
   assert.equal(warnings.length, 1);
-  assert.match(warnings[0]?.msg ?? '', /does not serve node leases \(404\): falling back to node status updates every nodeStatusUpdateFrequency/);
+  assert.match(
+    warnings[0]?.msg ?? '',
+    /does not serve node leases \(404\): falling back to node status updates every nodeStatusUpdateFrequency/,
+  );
   assert.equal(api.calls.filter((c) => c === 'create').length, 4);
   assert.equal(lease.active(), false);
   stop.abort();

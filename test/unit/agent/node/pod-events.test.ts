@@ -4,23 +4,97 @@ import { derivePodEvents } from '../../../../src/agent/node/events/pod-events.js
 import { maskSecrets } from '../../../../src/agent/server/handlers/configz.js';
 
 test('pod lifecycle events are derived from status transitions', () => {
-  const waiting = { phase: 'Pending', containerStatuses: [{ name: 'c', image: 'nginx', imageID: '', state: { waiting: { reason: 'ContainerCreating' } } }] };
+  const waiting = {
+    phase: 'Pending',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'nginx',
+        imageID: '',
+        state: { waiting: { reason: 'ContainerCreating' } },
+      },
+    ],
+  };
   assert.deepEqual(derivePodEvents(undefined, waiting), []);
-  const running = { phase: 'Running', containerStatuses: [{ name: 'c', image: 'nginx', imageID: 'sha256:1', containerID: 'docker://a', state: { running: {} } }] };
-  assert.deepEqual(derivePodEvents(waiting, running).map((e) => e.reason), ['Created', 'Started']);
+  const running = {
+    phase: 'Running',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'nginx',
+        imageID: 'sha256:1',
+        containerID: 'docker://a',
+        state: { running: {} },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(waiting, running).map((e) => e.reason),
+    ['Created', 'Started'],
+  );
   assert.deepEqual(derivePodEvents(running, running), []);
-  const crash = { phase: 'Running', containerStatuses: [{ name: 'c', image: 'nginx', imageID: 'sha256:1', containerID: 'docker://a', state: { waiting: { reason: 'CrashLoopBackOff' } } }] };
+  const crash = {
+    phase: 'Running',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'nginx',
+        imageID: 'sha256:1',
+        containerID: 'docker://a',
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+      },
+    ],
+  };
   const back = derivePodEvents(running, crash);
-  assert.deepEqual(back.map((e) => [e.type, e.reason, e.message, e.fieldPath]), [['Warning', 'BackOff', 'Back-off restarting failed container c', 'spec.containers{c}']]);
-  const pullErr = { phase: 'Pending', containerStatuses: [{ name: 'c', image: 'nope', state: { waiting: { reason: 'ErrImagePull', message: 'not found' } } }] };
-  assert.deepEqual(derivePodEvents(waiting, pullErr).map((e) => [e.type, e.reason, e.message]), [['Warning', 'Failed', 'Error: ErrImagePull: not found']]);
-  const evicted = { phase: 'Failed', reason: 'Evicted', containerStatuses: [{ name: 'c', image: 'nginx', imageID: 'sha256:1', containerID: 'docker://a', state: { terminated: { reason: 'Error' } } }] };
-  assert.deepEqual(derivePodEvents(running, evicted).map((e) => e.reason), [], 'Killing comes from container exits, not from status');
+  assert.deepEqual(
+    back.map((e) => [e.type, e.reason, e.message, e.fieldPath]),
+    [['Warning', 'BackOff', 'Back-off restarting failed container c', 'spec.containers{c}']],
+  );
+  const pullErr = {
+    phase: 'Pending',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'nope',
+        state: { waiting: { reason: 'ErrImagePull', message: 'not found' } },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(waiting, pullErr).map((e) => [e.type, e.reason, e.message]),
+    [['Warning', 'Failed', 'Error: ErrImagePull: not found']],
+  );
+  const evicted = {
+    phase: 'Failed',
+    reason: 'Evicted',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'nginx',
+        imageID: 'sha256:1',
+        containerID: 'docker://a',
+        state: { terminated: { reason: 'Error' } },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(running, evicted).map((e) => e.reason),
+    [],
+    'Killing comes from container exits, not from status',
+  );
 });
 
 test('configz masks header values and token-like fields', () => {
-  const masked = maskSecrets({ staticPodURLHeader: { Authorization: ['Bearer x'], 'X-A': ['1', '2'] }, nested: { bootstrapToken: 'abc', tokenFile: '/x' }, port: 10250 });
-  assert.deepEqual(masked, { staticPodURLHeader: { Authorization: ['<masked>'], 'X-A': ['<masked>'] }, nested: { bootstrapToken: '<masked>', tokenFile: '/x' }, port: 10250 });
+  const masked = maskSecrets({
+    staticPodURLHeader: { Authorization: ['Bearer x'], 'X-A': ['1', '2'] },
+    nested: { bootstrapToken: 'abc', tokenFile: '/x' },
+    port: 10250,
+  });
+  assert.deepEqual(masked, {
+    staticPodURLHeader: { Authorization: ['<masked>'], 'X-A': ['<masked>'] },
+    nested: { bootstrapToken: '<masked>', tokenFile: '/x' },
+    port: 10250,
+  });
 });
 
 test('image pulls are reported as Pulling then Pulled (or Failed) on the pods that wait for the image', async () => {
@@ -31,14 +105,21 @@ test('image pulls are reported as Pulling then Pulled (or Failed) on the pods th
   const images = {
     ensureImage: (image: string, _policy: 'Always' | 'IfNotPresent' | 'Never') => {
       clock.advance(1500);
-      return image === 'bad' ? Promise.reject(new Error('manifest unknown')) : Promise.resolve('sha256:1');
+      return image === 'bad'
+        ? Promise.reject(new Error('manifest unknown'))
+        : Promise.resolve('sha256:1');
     },
   };
   reportImagePulls({
     images,
     clock,
-    waitingFor: (image) => [{ ref: { kind: 'Pod', namespace: 'n', name: `p-${image}`, uid: 'u' }, container: 'c' }],
-    events: { event: (o, type, reason, message) => seen.push(`${o.name} ${o.fieldPath ?? ''} ${type} ${reason}: ${message}`) },
+    waitingFor: (image) => [
+      { ref: { kind: 'Pod', namespace: 'n', name: `p-${image}`, uid: 'u' }, container: 'c' },
+    ],
+    events: {
+      event: (o, type, reason, message) =>
+        seen.push(`${o.name} ${o.fieldPath ?? ''} ${type} ${reason}: ${message}`),
+    },
   });
   assert.equal(await images.ensureImage('nginx', 'IfNotPresent'), 'sha256:1');
   await assert.rejects(images.ensureImage('bad', 'Always'), /manifest unknown/);

@@ -7,9 +7,29 @@ import type { Pod, PodStatus } from '../../../../src/agent/pod/types.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const iso = (ms: number): string => new Date(ms).toISOString();
-const pod = (name: string): Pod => ({ metadata: { name, namespace: 'default', uid: `uid-${name}` }, spec: { containers: [{ name: 'c', image: 'img' }] } }) as unknown as Pod;
+const pod = (name: string): Pod =>
+  ({
+    metadata: { name, namespace: 'default', uid: `uid-${name}` },
+    spec: { containers: [{ name: 'c', image: 'img' }] },
+  }) as unknown as Pod;
 const running = (startMs: number, startedAtMs: number): PodStatus =>
-  ({ phase: 'Running', conditions: [], startTime: iso(startMs), containerStatuses: [{ name: 'c', state: { running: { startedAt: iso(startedAtMs) } }, lastState: {}, ready: true, restartCount: 0, image: 'img', imageID: 'sha', containerID: 'process://1' }] }) as unknown as PodStatus;
+  ({
+    phase: 'Running',
+    conditions: [],
+    startTime: iso(startMs),
+    containerStatuses: [
+      {
+        name: 'c',
+        state: { running: { startedAt: iso(startedAtMs) } },
+        lastState: {},
+        ready: true,
+        restartCount: 0,
+        image: 'img',
+        imageID: 'sha',
+        containerID: 'process://1',
+      },
+    ],
+  }) as unknown as PodStatus;
 
 test('pods already running are reported once, adopted ones not; start latency from startTime to the last container start', async () => {
   const clock = new ManualClock(T0 + 60_000);
@@ -19,12 +39,26 @@ test('pods already running are reported once, adopted ones not; start latency fr
     { pod: pod('adopted'), status: running(T0 - 3_600_000, T0 - 3_590_000) }, // before this process
   ];
   const events: string[] = [];
-  const exits: ((e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void)[] = [];
+  const exits: ((e: {
+    podUid: string;
+    containerId: string;
+    type: 'exited' | 'started';
+  }) => void)[] = [];
   let desired = [pod('fresh')];
   const registry = new Registry();
-  const hist = new Histogram({ name: 'h', help: 'h', buckets: [1, 2, 3, 5], registers: [registry] });
+  const hist = new Histogram({
+    name: 'h',
+    help: 'h',
+    buckets: [1, 2, 3, 5],
+    registers: [registry],
+  });
   reportPods({
-    statuses: { entriesList: () => existing, onChange: (l) => listeners.push(l), status: (uid) => (uid === 'uid-evicted' ? ({ phase: 'Failed', reason: 'Evicted' } as PodStatus) : undefined) },
+    statuses: {
+      entriesList: () => existing,
+      onChange: (l) => listeners.push(l),
+      status: (uid) =>
+        uid === 'uid-evicted' ? ({ phase: 'Failed', reason: 'Evicted' } as PodStatus) : undefined,
+    },
     pods: { desiredPods: () => desired },
     images: { ensureImage: () => Promise.resolve('x') },
     containerEvents: (l) => exits.push(l),
@@ -38,7 +72,16 @@ test('pods already running are reported once, adopted ones not; start latency fr
   assert.match(h, /h_count 1/);
   assert.match(h, /h_sum 2.5/);
   // The adopted pod's later changes are reported.
-  listeners[0]!(pod('adopted'), { ...running(T0 - 3_600_000, T0 - 3_590_000), containerStatuses: [{ ...running(0, 0).containerStatuses[0]!, containerID: 'process://1', state: { waiting: { reason: 'CrashLoopBackOff' } } }] } as PodStatus);
+  listeners[0]!(pod('adopted'), {
+    ...running(T0 - 3_600_000, T0 - 3_590_000),
+    containerStatuses: [
+      {
+        ...running(0, 0).containerStatuses[0]!,
+        containerID: 'process://1',
+        state: { waiting: { reason: 'CrashLoopBackOff' } },
+      },
+    ],
+  } as PodStatus);
   assert.deepEqual(events.slice(2), ['adopted/BackOff']);
   // A container exit of a pod still wanted is not a kill; of one no longer wanted, it is.
   exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });

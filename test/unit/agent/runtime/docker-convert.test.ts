@@ -1,6 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from '../../../../src/agent/runtime/docker/convert.js';
+import {
+  containerCreateOptions,
+  demuxDockerStream,
+  sandboxCreateOptions,
+} from '../../../../src/agent/runtime/docker/convert.js';
 import { defaultPullPolicy, LABELS } from '../../../../src/agent/runtime/types.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 
@@ -29,18 +33,39 @@ test('the sandbox holds the network namespace and publishes host ports on 127.0.
   const o = sandboxCreateOptions(pod, 2, 'busybox:local', {});
   assert.equal(o.HostConfig?.Init, true);
   assert.equal(o.HostConfig?.NetworkMode, 'bridge');
-  assert.deepEqual(o.HostConfig?.PortBindings, { '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }] });
+  assert.deepEqual(o.HostConfig?.PortBindings, {
+    '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }],
+  });
   assert.equal(o.Labels?.[LABELS.kind], 'sandbox');
   assert.equal(o.Labels?.[LABELS.podUid], pod.metadata.uid);
   assert.equal(o.Labels?.[LABELS.attempt], '2');
-  const host = sandboxCreateOptions({ ...pod, spec: { ...pod.spec, hostNetwork: true } }, 0, 'busybox:local', {});
+  const host = sandboxCreateOptions(
+    { ...pod, spec: { ...pod.spec, hostNetwork: true } },
+    0,
+    'busybox:local',
+    {},
+  );
   assert.equal(host.HostConfig?.NetworkMode, 'host');
   assert.deepEqual(host.HostConfig?.PortBindings, {});
 });
 
 test('app containers join the sandbox, with labels, limits, mounts and user', () => {
-  const o = containerCreateOptions({ pod, container: pod.spec.containers[0]!, kind: 'app', attempt: 3, specHash: 'abc', sandboxId: 'sb1', volumePaths: { data: '/var/lib/x/data' }, logOpts: { 'max-size': '1024' }, nodeName: 'n1' });
-  assert.equal(o.Labels?.[LABELS.node], 'n1', 'owned by its node: agents sharing an engine leave each other alone');
+  const o = containerCreateOptions({
+    pod,
+    container: pod.spec.containers[0]!,
+    kind: 'app',
+    attempt: 3,
+    specHash: 'abc',
+    sandboxId: 'sb1',
+    volumePaths: { data: '/var/lib/x/data' },
+    logOpts: { 'max-size': '1024' },
+    nodeName: 'n1',
+  });
+  assert.equal(
+    o.Labels?.[LABELS.node],
+    'n1',
+    'owned by its node: agents sharing an engine leave each other alone',
+  );
   assert.equal(o.HostConfig?.NetworkMode, 'container:sb1');
   assert.equal(o.HostConfig?.Init, true);
   assert.equal(o.HostConfig?.Memory, 64 * 1024 * 1024);
@@ -55,7 +80,13 @@ test('app containers join the sandbox, with labels, limits, mounts and user', ()
   assert.deepEqual(o.Env, ['A=1']);
   assert.equal(o.User, '1000:1000');
   assert.deepEqual(
-    [o.Labels?.[LABELS.containerName], o.Labels?.[LABELS.attempt], o.Labels?.[LABELS.specHash], o.Labels?.[LABELS.sandboxId], o.Labels?.[LABELS.grace]],
+    [
+      o.Labels?.[LABELS.containerName],
+      o.Labels?.[LABELS.attempt],
+      o.Labels?.[LABELS.specHash],
+      o.Labels?.[LABELS.sandboxId],
+      o.Labels?.[LABELS.grace],
+    ],
     ['c', '3', 'abc', 'sb1', '9'],
   );
 });
@@ -72,6 +103,9 @@ test('default pull policy and stream demultiplexing', () => {
     h.writeUInt32BE(Buffer.byteLength(s), 4);
     return Buffer.concat([h, Buffer.from(s)]);
   };
-  assert.equal(demuxDockerStream(Buffer.concat([frame(1, 'out\n'), frame(2, 'err\n')])), 'out\nerr\n');
+  assert.equal(
+    demuxDockerStream(Buffer.concat([frame(1, 'out\n'), frame(2, 'err\n')])),
+    'out\nerr\n',
+  );
   assert.equal(demuxDockerStream(Buffer.from('plain text')), 'plain text');
 });

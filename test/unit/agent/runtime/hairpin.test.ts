@@ -12,7 +12,9 @@ import { createRuntime } from '../../../../src/agent/runtime/factory.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
-async function fakeHost(t: { after(fn: () => unknown): void }): Promise<{ proc: string; net: string }> {
+async function fakeHost(t: {
+  after(fn: () => unknown): void;
+}): Promise<{ proc: string; net: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'na-hairpin-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const net = join(dir, 'sys/class/net');
@@ -37,7 +39,16 @@ async function fakeHost(t: { after(fn: () => unknown): void }): Promise<{ proc: 
 test('--hairpin-mode: promiscuous-bridge falls back to hairpin-veth as the reference says without kubenet; hairpin-veth and none stand', () => {
   const log = recordingLogger();
   assert.equal(effectiveHairpinMode('promiscuous-bridge', log), 'hairpin-veth');
-  assert.deepEqual(log.lines.map((l) => [l.level, l.msg, l.fields.hairpinMode]), [['info', 'Hairpin mode is set but kubenet is not enabled, falling back to HairpinVeth', 'promiscuous-bridge']]);
+  assert.deepEqual(
+    log.lines.map((l) => [l.level, l.msg, l.fields.hairpinMode]),
+    [
+      [
+        'info',
+        'Hairpin mode is set but kubenet is not enabled, falling back to HairpinVeth',
+        'promiscuous-bridge',
+      ],
+    ],
+  );
   assert.equal(effectiveHairpinMode('hairpin-veth', log), 'hairpin-veth');
   assert.equal(effectiveHairpinMode('none', log), 'none');
   assert.equal(log.lines.length, 1);
@@ -51,22 +62,48 @@ test('--hairpin-mode=hairpin-veth writes 1 to brport/hairpin_mode of the sandbox
   assert.equal(await readFile(join(host.net, 'veth1a2b/brport/hairpin_mode'), 'utf8'), '1');
   await hairpin.sandboxStarted('lone', 4343);
   assert.equal(log.lines.filter((l) => l.level === 'warn').length, 0);
-  assert.deepEqual(log.lines.filter((l) => l.level === 'debug').map((l) => [l.fields.interfaceName, l.fields.result]), [['veth1a2b', 'enabled'], ['vethlone', 'not a bridge port']]);
+  assert.deepEqual(
+    log.lines
+      .filter((l) => l.level === 'debug')
+      .map((l) => [l.fields.interfaceName, l.fields.result]),
+    [
+      ['veth1a2b', 'enabled'],
+      ['vethlone', 'not a bridge port'],
+    ],
+  );
   await hairpin.sandboxStarted('gone', 5000);
   const warn = log.lines.find((l) => l.level === 'warn');
   assert.equal(warn?.msg, 'Hairpin setup failed for pod');
   assert.equal(warn?.fields.pod, 'gone');
-  assert.match(String(warn?.fields.err), /could not read the peer interface index from .*proc\/5000\/root\/sys\/class\/net\/eth0\/iflink/);
+  assert.match(
+    String(warn?.fields.err),
+    /could not read the peer interface index from .*proc\/5000\/root\/sys\/class\/net\/eth0\/iflink/,
+  );
 });
 
 test('--hairpin-mode with process:// says once why it cannot take effect; none says nothing', async () => {
-  const base = { endpoint: 'process://', imageEndpoint: '', rootDir: '/nonexistent', requestTimeoutMs: 0, serializeImagePulls: true, registryPullQPS: 0, registryBurst: 0, clock: new ManualClock() };
+  const base = {
+    endpoint: 'process://',
+    imageEndpoint: '',
+    rootDir: '/nonexistent',
+    requestTimeoutMs: 0,
+    serializeImagePulls: true,
+    registryPullQPS: 0,
+    registryBurst: 0,
+    clock: new ManualClock(),
+  };
   const log = recordingLogger();
   await (await createRuntime({ ...base, logger: log, hairpinMode: 'promiscuous-bridge' })).close();
   const warns = log.lines.filter((l) => l.level === 'warn');
   assert.equal(warns.length, 1);
-  assert.equal(warns[0]?.msg, "--hairpin-mode cannot take effect on this host: the process:// runtime runs pods in the host's network namespace: they have no veth or bridge port; hairpin mode is not set");
+  assert.equal(
+    warns[0]?.msg,
+    "--hairpin-mode cannot take effect on this host: the process:// runtime runs pods in the host's network namespace: they have no veth or bridge port; hairpin mode is not set",
+  );
   const quiet = recordingLogger();
   await (await createRuntime({ ...base, logger: quiet, hairpinMode: 'none' })).close();
-  assert.deepEqual(quiet.lines.filter((l) => l.level === 'warn'), []);
+  assert.deepEqual(
+    quiet.lines.filter((l) => l.level === 'warn'),
+    [],
+  );
 });

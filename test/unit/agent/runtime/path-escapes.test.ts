@@ -35,7 +35,8 @@ async function scene(t: { after: (fn: () => Promise<void>) => void }): Promise<S
   await mkdir(root, { recursive: true });
   await mkdir(join(outside, 'victim'), { recursive: true });
   await writeFile(join(outside, 'victim', 'canary'), 'keep me');
-  const outsideTree = async (): Promise<string[]> => (await readdir(outside, { recursive: true })).map(String).sort();
+  const outsideTree = async (): Promise<string[]> =>
+    (await readdir(outside, { recursive: true })).map(String).sort();
   return { root, outside, outsideTree };
 }
 
@@ -49,23 +50,64 @@ const unsafe = (err: unknown): boolean => err instanceof UnsafePathError;
 test('process runtime: a hostile pod UID never makes a pod dir, and never removes one, outside the root', async (t) => {
   const s = await scene(t);
   const before = await s.outsideTree();
-  const rt = new ProcessRuntime({ rootDir: s.root, logger: recordingLogger(), clock: new ManualClock() });
+  const rt = new ProcessRuntime({
+    rootDir: s.root,
+    logger: recordingLogger(),
+    clock: new ManualClock(),
+  });
   t.after(() => rt.close());
   // ../../../outside/victim from <root>/pods is exactly the victim dir
   for (const uid of [...HOSTILE_SEGMENTS, '../../../outside/victim', s.outside]) {
-    await assert.rejects(rt.runPodSandbox({ pod: pod(uid), attempt: 0 }), unsafe, JSON.stringify(uid));
-    await assert.rejects(rt.createContainer({ pod: pod(uid), container: { name: 'c', command: ['true'] }, kind: 'app', attempt: 0, specHash: 'h', sandboxId: 'sb', volumePaths: {} }), unsafe);
+    await assert.rejects(
+      rt.runPodSandbox({ pod: pod(uid), attempt: 0 }),
+      unsafe,
+      JSON.stringify(uid),
+    );
+    await assert.rejects(
+      rt.createContainer({
+        pod: pod(uid),
+        container: { name: 'c', command: ['true'] },
+        kind: 'app',
+        attempt: 0,
+        specHash: 'h',
+        sandboxId: 'sb',
+        volumePaths: {},
+      }),
+      unsafe,
+    );
   }
   assert.deepEqual(await s.outsideTree(), before);
 });
 
 test('process runtime: a hostile container name never names a log file outside the pod dir', async (t) => {
   const s = await scene(t);
-  const rt = new ProcessRuntime({ rootDir: s.root, logger: recordingLogger(), clock: new ManualClock() });
+  const rt = new ProcessRuntime({
+    rootDir: s.root,
+    logger: recordingLogger(),
+    clock: new ManualClock(),
+  });
   t.after(() => rt.close());
   const uid = '0123456789abcdef0123456789abcdef';
-  for (const name of ['../../../../outside/victim/canary', '/etc/passwd', '..%2f..%2fx', 'a\0b', 'x'.repeat(300)]) {
-    await assert.rejects(rt.createContainer({ pod: pod(uid), container: { name, command: ['true'] }, kind: 'app', attempt: 0, specHash: 'h', sandboxId: 'sb', volumePaths: {} }), unsafe, name);
+  for (const name of [
+    '../../../../outside/victim/canary',
+    '/etc/passwd',
+    '..%2f..%2fx',
+    'a\0b',
+    'x'.repeat(300),
+  ]) {
+    await assert.rejects(
+      rt.createContainer({
+        pod: pod(uid),
+        container: { name, command: ['true'] },
+        kind: 'app',
+        attempt: 0,
+        specHash: 'h',
+        sandboxId: 'sb',
+        volumePaths: {},
+      }),
+      unsafe,
+      name,
+    );
   }
   assert.equal(await readFile(join(s.outside, 'victim', 'canary'), 'utf8'), 'keep me');
 });
@@ -76,18 +118,48 @@ test('process runtime: symbolic links in the root that lead out are refused for 
   const uid = '0123456789abcdef0123456789abcdef';
   await mkdir(join(s.root, 'pods'), { recursive: true });
   await symlink(join(s.outside, 'victim'), join(s.root, 'pods', uid));
-  const rt = new ProcessRuntime({ rootDir: s.root, logger: recordingLogger(), clock: new ManualClock() });
+  const rt = new ProcessRuntime({
+    rootDir: s.root,
+    logger: recordingLogger(),
+    clock: new ManualClock(),
+  });
   t.after(() => rt.close());
-  await assert.rejects(rt.runPodSandbox({ pod: pod(uid), attempt: 0 }), /a symbolic link leads out/);
-  await assert.rejects(rt.createContainer({ pod: pod(uid), container: { name: 'c', command: ['true'] }, kind: 'app', attempt: 0, specHash: 'h', sandboxId: 'sb', volumePaths: {} }), /a symbolic link leads out/);
+  await assert.rejects(
+    rt.runPodSandbox({ pod: pod(uid), attempt: 0 }),
+    /a symbolic link leads out/,
+  );
+  await assert.rejects(
+    rt.createContainer({
+      pod: pod(uid),
+      container: { name: 'c', command: ['true'] },
+      kind: 'app',
+      attempt: 0,
+      specHash: 'h',
+      sandboxId: 'sb',
+      volumePaths: {},
+    }),
+    /a symbolic link leads out/,
+  );
 
   // a pod dir made properly, then its log file swapped for a link to a file outside
   const uid2 = 'fedcba9876543210fedcba9876543210';
   const sb = await rt.runPodSandbox({ pod: pod(uid2), attempt: 0 });
-  const id = await rt.createContainer({ pod: pod(uid2), container: { name: 'c', command: ['true'] }, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} });
+  const id = await rt.createContainer({
+    pod: pod(uid2),
+    container: { name: 'c', command: ['true'] },
+    kind: 'app',
+    attempt: 0,
+    specHash: 'h',
+    sandboxId: sb,
+    volumePaths: {},
+  });
   await symlink(join(s.outside, 'victim', 'canary'), join(s.root, 'pods', uid2, 'c.log'));
   await assert.rejects(rt.startContainer(id), /a symbolic link leads out/);
-  assert.equal(await readFile(join(s.outside, 'victim', 'canary'), 'utf8'), 'keep me', 'nothing written through the link');
+  assert.equal(
+    await readFile(join(s.outside, 'victim', 'canary'), 'utf8'),
+    'keep me',
+    'nothing written through the link',
+  );
   await rt.removeContainer(id);
   await rt.removePodSandbox(sb);
   assert.deepEqual(await s.outsideTree(), before, 'the pod dir removal left the link target alone');
@@ -95,7 +167,10 @@ test('process runtime: symbolic links in the root that lead out are refused for 
   // <root>/pods itself a link out of the root: nothing is made or removed through it
   await rm(join(s.root, 'pods'), { recursive: true, force: true });
   await symlink(s.outside, join(s.root, 'pods'));
-  await assert.rejects(rt.runPodSandbox({ pod: pod('victim'), attempt: 0 }), /a symbolic link leads out/);
+  await assert.rejects(
+    rt.runPodSandbox({ pod: pod('victim'), attempt: 0 }),
+    /a symbolic link leads out/,
+  );
   assert.deepEqual(await s.outsideTree(), before);
 });
 
@@ -105,20 +180,53 @@ test('process runtime: a tampered state file (pod UID, log file or id leading ou
   const dir = join(s.root, 'process-runtime', 'containers');
   await mkdir(dir, { recursive: true });
   const rec = (id: string, over: Record<string, unknown>): string =>
-    JSON.stringify({ id, podUid: 'u', podName: 'p', podNamespace: 'default', name: 'c', kind: 'app', attempt: 0, specHash: '', image: '', imageId: '', state: 'exited', exitCode: 0, createdAtMs: 1, command: ['true'], env: {}, logFile: join(s.root, 'pods', 'u', 'c.log'), ...over });
+    JSON.stringify({
+      id,
+      podUid: 'u',
+      podName: 'p',
+      podNamespace: 'default',
+      name: 'c',
+      kind: 'app',
+      attempt: 0,
+      specHash: '',
+      image: '',
+      imageId: '',
+      state: 'exited',
+      exitCode: 0,
+      createdAtMs: 1,
+      command: ['true'],
+      env: {},
+      logFile: join(s.root, 'pods', 'u', 'c.log'),
+      ...over,
+    });
   await writeFile(join(dir, 'a1.json'), rec('a1', { podUid: '../../../outside/victim' }));
-  await writeFile(join(dir, 'a2.json'), rec('a2', { logFile: join(s.outside, 'victim', 'canary') }));
+  await writeFile(
+    join(dir, 'a2.json'),
+    rec('a2', { logFile: join(s.outside, 'victim', 'canary') }),
+  );
   await writeFile(join(dir, 'a3.json'), rec('../../../outside/victim/x', {}));
   await writeFile(join(dir, 'a4.json'), rec('a4', { name: '../../../../outside/victim/canary' }));
-  await writeFile(join(dir, 'sb-1.json'), rec('sb-1', { kind: 'sandbox', podUid: '%2e%2e', logFile: '' }));
+  await writeFile(
+    join(dir, 'sb-1.json'),
+    rec('sb-1', { kind: 'sandbox', podUid: '%2e%2e', logFile: '' }),
+  );
   await writeFile(join(dir, 'ok.json'), rec('ok', {}));
   const logger = recordingLogger();
   const rt = new ProcessRuntime({ rootDir: s.root, logger, clock: new ManualClock() });
   t.after(() => rt.close());
-  assert.deepEqual((await rt.listContainers()).map((c) => c.id), ['ok']);
-  const skipped = logger.lines.filter((l) => l.msg === 'process runtime: unreadable state file skipped').map((l) => String(l.fields.file)).sort();
+  assert.deepEqual(
+    (await rt.listContainers()).map((c) => c.id),
+    ['ok'],
+  );
+  const skipped = logger.lines
+    .filter((l) => l.msg === 'process runtime: unreadable state file skipped')
+    .map((l) => String(l.fields.file))
+    .sort();
   assert.deepEqual(skipped, ['a1.json', 'a2.json', 'a3.json', 'a4.json', 'sb-1.json']);
-  assert.match(String(logger.lines.find((l) => l.fields.file === 'a2.json')?.fields.err), /is not the container's own; not adopted/);
+  assert.match(
+    String(logger.lines.find((l) => l.fields.file === 'a2.json')?.fields.err),
+    /is not the container's own; not adopted/,
+  );
   assert.equal(rt.logPath('ok'), join(s.root, 'pods', 'u', 'c.log'));
   assert.deepEqual(await s.outsideTree(), before);
 });
@@ -128,7 +236,15 @@ function syncer(root: string): PodSyncer {
   const logger = recordingLogger();
   const runtime = new FakeRuntime(clock);
   const probes = new ProbeManager({ runtime, clock, logger, onChange: () => undefined });
-  return new PodSyncer({ runtime, images: runtime, probes, statuses: new PodStatusManager(), clock, logger, rootDir: root });
+  return new PodSyncer({
+    runtime,
+    images: runtime,
+    probes,
+    statuses: new PodStatusManager(),
+    clock,
+    logger,
+    rootDir: root,
+  });
 }
 
 test('emptyDir volumes: a hostile pod UID or volume name, or a link out of the root, makes no directory outside it', async (t) => {
@@ -136,17 +252,35 @@ test('emptyDir volumes: a hostile pod UID or volume name, or a link out of the r
   const before = await s.outsideTree();
   const sync = syncer(s.root);
   for (const bad of [...HOSTILE_SEGMENTS, '../../../outside/victim']) {
-    await assert.rejects(sync.syncPod(pod(bad, { volumes: [{ name: 'v', emptyDir: {} }] })), unsafe, `uid ${JSON.stringify(bad)}`);
-    await assert.rejects(sync.syncPod(pod('0123456789abcdef0123456789abcdef', { volumes: [{ name: bad, emptyDir: {} }] })), unsafe, `volume ${JSON.stringify(bad)}`);
+    await assert.rejects(
+      sync.syncPod(pod(bad, { volumes: [{ name: 'v', emptyDir: {} }] })),
+      unsafe,
+      `uid ${JSON.stringify(bad)}`,
+    );
+    await assert.rejects(
+      sync.syncPod(
+        pod('0123456789abcdef0123456789abcdef', { volumes: [{ name: bad, emptyDir: {} }] }),
+      ),
+      unsafe,
+      `volume ${JSON.stringify(bad)}`,
+    );
   }
   const uid = 'fedcba9876543210fedcba9876543210';
   await mkdir(join(s.root, 'pods', uid), { recursive: true });
   await symlink(join(s.outside, 'victim'), join(s.root, 'pods', uid, 'volumes'));
-  await assert.rejects(sync.syncPod(pod(uid, { volumes: [{ name: 'v', emptyDir: {} }] })), /a symbolic link leads out/);
+  await assert.rejects(
+    sync.syncPod(pod(uid, { volumes: [{ name: 'v', emptyDir: {} }] })),
+    /a symbolic link leads out/,
+  );
   assert.deepEqual(await s.outsideTree(), before);
   // and a proper one is made where it belongs
-  await sync.syncPod(pod('00000000-0000-4000-8000-000000000000', { volumes: [{ name: 'v', emptyDir: {} }] }));
-  assert.deepEqual(await readdir(join(s.root, 'pods', '00000000-0000-4000-8000-000000000000', 'volumes')), ['v']);
+  await sync.syncPod(
+    pod('00000000-0000-4000-8000-000000000000', { volumes: [{ name: 'v', emptyDir: {} }] }),
+  );
+  assert.deepEqual(
+    await readdir(join(s.root, 'pods', '00000000-0000-4000-8000-000000000000', 'volumes')),
+    ['v'],
+  );
 });
 
 test('log rotation: a log path outside the root, or a rotated name linked out of it, is refused and named; the file outside is untouched', async (t) => {
@@ -157,20 +291,42 @@ test('log rotation: a log path outside the root, or a rotated name linked out of
   await mkdir(join(s.root, 'pods', 'u'), { recursive: true });
   await writeFile(inside, big);
   await symlink(join(s.outside, 'victim', 'rotated'), `${inside}.1`);
-  const paths: Record<string, string> = { a: join(s.outside, 'victim', 'canary'), b: `${s.root}/../../outside/victim/canary`, c: inside };
+  const paths: Record<string, string> = {
+    a: join(s.outside, 'victim', 'canary'),
+    b: `${s.root}/../../outside/victim/canary`,
+    c: inside,
+  };
   const runtime = {
     listContainers: async () => Object.keys(paths).map((id) => ({ id })),
     logPath: (id: string) => paths[id],
   } as unknown as ContainerRuntime;
   const logger = recordingLogger();
   const gc = new GarbageCollector({
-    runtime, images: {} as ImageService, isPodActive: () => true, inUseImages: () => new Set(), maxDeadContainers: -1, maxDeadPerContainer: -1,
-    minContainerAgeMs: 0, imageHighThresholdPercent: 85, imageLowThresholdPercent: 80, imageMinAgeMs: 0,
-    containerLogMaxSize: '1Ki', containerLogMaxFiles: 3, logRoot: s.root, clock: new ManualClock(), logger,
+    runtime,
+    images: {} as ImageService,
+    isPodActive: () => true,
+    inUseImages: () => new Set(),
+    maxDeadContainers: -1,
+    maxDeadPerContainer: -1,
+    minContainerAgeMs: 0,
+    imageHighThresholdPercent: 85,
+    imageLowThresholdPercent: 80,
+    imageMinAgeMs: 0,
+    containerLogMaxSize: '1Ki',
+    containerLogMaxFiles: 3,
+    logRoot: s.root,
+    clock: new ManualClock(),
+    logger,
   });
   assert.equal(await gc.rotateLogs(), 0);
   assert.equal(await readFile(join(s.outside, 'victim', 'canary'), 'utf8'), big, 'not truncated');
-  assert.deepEqual((await readdir(join(s.outside, 'victim'))).sort(), ['canary'], 'no rotated copy written through the link');
-  const refused = logger.lines.filter((l) => l.msg === 'log rotation: refusing to rotate a log file outside the root directory');
+  assert.deepEqual(
+    (await readdir(join(s.outside, 'victim'))).sort(),
+    ['canary'],
+    'no rotated copy written through the link',
+  );
+  const refused = logger.lines.filter(
+    (l) => l.msg === 'log rotation: refusing to rotate a log file outside the root directory',
+  );
   assert.equal(refused.length, 3);
 });

@@ -10,13 +10,28 @@ import { systemClock } from '../../../../src/common/util/clock.js';
 // A state file as an agent leaves it: a container recorded as running whose process is gone.
 function deadRecord(id: string, root: string): Record<string, unknown> {
   return {
-    id, podUid: 'uid-1', podName: 'web-n1', podNamespace: 'default', name: 'web', kind: 'app', attempt: 0,
-    state: 'running', image: '', sandboxId: 'sb-1', createdAtMs: 1, startedAtMs: 1, labels: {},
-    command: ['true'], env: {}, logFile: join(root, 'pods', 'uid-1', 'web.log'), pid: 2147483646, startTicks: '1',
+    id,
+    podUid: 'uid-1',
+    podName: 'web-n1',
+    podNamespace: 'default',
+    name: 'web',
+    kind: 'app',
+    attempt: 0,
+    state: 'running',
+    image: '',
+    sandboxId: 'sb-1',
+    createdAtMs: 1,
+    startedAtMs: 1,
+    labels: {},
+    command: ['true'],
+    env: {},
+    logFile: join(root, 'pods', 'uid-1', 'web.log'),
+    pid: 2147483646,
+    startTicks: '1',
   };
 }
 
-test('a read-only process runtime reports a dead process as exited without writing the agent\'s state', async (t) => {
+test("a read-only process runtime reports a dead process as exited without writing the agent's state", async (t) => {
   const root = await mkdtemp(join(tmpdir(), 'proc-ro-'));
   t.after(() => rm(root, { recursive: true, force: true }));
   const dir = join(root, 'process-runtime', 'containers');
@@ -25,14 +40,27 @@ test('a read-only process runtime reports a dead process as exited without writi
   const before = JSON.stringify(deadRecord('c1', root));
   await writeFile(file, before);
 
-  const observer = new ProcessRuntime({ rootDir: root, logger: silentLogger(), clock: systemClock, readOnly: true });
+  const observer = new ProcessRuntime({
+    rootDir: root,
+    logger: silentLogger(),
+    clock: systemClock,
+    readOnly: true,
+  });
   const seen = await observer.listContainers({ podUid: 'uid-1' });
   await observer.close();
   assert.equal(seen[0]?.state, 'exited', 'the observer sees that the process is gone');
-  assert.equal(await readFile(file, 'utf8'), before, 'the state file is left as the agent wrote it');
+  assert.equal(
+    await readFile(file, 'utf8'),
+    before,
+    'the state file is left as the agent wrote it',
+  );
 
   const writer = new ProcessRuntime({ rootDir: root, logger: silentLogger(), clock: systemClock });
   await writer.listContainers({ podUid: 'uid-1' });
   await writer.close();
-  assert.equal(JSON.parse(await readFile(file, 'utf8')).state, 'exited', 'a writing runtime records the exit');
+  assert.equal(
+    JSON.parse(await readFile(file, 'utf8')).state,
+    'exited',
+    'a writing runtime records the exit',
+  );
 });

@@ -25,7 +25,10 @@ async function most(queue: PullQueue, n: number): Promise<number> {
       released++;
     }
   }
-  assert.deepEqual(await Promise.all(runs), Array.from({ length: n }, (_, i) => i));
+  assert.deepEqual(
+    await Promise.all(runs),
+    Array.from({ length: n }, (_, i) => i),
+  );
   return top;
 }
 
@@ -37,7 +40,10 @@ test('maxParallelImagePulls: at most that many pulls at once with serializeImage
 
 test('a failed pull frees its slot', async () => {
   const q = new PullQueue({ serialize: false, maxParallel: 1 });
-  await assert.rejects(q.run(() => Promise.reject(new Error('registry down'))), /registry down/);
+  await assert.rejects(
+    q.run(() => Promise.reject(new Error('registry down'))),
+    /registry down/,
+  );
   assert.equal(await q.run(() => Promise.resolve('next')), 'next');
   assert.equal(q.inFlight, 0);
 });

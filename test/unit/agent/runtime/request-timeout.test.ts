@@ -23,7 +23,14 @@ function fakeRuntime(): Rt {
 
 async function settledAfter(clock: ManualClock, p: Promise<unknown>, ms: number): Promise<unknown> {
   let outcome: unknown = 'pending';
-  p.then(() => { outcome = 'resolved'; }, (e: Error) => { outcome = e.message; });
+  p.then(
+    () => {
+      outcome = 'resolved';
+    },
+    (e: Error) => {
+      outcome = e.message;
+    },
+  );
   await clock.waitForSleepers(1);
   clock.advance(ms);
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
@@ -36,9 +43,16 @@ test('--runtime-request-timeout bounds process:// calls: the timeout, the grace 
   const start = rt.startContainer('c1');
   assert.equal(await settledAfter(clock, start, 1999), 'pending');
   clock.advance(1);
-  await assert.rejects(start, /^RuntimeError: process runtime startContainer: context deadline exceeded \(--runtime-request-timeout 2s\)$/);
+  await assert.rejects(
+    start,
+    /^RuntimeError: process runtime startContainer: context deadline exceeded \(--runtime-request-timeout 2s\)$/,
+  );
   const stop = rt.stopContainer('c', 30);
-  assert.equal(await settledAfter(clock, stop, 31_999), 'pending', 'a stop may take its 30 s grace period plus the timeout');
+  assert.equal(
+    await settledAfter(clock, stop, 31_999),
+    'pending',
+    'a stop may take its 30 s grace period plus the timeout',
+  );
   clock.advance(1);
   await assert.rejects(stop, /stopContainer: context deadline exceeded/);
   const ex = rt.exec('c', ['true'], 5000);

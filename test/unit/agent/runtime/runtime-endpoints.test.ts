@@ -6,7 +6,10 @@ import { createServer, type ServerResponse } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRuntime, type RuntimeFactoryOptions } from '../../../../src/agent/runtime/factory.js';
+import {
+  createRuntime,
+  type RuntimeFactoryOptions,
+} from '../../../../src/agent/runtime/factory.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
@@ -35,7 +38,9 @@ async function fakeEngine(socketPath: string): Promise<FakeEngine> {
       if (pulled.has(name)) json(res, 200, { Id: `sha256:${name}` });
       else json(res, 404, { message: `No such image: ${name}` });
     } else if (/^\/v[\d.]+\/images\/create$/.test(url.pathname)) {
-      pulled.add(`${url.searchParams.get('fromImage') ?? ''}:${url.searchParams.get('tag') ?? 'latest'}`);
+      pulled.add(
+        `${url.searchParams.get('fromImage') ?? ''}:${url.searchParams.get('tag') ?? 'latest'}`,
+      );
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"status":"Pull complete"}\n');
     } else {
@@ -70,11 +75,17 @@ test('--container-runtime-endpoint: process:// runs host processes, unix:// and 
     assert.equal(docker.runtime.type, 'docker', endpoint);
     await docker.close();
   }
-  await assert.rejects(createRuntime(options({ endpoint: 'unix-abstract:containerd' })), (err: unknown) => {
-    assert.ok(err instanceof ConfigError);
-    assert.equal(err.message, 'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix-abstract:containerd": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)');
-    return true;
-  });
+  await assert.rejects(
+    createRuntime(options({ endpoint: 'unix-abstract:containerd' })),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(
+        err.message,
+        'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix-abstract:containerd": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)',
+      );
+      return true;
+    },
+  );
 });
 
 test('--image-service-endpoint takes the image calls to its own engine; --registry-qps and --registry-burst pace the pulls (the burst at once, then one each 1/qps s)', async (t) => {
@@ -84,16 +95,21 @@ test('--image-service-endpoint takes the image calls to its own engine; --regist
   const imageEngine = await fakeEngine(join(dir, 'image.sock'));
   t.after(() => Promise.all([runtimeEngine.close(), imageEngine.close()]));
   const clock = new ManualClock();
-  const bundle = await createRuntime(options({
-    endpoint: `unix://${join(dir, 'runtime.sock')}`,
-    imageEndpoint: `unix://${join(dir, 'image.sock')}`,
-    registryPullQPS: 1,
-    registryBurst: 2,
-    clock,
-  }));
+  const bundle = await createRuntime(
+    options({
+      endpoint: `unix://${join(dir, 'runtime.sock')}`,
+      imageEndpoint: `unix://${join(dir, 'image.sock')}`,
+      registryPullQPS: 1,
+      registryBurst: 2,
+      clock,
+    }),
+  );
   t.after(() => bundle.close());
-  const pulls = ['a:1', 'b:1', 'c:1'].map((image) => bundle.images.ensureImage(image, 'IfNotPresent'));
-  const creates = (): number => imageEngine.calls.filter((c) => c.endsWith('/images/create')).length;
+  const pulls = ['a:1', 'b:1', 'c:1'].map((image) =>
+    bundle.images.ensureImage(image, 'IfNotPresent'),
+  );
+  const creates = (): number =>
+    imageEngine.calls.filter((c) => c.endsWith('/images/create')).length;
   await clock.waitForSleepers(1);
   const [a, b] = await Promise.all([pulls[0], pulls[1]]);
   assert.deepEqual([a, b], ['sha256:a:1', 'sha256:b:1']);

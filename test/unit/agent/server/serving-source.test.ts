@@ -20,27 +20,52 @@ test('--tls-cert-file/--tls-private-key-file are re-read when replaced; a missin
   const keyFile = join(dir, 'tls.key');
   await writeFile(certFile, a.certPem);
   await writeFile(keyFile, a.keyPem);
-  const src = await FileServingSource.open({ certFile, keyFile, clock: systemClock, logger: silentLogger(), reloadIntervalMs: 50 });
+  const src = await FileServingSource.open({
+    certFile,
+    keyFile,
+    clock: systemClock,
+    logger: silentLogger(),
+    reloadIntervalMs: 50,
+  });
   t.after(() => src.stop());
   assert.equal(src.current()?.certPem.trim(), a.certPem.trim());
   await writeFile(join(dir, 'k.tmp'), b.keyPem);
   await writeFile(join(dir, 'c.tmp'), b.certPem);
   await rename(join(dir, 'k.tmp'), keyFile);
   await rename(join(dir, 'c.tmp'), certFile);
-  await waitFor(() => src.current()?.certPem.trim() === b.certPem.trim(), 'the new certificate', 5_000, 20);
+  await waitFor(
+    () => src.current()?.certPem.trim() === b.certPem.trim(),
+    'the new certificate',
+    5_000,
+    20,
+  );
   assert.equal(src.current()?.keyPem.trim(), b.keyPem.trim());
-  const open = (o: { certFile: string; keyFile: string }): Promise<FileServingSource> => FileServingSource.open({ ...o, clock: systemClock, logger: silentLogger() });
-  await assert.rejects(open({ certFile: join(dir, 'nope.crt'), keyFile }), /cannot read the serving certificate \(--tls-cert-file .*nope\.crt, --tls-private-key-file .*tls\.key\): ENOENT/);
+  const open = (o: { certFile: string; keyFile: string }): Promise<FileServingSource> =>
+    FileServingSource.open({ ...o, clock: systemClock, logger: silentLogger() });
+  await assert.rejects(
+    open({ certFile: join(dir, 'nope.crt'), keyFile }),
+    /cannot read the serving certificate \(--tls-cert-file .*nope\.crt, --tls-private-key-file .*tls\.key\): ENOENT/,
+  );
   await writeFile(join(dir, 'other.key'), a.keyPem);
-  await assert.rejects(open({ certFile, keyFile: join(dir, 'other.key') }), /the private key does not match the certificate/);
+  await assert.rejects(
+    open({ certFile, keyFile: join(dir, 'other.key') }),
+    /the private key does not match the certificate/,
+  );
 });
 
 test('a managed source falls back to the self-signed pair until its first certificate', () => {
   const state: { managed?: { certPem: string; keyPem: string } } = {};
-  const src = pemPairSource(() => state.managed, () => ({ certPem: 'self', keyPem: 'self-key' }));
+  const src = pemPairSource(
+    () => state.managed,
+    () => ({ certPem: 'self', keyPem: 'self-key' }),
+  );
   assert.equal(src.current().cert, 'self');
   state.managed = { certPem: 'issued', keyPem: 'issued-key' };
   assert.equal(src.current().cert, 'issued');
-  assert.equal(src.current(), src.current(), 'the same material object while unchanged (cached secure context)');
+  assert.equal(
+    src.current(),
+    src.current(),
+    'the same material object while unchanged (cached secure context)',
+  );
   assert.throws(() => pemPairSource(() => undefined).current(), /no serving certificate yet/);
 });

@@ -10,9 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { responseOnUpgrade } from '../../../../src/common/util/upgrade-response.js';
 import { serveStreaming } from '../../../../src/agent/server/streaming/serve.js';
-import { StreamTargetError, type StreamingRuntime } from '../../../../src/agent/server/streaming/types.js';
+import {
+  StreamTargetError,
+  type StreamingRuntime,
+} from '../../../../src/agent/server/streaming/types.js';
 
-const refused = (ref: unknown): Promise<never> => Promise.reject(new StreamTargetError(404, `ref ${JSON.stringify(ref)}`));
+const refused = (ref: unknown): Promise<never> =>
+  Promise.reject(new StreamTargetError(404, `ref ${JSON.stringify(ref)}`));
 
 const runtime: StreamingRuntime = {
   exec: (ref) => refused(ref),
@@ -29,7 +33,13 @@ before(async () => {
   server.on('upgrade', (req, socket, head) => {
     const res = responseOnUpgrade(req, socket);
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    void serveStreaming(req, res, url, { socket, head }, { runtime, logger: silentLogger(), idleTimeoutMs: 0 });
+    void serveStreaming(
+      req,
+      res,
+      url,
+      { socket, head },
+      { runtime, logger: silentLogger(), idleTimeoutMs: 0 },
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as AddressInfo).port;
@@ -46,7 +56,12 @@ function upgrade(path: string): Promise<{ status: number; body: string }> {
       host: '127.0.0.1',
       port,
       path,
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
     });
     req.on('upgrade', () => reject(new Error(`${path}: upgraded, expected a refusal`)));
     req.on('response', (res) => {
@@ -61,21 +76,49 @@ function upgrade(path: string): Promise<{ status: number; body: string }> {
 }
 
 test('portForward: {ns}/{pod} and {ns}/{pod}/{uid} reach the runtime as such; other shapes are 400 naming the accepted one', async () => {
-  assert.deepEqual(await upgrade('/portForward/ns1/pod1?port=80'), { status: 404, body: 'ref {"namespace":"ns1","pod":"pod1"}\n' });
-  assert.deepEqual(await upgrade('/portForward/ns1/pod1/uid-1?port=80'), { status: 404, body: 'ref {"namespace":"ns1","pod":"pod1","uid":"uid-1"}\n' });
-  for (const path of ['/portForward/ns1?port=80', '/portForward/ns1/pod1/uid-1/extra?port=80', '/portForward/?port=80', '/portForward/ns1/%E0%A4%A?port=80']) {
-    assert.deepEqual(await upgrade(path), { status: 400, body: 'expected /portForward/{namespace}/{pod}[/{uid}]\n' }, path);
+  assert.deepEqual(await upgrade('/portForward/ns1/pod1?port=80'), {
+    status: 404,
+    body: 'ref {"namespace":"ns1","pod":"pod1"}\n',
+  });
+  assert.deepEqual(await upgrade('/portForward/ns1/pod1/uid-1?port=80'), {
+    status: 404,
+    body: 'ref {"namespace":"ns1","pod":"pod1","uid":"uid-1"}\n',
+  });
+  for (const path of [
+    '/portForward/ns1?port=80',
+    '/portForward/ns1/pod1/uid-1/extra?port=80',
+    '/portForward/?port=80',
+    '/portForward/ns1/%E0%A4%A?port=80',
+  ]) {
+    assert.deepEqual(
+      await upgrade(path),
+      { status: 400, body: 'expected /portForward/{namespace}/{pod}[/{uid}]\n' },
+      path,
+    );
   }
 });
 
 test('exec and attach: {ns}/{pod}/{container} and {ns}/{pod}/{uid}/{container} reach the runtime as such; other shapes are 400 naming the accepted one', async () => {
-  assert.deepEqual(await upgrade('/exec/ns1/pod1/c1?command=true&output=1'), { status: 404, body: 'ref {"namespace":"ns1","pod":"pod1","container":"c1"}' });
-  assert.deepEqual(await upgrade('/exec/ns1/pod1/uid-1/c1?command=true&output=1'), { status: 404, body: 'ref {"namespace":"ns1","pod":"pod1","uid":"uid-1","container":"c1"}' });
-  assert.deepEqual(await upgrade('/attach/ns1/pod1/c1?output=1'), { status: 404, body: 'ref {"namespace":"ns1","pod":"pod1","container":"c1"}' });
+  assert.deepEqual(await upgrade('/exec/ns1/pod1/c1?command=true&output=1'), {
+    status: 404,
+    body: 'ref {"namespace":"ns1","pod":"pod1","container":"c1"}',
+  });
+  assert.deepEqual(await upgrade('/exec/ns1/pod1/uid-1/c1?command=true&output=1'), {
+    status: 404,
+    body: 'ref {"namespace":"ns1","pod":"pod1","uid":"uid-1","container":"c1"}',
+  });
+  assert.deepEqual(await upgrade('/attach/ns1/pod1/c1?output=1'), {
+    status: 404,
+    body: 'ref {"namespace":"ns1","pod":"pod1","container":"c1"}',
+  });
   for (const kind of ['exec', 'attach']) {
     for (const rest of ['ns1/pod1', 'ns1/pod1/uid-1/c1/extra', 'ns1', '']) {
       const path = `/${kind}/${rest}?command=true&output=1`;
-      assert.deepEqual(await upgrade(path), { status: 400, body: `expected /${kind}/{namespace}/{pod}[/{uid}]/{container}\n` }, path);
+      assert.deepEqual(
+        await upgrade(path),
+        { status: 400, body: `expected /${kind}/{namespace}/{pod}[/{uid}]/{container}\n` },
+        path,
+      );
     }
   }
 });

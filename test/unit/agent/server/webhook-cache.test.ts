@@ -5,9 +5,13 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { FakeSarReviewer, FakeTokenReviewer } from '../../../helpers/server-fixture.js';
 import { TokenWebhookAuthenticator } from '../../../../src/agent/server/authn/token.js';
 import { WebhookAuthorizer } from '../../../../src/agent/server/authz/authorizers.js';
-import { requestAttributes, subresourceFor } from '../../../../src/agent/server/authz/attributes.js';
+import {
+  requestAttributes,
+  subresourceFor,
+} from '../../../../src/agent/server/authz/attributes.js';
 
-const req = (token: string): IncomingMessage => ({ headers: { authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
+const req = (token: string): IncomingMessage =>
+  ({ headers: { authorization: `Bearer ${token}` } }) as unknown as IncomingMessage;
 
 test('token answers (authenticated and not) are cached for the cache TTL; errors are not cached', async () => {
   const clock = new ManualClock();
@@ -24,7 +28,11 @@ test('token answers (authenticated and not) are cached for the cache TTL; errors
   // The reference's LRUExpireCache drops an entry only once the clock is strictly after its expiry.
   clock.advance(1_000);
   reviewer.users.delete('t1');
-  assert.equal((await authn.authenticate(req('t1'))).kind, 'authenticated', 'still cached at exactly the TTL');
+  assert.equal(
+    (await authn.authenticate(req('t1'))).kind,
+    'authenticated',
+    'still cached at exactly the TTL',
+  );
   clock.advance(1);
   assert.equal((await authn.authenticate(req('t1'))).kind, 'rejected', 'asked again after the TTL');
   assert.equal(reviewer.calls, 3);
@@ -39,7 +47,12 @@ test('allowed answers are cached for the authorized TTL, denied ones for the una
   const clock = new ManualClock();
   let allowAlice = true;
   const reviewer = new FakeSarReviewer((s) => s.user === 'alice' && allowAlice);
-  const authz = new WebhookAuthorizer({ reviewer, authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, clock });
+  const authz = new WebhookAuthorizer({
+    reviewer,
+    authorizedTtlMs: 300_000,
+    unauthorizedTtlMs: 30_000,
+    clock,
+  });
   const alice = requestAttributes({ username: 'alice', groups: [] }, 'GET', '/pods', 'n1');
   const bob = requestAttributes({ username: 'bob', groups: [] }, 'GET', '/pods', 'n1');
   assert.equal((await authz.authorize(alice)).allowed, true);
@@ -52,19 +65,32 @@ test('allowed answers are cached for the authorized TTL, denied ones for the una
   assert.equal(reviewer.calls, 2);
   clock.advance(1);
   await authz.authorize(bob);
-  assert.equal(reviewer.calls, 2, 'still cached at exactly 30 s (expired only strictly after, as the reference)');
+  assert.equal(
+    reviewer.calls,
+    2,
+    'still cached at exactly 30 s (expired only strictly after, as the reference)',
+  );
   clock.advance(1);
   await authz.authorize(bob);
   assert.equal(reviewer.calls, 3, 'denied answer expired after 30 s');
   assert.equal((await authz.authorize(alice)).allowed, true, 'allowed answer still cached');
   clock.advance(270_000);
-  assert.equal((await authz.authorize(alice)).allowed, false, 'allowed answer expired after 5 minutes');
+  assert.equal(
+    (await authz.authorize(alice)).allowed,
+    false,
+    'allowed answer expired after 5 minutes',
+  );
   assert.equal(reviewer.calls, 4);
   // Another subresource is another question.
-  await authz.authorize(requestAttributes({ username: 'alice', groups: [] }, 'GET', '/stats/summary', 'n1'));
+  await authz.authorize(
+    requestAttributes({ username: 'alice', groups: [] }, 'GET', '/stats/summary', 'n1'),
+  );
   assert.equal(reviewer.calls, 5);
   reviewer.down = true;
-  await assert.rejects(authz.authorize(requestAttributes({ username: 'zed', groups: [] }, 'GET', '/pods', 'n1')), /subject access review failed/);
+  await assert.rejects(
+    authz.authorize(requestAttributes({ username: 'zed', groups: [] }, 'GET', '/pods', 'n1')),
+    /subject access review failed/,
+  );
 });
 
 test('request attributes follow the reference', () => {

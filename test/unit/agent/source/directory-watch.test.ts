@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { DirectoryWatch } from '../../../../src/agent/source/directory-watch.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }, path: (dir: string) => string) {
+async function setup(
+  t: { after: (fn: () => Promise<void>) => void },
+  path: (dir: string) => string,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'na-dirwatch-'));
   const seen: (string | null)[] = [];
   const waiters: (() => void)[] = [];
@@ -30,13 +33,16 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }, path: (dir
   return { dir, w, seen, until, logger };
 }
 
-test('one watch of the directory reports manifests, not dotfiles (editors\' swap files)', async (t) => {
+test("one watch of the directory reports manifests, not dotfiles (editors' swap files)", async (t) => {
   const { dir, w, seen, until } = await setup(t, (d) => d);
   await w.arm();
   await writeFile(join(dir, '.web.yaml.swp'), 'x');
   await writeFile(join(dir, 'web.yaml'), 'x');
   await until('web.yaml');
-  assert.deepEqual(seen.filter((f) => f?.startsWith('.') === true), []);
+  assert.deepEqual(
+    seen.filter((f) => f?.startsWith('.') === true),
+    [],
+  );
 });
 
 test('a single manifest file: its directory is watched, its neighbours are not reported', async (t) => {
@@ -52,7 +58,10 @@ test('a single manifest file: its directory is watched, its neighbours are not r
   const before = seen.length;
   await writeFile(join(dir, 'pod.yaml'), 'd');
   while (seen.length === before) await new Promise((r) => setImmediate(r));
-  assert.deepEqual(seen.filter((f) => f !== 'pod.yaml'), []);
+  assert.deepEqual(
+    seen.filter((f) => f !== 'pod.yaml'),
+    [],
+  );
 });
 
 test('a path that appears later, and a directory replaced under the path, are watched once arm() runs again', async (t) => {

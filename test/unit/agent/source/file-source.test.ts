@@ -13,7 +13,10 @@ import { recordingLogger } from '../../../helpers/recording-logger.js';
 const manifest = (name: string, cmd = 'sleep'): string =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec:\n  containers: [{name: c, command: [${cmd}, "60"]}]\n`;
 
-async function setup(t: { after: (fn: () => Promise<void>) => void }, path?: (dir: string) => string) {
+async function setup(
+  t: { after: (fn: () => Promise<void>) => void },
+  path?: (dir: string) => string,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'na-filesrc-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const snaps: PodSnapshot[] = [];
@@ -41,7 +44,15 @@ async function bump(file: string): Promise<void> {
 test('lists a directory: sorted, dotfiles and subdirectories ignored, invalid files skipped', async (t) => {
   const { dir, src, names, logger } = await setup(t);
   await writeFile(join(dir, 'b.yaml'), manifest('b'));
-  await writeFile(join(dir, 'a.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a' }, spec: { containers: [{ name: 'c', command: ['x'] }] } }));
+  await writeFile(
+    join(dir, 'a.json'),
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'a' },
+      spec: { containers: [{ name: 'c', command: ['x'] }] },
+    }),
+  );
   await writeFile(join(dir, '.hidden.yaml'), manifest('hidden'));
   await writeFile(join(dir, 'broken.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: [\n');
   await src.relist();
@@ -60,7 +71,10 @@ test('an invalid modification keeps the old pod; a deletion removes it', async (
   await writeFile(f, manifest('web'));
   await src.relist();
   assert.deepEqual(names(), ['web-n1']);
-  await writeFile(f, 'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, command: [x]}, {name: c, command: [y]}]}\n');
+  await writeFile(
+    f,
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {containers: [{name: c, command: [x]}, {name: c, command: [y]}]}\n',
+  );
   await bump(f);
   await src.relist();
   assert.deepEqual(names(), ['web-n1'], 'still the old pod');
@@ -80,7 +94,10 @@ test('files over 10 MB are rejected', async (t) => {
   await truncate(f, 10 * 1024 * 1024 + 1);
   await src.relist();
   assert.deepEqual(names(), []);
-  assert.match(String(logger.lines.find((l) => l.level === 'error')?.fields.err), /over the 10 MB limit/);
+  assert.match(
+    String(logger.lines.find((l) => l.level === 'error')?.fields.err),
+    /over the 10 MB limit/,
+  );
 });
 
 test('a single file, and a missing path (empty set, one log line)', async (t) => {
@@ -117,7 +134,11 @@ test('notifications pick up a new file without waiting for the relist', async (t
   await src.start(ac.signal);
   await writeFile(join(dir, 'late.yaml'), manifest('late'));
   const deadline = Date.now() + 5000;
-  while (Date.now() < deadline && !snaps.some((s) => s.pods.some((p) => p.metadata.name === 'late-n1'))) await new Promise((r) => setTimeout(r, 20));
+  while (
+    Date.now() < deadline &&
+    !snaps.some((s) => s.pods.some((p) => p.metadata.name === 'late-n1'))
+  )
+    await new Promise((r) => setTimeout(r, 20));
   assert.ok(snaps.some((s) => s.pods.some((p) => p.metadata.name === 'late-n1')));
 });
 
@@ -152,7 +173,9 @@ test('a manifest written while the source starts (during its first list) is seen
   await src.start(ac.signal);
   assert.deepEqual(snaps[0]?.pods, []);
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('not seen within 5 s'), 5000)));
+  const late = new Promise<string>(
+    (resolve) => (timer = setTimeout(() => resolve('not seen within 5 s'), 5000)),
+  );
   assert.equal(await Promise.race([seen.then(() => 'seen'), late]), 'seen');
   clearTimeout(timer);
 });

@@ -8,7 +8,12 @@ import type { PodSnapshot } from '../../../../src/agent/source/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-const podJson = (name: string): unknown => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:local' }] } });
+const podJson = (name: string): unknown => ({
+  apiVersion: 'v1',
+  kind: 'Pod',
+  metadata: { name },
+  spec: { containers: [{ name: 'c', image: 'busybox:local' }] },
+});
 
 test('the HTTP source: headers, Pod and PodList, errors keep pods, empty body removes them, throttled logs', async (t) => {
   let status = 200;
@@ -61,7 +66,11 @@ test('the HTTP source: headers, Pod and PodList, errors keep pods, empty body re
   assert.equal(errors.length, 3, 'after 3 logged failures the rest go to debug');
   assert.ok(logger.lines.filter((l) => l.level === 'debug').length >= 3);
   assert.match(String(errors[0]?.fields.err), /HTTP 500/);
-  assert.ok(!JSON.stringify(logger.lines).includes('s3cret') && !JSON.stringify(logger.lines).includes('token=secret'), 'no secrets in logs');
+  assert.ok(
+    !JSON.stringify(logger.lines).includes('s3cret') &&
+      !JSON.stringify(logger.lines).includes('token=secret'),
+    'no secrets in logs',
+  );
 
   body = '';
   await src.poll(signal);

@@ -12,7 +12,8 @@ import type { PodSnapshot } from '../../../../src/agent/source/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-const good = (name: string): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n`;
+const good = (name: string): string =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [sleep, "60"]}]}\n`;
 
 async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const dir = await mkdtemp(join(tmpdir(), 'na-manifest-files-'));
@@ -20,11 +21,23 @@ async function setup(t: { after: (fn: () => Promise<void>) => void }) {
   const snaps: PodSnapshot[] = [];
   const logger = recordingLogger();
   const src = new FileSource({
-    path: dir, checkFrequencyMs: 60_000, nodeName: 'n1', names: namesFor('platform', 'platform.io'),
-    validation: { requireImage: false, requireCommand: true }, onSnapshot: (s) => snaps.push(s), logger, clock: new ManualClock(), watch: false,
+    path: dir,
+    checkFrequencyMs: 60_000,
+    nodeName: 'n1',
+    names: namesFor('platform', 'platform.io'),
+    validation: { requireImage: false, requireCommand: true },
+    onSnapshot: (s) => snaps.push(s),
+    logger,
+    clock: new ManualClock(),
+    watch: false,
   });
   const names = (): string[] => (snaps.at(-1)?.pods ?? []).map((p) => p.metadata.name);
-  const skips = (): Map<string, string> => new Map(logger.lines.filter((l) => l.level === 'error').map((l) => [String(l.fields.file), String(l.fields.err)]));
+  const skips = (): Map<string, string> =>
+    new Map(
+      logger.lines
+        .filter((l) => l.level === 'error')
+        .map((l) => [String(l.fields.file), String(l.fields.err)]),
+    );
   return { dir, src, logger, names, skips };
 }
 
@@ -36,7 +49,10 @@ test('every skipped file is named once with its reason: empty, null, comments, s
   await writeFile(join(dir, 'null.yaml'), 'null\n');
   await writeFile(join(dir, 'comments.yaml'), '# nothing here\n');
   await writeFile(join(dir, 'dashes.yaml'), '---\n---\n');
-  await writeFile(join(dir, 'latin1.yaml'), Buffer.concat([Buffer.from(good('latin')), Buffer.from([0xe9, 0x0a])]));
+  await writeFile(
+    join(dir, 'latin1.yaml'),
+    Buffer.concat([Buffer.from(good('latin')), Buffer.from([0xe9, 0x0a])]),
+  );
   await writeFile(join(dir, 'v2.yaml'), good('v2').replace('apiVersion: v1', 'apiVersion: v2'));
   await symlink(join(dir, 'nowhere.yaml'), join(dir, 'dangling.yaml'));
   await mkdir(join(dir, 'subdir'));
@@ -45,15 +61,36 @@ test('every skipped file is named once with its reason: empty, null, comments, s
   await src.relist();
   assert.deepEqual(names(), ['good-n1']);
   const s = skips();
-  assert.equal(s.get(join(dir, 'empty.yaml')), `${join(dir, 'empty.yaml')}: the file is empty, no pod`);
-  assert.equal(s.get(join(dir, 'blank.yaml')), `${join(dir, 'blank.yaml')}: the file is empty, no pod`);
+  assert.equal(
+    s.get(join(dir, 'empty.yaml')),
+    `${join(dir, 'empty.yaml')}: the file is empty, no pod`,
+  );
+  assert.equal(
+    s.get(join(dir, 'blank.yaml')),
+    `${join(dir, 'blank.yaml')}: the file is empty, no pod`,
+  );
   assert.equal(s.get(join(dir, 'null.yaml')), `${join(dir, 'null.yaml')}: is null, no pod`);
-  assert.equal(s.get(join(dir, 'comments.yaml')), `${join(dir, 'comments.yaml')}: holds only comments, no pod`);
-  assert.equal(s.get(join(dir, 'dashes.yaml')), `${join(dir, 'dashes.yaml')}: holds only YAML document separators, no pod`);
-  assert.equal(s.get(join(dir, 'latin1.yaml')), `${join(dir, 'latin1.yaml')}: is not valid UTF-8 text`);
+  assert.equal(
+    s.get(join(dir, 'comments.yaml')),
+    `${join(dir, 'comments.yaml')}: holds only comments, no pod`,
+  );
+  assert.equal(
+    s.get(join(dir, 'dashes.yaml')),
+    `${join(dir, 'dashes.yaml')}: holds only YAML document separators, no pod`,
+  );
+  assert.equal(
+    s.get(join(dir, 'latin1.yaml')),
+    `${join(dir, 'latin1.yaml')}: is not valid UTF-8 text`,
+  );
   assert.match(s.get(join(dir, 'v2.yaml')) ?? '', /no kind "Pod" is registered for version "v2"/);
-  assert.equal(s.get(join(dir, 'dangling.yaml')), `${join(dir, 'dangling.yaml')}: a dangling symbolic link (to ${join(dir, 'nowhere.yaml')}: ENOENT)`);
-  assert.equal(s.get(join(dir, 'subdir')), `${join(dir, 'subdir')}: a directory (the file source does not recurse), not a manifest`);
+  assert.equal(
+    s.get(join(dir, 'dangling.yaml')),
+    `${join(dir, 'dangling.yaml')}: a dangling symbolic link (to ${join(dir, 'nowhere.yaml')}: ENOENT)`,
+  );
+  assert.equal(
+    s.get(join(dir, 'subdir')),
+    `${join(dir, 'subdir')}: a directory (the file source does not recurse), not a manifest`,
+  );
   assert.equal(s.get(join(dir, 'fifo.yaml')), `${join(dir, 'fifo.yaml')}: a FIFO, not a manifest`);
   const logged = logger.lines.length;
   assert.equal(logged, 10, 'one line per skipped file');
@@ -81,17 +118,29 @@ test('every skipped file is named once with its reason: empty, null, comments, s
 
 test('a relist of unchanged files, good or bad, reads and parses nothing; a touch reads but does not parse', async (t) => {
   const { dir, src } = await setup(t);
-  for (let i = 0; i < 20; i++) await writeFile(join(dir, `bad-${i}.yaml`), good(`bad-${i}`).replace('kind: Pod', 'kind: Deployment'));
+  for (let i = 0; i < 20; i++)
+    await writeFile(
+      join(dir, `bad-${i}.yaml`),
+      good(`bad-${i}`).replace('kind: Pod', 'kind: Deployment'),
+    );
   await writeFile(join(dir, 'good.yaml'), good('good'));
   await src.relist();
   assert.deepEqual({ ...src.files.work }, { reads: 21, parses: 21 });
   for (let i = 0; i < 5; i++) await src.relist();
-  assert.deepEqual({ ...src.files.work }, { reads: 21, parses: 21 }, 'unchanged: no read, no parse');
+  assert.deepEqual(
+    { ...src.files.work },
+    { reads: 21, parses: 21 },
+    'unchanged: no read, no parse',
+  );
   const later = new Date(Date.now() + 60_000);
   await utimes(join(dir, 'bad-3.yaml'), later, later);
   await utimes(join(dir, 'good.yaml'), later, later);
   await src.relist();
-  assert.deepEqual({ ...src.files.work }, { reads: 23, parses: 21 }, 'touched: read and hashed, same bytes, not parsed');
+  assert.deepEqual(
+    { ...src.files.work },
+    { reads: 23, parses: 21 },
+    'touched: read and hashed, same bytes, not parsed',
+  );
   await writeFile(join(dir, 'bad-4.yaml'), good('fixed'));
   await src.relist();
   assert.deepEqual({ ...src.files.work }, { reads: 24, parses: 22 });
@@ -101,7 +150,10 @@ test('an over-large file is skipped from its size alone, without reading it', as
   const { dir, src, skips, names } = await setup(t);
   await writeFile(join(dir, 'big.yaml'), Buffer.alloc(10 * 1024 * 1024 + 1, 0x20));
   await src.relist();
-  assert.equal(skips().get(join(dir, 'big.yaml')), `${join(dir, 'big.yaml')}: file is 10485761 bytes, is over the 10 MB limit for a manifest`);
+  assert.equal(
+    skips().get(join(dir, 'big.yaml')),
+    `${join(dir, 'big.yaml')}: file is 10485761 bytes, is over the 10 MB limit for a manifest`,
+  );
   assert.equal(src.files.work.reads, 0);
   assert.deepEqual(names(), []);
 });
@@ -112,5 +164,9 @@ test('two files with one pod name: the first wins and the duplicate is named onc
   await writeFile(join(dir, 'b.yaml'), good('same').replace('"60"', '"61"'));
   for (let i = 0; i < 4; i++) await src.relist();
   assert.deepEqual(names(), ['same-n1']);
-  assert.equal(logger.lines.filter((l) => l.msg === 'pod source: duplicate pod name; keeping the first').length, 1);
+  assert.equal(
+    logger.lines.filter((l) => l.msg === 'pod source: duplicate pod name; keeping the first')
+      .length,
+    1,
+  );
 });

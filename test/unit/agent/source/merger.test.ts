@@ -11,8 +11,13 @@ const pod = (uid: string, image = 'i', extra: Partial<Pod['metadata']> = {}): Po
 
 test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources', () => {
   const ops: PodUpdate[] = [];
-  const cfg = new PodConfig({ sources: ['file', 'http'], onUpdate: (u) => ops.push(u), logger: silentLogger() });
-  const summary = (): string[] => ops.splice(0).map((u) => `${u.op}:${u.pods.map((p) => p.metadata.uid).join(',')}`);
+  const cfg = new PodConfig({
+    sources: ['file', 'http'],
+    onUpdate: (u) => ops.push(u),
+    logger: silentLogger(),
+  });
+  const summary = (): string[] =>
+    ops.splice(0).map((u) => `${u.op}:${u.pods.map((p) => p.metadata.uid).join(',')}`);
 
   cfg.apply({ source: 'file', pods: [pod('a'), pod('b')] });
   assert.deepEqual(summary(), ['ADD:a,b']);
@@ -27,13 +32,29 @@ test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources
   cfg.apply({ source: 'file', pods: [pod('a', 'j'), pod('c')] });
   assert.deepEqual(summary(), ['REMOVE:b', 'ADD:c', 'UPDATE:a']);
 
-  cfg.apply({ source: 'file', pods: [{ ...pod('a', 'j'), status: { phase: 'Running' } }, pod('c')] });
+  cfg.apply({
+    source: 'file',
+    pods: [{ ...pod('a', 'j'), status: { phase: 'Running' } }, pod('c')],
+  });
   assert.deepEqual(summary(), ['RECONCILE:a']);
 
-  cfg.apply({ source: 'file', pods: [{ ...pod('a', 'j'), status: { phase: 'Running' } }, pod('c', 'i', { deletionTimestamp: '2026-01-01T00:00:00Z' })] });
+  cfg.apply({
+    source: 'file',
+    pods: [
+      { ...pod('a', 'j'), status: { phase: 'Running' } },
+      pod('c', 'i', { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+    ],
+  });
   assert.deepEqual(summary(), ['DELETE:c']);
 
   cfg.apply({ source: 'file', pods: [pod('d'), pod('d')] });
-  assert.deepEqual(summary(), ['REMOVE:a,c', 'ADD:d'], 'a duplicate UID in one snapshot is dropped');
-  assert.deepEqual(cfg.pods().map((p) => p.metadata.uid), ['d']);
+  assert.deepEqual(
+    summary(),
+    ['REMOVE:a,c', 'ADD:d'],
+    'a duplicate UID in one snapshot is dropped',
+  );
+  assert.deepEqual(
+    cfg.pods().map((p) => p.metadata.uid),
+    ['d'],
+  );
 });

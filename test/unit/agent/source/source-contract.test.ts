@@ -22,7 +22,13 @@ interface Driver {
   close(): Promise<void>;
 }
 
-const common = { nodeName: 'Node1', names: namesFor('platform', 'platform.io'), validation: { requireImage: false, requireCommand: true }, logger: recordingLogger(), clock: new ManualClock() };
+const common = {
+  nodeName: 'Node1',
+  names: namesFor('platform', 'platform.io'),
+  validation: { requireImage: false, requireCommand: true },
+  logger: recordingLogger(),
+  clock: new ManualClock(),
+};
 
 async function fileDriver(): Promise<Driver> {
   const dir = await mkdtemp(join(tmpdir(), 'na-contract-file-'));
@@ -39,7 +45,13 @@ async function fileDriver(): Promise<Driver> {
       }
     },
     fresh(onSnapshot) {
-      const src = new FileSource({ ...common, path: dir, checkFrequencyMs: 60_000, onSnapshot, watch: false });
+      const src = new FileSource({
+        ...common,
+        path: dir,
+        checkFrequencyMs: 60_000,
+        onSnapshot,
+        watch: false,
+      });
       return { poll: () => src.relist() };
     },
     close: () => rm(dir, { recursive: true, force: true }),
@@ -58,23 +70,34 @@ async function httpDriver(): Promise<Driver> {
       body = texts.join('\n---\n');
     },
     fresh(onSnapshot) {
-      const src = new HttpSource({ ...common, url, headers: {}, checkFrequencyMs: 60_000, onSnapshot });
+      const src = new HttpSource({
+        ...common,
+        url,
+        headers: {},
+        checkFrequencyMs: 60_000,
+        onSnapshot,
+      });
       return { poll: () => src.poll(new AbortController().signal) };
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
 
-const pod = (name: string, cmd = 'sleep'): string => `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [${cmd}, "1"]}]}\n`;
+const pod = (name: string, cmd = 'sleep'): string =>
+  `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}}\nspec: {containers: [{name: c, command: [${cmd}, "1"]}]}\n`;
 
-for (const [name, make] of [['file', fileDriver], ['http', httpDriver]] as const) {
+for (const [name, make] of [
+  ['file', fileDriver],
+  ['http', httpDriver],
+] as const) {
   describe(`static pod source contract: ${name}`, () => {
     test('snapshots, defaults, stable UIDs, bad input keeps pods, removal empties', async (t) => {
       const d = await make();
       t.after(() => d.close());
       const snaps: PodSnapshot[] = [];
       const src = d.fresh((s) => snaps.push(s));
-      const last = (): string[] => (snaps.at(-1)?.pods ?? []).map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
+      const last = (): string[] =>
+        (snaps.at(-1)?.pods ?? []).map((p) => `${p.metadata.namespace}/${p.metadata.name}`).sort();
 
       await d.set({ a: pod('a'), b: pod('b') });
       await src.poll();
@@ -88,17 +111,33 @@ for (const [name, make] of [['file', fileDriver], ['http', httpDriver]] as const
       // a restarted agent computes the same UIDs
       const again: PodSnapshot[] = [];
       await d.fresh((s) => again.push(s)).poll();
-      assert.deepEqual(again.at(-1)?.pods.map((p) => p.metadata.uid).sort(), snaps.at(-1)?.pods.map((p) => p.metadata.uid).sort());
+      assert.deepEqual(
+        again
+          .at(-1)
+          ?.pods.map((p) => p.metadata.uid)
+          .sort(),
+        snaps
+          .at(-1)
+          ?.pods.map((p) => p.metadata.uid)
+          .sort(),
+      );
 
       await d.set({ a: pod('a'), b: pod('b', 'changed') });
       await src.poll();
       const b2 = snaps.at(-1)?.pods.find((p) => p.metadata.name === 'b-node1');
-      assert.notEqual(b2?.metadata.uid, again.at(-1)?.pods.find((p) => p.metadata.name === 'b-node1')?.metadata.uid, 'an edit changes the UID');
+      assert.notEqual(
+        b2?.metadata.uid,
+        again.at(-1)?.pods.find((p) => p.metadata.name === 'b-node1')?.metadata.uid,
+        'an edit changes the UID',
+      );
 
       const before = last();
       await d.set({ a: 'apiVersion: v1\nkind: Pod\nmetadata: {name: a\n', b: pod('b', 'changed') });
       await src.poll();
-      assert.ok(last().includes('default/a-node1') || name === 'http', 'file: the invalid file keeps its pod');
+      assert.ok(
+        last().includes('default/a-node1') || name === 'http',
+        'file: the invalid file keeps its pod',
+      );
       if (name === 'http') assert.deepEqual(last(), before, 'http: a bad body keeps every pod');
 
       await d.set({});

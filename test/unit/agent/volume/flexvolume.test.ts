@@ -12,9 +12,16 @@ import type { Pod } from '../../../../src/agent/pod/types.js';
 import { validatePod } from '../../../../src/agent/pod/validate.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
-interface Fixture { pluginDir: string; rootDir: string; calls: string }
+interface Fixture {
+  pluginDir: string;
+  rootDir: string;
+  calls: string;
+}
 
-async function fixture(t: { after(fn: () => unknown): void }, behaviour: { init?: string; mount?: string }): Promise<Fixture> {
+async function fixture(
+  t: { after(fn: () => unknown): void },
+  behaviour: { init?: string; mount?: string },
+): Promise<Fixture> {
   const dir = await mkdtemp(join(tmpdir(), 'na-flex-'));
   t.after(() => rm(dir, { recursive: true, force: true }));
   const pluginDir = join(dir, 'plugins');
@@ -36,7 +43,19 @@ esac
 
 const pod: Pod = {
   metadata: { name: 'web', namespace: 'shop', uid: 'uid-flex-1' },
-  spec: { containers: [{ name: 'c', image: 'busybox:local' }], volumes: [{ name: 'share', flexVolume: { driver: 'example.com/fake', fsType: 'ext4', options: { share: '//srv/data' } } }] },
+  spec: {
+    containers: [{ name: 'c', image: 'busybox:local' }],
+    volumes: [
+      {
+        name: 'share',
+        flexVolume: {
+          driver: 'example.com/fake',
+          fsType: 'ext4',
+          options: { share: '//srv/data' },
+        },
+      },
+    ],
+  },
 };
 
 test('--volume-plugin-dir: a flexVolume pod volume calls <dir>/<vendor>~<driver>/<driver> init, mount <dir> <json options> once, and unmount when the pod goes', async (t) => {
@@ -61,25 +80,65 @@ test('--volume-plugin-dir: a flexVolume pod volume calls <dir>/<vendor>~<driver>
     'kubernetes.io/serviceAccount.name': '',
     share: '//srv/data',
   });
-  assert.equal(await readFile(join(dir, 'data'), 'utf8'), 'hello\n', 'the driver mounted into the dir');
+  assert.equal(
+    await readFile(join(dir, 'data'), 'utf8'),
+    'hello\n',
+    'the driver mounted into the dir',
+  );
   await flex.tearDown(pod);
   assert.equal((await readFile(f.calls, 'utf8')).trim().split('\n').at(-1), `unmount ${dir}`);
   assert.equal(existsSync(dir), false, 'the mount dir is removed after unmount');
 });
 
 test('FlexVolume failures in the reference words: a Failure status, a driver needing attach, a missing driver; the validation of flexVolume', async (t) => {
-  const failing = await fixture(t, { mount: `echo '{"status": "Failure", "message": "no such share"}'` });
-  await assert.rejects(new FlexVolumePlugins({ pluginDir: failing.pluginDir, rootDir: failing.rootDir, logger: recordingLogger() }).setUp(pod), {
-    message: 'MountVolume.SetUp failed for volume "share" : mount command failed, status: Failure, reason: no such share',
+  const failing = await fixture(t, {
+    mount: `echo '{"status": "Failure", "message": "no such share"}'`,
   });
+  await assert.rejects(
+    new FlexVolumePlugins({
+      pluginDir: failing.pluginDir,
+      rootDir: failing.rootDir,
+      logger: recordingLogger(),
+    }).setUp(pod),
+    {
+      message:
+        'MountVolume.SetUp failed for volume "share" : mount command failed, status: Failure, reason: no such share',
+    },
+  );
   const attach = await fixture(t, { init: '{"status": "Success"}' });
-  await assert.rejects(new FlexVolumePlugins({ pluginDir: attach.pluginDir, rootDir: attach.rootDir, logger: recordingLogger() }).setUp(pod), /^Error: MountVolume\.SetUp failed for volume "share" : FlexVolume driver example\.com\/fake reports the attach capability/);
-  await assert.rejects(new FlexVolumePlugins({ pluginDir: join(attach.pluginDir, 'none'), rootDir: attach.rootDir, logger: recordingLogger() }).setUp(pod), /no FlexVolume driver example\.com\/fake: .*none\/example\.com~fake\/fake does not exist \(--volume-plugin-dir\)/);
+  await assert.rejects(
+    new FlexVolumePlugins({
+      pluginDir: attach.pluginDir,
+      rootDir: attach.rootDir,
+      logger: recordingLogger(),
+    }).setUp(pod),
+    /^Error: MountVolume\.SetUp failed for volume "share" : FlexVolume driver example\.com\/fake reports the attach capability/,
+  );
+  await assert.rejects(
+    new FlexVolumePlugins({
+      pluginDir: join(attach.pluginDir, 'none'),
+      rootDir: attach.rootDir,
+      logger: recordingLogger(),
+    }).setUp(pod),
+    /no FlexVolume driver example\.com\/fake: .*none\/example\.com~fake\/fake does not exist \(--volume-plugin-dir\)/,
+  );
   assert.deepEqual(driverPaths('example.com/fake'), { dir: 'example.com~fake', exe: 'fake' });
   assert.equal(typeof driverPaths('a/b/c'), 'string');
-  const bad: Pod = { ...pod, spec: { ...pod.spec, volumes: [{ name: 'v', flexVolume: { driver: '', options: { 'kubernetes.io/x': '1' } } }] } };
+  const bad: Pod = {
+    ...pod,
+    spec: {
+      ...pod.spec,
+      volumes: [{ name: 'v', flexVolume: { driver: '', options: { 'kubernetes.io/x': '1' } } }],
+    },
+  };
   const problems = validatePod(bad, { requireImage: true, requireCommand: false });
-  assert.ok(problems.some((p) => p.includes('spec.volumes[0].flexVolume.driver: Required value')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.includes('kubernetes.io and k8s.io namespaces are reserved')), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.includes('spec.volumes[0].flexVolume.driver: Required value')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.includes('kubernetes.io and k8s.io namespaces are reserved')),
+    problems.join('\n'),
+  );
   assert.deepEqual(validatePod(pod, { requireImage: true, requireCommand: false }), []);
 });

@@ -6,9 +6,28 @@ import { ActivePods } from '../../../../src/agent/worker/active-pods.js';
 import type { Pod, PodStatus } from '../../../../src/agent/pod/types.js';
 import type { RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 
-const pod = (uid: string): Pod => ({ metadata: { name: uid, namespace: 'default', uid }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
-const container = (id: string, podUid: string, kind: RuntimeContainer['kind'], state: RuntimeContainer['state']): RuntimeContainer => ({
-  id, podUid, podName: podUid, podNamespace: 'default', name: kind === 'sandbox' ? '' : 'c', kind, attempt: 0, specHash: 'h', image: 'busybox', imageId: 'i', state, createdAtMs: 0,
+const pod = (uid: string): Pod => ({
+  metadata: { name: uid, namespace: 'default', uid },
+  spec: { containers: [{ name: 'c', image: 'busybox' }] },
+});
+const container = (
+  id: string,
+  podUid: string,
+  kind: RuntimeContainer['kind'],
+  state: RuntimeContainer['state'],
+): RuntimeContainer => ({
+  id,
+  podUid,
+  podName: podUid,
+  podNamespace: 'default',
+  name: kind === 'sandbox' ? '' : 'c',
+  kind,
+  attempt: 0,
+  specHash: 'h',
+  image: 'busybox',
+  imageId: 'i',
+  state,
+  createdAtMs: 0,
 });
 
 function world(statuses: Record<string, PodStatus>, containers: RuntimeContainer[]) {
@@ -16,9 +35,12 @@ function world(statuses: Record<string, PodStatus>, containers: RuntimeContainer
   const pods = [pod('running'), pod('failed'), pod('succeeded'), pod('new')];
   const active = new ActivePods({
     pods: { desiredPods: () => pods, status: (uid) => statuses[uid] },
-    statuses: { set: (p, s) => events.push(`status ${p.metadata.uid} ${s.phase}/${s.reason ?? ''}`) },
+    statuses: {
+      set: (p, s) => events.push(`status ${p.metadata.uid} ${s.phase}/${s.reason ?? ''}`),
+    },
     runtime: {
-      listContainers: (f) => Promise.resolve(containers.filter((c) => f?.podUid === undefined || c.podUid === f.podUid)),
+      listContainers: (f) =>
+        Promise.resolve(containers.filter((c) => f?.podUid === undefined || c.podUid === f.podUid)),
       stopContainer: (id, grace) => {
         events.push(`stop ${id} ${grace}`);
         return Promise.resolve();
@@ -28,15 +50,30 @@ function world(statuses: Record<string, PodStatus>, containers: RuntimeContainer
   return { active, events };
 }
 
-const status = (phase: PodStatus['phase']): PodStatus => ({ phase, conditions: [], containerStatuses: [] });
+const status = (phase: PodStatus['phase']): PodStatus => ({
+  phase,
+  conditions: [],
+  containerStatuses: [],
+});
 
 test('active pods: the desired pods neither Failed nor Succeeded (a pod without a status counts)', () => {
-  const { active } = world({ running: status('Running'), failed: status('Failed'), succeeded: status('Succeeded') }, []);
-  assert.deepEqual(active.list().map((p) => p.metadata.uid), ['running', 'new']);
+  const { active } = world(
+    { running: status('Running'), failed: status('Failed'), succeeded: status('Succeeded') },
+    [],
+  );
+  assert.deepEqual(
+    active.list().map((p) => p.metadata.uid),
+    ['running', 'new'],
+  );
 });
 
 test('kill: the status first (from Pending when the pod has none), then only the running app containers stop with the grace period', async () => {
-  const containers = [container('sb', 'new', 'sandbox', 'running'), container('app', 'new', 'app', 'running'), container('dead', 'new', 'app', 'exited'), container('other', 'running', 'app', 'running')];
+  const containers = [
+    container('sb', 'new', 'sandbox', 'running'),
+    container('app', 'new', 'app', 'running'),
+    container('dead', 'new', 'app', 'exited'),
+    container('other', 'running', 'app', 'running'),
+  ];
   const { active, events } = world({}, containers);
   let seen: PodStatus | undefined;
   await active.kill('new', 7, (current) => {

@@ -30,7 +30,23 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const id = `sb${++this.n}`;
     const now = this.clock.nowMs();
-    this.containers.set(id, { id, podUid: cfg.pod.metadata.uid, podName: cfg.pod.metadata.name, podNamespace: cfg.pod.metadata.namespace, name: '', kind: 'sandbox', attempt: cfg.attempt, specHash: '', image: '', imageId: '', state: 'running', createdAtMs: now, startedAtMs: now, ip: '127.0.0.1', command: [] });
+    this.containers.set(id, {
+      id,
+      podUid: cfg.pod.metadata.uid,
+      podName: cfg.pod.metadata.name,
+      podNamespace: cfg.pod.metadata.namespace,
+      name: '',
+      kind: 'sandbox',
+      attempt: cfg.attempt,
+      specHash: '',
+      image: '',
+      imageId: '',
+      state: 'running',
+      createdAtMs: now,
+      startedAtMs: now,
+      ip: '127.0.0.1',
+      command: [],
+    });
     return id;
   }
   async stopPodSandbox(id: string): Promise<void> {
@@ -42,7 +58,22 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   }
   async createContainer(cfg: ContainerConfig): Promise<string> {
     const id = `c${++this.n}`;
-    this.containers.set(id, { id, podUid: cfg.pod.metadata.uid, podName: cfg.pod.metadata.name, podNamespace: cfg.pod.metadata.namespace, name: cfg.container.name, kind: cfg.kind, attempt: cfg.attempt, specHash: cfg.specHash, image: cfg.container.image ?? '', imageId: '', state: 'created', createdAtMs: this.clock.nowMs(), sandboxId: cfg.sandboxId, command: cfg.container.command ?? [] });
+    this.containers.set(id, {
+      id,
+      podUid: cfg.pod.metadata.uid,
+      podName: cfg.pod.metadata.name,
+      podNamespace: cfg.pod.metadata.namespace,
+      name: cfg.container.name,
+      kind: cfg.kind,
+      attempt: cfg.attempt,
+      specHash: cfg.specHash,
+      image: cfg.container.image ?? '',
+      imageId: '',
+      state: 'created',
+      createdAtMs: this.clock.nowMs(),
+      sandboxId: cfg.sandboxId,
+      command: cfg.container.command ?? [],
+    });
     return id;
   }
   async startContainer(id: string): Promise<void> {
@@ -66,7 +97,9 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
     this.containers.delete(id);
   }
   async listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
-    return [...this.containers.values()].filter((c) => filter?.podUid === undefined || c.podUid === filter.podUid).map((c) => ({ ...c }));
+    return [...this.containers.values()]
+      .filter((c) => filter?.podUid === undefined || c.podUid === filter.podUid)
+      .map((c) => ({ ...c }));
   }
   async logs(): Promise<string> {
     return '';
@@ -103,7 +136,8 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   }
 
   async ensureImage(image: string): Promise<string> {
-    if (this.failPulls) throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": no registry`);
+    if (this.failPulls)
+      throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": no registry`);
     return `sha256:${image}`;
   }
   async listImages(): Promise<ImageInfo[]> {

@@ -7,15 +7,48 @@ import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { FakeRuntime } from './fake-runtime.js';
 
-export function makeWorld(opts: { capacity?: number; seenAllSources?: () => boolean; podCgroups?: PodCgroupLifecycle; cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void> } = {}) {
+export function makeWorld(
+  opts: {
+    capacity?: number;
+    seenAllSources?: () => boolean;
+    podCgroups?: PodCgroupLifecycle;
+    cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
+  } = {},
+) {
   const clock = new ManualClock();
   const logger = recordingLogger();
   const runtime = new FakeRuntime(clock);
   const statuses = new PodStatusManager();
   const holder: { manager?: PodManager } = {};
-  const probes = new ProbeManager({ runtime, clock, logger, onChange: (uid) => holder.manager?.resync(uid) });
-  const syncer = new PodSyncer({ runtime, images: runtime, probes, statuses, clock, logger, rootDir: '/nonexistent', ...(opts.podCgroups !== undefined ? { podCgroups: opts.podCgroups } : {}) });
-  const manager = new PodManager({ syncer, runtime, statuses, clock, logger, syncFrequencyMs: 60_000, capacity: opts.capacity ?? 110, seenAllSources: opts.seenAllSources ?? (() => true), ...(opts.cleanupOrphanCgroups !== undefined ? { cleanupOrphanCgroups: opts.cleanupOrphanCgroups } : {}) });
+  const probes = new ProbeManager({
+    runtime,
+    clock,
+    logger,
+    onChange: (uid) => holder.manager?.resync(uid),
+  });
+  const syncer = new PodSyncer({
+    runtime,
+    images: runtime,
+    probes,
+    statuses,
+    clock,
+    logger,
+    rootDir: '/nonexistent',
+    ...(opts.podCgroups !== undefined ? { podCgroups: opts.podCgroups } : {}),
+  });
+  const manager = new PodManager({
+    syncer,
+    runtime,
+    statuses,
+    clock,
+    logger,
+    syncFrequencyMs: 60_000,
+    capacity: opts.capacity ?? 110,
+    seenAllSources: opts.seenAllSources ?? (() => true),
+    ...(opts.cleanupOrphanCgroups !== undefined
+      ? { cleanupOrphanCgroups: opts.cleanupOrphanCgroups }
+      : {}),
+  });
   holder.manager = manager;
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 3; i++) {
@@ -30,6 +63,12 @@ export function makeWorld(opts: { capacity?: number; seenAllSources?: () => bool
   return { clock, logger, runtime, statuses, syncer, manager, settle, advance };
 }
 
-export function pod(uid: string, spec: Partial<Pod['spec']> & Pick<Pod['spec'], 'containers'>): Pod {
-  return { metadata: { name: `pod-${uid}`, namespace: 'default', uid }, spec: { terminationGracePeriodSeconds: 5, ...spec } };
+export function pod(
+  uid: string,
+  spec: Partial<Pod['spec']> & Pick<Pod['spec'], 'containers'>,
+): Pod {
+  return {
+    metadata: { name: `pod-${uid}`, namespace: 'default', uid },
+    spec: { terminationGracePeriodSeconds: 5, ...spec },
+  };
 }

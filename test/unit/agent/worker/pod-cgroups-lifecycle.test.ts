@@ -11,8 +11,12 @@ function recorder() {
   return {
     events,
     lifecycle: {
-      ensure: async (p: Pod) => { events.push(`ensure ${p.metadata.uid}`); },
-      remove: async (p: Pod) => { events.push(`remove ${p.metadata.uid}`); },
+      ensure: async (p: Pod) => {
+        events.push(`ensure ${p.metadata.uid}`);
+      },
+      remove: async (p: Pod) => {
+        events.push(`remove ${p.metadata.uid}`);
+      },
     },
   };
 }
@@ -38,13 +42,28 @@ test('the pod cgroup is ensured before the sandbox starts and removed after the 
 test('housekeeping keeps the cgroups of wanted and running pods and asks to remove the rest, once every source was seen', async () => {
   let seen = false;
   const asked: ((uid: string) => boolean)[] = [];
-  const w = makeWorld({ seenAllSources: () => seen, cleanupOrphanCgroups: async (keep) => { asked.push(keep); } });
+  const w = makeWorld({
+    seenAllSources: () => seen,
+    cleanupOrphanCgroups: async (keep) => {
+      asked.push(keep);
+    },
+  });
   const wanted = pod('wanted', { containers: [{ name: 'w', command: ['x'] }] });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [wanted] });
   await w.settle();
   const stray = pod('stray', { containers: [{ name: 's', command: ['x'] }] });
   const sb = await w.runtime.runPodSandbox({ pod: stray, attempt: 0 });
-  await w.runtime.startContainer(await w.runtime.createContainer({ pod: stray, container: stray.spec.containers[0]!, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} }));
+  await w.runtime.startContainer(
+    await w.runtime.createContainer({
+      pod: stray,
+      container: stray.spec.containers[0]!,
+      kind: 'app',
+      attempt: 0,
+      specHash: 'h',
+      sandboxId: sb,
+      volumePaths: {},
+    }),
+  );
   await w.manager.cleanupOrphans();
   assert.equal(asked.length, 0, 'nothing before every source has reported');
   seen = true;
@@ -52,6 +71,10 @@ test('housekeeping keeps the cgroups of wanted and running pods and asks to remo
   const keep = asked[0];
   assert.ok(keep !== undefined);
   assert.equal(keep('wanted'), true);
-  assert.equal(keep('stray'), true, 'its containers still run: its cgroup stays until they are gone');
+  assert.equal(
+    keep('stray'),
+    true,
+    'its containers still run: its cgroup stays until they are gone',
+  );
   assert.equal(keep('orphan-without-containers'), false);
 });

@@ -5,7 +5,10 @@ import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 
-const pod = (uid: string, v: string): Pod => ({ metadata: { uid, name: uid, namespace: 'default', labels: { v } }, spec: { containers: [{ name: 'c' }] } });
+const pod = (uid: string, v: string): Pod => ({
+  metadata: { uid, name: uid, namespace: 'default', labels: { v } },
+  spec: { containers: [{ name: 'c' }] },
+});
 
 test('one serial worker per UID; while busy only the newest update is kept', async () => {
   const log: string[] = [];

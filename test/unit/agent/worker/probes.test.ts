@@ -6,7 +6,10 @@ import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { FakeRuntime } from './fake-runtime.js';
 import type { Container, Pod } from '../../../../src/agent/pod/types.js';
 
-const pod: Pod = { metadata: { uid: 'u', name: 'p', namespace: 'default' }, spec: { containers: [{ name: 'c' }] } };
+const pod: Pod = {
+  metadata: { uid: 'u', name: 'p', namespace: 'default' },
+  spec: { containers: [{ name: 'c' }] },
+};
 
 async function tick(clock: ManualClock, ms: number): Promise<void> {
   await clock.waitForSleepers(1);
@@ -18,9 +21,17 @@ test('liveness: restart only after failureThreshold failures in a row', async ()
   const clock = new ManualClock();
   const rt = new FakeRuntime(clock);
   const changes: string[] = [];
-  const pm = new ProbeManager({ runtime: rt, clock, logger: recordingLogger(), onChange: (uid) => changes.push(uid) });
+  const pm = new ProbeManager({
+    runtime: rt,
+    clock,
+    logger: recordingLogger(),
+    onChange: (uid) => changes.push(uid),
+  });
   rt.execExit.set('live', 1);
-  const c: Container = { name: 'c', livenessProbe: { exec: { command: ['live'] }, periodSeconds: 5, failureThreshold: 3 } };
+  const c: Container = {
+    name: 'c',
+    livenessProbe: { exec: { command: ['live'] }, periodSeconds: 5, failureThreshold: 3 },
+  };
   pm.ensure(pod, c, 'id1', '127.0.0.1');
   await tick(clock, 0); // initial delay 0
   assert.equal(pm.shouldRestart('id1'), undefined, '1 failure');
@@ -35,7 +46,12 @@ test('liveness: restart only after failureThreshold failures in a row', async ()
 test('readiness waits for the startup probe, then needs successThreshold successes', async () => {
   const clock = new ManualClock();
   const rt = new FakeRuntime(clock);
-  const pm = new ProbeManager({ runtime: rt, clock, logger: recordingLogger(), onChange: () => undefined });
+  const pm = new ProbeManager({
+    runtime: rt,
+    clock,
+    logger: recordingLogger(),
+    onChange: () => undefined,
+  });
   rt.execExit.set('started', 1);
   const c: Container = {
     name: 'c',
@@ -44,7 +60,11 @@ test('readiness waits for the startup probe, then needs successThreshold success
   };
   pm.ensure(pod, c, 'id2', '127.0.0.1');
   for (let i = 0; i < 3; i++) await tick(clock, 1000);
-  assert.equal(rt.execCalls.includes('ready'), false, 'readiness does not run before startup succeeds');
+  assert.equal(
+    rt.execCalls.includes('ready'),
+    false,
+    'readiness does not run before startup succeeds',
+  );
   assert.equal(pm.ready('id2'), false);
   rt.execExit.set('started', 0);
   for (let i = 0; i < 6 && !pm.ready('id2'); i++) await tick(clock, 1000);

@@ -70,14 +70,25 @@ test('init containers run in order before app containers; a failed init with Nev
   w.manager.handleUpdate({
     op: 'ADD',
     source: 'file',
-    pods: [pod('i', { initContainers: [{ name: 'init1', command: ['x'] }, { name: 'init2', command: ['x'] }], containers: [{ name: 'main', command: ['x'] }] })],
+    pods: [
+      pod('i', {
+        initContainers: [
+          { name: 'init1', command: ['x'] },
+          { name: 'init2', command: ['x'] },
+        ],
+        containers: [{ name: 'main', command: ['x'] }],
+      }),
+    ],
   });
   await w.settle();
   assert.ok(w.runtime.running('init1'));
   assert.equal(w.runtime.instances('init2').length, 0);
   assert.equal(w.runtime.instances('main').length, 0);
   assert.equal(w.statuses.status('i')?.phase, 'Pending');
-  assert.equal(w.statuses.status('i')?.containerStatuses[0]?.state.waiting?.reason, 'PodInitializing');
+  assert.equal(
+    w.statuses.status('i')?.containerStatuses[0]?.state.waiting?.reason,
+    'PodInitializing',
+  );
   w.runtime.exit(w.runtime.running('init1')!.id, 0);
   await w.settle();
   assert.ok(w.runtime.running('init2'));
@@ -89,7 +100,17 @@ test('init containers run in order before app containers; a failed init with Nev
   assert.equal(st.phase, 'Running');
   assert.equal(st.conditions.find((c) => c.type === 'Initialized')?.status, 'True');
 
-  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod('f', { restartPolicy: 'Never', initContainers: [{ name: 'setup', command: ['x'] }], containers: [{ name: 'never', command: ['x'] }] })] });
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [
+      pod('f', {
+        restartPolicy: 'Never',
+        initContainers: [{ name: 'setup', command: ['x'] }],
+        containers: [{ name: 'never', command: ['x'] }],
+      }),
+    ],
+  });
   await w.settle();
   w.runtime.exit(w.runtime.running('setup')!.id, 1);
   await w.settle();
@@ -99,7 +120,10 @@ test('init containers run in order before app containers; a failed init with Nev
 
 test('removal terminates with the grace period and removes everything; over capacity is rejected', async () => {
   const w = makeWorld({ capacity: 1 });
-  const a = pod('a', { terminationGracePeriodSeconds: 7, containers: [{ name: 'x', command: ['x'] }] });
+  const a = pod('a', {
+    terminationGracePeriodSeconds: 7,
+    containers: [{ name: 'x', command: ['x'] }],
+  });
   const b = pod('b', { containers: [{ name: 'y', command: ['x'] }] });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [a, b] });
   await w.settle();
@@ -111,7 +135,10 @@ test('removal terminates with the grace period and removes everything; over capa
   assert.match(rej?.message ?? '', /used: 1, capacity: 1/);
   w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [a] });
   await w.settle();
-  assert.deepEqual(w.runtime.stops.filter((s) => s.grace !== 7 && w.runtime.containers.has(s.id)), []);
+  assert.deepEqual(
+    w.runtime.stops.filter((s) => s.grace !== 7 && w.runtime.containers.has(s.id)),
+    [],
+  );
   assert.ok(w.runtime.stops.some((s) => s.grace === 7));
   assert.equal(w.runtime.containers.size, 0);
   assert.equal(w.statuses.status('a'), undefined);
@@ -121,12 +148,26 @@ test('image pull failures: ErrImagePull, then ImagePullBackOff', async () => {
   const w = makeWorld();
   w.runtime.type = 'docker';
   w.runtime.failPulls = true;
-  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod('img', { containers: [{ name: 'c', image: 'example.com/x:1', imagePullPolicy: 'Always' }] })] });
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [
+      pod('img', {
+        containers: [{ name: 'c', image: 'example.com/x:1', imagePullPolicy: 'Always' }],
+      }),
+    ],
+  });
   await w.settle();
-  assert.equal(w.statuses.status('img')?.containerStatuses[0]?.state.waiting?.reason, 'ErrImagePull');
+  assert.equal(
+    w.statuses.status('img')?.containerStatuses[0]?.state.waiting?.reason,
+    'ErrImagePull',
+  );
   w.manager.resync('img');
   await w.settle();
-  assert.equal(w.statuses.status('img')?.containerStatuses[0]?.state.waiting?.reason, 'ImagePullBackOff');
+  assert.equal(
+    w.statuses.status('img')?.containerStatuses[0]?.state.waiting?.reason,
+    'ImagePullBackOff',
+  );
   w.runtime.failPulls = false;
   await w.advance(10_000);
   assert.ok(w.runtime.running('c'));
@@ -138,7 +179,11 @@ test('a changed container spec replaces the container', async () => {
   w.manager.handleUpdate({ op: 'ADD', source: 'api', pods: [p1] });
   await w.settle();
   const first = w.runtime.running('c')!.id;
-  w.manager.handleUpdate({ op: 'UPDATE', source: 'api', pods: [pod('s', { containers: [{ name: 'c', command: ['v2'] }] })] });
+  w.manager.handleUpdate({
+    op: 'UPDATE',
+    source: 'api',
+    pods: [pod('s', { containers: [{ name: 'c', command: ['v2'] }] })],
+  });
   await w.settle();
   const now = w.runtime.running('c')!;
   assert.notEqual(now.id, first);
@@ -167,13 +212,21 @@ test('a pod removed and re-added with the same UID runs again (not stuck)', asyn
 
 test('a dead sandbox is recreated with its containers; restart counts continue', async () => {
   const w = makeWorld();
-  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod('sb', { containers: [{ name: 'inside', command: ['x'] }] })] });
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [pod('sb', { containers: [{ name: 'inside', command: ['x'] }] })],
+  });
   await w.settle();
-  const sandbox = [...w.runtime.containers.values()].find((c) => c.kind === 'sandbox' && c.podUid === 'sb')!;
+  const sandbox = [...w.runtime.containers.values()].find(
+    (c) => c.kind === 'sandbox' && c.podUid === 'sb',
+  )!;
   sandbox.state = 'exited';
   w.manager.resync('sb');
   await w.settle();
-  const sandboxes = [...w.runtime.containers.values()].filter((c) => c.kind === 'sandbox' && c.podUid === 'sb');
+  const sandboxes = [...w.runtime.containers.values()].filter(
+    (c) => c.kind === 'sandbox' && c.podUid === 'sb',
+  );
   assert.equal(sandboxes.filter((c) => c.state === 'running').length, 1);
   assert.equal(sandboxes.find((c) => c.state === 'running')?.attempt, 1);
   const now = w.runtime.running('inside')!;
@@ -200,7 +253,11 @@ test('an edited static pod (same name, new UID) starts only after the old one is
   w.manager.handleUpdate({ op: 'REMOVE', source: 'file', pods: [old] });
   w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [edited] });
   await new Promise((r) => setImmediate(r));
-  assert.equal(w.runtime.instances('web').filter((c) => c.podUid === 'v2').length, 0, 'the new pod waits');
+  assert.equal(
+    w.runtime.instances('web').filter((c) => c.podUid === 'v2').length,
+    0,
+    'the new pod waits',
+  );
   release();
   await w.settle();
   await w.settle();
@@ -214,7 +271,15 @@ test('containers of pods no source asks for are removed, but only once every sou
   // left by a previous agent: a pod whose manifest was deleted while the agent was down
   const gone = pod('gone', { containers: [{ name: 'leftover', command: ['x'] }] });
   const sb = await w.runtime.runPodSandbox({ pod: gone, attempt: 0 });
-  const id = await w.runtime.createContainer({ pod: gone, container: gone.spec.containers[0]!, kind: 'app', attempt: 0, specHash: 'h', sandboxId: sb, volumePaths: {} });
+  const id = await w.runtime.createContainer({
+    pod: gone,
+    container: gone.spec.containers[0]!,
+    kind: 'app',
+    attempt: 0,
+    specHash: 'h',
+    sandboxId: sb,
+    volumePaths: {},
+  });
   await w.runtime.startContainer(id);
   await w.manager.cleanupOrphans();
   await w.settle();

@@ -7,9 +7,16 @@ test('--sync-frequency: each pod is synced again every period (60 s here), not i
   const w = makeWorld();
   const synced: string[] = [];
   const original = w.syncer.syncPod.bind(w.syncer);
-  w.syncer.syncPod = (p) => { synced.push(p.metadata.uid); return original(p); };
+  w.syncer.syncPod = (p) => {
+    synced.push(p.metadata.uid);
+    return original(p);
+  };
   const ac = new AbortController();
-  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [pod('u1', { containers: [{ name: 'app', command: ['x'] }] })] });
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [pod('u1', { containers: [{ name: 'app', command: ['x'] }] })],
+  });
   await w.settle();
   w.manager.start(ac.signal);
   try {

@@ -12,7 +12,11 @@ import { systemClock } from '../../../../src/common/util/clock.js';
 import { startOidcIssuer, type TestOidcIssuer } from '../../../helpers/oidc-issuer.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
-const req = (token?: string, url = '/api'): IncomingMessage => ({ headers: token === undefined ? {} : { authorization: `Bearer ${token}` }, url }) as unknown as IncomingMessage;
+const req = (token?: string, url = '/api'): IncomingMessage =>
+  ({
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+    url,
+  }) as unknown as IncomingMessage;
 
 let issuer: TestOidcIssuer;
 const made: JwtAuthenticator[] = [];
@@ -24,11 +28,22 @@ after(async () => {
   await issuer.close();
 });
 
-function authn(overrides: Partial<JWTAuthenticatorConfig> = {}, issuerOverrides: Partial<JWTAuthenticatorConfig['issuer']> = {}): JwtAuthenticator {
+function authn(
+  overrides: Partial<JWTAuthenticatorConfig> = {},
+  issuerOverrides: Partial<JWTAuthenticatorConfig['issuer']> = {},
+): JwtAuthenticator {
   const a = new JwtAuthenticator({
     config: {
-      issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'], ...issuerOverrides },
-      claimMappings: { username: { claim: 'sub', prefix: 'oidc:' }, groups: { claim: 'groups', prefix: 'g:' } },
+      issuer: {
+        url: issuer.url,
+        certificateAuthority: issuer.caPem,
+        audiences: ['plat-test'],
+        ...issuerOverrides,
+      },
+      claimMappings: {
+        username: { claim: 'sub', prefix: 'oidc:' },
+        groups: { claim: 'groups', prefix: 'g:' },
+      },
       ...overrides,
     },
     clock: systemClock,
@@ -47,13 +62,20 @@ function assertRejected(r: AuthenticationResult, re: RegExp): void {
 
 describe('JWT authenticator', () => {
   test('a good token maps sub and groups with prefixes', async () => {
-    const r = await authn().authenticate(req(await issuer.mint({ sub: 'alice', groups: ['dev', 'ops'] })));
-    assert.deepEqual(r, { kind: 'authenticated', user: { username: 'oidc:alice', groups: ['g:dev', 'g:ops'] } });
+    const r = await authn().authenticate(
+      req(await issuer.mint({ sub: 'alice', groups: ['dev', 'ops'] })),
+    );
+    assert.deepEqual(r, {
+      kind: 'authenticated',
+      user: { username: 'oidc:alice', groups: ['g:dev', 'g:ops'] },
+    });
   });
 
   test('discovery at discoveryURL, issuer checked against url', async () => {
     const base = issuer.url;
-    const r = await authn({}, { discoveryURL: `${base}/custom-discovery` }).authenticate(req(await issuer.mint({ sub: 'a' })));
+    const r = await authn({}, { discoveryURL: `${base}/custom-discovery` }).authenticate(
+      req(await issuer.mint({ sub: 'a' })),
+    );
     assert.equal(r.kind, 'authenticated');
   });
 
@@ -61,34 +83,60 @@ describe('JWT authenticator', () => {
     issuer.setDiscoveryIssuer('https://evil.example.com');
     try {
       const r = await authn().authenticate(req(await issuer.mint({ sub: 'a' })));
-      assertRejected(r, /is not initialized: discovery document .* issuer "https:\/\/evil.example.com" does not match the configured url/);
+      assertRejected(
+        r,
+        /is not initialized: discovery document .* issuer "https:\/\/evil.example.com" does not match the configured url/,
+      );
     } finally {
       issuer.setDiscoveryIssuer(issuer.url);
     }
   });
 
   test('without the CA the TLS connection to the issuer is not trusted', async () => {
-    const r = await authn({}, { certificateAuthority: undefined as unknown as string }).authenticate(req(await issuer.mint({ sub: 'a' })));
+    const r = await authn(
+      {},
+      { certificateAuthority: undefined as unknown as string },
+    ).authenticate(req(await issuer.mint({ sub: 'a' })));
     assertRejected(r, /is not initialized: fetching discovery document/);
   });
 
   test('audience: MatchAny accepts one of several; a wrong audience is refused', async () => {
     const multi = authn({}, { audiences: ['other', 'plat-test'], audienceMatchPolicy: 'MatchAny' });
-    assert.equal((await multi.authenticate(req(await issuer.mint({ sub: 'a', aud: ['plat-test', 'x'] })))).kind, 'authenticated');
-    assertRejected(await authn().authenticate(req(await issuer.mint({ sub: 'a', aud: ['someone-else'] }))), /token audience does not match/);
+    assert.equal(
+      (await multi.authenticate(req(await issuer.mint({ sub: 'a', aud: ['plat-test', 'x'] }))))
+        .kind,
+      'authenticated',
+    );
+    assertRejected(
+      await authn().authenticate(req(await issuer.mint({ sub: 'a', aud: ['someone-else'] }))),
+      /token audience does not match/,
+    );
   });
 
   test('expired, not-yet-valid, wrong signature and unknown key are refused', async () => {
     const a = authn();
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a' }, { expiresInSec: -60 }))), /token is expired/);
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a', nbf: Math.floor(Date.now() / 1000) + 600 }))), /not valid yet/);
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a' }, { otherKey: true }))), /failed to verify signature/);
+    assertRejected(
+      await a.authenticate(req(await issuer.mint({ sub: 'a' }, { expiresInSec: -60 }))),
+      /token is expired/,
+    );
+    assertRejected(
+      await a.authenticate(
+        req(await issuer.mint({ sub: 'a', nbf: Math.floor(Date.now() / 1000) + 600 })),
+      ),
+      /not valid yet/,
+    );
+    assertRejected(
+      await a.authenticate(req(await issuer.mint({ sub: 'a' }, { otherKey: true }))),
+      /failed to verify signature/,
+    );
   });
 
   test('a token from another issuer gets no opinion (another authenticator may take it)', async () => {
     const other = await startOidcIssuer();
     try {
-      assert.deepEqual(await authn().authenticate(req(await other.mint({ sub: 'a' }))), { kind: 'no-opinion' });
+      assert.deepEqual(await authn().authenticate(req(await other.mint({ sub: 'a' }))), {
+        kind: 'no-opinion',
+      });
     } finally {
       await other.close();
     }
@@ -98,10 +146,16 @@ describe('JWT authenticator', () => {
 
   test('JWKS refreshed: a rotated key is picked up', async () => {
     const a = authn();
-    assert.equal((await a.authenticate(req(await issuer.mint({ sub: 'a' })))).kind, 'authenticated');
+    assert.equal(
+      (await a.authenticate(req(await issuer.mint({ sub: 'a' })))).kind,
+      'authenticated',
+    );
     const before = issuer.counts.jwks;
     await issuer.rotateKey();
-    assert.equal((await a.authenticate(req(await issuer.mint({ sub: 'b' })))).kind, 'authenticated');
+    assert.equal(
+      (await a.authenticate(req(await issuer.mint({ sub: 'b' })))).kind,
+      'authenticated',
+    );
     assert.ok(issuer.counts.jwks > before);
   });
 
@@ -109,13 +163,36 @@ describe('JWT authenticator', () => {
     const a = authn({
       claimValidationRules: [
         { claim: 'hd', requiredValue: 'example.com' },
-        { expression: "claims.level >= 2 && 'admin' in claims.roles", message: 'must be a level-2 admin' },
+        {
+          expression: "claims.level >= 2 && 'admin' in claims.roles",
+          message: 'must be a level-2 admin',
+        },
       ],
     });
-    assert.equal((await a.authenticate(req(await issuer.mint({ sub: 'a', hd: 'example.com', level: 3, roles: ['admin'] })))).kind, 'authenticated');
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a', level: 3, roles: ['admin'] }))), /required claim hd not present/);
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a', hd: 'evil.com', level: 3, roles: ['admin'] }))), /required claim hd value does not match/);
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'a', hd: 'example.com', level: 1, roles: ['admin'] }))), /^must be a level-2 admin$/);
+    assert.equal(
+      (
+        await a.authenticate(
+          req(await issuer.mint({ sub: 'a', hd: 'example.com', level: 3, roles: ['admin'] })),
+        )
+      ).kind,
+      'authenticated',
+    );
+    assertRejected(
+      await a.authenticate(req(await issuer.mint({ sub: 'a', level: 3, roles: ['admin'] }))),
+      /required claim hd not present/,
+    );
+    assertRejected(
+      await a.authenticate(
+        req(await issuer.mint({ sub: 'a', hd: 'evil.com', level: 3, roles: ['admin'] })),
+      ),
+      /required claim hd value does not match/,
+    );
+    assertRejected(
+      await a.authenticate(
+        req(await issuer.mint({ sub: 'a', hd: 'example.com', level: 1, roles: ['admin'] })),
+      ),
+      /^must be a level-2 admin$/,
+    );
   });
 
   test('CEL mappings produce username, groups, uid and extra', async () => {
@@ -132,33 +209,84 @@ describe('JWT authenticator', () => {
         ],
       },
     });
-    const r = await a.authenticate(req(await issuer.mint({ sub: 'u-1', email: 'e@x.io', email_verified: true, teams: ['a', 'b'], tenant: 't1', scp: ['read', '', 'write'] })));
+    const r = await a.authenticate(
+      req(
+        await issuer.mint({
+          sub: 'u-1',
+          email: 'e@x.io',
+          email_verified: true,
+          teams: ['a', 'b'],
+          tenant: 't1',
+          scp: ['read', '', 'write'],
+        }),
+      ),
+    );
     assert.deepEqual(r, {
       kind: 'authenticated',
-      user: { username: 'user:e@x.io', groups: ['team:a', 'team:b'], uid: 'u-1', extra: { 'example.com/tenant': ['t1'], 'example.com/scopes': ['read', 'write'] } },
+      user: {
+        username: 'user:e@x.io',
+        groups: ['team:a', 'team:b'],
+        uid: 'u-1',
+        extra: { 'example.com/tenant': ['t1'], 'example.com/scopes': ['read', 'write'] },
+      },
     });
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'u-1', email: 'e@x.io', email_verified: false, teams: [], tenant: 't', scp: [] }))), /claim validation expression "claims.email_verified == true" failed/);
+    assertRejected(
+      await a.authenticate(
+        req(
+          await issuer.mint({
+            sub: 'u-1',
+            email: 'e@x.io',
+            email_verified: false,
+            teams: [],
+            tenant: 't',
+            scp: [],
+          }),
+        ),
+      ),
+      /claim validation expression "claims.email_verified == true" failed/,
+    );
   });
 
   test('username claim email requires email_verified when present', async () => {
     const a = authn({ claimMappings: { username: { claim: 'email', prefix: '' } } });
-    assert.equal((await a.authenticate(req(await issuer.mint({ email: 'e@x.io', email_verified: true })))).kind, 'authenticated');
-    assertRejected(await a.authenticate(req(await issuer.mint({ email: 'e@x.io', email_verified: false }))), /email not verified/);
+    assert.equal(
+      (await a.authenticate(req(await issuer.mint({ email: 'e@x.io', email_verified: true }))))
+        .kind,
+      'authenticated',
+    );
+    assertRejected(
+      await a.authenticate(req(await issuer.mint({ email: 'e@x.io', email_verified: false }))),
+      /email not verified/,
+    );
   });
 
   test('user validation rules', async () => {
     const a = authn({
       claimMappings: { username: { claim: 'sub', prefix: '' } },
-      userValidationRules: [{ expression: "!user.username.startsWith('system:')", message: 'username cannot use the reserved system: prefix' }],
+      userValidationRules: [
+        {
+          expression: "!user.username.startsWith('system:')",
+          message: 'username cannot use the reserved system: prefix',
+        },
+      ],
     });
-    assert.equal((await a.authenticate(req(await issuer.mint({ sub: 'bob' })))).kind, 'authenticated');
-    assertRejected(await a.authenticate(req(await issuer.mint({ sub: 'system:admin' }))), /^username cannot use the reserved system: prefix$/);
+    assert.equal(
+      (await a.authenticate(req(await issuer.mint({ sub: 'bob' })))).kind,
+      'authenticated',
+    );
+    assertRejected(
+      await a.authenticate(req(await issuer.mint({ sub: 'system:admin' }))),
+      /^username cannot use the reserved system: prefix$/,
+    );
   });
 
   test('a set routes tokens by issuer', async () => {
     const other = await startOidcIssuer({ audience: 'o' });
     const b = new JwtAuthenticator({
-      config: { issuer: { url: other.url, certificateAuthority: other.caPem, audiences: ['o'] }, claimMappings: { username: { claim: 'sub', prefix: 'o:' } } },
+      config: {
+        issuer: { url: other.url, certificateAuthority: other.caPem, audiences: ['o'] },
+        claimMappings: { username: { claim: 'sub', prefix: 'o:' } },
+      },
       clock: systemClock,
       logger: silentLogger(),
     });
@@ -177,7 +305,10 @@ describe('JWT authenticator', () => {
   /** A set of one authenticator of the test issuer (usernames unprefixed), on `clock`. */
   const cachingSet = (clock: ManualClock): JwtAuthenticatorSet => {
     const a = new JwtAuthenticator({
-      config: { issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] }, claimMappings: { username: { claim: 'sub', prefix: '' } } },
+      config: {
+        issuer: { url: issuer.url, certificateAuthority: issuer.caPem, audiences: ['plat-test'] },
+        claimMappings: { username: { claim: 'sub', prefix: '' } },
+      },
       clock,
       logger: silentLogger(),
     });
@@ -206,19 +337,27 @@ describe('JWT authenticator', () => {
     const set = cachingSet(clock);
     const token = await issuer.mint({ sub: 'burst' }, { expiresInSec: 15 });
     const answers = await Promise.all([1, 2, 3, 4].map(() => set.authenticate(req(token))));
-    assert.deepEqual(answers.map((r) => r.kind === 'authenticated' && r.user.username), ['burst', 'burst', 'burst', 'burst']);
+    assert.deepEqual(
+      answers.map((r) => r.kind === 'authenticated' && r.user.username),
+      ['burst', 'burst', 'burst', 'burst'],
+    );
     assert.equal(set.verifications, 1);
   });
 });
 
 describe('anonymous from the authentication configuration', () => {
   test('only on listed paths, only without credentials', async () => {
-    const a = new ConfiguredAnonymousAuthenticator({ config: { enabled: true, conditions: [{ path: '/livez' }, { path: '/readyz' }] } });
+    const a = new ConfiguredAnonymousAuthenticator({
+      config: { enabled: true, conditions: [{ path: '/livez' }, { path: '/readyz' }] },
+    });
     assert.equal((await a.authenticate(req(undefined, '/livez?verbose'))).kind, 'authenticated');
     assert.equal((await a.authenticate(req(undefined, '/api/v1/nodes'))).kind, 'no-opinion');
     assert.equal((await a.authenticate(req('tok', '/livez'))).kind, 'no-opinion');
     const all = new ConfiguredAnonymousAuthenticator({ config: { enabled: true } });
-    assert.deepEqual(await all.authenticate(req(undefined, '/anything')), { kind: 'authenticated', user: { username: 'system:anonymous', groups: ['system:unauthenticated'] } });
+    assert.deepEqual(await all.authenticate(req(undefined, '/anything')), {
+      kind: 'authenticated',
+      user: { username: 'system:anonymous', groups: ['system:unauthenticated'] },
+    });
     const off = new ConfiguredAnonymousAuthenticator({ config: { enabled: false } });
     assert.equal((await off.authenticate(req(undefined, '/livez'))).kind, 'no-opinion');
   });

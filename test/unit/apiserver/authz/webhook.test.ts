@@ -29,7 +29,12 @@ beforeEach(() => {
 });
 
 const attrs = (over: Partial<RequestAttributes> = {}): RequestAttributes => ({
-  user: { username: 'alice', groups: ['devs', 'system:authenticated'], uid: 'u1', extra: { 'example.com/t': ['x'] } },
+  user: {
+    username: 'alice',
+    groups: ['devs', 'system:authenticated'],
+    uid: 'u1',
+    extra: { 'example.com/t': ['x'] },
+  },
   verb: 'get',
   isResourceRequest: true,
   path: '/api/v1/namespaces/team-a/pods/p',
@@ -42,7 +47,10 @@ const attrs = (over: Partial<RequestAttributes> = {}): RequestAttributes => ({
   ...over,
 });
 
-async function authorizer(over: Partial<WebhookConfig> = {}, clock = new ManualClock()): Promise<WebhookAuthorizer> {
+async function authorizer(
+  over: Partial<WebhookConfig> = {},
+  clock = new ManualClock(),
+): Promise<WebhookAuthorizer> {
   const a = new WebhookAuthorizer({
     name: 'sar',
     config: {
@@ -69,7 +77,10 @@ async function authorizer(over: Partial<WebhookConfig> = {}, clock = new ManualC
 
 describe('webhook authorizer', () => {
   test('sends a v1 SubjectAccessReview with the token and maps allowed/denied/no opinion', async () => {
-    const a = await authorizer({ cacheAuthorizedRequests: false, cacheUnauthorizedRequests: false });
+    const a = await authorizer({
+      cacheAuthorizedRequests: false,
+      cacheUnauthorizedRequests: false,
+    });
     assert.deepEqual(await a.authorize(attrs()), { decision: 'allow' });
     const r = hook.requests[0];
     assert.equal(r?.apiVersion, 'authorization.platform.io/v1');
@@ -79,14 +90,28 @@ describe('webhook authorizer', () => {
       groups: ['devs', 'system:authenticated'],
       extra: { 'example.com/t': ['x'] },
       uid: 'u1',
-      resourceAttributes: { namespace: 'team-a', verb: 'get', group: '', version: 'v1', resource: 'pods', subresource: '', name: 'p' },
+      resourceAttributes: {
+        namespace: 'team-a',
+        verb: 'get',
+        group: '',
+        version: 'v1',
+        resource: 'pods',
+        subresource: '',
+        name: 'p',
+      },
     });
     hook.setHandler(() => ({ allowed: false, denied: true, reason: 'nope' }));
     assert.deepEqual(await a.authorize(attrs()), { decision: 'deny', reason: 'nope' });
     hook.setHandler(() => ({ allowed: false }));
     assert.deepEqual(await a.authorize(attrs()), { decision: 'no-opinion' });
-    assert.deepEqual((await a.authorize(attrs({ isResourceRequest: false, path: '/healthz' }))).decision, 'no-opinion');
-    assert.deepEqual(hook.requests.at(-1)?.spec.nonResourceAttributes, { path: '/healthz', verb: 'get' });
+    assert.deepEqual(
+      (await a.authorize(attrs({ isResourceRequest: false, path: '/healthz' }))).decision,
+      'no-opinion',
+    );
+    assert.deepEqual(hook.requests.at(-1)?.spec.nonResourceAttributes, {
+      path: '/healthz',
+      verb: 'get',
+    });
   });
 
   test('v1beta1 names the groups field "group"', async () => {
@@ -147,15 +172,22 @@ describe('webhook authorizer', () => {
 
   test('match conditions: any false skips, all true calls, errors follow failurePolicy', async () => {
     const conds = [
-      { expression: "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team-a'" },
+      {
+        expression:
+          "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team-a'",
+      },
       { expression: "request.user != 'bob'" },
     ];
     const a = await authorizer({ matchConditions: conds });
     assert.deepEqual(await a.authorize(attrs()), { decision: 'allow' });
     assert.equal(hook.requests.length, 1);
     assert.deepEqual(await a.authorize(attrs({ namespace: 'team-b' })), { decision: 'no-opinion' });
-    assert.deepEqual(await a.authorize(attrs({ user: { username: 'bob', groups: [] } })), { decision: 'no-opinion' });
-    assert.deepEqual(await a.authorize(attrs({ isResourceRequest: false })), { decision: 'no-opinion' });
+    assert.deepEqual(await a.authorize(attrs({ user: { username: 'bob', groups: [] } })), {
+      decision: 'no-opinion',
+    });
+    assert.deepEqual(await a.authorize(attrs({ isResourceRequest: false })), {
+      decision: 'no-opinion',
+    });
     assert.equal(hook.requests.length, 1, 'skipped requests never reach the webhook');
     // An evaluation error (no such key) with no false condition: Deny rejects, NoOpinion skips.
     const erring = [{ expression: "request.resourceAttributes.namespace == 'team-a'" }];
@@ -168,7 +200,10 @@ describe('webhook authorizer', () => {
     assert.equal((await skip.authorize(nonRes)).decision, 'no-opinion');
     assert.equal(hook.requests.length, 1);
     // A false condition wins over an erroring one.
-    const mixed = await authorizer({ matchConditions: [...erring, { expression: 'false' }], failurePolicy: 'Deny' });
+    const mixed = await authorizer({
+      matchConditions: [...erring, { expression: 'false' }],
+      failurePolicy: 'Deny',
+    });
     assert.deepEqual(await mixed.authorize(nonRes), { decision: 'no-opinion' });
   });
 });

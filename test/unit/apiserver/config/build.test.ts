@@ -2,7 +2,10 @@
 // cannot be used (missing platconfig, KMS v1, Webhook mode without its file).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { admissionPluginsEnabled, loadApiserverConfigFiles } from '../../../../src/apiserver/config/build.js';
+import {
+  admissionPluginsEnabled,
+  loadApiserverConfigFiles,
+} from '../../../../src/apiserver/config/build.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ConfigError, FlagError } from '../../../../src/common/util/errors.js';
@@ -10,7 +13,13 @@ import { admission, authz, encryption, setAt, tempDir, tracing } from './fixture
 
 const tmp = tempDir();
 after(() => tmp.cleanup());
-const base = { platformDomain: 'platform.io', anonymousAuthFlagSet: false, authorizationModes: ['AlwaysAllow'], clock: systemClock, logger: silentLogger() };
+const base = {
+  platformDomain: 'platform.io',
+  anonymousAuthFlagSet: false,
+  authorizationModes: ['AlwaysAllow'],
+  clock: systemClock,
+  logger: silentLogger(),
+};
 
 test('no files: default certificate admission plugins, nothing else', async () => {
   const r = await loadApiserverConfigFiles(base);
@@ -18,7 +27,10 @@ test('no files: default certificate admission plugins, nothing else', async () =
   // Without --authorization-config the chain is the --authorization-mode list.
   assert.equal(r.authorizers.length, 1);
   assert.deepEqual(r.authorizerModes, ['AlwaysAllow']);
-  assert.deepEqual(r.admission.map((p) => p.name), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
+  assert.deepEqual(
+    r.admission.map((p) => p.name),
+    ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'],
+  );
   assert.equal(r.transformers, undefined);
   assert.equal(r.tracer, undefined);
   await r.close();
@@ -32,31 +44,80 @@ test('admission, encryption and tracing files build their parts', async () => {
     encryptionProviderConfig: tmp.write('enc.yaml', encryption()),
     tracingConfigFile: tmp.write('tr.yaml', setAt(tracing(), 'endpoint', '127.0.0.1:1')),
   });
-  assert.deepEqual(r.admission.map((p) => p.name), ['EventRateLimit', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
+  assert.deepEqual(
+    r.admission.map((p) => p.name),
+    [
+      'EventRateLimit',
+      'CertificateApproval',
+      'CertificateSigning',
+      'CertificateSubjectRestriction',
+    ],
+  );
   assert.ok(r.transformers !== undefined && r.tracer !== undefined);
   await r.close();
 });
 
 test('a webhook platconfig that cannot be read names the field', async () => {
-  const file = tmp.write('authz.yaml', setAt(authz(), 'authorizers.0.webhook.connectionInfo.kubeConfigFile', `${tmp.dir}/missing.platconfig`));
-  await assert.rejects(loadApiserverConfigFiles({ ...base, authorizationConfig: file }), (err: unknown) => {
-    assert.ok(err instanceof ConfigError);
-    assert.match(err.message, /--authorization-config: .*authz\.yaml: authorizers\[0\]\.webhook\.connectionInfo\.kubeConfigFile: .*missing\.platconfig/);
-    return true;
-  });
+  const file = tmp.write(
+    'authz.yaml',
+    setAt(
+      authz(),
+      'authorizers.0.webhook.connectionInfo.kubeConfigFile',
+      `${tmp.dir}/missing.platconfig`,
+    ),
+  );
+  await assert.rejects(
+    loadApiserverConfigFiles({ ...base, authorizationConfig: file }),
+    (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(
+        err.message,
+        /--authorization-config: .*authz\.yaml: authorizers\[0\]\.webhook\.connectionInfo\.kubeConfigFile: .*missing\.platconfig/,
+      );
+      return true;
+    },
+  );
 });
 
 test('KMS v1 validates but is refused at start; Webhook mode needs its file', async () => {
-  const d = setAt(encryption(), 'resources.0.providers.0', { kms: { name: 'old', endpoint: 'unix:///tmp/none.sock' } });
-  await assert.rejects(loadApiserverConfigFiles({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }), /--encryption-provider-config: .*kms\.yaml: resources\[0\]\.providers\[0\]\.kms\.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2/);
-  await assert.rejects(loadApiserverConfigFiles({ ...base, authorizationModes: ['Webhook'] }), (err: unknown) => err instanceof FlagError && /--authorization-mode=Webhook needs --authorization-webhook-config-file/.test(err.message));
+  const d = setAt(encryption(), 'resources.0.providers.0', {
+    kms: { name: 'old', endpoint: 'unix:///tmp/none.sock' },
+  });
+  await assert.rejects(
+    loadApiserverConfigFiles({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }),
+    /--encryption-provider-config: .*kms\.yaml: resources\[0\]\.providers\[0\]\.kms\.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2/,
+  );
+  await assert.rejects(
+    loadApiserverConfigFiles({ ...base, authorizationModes: ['Webhook'] }),
+    (err: unknown) =>
+      err instanceof FlagError &&
+      /--authorization-mode=Webhook needs --authorization-webhook-config-file/.test(err.message),
+  );
 });
 
 test('admission plugins: the defaults include NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
-  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, true), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'NodeRestriction']);
-  assert.deepEqual(admissionPluginsEnabled('EventRateLimit', 'NodeRestriction,CertificateSigning', true), ['CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit']);
+  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, true), [
+    'CertificateApproval',
+    'CertificateSigning',
+    'CertificateSubjectRestriction',
+    'NodeRestriction',
+  ]);
+  assert.deepEqual(
+    admissionPluginsEnabled('EventRateLimit', 'NodeRestriction,CertificateSigning', true),
+    ['CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit'],
+  );
   // --validate-config has no cluster objects: NodeRestriction is not a default there.
-  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, false), ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction']);
-  assert.throws(() => admissionPluginsEnabled('NodeRestriction', ' NodeRestriction ', true), /--enable-admission-plugins and --disable-admission-plugins both name "NodeRestriction"/);
-  assert.throws(() => admissionPluginsEnabled(undefined, 'NodeRestrictions', true), /--disable-admission-plugins: unknown admission plugin\(s\) "NodeRestrictions"; supported: /);
+  assert.deepEqual(admissionPluginsEnabled(undefined, undefined, false), [
+    'CertificateApproval',
+    'CertificateSigning',
+    'CertificateSubjectRestriction',
+  ]);
+  assert.throws(
+    () => admissionPluginsEnabled('NodeRestriction', ' NodeRestriction ', true),
+    /--enable-admission-plugins and --disable-admission-plugins both name "NodeRestriction"/,
+  );
+  assert.throws(
+    () => admissionPluginsEnabled(undefined, 'NodeRestrictions', true),
+    /--disable-admission-plugins: unknown admission plugin\(s\) "NodeRestrictions"; supported: /,
+  );
 });

@@ -21,7 +21,10 @@ test('a wrong-length key is reported without its value', () => {
 
 test('a YAML syntax error near a secret does not quote the file', () => {
   const secret = Buffer.alloc(32, 9).toString('base64');
-  const file = tmp.writeText('enc.yaml', `apiVersion: apiserver.config.platform.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [events]\n    providers:\n     - aescbc: {keys: [{name: k, secret: ${secret}]}\n`);
+  const file = tmp.writeText(
+    'enc.yaml',
+    `apiVersion: apiserver.config.platform.io/v1\nkind: EncryptionConfiguration\nresources:\n  - resources: [events]\n    providers:\n     - aescbc: {keys: [{name: k, secret: ${secret}]}\n`,
+  );
   const r = validateConfigFiles([file]);
   assert.equal(r.ok, false);
   assert.match(r.errors[0] ?? '', /invalid YAML or JSON/);
@@ -29,7 +32,14 @@ test('a YAML syntax error near a secret does not quote the file', () => {
 });
 
 test('every problem of every file is listed, each with file and path', () => {
-  const a = tmp.write('a.yaml', setAt(setAt(authz(), 'authorizers.0.webhook.timeout', '1m'), 'authorizers.0.webhook.failurePolicy', 'Maybe'));
+  const a = tmp.write(
+    'a.yaml',
+    setAt(
+      setAt(authz(), 'authorizers.0.webhook.timeout', '1m'),
+      'authorizers.0.webhook.failurePolicy',
+      'Maybe',
+    ),
+  );
   const b = tmp.write('b.yaml', setAt(tracing(), 'samplingRatePerMillion', 2_000_000));
   const c = tmp.write('c.yaml', tracing());
   const r = validateConfigFiles([a, b, c, `${tmp.dir}/missing.yaml`]);
@@ -46,7 +56,12 @@ test('loadConfigFile checks the expected kind and names the flag', () => {
   const file = tmp.write('t.yaml', tracing());
   assert.throws(
     () => loadConfigFile(file, 'AuthorizationConfiguration', {}, '--authorization-config'),
-    (err: unknown) => err instanceof ConfigError && err.flag === '--authorization-config' && /kind: Unsupported value: "TracingConfiguration": supported values: "AuthorizationConfiguration"/.test(err.message),
+    (err: unknown) =>
+      err instanceof ConfigError &&
+      err.flag === '--authorization-config' &&
+      /kind: Unsupported value: "TracingConfiguration": supported values: "AuthorizationConfiguration"/.test(
+        err.message,
+      ),
   );
   const ok = loadConfigFile(tmp.write('z.yaml', authz()), 'AuthorizationConfiguration');
   const wh = ok.authorizers[0]?.webhook;
@@ -57,7 +72,10 @@ test('loadConfigFile checks the expected kind and names the flag', () => {
 
 test('the platform domain sets the expected apiVersion', () => {
   const d = setAt(tracing(), 'apiVersion', 'apiserver.config.k8s.io/v1');
-  assert.equal(validateConfigFiles([tmp.write('k.yaml', d)], { platformDomain: 'k8s.io' }).ok, true);
+  assert.equal(
+    validateConfigFiles([tmp.write('k.yaml', d)], { platformDomain: 'k8s.io' }).ok,
+    true,
+  );
 });
 
 test('the examples in examples/apiserver are valid', async () => {
@@ -68,17 +86,38 @@ test('the examples in examples/apiserver are valid', async () => {
   while (!existsSync(join(root, 'package.json')) && dirname(root) !== root) root = dirname(root);
   const dir = join(root, 'examples', 'apiserver');
   const exists = readdirSync(dir, { withFileTypes: true });
-  const files = exists.filter((e) => e.isFile() && e.name.endsWith('.yaml')).map((e) => join(dir, e.name));
+  const files = exists
+    .filter((e) => e.isFile() && e.name.endsWith('.yaml'))
+    .map((e) => join(dir, e.name));
   const r = validateConfigFiles(files);
   assert.deepEqual(r.errors, []);
-  assert.deepEqual([...r.kinds].sort(), ['AdmissionConfiguration', 'AuthenticationConfiguration', 'AuthorizationConfiguration', 'EncryptionConfiguration', 'TracingConfiguration']);
+  assert.deepEqual([...r.kinds].sort(), [
+    'AdmissionConfiguration',
+    'AuthenticationConfiguration',
+    'AuthorizationConfiguration',
+    'EncryptionConfiguration',
+    'TracingConfiguration',
+  ]);
 });
 
 test('KMS defaults: apiVersion v1 with cachesize 1000, timeout 3s; v2 gets no cachesize', () => {
   const d = encryption();
   setAt(d, 'resources.0.providers.0', { kms: { name: 'a', endpoint: 'unix:///tmp/a.sock' } });
-  setAt(d, 'resources.0.providers.1', { kms: { apiVersion: 'v2', name: 'b', endpoint: 'unix:///tmp/b.sock' } });
+  setAt(d, 'resources.0.providers.1', {
+    kms: { apiVersion: 'v2', name: 'b', endpoint: 'unix:///tmp/b.sock' },
+  });
   const cfg = loadConfigFile(tmp.write('kms.yaml', d), 'EncryptionConfiguration');
-  assert.deepEqual(cfg.resources[0]?.providers[0]?.kms, { name: 'a', endpoint: 'unix:///tmp/a.sock', apiVersion: 'v1', timeout: '3s', cachesize: 1000 });
-  assert.deepEqual(cfg.resources[0]?.providers[1]?.kms, { apiVersion: 'v2', name: 'b', endpoint: 'unix:///tmp/b.sock', timeout: '3s' });
+  assert.deepEqual(cfg.resources[0]?.providers[0]?.kms, {
+    name: 'a',
+    endpoint: 'unix:///tmp/a.sock',
+    apiVersion: 'v1',
+    timeout: '3s',
+    cachesize: 1000,
+  });
+  assert.deepEqual(cfg.resources[0]?.providers[1]?.kms, {
+    apiVersion: 'v2',
+    name: 'b',
+    endpoint: 'unix:///tmp/b.sock',
+    timeout: '3s',
+  });
 });

@@ -21,7 +21,9 @@ export function authn(): Record<string, unknown> {
           uid: { claim: 'sub' },
           extra: [{ key: 'example.com/tenant', valueExpression: 'claims.tenant' }],
         },
-        userValidationRules: [{ expression: "!user.username.startsWith('system:')", message: 'reserved' }],
+        userValidationRules: [
+          { expression: "!user.username.startsWith('system:')", message: 'reserved' },
+        ],
       },
     ],
     anonymous: { enabled: true, conditions: [{ path: '/livez' }] },
@@ -41,8 +43,16 @@ export function authz(): Record<string, unknown> {
           subjectAccessReviewVersion: 'v1',
           matchConditionSubjectAccessReviewVersion: 'v1',
           failurePolicy: 'NoOpinion',
-          connectionInfo: { type: 'KubeConfigFile', kubeConfigFile: '/etc/plat/webhook.platconfig' },
-          matchConditions: [{ expression: "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team-a'" }],
+          connectionInfo: {
+            type: 'KubeConfigFile',
+            kubeConfigFile: '/etc/plat/webhook.platconfig',
+          },
+          matchConditions: [
+            {
+              expression:
+                "has(request.resourceAttributes) && request.resourceAttributes.namespace == 'team-a'",
+            },
+          ],
         },
       },
       { type: 'AlwaysDeny', name: 'deny-rest' },
@@ -65,7 +75,12 @@ export function encryption(): Record<string, unknown> {
 }
 
 export function tracing(): Record<string, unknown> {
-  return { apiVersion: API_VERSION, kind: 'TracingConfiguration', endpoint: 'localhost:4317', samplingRatePerMillion: 100 };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'TracingConfiguration',
+    endpoint: 'localhost:4317',
+    samplingRatePerMillion: 100,
+  };
 }
 
 export function admission(): Record<string, unknown> {
@@ -78,7 +93,10 @@ export function admission(): Record<string, unknown> {
         configuration: {
           apiVersion: 'eventratelimit.admission.platform.io/v1alpha1',
           kind: 'Configuration',
-          limits: [{ type: 'Namespace', qps: 5, burst: 10, cacheSize: 100 }, { type: 'Server', qps: 50, burst: 100 }],
+          limits: [
+            { type: 'Namespace', qps: 5, burst: 10, cacheSize: 100 },
+            { type: 'Server', qps: 50, burst: 100 },
+          ],
         },
       },
     ],
@@ -114,7 +132,11 @@ export function tempDir(): TempDir {
 }
 
 /** Sets a value at a dotted path such as "jwt.0.issuer.url" (undefined deletes). */
-export function setAt(doc: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+export function setAt(
+  doc: Record<string, unknown>,
+  path: string,
+  value: unknown,
+): Record<string, unknown> {
   const parts = path.split('.');
   let cur: Record<string, unknown> = doc;
   for (const p of parts.slice(0, -1)) cur = cur[p] as Record<string, unknown>;

@@ -2,7 +2,10 @@
 // --anonymous-auth rule, exit codes and output.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { isValidateConfigInvocation, runValidateConfig } from '../../../../src/apiserver/config/validate-command.js';
+import {
+  isValidateConfigInvocation,
+  runValidateConfig,
+} from '../../../../src/apiserver/config/validate-command.js';
 import { authn, setAt, tempDir, tracing } from './fixtures.js';
 
 const tmp = tempDir();
@@ -36,7 +39,10 @@ test('--platform-domain and --anonymous-auth change what is valid', () => {
   assert.equal(run(['--validate-config', a]).code, 0);
   const r = run(['--anonymous-auth=false', '--validate-config', a]);
   assert.equal(r.code, 1);
-  assert.match(r.err, /anonymous: Forbidden: anonymous is not allowed to be configured if --anonymous-auth flag is set/);
+  assert.match(
+    r.err,
+    /anonymous: Forbidden: anonymous is not allowed to be configured if --anonymous-auth flag is set/,
+  );
   assert.match(r.err, /plat-apiserver: 1 error\(s\) in 1 file\(s\)/);
 });
 

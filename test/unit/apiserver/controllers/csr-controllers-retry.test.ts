@@ -40,15 +40,44 @@ function flakyTransformers(): TransformerRegistry & { failing: number } {
   return t;
 }
 
-async function setup(): Promise<{ clock: ManualClock; transformers: ReturnType<typeof flakyTransformers>; registry: Registry; lines: LogLine[] }> {
+async function setup(): Promise<{
+  clock: ManualClock;
+  transformers: ReturnType<typeof flakyTransformers>;
+  registry: Registry;
+  lines: LogLine[];
+}> {
   const clock = new ManualClock(new Date());
   const lines: LogLine[] = [];
   const transformers = flakyTransformers();
-  const store = new Store({ transformers, logger: recordingLogger(lines), clock, compactionIntervalMs: 60_000 });
-  const registry = new Registry({ store, platformDomain: domain, clock, logger: recordingLogger(lines), admission: [], managedFields: trackedManagedFields() });
+  const store = new Store({
+    transformers,
+    logger: recordingLogger(lines),
+    clock,
+    compactionIntervalMs: 60_000,
+  });
+  const registry = new Registry({
+    store,
+    platformDomain: domain,
+    clock,
+    logger: recordingLogger(lines),
+    admission: [],
+    managedFields: trackedManagedFields(),
+  });
   const csrPem = await makeCsrPem({ cn: 'system:node:n1', o: ['system:nodes'] });
-  const body = { metadata: { name: 'node-csr' }, spec: { request: b64(csrPem), signerName: `${domain}/plat-apiserver-client-platlet`, usages: ['digital signature', 'client auth'] } };
-  await registry.create(def, '', body, { user: node, dryRun: false, fieldManager: 'test', subresource: '' });
+  const body = {
+    metadata: { name: 'node-csr' },
+    spec: {
+      request: b64(csrPem),
+      signerName: `${domain}/plat-apiserver-client-platlet`,
+      usages: ['digital signature', 'client auth'],
+    },
+  };
+  await registry.create(def, '', body, {
+    user: node,
+    dryRun: false,
+    fieldManager: 'test',
+    subresource: '',
+  });
   return { clock, transformers, registry, lines };
 }
 
@@ -69,16 +98,33 @@ function waitForCsr(registry: Registry, done: (o: Obj) => boolean, what: string)
 }
 
 /** Waits until the queue parks `key` in a back-off sleep, within a deadline. */
-async function waitForBackoff(clock: ManualClock, lines: LogLine[], attempt: number): Promise<void> {
-  const deadline = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`attempt ${attempt} was never retried (the error was swallowed)`)), 10_000).unref());
+async function waitForBackoff(
+  clock: ManualClock,
+  lines: LogLine[],
+  attempt: number,
+): Promise<void> {
+  const deadline = new Promise<never>((_, reject) =>
+    setTimeout(
+      () => reject(new Error(`attempt ${attempt} was never retried (the error was swallowed)`)),
+      10_000,
+    ).unref(),
+  );
   await Promise.race([clock.waitForSleepers(1), deadline]);
-  const warn = lines.filter((l) => l.level === 'warn' && l.msg.includes('processing failed; will retry'));
+  const warn = lines.filter(
+    (l) => l.level === 'warn' && l.msg.includes('processing failed; will retry'),
+  );
   assert.equal(warn.length, attempt, JSON.stringify(lines.map((l) => l.msg)));
   assert.equal(warn[attempt - 1]?.fields['key'], 'node-csr');
-  assert.match(String((warn[attempt - 1]?.fields['err'] as Error | undefined)?.message), /KMS plugin unavailable/);
+  assert.match(
+    String((warn[attempt - 1]?.fields['err'] as Error | undefined)?.message),
+    /KMS plugin unavailable/,
+  );
 }
 
-const approved = (o: Obj): boolean => ((o['status'] as Obj | undefined)?.['conditions'] as Obj[] | undefined)?.some((c) => c['type'] === 'Approved') === true;
+const approved = (o: Obj): boolean =>
+  ((o['status'] as Obj | undefined)?.['conditions'] as Obj[] | undefined)?.some(
+    (c) => c['type'] === 'Approved',
+  ) === true;
 
 test('csrapproving: a read error is logged and retried with back-off until the CSR is approved', async (t) => {
   const { clock, transformers, registry, lines } = await setup();
@@ -86,7 +132,16 @@ test('csrapproving: a read error is logged and retried with back-off until the C
   t.after(() => stop.abort());
   transformers.failing = 2;
   const done = waitForCsr(registry, approved, 'approved');
-  const loop = runCsrApproving({ registry, def, authorizer: { authorize: () => Promise.resolve({ decision: 'allow' }) }, clock, logger: recordingLogger(lines) }, stop.signal);
+  const loop = runCsrApproving(
+    {
+      registry,
+      def,
+      authorizer: { authorize: () => Promise.resolve({ decision: 'allow' }) },
+      clock,
+      logger: recordingLogger(lines),
+    },
+    stop.signal,
+  );
   await waitForBackoff(clock, lines, 1);
   assert.deepEqual(clock.sleeps, [100]);
   clock.advance(100);
@@ -101,20 +156,45 @@ test('csrapproving: a read error is logged and retried with back-off until the C
 
 test('csrsigning: a read error is logged and retried with back-off until the certificate is issued', async (t) => {
   const { clock, transformers, registry, lines } = await setup();
-  await registry.update(def, '', 'node-csr', { user: { username: 'admin', groups: ['system:masters'] }, dryRun: false, fieldManager: 'test', subresource: 'approval' }, (cur) => ({
-    ...(cur ?? {}),
-    status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' }] },
-  }));
+  await registry.update(
+    def,
+    '',
+    'node-csr',
+    {
+      user: { username: 'admin', groups: ['system:masters'] },
+      dryRun: false,
+      fieldManager: 'test',
+      subresource: 'approval',
+    },
+    (cur) => ({
+      ...(cur ?? {}),
+      status: {
+        conditions: [
+          { type: 'Approved', status: 'True', reason: 'Test', message: 'approved by the test' },
+        ],
+      },
+    }),
+  );
   const ca = await generateCa({ commonName: 'plat-ca', validityDays: 30, now: clock.now() });
   const stop = new AbortController();
   t.after(() => stop.abort());
   transformers.failing = 1;
-  const done = waitForCsr(registry, (o) => typeof (o['status'] as Obj | undefined)?.['certificate'] === 'string', 'signed');
-  const loop = runCsrSigning({ registry, def, ca, maxDurationSeconds: 86_400, clock, logger: recordingLogger(lines) }, stop.signal);
+  const done = waitForCsr(
+    registry,
+    (o) => typeof (o['status'] as Obj | undefined)?.['certificate'] === 'string',
+    'signed',
+  );
+  const loop = runCsrSigning(
+    { registry, def, ca, maxDurationSeconds: 86_400, clock, logger: recordingLogger(lines) },
+    stop.signal,
+  );
   await waitForBackoff(clock, lines, 1);
   clock.advance(100);
   const csr = await done;
-  assert.match(Buffer.from(String((csr['status'] as Obj)['certificate']), 'base64').toString(), /BEGIN CERTIFICATE/);
+  assert.match(
+    Buffer.from(String((csr['status'] as Obj)['certificate']), 'base64').toString(),
+    /BEGIN CERTIFICATE/,
+  );
   stop.abort();
   await loop;
 });

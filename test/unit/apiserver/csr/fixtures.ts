@@ -14,10 +14,19 @@ export interface CsrSpec {
 }
 
 export async function makeCsrPem(spec: CsrSpec = {}): Promise<string> {
-  const alg = spec.rsa === true
-    ? { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }
-    : { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = (await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const alg =
+    spec.rsa === true
+      ? {
+          name: 'RSASSA-PKCS1-v1_5',
+          hash: 'SHA-256',
+          modulusLength: 2048,
+          publicExponent: new Uint8Array([1, 0, 1]),
+        }
+      : { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = (await webcrypto.subtle.generateKey(alg, true, [
+    'sign',
+    'verify',
+  ])) as webcrypto.CryptoKeyPair;
   const name: x509.JsonName = [];
   if (spec.o !== undefined && spec.o.length > 0) name.push({ O: spec.o });
   name.push({ CN: [spec.cn ?? 'someone'] });
@@ -40,7 +49,14 @@ export function b64(s: string): string {
   return Buffer.from(s).toString('base64');
 }
 
-export function csrObject(opts: { name?: string; requestPem: string; signerName?: string; usages?: string[]; expirationSeconds?: number; status?: Record<string, unknown> }): Record<string, unknown> {
+export function csrObject(opts: {
+  name?: string;
+  requestPem: string;
+  signerName?: string;
+  usages?: string[];
+  expirationSeconds?: number;
+  status?: Record<string, unknown>;
+}): Record<string, unknown> {
   const spec: Record<string, unknown> = {
     request: b64(opts.requestPem),
     signerName: opts.signerName ?? 'platform.io/plat-apiserver-client-platlet',

@@ -30,13 +30,22 @@ test('a chunked body past the limit is the reference 413 RequestEntityTooLarge, 
   req.push(Buffer.from('def'));
   req.push(Buffer.from('ghi'));
   req.push(null);
-  await assert.rejects(body, (err: unknown) => err instanceof StatusError && err.toStatus().code === 413 && err.toStatus().reason === 'RequestEntityTooLarge');
+  await assert.rejects(
+    body,
+    (err: unknown) =>
+      err instanceof StatusError &&
+      err.toStatus().code === 413 &&
+      err.toStatus().reason === 'RequestEntityTooLarge',
+  );
   if (!req.readableEnded) await new Promise((resolve) => req.once('end', resolve));
   assert.equal(req.readableEnded, true);
 });
 
 test('a declared length past the limit is refused before reading', async () => {
-  await assert.rejects(readBodyBytes(request({ 'content-length': '5' }), 4), (err: unknown) => err instanceof StatusError && err.toStatus().code === 413);
+  await assert.rejects(
+    readBodyBytes(request({ 'content-length': '5' }), 4),
+    (err: unknown) => err instanceof StatusError && err.toStatus().code === 413,
+  );
 });
 
 test('a request that closes before its body ends is an error, not a wait', async () => {

@@ -12,7 +12,12 @@ import { allDefinitions } from '../../../helpers/openapi-catalog.js';
 
 type Json = Record<string, unknown>;
 
-const reference = JSON.parse(readFileSync(new URL('../../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url), 'utf8')) as Record<string, Json>;
+const reference = JSON.parse(
+  readFileSync(
+    new URL('../../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url),
+    'utf8',
+  ),
+) as Record<string, Json>;
 
 const KNOWN: Readonly<Record<string, string>> = {
   'io.k8s.api.certificates.v1.CertificateSigningRequestSpec.request: x-kubernetes-list-type ours=undefined reference="atomic"':
@@ -39,10 +44,15 @@ const KNOWN: Readonly<Record<string, string>> = {
 function shape(p: Json): Json {
   const allOf = p['allOf'] as Json[] | undefined;
   const ref = (p['$ref'] ?? allOf?.[0]?.['$ref']) as string | undefined;
-  const out: Json = { type: ref === undefined ? p['type'] : ref.split('.').pop(), format: p['format'] };
+  const out: Json = {
+    type: ref === undefined ? p['type'] : ref.split('.').pop(),
+    format: p['format'],
+  };
   if (p['items'] !== undefined) out['items'] = shape(p['items'] as Json);
-  if (p['additionalProperties'] !== undefined) out['additionalProperties'] = shape(p['additionalProperties'] as Json);
-  for (const [k, v] of Object.entries(p)) if (k.startsWith('x-kubernetes-') && k !== 'x-kubernetes-preserve-unknown-fields') out[k] = v;
+  if (p['additionalProperties'] !== undefined)
+    out['additionalProperties'] = shape(p['additionalProperties'] as Json);
+  for (const [k, v] of Object.entries(p))
+    if (k.startsWith('x-kubernetes-') && k !== 'x-kubernetes-preserve-unknown-fields') out[k] = v;
   return out;
 }
 
@@ -52,25 +62,46 @@ function compareShapes(where: string, ours: Json, ref: Json, diffs: string[]): v
     const a = ours[k];
     const b = ref[k];
     if (k === 'items' || k === 'additionalProperties') {
-      if (a !== undefined && b !== undefined) compareShapes(`${where}${k === 'items' ? '[]' : '{}'}`, a as Json, b as Json, diffs);
-      else if (a !== b) diffs.push(`${where}: ${k} ours=${JSON.stringify(a)} reference=${JSON.stringify(b)}`);
-    } else if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(`${where}: ${k} ours=${JSON.stringify(a)} reference=${JSON.stringify(b)}`);
+      if (a !== undefined && b !== undefined)
+        compareShapes(`${where}${k === 'items' ? '[]' : '{}'}`, a as Json, b as Json, diffs);
+      else if (a !== b)
+        diffs.push(`${where}: ${k} ours=${JSON.stringify(a)} reference=${JSON.stringify(b)}`);
+    } else if (JSON.stringify(a) !== JSON.stringify(b))
+      diffs.push(`${where}: ${k} ours=${JSON.stringify(a)} reference=${JSON.stringify(b)}`);
   }
 }
 
 function gvkSet(v: unknown): Set<string> {
-  return new Set(((v as Json[] | undefined) ?? []).map((g) => `${String(g['group'])}/${String(g['version'])}/${String(g['kind'])}`));
+  return new Set(
+    ((v as Json[] | undefined) ?? []).map(
+      (g) => `${String(g['group'])}/${String(g['version'])}/${String(g['kind'])}`,
+    ),
+  );
 }
 
 function compareDefinition(name: string, ours: Json, ref: Json, diffs: string[]): void {
-  if (ours['type'] !== ref['type']) diffs.push(`${name}: type ours=${String(ours['type'])} reference=${String(ref['type'])}`);
-  if (ours['x-kubernetes-map-type'] !== ref['x-kubernetes-map-type']) diffs.push(`${name}: x-kubernetes-map-type ours=${String(ours['x-kubernetes-map-type'])}`);
-  for (const r of (ours['required'] as string[] | undefined) ?? []) if (!((ref['required'] as string[] | undefined) ?? []).includes(r)) diffs.push(`${name}: required ${r} not required by the reference`);
-  for (const r of (ref['required'] as string[] | undefined) ?? []) if (ours['properties'] !== undefined && (ours['x-kubernetes-preserve-unknown-fields'] !== true || r in (ours['properties'] as Json)) && !((ours['required'] as string[] | undefined) ?? []).includes(r)) diffs.push(`${name}: reference requires ${r}`);
+  if (ours['type'] !== ref['type'])
+    diffs.push(`${name}: type ours=${String(ours['type'])} reference=${String(ref['type'])}`);
+  if (ours['x-kubernetes-map-type'] !== ref['x-kubernetes-map-type'])
+    diffs.push(`${name}: x-kubernetes-map-type ours=${String(ours['x-kubernetes-map-type'])}`);
+  for (const r of (ours['required'] as string[] | undefined) ?? [])
+    if (!((ref['required'] as string[] | undefined) ?? []).includes(r))
+      diffs.push(`${name}: required ${r} not required by the reference`);
+  for (const r of (ref['required'] as string[] | undefined) ?? [])
+    if (
+      ours['properties'] !== undefined &&
+      (ours['x-kubernetes-preserve-unknown-fields'] !== true ||
+        r in (ours['properties'] as Json)) &&
+      !((ours['required'] as string[] | undefined) ?? []).includes(r)
+    )
+      diffs.push(`${name}: reference requires ${r}`);
   const refGvks = gvkSet(ref['x-kubernetes-group-version-kind']);
-  for (const g of gvkSet(ours['x-kubernetes-group-version-kind'])) if (!refGvks.has(g)) diffs.push(`${name}: group-version-kind ${g} not in the reference`);
+  for (const g of gvkSet(ours['x-kubernetes-group-version-kind']))
+    if (!refGvks.has(g)) diffs.push(`${name}: group-version-kind ${g} not in the reference`);
   const refProps = (ref['properties'] as Record<string, Json> | undefined) ?? {};
-  for (const [prop, p] of Object.entries((ours['properties'] as Record<string, Json> | undefined) ?? {})) {
+  for (const [prop, p] of Object.entries(
+    (ours['properties'] as Record<string, Json> | undefined) ?? {},
+  )) {
     const rp = refProps[prop];
     if (rp === undefined) diffs.push(`${name}.${prop}: not in the reference`);
     else compareShapes(`${name}.${prop}`, shape(p), shape(rp), diffs);
@@ -87,14 +118,28 @@ test('every definition we serve agrees with the reference (kubernetes profile), 
     else compareDefinition(name, def, ref, diffs);
   }
   const unexpected = diffs.filter((d) => KNOWN[d] === undefined);
-  assert.deepEqual(unexpected, [], 'differences from the reference that are not listed with a reason');
+  assert.deepEqual(
+    unexpected,
+    [],
+    'differences from the reference that are not listed with a reason',
+  );
   const stale = Object.keys(KNOWN).filter((k) => !diffs.includes(k));
   assert.deepEqual(stale, [], 'listed differences that no longer occur');
 });
 
 test('the kinds we serve carry the reference group-version-kind, CSR under certificates.k8s.io', () => {
   const ours = allDefinitions();
-  assert.deepEqual(ours.get('io.k8s.api.certificates.v1.CertificateSigningRequest')?.['x-kubernetes-group-version-kind'], [{ group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest' }]);
-  assert.deepEqual(ours.get('io.k8s.api.core.v1.Pod')?.['x-kubernetes-group-version-kind'], [{ group: '', version: 'v1', kind: 'Pod' }]);
-  assert.deepEqual(ours.get('io.k8s.api.rbac.v1.ClusterRoleBindingList')?.['x-kubernetes-group-version-kind'], [{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBindingList' }]);
+  assert.deepEqual(
+    ours.get('io.k8s.api.certificates.v1.CertificateSigningRequest')?.[
+      'x-kubernetes-group-version-kind'
+    ],
+    [{ group: 'certificates.k8s.io', version: 'v1', kind: 'CertificateSigningRequest' }],
+  );
+  assert.deepEqual(ours.get('io.k8s.api.core.v1.Pod')?.['x-kubernetes-group-version-kind'], [
+    { group: '', version: 'v1', kind: 'Pod' },
+  ]);
+  assert.deepEqual(
+    ours.get('io.k8s.api.rbac.v1.ClusterRoleBindingList')?.['x-kubernetes-group-version-kind'],
+    [{ group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRoleBindingList' }],
+  );
 });

@@ -13,19 +13,46 @@ import type { OpenApiRequest } from '../../../../src/apiserver/openapi/index.js'
 import { encodeV2Document } from '../../../../src/apiserver/openapi/v2-protobuf.js';
 
 type Json = Record<string, unknown>;
-interface Named<T> { name: string; value: T }
-interface PbSchema { _ref?: string; description?: string; type?: { value: string[] }; properties?: { additional_properties: Named<PbSchema>[] }; items?: { schema: PbSchema[] }; vendor_extension?: Named<{ yaml: string }>[]; required?: string[] }
+interface Named<T> {
+  name: string;
+  value: T;
+}
+interface PbSchema {
+  _ref?: string;
+  description?: string;
+  type?: { value: string[] };
+  properties?: { additional_properties: Named<PbSchema>[] };
+  items?: { schema: PbSchema[] };
+  vendor_extension?: Named<{ yaml: string }>[];
+  required?: string[];
+}
 
 const PB = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 const PB_OLD = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
 const o = openApiFor('kubernetes', new ManualClock());
-const req = (h: Partial<OpenApiRequest>): OpenApiRequest => ({ method: 'GET', search: new URLSearchParams(), accept: undefined, ifNoneMatch: undefined, ifModifiedSince: undefined, ...h });
-const docType = new protobuf.Root().loadSync(join(process.cwd(), 'proto', 'openapiv2.proto'), { keepCase: true }).lookupType('openapi.v2.Document');
+const req = (h: Partial<OpenApiRequest>): OpenApiRequest => ({
+  method: 'GET',
+  search: new URLSearchParams(),
+  accept: undefined,
+  ifNoneMatch: undefined,
+  ifModifiedSince: undefined,
+  ...h,
+});
+const docType = new protobuf.Root()
+  .loadSync(join(process.cwd(), 'proto', 'openapiv2.proto'), { keepCase: true })
+  .lookupType('openapi.v2.Document');
 const sha512 = (b: Buffer): string => createHash('sha512').update(b).digest('hex').toUpperCase();
 
-const json = JSON.parse(o.answer('/openapi/v2', req({ accept: 'application/json' }))!.body.toString('utf8')) as { paths: Record<string, Json>; definitions: Record<string, Json> };
+const json = JSON.parse(
+  o.answer('/openapi/v2', req({ accept: 'application/json' }))!.body.toString('utf8'),
+) as { paths: Record<string, Json>; definitions: Record<string, Json> };
 const answer = o.answer('/openapi/v2', req({ accept: PB }))!;
-const decoded = docType.toObject(docType.decode(answer.body), { longs: Number, arrays: true }) as { swagger: string; info: { title: string; version: string }; paths: { path: Named<Json>[] }; definitions: { additional_properties: Named<PbSchema>[] } };
+const decoded = docType.toObject(docType.decode(answer.body), { longs: Number, arrays: true }) as {
+  swagger: string;
+  info: { title: string; version: string };
+  paths: { path: Named<Json>[] };
+  definitions: { additional_properties: Named<PbSchema>[] };
+};
 const pbDefs = new Map(decoded.definitions.additional_properties.map((d) => [d.name, d.value]));
 
 test('the protobuf answer: its content type, and an ETag of its own bytes (not the JSON ETag)', () => {
@@ -33,12 +60,19 @@ test('the protobuf answer: its content type, and an ETag of its own bytes (not t
   // kube-openapi's ReturnedContentType for both protobuf offers is the `.` form.
   assert.equal(answer.headers['Content-Type'], PB_OLD);
   assert.equal(answer.headers['Etag'], `"${sha512(answer.body)}"`);
-  assert.notEqual(answer.headers['Etag'], o.answer('/openapi/v2', req({ accept: 'application/json' }))!.headers['Etag']);
+  assert.notEqual(
+    answer.headers['Etag'],
+    o.answer('/openapi/v2', req({ accept: 'application/json' }))!.headers['Etag'],
+  );
   const old = o.answer('/openapi/v2', req({ accept: PB_OLD }))!;
   assert.equal(old.status, 200);
   assert.equal(old.headers['Content-Type'], PB_OLD);
   assert.deepEqual(old.body, answer.body);
-  assert.strictEqual(o.answer('/openapi/v2', req({ accept: PB }))!.body, answer.body, 'encoded once and cached');
+  assert.strictEqual(
+    o.answer('/openapi/v2', req({ accept: PB }))!.body,
+    answer.body,
+    'encoded once and cached',
+  );
 });
 
 test('bytes-level facts: swagger "2.0" first (field 1), then info (field 2), paths (8), definitions (9)', () => {
@@ -57,14 +91,22 @@ test('bytes-level facts: swagger "2.0" first (field 1), then info (field 2), pat
 test('decoded: every path and every definition of the JSON document, in its order', () => {
   assert.equal(decoded.swagger, '2.0');
   assert.deepEqual([decoded.info.title, decoded.info.version], ['Kubernetes', 'v1.32.0']);
-  assert.deepEqual(decoded.paths.path.map((p) => p.name), Object.keys(json.paths));
+  assert.deepEqual(
+    decoded.paths.path.map((p) => p.name),
+    Object.keys(json.paths),
+  );
   assert.deepEqual([...pbDefs.keys()], Object.keys(json.definitions));
 });
 
 test('decoded schemas: properties, $ref as _ref, type as TypeItem, items, required, vendor extensions as YAML', () => {
   const pod = pbDefs.get('io.k8s.api.core.v1.Pod')!;
-  const podJson = json.definitions['io.k8s.api.core.v1.Pod'] as { properties: Record<string, Json> };
-  assert.deepEqual(pod.properties!.additional_properties.map((p) => p.name), Object.keys(podJson.properties));
+  const podJson = json.definitions['io.k8s.api.core.v1.Pod'] as {
+    properties: Record<string, Json>;
+  };
+  assert.deepEqual(
+    pod.properties!.additional_properties.map((p) => p.name),
+    Object.keys(podJson.properties),
+  );
   const meta = pod.properties!.additional_properties.find((p) => p.name === 'metadata')!.value;
   assert.equal(meta._ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
   assert.deepEqual(pod.type, { value: ['object'] });
@@ -72,35 +114,91 @@ test('decoded schemas: properties, $ref as _ref, type as TypeItem, items, requir
   // The reference's JSON has the map's keys sorted (Go's encoding of map[string]interface{}).
   assert.equal(gvk.value.yaml, '- group: ""\n  kind: Pod\n  version: v1\n');
   const spec = pbDefs.get('io.k8s.api.core.v1.PodSpec')!;
-  const containers = spec.properties!.additional_properties.find((p) => p.name === 'containers')!.value;
+  const containers = spec.properties!.additional_properties.find(
+    (p) => p.name === 'containers',
+  )!.value;
   assert.deepEqual(containers.type, { value: ['array'] });
   assert.equal(containers.items!.schema[0]!._ref, '#/definitions/io.k8s.api.core.v1.Container');
   assert.ok(spec.required!.includes('containers'));
   for (const [name, def] of pbDefs) {
-    const j = json.definitions[name] as { properties?: Record<string, { $ref?: string; description?: string }> };
+    const j = json.definitions[name] as {
+      properties?: Record<string, { $ref?: string; description?: string }>;
+    };
     for (const p of def.properties?.additional_properties ?? []) {
-      assert.equal(p.value._ref ?? undefined, j.properties?.[p.name]?.$ref, `${name}.${p.name} $ref`);
-      assert.equal(p.value.description ?? undefined, j.properties?.[p.name]?.description, `${name}.${p.name} description`);
+      assert.equal(
+        p.value._ref ?? undefined,
+        j.properties?.[p.name]?.$ref,
+        `${name}.${p.name} $ref`,
+      );
+      assert.equal(
+        p.value.description ?? undefined,
+        j.properties?.[p.name]?.description,
+        `${name}.${p.name} description`,
+      );
     }
   }
 });
 
 test('decoded operations: parameters as ParametersItem oneofs, responses as ResponseValue, x-kubernetes-action', () => {
-  const item = decoded.paths.path.find((p) => p.name === '/api/v1/namespaces/{namespace}/pods/{name}')!.value as { get: { operation_id?: string; parameters?: Json[]; responses: { response_code: Named<{ response: { description: string; schema: { schema: PbSchema } } }>[] }; vendor_extension: Named<{ yaml: string }>[] }; parameters: { parameter: { non_body_parameter: { path_parameter_sub_schema?: Json; query_parameter_sub_schema?: Json } } }[] };
+  const item = decoded.paths.path.find(
+    (p) => p.name === '/api/v1/namespaces/{namespace}/pods/{name}',
+  )!.value as {
+    get: {
+      operation_id?: string;
+      parameters?: Json[];
+      responses: {
+        response_code: Named<{ response: { description: string; schema: { schema: PbSchema } } }>[];
+      };
+      vendor_extension: Named<{ yaml: string }>[];
+    };
+    parameters: {
+      parameter: {
+        non_body_parameter: { path_parameter_sub_schema?: Json; query_parameter_sub_schema?: Json };
+      };
+    }[];
+  };
   const ok = item.get.responses.response_code.find((r) => r.name === '200')!.value.response;
   assert.equal(ok.description, 'OK');
   assert.equal(ok.schema.schema._ref, '#/definitions/io.k8s.api.core.v1.Pod');
-  assert.equal(item.get.vendor_extension.find((e) => e.name === 'x-kubernetes-action')!.value.yaml, 'get\n');
-  const pathParams = item.parameters.map((p) => p.parameter.non_body_parameter.path_parameter_sub_schema).filter((p) => p !== undefined);
-  assert.deepEqual(pathParams.map((p) => [p['name'], p['in'], p['required'], p['type']]).sort(), [['name', 'path', true, 'string'], ['namespace', 'path', true, 'string']]);
+  assert.equal(
+    item.get.vendor_extension.find((e) => e.name === 'x-kubernetes-action')!.value.yaml,
+    'get\n',
+  );
+  const pathParams = item.parameters
+    .map((p) => p.parameter.non_body_parameter.path_parameter_sub_schema)
+    .filter((p) => p !== undefined);
+  assert.deepEqual(pathParams.map((p) => [p['name'], p['in'], p['required'], p['type']]).sort(), [
+    ['name', 'path', true, 'string'],
+    ['namespace', 'path', true, 'string'],
+  ]);
 });
 
 test('negotiation as kube-openapi: JSON first for */*, q-values honoured, 406 with no body for a type not offered', () => {
-  assert.equal(o.answer('/openapi/v2', req({ accept: '*/*' }))!.headers['Content-Type'], 'application/json');
-  assert.equal(o.answer('/openapi/v2', req({ accept: `application/json;q=0.5, ${PB}` }))!.headers['Content-Type'], PB_OLD);
-  assert.equal(o.answer('/openapi/v2', req({ accept: `${PB}, application/json` }))!.headers['Content-Type'], PB_OLD);
-  assert.equal(o.answer('/openapi/v2', req({ accept: `${PB_OLD}, application/json` }))!.headers['Content-Type'], PB_OLD);
-  for (const accept of ['application/com.github.proto-openapi.spec.v3@v1.0+protobuf', 'text/html', 'application/yaml']) {
+  assert.equal(
+    o.answer('/openapi/v2', req({ accept: '*/*' }))!.headers['Content-Type'],
+    'application/json',
+  );
+  assert.equal(
+    o.answer('/openapi/v2', req({ accept: `application/json;q=0.5, ${PB}` }))!.headers[
+      'Content-Type'
+    ],
+    PB_OLD,
+  );
+  assert.equal(
+    o.answer('/openapi/v2', req({ accept: `${PB}, application/json` }))!.headers['Content-Type'],
+    PB_OLD,
+  );
+  assert.equal(
+    o.answer('/openapi/v2', req({ accept: `${PB_OLD}, application/json` }))!.headers[
+      'Content-Type'
+    ],
+    PB_OLD,
+  );
+  for (const accept of [
+    'application/com.github.proto-openapi.spec.v3@v1.0+protobuf',
+    'text/html',
+    'application/yaml',
+  ]) {
     const r = o.answer('/openapi/v2', req({ accept }))!;
     assert.equal(r.status, 406, accept);
     assert.equal(r.body.length, 0);
@@ -117,22 +215,38 @@ test('If-None-Match with the protobuf ETag: 304 with the ETag and no body; the J
   assert.equal(o.answer('/openapi/v2', req({ accept: PB, ifNoneMatch: jsonEtag }))!.status, 200);
 });
 
-test('IntOrString and Quantity as the reference\'s /openapi/v2 has them (Swagger 2.0 has no oneOf): type string, IntOrString with format int-or-string; nothing left out of the protobuf', () => {
+test("IntOrString and Quantity as the reference's /openapi/v2 has them (Swagger 2.0 has no oneOf): type string, IntOrString with format int-or-string; nothing left out of the protobuf", () => {
   // The reference's api/openapi-spec/swagger.json (v1.32), definition io.k8s.apimachinery.pkg.util.intstr.IntOrString:
   const referenceIntOrString = {
-    description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
+    description:
+      'IntOrString is a type that can hold an int32 or a string.  When used in JSON or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This allows you to have, for example, a JSON field that can accept a name or number.',
     format: 'int-or-string',
     type: 'string',
   };
-  assert.deepEqual(json.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'], referenceIntOrString);
+  assert.deepEqual(
+    json.definitions['io.k8s.apimachinery.pkg.util.intstr.IntOrString'],
+    referenceIntOrString,
+  );
   const quantity = json.definitions['io.k8s.apimachinery.pkg.api.resource.Quantity']!;
   assert.equal(quantity['type'], 'string');
   assert.equal(quantity['oneOf'], undefined);
-  const pb = pbDefs.get('io.k8s.apimachinery.pkg.util.intstr.IntOrString') as PbSchema & { format?: string };
-  assert.deepEqual([pb.type, pb.format, pb.description], [{ value: ['string'] }, 'int-or-string', referenceIntOrString.description]);
-  assert.deepEqual(pbDefs.get('io.k8s.apimachinery.pkg.api.resource.Quantity')!.type, { value: ['string'] });
+  const pb = pbDefs.get('io.k8s.apimachinery.pkg.util.intstr.IntOrString') as PbSchema & {
+    format?: string;
+  };
+  assert.deepEqual(
+    [pb.type, pb.format, pb.description],
+    [{ value: ['string'] }, 'int-or-string', referenceIntOrString.description],
+  );
+  assert.deepEqual(pbDefs.get('io.k8s.apimachinery.pkg.api.resource.Quantity')!.type, {
+    value: ['string'],
+  });
   assert.deepEqual(encodeV2Document(json).dropped, []);
   // v3 keeps the oneOf (the reference's /openapi/v3 has it).
-  const v3 = JSON.parse(o.answer('/openapi/v3/api/v1', req({ accept: 'application/json' }))!.body.toString('utf8')) as { components: { schemas: Record<string, Json> } };
-  assert.deepEqual(v3.components.schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']!['oneOf'], [{ type: 'integer' }, { type: 'string' }]);
+  const v3 = JSON.parse(
+    o.answer('/openapi/v3/api/v1', req({ accept: 'application/json' }))!.body.toString('utf8'),
+  ) as { components: { schemas: Record<string, Json> } };
+  assert.deepEqual(
+    v3.components.schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString']!['oneOf'],
+    [{ type: 'integer' }, { type: 'string' }],
+  );
 });

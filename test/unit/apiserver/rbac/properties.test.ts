@@ -13,8 +13,28 @@ import { StatusError } from '../../../../src/apiserver/status.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const G = 'rbac.authorization.k8s.io';
-const word = fc.constantFrom('', '*', 'get', 'pods', 'pods/status', '*/status', '/api', '/api/*', 'x', 'rbac.authorization.k8s.io');
-const ruleArb = fc.record({ verbs: fc.array(word), apiGroups: fc.array(word), resources: fc.array(word), resourceNames: fc.array(word), nonResourceURLs: fc.array(word) }, { requiredKeys: [] });
+const word = fc.constantFrom(
+  '',
+  '*',
+  'get',
+  'pods',
+  'pods/status',
+  '*/status',
+  '/api',
+  '/api/*',
+  'x',
+  'rbac.authorization.k8s.io',
+);
+const ruleArb = fc.record(
+  {
+    verbs: fc.array(word),
+    apiGroups: fc.array(word),
+    resources: fc.array(word),
+    resourceNames: fc.array(word),
+    nonResourceURLs: fc.array(word),
+  },
+  { requiredKeys: [] },
+);
 
 test('role and binding validation: any JSON gives field errors, never an exception', () => {
   fc.assert(
@@ -31,32 +51,69 @@ test('role and binding validation: any JSON gives field errors, never an excepti
 
 test('rule matching and the escalation comparison take any rules; a valid rule covers itself', () => {
   fc.assert(
-    fc.property(fc.array(ruleArb, { maxLength: 4 }), fc.array(ruleArb, { maxLength: 4 }), word, word, (owner, wanted, verb, resource) => {
-      const o = rulesOf(owner);
-      const w = rulesOf(wanted);
-      for (const r of o) ruleAllows({ verb, isResourceRequest: true, path: '', apiGroup: '', resource, subresource: '', name: '' }, r);
-      uncoveredRules(o, w);
-      // (A URL rule with resourceNames, which validation refuses, does not cover itself in the reference either.)
-      const valid = w.filter((r) => r.nonResourceURLs.length === 0 || r.resourceNames.length === 0);
-      assert.deepEqual(uncoveredRules(valid, valid), []);
-    }),
+    fc.property(
+      fc.array(ruleArb, { maxLength: 4 }),
+      fc.array(ruleArb, { maxLength: 4 }),
+      word,
+      word,
+      (owner, wanted, verb, resource) => {
+        const o = rulesOf(owner);
+        const w = rulesOf(wanted);
+        for (const r of o)
+          ruleAllows(
+            {
+              verb,
+              isResourceRequest: true,
+              path: '',
+              apiGroup: '',
+              resource,
+              subresource: '',
+              name: '',
+            },
+            r,
+          );
+        uncoveredRules(o, w);
+        // (A URL rule with resourceNames, which validation refuses, does not cover itself in the reference either.)
+        const valid = w.filter(
+          (r) => r.nonResourceURLs.length === 0 || r.resourceNames.length === 0,
+        );
+        assert.deepEqual(uncoveredRules(valid, valid), []);
+      },
+    ),
     fuzzParams(300),
   );
 });
 
 test('impersonation: any headers give a user, a 400 or a 403, never another error', async () => {
-  const name = fc.constantFrom('impersonate-user', 'impersonate-group', 'impersonate-uid', 'impersonate-extra-a%2Fb', 'impersonate-extra-%zz', 'impersonate-extra-', 'other');
+  const name = fc.constantFrom(
+    'impersonate-user',
+    'impersonate-group',
+    'impersonate-uid',
+    'impersonate-extra-a%2Fb',
+    'impersonate-extra-%zz',
+    'impersonate-extra-',
+    'other',
+  );
   await fc.assert(
-    fc.asyncProperty(fc.dictionary(name, fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 })), fc.boolean(), async (headers, allow) => {
-      const req = { headersDistinct: headers } as unknown as IncomingMessage;
-      try {
-        const u = await impersonatedUser(req, { username: 'admin', groups: [] }, allow ? alwaysAllow : alwaysDeny, 'authentication.k8s.io');
-        assert.equal(typeof u.username, 'string');
-      } catch (err) {
-        assert.ok(err instanceof StatusError, String(err));
-        assert.ok(err.status === 400 || err.status === 403, String(err.status));
-      }
-    }),
+    fc.asyncProperty(
+      fc.dictionary(name, fc.array(fc.string({ maxLength: 20 }), { maxLength: 3 })),
+      fc.boolean(),
+      async (headers, allow) => {
+        const req = { headersDistinct: headers } as unknown as IncomingMessage;
+        try {
+          const u = await impersonatedUser(
+            req,
+            { username: 'admin', groups: [] },
+            allow ? alwaysAllow : alwaysDeny,
+            'authentication.k8s.io',
+          );
+          assert.equal(typeof u.username, 'string');
+        } catch (err) {
+          assert.ok(err instanceof StatusError, String(err));
+          assert.ok(err.status === 400 || err.status === 403, String(err.status));
+        }
+      },
+    ),
     fuzzParams(300),
   );
 });

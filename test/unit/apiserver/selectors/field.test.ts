@@ -14,14 +14,25 @@ const parses: [string, string, { field: string; op: string; value: string }[]][]
   ['a=b', 'a=b', [{ field: 'a', op: '=', value: 'b' }]],
   ['a==b', 'a=b', [{ field: 'a', op: '=', value: 'b' }]],
   ['a!=b', 'a!=b', [{ field: 'a', op: '!=', value: 'b' }]],
-  ['b=2,a=1', 'a=1,b=2', [{ field: 'a', op: '=', value: '1' }, { field: 'b', op: '=', value: '2' }]],
+  [
+    'b=2,a=1',
+    'a=1,b=2',
+    [
+      { field: 'a', op: '=', value: '1' },
+      { field: 'b', op: '=', value: '2' },
+    ],
+  ],
   ['a=', 'a=', [{ field: 'a', op: '=', value: '' }]],
   ['a=b,', 'a=b', [{ field: 'a', op: '=', value: 'b' }]],
   [',,a=b', 'a=b', [{ field: 'a', op: '=', value: 'b' }]],
   ['a=x\\,y', 'a=x\\,y', [{ field: 'a', op: '=', value: 'x,y' }]],
   ['a=x\\=y', 'a=x\\=y', [{ field: 'a', op: '=', value: 'x=y' }]],
   ['a=x\\\\y', 'a=x\\\\y', [{ field: 'a', op: '=', value: 'x\\y' }]],
-  ['spec.signerName=example.com/foo', 'spec.signerName=example.com/foo', [{ field: 'spec.signerName', op: '=', value: 'example.com/foo' }]],
+  [
+    'spec.signerName=example.com/foo',
+    'spec.signerName=example.com/foo',
+    [{ field: 'spec.signerName', op: '=', value: 'example.com/foo' }],
+  ],
   ['a!==b', 'a!=\\=b', []], // error below
 ];
 
@@ -45,7 +56,10 @@ const errors: [string, string][] = [
 ];
 for (const [input, msg] of errors) {
   test(`parseFieldSelector error ${JSON.stringify(input)}`, () => {
-    assert.throws(() => parseFieldSelector(input), (e: unknown) => e instanceof SelectorError && e.message === msg);
+    assert.throws(
+      () => parseFieldSelector(input),
+      (e: unknown) => e instanceof SelectorError && e.message === msg,
+    );
   });
 }
 
@@ -64,18 +78,36 @@ test('checkFieldsSupported names the first unsupported label', () => {
   checkFieldsSupported(parseFieldSelector('metadata.name=x'), allowed);
   assert.throws(
     () => checkFieldsSupported(parseFieldSelector('metadata.name=x,spec.foo=y'), allowed),
-    (e: unknown) => e instanceof SelectorError && e.message === 'field label not supported: spec.foo',
+    (e: unknown) =>
+      e instanceof SelectorError && e.message === 'field label not supported: spec.foo',
   );
 });
 
 test('requiresExactMatch finds a pinned name', () => {
   assert.equal(requiresExactMatch(parseFieldSelector('metadata.name=a'), 'metadata.name'), 'a');
-  assert.equal(requiresExactMatch(parseFieldSelector('metadata.name!=a'), 'metadata.name'), undefined);
+  assert.equal(
+    requiresExactMatch(parseFieldSelector('metadata.name!=a'), 'metadata.name'),
+    undefined,
+  );
 });
 
 test('property: parse never throws anything but SelectorError', () => {
   fc.assert(
-    fc.property(fc.string({ unit: fc.constantFrom('a', '.', '=', '!', ',', '\\', ' ', 'é', 'x') }), (s) => {
+    fc.property(
+      fc.string({ unit: fc.constantFrom('a', '.', '=', '!', ',', '\\', ' ', 'é', 'x') }),
+      (s) => {
+        try {
+          parseFieldSelector(s);
+        } catch (e) {
+          return e instanceof SelectorError;
+        }
+        return true;
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(fc.string(), (s) => {
       try {
         parseFieldSelector(s);
       } catch (e) {
@@ -83,12 +115,7 @@ test('property: parse never throws anything but SelectorError', () => {
       }
       return true;
     }),
-    { numRuns: 2000 },
   );
-  fc.assert(fc.property(fc.string(), (s) => {
-    try { parseFieldSelector(s); } catch (e) { return e instanceof SelectorError; }
-    return true;
-  }));
 });
 
 test('property: escaped values round-trip', () => {

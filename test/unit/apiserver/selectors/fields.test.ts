@@ -1,9 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SUPPORTED_FIELDS, checkFieldsSupported, fieldGetterFor, parseFieldSelector } from '../../../../src/apiserver/selectors/index.js';
+import {
+  SUPPORTED_FIELDS,
+  checkFieldsSupported,
+  fieldGetterFor,
+  parseFieldSelector,
+} from '../../../../src/apiserver/selectors/index.js';
 
 test('CSR fields', () => {
-  const get = fieldGetterFor('certificatesigningrequests', { metadata: { name: 'c1' }, spec: { signerName: 'example.com/s' } });
+  const get = fieldGetterFor('certificatesigningrequests', {
+    metadata: { name: 'c1' },
+    spec: { signerName: 'example.com/s' },
+  });
   assert.equal(get('metadata.name'), 'c1');
   assert.equal(get('metadata.namespace'), '');
   assert.equal(get('spec.signerName'), 'example.com/s');
@@ -13,7 +21,14 @@ test('CSR fields', () => {
 test('Event fields: source falls back to reportingComponent, reportingComponent is its own field', () => {
   const ev = {
     metadata: { name: 'e1', namespace: 'default' },
-    involvedObject: { kind: 'Node', name: 'n1', uid: 'u', apiVersion: 'v1', resourceVersion: '3', fieldPath: 'spec' },
+    involvedObject: {
+      kind: 'Node',
+      name: 'n1',
+      uid: 'u',
+      apiVersion: 'v1',
+      resourceVersion: '3',
+      fieldPath: 'spec',
+    },
     reason: 'Started',
     type: 'Normal',
     reportingComponent: 'platform.io/nodeagent',
@@ -33,11 +48,20 @@ test('Event fields: source falls back to reportingComponent, reportingComponent 
 });
 
 test('Node and Pod booleans read as true/false, podIP falls back to podIPs', () => {
-  assert.equal(fieldGetterFor('nodes', { spec: { unschedulable: true } })('spec.unschedulable'), 'true');
+  assert.equal(
+    fieldGetterFor('nodes', { spec: { unschedulable: true } })('spec.unschedulable'),
+    'true',
+  );
   assert.equal(fieldGetterFor('nodes', {})('spec.unschedulable'), 'false');
   const pod = {
     metadata: { name: 'p', namespace: 'ns' },
-    spec: { nodeName: 'n1', hostNetwork: true, restartPolicy: 'Always', schedulerName: 's', serviceAccountName: 'sa' },
+    spec: {
+      nodeName: 'n1',
+      hostNetwork: true,
+      restartPolicy: 'Always',
+      schedulerName: 's',
+      serviceAccountName: 'sa',
+    },
     status: { phase: 'Running', podIPs: [{ ip: '10.0.0.1' }], nominatedNodeName: 'n2' },
   };
   const get = fieldGetterFor('pods', pod);
@@ -47,12 +71,21 @@ test('Node and Pod booleans read as true/false, podIP falls back to podIPs', () 
   assert.equal(get('status.nominatedNodeName'), 'n2');
   assert.equal(fieldGetterFor('pods', {})('spec.hostNetwork'), 'false');
   assert.ok(parseFieldSelector('spec.nodeName=n1,status.phase!=Failed').matches(get));
-  assert.equal(fieldGetterFor('namespaces', { status: { phase: 'Active' } })('status.phase'), 'Active');
+  assert.equal(
+    fieldGetterFor('namespaces', { status: { phase: 'Active' } })('status.phase'),
+    'Active',
+  );
 });
 
 test('SUPPORTED_FIELDS drives checkFieldsSupported', () => {
-  checkFieldsSupported(parseFieldSelector('spec.signerName=x'), SUPPORTED_FIELDS.certificatesigningrequests);
-  assert.throws(() => checkFieldsSupported(parseFieldSelector('spec.unschedulable=x'), SUPPORTED_FIELDS.pods), /field label not supported: spec.unschedulable/);
+  checkFieldsSupported(
+    parseFieldSelector('spec.signerName=x'),
+    SUPPORTED_FIELDS.certificatesigningrequests,
+  );
+  assert.throws(
+    () => checkFieldsSupported(parseFieldSelector('spec.unschedulable=x'), SUPPORTED_FIELDS.pods),
+    /field label not supported: spec.unschedulable/,
+  );
   for (const r of Object.values(SUPPORTED_FIELDS)) {
     assert.ok(r.has('metadata.name') && r.has('metadata.namespace'));
   }

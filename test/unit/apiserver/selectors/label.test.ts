@@ -48,8 +48,12 @@ test('requirements and canonical text', () => {
   assert.equal(s.toString(), 'a in (b,c),!d,e,f>3,g notin (x),z=1');
   assert.equal(s.empty, false);
   assert.equal(parseLabelSelector('').empty, true);
-  assert.deepEqual(parseLabelSelector('a in ()').requirements, [{ key: 'a', operator: 'in', values: [''] }]);
-  assert.deepEqual(parseLabelSelector('a=b').requirements, [{ key: 'a', operator: '=', values: ['b'] }]);
+  assert.deepEqual(parseLabelSelector('a in ()').requirements, [
+    { key: 'a', operator: 'in', values: [''] },
+  ]);
+  assert.deepEqual(parseLabelSelector('a=b').requirements, [
+    { key: 'a', operator: '=', values: ['b'] },
+  ]);
 });
 
 const errors: [string, string][] = [
@@ -64,7 +68,10 @@ const errors: [string, string][] = [
   ['a=(', "unable to parse requirement: found '(', expected: identifier"],
   ['!', "unable to parse requirement: found '', expected: identifier"],
   ['!a=b', "found '=', expected: ',' or 'end of string'"],
-  ['a>b', "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer"],
+  [
+    'a>b',
+    "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer",
+  ],
   [
     '-a=b',
     "unable to parse requirement: <nil>: Invalid value: \"-a\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
@@ -73,23 +80,52 @@ const errors: [string, string][] = [
     'a=-b',
     "unable to parse requirement: values[0][a]: Invalid value: \"-b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
   ],
-  ['a/b/c', "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"],
+  [
+    'a/b/c',
+    "unable to parse requirement: <nil>: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+  ],
   ['/a', 'unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty'],
-  ['Ex.com/a', "unable to parse requirement: <nil>: Invalid value: \"Ex.com/a\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"],
-  [`${'a'.repeat(64)}`, `unable to parse requirement: <nil>: Invalid value: "${'a'.repeat(64)}": name part must be no more than 63 characters`],
+  [
+    'Ex.com/a',
+    "unable to parse requirement: <nil>: Invalid value: \"Ex.com/a\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+  ],
+  [
+    `${'a'.repeat(64)}`,
+    `unable to parse requirement: <nil>: Invalid value: "${'a'.repeat(64)}": name part must be no more than 63 characters`,
+  ],
 ];
 for (const [sel, msg] of errors) {
   test(`label selector error ${JSON.stringify(sel)}`, () => {
-    assert.throws(() => parseLabelSelector(sel), (e: unknown) => {
-      assert.ok(e instanceof SelectorError);
-      assert.equal(e.message, msg);
-      return true;
-    });
+    assert.throws(
+      () => parseLabelSelector(sel),
+      (e: unknown) => {
+        assert.ok(e instanceof SelectorError);
+        assert.equal(e.message, msg);
+        return true;
+      },
+    );
   });
 }
 
 test('property: label selector parse never throws anything but SelectorError', () => {
-  const unit = fc.constantFrom('a', 'b', '=', '!', ',', '(', ')', ' ', '<', '>', 'in', 'notin', '/', '-', '.', '1');
+  const unit = fc.constantFrom(
+    'a',
+    'b',
+    '=',
+    '!',
+    ',',
+    '(',
+    ')',
+    ' ',
+    '<',
+    '>',
+    'in',
+    'notin',
+    '/',
+    '-',
+    '.',
+    '1',
+  );
   fc.assert(
     fc.property(fc.string({ unit }), (s) => {
       try {
@@ -104,7 +140,21 @@ test('property: label selector parse never throws anything but SelectorError', (
 });
 
 test('property: canonical text re-parses to the same requirements', () => {
-  const unit = fc.constantFrom('a', 'b', '=', '!', ',', '(', ')', ' ', '<', '>', 'in', 'notin', '1');
+  const unit = fc.constantFrom(
+    'a',
+    'b',
+    '=',
+    '!',
+    ',',
+    '(',
+    ')',
+    ' ',
+    '<',
+    '>',
+    'in',
+    'notin',
+    '1',
+  );
   fc.assert(
     fc.property(fc.string({ unit }), (s) => {
       let sel;

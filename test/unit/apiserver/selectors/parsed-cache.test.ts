@@ -4,7 +4,12 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cachedFieldSelector, cachedLabelSelector, cachedShardSelector, SelectorError } from '../../../../src/apiserver/selectors/index.js';
+import {
+  cachedFieldSelector,
+  cachedLabelSelector,
+  cachedShardSelector,
+  SelectorError,
+} from '../../../../src/apiserver/selectors/index.js';
 
 test('the same text gives the same frozen selector, matching as a fresh parse does', () => {
   const a = cachedLabelSelector('app=web,tier in (fe,be)');
@@ -16,12 +21,23 @@ test('the same text gives the same frozen selector, matching as a fresh parse do
   assert.equal(cachedFieldSelector('spec.nodeName=n1'), f);
   assert.notEqual(cachedFieldSelector('spec.nodeName=n2'), f);
   assert.deepEqual(f.requirements, [{ field: 'spec.nodeName', op: '=', value: 'n1' }]);
-  const s = cachedShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')");
-  assert.equal(cachedShardSelector("shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')"), s);
+  const s = cachedShardSelector(
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+  );
+  assert.equal(
+    cachedShardSelector(
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+    ),
+    s,
+  );
 });
 
 test('a selector that does not parse is not kept: each call throws the reference message', () => {
   for (let i = 0; i < 2; i++) {
-    assert.throws(() => cachedFieldSelector('a'), (e: unknown) => e instanceof SelectorError && e.message === "invalid selector: 'a'; can't understand 'a'");
+    assert.throws(
+      () => cachedFieldSelector('a'),
+      (e: unknown) =>
+        e instanceof SelectorError && e.message === "invalid selector: 'a'; can't understand 'a'",
+    );
   }
 });

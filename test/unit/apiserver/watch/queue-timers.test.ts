@@ -41,7 +41,13 @@ function watchOptions(o: Partial<WatchTimerRequest>): WatchTimerRequest {
 test('timeoutSeconds closes a stream without bookmarks when it passes, and the timers stop with the queue', () => {
   const clock = new ManualClock();
   const q = new WatchQueue({ initial: [] });
-  const timedOut = armWatchTimers(watchOptions({ timeoutSeconds: 2 }), { clock, minRequestTimeoutSeconds: 1800, bookmarkIntervalMs: 5000, queue: q, currentRevision: () => 7 });
+  const timedOut = armWatchTimers(watchOptions({ timeoutSeconds: 2 }), {
+    clock,
+    minRequestTimeoutSeconds: 1800,
+    bookmarkIntervalMs: 5000,
+    queue: q,
+    currentRevision: () => 7,
+  });
   clock.advance(1999);
   assert.equal(q.closed, false);
   assert.equal(timedOut(), false);
@@ -55,7 +61,13 @@ test('with allowWatchBookmarks: a bookmark every interval while nothing is queue
   const clock = new ManualClock();
   let rv = 5;
   const q = new WatchQueue({ initial: [] });
-  const timedOut = armWatchTimers(watchOptions({ allowWatchBookmarks: true, timeoutSeconds: 12 }), { clock, minRequestTimeoutSeconds: 1800, bookmarkIntervalMs: 5000, queue: q, currentRevision: () => rv });
+  const timedOut = armWatchTimers(watchOptions({ allowWatchBookmarks: true, timeoutSeconds: 12 }), {
+    clock,
+    minRequestTimeoutSeconds: 1800,
+    bookmarkIntervalMs: 5000,
+    queue: q,
+    currentRevision: () => rv,
+  });
   clock.advance(5000);
   assert.equal(q.length, 1);
   clock.advance(5000);
@@ -73,7 +85,13 @@ test('with allowWatchBookmarks: a bookmark every interval while nothing is queue
 test('without timeoutSeconds the stream ends within [min, 2*min) seconds', () => {
   const clock = new ManualClock();
   const q = new WatchQueue({ initial: [] });
-  armWatchTimers(watchOptions({}), { clock, minRequestTimeoutSeconds: 60, bookmarkIntervalMs: 5000, queue: q, currentRevision: () => 1 });
+  armWatchTimers(watchOptions({}), {
+    clock,
+    minRequestTimeoutSeconds: 60,
+    bookmarkIntervalMs: 5000,
+    queue: q,
+    currentRevision: () => 1,
+  });
   clock.advance(59_999);
   assert.equal(q.closed, false);
   clock.advance(60_000);

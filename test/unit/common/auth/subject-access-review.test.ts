@@ -27,7 +27,15 @@ test('a v1 SubjectAccessReview body: apiVersion {group}/v1, kind SubjectAccessRe
       groups: ['dev'],
       extra: { scopes: ['a'] },
       uid: 'u1',
-      resourceAttributes: { namespace: 'ns', verb: 'get', group: '', version: 'v1', resource: 'pods', subresource: '', name: 'p' },
+      resourceAttributes: {
+        namespace: 'ns',
+        verb: 'get',
+        group: '',
+        version: 'v1',
+        resource: 'pods',
+        subresource: '',
+        name: 'p',
+      },
     },
   });
 });
@@ -36,5 +44,11 @@ test('a v1beta1 SubjectAccessReview body names the groups field "group"', () => 
   const body = sarRequestBody(spec, 'authorization.platform.io', 'v1beta1');
   assert.equal(body.apiVersion, 'authorization.platform.io/v1beta1');
   assert.equal(body.kind, 'SubjectAccessReview');
-  assert.deepEqual(body.spec, { user: 'alice', group: ['dev'], extra: { scopes: ['a'] }, uid: 'u1', resourceAttributes: spec.resourceAttributes });
+  assert.deepEqual(body.spec, {
+    user: 'alice',
+    group: ['dev'],
+    extra: { scopes: ['a'] },
+    uid: 'u1',
+    resourceAttributes: spec.resourceAttributes,
+  });
 });

@@ -19,9 +19,29 @@ class Sink implements LogSink {
 
 test('text format: severity letter, UTC time, component, message, key=value pairs', () => {
   const time = Date.UTC(2026, 10, 22, 9, 5, 7, 42);
-  const line = renderTextLine({ level: 40, time, component: 'config', msg: 'Dropped a field', file: '/etc/x y.yaml', line: 3, ok: true, obj: { a: 1 } });
-  assert.equal(line, 'W1122 09:05:07.042 config] Dropped a field file="/etc/x y.yaml" line=3 ok=true obj={"a":1}\n');
-  assert.equal(renderTextLine({ level: 50, time, msg: 'two\nlines', err: { message: 'boom', stack: 'Error: boom\n at x' } }), 'E1122 09:05:07.042 nodeagent] two\\nlines err=boom\n');
+  const line = renderTextLine({
+    level: 40,
+    time,
+    component: 'config',
+    msg: 'Dropped a field',
+    file: '/etc/x y.yaml',
+    line: 3,
+    ok: true,
+    obj: { a: 1 },
+  });
+  assert.equal(
+    line,
+    'W1122 09:05:07.042 config] Dropped a field file="/etc/x y.yaml" line=3 ok=true obj={"a":1}\n',
+  );
+  assert.equal(
+    renderTextLine({
+      level: 50,
+      time,
+      msg: 'two\nlines',
+      err: { message: 'boom', stack: 'Error: boom\n at x' },
+    }),
+    'E1122 09:05:07.042 nodeagent] two\\nlines err=boom\n',
+  );
   assert.equal(formatValue('a=b'), '"a=b"');
   assert.equal(formatValue('plain'), 'plain');
 });
@@ -49,13 +69,20 @@ test('vmodule raises the verbosity of matching components only', () => {
   assert.equal(vmoduleVerbosity([{ filePattern: 'pod?', verbosity: 3 }], 'pods'), 3);
   assert.equal(vmoduleVerbosity([{ filePattern: 'pod?', verbosity: 3 }], 'podsx'), undefined);
   const err = new Sink();
-  const h = createLogger({ verbosity: 0, vmodule: [{ filePattern: 'server', verbosity: 4 }], stderr: err });
+  const h = createLogger({
+    verbosity: 0,
+    vmodule: [{ filePattern: 'server', verbosity: 4 }],
+    stderr: err,
+  });
   h.logger.child({ component: 'server' }).debug('server debug');
   h.logger.child({ component: 'worker' }).debug('worker debug');
   h.logger.child({ component: 'server' }).info({ v: 4 }, 'server v4');
   h.logger.child({ part: 'server' }).debug('part debug');
   h.close();
-  assert.deepEqual(err.lines.map((l) => l.replace(/^\S+ \S+ /, '')), ['server] server debug', 'server] server v4', 'nodeagent] part debug part=server']);
+  assert.deepEqual(
+    err.lines.map((l) => l.replace(/^\S+ \S+ /, '')),
+    ['server] server debug', 'server] server v4', 'nodeagent] part debug part=server'],
+  );
 });
 
 test('split stream: info to stdout, warnings and errors to stderr; flush on close', () => {
@@ -95,7 +122,13 @@ test('the flush timer flushes buffered output every --log-flush-frequency', asyn
 
 test('logger options come from the logging block of the configuration', () => {
   const c = defaultConfiguration('file');
-  c.logging = { format: 'text', flushFrequency: '2s', verbosity: 3, vmodule: [{ filePattern: 'x', verbosity: 5 }], options: { text: { splitStream: true, infoBufferSize: '64Ki' } } };
+  c.logging = {
+    format: 'text',
+    flushFrequency: '2s',
+    verbosity: 3,
+    vmodule: [{ filePattern: 'x', verbosity: 5 }],
+    options: { text: { splitStream: true, infoBufferSize: '64Ki' } },
+  };
   const o = loggerOptionsFromConfig(c);
   assert.equal(o.flushFrequencyMs, 2000);
   assert.equal(o.verbosity, 3);

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, stat, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clientCertPlatconfig, loadConnection, loadPlatconfig, parsePlatconfig, writePlatconfig } from '../../../../src/common/platconfig/index.js';
+import {
+  clientCertPlatconfig,
+  loadConnection,
+  loadPlatconfig,
+  parsePlatconfig,
+  writePlatconfig,
+} from '../../../../src/common/platconfig/index.js';
 import { PlatconfigError } from '../../../../src/common/util/errors.js';
 
 const PEM = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
@@ -61,28 +67,58 @@ current-context: x
   assert.equal(conn.keyPem, PEM);
   assert.equal(conn.token, 't1');
   assert.equal(conn.insecureSkipTlsVerify, true);
-  await assert.rejects(loadConnection(join(d, 'p.conf'), { context: 'y' }), /user "nope" of context "y" not found/);
-  await assert.rejects(loadConnection(join(d, 'p.conf'), { context: 'z' }), /context "z" not found; defined contexts: x, y/);
+  await assert.rejects(
+    loadConnection(join(d, 'p.conf'), { context: 'y' }),
+    /user "nope" of context "y" not found/,
+  );
+  await assert.rejects(
+    loadConnection(join(d, 'p.conf'), { context: 'z' }),
+    /context "z" not found; defined contexts: x, y/,
+  );
 });
 
 test('clear errors for a missing file, cluster, credential, and malformed YAML', async (t) => {
   const d = await tempDir(t);
-  await assert.rejects(loadPlatconfig(join(d, 'missing.conf')), (e: unknown) => e instanceof PlatconfigError && /missing.conf does not exist/.test(e.message));
+  await assert.rejects(
+    loadPlatconfig(join(d, 'missing.conf')),
+    (e: unknown) => e instanceof PlatconfigError && /missing.conf does not exist/.test(e.message),
+  );
   await writeFile(join(d, 'bad.conf'), 'clusters: [\n');
   await assert.rejects(loadPlatconfig(join(d, 'bad.conf')), /is not valid YAML/);
   await writeFile(join(d, 'empty.conf'), '');
   await assert.rejects(loadPlatconfig(join(d, 'empty.conf')), /is empty/);
-  await writeFile(join(d, 'nocl.conf'), 'contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
-  await assert.rejects(loadConnection(join(d, 'nocl.conf')), /cluster "c" of context "x" not found/);
-  await writeFile(join(d, 'nocred.conf'), 'clusters: [{name: c, cluster: {server: "https://h:1"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+  await writeFile(
+    join(d, 'nocl.conf'),
+    'contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
+  await assert.rejects(
+    loadConnection(join(d, 'nocl.conf')),
+    /cluster "c" of context "x" not found/,
+  );
+  await writeFile(
+    join(d, 'nocred.conf'),
+    'clusters: [{name: c, cluster: {server: "https://h:1"}}]\nusers: [{name: u, user: {}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
   await assert.rejects(loadConnection(join(d, 'nocred.conf')), /user "u" has no credential/);
   await writeFile(join(d, 'nocur.conf'), 'clusters: []\n');
   await assert.rejects(loadConnection(join(d, 'nocur.conf')), /has no current-context/);
-  await writeFile(join(d, 'nokey.conf'), 'clusters: [{name: c, cluster: {server: "https://h:1"}}]\nusers: [{name: u, user: {client-certificate: cert.pem}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
-  await assert.rejects(loadConnection(join(d, 'nokey.conf')), /client-certificate .*cert.pem does not exist/);
+  await writeFile(
+    join(d, 'nokey.conf'),
+    'clusters: [{name: c, cluster: {server: "https://h:1"}}]\nusers: [{name: u, user: {client-certificate: cert.pem}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
+  await assert.rejects(
+    loadConnection(join(d, 'nokey.conf')),
+    /client-certificate .*cert.pem does not exist/,
+  );
   await writeFile(join(d, 'cert.pem'), PEM);
-  await assert.rejects(loadConnection(join(d, 'nokey.conf')), /has a client certificate but no client-key/);
-  await writeFile(join(d, 'badserver.conf'), 'clusters: [{name: c, cluster: {server: "h:1:x"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n');
+  await assert.rejects(
+    loadConnection(join(d, 'nokey.conf')),
+    /has a client certificate but no client-key/,
+  );
+  await writeFile(
+    join(d, 'badserver.conf'),
+    'clusters: [{name: c, cluster: {server: "h:1:x"}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+  );
   await assert.rejects(loadConnection(join(d, 'badserver.conf')), /must use https/);
 });
 
@@ -90,7 +126,12 @@ test('writes atomically with mode 0600 and the bootstrap layout round-trips', as
   const d = await tempDir(t);
   await writeFile(join(d, 'ca.crt'), PEM);
   await writeFile(join(d, 'cur.pem'), PEM);
-  const cfg = clientCertPlatconfig({ server: 'https://127.0.0.1:1', caFile: join(d, 'ca.crt'), certFile: join(d, 'cur.pem'), keyFile: join(d, 'cur.pem') });
+  const cfg = clientCertPlatconfig({
+    server: 'https://127.0.0.1:1',
+    caFile: join(d, 'ca.crt'),
+    certFile: join(d, 'cur.pem'),
+    keyFile: join(d, 'cur.pem'),
+  });
   await writePlatconfig(join(d, 'p.conf'), cfg);
   assert.equal((await stat(join(d, 'p.conf'))).mode & 0o777, 0o600);
   assert.deepEqual((await readdir(d)).sort(), ['ca.crt', 'cur.pem', 'p.conf']);
@@ -101,5 +142,11 @@ test('writes atomically with mode 0600 and the bootstrap layout round-trips', as
   const conn = await loadConnection(join(d, 'p.conf'));
   assert.equal(conn.certFile, join(d, 'cur.pem'));
   assert.equal(conn.keyFile, join(d, 'cur.pem'));
-  assert.deepEqual(await parsePlatconfig(await (await import('node:fs/promises')).readFile(join(d, 'p.conf'), 'utf8'), join(d, 'p.conf')), back.config);
+  assert.deepEqual(
+    await parsePlatconfig(
+      await (await import('node:fs/promises')).readFile(join(d, 'p.conf'), 'utf8'),
+      join(d, 'p.conf'),
+    ),
+    back.config,
+  );
 });

@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeEnvelope, decodeWatchEvent, encodeEnvelope, encodeListEnvelope, encodeMessage, encodeWatchFrame, encodeWatchFrameOf } from '../../../../src/common/protobuf/codec.js';
+import {
+  decodeEnvelope,
+  decodeWatchEvent,
+  encodeEnvelope,
+  encodeListEnvelope,
+  encodeMessage,
+  encodeWatchFrame,
+  encodeWatchFrameOf,
+} from '../../../../src/common/protobuf/codec.js';
 
 const DIR = join(process.cwd(), 'test', 'fixtures', 'protobuf');
 
@@ -25,8 +33,17 @@ function cases(): Case[] {
   return readdirSync(DIR)
     .filter((f) => f.endsWith('.json'))
     .map((f) => {
-      const c = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { message: string; object: Record<string, unknown> };
-      return { name: f.slice(0, -5), message: c.message, object: c.object, apiVersion: String(c.object['apiVersion']), kind: String(c.object['kind']) };
+      const c = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as {
+        message: string;
+        object: Record<string, unknown>;
+      };
+      return {
+        name: f.slice(0, -5),
+        message: c.message,
+        object: c.object,
+        apiVersion: String(c.object['apiVersion']),
+        kind: String(c.object['kind']),
+      };
     });
 }
 
@@ -35,20 +52,48 @@ const golden = (name: string): Buffer => readFileSync(join(DIR, name));
 test('the golden cases cover every kind plat-apiserver serves (and events.k8s.io/v1 Event)', () => {
   const covered = new Set(cases().map((c) => c.message.split('.').slice(-1)[0]));
   for (const kind of [
-    'Pod', 'PodList', 'Node', 'Namespace', 'Event', 'Lease', 'Secret', 'ConfigMap', 'CertificateSigningRequest',
-    'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'TokenReview', 'SubjectAccessReview',
-    'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SelfSubjectReview', 'Status', 'DeleteOptions',
-  ]) assert.ok(covered.has(kind), `no golden case for ${kind}`);
+    'Pod',
+    'PodList',
+    'Node',
+    'Namespace',
+    'Event',
+    'Lease',
+    'Secret',
+    'ConfigMap',
+    'CertificateSigningRequest',
+    'Role',
+    'ClusterRole',
+    'RoleBinding',
+    'ClusterRoleBinding',
+    'TokenReview',
+    'SubjectAccessReview',
+    'SelfSubjectAccessReview',
+    'SelfSubjectRulesReview',
+    'SelfSubjectReview',
+    'Status',
+    'DeleteOptions',
+  ])
+    assert.ok(covered.has(kind), `no golden case for ${kind}`);
   assert.ok(cases().some((c) => c.message === 'k8s.io.api.events.v1.Event'));
 });
 
 for (const c of cases()) {
   test(`${c.name}: JSON → protobuf equals protoc's bytes; the envelope is the reference's layout`, () => {
-    assert.deepEqual(Buffer.from(encodeMessage(c.object, c.apiVersion, c.kind)).toString('hex'), golden(`${c.name}.bin`).toString('hex'));
-    assert.deepEqual(encodeEnvelope(c.object, c.apiVersion, c.kind).toString('hex'), golden(`${c.name}.envelope.bin`).toString('hex'));
+    assert.deepEqual(
+      Buffer.from(encodeMessage(c.object, c.apiVersion, c.kind)).toString('hex'),
+      golden(`${c.name}.bin`).toString('hex'),
+    );
+    assert.deepEqual(
+      encodeEnvelope(c.object, c.apiVersion, c.kind).toString('hex'),
+      golden(`${c.name}.envelope.bin`).toString('hex'),
+    );
   });
   test(`${c.name}: protoc's bytes → JSON equal the fixture (with and without the expected kind)`, () => {
-    assert.deepEqual(decodeEnvelope(golden(`${c.name}.envelope.bin`), { apiVersion: c.apiVersion, kind: c.kind }).object, c.object);
+    assert.deepEqual(
+      decodeEnvelope(golden(`${c.name}.envelope.bin`), { apiVersion: c.apiVersion, kind: c.kind })
+        .object,
+      c.object,
+    );
     assert.deepEqual(decodeEnvelope(golden(`${c.name}.envelope.bin`)).object, c.object);
   });
 }
@@ -64,22 +109,52 @@ test('watch frames: a 4-byte big-endian length and the WatchEvent protoc encodes
 });
 
 test('the committed descriptor is what scripts/gen-proto.mjs compiles from proto/', () => {
-  execFileSync(process.execPath, [join(process.cwd(), 'scripts', 'gen-proto.mjs'), '--check'], { stdio: 'pipe' });
+  execFileSync(process.execPath, [join(process.cwd(), 'scripts', 'gen-proto.mjs'), '--check'], {
+    stdio: 'pipe',
+  });
 });
 
 test('an empty list decodes with "items": [] (the reference\'s JSON of an empty PodList; the agent\'s pod source iterates it)', () => {
-  const bytes = encodeEnvelope({ apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] }, 'v1', 'PodList');
-  assert.deepEqual(decodeEnvelope(bytes).object, { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] });
+  const bytes = encodeEnvelope(
+    { apiVersion: 'v1', kind: 'PodList', metadata: { resourceVersion: '7' }, items: [] },
+    'v1',
+    'PodList',
+  );
+  assert.deepEqual(decodeEnvelope(bytes).object, {
+    apiVersion: 'v1',
+    kind: 'PodList',
+    metadata: { resourceVersion: '7' },
+    items: [],
+  });
 });
 
-test('a list from its items\' messages (encodeListEnvelope) is byte for byte the whole list\'s encoding; a watch frame from a message the same as from the object', () => {
-  const items = [0, 1, 200].map((n) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `c${n}`, namespace: 'default' }, data: { k: 'v'.repeat(n) } }));
+test("a list from its items' messages (encodeListEnvelope) is byte for byte the whole list's encoding; a watch frame from a message the same as from the object", () => {
+  const items = [0, 1, 200].map((n) => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `c${n}`, namespace: 'default' },
+    data: { k: 'v'.repeat(n) },
+  }));
   for (const some of [[], items.slice(0, 1), items]) {
     const metadata = { resourceVersion: '42', continue: 'abc', remainingItemCount: 3 };
-    const whole = encodeEnvelope({ apiVersion: 'v1', kind: 'ConfigMapList', metadata, items: some }, 'v1', 'ConfigMapList');
-    const fromItems = encodeListEnvelope('v1', 'ConfigMapList', metadata, some.map((i) => encodeMessage(i, 'v1', 'ConfigMap')));
+    const whole = encodeEnvelope(
+      { apiVersion: 'v1', kind: 'ConfigMapList', metadata, items: some },
+      'v1',
+      'ConfigMapList',
+    );
+    const fromItems = encodeListEnvelope(
+      'v1',
+      'ConfigMapList',
+      metadata,
+      some.map((i) => encodeMessage(i, 'v1', 'ConfigMap')),
+    );
     assert.equal(fromItems.toString('hex'), whole.toString('hex'));
   }
   const item = items[2]!;
-  assert.equal(encodeWatchFrameOf('ADDED', encodeMessage(item, 'v1', 'ConfigMap'), 'v1', 'ConfigMap').toString('hex'), encodeWatchFrame('ADDED', item, 'v1', 'ConfigMap').toString('hex'));
+  assert.equal(
+    encodeWatchFrameOf('ADDED', encodeMessage(item, 'v1', 'ConfigMap'), 'v1', 'ConfigMap').toString(
+      'hex',
+    ),
+    encodeWatchFrame('ADDED', item, 'v1', 'ConfigMap').toString('hex'),
+  );
 });

@@ -34,7 +34,11 @@ test('everyMs: ticks once per period on the manual clock until stopped', () => {
 
 test('afterMs on a clock without setTimer is made of a sleep, and a cancel aborts that sleep', async () => {
   const manual = new ManualClock();
-  const sleepOnly: Clock = { now: () => manual.now(), nowMs: () => manual.nowMs(), sleep: (ms, signal) => manual.sleep(ms, signal) };
+  const sleepOnly: Clock = {
+    now: () => manual.now(),
+    nowMs: () => manual.nowMs(),
+    sleep: (ms, signal) => manual.sleep(ms, signal),
+  };
   const fired: number[] = [];
   afterMs(sleepOnly, 10, () => fired.push(1));
   const cancel = afterMs(sleepOnly, 10, () => fired.push(2));

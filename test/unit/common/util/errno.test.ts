@@ -8,7 +8,14 @@ test('errnoCode: the code of a real system error; undefined for errors without a
   assert.equal(errnoCode(missing), 'ENOENT');
   const numeric = Object.assign(new Error('x'), { code: 7 });
   assert.deepEqual(
-    [errnoCode(new Error('plain')), errnoCode(numeric), errnoCode({ code: 'ENOENT' }), errnoCode('ENOENT'), errnoCode(null), errnoCode(undefined)],
+    [
+      errnoCode(new Error('plain')),
+      errnoCode(numeric),
+      errnoCode({ code: 'ENOENT' }),
+      errnoCode('ENOENT'),
+      errnoCode(null),
+      errnoCode(undefined),
+    ],
     [undefined, undefined, undefined, undefined, undefined, undefined],
   );
 });

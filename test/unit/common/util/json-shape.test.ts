@@ -1,11 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isOneOf, isRecord, isStringList, listOf, recordOf, stringRecordOf } from '../../../../src/common/util/json-shape.js';
+import {
+  isOneOf,
+  isRecord,
+  isStringList,
+  listOf,
+  recordOf,
+  stringRecordOf,
+} from '../../../../src/common/util/json-shape.js';
 
 test('isRecord: plain objects only (null, arrays and scalars are not)', () => {
   assert.equal(isRecord({ a: 1 }), true);
   assert.equal(isRecord(Object.create(null)), true);
-  for (const v of [null, undefined, [], [1], 'x', 1, true]) assert.equal(isRecord(v), false, String(v));
+  for (const v of [null, undefined, [], [1], 'x', 1, true])
+    assert.equal(isRecord(v), false, String(v));
 });
 
 test('recordOf and listOf: the value when it has the shape, else a new empty one', () => {
@@ -17,7 +25,11 @@ test('recordOf and listOf: the value when it has the shape, else a new empty one
   assert.equal(listOf(l), l);
   assert.deepEqual(listOf({ 0: 'a' }), []);
   assert.deepEqual(listOf(null), []);
-  assert.notEqual(recordOf(null), recordOf(null), 'each empty object is new, so a caller may fill it');
+  assert.notEqual(
+    recordOf(null),
+    recordOf(null),
+    'each empty object is new, so a caller may fill it',
+  );
 });
 
 test('isStringList: every element a string', () => {

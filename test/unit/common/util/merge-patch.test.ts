@@ -14,7 +14,11 @@ const rfc: [unknown, unknown, unknown][] = [
   [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
   [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
   [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-  [['a', 'b'], ['c', 'd'], ['c', 'd']],
+  [
+    ['a', 'b'],
+    ['c', 'd'],
+    ['c', 'd'],
+  ],
   [{ a: 'b' }, ['c'], ['c']],
   [{ a: 'foo' }, null, null],
   [{ a: 'foo' }, 'bar', 'bar'],
@@ -23,5 +27,6 @@ const rfc: [unknown, unknown, unknown][] = [
   [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
 ];
 rfc.forEach(([target, patch, want], i) => {
-  test(`RFC 7386 example ${i + 1}`, () => assert.deepEqual(mergePatch(target, patch), want, JSON.stringify([target, patch])));
+  test(`RFC 7386 example ${i + 1}`, () =>
+    assert.deepEqual(mergePatch(target, patch), want, JSON.stringify([target, patch])));
 });

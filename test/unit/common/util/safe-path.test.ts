@@ -5,21 +5,45 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UnsafePathError } from '../../../../src/common/util/errors.js';
 import { HOSTILE_SEGMENTS } from '../../../helpers/hostile-names.js';
-import { assertUnder, joinUnder, mkdirUnder, pathForRemoval, pathForWrite, pathSegmentProblem, rmUnder } from '../../../../src/common/util/safe-path.js';
-
+import {
+  assertUnder,
+  joinUnder,
+  mkdirUnder,
+  pathForRemoval,
+  pathForWrite,
+  pathSegmentProblem,
+  rmUnder,
+} from '../../../../src/common/util/safe-path.js';
 
 test('a segment is one plain name: traversal, absolute, separators, encodings, NUL, control characters and over-long names are refused', () => {
-  for (const s of HOSTILE_SEGMENTS) assert.notEqual(pathSegmentProblem(s), undefined, JSON.stringify(s));
-  for (const s of ['0123456789abcdef0123456789abcdef', '4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a', 'web.log', '..json', 'a..b', 'x'.repeat(255)]) {
+  for (const s of HOSTILE_SEGMENTS)
+    assert.notEqual(pathSegmentProblem(s), undefined, JSON.stringify(s));
+  for (const s of [
+    '0123456789abcdef0123456789abcdef',
+    '4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a',
+    'web.log',
+    '..json',
+    'a..b',
+    'x'.repeat(255),
+  ]) {
     assert.equal(pathSegmentProblem(s), undefined, s);
   }
 });
 
 test('joinUnder joins plain names under the root and throws UnsafePathError naming the name for anything else', () => {
-  assert.equal(joinUnder('/var/lib/na', 'pods', 'abc', 'volumes', 'data'), '/var/lib/na/pods/abc/volumes/data');
+  assert.equal(
+    joinUnder('/var/lib/na', 'pods', 'abc', 'volumes', 'data'),
+    '/var/lib/na/pods/abc/volumes/data',
+  );
   assert.equal(joinUnder('/var/lib/na/', 'pods'), '/var/lib/na/pods');
   for (const s of HOSTILE_SEGMENTS) {
-    assert.throws(() => joinUnder('/var/lib/na', 'pods', s), (err: unknown) => err instanceof UnsafePathError && err.code === 'UnsafePath' && err.message.includes('refusing path under /var/lib/na'));
+    assert.throws(
+      () => joinUnder('/var/lib/na', 'pods', s),
+      (err: unknown) =>
+        err instanceof UnsafePathError &&
+        err.code === 'UnsafePath' &&
+        err.message.includes('refusing path under /var/lib/na'),
+    );
   }
   assert.throws(() => joinUnder('', 'x'), UnsafePathError);
   assert.throws(() => joinUnder('/a\0b', 'x'), UnsafePathError);
@@ -27,7 +51,14 @@ test('joinUnder joins plain names under the root and throws UnsafePathError nami
 
 test('assertUnder accepts only normalised absolute paths inside the root', () => {
   assert.equal(assertUnder('/r', '/r/pods/a/c.log'), '/r/pods/a/c.log');
-  for (const p of ['/r/../etc/passwd', '/etc/passwd', 'pods/a', '/r/pods/./a', '/r2/x', '/r/a\0b']) {
+  for (const p of [
+    '/r/../etc/passwd',
+    '/etc/passwd',
+    'pods/a',
+    '/r/pods/./a',
+    '/r2/x',
+    '/r/a\0b',
+  ]) {
     assert.throws(() => assertUnder('/r', p), UnsafePathError, p);
   }
 });
@@ -46,7 +77,11 @@ test('symbolic links: a write through a link that leads out of the root is refus
 
   await assert.rejects(pathForWrite(root, 'pods', 'escape', 'x.log'), /a symbolic link leads out/);
   await assert.rejects(mkdirUnder(root, ['pods', 'escape', 'volumes', 'v']), UnsafePathError);
-  await assert.rejects(pathForWrite(root, 'pods', 'file-link'), /is a dangling symbolic link/, 'writing through it would create its target outside');
+  await assert.rejects(
+    pathForWrite(root, 'pods', 'file-link'),
+    /is a dangling symbolic link/,
+    'writing through it would create its target outside',
+  );
   await writeFile(join(outside, 'file'), 'x');
   await assert.rejects(pathForWrite(root, 'pods', 'file-link'), /a symbolic link leads out/);
   await assert.rejects(rmUnder(root, ['pods', 'escape', 'victim']), UnsafePathError);
@@ -75,5 +110,8 @@ test('a symbolic link where the root should be, leading elsewhere, still bounds 
   t.after(() => rm(base, { recursive: true, force: true }));
   await mkdir(join(base, 'root', 'pods'), { recursive: true });
   await symlink('../..', join(base, 'root', 'pods', 'up'));
-  await assert.rejects(pathForWrite(join(base, 'root'), 'pods', 'up', 'x'), /a symbolic link leads out/);
+  await assert.rejects(
+    pathForWrite(join(base, 'root'), 'pods', 'up', 'x'),
+    /a symbolic link leads out/,
+  );
 });

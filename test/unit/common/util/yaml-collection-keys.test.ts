@@ -13,7 +13,10 @@ import { decodeConfigText } from '../../../../src/agent/config/load.js';
 import { loadCredentialProviderConfig } from '../../../../src/agent/runtime/credentials/provider-config.js';
 import { parsePlatconfig } from '../../../../src/common/platconfig/platconfig.js';
 import { loadConfigFile } from '../../../../src/apiserver/config/load.js';
-import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../../../src/common/util/bounded-parse.js';
+import {
+  CONFIG_FILE_LIMITS,
+  parseYamlValueBounded,
+} from '../../../../src/common/util/bounded-parse.js';
 import { CollectionKeyError } from '../../../../src/common/util/yaml-collection-key.js';
 import { setYamlNoteSink } from '../../../../src/common/util/yaml-notes.js';
 import { ConfigError, ManifestError, PlatconfigError } from '../../../../src/common/util/errors.js';
@@ -55,7 +58,11 @@ test('parseYamlValueBounded: a collection key is a CollectionKeyError naming the
         () => parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: 'the source' }),
         (e: unknown) => {
           assert.ok(e instanceof CollectionKeyError, String(e));
-          assert.equal(e.message, `the source: line ${line}, column ${col}: invalid map key: the key is a ${kind}; ${ACCEPTED}`, JSON.stringify(text));
+          assert.equal(
+            e.message,
+            `the source: line ${line}, column ${col}: invalid map key: the key is a ${kind}; ${ACCEPTED}`,
+            JSON.stringify(text),
+          );
           assert.deepEqual([e.line, e.col, e.kind], [line, col, kind]);
           return true;
         },
@@ -66,17 +73,25 @@ test('parseYamlValueBounded: a collection key is a CollectionKeyError naming the
 });
 
 test('scalar keys of every kind are read as the reference reads them: strings, numbers, booleans, an alias of a scalar, explicit scalar keys; a null key refused', () => {
-  const read = (text: string): unknown => parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: 's' });
+  const read = (text: string): unknown =>
+    parseYamlValueBounded(text, { limits: CONFIG_FILE_LIMITS, source: 's' });
   // The reference (YAMLToJSON): {"1":"x","a":1,"true":true} (y is true to go-yaml v2); `null: z` is `Unsupported map key of type: %!s(<nil>), key: <nil>, value: "z"`.
   assert.deepEqual(read('a: 1\n1: x\ntrue: y\n'), { a: 1, 1: 'x', true: true });
-  assert.throws(() => read('a: 1\nnull: z\n'), { message: 's: line 2, column 1: a mapping key that is null has no JSON form; a mapping key must be a string, a number within int64 or a boolean' });
+  assert.throws(() => read('a: 1\nnull: z\n'), {
+    message:
+      's: line 2, column 1: a mapping key that is null has no JSON form; a mapping key must be a string, a number within int64 or a boolean',
+  });
   assert.deepEqual(read('k: &n name\n*n : v\n'), { k: 'name', name: 'v' });
   assert.deepEqual(read('? a\n: b\n"q": c\n'), { a: 'b', q: 'c' });
 });
 
 test('the key the message shows in the reference`s words keeps its values: CollectionKeyError.key', () => {
   assert.throws(
-    () => parseYamlValueBounded('? [a, 1, true, null, {x: y}]\n: c\n', { limits: CONFIG_FILE_LIMITS, source: 's' }),
+    () =>
+      parseYamlValueBounded('? [a, 1, true, null, {x: y}]\n: c\n', {
+        limits: CONFIG_FILE_LIMITS,
+        source: 's',
+      }),
     (e: unknown) => {
       assert.ok(e instanceof CollectionKeyError, String(e));
       // The reference: `yaml: invalid map key: []interface {}{"a", 1, true, interface {}(nil), map[interface {}]interface {}{"x":true}}` (y is true to go-yaml v2).
@@ -89,16 +104,27 @@ test('the key the message shows in the reference`s words keeps its values: Colle
 test('static pod manifests: a ManifestError naming the file, line and column; no process warning', async () => {
   const text = '? [a, b]\n: c\napiVersion: v1\nkind: Pod\n';
   const warnings = await processWarnings(() =>
-    assert.throws(() => decodeManifest(text, '/etc/pods/k.yaml'), (e: unknown) => {
-      assert.ok(e instanceof ManifestError, String(e));
-      assert.equal(e.file, '/etc/pods/k.yaml');
-      assert.equal(e.message, `/etc/pods/k.yaml: line 1, column 3: invalid map key: the key is a sequence; ${ACCEPTED}: manifest skipped`);
-      return true;
-    }),
+    assert.throws(
+      () => decodeManifest(text, '/etc/pods/k.yaml'),
+      (e: unknown) => {
+        assert.ok(e instanceof ManifestError, String(e));
+        assert.equal(e.file, '/etc/pods/k.yaml');
+        assert.equal(
+          e.message,
+          `/etc/pods/k.yaml: line 1, column 3: invalid map key: the key is a sequence; ${ACCEPTED}: manifest skipped`,
+        );
+        return true;
+      },
+    ),
   );
   assert.deepEqual(warnings, []);
   // the second document of a manifest names its own line
-  assert.throws(() => decodeManifest('apiVersion: v1\nkind: Pod\n---\n{a: b}: c\n', '/m.yaml'), (e: unknown) => e instanceof ManifestError && e.message.startsWith('/m.yaml: line 4, column 1: invalid map key: the key is a mapping;'));
+  assert.throws(
+    () => decodeManifest('apiVersion: v1\nkind: Pod\n---\n{a: b}: c\n', '/m.yaml'),
+    (e: unknown) =>
+      e instanceof ManifestError &&
+      e.message.startsWith('/m.yaml: line 4, column 1: invalid map key: the key is a mapping;'),
+  );
 });
 
 test('agent config files and drop-ins: a fatal ConfigError `config file "<path>" line L, column C`; the fast path leaves the file to the full parser', async () => {
@@ -106,38 +132,69 @@ test('agent config files and drop-ins: a fatal ConfigError `config file "<path>"
   for (const isDropIn of [false, true]) {
     for (const profile of [undefined, 'kubernetes'] as const) {
       const text = `${head}? [a, b]\n: c\n`;
-      await assert.rejects(decodeConfigText('/etc/na/c.yaml', text, { defaultPlatformDomain: 'platform.io', isDropIn, ...(profile ? { profile } : {}) }), (e: unknown) => {
-        assert.ok(e instanceof ConfigError, String(e));
-        assert.equal(e.message, `config file "/etc/na/c.yaml" line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`);
-        return true;
-      });
+      await assert.rejects(
+        decodeConfigText('/etc/na/c.yaml', text, {
+          defaultPlatformDomain: 'platform.io',
+          isDropIn,
+          ...(profile ? { profile } : {}),
+        }),
+        (e: unknown) => {
+          assert.ok(e instanceof ConfigError, String(e));
+          assert.equal(
+            e.message,
+            `config file "/etc/na/c.yaml" line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`,
+          );
+          return true;
+        },
+      );
     }
   }
 });
 
 test('platconfig files: a PlatconfigError naming the file, line and column', async () => {
-  await assert.rejects(parsePlatconfig('apiVersion: v1\nkind: Config\nclusters:\n- {[a]: b}\n', '/p/admin.platconfig'), (e: unknown) => {
-    assert.ok(e instanceof PlatconfigError, String(e));
-    assert.equal(e.message, `platconfig /p/admin.platconfig is not valid YAML: line 4, column 4: invalid map key: the key is a sequence; ${ACCEPTED}`);
-    return true;
-  });
+  await assert.rejects(
+    parsePlatconfig('apiVersion: v1\nkind: Config\nclusters:\n- {[a]: b}\n', '/p/admin.platconfig'),
+    (e: unknown) => {
+      assert.ok(e instanceof PlatconfigError, String(e));
+      assert.equal(
+        e.message,
+        `platconfig /p/admin.platconfig is not valid YAML: line 4, column 4: invalid map key: the key is a sequence; ${ACCEPTED}`,
+      );
+      return true;
+    },
+  );
 });
 
 test('API server configuration files and the credential provider config: a ConfigError naming the file, line and column', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'collection-key-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const apiFile = join(dir, 'authn.yaml');
-  writeFileSync(apiFile, 'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\n? [a]\n: b\n');
-  assert.throws(() => loadConfigFile(apiFile, 'AuthenticationConfiguration'), (e: unknown) => {
-    assert.ok(e instanceof ConfigError, String(e));
-    assert.equal(e.message, `${apiFile}: line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`);
-    return true;
-  });
+  writeFileSync(
+    apiFile,
+    'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\n? [a]\n: b\n',
+  );
+  assert.throws(
+    () => loadConfigFile(apiFile, 'AuthenticationConfiguration'),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError, String(e));
+      assert.equal(
+        e.message,
+        `${apiFile}: line 3, column 3: invalid map key: the key is a sequence; ${ACCEPTED}`,
+      );
+      return true;
+    },
+  );
   const credFile = join(dir, 'cred.yaml');
-  writeFileSync(credFile, 'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  ? {x: 1}\n  : y\n');
+  writeFileSync(
+    credFile,
+    'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  ? {x: 1}\n  : y\n',
+  );
   await assert.rejects(loadCredentialProviderConfig(credFile), (e: unknown) => {
     assert.ok(e instanceof ConfigError, String(e));
-    assert.equal(e.message, `error decoding config "${credFile}": line 5, column 5: invalid map key: the key is a mapping; ${ACCEPTED}`);
+    assert.equal(
+      e.message,
+      `error decoding config "${credFile}": line 5, column 5: invalid map key: the key is a mapping; ${ACCEPTED}`,
+    );
     return true;
   });
 });
@@ -146,17 +203,42 @@ test('a .inf value and a null key (refused as the reference refuses them) name e
   const head = 'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n';
   const INF = '.inf is not a JSON number; accepted: a finite number, or a quoted string';
   const NULL_KEY = `a mapping key that is null has no JSON form; ${ACCEPTED}`;
-  await assert.rejects(decodeConfigText('/etc/na/c.yaml', `${head}maxPods: .inf\n`, { defaultPlatformDomain: 'platform.io', isDropIn: false }), { message: `config file "/etc/na/c.yaml" line 3, column 10: ${INF}` });
-  await assert.rejects(decodeConfigText('/etc/na/c.yaml', `${head}null: 3\n`, { defaultPlatformDomain: 'platform.io', isDropIn: false }), { message: `config file "/etc/na/c.yaml" line 3, column 1: ${NULL_KEY}` });
-  await assert.rejects(parsePlatconfig('apiVersion: v1\nkind: Config\n~: x\n', '/p/admin.platconfig'), { message: `platconfig /p/admin.platconfig is not valid YAML: line 3, column 1: ${NULL_KEY}` });
+  await assert.rejects(
+    decodeConfigText('/etc/na/c.yaml', `${head}maxPods: .inf\n`, {
+      defaultPlatformDomain: 'platform.io',
+      isDropIn: false,
+    }),
+    { message: `config file "/etc/na/c.yaml" line 3, column 10: ${INF}` },
+  );
+  await assert.rejects(
+    decodeConfigText('/etc/na/c.yaml', `${head}null: 3\n`, {
+      defaultPlatformDomain: 'platform.io',
+      isDropIn: false,
+    }),
+    { message: `config file "/etc/na/c.yaml" line 3, column 1: ${NULL_KEY}` },
+  );
+  await assert.rejects(
+    parsePlatconfig('apiVersion: v1\nkind: Config\n~: x\n', '/p/admin.platconfig'),
+    { message: `platconfig /p/admin.platconfig is not valid YAML: line 3, column 1: ${NULL_KEY}` },
+  );
   const dir = mkdtempSync(join(tmpdir(), 'go-yaml-value-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const apiFile = join(dir, 'authn.yaml');
-  writeFileSync(apiFile, 'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\nx: -.inf\n');
-  assert.throws(() => loadConfigFile(apiFile, 'AuthenticationConfiguration'), { message: `${apiFile}: line 3, column 4: -.inf is not a JSON number; accepted: a finite number, or a quoted string` });
+  writeFileSync(
+    apiFile,
+    'apiVersion: apiserver.config.platform.io/v1\nkind: AuthenticationConfiguration\nx: -.inf\n',
+  );
+  assert.throws(() => loadConfigFile(apiFile, 'AuthenticationConfiguration'), {
+    message: `${apiFile}: line 3, column 4: -.inf is not a JSON number; accepted: a finite number, or a quoted string`,
+  });
   const credFile = join(dir, 'cred.yaml');
-  writeFileSync(credFile, 'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  null: y\n');
-  await assert.rejects(loadCredentialProviderConfig(credFile), { message: `error decoding config "${credFile}": line 5, column 3: ${NULL_KEY}` });
+  writeFileSync(
+    credFile,
+    'apiVersion: kubelet.config.k8s.io/v1\nkind: CredentialProviderConfig\nproviders:\n- name: p\n  null: y\n',
+  );
+  await assert.rejects(loadCredentialProviderConfig(credFile), {
+    message: `error decoding config "${credFile}": line 5, column 3: ${NULL_KEY}`,
+  });
 });
 
 test('the library`s warnings (unknown tags and directives, the YAML 1.1 tags) are notes through the sink, read as if untagged, never process warnings', async (t) => {
@@ -165,7 +247,10 @@ test('the library`s warnings (unknown tags and directives, the YAML 1.1 tags) ar
   t.after(() => setYamlNoteSink(undefined));
   let value: unknown;
   const warnings = await processWarnings(() => {
-    value = parseYamlValueBounded('%FOO bar\n---\na: !foo x\nb: !!binary aGk=\nc: !!set {k}\nd: !!timestamp 2001-01-01\n', { limits: CONFIG_FILE_LIMITS, source: 'f.yaml' });
+    value = parseYamlValueBounded(
+      '%FOO bar\n---\na: !foo x\nb: !!binary aGk=\nc: !!set {k}\nd: !!timestamp 2001-01-01\n',
+      { limits: CONFIG_FILE_LIMITS, source: 'f.yaml' },
+    );
   });
   assert.deepEqual(warnings, []);
   // plain JSON values: no Buffer, Set or Date
@@ -183,8 +268,11 @@ test('a text read twice (a config file by the profile inference, then by the loa
   const notes: string[] = [];
   setYamlNoteSink((n) => notes.push(n));
   t.after(() => setYamlNoteSink(undefined));
-  for (let i = 0; i < 3; i++) parseYamlValueBounded('a: !twice x\n', { limits: CONFIG_FILE_LIMITS, source: 'twice.yaml' });
-  assert.deepEqual(notes, ['twice.yaml: line 1, column 4: Unresolved tag: !twice (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it']);
+  for (let i = 0; i < 3; i++)
+    parseYamlValueBounded('a: !twice x\n', { limits: CONFIG_FILE_LIMITS, source: 'twice.yaml' });
+  assert.deepEqual(notes, [
+    'twice.yaml: line 1, column 4: Unresolved tag: !twice (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it',
+  ]);
 });
 
 test('notes from before a sink is set are held and handed over when it is', (t) => {
@@ -193,7 +281,9 @@ test('notes from before a sink is set are held and handed over when it is', (t) 
   parseYamlValueBounded('a: !early x\n', { limits: CONFIG_FILE_LIMITS, source: 'early.yaml' });
   const notes: string[] = [];
   setYamlNoteSink((n) => notes.push(n));
-  assert.deepEqual(notes, ['early.yaml: line 1, column 4: Unresolved tag: !early (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it']);
+  assert.deepEqual(notes, [
+    'early.yaml: line 1, column 4: Unresolved tag: !early (YAML warning TAG_RESOLVE_FAILED): ignored, the document is read without it',
+  ]);
 });
 
 test('LOG_TOKENS and LOG_STREAM in the environment: the library prints nothing to stdout while we parse; one note says so; the variables are put back', async (t) => {
@@ -215,7 +305,10 @@ test('LOG_TOKENS and LOG_STREAM in the environment: the library prints nothing t
   });
   let value: unknown;
   const warnings = await processWarnings(() => {
-    value = parseYamlValueBounded('secret: s3cr3t\n', { limits: CONFIG_FILE_LIMITS, source: 'f.yaml' });
+    value = parseYamlValueBounded('secret: s3cr3t\n', {
+      limits: CONFIG_FILE_LIMITS,
+      source: 'f.yaml',
+    });
     parseYamlValueBounded('a: 1\n', { limits: CONFIG_FILE_LIMITS, source: 'g.yaml' });
   });
   console.log = log;
@@ -223,6 +316,8 @@ test('LOG_TOKENS and LOG_STREAM in the environment: the library prints nothing t
   assert.deepEqual(value, { secret: 's3cr3t' });
   assert.deepEqual(printed, [], 'nothing printed');
   assert.deepEqual(warnings, []);
-  assert.deepEqual(notes, ['LOG_TOKENS and LOG_STREAM set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)']);
+  assert.deepEqual(notes, [
+    'LOG_TOKENS and LOG_STREAM set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)',
+  ]);
   assert.deepEqual([process.env['LOG_TOKENS'], process.env['LOG_STREAM']], ['1', '1'], 'put back');
 });

@@ -11,14 +11,20 @@ import type { OracleAnswer } from '../../../helpers/yaml-oracle.js';
 
 const DIR = 'test/fixtures/yaml-reference';
 
-test('every text of the reference YAML corpus reads to the reference\'s answer written in its file', () => {
+test("every text of the reference YAML corpus reads to the reference's answer written in its file", () => {
   const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
   assert.ok(files.length >= 50, `the corpus holds ${files.length} texts`);
   for (const f of files) {
-    const { yaml, reference } = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as { yaml: string; reference: OracleAnswer };
+    const { yaml, reference } = JSON.parse(readFileSync(join(DIR, f), 'utf8')) as {
+      yaml: string;
+      reference: OracleAnswer;
+    };
     const ref = referenceReading(reference);
     const ours = ourReading(yaml);
-    assert.ok(agree(ours, ref), `${f}: ${JSON.stringify(yaml)}\n reference: ${JSON.stringify(ref)}\n ours: ${JSON.stringify(ours)}`);
+    assert.ok(
+      agree(ours, ref),
+      `${f}: ${JSON.stringify(yaml)}\n reference: ${JSON.stringify(ref)}\n ours: ${JSON.stringify(ours)}`,
+    );
   }
 });
 
@@ -36,6 +42,12 @@ test('the corpus names the YAML 1.1 forms by the reference\'s values (0644 is 42
     ['a: 1\n<<: {a: 2, b: 3}\n', '{"a":2,"b":3}'],
   ];
   for (const [text, json] of cases) assert.deepEqual(ourReading(text), { json }, text);
-  assert.ok('error' in ourReading('~: a\n'), 'a null key is refused (the reference: Unsupported map key of type: %!s(<nil>))');
-  assert.ok('error' in ourReading('a: .inf\n'), 'an infinite value is refused (the reference: json: unsupported value: +Inf)');
+  assert.ok(
+    'error' in ourReading('~: a\n'),
+    'a null key is refused (the reference: Unsupported map key of type: %!s(<nil>))',
+  );
+  assert.ok(
+    'error' in ourReading('a: .inf\n'),
+    'an infinite value is refused (the reference: json: unsupported value: +Inf)',
+  );
 });

@@ -43,7 +43,12 @@ export function journalArgs(n: NodeLogQuery, services: readonly string[]): strin
 }
 
 /** Runs the program, its stdout and stderr into `out`; resolves with how it ended. */
-function run(program: string, args: readonly string[], out: Writable | undefined, signal: AbortSignal): Promise<{ started: boolean; output: string }> {
+function run(
+  program: string,
+  args: readonly string[],
+  out: Writable | undefined,
+  signal: AbortSignal,
+): Promise<{ started: boolean; output: string }> {
   return new Promise((resolve) => {
     let output = '';
     const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
@@ -53,18 +58,29 @@ function run(program: string, args: readonly string[], out: Writable | undefined
     };
     child.stdout.on('data', sink);
     child.stderr.on('data', sink);
-    child.once('error', (err: NodeJS.ErrnoException) => resolve({ started: err.name === 'AbortError', output }));
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      resolve({ started: err.name === 'AbortError', output }),
+    );
     child.once('close', () => resolve({ started: true, output }));
   });
 }
 
-async function isNativeLogger(o: JournalOptions, service: string, signal: AbortSignal): Promise<boolean> {
+async function isNativeLogger(
+  o: JournalOptions,
+  service: string,
+  signal: AbortSignal,
+): Promise<boolean> {
   const r = await run(o.journalctl, ['--field', '_SYSTEMD_UNIT'], undefined, signal);
   return r.started && r.output.includes(`${service}.service`);
 }
 
 /** heuristicsCopyFileLogs: the first of the three names that is a file. */
-async function copyFileLog(o: JournalOptions, out: Writable, service: string, signal: AbortSignal): Promise<void> {
+async function copyFileLog(
+  o: JournalOptions,
+  out: Writable,
+  service: string,
+  signal: AbortSignal,
+): Promise<void> {
   for (const name of [service, `${service}.log`, `${service}/${service}.log`]) {
     const file = join(o.logDir, normalize(`/${name}`));
     const st = await stat(file).catch(() => undefined);
@@ -84,16 +100,23 @@ async function copyFileLog(o: JournalOptions, out: Writable, service: string, si
 }
 
 /** nodeLogQuery.Copy for boot 0 (the reference's copyForBoot). */
-async function copy(n: NodeLogQuery, o: JournalOptions, out: Writable, signal: AbortSignal): Promise<void> {
+async function copy(
+  n: NodeLogQuery,
+  o: JournalOptions,
+  out: Writable,
+  signal: AbortSignal,
+): Promise<void> {
   const native: string[] = [];
   const files: string[] = [];
-  for (const s of n.services) (await isNativeLogger(o, s, signal) ? native : files).push(s);
+  for (const s of n.services) ((await isNativeLogger(o, s, signal)) ? native : files).push(s);
   if (native.length > 0) {
     const r = await run(o.journalctl, journalArgs(n, native), out, signal);
     if (!r.started) out.write('\nerror: journal output not available\n');
   }
   if (files.length > 0 && hasOptions(n)) {
-    out.write(`\noptions present and query resolved to log files for [${files.join(' ')}]\ntry without specifying options\n`);
+    out.write(
+      `\noptions present and query resolved to log files for [${files.join(' ')}]\ntry without specifying options\n`,
+    );
     return;
   }
   for (const s of files) {
@@ -106,13 +129,24 @@ async function copy(n: NodeLogQuery, o: JournalOptions, out: Writable, signal: A
 }
 
 /** journalServer.ServeHTTP for a validated query of services. */
-export async function serveJournal(req: IncomingMessage, res: ServerResponse, n: NodeLogQuery, o: JournalOptions): Promise<void> {
+export async function serveJournal(
+  req: IncomingMessage,
+  res: ServerResponse,
+  n: NodeLogQuery,
+  o: JournalOptions,
+): Promise<void> {
   const stop = new AbortController();
   res.once('close', () => stop.abort());
-  o.clock.sleep(DEADLINE_MS, stop.signal).then(() => stop.abort(), () => undefined);
+  o.clock.sleep(DEADLINE_MS, stop.signal).then(
+    () => stop.abort(),
+    () => undefined,
+  );
   const signal = stop.signal;
   const gzip = req.headers['accept-encoding'] === 'gzip';
-  res.writeHead(200, { 'content-type': 'text/plain;charset=UTF-8', ...(gzip ? { 'content-encoding': 'gzip' } : {}) });
+  res.writeHead(200, {
+    'content-type': 'text/plain;charset=UTF-8',
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
+  });
   let out: Writable = res;
   if (gzip) {
     const compressed = createGzip({ level: zlib.Z_BEST_SPEED });

@@ -47,13 +47,35 @@ export function aggregate(errors: readonly string[]): string {
 export function parseGoTime(v: string): GoTime | undefined {
   const m = RFC3339.exec(v);
   if (m === null) return undefined;
-  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4], m[5], m[6]].map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zone = (m[8] ?? 'Z').toUpperCase();
-  const offsetMin = zone === 'Z' ? 0 : (zone.startsWith('-') ? -1 : 1) * (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
+  const offsetMin =
+    zone === 'Z'
+      ? 0
+      : (zone.startsWith('-') ? -1 : 1) *
+        (Number(zone.slice(1, 3)) * 60 + Number(zone.slice(4, 6)));
   const days = new Date(Date.UTC(y, mo, 0)).getUTCDate();
-  if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || s > 59 || Math.abs(offsetMin) >= 24 * 60) return undefined;
+  if (
+    mo < 1 ||
+    mo > 12 ||
+    d < 1 ||
+    d > days ||
+    h > 23 ||
+    mi > 59 ||
+    s > 59 ||
+    Math.abs(offsetMin) >= 24 * 60
+  )
+    return undefined;
   const frac = m[7] ?? '';
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s) + Math.floor(Number(`0${frac}`) * 1000) - offsetMin * 60_000;
+  const ms =
+    Date.UTC(y, mo - 1, d, h, mi, s) + Math.floor(Number(`0${frac}`) * 1000) - offsetMin * 60_000;
   return { ms, wall: { y, mo, d, h, mi, s, frac }, zone };
 }
 
@@ -70,7 +92,8 @@ export function goTimeString(t: GoTime): string {
 function atoi(v: string): number | string {
   if (!/^[+-]?\d+$/.test(v)) return `strconv.Atoi: parsing ${q(v)}: invalid syntax`;
   const n = BigInt(v);
-  if (n > 2n ** 63n - 1n || n < -(2n ** 63n)) return `strconv.Atoi: parsing ${q(v)}: value out of range`;
+  if (n > 2n ** 63n - 1n || n < -(2n ** 63n))
+    return `strconv.Atoi: parsing ${q(v)}: value out of range`;
   return Number(n);
 }
 
@@ -95,7 +118,10 @@ function parseInts(params: URLSearchParams, nlq: NodeLogQuery, errors: string[])
 }
 
 /** newNodeLogQuery: undefined when no known parameter is given (the file server answers). */
-export function parseNodeLogQuery(params: URLSearchParams): { query?: NodeLogQuery; errors: string[] } {
+export function parseNodeLogQuery(params: URLSearchParams): {
+  query?: NodeLogQuery;
+  errors: string[];
+} {
   const errors: string[] = [];
   const nlq: NodeLogQuery = { services: [], files: [], pattern: '' };
   const queries = params.getAll('query');
@@ -103,26 +129,43 @@ export function parseNodeLogQuery(params: URLSearchParams): { query?: NodeLogQue
     if (/[/\\]/.test(v)) nlq.files.push(v);
     else if (v.trim() !== '') nlq.services.push(v);
   }
-  if (params.has('query') && nlq.files.length === 0 && nlq.services.length === 0) errors.push(`query: Invalid value: ${goStringSlice(queries)}: query cannot be empty`);
+  if (params.has('query') && nlq.files.length === 0 && nlq.services.length === 0)
+    errors.push(`query: Invalid value: ${goStringSlice(queries)}: query cannot be empty`);
   parseTimes(params, nlq, errors);
   parseInts(params, nlq, errors);
   nlq.pattern = params.get('pattern') ?? '';
   if (errors.length > 0) return { errors };
-  const empty = nlq.services.length === 0 && nlq.files.length === 0 && nlq.pattern === '' && nlq.sinceTime === undefined && nlq.untilTime === undefined && nlq.boot === undefined && nlq.tailLines === undefined;
+  const empty =
+    nlq.services.length === 0 &&
+    nlq.files.length === 0 &&
+    nlq.pattern === '' &&
+    nlq.sinceTime === undefined &&
+    nlq.untilTime === undefined &&
+    nlq.boot === undefined &&
+    nlq.tailLines === undefined;
   return empty ? { errors } : { query: nlq, errors };
 }
 
 export function hasOptions(n: NodeLogQuery): boolean {
-  return n.sinceTime !== undefined || n.untilTime !== undefined || n.tailLines !== undefined || n.boot !== undefined || n.pattern !== '';
+  return (
+    n.sinceTime !== undefined ||
+    n.untilTime !== undefined ||
+    n.tailLines !== undefined ||
+    n.boot !== undefined ||
+    n.pattern !== ''
+  );
 }
 
 function validateServices(services: readonly string[]): string[] {
   const errors: string[] = [];
   for (const s of services) {
-    if (Buffer.byteLength(s) > MAX_SERVICE_LENGTH) errors.push(`query: Invalid value: ${q(s)}: length must be less than 100`);
-    else if (UNSAFE_SERVICE.test(s)) errors.push(`query: Invalid value: ${q(s)}: input contains unsupported characters`);
+    if (Buffer.byteLength(s) > MAX_SERVICE_LENGTH)
+      errors.push(`query: Invalid value: ${q(s)}: length must be less than 100`);
+    else if (UNSAFE_SERVICE.test(s))
+      errors.push(`query: Invalid value: ${q(s)}: input contains unsupported characters`);
   }
-  if (services.length > MAX_SERVICES) errors.push(`query: Too many: ${services.length}: must have at most ${MAX_SERVICES} items`);
+  if (services.length > MAX_SERVICES)
+    errors.push(`query: Too many: ${services.length}: must have at most ${MAX_SERVICES} items`);
   return errors;
 }
 
@@ -137,9 +180,15 @@ async function validateFile(files: string[], logDir: string): Promise<string | u
   const file = files[0] ?? '';
   const clean = normalize(`/${file.replace(/\\/g, '/')}`);
   const full = join(logDir, clean);
-  if (file.includes('\0') || clean.split(sep).includes('..') || !isAbsolute(full)) return `query: Invalid value: ${goStringSlice(files)}: invalid path`;
-  const err = await stat(full).then(() => undefined, (e: unknown) => statErrorText(e));
-  return err === undefined ? undefined : `query: Invalid value: ${goStringSlice(files)}: stat ${full}: ${err}`;
+  if (file.includes('\0') || clean.split(sep).includes('..') || !isAbsolute(full))
+    return `query: Invalid value: ${goStringSlice(files)}: invalid path`;
+  const err = await stat(full).then(
+    () => undefined,
+    (e: unknown) => statErrorText(e),
+  );
+  return err === undefined
+    ? undefined
+    : `query: Invalid value: ${goStringSlice(files)}: stat ${full}: ${err}`;
 }
 
 /** Go's regexp/syntax.Parse(Perl), approximated by the JavaScript parser (the message differs). */
@@ -153,10 +202,14 @@ function patternProblem(pattern: string): string | undefined {
 }
 
 function validateKinds(n: NodeLogQuery): string | undefined {
-  if (n.files.length === 0 && n.services.length === 0) return 'query: Required value: cannot be empty with options';
-  if (n.files.length > 0 && n.services.length > 0) return `query: Invalid value: ${q(`[${n.files.join(' ')}], [${n.services.join(' ')}]`)}: cannot specify a file and service`;
-  if (n.files.length > 1) return `query: Invalid value: ${goStringSlice(n.files)}: cannot specify more than one file`;
-  if (n.files.length === 1 && hasOptions(n)) return `query: Invalid value: ${goStringSlice(n.files)}: cannot specify file with options`;
+  if (n.files.length === 0 && n.services.length === 0)
+    return 'query: Required value: cannot be empty with options';
+  if (n.files.length > 0 && n.services.length > 0)
+    return `query: Invalid value: ${q(`[${n.files.join(' ')}], [${n.services.join(' ')}]`)}: cannot specify a file and service`;
+  if (n.files.length > 1)
+    return `query: Invalid value: ${goStringSlice(n.files)}: cannot specify more than one file`;
+  if (n.files.length === 1 && hasOptions(n))
+    return `query: Invalid value: ${goStringSlice(n.files)}: cannot specify file with options`;
   return undefined;
 }
 
@@ -169,9 +222,16 @@ export async function validateNodeLogQuery(n: NodeLogQuery, logDir: string): Pro
     const f = await validateFile(n.files, logDir);
     if (f !== undefined) errors.push(f);
   }
-  if (n.sinceTime !== undefined && n.untilTime !== undefined && n.sinceTime.ms > n.untilTime.ms) errors.push(`untilTime: Invalid value: ${goTimeString(n.untilTime)}: must be after \`sinceTime\``);
-  if (n.boot !== undefined && n.boot > 0) errors.push(`boot: Invalid value: ${n.boot}: must be less than 1`);
-  if (n.tailLines !== undefined && (n.tailLines < 0 || n.tailLines > MAX_TAIL_LINES)) errors.push(`tailLines: Invalid value: ${n.tailLines}: must be between 0 and ${MAX_TAIL_LINES}, inclusive`);
+  if (n.sinceTime !== undefined && n.untilTime !== undefined && n.sinceTime.ms > n.untilTime.ms)
+    errors.push(
+      `untilTime: Invalid value: ${goTimeString(n.untilTime)}: must be after \`sinceTime\``,
+    );
+  if (n.boot !== undefined && n.boot > 0)
+    errors.push(`boot: Invalid value: ${n.boot}: must be less than 1`);
+  if (n.tailLines !== undefined && (n.tailLines < 0 || n.tailLines > MAX_TAIL_LINES))
+    errors.push(
+      `tailLines: Invalid value: ${n.tailLines}: must be between 0 and ${MAX_TAIL_LINES}, inclusive`,
+    );
   const p = patternProblem(n.pattern);
   if (p !== undefined) errors.push(`pattern: Invalid value: ${q(n.pattern)}: ${p}`);
   return errors;

@@ -15,7 +15,13 @@ export interface NodeLogQueryOptions {
 }
 
 /** Answers the query, or returns the /logs/ path the file server is to serve. */
-export async function serveNodeLogQuery(req: IncomingMessage, res: ServerResponse, url: URL, path: string, o: NodeLogQueryOptions): Promise<string | undefined> {
+export async function serveNodeLogQuery(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  path: string,
+  o: NodeLogQueryOptions,
+): Promise<string | undefined> {
   const parsed = parseNodeLogQuery(url.searchParams);
   if (parsed.errors.length > 0) {
     httpError(res, 400, aggregate(parsed.errors));

@@ -16,12 +16,19 @@ test('graceful_node_shutdown_state: Go time JSON written atomically (0644) and r
   assert.deepEqual(await f.load(), {}, 'no file: no times');
   await f.store({ startMs: Date.UTC(2026, 0, 1) });
   const path = join(dir, 'graceful_node_shutdown_state');
-  assert.equal(await readFile(path, 'utf8'), '{"startTime":"2026-01-01T00:00:00Z","endTime":"0001-01-01T00:00:00Z"}');
+  assert.equal(
+    await readFile(path, 'utf8'),
+    '{"startTime":"2026-01-01T00:00:00Z","endTime":"0001-01-01T00:00:00Z"}',
+  );
   assert.equal((await stat(path)).mode & 0o777, 0o644);
   assert.deepEqual(await f.load(), { startMs: Date.UTC(2026, 0, 1), endMs: undefined });
   for (const bad of ['not json', '[1]', 'null', 'x'.repeat(5000)]) {
     await writeFile(path, bad);
-    await assert.rejects(f.load(), (e: Error) => e.message.startsWith(`${path} `), bad.slice(0, 10));
+    await assert.rejects(
+      f.load(),
+      (e: Error) => e.message.startsWith(`${path} `),
+      bad.slice(0, 10),
+    );
   }
   await writeFile(path, '{"startTime":"garbage","endTime":42}');
   assert.deepEqual(await f.load(), { startMs: undefined, endMs: undefined });

@@ -3,7 +3,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { globRegExp, repoToPull, urlsMatch } from '../../../../../src/agent/runtime/credentials/match-image.js';
+import {
+  globRegExp,
+  repoToPull,
+  urlsMatch,
+} from '../../../../../src/agent/runtime/credentials/match-image.js';
 
 test('matchImages: globs per host label, equal ports and label counts, path prefix', () => {
   // the reference's documented examples
@@ -12,11 +16,25 @@ test('matchImages: globs per host label, equal ports and label counts, path pref
   assert.equal(urlsMatch('*.registry.io', 'registry.io'), false);
   assert.equal(urlsMatch('*.*.registry.io', 'a.b.registry.io'), true);
   assert.equal(urlsMatch('*.registry.io:8080/path', 'abc.registry.io:8080/path/image'), true);
-  assert.equal(urlsMatch('*.registry.io:8080/path', 'abc.registry.io/path/image'), false, 'ports differ');
-  assert.equal(urlsMatch('123456789.dkr.ecr.us-east-1.amazonaws.com', '123456789.dkr.ecr.us-east-1.amazonaws.com/repo'), true);
+  assert.equal(
+    urlsMatch('*.registry.io:8080/path', 'abc.registry.io/path/image'),
+    false,
+    'ports differ',
+  );
+  assert.equal(
+    urlsMatch(
+      '123456789.dkr.ecr.us-east-1.amazonaws.com',
+      '123456789.dkr.ecr.us-east-1.amazonaws.com/repo',
+    ),
+    true,
+  );
   assert.equal(urlsMatch('*.azurecr.io', 'foo.azurecr.io/bar'), true);
   assert.equal(urlsMatch('gcr.io', 'gcr.io/project/image'), true);
-  assert.equal(urlsMatch('gcr.io/other', 'gcr.io/project/image'), false, 'the glob path must be a prefix');
+  assert.equal(
+    urlsMatch('gcr.io/other', 'gcr.io/project/image'),
+    false,
+    'the glob path must be a prefix',
+  );
   assert.equal(urlsMatch('registry.io:5000', 'registry.io:5001/x'), false);
   assert.equal(urlsMatch('127.0.0.1:5000', '127.0.0.1:5000/hopt/busybox'), true);
   // Go's url.Parse reads `?` as the start of a query: the host is `reg`, one label against three
@@ -25,7 +43,11 @@ test('matchImages: globs per host label, equal ports and label counts, path pref
   assert.equal(urlsMatch('reg[0-9].example.com', 'rega.example.com/x'), false);
   // `^` may not stand in a host for Go's url.Parse: the glob is invalid and matches nothing
   assert.equal(urlsMatch('reg[^a].example.com', 'regb.example.com/x'), false);
-  assert.equal(urlsMatch('reg[!a].example.com', 'regb.example.com/x'), false, 'Go negates with ^ only: [!a] is the set {!, a}');
+  assert.equal(
+    urlsMatch('reg[!a].example.com', 'regb.example.com/x'),
+    false,
+    'Go negates with ^ only: [!a] is the set {!, a}',
+  );
   assert.equal(urlsMatch('[.example.com', 'a.example.com'), false, 'a bad pattern matches nothing');
 });
 
@@ -47,8 +69,11 @@ test('the image the plugin is asked about is the normalized repository, without 
 });
 
 test('matching never throws on hostile globs and images (fuzz)', () => {
-  fc.assert(fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 60 }), (g, i) => {
-    assert.equal(typeof urlsMatch(g, i), 'boolean');
-    assert.equal(typeof repoToPull(i), 'string');
-  }), { numRuns: 300 });
+  fc.assert(
+    fc.property(fc.string({ maxLength: 40 }), fc.string({ maxLength: 60 }), (g, i) => {
+      assert.equal(typeof urlsMatch(g, i), 'boolean');
+      assert.equal(typeof repoToPull(i), 'string');
+    }),
+    { numRuns: 300 },
+  );
 });

@@ -7,7 +7,10 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PluginProvider } from '../../../../../src/agent/runtime/credentials/plugin-provider.js';
-import { execPlugin, type PluginResponse } from '../../../../../src/agent/runtime/credentials/exec-plugin.js';
+import {
+  execPlugin,
+  type PluginResponse,
+} from '../../../../../src/agent/runtime/credentials/exec-plugin.js';
 import { CredentialProviders } from '../../../../../src/agent/runtime/credentials/keyring.js';
 import type { CredentialProvider } from '../../../../../src/agent/runtime/credentials/provider-config.js';
 import { ManualClock } from '../../../../helpers/manual-clock.js';
@@ -15,18 +18,45 @@ import { recordingLogger } from '../../../../helpers/recording-logger.js';
 import { systemClock } from '../../../../../src/common/util/clock.js';
 
 const V1 = 'credentialprovider.kubelet.k8s.io/v1';
-const provider = (over: Partial<CredentialProvider> = {}): CredentialProvider => ({ name: 'cred', matchImages: ['*.registry.io'], defaultCacheDurationMs: 60_000, apiVersion: V1, args: [], env: [], ...over });
+const provider = (over: Partial<CredentialProvider> = {}): CredentialProvider => ({
+  name: 'cred',
+  matchImages: ['*.registry.io'],
+  defaultCacheDurationMs: 60_000,
+  apiVersion: V1,
+  args: [],
+  env: [],
+  ...over,
+});
 
 function counting(answer: (image: string) => PluginResponse) {
   const calls: string[] = [];
-  return { calls, exec: (image: string) => { calls.push(image); return Promise.resolve(answer(image)); } };
+  return {
+    calls,
+    exec: (image: string) => {
+      calls.push(image);
+      return Promise.resolve(answer(image));
+    },
+  };
 }
 
 test('cacheKeyType Image, Registry and Global decide which later images reuse an answer', async () => {
-  for (const [type, reused] of [['Image', false], ['Registry', true], ['Global', true]] as const) {
+  for (const [type, reused] of [
+    ['Image', false],
+    ['Registry', true],
+    ['Global', true],
+  ] as const) {
     const clock = new ManualClock();
-    const f = counting(() => ({ cacheKeyType: type, auth: { '*.registry.io': { username: 'u', password: 'p' } } }));
-    const p = new PluginProvider({ provider: provider(), binDir: '/x', clock, logger: recordingLogger(), exec: f.exec });
+    const f = counting(() => ({
+      cacheKeyType: type,
+      auth: { '*.registry.io': { username: 'u', password: 'p' } },
+    }));
+    const p = new PluginProvider({
+      provider: provider(),
+      binDir: '/x',
+      clock,
+      logger: recordingLogger(),
+      exec: f.exec,
+    });
     await p.provide('a.registry.io/one');
     await p.provide('a.registry.io/one');
     await p.provide('a.registry.io/two');
@@ -37,7 +67,13 @@ test('cacheKeyType Image, Registry and Global decide which later images reuse an
 test('cacheDuration: the response wins, absent takes defaultCacheDuration, 0 caches nothing; matchImages gates the plugin', async () => {
   const clock = new ManualClock();
   const f = counting(() => ({ cacheKeyType: 'Image', cacheDurationMs: 5000, auth: {} }));
-  const p = new PluginProvider({ provider: provider(), binDir: '/x', clock, logger: recordingLogger(), exec: f.exec });
+  const p = new PluginProvider({
+    provider: provider(),
+    binDir: '/x',
+    clock,
+    logger: recordingLogger(),
+    exec: f.exec,
+  });
   await p.provide('a.registry.io/x');
   clock.advance(5000);
   await p.provide('a.registry.io/x');
@@ -46,12 +82,24 @@ test('cacheDuration: the response wins, absent takes defaultCacheDuration, 0 cac
   await p.provide('a.registry.io/x');
   assert.equal(f.calls.length, 2);
   const zero = counting(() => ({ cacheKeyType: 'Image', cacheDurationMs: 0, auth: {} }));
-  const pz = new PluginProvider({ provider: provider(), binDir: '/x', clock, logger: recordingLogger(), exec: zero.exec });
+  const pz = new PluginProvider({
+    provider: provider(),
+    binDir: '/x',
+    clock,
+    logger: recordingLogger(),
+    exec: zero.exec,
+  });
   await pz.provide('a.registry.io/x');
   await pz.provide('a.registry.io/x');
   assert.equal(zero.calls.length, 2);
   const def = counting(() => ({ cacheKeyType: 'Image', auth: {} }));
-  const pd = new PluginProvider({ provider: provider({ defaultCacheDurationMs: 0 }), binDir: '/x', clock, logger: recordingLogger(), exec: def.exec });
+  const pd = new PluginProvider({
+    provider: provider({ defaultCacheDurationMs: 0 }),
+    binDir: '/x',
+    clock,
+    logger: recordingLogger(),
+    exec: def.exec,
+  });
   await pd.provide('a.registry.io/x');
   await pd.provide('a.registry.io/x');
   assert.equal(def.calls.length, 2, 'no cacheDuration and defaultCacheDuration 0: no caching');
@@ -65,8 +113,13 @@ test('one plugin run in flight per image; a bad cacheKeyType gives no credential
   let runs = 0;
   const exec = async (): Promise<PluginResponse> => {
     runs++;
-    await new Promise<void>((r) => { release = r; });
-    return { cacheKeyType: 'Bogus', auth: { 'a.registry.io': { username: 'u', password: 'secret-pw' } } };
+    await new Promise<void>((r) => {
+      release = r;
+    });
+    return {
+      cacheKeyType: 'Bogus',
+      auth: { 'a.registry.io': { username: 'u', password: 'secret-pw' } },
+    };
   };
   const log = recordingLogger();
   const p = new PluginProvider({ provider: provider(), binDir: '/x', clock, logger: log, exec });
@@ -75,7 +128,11 @@ test('one plugin run in flight per image; a bad cacheKeyType gives no credential
   release?.();
   assert.deepEqual(await both, [{}, {}]);
   assert.equal(runs, 1);
-  assert.ok(log.lines.some((l) => l.msg === 'credential provider plugin did not return a valid cacheKeyType'));
+  assert.ok(
+    log.lines.some(
+      (l) => l.msg === 'credential provider plugin did not return a valid cacheKeyType',
+    ),
+  );
   assert.ok(!JSON.stringify(log.lines).includes('secret-pw'), 'credentials never logged');
 });
 
@@ -90,14 +147,37 @@ printf '{"kind":"CredentialProviderResponse","apiVersion":"%s","cacheKeyType":"R
 `;
   await writeFile(join(dir, 'cred'), script);
   await chmod(join(dir, 'cred'), 0o755);
-  const o = (api: string) => ({ provider: provider({ args: ['--mode=x'], env: [{ name: 'MODE', value: 'x' }, { name: 'API', value: api }] }), binDir: dir, clock: systemClock });
-  assert.deepEqual(await execPlugin(o(V1), 'a.registry.io/app'), { cacheKeyType: 'Registry', cacheDurationMs: 60_000, auth: { 'a.registry.io': { username: 'u', password: 'top-secret' } } });
-  await assert.rejects(execPlugin(o('credentialprovider.kubelet.k8s.io/v1beta1'), 'a.registry.io/app'), /^Error: apiVersion from credential plugin response did not match expected apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1, actual apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1beta1$/);
+  const o = (api: string) => ({
+    provider: provider({
+      args: ['--mode=x'],
+      env: [
+        { name: 'MODE', value: 'x' },
+        { name: 'API', value: api },
+      ],
+    }),
+    binDir: dir,
+    clock: systemClock,
+  });
+  assert.deepEqual(await execPlugin(o(V1), 'a.registry.io/app'), {
+    cacheKeyType: 'Registry',
+    cacheDurationMs: 60_000,
+    auth: { 'a.registry.io': { username: 'u', password: 'top-secret' } },
+  });
+  await assert.rejects(
+    execPlugin(o('credentialprovider.kubelet.k8s.io/v1beta1'), 'a.registry.io/app'),
+    /^Error: apiVersion from credential plugin response did not match expected apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1, actual apiVersion:credentialprovider\.kubelet\.k8s\.io\/v1beta1$/,
+  );
   await assert.rejects(execPlugin(o(V1), 'b.registry.io/app'), (e: Error) => {
-    assert.match(e.message, /^error execing credential provider plugin cred for image b\.registry\.io\/app: exit status 3: bad request/);
+    assert.match(
+      e.message,
+      /^error execing credential provider plugin cred for image b\.registry\.io\/app: exit status 3: bad request/,
+    );
     return true;
   });
-  await writeFile(join(dir, 'cred'), '#!/bin/sh\ncat >/dev/null\necho \'{"kind":"CredentialProviderResponse","apiVersion":"credentialprovider.kubelet.k8s.io/v1","cacheKeyType":"Image","auth":{"x":{"username":"u","password":"leak-me","extra":1}}}\'\n');
+  await writeFile(
+    join(dir, 'cred'),
+    '#!/bin/sh\ncat >/dev/null\necho \'{"kind":"CredentialProviderResponse","apiVersion":"credentialprovider.kubelet.k8s.io/v1","cacheKeyType":"Image","auth":{"x":{"username":"u","password":"leak-me","extra":1}}}\'\n',
+  );
   await assert.rejects(execPlugin(o(V1), 'a.registry.io/app'), (e: Error) => {
     assert.equal(e.message, 'error decoding credential provider plugin response from stdout');
     return true;
@@ -107,17 +187,39 @@ printf '{"kind":"CredentialProviderResponse","apiVersion":"%s","cacheKeyType":"R
   const slow = execPlugin({ ...o(V1), clock, timeoutMs: 1000 }, 'a.registry.io/app');
   await clock.waitForSleepers(1);
   clock.advance(1000);
-  await assert.rejects(slow, /error execing credential provider plugin cred for image a\.registry\.io\/app: context deadline exceeded/);
+  await assert.rejects(
+    slow,
+    /error execing credential provider plugin cred for image a\.registry\.io\/app: context deadline exceeded/,
+  );
 });
 
 test('keyring: the entries whose key matches the image, most specific first, with the registry as server address', async () => {
   const clock = new ManualClock();
-  const f = counting(() => ({ cacheKeyType: 'Image', auth: { 'https://a.registry.io': { username: 'broad', password: 'p1' }, 'a.registry.io/team': { username: 'team', password: 'p2' }, 'b.registry.io': { username: 'other', password: 'p3' } } }));
-  const ring = new CredentialProviders([new PluginProvider({ provider: provider(), binDir: '/x', clock, logger: recordingLogger(), exec: f.exec })]);
+  const f = counting(() => ({
+    cacheKeyType: 'Image',
+    auth: {
+      'https://a.registry.io': { username: 'broad', password: 'p1' },
+      'a.registry.io/team': { username: 'team', password: 'p2' },
+      'b.registry.io': { username: 'other', password: 'p3' },
+    },
+  }));
+  const ring = new CredentialProviders([
+    new PluginProvider({
+      provider: provider(),
+      binDir: '/x',
+      clock,
+      logger: recordingLogger(),
+      exec: f.exec,
+    }),
+  ]);
   assert.deepEqual(await ring.lookup('a.registry.io/team/app:v1'), [
     { username: 'team', password: 'p2', serveraddress: 'a.registry.io' },
     { username: 'broad', password: 'p1', serveraddress: 'a.registry.io' },
   ]);
-  assert.deepEqual(f.calls, ['a.registry.io/team/app'], 'the plugin is asked about the repository, without the tag');
+  assert.deepEqual(
+    f.calls,
+    ['a.registry.io/team/app'],
+    'the plugin is asked about the repository, without the tag',
+  );
   assert.deepEqual(await ring.lookup('docker.io/library/busybox'), []);
 });

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { throwsFlagError } from '../../../../helpers/flag-error.js';
 import { parseBool, goBool } from '../../../../../src/common/util/values/bool.js';
 import { parseInt32, parseInt64 } from '../../../../../src/common/util/values/int.js';
-import { formatDuration, formatDurationNs, normalizeDuration, parseDurationMs, parseDurationNs } from '../../../../../src/common/util/values/duration.js';
+import {
+  formatDuration,
+  formatDurationNs,
+  normalizeDuration,
+  parseDurationMs,
+  parseDurationNs,
+} from '../../../../../src/common/util/values/duration.js';
 import { parseQuantity } from '../../../../../src/common/util/values/quantity.js';
 
 test('bool: every Go ParseBool form, and nothing else', () => {
@@ -21,11 +27,23 @@ test('bool: every Go ParseBool form, and nothing else', () => {
 
 test('int32 and int: Go base-0 syntax and range checks', () => {
   const good: [string, number][] = [
-    ['0', 0], ['110', 110], ['-999', -999], ['+5', 5], ['0x10', 16], ['0X1f', 31], ['010', 8], ['0o17', 15],
-    ['0b101', 5], ['1_000', 1000], ['0x_ff', 255], ['2147483647', 2147483647], ['-2147483648', -2147483648],
+    ['0', 0],
+    ['110', 110],
+    ['-999', -999],
+    ['+5', 5],
+    ['0x10', 16],
+    ['0X1f', 31],
+    ['010', 8],
+    ['0o17', 15],
+    ['0b101', 5],
+    ['1_000', 1000],
+    ['0x_ff', 255],
+    ['2147483647', 2147483647],
+    ['-2147483648', -2147483648],
   ];
   for (const [s, n] of good) assert.equal(parseInt32(s), n, s);
-  for (const bad of ['', 'abc', '1.5', '08', '0x', '1__0', '1_', '_1', '--1', '1e3', ' 1']) throwsFlagError(() => parseInt32(bad, 'max-pods'), /invalid syntax/);
+  for (const bad of ['', 'abc', '1.5', '08', '0x', '1__0', '1_', '_1', '--1', '1e3', ' 1'])
+    throwsFlagError(() => parseInt32(bad, 'max-pods'), /invalid syntax/);
   throwsFlagError(
     () => parseInt32('2147483648', 'max-pods'),
     'invalid argument "2147483648" for "--max-pods" flag: strconv.ParseInt: parsing "2147483648": value out of range (accepted: an integer from -2147483648 to 2147483647 (decimal, 0x hex, 0o octal or 0b binary))',
@@ -37,10 +55,24 @@ test('int32 and int: Go base-0 syntax and range checks', () => {
 
 test('duration: Go ParseDuration syntax, normalized to Go String()', () => {
   const cases: [string, string, number][] = [
-    ['0', '0s', 0], ['20s', '20s', 20000], ['300ms', '300ms', 300], ['1.5h', '1h30m0s', 5400000], ['2m0s', '2m0s', 120000],
-    ['4h0m0s', '4h0m0s', 14400000], ['1h2m3.5s', '1h2m3.5s', 3723500], ['-1.5s', '-1.5s', -1500], ['+5m', '5m0s', 300000],
-    ['1us', '1µs', 0.001], ['1µs', '1µs', 0.001], ['1μs', '1µs', 0.001], ['3ns', '3ns', 0.000003], ['.5s', '500ms', 500],
-    ['1.s', '1s', 1000], ['100ms', '100ms', 100], ['1h0m0s', '1h0m0s', 3600000], ['90m', '1h30m0s', 5400000],
+    ['0', '0s', 0],
+    ['20s', '20s', 20000],
+    ['300ms', '300ms', 300],
+    ['1.5h', '1h30m0s', 5400000],
+    ['2m0s', '2m0s', 120000],
+    ['4h0m0s', '4h0m0s', 14400000],
+    ['1h2m3.5s', '1h2m3.5s', 3723500],
+    ['-1.5s', '-1.5s', -1500],
+    ['+5m', '5m0s', 300000],
+    ['1us', '1µs', 0.001],
+    ['1µs', '1µs', 0.001],
+    ['1μs', '1µs', 0.001],
+    ['3ns', '3ns', 0.000003],
+    ['.5s', '500ms', 500],
+    ['1.s', '1s', 1000],
+    ['100ms', '100ms', 100],
+    ['1h0m0s', '1h0m0s', 3600000],
+    ['90m', '1h30m0s', 5400000],
     ['2562047h47m16.854775807s', '2562047h47m16.854775807s', 9223372036854.775],
   ];
   for (const [s, norm, ms] of cases) {
@@ -49,9 +81,16 @@ test('duration: Go ParseDuration syntax, normalized to Go String()', () => {
   }
   assert.equal(parseDurationNs('-2562047h47m16.854775808s'), -9223372036854775808n);
   const bad: [string, RegExp][] = [
-    ['', /time: invalid duration ""/], ['1', /time: missing unit in duration "1"/], ['x', /time: invalid duration "x"/],
-    ['1x', /time: unknown unit "x" in duration "1x"/], ['.s', /invalid duration/], ['-', /invalid duration/],
-    ['1.2.3s', /missing unit/], ['2562047h47m16.854775808s', /invalid duration/], ['1 s', /unknown unit " s"/], ['1S', /unknown unit "S"/],
+    ['', /time: invalid duration ""/],
+    ['1', /time: missing unit in duration "1"/],
+    ['x', /time: invalid duration "x"/],
+    ['1x', /time: unknown unit "x" in duration "1x"/],
+    ['.s', /invalid duration/],
+    ['-', /invalid duration/],
+    ['1.2.3s', /missing unit/],
+    ['2562047h47m16.854775808s', /invalid duration/],
+    ['1 s', /unknown unit " s"/],
+    ['1S', /unknown unit "S"/],
   ];
   for (const [s, re] of bad) throwsFlagError(() => parseDurationNs(s, 'sync-frequency'), re);
   throwsFlagError(
@@ -75,15 +114,51 @@ test('formatDuration gives Go String() for milliseconds', () => {
 
 test('quantity: the reference grammar, values and canonical form', () => {
   const cases: [string, number, string][] = [
-    ['10Mi', 10485760, '10Mi'], ['1G', 1e9, '1G'], ['500m', 0.5, '500m'], ['1024Mi', 1073741824, '1Gi'],
-    ['1.5Gi', 1610612736, '1536Mi'], ['0.1Ki', 102.4, '102400m'], ['1e3', 1000, '1e3'], ['1E3', 1000, '1e3'], ['0', 0, '0'],
-    ['1000m', 1, '1'], ['0.5', 0.5, '500m'], ['1n', 1e-9, '1n'], ['5u', 5e-6, '5u'], ['-1Gi', -1073741824, '-1Gi'],
-    ['512Ki', 524288, '512Ki'], ['1536', 1536, '1536'], ['1E', 1e18, '1E'], ['+2k', 2000, '2k'], ['1.', 1, '1'],
-    ['.5', 0.5, '500m'], ['5e-3', 0.005, '5e-3'], ['100Mi', 104857600, '100Mi'], ['1000', 1000, '1k'], ['1T', 1e12, '1T'],
-    ['2P', 2e15, '2P'], ['1Ei', 2 ** 60, '1Ei'], ['0.0000000001', 1e-9, '1n'], ['100Ki', 102400, '100Ki'], ['1023Ki', 1047552, '1023Ki'],
+    ['10Mi', 10485760, '10Mi'],
+    ['1G', 1e9, '1G'],
+    ['500m', 0.5, '500m'],
+    ['1024Mi', 1073741824, '1Gi'],
+    ['1.5Gi', 1610612736, '1536Mi'],
+    ['0.1Ki', 102.4, '102400m'],
+    ['1e3', 1000, '1e3'],
+    ['1E3', 1000, '1e3'],
+    ['0', 0, '0'],
+    ['1000m', 1, '1'],
+    ['0.5', 0.5, '500m'],
+    ['1n', 1e-9, '1n'],
+    ['5u', 5e-6, '5u'],
+    ['-1Gi', -1073741824, '-1Gi'],
+    ['512Ki', 524288, '512Ki'],
+    ['1536', 1536, '1536'],
+    ['1E', 1e18, '1E'],
+    ['+2k', 2000, '2k'],
+    ['1.', 1, '1'],
+    ['.5', 0.5, '500m'],
+    ['5e-3', 0.005, '5e-3'],
+    ['100Mi', 104857600, '100Mi'],
+    ['1000', 1000, '1k'],
+    ['1T', 1e12, '1T'],
+    ['2P', 2e15, '2P'],
+    ['1Ei', 2 ** 60, '1Ei'],
+    ['0.0000000001', 1e-9, '1n'],
+    ['100Ki', 102400, '100Ki'],
+    ['1023Ki', 1047552, '1023Ki'],
   ];
   for (const [s, v, c] of cases) assert.deepEqual(parseQuantity(s), { value: v, canonical: c }, s);
-  for (const bad of ['', 'abc', '1Kb', '1x', '.', '1e', '--1', '1e999', 'Mi', '1 Mi', '1.5.5', '0x10']) {
+  for (const bad of [
+    '',
+    'abc',
+    '1Kb',
+    '1x',
+    '.',
+    '1e',
+    '--1',
+    '1e999',
+    'Mi',
+    '1 Mi',
+    '1.5.5',
+    '0x10',
+  ]) {
     throwsFlagError(() => parseQuantity(bad, 'log-text-info-buffer-size'));
   }
   throwsFlagError(
