@@ -246,8 +246,10 @@ const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'kubelet-preferred-address-types',
     value: 'strings',
-    def: 'Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP',
-    help: 'The preferred NodeAddressTypes to use for connections to the node agents.',
+    // kubeadm's setting, not kube-apiserver's built-in Hostname-first order: a node's host name
+    // rarely resolves from the control plane of a small cluster, its InternalIP does.
+    def: 'InternalIP,ExternalIP,Hostname',
+    help: 'The preferred NodeAddressTypes to use for connections to the node agents (kubeadm sets this default; kube-apiserver alone uses Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
   },
   { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
 ];

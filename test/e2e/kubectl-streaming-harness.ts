@@ -113,11 +113,9 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
   const tls = await servingFlags(dir, o.serving);
   const api = await startApiServer({
     platformDomain: 'k8s.io',
-    args: [
-      '--kubelet-preferred-address-types=InternalIP,Hostname',
-      ...tls.api,
-      ...(o.apiArgs ?? []),
-    ],
+    // No --kubelet-preferred-address-types: the default (kubeadm's, InternalIP first) must reach
+    // an agent whose host name does not resolve.
+    args: [...tls.api, ...(o.apiArgs ?? [])],
   });
   const agentPort = await freePort();
   await mkdir(join(dir, 'root'));

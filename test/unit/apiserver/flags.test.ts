@@ -139,15 +139,10 @@ test('--help prints every flag; --controllers understands * and -name', () => {
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });
 
-test("the kubelet client flags: the reference's address-type default, cert and key together, known types only", () => {
+test("the kubelet client flags: kubeadm's address-type default, cert and key together, known types only", () => {
   const f = run([]);
-  assert.deepEqual(f.kubeletPreferredAddressTypes, [
-    'Hostname',
-    'InternalDNS',
-    'InternalIP',
-    'ExternalDNS',
-    'ExternalIP',
-  ]);
+  // kubeadm's --kubelet-preferred-address-types (kube-apiserver's own default puts Hostname first).
+  assert.deepEqual(f.kubeletPreferredAddressTypes, ['InternalIP', 'ExternalIP', 'Hostname']);
   assert.deepEqual(
     [f.kubeletClientCertificate, f.kubeletClientKey, f.kubeletCertificateAuthority],
     [undefined, undefined, undefined],
