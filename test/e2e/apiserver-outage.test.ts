@@ -37,3 +37,31 @@ test(
     );
   },
 );
+
+test(
+  'an in-memory plat-apiserver restarted under a running agent comes back empty: the agent lists again from the latest resourceVersion, registers its node again, and the node is Ready within the status update period',
+  { timeout: 180_000 },
+  async () => {
+    const f = await runApiServerOutage({
+      node: 'node-amnesia',
+      leaseSeconds: 4,
+      statusUpdateFrequency: '2s',
+      outageMs: 1_000,
+      recoverTimeoutMs: 30_000,
+      persistent: false,
+    });
+    const tail = `\n--- agent output ---\n${f.agentOutput.slice(-3000)}`;
+    assert.match(
+      f.agentOutput,
+      /node not found on the API server \(deleted, or the server lost its data\); registering it again/,
+      `the agent said why it registers again${tail}`,
+    );
+    assert.doesNotMatch(f.agentOutput, /Too large resource version[^\n]*retrying/, tail);
+    // One status period (2 s) finds the node gone and registers it with its status; the margin
+    // is for the machine's load, and the figure is printed.
+    assert.ok(f.readyMs < 4_000, `Ready ${f.readyMs} ms after the restart${tail}`);
+    assert.equal(f.pidAfter, f.pidBefore, 'the same agent process');
+    assert.equal(f.starts, 1, `the agent started once${tail}`);
+    console.log(`# in-memory restart: node registered and Ready ${f.readyMs} ms after the restart`);
+  },
+);

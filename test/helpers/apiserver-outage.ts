@@ -27,6 +27,11 @@ export interface OutageOptions {
   outageMs: number;
   /** How long to wait for each step after the restart. */
   recoverTimeoutMs: number;
+  /**
+   * false: plat-apiserver keeps everything in memory, so it comes back empty (no Node, no Lease,
+   * a resourceVersion behind the agent's watches). Default true: a data dir it comes back to.
+   */
+  persistent?: boolean;
 }
 
 export interface OutageFacts {
@@ -93,7 +98,10 @@ export async function runApiServerOutage(o: OutageOptions): Promise<OutageFacts>
     '--platform-profile=kubernetes',
     ...(o.gracePeriod !== undefined ? [`--node-monitor-grace-period=${o.gracePeriod}`] : []),
   ];
-  const env = await startBootstrapEnv({ persistent: true, args: apiArgs });
+  const env = await startBootstrapEnv({
+    persistent: o.persistent === false ? 'certs' : true,
+    args: apiArgs,
+  });
   let api: StartedApiServer = env.api;
   let agent: AgentProcess | undefined;
   try {

@@ -22,9 +22,13 @@ export interface BootstrapEnv {
   stop(): Promise<void>;
 }
 
-/** `dataDir` and `certDir` (under the env's dir) keep the API server's state across a restart. */
+/**
+ * `persistent`: `dataDir` and `certDir` (under the env's dir) keep the API server's state across a
+ * restart; `'certs'` keeps only its certificates (an in-memory server that restarts empty but
+ * with the same CA).
+ */
 export async function startBootstrapEnv(
-  o: { platformDomain?: string; args?: string[]; persistent?: boolean } = {},
+  o: { platformDomain?: string; args?: string[]; persistent?: boolean | 'certs' } = {},
 ): Promise<BootstrapEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'bootstrap-it-'));
   const tokens = join(dir, 'tokens.csv');
@@ -34,9 +38,14 @@ export async function startBootstrapEnv(
   );
   let api: StartedApiServer;
   try {
+    const certDir = join(dir, 'certs');
     const keep =
-      o.persistent === true ? { dataDir: join(dir, 'data'), certDir: join(dir, 'certs') } : {};
-    if (o.persistent === true) await mkdir(keep.certDir ?? '', { recursive: true });
+      o.persistent === true
+        ? { dataDir: join(dir, 'data'), certDir }
+        : o.persistent === 'certs'
+          ? { certDir }
+          : {};
+    if (keep.certDir !== undefined) await mkdir(keep.certDir, { recursive: true });
     api = await startApiServer({
       ...(o.platformDomain ? { platformDomain: o.platformDomain } : {}),
       ...keep,

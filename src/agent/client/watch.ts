@@ -2,7 +2,12 @@
 // disconnects (it resumes from the last resourceVersion it saw, bookmarks included) and a 410
 // Gone (it lists again and yields a RELIST event with the fresh list).
 import type { Readable } from 'node:stream';
-import { ApiError, isGone, userMessage } from '../../common/util/errors.js';
+import {
+  ApiError,
+  isGone,
+  isTooLargeResourceVersion,
+  userMessage,
+} from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { closeUnread } from '../../common/util/close-unread.js';
@@ -90,10 +95,12 @@ async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Read
     return await loop.source.open(cursor.rv, signal);
   } catch (err) {
     if (signal.aborted) return undefined;
-    if (isGone(err)) {
+    if (isGone(err) || isTooLargeResourceVersion(err)) {
       options.logger.info(
-        { resourceVersion: cursor.rv },
-        'watch resourceVersion is too old; listing again',
+        { resourceVersion: cursor.rv, err: userMessage(err) },
+        isGone(err)
+          ? 'watch resourceVersion is too old; listing again'
+          : 'the API server has not reached the watch resourceVersion (restarted?); listing again from the latest',
       );
       cursor.needList = true;
       return undefined;
@@ -108,7 +115,10 @@ async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Read
   }
 }
 
-/** An ERROR event: 'expired' for a 410 (list again), else the ApiError that ends the watch. */
+/**
+ * An ERROR event: 'expired' for a 410 or a resourceVersion the server has not reached (list
+ * again), else the ApiError that ends the watch.
+ */
 function watchError(object: unknown): ApiError | 'expired' {
   if (!isStatus(object))
     return new ApiError('watch: watch error', {
@@ -118,11 +128,12 @@ function watchError(object: unknown): ApiError | 'expired' {
     });
   const code = object.code ?? 500;
   if (code === 410) return 'expired';
-  return new ApiError(`watch: ${object.message ?? 'watch error'}`, {
+  const failure = new ApiError(`watch: ${object.message ?? 'watch error'}`, {
     status: code,
     reason: object.reason ?? 'Unknown',
     details: object.details,
   });
+  return isTooLargeResourceVersion(failure) ? 'expired' : failure;
 }
 
 /** A line as an object event, or undefined (logged) when it is not one the consumer can take. */

@@ -7,7 +7,7 @@
 
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
-import { userMessage } from '../../common/util/errors.js';
+import { isNotFound, userMessage } from '../../common/util/errors.js';
 import { computeConditions, conditionsChanged, type ConditionInputs } from './conditions.js';
 import type { NodeResources } from './capacity.js';
 import type {
@@ -61,6 +61,11 @@ export interface NodeStatusManagerOptions {
   /** --port, reported as daemonEndpoints.kubeletEndpoint.Port. */
   daemonPort: number;
   events?: NodeEventSink;
+  /**
+   * Registers the node again when a status update finds it gone (deleted, or an API server that
+   * lost its data came back): the agent recovers without a restart.
+   */
+  reregister?: (signal?: AbortSignal) => Promise<void>;
 }
 
 export function topImages(images: readonly ContainerImage[], max: number): ContainerImage[] {
@@ -135,9 +140,31 @@ export class NodeStatusManager {
       this.sent++;
     } catch (err) {
       this.failures++;
+      if (isNotFound(err) && this.o.reregister !== undefined) {
+        await this.registerAgain(err, signal);
+        return;
+      }
       this.o.logger.warn(
         { node: this.o.nodeName, err: userMessage(err), droppedSoFar: this.dropped },
         'error updating node status, will retry at the next update',
+      );
+    }
+  }
+
+  /** The node is gone from the API server: register it again, its status sent with it. */
+  private async registerAgain(err: unknown, signal?: AbortSignal): Promise<void> {
+    this.o.logger.warn(
+      { node: this.o.nodeName, err: userMessage(err) },
+      'node not found on the API server (deleted, or the server lost its data); registering it again',
+    );
+    try {
+      await this.o.reregister?.(signal);
+      this.lastSent = undefined;
+      this.pending = undefined;
+    } catch (again) {
+      this.o.logger.warn(
+        { node: this.o.nodeName, err: userMessage(again) },
+        'registering the node again failed; retrying at the next update',
       );
     }
   }

@@ -190,6 +190,33 @@ export const isUnauthorized = apiWithStatus(401, 'Unauthorized');
 export const isForbidden = apiWithStatus(403, 'Forbidden');
 export const isTooManyRequests = apiWithStatus(429, 'TooManyRequests');
 
+/** Whether a Status's details carry a cause of this reason (details.causes[].reason). */
+function hasStatusCause(details: unknown, reason: string): boolean {
+  if (typeof details !== 'object' || details === null || !('causes' in details)) return false;
+  const causes = details.causes;
+  return (
+    Array.isArray(causes) &&
+    causes.some(
+      (c: unknown) => typeof c === 'object' && c !== null && 'reason' in c && c.reason === reason,
+    )
+  );
+}
+
+/**
+ * A list or watch from a resourceVersion the server has not reached (it restarted with less
+ * history, or another server answers): the reference's reflector lists again from the latest.
+ * Known by the ResourceVersionTooLarge cause, or, from servers that send none, by a 504 Timeout
+ * saying "Too large resource version".
+ */
+export const isTooLargeResourceVersion = (err: unknown): boolean =>
+  findCause(
+    err,
+    (e): e is ApiError =>
+      e instanceof ApiError &&
+      (hasStatusCause(e.details, 'ResourceVersionTooLarge') ||
+        (e.status === 504 && e.message.includes('Too large resource version'))),
+  ) !== undefined;
+
 /** The message a user sees: the error's own message, never a stack trace. */
 export function userMessage(err: unknown): string {
   if (err instanceof Error) return err.message;

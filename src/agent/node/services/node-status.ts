@@ -164,6 +164,8 @@ export async function startNodeStatus(
     daemonPort: config.port,
     events: input.recorder,
     sources: await statusSources(ctx, input),
+    // Called from a status update, after registration (below) has run once.
+    reregister: (s) => register(s ?? signal),
   });
   if (input.shutdown !== undefined) input.shutdown.syncNodeStatus = () => void status.tick(signal);
   const taints = registrationTaints(ctx);
@@ -180,25 +182,28 @@ export async function startNodeStatus(
       ...(taints.length > 0 ? { taints } : {}),
     },
   };
+  const register = async (s: AbortSignal): Promise<void> => {
+    await registerNode(
+      {
+        api,
+        clock,
+        logger,
+        node: () => status.nodeForRegistration(base),
+        ownedLabels: defaultNodeLabels(names, nodeName),
+        attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
+      },
+      s,
+    );
+    input.recorder.event(
+      nodeReference(nodeName),
+      'Normal',
+      'RegisteredNode',
+      `Node ${nodeName} registered with the API server`,
+    );
+  };
   ctx.loops.push(
     (async () => {
-      await registerNode(
-        {
-          api,
-          clock,
-          logger,
-          node: () => status.nodeForRegistration(base),
-          ownedLabels: defaultNodeLabels(names, nodeName),
-          attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
-        },
-        signal,
-      );
-      input.recorder.event(
-        nodeReference(nodeName),
-        'Normal',
-        'RegisteredNode',
-        `Node ${nodeName} registered with the API server`,
-      );
+      await register(signal);
       await Promise.all([lease.run(signal), status.run(signal)]);
     })().catch((err: unknown) => {
       if (!signal.aborted)

@@ -156,3 +156,72 @@ test('a watch refused with 403 ends with the ApiError; an HTTP 410 relists', asy
   );
   assert.deepEqual(seen, ['RELIST']);
 });
+
+test("a watch from a resourceVersion the server has not reached (plat-apiserver's and the reference's 504 ResourceVersionTooLarge, as an answer or an ERROR event) lists again from the latest", async (t) => {
+  // kube-apiserver's words, written as it sends them once its store is behind the client's cursor.
+  const tooLarge = {
+    kind: 'Status',
+    apiVersion: 'v1',
+    status: 'Failure',
+    message: 'Too large resource version: 165, current: 147',
+    reason: 'Timeout',
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
+    code: 504,
+  };
+  let opens = 0;
+  const listRvs: (string | null)[] = [];
+  const server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    if (u.searchParams.get('watch') !== 'true') {
+      listRvs.push(u.searchParams.get('resourceVersion'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ metadata: { resourceVersion: '147' }, items: [] }));
+      return;
+    }
+    opens++;
+    if (opens === 1) {
+      res.writeHead(504, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(tooLarge));
+    } else if (opens === 2) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`${JSON.stringify({ type: 'ERROR', object: tooLarge })}\n`);
+    } else {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ kind: 'Status', code: 403, reason: 'Forbidden', message: 'nope' }));
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+  const rest = new RestClient({
+    connection: {
+      server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      insecureSkipTlsVerify: false,
+      userName: 'u',
+      source: 's',
+      token: 't',
+    },
+  });
+  t.after(() => rest.close());
+  const seen: string[] = [];
+  await assert.rejects(
+    (async () => {
+      for await (const ev of createPodClient({ client: rest }).watch({
+        namespace: 'n',
+        resourceVersion: '165',
+      }))
+        seen.push(ev.type);
+    })(),
+    (e: unknown) => e instanceof ApiError && e.status === 403,
+  );
+  assert.deepEqual(seen, ['RELIST', 'RELIST']);
+  assert.deepEqual(listRvs, [null, null], 'each list asks for the latest, not the old cursor');
+});
