@@ -10,10 +10,15 @@ export interface TokenCreateResult {
   readonly stderr: string;
 }
 
+/**
+ * `names: 'server'` leaves --platform-domain out, so the command reads the server's names itself;
+ * by default it is given the server's domain.
+ */
 export function tokenCommand(
   api: StartedApiServer,
   sub: string,
   args: readonly string[] = [],
+  names: 'given' | 'server' = 'given',
 ): Promise<TokenCreateResult> {
   const bin = join(repoRoot(), 'bin', 'plat-apiserver');
   const argv = [
@@ -21,7 +26,7 @@ export function tokenCommand(
     'token',
     sub,
     `--platconfig=${api.adminPlatconfig}`,
-    `--platform-domain=${api.platformDomain}`,
+    ...(names === 'given' ? [`--platform-domain=${api.platformDomain}`] : []),
     ...args,
   ];
   return new Promise((resolve) => {

@@ -38,9 +38,9 @@ export class BootstrapTokenAuthenticator implements Authenticator {
     const name = `${SECRET_PREFIX}${parsed.id}`;
     const secret = await this.o.secrets.getSecret(this.o.namespace ?? SYSTEM_NAMESPACE, name);
     if (secret === undefined) {
-      this.o.logger.debug(
-        { secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
-        'no secret matches the bootstrap bearer token',
+      this.o.logger.info(
+        { tokenId: parsed.id, secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
+        `no secret matches the bootstrap token "${parsed.id}"; token refused`,
       );
       return NO_OPINION;
     }
@@ -52,8 +52,10 @@ export class BootstrapTokenAuthenticator implements Authenticator {
       this.o.clock.now(),
     );
     if ('problem' in r) {
-      this.o.logger.info(
-        { secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
+      // A token that exists but is refused is a setup mistake a person must see (another naming
+      // profile's type, expired, not for authentication): said at the warning level.
+      this.o.logger.warn(
+        { tokenId: parsed.id, secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
         `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`,
       );
       return NO_OPINION;

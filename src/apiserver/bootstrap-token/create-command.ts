@@ -28,6 +28,8 @@ import {
   USAGES,
 } from './token.js';
 import { isOneOf, recordOf } from '../../common/util/json-shape.js';
+import type { Names } from '../../common/names.js';
+import { namesForToken, serverNames } from './server-names.js';
 
 interface CreateOptions {
   readonly platconfig: string;
@@ -41,6 +43,9 @@ interface CreateOptions {
   readonly usages: readonly string[];
   readonly joinConfig: string | undefined;
   readonly token: string;
+  /** The names of --platform-profile and --platform-domain, and whether either was given. */
+  readonly names: Names;
+  readonly namesGiven: boolean;
 }
 
 export const CREATE_USAGE =
@@ -102,6 +107,9 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
     usages,
     joinConfig: line.given['print-join-config'],
     token: given ?? generateToken(),
+    names,
+    namesGiven:
+      line.given['platform-profile'] !== undefined || line.given['platform-domain'] !== undefined,
   };
 }
 
@@ -178,8 +186,16 @@ async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown
 /** `token create`: 0 on success, 1 with a message on stderr. */
 export async function runCreate(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
-    const o = parseCreateArgs(argv);
-    const conn = await connect(o.platconfig);
+    const parsed = parseCreateArgs(argv);
+    const conn = await connect(parsed.platconfig);
+    // The server's own names decide the Secret's type and namespace (refused when the flags differ).
+    const names = namesForToken(
+      conn.server,
+      await serverNames(conn),
+      parsed.names,
+      parsed.namesGiven,
+    );
+    const o = { ...parsed, platformDomain: names.labelDomain, namespace: names.namespaces.system };
     const join = o.joinConfig === undefined ? undefined : joinPlatconfig(conn, o.token);
     await postSecret(conn, tokenSecret(o, io.now()));
     if (o.joinConfig !== undefined && join !== undefined) {
