@@ -170,3 +170,36 @@ test('two files with one pod name: the first wins and the duplicate is named onc
     1,
   );
 });
+
+test("the quick start's example folders are read whole: every file gives its pod, nothing is skipped", async () => {
+  for (const [path, validation, pod] of [
+    ['examples/static-pods', { requireImage: false, requireCommand: true }, 'web-quickstart'],
+    [
+      'examples/static-pods-docker',
+      { requireImage: true, requireCommand: false },
+      'web-quickstart',
+    ],
+  ] as const) {
+    const snaps: PodSnapshot[] = [];
+    const logger = recordingLogger();
+    const src = new FileSource({
+      path,
+      checkFrequencyMs: 60_000,
+      nodeName: 'quickstart',
+      names: namesFor('platform', 'platform.io'),
+      validation,
+      onSnapshot: (s) => snaps.push(s),
+      logger,
+      clock: new ManualClock(),
+      watch: false,
+    });
+    await src.relist();
+    const problems = logger.lines.filter((l) => l.level === 'error' || l.level === 'warn');
+    assert.deepEqual(problems, [], `${path}: nothing skipped or warned about`);
+    assert.deepEqual(
+      (snaps.at(-1)?.pods ?? []).map((p) => p.metadata.name),
+      [pod],
+      path,
+    );
+  }
+});
