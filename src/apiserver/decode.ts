@@ -95,6 +95,29 @@ export interface DecodeOptions {
   readonly kind: string;
   /** The apiVersion the endpoint expects; '' accepts any. */
   readonly apiVersion: string;
+  /**
+   * Server-side apply: the body's apiVersion and kind must be the endpoint's exactly (none is
+   * filled in), as the reference's versionCheckManager requires.
+   */
+  readonly exactGvk?: boolean;
+}
+
+/** A group/version/kind as Go's schema.GroupVersionKind prints it: `group/version, Kind=kind`. */
+function gvkText(apiVersion: string, kind: string): string {
+  // schema.ParseGroupVersion: '' and '/' are empty, one slash splits, more is an error (all empty)
+  if (apiVersion === '' || apiVersion === '/') return `/, Kind=${kind}`;
+  const slashes = apiVersion.split('/').length - 1;
+  if (slashes === 0) return `/${apiVersion}, Kind=${kind}`;
+  if (slashes === 1) return `${apiVersion}, Kind=${kind}`;
+  return '/, Kind=';
+}
+
+/** An apply body of another group, version or kind: the reference's `invalid object type`. */
+function checkExactGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const got = gvkText(str(object['apiVersion']), str(object['kind']));
+  if (got !== gvkText(opts.apiVersion, opts.kind))
+    throw new DecodeError(`invalid object type: ${got}`);
 }
 
 export interface DecodeResult {
@@ -372,6 +395,7 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     );
   }
   const object = value as Record<string, unknown>;
+  if (opts.exactGvk === true) checkExactGvk(object, opts);
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {

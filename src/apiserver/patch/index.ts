@@ -181,6 +181,7 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
         contentType: 'application/apply-patch+yaml',
         kind: opts.kind,
         apiVersion: opts.apiVersion,
+        exactGvk: true,
       });
     } catch (e) {
       // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
