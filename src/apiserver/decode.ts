@@ -19,6 +19,7 @@ import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
 import { fitsInt, timeLeaf } from './schema/values.js';
+import { goBase64Error } from './schema/go-base64.js';
 
 export class DecodeError extends Error {
   readonly status = 400;
@@ -257,6 +258,11 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       return;
     case 'string':
       if (typeof v !== 'string') typeMismatch(state, v, s, owner, path);
+      // a []byte field: encoding/json keeps base64's error as it keeps a type mismatch
+      else if (s.format === 'byte' && state.typeError === undefined) {
+        const err = goBase64Error(v);
+        if (err !== undefined) state.typeError = err;
+      }
       return;
     case 'bool':
       if (typeof v !== 'boolean') typeMismatch(state, v, s, owner, path);

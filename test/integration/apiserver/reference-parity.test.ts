@@ -110,3 +110,34 @@ test(
     assert.equal(r.status, 200, r.text);
   },
 );
+
+test('a patch leaving a CSR request that is not base64 is 422: the patched object does not decode', async () => {
+  const { csrPem } = await makeCsrPem({ cn: 'parity-b64' });
+  const created = await api.request('POST', csrs, {
+    body: csrBody('b64', csrPem, 'example.com/signer', ['digital signature'], {}, 'k8s.io'),
+  });
+  assert.equal(created.status, 201, created.text);
+  const patches: [string, unknown][] = [
+    ['application/merge-patch+json', { spec: { request: 'not base64!!' } }],
+    ['application/strategic-merge-patch+json', { spec: { request: 'not base64!!' } }],
+    [
+      'application/json-patch+json',
+      [{ op: 'replace', path: '/spec/request', value: 'not base64!!' }],
+    ],
+  ];
+  for (const [contentType, body] of patches) {
+    const r = await api.request('PATCH', `${csrs}/b64`, { body, contentType });
+    assert.equal(r.status, 422, `${contentType}: ${r.text}`);
+    assert.equal(r.json?.['reason'], 'Invalid', contentType);
+    // the reference: ` "" is invalid: patch: Invalid value: "<the patched object>": illegal base64 data at input byte 3`
+    const message = String(r.json?.['message']);
+    assert.ok(message.startsWith(' "" is invalid: patch: Invalid value: "{'), message);
+    assert.ok(message.endsWith('}": illegal base64 data at input byte 3'), message);
+    assert.ok(message.includes('\\"request\\":\\"not base64!!\\"'), message);
+  }
+  const after = await api.request('GET', `${csrs}/b64`);
+  assert.equal(
+    (after.json?.['spec'] as { request: string }).request,
+    Buffer.from(csrPem).toString('base64'),
+  );
+});
