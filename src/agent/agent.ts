@@ -179,7 +179,7 @@ async function buildHostSettings(
     import('./cgroups/setup.js'),
     import('./cm/from-config.js'),
   ]);
-  const managers = managersFromConfig(config, flags.rootDir, logger);
+  const managers = await managersFromConfig(config, flags.rootDir, logger);
   const podSettings = buildPodSettings({
     config,
     rootDir: flags.rootDir,

@@ -19,6 +19,7 @@ import { goSharpV } from './go-sharp-v.js';
 import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
 import { fitsInt, timeLeaf } from './schema/values.js';
+import { goBase64Error } from './schema/go-base64.js';
 
 export class DecodeError extends Error {
   readonly status = 400;
@@ -95,6 +96,29 @@ export interface DecodeOptions {
   readonly kind: string;
   /** The apiVersion the endpoint expects; '' accepts any. */
   readonly apiVersion: string;
+  /**
+   * Server-side apply: the body's apiVersion and kind must be the endpoint's exactly (none is
+   * filled in), as the reference's versionCheckManager requires.
+   */
+  readonly exactGvk?: boolean;
+}
+
+/** A group/version/kind as Go's schema.GroupVersionKind prints it: `group/version, Kind=kind`. */
+function gvkText(apiVersion: string, kind: string): string {
+  // schema.ParseGroupVersion: '' and '/' are empty, one slash splits, more is an error (all empty)
+  if (apiVersion === '' || apiVersion === '/') return `/, Kind=${kind}`;
+  const slashes = apiVersion.split('/').length - 1;
+  if (slashes === 0) return `/${apiVersion}, Kind=${kind}`;
+  if (slashes === 1) return `${apiVersion}, Kind=${kind}`;
+  return '/, Kind=';
+}
+
+/** An apply body of another group, version or kind: the reference's `invalid object type`. */
+function checkExactGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const got = gvkText(str(object['apiVersion']), str(object['kind']));
+  if (got !== gvkText(opts.apiVersion, opts.kind))
+    throw new DecodeError(`invalid object type: ${got}`);
 }
 
 export interface DecodeResult {
@@ -234,6 +258,11 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       return;
     case 'string':
       if (typeof v !== 'string') typeMismatch(state, v, s, owner, path);
+      // a []byte field: encoding/json keeps base64's error as it keeps a type mismatch
+      else if (s.format === 'byte' && state.typeError === undefined) {
+        const err = goBase64Error(v);
+        if (err !== undefined) state.typeError = err;
+      }
       return;
     case 'bool':
       if (typeof v !== 'boolean') typeMismatch(state, v, s, owner, path);
@@ -372,6 +401,7 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     );
   }
   const object = value as Record<string, unknown>;
+  if (opts.exactGvk === true) checkExactGvk(object, opts);
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {

@@ -24,6 +24,9 @@ export interface HttpsServerOptions {
   ) => Promise<void>;
 }
 
+/** The request line and headers of one request, at most (larger: 431). */
+export const MAX_HEADER_BYTES = 1 << 20;
+
 export function createHttpsServer(o: HttpsServerOptions): Server {
   const server = createServer(
     {
@@ -33,6 +36,9 @@ export function createHttpsServer(o: HttpsServerOptions): Server {
       requestCert: true,
       rejectUnauthorized: false,
       minVersion: 'TLSv1.2',
+      // Go's http.Server limit (DefaultMaxHeaderBytes, 1 MB), not Node's 16 KB: clients send long
+      // label selectors (`in (...)` over many values) in the query
+      maxHeaderSize: MAX_HEADER_BYTES,
     },
     (req, res) => {
       o.handle(req, res).catch((err: unknown) => {

@@ -39,7 +39,8 @@ test('the hostile corpus stops the start with the reference restore error naming
         memoryManagerPolicy: cpu ? 'None' : 'Static',
         reservedMemory: cpu ? [] : [{ numaNode: 0, limits: { memory: '100Mi' } }],
       };
-      assert.throws(
+      // rejects only once whatever the start wrote has landed, so the rm below cannot race it
+      await assert.rejects(
         () =>
           buildResourceManagers({
             config,

@@ -173,7 +173,22 @@ function startOrFail(what: 'cpu' | 'memory', start: () => void): void {
   }
 }
 
-export function buildResourceManagers(o: BuildManagersOptions): ResourceManagers {
+/**
+ * Starts both managers. The CPU manager writes its state file as it starts (as the reference's
+ * does); when the memory manager then refuses to start, that write has landed before the error
+ * is thrown, so nothing is left writing into the root directory of a start that failed.
+ */
+async function startManagers(cpu: CpuManager, memory: MemoryManager): Promise<void> {
+  startOrFail('cpu', () => cpu.start());
+  try {
+    startOrFail('memory', () => memory.start());
+  } catch (err) {
+    await cpu.flush();
+    throw err;
+  }
+}
+
+export async function buildResourceManagers(o: BuildManagersOptions): Promise<ResourceManagers> {
   const c = o.config;
   const topo = readHostTopology({
     sysfsRoot: o.sysfsRoot ?? '/sys',
@@ -221,8 +236,7 @@ export function buildResourceManagers(o: BuildManagersOptions): ResourceManagers
     providers: [cpu, memory],
     logger: o.logger.child({ part: 'topologymanager' }),
   });
-  startOrFail('cpu', () => cpu.start());
-  startOrFail('memory', () => memory.start());
+  await startManagers(cpu, memory);
   return new ResourceManagers({
     cpu,
     memory,

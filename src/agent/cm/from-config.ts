@@ -10,7 +10,7 @@ export function managersFromConfig(
   config: NodeAgentConfiguration,
   rootDir: string,
   logger: Logger,
-): ResourceManagers {
+): Promise<ResourceManagers> {
   // The checkpoints live in the root directory, which the reference creates at start too.
   mkdirSync(rootDir, { recursive: true, mode: 0o750 });
   if (config.reservedSystemCPUs !== '') {

@@ -201,7 +201,7 @@ export function defaultConfiguration(
   mode: DefaultsMode,
   platformDomain = DEFAULT_PLATFORM_DOMAIN,
 ): NodeAgentConfiguration {
-  return structuredClone({
+  const c = structuredClone({
     apiVersion: configApiVersion(platformDomain),
     kind: CONFIG_KIND,
     platformDomain,
@@ -215,4 +215,8 @@ export function defaultConfiguration(
     ...EVICTION_DEFAULTS,
     ...HOST_DEFAULTS,
   });
+  // A config file without evictionHard gets the reference's eviction.DefaultEvictionHard (Linux),
+  // which also holds imagefs.inodesFree.
+  if (mode === 'file') c.evictionHard['imagefs.inodesFree'] = '5%';
+  return c;
 }

@@ -17,6 +17,7 @@ import { loadConfigFile, type LoadedConfigFile } from './load.js';
 import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from './merge.js';
 import { normalizeConfiguration } from './normalize.js';
 import { applyDependentDefaults } from './dependent-defaults.js';
+import { defaultZeroFileDurations, defaultZeroFlagDurations } from './zero-durations.js';
 import { loadShapeSchema, mapPathsOf } from './shape-check.js';
 import type { PreRead } from './pre-read.js';
 import type { NodeAgentConfiguration } from './schema.js';
@@ -143,7 +144,15 @@ export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveC
     // A drop-in may delete a field with null: it falls back to its default.
     merged = overlayFile(defaults, merged, isMap);
   }
+  if (file !== undefined) defaultZeroFileDurations(merged, defaults);
   applyFlags(merged, specs, parsed);
+  const flagOf = flagLookup(specs);
+  warnings.push(
+    ...defaultZeroFlagDurations(merged, defaults, (path) => {
+      const flag = flagOf(path);
+      return flag !== undefined && values.has(flag) ? flag : undefined;
+    }),
+  );
   // The identity of the effective document is always this version's, in its platform domain.
   if (domainFlag !== undefined) merged['platformDomain'] = domainFlag;
   if (profile !== undefined) merged['platformProfile'] = profile;

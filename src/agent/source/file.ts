@@ -133,11 +133,17 @@ export class FileSource implements PodSource {
     await this.watcher?.arm();
     const files = (await this.listFiles()) ?? [];
     const pods: Pod[] = [];
-    for (const f of files) pods.push(...(await this.files.read(f)));
+    const fileOf = new Map<Pod, string>();
+    for (const f of files) {
+      for (const p of await this.files.read(f)) {
+        pods.push(p);
+        fileOf.set(p, f);
+      }
+    }
     this.files.retain(new Set(files));
     this.opts.onSnapshot({
       source: this.name,
-      pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed),
+      pods: dedupeByName(pods, this.opts.logger, this.duplicatesNamed, (p) => fileOf.get(p)),
     });
   }
 }
@@ -145,25 +151,47 @@ export class FileSource implements PodSource {
 /**
  * Two pods with one full name in a source: the first wins, as in the reference. `warned` (kept by
  * the caller across relists) holds the duplicates already named, so each is named once, not at
- * every relist; it is pruned to the duplicates of this snapshot.
+ * every relist; it is pruned to the duplicates of this snapshot. `fileOf` gives the file a pod
+ * came from (a file source): the warning then names the skipped file and the kept one.
  */
-export function dedupeByName(pods: Pod[], logger: Logger, warned?: Set<string>): Pod[] {
-  const seen = new Set<string>();
+export function dedupeByName(
+  pods: Pod[],
+  logger: Logger,
+  warned?: Set<string>,
+  fileOf?: (p: Pod) => string | undefined,
+): Pod[] {
+  const first = new Map<string, Pod>();
   const out: Pod[] = [];
   const now = new Set<string>();
   for (const p of pods) {
     const k = `${p.metadata.namespace}/${p.metadata.name}`;
-    if (seen.has(k)) {
+    const kept = first.get(k);
+    if (kept !== undefined) {
       const key = `${k} ${p.metadata.uid}`;
       now.add(key);
-      if (warned?.has(key) !== true)
-        logger.warn({ pod: k }, 'pod source: duplicate pod name; keeping the first');
+      if (warned?.has(key) !== true) warnDuplicate(logger, k, fileOf?.(p), fileOf?.(kept));
       warned?.add(key);
       continue;
     }
-    seen.add(k);
+    first.set(k, p);
     out.push(p);
   }
   if (warned) for (const key of [...warned]) if (!now.has(key)) warned.delete(key);
   return out;
+}
+
+function warnDuplicate(
+  logger: Logger,
+  pod: string,
+  file: string | undefined,
+  keptFile: string | undefined,
+): void {
+  if (file === undefined || keptFile === undefined) {
+    logger.warn({ pod }, 'pod source: duplicate pod name; keeping the first');
+    return;
+  }
+  logger.warn(
+    { pod, file, keptFile },
+    `pod source: duplicate pod name ${pod} in ${file}: skipped, keeping the first, from ${keptFile}`,
+  );
 }

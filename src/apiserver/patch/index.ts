@@ -25,6 +25,7 @@ import {
 import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
+import { goQuote } from '../go-quote.js';
 
 export { PatchError, type PatchErrorCause } from './errors.js';
 export {
@@ -125,6 +126,21 @@ function parseJsonObject(body: string, strategic: boolean): Record<string, unkno
   return v as Record<string, unknown>;
 }
 
+/**
+ * The patched object does not decode into its type (a wrong JSON type, a []byte field that is
+ * not base64): the reference's 422 with an empty kind and name, the patched object (its JSON) as
+ * the `patch` field's invalid value and the decoder's error as the detail.
+ */
+function undecodablePatched(result: Record<string, unknown>, decodeError: string): PatchError {
+  const body = `Invalid value: ${goQuote(JSON.stringify(result))}: ${decodeError}`;
+  return new PatchError({
+    status: 422,
+    reason: 'Invalid',
+    message: ` "" is invalid: patch: ${body}`,
+    causes: [{ reason: 'FieldValueInvalid', message: body, field: 'patch' }],
+  });
+}
+
 function newUnknownFields(
   kind: string,
   live: Record<string, unknown> | undefined,
@@ -132,8 +148,7 @@ function newUnknownFields(
 ): string[] {
   const before = new Set(live === undefined ? [] : checkAgainstSchema(live, kind).unknownFields);
   const after = checkAgainstSchema(result, kind);
-  if (after.typeError !== undefined)
-    throw badRequest(`${kind} in version "v1" cannot be handled as a ${kind}: ${after.typeError}`);
+  if (after.typeError !== undefined) throw undecodablePatched(result, after.typeError);
   return after.unknownFields.filter((f) => !before.has(f));
 }
 
@@ -181,6 +196,7 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
         contentType: 'application/apply-patch+yaml',
         kind: opts.kind,
         apiVersion: opts.apiVersion,
+        exactGvk: true,
       });
     } catch (e) {
       // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.

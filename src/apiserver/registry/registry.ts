@@ -363,8 +363,13 @@ export class Registry {
     this.normalizeBody(def, namespace, desired);
     const meta = metaOf(desired);
     const bodyName = str(meta['name']) ?? '';
-    if (bodyName === '') meta['name'] = name;
-    else if (bodyName !== name) {
+    // The reference's checkName: a body without a name (a PUT without one, a patch removing it)
+    // is refused, never given the URL's.
+    if (bodyName === '')
+      throw badRequest(
+        `the name of the object (${name} based on URL) was undeterminable: name must be provided`,
+      );
+    if (bodyName !== name) {
       throw badRequest(
         `the name of the object (${bodyName}) does not match the name on the URL (${name})`,
       );

@@ -44,5 +44,8 @@ export function armWatchTimers(o: WatchTimerRequest, t: WatchTimerOptions): () =
 
 function watchTimeoutMs(o: WatchTimerRequest, minRequestTimeoutSeconds: number): number {
   if (o.timeoutSeconds !== undefined && o.timeoutSeconds > 0) return o.timeoutSeconds * 1000;
+  // a negative timeoutSeconds has passed already: the reference's timer fires at once (200, and
+  // the stream ends); only 0 or none means the random server timeout
+  if (o.timeoutSeconds !== undefined && o.timeoutSeconds < 0) return 0;
   return (minRequestTimeoutSeconds + randomInt(Math.max(1, minRequestTimeoutSeconds))) * 1000;
 }

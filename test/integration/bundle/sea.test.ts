@@ -34,7 +34,11 @@ import {
   startBootstrapEnv,
   type AgentProgram,
 } from '../../helpers/bootstrap-env.js';
-import { killProcessPods } from '../agent/pods/runtimes.js';
+import {
+  killProcessPods,
+  processContainerLog,
+  processContainersReport,
+} from '../agent/pods/runtimes.js';
 
 const ROOT = repoRoot();
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
@@ -221,10 +225,10 @@ describe('the single executable (npm run sea)', () => {
       });
       const manifests = join(dir, 'manifests');
       mkdirSync(manifests);
-      const podPort = await freePort();
       // the container is a small HTTP server (this test's node: the workload, not the agent) that
-      // answers with an environment variable of the pod spec
-      const server = `require('node:http').createServer((q, s) => s.end(process.env.ANSWER)).listen(${podPort}, '127.0.0.1')`;
+      // answers with an environment variable of the pod spec; it listens on a port of its own
+      // choosing and writes it to its log (a port picked beforehand could be taken meanwhile)
+      const server = `const s = require('node:http').createServer((q, r) => r.end(process.env.ANSWER)).listen(0, '127.0.0.1', () => console.log('listening on ' + s.address().port))`;
       writeFileSync(
         join(manifests, 'web.yaml'),
         `apiVersion: v1\nkind: Pod\nmetadata: {name: web, namespace: default}\nspec:\n  containers:\n  - name: c\n    command: ${JSON.stringify([process.execPath, '-e', server])}\n    env: [{name: ANSWER, value: from-the-single-executable}]\n`,
@@ -253,15 +257,24 @@ describe('the single executable (npm run sea)', () => {
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
       let answer = '';
       const answers = async (): Promise<boolean> => {
-        answer = await fetch(`http://127.0.0.1:${podPort}/`).then(
+        const ports = [
+          ...(await processContainerLog(join(dir, 'root'), 'c')).matchAll(/listening on (\d+)/g),
+        ];
+        const port = ports[ports.length - 1]?.[1];
+        if (port === undefined) return false;
+        answer = await fetch(`http://127.0.0.1:${port}/`).then(
           (r) => r.text(),
           () => '',
         );
         return answer !== '';
       };
-      await waitFor(answers, "the static pod's container answers", 60_000).catch((err: unknown) => {
-        throw new Error(`${String(err)}; the agent's log ends: ${stderr.slice(-2000)}`);
-      });
+      await waitFor(answers, "the static pod's container answers", 60_000).catch(
+        async (err: unknown) => {
+          throw new Error(
+            `${String(err)}\n${await processContainersReport(join(dir, 'root'))}\nthe agent's log ends: ${stderr.slice(-2000)}`,
+          );
+        },
+      );
       assert.equal(answer, 'from-the-single-executable');
       assert.match(stderr, /container started .*pod=default\/web-sea /);
       assert.doesNotMatch(stderr, NODE_WARNING);

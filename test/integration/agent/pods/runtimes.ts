@@ -127,3 +127,60 @@ export async function killProcessPods(rootDir: string): Promise<void> {
     }
   }
 }
+
+interface ProcessRecordView {
+  name?: string;
+  kind?: string;
+  attempt?: number;
+  state?: string;
+  exitCode?: number;
+  reason?: string;
+  logFile?: string;
+}
+
+async function processRecords(rootDir: string): Promise<ProcessRecordView[]> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const dir = `${rootDir}/process-runtime/containers`;
+  const out: ProcessRecordView[] = [];
+  for (const f of (await readdir(dir).catch(() => [] as string[])).sort()) {
+    if (!f.endsWith('.json')) continue;
+    const text = await readFile(`${dir}/${f}`, 'utf8').catch(() => '');
+    try {
+      out.push(JSON.parse(text) as ProcessRecordView);
+    } catch {
+      // being rewritten: the next report has it
+    }
+  }
+  return out;
+}
+
+/** Everything the process:// containers named `name` wrote to their log so far ('' before). */
+export async function processContainerLog(rootDir: string, name: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const logs = new Set(
+    (await processRecords(rootDir))
+      .filter((r) => r.name === name && r.kind !== 'sandbox' && r.logFile !== undefined)
+      .map((r) => r.logFile as string),
+  );
+  const texts = await Promise.all([...logs].map((f) => readFile(f, 'utf8').catch(() => '')));
+  return texts.join('');
+}
+
+/**
+ * Each container of a process:// root dir: attempt, state, exit code and reason, and the end of
+ * its log (a dying container's stderr), so a failure message says why a container did not serve.
+ */
+export async function processContainersReport(rootDir: string): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const lines: string[] = [];
+  for (const r of await processRecords(rootDir)) {
+    if (r.kind === 'sandbox') continue;
+    const log = r.logFile === undefined ? '' : await readFile(r.logFile, 'utf8').catch(() => '');
+    lines.push(
+      `container ${r.name ?? '?'} attempt ${String(r.attempt)}: ${r.state ?? '?'}` +
+        (r.exitCode !== undefined ? `, exit code ${r.exitCode} (${r.reason ?? ''})` : '') +
+        `; its log ends: ${JSON.stringify(log.slice(-1500))}`,
+    );
+  }
+  return lines.length > 0 ? lines.join('\n') : `no process:// container under ${rootDir}`;
+}

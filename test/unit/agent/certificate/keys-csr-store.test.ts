@@ -44,6 +44,7 @@ import { parseCertificate } from '../../../../src/agent/certificate/cert-info.js
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { TestCa } from '../../../helpers/test-ca.js';
+import { NOBODY, asUser, tempDirReachableBy } from '../../../helpers/as-user.js';
 
 async function tempDir(t: { after(fn: () => Promise<void>): void }): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), 'cert-'));
@@ -272,22 +273,26 @@ test('store: a dangling current symlink reads as no certificate', async (t) => {
 });
 
 test('an unwritable cert dir is reported with its path', async (t) => {
-  const d = await tempDir(t);
-  await chmod(d, 0o555);
   if (process.getuid?.() !== 0) {
+    const d = await tempDir(t);
+    await chmod(d, 0o555);
     await assert.rejects(ensureWritableDir(join(d, 'pki')), /cert dir .*pki is not writable/);
     return;
   }
-  // Root writes anywhere: the check runs in a child as nobody (65534), to whom d is read-only.
-  const store = new URL('../../../../src/agent/certificate/store.js', import.meta.url).href;
-  const script = `import { ensureWritableDir } from ${JSON.stringify(store)};
-ensureWritableDir(${JSON.stringify(join(d, 'pki'))}).then(() => { console.log('created'); }, (e) => { console.log(e.message); });`;
-  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
-    uid: 65534,
-    gid: 65534,
-    encoding: 'utf8',
-  });
-  assert.match(out, /cert dir .*pki is not writable \(EACCES\)/);
+  // Root writes anywhere: the check runs as nobody, to whom d is read-only (this process switches
+  // its effective user, so neither the checkout nor the node binary has to be reachable by nobody).
+  const dir = await tempDirReachableBy(NOBODY, 'cert-');
+  t.after(dir.cleanup);
+  const d = dir.path;
+  await chmod(d, 0o555);
+  await assert.rejects(
+    asUser(NOBODY, () => ensureWritableDir(join(d, 'pki'))),
+    /cert dir .*pki is not writable \(EACCES\)/,
+  );
+  // the same directory writable by nobody: the refusal above came from its mode, nothing else
+  await chmod(d, 0o777);
+  await asUser(NOBODY, () => ensureWritableDir(join(d, 'pki')));
+  assert.equal((await stat(join(d, 'pki'))).uid, NOBODY.uid);
 });
 
 test('an unwritable cert dir (a file in the way) is reported before anything else', async (t) => {

@@ -46,7 +46,7 @@ interface Setup {
   sysfs: string;
   root: string;
   /** Builds the managers over this fake host; their pending state-file writes land before clean-up. */
-  build: (c: ManagersConfig, runtimeType?: 'docker' | 'process') => ResourceManagers;
+  build: (c: ManagersConfig, runtimeType?: 'docker' | 'process') => Promise<ResourceManagers>;
 }
 
 async function setup(
@@ -61,11 +61,11 @@ async function setup(
     await fs.cleanup();
     await rm(root, { recursive: true, force: true });
   });
-  const build = (
+  const build = async (
     c: ManagersConfig,
     runtimeType: 'docker' | 'process' = 'docker',
-  ): ResourceManagers => {
-    const m = buildResourceManagers({
+  ): Promise<ResourceManagers> => {
+    const m = await buildResourceManagers({
       config: c,
       gateEnabled: gates,
       rootDir: root,
@@ -111,7 +111,7 @@ test('the host layout is read from sysfs: CPUs per NUMA node, sockets, cores, me
 
 test('static policy: a Guaranteed pod with whole CPUs gets exclusive CPUs; the others share the pool; the state file lists them', async (t) => {
   const { root, build } = await setup(t);
-  const m = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
+  const m = await build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
   const g = pod('g', [{ name: 'c', cpu: '2', memory: '1Gi' }]);
   assert.deepEqual(m.admit(g), { admit: true });
   // whole core 2,3 on node 0 (0 is reserved, 1 shares its core with 0)
@@ -151,7 +151,7 @@ test('static policy: a Guaranteed pod with whole CPUs gets exclusive CPUs; the o
 
 test('static policy: init container CPUs are reused by the app containers', async (t) => {
   const { build } = await setup(t);
-  const m = build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
+  const m = await build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
   const p = pod(
     'p',
     [{ name: 'app', cpu: '2', memory: '1Gi' }],
@@ -164,7 +164,7 @@ test('static policy: init container CPUs are reused by the app containers', asyn
 
 test('an allocation that cannot be met is UnexpectedAdmissionError; full-pcpus-only answers SMTAlignmentError', async (t) => {
   const { build } = await setup(t);
-  const m = build(
+  const m = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -184,7 +184,7 @@ test('an allocation that cannot be met is UnexpectedAdmissionError; full-pcpus-o
       'SMT Alignment Error: not enough free physical CPUs: available physical CPUs = 6, requested CPUs = 8, CPUs per core = 2',
   });
   const { build: b2 } = await setup(t);
-  const plain = b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
+  const plain = await b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' }));
   assert.deepEqual(plain.admit(pod('big', [{ name: 'c', cpu: '8', memory: '1Gi' }])), {
     admit: false,
     reason: 'UnexpectedAdmissionError',
@@ -197,7 +197,7 @@ test('an allocation that cannot be met is UnexpectedAdmissionError; full-pcpus-o
 test('topology policies: single-numa-node refuses what no one node holds (TopologyAffinityError); restricted aligns across two', async (t) => {
   for (const policy of ['single-numa-node', 'restricted', 'best-effort'] as const) {
     const { build } = await setup(t);
-    const m = build(
+    const m = await build(
       config({
         cpuManagerPolicy: 'static',
         reservedSystemCPUs: '0',
@@ -230,7 +230,7 @@ test('topology policies: single-numa-node refuses what no one node holds (Topolo
       });
   }
   const { build } = await setup(t);
-  const single = build(
+  const single = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -243,7 +243,7 @@ test('topology policies: single-numa-node refuses what no one node holds (Topolo
     message: 'Resources cannot be allocated with Topology locality',
   });
   const { build: b2 } = await setup(t);
-  const restricted = b2(
+  const restricted = await b2(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -262,7 +262,7 @@ test('topology scope pod: the containers of a pod together must fit the policy',
     { name: 'b', cpu: '2', memory: '1Gi' },
   ];
   const { build } = await setup(t);
-  const podScope = build(
+  const podScope = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -282,7 +282,7 @@ test('topology scope pod: the containers of a pod together must fit the policy',
     message: 'Resources cannot be allocated with Topology locality',
   });
   const { build: b2 } = await setup(t);
-  const containerScope = b2(
+  const containerScope = await b2(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -308,7 +308,7 @@ test('memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_
     reservedMemory: [{ numaNode: 0, limits: { memory: '100Mi' } }],
     topologyManagerPolicy: 'single-numa-node',
   });
-  const m = build(cfg);
+  const m = await build(cfg);
   const p = pod('m', [{ name: 'c', cpu: '1', memory: '3Gi' }]);
   assert.deepEqual(m.admit(p), { admit: true });
   assert.deepEqual(m.cpuset(p, p.spec.containers[0]!), { CpusetMems: '0' });
@@ -340,7 +340,7 @@ test('memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_
   });
   // restricted: 5Gi spans both nodes
   const { build: b2 } = await setup(t);
-  const wide = b2({ ...cfg, topologyManagerPolicy: 'restricted' });
+  const wide = await b2({ ...cfg, topologyManagerPolicy: 'restricted' });
   const big = pod('big', [{ name: 'c', cpu: '1', memory: '5Gi' }]);
   assert.deepEqual(wide.admit(big), { admit: true });
   assert.deepEqual(wide.cpuset(big, big.spec.containers[0]!), { CpusetMems: '0,1' });
@@ -349,27 +349,30 @@ test('memory manager Static: memory reserved per NUMA node, cpuset.mems, memory_
 
 test("start refuses a state file of another policy, an unknown option and a reservation off this host, with the reference's messages", async (t) => {
   const { root, build } = await setup(t);
-  await build(config({})).flush();
+  await (await build(config({}))).flush();
   assert.equal(
     await readFile(join(root, 'cpu_manager_state'), 'utf8'),
     '{"policyName":"none","defaultCpuSet":"","checksum":1353318690}',
   );
   const path = join(root, 'cpu_manager_state');
-  assert.throws(() => build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' })), {
-    message: `start cpu manager error: could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", please drain this node and delete the CPU manager checkpoint file "${path}" before restarting Kubelet`,
-  });
+  await assert.rejects(
+    () => build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0' })),
+    {
+      message: `start cpu manager error: could not restore state from checkpoint: configured policy "static" differs from state checkpoint policy "none", please drain this node and delete the CPU manager checkpoint file "${path}" before restarting Kubelet`,
+    },
+  );
   await writeFile(path, '{"policyName":"none","defaultCpuSet":"","checksum":7}');
-  assert.throws(
+  await assert.rejects(
     () => build(config({})),
     /could not restore state from checkpoint: checkpoint is corrupted/,
   );
   await writeFile(path, '{"policyName":');
-  assert.throws(
+  await assert.rejects(
     () => build(config({})),
     /could not restore state from checkpoint: .*please drain this node/,
   );
   await rm(path);
-  assert.throws(
+  await assert.rejects(
     () =>
       build(
         config({
@@ -382,7 +385,7 @@ test("start refuses a state file of another policy, an unknown option and a rese
       message: 'new static policy error: unknown CPU Manager Policy option: "bogus"',
     },
   );
-  assert.throws(
+  await assert.rejects(
     () =>
       build(
         config({
@@ -394,18 +397,18 @@ test("start refuses a state file of another policy, an unknown option and a rese
         'new none policy error: None policy: received unsupported options=map[align-by-socket:false full-pcpus-only:true]',
     },
   );
-  assert.throws(
+  await assert.rejects(
     () => build(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0-99999' })),
     {
       message:
         'invalid configuration: reservedSystemCPUs (--reserved-cpus) "0-99999": CPU id 99999 in "0-99999" is above 8191',
     },
   );
-  assert.throws(() => build(config({ cpuManagerPolicy: 'static' })), {
+  await assert.rejects(() => build(config({ cpuManagerPolicy: 'static' })), {
     message:
       '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
   });
-  assert.throws(
+  await assert.rejects(
     () =>
       build(
         config({
@@ -418,7 +421,7 @@ test("start refuses a state file of another policy, an unknown option and a rese
         'the reserved memory configuration references a NUMA node 3 that does not exist on this machine',
     },
   );
-  assert.throws(
+  await assert.rejects(
     () =>
       build(
         config({
@@ -435,7 +438,7 @@ test("start refuses a state file of another policy, an unknown option and a rese
         'the total amount "768Mi" of type "memory" is not equal to the value "1Gi" determined by Node Allocatable feature',
     },
   );
-  assert.throws(
+  await assert.rejects(
     () =>
       build(
         config({
@@ -451,7 +454,7 @@ test("start refuses a state file of another policy, an unknown option and a rese
 
 test('a static policy derived from system-reserved cpu reserves the lowest whole CPUs', async (t) => {
   const { build } = await setup(t);
-  const m = build(
+  const m = await build(
     config({
       cpuManagerPolicy: 'static',
       systemReserved: { cpu: '500m' },
@@ -465,7 +468,7 @@ test('a static policy derived from system-reserved cpu reserves the lowest whole
 
 test('what the host cannot do is said once: process:// pins nothing, no NUMA in sysfs, one CPU', async (t) => {
   const { build } = await setup(t, { cpus: [{ id: 0, socket: 0, core: 0, numa: 0 }], memory: {} });
-  const m = build(
+  const m = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -483,7 +486,7 @@ test('what the host cannot do is said once: process:// pins nothing, no NUMA in 
   assert.match(m.notes[1]!.reason, /sysfs lists no NUMA nodes/);
   assert.match(m.notes[2]!.reason, /one CPU/);
   const { build: b2 } = await setup(t);
-  const offline = b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0,12-13' }));
+  const offline = await b2(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '0,12-13' }));
   assert.deepEqual(
     offline.notes.map((n) => [n.option, n.reason]),
     [['--reserved-cpus=0,12-13', 'CPUs 12-13 are not online on this host']],
@@ -502,7 +505,7 @@ test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowab
     ],
   };
   const { build } = await setup(t, layout);
-  const near = build(
+  const near = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '7',
@@ -517,7 +520,7 @@ test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowab
     'nodes 0 and 2 (distance 11), not 0 and 1',
   );
   const { build: b2 } = await setup(t, layout);
-  const narrow = b2(
+  const narrow = await b2(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '7',
@@ -533,15 +536,17 @@ test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowab
     'without the option: the lowest pair, nodes 0 and 1',
   );
   const { build: b3 } = await setup(t, gridLayout(9, 1, 1, GI));
-  assert.throws(() => b3(config({ topologyManagerPolicy: 'best-effort' })), {
+  await assert.rejects(() => b3(config({ topologyManagerPolicy: 'best-effort' })), {
     message: 'unsupported on machines with more than 8 NUMA Nodes',
   });
   assert.equal(
-    b3(
-      config({
-        topologyManagerPolicy: 'best-effort',
-        topologyManagerPolicyOptions: { 'max-allowable-numa-nodes': '9' },
-      }),
+    (
+      await b3(
+        config({
+          topologyManagerPolicy: 'best-effort',
+          topologyManagerPolicyOptions: { 'max-allowable-numa-nodes': '9' },
+        }),
+      )
     ).notes.length,
     0,
   );
@@ -550,7 +555,7 @@ test('prefer-closest-numa-nodes picks the nearer pair of NUMA nodes; max-allowab
 test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-socket prefers socket-aligned hints', async (t) => {
   const six = pod('six', [{ name: 'c', cpu: '6', memory: '1Gi' }]);
   const { build } = await setup(t, gridLayout(2, 4, 1, GI));
-  const packed = build(
+  const packed = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -564,7 +569,7 @@ test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-
     'packed: the whole socket 1, then 2 CPUs of node 0',
   );
   const { build: b2 } = await setup(t, gridLayout(2, 4, 1, GI));
-  const spread = b2(
+  const spread = await b2(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0',
@@ -590,9 +595,9 @@ test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-
   };
   const five = pod('five', [{ name: 'c', cpu: '5', memory: '1Gi' }]);
   const { build: b3 } = await setup(t, layout);
-  const byNuma = b3(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7' }));
+  const byNuma = await b3(config({ cpuManagerPolicy: 'static', reservedSystemCPUs: '7' }));
   const { build: b4 } = await setup(t, layout);
-  const bySocket = b4(
+  const bySocket = await b4(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '7',
@@ -609,7 +614,7 @@ test('distribute-cpus-across-numa splits a two-node allocation evenly; align-by-
 
 test('strict-cpu-reservation keeps the reserved CPUs out of the shared pool too', async (t) => {
   const { build } = await setup(t);
-  const m = build(
+  const m = await build(
     config({
       cpuManagerPolicy: 'static',
       reservedSystemCPUs: '0-1',

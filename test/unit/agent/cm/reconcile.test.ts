@@ -24,7 +24,7 @@ function pod(uid: string, cpu: string, guaranteed: boolean): Pod {
 test('reconcile every --cpu-manager-reconcile-period: the shared-pool container follows the pool, the CPUs of a gone pod come back', async (t) => {
   const fs = await fakeSysfs(gridLayout(1, 4, 1, 1024 ** 3));
   const root = await mkdtemp(join(tmpdir(), 'na-cm-rec-'));
-  const m = buildResourceManagers({
+  const m = await buildResourceManagers({
     config: {
       ...defaultConfiguration('flags'),
       cpuManagerPolicy: 'static',

@@ -162,3 +162,40 @@ test('insecure cipher suites are accepted with a warning', async () => {
     'tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite TLS_RSA_WITH_AES_128_CBC_SHA',
   ]);
 });
+
+test('zero durations are accepted as the reference accepts them: zero in a file is unset and gets the default', async (t) => {
+  const d = await dir(t, {
+    'c.yaml': `${HEAD}nodeStatusUpdateFrequency: 0s\nsyncFrequency: 0s\nfileCheckFrequency: 0s\nruntimeRequestTimeout: 0s\nimageMinimumGCAge: 0s\nevictionPressureTransitionPeriod: 0s\n`,
+    'd/10-a.conf': `${HEAD}cpuManagerReconcilePeriod: 0s\nnodeStatusReportFrequency: 0s\n`,
+  });
+  const r = await build(['--config', join(d, 'c.yaml'), '--config-dir', join(d, 'd')]);
+  assert.deepEqual(r.problems, []);
+  assert.equal(r.config.nodeStatusUpdateFrequency, '10s');
+  assert.equal(r.config.nodeStatusReportFrequency, '5m0s');
+  assert.equal(r.config.syncFrequency, '1m0s');
+  assert.equal(r.config.fileCheckFrequency, '20s');
+  assert.equal(r.config.runtimeRequestTimeout, '2m0s');
+  assert.equal(r.config.imageMinimumGCAge, '2m0s');
+  assert.equal(r.config.evictionPressureTransitionPeriod, '5m0s');
+  assert.equal(r.config.cpuManagerReconcilePeriod, '10s');
+  // the flag's zero is accepted too; a period cannot run at zero, so its default applies, said once
+  const f = await build(['--node-status-update-frequency=0s', '--minimum-image-ttl-duration=0s']);
+  assert.deepEqual(f.problems, []);
+  assert.equal(f.config.nodeStatusUpdateFrequency, '10s');
+  assert.equal(f.config.imageMinimumGCAge, '0s');
+  assert.deepEqual(f.warnings, [
+    '--node-status-update-frequency=0s: a zero nodeStatusUpdateFrequency would run without pause, so its default 10s applies (the reference accepts a zero too)',
+  ]);
+});
+
+test("a config file without evictionHard gets the reference's Linux default, imagefs.inodesFree included", async (t) => {
+  const d = await dir(t, { 'c.yaml': HEAD });
+  const r = await build(['--config', join(d, 'c.yaml')]);
+  assert.deepEqual(r.config.evictionHard, {
+    'memory.available': '100Mi',
+    'nodefs.available': '10%',
+    'nodefs.inodesFree': '5%',
+    'imagefs.available': '15%',
+    'imagefs.inodesFree': '5%',
+  });
+});

@@ -164,10 +164,14 @@ test('two files with one pod name: the first wins and the duplicate is named onc
   await writeFile(join(dir, 'b.yaml'), good('same').replace('"60"', '"61"'));
   for (let i = 0; i < 4; i++) await src.relist();
   assert.deepEqual(names(), ['same-n1']);
-  assert.equal(
-    logger.lines.filter((l) => l.msg === 'pod source: duplicate pod name; keeping the first')
-      .length,
-    1,
+  // both files are named: the one skipped and the one kept
+  assert.deepEqual(
+    logger.lines
+      .filter((l) => l.msg.startsWith('pod source: duplicate pod name'))
+      .map((l) => l.msg),
+    [
+      `pod source: duplicate pod name default/same-n1 in ${join(dir, 'b.yaml')}: skipped, keeping the first, from ${join(dir, 'a.yaml')}`,
+    ],
   );
 });
 

@@ -478,7 +478,15 @@ test('applyPatch merge/strategic/json patches record an Update entry and report 
         contentType: 'application/merge-patch+json',
         patchBody: '{"metadata":{"name":5}}',
       }),
-    (e: unknown) => e instanceof PatchError && e.status === 400,
+    // the reference: the patched object does not decode, 422 with the patch as the invalid value
+    (e: unknown) =>
+      e instanceof PatchError &&
+      e.status === 422 &&
+      e.reason === 'Invalid' &&
+      e.message.startsWith(' "" is invalid: patch: Invalid value: "{') &&
+      e.message.endsWith(
+        '}": json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string',
+      ),
   );
 });
 
