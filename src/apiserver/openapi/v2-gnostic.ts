@@ -1,4 +1,4 @@
-// Our OpenAPI v2 JSON document as gnostic's openapi.v2 message (proto/openapiv2.proto), the shape
+// Our OpenAPI v2 JSON document as gnostic's openapi.v2 message (OpenAPIv2.proto), the shape
 // kube-openapi gives /openapi/v2 as protobuf: maps become repeated Named* pairs, `$ref` is `_ref`,
 // `type` a TypeItem, `items` an ItemsItem, parameters and responses the oneofs ParametersItem and
 // ResponseValue, and every example, default, enum value and `x-` extension an Any carrying the

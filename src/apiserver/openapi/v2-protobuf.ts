@@ -1,6 +1,6 @@
 // /openapi/v2 as protobuf: our v2 JSON document converted to gnostic's openapi.v2.Document
-// (v2-gnostic.ts) and encoded with protobufjs from proto/openapiv2.proto (compiled into
-// openapiv2-descriptor.generated.ts by scripts/gen-proto.mjs).
+// (v2-gnostic.ts) and encoded with protobufjs through openapiv2-descriptor.generated.ts (compiled
+// from gnostic's OpenAPIv2.proto by scripts/gen-proto.mjs).
 
 import protobuf from 'protobufjs';
 import { OPENAPIV2_DESCRIPTOR_JSON } from '../../common/protobuf/openapiv2-descriptor.generated.js';
