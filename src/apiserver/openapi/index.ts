@@ -35,7 +35,7 @@ export interface OpenApiOptions {
   /** info.version. */
   readonly version: string;
   readonly clock: Pick<Clock, 'now'>;
-  /** The profile's names: the reference's descriptions are carried with them substituted (descriptions.ts). */
+  /** The profile's names, which the kinds' descriptions use (descriptions.ts). */
   readonly names: Names;
   /** Told once, when the v2 protobuf form is first encoded, of keys gnostic's model leaves out. */
   readonly logger?: { warn(fields: object, msg: string): void };
