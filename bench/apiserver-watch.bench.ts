@@ -4,7 +4,7 @@
 // /healthz round trip p50/p99 measured in the same run. The watchers live in a process of their
 // own (watch-readers.ts), so the benchmark's own event loop, which sends the writes, does not
 // also parse every line of every watcher; both clock the same monotonic clock. Runs against any server
-// (apiserver-target.ts); the reference figure (a real kube-apiserver 1.32 with etcd) is
+// (apiserver-target.ts); the reference's figure (a real kube-apiserver 1.32 with etcd) is
 // p99 35 ms to 100 watchers.
 
 import { spawn } from 'node:child_process';

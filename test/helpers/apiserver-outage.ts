@@ -3,8 +3,8 @@
 // stopped while the agent runs, kept down for `outageMs`, and started again on the same port, cert
 // dir and data dir. Then the facts the test and the bench judge: the lease renewed again, the node
 // Ready and untainted, the agent the same process that never restarted. Shared by
-// test/e2e/apiserver-outage.test.ts (short durations) and bench/apiserver-outage.bench.ts (the
-// issue's two minutes at the default durations).
+// test/e2e/apiserver-outage.test.ts (short durations) and bench/apiserver-outage.bench.ts (two
+// minutes at the default durations).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,4 +1,4 @@
-// What the file-only fields (issue 16 item 7) give the parts that act on them: the restart
+// What the file-only fields give the parts that act on them: the restart
 // back-off cap (crashLoopBackOff), image GC by age (imageMaximumGCAge), the log rotation loop
 // (containerLogMonitorInterval, containerLogMaxWorkers) and the pull concurrency
 // (maxParallelImagePulls). Durations were validated before; these only convert.

@@ -9,8 +9,8 @@ import {
   encodeEnvelope,
   hasProtobuf,
   ProtobufDecodeError,
-  PROTOBUF_MEDIA_TYPE,
 } from '../../common/protobuf/codec.js';
+import { WIRE_NAMES } from '../../common/names.js';
 import { unsupportedMediaType } from '../status.js';
 import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
@@ -23,8 +23,8 @@ export function decodeProtobufObject(
 ): Record<string, unknown> {
   if (!hasProtobuf(apiVersion, kind))
     throw unsupportedMediaType(
-      PROTOBUF_MEDIA_TYPE,
-      SERVED_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE),
+      WIRE_NAMES.protobufMediaType,
+      SERVED_MEDIA_TYPES.filter((t) => t !== WIRE_NAMES.protobufMediaType),
     );
   try {
     return decodeEnvelope(body, { apiVersion, kind }).object;
@@ -52,7 +52,7 @@ export interface BodyEncoder {
  * which the reference's protobuf clients also accept; that fallback is logged once per kind.
  */
 export class ProtobufResponses implements BodyEncoder {
-  readonly contentType = PROTOBUF_MEDIA_TYPE;
+  readonly contentType = WIRE_NAMES.protobufMediaType;
   private readonly logged = new Set<string>();
   constructor(private readonly o: { readonly logger: Logger }) {}
 

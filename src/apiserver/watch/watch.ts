@@ -15,7 +15,8 @@ import { CompactedError, prefixEnd, type Change, type Store } from '../storage/s
 import { objectMatcher, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, type Obj, type ResourceDef } from '../registry/types.js';
-import { encodeWatchFrame, PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
+import { encodeWatchFrame } from '../../common/protobuf/codec.js';
+import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { EventType } from './events.js';
 import { serveItem, type WatchRun } from './items.js';
 import { WatchQueue } from './queue.js';

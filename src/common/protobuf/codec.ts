@@ -14,11 +14,6 @@ import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
 import { recordOf } from '../util/json-shape.js';
 
-export {
-  MAX_WATCH_FRAME_BYTES,
-  PROTOBUF_MEDIA_TYPE,
-  PROTOBUF_WATCH_MEDIA_TYPE,
-} from './media-types.js';
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** Objects embedded in objects (a watch event's object): deeper than this is refused. */
 const MAX_EMBEDDING = 4;

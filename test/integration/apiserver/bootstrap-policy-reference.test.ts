@@ -2,7 +2,7 @@
 // reference's own (test/fixtures/reference-1.32/rbac-*.json, copied unchanged from the shared
 // reference/kubernetes-1.32: what a real kube-apiserver v1.32.13 set up by kubeadm serves, with the
 // three node-bootstrap bindings kubeadm adds). Every
-// ClusterRole, ClusterRoleBinding, Role and RoleBinding there (a superset of the list:
+// ClusterRole, ClusterRoleBinding, Role and RoleBinding there (a superset of the roles named in the spec:
 // cluster-admin, admin, edit, view, system:basic-user, system:discovery, system:public-info-viewer,
 // system:node, system:node-bootstrapper, the certificatesigningrequests nodeclient/selfnodeclient
 // roles and their kubeadm bindings for system:bootstrappers and system:nodes, the

@@ -1,5 +1,5 @@
-// Hostile paths, resourceVersions, times and integers against the real plat-apiserver (issue 10,
-// item 3). Every expectation names the reference's answer (kube-apiserver 1.32); where we answer
+// Hostile paths, resourceVersions, times and integers against the real plat-apiserver.
+// Every expectation names the reference's answer (kube-apiserver 1.32); where we answer
 // differently the comment says so and why. Each of these failed on the code before the fix:
 // `%2e` deleted every CSR, `events/..` read the namespace, `%zz` was a 500, a 23-digit
 // resourceVersion a 504, `lastTimestamp: "yesterday"` and an int32 overflow were stored.

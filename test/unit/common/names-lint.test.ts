@@ -1,7 +1,7 @@
 // Nothing in src/ spells a reserved domain or name except the one table (src/common/names.ts):
 // every string, template and regular-expression literal of every source file is read through the
 // TypeScript parser (comments are prose and stay free) and checked for the reference's and our
-// reserved domains, the reference's reserved namespaces and the names the lead listed. The one
+// reserved domains, the reference's reserved namespaces and the other reserved names below. The one
 // other files allowed are the reference's own data read from a real 1.32 apiserver (its RBAC
 // bootstrap policy) or its .proto names, translated into the profile's names where they are
 // served.
@@ -28,7 +28,7 @@ const ALLOWED_FOLDERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * KNOWN GAPS: files merged while this lint landed that still spell reserved names themselves:
+ * KNOWN GAPS: files that still spell reserved names themselves:
  * the streaming subprotocols (`v5.channel.k8s.io`, `base64.channel.k8s.io`, `portforward.k8s.io`
  * prefixes) and the events recorder's mode label (`events.k8s.io`). Each must move them to
  * src/common/names.ts (WIRE_NAMES, namesFor) and leave this list.

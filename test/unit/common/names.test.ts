@@ -1,5 +1,5 @@
 // The names table: under kubernetes, exactly the reference's names (Kubernetes 1.32, written
-// here from /work/shared/reference/kubernetes-1.32/README.md, not derived from the code); under
+// here from ../shared/reference/kubernetes-1.32/README.md, not derived from the code); under
 // platform, today's names from --platform-domain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

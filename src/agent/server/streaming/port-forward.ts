@@ -10,7 +10,8 @@ import { systemClock } from '../../../common/util/clock.js';
 import { SpdySession } from '../../../common/spdy/session.js';
 import type { SpdyStream } from '../../../common/spdy/stream.js';
 import type { StreamServeOptions } from './session-start.js';
-import { PORT_FORWARD_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
+import { negotiate, switchToSpdy } from './upgrade.js';
+import { WIRE_NAMES } from '../../../common/names.js';
 import { socketActivity, watchIdle } from './idle.js';
 import { StreamTargetError, type PortForwardTarget } from './types.js';
 
@@ -44,7 +45,7 @@ export async function servePortForwardSpdy(
       .end((err as Error).message);
     return;
   }
-  const protocol = negotiate(req, res, PORT_FORWARD_PROTOCOLS);
+  const protocol = negotiate(req, res, WIRE_NAMES.portForwardProtocols);
   if (protocol === undefined) return;
   switchToSpdy(res, socket, protocol);
   const session = new SpdySession({ socket, role: 'server', head, maxStreams: 256 });

@@ -7,9 +7,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WIRE_NAMES } from '../../../common/names.js';
 
-export const EXEC_PROTOCOLS = WIRE_NAMES.execProtocols;
-export const PORT_FORWARD_PROTOCOLS = WIRE_NAMES.portForwardProtocols;
-
 function listHeader(req: IncomingMessage, name: string): string[] {
   const raw = req.headersDistinct[name] ?? [];
   return raw
