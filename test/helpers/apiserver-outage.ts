@@ -17,7 +17,10 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 export interface OutageOptions {
   node: string;
-  /** The agent's nodeLeaseDurationSeconds (renewed every quarter of it); undefined: the default (40). */
+  /**
+   * The agent's nodeLeaseDurationSeconds (renewed every quarter of it); undefined: the default
+   * (40).
+   */
   leaseSeconds?: number;
   /** The agent's nodeStatusUpdateFrequency; undefined: the default (10s). */
   statusUpdateFrequency?: string;
@@ -45,7 +48,10 @@ export interface OutageFacts {
   leaseResumedMs: number;
   /** From the restart to the node Ready with no unreachable taint. */
   readyMs: number;
-  /** The node's Ready condition was seen Unknown after the restart (the controller noticed the outage). */
+  /**
+   * The node's Ready condition was seen Unknown after the restart (the controller noticed the
+   * outage).
+   */
   sawUnknown: boolean;
   agentOutput: string;
 }

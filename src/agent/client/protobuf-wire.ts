@@ -18,7 +18,9 @@ function importCodec() {
 }
 let codec: Awaited<ReturnType<typeof importCodec>> | undefined;
 
-/** Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it. */
+/**
+ * Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it.
+ */
 export async function loadCodecFor(contentType: string, always = false): Promise<void> {
   if (codec === undefined && (always || mediaTypeOf(contentType) === WIRE_NAMES.protobufMediaType))
     codec = await importCodec();

@@ -70,7 +70,10 @@ const OVER_LIMIT = `is over the ${MANIFEST_LIMITS.maxBytes / (1024 * 1024)} MB l
 export class ManifestFiles {
   private readonly opts: ManifestFilesOptions;
   private readonly entries = new Map<string, Entry>();
-  /** Work done so far (files read, contents parsed): what a relist of unchanged files must not add to. */
+  /**
+   * Work done so far (files read, contents parsed): what a relist of unchanged files must not add
+   * to.
+   */
   readonly work = { reads: 0, parses: 0 };
 
   constructor(opts: ManifestFilesOptions) {

@@ -15,7 +15,10 @@ import { unsupportedMediaType } from '../status.js';
 import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
 
-/** Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a kind without a message). */
+/**
+ * Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a
+ * kind without a message).
+ */
 export function decodeProtobufObject(
   body: Buffer,
   kind: string,
@@ -29,7 +32,8 @@ export function decodeProtobufObject(
   try {
     return decodeEnvelope(body, { apiVersion, kind }).object;
   } catch (err) {
-    // The reference's answer to an undecodable body (transformDecodeError), without the body excerpt.
+    // The reference's answer to an undecodable body (transformDecodeError), without the body
+    // excerpt.
     throw notAnObject(
       kind,
       err instanceof ProtobufDecodeError

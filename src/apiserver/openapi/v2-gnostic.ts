@@ -49,7 +49,10 @@ const BOOLEAN_KEYS = new Set([
   'wrapped',
 ]);
 
-/** Whether a JSON value has the type of the gnostic field a copied key maps to (`required`: a list in a schema, a bool elsewhere; the rest strings). */
+/**
+ * Whether a JSON value has the type of the gnostic field a copied key maps to (`required`: a list
+ * in a schema, a bool elsewhere; the rest strings).
+ */
 function fits(where: string, key: string, v: unknown): boolean {
   if (OBJECT_KEYS.has(key)) return isObj(v);
   if (STRING_LIST_KEYS.has(key) || (key === 'required' && where.endsWith('schema')))

@@ -10,7 +10,8 @@ let documentType: protobuf.Type | undefined;
 
 /** gnostic's openapi.v2.Document type. */
 export function openApiV2DocumentType(): protobuf.Type {
-  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
+  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's
+  // JSON.
   documentType ??= protobuf.Root.fromJSON(
     JSON.parse(OPENAPIV2_DESCRIPTOR_JSON) as protobuf.INamespace,
   ).lookupType('openapi.v2.Document');

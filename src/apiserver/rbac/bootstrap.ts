@@ -62,7 +62,10 @@ export function reconcileRole(existing: Obj, expected: Obj): Obj | undefined {
   return isDeepStrictEqual(next, existing) ? undefined : next;
 }
 
-/** The reconciled binding (missing subjects added), 'recreate' when its roleRef differs, or undefined. */
+/**
+ * The reconciled binding (missing subjects added), 'recreate' when its roleRef differs, or
+ * undefined.
+ */
 export function reconcileBinding(existing: Obj, expected: Obj): Obj | 'recreate' | undefined {
   if (!isDeepStrictEqual(existing['roleRef'], expected['roleRef'])) return 'recreate';
   const next = structuredClone(existing);

@@ -35,7 +35,8 @@ export const certificateSigningRequest = topLevel(
           { type: str, status: str, reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time },
           { required: ['type', 'status'] },
         ),
-        // The reference declares no patch strategy here; strategic merge still merges by type (patch/meta.ts).
+        // The reference declares no patch strategy here; strategic merge still merges by type
+        // (patch/meta.ts).
         { listType: 'map', mapKeys: ['type'] },
       ),
       certificate: bytes,

@@ -133,7 +133,9 @@ export async function serveWatch(
   }
 }
 
-/** Where the watch starts; undefined after answering 410 Expired when that revision is compacted. */
+/**
+ * Where the watch starts; undefined after answering 410 Expired when that revision is compacted.
+ */
 function startOrExpire(
   res: ServerResponse,
   store: Store,
@@ -152,7 +154,10 @@ function startOrExpire(
   }
 }
 
-/** Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed. Returns the unsubscribe. */
+/**
+ * Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed.
+ * Returns the unsubscribe.
+ */
 function subscribeChanges(
   queue: WatchQueue,
   store: Store,

@@ -25,12 +25,17 @@ export class ProtobufDecodeError extends Error {
   override readonly name = 'ProtobufDecodeError';
 }
 
-/** True when the reference defines a protobuf message for this kind (so it can be sent as protobuf). */
+/**
+ * True when the reference defines a protobuf message for this kind (so it can be sent as protobuf).
+ */
 export function hasProtobuf(apiVersion: string, kind: string): boolean {
   return messageFor(apiVersion, kind) !== undefined;
 }
 
-/** The message bytes of one object (no envelope); throws when the kind has no message or a field does not fit. */
+/**
+ * The message bytes of one object (no envelope); throws when the kind has no message or a field
+ * does not fit.
+ */
 export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8Array {
   const t = messageFor(apiVersion, kind);
   if (t === undefined)
@@ -92,7 +97,10 @@ export function encodeListEnvelope(
   return out;
 }
 
-/** The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's layout). */
+/**
+ * The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's
+ * layout).
+ */
 function envelopeAround(
   rawLength: number,
   apiVersion: string,

@@ -194,14 +194,16 @@ test('absurd resourceVersions on list, watch and deletecollection are 400 with t
     );
   }
   assert.deepEqual(await names(events), ['ev-a', 'ev-b']);
-  // GET of one object takes only `pretty` (parameter set R of the spec): a resourceVersion there is ignored.
+  // GET of one object takes only `pretty` (parameter set R of the spec): a resourceVersion there is
+  // ignored.
   assert.equal((await raw('GET', `${events}/ev-a?resourceVersion=abc`)).status, 200);
 });
 
 test('resourceVersion in an update body must be a uint64 (400); in delete preconditions it is compared as text (409, as the reference)', async () => {
   const cur = (await api.request('GET', `${events}/ev-a`)).json ?? {};
   const bad = { ...cur, metadata: { ...meta(cur), resourceVersion: 'abc' } };
-  // The reference's Store.Update returns strconv's error unconverted (a 500); here it is a 400 naming the field.
+  // The reference's Store.Update returns strconv's error unconverted (a 500); here it is a 400
+  // naming the field.
   assertStatus(
     await raw('PUT', `${events}/ev-a`, bad),
     400,

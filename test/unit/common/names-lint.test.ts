@@ -21,7 +21,10 @@ const ALLOWED: Readonly<Record<string, string>> = {
     "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
 };
 
-/** Folders of the reference's own data: the protobuf package and message names of its .proto files (k8s.io.api.core.v1...). */
+/**
+ * Folders of the reference's own data: the protobuf package and message names of its .proto files
+ * (k8s.io.api.core.v1...).
+ */
 const ALLOWED_FOLDERS: Readonly<Record<string, string>> = {
   'src/common/protobuf/':
     "the reference's generated.proto package and type names, fixed on the wire under every profile",

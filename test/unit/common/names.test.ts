@@ -124,7 +124,8 @@ test("the reference's names and the wire identifiers every profile speaks, as ku
     referenceMetaGroup: 'meta.k8s.io',
     credentialProviderConfigGroup: 'kubelet.config.k8s.io',
     credentialProviderPluginGroup: 'credentialprovider.kubelet.k8s.io',
-    // the reference's pkg/volume/flexvolume option keys (kubernetes.io/fsType, ...), which drivers read
+    // the reference's pkg/volume/flexvolume option keys (kubernetes.io/fsType, ...), which drivers
+    // read
     flexVolumeOptionPrefix: 'kubernetes.io/',
   });
 });

@@ -159,7 +159,10 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
   return errs;
 }
 
-/** Reads, merges and validates the configuration; a problem is a ConfigError in the reference's words. */
+/**
+ * Reads, merges and validates the configuration; a problem is a ConfigError in the reference's
+ * words.
+ */
 export async function loadCredentialProviderConfig(path: string): Promise<CredentialProvider[]> {
   if (path === '')
     throw new ConfigError('credential provider config path is empty', {

@@ -21,7 +21,9 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
   return connection.includes('upgrade') && upgrade.includes('spdy/3.1');
 }
 
-/** The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade. */
+/**
+ * The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade.
+ */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
   const connection = listHeader(req, 'connection').map((v) => v.toLowerCase());
   return (

@@ -1,9 +1,10 @@
-// JSON ↔ protobuf round trips of every kind plat-apiserver serves, against golden bytes produced
-// by an independent encoder: protoc (Debian's protobuf-compiler) encoding the hand-written
-// text-format messages under test/fixtures/protobuf/ with the reference's published .proto files
+// JSON ↔ protobuf round trips of every kind plat-apiserver serves, against golden bytes produced by
+// an independent encoder: protoc (Debian's protobuf-compiler) encoding the hand-written text-format
+// messages under test/fixtures/protobuf/ with the reference's published .proto files
 // (scripts/gen-proto-goldens.sh). They are what proves the generated descriptor right on the wire
-// when the .proto files themselves are not at hand. Each case checks: our JSON → message bytes equal protoc's;
-// the `k8s\0` envelope equals the reference's layout; golden bytes → JSON equal the fixture.
+// when the .proto files themselves are not at hand. Each case checks: our JSON → message bytes
+// equal protoc's; the `k8s\0` envelope equals the reference's layout; golden bytes → JSON equal the
+// fixture.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
