@@ -10,6 +10,7 @@ import { Transform, type TransformCallback } from 'node:stream';
 import type { Logger } from '../../common/log/types.js';
 import { MAX_WATCH_FRAME_BYTES } from '../../common/protobuf/media-types.js';
 import { WIRE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 // The codec (protobufjs and the reference's messages) is imported only by a client that speaks
 // protobuf or is answered in it: the bootstrap's JSON client does without it.
@@ -88,7 +89,7 @@ export class ContentTypes {
         protobufKind: undefined,
       };
     if (typeof body === 'string') return { body, type: JSON_TYPE, protobufKind: undefined };
-    const o = body as Record<string, unknown>;
+    const o = recordOf(body);
     const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
     const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
     if (this.protobuf && !this.jsonOnlyKinds.has(kind) && wire().hasProtobuf(apiVersion, kind)) {

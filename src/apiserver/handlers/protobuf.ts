@@ -11,6 +11,7 @@ import {
   ProtobufDecodeError,
 } from '../../common/protobuf/codec.js';
 import { WIRE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import { unsupportedMediaType } from '../status.js';
 import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
@@ -62,7 +63,7 @@ export class ProtobufResponses implements BodyEncoder {
 
   encode(body: unknown): Buffer | undefined {
     if (typeof body !== 'object' || body === null) return undefined;
-    const b = body as Record<string, unknown>;
+    const b = recordOf(body);
     const kind = typeof b['kind'] === 'string' ? b['kind'] : '';
     const apiVersion = typeof b['apiVersion'] === 'string' ? b['apiVersion'] : '';
     if (!hasProtobuf(apiVersion, kind)) {
