@@ -1,7 +1,7 @@
 // CSR create+get latency (p50/p99): POST a CertificateSigningRequest then GET it, sequentially,
 // over keep-alive HTTPS as an admin, against the GET /healthz round trip over the same
 // connections measured in the same run. Runs against any server (apiserver-target.ts); the
-// issue's reference figure (a real kube-apiserver 1.32 with etcd on this kind of machine) is
+// reference's figure (a real kube-apiserver 1.32 with etcd on this kind of machine) is
 // p50 8.1 ms.
 
 import {

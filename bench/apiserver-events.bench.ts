@@ -1,7 +1,7 @@
 // Event create throughput (16 concurrent clients over keep-alive HTTPS, core/v1 Events in the
 // run's own namespace), against raw better-sqlite3 inserts of the same JSON in this process (the
 // storage floor) measured in the same run. Runs against any server (apiserver-target.ts); the
-// issue's reference figure (a real kube-apiserver 1.32 with etcd) is 652 events/s.
+// reference's figure (a real kube-apiserver 1.32 with etcd) is 652 events/s.
 
 import Database from 'better-sqlite3';
 import {

@@ -1,5 +1,5 @@
-// The issue's fault: "the API server away for two minutes (the lease resumes, the node turns Ready
-// again without a restart)", at the reference's default durations (lease 40 s renewed every 10 s,
+// The fault: the API server away for two minutes (the lease resumes, the node turns Ready again
+// without a restart), at the reference's default durations (lease 40 s renewed every 10 s,
 // status every 10 s, grace period 40 s). plat-apiserver is stopped for BENCH_OUTAGE_SECONDS
 // (default 120) while the agent runs, then started again on the same port, cert dir and data dir.
 // The figure: how long after the restart the lease was renewed and the node was Ready and

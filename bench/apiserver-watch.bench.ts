@@ -1,11 +1,11 @@
 // Watch delivery latency to 100 and to 1,000 concurrent watchers (each its own HTTPS connection,
-// watching the run's namespace's events from the list's resourceVersion): the time from sending
-// a write to each watcher receiving its line, p50/p99 over every delivery, against the GET
-// /healthz round trip p50/p99 measured in the same run. The watchers live in a process of their
-// own (watch-readers.ts), so the benchmark's own event loop, which sends the writes, does not
-// also parse every line of every watcher; both clock the same monotonic clock. Runs against any server
-// (apiserver-target.ts); the reference figure (a real kube-apiserver 1.32 with etcd) is
-// p99 35 ms to 100 watchers.
+// watching the run's namespace's events from the list's resourceVersion): the time from sending a
+// write to each watcher receiving its line, p50/p99 over every delivery, against the GET /healthz
+// round trip p50/p99 measured in the same run. The watchers live in a process of their own
+// (watch-readers.ts), so the benchmark's own event loop, which sends the writes, does not also
+// parse every line of every watcher; both clock the same monotonic clock. Runs against any server
+// (apiserver-target.ts); the reference's figure (a real kube-apiserver 1.32 with etcd) is p99 35 ms
+// to 100 watchers.
 
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -38,7 +38,9 @@ function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** Starts the watchers in their own process (watch-readers.ts) and waits until all are connected. */
+/**
+ * Starts the watchers in their own process (watch-readers.ts) and waits until all are connected.
+ */
 async function openWatchers(s: Session, n: number, rv: string): Promise<Watchers> {
   const c = spawn(process.execPath, [new URL('./watch-readers.js', import.meta.url).pathname], {
     stdio: ['pipe', 'pipe', 'inherit'],

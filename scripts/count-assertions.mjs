@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Counts type assertions in src/: the `as` assertions figure of issue 11. Counts every `x as T`
+// Counts type assertions in src/: the `as` assertions figure. Counts every `x as T`
 // (AsExpression) and `<T>x` (TypeAssertion) node found by the TypeScript compiler's parser, except
 // `as const` / `<const>x` (a literal's narrowest type, not an assertion about a value); `x as
 // unknown as T` is two nodes and counts 2. Prints the total, then a table per folder: src/common as

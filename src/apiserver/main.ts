@@ -259,7 +259,7 @@ function serverUrl({ host, port }: { host: string; port: number }): string {
 }
 
 export async function main(argv: string[]): Promise<number | undefined> {
-  // --- configuration-file flags (issue 7): --validate-config FILE... checks files and exits ---
+  // --- configuration-file flags: --validate-config FILE... checks files and exits ---
   if (isValidateConfigInvocation(argv)) {
     return runValidateConfig(argv, {
       out: (t) => process.stdout.write(t),

@@ -1,7 +1,7 @@
 // "The API server away (the lease resumes, the node turns Ready again without a restart)", with
 // short configured durations so it runs in seconds: lease 2 s (renewed every 0.5 s), status every
 // 1 s, grace period 3 s, and plat-apiserver down for 10 s: five lease durations and more than
-// three grace periods. The two minutes at the default durations is
+// three grace periods. Two minutes at the default durations is
 // bench/apiserver-outage.bench.ts (its figure is in the report).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -3,8 +3,8 @@
 // stopped while the agent runs, kept down for `outageMs`, and started again on the same port, cert
 // dir and data dir. Then the facts the test and the bench judge: the lease renewed again, the node
 // Ready and untainted, the agent the same process that never restarted. Shared by
-// test/e2e/apiserver-outage.test.ts (short durations) and bench/apiserver-outage.bench.ts (the
-// issue's two minutes at the default durations).
+// test/e2e/apiserver-outage.test.ts (short durations) and bench/apiserver-outage.bench.ts (two
+// minutes at the default durations).
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,7 +17,10 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 
 export interface OutageOptions {
   node: string;
-  /** The agent's nodeLeaseDurationSeconds (renewed every quarter of it); undefined: the default (40). */
+  /**
+   * The agent's nodeLeaseDurationSeconds (renewed every quarter of it); undefined: the default
+   * (40).
+   */
   leaseSeconds?: number;
   /** The agent's nodeStatusUpdateFrequency; undefined: the default (10s). */
   statusUpdateFrequency?: string;
@@ -50,7 +53,10 @@ export interface OutageFacts {
   leaseResumedMs: number;
   /** From the restart to the node Ready with no unreachable taint. */
   readyMs: number;
-  /** The node's Ready condition was seen Unknown after the restart (the controller noticed the outage). */
+  /**
+   * The node's Ready condition was seen Unknown after the restart (the controller noticed the
+   * outage).
+   */
   sawUnknown: boolean;
   agentOutput: string;
 }

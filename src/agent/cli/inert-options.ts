@@ -8,7 +8,7 @@ import { defaultConfiguration } from '../config/defaults.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 
 /**
- * The configuration-file fields without a flag (issue 16 item 7) that take no effect in this
+ * The configuration-file fields without a flag that take no effect in this
  * version, and why. The others act: see test/unit/agent/cli/option-effects.test.ts.
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {

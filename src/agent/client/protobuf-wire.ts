@@ -8,7 +8,9 @@
 
 import { Transform, type TransformCallback } from 'node:stream';
 import type { Logger } from '../../common/log/types.js';
-import { MAX_WATCH_FRAME_BYTES, PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
+import { MAX_WATCH_FRAME_BYTES } from '../../common/protobuf/media-types.js';
+import { WIRE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 // The codec (protobufjs and the reference's messages) is imported only by a client that speaks
 // protobuf or is answered in it: the bootstrap's JSON client does without it.
@@ -17,9 +19,11 @@ function importCodec() {
 }
 let codec: Awaited<ReturnType<typeof importCodec>> | undefined;
 
-/** Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it. */
+/**
+ * Loads the codec when `contentType` (an answer's) is protobuf, or `always`; before any use of it.
+ */
 export async function loadCodecFor(contentType: string, always = false): Promise<void> {
-  if (codec === undefined && (always || mediaTypeOf(contentType) === PROTOBUF_MEDIA_TYPE))
+  if (codec === undefined && (always || mediaTypeOf(contentType) === WIRE_NAMES.protobufMediaType))
     codec = await importCodec();
 }
 
@@ -71,7 +75,8 @@ export class ContentTypes {
 
   /** The Accept header of every call. */
   get accept(): string {
-    if (this.protobuf && !this.acceptJsonOnly) return `${PROTOBUF_MEDIA_TYPE}, ${JSON_TYPE}`;
+    if (this.protobuf && !this.acceptJsonOnly)
+      return `${WIRE_NAMES.protobufMediaType}, ${JSON_TYPE}`;
     return this.preferred === undefined ? JSON_TYPE : `${this.preferred}, ${JSON_TYPE}`;
   }
 
@@ -84,14 +89,14 @@ export class ContentTypes {
         protobufKind: undefined,
       };
     if (typeof body === 'string') return { body, type: JSON_TYPE, protobufKind: undefined };
-    const o = body as Record<string, unknown>;
+    const o = recordOf(body);
     const kind = typeof o['kind'] === 'string' ? o['kind'] : '';
     const apiVersion = typeof o['apiVersion'] === 'string' ? o['apiVersion'] : '';
     if (this.protobuf && !this.jsonOnlyKinds.has(kind) && wire().hasProtobuf(apiVersion, kind)) {
       try {
         return {
           body: wire().encodeEnvelope(o, apiVersion, kind),
-          type: PROTOBUF_MEDIA_TYPE,
+          type: WIRE_NAMES.protobufMediaType,
           protobufKind: kind,
         };
       } catch (err) {
@@ -138,14 +143,14 @@ export class ContentTypes {
     if (this.bodyConfirmed || sent?.protobufKind === undefined) return;
     this.bodyConfirmed = true;
     this.logger.info(
-      { kind: sent.protobufKind, contentType: PROTOBUF_MEDIA_TYPE },
+      { kind: sent.protobufKind, contentType: WIRE_NAMES.protobufMediaType },
       'the API server takes protobuf request bodies',
     );
   }
 
   /** The object of a response body by its Content-Type (protobuf or JSON). */
   decode(contentType: string, bytes: Buffer): unknown {
-    if (mediaTypeOf(contentType) !== PROTOBUF_MEDIA_TYPE) {
+    if (mediaTypeOf(contentType) !== WIRE_NAMES.protobufMediaType) {
       const value: unknown = JSON.parse(bytes.toString('utf8'));
       return value;
     }
@@ -153,7 +158,7 @@ export class ContentTypes {
     if (!this.answerConfirmed) {
       this.answerConfirmed = true;
       this.logger.info(
-        { kind: o['kind'], contentType: PROTOBUF_MEDIA_TYPE },
+        { kind: o['kind'], contentType: WIRE_NAMES.protobufMediaType },
         'the API server answers in protobuf',
       );
     }

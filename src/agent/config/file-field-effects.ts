@@ -1,4 +1,4 @@
-// What the file-only fields (issue 16 item 7) give the parts that act on them: the restart
+// What the file-only fields give the parts that act on them: the restart
 // back-off cap (crashLoopBackOff), image GC by age (imageMaximumGCAge), the log rotation loop
 // (containerLogMonitorInterval, containerLogMaxWorkers) and the pull concurrency
 // (maxParallelImagePulls). Durations were validated before; these only convert.
@@ -23,7 +23,8 @@ export function fileFieldSettings(c: NodeAgentConfiguration): FileFieldSettings 
   const maxMs =
     cap === null ? RESTART_BACKOFF_MAX_MS : (tryDurationMs(cap) ?? RESTART_BACKOFF_MAX_MS);
   return {
-    // as the reference under KubeletCrashLoopBackOffMax: a cap below 10 s lowers the first delay too
+    // as the reference under KubeletCrashLoopBackOffMax: a cap below 10 s lowers the first delay
+    // too
     restartBackoff: { initialMs: Math.min(RESTART_BACKOFF_INITIAL_MS, maxMs), maxMs },
     imageMaxAgeMs: tryDurationMs(c.imageMaximumGCAge) ?? 0,
     logRotateIntervalMs: tryDurationMs(c.containerLogMonitorInterval) ?? 10_000,

@@ -1,4 +1,4 @@
-// The reference's KubeletConfiguration fields that have no flag (issue 16 item 7), with the help
+// The reference's KubeletConfiguration fields that have no flag, with the help
 // text the JSON Schema shows. Their defaults are in defaults.ts, their rules in
 // validate-file-fields.ts; which of them take no effect here, and why, in cli/inert-options.ts.
 export const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {

@@ -1,4 +1,4 @@
-// Validation of the configuration-file fields that have no flag (issue 16 item 7), in the
+// Validation of the configuration-file fields that have no flag, in the
 // reference's words (pkg/kubelet/apis/config/validation/validation.go, Kubernetes 1.32; the
 // tracing rules of component-base/tracing/api/v1; metrics.ValidateShowHiddenMetricsVersion).
 import { isAbsolute, normalize } from 'node:path';

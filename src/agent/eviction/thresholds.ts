@@ -8,8 +8,7 @@ import { parseQuantity } from '../../common/util/values/quantity.js';
 import { EVICTION_SIGNALS } from '../config/validate-resources.js';
 
 /** The signals the configuration accepts (one list, owned by the config validation). */
-export const SIGNALS = EVICTION_SIGNALS;
-export type Signal = (typeof SIGNALS)[number];
+export type Signal = (typeof EVICTION_SIGNALS)[number];
 
 /** An amount: absolute (bytes, inodes, pids) or a percentage of capacity. */
 export type ThresholdValue = { readonly quantity: number } | { readonly percentage: number };
@@ -31,7 +30,7 @@ export interface EvictionSettings {
 }
 
 function isSignal(s: string): s is Signal {
-  return SIGNALS.some((known) => known === s);
+  return EVICTION_SIGNALS.some((known) => known === s);
 }
 
 /** Strips a leading `<` that some spellings keep (`memory.available` → `<100Mi`). */
@@ -75,7 +74,9 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
   const problems: string[] = [];
   const checkSignal = (sig: string, flag: string): sig is Signal => {
     if (isSignal(sig)) return true;
-    problems.push(`${flag}: unknown eviction signal "${sig}" (accepted: ${SIGNALS.join(', ')})`);
+    problems.push(
+      `${flag}: unknown eviction signal "${sig}" (accepted: ${EVICTION_SIGNALS.join(', ')})`,
+    );
     return false;
   };
   const minReclaim = new Map<Signal, ThresholdValue>();

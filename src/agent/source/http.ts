@@ -4,7 +4,8 @@
 import { userMessage } from '../../common/util/errors.js';
 import { manifestText, staticPodsFromManifest } from '../pod/static-manifest.js';
 import { dedupeByName } from './file.js';
-import { MAX_MANIFEST_BYTES, type PodSource, type PolledSourceOptions } from './types.js';
+import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
+import { type PodSource, type PolledSourceOptions } from './types.js';
 
 export interface HttpSourceOptions extends PolledSourceOptions {
   url: string;
@@ -80,7 +81,7 @@ export class HttpSource implements PodSource {
     for await (const chunk of res.body) {
       const b = chunk as Buffer;
       size += b.length;
-      if (size > MAX_MANIFEST_BYTES) {
+      if (size > MANIFEST_LIMITS.maxBytes) {
         res.body.destroy();
         throw new Error('manifest URL body is over the 10 MB limit; keeping the current pods');
       }

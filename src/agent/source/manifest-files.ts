@@ -16,7 +16,7 @@ import {
   type StaticManifestOptions,
 } from '../pod/static-manifest.js';
 import type { Pod } from '../pod/types.js';
-import { MAX_MANIFEST_BYTES } from './types.js';
+import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
 
 export interface ManifestFilesOptions {
   /** Everything but the source key, which is `file:<path>` per file. */
@@ -46,12 +46,12 @@ function identityOf(st: Stats): string {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
 }
 
-/** At most MAX_MANIFEST_BYTES + 1 bytes, whatever the file grew to since its stat. */
+/** At most MANIFEST_LIMITS.maxBytes + 1 bytes, whatever the file grew to since its stat. */
 async function readBounded(file: string): Promise<Buffer> {
   // O_NONBLOCK: a file swapped for a FIFO after its stat must not hang the read
   const fh = await open(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   try {
-    const buf = Buffer.alloc(MAX_MANIFEST_BYTES + 1);
+    const buf = Buffer.alloc(MANIFEST_LIMITS.maxBytes + 1);
     let n = 0;
     for (;;) {
       const { bytesRead } = await fh.read(buf, n, buf.length - n, null);
@@ -65,12 +65,15 @@ async function readBounded(file: string): Promise<Buffer> {
   }
 }
 
-const OVER_LIMIT = `is over the ${MAX_MANIFEST_BYTES / (1024 * 1024)} MB limit for a manifest`;
+const OVER_LIMIT = `is over the ${MANIFEST_LIMITS.maxBytes / (1024 * 1024)} MB limit for a manifest`;
 
 export class ManifestFiles {
   private readonly opts: ManifestFilesOptions;
   private readonly entries = new Map<string, Entry>();
-  /** Work done so far (files read, contents parsed): what a relist of unchanged files must not add to. */
+  /**
+   * Work done so far (files read, contents parsed): what a relist of unchanged files must not add
+   * to.
+   */
   readonly work = { reads: 0, parses: 0 };
 
   constructor(opts: ManifestFilesOptions) {
@@ -119,7 +122,7 @@ export class ManifestFiles {
         `${file}: ${kindOf(st)}, not a manifest`,
         false,
       );
-    if (st.size > MAX_MANIFEST_BYTES)
+    if (st.size > MANIFEST_LIMITS.maxBytes)
       return this.skipped(
         file,
         prev,
@@ -142,7 +145,7 @@ export class ManifestFiles {
         true,
       );
     }
-    if (bytes.length > MAX_MANIFEST_BYTES)
+    if (bytes.length > MANIFEST_LIMITS.maxBytes)
       return this.skipped(
         file,
         prev,

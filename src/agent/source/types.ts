@@ -35,5 +35,3 @@ export interface PodSource {
   /** Resolves when the background loop has ended after the signal aborted. */
   closed(): Promise<void>;
 }
-
-export const MAX_MANIFEST_BYTES = MANIFEST_LIMITS.maxBytes;

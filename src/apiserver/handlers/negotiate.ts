@@ -6,7 +6,7 @@
 // printer's business (table.ts) and never selects protobuf.
 
 import { notAcceptable } from '../status.js';
-import { PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
+import { WIRE_NAMES } from '../../common/names.js';
 
 export type ResponseEncoding = 'json' | 'protobuf';
 
@@ -14,7 +14,7 @@ export type ResponseEncoding = 'json' | 'protobuf';
 export const SERVED_MEDIA_TYPES = [
   'application/json',
   'application/yaml',
-  PROTOBUF_MEDIA_TYPE,
+  WIRE_NAMES.protobufMediaType,
 ] as const;
 
 interface Range {
@@ -48,7 +48,7 @@ function specificity(r: Range): number {
 
 function encodingOf(r: Range): ResponseEncoding | 'other' {
   if (r.params.has('as')) return 'json';
-  if (r.type === PROTOBUF_MEDIA_TYPE) {
+  if (r.type === WIRE_NAMES.protobufMediaType) {
     const stream = r.params.get('stream');
     return stream === undefined || stream === 'watch' ? 'protobuf' : 'other';
   }

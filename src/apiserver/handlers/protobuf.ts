@@ -9,13 +9,17 @@ import {
   encodeEnvelope,
   hasProtobuf,
   ProtobufDecodeError,
-  PROTOBUF_MEDIA_TYPE,
 } from '../../common/protobuf/codec.js';
+import { WIRE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import { unsupportedMediaType } from '../status.js';
 import { notAnObject } from './body.js';
 import { SERVED_MEDIA_TYPES } from './negotiate.js';
 
-/** Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a kind without a message). */
+/**
+ * Decodes a protobuf request body of `kind` into its JSON object (400 when malformed, 415 for a
+ * kind without a message).
+ */
 export function decodeProtobufObject(
   body: Buffer,
   kind: string,
@@ -23,13 +27,14 @@ export function decodeProtobufObject(
 ): Record<string, unknown> {
   if (!hasProtobuf(apiVersion, kind))
     throw unsupportedMediaType(
-      PROTOBUF_MEDIA_TYPE,
-      SERVED_MEDIA_TYPES.filter((t) => t !== PROTOBUF_MEDIA_TYPE),
+      WIRE_NAMES.protobufMediaType,
+      SERVED_MEDIA_TYPES.filter((t) => t !== WIRE_NAMES.protobufMediaType),
     );
   try {
     return decodeEnvelope(body, { apiVersion, kind }).object;
   } catch (err) {
-    // The reference's answer to an undecodable body (transformDecodeError), without the body excerpt.
+    // The reference's answer to an undecodable body (transformDecodeError), without the body
+    // excerpt.
     throw notAnObject(
       kind,
       err instanceof ProtobufDecodeError
@@ -52,13 +57,13 @@ export interface BodyEncoder {
  * which the reference's protobuf clients also accept; that fallback is logged once per kind.
  */
 export class ProtobufResponses implements BodyEncoder {
-  readonly contentType = PROTOBUF_MEDIA_TYPE;
+  readonly contentType = WIRE_NAMES.protobufMediaType;
   private readonly logged = new Set<string>();
   constructor(private readonly o: { readonly logger: Logger }) {}
 
   encode(body: unknown): Buffer | undefined {
     if (typeof body !== 'object' || body === null) return undefined;
-    const b = body as Record<string, unknown>;
+    const b = recordOf(body);
     const kind = typeof b['kind'] === 'string' ? b['kind'] : '';
     const apiVersion = typeof b['apiVersion'] === 'string' ? b['apiVersion'] : '';
     if (!hasProtobuf(apiVersion, kind)) {

@@ -31,7 +31,6 @@ import {
   sendJsonText,
   type ResponseContext,
 } from './respond.js';
-import { PROTOBUF_MEDIA_TYPE } from '../../common/protobuf/codec.js';
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 
@@ -455,7 +454,7 @@ async function sendListFast(
     return true;
   }
   const encoder = rc.encoder;
-  if (encoder?.contentType !== PROTOBUF_MEDIA_TYPE) return false;
+  if (encoder?.contentType !== WIRE_NAMES.protobufMediaType) return false;
   const body = await listProtobuf(c.registry, def, namespace, o);
   if (body === undefined) return false;
   sendEncoded(res, 200, body, { ...rc, encoder });

@@ -2,8 +2,8 @@
 // definition (`io.k8s.api.core.v1.Pod`), referenced where it is used, with the reference's
 // extensions (list types and keys, patch strategy and merge key, atomic maps). v3 documents refer
 // to `#/components/schemas/<name>` through `allOf` (as the reference writes fields that carry a
-// description); v2 documents to `#/definitions/<name>` directly. Each type and field carries the
-// reference's description (descriptions.ts) where the reference has one.
+// description); v2 documents to `#/definitions/<name>` directly. A served kind carries our
+// description of it (descriptions.ts); fields carry none.
 
 import type { Describe } from './descriptions.js';
 import { definitionName, META_PKG, type ListExt, type Schema } from '../schema/types.js';
@@ -57,7 +57,7 @@ function listExtensions(x: ListExt | undefined): Json {
 
 export interface DefinitionsOptions {
   readonly flavour: Flavour;
-  /** The descriptions of a definition and its fields; none when absent. */
+  /** The description of a definition; none when absent. */
   readonly describe?: Describe;
 }
 
@@ -92,29 +92,21 @@ export class Definitions {
       return name;
     }
     this.sources.set(name, s);
-    const described = this.describe(name);
+    const description = this.describe(name);
     const def: Json =
-      described?.type === undefined
-        ? { type: 'object' }
-        : { description: described.type, type: 'object' };
+      description === undefined ? { type: 'object' } : { description, type: 'object' };
     this.byName.set(name, def);
-    Object.assign(def, this.objectBody(s, described?.fields ?? {}));
+    Object.assign(def, this.objectBody(s));
     const gvks = this.gvks.get(name);
     if (gvks !== undefined) def['x-kubernetes-group-version-kind'] = gvks;
     return name;
   }
 
-  private objectBody(
-    s: Extract<Schema, { t: 'object' }>,
-    descriptions: Readonly<Record<string, string>>,
-  ): Json {
+  private objectBody(s: Extract<Schema, { t: 'object' }>): Json {
     const out: Json = {};
     if (s.opts?.required !== undefined) out['required'] = [...s.opts.required];
     const props: Json = {};
-    for (const [k, f] of Object.entries(s.fields)) {
-      const d = Object.hasOwn(descriptions, k) ? descriptions[k] : undefined;
-      props[k] = d === undefined ? this.field(f) : { description: d, ...this.field(f) };
-    }
+    for (const [k, f] of Object.entries(s.fields)) props[k] = this.field(f);
     out['properties'] = props;
     if (s.opts?.atomic === true) out['x-kubernetes-map-type'] = 'atomic';
     // Fields beyond the listed ones are kept as sent (Pod and Node specs).
@@ -123,9 +115,9 @@ export class Definitions {
   }
 
   private named(name: string, def: Json): Json {
-    const type = this.describe(name)?.type;
+    const description = this.describe(name);
     if (!this.byName.has(name))
-      this.byName.set(name, type === undefined ? def : { description: type, ...def });
+      this.byName.set(name, description === undefined ? def : { description, ...def });
     return this.use(name);
   }
 

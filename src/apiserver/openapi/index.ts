@@ -35,7 +35,7 @@ export interface OpenApiOptions {
   /** info.version. */
   readonly version: string;
   readonly clock: Pick<Clock, 'now'>;
-  /** The profile's names: the reference's descriptions are carried with them substituted (descriptions.ts). */
+  /** The profile's names, which the kinds' descriptions use (descriptions.ts). */
   readonly names: Names;
   /** Told once, when the v2 protobuf form is first encoded, of keys gnostic's model leaves out. */
   readonly logger?: { warn(fields: object, msg: string): void };
@@ -70,7 +70,10 @@ export class OpenApi {
     return this.builtAt;
   }
 
-  /** Served resources the documents leave out, having no schema in schema/kinds.ts (`<resource>.<group>`). */
+  /**
+   * Served resources the documents leave out, having no schema in schema/kinds.ts
+   * (`<resource>.<group>`).
+   */
   get undocumented(): readonly string[] {
     return this.catalog.undocumented;
   }
@@ -84,7 +87,10 @@ export class OpenApi {
     return { paths };
   }
 
-  /** The parsed v3 document of a group-version key (`api/v1`, `apis/<group>/<version>`), or undefined. */
+  /**
+   * The parsed v3 document of a group-version key (`api/v1`, `apis/<group>/<version>`), or
+   * undefined.
+   */
   v3Document(key: string): unknown {
     this.build();
     const doc = this.v3.get(key);
@@ -106,7 +112,9 @@ export class OpenApi {
     return this.v2Protobuf;
   }
 
-  /** The answer to a GET or HEAD of an /openapi path, or undefined when the path is not one (404). */
+  /**
+   * The answer to a GET or HEAD of an /openapi path, or undefined when the path is not one (404).
+   */
   answer(path: string, req: OpenApiRequest): OpenApiAnswer | undefined {
     const builtAt = this.build();
     if (path === '/openapi/v2') {

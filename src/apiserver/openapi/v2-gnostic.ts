@@ -1,4 +1,4 @@
-// Our OpenAPI v2 JSON document as gnostic's openapi.v2 message (proto/openapiv2.proto), the shape
+// Our OpenAPI v2 JSON document as gnostic's openapi.v2 message (OpenAPIv2.proto), the shape
 // kube-openapi gives /openapi/v2 as protobuf: maps become repeated Named* pairs, `$ref` is `_ref`,
 // `type` a TypeItem, `items` an ItemsItem, parameters and responses the oneofs ParametersItem and
 // ResponseValue, and every example, default, enum value and `x-` extension an Any carrying the
@@ -49,7 +49,10 @@ const BOOLEAN_KEYS = new Set([
   'wrapped',
 ]);
 
-/** Whether a JSON value has the type of the gnostic field a copied key maps to (`required`: a list in a schema, a bool elsewhere; the rest strings). */
+/**
+ * Whether a JSON value has the type of the gnostic field a copied key maps to (`required`: a list
+ * in a schema, a bool elsewhere; the rest strings).
+ */
 function fits(where: string, key: string, v: unknown): boolean {
   if (OBJECT_KEYS.has(key)) return isObj(v);
   if (STRING_LIST_KEYS.has(key) || (key === 'required' && where.endsWith('schema')))

@@ -1,6 +1,6 @@
 // /openapi/v2 as protobuf: our v2 JSON document converted to gnostic's openapi.v2.Document
-// (v2-gnostic.ts) and encoded with protobufjs from proto/openapiv2.proto (compiled into
-// openapiv2-descriptor.generated.ts by scripts/gen-proto.mjs).
+// (v2-gnostic.ts) and encoded with protobufjs through openapiv2-descriptor.generated.ts (compiled
+// from gnostic's OpenAPIv2.proto by scripts/gen-proto.mjs).
 
 import protobuf from 'protobufjs';
 import { OPENAPIV2_DESCRIPTOR_JSON } from '../../common/protobuf/openapiv2-descriptor.generated.js';
@@ -10,7 +10,8 @@ let documentType: protobuf.Type | undefined;
 
 /** gnostic's openapi.v2.Document type. */
 export function openApiV2DocumentType(): protobuf.Type {
-  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
+  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's
+  // JSON.
   documentType ??= protobuf.Root.fromJSON(
     JSON.parse(OPENAPIV2_DESCRIPTOR_JSON) as protobuf.INamespace,
   ).lookupType('openapi.v2.Document');

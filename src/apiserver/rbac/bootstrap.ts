@@ -2,7 +2,8 @@
 // reconciliation): missing roles and bindings are created; existing ones get the rules, subjects,
 // labels, annotations and aggregation selectors they lack, and nothing is removed; an object
 // annotated `<autoupdate annotation>: "false"` is left exactly as its user made it. The policy is
-// the reference's own data (./reference-policy.ts), translated to our names.
+// the reference's own data (reference-policy.generated.ts, written by scripts/gen-rbac-policy.mjs),
+// translated to our names.
 
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../../common/log/types.js';
@@ -11,7 +12,7 @@ import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { StatusError } from '../status.js';
 import type { RbacNames } from './names.js';
-import { REFERENCE_POLICY } from './reference-policy.js';
+import { REFERENCE_POLICY } from './reference-policy.generated.js';
 import type { RbacDefs } from './resources.js';
 import { ruleToObject, rulesOf, uncoveredRules } from './rules.js';
 import { recordOf, stringRecordOf, listOf } from '../../common/util/json-shape.js';
@@ -61,7 +62,10 @@ export function reconcileRole(existing: Obj, expected: Obj): Obj | undefined {
   return isDeepStrictEqual(next, existing) ? undefined : next;
 }
 
-/** The reconciled binding (missing subjects added), 'recreate' when its roleRef differs, or undefined. */
+/**
+ * The reconciled binding (missing subjects added), 'recreate' when its roleRef differs, or
+ * undefined.
+ */
 export function reconcileBinding(existing: Obj, expected: Obj): Obj | 'recreate' | undefined {
   if (!isDeepStrictEqual(existing['roleRef'], expected['roleRef'])) return 'recreate';
   const next = structuredClone(existing);

@@ -1,6 +1,6 @@
 // Known-field trees of the kinds plat-apiserver decodes, one entry per kind: field names, JSON
 // types, and which fields are int32/int64 and Time/MicroTime (the reference's Go types). Pod and
-// Node are typed in full from the reference's definitions (pod-node.ts, core-generated.ts).
+// Node are typed in full from the reference's definitions (pod-node.ts, core.generated.ts).
 import { deleteOptions, objectMeta, objectReference, status, topLevel, watchEvent } from './meta.js';
 import { arr, atomicList, bool, bytes, int32, keyed, map, microTime, obj, str, time, type ObjOptions, type Schema } from './types.js';
 import { node, pod } from './pod-node.js';
@@ -35,7 +35,8 @@ export const certificateSigningRequest = topLevel(
           { type: str, status: str, reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time },
           { required: ['type', 'status'] },
         ),
-        // The reference declares no patch strategy here; strategic merge still merges by type (patch/meta.ts).
+        // The reference declares no patch strategy here; strategic merge still merges by type
+        // (patch/meta.ts).
         { listType: 'map', mapKeys: ['type'] },
       ),
       certificate: bytes,

@@ -15,7 +15,8 @@ import { CompactedError, prefixEnd, type Change, type Store } from '../storage/s
 import { objectMatcher, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, type Obj, type ResourceDef } from '../registry/types.js';
-import { encodeWatchFrame, PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/codec.js';
+import { encodeWatchFrame } from '../../common/protobuf/codec.js';
+import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { EventType } from './events.js';
 import { serveItem, type WatchRun } from './items.js';
 import { WatchQueue } from './queue.js';
@@ -132,7 +133,9 @@ export async function serveWatch(
   }
 }
 
-/** Where the watch starts; undefined after answering 410 Expired when that revision is compacted. */
+/**
+ * Where the watch starts; undefined after answering 410 Expired when that revision is compacted.
+ */
 function startOrExpire(
   res: ServerResponse,
   store: Store,
@@ -151,7 +154,10 @@ function startOrExpire(
   }
 }
 
-/** Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed. Returns the unsubscribe. */
+/**
+ * Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed.
+ * Returns the unsubscribe.
+ */
 function subscribeChanges(
   queue: WatchQueue,
   store: Store,

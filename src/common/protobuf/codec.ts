@@ -14,11 +14,6 @@ import { META, RUNTIME, requiredType } from './root.js';
 import { parseRawJson } from './special-values.js';
 import { recordOf } from '../util/json-shape.js';
 
-export {
-  MAX_WATCH_FRAME_BYTES,
-  PROTOBUF_MEDIA_TYPE,
-  PROTOBUF_WATCH_MEDIA_TYPE,
-} from './media-types.js';
 export const PROTOBUF_MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 /** Objects embedded in objects (a watch event's object): deeper than this is refused. */
 const MAX_EMBEDDING = 4;
@@ -30,12 +25,17 @@ export class ProtobufDecodeError extends Error {
   override readonly name = 'ProtobufDecodeError';
 }
 
-/** True when the reference defines a protobuf message for this kind (so it can be sent as protobuf). */
+/**
+ * True when the reference defines a protobuf message for this kind (so it can be sent as protobuf).
+ */
 export function hasProtobuf(apiVersion: string, kind: string): boolean {
   return messageFor(apiVersion, kind) !== undefined;
 }
 
-/** The message bytes of one object (no envelope); throws when the kind has no message or a field does not fit. */
+/**
+ * The message bytes of one object (no envelope); throws when the kind has no message or a field
+ * does not fit.
+ */
 export function encodeMessage(obj: Obj, apiVersion: string, kind: string): Uint8Array {
   const t = messageFor(apiVersion, kind);
   if (t === undefined)
@@ -97,7 +97,10 @@ export function encodeListEnvelope(
   return out;
 }
 
-/** The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's layout). */
+/**
+ * The runtime.Unknown bytes before and after a raw message of `rawLength` bytes (the reference's
+ * layout).
+ */
 function envelopeAround(
   rawLength: number,
   apiVersion: string,

@@ -1,7 +1,7 @@
 // The reference's answers for the authorization matrix (authz-matrix.test.ts), written out from
 // its documentation and bootstrap policy, not derived from this server's code:
 // - kubernetes.io "Using RBAC Authorization", default roles and bindings, and the reference's
-//   policy as read from a real v1.32 apiserver (/work/shared/reference/kubernetes-1.32/rbac-*.json):
+//   policy as read from a real v1.32 apiserver (../shared/reference/kubernetes-1.32/rbac-*.json):
 //   cluster-admin → system:masters: everything;
 //   (localsubjectaccessreviews are admin's, not view's: system:aggregate-to-admin)
 //   view (aggregated system:aggregate-to-view): get/list/watch of configmaps, pods, pods/status,

@@ -1,17 +1,17 @@
 // plat-apiserver's reconciled bootstrap policy, as served by GET on its RBAC endpoints, against the
 // reference's own (test/fixtures/reference-1.32/rbac-*.json, copied unchanged from the shared
 // reference/kubernetes-1.32: what a real kube-apiserver v1.32.13 set up by kubeadm serves, with the
-// three node-bootstrap bindings kubeadm adds). Every
-// ClusterRole, ClusterRoleBinding, Role and RoleBinding there (a superset of the list:
-// cluster-admin, admin, edit, view, system:basic-user, system:discovery, system:public-info-viewer,
-// system:node, system:node-bootstrapper, the certificatesigningrequests nodeclient/selfnodeclient
-// roles and their kubeadm bindings for system:bootstrappers and system:nodes, the
-// system:certificates.k8s.io approver roles) must be served with the same rules (as sets), labels,
-// annotations, aggregation selectors, roleRef and subjects (as sets). The aggregated roles (admin,
-// edit, view) have no rules in the reference's data (the controller fills them): theirs must be
-// the union of the rules of the reference's roles their selectors pick. Under the kubernetes
-// profile the names are the reference's; under the platform profile (platform.io) they are mapped
-// as the spec writes them (below).
+// three node-bootstrap bindings kubeadm adds). Every ClusterRole, ClusterRoleBinding, Role and
+// RoleBinding there (a superset of the roles named in the spec: cluster-admin, admin, edit, view,
+// system:basic-user, system:discovery, system:public-info-viewer, system:node,
+// system:node-bootstrapper, the certificatesigningrequests nodeclient/selfnodeclient roles and
+// their kubeadm bindings for system:bootstrappers and system:nodes, the system:certificates.k8s.io
+// approver roles) must be served with the same rules (as sets), labels, annotations, aggregation
+// selectors, roleRef and subjects (as sets). The aggregated roles (admin, edit, view) have no rules
+// in the reference's data (the controller fills them): theirs must be the union of the rules of the
+// reference's roles their selectors pick. Under the kubernetes profile the names are the
+// reference's; under the platform profile (platform.io) they are mapped as the spec writes them
+// (below).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, test } from 'node:test';

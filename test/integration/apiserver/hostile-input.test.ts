@@ -1,5 +1,5 @@
-// Hostile paths, resourceVersions, times and integers against the real plat-apiserver (issue 10,
-// item 3). Every expectation names the reference's answer (kube-apiserver 1.32); where we answer
+// Hostile paths, resourceVersions, times and integers against the real plat-apiserver.
+// Every expectation names the reference's answer (kube-apiserver 1.32); where we answer
 // differently the comment says so and why. Each of these failed on the code before the fix:
 // `%2e` deleted every CSR, `events/..` read the namespace, `%zz` was a 500, a 23-digit
 // resourceVersion a 504, `lastTimestamp: "yesterday"` and an int32 overflow were stored.
@@ -194,14 +194,16 @@ test('absurd resourceVersions on list, watch and deletecollection are 400 with t
     );
   }
   assert.deepEqual(await names(events), ['ev-a', 'ev-b']);
-  // GET of one object takes only `pretty` (parameter set R of the spec): a resourceVersion there is ignored.
+  // GET of one object takes only `pretty` (parameter set R of the spec): a resourceVersion there is
+  // ignored.
   assert.equal((await raw('GET', `${events}/ev-a?resourceVersion=abc`)).status, 200);
 });
 
 test('resourceVersion in an update body must be a uint64 (400); in delete preconditions it is compared as text (409, as the reference)', async () => {
   const cur = (await api.request('GET', `${events}/ev-a`)).json ?? {};
   const bad = { ...cur, metadata: { ...meta(cur), resourceVersion: 'abc' } };
-  // The reference's Store.Update returns strconv's error unconverted (a 500); here it is a 400 naming the field.
+  // The reference's Store.Update returns strconv's error unconverted (a 500); here it is a 400
+  // naming the field.
   assertStatus(
     await raw('PUT', `${events}/ev-a`, bad),
     400,

@@ -150,7 +150,7 @@ test('CSR columns and cells as the reference prints them (Denied over Approved, 
   );
 });
 
-test('Event columns: the reference order, priorities and descriptions; cells from series, reporting fields and a missing name', () => {
+test('Event columns: the reference order and priorities, our descriptions; cells from series, reporting fields and a missing name', () => {
   const t = conv(eventDef, kubectlAccept).list(
     [
       {
@@ -193,11 +193,8 @@ test('Event columns: the reference order, priorities and descriptions; cells fro
       ['Name', 1],
     ],
   );
-  assert.equal(
-    cols[0]?.description,
-    'The time at which the most recent occurrence of this event was recorded.',
-  );
-  assert.equal(cols[3]?.description, 'The object that this event is about.');
+  assert.equal(cols[0]?.description, 'When the event last occurred.');
+  assert.equal(cols[3]?.description, 'The object the event is about.');
   assert.deepEqual(
     rows(t).map((r) => r.cells),
     [

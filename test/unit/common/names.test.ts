@@ -1,5 +1,5 @@
 // The names table: under kubernetes, exactly the reference's names (Kubernetes 1.32, written
-// here from /work/shared/reference/kubernetes-1.32/README.md, not derived from the code); under
+// here from ../shared/reference/kubernetes-1.32/README.md, not derived from the code); under
 // platform, today's names from --platform-domain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -124,7 +124,8 @@ test("the reference's names and the wire identifiers every profile speaks, as ku
     referenceMetaGroup: 'meta.k8s.io',
     credentialProviderConfigGroup: 'kubelet.config.k8s.io',
     credentialProviderPluginGroup: 'credentialprovider.kubelet.k8s.io',
-    // the reference's pkg/volume/flexvolume option keys (kubernetes.io/fsType, ...), which drivers read
+    // the reference's pkg/volume/flexvolume option keys (kubernetes.io/fsType, ...), which drivers
+    // read
     flexVolumeOptionPrefix: 'kubernetes.io/',
   });
 });

@@ -12,9 +12,8 @@ import { tryDurationMs } from '../../config/values.js';
 import { parseSchemelessURL } from './match-image.js';
 import { WIRE_NAMES } from '../../../common/names.js';
 
-export const CONFIG_API_GROUP = WIRE_NAMES.credentialProviderConfigGroup;
 export const CONFIG_API_VERSIONS = ['v1', 'v1beta1', 'v1alpha1'].map(
-  (v) => `${CONFIG_API_GROUP}/${v}`,
+  (v) => `${WIRE_NAMES.credentialProviderConfigGroup}/${v}`,
 );
 /** The plugin protocol versions, sorted as the reference lists them. */
 export const PLUGIN_API_VERSIONS = ['v1', 'v1alpha1', 'v1beta1'].map(
@@ -92,7 +91,7 @@ async function decodeFile(file: string): Promise<RawProvider[]> {
   const { apiVersion, kind } = parsed.data;
   if (kind !== 'CredentialProviderConfig') throw fail(`failed to decode "${kind}" (wrong Kind)`);
   if (!CONFIG_API_VERSIONS.includes(apiVersion)) {
-    if (!apiVersion.startsWith(`${CONFIG_API_GROUP}/`))
+    if (!apiVersion.startsWith(`${WIRE_NAMES.credentialProviderConfigGroup}/`))
       throw fail(
         `failed to decode CredentialProviderConfig, unexpected Group: ${apiVersion.split('/')[0] ?? ''}`,
       );
@@ -160,7 +159,10 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
   return errs;
 }
 
-/** Reads, merges and validates the configuration; a problem is a ConfigError in the reference's words. */
+/**
+ * Reads, merges and validates the configuration; a problem is a ConfigError in the reference's
+ * words.
+ */
 export async function loadCredentialProviderConfig(path: string): Promise<CredentialProvider[]> {
   if (path === '')
     throw new ConfigError('credential provider config path is empty', {

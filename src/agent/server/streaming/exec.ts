@@ -10,7 +10,8 @@ import type { Duplex } from 'node:stream';
 import { afterMs, systemClock, type Clock } from '../../../common/util/clock.js';
 import { SpdySession } from '../../../common/spdy/session.js';
 import type { SpdyStream } from '../../../common/spdy/stream.js';
-import { EXEC_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
+import { negotiate, switchToSpdy } from './upgrade.js';
+import { WIRE_NAMES } from '../../../common/names.js';
 import { pumpExec } from './exec-io.js';
 import { socketActivity, watchIdle } from './idle.js';
 import {
@@ -42,7 +43,7 @@ export async function serveExecSpdy(
 ): Promise<void> {
   const proc = await startSession(res, r, o);
   if (proc === undefined) return;
-  const protocol = negotiate(req, res, EXEC_PROTOCOLS);
+  const protocol = negotiate(req, res, WIRE_NAMES.execProtocols);
   if (protocol === undefined) {
     proc.kill();
     return;

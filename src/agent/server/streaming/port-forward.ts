@@ -10,7 +10,9 @@ import { systemClock } from '../../../common/util/clock.js';
 import { SpdySession } from '../../../common/spdy/session.js';
 import type { SpdyStream } from '../../../common/spdy/stream.js';
 import type { StreamServeOptions } from './session-start.js';
-import { PORT_FORWARD_PROTOCOLS, negotiate, switchToSpdy } from './upgrade.js';
+import { negotiate, switchToSpdy } from './upgrade.js';
+import { WIRE_NAMES } from '../../../common/names.js';
+import { userMessage } from '../../../common/util/errors.js';
 import { socketActivity, watchIdle } from './idle.js';
 import { StreamTargetError, type PortForwardTarget } from './types.js';
 
@@ -41,10 +43,10 @@ export async function servePortForwardSpdy(
     const status = err instanceof StreamTargetError ? err.status : 500;
     res
       .writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' })
-      .end((err as Error).message);
+      .end(userMessage(err));
     return;
   }
-  const protocol = negotiate(req, res, PORT_FORWARD_PROTOCOLS);
+  const protocol = negotiate(req, res, WIRE_NAMES.portForwardProtocols);
   if (protocol === undefined) return;
   switchToSpdy(res, socket, protocol);
   const session = new SpdySession({ socket, role: 'server', head, maxStreams: 256 });
@@ -110,11 +112,11 @@ function forward(
     },
     (err: unknown) => {
       o.logger.debug(
-        { pod: ref.pod, port, err: (err as Error).message },
+        { pod: ref.pod, port, err: userMessage(err) },
         'port-forward: cannot reach the port',
       );
       errorStream.end(
-        `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${(err as Error).message}`,
+        `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${userMessage(err)}`,
       );
       data.end();
     },

@@ -7,9 +7,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WIRE_NAMES } from '../../../common/names.js';
 
-export const EXEC_PROTOCOLS = WIRE_NAMES.execProtocols;
-export const PORT_FORWARD_PROTOCOLS = WIRE_NAMES.portForwardProtocols;
-
 function listHeader(req: IncomingMessage, name: string): string[] {
   const raw = req.headersDistinct[name] ?? [];
   return raw
@@ -24,7 +21,9 @@ export function isSpdyUpgrade(req: IncomingMessage): boolean {
   return connection.includes('upgrade') && upgrade.includes('spdy/3.1');
 }
 
-/** The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade. */
+/**
+ * The reference's wsstream.IsWebSocketRequest: Upgrade: websocket and Connection naming upgrade.
+ */
 export function isWebSocketUpgrade(req: IncomingMessage): boolean {
   const connection = listHeader(req, 'connection').map((v) => v.toLowerCase());
   return (

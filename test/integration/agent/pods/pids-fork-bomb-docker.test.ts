@@ -1,4 +1,4 @@
-// --pod-max-pids on a real Docker engine against a fork bomb (issue 16's end-to-end list): the
+// --pod-max-pids on a real Docker engine against a fork bomb: the
 // container's forks stop at the limit in its pids cgroup, and the node is unharmed: the host still
 // forks, a pod that was running keeps running and a pod written after the bomb still starts.
 import { test } from 'node:test';

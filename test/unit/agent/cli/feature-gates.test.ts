@@ -10,7 +10,7 @@ import {
   resolveFeatureGates,
 } from '../../../../src/agent/cli/feature-gates.js';
 
-test('the gates the brief names are known with their reference stage and default', () => {
+test('the gates the spec names are known with their reference stage and default', () => {
   const want: [string, 'alpha' | 'beta' | 'ga' | 'deprecated', boolean][] = [
     ['RotatePlatletServerCertificate', 'beta', true],
     ['LoggingAlphaOptions', 'alpha', false],

@@ -491,7 +491,7 @@ const LOG_MONITOR: Effect = {
   test: 'containerLogMonitorInterval sets how often logs are checked; containerLogMaxWorkers how many rotate at once',
 };
 
-/** Configuration-file fields without a flag (issue 16 item 7) with a test that shows their effect. */
+/** Configuration-file fields without a flag, with a test that shows their effect. */
 const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
   imageMaximumGCAge: {
     file: GC_TEST,
@@ -630,7 +630,7 @@ test('each effect entry names a test that exists, by file and exact title', () =
 
 test('figure: options with a demonstrated effect / all options', () => {
   const shown = Object.keys(EFFECTS).length + Object.keys(NO_EFFECT).length;
-  // printed for the issue's figure; the first test guarantees the lists cover the table
+  // printed as a figure for reports; the first test guarantees the lists cover the table
   console.log(`# options with a demonstrated effect or reason: ${shown}/${FLAGS.length}`);
   assert.equal(shown, FLAGS.length);
 });

@@ -5,12 +5,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  RestClient,
-  CsrClient,
-  createNodeClient,
-  createPodClient,
-} from '../../../../src/agent/client/index.js';
+import { RestClient } from '../../../../src/agent/client/rest-client.js';
+import { CsrClient } from '../../../../src/agent/client/csr-client.js';
+import { createNodeClient, createPodClient } from '../../../../src/agent/client/typed-clients.js';
 import { ApiNodeSchema } from '../../../../src/agent/node/api-node.js';
 import { nodeApiFrom } from '../../../../src/agent/node/api-adapters.js';
 import { ApiSubjectAccessReviewer } from '../../../../src/agent/server/api-reviewers.js';

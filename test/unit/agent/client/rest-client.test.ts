@@ -3,16 +3,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { RestClient } from '../../../../src/agent/client/rest-client.js';
+import { CsrClient } from '../../../../src/agent/client/csr-client.js';
+import { createEventClient, createPodClient } from '../../../../src/agent/client/typed-clients.js';
+import { TokenBucket } from '../../../../src/common/util/token-bucket.js';
 import {
-  RestClient,
-  CsrClient,
-  createEventClient,
-  createPodClient,
-  TokenBucket,
   retryDelayMs,
   defaultRetryPolicy,
   parseRetryAfter,
-} from '../../../../src/agent/client/index.js';
+} from '../../../../src/agent/client/backoff.js';
 import { ApiError, isNotFound, isForbidden } from '../../../../src/common/util/errors.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';

@@ -3,13 +3,10 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import {
-  RestClient,
-  createPodClient,
-  readJsonLines,
-  type WatchEvent,
-  type ApiObject,
-} from '../../../../src/agent/client/index.js';
+import { RestClient } from '../../../../src/agent/client/rest-client.js';
+import { createPodClient } from '../../../../src/agent/client/typed-clients.js';
+import { readJsonLines } from '../../../../src/agent/client/watch.js';
+import { type WatchEvent, type ApiObject } from '../../../../src/agent/client/types.js';
 import { ApiError } from '../../../../src/common/util/errors.js';
 
 test('readJsonLines splits chunks at newlines, across chunk borders', async () => {

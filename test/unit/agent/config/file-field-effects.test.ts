@@ -1,4 +1,4 @@
-// What the file-only fields give the parts that act on them (issue 16 item 7).
+// What the file-only fields give the parts that act on them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';

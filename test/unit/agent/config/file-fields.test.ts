@@ -1,4 +1,4 @@
-// The reference's configuration-file fields without a flag (issue 16 item 7): each has the
+// The reference's configuration-file fields without a flag: each has the
 // reference's default (pkg/kubelet/apis/config/v1beta1/defaults.go, 1.32), is validated with the
 // reference's message (validation.go), appears in --print-config and the JSON Schema, and a
 // wrong type is an error naming the field instead of being dropped as unknown.

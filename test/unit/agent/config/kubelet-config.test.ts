@@ -51,7 +51,7 @@ test("kubeadm's config.yaml loads under kubernetes, zero values taking the refer
       `a note about ${f}: ${eff.warnings.join('\n')}`,
     );
   }
-  // The file-only fields (issue 16 item 7) are ours now: read, at the reference's defaults.
+  // The file-only fields are read, at the reference's defaults.
   for (const f of [
     'crashLoopBackOff',
     'memorySwap',

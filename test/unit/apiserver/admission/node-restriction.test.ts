@@ -326,8 +326,9 @@ test('leases: its own, in the node-lease namespace', async () => {
   );
 });
 
-test('the label policy under another domain (k8s.io): the refusal issue 12 met on a real cluster, in its order', () => {
-  // the reference's own names: kubernetes.io labels with kubelet.kubernetes.io/, k8s.io reserved too
+test('the label policy under another domain (k8s.io): the refusal a real cluster gives, in its order', () => {
+  // the reference's own names: kubernetes.io labels with kubelet.kubernetes.io/, k8s.io reserved
+  // too
   const reference = nodeLabelPolicy('kubernetes.io', {
     agentWord: 'kubelet',
     alsoReserved: ['k8s.io'],

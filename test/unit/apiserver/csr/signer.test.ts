@@ -8,22 +8,26 @@ import { join } from 'node:path';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import {
-  UnknownSignerError,
   approvalCheckNeeded,
   approvalCondition,
-  certificateDurationSeconds,
-  generateCa,
-  generateClientCert,
-  generateServingCert,
   isApprovedOrDenied,
   isNodeClientCsr,
   isSelfNodeClient,
+  signingNeeded,
+} from '../../../../src/apiserver/csr/approver.js';
+import {
+  generateCa,
+  generateClientCert,
+  generateServingCert,
+  type CertAndKey,
+} from '../../../../src/apiserver/csr/ca.js';
+import {
+  UnknownSignerError,
+  certificateDurationSeconds,
   keyUsagesFromStrings,
   signCertificate,
-  signingNeeded,
-  validateCsrCreate,
-  type CertAndKey,
-} from '../../../../src/apiserver/csr/index.js';
+} from '../../../../src/apiserver/csr/signer.js';
+import { validateCsrCreate } from '../../../../src/apiserver/csr/validation.js';
 import { b64, csrObject, makeCsrPem } from './fixtures.js';
 
 const PLATFORM = namesFor('platform');

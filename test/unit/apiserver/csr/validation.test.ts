@@ -1,20 +1,22 @@
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatFieldErrors, type FieldError } from '../../../../src/apiserver/field-errors.js';
+import { generateCa } from '../../../../src/apiserver/csr/ca.js';
 import {
-  EXPIRATION_MESSAGE,
-  SIGNER_NAME_MESSAGE,
-  generateCa,
   prepareCsrForApprovalUpdate,
   prepareCsrForCreate,
   prepareCsrForStatusUpdate,
   prepareCsrForUpdate,
+} from '../../../../src/apiserver/csr/strategy.js';
+import {
+  EXPIRATION_MESSAGE,
+  SIGNER_NAME_MESSAGE,
   validateCsrApprovalUpdate,
   validateCsrCreate,
   validateCsrStatusUpdate,
   validateCsrUpdate,
   validateSignerName,
-} from '../../../../src/apiserver/csr/index.js';
+} from '../../../../src/apiserver/csr/validation.js';
 import { b64, csrObject, makeCsrPem } from './fixtures.js';
 
 let pem = '';

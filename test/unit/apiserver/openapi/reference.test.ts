@@ -12,12 +12,17 @@ import { allDefinitions } from '../../../helpers/openapi-catalog.js';
 
 type Json = Record<string, unknown>;
 
-const reference = JSON.parse(
-  readFileSync(
-    new URL('../../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url),
-    'utf8',
-  ),
-) as Record<string, Json>;
+const reference = (
+  JSON.parse(
+    readFileSync(
+      new URL(
+        '../../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json',
+        import.meta.url,
+      ),
+      'utf8',
+    ),
+  ) as { schemas: Record<string, Json> }
+).schemas;
 
 const KNOWN: Readonly<Record<string, string>> = {
   'io.k8s.api.certificates.v1.CertificateSigningRequestSpec.request: x-kubernetes-list-type ours=undefined reference="atomic"':

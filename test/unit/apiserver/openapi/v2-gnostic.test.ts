@@ -1,22 +1,22 @@
 // The Swagger 2.0 JSON → gnostic openapi.v2.Document conversion on the shapes our own document does
 // not use today (body and $ref parameters, boolean additionalProperties, enum/default/example as
-// YAML Any, file responses, security definitions, `x-` keys on paths), decoded back with
-// proto/openapiv2.proto; keys gnostic has no field for are named; no JSON object makes it throw.
+// YAML Any, file responses, security definitions, `x-` keys on paths), decoded back with the
+// generated descriptor (proved against protoc's bytes in v2-protobuf.test.ts); keys gnostic has
+// no field for are named; no JSON object makes it throw.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import protobuf from 'protobufjs';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
-import { encodeV2Document } from '../../../../src/apiserver/openapi/v2-protobuf.js';
+import {
+  encodeV2Document,
+  openApiV2DocumentType,
+} from '../../../../src/apiserver/openapi/v2-protobuf.js';
 import { OpenApi } from '../../../../src/apiserver/openapi/index.js';
 import { podDef } from '../../../../src/apiserver/registry/resources/pod.js';
 import { namesFor } from '../../../../src/common/names.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
-const docType = new protobuf.Root()
-  .loadSync(join(process.cwd(), 'proto', 'openapiv2.proto'), { keepCase: true })
-  .lookupType('openapi.v2.Document');
+const docType = openApiV2DocumentType();
 const decode = (b: Buffer): Record<string, unknown> =>
   docType.toObject(docType.decode(b), { longs: Number }) as Record<string, unknown>;
 /** The value at a path of keys and indexes in a decoded message (undefined where absent). */
