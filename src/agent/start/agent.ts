@@ -1,31 +1,34 @@
-// The agent's composition root. `buildAgent` constructs everything (nothing starts): the client
-// certificates first, then the runtime, then the parts (assemble.ts); `runAgent` starts them in
-// order and stops them on the signal. Nothing here reaches into the process: main does.
-import { namesFor, type PlatformProfile } from '../common/names.js';
+// The agent's composition root, the stages after the options (cli/main.ts: flags, files, one
+// validated configuration): `buildAgent(config)` constructs everything once, in dependency order
+// (naming profile, client certificates and API client, host settings, runtime, then the pod
+// parts in assemble.ts); `runAgent` starts them in order (runtime, cgroups, sources, loops, then
+// the node services of services.ts) and stops them on the signal. Nothing here reaches into the
+// process: main does.
+import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { hostname } from 'node:os';
-import type { PodSettings } from './runtime/settings/from-config.js';
-import type { ResourceManagers } from './cm/resource-managers.js';
-import type { NodeAgentConfiguration } from './config/schema.js';
-import type { NodeAgentFlags } from './config/flags-type.js';
-import type { Logger } from '../common/log/types.js';
-import type { Names } from '../common/names.js';
-import { systemClock, type Clock } from '../common/util/clock.js';
-import { userMessage } from '../common/util/errors.js';
-import { durationMs } from './config/duration-field.js';
-import { fileFieldSettings, type FileFieldSettings } from './config/file-field-effects.js';
-import type { PodConfig } from './source/merger.js';
-import type { PodSource } from './source/types.js';
-import type { RuntimeBundle } from './runtime/factory.js';
-import type { PodStatusManager } from './worker/status-manager.js';
-import type { ProbeManager } from './worker/probes.js';
-import type { PodManager } from './worker/pod-manager.js';
-import type { Pod } from './pod/types.js';
-import type { GarbageCollector } from './gc/collector.js';
-import type { ApiStatusSync } from './worker/api-status-sync.js';
-import type { RestClient } from './client/rest-client.js';
-import type { CertificateSetup } from './certificate/setup.js';
-import type * as AgentParts from './agent-parts.js';
-import type { NodeCgroups } from './cgroups/node-cgroups.js';
+import type { PodSettings } from '../runtime/settings/from-config.js';
+import type { ResourceManagers } from '../cm/resource-managers.js';
+import type { NodeAgentConfiguration } from '../config/schema.js';
+import type { NodeAgentFlags } from '../config/flags-type.js';
+import type { Logger } from '../../common/log/types.js';
+import type { Names } from '../../common/names.js';
+import { systemClock, type Clock } from '../../common/util/clock.js';
+import { userMessage } from '../../common/util/errors.js';
+import { durationMs } from '../config/duration-field.js';
+import { fileFieldSettings, type FileFieldSettings } from '../config/file-field-effects.js';
+import type { PodConfig } from '../source/merger.js';
+import type { PodSource } from '../source/types.js';
+import type { RuntimeBundle } from '../runtime/factory.js';
+import type { PodStatusManager } from '../worker/status-manager.js';
+import type { ProbeManager } from '../worker/probes.js';
+import type { PodManager } from '../worker/pod-manager.js';
+import type { Pod } from '../pod/types.js';
+import type { GarbageCollector } from '../gc/collector.js';
+import type { ApiStatusSync } from '../worker/api-status-sync.js';
+import type { RestClient } from '../client/rest-client.js';
+import type { CertificateSetup } from '../certificate/setup.js';
+import type * as AgentParts from './parts.js';
+import type { NodeCgroups } from '../cgroups/node-cgroups.js';
 
 type AgentServices = Awaited<ReturnType<typeof AgentParts.startAgentServices>>;
 
@@ -54,6 +57,8 @@ export interface AgentInput {
 
 export interface Agent {
   nodeName: string;
+  /** The naming profile of the configuration, computed once here. */
+  names: Names;
   config: NodeAgentConfiguration;
   flags: NodeAgentFlags;
   runtime: RuntimeBundle;
@@ -108,7 +113,7 @@ async function startClientCertificates(
   const clock = input.clock ?? systemClock;
   if (flags.platconfig === '') return { setup: undefined, partsMayLoad: Promise.resolve() };
   // Its modules load before the other parts' so that bootstrap's first requests go out first.
-  const { startCertificates } = await import('./certificate/setup.js');
+  const { startCertificates } = await import('../certificate/setup.js');
   let waiting = (): void => undefined;
   const onWaiting = new Promise<void>((resolve) => (waiting = resolve));
   const setup = startCertificates({
@@ -174,10 +179,10 @@ async function buildHostSettings(
     { setupCgroups },
     { managersFromConfig },
   ] = await Promise.all([
-    import('./runtime/settings/from-config.js'),
-    import('./cli/inert-options.js'),
-    import('./cgroups/setup.js'),
-    import('./cm/from-config.js'),
+    import('../runtime/settings/from-config.js'),
+    import('../cli/inert-options.js'),
+    import('../cgroups/setup.js'),
+    import('../cm/from-config.js'),
   ]);
   const managers = managersFromConfig(config, flags.rootDir, logger);
   const podSettings = buildPodSettings({
@@ -228,8 +233,8 @@ async function buildRuntime(
   const { fileFields } = settings;
   const clock = input.clock ?? systemClock;
   const [{ createRuntime }, { credentialsFromFlags }] = await Promise.all([
-    import('./runtime/factory.js'),
-    import('./runtime/credentials/keyring.js'),
+    import('../runtime/factory.js'),
+    import('../runtime/credentials/keyring.js'),
   ]);
   const credentials = await credentialsFromFlags({
     configPath: flags.imageCredentialProviderConfig,
@@ -270,7 +275,7 @@ async function loadRuntime(
 ): Promise<LoadedParts> {
   input.logger.info({}, 'building the agent parts');
   const [parts, host] = await Promise.all([
-    import('./agent-parts.js'),
+    import('./parts.js'),
     buildHostSettings(input, settings),
   ]);
   const runtime = await buildRuntime(input, nodeName, settings, host.podSettings);
@@ -330,6 +335,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
   const { statusSync, ...parts } = built;
   return {
     nodeName,
+    names,
     config,
     flags,
     runtime: loaded.runtime,
@@ -353,12 +359,11 @@ function activePods(agent: Agent): Pod[] {
  * agent's (the reference refused to start otherwise), then the hierarchy and node allocatable.
  */
 async function startCgroups(agent: Agent, logger: Logger): Promise<void> {
-  const { checkDockerCgroupDriver } = await import('./cgroups/docker-driver.js');
+  const { checkDockerCgroupDriver } = await import('../cgroups/docker-driver.js');
   await checkDockerCgroupDriver(
     agent.runtime.runtime,
     agent.config.cgroupDriver,
-    namesFor(agent.config.platformProfile as PlatformProfile, agent.config.platformDomain)
-      .agentWord,
+    agent.names.agentWord,
     logger,
   );
   await agent.cgroups?.start();
@@ -502,7 +507,7 @@ export async function runAgent(input: AgentInput): Promise<number> {
   const { logger, signal } = input;
   const agent = await buildAgent(input);
   input.onBuilt?.(agent);
-  const parts = await import('./agent-parts.js');
+  const parts = await import('./parts.js');
   const loops = new AbortController();
   const stop = (): void => loops.abort();
   signal.addEventListener('abort', stop, { once: true });

@@ -1,37 +1,38 @@
-// The agent's parts, built from the loaded runtime and the API client: pod sources and their
+// The agent's pod parts, built from the loaded runtime and the API client: pod sources and their
 // merger, status sync to the API server, the pod workers and the garbage collector. Each
 // builder makes one part; `assembleAgent` puts them together. Loaded with the other parts
-// (agent-parts.ts), after the client certificate is settled; src/agent/agent.ts calls it.
-import { FlexVolumePlugins } from './volume/flexvolume.js';
-import { noteMounterPath } from './volume/mounter-path.js';
-import type { NodeAgentConfiguration } from './config/schema.js';
-import type { NodeAgentFlags } from './config/flags-type.js';
-import type { Names } from '../common/names.js';
-import type { Logger } from '../common/log/types.js';
-import type { Clock } from '../common/util/clock.js';
-import { durationMs } from './config/duration-field.js';
-import type { FileFieldSettings } from './config/file-field-effects.js';
-import type { RestClient } from './client/rest-client.js';
-import { createNodeClient, createPodClient } from './client/typed-clients.js';
-import { ApiObjectSchema } from './client/api-schemas.js';
-import { GarbageCollector } from './gc/collector.js';
-import { validatePod, type ValidatePodOptions } from './pod/validate.js';
-import type { RuntimeBundle } from './runtime/factory.js';
-import { podCapacity, type AdmitResult } from './worker/admission.js';
-import type { Pod } from './pod/types.js';
-import { ApiserverSource } from './source/apiserver.js';
-import { FileSource } from './source/file.js';
-import { HttpSource } from './source/http.js';
-import { PodConfig } from './source/merger.js';
-import type { PodSnapshot, PodSource } from './source/types.js';
-import { ApiStatusSync } from './worker/api-status-sync.js';
-import { Backoff } from './worker/backoff.js';
-import { PodManager } from './worker/pod-manager.js';
-import { PodLogLinks } from './runtime/pod-logs/links.js';
-import { PodSyncer } from './worker/pod-sync.js';
-import { ProbeManager } from './worker/probes.js';
-import { PodStatusManager } from './worker/status-manager.js';
-import type { PodCgroups } from './cgroups/pod-cgroups.js';
+// (parts.ts), after the client certificate is settled; buildAgent (agent.ts) calls it. A new
+// pod-level part (one that needs the API client, the runtime or the status manager) is built here.
+import { FlexVolumePlugins } from '../volume/flexvolume.js';
+import { noteMounterPath } from '../volume/mounter-path.js';
+import type { NodeAgentConfiguration } from '../config/schema.js';
+import type { NodeAgentFlags } from '../config/flags-type.js';
+import type { Names } from '../../common/names.js';
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import { durationMs } from '../config/duration-field.js';
+import type { FileFieldSettings } from '../config/file-field-effects.js';
+import type { RestClient } from '../client/rest-client.js';
+import { createNodeClient, createPodClient } from '../client/typed-clients.js';
+import { ApiObjectSchema } from '../client/api-schemas.js';
+import { GarbageCollector } from '../gc/collector.js';
+import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
+import type { RuntimeBundle } from '../runtime/factory.js';
+import { podCapacity, type AdmitResult } from '../worker/admission.js';
+import type { Pod } from '../pod/types.js';
+import { ApiserverSource } from '../source/apiserver.js';
+import { FileSource } from '../source/file.js';
+import { HttpSource } from '../source/http.js';
+import { PodConfig } from '../source/merger.js';
+import type { PodSnapshot, PodSource } from '../source/types.js';
+import { ApiStatusSync } from '../worker/api-status-sync.js';
+import { Backoff } from '../worker/backoff.js';
+import { PodManager } from '../worker/pod-manager.js';
+import { PodLogLinks } from '../runtime/pod-logs/links.js';
+import { PodSyncer } from '../worker/pod-sync.js';
+import { ProbeManager } from '../worker/probes.js';
+import { PodStatusManager } from '../worker/status-manager.js';
+import type { PodCgroups } from '../cgroups/pod-cgroups.js';
 
 export interface AssembleInput {
   readonly config: NodeAgentConfiguration;
@@ -251,11 +252,13 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     ...(input.config.staticPodURL !== '' ? ['http'] : []),
     ...(input.rest !== undefined ? ['api'] : []),
   ];
-  // The merger reaches the pod manager, built after it, through this late-bound reference.
-  const late: { pods?: PodManager } = {};
+  // The merger and the probes call the pod manager, which is built after them (it reads the
+  // merger's seenAllSources and its syncer the probes); they call it only once the sources start.
   const podConfig = new PodConfig({
     sources: sourceNames,
-    onUpdate: (u) => late.pods?.handleUpdate(u),
+    onUpdate: (u) => {
+      pods.handleUpdate(u);
+    },
     logger: input.logger.child({ part: 'podconfig' }),
   });
   const statuses = new PodStatusManager();
@@ -268,9 +271,10 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     statuses,
     podConfig,
     validation,
-    resync: (uid) => late.pods?.resync(uid),
+    resync: (uid) => {
+      pods.resync(uid);
+    },
   });
-  late.pods = pods;
   return {
     pods,
     statuses,

@@ -1,12 +1,10 @@
 // Starts the agent's servers, node registration and status, the eviction manager and the event
-// recorder from the effective configuration: the one call src/agent/agent.ts makes for them.
+// recorder from the effective configuration: the one call runAgent (agent.ts) makes for them.
 // Every loop ends with `signal`; none of them can block pod work (status and events are buffered
 // within bounds and dropped with a count when the API server is away). Each service is built in
 // its own file under services/.
 
-import { namesFor, type PlatformProfile } from '../../common/names.js';
 import { setMaxListeners } from 'node:events';
-import { existsSync } from 'node:fs';
 import { Registry } from 'prom-client';
 import type { RestClient } from '../client/rest-client.js';
 import type { Logger } from '../../common/log/types.js';
@@ -14,8 +12,8 @@ import type { Clock } from '../../common/util/clock.js';
 import { parseThresholds } from '../eviction/thresholds.js';
 import { NodeAgentMetrics, countApiRequests } from '../server/metrics.js';
 import type { NodeServersAddresses } from '../server/node-servers.js';
-import type { EventRecorder } from './events/recorder.js';
-import { registrationLabels } from './labels.js';
+import type { EventRecorder } from '../node/events/recorder.js';
+import { registrationLabels } from '../node/labels.js';
 import type { ServicesAgent, ServicesContext } from './services/context.js';
 import { startEvents } from './services/events.js';
 import { startEviction } from './services/eviction.js';
@@ -34,8 +32,8 @@ export interface AgentServicesInput {
   signal: AbortSignal;
   /** The metrics registry /metrics serves; parts may register theirs in it. */
   registry?: Registry;
-  /** The API client, when another part built one; otherwise one is made from --platconfig. */
-  rest?: RestClient;
+  /** The agent's API client (built with the client certificates), when it talks to an API server. */
+  rest?: RestClient | undefined;
   agentVersion?: string;
 }
 
@@ -47,30 +45,11 @@ export interface AgentServices {
   stop(): Promise<void>;
 }
 
-/** The services' shared context: the API client (made here when none was given) and the metrics. */
-async function servicesContext(
-  input: AgentServicesInput,
-  registry: Registry,
-): Promise<ServicesContext & { ownRest: RestClient | undefined }> {
-  const { agent, clock, signal } = input;
-  const { config, flags, nodeName } = agent;
+/** The services' shared context: the agent's API client (when it has one) and the metrics. */
+function servicesContext(input: AgentServicesInput, registry: Registry): ServicesContext {
+  const { agent, clock, signal, rest } = input;
+  const { config, flags, nodeName, names } = agent;
   const logger = input.logger.child({ part: 'node' });
-  let ownRest: RestClient | undefined;
-  if (input.rest === undefined && flags.platconfig !== '' && existsSync(flags.platconfig)) {
-    // Loaded only here: a standalone agent never loads the API client (undici, protobuf).
-    const [{ RestClient }, { loadConnection }] = await Promise.all([
-      import('../client/rest-client.js'),
-      import('../../common/platconfig/platconfig.js'),
-    ]);
-    ownRest = new RestClient({
-      connection: await loadConnection(flags.platconfig),
-      clock,
-      logger: logger.child({ part: 'client' }),
-      qps: config.platAPIQPS,
-      burst: config.platAPIBurst,
-    });
-  }
-  const rest = input.rest ?? ownRest;
   const ttl: ServicesContext['ttl'] = {};
   const metrics = new NodeAgentMetrics({
     registry,
@@ -80,7 +59,6 @@ async function servicesContext(
       : {}),
   });
   countApiRequests(metrics, signal);
-  const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
   return {
     agent,
     config,
@@ -95,7 +73,6 @@ async function servicesContext(
     loops: [],
     stops: [],
     ttl,
-    ownRest,
   };
 }
 
@@ -103,7 +80,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   // Many loops of many parts wait on the agent's one stop signal.
   setMaxListeners(200, input.signal);
   const registry = input.registry ?? new Registry();
-  const ctx = await servicesContext(input, registry);
+  const ctx = servicesContext(input, registry);
   const thresholds = parseThresholds(ctx.config);
   const recorder = startEvents(ctx);
   const volumeStats = startVolumeStats(ctx);
@@ -159,7 +136,6 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       await Promise.allSettled(ctx.stops.map((f) => f()));
       await Promise.allSettled(ctx.loops);
       await recorder.stopped();
-      await ctx.ownRest?.close();
     },
   };
 }

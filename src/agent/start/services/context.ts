@@ -12,9 +12,10 @@ import type { NodeAgentMetrics } from '../../server/metrics.js';
 import type { PodManager } from '../../worker/pod-manager.js';
 import type { PodStatusManager } from '../../worker/status-manager.js';
 
-/** What the services need of the built agent (src/agent/agent.ts's Agent satisfies it). */
+/** What the services need of the built agent (agent.ts's Agent satisfies it). */
 export interface ServicesAgent {
   readonly nodeName: string;
+  readonly names: Names;
   readonly config: NodeAgentConfiguration;
   readonly flags: NodeAgentFlags;
   readonly runtime: RuntimeBundle;

@@ -3,11 +3,11 @@
 import type { Logger } from '../../../common/log/types.js';
 import { createEventClient } from '../../client/typed-clients.js';
 import { gateLookup } from '../../config/validate.js';
-import { eventSinkFrom, negotiatedEventSinkFrom } from '../api-adapters.js';
-import { ClientCertificateWatch } from '../events/client-certificate.js';
-import { EventRecorder } from '../events/recorder.js';
-import type { EventSink, ObjectReference } from '../events/types.js';
-import { reportPods } from '../pod-reporting.js';
+import { eventSinkFrom, negotiatedEventSinkFrom } from '../../node/api-adapters.js';
+import { ClientCertificateWatch } from '../../node/events/client-certificate.js';
+import { EventRecorder } from '../../node/events/recorder.js';
+import type { EventSink, ObjectReference } from '../../node/events/types.js';
+import { reportPods } from '../../node/pod-reporting.js';
 import type { ServicesContext } from './context.js';
 
 /** Without an API server, events go to the log only (debug level, as the reference logs them at -v). */

@@ -8,7 +8,7 @@ import { RuntimeEvictablePods } from '../../eviction/pod-adapter.js';
 import type { Threshold } from '../../eviction/thresholds.js';
 import { localStorageLimits, storageUsageFromVolumes } from '../../eviction/local-storage.js';
 import type { VolumeStatsCache } from '../../volume/stats-cache.js';
-import type { EventRecorder } from '../events/recorder.js';
+import type { EventRecorder } from '../../node/events/recorder.js';
 import type { ServicesContext } from './context.js';
 
 export function startEviction(

@@ -10,17 +10,21 @@ import { durationMs } from '../../config/duration-field.js';
 import type { EvictionManager } from '../../eviction/manager.js';
 import type { Threshold } from '../../eviction/thresholds.js';
 import type { RestClient } from '../../client/rest-client.js';
-import { nodeApiFrom } from '../api-adapters.js';
-import { allocatableThresholds, machineFacts, nodeResources } from '../capacity.js';
-import type { EventRecorder } from '../events/recorder.js';
-import { nodeAddresses } from '../identity.js';
-import { defaultNodeLabels } from '../labels.js';
-import { LeaseSchema, NodeLeaseController } from '../lease.js';
-import { ApiNodeSchema } from '../api-node.js';
-import { nodeSystemInfo } from '../node-info.js';
-import { attachDetachAnnotations, registerNode, uninitializedTaint } from '../registration.js';
-import { NodeStatusManager, type NodeStatusSources } from '../status-manager.js';
-import type { Node, Taint } from '../types.js';
+import { nodeApiFrom } from '../../node/api-adapters.js';
+import { allocatableThresholds, machineFacts, nodeResources } from '../../node/capacity.js';
+import type { EventRecorder } from '../../node/events/recorder.js';
+import { nodeAddresses } from '../../node/identity.js';
+import { defaultNodeLabels } from '../../node/labels.js';
+import { LeaseSchema, NodeLeaseController } from '../../node/lease.js';
+import { ApiNodeSchema } from '../../node/api-node.js';
+import { nodeSystemInfo } from '../../node/node-info.js';
+import {
+  attachDetachAnnotations,
+  registerNode,
+  uninitializedTaint,
+} from '../../node/registration.js';
+import { NodeStatusManager, type NodeStatusSources } from '../../node/status-manager.js';
+import type { Node, Taint } from '../../node/types.js';
 import type { ServicesContext } from './context.js';
 import { reservationsOf } from '../../cm/reservation.js';
 import { nodeReference } from './events.js';

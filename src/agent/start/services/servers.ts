@@ -18,9 +18,9 @@ import {
 } from '../../server/runtime-adapters.js';
 import { RuntimeStreaming } from '../../server/streaming-adapters.js';
 import { ProfilingHandlers } from '../../server/handlers/profiling.js';
-import type { EventRecorder } from '../events/recorder.js';
-import { nodeAddresses } from '../identity.js';
-import { servingCertificate } from '../serving-certificate.js';
+import type { EventRecorder } from '../../node/events/recorder.js';
+import { nodeAddresses } from '../../node/identity.js';
+import { servingCertificate } from '../../node/serving-certificate.js';
 import type { ServicesContext } from './context.js';
 import { startTracing } from './tracing.js';
 

@@ -7,17 +7,17 @@
 import { Gauge } from 'prom-client';
 import { userMessage } from '../../../common/util/errors.js';
 import { durationMs } from '../../config/duration-field.js';
-import type { EventRecorder } from '../events/recorder.js';
-import { shutdownGroups } from '../shutdown/groups.js';
-import { DEFAULT_SYSTEM_BUS, DbusLogind, unixFdProblem } from '../shutdown/logind.js';
+import type { EventRecorder } from '../../node/events/recorder.js';
+import { shutdownGroups } from '../../node/shutdown/groups.js';
+import { DEFAULT_SYSTEM_BUS, DbusLogind, unixFdProblem } from '../../node/shutdown/logind.js';
 import {
   LOGIND_CONFIG_DIRECTORY,
   overrideInhibitDelay,
   type LogindDropin,
-} from '../shutdown/logind-dropin.js';
-import { NodeShutdownManager } from '../shutdown/manager.js';
-import { RuntimeShutdownPods } from '../shutdown/pod-terminator.js';
-import { ShutdownStateFile } from '../shutdown/state.js';
+} from '../../node/shutdown/logind-dropin.js';
+import { NodeShutdownManager } from '../../node/shutdown/manager.js';
+import { RuntimeShutdownPods } from '../../node/shutdown/pod-terminator.js';
+import { ShutdownStateFile } from '../../node/shutdown/state.js';
 import type { ServicesContext } from './context.js';
 import { nodeReference } from './events.js';
 
