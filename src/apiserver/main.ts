@@ -16,12 +16,12 @@ import {
   type ServerCertificates,
 } from './admin-platconfig.js';
 import { LateModes } from './authz/modes.js';
-import { loadTokenFile, tokenFileAuthenticator } from './auth/token-file.js';
-import { x509Authenticator } from './auth/x509.js';
+import { loadTokenFile, tokenFileAuthenticator } from './authn/token-file.js';
+import { x509Authenticator } from './authn/x509.js';
 import { NodeAuthorizer } from './authz/node/authorizer.js';
 import { RegistryNodeObjects } from './authz/node/registry-objects.js';
-import { BootstrapTokenAuthenticator } from './bootstrap-token/authenticator.js';
-import { RegistrySecrets } from './bootstrap-token/registry-secrets.js';
+import { BootstrapTokenAuthenticator } from './authn/bootstrap-token.js';
+import { RegistrySecrets } from './authn/bootstrap-token-secrets.js';
 import { runTokenCommand } from './bootstrap-token/token-command.js';
 import { startControllers } from './controllers/start.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';

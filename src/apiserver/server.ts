@@ -17,8 +17,9 @@ import type {
 } from './interfaces.js';
 import { everyMs, type Clock } from '../common/util/clock.js';
 import type { Logger } from '../common/log/types.js';
-import { AuthenticatorChain, AuthorizerChain } from './auth/chain.js';
-import { forbiddenMessage, requestAttributes } from './auth/attributes.js';
+import { AuthenticatorChain } from './authn/union.js';
+import { AuthorizerChain } from './authz/chain.js';
+import { forbiddenMessage, requestAttributes } from './authz/attributes.js';
 import { Discovery, servedGroups, versionInfo } from './discovery.js';
 import { createHttpsServer } from './https-server.js';
 import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
@@ -40,9 +41,9 @@ import {
   selfSubjectReview,
   selfSubjectRulesReview,
 } from './handlers/self-reviews.js';
-import { impersonatedUser } from './auth/impersonation.js';
+import { impersonatedUser } from './authn/impersonation.js';
 import type { LateModes } from './authz/modes.js';
-import { Rbac } from './rbac/index.js';
+import { Rbac } from './authz/rbac/index.js';
 import type { UserInfo } from '../common/auth/user.js';
 import { ResourceRoutes } from './handlers/routes.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';

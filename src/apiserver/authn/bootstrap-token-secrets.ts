@@ -3,7 +3,7 @@
 
 import type { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
-import type { SecretReader } from './authenticator.js';
+import type { SecretReader } from './bootstrap-token.js';
 
 export class RegistrySecrets implements SecretReader {
   private bound: { registry: Registry; def: ResourceDef } | undefined;

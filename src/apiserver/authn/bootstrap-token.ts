@@ -8,7 +8,12 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { bearerToken } from '../../common/auth/bearer-token.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
-import { parseToken, SECRET_PREFIX, SYSTEM_NAMESPACE, tokenUser } from './token.js';
+import {
+  parseToken,
+  SECRET_PREFIX,
+  SYSTEM_NAMESPACE,
+  tokenUser,
+} from '../bootstrap-token/token.js';
 
 export interface SecretReader {
   getSecret(namespace: string, name: string): Promise<Record<string, unknown> | undefined>;

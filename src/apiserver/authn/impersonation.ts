@@ -9,7 +9,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Authorizer, RequestAttributes } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { badRequest, forbidden } from '../status.js';
-import { forbiddenMessage } from './attributes.js';
+import { forbiddenMessage } from '../authz/attributes.js';
 
 interface Request {
   readonly resource: 'users' | 'serviceaccounts' | 'groups' | 'userextras' | 'uids';

@@ -2,7 +2,7 @@
 // version, namespace, resource, subresource, name and verb; anything else is a non-resource
 // request with the lower-cased method as verb.
 
-import { labelRequirementToApi } from '../authz/review-selectors.js';
+import { labelRequirementToApi } from './review-selectors.js';
 import type {
   FieldSelectorRequirement,
   LabelSelectorRequirement,

@@ -6,7 +6,7 @@ import { ConfiguredAnonymousAuthenticator } from '../authn/anonymous-config.js';
 import { JwtAuthenticator } from '../authn/jwt.js';
 import { JwtAuthenticatorSet } from '../authn/jwt-set.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
-import { AuthorizerChain } from '../auth/chain.js';
+import { AuthorizerChain } from '../authz/chain.js';
 import { alwaysAllow, alwaysDeny, authorizersForModes, LateModes } from '../authz/modes.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { ADMISSION_PLUGIN_NAMES } from './admission.js';

@@ -17,8 +17,8 @@ const RESERVED =
 
 const ALLOWED: Readonly<Record<string, string>> = {
   'src/common/names.ts': 'the one table',
-  'src/apiserver/rbac/reference-policy.ts':
-    "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/rbac/names.ts",
+  'src/apiserver/authz/rbac/reference-policy.ts':
+    "the reference's bootstrap policy as read from a real 1.32 apiserver, translated by src/apiserver/authz/rbac/names.ts",
   'src/apiserver/handlers/printer-docs.ts':
     "the reference's column descriptions (SwaggerDoc texts), copied from its OpenAPI v3 documents",
   'src/apiserver/openapi/reference-descriptions.ts':

@@ -2,14 +2,14 @@
 // with an aggregationRule gets the rules of every other ClusterRole that one of its label
 // selectors matches (deduplicated, in name order). Runs after any ClusterRole changes.
 
-import type { Logger } from '../../common/log/types.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/types.js';
-import { metaOf, objAt, str, type Obj } from '../registry/types.js';
+import type { Logger } from '../../../common/log/types.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/types.js';
+import { metaOf, objAt, str, type Obj } from '../../registry/types.js';
 import type { RbacCache } from './cache.js';
 import { ruleOf, ruleToObject } from './rules.js';
 import { isDeepStrictEqual } from 'node:util';
-import { stringRecordOf, isRecord, listOf, recordOf } from '../../common/util/json-shape.js';
+import { stringRecordOf, isRecord, listOf, recordOf } from '../../../common/util/json-shape.js';
 
 const SYSTEM_USER = {
   username: 'system:controller:clusterrole-aggregation-controller',

@@ -9,12 +9,12 @@ import type {
   RequestAttributes,
   RuleResolver,
   SubjectRules,
-} from '../interfaces.js';
-import type { UserInfo } from '../../common/auth/user.js';
-import { metaOf, objAt, str, type Obj } from '../registry/types.js';
+} from '../../interfaces.js';
+import type { UserInfo } from '../../../common/auth/user.js';
+import { metaOf, objAt, str, type Obj } from '../../registry/types.js';
 import type { RbacCache } from './cache.js';
 import { ruleAllows, rulesOf, type PolicyRule } from './rules.js';
-import { listOf, isRecord } from '../../common/util/json-shape.js';
+import { listOf, isRecord } from '../../../common/util/json-shape.js';
 
 interface RoleRef {
   readonly kind: string;

@@ -5,16 +5,16 @@
 // the reference's own data (./reference-policy.ts), translated to our names.
 
 import { isDeepStrictEqual } from 'node:util';
-import type { Logger } from '../../common/log/types.js';
-import type { UserInfo } from '../../common/auth/user.js';
-import type { Registry } from '../registry/registry.js';
-import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
-import { StatusError } from '../status.js';
+import type { Logger } from '../../../common/log/types.js';
+import type { UserInfo } from '../../../common/auth/user.js';
+import type { Registry } from '../../registry/registry.js';
+import { metaOf, objAt, str, type Obj, type ResourceDef } from '../../registry/types.js';
+import { StatusError } from '../../status.js';
 import type { RbacNames } from './names.js';
 import { REFERENCE_POLICY } from './reference-policy.js';
 import type { RbacDefs } from './resources.js';
 import { ruleToObject, rulesOf, uncoveredRules } from './rules.js';
-import { recordOf, stringRecordOf, listOf } from '../../common/util/json-shape.js';
+import { recordOf, stringRecordOf, listOf } from '../../../common/util/json-shape.js';
 
 const SYSTEM_USER: UserInfo = { username: 'system:apiserver', groups: ['system:masters'] };
 

@@ -2,9 +2,9 @@
 // Filled from the store at start, then kept in step by the store's change feed (each change is
 // applied right after it commits, before the writer's response is sent).
 
-import { metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
-import { prefixEnd, StoreReadError, type Change, type Store } from '../storage/store.js';
-import type { Logger } from '../../common/log/types.js';
+import { metaOf, str, type Obj, type ResourceDef } from '../../registry/types.js';
+import { prefixEnd, StoreReadError, type Change, type Store } from '../../storage/store.js';
+import type { Logger } from '../../../common/log/types.js';
 import type { RbacDefs } from './resources.js';
 
 type Kind = keyof RbacDefs;

@@ -4,10 +4,10 @@
 // system:masters pass. Run as an admission plugin on the RBAC resources, so every write (REST
 // and in-process) goes through it.
 
-import type { AdmissionPlugin, AdmissionRequest, Authorizer } from '../interfaces.js';
-import type { UserInfo } from '../../common/auth/user.js';
-import { forbidden, notFound, type StatusError } from '../status.js';
-import { objAt, str, type Obj } from '../registry/types.js';
+import type { AdmissionPlugin, AdmissionRequest, Authorizer } from '../../interfaces.js';
+import type { UserInfo } from '../../../common/auth/user.js';
+import { forbidden, notFound, type StatusError } from '../../status.js';
+import { objAt, str, type Obj } from '../../registry/types.js';
 import type { RbacAuthorizer } from './authorizer.js';
 import {
   compactRules,

@@ -2,11 +2,11 @@
 // bindings, the authorizer, the escalation check, the bootstrap policy and the aggregation
 // controller. The server builds it once, before its registry, and starts it before listening.
 
-import type { Logger } from '../../common/log/types.js';
-import type { AdmissionPlugin, Authorizer } from '../interfaces.js';
-import type { Registry } from '../registry/registry.js';
-import type { ResourceDef } from '../registry/types.js';
-import type { Store } from '../storage/store.js';
+import type { Logger } from '../../../common/log/types.js';
+import type { AdmissionPlugin, Authorizer } from '../../interfaces.js';
+import type { Registry } from '../../registry/registry.js';
+import type { ResourceDef } from '../../registry/types.js';
+import type { Store } from '../../storage/store.js';
 import { ClusterRoleAggregator } from './aggregation.js';
 import { RbacAuthorizer } from './authorizer.js';
 import { reconcileBootstrapPolicy } from './bootstrap.js';
@@ -14,7 +14,7 @@ import { RbacCache } from './cache.js';
 import { RbacEscalationCheck } from './escalation.js';
 import { rbacNames, type RbacNames } from './names.js';
 import { rbacDefs, type RbacDefs } from './resources.js';
-import type { Names } from '../../common/names.js';
+import type { Names } from '../../../common/names.js';
 
 export { rbacNames, type RbacNames };
 

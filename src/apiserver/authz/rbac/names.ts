@@ -1,7 +1,7 @@
 // The one place RBAC names are derived from the platform domain: the API group, the labels and
 // annotations of the bootstrap policy, and the translation of the reference's own names (read
 // from a real 1.32 apiserver) into ours, through the naming profile (src/common/names.ts).
-import { REFERENCE_NAMES, namesFor, type Names } from '../../common/names.js';
+import { REFERENCE_NAMES, namesFor, type Names } from '../../../common/names.js';
 
 export interface RbacNames {
   /** `rbac.authorization.<domain>` */

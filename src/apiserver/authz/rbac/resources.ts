@@ -1,7 +1,7 @@
 // Role, ClusterRole, RoleBinding, ClusterRoleBinding (rbac.authorization.{domain}/v1) as registry
 // resources: no status, no subresources; validation in ./validation.ts.
 
-import type { ResourceDef } from '../registry/types.js';
+import type { ResourceDef } from '../../registry/types.js';
 import { rbacNames } from './names.js';
 import { validateBinding, validateBindingUpdate, validateRole } from './validation.js';
 

@@ -3,8 +3,8 @@
 // set of rules covers another (the escalation check), and the compact text of a rule used in the
 // escalation message.
 
-import type { PolicyRule, RequestAttributes } from '../interfaces.js';
-import { recordOf } from '../../common/util/json-shape.js';
+import type { PolicyRule, RequestAttributes } from '../../interfaces.js';
+import { recordOf } from '../../../common/util/json-shape.js';
 
 export type { PolicyRule };
 

@@ -4,10 +4,10 @@
 // not change; subjects are User, Group (of the RBAC group) or ServiceAccount (core). Verb names
 // are not checked, as the reference does not check them.
 
-import type { FieldErrorLike } from '../status.js';
-import { isDns1123Subdomain, isPathSegmentName, validateObjectMeta } from '../registry/meta.js';
-import { objAt, str, type Obj } from '../registry/types.js';
-import { isStringList, isRecord } from '../../common/util/json-shape.js';
+import type { FieldErrorLike } from '../../status.js';
+import { isDns1123Subdomain, isPathSegmentName, validateObjectMeta } from '../../registry/meta.js';
+import { objAt, str, type Obj } from '../../registry/types.js';
+import { isStringList, isRecord } from '../../../common/util/json-shape.js';
 
 function list(v: unknown): unknown[] | undefined {
   return Array.isArray(v) ? v : undefined;

@@ -2,7 +2,7 @@
 // placeholder (no opinion, said once), and the union rule resolver behind SelfSubjectRulesReview.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthorizerChain } from '../../../../src/apiserver/auth/chain.js';
+import { AuthorizerChain } from '../../../../src/apiserver/authz/chain.js';
 import {
   alwaysAllow,
   alwaysDeny,

@@ -2,13 +2,16 @@
 // respects autoupdate=false) and ClusterRole aggregation, with the reference's names.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { aggregatedRules, selectorMatches } from '../../../../src/apiserver/rbac/aggregation.js';
+import {
+  aggregatedRules,
+  selectorMatches,
+} from '../../../../../src/apiserver/authz/rbac/aggregation.js';
 import {
   bootstrapPolicy,
   reconcileBinding,
   reconcileRole,
-} from '../../../../src/apiserver/rbac/bootstrap.js';
-import { rbacNames } from '../../../../src/apiserver/rbac/names.js';
+} from '../../../../../src/apiserver/authz/rbac/bootstrap.js';
+import { rbacNames } from '../../../../../src/apiserver/authz/rbac/names.js';
 
 type Obj = Record<string, unknown>;
 const name = (o: Obj): string => String((o['metadata'] as Obj)['name']);

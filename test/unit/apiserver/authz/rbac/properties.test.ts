@@ -5,12 +5,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import type { IncomingMessage } from 'node:http';
-import { impersonatedUser } from '../../../../src/apiserver/auth/impersonation.js';
-import { alwaysAllow, alwaysDeny } from '../../../../src/apiserver/authz/modes.js';
-import { ruleAllows, rulesOf, uncoveredRules } from '../../../../src/apiserver/rbac/rules.js';
-import { validateBinding, validateRole } from '../../../../src/apiserver/rbac/validation.js';
-import { StatusError } from '../../../../src/apiserver/status.js';
-import { fuzzParams } from '../../../helpers/fuzz-runs.js';
+import { impersonatedUser } from '../../../../../src/apiserver/authn/impersonation.js';
+import { alwaysAllow, alwaysDeny } from '../../../../../src/apiserver/authz/modes.js';
+import {
+  ruleAllows,
+  rulesOf,
+  uncoveredRules,
+} from '../../../../../src/apiserver/authz/rbac/rules.js';
+import {
+  validateBinding,
+  validateRole,
+} from '../../../../../src/apiserver/authz/rbac/validation.js';
+import { StatusError } from '../../../../../src/apiserver/status.js';
+import { fuzzParams } from '../../../../helpers/fuzz-runs.js';
 
 const G = 'rbac.authorization.k8s.io';
 const word = fc.constantFrom(

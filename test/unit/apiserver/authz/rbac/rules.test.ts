@@ -8,7 +8,7 @@ import {
   ruleAllows,
   uncoveredRules,
   type PolicyRule,
-} from '../../../../src/apiserver/rbac/rules.js';
+} from '../../../../../src/apiserver/authz/rbac/rules.js';
 
 const rule = (p: Partial<PolicyRule>): PolicyRule => ({
   verbs: [],

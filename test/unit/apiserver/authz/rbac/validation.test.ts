@@ -7,7 +7,7 @@ import {
   validateBinding,
   validateBindingUpdate,
   validateRole,
-} from '../../../../src/apiserver/rbac/validation.js';
+} from '../../../../../src/apiserver/authz/rbac/validation.js';
 
 const G = 'rbac.authorization.k8s.io';
 const text = (errs: { field: string; type: string; detail: string }[]): string[] =>
