@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAgent, type Agent } from '../src/agent/agent.js';
+import { runAgent, type Agent } from '../src/agent/start/agent.js';
 import { defaultConfiguration } from '../src/agent/config/defaults.js';
 import type { NodeAgentFlags } from '../src/agent/config/flags-type.js';
 import { silentLogger } from '../src/common/log/types.js';

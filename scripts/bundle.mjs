@@ -216,7 +216,7 @@ async function bundleVendorGroup(outdir, group, specs, used) {
  * to the file it compiles: 2.4 MB in one file against ~0.3 MB for the configuration phase.
  */
 export const AGENT_RUN_MODULES = [
-  'src/agent/agent.ts',
+  'src/agent/start/agent.ts',
   'src/agent/cli/host-checks.ts',
   'src/common/log/logger.ts',
   'src/agent/config/logger-options.ts',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes src/apiserver/rbac/reference-policy.generated.ts: the bootstrap roles and bindings a real
+// Writes src/apiserver/authz/rbac/reference-policy.generated.ts: the bootstrap roles and bindings a real
 // kube-apiserver v1.32.13 creates at start (plus the three node-bootstrap bindings kubeadm adds),
 // as read from it into ../shared/reference/kubernetes-1.32/rbac-*.json (names, rules, subjects,
 // labels and annotations: data, in the reference's names; rbac/names.ts translates them). Each
@@ -21,7 +21,7 @@ import {
   write,
 } from './generated-file.mjs';
 
-const OUT = join(ROOT, 'src', 'apiserver', 'rbac', 'reference-policy.generated.ts');
+const OUT = join(ROOT, 'src', 'apiserver', 'authz', 'rbac', 'reference-policy.generated.ts');
 const FILES = [
   'rbac-clusterroles.json',
   'rbac-clusterrolebindings.json',

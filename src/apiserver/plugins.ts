@@ -1,23 +1,21 @@
 // The seam for parts configured from files (authentication/authorization/admission/encryption/
-// tracing configuration, src/apiserverconfig): their flags are EXTRA_FLAGS and loadPlugins builds
-// their plug-ins. The server core takes whatever lists come back; nothing else changes.
+// tracing configuration, config/): their flags are EXTRA_FLAGS; loadStorageEncryption builds the
+// store's transformers and loadPlugins, given the authorizers built over the store, the rest.
+// The build function (start/build.ts) takes whatever lists come back; nothing else changes.
 
-import { namesFor } from '../common/names.js';
-import type {
-  AdmissionPlugin,
-  Authenticator,
-  Authorizer,
-  RequestTracer,
-  TransformerRegistry,
-} from './interfaces.js';
+import type { Names } from '../common/names.js';
+import type { AdmissionPlugin, Authenticator, Authorizer, RequestTracer } from './interfaces.js';
 import type { ApiServerFlags, ExtraFlag } from './flags.js';
 import type { Logger } from '../common/log/types.js';
 import type { Clock } from '../common/util/clock.js';
-import type { LateModes } from './authz/modes.js';
+import type { ModeAuthorizers } from './authz/modes.js';
+import type { AuthorizerChain } from './authz/chain.js';
 import {
   APISERVER_CONFIG_FLAGS,
   loadApiserverConfigFiles,
+  loadEncryptionConfig,
   type ApiserverConfigFileOptions,
+  type StorageEncryption,
 } from './config/build.js';
 
 export interface ApiServerPlugins {
@@ -28,22 +26,50 @@ export interface ApiServerPlugins {
   /** The modes (or AuthorizationConfiguration types) of the chain, in order. */
   readonly authorizerModes?: readonly string[];
   readonly admission?: readonly AdmissionPlugin[];
-  readonly transformers?: TransformerRegistry;
   readonly tracer?: RequestTracer;
+}
+
+/** What the configuration files build: the plug-ins, the server's authorizer chain, a close. */
+export interface LoadedPlugins extends ApiServerPlugins {
+  readonly chain: AuthorizerChain;
   /** Called at shutdown (stops file watchers, closes connections). */
-  readonly close?: () => Promise<void>;
+  close(): Promise<void>;
 }
 
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
 export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
 
-export async function loadPlugins(
+/** --encryption-provider-config: the store's transformers, loaded before the store. */
+export function loadStorageEncryption(
   flags: ApiServerFlags,
+  names: Names,
   logger: Logger,
   clock: Clock,
-  lateModes?: LateModes,
-  nodes?: ApiserverConfigFileOptions['nodes'],
-): Promise<ApiServerPlugins> {
+): Promise<StorageEncryption> {
+  return loadEncryptionConfig({
+    encryptionProviderConfig: flags.extra['encryptionProviderConfig'],
+    platformDomain: names.groupDomain,
+    anonymousAuthFlagSet: flags.anonymousAuthSet,
+    clock,
+    logger,
+  });
+}
+
+/** What loadPlugins is given: the parts built over the store before it. */
+export interface PluginParts {
+  readonly modes: ModeAuthorizers;
+  /** When given, the chain asks these instead of the configured authorizers. */
+  readonly replaceAuthorizers?: readonly Authorizer[] | undefined;
+  readonly nodes: ApiserverConfigFileOptions['nodes'];
+}
+
+export async function loadPlugins(
+  flags: ApiServerFlags,
+  names: Names,
+  parts: PluginParts,
+  logger: Logger,
+  clock: Clock,
+): Promise<LoadedPlugins> {
   const x = flags.extra;
   const files = await loadApiserverConfigFiles({
     authenticationConfig: x['authenticationConfig'],
@@ -51,27 +77,27 @@ export async function loadPlugins(
     admissionControlConfigFile: x['admissionControlConfigFile'],
     enableAdmissionPlugins: x['enableAdmissionPlugins'],
     disableAdmissionPlugins: x['disableAdmissionPlugins'],
-    encryptionProviderConfig: x['encryptionProviderConfig'],
     tracingConfigFile: x['tracingConfigFile'],
     authorizationWebhookConfigFile: x['authorizationWebhookConfigFile'],
     authorizationWebhookVersion: x['authorizationWebhookVersion'],
     authorizationWebhookCacheAuthorizedTtl: x['authorizationWebhookCacheAuthorizedTtl'],
     authorizationWebhookCacheUnauthorizedTtl: x['authorizationWebhookCacheUnauthorizedTtl'],
-    platformDomain: namesFor(flags.platformProfile, flags.platformDomain).groupDomain,
-    names: namesFor(flags.platformProfile, flags.platformDomain),
+    platformDomain: names.groupDomain,
+    names,
     anonymousAuthFlagSet: flags.anonymousAuthSet,
     authorizationModes: flags.authorizationMode,
-    ...(lateModes !== undefined ? { lateModes } : {}),
+    modes: parts.modes,
+    replaceAuthorizers: parts.replaceAuthorizers,
     clock,
     logger,
-    nodes,
+    nodes: parts.nodes,
   });
   return {
     authenticators: files.authenticators,
     authorizers: files.authorizers,
     authorizerModes: files.authorizerModes,
+    chain: files.chain,
     admission: files.admission,
-    ...(files.transformers !== undefined ? { transformers: files.transformers } : {}),
     ...(files.tracer !== undefined ? { tracer: files.tracer } : {}),
     close: () => files.close(),
   };

@@ -6,7 +6,7 @@
 // agent stopped, the pods it started removed (Docker containers by pod-name prefix, process://
 // pods by root directory), the caller's clean-up, then both directories removed.
 import type { TestContext } from 'node:test';
-import { runAgent, type Agent } from '../../src/agent/agent.js';
+import { runAgent, type Agent } from '../../src/agent/start/agent.js';
 import type { NodeAgentConfiguration } from '../../src/agent/config/schema.js';
 import type { NodeAgentFlags } from '../../src/agent/config/flags-type.js';
 import type { Logger } from '../../src/common/log/types.js';

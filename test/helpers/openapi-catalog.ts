@@ -2,7 +2,7 @@
 // ResourceDefs and review endpoints server.ts registers, under a profile's names.
 import { OpenApi } from '../../src/apiserver/openapi/index.js';
 import { reviewEndpoints } from '../../src/apiserver/openapi/catalog.js';
-import { rbacDefs } from '../../src/apiserver/rbac/resources.js';
+import { rbacDefs } from '../../src/apiserver/authz/rbac/resources.js';
 import { configMapDef } from '../../src/apiserver/registry/resources/configmap.js';
 import { csrDef } from '../../src/apiserver/registry/resources/csr.js';
 import { eventDef } from '../../src/apiserver/registry/resources/event.js';

@@ -52,7 +52,7 @@ function problems(text: string, generator: string): string[] {
 }
 
 test('the recorded-digest check fails on a hand edit and on another generator', () => {
-  const file = join(ROOT, 'src', 'apiserver', 'rbac', 'reference-policy.generated.ts');
+  const file = join(ROOT, 'src', 'apiserver', 'authz', 'rbac', 'reference-policy.generated.ts');
   const generator = pathToFileURL(join(ROOT, 'scripts', 'gen-rbac-policy.mjs')).href;
   const other = pathToFileURL(join(ROOT, 'scripts', 'gen-proto.mjs')).href;
   const text = readFileSync(file, 'utf8');

@@ -70,7 +70,7 @@ async function deprecations(parsed: ParsedFlags, io: MainIO): Promise<void> {
 
 /** The agent itself: a literal import, so bundlers make it one lazy chunk loaded only here. */
 async function loadAgent(): Promise<RunAgent> {
-  const { runAgent } = await import('../agent.js');
+  const { runAgent } = await import('../start/agent.js');
   return runAgent;
 }
 

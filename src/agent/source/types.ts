@@ -3,7 +3,6 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Pod } from '../pod/types.js';
 import type { ValidatePodOptions } from '../pod/validate.js';
-import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
 
 /** A full snapshot of one source's pods; a source always sends everything it has. */
 export interface PodSnapshot {

@@ -1,13 +1,20 @@
 // From the five configuration-file flags to the parts plat-apiserver plugs into its pipeline:
-// authenticators (JWT, anonymous), authorizers (Webhook/AlwaysAllow/AlwaysDeny), admission
-// plugins, the encryption TransformerRegistry and the RequestTracer.
+// the encryption TransformerRegistry first (loadEncryptionConfig: the store is built over it),
+// then (loadApiserverConfigFiles, given the RBAC and Node authorizers built over the store)
+// authenticators (JWT, anonymous), authorizers (Webhook/AlwaysAllow/AlwaysDeny) and their chain,
+// admission plugins and the RequestTracer.
 import type { Names } from '../../common/names.js';
 import { ConfiguredAnonymousAuthenticator } from '../authn/anonymous-config.js';
 import { JwtAuthenticator } from '../authn/jwt.js';
 import { JwtAuthenticatorSet } from '../authn/jwt-set.js';
 import { WebhookAuthorizer } from '../authz/webhook.js';
-import { AuthorizerChain } from '../auth/chain.js';
-import { alwaysAllow, alwaysDeny, authorizersForModes, LateModes } from '../authz/modes.js';
+import { AuthorizerChain } from '../authz/chain.js';
+import {
+  alwaysAllow,
+  alwaysDeny,
+  authorizersForModes,
+  type ModeAuthorizers,
+} from '../authz/modes.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
 import { ADMISSION_PLUGIN_NAMES } from './admission.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
@@ -134,6 +141,7 @@ export interface ApiserverConfigFileOptions {
   /** Comma-separated list, as given on the command line. */
   readonly enableAdmissionPlugins?: string | undefined;
   readonly disableAdmissionPlugins?: string | undefined;
+  /** Read by loadEncryptionConfig, before the store (the other files need the store's parts). */
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
   readonly platformDomain: string;
@@ -142,8 +150,10 @@ export interface ApiserverConfigFileOptions {
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
   readonly authorizationModes: readonly string[];
-  /** The RBAC and Node authorizers, bound once the server exists (a fresh unbound pair when absent). */
-  readonly lateModes?: LateModes;
+  /** The RBAC and Node authorizers (built over the server's store before this). */
+  readonly modes: ModeAuthorizers;
+  /** When given, the chain asks these instead of the configured ones (tests, embedding). */
+  readonly replaceAuthorizers?: readonly Authorizer[] | undefined;
   /** --authorization-mode=Webhook settings (the legacy flags). */
   readonly authorizationWebhookConfigFile?: string | undefined;
   readonly authorizationWebhookVersion?: string | undefined;
@@ -167,8 +177,9 @@ export interface ApiserverConfigFiles {
   readonly authorizers: readonly Authorizer[];
   /** The authorization modes in use (by type), for the start-up warnings. */
   readonly authorizerModes: readonly string[];
+  /** The server's one authorizer chain (system:masters first): requests, reviews, admission. */
+  readonly chain: AuthorizerChain;
   readonly admission: readonly AdmissionPlugin[];
-  readonly transformers: TransformerRegistry | undefined;
   readonly tracer: RequestTracer | undefined;
   close(): Promise<void>;
 }
@@ -201,15 +212,15 @@ export async function loadApiserverConfigFiles(
         'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)',
       );
     }
-    const admission = admissionFrom(b, authorizers);
-    const transformers = await transformersFrom(b);
+    const chain = new AuthorizerChain({ authorizers: o.replaceAuthorizers ?? authorizers });
+    const admission = admissionFrom(b, chain);
     const tracer = tracerFrom(b);
     return {
       authenticators,
       authorizers,
       authorizerModes,
+      chain,
       admission,
-      transformers,
       tracer,
       close: async () => {
         for (const c of b.closers.reverse()) await c();
@@ -259,7 +270,6 @@ async function authorizersFrom(
   b: Building,
 ): Promise<{ authorizers: Authorizer[]; authorizerModes: string[] }> {
   const { o, load, closers } = b;
-  const late = o.lateModes ?? new LateModes();
   if (given(o.authorizationConfig)) {
     const cfg = loadConfigFile(
       o.authorizationConfig,
@@ -269,7 +279,7 @@ async function authorizersFrom(
     );
     const authorizers: Authorizer[] = [];
     for (const [i, a] of cfg.authorizers.entries()) {
-      const one = await configuredAuthorizer(b, late, a, i);
+      const one = await configuredAuthorizer(b, o.modes, a, i);
       if (one !== undefined) authorizers.push(one);
     }
     return { authorizers, authorizerModes: cfg.authorizers.map((a) => a.type) };
@@ -281,7 +291,7 @@ async function authorizersFrom(
     webhook = w;
   }
   const authorizers = authorizersForModes(o.authorizationModes, {
-    late,
+    ...o.modes,
     webhook: () => {
       if (webhook === undefined) throw new Error('the Webhook authorization mode was not prepared');
       return webhook;
@@ -295,14 +305,14 @@ type ConfiguredAuthorizerEntry = ConfigOf<'AuthorizationConfiguration'>['authori
 /** One entry of --authorization-config's chain (a webhook entry opens its connection file). */
 async function configuredAuthorizer(
   { o, closers }: Building,
-  late: LateModes,
+  modes: ModeAuthorizers,
   a: ConfiguredAuthorizerEntry,
   i: number,
 ): Promise<Authorizer | undefined> {
   if (a.type === 'AlwaysAllow') return alwaysAllow;
   if (a.type === 'AlwaysDeny') return alwaysDeny;
-  if (a.type === 'RBAC') return late.rbac;
-  if (a.type === 'Node') return late.node;
+  if (a.type === 'RBAC') return modes.rbac;
+  if (a.type === 'Node') return modes.node;
   if (a.webhook === undefined) return undefined;
   const file = a.webhook.connectionInfo.kubeConfigFile ?? '';
   let connection;
@@ -331,10 +341,7 @@ async function configuredAuthorizer(
 }
 
 /** The enabled admission plugins with --admission-control-config-file's settings. */
-function admissionFrom(
-  { o, load }: Building,
-  authorizers: readonly Authorizer[],
-): AdmissionPlugin[] {
+function admissionFrom({ o, load }: Building, chain: Authorizer): AdmissionPlugin[] {
   let admissionConfig: ResolvedAdmissionConfiguration | undefined;
   if (given(o.admissionControlConfigFile)) {
     admissionConfig = loadConfigFile(
@@ -350,7 +357,6 @@ function admissionFrom(
     o.nodes !== undefined,
   );
   // The certificate plugins ask the same chain the server uses (system:masters first).
-  const chain = o.lateModes?.chain ?? new AuthorizerChain({ authorizers });
   return buildAdmissionPlugins({
     enabled,
     config: admissionConfig,
@@ -362,15 +368,23 @@ function admissionFrom(
   });
 }
 
+/** What --encryption-provider-config builds: the storage's transformers (before the store). */
+export interface StorageEncryption {
+  readonly transformers: TransformerRegistry | undefined;
+  close(): void;
+}
+
 /** --encryption-provider-config (KMS plugins' health said once in the log). */
-async function transformersFrom({
-  o,
-  load,
-  closers,
-  log,
-}: Building): Promise<TransformerRegistry | undefined> {
-  if (!given(o.encryptionProviderConfig)) return undefined;
+export async function loadEncryptionConfig(
+  o: Pick<
+    ApiserverConfigFileOptions,
+    'encryptionProviderConfig' | 'platformDomain' | 'anonymousAuthFlagSet' | 'clock' | 'logger'
+  >,
+): Promise<StorageEncryption> {
+  if (!given(o.encryptionProviderConfig))
+    return { transformers: undefined, close: () => undefined };
   const file = o.encryptionProviderConfig;
+  const load = { platformDomain: o.platformDomain, anonymousAuthFlagSet: o.anonymousAuthFlagSet };
   const cfg = loadConfigFile(file, 'EncryptionConfiguration', load, '--encryption-provider-config');
   const reg = new EncryptionTransformerRegistry({
     config: cfg,
@@ -378,13 +392,19 @@ async function transformersFrom({
     logger: o.logger,
     file,
   });
-  closers.push(() => reg.close());
-  for (const p of await reg.checkKmsPlugins())
-    log.warn(
-      { problem: p },
-      'KMS plugin not healthy; writes and reads of its resources fail until it is',
-    );
-  return reg;
+  try {
+    for (const p of await reg.checkKmsPlugins())
+      o.logger
+        .child({ component: 'apiserver-config' })
+        .warn(
+          { problem: p },
+          'KMS plugin not healthy; writes and reads of its resources fail until it is',
+        );
+  } catch (err) {
+    reg.close();
+    throw err;
+  }
+  return { transformers: reg, close: () => reg.close() };
 }
 
 /** --tracing-config-file. */

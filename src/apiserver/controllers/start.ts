@@ -5,14 +5,23 @@ import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { CertAndKey } from '../csr/ca.js';
-import type { ApiServer } from '../server.js';
+import type { Authorizer } from '../interfaces.js';
+import type { Registry } from '../registry/registry.js';
+import type { ServedDefs } from '../registry/resources/served.js';
 import { runTokenCleaner } from '../bootstrap-token/cleaner.js';
 import { runCsrApproving } from './csr-approving.js';
 import { runCsrSigning } from './csr-signing.js';
 import { NodeLifecycleController } from './node-lifecycle.js';
 
+/** What the controllers use of the built server (start/build.ts's ApiServerParts). */
+export interface ControllerParts {
+  readonly registry: Registry;
+  readonly defs: ServedDefs;
+  readonly authorizer: Authorizer;
+}
+
 export interface ControllersOptions {
-  readonly server: ApiServer;
+  readonly server: ControllerParts;
   /** The controllers to run (flags.controllers, already resolved). */
   readonly enabled: readonly string[];
   /** The cluster CA csrsigning signs with. */

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Authorizer, RequestAttributes } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
-import type { AuthenticatorChain } from '../auth/chain.js';
+import type { AuthenticatorChain } from '../authn/union.js';
 import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
-import { forbiddenMessage, requestAttributes } from '../auth/attributes.js';
+import { forbiddenMessage, requestAttributes } from '../authz/attributes.js';
 import type { Authorizer } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import type { ResourceDef } from '../registry/types.js';

@@ -5,6 +5,7 @@
 
 import { RemainingCounts } from './remaining-counts.js';
 import { ServedCache } from './served-cache.js';
+import { storageKey, storagePrefix } from './keys.js';
 import { namesFor, type Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
@@ -145,15 +146,12 @@ export class Registry {
   }
 
   key(def: ResourceDef, namespace: string, name: string): string {
-    return this.prefix(def, def.namespaced ? namespace : '') + name;
+    return storageKey(def, namespace, name);
   }
 
   /** The key prefix of a resource, or of its objects in one namespace. */
   prefix(def: ResourceDef, namespace: string): string {
-    // A view (events.k8s.io Event) lives in its storage resource's keys.
-    const stored = def.view?.storage ?? def;
-    const base = `/${stored.group === '' ? 'core' : stored.group}/${stored.resource}/`;
-    return def.namespaced && namespace !== '' ? `${base}${namespace}/` : base;
+    return storagePrefix(def, namespace);
   }
 
   private ctx(user: UserInfo): StrategyContext {

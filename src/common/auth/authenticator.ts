@@ -1,6 +1,6 @@
 // Authentication as both programs' servers consume it: each authenticator looks at a request and
 // says who made it, that it has nothing to say, or that the credential it knows is bad. A chain
-// asks them in order (the agent's server/authn/chain.ts, plat-apiserver's auth/chain.ts).
+// asks them in order (the agent's server/authn/chain.ts, plat-apiserver's authn/union.ts).
 
 import type { IncomingMessage } from 'node:http';
 import type { UserInfo } from './user.js';

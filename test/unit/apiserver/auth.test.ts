@@ -3,14 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
-import { forbiddenMessage, requestAttributes } from '../../../src/apiserver/auth/attributes.js';
-import { parseTokenFile, tokenFileAuthenticator } from '../../../src/apiserver/auth/token-file.js';
-import {
-  AuthenticatorChain,
-  AuthorizerChain,
-  alwaysAllow,
-  alwaysDeny,
-} from '../../../src/apiserver/auth/chain.js';
+import { forbiddenMessage, requestAttributes } from '../../../src/apiserver/authz/attributes.js';
+import { parseTokenFile, tokenFileAuthenticator } from '../../../src/apiserver/authn/token-file.js';
+import { AuthenticatorChain } from '../../../src/apiserver/authn/union.js';
+import { AuthorizerChain, alwaysAllow, alwaysDeny } from '../../../src/apiserver/authz/chain.js';
 import { FlagError } from '../../../src/common/util/errors.js';
 
 const user = { username: 'u', groups: [] };

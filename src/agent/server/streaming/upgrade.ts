@@ -5,7 +5,6 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WIRE_NAMES } from '../../../common/names.js';
 
 function listHeader(req: IncomingMessage, name: string): string[] {
   const raw = req.headersDistinct[name] ?? [];

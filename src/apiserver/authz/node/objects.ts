@@ -1,6 +1,6 @@
 // What the Node authorizer and NodeRestriction read from the cluster: pods (to relate a pod, and
 // the secrets and config maps its spec names, to a node) and nodes. Owned here, implemented over
-// the registry (registry-objects.ts), so tests can hand in plain objects.
+// the store (store-objects.ts), so tests can hand in plain objects.
 import { isRecord } from '../../../common/util/json-shape.js';
 
 export type Obj = Record<string, unknown>;

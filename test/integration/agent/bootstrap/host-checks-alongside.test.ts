@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { runAgent } from '../../../../src/agent/agent.js';
+import { runAgent } from '../../../../src/agent/start/agent.js';
 import { HostCheckError } from '../../../../src/agent/cli/host-checks.js';
 import { startBootstrapEnv, listCsrs, type BootstrapEnv } from '../../../helpers/bootstrap-env.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';

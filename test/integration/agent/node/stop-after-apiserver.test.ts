@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { runAgent } from '../../../../src/agent/agent.js';
+import { runAgent } from '../../../../src/agent/start/agent.js';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
 import { recordingLogger, type LogLine } from '../../../helpers/recording-logger.js';
 import { killProcessPods } from '../pods/runtimes.js';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { runAgent, type Agent } from '../../../../src/agent/agent.js';
+import { runAgent, type Agent } from '../../../../src/agent/start/agent.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
 import { freePort, stopChild } from '../../../helpers/processes.js';
 import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Agent } from '../../../../src/agent/agent.js';
+import type { Agent } from '../../../../src/agent/start/agent.js';
 import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { silentLogger, type Logger } from '../../../../src/common/log/types.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';

@@ -3,7 +3,7 @@
 // create objects before the agent starts), then the agent; the clean-up, registered on the test,
 // stops the agent, its pods and the server and removes the directory even when the test fails.
 import type { TestContext } from 'node:test';
-import { runAgent } from '../../../../src/agent/agent.js';
+import { runAgent } from '../../../../src/agent/start/agent.js';
 import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
 import type { Logger } from '../../../../src/common/log/types.js';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';

@@ -5,8 +5,8 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { namesFor } from '../../../../src/common/names.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
-import { startTracing } from '../../../../src/agent/node/services/tracing.js';
-import type { ServicesContext } from '../../../../src/agent/node/services/context.js';
+import { startTracing } from '../../../../src/agent/start/services/tracing.js';
+import type { ServicesContext } from '../../../../src/agent/start/services/context.js';
 import { defaultConfiguration } from '../../../../src/agent/config/defaults.js';
 import { fetchText } from '../../../helpers/server-https-request.js';
 import {

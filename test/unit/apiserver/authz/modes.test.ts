@@ -1,16 +1,14 @@
-// --authorization-mode names to authorizers: the chain order, late-bound RBAC/Node, the Node
-// placeholder (no opinion, said once), and the union rule resolver behind SelfSubjectRulesReview.
+// --authorization-mode names to authorizers: the chain order, RBAC and Node as built over the
+// store, and the union rule resolver behind SelfSubjectRulesReview.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AuthorizerChain } from '../../../../src/apiserver/auth/chain.js';
+import { AuthorizerChain } from '../../../../src/apiserver/authz/chain.js';
 import {
   alwaysAllow,
   alwaysDeny,
   authorizersForModes,
-  LateModes,
 } from '../../../../src/apiserver/authz/modes.js';
 import type { RequestAttributes } from '../../../../src/apiserver/interfaces.js';
-import { recordingLogger } from '../../../helpers/recording-logger.js';
 
 const attrs: RequestAttributes = {
   user: { username: 'u', groups: [] },
@@ -25,48 +23,32 @@ const attrs: RequestAttributes = {
   name: '',
 };
 
-test('modes become authorizers in order; RBAC and Node are late-bound and fail until bound', async () => {
-  const late = new LateModes();
+test('modes become authorizers in order: RBAC and Node are the ones built over the store', () => {
+  const rbac = { authorize: () => Promise.resolve({ decision: 'allow' as const }) };
+  const node = { authorize: () => Promise.resolve({ decision: 'no-opinion' as const }) };
   const chain = authorizersForModes(['Node', 'RBAC', 'AlwaysDeny'], {
-    late,
+    rbac,
+    node,
     webhook: () => alwaysAllow,
   });
-  assert.equal(chain[0], late.node);
-  assert.equal(chain[1], late.rbac);
+  assert.equal(chain[0], node);
+  assert.equal(chain[1], rbac);
   assert.equal(chain[2], alwaysDeny);
-  await assert.rejects(() => late.rbac.authorize(attrs), /authorization mode RBAC is not ready/);
   assert.throws(
-    () => authorizersForModes(['ABAC'], { late, webhook: () => alwaysAllow }),
+    () => authorizersForModes(['ABAC'], { rbac, node, webhook: () => alwaysAllow }),
     /unknown authorization mode ABAC/,
   );
 });
 
-test('without a Node authorizer, Node has no opinion and the start-up log says so once', async () => {
-  const late = new LateModes();
-  const logger = recordingLogger();
-  late.bindDefaults(logger, ['Node', 'RBAC']);
-  assert.deepEqual(await late.node.authorize(attrs), { decision: 'no-opinion' });
-  assert.deepEqual(
-    logger.lines
-      .filter((l) => /authorization mode Node: no Node authorizer/.test(l.msg))
-      .map((l) => l.level),
-    ['warn'],
-  );
-  const plugged = new LateModes();
-  plugged.node.bind(alwaysDeny);
-  plugged.bindDefaults(logger, ['Node']);
-  assert.deepEqual(await plugged.node.authorize(attrs), { decision: 'deny' });
-});
-
 test('the chain lists rules as the reference union resolver: AlwaysAllow gives */*, a non-resolver makes it incomplete', async () => {
-  const late = new LateModes();
-  late.bindDefaults(recordingLogger(), []);
-  const r = await new AuthorizerChain({ authorizers: [late.node, alwaysAllow] }).rulesFor(
+  // An authorizer that cannot list rules (a webhook's) makes the union incomplete.
+  const webhook = { authorize: () => Promise.resolve({ decision: 'no-opinion' as const }) };
+  const r = await new AuthorizerChain({ authorizers: [webhook, alwaysAllow] }).rulesFor(
     attrs.user,
     'default',
   );
   assert.equal(r.incomplete, true);
-  assert.equal(r.evaluationError, 'node authorizer does not support user rule resolution');
+  assert.equal(r.evaluationError, 'webhook authorizer does not support user rule resolution');
   assert.deepEqual(
     r.resourceRules.map((x) => [x.verbs, x.apiGroups, x.resources]),
     [[['*'], ['*'], ['*']]],

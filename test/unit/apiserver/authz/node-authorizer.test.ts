@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { test } from 'node:test';
 import { NodeAuthorizer } from '../../../../src/apiserver/authz/node/authorizer.js';
 import type { NodeObjects } from '../../../../src/apiserver/authz/node/objects.js';
-import { requestAttributes } from '../../../../src/apiserver/auth/attributes.js';
+import { requestAttributes } from '../../../../src/apiserver/authz/attributes.js';
 import type { RequestAttributes } from '../../../../src/apiserver/interfaces.js';
 import type { UserInfo } from '../../../../src/common/auth/user.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';

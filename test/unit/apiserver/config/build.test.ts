@@ -5,7 +5,9 @@ import { after, test } from 'node:test';
 import {
   admissionPluginsEnabled,
   loadApiserverConfigFiles,
+  loadEncryptionConfig,
 } from '../../../../src/apiserver/config/build.js';
+import { alwaysDeny } from '../../../../src/apiserver/authz/modes.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ConfigError, FlagError } from '../../../../src/common/util/errors.js';
@@ -17,6 +19,8 @@ const base = {
   platformDomain: 'platform.io',
   anonymousAuthFlagSet: false,
   authorizationModes: ['AlwaysAllow'],
+  // The storage's authorizers; only the AlwaysAllow and Webhook modes are asked for here.
+  modes: { rbac: alwaysDeny, node: alwaysDeny },
   clock: systemClock,
   logger: silentLogger(),
 };
@@ -31,8 +35,8 @@ test('no files: default certificate admission plugins, nothing else', async () =
     r.admission.map((p) => p.name),
     ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'],
   );
-  assert.equal(r.transformers, undefined);
   assert.equal(r.tracer, undefined);
+  assert.equal((await loadEncryptionConfig(base)).transformers, undefined);
   await r.close();
 });
 
@@ -41,7 +45,6 @@ test('admission, encryption and tracing files build their parts', async () => {
     ...base,
     admissionControlConfigFile: tmp.write('adm.yaml', admission()),
     enableAdmissionPlugins: 'EventRateLimit',
-    encryptionProviderConfig: tmp.write('enc.yaml', encryption()),
     tracingConfigFile: tmp.write('tr.yaml', setAt(tracing(), 'endpoint', '127.0.0.1:1')),
   });
   assert.deepEqual(
@@ -53,8 +56,14 @@ test('admission, encryption and tracing files build their parts', async () => {
       'CertificateSubjectRestriction',
     ],
   );
-  assert.ok(r.transformers !== undefined && r.tracer !== undefined);
+  assert.ok(r.tracer !== undefined);
   await r.close();
+  const enc = await loadEncryptionConfig({
+    ...base,
+    encryptionProviderConfig: tmp.write('enc.yaml', encryption()),
+  });
+  assert.ok(enc.transformers !== undefined);
+  enc.close();
 });
 
 test('a webhook platconfig that cannot be read names the field', async () => {
@@ -84,7 +93,7 @@ test('KMS v1 validates but is refused at start; Webhook mode needs its file', as
     kms: { name: 'old', endpoint: 'unix:///tmp/none.sock' },
   });
   await assert.rejects(
-    loadApiserverConfigFiles({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }),
+    loadEncryptionConfig({ ...base, encryptionProviderConfig: tmp.write('kms.yaml', d) }),
     /--encryption-provider-config: .*kms\.yaml: resources\[0\]\.providers\[0\]\.kms\.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2/,
   );
   await assert.rejects(

@@ -1,0 +1,287 @@
+// The agent's pod parts, built from the loaded runtime and the API client: pod sources and their
+// merger, status sync to the API server, the pod workers and the garbage collector. Each
+// builder makes one part; `assembleAgent` puts them together. Loaded with the other parts
+// (parts.ts), after the client certificate is settled; buildAgent (agent.ts) calls it. A new
+// pod-level part (one that needs the API client, the runtime or the status manager) is built here.
+import { FlexVolumePlugins } from '../volume/flexvolume.js';
+import { noteMounterPath } from '../volume/mounter-path.js';
+import type { NodeAgentConfiguration } from '../config/schema.js';
+import type { NodeAgentFlags } from '../config/flags-type.js';
+import type { Names } from '../../common/names.js';
+import type { Logger } from '../../common/log/types.js';
+import type { Clock } from '../../common/util/clock.js';
+import { durationMs } from '../config/duration-field.js';
+import type { FileFieldSettings } from '../config/file-field-effects.js';
+import type { RestClient } from '../client/rest-client.js';
+import { createNodeClient, createPodClient } from '../client/typed-clients.js';
+import { ApiObjectSchema } from '../client/api-schemas.js';
+import { GarbageCollector } from '../gc/collector.js';
+import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
+import type { RuntimeBundle } from '../runtime/factory.js';
+import { podCapacity, type AdmitResult } from '../worker/admission.js';
+import type { Pod } from '../pod/types.js';
+import { ApiserverSource } from '../source/apiserver.js';
+import { FileSource } from '../source/file.js';
+import { HttpSource } from '../source/http.js';
+import { PodConfig } from '../source/merger.js';
+import type { PodSnapshot, PodSource } from '../source/types.js';
+import { ApiStatusSync } from '../worker/api-status-sync.js';
+import { Backoff } from '../worker/backoff.js';
+import { PodManager } from '../worker/pod-manager.js';
+import { PodLogLinks } from '../runtime/pod-logs/links.js';
+import { PodSyncer } from '../worker/pod-sync.js';
+import { ProbeManager } from '../worker/probes.js';
+import { PodStatusManager } from '../worker/status-manager.js';
+import type { PodCgroups } from '../cgroups/pod-cgroups.js';
+
+export interface AssembleInput {
+  readonly config: NodeAgentConfiguration;
+  readonly flags: NodeAgentFlags;
+  readonly nodeName: string;
+  readonly names: Names;
+  readonly runtime: RuntimeBundle;
+  /** The API client, when the agent talks to an API server (--platconfig). */
+  readonly rest: RestClient | undefined;
+  /** What the configuration-file fields without a flag set (restart back-off cap, image age, log rotation). */
+  readonly fileFields: FileFieldSettings;
+  /** Pod admission handlers from the pod settings (sysctls). */
+  readonly admitHandlers: readonly ((pod: Pod) => AdmitResult)[];
+  /** --cgroups-per-qos: the pod cgroups (absent when off or the host cannot). */
+  readonly podCgroups?: PodCgroups;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export interface AssembledParts {
+  readonly pods: PodManager;
+  readonly statuses: PodStatusManager;
+  readonly podConfig: PodConfig;
+  readonly sources: PodSource[];
+  readonly gc: GarbageCollector;
+  readonly probes: ProbeManager;
+  readonly statusSync: ApiStatusSync | undefined;
+}
+
+/** The first --node-ip, the address pods see as their host's. */
+function hostIP(flags: NodeAgentFlags): string {
+  return flags.nodeIP !== '' ? (flags.nodeIP.split(',')[0] ?? '127.0.0.1') : '127.0.0.1';
+}
+
+interface SourceContext {
+  readonly input: AssembleInput;
+  readonly validation: ValidatePodOptions;
+  readonly apply: (s: PodSnapshot) => void;
+}
+
+/** --pod-manifest-path and --manifest-url: the static pod sources. */
+function staticSources(ctx: SourceContext): PodSource[] {
+  const { config, nodeName, names, clock, logger } = ctx.input;
+  const common = { nodeName, names, validation: ctx.validation, onSnapshot: ctx.apply, clock };
+  const sources: PodSource[] = [];
+  if (config.staticPodPath !== '') {
+    sources.push(
+      new FileSource({
+        ...common,
+        path: config.staticPodPath,
+        checkFrequencyMs: durationMs(
+          config.fileCheckFrequency,
+          'fileCheckFrequency',
+          '--file-check-frequency',
+        ),
+        logger: logger.child({ part: 'source', source: 'file' }),
+      }),
+    );
+  }
+  if (config.staticPodURL !== '') {
+    sources.push(
+      new HttpSource({
+        ...common,
+        url: config.staticPodURL,
+        headers: config.staticPodURLHeader,
+        checkFrequencyMs: durationMs(
+          config.httpCheckFrequency,
+          'httpCheckFrequency',
+          '--http-check-frequency',
+        ),
+        logger: logger.child({ part: 'source', source: 'http' }),
+      }),
+    );
+  }
+  return sources;
+}
+
+/** Pods bound to this node from the API server, and their status written back to it. */
+function apiParts(
+  ctx: SourceContext,
+  rest: RestClient,
+  statuses: PodStatusManager,
+): { source: PodSource; sync: ApiStatusSync } {
+  const { nodeName, names, clock, logger } = ctx.input;
+  const podClient = createPodClient({ client: rest, schema: ApiObjectSchema, clock, logger });
+  const source = new ApiserverSource({
+    pods: podClient,
+    nodeName,
+    names,
+    validation: ctx.validation,
+    onSnapshot: ctx.apply,
+    logger: logger.child({ part: 'source', source: 'api' }),
+    clock,
+  });
+  const nodes = createNodeClient({ client: rest, clock, logger });
+  // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
+  const ownerNode = async (signal?: AbortSignal): Promise<{ name: string; uid: string }> => {
+    const uid = (await nodes.get(nodeName, signal ? { signal } : {})).metadata?.uid;
+    if (uid === undefined || uid === '')
+      throw new Error(`failed to get node info: UID unset for node ${nodeName}`);
+    return { name: nodeName, uid };
+  };
+  const sync = new ApiStatusSync({
+    pods: podClient,
+    names,
+    logger: logger.child({ part: 'status' }),
+    clock,
+    ownerNode,
+  });
+  statuses.onChange((pod, status) => void sync.statusChanged(pod, status));
+  statuses.onRemove((pod) => void sync.podRemoved(pod));
+  return { source, sync };
+}
+
+interface WorkerInput {
+  readonly input: AssembleInput;
+  readonly statuses: PodStatusManager;
+  readonly podConfig: PodConfig;
+  readonly validation: ValidatePodOptions;
+  /** Reaches the pod manager once it exists (the probes report to it). */
+  readonly resync: (uid: string) => void;
+}
+
+/** The probes, the pod syncer and the pod manager with its workers. */
+function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
+  const { config, flags, runtime, clock } = w.input;
+  const logger = w.input.logger.child({ part: 'pods' });
+  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
+  const cgroups = w.input.podCgroups;
+  noteMounterPath(flags.experimentalMounterPath, logger.child({ part: 'volumes' }));
+  const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
+  const syncer = new PodSyncer({
+    runtime: runtime.runtime,
+    images: runtime.images,
+    probes,
+    statuses: w.statuses,
+    clock,
+    logger,
+    rootDir: flags.rootDir,
+    backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }),
+    hostIP: hostIP(flags),
+    ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
+    volumes: new FlexVolumePlugins({
+      pluginDir: config.volumePluginDir,
+      rootDir: flags.rootDir,
+      logger: logger.child({ part: 'volumes' }),
+    }),
+    podLogs,
+  });
+  const pods = new PodManager({
+    syncer,
+    runtime: runtime.runtime,
+    statuses: w.statuses,
+    clock,
+    logger,
+    syncFrequencyMs: durationMs(config.syncFrequency, 'syncFrequency', '--sync-frequency'),
+    capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
+    seenAllSources: () => w.podConfig.seenAllSources(),
+    validate: (pod) => validatePod(pod, w.validation),
+    admitHandlers: [...w.input.admitHandlers],
+    ...(cgroups !== undefined
+      ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) }
+      : {}),
+    cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep),
+  });
+  return { probes, pods };
+}
+
+/** Dead containers, unused images and rotated logs. */
+function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollector {
+  const { config, flags, runtime, clock, logger } = input;
+  return new GarbageCollector({
+    runtime: runtime.runtime,
+    images: runtime.images,
+    isPodActive: (uid) => pods.status(uid) !== undefined,
+    inUseImages: () =>
+      new Set(
+        pods
+          .desiredPods()
+          .flatMap((p) =>
+            [...p.spec.containers, ...(p.spec.initContainers ?? [])].map((c) => c.image ?? ''),
+          ),
+      ),
+    maxDeadContainers: flags.maximumDeadContainers,
+    maxDeadPerContainer: flags.maximumDeadContainersPerContainer,
+    minContainerAgeMs: durationMs(
+      flags.minimumContainerTTLDuration,
+      'minimumContainerTTLDuration',
+      '--minimum-container-ttl-duration',
+    ),
+    imageHighThresholdPercent: config.imageGCHighThresholdPercent,
+    imageLowThresholdPercent: config.imageGCLowThresholdPercent,
+    imageMinAgeMs: durationMs(
+      config.imageMinimumGCAge,
+      'imageMinimumGCAge',
+      '--minimum-image-ttl-duration',
+    ),
+    imageMaxAgeMs: input.fileFields.imageMaxAgeMs,
+    logRotateIntervalMs: input.fileFields.logRotateIntervalMs,
+    logRotateWorkers: input.fileFields.logRotateWorkers,
+    containerLogMaxSize: config.containerLogMaxSize,
+    containerLogMaxFiles: config.containerLogMaxFiles,
+    logRoot: flags.rootDir,
+    clock,
+    logger: logger.child({ part: 'gc' }),
+  });
+}
+
+/** Builds every part on top of the runtime and the API client; starts nothing. */
+export function assembleAgent(input: AssembleInput): AssembledParts {
+  const validation: ValidatePodOptions =
+    input.runtime.runtime.type === 'process'
+      ? { requireImage: false, requireCommand: true }
+      : { requireImage: true, requireCommand: false };
+  const sourceNames = [
+    ...(input.config.staticPodPath !== '' ? ['file'] : []),
+    ...(input.config.staticPodURL !== '' ? ['http'] : []),
+    ...(input.rest !== undefined ? ['api'] : []),
+  ];
+  // The merger and the probes call the pod manager, which is built after them (it reads the
+  // merger's seenAllSources and its syncer the probes); they call it only once the sources start.
+  const podConfig = new PodConfig({
+    sources: sourceNames,
+    onUpdate: (u) => {
+      pods.handleUpdate(u);
+    },
+    logger: input.logger.child({ part: 'podconfig' }),
+  });
+  const statuses = new PodStatusManager();
+  const ctx: SourceContext = { input, validation, apply: (s) => podConfig.apply(s) };
+  const sources = staticSources(ctx);
+  const api = input.rest === undefined ? undefined : apiParts(ctx, input.rest, statuses);
+  if (api !== undefined) sources.push(api.source);
+  const { probes, pods } = workers({
+    input,
+    statuses,
+    podConfig,
+    validation,
+    resync: (uid) => {
+      pods.resync(uid);
+    },
+  });
+  return {
+    pods,
+    statuses,
+    podConfig,
+    sources,
+    gc: garbageCollector(input, pods),
+    probes,
+    statusSync: api?.sync,
+  };
+}

@@ -1,0 +1,217 @@
+// Node registration, the node lease and node status: registered once, then the lease renews
+// (the heartbeat) and the status is sent when it changes and at the report frequency.
+import { userMessage } from '../../../common/util/errors.js';
+import {
+  createLeaseClient,
+  createNodeClient,
+  createNodeHeartbeatClient,
+} from '../../client/typed-clients.js';
+import { durationMs } from '../../config/duration-field.js';
+import type { EvictionManager } from '../../eviction/manager.js';
+import type { Threshold } from '../../eviction/thresholds.js';
+import type { RestClient } from '../../client/rest-client.js';
+import { nodeApiFrom } from '../../node/api-adapters.js';
+import { allocatableThresholds, machineFacts, nodeResources } from '../../node/capacity.js';
+import type { EventRecorder } from '../../node/events/recorder.js';
+import { nodeAddresses } from '../../node/identity.js';
+import { defaultNodeLabels } from '../../node/labels.js';
+import { LeaseSchema, NodeLeaseController } from '../../node/lease.js';
+import { ApiNodeSchema } from '../../node/api-node.js';
+import { nodeSystemInfo } from '../../node/node-info.js';
+import {
+  attachDetachAnnotations,
+  registerNode,
+  uninitializedTaint,
+} from '../../node/registration.js';
+import { NodeStatusManager, type NodeStatusSources } from '../../node/status-manager.js';
+import type { Node, Taint } from '../../node/types.js';
+import type { ServicesContext } from './context.js';
+import { reservationsOf } from '../../cm/reservation.js';
+import { nodeReference } from './events.js';
+
+export interface NodeStatusInput {
+  readonly labels: Record<string, string>;
+  readonly thresholds: Threshold[];
+  readonly recorder: EventRecorder;
+  readonly eviction: EvictionManager;
+  readonly agentVersion: string;
+  /** Graceful node shutdown: NotReady while the node shuts down, the status sent at once. */
+  readonly shutdown?:
+    { shutdownStatus(): string | undefined; syncNodeStatus: (() => void) | undefined } | undefined;
+}
+
+/** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
+function registrationTaints(ctx: ServicesContext): Taint[] {
+  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({
+    key: t.key,
+    ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
+    effect: t.effect as Taint['effect'],
+  }));
+  const uninitialized = uninitializedTaint(ctx.names);
+  if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key))
+    taints.push(uninitialized);
+  return taints;
+}
+
+/** Does the container runtime answer within 5 s? A reason the node is not ready when not. */
+async function runtimeDown(ctx: ServicesContext): Promise<string[]> {
+  const stop = new AbortController();
+  const timeout = ctx.clock
+    .sleep(5_000, stop.signal)
+    .then(() => Promise.reject(new Error('no answer within 5s')));
+  try {
+    await Promise.race([ctx.agent.runtime.runtime.version(), timeout]);
+    return [];
+  } catch (err) {
+    return [`container runtime is down: ${userMessage(err)}`];
+  } finally {
+    stop.abort();
+    timeout.catch(() => undefined);
+  }
+}
+
+/** What the node status reports, read when each status is built. */
+async function statusSources(
+  ctx: ServicesContext,
+  input: NodeStatusInput,
+): Promise<NodeStatusSources> {
+  const { agent, config, flags, nodeName } = ctx;
+  const facts = await machineFacts(flags.rootDir);
+  const runtimeVersion = await agent.runtime.runtime.version().then(
+    (v) => `${v.runtimeName}://${v.runtimeVersion}`,
+    () => 'unknown',
+  );
+  const info = await nodeSystemInfo({
+    agentVersion: input.agentVersion,
+    containerRuntimeVersion: runtimeVersion,
+  });
+  return {
+    resources: () =>
+      Promise.resolve(
+        nodeResources(facts, {
+          maxPods: config.maxPods,
+          podsPerCore: config.podsPerCore,
+          ...reservationsOf(config),
+          hardThresholds: allocatableThresholds(
+            input.thresholds,
+            flags.experimentalAllocatableIgnoreEviction,
+          ),
+          localStorageCapacityIsolation: config.localStorageCapacityIsolation,
+        }),
+      ),
+    addresses: () => nodeAddresses(flags.nodeIP, nodeName),
+    nodeInfo: () => Promise.resolve(info),
+    images: async () =>
+      (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({
+        names: i.tags.length > 0 ? i.tags : [i.id],
+        sizeBytes: i.sizeBytes,
+      })),
+    notReadyReasons: async () => [
+      ...(await runtimeDown(ctx)),
+      ...[input.shutdown?.shutdownStatus()].filter((r) => r !== undefined),
+    ],
+    pressure: () => {
+      const c = input.eviction.conditions();
+      return {
+        memory: c.has('MemoryPressure'),
+        disk: c.has('DiskPressure'),
+        pid: c.has('PIDPressure'),
+      };
+    },
+  };
+}
+
+/** Registers the node, then runs the lease and the status loops until the signal. */
+export async function startNodeStatus(
+  ctx: ServicesContext,
+  rest: RestClient,
+  input: NodeStatusInput,
+): Promise<void> {
+  const { config, clock, logger, names, nodeName, signal } = ctx;
+  const nodes = createNodeClient({ client: rest, schema: ApiNodeSchema, clock, logger });
+  const api = nodeApiFrom(
+    nodes,
+    createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }),
+  );
+  const lease = new NodeLeaseController({
+    leases: createLeaseClient({
+      client: rest,
+      schema: LeaseSchema,
+      group: names.groups.coordination,
+      clock,
+      logger,
+    }),
+    nodeUid: async (signal) => (await nodes.get(nodeName, signal ? { signal } : {})).metadata.uid,
+    nodeName,
+    namespace: names.namespaces.nodeLease,
+    durationSeconds: config.nodeLeaseDurationSeconds,
+    clock,
+    logger: logger.child({ part: 'lease' }),
+  });
+  const status = new NodeStatusManager({
+    api,
+    clock,
+    logger,
+    nodeName,
+    updateFrequencyMs: durationMs(
+      config.nodeStatusUpdateFrequency,
+      'nodeStatusUpdateFrequency',
+      '--node-status-update-frequency',
+    ),
+    reportFrequencyMs: durationMs(
+      config.nodeStatusReportFrequency,
+      'nodeStatusReportFrequency',
+      '--node-status-report-frequency',
+    ),
+    leaseActive: () => lease.active(),
+    maxImages: config.nodeStatusMaxImages,
+    daemonPort: config.port,
+    events: input.recorder,
+    sources: await statusSources(ctx, input),
+    // Called from a status update, after registration (below) has run once.
+    reregister: (s) => register(s ?? signal),
+  });
+  if (input.shutdown !== undefined) input.shutdown.syncNodeStatus = () => void status.tick(signal);
+  const taints = registrationTaints(ctx);
+  const base: Omit<Node, 'status'> = {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: nodeName,
+      labels: input.labels,
+      ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger),
+    },
+    spec: {
+      ...(config.providerID !== '' ? { providerID: config.providerID } : {}),
+      ...(taints.length > 0 ? { taints } : {}),
+    },
+  };
+  const register = async (s: AbortSignal): Promise<void> => {
+    await registerNode(
+      {
+        api,
+        clock,
+        logger,
+        node: () => status.nodeForRegistration(base),
+        ownedLabels: defaultNodeLabels(names, nodeName),
+        attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
+      },
+      s,
+    );
+    input.recorder.event(
+      nodeReference(nodeName),
+      'Normal',
+      'RegisteredNode',
+      `Node ${nodeName} registered with the API server`,
+    );
+  };
+  ctx.loops.push(
+    (async () => {
+      await register(signal);
+      await Promise.all([lease.run(signal), status.run(signal)]);
+    })().catch((err: unknown) => {
+      if (!signal.aborted)
+        logger.error({ err: userMessage(err) }, 'node registration and status loop stopped');
+    }),
+  );
+}

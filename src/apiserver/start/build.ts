@@ -1,0 +1,330 @@
+// buildApiServer(config): every part of plat-apiserver constructed once, in dependency order,
+// into one typed record; nothing listens or loops yet (run.ts starts them). The order:
+//   certificates → storage encryption → Store → Rbac → the Node authorizer's objects (over the
+//   store) → configuration-file plug-ins (authenticators, authorizers and the chain, admission)
+//   → Registry (admission + RBAC's escalation check) → served resources (routes, OpenAPI,
+//   discovery) → authenticators and their union → the streaming proxy → the request pipeline.
+// A new resource goes into registry/resources/served.ts; a new admission plugin into admission/plugins.ts
+// (loadPlugins builds it with the chain and the node objects); a new controller into
+// controllers/start.ts, which gets this record's registry, defs and authorizer.
+import { readFile } from 'node:fs/promises';
+import type { Names } from '../../common/names.js';
+import { FlagError } from '../../common/util/errors.js';
+import { prepareCertificates, type ServerCertificates } from '../admin-platconfig.js';
+import { x509Authenticator } from '../authn/x509.js';
+import { loadTokenFile, tokenFileAuthenticator } from '../authn/token-file.js';
+import { BootstrapTokenAuthenticator } from '../authn/bootstrap-token.js';
+import { StoreSecrets } from '../authn/store-secrets.js';
+import { AuthenticatorChain } from '../authn/union.js';
+import type { AuthorizerChain } from '../authz/chain.js';
+import { NodeAuthorizer } from '../authz/node/authorizer.js';
+import { StoreNodeObjects } from '../authz/node/store-objects.js';
+import { Rbac } from '../authz/rbac/index.js';
+import { Discovery, servedGroups, versionInfo } from '../discovery.js';
+import type { ApiServerFlags } from '../flags.js';
+import { DEFAULT_MAX_BODY_BYTES } from '../handlers/body.js';
+import { ProtobufResponses } from '../handlers/protobuf.js';
+import type { ResourceHandlerContext } from '../handlers/resource.js';
+import { ResourceRoutes } from '../handlers/routes.js';
+import type { Authenticator } from '../interfaces.js';
+import { reviewEndpoints } from '../openapi/catalog.js';
+import { OpenApi } from '../openapi/index.js';
+import { loadPlugins, loadStorageEncryption, type LoadedPlugins } from '../plugins.js';
+import { SubresourceProxy } from '../proxy/handler.js';
+import { prepareKubeletClient } from '../proxy/kubelet-client.js';
+import { trackedManagedFields } from '../registry/managed-fields.js';
+import { Registry } from '../registry/registry.js';
+import type { ResourceDef } from '../registry/types.js';
+import { resourceDefs, type ServedDefs } from '../registry/resources/served.js';
+import { ApiServer } from '../server.js';
+import { identityTransformers } from '../storage/identity.js';
+import { Store } from '../storage/store.js';
+import type { ApiServerConfig } from './config.js';
+
+/** Every part of plat-apiserver, built once. */
+export interface ApiServerParts {
+  readonly config: ApiServerConfig;
+  readonly certs: ServerCertificates;
+  readonly store: Store;
+  readonly rbac: Rbac;
+  readonly defs: ServedDefs;
+  readonly plugins: LoadedPlugins;
+  /** The one authorizer chain: requests, reviews, admission, controllers, the proxy. */
+  readonly authorizer: AuthorizerChain;
+  readonly registry: Registry;
+  readonly openapi: OpenApi;
+  readonly authn: AuthenticatorChain;
+  /** The request pipeline (server.ts). */
+  readonly server: ApiServer;
+  /** Stops what building started: the kubelet-client file watch, the configured plug-ins. */
+  close(): Promise<void>;
+}
+
+/** The CAs whose client certificates authenticate: the cluster CA, and --client-ca-file. */
+async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Promise<string[]> {
+  const pems = [certs.clusterCa.certPem];
+  if (flags.clientCaFile === undefined) return pems;
+  try {
+    pems.push(await readFile(flags.clientCaFile, 'utf8'));
+  } catch (err) {
+    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, {
+      flag: 'client-ca-file',
+    });
+  }
+  return pems;
+}
+
+/** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
+function flagAuthenticators(c: ApiServerConfig, store: Store, defs: ServedDefs): Authenticator[] {
+  const { flags, names, clock, logger } = c;
+  const authenticators: Authenticator[] = [x509Authenticator()];
+  if (flags.tokenAuthFile !== undefined)
+    authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
+  if (flags.enableBootstrapTokenAuth) {
+    authenticators.push(
+      new BootstrapTokenAuthenticator({
+        secrets: new StoreSecrets({ store, secretDef: defs.secret }),
+        platformDomain: names.labelDomain,
+        namespace: names.namespaces.system,
+        clock,
+        logger: logger.child({ component: 'bootstrap-token' }),
+      }),
+    );
+  }
+  return authenticators;
+}
+
+/** RBAC and the Node authorizer over the store, then the configuration files' plug-ins. */
+async function authorization(
+  c: ApiServerConfig,
+  store: Store,
+  defs: ServedDefs,
+): Promise<{ rbac: Rbac; plugins: LoadedPlugins }> {
+  const { names, logger } = c;
+  const rbac = new Rbac({ platformDomain: names.groupDomain, names, store, logger });
+  const objects = new StoreNodeObjects({ store, pod: defs.pod, node: defs.node });
+  const nodeAuthorizer = new NodeAuthorizer({
+    platformDomain: names.groupDomain,
+    nodeLeaseNamespace: names.namespaces.nodeLease,
+    objects,
+  });
+  const plugins = await loadPlugins(
+    c.flags,
+    names,
+    {
+      modes: { rbac: rbac.authorizer, node: nodeAuthorizer },
+      replaceAuthorizers: c.extra.authorizers,
+      nodes: { authorizer: nodeAuthorizer, objects, leaseNamespace: names.namespaces.nodeLease },
+    },
+    logger,
+    c.clock,
+  );
+  return { rbac, plugins };
+}
+
+/** The registry over the store, with every admission plugin and RBAC's escalation check. */
+function registryOf(
+  c: ApiServerConfig,
+  store: Store,
+  rbac: Rbac,
+  plugins: LoadedPlugins,
+  all: readonly ResourceDef[],
+): Registry {
+  const { names, clock, logger } = c;
+  const registry = new Registry({
+    store,
+    platformDomain: names.groupDomain,
+    names,
+    clock,
+    logger,
+    admission: [
+      ...(plugins.admission ?? []),
+      ...(c.extra.admission ?? []),
+      rbac.escalationCheck(plugins.chain),
+    ],
+    managedFields: trackedManagedFields(),
+  });
+  // A view shares its storage resource's keys: their namespace clean-up runs once.
+  registry.namespacedPrefixes = all
+    .filter((x) => x.namespaced && x.view === undefined)
+    .map((x) => registry.prefix(x, ''));
+  return registry;
+}
+
+/** /openapi/v2 and /openapi/v3 of every served resource and review. */
+function openApiOf(c: ApiServerConfig, all: readonly ResourceDef[]): OpenApi {
+  const { names, clock, logger } = c;
+  const openapi = new OpenApi({
+    defs: all,
+    reviews: reviewEndpoints(names.groups),
+    title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver',
+    version: (versionInfo() as { gitVersion: string }).gitVersion,
+    clock,
+    names,
+    logger,
+  });
+  if (openapi.undocumented.length > 0)
+    logger.warn(
+      { resources: openapi.undocumented },
+      'resources without a schema in schema/kinds.ts are left out of /openapi/v2 and /openapi/v3',
+    );
+  return openapi;
+}
+
+function discoveryOf(names: Names, defs: ServedDefs, rbac: Rbac): Discovery {
+  return new Discovery({
+    groups: servedGroups(names.groups, {
+      core: [defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+      eventsV1: defs.eventsV1,
+      csr: defs.csr,
+      lease: defs.lease,
+      rbacGroup: rbac.names.group,
+      rbac: rbac.resources,
+    }),
+  });
+}
+
+/** What the resource handlers need: the registry, the limits, and the watch settings. */
+function handlerContext(
+  c: ApiServerConfig,
+  registry: Registry,
+  authorizer: AuthorizerChain,
+): ResourceHandlerContext {
+  const { flags, names, clock, logger } = c;
+  const platformDomain = names.groupDomain;
+  return {
+    registry,
+    platformDomain,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    shardingEnabled: flags.featureGates['ShardedListAndWatch'] === true,
+    authorizer,
+    clock,
+    watch: {
+      platformDomain,
+      minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
+      bookmarkIntervalMs: 5000,
+      maxQueue: Math.max(1000, flags.defaultWatchCacheSize * 100),
+      logger,
+      clock,
+    },
+  };
+}
+
+/** pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client certificate. */
+async function agentProxy(
+  c: ApiServerConfig,
+  p: {
+    certs: ServerCertificates;
+    registry: Registry;
+    defs: ServedDefs;
+    authorizer: AuthorizerChain;
+  },
+  signal: AbortSignal,
+): Promise<SubresourceProxy> {
+  const { flags, names, clock, logger } = c;
+  const r = { logger, clock, signal };
+  const tls = await prepareKubeletClient(flags, p.certs.clusterCa, names.product, r);
+  return new SubresourceProxy({
+    registry: p.registry,
+    podDef: p.defs.pod,
+    nodeDef: p.defs.node,
+    tls,
+    preferredAddressTypes: flags.kubeletPreferredAddressTypes,
+    authorizer: p.authorizer,
+    logger: logger.child({ component: 'proxy' }),
+    clock,
+  });
+}
+
+/** The store over the configured encryption; the encryption is closed when the build fails. */
+async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncryption: () => void }> {
+  const { flags, names, clock, logger } = c;
+  const encryption = await loadStorageEncryption(flags, names, logger, clock);
+  try {
+    const store = new Store({
+      dataDir: flags.dataDir,
+      transformers: encryption.transformers ?? identityTransformers(),
+      logger,
+      clock,
+      compactionIntervalMs: flags.etcdCompactionIntervalMs,
+    });
+    return { store, closeEncryption: () => encryption.close() };
+  } catch (err) {
+    encryption.close();
+    throw err;
+  }
+}
+
+/** Builds every part from the configuration; starts nothing (run.ts does). */
+export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts> {
+  const { flags, names, logger } = c;
+  const certs = await prepareCertificates({ ...flags, clock: c.clock });
+  const clientCaPems = await clientCas(flags, certs);
+  const { store, closeEncryption } = await storage(c);
+  const defs = resourceDefs(names);
+  const kubeletFiles = new AbortController();
+  let plugins: LoadedPlugins | undefined;
+  const close = async (): Promise<void> => {
+    kubeletFiles.abort();
+    await plugins?.close();
+    closeEncryption();
+  };
+  try {
+    const built = await authorization(c, store, defs);
+    plugins = built.plugins;
+    const { rbac } = built;
+    const authorizer = plugins.chain;
+    const all = [...Object.values(defs), ...rbac.resources];
+    const registry = registryOf(c, store, rbac, plugins, all);
+    const openapi = openApiOf(c, all);
+    const authn = new AuthenticatorChain({
+      authenticators: [
+        ...flagAuthenticators(c, store, defs),
+        ...(plugins.authenticators ?? []),
+        ...(c.extra.authenticators ?? []),
+      ],
+      anonymous: flags.anonymousAuth,
+    });
+    const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
+    const server = new ApiServer({
+      platformDomain: names.groupDomain,
+      bindAddress: flags.bindAddress,
+      port: flags.securePort,
+      tls: {
+        certPem: certs.serving.certPem + certs.servingCaPem,
+        keyPem: certs.serving.keyPem,
+        clientCaPems,
+      },
+      authn,
+      authorizer,
+      routes: new ResourceRoutes(all),
+      resources: handlerContext(c, registry, authorizer),
+      openapi,
+      discovery: discoveryOf(names, defs, rbac),
+      proxy,
+      protobufResponses: new ProtobufResponses({ logger }),
+      tracer: plugins.tracer,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      apiAudiences: flags.apiAudiences,
+      logger,
+    });
+    return {
+      config: c,
+      certs,
+      store,
+      rbac,
+      defs,
+      plugins,
+      authorizer,
+      registry,
+      openapi,
+      authn,
+      server,
+      close,
+    };
+  } catch (err) {
+    await close();
+    store.close();
+    throw err;
+  }
+}
