@@ -154,15 +154,15 @@ function renderTypes(desc, digest) {
     '',
     '/** Each method of each service: the names of its request and response messages. */',
   );
-  lines.push('export interface CriMethods {');
+  lines.push('export const CRI_METHODS = {');
   for (const [svc, d] of Object.entries(top)) {
     if (d.methods === undefined) continue;
     for (const [m, md] of Object.entries(d.methods))
       lines.push(
-        `  '${svc}/${m}': { request: '${md.requestType}'; response: '${md.responseType}' };`,
+        `  '${svc}/${m}': { request: '${md.requestType}', response: '${md.responseType}' },`,
       );
   }
-  lines.push('}', '');
+  lines.push('} as const;', 'export type CriMethods = typeof CRI_METHODS;', '');
   return lines.join('\n');
 }
 

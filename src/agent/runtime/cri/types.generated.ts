@@ -959,39 +959,40 @@ export interface CriMessages {
 }
 
 /** Each method of each service: the names of its request and response messages. */
-export interface CriMethods {
-  'RuntimeService/Version': { request: 'VersionRequest'; response: 'VersionResponse' };
-  'RuntimeService/RunPodSandbox': { request: 'RunPodSandboxRequest'; response: 'RunPodSandboxResponse' };
-  'RuntimeService/StopPodSandbox': { request: 'StopPodSandboxRequest'; response: 'StopPodSandboxResponse' };
-  'RuntimeService/RemovePodSandbox': { request: 'RemovePodSandboxRequest'; response: 'RemovePodSandboxResponse' };
-  'RuntimeService/PodSandboxStatus': { request: 'PodSandboxStatusRequest'; response: 'PodSandboxStatusResponse' };
-  'RuntimeService/ListPodSandbox': { request: 'ListPodSandboxRequest'; response: 'ListPodSandboxResponse' };
-  'RuntimeService/CreateContainer': { request: 'CreateContainerRequest'; response: 'CreateContainerResponse' };
-  'RuntimeService/StartContainer': { request: 'StartContainerRequest'; response: 'StartContainerResponse' };
-  'RuntimeService/StopContainer': { request: 'StopContainerRequest'; response: 'StopContainerResponse' };
-  'RuntimeService/RemoveContainer': { request: 'RemoveContainerRequest'; response: 'RemoveContainerResponse' };
-  'RuntimeService/ListContainers': { request: 'ListContainersRequest'; response: 'ListContainersResponse' };
-  'RuntimeService/ContainerStatus': { request: 'ContainerStatusRequest'; response: 'ContainerStatusResponse' };
-  'RuntimeService/UpdateContainerResources': { request: 'UpdateContainerResourcesRequest'; response: 'UpdateContainerResourcesResponse' };
-  'RuntimeService/ReopenContainerLog': { request: 'ReopenContainerLogRequest'; response: 'ReopenContainerLogResponse' };
-  'RuntimeService/ExecSync': { request: 'ExecSyncRequest'; response: 'ExecSyncResponse' };
-  'RuntimeService/Exec': { request: 'ExecRequest'; response: 'ExecResponse' };
-  'RuntimeService/Attach': { request: 'AttachRequest'; response: 'AttachResponse' };
-  'RuntimeService/PortForward': { request: 'PortForwardRequest'; response: 'PortForwardResponse' };
-  'RuntimeService/ContainerStats': { request: 'ContainerStatsRequest'; response: 'ContainerStatsResponse' };
-  'RuntimeService/ListContainerStats': { request: 'ListContainerStatsRequest'; response: 'ListContainerStatsResponse' };
-  'RuntimeService/PodSandboxStats': { request: 'PodSandboxStatsRequest'; response: 'PodSandboxStatsResponse' };
-  'RuntimeService/ListPodSandboxStats': { request: 'ListPodSandboxStatsRequest'; response: 'ListPodSandboxStatsResponse' };
-  'RuntimeService/UpdateRuntimeConfig': { request: 'UpdateRuntimeConfigRequest'; response: 'UpdateRuntimeConfigResponse' };
-  'RuntimeService/Status': { request: 'StatusRequest'; response: 'StatusResponse' };
-  'RuntimeService/CheckpointContainer': { request: 'CheckpointContainerRequest'; response: 'CheckpointContainerResponse' };
-  'RuntimeService/GetContainerEvents': { request: 'GetEventsRequest'; response: 'ContainerEventResponse' };
-  'RuntimeService/ListMetricDescriptors': { request: 'ListMetricDescriptorsRequest'; response: 'ListMetricDescriptorsResponse' };
-  'RuntimeService/ListPodSandboxMetrics': { request: 'ListPodSandboxMetricsRequest'; response: 'ListPodSandboxMetricsResponse' };
-  'RuntimeService/RuntimeConfig': { request: 'RuntimeConfigRequest'; response: 'RuntimeConfigResponse' };
-  'ImageService/ListImages': { request: 'ListImagesRequest'; response: 'ListImagesResponse' };
-  'ImageService/ImageStatus': { request: 'ImageStatusRequest'; response: 'ImageStatusResponse' };
-  'ImageService/PullImage': { request: 'PullImageRequest'; response: 'PullImageResponse' };
-  'ImageService/RemoveImage': { request: 'RemoveImageRequest'; response: 'RemoveImageResponse' };
-  'ImageService/ImageFsInfo': { request: 'ImageFsInfoRequest'; response: 'ImageFsInfoResponse' };
-}
+export const CRI_METHODS = {
+  'RuntimeService/Version': { request: 'VersionRequest', response: 'VersionResponse' },
+  'RuntimeService/RunPodSandbox': { request: 'RunPodSandboxRequest', response: 'RunPodSandboxResponse' },
+  'RuntimeService/StopPodSandbox': { request: 'StopPodSandboxRequest', response: 'StopPodSandboxResponse' },
+  'RuntimeService/RemovePodSandbox': { request: 'RemovePodSandboxRequest', response: 'RemovePodSandboxResponse' },
+  'RuntimeService/PodSandboxStatus': { request: 'PodSandboxStatusRequest', response: 'PodSandboxStatusResponse' },
+  'RuntimeService/ListPodSandbox': { request: 'ListPodSandboxRequest', response: 'ListPodSandboxResponse' },
+  'RuntimeService/CreateContainer': { request: 'CreateContainerRequest', response: 'CreateContainerResponse' },
+  'RuntimeService/StartContainer': { request: 'StartContainerRequest', response: 'StartContainerResponse' },
+  'RuntimeService/StopContainer': { request: 'StopContainerRequest', response: 'StopContainerResponse' },
+  'RuntimeService/RemoveContainer': { request: 'RemoveContainerRequest', response: 'RemoveContainerResponse' },
+  'RuntimeService/ListContainers': { request: 'ListContainersRequest', response: 'ListContainersResponse' },
+  'RuntimeService/ContainerStatus': { request: 'ContainerStatusRequest', response: 'ContainerStatusResponse' },
+  'RuntimeService/UpdateContainerResources': { request: 'UpdateContainerResourcesRequest', response: 'UpdateContainerResourcesResponse' },
+  'RuntimeService/ReopenContainerLog': { request: 'ReopenContainerLogRequest', response: 'ReopenContainerLogResponse' },
+  'RuntimeService/ExecSync': { request: 'ExecSyncRequest', response: 'ExecSyncResponse' },
+  'RuntimeService/Exec': { request: 'ExecRequest', response: 'ExecResponse' },
+  'RuntimeService/Attach': { request: 'AttachRequest', response: 'AttachResponse' },
+  'RuntimeService/PortForward': { request: 'PortForwardRequest', response: 'PortForwardResponse' },
+  'RuntimeService/ContainerStats': { request: 'ContainerStatsRequest', response: 'ContainerStatsResponse' },
+  'RuntimeService/ListContainerStats': { request: 'ListContainerStatsRequest', response: 'ListContainerStatsResponse' },
+  'RuntimeService/PodSandboxStats': { request: 'PodSandboxStatsRequest', response: 'PodSandboxStatsResponse' },
+  'RuntimeService/ListPodSandboxStats': { request: 'ListPodSandboxStatsRequest', response: 'ListPodSandboxStatsResponse' },
+  'RuntimeService/UpdateRuntimeConfig': { request: 'UpdateRuntimeConfigRequest', response: 'UpdateRuntimeConfigResponse' },
+  'RuntimeService/Status': { request: 'StatusRequest', response: 'StatusResponse' },
+  'RuntimeService/CheckpointContainer': { request: 'CheckpointContainerRequest', response: 'CheckpointContainerResponse' },
+  'RuntimeService/GetContainerEvents': { request: 'GetEventsRequest', response: 'ContainerEventResponse' },
+  'RuntimeService/ListMetricDescriptors': { request: 'ListMetricDescriptorsRequest', response: 'ListMetricDescriptorsResponse' },
+  'RuntimeService/ListPodSandboxMetrics': { request: 'ListPodSandboxMetricsRequest', response: 'ListPodSandboxMetricsResponse' },
+  'RuntimeService/RuntimeConfig': { request: 'RuntimeConfigRequest', response: 'RuntimeConfigResponse' },
+  'ImageService/ListImages': { request: 'ListImagesRequest', response: 'ListImagesResponse' },
+  'ImageService/ImageStatus': { request: 'ImageStatusRequest', response: 'ImageStatusResponse' },
+  'ImageService/PullImage': { request: 'PullImageRequest', response: 'PullImageResponse' },
+  'ImageService/RemoveImage': { request: 'RemoveImageRequest', response: 'RemoveImageResponse' },
+  'ImageService/ImageFsInfo': { request: 'ImageFsInfoRequest', response: 'ImageFsInfoResponse' },
+} as const;
+export type CriMethods = typeof CRI_METHODS;
