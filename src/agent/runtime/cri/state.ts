@@ -84,7 +84,8 @@ export class CriState {
 
   private async ipOf(s: PodSandbox): Promise<string | undefined> {
     const id = s.id ?? '';
-    if (s.state !== PodSandboxState.SANDBOX_READY) {
+    // proto3 leaves the zero value (SANDBOX_READY) off the wire
+    if ((s.state ?? PodSandboxState.SANDBOX_READY) !== PodSandboxState.SANDBOX_READY) {
       this.ips.delete(id);
       return undefined;
     }

@@ -74,7 +74,8 @@ function podIdentity(labels: Record<string, string>) {
 /** A sandbox from ListPodSandbox; `ip` from its PodSandboxStatus when ready. */
 export function sandboxOf(s: PodSandbox, ip: string | undefined): RuntimeContainer {
   const labels = s.labels ?? {};
-  const ready = s.state === PodSandboxState.SANDBOX_READY;
+  // proto3 leaves the zero value (SANDBOX_READY) off the wire
+  const ready = (s.state ?? PodSandboxState.SANDBOX_READY) === PodSandboxState.SANDBOX_READY;
   const created = nsToMs(s.created_at) ?? 0;
   return {
     id: s.id ?? '',
