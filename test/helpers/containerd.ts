@@ -9,7 +9,7 @@
 // sandbox with SIGKILL, so a sleep that ignores SIGTERM as pid 1 does no harm.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +31,10 @@ export interface Containerd {
   readonly subnet: string;
   /** `ctr -a <socket> -n k8s.io <args>`. */
   ctr(...args: string[]): Promise<string>;
+  /** Stops the daemon alone (SIGTERM): the shims and the containers keep running. */
+  stopDaemon(): Promise<void>;
+  /** Starts the daemon again on the same root, state and socket. */
+  startDaemon(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -184,6 +188,15 @@ export async function startContainerd(): Promise<Containerd> {
   const pauseImage = `nodeagent-test/pause:${suffix}`;
   let child: ChildProcess | undefined;
   let out = '';
+  const startDaemon = async (): Promise<void> => {
+    child = spawn('containerd', ['--config', join(dir, 'config.toml'), '--log-level', 'warn'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const keep = (d: Buffer) => (out = (out + d.toString()).slice(-8192));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    await waitAnswering(socket, child, () => out);
+  };
   const ctd: Containerd = {
     dir,
     socket,
@@ -192,6 +205,8 @@ export async function startContainerd(): Promise<Containerd> {
     bridge,
     subnet: '',
     ctr: async (...args) => (await run('ctr', ['-a', socket, '-n', 'k8s.io', ...args])).stdout,
+    stopDaemon: () => stopChild(child, 10_000),
+    startDaemon,
     stop: () => stopAll(ctd, child),
   };
   try {
@@ -200,13 +215,7 @@ export async function startContainerd(): Promise<Containerd> {
     for (const d of ['root', 'state', 'cni', 'ipam', 'runc', 'opt']) await mkdir(join(dir, d));
     await writeFile(join(dir, 'config.toml'), configToml(dir, socket, pauseImage));
     await writeFile(join(dir, 'cni', '10-nodeagent-test.conflist'), cniConf(dir, bridge, subnet));
-    child = spawn('containerd', ['--config', join(dir, 'config.toml'), '--log-level', 'warn'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const keep = (d: Buffer) => (out = (out + d.toString()).slice(-8192));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    await waitAnswering(socket, child, () => out);
+    await startDaemon();
     await buildPause(pauseImage);
     try {
       await importImages(socket, [TEST_IMAGE, pauseImage]);
@@ -229,15 +238,18 @@ async function lines(cmd: Promise<string>): Promise<string[]> {
 
 /** Kills every task, then containerd and the shims started for its socket. */
 async function stopProcesses(ctd: Containerd, child: ChildProcess | undefined): Promise<string[]> {
-  const ids = await lines(ctd.ctr('containers', 'ls', '-q'));
+  // every container the daemon knows, and every task a shim runs (the daemon may be stopped)
+  const tasks = await readdir(
+    join(ctd.dir, 'state', 'io.containerd.runtime.v2.task', 'k8s.io'),
+  ).catch(() => [] as string[]);
+  const ids = [...new Set([...(await lines(ctd.ctr('containers', 'ls', '-q'))), ...tasks])];
   for (const id of await lines(ctd.ctr('tasks', 'ls', '-q')))
     await ctd.ctr('tasks', 'kill', '-s', 'SIGKILL', id).catch(() => undefined);
   await stopChild(child, 10_000);
   const ps = (await run('ps', ['-eo', 'pid=,args='])).stdout.split('\n');
   for (const l of ps) {
     const m = /^\s*(\d+)\s+\S*containerd-shim\S*\s(.*)$/.exec(l);
-    if (m?.[2]?.includes(`-address ${ctd.socket} `) === true)
-      process.kill(Number(m[1]), 'SIGKILL');
+    if (m?.[2]?.includes(`-address ${ctd.socket} `) === true) process.kill(Number(m[1]), 'SIGKILL');
   }
   return ids;
 }
@@ -268,6 +280,21 @@ async function removeBridge(bridge: string): Promise<void> {
 /** runc's cgroups of our containers: /k8s.io/<id> in each v1 hierarchy (only ours, by id). */
 async function removeCgroups(ids: readonly string[]): Promise<void> {
   const hierarchies = await readdir('/sys/fs/cgroup').catch(() => [] as string[]);
+  // processes a killed shim left behind (the daemon was stopped): found by their cgroup
+  for (const h of hierarchies)
+    for (const id of ids) {
+      const procs = await readFile(
+        join('/sys/fs/cgroup', h, 'k8s.io', id, 'cgroup.procs'),
+        'utf8',
+      ).catch(() => '');
+      for (const pid of procs.split('\n').filter((l) => /^\d+$/.test(l)))
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // gone
+        }
+    }
+  await new Promise((r) => setTimeout(r, 200));
   for (const h of hierarchies)
     for (const id of ids)
       await rmdir(join('/sys/fs/cgroup', h, 'k8s.io', id)).catch(() => undefined);
@@ -275,8 +302,8 @@ async function removeCgroups(ids: readonly string[]): Promise<void> {
 
 async function stopAll(ctd: Containerd, child: ChildProcess | undefined): Promise<void> {
   const ids = await stopProcesses(ctd, child).catch(() => [] as string[]);
+  await removeCgroups(ids);
   await unmountUnder(ctd.dir);
   await removeBridge(ctd.bridge);
-  await removeCgroups(ids);
   await rm(ctd.dir, { recursive: true, force: true }).catch(() => undefined);
 }
