@@ -13,13 +13,18 @@ export const CHANNEL_PROTOCOL = 'v4.channel.k8s.io';
 /** The most a status message on the error channel may hold. */
 const MAX_STATUS_BYTES = 64 * 1024;
 
-function open(url: string): Promise<WebSocket> {
+/**
+ * Connects; `onMessage` is attached before the handshake ends, since the first frames may come in
+ * the same read as the handshake's answer (before a listener added after `open` would be).
+ */
+function open(url: string, onMessage: (buf: Buffer) => void): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url.replace(/^http/, 'ws'), [CHANNEL_PROTOCOL], {
       maxPayload: 16 * 1024 * 1024,
       handshakeTimeout: 30_000,
     });
     ws.binaryType = 'nodebuffer';
+    ws.on('message', (data) => onMessage(frames(data)));
     ws.once('open', () => resolve(ws));
     ws.once('unexpected-response', (_req, res) =>
       reject(new RuntimeError(`the runtime's stream at ${url} answered ${res.statusCode ?? 0}`)),
@@ -61,12 +66,10 @@ export function exitCodeOfStatus(text: string): number {
 
 /** An exec or attach session over the runtime's stream URL. */
 export async function channelSession(url: string, opts: { stdin: boolean }): Promise<ExecSession> {
-  const ws = await open(url);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let status = '';
-  ws.on('message', (data) => {
-    const buf = frames(data);
+  const ws = await open(url, (buf) => {
     const body = buf.subarray(1);
     if (buf[0] === 1) stdout.write(body);
     else if (buf[0] === 2) stderr.write(body);
@@ -102,28 +105,29 @@ export async function channelSession(url: string, opts: { stdin: boolean }): Pro
 /** A connection to one port of a pod, over the runtime's port-forward stream URL. */
 export async function portForwardConnection(url: string, port: number): Promise<Duplex> {
   const sep = url.includes('?') ? '&' : '?';
-  const ws = await open(`${url}${sep}port=${port}`);
   const seen = [0, 0];
   let errorText = '';
+  // eslint-disable-next-line prefer-const -- assigned once connected; the Duplex's methods use it
+  let ws: WebSocket | undefined;
   const duplex = new Duplex({
     write(chunk: Buffer, _enc, done) {
-      if (ws.readyState === WebSocket.OPEN) ws.send(Buffer.concat([Buffer.from([0]), chunk]), done);
+      if (ws?.readyState === WebSocket.OPEN)
+        ws.send(Buffer.concat([Buffer.from([0]), chunk]), done);
       else done(new RuntimeError(`the port-forward stream to port ${port} is closed`));
     },
     read() {
       return undefined;
     },
     final(done) {
-      ws.close();
+      ws?.close();
       done();
     },
     destroy(err, done) {
-      ws.terminate();
+      ws?.terminate();
       done(err);
     },
   });
-  ws.on('message', (data) => {
-    const buf = frames(data);
+  ws = await open(`${url}${sep}port=${port}`, (buf) => {
     const ch = buf[0];
     if (ch !== 0 && ch !== 1) return;
     let body = buf.subarray(1);

@@ -32,7 +32,7 @@ type Handler = (req: unknown) => unknown;
 /** A gRPC server on a unix socket implementing only `handlers` (method name to answer). */
 async function serve(name: string, handlers: Record<string, Handler>): Promise<string> {
   const server = new grpc.Server();
-  const def: grpc.ServiceDefinition = {};
+  const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(handlers)) {
     const types = CRI_METHODS[method as keyof typeof CRI_METHODS];
@@ -40,12 +40,12 @@ async function serve(name: string, handlers: Record<string, Handler>): Promise<s
       path: `/runtime.v1.${method}`,
       requestStream: false,
       responseStream: false,
-      requestSerialize: (v: never) => encodeCri(types.request as CriMessageName, v),
+      requestSerialize: (v: unknown) => encodeCri(types.request as CriMessageName, v as never),
       requestDeserialize: (b: Buffer) => decodeCri(types.request as CriMessageName, b),
-      responseSerialize: (v: never) =>
+      responseSerialize: (v: unknown) =>
         v === null
           ? Buffer.alloc(17 * 1024 * 1024, 1)
-          : encodeCri(types.response as CriMessageName, v),
+          : encodeCri(types.response as CriMessageName, v as never),
       responseDeserialize: (b: Buffer) => decodeCri(types.response as CriMessageName, b),
     };
     impl[method] = (
