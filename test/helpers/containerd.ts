@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, mkdir, readFile, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { skipOutsideCi } from './skip-outside-ci.js';
 import { stopChild } from './processes.js';
@@ -180,11 +180,16 @@ async function importImages(socket: string, images: string[]): Promise<void> {
   });
 }
 
-export async function startContainerd(): Promise<Containerd> {
+export interface ContainerdOptions {
+  /** Where its socket goes (kubeadm's path under a test's root); default <dir>/containerd.sock. */
+  socketPath?: string;
+}
+
+export async function startContainerd(o: ContainerdOptions = {}): Promise<Containerd> {
   const dir = await mkdtemp(join(tmpdir(), 'na-ctd-'));
   const suffix = randomBytes(3).toString('hex');
   const bridge = `nacri${suffix}`;
-  const socket = join(dir, 'containerd.sock');
+  const socket = o.socketPath ?? join(dir, 'containerd.sock');
   const pauseImage = `nodeagent-test/pause:${suffix}`;
   let child: ChildProcess | undefined;
   let out = '';
@@ -213,6 +218,7 @@ export async function startContainerd(): Promise<Containerd> {
     const subnet = await privateSubnet();
     Object.assign(ctd, { subnet });
     for (const d of ['root', 'state', 'cni', 'ipam', 'runc', 'opt']) await mkdir(join(dir, d));
+    await mkdir(dirname(socket), { recursive: true });
     await writeFile(join(dir, 'config.toml'), configToml(dir, socket, pauseImage));
     await writeFile(join(dir, 'cni', '10-nodeagent-test.conflist'), cniConf(dir, bridge, subnet));
     await startDaemon();
