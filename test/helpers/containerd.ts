@@ -254,8 +254,10 @@ async function stopProcesses(ctd: Containerd, child: ChildProcess | undefined): 
   await stopChild(child, 10_000);
   const ps = (await run('ps', ['-eo', 'pid=,args='])).stdout.split('\n');
   for (const l of ps) {
-    const m = /^\s*(\d+)\s+\S*containerd-shim\S*\s(.*)$/.exec(l);
-    if (m?.[2]?.includes(`-address ${ctd.socket} `) === true) process.kill(Number(m[1]), 'SIGKILL');
+    const args = l.trim().split(/\s+/);
+    const at = args.indexOf('-address');
+    if ((args[1] ?? '').includes('containerd-shim') && at > 0 && args[at + 1] === ctd.socket)
+      process.kill(Number(args[0]), 'SIGKILL');
   }
   return ids;
 }

@@ -1,6 +1,7 @@
-// A unix socket whose name says neither Docker nor a CRI runtime: asked which it is. A Docker
-// engine answers an HTTP/1.1 request with an HTTP/1.1 status line; a gRPC server (HTTP/2 only)
-// answers otherwise or not at all. An absent socket cannot say: Docker, as before CRI.
+// A unix socket whose name says neither Docker nor a CRI runtime: asked which it is, with the
+// HTTP/2 connection preface (no request is made of either). A Docker engine (HTTP/1.1 only)
+// refuses it with an HTTP/1.1 status line; a gRPC server (HTTP/2) answers with its SETTINGS frame.
+// An absent socket cannot say: Docker, as before CRI.
 import { connect } from 'node:net';
 import type { Clock } from '../../../common/util/clock.js';
 
@@ -21,7 +22,7 @@ export function probeUnixSocket(
     };
     const s = connect(path);
     const cancel = clock.setTimer?.(timeoutMs, () => finish('cri'), { unref: true });
-    s.once('connect', () => s.write('GET /_ping HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+    s.once('connect', () => s.write('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
     s.on('data', (d: Buffer) => {
       got += d.toString('latin1');
       if (got.length >= 7) finish(got.startsWith('HTTP/1.') ? 'docker' : 'cri');
