@@ -139,6 +139,10 @@ function renderTypes(desc, digest) {
       lines.push('} as const;');
       lines.push(`export type ${item.name} = (typeof ${item.name})[keyof typeof ${item.name}];`);
     } else {
+      if (Object.keys(item.d.fields).length === 0) {
+        lines.push(`export type ${item.name} = Record<string, never>;`);
+        continue;
+      }
       lines.push(`export interface ${item.name} {`);
       for (const [n, f] of Object.entries(item.d.fields))
         lines.push(renderField(n, f, enums, messages));

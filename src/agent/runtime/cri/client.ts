@@ -21,7 +21,7 @@ export type CriResponse<M extends CriMethod> = CriMessages[CriMethods[M]['respon
 export class CriCallError extends RuntimeError {
   constructor(
     readonly method: CriMethod,
-    readonly grpcCode: number,
+    readonly grpcCode: grpc.status,
     message: string,
   ) {
     super(message);

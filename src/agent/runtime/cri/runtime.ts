@@ -154,9 +154,11 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   }
 
   async stopPodSandbox(id: string, _graceSeconds: number): Promise<void> {
-    await this.client.call('RuntimeService/StopPodSandbox', { pod_sandbox_id: id }).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
+    await this.client
+      .call('RuntimeService/StopPodSandbox', { pod_sandbox_id: id })
+      .catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
   }
 
   async removePodSandbox(id: string): Promise<void> {
@@ -192,15 +194,17 @@ export class CriRuntime implements ContainerRuntime, ImageService {
         { container_id: id, timeout },
         { extraMs: timeout * 1000 },
       )
-      .catch((err) => {
+      .catch((err: unknown) => {
         if (!isNotFound(err)) throw err;
       });
   }
 
   async removeContainer(id: string): Promise<void> {
-    await this.client.call('RuntimeService/RemoveContainer', { container_id: id }).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
+    await this.client
+      .call('RuntimeService/RemoveContainer', { container_id: id })
+      .catch((err: unknown) => {
+        if (!isNotFound(err)) throw err;
+      });
     this.state.forget(id);
     this.logReader.forget(id);
   }

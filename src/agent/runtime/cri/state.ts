@@ -34,7 +34,7 @@ export class CriState {
   /** The log file of a container seen in a list (its ContainerStatus), for rotation. */
   logPathOf(id: string): string | undefined {
     const p = (this.exited.get(id) ?? this.running.get(id))?.log_path;
-    return p !== undefined && p.startsWith('/') ? p : undefined;
+    return p?.startsWith('/') === true ? p : undefined;
   }
 
   forget(id: string): void {

@@ -7,6 +7,7 @@
 import { Duplex, PassThrough, Writable } from 'node:stream';
 import WebSocket from 'ws';
 import { RuntimeError } from '../../../common/util/errors.js';
+import { isRecord, listOf, recordOf } from '../../../common/util/json-shape.js';
 import type { ExecSession } from '../types.js';
 
 export const CHANNEL_PROTOCOL = 'v4.channel.k8s.io';
@@ -50,15 +51,11 @@ export function exitCodeOfStatus(text: string): number {
   } catch {
     return 1;
   }
-  if (typeof status !== 'object' || status === null) return 1;
-  if ('status' in status && status.status === 'Success') return 0;
-  const details = 'details' in status ? status.details : undefined;
-  const causes =
-    typeof details === 'object' && details !== null && 'causes' in details ? details.causes : [];
-  for (const c of Array.isArray(causes) ? causes : []) {
-    if (typeof c !== 'object' || c === null || !('reason' in c) || c.reason !== 'ExitCode')
-      continue;
-    const n = 'message' in c ? Number(c.message) : NaN;
+  if (!isRecord(status)) return 1;
+  if (status['status'] === 'Success') return 0;
+  for (const c of listOf(recordOf(status['details'])['causes']).map(recordOf)) {
+    if (c['reason'] !== 'ExitCode') continue;
+    const n = Number(c['message']);
     if (Number.isInteger(n) && n >= 0 && n <= 255) return n;
   }
   return 1;

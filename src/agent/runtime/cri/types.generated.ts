@@ -135,13 +135,11 @@ export interface RunPodSandboxResponse {
 export interface StopPodSandboxRequest {
   pod_sandbox_id?: string;
 }
-export interface StopPodSandboxResponse {
-}
+export type StopPodSandboxResponse = Record<string, never>;
 export interface RemovePodSandboxRequest {
   pod_sandbox_id?: string;
 }
-export interface RemovePodSandboxResponse {
-}
+export type RemovePodSandboxResponse = Record<string, never>;
 export interface PodSandboxStatusRequest {
   pod_sandbox_id?: string;
   verbose?: boolean;
@@ -417,19 +415,16 @@ export interface CreateContainerResponse {
 export interface StartContainerRequest {
   container_id?: string;
 }
-export interface StartContainerResponse {
-}
+export type StartContainerResponse = Record<string, never>;
 export interface StopContainerRequest {
   container_id?: string;
   timeout?: number;
 }
-export interface StopContainerResponse {
-}
+export type StopContainerResponse = Record<string, never>;
 export interface RemoveContainerRequest {
   container_id?: string;
 }
-export interface RemoveContainerResponse {
-}
+export type RemoveContainerResponse = Record<string, never>;
 export const ContainerState = {
   CONTAINER_CREATED: 0,
   CONTAINER_RUNNING: 1,
@@ -505,8 +500,7 @@ export interface UpdateContainerResourcesRequest {
   windows?: WindowsContainerResources;
   annotations?: Record<string, string>;
 }
-export interface UpdateContainerResourcesResponse {
-}
+export type UpdateContainerResourcesResponse = Record<string, never>;
 export interface ExecSyncRequest {
   container_id?: string;
   cmd?: string[];
@@ -591,8 +585,7 @@ export interface PullImageResponse {
 export interface RemoveImageRequest {
   image?: ImageSpec;
 }
-export interface RemoveImageResponse {
-}
+export type RemoveImageResponse = Record<string, never>;
 export interface NetworkConfig {
   pod_cidr?: string;
 }
@@ -602,8 +595,7 @@ export interface RuntimeConfig {
 export interface UpdateRuntimeConfigRequest {
   runtime_config?: RuntimeConfig;
 }
-export interface UpdateRuntimeConfigResponse {
-}
+export type UpdateRuntimeConfigResponse = Record<string, never>;
 export interface RuntimeCondition {
   type?: string;
   status?: boolean;
@@ -633,8 +625,7 @@ export interface StatusResponse {
   runtime_handlers?: RuntimeHandler[];
   features?: RuntimeFeatures;
 }
-export interface ImageFsInfoRequest {
-}
+export type ImageFsInfoRequest = Record<string, never>;
 export interface UInt64Value {
   value?: number;
 }
@@ -726,17 +717,14 @@ export interface WindowsMemoryUsage {
 export interface ReopenContainerLogRequest {
   container_id?: string;
 }
-export interface ReopenContainerLogResponse {
-}
+export type ReopenContainerLogResponse = Record<string, never>;
 export interface CheckpointContainerRequest {
   container_id?: string;
   location?: string;
   timeout?: number;
 }
-export interface CheckpointContainerResponse {
-}
-export interface GetEventsRequest {
-}
+export type CheckpointContainerResponse = Record<string, never>;
+export type GetEventsRequest = Record<string, never>;
 export interface ContainerEventResponse {
   container_id?: string;
   container_event_type?: ContainerEventType;
@@ -751,8 +739,7 @@ export const ContainerEventType = {
   CONTAINER_DELETED_EVENT: 3,
 } as const;
 export type ContainerEventType = (typeof ContainerEventType)[keyof typeof ContainerEventType];
-export interface ListMetricDescriptorsRequest {
-}
+export type ListMetricDescriptorsRequest = Record<string, never>;
 export interface ListMetricDescriptorsResponse {
   descriptors?: MetricDescriptor[];
 }
@@ -761,8 +748,7 @@ export interface MetricDescriptor {
   help?: string;
   label_keys?: string[];
 }
-export interface ListPodSandboxMetricsRequest {
-}
+export type ListPodSandboxMetricsRequest = Record<string, never>;
 export interface ListPodSandboxMetricsResponse {
   pod_metrics?: PodSandboxMetrics[];
 }
@@ -787,8 +773,7 @@ export const MetricType = {
   GAUGE: 1,
 } as const;
 export type MetricType = (typeof MetricType)[keyof typeof MetricType];
-export interface RuntimeConfigRequest {
-}
+export type RuntimeConfigRequest = Record<string, never>;
 export interface RuntimeConfigResponse {
   linux?: LinuxRuntimeConfiguration;
 }

@@ -22,7 +22,7 @@ import {
 import { execStartArgv } from '../../../helpers/systemd-unit.js';
 import { waitFor } from '../../../helpers/server-https-request.js';
 import { killProcessPods } from '../pods/runtimes.js';
-import { REPO, runCli } from './run-cli.js';
+import { REPO } from './run-cli.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { containerdSkipReason, startContainerd } from '../../../helpers/containerd.js';
 

@@ -61,7 +61,6 @@ for (const name of cases) {
     const message = fixture.message;
     assert.ok(isName(message));
     const golden = readFileSync(join(DIR, `${name}.bin`));
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- the fixture is the message's JSON form
     const ours = encodeCri(message, fixture.object as never);
     assert.equal(ours.toString('hex'), golden.toString('hex'));
     assert.deepEqual(normalized(decodeCri(message, golden)), fixture.object);
