@@ -108,7 +108,9 @@ export class CriClient {
     if (!isServiceError(err))
       return new CriCallError(method, grpc.status.UNKNOWN, `CRI ${method}: ${String(err)}`);
     const where = this.socketOf(method);
-    const detail = err.details === '' ? statusName(err.code) : err.details;
+    // grpc-js ends an unreachable socket's details with an empty "Resolution note: "
+    const details = err.details.replace(/\.?\s*Resolution note:\s*$/, '');
+    const detail = details === '' ? statusName(err.code) : details;
     let message = `CRI ${method} on ${where}: ${statusName(err.code)}: ${detail}`;
     if (err.code === grpc.status.UNIMPLEMENTED)
       message = `CRI ${method} on ${where}: the runtime does not implement it (runtime.v1 ${method}): ${detail}`;
