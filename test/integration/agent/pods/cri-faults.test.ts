@@ -19,9 +19,9 @@ test(
   async (t) => {
     const sockDir = await mkdtemp(join(tmpdir(), 'na-cri-late-'));
     const socketPath = join(sockDir, 'containerd.sock');
-    let stopCtd: (() => Promise<void>) | undefined;
+    const started: { stop?: () => Promise<void> } = {};
     t.after(async () => {
-      await stopCtd?.();
+      await started.stop?.();
       await rm(sockDir, { recursive: true, force: true });
     });
     const a = await startInProcessAgent(t, {
@@ -48,7 +48,7 @@ test(
     };
     await writeFile(join(a.manifests, 'late.json'), JSON.stringify(pod));
     const ctd = await startContainerd({ socketPath });
-    stopCtd = () => ctd.stop();
+    started.stop = () => ctd.stop();
     await waitFor(
       'the pod Running on containerd',
       () => {
