@@ -1,5 +1,7 @@
 // Chooses the runtime from --container-runtime-endpoint: `process://` runs host processes,
-// `unix://` and `tcp://` talk to a Docker engine (loaded lazily, so process:// never pays for it).
+// `tcp://` and a `unix://` docker.sock talk to a Docker engine, a CRI runtime's socket
+// (containerd.sock, crio.sock, cri-dockerd.sock) speaks CRI; another unix socket is asked which it
+// is. Each is loaded lazily, so process:// never pays for Docker or gRPC.
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import type { Logger } from '../../common/log/types.js';
@@ -32,6 +34,8 @@ export interface RuntimeFactoryOptions {
   hairpinMode?: string;
   /** Standalone --pod-cidr, handed to the runtime before any pod starts; '' or absent: none. */
   podCIDR?: string;
+  /** CRI: the directory the runtime writes container logs under (podLogsDir). */
+  podLogsDir?: string;
   logger: Logger;
   clock: Clock;
 }
@@ -149,15 +153,28 @@ async function waitRuntimeReady(
   }
 }
 
+/** The runtime an endpoint's kind names (a unix socket of another name is probed). */
+async function runtimeFor(
+  opts: RuntimeFactoryOptions,
+  endpoint: string,
+): Promise<RuntimeAndImages | undefined> {
+  const { endpointKind } = await import('./cri/endpoint.js');
+  const kind = endpointKind(endpoint);
+  if (kind === 'process') return processRuntime(opts);
+  if (kind === 'docker') return dockerRuntime(opts, endpoint);
+  if (!endpoint.startsWith('unix://')) return undefined;
+  const { criRuntime, isCriSocket } = await import('./cri/from-options.js');
+  if (kind === 'cri' || (await isCriSocket(endpoint, opts.clock)))
+    return criRuntime(opts, endpoint);
+  return dockerRuntime(opts, endpoint);
+}
+
 export async function createRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeBundle> {
   const endpoint = opts.endpoint === '' ? DEFAULT_DOCKER_ENDPOINT : opts.endpoint;
-  let runtime: RuntimeAndImages;
-  if (endpoint.startsWith('process://')) runtime = await processRuntime(opts);
-  else if (endpoint.startsWith('unix://') || endpoint.startsWith('tcp://'))
-    runtime = await dockerRuntime(opts, endpoint);
-  else {
+  const runtime = await runtimeFor(opts, endpoint);
+  if (runtime === undefined) {
     throw new ConfigError(
-      `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)`,
+      `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine), unix:///path/to/containerd.sock or crio.sock (a CRI runtime) or process:// (host processes)`,
       { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
     );
   }

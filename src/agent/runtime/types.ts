@@ -1,5 +1,5 @@
 // The runtime interface the pod workers drive. It is CRI-shaped (sandbox + containers) so that
-// both the Docker engine and plain host processes fit behind it.
+// the Docker engine, CRI runtimes (containerd, CRI-O) and plain host processes fit behind it.
 import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
 
@@ -102,8 +102,11 @@ export interface TimedLogLine {
 }
 
 export interface ContainerRuntime {
-  /** `docker` or `process`; also the containerID scheme (`docker://<id>`). */
-  readonly type: 'docker' | 'process';
+  /**
+   * `docker`, `process`, or a CRI runtime's name as its Version call gives it (`containerd`,
+   * `cri-o`); also the containerID scheme (`docker://<id>`, `containerd://<id>`).
+   */
+  readonly type: 'docker' | 'process' | (string & {});
   version(): Promise<RuntimeVersion>;
   runPodSandbox(cfg: SandboxConfig): Promise<string>;
   stopPodSandbox(id: string, graceSeconds: number): Promise<void>;

@@ -261,6 +261,7 @@ async function buildRuntime(
     hairpinMode: config.hairpinMode,
     // standalone only: with an API server the node's spec.podCIDRs rule
     podCIDR: flags.platconfig === '' ? config.podCIDR : '',
+    podLogsDir: config.podLogsDir,
     nodeName,
     logger: logger.child({ part: 'runtime' }),
     clock,

@@ -1,4 +1,5 @@
-// One contract, two runtimes: what the pod workers rely on from process:// and from Docker.
+// One contract, three runtimes: what the pod workers rely on from process://, from Docker and from
+// a CRI runtime (a containerd of the test's own, test/helpers/containerd.ts).
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,8 @@ import type {
 } from '../../../../src/agent/runtime/types.js';
 import { tempDir, waitFor } from './agent-harness.js';
 import {
+  criRuntimeOn,
+  removeCriPods,
   dockerRuntime,
   dockerSkipReason,
   killProcessPods,
@@ -18,6 +21,11 @@ import {
   type RuntimeUnderTest,
 } from './runtimes.js';
 import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
+import {
+  containerdSkipReason,
+  startContainerd,
+  type Containerd,
+} from '../../../helpers/containerd.js';
 
 function pod(name: string, containers: Pod['spec']['containers']): Pod {
   return {
@@ -39,6 +47,7 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
     });
     after(async () => {
       if (rt.name === 'docker') await removeDockerPods(uids);
+      else if (rt.name === 'containerd') await removeCriPods(runtime, uids);
       else await killProcessPods(root.path);
       await runtime?.close();
       await root.cleanup();
@@ -134,7 +143,12 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
 
     test('stops with SIGTERM, and SIGKILL after the grace period', { skip: skip() }, async () => {
       const p = pod('contract-stop', [
-        { name: 'polite', image: 'busybox:local', command: ['sleep', '60'] },
+        // a shell that exits on SIGTERM (a bare sleep as a container's pid 1 ignores it on CRI)
+        {
+          name: 'polite',
+          image: 'busybox:local',
+          command: ['sh', '-c', "trap 'exit 0' TERM; while :; do sleep 0.1; done"],
+        },
         {
           name: 'stubborn',
           image: 'busybox:local',
@@ -210,6 +224,17 @@ function contract(rt: RuntimeUnderTest, skip: () => string | undefined): void {
 const dockerReason = await dockerSkipReason();
 contract(processRuntime, () => undefined);
 contract(dockerRuntime, () => dockerReason);
+
+const containerdReason = await containerdSkipReason();
+let containerd: Containerd | undefined;
+if (containerdReason === undefined) containerd = await startContainerd();
+after(async () => {
+  await containerd?.stop();
+});
+contract(
+  criRuntimeOn(() => containerd),
+  () => containerdReason,
+);
 
 test('process://: securityContext.runAsUser runs the process as that user', async (t) => {
   const root = await tempDir('na-uid-');

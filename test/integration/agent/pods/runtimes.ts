@@ -8,12 +8,15 @@ import type { ContainerRuntime, ImageService } from '../../../../src/agent/runti
 import { LABELS } from '../../../../src/agent/runtime/types.js';
 import { isSameProcessAlive } from '../../../../src/agent/runtime/process/proc.js';
 import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
+import { CriRuntime } from '../../../../src/agent/runtime/cri/runtime.js';
+import { parseCriEndpoint } from '../../../../src/agent/runtime/cri/endpoint.js';
+import type { Containerd } from '../../../helpers/containerd.js';
 
 export const DOCKER_ENDPOINT =
   process.env.NODEAGENT_TEST_DOCKER_ENDPOINT ?? 'unix:///var/run/docker.sock';
 
 export interface RuntimeUnderTest {
-  name: 'process' | 'docker';
+  name: 'process' | 'docker' | 'containerd';
   endpoint: (rootDir: string) => string;
   make: (rootDir: string) => ContainerRuntime & ImageService;
   /** A runtime that only looks at what an agent on `rootDir` runs, never changing it. */
@@ -183,4 +186,54 @@ export async function processContainersReport(rootDir: string): Promise<string> 
     );
   }
   return lines.length > 0 ? lines.join('\n') : `no process:// container under ${rootDir}`;
+}
+
+/** A CRI runtime on the test's own containerd (test/helpers/containerd.ts); logs under rootDir. */
+export function criRuntimeOn(ctd: () => Containerd | undefined): RuntimeUnderTest {
+  const endpoint = (): string => {
+    const c = ctd();
+    if (c === undefined) throw new Error('no containerd started');
+    return c.endpoint;
+  };
+  return {
+    name: 'containerd',
+    endpoint,
+    make: (rootDir) => {
+      const ep = parseCriEndpoint(
+        'containerRuntimeEndpoint',
+        '--container-runtime-endpoint',
+        endpoint(),
+      );
+      return new CriRuntime({
+        runtime: ep,
+        image: ep,
+        guessedName: 'containerd',
+        requestTimeoutMs: 60_000,
+        serializeImagePulls: true,
+        registryPullQPS: 5,
+        registryBurst: 10,
+        podLogsDir: `${rootDir}/pod-logs`,
+        logger: silentLogger(),
+        clock: systemClock,
+        relistMs: 200,
+      });
+    },
+  };
+}
+
+/** Stops and removes every sandbox (with its containers) of the given pod UIDs through CRI. */
+export async function removeCriPods(
+  runtime: ContainerRuntime | undefined,
+  uids: readonly string[],
+): Promise<void> {
+  if (runtime === undefined) return;
+  for (const uid of uids) {
+    const list = await runtime.listContainers({ podUid: uid }).catch(() => []);
+    for (const c of list.filter((x) => x.kind !== 'sandbox'))
+      await runtime.removeContainer(c.id).catch(() => undefined);
+    for (const s of list.filter((x) => x.kind === 'sandbox')) {
+      await runtime.stopPodSandbox(s.id, 0).catch(() => undefined);
+      await runtime.removePodSandbox(s.id).catch(() => undefined);
+    }
+  }
 }

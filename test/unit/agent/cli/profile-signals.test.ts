@@ -14,7 +14,8 @@ import {
   referenceSpellingsIn,
 } from '../../../../src/agent/cli/profile-signals.js';
 import { translateReferenceFlags } from '../../../../src/agent/cli/reference-flags.js';
-import { criEndpointProblems, criRuntimeOf } from '../../../../src/agent/cli/cri-endpoint.js';
+import { criEndpointProblems } from '../../../../src/agent/cli/cri-endpoint.js';
+import { endpointKind } from '../../../../src/agent/runtime/cri/endpoint.js';
 import { FLAGS } from '../../../../src/agent/cli/flags.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
@@ -160,25 +161,35 @@ test('random argv: the signals and the translation never throw anything but Conf
   );
 });
 
-test('the CRI sockets kubeadm detects are refused naming the field, the flag and the runtime; Docker and process endpoints pass', () => {
-  assert.equal(criRuntimeOf('unix:///var/run/containerd/containerd.sock'), 'containerd');
-  assert.equal(criRuntimeOf('unix:///var/run/crio/crio.sock'), 'CRI-O');
-  assert.equal(criRuntimeOf('unix:///var/run/cri-dockerd.sock'), 'cri-dockerd');
-  for (const ok of [
-    'unix:///var/run/docker.sock',
-    'tcp://127.0.0.1:2375',
-    'process://',
-    'unix:///run/user/1000/docker.sock',
-  ])
-    assert.equal(criRuntimeOf(ok), undefined, ok);
+test('the CRI sockets kubeadm detects are accepted (the agent speaks CRI to them); an image service of another kind than the runtime is refused naming both flags', () => {
+  assert.equal(endpointKind('unix:///var/run/containerd/containerd.sock'), 'cri');
+  assert.equal(endpointKind('unix:///var/run/crio/crio.sock'), 'cri');
+  assert.equal(endpointKind('unix:///var/run/cri-dockerd.sock'), 'cri');
+  assert.equal(endpointKind('unix:///var/run/docker.sock'), 'docker');
+  assert.equal(endpointKind('tcp://127.0.0.1:2375'), 'docker');
+  assert.equal(endpointKind('process://'), 'process');
+  assert.equal(endpointKind('unix:///tmp/other.sock'), 'unknown-unix');
   assert.deepEqual(
     criEndpointProblems({
-      containerRuntimeEndpoint: 'unix:///var/run/cri-dockerd.sock',
+      containerRuntimeEndpoint: 'unix:///var/run/containerd/containerd.sock',
+      imageServiceEndpoint: '',
+    }),
+    [],
+  );
+  assert.deepEqual(
+    criEndpointProblems({
+      containerRuntimeEndpoint: 'unix:///var/run/containerd/containerd.sock',
+      imageServiceEndpoint: 'unix:///run/containerd/containerd.sock',
+    }),
+    [],
+  );
+  assert.deepEqual(
+    criEndpointProblems({
+      containerRuntimeEndpoint: 'unix:///var/run/docker.sock',
       imageServiceEndpoint: 'unix:///run/containerd/containerd.sock',
     }),
     [
-      'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix:///var/run/cri-dockerd.sock" is the CRI (gRPC) socket of cri-dockerd, and nodeagent does not speak CRI: accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes) (cri-dockerd fronts a Docker engine: give its socket, usually unix:///var/run/docker.sock)',
-      'invalid configuration: imageServiceEndpoint (--image-service-endpoint) "unix:///run/containerd/containerd.sock" is the CRI (gRPC) socket of containerd, and nodeagent does not speak CRI: accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)',
+      'invalid configuration: imageServiceEndpoint (--image-service-endpoint) "unix:///run/containerd/containerd.sock" is a CRI runtime, and the runtime (--container-runtime-endpoint "unix:///var/run/docker.sock") is a Docker engine: the images must come from a service of the same kind (leave --image-service-endpoint empty to use the runtime\'s)',
     ],
   );
 });

@@ -66,7 +66,7 @@ function options(over: Partial<RuntimeFactoryOptions>): RuntimeFactoryOptions {
   };
 }
 
-test('--container-runtime-endpoint: process:// runs host processes, unix:// and tcp:// a Docker engine; anything else is refused naming the flag', async () => {
+test("--container-runtime-endpoint: process:// runs host processes, a docker.sock and tcp:// a Docker engine, a CRI runtime's socket CRI; anything else is refused naming the flag", async () => {
   const proc = await createRuntime(options({ endpoint: 'process://' }));
   assert.equal(proc.runtime.type, 'process');
   await proc.close();
@@ -75,13 +75,21 @@ test('--container-runtime-endpoint: process:// runs host processes, unix:// and 
     assert.equal(docker.runtime.type, 'docker', endpoint);
     await docker.close();
   }
+  for (const [endpoint, name] of [
+    ['unix:///run/containerd/containerd.sock', 'containerd'],
+    ['unix:///var/run/crio/crio.sock', 'cri-o'],
+  ] as const) {
+    const cri = await createRuntime(options({ endpoint }));
+    assert.equal(cri.runtime.type, name, endpoint);
+    await cri.close();
+  }
   await assert.rejects(
     createRuntime(options({ endpoint: 'unix-abstract:containerd' })),
     (err: unknown) => {
       assert.ok(err instanceof ConfigError);
       assert.equal(
         err.message,
-        'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix-abstract:containerd": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine) or process:// (host processes)',
+        'invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "unix-abstract:containerd": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine), unix:///path/to/containerd.sock or crio.sock (a CRI runtime) or process:// (host processes)',
       );
       return true;
     },

@@ -1,0 +1,126 @@
+// The CRI client: runtime.v1 RuntimeService and ImageService over gRPC on unix sockets
+// (@grpc/grpc-js), each call with a deadline (--runtime-request-timeout, plus the call's own
+// time where the reference adds it) and answers of at most 16 MiB (the reference's maxMsgSize).
+// Failures are RuntimeErrors naming the call, the socket and gRPC's status; an endpoint that
+// answers without runtime.v1 is said so.
+import * as grpc from '@grpc/grpc-js';
+import type { Clock } from '../../../common/util/clock.js';
+import { RuntimeError } from '../../../common/util/errors.js';
+import { decodeCri, encodeCri } from './codec.js';
+import type { CriEndpoint } from './endpoint.js';
+import { CRI_METHODS, type CriMessages, type CriMethods } from './types.generated.js';
+
+/** The reference's limit on a CRI message (16 MiB), both ways. */
+export const MAX_CRI_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export type CriMethod = keyof CriMethods;
+export type CriRequest<M extends CriMethod> = CriMessages[CriMethods[M]['request']];
+export type CriResponse<M extends CriMethod> = CriMessages[CriMethods[M]['response']];
+
+/** A call that failed; `code` is gRPC's status code (14 UNAVAILABLE: nothing answers the socket). */
+export class CriCallError extends RuntimeError {
+  constructor(
+    readonly method: CriMethod,
+    readonly grpcCode: grpc.status,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'CriCallError';
+  }
+}
+
+export interface CriClientOptions {
+  runtime: CriEndpoint;
+  image: CriEndpoint;
+  /** --runtime-request-timeout in milliseconds; 0: no deadline. */
+  timeoutMs: number;
+  clock: Clock;
+}
+
+const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.max_receive_message_length': MAX_CRI_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_CRI_MESSAGE_BYTES,
+  // a runtime that went away is tried again promptly once it is back
+  'grpc.initial_reconnect_backoff_ms': 200,
+  'grpc.max_reconnect_backoff_ms': 2000,
+};
+
+function statusName(code: number): string {
+  return grpc.status[code] ?? String(code);
+}
+
+function isServiceError(err: unknown): err is grpc.ServiceError {
+  return err instanceof Error && typeof (err as Partial<grpc.ServiceError>).code === 'number';
+}
+
+export class CriClient {
+  private readonly runtime: grpc.Client;
+  private readonly image: grpc.Client;
+
+  constructor(private readonly o: CriClientOptions) {
+    this.runtime = new grpc.Client(o.runtime.target, grpc.credentials.createInsecure(), {
+      ...CHANNEL_OPTIONS,
+    });
+    this.image =
+      o.image.target === o.runtime.target
+        ? this.runtime
+        : new grpc.Client(o.image.target, grpc.credentials.createInsecure(), {
+            ...CHANNEL_OPTIONS,
+          });
+  }
+
+  /** The socket a method goes to. */
+  socketOf(method: CriMethod): string {
+    return method.startsWith('ImageService/') ? this.o.image.path : this.o.runtime.path;
+  }
+
+  /**
+   * One unary call. `extraMs` is added to the request timeout (a stop's grace period, an exec's
+   * own timeout); `noDeadline` leaves the call unbounded (PullImage, as the reference pulls).
+   */
+  call<M extends CriMethod>(
+    method: M,
+    request: CriRequest<M>,
+    opts: { extraMs?: number; noDeadline?: boolean } = {},
+  ): Promise<CriResponse<M>> {
+    const client = method.startsWith('ImageService/') ? this.image : this.runtime;
+    const types = CRI_METHODS[method];
+    const options: grpc.CallOptions = {};
+    if (this.o.timeoutMs > 0 && opts.noDeadline !== true)
+      options.deadline = new Date(this.o.clock.nowMs() + this.o.timeoutMs + (opts.extraMs ?? 0));
+    return new Promise((resolve, reject) => {
+      client.makeUnaryRequest(
+        `/runtime.v1.${method}`,
+        (req: CriRequest<M>) => encodeCri<CriMethods[M]['request']>(types.request, req),
+        (bytes: Buffer) => decodeCri<CriMethods[M]['response']>(types.response, bytes),
+        request,
+        new grpc.Metadata(),
+        options,
+        (err, value) => {
+          if (err !== null || value === undefined) reject(this.failure(method, err));
+          else resolve(value);
+        },
+      );
+    });
+  }
+
+  private failure(method: CriMethod, err: unknown): Error {
+    if (!isServiceError(err))
+      return new CriCallError(method, grpc.status.UNKNOWN, `CRI ${method}: ${String(err)}`);
+    const where = this.socketOf(method);
+    // grpc-js ends an unreachable socket's details with an empty "Resolution note: "
+    const details = err.details.replace(/\.?\s*Resolution note:\s*$/, '');
+    const detail = details === '' ? statusName(err.code) : details;
+    let message = `CRI ${method} on ${where}: ${statusName(err.code)}: ${detail}`;
+    if (err.code === grpc.status.UNIMPLEMENTED)
+      message = `CRI ${method} on ${where}: the runtime does not implement it (runtime.v1 ${method}): ${detail}`;
+    if (err.code === grpc.status.DEADLINE_EXCEEDED)
+      message = `CRI ${method} on ${where}: context deadline exceeded (--runtime-request-timeout ${this.o.timeoutMs / 1000}s)`;
+    return new CriCallError(method, err.code, message);
+  }
+
+  close(): void {
+    this.runtime.close();
+    if (this.image !== this.runtime) this.image.close();
+  }
+}

@@ -1,0 +1,153 @@
+// A pod to CRI's PodSandboxConfig, as the reference's generatePodSandboxConfig builds it: metadata,
+// hostname, the log directory <podLogsDir>/<namespace>_<name>_<uid>, DNS, host port mappings,
+// labels and annotations, and for Linux the cgroup parent, sysctls and the sandbox's security
+// context (namespaces, user, groups, seccomp, privileged when a container is).
+import { isRecord, recordOf } from '../../../common/util/json-shape.js';
+import type { Pod } from '../../pod/types.js';
+import { podLogsDirName } from '../pod-logs/links.js';
+import { LABELS } from '../types.js';
+import { podSysctls } from '../settings/sysctls.js';
+import type { DnsConfig } from '../settings/resolv-conf.js';
+import {
+  NamespaceMode,
+  Protocol,
+  type Int64Value,
+  type LinuxSandboxSecurityContext,
+  type NamespaceOption,
+  type PodSandboxConfig,
+  type PortMapping,
+} from './types.generated.js';
+
+/** The reference's labels on every sandbox and container (kubetypes). */
+export const KUBE_LABELS = {
+  podName: 'io.kubernetes.pod.name',
+  podNamespace: 'io.kubernetes.pod.namespace',
+  podUid: 'io.kubernetes.pod.uid',
+  containerName: 'io.kubernetes.container.name',
+} as const;
+
+export interface SandboxInput {
+  pod: Pod;
+  attempt: number;
+  podLogsDir: string;
+  nodeName?: string;
+  cgroupParent?: string;
+  dns?: DnsConfig;
+}
+
+/** The labels that identify a pod's sandbox and containers (the reference's and ours). */
+export function podLabels(pod: Pod, nodeName: string | undefined): Record<string, string> {
+  return {
+    [KUBE_LABELS.podName]: pod.metadata.name,
+    [KUBE_LABELS.podNamespace]: pod.metadata.namespace,
+    [KUBE_LABELS.podUid]: pod.metadata.uid,
+    [LABELS.managed]: 'true',
+    ...(nodeName !== undefined ? { [LABELS.node]: nodeName } : {}),
+    [LABELS.podUid]: pod.metadata.uid,
+    [LABELS.podName]: pod.metadata.name,
+    [LABELS.podNamespace]: pod.metadata.namespace,
+    [LABELS.grace]: String(pod.spec.terminationGracePeriodSeconds ?? 30),
+  };
+}
+
+const PROTOCOLS: Readonly<Record<string, Protocol>> = {
+  TCP: Protocol.TCP,
+  UDP: Protocol.UDP,
+  SCTP: Protocol.SCTP,
+};
+
+/** Every container port with a hostPort (the reference maps them for all containers). */
+export function portMappings(pod: Pod): PortMapping[] {
+  const out: PortMapping[] = [];
+  for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers])
+    for (const p of c.ports ?? []) {
+      if (p.hostPort === undefined || p.hostPort <= 0) continue;
+      out.push({
+        protocol: PROTOCOLS[p.protocol ?? 'TCP'] ?? Protocol.TCP,
+        container_port: p.containerPort,
+        host_port: p.hostPort,
+        host_ip: p.hostIP ?? '',
+      });
+    }
+  return out;
+}
+
+const boolField = (o: Record<string, unknown>, k: string): boolean => o[k] === true;
+function intField(o: Record<string, unknown>, k: string): Int64Value | undefined {
+  const v = o[k];
+  return typeof v === 'number' && Number.isInteger(v) ? { value: v } : undefined;
+}
+
+/** Network, PID and IPC namespaces: the node's with hostNetwork/hostPID/hostIPC. */
+export function namespaceOptions(pod: Pod): NamespaceOption {
+  const spec = recordOf(pod.spec);
+  return {
+    network: boolField(spec, 'hostNetwork') ? NamespaceMode.NODE : NamespaceMode.POD,
+    pid: boolField(spec, 'hostPID')
+      ? NamespaceMode.NODE
+      : boolField(spec, 'shareProcessNamespace')
+        ? NamespaceMode.POD
+        : NamespaceMode.CONTAINER,
+    ipc: boolField(spec, 'hostIPC') ? NamespaceMode.NODE : NamespaceMode.POD,
+  };
+}
+
+function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
+  const sc = recordOf(pod.spec['securityContext']);
+  const groups = Array.isArray(sc['supplementalGroups'])
+    ? sc['supplementalGroups'].filter((g): g is number => typeof g === 'number')
+    : [];
+  const fsGroup = typeof sc['fsGroup'] === 'number' ? [sc['fsGroup']] : [];
+  const runAsUser = intField(sc, 'runAsUser');
+  const runAsGroup = intField(sc, 'runAsGroup');
+  const privileged = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some(
+    (c) => c.securityContext?.privileged === true,
+  );
+  return {
+    namespace_options: namespaceOptions(pod),
+    ...(runAsUser !== undefined ? { run_as_user: runAsUser } : {}),
+    ...(runAsGroup !== undefined ? { run_as_group: runAsGroup } : {}),
+    ...(groups.length + fsGroup.length > 0 ? { supplemental_groups: [...fsGroup, ...groups] } : {}),
+    ...(privileged ? { privileged: true } : {}),
+  };
+}
+
+/** The pod's hostname: spec.hostname, else its name, at most 63 characters (none on the host network). */
+function hostnameOf(pod: Pod): string {
+  if (pod.spec.hostNetwork === true) return '';
+  const h = pod.spec['hostname'];
+  const name = typeof h === 'string' && h !== '' ? h : pod.metadata.name;
+  return name.slice(0, 63).replace(/[-.]+$/, '');
+}
+
+export function sandboxConfig(i: SandboxInput): PodSandboxConfig {
+  const { pod } = i;
+  const sysctls = Object.fromEntries(podSysctls(pod).map((s) => [s.name, s.value]));
+  const annotations = isRecord(pod.metadata.annotations) ? pod.metadata.annotations : {};
+  return {
+    metadata: {
+      name: pod.metadata.name,
+      uid: pod.metadata.uid,
+      namespace: pod.metadata.namespace,
+      attempt: i.attempt,
+    },
+    hostname: hostnameOf(pod),
+    log_directory: `${i.podLogsDir}/${podLogsDirName(pod.metadata)}`,
+    ...(i.dns !== undefined
+      ? { dns_config: { servers: i.dns.servers, searches: i.dns.searches, options: i.dns.options } }
+      : {}),
+    port_mappings: portMappings(pod),
+    labels: {
+      ...(pod.metadata.labels ?? {}),
+      ...podLabels(pod, i.nodeName),
+      [LABELS.kind]: 'sandbox',
+      [LABELS.attempt]: String(i.attempt),
+    },
+    annotations: { ...annotations },
+    linux: {
+      cgroup_parent: i.cgroupParent ?? '',
+      sysctls,
+      security_context: sandboxSecurity(pod),
+    },
+  };
+}
