@@ -15,7 +15,11 @@ import {
   type RuntimeContainer,
 } from '../runtime/types.js';
 import { Backoff } from './backoff.js';
+import { ContainerKiller, containerFieldPath } from './container-kill.js';
+import { runLifecycleHook } from './lifecycle-hooks.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
+import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
+import { TerminationMessages, prepareTerminationMessageFile } from './termination-message.js';
 import type { ProbeManager } from './probes.js';
 import type { PodStatusManager } from './status-manager.js';
 
@@ -71,11 +75,19 @@ export function containerSpecHash(c: Container): string {
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 
-/** What one sync pass over a pod's containers shares once its sandbox runs. */
-interface SyncPass {
+/** Where a container starts: its pod, the pod's sandbox and IP. */
+interface StartTarget {
   pod: Pod;
   log: Logger;
   sandboxId: string;
+  /** The pod's IP (the host's for hostNetwork): where httpGet hooks without a host go. */
+  podIP: string | undefined;
+  /** Aborted when the pod is to be killed: a postStart hook in flight gives up. */
+  signal: AbortSignal;
+}
+
+/** What one sync pass over a pod's containers shares once its sandbox runs. */
+interface SyncPass extends StartTarget {
   policy: ReturnType<typeof restartPolicyOf>;
   /** Every container of the pod, listed after the sandbox check (attempt numbers count them all). */
   containers: RuntimeContainer[];
@@ -91,9 +103,19 @@ export class PodSyncer {
   private readonly opts: PodSyncerOptions;
   /** Waiting reasons per pod uid and container name, kept until the container runs. */
   private readonly waiting = new Map<string, Map<string, { reason: string; message?: string }>>();
+  private readonly killer: ContainerKiller;
+  private readonly messages = new TerminationMessages();
+  /** The work in flight per pod uid, aborted by `interrupt` (a kill is waiting behind it). */
+  private readonly inFlight = new Map<string, AbortController>();
 
   constructor(opts: PodSyncerOptions) {
     this.opts = opts;
+    this.killer = new ContainerKiller({
+      runtime: opts.runtime,
+      clock: opts.clock,
+      logger: opts.logger,
+      recordEvent: (e) => opts.statuses.recordEvent(e),
+    });
     this.backoff = opts.backoff ?? new Backoff({ clock: opts.clock });
     this.imagePullBackoff = opts.imagePullBackoff ?? new Backoff({ clock: opts.clock });
   }
@@ -118,25 +140,39 @@ export class PodSyncer {
     return out;
   }
 
-  private publishStatus(pod: Pod, containers: RuntimeContainer[]): PodStatus {
+  private async publishStatus(
+    pod: Pod,
+    listed: RuntimeContainer[],
+    failed?: { reason: string; message: string },
+  ): Promise<PodStatus> {
     const { statuses, probes, runtime, clock } = this.opts;
     const previous = statuses.status(pod.metadata.uid);
+    const containers = await this.messages.fill(pod, listed, (id, tailLines) =>
+      runtime.logs(id, { tailLines }),
+    );
     const status = computePodStatus({
       pod,
       containers,
       runtimeType: runtime.type,
       waiting: this.waitingOf(pod.metadata.uid),
       ready: (id) => probes.ready(id),
+      started: (id) => probes.started(id),
       nowIso: clock.now().toISOString(),
       ...(this.opts.hostIP !== undefined ? { hostIP: this.opts.hostIP } : {}),
       ...(previous !== undefined ? { previous } : {}),
+      ...(failed !== undefined ? { failed } : {}),
     });
     statuses.set(pod, status);
     return status;
   }
 
+  /** Ends the work in flight for a pod (a postStart hook), so that a kill queued behind it runs. */
+  interrupt(uid: string): void {
+    this.inFlight.get(uid)?.abort();
+  }
+
   async syncPod(pod: Pod): Promise<SyncResult> {
-    const { runtime, logger } = this.opts;
+    const { runtime, logger, clock } = this.opts;
     const uid = pod.metadata.uid;
     const log = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid });
     const listed = await runtime.listContainers({ podUid: uid });
@@ -148,7 +184,33 @@ export class PodSyncer {
       await this.opts.podCgroups?.remove(pod);
       return {};
     }
+    const deadlineLeft = activeDeadlineLeftMs(
+      pod.spec.activeDeadlineSeconds,
+      prev?.startTime,
+      clock.nowMs(),
+    );
+    if (deadlineLeft !== undefined && deadlineLeft <= 0) {
+      await this.failPastDeadline(pod, listed, log);
+      return {};
+    }
+    const ac = new AbortController();
+    this.inFlight.set(uid, ac);
+    try {
+      const requeue = await this.syncRunning(pod, listed, log, ac.signal);
+      const soonest = [requeue, deadlineLeft].filter((n) => n !== undefined);
+      return soonest.length === 0 ? {} : { requeueAfterMs: Math.min(...soonest) };
+    } finally {
+      if (this.inFlight.get(uid) === ac) this.inFlight.delete(uid);
+    }
+  }
 
+  /** The pass over a pod that runs: sandbox, init containers and sidecars, app containers, status. */
+  private async syncRunning(
+    pod: Pod,
+    listed: RuntimeContainer[],
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<number | undefined> {
     await this.opts.podCgroups?.ensure(pod);
     const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
     let requeue: number | undefined;
@@ -156,6 +218,8 @@ export class PodSyncer {
       pod,
       log,
       sandboxId: sandbox.id,
+      podIP: pod.spec.hostNetwork ? (this.opts.hostIP ?? '127.0.0.1') : sandbox.ip,
+      signal,
       policy: restartPolicyOf(pod),
       containers,
       // containers of an older sandbox are stale: not considered further
@@ -164,13 +228,31 @@ export class PodSyncer {
         requeue = requeue === undefined ? ms : Math.min(requeue, ms);
       },
     };
-    // init containers, in order; app containers start only after all of them succeeded
+    // init containers, in order; app containers start only after all of them succeeded (and
+    // every sidecar started)
     if (await this.syncInitContainers(pass)) {
-      for (const c of pod.spec.containers) await this.syncAppContainer(pass, c);
+      for (const c of pod.spec.containers) {
+        if (signal.aborted) break;
+        await this.syncAppContainer(pass, c);
+      }
     }
     const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
-    await this.finishPass(pod, sandbox.id, host, log);
-    return requeue === undefined ? {} : { requeueAfterMs: requeue };
+    await this.finishPass(pass, host);
+    return requeue;
+  }
+
+  /** activeDeadlineSeconds has passed: the event, the containers killed, the pod Failed. */
+  private async failPastDeadline(
+    pod: Pod,
+    listed: RuntimeContainer[],
+    log: Logger,
+  ): Promise<void> {
+    log.info({ activeDeadlineSeconds: pod.spec.activeDeadlineSeconds }, DEADLINE_EXCEEDED.message);
+    this.opts.statuses.recordEvent({ pod, type: 'Normal', ...DEADLINE_EXCEEDED });
+    await this.publishStatus(pod, listed, DEADLINE_EXCEEDED);
+    await this.stopPodContainers(pod, listed, false);
+    const after = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
+    await this.publishStatus(pod, after, DEADLINE_EXCEEDED);
   }
 
   /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
@@ -203,58 +285,74 @@ export class PodSyncer {
     return { sandbox, containers: listed };
   }
 
-  /** Runs the first init container that has not succeeded yet; true when all of them have (or an app container already ran). */
+  /**
+   * Init containers in order: a regular one must succeed before the next starts; a sidecar
+   * (restartPolicy Always) must have started (its startup probe passed) and is restarted whenever
+   * it exits. True when the app containers may run (or already ran).
+   */
   private async syncInitContainers(pass: SyncPass): Promise<boolean> {
-    const { pod, log, sandboxId } = pass;
-    if (pass.live.some((c) => c.kind === 'app')) return true;
+    const { pod, log } = pass;
+    const appsRan = pass.live.some((c) => c.kind === 'app');
     for (const ic of pod.spec.initContainers ?? []) {
+      if (pass.signal.aborted) return false;
       const [latest] = latestInstances(pass.live, ic.name, 'init');
-      if (latest?.state === 'exited' && latest.exitCode === 0) continue;
+      if (isSidecar(ic)) {
+        if (!(await this.syncSidecar(pass, ic, latest)) && !appsRan) return false;
+        continue;
+      }
+      if (appsRan || (latest?.state === 'exited' && latest.exitCode === 0)) continue;
       if (latest?.state === 'running') return false;
       if (latest === undefined) {
-        wantRequeueFrom(
-          await this.startContainer(
-            pod,
-            ic,
-            'init',
-            nextAttempt(pass.containers, ic.name, 'init'),
-            sandboxId,
-            log,
-          ),
-          pass.wantRequeue,
-        );
+        const attempt = nextAttempt(pass.containers, ic.name, 'init');
+        wantRequeueFrom(await this.startContainer(pass, ic, 'init', attempt), pass.wantRequeue);
       } else if (pass.policy === 'Never') {
         log.info(
           { container: ic.name, exitCode: latest.exitCode },
           'init container failed and restartPolicy is Never: pod failed',
         );
       } else {
-        wantRequeueFrom(
-          await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log),
-          pass.wantRequeue,
-        );
+        wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
       }
       return false;
     }
     return true;
   }
 
+  /** Keeps a sidecar running (restarted with back-off, whatever the pod's policy); true once it has started. */
+  private async syncSidecar(
+    pass: SyncPass,
+    ic: Container,
+    latest: RuntimeContainer | undefined,
+  ): Promise<boolean> {
+    if (appContainersDone(pass)) return true;
+    if (latest?.state === 'running') {
+      this.waitingOf(pass.pod.metadata.uid).delete(ic.name);
+      this.opts.probes.ensure(pass.pod, ic, latest.id, pass.podIP ?? '127.0.0.1');
+      const failed = this.opts.probes.shouldRestart(latest.id);
+      if (failed === undefined) return this.opts.probes.started(latest.id);
+      this.opts.probes.stopContainer(latest.id);
+      await this.killOne(pass, ic, latest, pass.pod.spec.terminationGracePeriodSeconds ?? 30);
+      return false;
+    }
+    if (latest === undefined) {
+      const attempt = nextAttempt(pass.containers, ic.name, 'init');
+      const r = await this.startContainer(pass, ic, 'init', attempt);
+      wantRequeueFrom(r, pass.wantRequeue);
+      // without a startup probe a sidecar has started once it runs (its postStart returned)
+      return r.requeueAfterMs === undefined && ic.startupProbe === undefined;
+    } else {
+      this.opts.probes.stopContainer(latest.id);
+      wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
+    }
+    return false;
+  }
+
   /** Starts an app container that never ran, restarts an exited one by the restart policy. */
   private async syncAppContainer(pass: SyncPass, c: Container): Promise<void> {
-    const { pod, log, sandboxId } = pass;
     const [latest] = latestInstances(pass.live, c.name, 'app');
     if (latest === undefined) {
-      wantRequeueFrom(
-        await this.startContainer(
-          pod,
-          c,
-          'app',
-          nextAttempt(pass.containers, c.name, 'app'),
-          sandboxId,
-          log,
-        ),
-        pass.wantRequeue,
-      );
+      const attempt = nextAttempt(pass.containers, c.name, 'app');
+      wantRequeueFrom(await this.startContainer(pass, c, 'app', attempt), pass.wantRequeue);
       return;
     }
     if (latest.state === 'running') {
@@ -267,10 +365,7 @@ export class PodSyncer {
       (pass.policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) ||
       latest.state === 'created';
     if (!restart) return;
-    wantRequeueFrom(
-      await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log),
-      pass.wantRequeue,
-    );
+    wantRequeueFrom(await this.restartWithBackoff(pass, c, 'app', latest), pass.wantRequeue);
   }
 
   /** A running container is replaced when its spec changed, and restarted (by the policy, with back-off) when a probe failed. */
@@ -279,7 +374,7 @@ export class PodSyncer {
     c: Container,
     latest: RuntimeContainer,
   ): Promise<void> {
-    const { pod, log, sandboxId } = pass;
+    const { pod, log } = pass;
     const { runtime, probes } = this.opts;
     const hash = containerSpecHash(c);
     const failedProbe = probes.shouldRestart(latest.id);
@@ -292,10 +387,10 @@ export class PodSyncer {
       'restarting container',
     );
     probes.stopContainer(latest.id);
-    await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+    await this.killOne(pass, c, latest, pod.spec.terminationGracePeriodSeconds ?? 30);
     if (latest.specHash !== hash) {
       wantRequeueFrom(
-        await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log),
+        await this.startContainer(pass, c, 'app', latest.attempt + 1),
         pass.wantRequeue,
       );
       return;
@@ -305,37 +400,70 @@ export class PodSyncer {
         (x) => x.id === latest.id,
       ) ?? latest;
     if (pass.policy !== 'Never')
-      wantRequeueFrom(
-        await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log),
-        pass.wantRequeue,
-      );
+      wantRequeueFrom(await this.restartWithBackoff(pass, c, 'app', stopped), pass.wantRequeue);
+  }
+
+  private killOne(
+    target: StartTarget,
+    spec: Container | undefined,
+    instance: RuntimeContainer,
+    graceSeconds: number,
+  ): Promise<void> {
+    return this.killer.kill({
+      pod: target.pod,
+      spec,
+      instance,
+      graceSeconds,
+      podIP: target.podIP,
+    });
   }
 
   /** Probes for the running app containers, then the status; a pod that has just finished stops what is left of it. */
-  private async finishPass(pod: Pod, sandboxId: string, host: string, log: Logger): Promise<void> {
+  private async finishPass(pass: SyncPass, host: string): Promise<void> {
+    const { pod, sandboxId, log } = pass;
     const { runtime } = this.opts;
-    const final = await runtime.listContainers({ podUid: pod.metadata.uid });
-    for (const c of pod.spec.containers) {
-      const [latest] = latestInstances(final, c.name, 'app');
+    let final = await runtime.listContainers({ podUid: pod.metadata.uid });
+    const probed: { c: Container; kind: 'init' | 'app' }[] = [
+      ...(pod.spec.initContainers ?? []).filter(isSidecar).map((c) => ({ c, kind: 'init' as const })),
+      ...pod.spec.containers.map((c) => ({ c, kind: 'app' as const })),
+    ];
+    for (const { c, kind } of probed) {
+      const [latest] = latestInstances(final, c.name, kind);
       if (latest?.state === 'running' && latest.sandboxId === sandboxId)
         this.opts.probes.ensure(pod, c, latest.id, host);
     }
-    const status = this.publishStatus(pod, final);
+    if (appContainersDone({ ...pass, live: final.filter((c) => c.sandboxId === sandboxId) })) {
+      // every app container has finished for good: the sidecars go, last started first
+      await this.stopSidecars(pass, final);
+      final = await runtime.listContainers({ podUid: pod.metadata.uid });
+    }
+    const status = await this.publishStatus(pod, final);
     if (TERMINAL.has(status.phase)) {
       log.info({ phase: status.phase }, 'pod finished');
       await this.stopPodContainers(pod, final, false);
-      this.publishStatus(pod, await runtime.listContainers({ podUid: pod.metadata.uid }));
+      await this.publishStatus(pod, await runtime.listContainers({ podUid: pod.metadata.uid }));
+    }
+  }
+
+  private async stopSidecars(target: StartTarget, containers: RuntimeContainer[]): Promise<void> {
+    const grace = target.pod.spec.terminationGracePeriodSeconds ?? 30;
+    for (const ic of [...(target.pod.spec.initContainers ?? [])].reverse()) {
+      if (!isSidecar(ic)) continue;
+      for (const c of containers) {
+        if (c.kind !== 'init' || c.name !== ic.name || c.state !== 'running') continue;
+        this.opts.probes.stopContainer(c.id);
+        await this.killOne(target, ic, c, grace);
+      }
     }
   }
 
   private async restartWithBackoff(
-    pod: Pod,
+    target: StartTarget,
     c: Container,
     kind: 'init' | 'app',
     latest: RuntimeContainer,
-    sandboxId: string,
-    log: Logger,
   ): Promise<SyncResult> {
+    const { pod } = target;
     const key = `${pod.metadata.uid}/${c.name}`;
     const ran = (latest.finishedAtMs ?? 0) - (latest.startedAtMs ?? 0);
     if (latest.startedAtMs !== undefined && ran >= this.backoff.resetAfterRunMs)
@@ -349,63 +477,81 @@ export class PodSyncer {
       return { requeueAfterMs: remaining };
     }
     this.backoff.next(key);
-    return this.startContainer(pod, c, kind, latest.attempt + 1, sandboxId, log);
+    return this.startContainer(target, c, kind, latest.attempt + 1);
+  }
+
+  /** Ensures the image; a waiting reason and the pull back-off when it is not there. */
+  private async pullImage(target: StartTarget, c: Container): Promise<SyncResult | undefined> {
+    const { runtime, images } = this.opts;
+    if (c.image === undefined || c.image === '' || runtime.type === 'process') return undefined;
+    const waiting = this.waitingOf(target.pod.metadata.uid);
+    const pullKey = `${target.pod.metadata.uid}/${c.name}/${c.image}`;
+    const remaining = this.imagePullBackoff.remainingMs(pullKey);
+    if (remaining > 0) {
+      waiting.set(c.name, {
+        reason: 'ImagePullBackOff',
+        message: `Back-off pulling image "${c.image}"`,
+      });
+      return { requeueAfterMs: remaining };
+    }
+    try {
+      await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+      this.imagePullBackoff.reset(pullKey);
+      return undefined;
+    } catch (err) {
+      const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
+      this.imagePullBackoff.next(pullKey);
+      waiting.set(c.name, { reason, message: userMessage(err) });
+      target.log.warn(
+        { container: c.name, image: c.image, reason, err: userMessage(err) },
+        'image not available; retrying with back-off',
+      );
+      return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
+    }
+  }
+
+  /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
+  private failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
+    const key = `${target.pod.metadata.uid}/${c.name}`;
+    const message = typeof err === 'string' ? err : userMessage(err);
+    this.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
+    target.log.warn({ container: c.name, reason, err: message }, 'could not start container');
+    this.backoff.next(key);
+    return { requeueAfterMs: this.backoff.remainingMs(key) };
   }
 
   private async startContainer(
-    pod: Pod,
+    target: StartTarget,
     c: Container,
     kind: 'init' | 'app',
     attempt: number,
-    sandboxId: string,
-    log: Logger,
   ): Promise<SyncResult> {
-    const { runtime, images } = this.opts;
-    const waiting = this.waitingOf(pod.metadata.uid);
-    if (c.image !== undefined && c.image !== '' && runtime.type !== 'process') {
-      const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
-      const remaining = this.imagePullBackoff.remainingMs(pullKey);
-      if (remaining > 0) {
-        waiting.set(c.name, {
-          reason: 'ImagePullBackOff',
-          message: `Back-off pulling image "${c.image}"`,
-        });
-        return { requeueAfterMs: remaining };
-      }
-      try {
-        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
-        this.imagePullBackoff.reset(pullKey);
-      } catch (err) {
-        const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
-        this.imagePullBackoff.next(pullKey);
-        waiting.set(c.name, { reason, message: userMessage(err) });
-        log.warn(
-          { container: c.name, image: c.image, reason, err: userMessage(err) },
-          'image not available; retrying with back-off',
-        );
-        return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
-      }
-    }
+    const { runtime } = this.opts;
+    const { pod, log } = target;
+    const pulled = await this.pullImage(target, c);
+    if (pulled !== undefined) return pulled;
     let id: string;
     try {
+      const terminationMessageFile = await prepareTerminationMessageFile(
+        this.opts.rootDir,
+        pod,
+        c,
+      );
       id = await runtime.createContainer({
         pod,
         container: c,
         kind,
         attempt,
         specHash: containerSpecHash(c),
-        sandboxId,
+        sandboxId: target.sandboxId,
         volumePaths: this.volumePaths(pod),
+        ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
       });
     } catch (err) {
-      waiting.set(c.name, { reason: 'CreateContainerError', message: userMessage(err) });
-      log.warn({ container: c.name, err: userMessage(err) }, 'could not create container');
-      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
-      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
+      return this.failStart(target, c, 'CreateContainerError', err);
     }
     try {
       await runtime.startContainer(id);
-      waiting.delete(c.name);
       log.info({ container: c.name, attempt, id }, 'container started');
       await this.opts.podLogs?.link(
         pod.metadata,
@@ -414,15 +560,62 @@ export class PodSyncer {
         await runtime.hostLogFile?.(id).catch(() => undefined),
       );
     } catch (err) {
-      waiting.set(c.name, { reason: 'RunContainerError', message: userMessage(err) });
-      log.warn({ container: c.name, err: userMessage(err) }, 'could not start container');
-      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
-      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
+      return this.failStart(target, c, 'RunContainerError', err);
     }
+    const hookFailure = await this.postStart(target, c, id);
+    if (hookFailure !== undefined) return this.failStart(target, c, 'PostStartHookError', hookFailure);
+    this.waitingOf(pod.metadata.uid).delete(c.name);
     return {};
   }
 
-  /** Stops every container of the pod (apps in parallel, with the grace period), then the sandbox. */
+  /**
+   * The postStart hook, right after the start: the container is not reported running before it
+   * returns; when it fails, the container is killed (its preStop hook runs) and the failure
+   * message is the container's waiting message.
+   */
+  private async postStart(target: StartTarget, c: Container, id: string): Promise<string | undefined> {
+    const hook = c.lifecycle?.postStart;
+    if (hook === undefined) return undefined;
+    const { pod, log } = target;
+    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    const failure = await runLifecycleHook(hook, {
+      runtime: this.opts.runtime,
+      clock: this.opts.clock,
+      pod,
+      container: c,
+      containerId: id,
+      podIP: target.podIP,
+      signal: target.signal,
+      execTimeoutMs: POST_START_EXEC_LIMIT_MS,
+      warn: (reason, message) =>
+        this.opts.statuses.recordEvent({ pod, type: 'Warning', reason, message }),
+    });
+    if (failure === undefined) return undefined;
+    log.warn({ container: c.name, err: failure }, 'Failed to execute PostStartHook');
+    const fieldPath = containerFieldPath(c.name);
+    // the message may hold secrets: the event says only that the hook failed
+    this.opts.statuses.recordEvent({
+      pod,
+      fieldPath,
+      type: 'Warning',
+      reason: 'FailedPostStartHook',
+      message: 'PostStartHook failed',
+    });
+    this.opts.statuses.recordEvent({
+      pod,
+      fieldPath,
+      type: 'Normal',
+      reason: 'Killing',
+      message: 'FailedPostStartHook',
+    });
+    const instance = (await this.opts.runtime.listContainers({ podUid: pod.metadata.uid })).find(
+      (x) => x.id === id,
+    );
+    if (instance !== undefined) await this.killOne(target, c, instance, grace);
+    return failure;
+  }
+
+  /** Stops every container of the pod (apps in parallel, with the grace period, then the init containers and sidecars, last first), then the sandbox. */
   async stopPodContainers(
     pod: Pod,
     containers: RuntimeContainer[],
@@ -436,15 +629,27 @@ export class PodSyncer {
       pod.metadata.deletionGracePeriodSeconds ??
       pod.spec.terminationGracePeriodSeconds ??
       30;
+    const sandbox = containers
+      .filter((c) => c.kind === 'sandbox')
+      .sort((a, b) => b.attempt - a.attempt)[0];
+    const target = {
+      pod,
+      podIP: pod.spec.hostNetwork ? (this.opts.hostIP ?? '127.0.0.1') : sandbox?.ip,
+    };
     const running = containers.filter(
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
-    await Promise.all(
-      running.filter((c) => c.kind === 'app').map((c) => runtime.stopContainer(c.id, grace)),
-    );
-    await Promise.all(
-      running.filter((c) => c.kind === 'init').map((c) => runtime.stopContainer(c.id, grace)),
-    );
+    const specOf = (c: RuntimeContainer): Container | undefined =>
+      (c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? [])).find(
+        (s) => s.name === c.name,
+      );
+    const kill = (c: RuntimeContainer): Promise<void> =>
+      this.killer.kill({ ...target, spec: specOf(c), instance: c, graceSeconds: grace });
+    await Promise.all(running.filter((c) => c.kind === 'app').map(kill));
+    const inits = running
+      .filter((c) => c.kind === 'init')
+      .sort((a, b) => initIndex(pod, b.name) - initIndex(pod, a.name));
+    for (const c of inits) await kill(c);
     for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running'))
       await runtime.stopPodSandbox(s.id, grace);
     if (removeSandbox) {
@@ -469,10 +674,36 @@ export class PodSyncer {
 
   forget(uid: string, latest?: Pod): void {
     this.waiting.delete(uid);
+    this.messages.forget(uid);
     this.backoff.forgetPrefix(`${uid}/`);
     this.imagePullBackoff.forgetPrefix(`${uid}/`);
     this.opts.statuses.delete(uid, latest);
   }
+}
+
+/** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
+const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
+
+/** An init container with restartPolicy Always: a sidecar. */
+export function isSidecar(c: Container): boolean {
+  return c.restartPolicy === 'Always';
+}
+
+function initIndex(pod: Pod, name: string): number {
+  return (pod.spec.initContainers ?? []).findIndex((c) => c.name === name);
+}
+
+/**
+ * Every app container has exited and will not be restarted (restartPolicy Never, or OnFailure
+ * and all succeeded): the pod is done, whatever its sidecars do.
+ */
+function appContainersDone(pass: Pick<SyncPass, 'pod' | 'policy' | 'live'>): boolean {
+  if (pass.policy === 'Always') return false;
+  return pass.pod.spec.containers.every((c) => {
+    const [latest] = latestInstances(pass.live, c.name, 'app');
+    if (latest?.state !== 'exited') return false;
+    return pass.policy === 'Never' || latest.exitCode === 0;
+  });
 }
 
 /** Attempts keep counting across sandboxes, so restartCount survives a sandbox recreation. */

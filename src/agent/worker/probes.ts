@@ -226,6 +226,12 @@ export class ProbeManager {
     return undefined;
   }
 
+  /** Started: no startup probe, or it has succeeded (the container status's `started`). */
+  started(containerId: string): boolean {
+    const startup = this.states.get(this.key(containerId, 'startup'));
+    return startup === undefined || startup.result === true;
+  }
+
   /** Ready: no readiness probe, or it has succeeded (and startup has passed). */
   ready(containerId: string): boolean {
     const startup = this.states.get(this.key(containerId, 'startup'));

@@ -113,6 +113,10 @@ function containerBinds(opts: ContainerCreateInput): string[] {
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
+  if (opts.terminationMessageFile !== undefined)
+    binds.push(
+      `${opts.terminationMessageFile}:${c.terminationMessagePath ?? '/dev/termination-log'}`,
+    );
   if (
     opts.resolvConfPath !== undefined &&
     !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')
@@ -153,6 +157,9 @@ function containerLabels(opts: ContainerCreateInput): Record<string, string> {
     [LABELS.attempt]: String(opts.attempt),
     [LABELS.specHash]: opts.specHash,
     [LABELS.sandboxId]: opts.sandboxId,
+    ...(opts.terminationMessageFile !== undefined
+      ? { [LABELS.terminationMessageFile]: opts.terminationMessageFile }
+      : {}),
   };
 }
 

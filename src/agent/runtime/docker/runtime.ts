@@ -369,6 +369,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       state,
       createdAtMs: c.Created * 1000,
       ...(l[LABELS.sandboxId] !== undefined ? { sandboxId: l[LABELS.sandboxId] } : {}),
+      ...(l[LABELS.terminationMessageFile] !== undefined
+        ? { terminationMessageFile: l[LABELS.terminationMessageFile] }
+        : {}),
     };
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
@@ -396,7 +399,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           : info.State.ExitCode === 0
             ? 'Completed'
             : 'Error';
-        if (started === undefined) base.reason = 'ContainerCannotRun';
+        if (started === undefined) {
+          base.reason = 'ContainerCannotRun';
+          if (info.State.Error !== '') base.message = info.State.Error;
+        }
       }
     } catch (err) {
       if (statusCode(err) === 404) return undefined;
