@@ -165,9 +165,7 @@ export const PodSpecSchema = z
     subdomain: z.string().optional(),
     setHostnameAsFQDN: z.boolean().optional(),
     hostAliases: z
-      .array(
-        z.object({ ip: z.string(), hostnames: z.array(z.string()).optional() }).loose(),
-      )
+      .array(z.object({ ip: z.string(), hostnames: z.array(z.string()).optional() }).loose())
       .optional(),
   })
   .loose();

@@ -57,10 +57,10 @@ export class ContainerKiller {
       podIP: req.podIP,
       signal: ac.signal,
       execTimeoutMs: graceMs,
-      warn: (reason, message) =>
-        this.opts.recordEvent({ pod, type: 'Warning', reason, message }),
+      warn: (reason, message) => this.opts.recordEvent({ pod, type: 'Warning', reason, message }),
     }).then((failure) => {
-      if (failure === undefined) return;
+      // a hook the grace period cut short is not a failed hook (the reference stops waiting)
+      if (failure === undefined || ac.signal.aborted) return;
       logger.warn({ container: spec.name, err: failure }, 'PreStop hook failed');
       // the message may hold secrets: it stays in the log
       this.opts.recordEvent({
@@ -71,10 +71,16 @@ export class ContainerKiller {
         message: 'PreStopHook failed',
       });
     });
-    await Promise.race([run, new Promise<void>((resolve) => ac.signal.addEventListener('abort', () => resolve()))]);
+    await Promise.race([
+      run,
+      new Promise<void>((resolve) => ac.signal.addEventListener('abort', () => resolve())),
+    ]);
     cancel();
     if (ac.signal.aborted)
-      logger.info({ container: spec.name, graceSeconds: req.graceSeconds }, 'PreStop hook not completed in grace period');
+      logger.info(
+        { container: spec.name, graceSeconds: req.graceSeconds },
+        'PreStop hook not completed in grace period',
+      );
     return Math.floor((clock.nowMs() - started) / 1000);
   }
 

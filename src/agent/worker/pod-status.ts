@@ -85,7 +85,8 @@ function stateOf(
       lastState: latest?.state === 'exited' ? terminatedOf(latest, inp.runtimeType) : lastState,
     };
   }
-  if (latest?.state === 'exited') return { state: terminatedOf(latest, inp.runtimeType), lastState };
+  if (latest?.state === 'exited')
+    return { state: terminatedOf(latest, inp.runtimeType), lastState };
   return { state: { waiting: { reason: defaultWaiting } }, lastState };
 }
 
@@ -156,6 +157,15 @@ function countApps(app: ContainerStatus[], n: Counts): void {
   }
 }
 
+/** The reference's HasAnyRegularContainerStarted, for one container: it runs or ran. */
+function hasRun(s: ContainerStatus): boolean {
+  return (
+    s.state.running !== undefined ||
+    s.state.terminated !== undefined ||
+    s.lastState.terminated !== undefined
+  );
+}
+
 /** The reference's getPhase, sidecars included. */
 function phaseOf(pod: Pod, init: ContainerStatus[], app: ContainerStatus[]): PodPhase {
   const policy = restartPolicyOf(pod);
@@ -173,7 +183,7 @@ function phaseOf(pod: Pod, init: ContainerStatus[], app: ContainerStatus[]): Pod
   countSidecars(pod, init, n);
   countApps(app, n);
   if (failedInit > 0 && policy === 'Never') return 'Failed';
-  const anyAppStarted = app.some((s) => s.state.running || s.state.terminated || s.lastState.terminated);
+  const anyAppStarted = app.some(hasRun);
   if (pendingInit > 0 || (n.pendingSidecars > 0 && !anyAppStarted) || n.waiting > 0)
     return 'Pending';
   if (n.running > 0) return 'Running';
@@ -207,8 +217,7 @@ function initializedCondition(
     })
     .map((c) => c.name);
   if (phase === 'Succeeded') return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
-  if (app.some((s) => s.state.running || s.state.terminated || s.lastState.terminated))
-    return { type: 'Initialized', status: 'True' };
+  if (app.some(hasRun)) return { type: 'Initialized', status: 'True' };
   if (incomplete.length === 0) return { type: 'Initialized', status: 'True' };
   return {
     type: 'Initialized',
@@ -241,10 +250,7 @@ function containersReadyCondition(
   };
 }
 
-function conditionsOf(
-  inp: StatusInputs,
-  generated: Generated[],
-): PodCondition[] {
+function conditionsOf(inp: StatusInputs, generated: Generated[]): PodCondition[] {
   const prevCond = new Map((inp.previous?.conditions ?? []).map((c) => [c.type, c]));
   return generated.map((g) => {
     const prev = prevCond.get(g.type);
@@ -287,7 +293,7 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
   return {
     phase,
     conditions,
-    ...(inp.failed !== undefined ? inp.failed : {}),
+    ...(inp.failed ?? {}),
     ...(inp.hostIP !== undefined ? { hostIP: inp.hostIP, hostIPs: [{ ip: inp.hostIP }] } : {}),
     ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
     startTime,

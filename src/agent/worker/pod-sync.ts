@@ -3,23 +3,23 @@
 // The pod workers call it serially per pod, so it may assume nothing else touches the pod.
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { userMessage } from '../../common/util/errors.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
-import { canonicalJson, hashHex } from '../pod/hash.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
-import {
-  ImagePullError,
-  defaultPullPolicy,
-  type ContainerRuntime,
-  type ImageService,
-  type RuntimeContainer,
-} from '../runtime/types.js';
+import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
 import { Backoff } from './backoff.js';
-import { ContainerKiller, containerFieldPath } from './container-kill.js';
-import { runLifecycleHook } from './lifecycle-hooks.js';
+import { ContainerKiller } from './container-kill.js';
+import {
+  ContainerStarter,
+  containerSpecHash,
+  type PodLogLinker,
+  type StartTarget,
+  type SyncResult,
+} from './container-start.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
 import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
-import { TerminationMessages, prepareTerminationMessageFile } from './termination-message.js';
+import { TerminationMessages } from './termination-message.js';
+
+export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
 import type { PodStatusManager } from './status-manager.js';
 
@@ -40,15 +40,7 @@ export interface PodSyncerOptions {
   /** Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn down with the pod. */
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
-  podLogs?: {
-    link(
-      pod: { namespace: string; name: string; uid: string },
-      container: string,
-      attempt: number,
-      target: string | undefined,
-    ): Promise<void>;
-    removePod(uid: string): Promise<void>;
-  };
+  podLogs?: PodLogLinker;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -64,27 +56,7 @@ export interface PodVolumePlugins {
   tearDown(pod: Pod): Promise<void>;
 }
 
-export interface SyncResult {
-  /** Sync again after this long (a back-off expires, an image pull is retried). */
-  requeueAfterMs?: number;
-}
-
-export function containerSpecHash(c: Container): string {
-  return hashHex([canonicalJson(c)], 16);
-}
-
 const TERMINAL = new Set(['Succeeded', 'Failed']);
-
-/** Where a container starts: its pod, the pod's sandbox and IP. */
-interface StartTarget {
-  pod: Pod;
-  log: Logger;
-  sandboxId: string;
-  /** The pod's IP (the host's for hostNetwork): where httpGet hooks without a host go. */
-  podIP: string | undefined;
-  /** Aborted when the pod is to be killed: a postStart hook in flight gives up. */
-  signal: AbortSignal;
-}
 
 /** What one sync pass over a pod's containers shares once its sandbox runs. */
 interface SyncPass extends StartTarget {
@@ -104,6 +76,7 @@ export class PodSyncer {
   /** Waiting reasons per pod uid and container name, kept until the container runs. */
   private readonly waiting = new Map<string, Map<string, { reason: string; message?: string }>>();
   private readonly killer: ContainerKiller;
+  private readonly starter: ContainerStarter;
   private readonly messages = new TerminationMessages();
   /** The work in flight per pod uid, aborted by `interrupt` (a kill is waiting behind it). */
   private readonly inFlight = new Map<string, AbortController>();
@@ -118,6 +91,19 @@ export class PodSyncer {
     });
     this.backoff = opts.backoff ?? new Backoff({ clock: opts.clock });
     this.imagePullBackoff = opts.imagePullBackoff ?? new Backoff({ clock: opts.clock });
+    this.starter = new ContainerStarter({
+      runtime: opts.runtime,
+      images: opts.images,
+      clock: opts.clock,
+      rootDir: opts.rootDir,
+      backoff: this.backoff,
+      imagePullBackoff: this.imagePullBackoff,
+      killer: this.killer,
+      ...(opts.podLogs !== undefined ? { podLogs: opts.podLogs } : {}),
+      recordEvent: (e) => opts.statuses.recordEvent(e),
+      waitingOf: (uid) => this.waitingOf(uid),
+      volumePaths: (pod) => this.volumePaths(pod),
+    });
   }
 
   private waitingOf(uid: string): Map<string, { reason: string; message?: string }> {
@@ -197,7 +183,13 @@ export class PodSyncer {
     this.inFlight.set(uid, ac);
     try {
       const requeue = await this.syncRunning(pod, listed, log, ac.signal);
-      const soonest = [requeue, deadlineLeft].filter((n) => n !== undefined);
+      // the first pass sets startTime, from which the deadline counts
+      const untilDeadline = activeDeadlineLeftMs(
+        pod.spec.activeDeadlineSeconds,
+        this.opts.statuses.status(uid)?.startTime,
+        clock.nowMs(),
+      );
+      const soonest = [requeue, untilDeadline].filter((n) => n !== undefined);
       return soonest.length === 0 ? {} : { requeueAfterMs: Math.min(...soonest) };
     } finally {
       if (this.inFlight.get(uid) === ac) this.inFlight.delete(uid);
@@ -242,11 +234,7 @@ export class PodSyncer {
   }
 
   /** activeDeadlineSeconds has passed: the event, the containers killed, the pod Failed. */
-  private async failPastDeadline(
-    pod: Pod,
-    listed: RuntimeContainer[],
-    log: Logger,
-  ): Promise<void> {
+  private async failPastDeadline(pod: Pod, listed: RuntimeContainer[], log: Logger): Promise<void> {
     log.info({ activeDeadlineSeconds: pod.spec.activeDeadlineSeconds }, DEADLINE_EXCEEDED.message);
     this.opts.statuses.recordEvent({ pod, type: 'Normal', ...DEADLINE_EXCEEDED });
     await this.publishStatus(pod, listed, DEADLINE_EXCEEDED);
@@ -304,7 +292,7 @@ export class PodSyncer {
       if (latest?.state === 'running') return false;
       if (latest === undefined) {
         const attempt = nextAttempt(pass.containers, ic.name, 'init');
-        wantRequeueFrom(await this.startContainer(pass, ic, 'init', attempt), pass.wantRequeue);
+        wantRequeueFrom(await this.starter.start(pass, ic, 'init', attempt), pass.wantRequeue);
       } else if (pass.policy === 'Never') {
         log.info(
           { container: ic.name, exitCode: latest.exitCode },
@@ -336,7 +324,7 @@ export class PodSyncer {
     }
     if (latest === undefined) {
       const attempt = nextAttempt(pass.containers, ic.name, 'init');
-      const r = await this.startContainer(pass, ic, 'init', attempt);
+      const r = await this.starter.start(pass, ic, 'init', attempt);
       wantRequeueFrom(r, pass.wantRequeue);
       // without a startup probe a sidecar has started once it runs (its postStart returned)
       return r.requeueAfterMs === undefined && ic.startupProbe === undefined;
@@ -352,7 +340,7 @@ export class PodSyncer {
     const [latest] = latestInstances(pass.live, c.name, 'app');
     if (latest === undefined) {
       const attempt = nextAttempt(pass.containers, c.name, 'app');
-      wantRequeueFrom(await this.startContainer(pass, c, 'app', attempt), pass.wantRequeue);
+      wantRequeueFrom(await this.starter.start(pass, c, 'app', attempt), pass.wantRequeue);
       return;
     }
     if (latest.state === 'running') {
@@ -390,7 +378,7 @@ export class PodSyncer {
     await this.killOne(pass, c, latest, pod.spec.terminationGracePeriodSeconds ?? 30);
     if (latest.specHash !== hash) {
       wantRequeueFrom(
-        await this.startContainer(pass, c, 'app', latest.attempt + 1),
+        await this.starter.start(pass, c, 'app', latest.attempt + 1),
         pass.wantRequeue,
       );
       return;
@@ -424,7 +412,9 @@ export class PodSyncer {
     const { runtime } = this.opts;
     let final = await runtime.listContainers({ podUid: pod.metadata.uid });
     const probed: { c: Container; kind: 'init' | 'app' }[] = [
-      ...(pod.spec.initContainers ?? []).filter(isSidecar).map((c) => ({ c, kind: 'init' as const })),
+      ...(pod.spec.initContainers ?? [])
+        .filter(isSidecar)
+        .map((c) => ({ c, kind: 'init' as const })),
       ...pod.spec.containers.map((c) => ({ c, kind: 'app' as const })),
     ];
     for (const { c, kind } of probed) {
@@ -477,142 +467,7 @@ export class PodSyncer {
       return { requeueAfterMs: remaining };
     }
     this.backoff.next(key);
-    return this.startContainer(target, c, kind, latest.attempt + 1);
-  }
-
-  /** Ensures the image; a waiting reason and the pull back-off when it is not there. */
-  private async pullImage(target: StartTarget, c: Container): Promise<SyncResult | undefined> {
-    const { runtime, images } = this.opts;
-    if (c.image === undefined || c.image === '' || runtime.type === 'process') return undefined;
-    const waiting = this.waitingOf(target.pod.metadata.uid);
-    const pullKey = `${target.pod.metadata.uid}/${c.name}/${c.image}`;
-    const remaining = this.imagePullBackoff.remainingMs(pullKey);
-    if (remaining > 0) {
-      waiting.set(c.name, {
-        reason: 'ImagePullBackOff',
-        message: `Back-off pulling image "${c.image}"`,
-      });
-      return { requeueAfterMs: remaining };
-    }
-    try {
-      await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
-      this.imagePullBackoff.reset(pullKey);
-      return undefined;
-    } catch (err) {
-      const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
-      this.imagePullBackoff.next(pullKey);
-      waiting.set(c.name, { reason, message: userMessage(err) });
-      target.log.warn(
-        { container: c.name, image: c.image, reason, err: userMessage(err) },
-        'image not available; retrying with back-off',
-      );
-      return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
-    }
-  }
-
-  /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
-  private failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
-    const key = `${target.pod.metadata.uid}/${c.name}`;
-    const message = typeof err === 'string' ? err : userMessage(err);
-    this.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
-    target.log.warn({ container: c.name, reason, err: message }, 'could not start container');
-    this.backoff.next(key);
-    return { requeueAfterMs: this.backoff.remainingMs(key) };
-  }
-
-  private async startContainer(
-    target: StartTarget,
-    c: Container,
-    kind: 'init' | 'app',
-    attempt: number,
-  ): Promise<SyncResult> {
-    const { runtime } = this.opts;
-    const { pod, log } = target;
-    const pulled = await this.pullImage(target, c);
-    if (pulled !== undefined) return pulled;
-    let id: string;
-    try {
-      const terminationMessageFile = await prepareTerminationMessageFile(
-        this.opts.rootDir,
-        pod,
-        c,
-      );
-      id = await runtime.createContainer({
-        pod,
-        container: c,
-        kind,
-        attempt,
-        specHash: containerSpecHash(c),
-        sandboxId: target.sandboxId,
-        volumePaths: this.volumePaths(pod),
-        ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
-      });
-    } catch (err) {
-      return this.failStart(target, c, 'CreateContainerError', err);
-    }
-    try {
-      await runtime.startContainer(id);
-      log.info({ container: c.name, attempt, id }, 'container started');
-      await this.opts.podLogs?.link(
-        pod.metadata,
-        c.name,
-        attempt,
-        await runtime.hostLogFile?.(id).catch(() => undefined),
-      );
-    } catch (err) {
-      return this.failStart(target, c, 'RunContainerError', err);
-    }
-    const hookFailure = await this.postStart(target, c, id);
-    if (hookFailure !== undefined) return this.failStart(target, c, 'PostStartHookError', hookFailure);
-    this.waitingOf(pod.metadata.uid).delete(c.name);
-    return {};
-  }
-
-  /**
-   * The postStart hook, right after the start: the container is not reported running before it
-   * returns; when it fails, the container is killed (its preStop hook runs) and the failure
-   * message is the container's waiting message.
-   */
-  private async postStart(target: StartTarget, c: Container, id: string): Promise<string | undefined> {
-    const hook = c.lifecycle?.postStart;
-    if (hook === undefined) return undefined;
-    const { pod, log } = target;
-    const grace = pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
-    const failure = await runLifecycleHook(hook, {
-      runtime: this.opts.runtime,
-      clock: this.opts.clock,
-      pod,
-      container: c,
-      containerId: id,
-      podIP: target.podIP,
-      signal: target.signal,
-      execTimeoutMs: POST_START_EXEC_LIMIT_MS,
-      warn: (reason, message) =>
-        this.opts.statuses.recordEvent({ pod, type: 'Warning', reason, message }),
-    });
-    if (failure === undefined) return undefined;
-    log.warn({ container: c.name, err: failure }, 'Failed to execute PostStartHook');
-    const fieldPath = containerFieldPath(c.name);
-    // the message may hold secrets: the event says only that the hook failed
-    this.opts.statuses.recordEvent({
-      pod,
-      fieldPath,
-      type: 'Warning',
-      reason: 'FailedPostStartHook',
-      message: 'PostStartHook failed',
-    });
-    this.opts.statuses.recordEvent({
-      pod,
-      fieldPath,
-      type: 'Normal',
-      reason: 'Killing',
-      message: 'FailedPostStartHook',
-    });
-    const instance = (await this.opts.runtime.listContainers({ podUid: pod.metadata.uid })).find(
-      (x) => x.id === id,
-    );
-    if (instance !== undefined) await this.killOne(target, c, instance, grace);
-    return failure;
+    return this.starter.start(target, c, kind, latest.attempt + 1);
   }
 
   /** Stops every container of the pod (apps in parallel, with the grace period, then the init containers and sidecars, last first), then the sandbox. */
@@ -680,9 +535,6 @@ export class PodSyncer {
     this.opts.statuses.delete(uid, latest);
   }
 }
-
-/** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
-const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
 
 /** An init container with restartPolicy Always: a sidecar. */
 export function isSidecar(c: Container): boolean {

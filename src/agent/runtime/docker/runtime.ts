@@ -99,6 +99,28 @@ function parseTime(s: string | undefined): number | undefined {
   return Number.isFinite(t) ? t : undefined;
 }
 
+/** Times, exit code, reason and the engine's error of a container, from its inspection. */
+function addInspectDetails(base: RuntimeContainer, info: Docker.ContainerInspectInfo): void {
+  const started = parseTime(info.State.StartedAt);
+  const finished = parseTime(info.State.FinishedAt);
+  if (started !== undefined) base.startedAtMs = started;
+  if (finished !== undefined && base.state === 'exited') base.finishedAtMs = finished;
+  const created = parseTime(info.Created);
+  if (created !== undefined) base.createdAtMs = created;
+  if (base.state !== 'exited') return;
+  base.exitCode = info.State.ExitCode;
+  base.reason = info.State.OOMKilled
+    ? 'OOMKilled'
+    : info.State.ExitCode === 0
+      ? 'Completed'
+      : 'Error';
+  if (started === undefined) {
+    // it never ran: the engine says why (a missing executable, a bad mount)
+    base.reason = 'ContainerCannotRun';
+    if (info.State.Error !== '') base.message = info.State.Error;
+  }
+}
+
 export class DockerRuntime implements ContainerRuntime, ImageService {
   readonly type = 'docker' as const;
   readonly docker: Docker;
@@ -385,25 +407,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     if (!detailed || kind === 'sandbox') return base;
     try {
-      const info = await this.docker.getContainer(c.Id).inspect();
-      const started = parseTime(info.State.StartedAt);
-      const finished = parseTime(info.State.FinishedAt);
-      if (started !== undefined) base.startedAtMs = started;
-      if (finished !== undefined && state === 'exited') base.finishedAtMs = finished;
-      const created = parseTime(info.Created);
-      if (created !== undefined) base.createdAtMs = created;
-      if (state === 'exited') {
-        base.exitCode = info.State.ExitCode;
-        base.reason = info.State.OOMKilled
-          ? 'OOMKilled'
-          : info.State.ExitCode === 0
-            ? 'Completed'
-            : 'Error';
-        if (started === undefined) {
-          base.reason = 'ContainerCannotRun';
-          if (info.State.Error !== '') base.message = info.State.Error;
-        }
-      }
+      addInspectDetails(base, await this.docker.getContainer(c.Id).inspect());
     } catch (err) {
       if (statusCode(err) === 404) return undefined;
       throw this.wrap(`could not inspect container ${c.Id.slice(0, 12)}`, err);
