@@ -56,8 +56,6 @@ export interface ContainerConfig {
    * mounts it there, process:// names it in NODEAGENT_TERMINATION_MESSAGE_PATH.
    */
   terminationMessageFile?: string;
-  /** The pod's /etc/hosts on the host (agent-managed; Docker mounts it over /etc/hosts). */
-  hostsFile?: string;
 }
 
 export interface ExecResult {

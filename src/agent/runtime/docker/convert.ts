@@ -44,6 +44,7 @@ export function sandboxCreateOptions(
   image: string,
   logOpts: Record<string, string>,
   nodeName?: string,
+  hostname?: string,
 ): ContainerCreateOptions {
   const sysctls = dockerSysctls(pod, 'sandbox');
   const exposed: Record<string, object> = {};
@@ -73,7 +74,7 @@ export function sandboxCreateOptions(
     ]),
     Image: image,
     Cmd: ['sleep', '2147483647'],
-    Hostname: pod.spec.hostNetwork ? undefined : pod.metadata.name.slice(0, 63),
+    Hostname: pod.spec.hostNetwork ? undefined : (hostname ?? pod.metadata.name.slice(0, 63)),
     Labels: {
       ...podLabels(pod, nodeName),
       [LABELS.kind]: 'sandbox',
@@ -103,6 +104,8 @@ export interface ContainerCreateInput extends ContainerConfig {
   settings?: ContainerSettings;
   /** The pod's resolv.conf on the host, bind-mounted at /etc/resolv.conf. */
   resolvConfPath?: string;
+  /** The pod's agent-managed hosts file, bind-mounted at /etc/hosts. */
+  hostsPath?: string;
 }
 
 /** The volume mounts as `src:dest[:ro]` binds, plus the pod's resolv.conf unless a mount covers it. */
@@ -113,6 +116,7 @@ function containerBinds(opts: ContainerCreateInput): string[] {
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
+  if (opts.hostsPath !== undefined) binds.push(`${opts.hostsPath}:/etc/hosts`);
   if (opts.terminationMessageFile !== undefined)
     binds.push(
       `${opts.terminationMessageFile}:${c.terminationMessagePath ?? '/dev/termination-log'}`,

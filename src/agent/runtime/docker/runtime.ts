@@ -36,6 +36,12 @@ import { linesSince } from '../log-lines.js';
 import { parseTimedLog } from './timed-logs.js';
 import { containerEventOf } from './events.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
+import {
+  kernelHostname,
+  mountsHostsFile,
+  podHostnameAndDomain,
+  writePodHostsFile,
+} from '../settings/pod-hosts.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
 
@@ -252,9 +258,17 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     try {
       await this.opts.podSettings?.dns?.write(cfg.pod);
+      const { hostname, domain } = podHostnameAndDomain(cfg.pod, this.clusterDomain());
       const c = await this.docker.createContainer(
         withCgroupParent(
-          sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName),
+          sandboxCreateOptions(
+            cfg.pod,
+            cfg.attempt,
+            image,
+            this.logOpts,
+            this.opts.nodeName,
+            kernelHostname(hostname, domain, cfg.pod.spec.setHostnameAsFQDN === true),
+          ),
           cfg.pod,
           this.opts.podSettings,
         ),
@@ -279,8 +293,29 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     await this.removeContainer(id);
   }
 
+  private clusterDomain(): string {
+    return this.opts.podSettings?.dns?.clusterDomain ?? 'cluster.local';
+  }
+
+  /** The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path). */
+  private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
+    if (!mountsHostsFile(cfg.container)) return undefined;
+    const sandbox = await this.docker.getContainer(cfg.sandboxId).inspect();
+    const ip = Object.values(sandbox.NetworkSettings.Networks)
+      .map((n) => n.IPAddress)
+      .find((x) => x !== '');
+    if (ip === undefined && cfg.pod.spec.hostNetwork !== true) return undefined;
+    return writePodHostsFile({
+      rootDir: this.opts.rootDir,
+      pod: cfg.pod,
+      podIPs: ip === undefined ? [] : [ip],
+      clusterDomain: this.clusterDomain(),
+    });
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
+      const hostsPath = await this.hostsFile(cfg);
       const c = await this.docker.createContainer(
         withCgroupParent(
           containerCreateOptions({
@@ -293,6 +328,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
             ...(this.opts.podSettings?.dns !== undefined
               ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) }
               : {}),
+            ...(hostsPath !== undefined ? { hostsPath } : {}),
           }),
           cfg.pod,
           this.opts.podSettings,
