@@ -85,6 +85,8 @@ export function sandboxCreateOptions(
     HostConfig: {
       Init: true,
       NetworkMode: pod.spec.hostNetwork ? 'host' : 'bridge',
+      ...(pod.spec.hostPID === true ? { PidMode: 'host' } : {}),
+      ...(pod.spec.hostIPC === true ? { IpcMode: 'host' } : {}),
       PortBindings: bindings,
       ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
       LogConfig: { Type: 'json-file', Config: logOpts },
@@ -167,6 +169,23 @@ function containerLabels(opts: ContainerCreateInput): Record<string, string> {
   };
 }
 
+/**
+ * hostPID and hostIPC: the host's namespaces; shareProcessNamespace: the sandbox's PID namespace
+ * (its pause process is PID 1 and every container sees the others' processes).
+ */
+function namespaceModes(pod: Pod, sandboxId: string): { PidMode?: string; IpcMode?: string } {
+  const pid =
+    pod.spec.hostPID === true
+      ? 'host'
+      : pod.spec.shareProcessNamespace === true
+        ? `container:${sandboxId}`
+        : undefined;
+  return {
+    ...(pid !== undefined ? { PidMode: pid } : {}),
+    ...(pod.spec.hostIPC === true ? { IpcMode: 'host' } : {}),
+  };
+}
+
 /** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, privileges, logging. */
 function containerHostConfig(
   opts: ContainerCreateInput,
@@ -184,6 +203,7 @@ function containerHostConfig(
   return {
     Init: true,
     NetworkMode: pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`,
+    ...namespaceModes(pod, opts.sandboxId),
     Binds: containerBinds(opts),
     ...(memory !== undefined ? { Memory: memory } : {}),
     ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),
