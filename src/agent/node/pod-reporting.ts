@@ -15,6 +15,16 @@ export interface PodReportingOptions {
     entriesList(): { pod: Pod; status: PodStatus }[];
     onChange(listener: (pod: Pod, status: PodStatus) => void): void;
     status(uid: string): PodStatus | undefined;
+    /** Events the workers raise about pods (failed lifecycle hooks). */
+    onPodEvent?(
+      listener: (e: {
+        pod: Pod;
+        fieldPath?: string;
+        type: EventType;
+        reason: string;
+        message: string;
+      }) => void,
+    ): void;
   };
   pods: { desiredPods(): Pod[] };
   images: PullingImages;
@@ -135,6 +145,14 @@ export function reportPods(o: PodReportingOptions): void {
   o.containerEvents?.((e) => {
     if (e.type === 'exited') onContainerExit(o, state, e);
   });
+  o.statuses.onPodEvent?.((e) =>
+    o.events.event(
+      { ...podRef(e.pod), ...(e.fieldPath !== undefined ? { fieldPath: e.fieldPath } : {}) },
+      e.type,
+      e.reason,
+      e.message,
+    ),
+  );
   reportImagePulls({
     images: o.images,
     clock: o.clock,

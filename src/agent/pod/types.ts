@@ -20,11 +20,32 @@ export const TcpSocketActionSchema = z
   .object({ port: intOrString, host: z.string().optional() })
   .loose();
 
+export const GrpcActionSchema = z
+  .object({ port: z.number().int(), service: z.string().optional() })
+  .loose();
+export const SleepActionSchema = z.object({ seconds: z.number().int() }).loose();
+/** A postStart or preStop handler (core/v1 LifecycleHandler). */
+export const LifecycleHandlerSchema = z
+  .object({
+    exec: ExecActionSchema.optional(),
+    httpGet: HttpGetActionSchema.optional(),
+    tcpSocket: TcpSocketActionSchema.optional(),
+    sleep: SleepActionSchema.optional(),
+  })
+  .loose();
+export const LifecycleSchema = z
+  .object({
+    postStart: LifecycleHandlerSchema.optional(),
+    preStop: LifecycleHandlerSchema.optional(),
+  })
+  .loose();
+
 export const ProbeSchema = z
   .object({
     exec: ExecActionSchema.optional(),
     httpGet: HttpGetActionSchema.optional(),
     tcpSocket: TcpSocketActionSchema.optional(),
+    grpc: GrpcActionSchema.optional(),
     initialDelaySeconds: z.number().int().optional(),
     timeoutSeconds: z.number().int().optional(),
     periodSeconds: z.number().int().optional(),
@@ -86,6 +107,11 @@ export const ContainerSchema = z
     stdin: z.boolean().optional(),
     stdinOnce: z.boolean().optional(),
     tty: z.boolean().optional(),
+    lifecycle: LifecycleSchema.optional(),
+    terminationMessagePath: z.string().optional(),
+    terminationMessagePolicy: z.string().optional(),
+    /** Init containers only: `Always` makes a sidecar. */
+    restartPolicy: z.string().optional(),
   })
   .loose();
 
@@ -134,6 +160,16 @@ export const PodSpecSchema = z
     nodeName: z.string().optional(),
     priority: z.number().int().optional(),
     tolerations: z.array(TolerationSchema).optional(),
+    activeDeadlineSeconds: z.number().int().optional(),
+    hostPID: z.boolean().optional(),
+    hostIPC: z.boolean().optional(),
+    shareProcessNamespace: z.boolean().optional(),
+    hostname: z.string().optional(),
+    subdomain: z.string().optional(),
+    setHostnameAsFQDN: z.boolean().optional(),
+    hostAliases: z
+      .array(z.object({ ip: z.string(), hostnames: z.array(z.string()).optional() }).loose())
+      .optional(),
   })
   .loose();
 
@@ -162,6 +198,7 @@ export const PodSchema = z
   .loose();
 
 export type Probe = z.infer<typeof ProbeSchema>;
+export type LifecycleHandler = z.infer<typeof LifecycleHandlerSchema>;
 export type Container = z.infer<typeof ContainerSchema>;
 export type Volume = z.infer<typeof VolumeSchema>;
 export type PodSpec = z.infer<typeof PodSpecSchema>;
@@ -235,8 +272,10 @@ export interface PodStatus {
   message?: string;
   reason?: string;
   hostIP?: string;
+  hostIPs?: { ip: string }[];
   podIP?: string;
   podIPs?: { ip: string }[];
+  qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
   startTime?: string;
   initContainerStatuses?: ContainerStatus[];
   containerStatuses: ContainerStatus[];

@@ -63,7 +63,9 @@ function portOrName(value: number | string, path: string, out: string[]): void {
 }
 
 function validateHandler(probe: Probe, path: string, out: string[]): void {
-  const set = (['exec', 'httpGet', 'tcpSocket'] as const).filter((h) => probe[h] !== undefined);
+  const set = (['exec', 'httpGet', 'tcpSocket', 'grpc'] as const).filter(
+    (h) => probe[h] !== undefined,
+  );
   if (set.length === 0) out.push(required(path, 'must specify a handler type'));
   else if (set.length > 1)
     out.push(forbidden(`${path}.${set[1] ?? ''}`, 'may not specify more than 1 handler type'));
@@ -74,6 +76,7 @@ function validateHandler(probe: Probe, path: string, out: string[]): void {
       out.push(notSupported(`${path}.httpGet.scheme`, scheme, SCHEMES));
   }
   if (probe.tcpSocket) portOrName(probe.tcpSocket.port, `${path}.tcpSocket.port`, out);
+  if (probe.grpc) portOrName(probe.grpc.port, `${path}.grpc.port`, out);
 }
 
 /** `mustSucceedOnce`: liveness and startup probes, whose successThreshold must be 1. */

@@ -101,7 +101,7 @@ function validateContainer(
     ['startupProbe', c.startupProbe],
   ] as const) {
     if (probe === undefined) continue;
-    if (isInit)
+    if (isInit && c.restartPolicy !== 'Always')
       out.push(
         forbidden(
           `${path}.${kind}`,

@@ -22,8 +22,12 @@ export interface RuntimeContainer {
   imageId: string;
   state: ContainerRunState;
   exitCode?: number;
-  /** Why it ended, e.g. Completed, Error, OOMKilled. */
+  /** Why it ended, e.g. Completed, Error, OOMKilled, ContainerCannotRun. */
   reason?: string;
+  /** What the runtime says about how it ended (the engine's error when it could not run). */
+  message?: string;
+  /** The host file the container's terminationMessagePath is (see termination-message.ts). */
+  terminationMessageFile?: string;
   createdAtMs: number;
   startedAtMs?: number;
   finishedAtMs?: number;
@@ -47,6 +51,11 @@ export interface ContainerConfig {
   sandboxId: string;
   /** Host directories for the pod's volumes, by volume name (emptyDir already created). */
   volumePaths: Record<string, string>;
+  /**
+   * A fresh, empty host file (mode 0666) for the container's terminationMessagePath: Docker
+   * mounts it there, process:// names it in NODEAGENT_TERMINATION_MESSAGE_PATH.
+   */
+  terminationMessageFile?: string;
 }
 
 export interface ExecResult {
@@ -207,6 +216,8 @@ export const LABELS = {
   specHash: 'io.nodeagent.container.hash',
   grace: 'io.nodeagent.pod.terminationGracePeriod',
   sandboxId: 'io.nodeagent.sandbox.id',
+  /** The host file of the container's terminationMessagePath. */
+  terminationMessageFile: 'io.nodeagent.container.terminationMessageFile',
   /** The node (agent) that owns the container: agents sharing an engine leave each other alone. */
   node: 'io.nodeagent.node',
 } as const;

@@ -127,6 +127,8 @@ export class PodManager implements StatusProvider {
             'pod removed from its source; terminating',
           );
           const grace = pod.metadata.deletionGracePeriodSeconds;
+          // a postStart hook in flight gives way to the kill
+          this.opts.syncer.interrupt(uid);
           if (!this.terminating.has(fullName(pod))) {
             let resolve: () => void = () => undefined;
             const done = new Promise<void>((r) => (resolve = r));

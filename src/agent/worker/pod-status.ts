@@ -1,4 +1,5 @@
-// Pod status from container states, following the reference's phase rules.
+// Pod status from container states, following the reference's phase rules (getPhase) and its
+// condition generators (reasons and messages such as `containers with incomplete status: [a b]`).
 import type {
   Container,
   ContainerState,
@@ -10,6 +11,7 @@ import type {
 } from '../pod/types.js';
 import { restartPolicyOf } from '../pod/types.js';
 import type { RuntimeContainer } from '../runtime/types.js';
+import { podQosClass } from '../runtime/settings/qos.js';
 
 export interface StatusInputs {
   pod: Pod;
@@ -18,9 +20,13 @@ export interface StatusInputs {
   /** Waiting reasons set by the worker (CrashLoopBackOff, ErrImagePull, ...) by container name. */
   waiting: Map<string, { reason: string; message?: string }>;
   ready: (containerId: string) => boolean;
+  /** Whether the container's startup probe has passed (true without one). */
+  started?: (containerId: string) => boolean;
   hostIP?: string;
   nowIso: string;
   previous?: PodStatus;
+  /** The pod was failed by the agent (DeadlineExceeded): phase Failed with this reason and message. */
+  failed?: { reason: string; message: string };
 }
 
 const iso = (ms: number | undefined): string | undefined =>
@@ -33,6 +39,7 @@ function terminatedOf(c: RuntimeContainer, runtimeType: string): ContainerState 
     terminated: {
       exitCode: c.exitCode ?? 0,
       reason: c.reason ?? ((c.exitCode ?? 0) === 0 ? 'Completed' : 'Error'),
+      ...(c.message !== undefined && c.message !== '' ? { message: c.message } : {}),
       ...(startedAt ? { startedAt } : {}),
       ...(finishedAt ? { finishedAt } : {}),
       containerID: `${runtimeType}://${c.id}`,
@@ -50,6 +57,39 @@ export function latestInstances(
     .sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
 }
 
+/** An init container with restartPolicy Always. */
+function sidecar(c: Container): boolean {
+  return c.restartPolicy === 'Always';
+}
+
+function stateOf(
+  latest: RuntimeContainer | undefined,
+  previous: RuntimeContainer | undefined,
+  waiting: { reason: string; message?: string } | undefined,
+  inp: StatusInputs,
+  defaultWaiting: string,
+): { state: ContainerState; lastState: ContainerState } {
+  const lastState: ContainerState =
+    previous?.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
+  if (latest?.state === 'running')
+    return { state: { running: { startedAt: iso(latest.startedAtMs) ?? inp.nowIso } }, lastState };
+  if (waiting !== undefined) {
+    const state = {
+      waiting: {
+        reason: waiting.reason,
+        ...(waiting.message !== undefined ? { message: waiting.message } : {}),
+      },
+    };
+    return {
+      state,
+      lastState: latest?.state === 'exited' ? terminatedOf(latest, inp.runtimeType) : lastState,
+    };
+  }
+  if (latest?.state === 'exited')
+    return { state: terminatedOf(latest, inp.runtimeType), lastState };
+  return { state: { waiting: { reason: defaultWaiting } }, lastState };
+}
+
 function containerStatus(
   spec: Container,
   kind: 'init' | 'app',
@@ -57,32 +97,26 @@ function containerStatus(
   defaultWaiting: string,
 ): ContainerStatus {
   const [latest, previous] = latestInstances(inp.containers, spec.name, kind);
-  const waiting = inp.waiting.get(spec.name);
-  let state: ContainerState;
-  let lastState: ContainerState =
-    previous?.state === 'exited' ? terminatedOf(previous, inp.runtimeType) : {};
-  if (latest?.state === 'running') {
-    state = { running: { startedAt: iso(latest.startedAtMs) ?? inp.nowIso } };
-  } else if (waiting !== undefined) {
-    state = {
-      waiting: {
-        reason: waiting.reason,
-        ...(waiting.message !== undefined ? { message: waiting.message } : {}),
-      },
-    };
-    if (latest?.state === 'exited') lastState = terminatedOf(latest, inp.runtimeType);
-  } else if (latest?.state === 'exited') {
-    state = terminatedOf(latest, inp.runtimeType);
-  } else {
-    state = { waiting: { reason: defaultWaiting } };
-  }
-  const ready = latest?.state === 'running' && inp.ready(latest.id);
+  const { state, lastState } = stateOf(
+    latest,
+    previous,
+    inp.waiting.get(spec.name),
+    inp,
+    defaultWaiting,
+  );
+  const running = latest?.state === 'running';
+  const started = running && (inp.started?.(latest.id) ?? true);
+  const probedReady = running && inp.ready(latest.id);
+  const ready =
+    kind === 'init' && !sidecar(spec)
+      ? latest?.state === 'exited' && latest.exitCode === 0
+      : probedReady;
   return {
     name: spec.name,
     state,
     lastState,
-    ready: kind === 'init' ? latest?.state === 'exited' && latest.exitCode === 0 : ready,
-    started: latest?.state === 'running',
+    ready,
+    started,
     restartCount: latest?.attempt ?? 0,
     image: spec.image ?? '',
     imageID: latest?.imageId ?? '',
@@ -90,39 +124,145 @@ function containerStatus(
   };
 }
 
+interface Counts {
+  running: number;
+  waiting: number;
+  stopped: number;
+  succeeded: number;
+  pendingSidecars: number;
+}
+
+function countSidecars(pod: Pod, init: ContainerStatus[], n: Counts): void {
+  (pod.spec.initContainers ?? []).forEach((spec, i) => {
+    const s = init[i];
+    if (!sidecar(spec) || s === undefined) return;
+    if (s.state.running) {
+      if (s.started !== true) n.pendingSidecars++;
+      n.running++;
+    } else if (s.state.waiting && !s.lastState.terminated) {
+      n.pendingSidecars++;
+      n.waiting++;
+    }
+  });
+}
+
+function countApps(app: ContainerStatus[], n: Counts): void {
+  for (const s of app) {
+    if (s.state.running) n.running++;
+    else if (s.state.terminated) {
+      n.stopped++;
+      if (s.state.terminated.exitCode === 0) n.succeeded++;
+    } else if (s.lastState.terminated) n.stopped++;
+    else n.waiting++;
+  }
+}
+
+/** The reference's HasAnyRegularContainerStarted, for one container: it runs or ran. */
+function hasRun(s: ContainerStatus): boolean {
+  return (
+    s.state.running !== undefined ||
+    s.state.terminated !== undefined ||
+    s.lastState.terminated !== undefined
+  );
+}
+
+/** The reference's getPhase, sidecars included. */
 function phaseOf(pod: Pod, init: ContainerStatus[], app: ContainerStatus[]): PodPhase {
   const policy = restartPolicyOf(pod);
-  let pendingInit = false;
-  for (const s of init) {
-    const t = s.state.terminated;
-    if (t?.exitCode === 0) continue;
-    if (policy === 'Never' && (t || s.lastState.terminated)) return 'Failed';
-    pendingInit = true;
-  }
-  if (pendingInit) return 'Pending';
-  let waiting = 0;
-  let running = 0;
-  let stopped = 0;
-  let succeeded = 0;
-  for (const s of app) {
-    if (s.state.running) running++;
-    else if (s.state.terminated) {
-      stopped++;
-      if (s.state.terminated.exitCode === 0) succeeded++;
-    } else if (s.state.waiting) {
-      if (s.lastState.terminated) stopped++;
-      else waiting++;
-    }
-  }
-  if (waiting > 0) return 'Pending';
-  if (running > 0) return 'Running';
-  if (stopped > 0) {
+  let pendingInit = 0;
+  let failedInit = 0;
+  (pod.spec.initContainers ?? []).forEach((spec, i) => {
+    const s = init[i];
+    if (sidecar(spec) || s === undefined) return;
+    const t = s.state.terminated ?? (s.state.waiting ? s.lastState.terminated : undefined);
+    if (t !== undefined) {
+      if (t.exitCode !== 0) failedInit++;
+    } else pendingInit++;
+  });
+  const n: Counts = { running: 0, waiting: 0, stopped: 0, succeeded: 0, pendingSidecars: 0 };
+  countSidecars(pod, init, n);
+  countApps(app, n);
+  if (failedInit > 0 && policy === 'Never') return 'Failed';
+  const anyAppStarted = app.some(hasRun);
+  if (pendingInit > 0 || (n.pendingSidecars > 0 && !anyAppStarted) || n.waiting > 0)
+    return 'Pending';
+  if (n.running > 0) return 'Running';
+  if (n.stopped > 0) {
     if (policy === 'Always') return 'Running';
-    if (stopped === succeeded) return 'Succeeded';
-    if (policy === 'OnFailure') return 'Running';
-    return 'Failed';
+    if (n.stopped === n.succeeded) return 'Succeeded';
+    if (policy === 'Never') return 'Failed';
+    return 'Running';
   }
   return 'Pending';
+}
+
+/** Go's %s of a []string: `[a b]`. */
+function nameList(names: string[]): string {
+  return `[${names.join(' ')}]`;
+}
+
+type Generated = Omit<PodCondition, 'lastTransitionTime'>;
+
+/** The reference's GeneratePodInitializedCondition. */
+function initializedCondition(
+  pod: Pod,
+  init: ContainerStatus[],
+  app: ContainerStatus[],
+  phase: PodPhase,
+): Generated {
+  const incomplete = (pod.spec.initContainers ?? [])
+    .filter((spec, i) => {
+      const s = init[i];
+      return s === undefined || (sidecar(spec) ? s.started !== true : !s.ready);
+    })
+    .map((c) => c.name);
+  if (phase === 'Succeeded') return { type: 'Initialized', status: 'True', reason: 'PodCompleted' };
+  if (app.some(hasRun)) return { type: 'Initialized', status: 'True' };
+  if (incomplete.length === 0) return { type: 'Initialized', status: 'True' };
+  return {
+    type: 'Initialized',
+    status: 'False',
+    reason: 'ContainersNotInitialized',
+    message: `containers with incomplete status: ${nameList(incomplete)}`,
+  };
+}
+
+/** The reference's GenerateContainersReadyCondition (Ready takes it over as is, without readiness gates). */
+function containersReadyCondition(
+  pod: Pod,
+  init: ContainerStatus[],
+  app: ContainerStatus[],
+  phase: PodPhase,
+): Generated {
+  if (phase === 'Succeeded')
+    return { type: 'ContainersReady', status: 'False', reason: 'PodCompleted' };
+  if (phase === 'Failed') return { type: 'ContainersReady', status: 'False', reason: 'PodFailed' };
+  const unready = [
+    ...(pod.spec.initContainers ?? []).filter((c, i) => sidecar(c) && init[i]?.ready !== true),
+    ...pod.spec.containers.filter((_, i) => app[i]?.ready !== true),
+  ].map((c) => c.name);
+  if (unready.length === 0) return { type: 'ContainersReady', status: 'True' };
+  return {
+    type: 'ContainersReady',
+    status: 'False',
+    reason: 'ContainersNotReady',
+    message: `containers with unready status: ${nameList(unready)}`,
+  };
+}
+
+function conditionsOf(inp: StatusInputs, generated: Generated[]): PodCondition[] {
+  const prevCond = new Map((inp.previous?.conditions ?? []).map((c) => [c.type, c]));
+  return generated.map((g) => {
+    const prev = prevCond.get(g.type);
+    return {
+      type: g.type,
+      status: g.status,
+      lastTransitionTime:
+        prev?.status === g.status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
+      ...(g.reason !== undefined ? { reason: g.reason } : {}),
+      ...(g.message !== undefined ? { message: g.message } : {}),
+    };
+  });
 }
 
 export function computePodStatus(inp: StatusInputs): PodStatus {
@@ -130,48 +270,35 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
   const init = (pod.spec.initContainers ?? []).map((c) =>
     containerStatus(c, 'init', inp, 'PodInitializing'),
   );
-  const initDone = init.every((s) => s.state.terminated?.exitCode === 0);
+  const initDone = (pod.spec.initContainers ?? []).every((spec, i) =>
+    sidecar(spec) ? init[i]?.started === true : init[i]?.state.terminated?.exitCode === 0,
+  );
   const app = pod.spec.containers.map((c) =>
     containerStatus(c, 'app', inp, initDone ? 'ContainerCreating' : 'PodInitializing'),
   );
-  const phase = phaseOf(pod, init, app);
+  const phase = inp.failed !== undefined ? 'Failed' : phaseOf(pod, init, app);
   const sandbox = inp.containers
     .filter((c) => c.kind === 'sandbox')
     .sort((a, b) => b.attempt - a.attempt)[0];
-  const allReady = app.every((s) => s.ready);
-  const prevCond = new Map((inp.previous?.conditions ?? []).map((c) => [c.type, c]));
-  const cond = (type: PodCondition['type'], ok: boolean, reason?: string): PodCondition => {
-    const status = ok ? 'True' : 'False';
-    const prev = prevCond.get(type);
-    return {
-      type,
-      status,
-      lastTransitionTime:
-        prev?.status === status && prev.lastTransitionTime ? prev.lastTransitionTime : inp.nowIso,
-      ...(ok || reason === undefined ? {} : { reason }),
-    };
-  };
-  const terminal = phase === 'Succeeded' || phase === 'Failed';
-  const conditions: PodCondition[] = [
-    cond('PodReadyToStartContainers', sandbox?.state === 'running'),
-    cond('Initialized', initDone, 'ContainersNotInitialized'),
-    cond('Ready', allReady && !terminal, terminal ? 'PodCompleted' : 'ContainersNotReady'),
-    cond(
-      'ContainersReady',
-      allReady && !terminal,
-      terminal ? 'PodCompleted' : 'ContainersNotReady',
-    ),
-    cond('PodScheduled', true),
-  ];
+  const ready = containersReadyCondition(pod, init, app, phase);
+  const conditions = conditionsOf(inp, [
+    { type: 'PodReadyToStartContainers', status: sandbox?.state === 'running' ? 'True' : 'False' },
+    initializedCondition(pod, init, app, phase),
+    { ...ready, type: 'Ready' },
+    ready,
+    { type: 'PodScheduled', status: 'True' },
+  ]);
   const podIP = pod.spec.hostNetwork ? inp.hostIP : sandbox?.ip;
   const startTime = inp.previous?.startTime ?? iso(sandbox?.createdAtMs) ?? inp.nowIso;
   return {
     phase,
     conditions,
-    ...(inp.hostIP !== undefined ? { hostIP: inp.hostIP } : {}),
+    ...(inp.failed ?? {}),
+    ...(inp.hostIP !== undefined ? { hostIP: inp.hostIP, hostIPs: [{ ip: inp.hostIP }] } : {}),
     ...(podIP ? { podIP, podIPs: [{ ip: podIP }] } : {}),
     startTime,
     ...(init.length > 0 ? { initContainerStatuses: init } : {}),
     containerStatuses: app,
+    qosClass: podQosClass(pod),
   };
 }

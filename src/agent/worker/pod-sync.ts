@@ -3,19 +3,23 @@
 // The pod workers call it serially per pod, so it may assume nothing else touches the pod.
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
-import { userMessage } from '../../common/util/errors.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
-import { canonicalJson, hashHex } from '../pod/hash.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
-import {
-  ImagePullError,
-  defaultPullPolicy,
-  type ContainerRuntime,
-  type ImageService,
-  type RuntimeContainer,
-} from '../runtime/types.js';
+import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
 import { Backoff } from './backoff.js';
+import { ContainerKiller } from './container-kill.js';
+import {
+  ContainerStarter,
+  containerSpecHash,
+  type PodLogLinker,
+  type StartTarget,
+  type SyncResult,
+} from './container-start.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
+import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
+import { TerminationMessages } from './termination-message.js';
+
+export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
 import type { PodStatusManager } from './status-manager.js';
 
@@ -36,15 +40,7 @@ export interface PodSyncerOptions {
   /** Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn down with the pod. */
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
-  podLogs?: {
-    link(
-      pod: { namespace: string; name: string; uid: string },
-      container: string,
-      attempt: number,
-      target: string | undefined,
-    ): Promise<void>;
-    removePod(uid: string): Promise<void>;
-  };
+  podLogs?: PodLogLinker;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -60,22 +56,10 @@ export interface PodVolumePlugins {
   tearDown(pod: Pod): Promise<void>;
 }
 
-export interface SyncResult {
-  /** Sync again after this long (a back-off expires, an image pull is retried). */
-  requeueAfterMs?: number;
-}
-
-export function containerSpecHash(c: Container): string {
-  return hashHex([canonicalJson(c)], 16);
-}
-
 const TERMINAL = new Set(['Succeeded', 'Failed']);
 
 /** What one sync pass over a pod's containers shares once its sandbox runs. */
-interface SyncPass {
-  pod: Pod;
-  log: Logger;
-  sandboxId: string;
+interface SyncPass extends StartTarget {
   policy: ReturnType<typeof restartPolicyOf>;
   /** Every container of the pod, listed after the sandbox check (attempt numbers count them all). */
   containers: RuntimeContainer[];
@@ -91,11 +75,35 @@ export class PodSyncer {
   private readonly opts: PodSyncerOptions;
   /** Waiting reasons per pod uid and container name, kept until the container runs. */
   private readonly waiting = new Map<string, Map<string, { reason: string; message?: string }>>();
+  private readonly killer: ContainerKiller;
+  private readonly starter: ContainerStarter;
+  private readonly messages = new TerminationMessages();
+  /** The work in flight per pod uid, aborted by `interrupt` (a kill is waiting behind it). */
+  private readonly inFlight = new Map<string, AbortController>();
 
   constructor(opts: PodSyncerOptions) {
     this.opts = opts;
+    this.killer = new ContainerKiller({
+      runtime: opts.runtime,
+      clock: opts.clock,
+      logger: opts.logger,
+      recordEvent: (e) => opts.statuses.recordEvent(e),
+    });
     this.backoff = opts.backoff ?? new Backoff({ clock: opts.clock });
     this.imagePullBackoff = opts.imagePullBackoff ?? new Backoff({ clock: opts.clock });
+    this.starter = new ContainerStarter({
+      runtime: opts.runtime,
+      images: opts.images,
+      clock: opts.clock,
+      rootDir: opts.rootDir,
+      backoff: this.backoff,
+      imagePullBackoff: this.imagePullBackoff,
+      killer: this.killer,
+      ...(opts.podLogs !== undefined ? { podLogs: opts.podLogs } : {}),
+      recordEvent: (e) => opts.statuses.recordEvent(e),
+      waitingOf: (uid) => this.waitingOf(uid),
+      volumePaths: (pod) => this.volumePaths(pod),
+    });
   }
 
   private waitingOf(uid: string): Map<string, { reason: string; message?: string }> {
@@ -118,25 +126,39 @@ export class PodSyncer {
     return out;
   }
 
-  private publishStatus(pod: Pod, containers: RuntimeContainer[]): PodStatus {
+  private async publishStatus(
+    pod: Pod,
+    listed: RuntimeContainer[],
+    failed?: { reason: string; message: string },
+  ): Promise<PodStatus> {
     const { statuses, probes, runtime, clock } = this.opts;
     const previous = statuses.status(pod.metadata.uid);
+    const containers = await this.messages.fill(pod, listed, (id, tailLines) =>
+      runtime.logs(id, { tailLines }),
+    );
     const status = computePodStatus({
       pod,
       containers,
       runtimeType: runtime.type,
       waiting: this.waitingOf(pod.metadata.uid),
       ready: (id) => probes.ready(id),
+      started: (id) => probes.started(id),
       nowIso: clock.now().toISOString(),
       ...(this.opts.hostIP !== undefined ? { hostIP: this.opts.hostIP } : {}),
       ...(previous !== undefined ? { previous } : {}),
+      ...(failed !== undefined ? { failed } : {}),
     });
     statuses.set(pod, status);
     return status;
   }
 
+  /** Ends the work in flight for a pod (a postStart hook), so that a kill queued behind it runs. */
+  interrupt(uid: string): void {
+    this.inFlight.get(uid)?.abort();
+  }
+
   async syncPod(pod: Pod): Promise<SyncResult> {
-    const { runtime, logger } = this.opts;
+    const { runtime, logger, clock } = this.opts;
     const uid = pod.metadata.uid;
     const log = logger.child({ pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid });
     const listed = await runtime.listContainers({ podUid: uid });
@@ -148,7 +170,39 @@ export class PodSyncer {
       await this.opts.podCgroups?.remove(pod);
       return {};
     }
+    const deadlineLeft = activeDeadlineLeftMs(
+      pod.spec.activeDeadlineSeconds,
+      prev?.startTime,
+      clock.nowMs(),
+    );
+    if (deadlineLeft !== undefined && deadlineLeft <= 0) {
+      await this.failPastDeadline(pod, listed, log);
+      return {};
+    }
+    const ac = new AbortController();
+    this.inFlight.set(uid, ac);
+    try {
+      const requeue = await this.syncRunning(pod, listed, log, ac.signal);
+      // the first pass sets startTime, from which the deadline counts
+      const untilDeadline = activeDeadlineLeftMs(
+        pod.spec.activeDeadlineSeconds,
+        this.opts.statuses.status(uid)?.startTime,
+        clock.nowMs(),
+      );
+      const soonest = [requeue, untilDeadline].filter((n) => n !== undefined);
+      return soonest.length === 0 ? {} : { requeueAfterMs: Math.min(...soonest) };
+    } finally {
+      if (this.inFlight.get(uid) === ac) this.inFlight.delete(uid);
+    }
+  }
 
+  /** The pass over a pod that runs: sandbox, init containers and sidecars, app containers, status. */
+  private async syncRunning(
+    pod: Pod,
+    listed: RuntimeContainer[],
+    log: Logger,
+    signal: AbortSignal,
+  ): Promise<number | undefined> {
     await this.opts.podCgroups?.ensure(pod);
     const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
     let requeue: number | undefined;
@@ -156,6 +210,8 @@ export class PodSyncer {
       pod,
       log,
       sandboxId: sandbox.id,
+      podIP: pod.spec.hostNetwork ? (this.opts.hostIP ?? '127.0.0.1') : sandbox.ip,
+      signal,
       policy: restartPolicyOf(pod),
       containers,
       // containers of an older sandbox are stale: not considered further
@@ -164,13 +220,27 @@ export class PodSyncer {
         requeue = requeue === undefined ? ms : Math.min(requeue, ms);
       },
     };
-    // init containers, in order; app containers start only after all of them succeeded
+    // init containers, in order; app containers start only after all of them succeeded (and
+    // every sidecar started)
     if (await this.syncInitContainers(pass)) {
-      for (const c of pod.spec.containers) await this.syncAppContainer(pass, c);
+      for (const c of pod.spec.containers) {
+        if (signal.aborted) break;
+        await this.syncAppContainer(pass, c);
+      }
     }
     const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
-    await this.finishPass(pod, sandbox.id, host, log);
-    return requeue === undefined ? {} : { requeueAfterMs: requeue };
+    await this.finishPass(pass, host);
+    return requeue;
+  }
+
+  /** activeDeadlineSeconds has passed: the event, the containers killed, the pod Failed. */
+  private async failPastDeadline(pod: Pod, listed: RuntimeContainer[], log: Logger): Promise<void> {
+    log.info({ activeDeadlineSeconds: pod.spec.activeDeadlineSeconds }, DEADLINE_EXCEEDED.message);
+    this.opts.statuses.recordEvent({ pod, type: 'Normal', ...DEADLINE_EXCEEDED });
+    await this.publishStatus(pod, listed, DEADLINE_EXCEEDED);
+    await this.stopPodContainers(pod, listed, false);
+    const after = await this.opts.runtime.listContainers({ podUid: pod.metadata.uid });
+    await this.publishStatus(pod, after, DEADLINE_EXCEEDED);
   }
 
   /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
@@ -203,58 +273,74 @@ export class PodSyncer {
     return { sandbox, containers: listed };
   }
 
-  /** Runs the first init container that has not succeeded yet; true when all of them have (or an app container already ran). */
+  /**
+   * Init containers in order: a regular one must succeed before the next starts; a sidecar
+   * (restartPolicy Always) must have started (its startup probe passed) and is restarted whenever
+   * it exits. True when the app containers may run (or already ran).
+   */
   private async syncInitContainers(pass: SyncPass): Promise<boolean> {
-    const { pod, log, sandboxId } = pass;
-    if (pass.live.some((c) => c.kind === 'app')) return true;
+    const { pod, log } = pass;
+    const appsRan = pass.live.some((c) => c.kind === 'app');
     for (const ic of pod.spec.initContainers ?? []) {
+      if (pass.signal.aborted) return false;
       const [latest] = latestInstances(pass.live, ic.name, 'init');
-      if (latest?.state === 'exited' && latest.exitCode === 0) continue;
+      if (isSidecar(ic)) {
+        if (!(await this.syncSidecar(pass, ic, latest)) && !appsRan) return false;
+        continue;
+      }
+      if (appsRan || (latest?.state === 'exited' && latest.exitCode === 0)) continue;
       if (latest?.state === 'running') return false;
       if (latest === undefined) {
-        wantRequeueFrom(
-          await this.startContainer(
-            pod,
-            ic,
-            'init',
-            nextAttempt(pass.containers, ic.name, 'init'),
-            sandboxId,
-            log,
-          ),
-          pass.wantRequeue,
-        );
+        const attempt = nextAttempt(pass.containers, ic.name, 'init');
+        wantRequeueFrom(await this.starter.start(pass, ic, 'init', attempt), pass.wantRequeue);
       } else if (pass.policy === 'Never') {
         log.info(
           { container: ic.name, exitCode: latest.exitCode },
           'init container failed and restartPolicy is Never: pod failed',
         );
       } else {
-        wantRequeueFrom(
-          await this.restartWithBackoff(pod, ic, 'init', latest, sandboxId, log),
-          pass.wantRequeue,
-        );
+        wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
       }
       return false;
     }
     return true;
   }
 
+  /** Keeps a sidecar running (restarted with back-off, whatever the pod's policy); true once it has started. */
+  private async syncSidecar(
+    pass: SyncPass,
+    ic: Container,
+    latest: RuntimeContainer | undefined,
+  ): Promise<boolean> {
+    if (appContainersDone(pass)) return true;
+    if (latest?.state === 'running') {
+      this.waitingOf(pass.pod.metadata.uid).delete(ic.name);
+      this.opts.probes.ensure(pass.pod, ic, latest.id, pass.podIP ?? '127.0.0.1');
+      const failed = this.opts.probes.shouldRestart(latest.id);
+      if (failed === undefined) return this.opts.probes.started(latest.id);
+      this.opts.probes.stopContainer(latest.id);
+      await this.killOne(pass, ic, latest, pass.pod.spec.terminationGracePeriodSeconds ?? 30);
+      return false;
+    }
+    if (latest === undefined) {
+      const attempt = nextAttempt(pass.containers, ic.name, 'init');
+      const r = await this.starter.start(pass, ic, 'init', attempt);
+      wantRequeueFrom(r, pass.wantRequeue);
+      // without a startup probe a sidecar has started once it runs (its postStart returned)
+      return r.requeueAfterMs === undefined && ic.startupProbe === undefined;
+    } else {
+      this.opts.probes.stopContainer(latest.id);
+      wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
+    }
+    return false;
+  }
+
   /** Starts an app container that never ran, restarts an exited one by the restart policy. */
   private async syncAppContainer(pass: SyncPass, c: Container): Promise<void> {
-    const { pod, log, sandboxId } = pass;
     const [latest] = latestInstances(pass.live, c.name, 'app');
     if (latest === undefined) {
-      wantRequeueFrom(
-        await this.startContainer(
-          pod,
-          c,
-          'app',
-          nextAttempt(pass.containers, c.name, 'app'),
-          sandboxId,
-          log,
-        ),
-        pass.wantRequeue,
-      );
+      const attempt = nextAttempt(pass.containers, c.name, 'app');
+      wantRequeueFrom(await this.starter.start(pass, c, 'app', attempt), pass.wantRequeue);
       return;
     }
     if (latest.state === 'running') {
@@ -267,10 +353,7 @@ export class PodSyncer {
       (pass.policy === 'OnFailure' && (latest.exitCode ?? 1) !== 0) ||
       latest.state === 'created';
     if (!restart) return;
-    wantRequeueFrom(
-      await this.restartWithBackoff(pod, c, 'app', latest, sandboxId, log),
-      pass.wantRequeue,
-    );
+    wantRequeueFrom(await this.restartWithBackoff(pass, c, 'app', latest), pass.wantRequeue);
   }
 
   /** A running container is replaced when its spec changed, and restarted (by the policy, with back-off) when a probe failed. */
@@ -279,7 +362,7 @@ export class PodSyncer {
     c: Container,
     latest: RuntimeContainer,
   ): Promise<void> {
-    const { pod, log, sandboxId } = pass;
+    const { pod, log } = pass;
     const { runtime, probes } = this.opts;
     const hash = containerSpecHash(c);
     const failedProbe = probes.shouldRestart(latest.id);
@@ -292,10 +375,10 @@ export class PodSyncer {
       'restarting container',
     );
     probes.stopContainer(latest.id);
-    await runtime.stopContainer(latest.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+    await this.killOne(pass, c, latest, pod.spec.terminationGracePeriodSeconds ?? 30);
     if (latest.specHash !== hash) {
       wantRequeueFrom(
-        await this.startContainer(pod, c, 'app', latest.attempt + 1, sandboxId, log),
+        await this.starter.start(pass, c, 'app', latest.attempt + 1),
         pass.wantRequeue,
       );
       return;
@@ -305,37 +388,72 @@ export class PodSyncer {
         (x) => x.id === latest.id,
       ) ?? latest;
     if (pass.policy !== 'Never')
-      wantRequeueFrom(
-        await this.restartWithBackoff(pod, c, 'app', stopped, sandboxId, log),
-        pass.wantRequeue,
-      );
+      wantRequeueFrom(await this.restartWithBackoff(pass, c, 'app', stopped), pass.wantRequeue);
+  }
+
+  private killOne(
+    target: StartTarget,
+    spec: Container | undefined,
+    instance: RuntimeContainer,
+    graceSeconds: number,
+  ): Promise<void> {
+    return this.killer.kill({
+      pod: target.pod,
+      spec,
+      instance,
+      graceSeconds,
+      podIP: target.podIP,
+    });
   }
 
   /** Probes for the running app containers, then the status; a pod that has just finished stops what is left of it. */
-  private async finishPass(pod: Pod, sandboxId: string, host: string, log: Logger): Promise<void> {
+  private async finishPass(pass: SyncPass, host: string): Promise<void> {
+    const { pod, sandboxId, log } = pass;
     const { runtime } = this.opts;
-    const final = await runtime.listContainers({ podUid: pod.metadata.uid });
-    for (const c of pod.spec.containers) {
-      const [latest] = latestInstances(final, c.name, 'app');
+    let final = await runtime.listContainers({ podUid: pod.metadata.uid });
+    const probed: { c: Container; kind: 'init' | 'app' }[] = [
+      ...(pod.spec.initContainers ?? [])
+        .filter(isSidecar)
+        .map((c) => ({ c, kind: 'init' as const })),
+      ...pod.spec.containers.map((c) => ({ c, kind: 'app' as const })),
+    ];
+    for (const { c, kind } of probed) {
+      const [latest] = latestInstances(final, c.name, kind);
       if (latest?.state === 'running' && latest.sandboxId === sandboxId)
         this.opts.probes.ensure(pod, c, latest.id, host);
     }
-    const status = this.publishStatus(pod, final);
+    if (appContainersDone({ ...pass, live: final.filter((c) => c.sandboxId === sandboxId) })) {
+      // every app container has finished for good: the sidecars go, last started first
+      await this.stopSidecars(pass, final);
+      final = await runtime.listContainers({ podUid: pod.metadata.uid });
+    }
+    const status = await this.publishStatus(pod, final);
     if (TERMINAL.has(status.phase)) {
       log.info({ phase: status.phase }, 'pod finished');
       await this.stopPodContainers(pod, final, false);
-      this.publishStatus(pod, await runtime.listContainers({ podUid: pod.metadata.uid }));
+      await this.publishStatus(pod, await runtime.listContainers({ podUid: pod.metadata.uid }));
+    }
+  }
+
+  private async stopSidecars(target: StartTarget, containers: RuntimeContainer[]): Promise<void> {
+    const grace = target.pod.spec.terminationGracePeriodSeconds ?? 30;
+    for (const ic of [...(target.pod.spec.initContainers ?? [])].reverse()) {
+      if (!isSidecar(ic)) continue;
+      for (const c of containers) {
+        if (c.kind !== 'init' || c.name !== ic.name || c.state !== 'running') continue;
+        this.opts.probes.stopContainer(c.id);
+        await this.killOne(target, ic, c, grace);
+      }
     }
   }
 
   private async restartWithBackoff(
-    pod: Pod,
+    target: StartTarget,
     c: Container,
     kind: 'init' | 'app',
     latest: RuntimeContainer,
-    sandboxId: string,
-    log: Logger,
   ): Promise<SyncResult> {
+    const { pod } = target;
     const key = `${pod.metadata.uid}/${c.name}`;
     const ran = (latest.finishedAtMs ?? 0) - (latest.startedAtMs ?? 0);
     if (latest.startedAtMs !== undefined && ran >= this.backoff.resetAfterRunMs)
@@ -349,80 +467,10 @@ export class PodSyncer {
       return { requeueAfterMs: remaining };
     }
     this.backoff.next(key);
-    return this.startContainer(pod, c, kind, latest.attempt + 1, sandboxId, log);
+    return this.starter.start(target, c, kind, latest.attempt + 1);
   }
 
-  private async startContainer(
-    pod: Pod,
-    c: Container,
-    kind: 'init' | 'app',
-    attempt: number,
-    sandboxId: string,
-    log: Logger,
-  ): Promise<SyncResult> {
-    const { runtime, images } = this.opts;
-    const waiting = this.waitingOf(pod.metadata.uid);
-    if (c.image !== undefined && c.image !== '' && runtime.type !== 'process') {
-      const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
-      const remaining = this.imagePullBackoff.remainingMs(pullKey);
-      if (remaining > 0) {
-        waiting.set(c.name, {
-          reason: 'ImagePullBackOff',
-          message: `Back-off pulling image "${c.image}"`,
-        });
-        return { requeueAfterMs: remaining };
-      }
-      try {
-        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
-        this.imagePullBackoff.reset(pullKey);
-      } catch (err) {
-        const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
-        this.imagePullBackoff.next(pullKey);
-        waiting.set(c.name, { reason, message: userMessage(err) });
-        log.warn(
-          { container: c.name, image: c.image, reason, err: userMessage(err) },
-          'image not available; retrying with back-off',
-        );
-        return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
-      }
-    }
-    let id: string;
-    try {
-      id = await runtime.createContainer({
-        pod,
-        container: c,
-        kind,
-        attempt,
-        specHash: containerSpecHash(c),
-        sandboxId,
-        volumePaths: this.volumePaths(pod),
-      });
-    } catch (err) {
-      waiting.set(c.name, { reason: 'CreateContainerError', message: userMessage(err) });
-      log.warn({ container: c.name, err: userMessage(err) }, 'could not create container');
-      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
-      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
-    }
-    try {
-      await runtime.startContainer(id);
-      waiting.delete(c.name);
-      log.info({ container: c.name, attempt, id }, 'container started');
-      await this.opts.podLogs?.link(
-        pod.metadata,
-        c.name,
-        attempt,
-        await runtime.hostLogFile?.(id).catch(() => undefined),
-      );
-    } catch (err) {
-      waiting.set(c.name, { reason: 'RunContainerError', message: userMessage(err) });
-      log.warn({ container: c.name, err: userMessage(err) }, 'could not start container');
-      this.backoff.next(`${pod.metadata.uid}/${c.name}`);
-      return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
-    }
-    return {};
-  }
-
-  /** Stops every container of the pod (apps in parallel, with the grace period), then the sandbox. */
+  /** Stops every container of the pod (apps in parallel, with the grace period, then the init containers and sidecars, last first), then the sandbox. */
   async stopPodContainers(
     pod: Pod,
     containers: RuntimeContainer[],
@@ -436,15 +484,27 @@ export class PodSyncer {
       pod.metadata.deletionGracePeriodSeconds ??
       pod.spec.terminationGracePeriodSeconds ??
       30;
+    const sandbox = containers
+      .filter((c) => c.kind === 'sandbox')
+      .sort((a, b) => b.attempt - a.attempt)[0];
+    const target = {
+      pod,
+      podIP: pod.spec.hostNetwork ? (this.opts.hostIP ?? '127.0.0.1') : sandbox?.ip,
+    };
     const running = containers.filter(
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
-    await Promise.all(
-      running.filter((c) => c.kind === 'app').map((c) => runtime.stopContainer(c.id, grace)),
-    );
-    await Promise.all(
-      running.filter((c) => c.kind === 'init').map((c) => runtime.stopContainer(c.id, grace)),
-    );
+    const specOf = (c: RuntimeContainer): Container | undefined =>
+      (c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? [])).find(
+        (s) => s.name === c.name,
+      );
+    const kill = (c: RuntimeContainer): Promise<void> =>
+      this.killer.kill({ ...target, spec: specOf(c), instance: c, graceSeconds: grace });
+    await Promise.all(running.filter((c) => c.kind === 'app').map(kill));
+    const inits = running
+      .filter((c) => c.kind === 'init')
+      .sort((a, b) => initIndex(pod, b.name) - initIndex(pod, a.name));
+    for (const c of inits) await kill(c);
     for (const s of containers.filter((c) => c.kind === 'sandbox' && c.state === 'running'))
       await runtime.stopPodSandbox(s.id, grace);
     if (removeSandbox) {
@@ -469,10 +529,33 @@ export class PodSyncer {
 
   forget(uid: string, latest?: Pod): void {
     this.waiting.delete(uid);
+    this.messages.forget(uid);
     this.backoff.forgetPrefix(`${uid}/`);
     this.imagePullBackoff.forgetPrefix(`${uid}/`);
     this.opts.statuses.delete(uid, latest);
   }
+}
+
+/** An init container with restartPolicy Always: a sidecar. */
+export function isSidecar(c: Container): boolean {
+  return c.restartPolicy === 'Always';
+}
+
+function initIndex(pod: Pod, name: string): number {
+  return (pod.spec.initContainers ?? []).findIndex((c) => c.name === name);
+}
+
+/**
+ * Every app container has exited and will not be restarted (restartPolicy Never, or OnFailure
+ * and all succeeded): the pod is done, whatever its sidecars do.
+ */
+function appContainersDone(pass: Pick<SyncPass, 'pod' | 'policy' | 'live'>): boolean {
+  if (pass.policy === 'Always') return false;
+  return pass.pod.spec.containers.every((c) => {
+    const [latest] = latestInstances(pass.live, c.name, 'app');
+    if (latest?.state !== 'exited') return false;
+    return pass.policy === 'Never' || latest.exitCode === 0;
+  });
 }
 
 /** Attempts keep counting across sandboxes, so restartCount survives a sandbox recreation. */

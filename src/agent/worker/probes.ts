@@ -41,9 +41,26 @@ function setOr(value: number | undefined, fallback: number): number {
 
 export async function runProbe(
   probe: Probe,
-  ctx: { runtime: ContainerRuntime; containerId: string; container: Container; host: string },
+  ctx: {
+    runtime: ContainerRuntime;
+    containerId: string;
+    container: Container;
+    host: string;
+    /** Now, for the gRPC call's deadline. */
+    nowMs: number;
+  },
 ): Promise<{ ok: boolean; output: string }> {
   const timeoutMs = setOr(probe.timeoutSeconds, 1) * 1000;
+  if (probe.grpc) {
+    const { grpcHealthProbe } = await import('./grpc-probe.js');
+    return grpcHealthProbe(
+      ctx.host,
+      probe.grpc.port,
+      probe.grpc.service ?? '',
+      timeoutMs,
+      ctx.nowMs,
+    );
+  }
   if (probe.exec) {
     const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
@@ -164,6 +181,7 @@ export class ProbeManager {
             containerId: ctx.containerId,
             container: ctx.container,
             host: ctx.host,
+            nowMs: clock.nowMs(),
           });
         } catch (err) {
           r = { ok: false, output: userMessage(err) };
@@ -224,6 +242,12 @@ export class ProbeManager {
     if (this.states.get(this.key(containerId, 'startup'))?.result === false) return 'startup';
     if (this.states.get(this.key(containerId, 'liveness'))?.result === false) return 'liveness';
     return undefined;
+  }
+
+  /** Started: no startup probe, or it has succeeded (the container status's `started`). */
+  started(containerId: string): boolean {
+    const startup = this.states.get(this.key(containerId, 'startup'));
+    return startup === undefined || startup.result === true;
   }
 
   /** Ready: no readiness probe, or it has succeeded (and startup has passed). */

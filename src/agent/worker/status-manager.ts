@@ -16,10 +16,21 @@ export interface StatusProvider {
 
 export type StatusListener = (pod: Pod, status: PodStatus) => void;
 
+/** An event about a pod the workers raise (a failed lifecycle hook); the node's reporting sends it. */
+export interface PodEvent {
+  pod: Pod;
+  /** `spec.containers{name}` for a container's event. */
+  fieldPath?: string;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
 export class PodStatusManager implements StatusProvider {
   private readonly entries = new Map<string, PodWithStatus>();
   private readonly listeners: StatusListener[] = [];
   private readonly removeListeners: ((pod: Pod) => void)[] = [];
+  private readonly eventListeners: ((e: PodEvent) => void)[] = [];
 
   set(pod: Pod, status: PodStatus): void {
     const prev = this.entries.get(pod.metadata.uid);
@@ -62,5 +73,14 @@ export class PodStatusManager implements StatusProvider {
 
   onChange(listener: StatusListener): void {
     this.listeners.push(listener);
+  }
+
+  /** Passes a worker's event about a pod to whoever reports events (none: dropped, as before the recorder starts). */
+  recordEvent(e: PodEvent): void {
+    for (const l of this.eventListeners) l(e);
+  }
+
+  onPodEvent(listener: (e: PodEvent) => void): void {
+    this.eventListeners.push(listener);
   }
 }

@@ -14,8 +14,21 @@ export interface ContainerStatusLike {
   state?: {
     running?: unknown;
     waiting?: { reason?: string; message?: string };
-    terminated?: { reason?: string };
+    terminated?: { reason?: string; startedAt?: string };
   };
+  lastState?: { terminated?: { startedAt?: string; containerID?: string } };
+}
+
+/**
+ * The container instance of this status ran: it runs, or it ended after starting (a short-lived
+ * container is reported Started even when no status caught it running, as the reference reports
+ * Started when the start succeeds).
+ */
+function instanceStarted(c: ContainerStatusLike): boolean {
+  if (c.state?.running !== undefined) return true;
+  if (c.state?.terminated?.startedAt !== undefined) return true;
+  const last = c.lastState?.terminated;
+  return last?.containerID === c.containerID && last?.startedAt !== undefined;
 }
 
 export interface PodLike {
@@ -72,10 +85,10 @@ export function derivePodEvents(
       out.push({
         type: 'Normal',
         reason: 'Created',
-        message: `Created container ${c.name}`,
+        message: `Created container: ${c.name}`,
         fieldPath,
       });
-      if (c.state?.running !== undefined)
+      if (instanceStarted(c))
         out.push({
           type: 'Normal',
           reason: 'Started',

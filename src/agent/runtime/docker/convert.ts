@@ -44,6 +44,7 @@ export function sandboxCreateOptions(
   image: string,
   logOpts: Record<string, string>,
   nodeName?: string,
+  hostname?: string,
 ): ContainerCreateOptions {
   const sysctls = dockerSysctls(pod, 'sandbox');
   const exposed: Record<string, object> = {};
@@ -73,7 +74,7 @@ export function sandboxCreateOptions(
     ]),
     Image: image,
     Cmd: ['sleep', '2147483647'],
-    Hostname: pod.spec.hostNetwork ? undefined : pod.metadata.name.slice(0, 63),
+    Hostname: pod.spec.hostNetwork ? undefined : (hostname ?? pod.metadata.name.slice(0, 63)),
     Labels: {
       ...podLabels(pod, nodeName),
       [LABELS.kind]: 'sandbox',
@@ -84,6 +85,8 @@ export function sandboxCreateOptions(
     HostConfig: {
       Init: true,
       NetworkMode: pod.spec.hostNetwork ? 'host' : 'bridge',
+      ...(pod.spec.hostPID === true ? { PidMode: 'host' } : {}),
+      ...(pod.spec.hostIPC === true ? { IpcMode: 'host' } : {}),
       PortBindings: bindings,
       ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
       LogConfig: { Type: 'json-file', Config: logOpts },
@@ -103,6 +106,8 @@ export interface ContainerCreateInput extends ContainerConfig {
   settings?: ContainerSettings;
   /** The pod's resolv.conf on the host, bind-mounted at /etc/resolv.conf. */
   resolvConfPath?: string;
+  /** The pod's agent-managed hosts file, bind-mounted at /etc/hosts. */
+  hostsPath?: string;
 }
 
 /** The volume mounts as `src:dest[:ro]` binds, plus the pod's resolv.conf unless a mount covers it. */
@@ -113,6 +118,11 @@ function containerBinds(opts: ContainerCreateInput): string[] {
     const src = m.subPath ? `${host}/${m.subPath}` : host;
     return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
   });
+  if (opts.hostsPath !== undefined) binds.push(`${opts.hostsPath}:/etc/hosts`);
+  if (opts.terminationMessageFile !== undefined)
+    binds.push(
+      `${opts.terminationMessageFile}:${c.terminationMessagePath ?? '/dev/termination-log'}`,
+    );
   if (
     opts.resolvConfPath !== undefined &&
     !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')
@@ -153,6 +163,26 @@ function containerLabels(opts: ContainerCreateInput): Record<string, string> {
     [LABELS.attempt]: String(opts.attempt),
     [LABELS.specHash]: opts.specHash,
     [LABELS.sandboxId]: opts.sandboxId,
+    ...(opts.terminationMessageFile !== undefined
+      ? { [LABELS.terminationMessageFile]: opts.terminationMessageFile }
+      : {}),
+  };
+}
+
+/**
+ * hostPID and hostIPC: the host's namespaces; shareProcessNamespace: the sandbox's PID namespace
+ * (its pause process is PID 1 and every container sees the others' processes).
+ */
+function namespaceModes(pod: Pod, sandboxId: string): { PidMode?: string; IpcMode?: string } {
+  const pid =
+    pod.spec.hostPID === true
+      ? 'host'
+      : pod.spec.shareProcessNamespace === true
+        ? `container:${sandboxId}`
+        : undefined;
+  return {
+    ...(pid !== undefined ? { PidMode: pid } : {}),
+    ...(pod.spec.hostIPC === true ? { IpcMode: 'host' } : {}),
   };
 }
 
@@ -173,6 +203,7 @@ function containerHostConfig(
   return {
     Init: true,
     NetworkMode: pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`,
+    ...namespaceModes(pod, opts.sandboxId),
     Binds: containerBinds(opts),
     ...(memory !== undefined ? { Memory: memory } : {}),
     ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),

@@ -36,6 +36,12 @@ import { linesSince } from '../log-lines.js';
 import { parseTimedLog } from './timed-logs.js';
 import { containerEventOf } from './events.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
+import {
+  kernelHostname,
+  mountsHostsFile,
+  podHostnameAndDomain,
+  writePodHostsFile,
+} from '../settings/pod-hosts.js';
 import { dockerAttachStream, dockerConnectPort, dockerExecStream } from './streams.js';
 import type { Duplex } from 'node:stream';
 
@@ -97,6 +103,28 @@ function parseTime(s: string | undefined): number | undefined {
   if (s === undefined || s.startsWith('0001-')) return undefined;
   const t = Date.parse(s);
   return Number.isFinite(t) ? t : undefined;
+}
+
+/** Times, exit code, reason and the engine's error of a container, from its inspection. */
+function addInspectDetails(base: RuntimeContainer, info: Docker.ContainerInspectInfo): void {
+  const started = parseTime(info.State.StartedAt);
+  const finished = parseTime(info.State.FinishedAt);
+  if (started !== undefined) base.startedAtMs = started;
+  if (finished !== undefined && base.state === 'exited') base.finishedAtMs = finished;
+  const created = parseTime(info.Created);
+  if (created !== undefined) base.createdAtMs = created;
+  if (base.state !== 'exited') return;
+  base.exitCode = info.State.ExitCode;
+  base.reason = info.State.OOMKilled
+    ? 'OOMKilled'
+    : info.State.ExitCode === 0
+      ? 'Completed'
+      : 'Error';
+  if (started === undefined) {
+    // it never ran: the engine says why (a missing executable, a bad mount)
+    base.reason = 'ContainerCannotRun';
+    if (info.State.Error !== '') base.message = info.State.Error;
+  }
 }
 
 export class DockerRuntime implements ContainerRuntime, ImageService {
@@ -230,9 +258,17 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     try {
       await this.opts.podSettings?.dns?.write(cfg.pod);
+      const { hostname, domain } = podHostnameAndDomain(cfg.pod, this.clusterDomain());
       const c = await this.docker.createContainer(
         withCgroupParent(
-          sandboxCreateOptions(cfg.pod, cfg.attempt, image, this.logOpts, this.opts.nodeName),
+          sandboxCreateOptions(
+            cfg.pod,
+            cfg.attempt,
+            image,
+            this.logOpts,
+            this.opts.nodeName,
+            kernelHostname(hostname, domain, cfg.pod.spec.setHostnameAsFQDN === true),
+          ),
           cfg.pod,
           this.opts.podSettings,
         ),
@@ -257,8 +293,29 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     await this.removeContainer(id);
   }
 
+  private clusterDomain(): string {
+    return this.opts.podSettings?.dns?.clusterDomain ?? 'cluster.local';
+  }
+
+  /** The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path). */
+  private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
+    if (!mountsHostsFile(cfg.container)) return undefined;
+    const sandbox = await this.docker.getContainer(cfg.sandboxId).inspect();
+    const ip = Object.values(sandbox.NetworkSettings.Networks)
+      .map((n) => n.IPAddress)
+      .find((x) => x !== '');
+    if (ip === undefined && cfg.pod.spec.hostNetwork !== true) return undefined;
+    return writePodHostsFile({
+      rootDir: this.opts.rootDir,
+      pod: cfg.pod,
+      podIPs: ip === undefined ? [] : [ip],
+      clusterDomain: this.clusterDomain(),
+    });
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
     try {
+      const hostsPath = await this.hostsFile(cfg);
       const c = await this.docker.createContainer(
         withCgroupParent(
           containerCreateOptions({
@@ -271,6 +328,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
             ...(this.opts.podSettings?.dns !== undefined
               ? { resolvConfPath: this.opts.podSettings.dns.pathOf(cfg.pod) }
               : {}),
+            ...(hostsPath !== undefined ? { hostsPath } : {}),
           }),
           cfg.pod,
           this.opts.podSettings,
@@ -369,6 +427,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       state,
       createdAtMs: c.Created * 1000,
       ...(l[LABELS.sandboxId] !== undefined ? { sandboxId: l[LABELS.sandboxId] } : {}),
+      ...(l[LABELS.terminationMessageFile] !== undefined
+        ? { terminationMessageFile: l[LABELS.terminationMessageFile] }
+        : {}),
     };
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
@@ -382,22 +443,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
     if (!detailed || kind === 'sandbox') return base;
     try {
-      const info = await this.docker.getContainer(c.Id).inspect();
-      const started = parseTime(info.State.StartedAt);
-      const finished = parseTime(info.State.FinishedAt);
-      if (started !== undefined) base.startedAtMs = started;
-      if (finished !== undefined && state === 'exited') base.finishedAtMs = finished;
-      const created = parseTime(info.Created);
-      if (created !== undefined) base.createdAtMs = created;
-      if (state === 'exited') {
-        base.exitCode = info.State.ExitCode;
-        base.reason = info.State.OOMKilled
-          ? 'OOMKilled'
-          : info.State.ExitCode === 0
-            ? 'Completed'
-            : 'Error';
-        if (started === undefined) base.reason = 'ContainerCannotRun';
-      }
+      addInspectDetails(base, await this.docker.getContainer(c.Id).inspect());
     } catch (err) {
       if (statusCode(err) === 404) return undefined;
       throw this.wrap(`could not inspect container ${c.Id.slice(0, 12)}`, err);

@@ -129,6 +129,7 @@ function publicView(r: ProcessRecord): RuntimeContainer {
   if (r.finishedAtMs !== undefined) v.finishedAtMs = r.finishedAtMs;
   if (r.sandboxId !== undefined) v.sandboxId = r.sandboxId;
   if (r.ip !== undefined) v.ip = r.ip;
+  if (r.terminationMessageFile !== undefined) v.terminationMessageFile = r.terminationMessageFile;
   return v;
 }
 
@@ -139,6 +140,12 @@ function fileSize(path: string): number {
     return 0;
   }
 }
+
+/**
+ * The env var naming the host file a process:// container writes its termination message to
+ * (what terminationMessagePath is in a container: a host process cannot have /dev/termination-log).
+ */
+export const TERMINATION_MESSAGE_ENV = 'NODEAGENT_TERMINATION_MESSAGE_PATH';
 
 /** The env var holding the standalone pod CIDR (--pod-cidr) for process:// containers. */
 export const POD_CIDR_ENV = 'NODEAGENT_POD_CIDR';
@@ -415,6 +422,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const dns = this.opts.podSettings?.dns;
     if (dns !== undefined) env[RESOLV_CONF_ENV] = dns.pathOf(cfg.pod);
     if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
+    if (cfg.terminationMessageFile !== undefined)
+      env[TERMINATION_MESSAGE_ENV] = cfg.terminationMessageFile;
     Object.assign(env, containerEnv(c));
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(
@@ -441,6 +450,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       env,
       logFile,
       sandboxId: cfg.sandboxId,
+      ...(cfg.terminationMessageFile !== undefined
+        ? { terminationMessageFile: cfg.terminationMessageFile }
+        : {}),
       ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
       ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),

@@ -66,6 +66,8 @@ export function defaultContainerSettings(): ContainerSettings {
 export interface PodDnsWriter {
   write(pod: Pod): Promise<string>;
   pathOf(pod: Pod): string;
+  /** --cluster-domain: the pod's domain (subdomain) and /etc/hosts name under it. */
+  readonly clusterDomain?: string;
 }
 
 /** What the agent's flags give the runtimes for every pod. */

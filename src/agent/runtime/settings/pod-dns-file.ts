@@ -45,6 +45,10 @@ export class PodDnsFiles {
     return path;
   }
 
+  get clusterDomain(): string {
+    return this.opts.settings.clusterDomain;
+  }
+
   pathOf(pod: Pod): string {
     return joinUnder(this.opts.rootDir, 'pods', pod.metadata.uid, 'resolv.conf');
   }

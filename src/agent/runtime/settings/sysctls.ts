@@ -113,7 +113,7 @@ export interface SysctlAdmitResult {
 /** The reference's sysctl admission handler. */
 export function admitSysctls(pod: Pod, allow: SysctlAllowlist): SysctlAdmitResult {
   const hostNet = pod.spec.hostNetwork === true;
-  const hostIPC = pod.spec['hostIPC'] === true;
+  const hostIPC = pod.spec.hostIPC === true;
   for (const s of podSysctls(pod)) {
     const err = allow.check(s.name, hostNet, hostIPC);
     if (err !== undefined)

@@ -131,3 +131,35 @@ test('image pulls are reported as Pulling then Pulled (or Failed) on the pods th
     'p-bad spec.containers{c} Warning Failed: Failed to pull image "bad": manifest unknown',
   ]);
 });
+
+test('a container that ended before any status saw it running is still reported Started; Created says "Created container: <name>" as the reference 1.32', () => {
+  const before = { phase: 'Pending', containerStatuses: [{ name: 'c', state: { waiting: {} } }] };
+  const done = {
+    phase: 'Succeeded',
+    containerStatuses: [
+      {
+        name: 'c',
+        containerID: 'docker://b',
+        state: { terminated: { reason: 'Completed', startedAt: '2026-01-01T00:00:00Z' } },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(before, done).map((e) => `${e.reason} ${e.message}`),
+    ['Created Created container: c', 'Started Started container c'],
+  );
+  const cannotRun = {
+    phase: 'Failed',
+    containerStatuses: [
+      {
+        name: 'c',
+        containerID: 'docker://c',
+        state: { terminated: { reason: 'ContainerCannotRun' } },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(before, cannotRun).map((e) => e.reason),
+    ['Created'],
+  );
+});

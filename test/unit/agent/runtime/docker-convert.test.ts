@@ -109,3 +109,43 @@ test('default pull policy and stream demultiplexing', () => {
   );
   assert.equal(demuxDockerStream(Buffer.from('plain text')), 'plain text');
 });
+
+test('hostPID, hostIPC and shareProcessNamespace: the host namespaces or the sandbox PID namespace; the termination message file and /etc/hosts bound', () => {
+  const input = (spec: Partial<Pod['spec']>) => ({
+    pod: { ...pod, spec: { ...pod.spec, ...spec } },
+    container: { name: 'c', image: 'busybox:local', terminationMessagePath: '/dev/custom-log' },
+    kind: 'app' as const,
+    attempt: 0,
+    specHash: 'abc',
+    sandboxId: 'sb1',
+    volumePaths: {},
+    logOpts: {},
+    terminationMessageFile: '/var/lib/x/pods/u/containers/c/0badf00d',
+    hostsPath: '/var/lib/x/pods/u/etc-hosts',
+  });
+  const shared = containerCreateOptions(input({ shareProcessNamespace: true }));
+  assert.equal(shared.HostConfig?.PidMode, 'container:sb1');
+  assert.equal(shared.HostConfig?.IpcMode, undefined);
+  assert.deepEqual(shared.HostConfig?.Binds, [
+    '/var/lib/x/pods/u/etc-hosts:/etc/hosts',
+    '/var/lib/x/pods/u/containers/c/0badf00d:/dev/custom-log',
+  ]);
+  assert.equal(
+    shared.Labels?.[LABELS.terminationMessageFile],
+    '/var/lib/x/pods/u/containers/c/0badf00d',
+  );
+  const host = containerCreateOptions(input({ hostPID: true, hostIPC: true }));
+  assert.equal(host.HostConfig?.PidMode, 'host');
+  assert.equal(host.HostConfig?.IpcMode, 'host');
+  const sb = sandboxCreateOptions(
+    { ...pod, spec: { ...pod.spec, hostPID: true, hostIPC: true } },
+    0,
+    'busybox:local',
+    {},
+    undefined,
+    'db.backends.default.svc.cluster.local',
+  );
+  assert.equal(sb.HostConfig?.PidMode, 'host');
+  assert.equal(sb.HostConfig?.IpcMode, 'host');
+  assert.equal(sb.Hostname, 'db.backends.default.svc.cluster.local');
+});

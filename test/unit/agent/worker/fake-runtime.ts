@@ -59,6 +59,9 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   async createContainer(cfg: ContainerConfig): Promise<string> {
     const id = `c${++this.n}`;
     this.containers.set(id, {
+      ...(cfg.terminationMessageFile !== undefined
+        ? { terminationMessageFile: cfg.terminationMessageFile }
+        : {}),
       id,
       podUid: cfg.pod.metadata.uid,
       podName: cfg.pod.metadata.name,
@@ -101,16 +104,27 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
       .filter((c) => filter?.podUid === undefined || c.podUid === filter.podUid)
       .map((c) => ({ ...c }));
   }
-  async logs(): Promise<string> {
-    return '';
+  /** Each container's output by container name (all lines). */
+  readonly output = new Map<string, string>();
+  async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
+    const text = this.output.get(this.containers.get(id)?.name ?? '') ?? '';
+    if (opts?.tailLines === undefined) return text;
+    const lines = text.split('\n');
+    const last = lines.at(-1) === '' ? lines.slice(0, -1) : lines;
+    return last.slice(-opts.tailLines).join('\n') + (text.endsWith('\n') ? '\n' : '');
   }
   /** Exit code of exec calls by the command's first word (default 0). */
   readonly execExit = new Map<string, number>();
   readonly execCalls: string[] = [];
-  async exec(_id: string, command: readonly string[]): Promise<ExecResult> {
+  /** Every exec with its container and the container's state at that moment. */
+  readonly execLog: { id: string; command: string[]; state: string | undefined }[] = [];
+  /** Output of exec calls by the command's first word. */
+  readonly execOutput = new Map<string, string>();
+  async exec(id: string, command: readonly string[]): Promise<ExecResult> {
     const word = command[0] ?? '';
     this.execCalls.push(word);
-    return { exitCode: this.execExit.get(word) ?? 0, output: '' };
+    this.execLog.push({ id, command: [...command], state: this.containers.get(id)?.state });
+    return { exitCode: this.execExit.get(word) ?? 0, output: this.execOutput.get(word) ?? '' };
   }
   onEvent(l: ContainerEventListener): void {
     this.listeners.push(l);

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { PodStatusManager } from '../../../../src/agent/worker/status-manager.js';
@@ -6,6 +9,21 @@ import { PodSyncer, type PodCgroupLifecycle } from '../../../../src/agent/worker
 import { PodManager } from '../../../../src/agent/worker/pod-manager.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { FakeRuntime } from './fake-runtime.js';
+
+/**
+ * A root directory of the test's own (the syncer makes each container's termination message file
+ * under it), removed when the test process exits.
+ */
+const scratchRoots: string[] = [];
+export function scratchRoot(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'worker-root-'));
+  if (scratchRoots.length === 0)
+    process.once('exit', () => {
+      for (const d of scratchRoots) rmSync(d, { recursive: true, force: true });
+    });
+  scratchRoots.push(dir);
+  return dir;
+}
 
 export function makeWorld(
   opts: {
@@ -33,7 +51,7 @@ export function makeWorld(
     statuses,
     clock,
     logger,
-    rootDir: '/nonexistent',
+    rootDir: scratchRoot(),
     ...(opts.podCgroups !== undefined ? { podCgroups: opts.podCgroups } : {}),
   });
   const manager = new PodManager({

@@ -10,7 +10,7 @@ import { ProbeManager } from '../../../../src/agent/worker/probes.js';
 import { PodSyncer, type PodVolumePlugins } from '../../../../src/agent/worker/pod-sync.js';
 import type { ContainerConfig } from '../../../../src/agent/runtime/types.js';
 import { FakeRuntime } from './fake-runtime.js';
-import { pod } from './harness.js';
+import { pod, scratchRoot } from './harness.js';
 
 test('plugin volumes: set up before the sandbox, their dirs given to the containers, torn down before the sandbox is removed; a failed unmount keeps it', async () => {
   const clock = new ManualClock();
@@ -59,7 +59,7 @@ test('plugin volumes: set up before the sandbox, their dirs given to the contain
     statuses,
     clock,
     logger,
-    rootDir: '/nonexistent',
+    rootDir: scratchRoot(),
     volumes,
   });
   const p = pod('u1', {

@@ -1,0 +1,219 @@
+// Starting one container as the reference's startContainer does: the image (with its pull
+// back-off), the termination message file, create, start, the log link, then the postStart hook;
+// a failure at any step is the container's waiting reason and a crash-loop back-off.
+import type { Clock } from '../../common/util/clock.js';
+import type { Logger } from '../../common/log/types.js';
+import { userMessage } from '../../common/util/errors.js';
+import { canonicalJson, hashHex } from '../pod/hash.js';
+import type { Container, Pod } from '../pod/types.js';
+import {
+  ImagePullError,
+  defaultPullPolicy,
+  type ContainerRuntime,
+  type ImageService,
+} from '../runtime/types.js';
+import type { Backoff } from './backoff.js';
+import { containerFieldPath, type ContainerKiller } from './container-kill.js';
+import { runLifecycleHook } from './lifecycle-hooks.js';
+import type { PodEvent } from './status-manager.js';
+import { prepareTerminationMessageFile } from './termination-message.js';
+
+export interface SyncResult {
+  /** Sync again after this long (a back-off expires, an image pull is retried). */
+  requeueAfterMs?: number;
+}
+
+export function containerSpecHash(c: Container): string {
+  return hashHex([canonicalJson(c)], 16);
+}
+
+/** Where a container starts: its pod, the pod's sandbox and IP. */
+export interface StartTarget {
+  pod: Pod;
+  log: Logger;
+  sandboxId: string;
+  /** The pod's IP (the host's for hostNetwork): where httpGet hooks without a host go. */
+  podIP: string | undefined;
+  /** Aborted when the pod is to be killed: a postStart hook in flight gives up. */
+  signal: AbortSignal;
+}
+
+/** podLogsDir: each started container's log linked where the reference puts it. */
+export interface PodLogLinker {
+  link(
+    pod: { namespace: string; name: string; uid: string },
+    container: string,
+    attempt: number,
+    target: string | undefined,
+  ): Promise<void>;
+  removePod(uid: string): Promise<void>;
+}
+
+export interface ContainerStarterOptions {
+  runtime: ContainerRuntime;
+  images: ImageService;
+  clock: Clock;
+  rootDir: string;
+  backoff: Backoff;
+  imagePullBackoff: Backoff;
+  killer: ContainerKiller;
+  podLogs?: PodLogLinker;
+  recordEvent: (e: PodEvent) => void;
+  /** The pod's waiting reasons by container name (the status shows them until the container runs). */
+  waitingOf: (uid: string) => Map<string, { reason: string; message?: string }>;
+  volumePaths: (pod: Pod) => Record<string, string>;
+}
+
+/** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
+const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
+
+export class ContainerStarter {
+  private readonly opts: ContainerStarterOptions;
+
+  constructor(opts: ContainerStarterOptions) {
+    this.opts = opts;
+  }
+
+  /** Ensures the image; a waiting reason and the pull back-off when it is not there. */
+  private async pullImage(target: StartTarget, c: Container): Promise<SyncResult | undefined> {
+    const { runtime, images } = this.opts;
+    if (c.image === undefined || c.image === '' || runtime.type === 'process') return undefined;
+    const waiting = this.opts.waitingOf(target.pod.metadata.uid);
+    const pullKey = `${target.pod.metadata.uid}/${c.name}/${c.image}`;
+    const remaining = this.opts.imagePullBackoff.remainingMs(pullKey);
+    if (remaining > 0) {
+      waiting.set(c.name, {
+        reason: 'ImagePullBackOff',
+        message: `Back-off pulling image "${c.image}"`,
+      });
+      return { requeueAfterMs: remaining };
+    }
+    try {
+      await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+      this.opts.imagePullBackoff.reset(pullKey);
+      return undefined;
+    } catch (err) {
+      const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
+      this.opts.imagePullBackoff.next(pullKey);
+      waiting.set(c.name, { reason, message: userMessage(err) });
+      target.log.warn(
+        { container: c.name, image: c.image, reason, err: userMessage(err) },
+        'image not available; retrying with back-off',
+      );
+      return { requeueAfterMs: this.opts.imagePullBackoff.remainingMs(pullKey) };
+    }
+  }
+
+  /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
+  private failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
+    const key = `${target.pod.metadata.uid}/${c.name}`;
+    const message = typeof err === 'string' ? err : userMessage(err);
+    this.opts.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
+    target.log.warn({ container: c.name, reason, err: message }, 'could not start container');
+    this.opts.backoff.next(key);
+    return { requeueAfterMs: this.opts.backoff.remainingMs(key) };
+  }
+
+  async start(
+    target: StartTarget,
+    c: Container,
+    kind: 'init' | 'app',
+    attempt: number,
+  ): Promise<SyncResult> {
+    const { runtime } = this.opts;
+    const { pod, log } = target;
+    const pulled = await this.pullImage(target, c);
+    if (pulled !== undefined) return pulled;
+    let id: string;
+    try {
+      const terminationMessageFile = await prepareTerminationMessageFile(this.opts.rootDir, pod, c);
+      id = await runtime.createContainer({
+        pod,
+        container: c,
+        kind,
+        attempt,
+        specHash: containerSpecHash(c),
+        sandboxId: target.sandboxId,
+        volumePaths: this.opts.volumePaths(pod),
+        ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
+      });
+    } catch (err) {
+      return this.failStart(target, c, 'CreateContainerError', err);
+    }
+    try {
+      await runtime.startContainer(id);
+      log.info({ container: c.name, attempt, id }, 'container started');
+      await this.opts.podLogs?.link(
+        pod.metadata,
+        c.name,
+        attempt,
+        await runtime.hostLogFile?.(id).catch(() => undefined),
+      );
+    } catch (err) {
+      return this.failStart(target, c, 'RunContainerError', err);
+    }
+    const hookFailure = await this.postStart(target, c, id);
+    if (hookFailure !== undefined)
+      return this.failStart(target, c, 'PostStartHookError', hookFailure);
+    this.opts.waitingOf(pod.metadata.uid).delete(c.name);
+    return {};
+  }
+
+  /**
+   * The postStart hook, right after the start: the container is not reported running before it
+   * returns; when it fails, the container is killed (its preStop hook runs) and the failure
+   * message is the container's waiting message.
+   */
+  private async postStart(
+    target: StartTarget,
+    c: Container,
+    id: string,
+  ): Promise<string | undefined> {
+    const hook = c.lifecycle?.postStart;
+    if (hook === undefined) return undefined;
+    const { pod, log } = target;
+    const grace =
+      pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
+    const failure = await runLifecycleHook(hook, {
+      runtime: this.opts.runtime,
+      clock: this.opts.clock,
+      pod,
+      container: c,
+      containerId: id,
+      podIP: target.podIP,
+      signal: target.signal,
+      execTimeoutMs: POST_START_EXEC_LIMIT_MS,
+      warn: (reason, message) => this.opts.recordEvent({ pod, type: 'Warning', reason, message }),
+    });
+    if (failure === undefined) return undefined;
+    log.warn({ container: c.name, err: failure }, 'Failed to execute PostStartHook');
+    const fieldPath = containerFieldPath(c.name);
+    // the message may hold secrets: the event says only that the hook failed
+    this.opts.recordEvent({
+      pod,
+      fieldPath,
+      type: 'Warning',
+      reason: 'FailedPostStartHook',
+      message: 'PostStartHook failed',
+    });
+    this.opts.recordEvent({
+      pod,
+      fieldPath,
+      type: 'Normal',
+      reason: 'Killing',
+      message: 'FailedPostStartHook',
+    });
+    const instance = (await this.opts.runtime.listContainers({ podUid: pod.metadata.uid })).find(
+      (x) => x.id === id,
+    );
+    if (instance !== undefined)
+      await this.opts.killer.kill({
+        pod,
+        spec: c,
+        instance,
+        graceSeconds: grace,
+        podIP: target.podIP,
+      });
+    return failure;
+  }
+}

@@ -1,0 +1,101 @@
+// Containers and lifecycle on process:// with real host processes: postStart and preStop exec
+// hooks (a trace file the hooks and the process write), the termination message written to
+// $NODEAGENT_TERMINATION_MESSAGE_PATH, FallbackToLogsOnError, activeDeadlineSeconds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Pod } from '../../../../src/agent/pod/types.js';
+import { processPodWorld } from '../../../helpers/process-pod-world.js';
+import { waitFor } from './agent-harness.js';
+
+const pod = (uid: string, spec: Pod['spec']): Pod => ({
+  metadata: { name: uid, namespace: 'default', uid },
+  spec,
+});
+
+test('process://: postStart right after the start, preStop before SIGTERM', async (t) => {
+  const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
+  const log = join(w.root, 'trace');
+  const p = pod('hooks', {
+    terminationGracePeriodSeconds: 10,
+    containers: [
+      {
+        name: 'c',
+        command: [
+          'sh',
+          '-c',
+          `trap 'echo term >> ${log}; exit 0' TERM; while true; do sleep 0.2; done`,
+        ],
+        lifecycle: {
+          postStart: { exec: { command: ['sh', '-c', `echo poststart >> ${log}`] } },
+          preStop: { exec: { command: ['sh', '-c', `echo prestop >> ${log}`] } },
+        },
+      },
+    ],
+  });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await waitFor('Running', () => w.statuses.status('hooks')?.phase === 'Running', 15_000);
+  assert.equal(await readFile(log, 'utf8'), 'poststart\n', 'the hook ran before Running');
+  w.manager.handleUpdate({ op: 'DELETE', source: 'file', pods: [p] });
+  const text = await waitFor(
+    'the stop signal',
+    async () => {
+      const s = await readFile(log, 'utf8');
+      return s.includes('term') ? s : undefined;
+    },
+    15_000,
+  );
+  assert.equal(text, 'poststart\nprestop\nterm\n');
+});
+
+test('process://: termination messages (the file named in $NODEAGENT_TERMINATION_MESSAGE_PATH, FallbackToLogsOnError) and DeadlineExceeded', async (t) => {
+  const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
+  w.manager.handleUpdate({
+    op: 'ADD',
+    source: 'file',
+    pods: [
+      pod('msg', {
+        restartPolicy: 'Never',
+        containers: [
+          {
+            name: 'file',
+            command: ['sh', '-c', 'printf DONE > "$NODEAGENT_TERMINATION_MESSAGE_PATH"'],
+          },
+          {
+            name: 'fallback',
+            command: ['sh', '-c', 'echo DONE; exit 1'],
+            terminationMessagePolicy: 'FallbackToLogsOnError',
+          },
+        ],
+      }),
+      pod('deadline', {
+        activeDeadlineSeconds: 1,
+        terminationGracePeriodSeconds: 2,
+        containers: [{ name: 'c', command: ['sleep', '60'] }],
+      }),
+    ],
+  });
+  const s = await waitFor(
+    'msg finished',
+    () => {
+      const st = w.statuses.status('msg');
+      return st?.phase === 'Failed' ? st : undefined;
+    },
+    15_000,
+  );
+  const msg = (n: string) =>
+    s.containerStatuses.find((c) => c.name === n)?.state.terminated?.message;
+  assert.equal(msg('file'), 'DONE');
+  assert.equal(msg('fallback'), 'DONE\n');
+  const d = await waitFor(
+    'DeadlineExceeded',
+    () => {
+      const st = w.statuses.status('deadline');
+      return st?.phase === 'Failed' ? st : undefined;
+    },
+    15_000,
+  );
+  assert.equal(d.reason, 'DeadlineExceeded');
+  assert.equal(d.message, 'Pod was active on the node longer than the specified deadline');
+});
