@@ -1,19 +1,18 @@
 // Writes src/apiserver/schema/core-generated.ts: the schema table's form (schema/types.ts) of the
 // reference's PodSpec, PodStatus, NodeSpec and NodeStatus and every type they use, converted from
 // the reference's own definitions (a real kube-apiserver 1.32's /openapi/v3,
-// /work/shared/reference/kubernetes-1.32/openapi-v3): field names, JSON types, int32/int64, Time,
+// ../shared/reference/kubernetes-1.32/openapi-v3, read by reference-openapi.mjs): field names, JSON types, int32/int64, Time,
 // required fields, atomic maps, list types and keys, patch strategies and merge keys. Types the
 // table already has (ObjectMeta, LabelSelector, ObjectReference) are imported from meta.ts;
 // Quantity and IntOrString are kept as sent (any JSON, the reference's definition named).
 // Usage: node scripts/reference-core-schema.mjs [referenceDir]
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import process from 'node:process';
+import { dependenciesFirst, findReferenceDir, readSchemas, refName } from './reference-openapi.mjs';
 
-const dir = process.argv[2] ?? '/work/shared/reference/kubernetes-1.32/openapi-v3';
-const ref = {};
-for (const f of readdirSync(dir).filter((x) => x.endsWith('.json')))
-  Object.assign(ref, JSON.parse(readFileSync(join(dir, f), 'utf8')).components.schemas);
+const dir = process.argv[2] ?? findReferenceDir();
+if (dir === undefined) throw new Error('../shared/reference/kubernetes-1.32/openapi-v3 not found');
+const ref = readSchemas(dir);
 
 const CORE = 'io.k8s.api.core.v1.';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
@@ -28,10 +27,6 @@ const PROVIDED = {
   'io.k8s.apimachinery.pkg.util.intstr.IntOrString': 'intOrString',
 };
 
-const refName = (p) => {
-  const r = p.$ref ?? p.allOf?.[0]?.$ref;
-  return r === undefined ? undefined : r.split('/').pop();
-};
 const ident = (name) =>
   PROVIDED[name] ?? (name.startsWith(CORE) ? name.slice(CORE.length) : undefined);
 
@@ -101,17 +96,7 @@ while (todo.length > 0) {
 }
 
 // Dependencies first (the types form no cycle; a cycle would fail here).
-const ordered = [];
-const state = new Map();
-const visit = (n, chain) => {
-  if (state.get(n) === 'done') return;
-  if (state.get(n) === 'open') throw new Error(`cycle: ${[...chain, n].join(' -> ')}`);
-  state.set(n, 'open');
-  for (const d of [...depsOf.get(n)].sort()) visit(d, [...chain, n]);
-  state.set(n, 'done');
-  ordered.push(n);
-};
-for (const n of [...bodies.keys()].sort()) visit(n, []);
+const ordered = dependenciesFirst(depsOf);
 
 const body = ordered.map((n) => bodies.get(n)).join('\n');
 const helpers = [

@@ -6,6 +6,7 @@ import { duplicate, forbidden, invalid, notFound, notSupported, required } from 
 import { validateContainerPorts, validateProbe } from './validate-ports-probes.js';
 import { validatePodMeta } from './validate-meta.js';
 import { validateResources } from './validate-resources.js';
+import { validateIdsAndPaths } from './validate-ids.js';
 import type { Pod, Container, Volume } from './types.js';
 import { REFERENCE_NAMES, inLabelNamespace } from '../../common/names.js';
 import { driverPaths } from '../volume/flexvolume.js';
@@ -124,6 +125,8 @@ function validateContainer(
 export function validatePod(pod: Pod, opts: ValidatePodOptions): string[] {
   const out: string[] = [];
   validatePodMeta(pod, opts.staticPod === true, out);
+  if (pod.spec.containers.length === 0) out.push(required('spec.containers'));
+  validateIdsAndPaths(pod, out);
   const volumeNames = new Set<string>();
   (pod.spec.volumes ?? []).forEach((v, i) => validateVolume(v, i, volumeNames, out));
   const ctx: ContainerContext = {

@@ -3,6 +3,7 @@
 // is skipped. After three logged failures in a row, further ones log at debug level only.
 import { userMessage } from '../../common/util/errors.js';
 import { manifestText, staticPodsFromManifest } from '../pod/static-manifest.js';
+import { logDroppedFields } from '../pod/decode.js';
 import { dedupeByName } from './file.js';
 import { MAX_MANIFEST_BYTES, type PodSource, type PolledSourceOptions } from './types.js';
 
@@ -106,6 +107,7 @@ export class HttpSource implements PodSource {
           names: this.opts.names,
         },
         validation: this.opts.validation,
+        droppedFields: logDroppedFields(this.opts.logger),
       });
       this.lastBody = body;
       this.failures = 0;

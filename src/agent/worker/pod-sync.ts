@@ -373,7 +373,12 @@ export class PodSyncer {
         return { requeueAfterMs: remaining };
       }
       try {
-        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+        await images.ensureImage(
+          c.image,
+          c.imagePullPolicy === undefined || c.imagePullPolicy === ''
+            ? defaultPullPolicy(c.image)
+            : c.imagePullPolicy,
+        );
         this.imagePullBackoff.reset(pullKey);
       } catch (err) {
         const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';

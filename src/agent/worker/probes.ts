@@ -45,7 +45,7 @@ export async function runProbe(
 ): Promise<{ ok: boolean; output: string }> {
   const timeoutMs = setOr(probe.timeoutSeconds, 1) * 1000;
   if (probe.exec) {
-    const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
+    const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command ?? [], timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
   }
   if (probe.httpGet) {
