@@ -56,16 +56,11 @@ function validateVolume(v: Volume, i: number, names: Set<string>, out: string[])
   else for (const m of isDns1123Label(v.name)) out.push(invalid(`${path}.name`, v.name, m));
   if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
   names.add(v.name);
-  const kinds = [v.hostPath, v.emptyDir, v.flexVolume].filter((x) => x !== undefined).length;
-  if (kinds === 0)
-    out.push(
-      required(
-        path,
-        'must specify a volume type (this agent supports hostPath, emptyDir and flexVolume)',
-      ),
-    );
-  else if (kinds > 1)
-    out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
+  // the reference's validateVolumeSource: exactly one source (support.ts says which this agent runs)
+  const kinds = Object.keys(v).filter((k) => k !== 'name');
+  if (kinds.length === 0) out.push(required(path, 'must specify a volume type'));
+  else if (kinds.length > 1)
+    out.push(forbidden(`${path}.${kinds[1] ?? ''}`, 'may not specify more than 1 volume type'));
   if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
   if (v.flexVolume) flexVolumeProblems(`${path}.flexVolume`, v.flexVolume, out);
 }
