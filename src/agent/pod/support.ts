@@ -4,7 +4,7 @@
 // insist); a field that is set and refused here refuses the pod at admission, naming the field,
 // the runtime and why (refusals.ts walks the pod). Fields the scheduler or the API server reads
 // (affinity, tolerations, priorityClassName...) take their effect there and are accepted.
-import type { Container, EphemeralContainer, PodSpec, Probe, Volume } from './types.js';
+import type { Container, PodSpec, Probe, Volume } from './types.js';
 
 export type RuntimeKind = 'docker' | 'process';
 
@@ -119,10 +119,7 @@ export const CONTAINER_SECURITY: Record<keyof ContainerSecurity, Support> = {
 };
 
 /** The container fields walked on their own (securityContext, probes, env, mounts) are Support too. */
-export const CONTAINER: Record<
-  Exclude<keyof EphemeralContainer, 'targetContainerName'> & keyof Container,
-  Support
-> = {
+export const CONTAINER: Record<keyof Container, Support> = {
   args: YES,
   command: YES,
   env: YES, // env/ (value, valueFrom)
