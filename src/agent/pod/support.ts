@@ -46,7 +46,8 @@ export const POD_SPEC: Record<
   automountServiceAccountToken: YES, // the API server's ServiceAccount admission
   dnsConfig: YES,
   dnsPolicy: YES,
-  enableServiceLinks: YES, // env/service-env.ts
+  // the service variables are not injected yet; refusing the default (true) would refuse every pod
+  enableServiceLinks: YES,
   hostAliases: notYet,
   hostIPC: notYet,
   hostNetwork: YES, // process:// pods always share the host's network
@@ -122,7 +123,7 @@ export const CONTAINER_SECURITY: Record<keyof ContainerSecurity, Support> = {
 export const CONTAINER: Record<keyof Container, Support> = {
   args: YES,
   command: YES,
-  env: YES, // env/ (value, valueFrom)
+  env: YES, // value; valueFrom sources: ENV_SOURCE
   envFrom: notYet,
   image: YES, // process:// records it and runs the command
   imagePullPolicy: YES,
