@@ -1,5 +1,8 @@
 // Manifest text (YAML or JSON) to pods: one Pod or a PodList (apiVersion v1), parsed within
-// MANIFEST_LIMITS, shape-checked with zod, then validated. Errors are ManifestErrors naming the
+// MANIFEST_LIMITS, shape-checked with the reference's Pod schema (pod-schema.generated.ts), then
+// validated. Decoding is the reference's lenient one (its UniversalDecoder, which static pod files
+// and API answers go through): a JSON null is the field left unset, and a field the reference does
+// not know is dropped; the dropped fields are handed to the caller, which says so once. Errors are ManifestErrors naming the
 // file (or URL) and every field at fault; the type errors carry the reference's decoder messages
 // ("Object 'Kind' is missing in", "no kind ... is registered for version ...").
 import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
@@ -10,27 +13,39 @@ import {
   yamlToJsBounded,
   type BoundedInput,
 } from '../../common/util/bounded-parse.js';
-import { PodSchema, type ObjectMeta, type Pod, type PodSpec } from './types.js';
+import type { Logger } from '../../common/log/types.js';
+import type { ObjectMeta, Pod, PodSpec } from './types.js';
+import { fieldPath, lenientPod } from './lenient.js';
 import { validatePod, type ValidatePodOptions } from './validate.js';
 import { clip, firstProblems } from './field-errors.js';
 
 /** Shape-checked but not yet defaulted: name, namespace and uid may be missing. */
 export interface DecodedPod {
-  apiVersion?: string;
-  kind?: string;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
   metadata: ObjectMeta;
   spec: PodSpec;
-  status?: Record<string, unknown>;
+  status?: Record<string, unknown> | undefined;
   [extra: string]: unknown;
 }
+
+/** Logs, once, the fields a static pod's decoding dropped (the parse runs once per change). */
+export function logDroppedFields(logger: Logger): DroppedFields {
+  return (where, fields) =>
+    logger.warn(
+      { manifest: where, fields: fields.join(', ') },
+      'unknown fields dropped from a pod, as the reference decodes it; they take no effect',
+    );
+}
+
+/** Told the fields a decoding dropped (paths such as `spec.containers[0].colour`), when any. */
+export type DroppedFields = (where: string, fields: readonly string[]) => void;
 
 function zodProblems(
   err: { issues: readonly { path: readonly PropertyKey[]; message: string }[] },
   prefix: string,
 ): string[] {
-  return err.issues.map((i) =>
-    clip(`${prefix}${i.path.map(String).join('.') || '(root)'}: ${i.message}`),
-  );
+  return err.issues.map((i) => clip(`${prefix}${fieldPath(i.path) || '(root)'}: ${i.message}`));
 }
 
 const ACCEPTED_TYPES = '(accepted: apiVersion: v1 with kind: Pod or PodList)';
@@ -78,19 +93,25 @@ export function decodePodObject(
   where: string,
   prefix = '',
   raw?: string,
+  onDropped?: DroppedFields,
 ): DecodedPod {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
     throw new ManifestError(`${where}: ${prefix}expected a Pod object`, { file: where });
   }
   checkTypeMeta(obj, where, prefix, raw);
-  const r = PodSchema.safeParse(obj);
-  if (!r.success) {
+  const { pod, dropped } = lenientPod(obj);
+  if (!pod.success) {
     throw new ManifestError(
-      `${where}: invalid pod: ${firstProblems(zodProblems(r.error, prefix), '; ')}`,
+      `${where}: invalid pod: ${firstProblems(zodProblems(pod.error, prefix), '; ')}`,
       { file: where },
     );
   }
-  return r.data as DecodedPod;
+  if (dropped.length > 0)
+    onDropped?.(
+      where,
+      dropped.map((f) => `${prefix}${f}`),
+    );
+  return pod.data;
 }
 
 /** Why a manifest that is not blank holds no object: what a person sees in the skip line. */
@@ -134,7 +155,11 @@ function manifestValues(text: string, where: string): { value: unknown; raw: str
 }
 
 /** Decodes a manifest body. A blank body gives no pods; any other body without a pod is an error. */
-export function decodeManifest(text: string, where: string): DecodedPod[] {
+export function decodeManifest(
+  text: string,
+  where: string,
+  onDropped?: DroppedFields,
+): DecodedPod[] {
   if (text.trim() === '') return [];
   const items = manifestValues(text, where);
   if (items.length === 0)
@@ -150,9 +175,11 @@ export function decodeManifest(text: string, where: string): DecodedPod[] {
       const list = 'items' in obj ? obj.items : undefined;
       if (!Array.isArray(list))
         throw new ManifestError(`${where}: items: expected a list of pods`, { file: where });
-      list.forEach((p, i) => pods.push(decodePodObject(p, where, `items[${i}].`)));
+      list.forEach((p, i) =>
+        pods.push(decodePodObject(p, where, `items[${i}].`, undefined, onDropped)),
+      );
     } else {
-      pods.push(decodePodObject(obj, where, '', raw));
+      pods.push(decodePodObject(obj, where, '', raw, onDropped));
     }
   }
   return pods;

@@ -8,7 +8,7 @@
 // digits (the form of a generated static pod UID) or an RFC 4122 UUID. Any other value rejects
 // the manifest (`metadata.uid: Invalid value: "../../victim": must be ...`).
 import { ManifestError, userMessage } from '../../common/util/errors.js';
-import { checkPod, decodeManifest } from './decode.js';
+import { checkPod, decodeManifest, type DroppedFields } from './decode.js';
 import { applyStaticPodDefaults, type StaticPodDefaultsOptions } from './static.js';
 import type { Pod } from './types.js';
 import type { ValidatePodOptions } from './validate.js';
@@ -16,6 +16,8 @@ import type { ValidatePodOptions } from './validate.js';
 export interface StaticManifestOptions {
   defaults: StaticPodDefaultsOptions;
   validation: ValidatePodOptions;
+  /** Told the fields the reference's lenient decoding dropped (unknown to it), once per parse. */
+  droppedFields?: DroppedFields;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -30,7 +32,7 @@ export function manifestText(bytes: Uint8Array, where: string): string {
 }
 
 function podsOf(text: string, where: string, opts: StaticManifestOptions): Pod[] {
-  return decodeManifest(text, where).map((d) => {
+  return decodeManifest(text, where, opts.droppedFields).map((d) => {
     // the reference's tryDecodeSinglePod checks this before it applies the defaults
     if (d.metadata.name === undefined || d.metadata.name === '') {
       throw new ManifestError(`${where}: invalid pod: name is needed for the pod`, { file: where });

@@ -1,217 +1,44 @@
-// The part of a pod the node agent acts on. Schemas are zod objects, loose (passthrough) so that
-// fields we do not interpret (and fields of newer API versions) survive a round trip to the
-// API server and into the config hash unchanged.
+// The core/v1 Pod as the agent reads it: the schemas are the reference's own definitions
+// (pod-schema.generated.ts, every field of ObjectMeta and PodSpec with its JSON type, int32/int64,
+// enums and required fields). The status is the API server's report, kept as sent: the agent
+// writes a pod's status, it does not act on the one it reads.
 import { z } from 'zod';
+import type { EphemeralContainerSchema, LifecycleHandlerSchema } from './pod-schema.generated.js';
+import {
+  ContainerSchema,
+  ObjectMetaSchema,
+  PodSpecSchema,
+  ProbeSchema,
+  VolumeSchema,
+} from './pod-schema.generated.js';
+import { str, struct } from './schema-kit.js';
 
-const quantity = z.union([z.string(), z.number()]).transform((v) => String(v));
-const intOrString = z.union([z.number().int(), z.string()]);
+export { ContainerSchema, ObjectMetaSchema, PodSpecSchema, ProbeSchema, VolumeSchema };
 
-export const ExecActionSchema = z.object({ command: z.array(z.string()).min(1) }).loose();
-export const HttpGetActionSchema = z
-  .object({
-    path: z.string().optional(),
-    port: intOrString,
-    host: z.string().optional(),
-    scheme: z.string().optional(),
-    httpHeaders: z.array(z.object({ name: z.string(), value: z.string() }).loose()).optional(),
-  })
-  .loose();
-export const TcpSocketActionSchema = z
-  .object({ port: intOrString, host: z.string().optional() })
-  .loose();
-
-export const GrpcActionSchema = z
-  .object({ port: z.number().int(), service: z.string().optional() })
-  .loose();
-export const SleepActionSchema = z.object({ seconds: z.number().int() }).loose();
-/** A postStart or preStop handler (core/v1 LifecycleHandler). */
-export const LifecycleHandlerSchema = z
-  .object({
-    exec: ExecActionSchema.optional(),
-    httpGet: HttpGetActionSchema.optional(),
-    tcpSocket: TcpSocketActionSchema.optional(),
-    sleep: SleepActionSchema.optional(),
-  })
-  .loose();
-export const LifecycleSchema = z
-  .object({
-    postStart: LifecycleHandlerSchema.optional(),
-    preStop: LifecycleHandlerSchema.optional(),
-  })
-  .loose();
-
-export const ProbeSchema = z
-  .object({
-    exec: ExecActionSchema.optional(),
-    httpGet: HttpGetActionSchema.optional(),
-    tcpSocket: TcpSocketActionSchema.optional(),
-    grpc: GrpcActionSchema.optional(),
-    initialDelaySeconds: z.number().int().optional(),
-    timeoutSeconds: z.number().int().optional(),
-    periodSeconds: z.number().int().optional(),
-    successThreshold: z.number().int().optional(),
-    failureThreshold: z.number().int().optional(),
-  })
-  .loose();
-
-export const EnvVarSchema = z
-  .object({ name: z.string().min(1), value: z.string().optional() })
-  .loose();
-export const ContainerPortSchema = z
-  .object({
-    name: z.string().optional(),
-    containerPort: z.number().int(),
-    hostPort: z.number().int().optional(),
-    hostIP: z.string().optional(),
-    protocol: z.string().optional(),
-  })
-  .loose();
-export const ResourceListSchema = z.record(z.string(), quantity);
-export const ResourcesSchema = z
-  .object({ requests: ResourceListSchema.optional(), limits: ResourceListSchema.optional() })
-  .loose();
-export const SecurityContextSchema = z
-  .object({
-    runAsUser: z.number().int().min(0).optional(),
-    runAsGroup: z.number().int().min(0).optional(),
-    runAsNonRoot: z.boolean().optional(),
-    privileged: z.boolean().optional(),
-    readOnlyRootFilesystem: z.boolean().optional(),
-  })
-  .loose();
-export const VolumeMountSchema = z
-  .object({
-    name: z.string().min(1),
-    mountPath: z.string().min(1),
-    readOnly: z.boolean().optional(),
-    subPath: z.string().optional(),
-  })
-  .loose();
-
-export const ContainerSchema = z
-  .object({
-    name: z.string(),
-    image: z.string().optional(),
-    imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional(),
-    command: z.array(z.string()).optional(),
-    args: z.array(z.string()).optional(),
-    env: z.array(EnvVarSchema).optional(),
-    workingDir: z.string().optional(),
-    ports: z.array(ContainerPortSchema).optional(),
-    resources: ResourcesSchema.optional(),
-    securityContext: SecurityContextSchema.optional(),
-    livenessProbe: ProbeSchema.optional(),
-    readinessProbe: ProbeSchema.optional(),
-    startupProbe: ProbeSchema.optional(),
-    volumeMounts: z.array(VolumeMountSchema).optional(),
-    stdin: z.boolean().optional(),
-    stdinOnce: z.boolean().optional(),
-    tty: z.boolean().optional(),
-    lifecycle: LifecycleSchema.optional(),
-    terminationMessagePath: z.string().optional(),
-    terminationMessagePolicy: z.string().optional(),
-    /** Init containers only: `Always` makes a sidecar. */
-    restartPolicy: z.string().optional(),
-  })
-  .loose();
-
-export const VolumeSchema = z
-  .object({
-    name: z.string().min(1),
-    hostPath: z
-      .object({ path: z.string().min(1), type: z.string().optional() })
-      .loose()
-      .optional(),
-    emptyDir: z
-      .object({ medium: z.string().optional(), sizeLimit: quantity.optional() })
-      .loose()
-      .optional(),
-    flexVolume: z
-      .object({
-        driver: z.string(),
-        fsType: z.string().optional(),
-        readOnly: z.boolean().optional(),
-        options: z.record(z.string(), z.string()).optional(),
-        secretRef: z.object({ name: z.string().optional() }).loose().optional(),
-      })
-      .loose()
-      .optional(),
-  })
-  .loose();
-
-export const TolerationSchema = z
-  .object({
-    key: z.string().optional(),
-    operator: z.enum(['Exists', 'Equal']).optional(),
-    value: z.string().optional(),
-    effect: z.string().optional(),
-    tolerationSeconds: z.number().int().optional(),
-  })
-  .loose();
-
-export const PodSpecSchema = z
-  .object({
-    containers: z.array(ContainerSchema).min(1, 'a pod needs at least one container'),
-    initContainers: z.array(ContainerSchema).optional(),
-    restartPolicy: z.enum(['Always', 'OnFailure', 'Never']).optional(),
-    volumes: z.array(VolumeSchema).optional(),
-    hostNetwork: z.boolean().optional(),
-    terminationGracePeriodSeconds: z.number().int().min(0).optional(),
-    nodeName: z.string().optional(),
-    priority: z.number().int().optional(),
-    tolerations: z.array(TolerationSchema).optional(),
-    activeDeadlineSeconds: z.number().int().optional(),
-    hostPID: z.boolean().optional(),
-    hostIPC: z.boolean().optional(),
-    shareProcessNamespace: z.boolean().optional(),
-    hostname: z.string().optional(),
-    subdomain: z.string().optional(),
-    setHostnameAsFQDN: z.boolean().optional(),
-    hostAliases: z
-      .array(z.object({ ip: z.string(), hostnames: z.array(z.string()).optional() }).loose())
-      .optional(),
-  })
-  .loose();
-
-export const ObjectMetaSchema = z
-  .object({
-    name: z.string().optional(),
-    namespace: z.string().optional(),
-    uid: z.string().optional(),
-    labels: z.record(z.string(), z.string()).optional(),
-    annotations: z.record(z.string(), z.string()).optional(),
-    resourceVersion: z.string().optional(),
-    deletionTimestamp: z.string().optional(),
-    deletionGracePeriodSeconds: z.number().int().optional(),
-    creationTimestamp: z.string().nullable().optional(),
-  })
-  .loose();
-
-export const PodSchema = z
-  .object({
-    apiVersion: z.string().optional(),
-    kind: z.string().optional(),
-    metadata: ObjectMetaSchema,
-    spec: PodSpecSchema,
-    status: z.record(z.string(), z.unknown()).optional(),
-  })
-  .loose();
+export const PodSchema = struct({
+  apiVersion: str.optional(),
+  kind: str.optional(),
+  metadata: ObjectMetaSchema,
+  spec: PodSpecSchema,
+  status: z.record(z.string(), z.unknown()).optional(),
+});
 
 export type Probe = z.infer<typeof ProbeSchema>;
-export type LifecycleHandler = z.infer<typeof LifecycleHandlerSchema>;
 export type Container = z.infer<typeof ContainerSchema>;
+export type EphemeralContainer = z.infer<typeof EphemeralContainerSchema>;
 export type Volume = z.infer<typeof VolumeSchema>;
+export type LifecycleHandler = z.infer<typeof LifecycleHandlerSchema>;
 export type PodSpec = z.infer<typeof PodSpecSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
 
 /** A pod after decoding and defaulting: name, namespace and uid are always set. */
 export interface Pod {
-  apiVersion?: string;
-  kind?: string;
+  apiVersion?: string | undefined;
+  kind?: string | undefined;
   metadata: ObjectMeta & { name: string; namespace: string; uid: string };
   spec: PodSpec;
-  status?: Record<string, unknown>;
+  status?: Record<string, unknown> | undefined;
   [extra: string]: unknown;
 }
 
@@ -275,8 +102,8 @@ export interface PodStatus {
   hostIPs?: { ip: string }[];
   podIP?: string;
   podIPs?: { ip: string }[];
-  qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
   startTime?: string;
+  qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
   initContainerStatuses?: ContainerStatus[];
   containerStatuses: ContainerStatus[];
 }
@@ -286,5 +113,6 @@ export function podFullName(pod: Pick<Pod, 'metadata'>): string {
 }
 
 export function restartPolicyOf(pod: Pod): RestartPolicy {
-  return pod.spec.restartPolicy ?? 'Always';
+  const p = pod.spec.restartPolicy;
+  return p === undefined || p === '' ? 'Always' : p;
 }

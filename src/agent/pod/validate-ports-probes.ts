@@ -69,9 +69,12 @@ function validateHandler(probe: Probe, path: string, out: string[]): void {
   if (set.length === 0) out.push(required(path, 'must specify a handler type'));
   else if (set.length > 1)
     out.push(forbidden(`${path}.${set[1] ?? ''}`, 'may not specify more than 1 handler type'));
+  if (probe.exec && (probe.exec.command ?? []).length === 0)
+    out.push(required(`${path}.exec.command`));
   if (probe.httpGet) {
     portOrName(probe.httpGet.port, `${path}.httpGet.port`, out);
-    const scheme = probe.httpGet.scheme ?? 'HTTP';
+    const given = probe.httpGet.scheme;
+    const scheme = given === undefined || given === '' ? 'HTTP' : given;
     if (!SCHEMES.includes(scheme))
       out.push(notSupported(`${path}.httpGet.scheme`, scheme, SCHEMES));
   }

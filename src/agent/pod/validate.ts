@@ -6,6 +6,7 @@ import { duplicate, forbidden, invalid, notFound, notSupported, required } from 
 import { validateContainerPorts, validateProbe } from './validate-ports-probes.js';
 import { validatePodMeta } from './validate-meta.js';
 import { validateResources } from './validate-resources.js';
+import { validateIdsAndPaths } from './validate-ids.js';
 import type { Pod, Container, Volume } from './types.js';
 import { REFERENCE_NAMES, inLabelNamespace } from '../../common/names.js';
 import { driverPaths } from '../volume/flexvolume.js';
@@ -55,16 +56,11 @@ function validateVolume(v: Volume, i: number, names: Set<string>, out: string[])
   else for (const m of isDns1123Label(v.name)) out.push(invalid(`${path}.name`, v.name, m));
   if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
   names.add(v.name);
-  const kinds = [v.hostPath, v.emptyDir, v.flexVolume].filter((x) => x !== undefined).length;
-  if (kinds === 0)
-    out.push(
-      required(
-        path,
-        'must specify a volume type (this agent supports hostPath, emptyDir and flexVolume)',
-      ),
-    );
-  else if (kinds > 1)
-    out.push(forbidden(`${path}.emptyDir`, 'may not specify more than 1 volume type'));
+  // the reference's validateVolumeSource: exactly one source (support.ts says which this agent runs)
+  const kinds = Object.keys(v).filter((k) => k !== 'name');
+  if (kinds.length === 0) out.push(required(path, 'must specify a volume type'));
+  else if (kinds.length > 1)
+    out.push(forbidden(`${path}.${kinds[1] ?? ''}`, 'may not specify more than 1 volume type'));
   if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
   if (v.flexVolume) flexVolumeProblems(`${path}.flexVolume`, v.flexVolume, out);
 }
@@ -124,6 +120,8 @@ function validateContainer(
 export function validatePod(pod: Pod, opts: ValidatePodOptions): string[] {
   const out: string[] = [];
   validatePodMeta(pod, opts.staticPod === true, out);
+  if (pod.spec.containers.length === 0) out.push(required('spec.containers'));
+  validateIdsAndPaths(pod, out);
   const volumeNames = new Set<string>();
   (pod.spec.volumes ?? []).forEach((v, i) => validateVolume(v, i, volumeNames, out));
   const ctx: ContainerContext = {

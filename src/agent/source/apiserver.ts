@@ -12,10 +12,10 @@ import type { Logger } from '../../common/log/types.js';
 import { ApiError, findCause, userMessage } from '../../common/util/errors.js';
 import type { ResourceClient } from '../client/resource-client.js';
 import type { ApiObject, WatchEvent } from '../client/types.js';
-import { decodePodObject } from '../pod/decode.js';
+import { decodePodObject, type DecodedPod } from '../pod/decode.js';
 import { configMirrorAnnotation, configSourceAnnotation } from '../pod/static.js';
-import type { Pod } from '../pod/types.js';
-import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
+import type { ObjectMeta, Pod } from '../pod/types.js';
+import type { ValidatePodOptions } from '../pod/validate.js';
 import type { PodSource, SnapshotSink } from './types.js';
 
 export type ApiPod = ApiObject & Record<string, unknown>;
@@ -26,6 +26,8 @@ export interface ApiserverSourceOptions {
   names: Names;
   /** Kept for symmetry with the other sources; runtime-specific checks happen at admission. */
   validation?: ValidatePodOptions;
+  /** Where the problems of a pod that could not be decoded are noted for admission. */
+  refusals?: { set(pod: Pod, problems: readonly string[]): void };
   onSnapshot: SnapshotSink;
   logger: Logger;
   clock: Clock;
@@ -49,10 +51,26 @@ export function isPermanentApiError(err: unknown): ApiError | undefined {
   return api;
 }
 
+/** The metadata fields a stand-in for an undecodable pod keeps (what status and deletion need). */
+function standInMeta(meta: NonNullable<ApiPod['metadata']>): ObjectMeta {
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const r: Record<string, unknown> = meta;
+  const out: ObjectMeta = {};
+  for (const k of ['name', 'namespace', 'uid', 'resourceVersion', 'deletionTimestamp'] as const) {
+    const v = text(r[k]);
+    if (v !== undefined) out[k] = v;
+  }
+  const grace = r['deletionGracePeriodSeconds'];
+  if (typeof grace === 'number') out.deletionGracePeriodSeconds = grace;
+  return out;
+}
+
 export class ApiserverSource implements PodSource {
   readonly name = 'api';
   private readonly opts: ApiserverSourceOptions;
   private readonly pods = new Map<string, Pod>();
+  /** The dropped fields last said per pod UID. */
+  private readonly dropped = new Map<string, string>();
   private loop: Promise<void> = Promise.resolve();
 
   constructor(opts: ApiserverSourceOptions) {
@@ -70,40 +88,61 @@ export class ApiserverSource implements PodSource {
     return this.loop;
   }
 
-  /** Our pod from an API object, or undefined (logged) when it is not one we run. */
+  /**
+   * Our pod from an API object; undefined for a mirror pod or an object without name and uid.
+   * A pod this agent cannot decode is handed on as a stand-in with its problems noted (the pod
+   * manager reports it Failed); whether the node can run a decoded one is the pod manager's call.
+   */
   toPod(obj: ApiPod): Pod | undefined {
     const meta = obj.metadata ?? {};
-    const where = `pod ${meta.namespace ?? ''}/${meta.name ?? ''} from the API server`;
+    const name = `${meta.namespace ?? ''}/${meta.name ?? ''}`;
+    const where = `pod ${name} from the API server`;
     if (meta.annotations?.[configMirrorAnnotation(this.opts.names)] !== undefined) return undefined;
-    try {
-      const d = decodePodObject({ kind: 'Pod', ...obj }, where);
-      if (!d.metadata.uid || !d.metadata.name)
-        throw new Error('metadata.uid and metadata.name are required');
-      const pod: Pod = {
-        ...d,
-        metadata: {
-          ...d.metadata,
-          name: d.metadata.name,
-          namespace: d.metadata.namespace ?? 'default',
-          uid: d.metadata.uid,
-          annotations: {
-            ...(d.metadata.annotations ?? {}),
-            [configSourceAnnotation(this.opts.names)]: 'api',
-          },
-        },
-      };
-      // names are the API server's business; whether this node can run the pod (image or
-      // command for the runtime) is judged by the pod manager, which reports it as Failed
-      const problems = validatePod(pod, { requireImage: false, requireCommand: false });
-      if (problems.length > 0) throw new Error(problems.join('; '));
-      return pod;
-    } catch (err) {
-      this.opts.logger.warn(
-        { pod: `${meta.namespace ?? ''}/${meta.name ?? ''}`, err: userMessage(err) },
-        'api source: pod cannot run on this node; skipped',
-      );
+    if (!meta.uid || !meta.name) {
+      this.opts.logger.warn({ pod: name }, 'api source: pod without metadata.name or uid; skipped');
       return undefined;
     }
+    const uid = meta.uid;
+    try {
+      const d = decodePodObject({ kind: 'Pod', ...obj }, where, '', undefined, (_w, fields) =>
+        this.noteDropped(uid, name, fields),
+      );
+      return this.ourPod(d.metadata, d);
+    } catch (err) {
+      const stand = this.ourPod(standInMeta(meta), { spec: { containers: [] } });
+      this.opts.refusals?.set(stand, [`the pod cannot be decoded: ${userMessage(err)}`]);
+      return stand;
+    }
+  }
+
+  private ourPod(
+    meta: ObjectMeta,
+    d: Pick<DecodedPod, 'spec' | 'apiVersion' | 'kind' | 'status'>,
+  ): Pod {
+    return {
+      ...d,
+      metadata: {
+        ...meta,
+        name: meta.name ?? '',
+        namespace: meta.namespace ?? 'default',
+        uid: meta.uid ?? '',
+        annotations: {
+          ...(meta.annotations ?? {}),
+          [configSourceAnnotation(this.opts.names)]: 'api',
+        },
+      },
+    };
+  }
+
+  /** Fields of a newer API server the reference's types lack: said once per pod and set. */
+  private noteDropped(uid: string, pod: string, fields: readonly string[]): void {
+    const text = fields.join(', ');
+    if (this.dropped.get(uid) === text) return;
+    this.dropped.set(uid, text);
+    this.opts.logger.warn(
+      { pod, fields: text },
+      'api source: unknown fields dropped from a pod, as the reference decodes it; they take no effect',
+    );
   }
 
   private emit(): void {
@@ -126,6 +165,7 @@ export class ApiserverSource implements PodSource {
       this.emit();
     } else if (ev.type === 'DELETED') {
       const uid = ev.object.metadata?.uid;
+      if (uid) this.dropped.delete(uid);
       if (uid && this.pods.delete(uid)) this.emit();
     }
   }

@@ -11,6 +11,7 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { Pod } from '../pod/types.js';
 import { ManifestFiles } from './manifest-files.js';
+import { logDroppedFields } from '../pod/decode.js';
 import { DirectoryWatch } from './directory-watch.js';
 import type { PodSource, PolledSourceOptions } from './types.js';
 
@@ -44,6 +45,7 @@ export class FileSource implements PodSource {
           names: opts.names,
         },
         validation: opts.validation,
+        droppedFields: logDroppedFields(opts.logger),
       }),
     });
   }

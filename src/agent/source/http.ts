@@ -3,6 +3,7 @@
 // is skipped. After three logged failures in a row, further ones log at debug level only.
 import { userMessage } from '../../common/util/errors.js';
 import { manifestText, staticPodsFromManifest } from '../pod/static-manifest.js';
+import { logDroppedFields } from '../pod/decode.js';
 import { dedupeByName } from './file.js';
 import { MANIFEST_LIMITS } from '../../common/util/parse-limits.js';
 import { type PodSource, type PolledSourceOptions } from './types.js';
@@ -107,6 +108,7 @@ export class HttpSource implements PodSource {
           names: this.opts.names,
         },
         validation: this.opts.validation,
+        droppedFields: logDroppedFields(this.opts.logger),
       });
       this.lastBody = body;
       this.failures = 0;

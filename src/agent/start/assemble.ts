@@ -17,6 +17,8 @@ import { createNodeClient, createPodClient } from '../client/typed-clients.js';
 import { ApiObjectSchema } from '../client/api-schemas.js';
 import { GarbageCollector } from '../gc/collector.js';
 import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
+import { PodRefusals } from '../pod/refusal-notes.js';
+import { refusedFields } from '../pod/refusals.js';
 import type { RuntimeBundle } from '../runtime/factory.js';
 import { podCapacity, type AdmitResult } from '../worker/admission.js';
 import type { Pod } from '../pod/types.js';
@@ -70,6 +72,7 @@ function hostIP(flags: NodeAgentFlags): string {
 interface SourceContext {
   readonly input: AssembleInput;
   readonly validation: ValidatePodOptions;
+  readonly refusals: PodRefusals;
   readonly apply: (s: PodSnapshot) => void;
 }
 
@@ -123,6 +126,7 @@ function apiParts(
     nodeName,
     names,
     validation: ctx.validation,
+    refusals: ctx.refusals,
     onSnapshot: ctx.apply,
     logger: logger.child({ part: 'source', source: 'api' }),
     clock,
@@ -152,6 +156,8 @@ interface WorkerInput {
   readonly statuses: PodStatusManager;
   readonly podConfig: PodConfig;
   readonly validation: ValidatePodOptions;
+  /** Why the source could not decode a pod it still hands on (so that it is reported Failed). */
+  readonly refusals: PodRefusals;
   /** Reaches the pod manager once it exists (the probes report to it). */
   readonly resync: (uid: string) => void;
 }
@@ -191,7 +197,14 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
     syncFrequencyMs: durationMs(config.syncFrequency, 'syncFrequency', '--sync-frequency'),
     capacity: podCapacity({ maxPods: config.maxPods, podsPerCore: config.podsPerCore }),
     seenAllSources: () => w.podConfig.seenAllSources(),
-    validate: (pod) => validatePod(pod, w.validation),
+    validate: (pod) => {
+      const noted = w.refusals.get(pod);
+      if (noted !== undefined) return [...noted];
+      return [
+        ...validatePod(pod, w.validation),
+        ...refusedFields(pod, runtime.runtime.type === 'process' ? 'process' : 'docker'),
+      ];
+    },
     admitHandlers: [...w.input.admitHandlers],
     ...(cgroups !== undefined
       ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) }
@@ -262,7 +275,8 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     logger: input.logger.child({ part: 'podconfig' }),
   });
   const statuses = new PodStatusManager();
-  const ctx: SourceContext = { input, validation, apply: (s) => podConfig.apply(s) };
+  const refusals = new PodRefusals();
+  const ctx: SourceContext = { input, validation, refusals, apply: (s) => podConfig.apply(s) };
   const sources = staticSources(ctx);
   const api = input.rest === undefined ? undefined : apiParts(ctx, input.rest, statuses);
   if (api !== undefined) sources.push(api.source);
@@ -271,6 +285,7 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     statuses,
     podConfig,
     validation,
+    refusals,
     resync: (uid) => {
       pods.resync(uid);
     },

@@ -241,7 +241,7 @@ export class FlexVolumePlugins {
 export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
   const f = v.flexVolume;
   const k = WIRE_NAMES.flexVolumeOptionPrefix;
-  const sa = pod.spec['serviceAccountName'];
+  const sa = pod.spec.serviceAccountName;
   return {
     [`${k}fsType`]: f?.fsType ?? '',
     [`${k}readwrite`]: f?.readOnly === true ? 'ro' : 'rw',

@@ -89,7 +89,12 @@ export class ContainerStarter {
       return { requeueAfterMs: remaining };
     }
     try {
-      await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+      await images.ensureImage(
+        c.image,
+        c.imagePullPolicy === undefined || c.imagePullPolicy === ''
+          ? defaultPullPolicy(c.image)
+          : c.imagePullPolicy,
+      );
       this.opts.imagePullBackoff.reset(pullKey);
       return undefined;
     } catch (err) {

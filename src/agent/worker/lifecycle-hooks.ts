@@ -157,7 +157,7 @@ export async function runLifecycleHook(
   handler: LifecycleHandler,
   ctx: HookContext,
 ): Promise<HookOutcome> {
-  if (handler.exec) return runExecHook(handler.exec.command, ctx);
+  if (handler.exec) return runExecHook(handler.exec.command ?? [], ctx);
   if (handler.httpGet) return runHttpHook(handler.httpGet, ctx);
   if (handler.sleep) return runSleepHook(handler.sleep.seconds, ctx);
   // tcpSocket is accepted by the API for old objects but never run, as in the reference

@@ -119,7 +119,8 @@ export class PodManager implements StatusProvider {
         case 'REMOVE': {
           this.desired.delete(uid);
           if (this.rejected.delete(uid)) {
-            this.opts.statuses.delete(uid);
+            // with the newest object (its deletionTimestamp): the API deletion is confirmed
+            this.opts.statuses.delete(uid, pod);
             break;
           }
           this.opts.logger.info(

@@ -62,7 +62,7 @@ export async function runProbe(
     );
   }
   if (probe.exec) {
-    const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command, timeoutMs);
+    const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command ?? [], timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
   }
   if (probe.httpGet) {

@@ -38,6 +38,7 @@ export interface PodLike {
 export interface PodStatusLike {
   phase?: string;
   reason?: string;
+  message?: string;
   containerStatuses?: readonly ContainerStatusLike[];
   initContainerStatuses?: readonly ContainerStatusLike[];
 }
@@ -58,6 +59,9 @@ const FAILED_WAITING = new Set([
   'RunContainerError',
 ]);
 
+/** The prefix of a rejected pod's status message (the reference's rejectPod). */
+export const REJECTED = 'Pod was rejected: ';
+
 export function podRef(pod: PodLike): ObjectReference {
   return {
     kind: 'Pod',
@@ -73,6 +77,14 @@ export function derivePodEvents(
   next: PodStatusLike,
 ): DerivedEvent[] {
   const out: DerivedEvent[] = [];
+  // the reference's rejectPod: a Warning with the admission's reason and message, on the pod
+  if (next.phase === 'Failed' && prev?.phase !== 'Failed' && next.message?.startsWith(REJECTED))
+    out.push({
+      type: 'Warning',
+      reason: next.reason ?? 'UnexpectedAdmissionError',
+      message: next.message.slice(REJECTED.length),
+      fieldPath: '',
+    });
   const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [
     ...(s?.initContainerStatuses ?? []),
     ...(s?.containerStatuses ?? []),

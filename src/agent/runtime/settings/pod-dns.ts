@@ -45,7 +45,8 @@ function omitDuplicates(xs: readonly string[]): string[] {
 }
 
 export function podDnsType(pod: Pod): { type: DnsType; error?: string } {
-  const policy = pod.spec['dnsPolicy'] ?? 'ClusterFirst';
+  const given = pod.spec.dnsPolicy;
+  const policy = given === undefined || given === '' ? 'ClusterFirst' : given;
   switch (policy) {
     case 'None':
       return { type: 'none' };
@@ -173,8 +174,8 @@ export function podDnsConfig(
     }
     cfg = hostFallback(cfg, s);
   }
-  const parsed = PodDnsConfigSchema.safeParse(pod.spec['dnsConfig']);
-  if (parsed.success && pod.spec['dnsConfig'] !== undefined) {
+  const parsed = PodDnsConfigSchema.safeParse(pod.spec.dnsConfig);
+  if (parsed.success && pod.spec.dnsConfig !== undefined) {
     cfg = {
       servers: omitDuplicates([...cfg.servers, ...(parsed.data.nameservers ?? [])]),
       searches: omitDuplicates([...cfg.searches, ...(parsed.data.searches ?? [])]),

@@ -51,7 +51,7 @@ export function podQosClass(pod: Pod): QosClass {
 }
 
 function isNodeCritical(pod: Pod): boolean {
-  const pcn = pod.spec['priorityClassName'];
+  const pcn = pod.spec.priorityClassName;
   return pcn === 'system-node-critical' && (pod.spec.priority ?? 2000001000) >= 2000000000;
 }
 

@@ -1,7 +1,6 @@
 // Pod sysctls: the reference's safe set plus --allowed-unsafe-sysctls, the admission check with
 // its reason SysctlForbidden, and the namespace each sysctl lives in
 // (pkg/kubelet/sysctl: safe_sysctls.go, allowlist.go; component-helpers/node/util/sysctl).
-import { z } from 'zod';
 import type { Pod } from '../../pod/types.js';
 
 export const SYSCTL_FORBIDDEN_REASON = 'SysctlForbidden';
@@ -92,16 +91,11 @@ export class SysctlAllowlist {
   }
 }
 
-const SysctlListSchema = z.array(z.object({ name: z.string(), value: z.string() }).loose());
-
 export function podSysctls(pod: Pod): { name: string; value: string }[] {
-  const sc = pod.spec['securityContext'];
-  const raw =
-    sc !== null && typeof sc === 'object' ? (sc as Record<string, unknown>)['sysctls'] : undefined;
-  const parsed = SysctlListSchema.safeParse(raw ?? []);
-  return parsed.success
-    ? parsed.data.map((s) => ({ name: normalizeSysctlName(s.name), value: s.value }))
-    : [];
+  return (pod.spec.securityContext?.sysctls ?? []).map((s) => ({
+    name: normalizeSysctlName(s.name),
+    value: s.value,
+  }));
 }
 
 export interface SysctlAdmitResult {

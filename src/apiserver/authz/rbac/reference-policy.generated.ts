@@ -2,7 +2,7 @@
 // The bootstrap policy of a real kube-apiserver v1.32.13 (its roles and bindings as served,
 // plus kubeadm's node-bootstrap bindings), from ../shared/reference/kubernetes-1.32:
 // rbac-clusterroles.json, rbac-clusterrolebindings.json, rbac-roles-and-bindings.json.
-// generator sha256: 8e958cd0c3bfb2a978ea14ef484bf354cd24944aefb6f10c5ddaadcf20644adc
+// generator sha256: f8c3b4637b34776b2ef0857cd420fe8461e36d516338190e45b439b507f46761
 // input sha256: cba1324074ec22b46aea9004ce518d35c61734973faa32951c55f39f8cad7898
 // output sha256: adf788b35ed423a5ff8c745ee6421aba80eae5ca7131fa907bca46b64dcf0702
 

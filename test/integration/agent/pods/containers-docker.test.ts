@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { chmod, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Agent } from '../../../../src/agent/agent.js';
+import type { Agent } from '../../../../src/agent/start/agent.js';
 import type { PodStatus } from '../../../../src/agent/pod/types.js';
 import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { waitFor } from './agent-harness.js';

@@ -27,9 +27,18 @@ spec:
   somethingNew: 42
 `;
 
-test('decodes a Pod, keeps unknown fields, applies static defaults', () => {
-  const [d] = decodeManifest(web, 'web.yaml');
+test('decodes a Pod as the reference does: unknown fields dropped and named, static defaults applied', () => {
+  const dropped: string[][] = [];
+  const [d] = decodeManifest(web, 'web.yaml', (where, fields) => {
+    assert.equal(where, 'web.yaml');
+    dropped.push([...fields]);
+  });
   assert.ok(d);
+  // the reference's UniversalDecoder (pkg/kubelet/config/common.go tryDecodeSinglePod) is not
+  // strict: fields its types lack are dropped; we also say which, once
+  assert.deepEqual(dropped, [['spec.containers[0].futureField', 'spec.somethingNew']]);
+  assert.equal('somethingNew' in d.spec, false);
+  assert.equal('futureField' in (d.spec.containers[0] ?? {}), false);
   const pod = applyStaticPodDefaults(d, opts);
   assert.equal(pod.metadata.name, 'web-node-a');
   assert.equal(pod.metadata.namespace, 'default');
@@ -38,9 +47,34 @@ test('decodes a Pod, keeps unknown fields, applies static defaults', () => {
   assert.equal(pod.metadata.annotations?.['platform.io/config.hash'], pod.metadata.uid);
   assert.deepEqual(pod.spec.tolerations, [{ operator: 'Exists', effect: 'NoExecute' }]);
   assert.deepEqual(pod.status, { phase: 'Pending' });
-  assert.equal((pod.spec as Record<string, unknown>).somethingNew, 42);
-  assert.deepEqual((pod.spec.containers[0] as Record<string, unknown>).futureField, { kept: true });
   checkPod(pod, 'web.yaml', docker);
+});
+
+test('a JSON null is the field left unset; a value of the wrong JSON type is refused with its path', () => {
+  const [d] = decodeManifest(
+    '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"n","creationTimestamp":null},' +
+      '"spec":{"hostNetwork":null,"containers":[{"name":"c","image":"i","env":null}]}}',
+    'n.json',
+  );
+  assert.equal(d?.metadata.creationTimestamp, undefined);
+  assert.equal(d?.spec.hostNetwork, undefined);
+  assert.throws(
+    () =>
+      decodeManifest(
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: pp}\nspec:\n  containers:\n  - {name: c, image: i, ports: [{containerPort: "80"}]}\n',
+        'p.yaml',
+      ),
+    /p\.yaml: invalid pod: spec\.containers\[0\]\.ports\[0\]\.containerPort: Invalid value: "80": must be a 32-bit integer/,
+  );
+  assert.throws(
+    () =>
+      decodeManifest(
+        'apiVersion: v1\nkind: Pod\nmetadata: {name: pp}\nspec: {dnsPolicy: Sometimes, containers: [{name: c, image: i}]}\n',
+        'p.yaml',
+      ),
+    // the enum of the reference's OpenAPI, in its validation's words
+    /spec\.dnsPolicy: Unsupported value: "Sometimes": supported values: "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"/,
+  );
 });
 
 test('the UID is stable for the same manifest, node and source, and changes otherwise', () => {
@@ -114,7 +148,7 @@ test('malformed manifests give one clear ManifestError naming the file and field
   );
   bad(
     'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: []}',
-    /at least one container/,
+    /spec.containers: Required value/,
   );
   bad(
     'apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, image: i}, {name: c, image: i}]}',

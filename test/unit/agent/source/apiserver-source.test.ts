@@ -9,6 +9,7 @@ import { ApiError } from '../../../../src/common/util/errors.js';
 import type { PodSnapshot } from '../../../../src/agent/source/types.js';
 import type { Pod, PodStatus } from '../../../../src/agent/pod/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
+import { PodRefusals } from '../../../../src/agent/pod/refusal-notes.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 
 const apiPod = (name: string, uid: string, extra: Record<string, unknown> = {}): ApiPod => ({
@@ -18,7 +19,7 @@ const apiPod = (name: string, uid: string, extra: Record<string, unknown> = {}):
   spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'i' }] },
 });
 
-test('the API source: list then watch events become full snapshots; mirror pods and broken pods are skipped', async () => {
+test('the API source: list then watch events become full snapshots; mirror pods skipped; a pod it cannot decode is handed on with its problems noted', async () => {
   const events: WatchEvent<ApiPod>[] = [
     {
       type: 'RELIST',
@@ -30,7 +31,7 @@ test('the API source: list then watch events become full snapshots; mirror pods 
       },
     },
     { type: 'ADDED', object: apiPod('b', 'ub') },
-    { type: 'MODIFIED', object: { ...apiPod('b', 'ub'), spec: { containers: [] } } },
+    { type: 'MODIFIED', object: { ...apiPod('b', 'ub'), spec: { containers: 'none' } } },
     { type: 'DELETED', object: apiPod('a', 'ua') },
   ];
   let selector = '';
@@ -43,10 +44,12 @@ test('the API source: list then watch events become full snapshots; mirror pods 
   const snaps: PodSnapshot[] = [];
   const ac = new AbortController();
   const clock = new ManualClock();
+  const refusals = new PodRefusals();
   const src = new ApiserverSource({
     pods: client,
     nodeName: 'n1',
     names: namesFor('platform', 'platform.io'),
+    refusals,
     onSnapshot: (s) => snaps.push(s),
     logger: recordingLogger(),
     clock,
@@ -59,8 +62,15 @@ test('the API source: list then watch events become full snapshots; mirror pods 
   assert.equal(selector, 'spec.nodeName=n1');
   assert.deepEqual(
     snaps.map((s) => s.pods.map((p) => p.metadata.name)),
-    [['a'], ['a', 'b'], ['a'], []],
+    [['a'], ['a', 'b'], ['a', 'b'], ['b']],
   );
+  // the undecodable b: a stand-in with no containers, refused at admission with why
+  const b = snaps[2]?.pods.find((p) => p.metadata.name === 'b');
+  assert.ok(b);
+  assert.deepEqual(b.spec.containers, []);
+  assert.deepEqual(refusals.get(b), [
+    'the pod cannot be decoded: pod default/b from the API server: invalid pod: spec.containers: Invalid value: "none": must be a list',
+  ]);
   assert.equal(snaps[0]?.pods[0]?.metadata.annotations?.['platform.io/config.source'], 'api');
 });
 

@@ -89,7 +89,7 @@ test('seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDe
     spec: { ...p.spec, securityContext: { seccompProfile: { type: 'RuntimeDefault' } } },
   };
   assert.deepEqual(dockerSeccompOpts(seccompType(rd, c, false)), []);
-  const un = { ...c, securityContext: { seccompProfile: { type: 'Unconfined' } } };
+  const un = { ...c, securityContext: { seccompProfile: { type: 'Unconfined' as const } } };
   assert.deepEqual(
     dockerSeccompOpts(seccompType(rd, un, true)),
     ['seccomp=unconfined'],

@@ -1,0 +1,221 @@
+// Which Pod fields this agent makes take effect, per runtime: the one table to read (and to flip
+// when a field gains its implementation). Every field of the reference's PodSpec, Container,
+// security contexts, probes and volume sources has an entry (the Record types make the compiler
+// insist); a field that is set and refused here refuses the pod at admission, naming the field,
+// the runtime and why (refusals.ts walks the pod). Fields the scheduler or the API server reads
+// (affinity, tolerations, priorityClassName...) take their effect there and are accepted.
+import type { Container, PodSpec, Probe, Volume } from './types.js';
+
+export type RuntimeKind = 'docker' | 'process';
+
+/** `true`: takes effect; a string: refused, and why. */
+export type Effect = true | string;
+
+export interface Support {
+  readonly docker: Effect;
+  readonly process: Effect;
+  /** Whether the value asks for anything (default: set and not false, '' or []). */
+  readonly asks?: (value: unknown) => boolean;
+}
+
+export const NOT_YET = 'not yet supported by this agent';
+const NO_MOUNTS = 'it runs host processes, with no mount namespace to mount volumes into';
+const NO_ISOLATION = 'it runs host processes without isolation';
+const NO_UTS =
+  "it runs host processes in the host's UTS and network namespaces: no hostname or /etc/hosts of their own";
+
+const YES: Support = { docker: true, process: true };
+const notYet: Support = { docker: NOT_YET, process: NOT_YET };
+const dockerOnly = (why: string): Support => ({ docker: true, process: why });
+const neither = (why: string): Support => ({ docker: why, process: why });
+/** Refused (not yet) only when the value is not `fine` (a default the agent does honour). */
+const notYetUnless = (fine: (v: unknown) => boolean): Support => ({
+  ...notYet,
+  asks: (v) => !fine(v),
+});
+
+const NO_PLUGIN = neither('this agent has no volume plugin for it');
+
+export const POD_SPEC: Record<
+  Exclude<
+    keyof PodSpec,
+    'containers' | 'initContainers' | 'volumes' | 'securityContext' | 'ephemeralContainers'
+  >,
+  Support
+> = {
+  activeDeadlineSeconds: YES,
+  affinity: YES, // the scheduler's
+  automountServiceAccountToken: YES, // the API server's ServiceAccount admission
+  dnsConfig: YES,
+  dnsPolicy: YES,
+  // the service variables are not injected yet; refusing the default (true) would refuse every pod
+  enableServiceLinks: YES,
+  hostAliases: dockerOnly(NO_UTS),
+  hostIPC: YES, // host processes share the host's IPC namespace, which is what true asks
+  hostNetwork: YES, // process:// pods always share the host's network
+  hostPID: YES, // host processes share the host's PID namespace, which is what true asks
+  hostUsers: notYetUnless((v) => v === true), // false asks for a user namespace
+  hostname: dockerOnly(NO_UTS),
+  imagePullSecrets: { docker: NOT_YET, process: true }, // process:// pulls no image
+  nodeName: YES,
+  nodeSelector: YES, // the scheduler's
+  os: YES,
+  overhead: YES, // the scheduler's accounting (RuntimeClass)
+  preemptionPolicy: YES,
+  priority: YES,
+  priorityClassName: YES,
+  readinessGates: notYet,
+  resourceClaims: neither(
+    'dynamic resource allocation (resourceClaims) is not supported by this agent',
+  ),
+  resources: neither(
+    'pod-level resources (the PodLevelResources feature) are not supported by this agent',
+  ),
+  restartPolicy: YES,
+  runtimeClassName: notYet,
+  schedulerName: YES,
+  schedulingGates: YES,
+  serviceAccount: YES,
+  serviceAccountName: YES,
+  setHostnameAsFQDN: dockerOnly(NO_UTS),
+  shareProcessNamespace: dockerOnly(`${NO_ISOLATION}: there is no pod PID namespace to share`),
+  subdomain: dockerOnly(NO_UTS),
+  terminationGracePeriodSeconds: YES,
+  tolerations: YES,
+  topologySpreadConstraints: YES,
+};
+
+/** spec.ephemeralContainers as a whole (kubectl debug). */
+export const EPHEMERAL_CONTAINERS: Support = notYet;
+
+type PodSecurity = NonNullable<PodSpec['securityContext']>;
+export const POD_SECURITY: Record<keyof PodSecurity, Support> = {
+  appArmorProfile: notYet,
+  fsGroup: notYet,
+  fsGroupChangePolicy: notYet,
+  runAsGroup: notYet,
+  runAsNonRoot: notYet,
+  runAsUser: notYet,
+  seLinuxChangePolicy: notYet,
+  seLinuxOptions: notYet,
+  seccompProfile: dockerOnly(`${NO_ISOLATION}: no seccomp filter is applied`),
+  supplementalGroups: notYet,
+  supplementalGroupsPolicy: notYetUnless((v) => v === 'Merge'),
+  sysctls: dockerOnly(`${NO_ISOLATION}: it has no namespaced sysctls`),
+  windowsOptions: YES, // Windows-only: the reference's Linux kubelet reads none of it
+};
+
+type ContainerSecurity = NonNullable<Container['securityContext']>;
+export const CONTAINER_SECURITY: Record<keyof ContainerSecurity, Support> = {
+  allowPrivilegeEscalation: notYet,
+  appArmorProfile: notYet,
+  capabilities: notYet,
+  privileged: dockerOnly(`${NO_ISOLATION}: there is no privilege to grant`),
+  procMount: notYetUnless((v) => v === 'Default'),
+  readOnlyRootFilesystem: dockerOnly(`${NO_ISOLATION}: the root file system is the host's`),
+  runAsGroup: YES,
+  runAsNonRoot: notYet,
+  runAsUser: YES,
+  seLinuxOptions: notYet,
+  seccompProfile: dockerOnly(`${NO_ISOLATION}: no seccomp filter is applied`),
+  windowsOptions: YES,
+};
+
+/** The container fields walked on their own (securityContext, probes, env, mounts) are Support too. */
+export const CONTAINER: Record<keyof Container, Support> = {
+  args: YES,
+  command: YES,
+  env: YES, // value; valueFrom sources: ENV_SOURCE
+  envFrom: notYet,
+  image: YES, // process:// records it and runs the command
+  imagePullPolicy: YES,
+  lifecycle: YES,
+  livenessProbe: YES,
+  name: YES,
+  ports: YES,
+  readinessProbe: YES,
+  resizePolicy: YES, // in-place resize is off in 1.32 (InPlacePodVerticalScaling)
+  resources: YES,
+  restartPolicy: YES, // sidecars: init containers with restartPolicy Always
+  securityContext: YES,
+  startupProbe: YES,
+  stdin: YES,
+  stdinOnce: YES,
+  terminationMessagePath: YES,
+  terminationMessagePolicy: YES,
+  tty: YES,
+  volumeDevices: neither('raw block volumes (volumeDevices) are not supported by this agent'),
+  volumeMounts: dockerOnly(NO_MOUNTS),
+  workingDir: YES,
+};
+
+/** env[].valueFrom sources. */
+type EnvSource = NonNullable<NonNullable<Container['env']>[number]['valueFrom']>;
+export const ENV_SOURCE: Record<keyof EnvSource, Support> = {
+  configMapKeyRef: notYet,
+  fieldRef: notYet,
+  resourceFieldRef: notYet,
+  secretKeyRef: notYet,
+};
+
+/** Probe handlers and fields (liveness, readiness, startup). */
+export const PROBE: Record<keyof Probe, Support> = {
+  exec: YES,
+  failureThreshold: YES,
+  grpc: YES,
+  httpGet: YES,
+  initialDelaySeconds: YES,
+  periodSeconds: YES,
+  successThreshold: YES,
+  tcpSocket: YES,
+  terminationGracePeriodSeconds: notYet,
+  timeoutSeconds: YES,
+};
+
+type Mount = NonNullable<Container['volumeMounts']>[number];
+export const VOLUME_MOUNT: Record<keyof Mount, Support> = {
+  mountPath: YES,
+  mountPropagation: notYetUnless((v) => v === 'None'),
+  name: YES,
+  readOnly: YES,
+  recursiveReadOnly: notYetUnless((v) => v === 'Disabled'),
+  subPath: YES,
+  subPathExpr: notYet,
+};
+
+/** Volume sources: a pod with a refused source is refused. */
+export const VOLUME: Record<Exclude<keyof Volume, 'name'>, Support> = {
+  awsElasticBlockStore: NO_PLUGIN,
+  azureDisk: NO_PLUGIN,
+  azureFile: NO_PLUGIN,
+  cephfs: NO_PLUGIN,
+  cinder: NO_PLUGIN,
+  configMap: notYet,
+  csi: NO_PLUGIN,
+  downwardAPI: notYet,
+  emptyDir: dockerOnly(NO_MOUNTS),
+  ephemeral: NO_PLUGIN,
+  fc: NO_PLUGIN,
+  flexVolume: dockerOnly(NO_MOUNTS),
+  flocker: NO_PLUGIN,
+  gcePersistentDisk: NO_PLUGIN,
+  gitRepo: NO_PLUGIN,
+  glusterfs: NO_PLUGIN,
+  hostPath: dockerOnly(NO_MOUNTS),
+  image: NO_PLUGIN,
+  iscsi: NO_PLUGIN,
+  nfs: NO_PLUGIN,
+  persistentVolumeClaim: NO_PLUGIN,
+  photonPersistentDisk: NO_PLUGIN,
+  portworxVolume: NO_PLUGIN,
+  projected: notYet,
+  quobyte: NO_PLUGIN,
+  rbd: NO_PLUGIN,
+  scaleIO: NO_PLUGIN,
+  secret: notYet,
+  storageos: NO_PLUGIN,
+  vsphereVolume: NO_PLUGIN,
+};
+
+/** emptyDir's medium: Memory asks for a tmpfs. */
+export const EMPTY_DIR_MEMORY: Support = notYet;
