@@ -64,6 +64,8 @@ export const VolumeMountSchema = z
     mountPath: z.string().min(1),
     readOnly: z.boolean().optional(),
     subPath: z.string().optional(),
+    subPathExpr: z.string().optional(),
+    mountPropagation: z.string().optional(),
   })
   .loose();
 
@@ -89,9 +91,108 @@ export const ContainerSchema = z
   })
   .loose();
 
+const KeyToPathSchema = z
+  .object({ key: z.string(), path: z.string(), mode: z.number().int().optional() })
+  .loose();
+const ObjectFieldSelectorSchema = z
+  .object({ apiVersion: z.string().optional(), fieldPath: z.string() })
+  .loose();
+const ResourceFieldSelectorSchema = z
+  .object({
+    containerName: z.string().optional(),
+    resource: z.string(),
+    divisor: quantity.optional(),
+  })
+  .loose();
+const DownwardAPIVolumeFileSchema = z
+  .object({
+    path: z.string(),
+    fieldRef: ObjectFieldSelectorSchema.optional(),
+    resourceFieldRef: ResourceFieldSelectorSchema.optional(),
+    mode: z.number().int().optional(),
+  })
+  .loose();
+const ConfigMapProjectionSchema = z
+  .object({
+    name: z.string().optional(),
+    items: z.array(KeyToPathSchema).optional(),
+    optional: z.boolean().optional(),
+  })
+  .loose();
+const LabelSelectorSchema = z
+  .object({
+    matchLabels: z.record(z.string(), z.string()).optional(),
+    matchExpressions: z
+      .array(
+        z
+          .object({
+            key: z.string(),
+            operator: z.string(),
+            values: z.array(z.string()).optional(),
+          })
+          .loose(),
+      )
+      .optional(),
+  })
+  .loose();
+const VolumeProjectionSchema = z
+  .object({
+    secret: ConfigMapProjectionSchema.optional(),
+    configMap: ConfigMapProjectionSchema.optional(),
+    downwardAPI: z
+      .object({ items: z.array(DownwardAPIVolumeFileSchema).optional() })
+      .loose()
+      .optional(),
+    serviceAccountToken: z
+      .object({
+        audience: z.string().optional(),
+        expirationSeconds: z.number().int().optional(),
+        path: z.string(),
+      })
+      .loose()
+      .optional(),
+    clusterTrustBundle: z
+      .object({
+        name: z.string().optional(),
+        signerName: z.string().optional(),
+        labelSelector: LabelSelectorSchema.optional(),
+        optional: z.boolean().optional(),
+        path: z.string(),
+      })
+      .loose()
+      .optional(),
+  })
+  .loose();
+
 export const VolumeSchema = z
   .object({
     name: z.string().min(1),
+    configMap: ConfigMapProjectionSchema.extend({ defaultMode: z.number().int().optional() })
+      .loose()
+      .optional(),
+    secret: z
+      .object({
+        secretName: z.string().optional(),
+        items: z.array(KeyToPathSchema).optional(),
+        defaultMode: z.number().int().optional(),
+        optional: z.boolean().optional(),
+      })
+      .loose()
+      .optional(),
+    downwardAPI: z
+      .object({
+        items: z.array(DownwardAPIVolumeFileSchema).optional(),
+        defaultMode: z.number().int().optional(),
+      })
+      .loose()
+      .optional(),
+    projected: z
+      .object({
+        sources: z.array(VolumeProjectionSchema).optional(),
+        defaultMode: z.number().int().optional(),
+      })
+      .loose()
+      .optional(),
     hostPath: z
       .object({ path: z.string().min(1), type: z.string().optional() })
       .loose()
@@ -123,6 +224,13 @@ export const TolerationSchema = z
   })
   .loose();
 
+export const PodSecurityContextSchema = z
+  .object({
+    fsGroup: z.number().int().optional(),
+    fsGroupChangePolicy: z.string().optional(),
+  })
+  .loose();
+
 export const PodSpecSchema = z
   .object({
     containers: z.array(ContainerSchema).min(1, 'a pod needs at least one container'),
@@ -134,6 +242,8 @@ export const PodSpecSchema = z
     nodeName: z.string().optional(),
     priority: z.number().int().optional(),
     tolerations: z.array(TolerationSchema).optional(),
+    securityContext: PodSecurityContextSchema.optional(),
+    serviceAccountName: z.string().optional(),
   })
   .loose();
 
@@ -164,6 +274,10 @@ export const PodSchema = z
 export type Probe = z.infer<typeof ProbeSchema>;
 export type Container = z.infer<typeof ContainerSchema>;
 export type Volume = z.infer<typeof VolumeSchema>;
+export type VolumeMount = z.infer<typeof VolumeMountSchema>;
+export type KeyToPath = z.infer<typeof KeyToPathSchema>;
+export type DownwardAPIVolumeFile = z.infer<typeof DownwardAPIVolumeFileSchema>;
+export type VolumeProjection = z.infer<typeof VolumeProjectionSchema>;
 export type PodSpec = z.infer<typeof PodSpecSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';
