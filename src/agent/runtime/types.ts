@@ -47,6 +47,18 @@ export interface ContainerConfig {
   sandboxId: string;
   /** Host directories for the pod's volumes, by volume name (emptyDir already created). */
   volumePaths: Record<string, string>;
+  /** The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths when absent. */
+  mounts?: readonly ContainerMount[];
+}
+
+/** One volume mount of a container: a host path bound at a container path. */
+export interface ContainerMount {
+  name: string;
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+  /** The bind's propagation: None → rprivate, HostToContainer → rslave, Bidirectional → rshared. */
+  propagation: 'rprivate' | 'rslave' | 'rshared';
 }
 
 export interface ExecResult {

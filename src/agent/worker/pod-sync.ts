@@ -11,9 +11,11 @@ import {
   ImagePullError,
   defaultPullPolicy,
   type ContainerRuntime,
+  type ContainerMount,
   type ImageService,
   type RuntimeContainer,
 } from '../runtime/types.js';
+import { containerEnv } from '../pod/expand.js';
 import { Backoff } from './backoff.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
 import type { ProbeManager } from './probes.js';
@@ -54,10 +56,17 @@ export interface PodCgroupLifecycle {
 }
 
 export interface PodVolumePlugins {
-  /** The host dir of a plugin volume; undefined for hostPath and emptyDir. */
+  /** The host dir of a volume; undefined for those pod sync places itself (hostPath, emptyDir). */
   path(pod: Pod, v: NonNullable<Pod['spec']['volumes']>[number]): string | undefined;
+  /** Sets up or refreshes the pod's volumes at every sync; throws while one never could be. */
   setUp(pod: Pod): Promise<void>;
   tearDown(pod: Pod): Promise<void>;
+  /** The container's mounts (subPath, read-only, propagation); throws a CreateContainerConfigError message. */
+  containerMounts?(
+    pod: Pod,
+    c: Container,
+    env: Readonly<Record<string, string>>,
+  ): Promise<readonly ContainerMount[]>;
 }
 
 export interface SyncResult {
@@ -150,6 +159,7 @@ export class PodSyncer {
     }
 
     await this.opts.podCgroups?.ensure(pod);
+    await this.setUpVolumes(pod, listed);
     const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
     let requeue: number | undefined;
     const pass: SyncPass = {
@@ -173,6 +183,16 @@ export class PodSyncer {
     return requeue === undefined ? {} : { requeueAfterMs: requeue };
   }
 
+  /** The pod's volumes, set up or refreshed; while one never could be, the pod's status says its containers wait. */
+  private async setUpVolumes(pod: Pod, listed: RuntimeContainer[]): Promise<void> {
+    try {
+      await this.opts.volumes?.setUp(pod);
+    } catch (err) {
+      this.publishStatus(pod, listed);
+      throw err;
+    }
+  }
+
   /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
   private async ensureSandbox(
     pod: Pod,
@@ -192,7 +212,6 @@ export class PodSyncer {
       if (v.emptyDir)
         await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
     }
-    await this.opts.volumes?.setUp(pod);
     const attempt = current === undefined ? 0 : current.attempt + 1;
     await runtime.runPodSandbox({ pod, attempt });
     const listed = await runtime.listContainers({ podUid: pod.metadata.uid });
@@ -386,6 +405,14 @@ export class PodSyncer {
         return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
       }
     }
+    let mounts: readonly ContainerMount[] | undefined;
+    try {
+      mounts = await this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c));
+    } catch (err) {
+      waiting.set(c.name, { reason: 'CreateContainerConfigError', message: userMessage(err) });
+      log.warn({ container: c.name, err: userMessage(err) }, 'could not make container mounts');
+      return { requeueAfterMs: this.backoff.delayMs(`${pod.metadata.uid}/${c.name}`) };
+    }
     let id: string;
     try {
       id = await runtime.createContainer({
@@ -396,6 +423,7 @@ export class PodSyncer {
         specHash: containerSpecHash(c),
         sandboxId,
         volumePaths: this.volumePaths(pod),
+        ...(mounts !== undefined ? { mounts } : {}),
       });
     } catch (err) {
       waiting.set(c.name, { reason: 'CreateContainerError', message: userMessage(err) });
