@@ -43,7 +43,7 @@ export interface TokenRequestSpec {
 export interface TokenManagerOptions {
   rest: RestClient;
   clock: Clock;
-  /** The authentication group (authentication.k8s.io under the kubernetes profile). */
+  /** The authentication group (the profile's, from names.groups.authentication). */
   authenticationGroup: string;
   /** Jitter in [0, MAX_JITTER_MS); injected so tests fix it. */
   jitterMs?: () => number;

@@ -379,40 +379,13 @@ export class PodSyncer {
     sandboxId: string,
     log: Logger,
   ): Promise<SyncResult> {
-    const { runtime, images } = this.opts;
+    const { runtime } = this.opts;
     const waiting = this.waitingOf(pod.metadata.uid);
-    if (c.image !== undefined && c.image !== '' && runtime.type !== 'process') {
-      const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
-      const remaining = this.imagePullBackoff.remainingMs(pullKey);
-      if (remaining > 0) {
-        waiting.set(c.name, {
-          reason: 'ImagePullBackOff',
-          message: `Back-off pulling image "${c.image}"`,
-        });
-        return { requeueAfterMs: remaining };
-      }
-      try {
-        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
-        this.imagePullBackoff.reset(pullKey);
-      } catch (err) {
-        const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
-        this.imagePullBackoff.next(pullKey);
-        waiting.set(c.name, { reason, message: userMessage(err) });
-        log.warn(
-          { container: c.name, image: c.image, reason, err: userMessage(err) },
-          'image not available; retrying with back-off',
-        );
-        return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
-      }
-    }
-    let mounts: readonly ContainerMount[] | undefined;
-    try {
-      mounts = await this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c));
-    } catch (err) {
-      waiting.set(c.name, { reason: 'CreateContainerConfigError', message: userMessage(err) });
-      log.warn({ container: c.name, err: userMessage(err) }, 'could not make container mounts');
+    const pulled = await this.pullImage(pod, c, log);
+    if (pulled !== undefined) return pulled;
+    const mounts = await this.mountsOf(pod, c, log);
+    if (mounts === 'failed')
       return { requeueAfterMs: this.backoff.delayMs(`${pod.metadata.uid}/${c.name}`) };
-    }
     let id: string;
     try {
       id = await runtime.createContainer({
@@ -448,6 +421,55 @@ export class PodSyncer {
       return { requeueAfterMs: this.backoff.remainingMs(`${pod.metadata.uid}/${c.name}`) };
     }
     return {};
+  }
+
+  /** Pulls the container's image by its policy (with back-off); a result when the container must wait. */
+  private async pullImage(pod: Pod, c: Container, log: Logger): Promise<SyncResult | undefined> {
+    const { runtime, images } = this.opts;
+    const waiting = this.waitingOf(pod.metadata.uid);
+    if (c.image !== undefined && c.image !== '' && runtime.type !== 'process') {
+      const pullKey = `${pod.metadata.uid}/${c.name}/${c.image}`;
+      const remaining = this.imagePullBackoff.remainingMs(pullKey);
+      if (remaining > 0) {
+        waiting.set(c.name, {
+          reason: 'ImagePullBackOff',
+          message: `Back-off pulling image "${c.image}"`,
+        });
+        return { requeueAfterMs: remaining };
+      }
+      try {
+        await images.ensureImage(c.image, c.imagePullPolicy ?? defaultPullPolicy(c.image));
+        this.imagePullBackoff.reset(pullKey);
+      } catch (err) {
+        const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
+        this.imagePullBackoff.next(pullKey);
+        waiting.set(c.name, { reason, message: userMessage(err) });
+        log.warn(
+          { container: c.name, image: c.image, reason, err: userMessage(err) },
+          'image not available; retrying with back-off',
+        );
+        return { requeueAfterMs: this.imagePullBackoff.remainingMs(pullKey) };
+      }
+    }
+    return undefined;
+  }
+
+  /** The container's mounts from the volume manager; 'failed' (the container waits with CreateContainerConfigError) when they cannot be made. */
+  private async mountsOf(
+    pod: Pod,
+    c: Container,
+    log: Logger,
+  ): Promise<readonly ContainerMount[] | undefined | 'failed'> {
+    try {
+      return await this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c));
+    } catch (err) {
+      this.waitingOf(pod.metadata.uid).set(c.name, {
+        reason: 'CreateContainerConfigError',
+        message: userMessage(err),
+      });
+      log.warn({ container: c.name, err: userMessage(err) }, 'could not make container mounts');
+      return 'failed';
+    }
   }
 
   /** Stops every container of the pod (apps in parallel, with the grace period), then the sandbox. */
