@@ -104,7 +104,7 @@ async function pathsToRemove(payload: Payload, oldTsPath: string): Promise<Set<s
 async function shouldWritePayload(payload: Payload, oldTsPath: string): Promise<boolean> {
   for (const [p, f] of payload) {
     const current = await readFile(join(oldTsPath, p)).catch(() => undefined);
-    if (current === undefined || !current.equals(f.data)) return true;
+    if (!current?.equals(f.data)) return true;
   }
   return false;
 }

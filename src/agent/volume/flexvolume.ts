@@ -241,7 +241,7 @@ export class FlexVolumePlugins {
 export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
   const f = v.flexVolume;
   const k = WIRE_NAMES.flexVolumeOptionPrefix;
-  const sa = pod.spec['serviceAccountName'];
+  const sa = pod.spec.serviceAccountName;
   return {
     [`${k}fsType`]: f?.fsType ?? '',
     [`${k}readwrite`]: f?.readOnly === true ? 'ro' : 'rw',
@@ -249,7 +249,7 @@ export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
     [`${k}pod.name`]: pod.metadata.name,
     [`${k}pod.namespace`]: pod.metadata.namespace,
     [`${k}pod.uid`]: pod.metadata.uid,
-    [`${k}serviceAccount.name`]: typeof sa === 'string' ? sa : '',
+    [`${k}serviceAccount.name`]: sa ?? '',
     ...(f?.options ?? {}),
   };
 }

@@ -40,7 +40,7 @@ export async function rootNeedsChange(
   readOnly: boolean,
 ): Promise<boolean> {
   const st = await stat(dir).catch(() => undefined);
-  if (st === undefined || st.gid !== fsGroup || !st.isDirectory()) return true;
+  if (st?.gid !== fsGroup || !st.isDirectory()) return true;
   const perms = (readOnly ? RO_MASK : RW_MASK) | EXEC_MASK;
   return (st.mode & perms) !== perms || (st.mode & SETGID) === 0;
 }

@@ -137,9 +137,9 @@ export function processMountProblems(pod: Pod, c: Container, path: string, out: 
   (c.volumeMounts ?? []).forEach((m, j) => {
     const v = (pod.spec.volumes ?? []).find((x) => x.name === m.name);
     const at = `${path}.volumeMounts[${j}]`;
+    const own = v?.hostPath?.path.replace(/\/+$/, '');
     const identity =
-      v?.hostPath !== undefined &&
-      v.hostPath.path.replace(/\/+$/, '') === m.mountPath.replace(/\/+$/, '') &&
+      own === m.mountPath.replace(/\/+$/, '') &&
       (m.subPath ?? '') === '' &&
       (m.subPathExpr ?? '') === '';
     if (!identity)
