@@ -75,6 +75,15 @@ export class PodVolumeManager {
     this.allocatable = out;
   }
 
+  /**
+   * The ConfigMap/Secret manager the volumes read through (undefined without an API server), for
+   * the other parts of a pod's sync (the environment): the pod is registered with it at the start
+   * of every sync, before its containers are made.
+   */
+  get objects(): PodObjects | undefined {
+    return this.o.objects;
+  }
+
   /** Stops the object manager's watches. */
   stop(): void {
     this.o.objects?.stop();

@@ -13,7 +13,7 @@ function profileType(sc: unknown): string | undefined {
 }
 
 export function seccompType(pod: Pod, c: Container, seccompDefault: boolean): SeccompType {
-  const t = profileType(c.securityContext) ?? profileType(pod.spec['securityContext']);
+  const t = profileType(c.securityContext) ?? profileType(pod.spec.securityContext);
   if (t === 'RuntimeDefault' || t === 'Unconfined' || t === 'Localhost') return t;
   return seccompDefault ? 'RuntimeDefault' : 'Unconfined';
 }

@@ -95,9 +95,7 @@ export class SysctlAllowlist {
 const SysctlListSchema = z.array(z.object({ name: z.string(), value: z.string() }).loose());
 
 export function podSysctls(pod: Pod): { name: string; value: string }[] {
-  const sc = pod.spec['securityContext'];
-  const raw =
-    sc !== null && typeof sc === 'object' ? (sc as Record<string, unknown>)['sysctls'] : undefined;
+  const raw = pod.spec.securityContext?.['sysctls'];
   const parsed = SysctlListSchema.safeParse(raw ?? []);
   return parsed.success
     ? parsed.data.map((s) => ({ name: normalizeSysctlName(s.name), value: s.value }))
