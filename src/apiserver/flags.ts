@@ -30,6 +30,8 @@ export const KNOWN_CONTROLLERS = [
   'csrsigning',
   'tokencleaner',
   'nodelifecycle',
+  'serviceaccount',
+  'root-ca-cert-publisher',
 ] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
   ShardedListAndWatch: false,
@@ -198,8 +200,8 @@ const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'controllers',
     value: 'strings',
-    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle',
-    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner, nodelifecycle (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth).",
+    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,root-ca-cert-publisher',
+    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap in every namespace).",
   },
   {
     name: 'feature-gates',
@@ -271,13 +273,24 @@ function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
     ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
     ...(f.def !== undefined ? { def: f.def } : {}),
   }));
-  return [...own, ...extra.map((e) => ({ name: e.name }))];
+  return [
+    ...own,
+    ...extra.map((e) => ({
+      name: e.name,
+      ...(e.bool === true ? { bool: true } : {}),
+      ...(e.accumulates === true ? { accumulates: true } : {}),
+    })),
+  ];
 }
 
 /** Flags other parts register (for example the configuration-file flags); parsed as strings. */
 export interface ExtraFlag {
   readonly name: string;
   readonly help: string;
+  /** A boolean: `--x` alone means true. */
+  readonly bool?: boolean;
+  /** Repeated occurrences add up (their texts joined with commas). */
+  readonly accumulates?: boolean;
 }
 
 function camel(name: string): string {
@@ -310,7 +323,12 @@ export function helpText(extra: readonly ExtraFlag[] = []): string {
   ];
   const all = [
     ...FLAG_DEFS.map((f) => ({ ...f })),
-    ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help })),
+    ...extra.map((e) => ({
+      name: e.name,
+      value: e.bool === true ? '' : e.accumulates === true ? 'strings' : 'string',
+      def: undefined,
+      help: e.help,
+    })),
   ];
   for (const f of all) {
     const sig =

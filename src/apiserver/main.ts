@@ -33,6 +33,7 @@ import { SubresourceProxy } from './proxy/handler.js';
 import { prepareKubeletClient, type KubeletClientRuntime } from './proxy/kubelet-client.js';
 import { identityTransformers } from './storage/identity.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
+import { PodSupport } from './pod-support.js';
 
 export interface RunningApiServer {
   readonly server: ApiServer;
@@ -57,10 +58,12 @@ export async function startApiServer(
   const clientCaPems = await clientCas(flags, certs);
   const names = namesFor(flags.platformProfile, flags.platformDomain);
   const { nodeObjects, nodeAuthorizer, late } = nodeAuthorization(names);
+  const pods = await PodSupport.prepare({ ...flags, extra: flags.extra, names, clock, logger });
   const plugins = await loadPlugins(flags, logger, clock, late, {
     authorizer: nodeAuthorizer,
     objects: nodeObjects,
     leaseNamespace: names.namespaces.nodeLease,
+    serviceAccounts: pods.objects,
   });
   const secrets = new RegistrySecrets();
   const server = new ApiServer(
@@ -73,11 +76,13 @@ export async function startApiServer(
       extra,
       late,
       secrets,
+      pods,
       clock,
       logger,
     }),
   );
   nodeObjects.bind(server.registry, server.defs);
+  pods.bind(server);
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
@@ -105,6 +110,13 @@ export async function startApiServer(
       logger,
     },
     controllers.signal,
+  );
+  loops.push(
+    ...pods.startControllers(
+      server,
+      { enabled: flags.controllers, rootCaPem: certs.servingCaPem },
+      controllers.signal,
+    ),
   );
   logger.info(
     { address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' },
@@ -135,6 +147,7 @@ function serverOptions(p: {
   readonly extra: ApiServerPlugins;
   readonly late: LateModes;
   readonly secrets: RegistrySecrets;
+  readonly pods: PodSupport;
   readonly clock: Clock;
   readonly logger: Logger;
 }): ApiServerOptions {
@@ -152,6 +165,7 @@ function serverOptions(p: {
     dataDir: flags.dataDir,
     authenticators: [
       ...flagAuthenticators(flags, names, p.secrets, clock, logger),
+      p.pods.authenticator,
       ...(plugins.authenticators ?? []),
       ...(extra.authenticators ?? []),
     ],
@@ -167,7 +181,8 @@ function serverOptions(p: {
     compactionIntervalMs: flags.etcdCompactionIntervalMs,
     watchCacheSize: flags.defaultWatchCacheSize,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    apiAudiences: flags.apiAudiences,
+    apiAudiences: [...p.pods.apiAudiences],
+    extraResources: p.pods.resources(),
     clock,
     logger,
   };

@@ -19,6 +19,7 @@ import {
   loadApiserverConfigFiles,
   type ApiserverConfigFileOptions,
 } from './config/build.js';
+import { POD_SUPPORT_FLAGS } from './pod-support-flags.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -35,7 +36,7 @@ export interface ApiServerPlugins {
 }
 
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
-export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
+export const EXTRA_FLAGS: readonly ExtraFlag[] = [...APISERVER_CONFIG_FLAGS, ...POD_SUPPORT_FLAGS];
 
 export async function loadPlugins(
   flags: ApiServerFlags,

@@ -62,6 +62,7 @@ import { nodeDef } from './registry/resources/node.js';
 import { podDef } from './registry/resources/pod.js';
 import { secretDef } from './registry/resources/secret.js';
 import type { ResourceDef } from './registry/types.js';
+import type { SubresourceActions } from './handlers/actions.js';
 import { forbidden, methodNotAllowed, StatusError, unauthorized } from './status.js';
 import { Store } from './storage/store.js';
 import { FlagError } from '../common/util/errors.js';
@@ -97,6 +98,11 @@ export interface ApiServerOptions {
   readonly watchCacheSize: number;
   readonly bookmarkIntervalMs?: number;
   readonly maxBodyBytes: number;
+  /** Resources another part serves (pod-support.ts), with their POST-only subresources. */
+  readonly extraResources?: {
+    readonly defs: readonly ResourceDef[];
+    readonly actions: SubresourceActions;
+  };
   /** --api-audiences: the audiences of tokens authenticated here (see tokenReview). */
   readonly apiAudiences?: readonly string[];
   readonly clock: Clock;
@@ -140,6 +146,7 @@ function handlerContext(
 ): ResourceHandlerContext {
   return {
     registry,
+    ...(o.extraResources === undefined ? {} : { actions: o.extraResources.actions }),
     platformDomain,
     maxBodyBytes: o.maxBodyBytes,
     shardingEnabled: o.featureGates.ShardedListAndWatch,
@@ -223,7 +230,8 @@ export class ApiServer {
       admission,
       managedFields: o.managedFields,
     });
-    const all = [...Object.values(this.defs), ...this.rbac.resources];
+    const extraDefs = o.extraResources?.defs ?? [];
+    const all = [...Object.values(this.defs), ...extraDefs, ...this.rbac.resources];
     // A view shares its storage resource's keys: their namespace clean-up runs once.
     this.registry.namespacedPrefixes = all
       .filter((x) => x.namespaced && x.view === undefined)
@@ -246,7 +254,10 @@ export class ApiServer {
     const { defs } = this;
     this.discovery = new Discovery({
       groups: servedGroups(names.groups, {
-        core: [defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+        core: [
+          ...[defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+          ...extraDefs.filter((x) => x.group === ''),
+        ],
         eventsV1: defs.eventsV1,
         csr: defs.csr,
         lease: defs.lease,

@@ -211,6 +211,22 @@ export class Registry {
     }
   }
 
+  /**
+   * Admission (both phases) of a create through an action subresource (a TokenRequest, a
+   * Binding): the request object of its own kind, under the parent resource's name.
+   */
+  async admitAction(
+    def: ResourceDef,
+    subresource: string,
+    at: { readonly namespace: string; readonly name: string },
+    obj: Obj,
+    opts: { readonly user: UserInfo; readonly dryRun: boolean },
+  ): Promise<void> {
+    const o = { user: opts.user, dryRun: opts.dryRun, subresource };
+    await this.admit(def, 'CREATE', obj, undefined, at.namespace, at.name, o, mutating);
+    await this.admit(def, 'CREATE', obj, undefined, at.namespace, at.name, o, validating);
+  }
+
   private failIfInvalid(def: ResourceDef, name: string, errs: readonly FieldErrorLike[]): void {
     if (errs.length > 0) throw invalid(def.kind, def.group, name, errs);
   }

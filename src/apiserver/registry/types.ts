@@ -41,6 +41,13 @@ export interface ResourceDef {
   validateUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): FieldErrorLike[];
   /** Default grace period for delete, when the object has one (pods). */
   defaultGracePeriodSeconds?(obj: Obj): number | undefined;
+  /**
+   * POST-only subresources answered in another kind (serviceaccounts/token: TokenRequest of
+   * authentication/v1; pods/binding: Binding), served by handlers/actions.ts.
+   */
+  readonly actionSubresources?: Readonly<
+    Record<string, { readonly kind: string; readonly group?: string }>
+  >;
   /** Served over another resource's storage in another shape (events.k8s.io Event over core Event). */
   readonly view?: StorageView;
 }

@@ -7,6 +7,7 @@ import { node, pod } from './pod-node.js';
 import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
 import { reviewKinds } from './reviews.js';
 import { eventsV1Event, isEventsV1 } from './events-v1.js';
+import { binding, service, serviceAccount, tokenRequest } from './services.js';
 
 const CERT_PKG = 'io.k8s.api.certificates.v1';
 const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
@@ -87,6 +88,10 @@ export const KINDS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
   ['Node', node],
   ['Secret', secret],
   ['ConfigMap', configMap],
+  ['ServiceAccount', serviceAccount],
+  ['Service', service],
+  ['Binding', binding],
+  ['TokenRequest', tokenRequest],
   ['Lease', lease],
   ['Role', role],
   ['ClusterRole', clusterRole],

@@ -1,0 +1,130 @@
+// What pods need from the control plane, plugged into plat-apiserver as one part: service
+// accounts (the ServiceAccount resource, its token subresource, the token authenticator, the
+// admission plugin's reader), and the controllers that keep the `default` service account and
+// the root CA ConfigMap in every namespace. main builds it before the server (its authenticator
+// and reader go into the chains), binds it to the server's registry, and starts its controllers.
+
+import type { Names } from '../common/names.js';
+import type { Clock } from '../common/util/clock.js';
+import type { Logger } from '../common/log/types.js';
+import { ServiceAccountTokenAuthenticator } from './authn/service-account.js';
+import { runRootCaPublisher } from './controllers/root-ca-publisher.js';
+import { runServiceAccountController } from './controllers/service-account.js';
+import { actionKey, type SubresourceAction } from './handlers/actions.js';
+import type { Authenticator } from './interfaces.js';
+import { serviceAccountDef } from './registry/resources/serviceaccount.js';
+import type { ResourceDef } from './registry/types.js';
+import type { ApiServer } from './server.js';
+import {
+  serviceAccountTokenConfig,
+  type ServiceAccountTokenConfig,
+} from './serviceaccount/flags.js';
+import { RegistryServiceAccountObjects } from './serviceaccount/registry-objects.js';
+import { TokenRequestAction } from './serviceaccount/token-request.js';
+
+export interface PodSupportOptions {
+  readonly extra: Readonly<Record<string, string>>;
+  readonly certDir: string;
+  /** --api-audiences; empty: the service account issuers, as the reference defaults them. */
+  readonly apiAudiences: readonly string[];
+  readonly names: Names;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+export class PodSupport {
+  readonly tokens: ServiceAccountTokenConfig;
+  readonly apiAudiences: readonly string[];
+  readonly objects = new RegistryServiceAccountObjects();
+  readonly authenticator: Authenticator;
+  readonly defs: { readonly serviceAccount: ResourceDef };
+  /** The POST-only subresources, filled in by bind(). */
+  readonly actions = new Map<string, SubresourceAction>();
+  private readonly o: PodSupportOptions;
+
+  private constructor(o: PodSupportOptions, tokens: ServiceAccountTokenConfig) {
+    this.o = o;
+    this.tokens = tokens;
+    this.apiAudiences = o.apiAudiences.length > 0 ? o.apiAudiences : tokens.issuers;
+    this.defs = { serviceAccount: serviceAccountDef(o.names.groups.authentication) };
+    this.authenticator = new ServiceAccountTokenAuthenticator({
+      issuers: tokens.issuers,
+      keys: tokens.verificationKeys,
+      audiences: this.apiAudiences,
+      objects: this.objects,
+      names: o.names,
+      clock: o.clock,
+      logger: o.logger.child({ component: 'serviceaccount-authenticator' }),
+    });
+  }
+
+  static async prepare(o: PodSupportOptions): Promise<PodSupport> {
+    const tokens = await serviceAccountTokenConfig(o.extra, o.certDir);
+    for (const w of tokens.warnings) o.logger.warn({}, w);
+    return new PodSupport(o, tokens);
+  }
+
+  /** The served resources this part adds. */
+  resources(): {
+    readonly defs: readonly ResourceDef[];
+    readonly actions: Map<string, SubresourceAction>;
+  } {
+    return { defs: Object.values(this.defs), actions: this.actions };
+  }
+
+  /** Binds the readers and the subresources to the server's registry. */
+  bind(server: ApiServer): void {
+    const defs = {
+      serviceAccount: this.defs.serviceAccount,
+      pod: server.defs.pod,
+      secret: server.defs.secret,
+      node: server.defs.node,
+    };
+    this.objects.bind(server.registry, defs);
+    this.actions.set(
+      actionKey('', 'serviceaccounts', 'token'),
+      new TokenRequestAction({
+        registry: server.registry,
+        defs,
+        config: this.tokens,
+        apiAudiences: this.apiAudiences,
+        authenticationGroup: this.o.names.groups.authentication,
+        clock: this.o.clock,
+      }),
+    );
+  }
+
+  /** The controllers: `default` service accounts and the root CA ConfigMap in every namespace. */
+  startControllers(
+    server: ApiServer,
+    c: { readonly enabled: readonly string[]; readonly rootCaPem: string },
+    signal: AbortSignal,
+  ): Promise<void>[] {
+    const { clock, logger, names } = this.o;
+    const failed =
+      (name: string) =>
+      (err: unknown): void =>
+        logger.error({ err }, `${name} controller stopped unexpectedly`);
+    const base = { registry: server.registry, namespaceDef: server.defs.namespace, clock };
+    const loops: Promise<void>[] = [];
+    if (c.enabled.includes('serviceaccount')) {
+      const o = {
+        ...base,
+        serviceAccountDef: this.defs.serviceAccount,
+        logger: logger.child({ component: 'serviceaccount' }),
+      };
+      loops.push(runServiceAccountController(o, signal).catch(failed('serviceaccount')));
+    }
+    if (c.enabled.includes('root-ca-cert-publisher')) {
+      const o = {
+        ...base,
+        configMapDef: server.defs.configMap,
+        names,
+        rootCaPem: c.rootCaPem,
+        logger: logger.child({ component: 'root-ca-cert-publisher' }),
+      };
+      loops.push(runRootCaPublisher(o, signal).catch(failed('root-ca-cert-publisher')));
+    }
+    return loops;
+  }
+}
