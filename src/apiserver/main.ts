@@ -82,7 +82,7 @@ export async function startApiServer(
     }),
   );
   nodeObjects.bind(server.registry, server.defs);
-  pods.bind(server);
+  await pods.bind(server);
   secrets.bind(server.registry, server.defs.secret);
   late.bindDefaults(logger, plugins.authorizerModes ?? flags.authorizationMode);
   late.chain.bind(server.authorizer);
@@ -114,7 +114,11 @@ export async function startApiServer(
   loops.push(
     ...pods.startControllers(
       server,
-      { enabled: flags.controllers, rootCaPem: certs.servingCaPem },
+      {
+        enabled: flags.controllers,
+        rootCaPem: certs.servingCaPem,
+        securePort: Number(new URL(url).port),
+      },
       controllers.signal,
     ),
   );

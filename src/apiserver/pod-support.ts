@@ -1,7 +1,8 @@
 // What pods need from the control plane, plugged into plat-apiserver as one part: service
 // accounts (the ServiceAccount resource, its token subresource, the token authenticator, the
-// admission plugin's reader), and the controllers that keep the `default` service account and
-// the root CA ConfigMap in every namespace. main builds it before the server (its authenticator
+// admission plugin's reader), Services with cluster IPs and Endpoints, and the controllers that
+// keep the `default` service account and the root CA ConfigMap in every namespace and the
+// `kubernetes` service in `default`. main builds it before the server (its authenticator
 // and reader go into the chains), binds it to the server's registry, and starts its controllers.
 
 import type { Names } from '../common/names.js';
@@ -10,6 +11,12 @@ import type { Logger } from '../common/log/types.js';
 import { ServiceAccountTokenAuthenticator } from './authn/service-account.js';
 import { runRootCaPublisher } from './controllers/root-ca-publisher.js';
 import { runServiceAccountController } from './controllers/service-account.js';
+import { runKubernetesService } from './controllers/kubernetes-service.js';
+import { endpointsDef } from './registry/resources/endpoints.js';
+import { serviceDef } from './registry/resources/service.js';
+import { advertiseAddressOf, clusterIpAllocatorOf } from './services/flags.js';
+import { followServices } from './services/held-ips.js';
+import type { ClusterIpAllocator } from './services/ip-allocator.js';
 import { actionKey, type SubresourceAction } from './handlers/actions.js';
 import type { Authenticator } from './interfaces.js';
 import { serviceAccountDef } from './registry/resources/serviceaccount.js';
@@ -25,6 +32,7 @@ import { TokenRequestAction } from './serviceaccount/token-request.js';
 export interface PodSupportOptions {
   readonly extra: Readonly<Record<string, string>>;
   readonly certDir: string;
+  readonly bindAddress: string;
   /** --api-audiences; empty: the service account issuers, as the reference defaults them. */
   readonly apiAudiences: readonly string[];
   readonly names: Names;
@@ -37,7 +45,14 @@ export class PodSupport {
   readonly apiAudiences: readonly string[];
   readonly objects = new RegistryServiceAccountObjects();
   readonly authenticator: Authenticator;
-  readonly defs: { readonly serviceAccount: ResourceDef };
+  readonly defs: {
+    readonly serviceAccount: ResourceDef;
+    readonly service: ResourceDef;
+    readonly endpoints: ResourceDef;
+  };
+  readonly clusterIps: ClusterIpAllocator;
+  readonly advertiseAddress: string;
+  private stopFollowing: (() => void) | undefined;
   /** The POST-only subresources, filled in by bind(). */
   readonly actions = new Map<string, SubresourceAction>();
   private readonly o: PodSupportOptions;
@@ -46,7 +61,13 @@ export class PodSupport {
     this.o = o;
     this.tokens = tokens;
     this.apiAudiences = o.apiAudiences.length > 0 ? o.apiAudiences : tokens.issuers;
-    this.defs = { serviceAccount: serviceAccountDef(o.names.groups.authentication) };
+    this.clusterIps = clusterIpAllocatorOf(o.extra['serviceClusterIpRange']);
+    this.advertiseAddress = advertiseAddressOf(o.extra['advertiseAddress'], o.bindAddress);
+    this.defs = {
+      serviceAccount: serviceAccountDef(o.names.groups.authentication),
+      service: serviceDef(this.clusterIps),
+      endpoints: endpointsDef,
+    };
     this.authenticator = new ServiceAccountTokenAuthenticator({
       issuers: tokens.issuers,
       keys: tokens.verificationKeys,
@@ -72,8 +93,10 @@ export class PodSupport {
     return { defs: Object.values(this.defs), actions: this.actions };
   }
 
-  /** Binds the readers and the subresources to the server's registry. */
-  bind(server: ApiServer): void {
+  /** Binds the readers, the subresources and the cluster IPs to the server's registry. */
+  async bind(server: ApiServer): Promise<void> {
+    const prefix = server.registry.prefix(this.defs.service, '');
+    this.stopFollowing = await followServices(this.clusterIps, server.store, prefix);
     const defs = {
       serviceAccount: this.defs.serviceAccount,
       pod: server.defs.pod,
@@ -94,10 +117,17 @@ export class PodSupport {
     );
   }
 
-  /** The controllers: `default` service accounts and the root CA ConfigMap in every namespace. */
+  /**
+   * The controllers: the `kubernetes` service, and (as --controllers names them) `default`
+   * service accounts and the root CA ConfigMap in every namespace.
+   */
   startControllers(
     server: ApiServer,
-    c: { readonly enabled: readonly string[]; readonly rootCaPem: string },
+    c: {
+      readonly enabled: readonly string[];
+      readonly rootCaPem: string;
+      readonly securePort: number;
+    },
     signal: AbortSignal,
   ): Promise<void>[] {
     const { clock, logger, names } = this.o;
@@ -107,6 +137,19 @@ export class PodSupport {
         logger.error({ err }, `${name} controller stopped unexpectedly`);
     const base = { registry: server.registry, namespaceDef: server.defs.namespace, clock };
     const loops: Promise<void>[] = [];
+    const k = {
+      registry: server.registry,
+      serviceDef: this.defs.service,
+      endpointsDef: this.defs.endpoints,
+      names,
+      clusterIp: this.clusterIps.firstIp(),
+      advertiseAddress: this.advertiseAddress,
+      securePort: c.securePort,
+      clock,
+      logger: logger.child({ component: 'kubernetes-service' }),
+    };
+    loops.push(runKubernetesService(k, signal).catch(failed('kubernetes service')));
+    signal.addEventListener('abort', () => this.stopFollowing?.(), { once: true });
     if (c.enabled.includes('serviceaccount')) {
       const o = {
         ...base,

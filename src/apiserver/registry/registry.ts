@@ -306,10 +306,14 @@ export class Registry {
       now: ctx.now,
     });
     const key = this.key(def, namespace, name);
+    if (this.store.getRaw(key) !== undefined && (opts.dryRun || def.reserve !== undefined))
+      throw alreadyExists(def.resource, def.group, name);
+    const done = def.reserve?.(withFields, key);
     if (opts.dryRun) {
-      if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
+      done?.(false);
       return withFields;
     }
+    let stored = false;
     // The store's own check (expected revision 0) answers an existing name: no second lookup.
     try {
       const change = await this.store.write(
@@ -319,10 +323,13 @@ export class Registry {
         0,
         undefined,
       );
+      stored = true;
       return def.view === undefined ? change.object : servedShape(def, change.object);
     } catch (err) {
       if (err instanceof StoreConflictError) throw alreadyExists(def.resource, def.group, name);
       throw err;
+    } finally {
+      done?.(stored);
     }
   }
 

@@ -39,6 +39,13 @@ export interface ResourceDef {
    */
   prepareForUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): void;
   validateUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): FieldErrorLike[];
+  /**
+   * Takes what a new object needs from a shared pool (a Service's cluster IP) after validation
+   * and admission, just before it is stored; throws a StatusError when the pool cannot give it.
+   * The returned function is called once the write is done (`stored` false: it failed, or was a
+   * dry run), so a failed create gives back what it took.
+   */
+  reserve?(obj: Obj, key: string): ((stored: boolean) => void) | undefined;
   /** Default grace period for delete, when the object has one (pods). */
   defaultGracePeriodSeconds?(obj: Obj): number | undefined;
   /**

@@ -7,7 +7,7 @@ import { node, pod } from './pod-node.js';
 import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
 import { reviewKinds } from './reviews.js';
 import { eventsV1Event, isEventsV1 } from './events-v1.js';
-import { binding, service, serviceAccount, tokenRequest } from './services.js';
+import { binding, endpoints, service, serviceAccount, tokenRequest } from './services.js';
 
 const CERT_PKG = 'io.k8s.api.certificates.v1';
 const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
@@ -90,6 +90,7 @@ export const KINDS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
   ['ConfigMap', configMap],
   ['ServiceAccount', serviceAccount],
   ['Service', service],
+  ['Endpoints', endpoints],
   ['Binding', binding],
   ['TokenRequest', tokenRequest],
   ['Lease', lease],

@@ -1,6 +1,6 @@
 // ServiceAccount, Service, Binding (core/v1) and TokenRequest (authentication/v1): their fields
 // are the reference's (core-generated.ts, generated from its /openapi/v3).
-import { AuthnTokenRequestSpec, AuthnTokenRequestStatus, LocalObjectReference, ServiceSpec, ServiceStatus } from './core-generated.js';
+import { AuthnTokenRequestSpec, AuthnTokenRequestStatus, EndpointSubset, LocalObjectReference, ServiceSpec, ServiceStatus } from './core-generated.js';
 import { objectReference, topLevel } from './meta.js';
 import { atomicList, bool, keyed, type Schema } from './types.js';
 
@@ -19,3 +19,5 @@ export const tokenRequest: Schema = topLevel(
   { spec: AuthnTokenRequestSpec, status: AuthnTokenRequestStatus },
   { pkg: 'io.k8s.api.authentication.v1', required: ['spec'] },
 );
+
+export const endpoints: Schema = topLevel('v1.Endpoints', { subsets: atomicList(EndpointSubset) });
