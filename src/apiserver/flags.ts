@@ -32,6 +32,7 @@ export const KNOWN_CONTROLLERS = [
   'nodelifecycle',
   'serviceaccount',
   'root-ca-cert-publisher',
+  'scheduler',
 ] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
   ShardedListAndWatch: false,
@@ -200,8 +201,8 @@ const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'controllers',
     value: 'strings',
-    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,root-ca-cert-publisher',
-    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap in every namespace).",
+    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,root-ca-cert-publisher,scheduler',
+    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap in every namespace), scheduler (binds pods without spec.nodeName to a Ready node that fits).",
   },
   {
     name: 'feature-gates',

@@ -2,7 +2,7 @@
 // accounts (the ServiceAccount resource, its token subresource, the token authenticator, the
 // admission plugin's reader), Services with cluster IPs and Endpoints, and the controllers that
 // keep the `default` service account and the root CA ConfigMap in every namespace and the
-// `kubernetes` service in `default`. main builds it before the server (its authenticator
+// `kubernetes` service in `default`, and the scheduler (pods/binding). main builds it before the server (its authenticator
 // and reader go into the chains), binds it to the server's registry, and starts its controllers.
 
 import type { Names } from '../common/names.js';
@@ -12,6 +12,8 @@ import { ServiceAccountTokenAuthenticator } from './authn/service-account.js';
 import { runRootCaPublisher } from './controllers/root-ca-publisher.js';
 import { runServiceAccountController } from './controllers/service-account.js';
 import { runKubernetesService } from './controllers/kubernetes-service.js';
+import { Scheduler } from './controllers/scheduler/scheduler.js';
+import { PodBindingAction } from './registry/resources/pod-binding.js';
 import { endpointsDef } from './registry/resources/endpoints.js';
 import { serviceDef } from './registry/resources/service.js';
 import { advertiseAddressOf, clusterIpAllocatorOf } from './services/flags.js';
@@ -105,6 +107,14 @@ export class PodSupport {
     };
     this.objects.bind(server.registry, defs);
     this.actions.set(
+      actionKey('', 'pods', 'binding'),
+      new PodBindingAction({
+        registry: server.registry,
+        podDef: server.defs.pod,
+        clock: this.o.clock,
+      }),
+    );
+    this.actions.set(
       actionKey('', 'serviceaccounts', 'token'),
       new TokenRequestAction({
         registry: server.registry,
@@ -150,6 +160,20 @@ export class PodSupport {
     };
     loops.push(runKubernetesService(k, signal).catch(failed('kubernetes service')));
     signal.addEventListener('abort', () => this.stopFollowing?.(), { once: true });
+    const binding = this.actions.get(actionKey('', 'pods', 'binding'));
+    if (c.enabled.includes('scheduler') && binding !== undefined) {
+      const scheduler = new Scheduler({
+        registry: server.registry,
+        podDef: server.defs.pod,
+        nodeDef: server.defs.node,
+        eventDef: server.defs.eventsV1,
+        binding,
+        names,
+        clock,
+        logger: logger.child({ component: 'scheduler' }),
+      });
+      loops.push(scheduler.run(signal).catch(failed('scheduler')));
+    }
     if (c.enabled.includes('serviceaccount')) {
       const o = {
         ...base,
