@@ -127,6 +127,22 @@ export class PodSupport {
     );
   }
 
+  private scheduler(server: ApiServer, signal: AbortSignal): Promise<void> {
+    const binding = this.actions.get(actionKey('', 'pods', 'binding'));
+    if (binding === undefined)
+      throw new Error('the scheduler started before pods/binding was bound');
+    return new Scheduler({
+      registry: server.registry,
+      podDef: server.defs.pod,
+      nodeDef: server.defs.node,
+      eventDef: server.defs.eventsV1,
+      binding,
+      names: this.o.names,
+      clock: this.o.clock,
+      logger: this.o.logger.child({ component: 'scheduler' }),
+    }).run(signal);
+  }
+
   /**
    * The controllers: the `kubernetes` service, and (as --controllers names them) `default`
    * service accounts and the root CA ConfigMap in every namespace.
@@ -160,20 +176,8 @@ export class PodSupport {
     };
     loops.push(runKubernetesService(k, signal).catch(failed('kubernetes service')));
     signal.addEventListener('abort', () => this.stopFollowing?.(), { once: true });
-    const binding = this.actions.get(actionKey('', 'pods', 'binding'));
-    if (c.enabled.includes('scheduler') && binding !== undefined) {
-      const scheduler = new Scheduler({
-        registry: server.registry,
-        podDef: server.defs.pod,
-        nodeDef: server.defs.node,
-        eventDef: server.defs.eventsV1,
-        binding,
-        names,
-        clock,
-        logger: logger.child({ component: 'scheduler' }),
-      });
-      loops.push(scheduler.run(signal).catch(failed('scheduler')));
-    }
+    if (c.enabled.includes('scheduler'))
+      loops.push(this.scheduler(server, signal).catch(failed('scheduler')));
     if (c.enabled.includes('serviceaccount')) {
       const o = {
         ...base,

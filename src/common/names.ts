@@ -139,6 +139,21 @@ function taintsUnder(l: string): Names['taints'] {
   };
 }
 
+/** The root CA ConfigMap, the projected volume's prefix and a bound token's extra keys. */
+function serviceAccountNames(product: string, l: string): Names['serviceAccounts'] {
+  return {
+    rootCaConfigMap: `${product}-root-ca.crt`,
+    apiAccessVolumePrefix: `${product}-api-access-`,
+    extra: {
+      podName: `authentication.${l}/pod-name`,
+      podUid: `authentication.${l}/pod-uid`,
+      nodeName: `authentication.${l}/node-name`,
+      nodeUid: `authentication.${l}/node-uid`,
+      credentialId: `authentication.${l}/credential-id`,
+    },
+  };
+}
+
 function build(
   profile: PlatformProfile,
   groupDomain: string,
@@ -184,17 +199,7 @@ function build(
       public: `${product}-public`,
       nodeLease: `${product}-node-lease`,
     },
-    serviceAccounts: {
-      rootCaConfigMap: `${product}-root-ca.crt`,
-      apiAccessVolumePrefix: `${product}-api-access-`,
-      extra: {
-        podName: `authentication.${l}/pod-name`,
-        podUid: `authentication.${l}/pod-uid`,
-        nodeName: `authentication.${l}/node-name`,
-        nodeUid: `authentication.${l}/node-uid`,
-        credentialId: `authentication.${l}/credential-id`,
-      },
-    },
+    serviceAccounts: serviceAccountNames(product, l),
     agentEventComponent: profile === 'kubernetes' ? 'kubelet' : 'nodeagent',
     agentConfig:
       profile === 'kubernetes'
@@ -240,6 +245,8 @@ export const WIRE_NAMES = {
   credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
   /** The prefix of the options the agent adds for FlexVolume drivers (kubernetes.io/fsType, ...). */
   flexVolumeOptionPrefix: `${K8S_NAMES}/`,
+  /** The private claim of a service-account token (namespace, serviceaccount, pod, node). */
+  serviceAccountTokenClaim: K8S_NAMES,
   /** Where a pod's service account credentials are mounted: in-cluster clients read this path. */
   serviceAccountMountPath: `/var/run/secrets/${K8S_NAMES}/serviceaccount`,
 } as const;

@@ -5,6 +5,7 @@
 // minute leeway and answers in the reference's words.
 
 import { randomUUID } from 'node:crypto';
+import { WIRE_NAMES } from '../../common/names.js';
 import { isRecord, listOf } from '../../common/util/json-shape.js';
 
 /** The reference's WarnOnlyBoundTokenExpirationSeconds: the admission-injected token's life. */
@@ -48,7 +49,7 @@ export function tokenClaims(p: {
     iat: p.nowSeconds,
     iss: p.issuer,
     jti: randomUUID(),
-    'kubernetes.io': {
+    [WIRE_NAMES.serviceAccountTokenClaim]: {
       namespace: b.serviceAccount.namespace,
       serviceaccount: { name: b.serviceAccount.name, uid: b.serviceAccount.uid },
       pod: ref(b.pod),
@@ -86,7 +87,8 @@ function refOf(v: unknown): Ref | undefined {
 }
 
 export function readClaims(payload: Record<string, unknown>): ReadClaims {
-  const k = isRecord(payload['kubernetes.io']) ? payload['kubernetes.io'] : {};
+  const claim = payload[WIRE_NAMES.serviceAccountTokenClaim];
+  const k = isRecord(claim) ? claim : {};
   const aud = payload['aud'];
   return {
     iss: text(payload['iss']),

@@ -44,6 +44,7 @@ function wantsScheduling(pod: Obj): boolean {
   const phase = str(objAt(pod, 'status')?.['phase']);
   return (
     (str(spec['nodeName']) ?? '') === '' &&
+    !(Array.isArray(spec['schedulingGates']) && spec['schedulingGates'].length > 0) &&
     (str(spec['schedulerName']) ?? SCHEDULER_NAME) === SCHEDULER_NAME &&
     metaOf(pod)['deletionTimestamp'] === undefined &&
     phase !== 'Succeeded' &&
