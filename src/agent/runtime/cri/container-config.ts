@@ -41,7 +41,7 @@ const PROPAGATION: Readonly<Record<string, MountPropagation>> = {
 export function containerMounts(c: Container, volumePaths: Record<string, string>): Mount[] {
   return (c.volumeMounts ?? []).map((m) => {
     const host = volumePaths[m.name] ?? '';
-    const propagation = m['mountPropagation'];
+    const propagation = m.mountPropagation;
     return {
       container_path: m.mountPath,
       host_path: m.subPath !== undefined && m.subPath !== '' ? `${host}/${m.subPath}` : host,
@@ -56,7 +56,7 @@ export function containerMounts(c: Container, volumePaths: Record<string, string
 
 /** volumeDevices of block volumes, at their devicePath, read-write-mknod as the reference gives. */
 export function containerDevices(c: Container, volumePaths: Record<string, string>): Device[] {
-  const list = Array.isArray(c['volumeDevices']) ? c['volumeDevices'] : [];
+  const list = Array.isArray(c.volumeDevices) ? c.volumeDevices : [];
   return list
     .map(recordOf)
     .filter((d) => typeof d['name'] === 'string' && typeof d['devicePath'] === 'string')
@@ -117,7 +117,7 @@ export function containerSecurity(
   s: ContainerSettings,
 ): LinuxContainerSecurityContext {
   const sc = c.securityContext;
-  const podSc = recordOf(pod.spec['securityContext']);
+  const podSc = recordOf(pod.spec.securityContext);
   const user =
     sc?.runAsUser ?? (typeof podSc['runAsUser'] === 'number' ? podSc['runAsUser'] : undefined);
   const group =

@@ -93,7 +93,7 @@ export function namespaceOptions(pod: Pod): NamespaceOption {
 }
 
 function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
-  const sc = recordOf(pod.spec['securityContext']);
+  const sc = recordOf(pod.spec.securityContext);
   const groups = Array.isArray(sc['supplementalGroups'])
     ? sc['supplementalGroups'].filter((g): g is number => typeof g === 'number')
     : [];
@@ -115,7 +115,7 @@ function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
 /** The pod's hostname: spec.hostname, else its name, at most 63 characters (none on the host network). */
 function hostnameOf(pod: Pod): string {
   if (pod.spec.hostNetwork === true) return '';
-  const h = pod.spec['hostname'];
+  const h = pod.spec.hostname;
   const name = typeof h === 'string' && h !== '' ? h : pod.metadata.name;
   return name.slice(0, 63).replace(/[-.]+$/, '');
 }
