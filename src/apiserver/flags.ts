@@ -24,6 +24,8 @@ import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
 import { checkAddressTypes } from './proxy/node-connection.js';
+import { reportedGitVersion, versionOutput } from './version.js';
+import { parseVersionValue } from '../common/version.js';
 
 export const KNOWN_CONTROLLERS = [
   'csrapproving',
@@ -72,11 +74,16 @@ export interface ApiServerFlags {
   kubeletCertificateAuthority: string | undefined;
   /** --kubelet-preferred-address-types: which node address reaches its agent. */
   kubeletPreferredAddressTypes: string[];
+  /** --version=vX.Y.Z: the gitVersion GET /version reports instead of the default. */
+  reportedVersion: string | undefined;
   /** Further flags registered by plug-in parts (configuration files), by camelCase name. */
   extra: Record<string, string>;
 }
 
-export type ParseOutcome = { kind: 'run'; flags: ApiServerFlags } | { kind: 'help'; text: string };
+export type ParseOutcome =
+  | { kind: 'run'; flags: ApiServerFlags }
+  | { kind: 'help'; text: string }
+  | { kind: 'version'; text: string };
 
 interface FlagDef {
   readonly name: string;
@@ -252,6 +259,12 @@ const FLAG_DEFS: readonly FlagDef[] = [
     help: 'The preferred NodeAddressTypes to use for connections to the node agents (kubeadm sets this default; kube-apiserver alone uses Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
   },
   { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
+  {
+    name: 'version',
+    value: 'version[=true]',
+    def: 'false',
+    help: '--version, --version=raw prints version information and quits; --version=vX.Y.Z... sets the reported version',
+  },
 ];
 
 const HELP_FLAG: FlagDef = {
@@ -269,7 +282,7 @@ function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
   const own = [...FLAG_DEFS, HELP_FLAG].map((f) => ({
     name: f.name,
     ...(f.short !== undefined ? { short: f.short } : {}),
-    ...(f.value === '' ? { bool: true } : {}),
+    ...(f.value === '' || f.name === 'version' ? { bool: true } : {}),
     ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
     ...(f.def !== undefined ? { def: f.def } : {}),
   }));
@@ -338,6 +351,10 @@ export function parseFlags(
     throw new FlagError(
       `"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`,
     );
+  // The reference prints its version in the command's run, after cobra has checked the arguments.
+  const version = parseVersionValue(cl.value('version'), 'version');
+  const versionText = versionOutput(version);
+  if (versionText !== undefined) return { kind: 'version', text: versionText };
   return { kind: 'run', flags: flagsFrom(cl, extra) };
 }
 
@@ -420,6 +437,7 @@ function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags
     kubeletClientKey: kubeletKey,
     kubeletCertificateAuthority: get('kubelet-certificate-authority'),
     kubeletPreferredAddressTypes: addressTypes,
+    reportedVersion: reportedGitVersion(parseVersionValue(val('version'), 'version')),
     extra: extraValuesOf(cl, extra),
   };
 }

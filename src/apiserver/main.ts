@@ -33,7 +33,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   let flags: ApiServerFlags;
   try {
     const parsed = parseFlags(argv, EXTRA_FLAGS);
-    if (parsed.kind === 'help') {
+    if (parsed.kind === 'help' || parsed.kind === 'version') {
       process.stdout.write(parsed.text);
       return 0;
     }
