@@ -81,11 +81,9 @@ export interface ApiServerFlags {
 }
 
 export type ParseOutcome =
-  | { kind: 'run'; flags: ApiServerFlags }
-  | { kind: 'help'; text: string }
-  | { kind: 'version'; text: string };
+  { kind: 'run'; flags: ApiServerFlags } | { kind: 'help' } | { kind: 'version'; text: string };
 
-interface FlagDef {
+export interface FlagDef {
   readonly name: string;
   readonly short?: string;
   readonly value: string; // value placeholder; '' for booleans
@@ -93,7 +91,7 @@ interface FlagDef {
   readonly help: string;
 }
 
-const FLAG_DEFS: readonly FlagDef[] = [
+export const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'secure-port',
     value: 'int',
@@ -267,7 +265,7 @@ const FLAG_DEFS: readonly FlagDef[] = [
   },
 ];
 
-const HELP_FLAG: FlagDef = {
+export const HELP_FLAG: FlagDef = {
   name: 'help',
   short: 'h',
   value: '',
@@ -315,37 +313,12 @@ function positiveInt(v: string, flag: string, min: number): number {
   return n;
 }
 
-export function helpText(extra: readonly ExtraFlag[] = []): string {
-  const lines = [
-    'Usage: plat-apiserver [flags]',
-    '',
-    'A lightweight control plane serving the CertificateSigningRequest and Event APIs.',
-    '',
-    'Flags:',
-  ];
-  const all = [
-    ...FLAG_DEFS.map((f) => ({ ...f })),
-    ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help })),
-  ];
-  for (const f of all) {
-    const sig =
-      f.name === 'v' ? '-v, --v Level' : `    --${f.name}${f.value === '' ? '' : ` ${f.value}`}`;
-    const d =
-      f.def === undefined || f.def === ''
-        ? ''
-        : ` (default ${f.value === 'string' || f.value === 'ip' ? `"${f.def}"` : f.def})`;
-    lines.push(`  ${sig}`, `        ${f.help}${d}`);
-  }
-  lines.push('  -h, --help', '        help for plat-apiserver');
-  return `${lines.join('\n')}\n`;
-}
-
 export function parseFlags(
   argv: readonly string[],
   extra: readonly ExtraFlag[] = [],
 ): ParseOutcome {
   const cl = tokenizeFlags(argv, extra);
-  if (parseBool(cl.value('help'), 'help')) return { kind: 'help', text: helpText(extra) };
+  if (parseBool(cl.value('help'), 'help')) return { kind: 'help' };
   // cobra's check of the reference's kube-apiserver (cmd.Args)
   if (cl.positionals.some((a) => a !== ''))
     throw new FlagError(

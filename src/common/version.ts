@@ -16,7 +16,11 @@ export interface BuildStamp {
   readonly buildDate: string;
 }
 
-const UNSTAMPED: BuildStamp = { gitCommit: 'unknown', gitTreeState: 'unknown', buildDate: 'unknown' };
+const UNSTAMPED: BuildStamp = {
+  gitCommit: 'unknown',
+  gitTreeState: 'unknown',
+  buildDate: 'unknown',
+};
 
 function packageRoot(): { root: string; version: string } | undefined {
   // The single executable has no package.json beside it: its version was fixed in at build time.

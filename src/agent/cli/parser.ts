@@ -32,7 +32,6 @@ const NO_VALUE_NEEDED: ReadonlySet<FlagType> = new Set<FlagType>([
   'seccompDefault',
 ]);
 
-
 const PREFIX = 'failed to parse nodeagent flag: ';
 
 /** Whether a flag of this type may be given bare (`--x`), taking the value "true". */
