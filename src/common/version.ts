@@ -120,5 +120,5 @@ export function parseVersionValue(raw: string, flag: string): string {
 
 /** The version to report set by `--version=vX.Y.Z`, or undefined for true/false/raw/absent. */
 export function versionOverrideOf(value: string | undefined): string | undefined {
-  return value !== undefined && value.startsWith('v') ? value : undefined;
+  return value?.startsWith('v') === true ? value : undefined;
 }
