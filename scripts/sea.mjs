@@ -3,7 +3,7 @@
 // systemd unit runs on a node with neither Node.js nor node_modules. Steps: esbuild bundles the
 // agent into one CommonJS file (a single executable runs one CommonJS script, and its require()
 // reaches only node: built-ins), with the package version, the build stamp and the published config
-// schema fixed in (src/agent/build-info.ts: nothing beside the executable to read them from);
+// schema fixed in (src/common/build-info.ts: nothing beside the executable to read them from);
 // `node --experimental-sea-config` turns it into a blob with V8's code cache; postject injects
 // the blob into a copy of the node binary. The agent has no native module (plat-apiserver's
 // better-sqlite3 stays outside); ssh2's optional native parts fall back to JavaScript.

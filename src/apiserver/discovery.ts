@@ -103,20 +103,6 @@ export class Discovery {
   }
 }
 
-export function versionInfo(): unknown {
-  return {
-    major: '1',
-    minor: '32',
-    gitVersion: 'v1.32.0-plat',
-    gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean',
-    buildDate: '2026-01-01T00:00:00Z',
-    goVersion: `node${process.versions.node}`,
-    compiler: 'tsc',
-    platform: `${process.platform}/${process.arch === 'x64' ? 'amd64' : process.arch}`,
-  };
-}
-
 /** The resources discovery lists besides the reviews: the core group's, and one per other group. */
 export interface ServedDefs {
   readonly core: readonly ResourceDef[];

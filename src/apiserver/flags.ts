@@ -24,6 +24,8 @@ import { parseInt32 } from '../common/util/values/int.js';
 import { parseBoolMap, parseStrings } from '../common/util/values/lists.js';
 import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.js';
 import { checkAddressTypes } from './proxy/node-connection.js';
+import { reportedGitVersion, versionOutput } from './version.js';
+import { parseVersionValue } from '../common/version.js';
 
 export const KNOWN_CONTROLLERS = [
   'csrapproving',
@@ -72,13 +74,16 @@ export interface ApiServerFlags {
   kubeletCertificateAuthority: string | undefined;
   /** --kubelet-preferred-address-types: which node address reaches its agent. */
   kubeletPreferredAddressTypes: string[];
+  /** --version=vX.Y.Z: the gitVersion GET /version reports instead of the default. */
+  reportedVersion: string | undefined;
   /** Further flags registered by plug-in parts (configuration files), by camelCase name. */
   extra: Record<string, string>;
 }
 
-export type ParseOutcome = { kind: 'run'; flags: ApiServerFlags } | { kind: 'help'; text: string };
+export type ParseOutcome =
+  { kind: 'run'; flags: ApiServerFlags } | { kind: 'help' } | { kind: 'version'; text: string };
 
-interface FlagDef {
+export interface FlagDef {
   readonly name: string;
   readonly short?: string;
   readonly value: string; // value placeholder; '' for booleans
@@ -86,7 +91,7 @@ interface FlagDef {
   readonly help: string;
 }
 
-const FLAG_DEFS: readonly FlagDef[] = [
+export const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'secure-port',
     value: 'int',
@@ -252,9 +257,15 @@ const FLAG_DEFS: readonly FlagDef[] = [
     help: 'The preferred NodeAddressTypes to use for connections to the node agents (kubeadm sets this default; kube-apiserver alone uses Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
   },
   { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
+  {
+    name: 'version',
+    value: 'version[=true]',
+    def: 'false',
+    help: '--version, --version=raw prints version information and quits; --version=vX.Y.Z... sets the reported version',
+  },
 ];
 
-const HELP_FLAG: FlagDef = {
+export const HELP_FLAG: FlagDef = {
   name: 'help',
   short: 'h',
   value: '',
@@ -269,7 +280,7 @@ function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
   const own = [...FLAG_DEFS, HELP_FLAG].map((f) => ({
     name: f.name,
     ...(f.short !== undefined ? { short: f.short } : {}),
-    ...(f.value === '' ? { bool: true } : {}),
+    ...(f.value === '' || f.name === 'version' ? { bool: true } : {}),
     ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
     ...(f.def !== undefined ? { def: f.def } : {}),
   }));
@@ -302,42 +313,21 @@ function positiveInt(v: string, flag: string, min: number): number {
   return n;
 }
 
-export function helpText(extra: readonly ExtraFlag[] = []): string {
-  const lines = [
-    'Usage: plat-apiserver [flags]',
-    '',
-    'A lightweight control plane serving the CertificateSigningRequest and Event APIs.',
-    '',
-    'Flags:',
-  ];
-  const all = [
-    ...FLAG_DEFS.map((f) => ({ ...f })),
-    ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help })),
-  ];
-  for (const f of all) {
-    const sig =
-      f.name === 'v' ? '-v, --v Level' : `    --${f.name}${f.value === '' ? '' : ` ${f.value}`}`;
-    const d =
-      f.def === undefined || f.def === ''
-        ? ''
-        : ` (default ${f.value === 'string' || f.value === 'ip' ? `"${f.def}"` : f.def})`;
-    lines.push(`  ${sig}`, `        ${f.help}${d}`);
-  }
-  lines.push('  -h, --help', '        help for plat-apiserver');
-  return `${lines.join('\n')}\n`;
-}
-
 export function parseFlags(
   argv: readonly string[],
   extra: readonly ExtraFlag[] = [],
 ): ParseOutcome {
   const cl = tokenizeFlags(argv, extra);
-  if (parseBool(cl.value('help'), 'help')) return { kind: 'help', text: helpText(extra) };
+  if (parseBool(cl.value('help'), 'help')) return { kind: 'help' };
   // cobra's check of the reference's kube-apiserver (cmd.Args)
   if (cl.positionals.some((a) => a !== ''))
     throw new FlagError(
       `"plat-apiserver" does not take any arguments, got ${goQuotedList(cl.positionals)}`,
     );
+  // The reference prints its version in the command's run, after cobra has checked the arguments.
+  const version = parseVersionValue(cl.value('version'), 'version');
+  const versionText = versionOutput(version);
+  if (versionText !== undefined) return { kind: 'version', text: versionText };
   return { kind: 'run', flags: flagsFrom(cl, extra) };
 }
 
@@ -420,6 +410,7 @@ function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags
     kubeletClientKey: kubeletKey,
     kubeletCertificateAuthority: get('kubelet-certificate-authority'),
     kubeletPreferredAddressTypes: addressTypes,
+    reportedVersion: reportedGitVersion(parseVersionValue(val('version'), 'version')),
     extra: extraValuesOf(cl, extra),
   };
 }

@@ -9,6 +9,7 @@ import { setYamlNoteSink } from '../common/util/yaml-notes.js';
 import { runTokenCommand } from './bootstrap-token/token-command.js';
 import { parseFlags, type ApiServerFlags } from './flags.js';
 import { EXTRA_FLAGS } from './plugins.js';
+import { renderApiServerHelp } from './help.js';
 import { startApiServer, type RunningApiServer } from './start/run.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
@@ -33,8 +34,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
   let flags: ApiServerFlags;
   try {
     const parsed = parseFlags(argv, EXTRA_FLAGS);
-    if (parsed.kind === 'help') {
-      process.stdout.write(parsed.text);
+    if (parsed.kind === 'help' || parsed.kind === 'version') {
+      process.stdout.write(parsed.kind === 'help' ? renderApiServerHelp(EXTRA_FLAGS) : parsed.text);
       return 0;
     }
     flags = parsed.flags;

@@ -16,7 +16,8 @@ import type { AuthenticatorChain } from './authn/union.js';
 import type { AuthorizerChain } from './authz/chain.js';
 import { forbiddenMessage, requestAttributes } from './authz/attributes.js';
 import { impersonatedUser } from './authn/impersonation.js';
-import { versionInfo, type Discovery } from './discovery.js';
+import type { Discovery } from './discovery.js';
+import type { ServedVersion } from './version.js';
 import { createHttpsServer } from './https-server.js';
 import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
 import { decodeProtobufObject, type ProtobufResponses } from './handlers/protobuf.js';
@@ -62,6 +63,8 @@ export interface ApiServerOptions {
   readonly protobufResponses: ProtobufResponses;
   readonly tracer?: RequestTracer | undefined;
   readonly maxBodyBytes: number;
+  /** What GET /version serves. */
+  readonly version: ServedVersion;
   /** --api-audiences: the audiences of tokens authenticated here (see tokenReview). */
   readonly apiAudiences?: readonly string[];
   readonly logger: Logger;
@@ -214,7 +217,7 @@ export class ApiServer {
       // Health and version answer anyone; a credential is still checked when one is given.
       await this.authenticate(req, path, true);
       if (method !== 'GET' && method !== 'HEAD') throw methodNotAllowed(method);
-      if (path === '/version') sendJson(res, 200, versionInfo(), rc);
+      if (path === '/version') sendJson(res, 200, this.o.version, rc);
       else sendText(res, 200, 'ok');
       return;
     }

@@ -1,55 +1,43 @@
-// `nodeagent --help`: the usage line and every flag in the reference's pflag layout, with its
-// type, help, default and markers, all derived from the flag table.
+// `nodeagent --help`, laid out as the reference kubelet prints its help: the description, the
+// usage line, then `Flags:` with every flag sorted by name (the kubelet keeps its global flags in
+// that one list), each with its type, help, default and markers from the flag table, wrapped to
+// the terminal's width (80 when stdout is not a terminal; src/common/cli/help-layout.ts).
+import { flagUsages, helpWidth, wrapText } from '../../common/cli/help-layout.js';
 import { describeFeatureGates } from './feature-gates.js';
 import {
-  flagSignature,
   flagUsage,
   MARKER_LEGEND,
   PROGRAM_SUMMARY,
   PRECEDENCE_TEXT,
   sortedFlags,
+  valueName,
 } from './describe.js';
 
-function wrap(text: string, width: number, indent = ''): string {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line !== '' && line.length + 1 + word.length > width) {
-      out.push(indent + line);
-      line = word;
-    } else {
-      line = line === '' ? word : `${line} ${word}`;
-    }
-  }
-  if (line !== '') out.push(indent + line);
-  return out.join('\n');
-}
-
-export function renderHelp(): string {
-  const flags = sortedFlags();
-  const lefts = flags.map((f) => {
-    const { short, long } = flagSignature(f);
-    return short === '' ? `      ${long}` : `  ${short}, ${long}`;
-  });
-  const width = Math.max(...lefts.map((l) => l.length));
-  const pad = ' '.repeat(width + 3);
+export function renderHelp(width: number = helpWidth()): string {
+  const rows = sortedFlags().map((f) => ({
+    name: f.name,
+    short: f.short,
+    valueName: valueName(f),
+    usage:
+      f.type === 'featureGates'
+        ? `${flagUsage(f)} Known gates:\n${describeFeatureGates().join('\n')}`
+        : flagUsage(f),
+  }));
   const lines: string[] = [
-    wrap(PROGRAM_SUMMARY, 100),
+    wrapText(PROGRAM_SUMMARY, width),
+    '',
+    wrapText(PRECEDENCE_TEXT, width),
     '',
     'Usage:',
     '  nodeagent [flags]',
     '',
-    wrap(PRECEDENCE_TEXT, 100),
-    '',
     'Flags:',
+    flagUsages(rows, width),
+    '',
+    'Markers:',
+    ...MARKER_LEGEND.map(
+      ([m, meaning]) => `  ${m.padEnd(9)}${wrapText(meaning, width, 11).slice(11)}`,
+    ),
   ];
-  flags.forEach((f, i) => {
-    const left = lefts[i] ?? '';
-    let usage = flagUsage(f);
-    if (f.type === 'featureGates') usage += ` Known gates:\n${describeFeatureGates().join('\n')}`;
-    lines.push(`${left.padEnd(width)}   ${usage.split('\n').join(`\n${pad}`)}`);
-  });
-  lines.push('', 'Markers:');
-  for (const [m, meaning] of MARKER_LEGEND) lines.push(`  ${m.padEnd(8)} ${meaning}`);
   return `${lines.join('\n')}\n`;
 }

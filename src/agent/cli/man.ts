@@ -12,19 +12,12 @@ import {
   valueName,
 } from './describe.js';
 import { packageVersion } from './version.js';
+import { bold, italic, troffEscape } from '../../common/cli/troff.js';
 
-/** Escapes text for troff: backslashes, hyphens (as minus signs), and control characters at line start. */
-export function troffEscape(text: string): string {
-  return text
-    .replace(/\\/g, '\\e')
-    .replace(/-/g, '\\-')
-    .split('\n')
-    .map((l) => (/^[.']/.test(l) ? `\\&${l}` : l))
-    .join('\n');
-}
+export { troffEscape } from '../../common/cli/troff.js';
 
-const b = (s: string): string => `\\fB${troffEscape(s)}\\fR`;
-const i = (s: string): string => `\\fI${troffEscape(s)}\\fR`;
+const b = bold;
+const i = italic;
 
 export function renderManPage(): string {
   const version = packageVersion().replace(/^v/, '');

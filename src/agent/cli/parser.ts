@@ -18,7 +18,7 @@ import {
   type MemoryReservation,
 } from '../../common/util/values/reserved-memory.js';
 import { parseVModule } from '../../common/util/values/vmodule.js';
-import { invalidValue } from '../../common/util/values/error.js';
+import { parseVersionValue } from '../../common/version.js';
 import { parseFeatureGates } from './feature-gates.js';
 import { FLAGS, flagByName, flagByShort } from './flags.js';
 import { tokenize, type FlagTable } from '../../common/cli/parser.js';
@@ -31,10 +31,6 @@ const NO_VALUE_NEEDED: ReadonlySet<FlagType> = new Set<FlagType>([
   'version',
   'seccompDefault',
 ]);
-
-const SEMVER =
-  /^v(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/;
-export const VERSION_ACCEPTED = 'true, false, raw, or a version vX.Y.Z[-pre][+build] to report';
 
 const PREFIX = 'failed to parse nodeagent flag: ';
 
@@ -93,27 +89,7 @@ export function parseFlagValue(
     case 'vmodule':
       return parseVModule(raw, n);
     case 'version':
-      if (raw === 'raw') return 'raw';
-      if (raw.startsWith('v')) {
-        if (!SEMVER.test(raw))
-          throw invalidValue(
-            raw,
-            n,
-            `version string ${JSON.stringify(raw)} is not a valid semantic version`,
-            VERSION_ACCEPTED,
-          );
-        return raw;
-      }
-      try {
-        return parseBool(raw, n) ? 'true' : 'false';
-      } catch {
-        throw invalidValue(
-          raw,
-          n,
-          `strconv.ParseBool: parsing ${JSON.stringify(raw)}: invalid syntax`,
-          VERSION_ACCEPTED,
-        );
-      }
+      return parseVersionValue(raw, n);
   }
 }
 

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildInfo } from '../build-info.js';
+import { buildInfo } from '../../common/build-info.js';
 
 export interface ShapeSchema {
   type?: string | string[];

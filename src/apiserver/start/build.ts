@@ -20,7 +20,8 @@ import type { AuthorizerChain } from '../authz/chain.js';
 import { NodeAuthorizer } from '../authz/node/authorizer.js';
 import { StoreNodeObjects } from '../authz/node/store-objects.js';
 import { Rbac } from '../authz/rbac/index.js';
-import { Discovery, servedGroups, versionInfo } from '../discovery.js';
+import { Discovery, servedGroups } from '../discovery.js';
+import { servedVersion } from '../version.js';
 import type { ApiServerFlags } from '../flags.js';
 import { DEFAULT_MAX_BODY_BYTES } from '../handlers/body.js';
 import { ProtobufResponses } from '../handlers/protobuf.js';
@@ -158,7 +159,7 @@ function openApiOf(c: ApiServerConfig, all: readonly ResourceDef[]): OpenApi {
     defs: all,
     reviews: reviewEndpoints(names.groups),
     title: names.profile === 'kubernetes' ? 'Kubernetes' : 'plat-apiserver',
-    version: (versionInfo() as { gitVersion: string }).gitVersion,
+    version: servedVersion(c.flags.reportedVersion).gitVersion,
     clock,
     names,
     logger,
@@ -288,6 +289,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
     const server = new ApiServer({
       platformDomain: names.groupDomain,
+      version: servedVersion(flags.reportedVersion),
       bindAddress: flags.bindAddress,
       port: flags.securePort,
       tls: {

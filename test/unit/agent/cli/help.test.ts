@@ -5,8 +5,11 @@ import { FLAGS, flagByName } from '../../../../src/agent/cli/flags.js';
 import { defaultPhrase, flagUsage, markers } from '../../../../src/agent/cli/describe.js';
 import { KNOWN_FEATURE_GATES } from '../../../../src/agent/cli/feature-gates.js';
 
+// Wide enough that no usage wraps: the content checks read each flag on one line.
+const UNWRAPPED = 100_000;
+
 test('help has the usage line and every flag with its type, help text, default and markers', () => {
-  const help = renderHelp();
+  const help = renderHelp(UNWRAPPED);
   assert.match(help, /^Usage:\n {2}nodeagent \[flags\]$/m);
   for (const f of FLAGS) {
     assert.ok(help.includes(`--${f.name}`), `--${f.name} in help`);
@@ -34,7 +37,7 @@ test('help has the usage line and every flag with its type, help text, default a
 });
 
 test('flags are listed by name, as the reference sorts them', () => {
-  const help = renderHelp();
+  const help = renderHelp(UNWRAPPED);
   const listed = [...help.matchAll(/^ {2}(?:-\w, | {4})--([a-z0-9-]+)/gm)].map((m) => m[1] ?? '');
   assert.equal(listed.length, FLAGS.length);
   assert.deepEqual(listed, [...listed].sort());
