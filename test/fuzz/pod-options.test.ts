@@ -55,7 +55,10 @@ test('any dnsPolicy/dnsConfig gives a config within the limits; any sysctls get 
       fc.anything(),
       fc.anything(),
       fc.array(fc.string({ maxLength: 300 }), { maxLength: 60 }),
-      fc.anything(),
+      // sysctls reach admission decoded (pod/lenient.ts): a list of name/value strings
+      fc.array(fc.record({ name: fc.string({ maxLength: 80 }), value: fc.string() }), {
+        maxLength: 20,
+      }),
       (policy, dnsConfig, searches, sysctls) => {
         const pod = {
           metadata: { name: 'p', namespace: 'n', uid: 'u' },
