@@ -11,12 +11,15 @@ import { schemaSet } from '../../helpers/openapi-validate.js';
 
 type Json = Record<string, unknown>;
 const NAME = 'io.k8s.apimachinery.pkg.util.intstr.IntOrString';
-const reference = JSON.parse(
-  readFileSync(
-    new URL('../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url),
-    'utf8',
-  ),
-) as Record<string, Json>;
+// the generator's record first, the definitions under `schemas`
+const reference = (
+  JSON.parse(
+    readFileSync(
+      new URL('../../../../test/fixtures/reference-1.32/openapi-v3-schemas.json', import.meta.url),
+      'utf8',
+    ),
+  ) as { schemas: Record<string, Json> }
+).schemas;
 /** The reference's /openapi/v2 definition (api/openapi-spec/swagger.json, v1.32), less its description. */
 const v2IntOrString = { format: 'int-or-string', type: 'string' };
 const holder = (ref: string): Json => ({

@@ -340,7 +340,7 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
   'container-log-max-size': LOG_ROTATION,
   'container-runtime-endpoint': {
     file: ENDPOINTS,
-    test: '--container-runtime-endpoint: process:// runs host processes, unix:// and tcp:// a Docker engine; anything else is refused naming the flag',
+    test: "--container-runtime-endpoint: process:// runs host processes, a docker.sock and tcp:// a Docker engine, a CRI runtime's socket CRI; anything else is refused naming the flag",
   },
   'image-service-endpoint': IMAGE_ENDPOINTS,
   'registry-qps': IMAGE_ENDPOINTS,

@@ -37,6 +37,7 @@ test('a plain pod is refused by neither runtime; defaults the API server writes 
 test('fields not yet implemented and fields a runtime cannot honour are named with why', () => {
   const p = pod({
     hostPID: true,
+    runtimeClassName: 'gvisor',
     volumes: [
       { name: 'cm', configMap: { name: 'x' } },
       { name: 'h', hostPath: { path: '/tmp' } },
@@ -47,19 +48,21 @@ test('fields not yet implemented and fields a runtime cannot honour are named wi
         image: 'i',
         command: ['sleep', '9'],
         lifecycle: { postStart: { exec: { command: ['true'] } } },
+        envFrom: [{ configMapRef: { name: 'x' } }],
         securityContext: { privileged: true },
         volumeMounts: [{ name: 'h', mountPath: '/h' }],
       },
     ],
   });
+  // hostPID and lifecycle hooks take effect on both runtimes
   assert.deepEqual(refusedFields(p, 'docker'), [
-    'spec.hostPID: not yet supported by this agent',
-    'spec.containers[0].lifecycle: not yet supported by this agent',
+    'spec.runtimeClassName: not yet supported by this agent',
+    'spec.containers[0].envFrom: not yet supported by this agent',
     'spec.volumes[0].configMap: not yet supported by this agent',
   ]);
   assert.deepEqual(refusedFields(p, 'process'), [
-    'spec.hostPID: not yet supported by this agent',
-    'spec.containers[0].lifecycle: not yet supported by this agent',
+    'spec.runtimeClassName: not yet supported by this agent',
+    'spec.containers[0].envFrom: not yet supported by this agent',
     'spec.containers[0].volumeMounts: not supported by the process:// runtime: it runs host processes, with no mount namespace to mount volumes into',
     'spec.containers[0].securityContext.privileged: not supported by the process:// runtime: it runs host processes without isolation: there is no privilege to grant',
     'spec.volumes[0].configMap: not yet supported by this agent',
