@@ -18,8 +18,6 @@ export const INERT_FIELDS: Readonly<Record<string, string>> = {
     'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   iptablesDropBit:
     'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
-  configMapAndSecretChangeDetectionStrategy:
-    'pods here may use only hostPath and emptyDir volumes (configMap and secret volumes are refused at validation), so there is no ConfigMap or Secret content to refresh',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
 
@@ -46,6 +44,6 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
   logger.info(
     { fields: rest },
-    'These configuration-file fields are accepted at their defaults but take no effect in this version (no iptables mark bits, ConfigMap/Secret volumes, memory.high)',
+    'These configuration-file fields are accepted at their defaults but take no effect in this version (no iptables mark bits, memory.high)',
   );
 }

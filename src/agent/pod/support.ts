@@ -91,8 +91,8 @@ export const EPHEMERAL_CONTAINERS: Support = notYet;
 type PodSecurity = NonNullable<PodSpec['securityContext']>;
 export const POD_SECURITY: Record<keyof PodSecurity, Support> = {
   appArmorProfile: notYet,
-  fsGroup: notYet,
-  fsGroupChangePolicy: notYet,
+  fsGroup: dockerOnly(NO_MOUNTS),
+  fsGroupChangePolicy: dockerOnly(NO_MOUNTS),
   runAsGroup: notYet,
   runAsNonRoot: notYet,
   runAsUser: notYet,
@@ -145,7 +145,7 @@ export const CONTAINER: Record<keyof Container, Support> = {
   terminationMessagePolicy: YES,
   tty: YES,
   volumeDevices: neither('raw block volumes (volumeDevices) are not supported by this agent'),
-  volumeMounts: dockerOnly(NO_MOUNTS),
+  volumeMounts: YES, // process://: the volume code accepts a hostPath at its own path, refuses the rest
   workingDir: YES,
 };
 
@@ -175,12 +175,12 @@ export const PROBE: Record<keyof Probe, Support> = {
 type Mount = NonNullable<Container['volumeMounts']>[number];
 export const VOLUME_MOUNT: Record<keyof Mount, Support> = {
   mountPath: YES,
-  mountPropagation: notYetUnless((v) => v === 'None'),
+  mountPropagation: { ...dockerOnly(NO_MOUNTS), asks: (v) => v !== 'None' },
   name: YES,
   readOnly: YES,
   recursiveReadOnly: notYetUnless((v) => v === 'Disabled'),
   subPath: YES,
-  subPathExpr: notYet,
+  subPathExpr: dockerOnly(NO_MOUNTS),
 };
 
 /** Volume sources: a pod with a refused source is refused. */
@@ -190,9 +190,9 @@ export const VOLUME: Record<Exclude<keyof Volume, 'name'>, Support> = {
   azureFile: NO_PLUGIN,
   cephfs: NO_PLUGIN,
   cinder: NO_PLUGIN,
-  configMap: notYet,
+  configMap: dockerOnly(NO_MOUNTS),
   csi: NO_PLUGIN,
-  downwardAPI: notYet,
+  downwardAPI: dockerOnly(NO_MOUNTS),
   emptyDir: dockerOnly(NO_MOUNTS),
   ephemeral: NO_PLUGIN,
   fc: NO_PLUGIN,
@@ -201,21 +201,21 @@ export const VOLUME: Record<Exclude<keyof Volume, 'name'>, Support> = {
   gcePersistentDisk: NO_PLUGIN,
   gitRepo: NO_PLUGIN,
   glusterfs: NO_PLUGIN,
-  hostPath: dockerOnly(NO_MOUNTS),
+  hostPath: YES,
   image: NO_PLUGIN,
   iscsi: NO_PLUGIN,
   nfs: NO_PLUGIN,
   persistentVolumeClaim: NO_PLUGIN,
   photonPersistentDisk: NO_PLUGIN,
   portworxVolume: NO_PLUGIN,
-  projected: notYet,
+  projected: dockerOnly(NO_MOUNTS),
   quobyte: NO_PLUGIN,
   rbd: NO_PLUGIN,
   scaleIO: NO_PLUGIN,
-  secret: notYet,
+  secret: dockerOnly(NO_MOUNTS),
   storageos: NO_PLUGIN,
   vsphereVolume: NO_PLUGIN,
 };
 
 /** emptyDir's medium: Memory asks for a tmpfs. */
-export const EMPTY_DIR_MEMORY: Support = notYet;
+export const EMPTY_DIR_MEMORY: Support = dockerOnly(NO_MOUNTS);

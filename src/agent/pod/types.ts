@@ -3,7 +3,14 @@
 // enums and required fields). The status is the API server's report, kept as sent: the agent
 // writes a pod's status, it does not act on the one it reads.
 import { z } from 'zod';
-import type { EphemeralContainerSchema, LifecycleHandlerSchema } from './pod-schema.generated.js';
+import type {
+  DownwardAPIVolumeFileSchema,
+  EphemeralContainerSchema,
+  KeyToPathSchema,
+  LifecycleHandlerSchema,
+  VolumeMountSchema,
+  VolumeProjectionSchema,
+} from './pod-schema.generated.js';
 import {
   ContainerSchema,
   ObjectMetaSchema,
@@ -28,6 +35,10 @@ export type Container = z.infer<typeof ContainerSchema>;
 export type EphemeralContainer = z.infer<typeof EphemeralContainerSchema>;
 export type Volume = z.infer<typeof VolumeSchema>;
 export type LifecycleHandler = z.infer<typeof LifecycleHandlerSchema>;
+export type VolumeMount = z.infer<typeof VolumeMountSchema>;
+export type KeyToPath = z.infer<typeof KeyToPathSchema>;
+export type DownwardAPIVolumeFile = z.infer<typeof DownwardAPIVolumeFileSchema>;
+export type VolumeProjection = z.infer<typeof VolumeProjectionSchema>;
 export type PodSpec = z.infer<typeof PodSpecSchema>;
 export type ObjectMeta = z.infer<typeof ObjectMetaSchema>;
 export type RestartPolicy = 'Always' | 'OnFailure' | 'Never';

@@ -10,6 +10,11 @@ import { validateIdsAndPaths } from './validate-ids.js';
 import type { Pod, Container, Volume } from './types.js';
 import { REFERENCE_NAMES, inLabelNamespace } from '../../common/names.js';
 import { driverPaths } from '../volume/flexvolume.js';
+import {
+  mountProblems,
+  processMountProblems,
+  validateManagedVolume,
+} from '../volume/validate-volumes.js';
 
 export interface ValidatePodOptions {
   /** Docker needs an image for every container; process:// needs a command instead. */
@@ -17,6 +22,8 @@ export interface ValidatePodOptions {
   requireCommand: boolean;
   /** The UID came from a manifest (file or URL): only the two real UID forms are accepted. */
   staticPod?: boolean;
+  /** process://: volume mounts a host process cannot have are refused. */
+  processRuntime?: boolean;
 }
 
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
@@ -63,9 +70,11 @@ function validateVolume(v: Volume, i: number, names: Set<string>, out: string[])
     out.push(forbidden(`${path}.${kinds[1] ?? ''}`, 'may not specify more than 1 volume type'));
   if (v.hostPath) pathProblems(`${path}.hostPath.path`, v.hostPath.path, false, out);
   if (v.flexVolume) flexVolumeProblems(`${path}.flexVolume`, v.flexVolume, out);
+  validateManagedVolume(v, path, out);
 }
 
 interface ContainerContext {
+  pod?: Pod;
   volumeNames: Set<string>;
   containerNames: Set<string>;
   hostPorts: Set<string>;
@@ -111,6 +120,9 @@ function validateContainer(
     if (m.subPath !== undefined && m.subPath !== '')
       pathProblems(`${path}.volumeMounts[${j}].subPath`, m.subPath, true, out);
   });
+  mountProblems(c, path, out);
+  if (opts.processRuntime === true && ctx.pod !== undefined)
+    processMountProblems(ctx.pod, c, path, out);
   (c.env ?? []).forEach((e, j) => {
     if (!ENV_NAME.test(e.name)) out.push(invalid(`${path}.env[${j}].name`, e.name, ENV_NAME_MSG));
   });
@@ -125,6 +137,7 @@ export function validatePod(pod: Pod, opts: ValidatePodOptions): string[] {
   const volumeNames = new Set<string>();
   (pod.spec.volumes ?? []).forEach((v, i) => validateVolume(v, i, volumeNames, out));
   const ctx: ContainerContext = {
+    pod,
     volumeNames,
     containerNames: new Set(),
     hostPorts: new Set(),

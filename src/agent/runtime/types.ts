@@ -56,6 +56,18 @@ export interface ContainerConfig {
    * mounts it there, process:// names it in NODEAGENT_TERMINATION_MESSAGE_PATH.
    */
   terminationMessageFile?: string;
+  /** The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths when absent. */
+  mounts?: readonly ContainerMount[];
+}
+
+/** One volume mount of a container: a host path bound at a container path. */
+export interface ContainerMount {
+  name: string;
+  hostPath: string;
+  containerPath: string;
+  readOnly: boolean;
+  /** The bind's propagation: None → rprivate, HostToContainer → rslave, Bidirectional → rshared. */
+  propagation: 'rprivate' | 'rslave' | 'rshared';
 }
 
 export interface ExecResult {

@@ -26,6 +26,7 @@ import type { Pod } from '../pod/types.js';
 import type { GarbageCollector } from '../gc/collector.js';
 import type { ApiStatusSync } from '../worker/api-status-sync.js';
 import type { RestClient } from '../client/rest-client.js';
+import type { PodVolumeManager } from '../volume/volume-manager.js';
 import type { CertificateSetup } from '../certificate/setup.js';
 import type * as AgentParts from './parts.js';
 import type { NodeCgroups } from '../cgroups/node-cgroups.js';
@@ -69,6 +70,8 @@ export interface Agent {
   sources: PodSource[];
   gc: GarbageCollector;
   probes: ProbeManager;
+  /** The pod volumes (and the ConfigMap/Secret manager under them). */
+  volumes: PodVolumeManager;
   /** Set when the agent talks to an API server (--platconfig). */
   api?: { rest: RestClient; statusSync: ApiStatusSync };
   /** The CPU, memory and topology managers (src/agent/cm). */
@@ -457,6 +460,7 @@ async function stopAgent(agent: Agent, services: AgentServices | undefined): Pro
   await services?.stop();
   await Promise.all(agent.sources.map((s) => s.closed()));
   await agent.pods.stop();
+  agent.volumes.stop();
   agent.probes.stopAll();
   await agent.gc.stopped();
   await agent.api?.statusSync.stopped();

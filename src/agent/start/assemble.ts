@@ -3,8 +3,13 @@
 // builder makes one part; `assembleAgent` puts them together. Loaded with the other parts
 // (parts.ts), after the client certificate is settled; buildAgent (agent.ts) calls it. A new
 // pod-level part (one that needs the API client, the runtime or the status manager) is built here.
+import { cpus, totalmem } from 'node:os';
 import { FlexVolumePlugins } from '../volume/flexvolume.js';
-import { noteMounterPath } from '../volume/mounter-path.js';
+import { systemMounter } from '../volume/mounts.js';
+import { TokenManager } from '../volume/token-manager.js';
+import { trustAnchors } from '../volume/trust-bundles.js';
+import { PodVolumeManager } from '../volume/volume-manager.js';
+import { podObjectManager } from '../objects/factory.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Names } from '../../common/names.js';
@@ -62,6 +67,7 @@ export interface AssembledParts {
   readonly gc: GarbageCollector;
   readonly probes: ProbeManager;
   readonly statusSync: ApiStatusSync | undefined;
+  readonly volumes: PodVolumeManager;
 }
 
 /** The first --node-ip, the address pods see as their host's. */
@@ -162,13 +168,53 @@ interface WorkerInput {
   readonly resync: (uid: string) => void;
 }
 
+/** The pod volumes: FlexVolume plugins, and the agent's own over the ConfigMap/Secret manager and the token manager. */
+function volumeManager(input: AssembleInput): PodVolumeManager {
+  const { config, flags, rest, names, clock } = input;
+  const logger = input.logger.child({ part: 'volumes' });
+  return new PodVolumeManager({
+    rootDir: flags.rootDir,
+    mounter: systemMounter(
+      flags.experimentalMounterPath === '' ? 'mount' : flags.experimentalMounterPath,
+    ),
+    clock,
+    logger,
+    flex: new FlexVolumePlugins({
+      pluginDir: config.volumePluginDir,
+      rootDir: flags.rootDir,
+      logger,
+    }),
+    ...(rest !== undefined
+      ? {
+          objects: podObjectManager({
+            strategy: config.configMapAndSecretChangeDetectionStrategy,
+            rest,
+            clock,
+            logger,
+          }),
+          tokens: new TokenManager({
+            rest,
+            clock,
+            authenticationGroup: names.groups.authentication,
+          }),
+        }
+      : {}),
+    allocatable: { cpu: cpus().length, memory: totalmem() },
+    trustAnchors: (src) => trustAnchors(rest, names.groups.certificates, src),
+  });
+}
+
 /** The probes, the pod syncer and the pod manager with its workers. */
-function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
+function workers(w: WorkerInput): {
+  probes: ProbeManager;
+  pods: PodManager;
+  volumes: PodVolumeManager;
+} {
   const { config, flags, runtime, clock } = w.input;
   const logger = w.input.logger.child({ part: 'pods' });
   const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
   const cgroups = w.input.podCgroups;
-  noteMounterPath(flags.experimentalMounterPath, logger.child({ part: 'volumes' }));
+  const volumes = volumeManager(w.input);
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const syncer = new PodSyncer({
     runtime: runtime.runtime,
@@ -181,11 +227,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
     backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }),
     hostIP: hostIP(flags),
     ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
-    volumes: new FlexVolumePlugins({
-      pluginDir: config.volumePluginDir,
-      rootDir: flags.rootDir,
-      logger: logger.child({ part: 'volumes' }),
-    }),
+    volumes,
     podLogs,
   });
   const pods = new PodManager({
@@ -211,7 +253,7 @@ function workers(w: WorkerInput): { probes: ProbeManager; pods: PodManager } {
       : {}),
     cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep),
   });
-  return { probes, pods };
+  return { probes, pods, volumes };
 }
 
 /** Dead containers, unused images and rotated logs. */
@@ -258,7 +300,7 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
 export function assembleAgent(input: AssembleInput): AssembledParts {
   const validation: ValidatePodOptions =
     input.runtime.runtime.type === 'process'
-      ? { requireImage: false, requireCommand: true }
+      ? { requireImage: false, requireCommand: true, processRuntime: true }
       : { requireImage: true, requireCommand: false };
   const sourceNames = [
     ...(input.config.staticPodPath !== '' ? ['file'] : []),
@@ -280,7 +322,7 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
   const sources = staticSources(ctx);
   const api = input.rest === undefined ? undefined : apiParts(ctx, input.rest, statuses);
   if (api !== undefined) sources.push(api.source);
-  const { probes, pods } = workers({
+  const { probes, pods, volumes } = workers({
     input,
     statuses,
     podConfig,
@@ -298,5 +340,6 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     gc: garbageCollector(input, pods),
     probes,
     statusSync: api?.sync,
+    volumes,
   };
 }

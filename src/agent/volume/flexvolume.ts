@@ -249,7 +249,7 @@ export function driverOptions(pod: Pod, v: Volume): Record<string, string> {
     [`${k}pod.name`]: pod.metadata.name,
     [`${k}pod.namespace`]: pod.metadata.namespace,
     [`${k}pod.uid`]: pod.metadata.uid,
-    [`${k}serviceAccount.name`]: typeof sa === 'string' ? sa : '',
+    [`${k}serviceAccount.name`]: sa ?? '',
     ...(f?.options ?? {}),
   };
 }

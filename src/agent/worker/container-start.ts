@@ -9,6 +9,7 @@ import type { Container, Pod } from '../pod/types.js';
 import {
   ImagePullError,
   defaultPullPolicy,
+  type ContainerMount,
   type ContainerRuntime,
   type ImageService,
 } from '../runtime/types.js';
@@ -62,6 +63,8 @@ export interface ContainerStarterOptions {
   /** The pod's waiting reasons by container name (the status shows them until the container runs). */
   waitingOf: (uid: string) => Map<string, { reason: string; message?: string }>;
   volumePaths: (pod: Pod) => Record<string, string>;
+  /** The container's mounts from the volume manager (subPath, read-only, propagation); throws why not. */
+  containerMounts?: (pod: Pod, c: Container) => Promise<readonly ContainerMount[] | undefined>;
 }
 
 /** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
@@ -129,6 +132,12 @@ export class ContainerStarter {
     const { pod, log } = target;
     const pulled = await this.pullImage(target, c);
     if (pulled !== undefined) return pulled;
+    let mounts: readonly ContainerMount[] | undefined;
+    try {
+      mounts = await this.opts.containerMounts?.(pod, c);
+    } catch (err) {
+      return this.failStart(target, c, 'CreateContainerConfigError', err);
+    }
     let id: string;
     try {
       const terminationMessageFile = await prepareTerminationMessageFile(this.opts.rootDir, pod, c);
@@ -140,6 +149,7 @@ export class ContainerStarter {
         specHash: containerSpecHash(c),
         sandboxId: target.sandboxId,
         volumePaths: this.opts.volumePaths(pod),
+        ...(mounts !== undefined ? { mounts } : {}),
         ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
       });
     } catch (err) {

@@ -5,7 +5,13 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
-import type { ContainerRuntime, ImageService, RuntimeContainer } from '../runtime/types.js';
+import type {
+  ContainerMount,
+  ContainerRuntime,
+  ImageService,
+  RuntimeContainer,
+} from '../runtime/types.js';
+import { containerEnv } from '../pod/expand.js';
 import { Backoff } from './backoff.js';
 import { ContainerKiller } from './container-kill.js';
 import {
@@ -50,10 +56,17 @@ export interface PodCgroupLifecycle {
 }
 
 export interface PodVolumePlugins {
-  /** The host dir of a plugin volume; undefined for hostPath and emptyDir. */
+  /** The host dir of a volume; undefined for those pod sync places itself (hostPath, emptyDir). */
   path(pod: Pod, v: NonNullable<Pod['spec']['volumes']>[number]): string | undefined;
+  /** Sets up or refreshes the pod's volumes at every sync; throws while one never could be. */
   setUp(pod: Pod): Promise<void>;
   tearDown(pod: Pod): Promise<void>;
+  /** The container's mounts (subPath, read-only, propagation); throws a CreateContainerConfigError message. */
+  containerMounts?(
+    pod: Pod,
+    c: Container,
+    env: Readonly<Record<string, string>>,
+  ): Promise<readonly ContainerMount[]>;
 }
 
 const TERMINAL = new Set(['Succeeded', 'Failed']);
@@ -103,6 +116,8 @@ export class PodSyncer {
       recordEvent: (e) => opts.statuses.recordEvent(e),
       waitingOf: (uid) => this.waitingOf(uid),
       volumePaths: (pod) => this.volumePaths(pod),
+      containerMounts: async (pod, c) =>
+        this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c)),
     });
   }
 
@@ -204,6 +219,7 @@ export class PodSyncer {
     signal: AbortSignal,
   ): Promise<number | undefined> {
     await this.opts.podCgroups?.ensure(pod);
+    await this.setUpVolumes(pod, listed);
     const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
     let requeue: number | undefined;
     const pass: SyncPass = {
@@ -243,6 +259,16 @@ export class PodSyncer {
     await this.publishStatus(pod, after, DEADLINE_EXCEEDED);
   }
 
+  /** The pod's volumes, set up or refreshed; while one never could be, the pod's status says its containers wait. */
+  private async setUpVolumes(pod: Pod, listed: RuntimeContainer[]): Promise<void> {
+    try {
+      await this.opts.volumes?.setUp(pod);
+    } catch (err) {
+      await this.publishStatus(pod, listed);
+      throw err;
+    }
+  }
+
   /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
   private async ensureSandbox(
     pod: Pod,
@@ -262,7 +288,6 @@ export class PodSyncer {
       if (v.emptyDir)
         await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
     }
-    await this.opts.volumes?.setUp(pod);
     const attempt = current === undefined ? 0 : current.attempt + 1;
     await runtime.runPodSandbox({ pod, attempt });
     const listed = await runtime.listContainers({ podUid: pod.metadata.uid });

@@ -110,14 +110,23 @@ export interface ContainerCreateInput extends ContainerConfig {
   hostsPath?: string;
 }
 
-/** The volume mounts as `src:dest[:ro]` binds, plus the pod's resolv.conf unless a mount covers it. */
+/** The volume mounts as `src:dest[:ro][,propagation]` binds, plus the pod's resolv.conf unless a mount covers it. */
 function containerBinds(opts: ContainerCreateInput): string[] {
   const c = opts.container;
-  const binds = (c.volumeMounts ?? []).map((m) => {
-    const host = opts.volumePaths[m.name] ?? '';
-    const src = m.subPath ? `${host}/${m.subPath}` : host;
-    return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
-  });
+  const binds =
+    opts.mounts?.map((m) => {
+      // the engine's default propagation is rprivate, so only the others are written
+      const flags = [
+        ...(m.readOnly ? ['ro'] : []),
+        ...(m.propagation !== 'rprivate' ? [m.propagation] : []),
+      ];
+      return `${m.hostPath}:${m.containerPath}${flags.length > 0 ? `:${flags.join(',')}` : ''}`;
+    }) ??
+    (c.volumeMounts ?? []).map((m) => {
+      const host = opts.volumePaths[m.name] ?? '';
+      const src = m.subPath ? `${host}/${m.subPath}` : host;
+      return `${src}:${m.mountPath}${m.readOnly ? ':ro' : ''}`;
+    });
   if (opts.hostsPath !== undefined) binds.push(`${opts.hostsPath}:/etc/hosts`);
   if (opts.terminationMessageFile !== undefined)
     binds.push(

@@ -11,6 +11,7 @@ import type { RuntimeBundle } from '../../runtime/factory.js';
 import type { NodeAgentMetrics } from '../../server/metrics.js';
 import type { PodManager } from '../../worker/pod-manager.js';
 import type { PodStatusManager } from '../../worker/status-manager.js';
+import type { Pod } from '../../pod/types.js';
 
 /** What the services need of the built agent (agent.ts's Agent satisfies it). */
 export interface ServicesAgent {
@@ -21,6 +22,11 @@ export interface ServicesAgent {
   readonly runtime: RuntimeBundle;
   readonly pods: PodManager;
   readonly statuses: PodStatusManager;
+  /** The pod volumes: their FailedMount events and the node's allocatable reach them here. */
+  readonly volumes: {
+    setEvents(events: { failedMount(pod: Pod, message: string): void }): void;
+    setAllocatable(allocatable: Readonly<Record<string, string>>): void;
+  };
 }
 
 export interface ServicesContext {

@@ -8,6 +8,7 @@ import { ClientCertificateWatch } from '../../node/events/client-certificate.js'
 import { EventRecorder } from '../../node/events/recorder.js';
 import type { EventSink, ObjectReference } from '../../node/events/types.js';
 import { reportPods } from '../../node/pod-reporting.js';
+import { podRef } from '../../node/events/pod-events.js';
 import type { ServicesContext } from './context.js';
 
 /** Without an API server, events go to the log only (debug level, as the reference logs them at -v). */
@@ -85,6 +86,11 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
     podStartDuration: metrics.podStartDuration,
     clock,
     processStartMs: clock.nowMs() - process.uptime() * 1000,
+  });
+  agent.volumes.setEvents({
+    failedMount: (pod, message) => {
+      recorder.event(podRef(pod), 'Warning', 'FailedMount', message);
+    },
   });
   return recorder;
 }

@@ -86,19 +86,21 @@ async function statusSources(
     containerRuntimeVersion: runtimeVersion,
   });
   return {
-    resources: () =>
-      Promise.resolve(
-        nodeResources(facts, {
-          maxPods: config.maxPods,
-          podsPerCore: config.podsPerCore,
-          ...reservationsOf(config),
-          hardThresholds: allocatableThresholds(
-            input.thresholds,
-            flags.experimentalAllocatableIgnoreEviction,
-          ),
-          localStorageCapacityIsolation: config.localStorageCapacityIsolation,
-        }),
-      ),
+    resources: () => {
+      const r = nodeResources(facts, {
+        maxPods: config.maxPods,
+        podsPerCore: config.podsPerCore,
+        ...reservationsOf(config),
+        hardThresholds: allocatableThresholds(
+          input.thresholds,
+          flags.experimentalAllocatableIgnoreEviction,
+        ),
+        localStorageCapacityIsolation: config.localStorageCapacityIsolation,
+      });
+      // the downward API's default limits and tmpfs sizes are the node's allocatable
+      agent.volumes.setAllocatable(r.allocatable);
+      return Promise.resolve(r);
+    },
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
     nodeInfo: () => Promise.resolve(info),
     images: async () =>

@@ -461,6 +461,10 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
     file: 'test/integration/agent/pods/pod-cidr.test.ts',
     test: '--pod-cidr (standalone): "Updating Pod CIDR", and process:// containers get it in $NODEAGENT_POD_CIDR',
   },
+  'experimental-mounter-path': {
+    file: 'test/unit/agent/volume/mounts.test.ts',
+    test: '--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secret, downwardAPI or projected volume is mounted by that binary with size=<bytes>',
+  },
   'volume-plugin-dir': {
     file: 'test/unit/agent/volume/flexvolume.test.ts',
     test: '--volume-plugin-dir: a flexVolume pod volume calls <dir>/<vendor>~<driver>/<driver> init, mount <dir> <json options> once, and unmount when the pod goes',
@@ -475,8 +479,6 @@ const EFFECTS: Readonly<Record<string, Effect>> = {
 const NO_EFFECT: Readonly<Record<string, string>> = {
   'pod-infra-container-image':
     'the reference 1.32 discards its value too (deprecated; kubeadm still writes it); nodeagent runs no sandbox image. Its deprecation notice says it is ignored: test/integration/agent/cli/kubeadm-dropin.test.ts',
-  'experimental-mounter-path':
-    'nodeagent runs no mount command itself (emptyDir, medium Memory included, is a directory; hostPath goes to the runtime; FlexVolume drivers mount their own volumes); a set path is said at start to be unused: test/unit/agent/volume/mounter-path.test.ts',
 };
 
 const GC_TEST = 'test/unit/agent/gc/collector.test.ts';
@@ -493,6 +495,10 @@ const LOG_MONITOR: Effect = {
 
 /** Configuration-file fields without a flag, with a test that shows their effect. */
 const FIELD_EFFECTS: Readonly<Record<string, Effect>> = {
+  configMapAndSecretChangeDetectionStrategy: {
+    file: 'test/unit/agent/objects/managers.test.ts',
+    test: 'configMapAndSecretChangeDetectionStrategy: Watch watches each registered object by metadata.name, Cache reads it once per TTL, Get reads it every time',
+  },
   imageMaximumGCAge: {
     file: GC_TEST,
     test: 'imageMaximumGCAge: an image unused for longer is removed whatever the disk usage; one in use is kept',
@@ -578,10 +584,10 @@ test('inert file-only fields: set ones are warned about once each, naming the fi
   const config = {
     ...defaultConfiguration('file'),
     showHiddenMetricsForVersion: '1.31',
-    configMapAndSecretChangeDetectionStrategy: 'Get',
+    memoryThrottlingFactor: 0.5,
   };
   assert.deepEqual(inertFieldsSet(config).sort(), [
-    'configMapAndSecretChangeDetectionStrategy',
+    'memoryThrottlingFactor',
     'showHiddenMetricsForVersion',
   ]);
   assert.deepEqual(inertFieldsSet(defaultConfiguration('flags')), []);

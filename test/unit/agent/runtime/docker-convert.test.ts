@@ -149,3 +149,28 @@ test('hostPID, hostIPC and shareProcessNamespace: the host namespaces or the san
   assert.equal(sb.HostConfig?.IpcMode, 'host');
   assert.equal(sb.Hostname, 'db.backends.default.svc.cluster.local');
 });
+
+test('volume mounts from the volume manager: binds with ro and the propagation (None rprivate, the default, HostToContainer rslave, Bidirectional rshared)', () => {
+  const o = containerCreateOptions({
+    pod,
+    container: pod.spec.containers[0]!,
+    kind: 'app',
+    attempt: 0,
+    specHash: 'abc',
+    sandboxId: 'sb1',
+    volumePaths: { data: '/var/lib/x/data' },
+    mounts: [
+      {
+        name: 'a',
+        hostPath: '/h/a',
+        containerPath: '/a',
+        readOnly: false,
+        propagation: 'rprivate',
+      },
+      { name: 'b', hostPath: '/h/b', containerPath: '/b', readOnly: true, propagation: 'rslave' },
+      { name: 'c', hostPath: '/h/c', containerPath: '/c', readOnly: false, propagation: 'rshared' },
+    ],
+    logOpts: {},
+  });
+  assert.deepEqual(o.HostConfig?.Binds, ['/h/a:/a', '/h/b:/b:ro,rslave', '/h/c:/c:rshared']);
+});

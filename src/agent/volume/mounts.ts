@@ -1,0 +1,79 @@
+// The mounts the agent makes itself: tmpfs for emptyDir medium Memory and for the secret,
+// downwardAPI and projected volumes (the reference backs them with memory so secrets never reach
+// a disk), by `mount -t tmpfs` (or --experimental-mounter-path), and their unmounting when the
+// pod is removed. Mount points are read from /proc/self/mountinfo.
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+
+/** One line of /proc/self/mountinfo: the mount point and its file system type. */
+export interface MountEntry {
+  mountPoint: string;
+  fsType: string;
+}
+
+/** Octal escapes (\040 for a space) as the kernel writes them in mountinfo. */
+function unescapeMountPath(s: string): string {
+  return s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+}
+
+export function parseMountInfo(text: string): MountEntry[] {
+  const out: MountEntry[] = [];
+  for (const line of text.split('\n')) {
+    const fields = line.split(' ');
+    const sep = fields.indexOf('-');
+    const mountPoint = fields[4];
+    const fsType = sep >= 0 ? fields[sep + 1] : undefined;
+    if (mountPoint !== undefined && fsType !== undefined)
+      out.push({ mountPoint: unescapeMountPath(mountPoint), fsType });
+  }
+  return out;
+}
+
+export async function mountEntries(): Promise<MountEntry[]> {
+  return parseMountInfo(await readFile('/proc/self/mountinfo', 'utf8'));
+}
+
+function run(file: string, args: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 60_000, encoding: 'utf8' }, (err, _stdout, stderr) => {
+      if (err === null) resolve();
+      else {
+        const detail = stderr.trim() === '' ? err.message : stderr.trim();
+        reject(new Error(`${file} ${args.join(' ')} failed: ${detail}`));
+      }
+    });
+  });
+}
+
+export interface Mounter {
+  /** Mounts a tmpfs at `dir` with `size` bytes (the kernel's default, half the memory, when undefined). */
+  mountTmpfs(dir: string, sizeBytes: number | undefined): Promise<void>;
+  unmount(dir: string): Promise<void>;
+  isMountPoint(dir: string): Promise<MountEntry | undefined>;
+  /** Every mount point at or under `dir`, deepest first. */
+  mountsUnder(dir: string): Promise<string[]>;
+}
+
+export function systemMounter(mountBinary = 'mount'): Mounter {
+  return {
+    mountTmpfs: (dir, size) =>
+      run(mountBinary, [
+        '-t',
+        'tmpfs',
+        ...(size !== undefined ? ['-o', `size=${size}`] : []),
+        'tmpfs',
+        dir,
+      ]),
+    unmount: (dir) => run('umount', [dir]),
+    async isMountPoint(dir) {
+      return (await mountEntries()).findLast((m) => m.mountPoint === dir);
+    },
+    async mountsUnder(dir) {
+      const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+      return (await mountEntries())
+        .map((m) => m.mountPoint)
+        .filter((p) => p === dir || p.startsWith(prefix))
+        .sort((a, b) => b.length - a.length);
+    },
+  };
+}
