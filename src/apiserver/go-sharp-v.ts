@@ -4,7 +4,7 @@
 // the keys sorted, as fmt sorts them. The values are those the `yaml` library resolves (its YAML
 // 1.2 core schema: `yes` stays a string, which go-yaml v2 reads as true), and a float written with
 // an integral value (`1e6`) prints as an integer. The text is cut at `budget` characters.
-import { goQuote } from './go-quote.js';
+import { goQuote } from '../common/util/go-quote.js';
 
 const NIL = 'interface {}(nil)';
 

@@ -4,7 +4,7 @@
 // collection delete), a bad escape such as `%zz` is a 400, and the query is kept raw for
 // URLSearchParams. Routing, authorization and anonymous-path rules all read this one result.
 
-import { goQuote } from './go-quote.js';
+import { goQuote } from '../common/util/go-quote.js';
 import { StatusError } from './status.js';
 
 export interface RequestTarget {

@@ -6,7 +6,7 @@
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type { DownwardAPIVolumeFile, Pod } from '../pod/types.js';
 import type { Payload } from './atomic-writer.js';
-import { goQuote } from './go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 
 export function formatMap(m: Readonly<Record<string, string>> | undefined): string {
   return Object.keys(m ?? {})

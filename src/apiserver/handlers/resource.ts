@@ -7,7 +7,7 @@ import type { UserInfo } from '../../common/auth/user.js';
 import type { Clock } from '../../common/util/clock.js';
 import { Params, type ParamSet } from '../params.js';
 import { badRequest, methodNotAllowed, StatusError, notFound } from '../status.js';
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 import { isPathSegmentName } from '../registry/meta.js';
 import {
   listJson,

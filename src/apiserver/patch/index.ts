@@ -25,7 +25,7 @@ import {
 import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 
 export { PatchError, type PatchErrorCause } from './errors.js';
 export {

@@ -3,7 +3,7 @@
 // sinceTime as RFC 3339; then ValidatePodLogOptions (422 Invalid). The agent's query is built
 // as LogLocation builds the kubelet's.
 
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 import { normalizeTime } from '../schema/go-time.js';
 import { badRequest, invalid } from '../status.js';
 

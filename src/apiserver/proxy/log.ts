@@ -13,7 +13,7 @@ import {
   type AgentTls,
 } from './agent-dial.js';
 import { UnknownStatusError } from './errors.js';
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 
 const MAX_ERROR_BODY = 50_000;
 

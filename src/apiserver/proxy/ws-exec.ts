@@ -19,7 +19,7 @@ import { runEvery } from '../../common/util/every.js';
 import { userMessage } from '../../common/util/errors.js';
 import { SpdySession } from '../../common/spdy/session.js';
 import type { SpdyStream } from '../../common/spdy/stream.js';
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 import {
   AgentDialError,
   agentUrl,

@@ -2,7 +2,7 @@
 // strconv.ParseUint(rv, 10, 64)); one parser for every place a client hands one in: the list and
 // watch query, and metadata.resourceVersion of an update body.
 
-import { goQuote } from '../go-quote.js';
+import { goQuote } from '../../common/util/go-quote.js';
 import { badRequest, type StatusError } from '../status.js';
 
 const maxUint64 = 18446744073709551615n;

@@ -5,6 +5,7 @@
 // disabled.". The body is read up to 1 KiB (the reference reads it whole).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { httpError } from './respond.js';
+import { goQuote } from '../../../common/util/go-quote.js';
 
 export const DEBUG_FLAGS_V_PATH = '/debug/flags/v';
 const MAX_BODY_BYTES = 1024;
@@ -19,30 +20,6 @@ function writePlainText(res: ServerResponse, status: number, text: string): void
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
-}
-
-/** Go's strconv.Quote for the text of a ParseInt error (printable ASCII as is, the rest escaped). */
-export function goQuote(s: string): string {
-  const esc: Record<string, string> = {
-    '\x07': '\\a',
-    '\b': '\\b',
-    '\f': '\\f',
-    '\n': '\\n',
-    '\r': '\\r',
-    '\t': '\\t',
-    '\v': '\\v',
-    '\\': '\\\\',
-    '"': '\\"',
-  };
-  let out = '';
-  for (const ch of s) {
-    const code = ch.codePointAt(0) ?? 0;
-    if (esc[ch] !== undefined) out += esc[ch];
-    else if (code < 0x20 || code === 0x7f) out += `\\x${code.toString(16).padStart(2, '0')}`;
-    else if (ch === '\ufffd') out += '\\ufffd';
-    else out += ch;
-  }
-  return `"${out}"`;
 }
 
 /** klog's Level.Set: a base-10 int32 (sign allowed), or Go's ParseInt error. */

@@ -3,7 +3,8 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger } from '../../../../src/common/log/logger.js';
-import { goQuote, parseVerbosity } from '../../../../src/agent/server/handlers/debug-flags.js';
+import { parseVerbosity } from '../../../../src/agent/server/handlers/debug-flags.js';
+import { goQuote } from '../../../../src/common/util/go-quote.js';
 import { fetchText } from '../../../helpers/server-https-request.js';
 import {
   startServerFixture,

@@ -11,7 +11,7 @@ import {
   formatMap,
   resourceFieldValue,
 } from '../../../../src/agent/volume/downward-api.js';
-import { goQuote } from '../../../../src/agent/volume/go-quote.js';
+import { goQuote } from '../../../../src/common/util/go-quote.js';
 import type { PodObject } from '../../../../src/agent/objects/types.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 
