@@ -20,6 +20,7 @@ import { schemaForKind } from './schema/kinds.js';
 import { goTypeName, type Schema } from './schema/types.js';
 import { fitsInt, timeLeaf } from './schema/values.js';
 import { goBase64Error } from './schema/go-base64.js';
+import { converterBase64Error, converterMismatch } from './schema/converter-error.js';
 
 export class DecodeError extends Error {
   readonly status = 400;
@@ -238,6 +239,8 @@ export function findJsonDuplicates(text: string, out: string[]): void {
 interface WalkState {
   readonly unknown: string[];
   typeError?: string;
+  /** The same first mismatch in the unstructured converter's words (strategic merge patches). */
+  converterError?: string;
   /** A time that does not parse: Go's decoder stops there, so this error wins over typeError. */
   fatal?: string;
 }
@@ -248,6 +251,7 @@ function typeMismatch(state: WalkState, v: unknown, s: Schema, owner: string, pa
   // encoding/json names the number only when it fails an integer field.
   const what = got === 'number' && s.t === 'int' ? `number ${String(v)}` : got;
   state.typeError = `json: cannot unmarshal ${what} into Go struct field ${owner}.${path} of type ${goTypeName(s)}`;
+  state.converterError = converterMismatch(v, s);
 }
 
 function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkState): void {
@@ -261,7 +265,10 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       // a []byte field: encoding/json keeps base64's error as it keeps a type mismatch
       else if (s.format === 'byte' && state.typeError === undefined) {
         const err = goBase64Error(v);
-        if (err !== undefined) state.typeError = err;
+        if (err !== undefined) {
+          state.typeError = err;
+          state.converterError = converterBase64Error(err);
+        }
       }
       return;
     case 'bool':
@@ -311,18 +318,23 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
 }
 
 /** Unknown fields and the first type mismatch of `value` against the kind's known-field tree. */
-export function checkAgainstSchema(
-  value: Record<string, unknown>,
-  kind: string,
-): { unknownFields: string[]; typeError?: string } {
+export interface SchemaCheck {
+  readonly unknownFields: string[];
+  /** The first value that does not decode, in encoding/json's words. */
+  readonly typeError?: string;
+  /** The same, in the unstructured converter's words (set whenever typeError is). */
+  readonly converterError?: string;
+}
+
+export function checkAgainstSchema(value: Record<string, unknown>, kind: string): SchemaCheck {
   const schema = schemaForKind(kind, value['apiVersion']);
   if (schema === undefined) return { unknownFields: [] };
   const state: WalkState = { unknown: [] };
   walk(value, schema, '', kind, state);
   const typeError = state.fatal ?? state.typeError;
-  return typeError === undefined
-    ? { unknownFields: state.unknown }
-    : { unknownFields: state.unknown, typeError };
+  if (typeError === undefined) return { unknownFields: state.unknown };
+  const converterError = state.fatal ?? state.converterError ?? typeError;
+  return { unknownFields: state.unknown, typeError, converterError };
 }
 
 /**

@@ -9,7 +9,7 @@ import { goQuote } from '../common/util/go-quote.js';
 const NIL = 'interface {}(nil)';
 
 /** Go's %v of a float64: shortest digits, in %e form below 1e-4 and from 1e6 up. */
-function goFloat(n: number): string {
+export function goFloat(n: number): string {
   if (Number.isNaN(n)) return 'NaN';
   if (!Number.isFinite(n)) return n > 0 ? '+Inf' : '-Inf';
   const [mant = '0', e = '0'] = n.toExponential().split('e');

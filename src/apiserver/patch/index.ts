@@ -26,6 +26,7 @@ import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
 import { goQuote } from '../../common/util/go-quote.js';
+import { goPatchedJson, goPrintDecoded, jsonPatchTouched, mergePatchTouched } from './go-render.js';
 
 export { PatchError, type PatchErrorCause } from './errors.js';
 export {
@@ -128,11 +129,13 @@ function parseJsonObject(body: string, strategic: boolean): Record<string, unkno
 
 /**
  * The patched object does not decode into its type (a wrong JSON type, a []byte field that is
- * not base64): the reference's 422 with an empty kind and name, the patched object (its JSON) as
- * the `patch` field's invalid value and the decoder's error as the detail.
+ * not base64): the reference's 422 with an empty kind and name and the decoder's error as the
+ * detail. The `patch` field's invalid value is the patched object as the reference's JSON or
+ * merge patch library writes it, or, for a strategic merge patch, the patch as Go prints the
+ * decoded map (and the error then starts `error decoding from json: `).
  */
-function undecodablePatched(result: Record<string, unknown>, decodeError: string): PatchError {
-  const body = `Invalid value: ${goQuote(JSON.stringify(result))}: ${decodeError}`;
+function undecodablePatched(invalidValue: string, decodeError: string): PatchError {
+  const body = `Invalid value: ${goQuote(invalidValue)}: ${decodeError}`;
   return new PatchError({
     status: 422,
     reason: 'Invalid',
@@ -141,14 +144,43 @@ function undecodablePatched(result: Record<string, unknown>, decodeError: string
   });
 }
 
-function newUnknownFields(
-  kind: string,
-  live: Record<string, unknown> | undefined,
+/**
+ * The `patch` field's invalid value for a result that does not decode: for a strategic merge
+ * patch the patch as Go prints the decoded map (the reference decodes the result with its
+ * unstructured converter, whose words the error then has), otherwise the patched object as the
+ * JSON or merge patch library writes it.
+ */
+function undecodableText(
+  type: PatchType,
+  live: Record<string, unknown>,
+  patchBody: string,
   result: Record<string, unknown>,
+): string {
+  const patch: unknown = JSON.parse(patchBody);
+  if (type === 'application/strategic-merge-patch+json') return goPrintDecoded(patch);
+  const touched =
+    type === 'application/json-patch+json'
+      ? jsonPatchTouched(patch)
+      : mergePatchTouched(live, patch as Record<string, unknown>);
+  return goPatchedJson(result, touched);
+}
+
+function newUnknownFields(
+  type: PatchType,
+  live: Record<string, unknown>,
+  patchBody: string,
+  result: Record<string, unknown>,
+  kind: string,
 ): string[] {
-  const before = new Set(live === undefined ? [] : checkAgainstSchema(live, kind).unknownFields);
+  const before = new Set(checkAgainstSchema(live, kind).unknownFields);
   const after = checkAgainstSchema(result, kind);
-  if (after.typeError !== undefined) throw undecodablePatched(result, after.typeError);
+  if (after.typeError !== undefined) {
+    const strategic = type === 'application/strategic-merge-patch+json';
+    throw undecodablePatched(
+      undecodableText(type, live, patchBody, result),
+      (strategic ? after.converterError : undefined) ?? after.typeError,
+    );
+  }
   return after.unknownFields.filter((f) => !before.has(f));
 }
 
@@ -256,7 +288,7 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
     });
   }
   const object = result as Record<string, unknown>;
-  const unknownFields = newUnknownFields(opts.kind, live, object);
+  const unknownFields = newUnknownFields(type, live, opts.patchBody, object, opts.kind);
   if (opts.manager !== '')
     updateManagedFields({
       oldObj: live,

@@ -161,14 +161,16 @@ export function encodeManagedFields(entries: readonly ManagerEntry[]): ManagedFi
     return p.subresource < q.subresource ? -1 : p.subresource > q.subresource ? 1 : 0;
   });
   return sorted.map((e) => {
+    // The reference's field order (ManagedFieldsEntry): manager, operation, apiVersion, time,
+    // fieldsType, fieldsV1, subresource.
     const j: ManagedFieldsEntryJson = {
       manager: e.manager,
       operation: e.operation,
       apiVersion: e.apiVersion,
+      ...(e.time !== undefined ? { time: e.time } : {}),
       fieldsType: 'FieldsV1',
       fieldsV1: toFieldsV1(e.set),
     };
-    if (e.time !== undefined) j.time = e.time;
     if (e.subresource !== '') j.subresource = e.subresource;
     return j;
   });

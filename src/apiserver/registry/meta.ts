@@ -123,7 +123,6 @@ export function prepareMetaForCreate(obj: Obj, now: Date): void {
   delete meta['deletionTimestamp'];
   delete meta['deletionGracePeriodSeconds'];
   delete meta['selfLink'];
-  meta['generation'] ??= 1;
   if (meta['labels'] === null) delete meta['labels'];
   if (meta['annotations'] === null) delete meta['annotations'];
 }

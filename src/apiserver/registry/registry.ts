@@ -392,12 +392,6 @@ export class Registry {
     const metaErrs = validateMetaUpdate(desired, old);
     def.prepareForUpdate(desired, old, opts.subresource, ctx);
     meta['resourceVersion'] = String(u.rv);
-    if (
-      !isDeepStrictEqual(desired['spec'], old['spec']) &&
-      typeof metaOf(old)['generation'] === 'number'
-    ) {
-      meta['generation'] = (metaOf(old)['generation'] as number) + 1;
-    }
     await this.admit(def, 'UPDATE', desired, old, namespace, name, opts, mutating);
     this.failIfInvalid(def, name, [
       ...metaErrs,

@@ -119,7 +119,6 @@ test('a patch leaving a CSR request that is not base64 is 422: the patched objec
   assert.equal(created.status, 201, created.text);
   const patches: [string, unknown][] = [
     ['application/merge-patch+json', { spec: { request: 'not base64!!' } }],
-    ['application/strategic-merge-patch+json', { spec: { request: 'not base64!!' } }],
     [
       'application/json-patch+json',
       [{ op: 'replace', path: '/spec/request', value: 'not base64!!' }],
@@ -135,9 +134,97 @@ test('a patch leaving a CSR request that is not base64 is 422: the patched objec
     assert.ok(message.endsWith('}": illegal base64 data at input byte 3'), message);
     assert.ok(message.includes('\\"request\\":\\"not base64!!\\"'), message);
   }
+  // the reference: ` "" is invalid: patch: Invalid value: "map[spec:map[request:not base64!!]]": error decoding from json: illegal base64 data at input byte 3`
+  const strategic = await api.request('PATCH', `${csrs}/b64`, {
+    body: { spec: { request: 'not base64!!' } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  assert.equal(strategic.status, 422, strategic.text);
+  assert.equal(
+    strategic.json?.['message'],
+    ' "" is invalid: patch: Invalid value: "map[spec:map[request:not base64!!]]": error decoding from json: illegal base64 data at input byte 3',
+  );
   const after = await api.request('GET', `${csrs}/b64`);
   assert.equal(
     (after.json?.['spec'] as { request: string }).request,
     Buffer.from(csrPem).toString('base64'),
   );
+});
+
+// The reference 1.32.13 (kube-apiserver, this ConfigMap made by `kubectl create configmap cm
+// --from-literal=a=b`), for the merge patch below answered:
+//  "" is invalid: patch: Invalid value: "{\"apiVersion\":\"v1\",\"binaryData\":{\"z\":\"not base64!!\"},
+//  \"data\":{\"a\":\"b\",\"x\":\"y\"},\"kind\":\"ConfigMap\",\"metadata\":{\"creationTimestamp\":\"...\",
+//  \"labels\":{\"a\":\"2\",\"b\":\"1\"},\"managedFields\":[{\"manager\":\"kubectl-create\",\"operation\":
+//  \"Update\",\"apiVersion\":\"v1\",\"time\":\"...\",\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":
+//  {\".\":{},\"f:a\":{}}}}],\"name\":\"cm\",\"namespace\":\"p2\",\"resourceVersion\":\"204\",\"uid\":\"...\"}}":
+//  illegal base64 data at input byte 3
+// (objects the patch went into sorted, the rest as stored, metadata in ObjectMeta's order); for
+// the JSON patch the same with `<&>` as \u003c\u0026\u003e and untouched metadata in ObjectMeta's
+// order; for the strategic merge patch the patch as Go prints the decoded map.
+test('the 422 for a patched object that does not decode quotes it as the reference does, per patch type', async () => {
+  const cms = '/api/v1/namespaces/default/configmaps';
+  const created = await api.request('POST', `${cms}?fieldManager=kubectl-create`, {
+    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm-b64' }, data: { a: 'b' } },
+  });
+  assert.equal(created.status, 201, created.text);
+  const m = created.json?.['metadata'] as Record<string, string>;
+  const mf = `[{"manager":"kubectl-create","operation":"Update","apiVersion":"v1","time":"${m['creationTimestamp']}","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{}}}}]`;
+  const quote = (s: string): string => JSON.stringify(s); // no character here that Go quotes otherwise
+  const cases: [string, string, string][] = [
+    [
+      'application/merge-patch+json',
+      '{"data":{"x":"y"},"binaryData":{"z":"not base64!!"},"metadata":{"labels":{"b":"1","a":"2"}}}',
+      `Invalid value: ${quote(`{"apiVersion":"v1","binaryData":{"z":"not base64!!"},"data":{"a":"b","x":"y"},"kind":"ConfigMap","metadata":{"creationTimestamp":"${m['creationTimestamp']}","labels":{"a":"2","b":"1"},"managedFields":${mf},"name":"cm-b64","namespace":"default","resourceVersion":"${m['resourceVersion']}","uid":"${m['uid']}"}}`)}: illegal base64 data at input byte 3`,
+    ],
+    [
+      'application/json-patch+json',
+      '[{"op":"add","path":"/binaryData","value":{"z":"not base64!!","a":"<&>"}}]',
+      `Invalid value: ${quote(`{"apiVersion":"v1","binaryData":{"z":"not base64!!","a":"\\u003c\\u0026\\u003e"},"data":{"a":"b"},"kind":"ConfigMap","metadata":{"name":"cm-b64","namespace":"default","uid":"${m['uid']}","resourceVersion":"${m['resourceVersion']}","creationTimestamp":"${m['creationTimestamp']}","managedFields":${mf}}}`)}: illegal base64 data at input byte 3`,
+    ],
+    [
+      'application/strategic-merge-patch+json',
+      '{"data":{"x":"y"},"binaryData":{"z":"not base64!!"},"metadata":{"labels":{"b":"1","a":"2"}},"n":1000000,"f":1.5,"l":[1,"a",true,null]}',
+      'Invalid value: "map[binaryData:map[z:not base64!!] data:map[x:y] f:1.5 l:[1 a true <nil>] metadata:map[labels:map[a:2 b:1]] n:1000000]": error decoding from json: illegal base64 data at input byte 3',
+    ],
+  ];
+  for (const [contentType, body, detail] of cases) {
+    const r = await api.request('PATCH', `${cms}/cm-b64`, { body, contentType });
+    assert.equal(r.status, 422, `${contentType}: ${r.text}`);
+    assert.equal(r.json?.['message'], ` "" is invalid: patch: ${detail}`, contentType);
+    assert.deepEqual(r.json?.['details'], {
+      causes: [{ reason: 'FieldValueInvalid', message: detail, field: 'patch' }],
+    });
+  }
+});
+
+// The reference 1.32.13's unstructured converter words for a strategic merge patch whose result
+// does not fit an Event (each answer read from it with the same patch).
+test('a strategic merge patch whose result does not decode gets the converter words of the reference', async () => {
+  const created = await api.request('POST', events, { body: eventBody('conv', 'default') });
+  assert.equal(created.status, 201, created.text);
+  const cases: [unknown, string][] = [
+    [{ count: 'x' }, 'unrecognized type: int32'],
+    [{ count: true }, 'unrecognized type: int32'],
+    [{ count: 1.5 }, 'cannot convert float64 to int32'],
+    [{ reason: 5 }, 'cannot convert int64 to string'],
+    [{ reason: true }, 'unrecognized type: string'],
+    [{ reason: 1.5 }, 'unrecognized type: string'],
+    [{ involvedObject: 'x' }, 'cannot restore struct from: string'],
+    [{ involvedObject: 5 }, 'cannot restore struct from: int64'],
+    [{ related: [1] }, 'cannot restore struct from: slice'],
+    [{ metadata: { labels: { a: 1 } } }, 'cannot convert int64 to string'],
+    [{ metadata: { labels: 'x' } }, 'cannot restore map from string'],
+    [{ metadata: { finalizers: 'x' } }, 'cannot restore slice from string'],
+    [{ eventTime: 5 }, 'json: cannot unmarshal number into Go value of type string'],
+  ];
+  for (const [patch, words] of cases) {
+    const r = await api.request('PATCH', `${events}/conv`, {
+      body: patch,
+      contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(r.status, 422, r.text);
+    const message = String(r.json?.['message']);
+    assert.ok(message.endsWith(`]": ${words}`), `${JSON.stringify(patch)}: ${message}`);
+  }
 });
