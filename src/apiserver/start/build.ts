@@ -78,7 +78,9 @@ async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Prom
 /** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
 function flagAuthenticators(c: ApiServerConfig, store: Store, defs: ServedDefs): Authenticator[] {
   const { flags, names, clock, logger } = c;
-  const authenticators: Authenticator[] = [x509Authenticator()];
+  const authenticators: Authenticator[] = [
+    x509Authenticator({ credentialIdKey: `authentication.${names.labelDomain}/credential-id` }),
+  ];
   if (flags.tokenAuthFile !== undefined)
     authenticators.push(tokenFileAuthenticator(loadTokenFile(flags.tokenAuthFile)));
   if (flags.enableBootstrapTokenAuth) {

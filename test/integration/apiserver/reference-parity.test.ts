@@ -5,6 +5,9 @@
 // negative timeoutSeconds (its timer has fired already: 200, and the stream ends).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import {
   startApiServer,
   type ApiResponse,
@@ -227,4 +230,23 @@ test('a strategic merge patch whose result does not decode gets the converter wo
     const message = String(r.json?.['message']);
     assert.ok(message.endsWith(`]": ${words}`), `${JSON.stringify(patch)}: ${message}`);
   }
+});
+
+// The reference 1.32.13 gives a client-certificate user the certificate's SHA-256 as its
+// credential id; a CSR made with kubectl by its admin carried
+// spec.extra {"authentication.kubernetes.io/credential-id": ["X509SHA256=32e6b3ba...c312d339"]}
+// (the hex of sha256 over the admin certificate's DER).
+test('a client-certificate user has the X509SHA256 credential id in its extra, as the reference', async () => {
+  const cfg = parseYaml(readFileSync(api.adminPlatconfig, 'utf8')) as {
+    users: { user: { 'client-certificate-data': string } }[];
+  };
+  const pem = Buffer.from(cfg.users[0]?.user['client-certificate-data'] ?? '', 'base64').toString();
+  const der = new X509Certificate(pem).raw;
+  const id = `X509SHA256=${createHash('sha256').update(der).digest('hex')}`;
+  const r = await api.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
+  });
+  assert.equal(r.status, 201, r.text);
+  const userInfo = (r.json?.['status'] as { userInfo: Record<string, unknown> }).userInfo;
+  assert.deepEqual(userInfo['extra'], { 'authentication.kubernetes.io/credential-id': [id] });
 });
