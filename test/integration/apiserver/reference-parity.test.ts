@@ -236,14 +236,16 @@ test('a strategic merge patch whose result does not decode gets the converter wo
 // credential id; a CSR made with kubectl by its admin carried
 // spec.extra {"authentication.kubernetes.io/credential-id": ["X509SHA256=32e6b3ba...c312d339"]}
 // (the hex of sha256 over the admin certificate's DER).
-test('a client-certificate user has the X509SHA256 credential id in its extra, as the reference', async () => {
-  const cfg = parseYaml(readFileSync(api.adminPlatconfig, 'utf8')) as {
+test('a client-certificate user has the X509SHA256 credential id in its extra, as the reference', async (t) => {
+  const k8s = await startApiServer({ args: ['--platform-profile=kubernetes'] });
+  t.after(() => k8s.stop());
+  const cfg = parseYaml(readFileSync(k8s.adminPlatconfig, 'utf8')) as {
     users: { user: { 'client-certificate-data': string } }[];
   };
   const pem = Buffer.from(cfg.users[0]?.user['client-certificate-data'] ?? '', 'base64').toString();
   const der = new X509Certificate(pem).raw;
   const id = `X509SHA256=${createHash('sha256').update(der).digest('hex')}`;
-  const r = await api.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+  const r = await k8s.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
   });
   assert.equal(r.status, 201, r.text);
