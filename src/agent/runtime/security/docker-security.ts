@@ -3,8 +3,8 @@
 // is set), GroupAdd (fsGroup, supplementalGroups), CapAdd/CapDrop, Privileged, ReadonlyRootfs,
 // SecurityOpt (seccomp, SELinux labels, apparmor, no-new-privileges), and the masked and
 // read-only /proc paths of procMount Default for a container that is not privileged.
-// prepareDockerSecurity does what needs I/O first: the image's user (runAsNonRoot, runAsGroup
-// alone) and a Localhost seccomp profile's content.
+// prepareDockerSecurity does what needs I/O first: the image's user (when runAsUser is unset)
+// and a Localhost seccomp profile's content.
 import type { Container, Pod } from '../../pod/types.js';
 import { ContainerConfigError } from '../types.js';
 import type { ContainerSettings } from '../settings/container-settings.js';
@@ -51,9 +51,7 @@ export async function prepareDockerSecurity(
   readImageUser: () => Promise<string | undefined>,
 ): Promise<DockerSecurityInput> {
   const e = effectiveSecurity(pod, c);
-  const needsImage =
-    e.runAsUser === undefined && (e.runAsNonRoot === true || e.runAsGroup !== undefined);
-  const imageUser = needsImage ? parseImageUser(await readImageUser()) : undefined;
+  const imageUser = e.runAsUser === undefined ? parseImageUser(await readImageUser()) : undefined;
   const violation = runAsNonRootViolation(pod, c, imageUser ?? {});
   if (violation !== undefined) throw new ContainerConfigError(violation);
   const seccomp = seccompProfileOf(pod, c, s.seccompDefault, profileRoot(s));
@@ -66,16 +64,22 @@ export async function prepareDockerSecurity(
   };
 }
 
-/** `uid[:gid]`; the image's user stands first when only runAsGroup is set (root when it has none). */
+/**
+ * `uid[:gid]` as the reference's kubelet passes the user: runAsUser, else the image's uid or name
+ * (without the group its USER may name) or root when it names none; undefined when the image was
+ * not read and nothing is asked.
+ */
 export function dockerUser(e: EffectiveSecurity, image: ImageUser | undefined): string | undefined {
-  if (e.runAsUser === undefined && e.runAsGroup === undefined) return undefined;
   const user =
     e.runAsUser !== undefined
       ? String(e.runAsUser)
-      : image?.uid !== undefined
-        ? String(image.uid)
-        : (image?.username ?? '0');
-  return e.runAsGroup !== undefined ? `${user}:${String(e.runAsGroup)}` : user;
+      : image === undefined
+        ? undefined
+        : image.uid !== undefined
+          ? String(image.uid)
+          : (image.username ?? '0');
+  if (e.runAsGroup === undefined) return user;
+  return `${user ?? '0'}:${String(e.runAsGroup)}`;
 }
 
 function seLinuxOpts(e: EffectiveSecurity): string[] {

@@ -144,11 +144,18 @@ test('Docker: privileged has no masked paths; Unmasked empties both lists; Uncon
   assert.equal(m.HostConfig.GroupAdd, undefined);
 });
 
-test("Docker User: runAsGroup alone runs the image's user with that group (root when it names none)", () => {
+test("Docker User: runAsUser, else the image's uid or name without its group, root when it names none", () => {
   assert.equal(dockerUser({ runAsGroup: 3000 }, parseImageUser('nobody:nogroup')), 'nobody:3000');
   assert.equal(dockerUser({ runAsGroup: 3000 }, parseImageUser('')), '0:3000');
   assert.equal(dockerUser({ runAsGroup: 3000 }, parseImageUser('1001')), '1001:3000');
+  assert.equal(
+    dockerUser({}, parseImageUser('1001:2002')),
+    '1001',
+    'the group of USER is not kept',
+  );
+  assert.equal(dockerUser({}, parseImageUser('')), '0');
   assert.equal(dockerUser({ runAsUser: 7 }, undefined), '7');
+  assert.equal(dockerUser({}, undefined), undefined);
 });
 
 test('seccomp Localhost: the profile under <root-dir>/seccomp is read and given inline, compacted', async (t) => {
