@@ -3,12 +3,14 @@
 // supplementalGroups (`id`), capabilities added and dropped (CapEff against Docker's default
 // set), no_new_privs from allowPrivilegeEscalation: false, seccomp mode 2 from RuntimeDefault, a
 // Localhost profile read from <root-dir>/seccomp that denies mkdir, a read-only root file system;
-// and a runAsNonRoot pod whose image runs as root, held in CreateContainerConfigError with the
-// reference's message and its Failed event.
+// a runAsNonRoot pod whose image runs as root, held in CreateContainerConfigError with the
+// reference's message and its Failed event; an AppArmor RuntimeDefault pod refused at admission
+// on a host without AppArmor (run on one with it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { hostAppArmorEnabled } from '../../../../src/agent/runtime/security/apparmor.js';
 import { waitFor } from './agent-harness.js';
 import { dockerRuntime, dockerSkipReason } from './runtimes.js';
 import { volumeScene, type VolumeScene } from './volume-scene.js';
@@ -116,7 +118,7 @@ test(
 );
 
 test(
-  "runAsNonRoot with an image that runs as root: CreateContainerConfigError with the reference's message and a Failed event",
+  "runAsNonRoot with an image that runs as root: CreateContainerConfigError with the reference's message and a Failed event; AppArmor admission",
   { skip, timeout: 120_000 },
   async (t) => {
     const s = await volumeScene(t, 'docker');
@@ -129,6 +131,18 @@ test(
         nodeName: s.node,
         terminationGracePeriodSeconds: 1,
         securityContext: { runAsNonRoot: true },
+        containers: [{ name: 'c', image: 'busybox:local', command: ['sleep', '3600'] }],
+      },
+    });
+    const confined = `${s.node}-apparmor`;
+    await s.createPod({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: confined },
+      spec: {
+        nodeName: s.node,
+        terminationGracePeriodSeconds: 1,
+        securityContext: { appArmorProfile: { type: 'RuntimeDefault' } },
         containers: [{ name: 'c', image: 'busybox:local', command: ['sleep', '3600'] }],
       },
     });
@@ -167,5 +181,16 @@ test(
       (c) => c.podName === name && c.kind === 'app',
     );
     assert.deepEqual(made, [], 'no container is made');
+    if (hostAppArmorEnabled()) {
+      await s.phase(confined, 'Running');
+    } else {
+      // the reference's AppArmor admit handler on a host without AppArmor
+      const refused = await s.phase(confined, 'Failed');
+      assert.equal(refused['reason'], 'AppArmor');
+      assert.equal(
+        refused['message'],
+        'Pod was rejected: Cannot enforce AppArmor: AppArmor is not enabled on the host',
+      );
+    }
   },
 );
