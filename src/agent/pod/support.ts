@@ -4,6 +4,7 @@
 // insist); a field that is set and refused here refuses the pod at admission, naming the field,
 // the runtime and why (refusals.ts walks the pod). Fields the scheduler or the API server reads
 // (affinity, tolerations, priorityClassName...) take their effect there and are accepted.
+import { isRecord } from '../../common/util/json-shape.js';
 import type { Container, PodSpec, Probe, Volume } from './types.js';
 
 export type RuntimeKind = 'docker' | 'process';
@@ -88,36 +89,50 @@ export const POD_SPEC: Record<
 /** spec.ephemeralContainers as a whole (kubectl debug). */
 export const EPHEMERAL_CONTAINERS: Support = notYet;
 
+/** A profile (seccomp, AppArmor) asks for something unless it is Unconfined. */
+const confines = (v: unknown): boolean => isRecord(v) && v['type'] !== 'Unconfined';
+const NO_APPARMOR = `${NO_ISOLATION}: no AppArmor profile is applied`;
+const NO_SECCOMP = `${NO_ISOLATION}: no seccomp filter is applied`;
+const NO_SELINUX = `${NO_ISOLATION}: no SELinux label is applied`;
+
 type PodSecurity = NonNullable<PodSpec['securityContext']>;
 export const POD_SECURITY: Record<keyof PodSecurity, Support> = {
-  appArmorProfile: notYet,
-  fsGroup: dockerOnly(NO_MOUNTS),
-  fsGroupChangePolicy: dockerOnly(NO_MOUNTS),
-  runAsGroup: notYet,
-  runAsNonRoot: notYet,
-  runAsUser: notYet,
+  // Docker applies it; a host without AppArmor refuses a confining profile at admission
+  appArmorProfile: { ...dockerOnly(NO_APPARMOR), asks: confines },
+  fsGroup: YES, // process://: the supplementary group (hostPath volumes are not owned, as the reference)
+  fsGroupChangePolicy: YES,
+  runAsGroup: YES, // process://: through setpriv when the agent is root
+  runAsNonRoot: YES, // process://: the agent's own uid is the "image" user
+  runAsUser: YES,
   seLinuxChangePolicy: notYet,
-  seLinuxOptions: notYet,
-  seccompProfile: dockerOnly(`${NO_ISOLATION}: no seccomp filter is applied`),
-  supplementalGroups: notYet,
-  supplementalGroupsPolicy: notYetUnless((v) => v === 'Merge'),
+  seLinuxOptions: dockerOnly(NO_SELINUX),
+  seccompProfile: { ...dockerOnly(NO_SECCOMP), asks: confines },
+  supplementalGroups: YES,
+  supplementalGroupsPolicy: {
+    docker:
+      "the Docker engine always adds the groups the image's /etc/group gives the user (Merge)",
+    process: true,
+    asks: (v) => v !== 'Merge',
+  },
   sysctls: dockerOnly(`${NO_ISOLATION}: it has no namespaced sysctls`),
   windowsOptions: YES, // Windows-only: the reference's Linux kubelet reads none of it
 };
 
 type ContainerSecurity = NonNullable<Container['securityContext']>;
 export const CONTAINER_SECURITY: Record<keyof ContainerSecurity, Support> = {
-  allowPrivilegeEscalation: notYet,
-  appArmorProfile: notYet,
-  capabilities: notYet,
+  // false asks for no_new_privs (process://: setpriv --no-new-privs); true is the default
+  allowPrivilegeEscalation: { ...YES, asks: (v) => v === false },
+  appArmorProfile: { ...dockerOnly(NO_APPARMOR), asks: confines },
+  capabilities: dockerOnly(`${NO_ISOLATION}: no capability set is applied`),
   privileged: dockerOnly(`${NO_ISOLATION}: there is no privilege to grant`),
-  procMount: notYetUnless((v) => v === 'Default'),
+  // process:// processes see the host's /proc, unmasked, whatever the value
+  procMount: { ...YES, asks: (v) => v !== 'Default' },
   readOnlyRootFilesystem: dockerOnly(`${NO_ISOLATION}: the root file system is the host's`),
   runAsGroup: YES,
-  runAsNonRoot: notYet,
+  runAsNonRoot: YES,
   runAsUser: YES,
-  seLinuxOptions: notYet,
-  seccompProfile: dockerOnly(`${NO_ISOLATION}: no seccomp filter is applied`),
+  seLinuxOptions: dockerOnly(NO_SELINUX),
+  seccompProfile: { ...dockerOnly(NO_SECCOMP), asks: confines },
   windowsOptions: YES,
 };
 

@@ -205,6 +205,17 @@ export class ImagePullError extends Error {
   }
 }
 
+/**
+ * The container's configuration cannot be made (runAsNonRoot against the image's user, a
+ * malformed profile): the reference's CreateContainerConfigError, with this message.
+ */
+export class ContainerConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ContainerConfigError';
+  }
+}
+
 export function defaultPullPolicy(image: string | undefined): 'Always' | 'IfNotPresent' {
   if (image === undefined) return 'IfNotPresent';
   const lastPart = image.split('/').pop() ?? image;

@@ -331,7 +331,11 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     runtime: loaded.runtime,
     rest,
     fileFields: settings.fileFields,
-    admitHandlers: [loaded.podSettings.admitSysctls, loaded.managers.admit],
+    admitHandlers: [
+      loaded.podSettings.admitSysctls,
+      loaded.podSettings.admitAppArmor,
+      loaded.managers.admit,
+    ],
     ...(loaded.cgroups?.pods !== undefined ? { podCgroups: loaded.cgroups.pods } : {}),
     clock: input.clock ?? systemClock,
     logger,

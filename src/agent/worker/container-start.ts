@@ -7,6 +7,7 @@ import { userMessage } from '../../common/util/errors.js';
 import { canonicalJson, hashHex } from '../pod/hash.js';
 import type { Container, Pod } from '../pod/types.js';
 import {
+  ContainerConfigError,
   ImagePullError,
   defaultPullPolicy,
   type ContainerMount,
@@ -153,7 +154,9 @@ export class ContainerStarter {
         ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
       });
     } catch (err) {
-      return this.failStart(target, c, 'CreateContainerError', err);
+      const reason =
+        err instanceof ContainerConfigError ? 'CreateContainerConfigError' : 'CreateContainerError';
+      return this.failStart(target, c, reason, err);
     }
     try {
       await runtime.startContainer(id);

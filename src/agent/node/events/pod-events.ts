@@ -59,6 +59,20 @@ const FAILED_WAITING = new Set([
   'RunContainerError',
 ]);
 
+/** Waiting reasons whose Failed event names only the reason (the pull's own event says why). */
+const IMAGE_WAITING = new Set(['ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName']);
+
+/**
+ * The reference's `Error: <err>`: for an image error the error is the reason itself; for a
+ * config, create or start error it is the message the container's status shows.
+ */
+function failedMessage(reason: string, c: ContainerStatusLike): string {
+  const message = c.state?.waiting?.message;
+  if (IMAGE_WAITING.has(reason) || message === undefined || message === '')
+    return `Error: ${reason}`;
+  return `Error: ${message}`;
+}
+
 /** The prefix of a rejected pod's status message (the reference's rejectPod). */
 export const REJECTED = 'Pod was rejected: ';
 
@@ -137,12 +151,7 @@ export function derivePodEvents(
           fieldPath,
         });
       else if (FAILED_WAITING.has(w))
-        out.push({
-          type: 'Warning',
-          reason: 'Failed',
-          message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`,
-          fieldPath,
-        });
+        out.push({ type: 'Warning', reason: 'Failed', message: failedMessage(w, c), fieldPath });
     }
   }
   return out;

@@ -14,7 +14,8 @@ import {
   dockerContainerSettings,
   type ContainerSettings,
 } from '../settings/container-settings.js';
-import { seccompType } from '../settings/seccomp.js';
+import { criContainerSecurity } from '../security/cri-security.js';
+import type { ImageUser } from '../security/run-as-non-root.js';
 import { KUBE_LABELS, namespaceOptions, podLabels } from './sandbox-config.js';
 import {
   MountPropagation,
@@ -23,12 +24,13 @@ import {
   type LinuxContainerResources,
   type LinuxContainerSecurityContext,
   type Mount,
-  type SecurityProfile,
 } from './types.generated.js';
 
 export interface ContainerInput extends AgentContainerConfig {
   nodeName?: string;
   settings?: ContainerSettings;
+  /** Who the image runs as (ImageStatus uid / username). */
+  imageUser?: ImageUser;
 }
 
 const PROPAGATION: Readonly<Record<string, MountPropagation>> = {
@@ -90,55 +92,14 @@ export function linuxResources(
   };
 }
 
-function seccompProfile(pod: Pod, c: Container, s: ContainerSettings): SecurityProfile {
-  const t = seccompType(pod, c, s.seccompDefault);
-  if (t === 'Localhost')
-    throw new Error(
-      'seccompProfile type Localhost is not supported by nodeagent: use RuntimeDefault or Unconfined',
-    );
-  return { profile_type: t === 'RuntimeDefault' ? 0 : 1 };
-}
-
-function capabilities(c: Container): { add_capabilities?: string[]; drop_capabilities?: string[] } {
-  const caps = recordOf(recordOf(c.securityContext)['capabilities']);
-  const list = (v: unknown): string[] =>
-    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  const add = list(caps['add']);
-  const drop = list(caps['drop']);
-  return {
-    ...(add.length > 0 ? { add_capabilities: add } : {}),
-    ...(drop.length > 0 ? { drop_capabilities: drop } : {}),
-  };
-}
-
+/** The security context; `image` is who the image runs as (ImageStatus). */
 export function containerSecurity(
   pod: Pod,
   c: Container,
   s: ContainerSettings,
+  image: ImageUser = {},
 ): LinuxContainerSecurityContext {
-  const sc = c.securityContext;
-  const podSc = recordOf(pod.spec.securityContext);
-  const user =
-    sc?.runAsUser ?? (typeof podSc['runAsUser'] === 'number' ? podSc['runAsUser'] : undefined);
-  const group =
-    sc?.runAsGroup ?? (typeof podSc['runAsGroup'] === 'number' ? podSc['runAsGroup'] : undefined);
-  const groups = Array.isArray(podSc['supplementalGroups'])
-    ? podSc['supplementalGroups'].filter((g): g is number => typeof g === 'number')
-    : [];
-  if (typeof podSc['fsGroup'] === 'number') groups.unshift(podSc['fsGroup']);
-  const noNewPrivs = recordOf(sc)['allowPrivilegeEscalation'] === false;
-  const caps = capabilities(c);
-  return {
-    ...(Object.keys(caps).length > 0 ? { capabilities: caps } : {}),
-    privileged: sc?.privileged === true,
-    namespace_options: namespaceOptions(pod),
-    ...(user !== undefined ? { run_as_user: { value: user } } : {}),
-    ...(group !== undefined ? { run_as_group: { value: group } } : {}),
-    readonly_rootfs: sc?.readOnlyRootFilesystem === true,
-    ...(groups.length > 0 ? { supplemental_groups: groups } : {}),
-    no_new_privs: noNewPrivs,
-    seccomp: seccompProfile(pod, c, s),
-  };
+  return criContainerSecurity(pod, c, s, namespaceOptions(pod), image);
 }
 
 export function containerLabels(i: ContainerInput): Record<string, string> {
@@ -177,7 +138,7 @@ export function containerConfig(i: ContainerInput): ContainerConfig {
     tty: c.tty === true,
     linux: {
       resources: linuxResources(i.pod, c, s),
-      security_context: containerSecurity(i.pod, c, s),
+      security_context: containerSecurity(i.pod, c, s, i.imageUser),
     },
   };
 }

@@ -26,6 +26,8 @@ import type {
   SandboxConfig,
   TimedLogLine,
 } from '../types.js';
+import { ContainerConfigError } from '../types.js';
+import { runAsNonRootViolation, type ImageUser } from '../security/run-as-non-root.js';
 import { CriCallError, CriClient } from './client.js';
 import type { CriEndpoint } from './endpoint.js';
 import { CriImages } from './images.js';
@@ -166,9 +168,23 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     this.state.forget(id);
   }
 
+  /** Who the image runs as (ImageStatus), as the reference's getImageUser reads it. */
+  private async imageUser(image: string): Promise<ImageUser> {
+    const r = await this.client.call('ImageService/ImageStatus', { image: { image } });
+    // an Int64Value of 0 comes as an empty message
+    const uid = r.image?.uid;
+    if (uid !== undefined) return { uid: uid.value ?? 0 };
+    const name = r.image?.username;
+    return name !== undefined && name !== '' ? { username: name } : {};
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
+    const imageUser = await this.imageUser(cfg.container.image ?? '');
+    const violation = runAsNonRootViolation(cfg.pod, cfg.container, imageUser);
+    if (violation !== undefined) throw new ContainerConfigError(violation);
     const config = containerConfig({
       ...cfg,
+      imageUser,
       ...(this.o.nodeName !== undefined ? { nodeName: this.o.nodeName } : {}),
       ...(this.o.podSettings !== undefined ? { settings: this.o.podSettings.container } : {}),
     });

@@ -7,11 +7,13 @@ import type { Pod } from '../../pod/types.js';
 import { podLogsDirName } from '../pod-logs/links.js';
 import { LABELS } from '../types.js';
 import { podSysctls } from '../settings/sysctls.js';
+import { podSupplementalGroups } from '../security/effective.js';
 import type { DnsConfig } from '../settings/resolv-conf.js';
 import {
   NamespaceMode,
   Protocol,
-  type Int64Value,
+  SecurityProfile_ProfileType,
+  SupplementalGroupsPolicy,
   type LinuxSandboxSecurityContext,
   type NamespaceOption,
   type PodSandboxConfig,
@@ -73,10 +75,6 @@ export function portMappings(pod: Pod): PortMapping[] {
 }
 
 const boolField = (o: Record<string, unknown>, k: string): boolean => o[k] === true;
-function intField(o: Record<string, unknown>, k: string): Int64Value | undefined {
-  const v = o[k];
-  return typeof v === 'number' && Number.isInteger(v) ? { value: v } : undefined;
-}
 
 /** Network, PID and IPC namespaces: the node's with hostNetwork/hostPID/hostIPC. */
 export function namespaceOptions(pod: Pod): NamespaceOption {
@@ -92,23 +90,35 @@ export function namespaceOptions(pod: Pod): NamespaceOption {
   };
 }
 
+/** The sandbox runs RuntimeDefault whatever the pod asks (a pod profile may be tighter). */
 function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
-  const sc = recordOf(pod.spec.securityContext);
-  const groups = Array.isArray(sc['supplementalGroups'])
-    ? sc['supplementalGroups'].filter((g): g is number => typeof g === 'number')
-    : [];
-  const fsGroup = typeof sc['fsGroup'] === 'number' ? [sc['fsGroup']] : [];
-  const runAsUser = intField(sc, 'runAsUser');
-  const runAsGroup = intField(sc, 'runAsGroup');
+  const sc = pod.spec.securityContext;
+  const groups = podSupplementalGroups(pod);
+  const policy = sc?.supplementalGroupsPolicy;
+  const se = sc?.seLinuxOptions;
   const privileged = [...(pod.spec.initContainers ?? []), ...pod.spec.containers].some(
     (c) => c.securityContext?.privileged === true,
   );
   return {
     namespace_options: namespaceOptions(pod),
-    ...(runAsUser !== undefined ? { run_as_user: runAsUser } : {}),
-    ...(runAsGroup !== undefined ? { run_as_group: runAsGroup } : {}),
-    ...(groups.length + fsGroup.length > 0 ? { supplemental_groups: [...fsGroup, ...groups] } : {}),
+    ...(sc?.runAsUser !== undefined ? { run_as_user: { value: sc.runAsUser } } : {}),
+    ...(sc?.runAsGroup !== undefined ? { run_as_group: { value: sc.runAsGroup } } : {}),
+    ...(groups.length > 0 ? { supplemental_groups: groups } : {}),
+    ...(policy === 'Merge' || policy === 'Strict'
+      ? { supplemental_groups_policy: SupplementalGroupsPolicy[policy] }
+      : {}),
+    ...(se !== undefined
+      ? {
+          selinux_options: {
+            user: se.user ?? '',
+            role: se.role ?? '',
+            type: se.type ?? '',
+            level: se.level ?? '',
+          },
+        }
+      : {}),
     ...(privileged ? { privileged: true } : {}),
+    seccomp: { profile_type: SecurityProfile_ProfileType.RuntimeDefault },
   };
 }
 

@@ -11,6 +11,8 @@ import {
 } from '../settings/container-settings.js';
 import { podSysctls, sysctlNamespace } from '../settings/sysctls.js';
 import { dockerMemorySwap } from '../settings/swap.js';
+import { seccompProfileOf } from '../settings/seccomp.js';
+import { dockerSecurity, type DockerSecurityInput } from '../security/docker-security.js';
 
 /** The pod's sysctls for the sandbox (all) or for a container (those of its own IPC namespace). */
 export function dockerSysctls(
@@ -108,6 +110,8 @@ export interface ContainerCreateInput extends ContainerConfig {
   resolvConfPath?: string;
   /** The pod's agent-managed hosts file, bind-mounted at /etc/hosts. */
   hostsPath?: string;
+  /** What prepareDockerSecurity read (the image's user, a Localhost seccomp profile). */
+  security?: DockerSecurityInput;
 }
 
 /** The volume mounts as `src:dest[:ro][,propagation]` binds, plus the pod's resolv.conf unless a mount covers it. */
@@ -141,10 +145,9 @@ function containerBinds(opts: ContainerCreateInput): string[] {
   return binds;
 }
 
-/** What the process runs with: entrypoint, arguments, environment, directory, stdin, terminal, user. */
+/** What the process runs with: entrypoint, arguments, environment, directory, stdin, terminal. */
 function processOptions(c: Container): Partial<ContainerCreateOptions> {
   const cmd = expandedCommand(c);
-  const sc = c.securityContext;
   return {
     ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
     ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
@@ -155,12 +158,6 @@ function processOptions(c: Container): Partial<ContainerCreateOptions> {
       ? { OpenStdin: true, StdinOnce: c.stdinOnce === true, AttachStdin: true }
       : {}),
     ...(c.tty === true ? { Tty: true } : {}),
-    ...(sc?.runAsUser !== undefined
-      ? {
-          User:
-            sc.runAsGroup !== undefined ? `${sc.runAsUser}:${sc.runAsGroup}` : String(sc.runAsUser),
-        }
-      : {}),
   };
 }
 
@@ -195,9 +192,27 @@ function namespaceModes(pod: Pod, sandboxId: string): { PidMode?: string; IpcMod
   };
 }
 
-/** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, privileges, logging. */
+/** The security input without I/O: a Localhost seccomp profile must have been read before. */
+function securityInput(
+  opts: ContainerCreateInput,
+  settings: ContainerSettings,
+): DockerSecurityInput {
+  if (opts.security !== undefined) return opts.security;
+  const seccomp = seccompProfileOf(
+    opts.pod,
+    opts.container,
+    settings.seccompDefault,
+    settings.seccompProfileRoot ?? '/var/lib/nodeagent/seccomp',
+  );
+  if (seccomp.type === 'Localhost')
+    throw new Error('a Localhost seccomp profile is read before the create body is made');
+  return { seccomp };
+}
+
+/** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, security, logging. */
 function containerHostConfig(
   opts: ContainerCreateInput,
+  security: ReturnType<typeof dockerSecurity>['HostConfig'],
 ): NonNullable<ContainerCreateOptions['HostConfig']> {
   const { pod, container: c } = opts;
   const memory = bytesOf(c.resources?.limits?.memory);
@@ -208,7 +223,6 @@ function containerHostConfig(
       ? undefined
       : dockerMemorySwap(pod, c, memory, settings.memoryCapacity, settings.swap);
   const sysctls = dockerSysctls(pod, 'container');
-  const sc = c.securityContext;
   return {
     Init: true,
     NetworkMode: pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`,
@@ -218,14 +232,15 @@ function containerHostConfig(
     ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),
     ...extra,
     ...(sysctls !== undefined ? { Sysctls: sysctls } : {}),
-    ...(sc?.privileged ? { Privileged: true } : {}),
-    ...(sc?.readOnlyRootFilesystem ? { ReadonlyRootfs: true } : {}),
+    ...security,
     LogConfig: { Type: 'json-file', Config: opts.logOpts },
   };
 }
 
 export function containerCreateOptions(opts: ContainerCreateInput): ContainerCreateOptions {
   const { pod, container: c } = opts;
+  const settings = opts.settings ?? defaultContainerSettings();
+  const security = dockerSecurity(pod, c, settings, securityInput(opts, settings));
   return {
     name: dockerName([
       'nodeagent',
@@ -237,8 +252,9 @@ export function containerCreateOptions(opts: ContainerCreateInput): ContainerCre
     ]),
     Image: c.image ?? '',
     ...processOptions(c),
+    ...(security.User !== undefined ? { User: security.User } : {}),
     Labels: containerLabels(opts),
-    HostConfig: containerHostConfig(opts),
+    HostConfig: containerHostConfig(opts, security.HostConfig),
   };
 }
 

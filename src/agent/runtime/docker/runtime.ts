@@ -28,7 +28,11 @@ import {
   type SandboxConfig,
   type TimedLogLine,
 } from '../types.js';
-import type { PodRuntimeSettings } from '../settings/container-settings.js';
+import {
+  defaultContainerSettings,
+  type PodRuntimeSettings,
+} from '../settings/container-settings.js';
+import { prepareDockerSecurity } from '../security/docker-security.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
 import { withCgroupParent } from '../settings/cgroup-parent.js';
@@ -313,7 +317,19 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     });
   }
 
+  /** The image's USER (Config.User), for runAsNonRoot and a runAsGroup without runAsUser. */
+  private async imageUser(image: string): Promise<string | undefined> {
+    const info = await this.docker.getImage(image).inspect();
+    return info.Config.User;
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
+    const settings = this.opts.podSettings?.container ?? defaultContainerSettings();
+    const security = await prepareDockerSecurity(cfg.pod, cfg.container, settings, () =>
+      this.imageUser(cfg.container.image ?? '').catch((err: unknown) => {
+        throw this.wrap(`could not inspect image ${cfg.container.image ?? ''}`, err);
+      }),
+    );
     try {
       const hostsPath = await this.hostsFile(cfg);
       const c = await this.docker.createContainer(
@@ -321,6 +337,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           containerCreateOptions({
             ...cfg,
             logOpts: this.logOpts,
+            security,
             ...(this.opts.nodeName !== undefined ? { nodeName: this.opts.nodeName } : {}),
             ...(this.opts.podSettings !== undefined
               ? { settings: this.opts.podSettings.container }

@@ -49,7 +49,13 @@ import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from './proc.js';
 import { spawnOnPty } from './pty-exec.js';
-import type { Pod } from '../../pod/types.js';
+import type { Container, Pod } from '../../pod/types.js';
+import { readHostUsers } from '../security/host-users.js';
+import {
+  processIdentity,
+  withIdentity,
+  type ProcessIdentity,
+} from '../security/process-identity.js';
 import { attachToProcess } from './attach.js';
 import { LogTimes, timedLines } from './log-times.js';
 
@@ -72,9 +78,8 @@ interface ProcessRecord extends RuntimeContainer {
   command: string[];
   /** The pod cgroup the process joins (--cgroups-per-qos). */
   cgroup?: string;
-  /** securityContext.runAsUser / runAsGroup (the agent must be root to switch). */
-  uid?: number;
-  gid?: number;
+  /** runAsUser, runAsGroup, the pod's groups, no_new_privs (setpriv; the agent must be root to switch). */
+  identity?: ProcessIdentity;
   env: Record<string, string>;
   workingDir?: string;
   logFile: string;
@@ -406,6 +411,15 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     this.podCIDR = podCIDR;
   }
 
+  /** Who the container runs as; throws ContainerConfigError (runAsNonRoot, a non-root agent). */
+  private identityOf(pod: Pod, c: Container): ProcessIdentity {
+    return processIdentity(pod, c, {
+      agentUid: process.getuid?.() ?? 0,
+      agentGid: process.getgid?.() ?? 0,
+      users: readHostUsers(),
+    });
+  }
+
   async createContainer(cfg: ContainerConfig): Promise<string> {
     await this.ensureLoaded();
     const c = cfg.container;
@@ -453,8 +467,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       ...(cfg.terminationMessageFile !== undefined
         ? { terminationMessageFile: cfg.terminationMessageFile }
         : {}),
-      ...(c.securityContext?.runAsUser !== undefined ? { uid: c.securityContext.runAsUser } : {}),
-      ...(c.securityContext?.runAsGroup !== undefined ? { gid: c.securityContext.runAsGroup } : {}),
+      identity: this.identityOf(cfg.pod, c),
       ...(c.workingDir !== undefined ? { workingDir: c.workingDir } : {}),
       ...(c.stdin === true ? { stdin: true, stdinOnce: c.stdinOnce === true } : {}),
       ...this.podCgroupOf(cfg.pod),
@@ -483,13 +496,12 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (!this.opts.readOnly) fchmodSync(fd, LOG_FILE_MODE);
     let child;
     try {
-      child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', exitFile, ...rec.command], {
+      const command = withIdentity(rec.identity, rec.command);
+      child = spawn('/bin/sh', ['-c', WRAPPER, 'nodeagent-process', exitFile, ...command], {
         detached: true,
         stdio: [rec.stdin === true ? 'pipe' : 'ignore', fd, fd],
         env: rec.env,
         ...(rec.workingDir !== undefined ? { cwd: rec.workingDir } : {}),
-        ...(rec.uid !== undefined ? { uid: rec.uid } : {}),
-        ...(rec.gid !== undefined ? { gid: rec.gid } : {}),
       });
     } catch (err) {
       this.markFailedToStart(rec, userMessage(err));
@@ -730,8 +742,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult> {
     await this.ensureLoaded();
     const rec = this.get(id);
-    const [file, ...args] = command;
-    if (file === undefined) throw new RuntimeError('exec: empty command');
+    if (command.length === 0) throw new RuntimeError('exec: empty command');
+    const [file = '', ...args] = withIdentity(rec.identity, command);
     return new Promise((resolve) => {
       execFile(
         file,
@@ -758,8 +770,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   ): Promise<ExecSession> {
     await this.ensureLoaded();
     const rec = this.get(id);
-    const [file, ...args] = command;
-    if (file === undefined) throw new RuntimeError('exec: empty command');
+    if (command.length === 0) throw new RuntimeError('exec: empty command');
+    const [file = '', ...args] = withIdentity(rec.identity, command);
     if (opts.tty)
       return spawnOnPty({
         file,

@@ -1,11 +1,10 @@
 // What the flags add to every container the runtimes create: CPU shares, CFS quota and period,
-// the pids limit, the QoS oom_score_adj and the seccomp profile.
+// the pids limit and the QoS oom_score_adj (the security context: runtime/security/).
 import { totalmem } from 'node:os';
 import type { Container, Pod } from '../../pod/types.js';
 import type { PodCgroupPlacement } from '../../cgroups/pod-cgroups.js';
 import { containerCpuResources, type CpuSettings } from './cpu.js';
 import { containerOomScoreAdj } from './qos.js';
-import { dockerSeccompOpts, seccompType } from './seccomp.js';
 import type { SwapSettings } from './swap.js';
 
 export interface ContainerSettings {
@@ -14,6 +13,10 @@ export interface ContainerSettings {
   podPidsLimit: number;
   /** --seccomp-default */
   seccompDefault: boolean;
+  /** Where Localhost seccomp profiles are: <root-dir>/seccomp. Default /var/lib/nodeagent/seccomp. */
+  seccompProfileRoot?: string;
+  /** The host's /sys/devices/system/cpu/cpu<N>/thermal_throttle paths (masked for procMount Default). */
+  thermalThrottlePaths?: readonly string[];
   /** The node's memory in bytes (the Burstable oom_score_adj formula). */
   memoryCapacity: number;
   /** Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start). */
@@ -30,7 +33,6 @@ export interface DockerContainerSettings {
   CpuPeriod?: number;
   PidsLimit?: number;
   OomScoreAdj: number;
-  SecurityOpt: string[];
   CpusetCpus?: string;
   CpusetMems?: string;
 }
@@ -47,7 +49,6 @@ export function dockerContainerSettings(
       s.oomScoreAdjFloor ?? -1000,
       containerOomScoreAdj(pod, c, s.memoryCapacity),
     ),
-    SecurityOpt: dockerSeccompOpts(seccompType(pod, c, s.seccompDefault)),
     ...s.cpuset?.(pod, c),
   };
 }

@@ -1,6 +1,7 @@
 // Builds the runtimes' pod settings and the sysctl admission handler from the configuration, and
 // says once at start which of these options this host and runtime cannot honour (and why).
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { release, totalmem } from 'node:os';
 import type { Logger } from '../../../common/log/types.js';
 import { parseDurationNs } from '../../../common/util/values/duration.js';
@@ -12,6 +13,8 @@ import { PodDnsFiles } from './pod-dns-file.js';
 import type { DnsWarning } from './pod-dns.js';
 import { admitSysctls, safeSysctls, SysctlAllowlist, type SysctlAdmitResult } from './sysctls.js';
 import { hostSwapBytes, type SwapSettings } from './swap.js';
+import { admitAppArmor, hostAppArmorEnabled } from '../security/apparmor.js';
+import { hostThermalThrottlePaths } from '../security/thermal-throttle.js';
 
 export type SettingsConfig = Pick<
   NodeAgentConfiguration,
@@ -39,6 +42,8 @@ export interface PodSettingsOptions {
   canLowerOomScore?: boolean;
   /** Default: /sys/fs/cgroup/cgroup.controllers exists. */
   cgroupV2?: boolean;
+  /** Whether the host enforces AppArmor; default: read from /sys. */
+  appArmorEnabled?: boolean;
   /** The host's swap in bytes; default: SwapTotal of /proc/meminfo. */
   swapCapacityBytes?: number;
 }
@@ -58,6 +63,8 @@ export function hasCapSysResource(statusPath = '/proc/self/status'): boolean {
 export interface PodSettings {
   runtime: PodRuntimeSettings;
   admitSysctls: (pod: Pod) => SysctlAdmitResult;
+  /** The reference's AppArmor admission: confinement asked on a host without AppArmor is refused. */
+  admitAppArmor: (pod: Pod) => SysctlAdmitResult;
   /** What cannot take effect here: option, reason, effect. Logged once by logHostNotes. */
   notes: HostNote[];
 }
@@ -187,6 +194,7 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
     });
   }
   const swap = swapSettings(opts, notes);
+  const appArmor = opts.appArmorEnabled ?? hostAppArmorEnabled();
   const lower = opts.canLowerOomScore ?? hasCapSysResource();
   if (!lower && opts.runtimeType === 'docker') {
     notes.push({
@@ -201,6 +209,8 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
         cpu: { cfsQuota: c.cpuCFSQuota, cfsQuotaPeriodUs: periodUs(c.cpuCFSQuotaPeriod) },
         podPidsLimit: c.podPidsLimit,
         seccompDefault: c.seccompDefault,
+        seccompProfileRoot: join(opts.rootDir, 'seccomp'),
+        thermalThrottlePaths: hostThermalThrottlePaths(),
         memoryCapacity: totalmem(),
         ...(lower ? {} : { oomScoreAdjFloor: 0 }),
         ...(swap !== undefined ? { swap } : {}),
@@ -208,6 +218,7 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
       dns,
     },
     admitSysctls: (pod) => admitSysctls(pod, allow),
+    admitAppArmor: (pod) => admitAppArmor(pod, appArmor),
     notes,
   };
 }

@@ -62,7 +62,35 @@ test('pod lifecycle events are derived from status transitions', () => {
   };
   assert.deepEqual(
     derivePodEvents(waiting, pullErr).map((e) => [e.type, e.reason, e.message]),
-    [['Warning', 'Failed', 'Error: ErrImagePull: not found']],
+    [['Warning', 'Failed', 'Error: ErrImagePull']],
+    "the reference's Error: <err>, where the puller's error is the reason (its own event says why)",
+  );
+  const configErr = {
+    phase: 'Pending',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'busybox',
+        state: {
+          waiting: {
+            reason: 'CreateContainerConfigError',
+            message:
+              'container has runAsNonRoot and image will run as root (pod: "p_d(u)", container: c)',
+          },
+        },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(waiting, configErr).map((e) => [e.type, e.reason, e.message]),
+    [
+      [
+        'Warning',
+        'Failed',
+        'Error: container has runAsNonRoot and image will run as root (pod: "p_d(u)", container: c)',
+      ],
+    ],
+    "a config error's event is Error: <message>, as the reference's startContainer records it",
   );
   const evicted = {
     phase: 'Failed',

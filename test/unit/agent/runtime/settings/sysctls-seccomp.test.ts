@@ -8,7 +8,7 @@ import {
 } from '../../../../../src/agent/runtime/settings/sysctls.js';
 import {
   dockerSeccompOpts,
-  seccompType,
+  seccompProfileOf,
 } from '../../../../../src/agent/runtime/settings/seccomp.js';
 import type { Pod } from '../../../../../src/agent/pod/types.js';
 
@@ -76,22 +76,28 @@ test('the safe set follows the kernel version, as the reference', () => {
   assert.equal(safeSysctls('3.10.0').includes('kernel.shm_rmid_forced'), true);
 });
 
+const ROOT = '/var/lib/nodeagent/seccomp';
+
 test('seccomp: Unconfined unless --seccomp-default or the pod asks for RuntimeDefault', () => {
   const p: Pod = {
     metadata: { name: 'p', namespace: 'd', uid: 'u' },
     spec: { containers: [{ name: 'c' }] },
   };
   const c = p.spec.containers[0]!;
-  assert.deepEqual(dockerSeccompOpts(seccompType(p, c, false)), ['seccomp=unconfined']);
-  assert.deepEqual(dockerSeccompOpts(seccompType(p, c, true)), [], "Docker's default profile");
+  assert.deepEqual(dockerSeccompOpts(seccompProfileOf(p, c, false, ROOT)), ['seccomp=unconfined']);
+  assert.deepEqual(
+    dockerSeccompOpts(seccompProfileOf(p, c, true, ROOT)),
+    [],
+    "Docker's default profile",
+  );
   const rd: Pod = {
     ...p,
     spec: { ...p.spec, securityContext: { seccompProfile: { type: 'RuntimeDefault' } } },
   };
-  assert.deepEqual(dockerSeccompOpts(seccompType(rd, c, false)), []);
+  assert.deepEqual(dockerSeccompOpts(seccompProfileOf(rd, c, false, ROOT)), []);
   const un = { ...c, securityContext: { seccompProfile: { type: 'Unconfined' as const } } };
   assert.deepEqual(
-    dockerSeccompOpts(seccompType(rd, un, true)),
+    dockerSeccompOpts(seccompProfileOf(rd, un, true, ROOT)),
     ['seccomp=unconfined'],
     'the container wins over the pod',
   );
