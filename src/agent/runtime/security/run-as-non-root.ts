@@ -3,7 +3,7 @@
 // or an image user given by name (which cannot be verified) stops the container with
 // CreateContainerConfigError and one of the reference's messages.
 import type { Container, Pod } from '../../pod/types.js';
-import { goQuote } from '../../volume/go-quote.js';
+import { goQuote } from '../../../common/util/go-quote.js';
 import { effectiveSecurity } from './effective.js';
 
 /** Who an image runs as: a numeric uid, a user name, or neither (root). */

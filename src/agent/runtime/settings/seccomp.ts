@@ -7,7 +7,7 @@ import { RuntimeError, userMessage } from '../../../common/util/errors.js';
 import { parseJsonBounded } from '../../../common/util/bounded-json.js';
 import { CONFIG_FILE_LIMITS } from '../../../common/util/parse-limits.js';
 import type { Container, Pod } from '../../pod/types.js';
-import { goQuote } from '../../volume/go-quote.js';
+import { goQuote } from '../../../common/util/go-quote.js';
 import { ContainerConfigError } from '../types.js';
 
 export type SeccompType = 'RuntimeDefault' | 'Unconfined' | 'Localhost';
