@@ -59,6 +59,15 @@ const FAILED_WAITING = new Set([
   'RunContainerError',
 ]);
 
+/** Reasons whose Failed event is the reference's `Error: <the message>` (startContainer's). */
+const MESSAGE_ONLY = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+
+function failedMessage(reason: string, message: string | undefined): string {
+  if (message !== undefined && message !== '' && MESSAGE_ONLY.has(reason))
+    return `Error: ${message}`;
+  return `Error: ${reason}${message ? `: ${message}` : ''}`;
+}
+
 /** The prefix of a rejected pod's status message (the reference's rejectPod). */
 export const REJECTED = 'Pod was rejected: ';
 
@@ -140,7 +149,7 @@ export function derivePodEvents(
         out.push({
           type: 'Warning',
           reason: 'Failed',
-          message: `Error: ${w}${c.state?.waiting?.message ? `: ${c.state.waiting.message}` : ''}`,
+          message: failedMessage(w, c.state?.waiting?.message),
           fieldPath,
         });
     }

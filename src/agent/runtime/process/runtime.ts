@@ -44,7 +44,7 @@ import {
   pathSegmentProblem,
   rmUnder,
 } from '../../../common/util/safe-path.js';
-import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { plainEnvironment } from '../../pod/expand.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from './proc.js';
@@ -409,7 +409,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async createContainer(cfg: ContainerConfig): Promise<string> {
     await this.ensureLoaded();
     const c = cfg.container;
-    const expanded = expandedCommand(c);
+    const expanded = cfg.environment ?? plainEnvironment(c);
     const command = [...(expanded.command ?? []), ...(expanded.args ?? [])];
     if (command.length === 0)
       throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
@@ -424,7 +424,11 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
     if (cfg.terminationMessageFile !== undefined)
       env[TERMINATION_MESSAGE_ENV] = cfg.terminationMessageFile;
-    Object.assign(env, containerEnv(c));
+    // own entries (fromEntries), so that no name, not even __proto__, reaches a setter
+    const withContainer = Object.fromEntries([
+      ...Object.entries(env),
+      ...expanded.env.map((e) => [e.name, e.value] as const),
+    ]);
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(
       this.opts.rootDir,
@@ -447,7 +451,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       state: 'created',
       createdAtMs: this.opts.clock.nowMs(),
       command,
-      env,
+      env: withContainer,
       logFile,
       sandboxId: cfg.sandboxId,
       ...(cfg.terminationMessageFile !== undefined
