@@ -6,7 +6,12 @@
 // message unless the reference is optional, when the variable (or source) is left out.
 import type { Container, Pod } from '../pod/types.js';
 import { expandVars } from '../pod/expand.js';
-import { ObjectNotFoundError, type ObjectKind, type PodObject, type PodObjects } from '../objects/types.js';
+import {
+  ObjectNotFoundError,
+  type ObjectKind,
+  type PodObject,
+  type PodObjects,
+} from '../objects/types.js';
 import type { NodeAllocatable } from '../volume/downward-api.js';
 import { fieldRefValue, type PodAddresses } from './field-ref.js';
 import { resourceRefValue } from './resource-ref.js';
@@ -92,7 +97,13 @@ async function keyRefValue(
 /** One env entry's value; undefined when an optional source is absent (the variable is left out). */
 async function entryValue(
   e: EnvVar,
-  ctx: { pod: Pod; c: Container; inputs: EnvInputs; cache: ObjectCache; sofar: Map<string, string> },
+  ctx: {
+    pod: Pod;
+    c: Container;
+    inputs: EnvInputs;
+    cache: ObjectCache;
+    sofar: Map<string, string>;
+  },
 ): Promise<string | undefined> {
   const value = e.value ?? '';
   if (value !== '') return expandVars(value, ctx.sofar, ctx.inputs.serviceEnv);

@@ -78,6 +78,8 @@ export function serviceEnv(
       if (!byName.has(s.name)) byName.set(s.name, s);
     } else if (s.namespace === namespace && enableLinks) byName.set(s.name, s);
   }
-  const chosen = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const chosen = [...byName.values()].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
   return fromServices(chosen);
 }

@@ -67,7 +67,11 @@ export function resourceFieldValue(
 ): string {
   const c = containerOf(pod, ref.containerName ?? '');
   const [side, name] = ref.resource.split('.', 2);
-  if ((side !== 'limits' && side !== 'requests') || name === undefined)
+  if (
+    (side !== 'limits' && side !== 'requests') ||
+    name === undefined ||
+    !(['cpu', 'memory', 'ephemeral-storage'].includes(name) || name.startsWith('hugepages-'))
+  )
     throw new Error(`unsupported container resource : ${ref.resource}`);
   const spec = side === 'limits' ? c.resources?.limits : c.resources?.requests;
   const given = spec?.[name];

@@ -71,7 +71,11 @@ export interface ContainerStarterOptions {
     env: Readonly<Record<string, string>>,
   ) => Promise<readonly ContainerMount[] | undefined>;
   /** The container's environment, command and args (src/agent/env); throws the reference's message. */
-  environment?: (pod: Pod, c: Container, podIP: string | undefined) => Promise<ContainerEnvironment>;
+  environment?: (
+    pod: Pod,
+    c: Container,
+    podIP: string | undefined,
+  ) => Promise<ContainerEnvironment>;
 }
 
 /** How soon a container whose config could not be made is tried again (the reference's pod worker back-off). */

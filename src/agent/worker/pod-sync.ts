@@ -48,7 +48,11 @@ export interface PodSyncerOptions {
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
   /** Each container's environment, command and args (src/agent/env); env[].value only when absent. */
-  environment?: (pod: Pod, c: Container, podIP: string | undefined) => Promise<ContainerEnvironment>;
+  environment?: (
+    pod: Pod,
+    c: Container,
+    podIP: string | undefined,
+  ) => Promise<ContainerEnvironment>;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */

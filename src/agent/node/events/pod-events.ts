@@ -60,7 +60,11 @@ const FAILED_WAITING = new Set([
 ]);
 
 /** Reasons whose Failed event is the reference's `Error: <the message>` (startContainer's). */
-const MESSAGE_ONLY = new Set(['CreateContainerConfigError', 'CreateContainerError', 'RunContainerError']);
+const MESSAGE_ONLY = new Set([
+  'CreateContainerConfigError',
+  'CreateContainerError',
+  'RunContainerError',
+]);
 
 function failedMessage(reason: string, message: string | undefined): string {
   if (message !== undefined && message !== '' && MESSAGE_ONLY.has(reason))

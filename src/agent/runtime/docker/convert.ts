@@ -142,10 +142,7 @@ function containerBinds(opts: ContainerCreateInput): string[] {
 }
 
 /** What the process runs with: entrypoint, arguments, environment, directory, stdin, terminal, user. */
-function processOptions(
-  c: Container,
-  cmd = plainEnvironment(c),
-): Partial<ContainerCreateOptions> {
+function processOptions(c: Container, cmd = plainEnvironment(c)): Partial<ContainerCreateOptions> {
   const sc = c.securityContext;
   return {
     ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
