@@ -150,6 +150,14 @@ export const TERMINATION_MESSAGE_ENV = 'NODEAGENT_TERMINATION_MESSAGE_PATH';
 /** The env var holding the standalone pod CIDR (--pod-cidr) for process:// containers. */
 export const POD_CIDR_ENV = 'NODEAGENT_POD_CIDR';
 
+/** `base` and then the container's variables, as own entries: no name, not even __proto__, reaches a setter. */
+function withVariables(
+  base: Record<string, string>,
+  vars: readonly { name: string; value: string }[],
+): Record<string, string> {
+  return Object.fromEntries([...Object.entries(base), ...vars.map((e) => [e.name, e.value])]);
+}
+
 export class ProcessRuntime implements ContainerRuntime, ImageService {
   readonly type = 'process' as const;
   private podCIDR: string | undefined;
@@ -424,11 +432,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
     if (cfg.terminationMessageFile !== undefined)
       env[TERMINATION_MESSAGE_ENV] = cfg.terminationMessageFile;
-    // own entries (fromEntries), so that no name, not even __proto__, reaches a setter
-    const withContainer = Object.fromEntries([
-      ...Object.entries(env),
-      ...expanded.env.map((e) => [e.name, e.value] as const),
-    ]);
+    const withContainer = withVariables(env, expanded.env);
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(
       this.opts.rootDir,
