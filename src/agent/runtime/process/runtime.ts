@@ -155,7 +155,11 @@ function withVariables(
   base: Record<string, string>,
   vars: readonly { name: string; value: string }[],
 ): Record<string, string> {
-  return Object.fromEntries([...Object.entries(base), ...vars.map((e) => [e.name, e.value])]);
+  const entries: [string, string][] = [
+    ...Object.entries(base),
+    ...vars.map((e): [string, string] => [e.name, e.value]),
+  ];
+  return Object.fromEntries(entries);
 }
 
 export class ProcessRuntime implements ContainerRuntime, ImageService {
