@@ -49,8 +49,7 @@ export const POD_SPEC: Record<
   automountServiceAccountToken: YES, // the API server's ServiceAccount admission
   dnsConfig: YES,
   dnsPolicy: YES,
-  // the service variables are not injected yet; refusing the default (true) would refuse every pod
-  enableServiceLinks: YES,
+  enableServiceLinks: YES, // the namespace's service variables (src/agent/env)
   hostAliases: dockerOnly(NO_UTS),
   hostIPC: YES, // host processes share the host's IPC namespace, which is what true asks
   hostNetwork: YES, // process:// pods always share the host's network
@@ -141,7 +140,7 @@ export const CONTAINER: Record<keyof Container, Support> = {
   args: YES,
   command: YES,
   env: YES, // value; valueFrom sources: ENV_SOURCE
-  envFrom: notYet,
+  envFrom: YES, // ConfigMaps and Secrets through the node's object manager
   image: YES, // process:// records it and runs the command
   imagePullPolicy: YES,
   lifecycle: YES,
@@ -167,10 +166,10 @@ export const CONTAINER: Record<keyof Container, Support> = {
 /** env[].valueFrom sources. */
 type EnvSource = NonNullable<NonNullable<Container['env']>[number]['valueFrom']>;
 export const ENV_SOURCE: Record<keyof EnvSource, Support> = {
-  configMapKeyRef: notYet,
-  fieldRef: notYet,
-  resourceFieldRef: notYet,
-  secretKeyRef: notYet,
+  configMapKeyRef: YES,
+  fieldRef: YES,
+  resourceFieldRef: YES,
+  secretKeyRef: YES,
 };
 
 /** Probe handlers and fields (liveness, readiness, startup). */

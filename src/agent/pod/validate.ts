@@ -7,6 +7,7 @@ import { validateContainerPorts, validateProbe } from './validate-ports-probes.j
 import { validatePodMeta } from './validate-meta.js';
 import { validateResources } from './validate-resources.js';
 import { validateIdsAndPaths } from './validate-ids.js';
+import { envProblems } from './validate-env.js';
 import type { Pod, Container, Volume } from './types.js';
 import { REFERENCE_NAMES, inLabelNamespace } from '../../common/names.js';
 import { driverPaths } from '../volume/flexvolume.js';
@@ -25,10 +26,6 @@ export interface ValidatePodOptions {
   /** process://: volume mounts a host process cannot have are refused. */
   processRuntime?: boolean;
 }
-
-const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
-const ENV_NAME_MSG =
-  "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')";
 
 /** The reference's validatePathNoBacksteps / validateLocalDescendingPath. */
 function pathProblems(path: string, value: string, mustBeRelative: boolean, out: string[]): void {
@@ -123,9 +120,7 @@ function validateContainer(
   mountProblems(c, path, out);
   if (opts.processRuntime === true && ctx.pod !== undefined)
     processMountProblems(ctx.pod, c, path, out);
-  (c.env ?? []).forEach((e, j) => {
-    if (!ENV_NAME.test(e.name)) out.push(invalid(`${path}.env[${j}].name`, e.name, ENV_NAME_MSG));
-  });
+  out.push(...envProblems(c, path));
 }
 
 /** Every problem of the pod at once, each naming its field path; empty when valid. */

@@ -2,6 +2,7 @@
 // the Docker engine, CRI runtimes (containerd, CRI-O) and plain host processes fit behind it.
 import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
+import type { ContainerEnvironment } from '../pod/expand.js';
 
 export type ContainerKind = 'sandbox' | 'init' | 'app';
 export type ContainerRunState = 'created' | 'running' | 'exited' | 'unknown';
@@ -58,6 +59,11 @@ export interface ContainerConfig {
   terminationMessageFile?: string;
   /** The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths when absent. */
   mounts?: readonly ContainerMount[];
+  /**
+   * The environment, command and args as the worker resolved them (env sources, service
+   * variables, $(VAR)); when absent, env[].value only (pod/expand.ts plainEnvironment).
+   */
+  environment?: ContainerEnvironment;
 }
 
 /** One volume mount of a container: a host path bound at a container path. */

@@ -25,6 +25,7 @@ import type { PodManager } from '../worker/pod-manager.js';
 import type { Pod } from '../pod/types.js';
 import type { GarbageCollector } from '../gc/collector.js';
 import type { ApiStatusSync } from '../worker/api-status-sync.js';
+import type { ServiceLister } from '../env/service-lister.js';
 import type { RestClient } from '../client/rest-client.js';
 import type { PodVolumeManager } from '../volume/volume-manager.js';
 import type { CertificateSetup } from '../certificate/setup.js';
@@ -73,7 +74,7 @@ export interface Agent {
   /** The pod volumes (and the ConfigMap/Secret manager under them). */
   volumes: PodVolumeManager;
   /** Set when the agent talks to an API server (--platconfig). */
-  api?: { rest: RestClient; statusSync: ApiStatusSync };
+  api?: { rest: RestClient; statusSync: ApiStatusSync; services: ServiceLister };
   /** The CPU, memory and topology managers (src/agent/cm). */
   managers?: ResourceManagers;
   /** The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot. */
@@ -340,7 +341,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     clock: input.clock ?? systemClock,
     logger,
   });
-  const { statusSync, ...parts } = built;
+  const { statusSync, services, ...parts } = built;
   return {
     nodeName,
     names,
@@ -349,7 +350,7 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     runtime: loaded.runtime,
     managers: loaded.managers,
     ...parts,
-    ...(rest && statusSync ? { api: { rest, statusSync } } : {}),
+    ...(rest && statusSync && services ? { api: { rest, statusSync, services } } : {}),
     ...(loaded.cgroups !== undefined ? { cgroups: loaded.cgroups } : {}),
   };
 }
@@ -443,6 +444,7 @@ function startLoops(ctx: RunContext): void {
   });
   agent.gc.start(signal);
   agent.api?.statusSync.start(signal);
+  agent.api?.services.start(signal);
 }
 
 /** Servers, node registration and status, eviction and events; they stop with the signal. */

@@ -10,6 +10,9 @@ import { TokenManager } from '../volume/token-manager.js';
 import { trustAnchors } from '../volume/trust-bundles.js';
 import { PodVolumeManager } from '../volume/volume-manager.js';
 import { podObjectManager } from '../objects/factory.js';
+import { ContainerEnvResolver } from '../env/resolver.js';
+import { ServiceLister } from '../env/service-lister.js';
+import { isStaticPod } from '../pod/static.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
 import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Names } from '../../common/names.js';
@@ -68,6 +71,8 @@ export interface AssembledParts {
   readonly probes: ProbeManager;
   readonly statusSync: ApiStatusSync | undefined;
   readonly volumes: PodVolumeManager;
+  /** The Services for the containers' service variables (with an API server). */
+  readonly services: ServiceLister | undefined;
 }
 
 /** The first --node-ip, the address pods see as their host's. */
@@ -166,6 +171,7 @@ interface WorkerInput {
   readonly refusals: PodRefusals;
   /** Reaches the pod manager once it exists (the probes report to it). */
   readonly resync: (uid: string) => void;
+  readonly services: ServiceLister | undefined;
 }
 
 /** The pod volumes: FlexVolume plugins, and the agent's own over the ConfigMap/Secret manager and the token manager. */
@@ -216,6 +222,13 @@ function workers(w: WorkerInput): {
   const cgroups = w.input.podCgroups;
   const volumes = volumeManager(w.input);
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
+  const env = new ContainerEnvResolver({
+    objects: volumes.objects,
+    services: w.services,
+    hostIPs: [hostIP(flags)],
+    allocatable: () => volumes.nodeAllocatable(),
+    isStatic: (pod) => isStaticPod(pod, w.input.names),
+  });
   const syncer = new PodSyncer({
     runtime: runtime.runtime,
     images: runtime.images,
@@ -229,6 +242,7 @@ function workers(w: WorkerInput): {
     ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
     volumes,
     podLogs,
+    environment: (pod, c, podIP) => env.resolve(pod, c, podIP),
   });
   const pods = new PodManager({
     syncer,
@@ -322,6 +336,14 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
   const sources = staticSources(ctx);
   const api = input.rest === undefined ? undefined : apiParts(ctx, input.rest, statuses);
   if (api !== undefined) sources.push(api.source);
+  const services =
+    input.rest === undefined
+      ? undefined
+      : new ServiceLister({
+          rest: input.rest,
+          clock: input.clock,
+          logger: input.logger.child({ part: 'services' }),
+        });
   const { probes, pods, volumes } = workers({
     input,
     statuses,
@@ -331,6 +353,7 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     resync: (uid) => {
       pods.resync(uid);
     },
+    services,
   });
   return {
     pods,
@@ -341,5 +364,6 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     probes,
     statusSync: api?.sync,
     volumes,
+    services,
   };
 }

@@ -67,16 +67,17 @@ export function resourceFieldValue(
 ): string {
   const c = containerOf(pod, ref.containerName ?? '');
   const [side, name] = ref.resource.split('.', 2);
-  if ((side !== 'limits' && side !== 'requests') || name === undefined)
+  if (
+    (side !== 'limits' && side !== 'requests') ||
+    name === undefined ||
+    !(['cpu', 'memory', 'ephemeral-storage'].includes(name) || name.startsWith('hugepages-'))
+  )
     throw new Error(`unsupported container resource : ${ref.resource}`);
   const spec = side === 'limits' ? c.resources?.limits : c.resources?.requests;
   const given = spec?.[name];
-  const value =
-    given !== undefined
-      ? parseQuantity(given).value
-      : side === 'limits'
-        ? (allocatable[name] ?? 0)
-        : 0;
+  const parsed = given !== undefined ? parseQuantity(given).value : 0;
+  // an unset or zero limit is the node's allocatable, as MergeContainerResourceLimits makes it
+  const value = side === 'limits' && parsed === 0 ? (allocatable[name] ?? 0) : parsed;
   return divided(ref.resource, value, ref.divisor);
 }
 

@@ -75,6 +75,11 @@ export class PodVolumeManager {
     this.allocatable = out;
   }
 
+  /** The node's allocatable as last set (the downward API's unset limits; the environment's too). */
+  nodeAllocatable(): NodeAllocatable {
+    return this.allocatable;
+  }
+
   /**
    * The ConfigMap/Secret manager the volumes read through (undefined without an API server), for
    * the other parts of a pod's sync (the environment): the pod is registered with it at the start

@@ -6,6 +6,7 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import { canonicalJson, hashHex } from '../pod/hash.js';
 import type { Container, Pod } from '../pod/types.js';
+import { plainEnvironment, type ContainerEnvironment } from '../pod/expand.js';
 import {
   ContainerConfigError,
   ImagePullError,
@@ -65,8 +66,21 @@ export interface ContainerStarterOptions {
   waitingOf: (uid: string) => Map<string, { reason: string; message?: string }>;
   volumePaths: (pod: Pod) => Record<string, string>;
   /** The container's mounts from the volume manager (subPath, read-only, propagation); throws why not. */
-  containerMounts?: (pod: Pod, c: Container) => Promise<readonly ContainerMount[] | undefined>;
+  containerMounts?: (
+    pod: Pod,
+    c: Container,
+    env: Readonly<Record<string, string>>,
+  ) => Promise<readonly ContainerMount[] | undefined>;
+  /** The container's environment, command and args (src/agent/env); throws the reference's message. */
+  environment?: (
+    pod: Pod,
+    c: Container,
+    podIP: string | undefined,
+  ) => Promise<ContainerEnvironment>;
 }
+
+/** How soon a container whose config could not be made is tried again (the reference's pod worker back-off). */
+const CONFIG_RETRY_MS = 10_000;
 
 /** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
 const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
@@ -123,6 +137,24 @@ export class ContainerStarter {
     return { requeueAfterMs: this.opts.backoff.remainingMs(key) };
   }
 
+  /**
+   * CreateContainerConfigError (the environment or the mounts could not be made): the waiting
+   * reason and message, and another try after the reference's pod worker back-off; no crash-loop
+   * back-off, since nothing ran.
+   */
+  private failConfig(target: StartTarget, c: Container, err: unknown): SyncResult {
+    const message = userMessage(err);
+    this.opts.waitingOf(target.pod.metadata.uid).set(c.name, {
+      reason: 'CreateContainerConfigError',
+      message,
+    });
+    target.log.warn(
+      { container: c.name, reason: 'CreateContainerConfigError', err: message },
+      'could not make the container config',
+    );
+    return { requeueAfterMs: CONFIG_RETRY_MS };
+  }
+
   async start(
     target: StartTarget,
     c: Container,
@@ -133,11 +165,14 @@ export class ContainerStarter {
     const { pod, log } = target;
     const pulled = await this.pullImage(target, c);
     if (pulled !== undefined) return pulled;
+    let environment: ContainerEnvironment;
     let mounts: readonly ContainerMount[] | undefined;
     try {
-      mounts = await this.opts.containerMounts?.(pod, c);
+      environment = (await this.opts.environment?.(pod, c, target.podIP)) ?? plainEnvironment(c);
+      const env = Object.fromEntries(environment.env.map((e) => [e.name, e.value] as const));
+      mounts = await this.opts.containerMounts?.(pod, c, env);
     } catch (err) {
-      return this.failStart(target, c, 'CreateContainerConfigError', err);
+      return this.failConfig(target, c, err);
     }
     let id: string;
     try {
@@ -151,6 +186,7 @@ export class ContainerStarter {
         sandboxId: target.sandboxId,
         volumePaths: this.opts.volumePaths(pod),
         ...(mounts !== undefined ? { mounts } : {}),
+        environment,
         ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
       });
     } catch (err) {

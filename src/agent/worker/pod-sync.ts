@@ -11,7 +11,7 @@ import type {
   ImageService,
   RuntimeContainer,
 } from '../runtime/types.js';
-import { containerEnv } from '../pod/expand.js';
+import type { ContainerEnvironment } from '../pod/expand.js';
 import { Backoff } from './backoff.js';
 import { ContainerKiller } from './container-kill.js';
 import {
@@ -47,6 +47,12 @@ export interface PodSyncerOptions {
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
+  /** Each container's environment, command and args (src/agent/env); env[].value only when absent. */
+  environment?: (
+    pod: Pod,
+    c: Container,
+    podIP: string | undefined,
+  ) => Promise<ContainerEnvironment>;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -116,8 +122,8 @@ export class PodSyncer {
       recordEvent: (e) => opts.statuses.recordEvent(e),
       waitingOf: (uid) => this.waitingOf(uid),
       volumePaths: (pod) => this.volumePaths(pod),
-      containerMounts: async (pod, c) =>
-        this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c)),
+      containerMounts: async (pod, c, env) => this.opts.volumes?.containerMounts?.(pod, c, env),
+      ...(opts.environment !== undefined ? { environment: opts.environment } : {}),
     });
   }
 

@@ -7,7 +7,7 @@
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { recordOf } from '../../../common/util/json-shape.js';
 import type { Container, Pod } from '../../pod/types.js';
-import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { plainEnvironment } from '../../pod/expand.js';
 import { LABELS, type ContainerConfig as AgentContainerConfig } from '../types.js';
 import {
   defaultContainerSettings,
@@ -120,14 +120,14 @@ export const containerLogPath = (name: string, attempt: number): string => `${na
 export function containerConfig(i: ContainerInput): ContainerConfig {
   const c = i.container;
   const s = i.settings ?? defaultContainerSettings();
-  const cmd = expandedCommand(c);
+  const cmd = i.environment ?? plainEnvironment(c);
   return {
     metadata: { name: c.name, attempt: i.attempt },
     image: { image: c.image ?? '' },
     command: cmd.command ?? [],
     args: cmd.args ?? [],
     working_dir: c.workingDir ?? '',
-    envs: Object.entries(containerEnv(c)).map(([key, value]) => ({ key, value })),
+    envs: cmd.env.map((e) => ({ key: e.name, value: e.value })),
     mounts: containerMounts(c, i.volumePaths),
     devices: containerDevices(c, i.volumePaths),
     labels: containerLabels(i),

@@ -3,7 +3,7 @@ import type { ContainerCreateOptions } from 'dockerode';
 import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { LABELS, type ContainerConfig } from '../types.js';
-import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { plainEnvironment } from '../../pod/expand.js';
 import {
   dockerContainerSettings,
   defaultContainerSettings,
@@ -146,12 +146,11 @@ function containerBinds(opts: ContainerCreateInput): string[] {
 }
 
 /** What the process runs with: entrypoint, arguments, environment, directory, stdin, terminal. */
-function processOptions(c: Container): Partial<ContainerCreateOptions> {
-  const cmd = expandedCommand(c);
+function processOptions(c: Container, cmd = plainEnvironment(c)): Partial<ContainerCreateOptions> {
   return {
     ...(cmd.command !== undefined ? { Entrypoint: cmd.command } : {}),
     ...(cmd.args !== undefined ? { Cmd: cmd.args } : {}),
-    Env: Object.entries(containerEnv(c)).map(([k, v]) => `${k}=${v}`),
+    Env: cmd.env.map((e) => `${e.name}=${e.value}`),
     ...(c.workingDir !== undefined ? { WorkingDir: c.workingDir } : {}),
     // spec stdin/stdinOnce/tty, for attach (the engine holds stdin open and the terminal).
     ...(c.stdin === true
@@ -251,7 +250,7 @@ export function containerCreateOptions(opts: ContainerCreateInput): ContainerCre
       String(opts.attempt),
     ]),
     Image: c.image ?? '',
-    ...processOptions(c),
+    ...processOptions(c, opts.environment),
     ...(security.User !== undefined ? { User: security.User } : {}),
     Labels: containerLabels(opts),
     HostConfig: containerHostConfig(opts, security.HostConfig),

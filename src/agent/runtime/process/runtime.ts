@@ -44,7 +44,7 @@ import {
   pathSegmentProblem,
   rmUnder,
 } from '../../../common/util/safe-path.js';
-import { containerEnv, expandedCommand } from '../../pod/expand.js';
+import { plainEnvironment } from '../../pod/expand.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { RESOLV_CONF_ENV } from '../settings/pod-dns-file.js';
 import { isSameProcessAlive, processStartTicks, processTree, treeUsage } from './proc.js';
@@ -154,6 +154,18 @@ export const TERMINATION_MESSAGE_ENV = 'NODEAGENT_TERMINATION_MESSAGE_PATH';
 
 /** The env var holding the standalone pod CIDR (--pod-cidr) for process:// containers. */
 export const POD_CIDR_ENV = 'NODEAGENT_POD_CIDR';
+
+/** `base` and then the container's variables, as own entries: no name, not even __proto__, reaches a setter. */
+function withVariables(
+  base: Record<string, string>,
+  vars: readonly { name: string; value: string }[],
+): Record<string, string> {
+  const entries: [string, string][] = [
+    ...Object.entries(base),
+    ...vars.map((e): [string, string] => [e.name, e.value]),
+  ];
+  return Object.fromEntries(entries);
+}
 
 export class ProcessRuntime implements ContainerRuntime, ImageService {
   readonly type = 'process' as const;
@@ -423,7 +435,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   async createContainer(cfg: ContainerConfig): Promise<string> {
     await this.ensureLoaded();
     const c = cfg.container;
-    const expanded = expandedCommand(c);
+    const expanded = cfg.environment ?? plainEnvironment(c);
     const command = [...(expanded.command ?? []), ...(expanded.args ?? [])];
     if (command.length === 0)
       throw new RuntimeError(`container "${c.name}": the process:// runtime needs a command`);
@@ -438,7 +450,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     if (this.podCIDR !== undefined) env[POD_CIDR_ENV] = this.podCIDR;
     if (cfg.terminationMessageFile !== undefined)
       env[TERMINATION_MESSAGE_ENV] = cfg.terminationMessageFile;
-    Object.assign(env, containerEnv(c));
+    const withContainer = withVariables(env, expanded.env);
     await mkdirUnder(this.opts.rootDir, ['pods', cfg.pod.metadata.uid], POD_DIR_MODE);
     const logFile = await pathForWrite(
       this.opts.rootDir,
@@ -461,7 +473,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       state: 'created',
       createdAtMs: this.opts.clock.nowMs(),
       command,
-      env,
+      env: withContainer,
       logFile,
       sandboxId: cfg.sandboxId,
       ...(cfg.terminationMessageFile !== undefined
