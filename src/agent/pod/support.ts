@@ -85,8 +85,11 @@ export const POD_SPEC: Record<
   topologySpreadConstraints: YES,
 };
 
-/** spec.ephemeralContainers as a whole (kubectl debug). */
-export const EPHEMERAL_CONTAINERS: Support = notYet;
+/**
+ * spec.ephemeralContainers as a whole (kubectl debug): each is started into the running pod
+ * (worker/ephemeral-containers.ts), its own fields checked with CONTAINER when it starts.
+ */
+export const EPHEMERAL_CONTAINERS: Support = YES;
 
 type PodSecurity = NonNullable<PodSpec['securityContext']>;
 export const POD_SECURITY: Record<keyof PodSecurity, Support> = {

@@ -3,7 +3,8 @@
 import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
 
-export type ContainerKind = 'sandbox' | 'init' | 'app';
+/** ephemeral: a container added to a running pod (kubectl debug), started once, never restarted. */
+export type ContainerKind = 'sandbox' | 'init' | 'app' | 'ephemeral';
 export type ContainerRunState = 'created' | 'running' | 'exited' | 'unknown';
 
 /** One container (or sandbox) as the runtime knows it, rebuilt from labels after a restart. */
@@ -45,7 +46,7 @@ export interface SandboxConfig {
 export interface ContainerConfig {
   pod: Pod;
   container: Container;
-  kind: 'init' | 'app';
+  kind: Exclude<ContainerKind, 'sandbox'>;
   attempt: number;
   specHash: string;
   sandboxId: string;
@@ -58,6 +59,8 @@ export interface ContainerConfig {
   terminationMessageFile?: string;
   /** The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths when absent. */
   mounts?: readonly ContainerMount[];
+  /** Ephemeral containers with targetContainerName: the runtime id of the container whose PID namespace they join. */
+  targetContainerId?: string;
 }
 
 /** One volume mount of a container: a host path bound at a container path. */

@@ -9,6 +9,7 @@ import type { Container, Pod } from '../pod/types.js';
 import {
   ImagePullError,
   defaultPullPolicy,
+  type ContainerConfig,
   type ContainerMount,
   type ContainerRuntime,
   type ImageService,
@@ -113,7 +114,7 @@ export class ContainerStarter {
   }
 
   /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
-  private failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
+  failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
     const key = `${target.pod.metadata.uid}/${c.name}`;
     const message = typeof err === 'string' ? err : userMessage(err);
     this.opts.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
@@ -125,8 +126,9 @@ export class ContainerStarter {
   async start(
     target: StartTarget,
     c: Container,
-    kind: 'init' | 'app',
+    kind: ContainerConfig['kind'],
     attempt: number,
+    targetContainerId?: string,
   ): Promise<SyncResult> {
     const { runtime } = this.opts;
     const { pod, log } = target;
@@ -151,6 +153,7 @@ export class ContainerStarter {
         volumePaths: this.opts.volumePaths(pod),
         ...(mounts !== undefined ? { mounts } : {}),
         ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
+        ...(targetContainerId !== undefined ? { targetContainerId } : {}),
       });
     } catch (err) {
       return this.failStart(target, c, 'CreateContainerError', err);

@@ -12,6 +12,7 @@ import type {
   RuntimeContainer,
 } from '../runtime/types.js';
 import { containerEnv } from '../pod/expand.js';
+import { refusedContainerFields } from '../pod/refusals.js';
 import { Backoff } from './backoff.js';
 import { ContainerKiller } from './container-kill.js';
 import {
@@ -24,6 +25,7 @@ import {
 import { computePodStatus, latestInstances } from './pod-status.js';
 import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
 import { TerminationMessages } from './termination-message.js';
+import { ephemeralCommon, ephemeralToStart } from './ephemeral-containers.js';
 
 export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
@@ -236,6 +238,8 @@ export class PodSyncer {
         requeue = requeue === undefined ? ms : Math.min(requeue, ms);
       },
     };
+    // ephemeral containers first: they may start before the pod has initialized
+    await this.syncEphemeral(pass);
     // init containers, in order; app containers start only after all of them succeeded (and
     // every sidecar started)
     if (await this.syncInitContainers(pass)) {
@@ -358,6 +362,20 @@ export class PodSyncer {
       wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
     }
     return false;
+  }
+
+  /** Starts the ephemeral containers that never had an instance (they are never restarted). */
+  private async syncEphemeral(pass: SyncPass): Promise<void> {
+    const rt = this.opts.runtime.type === 'process' ? 'process' : 'docker';
+    const refused = (c: Container, path: string): string[] => refusedContainerFields(c, path, rt);
+    for (const e of ephemeralToStart(pass.pod, pass.containers, refused)) {
+      if (pass.signal.aborted) return;
+      const r =
+        e.error !== undefined
+          ? this.starter.failStart(pass, e.container, 'CreateContainerConfigError', e.error)
+          : await this.starter.start(pass, e.container, 'ephemeral', 0, e.targetContainerId);
+      wantRequeueFrom(r, pass.wantRequeue);
+    }
   }
 
   /** Starts an app container that never ran, restarts an exited one by the restart policy. */
@@ -519,13 +537,10 @@ export class PodSyncer {
     const running = containers.filter(
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
-    const specOf = (c: RuntimeContainer): Container | undefined =>
-      (c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? [])).find(
-        (s) => s.name === c.name,
-      );
     const kill = (c: RuntimeContainer): Promise<void> =>
-      this.killer.kill({ ...target, spec: specOf(c), instance: c, graceSeconds: grace });
-    await Promise.all(running.filter((c) => c.kind === 'app').map(kill));
+      this.killer.kill({ ...target, spec: specOf(pod, c), instance: c, graceSeconds: grace });
+    // app and ephemeral containers together, as the reference's killContainersWithSyncResult
+    await Promise.all(running.filter((c) => c.kind === 'app' || c.kind === 'ephemeral').map(kill));
     const inits = running
       .filter((c) => c.kind === 'init')
       .sort((a, b) => initIndex(pod, b.name) - initIndex(pod, a.name));
@@ -564,6 +579,16 @@ export class PodSyncer {
 /** An init container with restartPolicy Always: a sidecar. */
 export function isSidecar(c: Container): boolean {
   return c.restartPolicy === 'Always';
+}
+
+/** The spec an instance was made from (its preStop hook, its name in events). */
+function specOf(pod: Pod, c: RuntimeContainer): Container | undefined {
+  if (c.kind === 'ephemeral') {
+    const ec = pod.spec.ephemeralContainers?.find((s) => s.name === c.name);
+    return ec === undefined ? undefined : ephemeralCommon(ec);
+  }
+  const list = c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? []);
+  return list.find((s) => s.name === c.name);
 }
 
 function initIndex(pod: Pod, name: string): number {

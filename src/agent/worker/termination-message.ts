@@ -117,7 +117,11 @@ export class TerminationMessages {
   ): Promise<RuntimeContainer[]> {
     const cache = this.byPod.get(pod.metadata.uid) ?? new Map<string, string>();
     this.byPod.set(pod.metadata.uid, cache);
-    const specs = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+    const specs = [
+      ...(pod.spec.initContainers ?? []),
+      ...pod.spec.containers,
+      ...(pod.spec.ephemeralContainers ?? []),
+    ];
     const out: RuntimeContainer[] = [];
     for (const c of containers) {
       const spec = specs.find((s) => s.name === c.name);

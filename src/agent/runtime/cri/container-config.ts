@@ -15,7 +15,7 @@ import {
   type ContainerSettings,
 } from '../settings/container-settings.js';
 import { seccompType } from '../settings/seccomp.js';
-import { KUBE_LABELS, namespaceOptions, podLabels } from './sandbox-config.js';
+import { KUBE_LABELS, namespaceOptions, podLabels, withPidTarget } from './sandbox-config.js';
 import {
   MountPropagation,
   type ContainerConfig,
@@ -177,7 +177,7 @@ export function containerConfig(i: ContainerInput): ContainerConfig {
     tty: c.tty === true,
     linux: {
       resources: linuxResources(i.pod, c, s),
-      security_context: containerSecurity(i.pod, c, s),
+      security_context: withPidTarget(containerSecurity(i.pod, c, s), i.targetContainerId),
     },
   };
 }

@@ -402,7 +402,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   ): Promise<RuntimeContainer | undefined> {
     const l = c.Labels;
     const kind = l[LABELS.kind];
-    if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app') return undefined;
+    if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app' && kind !== 'ephemeral')
+      return undefined;
     const state =
       c.State === 'running'
         ? 'running'

@@ -56,7 +56,10 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   async removePodSandbox(id: string): Promise<void> {
     this.containers.delete(id);
   }
+  /** Every container config created, in order. */
+  readonly created: ContainerConfig[] = [];
   async createContainer(cfg: ContainerConfig): Promise<string> {
+    this.created.push(cfg);
     const id = `c${++this.n}`;
     this.containers.set(id, {
       ...(cfg.terminationMessageFile !== undefined
