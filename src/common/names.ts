@@ -35,6 +35,8 @@ export interface Names {
     readonly authorization: string;
     readonly events: string;
     readonly meta: string;
+    /** RuntimeClass (`node.<groupDomain>`). */
+    readonly node: string;
   };
   readonly signers: {
     /** The agent's client certificate (bootstrap and rotation). */
@@ -145,6 +147,7 @@ function build(
       authentication: `authentication.${groupDomain}`,
       authorization: `authorization.${groupDomain}`,
       events: `events.${groupDomain}`,
+      node: `node.${groupDomain}`,
       meta: `meta.${groupDomain}`,
     },
     signers: {

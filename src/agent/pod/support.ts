@@ -72,7 +72,8 @@ export const POD_SPEC: Record<
     'pod-level resources (the PodLevelResources feature) are not supported by this agent',
   ),
   restartPolicy: YES,
-  runtimeClassName: notYet,
+  // the RuntimeClass's handler (objects/runtime-classes.ts); one the runtime lacks fails the sandbox
+  runtimeClassName: YES,
   schedulerName: YES,
   schedulingGates: YES,
   serviceAccount: YES,

@@ -41,6 +41,8 @@ export interface RuntimeContainer {
 export interface SandboxConfig {
   pod: Pod;
   attempt: number;
+  /** The handler of the pod's RuntimeClass (runtimeClassName); absent or '': the runtime's default. */
+  runtimeHandler?: string;
 }
 
 export interface ContainerConfig {

@@ -23,6 +23,11 @@ import { ApiObjectSchema } from '../client/api-schemas.js';
 import { GarbageCollector } from '../gc/collector.js';
 import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
 import { PodRefusals } from '../pod/refusal-notes.js';
+import {
+  apiRuntimeHandlers,
+  standaloneRuntimeHandlers,
+  type RuntimeHandlerLookup,
+} from '../objects/runtime-classes.js';
 import { refusedFields } from '../pod/refusals.js';
 import type { RuntimeBundle } from '../runtime/factory.js';
 import { podCapacity, type AdmitResult } from '../worker/admission.js';
@@ -204,6 +209,14 @@ function volumeManager(input: AssembleInput): PodVolumeManager {
   });
 }
 
+/** runtimeClassName to its handler: the RuntimeClass read as the node, or (standalone) the default. */
+function runtimeHandlerLookup(input: AssembleInput, logger: Logger): RuntimeHandlerLookup {
+  const { rest, clock, names } = input;
+  return rest === undefined
+    ? standaloneRuntimeHandlers(logger)
+    : apiRuntimeHandlers({ rest, group: names.groups.node, clock, logger });
+}
+
 /** The probes, the pod syncer and the pod manager with its workers. */
 function workers(w: WorkerInput): {
   probes: ProbeManager;
@@ -229,6 +242,7 @@ function workers(w: WorkerInput): {
     ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
     volumes,
     podLogs,
+    runtimeHandler: runtimeHandlerLookup(w.input, logger),
   });
   const pods = new PodManager({
     syncer,

@@ -4,6 +4,7 @@
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
+import { userMessage } from '../../common/util/errors.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
 import type {
   ContainerMount,
@@ -49,6 +50,8 @@ export interface PodSyncerOptions {
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
+  /** runtimeClassName to its handler (objects/runtime-classes.ts); absent: the default handler. */
+  runtimeHandler?: (runtimeClassName: string | undefined) => Promise<string>;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -293,13 +296,42 @@ export class PodSyncer {
         await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
     }
     const attempt = current === undefined ? 0 : current.attempt + 1;
-    await runtime.runPodSandbox({ pod, attempt });
+    await this.createSandbox(pod, attempt, containers);
     const listed = await runtime.listContainers({ podUid: pod.metadata.uid });
     const sandbox = listed
       .filter((c) => c.kind === 'sandbox' && c.state === 'running')
       .sort((a, b) => b.attempt - a.attempt)[0];
     if (sandbox === undefined) throw new Error('pod sandbox did not start');
     return { sandbox, containers: listed };
+  }
+
+  /**
+   * The sandbox with the handler of the pod's RuntimeClass; a failure (a RuntimeClass not found,
+   * a handler the runtime does not have) is the reference's FailedCreatePodSandBox event, the
+   * pod's status published (its containers waiting) and the error thrown (the worker retries).
+   */
+  private async createSandbox(
+    pod: Pod,
+    attempt: number,
+    containers: RuntimeContainer[],
+  ): Promise<void> {
+    try {
+      const handler = (await this.opts.runtimeHandler?.(pod.spec.runtimeClassName)) ?? '';
+      await this.opts.runtime.runPodSandbox({
+        pod,
+        attempt,
+        ...(handler !== '' ? { runtimeHandler: handler } : {}),
+      });
+    } catch (err) {
+      this.opts.statuses.recordEvent({
+        pod,
+        type: 'Warning',
+        reason: 'FailedCreatePodSandBox',
+        message: `Failed to create pod sandbox: ${userMessage(err)}`,
+      });
+      await this.publishStatus(pod, containers);
+      throw err;
+    }
   }
 
   /**

@@ -145,7 +145,11 @@ export class CriRuntime implements ContainerRuntime, ImageService {
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const config = this.sandboxConfigOf(cfg, await this.dnsOf(cfg));
-    const r = await this.client.call('RuntimeService/RunPodSandbox', { config });
+    const handler = cfg.runtimeHandler ?? '';
+    const r = await this.client.call('RuntimeService/RunPodSandbox', {
+      config,
+      ...(handler !== '' ? { runtime_handler: handler } : {}),
+    });
     if (r.pod_sandbox_id === undefined || r.pod_sandbox_id === '')
       throw new RuntimeError(
         `RunPodSandbox of pod ${cfg.pod.metadata.name} answered no sandbox id`,

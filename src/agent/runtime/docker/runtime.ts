@@ -28,6 +28,7 @@ import {
   type SandboxConfig,
   type TimedLogLine,
 } from '../types.js';
+import { checkRuntimeHandler, DOCKER_HANDLERS } from '../runtime-handler.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
@@ -251,6 +252,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    checkRuntimeHandler(cfg.runtimeHandler, DOCKER_HANDLERS);
     const image = this.opts.sandboxImage ?? 'busybox:local';
     if (!this.sandboxImageReady) {
       await this.ensureImage(image, 'IfNotPresent');

@@ -14,11 +14,11 @@ import { isRecord } from '../../../common/util/json-shape.js';
 import { textOf } from '../../../common/util/text-of.js';
 import { forbidden, notFound } from '../../field-errors.js';
 import type { FieldErrorLike } from '../../status.js';
-import { metaOf, objAt, str, type Obj } from '../types.js';
+import { metaOf, objAt, str, type Obj, type StrategyContext } from '../types.js';
+import { namesFor } from '../../../common/names.js';
 
 export const EPHEMERAL_SUBRESOURCE = 'ephemeralcontainers';
 const PATH = 'spec.ephemeralContainers';
-const MIRROR_ANNOTATION = 'kubernetes.io/config.mirror';
 
 function entries(spec: Obj | undefined, list: string): Obj[] {
   const v = spec?.[list];
@@ -69,14 +69,21 @@ function diffText(a: Obj, b: Obj): string {
 }
 
 /** A mirror of a static pod: the subresource answers with that one error alone. */
-export function isMirrorPod(pod: Obj): boolean {
+export function isMirrorPod(pod: Obj, ctx: StrategyContext): boolean {
   const annotations = metaOf(pod)['annotations'];
-  return isRecord(annotations) && annotations[MIRROR_ANNOTATION] !== undefined;
+  const key =
+    ctx.mirrorAnnotation ?? namesFor('platform', ctx.platformDomain).annotations.configMirror;
+  return isRecord(annotations) && annotations[key] !== undefined;
 }
 
 /** The reference's ValidatePodEphemeralContainersUpdate, after the whole pod's validation. */
-export function validateEphemeralUpdate(obj: Obj, old: Obj): FieldErrorLike[] {
-  if (isMirrorPod(old)) return [forbidden('', 'static pods do not support ephemeral containers')];
+export function validateEphemeralUpdate(
+  obj: Obj,
+  old: Obj,
+  ctx: StrategyContext,
+): FieldErrorLike[] {
+  if (isMirrorPod(old, ctx))
+    return [forbidden('', 'static pods do not support ephemeral containers')];
   const errs: FieldErrorLike[] = [];
   const now = new Map(
     entries(objAt(obj, 'spec'), 'ephemeralContainers').map((c) => [str(c['name']) ?? '', c]),

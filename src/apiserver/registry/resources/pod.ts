@@ -165,11 +165,11 @@ export const podDef: ResourceDef = {
       defaultPod(obj);
     }
   },
-  validateUpdate: (obj, old, subresource) => {
+  validateUpdate: (obj, old, subresource, ctx) => {
     const errs = [...validatePod(obj)];
     if (subresource === EPHEMERAL_SUBRESOURCE) {
-      if (isMirrorPod(old)) return validateEphemeralUpdate(obj, old);
-      errs.push(...validateEphemeralUpdate(obj, old));
+      if (isMirrorPod(old, ctx)) return validateEphemeralUpdate(obj, old, ctx);
+      errs.push(...validateEphemeralUpdate(obj, old, ctx));
     }
     if (subresource === '') {
       errs.push(...validateEphemeralUnchanged(obj, old));

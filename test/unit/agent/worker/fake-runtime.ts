@@ -27,7 +27,10 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   version() {
     return Promise.resolve({ runtimeName: 'fake', runtimeVersion: '1', runtimeApiVersion: '1' });
   }
+  /** Every sandbox config run, in order. */
+  readonly sandboxes: SandboxConfig[] = [];
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    this.sandboxes.push(cfg);
     const id = `sb${++this.n}`;
     const now = this.clock.nowMs();
     this.containers.set(id, {

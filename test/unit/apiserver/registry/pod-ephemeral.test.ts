@@ -99,7 +99,8 @@ test('existing ephemeral containers may not be removed or changed; static pods t
     /^spec\.ephemeralContainers: Forbidden: existing ephemeral containers "dbg" may not be changed\n/,
   );
   assert.match(changed[0] ?? '', /image/);
-  const mirror = stored(undefined, { 'kubernetes.io/config.mirror': 'x' });
+  // the profile's mirror annotation (the platform profile's in example.test here)
+  const mirror = stored(undefined, { 'example.test/config.mirror': 'x' });
   assert.deepEqual(update(mirror, [dbg]), [
     ': Forbidden: static pods do not support ephemeral containers',
   ]);
