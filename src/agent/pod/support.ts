@@ -56,7 +56,8 @@ export const POD_SPEC: Record<
   hostPID: YES, // host processes share the host's PID namespace, which is what true asks
   hostUsers: notYetUnless((v) => v === true), // false asks for a user namespace
   hostname: dockerOnly(NO_UTS),
-  imagePullSecrets: { docker: NOT_YET, process: true }, // process:// pulls no image
+  // registry credentials for the pulls (worker/pull-credentials.ts); process:// pulls no image
+  imagePullSecrets: YES,
   nodeName: YES,
   nodeSelector: YES, // the scheduler's
   os: YES,

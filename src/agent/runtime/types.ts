@@ -190,9 +190,24 @@ export interface ImageFsInfo {
   inodesFree?: number;
 }
 
+/** One registry credential for a pull (Docker's X-Registry-Auth, CRI's AuthConfig). */
+export interface RegistryCredential {
+  username: string;
+  password: string;
+  serveraddress: string;
+}
+
 export interface ImageService {
-  /** Ensures the image is present according to the pull policy; throws ImagePullError. */
-  ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string>;
+  /**
+   * Ensures the image is present according to the pull policy; throws ImagePullError.
+   * `credentials`: the pod's image pull secrets matched to the image, tried in turn before the
+   * node's credential providers (the reference's union keyring).
+   */
+  ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials?: readonly RegistryCredential[],
+  ): Promise<string>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
   /** Capacity and use of the file system holding images (image GC, the imagefs eviction signals);

@@ -23,6 +23,9 @@ import { ApiObjectSchema } from '../client/api-schemas.js';
 import { GarbageCollector } from '../gc/collector.js';
 import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
 import { PodRefusals } from '../pod/refusal-notes.js';
+import { RuntimeError } from '../../common/util/errors.js';
+import { podPullCredentials } from '../worker/pull-credentials.js';
+import type { PodObjects } from '../objects/types.js';
 import {
   apiRuntimeHandlers,
   standaloneRuntimeHandlers,
@@ -209,6 +212,14 @@ function volumeManager(input: AssembleInput): PodVolumeManager {
   });
 }
 
+/** Standalone: no Secret can be read (an image pull secret is then the reference's warning). */
+const NO_API_OBJECTS: Pick<PodObjects, 'get'> = {
+  get: (kind, _ns, name) =>
+    Promise.reject(
+      new RuntimeError(`${kind} ${name} cannot be read: this agent has no API server`),
+    ),
+};
+
 /** runtimeClassName to its handler: the RuntimeClass read as the node, or (standalone) the default. */
 function runtimeHandlerLookup(input: AssembleInput, logger: Logger): RuntimeHandlerLookup {
   const { rest, clock, names } = input;
@@ -243,6 +254,11 @@ function workers(w: WorkerInput): {
     volumes,
     podLogs,
     runtimeHandler: runtimeHandlerLookup(w.input, logger),
+    pullCredentials: podPullCredentials({
+      objects: volumes.objects ?? NO_API_OBJECTS,
+      recordEvent: (e) => w.statuses.recordEvent(e),
+      logger,
+    }),
   });
   const pods = new PodManager({
     syncer,

@@ -19,6 +19,7 @@ import { containerFieldPath, type ContainerKiller } from './container-kill.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import type { PodEvent } from './status-manager.js';
 import { prepareTerminationMessageFile } from './termination-message.js';
+import type { PullCredentials } from './pull-credentials.js';
 
 export interface SyncResult {
   /** Sync again after this long (a back-off expires, an image pull is retried). */
@@ -66,6 +67,8 @@ export interface ContainerStarterOptions {
   volumePaths: (pod: Pod) => Record<string, string>;
   /** The container's mounts from the volume manager (subPath, read-only, propagation); throws why not. */
   containerMounts?: (pod: Pod, c: Container) => Promise<readonly ContainerMount[] | undefined>;
+  /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
+  pullCredentials?: PullCredentials;
 }
 
 /** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
@@ -98,6 +101,7 @@ export class ContainerStarter {
         c.imagePullPolicy === undefined || c.imagePullPolicy === ''
           ? defaultPullPolicy(c.image)
           : c.imagePullPolicy,
+        await this.opts.pullCredentials?.(target.pod, c.image),
       );
       this.opts.imagePullBackoff.reset(pullKey);
       return undefined;

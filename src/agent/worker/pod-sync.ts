@@ -27,6 +27,7 @@ import { computePodStatus, latestInstances } from './pod-status.js';
 import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
 import { TerminationMessages } from './termination-message.js';
 import { ephemeralCommon, ephemeralToStart } from './ephemeral-containers.js';
+import type { PullCredentials } from './pull-credentials.js';
 
 export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
@@ -50,6 +51,8 @@ export interface PodSyncerOptions {
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
+  /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
+  pullCredentials?: PullCredentials;
   /** runtimeClassName to its handler (objects/runtime-classes.ts); absent: the default handler. */
   runtimeHandler?: (runtimeClassName: string | undefined) => Promise<string>;
 }
@@ -123,6 +126,7 @@ export class PodSyncer {
       volumePaths: (pod) => this.volumePaths(pod),
       containerMounts: async (pod, c) =>
         this.opts.volumes?.containerMounts?.(pod, c, containerEnv(c)),
+      ...(opts.pullCredentials !== undefined ? { pullCredentials: opts.pullCredentials } : {}),
     });
   }
 

@@ -23,6 +23,7 @@ import type {
   ImageService,
   RuntimeContainer,
   RuntimeVersion,
+  RegistryCredential,
   SandboxConfig,
   TimedLogLine,
 } from '../types.js';
@@ -321,8 +322,12 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     this.client.close();
   }
 
-  ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
-    return this.images.ensureImage(image, policy);
+  ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials?: readonly RegistryCredential[],
+  ): Promise<string> {
+    return this.images.ensureImage(image, policy, credentials);
   }
 
   listImages(): Promise<ImageInfo[]> {

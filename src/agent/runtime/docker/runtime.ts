@@ -599,10 +599,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     });
   }
 
-  /** Pulls anonymously, or with each credential in turn until one works (the last error wins). */
-  private async pull(image: string): Promise<void> {
+  /**
+   * Pulls anonymously, or with each credential in turn (the pod's pull secrets', then the
+   * providers') until one works (the last error wins).
+   */
+  private async pull(image: string, secrets: readonly RegistryAuth[]): Promise<void> {
     const run = async (): Promise<void> => {
-      const auths = (await this.opts.credentials?.lookup(image)) ?? [];
+      const auths = [...secrets, ...((await this.opts.credentials?.lookup(image)) ?? [])];
       if (auths.length === 0) {
         await this.pullOnce(image);
         return;
@@ -621,7 +624,11 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return this.pulls.run(run);
   }
 
-  async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
+  async ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials: readonly RegistryAuth[] = [],
+  ): Promise<string> {
     if (policy !== 'Always') {
       const id = await this.imageId(image);
       if (id !== undefined) return id;
@@ -633,7 +640,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       }
     }
     try {
-      await this.pull(image);
+      await this.pull(image, credentials);
     } catch (err) {
       throw new ImagePullError(
         'ErrImagePull',
