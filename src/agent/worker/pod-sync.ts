@@ -25,7 +25,7 @@ import {
 } from './container-start.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
 import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
-import { TerminationMessages } from './termination-message.js';
+import { limitTerminationMessages, TerminationMessages } from './termination-message.js';
 import { ephemeralCommon, ephemeralToStart } from './ephemeral-containers.js';
 import type { PullCredentials } from './pull-credentials.js';
 
@@ -160,7 +160,7 @@ export class PodSyncer {
     const containers = await this.messages.fill(pod, listed, (id, tailLines) =>
       runtime.logs(id, { tailLines }),
     );
-    const status = computePodStatus({
+    const computed = computePodStatus({
       pod,
       containers,
       runtimeType: runtime.type,
@@ -172,6 +172,7 @@ export class PodSyncer {
       ...(previous !== undefined ? { previous } : {}),
       ...(failed !== undefined ? { failed } : {}),
     });
+    const status = limitTerminationMessages(pod, computed);
     statuses.set(pod, status);
     return status;
   }
