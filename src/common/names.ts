@@ -74,6 +74,11 @@ export interface Names {
     readonly unschedulable: string;
     readonly uninitialized: string;
   };
+  /** The Secret types of image pull secrets (`<labelDomain>/dockerconfigjson`, `.../dockercfg`). */
+  readonly secretTypes: {
+    readonly dockerConfigJson: string;
+    readonly dockercfg: string;
+  };
   readonly annotations: {
     readonly configMirror: string;
     readonly configHash: string;
@@ -159,6 +164,7 @@ function build(
     labels: labelsUnder(l),
     nodeSelfLabelNamespaces: [`${agentWord}.${l}`, `node.${l}`],
     taints: taintsUnder(l),
+    secretTypes: { dockerConfigJson: `${l}/dockerconfigjson`, dockercfg: `${l}/dockercfg` },
     annotations: {
       configMirror: `${l}/config.mirror`,
       configHash: `${l}/config.hash`,

@@ -256,6 +256,7 @@ function workers(w: WorkerInput): {
     runtimeHandler: runtimeHandlerLookup(w.input, logger),
     pullCredentials: podPullCredentials({
       objects: volumes.objects ?? NO_API_OBJECTS,
+      secretTypes: w.input.names.secretTypes,
       recordEvent: (e) => w.statuses.recordEvent(e),
       logger,
     }),

@@ -9,7 +9,11 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { PodObjects } from '../objects/types.js';
 import type { Pod } from '../pod/types.js';
-import { pullSecretCredentials, type PullSecret } from '../runtime/credentials/pull-secrets.js';
+import {
+  pullSecretCredentials,
+  type PullSecret,
+  type PullSecretTypes,
+} from '../runtime/credentials/pull-secrets.js';
 import type { RegistryCredential } from '../runtime/types.js';
 import type { PodEvent } from './status-manager.js';
 
@@ -17,6 +21,8 @@ export type PullCredentials = (pod: Pod, image: string) => Promise<RegistryCrede
 
 export function podPullCredentials(o: {
   objects: Pick<PodObjects, 'get'>;
+  /** The profile's pull secret types (names.secretTypes). */
+  secretTypes: PullSecretTypes;
   recordEvent: (e: PodEvent) => void;
   logger: Logger;
 }): PullCredentials {
@@ -48,6 +54,6 @@ export function podPullCredentials(o: {
         reason: 'FailedToRetrieveImagePullSecret',
         message: `Unable to retrieve some image pull secrets (${failed.join(', ')}); attempting to pull the image may not succeed.`,
       });
-    return pullSecretCredentials(secrets, image);
+    return pullSecretCredentials(secrets, image, o.secretTypes);
   };
 }

@@ -1,6 +1,6 @@
 // A pod's image pull secrets as registry credentials, as the reference's MakeDockerKeyring and
-// BasicDockerKeyring make them: a Secret of type kubernetes.io/dockerconfigjson with a non-empty
-// `.dockerconfigjson` ({"auths": {...}}), or of type kubernetes.io/dockercfg with a non-empty
+// BasicDockerKeyring make them: a Secret of type <label domain>/dockerconfigjson with a non-empty
+// `.dockerconfigjson` ({"auths": {...}}), or of type <label domain>/dockercfg with a non-empty
 // `.dockercfg` (the entries themselves); other secrets give nothing. Each entry's `auth`
 // (base64 of user:password) wins over its username and password. The keys lose their scheme and
 // a /v1/ or /v2/ path prefix; they are tried most specific first (reverse order) against the
@@ -13,10 +13,14 @@ import { DEFAULT_PARSE_LIMITS } from '../../../common/util/parse-limits.js';
 import type { RegistryCredential } from '../types.js';
 import { registryOf, repoToPull, urlsMatch } from './match-image.js';
 
-export const DOCKER_CONFIG_JSON_TYPE = 'kubernetes.io/dockerconfigjson';
 export const DOCKER_CONFIG_JSON_KEY = '.dockerconfigjson';
-export const DOCKERCFG_TYPE = 'kubernetes.io/dockercfg';
 export const DOCKERCFG_KEY = '.dockercfg';
+
+/** The two Secret types (names.secretTypes of the profile). */
+export interface PullSecretTypes {
+  readonly dockerConfigJson: string;
+  readonly dockercfg: string;
+}
 const DEFAULT_REGISTRY_HOST = 'index.docker.io';
 
 /** What the keyring reads of a Secret. */
@@ -74,19 +78,19 @@ function entriesOf(config: unknown, secret: string): Entry[] {
   return out;
 }
 
-function secretEntries(s: PullSecret): Entry[] {
+function secretEntries(s: PullSecret, types: PullSecretTypes): Entry[] {
   const parse = (b: Buffer): unknown =>
     parseJsonBounded(b.toString('utf8'), {
       source: `image pull secret ${s.name}`,
       limits: DEFAULT_PARSE_LIMITS,
     });
   const json = s.data.get(DOCKER_CONFIG_JSON_KEY);
-  if (s.type === DOCKER_CONFIG_JSON_TYPE && json !== undefined && json.length > 0) {
+  if (s.type === types.dockerConfigJson && json !== undefined && json.length > 0) {
     const doc = parse(json);
     return entriesOf(isRecord(doc) ? (doc['auths'] ?? {}) : doc, s.name);
   }
   const cfg = s.data.get(DOCKERCFG_KEY);
-  if (s.type === DOCKERCFG_TYPE && cfg !== undefined && cfg.length > 0)
+  if (s.type === types.dockercfg && cfg !== undefined && cfg.length > 0)
     return entriesOf(parse(cfg), s.name);
   return [];
 }
@@ -95,8 +99,9 @@ function secretEntries(s: PullSecret): Entry[] {
 export function pullSecretCredentials(
   secrets: readonly PullSecret[],
   image: string,
+  types: PullSecretTypes,
 ): RegistryCredential[] {
-  const entries = secrets.flatMap(secretEntries);
+  const entries = secrets.flatMap((s) => secretEntries(s, types));
   const keys = [...new Set(entries.map((e) => e.key))].sort().reverse();
   const repo = repoToPull(image);
   const serveraddress =

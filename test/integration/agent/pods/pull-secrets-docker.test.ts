@@ -1,7 +1,7 @@
 // imagePullSecrets end to end: a real registry (Debian's docker-registry) on 127.0.0.1 with
 // htpasswd basic auth holds busybox:local; a real plat-apiserver holds the pull secrets, which the
-// agent reads as its node. A pod naming a kubernetes.io/dockerconfigjson secret (`auth`) or a
-// kubernetes.io/dockercfg one (username and password) pulls and runs; without a secret the pull
+// agent reads as its node. A pod naming a <domain>/dockerconfigjson secret (`auth`) or a
+// <domain>/dockercfg one (username and password) pulls and runs; without a secret the pull
 // is refused (ErrImagePull with the registry's answer); a secret that does not exist is the
 // reference's FailedToRetrieveImagePullSecret warning, not a failure of its own, and the pull goes
 // on without it (and is refused).
@@ -18,10 +18,13 @@ import {
   type Registry,
 } from './local-registry.js';
 import { volumeScene, type VolumeScene } from './volume-scene.js';
+import { namesFor } from '../../../../src/common/names.js';
 
 const skip = await registrySkipReason('the image pull secret test');
 const WHO = { user: 'puller', password: `pw-${randomBytes(8).toString('hex')}` };
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
+// plat-apiserver's default (platform) profile: platform.io/dockerconfigjson and .../dockercfg
+const TYPES = namesFor('platform').secretTypes;
 
 type Json = Record<string, unknown>;
 
@@ -77,10 +80,10 @@ test(
     const image = await pushBusybox(registry, `ps-${randomBytes(3).toString('hex')}/busybox`, WHO);
     started.image = image;
 
-    await createSecret(s, 'regcred', 'kubernetes.io/dockerconfigjson', '.dockerconfigjson', {
+    await createSecret(s, 'regcred', TYPES.dockerConfigJson, '.dockerconfigjson', {
       auths: { [`http://${registry.host}`]: { auth: b64(`${WHO.user}:${WHO.password}`) } },
     });
-    await createSecret(s, 'oldcfg', 'kubernetes.io/dockercfg', '.dockercfg', {
+    await createSecret(s, 'oldcfg', TYPES.dockercfg, '.dockercfg', {
       [registry.host]: { username: WHO.user, password: WHO.password, email: 'a@b.c' },
     });
     const json = `${s.node}-json`;

@@ -5,9 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  pullSecretCredentials,
+  pullSecretCredentials as withTypes,
   type PullSecret,
 } from '../../../../../src/agent/runtime/credentials/pull-secrets.js';
+import { REFERENCE_NAMES } from '../../../../../src/common/names.js';
+
+// the kubernetes profile's types: kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg
+const pullSecretCredentials = (s: PullSecret[], image: string) =>
+  withTypes(s, image, REFERENCE_NAMES.secretTypes);
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
