@@ -11,6 +11,7 @@ export type FieldErrorType =
   | 'FieldValueNotSupported'
   | 'FieldValueDuplicate'
   | 'FieldValueForbidden'
+  | 'FieldValueNotFound'
   | 'FieldValueTooLong';
 
 export interface FieldError {
@@ -28,6 +29,7 @@ export const FIELD_ERROR_TYPE_TEXT: Readonly<Record<FieldErrorType, string>> = {
   FieldValueNotSupported: 'Unsupported value',
   FieldValueDuplicate: 'Duplicate value',
   FieldValueForbidden: 'Forbidden',
+  FieldValueNotFound: 'Not found',
   FieldValueTooLong: 'Too long',
 };
 
@@ -57,6 +59,10 @@ export function duplicate(field: string, value: unknown): FieldError {
 
 export function forbidden(field: string, detail: string): FieldError {
   return { type: 'FieldValueForbidden', field, detail };
+}
+
+export function notFound(field: string, value: unknown): FieldError {
+  return { type: 'FieldValueNotFound', field, value, detail: '' };
 }
 
 export function tooLong(field: string, value: unknown, max: number): FieldError {

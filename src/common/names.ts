@@ -35,6 +35,8 @@ export interface Names {
     readonly authorization: string;
     readonly events: string;
     readonly meta: string;
+    /** RuntimeClass (`node.<groupDomain>`). */
+    readonly node: string;
   };
   readonly signers: {
     /** The agent's client certificate (bootstrap and rotation). */
@@ -71,6 +73,11 @@ export interface Names {
     readonly networkUnavailable: string;
     readonly unschedulable: string;
     readonly uninitialized: string;
+  };
+  /** The Secret types of image pull secrets (`<labelDomain>/dockerconfigjson`, `.../dockercfg`). */
+  readonly secretTypes: {
+    readonly dockerConfigJson: string;
+    readonly dockercfg: string;
   };
   readonly annotations: {
     readonly configMirror: string;
@@ -145,6 +152,7 @@ function build(
       authentication: `authentication.${groupDomain}`,
       authorization: `authorization.${groupDomain}`,
       events: `events.${groupDomain}`,
+      node: `node.${groupDomain}`,
       meta: `meta.${groupDomain}`,
     },
     signers: {
@@ -156,6 +164,7 @@ function build(
     labels: labelsUnder(l),
     nodeSelfLabelNamespaces: [`${agentWord}.${l}`, `node.${l}`],
     taints: taintsUnder(l),
+    secretTypes: { dockerConfigJson: `${l}/dockerconfigjson`, dockercfg: `${l}/dockercfg` },
     annotations: {
       configMirror: `${l}/config.mirror`,
       configHash: `${l}/config.hash`,

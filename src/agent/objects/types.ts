@@ -19,6 +19,8 @@ export interface PodObject {
   textKeys: ReadonlySet<string>;
   immutable: boolean;
   resourceVersion: string;
+  /** A Secret's type (`kubernetes.io/dockerconfigjson`...); absent for a ConfigMap or none given. */
+  type?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export class ObjectNotFoundError extends NodeAgentError {
 
 export const CONFIGMAP_SCHEMA = z.looseObject({
   metadata: ObjectMetaSchema.exactOptional(),
+  type: z.string().max(253).nullable().exactOptional(),
   data: z.record(z.string(), z.string()).nullable().exactOptional(),
   binaryData: z.record(z.string(), z.string()).nullable().exactOptional(),
   immutable: z.boolean().nullable().exactOptional(),
@@ -80,6 +83,7 @@ export function toPodObject(kind: ObjectKind, raw: RawObject, ns: string, name: 
     textKeys,
     immutable: raw.immutable === true,
     resourceVersion: raw.metadata?.resourceVersion ?? '',
+    ...(kind === 'Secret' && typeof raw.type === 'string' ? { type: raw.type } : {}),
   };
 }
 

@@ -65,7 +65,17 @@ function checkContainer(c: Container, path: string, rt: RuntimeKind, out: string
   );
 }
 
-/** Every field of `pod` that cannot take effect on runtime `rt`, as field-error lines. */
+/** The fields of one container (at `path`) that cannot take effect on runtime `rt`. */
+export function refusedContainerFields(c: Container, path: string, rt: RuntimeKind): string[] {
+  const out: string[] = [];
+  checkContainer(c, path, rt, out);
+  return out;
+}
+
+/**
+ * Every field of `pod` that cannot take effect on runtime `rt`, as field-error lines. Ephemeral
+ * containers are checked one by one when they start (they arrive in running pods).
+ */
 export function refusedFields(pod: Pod, rt: RuntimeKind): string[] {
   const out: string[] = [];
   const spec = pod.spec;

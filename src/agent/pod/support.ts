@@ -56,7 +56,8 @@ export const POD_SPEC: Record<
   hostPID: YES, // host processes share the host's PID namespace, which is what true asks
   hostUsers: notYetUnless((v) => v === true), // false asks for a user namespace
   hostname: dockerOnly(NO_UTS),
-  imagePullSecrets: { docker: NOT_YET, process: true }, // process:// pulls no image
+  // registry credentials for the pulls (worker/pull-credentials.ts); process:// pulls no image
+  imagePullSecrets: YES,
   nodeName: YES,
   nodeSelector: YES, // the scheduler's
   os: YES,
@@ -72,7 +73,8 @@ export const POD_SPEC: Record<
     'pod-level resources (the PodLevelResources feature) are not supported by this agent',
   ),
   restartPolicy: YES,
-  runtimeClassName: notYet,
+  // the RuntimeClass's handler (objects/runtime-classes.ts); one the runtime lacks fails the sandbox
+  runtimeClassName: YES,
   schedulerName: YES,
   schedulingGates: YES,
   serviceAccount: YES,
@@ -85,8 +87,11 @@ export const POD_SPEC: Record<
   topologySpreadConstraints: YES,
 };
 
-/** spec.ephemeralContainers as a whole (kubectl debug). */
-export const EPHEMERAL_CONTAINERS: Support = notYet;
+/**
+ * spec.ephemeralContainers as a whole (kubectl debug): each is started into the running pod
+ * (worker/ephemeral-containers.ts), its own fields checked with CONTAINER when it starts.
+ */
+export const EPHEMERAL_CONTAINERS: Support = YES;
 
 /** A profile (seccomp, AppArmor) asks for something unless it is Unconfined. */
 const confines = (v: unknown): boolean => isRecord(v) && v['type'] !== 'Unconfined';

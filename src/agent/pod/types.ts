@@ -117,6 +117,7 @@ export interface PodStatus {
   qosClass?: 'Guaranteed' | 'Burstable' | 'BestEffort';
   initContainerStatuses?: ContainerStatus[];
   containerStatuses: ContainerStatus[];
+  ephemeralContainerStatuses?: ContainerStatus[];
 }
 
 export function podFullName(pod: Pick<Pod, 'metadata'>): string {

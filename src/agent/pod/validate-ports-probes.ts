@@ -54,7 +54,8 @@ export function validateContainerPorts(
   });
 }
 
-function portOrName(value: number | string, path: string, out: string[]): void {
+/** ValidatePortNumOrName. */
+export function portOrName(value: number | string, path: string, out: string[]): void {
   if (typeof value === 'number') {
     if (!portNumberOk(value)) out.push(invalid(path, value, PORT_RANGE));
   } else {

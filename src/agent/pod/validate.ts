@@ -4,6 +4,7 @@
 import { isDns1123Label } from '../../common/util/names.js';
 import { duplicate, forbidden, invalid, notFound, notSupported, required } from './field-errors.js';
 import { validateContainerPorts, validateProbe } from './validate-ports-probes.js';
+import { validateLifecycle } from './validate-lifecycle.js';
 import { validatePodMeta } from './validate-meta.js';
 import { validateResources } from './validate-resources.js';
 import { validateIdsAndPaths } from './validate-ids.js';
@@ -112,6 +113,8 @@ function validateContainer(
       );
     else validateProbe(probe, `${path}.${kind}`, kind !== 'readinessProbe', out);
   }
+  const grace = ctx.pod?.spec.terminationGracePeriodSeconds ?? 30;
+  validateLifecycle(c, { isInit, grace }, `${path}.lifecycle`, out);
   (c.volumeMounts ?? []).forEach((m, j) => {
     if (!ctx.volumeNames.has(m.name)) out.push(notFound(`${path}.volumeMounts[${j}].name`, m.name));
     if (m.subPath !== undefined && m.subPath !== '')

@@ -4,7 +4,8 @@ import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
 import type { ContainerEnvironment } from '../pod/expand.js';
 
-export type ContainerKind = 'sandbox' | 'init' | 'app';
+/** ephemeral: a container added to a running pod (kubectl debug), started once, never restarted. */
+export type ContainerKind = 'sandbox' | 'init' | 'app' | 'ephemeral';
 export type ContainerRunState = 'created' | 'running' | 'exited' | 'unknown';
 
 /** One container (or sandbox) as the runtime knows it, rebuilt from labels after a restart. */
@@ -41,12 +42,14 @@ export interface RuntimeContainer {
 export interface SandboxConfig {
   pod: Pod;
   attempt: number;
+  /** The handler of the pod's RuntimeClass (runtimeClassName); absent or '': the runtime's default. */
+  runtimeHandler?: string;
 }
 
 export interface ContainerConfig {
   pod: Pod;
   container: Container;
-  kind: 'init' | 'app';
+  kind: Exclude<ContainerKind, 'sandbox'>;
   attempt: number;
   specHash: string;
   sandboxId: string;
@@ -64,6 +67,8 @@ export interface ContainerConfig {
    * variables, $(VAR)); when absent, env[].value only (pod/expand.ts plainEnvironment).
    */
   environment?: ContainerEnvironment;
+  /** Ephemeral containers with targetContainerName: the runtime id of the container whose PID namespace they join. */
+  targetContainerId?: string;
 }
 
 /** One volume mount of a container: a host path bound at a container path. */
@@ -191,9 +196,24 @@ export interface ImageFsInfo {
   inodesFree?: number;
 }
 
+/** One registry credential for a pull (Docker's X-Registry-Auth, CRI's AuthConfig). */
+export interface RegistryCredential {
+  username: string;
+  password: string;
+  serveraddress: string;
+}
+
 export interface ImageService {
-  /** Ensures the image is present according to the pull policy; throws ImagePullError. */
-  ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string>;
+  /**
+   * Ensures the image is present according to the pull policy; throws ImagePullError.
+   * `credentials`: the pod's image pull secrets matched to the image, tried in turn before the
+   * node's credential providers (the reference's union keyring).
+   */
+  ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials?: readonly RegistryCredential[],
+  ): Promise<string>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
   /** Capacity and use of the file system holding images (image GC, the imagefs eviction signals);

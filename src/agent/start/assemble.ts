@@ -26,6 +26,14 @@ import { ApiObjectSchema } from '../client/api-schemas.js';
 import { GarbageCollector } from '../gc/collector.js';
 import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
 import { PodRefusals } from '../pod/refusal-notes.js';
+import { RuntimeError } from '../../common/util/errors.js';
+import { podPullCredentials } from '../worker/pull-credentials.js';
+import type { PodObjects } from '../objects/types.js';
+import {
+  apiRuntimeHandlers,
+  standaloneRuntimeHandlers,
+  type RuntimeHandlerLookup,
+} from '../objects/runtime-classes.js';
 import { refusedFields } from '../pod/refusals.js';
 import type { RuntimeBundle } from '../runtime/factory.js';
 import { podCapacity, type AdmitResult } from '../worker/admission.js';
@@ -210,6 +218,22 @@ function volumeManager(input: AssembleInput): PodVolumeManager {
   });
 }
 
+/** Standalone: no Secret can be read (an image pull secret is then the reference's warning). */
+const NO_API_OBJECTS: Pick<PodObjects, 'get'> = {
+  get: (kind, _ns, name) =>
+    Promise.reject(
+      new RuntimeError(`${kind} ${name} cannot be read: this agent has no API server`),
+    ),
+};
+
+/** runtimeClassName to its handler: the RuntimeClass read as the node, or (standalone) the default. */
+function runtimeHandlerLookup(input: AssembleInput, logger: Logger): RuntimeHandlerLookup {
+  const { rest, clock, names } = input;
+  return rest === undefined
+    ? standaloneRuntimeHandlers(logger)
+    : apiRuntimeHandlers({ rest, group: names.groups.node, clock, logger });
+}
+
 /** The probes, the pod syncer and the pod manager with its workers. */
 function workers(w: WorkerInput): {
   probes: ProbeManager;
@@ -243,6 +267,13 @@ function workers(w: WorkerInput): {
     volumes,
     podLogs,
     environment: (pod, c, podIP) => env.resolve(pod, c, podIP),
+    runtimeHandler: runtimeHandlerLookup(w.input, logger),
+    pullCredentials: podPullCredentials({
+      objects: volumes.objects ?? NO_API_OBJECTS,
+      secretTypes: w.input.names.secretTypes,
+      recordEvent: (e) => w.statuses.recordEvent(e),
+      logger,
+    }),
   });
   const pods = new PodManager({
     syncer,

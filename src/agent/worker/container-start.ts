@@ -11,6 +11,7 @@ import {
   ContainerConfigError,
   ImagePullError,
   defaultPullPolicy,
+  type ContainerConfig,
   type ContainerMount,
   type ContainerRuntime,
   type ImageService,
@@ -20,6 +21,7 @@ import { containerFieldPath, type ContainerKiller } from './container-kill.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import type { PodEvent } from './status-manager.js';
 import { prepareTerminationMessageFile } from './termination-message.js';
+import type { PullCredentials } from './pull-credentials.js';
 
 export interface SyncResult {
   /** Sync again after this long (a back-off expires, an image pull is retried). */
@@ -77,6 +79,8 @@ export interface ContainerStarterOptions {
     c: Container,
     podIP: string | undefined,
   ) => Promise<ContainerEnvironment>;
+  /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
+  pullCredentials?: PullCredentials;
 }
 
 /** How soon a container whose config could not be made is tried again (the reference's pod worker back-off). */
@@ -112,6 +116,7 @@ export class ContainerStarter {
         c.imagePullPolicy === undefined || c.imagePullPolicy === ''
           ? defaultPullPolicy(c.image)
           : c.imagePullPolicy,
+        await this.opts.pullCredentials?.(target.pod, c.image),
       );
       this.opts.imagePullBackoff.reset(pullKey);
       return undefined;
@@ -128,7 +133,7 @@ export class ContainerStarter {
   }
 
   /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
-  private failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
+  failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
     const key = `${target.pod.metadata.uid}/${c.name}`;
     const message = typeof err === 'string' ? err : userMessage(err);
     this.opts.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
@@ -158,8 +163,9 @@ export class ContainerStarter {
   async start(
     target: StartTarget,
     c: Container,
-    kind: 'init' | 'app',
+    kind: ContainerConfig['kind'],
     attempt: number,
+    targetContainerId?: string,
   ): Promise<SyncResult> {
     const { runtime } = this.opts;
     const { pod, log } = target;
@@ -188,6 +194,7 @@ export class ContainerStarter {
         ...(mounts !== undefined ? { mounts } : {}),
         environment,
         ...(terminationMessageFile !== undefined ? { terminationMessageFile } : {}),
+        ...(targetContainerId !== undefined ? { targetContainerId } : {}),
       });
     } catch (err) {
       const reason =

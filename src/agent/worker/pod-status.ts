@@ -10,7 +10,7 @@ import type {
   PodStatus,
 } from '../pod/types.js';
 import { restartPolicyOf } from '../pod/types.js';
-import type { RuntimeContainer } from '../runtime/types.js';
+import type { ContainerKind, RuntimeContainer } from '../runtime/types.js';
 import { podQosClass } from '../runtime/settings/qos.js';
 
 export interface StatusInputs {
@@ -50,7 +50,7 @@ function terminatedOf(c: RuntimeContainer, runtimeType: string): ContainerState 
 export function latestInstances(
   containers: RuntimeContainer[],
   name: string,
-  kind: 'init' | 'app',
+  kind: Exclude<ContainerKind, 'sandbox'>,
 ): RuntimeContainer[] {
   return containers
     .filter((c) => c.kind === kind && c.name === name)
@@ -92,7 +92,7 @@ function stateOf(
 
 function containerStatus(
   spec: Container,
-  kind: 'init' | 'app',
+  kind: Exclude<ContainerKind, 'sandbox'>,
   inp: StatusInputs,
   defaultWaiting: string,
 ): ContainerStatus {
@@ -122,6 +122,19 @@ function containerStatus(
     imageID: latest?.imageId ?? '',
     ...(latest ? { containerID: `${inp.runtimeType}://${latest.id}` } : {}),
   };
+}
+
+/**
+ * The reference's ephemeralContainerStatuses: the default waiting reason is PodInitializing when
+ * the pod has init containers; the prober never reports them, so never ready and no `started`.
+ */
+function ephemeralStatuses(inp: StatusInputs): ContainerStatus[] {
+  const defaultWaiting =
+    (inp.pod.spec.initContainers ?? []).length > 0 ? 'PodInitializing' : 'ContainerCreating';
+  return (inp.pod.spec.ephemeralContainers ?? []).map((ec) => {
+    const { started: _started, ...s } = containerStatus(ec, 'ephemeral', inp, defaultWaiting);
+    return { ...s, ready: false };
+  });
 }
 
 interface Counts {
@@ -276,6 +289,7 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
   const app = pod.spec.containers.map((c) =>
     containerStatus(c, 'app', inp, initDone ? 'ContainerCreating' : 'PodInitializing'),
   );
+  const ephemeral = ephemeralStatuses(inp);
   const phase = inp.failed !== undefined ? 'Failed' : phaseOf(pod, init, app);
   const sandbox = inp.containers
     .filter((c) => c.kind === 'sandbox')
@@ -299,6 +313,7 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
     startTime,
     ...(init.length > 0 ? { initContainerStatuses: init } : {}),
     containerStatuses: app,
+    ...(ephemeral.length > 0 ? { ephemeralContainerStatuses: ephemeral } : {}),
     qosClass: podQosClass(pod),
   };
 }

@@ -4,6 +4,7 @@
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
+import { userMessage } from '../../common/util/errors.js';
 import { restartPolicyOf, type Container, type Pod, type PodStatus } from '../pod/types.js';
 import type {
   ContainerMount,
@@ -12,6 +13,7 @@ import type {
   RuntimeContainer,
 } from '../runtime/types.js';
 import type { ContainerEnvironment } from '../pod/expand.js';
+import { refusedContainerFields } from '../pod/refusals.js';
 import { Backoff } from './backoff.js';
 import { ContainerKiller } from './container-kill.js';
 import {
@@ -23,7 +25,9 @@ import {
 } from './container-start.js';
 import { computePodStatus, latestInstances } from './pod-status.js';
 import { activeDeadlineLeftMs, DEADLINE_EXCEEDED } from './active-deadline.js';
-import { TerminationMessages } from './termination-message.js';
+import { limitTerminationMessages, TerminationMessages } from './termination-message.js';
+import { ephemeralCommon, ephemeralToStart } from './ephemeral-containers.js';
+import type { PullCredentials } from './pull-credentials.js';
 
 export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
@@ -53,6 +57,10 @@ export interface PodSyncerOptions {
     c: Container,
     podIP: string | undefined,
   ) => Promise<ContainerEnvironment>;
+  /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
+  pullCredentials?: PullCredentials;
+  /** runtimeClassName to its handler (objects/runtime-classes.ts); absent: the default handler. */
+  runtimeHandler?: (runtimeClassName: string | undefined) => Promise<string>;
 }
 
 /** What pod sync asks of the pod cgroups (src/agent/cgroups/pod-cgroups.ts). */
@@ -124,6 +132,7 @@ export class PodSyncer {
       volumePaths: (pod) => this.volumePaths(pod),
       containerMounts: async (pod, c, env) => this.opts.volumes?.containerMounts?.(pod, c, env),
       ...(opts.environment !== undefined ? { environment: opts.environment } : {}),
+      ...(opts.pullCredentials !== undefined ? { pullCredentials: opts.pullCredentials } : {}),
     });
   }
 
@@ -157,7 +166,7 @@ export class PodSyncer {
     const containers = await this.messages.fill(pod, listed, (id, tailLines) =>
       runtime.logs(id, { tailLines }),
     );
-    const status = computePodStatus({
+    const computed = computePodStatus({
       pod,
       containers,
       runtimeType: runtime.type,
@@ -169,6 +178,7 @@ export class PodSyncer {
       ...(previous !== undefined ? { previous } : {}),
       ...(failed !== undefined ? { failed } : {}),
     });
+    const status = limitTerminationMessages(pod, computed);
     statuses.set(pod, status);
     return status;
   }
@@ -242,6 +252,8 @@ export class PodSyncer {
         requeue = requeue === undefined ? ms : Math.min(requeue, ms);
       },
     };
+    // ephemeral containers first: they may start before the pod has initialized
+    await this.syncEphemeral(pass);
     // init containers, in order; app containers start only after all of them succeeded (and
     // every sidecar started)
     if (await this.syncInitContainers(pass)) {
@@ -295,13 +307,42 @@ export class PodSyncer {
         await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid, 'volumes', v.name]);
     }
     const attempt = current === undefined ? 0 : current.attempt + 1;
-    await runtime.runPodSandbox({ pod, attempt });
+    await this.createSandbox(pod, attempt, containers);
     const listed = await runtime.listContainers({ podUid: pod.metadata.uid });
     const sandbox = listed
       .filter((c) => c.kind === 'sandbox' && c.state === 'running')
       .sort((a, b) => b.attempt - a.attempt)[0];
     if (sandbox === undefined) throw new Error('pod sandbox did not start');
     return { sandbox, containers: listed };
+  }
+
+  /**
+   * The sandbox with the handler of the pod's RuntimeClass; a failure (a RuntimeClass not found,
+   * a handler the runtime does not have) is the reference's FailedCreatePodSandBox event, the
+   * pod's status published (its containers waiting) and the error thrown (the worker retries).
+   */
+  private async createSandbox(
+    pod: Pod,
+    attempt: number,
+    containers: RuntimeContainer[],
+  ): Promise<void> {
+    try {
+      const handler = (await this.opts.runtimeHandler?.(pod.spec.runtimeClassName)) ?? '';
+      await this.opts.runtime.runPodSandbox({
+        pod,
+        attempt,
+        ...(handler !== '' ? { runtimeHandler: handler } : {}),
+      });
+    } catch (err) {
+      this.opts.statuses.recordEvent({
+        pod,
+        type: 'Warning',
+        reason: 'FailedCreatePodSandBox',
+        message: `Failed to create pod sandbox: ${userMessage(err)}`,
+      });
+      await this.publishStatus(pod, containers);
+      throw err;
+    }
   }
 
   /**
@@ -364,6 +405,20 @@ export class PodSyncer {
       wantRequeueFrom(await this.restartWithBackoff(pass, ic, 'init', latest), pass.wantRequeue);
     }
     return false;
+  }
+
+  /** Starts the ephemeral containers that never had an instance (they are never restarted). */
+  private async syncEphemeral(pass: SyncPass): Promise<void> {
+    const rt = this.opts.runtime.type === 'process' ? 'process' : 'docker';
+    const refused = (c: Container, path: string): string[] => refusedContainerFields(c, path, rt);
+    for (const e of ephemeralToStart(pass.pod, pass.containers, refused)) {
+      if (pass.signal.aborted) return;
+      const r =
+        e.error !== undefined
+          ? this.starter.failStart(pass, e.container, 'CreateContainerConfigError', e.error)
+          : await this.starter.start(pass, e.container, 'ephemeral', 0, e.targetContainerId);
+      wantRequeueFrom(r, pass.wantRequeue);
+    }
   }
 
   /** Starts an app container that never ran, restarts an exited one by the restart policy. */
@@ -525,13 +580,10 @@ export class PodSyncer {
     const running = containers.filter(
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
-    const specOf = (c: RuntimeContainer): Container | undefined =>
-      (c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? [])).find(
-        (s) => s.name === c.name,
-      );
     const kill = (c: RuntimeContainer): Promise<void> =>
-      this.killer.kill({ ...target, spec: specOf(c), instance: c, graceSeconds: grace });
-    await Promise.all(running.filter((c) => c.kind === 'app').map(kill));
+      this.killer.kill({ ...target, spec: specOf(pod, c), instance: c, graceSeconds: grace });
+    // app and ephemeral containers together, as the reference's killContainersWithSyncResult
+    await Promise.all(running.filter((c) => c.kind === 'app' || c.kind === 'ephemeral').map(kill));
     const inits = running
       .filter((c) => c.kind === 'init')
       .sort((a, b) => initIndex(pod, b.name) - initIndex(pod, a.name));
@@ -570,6 +622,16 @@ export class PodSyncer {
 /** An init container with restartPolicy Always: a sidecar. */
 export function isSidecar(c: Container): boolean {
   return c.restartPolicy === 'Always';
+}
+
+/** The spec an instance was made from (its preStop hook, its name in events). */
+function specOf(pod: Pod, c: RuntimeContainer): Container | undefined {
+  if (c.kind === 'ephemeral') {
+    const ec = pod.spec.ephemeralContainers?.find((s) => s.name === c.name);
+    return ec === undefined ? undefined : ephemeralCommon(ec);
+  }
+  const list = c.kind === 'app' ? pod.spec.containers : (pod.spec.initContainers ?? []);
+  return list.find((s) => s.name === c.name);
 }
 
 function initIndex(pod: Pod, name: string): number {

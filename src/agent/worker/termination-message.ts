@@ -3,12 +3,14 @@
 // <root>/pods/<uid>/containers/<name>/<8 hex>, mounted at terminationMessagePath; after the
 // container exits, the last 4096 bytes of that file, or, with FallbackToLogsOnError when the file
 // is empty and the container failed, the last 80 lines of its log cut to their last 2048 bytes.
+// In the pod's status each message is cut to the pod's share of 12 KiB (12288 bytes over all its
+// containers, init and ephemeral ones included), as the reference's status manager does.
 import { randomBytes } from 'node:crypto';
 import { constants, chmod, open } from 'node:fs/promises';
 import { errnoCode } from '../../common/util/errno.js';
 import { userMessage } from '../../common/util/errors.js';
 import { mkdirUnder, pathForWrite } from '../../common/util/safe-path.js';
-import type { Container, Pod } from '../pod/types.js';
+import type { Container, ContainerState, Pod, PodStatus } from '../pod/types.js';
 import type { RuntimeContainer } from '../runtime/types.js';
 
 /** The reference's MaxContainerTerminationMessageLength. */
@@ -17,6 +19,46 @@ export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
 export const MAX_TERMINATION_LOG_LINES = 80;
 export const MAX_TERMINATION_LOG_BYTES = 2048;
 export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+/** The reference's MaxPodTerminationMessageLogLength: the pod's messages together. */
+export const MAX_POD_TERMINATION_MESSAGE_BYTES = 12 * 1024;
+
+/** The first `max` bytes of a message (a character cut in two becomes U+FFFD, as Go's JSON writes it). */
+function firstBytes(s: string, max: number): string {
+  const b = Buffer.from(s, 'utf8');
+  return b.length <= max ? s : b.subarray(0, max).toString('utf8');
+}
+
+function cutState(state: ContainerState, max: number): ContainerState {
+  const t = state.terminated;
+  if (t?.message === undefined) return state;
+  return { ...state, terminated: { ...t, message: firstBytes(t.message, max) } };
+}
+
+/**
+ * The reference's normalizeStatus: each terminated message (state and lastState, of every
+ * container status list) cut to 12288 bytes divided by the pod's number of containers.
+ */
+export function limitTerminationMessages(pod: Pod, status: PodStatus): PodStatus {
+  const n =
+    pod.spec.containers.length +
+    (pod.spec.initContainers ?? []).length +
+    (pod.spec.ephemeralContainers ?? []).length;
+  const max = Math.floor(MAX_POD_TERMINATION_MESSAGE_BYTES / Math.max(1, n));
+  const cut = (list: PodStatus['containerStatuses'] | undefined) =>
+    list?.map((c) => ({
+      ...c,
+      state: cutState(c.state, max),
+      lastState: cutState(c.lastState, max),
+    }));
+  const init = cut(status.initContainerStatuses);
+  const ephemeral = cut(status.ephemeralContainerStatuses);
+  return {
+    ...status,
+    containerStatuses: cut(status.containerStatuses) ?? [],
+    ...(init !== undefined ? { initContainerStatuses: init } : {}),
+    ...(ephemeral !== undefined ? { ephemeralContainerStatuses: ephemeral } : {}),
+  };
+}
 
 /** terminationMessagePath after the API's defaulting ('' means none). */
 export function terminationMessagePathOf(c: Container): string {
@@ -117,7 +159,11 @@ export class TerminationMessages {
   ): Promise<RuntimeContainer[]> {
     const cache = this.byPod.get(pod.metadata.uid) ?? new Map<string, string>();
     this.byPod.set(pod.metadata.uid, cache);
-    const specs = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
+    const specs = [
+      ...(pod.spec.initContainers ?? []),
+      ...pod.spec.containers,
+      ...(pod.spec.ephemeralContainers ?? []),
+    ];
     const out: RuntimeContainer[] = [];
     for (const c of containers) {
       const spec = specs.find((s) => s.name === c.name);

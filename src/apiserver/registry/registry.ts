@@ -155,7 +155,12 @@ export class Registry {
   }
 
   private ctx(user: UserInfo): StrategyContext {
-    return { user, now: this.clock.now(), platformDomain: this.platformDomain };
+    return {
+      user,
+      now: this.clock.now(),
+      platformDomain: this.platformDomain,
+      mirrorAnnotation: this.names.annotations.configMirror,
+    };
   }
 
   /** Reads one object; 404 when absent, 500 StorageReadError when its value is unreadable. */

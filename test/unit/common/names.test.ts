@@ -20,6 +20,7 @@ test('kubernetes profile: the reference names', () => {
     authorization: 'authorization.k8s.io',
     events: 'events.k8s.io',
     meta: 'meta.k8s.io',
+    node: 'node.k8s.io',
   });
   assert.deepEqual(n.signers, {
     agentClient: 'kubernetes.io/kube-apiserver-client-kubelet',

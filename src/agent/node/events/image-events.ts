@@ -9,7 +9,7 @@ import type { EventType, ObjectReference } from './types.js';
 export type PullPolicy = 'Always' | 'IfNotPresent' | 'Never';
 
 export interface PullingImages {
-  ensureImage(image: string, policy: PullPolicy): Promise<string>;
+  ensureImage(image: string, policy: PullPolicy, credentials?: readonly unknown[]): Promise<string>;
 }
 
 export interface ImageEventOptions {
@@ -22,8 +22,8 @@ export interface ImageEventOptions {
 
 export function reportImagePulls(o: ImageEventOptions): void {
   const inner = o.images.ensureImage.bind(o.images);
-  o.images.ensureImage = async (image, policy) => {
-    if (policy === 'Never') return inner(image, policy);
+  o.images.ensureImage = async (image, policy, credentials) => {
+    if (policy === 'Never') return inner(image, policy, credentials);
     const waiting = o.waitingFor(image);
     const emit = (type: EventType, reason: string, message: string): void => {
       for (const w of waiting)
@@ -37,7 +37,7 @@ export function reportImagePulls(o: ImageEventOptions): void {
     emit('Normal', 'Pulling', `Pulling image "${image}"`);
     const t0 = o.clock.nowMs();
     try {
-      const id = await inner(image, policy);
+      const id = await inner(image, policy, credentials);
       emit(
         'Normal',
         'Pulled',

@@ -41,6 +41,7 @@ export interface PodStatusLike {
   message?: string;
   containerStatuses?: readonly ContainerStatusLike[];
   initContainerStatuses?: readonly ContainerStatusLike[];
+  ephemeralContainerStatuses?: readonly ContainerStatusLike[];
 }
 
 export interface DerivedEvent {
@@ -102,11 +103,14 @@ export function derivePodEvents(
   const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [
     ...(s?.initContainerStatuses ?? []),
     ...(s?.containerStatuses ?? []),
+    ...(s?.ephemeralContainerStatuses ?? []),
   ];
+  const ephemeral = new Set((next.ephemeralContainerStatuses ?? []).map((c) => c.name));
   const before = new Map(all(prev).map((c) => [c.name, c]));
   for (const c of all(next)) {
     const p = before.get(c.name);
-    const fieldPath = `spec.containers{${c.name}}`;
+    const list = ephemeral.has(c.name) ? 'ephemeralContainers' : 'containers';
+    const fieldPath = `spec.${list}{${c.name}}`;
     if (c.containerID && c.containerID !== p?.containerID) {
       out.push({
         type: 'Normal',

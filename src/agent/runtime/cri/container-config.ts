@@ -16,7 +16,7 @@ import {
 } from '../settings/container-settings.js';
 import { criContainerSecurity } from '../security/cri-security.js';
 import type { ImageUser } from '../security/run-as-non-root.js';
-import { KUBE_LABELS, namespaceOptions, podLabels } from './sandbox-config.js';
+import { KUBE_LABELS, namespaceOptions, podLabels, withPidTarget } from './sandbox-config.js';
 import {
   MountPropagation,
   type ContainerConfig,
@@ -138,7 +138,10 @@ export function containerConfig(i: ContainerInput): ContainerConfig {
     tty: c.tty === true,
     linux: {
       resources: linuxResources(i.pod, c, s),
-      security_context: containerSecurity(i.pod, c, s, i.imageUser),
+      security_context: withPidTarget(
+        containerSecurity(i.pod, c, s, i.imageUser),
+        i.targetContainerId,
+      ),
     },
   };
 }

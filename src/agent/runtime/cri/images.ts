@@ -1,5 +1,5 @@
 // The CRI ImageService behind the agent's ImageService: ImageStatus for the pull policies,
-// PullImage with the credential providers' auths (each in turn until one works, as the Docker
+// PullImage with the pod's pull-secret auths, then the credential providers' (each in turn until one works, as the Docker
 // adapter does), --serialize-image-pulls / maxParallelImagePulls and --registry-qps / --registry-burst,
 // ListImages and RemoveImage for image GC, ImageFsInfo for eviction. A pull failure is
 // ErrImagePull with the runtime's message (the pod workers back off to ImagePullBackOff).
@@ -68,9 +68,9 @@ export class CriImages implements ImageService {
     return r.image_ref ?? '';
   }
 
-  private pull(image: string): Promise<string> {
+  private pull(image: string, secrets: readonly RegistryAuth[]): Promise<string> {
     return this.pulls.run(async () => {
-      const auths = (await this.o.credentials?.lookup(image)) ?? [];
+      const auths = [...secrets, ...((await this.o.credentials?.lookup(image)) ?? [])];
       if (auths.length === 0) return this.pullOnce(image);
       let last: unknown;
       for (const auth of auths) {
@@ -84,7 +84,11 @@ export class CriImages implements ImageService {
     });
   }
 
-  async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
+  async ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials: readonly RegistryAuth[] = [],
+  ): Promise<string> {
     if (policy !== 'Always') {
       const id = await this.imageId(image);
       if (id !== undefined) return id;
@@ -95,7 +99,7 @@ export class CriImages implements ImageService {
         );
     }
     try {
-      await this.pull(image);
+      await this.pull(image, credentials);
     } catch (err) {
       throw new ImagePullError(
         'ErrImagePull',

@@ -23,6 +23,7 @@ import type {
   ImageService,
   RuntimeContainer,
   RuntimeVersion,
+  RegistryCredential,
   SandboxConfig,
   TimedLogLine,
 } from '../types.js';
@@ -147,7 +148,11 @@ export class CriRuntime implements ContainerRuntime, ImageService {
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const config = this.sandboxConfigOf(cfg, await this.dnsOf(cfg));
-    const r = await this.client.call('RuntimeService/RunPodSandbox', { config });
+    const handler = cfg.runtimeHandler ?? '';
+    const r = await this.client.call('RuntimeService/RunPodSandbox', {
+      config,
+      ...(handler !== '' ? { runtime_handler: handler } : {}),
+    });
     if (r.pod_sandbox_id === undefined || r.pod_sandbox_id === '')
       throw new RuntimeError(
         `RunPodSandbox of pod ${cfg.pod.metadata.name} answered no sandbox id`,
@@ -333,8 +338,12 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     this.client.close();
   }
 
-  ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
-    return this.images.ensureImage(image, policy);
+  ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials?: readonly RegistryCredential[],
+  ): Promise<string> {
+    return this.images.ensureImage(image, policy, credentials);
   }
 
   listImages(): Promise<ImageInfo[]> {

@@ -90,6 +90,19 @@ export function namespaceOptions(pod: Pod): NamespaceOption {
   };
 }
 
+/**
+ * An ephemeral container with targetContainerName joins its target's PID namespace (TARGET mode),
+ * as the reference does when the pod asks for no other PID sharing (mode CONTAINER).
+ */
+export function withPidTarget<T extends { namespace_options?: NamespaceOption }>(
+  sc: T,
+  targetId: string | undefined,
+): T {
+  const ns = sc.namespace_options;
+  if (targetId === undefined || ns?.pid !== NamespaceMode.CONTAINER) return sc;
+  return { ...sc, namespace_options: { ...ns, pid: NamespaceMode.TARGET, target_id: targetId } };
+}
+
 /** The sandbox runs RuntimeDefault whatever the pod asks (a pod profile may be tighter). */
 function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
   const sc = pod.spec.securityContext;

@@ -33,7 +33,7 @@ export function boundedText(s: string | undefined): string | undefined {
   return s.length > MAX_STATUS_TEXT ? `${s.slice(0, MAX_STATUS_TEXT)}…` : s;
 }
 
-const KINDS: readonly ContainerKind[] = ['sandbox', 'init', 'app'];
+const KINDS: readonly ContainerKind[] = ['sandbox', 'init', 'app', 'ephemeral'];
 
 function kindOf(labels: Record<string, string>, fallback: ContainerKind): ContainerKind {
   const k = labels[LABELS.kind];

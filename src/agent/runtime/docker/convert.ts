@@ -176,15 +176,22 @@ function containerLabels(opts: ContainerCreateInput): Record<string, string> {
 
 /**
  * hostPID and hostIPC: the host's namespaces; shareProcessNamespace: the sandbox's PID namespace
- * (its pause process is PID 1 and every container sees the others' processes).
+ * (its pause process is PID 1 and every container sees the others' processes); otherwise an
+ * ephemeral container with a target joins the target's PID namespace (the CRI's TARGET mode).
  */
-function namespaceModes(pod: Pod, sandboxId: string): { PidMode?: string; IpcMode?: string } {
+function namespaceModes(
+  pod: Pod,
+  sandboxId: string,
+  targetId: string | undefined,
+): { PidMode?: string; IpcMode?: string } {
   const pid =
     pod.spec.hostPID === true
       ? 'host'
       : pod.spec.shareProcessNamespace === true
         ? `container:${sandboxId}`
-        : undefined;
+        : targetId !== undefined
+          ? `container:${targetId}`
+          : undefined;
   return {
     ...(pid !== undefined ? { PidMode: pid } : {}),
     ...(pod.spec.hostIPC === true ? { IpcMode: 'host' } : {}),
@@ -225,7 +232,7 @@ function containerHostConfig(
   return {
     Init: true,
     NetworkMode: pod.spec.hostNetwork ? 'host' : `container:${opts.sandboxId}`,
-    ...namespaceModes(pod, opts.sandboxId),
+    ...namespaceModes(pod, opts.sandboxId, opts.targetContainerId),
     Binds: containerBinds(opts),
     ...(memory !== undefined ? { Memory: memory } : {}),
     ...(memorySwap !== undefined ? { MemorySwap: memorySwap } : {}),

@@ -33,6 +33,7 @@ import {
   type PodRuntimeSettings,
 } from '../settings/container-settings.js';
 import { prepareDockerSecurity } from '../security/docker-security.js';
+import { checkRuntimeHandler, DOCKER_HANDLERS } from '../runtime-handler.js';
 import { containerCreateOptions, demuxDockerStream, sandboxCreateOptions } from './convert.js';
 import { PullQueue } from './pull-queue.js';
 import { withCgroupParent } from '../settings/cgroup-parent.js';
@@ -255,6 +256,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    checkRuntimeHandler(cfg.runtimeHandler, DOCKER_HANDLERS);
     const image = this.opts.sandboxImage ?? 'busybox:local';
     if (!this.sandboxImageReady) {
       await this.ensureImage(image, 'IfNotPresent');
@@ -419,7 +421,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   ): Promise<RuntimeContainer | undefined> {
     const l = c.Labels;
     const kind = l[LABELS.kind];
-    if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app') return undefined;
+    if (kind !== 'sandbox' && kind !== 'init' && kind !== 'app' && kind !== 'ephemeral')
+      return undefined;
     const state =
       c.State === 'running'
         ? 'running'
@@ -613,10 +616,13 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     });
   }
 
-  /** Pulls anonymously, or with each credential in turn until one works (the last error wins). */
-  private async pull(image: string): Promise<void> {
+  /**
+   * Pulls anonymously, or with each credential in turn (the pod's pull secrets', then the
+   * providers') until one works (the last error wins).
+   */
+  private async pull(image: string, secrets: readonly RegistryAuth[]): Promise<void> {
     const run = async (): Promise<void> => {
-      const auths = (await this.opts.credentials?.lookup(image)) ?? [];
+      const auths = [...secrets, ...((await this.opts.credentials?.lookup(image)) ?? [])];
       if (auths.length === 0) {
         await this.pullOnce(image);
         return;
@@ -635,7 +641,11 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return this.pulls.run(run);
   }
 
-  async ensureImage(image: string, policy: 'Always' | 'IfNotPresent' | 'Never'): Promise<string> {
+  async ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    credentials: readonly RegistryAuth[] = [],
+  ): Promise<string> {
     if (policy !== 'Always') {
       const id = await this.imageId(image);
       if (id !== undefined) return id;
@@ -647,7 +657,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       }
     }
     try {
-      await this.pull(image);
+      await this.pull(image, credentials);
     } catch (err) {
       throw new ImagePullError(
         'ErrImagePull',

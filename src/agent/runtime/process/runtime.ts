@@ -35,6 +35,7 @@ import type {
   SandboxConfig,
   TimedLogLine,
 } from '../types.js';
+import { checkRuntimeHandler, PROCESS_HANDLERS } from '../runtime-handler.js';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import {
   checkWritableUnder,
@@ -365,6 +366,7 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    checkRuntimeHandler(cfg.runtimeHandler, PROCESS_HANDLERS);
     await this.ensureLoaded();
     const pod = cfg.pod;
     await mkdirUnder(this.opts.rootDir, ['pods', pod.metadata.uid], POD_DIR_MODE);

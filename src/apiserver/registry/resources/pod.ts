@@ -6,6 +6,15 @@
 import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Label, isDns1123Subdomain } from '../meta.js';
 import { objAt, str, type Obj, type ResourceDef } from '../types.js';
+import {
+  EPHEMERAL_SUBRESOURCE,
+  isMirrorPod,
+  prepareEphemeralUpdate,
+  validateEphemeralFields,
+  validateEphemeralUnchanged,
+  validateEphemeralUpdate,
+  validateNoEphemeralOnCreate,
+} from './pod-ephemeral.js';
 
 const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
@@ -32,7 +41,7 @@ function defaultPod(obj: Obj): void {
   spec['securityContext'] ??= {};
   spec['enableServiceLinks'] ??= true;
   spec['priority'] ??= 0;
-  for (const list of ['containers', 'initContainers'] as const) {
+  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const) {
     const cs = spec[list];
     if (Array.isArray(cs))
       for (const c of cs) if (c !== null && typeof c === 'object') defaultContainer(c as Obj);
@@ -99,6 +108,8 @@ function validatePod(obj: Obj): FieldErrorLike[] {
   const names = new Set<string>();
   validateContainers(spec, 'containers', true, errs, names);
   validateContainers(spec, 'initContainers', false, errs, names);
+  validateContainers(spec, 'ephemeralContainers', false, errs, names);
+  errs.push(...validateEphemeralFields(spec));
   const rp = spec['restartPolicy'];
   if (rp !== undefined && !restartPolicies.includes(str(rp) ?? '')) {
     errs.push({
@@ -133,24 +144,35 @@ export const podDef: ResourceDef = {
   listKind: 'PodList',
   namespaced: true,
   shortNames: ['po'],
-  subresources: ['status'],
+  subresources: ['status', EPHEMERAL_SUBRESOURCE],
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
   prepareForCreate: (obj) => {
     defaultPod(obj);
     obj['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
   },
-  validateCreate: (obj) => validatePod(obj),
+  validateCreate: (obj) => [
+    ...validatePod(obj),
+    ...validateNoEphemeralOnCreate(objAt(obj, 'spec')),
+  ],
   prepareForUpdate: (obj: Obj, old: Obj, subresource: string) => {
     if (subresource === 'status') obj['spec'] = old['spec'];
-    else {
+    else if (subresource === EPHEMERAL_SUBRESOURCE) {
+      prepareEphemeralUpdate(obj, old);
+      defaultPod(obj);
+    } else {
       obj['status'] = old['status'];
       defaultPod(obj);
     }
   },
-  validateUpdate: (obj, old, subresource) => {
+  validateUpdate: (obj, old, subresource, ctx) => {
     const errs = [...validatePod(obj)];
+    if (subresource === EPHEMERAL_SUBRESOURCE) {
+      if (isMirrorPod(old, ctx)) return validateEphemeralUpdate(obj, old, ctx);
+      errs.push(...validateEphemeralUpdate(obj, old, ctx));
+    }
     if (subresource === '') {
+      errs.push(...validateEphemeralUnchanged(obj, old));
       // Only a few spec fields may change on a running pod; the node binding is set once.
       const oldNode = str(objAt(old, 'spec')?.['nodeName']) ?? '';
       const newNode = str(objAt(obj, 'spec')?.['nodeName']) ?? '';

@@ -5,98 +5,23 @@
 // password never reaches the agent's log.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { runAgent, type Agent } from '../../../../src/agent/start/agent.js';
 import { dockerFromEndpoint } from '../../../../src/agent/runtime/docker/runtime.js';
-import { freePort, stopChild } from '../../../helpers/processes.js';
-import { skipOutsideCi } from '../../../helpers/skip-outside-ci.js';
+import { stopChild } from '../../../helpers/processes.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
 import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
-import { DOCKER_ENDPOINT, dockerSkipReason, removeDockerPodsNamed } from './runtimes.js';
+import { DOCKER_ENDPOINT, removeDockerPodsNamed } from './runtimes.js';
+import { pushBusybox, registrySkipReason, startRegistry, type Registry } from './local-registry.js';
 
-const run = promisify(execFile);
-
-async function registrySkipReason(): Promise<string | undefined> {
-  const docker = await dockerSkipReason();
-  if (docker !== undefined) return docker;
-  const missing: string[] = [];
-  for (const bin of ['docker-registry', 'htpasswd']) {
-    await run('sh', ['-c', `command -v ${bin}`]).catch(() => missing.push(bin));
-  }
-  if (missing.length === 0) return undefined;
-  const reason = `${missing.join(', ')} not installed (apt-get install -y docker-registry apache2-utils)`;
-  return skipOutsideCi('a local registry for the credential provider test', reason);
-}
-
-const skip = await registrySkipReason();
+const skip = await registrySkipReason('the credential provider test');
 const NODE = `cred-${randomBytes(3).toString('hex')}`;
 const PREFIX = `${NODE}-`;
 const USER = 'puller';
 const PASSWORD = `pw-${randomBytes(8).toString('hex')}`;
-
-interface Registry {
-  host: string;
-  child: ChildProcess;
-}
-
-async function startRegistry(dir: string): Promise<Registry> {
-  const port = await freePort();
-  const { stdout } = await run('htpasswd', ['-Bbn', USER, PASSWORD]);
-  await writeFile(join(dir, 'htpasswd'), stdout, { mode: 0o600 });
-  await writeFile(
-    join(dir, 'config.yml'),
-    [
-      'version: 0.1',
-      'log: {level: warn}',
-      `storage: {filesystem: {rootdirectory: ${join(dir, 'data')}}}`,
-      `http: {addr: "127.0.0.1:${port}"}`,
-      `auth: {htpasswd: {realm: test, path: ${join(dir, 'htpasswd')}}}`,
-      '',
-    ].join('\n'),
-  );
-  const child = spawn('docker-registry', ['serve', join(dir, 'config.yml')], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const host = `127.0.0.1:${port}`;
-  await waitFor(
-    `the registry on ${host} (${stderr.slice(-300)})`,
-    async () => {
-      const r = await fetch(`http://${host}/v2/`).catch(() => undefined);
-      return r?.status === 401;
-    },
-    20_000,
-    100,
-  );
-  return { host, child };
-}
-
-async function pushBusybox(reg: Registry, repo: string): Promise<string> {
-  const d = dockerFromEndpoint(DOCKER_ENDPOINT, 60_000);
-  const image = `${reg.host}/${repo}`;
-  await d.getImage('busybox:local').tag({ repo: image, tag: 'local' });
-  const stream = (await d.getImage(`${image}:local`).push({
-    authconfig: { username: USER, password: PASSWORD, serveraddress: reg.host },
-  } as object)) as NodeJS.ReadableStream;
-  await new Promise<void>((resolve, reject) =>
-    d.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => {
-      const failed = out?.find((o) => o.error !== undefined);
-      if (err !== null) reject(err);
-      else if (failed !== undefined) reject(new Error(failed.error));
-      else resolve();
-    }),
-  );
-  // the engine must fetch it from the registry: only busybox:local stays
-  await d.getImage(`${image}:local`).remove();
-  return `${image}:local`;
-}
+const WHO = { user: USER, password: PASSWORD };
 
 async function writePlugin(binDir: string, host: string, calls: string): Promise<void> {
   await mkdir(binDir, { recursive: true });
@@ -154,10 +79,10 @@ test(
       await manifests.cleanup();
       await regDir.cleanup();
     });
-    const registry = await startRegistry(regDir.path);
+    const registry = await startRegistry(regDir.path, WHO);
     started.registry = registry;
     const repo = `hopt-${randomBytes(3).toString('hex')}/busybox`;
-    image = await pushBusybox(registry, repo);
+    image = await pushBusybox(registry, repo, WHO);
 
     // the plugin and its configuration
     const binDir = join(root.path, 'plugins');

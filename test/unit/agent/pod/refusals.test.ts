@@ -37,7 +37,7 @@ test('a plain pod is refused by neither runtime; defaults the API server writes 
 test('fields not yet implemented and fields a runtime cannot honour are named with why', () => {
   const p = pod({
     hostPID: true,
-    runtimeClassName: 'gvisor',
+    hostUsers: false,
     volumes: [
       { name: 'cm', configMap: { name: 'x' } },
       { name: 'h', hostPath: { path: '/tmp' } },
@@ -55,11 +55,9 @@ test('fields not yet implemented and fields a runtime cannot honour are named wi
     ],
   });
   // hostPID, lifecycle hooks and configMap volumes take effect on docker; envFrom on both
-  assert.deepEqual(refusedFields(p, 'docker'), [
-    'spec.runtimeClassName: not yet supported by this agent',
-  ]);
+  assert.deepEqual(refusedFields(p, 'docker'), ['spec.hostUsers: not yet supported by this agent']);
   assert.deepEqual(refusedFields(p, 'process'), [
-    'spec.runtimeClassName: not yet supported by this agent',
+    'spec.hostUsers: not yet supported by this agent',
     'spec.containers[0].securityContext.privileged: not supported by the process:// runtime: it runs host processes without isolation: there is no privilege to grant',
     'spec.volumes[0].configMap: not supported by the process:// runtime: it runs host processes, with no mount namespace to mount volumes into',
   ]);

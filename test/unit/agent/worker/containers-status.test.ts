@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { makeWorld, pod } from './harness.js';
 import type { PodCondition, PodStatus } from '../../../../src/agent/pod/types.js';
 import {
+  limitTerminationMessages,
   logTailMessage,
   terminationMessage,
 } from '../../../../src/agent/worker/termination-message.js';
@@ -211,4 +212,65 @@ test('termination message limits: the last 4096 bytes of the file; the last 80 l
   });
   assert.equal(msg.length, 4096);
   assert.ok(msg.endsWith('END'));
+});
+
+test("termination messages in the pod's status: each cut to 12 KiB over the pod's containers (the reference's normalizeStatus)", () => {
+  const p = pod('tm', {
+    initContainers: [{ name: 'i', command: ['x'] }],
+    containers: [
+      { name: 'a', command: ['x'] },
+      { name: 'b', command: ['x'] },
+    ],
+  });
+  const term = (message: string) => ({
+    terminated: { exitCode: 1, reason: 'Error', message },
+  });
+  const status: PodStatus = {
+    phase: 'Failed',
+    conditions: [],
+    initContainerStatuses: [
+      {
+        name: 'i',
+        state: term('é'.repeat(3000)),
+        lastState: {},
+        ready: false,
+        restartCount: 0,
+        image: '',
+        imageID: '',
+      },
+    ],
+    containerStatuses: [
+      {
+        name: 'a',
+        state: term('x'.repeat(5000)),
+        lastState: term('y'.repeat(4097)),
+        ready: false,
+        restartCount: 1,
+        image: '',
+        imageID: '',
+      },
+      {
+        name: 'b',
+        state: term('short'),
+        lastState: {},
+        ready: false,
+        restartCount: 0,
+        image: '',
+        imageID: '',
+      },
+    ],
+  };
+  const out = limitTerminationMessages(p, status);
+  // 12288 / 3 containers = 4096 bytes each
+  assert.equal(out.containerStatuses[0]?.state.terminated?.message, 'x'.repeat(4096));
+  assert.equal(out.containerStatuses[0]?.lastState.terminated?.message, 'y'.repeat(4096));
+  assert.equal(out.containerStatuses[1]?.state.terminated?.message, 'short');
+  // a 2-byte character cut in two at byte 4096: 2048 whole ones
+  assert.equal(out.initContainerStatuses?.[0]?.state.terminated?.message, 'é'.repeat(2048));
+  // an ephemeral container counts too: 12288 / 4
+  const withDebug = { ...p, spec: { ...p.spec, ephemeralContainers: [{ name: 'd' }] } };
+  assert.equal(
+    limitTerminationMessages(withDebug, status).containerStatuses[0]?.state.terminated?.message,
+    'x'.repeat(3072),
+  );
 });

@@ -27,7 +27,10 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   version() {
     return Promise.resolve({ runtimeName: 'fake', runtimeVersion: '1', runtimeApiVersion: '1' });
   }
+  /** Every sandbox config run, in order. */
+  readonly sandboxes: SandboxConfig[] = [];
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
+    this.sandboxes.push(cfg);
     const id = `sb${++this.n}`;
     const now = this.clock.nowMs();
     this.containers.set(id, {
@@ -56,7 +59,10 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
   async removePodSandbox(id: string): Promise<void> {
     this.containers.delete(id);
   }
+  /** Every container config created, in order. */
+  readonly created: ContainerConfig[] = [];
   async createContainer(cfg: ContainerConfig): Promise<string> {
+    this.created.push(cfg);
     const id = `c${++this.n}`;
     this.containers.set(id, {
       ...(cfg.terminationMessageFile !== undefined

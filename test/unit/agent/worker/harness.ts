@@ -31,6 +31,7 @@ export function makeWorld(
     seenAllSources?: () => boolean;
     podCgroups?: PodCgroupLifecycle;
     cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
+    runtimeHandler?: (runtimeClassName: string | undefined) => Promise<string>;
   } = {},
 ) {
   const clock = new ManualClock();
@@ -53,6 +54,7 @@ export function makeWorld(
     logger,
     rootDir: scratchRoot(),
     ...(opts.podCgroups !== undefined ? { podCgroups: opts.podCgroups } : {}),
+    ...(opts.runtimeHandler !== undefined ? { runtimeHandler: opts.runtimeHandler } : {}),
   });
   const manager = new PodManager({
     syncer,
