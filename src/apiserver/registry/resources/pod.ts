@@ -133,7 +133,9 @@ export const podDef: ResourceDef = {
   listKind: 'PodList',
   namespaced: true,
   shortNames: ['po'],
-  subresources: ['status'],
+  subresources: ['binding', 'status'],
+  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and PodScheduled.
+  actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
   prepareForCreate: (obj) => {
@@ -142,6 +144,7 @@ export const podDef: ResourceDef = {
   },
   validateCreate: (obj) => validatePod(obj),
   prepareForUpdate: (obj: Obj, old: Obj, subresource: string) => {
+    if (subresource === 'binding') return;
     if (subresource === 'status') obj['spec'] = old['spec'];
     else {
       obj['status'] = old['status'];
