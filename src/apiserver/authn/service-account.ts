@@ -13,6 +13,7 @@ import { bearerToken } from '../../common/auth/bearer-token.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import type { Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import type { Logger } from '../../common/log/types.js';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
 import {
@@ -52,8 +53,7 @@ const INVALIDATED = 'service account token has been invalidated';
 class Refused extends Error {}
 
 function metaOf(o: Obj): { uid: string; deletionTimestamp: string } {
-  const m = o['metadata'];
-  const rec = m !== null && typeof m === 'object' && !Array.isArray(m) ? (m as Obj) : {};
+  const rec = recordOf(o['metadata']);
   const s = (k: string): string => (typeof rec[k] === 'string' ? rec[k] : '');
   return { uid: s('uid'), deletionTimestamp: s('deletionTimestamp') };
 }
@@ -70,7 +70,7 @@ function unverifiedIssuer(token: string): string | undefined {
   if (parts.length !== 3) return undefined;
   try {
     const v: unknown = JSON.parse(Buffer.from(parts[1] ?? '', 'base64url').toString('utf8'));
-    const iss = v !== null && typeof v === 'object' ? (v as Obj)['iss'] : undefined;
+    const iss = recordOf(v)['iss'];
     return typeof iss === 'string' ? iss : undefined;
   } catch {
     return undefined;

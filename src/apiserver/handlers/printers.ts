@@ -5,6 +5,7 @@
 
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import { DOC } from './printer-docs.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface Column {
@@ -351,7 +352,7 @@ function servicePorts(spec: Obj): string {
 
 /** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
 function formatLabels(v: unknown): string {
-  const m = v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
+  const m = recordOf(v);
   const keys = Object.keys(m).sort();
   return keys.length === 0 ? '<none>' : keys.map((k) => `${k}=${String(m[k])}`).join(',');
 }
