@@ -71,10 +71,10 @@ test(
     });
     const root = join(dir.path, 'root');
     const ac = new AbortController();
-    let agent: Promise<number> | undefined;
+    const running: { agent?: Promise<number> } = {};
     t.after(async () => {
       ac.abort();
-      await agent?.catch(() => 1);
+      await running.agent?.catch(() => 1);
       await removeDockerPodsNamed(`${node}-`);
       const m = systemMounter();
       for (const p of await m.mountsUnder(dir.path)) await m.unmount(p).catch(() => undefined);
@@ -96,7 +96,7 @@ test(
     const caPem = String(rec(rootCa['data'])['ca.crt']);
     assert.match(caPem, /^-----BEGIN CERTIFICATE-----/);
 
-    agent = runAgent({
+    running.agent = runAgent({
       config: testConfig(root, {
         containerRuntimeEndpoint: DOCKER_ENDPOINT,
         platformProfile: 'kubernetes',
