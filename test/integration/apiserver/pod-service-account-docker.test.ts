@@ -71,10 +71,10 @@ test(
     });
     const root = join(dir.path, 'root');
     const ac = new AbortController();
-    const running: { agent?: Promise<number> } = {};
+    const started: { agent?: Promise<number> } = {};
     t.after(async () => {
       ac.abort();
-      await running.agent?.catch(() => 1);
+      await started.agent?.catch(() => 1);
       await removeDockerPodsNamed(`${node}-`);
       const m = systemMounter();
       for (const p of await m.mountsUnder(dir.path)) await m.unmount(p).catch(() => undefined);
@@ -96,7 +96,7 @@ test(
     const caPem = String(rec(rootCa['data'])['ca.crt']);
     assert.match(caPem, /^-----BEGIN CERTIFICATE-----/);
 
-    running.agent = runAgent({
+    started.agent = runAgent({
       config: testConfig(root, {
         containerRuntimeEndpoint: DOCKER_ENDPOINT,
         platformProfile: 'kubernetes',
