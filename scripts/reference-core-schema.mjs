@@ -1,6 +1,8 @@
 // Writes src/apiserver/schema/core.generated.ts: the schema table's form (schema/types.ts) of the
-// reference's PodSpec, PodStatus, NodeSpec and NodeStatus and every type they use, converted from
-// the reference's own definitions (a real kube-apiserver v1.32.13's /openapi/v3, stored in
+// reference's PodSpec, PodStatus, NodeSpec, NodeStatus, ServiceSpec, ServiceStatus,
+// LocalObjectReference (a ServiceAccount's secrets), EndpointSubset, and authentication/v1's
+// TokenRequestSpec and TokenRequestStatus (exported prefixed Authn) and every type they use,
+// converted from the reference's own definitions (a real kube-apiserver v1.32.13's /openapi/v3, stored in
 // ../shared/reference/kubernetes-1.32/openapi-v3): field names, JSON types, int32/int64, Time,
 // required fields, atomic maps, list types and keys, patch strategies and merge keys (no
 // descriptions). Types the table already has (ObjectMeta, LabelSelector, ObjectReference) are
@@ -40,11 +42,29 @@ for (const [, t] of inputs) Object.assign(ref, JSON.parse(t).components.schemas)
 
 const CORE = 'io.k8s.api.core.v1.';
 const META = 'io.k8s.apimachinery.pkg.apis.meta.v1.';
-const ROOTS = ['PodSpec', 'PodStatus', 'NodeSpec', 'NodeStatus'].map((n) => CORE + n);
+const AUTHN = 'io.k8s.api.authentication.v1.';
+const CORE_ROOTS = [
+  'PodSpec',
+  'PodStatus',
+  'NodeSpec',
+  'NodeStatus',
+  'ServiceSpec',
+  'ServiceStatus',
+  'LocalObjectReference',
+  'EndpointSubset',
+];
+const ROOTS = [
+  ...CORE_ROOTS.map((n) => CORE + n),
+  ...['TokenRequestSpec', 'TokenRequestStatus'].map((n) => AUTHN + n),
+];
+/** The exported names: the roots, authentication.v1's prefixed (a name core/v1 may also have). */
+const exportName = (name) =>
+  name.startsWith(AUTHN) ? `Authn${name.slice(AUTHN.length)}` : name.slice(CORE.length);
 /** Definitions the table already has, by the expression that names them. */
 const PROVIDED = {
   [`${META}ObjectMeta`]: 'objectMeta',
   [`${META}LabelSelector`]: 'labelSelector',
+  [`${META}Condition`]: 'condition',
   [`${CORE}ObjectReference`]: 'objectReference',
   [`${META}Time`]: 'time',
   'io.k8s.apimachinery.pkg.api.resource.Quantity': 'quantity',
@@ -56,7 +76,8 @@ const refName = (p) => {
   return r === undefined ? undefined : r.split('/').pop();
 };
 const ident = (name) =>
-  PROVIDED[name] ?? (name.startsWith(CORE) ? name.slice(CORE.length) : undefined);
+  PROVIDED[name] ??
+  (name.startsWith(CORE) || name.startsWith(AUTHN) ? exportName(name) : undefined);
 
 function listExt(p) {
   const x = {};
@@ -113,11 +134,13 @@ while (todo.length > 0) {
   const opts = {};
   if (def.required !== undefined) opts.required = def.required;
   if (def['x-kubernetes-map-type'] === 'atomic') opts.atomic = true;
-  const short = name.slice(CORE.length);
+  if (name.startsWith(AUTHN)) opts.pkg = AUTHN.slice(0, -1);
+  const short = exportName(name);
+  const defName = name.startsWith(AUTHN) ? name.slice(AUTHN.length) : short;
   const optText = Object.keys(opts).length === 0 ? '' : `, ${JSON.stringify(opts)}`;
   bodies.set(
     name,
-    `const ${short}: Schema = obj('v1.${short}', {\n${fields.join('\n')}\n}${optText});`,
+    `const ${short}: Schema = obj('v1.${defName}', {\n${fields.join('\n')}\n}${optText});`,
   );
   depsOf.set(name, deps);
   todo.push(...deps);
@@ -153,7 +176,7 @@ const helpers = [
     'time',
   ].filter((h) => new RegExp(`[(:] ?${h}\\b`).test(body)),
 ].sort();
-const metas = ['labelSelector', 'objectMeta', 'objectReference'].filter((h) =>
+const metas = ['condition', 'labelSelector', 'objectMeta', 'objectReference'].filter((h) =>
   new RegExp(`[(:] ?${h}\\b`).test(body),
 );
 const module = `import { ${metas.join(', ')} } from './meta.js';
@@ -166,12 +189,14 @@ const intOrString: Schema = { t: 'any', ref: 'io.k8s.apimachinery.pkg.util.intst
 
 ${body}
 
-export { PodSpec, PodStatus, NodeSpec, NodeStatus };
+export { ${ROOTS.map(exportName).join(', ')} };
 `;
 const text = render({
   generatorUrl: import.meta.url,
   about: [
-    "PodSpec, PodStatus, NodeSpec, NodeStatus and every type they use, in the schema table's form,",
+    'PodSpec, PodStatus, NodeSpec, NodeStatus, ServiceSpec, ServiceStatus, LocalObjectReference,',
+    'EndpointSubset, authentication/v1 TokenRequestSpec and TokenRequestStatus (prefixed Authn)',
+    "and every type they use, in the schema table's form,",
     'from the /openapi/v3 documents of a real kube-apiserver v1.32.13 (../shared/reference).',
   ],
   input: inputDigest(inputs),

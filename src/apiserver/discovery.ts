@@ -14,6 +14,9 @@ export interface DiscoveryResource {
   name: string;
   singularName: string;
   namespaced: boolean;
+  /** A subresource served in another group's kind (serviceaccounts/token: TokenRequest). */
+  group?: string;
+  version?: string;
   kind: string;
   verbs: string[];
   shortNames?: string[];
@@ -43,13 +46,25 @@ export function discoveryResources(def: ResourceDef): DiscoveryResource[] {
         : [...fullVerbs],
   };
   if (def.shortNames.length > 0) main.shortNames = [...def.shortNames];
-  const subs = def.subresources.map((s) => ({
-    name: `${def.resource}/${s}`,
-    singularName: '',
-    namespaced: def.namespaced,
-    kind: def.kind,
-    verbs: [...subVerbs],
-  }));
+  const subs = def.subresources.map((s): DiscoveryResource => {
+    const action = def.actionSubresources?.[s];
+    if (action !== undefined)
+      return {
+        name: `${def.resource}/${s}`,
+        singularName: '',
+        namespaced: def.namespaced,
+        ...(action.group === undefined ? {} : { group: action.group, version: 'v1' }),
+        kind: action.kind,
+        verbs: ['create'],
+      };
+    return {
+      name: `${def.resource}/${s}`,
+      singularName: '',
+      namespaced: def.namespaced,
+      kind: def.kind,
+      verbs: [...subVerbs],
+    };
+  });
   return [main, ...subs];
 }
 

@@ -70,6 +70,26 @@ export function tooLong(field: string, value: unknown, max: number): FieldError 
   return { type: 'FieldValueTooLong', field, value, detail };
 }
 
+/** A value shown as the reference's Go syntax (%#v of a struct), written out by its maker. */
+export interface GoSyntax {
+  readonly goSyntax: string;
+}
+
+export function goSyntax(text: string): GoSyntax {
+  return { goSyntax: text };
+}
+
+/** A string list as the reference shows a []string value: []string{"a", "b"}. */
+export function goStrings(list: readonly unknown[]): GoSyntax {
+  return goSyntax(`[]string{${list.map((v) => JSON.stringify(String(v))).join(', ')}}`);
+}
+
+function isGoSyntax(v: unknown): v is GoSyntax {
+  return (
+    v !== null && typeof v === 'object' && typeof (v as Partial<GoSyntax>).goSyntax === 'string'
+  );
+}
+
 /**
  * Renders a value the way the reference does for simple types (numbers and booleans bare, strings
  * quoted). Byte arrays (PEM data, possibly key material) are never dumped: only their length.
@@ -80,6 +100,7 @@ export function formatFieldValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return String(value);
   if (value instanceof Uint8Array) return `[]byte{<${value.length} bytes>}`;
+  if (isGoSyntax(value)) return value.goSyntax;
   return textOf(value);
 }
 

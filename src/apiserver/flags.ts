@@ -32,6 +32,9 @@ export const KNOWN_CONTROLLERS = [
   'csrsigning',
   'tokencleaner',
   'nodelifecycle',
+  'serviceaccount',
+  'root-ca-cert-publisher',
+  'scheduler',
 ] as const;
 export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
   ShardedListAndWatch: false,
@@ -203,8 +206,8 @@ export const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'controllers',
     value: 'strings',
-    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle',
-    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner, nodelifecycle (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth).",
+    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,root-ca-cert-publisher,scheduler',
+    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap in every namespace), scheduler (binds pods without spec.nodeName to a Ready node that fits).",
   },
   {
     name: 'feature-gates',
@@ -284,13 +287,24 @@ function tokenFlags(extra: readonly ExtraFlag[]): StringFlagDef[] {
     ...(ACCUMULATING.has(f.value) ? { accumulates: true } : {}),
     ...(f.def !== undefined ? { def: f.def } : {}),
   }));
-  return [...own, ...extra.map((e) => ({ name: e.name }))];
+  return [
+    ...own,
+    ...extra.map((e) => ({
+      name: e.name,
+      ...(e.bool === true ? { bool: true } : {}),
+      ...(e.accumulates === true ? { accumulates: true } : {}),
+    })),
+  ];
 }
 
 /** Flags other parts register (for example the configuration-file flags); parsed as strings. */
 export interface ExtraFlag {
   readonly name: string;
   readonly help: string;
+  /** A boolean: `--x` alone means true. */
+  readonly bool?: boolean;
+  /** Repeated occurrences add up (their texts joined with commas). */
+  readonly accumulates?: boolean;
 }
 
 function camel(name: string): string {

@@ -33,6 +33,7 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
   'min-request-timeout': 'generic',
   'platform-domain': 'generic',
   'platform-profile': 'generic',
+  'advertise-address': 'generic',
   'data-dir': 'etcd',
   'default-watch-cache-size': 'etcd',
   'encryption-provider-config': 'etcd',
@@ -47,6 +48,11 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
   'authentication-config': 'authentication',
   'client-ca-file': 'authentication',
   'enable-bootstrap-token-auth': 'authentication',
+  'service-account-extend-token-expiration': 'authentication',
+  'service-account-issuer': 'authentication',
+  'service-account-key-file': 'authentication',
+  'service-account-max-token-expiration': 'authentication',
+  'service-account-signing-key-file': 'authentication',
   'token-auth-file': 'authentication',
   'authorization-config': 'authorization',
   'authorization-mode': 'authorization',
@@ -69,6 +75,7 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
   'kubelet-client-key': 'misc',
   'kubelet-preferred-address-types': 'misc',
   'node-monitor-grace-period': 'misc',
+  'service-cluster-ip-range': 'misc',
   'validate-config': 'misc',
   help: 'global',
   version: 'global',
@@ -105,7 +112,12 @@ export function sectionedFlags(
   const all: FlagDef[] = [
     ...FLAG_DEFS,
     HELP_FLAG,
-    ...extra.map((e) => ({ name: e.name, value: 'string', def: undefined, help: e.help })),
+    ...extra.map((e) => ({
+      name: e.name,
+      value: e.bool === true ? '' : e.accumulates === true ? 'strings' : 'string',
+      def: undefined,
+      help: e.help,
+    })),
   ];
   return HELP_SECTIONS.map((section) => ({
     section,

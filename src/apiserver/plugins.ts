@@ -17,6 +17,7 @@ import {
   type ApiserverConfigFileOptions,
   type StorageEncryption,
 } from './config/build.js';
+import { POD_SUPPORT_FLAGS } from './pod-support-flags.js';
 
 export interface ApiServerPlugins {
   /** Tried after x509 client certificates and --token-auth-file. */
@@ -37,7 +38,7 @@ export interface LoadedPlugins extends ApiServerPlugins {
 }
 
 /** Flags of the configuration-file part (--validate-config runs as its own command, see main). */
-export const EXTRA_FLAGS: readonly ExtraFlag[] = APISERVER_CONFIG_FLAGS;
+export const EXTRA_FLAGS: readonly ExtraFlag[] = [...APISERVER_CONFIG_FLAGS, ...POD_SUPPORT_FLAGS];
 
 /** --encryption-provider-config: the store's transformers, loaded before the store. */
 export function loadStorageEncryption(

@@ -93,6 +93,21 @@ export interface Names {
     readonly public: string;
     readonly nodeLease: string;
   };
+  /** Service accounts: the root CA ConfigMap, the projected volume, the token user's extra keys. */
+  readonly serviceAccounts: {
+    /** The ConfigMap the root CA publisher keeps in every namespace (`kube-root-ca.crt`). */
+    readonly rootCaConfigMap: string;
+    /** The name prefix of the projected volume admission injects (`kube-api-access-`). */
+    readonly apiAccessVolumePrefix: string;
+    /** UserInfo extra keys of a bound token (`authentication.<labelDomain>/pod-name` ...). */
+    readonly extra: {
+      readonly podName: string;
+      readonly podUid: string;
+      readonly nodeName: string;
+      readonly nodeUid: string;
+      readonly credentialId: string;
+    };
+  };
   /** The event source component of the agent. */
   readonly agentEventComponent: string;
   /** The agent's configuration file identity. */
@@ -128,6 +143,21 @@ function taintsUnder(l: string): Names['taints'] {
     networkUnavailable: `node.${l}/network-unavailable`,
     unschedulable: `node.${l}/unschedulable`,
     uninitialized: `node.cloudprovider.${l}/uninitialized`,
+  };
+}
+
+/** The root CA ConfigMap, the projected volume's prefix and a bound token's extra keys. */
+function serviceAccountNames(product: string, l: string): Names['serviceAccounts'] {
+  return {
+    rootCaConfigMap: `${product}-root-ca.crt`,
+    apiAccessVolumePrefix: `${product}-api-access-`,
+    extra: {
+      podName: `authentication.${l}/pod-name`,
+      podUid: `authentication.${l}/pod-uid`,
+      nodeName: `authentication.${l}/node-name`,
+      nodeUid: `authentication.${l}/node-uid`,
+      credentialId: `authentication.${l}/credential-id`,
+    },
   };
 }
 
@@ -178,6 +208,7 @@ function build(
       public: `${product}-public`,
       nodeLease: `${product}-node-lease`,
     },
+    serviceAccounts: serviceAccountNames(product, l),
     agentEventComponent: profile === 'kubernetes' ? 'kubelet' : 'nodeagent',
     agentConfig:
       profile === 'kubernetes'
@@ -223,6 +254,10 @@ export const WIRE_NAMES = {
   credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
   /** The prefix of the options the agent adds for FlexVolume drivers (kubernetes.io/fsType, ...). */
   flexVolumeOptionPrefix: `${K8S_NAMES}/`,
+  /** The private claim of a service-account token (namespace, serviceaccount, pod, node). */
+  serviceAccountTokenClaim: K8S_NAMES,
+  /** Where a pod's service account credentials are mounted: in-cluster clients read this path. */
+  serviceAccountMountPath: `/var/run/secrets/${K8S_NAMES}/serviceaccount`,
 } as const;
 
 export function isPlatformProfile(v: string): v is PlatformProfile {

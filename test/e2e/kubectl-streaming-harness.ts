@@ -13,6 +13,7 @@ import { startApiServer, type StartedApiServer } from '../helpers/apiserver.js';
 import { freePort, stopChild } from '../helpers/processes.js';
 import { fetchText, waitFor } from '../helpers/server-https-request.js';
 import { killProcessPods } from '../integration/agent/pods/runtimes.js';
+import { systemMounter } from '../../src/agent/volume/mounts.js';
 import { joinedAgentArgs } from '../helpers/joined-agent-args.js';
 import { launcherEnv } from '../helpers/launcher.js';
 
@@ -115,7 +116,13 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
     platformDomain: 'k8s.io',
     // No --kubelet-preferred-address-types: the default (kubeadm's, InternalIP first) must reach
     // an agent whose host name does not resolve.
-    args: [...tls.api, ...(o.apiArgs ?? [])],
+    // The process:// runtime cannot mount volumes: its pods would be refused the projected
+    // service-account token the ServiceAccount plugin adds, so it is off for that runtime.
+    args: [
+      ...tls.api,
+      ...(o.runtimeEndpoint === undefined ? ['--disable-admission-plugins=ServiceAccount'] : []),
+      ...(o.apiArgs ?? []),
+    ],
   });
   const agentPort = await freePort();
   await mkdir(join(dir, 'root'));
@@ -200,6 +207,9 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
       await stopChild(agent);
       await api.stop();
       await killProcessPods(join(dir, 'root'));
+      // the service-account token volumes a container runtime's agent mounted (tmpfs)
+      const m = systemMounter();
+      for (const p of await m.mountsUnder(dir)) await m.unmount(p).catch(() => undefined);
       await rm(dir, { recursive: true, force: true });
     },
   };

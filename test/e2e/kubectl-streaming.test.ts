@@ -253,7 +253,8 @@ test(
         apiVersion: 'v1',
         kind: 'Pod',
         metadata: { name: 'unbound' },
-        spec: { containers: [{ name: 'c', image: 'busybox:local' }] },
+        // a scheduler that does not run: plat-apiserver's binds only default-scheduler's pods
+        spec: { schedulerName: 'none', containers: [{ name: 'c', image: 'busybox:local' }] },
       }),
     });
     assert.equal(loose.code, 0, loose.stderr);

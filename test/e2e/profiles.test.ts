@@ -278,6 +278,8 @@ for (const want of [PLATFORM, KUBERNETES]) {
         metadata: { name: 'bound' },
         spec: {
           nodeName: node,
+          // the process:// runtime cannot mount the projected service-account token volume
+          automountServiceAccountToken: false,
           terminationGracePeriodSeconds: 1,
           containers: [
             {

@@ -11,6 +11,10 @@ import { namespaceDef } from '../../src/apiserver/registry/resources/namespace.j
 import { nodeDef } from '../../src/apiserver/registry/resources/node.js';
 import { podDef } from '../../src/apiserver/registry/resources/pod.js';
 import { secretDef } from '../../src/apiserver/registry/resources/secret.js';
+import { serviceAccountDef } from '../../src/apiserver/registry/resources/serviceaccount.js';
+import { serviceDef } from '../../src/apiserver/registry/resources/service.js';
+import { endpointsDef } from '../../src/apiserver/registry/resources/endpoints.js';
+import { clusterIpAllocatorOf } from '../../src/apiserver/services/flags.js';
 import { namesFor, type PlatformProfile } from '../../src/common/names.js';
 import type { Clock } from '../../src/common/util/clock.js';
 import { ManualClock } from './manual-clock.js';
@@ -30,6 +34,9 @@ export function openApiFor(
     secretDef,
     configMapDef,
     leaseDef(n.groups.coordination),
+    serviceAccountDef(n.groups.authentication),
+    serviceDef(clusterIpAllocatorOf(undefined)),
+    endpointsDef,
     ...Object.values(rbacDefs(n.groupDomain)),
   ];
   return new OpenApi({

@@ -18,6 +18,7 @@ import { forbidden, notFound } from '../status.js';
 import { textOf } from '../../common/util/text-of.js';
 import { modifiedLabels, nodeLabelPolicy, type NodeLabelPolicy } from './node-labels.js';
 import { recordOf, listOf } from '../../common/util/json-shape.js';
+import { tokenRequestProblem } from './node-restriction-token.js';
 
 type Obj = Record<string, unknown>;
 
@@ -72,6 +73,9 @@ export class NodeRestriction implements AdmissionPlugin {
       this.admitNode(node, r);
     } else if (groupResource === `coordination.${this.o.platformDomain}/leases`) {
       this.admitLease(node, r);
+    } else if (groupResource === '/serviceaccounts') {
+      const problem = await tokenRequestProblem(node, r, this.o.objects);
+      if (problem !== undefined) throw refuse(r, problem);
     }
   }
 

@@ -13,6 +13,7 @@ import {
 } from './certificates.js';
 import { EventRateLimit } from './event-rate-limit.js';
 import { NodeRestriction } from './node-restriction.js';
+import { ServiceAccountAdmission, type ServiceAccountGetter } from './service-account.js';
 import type { NodeObjects } from '../authz/node/objects.js';
 import { isOneOf } from '../../common/util/json-shape.js';
 
@@ -24,12 +25,20 @@ export interface AdmissionPluginsOptions {
   readonly names?: Names;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
-  /** What NodeRestriction reads (pods, nodes) and the node-lease namespace; required to enable it. */
-  readonly nodes?: { readonly objects: NodeObjects; readonly leaseNamespace: string };
+  /**
+   * What NodeRestriction reads (pods, nodes) and the node-lease namespace, and the service
+   * accounts the ServiceAccount plugin reads; required to enable them.
+   */
+  readonly nodes?: {
+    readonly objects: NodeObjects;
+    readonly leaseNamespace: string;
+    readonly serviceAccounts?: ServiceAccountGetter;
+  };
 }
 
 /** The reference runs enabled plugins in its fixed order, not the order of the flag. */
 const ORDER: readonly AdmissionPluginName[] = [
+  'ServiceAccount',
   'NodeRestriction',
   'EventRateLimit',
   'CertificateApproval',
@@ -50,6 +59,22 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
   for (const name of ORDER) {
     if (!enabled.has(name)) continue;
     switch (name) {
+      case 'ServiceAccount': {
+        const accounts = o.nodes?.serviceAccounts;
+        if (accounts === undefined)
+          throw new ConfigError(
+            '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; it cannot run here',
+            { flag: '--enable-admission-plugins' },
+          );
+        plugins.push(
+          new ServiceAccountAdmission({
+            names: o.names ?? namesFor('platform', o.platformDomain),
+            accounts,
+            clock: o.clock,
+          }),
+        );
+        break;
+      }
       case 'NodeRestriction':
         if (o.nodes === undefined)
           throw new ConfigError(

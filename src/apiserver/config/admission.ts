@@ -6,6 +6,7 @@ import type { FieldPath, IssueList } from './issues.js';
 import { isOneOf } from '../../common/util/json-shape.js';
 
 export const ADMISSION_PLUGIN_NAMES = [
+  'ServiceAccount',
   'NodeRestriction',
   'CertificateApproval',
   'CertificateSigning',

@@ -16,6 +16,7 @@ import {
   type ModeAuthorizers,
 } from '../authz/modes.js';
 import { buildAdmissionPlugins } from '../admission/plugins.js';
+import type { ServiceAccountGetter } from '../admission/service-account.js';
 import { ADMISSION_PLUGIN_NAMES } from './admission.js';
 import { EncryptionTransformerRegistry } from '../encryption/registry.js';
 import type {
@@ -41,6 +42,7 @@ import { isOneOf } from '../../common/util/json-shape.js';
  * confined to itself by default.
  */
 export const DEFAULT_ADMISSION_PLUGINS = [
+  'ServiceAccount',
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
@@ -78,7 +80,10 @@ export function admissionPluginsEnabled(
       { flag: '--disable-admission-plugins' },
     );
   }
-  const defaults = DEFAULT_ADMISSION_PLUGINS.filter((p) => haveNodes || p !== 'NodeRestriction');
+  // NodeRestriction and ServiceAccount read cluster objects: defaults only where they exist.
+  const defaults = DEFAULT_ADMISSION_PLUGINS.filter(
+    (p) => haveNodes || (p !== 'NodeRestriction' && p !== 'ServiceAccount'),
+  );
   return [...new Set([...defaults, ...extra])].filter((p) => !off.includes(p));
 }
 
@@ -98,7 +103,7 @@ export const APISERVER_CONFIG_FLAGS = [
   },
   {
     name: 'enable-admission-plugins',
-    help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction.`,
+    help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction, ServiceAccount.`,
   },
   {
     name: 'disable-admission-plugins',
@@ -161,12 +166,16 @@ export interface ApiserverConfigFileOptions {
   readonly authorizationWebhookCacheUnauthorizedTtl?: string | undefined;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** The `Node` authorizer and what NodeRestriction reads (absent: neither can be enabled). */
+  /**
+   * The `Node` authorizer, what NodeRestriction reads and the service accounts the ServiceAccount
+   * plugin reads (absent: none of them can be enabled).
+   */
   readonly nodes?:
     | {
         readonly authorizer: Authorizer;
         readonly objects: NodeObjects;
         readonly leaseNamespace: string;
+        readonly serviceAccounts?: ServiceAccountGetter;
       }
     | undefined;
 }

@@ -1,5 +1,7 @@
 // The controllers --controllers names, started on one stop signal: csrapproving, csrsigning,
-// tokencleaner, nodelifecycle. A controller that stops on its own says so in the log.
+// tokencleaner, nodelifecycle, and those pods need (start-pods.ts: serviceaccount,
+// root-ca-cert-publisher, scheduler, and the `kubernetes` service always). A controller that
+// stops on its own says so in the log.
 
 import type { Names } from '../../common/names.js';
 import type { Logger } from '../../common/log/types.js';
@@ -12,12 +14,14 @@ import { runTokenCleaner } from '../bootstrap-token/cleaner.js';
 import { runCsrApproving } from './csr-approving.js';
 import { runCsrSigning } from './csr-signing.js';
 import { NodeLifecycleController } from './node-lifecycle.js';
+import { startPodControllers, type PodControllerParts } from './start-pods.js';
 
 /** What the controllers use of the built server (start/build.ts's ApiServerParts). */
 export interface ControllerParts {
   readonly registry: Registry;
   readonly defs: ServedDefs;
   readonly authorizer: Authorizer;
+  readonly pods: PodControllerParts;
 }
 
 export interface ControllersOptions {
@@ -28,6 +32,10 @@ export interface ControllersOptions {
   readonly ca: CertAndKey;
   readonly clusterSigningDurationMs: number;
   readonly nodeMonitorGracePeriodMs: number;
+  /** The CA bundle root-ca-cert-publisher publishes as kube-root-ca.crt. */
+  readonly rootCaPem: string;
+  /** The port the `kubernetes` service's endpoints name. */
+  readonly securePort: number;
   readonly names: Names;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -91,5 +99,6 @@ export function startControllers(o: ControllersOptions, signal: AbortSignal): Pr
     });
     loops.push(lifecycle.run(signal).catch(onLoopError('nodelifecycle')));
   }
+  loops.push(...startPodControllers({ ...o, onLoopError }, signal));
   return loops;
 }

@@ -32,4 +32,12 @@ export const DOC = {
   LeaseSpec_holderIdentity: 'Who holds the lease now.',
   RoleBinding_roleRef: 'The Role or ClusterRole granted; it cannot change.',
   ClusterRoleBinding_roleRef: 'The ClusterRole granted; it cannot change.',
+  ServiceAccount_secrets: 'Secrets in the namespace that pods running as this account may use.',
+  ServiceSpec_type:
+    'How the service is exposed: ClusterIP, NodePort, LoadBalancer or ExternalName.',
+  ServiceSpec_clusterIP:
+    "The service's virtual IP address in the cluster; None for a headless service.",
+  ServiceSpec_externalIPs: 'Addresses outside the cluster that nodes also accept traffic for.',
+  ServiceSpec_ports: 'The ports the service exposes.',
+  ServiceSpec_selector: 'The labels of the pods that back the service.',
 } as const;

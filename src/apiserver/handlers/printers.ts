@@ -5,6 +5,7 @@
 
 import { metaOf, objAt, str, type Obj } from '../registry/types.js';
 import { DOC } from './printer-docs.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
 
 export interface Column {
@@ -316,6 +317,72 @@ const podPrinter: Printer = {
   cells: podCells,
 };
 
+/** The reference's getServiceExternalIP (its LoadBalancer ingress shown as IPs or host names). */
+function serviceExternalIp(spec: Obj, status: Obj): string {
+  const external = spec['externalIPs'];
+  const ips = Array.isArray(external) ? external.filter((x) => typeof x === 'string') : [];
+  switch (str(spec['type'])) {
+    case 'ClusterIP':
+    case 'NodePort':
+      return ips.length > 0 ? ips.join(',') : '<none>';
+    case 'LoadBalancer': {
+      const ingress = objs(objAt(status, 'loadBalancer')?.['ingress'])
+        .map((i) => str(i['ip']) ?? str(i['hostname']) ?? '')
+        .filter((x) => x !== '');
+      const all = [...ingress, ...ips];
+      return all.length > 0 ? all.join(',') : '<pending>';
+    }
+    case 'ExternalName':
+      return str(spec['externalName']) ?? '';
+    default:
+      return '<unknown>';
+  }
+}
+
+/** makePortString: `80/TCP`, `80:30080/TCP`, comma-separated. */
+function servicePorts(spec: Obj): string {
+  const ports = objs(spec['ports']).map((p) => {
+    const port = typeof p['port'] === 'number' ? p['port'] : 0;
+    const proto = str(p['protocol']) ?? '';
+    const nodePort = typeof p['nodePort'] === 'number' ? p['nodePort'] : 0;
+    return nodePort > 0 ? `${port}:${nodePort}/${proto}` : `${port}/${proto}`;
+  });
+  return ports.length > 0 ? ports.join(',') : '<none>';
+}
+
+/** labels.FormatLabels: sorted `k=v` pairs, `<none>` when empty. */
+function formatLabels(v: unknown): string {
+  const m = recordOf(v);
+  const keys = Object.keys(m).sort();
+  return keys.length === 0 ? '<none>' : keys.map((k) => `${k}=${String(m[k])}`).join(',');
+}
+
+const servicePrinter: Printer = {
+  columns: [
+    nameCol,
+    col('Type', 'string', DOC.ServiceSpec_type),
+    col('Cluster-IP', 'string', DOC.ServiceSpec_clusterIP),
+    col('External-IP', 'string', DOC.ServiceSpec_externalIPs),
+    col('Port(s)', 'string', DOC.ServiceSpec_ports),
+    ageCol,
+    col('Selector', 'string', DOC.ServiceSpec_selector, 1),
+  ],
+  cells: (o, now) => {
+    const spec = objAt(o, 'spec') ?? {};
+    const ips = spec['clusterIPs'];
+    const first: unknown = Array.isArray(ips) ? ips[0] : undefined;
+    return [
+      nameOf(o),
+      str(spec['type']) ?? '',
+      typeof first === 'string' ? first : '<none>',
+      serviceExternalIp(spec, objAt(o, 'status') ?? {}),
+      servicePorts(spec),
+      ageOf(o, now),
+      formatLabels(spec['selector']),
+    ];
+  },
+};
+
 export const PRINTERS: Readonly<Record<string, Printer>> = {
   roles: defaultPrinter,
   clusterroles: defaultPrinter,
@@ -346,4 +413,9 @@ export const PRINTERS: Readonly<Record<string, Printer>> = {
   },
   nodes: nodePrinter,
   pods: podPrinter,
+  serviceaccounts: {
+    columns: [nameCol, col('Secrets', 'string', DOC.ServiceAccount_secrets), ageCol],
+    cells: (o, now) => [nameOf(o), objs(o['secrets']).length, ageOf(o, now)],
+  },
+  services: servicePrinter,
 };

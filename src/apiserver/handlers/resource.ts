@@ -33,6 +33,7 @@ import {
 } from './respond.js';
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
+import { actionKey, type SubresourceAction, type SubresourceActions } from './actions.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -47,6 +48,8 @@ export interface ResourceRoute {
 
 export interface ResourceHandlerContext {
   readonly registry: Registry;
+  /** POST-only subresources (serviceaccounts/token, pods/binding): actions.ts. */
+  readonly actions?: SubresourceActions;
   readonly platformDomain: string;
   readonly maxBodyBytes: number;
   readonly watch: WatchSettings;
@@ -203,6 +206,14 @@ async function deleteItems(call: ResourceCall): Promise<void> {
 
 async function handleItem(call: ResourceCall): Promise<void> {
   const { method } = call;
+  const action = call.c.actions?.get(
+    actionKey(call.def.group, call.def.resource, call.r.subresource),
+  );
+  if (action !== undefined) {
+    if (method !== 'POST') throw methodNotAllowed(method);
+    checkPathName(call.r.name);
+    return runAction(call, action);
+  }
   if (method === 'GET' || method === 'PUT' || method === 'PATCH' || method === 'DELETE')
     checkPathName(call.r.name);
   switch (method) {
@@ -218,6 +229,41 @@ async function handleItem(call: ResourceCall): Promise<void> {
     default:
       throw methodNotAllowed(method);
   }
+}
+
+/** A POST to an action subresource: its own request kind in, its answer out. */
+async function runAction(call: ResourceCall, action: SubresourceAction): Promise<void> {
+  const { c, r, rc } = call;
+  const wo = parseWriteOptions(
+    params(call.search, 'W'),
+    call.req,
+    'CreateOptions',
+    c.platformDomain,
+  );
+  const contentType = requireObjectMediaType(call.req);
+  const bytes = await readBodyBytes(call.req, c.maxBodyBytes);
+  let body: Obj;
+  if (contentType === WIRE_NAMES.protobufMediaType)
+    body = decodeProtobufObject(bytes, action.kind, action.apiVersion);
+  else {
+    const decoded = decodeObject({
+      body: bytes.toString('utf8'),
+      contentType,
+      kind: action.kind,
+      apiVersion: action.apiVersion,
+    });
+    applyFieldValidation(decoded, wo.fieldValidation, action.kind, 'v1', rc.warnings);
+    body = decoded.object;
+  }
+  const out = await action.create({
+    namespace: r.namespace,
+    name: r.name,
+    body,
+    user: call.user,
+    dryRun: wo.dryRun,
+    warnings: rc.warnings,
+  });
+  sendJson(call.res, out.code, out.object, rc);
 }
 
 async function getItem(call: ResourceCall): Promise<void> {

@@ -119,7 +119,8 @@ export class Catalog {
       gvk,
       resource: d.resource,
       namespaced: d.namespaced,
-      subresources: d.subresources,
+      // An action subresource (serviceaccounts/token, pods/binding) has no get/put/patch paths.
+      subresources: d.subresources.filter((s) => d.actionSubresources?.[s] === undefined),
       def: definitionName(schema),
       listDef: definitionName(list),
       deleteCollection: d.resource !== 'namespaces',

@@ -20,6 +20,10 @@ function kindSentences(n: Names): Readonly<Record<string, string>> {
     [`${core}.Namespace`]: 'A scope for the names of namespaced objects.',
     [`${core}.Secret`]: 'Named pieces of confidential data, stored encrypted when so configured.',
     [`${core}.ConfigMap`]: 'Named pieces of configuration data, text or binary.',
+    [`${core}.ServiceAccount`]:
+      'An identity for processes in pods, with the tokens the server issues for it.',
+    [`${core}.Service`]: 'A stable virtual address and ports in front of a set of pods.',
+    [`${core}.Endpoints`]: 'The addresses and ports that back a service.',
     [`${core}.Event`]: 'A report of something that happened to an object, counted when repeated.',
     ['io.k8s.api.coordination.v1.Lease']: 'A lease one holder renews to show it is alive.',
     ['io.k8s.api.certificates.v1.CertificateSigningRequest']:

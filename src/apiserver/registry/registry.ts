@@ -214,6 +214,22 @@ export class Registry {
     }
   }
 
+  /**
+   * Admission (both phases) of a create through an action subresource (a TokenRequest, a
+   * Binding): the request object of its own kind, under the parent resource's name.
+   */
+  async admitAction(
+    def: ResourceDef,
+    subresource: string,
+    at: { readonly namespace: string; readonly name: string },
+    obj: Obj,
+    opts: { readonly user: UserInfo; readonly dryRun: boolean },
+  ): Promise<void> {
+    const o = { user: opts.user, dryRun: opts.dryRun, subresource };
+    await this.admit(def, 'CREATE', obj, undefined, at.namespace, at.name, o, mutating);
+    await this.admit(def, 'CREATE', obj, undefined, at.namespace, at.name, o, validating);
+  }
+
   private failIfInvalid(def: ResourceDef, name: string, errs: readonly FieldErrorLike[]): void {
     if (errs.length > 0) throw invalid(def.kind, def.group, name, errs);
   }
@@ -293,10 +309,14 @@ export class Registry {
       now: ctx.now,
     });
     const key = this.key(def, namespace, name);
+    if (this.store.getRaw(key) !== undefined && (opts.dryRun || def.reserve !== undefined))
+      throw alreadyExists(def.resource, def.group, name);
+    const done = def.reserve?.(withFields, key);
     if (opts.dryRun) {
-      if (this.store.getRaw(key) !== undefined) throw alreadyExists(def.resource, def.group, name);
+      done?.(false);
       return withFields;
     }
+    let stored = false;
     // The store's own check (expected revision 0) answers an existing name: no second lookup.
     try {
       const change = await this.store.write(
@@ -306,10 +326,13 @@ export class Registry {
         0,
         undefined,
       );
+      stored = true;
       return def.view === undefined ? change.object : servedShape(def, change.object);
     } catch (err) {
       if (err instanceof StoreConflictError) throw alreadyExists(def.resource, def.group, name);
       throw err;
+    } finally {
+      done?.(stored);
     }
   }
 

@@ -41,8 +41,22 @@ export interface ResourceDef {
    */
   prepareForUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): void;
   validateUpdate(obj: Obj, old: Obj, subresource: string, ctx: StrategyContext): FieldErrorLike[];
+  /**
+   * Takes what a new object needs from a shared pool (a Service's cluster IP) after validation
+   * and admission, just before it is stored; throws a StatusError when the pool cannot give it.
+   * The returned function is called once the write is done (`stored` false: it failed, or was a
+   * dry run), so a failed create gives back what it took.
+   */
+  reserve?(obj: Obj, key: string): ((stored: boolean) => void) | undefined;
   /** Default grace period for delete, when the object has one (pods). */
   defaultGracePeriodSeconds?(obj: Obj): number | undefined;
+  /**
+   * POST-only subresources answered in another kind (serviceaccounts/token: TokenRequest of
+   * authentication/v1; pods/binding: Binding), served by handlers/actions.ts.
+   */
+  readonly actionSubresources?: Readonly<
+    Record<string, { readonly kind: string; readonly group?: string }>
+  >;
   /** Served over another resource's storage in another shape (events.k8s.io Event over core Event). */
   readonly view?: StorageView;
 }

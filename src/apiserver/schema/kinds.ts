@@ -7,6 +7,7 @@ import { node, pod } from './pod-node.js';
 import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
 import { reviewKinds } from './reviews.js';
 import { eventsV1Event, isEventsV1 } from './events-v1.js';
+import { binding, endpoints, service, serviceAccount, tokenRequest } from './services.js';
 
 const CERT_PKG = 'io.k8s.api.certificates.v1';
 const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
@@ -88,6 +89,11 @@ export const KINDS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
   ['Node', node],
   ['Secret', secret],
   ['ConfigMap', configMap],
+  ['ServiceAccount', serviceAccount],
+  ['Service', service],
+  ['Endpoints', endpoints],
+  ['Binding', binding],
+  ['TokenRequest', tokenRequest],
   ['Lease', lease],
   ['Role', role],
   ['ClusterRole', clusterRole],

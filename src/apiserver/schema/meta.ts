@@ -49,6 +49,9 @@ export const listMeta = meta('v1.ListMeta', { selfLink: str, resourceVersion: st
 export const labelSelectorRequirement = meta('v1.LabelSelectorRequirement', { key: str, operator: str, values: atomicList(str) }, { required: ['key', 'operator'] });
 export const fieldSelectorRequirement = meta('v1.FieldSelectorRequirement', { key: str, operator: str, values: atomicList(str) }, { required: ['key', 'operator'] });
 
+/** meta/v1 Condition (ServiceStatus.conditions). */
+export const condition = meta('v1.Condition', { type: str, status: str, observedGeneration: int64, lastTransitionTime: time, reason: str, message: str }, { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] });
+
 export const labelSelector = meta('v1.LabelSelector', { matchLabels: map(str), matchExpressions: atomicList(labelSelectorRequirement) }, { atomic: true });
 
 export const status = meta('v1.Status', {

@@ -15,7 +15,10 @@ export type SelectableResource =
   | 'clusterroles'
   | 'rolebindings'
   | 'clusterrolebindings'
-  | 'leases';
+  | 'leases'
+  | 'serviceaccounts'
+  | 'services'
+  | 'endpoints';
 
 export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<string>>> = {
   certificatesigningrequests: new Set(['metadata.name', 'metadata.namespace', 'spec.signerName']),
@@ -55,6 +58,9 @@ export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<s
   rolebindings: new Set(['metadata.name', 'metadata.namespace']),
   clusterrolebindings: new Set(['metadata.name', 'metadata.namespace']),
   leases: new Set(['metadata.name', 'metadata.namespace']),
+  serviceaccounts: new Set(['metadata.name', 'metadata.namespace']),
+  services: new Set(['metadata.name', 'metadata.namespace']),
+  endpoints: new Set(['metadata.name', 'metadata.namespace']),
 };
 
 function child(v: unknown, key: string): unknown {

@@ -1,6 +1,7 @@
 // buildApiServer(config): every part of plat-apiserver constructed once, in dependency order,
 // into one typed record; nothing listens or loops yet (run.ts starts them). The order:
-//   certificates → storage encryption → Store → Rbac → the Node authorizer's objects (over the
+//   certificates → storage encryption → Store → pod support (service-account tokens and their
+//   readers over the store, cluster IPs) → Rbac → the Node authorizer's objects (over the
 //   store) → configuration-file plug-ins (authenticators, authorizers and the chain, admission)
 //   → Registry (admission + RBAC's escalation check) → served resources (routes, OpenAPI,
 //   discovery) → authenticators and their union → the streaming proxy → the request pipeline.
@@ -38,6 +39,8 @@ import { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
 import { resourceDefs, type ServedDefs } from '../registry/resources/served.js';
 import { ApiServer } from '../server.js';
+import type { SubresourceActions } from '../handlers/actions.js';
+import { PodSupport, serviceAddresses } from '../pod-support.js';
 import { identityTransformers } from '../storage/identity.js';
 import { Store } from '../storage/store.js';
 import type { ApiServerConfig } from './config.js';
@@ -55,6 +58,8 @@ export interface ApiServerParts {
   readonly registry: Registry;
   readonly openapi: OpenApi;
   readonly authn: AuthenticatorChain;
+  /** What pods need: service-account tokens, cluster IPs, pods/binding (pod-support.ts). */
+  readonly pods: PodSupport;
   /** The request pipeline (server.ts). */
   readonly server: ApiServer;
   /** Stops what building started: the kubelet-client file watch, the configured plug-ins. */
@@ -97,11 +102,28 @@ function flagAuthenticators(c: ApiServerConfig, store: Store, defs: ServedDefs):
   return authenticators;
 }
 
+/** The one authenticator chain: the flags' (x509 first), service-account tokens, the plug-ins'. */
+function authnChain(
+  c: ApiServerConfig,
+  p: { store: Store; defs: ServedDefs; pods: PodSupport; plugins: LoadedPlugins },
+): AuthenticatorChain {
+  return new AuthenticatorChain({
+    authenticators: [
+      ...flagAuthenticators(c, p.store, p.defs),
+      p.pods.authenticator,
+      ...(p.plugins.authenticators ?? []),
+      ...(c.extra.authenticators ?? []),
+    ],
+    anonymous: c.flags.anonymousAuth,
+  });
+}
+
 /** RBAC and the Node authorizer over the store, then the configuration files' plug-ins. */
 async function authorization(
   c: ApiServerConfig,
   store: Store,
   defs: ServedDefs,
+  pods: PodSupport,
 ): Promise<{ rbac: Rbac; plugins: LoadedPlugins }> {
   const { names, logger } = c;
   const rbac = new Rbac({ platformDomain: names.groupDomain, names, store, logger });
@@ -117,7 +139,12 @@ async function authorization(
     {
       modes: { rbac: rbac.authorizer, node: nodeAuthorizer },
       replaceAuthorizers: c.extra.authorizers,
-      nodes: { authorizer: nodeAuthorizer, objects, leaseNamespace: names.namespaces.nodeLease },
+      nodes: {
+        authorizer: nodeAuthorizer,
+        objects,
+        leaseNamespace: names.namespaces.nodeLease,
+        serviceAccounts: pods.objects,
+      },
     },
     logger,
     c.clock,
@@ -177,7 +204,10 @@ function openApiOf(c: ApiServerConfig, all: readonly ResourceDef[]): OpenApi {
 function discoveryOf(names: Names, defs: ServedDefs, rbac: Rbac): Discovery {
   return new Discovery({
     groups: servedGroups(names.groups, {
-      core: [defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+      core: [
+        ...[defs.namespace, defs.event, defs.node, defs.pod, defs.secret, defs.configMap],
+        ...[defs.serviceAccount, defs.service, defs.endpoints],
+      ],
       eventsV1: defs.eventsV1,
       csr: defs.csr,
       lease: defs.lease,
@@ -192,11 +222,13 @@ function handlerContext(
   c: ApiServerConfig,
   registry: Registry,
   authorizer: AuthorizerChain,
+  actions: SubresourceActions,
 ): ResourceHandlerContext {
   const { flags, names, clock, logger } = c;
   const platformDomain = names.groupDomain;
   return {
     registry,
+    actions,
     platformDomain,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
     shardingEnabled: flags.featureGates['ShardedListAndWatch'] === true,
@@ -264,7 +296,8 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
   const certs = await prepareCertificates({ ...flags, clock: c.clock });
   const clientCaPems = await clientCas(flags, certs);
   const { store, closeEncryption } = await storage(c);
-  const defs = resourceDefs(names);
+  const addresses = serviceAddresses(c);
+  const defs = resourceDefs(names, addresses.clusterIps);
   const kubeletFiles = new AbortController();
   let plugins: LoadedPlugins | undefined;
   const close = async (): Promise<void> => {
@@ -273,21 +306,15 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     closeEncryption();
   };
   try {
-    const built = await authorization(c, store, defs);
+    const pods = await PodSupport.build(c, store, defs, addresses);
+    const built = await authorization(c, store, defs, pods);
     plugins = built.plugins;
     const { rbac } = built;
     const authorizer = plugins.chain;
     const all = [...Object.values(defs), ...rbac.resources];
     const registry = registryOf(c, store, rbac, plugins, all);
     const openapi = openApiOf(c, all);
-    const authn = new AuthenticatorChain({
-      authenticators: [
-        ...flagAuthenticators(c, store, defs),
-        ...(plugins.authenticators ?? []),
-        ...(c.extra.authenticators ?? []),
-      ],
-      anonymous: flags.anonymousAuth,
-    });
+    const authn = authnChain(c, { store, defs, pods, plugins });
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
     const server = new ApiServer({
       platformDomain: names.groupDomain,
@@ -302,14 +329,14 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
       authn,
       authorizer,
       routes: new ResourceRoutes(all),
-      resources: handlerContext(c, registry, authorizer),
+      resources: handlerContext(c, registry, authorizer, pods.actionsOver(registry)),
       openapi,
       discovery: discoveryOf(names, defs, rbac),
       proxy,
       protobufResponses: new ProtobufResponses({ logger }),
       tracer: plugins.tracer,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      apiAudiences: flags.apiAudiences,
+      apiAudiences: pods.apiAudiences,
       logger,
     });
     return {
@@ -323,6 +350,7 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
       registry,
       openapi,
       authn,
+      pods,
       server,
       close,
     };

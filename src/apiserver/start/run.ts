@@ -1,5 +1,6 @@
 // runApiServer(parts): starts what buildApiServer made, in order: the default namespaces, RBAC
-// (roles and bindings loaded, the bootstrap policy reconciled, aggregation), the listener, the
+// (roles and bindings loaded, the bootstrap policy reconciled, aggregation), the cluster IPs
+// stored Services hold (followed from then on), the listener, the
 // storage compaction, admin.platconfig, the controllers; `stop()` stops them in reverse.
 // startApiServer is the three stages in one call (main, tests and benchmarks use it).
 import type { Logger } from '../../common/log/types.js';
@@ -67,7 +68,7 @@ function serverUrl({ host, port }: { host: string; port: number }): string {
 }
 
 /** The controllers --controllers names, over the built registry and authorizer. */
-function controllers(parts: ApiServerParts, signal: AbortSignal): Promise<void>[] {
+function controllers(parts: ApiServerParts, url: string, signal: AbortSignal): Promise<void>[] {
   const { flags, names, clock, logger } = parts.config;
   return startControllers(
     {
@@ -76,6 +77,8 @@ function controllers(parts: ApiServerParts, signal: AbortSignal): Promise<void>[
       ca: parts.certs.clusterCa,
       clusterSigningDurationMs: flags.clusterSigningDurationMs,
       nodeMonitorGracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      rootCaPem: parts.certs.servingCaPem,
+      securePort: Number(new URL(url).port),
       names,
       clock,
       logger,
@@ -108,6 +111,7 @@ export async function runApiServer(parts: ApiServerParts): Promise<RunningApiSer
   try {
     await bootstrapNamespaces(parts);
     await parts.rbac.start(parts.registry, background.signal);
+    await parts.pods.followServices(background.signal);
     const url = serverUrl(await parts.server.listen());
     started.stopCompaction = startCompaction(parts);
     const { certs } = parts;
@@ -117,7 +121,7 @@ export async function runApiServer(parts: ApiServerParts): Promise<RunningApiSer
       certs,
       clock,
     });
-    started.loops = controllers(parts, background.signal);
+    started.loops = controllers(parts, url, background.signal);
     logger.info(
       { address: url, adminPlatconfig, dataDir: flags.dataDir ?? '(memory)' },
       `plat-apiserver listening on ${url}; admin credentials in ${adminPlatconfig}`,

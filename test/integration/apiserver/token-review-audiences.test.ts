@@ -73,11 +73,15 @@ test('a review for audiences the server does not serve is not authenticated, and
     'the requested audiences are not copied into the answer',
   );
   assert.equal(r.status.error, undefined);
-  // Without --api-audiences no audience is served: asking for one is not authenticated either.
+  // Without --api-audiences the API audiences are the service-account issuers, as the reference
+  // defaults them (here the default --service-account-issuer): asking for another audience is
+  // not authenticated either.
   assert.equal(
     (await review(without, 'good-token', ['https://plat.example'])).status.authenticated,
     false,
   );
   assert.equal((await review(without, 'good-token')).status.authenticated, true);
-  assert.equal((await review(without, 'good-token')).status.audiences, undefined);
+  assert.deepEqual((await review(without, 'good-token')).status.audiences, [
+    'https://kubernetes.default.svc.cluster.local',
+  ]);
 });

@@ -25,7 +25,15 @@ test('defaults as the reference names them', () => {
   assert.deepEqual(f.authorizationMode, ['Node', 'RBAC']);
   assert.equal(f.platformDomain, 'platform.io');
   assert.equal(f.clusterSigningDurationMs, 8760 * 3600 * 1000);
-  assert.deepEqual(f.controllers, ['csrapproving', 'csrsigning', 'tokencleaner', 'nodelifecycle']);
+  assert.deepEqual(f.controllers, [
+    'csrapproving',
+    'csrsigning',
+    'tokencleaner',
+    'nodelifecycle',
+    'serviceaccount',
+    'root-ca-cert-publisher',
+    'scheduler',
+  ]);
   assert.equal(f.enableBootstrapTokenAuth, false);
   assert.equal(f.platformProfile, 'platform');
   assert.equal(f.nodeMonitorGracePeriodMs, 40_000);
@@ -136,6 +144,9 @@ test('--help prints every flag; --controllers understands * and -name', () => {
     'csrapproving',
     'tokencleaner',
     'nodelifecycle',
+    'serviceaccount',
+    'root-ca-cert-publisher',
+    'scheduler',
   ]);
   assert.deepEqual(resolveControllers(['csrsigning']), ['csrsigning']);
 });

@@ -128,5 +128,8 @@ test("the reference's names and the wire identifiers every profile speaks, as ku
     // the reference's pkg/volume/flexvolume option keys (kubernetes.io/fsType, ...), which drivers
     // read
     flexVolumeOptionPrefix: 'kubernetes.io/',
+    // the reference's service-account token claim and the path in-cluster clients read it from
+    serviceAccountTokenClaim: 'kubernetes.io',
+    serviceAccountMountPath: '/var/run/secrets/kubernetes.io/serviceaccount',
   });
 });

@@ -3,7 +3,8 @@
 // here. Nodes: create/update/patch (NodeRestriction confines them to the node's own object) and
 // reads of its own Node only. Pods: get of pods bound to the node, list/watch with
 // `spec.nodeName=<node>`, create/delete (mirror pods; NodeRestriction checks), status updates.
-// Secrets and config maps: reads of those a pod bound to the node refers to. Leases: its own in
+// Secrets, config maps and persistent volume claims: reads of those a pod bound to the node refers
+// to. Service accounts: tokens for those a pod bound to the node runs as. Leases: its own in
 // the node-lease namespace. Everything else: the static node rules (rules.ts). A refusal is
 // "no opinion" with the reference's reason, so a later authorizer (RBAC) may still allow.
 
@@ -16,7 +17,14 @@ import type {
 } from '../../interfaces.js';
 import type { UserInfo } from '../../../common/auth/user.js';
 import { nodeIdentity } from './identity.js';
-import { podConfigMapNames, podNodeName, podSecretNames, type NodeObjects } from './objects.js';
+import {
+  podClaimNames,
+  podConfigMapNames,
+  podNodeName,
+  podSecretNames,
+  podServiceAccountName,
+  type NodeObjects,
+} from './objects.js';
 import { nodeRules, rulesAllow, type StaticRule } from './rules.js';
 
 export interface NodeAuthorizerOptions {
@@ -81,6 +89,9 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
       case `coordination.${d}/leases`:
         return this.authorizeLease(node, attrs);
       case '/persistentvolumeclaims':
+        if (attrs.subresource === '' && attrs.verb === 'get' && attrs.name !== '')
+          return this.readNamespaced(node, attrs, podClaimNames);
+        return attrs.subresource === 'status' ? statusOnly(node, attrs) : getOnly(node, attrs);
       case '/persistentvolumes':
       case `storage.${d}/volumeattachments`:
       case `resource.${d}/resourceclaims`:
@@ -93,7 +104,7 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
           return noOpinion('can only create tokens for individual service accounts');
         if (attrs.subresource !== 'token')
           return noOpinion('can only create token subresource of serviceaccount');
-        return noRelationship(node);
+        return this.serviceAccountOfPod(node, attrs);
       case `storage.${d}/csinodes`:
         return authorizeCsiNode(node, attrs);
       default:
@@ -158,6 +169,15 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     if (attrs.name === '') return noOpinion('No Object name found');
     const pods = await this.o.objects.podsBoundTo(node, attrs.namespace);
     return pods.some((p) => refs(p).has(attrs.name)) ? ALLOW : noRelationship(node);
+  }
+
+  /** A token for a service account that a pod bound to the node runs as (NodeRestriction checks the binding). */
+  private async serviceAccountOfPod(
+    node: string,
+    attrs: RequestAttributes,
+  ): Promise<AuthorizationDecision> {
+    const pods = await this.o.objects.podsBoundTo(node, attrs.namespace);
+    return pods.some((p) => podServiceAccountName(p) === attrs.name) ? ALLOW : noRelationship(node);
   }
 
   private authorizeLease(node: string, attrs: RequestAttributes): AuthorizationDecision {

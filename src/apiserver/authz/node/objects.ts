@@ -71,3 +71,22 @@ export function podConfigMapNames(pod: Obj): Set<string> {
   }
   return out;
 }
+
+/** The service account a pod runs as (admission sets `default` when none is named). */
+export function podServiceAccountName(pod: Obj): string {
+  const n = rec(pod['spec'])?.['serviceAccountName'];
+  return typeof n === 'string' ? n : '';
+}
+
+/** Names of the persistent volume claims a pod's volumes use (ephemeral volumes: `<pod>-<volume>`). */
+export function podClaimNames(pod: Obj): Set<string> {
+  const spec = rec(pod['spec']) ?? {};
+  const podName = rec(pod['metadata'])?.['name'];
+  const out = new Set<string>();
+  for (const v of list(spec['volumes'])) {
+    for (const n of name(v['persistentVolumeClaim'], 'claimName')) out.add(n);
+    if (rec(v['ephemeral']) !== undefined && typeof podName === 'string')
+      for (const n of name(v)) out.add(`${podName}-${n}`);
+  }
+  return out;
+}

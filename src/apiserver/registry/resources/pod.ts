@@ -144,7 +144,9 @@ export const podDef: ResourceDef = {
   listKind: 'PodList',
   namespaced: true,
   shortNames: ['po'],
-  subresources: ['status', EPHEMERAL_SUBRESOURCE],
+  subresources: ['binding', 'status', EPHEMERAL_SUBRESOURCE],
+  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and PodScheduled.
+  actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
   prepareForCreate: (obj) => {
@@ -156,6 +158,7 @@ export const podDef: ResourceDef = {
     ...validateNoEphemeralOnCreate(objAt(obj, 'spec')),
   ],
   prepareForUpdate: (obj: Obj, old: Obj, subresource: string) => {
+    if (subresource === 'binding') return;
     if (subresource === 'status') obj['spec'] = old['spec'];
     else if (subresource === EPHEMERAL_SUBRESOURCE) {
       prepareEphemeralUpdate(obj, old);

@@ -12,15 +12,31 @@ import { namespaceDef } from './namespace.js';
 import { nodeDef } from './node.js';
 import { podDef } from './pod.js';
 import { secretDef } from './secret.js';
+import { serviceAccountDef } from './serviceaccount.js';
+import { serviceDef } from './service.js';
+import { endpointsDef } from './endpoints.js';
+import type { ClusterIpAllocator } from '../../services/ip-allocator.js';
 
 /** The kinds served under the profile's names; events.k8s.io/v1 Event (eventsV1) is a view of core Events. */
 export type ServedKind =
-  'csr' | 'event' | 'eventsV1' | 'node' | 'pod' | 'namespace' | 'secret' | 'configMap' | 'lease';
+  | 'csr'
+  | 'event'
+  | 'eventsV1'
+  | 'node'
+  | 'pod'
+  | 'namespace'
+  | 'secret'
+  | 'configMap'
+  | 'lease'
+  | 'serviceAccount'
+  | 'service'
+  | 'endpoints';
 
 /** The resource kinds served under the profile's names (RBAC's come from Rbac). */
 export type ServedDefs = Readonly<Record<ServedKind, ResourceDef>>;
 
-export function resourceDefs(names: Names): ServedDefs {
+/** `clusterIps`: the allocator Services take their addresses from (--service-cluster-ip-range). */
+export function resourceDefs(names: Names, clusterIps: ClusterIpAllocator): ServedDefs {
   return {
     csr: csrDef(names.groupDomain, names.signers.legacyUnknown),
     event: eventDef,
@@ -31,5 +47,8 @@ export function resourceDefs(names: Names): ServedDefs {
     secret: secretDef,
     configMap: configMapDef,
     lease: leaseDef(names.groups.coordination),
+    serviceAccount: serviceAccountDef(names.groups.authentication),
+    service: serviceDef(clusterIps),
+    endpoints: endpointsDef,
   };
 }

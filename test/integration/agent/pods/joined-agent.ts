@@ -22,7 +22,9 @@ export async function joinedAgentScene(
   t: Pick<TestContext, 'after'>,
   rootPrefix: string,
 ): Promise<JoinedAgentScene> {
-  const api = await startApiServer();
+  // process:// cannot mount volumes: its pods would be refused the projected service-account
+  // token the ServiceAccount admission plugin adds by default, so the plugin is off here.
+  const api = await startApiServer({ args: ['--disable-admission-plugins=ServiceAccount'] });
   const root = await tempDir(rootPrefix);
   const ac = new AbortController();
   let agent: Promise<number> | undefined;

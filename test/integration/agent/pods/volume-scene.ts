@@ -38,7 +38,14 @@ export async function volumeScene(
   const token = randomBytes(16).toString('hex');
   const tokens = join(dir.path, 'tokens.csv');
   await writeFile(tokens, `${token},system:node:${node},uid-${node},"system:nodes"\n`);
-  const api = await startApiServer({ args: [`--token-auth-file=${tokens}`] });
+  // process:// cannot mount the projected service-account token the ServiceAccount admission
+  // plugin adds by default: the plugin is off for that runtime.
+  const api = await startApiServer({
+    args: [
+      `--token-auth-file=${tokens}`,
+      ...(runtime === 'process' ? ['--disable-admission-plugins=ServiceAccount'] : []),
+    ],
+  });
   const platconfig = join(dir.path, 'node.platconfig');
   await writeFile(
     platconfig,

@@ -232,11 +232,19 @@ test(
       failed[0],
       'MountVolume.SetUp failed for volume "v" : configmap "later" not found',
     );
-    const status = await s.phase(name, 'Pending');
-    const waiting = (
-      status['containerStatuses'] as { state: { waiting?: { reason: string } } }[]
-    )[0]?.state.waiting;
-    assert.equal(waiting?.reason, 'ContainerCreating');
+    // Pending from its creation: the agent's first status (ContainerCreating) may follow the event
+    const waiting = await waitFor(
+      'the container waiting in ContainerCreating',
+      async () => {
+        const status = await s.phase(name, 'Pending');
+        return (
+          status['containerStatuses'] as { state: { waiting?: { reason: string } } }[] | undefined
+        )?.[0]?.state.waiting;
+      },
+      30_000,
+      200,
+    );
+    assert.equal(waiting.reason, 'ContainerCreating');
     const hp = await waitFor(
       'the hostPath FailedMount event',
       async () => {

@@ -104,8 +104,9 @@ test('KMS v1 validates but is refused at start; Webhook mode needs its file', as
   );
 });
 
-test('admission plugins: the defaults include NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
+test('admission plugins: the defaults include ServiceAccount (as the reference) and NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
   assert.deepEqual(admissionPluginsEnabled(undefined, undefined, true), [
+    'ServiceAccount',
     'CertificateApproval',
     'CertificateSigning',
     'CertificateSubjectRestriction',
@@ -113,9 +114,9 @@ test('admission plugins: the defaults include NodeRestriction (as kubeadm enable
   ]);
   assert.deepEqual(
     admissionPluginsEnabled('EventRateLimit', 'NodeRestriction,CertificateSigning', true),
-    ['CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit'],
+    ['ServiceAccount', 'CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit'],
   );
-  // --validate-config has no cluster objects: NodeRestriction is not a default there.
+  // --validate-config has no cluster objects: NodeRestriction and ServiceAccount are not defaults there.
   assert.deepEqual(admissionPluginsEnabled(undefined, undefined, false), [
     'CertificateApproval',
     'CertificateSigning',
