@@ -28,6 +28,7 @@ import { validatePod, type ValidatePodOptions } from '../pod/validate.js';
 import { PodRefusals } from '../pod/refusal-notes.js';
 import { RuntimeError } from '../../common/util/errors.js';
 import { podPullCredentials } from '../worker/pull-credentials.js';
+import { pullSecretTypes } from '../runtime/credentials/pull-secrets.js';
 import type { PodObjects } from '../objects/types.js';
 import {
   apiRuntimeHandlers,
@@ -270,7 +271,7 @@ function workers(w: WorkerInput): {
     runtimeHandler: runtimeHandlerLookup(w.input, logger),
     pullCredentials: podPullCredentials({
       objects: volumes.objects ?? NO_API_OBJECTS,
-      secretTypes: w.input.names.secretTypes,
+      secretTypes: pullSecretTypes(w.input.names),
       recordEvent: (e) => w.statuses.recordEvent(e),
       logger,
     }),

@@ -1,5 +1,6 @@
 // A pod's image pull secrets as registry credentials, as the reference's MakeDockerKeyring and
-// BasicDockerKeyring make them: a Secret of type <label domain>/dockerconfigjson with a non-empty
+// BasicDockerKeyring make them: a Secret of type <label domain>/dockerconfigjson (or the
+// reference's kubernetes.io/dockerconfigjson, which kubectl writes under any profile) with a non-empty
 // `.dockerconfigjson` ({"auths": {...}}), or of type <label domain>/dockercfg with a non-empty
 // `.dockercfg` (the entries themselves); other secrets give nothing. Each entry's `auth`
 // (base64 of user:password) wins over its username and password. The keys lose their scheme and
@@ -7,6 +8,7 @@
 // image's repository with the credential providers' matcher, and a key `index.docker.io` serves
 // images of docker.io when no key matched. Bad JSON or a bad `auth` fails the pull, as the
 // reference's keyring error does.
+import { REFERENCE_NAMES, type Names } from '../../../common/names.js';
 import { parseJsonBounded } from '../../../common/util/bounded-json.js';
 import { isRecord } from '../../../common/util/json-shape.js';
 import { DEFAULT_PARSE_LIMITS } from '../../../common/util/parse-limits.js';
@@ -16,11 +18,25 @@ import { registryOf, repoToPull, urlsMatch } from './match-image.js';
 export const DOCKER_CONFIG_JSON_KEY = '.dockerconfigjson';
 export const DOCKERCFG_KEY = '.dockercfg';
 
-/** The two Secret types (names.secretTypes of the profile). */
+/**
+ * The Secret types read as each layout: the profile's (names.secretTypes) and, under another
+ * profile, the reference's too, since kubectl create secret docker-registry always writes those.
+ */
 export interface PullSecretTypes {
-  readonly dockerConfigJson: string;
-  readonly dockercfg: string;
+  readonly dockerConfigJson: readonly string[];
+  readonly dockercfg: readonly string[];
 }
+
+/** The profile's pull secret types and the reference's. */
+export function pullSecretTypes(names: Pick<Names, 'secretTypes'>): PullSecretTypes {
+  const own = names.secretTypes;
+  const ref = REFERENCE_NAMES.secretTypes;
+  return {
+    dockerConfigJson: [...new Set([own.dockerConfigJson, ref.dockerConfigJson])],
+    dockercfg: [...new Set([own.dockercfg, ref.dockercfg])],
+  };
+}
+
 const DEFAULT_REGISTRY_HOST = 'index.docker.io';
 
 /** What the keyring reads of a Secret. */
@@ -85,12 +101,22 @@ function secretEntries(s: PullSecret, types: PullSecretTypes): Entry[] {
       limits: DEFAULT_PARSE_LIMITS,
     });
   const json = s.data.get(DOCKER_CONFIG_JSON_KEY);
-  if (s.type === types.dockerConfigJson && json !== undefined && json.length > 0) {
+  if (
+    s.type !== undefined &&
+    types.dockerConfigJson.includes(s.type) &&
+    json !== undefined &&
+    json.length > 0
+  ) {
     const doc = parse(json);
     return entriesOf(isRecord(doc) ? (doc['auths'] ?? {}) : doc, s.name);
   }
   const cfg = s.data.get(DOCKERCFG_KEY);
-  if (s.type === types.dockercfg && cfg !== undefined && cfg.length > 0)
+  if (
+    s.type !== undefined &&
+    types.dockercfg.includes(s.type) &&
+    cfg !== undefined &&
+    cfg.length > 0
+  )
     return entriesOf(parse(cfg), s.name);
   return [];
 }

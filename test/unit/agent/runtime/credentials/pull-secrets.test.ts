@@ -6,13 +6,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   pullSecretCredentials as withTypes,
+  pullSecretTypes,
   type PullSecret,
 } from '../../../../../src/agent/runtime/credentials/pull-secrets.js';
 import { REFERENCE_NAMES } from '../../../../../src/common/names.js';
 
 // the kubernetes profile's types: kubernetes.io/dockerconfigjson and kubernetes.io/dockercfg
 const pullSecretCredentials = (s: PullSecret[], image: string) =>
-  withTypes(s, image, REFERENCE_NAMES.secretTypes);
+  withTypes(s, image, pullSecretTypes(REFERENCE_NAMES));
 
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
@@ -70,4 +71,24 @@ test('a bad auth field fails with the reference message', () => {
   assert.throws(() => pullSecretCredentials([s], 'reg.example/app'), {
     message: 'unable to parse auth field, must be formatted as base64(username:password)',
   });
+});
+
+test("under the platform profile the reference's types are read too (kubectl create secret docker-registry writes them)", () => {
+  const types = pullSecretTypes({
+    secretTypes: {
+      dockerConfigJson: 'platform.io/dockerconfigjson',
+      dockercfg: 'platform.io/dockercfg',
+    },
+  });
+  assert.deepEqual(types, {
+    dockerConfigJson: ['platform.io/dockerconfigjson', 'kubernetes.io/dockerconfigjson'],
+    dockercfg: ['platform.io/dockercfg', 'kubernetes.io/dockercfg'],
+  });
+  const auths = { 'reg.example': { username: 'u', password: 'p' } };
+  for (const type of types.dockerConfigJson) {
+    const s = secret('j', type, '.dockerconfigjson', { auths });
+    assert.deepEqual(withTypes([s], 'reg.example/app:1', types), [
+      { username: 'u', password: 'p', serveraddress: 'reg.example' },
+    ]);
+  }
 });
