@@ -16,6 +16,8 @@ export interface JoinedAgentScene {
   root: string;
   /** Runs the agent as node `node`, its configuration the tests' (testConfig) with process:// and `config` over it. */
   start(o: { node: string; logger: Logger; config?: Partial<NodeAgentConfiguration> }): void;
+  /** Stops the agent as a service stop does (its pods keep running), for a restart with start(). */
+  stop(): Promise<void>;
 }
 
 export async function joinedAgentScene(
@@ -26,7 +28,7 @@ export async function joinedAgentScene(
   // token the ServiceAccount admission plugin adds by default, so the plugin is off here.
   const api = await startApiServer({ args: ['--disable-admission-plugins=ServiceAccount'] });
   const root = await tempDir(rootPrefix);
-  const ac = new AbortController();
+  let ac = new AbortController();
   let agent: Promise<number> | undefined;
   t.after(async () => {
     ac.abort();
@@ -39,12 +41,17 @@ export async function joinedAgentScene(
     api,
     root: root.path,
     start(o) {
+      ac = new AbortController();
       agent = runAgent({
         config: testConfig(root.path, { containerRuntimeEndpoint: 'process://', ...o.config }),
         flags: testFlags(root.path, { hostnameOverride: o.node, platconfig: api.adminPlatconfig }),
         logger: o.logger,
         signal: ac.signal,
       });
+    },
+    async stop() {
+      ac.abort();
+      await agent?.catch(() => 1);
     },
   };
 }
