@@ -26,6 +26,7 @@ import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
 import { goQuote } from '../../common/util/go-quote.js';
+import { isRecord } from '../../common/util/json-shape.js';
 import { goPatchedJson, goPrintDecoded, jsonPatchTouched, mergePatchTouched } from './go-render.js';
 
 export { PatchError, type PatchErrorCause } from './errors.js';
@@ -184,110 +185,115 @@ function newUnknownFields(
   return after.unknownFields.filter((f) => !before.has(f));
 }
 
-export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
-  const type = patchTypeOf(opts.contentType);
-  if (type === undefined) throw unsupported(opts.contentType);
-  const isApply = type === 'application/apply-patch+yaml';
-  if (opts.force && !isApply) {
-    throw new PatchError({
-      status: 422,
-      reason: 'Invalid',
-      message: 'force: Invalid value: true: may not be specified for non-apply patch',
-      causes: [
-        {
-          reason: 'FieldValueInvalid',
-          message: 'Invalid value: true: may not be specified for non-apply patch',
-          field: 'force',
-        },
-      ],
-    });
-  }
-  if (isApply && opts.manager === '') {
-    throw new PatchError({
-      status: 422,
-      reason: 'Invalid',
-      message: 'fieldManager: Required value: is required for apply patch',
-      causes: [
-        {
-          reason: 'FieldValueRequired',
-          message: 'Required value: is required for apply patch',
-          field: 'fieldManager',
-        },
-      ],
-    });
-  }
+/** The reference's 422 with one field error. */
+function fieldInvalid(field: string, reason: string, detail: string): PatchError {
+  return new PatchError({
+    status: 422,
+    reason: 'Invalid',
+    message: `${field}: ${detail}`,
+    causes: [{ reason, message: detail, field }],
+  });
+}
+
+/** The options every patch type checks first: force only with apply, a valid field manager. */
+function checkPatchOptions(opts: ApplyPatchOptions, isApply: boolean): void {
+  if (opts.force && !isApply)
+    throw fieldInvalid(
+      'force',
+      'FieldValueInvalid',
+      'Invalid value: true: may not be specified for non-apply patch',
+    );
+  if (isApply && opts.manager === '')
+    throw fieldInvalid(
+      'fieldManager',
+      'FieldValueRequired',
+      'Required value: is required for apply patch',
+    );
   const fmErrs = validateFieldManager(opts.manager);
   if (fmErrs.length > 0)
     throw new PatchError({ status: 422, reason: 'Invalid', message: formatFieldErrors(fmErrs) });
+}
 
-  if (isApply) {
-    let decoded;
-    try {
-      decoded = decodeBody({
-        body: opts.patchBody,
-        contentType: 'application/apply-patch+yaml',
-        kind: opts.kind,
-        apiVersion: opts.apiVersion,
-        exactGvk: true,
-      });
-    } catch (e) {
-      // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
-      if (e instanceof DecodeError && e.limit !== undefined)
-        throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
-      if (e instanceof DecodeError && e.yamlConversion !== undefined)
-        throw badRequest(`error decoding YAML: ${e.yamlConversion}`);
-      if (e instanceof DecodeError) throw badRequest(e.message);
-      throw e;
-    }
-    const r = serverSideApply({
-      live: opts.live,
-      config: decoded.object,
+/** The apply configuration decoded as the reference decodes a YAML body, or its 400. */
+function decodeApplyBody(opts: ApplyPatchOptions): ReturnType<typeof decodeBody> {
+  try {
+    return decodeBody({
+      body: opts.patchBody,
+      contentType: 'application/apply-patch+yaml',
       kind: opts.kind,
-      manager: opts.manager,
-      force: opts.force,
-      subresource: opts.subresource,
       apiVersion: opts.apiVersion,
-      now: opts.now,
+      exactGvk: true,
     });
-    return {
-      object: r.object,
-      created: r.created,
-      unknownFields: decoded.unknownFields,
-      duplicateFields: decoded.duplicateFields,
-    };
+  } catch (e) {
+    // The reference: `error decoding YAML: <sigs.k8s.io/yaml's error>` for a body nested too deep.
+    if (e instanceof DecodeError && e.limit !== undefined)
+      throw badRequest(`error decoding YAML: ${limitText(opts.patchBody, e.limit, true)}`);
+    if (e instanceof DecodeError && e.yamlConversion !== undefined)
+      throw badRequest(`error decoding YAML: ${e.yamlConversion}`);
+    if (e instanceof DecodeError) throw badRequest(e.message);
+    throw e;
   }
+}
 
-  if (opts.live === undefined) {
-    throw new PatchError({
-      status: 404,
-      reason: 'NotFound',
-      message: 'the object to patch does not exist',
-    });
-  }
-  const live = opts.live;
+function applyServerSide(opts: ApplyPatchOptions): ApplyPatchResult {
+  const decoded = decodeApplyBody(opts);
+  const r = serverSideApply({
+    live: opts.live,
+    config: decoded.object,
+    kind: opts.kind,
+    manager: opts.manager,
+    force: opts.force,
+    subresource: opts.subresource,
+    apiVersion: opts.apiVersion,
+    now: opts.now,
+  });
+  return {
+    object: r.object,
+    created: r.created,
+    unknownFields: decoded.unknownFields,
+    duplicateFields: decoded.duplicateFields,
+  };
+}
+
+/** A JSON, merge or strategic merge patch applied to the live object. */
+function patchedObject(
+  type: Exclude<PatchType, 'application/apply-patch+yaml'>,
+  opts: ApplyPatchOptions,
+  live: Record<string, unknown>,
+  duplicateFields: string[],
+): Record<string, unknown> {
   let result: unknown;
-  const duplicateFields: string[] = [];
-  switch (type) {
-    case 'application/json-patch+json':
-      result = applyJsonPatch(live, opts.patchBody);
-      break;
-    case 'application/merge-patch+json':
-      result = mergePatch(live, parseJsonObject(opts.patchBody, false));
-      findJsonDuplicates(opts.patchBody, duplicateFields);
-      break;
-    case 'application/strategic-merge-patch+json':
-      result = strategicMergePatch(opts.kind, live, parseJsonObject(opts.patchBody, true));
-      findJsonDuplicates(opts.patchBody, duplicateFields);
-      break;
+  if (type === 'application/json-patch+json') result = applyJsonPatch(live, opts.patchBody);
+  else {
+    const strategic = type === 'application/strategic-merge-patch+json';
+    const patch = parseJsonObject(opts.patchBody, strategic);
+    result = strategic ? strategicMergePatch(opts.kind, live, patch) : mergePatch(live, patch);
+    findJsonDuplicates(opts.patchBody, duplicateFields);
   }
-  if (result === null || typeof result !== 'object' || Array.isArray(result)) {
+  if (!isRecord(result))
     throw new PatchError({
       status: 422,
       reason: 'Invalid',
       message: 'the patched object must be a JSON object',
     });
-  }
-  const object = result as Record<string, unknown>;
+  return result;
+}
+
+export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
+  const type = patchTypeOf(opts.contentType);
+  if (type === undefined) throw unsupported(opts.contentType);
+  const isApply = type === 'application/apply-patch+yaml';
+  checkPatchOptions(opts, isApply);
+  if (isApply) return applyServerSide(opts);
+  if (opts.live === undefined)
+    throw new PatchError({
+      status: 404,
+      reason: 'NotFound',
+      message: 'the object to patch does not exist',
+    });
+  const live = opts.live;
+  const duplicateFields: string[] = [];
+  const object = patchedObject(type, opts, live, duplicateFields);
   const unknownFields = newUnknownFields(type, live, opts.patchBody, object, opts.kind);
   if (opts.manager !== '')
     updateManagedFields({
