@@ -2,7 +2,7 @@
 // `$(name)` is replaced by the first of the given maps that holds `name` (any text up to the
 // first `)` is a name), `$$` is a literal `$`, and anything else (an unknown name, `$x`, an
 // unclosed `$(`) is left as written.
-import type { Container } from './types.js';
+import type { Container, Pod } from './types.js';
 
 /** What a container runs with: its environment in order, command and args expanded over it. */
 export interface ContainerEnvironment {
@@ -10,6 +10,13 @@ export interface ContainerEnvironment {
   command?: string[];
   args?: string[];
 }
+
+/** A container's environment, command and args as the worker resolves them (src/agent/env). */
+export type ResolveEnvironment = (
+  pod: Pod,
+  c: Container,
+  podIP: string | undefined,
+) => Promise<ContainerEnvironment>;
 
 type Vars = ReadonlyMap<string, string>;
 

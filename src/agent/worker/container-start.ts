@@ -6,7 +6,11 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import { canonicalJson, hashHex } from '../pod/hash.js';
 import type { Container, Pod } from '../pod/types.js';
-import { plainEnvironment, type ContainerEnvironment } from '../pod/expand.js';
+import {
+  plainEnvironment,
+  type ContainerEnvironment,
+  type ResolveEnvironment,
+} from '../pod/expand.js';
 import {
   ContainerConfigError,
   ImagePullError,
@@ -74,11 +78,7 @@ export interface ContainerStarterOptions {
     env: Readonly<Record<string, string>>,
   ) => Promise<readonly ContainerMount[] | undefined>;
   /** The container's environment, command and args (src/agent/env); throws the reference's message. */
-  environment?: (
-    pod: Pod,
-    c: Container,
-    podIP: string | undefined,
-  ) => Promise<ContainerEnvironment>;
+  environment?: ResolveEnvironment;
   /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
   pullCredentials?: PullCredentials;
 }

@@ -12,7 +12,7 @@ import type {
   ImageService,
   RuntimeContainer,
 } from '../runtime/types.js';
-import type { ContainerEnvironment } from '../pod/expand.js';
+import type { ResolveEnvironment } from '../pod/expand.js';
 import { refusedContainerFields } from '../pod/refusals.js';
 import { Backoff } from './backoff.js';
 import { ContainerKiller } from './container-kill.js';
@@ -52,11 +52,7 @@ export interface PodSyncerOptions {
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
   /** Each container's environment, command and args (src/agent/env); env[].value only when absent. */
-  environment?: (
-    pod: Pod,
-    c: Container,
-    podIP: string | undefined,
-  ) => Promise<ContainerEnvironment>;
+  environment?: ResolveEnvironment;
   /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
   pullCredentials?: PullCredentials;
   /** runtimeClassName to its handler (objects/runtime-classes.ts); absent: the default handler. */

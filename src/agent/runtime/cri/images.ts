@@ -5,11 +5,11 @@
 // ErrImagePull with the runtime's message (the pod workers back off to ImagePullBackOff).
 import { statfs } from 'node:fs/promises';
 import type { Clock } from '../../../common/util/clock.js';
-import { userMessage } from '../../../common/util/errors.js';
 import { TokenBucket } from '../../../common/util/token-bucket.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
+import { ensureImageWith } from '../ensure-image.js';
 import { PullQueue } from '../docker/pull-queue.js';
-import { ImagePullError, type ImageFsInfo, type ImageInfo, type ImageService } from '../types.js';
+import type { ImageFsInfo, ImageInfo, ImageService } from '../types.js';
 import type { CriClient } from './client.js';
 import type { AuthConfig } from './types.generated.js';
 
@@ -84,33 +84,17 @@ export class CriImages implements ImageService {
     });
   }
 
-  async ensureImage(
+  ensureImage(
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials: readonly RegistryAuth[] = [],
   ): Promise<string> {
-    if (policy !== 'Always') {
-      const id = await this.imageId(image);
-      if (id !== undefined) return id;
-      if (policy === 'Never')
-        throw new ImagePullError(
-          'ErrImageNeverPull',
-          `Container image "${image}" is not present with pull policy of Never`,
-        );
-    }
-    try {
-      await this.pull(image, credentials);
-    } catch (err) {
-      throw new ImagePullError(
-        'ErrImagePull',
-        `failed to pull image "${image}": ${userMessage(err)}`,
-        { cause: err },
-      );
-    }
-    const id = await this.imageId(image);
-    if (id === undefined)
-      throw new ImagePullError('ErrImagePull', `image "${image}" is missing after pulling it`);
-    return id;
+    return ensureImageWith(
+      { imageId: (i) => this.imageId(i), pull: (i, c) => this.pull(i, c) },
+      image,
+      policy,
+      credentials,
+    );
   }
 
   async listImages(): Promise<ImageInfo[]> {

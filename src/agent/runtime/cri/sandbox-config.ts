@@ -6,6 +6,7 @@ import { isRecord, recordOf } from '../../../common/util/json-shape.js';
 import type { Pod } from '../../pod/types.js';
 import { podLogsDirName } from '../pod-logs/links.js';
 import { LABELS } from '../types.js';
+import { agentPodLabels } from '../pod-labels.js';
 import { podSysctls } from '../settings/sysctls.js';
 import { podSupplementalGroups } from '../security/effective.js';
 import type { DnsConfig } from '../settings/resolv-conf.js';
@@ -43,12 +44,7 @@ export function podLabels(pod: Pod, nodeName: string | undefined): Record<string
     [KUBE_LABELS.podName]: pod.metadata.name,
     [KUBE_LABELS.podNamespace]: pod.metadata.namespace,
     [KUBE_LABELS.podUid]: pod.metadata.uid,
-    [LABELS.managed]: 'true',
-    ...(nodeName !== undefined ? { [LABELS.node]: nodeName } : {}),
-    [LABELS.podUid]: pod.metadata.uid,
-    [LABELS.podName]: pod.metadata.name,
-    [LABELS.podNamespace]: pod.metadata.namespace,
-    [LABELS.grace]: String(pod.spec.terminationGracePeriodSeconds ?? 30),
+    ...agentPodLabels(pod, nodeName),
   };
 }
 

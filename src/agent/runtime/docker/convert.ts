@@ -3,6 +3,7 @@ import type { ContainerCreateOptions } from 'dockerode';
 import type { Container, Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { LABELS, type ContainerConfig } from '../types.js';
+import { agentPodLabels } from '../pod-labels.js';
 import { plainEnvironment } from '../../pod/expand.js';
 import {
   dockerContainerSettings,
@@ -23,17 +24,6 @@ export function dockerSysctls(
     (s) => which === 'sandbox' || sysctlNamespace(s.name) === 'ipc',
   );
   return list.length > 0 ? Object.fromEntries(list.map((s) => [s.name, s.value])) : undefined;
-}
-
-export function podLabels(pod: Pod, nodeName?: string): Record<string, string> {
-  return {
-    [LABELS.managed]: 'true',
-    ...(nodeName !== undefined ? { [LABELS.node]: nodeName } : {}),
-    [LABELS.podUid]: pod.metadata.uid,
-    [LABELS.podName]: pod.metadata.name,
-    [LABELS.podNamespace]: pod.metadata.namespace,
-    [LABELS.grace]: String(pod.spec.terminationGracePeriodSeconds ?? 30),
-  };
 }
 
 function dockerName(parts: string[]): string {
@@ -78,7 +68,7 @@ export function sandboxCreateOptions(
     Cmd: ['sleep', '2147483647'],
     Hostname: pod.spec.hostNetwork ? undefined : (hostname ?? pod.metadata.name.slice(0, 63)),
     Labels: {
-      ...podLabels(pod, nodeName),
+      ...agentPodLabels(pod, nodeName),
       [LABELS.kind]: 'sandbox',
       [LABELS.attempt]: String(attempt),
       [LABELS.containerName]: '',
@@ -162,7 +152,7 @@ function processOptions(c: Container, cmd = plainEnvironment(c)): Partial<Contai
 
 function containerLabels(opts: ContainerCreateInput): Record<string, string> {
   return {
-    ...podLabels(opts.pod, opts.nodeName),
+    ...agentPodLabels(opts.pod, opts.nodeName),
     [LABELS.kind]: opts.kind,
     [LABELS.containerName]: opts.container.name,
     [LABELS.attempt]: String(opts.attempt),

@@ -11,7 +11,6 @@ import { type RateLimiter } from '../../client/rate-limiter.js';
 import { TokenBucket } from '../../../common/util/token-bucket.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import {
-  ImagePullError,
   LABELS,
   type AttachOptions,
   type ContainerConfig,
@@ -41,6 +40,7 @@ import { linesSince } from '../log-lines.js';
 import { parseTimedLog } from './timed-logs.js';
 import { containerEventOf } from './events.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
+import { ensureImageWith } from '../ensure-image.js';
 import {
   kernelHostname,
   mountsHostsFile,
@@ -641,34 +641,17 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return this.pulls.run(run);
   }
 
-  async ensureImage(
+  ensureImage(
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials: readonly RegistryAuth[] = [],
   ): Promise<string> {
-    if (policy !== 'Always') {
-      const id = await this.imageId(image);
-      if (id !== undefined) return id;
-      if (policy === 'Never') {
-        throw new ImagePullError(
-          'ErrImageNeverPull',
-          `Container image "${image}" is not present with pull policy of Never`,
-        );
-      }
-    }
-    try {
-      await this.pull(image, credentials);
-    } catch (err) {
-      throw new ImagePullError(
-        'ErrImagePull',
-        `failed to pull image "${image}": ${userMessage(err)}`,
-        { cause: err },
-      );
-    }
-    const id = await this.imageId(image);
-    if (id === undefined)
-      throw new ImagePullError('ErrImagePull', `image "${image}" is missing after pulling it`);
-    return id;
+    return ensureImageWith(
+      { imageId: (i) => this.imageId(i), pull: (i, c) => this.pull(i, c) },
+      image,
+      policy,
+      credentials,
+    );
   }
 
   async listImages(): Promise<ImageInfo[]> {
