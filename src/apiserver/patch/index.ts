@@ -12,7 +12,7 @@ import {
   findJsonDuplicates,
   jsonSyntaxMessage,
 } from '../decode.js';
-import { limitText, parseJsonBody } from '../body-limits.js';
+import { limitText, parseJsonBody, parseJsonPatchBody } from '../body-limits.js';
 import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
 import { PatchError, badRequest } from './errors.js';
 import { applyJsonPatch } from './json-patch.js';
@@ -151,34 +151,26 @@ function undecodablePatched(invalidValue: string, decodeError: string): PatchErr
  * unstructured converter, whose words the error then has), otherwise the patched object as the
  * JSON or merge patch library writes it.
  */
-function undecodableText(
-  type: PatchType,
-  live: Record<string, unknown>,
-  patchBody: string,
-  result: Record<string, unknown>,
-): string {
-  const patch: unknown = JSON.parse(patchBody);
-  if (type === 'application/strategic-merge-patch+json') return goPrintDecoded(patch);
-  const touched =
-    type === 'application/json-patch+json'
-      ? jsonPatchTouched(patch)
-      : mergePatchTouched(live, patch as Record<string, unknown>);
-  return goPatchedJson(result, touched);
+function undecodableText(type: PatchType, live: Obj, patched: Patched, patchBody: string): string {
+  if (patched.mergePatch === undefined)
+    return goPatchedJson(patched.object, jsonPatchTouched(parseJsonPatchBody(patchBody)));
+  if (type === 'application/strategic-merge-patch+json') return goPrintDecoded(patched.mergePatch);
+  return goPatchedJson(patched.object, mergePatchTouched(live, patched.mergePatch));
 }
 
 function newUnknownFields(
   type: PatchType,
-  live: Record<string, unknown>,
+  live: Obj,
+  patched: Patched,
   patchBody: string,
-  result: Record<string, unknown>,
   kind: string,
 ): string[] {
   const before = new Set(checkAgainstSchema(live, kind).unknownFields);
-  const after = checkAgainstSchema(result, kind);
+  const after = checkAgainstSchema(patched.object, kind);
   if (after.typeError !== undefined) {
     const strategic = type === 'application/strategic-merge-patch+json';
     throw undecodablePatched(
-      undecodableText(type, live, patchBody, result),
+      undecodableText(type, live, patched, patchBody),
       (strategic ? after.converterError : undefined) ?? after.typeError,
     );
   }
@@ -255,19 +247,30 @@ function applyServerSide(opts: ApplyPatchOptions): ApplyPatchResult {
   };
 }
 
+type Obj = Record<string, unknown>;
+
+/** The patched object, and the merge or strategic merge patch that made it (parsed once). */
+interface Patched {
+  readonly object: Obj;
+  readonly mergePatch?: Obj;
+}
+
 /** A JSON, merge or strategic merge patch applied to the live object. */
 function patchedObject(
   type: Exclude<PatchType, 'application/apply-patch+yaml'>,
   opts: ApplyPatchOptions,
-  live: Record<string, unknown>,
+  live: Obj,
   duplicateFields: string[],
-): Record<string, unknown> {
+): Patched {
   let result: unknown;
+  let mergePatchDoc: Obj | undefined;
   if (type === 'application/json-patch+json') result = applyJsonPatch(live, opts.patchBody);
   else {
     const strategic = type === 'application/strategic-merge-patch+json';
-    const patch = parseJsonObject(opts.patchBody, strategic);
-    result = strategic ? strategicMergePatch(opts.kind, live, patch) : mergePatch(live, patch);
+    mergePatchDoc = parseJsonObject(opts.patchBody, strategic);
+    result = strategic
+      ? strategicMergePatch(opts.kind, live, mergePatchDoc)
+      : mergePatch(live, mergePatchDoc);
     findJsonDuplicates(opts.patchBody, duplicateFields);
   }
   if (!isRecord(result))
@@ -276,7 +279,9 @@ function patchedObject(
       reason: 'Invalid',
       message: 'the patched object must be a JSON object',
     });
-  return result;
+  return mergePatchDoc === undefined
+    ? { object: result }
+    : { object: result, mergePatch: mergePatchDoc };
 }
 
 export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
@@ -293,8 +298,9 @@ export function applyPatch(opts: ApplyPatchOptions): ApplyPatchResult {
     });
   const live = opts.live;
   const duplicateFields: string[] = [];
-  const object = patchedObject(type, opts, live, duplicateFields);
-  const unknownFields = newUnknownFields(type, live, opts.patchBody, object, opts.kind);
+  const patched = patchedObject(type, opts, live, duplicateFields);
+  const object = patched.object;
+  const unknownFields = newUnknownFields(type, live, patched, opts.patchBody, opts.kind);
   if (opts.manager !== '')
     updateManagedFields({
       oldObj: live,
