@@ -117,11 +117,16 @@ async function stopServer(s: Server | undefined): Promise<void> {
   await gone;
 }
 
-function tokenCommand(c: DocCommand, server: Server, tmp: string, made: string[]): string[] {
+function tokenCommand(
+  c: DocCommand,
+  server: Server,
+  tmp: string,
+  token: string | undefined,
+): string[] {
   let args = remap(c.args, ['--platconfig', '--print-join-config'], (flag) =>
     flag === '--platconfig' ? join(server.certDir, 'admin.platconfig') : join(tmp, 'join.conf'),
   );
-  if (c.args[1] === 'delete') args = args.map((a, i) => (i === 2 ? (made[0] ?? a) : a));
+  if (c.args[1] === 'delete') args = args.map((a, i) => (i === 2 ? (token ?? a) : a));
   return args;
 }
 
@@ -153,7 +158,7 @@ test(
       await stopServer(server);
       rmSync(tmp, { recursive: true, force: true });
     });
-    const made: string[] = [];
+    let token: string | undefined; // the id `token create` printed last
     for (const c of commands.filter((x) => x.program === 'plat-apiserver')) {
       const file = c.where.split(':')[0] ?? '';
       if (file !== page) {
@@ -166,10 +171,12 @@ test(
           server !== undefined,
           `${c.where}: a token command before any server on the page`,
         );
-        const r = run('plat-apiserver', tokenCommand(c, server, tmp, made));
+        const r = run('plat-apiserver', tokenCommand(c, server, tmp, token));
         assert.equal(r.status, 0, `${c.where}: plat-apiserver ${c.args.join(' ')}\n${r.out}`);
-        if (c.args[1] === 'create')
-          made.unshift((/\b([a-z0-9]{6})\.[a-z0-9]{16}\b/.exec(r.out) ?? [])[1] ?? '');
+        if (c.args[1] === 'create') {
+          token = /\b([a-z0-9]{6})\.[a-z0-9]{16}\b/.exec(r.out)?.[1];
+          assert.ok(token !== undefined, `${c.where}: token create printed no token:\n${r.out}`);
+        }
       } else if (c.args.includes('--validate-config')) {
         const r = run('plat-apiserver', expandGlobs(c.args));
         assert.equal(r.status, 0, `${c.where}: plat-apiserver ${c.args.join(' ')}\n${r.out}`);

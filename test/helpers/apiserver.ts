@@ -87,6 +87,8 @@ export interface StartedApiServer {
   request(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse>;
   /** A TLS agent with the admin client certificate (for undici/fetch-based clients). */
   readonly adminAgent: Agent;
+  /** The admin platconfig's PEMs (server CA, client certificate and key), for other clients. */
+  readonly adminTls: { readonly ca: string; readonly cert: string; readonly key: string };
   /** Opens a watch stream as the admin; events are parsed line by line. `headers`: e.g. an Accept asking for Tables. */
   watch(path: string, headers?: Readonly<Record<string, string>>): Promise<WatchStream>;
   stop(): Promise<void>;
@@ -205,6 +207,7 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     platformDomain,
     process: child,
     adminAgent,
+    adminTls: { ca, cert, key },
     logs: () => output,
     request: async (method, path, ro = {}) => {
       const headers: Record<string, string> = { ...ro.headers };

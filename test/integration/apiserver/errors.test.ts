@@ -13,11 +13,10 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
 import { eventBody } from '../../helpers/apiserver-fixtures.js';
 
@@ -160,11 +159,6 @@ test('malformed JSON and YAML, wrong kind and apiVersion are 400 and store nothi
 function postOversized(
   chunked: boolean,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
-  const cfg = parseYaml(readFileSync(api.adminPlatconfig, 'utf8')) as {
-    clusters: { cluster: { 'certificate-authority-data': string } }[];
-    users: { user: { 'client-certificate-data': string; 'client-key-data': string } }[];
-  };
-  const b64 = (s: string | undefined): Buffer => Buffer.from(s ?? '', 'base64');
   const body = Buffer.from(
     JSON.stringify({ ...eventBody('big', 'default'), message: 'x'.repeat(3 * 1024 * 1024 + 10) }),
   );
@@ -174,9 +168,7 @@ function postOversized(
       `${api.url}${base}`,
       {
         method: 'POST',
-        ca: b64(cfg.clusters[0]?.cluster['certificate-authority-data']),
-        cert: b64(cfg.users[0]?.user['client-certificate-data']),
-        key: b64(cfg.users[0]?.user['client-key-data']),
+        ...api.adminTls,
         agent: false,
         headers: {
           'content-type': 'application/json',

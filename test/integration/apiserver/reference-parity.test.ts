@@ -6,8 +6,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import {
   startApiServer,
   type ApiResponse,
@@ -239,11 +237,7 @@ test('a strategic merge patch whose result does not decode gets the converter wo
 test('a client-certificate user has the X509SHA256 credential id in its extra, as the reference', async (t) => {
   const k8s = await startApiServer({ args: ['--platform-profile=kubernetes'] });
   t.after(() => k8s.stop());
-  const cfg = parseYaml(readFileSync(k8s.adminPlatconfig, 'utf8')) as {
-    users: { user: { 'client-certificate-data': string } }[];
-  };
-  const pem = Buffer.from(cfg.users[0]?.user['client-certificate-data'] ?? '', 'base64').toString();
-  const der = new X509Certificate(pem).raw;
+  const der = new X509Certificate(k8s.adminTls.cert).raw;
   const id = `X509SHA256=${createHash('sha256').update(der).digest('hex')}`;
   const r = await k8s.request('POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' },
