@@ -23,6 +23,7 @@ import {
   render,
   write,
 } from './generated-file.mjs';
+import { dependenciesFirst } from './reference-openapi.mjs';
 
 const OUT = join(ROOT, 'src', 'apiserver', 'schema', 'core.generated.ts');
 const HOW = 'node scripts/reference-core-schema.mjs [openapiV3Dir]';
@@ -147,17 +148,7 @@ while (todo.length > 0) {
 }
 
 // Dependencies first (the types form no cycle; a cycle would fail here).
-const ordered = [];
-const state = new Map();
-const visit = (n, chain) => {
-  if (state.get(n) === 'done') return;
-  if (state.get(n) === 'open') throw new Error(`cycle: ${[...chain, n].join(' -> ')}`);
-  state.set(n, 'open');
-  for (const d of [...depsOf.get(n)].sort()) visit(d, [...chain, n]);
-  state.set(n, 'done');
-  ordered.push(n);
-};
-for (const n of [...bodies.keys()].sort()) visit(n, []);
+const ordered = dependenciesFirst(depsOf);
 
 const body = ordered.map((n) => bodies.get(n)).join('\n');
 const helpers = [

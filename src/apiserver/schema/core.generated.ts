@@ -3,7 +3,7 @@
 // EndpointSubset, authentication/v1 TokenRequestSpec and TokenRequestStatus (prefixed Authn)
 // and every type they use, in the schema table's form,
 // from the /openapi/v3 documents of a real kube-apiserver v1.32.13 (../shared/reference).
-// generator sha256: 02ce23320ea0624fadfc941d43629e768f87b5dc6e038bfd8189b7640ee16b4f
+// generator sha256: ea906af648f5d0b32b5f90520527588e1c72b28345ff1c3cf26fd5294c360819
 // input sha256: a7e3ac399201fc8dc7fd303383d297810aec6174a31181fb9e8695dfa879afb4
 // output sha256: 1a76f5fcb7fb3051074894c91d7f5e9dcd4366f2877efad5b692c1597c8ac7ed
 
