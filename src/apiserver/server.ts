@@ -4,7 +4,6 @@
 // handlers, whose registry runs admission, the reviews, OpenAPI, discovery), and encode the
 // answer (JSON or protobuf, as negotiated). Every part it asks was built once by start/build.ts.
 
-import { WIRE_NAMES } from '../common/names.js';
 import type { Server } from 'node:https';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,10 +18,9 @@ import { impersonatedUser } from './authn/impersonation.js';
 import type { Discovery } from './discovery.js';
 import type { ServedVersion } from './version.js';
 import { createHttpsServer } from './https-server.js';
-import { readBodyBytes, requireObjectMediaType } from './handlers/body.js';
-import { decodeProtobufObject, type ProtobufResponses } from './handlers/protobuf.js';
+import type { ProtobufResponses } from './handlers/protobuf.js';
 import { negotiateEncoding, type ResponseEncoding } from './handlers/negotiate.js';
-import { applyFieldValidation, decodeObject } from './handlers/decode-object.js';
+import { readRequestObject } from './handlers/request-object.js';
 import { parseWriteOptions } from './handlers/options.js';
 import { handleResource, type ResourceHandlerContext } from './handlers/resource.js';
 import { reviewFor, type Review } from './handlers/review-routes.js';
@@ -296,28 +294,21 @@ export class ApiServer {
     review: Review,
   ): Promise<void> {
     negotiateEncoding(req.headers.accept);
-    const contentType = requireObjectMediaType(req);
-    const raw = await readBodyBytes(req, this.o.maxBodyBytes);
-    let body: Record<string, unknown>;
-    if (contentType === WIRE_NAMES.protobufMediaType)
-      body = decodeProtobufObject(raw, review.kind, review.apiVersion);
-    else {
-      // A review is a create: fieldValidation (Warn by default) applies as to any other.
-      const decoded = decodeObject({
-        body: raw.toString('utf8'),
-        contentType,
-        kind: review.kind,
-        apiVersion: review.apiVersion,
-      });
-      const { fieldValidation } = parseWriteOptions(
-        new Params(target.search, 'W'),
-        req,
-        'CreateOptions',
-        this.o.platformDomain,
-      );
-      applyFieldValidation(decoded, fieldValidation, review.kind, 'v1', rc.warnings);
-      body = decoded.object;
-    }
+    // A review is a create: fieldValidation (Warn by default) applies as to any other.
+    const body = await readRequestObject(req, {
+      maxBodyBytes: this.o.maxBodyBytes,
+      kind: review.kind,
+      apiVersion: review.apiVersion,
+      version: 'v1',
+      fieldValidation: () =>
+        parseWriteOptions(
+          new Params(target.search, 'W'),
+          req,
+          'CreateOptions',
+          this.o.platformDomain,
+        ).fieldValidation,
+      warnings: rc.warnings,
+    });
     sendJson(res, 201, await review.run(body), rc);
   }
 

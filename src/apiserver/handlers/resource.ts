@@ -19,9 +19,10 @@ import {
 import type { Registry } from '../registry/registry.js';
 import { apiVersionOf, metaOf, str, type Obj, type ResourceDef } from '../registry/types.js';
 import { serveWatch, type WatchSettings } from '../watch/watch.js';
-import { mediaType, readBodyBytes, requireObjectMediaType } from './body.js';
+import { mediaType, readBodyBytes } from './body.js';
 import { decodeProtobufObject } from './protobuf.js';
-import { applyFieldValidation, decodeObject } from './decode-object.js';
+import { readRequestObject } from './request-object.js';
+import { applyFieldValidation } from './decode-object.js';
 import { parseDeleteOptions, parseWriteOptions } from './options.js';
 import { applyPatchBody, patchTypeOf } from './patch-adapter.js';
 import {
@@ -240,21 +241,14 @@ async function runAction(call: ResourceCall, action: SubresourceAction): Promise
     'CreateOptions',
     c.platformDomain,
   );
-  const contentType = requireObjectMediaType(call.req);
-  const bytes = await readBodyBytes(call.req, c.maxBodyBytes);
-  let body: Obj;
-  if (contentType === WIRE_NAMES.protobufMediaType)
-    body = decodeProtobufObject(bytes, action.kind, action.apiVersion);
-  else {
-    const decoded = decodeObject({
-      body: bytes.toString('utf8'),
-      contentType,
-      kind: action.kind,
-      apiVersion: action.apiVersion,
-    });
-    applyFieldValidation(decoded, wo.fieldValidation, action.kind, 'v1', rc.warnings);
-    body = decoded.object;
-  }
+  const body = await readRequestObject(call.req, {
+    maxBodyBytes: c.maxBodyBytes,
+    kind: action.kind,
+    apiVersion: action.apiVersion,
+    version: 'v1',
+    fieldValidation: () => wo.fieldValidation,
+    warnings: rc.warnings,
+  });
   const out = await action.create({
     namespace: r.namespace,
     name: r.name,
@@ -429,18 +423,14 @@ async function decodeBody(
   mode: 'Ignore' | 'Warn' | 'Strict',
   rc: ResponseContext,
 ): Promise<Obj> {
-  const contentType = requireObjectMediaType(req);
-  const bytes = await readBodyBytes(req, c.maxBodyBytes);
-  if (contentType === WIRE_NAMES.protobufMediaType)
-    return decodeProtobufObject(bytes, def.kind, apiVersionOf(def));
-  const decoded = decodeObject({
-    body: bytes.toString('utf8'),
-    contentType,
+  return readRequestObject(req, {
+    maxBodyBytes: c.maxBodyBytes,
     kind: def.kind,
     apiVersion: apiVersionOf(def),
+    version: def.version,
+    fieldValidation: () => mode,
+    warnings: rc.warnings,
   });
-  applyFieldValidation(decoded, mode, def.kind, def.version, rc.warnings);
-  return decoded.object;
 }
 
 /** A DeleteOptions body as JSON text (a protobuf DeleteOptions is decoded first). */
