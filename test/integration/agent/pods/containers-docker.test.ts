@@ -64,6 +64,15 @@ test(
       },
     });
     const agent = await waitFor('the agent', () => a.agent(), 30_000);
+    // PostStartHookError is the waiting reason only until the next sync, which the container's
+    // death starts at once and which reports CrashLoopBackOff (as the reference's reason cache
+    // does): every status the agent sets is kept, so that short window cannot be missed by polling
+    const postStartWaiting: { uid: string; reason: string; message?: string }[] = [];
+    agent.statuses.onChange((pod, status) => {
+      const w = status.containerStatuses[0]?.state.waiting;
+      if (pod.metadata.name === `${PREFIX}poststart-fail-${NODE}` && w !== undefined)
+        postStartWaiting.push({ uid: pod.metadata.uid, ...w });
+    });
     const put = (name: string, spec: Record<string, unknown>) =>
       writeFile(join(a.manifests, `${name}.json`), manifest(name, spec));
 
@@ -192,18 +201,20 @@ test(
 
     const failed = await waitFor(
       'PostStartHookError',
-      () => {
-        const s = statusOf(agent, 'poststart-fail');
-        const w = s?.status.containerStatuses[0]?.state.waiting;
-        return w?.reason === 'PostStartHookError' && s !== undefined
-          ? { uid: s.uid, w }
-          : undefined;
-      },
+      () => postStartWaiting.find((w) => w.reason === 'PostStartHookError'),
       60_000,
-      20,
+    );
+    // after the failure, the back-off before the next start
+    await waitFor(
+      'CrashLoopBackOff after PostStartHookError',
+      () =>
+        postStartWaiting
+          .slice(postStartWaiting.indexOf(failed))
+          .some((w) => w.reason === 'CrashLoopBackOff'),
+      60_000,
     );
     assert.equal(
-      failed.w.message,
+      failed.message,
       `Exec lifecycle hook ([sh -c exit 3]) for Container "c" in Pod "${PREFIX}poststart-fail-${NODE}_default(${failed.uid})" failed - error: command 'sh -c exit 3' exited with 3: , message: ""`,
     );
     assert.ok(
