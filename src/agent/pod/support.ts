@@ -65,7 +65,7 @@ export const POD_SPEC: Record<
   preemptionPolicy: YES,
   priority: YES,
   priorityClassName: YES,
-  readinessGates: notYet,
+  readinessGates: YES, // Ready waits for their conditions (worker/readiness-gates.ts)
   resourceClaims: neither(
     'dynamic resource allocation (resourceClaims) is not supported by this agent',
   ),
@@ -187,7 +187,8 @@ export const PROBE: Record<keyof Probe, Support> = {
   periodSeconds: YES,
   successThreshold: YES,
   tcpSocket: YES,
-  terminationGracePeriodSeconds: notYet,
+  // a liveness or startup probe's failure kills with it (worker/pod-sync.ts restartGrace)
+  terminationGracePeriodSeconds: YES,
   timeoutSeconds: YES,
 };
 

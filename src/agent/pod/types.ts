@@ -91,14 +91,10 @@ export interface ContainerStatus {
 }
 
 export interface PodCondition {
-  type:
-    | 'PodScheduled'
-    | 'Initialized'
-    | 'ContainersReady'
-    | 'Ready'
-    | 'PodReadyToStartContainers'
-    | 'DisruptionTarget';
+  /** The agent's own (PodScheduled, Initialized, ContainersReady, Ready, PodReadyToStartContainers) or another party's (DisruptionTarget, a readiness gate). */
+  type: string;
   status: 'True' | 'False' | 'Unknown';
+  lastProbeTime?: string;
   lastTransitionTime?: string;
   reason?: string;
   message?: string;

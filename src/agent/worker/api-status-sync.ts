@@ -18,6 +18,7 @@ import {
 } from '../pod/static.js';
 import type { Pod, PodStatus } from '../pod/types.js';
 import type { ApiPod } from '../source/apiserver.js';
+import { statusPatch } from './status-patch.js';
 
 /** The image mirror pods show for process:// containers, which run without one. */
 export const PROCESS_IMAGE = 'process';
@@ -124,9 +125,9 @@ export class ApiStatusSync {
         if (isStaticPod(pod, this.opts.names)) await this.ensureMirror(pod);
         await this.opts.pods.patch(
           pod.metadata.name,
-          { status },
+          statusPatch(pod, status),
           this.call({
-            type: 'merge' as const,
+            type: 'strategic' as const,
             subresource: 'status',
             namespace: pod.metadata.namespace,
           }),

@@ -112,7 +112,9 @@ export class PodManager implements StatusProvider {
           this.desired.set(uid, pod);
           if (!known && !this.admit(pod)) break;
           if (this.rejected.has(uid)) break;
-          if (u.op !== 'RECONCILE') this.syncWhenNameFree(pod);
+          // a status-only change matters to a pod whose readiness gates read its conditions
+          if (u.op !== 'RECONCILE' || (pod.spec.readinessGates ?? []).length > 0)
+            this.syncWhenNameFree(pod);
           break;
         }
         case 'DELETE':

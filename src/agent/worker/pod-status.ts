@@ -12,6 +12,7 @@ import type {
 import { restartPolicyOf } from '../pod/types.js';
 import type { ContainerKind, RuntimeContainer } from '../runtime/types.js';
 import { podQosClass } from '../runtime/settings/qos.js';
+import { foreignConditions, readyCondition, type Generated } from './readiness-gates.js';
 
 export interface StatusInputs {
   pod: Pod;
@@ -214,8 +215,6 @@ function nameList(names: string[]): string {
   return `[${names.join(' ')}]`;
 }
 
-type Generated = Omit<PodCondition, 'lastTransitionTime'>;
-
 /** The reference's GeneratePodInitializedCondition. */
 function initializedCondition(
   pod: Pod,
@@ -240,7 +239,7 @@ function initializedCondition(
   };
 }
 
-/** The reference's GenerateContainersReadyCondition (Ready takes it over as is, without readiness gates). */
+/** The reference's GenerateContainersReadyCondition (Ready takes it over while it is not True). */
 function containersReadyCondition(
   pod: Pod,
   init: ContainerStatus[],
@@ -295,13 +294,20 @@ export function computePodStatus(inp: StatusInputs): PodStatus {
     .filter((c) => c.kind === 'sandbox')
     .sort((a, b) => b.attempt - a.attempt)[0];
   const ready = containersReadyCondition(pod, init, app, phase);
-  const conditions = conditionsOf(inp, [
-    { type: 'PodReadyToStartContainers', status: sandbox?.state === 'running' ? 'True' : 'False' },
-    initializedCondition(pod, init, app, phase),
-    { ...ready, type: 'Ready' },
-    ready,
-    { type: 'PodScheduled', status: 'True' },
-  ]);
+  const foreign = foreignConditions(pod);
+  const conditions = [
+    ...foreign,
+    ...conditionsOf(inp, [
+      {
+        type: 'PodReadyToStartContainers',
+        status: sandbox?.state === 'running' ? 'True' : 'False',
+      },
+      initializedCondition(pod, init, app, phase),
+      readyCondition(pod, foreign, ready),
+      ready,
+      { type: 'PodScheduled', status: 'True' },
+    ]),
+  ];
   const podIP = pod.spec.hostNetwork ? inp.hostIP : sandbox?.ip;
   const startTime = inp.previous?.startTime ?? iso(sandbox?.createdAtMs) ?? inp.nowIso;
   return {

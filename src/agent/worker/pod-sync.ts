@@ -31,6 +31,7 @@ import type { PullCredentials } from './pull-credentials.js';
 
 export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
+import { restartGrace } from './restart-grace.js';
 import type { PodStatusManager } from './status-manager.js';
 
 export interface PodSyncerOptions {
@@ -457,7 +458,7 @@ export class PodSyncer {
       'restarting container',
     );
     probes.stopContainer(latest.id);
-    await this.killOne(pass, c, latest, pod.spec.terminationGracePeriodSeconds ?? 30);
+    await this.killOne(pass, c, latest, restartGrace(pod, c, failedProbe));
     if (latest.specHash !== hash) {
       wantRequeueFrom(
         await this.starter.start(pass, c, 'app', latest.attempt + 1),
