@@ -2,8 +2,7 @@
 // every ```sh block of README.md and docs/*.md that runs one of the two programs, with its
 // continuation lines joined, its trailing comment and `&` dropped, split into words as a shell
 // would (single and double quotes, no expansion).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { shellBlocks, userDocs } from './doc-blocks.js';
 
 export interface DocCommand {
   /** README.md or docs/<page>.md, and the line the command starts on. */
@@ -61,28 +60,30 @@ function withoutComment(line: string): string {
   return line;
 }
 
-function shellBlocks(text: string): { body: string; line: number }[] {
-  const out: { body: string; line: number }[] = [];
-  const re = /^```(?:sh|bash|shell)\n([\s\S]*?)^```/gm;
-  for (let m = re.exec(text); m !== null; m = re.exec(text))
-    out.push({ body: m[1] ?? '', line: text.slice(0, m.index).split('\n').length + 1 });
-  return out;
-}
-
-function commandsOfBlock(where: string, body: string, first: number, block: number): DocCommand[] {
-  const out: DocCommand[] = [];
+/** A block's commands: continuation lines joined, comments and blank lines dropped. */
+export function blockCommands(body: string, first: number): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
   const lines = body.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const start = i;
     let text = withoutComment(lines[i] ?? '');
     while (/\\\s*$/.test(text) && i + 1 < lines.length)
       text = `${text.replace(/\\\s*$/, ' ')}${withoutComment(lines[++i] ?? '')}`;
-    const m = PROGRAM.exec(text.trim());
+    text = text.trim();
+    if (text !== '') out.push({ line: first + start, text });
+  }
+  return out;
+}
+
+function commandsOfBlock(where: string, body: string, first: number, block: number): DocCommand[] {
+  const out: DocCommand[] = [];
+  for (const c of blockCommands(body, first)) {
+    const m = PROGRAM.exec(c.text);
     if (m === null) continue;
-    const words = shellWords(text.trim().replace(/&\s*$/, ''));
+    const words = shellWords(c.text.replace(/&\s*$/, ''));
     const at = words.findIndex((w) => w.endsWith('nodeagent') || w.endsWith('plat-apiserver'));
     out.push({
-      where: `${where}:${first + start}`,
+      where: `${where}:${c.line}`,
       program: m[1] === 'nodeagent' ? 'nodeagent' : 'plat-apiserver',
       args: words.slice(at + 1),
       block,
@@ -93,18 +94,10 @@ function commandsOfBlock(where: string, body: string, first: number, block: numb
 
 /** Every documented command of the two programs, in document order. */
 export function documentedCommands(root: string): DocCommand[] {
-  const files = [
-    'README.md',
-    ...readdirSync(join(root, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .sort()
-      .map((f) => `docs/${f}`),
-  ];
   const out: DocCommand[] = [];
   let block = 0;
-  for (const f of files) {
-    for (const b of shellBlocks(readFileSync(join(root, f), 'utf8')))
-      out.push(...commandsOfBlock(f, b.body, b.line, block++));
+  for (const f of userDocs(root)) {
+    for (const b of shellBlocks(root, f)) out.push(...commandsOfBlock(f, b.body, b.line, block++));
   }
   return out;
 }
