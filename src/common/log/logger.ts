@@ -6,6 +6,7 @@
 // bytes, and warnings and errors to stderr; otherwise everything goes to stderr. Buffers are
 // flushed at least every --log-flush-frequency.
 import pino from 'pino';
+import sonicBoom from 'sonic-boom';
 import type { LogFn, Logger } from './types.js';
 import { renderTextLine } from './text-format.js';
 import { maskUrlUserinfo } from '../util/url-userinfo.js';
@@ -119,7 +120,9 @@ class TextLogger implements Logger {
 }
 
 function fdSink(fd: 1 | 2, minLength: number): LogSink {
-  const sink = pino.destination({ dest: fd, sync: false, minLength });
+  // sonic-boom 5, not pino's own 4.x destination: its flushSync retried a broken pipe (EPIPE) for
+  // ever, so a stop whose log reader had gone away hung; 5 throws it, which flush() swallows
+  const sink = new sonicBoom.SonicBoom({ fd, sync: false, minLength });
   // A closed pipe (the reader went away) must not crash the agent: logs are best effort.
   sink.on('error', () => undefined);
   return sink;
