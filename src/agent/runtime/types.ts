@@ -93,6 +93,29 @@ export interface ContainerStats {
   memoryRssBytes?: number;
 }
 
+/** One network interface's counters (bytes and errors since it came up). */
+export interface NetworkInterfaceStats {
+  name: string;
+  rxBytes?: number;
+  rxErrors?: number;
+  txBytes?: number;
+  txErrors?: number;
+}
+
+/** A pod's use measured by the runtime for its whole sandbox (CRI ListPodSandboxStats). */
+export interface PodStats extends ContainerStats {
+  /** The sandbox's network: its default interface (eth0) and every interface. */
+  network?: { defaultInterface?: NetworkInterfaceStats; interfaces: NetworkInterfaceStats[] };
+}
+
+/** Every container's stats, and the pods' where the runtime measures them, from one pass. */
+export interface RuntimeStatsSnapshot {
+  /** By container id. */
+  readonly containers: ReadonlyMap<string, ContainerStats>;
+  /** By pod uid; a pod absent here: the runtime measures no pod-level use (its containers' sum). */
+  readonly pods: ReadonlyMap<string, PodStats>;
+}
+
 export interface RuntimeVersion {
   runtimeName: string;
   runtimeVersion: string;
@@ -174,6 +197,8 @@ export interface ContainerRuntime {
   /** A connection to `port` inside the pod's network (Docker: through the sandbox's namespace). */
   connectPort?(podUid: string, port: number): Promise<Duplex>;
   stats?(id: string): Promise<ContainerStats | undefined>;
+  /** Every container's stats (and the pods') in one call, where the runtime lists them. */
+  listStats?(): Promise<RuntimeStatsSnapshot>;
   /** The pod network's subnet (standalone --pod-cidr), as the reference's CRI UpdateRuntimeConfig. */
   updatePodCIDR?(podCIDR: string): void;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */

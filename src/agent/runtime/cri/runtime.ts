@@ -22,6 +22,7 @@ import type {
   ImageInfo,
   ImageService,
   RuntimeContainer,
+  RuntimeStatsSnapshot,
   RuntimeVersion,
   RegistryCredential,
   SandboxConfig,
@@ -39,6 +40,7 @@ import { CriLogs } from './logs.js';
 import { channelSession, portForwardConnection } from './stream-client.js';
 import { CriEvents } from './events.js';
 import { statsOf } from './stats.js';
+import { CriStatsLister } from './stats-list.js';
 
 export interface CriRuntimeOptions {
   runtime: CriEndpoint;
@@ -74,6 +76,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   private readonly state: CriState;
   private readonly logReader: CriLogs;
   private readonly events: CriEvents;
+  private readonly statsLister: CriStatsLister;
 
   constructor(private readonly o: CriRuntimeOptions) {
     this.name = o.guessedName;
@@ -90,6 +93,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       logger: o.logger,
     });
     this.logReader = new CriLogs(this.client);
+    this.statsLister = new CriStatsLister({ client: this.client, logger: o.logger });
     this.events = new CriEvents({
       list: () => this.listContainers(),
       clock: o.clock,
@@ -317,6 +321,10 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       .call('RuntimeService/ContainerStats', { container_id: id })
       .catch(() => undefined);
     return r?.stats === undefined ? undefined : statsOf(r.stats);
+  }
+
+  listStats(): Promise<RuntimeStatsSnapshot> {
+    return this.statsLister.list();
   }
 
   updatePodCIDR(podCIDR: string): void {
