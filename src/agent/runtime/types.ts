@@ -183,6 +183,11 @@ export interface ContainerRuntime {
   timedLogs?(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]>;
   /** Path of the log file, when the runtime keeps one on the host (for rotation). */
   logPath?(id: string): string | undefined;
+  /**
+   * Has the runtime open the container's log file again (CRI ReopenContainerLog) after the agent
+   * renamed it: runtimes that have it get their logs rotated the reference's way (gc/log-rotation.ts).
+   */
+  reopenContainerLog?(id: string): Promise<void>;
   /** The file the container's output goes to on the host (Docker's json-file log), for podLogsDir. */
   hostLogFile?(id: string): Promise<string | undefined>;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;

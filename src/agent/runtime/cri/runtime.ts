@@ -36,7 +36,7 @@ import { CriImages } from './images.js';
 import { containerConfig } from './container-config.js';
 import { sandboxConfig } from './sandbox-config.js';
 import { CriState } from './state.js';
-import { CriLogs } from './logs.js';
+import { CriLogs, removeLogFiles } from './logs.js';
 import { channelSession, portForwardConnection } from './stream-client.js';
 import { CriEvents } from './events.js';
 import { statsOf } from './stats.js';
@@ -225,6 +225,8 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   }
 
   async removeContainer(id: string): Promise<void> {
+    // the container's log and its rotated files go with it, as the reference's log manager cleans
+    const log = await this.logReader.pathOf(id).catch(() => undefined);
     await this.client
       .call('RuntimeService/RemoveContainer', { container_id: id })
       .catch((err: unknown) => {
@@ -232,6 +234,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       });
     this.state.forget(id);
     this.logReader.forget(id);
+    if (log !== undefined) await removeLogFiles(log);
   }
 
   listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
@@ -240,6 +243,10 @@ export class CriRuntime implements ContainerRuntime, ImageService {
 
   logPath(id: string): string | undefined {
     return this.state.logPathOf(id);
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    await this.client.call('RuntimeService/ReopenContainerLog', { container_id: id });
   }
 
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
