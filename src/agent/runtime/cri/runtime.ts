@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError } from '../../../common/util/errors.js';
+import { checkWritableUnder } from '../../../common/util/safe-path.js';
 import type { ImageCredentialSource } from '../credentials/keyring.js';
 import { readResolvConf, type DnsConfig } from '../settings/resolv-conf.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
@@ -225,8 +226,12 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   }
 
   async removeContainer(id: string): Promise<void> {
-    // the container's log and its rotated files go with it, as the reference's log manager cleans
-    const log = await this.logReader.pathOf(id).catch(() => undefined);
+    // the container's log and its rotated files go with it, as the reference's log manager
+    // cleans; only a log under podLogsDir (the runtime names the path)
+    const log = await this.logReader
+      .pathOf(id)
+      .then((p) => checkWritableUnder(this.o.podLogsDir, p))
+      .catch(() => undefined);
     await this.client
       .call('RuntimeService/RemoveContainer', { container_id: id })
       .catch((err: unknown) => {
