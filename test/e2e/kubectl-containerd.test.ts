@@ -214,9 +214,12 @@ test(
     assert.ok((c.cpu.usageCoreNanoSeconds ?? 0) > 0, JSON.stringify(c));
     assert.ok((c.memory.workingSetBytes ?? 0) > 0, JSON.stringify(c));
     assert.ok((pod!.memory.workingSetBytes ?? 0) > 0, JSON.stringify(pod));
-    // containerd 1.6.20 (Debian 12's) answers ListPodSandboxStats: the sandbox's network
-    assert.equal(pod!.network?.name, 'eth0', JSON.stringify(pod));
-    assert.equal(typeof pod!.network.rxBytes, 'number');
+    // containerd 1.6 fails ListPodSandboxStats for a sandbox without a cgroup parent ("cgroupPath
+    // is empty"; this agent runs without --cgroups-per-qos): the pod is its containers' sums,
+    // without network figures (the runtime's own pod measure: the fake-server unit test)
+    assert.equal(pod!.cpu.usageNanoCores, c.cpu.usageNanoCores);
+    assert.equal(pod!.memory.workingSetBytes, c.memory.workingSetBytes);
+    assert.equal(pod!.network, undefined);
     assert.equal((await s.kubectl(['delete', 'pod', 'burner', '--wait=false'])).code, 0);
   },
 );
