@@ -487,16 +487,20 @@ async function runStarted(
   started: (services: AgentServices) => void,
 ): Promise<number> {
   const { agent, input, logger, signal } = ctx;
-  // A runtime not answering at start: the services (node registration and status, the servers)
-  // start while the agent waits, so that the node is registered NotReady ("container runtime is
-  // down") and turns Ready when the runtime answers, without a restart.
+  // A runtime not answering at start with an API server: the services (node registration and
+  // status, the servers) start while the agent waits, so that the node is registered NotReady
+  // ("container runtime is down") and turns Ready when the runtime answers, without a restart.
+  // Standalone, nothing is started before the runtime answers.
   let early: Promise<AgentServices> | undefined;
   const startEarly = (): void => {
-    if (agent.config.runOnce) return;
-    early ??= startServices(ctx).then((s) => {
+    if (agent.config.runOnce || agent.api === undefined) return;
+    if (early !== undefined) return;
+    early = startServices(ctx).then((s) => {
       started(s);
       return s;
     });
+    // a failure is rethrown where it is awaited, not left unhandled meanwhile
+    void early.catch(() => undefined);
   };
   const stoppedAt = await startSources(ctx, startEarly);
   if (stoppedAt !== undefined) {
