@@ -5,6 +5,7 @@
 
 import type { Names } from '../../common/names.js';
 import type { ContainerRuntime } from '../runtime/types.js';
+import { podWorkingSet, statsSnapshot } from '../runtime/stats-snapshot.js';
 import type { Pod } from '../pod/types.js';
 import { ActivePods, type ActivePodsSource, type PodStatusWriter } from '../worker/active-pods.js';
 import type { EvictablePods, EvictionCandidate } from './manager.js';
@@ -48,12 +49,12 @@ export class RuntimeEvictablePods implements EvictablePods {
 
   /** Refreshes per-pod memory use (called before ranking, best effort). */
   async refresh(): Promise<void> {
+    const all = await this.o.runtime.listContainers();
+    const stats = await statsSnapshot(this.o.runtime, all);
     const next = new Map<string, number>();
-    for (const c of await this.o.runtime.listContainers()) {
-      if (c.kind === 'sandbox' || c.state !== 'running') continue;
-      const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
-      next.set(c.podUid, (next.get(c.podUid) ?? 0) + (s?.memoryWorkingSetBytes ?? 0));
-    }
+    for (const c of all)
+      if (c.kind !== 'sandbox' && c.state === 'running' && !next.has(c.podUid))
+        next.set(c.podUid, podWorkingSet(stats, c.podUid, all));
     this.usage = next;
   }
 

@@ -1,11 +1,9 @@
 // Garbage collection: dead containers (per container, globally, after a minimum age), unused
 // images when the image file system is over the high threshold (down to the low one), and
-// rotation of container log files the agent writes itself (process://; Docker rotates its own).
-import { copyFile, rename, stat, truncate, unlink } from 'node:fs/promises';
+// container log rotation (log-rotation.ts).
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
-import { checkWritableUnder } from '../../common/util/safe-path.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import type {
   ContainerRuntime,
@@ -14,6 +12,7 @@ import type {
   RuntimeContainer,
 } from '../runtime/types.js';
 import { runEvery } from '../../common/util/every.js';
+import { LogRotation } from './log-rotation.js';
 
 export interface GcOptions {
   runtime: ContainerRuntime;
@@ -35,8 +34,10 @@ export interface GcOptions {
   /** A quantity such as 10Mi. */
   containerLogMaxSize: string;
   containerLogMaxFiles: number;
-  /** Log files are rotated only inside this directory (the agent's --root-dir). */
+  /** Log files are rotated only inside this directory (the agent's --root-dir)... */
   logRoot?: string;
+  /** ...or this one (podLogsDir, where a CRI runtime writes the containers' logs). */
+  podLogsDir?: string;
   clock: Clock;
   logger: Logger;
   containerGcIntervalMs?: number;
@@ -54,8 +55,19 @@ export class GarbageCollector {
   private readonly lastUsed = new Map<string, number>();
   private loops: Promise<void>[] = [];
 
+  private readonly rotation: LogRotation;
+
   constructor(opts: GcOptions) {
     this.opts = opts;
+    this.rotation = new LogRotation({
+      runtime: opts.runtime,
+      maxBytes: parseQuantity(opts.containerLogMaxSize).value,
+      maxFiles: Math.max(2, opts.containerLogMaxFiles),
+      workers: Math.max(1, opts.logRotateWorkers ?? 1),
+      roots: [opts.logRoot, opts.podLogsDir].filter((r): r is string => r !== undefined),
+      clock: opts.clock,
+      logger: opts.logger,
+    });
   }
 
   start(signal: AbortSignal): void {
@@ -261,60 +273,8 @@ export class GarbageCollector {
     return [...removed, ...freed];
   }
 
-  /** The log file and its rotated copies stay inside logRoot (no link leads out); says so when not. */
-  private async rotatable(p: string, maxFiles: number): Promise<boolean> {
-    const root = this.opts.logRoot;
-    if (root === undefined) return true;
-    try {
-      await checkWritableUnder(root, p);
-      for (let i = 1; i < maxFiles; i++) await checkWritableUnder(root, `${p}.${i}`);
-      return true;
-    } catch (err) {
-      this.opts.logger.warn(
-        { file: p, err: userMessage(err) },
-        'log rotation: refusing to rotate a log file outside the root directory',
-      );
-      return false;
-    }
-  }
-
-  /** Rotates one log file over the size limit: copy to .1 (older ones shift), truncate in place. */
-  private async rotateOne(p: string, maxBytes: number, maxFiles: number): Promise<boolean> {
-    const st = await stat(p).catch(() => undefined);
-    if (!st || st.size <= maxBytes) return false;
-    if (!(await this.rotatable(p, maxFiles))) return false;
-    await unlink(`${p}.${maxFiles - 1}`).catch(() => undefined);
-    for (let i = maxFiles - 2; i >= 1; i--)
-      await rename(`${p}.${i}`, `${p}.${i + 1}`).catch(() => undefined);
-    await copyFile(p, `${p}.1`);
-    // writers hold the file open in append mode: truncating keeps them writing at the start
-    await truncate(p, 0);
-    return true;
-  }
-
-  /** Rotates the log files over the size limit, containerLogMaxWorkers at a time; returns how many. */
-  async rotateLogs(): Promise<number> {
-    const { runtime } = this.opts;
-    const logPath = runtime.logPath?.bind(runtime);
-    if (logPath === undefined) return 0;
-    const maxBytes = parseQuantity(this.opts.containerLogMaxSize).value;
-    const maxFiles = Math.max(2, this.opts.containerLogMaxFiles);
-    const paths = [
-      ...new Set(
-        (await runtime.listContainers())
-          .map((c) => logPath(c.id))
-          .filter((p): p is string => p !== undefined && p !== ''),
-      ),
-    ];
-    const workers = Math.max(1, this.opts.logRotateWorkers ?? 1);
-    let rotated = 0;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      for (let p = paths[next++]; p !== undefined; p = paths[next++]) {
-        if (await this.rotateOne(p, maxBytes, maxFiles)) rotated++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(workers, paths.length) }, worker));
-    return rotated;
+  /** Rotates the log files over the size limit (log-rotation.ts); returns how many. */
+  rotateLogs(): Promise<number> {
+    return this.rotation.run();
   }
 }

@@ -43,8 +43,11 @@ export interface RuntimeFactoryOptions {
 export interface RuntimeBundle {
   runtime: ContainerRuntime;
   images: ImageService;
-  /** Waits (with back-off and a log line) until the runtime answers. */
-  waitReady(signal: AbortSignal): Promise<void>;
+  /**
+   * Waits (with back-off and a log line) until the runtime answers; `onDown` is called once when
+   * the first try finds it not answering.
+   */
+  waitReady(signal: AbortSignal, onDown?: () => void): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -127,6 +130,7 @@ async function waitRuntimeReady(
   opts: RuntimeFactoryOptions,
   endpoint: string,
   signal: AbortSignal,
+  onDown?: () => void,
 ): Promise<void> {
   const backoff = new BackoffSequence({
     clock: opts.clock,
@@ -142,6 +146,7 @@ async function waitRuntimeReady(
       );
       return;
     } catch (err) {
+      if (logged === 0) onDown?.();
       if (logged++ < 3 || logged % 10 === 0) {
         opts.logger.warn(
           { endpoint, err: userMessage(err), retryInMs: backoff.peekMs() },
@@ -182,7 +187,8 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   return {
     runtime,
     images: runtime,
-    waitReady: (signal: AbortSignal) => waitRuntimeReady(runtime, opts, endpoint, signal),
+    waitReady: (signal: AbortSignal, onDown?: () => void) =>
+      waitRuntimeReady(runtime, opts, endpoint, signal, onDown),
     close: () => runtime.close(),
   };
 }

@@ -93,6 +93,29 @@ export interface ContainerStats {
   memoryRssBytes?: number;
 }
 
+/** One network interface's counters (bytes and errors since it came up). */
+export interface NetworkInterfaceStats {
+  name: string;
+  rxBytes?: number;
+  rxErrors?: number;
+  txBytes?: number;
+  txErrors?: number;
+}
+
+/** A pod's use measured by the runtime for its whole sandbox (CRI ListPodSandboxStats). */
+export interface PodStats extends ContainerStats {
+  /** The sandbox's network: its default interface (eth0) and every interface. */
+  network?: { defaultInterface?: NetworkInterfaceStats; interfaces: NetworkInterfaceStats[] };
+}
+
+/** Every container's stats, and the pods' where the runtime measures them, from one pass. */
+export interface RuntimeStatsSnapshot {
+  /** By container id. */
+  readonly containers: ReadonlyMap<string, ContainerStats>;
+  /** By pod uid; a pod absent here: the runtime measures no pod-level use (its containers' sum). */
+  readonly pods: ReadonlyMap<string, PodStats>;
+}
+
 export interface RuntimeVersion {
   runtimeName: string;
   runtimeVersion: string;
@@ -160,6 +183,11 @@ export interface ContainerRuntime {
   timedLogs?(id: string, opts?: { tailLines?: number; sinceMs?: number }): Promise<TimedLogLine[]>;
   /** Path of the log file, when the runtime keeps one on the host (for rotation). */
   logPath?(id: string): string | undefined;
+  /**
+   * Has the runtime open the container's log file again (CRI ReopenContainerLog) after the agent
+   * renamed it: runtimes that have it get their logs rotated the reference's way (gc/log-rotation.ts).
+   */
+  reopenContainerLog?(id: string): Promise<void>;
   /** The file the container's output goes to on the host (Docker's json-file log), for podLogsDir. */
   hostLogFile?(id: string): Promise<string | undefined>;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
@@ -174,6 +202,8 @@ export interface ContainerRuntime {
   /** A connection to `port` inside the pod's network (Docker: through the sandbox's namespace). */
   connectPort?(podUid: string, port: number): Promise<Duplex>;
   stats?(id: string): Promise<ContainerStats | undefined>;
+  /** Every container's stats (and the pods') in one call, where the runtime lists them. */
+  listStats?(): Promise<RuntimeStatsSnapshot>;
   /** The pod network's subnet (standalone --pod-cidr), as the reference's CRI UpdateRuntimeConfig. */
   updatePodCIDR?(podCIDR: string): void;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */

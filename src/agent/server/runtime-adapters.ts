@@ -8,7 +8,13 @@ import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { linesAfter, linesSince } from '../runtime/log-lines.js';
-import type { ContainerRuntime, RuntimeContainer, TimedLogLine } from '../runtime/types.js';
+import { statsSnapshot } from '../runtime/stats-snapshot.js';
+import type {
+  ContainerRuntime,
+  PodStats,
+  RuntimeContainer,
+  TimedLogLine,
+} from '../runtime/types.js';
 import {
   ContainerNotFoundError,
   NoPreviousContainerError,
@@ -234,24 +240,50 @@ export interface RuntimeStatsOptions {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+interface PodEntry {
+  podRef: { name: string; namespace: string; uid: string };
+  containers: unknown[];
+  cpu: number;
+  mem: number;
+}
+
+/** A pod's network as /stats/summary has it: the default interface inline, then every one. */
+function networkOf(time: string, n: PodStats['network']): Record<string, unknown> | undefined {
+  if (n === undefined) return undefined;
+  return { time, ...(n.defaultInterface ?? {}), interfaces: n.interfaces };
+}
+
+/** The pod's CPU and memory: the runtime's measure of the pod, else its containers' sums. */
+function podUsage(time: string, p: PodEntry, own: PodStats | undefined): Record<string, unknown> {
+  const network = networkOf(time, own?.network);
+  return {
+    cpu: {
+      time,
+      usageNanoCores: own?.cpuUsageNanoCores ?? p.cpu,
+      ...(own?.cpuUsageCoreNanoSeconds !== undefined
+        ? { usageCoreNanoSeconds: own.cpuUsageCoreNanoSeconds }
+        : {}),
+    },
+    memory: {
+      time,
+      workingSetBytes: own?.memoryWorkingSetBytes ?? p.mem,
+      ...(own?.memoryRssBytes !== undefined ? { rssBytes: own.memoryRssBytes } : {}),
+    },
+    ...(network !== undefined ? { network } : {}),
+  };
+}
+
 export class RuntimeStats implements StatsProvider {
   constructor(private readonly o: RuntimeStatsOptions) {}
 
   async summary(): Promise<unknown> {
     const time = this.o.clock.now().toISOString();
     const all = await this.o.runtime.listContainers();
-    const pods = new Map<
-      string,
-      {
-        podRef: { name: string; namespace: string; uid: string };
-        containers: unknown[];
-        cpu: number;
-        mem: number;
-      }
-    >();
+    const stats = await statsSnapshot(this.o.runtime, all);
+    const pods = new Map<string, PodEntry>();
     for (const c of all) {
       if (c.kind === 'sandbox' || c.state !== 'running') continue;
-      const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
+      const s = stats.container(c.id);
       const p = pods.get(c.podUid) ?? {
         podRef: { name: c.podName, namespace: c.podNamespace, uid: c.podUid },
         containers: [],
@@ -272,31 +304,35 @@ export class RuntimeStats implements StatsProvider {
       p.mem += s?.memoryWorkingSetBytes ?? 0;
       pods.set(c.podUid, p);
     }
-    const bootMs = this.o.clock.nowMs() - (this.o.hostUptimeSeconds ?? uptime)() * 1000;
     return {
-      node: {
-        nodeName: this.o.nodeName,
-        startTime: iso(Math.floor(bootMs / 1000) * 1000),
-        cpu: {
-          time,
-          usageCoreNanoSeconds: cpus().reduce(
-            (acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000,
-            0,
-          ),
-        },
-        memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
-      },
+      node: this.nodeStats(time),
       pods: [...pods.values()].map((p) => {
         const volume = this.o.volumes?.(p.podRef.uid);
         return {
           podRef: p.podRef,
           startTime: this.podStartTime(p.podRef.uid, all),
           containers: p.containers,
-          cpu: { time, usageNanoCores: p.cpu },
-          memory: { time, workingSetBytes: p.mem },
+          ...podUsage(time, p, stats.pod(p.podRef.uid)),
           ...(volume !== undefined && volume.length > 0 ? { volume } : {}),
         };
       }),
+    };
+  }
+
+  /** The node's CPU and memory from the host. */
+  private nodeStats(time: string): Record<string, unknown> {
+    const bootMs = this.o.clock.nowMs() - (this.o.hostUptimeSeconds ?? uptime)() * 1000;
+    return {
+      nodeName: this.o.nodeName,
+      startTime: iso(Math.floor(bootMs / 1000) * 1000),
+      cpu: {
+        time,
+        usageCoreNanoSeconds: cpus().reduce(
+          (acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000,
+          0,
+        ),
+      },
+      memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
     };
   }
 

@@ -400,9 +400,9 @@ interface RunContext {
  * Waits for the runtime, then starts the cgroups and the pod sources. Returns the stage when the
  * stop signal came first, undefined when all started.
  */
-async function startSources(ctx: RunContext): Promise<string | undefined> {
+async function startSources(ctx: RunContext, runtimeDown: () => void): Promise<string | undefined> {
   const { agent, logger, signal } = ctx;
-  await agent.runtime.waitReady(signal).catch((err: unknown) => {
+  await agent.runtime.waitReady(signal, runtimeDown).catch((err: unknown) => {
     if (!signal.aborted) throw err;
   });
   if (signal.aborted) return 'waiting for the container runtime';
@@ -487,8 +487,26 @@ async function runStarted(
   started: (services: AgentServices) => void,
 ): Promise<number> {
   const { agent, input, logger, signal } = ctx;
-  const stoppedAt = await startSources(ctx);
-  if (stoppedAt !== undefined) return stopping(logger, stoppedAt);
+  // A runtime not answering at start with an API server: the services (node registration and
+  // status, the servers) start while the agent waits, so that the node is registered NotReady
+  // ("container runtime is down") and turns Ready when the runtime answers, without a restart.
+  // Standalone, nothing is started before the runtime answers.
+  let early: Promise<AgentServices> | undefined;
+  const startEarly = (): void => {
+    if (agent.config.runOnce || agent.api === undefined) return;
+    if (early !== undefined) return;
+    early = startServices(ctx).then((s) => {
+      started(s);
+      return s;
+    });
+    // a failure is rethrown where it is awaited, not left unhandled meanwhile
+    void early.catch(() => undefined);
+  };
+  const stoppedAt = await startSources(ctx, startEarly);
+  if (stoppedAt !== undefined) {
+    await early?.catch(() => undefined);
+    return stopping(logger, stoppedAt);
+  }
   if (agent.config.runOnce) {
     const out = input.out ?? ((l: string) => process.stdout.write(`${l}\n`));
     return await ctx.parts.runOnce({
@@ -501,7 +519,7 @@ async function runStarted(
     });
   }
   startLoops(ctx);
-  const services = await startServices(ctx);
+  const services = await (early ?? startServices(ctx));
   started(services);
   if (signal.aborted) return stopping(logger, 'starting the servers');
   logger.info({ servers: services.addresses }, 'agent servers started');

@@ -337,6 +337,7 @@ function garbageCollector(input: AssembleInput, pods: PodManager): GarbageCollec
     containerLogMaxSize: config.containerLogMaxSize,
     containerLogMaxFiles: config.containerLogMaxFiles,
     logRoot: flags.rootDir,
+    podLogsDir: config.podLogsDir,
     clock,
     logger: logger.child({ part: 'gc' }),
   });

@@ -46,12 +46,12 @@ export function parseCriLog(text: string): CriLogLine[] {
   return out;
 }
 
-/** The file's text, its last MAX_LOG_READ_BYTES when bigger (from the first whole record). */
-export async function readCriLogFile(path: string): Promise<string> {
+/** The file's text, its last `budget` bytes when bigger (from the first whole record). */
+export async function readCriLogFile(path: string, budget = MAX_LOG_READ_BYTES): Promise<string> {
   const fh = await open(path, 'r');
   try {
     const { size } = await fh.stat();
-    const start = Math.max(0, size - MAX_LOG_READ_BYTES);
+    const start = Math.max(0, size - budget);
     const buf = Buffer.alloc(size - start);
     const { bytesRead } = await fh.read(buf, 0, buf.length, start);
     let text = buf.subarray(0, bytesRead).toString('utf8');

@@ -1,11 +1,66 @@
 // containerLogs on a CRI runtime: the container's log file (ContainerStatus.log_path, the runtime
-// writes it in the CRI log format) read and parsed; the tail and since as the reference's ReadLogs
-// apply them (tail first, then since).
+// writes it in the CRI log format) and the files the agent's log rotation made of it
+// (`<log>.<timestamp>`, older ones gzip'd), read oldest first as one log and parsed; the tail and
+// since as the reference's ReadLogs apply them (tail first, then since). At most
+// MAX_LOG_READ_BYTES are read per request, newest first.
+import { readFile, unlink } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { gunzip } from 'node:zlib';
 import { linesSince } from '../log-lines.js';
+import { COMPRESS_SUFFIX, rotatedFiles } from '../rotated-logs.js';
 import type { TimedLogLine } from '../types.js';
 import type { CriClient } from './client.js';
-import { parseCriLog, readCriLogFile } from './cri-log.js';
+import { MAX_LOG_READ_BYTES, parseCriLog, readCriLogFile } from './cri-log.js';
 import { RuntimeError } from '../../../common/util/errors.js';
+
+const gunzipAsync = promisify(gunzip);
+
+const missing = (err: unknown): boolean =>
+  err instanceof Error && 'code' in err && err.code === 'ENOENT';
+
+/** A rotated file's text (gunzip'd), at most `budget` bytes of it (its end, from a whole record). */
+async function readRotated(path: string, budget: number): Promise<string> {
+  if (!path.endsWith(COMPRESS_SUFFIX)) return readCriLogFile(path, budget);
+  let bytes: Buffer;
+  try {
+    bytes = await gunzipAsync(await readFile(path), { maxOutputLength: MAX_LOG_READ_BYTES });
+  } catch (err) {
+    if (err instanceof RangeError)
+      throw new RuntimeError(`${path} unpacks to over ${MAX_LOG_READ_BYTES} bytes`);
+    throw err;
+  }
+  if (bytes.length <= budget) return bytes.toString('utf8');
+  const text = bytes.subarray(bytes.length - budget).toString('utf8');
+  return text.slice(text.indexOf('\n') + 1);
+}
+
+/** The log and its rotated files as one text, oldest first, at most MAX_LOG_READ_BYTES. */
+export async function readLogAcrossRotation(log: string): Promise<string> {
+  const current = await readCriLogFile(log).catch((err: unknown) => {
+    if (missing(err)) return '';
+    throw err;
+  });
+  const parts = [current];
+  let left = MAX_LOG_READ_BYTES - Buffer.byteLength(current);
+  const { inUse } = await rotatedFiles(log);
+  for (const f of inUse.reverse()) {
+    if (left <= 0) break;
+    const text = await readRotated(f, left).catch((err: unknown) => {
+      // removed by a rotation since it was listed
+      if (missing(err)) return '';
+      throw err;
+    });
+    parts.unshift(text);
+    left -= Buffer.byteLength(text);
+  }
+  return parts.join('');
+}
+
+/** Removes a container's log and every file rotated from it. */
+export async function removeLogFiles(log: string): Promise<void> {
+  const { inUse, unused } = await rotatedFiles(log);
+  for (const f of [log, ...inUse, ...unused]) await unlink(f).catch(() => undefined);
+}
 
 export class CriLogs {
   private readonly paths = new Map<string, string>();
@@ -28,11 +83,7 @@ export class CriLogs {
   }
 
   async lines(id: string, tailLines?: number, sinceMs?: number): Promise<TimedLogLine[]> {
-    const path = await this.pathOf(id);
-    const text = await readCriLogFile(path).catch((err: unknown) => {
-      if (err instanceof Error && 'code' in err && err.code === 'ENOENT') return '';
-      throw err;
-    });
+    const text = await readLogAcrossRotation(await this.pathOf(id));
     let lines: TimedLogLine[] = parseCriLog(text).map((l) => ({ time: l.time, text: l.text }));
     if (tailLines !== undefined) lines = tailLines <= 0 ? [] : lines.slice(-tailLines);
     return linesSince(lines, sinceMs);

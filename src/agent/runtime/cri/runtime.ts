@@ -7,6 +7,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../../common/util/clock.js';
 import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError } from '../../../common/util/errors.js';
+import { checkWritableUnder } from '../../../common/util/safe-path.js';
 import type { ImageCredentialSource } from '../credentials/keyring.js';
 import { readResolvConf, type DnsConfig } from '../settings/resolv-conf.js';
 import type { PodRuntimeSettings } from '../settings/container-settings.js';
@@ -22,6 +23,7 @@ import type {
   ImageInfo,
   ImageService,
   RuntimeContainer,
+  RuntimeStatsSnapshot,
   RuntimeVersion,
   RegistryCredential,
   SandboxConfig,
@@ -35,10 +37,11 @@ import { CriImages } from './images.js';
 import { containerConfig } from './container-config.js';
 import { sandboxConfig } from './sandbox-config.js';
 import { CriState } from './state.js';
-import { CriLogs } from './logs.js';
+import { CriLogs, removeLogFiles } from './logs.js';
 import { channelSession, portForwardConnection } from './stream-client.js';
 import { CriEvents } from './events.js';
 import { statsOf } from './stats.js';
+import { CriStatsLister } from './stats-list.js';
 
 export interface CriRuntimeOptions {
   runtime: CriEndpoint;
@@ -74,6 +77,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   private readonly state: CriState;
   private readonly logReader: CriLogs;
   private readonly events: CriEvents;
+  private readonly statsLister: CriStatsLister;
 
   constructor(private readonly o: CriRuntimeOptions) {
     this.name = o.guessedName;
@@ -90,6 +94,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       logger: o.logger,
     });
     this.logReader = new CriLogs(this.client);
+    this.statsLister = new CriStatsLister({ client: this.client, logger: o.logger });
     this.events = new CriEvents({
       list: () => this.listContainers(),
       clock: o.clock,
@@ -221,6 +226,12 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   }
 
   async removeContainer(id: string): Promise<void> {
+    // the container's log and its rotated files go with it, as the reference's log manager
+    // cleans; only a log under podLogsDir (the runtime names the path)
+    const log = await this.logReader
+      .pathOf(id)
+      .then((p) => checkWritableUnder(this.o.podLogsDir, p))
+      .catch(() => undefined);
     await this.client
       .call('RuntimeService/RemoveContainer', { container_id: id })
       .catch((err: unknown) => {
@@ -228,6 +239,7 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       });
     this.state.forget(id);
     this.logReader.forget(id);
+    if (log !== undefined) await removeLogFiles(log);
   }
 
   listContainers(filter?: { podUid?: string }): Promise<RuntimeContainer[]> {
@@ -236,6 +248,10 @@ export class CriRuntime implements ContainerRuntime, ImageService {
 
   logPath(id: string): string | undefined {
     return this.state.logPathOf(id);
+  }
+
+  async reopenContainerLog(id: string): Promise<void> {
+    await this.client.call('RuntimeService/ReopenContainerLog', { container_id: id });
   }
 
   async logs(id: string, opts?: { tailLines?: number }): Promise<string> {
@@ -317,6 +333,10 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       .call('RuntimeService/ContainerStats', { container_id: id })
       .catch(() => undefined);
     return r?.stats === undefined ? undefined : statsOf(r.stats);
+  }
+
+  listStats(): Promise<RuntimeStatsSnapshot> {
+    return this.statsLister.list();
   }
 
   updatePodCIDR(podCIDR: string): void {

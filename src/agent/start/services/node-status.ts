@@ -70,6 +70,8 @@ async function runtimeDown(ctx: ServicesContext): Promise<string[]> {
   }
 }
 
+const UNKNOWN_RUNTIME = 'unknown';
+
 /** What the node status reports, read when each status is built. */
 async function statusSources(
   ctx: ServicesContext,
@@ -77,14 +79,15 @@ async function statusSources(
 ): Promise<NodeStatusSources> {
   const { agent, config, flags, nodeName } = ctx;
   const facts = await machineFacts(flags.rootDir);
-  const runtimeVersion = await agent.runtime.runtime.version().then(
-    (v) => `${v.runtimeName}://${v.runtimeVersion}`,
-    () => 'unknown',
-  );
-  const info = await nodeSystemInfo({
-    agentVersion: input.agentVersion,
-    containerRuntimeVersion: runtimeVersion,
-  });
+  const infoNow = async () =>
+    nodeSystemInfo({
+      agentVersion: input.agentVersion,
+      containerRuntimeVersion: await agent.runtime.runtime.version().then(
+        (v) => `${v.runtimeName}://${v.runtimeVersion}`,
+        () => UNKNOWN_RUNTIME,
+      ),
+    });
+  let info = await infoNow();
   return {
     resources: () => {
       const r = nodeResources(facts, {
@@ -102,7 +105,11 @@ async function statusSources(
       return Promise.resolve(r);
     },
     addresses: () => nodeAddresses(flags.nodeIP, nodeName),
-    nodeInfo: () => Promise.resolve(info),
+    // a runtime down at start is asked again until it answers
+    nodeInfo: async () => {
+      if (info.containerRuntimeVersion === UNKNOWN_RUNTIME) info = await infoNow();
+      return info;
+    },
     images: async () =>
       (await agent.runtime.images.listImages().catch(() => [])).map((i) => ({
         names: i.tags.length > 0 ? i.tags : [i.id],

@@ -188,8 +188,9 @@ test('containerLogMonitorInterval sets how often logs are checked; containerLogM
   // two workers: with three files over the limit, at most two are handled at once
   let inFlight = 0;
   let most = 0;
-  const real = c['rotateOne'].bind(c);
-  Object.assign(c, {
+  const rotation = c['rotation'];
+  const real = rotation['rotateOne'].bind(rotation);
+  Object.assign(rotation, {
     rotateOne: async (...a: Parameters<typeof real>) => {
       most = Math.max(most, ++inFlight);
       await new Promise((r) => setImmediate(r));

@@ -189,6 +189,80 @@ test("/stats/summary start times are real: the pod's reported startTime (else it
   assert.notEqual(byUid.get('u2')?.startTime, clock.now().toISOString());
 });
 
+test("/stats/summary from a runtime's listStats: the pod's own measure and network where it has one, else its containers' sums", async () => {
+  const clock = new ManualClock();
+  const base = {
+    podNamespace: 'default',
+    name: 'c',
+    kind: 'app',
+    attempt: 0,
+    specHash: '',
+    image: 'img',
+    imageId: '',
+    state: 'running',
+    createdAtMs: clock.nowMs(),
+  } as const;
+  const containers: RuntimeContainer[] = [
+    { ...base, id: 'a1', podUid: 'u1', podName: 'measured' },
+    { ...base, id: 'b1', podUid: 'u2', podName: 'summed' },
+    { ...base, id: 'b2', podUid: 'u2', podName: 'summed', name: 'd' },
+  ];
+  let asked = 0;
+  const runtime = {
+    listContainers: () => Promise.resolve(containers),
+    stats: () => Promise.reject(new Error('one container at a time is not asked')),
+    listStats: () => {
+      asked++;
+      return Promise.resolve({
+        containers: new Map([
+          ['a1', { cpuUsageNanoCores: 5, memoryWorkingSetBytes: 50 }],
+          ['b1', { cpuUsageNanoCores: 1, memoryWorkingSetBytes: 10 }],
+          ['b2', { cpuUsageNanoCores: 2, memoryWorkingSetBytes: 20, memoryRssBytes: 7 }],
+        ]),
+        pods: new Map([
+          [
+            'u1',
+            {
+              cpuUsageNanoCores: 6,
+              cpuUsageCoreNanoSeconds: 600,
+              memoryWorkingSetBytes: 70,
+              network: {
+                defaultInterface: { name: 'eth0', rxBytes: 100, txBytes: 40 },
+                interfaces: [{ name: 'eth0', rxBytes: 100, txBytes: 40 }],
+              },
+            },
+          ],
+        ]),
+      });
+    },
+  } as unknown as ContainerRuntime;
+  const s = (await new RuntimeStats({ runtime, nodeName: 'n1', clock }).summary()) as {
+    pods: (Record<string, unknown> & { podRef: { name: string } })[];
+  };
+  assert.equal(asked, 1, 'one listStats for the whole summary');
+  const time = clock.now().toISOString();
+  const byName = new Map(s.pods.map((p) => [p.podRef.name, p]));
+  const measured = byName.get('measured');
+  assert.deepEqual(measured?.['cpu'], { time, usageNanoCores: 6, usageCoreNanoSeconds: 600 });
+  assert.deepEqual(measured?.['memory'], { time, workingSetBytes: 70 });
+  assert.deepEqual(measured?.['network'], {
+    time,
+    name: 'eth0',
+    rxBytes: 100,
+    txBytes: 40,
+    interfaces: [{ name: 'eth0', rxBytes: 100, txBytes: 40 }],
+  });
+  const summed = byName.get('summed');
+  assert.deepEqual(summed?.['cpu'], { time, usageNanoCores: 3 });
+  assert.deepEqual(summed?.['memory'], { time, workingSetBytes: 30 });
+  assert.equal(summed?.['network'], undefined);
+  assert.deepEqual((summed?.['containers'] as { memory: unknown }[])[1]?.memory, {
+    time,
+    workingSetBytes: 20,
+    rssBytes: 7,
+  });
+});
+
 test("container logs --previous: the instance before the current one; none yet is the reference's 400 text", async () => {
   const make = (id: string, attempt: number, state: 'running' | 'exited'): RuntimeContainer => ({
     id,

@@ -19,6 +19,7 @@ import { parseCriEndpoint } from '../../../../../src/agent/runtime/cri/endpoint.
 import { CriRuntime } from '../../../../../src/agent/runtime/cri/runtime.js';
 import { systemClock } from '../../../../../src/common/util/clock.js';
 import { silentLogger } from '../../../../../src/common/log/types.js';
+import { recordingLogger } from '../../../../helpers/recording-logger.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'na-cri-fake-'));
 const servers: grpc.Server[] = [];
@@ -67,7 +68,7 @@ async function serve(name: string, handlers: Record<string, Handler>): Promise<s
   return `unix://${socket}`;
 }
 
-function runtimeOn(endpoint: string, timeoutMs = 5000): CriRuntime {
+function runtimeOn(endpoint: string, timeoutMs = 5000, logger = silentLogger()): CriRuntime {
   const ep = parseCriEndpoint('containerRuntimeEndpoint', '--container-runtime-endpoint', endpoint);
   return new CriRuntime({
     runtime: ep,
@@ -78,7 +79,7 @@ function runtimeOn(endpoint: string, timeoutMs = 5000): CriRuntime {
     registryPullQPS: 0,
     registryBurst: 0,
     podLogsDir: join(dir, 'logs'),
-    logger: silentLogger(),
+    logger,
     clock: systemClock,
   });
 }
@@ -165,5 +166,89 @@ test('a stream URL that does not answer, or is not a URL, is a clear error', asy
     rt.attachStream('c1', { stdin: false, stdout: true, stderr: true, tty: false }),
     /the runtime answered no usable stream URL \("file:\/\/\/etc\/passwd"\)/,
   );
+  await rt.close();
+});
+
+test("listStats: ListContainerStats by container id, ListPodSandboxStats by pod uid with the sandbox's network", async () => {
+  const u64 = (value: number) => ({ value });
+  const ep = await serve('stats', {
+    'RuntimeService/ListContainerStats': () => ({
+      stats: [
+        {
+          attributes: { id: 'c1' },
+          cpu: { usage_nano_cores: u64(2_000_000), usage_core_nano_seconds: u64(9_000_000) },
+          memory: { working_set_bytes: u64(4096), rss_bytes: u64(1024) },
+        },
+        { attributes: { id: '' }, cpu: { usage_nano_cores: u64(1) } },
+      ],
+    }),
+    'RuntimeService/ListPodSandboxStats': () => ({
+      stats: [
+        {
+          attributes: { id: 's1', metadata: { name: 'web', namespace: 'default', uid: 'u1' } },
+          linux: {
+            cpu: { usage_nano_cores: u64(3_000_000) },
+            memory: { working_set_bytes: u64(8192) },
+            network: {
+              default_interface: { name: 'eth0', rx_bytes: u64(100), tx_bytes: u64(50) },
+              interfaces: [{ name: 'eth0', rx_bytes: u64(100), tx_bytes: u64(50) }],
+            },
+          },
+        },
+        { attributes: { id: 's2', metadata: { uid: 'u2' } } },
+      ],
+    }),
+  });
+  const rt = runtimeOn(ep);
+  const s = await rt.listStats();
+  assert.deepEqual(
+    [...s.containers.entries()],
+    [
+      [
+        'c1',
+        {
+          cpuUsageNanoCores: 2_000_000,
+          cpuUsageCoreNanoSeconds: 9_000_000,
+          memoryWorkingSetBytes: 4096,
+          memoryRssBytes: 1024,
+        },
+      ],
+    ],
+  );
+  assert.deepEqual(
+    [...s.pods.entries()],
+    [
+      [
+        'u1',
+        {
+          cpuUsageNanoCores: 3_000_000,
+          memoryWorkingSetBytes: 8192,
+          network: {
+            defaultInterface: { name: 'eth0', rxBytes: 100, txBytes: 50 },
+            interfaces: [{ name: 'eth0', rxBytes: 100, txBytes: 50 }],
+          },
+        },
+      ],
+    ],
+  );
+  await rt.close();
+});
+
+test('listStats on a runtime without ListPodSandboxStats (containerd 1.6): no pod measures, said once in the log', async () => {
+  const ep = await serve('stats-old', {
+    'RuntimeService/ListContainerStats': () => ({
+      stats: [{ attributes: { id: 'c1' }, memory: { working_set_bytes: { value: 10 } } }],
+    }),
+  });
+  const log = recordingLogger();
+  const rt = runtimeOn(ep, 5000, log);
+  for (let i = 0; i < 3; i++) {
+    const s = await rt.listStats();
+    assert.deepEqual(s.containers.get('c1'), { memoryWorkingSetBytes: 10 });
+    assert.equal(s.pods.size, 0);
+  }
+  const said = log.lines.filter((l) => l.msg.includes('does not implement ListPodSandboxStats'));
+  assert.equal(said.length, 1, 'said once');
+  assert.match(String(said[0]?.fields['err']), /UNIMPLEMENTED|does not implement it/);
   await rt.close();
 });
