@@ -217,11 +217,14 @@ test(
       failed.message,
       `Exec lifecycle hook ([sh -c exit 3]) for Container "c" in Pod "${PREFIX}poststart-fail-${NODE}_default(${failed.uid})" failed - error: command 'sh -c exit 3' exited with 3: , message: ""`,
     );
-    assert.ok(
-      a.log.lines.some(
-        (l) => l.fields['reason'] === 'FailedPostStartHook' && l.msg === 'PostStartHook failed',
-      ),
+    // the event is logged by the event recorder, which may come after the status
+    await waitFor(
       'the FailedPostStartHook event',
+      () =>
+        a.log.lines.some(
+          (l) => l.fields['reason'] === 'FailedPostStartHook' && l.msg === 'PostStartHook failed',
+        ),
+      30_000,
     );
 
     // termination messages
