@@ -4,7 +4,8 @@
 // The last of duplicate keys wins, as in the reference. Malformed bodies, a wrong kind or
 // apiVersion, and values of the wrong JSON type throw DecodeError (400 BadRequest).
 
-import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
+import { isRecord } from '../common/util/json-shape.js';
 import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
 import { GoYamlValueError } from '../common/util/go-yaml-value.js';
@@ -151,8 +152,7 @@ function joinPath(parent: string, key: string): string {
 }
 
 /** Paths of keys that occur twice in the same mapping. */
-function findDuplicates(node: YamlNode | null | undefined, path: string, out: string[]): void {
-  if (node === null || node === undefined) return;
+function findDuplicates(node: unknown, path: string, out: string[]): void {
   if (isMap(node)) {
     const seen = new Set<string>();
     for (const pair of node.items) {
@@ -160,11 +160,17 @@ function findDuplicates(node: YamlNode | null | undefined, path: string, out: st
       const p = joinPath(path, k);
       if (seen.has(k)) out.push(p);
       seen.add(k);
-      findDuplicates(pair.value as YamlNode | null, p, out);
+      findDuplicates(pair.value, p, out);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => findDuplicates(item as YamlNode | null, `${path}[${i}]`, out));
+    node.items.forEach((item, i) => findDuplicates(item, `${path}[${i}]`, out));
   }
+}
+
+/** A JSON string's text between its quotes, with its escapes resolved. */
+function unescapeJsonString(raw: string): string {
+  const parsed: unknown = JSON.parse(`"${raw}"`);
+  return typeof parsed === 'string' ? parsed : raw;
 }
 
 interface ScanFrame {
@@ -225,7 +231,7 @@ export function findJsonDuplicates(text: string, out: string[]): void {
       const top = stack[stack.length - 1];
       if (top !== undefined && top.isObject && top.expectKey) {
         const raw = text.slice(i + 1, j);
-        const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        const key = escaped ? unescapeJsonString(raw) : raw;
         if (top.keys.has(key)) out.push(joinPath(top.path, key));
         top.keys.add(key);
         top.key = key;
@@ -293,20 +299,20 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       v.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, owner, state));
       return;
     case 'map':
-      if (typeof v !== 'object' || Array.isArray(v)) {
+      if (!isRecord(v)) {
         typeMismatch(state, v, s, owner, path);
         return;
       }
-      for (const [k, child] of Object.entries(v as Record<string, unknown>))
+      for (const [k, child] of Object.entries(v))
         walk(child, s.values, joinPath(path, k), owner, state);
       return;
     case 'object': {
-      if (typeof v !== 'object' || Array.isArray(v)) {
+      if (!isRecord(v)) {
         typeMismatch(state, v, s, owner, path);
         return;
       }
       const childOwner = s.name.replace(/^v1\./, '');
-      for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+      for (const [k, child] of Object.entries(v)) {
         const fs = s.fields[k];
         const p = joinPath(path, k);
         if (fs !== undefined) walk(child, fs, p, childOwner, state);
@@ -405,14 +411,14 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     value = parseJsonBody(opts.body, opts.kind);
     findJsonDuplicates(opts.body, duplicateFields);
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+  if (!isRecord(value)) {
     const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
     if (t === 'null') throw new DecodeError(`Object 'Kind' is missing in '${opts.body.trim()}'`);
     throw new DecodeError(
       `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
     );
   }
-  const object = value as Record<string, unknown>;
+  const object = value;
   if (opts.exactGvk === true) checkExactGvk(object, opts);
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
@@ -469,12 +475,11 @@ export function pruneUnknownFields(
 }
 
 function prune(v: unknown, s: Schema): void {
-  if (v === null || typeof v !== 'object') return;
   if (s.t === 'array' && Array.isArray(v)) v.forEach((item) => prune(item, s.items));
-  else if (s.t === 'map' && !Array.isArray(v))
-    for (const child of Object.values(v as Record<string, unknown>)) prune(child, s.values);
-  else if (s.t === 'object' && !Array.isArray(v)) {
-    const rec = v as Record<string, unknown>;
+  else if (!isRecord(v)) return;
+  else if (s.t === 'map') for (const child of Object.values(v)) prune(child, s.values);
+  else if (s.t === 'object') {
+    const rec = v;
     for (const k of Object.keys(rec)) {
       const fs = s.fields[k];
       if (fs !== undefined) prune(rec[k], fs);

@@ -7,7 +7,7 @@ import type { Operation } from 'fast-json-patch';
 import { PatchError, badRequest } from './errors.js';
 import { jsonSyntaxMessage } from '../decode.js';
 import { limitText, parseJsonPatchBody } from '../body-limits.js';
-import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
+import { InputLimitError, InputSyntaxError, userMessage } from '../../common/util/errors.js';
 import { API_BODY_LIMITS, measureValue } from '../../common/util/bounded-parse.js';
 
 /**
@@ -84,7 +84,7 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
       if (e instanceof PatchError) throw e;
       if (e instanceof JsonPatchError)
         throw new PatchError({ status: 422, reason: 'Invalid', message: describe(e, op) });
-      throw new PatchError({ status: 422, reason: 'Invalid', message: (e as Error).message });
+      throw new PatchError({ status: 422, reason: 'Invalid', message: userMessage(e) });
     }
   });
   return out;

@@ -22,6 +22,7 @@ import type { Params } from '../params.js';
 import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
 import { parseResourceVersion } from './resource-version.js';
+import { stringRecordOf } from '../../common/util/json-shape.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
 
 export interface ListOptions {
@@ -228,7 +229,7 @@ export function objectMatcher(
   return (obj) => {
     if (labelSelector !== undefined) {
       const labels = metaOf(obj)['labels'];
-      if (!labelSelector.matches((labels ?? {}) as Record<string, string>)) return false;
+      if (!labelSelector.matches(stringRecordOf(labels))) return false;
     }
     if (fieldSelector !== undefined && !fieldSelector.matches(fieldGetter(def, obj))) return false;
     if (shardSelector !== undefined && !shardSelector.matches(obj)) return false;

@@ -52,6 +52,7 @@ import {
 import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
 import { normalizeValues } from '../schema/values.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 export interface WriteOptions {
   readonly user: UserInfo;
@@ -610,7 +611,7 @@ function sameObject(a: Obj, b: Obj): boolean {
     const mf = c.metadata['managedFields'];
     if (Array.isArray(mf))
       c.metadata['managedFields'] = mf.map((e: unknown) =>
-        e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e,
+        isRecord(e) ? { ...e, time: undefined } : e,
       );
     return c;
   };

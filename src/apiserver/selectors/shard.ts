@@ -4,6 +4,7 @@
 // same field; the end may be 2^64 ('0x10000000000000000').
 
 import { SelectorError } from './errors.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
@@ -101,10 +102,8 @@ function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
 }
 
 function fieldValue(obj: unknown, field: ShardField): string {
-  if (obj === null || typeof obj !== 'object') return '';
-  const md = (obj as { metadata?: unknown }).metadata;
-  if (md === null || typeof md !== 'object') return '';
-  const v = (md as Record<string, unknown>)[field === 'object.metadata.uid' ? 'uid' : 'namespace'];
+  const md = recordOf(recordOf(obj)['metadata']);
+  const v = md[field === 'object.metadata.uid' ? 'uid' : 'namespace'];
   return typeof v === 'string' ? v : '';
 }
 

@@ -10,7 +10,7 @@
 // controllers/start.ts, which gets this record's registry, defs and authorizer.
 import { readFile } from 'node:fs/promises';
 import type { Names } from '../../common/names.js';
-import { FlagError } from '../../common/util/errors.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
 import { prepareCertificates, type ServerCertificates } from '../admin-platconfig.js';
 import { x509Authenticator } from '../authn/x509.js';
 import { loadTokenFile, tokenFileAuthenticator } from '../authn/token-file.js';
@@ -73,7 +73,7 @@ async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Prom
   try {
     pems.push(await readFile(flags.clientCaFile, 'utf8'));
   } catch (err) {
-    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, {
+    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${userMessage(err)}`, {
       flag: 'client-ca-file',
     });
   }

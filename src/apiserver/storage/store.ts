@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { isRecord, recordOf } from '../../common/util/json-shape.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 const opCode: Record<ChangeType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2 };
@@ -265,7 +266,7 @@ export class Store {
 
   /** Encodes an object for storage (without its resourceVersion, which the row carries). */
   async encode(key: string, obj: StoredObject): Promise<Uint8Array> {
-    const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined) };
+    const meta = { ...recordOf(obj['metadata']) };
     delete meta['resourceVersion'];
     const plain = encoder.encode(JSON.stringify({ ...obj, metadata: meta }));
     return this.transformer(key).toStorage(plain, key);
@@ -280,12 +281,9 @@ export class Store {
     } catch (err) {
       throw new StoreReadError(key, err);
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw new StoreReadError(key, new Error('not an object'));
-    const obj = parsed as StoredObject;
-    const meta = (obj['metadata'] ?? {}) as Record<string, unknown>;
-    obj['metadata'] = { ...meta, resourceVersion: String(rv) };
-    return obj;
+    if (!isRecord(parsed)) throw new StoreReadError(key, new Error('not an object'));
+    parsed['metadata'] = { ...recordOf(parsed['metadata']), resourceVersion: String(rv) };
+    return parsed;
   }
 
   /** The current raw state of one key (undefined when absent or deleted). */
@@ -368,7 +366,7 @@ export class Store {
     const value = await this.encode(key, obj);
     const announce = (rv: number): Change => {
       const meta = {
-        ...(obj['metadata'] as Record<string, unknown> | undefined),
+        ...recordOf(obj['metadata']),
         resourceVersion: String(rv),
       };
       const change: Change = { key, rv, type, object: { ...obj, metadata: meta }, prev };

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { textOf } from '../../common/util/text-of.js';
-import { expired, type StatusBody } from '../status.js';
+import { expired, StatusError, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type Store } from '../storage/store.js';
 import { objectMatcher, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
@@ -23,6 +23,7 @@ import { WatchQueue } from './queue.js';
 import { watchStart, type WatchStart } from './start.js';
 import { armWatchTimers } from './timers.js';
 import { writeDrained } from './drain.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface WatchSettings {
   readonly platformDomain: string;
@@ -45,7 +46,7 @@ const frameCache = new WeakMap<Change, Buffer>();
 
 /** A protobuf watch frame of an event (the object's own kind and apiVersion name its message). */
 export function watchFrame(type: EventType, object: Obj | StatusBody): Buffer {
-  const o = object as Obj;
+  const o = recordOf(object);
   return encodeWatchFrame(type, o, textOf(o['apiVersion'] ?? ''), textOf(o['kind'] ?? ''));
 }
 
@@ -121,11 +122,7 @@ export async function serveWatch(
   } catch (err) {
     s.logger.warn({ err, resource: def.resource }, 'watch stream ended by an error');
     if (!res.writableEnded && !res.destroyed) {
-      const status =
-        err instanceof Error && 'toStatus' in err && typeof err.toStatus === 'function'
-          ? (err.toStatus as () => StatusBody)()
-          : undefined;
-      if (status !== undefined) res.write(frame('ERROR', status));
+      if (err instanceof StatusError) res.write(frame('ERROR', err.toStatus()));
     }
   } finally {
     close();
