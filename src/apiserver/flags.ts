@@ -26,6 +26,7 @@ import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.
 import { checkAddressTypes } from './proxy/node-connection.js';
 import { reportedGitVersion, versionOutput } from './version.js';
 import { parseVersionValue } from '../common/version.js';
+import { isOneOf } from '../common/util/json-shape.js';
 
 export const KNOWN_CONTROLLERS = [
   'csrapproving',
@@ -504,7 +505,7 @@ export function resolveControllers(list: readonly string[]): string[] {
   const star = list.includes('*');
   for (const c of list) {
     const name = c.startsWith('-') ? c.slice(1) : c;
-    if (c !== '*' && !(KNOWN_CONTROLLERS as readonly string[]).includes(name)) {
+    if (c !== '*' && !isOneOf(KNOWN_CONTROLLERS, name)) {
       throw new FlagError(
         `invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`,
         {

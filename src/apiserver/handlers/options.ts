@@ -7,8 +7,11 @@ import type { IncomingMessage } from 'node:http';
 import type { Params } from '../params.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 import type { FieldValidation } from './decode-object.js';
+import { isOneOf, isRecord, listOf } from '../../common/util/json-shape.js';
 import { parseJsonBody } from '../body-limits.js';
 import { textOf } from '../../common/util/text-of.js';
+
+const FIELD_VALIDATIONS: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
 
 export interface ParsedWriteOptions {
   readonly dryRun: boolean;
@@ -106,7 +109,7 @@ export function parseWriteOptions(
   return {
     dryRun,
     fieldManager: given === undefined || given === '' ? defaultFieldManager(req) : given,
-    fieldValidation: fv === '' ? 'Warn' : (fv as FieldValidation),
+    fieldValidation: isOneOf(FIELD_VALIDATIONS, fv) ? fv : 'Warn',
     force: force === true,
   };
 }
@@ -138,9 +141,8 @@ export function parseDeleteOptions(
         `the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`,
       );
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw badRequest('the body must be a DeleteOptions object');
-    b = parsed as Record<string, unknown>;
+    if (!isRecord(parsed)) throw badRequest('the body must be a DeleteOptions object');
+    b = parsed;
     const kind = b['kind'];
     if (kind !== undefined && kind !== 'DeleteOptions') {
       throw badRequest(
@@ -149,7 +151,7 @@ export function parseDeleteOptions(
     }
   }
   const errs: FieldErrorLike[] = [];
-  const bodyDry = Array.isArray(b['dryRun']) ? (b['dryRun'] as unknown[]).map(String) : [];
+  const bodyDry = listOf(b['dryRun']).map(String);
   const dryRun = validateDryRun(bodyDry.length > 0 ? bodyDry : params.all('dryRun'), errs);
   const grace =
     typeof b['gracePeriodSeconds'] === 'number'
@@ -202,8 +204,8 @@ export function parseDeleteOptions(
   if (errs.length > 0) throw invalid('DeleteOptions', `meta.${domain}`, '', errs);
   let preconditions: ParsedDeleteOptions['preconditions'];
   const pre = b['preconditions'];
-  if (pre !== null && typeof pre === 'object' && !Array.isArray(pre)) {
-    const p = pre as Record<string, unknown>;
+  if (isRecord(pre)) {
+    const p = pre;
     preconditions = {};
     if (typeof p['uid'] === 'string') preconditions.uid = p['uid'];
     if (typeof p['resourceVersion'] === 'string')

@@ -11,11 +11,12 @@ import { badRequest, StatusError } from '../status.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
 import { defaultPrinter, PRINTERS, type Printer } from './printers.js';
 import { WIRE_NAMES } from '../../common/names.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export { humanDuration } from './printers.js';
 
 type TargetKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
-const TARGET_KINDS: readonly string[] = [
+const TARGET_KINDS: readonly TargetKind[] = [
   'Table',
   'PartialObjectMetadata',
   'PartialObjectMetadataList',
@@ -54,8 +55,8 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     const g = params.get('g') ?? '';
     const v = params.get('v') ?? '';
     const jsonLike = type === 'application/json' || type === '*/*' || type === 'application/*';
-    if (jsonLike && TARGET_KINDS.includes(as) && groups.has(g) && META_VERSIONS.includes(v)) {
-      return { kind: as as TargetKind, apiVersion: `meta.${domain}/${v}` };
+    if (jsonLike && isOneOf(TARGET_KINDS, as) && groups.has(g) && META_VERSIONS.includes(v)) {
+      return { kind: as, apiVersion: `meta.${domain}/${v}` };
     }
     unsupported = true;
   }

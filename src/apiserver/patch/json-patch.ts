@@ -31,9 +31,9 @@ function describe(e: InstanceType<typeof JsonPatchError>, op: Operation | undefi
         return `replace operation does not apply: doc is missing key: ${path}: missing value`;
       return `${op?.op ?? 'operation'} operation does not apply: doc is missing path: ${JSON.stringify(path)}: missing value`;
     case 'OPERATION_FROM_UNRESOLVABLE':
-      return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify((op as { from?: string } | undefined)?.from ?? '')}: missing value`;
+      return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify(op !== undefined && 'from' in op ? op.from : '')}: missing value`;
     case 'OPERATION_OP_INVALID':
-      return `Unexpected kind: ${String((op as { op?: unknown } | undefined)?.op)}`;
+      return `Unexpected kind: ${String(op?.op)}`;
     case 'OPERATION_VALUE_REQUIRED':
       return `${op?.op ?? 'operation'} operation on ${path}: missing value`;
     case 'OPERATION_PATH_INVALID':
@@ -111,9 +111,8 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
     }
   } else value = op.value;
   if (op.op === 'copy') {
-    // undefined for a value JSON has no text for (TypeScript's lib types it string)
-    const text = JSON.stringify(value) as string | undefined;
-    const bytes = Buffer.byteLength(text ?? '', 'utf8');
+    // a parsed document holds only JSON values, so only an absent one has no text
+    const bytes = value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
     if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
       throw new PatchError({
         status: 422,

@@ -16,6 +16,7 @@ import {
 } from './fieldset.js';
 import { KINDS_WITH_STATUS } from './meta.js';
 import { compare, deepEqual, isObject, mergeApplied, removePath, toFieldSet } from './typed.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
 export type ManagedFieldsOperation = 'Update' | 'Apply';
@@ -204,7 +205,7 @@ function capUpdateManagers(entries: ManagerEntry[], now: string): ManagerEntry[]
   return rest;
 }
 
-function stripForTracking(obj: unknown): unknown {
+function stripForTracking(obj: unknown): Obj {
   if (!isObject(obj)) return {};
   const copy = { ...obj };
   if (isObject(copy['metadata'])) {
@@ -336,8 +337,8 @@ function isKeyFieldOfElement(p: FieldPath): boolean {
   )
     return false;
   try {
-    const keys = JSON.parse(parent.slice(2)) as Record<string, unknown>;
-    return Object.hasOwn(keys, last.slice(2));
+    const keys: unknown = JSON.parse(parent.slice(2));
+    return isObject(keys) && Object.hasOwn(keys, last.slice(2));
   } catch {
     return false;
   }
@@ -370,7 +371,7 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
   }
   const kind = opts.kind;
   const live = opts.live;
-  const liveStripped = stripForTracking(live) as Obj;
+  const liveStripped = stripForTracking(live);
   const entries = parseManagedFields(live);
   const ignored = ignoredPaths(kind, opts.subresource);
   if (live !== undefined && entries.length === 0) {
@@ -385,7 +386,8 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
         set,
       });
   }
-  const merged = mergeApplied(kind, liveStripped, opts.config) as Obj;
+  // both maps, so the merge is one too
+  const merged = recordOf(mergeApplied(kind, liveStripped, opts.config));
   const newSet = toFieldSet(kind, opts.config).withoutPrefixes(ignored);
   const selfId = identity({
     manager: opts.manager,

@@ -58,7 +58,8 @@ function wellWithinLimits(value: unknown): boolean {
     if (v === null || typeof v !== 'object') continue;
     const keys = Object.keys(v);
     if (keys.length > L.maxKeysPerObject / 2 || keys.some(long)) return false;
-    for (const k of keys) stack.push((v as Record<string, unknown>)[k]);
+    const values: unknown[] = Object.values(v);
+    for (const x of values) stack.push(x);
   }
   return true;
 }

@@ -6,7 +6,7 @@
 // aliases are expanded within maxAliases. Values are built without prototypes' setters (a key
 // `__proto__` is an own property, as JSON.parse makes it).
 
-import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import { Scalar, isAlias, isMap, isNode, isScalar, isSeq, type Document, type Pair } from 'yaml';
 import { limitError, type BoundedInput } from './bounded-input.js';
 import { goKeyString, goResolvePlain, goScalarValue, type GoScalar } from './go-yaml-resolve.js';
 import { lineCol } from './text-position.js';
@@ -39,8 +39,13 @@ interface Ctx {
   deferred: number;
 }
 
-function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: string): never {
-  const { line, col } = lineCol(ctx.text, node?.range?.[0] ?? 0);
+/** Where a node starts in the text (0 for what is not a node). */
+function offsetOf(node: unknown): number {
+  return isNode(node) ? (node.range?.[0] ?? 0) : 0;
+}
+
+function fail(ctx: Ctx, node: unknown, detail: string, reference: string): never {
+  const { line, col } = lineCol(ctx.text, offsetOf(node));
   throw new GoYamlValueError({ source: ctx.input.source, line, col, detail, reference });
 }
 
@@ -101,19 +106,14 @@ function setOwn(out: Record<string, unknown>, key: string, value: unknown): void
 function keyOf(pair: Pair, ctx: Ctx): string {
   const node = deref(pair.key, ctx);
   if (!isScalar(node))
-    fail(
-      ctx,
-      pair.key as Node | undefined,
-      `invalid map key: ${SCALAR_KEY_ACCEPTED}`,
-      'invalid map key',
-    );
+    fail(ctx, pair.key, `invalid map key: ${SCALAR_KEY_ACCEPTED}`, 'invalid map key');
   const s = scalarOf(node);
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
   ctx.deferred++;
   throw new Deferred(
-    pair.key as Node,
+    pair.key,
     `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`,
     s.kind === 'null'
       ? 'Unsupported map key of type: %!s(<nil>), key: <nil>'
@@ -127,10 +127,10 @@ function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth
     fillMap(out, target.items, ctx, depth);
     return;
   }
-  if (!isSeq(target)) fail(ctx, value as Node | undefined, MERGE_ACCEPTED, MERGE_ACCEPTED);
+  if (!isSeq(target)) fail(ctx, value, MERGE_ACCEPTED, MERGE_ACCEPTED);
   for (let i = target.items.length - 1; i >= 0; i--) {
     const m = deref(target.items[i], ctx);
-    if (!isMap(m)) fail(ctx, target.items[i] as Node | undefined, MERGE_ACCEPTED, MERGE_ACCEPTED);
+    if (!isMap(m)) fail(ctx, target.items[i], MERGE_ACCEPTED, MERGE_ACCEPTED);
     fillMap(out, m.items, ctx, depth);
   }
 }
@@ -149,7 +149,7 @@ function fillMap(
 
 function convert(node: unknown, ctx: Ctx, depth: number): unknown {
   if (depth > ctx.input.limits.maxDepth + 1)
-    throw limitError(ctx.input, 'maxDepth', ctx.text, (node as Node | null)?.range?.[0] ?? 0);
+    throw limitError(ctx.input, 'maxDepth', ctx.text, offsetOf(node));
   const n = deref(node, ctx);
   if (n === null || n === undefined) return null;
   if (isMap(n)) {
@@ -169,7 +169,7 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
     const shown = Number.isNaN(s.value) ? 'NaN' : s.value > 0 ? '+Inf' : '-Inf';
     ctx.deferred++;
     return new Deferred(
-      node as Node,
+      node,
       `${n.source ?? shown} is not a JSON number; accepted: a finite number, or a quoted string`,
       `json: unsupported value: ${shown}`,
     );
@@ -184,7 +184,7 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
  */
 class Deferred extends Error {
   constructor(
-    readonly node: Node,
+    readonly node: unknown,
     readonly detail: string,
     readonly reference: string,
   ) {
@@ -196,8 +196,7 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
   const stack: unknown[] = [value];
   for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
     if (v instanceof Deferred) fail(ctx, v.node, v.detail, v.reference);
-    if (v !== null && typeof v === 'object')
-      for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
+    if (v !== null && typeof v === 'object') for (const x of Object.values(v)) stack.push(x);
   }
 }
 

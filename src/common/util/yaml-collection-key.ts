@@ -4,7 +4,16 @@
 // document with `yaml: invalid map key: <the key, as Go's %#v prints it>`. We refuse it too, before
 // any conversion, naming the source, the line and column, and what is accepted.
 
-import { isAlias, isCollection, isMap, isPair, isSeq, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isNode,
+  isPair,
+  isSeq,
+  type Document,
+  type Node,
+} from 'yaml';
 import { LocatedYamlError } from './yaml-located-error.js';
 import { lineCol } from './text-position.js';
 
@@ -56,7 +65,8 @@ function firstIn(root: unknown, doc: Document.Parsed): Found | undefined {
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (isPair(node)) {
       const target = resolved(node.key, doc);
-      if (isCollection(target)) return { keyNode: node.key as Node, target };
+      // a collection key, or an alias of one: a node either way
+      if (isNode(node.key) && isCollection(target)) return { keyNode: node.key, target };
       stack.push(node.value, node.key);
     } else if (isCollection(node)) {
       for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i]);
