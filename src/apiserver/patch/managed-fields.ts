@@ -15,7 +15,15 @@ import {
   type FieldPath,
 } from './fieldset.js';
 import { KINDS_WITH_STATUS } from './meta.js';
-import { compare, deepEqual, isObject, mergeApplied, removePath, toFieldSet } from './typed.js';
+import {
+  compare,
+  deepEqual,
+  isObject,
+  mergeApplied,
+  removePath,
+  toFieldSet,
+  type Comparison,
+} from './typed.js';
 import { recordOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
@@ -356,12 +364,9 @@ export interface ServerSideApplyOptions {
   readonly now: Date;
 }
 
-/** Server-side apply: merge, ownership, conflicts, pruning. Throws PatchError 409 on conflicts. */
-export function serverSideApply(opts: ServerSideApplyOptions): {
-  object: Record<string, unknown>;
-  created: boolean;
-} {
-  const cfgMd = opts.config['metadata'];
+/** A 400 when the applied configuration sets metadata.managedFields. */
+function refuseManagedFields(config: Record<string, unknown>): void {
+  const cfgMd = config['metadata'];
   if (isObject(cfgMd) && cfgMd['managedFields'] !== undefined && cfgMd['managedFields'] !== null) {
     throw new PatchError({
       status: 400,
@@ -369,14 +374,18 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
       message: 'metadata.managedFields must be nil',
     });
   }
-  const kind = opts.kind;
-  const live = opts.live;
-  const liveStripped = stripForTracking(live);
-  const entries = parseManagedFields(live);
-  const ignored = ignoredPaths(kind, opts.subresource);
-  if (live !== undefined && entries.length === 0) {
+}
+
+/** The live object's manager entries; an object written before any tracking gets one owner. */
+function liveEntries(
+  opts: ServerSideApplyOptions,
+  liveStripped: Obj,
+  ignored: readonly FieldPath[],
+): ManagerEntry[] {
+  const entries = parseManagedFields(opts.live);
+  if (opts.live !== undefined && entries.length === 0) {
     // An object written before any field tracking: its fields belong to "before-first-apply".
-    const set = toFieldSet(kind, liveStripped).withoutPrefixes(ignored);
+    const set = toFieldSet(opts.kind, liveStripped).withoutPrefixes(ignored);
     if (!set.empty)
       entries.push({
         manager: 'before-first-apply',
@@ -386,6 +395,59 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
         set,
       });
   }
+  return entries;
+}
+
+/** Removes what this applier set before and no longer sets, unless someone else owns it. */
+function pruneDropped(
+  kind: string,
+  merged: Obj,
+  lastSet: FieldSet,
+  newSet: FieldSet,
+  others: readonly ManagerEntry[],
+): void {
+  let ownedByOthers = new FieldSet();
+  for (const e of others) ownedByOthers = ownedByOthers.union(e.set);
+  const toRemove = lastSet.difference(newSet).sorted().reverse();
+  for (const p of toRemove) {
+    // Kept when someone else owns it or something under it, or when the new configuration sets
+    // something under it (an empty map applied before, now with entries).
+    if (ownedByOthers.hasPrefixOf(p) || newSet.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
+    removePath(kind, merged, p);
+  }
+}
+
+/**
+ * Takes the changed fields from the other managers: a 409 naming each field another manager owns,
+ * unless forced (then they lose them). A manager's own Update entry never conflicts.
+ */
+function takeOwnership(
+  opts: ServerSideApplyOptions,
+  cmp: Comparison,
+  ignored: readonly FieldPath[],
+  others: readonly ManagerEntry[],
+): void {
+  const changed = cmp.added.union(cmp.modified).withoutPrefixes(ignored);
+  const removed = cmp.removed.withoutPrefixes(ignored);
+  const conflicts: { entry: ManagerEntry; path: FieldPath }[] = [];
+  for (const e of others) {
+    if (e.manager === opts.manager) continue;
+    for (const p of e.set.intersection(changed).sorted()) conflicts.push({ entry: e, path: p });
+  }
+  if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts);
+  for (const e of others) e.set = e.set.difference(changed).difference(removed);
+}
+
+/** Server-side apply: merge, ownership, conflicts, pruning. Throws PatchError 409 on conflicts. */
+export function serverSideApply(opts: ServerSideApplyOptions): {
+  object: Record<string, unknown>;
+  created: boolean;
+} {
+  refuseManagedFields(opts.config);
+  const kind = opts.kind;
+  const liveStripped = stripForTracking(opts.live);
+  const ignored = ignoredPaths(kind, opts.subresource);
+  const entries = liveEntries(opts, liveStripped, ignored);
   // both maps, so the merge is one too
   const merged = recordOf(mergeApplied(kind, liveStripped, opts.config));
   const newSet = toFieldSet(kind, opts.config).withoutPrefixes(ignored);
@@ -396,30 +458,9 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     apiVersion: opts.apiVersion,
   });
   const self = entries.find((e) => identity(e) === selfId);
-  const lastSet = self?.set ?? new FieldSet();
   const others = entries.filter((e) => e !== self);
-
-  // Prune what this applier set before and no longer sets, unless someone else owns it.
-  let ownedByOthers = new FieldSet();
-  for (const e of others) ownedByOthers = ownedByOthers.union(e.set);
-  const toRemove = lastSet.difference(newSet).sorted().reverse();
-  for (const p of toRemove) {
-    // Kept when someone else owns it or something under it, or when the new configuration sets
-    // something under it (an empty map applied before, now with entries).
-    if (ownedByOthers.hasPrefixOf(p) || newSet.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
-    removePath(kind, merged, p);
-  }
-
-  const cmp = compare(kind, liveStripped, merged);
-  const changed = cmp.added.union(cmp.modified).withoutPrefixes(ignored);
-  const removed = cmp.removed.withoutPrefixes(ignored);
-  const conflicts: { entry: ManagerEntry; path: FieldPath }[] = [];
-  for (const e of others) {
-    if (e.manager === opts.manager) continue; // one's own Update entry never conflicts
-    for (const p of e.set.intersection(changed).sorted()) conflicts.push({ entry: e, path: p });
-  }
-  if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts);
-  for (const e of others) e.set = e.set.difference(changed).difference(removed);
+  pruneDropped(kind, merged, self?.set ?? new FieldSet(), newSet, others);
+  takeOwnership(opts, compare(kind, liveStripped, merged), ignored, others);
 
   const now = formatTime(opts.now);
   const next: ManagerEntry = {
@@ -430,6 +471,7 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     set: newSet,
     time: now,
   };
+  // An apply that changes nothing keeps its entry's time.
   if (
     self !== undefined &&
     self.set.equals(newSet) &&
@@ -437,9 +479,8 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     deepEqual(liveStripped, merged)
   )
     next.time = self.time;
-  const all = [...others, next];
-  setManagedFields(merged, capUpdateManagers(all, now));
-  return { object: merged, created: live === undefined };
+  setManagedFields(merged, capUpdateManagers([...others, next], now));
+  return { object: merged, created: opts.live === undefined };
 }
 
 /** The 422 message for fieldManager problems, for callers that report them as Invalid. */
