@@ -268,14 +268,7 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       return;
     case 'string':
       if (typeof v !== 'string') typeMismatch(state, v, s, owner, path);
-      // a []byte field: encoding/json keeps base64's error as it keeps a type mismatch
-      else if (s.format === 'byte' && state.typeError === undefined) {
-        const err = goBase64Error(v);
-        if (err !== undefined) {
-          state.typeError = err;
-          state.converterError = converterBase64Error(err);
-        }
-      }
+      else if (s.format === 'byte') checkBase64(v, state);
       return;
     case 'bool':
       if (typeof v !== 'boolean') typeMismatch(state, v, s, owner, path);
@@ -306,20 +299,36 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       for (const [k, child] of Object.entries(v))
         walk(child, s.values, joinPath(path, k), owner, state);
       return;
-    case 'object': {
-      if (!isRecord(v)) {
-        typeMismatch(state, v, s, owner, path);
-        return;
-      }
-      const childOwner = s.name.replace(/^v1\./, '');
-      for (const [k, child] of Object.entries(v)) {
-        const fs = s.fields[k];
-        const p = joinPath(path, k);
-        if (fs !== undefined) walk(child, fs, p, childOwner, state);
-        else if (s.open !== true) state.unknown.push(p);
-      }
+    case 'object':
+      if (!isRecord(v)) typeMismatch(state, v, s, owner, path);
+      else walkFields(v, s, path, state);
       return;
-    }
+  }
+}
+
+/** A []byte field: encoding/json keeps base64's error as it keeps a type mismatch. */
+function checkBase64(v: string, state: WalkState): void {
+  if (state.typeError !== undefined) return;
+  const err = goBase64Error(v);
+  if (err !== undefined) {
+    state.typeError = err;
+    state.converterError = converterBase64Error(err);
+  }
+}
+
+/** A struct's fields: known ones walked against their schema, others noted as unknown. */
+function walkFields(
+  v: Record<string, unknown>,
+  s: Extract<Schema, { t: 'object' }>,
+  path: string,
+  state: WalkState,
+): void {
+  const childOwner = s.name.replace(/^v1\./, '');
+  for (const [k, child] of Object.entries(v)) {
+    const fs = s.fields[k];
+    const p = joinPath(path, k);
+    if (fs !== undefined) walk(child, fs, p, childOwner, state);
+    else if (s.open !== true) state.unknown.push(p);
   }
 }
 
@@ -401,25 +410,17 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
   }
 }
 
-export function decodeBody(opts: DecodeOptions): DecodeResult {
-  const yaml = isYamlContentType(opts.contentType);
-  let value: unknown;
-  const duplicateFields: string[] = [];
-  if (yaml) {
-    value = parseYamlValue(opts.body, opts.kind, duplicateFields);
-  } else {
-    value = parseJsonBody(opts.body, opts.kind);
-    findJsonDuplicates(opts.body, duplicateFields);
-  }
-  if (!isRecord(value)) {
-    const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
-    if (t === 'null') throw new DecodeError(`Object 'Kind' is missing in '${opts.body.trim()}'`);
-    throw new DecodeError(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-    );
-  }
-  const object = value;
-  if (opts.exactGvk === true) checkExactGvk(object, opts);
+/** The reference's error for a body that is not a JSON object. */
+function notAnObject(value: unknown, body: string): DecodeError {
+  const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
+  if (t === 'null') return new DecodeError(`Object 'Kind' is missing in '${body.trim()}'`);
+  return new DecodeError(
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+  );
+}
+
+/** The body's kind and apiVersion: strings, the expected ones when set, defaulted when not. */
+function checkGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {
@@ -452,6 +453,22 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     if ((bodyVersion === undefined || bodyVersion === '') && opts.apiVersion !== '')
       object['apiVersion'] = opts.apiVersion;
   }
+}
+
+export function decodeBody(opts: DecodeOptions): DecodeResult {
+  const yaml = isYamlContentType(opts.contentType);
+  let value: unknown;
+  const duplicateFields: string[] = [];
+  if (yaml) {
+    value = parseYamlValue(opts.body, opts.kind, duplicateFields);
+  } else {
+    value = parseJsonBody(opts.body, opts.kind);
+    findJsonDuplicates(opts.body, duplicateFields);
+  }
+  if (!isRecord(value)) throw notAnObject(value, opts.body);
+  const object = value;
+  if (opts.exactGvk === true) checkExactGvk(object, opts);
+  checkGvk(object, opts);
   const checked = checkAgainstSchema(object, opts.kind);
   if (checked.typeError !== undefined) {
     const v = opts.apiVersion.includes('/')
