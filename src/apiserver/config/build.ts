@@ -430,6 +430,18 @@ function tracerFrom({ o, load, closers }: Building): RequestTracer | undefined {
   return t;
 }
 
+/** A webhook cache TTL flag's text (`def` when not given): a non-negative duration. */
+function ttlFlag(v: string | undefined, def: string, name: string): string {
+  const text = v ?? def;
+  const ms = tryDurationMs(text);
+  if (ms === undefined || ms < 0)
+    throw new FlagError(
+      `invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`,
+      { flag: name },
+    );
+  return text;
+}
+
 /** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
 async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
   const flag = '--authorization-webhook-config-file';
@@ -445,22 +457,12 @@ async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<W
       { flag: 'authorization-webhook-version' },
     );
   }
-  const ttl = (v: string | undefined, def: string, name: string): string => {
-    const text = v ?? def;
-    const ms = tryDurationMs(text);
-    if (ms === undefined || ms < 0)
-      throw new FlagError(
-        `invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`,
-        { flag: name },
-      );
-    return text;
-  };
-  const authorizedTTL = ttl(
+  const authorizedTTL = ttlFlag(
     o.authorizationWebhookCacheAuthorizedTtl,
     '5m0s',
     'authorization-webhook-cache-authorized-ttl',
   );
-  const unauthorizedTTL = ttl(
+  const unauthorizedTTL = ttlFlag(
     o.authorizationWebhookCacheUnauthorizedTtl,
     '30s',
     'authorization-webhook-cache-unauthorized-ttl',
