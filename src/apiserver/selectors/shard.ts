@@ -107,6 +107,45 @@ function fieldValue(obj: unknown, field: ShardField): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** One `shardRange(field, hexStart, hexEnd)` term: its field and its range. */
+function parseTerm(term: string): { path: ShardField; range: ShardRange } {
+  const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
+  if (m === null) {
+    if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
+      throw new SelectorError(
+        `unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`,
+      );
+    }
+    throw new SelectorError(`CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`);
+  }
+  const fn = m[1] ?? '';
+  if (fn !== 'shardRange')
+    throw new SelectorError(
+      `unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`,
+    );
+  const args = splitArgs(m[2] ?? '');
+  if (args.length !== 3)
+    throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
+  const path = args[0] ?? '';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
+    throw new SelectorError(
+      `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
+    );
+  }
+  if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
+    throw new SelectorError(
+      `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
+    );
+  }
+  const startHex = parseBound(args[1] ?? '', 'hexStart');
+  const endHex = parseBound(args[2] ?? '', 'hexEnd');
+  const start = BigInt(startHex);
+  const end = BigInt(endHex);
+  if (start >= end)
+    throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+  return { path, range: { start, end } };
+}
+
 export function parseShardSelector(s: string): ShardSelector {
   const text = s.trim();
   if (text === '') throw new SelectorError('empty shard selector is not allowed');
@@ -116,49 +155,14 @@ export function parseShardSelector(s: string): ShardSelector {
     const term = rawTerm.trim();
     if (term === '')
       throw new SelectorError("CEL parse error: Syntax error: mismatched input '||'");
-    const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
-    if (m === null) {
-      if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
-        throw new SelectorError(
-          `unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`,
-        );
-      }
-      throw new SelectorError(
-        `CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`,
-      );
-    }
-    const fn = m[1] ?? '';
-    if (fn !== 'shardRange')
-      throw new SelectorError(
-        `unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`,
-      );
-    const args = splitArgs(m[2] ?? '');
-    if (args.length !== 3)
-      throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
-    const path = args[0] ?? '';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
-      throw new SelectorError(
-        `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
-      );
-    }
-    if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
-      throw new SelectorError(
-        `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
-      );
-    }
-    const startHex = parseBound(args[1] ?? '', 'hexStart');
-    const endHex = parseBound(args[2] ?? '', 'hexEnd');
-    const start = BigInt(startHex);
-    const end = BigInt(endHex);
-    if (start >= end)
-      throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+    const { path, range } = parseTerm(term);
     if (field !== undefined && field !== path) {
       throw new SelectorError(
         `all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`,
       );
     }
     field = path;
-    ranges.push({ start, end });
+    ranges.push(range);
   }
   const f = field ?? 'object.metadata.uid';
   const matchesValue = (value: string): boolean => {
