@@ -290,6 +290,44 @@ async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncrypt
   }
 }
 
+/** The request pipeline over the built parts. */
+function apiServerOf(
+  c: ApiServerConfig,
+  p: Pick<
+    ApiServerParts,
+    'certs' | 'authn' | 'authorizer' | 'registry' | 'pods' | 'openapi' | 'defs' | 'rbac' | 'plugins'
+  > & {
+    clientCaPems: string[];
+    all: readonly ResourceDef[];
+    proxy: SubresourceProxy;
+  },
+): ApiServer {
+  const { flags, names, logger } = c;
+  return new ApiServer({
+    platformDomain: names.groupDomain,
+    version: servedVersion(flags.reportedVersion),
+    bindAddress: flags.bindAddress,
+    port: flags.securePort,
+    tls: {
+      certPem: p.certs.serving.certPem + p.certs.servingCaPem,
+      keyPem: p.certs.serving.keyPem,
+      clientCaPems: p.clientCaPems,
+    },
+    authn: p.authn,
+    authorizer: p.authorizer,
+    routes: new ResourceRoutes(p.all),
+    resources: handlerContext(c, p.registry, p.authorizer, p.pods.actionsOver(p.registry)),
+    openapi: p.openapi,
+    discovery: discoveryOf(names, p.defs, p.rbac),
+    proxy: p.proxy,
+    protobufResponses: new ProtobufResponses({ logger }),
+    tracer: p.plugins.tracer,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    apiAudiences: p.pods.apiAudiences,
+    logger,
+  });
+}
+
 /** Builds every part from the configuration; starts nothing (run.ts does). */
 export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts> {
   const { flags, names, logger } = c;
@@ -316,28 +354,19 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     const openapi = openApiOf(c, all);
     const authn = authnChain(c, { store, defs, pods, plugins });
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
-    const server = new ApiServer({
-      platformDomain: names.groupDomain,
-      version: servedVersion(flags.reportedVersion),
-      bindAddress: flags.bindAddress,
-      port: flags.securePort,
-      tls: {
-        certPem: certs.serving.certPem + certs.servingCaPem,
-        keyPem: certs.serving.keyPem,
-        clientCaPems,
-      },
+    const server = apiServerOf(c, {
+      certs,
+      clientCaPems,
       authn,
       authorizer,
-      routes: new ResourceRoutes(all),
-      resources: handlerContext(c, registry, authorizer, pods.actionsOver(registry)),
+      all,
+      registry,
+      pods,
       openapi,
-      discovery: discoveryOf(names, defs, rbac),
+      defs,
+      rbac,
       proxy,
-      protobufResponses: new ProtobufResponses({ logger }),
-      tracer: plugins.tracer,
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      apiAudiences: pods.apiAudiences,
-      logger,
+      plugins,
     });
     return {
       config: c,
