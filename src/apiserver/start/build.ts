@@ -330,7 +330,7 @@ function apiServerOf(
 
 /** Builds every part from the configuration; starts nothing (run.ts does). */
 export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts> {
-  const { flags, names, logger } = c;
+  const { flags, names } = c;
   const certs = await prepareCertificates({ ...flags, clock: c.clock });
   const clientCaPems = await clientCas(flags, certs);
   const { store, closeEncryption } = await storage(c);
