@@ -1,8 +1,9 @@
 // Decoding request bodies (JSON, or YAML for `application/yaml` and `application/apply-patch+yaml`)
 // into plain objects, with what fieldValidation needs: every unknown field (against the kind's
-// known-field tree) and every duplicate key, as dotted paths (`spec.foo`, `status.conditions[0].x`).
-// The last of duplicate keys wins, as in the reference. Malformed bodies, a wrong kind or
-// apiVersion, and values of the wrong JSON type throw DecodeError (400 BadRequest).
+// known-field tree) and every duplicate key, as dotted paths (`spec.foo`,
+// `status.conditions[0].x`). The last of duplicate keys wins, as in the reference. Malformed
+// bodies, a wrong kind or apiVersion, and values of the wrong JSON type throw DecodeError (400
+// BadRequest).
 
 import { isMap, isScalar, isSeq } from 'yaml';
 import { isRecord } from '../common/util/json-shape.js';
@@ -28,7 +29,10 @@ export class DecodeError extends Error {
   readonly reason = 'BadRequest';
   /** Set when the body passed one of its parse limits (API_BODY_LIMITS). */
   readonly limit: InputLimitError | undefined;
-  /** Set when sigs.k8s.io/yaml refuses the body in the reference: its error (`error converting YAML to JSON: ...`), which each verb wraps its own way. */
+  /**
+   * Set when sigs.k8s.io/yaml refuses the body in the reference: its error
+   * (`error converting YAML to JSON: ...`), which each verb wraps its own way.
+   */
   readonly yamlConversion: string | undefined;
   constructor(message: string, limit?: InputLimitError, yamlConversion?: string) {
     super(message);
@@ -76,7 +80,10 @@ function goYamlValueDecodeError(e: GoYamlValueError, kind: string): DecodeError 
   return conversionDecodeError(e.reference, e, e.detail, kind);
 }
 
-/** sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped as a create wraps it. */
+/**
+ * sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped
+ * as a create wraps it.
+ */
 function conversionDecodeError(
   reference: string,
   at: LocatedYamlError,
@@ -481,7 +488,9 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
   return { object, unknownFields: checked.unknownFields, duplicateFields };
 }
 
-/** Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place. */
+/**
+ * Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place.
+ */
 export function pruneUnknownFields(
   object: Record<string, unknown>,
   kind: string,
@@ -515,7 +524,10 @@ export function fieldProblemTexts(
   ];
 }
 
-/** The Strict-mode 400 message: `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`. */
+/**
+ * The Strict-mode 400 message:
+ * `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`.
+ */
 export function strictDecodingMessage(
   kind: string,
   apiVersion: string,

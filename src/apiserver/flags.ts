@@ -71,7 +71,9 @@ export interface ApiServerFlags {
   defaultWatchCacheSize: number;
   etcdCompactionIntervalMs: number;
   verbosity: number;
-  /** --kubelet-client-certificate/--kubelet-client-key: plat-apiserver's identity towards agents. */
+  /**
+   * --kubelet-client-certificate/--kubelet-client-key: plat-apiserver's identity towards agents.
+   */
   kubeletClientCertificate: string | undefined;
   kubeletClientKey: string | undefined;
   /** --kubelet-certificate-authority: verifies the agents' serving certificates. */

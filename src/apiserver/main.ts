@@ -17,7 +17,9 @@ export { startApiServer, type RunningApiServer } from './start/run.js';
 
 type Log = ReturnType<typeof createLogger>;
 
-/** The commands of their own (--validate-config FILE..., `token`): their exit code, else undefined. */
+/**
+ * The commands of their own (--validate-config FILE..., `token`): their exit code, else undefined.
+ */
 async function runCommand(argv: string[]): Promise<number | undefined> {
   // --- configuration-file flags: --validate-config FILE... checks files and exits ---
   if (isValidateConfigInvocation(argv)) {

@@ -291,7 +291,10 @@ function validateClaimMappings(
   checkUnique(issues, keys);
 }
 
-/** The reference refuses a username from claims.email unless claims.email_verified is checked somewhere. */
+/**
+ * The reference refuses a username from claims.email unless claims.email_verified is checked
+ * somewhere.
+ */
 function checkEmailVerified(
   issues: IssueList,
   mp: FieldPath,

@@ -242,7 +242,10 @@ export async function loadApiserverConfigFiles(
   }
 }
 
-/** --authentication-config: the JWT authenticators (discovery started) and configured anonymous access. */
+/**
+ * --authentication-config: the JWT authenticators (discovery started) and configured anonymous
+ * access.
+ */
 function authenticatorsFrom({ o, load, closers, log }: Building): Authenticator[] {
   const authenticators: Authenticator[] = [];
   if (!given(o.authenticationConfig)) return authenticators;
@@ -442,7 +445,9 @@ function ttlFlag(v: string | undefined, def: string, name: string): string {
   return text;
 }
 
-/** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
+/**
+ * --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion).
+ */
 async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
   const flag = '--authorization-webhook-config-file';
   if (!given(o.authorizationWebhookConfigFile)) {

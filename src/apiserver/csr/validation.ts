@@ -88,7 +88,9 @@ const STRICT: Options = {
   legacySigner: '',
 };
 
-/** Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters. */
+/**
+ * Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters.
+ */
 export function validateSignerName(field: string, signerName: unknown): FieldError[] {
   if (typeof signerName !== 'string' || signerName.length === 0) return [required(field, '')];
   const segments = signerName.split('/');
@@ -268,7 +270,10 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
   return errs;
 }
 
-/** Loosens the rules an existing object already breaks, so it stays updatable (the reference's getValidationOptions). */
+/**
+ * Loosens the rules an existing object already breaks, so it stays updatable (the reference's
+ * getValidationOptions).
+ */
 function optionsFor(
   newObj: Record<string, unknown>,
   oldObj: Record<string, unknown>,

@@ -1,7 +1,7 @@
 // Write and delete options from the query (and the DeleteOptions body): dryRun, fieldManager,
-// fieldValidation, force, gracePeriodSeconds, preconditions, propagationPolicy,
-// orphanDependents, ignoreStoreReadErrorWithClusterBreakingPotential; validated as the
-// reference's ValidateCreateOptions/ValidateUpdateOptions/ValidatePatchOptions/ValidateDeleteOptions.
+// fieldValidation, force, gracePeriodSeconds, preconditions, propagationPolicy, orphanDependents,
+// ignoreStoreReadErrorWithClusterBreakingPotential; validated as the reference's
+// ValidateCreateOptions/ValidateUpdateOptions/ValidatePatchOptions/ValidateDeleteOptions.
 
 import type { IncomingMessage } from 'node:http';
 import type { Params } from '../params.js';

@@ -334,7 +334,10 @@ interface PatchRequest {
   readonly isApply: boolean;
 }
 
-/** The object after the patch (the registry's update callback), with field validation's warnings added to the response. */
+/**
+ * The object after the patch (the registry's update callback), with field validation's warnings
+ * added to the response.
+ */
 function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undefined): Obj {
   const { c, r, def, rc } = call;
   if (current === undefined && !p.isApply) throw notFound(def.resource, def.group, r.name);

@@ -109,7 +109,10 @@ function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
   return errs;
 }
 
-/** The namespace of a local review's object: the path's when absent, 400 when another (the reference's create handler). */
+/**
+ * The namespace of a local review's object: the path's when absent, 400 when another (the
+ * reference's create handler).
+ */
 function localNamespace(body: Obj, local: LocalReview): string {
   const ns = s(recordOf(body['metadata'])['namespace']);
   if (ns !== '' && ns !== local.namespace)

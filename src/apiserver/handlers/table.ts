@@ -80,7 +80,10 @@ function includeObjectOf(search: URLSearchParams): IncludeObject {
   );
 }
 
-/** The Go type the reference names in its 406 messages (`*core.Event`, `*certificates.CertificateSigningRequestList`). */
+/**
+ * The Go type the reference names in its 406 messages (`*core.Event`,
+ * `*certificates.CertificateSigningRequestList`).
+ */
 function goType(def: ResourceDef, list: boolean): string {
   const pkg = def.group === '' ? 'core' : (def.group.split('.')[0] ?? def.group);
   return `*${pkg}.${list ? def.listKind : def.kind}`;
@@ -166,9 +169,11 @@ function tableConversion(
       kind: 'Table',
       apiVersion,
       metadata: listMeta,
-      // The reference leaves the definitions out (null) when it prints no headers: watch events after the first.
+      // The reference leaves the definitions out (null) when it prints no headers: watch events
+      // after the first.
       columnDefinitions: withColumns ? printer.columns : null,
-      // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers do.
+      // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers
+      // do.
       rows: items.map((o) => ({
         cells: printer.cells(c.def.view === undefined ? o : c.def.view.toStorage(o), now),
         object: rowObject(o),

@@ -143,7 +143,9 @@ export function fromFieldsV1(v: unknown): FieldSet {
   return set;
 }
 
-/** A path as the reference prints it in conflicts: `.spec.x`, `[type="Approved"]`, `[="v"]`, `[0]`. */
+/**
+ * A path as the reference prints it in conflicts: `.spec.x`, `[type="Approved"]`, `[="v"]`, `[0]`.
+ */
 export function pathString(p: FieldPath): string {
   let s = '';
   for (const pe of p) {

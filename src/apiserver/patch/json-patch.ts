@@ -11,8 +11,8 @@ import { InputLimitError, InputSyntaxError, userMessage } from '../../common/uti
 import { API_BODY_LIMITS, measureValue } from '../../common/util/bounded-parse.js';
 
 /**
- * The reference's --json-patch-max-copy-bytes default: what `copy` operations may add in total
- * (3 MiB, the body limit), so that a few thousand copies of a copy cannot double the object each time.
+ * The reference's --json-patch-max-copy-bytes default: what `copy` operations may add in total (3
+ * MiB, the body limit), so that a few thousand copies of a copy cannot double the object each time.
  */
 export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 
@@ -51,7 +51,8 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
   try {
     ops = parseJsonPatchBody(patchBody);
   } catch (e) {
-    // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn, the default).
+    // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn,
+    // the default).
     if (e instanceof InputLimitError)
       throw badRequest(`error decoding patch: ${limitText(patchBody, e, false)}`);
     throw badRequest(

@@ -67,7 +67,10 @@ const STRIPPED: readonly FieldPath[] = [
   ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 
-/** What a write to `subresource` of `kind` can never own (the reset fields of the reference's strategies). */
+/**
+ * What a write to `subresource` of `kind` can never own (the reset fields of the reference's
+ * strategies).
+ */
 export function ignoredPaths(kind: string, subresource: string): FieldPath[] {
   const out = [...STRIPPED];
   if (kind === 'CertificateSigningRequest') {
@@ -333,7 +336,9 @@ function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): P
   return new PatchError({ status: 409, reason: 'Conflict', message, causes });
 }
 
-/** A key field of a keyed-list element (`k:{"name":"a"}` / `f:name`): it goes only with its element. */
+/**
+ * A key field of a keyed-list element (`k:{"name":"a"}` / `f:name`): it goes only with its element.
+ */
 function isKeyFieldOfElement(p: FieldPath): boolean {
   const parent = p[p.length - 2];
   const last = p[p.length - 1];

@@ -1,7 +1,8 @@
 // Strategic merge patch for the built-in kinds: like a JSON merge patch, except that lists with a
 // merge key (containers by name, conditions by type, ...) merge element by element and sets of
 // primitives (finalizers) merge as unions. Directives: `$patch: replace|delete|merge` (on a map or
-// as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
+// as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`,
+// `$setElementOrder/<field>`.
 
 import { textOf } from '../../common/util/text-of.js';
 import { badRequest } from './errors.js';
@@ -160,7 +161,10 @@ function mergeList(
   return out;
 }
 
-/** Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed patch. */
+/**
+ * Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed
+ * patch.
+ */
 export function strategicMergePatch(
   kind: string,
   original: Record<string, unknown>,

@@ -51,7 +51,10 @@ export function nodeConnection(
   throw new UnknownStatusError(`no preferred addresses found; known addresses: [${known}]`);
 }
 
-/** --kubelet-preferred-address-types: known types, each at most once. Returns an error text or undefined. */
+/**
+ * --kubelet-preferred-address-types: known types, each at most once. Returns an error text or
+ * undefined.
+ */
 export function checkAddressTypes(types: readonly string[]): string | undefined {
   if (types.length === 0) return 'at least one address type is required';
   const seen = new Set<string>();

@@ -280,7 +280,10 @@ export async function listObjects(
   };
 }
 
-/** A list as JSON text: the same list as listObjects, each item's text shared through the served cache. */
+/**
+ * A list as JSON text: the same list as listObjects, each item's text shared through the served
+ * cache.
+ */
 export async function listJson(
   registry: Registry,
   def: ResourceDef,
@@ -429,7 +432,10 @@ interface Page<T> {
   readonly items: T[];
 }
 
-/** Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors drop it. */
+/**
+ * Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors
+ * drop it.
+ */
 async function runList<T>(
   registry: Registry,
   def: ResourceDef,
@@ -488,7 +494,10 @@ async function runList<T>(
   return { metadata, items };
 }
 
-/** Live keys after this page: the remembered count at its start less what it returned, or a count in the store. */
+/**
+ * Live keys after this page: the remembered count at its start less what it returned, or a count in
+ * the store.
+ */
 function remainingAfter(
   registry: Registry,
   snap: Snapshot,

@@ -13,7 +13,10 @@ export interface StrategyContext {
   readonly user: UserInfo;
   readonly now: Date;
   readonly platformDomain: string;
-  /** The mirror-pod annotation of the profile (names.annotations.configMirror); default: the platform profile's. */
+  /**
+   * The mirror-pod annotation of the profile (names.annotations.configMirror); default: the
+   * platform profile's.
+   */
   readonly mirrorAnnotation?: string;
 }
 
@@ -58,7 +61,9 @@ export interface ResourceDef {
   readonly actionSubresources?: Readonly<
     Record<string, { readonly kind: string; readonly group?: string }>
   >;
-  /** Served over another resource's storage in another shape (events.k8s.io Event over core Event). */
+  /**
+   * Served over another resource's storage in another shape (events.k8s.io Event over core Event).
+   */
   readonly view?: StorageView;
 }
 
@@ -68,7 +73,10 @@ export interface ResourceDef {
  */
 export interface StorageView {
   readonly storage: ResourceDef;
-  /** The stored object (the storage resource's shape) in this resource's shape, kind and apiVersion not set. */
+  /**
+   * The stored object (the storage resource's shape) in this resource's shape, kind and apiVersion
+   * not set.
+   */
   fromStorage(stored: Obj): Obj;
   /** This resource's object in the storage resource's shape, with its kind and apiVersion. */
   toStorage(obj: Obj): Obj;

@@ -1,4 +1,5 @@
-// The review kinds (authentication/v1 and authorization/v1): asked and answered at once, never stored.
+// The review kinds (authentication/v1 and authorization/v1): asked and answered at once, never
+// stored.
 import { fieldSelectorRequirement, labelSelectorRequirement, topLevel } from './meta.js';
 import { arr, atomicList, bool, map, obj, str, type ObjOptions, type Schema } from './types.js';
 
@@ -39,7 +40,10 @@ const subjectAccessReviewSpec = authz('v1.SubjectAccessReviewSpec', { resourceAt
 
 const subjectAccessReview = topLevel('v1.SubjectAccessReview', { spec: subjectAccessReviewSpec, status: accessStatus }, { pkg: AUTHZ_PKG, required: ['spec'] });
 
-/** The namespaced form (POST .../namespaces/{namespace}/localsubjectaccessreviews): the same spec and status. */
+/**
+ * The namespaced form (POST .../namespaces/{namespace}/localsubjectaccessreviews): the same spec
+ * and status.
+ */
 const localSubjectAccessReview = topLevel('v1.LocalSubjectAccessReview', { spec: subjectAccessReviewSpec, status: accessStatus }, { pkg: AUTHZ_PKG, required: ['spec'] });
 
 const selfSubjectAccessReview = topLevel(

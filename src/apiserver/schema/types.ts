@@ -9,7 +9,10 @@
 
 import type { TimeKind } from './go-time.js';
 
-/** How a list merges: the reference's `x-kubernetes-list-type`/`-list-map-keys` and `x-kubernetes-patch-strategy`/`-merge-key`. */
+/**
+ * How a list merges: the reference's `x-kubernetes-list-type`/`-list-map-keys` and
+ * `x-kubernetes-patch-strategy`/`-merge-key`.
+ */
 export interface ListExt {
   readonly listType?: 'atomic' | 'set' | 'map';
   readonly mapKeys?: readonly string[];
@@ -40,7 +43,10 @@ export type Schema =
   /** Any JSON; `ref` names the reference's definition of it (FieldsV1, RawExtension). */
   | { readonly t: 'any'; readonly ref?: string }
   | { readonly t: 'time'; readonly kind: TimeKind }
-  /** `open`: fields not listed are kept and not reported (the metadata-only check of a kind without an entry). */
+  /**
+   * `open`: fields not listed are kept and not reported (the metadata-only check of a kind without
+   * an entry).
+   */
   | { readonly t: 'object'; readonly name: string; readonly fields: Readonly<Record<string, Schema>>; readonly open?: boolean; readonly opts?: ObjOptions }
   /** `atomic`: x-kubernetes-map-type atomic (apply replaces the map whole). */
   | { readonly t: 'map'; readonly values: Schema; readonly atomic?: boolean }
@@ -64,7 +70,9 @@ export const openObj = (name: string, fields: Record<string, Schema>, opts?: Obj
 export const map = (values: Schema): Schema => ({ t: 'map', values });
 export const atomicMap = (values: Schema): Schema => ({ t: 'map', values, atomic: true });
 export const arr = (items: Schema, list?: ListExt): Schema => ({ t: 'array', items, ...(list === undefined ? {} : { list }) });
-/** A list merged by key (`x-kubernetes-list-type: map` and the strategic-merge key, the first key). */
+/**
+ * A list merged by key (`x-kubernetes-list-type: map` and the strategic-merge key, the first key).
+ */
 export const keyed = (items: Schema, ...keys: string[]): Schema => arr(items, { listType: 'map', mapKeys: keys, patchStrategy: 'merge', patchMergeKey: keys[0] ?? '' });
 export const atomicList = (items: Schema): Schema => arr(items, { listType: 'atomic' });
 export const setList = (items: Schema): Schema => arr(items, { listType: 'set' });

@@ -85,7 +85,9 @@ function path(obj: unknown, dotted: string): unknown {
   return cur;
 }
 
-/** Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field. */
+/**
+ * Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field.
+ */
 export function fieldGetterFor(
   resource: SelectableResource,
   obj: unknown,

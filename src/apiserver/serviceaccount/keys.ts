@@ -25,7 +25,10 @@ export function keyIdOf(publicKey: KeyObject): string {
   return createHash('sha256').update(der).digest('base64url');
 }
 
-/** The JWS algorithm the reference signs with for a key (RS256, or ES256/384/512 by curve), else why none. */
+/**
+ * The JWS algorithm the reference signs with for a key (RS256, or ES256/384/512 by curve), else why
+ * none.
+ */
 export function algorithmOf(key: KeyObject): string {
   if (key.asymmetricKeyType === 'rsa') return 'RS256';
   if (key.asymmetricKeyType === 'ec') {

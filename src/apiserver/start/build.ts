@@ -5,9 +5,9 @@
 //   store) → configuration-file plug-ins (authenticators, authorizers and the chain, admission)
 //   → Registry (admission + RBAC's escalation check) → served resources (routes, OpenAPI,
 //   discovery) → authenticators and their union → the streaming proxy → the request pipeline.
-// A new resource goes into registry/resources/served.ts; a new admission plugin into admission/plugins.ts
-// (loadPlugins builds it with the chain and the node objects); a new controller into
-// controllers/start.ts, which gets this record's registry, defs and authorizer.
+// A new resource goes into registry/resources/served.ts; a new admission plugin into
+// admission/plugins.ts (loadPlugins builds it with the chain and the node objects); a new
+// controller into controllers/start.ts, which gets this record's registry, defs and authorizer.
 import { readFile } from 'node:fs/promises';
 import type { Names } from '../../common/names.js';
 import { FlagError, userMessage } from '../../common/util/errors.js';
@@ -80,7 +80,10 @@ async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Prom
   return pems;
 }
 
-/** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
+/**
+ * The authenticators the flags turn on: x509 always, --token-auth-file,
+ * --enable-bootstrap-token-auth.
+ */
 function flagAuthenticators(c: ApiServerConfig, store: Store, defs: ServedDefs): Authenticator[] {
   const { flags, names, clock, logger } = c;
   const authenticators: Authenticator[] = [
@@ -245,7 +248,10 @@ function handlerContext(
   };
 }
 
-/** pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client certificate. */
+/**
+ * pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client
+ * certificate.
+ */
 async function agentProxy(
   c: ApiServerConfig,
   p: {

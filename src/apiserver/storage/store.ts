@@ -45,7 +45,9 @@ export interface Change {
 
 export type ChangeListener = (change: Change) => void;
 
-/** The storage key names the resource it belongs to: `/<group or core>/<resource>/[<ns>/]<name>`. */
+/**
+ * The storage key names the resource it belongs to: `/<group or core>/<resource>/[<ns>/]<name>`.
+ */
 export interface KeyInfo {
   readonly group: string;
   readonly resource: string;
@@ -80,7 +82,10 @@ export class CompactedError extends Error {
   }
 }
 
-/** Thrown inside a write when the current state is not what the writer read (optimistic concurrency). */
+/**
+ * Thrown inside a write when the current state is not what the writer read (optimistic
+ * concurrency).
+ */
 export class StoreConflictError extends Error {}
 
 export interface StoreOptions {
@@ -105,7 +110,10 @@ export class Store {
   private readonly listeners = new Set<ChangeListener>();
   private rv: number;
   private compacted: number;
-  /** (revision, time) marks; compaction removes what was superseded before the mark one interval old. */
+  /**
+   * (revision, time) marks; compaction removes what was superseded before the mark one interval
+   * old.
+   */
   private readonly marks: { rv: number; at: number }[] = [];
   private readonly stmts: ReturnType<Store['prepare']>;
   private readonly commitTxn: Database.Transaction<
@@ -408,7 +416,9 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
-  /** Resolves true once the store reaches `rv`, false after `timeoutMs` (the reference waits 3 s). */
+  /**
+   * Resolves true once the store reaches `rv`, false after `timeoutMs` (the reference waits 3 s).
+   */
   waitForRevision(rv: number, timeoutMs: number): Promise<boolean> {
     if (this.rv >= rv) return Promise.resolve(true);
     return new Promise((resolve) => {

@@ -114,7 +114,9 @@ const FAST_MAX_CHARS = Math.min(
   CONFIG_FILE_LIMITS.maxStringLength,
 );
 
-/** The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed). */
+/**
+ * The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed).
+ */
 async function decodePlatconfig(text: string, file: string): Promise<unknown> {
   const fast = text.length <= FAST_MAX_CHARS ? fastYamlValue(text) : undefined;
   if (fast !== undefined) return fast.value;
@@ -183,7 +185,9 @@ function contextFrom(o: Obj, w: string, file: string): PlatconfigContext {
   return c;
 }
 
-/** Checks a decoded platconfig document and resolves its relative paths against `file`'s directory. */
+/**
+ * Checks a decoded platconfig document and resolves its relative paths against `file`'s directory.
+ */
 function platconfigFromValue(doc: unknown, file: string): Platconfig {
   if (doc === null || doc === undefined)
     throw new PlatconfigError(`platconfig ${file} is empty`, { file });

@@ -13,7 +13,10 @@ import { lineCol } from './text-position.js';
 import { SCALAR_KEY_ACCEPTED } from './yaml-collection-key.js';
 import { LocatedYamlError, type LocatedYamlErrorOptions } from './yaml-located-error.js';
 
-/** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`detail`). */
+/**
+ * What the reference refuses in a document it parsed, in its words (`reference`) and ours
+ * (`detail`).
+ */
 export class GoYamlValueError extends LocatedYamlError {
   /**
    * sigs.k8s.io/yaml's error (`json: unsupported value: +Inf`; for a key, its text up to the key:
@@ -65,7 +68,10 @@ function deref(node: unknown, ctx: Ctx): unknown {
   return target;
 }
 
-/** How go-yaml resolved a scalar node: plain scalars by go-yaml v2's rules, quoted and block scalars as strings. */
+/**
+ * How go-yaml resolved a scalar node: plain scalars by go-yaml v2's rules, quoted and block scalars
+ * as strings.
+ */
 function scalarOf(node: Scalar): GoScalar {
   const plain = node.type === Scalar.PLAIN || node.type === undefined;
   if (typeof node.source !== 'string') return valueOf(node);
@@ -78,7 +84,10 @@ function scalarOf(node: Scalar): GoScalar {
   return { kind: 'str', value: node.source };
 }
 
-/** Explicit tags that go-yaml v2 resolves as its plain scalars (a mismatch is left to the library's reading). */
+/**
+ * Explicit tags that go-yaml v2 resolves as its plain scalars (a mismatch is left to the library's
+ * reading).
+ */
 const TAGGED = new Map<string, GoScalar['kind']>([
   ['tag:yaml.org,2002:int', 'int'],
   ['tag:yaml.org,2002:float', 'float'],
@@ -200,7 +209,10 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
   }
 }
 
-/** The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or InputLimitError). */
+/**
+ * The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or
+ * InputLimitError).
+ */
 export function goYamlValue(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
   const ctx: Ctx = { doc, input, text, aliases: 0, deferred: 0 };
   const yaml = doc.directives.yaml;

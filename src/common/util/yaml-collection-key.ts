@@ -1,8 +1,8 @@
 // A mapping key that is a sequence or a mapping (`? [a, b]\n: c`, `[a]: b`, `{a: b}: c`, or an
-// alias of a collection) has no JSON form. The `yaml` library's toJS would stringify it ("[ a, b ]")
-// and write a Node process warning; the reference (go-yaml v2 under sigs.k8s.io/yaml) refuses the
-// document with `yaml: invalid map key: <the key, as Go's %#v prints it>`. We refuse it too, before
-// any conversion, naming the source, the line and column, and what is accepted.
+// alias of a collection) has no JSON form. The `yaml` library's toJS would stringify it ("[ a, b
+// ]") and write a Node process warning; the reference (go-yaml v2 under sigs.k8s.io/yaml) refuses
+// the document with `yaml: invalid map key: <the key, as Go's %#v prints it>`. We refuse it too,
+// before any conversion, naming the source, the line and column, and what is accepted.
 
 import {
   isAlias,
@@ -26,14 +26,20 @@ export interface CollectionKeyErrorOptions {
   readonly line: number;
   readonly col: number;
   readonly kind: 'sequence' | 'mapping';
-  /** The key as a value (mappings as Map, so that keys keep their type), for messages in the reference's words. */
+  /**
+   * The key as a value (mappings as Map, so that keys keep their type), for messages in the
+   * reference's words.
+   */
   readonly key: unknown;
 }
 
 export class CollectionKeyError extends LocatedYamlError {
   readonly kind: 'sequence' | 'mapping';
   readonly key: unknown;
-  /** detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is left out: a file's text may hold a secret. */
+  /**
+   * detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is
+   * left out: a file's text may hold a secret.
+   */
   constructor(o: CollectionKeyErrorOptions) {
     super({
       source: o.source,

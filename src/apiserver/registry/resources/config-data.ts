@@ -25,7 +25,9 @@ export function mapAt(obj: Obj, field: string): Record<string, unknown> {
   return recordOf(obj[field]);
 }
 
-/** Key errors of one data map; `value` checks each value and returns its size in bytes or an error. */
+/**
+ * Key errors of one data map; `value` checks each value and returns its size in bytes or an error.
+ */
 export function validateDataMap(
   obj: Obj,
   field: string,

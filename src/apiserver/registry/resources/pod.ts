@@ -145,7 +145,8 @@ export const podDef: ResourceDef = {
   namespaced: true,
   shortNames: ['po'],
   subresources: ['binding', 'status', EPHEMERAL_SUBRESOURCE],
-  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and PodScheduled.
+  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and
+  // PodScheduled.
   actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
