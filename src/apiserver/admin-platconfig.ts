@@ -12,7 +12,7 @@ import 'reflect-metadata';
 import { X509Certificate } from '@peculiar/x509';
 import { generateCa, generateClientCert, generateServingCert, type CertAndKey } from './csr/ca.js';
 import { writeFileAtomic, writePlatconfig, type Platconfig } from '../common/platconfig/index.js';
-import { CertificateError } from '../common/util/errors.js';
+import { CertificateError, userMessage } from '../common/util/errors.js';
 import type { Clock } from '../common/util/clock.js';
 
 export interface ServerCertificates {
@@ -30,15 +30,14 @@ async function readPair(certFile: string, keyFile: string, what: string): Promis
   try {
     certPem = await readFile(certFile, 'utf8');
   } catch (err) {
-    throw new CertificateError(
-      `cannot read ${what} certificate ${certFile}: ${(err as Error).message}`,
-      { file: certFile },
-    );
+    throw new CertificateError(`cannot read ${what} certificate ${certFile}: ${userMessage(err)}`, {
+      file: certFile,
+    });
   }
   try {
     keyPem = await readFile(keyFile, 'utf8');
   } catch (err) {
-    throw new CertificateError(`cannot read ${what} key ${keyFile}: ${(err as Error).message}`, {
+    throw new CertificateError(`cannot read ${what} key ${keyFile}: ${userMessage(err)}`, {
       file: keyFile,
     });
   }
@@ -46,7 +45,7 @@ async function readPair(certFile: string, keyFile: string, what: string): Promis
     new X509Certificate(certPem);
   } catch (err) {
     throw new CertificateError(
-      `${what} certificate ${certFile} is not a PEM certificate: ${(err as Error).message}`,
+      `${what} certificate ${certFile} is not a PEM certificate: ${userMessage(err)}`,
       { file: certFile },
     );
   }
@@ -104,7 +103,7 @@ export async function prepareCertificates(o: {
   try {
     ensureDirSync(o.certDir, 0o700);
   } catch (err) {
-    throw new CertificateError(`cannot create --cert-dir ${o.certDir}: ${(err as Error).message}`, {
+    throw new CertificateError(`cannot create --cert-dir ${o.certDir}: ${userMessage(err)}`, {
       file: o.certDir,
     });
   }

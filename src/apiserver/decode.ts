@@ -1,10 +1,12 @@
 // Decoding request bodies (JSON, or YAML for `application/yaml` and `application/apply-patch+yaml`)
 // into plain objects, with what fieldValidation needs: every unknown field (against the kind's
-// known-field tree) and every duplicate key, as dotted paths (`spec.foo`, `status.conditions[0].x`).
-// The last of duplicate keys wins, as in the reference. Malformed bodies, a wrong kind or
-// apiVersion, and values of the wrong JSON type throw DecodeError (400 BadRequest).
+// known-field tree) and every duplicate key, as dotted paths (`spec.foo`,
+// `status.conditions[0].x`). The last of duplicate keys wins, as in the reference. Malformed
+// bodies, a wrong kind or apiVersion, and values of the wrong JSON type throw DecodeError (400
+// BadRequest).
 
-import { isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq } from 'yaml';
+import { isRecord } from '../common/util/json-shape.js';
 import { InputLimitError, InputSyntaxError } from '../common/util/errors.js';
 import { CollectionKeyError, SCALAR_KEY_ACCEPTED } from '../common/util/yaml-collection-key.js';
 import { GoYamlValueError } from '../common/util/go-yaml-value.js';
@@ -27,7 +29,10 @@ export class DecodeError extends Error {
   readonly reason = 'BadRequest';
   /** Set when the body passed one of its parse limits (API_BODY_LIMITS). */
   readonly limit: InputLimitError | undefined;
-  /** Set when sigs.k8s.io/yaml refuses the body in the reference: its error (`error converting YAML to JSON: ...`), which each verb wraps its own way. */
+  /**
+   * Set when sigs.k8s.io/yaml refuses the body in the reference: its error
+   * (`error converting YAML to JSON: ...`), which each verb wraps its own way.
+   */
   readonly yamlConversion: string | undefined;
   constructor(message: string, limit?: InputLimitError, yamlConversion?: string) {
     super(message);
@@ -75,7 +80,10 @@ function goYamlValueDecodeError(e: GoYamlValueError, kind: string): DecodeError 
   return conversionDecodeError(e.reference, e, e.detail, kind);
 }
 
-/** sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped as a create wraps it. */
+/**
+ * sigs.k8s.io/yaml's `error converting YAML to JSON: <reference>`, then where and `what`; wrapped
+ * as a create wraps it.
+ */
 function conversionDecodeError(
   reference: string,
   at: LocatedYamlError,
@@ -151,8 +159,7 @@ function joinPath(parent: string, key: string): string {
 }
 
 /** Paths of keys that occur twice in the same mapping. */
-function findDuplicates(node: YamlNode | null | undefined, path: string, out: string[]): void {
-  if (node === null || node === undefined) return;
+function findDuplicates(node: unknown, path: string, out: string[]): void {
   if (isMap(node)) {
     const seen = new Set<string>();
     for (const pair of node.items) {
@@ -160,11 +167,17 @@ function findDuplicates(node: YamlNode | null | undefined, path: string, out: st
       const p = joinPath(path, k);
       if (seen.has(k)) out.push(p);
       seen.add(k);
-      findDuplicates(pair.value as YamlNode | null, p, out);
+      findDuplicates(pair.value, p, out);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => findDuplicates(item as YamlNode | null, `${path}[${i}]`, out));
+    node.items.forEach((item, i) => findDuplicates(item, `${path}[${i}]`, out));
   }
+}
+
+/** A JSON string's text between its quotes, with its escapes resolved. */
+function unescapeJsonString(raw: string): string {
+  const parsed: unknown = JSON.parse(`"${raw}"`);
+  return typeof parsed === 'string' ? parsed : raw;
 }
 
 interface ScanFrame {
@@ -225,7 +238,7 @@ export function findJsonDuplicates(text: string, out: string[]): void {
       const top = stack[stack.length - 1];
       if (top !== undefined && top.isObject && top.expectKey) {
         const raw = text.slice(i + 1, j);
-        const key = escaped ? (JSON.parse(`"${raw}"`) as string) : raw;
+        const key = escaped ? unescapeJsonString(raw) : raw;
         if (top.keys.has(key)) out.push(joinPath(top.path, key));
         top.keys.add(key);
         top.key = key;
@@ -262,14 +275,7 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       return;
     case 'string':
       if (typeof v !== 'string') typeMismatch(state, v, s, owner, path);
-      // a []byte field: encoding/json keeps base64's error as it keeps a type mismatch
-      else if (s.format === 'byte' && state.typeError === undefined) {
-        const err = goBase64Error(v);
-        if (err !== undefined) {
-          state.typeError = err;
-          state.converterError = converterBase64Error(err);
-        }
-      }
+      else if (s.format === 'byte') checkBase64(v, state);
       return;
     case 'bool':
       if (typeof v !== 'boolean') typeMismatch(state, v, s, owner, path);
@@ -293,27 +299,43 @@ function walk(v: unknown, s: Schema, path: string, owner: string, state: WalkSta
       v.forEach((item, i) => walk(item, s.items, `${path}[${i}]`, owner, state));
       return;
     case 'map':
-      if (typeof v !== 'object' || Array.isArray(v)) {
+      if (!isRecord(v)) {
         typeMismatch(state, v, s, owner, path);
         return;
       }
-      for (const [k, child] of Object.entries(v as Record<string, unknown>))
+      for (const [k, child] of Object.entries(v))
         walk(child, s.values, joinPath(path, k), owner, state);
       return;
-    case 'object': {
-      if (typeof v !== 'object' || Array.isArray(v)) {
-        typeMismatch(state, v, s, owner, path);
-        return;
-      }
-      const childOwner = s.name.replace(/^v1\./, '');
-      for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
-        const fs = s.fields[k];
-        const p = joinPath(path, k);
-        if (fs !== undefined) walk(child, fs, p, childOwner, state);
-        else if (s.open !== true) state.unknown.push(p);
-      }
+    case 'object':
+      if (!isRecord(v)) typeMismatch(state, v, s, owner, path);
+      else walkFields(v, s, path, state);
       return;
-    }
+  }
+}
+
+/** A []byte field: encoding/json keeps base64's error as it keeps a type mismatch. */
+function checkBase64(v: string, state: WalkState): void {
+  if (state.typeError !== undefined) return;
+  const err = goBase64Error(v);
+  if (err !== undefined) {
+    state.typeError = err;
+    state.converterError = converterBase64Error(err);
+  }
+}
+
+/** A struct's fields: known ones walked against their schema, others noted as unknown. */
+function walkFields(
+  v: Record<string, unknown>,
+  s: Extract<Schema, { t: 'object' }>,
+  path: string,
+  state: WalkState,
+): void {
+  const childOwner = s.name.replace(/^v1\./, '');
+  for (const [k, child] of Object.entries(v)) {
+    const fs = s.fields[k];
+    const p = joinPath(path, k);
+    if (fs !== undefined) walk(child, fs, p, childOwner, state);
+    else if (s.open !== true) state.unknown.push(p);
   }
 }
 
@@ -395,25 +417,17 @@ function parseYamlValue(body: string, kind: string, duplicateFields: string[]): 
   }
 }
 
-export function decodeBody(opts: DecodeOptions): DecodeResult {
-  const yaml = isYamlContentType(opts.contentType);
-  let value: unknown;
-  const duplicateFields: string[] = [];
-  if (yaml) {
-    value = parseYamlValue(opts.body, opts.kind, duplicateFields);
-  } else {
-    value = parseJsonBody(opts.body, opts.kind);
-    findJsonDuplicates(opts.body, duplicateFields);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
-    if (t === 'null') throw new DecodeError(`Object 'Kind' is missing in '${opts.body.trim()}'`);
-    throw new DecodeError(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
-    );
-  }
-  const object = value as Record<string, unknown>;
-  if (opts.exactGvk === true) checkExactGvk(object, opts);
+/** The reference's error for a body that is not a JSON object. */
+function notAnObject(value: unknown, body: string): DecodeError {
+  const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
+  if (t === 'null') return new DecodeError(`Object 'Kind' is missing in '${body.trim()}'`);
+  return new DecodeError(
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+  );
+}
+
+/** The body's kind and apiVersion: strings, the expected ones when set, defaulted when not. */
+function checkGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
   const bodyKind = object['kind'];
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {
@@ -446,6 +460,22 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
     if ((bodyVersion === undefined || bodyVersion === '') && opts.apiVersion !== '')
       object['apiVersion'] = opts.apiVersion;
   }
+}
+
+export function decodeBody(opts: DecodeOptions): DecodeResult {
+  const yaml = isYamlContentType(opts.contentType);
+  let value: unknown;
+  const duplicateFields: string[] = [];
+  if (yaml) {
+    value = parseYamlValue(opts.body, opts.kind, duplicateFields);
+  } else {
+    value = parseJsonBody(opts.body, opts.kind);
+    findJsonDuplicates(opts.body, duplicateFields);
+  }
+  if (!isRecord(value)) throw notAnObject(value, opts.body);
+  const object = value;
+  if (opts.exactGvk === true) checkExactGvk(object, opts);
+  checkGvk(object, opts);
   const checked = checkAgainstSchema(object, opts.kind);
   if (checked.typeError !== undefined) {
     const v = opts.apiVersion.includes('/')
@@ -458,7 +488,9 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
   return { object, unknownFields: checked.unknownFields, duplicateFields };
 }
 
-/** Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place. */
+/**
+ * Removes unknown fields (fieldValidation Ignore/Warn drop them) from a decoded object, in place.
+ */
 export function pruneUnknownFields(
   object: Record<string, unknown>,
   kind: string,
@@ -469,12 +501,11 @@ export function pruneUnknownFields(
 }
 
 function prune(v: unknown, s: Schema): void {
-  if (v === null || typeof v !== 'object') return;
   if (s.t === 'array' && Array.isArray(v)) v.forEach((item) => prune(item, s.items));
-  else if (s.t === 'map' && !Array.isArray(v))
-    for (const child of Object.values(v as Record<string, unknown>)) prune(child, s.values);
-  else if (s.t === 'object' && !Array.isArray(v)) {
-    const rec = v as Record<string, unknown>;
+  else if (!isRecord(v)) return;
+  else if (s.t === 'map') for (const child of Object.values(v)) prune(child, s.values);
+  else if (s.t === 'object') {
+    const rec = v;
     for (const k of Object.keys(rec)) {
       const fs = s.fields[k];
       if (fs !== undefined) prune(rec[k], fs);
@@ -493,7 +524,10 @@ export function fieldProblemTexts(
   ];
 }
 
-/** The Strict-mode 400 message: `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`. */
+/**
+ * The Strict-mode 400 message:
+ * `<Kind> in version "v1" cannot be handled as a <Kind>: strict decoding error: ...`.
+ */
 export function strictDecodingMessage(
   kind: string,
   apiVersion: string,

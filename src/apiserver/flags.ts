@@ -26,6 +26,7 @@ import { AUTHORIZATION_MODES, DEFAULT_AUTHORIZATION_MODES } from './authz/modes.
 import { checkAddressTypes } from './proxy/node-connection.js';
 import { reportedGitVersion, versionOutput } from './version.js';
 import { parseVersionValue } from '../common/version.js';
+import { isOneOf } from '../common/util/json-shape.js';
 
 export const KNOWN_CONTROLLERS = [
   'csrapproving',
@@ -70,7 +71,9 @@ export interface ApiServerFlags {
   defaultWatchCacheSize: number;
   etcdCompactionIntervalMs: number;
   verbosity: number;
-  /** --kubelet-client-certificate/--kubelet-client-key: plat-apiserver's identity towards agents. */
+  /**
+   * --kubelet-client-certificate/--kubelet-client-key: plat-apiserver's identity towards agents.
+   */
   kubeletClientCertificate: string | undefined;
   kubeletClientKey: string | undefined;
   /** --kubelet-certificate-authority: verifies the agents' serving certificates. */
@@ -358,9 +361,110 @@ function tokenizeFlags(argv: readonly string[], extra: readonly ExtraFlag[]): St
   }
 }
 
-/** The typed flags, each value checked (in the order the checks always ran, so errors stay stable). */
+/** Serving: port, address and TLS files. */
+function servingFlags(
+  cl: StringFlags,
+  tlsCert: string | undefined,
+  tlsKey: string | undefined,
+): Pick<
+  ApiServerFlags,
+  'securePort' | 'bindAddress' | 'certDir' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCaFile'
+> {
+  return {
+    securePort: securePortOf(cl.value('secure-port')),
+    bindAddress: cl.value('bind-address'),
+    certDir: cl.value('cert-dir'),
+    tlsCertFile: tlsCert,
+    tlsPrivateKeyFile: tlsKey,
+    clientCaFile: cl.given('client-ca-file'),
+  };
+}
+
+/** Authentication: token file, audiences, bootstrap tokens, anonymous requests. */
+function authenticationFlags(
+  cl: StringFlags,
+): Pick<
+  ApiServerFlags,
+  | 'tokenAuthFile'
+  | 'apiAudiences'
+  | 'enableBootstrapTokenAuth'
+  | 'anonymousAuth'
+  | 'anonymousAuthSet'
+> {
+  const val = (name: string): string => cl.value(name);
+  return {
+    tokenAuthFile: cl.given('token-auth-file'),
+    apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
+    enableBootstrapTokenAuth: parseBool(
+      val('enable-bootstrap-token-auth'),
+      'enable-bootstrap-token-auth',
+    ),
+    anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
+    anonymousAuthSet: cl.given('anonymous-auth') !== undefined,
+  };
+}
+
+/** The platform, its data and the cluster signer. */
+function clusterFlags(
+  cl: StringFlags,
+  signCert: string | undefined,
+  signKey: string | undefined,
+): Pick<
+  ApiServerFlags,
+  | 'platformDomain'
+  | 'platformProfile'
+  | 'nodeMonitorGracePeriodMs'
+  | 'dataDir'
+  | 'clusterSigningCertFile'
+  | 'clusterSigningKeyFile'
+  | 'clusterSigningDurationMs'
+> {
+  const val = (name: string): string => cl.value(name);
+  return {
+    platformDomain: val('platform-domain'),
+    platformProfile: profileOf(val('platform-profile')),
+    nodeMonitorGracePeriodMs: durationMs(
+      val('node-monitor-grace-period'),
+      'node-monitor-grace-period',
+    ),
+    dataDir: cl.given('data-dir'),
+    clusterSigningCertFile: signCert,
+    clusterSigningKeyFile: signKey,
+    clusterSigningDurationMs: durationMs(
+      val('cluster-signing-duration'),
+      'cluster-signing-duration',
+    ),
+  };
+}
+
+/** Request timeouts, the watch cache, compaction and verbosity. */
+function runtimeFlags(
+  cl: StringFlags,
+): Pick<
+  ApiServerFlags,
+  'minRequestTimeoutSeconds' | 'defaultWatchCacheSize' | 'etcdCompactionIntervalMs' | 'verbosity'
+> {
+  const val = (name: string): string => cl.value(name);
+  return {
+    minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
+    defaultWatchCacheSize: positiveInt(
+      val('default-watch-cache-size'),
+      'default-watch-cache-size',
+      0,
+    ),
+    etcdCompactionIntervalMs: durationMs(
+      val('etcd-compaction-interval'),
+      'etcd-compaction-interval',
+    ),
+    verbosity: positiveInt(val('v'), 'v', 0),
+  };
+}
+
+/**
+ * The typed flags, each value checked (in the order the checks always ran, so errors stay stable:
+ * the groups below are read in that order).
+ */
 function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags {
-  const get = (name: string): string | undefined => cl.given(name);
   const val = (name: string): string => cl.value(name);
   const modes = parseStrings(val('authorization-mode'), 'authorization-mode');
   checkAuthorizationModes(modes);
@@ -379,50 +483,16 @@ function flagsFrom(cl: StringFlags, extra: readonly ExtraFlag[]): ApiServerFlags
   );
   const addressTypes = addressTypesOf(val('kubelet-preferred-address-types'));
   return {
-    securePort: securePortOf(val('secure-port')),
-    bindAddress: val('bind-address'),
-    certDir: val('cert-dir'),
-    tlsCertFile: tlsCert,
-    tlsPrivateKeyFile: tlsKey,
-    clientCaFile: get('client-ca-file'),
-    tokenAuthFile: get('token-auth-file'),
-    apiAudiences: parseStrings(val('api-audiences'), 'api-audiences').filter((a) => a !== ''),
-    enableBootstrapTokenAuth: parseBool(
-      val('enable-bootstrap-token-auth'),
-      'enable-bootstrap-token-auth',
-    ),
-    anonymousAuth: parseBool(val('anonymous-auth'), 'anonymous-auth'),
-    anonymousAuthSet: get('anonymous-auth') !== undefined,
+    ...servingFlags(cl, tlsCert, tlsKey),
+    ...authenticationFlags(cl),
     authorizationMode: modes,
-    platformDomain: val('platform-domain'),
-    platformProfile: profileOf(val('platform-profile')),
-    nodeMonitorGracePeriodMs: durationMs(
-      val('node-monitor-grace-period'),
-      'node-monitor-grace-period',
-    ),
-    dataDir: get('data-dir'),
-    clusterSigningCertFile: signCert,
-    clusterSigningKeyFile: signKey,
-    clusterSigningDurationMs: durationMs(
-      val('cluster-signing-duration'),
-      'cluster-signing-duration',
-    ),
+    ...clusterFlags(cl, signCert, signKey),
     controllers,
     featureGates,
-    minRequestTimeoutSeconds: positiveInt(val('min-request-timeout'), 'min-request-timeout', 1),
-    defaultWatchCacheSize: positiveInt(
-      val('default-watch-cache-size'),
-      'default-watch-cache-size',
-      0,
-    ),
-    etcdCompactionIntervalMs: durationMs(
-      val('etcd-compaction-interval'),
-      'etcd-compaction-interval',
-    ),
-    verbosity: positiveInt(val('v'), 'v', 0),
+    ...runtimeFlags(cl),
     kubeletClientCertificate: kubeletCert,
     kubeletClientKey: kubeletKey,
-    kubeletCertificateAuthority: get('kubelet-certificate-authority'),
+    kubeletCertificateAuthority: cl.given('kubelet-certificate-authority'),
     kubeletPreferredAddressTypes: addressTypes,
     reportedVersion: reportedGitVersion(parseVersionValue(val('version'), 'version')),
     extra: extraValuesOf(cl, extra),
@@ -504,7 +574,7 @@ export function resolveControllers(list: readonly string[]): string[] {
   const star = list.includes('*');
   for (const c of list) {
     const name = c.startsWith('-') ? c.slice(1) : c;
-    if (c !== '*' && !(KNOWN_CONTROLLERS as readonly string[]).includes(name)) {
+    if (c !== '*' && !isOneOf(KNOWN_CONTROLLERS, name)) {
       throw new FlagError(
         `invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`,
         {

@@ -10,7 +10,9 @@ import type { UserInfo } from '../common/auth/user.js';
 /** One type for both programs (src/common/auth/authenticator.ts). */
 export type { AuthenticationResult, Authenticator } from '../common/auth/authenticator.js';
 
-/** The attributes of a request that authorizers decide on (the reference's authorizer.Attributes). */
+/**
+ * The attributes of a request that authorizers decide on (the reference's authorizer.Attributes).
+ */
 export interface RequestAttributes {
   readonly user: UserInfo;
   readonly verb: string; // get list watch create update patch delete deletecollection approve ...
@@ -22,9 +24,14 @@ export interface RequestAttributes {
   readonly subresource: string;
   readonly namespace: string;
   readonly name: string;
-  /** The parsed fieldSelector of a list/watch/deletecollection (the reference's GetFieldSelector). */
+  /**
+   * The parsed fieldSelector of a list/watch/deletecollection (the reference's GetFieldSelector).
+   */
   readonly fieldSelector?: readonly FieldSelectorRequirement[];
-  /** The parsed labelSelector, in the API's form (the reference's GetLabelSelector, as its webhook sends it). */
+  /**
+   * The parsed labelSelector, in the API's form (the reference's GetLabelSelector, as its webhook
+   * sends it).
+   */
   readonly labelSelector?: readonly LabelSelectorRequirement[];
 }
 
@@ -97,8 +104,8 @@ export interface AdmissionRequest {
 export interface AdmissionPlugin {
   readonly name: string;
   /**
-   * A mutating plugin in the reference (NodeRestriction): it runs before validation and, on
-   * update, before the optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
+   * A mutating plugin in the reference (NodeRestriction): it runs before validation and, on update,
+   * before the optimistic-lock check, so its refusal wins over a 409 for a stale resourceVersion.
    */
   readonly mutating?: boolean;
   admit(request: AdmissionRequest): Promise<void>;
@@ -122,7 +129,9 @@ export interface TransformerRegistry {
   transformerFor(resource: string, group: string): ValueTransformer;
 }
 
-/** Per-request tracing: the server calls `startRequestSpan` for each request and `end` when done. */
+/**
+ * Per-request tracing: the server calls `startRequestSpan` for each request and `end` when done.
+ */
 export interface RequestTracer {
   startRequestSpan(req: IncomingMessage): { end(statusCode: number): void };
   shutdown(): Promise<void>;

@@ -15,7 +15,12 @@ import { isValidateConfigInvocation, runValidateConfig } from './config/validate
 
 export { startApiServer, type RunningApiServer } from './start/run.js';
 
-export async function main(argv: string[]): Promise<number | undefined> {
+type Log = ReturnType<typeof createLogger>;
+
+/**
+ * The commands of their own (--validate-config FILE..., `token`): their exit code, else undefined.
+ */
+async function runCommand(argv: string[]): Promise<number | undefined> {
   // --- configuration-file flags: --validate-config FILE... checks files and exits ---
   if (isValidateConfigInvocation(argv)) {
     return runValidateConfig(argv, {
@@ -31,33 +36,26 @@ export async function main(argv: string[]): Promise<number | undefined> {
       now: () => systemClock.now(),
     });
   }
-  let flags: ApiServerFlags;
+  return undefined;
+}
+
+/** The flags, or the exit code once --help or --version is answered or a flag is refused. */
+function readFlags(argv: string[]): ApiServerFlags | number {
   try {
     const parsed = parseFlags(argv, EXTRA_FLAGS);
     if (parsed.kind === 'help' || parsed.kind === 'version') {
       process.stdout.write(parsed.kind === 'help' ? renderApiServerHelp(EXTRA_FLAGS) : parsed.text);
       return 0;
     }
-    flags = parsed.flags;
+    return parsed.flags;
   } catch (err) {
     process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
     return 1;
   }
-  const log = createLogger({ verbosity: flags.verbosity, component: 'plat-apiserver' });
-  setYamlNoteSink((note) => log.logger.warn({ detail: note }, 'YAML warning ignored'));
-  let running: RunningApiServer;
-  try {
-    running = await startApiServer(flags, log.logger);
-  } catch (err) {
-    const known = err instanceof NodeAgentError || err instanceof CertificateError;
-    log.logger.error(
-      known ? { error: userMessage(err) } : { err },
-      'plat-apiserver failed to start',
-    );
-    if (!known) process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
-    log.close();
-    return 1;
-  }
+}
+
+/** Stops the server once on SIGTERM or SIGINT; the exit code says whether the stop went well. */
+function stopOnSignals(running: RunningApiServer, log: Log): void {
   let stopping = false;
   const shutdown = (sig: string): void => {
     if (stopping) return;
@@ -77,5 +75,28 @@ export async function main(argv: string[]): Promise<number | undefined> {
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+export async function main(argv: string[]): Promise<number | undefined> {
+  const commandExit = await runCommand(argv);
+  if (commandExit !== undefined) return commandExit;
+  const flags = readFlags(argv);
+  if (typeof flags === 'number') return flags;
+  const log = createLogger({ verbosity: flags.verbosity, component: 'plat-apiserver' });
+  setYamlNoteSink((note) => log.logger.warn({ detail: note }, 'YAML warning ignored'));
+  let running: RunningApiServer;
+  try {
+    running = await startApiServer(flags, log.logger);
+  } catch (err) {
+    const known = err instanceof NodeAgentError || err instanceof CertificateError;
+    log.logger.error(
+      known ? { error: userMessage(err) } : { err },
+      'plat-apiserver failed to start',
+    );
+    if (!known) process.stderr.write(`plat-apiserver: ${userMessage(err)}\n`);
+    log.close();
+    return 1;
+  }
+  stopOnSignals(running, log);
   return undefined;
 }

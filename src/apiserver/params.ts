@@ -86,7 +86,9 @@ export class Params {
   }
 }
 
-/** `pretty=true`, or a browser or command-line HTTP tool as user agent (the reference's default). */
+/**
+ * `pretty=true`, or a browser or command-line HTTP tool as user agent (the reference's default).
+ */
 export function wantsPretty(search: URLSearchParams, userAgent: string | undefined): boolean {
   const p = search.get('pretty');
   if (p !== null) return !(p === '0' || p.toLowerCase() === 'false');

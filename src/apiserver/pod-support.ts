@@ -1,9 +1,9 @@
 // What pods need from the control plane, built once as one part of plat-apiserver (start/build.ts):
-// the service-account token configuration (--service-account-* flags), the token authenticator
-// and the reader the ServiceAccount admission plugin uses (both over the store, before the
-// registry), the cluster IP allocator (--service-cluster-ip-range) and the advertised address,
-// and the POST-only subresources over the registry (serviceaccounts/token, pods/binding). The
-// resources themselves are in registry/resources/served.ts; the controllers in controllers/start.ts.
+// the service-account token configuration (--service-account-* flags), the token authenticator and
+// the reader the ServiceAccount admission plugin uses (both over the store, before the registry),
+// the cluster IP allocator (--service-cluster-ip-range) and the advertised address, and the
+// POST-only subresources over the registry (serviceaccounts/token, pods/binding). The resources
+// themselves are in registry/resources/served.ts; the controllers in controllers/start.ts.
 
 import type { ApiServerConfig } from './start/config.js';
 import { ServiceAccountTokenAuthenticator } from './authn/service-account.js';

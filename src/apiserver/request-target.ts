@@ -46,7 +46,9 @@ export function unescapePath(raw: string): string {
   return utf8.decode(out.subarray(0, n));
 }
 
-/** The path part of a request target: origin-form as is, absolute-form without scheme and authority. */
+/**
+ * The path part of a request target: origin-form as is, absolute-form without scheme and authority.
+ */
 function rawPathAndQuery(url: string): { rawPath: string; rawQuery: string } {
   let target = url;
   const absolute = /^https?:\/\/[^/?]*/i.exec(target);

@@ -68,7 +68,9 @@ export interface ApiServerOptions {
   readonly logger: Logger;
 }
 
-/** The streaming subresources (pods/log, exec, attach, portforward, nodes/proxy): proxy/handler.ts. */
+/**
+ * The streaming subresources (pods/log, exec, attach, portforward, nodes/proxy): proxy/handler.ts.
+ */
 export interface StreamingProxy {
   handle(c: {
     req: IncomingMessage;
@@ -312,7 +314,10 @@ export class ApiServer {
     sendJson(res, 201, await review.run(body), rc);
   }
 
-  /** The response encoder the Accept header asks for; an unacceptable Accept is answered by route() (406). */
+  /**
+   * The response encoder the Accept header asks for; an unacceptable Accept is answered by route()
+   * (406).
+   */
   private encoderFor(req: IncomingMessage): ProtobufResponses | undefined {
     let encoding: ResponseEncoding = 'json';
     try {

@@ -230,7 +230,9 @@ export function namesFor(
   return build('platform', platformDomain, platformDomain, 'plat', 'platlet', 'plat-apiserver');
 }
 
-/** The reference's own names (Kubernetes 1.32), for what stays the reference's under every profile. */
+/**
+ * The reference's own names (Kubernetes 1.32), for what stays the reference's under every profile.
+ */
 export const REFERENCE_NAMES: Names = namesFor('kubernetes');
 
 /**
@@ -252,7 +254,9 @@ export const WIRE_NAMES = {
   /** The image credential provider's config file group and its plugins' exec protocol group. */
   credentialProviderConfigGroup: `kubelet.config.${K8S_GROUPS}`,
   credentialProviderPluginGroup: `credentialprovider.kubelet.${K8S_GROUPS}`,
-  /** The prefix of the options the agent adds for FlexVolume drivers (kubernetes.io/fsType, ...). */
+  /**
+   * The prefix of the options the agent adds for FlexVolume drivers (kubernetes.io/fsType, ...).
+   */
   flexVolumeOptionPrefix: `${K8S_NAMES}/`,
   /** The private claim of a service-account token (namespace, serviceaccount, pod, node). */
   serviceAccountTokenClaim: K8S_NAMES,

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { buildInfo as fixedBuildInfo } from './build-info.js';
 import { parseBool } from './util/values/bool.js';
 import { invalidValue } from './util/values/error.js';
+import { recordOf } from './util/json-shape.js';
 
 export interface BuildStamp {
   readonly gitCommit: string;
@@ -29,12 +30,9 @@ function packageRoot(): { root: string; version: string } | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-        name?: unknown;
-        version?: unknown;
-      };
-      if (pkg.name === 'nodeagent' && typeof pkg.version === 'string')
-        return { root: dir, version: pkg.version };
+      const pkg = recordOf(JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')));
+      const version = pkg['version'];
+      if (pkg['name'] === 'nodeagent' && typeof version === 'string') return { root: dir, version };
     } catch {
       // not here: keep walking up
     }
@@ -61,14 +59,12 @@ export function buildStamp(): BuildStamp {
   const p = packageRoot();
   if (p === undefined) return UNSTAMPED;
   try {
-    const b = JSON.parse(readFileSync(join(p.root, 'dist', 'build-info.json'), 'utf8')) as Partial<
-      Record<keyof BuildStamp, unknown>
-    >;
+    const b = recordOf(JSON.parse(readFileSync(join(p.root, 'dist', 'build-info.json'), 'utf8')));
     const str = (v: unknown): string => (typeof v === 'string' && v !== '' ? v : 'unknown');
     return {
-      gitCommit: str(b.gitCommit),
-      gitTreeState: str(b.gitTreeState),
-      buildDate: str(b.buildDate),
+      gitCommit: str(b['gitCommit']),
+      gitTreeState: str(b['gitTreeState']),
+      buildDate: str(b['buildDate']),
     };
   } catch {
     return UNSTAMPED;

@@ -55,7 +55,10 @@ function denied(r: AdmissionRequest, message: string): Error {
   });
 }
 
-/** Denies the request unless its user may `verb` ("approve", "sign") on the CSR's signer, as the reference words it. */
+/**
+ * Denies the request unless its user may `verb` ("approve", "sign") on the CSR's signer, as the
+ * reference words it.
+ */
 async function requireOnSigner(
   authorizer: Authorizer,
   r: AdmissionRequest,

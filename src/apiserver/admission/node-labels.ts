@@ -1,9 +1,10 @@
-// Which node labels a node may set on itself, as the reference's NodeRestriction and kubelet
-// label list (k8s.io/kubelet/pkg/apis/well_known_labels.go), with `kubernetes.io` written as the
-// platform domain and `kubelet` as `platlet` (both configurable for the kubernetes naming): labels in the domain's namespace (the domain or a
-// subdomain of it) are the node's only when well known (hostname, os, arch, zone, region,
-// instance type) or under `platlet.<domain>/` or `node.<domain>/`; `node-restriction.<domain>/`
-// labels never (so `node-role.<domain>/` labels are refused too).
+// Which node labels a node may set on itself, as the reference's NodeRestriction and kubelet label
+// list (k8s.io/kubelet/pkg/apis/well_known_labels.go), with `kubernetes.io` written as the platform
+// domain and `kubelet` as `platlet` (both configurable for the kubernetes naming): labels in the
+// domain's namespace (the domain or a subdomain of it) are the node's only when well known
+// (hostname, os, arch, zone, region, instance type) or under `platlet.<domain>/` or
+// `node.<domain>/`; `node-restriction.<domain>/` labels never (so `node-role.<domain>/` labels are
+// refused too).
 
 export interface NodeLabelPolicy {
   /** Sorted keys of `modified` a node may not add, change or remove. */
@@ -20,7 +21,10 @@ const within = (ns: string, domain: string): boolean => ns === domain || ns.ends
 export interface NodeLabelNames {
   /** The word for the node agent in label namespaces: `platlet` (platform naming) or `kubelet`. */
   readonly agentWord?: string;
-  /** Further domains whose labels are reserved the same way (the reference: k8s.io beside kubernetes.io). */
+  /**
+   * Further domains whose labels are reserved the same way (the reference: k8s.io beside
+   * kubernetes.io).
+   */
   readonly alsoReserved?: readonly string[];
 }
 

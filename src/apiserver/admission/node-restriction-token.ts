@@ -7,7 +7,10 @@ import type { AdmissionRequest } from '../interfaces.js';
 import { notFound } from '../status.js';
 import { podNodeName, type NodeObjects } from '../authz/node/objects.js';
 
-/** The refusal to throw (the plugin's admission.NewForbidden), or undefined when the request may go on. */
+/**
+ * The refusal to throw (the plugin's admission.NewForbidden), or undefined when the request may go
+ * on.
+ */
 export async function tokenRequestProblem(
   node: string,
   r: AdmissionRequest,

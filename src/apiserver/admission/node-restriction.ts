@@ -25,7 +25,10 @@ type Obj = Record<string, unknown>;
 export interface NodeRestrictionOptions {
   /** The API group domain (`coordination.<domain>` leases). */
   readonly platformDomain: string;
-  /** The profile's names: the mirror-pod annotation and the node label domain (default: the platform profile). */
+  /**
+   * The profile's names: the mirror-pod annotation and the node label domain (default: the platform
+   * profile).
+   */
   readonly names?: Names;
   readonly nodeLeaseNamespace: string;
   readonly objects: NodeObjects;
@@ -42,7 +45,10 @@ const sameValue = (a: unknown, b: unknown): boolean =>
 
 export class NodeRestriction implements AdmissionPlugin {
   readonly name = 'NodeRestriction';
-  /** The reference's NodeRestriction is a mutating plugin (it runs before the resourceVersion check). */
+  /**
+   * The reference's NodeRestriction is a mutating plugin (it runs before the resourceVersion
+   * check).
+   */
   readonly mutating = true;
   private readonly o: NodeRestrictionOptions;
   private readonly labels: NodeLabelPolicy;

@@ -46,6 +46,72 @@ const ORDER: readonly AdmissionPluginName[] = [
   'CertificateSubjectRestriction',
 ];
 
+function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
+  const accounts = o.nodes?.serviceAccounts;
+  if (accounts === undefined)
+    throw new ConfigError(
+      '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; it cannot run here',
+      { flag: '--enable-admission-plugins' },
+    );
+  return new ServiceAccountAdmission({
+    names: o.names ?? namesFor('platform', o.platformDomain),
+    accounts,
+    clock: o.clock,
+  });
+}
+
+function nodeRestrictionPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
+  if (o.nodes === undefined)
+    throw new ConfigError(
+      '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here',
+      { flag: '--enable-admission-plugins' },
+    );
+  return new NodeRestriction({
+    platformDomain: o.platformDomain,
+    ...(o.names !== undefined ? { names: o.names } : {}),
+    nodeLeaseNamespace: o.nodes.leaseNamespace,
+    objects: o.nodes.objects,
+  });
+}
+
+function eventRateLimitPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
+  const cfg = o.config?.eventRateLimit;
+  if (cfg === undefined) {
+    throw new ConfigError(
+      '--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file',
+      {
+        flag: '--admission-control-config-file',
+      },
+    );
+  }
+  return new EventRateLimit({ config: cfg, clock: o.clock });
+}
+
+/** One plugin, built from the options it needs (a ConfigError when they are missing). */
+function buildPlugin(name: AdmissionPluginName, o: AdmissionPluginsOptions): AdmissionPlugin {
+  switch (name) {
+    case 'ServiceAccount':
+      return serviceAccountPlugin(o);
+    case 'NodeRestriction':
+      return nodeRestrictionPlugin(o);
+    case 'EventRateLimit':
+      return eventRateLimitPlugin(o);
+    case 'CertificateApproval':
+      return new CertificateApproval({
+        platformDomain: o.platformDomain,
+        authorizer: o.authorizer,
+      });
+    case 'CertificateSigning':
+      return new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer });
+    case 'CertificateSubjectRestriction':
+      return new CertificateSubjectRestriction({
+        platformDomain: o.platformDomain,
+        names: o.names ?? namesFor('platform', o.platformDomain),
+      });
+  }
+}
+
+/** The enabled plugins, in the reference's order; an unknown name is a ConfigError. */
 export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlugin[] {
   const unknown = o.enabled.filter((n) => !isOneOf(ADMISSION_PLUGIN_NAMES, n));
   if (unknown.length > 0) {
@@ -55,73 +121,5 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
     );
   }
   const enabled = new Set(o.enabled);
-  const plugins: AdmissionPlugin[] = [];
-  for (const name of ORDER) {
-    if (!enabled.has(name)) continue;
-    switch (name) {
-      case 'ServiceAccount': {
-        const accounts = o.nodes?.serviceAccounts;
-        if (accounts === undefined)
-          throw new ConfigError(
-            '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; it cannot run here',
-            { flag: '--enable-admission-plugins' },
-          );
-        plugins.push(
-          new ServiceAccountAdmission({
-            names: o.names ?? namesFor('platform', o.platformDomain),
-            accounts,
-            clock: o.clock,
-          }),
-        );
-        break;
-      }
-      case 'NodeRestriction':
-        if (o.nodes === undefined)
-          throw new ConfigError(
-            '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here',
-            { flag: '--enable-admission-plugins' },
-          );
-        plugins.push(
-          new NodeRestriction({
-            platformDomain: o.platformDomain,
-            ...(o.names !== undefined ? { names: o.names } : {}),
-            nodeLeaseNamespace: o.nodes.leaseNamespace,
-            objects: o.nodes.objects,
-          }),
-        );
-        break;
-      case 'EventRateLimit': {
-        const cfg = o.config?.eventRateLimit;
-        if (cfg === undefined) {
-          throw new ConfigError(
-            '--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file',
-            {
-              flag: '--admission-control-config-file',
-            },
-          );
-        }
-        plugins.push(new EventRateLimit({ config: cfg, clock: o.clock }));
-        break;
-      }
-      case 'CertificateApproval':
-        plugins.push(
-          new CertificateApproval({ platformDomain: o.platformDomain, authorizer: o.authorizer }),
-        );
-        break;
-      case 'CertificateSigning':
-        plugins.push(
-          new CertificateSigning({ platformDomain: o.platformDomain, authorizer: o.authorizer }),
-        );
-        break;
-      case 'CertificateSubjectRestriction':
-        plugins.push(
-          new CertificateSubjectRestriction({
-            platformDomain: o.platformDomain,
-            names: o.names ?? namesFor('platform', o.platformDomain),
-          }),
-        );
-        break;
-    }
-  }
-  return plugins;
+  return ORDER.filter((name) => enabled.has(name)).map((name) => buildPlugin(name, o));
 }

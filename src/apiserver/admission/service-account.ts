@@ -39,7 +39,9 @@ export interface ServiceAccountAdmissionOptions {
   readonly defaultAttempts?: number;
 }
 
-/** The projected volume the reference injects (its TokenVolumeSource), under the profile's names. */
+/**
+ * The projected volume the reference injects (its TokenVolumeSource), under the profile's names.
+ */
 export function tokenVolumeSource(names: Names): Obj {
   return {
     sources: [

@@ -33,7 +33,10 @@ export class ConfiguredAnonymousAuthenticator implements Authenticator {
   }
 }
 
-/** The path the server routes (decoded, never dot-resolved); '' when it cannot be decoded (the server answers 400). */
+/**
+ * The path the server routes (decoded, never dot-resolved); '' when it cannot be decoded (the
+ * server answers 400).
+ */
 function requestPathOrEmpty(url: string | undefined): string {
   try {
     return parseRequestTarget(url).path;

@@ -1,7 +1,7 @@
 // The bootstrap token authenticator (--enable-bootstrap-token-auth), as the reference's: a bearer
-// token of the bootstrap form is looked up as its Secret on every request, so a deleted or
-// expired token is refused at once (there is no cache to outlive it). A refused token gives no
-// opinion (the request then gets 401 for an unknown bearer token); why is logged without the secret.
+// token of the bootstrap form is looked up as its Secret on every request, so a deleted or expired
+// token is refused at once (there is no cache to outlive it). A refused token gives no opinion (the
+// request then gets 401 for an unknown bearer token); why is logged without the secret.
 
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../common/util/clock.js';

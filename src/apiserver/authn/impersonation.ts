@@ -65,7 +65,10 @@ function requestsOf(req: IncomingMessage): Request[] | undefined {
   return out;
 }
 
-/** The user the request runs as: the authenticated one, or the impersonated one once every header is authorized. */
+/**
+ * The user the request runs as: the authenticated one, or the impersonated one once every header is
+ * authorized.
+ */
 export async function impersonatedUser(
   req: IncomingMessage,
   requester: UserInfo,

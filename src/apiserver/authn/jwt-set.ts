@@ -33,7 +33,9 @@ export class JwtAuthenticatorSet implements Authenticator {
   private readonly byIssuer: Map<string, JwtAuthenticator>;
   private readonly clock: Clock;
   private readonly ttlMs: number;
-  /** sha256(token) → the successful answer, until the TTL or the token's exp, whichever is first. */
+  /**
+   * sha256(token) → the successful answer, until the TTL or the token's exp, whichever is first.
+   */
   private readonly cache: TtlCache<AuthenticationResult, Verification>;
   /** Full verifications done (cache misses), for tests and metrics. */
   verifications = 0;

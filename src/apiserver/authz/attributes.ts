@@ -81,7 +81,10 @@ interface ResourceTarget {
   readonly subresource: string;
 }
 
-/** What a resource path names: /api/v1/..., /apis/{group}/{version}/...; undefined for any other path. */
+/**
+ * What a resource path names: /api/v1/..., /apis/{group}/{version}/...; undefined for any other
+ * path.
+ */
 function resourceTarget(pathname: string): ResourceTarget | undefined {
   const parts = pathname.split('/').filter((p) => p !== '');
   let rest: string[];
@@ -118,7 +121,10 @@ function resourceTarget(pathname: string): ResourceTarget | undefined {
   };
 }
 
-/** The reference's verb: by method, then watch/list for a read, deletecollection for a collection DELETE. */
+/**
+ * The reference's verb: by method, then watch/list for a read, deletecollection for a collection
+ * DELETE.
+ */
 function resourceVerb(
   method: string,
   search: URLSearchParams,
@@ -147,7 +153,10 @@ function labelRequirements(text: string | null): readonly LabelSelectorRequireme
   }
 }
 
-/** The requirements of a fieldSelector; none when absent or unparsable (the handler answers 400 then). */
+/**
+ * The requirements of a fieldSelector; none when absent or unparsable (the handler answers 400
+ * then).
+ */
 function fieldRequirements(text: string | null): readonly FieldSelectorRequirement[] | undefined {
   if (text === null || text === '') return undefined;
   try {
@@ -170,7 +179,10 @@ function pinnedName(reqs: readonly FieldSelectorRequirement[] | undefined): stri
     : n;
 }
 
-/** The reference's Forbidden message: `User "u" cannot list resource "events" in API group "" in the namespace "ns"`. */
+/**
+ * The reference's Forbidden message:
+ * `User "u" cannot list resource "events" in API group "" in the namespace "ns"`.
+ */
 export function forbiddenMessage(a: RequestAttributes, reason: string | undefined): string {
   const suffix = reason !== undefined && reason !== '' ? `: ${reason}` : '';
   if (!a.isResourceRequest)

@@ -35,7 +35,10 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 const strings = (v: unknown): string[] =>
   Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 
-/** The selector at `ra[name]`, undefined when absent; 400 (as the reference's decoder) when not an object. */
+/**
+ * The selector at `ra[name]`, undefined when absent; 400 (as the reference's decoder) when not an
+ * object.
+ */
 function selectorAt(
   ra: Obj,
   name: 'fieldSelector' | 'labelSelector',
@@ -96,7 +99,9 @@ function validateOperator(r: SelectorInput['requirements'][number], path: string
   return []; // unknown operators are allowed (AllowUnknownOperatorInRequirement)
 }
 
-/** The reference's validation of spec.resourceAttributes' selectors (field errors, in its order). */
+/**
+ * The reference's validation of spec.resourceAttributes' selectors (field errors, in its order).
+ */
 export function validateReviewSelectors(ra: Obj, path = 'spec.resourceAttributes'): FieldError[] {
   const errs: FieldError[] = [];
   const field = selectorAt(ra, 'fieldSelector', path);
@@ -159,7 +164,9 @@ const LABEL_OPERATORS: Readonly<Record<string, LabelSelectorRequirement['operato
   '!': 'DoesNotExist',
 };
 
-/** A parsed label requirement in the API's form; undefined for `>`/`<` (which the API cannot say). */
+/**
+ * A parsed label requirement in the API's form; undefined for `>`/`<` (which the API cannot say).
+ */
 export function labelRequirementToApi(r: LabelRequirement): LabelSelectorRequirement | undefined {
   const operator = LABEL_OPERATORS[r.operator];
   return operator === undefined ? undefined : { key: r.key, operator, values: [...r.values] };

@@ -41,7 +41,9 @@ export class WebhookAuthorizer implements Authorizer {
   private readonly authorizedTtlMs: number;
   private readonly unauthorizedTtlMs: number;
   private readonly timeoutMs: number;
-  /** Answers by review spec, one call in flight per spec, kept for the authorized/unauthorized TTL. */
+  /**
+   * Answers by review spec, one call in flight per spec, kept for the authorized/unauthorized TTL.
+   */
   private readonly cache: TtlCache<SarStatus, SarRequestBody>;
   /** Calls made to the webhook (for tests and metrics). */
   calls = 0;
@@ -119,7 +121,9 @@ export class WebhookAuthorizer implements Authorizer {
     };
   }
 
-  /** 'call', 'skip', or else the error text when a condition failed to evaluate and none was false. */
+  /**
+   * 'call', 'skip', or else the error text when a condition failed to evaluate and none was false.
+   */
   private matches(spec: ReturnType<typeof sarSpecV1>): string {
     let error: string | undefined;
     for (const c of this.conditions) {

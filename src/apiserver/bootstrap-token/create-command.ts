@@ -188,7 +188,8 @@ export async function runCreate(argv: readonly string[], io: TokenCommandIo): Pr
   try {
     const parsed = parseCreateArgs(argv);
     const conn = await connect(parsed.platconfig);
-    // The server's own names decide the Secret's type and namespace (refused when the flags differ).
+    // The server's own names decide the Secret's type and namespace (refused when the flags
+    // differ).
     const names = namesForToken(
       conn.server,
       await serverNames(conn),

@@ -31,7 +31,9 @@ export function tokenIdOf(arg: string): string {
   return t.id;
 }
 
-/** `token delete`: 0 when every token was deleted, 1 at the first failure (with kubeadm's message). */
+/**
+ * `token delete`: 0 when every token was deleted, 1 at the first failure (with kubeadm's message).
+ */
 export async function runDelete(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
     const { options: o, args } = parseSubcommand('token delete', argv, [], Infinity, DELETE_USAGE);

@@ -91,7 +91,9 @@ export function shortHumanDuration(ms: number): string {
   return `${Math.trunc(hours / 24 / 365)}y`;
 }
 
-/** Go's text/tabwriter with minwidth 10, padding 3 over one block of rows (the last cell unpadded). */
+/**
+ * Go's text/tabwriter with minwidth 10, padding 3 over one block of rows (the last cell unpadded).
+ */
 export function tabwrite(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows)

@@ -135,6 +135,39 @@ function validateJwt(issues: IssueList, base: FieldPath, a: JWTAuthenticatorConf
   });
 }
 
+/** The issuer's audiences: at least one, none empty, distinct; several need MatchAny. */
+function validateAudiences(
+  issues: IssueList,
+  ip: FieldPath,
+  iss: JWTAuthenticatorConfig['issuer'],
+): void {
+  if (iss.audiences.length === 0) issues.required([...ip, 'audiences']);
+  iss.audiences.forEach((aud, i) => {
+    if (aud === '') issues.required([...ip, 'audiences', i]);
+  });
+  checkUnique(
+    issues,
+    iss.audiences.map((value, i) => ({
+      value: value === '' ? undefined : value,
+      path: [...ip, 'audiences', i],
+    })),
+  );
+  const policy = iss.audienceMatchPolicy ?? '';
+  if (iss.audiences.length > 1 && policy !== 'MatchAny') {
+    issues.invalid(
+      [...ip, 'audienceMatchPolicy'],
+      policy,
+      'audienceMatchPolicy must be MatchAny for multiple audiences',
+    );
+  } else if (iss.audiences.length <= 1 && policy !== '' && policy !== 'MatchAny') {
+    issues.invalid(
+      [...ip, 'audienceMatchPolicy'],
+      policy,
+      'audienceMatchPolicy must be empty or MatchAny for single audience',
+    );
+  }
+}
+
 function validateIssuer(
   issues: IssueList,
   ip: FieldPath,
@@ -162,31 +195,7 @@ function validateIssuer(
       'must contain PEM-encoded CERTIFICATE blocks that parse',
     );
   }
-  if (iss.audiences.length === 0) issues.required([...ip, 'audiences']);
-  iss.audiences.forEach((aud, i) => {
-    if (aud === '') issues.required([...ip, 'audiences', i]);
-  });
-  checkUnique(
-    issues,
-    iss.audiences.map((value, i) => ({
-      value: value === '' ? undefined : value,
-      path: [...ip, 'audiences', i],
-    })),
-  );
-  const policy = iss.audienceMatchPolicy ?? '';
-  if (iss.audiences.length > 1 && policy !== 'MatchAny') {
-    issues.invalid(
-      [...ip, 'audienceMatchPolicy'],
-      policy,
-      'audienceMatchPolicy must be MatchAny for multiple audiences',
-    );
-  } else if (iss.audiences.length <= 1 && policy !== '' && policy !== 'MatchAny') {
-    issues.invalid(
-      [...ip, 'audienceMatchPolicy'],
-      policy,
-      'audienceMatchPolicy must be empty or MatchAny for single audience',
-    );
-  }
+  validateAudiences(issues, ip, iss);
   if (
     iss.egressSelectorType !== undefined &&
     !['controlplane', 'cluster'].includes(iss.egressSelectorType)
@@ -282,7 +291,10 @@ function validateClaimMappings(
   checkUnique(issues, keys);
 }
 
-/** The reference refuses a username from claims.email unless claims.email_verified is checked somewhere. */
+/**
+ * The reference refuses a username from claims.email unless claims.email_verified is checked
+ * somewhere.
+ */
 function checkEmailVerified(
   issues: IssueList,
   mp: FieldPath,

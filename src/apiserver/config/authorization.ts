@@ -65,7 +65,10 @@ export function validateAuthorization(issues: IssueList, cfg: AuthorizationConfi
   );
 }
 
-function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookConfig): void {
+type FieldPath = (string | number)[];
+
+/** The cache TTLs (positive when that cache is on) and the timeout (at most 30s). */
+function validateWebhookTimes(issues: IssueList, p: FieldPath, w: WebhookConfig): void {
   if (w.cacheAuthorizedRequests)
     checkDuration(issues, [...p, 'authorizedTTL'], w.authorizedTTL, { min: 'positive' });
   else checkDuration(issues, [...p, 'authorizedTTL'], w.authorizedTTL, { min: 'non-negative' });
@@ -79,6 +82,10 @@ function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookCo
       maxMs: MAX_WEBHOOK_TIMEOUT_MS,
       maxText: '30s',
     });
+}
+
+/** The review versions and the failure policy: required, one of the supported values. */
+function validateWebhookVersions(issues: IssueList, p: FieldPath, w: WebhookConfig): void {
   if (w.subjectAccessReviewVersion === '') issues.required([...p, 'subjectAccessReviewVersion']);
   else if (!['v1', 'v1beta1'].includes(w.subjectAccessReviewVersion)) {
     issues.unsupported([...p, 'subjectAccessReviewVersion'], w.subjectAccessReviewVersion, [
@@ -98,6 +105,10 @@ function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookCo
   if (w.failurePolicy === '') issues.required([...p, 'failurePolicy']);
   else if (!['NoOpinion', 'Deny'].includes(w.failurePolicy))
     issues.unsupported([...p, 'failurePolicy'], w.failurePolicy, ['NoOpinion', 'Deny']);
+}
+
+/** connectionInfo: a KubeConfigFile with an absolute path (InClusterConfig has no cluster here). */
+function validateConnectionInfo(issues: IssueList, p: FieldPath, w: WebhookConfig): void {
   const ci = w.connectionInfo;
   const cp = [...p, 'connectionInfo'];
   if (ci.type === '') issues.required([...cp, 'type']);
@@ -120,6 +131,10 @@ function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookCo
     else if (!isAbsolute(ci.kubeConfigFile))
       issues.invalid([...cp, 'kubeConfigFile'], ci.kubeConfigFile, 'must be an absolute path');
   } else issues.unsupported([...cp, 'type'], ci.type, ['KubeConfigFile', 'InClusterConfig']);
+}
+
+/** matchConditions: at most MAX_MATCH_CONDITIONS, each a distinct boolean CEL expression. */
+function validateMatchConditions(issues: IssueList, p: FieldPath, w: WebhookConfig): void {
   if (w.matchConditions.length > MAX_MATCH_CONDITIONS) {
     issues.add(
       [...p, 'matchConditions'],
@@ -142,4 +157,11 @@ function validateWebhook(issues: IssueList, p: (string | number)[], w: WebhookCo
       path: [...p, 'matchConditions', i, 'expression'],
     })),
   );
+}
+
+function validateWebhook(issues: IssueList, p: FieldPath, w: WebhookConfig): void {
+  validateWebhookTimes(issues, p, w);
+  validateWebhookVersions(issues, p, w);
+  validateConnectionInfo(issues, p, w);
+  validateMatchConditions(issues, p, w);
 }

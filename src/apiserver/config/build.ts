@@ -242,7 +242,10 @@ export async function loadApiserverConfigFiles(
   }
 }
 
-/** --authentication-config: the JWT authenticators (discovery started) and configured anonymous access. */
+/**
+ * --authentication-config: the JWT authenticators (discovery started) and configured anonymous
+ * access.
+ */
 function authenticatorsFrom({ o, load, closers, log }: Building): Authenticator[] {
   const authenticators: Authenticator[] = [];
   if (!given(o.authenticationConfig)) return authenticators;
@@ -430,7 +433,21 @@ function tracerFrom({ o, load, closers }: Building): RequestTracer | undefined {
   return t;
 }
 
-/** --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion). */
+/** A webhook cache TTL flag's text (`def` when not given): a non-negative duration. */
+function ttlFlag(v: string | undefined, def: string, name: string): string {
+  const text = v ?? def;
+  const ms = tryDurationMs(text);
+  if (ms === undefined || ms < 0)
+    throw new FlagError(
+      `invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`,
+      { flag: name },
+    );
+  return text;
+}
+
+/**
+ * --authorization-mode=Webhook with the --authorization-webhook-* flags (failures give no opinion).
+ */
 async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<WebhookAuthorizer> {
   const flag = '--authorization-webhook-config-file';
   if (!given(o.authorizationWebhookConfigFile)) {
@@ -445,22 +462,12 @@ async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<W
       { flag: 'authorization-webhook-version' },
     );
   }
-  const ttl = (v: string | undefined, def: string, name: string): string => {
-    const text = v ?? def;
-    const ms = tryDurationMs(text);
-    if (ms === undefined || ms < 0)
-      throw new FlagError(
-        `invalid value "${text}" for flag --${name}: must be a non-negative duration such as "30s"`,
-        { flag: name },
-      );
-    return text;
-  };
-  const authorizedTTL = ttl(
+  const authorizedTTL = ttlFlag(
     o.authorizationWebhookCacheAuthorizedTtl,
     '5m0s',
     'authorization-webhook-cache-authorized-ttl',
   );
-  const unauthorizedTTL = ttl(
+  const unauthorizedTTL = ttlFlag(
     o.authorizationWebhookCacheUnauthorizedTtl,
     '30s',
     'authorization-webhook-cache-unauthorized-ttl',

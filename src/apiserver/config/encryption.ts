@@ -52,7 +52,9 @@ export function providerKind(p: ProviderConfiguration): ProviderKind | undefined
   return PROVIDER_KINDS.find((k) => p[k] !== undefined);
 }
 
-/** Decodes a base64 key strictly; undefined when it is not base64. Never put the input in a message. */
+/**
+ * Decodes a base64 key strictly; undefined when it is not base64. Never put the input in a message.
+ */
 export function decodeKey(secret: string): Buffer | undefined {
   const s = secret.trim();
   if (s === '' || s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) return undefined;

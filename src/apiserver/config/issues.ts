@@ -58,7 +58,9 @@ function typeName(v: unknown): string {
   return typeof v;
 }
 
-/** Turns zod issues into field issues with reference-style messages (never echoing input values). */
+/**
+ * Turns zod issues into field issues with reference-style messages (never echoing input values).
+ */
 export function fromZodIssues(issues: readonly z.core.$ZodIssue[], into: IssueList): void {
   for (const iss of issues) {
     const path = iss.path.filter((p): p is string | number => typeof p !== 'symbol');

@@ -151,7 +151,10 @@ function parseWith<S extends z.ZodType>(
   return undefined;
 }
 
-/** Parses and validates one document of a known or detected kind; throws ConfigError listing every problem. */
+/**
+ * Parses and validates one document of a known or detected kind; throws ConfigError listing every
+ * problem.
+ */
 export function parseConfigDocument(
   file: string,
   doc: unknown,
@@ -166,7 +169,9 @@ export function parseConfigDocument(
   return loaded;
 }
 
-/** apiVersion and kind checked (the kind one of ours, the expected one when given); fails otherwise. */
+/**
+ * apiVersion and kind checked (the kind one of ours, the expected one when given); fails otherwise.
+ */
 function documentKind(
   file: string,
   doc: unknown,
@@ -191,7 +196,10 @@ function documentKind(
   return kind;
 }
 
-/** The document decoded by its kind's schema and validated by its rules; undefined when it does not decode. */
+/**
+ * The document decoded by its kind's schema and validated by its rules; undefined when it does not
+ * decode.
+ */
 function parseKind(
   k: ConfigKind,
   file: string,
@@ -278,7 +286,9 @@ function resolveEventRateLimit(
   return parsed;
 }
 
-/** Reads and validates a file of the given kind (or any kind); throws ConfigError naming the flag. */
+/**
+ * Reads and validates a file of the given kind (or any kind); throws ConfigError naming the flag.
+ */
 export function loadConfigFile<K extends ConfigKind>(
   file: string,
   kind: K,

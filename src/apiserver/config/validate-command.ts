@@ -32,7 +32,8 @@ export function runValidateConfig(argv: readonly string[], io: ValidateCommandIo
     else if (a === '--anonymous-auth' || a.startsWith('--anonymous-auth='))
       anonymousAuthFlagSet = true;
     else if (a.startsWith('--')) {
-      // Other server flags may be present (the same command line as a real start); skip their values.
+      // Other server flags may be present (the same command line as a real start); skip their
+      // values.
       if (!a.includes('=') && argv[i + 1] !== undefined && !(argv[i + 1] ?? '').startsWith('-'))
         i++;
     } else files.push(a);

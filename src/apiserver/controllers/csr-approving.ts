@@ -46,62 +46,67 @@ function requester(csr: Obj): UserInfo {
   };
 }
 
-export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSignal): Promise<void> {
+/** Whether the CSR's requester may create CSRs of this subresource (nodeclient, selfnodeclient). */
+async function mayCreate(o: CsrControllerOptions, csr: Obj, subresource: string): Promise<boolean> {
+  const d = await o.authorizer.authorize({
+    user: requester(csr),
+    verb: 'create',
+    isResourceRequest: true,
+    path: '',
+    apiGroup: o.def.group,
+    apiVersion: 'v1',
+    resource: 'certificatesigningrequests',
+    subresource,
+    namespace: '',
+    name: '',
+  });
+  return d.decision === 'allow';
+}
+
+/** Approves one node client CSR when its requester may create it; else leaves it for a human. */
+async function approveOne(o: CsrControllerOptions, name: string): Promise<void> {
   const names = o.registry.names;
-  const mayCreate = async (csr: Obj, subresource: string): Promise<boolean> => {
-    const d = await o.authorizer.authorize({
-      user: requester(csr),
-      verb: 'create',
-      isResourceRequest: true,
-      path: '',
-      apiGroup: o.def.group,
-      apiVersion: 'v1',
-      resource: 'certificatesigningrequests',
-      subresource,
-      namespace: '',
-      name: '',
-    });
-    return d.decision === 'allow';
-  };
+  const csr = await getUnlessGone(o.registry, o.def, name);
+  if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
+  if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, names)) return;
+  // As the reference's recognizers: the node renewing its own certificate first, then bootstrap.
+  const self = isSelfNodeClient(csr, names) && (await mayCreate(o, csr, 'selfnodeclient'));
+  const allowed = self || (await mayCreate(o, csr, 'nodeclient'));
+  if (!allowed) {
+    o.logger.info(
+      { csr: name },
+      'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver',
+    );
+    return;
+  }
+  await o.registry.update(
+    o.def,
+    '',
+    name,
+    {
+      user: CONTROLLER_USER,
+      dryRun: false,
+      fieldManager: 'csrapproving',
+      subresource: 'approval',
+    },
+    (cur) => {
+      if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
+      const status = { ...recordOf(cur['status']) };
+      const conds = [...listOf(status['conditions'])];
+      conds.push(approvalCondition(o.clock.now(), names, self));
+      status['conditions'] = conds;
+      return { ...cur, status };
+    },
+  );
+  o.logger.info({ csr: name }, 'csrapproving: approved node client CSR');
+}
+
+export async function runCsrApproving(o: CsrControllerOptions, signal: AbortSignal): Promise<void> {
   const queue = new WorkQueue({
     name: 'csrapproving',
     clock: o.clock,
     logger: o.logger,
-    process: async (name) => {
-      const csr = await getUnlessGone(o.registry, o.def, name);
-      if (csr === undefined) return; // deleted meanwhile; a storage error is thrown and retried
-      if (!approvalCheckNeeded(csr) || !isNodeClientCsr(csr, names)) return;
-      // As the reference's recognizers: the node renewing its own certificate first, then bootstrap.
-      const self = isSelfNodeClient(csr, names) && (await mayCreate(csr, 'selfnodeclient'));
-      const allowed = self || (await mayCreate(csr, 'nodeclient'));
-      if (!allowed) {
-        o.logger.info(
-          { csr: name },
-          'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver',
-        );
-        return;
-      }
-      await o.registry.update(
-        o.def,
-        '',
-        name,
-        {
-          user: CONTROLLER_USER,
-          dryRun: false,
-          fieldManager: 'csrapproving',
-          subresource: 'approval',
-        },
-        (cur) => {
-          if (cur === undefined || !approvalCheckNeeded(cur)) return cur ?? csr;
-          const status = { ...recordOf(cur['status']) };
-          const conds = [...listOf(status['conditions'])];
-          conds.push(approvalCondition(o.clock.now(), names, self));
-          status['conditions'] = conds;
-          return { ...cur, status };
-        },
-      );
-      o.logger.info({ csr: name }, 'csrapproving: approved node client CSR');
-    },
+    process: (name) => approveOne(o, name),
   });
   const stop = watchKeys(o.registry, o.def, (name) => queue.add(name));
   try {

@@ -58,8 +58,9 @@ export function nodeClientProblem(
 }
 
 /**
- * A node client CSR: the platlet client signer, O exactly ["system:nodes"], CN `system:node:*`,
- * no SANs, usages {digital signature, key encipherment, client auth} or {digital signature, client auth}.
+ * A node client CSR: the platlet client signer, O exactly ["system:nodes"], CN `system:node:*`, no
+ * SANs, usages {digital signature, key encipherment, client auth} or {digital signature, client
+ * auth}.
  */
 export function isNodeClientCsr(csrObj: Record<string, unknown>, names: Names): boolean {
   const spec = asRecord(csrObj['spec']);

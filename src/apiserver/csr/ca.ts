@@ -15,7 +15,10 @@ export interface CertAndKey {
 const DAY_MS = 24 * 60 * 60 * 1000;
 const BACKDATE_MS = 5 * 60 * 1000;
 
-/** A random positive 128-bit serial, as hex (leading bit cleared so DER keeps it positive and short). */
+/**
+ * A random positive 128-bit serial, as hex (leading bit cleared so DER keeps it positive and
+ * short).
+ */
 export function randomSerialHex(): string {
   const b = randomBytes(16);
   b[0] = (b[0] ?? 0) & 0x7f;

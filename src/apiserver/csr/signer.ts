@@ -99,7 +99,10 @@ export function signerProblem(
   );
 }
 
-/** The lifetime: expirationSeconds capped at the maximum, at least 10 minutes; the maximum when unset. */
+/**
+ * The lifetime: expirationSeconds capped at the maximum, at least 10 minutes; the maximum when
+ * unset.
+ */
 export function certificateDurationSeconds(
   expirationSeconds: number | undefined,
   maxDurationSeconds: number,

@@ -88,7 +88,9 @@ const STRICT: Options = {
   legacySigner: '',
 };
 
-/** Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters. */
+/**
+ * Checks a signer name: `<domain with a dot>/<dot-separated subdomains>`, at most 571 characters.
+ */
 export function validateSignerName(field: string, signerName: unknown): FieldError[] {
   if (typeof signerName !== 'string' || signerName.length === 0) return [required(field, '')];
   const segments = signerName.split('/');
@@ -202,6 +204,25 @@ function bytesField(v: unknown): Buffer | undefined {
   return decodeBase64Field(v);
 }
 
+/** spec.usages: at least one; known and distinct unless an existing object already breaks that. */
+function validateUsages(spec: Record<string, unknown>, opts: Options, errs: FieldError[]): void {
+  const usages = asArray(spec['usages']);
+  if (usages.length === 0) errs.push(required('spec.usages', ''));
+  if (!opts.allowUnknownUsages) {
+    usages.forEach((u, i) => {
+      if (typeof u !== 'string' || !KNOWN_USAGE_SET.has(u))
+        errs.push(notSupported(`spec.usages[${i}]`, u, SORTED_USAGES));
+    });
+  }
+  if (!opts.allowDuplicateUsages) {
+    const seen = new Set<unknown>();
+    usages.forEach((u, i) => {
+      if (seen.has(u)) errs.push(duplicate(`spec.usages[${i}]`, u));
+      seen.add(u);
+    });
+  }
+}
+
 function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] {
   const errs = validateMetadata(obj);
   const spec = asRecord(obj['spec']);
@@ -221,22 +242,7 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
       errs.push(invalid('spec.request', request, userMessage(e)));
     }
   }
-  const usagesRaw = spec['usages'];
-  const usages = asArray(usagesRaw);
-  if (usages.length === 0) errs.push(required('spec.usages', ''));
-  if (!opts.allowUnknownUsages) {
-    usages.forEach((u, i) => {
-      if (typeof u !== 'string' || !KNOWN_USAGE_SET.has(u))
-        errs.push(notSupported(`spec.usages[${i}]`, u, SORTED_USAGES));
-    });
-  }
-  if (!opts.allowDuplicateUsages) {
-    const seen = new Set<unknown>();
-    usages.forEach((u, i) => {
-      if (seen.has(u)) errs.push(duplicate(`spec.usages[${i}]`, u));
-      seen.add(u);
-    });
-  }
+  validateUsages(spec, opts, errs);
   const signerName = spec['signerName'];
   if (signerName === opts.legacySigner && !opts.allowLegacySignerName) {
     errs.push(
@@ -264,7 +270,10 @@ function validateCsr(obj: Record<string, unknown>, opts: Options): FieldError[] 
   return errs;
 }
 
-/** Loosens the rules an existing object already breaks, so it stays updatable (the reference's getValidationOptions). */
+/**
+ * Loosens the rules an existing object already breaks, so it stays updatable (the reference's
+ * getValidationOptions).
+ */
 function optionsFor(
   newObj: Record<string, unknown>,
   oldObj: Record<string, unknown>,

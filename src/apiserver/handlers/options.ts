@@ -1,14 +1,17 @@
 // Write and delete options from the query (and the DeleteOptions body): dryRun, fieldManager,
-// fieldValidation, force, gracePeriodSeconds, preconditions, propagationPolicy,
-// orphanDependents, ignoreStoreReadErrorWithClusterBreakingPotential; validated as the
-// reference's ValidateCreateOptions/ValidateUpdateOptions/ValidatePatchOptions/ValidateDeleteOptions.
+// fieldValidation, force, gracePeriodSeconds, preconditions, propagationPolicy, orphanDependents,
+// ignoreStoreReadErrorWithClusterBreakingPotential; validated as the reference's
+// ValidateCreateOptions/ValidateUpdateOptions/ValidatePatchOptions/ValidateDeleteOptions.
 
 import type { IncomingMessage } from 'node:http';
 import type { Params } from '../params.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
 import type { FieldValidation } from './decode-object.js';
+import { isOneOf, isRecord, listOf } from '../../common/util/json-shape.js';
 import { parseJsonBody } from '../body-limits.js';
 import { textOf } from '../../common/util/text-of.js';
+
+const FIELD_VALIDATIONS: readonly FieldValidation[] = ['Ignore', 'Warn', 'Strict'];
 
 export interface ParsedWriteOptions {
   readonly dryRun: boolean;
@@ -106,7 +109,7 @@ export function parseWriteOptions(
   return {
     dryRun,
     fieldManager: given === undefined || given === '' ? defaultFieldManager(req) : given,
-    fieldValidation: fv === '' ? 'Warn' : (fv as FieldValidation),
+    fieldValidation: isOneOf(FIELD_VALIDATIONS, fv) ? fv : 'Warn',
     force: force === true,
   };
 }
@@ -122,35 +125,33 @@ export interface ParsedDeleteOptions {
 
 const policies = ['Foreground', 'Background', 'Orphan'];
 
-/** DeleteOptions from the query with the body (a DeleteOptions object) taking precedence. */
-export function parseDeleteOptions(
-  params: Params,
-  body: string,
-  domain: string,
-): ParsedDeleteOptions {
-  let b: Record<string, unknown> = {};
-  if (body.trim() !== '') {
-    let parsed: unknown;
-    try {
-      parsed = parseJsonBody(body);
-    } catch (err) {
-      throw badRequest(
-        `the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw badRequest('the body must be a DeleteOptions object');
-    b = parsed as Record<string, unknown>;
-    const kind = b['kind'];
-    if (kind !== undefined && kind !== 'DeleteOptions') {
-      throw badRequest(
-        `the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`,
-      );
-    }
+/** The DeleteOptions body as an object ({} when there is none); 400 when it is not one. */
+function deleteOptionsBody(body: string): Record<string, unknown> {
+  if (body.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = parseJsonBody(body);
+  } catch (err) {
+    throw badRequest(
+      `the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
-  const errs: FieldErrorLike[] = [];
-  const bodyDry = Array.isArray(b['dryRun']) ? (b['dryRun'] as unknown[]).map(String) : [];
-  const dryRun = validateDryRun(bodyDry.length > 0 ? bodyDry : params.all('dryRun'), errs);
+  if (!isRecord(parsed)) throw badRequest('the body must be a DeleteOptions object');
+  const kind = parsed['kind'];
+  if (kind !== undefined && kind !== 'DeleteOptions') {
+    throw badRequest(
+      `the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`,
+    );
+  }
+  return parsed;
+}
+
+/** gracePeriodSeconds (body first, then query): a whole number of seconds, not negative. */
+function gracePeriod(
+  b: Record<string, unknown>,
+  params: Params,
+  errs: FieldErrorLike[],
+): number | undefined {
   const grace =
     typeof b['gracePeriodSeconds'] === 'number'
       ? b['gracePeriodSeconds']
@@ -163,6 +164,15 @@ export function parseDeleteOptions(
       detail: 'must be greater than or equal to 0',
     });
   }
+  return grace;
+}
+
+/** propagationPolicy and orphanDependents (body first, then query): one of them, a known policy. */
+function propagation(
+  b: Record<string, unknown>,
+  params: Params,
+  errs: FieldErrorLike[],
+): { policy: string | undefined; orphan: boolean | undefined } {
   const policy =
     typeof b['propagationPolicy'] === 'string'
       ? b['propagationPolicy']
@@ -187,6 +197,16 @@ export function parseDeleteOptions(
       detail: 'supported values: "Foreground", "Background", "Orphan"',
     });
   }
+  return { policy, orphan };
+}
+
+/** ignoreStoreReadErrorWithClusterBreakingPotential (body first, then query); not with dryRun. */
+function ignoreStoreReadError(
+  b: Record<string, unknown>,
+  params: Params,
+  dryRun: boolean,
+  errs: FieldErrorLike[],
+): boolean {
   const ignore =
     typeof b['ignoreStoreReadErrorWithClusterBreakingPotential'] === 'boolean'
       ? b['ignoreStoreReadErrorWithClusterBreakingPotential']
@@ -199,20 +219,38 @@ export function parseDeleteOptions(
       detail: 'cannot be set together with .dryRun',
     });
   }
+  return ignore;
+}
+
+/** The body's preconditions (uid, resourceVersion), when it has any. */
+function preconditionsOf(b: Record<string, unknown>): ParsedDeleteOptions['preconditions'] {
+  const p = b['preconditions'];
+  if (!isRecord(p)) return undefined;
+  const preconditions: NonNullable<ParsedDeleteOptions['preconditions']> = {};
+  if (typeof p['uid'] === 'string') preconditions.uid = p['uid'];
+  if (typeof p['resourceVersion'] === 'string')
+    preconditions.resourceVersion = p['resourceVersion'];
+  return preconditions;
+}
+
+/** DeleteOptions from the query with the body (a DeleteOptions object) taking precedence. */
+export function parseDeleteOptions(
+  params: Params,
+  body: string,
+  domain: string,
+): ParsedDeleteOptions {
+  const b = deleteOptionsBody(body);
+  const errs: FieldErrorLike[] = [];
+  const bodyDry = listOf(b['dryRun']).map(String);
+  const dryRun = validateDryRun(bodyDry.length > 0 ? bodyDry : params.all('dryRun'), errs);
+  const grace = gracePeriod(b, params, errs);
+  const { policy, orphan } = propagation(b, params, errs);
+  const ignore = ignoreStoreReadError(b, params, dryRun, errs);
   if (errs.length > 0) throw invalid('DeleteOptions', `meta.${domain}`, '', errs);
-  let preconditions: ParsedDeleteOptions['preconditions'];
-  const pre = b['preconditions'];
-  if (pre !== null && typeof pre === 'object' && !Array.isArray(pre)) {
-    const p = pre as Record<string, unknown>;
-    preconditions = {};
-    if (typeof p['uid'] === 'string') preconditions.uid = p['uid'];
-    if (typeof p['resourceVersion'] === 'string')
-      preconditions.resourceVersion = p['resourceVersion'];
-  }
   return {
     dryRun,
     gracePeriodSeconds: grace,
-    preconditions,
+    preconditions: preconditionsOf(b),
     propagationPolicy: policy,
     orphanDependents: orphan,
     ignoreStoreReadError: ignore,

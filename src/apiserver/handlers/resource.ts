@@ -35,6 +35,7 @@ import {
 import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 import { actionKey, type SubresourceAction, type SubresourceActions } from './actions.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -333,7 +334,10 @@ interface PatchRequest {
   readonly isApply: boolean;
 }
 
-/** The object after the patch (the registry's update callback), with field validation's warnings added to the response. */
+/**
+ * The object after the patch (the registry's update callback), with field validation's warnings
+ * added to the response.
+ */
 function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undefined): Obj {
   const { c, r, def, rc } = call;
   if (current === undefined && !p.isApply) throw notFound(def.resource, def.group, r.name);
@@ -362,7 +366,7 @@ function patchedObject(call: ResourceCall, p: PatchRequest, current: Obj | undef
   );
   for (const w of warnings) if (!rc.warnings.includes(w)) rc.warnings.push(w);
   if (current === undefined) {
-    const m = (patched.object['metadata'] ?? {}) as Obj;
+    const m = recordOf(patched.object['metadata']);
     if (m['name'] === undefined) m['name'] = r.name;
     patched.object['metadata'] = m;
   }
@@ -377,7 +381,7 @@ async function deleteItem(call: ResourceCall): Promise<void> {
     c.platformDomain,
   );
   const out = await c.registry.delete(def, r.namespace, r.name, { user: call.user, ...dopts });
-  const body = out.body.kind === 'Status' ? out.body : withKind(def, out.body as Obj);
+  const body = out.body.kind === 'Status' ? out.body : withKind(def, recordOf(out.body));
   sendJson(call.res, out.code, body, call.rc);
 }
 

@@ -2,18 +2,16 @@
 // server who a bearer token belongs to and whether a user may do something, answered by the
 // same authenticators and authorizers that guard this server's own requests.
 
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { Authorizer, RequestAttributes } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import type { AuthenticatorChain } from '../authn/union.js';
 import { reviewSelectors, validateReviewSelectors } from '../authz/review-selectors.js';
 import { badRequest, invalid, type FieldErrorLike } from '../status.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
-
-function obj(v: unknown): Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
-}
 
 function s(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -39,24 +37,26 @@ function audienceCheck(
   return shared.length > 0 ? { ok: true, audiences: shared } : { ok: false };
 }
 
+/** A request carrying only the token: no client certificate, no path. */
+function bearerRequest(token: string): IncomingMessage {
+  const req = new IncomingMessage(new Socket());
+  req.headers = { authorization: `Bearer ${token}` };
+  return req;
+}
+
 export async function tokenReview(
   body: Obj,
   authn: AuthenticatorChain,
   domain: string,
   apiAudiences: readonly string[] = [],
 ): Promise<Obj> {
-  const spec = obj(body['spec']);
+  const spec = recordOf(body['spec']);
   const token = s(spec['token']);
   if (token === '') throw badRequest('token is required for TokenReview in authentication');
   const requested = strings(spec['audiences']);
   const auds = audienceCheck(requested, apiAudiences);
   // A token for other audiences is not looked at: not authenticated, and no error to learn from.
-  const r = auds.ok
-    ? await authn.authenticate({
-        headers: { authorization: `Bearer ${token}` },
-        socket: {},
-      } as unknown as IncomingMessage)
-    : undefined;
+  const r = auds.ok ? await authn.authenticate(bearerRequest(token)) : undefined;
   const status: Obj =
     r?.ok === true && r.user.username !== 'system:anonymous'
       ? {
@@ -90,11 +90,11 @@ export interface LocalReview {
 function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const ra = spec['resourceAttributes'];
-  if (ra !== undefined && ra !== null && s(obj(ra)['namespace']) !== namespace) {
+  if (ra !== undefined && ra !== null && s(recordOf(ra)['namespace']) !== namespace) {
     errs.push({
       type: 'FieldValueInvalid',
       field: 'spec.resourceAttributes.namespace',
-      value: s(obj(ra)['namespace']),
+      value: s(recordOf(ra)['namespace']),
       detail: 'must match metadata.namespace',
     });
   }
@@ -109,9 +109,12 @@ function localErrors(spec: Obj, namespace: string): FieldErrorLike[] {
   return errs;
 }
 
-/** The namespace of a local review's object: the path's when absent, 400 when another (the reference's create handler). */
+/**
+ * The namespace of a local review's object: the path's when absent, 400 when another (the
+ * reference's create handler).
+ */
 function localNamespace(body: Obj, local: LocalReview): string {
-  const ns = s(obj(body['metadata'])['namespace']);
+  const ns = s(recordOf(body['metadata'])['namespace']);
   if (ns !== '' && ns !== local.namespace)
     throw badRequest(
       'the namespace of the provided object does not match the namespace sent on the request',
@@ -127,7 +130,7 @@ export async function subjectAccessReview(
 ): Promise<Obj> {
   const kind = local === undefined ? 'SubjectAccessReview' : 'LocalSubjectAccessReview';
   const namespace = local === undefined ? undefined : localNamespace(body, local);
-  const spec = obj(body['spec']);
+  const spec = recordOf(body['spec']);
   const ra = spec['resourceAttributes'];
   const nra = spec['nonResourceAttributes'];
   const errs: FieldErrorLike[] = [];
@@ -139,7 +142,7 @@ export async function subjectAccessReview(
       detail: 'exactly one of nonResourceAttributes or resourceAttributes must be specified',
     });
   }
-  if (ra !== undefined && ra !== null) errs.push(...validateReviewSelectors(obj(ra)));
+  if (ra !== undefined && ra !== null) errs.push(...validateReviewSelectors(recordOf(ra)));
   const username = s(spec['user']);
   const groups = Array.isArray(spec['groups'])
     ? spec['groups'].filter((g): g is string => typeof g === 'string')
@@ -154,7 +157,7 @@ export async function subjectAccessReview(
   }
   if (namespace !== undefined) errs.push(...localErrors(spec, namespace));
   if (errs.length > 0) throw invalid(kind, `authorization.${domain}`, '', errs);
-  const extraRaw = obj(spec['extra']);
+  const extraRaw = recordOf(spec['extra']);
   const extra: Record<string, string[]> = {};
   for (const [k, v] of Object.entries(extraRaw)) if (Array.isArray(v)) extra[k] = v.map(String);
   const user: UserInfo = {
@@ -179,7 +182,7 @@ export async function subjectAccessReview(
  */
 export function reviewAttributes(user: UserInfo, ra: unknown, nra: unknown): RequestAttributes {
   if (ra !== undefined && ra !== null) {
-    const r = obj(ra);
+    const r = recordOf(ra);
     return {
       user,
       verb: s(r['verb']),
@@ -194,7 +197,7 @@ export function reviewAttributes(user: UserInfo, ra: unknown, nra: unknown): Req
       ...reviewSelectors(r),
     };
   }
-  const r = obj(nra);
+  const r = recordOf(nra);
   return {
     user,
     verb: s(r['verb']),

@@ -14,7 +14,10 @@ export class ResourceRoutes {
     }
   }
 
-  /** undefined when the path (already decoded, see request-target.ts) is not a resource path this server serves. */
+  /**
+   * undefined when the path (already decoded, see request-target.ts) is not a resource path this
+   * server serves.
+   */
   match(path: string): ResourceRoute | undefined {
     const parts = path.split('/').filter((p) => p !== '');
     let group: string;

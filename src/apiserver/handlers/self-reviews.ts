@@ -7,12 +7,9 @@ import type { UserInfo } from '../../common/auth/user.js';
 import { invalid } from '../status.js';
 import { validateReviewSelectors } from '../authz/review-selectors.js';
 import { reviewAttributes } from './reviews.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
-
-function obj(v: unknown): Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {};
-}
 
 function s(v: unknown): string {
   return typeof v === 'string' ? v : '';
@@ -40,7 +37,7 @@ export async function selfSubjectAccessReview(
   authz: Authorizer,
   authorizationGroup: string,
 ): Promise<Obj> {
-  const spec = obj(body['spec']);
+  const spec = recordOf(body['spec']);
   const ra = spec['resourceAttributes'];
   const nra = spec['nonResourceAttributes'];
   const hasRa = ra !== undefined && ra !== null;
@@ -54,7 +51,7 @@ export async function selfSubjectAccessReview(
       },
     ]);
   }
-  const selectorErrs = hasRa ? validateReviewSelectors(obj(ra)) : [];
+  const selectorErrs = hasRa ? validateReviewSelectors(recordOf(ra)) : [];
   if (selectorErrs.length > 0)
     throw invalid('SelfSubjectAccessReview', authorizationGroup, '', selectorErrs);
   const attrs = reviewAttributes(user, ra, nra);
@@ -85,7 +82,7 @@ export async function selfSubjectRulesReview(
   resolver: RuleResolver,
   authorizationGroup: string,
 ): Promise<Obj> {
-  const spec = obj(body['spec']);
+  const spec = recordOf(body['spec']);
   const namespace = s(spec['namespace']);
   const r = await resolver.rulesFor(user, namespace);
   const status: Obj = {

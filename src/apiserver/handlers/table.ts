@@ -11,11 +11,12 @@ import { badRequest, StatusError } from '../status.js';
 import { apiVersionOf, metaOf, type Obj, type ResourceDef } from '../registry/types.js';
 import { defaultPrinter, PRINTERS, type Printer } from './printers.js';
 import { WIRE_NAMES } from '../../common/names.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export { humanDuration } from './printers.js';
 
 type TargetKind = 'Table' | 'PartialObjectMetadata' | 'PartialObjectMetadataList';
-const TARGET_KINDS: readonly string[] = [
+const TARGET_KINDS: readonly TargetKind[] = [
   'Table',
   'PartialObjectMetadata',
   'PartialObjectMetadataList',
@@ -54,8 +55,8 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     const g = params.get('g') ?? '';
     const v = params.get('v') ?? '';
     const jsonLike = type === 'application/json' || type === '*/*' || type === 'application/*';
-    if (jsonLike && TARGET_KINDS.includes(as) && groups.has(g) && META_VERSIONS.includes(v)) {
-      return { kind: as as TargetKind, apiVersion: `meta.${domain}/${v}` };
+    if (jsonLike && isOneOf(TARGET_KINDS, as) && groups.has(g) && META_VERSIONS.includes(v)) {
+      return { kind: as, apiVersion: `meta.${domain}/${v}` };
     }
     unsupported = true;
   }
@@ -79,7 +80,10 @@ function includeObjectOf(search: URLSearchParams): IncludeObject {
   );
 }
 
-/** The Go type the reference names in its 406 messages (`*core.Event`, `*certificates.CertificateSigningRequestList`). */
+/**
+ * The Go type the reference names in its 406 messages (`*core.Event`,
+ * `*certificates.CertificateSigningRequestList`).
+ */
 function goType(def: ResourceDef, list: boolean): string {
   const pkg = def.group === '' ? 'core' : (def.group.split('.')[0] ?? def.group);
   return `*${pkg}.${list ? def.listKind : def.kind}`;
@@ -165,9 +169,11 @@ function tableConversion(
       kind: 'Table',
       apiVersion,
       metadata: listMeta,
-      // The reference leaves the definitions out (null) when it prints no headers: watch events after the first.
+      // The reference leaves the definitions out (null) when it prints no headers: watch events
+      // after the first.
       columnDefinitions: withColumns ? printer.columns : null,
-      // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers do.
+      // A view (events.k8s.io Event) prints as its storage resource, as the reference's printers
+      // do.
       rows: items.map((o) => ({
         cells: printer.cells(c.def.view === undefined ? o : c.def.view.toStorage(o), now),
         object: rowObject(o),

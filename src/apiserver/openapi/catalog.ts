@@ -59,12 +59,18 @@ export function reviewEndpoints(groups: {
 
 type ObjectSchema = Extract<Schema, { t: 'object' }>;
 
-/** The reference's Go package of a group's types: `io.k8s.api.<first label of the group>.v1` (core for ''). */
+/**
+ * The reference's Go package of a group's types: `io.k8s.api.<first label of the group>.v1` (core
+ * for '').
+ */
 function packageOf(group: string, version: string): string {
   return `io.k8s.api.${group === '' ? 'core' : (group.split('.')[0] ?? '')}.${version}`;
 }
 
-/** The kind's schema when the table has one for this group (the table is keyed by kind; a kind of another group does not count). */
+/**
+ * The kind's schema when the table has one for this group (the table is keyed by kind; a kind of
+ * another group does not count).
+ */
 function objectSchemaOf(group: string, version: string, kind: string): ObjectSchema | undefined {
   const s = schemaForKind(kind, group === '' ? version : `${group}/${version}`);
   if (s?.t !== 'object') return undefined;
@@ -90,7 +96,10 @@ export class Catalog {
     ['DeleteOptions', DELETE_OPTIONS],
     ['WatchEvent', 'io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent'],
   ];
-  /** Resources and reviews served without a schema in the table: left out of the documents (the server logs them). */
+  /**
+   * Resources and reviews served without a schema in the table: left out of the documents (the
+   * server logs them).
+   */
   readonly undocumented: string[] = [];
   private readonly entries: Entry[] = [];
 

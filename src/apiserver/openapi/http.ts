@@ -68,7 +68,9 @@ export function parseAccept(header: string | undefined): AcceptClause[] {
   return out.sort((a, b) => b.q - a.q);
 }
 
-/** Whether the client takes JSON before any other offer; `undefined` when it takes nothing offered. */
+/**
+ * Whether the client takes JSON before any other offer; `undefined` when it takes nothing offered.
+ */
 export function acceptsJson(
   header: string | undefined,
   otherOffers: readonly string[],
@@ -81,7 +83,9 @@ export function acceptsJson(
   return undefined;
 }
 
-/** The v2 protobuf media types kube-openapi offers after JSON (the `@` form and the older `.` form). */
+/**
+ * The v2 protobuf media types kube-openapi offers after JSON (the `@` form and the older `.` form).
+ */
 export const V2_PROTOBUF_TYPES = [
   'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
   'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',

@@ -152,7 +152,10 @@ function itemOps(gvk: Gvk, def: string, withDelete: boolean): Operation[] {
   return ops;
 }
 
-/** Every path of a resource: collection, item, subresources and (namespaced) the all-namespaces list. */
+/**
+ * Every path of a resource: collection, item, subresources and (namespaced) the all-namespaces
+ * list.
+ */
 export function resourcePaths(r: ServedResource): PathItem[] {
   const prefix = gvPrefix(r.gvk.group, r.gvk.version);
   const ns = r.namespaced ? ['namespace'] : [];

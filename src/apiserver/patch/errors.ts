@@ -1,7 +1,10 @@
 // The error every patch and field-manager operation throws: the HTTP status, the Status reason,
 // the message and (for apply conflicts and field errors) the causes of the Status body.
 
-/** A Status cause as serialized: `reason` is the cause type (FieldManagerConflict, FieldValueInvalid, ...). */
+/**
+ * A Status cause as serialized: `reason` is the cause type (FieldManagerConflict,
+ * FieldValueInvalid, ...).
+ */
 export interface PatchErrorCause {
   readonly reason: string;
   readonly message: string;

@@ -3,6 +3,8 @@
 // (an element of a set), `i:<index>`. A path in the set is owned; FieldsV1 writes a member that
 // also has owned children with a `.` entry.
 
+import { isRecord, recordOf } from '../../common/util/json-shape.js';
+
 export type PathElement = string;
 export type FieldPath = readonly PathElement[];
 
@@ -122,9 +124,8 @@ export function toFieldsV1(set: FieldSet): FieldsV1 {
 export function fromFieldsV1(v: unknown): FieldSet {
   const set = new FieldSet();
   const visit = (node: unknown, path: PathElement[]): void => {
-    if (node === null || typeof node !== 'object' || Array.isArray(node))
-      throw new Error('FieldsV1 must be a tree of objects');
-    const entries = Object.entries(node as Record<string, unknown>);
+    if (!isRecord(node)) throw new Error('FieldsV1 must be a tree of objects');
+    const entries = Object.entries(node);
     if (entries.length === 0) {
       if (path.length > 0) set.add(path);
       return;
@@ -142,7 +143,9 @@ export function fromFieldsV1(v: unknown): FieldSet {
   return set;
 }
 
-/** A path as the reference prints it in conflicts: `.spec.x`, `[type="Approved"]`, `[="v"]`, `[0]`. */
+/**
+ * A path as the reference prints it in conflicts: `.spec.x`, `[type="Approved"]`, `[="v"]`, `[0]`.
+ */
 export function pathString(p: FieldPath): string {
   let s = '';
   for (const pe of p) {
@@ -153,7 +156,7 @@ export function pathString(p: FieldPath): string {
     else if (kind === 'v:') s += `[=${rest}]`;
     else if (kind === 'k:') {
       try {
-        const keys = JSON.parse(rest) as Record<string, unknown>;
+        const keys = recordOf(JSON.parse(rest));
         s += `[${Object.entries(keys)
           .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
           .join(',')}]`;

@@ -1,5 +1,6 @@
 // The reference's text of a patched object that does not decode (its 422 quotes it): the JSON its
-// patch library writes, and, for a strategic merge patch, the patch as Go's %v prints a decoded map.
+// patch library writes, and, for a strategic merge patch, the patch as Go's %v prints a decoded
+// map.
 //
 // The JSON: the patch library holds the document as a tree of raw nodes and re-encodes with
 // encoding/json, so an object the patch went into (or put in place) is written with its keys

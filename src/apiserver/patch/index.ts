@@ -26,7 +26,7 @@ import { mergePatch } from './merge-patch.js';
 import { strategicMergePatch } from './strategic.js';
 import { formatFieldErrors } from '../field-errors.js';
 import { goQuote } from '../../common/util/go-quote.js';
-import { isRecord } from '../../common/util/json-shape.js';
+import { isOneOf, isRecord } from '../../common/util/json-shape.js';
 import { goPatchedJson, goPrintDecoded, jsonPatchTouched, mergePatchTouched } from './go-render.js';
 
 export { PatchError, type PatchErrorCause } from './errors.js';
@@ -89,7 +89,7 @@ export interface ApplyPatchResult {
 /** The patch type of a Content-Type header, or undefined (415). */
 export function patchTypeOf(contentType: string): PatchType | undefined {
   const mt = (contentType.split(';')[0] ?? '').trim().toLowerCase();
-  return (PATCH_CONTENT_TYPES as readonly string[]).includes(mt) ? (mt as PatchType) : undefined;
+  return isOneOf(PATCH_CONTENT_TYPES, mt) ? mt : undefined;
 }
 
 function unsupported(contentType: string): PatchError {
@@ -123,9 +123,8 @@ function parseJsonObject(body: string, strategic: boolean): Record<string, unkno
       `error decoding patch: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`,
     );
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v))
-    throw badRequest('error decoding patch: the patch must be a JSON object');
-  return v as Record<string, unknown>;
+  if (!isRecord(v)) throw badRequest('error decoding patch: the patch must be a JSON object');
+  return v;
 }
 
 /**

@@ -7,12 +7,12 @@ import type { Operation } from 'fast-json-patch';
 import { PatchError, badRequest } from './errors.js';
 import { jsonSyntaxMessage } from '../decode.js';
 import { limitText, parseJsonPatchBody } from '../body-limits.js';
-import { InputLimitError, InputSyntaxError } from '../../common/util/errors.js';
+import { InputLimitError, InputSyntaxError, userMessage } from '../../common/util/errors.js';
 import { API_BODY_LIMITS, measureValue } from '../../common/util/bounded-parse.js';
 
 /**
- * The reference's --json-patch-max-copy-bytes default: what `copy` operations may add in total
- * (3 MiB, the body limit), so that a few thousand copies of a copy cannot double the object each time.
+ * The reference's --json-patch-max-copy-bytes default: what `copy` operations may add in total (3
+ * MiB, the body limit), so that a few thousand copies of a copy cannot double the object each time.
  */
 export const JSON_PATCH_MAX_COPY_BYTES = 3 * 1024 * 1024;
 
@@ -31,9 +31,9 @@ function describe(e: InstanceType<typeof JsonPatchError>, op: Operation | undefi
         return `replace operation does not apply: doc is missing key: ${path}: missing value`;
       return `${op?.op ?? 'operation'} operation does not apply: doc is missing path: ${JSON.stringify(path)}: missing value`;
     case 'OPERATION_FROM_UNRESOLVABLE':
-      return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify((op as { from?: string } | undefined)?.from ?? '')}: missing value`;
+      return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify(op !== undefined && 'from' in op ? op.from : '')}: missing value`;
     case 'OPERATION_OP_INVALID':
-      return `Unexpected kind: ${String((op as { op?: unknown } | undefined)?.op)}`;
+      return `Unexpected kind: ${String(op?.op)}`;
     case 'OPERATION_VALUE_REQUIRED':
       return `${op?.op ?? 'operation'} operation on ${path}: missing value`;
     case 'OPERATION_PATH_INVALID':
@@ -51,7 +51,8 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
   try {
     ops = parseJsonPatchBody(patchBody);
   } catch (e) {
-    // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn, the default).
+    // Nesting beyond the limit: the reference's kjson.UnmarshalStrict error (fieldValidation Warn,
+    // the default).
     if (e instanceof InputLimitError)
       throw badRequest(`error decoding patch: ${limitText(patchBody, e, false)}`);
     throw badRequest(
@@ -84,7 +85,7 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
       if (e instanceof PatchError) throw e;
       if (e instanceof JsonPatchError)
         throw new PatchError({ status: 422, reason: 'Invalid', message: describe(e, op) });
-      throw new PatchError({ status: 422, reason: 'Invalid', message: (e as Error).message });
+      throw new PatchError({ status: 422, reason: 'Invalid', message: userMessage(e) });
     }
   });
   return out;
@@ -111,9 +112,8 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
     }
   } else value = op.value;
   if (op.op === 'copy') {
-    // undefined for a value JSON has no text for (TypeScript's lib types it string)
-    const text = JSON.stringify(value) as string | undefined;
-    const bytes = Buffer.byteLength(text ?? '', 'utf8');
+    // a parsed document holds only JSON values, so only an absent one has no text
+    const bytes = value === undefined ? 0 : Buffer.byteLength(JSON.stringify(value), 'utf8');
     if (copiedSoFar + bytes > JSON_PATCH_MAX_COPY_BYTES) {
       throw new PatchError({
         status: 422,

@@ -15,7 +15,16 @@ import {
   type FieldPath,
 } from './fieldset.js';
 import { KINDS_WITH_STATUS } from './meta.js';
-import { compare, deepEqual, isObject, mergeApplied, removePath, toFieldSet } from './typed.js';
+import {
+  compare,
+  deepEqual,
+  isObject,
+  mergeApplied,
+  removePath,
+  toFieldSet,
+  type Comparison,
+} from './typed.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 type Obj = Record<string, unknown>;
 export type ManagedFieldsOperation = 'Update' | 'Apply';
@@ -58,7 +67,10 @@ const STRIPPED: readonly FieldPath[] = [
   ['f:metadata', 'f:deletionGracePeriodSeconds'],
 ];
 
-/** What a write to `subresource` of `kind` can never own (the reset fields of the reference's strategies). */
+/**
+ * What a write to `subresource` of `kind` can never own (the reset fields of the reference's
+ * strategies).
+ */
 export function ignoredPaths(kind: string, subresource: string): FieldPath[] {
   const out = [...STRIPPED];
   if (kind === 'CertificateSigningRequest') {
@@ -204,7 +216,7 @@ function capUpdateManagers(entries: ManagerEntry[], now: string): ManagerEntry[]
   return rest;
 }
 
-function stripForTracking(obj: unknown): unknown {
+function stripForTracking(obj: unknown): Obj {
   if (!isObject(obj)) return {};
   const copy = { ...obj };
   if (isObject(copy['metadata'])) {
@@ -324,7 +336,9 @@ function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): P
   return new PatchError({ status: 409, reason: 'Conflict', message, causes });
 }
 
-/** A key field of a keyed-list element (`k:{"name":"a"}` / `f:name`): it goes only with its element. */
+/**
+ * A key field of a keyed-list element (`k:{"name":"a"}` / `f:name`): it goes only with its element.
+ */
 function isKeyFieldOfElement(p: FieldPath): boolean {
   const parent = p[p.length - 2];
   const last = p[p.length - 1];
@@ -336,8 +350,8 @@ function isKeyFieldOfElement(p: FieldPath): boolean {
   )
     return false;
   try {
-    const keys = JSON.parse(parent.slice(2)) as Record<string, unknown>;
-    return Object.hasOwn(keys, last.slice(2));
+    const keys: unknown = JSON.parse(parent.slice(2));
+    return isObject(keys) && Object.hasOwn(keys, last.slice(2));
   } catch {
     return false;
   }
@@ -355,12 +369,9 @@ export interface ServerSideApplyOptions {
   readonly now: Date;
 }
 
-/** Server-side apply: merge, ownership, conflicts, pruning. Throws PatchError 409 on conflicts. */
-export function serverSideApply(opts: ServerSideApplyOptions): {
-  object: Record<string, unknown>;
-  created: boolean;
-} {
-  const cfgMd = opts.config['metadata'];
+/** A 400 when the applied configuration sets metadata.managedFields. */
+function refuseManagedFields(config: Record<string, unknown>): void {
+  const cfgMd = config['metadata'];
   if (isObject(cfgMd) && cfgMd['managedFields'] !== undefined && cfgMd['managedFields'] !== null) {
     throw new PatchError({
       status: 400,
@@ -368,14 +379,18 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
       message: 'metadata.managedFields must be nil',
     });
   }
-  const kind = opts.kind;
-  const live = opts.live;
-  const liveStripped = stripForTracking(live) as Obj;
-  const entries = parseManagedFields(live);
-  const ignored = ignoredPaths(kind, opts.subresource);
-  if (live !== undefined && entries.length === 0) {
+}
+
+/** The live object's manager entries; an object written before any tracking gets one owner. */
+function liveEntries(
+  opts: ServerSideApplyOptions,
+  liveStripped: Obj,
+  ignored: readonly FieldPath[],
+): ManagerEntry[] {
+  const entries = parseManagedFields(opts.live);
+  if (opts.live !== undefined && entries.length === 0) {
     // An object written before any field tracking: its fields belong to "before-first-apply".
-    const set = toFieldSet(kind, liveStripped).withoutPrefixes(ignored);
+    const set = toFieldSet(opts.kind, liveStripped).withoutPrefixes(ignored);
     if (!set.empty)
       entries.push({
         manager: 'before-first-apply',
@@ -385,19 +400,17 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
         set,
       });
   }
-  const merged = mergeApplied(kind, liveStripped, opts.config) as Obj;
-  const newSet = toFieldSet(kind, opts.config).withoutPrefixes(ignored);
-  const selfId = identity({
-    manager: opts.manager,
-    operation: 'Apply',
-    subresource: opts.subresource,
-    apiVersion: opts.apiVersion,
-  });
-  const self = entries.find((e) => identity(e) === selfId);
-  const lastSet = self?.set ?? new FieldSet();
-  const others = entries.filter((e) => e !== self);
+  return entries;
+}
 
-  // Prune what this applier set before and no longer sets, unless someone else owns it.
+/** Removes what this applier set before and no longer sets, unless someone else owns it. */
+function pruneDropped(
+  kind: string,
+  merged: Obj,
+  lastSet: FieldSet,
+  newSet: FieldSet,
+  others: readonly ManagerEntry[],
+): void {
   let ownedByOthers = new FieldSet();
   for (const e of others) ownedByOthers = ownedByOthers.union(e.set);
   const toRemove = lastSet.difference(newSet).sorted().reverse();
@@ -407,17 +420,52 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     if (ownedByOthers.hasPrefixOf(p) || newSet.hasPrefixOf(p) || isKeyFieldOfElement(p)) continue;
     removePath(kind, merged, p);
   }
+}
 
-  const cmp = compare(kind, liveStripped, merged);
+/**
+ * Takes the changed fields from the other managers: a 409 naming each field another manager owns,
+ * unless forced (then they lose them). A manager's own Update entry never conflicts.
+ */
+function takeOwnership(
+  opts: ServerSideApplyOptions,
+  cmp: Comparison,
+  ignored: readonly FieldPath[],
+  others: readonly ManagerEntry[],
+): void {
   const changed = cmp.added.union(cmp.modified).withoutPrefixes(ignored);
   const removed = cmp.removed.withoutPrefixes(ignored);
   const conflicts: { entry: ManagerEntry; path: FieldPath }[] = [];
   for (const e of others) {
-    if (e.manager === opts.manager) continue; // one's own Update entry never conflicts
+    if (e.manager === opts.manager) continue;
     for (const p of e.set.intersection(changed).sorted()) conflicts.push({ entry: e, path: p });
   }
   if (conflicts.length > 0 && !opts.force) throw conflictError(conflicts);
   for (const e of others) e.set = e.set.difference(changed).difference(removed);
+}
+
+/** Server-side apply: merge, ownership, conflicts, pruning. Throws PatchError 409 on conflicts. */
+export function serverSideApply(opts: ServerSideApplyOptions): {
+  object: Record<string, unknown>;
+  created: boolean;
+} {
+  refuseManagedFields(opts.config);
+  const kind = opts.kind;
+  const liveStripped = stripForTracking(opts.live);
+  const ignored = ignoredPaths(kind, opts.subresource);
+  const entries = liveEntries(opts, liveStripped, ignored);
+  // both maps, so the merge is one too
+  const merged = recordOf(mergeApplied(kind, liveStripped, opts.config));
+  const newSet = toFieldSet(kind, opts.config).withoutPrefixes(ignored);
+  const selfId = identity({
+    manager: opts.manager,
+    operation: 'Apply',
+    subresource: opts.subresource,
+    apiVersion: opts.apiVersion,
+  });
+  const self = entries.find((e) => identity(e) === selfId);
+  const others = entries.filter((e) => e !== self);
+  pruneDropped(kind, merged, self?.set ?? new FieldSet(), newSet, others);
+  takeOwnership(opts, compare(kind, liveStripped, merged), ignored, others);
 
   const now = formatTime(opts.now);
   const next: ManagerEntry = {
@@ -428,6 +476,7 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     set: newSet,
     time: now,
   };
+  // An apply that changes nothing keeps its entry's time.
   if (
     self !== undefined &&
     self.set.equals(newSet) &&
@@ -435,9 +484,8 @@ export function serverSideApply(opts: ServerSideApplyOptions): {
     deepEqual(liveStripped, merged)
   )
     next.time = self.time;
-  const all = [...others, next];
-  setManagedFields(merged, capUpdateManagers(all, now));
-  return { object: merged, created: live === undefined };
+  setManagedFields(merged, capUpdateManagers([...others, next], now));
+  return { object: merged, created: opts.live === undefined };
 }
 
 /** The 422 message for fieldManager problems, for callers that report them as Invalid. */

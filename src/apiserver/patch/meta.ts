@@ -46,7 +46,10 @@ function listExtAt(kind: string, typePath: string): ListExt | undefined {
   return s?.t === 'array' ? s.list : undefined;
 }
 
-/** The server-side-apply list type at a type path (x-kubernetes-list-type; atomic when nothing is declared). */
+/**
+ * The server-side-apply list type at a type path (x-kubernetes-list-type; atomic when nothing is
+ * declared).
+ */
 export function listMeta(kind: string, typePath: string): ListMeta {
   const x = listExtAt(kind, typePath);
   if (x?.listType === 'set') return { type: 'set' };
@@ -60,7 +63,10 @@ export function listMeta(kind: string, typePath: string): ListMeta {
   };
 }
 
-/** How strategic merge patch treats the list at a type path (x-kubernetes-patch-strategy/-merge-key; replace when nothing is declared). */
+/**
+ * How strategic merge patch treats the list at a type path (x-kubernetes-patch-strategy/-merge-key;
+ * replace when nothing is declared).
+ */
 export function smpListMeta(kind: string, typePath: string): ListMeta {
   const x = listExtAt(kind, typePath);
   if (x?.patchStrategy?.split(',').includes('merge') !== true) return ATOMIC;
@@ -73,7 +79,10 @@ export function smpListMeta(kind: string, typePath: string): ListMeta {
   };
 }
 
-/** Whether the object at a type path is a map (granular, its own membership recorded) rather than a struct. */
+/**
+ * Whether the object at a type path is a map (granular, its own membership recorded) rather than a
+ * struct.
+ */
 export function isMapType(kind: string, typePath: string): boolean {
   return schemaAt(kind, typePath)?.t === 'map';
 }
@@ -84,7 +93,10 @@ export function childTypePath(parent: string, field: string, parentIsMap: boolea
   return parent === '' ? field : `${parent}.${field}`;
 }
 
-/** Kinds whose status is a subresource (writes to the main resource do not own status, and vice versa). */
+/**
+ * Kinds whose status is a subresource (writes to the main resource do not own status, and vice
+ * versa).
+ */
 export const KINDS_WITH_STATUS: ReadonlySet<string> = new Set([
   'CertificateSigningRequest',
   'Pod',

@@ -1,7 +1,8 @@
 // Strategic merge patch for the built-in kinds: like a JSON merge patch, except that lists with a
 // merge key (containers by name, conditions by type, ...) merge element by element and sets of
 // primitives (finalizers) merge as unions. Directives: `$patch: replace|delete|merge` (on a map or
-// as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`, `$setElementOrder/<field>`.
+// as a list element), `$retainKeys`, `$deleteFromPrimitiveList/<field>`,
+// `$setElementOrder/<field>`.
 
 import { textOf } from '../../common/util/text-of.js';
 import { badRequest } from './errors.js';
@@ -23,11 +24,19 @@ function checkPatchDirective(v: unknown): 'replace' | 'delete' | 'merge' | undef
 }
 
 function stripDirectives(v: unknown): unknown {
-  if (Array.isArray(v))
-    return v
-      .filter((x) => !(isObject(x) && x['$patch'] !== undefined && Object.keys(x).length === 1))
-      .map(stripDirectives);
-  if (!isObject(v)) return v;
+  if (Array.isArray(v)) return stripListDirectives(v);
+  return isObject(v) ? stripMapDirectives(v) : v;
+}
+
+/** A list without its directive-only elements (`{$patch: ...}`), each element stripped. */
+function stripListDirectives(v: readonly unknown[]): unknown[] {
+  return v
+    .filter((x) => !(isObject(x) && x['$patch'] !== undefined && Object.keys(x).length === 1))
+    .map(stripDirectives);
+}
+
+/** A map without its `$` keys and null values, each value stripped. */
+function stripMapDirectives(v: Obj): Obj {
   const out: Obj = {};
   for (const [k, c] of Object.entries(v)) {
     if (k.startsWith('$')) continue;
@@ -40,7 +49,7 @@ function stripDirectives(v: unknown): unknown {
 function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Obj | typeof DELETE {
   const directive = checkPatchDirective(patch['$patch']);
   if (directive === 'delete') return DELETE;
-  if (directive === 'replace') return stripDirectives(patch) as Obj;
+  if (directive === 'replace') return stripMapDirectives(patch);
   const isMap = isMapType(kind, typePath);
   const out: Obj = { ...original };
   const retain = patch['$retainKeys'];
@@ -107,9 +116,7 @@ function mergeList(
 ): unknown[] {
   const lm = smpListMeta(kind, typePath);
   if (patch.some((x) => isObject(x) && x['$patch'] === 'replace')) {
-    return stripDirectives(
-      patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace')),
-    ) as unknown[];
+    return stripListDirectives(patch.filter((x) => !(isObject(x) && x['$patch'] === 'replace')));
   }
   if (lm.type === 'set') {
     const seen = new Set(original.map((x) => JSON.stringify(x)));
@@ -123,7 +130,7 @@ function mergeList(
     }
     return out;
   }
-  if (lm.type !== 'map') return stripDirectives(patch) as unknown[];
+  if (lm.type !== 'map') return stripListDirectives(patch);
   const key = lm.smpKey;
   const out: unknown[] = original.map((x) => structuredClone(x));
   for (const item of patch) {
@@ -142,8 +149,9 @@ function mergeList(
       }
       continue;
     }
-    if (idx >= 0) {
-      const merged = mergeMap(kind, out[idx] as Obj, item, `${typePath}[]`);
+    const target = out[idx];
+    if (isObject(target)) {
+      const merged = mergeMap(kind, target, item, `${typePath}[]`);
       if (merged === DELETE) out.splice(idx, 1);
       else out[idx] = merged;
     } else {
@@ -153,7 +161,10 @@ function mergeList(
   return out;
 }
 
-/** Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed patch. */
+/**
+ * Applies a strategic merge patch to `original` for `kind`. Throws PatchError (400) on a malformed
+ * patch.
+ */
 export function strategicMergePatch(
   kind: string,
   original: Record<string, unknown>,

@@ -103,6 +103,13 @@ export interface Comparison {
   readonly removed: FieldSet;
 }
 
+/** Where a comparison stands: the kind, the type path and field path of the values compared. */
+interface CompareAt {
+  readonly kind: string;
+  readonly typePath: string;
+  readonly path: PathElement[];
+}
+
 function compareAt(
   kind: string,
   a: unknown,
@@ -120,77 +127,101 @@ function compareAt(
     collect(kind, a, typePath, path, res.removed, true);
     return;
   }
+  const at: CompareAt = { kind, typePath, path };
   if (isObject(a) && isObject(b)) {
-    const isMap = isMapType(kind, typePath);
-    const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-    if (keys.size === 0) return;
-    for (const k of keys)
-      compareAt(
-        kind,
-        Object.hasOwn(a, k) ? a[k] : undefined,
-        Object.hasOwn(b, k) ? b[k] : undefined,
-        childTypePath(typePath, k, isMap),
-        [...path, fieldPE(k)],
-        res,
-      );
+    compareMaps(at, a, b, res);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
     const lm = listMeta(kind, typePath);
     if (lm.type === 'set') {
-      const av = new Set(a.map((x) => JSON.stringify(x)));
-      const bv = new Set(b.map((x) => JSON.stringify(x)));
-      for (const x of b) if (!av.has(JSON.stringify(x))) res.added.add([...path, valuePE(x)]);
-      for (const x of a) if (!bv.has(JSON.stringify(x))) res.removed.add([...path, valuePE(x)]);
+      compareSets(path, a, b, res);
       return;
     }
     if (lm.type === 'map' && a.every(isObject) && b.every(isObject)) {
-      const am = new Map(a.map((x) => [keyPE(x, lm.keys), x] as const));
-      const bm = new Map(b.map((x) => [keyPE(x, lm.keys), x] as const));
-      const itemType = `${typePath}[]`;
-      for (const [pe, item] of bm) {
-        const old = am.get(pe);
-        if (old === undefined) {
-          res.added.add([...path, pe]);
-          for (const [k, c] of Object.entries(item))
-            collect(
-              kind,
-              c,
-              childTypePath(itemType, k, false),
-              [...path, pe, fieldPE(k)],
-              res.added,
-              true,
-            );
-        } else {
-          for (const k of new Set([...Object.keys(old), ...Object.keys(item)])) {
-            compareAt(
-              kind,
-              old[k],
-              item[k],
-              childTypePath(itemType, k, false),
-              [...path, pe, fieldPE(k)],
-              res,
-            );
-          }
-        }
-      }
-      for (const [pe, item] of am) {
-        if (bm.has(pe)) continue;
-        res.removed.add([...path, pe]);
-        for (const [k, c] of Object.entries(item))
-          collect(
-            kind,
-            c,
-            childTypePath(itemType, k, false),
-            [...path, pe, fieldPE(k)],
-            res.removed,
-            true,
-          );
-      }
+      compareKeyedLists(at, lm.keys, a, b, res);
       return;
     }
   }
   if (!deepEqual(a, b)) res.modified.add(path);
+}
+
+/** Two maps (or structs): each key of either, compared. */
+function compareMaps(at: CompareAt, a: Obj, b: Obj, res: Comparison): void {
+  const isMap = isMapType(at.kind, at.typePath);
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  for (const k of keys)
+    compareAt(
+      at.kind,
+      Object.hasOwn(a, k) ? a[k] : undefined,
+      Object.hasOwn(b, k) ? b[k] : undefined,
+      childTypePath(at.typePath, k, isMap),
+      [...at.path, fieldPE(k)],
+      res,
+    );
+}
+
+/** Two sets of values: members only in `b` are added, only in `a` removed. */
+function compareSets(
+  path: PathElement[],
+  a: readonly unknown[],
+  b: readonly unknown[],
+  res: Comparison,
+): void {
+  const av = new Set(a.map((x) => JSON.stringify(x)));
+  const bv = new Set(b.map((x) => JSON.stringify(x)));
+  for (const x of b) if (!av.has(JSON.stringify(x))) res.added.add([...path, valuePE(x)]);
+  for (const x of a) if (!bv.has(JSON.stringify(x))) res.removed.add([...path, valuePE(x)]);
+}
+
+/** Two lists keyed by `keys`: items matched by key are compared field by field. */
+function compareKeyedLists(
+  at: CompareAt,
+  keys: readonly string[],
+  a: readonly Obj[],
+  b: readonly Obj[],
+  res: Comparison,
+): void {
+  const am = new Map(a.map((x) => [keyPE(x, keys), x] as const));
+  const bm = new Map(b.map((x) => [keyPE(x, keys), x] as const));
+  const itemType = `${at.typePath}[]`;
+  for (const [pe, item] of bm) {
+    const old = am.get(pe);
+    if (old === undefined) collectItem(at, itemType, pe, item, res.added);
+    else {
+      for (const k of new Set([...Object.keys(old), ...Object.keys(item)])) {
+        compareAt(
+          at.kind,
+          old[k],
+          item[k],
+          childTypePath(itemType, k, false),
+          [...at.path, pe, fieldPE(k)],
+          res,
+        );
+      }
+    }
+  }
+  for (const [pe, item] of am) if (!bm.has(pe)) collectItem(at, itemType, pe, item, res.removed);
+}
+
+/** A whole keyed-list item (its key and every field under it) into `into`. */
+function collectItem(
+  at: CompareAt,
+  itemType: string,
+  pe: PathElement,
+  item: Obj,
+  into: FieldSet,
+): void {
+  into.add([...at.path, pe]);
+  for (const [k, c] of Object.entries(item))
+    collect(
+      at.kind,
+      c,
+      childTypePath(itemType, k, false),
+      [...at.path, pe, fieldPE(k)],
+      into,
+      true,
+    );
 }
 
 /** Paths added, modified and removed from `a` to `b`. */

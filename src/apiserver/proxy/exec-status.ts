@@ -2,6 +2,9 @@
 // StreamTranslatorHandler: the outcome of the SPDY exec it ran against the agent, decoded as
 // client-go's v4 error decoder does, turned back into a metav1.Status.
 
+import { listOf, recordOf } from '../../common/util/json-shape.js';
+import { userMessage } from '../../common/util/errors.js';
+
 export interface ExecStatus {
   metadata: Record<string, never>;
   status: 'Success' | 'Failure';
@@ -37,45 +40,42 @@ function exitStatus(code: number): ExecStatus {
 /** The agent's v4 error stream text to the status the WebSocket client gets. */
 export function statusFromV4(text: string): ExecStatus {
   if (text === '') return SUCCESS;
-  let s: {
-    status?: unknown;
-    reason?: unknown;
-    message?: unknown;
-    details?: { causes?: { reason?: unknown; message?: unknown }[] };
-  };
+  let parsed: unknown;
   try {
-    s = JSON.parse(text) as typeof s;
+    parsed = JSON.parse(text);
   } catch (err) {
     return internalErrorStatus(
-      `error stream protocol error: ${(err as Error).message} in "${text.slice(0, 256)}"`,
+      `error stream protocol error: ${userMessage(err)} in "${text.slice(0, 256)}"`,
     );
   }
-  if (s.status === 'Success') return SUCCESS;
-  if (s.status !== 'Failure')
+  const s = recordOf(parsed);
+  if (s['status'] === 'Success') return SUCCESS;
+  if (s['status'] !== 'Failure')
     return internalErrorStatus('error stream protocol error: unknown error');
-  if (s.reason === 'NonZeroExitCode') {
-    const cause = s.details?.causes?.find((c) => c.reason === 'ExitCode');
+  if (s['reason'] === 'NonZeroExitCode') {
+    const causes = listOf(recordOf(s['details'])['causes']).map(recordOf);
+    const cause = causes.find((c) => c['reason'] === 'ExitCode');
     if (cause === undefined)
       return internalErrorStatus('error stream protocol error: no ExitCode cause given');
     const rc =
-      typeof cause.message === 'string' && /^\d{1,3}$/.test(cause.message)
-        ? Number(cause.message)
+      typeof cause['message'] === 'string' && /^\d{1,3}$/.test(cause['message'])
+        ? Number(cause['message'])
         : NaN;
     if (!(rc >= 0 && rc <= 255))
       return internalErrorStatus(
-        `error stream protocol error: invalid exit code value ${JSON.stringify(cause.message)}`,
+        `error stream protocol error: invalid exit code value ${JSON.stringify(cause['message'])}`,
       );
     return exitStatus(rc);
   }
   return internalErrorStatus(
-    typeof s.message === 'string' ? s.message : 'error stream protocol error: unknown error',
+    typeof s['message'] === 'string' ? s['message'] : 'error stream protocol error: unknown error',
   );
 }
 
 /** A refused SPDY upgrade (the agent's body), as client-go's round tripper reports it. */
 export function statusFromRefusal(body: string): ExecStatus {
   try {
-    const s = JSON.parse(body) as Record<string, unknown>;
+    const s = recordOf(JSON.parse(body));
     if (s['kind'] === 'Status' && (s['status'] === 'Failure' || s['status'] === 'Success')) {
       const out: ExecStatus = { metadata: {}, status: s['status'] };
       if (typeof s['message'] === 'string') out.message = s['message'];

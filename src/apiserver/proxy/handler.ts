@@ -195,6 +195,19 @@ export class SubresourceProxy {
     const nodeName = nodeNameOf(pod);
     if (nodeName === '') throw badRequest(`pod ${name} does not have a host assigned`);
     const target: AgentTarget = { ...(await this.agentFor(nodeName)), path };
+    await this.relay(c, sub, target, flags);
+  }
+
+  /**
+   * Carries the upgraded stream to the agent: a v5 WebSocket exec/attach through the translator,
+   * a WebSocket port-forward through the tunnel, anything else (SPDY) passed through.
+   */
+  private async relay(
+    c: ProxyCall,
+    sub: 'exec' | 'attach' | 'portforward',
+    target: AgentTarget,
+    flags: StreamFlags,
+  ): Promise<void> {
     if (c.upgrade === undefined) throw badRequest('Upgrade request required');
     const { socket, head } = c.upgrade;
     const live = this.o.live !== undefined ? { live: this.o.live } : {};

@@ -3,6 +3,7 @@
 // the agent reports in status.daemonEndpoints.kubeletEndpoint.Port (the default port when 0).
 
 import { UnknownStatusError } from './errors.js';
+import { isOneOf, listOf, recordOf } from '../../common/util/json-shape.js';
 
 export const NODE_ADDRESS_TYPES = [
   'Hostname',
@@ -21,24 +22,15 @@ interface NodeAddress {
 }
 
 function addressesOf(node: Record<string, unknown>): NodeAddress[] {
-  const status = node['status'];
-  const list =
-    typeof status === 'object' && status !== null
-      ? (status as Record<string, unknown>)['addresses']
-      : undefined;
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((a: unknown) => {
-    if (typeof a !== 'object' || a === null) return [];
-    const { type, address } = a as Record<string, unknown>;
+  return listOf(recordOf(node['status'])['addresses']).flatMap((a: unknown) => {
+    const { type, address } = recordOf(a);
     return typeof type === 'string' && typeof address === 'string' ? [{ type, address }] : [];
   });
 }
 
 function portOf(node: Record<string, unknown>): number {
-  const status = node['status'] as Record<string, unknown> | undefined;
-  const endpoints = status?.['daemonEndpoints'] as Record<string, unknown> | undefined;
-  const kubelet = endpoints?.['kubeletEndpoint'] as Record<string, unknown> | undefined;
-  const port = kubelet?.['Port'];
+  const endpoints = recordOf(recordOf(node['status'])['daemonEndpoints']);
+  const port = recordOf(endpoints['kubeletEndpoint'])['Port'];
   return typeof port === 'number' && Number.isInteger(port) && port > 0 && port <= 65535
     ? port
     : DEFAULT_AGENT_PORT;
@@ -59,12 +51,15 @@ export function nodeConnection(
   throw new UnknownStatusError(`no preferred addresses found; known addresses: [${known}]`);
 }
 
-/** --kubelet-preferred-address-types: known types, each at most once. Returns an error text or undefined. */
+/**
+ * --kubelet-preferred-address-types: known types, each at most once. Returns an error text or
+ * undefined.
+ */
 export function checkAddressTypes(types: readonly string[]): string | undefined {
   if (types.length === 0) return 'at least one address type is required';
   const seen = new Set<string>();
   for (const t of types) {
-    if (!(NODE_ADDRESS_TYPES as readonly string[]).includes(t))
+    if (!isOneOf(NODE_ADDRESS_TYPES, t))
       return `unknown address type "${t}"; accepted: ${NODE_ADDRESS_TYPES.join(', ')}`;
     if (seen.has(t)) return `address type "${t}" given more than once`;
     seen.add(t);

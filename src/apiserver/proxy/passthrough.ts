@@ -10,7 +10,10 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dialAgent, type AgentAnswer, type AgentTarget, type AgentTls } from './agent-dial.js';
 
-/** Hop-by-hop headers that are never relayed (RFC 9110 7.6.1), plus what authenticates the client here. */
+/**
+ * Hop-by-hop headers that are never relayed (RFC 9110 7.6.1), plus what authenticates the client
+ * here.
+ */
 const DROPPED = new Set([
   'connection',
   'keep-alive',

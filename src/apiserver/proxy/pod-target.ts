@@ -3,20 +3,19 @@
 // pod's init, app or ephemeral containers; a pod without a node has no location.
 
 import { badRequest } from '../status.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 function names(spec: Record<string, unknown>, field: string): string[] {
   const list = spec[field];
   if (!Array.isArray(list)) return [];
   return list.flatMap((c: unknown) => {
-    const n =
-      typeof c === 'object' && c !== null ? (c as Record<string, unknown>)['name'] : undefined;
+    const n = recordOf(c)['name'];
     return typeof n === 'string' ? [n] : [];
   });
 }
 
 function specOf(pod: Record<string, unknown>): Record<string, unknown> {
-  const spec = pod['spec'];
-  return typeof spec === 'object' && spec !== null ? (spec as Record<string, unknown>) : {};
+  return recordOf(pod['spec']);
 }
 
 /** The container to use, or the reference's 400. */

@@ -67,7 +67,10 @@ export interface TranslateOptions {
   readonly live?: Set<unknown>;
 }
 
-/** The translator serves v5 only (the reference's StreamTranslatorHandler); the caller checked it is offered. */
+/**
+ * The translator serves v5 only (the reference's StreamTranslatorHandler); the caller checked it is
+ * offered.
+ */
 function accept(o: TranslateOptions): Promise<WebSocket> {
   const wss = new WebSocketServer({
     noServer: true,
@@ -118,7 +121,10 @@ async function agentSession(o: TranslateOptions): Promise<SpdySession | ExecStat
   return new SpdySession({ socket: answer.socket, role: 'client', head: answer.head });
 }
 
-/** Pings the agent's session until it closes; a ping that cannot be sent is only logged (as spdystream). */
+/**
+ * Pings the agent's session until it closes; a ping that cannot be sent is only logged (as
+ * spdystream).
+ */
 function pingEvery(session: SpdySession, o: TranslateOptions): void {
   const stop = new AbortController();
   session.once('close', () => stop.abort());

@@ -55,7 +55,10 @@ export function checkDeletable(
   }
 }
 
-/** The grace period in seconds: 0 for kinds without one; the kind's default unless the request sets one (a kind whose default is 0 stays 0). */
+/**
+ * The grace period in seconds: 0 for kinds without one; the kind's default unless the request sets
+ * one (a kind whose default is 0 stays 0).
+ */
 export function deleteGraceSeconds(def: ResourceDef, obj: Obj, opts: DeleteStepOptions): number {
   if (def.defaultGracePeriodSeconds === undefined) return 0;
   if (opts.gracePeriodSeconds === undefined) return def.defaultGracePeriodSeconds(obj) ?? 0;
@@ -68,7 +71,9 @@ export function deletesGracefully(obj: Obj, grace: number): boolean {
   return grace > 0 || (Array.isArray(finalizers) && finalizers.length > 0);
 }
 
-/** A copy of the object marked for deletion at now + grace (kept when an earlier mark is as soon). */
+/**
+ * A copy of the object marked for deletion at now + grace (kept when an earlier mark is as soon).
+ */
 export function markedForDeletion(obj: Obj, grace: number, now: Date): Obj {
   const meta = metaOf(obj);
   const next = clone(obj);

@@ -22,6 +22,7 @@ import type { Params } from '../params.js';
 import { encodeListEnvelope, encodeMessage, hasProtobuf } from '../../common/protobuf/codec.js';
 import { storeReadFailure, type Registry } from './registry.js';
 import { parseResourceVersion } from './resource-version.js';
+import { stringRecordOf } from '../../common/util/json-shape.js';
 import { apiVersionOf, metaOf, servedShape, type Obj, type ResourceDef } from './types.js';
 
 export interface ListOptions {
@@ -228,7 +229,7 @@ export function objectMatcher(
   return (obj) => {
     if (labelSelector !== undefined) {
       const labels = metaOf(obj)['labels'];
-      if (!labelSelector.matches((labels ?? {}) as Record<string, string>)) return false;
+      if (!labelSelector.matches(stringRecordOf(labels))) return false;
     }
     if (fieldSelector !== undefined && !fieldSelector.matches(fieldGetter(def, obj))) return false;
     if (shardSelector !== undefined && !shardSelector.matches(obj)) return false;
@@ -279,7 +280,10 @@ export async function listObjects(
   };
 }
 
-/** A list as JSON text: the same list as listObjects, each item's text shared through the served cache. */
+/**
+ * A list as JSON text: the same list as listObjects, each item's text shared through the served
+ * cache.
+ */
 export async function listJson(
   registry: Registry,
   def: ResourceDef,
@@ -428,7 +432,10 @@ interface Page<T> {
   readonly items: T[];
 }
 
-/** Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors drop it. */
+/**
+ * Reads one page of the snapshot; `item` turns a row into an item, or undefined when the selectors
+ * drop it.
+ */
 async function runList<T>(
   registry: Registry,
   def: ResourceDef,
@@ -487,7 +494,10 @@ async function runList<T>(
   return { metadata, items };
 }
 
-/** Live keys after this page: the remembered count at its start less what it returned, or a count in the store. */
+/**
+ * Live keys after this page: the remembered count at its start less what it returned, or a count in
+ * the store.
+ */
 function remainingAfter(
   registry: Registry,
   snap: Snapshot,

@@ -11,6 +11,7 @@ import {
   isValidLabelValue,
 } from '../../common/util/names.js';
 import { metaOf, str, type Obj } from './types.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 export { isDns1123Label, isDns1123Subdomain };
 
@@ -27,12 +28,12 @@ function validateStringMap(
   errs: FieldErrorLike[],
 ): void {
   if (v === undefined || v === null) return;
-  if (typeof v !== 'object' || Array.isArray(v)) {
+  if (!isRecord(v)) {
     errs.push({ type: 'FieldValueInvalid', field, value: v, detail: 'must be a map of strings' });
     return;
   }
   let total = 0;
-  for (const [k, val] of Object.entries(v as Obj)) {
+  for (const [k, val] of Object.entries(v)) {
     for (const e of isQualifiedName(k))
       errs.push({ type: 'FieldValueInvalid', field, value: k, detail: e });
     if (typeof val !== 'string') {

@@ -52,6 +52,7 @@ import {
 import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
 import { normalizeValues } from '../schema/values.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 export interface WriteOptions {
   readonly user: UserInfo;
@@ -61,7 +62,10 @@ export interface WriteOptions {
   readonly subresource: string;
   /** Apply for server-side apply (managedFields already set), Update otherwise. */
   readonly operation?: 'Update' | 'Apply';
-  /** The body is the caller's to give away (decoded for this request alone): create does not copy it. */
+  /**
+   * The body is the caller's to give away (decoded for this request alone): create does not copy
+   * it.
+   */
   readonly bodyOwned?: boolean;
 }
 
@@ -118,7 +122,10 @@ interface DeleteTarget {
   readonly lastAttempt: boolean;
 }
 
-/** The reference's two admission phases: mutating plugins run before validation, validating ones after. */
+/**
+ * The reference's two admission phases: mutating plugins run before validation, validating ones
+ * after.
+ */
 const mutating = (p: AdmissionPlugin): boolean => p.mutating === true;
 const validating = (p: AdmissionPlugin): boolean => p.mutating !== true;
 
@@ -240,7 +247,9 @@ export class Registry {
     if (raw === undefined) throw notFound('namespaces', '', namespace);
   }
 
-  /** Fills kind/apiVersion and the namespace of the path; rejects a mismatching kind or namespace. */
+  /**
+   * Fills kind/apiVersion and the namespace of the path; rejects a mismatching kind or namespace.
+   */
   normalizeBody(def: ResourceDef, namespace: string, obj: Obj): void {
     const apiVersion = apiVersionOf(def);
     const kind = obj['kind'];
@@ -257,7 +266,8 @@ export class Registry {
     }
     obj['kind'] = def.kind;
     obj['apiVersion'] = apiVersion;
-    // Every write path (body, patch, apply, protobuf, controllers) meets the schema's value rules here.
+    // Every write path (body, patch, apply, protobuf, controllers) meets the schema's value rules
+    // here.
     const valueError = normalizeValues(obj, def.kind);
     if (valueError !== undefined)
       throw badRequest(
@@ -295,7 +305,8 @@ export class Registry {
     prepareMetaForCreate(obj, ctx.now);
     def.prepareForCreate(obj, ctx);
     const name = str(meta['name']) ?? '';
-    // The reference's order: defaulting, mutating admission, validation (422), validating admission.
+    // The reference's order: defaulting, mutating admission, validation (422), validating
+    // admission.
     await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, mutating);
     this.failIfInvalid(def, name, def.validateCreate(obj, ctx));
     await this.admit(def, 'CREATE', obj, undefined, namespace, name, opts, validating);
@@ -384,7 +395,10 @@ export class Registry {
     }
   }
 
-  /** Normalizes an update's body and checks its name against the URL's; returns its resourceVersion (0: none). */
+  /**
+   * Normalizes an update's body and checks its name against the URL's; returns its resourceVersion
+   * (0: none).
+   */
   private checkUpdateBody(def: ResourceDef, namespace: string, name: string, desired: Obj): number {
     this.normalizeBody(def, namespace, desired);
     const meta = metaOf(desired);
@@ -406,7 +420,10 @@ export class Registry {
       : 0;
   }
 
-  /** The object an update writes: the kind's update rules, admission (mutating, then validating) around validation, managedFields. */
+  /**
+   * The object an update writes: the kind's update rules, admission (mutating, then validating)
+   * around validation, managedFields.
+   */
   private async updatedObject(
     def: ResourceDef,
     namespace: string,
@@ -437,7 +454,10 @@ export class Registry {
     });
   }
 
-  /** Writes an updated object over the revision it was computed from; undefined when another write came first. */
+  /**
+   * Writes an updated object over the revision it was computed from; undefined when another write
+   * came first.
+   */
   private async writeUpdate(
     def: ResourceDef,
     key: string,
@@ -530,7 +550,10 @@ export class Registry {
     }
   }
 
-  /** Graceful or finalizer-held deletion: mark the object and let its owner finish. Undefined: retry (a concurrent write). */
+  /**
+   * Graceful or finalizer-held deletion: mark the object and let its owner finish. Undefined: retry
+   * (a concurrent write).
+   */
   private async markDeleting(
     t: DeleteTarget,
     grace: number,
@@ -556,7 +579,9 @@ export class Registry {
     }
   }
 
-  /** Removes the object now (a namespace with its contents). Undefined: retry (a concurrent write). */
+  /**
+   * Removes the object now (a namespace with its contents). Undefined: retry (a concurrent write).
+   */
   private async deleteNow(t: DeleteTarget, opts: DeleteOptions): Promise<DeleteResult | undefined> {
     const { def, obj, name } = t;
     let deleted: Obj = obj;
@@ -610,7 +635,7 @@ function sameObject(a: Obj, b: Obj): boolean {
     const mf = c.metadata['managedFields'];
     if (Array.isArray(mf))
       c.metadata['managedFields'] = mf.map((e: unknown) =>
-        e !== null && typeof e === 'object' ? { ...(e as Obj), time: undefined } : e,
+        isRecord(e) ? { ...e, time: undefined } : e,
       );
     return c;
   };

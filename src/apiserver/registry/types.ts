@@ -5,6 +5,7 @@
 import type { UserInfo } from '../../common/auth/user.js';
 import type { FieldErrorLike } from '../status.js';
 import type { SelectableResource } from '../selectors/index.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -12,7 +13,10 @@ export interface StrategyContext {
   readonly user: UserInfo;
   readonly now: Date;
   readonly platformDomain: string;
-  /** The mirror-pod annotation of the profile (names.annotations.configMirror); default: the platform profile's. */
+  /**
+   * The mirror-pod annotation of the profile (names.annotations.configMirror); default: the
+   * platform profile's.
+   */
   readonly mirrorAnnotation?: string;
 }
 
@@ -57,7 +61,9 @@ export interface ResourceDef {
   readonly actionSubresources?: Readonly<
     Record<string, { readonly kind: string; readonly group?: string }>
   >;
-  /** Served over another resource's storage in another shape (events.k8s.io Event over core Event). */
+  /**
+   * Served over another resource's storage in another shape (events.k8s.io Event over core Event).
+   */
   readonly view?: StorageView;
 }
 
@@ -67,7 +73,10 @@ export interface ResourceDef {
  */
 export interface StorageView {
   readonly storage: ResourceDef;
-  /** The stored object (the storage resource's shape) in this resource's shape, kind and apiVersion not set. */
+  /**
+   * The stored object (the storage resource's shape) in this resource's shape, kind and apiVersion
+   * not set.
+   */
   fromStorage(stored: Obj): Obj;
   /** This resource's object in the storage resource's shape, with its kind and apiVersion. */
   toStorage(obj: Obj): Obj;
@@ -94,7 +103,7 @@ export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): strin
 
 export function metaOf(obj: Obj): Obj {
   const m = obj['metadata'];
-  if (m !== null && typeof m === 'object' && !Array.isArray(m)) return m as Obj;
+  if (isRecord(m)) return m;
   const fresh: Obj = {};
   obj['metadata'] = fresh;
   return fresh;
@@ -106,15 +115,15 @@ export function str(v: unknown): string | undefined {
 
 export function objAt(obj: Obj, key: string): Obj | undefined {
   const v = obj[key];
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined;
+  return isRecord(v) ? v : undefined;
 }
 
 /** A dotted-path read for field selectors; numbers and booleans read as their text. */
 export function fieldPath(obj: Obj, path: string): string | undefined {
   let cur: unknown = obj;
   for (const part of path.split('.')) {
-    if (cur === null || typeof cur !== 'object' || Array.isArray(cur)) return undefined;
-    cur = (cur as Obj)[part];
+    if (!isRecord(cur)) return undefined;
+    cur = cur[part];
   }
   if (typeof cur === 'string') return cur;
   if (typeof cur === 'number' || typeof cur === 'boolean') return String(cur);

@@ -3,7 +3,10 @@
 // encoding/json's. The value's kind is Go's reflect kind of what JSON decoding made of it.
 import { goTypeName, type Schema } from './types.js';
 
-/** The reflect kind of a decoded JSON value (integers are kept as int64, as the reference keeps them). */
+/**
+ * The reflect kind of a decoded JSON value (integers are kept as int64, as the reference keeps
+ * them).
+ */
 function sourceKind(v: unknown): string {
   if (typeof v === 'string') return 'string';
   if (typeof v === 'boolean') return 'bool';

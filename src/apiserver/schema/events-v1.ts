@@ -9,7 +9,11 @@ export const eventsV1Event = topLevel(
   'v1.Event',
   {
     eventTime: microTime,
-    series: obj('v1.EventSeries', { count: int32, lastObservedTime: microTime }, { pkg: EVENTS_PKG, required: ['count', 'lastObservedTime'] }),
+    series: obj(
+      'v1.EventSeries',
+      { count: int32, lastObservedTime: microTime },
+      { pkg: EVENTS_PKG, required: ['count', 'lastObservedTime'] },
+    ),
     reportingController: str,
     reportingInstance: str,
     action: str,

@@ -14,7 +14,9 @@ function skipNewlines(b: Buffer, i: number): number {
   return j;
 }
 
-/** After `=` at quantum position j (si is past it): the error, or undefined when the text ends well. */
+/**
+ * After `=` at quantum position j (si is past it): the error, or undefined when the text ends well.
+ */
 function afterPadding(b: Buffer, si: number, j: number): string | undefined {
   if (j < 2) return illegal(si - 1);
   let i = si;

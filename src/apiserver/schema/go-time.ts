@@ -10,7 +10,9 @@ export type TimeKind = 'Time' | 'MicroTime';
 export const RFC3339 = '2006-01-02T15:04:05Z07:00';
 export const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 
-export type TimeResult = { readonly ok: true; readonly value: string | null } | { readonly ok: false; readonly message: string };
+export type TimeResult =
+  | { readonly ok: true; readonly value: string | null }
+  | { readonly ok: false; readonly message: string };
 
 type Std = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'micro' | 'zone';
 interface Chunk {
@@ -29,7 +31,14 @@ const common: Chunk[] = [
 ];
 const LAYOUTS: Readonly<Record<TimeKind, { text: string; chunks: readonly Chunk[] }>> = {
   Time: { text: RFC3339, chunks: [...common, { prefix: '', std: 'zone', text: 'Z07:00' }] },
-  MicroTime: { text: RFC3339_MICRO, chunks: [...common, { prefix: '', std: 'micro', text: '.000000' }, { prefix: '', std: 'zone', text: 'Z07:00' }] },
+  MicroTime: {
+    text: RFC3339_MICRO,
+    chunks: [
+      ...common,
+      { prefix: '', std: 'micro', text: '.000000' },
+      { prefix: '', std: 'zone', text: 'Z07:00' },
+    ],
+  },
 };
 
 /** The time package's quote, over a byte string: bytes >= 0x80 and < 0x20 as \xNN. */
@@ -43,7 +52,8 @@ function quote(bytes: string): string {
   return `${out}"`;
 }
 
-const isDigit = (s: string, i: number): boolean => i < s.length && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39;
+const isDigit = (s: string, i: number): boolean =>
+  i < s.length && s.charCodeAt(i) >= 0x30 && s.charCodeAt(i) <= 0x39;
 
 /** Go's getnum: one or (when `fixed`) exactly two leading digits. */
 function getnum(s: string, fixed: boolean): { n: number; rest: string } | undefined {
@@ -89,7 +99,12 @@ function parseZone(value: string, f: Fields): StepResult {
   const hr = getnum(value.slice(1, 3), true);
   const mm = hr === undefined ? undefined : getnum(value.slice(4, 6), true);
   // Go checks the ranges before the digits and the sign, and the minute's verdict wins.
-  const range = (mm?.n ?? 0) > 60 ? 'time zone offset minute' : (hr?.n ?? 0) > 24 ? 'time zone offset hour' : undefined;
+  const range =
+    (mm?.n ?? 0) > 60
+      ? 'time zone offset minute'
+      : (hr?.n ?? 0) > 24
+        ? 'time zone offset hour'
+        : undefined;
   if (range !== undefined) return { rest: value.slice(6), range };
   const sign = value[0];
   if (hr === undefined || mm === undefined || (sign !== '+' && sign !== '-')) return undefined;
@@ -104,7 +119,12 @@ function parseSecond(value: string, f: Fields, layoutHasFraction: boolean): Step
   if (sec.n >= 60) return { rest: sec.rest, range: 'second' };
   let rest = sec.rest;
   // A fraction the layout does not name is still read (and kept to the nanosecond).
-  if (!layoutHasFraction && rest.length >= 2 && (rest.startsWith('.') || rest.startsWith(',')) && isDigit(rest, 1)) {
+  if (
+    !layoutHasFraction &&
+    rest.length >= 2 &&
+    (rest.startsWith('.') || rest.startsWith(',')) &&
+    isDigit(rest, 1)
+  ) {
     let n = 2;
     while (isDigit(rest, n)) n++;
     const ns = parseNanos(rest, n);
@@ -116,7 +136,14 @@ function parseSecond(value: string, f: Fields, layoutHasFraction: boolean): Step
   return { rest };
 }
 
-function parseNumber(value: string, fixed: boolean, set: (n: number) => void, max: number, name: string, min = 0): StepResult {
+function parseNumber(
+  value: string,
+  fixed: boolean,
+  set: (n: number) => void,
+  max: number,
+  name: string,
+  min = 0,
+): StepResult {
   const r = getnum(value, fixed);
   if (r === undefined) return undefined;
   set(r.n);
@@ -147,7 +174,9 @@ function step(std: Std, value: string, f: Fields, layoutHasFraction: boolean): S
       const ns = parseNanos(value, 7);
       if (ns === undefined) return undefined;
       f.nanos = ns.ns;
-      return ns.range === undefined ? { rest: value.slice(7) } : { rest: value.slice(7), range: ns.range };
+      return ns.range === undefined
+        ? { rest: value.slice(7) }
+        : { rest: value.slice(7), range: ns.range };
     }
     case 'zone':
       return parseZone(value, f);
@@ -167,7 +196,16 @@ function goParse(kind: TimeKind, input: string): { fields: Fields } | { message:
   const cannot = (valueElem: string, layoutElem: string): { message: string } => ({
     message: `${head} as ${quote(layout.text)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`,
   });
-  const f: Fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, nanos: 0, offsetSeconds: 0 };
+  const f: Fields = {
+    year: 0,
+    month: 0,
+    day: 0,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    nanos: 0,
+    offsetSeconds: 0,
+  };
   let value = bytes;
   for (const c of layout.chunks) {
     if (c.prefix !== '') {
@@ -209,9 +247,16 @@ export function normalizeTime(kind: TimeKind, input: string): TimeResult {
   const seconds = floorDiv(ns, 1_000_000_000n);
   const micros = floorDiv(ns, 1000n) - seconds * 1_000_000n;
   if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
-    return { ok: false, message: `parsing time ${quote(Buffer.from(input, 'utf8').toString('latin1'))}: the instant is outside years 0000-9999 once converted to UTC` };
+    return {
+      ok: false,
+      message: `parsing time ${quote(Buffer.from(input, 'utf8').toString('latin1'))}: the instant is outside years 0000-9999 once converted to UTC`,
+    };
   }
-  if (seconds === ZERO_TIME_SECONDS && (kind === 'Time' || micros === 0n)) return { ok: true, value: null };
+  if (seconds === ZERO_TIME_SECONDS && (kind === 'Time' || micros === 0n))
+    return { ok: true, value: null };
   const whole = new Date(Number(seconds) * 1000).toISOString().slice(0, 19);
-  return { ok: true, value: kind === 'Time' ? `${whole}Z` : `${whole}.${micros.toString().padStart(6, '0')}Z` };
+  return {
+    ok: true,
+    value: kind === 'Time' ? `${whole}Z` : `${whole}.${micros.toString().padStart(6, '0')}Z`,
+  };
 }

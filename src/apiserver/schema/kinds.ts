@@ -1,8 +1,29 @@
 // Known-field trees of the kinds plat-apiserver decodes, one entry per kind: field names, JSON
 // types, and which fields are int32/int64 and Time/MicroTime (the reference's Go types). Pod and
 // Node are typed in full from the reference's definitions (pod-node.ts, core.generated.ts).
-import { deleteOptions, objectMeta, objectReference, status, topLevel, watchEvent } from './meta.js';
-import { arr, atomicList, bool, bytes, int32, keyed, map, microTime, obj, str, time, type ObjOptions, type Schema } from './types.js';
+import {
+  deleteOptions,
+  objectMeta,
+  objectReference,
+  status,
+  topLevel,
+  watchEvent,
+} from './meta.js';
+import {
+  arr,
+  atomicList,
+  bool,
+  bytes,
+  int32,
+  keyed,
+  map,
+  microTime,
+  obj,
+  str,
+  time,
+  type ObjOptions,
+  type Schema,
+} from './types.js';
 import { node, pod } from './pod-node.js';
 import { clusterRole, clusterRoleBinding, lease, role, roleBinding } from './lease-rbac.js';
 import { reviewKinds } from './reviews.js';
@@ -10,7 +31,11 @@ import { eventsV1Event, isEventsV1 } from './events-v1.js';
 import { binding, endpoints, service, serviceAccount, tokenRequest } from './services.js';
 
 const CERT_PKG = 'io.k8s.api.certificates.v1';
-const cert = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
+const cert = (
+  name: string,
+  fields: Record<string, Schema>,
+  o: Omit<ObjOptions, 'pkg'> = {},
+): Schema => obj(name, fields, { pkg: CERT_PKG, ...o });
 
 export const certificateSigningRequest = topLevel(
   'v1.CertificateSigningRequest',
@@ -33,7 +58,14 @@ export const certificateSigningRequest = topLevel(
       conditions: arr(
         cert(
           'v1.CertificateSigningRequestCondition',
-          { type: str, status: str, reason: str, message: str, lastUpdateTime: time, lastTransitionTime: time },
+          {
+            type: str,
+            status: str,
+            reason: str,
+            message: str,
+            lastUpdateTime: time,
+            lastTransitionTime: time,
+          },
           { required: ['type', 'status'] },
         ),
         // The reference declares no patch strategy here; strategic merge still merges by type
@@ -71,12 +103,28 @@ export const namespace = topLevel('v1.Namespace', {
   spec: obj('v1.NamespaceSpec', { finalizers: atomicList(str) }),
   status: obj('v1.NamespaceStatus', {
     phase: str,
-    conditions: keyed(obj('v1.NamespaceCondition', { type: str, status: str, lastTransitionTime: time, reason: str, message: str }, { required: ['type', 'status'] }), 'type'),
+    conditions: keyed(
+      obj(
+        'v1.NamespaceCondition',
+        { type: str, status: str, lastTransitionTime: time, reason: str, message: str },
+        { required: ['type', 'status'] },
+      ),
+      'type',
+    ),
   }),
 });
 
-export const secret = topLevel('v1.Secret', { data: map(bytes), stringData: map(str), type: str, immutable: bool });
-export const configMap = topLevel('v1.ConfigMap', { data: map(str), binaryData: map(bytes), immutable: bool });
+export const secret = topLevel('v1.Secret', {
+  data: map(bytes),
+  stringData: map(str),
+  type: str,
+  immutable: bool,
+});
+export const configMap = topLevel('v1.ConfigMap', {
+  data: map(str),
+  binaryData: map(bytes),
+  immutable: bool,
+});
 
 export { deleteOptions, objectMeta, pod, node };
 

@@ -1,8 +1,26 @@
 // ObjectMeta and the other shared meta types (v1): io.k8s.apimachinery.pkg.apis.meta.v1 and the
 // core group's ObjectReference.
-import { arr, atomicList, bool, int32, int64, keyed, map, META_PKG, obj, str, time, type ObjOptions, type Schema } from './types.js';
+import {
+  arr,
+  atomicList,
+  bool,
+  int32,
+  int64,
+  keyed,
+  map,
+  META_PKG,
+  obj,
+  str,
+  time,
+  type ObjOptions,
+  type Schema,
+} from './types.js';
 
-const meta = (name: string, fields: Record<string, Schema>, o: Omit<ObjOptions, 'pkg'> = {}): Schema => obj(name, fields, { pkg: META_PKG, ...o });
+const meta = (
+  name: string,
+  fields: Record<string, Schema>,
+  o: Omit<ObjOptions, 'pkg'> = {},
+): Schema => obj(name, fields, { pkg: META_PKG, ...o });
 
 export const ownerReference = meta(
   'v1.OwnerReference',
@@ -40,19 +58,55 @@ export const objectMeta = meta('v1.ObjectMeta', {
 
 export const objectReference = obj(
   'v1.ObjectReference',
-  { kind: str, namespace: str, name: str, uid: str, apiVersion: str, resourceVersion: str, fieldPath: str },
+  {
+    kind: str,
+    namespace: str,
+    name: str,
+    uid: str,
+    apiVersion: str,
+    resourceVersion: str,
+    fieldPath: str,
+  },
   { atomic: true },
 );
 
-export const listMeta = meta('v1.ListMeta', { selfLink: str, resourceVersion: str, continue: str, remainingItemCount: int64 });
+export const listMeta = meta('v1.ListMeta', {
+  selfLink: str,
+  resourceVersion: str,
+  continue: str,
+  remainingItemCount: int64,
+});
 
-export const labelSelectorRequirement = meta('v1.LabelSelectorRequirement', { key: str, operator: str, values: atomicList(str) }, { required: ['key', 'operator'] });
-export const fieldSelectorRequirement = meta('v1.FieldSelectorRequirement', { key: str, operator: str, values: atomicList(str) }, { required: ['key', 'operator'] });
+export const labelSelectorRequirement = meta(
+  'v1.LabelSelectorRequirement',
+  { key: str, operator: str, values: atomicList(str) },
+  { required: ['key', 'operator'] },
+);
+export const fieldSelectorRequirement = meta(
+  'v1.FieldSelectorRequirement',
+  { key: str, operator: str, values: atomicList(str) },
+  { required: ['key', 'operator'] },
+);
 
 /** meta/v1 Condition (ServiceStatus.conditions). */
-export const condition = meta('v1.Condition', { type: str, status: str, observedGeneration: int64, lastTransitionTime: time, reason: str, message: str }, { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] });
+export const condition = meta(
+  'v1.Condition',
+  {
+    type: str,
+    status: str,
+    observedGeneration: int64,
+    lastTransitionTime: time,
+    reason: str,
+    message: str,
+  },
+  { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
+);
 
-export const labelSelector = meta('v1.LabelSelector', { matchLabels: map(str), matchExpressions: atomicList(labelSelectorRequirement) }, { atomic: true });
+export const labelSelector = meta(
+  'v1.LabelSelector',
+  { matchLabels: map(str), matchExpressions: atomicList(labelSelectorRequirement) },
+  { atomic: true },
+);
 
 export const status = meta('v1.Status', {
   apiVersion: str,
@@ -83,7 +137,11 @@ export const deleteOptions: Schema = meta('v1.DeleteOptions', {
   ignoreStoreReadErrorWithClusterBreakingPotential: bool,
 });
 
-export const watchEvent = meta('v1.WatchEvent', { type: str, object: { t: 'any', ref: 'io.k8s.apimachinery.pkg.runtime.RawExtension' } }, { required: ['type', 'object'] });
+export const watchEvent = meta(
+  'v1.WatchEvent',
+  { type: str, object: { t: 'any', ref: 'io.k8s.apimachinery.pkg.runtime.RawExtension' } },
+  { required: ['type', 'object'] },
+);
 
 export const apiResourceList = meta(
   'v1.APIResourceList',
@@ -94,7 +152,18 @@ export const apiResourceList = meta(
     resources: atomicList(
       meta(
         'v1.APIResource',
-        { name: str, singularName: str, namespaced: bool, group: str, version: str, kind: str, verbs: arr(str), shortNames: atomicList(str), categories: atomicList(str), storageVersionHash: str },
+        {
+          name: str,
+          singularName: str,
+          namespaced: bool,
+          group: str,
+          version: str,
+          kind: str,
+          verbs: arr(str),
+          shortNames: atomicList(str),
+          categories: atomicList(str),
+          storageVersionHash: str,
+        },
         { required: ['name', 'singularName', 'namespaced', 'kind', 'verbs'] },
       ),
     ),
@@ -112,29 +181,69 @@ export function topLevel(name: string, fields: Record<string, Schema>, o?: ObjOp
 
 /** The list kind of an item kind: apiVersion, kind, ListMeta and the items. */
 export function listOf(item: Extract<Schema, { t: 'object' }>): Extract<Schema, { t: 'object' }> {
-  return obj(`${item.name}List`, { apiVersion: str, kind: str, metadata: listMeta, items: arr(item) }, { ...(item.opts?.pkg === undefined ? {} : { pkg: item.opts.pkg }), required: ['items'] });
+  return obj(
+    `${item.name}List`,
+    { apiVersion: str, kind: str, metadata: listMeta, items: arr(item) },
+    { ...(item.opts?.pkg === undefined ? {} : { pkg: item.opts.pkg }), required: ['items'] },
+  );
 }
-
 
 // The discovery answers (/api, /apis, /apis/<group>) and /version, which the v3 index's
 // non-group-version documents (`api`, `apis`, `apis/<group>`, `version`) describe.
-const serverAddressByClientCIDR = meta('v1.ServerAddressByClientCIDR', { clientCIDR: str, serverAddress: str }, { required: ['clientCIDR', 'serverAddress'] });
-const groupVersionForDiscovery = meta('v1.GroupVersionForDiscovery', { groupVersion: str, version: str }, { required: ['groupVersion', 'version'] });
+const serverAddressByClientCIDR = meta(
+  'v1.ServerAddressByClientCIDR',
+  { clientCIDR: str, serverAddress: str },
+  { required: ['clientCIDR', 'serverAddress'] },
+);
+const groupVersionForDiscovery = meta(
+  'v1.GroupVersionForDiscovery',
+  { groupVersion: str, version: str },
+  { required: ['groupVersion', 'version'] },
+);
 
 export const apiVersions = meta(
   'v1.APIVersions',
-  { apiVersion: str, kind: str, versions: atomicList(str), serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR) },
+  {
+    apiVersion: str,
+    kind: str,
+    versions: atomicList(str),
+    serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR),
+  },
   { required: ['versions', 'serverAddressByClientCIDRs'] },
 );
 
 export const apiGroup = meta(
   'v1.APIGroup',
-  { apiVersion: str, kind: str, name: str, versions: atomicList(groupVersionForDiscovery), preferredVersion: groupVersionForDiscovery, serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR) },
+  {
+    apiVersion: str,
+    kind: str,
+    name: str,
+    versions: atomicList(groupVersionForDiscovery),
+    preferredVersion: groupVersionForDiscovery,
+    serverAddressByClientCIDRs: atomicList(serverAddressByClientCIDR),
+  },
   { required: ['name', 'versions'] },
 );
 
-export const apiGroupList = meta('v1.APIGroupList', { apiVersion: str, kind: str, groups: atomicList(apiGroup) }, { required: ['groups'] });
+export const apiGroupList = meta(
+  'v1.APIGroupList',
+  { apiVersion: str, kind: str, groups: atomicList(apiGroup) },
+  { required: ['groups'] },
+);
 
-const VERSION_INFO = ['major', 'minor', 'gitVersion', 'gitCommit', 'gitTreeState', 'buildDate', 'goVersion', 'compiler', 'platform'];
+const VERSION_INFO = [
+  'major',
+  'minor',
+  'gitVersion',
+  'gitCommit',
+  'gitTreeState',
+  'buildDate',
+  'goVersion',
+  'compiler',
+  'platform',
+];
 /** /version's answer: io.k8s.apimachinery.pkg.version.Info. */
-export const versionInfo = obj('Info', Object.fromEntries(VERSION_INFO.map((k) => [k, str])), { pkg: 'io.k8s.apimachinery.pkg.version', required: VERSION_INFO });
+export const versionInfo = obj('Info', Object.fromEntries(VERSION_INFO.map((k) => [k, str])), {
+  pkg: 'io.k8s.apimachinery.pkg.version',
+  required: VERSION_INFO,
+});

@@ -1,6 +1,13 @@
 // ServiceAccount, Service, Binding (core/v1) and TokenRequest (authentication/v1): their fields
 // are the reference's (core-generated.ts, generated from its /openapi/v3).
-import { AuthnTokenRequestSpec, AuthnTokenRequestStatus, EndpointSubset, LocalObjectReference, ServiceSpec, ServiceStatus } from './core.generated.js';
+import {
+  AuthnTokenRequestSpec,
+  AuthnTokenRequestStatus,
+  EndpointSubset,
+  LocalObjectReference,
+  ServiceSpec,
+  ServiceStatus,
+} from './core.generated.js';
 import { objectReference, topLevel } from './meta.js';
 import { atomicList, bool, keyed, type Schema } from './types.js';
 
@@ -12,7 +19,11 @@ export const serviceAccount: Schema = topLevel('v1.ServiceAccount', {
 
 export const service: Schema = topLevel('v1.Service', { spec: ServiceSpec, status: ServiceStatus });
 
-export const binding: Schema = topLevel('v1.Binding', { target: objectReference }, { required: ['target'] });
+export const binding: Schema = topLevel(
+  'v1.Binding',
+  { target: objectReference },
+  { required: ['target'] },
+);
 
 export const tokenRequest: Schema = topLevel(
   'v1.TokenRequest',

@@ -9,7 +9,10 @@
 
 import type { TimeKind } from './go-time.js';
 
-/** How a list merges: the reference's `x-kubernetes-list-type`/`-list-map-keys` and `x-kubernetes-patch-strategy`/`-merge-key`. */
+/**
+ * How a list merges: the reference's `x-kubernetes-list-type`/`-list-map-keys` and
+ * `x-kubernetes-patch-strategy`/`-merge-key`.
+ */
 export interface ListExt {
   readonly listType?: 'atomic' | 'set' | 'map';
   readonly mapKeys?: readonly string[];
@@ -40,8 +43,17 @@ export type Schema =
   /** Any JSON; `ref` names the reference's definition of it (FieldsV1, RawExtension). */
   | { readonly t: 'any'; readonly ref?: string }
   | { readonly t: 'time'; readonly kind: TimeKind }
-  /** `open`: fields not listed are kept and not reported (the metadata-only check of a kind without an entry). */
-  | { readonly t: 'object'; readonly name: string; readonly fields: Readonly<Record<string, Schema>>; readonly open?: boolean; readonly opts?: ObjOptions }
+  /**
+   * `open`: fields not listed are kept and not reported (the metadata-only check of a kind without
+   * an entry).
+   */
+  | {
+      readonly t: 'object';
+      readonly name: string;
+      readonly fields: Readonly<Record<string, Schema>>;
+      readonly open?: boolean;
+      readonly opts?: ObjOptions;
+    }
   /** `atomic`: x-kubernetes-map-type atomic (apply replaces the map whole). */
   | { readonly t: 'map'; readonly values: Schema; readonly atomic?: boolean }
   | { readonly t: 'array'; readonly items: Schema; readonly list?: ListExt };
@@ -58,14 +70,39 @@ export const time: Schema = { t: 'time', kind: 'Time' };
 export const microTime: Schema = { t: 'time', kind: 'MicroTime' };
 /** A []byte field: a base64 string. */
 export const bytes: Schema = { t: 'string', format: 'byte' };
-export const obj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Extract<Schema, { t: 'object' }> => ({ t: 'object', name, fields, ...(opts === undefined ? {} : { opts }) });
+export const obj = (
+  name: string,
+  fields: Record<string, Schema>,
+  opts?: ObjOptions,
+): Extract<Schema, { t: 'object' }> => ({
+  t: 'object',
+  name,
+  fields,
+  ...(opts === undefined ? {} : { opts }),
+});
 /** An object of which only the listed fields are typed; the others are kept as sent. */
-export const openObj = (name: string, fields: Record<string, Schema>, opts?: ObjOptions): Schema => ({ t: 'object', name, fields, open: true, ...(opts === undefined ? {} : { opts }) });
+export const openObj = (
+  name: string,
+  fields: Record<string, Schema>,
+  opts?: ObjOptions,
+): Schema => ({ t: 'object', name, fields, open: true, ...(opts === undefined ? {} : { opts }) });
 export const map = (values: Schema): Schema => ({ t: 'map', values });
 export const atomicMap = (values: Schema): Schema => ({ t: 'map', values, atomic: true });
-export const arr = (items: Schema, list?: ListExt): Schema => ({ t: 'array', items, ...(list === undefined ? {} : { list }) });
-/** A list merged by key (`x-kubernetes-list-type: map` and the strategic-merge key, the first key). */
-export const keyed = (items: Schema, ...keys: string[]): Schema => arr(items, { listType: 'map', mapKeys: keys, patchStrategy: 'merge', patchMergeKey: keys[0] ?? '' });
+export const arr = (items: Schema, list?: ListExt): Schema => ({
+  t: 'array',
+  items,
+  ...(list === undefined ? {} : { list }),
+});
+/**
+ * A list merged by key (`x-kubernetes-list-type: map` and the strategic-merge key, the first key).
+ */
+export const keyed = (items: Schema, ...keys: string[]): Schema =>
+  arr(items, {
+    listType: 'map',
+    mapKeys: keys,
+    patchStrategy: 'merge',
+    patchMergeKey: keys[0] ?? '',
+  });
 export const atomicList = (items: Schema): Schema => arr(items, { listType: 'atomic' });
 export const setList = (items: Schema): Schema => arr(items, { listType: 'set' });
 

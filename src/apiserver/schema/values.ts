@@ -40,8 +40,12 @@ export function intMismatch(v: unknown, bits: 32 | 64, owner: string, path: stri
 }
 
 /** A time field's value: the stored form, or the reference's error (metav1.Time.UnmarshalJSON). */
-export function timeLeaf(v: unknown, kind: 'Time' | 'MicroTime'): { value: string | null } | { error: string } {
-  if (typeof v !== 'string') return { error: `json: cannot unmarshal ${jsonTypeOf(v)} into Go value of type string` };
+export function timeLeaf(
+  v: unknown,
+  kind: 'Time' | 'MicroTime',
+): { value: string | null } | { error: string } {
+  if (typeof v !== 'string')
+    return { error: `json: cannot unmarshal ${jsonTypeOf(v)} into Go value of type string` };
   const r = normalizeTime(kind, v);
   return r.ok ? { value: r.value } : { error: r.message };
 }
@@ -50,12 +54,19 @@ interface NormalizeState {
   error: string | undefined;
 }
 
-function normalizeChildren(v: unknown, s: Schema, path: string, owner: string, st: NormalizeState): void {
+function normalizeChildren(
+  v: unknown,
+  s: Schema,
+  path: string,
+  owner: string,
+  st: NormalizeState,
+): void {
   if (s.t === 'array' && Array.isArray(v)) {
     const list: unknown[] = v;
     list.forEach((item, i) => normalizeInto(list, i, item, s.items, `${path}[${i}]`, owner, st));
   } else if (s.t === 'map' && isRecord(v)) {
-    for (const [k, child] of Object.entries(v)) normalizeInto(v, k, child, s.values, joinPath(path, k), owner, st);
+    for (const [k, child] of Object.entries(v))
+      normalizeInto(v, k, child, s.values, joinPath(path, k), owner, st);
   } else if (s.t === 'object' && isRecord(v)) {
     const rec = v;
     const childOwner = s.name.replace(/^v1\./, '');
@@ -66,10 +77,19 @@ function normalizeChildren(v: unknown, s: Schema, path: string, owner: string, s
   }
 }
 
-function normalizeInto(parent: Record<string, unknown> | unknown[], key: string | number, v: unknown, s: Schema, path: string, owner: string, st: NormalizeState): void {
+function normalizeInto(
+  parent: Record<string, unknown> | unknown[],
+  key: string | number,
+  v: unknown,
+  s: Schema,
+  path: string,
+  owner: string,
+  st: NormalizeState,
+): void {
   if (st.error !== undefined || v === null || v === undefined) return;
   if (s.t === 'int') {
-    if (typeof v !== 'number' || !fitsInt(v, s.bits)) st.error = intMismatch(v, s.bits, owner, path);
+    if (typeof v !== 'number' || !fitsInt(v, s.bits))
+      st.error = intMismatch(v, s.bits, owner, path);
     return;
   }
   if (s.t === 'time') {

@@ -127,7 +127,9 @@ export function checkFieldsSupported(sel: FieldSelector, allowed: ReadonlySet<st
   }
 }
 
-/** The value of a `metadata.name=<x>` requirement, if the selector pins one name (watch by name). */
+/**
+ * The value of a `metadata.name=<x>` requirement, if the selector pins one name (watch by name).
+ */
 export function requiresExactMatch(sel: FieldSelector, field: string): string | undefined {
   for (const r of sel.requirements) if (r.field === field && r.op === '=') return r.value;
   return undefined;

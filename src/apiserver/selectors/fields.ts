@@ -3,6 +3,8 @@
 // is absent reads as "" (the reference's field sets always hold every supported label);
 // booleans read as "true"/"false".
 
+import { isRecord } from '../../common/util/json-shape.js';
+
 export type SelectableResource =
   | 'certificatesigningrequests'
   | 'events'
@@ -64,8 +66,7 @@ export const SUPPORTED_FIELDS: Readonly<Record<SelectableResource, ReadonlySet<s
 };
 
 function child(v: unknown, key: string): unknown {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  return (v as Record<string, unknown>)[key];
+  return isRecord(v) ? v[key] : undefined;
 }
 
 function str(v: unknown): string {
@@ -84,7 +85,9 @@ function path(obj: unknown, dotted: string): unknown {
   return cur;
 }
 
-/** Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field. */
+/**
+ * Reads a supported field of `obj` for field-selector matching; undefined for an unsupported field.
+ */
 export function fieldGetterFor(
   resource: SelectableResource,
   obj: unknown,

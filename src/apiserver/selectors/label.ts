@@ -3,6 +3,7 @@
 // `!=`, `in`, `notin`, existence `k`, non-existence `!k`, and integer comparisons `>`, `<`.
 
 import { SelectorError } from './errors.js';
+import { userMessage } from '../../common/util/errors.js';
 import { isQualifiedName, isValidLabelValue } from '../../common/util/names.js';
 
 export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
@@ -150,7 +151,7 @@ class Parser {
         try {
           reqs.push(this.parseRequirement());
         } catch (e) {
-          throw new SelectorError(`unable to parse requirement: ${(e as Error).message}`);
+          throw new SelectorError(`unable to parse requirement: ${userMessage(e)}`);
         }
         const t = this.consume(true);
         if (t.tok === 'eos') return reqs;

@@ -4,6 +4,7 @@
 // same field; the end may be 2^64 ('0x10000000000000000').
 
 import { SelectorError } from './errors.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 const FNV_OFFSET = 0xcbf29ce484222325n;
 const FNV_PRIME = 0x100000001b3n;
@@ -101,11 +102,48 @@ function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
 }
 
 function fieldValue(obj: unknown, field: ShardField): string {
-  if (obj === null || typeof obj !== 'object') return '';
-  const md = (obj as { metadata?: unknown }).metadata;
-  if (md === null || typeof md !== 'object') return '';
-  const v = (md as Record<string, unknown>)[field === 'object.metadata.uid' ? 'uid' : 'namespace'];
+  const md = recordOf(recordOf(obj)['metadata']);
+  const v = md[field === 'object.metadata.uid' ? 'uid' : 'namespace'];
   return typeof v === 'string' ? v : '';
+}
+
+/** One `shardRange(field, hexStart, hexEnd)` term: its field and its range. */
+function parseTerm(term: string): { path: ShardField; range: ShardRange } {
+  const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
+  if (m === null) {
+    if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
+      throw new SelectorError(
+        `unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`,
+      );
+    }
+    throw new SelectorError(`CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`);
+  }
+  const fn = m[1] ?? '';
+  if (fn !== 'shardRange')
+    throw new SelectorError(
+      `unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`,
+    );
+  const args = splitArgs(m[2] ?? '');
+  if (args.length !== 3)
+    throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
+  const path = args[0] ?? '';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
+    throw new SelectorError(
+      `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
+    );
+  }
+  if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
+    throw new SelectorError(
+      `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
+    );
+  }
+  const startHex = parseBound(args[1] ?? '', 'hexStart');
+  const endHex = parseBound(args[2] ?? '', 'hexEnd');
+  const start = BigInt(startHex);
+  const end = BigInt(endHex);
+  if (start >= end)
+    throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+  return { path, range: { start, end } };
 }
 
 export function parseShardSelector(s: string): ShardSelector {
@@ -117,49 +155,14 @@ export function parseShardSelector(s: string): ShardSelector {
     const term = rawTerm.trim();
     if (term === '')
       throw new SelectorError("CEL parse error: Syntax error: mismatched input '||'");
-    const m = /^([A-Za-z_][A-Za-z0-9_.]*)\s*\(([\s\S]*)\)$/.exec(term);
-    if (m === null) {
-      if (/^[A-Za-z_][A-Za-z0-9_.]*$/.test(term) || /^['"0-9]/.test(term)) {
-        throw new SelectorError(
-          `unexpected expression ${JSON.stringify(term)}; expected shardRange() call or || operator`,
-        );
-      }
-      throw new SelectorError(
-        `CEL parse error: Syntax error: cannot parse ${JSON.stringify(term)}`,
-      );
-    }
-    const fn = m[1] ?? '';
-    if (fn !== 'shardRange')
-      throw new SelectorError(
-        `unsupported function ${JSON.stringify(fn)}; only shardRange() and || are allowed`,
-      );
-    const args = splitArgs(m[2] ?? '');
-    if (args.length !== 3)
-      throw new SelectorError(`shardRange() requires exactly 3 arguments, got ${args.length}`);
-    const path = args[0] ?? '';
-    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
-      throw new SelectorError(
-        `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
-      );
-    }
-    if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
-      throw new SelectorError(
-        `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
-      );
-    }
-    const startHex = parseBound(args[1] ?? '', 'hexStart');
-    const endHex = parseBound(args[2] ?? '', 'hexEnd');
-    const start = BigInt(startHex);
-    const end = BigInt(endHex);
-    if (start >= end)
-      throw new SelectorError(`shard range start ${startHex} must be less than end ${endHex}`);
+    const { path, range } = parseTerm(term);
     if (field !== undefined && field !== path) {
       throw new SelectorError(
         `all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`,
       );
     }
     field = path;
-    ranges.push({ start, end });
+    ranges.push(range);
   }
   const f = field ?? 'object.metadata.uid';
   const matchesValue = (value: string): boolean => {

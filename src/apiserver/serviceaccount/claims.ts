@@ -108,7 +108,10 @@ export function readClaims(payload: Record<string, unknown>): ReadClaims {
   };
 }
 
-/** go-jose's time checks (nbf, exp, iat with the leeway) in the reference's words; undefined when good. */
+/**
+ * go-jose's time checks (nbf, exp, iat with the leeway) in the reference's words; undefined when
+ * good.
+ */
 export function timeProblem(c: ReadClaims, nowSeconds: number): string | undefined {
   if (c.nbf !== undefined && nowSeconds + LEEWAY_SECONDS < c.nbf)
     return 'service account token is not valid yet';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../common/util/atomic-file.js';
-import { FlagError } from '../../common/util/errors.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
 import { parseBool } from '../../common/util/values/bool.js';
 import { parseDurationMs } from '../../common/util/values/duration.js';
 import type { ExtraFlag } from '../flags.js';
@@ -106,7 +106,7 @@ async function readFlagFile(file: string, flag: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (err) {
-    throw new FlagError(`--${flag} ${file}: ${(err as Error).message}`, { flag, cause: err });
+    throw new FlagError(`--${flag} ${file}: ${userMessage(err)}`, { flag, cause: err });
   }
 }
 

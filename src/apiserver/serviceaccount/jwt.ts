@@ -1,6 +1,6 @@
 // Compact JWS (RFC 7515) as the reference's service-account tokens use it: a protected header of
-// alg and kid, a JSON payload whose keys are written sorted (go-jose builds the claims as a Go map),
-// and an RSA PKCS#1 v1.5 or ECDSA (r||s) SHA-2 signature, made and checked with node:crypto.
+// alg and kid, a JSON payload whose keys are written sorted (go-jose builds the claims as a Go
+// map), and an RSA PKCS#1 v1.5 or ECDSA (r||s) SHA-2 signature, made and checked with node:crypto.
 
 import { sign, verify, type KeyObject } from 'node:crypto';
 import { isRecord } from '../../common/util/json-shape.js';

@@ -5,7 +5,7 @@
 
 import { createHash, createPublicKey, createPrivateKey, X509Certificate } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
-import { FlagError } from '../../common/util/errors.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
 
 export type JwsAlgorithm = 'RS256' | 'ES256' | 'ES384' | 'ES512';
 
@@ -25,7 +25,10 @@ export function keyIdOf(publicKey: KeyObject): string {
   return createHash('sha256').update(der).digest('base64url');
 }
 
-/** The JWS algorithm the reference signs with for a key (RS256, or ES256/384/512 by curve), else why none. */
+/**
+ * The JWS algorithm the reference signs with for a key (RS256, or ES256/384/512 by curve), else why
+ * none.
+ */
 export function algorithmOf(key: KeyObject): string {
   if (key.asymmetricKeyType === 'rsa') return 'RS256';
   if (key.asymmetricKeyType === 'ec') {
@@ -58,7 +61,7 @@ export function parseSigningKey(text: string, file: string): SigningKey {
     key = createPrivateKey(priv.pem);
   } catch (err) {
     throw new FlagError(
-      `failed to parse service-account-issuer-key-file: ${file}: ${(err as Error).message}`,
+      `failed to parse service-account-issuer-key-file: ${file}: ${userMessage(err)}`,
       { flag, cause: err },
     );
   }
@@ -84,10 +87,10 @@ export function parseVerificationKeys(text: string, file: string): VerificationK
     try {
       key = publicKeyOf(b);
     } catch (err) {
-      throw new FlagError(
-        `failed to parse key file ${JSON.stringify(file)}: ${(err as Error).message}`,
-        { flag, cause: err },
-      );
+      throw new FlagError(`failed to parse key file ${JSON.stringify(file)}: ${userMessage(err)}`, {
+        flag,
+        cause: err,
+      });
     }
     if (key === undefined) continue;
     if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') continue;

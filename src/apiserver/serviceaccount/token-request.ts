@@ -48,7 +48,9 @@ function refOf(obj: Obj): Ref {
   return { name: str(m['name']) ?? '', uid: str(m['uid']) ?? '' };
 }
 
-/** What a Pod binding adds: the pod, and its node when it is bound to one (a missing node by name). */
+/**
+ * What a Pod binding adds: the pod, and its node when it is bound to one (a missing node by name).
+ */
 interface Bound {
   readonly binding: Omit<TokenBinding, 'serviceAccount'>;
   readonly uid: string;
@@ -92,7 +94,8 @@ export class TokenRequestAction implements SubresourceAction {
           detail: 'must match the service account namespace if specified',
         },
       ]);
-    // The reference's TokenRequestSpec: audiences, expirationSeconds, boundObjectRef (omitted when null).
+    // The reference's TokenRequestSpec: audiences, expirationSeconds, boundObjectRef (omitted when
+    // null).
     const asked = recordOf(call.body['spec']);
     const spec: Obj = {};
     for (const k of ['audiences', 'expirationSeconds', 'boundObjectRef'])

@@ -61,7 +61,9 @@ export class ClusterIpAllocator {
     return i >= 0 && i < this.max ? i : undefined;
   }
 
-  /** A stored Service holds `ip` (owner: its storage key); a foreign or "None" address is ignored. */
+  /**
+   * A stored Service holds `ip` (owner: its storage key); a foreign or "None" address is ignored.
+   */
   hold(ip: string, owner: string): void {
     if (this.indexOf(ip) !== undefined) this.held.set(ip, owner);
   }
@@ -70,7 +72,10 @@ export class ClusterIpAllocator {
     if (this.held.get(ip) === owner) this.held.delete(ip);
   }
 
-  /** Reserves `requested` (or the next free address) for `owner`; a problem as the reference words it. */
+  /**
+   * Reserves `requested` (or the next free address) for `owner`; a problem as the reference words
+   * it.
+   */
   allocate(
     owner: string,
     requested: string | undefined,

@@ -5,12 +5,12 @@
 //   store) → configuration-file plug-ins (authenticators, authorizers and the chain, admission)
 //   → Registry (admission + RBAC's escalation check) → served resources (routes, OpenAPI,
 //   discovery) → authenticators and their union → the streaming proxy → the request pipeline.
-// A new resource goes into registry/resources/served.ts; a new admission plugin into admission/plugins.ts
-// (loadPlugins builds it with the chain and the node objects); a new controller into
-// controllers/start.ts, which gets this record's registry, defs and authorizer.
+// A new resource goes into registry/resources/served.ts; a new admission plugin into
+// admission/plugins.ts (loadPlugins builds it with the chain and the node objects); a new
+// controller into controllers/start.ts, which gets this record's registry, defs and authorizer.
 import { readFile } from 'node:fs/promises';
 import type { Names } from '../../common/names.js';
-import { FlagError } from '../../common/util/errors.js';
+import { FlagError, userMessage } from '../../common/util/errors.js';
 import { prepareCertificates, type ServerCertificates } from '../admin-platconfig.js';
 import { x509Authenticator } from '../authn/x509.js';
 import { loadTokenFile, tokenFileAuthenticator } from '../authn/token-file.js';
@@ -73,14 +73,17 @@ async function clientCas(flags: ApiServerFlags, certs: ServerCertificates): Prom
   try {
     pems.push(await readFile(flags.clientCaFile, 'utf8'));
   } catch (err) {
-    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${(err as Error).message}`, {
+    throw new FlagError(`--client-ca-file ${flags.clientCaFile}: ${userMessage(err)}`, {
       flag: 'client-ca-file',
     });
   }
   return pems;
 }
 
-/** The authenticators the flags turn on: x509 always, --token-auth-file, --enable-bootstrap-token-auth. */
+/**
+ * The authenticators the flags turn on: x509 always, --token-auth-file,
+ * --enable-bootstrap-token-auth.
+ */
 function flagAuthenticators(c: ApiServerConfig, store: Store, defs: ServedDefs): Authenticator[] {
   const { flags, names, clock, logger } = c;
   const authenticators: Authenticator[] = [
@@ -245,7 +248,10 @@ function handlerContext(
   };
 }
 
-/** pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client certificate. */
+/**
+ * pods/log, exec, attach, portforward and nodes/proxy to the agents, with the kubelet-client
+ * certificate.
+ */
 async function agentProxy(
   c: ApiServerConfig,
   p: {
@@ -290,9 +296,47 @@ async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncrypt
   }
 }
 
+/** The request pipeline over the built parts. */
+function apiServerOf(
+  c: ApiServerConfig,
+  p: Pick<
+    ApiServerParts,
+    'certs' | 'authn' | 'authorizer' | 'registry' | 'pods' | 'openapi' | 'defs' | 'rbac' | 'plugins'
+  > & {
+    clientCaPems: string[];
+    all: readonly ResourceDef[];
+    proxy: SubresourceProxy;
+  },
+): ApiServer {
+  const { flags, names, logger } = c;
+  return new ApiServer({
+    platformDomain: names.groupDomain,
+    version: servedVersion(flags.reportedVersion),
+    bindAddress: flags.bindAddress,
+    port: flags.securePort,
+    tls: {
+      certPem: p.certs.serving.certPem + p.certs.servingCaPem,
+      keyPem: p.certs.serving.keyPem,
+      clientCaPems: p.clientCaPems,
+    },
+    authn: p.authn,
+    authorizer: p.authorizer,
+    routes: new ResourceRoutes(p.all),
+    resources: handlerContext(c, p.registry, p.authorizer, p.pods.actionsOver(p.registry)),
+    openapi: p.openapi,
+    discovery: discoveryOf(names, p.defs, p.rbac),
+    proxy: p.proxy,
+    protobufResponses: new ProtobufResponses({ logger }),
+    tracer: p.plugins.tracer,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    apiAudiences: p.pods.apiAudiences,
+    logger,
+  });
+}
+
 /** Builds every part from the configuration; starts nothing (run.ts does). */
 export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts> {
-  const { flags, names, logger } = c;
+  const { flags, names } = c;
   const certs = await prepareCertificates({ ...flags, clock: c.clock });
   const clientCaPems = await clientCas(flags, certs);
   const { store, closeEncryption } = await storage(c);
@@ -316,28 +360,19 @@ export async function buildApiServer(c: ApiServerConfig): Promise<ApiServerParts
     const openapi = openApiOf(c, all);
     const authn = authnChain(c, { store, defs, pods, plugins });
     const proxy = await agentProxy(c, { certs, registry, defs, authorizer }, kubeletFiles.signal);
-    const server = new ApiServer({
-      platformDomain: names.groupDomain,
-      version: servedVersion(flags.reportedVersion),
-      bindAddress: flags.bindAddress,
-      port: flags.securePort,
-      tls: {
-        certPem: certs.serving.certPem + certs.servingCaPem,
-        keyPem: certs.serving.keyPem,
-        clientCaPems,
-      },
+    const server = apiServerOf(c, {
+      certs,
+      clientCaPems,
       authn,
       authorizer,
-      routes: new ResourceRoutes(all),
-      resources: handlerContext(c, registry, authorizer, pods.actionsOver(registry)),
+      all,
+      registry,
+      pods,
       openapi,
-      discovery: discoveryOf(names, defs, rbac),
+      defs,
+      rbac,
       proxy,
-      protobufResponses: new ProtobufResponses({ logger }),
-      tracer: plugins.tracer,
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      apiAudiences: pods.apiAudiences,
-      logger,
+      plugins,
     });
     return {
       config: c,

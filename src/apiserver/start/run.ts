@@ -107,7 +107,8 @@ async function stopParts(
 export async function runApiServer(parts: ApiServerParts): Promise<RunningApiServer> {
   const { flags, clock, logger } = parts.config;
   const background = new AbortController();
-  const started = { loops: [] as Promise<void>[], stopCompaction: (): void => undefined };
+  const loops: Promise<void>[] = [];
+  const started = { loops, stopCompaction: (): void => undefined };
   try {
     await bootstrapNamespaces(parts);
     await parts.rbac.start(parts.registry, background.signal);

@@ -3,6 +3,7 @@
 
 import { badRequest } from '../status.js';
 import { REFERENCE_NAMES } from '../../common/names.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface ContinueToken {
   /** The snapshot revision; -1 means "from the latest" (the fresh token of an expired one). */
@@ -26,7 +27,7 @@ export function decodeContinue(domain: string, text: string): ContinueToken {
   }
   if (parsed === null || typeof parsed !== 'object')
     throw badRequest('invalid continue token: not an object');
-  const p = parsed as Record<string, unknown>;
+  const p = recordOf(parsed);
   if (p['v'] !== `meta.${domain}/v1`) {
     throw badRequest(
       `invalid continue token: continue key is not valid: server does not recognize this encoded key`,

@@ -4,6 +4,7 @@
 
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { errnoCode } from '../../common/util/errno.js';
 
 export function ensureDirSync(path: string, mode: number): void {
   const missing: string[] = [];
@@ -13,7 +14,7 @@ export function ensureDirSync(path: string, mode: number): void {
       if (!statSync(cur).isDirectory()) throw new Error(`${cur} exists and is not a directory`);
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      if (errnoCode(err) !== 'ENOENT') throw err;
       missing.push(cur);
       const parent = dirname(cur);
       if (parent === cur) break;
@@ -24,7 +25,7 @@ export function ensureDirSync(path: string, mode: number): void {
     try {
       mkdirSync(dir, { mode });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (errnoCode(err) !== 'EEXIST') throw err;
     }
   }
 }

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
+import { isRecord, recordOf } from '../../common/util/json-shape.js';
 
 export type ChangeType = 'ADDED' | 'MODIFIED' | 'DELETED';
 const opCode: Record<ChangeType, number> = { ADDED: 0, MODIFIED: 1, DELETED: 2 };
@@ -44,7 +45,9 @@ export interface Change {
 
 export type ChangeListener = (change: Change) => void;
 
-/** The storage key names the resource it belongs to: `/<group or core>/<resource>/[<ns>/]<name>`. */
+/**
+ * The storage key names the resource it belongs to: `/<group or core>/<resource>/[<ns>/]<name>`.
+ */
 export interface KeyInfo {
   readonly group: string;
   readonly resource: string;
@@ -79,7 +82,10 @@ export class CompactedError extends Error {
   }
 }
 
-/** Thrown inside a write when the current state is not what the writer read (optimistic concurrency). */
+/**
+ * Thrown inside a write when the current state is not what the writer read (optimistic
+ * concurrency).
+ */
 export class StoreConflictError extends Error {}
 
 export interface StoreOptions {
@@ -104,7 +110,10 @@ export class Store {
   private readonly listeners = new Set<ChangeListener>();
   private rv: number;
   private compacted: number;
-  /** (revision, time) marks; compaction removes what was superseded before the mark one interval old. */
+  /**
+   * (revision, time) marks; compaction removes what was superseded before the mark one interval
+   * old.
+   */
   private readonly marks: { rv: number; at: number }[] = [];
   private readonly stmts: ReturnType<Store['prepare']>;
   private readonly commitTxn: Database.Transaction<
@@ -265,7 +274,7 @@ export class Store {
 
   /** Encodes an object for storage (without its resourceVersion, which the row carries). */
   async encode(key: string, obj: StoredObject): Promise<Uint8Array> {
-    const meta = { ...(obj['metadata'] as Record<string, unknown> | undefined) };
+    const meta = { ...recordOf(obj['metadata']) };
     delete meta['resourceVersion'];
     const plain = encoder.encode(JSON.stringify({ ...obj, metadata: meta }));
     return this.transformer(key).toStorage(plain, key);
@@ -280,12 +289,9 @@ export class Store {
     } catch (err) {
       throw new StoreReadError(key, err);
     }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
-      throw new StoreReadError(key, new Error('not an object'));
-    const obj = parsed as StoredObject;
-    const meta = (obj['metadata'] ?? {}) as Record<string, unknown>;
-    obj['metadata'] = { ...meta, resourceVersion: String(rv) };
-    return obj;
+    if (!isRecord(parsed)) throw new StoreReadError(key, new Error('not an object'));
+    parsed['metadata'] = { ...recordOf(parsed['metadata']), resourceVersion: String(rv) };
+    return parsed;
   }
 
   /** The current raw state of one key (undefined when absent or deleted). */
@@ -368,7 +374,7 @@ export class Store {
     const value = await this.encode(key, obj);
     const announce = (rv: number): Change => {
       const meta = {
-        ...(obj['metadata'] as Record<string, unknown> | undefined),
+        ...recordOf(obj['metadata']),
         resourceVersion: String(rv),
       };
       const change: Change = { key, rv, type, object: { ...obj, metadata: meta }, prev };
@@ -410,7 +416,9 @@ export class Store {
     return () => this.listeners.delete(listener);
   }
 
-  /** Resolves true once the store reaches `rv`, false after `timeoutMs` (the reference waits 3 s). */
+  /**
+   * Resolves true once the store reaches `rv`, false after `timeoutMs` (the reference waits 3 s).
+   */
   waitForRevision(rv: number, timeoutMs: number): Promise<boolean> {
     if (this.rv >= rv) return Promise.resolve(true);
     return new Promise((resolve) => {

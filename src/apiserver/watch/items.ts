@@ -59,7 +59,8 @@ async function serveChange(run: WatchRun, c: Change): Promise<void> {
   const prev = run.filtered && c.prev !== undefined ? withKind(run, { ...c.prev }) : undefined;
   const ev = eventFor(c.type, withKind(run, c.object), prev, c.rv, run.matches, run.filtered);
   if (ev === undefined) return;
-  // The frame cache is per change, shared by every watcher: a view's frames differ from its storage's.
+  // The frame cache is per change, shared by every watcher: a view's frames differ from its
+  // storage's.
   if (run.render === undefined && run.def.view === undefined && (!run.filtered || ev.cacheable)) {
     let bytes = run.cache.get(c);
     if (bytes === undefined) {
@@ -112,7 +113,9 @@ function rendered(run: WatchRun, obj: Obj): Obj {
   return run.render === undefined ? obj : run.render(obj);
 }
 
-/** A stored object as served: the view's shape, or the storage form with its kind and apiVersion. */
+/**
+ * A stored object as served: the view's shape, or the storage form with its kind and apiVersion.
+ */
 function withKind(run: WatchRun, obj: Obj): Obj {
   if (run.def.view !== undefined) return servedShape(run.def, obj);
   obj['kind'] = run.def.kind;

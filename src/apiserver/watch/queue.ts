@@ -1,6 +1,7 @@
-// The queue one watch stream serves from: what is due to be sent, in order, until the stream closes.
-// Producers (the store listener, the timeout, the bookmark ticks) push; the stream awaits next().
-// Closing runs the registered clean-ups once and wakes a waiting next(), which then ends the stream.
+// The queue one watch stream serves from: what is due to be sent, in order, until the stream
+// closes. Producers (the store listener, the timeout, the bookmark ticks) push; the stream awaits
+// next(). Closing runs the registered clean-ups once and wakes a waiting next(), which then ends
+// the stream.
 
 import type { Change, RawRevision } from '../storage/store.js';
 
@@ -44,7 +45,9 @@ export class WatchQueue {
     this.wakeUp();
   }
 
-  /** The next item, waiting for one; undefined once the queue is closed (queued items are dropped). */
+  /**
+   * The next item, waiting for one; undefined once the queue is closed (queued items are dropped).
+   */
   async next(): Promise<WatchItem | undefined> {
     while (!this.closedFlag) {
       const item = this.items.shift();

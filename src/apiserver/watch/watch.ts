@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { textOf } from '../../common/util/text-of.js';
-import { expired, type StatusBody } from '../status.js';
+import { expired, StatusError, type StatusBody } from '../status.js';
 import { CompactedError, prefixEnd, type Change, type Store } from '../storage/store.js';
 import { objectMatcher, waitForRv, type ListOptions } from '../registry/list.js';
 import type { Registry } from '../registry/registry.js';
@@ -23,6 +23,7 @@ import { WatchQueue } from './queue.js';
 import { watchStart, type WatchStart } from './start.js';
 import { armWatchTimers } from './timers.js';
 import { writeDrained } from './drain.js';
+import { recordOf } from '../../common/util/json-shape.js';
 
 export interface WatchSettings {
   readonly platformDomain: string;
@@ -45,7 +46,7 @@ const frameCache = new WeakMap<Change, Buffer>();
 
 /** A protobuf watch frame of an event (the object's own kind and apiVersion name its message). */
 export function watchFrame(type: EventType, object: Obj | StatusBody): Buffer {
-  const o = object as Obj;
+  const o = recordOf(object);
   return encodeWatchFrame(type, o, textOf(o['apiVersion'] ?? ''), textOf(o['kind'] ?? ''));
 }
 
@@ -76,30 +77,13 @@ export async function serveWatch(
     proto ? watchFrame(type, object) : watchLine(type, object);
 
   await waitForRv(registry, o);
-  res.writeHead(200, {
-    'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json',
-    'Cache-Control': 'no-cache, private',
-    'Transfer-Encoding': 'chunked',
-  });
-  res.flushHeaders();
-
+  writeWatchHead(res, proto);
   const start = startOrExpire(res, store, prefix, o, frame);
   if (start === undefined) return;
-  const queue = new WatchQueue({ initial: start.items });
-  queue.onClose(subscribeChanges(queue, store, start.startRev, prefix, s, def));
-  const timedOut = armWatchTimers(o, {
-    ...s,
-    queue,
-    currentRevision: () => store.currentRevision(),
-  });
-  const close = (): void => queue.close();
-  signal.addEventListener('abort', close, { once: true });
-  res.on('close', close);
-
+  const { queue, timedOut } = openQueue(res, signal, { store, prefix, def, o, s }, start);
   const write = async (chunk: string | Buffer): Promise<void> => {
     if (!queue.closed) await writeDrained(res, chunk);
   };
-  const cache = proto ? frameCache : lineCache;
   const run: WatchRun = {
     registry,
     def,
@@ -110,25 +94,67 @@ export async function serveWatch(
     render,
     protobuf: proto,
     frame,
-    cache,
+    cache: proto ? frameCache : lineCache,
     queue,
     write,
     timedOut,
   };
+  await pump(run, res, s.logger);
+}
+
+function writeWatchHead(res: ServerResponse, proto: boolean): void {
+  res.writeHead(200, {
+    'Content-Type': proto ? PROTOBUF_WATCH_MEDIA_TYPE : 'application/json',
+    'Cache-Control': 'no-cache, private',
+    'Transfer-Encoding': 'chunked',
+  });
+  res.flushHeaders();
+}
+
+/** What a watch reads from: the store's keys under `prefix`, as `o` asks. */
+interface WatchSource {
+  readonly store: Store;
+  readonly prefix: string;
+  readonly def: ResourceDef;
+  readonly o: ListOptions;
+  readonly s: WatchSettings;
+}
+
+/**
+ * The watch's queue: the start's items, then the live changes; its timers armed; closed when
+ * the client goes or the request is aborted.
+ */
+function openQueue(
+  res: ServerResponse,
+  signal: AbortSignal,
+  w: WatchSource,
+  start: WatchStart,
+): { queue: WatchQueue; timedOut: WatchRun['timedOut'] } {
+  const queue = new WatchQueue({ initial: start.items });
+  queue.onClose(subscribeChanges(queue, w.store, start.startRev, w.prefix, w.s, w.def));
+  const timedOut = armWatchTimers(w.o, {
+    ...w.s,
+    queue,
+    currentRevision: () => w.store.currentRevision(),
+  });
+  const close = (): void => queue.close();
+  signal.addEventListener('abort', close, { once: true });
+  res.on('close', close);
+  return { queue, timedOut };
+}
+
+/** Serves the queue's items until it closes; an error ends the stream with its Status. */
+async function pump(run: WatchRun, res: ServerResponse, logger: Logger): Promise<void> {
   try {
-    for (let item = await queue.next(); item !== undefined; item = await queue.next())
+    for (let item = await run.queue.next(); item !== undefined; item = await run.queue.next())
       await serveItem(run, item);
   } catch (err) {
-    s.logger.warn({ err, resource: def.resource }, 'watch stream ended by an error');
+    logger.warn({ err, resource: run.def.resource }, 'watch stream ended by an error');
     if (!res.writableEnded && !res.destroyed) {
-      const status =
-        err instanceof Error && 'toStatus' in err && typeof err.toStatus === 'function'
-          ? (err.toStatus as () => StatusBody)()
-          : undefined;
-      if (status !== undefined) res.write(frame('ERROR', status));
+      if (err instanceof StatusError) res.write(run.frame('ERROR', err.toStatus()));
     }
   } finally {
-    close();
+    run.queue.close();
     if (!res.writableEnded) res.end();
   }
 }

@@ -17,6 +17,9 @@ export type AuthenticationResult =
   | { readonly kind: 'rejected'; readonly reason: string };
 
 export interface Authenticator {
-  /** Throws when it cannot decide (the agent's AuthUnavailableError: the request gets 500, never a pass). */
+  /**
+   * Throws when it cannot decide (the agent's AuthUnavailableError: the request gets 500, never a
+   * pass).
+   */
   authenticate(req: IncomingMessage): Promise<AuthenticationResult>;
 }

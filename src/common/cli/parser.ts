@@ -33,7 +33,9 @@ export interface FlagTable<S extends TokenFlag, V> {
 }
 
 export interface TokenizeOptions {
-  /** Put before every error message (the agent's "failed to parse nodeagent flag: "); default none. */
+  /**
+   * Put before every error message (the agent's "failed to parse nodeagent flag: "); default none.
+   */
   readonly errorPrefix?: string;
 }
 

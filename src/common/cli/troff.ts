@@ -1,6 +1,9 @@
 // troff for both programs' man pages (man/*.1): escaping, bold and italic.
 
-/** Escapes text for troff: backslashes, hyphens (as minus signs), and control characters at line start. */
+/**
+ * Escapes text for troff: backslashes, hyphens (as minus signs), and control characters at line
+ * start.
+ */
 export function troffEscape(text: string): string {
   return text
     .replace(/\\/g, '\\e')

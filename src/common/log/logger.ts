@@ -24,7 +24,9 @@ export interface LoggerOptions {
   verbosity?: number;
   vmodule?: readonly VModuleItem[];
   flushFrequencyMs?: number;
-  /** Drives the periodic flush (default the system clock: the logger exists before any other part). */
+  /**
+   * Drives the periodic flush (default the system clock: the logger exists before any other part).
+   */
   clock?: Clock;
   splitStream?: boolean;
   /** Bytes of info output buffered before a write (split stream only); 0 = no buffering. */
@@ -150,7 +152,9 @@ function textDestination(stdout: LogSink, stderr: LogSink): { write(raw: string)
   };
 }
 
-/** `flush` empties every sink now (synchronously where it can); `periodic` is the best-effort tick. */
+/**
+ * `flush` empties every sink now (synchronously where it can); `periodic` is the best-effort tick.
+ */
 function flushers(sinks: readonly LogSink[]): { flush: () => void; periodic: () => void } {
   return {
     flush: () => {

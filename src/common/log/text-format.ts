@@ -24,7 +24,8 @@ export function formatValue(v: unknown): string {
 /** Renders one pino record (already parsed from its JSON line) as one text line with "\n". */
 export function renderTextLine(rec: Record<string, unknown>): string {
   const level = typeof rec['level'] === 'number' ? rec['level'] : 30;
-  // pino stamps every record; a record without a time (written by hand) shows the system clock's now
+  // pino stamps every record; a record without a time (written by hand) shows the system clock's
+  // now
   const d = new Date(typeof rec['time'] === 'number' ? rec['time'] : systemClock.nowMs());
   const ts = `${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
   const component = typeof rec['component'] === 'string' ? rec['component'] : 'nodeagent';

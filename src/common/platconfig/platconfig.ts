@@ -114,7 +114,9 @@ const FAST_MAX_CHARS = Math.min(
   CONFIG_FILE_LIMITS.maxStringLength,
 );
 
-/** The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed). */
+/**
+ * The decoded document: js-yaml for a short clean text, else the full parser (loaded when needed).
+ */
 async function decodePlatconfig(text: string, file: string): Promise<unknown> {
   const fast = text.length <= FAST_MAX_CHARS ? fastYamlValue(text) : undefined;
   if (fast !== undefined) return fast.value;
@@ -127,7 +129,65 @@ export async function parsePlatconfig(text: string, file: string): Promise<Platc
   return platconfigFromValue(await decodePlatconfig(text, file), file);
 }
 
-/** Checks a decoded platconfig document and resolves its relative paths against `file`'s directory. */
+/** Reads one document's entries: `file` names it in errors, `abs` makes a path absolute. */
+interface EntryReader {
+  readonly file: string;
+  abs(p: string | undefined): string | undefined;
+}
+
+function clusterFrom(o: Obj, w: string, r: EntryReader): PlatconfigCluster {
+  const { file } = r;
+  const server = str(o.server, file, `${w}.server`) ?? '';
+  const c: PlatconfigCluster = { server };
+  const ca = r.abs(str(o['certificate-authority'], file, `${w}.certificate-authority`));
+  if (ca !== undefined) c['certificate-authority'] = ca;
+  const caData = str(o['certificate-authority-data'], file, `${w}.certificate-authority-data`);
+  if (caData !== undefined) c['certificate-authority-data'] = caData;
+  const insecure = o['insecure-skip-tls-verify'];
+  if (insecure !== undefined) {
+    if (typeof insecure !== 'boolean')
+      throw new PlatconfigError(
+        `platconfig ${file}: ${w}.insecure-skip-tls-verify must be true or false`,
+        { file },
+      );
+    c['insecure-skip-tls-verify'] = insecure;
+  }
+  const sn = str(o['tls-server-name'], file, `${w}.tls-server-name`);
+  if (sn !== undefined) c['tls-server-name'] = sn;
+  return c;
+}
+
+function userFrom(o: Obj, w: string, r: EntryReader): PlatconfigUser {
+  const { file } = r;
+  const u: PlatconfigUser = {};
+  const cc = r.abs(str(o['client-certificate'], file, `${w}.client-certificate`));
+  if (cc !== undefined) u['client-certificate'] = cc;
+  const ccd = str(o['client-certificate-data'], file, `${w}.client-certificate-data`);
+  if (ccd !== undefined) u['client-certificate-data'] = ccd;
+  const ck = r.abs(str(o['client-key'], file, `${w}.client-key`));
+  if (ck !== undefined) u['client-key'] = ck;
+  const ckd = str(o['client-key-data'], file, `${w}.client-key-data`);
+  if (ckd !== undefined) u['client-key-data'] = ckd;
+  const token = str(o.token, file, `${w}.token`);
+  if (token !== undefined) u.token = token;
+  const tf = r.abs(str(o.tokenFile, file, `${w}.tokenFile`));
+  if (tf !== undefined) u.tokenFile = tf;
+  return u;
+}
+
+function contextFrom(o: Obj, w: string, file: string): PlatconfigContext {
+  const c: PlatconfigContext = {
+    cluster: str(o.cluster, file, `${w}.cluster`) ?? '',
+    user: str(o.user, file, `${w}.user`) ?? '',
+  };
+  const ns = str(o.namespace, file, `${w}.namespace`);
+  if (ns !== undefined) c.namespace = ns;
+  return c;
+}
+
+/**
+ * Checks a decoded platconfig document and resolves its relative paths against `file`'s directory.
+ */
 function platconfigFromValue(doc: unknown, file: string): Platconfig {
   if (doc === null || doc === undefined)
     throw new PlatconfigError(`platconfig ${file} is empty`, { file });
@@ -137,53 +197,17 @@ function platconfigFromValue(doc: unknown, file: string): Platconfig {
       { file },
     );
   const base = dirname(resolve(file));
-  const abs = (p: string | undefined): string | undefined =>
-    p === undefined || p === '' ? undefined : isAbsolute(p) ? p : resolve(base, p);
-  const clusters = named(doc.clusters, 'cluster', 'clusters', file, (o, w) => {
-    const server = str(o.server, file, `${w}.server`) ?? '';
-    const c: PlatconfigCluster = { server };
-    const ca = abs(str(o['certificate-authority'], file, `${w}.certificate-authority`));
-    if (ca !== undefined) c['certificate-authority'] = ca;
-    const caData = str(o['certificate-authority-data'], file, `${w}.certificate-authority-data`);
-    if (caData !== undefined) c['certificate-authority-data'] = caData;
-    const insecure = o['insecure-skip-tls-verify'];
-    if (insecure !== undefined) {
-      if (typeof insecure !== 'boolean')
-        throw new PlatconfigError(
-          `platconfig ${file}: ${w}.insecure-skip-tls-verify must be true or false`,
-          { file },
-        );
-      c['insecure-skip-tls-verify'] = insecure;
-    }
-    const sn = str(o['tls-server-name'], file, `${w}.tls-server-name`);
-    if (sn !== undefined) c['tls-server-name'] = sn;
-    return c;
-  });
-  const users = named(doc.users, 'user', 'users', file, (o, w) => {
-    const u: PlatconfigUser = {};
-    const cc = abs(str(o['client-certificate'], file, `${w}.client-certificate`));
-    if (cc !== undefined) u['client-certificate'] = cc;
-    const ccd = str(o['client-certificate-data'], file, `${w}.client-certificate-data`);
-    if (ccd !== undefined) u['client-certificate-data'] = ccd;
-    const ck = abs(str(o['client-key'], file, `${w}.client-key`));
-    if (ck !== undefined) u['client-key'] = ck;
-    const ckd = str(o['client-key-data'], file, `${w}.client-key-data`);
-    if (ckd !== undefined) u['client-key-data'] = ckd;
-    const token = str(o.token, file, `${w}.token`);
-    if (token !== undefined) u.token = token;
-    const tf = abs(str(o.tokenFile, file, `${w}.tokenFile`));
-    if (tf !== undefined) u.tokenFile = tf;
-    return u;
-  });
-  const contexts = named(doc.contexts, 'context', 'contexts', file, (o, w) => {
-    const c: PlatconfigContext = {
-      cluster: str(o.cluster, file, `${w}.cluster`) ?? '',
-      user: str(o.user, file, `${w}.user`) ?? '',
-    };
-    const ns = str(o.namespace, file, `${w}.namespace`);
-    if (ns !== undefined) c.namespace = ns;
-    return c;
-  });
+  const reader: EntryReader = {
+    file,
+    abs: (p) => (p === undefined || p === '' ? undefined : isAbsolute(p) ? p : resolve(base, p)),
+  };
+  const clusters = named(doc.clusters, 'cluster', 'clusters', file, (o, w) =>
+    clusterFrom(o, w, reader),
+  );
+  const users = named(doc.users, 'user', 'users', file, (o, w) => userFrom(o, w, reader));
+  const contexts = named(doc.contexts, 'context', 'contexts', file, (o, w) =>
+    contextFrom(o, w, file),
+  );
   return {
     apiVersion: 'v1',
     kind: 'Config',
@@ -237,11 +261,14 @@ function decodeData(data: string, what: string, source: string): string {
   return text;
 }
 
-/** The cluster and user of the selected context, with referenced files read. */
-export async function resolveConnection(
+type NamedCluster = Platconfig['clusters'][number];
+type NamedUser = Platconfig['users'][number];
+
+/** The cluster and user the context names (`options.context`, else current-context). */
+function selectContext(
   loaded: LoadedPlatconfig,
-  options: ResolveOptions = {},
-): Promise<ConnectionConfig> {
+  options: ResolveOptions,
+): { cluster: NamedCluster; user: NamedUser } {
   const { config, path } = loaded;
   const ctxName = options.context ?? config['current-context'];
   if (!ctxName)
@@ -267,6 +294,11 @@ export async function resolveConnection(
       `platconfig ${path}: user "${ctx.context.user}" of context "${ctxName}" not found`,
       { file: path },
     );
+  return { cluster, user };
+}
+
+/** Checks that the cluster's server is an http(s) URL. */
+function checkServer(cluster: NamedCluster, path: string): void {
   const cl = cluster.cluster;
   if (!cl.server)
     throw new PlatconfigError(`platconfig ${path}: cluster "${cluster.name}" has no server`, {
@@ -286,12 +318,15 @@ export async function resolveConnection(
       `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" must use https:// or http://`,
       { file: path },
     );
-  const out: ConnectionConfig = {
-    server: cl.server.replace(/\/+$/, ''),
-    insecureSkipTlsVerify: cl['insecure-skip-tls-verify'] === true,
-    userName: user.name,
-    source: path,
-  };
+}
+
+/** The cluster's CA (inline data first, else its file) and TLS server name, into `out`. */
+async function readClusterTls(
+  out: ConnectionConfig,
+  cluster: NamedCluster,
+  path: string,
+): Promise<void> {
+  const cl = cluster.cluster;
   if (cl['certificate-authority-data'])
     out.caPem = decodeData(
       cl['certificate-authority-data'],
@@ -307,6 +342,14 @@ export async function resolveConnection(
     out.caFile = cl['certificate-authority'];
   }
   if (cl['tls-server-name']) out.tlsServerName = cl['tls-server-name'];
+}
+
+/** The user's client certificate and key (inline data first, else files), both or neither. */
+async function readClientCertificate(
+  out: ConnectionConfig,
+  user: NamedUser,
+  path: string,
+): Promise<void> {
   const u = user.user;
   if (u['client-certificate-data'])
     out.certPem = decodeData(
@@ -334,6 +377,11 @@ export async function resolveConnection(
       { file: path },
     );
   }
+}
+
+/** The user's token (inline first, else its file); a user needs a certificate or a token. */
+async function readToken(out: ConnectionConfig, user: NamedUser, path: string): Promise<void> {
+  const u = user.user;
   if (u.token) out.token = u.token;
   else if (u.tokenFile) {
     out.token = (await readRef(u.tokenFile, `user "${user.name}" tokenFile`, path)).trim();
@@ -345,6 +393,25 @@ export async function resolveConnection(
       { file: path },
     );
   }
+}
+
+/** The cluster and user of the selected context, with referenced files read. */
+export async function resolveConnection(
+  loaded: LoadedPlatconfig,
+  options: ResolveOptions = {},
+): Promise<ConnectionConfig> {
+  const { path } = loaded;
+  const { cluster, user } = selectContext(loaded, options);
+  checkServer(cluster, path);
+  const out: ConnectionConfig = {
+    server: cluster.cluster.server.replace(/\/+$/, ''),
+    insecureSkipTlsVerify: cluster.cluster['insecure-skip-tls-verify'] === true,
+    userName: user.name,
+    source: path,
+  };
+  await readClusterTls(out, cluster, path);
+  await readClientCertificate(out, user, path);
+  await readToken(out, user, path);
   return out;
 }
 

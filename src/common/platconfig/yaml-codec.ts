@@ -9,7 +9,10 @@ import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../util/bounded-parse
 import { LocatedYamlError } from '../util/yaml-located-error.js';
 import { goYamlWriteTags } from '../util/go-yaml-tags.js';
 
-/** The YAML text of a platconfig document: a string that go-yaml v2 (how it is read back) could take for another type is quoted. */
+/**
+ * The YAML text of a platconfig document: a string that go-yaml v2 (how it is read back) could take
+ * for another type is quoted.
+ */
 export function encodePlatconfigYaml(config: object): string {
   return stringify(config, { customTags: goYamlWriteTags });
 }

@@ -10,8 +10,8 @@ import { isRecord } from '../util/json-shape.js';
 export const EPHEMERAL_FORBIDDEN = 'cannot be set for an Ephemeral Container';
 
 /**
- * Go's zero-value test per field: a pointer or slice is set when present (an empty list too, as
- * the reference's reflect.DeepEqual with a nil slice); `resources` when one of its maps or lists is.
+ * Go's zero-value test per field: a pointer or slice is set when present (an empty list too, as the
+ * reference's reflect.DeepEqual with a nil slice); `resources` when one of its maps or lists is.
  */
 const FORBIDDEN: readonly (readonly [string, 'present' | 'struct'])[] = [
   ['ports', 'present'],
@@ -31,7 +31,10 @@ function isSet(v: unknown, how: 'present' | 'struct'): boolean {
   return Object.values(v).some((x) => x !== undefined && x !== null);
 }
 
-/** The forbidden fields `c` sets, as paths relative to the container (`ports`, `volumeMounts[0].subPath`). */
+/**
+ * The forbidden fields `c` sets, as paths relative to the container (`ports`,
+ * `volumeMounts[0].subPath`).
+ */
 export function forbiddenEphemeralFields(c: Readonly<Record<string, unknown>>): string[] {
   const out = FORBIDDEN.filter(([k, how]) => isSet(c[k], how)).map(([k]) => k);
   const mounts = c['volumeMounts'];

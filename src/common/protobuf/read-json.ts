@@ -11,7 +11,10 @@ import { FieldPathError, type Plain, type RawReader } from './read-values.js';
 
 export type { RawReader } from './read-values.js';
 
-/** The JSON of message `t` from its bytes. Throws on malformed bytes or values JSON cannot carry, naming the field. */
+/**
+ * The JSON of message `t` from its bytes. Throws on malformed bytes or values JSON cannot carry,
+ * naming the field.
+ */
 export function readJson(t: protobuf.Type, bytes: Uint8Array, raw: RawReader): Plain {
   const r = protobuf.Reader.create(bytes);
   let out: Plain;

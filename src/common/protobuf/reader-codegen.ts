@@ -118,7 +118,8 @@ function mapEntry(r: Reader, depth: number, raw: RawReader, f: FieldPlan, into: 
       } else r.skipType(tag & 7, depth);
     }
     if (!seen) {
-      // protobufjs's defaults for an entry without a value: '' for strings, empty bytes, else no message.
+      // protobufjs's defaults for an entry without a value: '' for strings, empty bytes, else no
+      // message.
       if (!('scalar' in f.value)) throw notMessage();
       value = f.value.scalar === 'string' || f.value.scalar === 'bytes' ? '' : 0;
     }

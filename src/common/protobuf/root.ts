@@ -27,7 +27,8 @@ function parseDescriptor(): Descriptor {
       for (const [name, child] of Object.entries(ns.nested ?? {}))
         walk(child, path === '' ? name : `${path}.${name}`);
   };
-  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's JSON.
+  // Our own generated descriptor (scripts/gen-proto.mjs), not input: its shape is protobufjs's
+  // JSON.
   walk(JSON.parse(K8S_DESCRIPTOR_JSON) as protobuf.INamespace, '');
   return { packages };
 }
@@ -82,7 +83,9 @@ export function k8sRoot(): protobuf.Root {
   return (root ??= new protobuf.Root());
 }
 
-/** Types looked up by name (a lookup walks the packages; every body asks for its envelope's type). */
+/**
+ * Types looked up by name (a lookup walks the packages; every body asks for its envelope's type).
+ */
 const looked = new Map<string, protobuf.Type | undefined>();
 const LOOKED_LIMIT = 2048;
 

@@ -177,7 +177,10 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     if (this.goingAway && this.streams.size === 0) this.endGracefully();
   }
 
-  /** Ends the connection once what is queued has been written and flushed (destroying would drop it). */
+  /**
+   * Ends the connection once what is queued has been written and flushed (destroying would drop
+   * it).
+   */
   private endGracefully(): void {
     void this.outbound.then(() => {
       this.socket.end(() => this.socket.destroy());

@@ -37,7 +37,9 @@ export async function writeFileAtomic(
   await syncDir(dir);
 }
 
-/** fsync a directory so a rename in it survives a power loss; best effort on platforms without it. */
+/**
+ * fsync a directory so a rename in it survives a power loss; best effort on platforms without it.
+ */
 export async function syncDir(dir: string): Promise<void> {
   let fh;
   try {

@@ -13,7 +13,8 @@ export function parseJsonBounded(text: string, input: BoundedInput): unknown {
   checkSize(text, input);
   scanJson(text, input);
   try {
-    return JSON.parse(text) as unknown;
+    const value: unknown = JSON.parse(text);
+    return value;
   } catch (e) {
     throw new InputSyntaxError(e instanceof Error ? e.message : String(e), {
       source: input.source,

@@ -34,7 +34,10 @@ export {
   type BoundedYamlOptions,
 } from './bounded-yaml.js';
 
-/** True for errors of this module (what callers map to a 4xx, a skipped file or a fatal config error). */
+/**
+ * True for errors of this module (what callers map to a 4xx, a skipped file or a fatal config
+ * error).
+ */
 export function isBoundedParseError(e: unknown): e is InputLimitError | InputSyntaxError {
   return e instanceof InputLimitError || e instanceof InputSyntaxError;
 }

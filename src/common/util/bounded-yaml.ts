@@ -1,14 +1,14 @@
 // YAML within bounds, without recursion until the bounds hold. Three iterative passes guard the
 // `yaml` library's recursive composer and toJS: (1) its lexer, counting flow nesting, scalars and
 // aliases and measuring strings as the tokens stream by, so that a huge or deep flow document is
-// refused before any tree is built; (2) its CST parser (iterative), whose tree (3) an explicit-stack
-// walk measures exactly (nesting of block and flow collections, keys per mapping, values, documents).
-// Only then are the documents composed. `yamlToJsBounded` converts one, with the alias expansion
-// bound, and measures the result again, since aliases can nest a value inside another.
-// The library never writes to Node's process warnings from here: documents are composed with
-// logLevel 'error', a collection key is refused before conversion (yaml-collection-key.ts), the
-// library's warnings go to the program's logger as notes (yaml-notes.ts), and its debug printing
-// to stdout (LOG_TOKENS, LOG_STREAM) is off while it parses (yaml-debug-env.ts).
+// refused before any tree is built; (2) its CST parser (iterative), whose tree (3) an
+// explicit-stack walk measures exactly (nesting of block and flow collections, keys per mapping,
+// values, documents). Only then are the documents composed. `yamlToJsBounded` converts one, with
+// the alias expansion bound, and measures the result again, since aliases can nest a value inside
+// another. The library never writes to Node's process warnings from here: documents are composed
+// with logLevel 'error', a collection key is refused before conversion (yaml-collection-key.ts),
+// the library's warnings go to the program's logger as notes (yaml-notes.ts), and its debug
+// printing to stdout (LOG_TOKENS, LOG_STREAM) is off while it parses (yaml-debug-env.ts).
 
 import {
   CST,
@@ -35,7 +35,10 @@ import { goYamlValue } from './go-yaml-value.js';
 export interface BoundedYamlOptions extends BoundedInput {
   /** Receives line starts, for callers that report line and column. */
   readonly lineCounter?: LineCounter;
-  /** Passed to the composer (uniqueKeys, merge, ...). prettyErrors is not applied; logLevel and resolveKnownTags are COMPOSE_OPTIONS'. */
+  /**
+   * Passed to the composer (uniqueKeys, merge, ...). prettyErrors is not applied; logLevel and
+   * resolveKnownTags are COMPOSE_OPTIONS'.
+   */
   readonly yamlOptions?: ParseOptions & DocumentOptions & SchemaOptions;
 }
 
@@ -252,7 +255,8 @@ export const MULTIPLE_DOCUMENTS =
 
 /**
  * The value of a one-document YAML (or JSON) text within bounds, as the `yaml` library's `parse`
- * gives it: null for an empty text, InputSyntaxError (the library's first error) for a malformed one.
+ * gives it: null for an empty text, InputSyntaxError (the library's first error) for a malformed
+ * one.
  */
 export function parseYamlValueBounded(text: string, opts: BoundedYamlOptions): unknown {
   const docs = parseYamlBounded(text, opts);

@@ -11,7 +11,9 @@ function expectedEnd(): void {
   // The "aborted" of a stream closed on purpose.
 }
 
-/** Destroys `stream` (no error: the end is expected); errors made meanwhile carry no stack frames. */
+/**
+ * Destroys `stream` (no error: the end is expected); errors made meanwhile carry no stack frames.
+ */
 export function closeUnread(stream: Readable): void {
   if (stream.destroyed) return;
   stream.on('error', expectedEnd);

@@ -1,7 +1,8 @@
-// The fast path of config and platconfig decoding: js-yaml (plain scalars as go-yaml v2 reads them, duplicate keys refused) over a text
-// that has no anchors or aliases and cannot nest deeper than CONFIG_FILE_LIMITS allows (js-yaml
-// recurses without a bound and expands aliases). Anything else answers undefined: the caller takes
-// the `yaml` library, which bounds both and reports line and column.
+// The fast path of config and platconfig decoding: js-yaml (plain scalars as go-yaml v2 reads them,
+// duplicate keys refused) over a text that has no anchors or aliases and cannot nest deeper than
+// CONFIG_FILE_LIMITS allows (js-yaml recurses without a bound and expands aliases). Anything else
+// answers undefined: the caller takes the `yaml` library, which bounds both and reports line and
+// column.
 import jsyaml from 'js-yaml';
 import { CONFIG_FILE_LIMITS } from './parse-limits.js';
 import { yamlNestingUpperBound } from './nesting-estimate.js';
@@ -18,16 +19,18 @@ const NON_STRING_KEY =
 /**
  * Where js-yaml and `yaml` read the same text differently (fast-yaml-agreement.test.ts fuzzes
  * this), the full parser reads it: tabs in indentation (an error to `yaml`), directives
- * (`%YAML 1.2` is refused there, as go-yaml refuses it), tags, complex keys (`? `), merge keys (`<<`, which
- * `yaml` merges), null, empty and collection keys, a document marker with text right after it, a
- * block scalar's explicit indentation, a comment right after a quoted scalar or a flow collection
- * (an error to `yaml`), and the numbers only one of them takes: 0b binary, signed hex and octal,
- * a signed fraction without a leading digit (`-.5`), exponents past a double's range.
+ * (`%YAML 1.2` is refused there, as go-yaml refuses it), tags, complex keys (`? `), merge keys
+ * (`<<`, which `yaml` merges), null, empty and collection keys, a document marker with text right
+ * after it, a block scalar's explicit indentation, a comment right after a quoted scalar or a flow
+ * collection (an error to `yaml`), and the numbers only one of them takes: 0b binary, signed hex
+ * and octal, a signed fraction without a leading digit (`-.5`), exponents past a double's range.
  */
 const DIVERGENT =
   /^ *\t|^%|(?:^|[\s,[{])[!?]|<<|(?<![\w.])[-+]?0[bBoOxX]|(?<![\w.])[-+]\.|\d\.?[eE][-+]?\d{3}|(?:^|[\s,[{])(?:~|null|Null|NULL)?\s*:(?:\s|$)|['"}\]]#|[|>][-+]?[1-9]|[}\]] *:(?:\s|$)|^(?:---|\.\.\.)\S/m;
 
-/** The decoded value of a clean text, as `{ value }`; undefined when the full parser must read it. */
+/**
+ * The decoded value of a clean text, as `{ value }`; undefined when the full parser must read it.
+ */
 export function fastYamlValue(text: string): { value: unknown } | undefined {
   if (text.includes('&') || text.includes('*') || DIVERGENT.test(text) || NON_STRING_KEY.test(text))
     return undefined;
@@ -42,8 +45,9 @@ export function fastYamlValue(text: string): { value: unknown } | undefined {
 }
 
 /**
- * A value at less than half of CONFIG_FILE_LIMITS, with no .inf or .nan (no JSON form: refused by the full parser), in values, keys per object and string length:
- * near or over a limit, the full parser measures the text as it counts and words the refusal.
+ * A value at less than half of CONFIG_FILE_LIMITS, with no .inf or .nan (no JSON form: refused by
+ * the full parser), in values, keys per object and string length: near or over a limit, the full
+ * parser measures the text as it counts and words the refusal.
  */
 function wellWithinLimits(value: unknown): boolean {
   const L = CONFIG_FILE_LIMITS;
@@ -58,7 +62,8 @@ function wellWithinLimits(value: unknown): boolean {
     if (v === null || typeof v !== 'object') continue;
     const keys = Object.keys(v);
     if (keys.length > L.maxKeysPerObject / 2 || keys.some(long)) return false;
-    for (const k of keys) stack.push((v as Record<string, unknown>)[k]);
+    const values: unknown[] = Object.values(v);
+    for (const x of values) stack.push(x);
   }
   return true;
 }

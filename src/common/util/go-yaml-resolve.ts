@@ -97,18 +97,25 @@ export function goResolvePlain(text: string): GoScalar {
       }
     );
   if (!/[-+0-9]/.test(first)) return { kind: 'str', value: text };
-  // A timestamp (YYYY-...) is left as its text when decoded into interface{}: it is no int or float.
+  // A timestamp (YYYY-...) is left as its text when decoded into interface{}: it is no int or
+  // float.
   const plain = text.replace(/_/g, '');
   const found = goInt(plain) ?? (YAML_STYLE_FLOAT.test(plain) ? goFloat(plain) : undefined);
   return found ?? { kind: 'str', value: text };
 }
 
-/** The JavaScript value of a resolved scalar (a 64-bit int as the nearest double, as JSON.parse reads it). */
+/**
+ * The JavaScript value of a resolved scalar (a 64-bit int as the nearest double, as JSON.parse
+ * reads it).
+ */
 export function goScalarValue(s: GoScalar): unknown {
   return s.kind === 'int' || s.kind === 'uint' ? Number(s.value) : s.value;
 }
 
-/** Go's strconv.FormatFloat(f, 'g', -1, 32): the shortest float32 digits, %e from exponent 6 (or below -4). */
+/**
+ * Go's strconv.FormatFloat(f, 'g', -1, 32): the shortest float32 digits, %e from exponent 6 (or
+ * below -4).
+ */
 export function formatFloat32G(f: number): string {
   if (Number.isNaN(f)) return '.nan';
   const x = Math.fround(f);
@@ -134,7 +141,9 @@ export function formatFloat32G(f: number): string {
   return `${sign}${whole}${frac === '' ? '' : `.${frac}`}`;
 }
 
-/** sigs.k8s.io/yaml's JSON key for a resolved key; undefined for a key it refuses (null, uint64). */
+/**
+ * sigs.k8s.io/yaml's JSON key for a resolved key; undefined for a key it refuses (null, uint64).
+ */
 export function goKeyString(s: GoScalar): string | undefined {
   switch (s.kind) {
     case 'str':

@@ -26,7 +26,7 @@ export function goYamlTags(tags: Tags): Tags {
       ? { ...t, default: false }
       : t,
   );
-  return [GO_PLAIN, ...kept] as Tags;
+  return [GO_PLAIN, ...kept];
 }
 
 /**
@@ -34,5 +34,5 @@ export function goYamlTags(tags: Tags): Tags {
  * v2 could read as something else is quoted, so that what we write reads back the same.
  */
 export function goYamlWriteTags(tags: Tags): Tags {
-  return [...tags, GO_PLAIN] as Tags;
+  return [...tags, GO_PLAIN];
 }

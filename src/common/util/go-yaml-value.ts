@@ -6,14 +6,17 @@
 // aliases are expanded within maxAliases. Values are built without prototypes' setters (a key
 // `__proto__` is an own property, as JSON.parse makes it).
 
-import { Scalar, isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair } from 'yaml';
+import { Scalar, isAlias, isMap, isNode, isScalar, isSeq, type Document, type Pair } from 'yaml';
 import { limitError, type BoundedInput } from './bounded-input.js';
 import { goKeyString, goResolvePlain, goScalarValue, type GoScalar } from './go-yaml-resolve.js';
 import { lineCol } from './text-position.js';
 import { SCALAR_KEY_ACCEPTED } from './yaml-collection-key.js';
 import { LocatedYamlError, type LocatedYamlErrorOptions } from './yaml-located-error.js';
 
-/** What the reference refuses in a document it parsed, in its words (`reference`) and ours (`detail`). */
+/**
+ * What the reference refuses in a document it parsed, in its words (`reference`) and ours
+ * (`detail`).
+ */
 export class GoYamlValueError extends LocatedYamlError {
   /**
    * sigs.k8s.io/yaml's error (`json: unsupported value: +Inf`; for a key, its text up to the key:
@@ -39,8 +42,13 @@ interface Ctx {
   deferred: number;
 }
 
-function fail(ctx: Ctx, node: Node | undefined, detail: string, reference: string): never {
-  const { line, col } = lineCol(ctx.text, node?.range?.[0] ?? 0);
+/** Where a node starts in the text (0 for what is not a node). */
+function offsetOf(node: unknown): number {
+  return isNode(node) ? (node.range?.[0] ?? 0) : 0;
+}
+
+function fail(ctx: Ctx, node: unknown, detail: string, reference: string): never {
+  const { line, col } = lineCol(ctx.text, offsetOf(node));
   throw new GoYamlValueError({ source: ctx.input.source, line, col, detail, reference });
 }
 
@@ -60,7 +68,10 @@ function deref(node: unknown, ctx: Ctx): unknown {
   return target;
 }
 
-/** How go-yaml resolved a scalar node: plain scalars by go-yaml v2's rules, quoted and block scalars as strings. */
+/**
+ * How go-yaml resolved a scalar node: plain scalars by go-yaml v2's rules, quoted and block scalars
+ * as strings.
+ */
 function scalarOf(node: Scalar): GoScalar {
   const plain = node.type === Scalar.PLAIN || node.type === undefined;
   if (typeof node.source !== 'string') return valueOf(node);
@@ -73,7 +84,10 @@ function scalarOf(node: Scalar): GoScalar {
   return { kind: 'str', value: node.source };
 }
 
-/** Explicit tags that go-yaml v2 resolves as its plain scalars (a mismatch is left to the library's reading). */
+/**
+ * Explicit tags that go-yaml v2 resolves as its plain scalars (a mismatch is left to the library's
+ * reading).
+ */
 const TAGGED = new Map<string, GoScalar['kind']>([
   ['tag:yaml.org,2002:int', 'int'],
   ['tag:yaml.org,2002:float', 'float'],
@@ -101,19 +115,14 @@ function setOwn(out: Record<string, unknown>, key: string, value: unknown): void
 function keyOf(pair: Pair, ctx: Ctx): string {
   const node = deref(pair.key, ctx);
   if (!isScalar(node))
-    fail(
-      ctx,
-      pair.key as Node | undefined,
-      `invalid map key: ${SCALAR_KEY_ACCEPTED}`,
-      'invalid map key',
-    );
+    fail(ctx, pair.key, `invalid map key: ${SCALAR_KEY_ACCEPTED}`, 'invalid map key');
   const s = scalarOf(node);
   const key = goKeyString(s);
   if (key !== undefined) return key;
   const what = s.kind === 'null' ? 'null' : `${s.value} (over int64)`;
   ctx.deferred++;
   throw new Deferred(
-    pair.key as Node,
+    pair.key,
     `a mapping key that is ${what} has no JSON form; ${SCALAR_KEY_ACCEPTED}`,
     s.kind === 'null'
       ? 'Unsupported map key of type: %!s(<nil>), key: <nil>'
@@ -127,10 +136,10 @@ function mergeInto(out: Record<string, unknown>, value: unknown, ctx: Ctx, depth
     fillMap(out, target.items, ctx, depth);
     return;
   }
-  if (!isSeq(target)) fail(ctx, value as Node | undefined, MERGE_ACCEPTED, MERGE_ACCEPTED);
+  if (!isSeq(target)) fail(ctx, value, MERGE_ACCEPTED, MERGE_ACCEPTED);
   for (let i = target.items.length - 1; i >= 0; i--) {
     const m = deref(target.items[i], ctx);
-    if (!isMap(m)) fail(ctx, target.items[i] as Node | undefined, MERGE_ACCEPTED, MERGE_ACCEPTED);
+    if (!isMap(m)) fail(ctx, target.items[i], MERGE_ACCEPTED, MERGE_ACCEPTED);
     fillMap(out, m.items, ctx, depth);
   }
 }
@@ -149,7 +158,7 @@ function fillMap(
 
 function convert(node: unknown, ctx: Ctx, depth: number): unknown {
   if (depth > ctx.input.limits.maxDepth + 1)
-    throw limitError(ctx.input, 'maxDepth', ctx.text, (node as Node | null)?.range?.[0] ?? 0);
+    throw limitError(ctx.input, 'maxDepth', ctx.text, offsetOf(node));
   const n = deref(node, ctx);
   if (n === null || n === undefined) return null;
   if (isMap(n)) {
@@ -169,7 +178,7 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
     const shown = Number.isNaN(s.value) ? 'NaN' : s.value > 0 ? '+Inf' : '-Inf';
     ctx.deferred++;
     return new Deferred(
-      node as Node,
+      node,
       `${n.source ?? shown} is not a JSON number; accepted: a finite number, or a quoted string`,
       `json: unsupported value: ${shown}`,
     );
@@ -184,7 +193,7 @@ function convert(node: unknown, ctx: Ctx, depth: number): unknown {
  */
 class Deferred extends Error {
   constructor(
-    readonly node: Node,
+    readonly node: unknown,
     readonly detail: string,
     readonly reference: string,
   ) {
@@ -196,12 +205,14 @@ function refuseDeferred(value: unknown, ctx: Ctx): void {
   const stack: unknown[] = [value];
   for (let v = stack.pop(); v !== undefined; v = stack.pop()) {
     if (v instanceof Deferred) fail(ctx, v.node, v.detail, v.reference);
-    if (v !== null && typeof v === 'object')
-      for (const x of Object.values(v as Record<string, unknown>)) stack.push(x);
+    if (v !== null && typeof v === 'object') for (const x of Object.values(v)) stack.push(x);
   }
 }
 
-/** The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or InputLimitError). */
+/**
+ * The value of `doc` as sigs.k8s.io/yaml's YAMLToJSON gives it (throws GoYamlValueError or
+ * InputLimitError).
+ */
 export function goYamlValue(doc: Document.Parsed, input: BoundedInput, text: string): unknown {
   const ctx: Ctx = { doc, input, text, aliases: 0, deferred: 0 };
   const yaml = doc.directives.yaml;

@@ -6,7 +6,10 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** Sets an own property, also for the key "__proto__" (which plain assignment would treat as the prototype). */
+/**
+ * Sets an own property, also for the key "__proto__" (which plain assignment would treat as the
+ * prototype).
+ */
 export function setOwn(obj: Record<string, unknown>, k: string, v: unknown): void {
   if (k === '__proto__')
     Object.defineProperty(obj, k, {

@@ -2,7 +2,8 @@
 // loading a YAML library: for callers that keep a fast path through a recursive parser (js-yaml)
 // for small, shallow texts and send everything else through bounded-parse. It over-counts (brackets
 // and indicators inside strings count too), never under-counts: in block context every two levels
-// of nesting take at least two columns of indentation or an indicator (`- `, `? `, `: `) on the line.
+// of nesting take at least two columns of indentation or an indicator (`- `, `? `, `: `) on the
+// line.
 
 export function yamlNestingUpperBound(text: string): number {
   let flow = 0;

@@ -23,7 +23,10 @@ export interface PemFilePairOptions {
   readonly keyFile: string;
   /** What the pair is, for messages ("serving certificate"). */
   readonly what: string;
-  /** The flags naming the two files, for the start error ("--tls-cert-file", "--tls-private-key-file"). */
+  /**
+   * The flags naming the two files, for the start error ("--tls-cert-file",
+   * "--tls-private-key-file").
+   */
   readonly flags: readonly [string, string];
   readonly logger: Logger;
   readonly clock?: Clock;
@@ -38,7 +41,10 @@ export class PemFilePair {
 
   constructor(private readonly o: PemFilePairOptions) {}
 
-  /** Reads the pair (throws a CertificateError naming the flags), then checks it until `signal` aborts. */
+  /**
+   * Reads the pair (throws a CertificateError naming the flags), then checks it until `signal`
+   * aborts.
+   */
   async start(signal: AbortSignal): Promise<void> {
     await this.load(true);
     void runEvery({

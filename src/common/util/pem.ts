@@ -50,7 +50,10 @@ export function encodePem(type: string, der: Uint8Array): string {
   return `-----BEGIN ${type}-----\n${lines.join('\n')}\n-----END ${type}-----\n`;
 }
 
-/** Each block of `type` in `text`, re-encoded as its own PEM (for loaders that take one PEM at a time). */
+/**
+ * Each block of `type` in `text`, re-encoded as its own PEM (for loaders that take one PEM at a
+ * time).
+ */
 export function pemBlocksOfType(text: string, type: string): string[] {
   return decodePemBlocks(text)
     .filter((b) => b.type === type)

@@ -150,7 +150,10 @@ export async function mkdirUnder(
   return p;
 }
 
-/** rm -rf of `root/segments...` after the checks of pathForRemoval (a link is removed, not followed). */
+/**
+ * rm -rf of `root/segments...` after the checks of pathForRemoval (a link is removed, not
+ * followed).
+ */
 export async function rmUnder(root: string, segments: readonly string[]): Promise<void> {
   const p = await pathForRemoval(root, ...segments);
   await rm(p, { recursive: true, force: true });

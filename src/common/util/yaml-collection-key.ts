@@ -1,10 +1,19 @@
 // A mapping key that is a sequence or a mapping (`? [a, b]\n: c`, `[a]: b`, `{a: b}: c`, or an
-// alias of a collection) has no JSON form. The `yaml` library's toJS would stringify it ("[ a, b ]")
-// and write a Node process warning; the reference (go-yaml v2 under sigs.k8s.io/yaml) refuses the
-// document with `yaml: invalid map key: <the key, as Go's %#v prints it>`. We refuse it too, before
-// any conversion, naming the source, the line and column, and what is accepted.
+// alias of a collection) has no JSON form. The `yaml` library's toJS would stringify it ("[ a, b
+// ]") and write a Node process warning; the reference (go-yaml v2 under sigs.k8s.io/yaml) refuses
+// the document with `yaml: invalid map key: <the key, as Go's %#v prints it>`. We refuse it too,
+// before any conversion, naming the source, the line and column, and what is accepted.
 
-import { isAlias, isCollection, isMap, isPair, isSeq, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isCollection,
+  isMap,
+  isNode,
+  isPair,
+  isSeq,
+  type Document,
+  type Node,
+} from 'yaml';
 import { LocatedYamlError } from './yaml-located-error.js';
 import { lineCol } from './text-position.js';
 
@@ -17,14 +26,20 @@ export interface CollectionKeyErrorOptions {
   readonly line: number;
   readonly col: number;
   readonly kind: 'sequence' | 'mapping';
-  /** The key as a value (mappings as Map, so that keys keep their type), for messages in the reference's words. */
+  /**
+   * The key as a value (mappings as Map, so that keys keep their type), for messages in the
+   * reference's words.
+   */
   readonly key: unknown;
 }
 
 export class CollectionKeyError extends LocatedYamlError {
   readonly kind: 'sequence' | 'mapping';
   readonly key: unknown;
-  /** detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is left out: a file's text may hold a secret. */
+  /**
+   * detail: `invalid map key: the key is a sequence; a mapping key must be ...`. The key's text is
+   * left out: a file's text may hold a secret.
+   */
   constructor(o: CollectionKeyErrorOptions) {
     super({
       source: o.source,
@@ -56,7 +71,8 @@ function firstIn(root: unknown, doc: Document.Parsed): Found | undefined {
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (isPair(node)) {
       const target = resolved(node.key, doc);
-      if (isCollection(target)) return { keyNode: node.key as Node, target };
+      // a collection key, or an alias of one: a node either way
+      if (isNode(node.key) && isCollection(target)) return { keyNode: node.key, target };
       stack.push(node.value, node.key);
     } else if (isCollection(node)) {
       for (let i = node.items.length - 1; i >= 0; i--) stack.push(node.items[i]);

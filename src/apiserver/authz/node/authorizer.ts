@@ -48,7 +48,10 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     this.rules = nodeRules(o.platformDomain);
   }
 
-  /** As the reference's RulesFor: a node's rules cannot be listed (incomplete); anyone else has none here. */
+  /**
+   * As the reference's RulesFor: a node's rules cannot be listed (incomplete); anyone else has none
+   * here.
+   */
   rulesFor(user: UserInfo): Promise<SubjectRules> {
     if (nodeIdentity(user) === undefined)
       return Promise.resolve({ resourceRules: [], nonResourceRules: [], incomplete: false });
@@ -171,7 +174,10 @@ export class NodeAuthorizer implements Authorizer, RuleResolver {
     return pods.some((p) => refs(p).has(attrs.name)) ? ALLOW : noRelationship(node);
   }
 
-  /** A token for a service account that a pod bound to the node runs as (NodeRestriction checks the binding). */
+  /**
+   * A token for a service account that a pod bound to the node runs as (NodeRestriction checks the
+   * binding).
+   */
   private async serviceAccountOfPod(
     node: string,
     attrs: RequestAttributes,

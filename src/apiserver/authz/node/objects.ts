@@ -38,7 +38,10 @@ function containers(spec: Obj): Obj[] {
   ];
 }
 
-/** Names of the secrets a pod refers to (volumes, projected volumes, env, envFrom, image pull secrets). */
+/**
+ * Names of the secrets a pod refers to (volumes, projected volumes, env, envFrom, image pull
+ * secrets).
+ */
 export function podSecretNames(pod: Obj): Set<string> {
   const spec = rec(pod['spec']) ?? {};
   const out = new Set<string>(list(spec['imagePullSecrets']).flatMap((s) => name(s)));
@@ -78,7 +81,9 @@ export function podServiceAccountName(pod: Obj): string {
   return typeof n === 'string' ? n : '';
 }
 
-/** Names of the persistent volume claims a pod's volumes use (ephemeral volumes: `<pod>-<volume>`). */
+/**
+ * Names of the persistent volume claims a pod's volumes use (ephemeral volumes: `<pod>-<volume>`).
+ */
 export function podClaimNames(pod: Obj): Set<string> {
   const spec = rec(pod['spec']) ?? {};
   const podName = rec(pod['metadata'])?.['name'];

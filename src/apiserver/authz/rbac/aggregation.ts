@@ -24,7 +24,10 @@ function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
-/** A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). An empty selector matches nothing here, as the reference's aggregation skips it. */
+/**
+ * A metav1.LabelSelector: matchLabels and matchExpressions (In, NotIn, Exists, DoesNotExist). An
+ * empty selector matches nothing here, as the reference's aggregation skips it.
+ */
 export function selectorMatches(selector: unknown, labels: Record<string, string>): boolean {
   if (!isRecord(selector)) return false;
   const ml = objAt(selector, 'matchLabels') ?? {};
@@ -103,7 +106,9 @@ export class ClusterRoleAggregator {
       });
   }
 
-  /** Writes the aggregated rules of every ClusterRole with an aggregationRule whose rules differ. */
+  /**
+   * Writes the aggregated rules of every ClusterRole with an aggregationRule whose rules differ.
+   */
   async syncAll(): Promise<void> {
     const all = this.o.cache.clusterRoles();
     for (const role of all) {

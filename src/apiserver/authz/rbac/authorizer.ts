@@ -21,10 +21,14 @@ interface RoleRef {
   readonly name: string;
 }
 
-/** Visits each rule that applies to the user; return false to stop. `source` describes the binding. */
+/**
+ * Visits each rule that applies to the user; return false to stop. `source` describes the binding.
+ */
 type Visitor = (source: string, rule: PolicyRule | undefined, err: string | undefined) => boolean;
 
-/** A subject's namespace, or the binding's when it names none (absent or empty), as the reference. */
+/**
+ * A subject's namespace, or the binding's when it names none (absent or empty), as the reference.
+ */
 function orWhenEmpty(v: string | undefined, fallback: string): string {
   return v === undefined || v === '' ? fallback : v;
 }
@@ -124,7 +128,10 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
     return Promise.resolve({ decision: 'no-opinion', reason: `RBAC: ${aggregate(errors)}` });
   }
 
-  /** Every rule the user holds in the namespace (cluster-wide ones included), and what could not be resolved. */
+  /**
+   * Every rule the user holds in the namespace (cluster-wide ones included), and what could not be
+   * resolved.
+   */
   heldRules(user: UserInfo, namespace: string): { rules: PolicyRule[]; errors: string[] } {
     const rules: PolicyRule[] = [];
     const errors: string[] = [];

@@ -18,7 +18,10 @@ export class RbacCache {
   private readonly objects = new Map<Kind, Map<string, Obj>>();
   private unsubscribe: (() => void) | undefined;
   private readonly listeners = new Set<(kind: Kind) => void>();
-  /** Sorted values per kind, rebuilt after a change of that kind (authorization reads them per request). */
+  /**
+   * Sorted values per kind, rebuilt after a change of that kind (authorization reads them per
+   * request).
+   */
   private readonly sorted = new Map<Kind, Obj[]>();
 
   constructor(o: { store: Store; defs: RbacDefs; logger: Logger }) {
@@ -28,7 +31,9 @@ export class RbacCache {
     for (const [k] of this.prefixes) this.objects.set(k, new Map());
   }
 
-  /** Subscribes to changes, then reads what is stored (unreadable values are skipped and logged). */
+  /**
+   * Subscribes to changes, then reads what is stored (unreadable values are skipped and logged).
+   */
   async start(): Promise<void> {
     const store = this.store;
     this.unsubscribe = store.subscribe((c) => this.apply(c));

@@ -51,7 +51,10 @@ export class Rbac {
     });
   }
 
-  /** Loads roles and bindings, reconciles the bootstrap policy and starts aggregation (until `signal`). */
+  /**
+   * Loads roles and bindings, reconciles the bootstrap policy and starts aggregation (until
+   * `signal`).
+   */
   async start(registry: Registry, signal: AbortSignal): Promise<void> {
     await this.cache.start();
     await reconcileBootstrapPolicy({

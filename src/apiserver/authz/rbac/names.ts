@@ -10,7 +10,9 @@ export interface RbacNames {
   readonly authorizationGroup: string;
   /** `authentication.<domain>` (TokenReview, SelfSubjectReview; impersonated uids and extras). */
   readonly authenticationGroup: string;
-  /** `rbac.authorization.<domain>/autoupdate`: "false" keeps a bootstrap object as its user left it. */
+  /**
+   * `rbac.authorization.<domain>/autoupdate`: "false" keeps a bootstrap object as its user left it.
+   */
   readonly autoupdateAnnotation: string;
   /** Rewrites a name the reference policy uses (group, label, signer, role name) into ours. */
   translate(referenceName: string): string;
@@ -54,7 +56,8 @@ export function rbacNames(
       const known = exact.get(name);
       if (known !== undefined) return known;
       if (n.profile === 'kubernetes') return name;
-      // `x.k8s.io` groups become the group domain, `kubernetes.io/` label prefixes the label domain.
+      // `x.k8s.io` groups become the group domain, `kubernetes.io/` label prefixes the label
+      // domain.
       return name.replace(
         REFERENCE_DOMAIN,
         (_m, pre: string, d: string) =>

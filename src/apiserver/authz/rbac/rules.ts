@@ -52,7 +52,8 @@ export function apiGroupMatches(r: PolicyRule, group: string): boolean {
   return has(r.apiGroups, '*') || has(r.apiGroups, group);
 }
 
-// `combined` is `resource[/subresource]`; a rule resource `*/<sub>` matches that subresource of any resource.
+// `combined` is `resource[/subresource]`; a rule resource `*/<sub>` matches that subresource of any
+// resource.
 export function resourceMatches(r: PolicyRule, combined: string, subresource: string): boolean {
   for (const res of r.resources) {
     if (res === '*' || res === combined) return true;
@@ -89,7 +90,10 @@ export function ruleAllows(
   );
 }
 
-/** One rule per (group, resource, verb[, name]) and per (url, verb), as the reference's BreakdownRule. */
+/**
+ * One rule per (group, resource, verb[, name]) and per (url, verb), as the reference's
+ * BreakdownRule.
+ */
 export function breakdownRule(r: PolicyRule): PolicyRule[] {
   const out: PolicyRule[] = [];
   const one = (p: Partial<PolicyRule>): PolicyRule => ({
@@ -182,7 +186,9 @@ export function goQuotedList(list: readonly string[]): string {
   return `[${list.map((s) => JSON.stringify(s)).join(' ')}]`;
 }
 
-/** The reference's PolicyRule.CompactString: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`. */
+/**
+ * The reference's PolicyRule.CompactString: `{APIGroups:[""], Resources:["pods"], Verbs:["get"]}`.
+ */
 export function compactString(r: PolicyRule): string {
   const parts: string[] = [];
   if (r.apiGroups.length > 0) parts.push(`APIGroups:${goQuotedList(r.apiGroups)}`);

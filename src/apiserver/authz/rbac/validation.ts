@@ -28,6 +28,56 @@ function checkStringList(o: Obj, key: string, path: string, errs: FieldErrorLike
   return v;
 }
 
+/** One rule: verbs, and either non-resource URLs (cluster rules only) or groups and resources. */
+function validateRule(raw: unknown, p: string, namespaced: boolean, errs: FieldErrorLike[]): void {
+  if (!isRecord(raw)) {
+    errs.push({ type: 'FieldValueInvalid', field: p, value: raw, detail: 'must be an object' });
+    return;
+  }
+  const r = raw;
+  const verbs = checkStringList(r, 'verbs', p, errs);
+  const groups = checkStringList(r, 'apiGroups', p, errs);
+  const resources = checkStringList(r, 'resources', p, errs);
+  const names = checkStringList(r, 'resourceNames', p, errs);
+  const urls = checkStringList(r, 'nonResourceURLs', p, errs);
+  if (verbs.length === 0)
+    errs.push({
+      type: 'FieldValueRequired',
+      field: `${p}.verbs`,
+      detail: 'verbs must contain at least one value',
+    });
+  if (urls.length > 0) {
+    if (namespaced)
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: `${p}.nonResourceURLs`,
+        value: urls,
+        detail: 'namespaced rules cannot apply to non-resource URLs',
+      });
+    if (groups.length > 0 || resources.length > 0 || names.length > 0) {
+      errs.push({
+        type: 'FieldValueInvalid',
+        field: `${p}.nonResourceURLs`,
+        value: urls,
+        detail: 'rules cannot apply to both regular resources and non-resource URLs',
+      });
+    }
+    return;
+  }
+  if (groups.length === 0)
+    errs.push({
+      type: 'FieldValueRequired',
+      field: `${p}.apiGroups`,
+      detail: 'resource rules must supply at least one api group',
+    });
+  if (resources.length === 0)
+    errs.push({
+      type: 'FieldValueRequired',
+      field: `${p}.resources`,
+      detail: 'resource rules must supply at least one resource',
+    });
+}
+
 export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const rules = obj['rules'];
@@ -42,55 +92,7 @@ export function validateRules(obj: Obj, namespaced: boolean): FieldErrorLike[] {
         detail: 'must be a list of rules',
       },
     ];
-  l.forEach((raw, i) => {
-    const p = `rules[${i}]`;
-    if (!isRecord(raw)) {
-      errs.push({ type: 'FieldValueInvalid', field: p, value: raw, detail: 'must be an object' });
-      return;
-    }
-    const r = raw;
-    const verbs = checkStringList(r, 'verbs', p, errs);
-    const groups = checkStringList(r, 'apiGroups', p, errs);
-    const resources = checkStringList(r, 'resources', p, errs);
-    const names = checkStringList(r, 'resourceNames', p, errs);
-    const urls = checkStringList(r, 'nonResourceURLs', p, errs);
-    if (verbs.length === 0)
-      errs.push({
-        type: 'FieldValueRequired',
-        field: `${p}.verbs`,
-        detail: 'verbs must contain at least one value',
-      });
-    if (urls.length > 0) {
-      if (namespaced)
-        errs.push({
-          type: 'FieldValueInvalid',
-          field: `${p}.nonResourceURLs`,
-          value: urls,
-          detail: 'namespaced rules cannot apply to non-resource URLs',
-        });
-      if (groups.length > 0 || resources.length > 0 || names.length > 0) {
-        errs.push({
-          type: 'FieldValueInvalid',
-          field: `${p}.nonResourceURLs`,
-          value: urls,
-          detail: 'rules cannot apply to both regular resources and non-resource URLs',
-        });
-      }
-      return;
-    }
-    if (groups.length === 0)
-      errs.push({
-        type: 'FieldValueRequired',
-        field: `${p}.apiGroups`,
-        detail: 'resource rules must supply at least one api group',
-      });
-    if (resources.length === 0)
-      errs.push({
-        type: 'FieldValueRequired',
-        field: `${p}.resources`,
-        detail: 'resource rules must supply at least one resource',
-      });
-  });
+  l.forEach((raw, i) => validateRule(raw, `rules[${i}]`, namespaced, errs));
   return errs;
 }
 

@@ -35,7 +35,10 @@ export function quantity(v: unknown): number {
   }
 }
 
-/** The reference's effective request: the containers' sum, at least each init container's, plus overhead. */
+/**
+ * The reference's effective request: the containers' sum, at least each init container's, plus
+ * overhead.
+ */
 export function podRequests(pod: Obj): Map<string, number> {
   const spec = recordOf(pod['spec']);
   const of = (c: Obj): Map<string, number> => {
@@ -112,7 +115,9 @@ function matchExpression(e: Obj, value: string | undefined): boolean {
   }
 }
 
-/** nodeSelector and requiredDuringSchedulingIgnoredDuringExecution (terms ORed, expressions ANDed). */
+/**
+ * nodeSelector and requiredDuringSchedulingIgnoredDuringExecution (terms ORed, expressions ANDed).
+ */
 export function matchesNodeAffinity(pod: Obj, node: Obj): boolean {
   const spec = recordOf(pod['spec']);
   const labels = recordOf(recordOf(node['metadata'])['labels']);
@@ -184,7 +189,10 @@ export function nodeFit(pod: Obj, node: Obj, boundPods: readonly Obj[], names: N
   return { reasons, resolvable: true };
 }
 
-/** The reference's FitError message, with the preemption attempt's (no victims: nothing is preempted here). */
+/**
+ * The reference's FitError message, with the preemption attempt's (no victims: nothing is preempted
+ * here).
+ */
 export function fitErrorMessage(fits: readonly NodeFit[]): string {
   const n = fits.length;
   if (n === 0) return 'no nodes available to schedule pods';

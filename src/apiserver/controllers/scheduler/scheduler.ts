@@ -277,7 +277,9 @@ function nodeName(node: Obj): string {
   return str(metaOf(node)['name']) ?? '';
 }
 
-/** The node where the pod leaves the most of cpu and memory free (NodeResourcesFit LeastAllocated). */
+/**
+ * The node where the pod leaves the most of cpu and memory free (NodeResourcesFit LeastAllocated).
+ */
 function leastRequested(
   pod: Obj,
   nodes: readonly Obj[],

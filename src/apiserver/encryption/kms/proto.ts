@@ -84,9 +84,12 @@ export interface EncryptResponse {
   annotations: Record<string, Uint8Array>;
 }
 
-/** The KeyManagementService definition, for clients (makeGenericClientConstructor) and test servers. */
+/**
+ * The KeyManagementService definition, for clients (makeGenericClientConstructor) and test servers.
+ */
 export function kmsServiceDefinition(): grpc.ServiceDefinition {
-  // Our own descriptor (above) as protobufjs JSON; proto-loader types it as protobufjs's INamespace.
+  // Our own descriptor (above) as protobufjs JSON; proto-loader types it as protobufjs's
+  // INamespace.
   const pkg = protoLoader.fromJSON(
     KMS_V2_JSON as unknown as Parameters<typeof protoLoader.fromJSON>[0],
     { keepCase: true, longs: String, defaults: true },

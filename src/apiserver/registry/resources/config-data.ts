@@ -4,6 +4,7 @@
 
 import type { FieldErrorLike } from '../../status.js';
 import type { Obj } from '../types.js';
+import { recordOf } from '../../../common/util/json-shape.js';
 
 export const MAX_DATA_BYTES = 1024 * 1024;
 const KEY = /^[-._a-zA-Z0-9]+$/;
@@ -21,13 +22,12 @@ export function configKeyErrors(key: string): string[] {
 }
 
 export function mapAt(obj: Obj, field: string): Record<string, unknown> {
-  const v = obj[field];
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : {};
+  return recordOf(obj[field]);
 }
 
-/** Key errors of one data map; `value` checks each value and returns its size in bytes or an error. */
+/**
+ * Key errors of one data map; `value` checks each value and returns its size in bytes or an error.
+ */
 export function validateDataMap(
   obj: Obj,
   field: string,

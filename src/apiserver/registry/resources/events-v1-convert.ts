@@ -20,7 +20,10 @@ const SAME = ['eventTime', 'series', 'related', 'action', 'reason', 'type', 'rep
 
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '' && v !== 0;
 
-/** The stored core Event as events.k8s.io/v1 (without kind/apiVersion), as the reference serializes it. */
+/**
+ * The stored core Event as events.k8s.io/v1 (without kind/apiVersion), as the reference serializes
+ * it.
+ */
 export function eventFromStorage(core: Obj): Obj {
   const out: Obj = { metadata: core['metadata'] ?? {} };
   // The reference's non-omitempty (or struct) fields always appear.
@@ -47,7 +50,10 @@ export function eventToStorage(v1: Obj): Obj {
   return out;
 }
 
-/** events.k8s.io/v1 field selector labels -> the stored Event's (the reference's field label conversions). */
+/**
+ * events.k8s.io/v1 field selector labels -> the stored Event's (the reference's field label
+ * conversions).
+ */
 export const EVENTS_V1_FIELD_LABELS: Readonly<Record<string, string>> = {
   'metadata.name': 'metadata.name',
   'metadata.namespace': 'metadata.namespace',

@@ -80,7 +80,9 @@ function validateCreate(obj: Obj, systemNamespace: string): FieldError[] {
   return errs;
 }
 
-/** [events.k8s.io/v1 field, the field path the reference names] of what an update may not change. */
+/**
+ * [events.k8s.io/v1 field, the field path the reference names] of what an update may not change.
+ */
 const IMMUTABLE: readonly (readonly [string, string])[] = [
   ['regarding', 'involvedObject'],
   ['reason', 'reason'],

@@ -6,7 +6,9 @@ import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Subdomain } from '../meta.js';
 import { objAt, type Obj, type ResourceDef } from '../types.js';
 
-/** RFC 3339 with microseconds, as the reference's MicroTime (a second-precision time is accepted). */
+/**
+ * RFC 3339 with microseconds, as the reference's MicroTime (a second-precision time is accepted).
+ */
 const MICRO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 
 function validateLease(obj: Obj): FieldErrorLike[] {

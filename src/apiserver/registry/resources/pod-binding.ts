@@ -18,7 +18,9 @@ export interface PodBindingOptions {
   readonly clock: Clock;
 }
 
-/** UpdatePodCondition: the condition set True; its transition time moves when its status changes. */
+/**
+ * UpdatePodCondition: the condition set True; its transition time moves when its status changes.
+ */
 export function withCondition(status: Obj, condition: Obj, now: string): Obj {
   const conditions = listOf(status['conditions']).filter(isRecord);
   const i = conditions.findIndex((c) => c['type'] === condition['type']);

@@ -25,7 +25,10 @@ function entries(spec: Obj | undefined, list: string): Obj[] {
   return Array.isArray(v) ? v.filter(isRecord) : [];
 }
 
-/** The target and the forbidden fields of each ephemeral container (names are checked with the others). */
+/**
+ * The target and the forbidden fields of each ephemeral container (names are checked with the
+ * others).
+ */
 export function validateEphemeralFields(spec: Obj): FieldErrorLike[] {
   const errs: FieldErrorLike[] = [];
   const others = new Set(
@@ -104,7 +107,9 @@ export function validateEphemeralUpdate(
   return errs;
 }
 
-/** The spec fields a plain pod update may change, as the reference's ValidatePodUpdate names them. */
+/**
+ * The spec fields a plain pod update may change, as the reference's ValidatePodUpdate names them.
+ */
 const UPDATABLE = [
   '`spec.containers[*].image`',
   '`spec.initContainers[*].image`',

@@ -6,6 +6,7 @@
 import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Label, isDns1123Subdomain } from '../meta.js';
 import { objAt, str, type Obj, type ResourceDef } from '../types.js';
+import { isRecord } from '../../../common/util/json-shape.js';
 import {
   EPHEMERAL_SUBRESOURCE,
   isMirrorPod,
@@ -43,8 +44,7 @@ function defaultPod(obj: Obj): void {
   spec['priority'] ??= 0;
   for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const) {
     const cs = spec[list];
-    if (Array.isArray(cs))
-      for (const c of cs) if (c !== null && typeof c === 'object') defaultContainer(c as Obj);
+    if (Array.isArray(cs)) for (const c of cs) if (isRecord(c)) defaultContainer(c);
   }
 }
 
@@ -69,11 +69,11 @@ function validateContainers(
     errs.push({ type: 'FieldValueRequired', field: path, detail: '' });
   cs.forEach((c: unknown, i) => {
     const p = `${path}[${i}]`;
-    if (c === null || typeof c !== 'object' || Array.isArray(c)) {
+    if (!isRecord(c)) {
       errs.push({ type: 'FieldValueInvalid', field: p, value: c, detail: 'must be an object' });
       return;
     }
-    const co = c as Obj;
+    const co = c;
     const name = str(co['name']) ?? '';
     if (name === '') errs.push({ type: 'FieldValueRequired', field: `${p}.name`, detail: '' });
     else {
@@ -145,7 +145,8 @@ export const podDef: ResourceDef = {
   namespaced: true,
   shortNames: ['po'],
   subresources: ['binding', 'status', EPHEMERAL_SUBRESOURCE],
-  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and PodScheduled.
+  // pods/binding: the scheduler's Binding (pod-binding.ts), which sets spec.nodeName and
+  // PodScheduled.
   actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,

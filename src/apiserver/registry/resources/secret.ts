@@ -7,6 +7,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Subdomain } from '../meta.js';
 import type { Obj, ResourceDef } from '../types.js';
+import { isRecord } from '../../../common/util/json-shape.js';
 import { MAX_DATA_BYTES, mapAt, validateDataMap, validateImmutable } from './config-data.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
@@ -24,14 +25,9 @@ function mergeStringData(obj: Obj): void {
     delete obj['stringData'];
     return;
   }
-  if (
-    typeof sd !== 'object' ||
-    Array.isArray(sd) ||
-    Object.values(sd).some((v) => typeof v !== 'string')
-  )
-    return;
+  if (!isRecord(sd) || Object.values(sd).some((v) => typeof v !== 'string')) return;
   const data = { ...mapAt(obj, 'data') };
-  for (const [k, v] of Object.entries(sd as Record<string, unknown>)) {
+  for (const [k, v] of Object.entries(sd)) {
     if (typeof v === 'string') data[k] = Buffer.from(v, 'utf8').toString('base64');
   }
   obj['data'] = data;

@@ -17,7 +17,10 @@ import { serviceDef } from './service.js';
 import { endpointsDef } from './endpoints.js';
 import type { ClusterIpAllocator } from '../../services/ip-allocator.js';
 
-/** The kinds served under the profile's names; events.k8s.io/v1 Event (eventsV1) is a view of core Events. */
+/**
+ * The kinds served under the profile's names; events.k8s.io/v1 Event (eventsV1) is a view of core
+ * Events.
+ */
 export type ServedKind =
   | 'csr'
   | 'event'

@@ -67,7 +67,10 @@ export function parseDurationMs(s: string, flag?: string): number {
   return Number(parseDurationNs(s, flag)) / 1e6;
 }
 
-/** Milliseconds of a Go duration, or undefined when `text` is not one (for code that collects every problem). */
+/**
+ * Milliseconds of a Go duration, or undefined when `text` is not one (for code that collects every
+ * problem).
+ */
 export function tryDurationMs(text: string): number | undefined {
   try {
     return parseDurationMs(text);
@@ -81,7 +84,9 @@ export function normalizeDuration(s: string, flag?: string): string {
   return formatDurationNs(parseDurationNs(s, flag));
 }
 
-/** Go's fmtFrac: the fraction of v / 10^prec without trailing zeros; returns [text, v / 10^prec]. */
+/**
+ * Go's fmtFrac: the fraction of v / 10^prec without trailing zeros; returns [text, v / 10^prec].
+ */
 function fmtFrac(v: bigint, prec: number): [string, bigint] {
   let digits = '';
   let printed = false;
