@@ -34,11 +34,26 @@ const timeErrors: [string, string][] = [
   ['yesterday', `parsing time "yesterday" as ${T}: cannot parse "yesterday" as "2006"`],
   ['', `parsing time "" as ${T}: cannot parse "" as "2006"`],
   ['2024-01-01', `parsing time "2024-01-01" as ${T}: cannot parse "" as "T"`],
-  ['2024-01-01t00:00:00Z', `parsing time "2024-01-01t00:00:00Z" as ${T}: cannot parse "t00:00:00Z" as "T"`],
-  ['2024-1-01T00:00:00Z', `parsing time "2024-1-01T00:00:00Z" as ${T}: cannot parse "1-01T00:00:00Z" as "01"`],
-  ['2024-01-01T00:00:00', `parsing time "2024-01-01T00:00:00" as ${T}: cannot parse "" as "Z07:00"`],
-  ['2024-01-01T00:00:00z', `parsing time "2024-01-01T00:00:00z" as ${T}: cannot parse "z" as "Z07:00"`],
-  ['2024-01-01 00:00:00Z', `parsing time "2024-01-01 00:00:00Z" as ${T}: cannot parse " 00:00:00Z" as "T"`],
+  [
+    '2024-01-01t00:00:00Z',
+    `parsing time "2024-01-01t00:00:00Z" as ${T}: cannot parse "t00:00:00Z" as "T"`,
+  ],
+  [
+    '2024-1-01T00:00:00Z',
+    `parsing time "2024-1-01T00:00:00Z" as ${T}: cannot parse "1-01T00:00:00Z" as "01"`,
+  ],
+  [
+    '2024-01-01T00:00:00',
+    `parsing time "2024-01-01T00:00:00" as ${T}: cannot parse "" as "Z07:00"`,
+  ],
+  [
+    '2024-01-01T00:00:00z',
+    `parsing time "2024-01-01T00:00:00z" as ${T}: cannot parse "z" as "Z07:00"`,
+  ],
+  [
+    '2024-01-01 00:00:00Z',
+    `parsing time "2024-01-01 00:00:00Z" as ${T}: cannot parse " 00:00:00Z" as "T"`,
+  ],
   ['2024-13-01T00:00:00Z', 'parsing time "2024-13-01T00:00:00Z": month out of range'],
   ['2024-00-01T00:00:00Z', 'parsing time "2024-00-01T00:00:00Z": month out of range'],
   ['2023-02-29T00:00:00Z', 'parsing time "2023-02-29T00:00:00Z": day out of range'],
@@ -46,11 +61,23 @@ const timeErrors: [string, string][] = [
   ['2024-01-01T24:00:00Z', 'parsing time "2024-01-01T24:00:00Z": hour out of range'],
   ['2024-01-01T00:60:00Z', 'parsing time "2024-01-01T00:60:00Z": minute out of range'],
   ['2024-01-01T00:00:60Z', 'parsing time "2024-01-01T00:00:60Z": second out of range'],
-  ['2024-01-01T00:00:00+25:00', 'parsing time "2024-01-01T00:00:00+25:00": time zone offset hour out of range'],
-  ['2024-01-01T00:00:00+01:61', 'parsing time "2024-01-01T00:00:00+01:61": time zone offset minute out of range'],
+  [
+    '2024-01-01T00:00:00+25:00',
+    'parsing time "2024-01-01T00:00:00+25:00": time zone offset hour out of range',
+  ],
+  [
+    '2024-01-01T00:00:00+01:61',
+    'parsing time "2024-01-01T00:00:00+01:61": time zone offset minute out of range',
+  ],
   ['2024-01-01T00:00:00Zjunk', 'parsing time "2024-01-01T00:00:00Zjunk": extra text: "junk"'],
-  ['10000-01-01T00:00:00Z', `parsing time "10000-01-01T00:00:00Z" as ${T}: cannot parse "0-01-01T00:00:00Z" as "-"`],
-  ['昨日', `parsing time "\\xe6\\x98\\xa8\\xe6\\x97\\xa5" as ${T}: cannot parse "\\xe6\\x98\\xa8\\xe6\\x97\\xa5" as "2006"`],
+  [
+    '10000-01-01T00:00:00Z',
+    `parsing time "10000-01-01T00:00:00Z" as ${T}: cannot parse "0-01-01T00:00:00Z" as "-"`,
+  ],
+  [
+    '昨日',
+    `parsing time "\\xe6\\x98\\xa8\\xe6\\x97\\xa5" as ${T}: cannot parse "\\xe6\\x98\\xa8\\xe6\\x97\\xa5" as "2006"`,
+  ],
   ['a"b\\', `parsing time "a\\"b\\\\" as ${T}: cannot parse "a\\"b\\\\" as "2006"`],
 ];
 for (const [input, message] of timeErrors) {
@@ -81,10 +108,22 @@ for (const [input, stored] of microCases) {
 
 const microErrors: [string, string][] = [
   // RFC3339Micro asks for exactly six fraction digits.
-  ['2026-01-01T00:00:00Z', `parsing time "2026-01-01T00:00:00Z" as ${M}: cannot parse "Z" as ".000000"`],
-  ['2026-01-01T00:00:00.123Z', `parsing time "2026-01-01T00:00:00.123Z" as ${M}: cannot parse ".123Z" as ".000000"`],
-  ['2026-01-01T00:00:00.123456789Z', `parsing time "2026-01-01T00:00:00.123456789Z" as ${M}: cannot parse "789Z" as "Z07:00"`],
-  ['2026-01-01T00:00:00.-12345Z', 'parsing time "2026-01-01T00:00:00.-12345Z": fractional second out of range'],
+  [
+    '2026-01-01T00:00:00Z',
+    `parsing time "2026-01-01T00:00:00Z" as ${M}: cannot parse "Z" as ".000000"`,
+  ],
+  [
+    '2026-01-01T00:00:00.123Z',
+    `parsing time "2026-01-01T00:00:00.123Z" as ${M}: cannot parse ".123Z" as ".000000"`,
+  ],
+  [
+    '2026-01-01T00:00:00.123456789Z',
+    `parsing time "2026-01-01T00:00:00.123456789Z" as ${M}: cannot parse "789Z" as "Z07:00"`,
+  ],
+  [
+    '2026-01-01T00:00:00.-12345Z',
+    'parsing time "2026-01-01T00:00:00.-12345Z": fractional second out of range',
+  ],
   ['yesterday', `parsing time "yesterday" as ${M}: cannot parse "yesterday" as "2006"`],
 ];
 for (const [input, message] of microErrors) {
