@@ -32,6 +32,7 @@ import { asn1lib, bootstrapCsrName, clientUsages, createCsrPem } from './csr.js'
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from './keys.js';
 import { requestCertificate, type IssuedCertificate } from './request.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const CLIENT_PREFIX = 'nodeagent-client';
 export const TMP_KEY_FILE = 'nodeagent-client.key.tmp';
@@ -101,7 +102,7 @@ export async function isPlatconfigValid(
     }
   } catch (err) {
     logger.info(
-      { err: (err as Error).message },
+      { err: userMessage(err) },
       'client certificate of the existing platconfig is not usable',
     );
     return false;
@@ -121,9 +122,9 @@ async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<Boots
     logger.debug({ file: path }, 'reusing the private key of an unfinished bootstrap');
     return { key, saved: Promise.resolve() };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+    if (errnoCode(err) !== 'ENOENT')
       logger.warn(
-        { file: path, err: (err as Error).message },
+        { file: path, err: userMessage(err) },
         'the saved bootstrap key is unusable; generating a new one',
       );
   }

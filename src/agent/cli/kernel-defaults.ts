@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/types.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 /** The reference's desired state, by /proc/sys path (utilsysctl names). */
 export const KERNEL_DEFAULTS: readonly { flag: string; expected: number }[] = [
@@ -28,7 +29,7 @@ export async function checkKernelDefaults(procSys: string): Promise<KernelDefaul
       text = await readFile(join(procSys, flag), 'utf8');
     } catch (err) {
       problems.push(
-        `could not read kernel flag ${flag} under ${procSys}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+        `could not read kernel flag ${flag} under ${procSys}: ${errnoCode(err) ?? String(err)}`,
       );
       continue;
     }

@@ -10,6 +10,7 @@ import type { Logger } from '../../common/log/types.js';
 import { type Clock, systemClock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { errnoText } from '../config/load.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export interface LockOptions {
   path: string;
@@ -33,7 +34,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -57,7 +58,7 @@ async function tryCreate(path: string): Promise<boolean> {
     }
     return true;
   } catch (err) {
-    if ((err as { code?: string }).code === 'EEXIST') return false;
+    if (errnoCode(err) === 'EEXIST') return false;
     throw new Error(`unable to acquire file lock on "${path}": ${errnoText(err)}`, { cause: err });
   }
 }

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
 import { ConfigError, InputLimitError } from '../../common/util/errors.js';
+import { errnoCode } from '../../common/util/errno.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
 import { checkSize } from '../../common/util/bounded-input.js';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
@@ -70,8 +71,8 @@ const ERRNO_TEXT: Record<string, string> = {
 };
 
 export function errnoText(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && ERRNO_TEXT[code] !== undefined) return ERRNO_TEXT[code];
+  const code = errnoCode(err);
+  if (code !== undefined && ERRNO_TEXT[code] !== undefined) return ERRNO_TEXT[code];
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -27,6 +27,7 @@ import {
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
 import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface SecureServerOptions {
   /** Connection age and drain timers (default the system clock). */
@@ -80,16 +81,13 @@ export class SecureServer {
           try {
             cb(null, this.context.secureContext());
           } catch (err) {
-            cb(err as Error, undefined);
+            cb(err instanceof Error ? err : new Error(userMessage(err)), undefined);
           }
         },
       },
       (req, res) => {
         this.serve(req, res).catch((err: unknown) => {
-          options.logger.error(
-            { err: (err as Error).message, path: req.url },
-            'request handler failed',
-          );
+          options.logger.error({ err: userMessage(err), path: req.url }, 'request handler failed');
           httpError(res, 500, 'Internal Server Error');
         });
       },
@@ -108,7 +106,7 @@ export class SecureServer {
         }
       } catch (err) {
         options.logger.error(
-          { err: (err as Error).message },
+          { err: userMessage(err) },
           'cannot load the rotated serving certificate; keeping the previous one',
         );
       }
@@ -118,10 +116,7 @@ export class SecureServer {
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       const res = responseOnUpgrade(req, socket);
       this.serve(req, res, { socket, head }).catch((err: unknown) => {
-        options.logger.error(
-          { err: (err as Error).message, path: req.url },
-          'upgrade handler failed',
-        );
+        options.logger.error({ err: userMessage(err), path: req.url }, 'upgrade handler failed');
         if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
         else socket.destroy();
       });
@@ -179,10 +174,10 @@ export class SecureServer {
       authn = await o.authenticator.authenticate(req);
     } catch (err) {
       o.logger.warn(
-        { err: (err as Error).message, path: url.pathname },
+        { err: userMessage(err), path: url.pathname },
         'cannot authenticate the request; answering 500',
       );
-      plainError(res, 500, `Authentication error: ${(err as Error).message}`);
+      plainError(res, 500, `Authentication error: ${userMessage(err)}`);
       return;
     }
     if (authn.kind !== 'authenticated') {
@@ -205,10 +200,10 @@ export class SecureServer {
       decision = await o.authorizer.authorize(attrs);
     } catch (err) {
       o.logger.warn(
-        { err: (err as Error).message, user: attrs.user.username, path: url.pathname },
+        { err: userMessage(err), user: attrs.user.username, path: url.pathname },
         'cannot authorize the request; answering 500',
       );
-      plainError(res, 500, authorizationErrorMessage(attrs, (err as Error).message));
+      plainError(res, 500, authorizationErrorMessage(attrs, userMessage(err)));
       return;
     }
     if (!decision.allowed) {

@@ -4,6 +4,7 @@
 // words and aggregated as utilerrors does.
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
+import { userMessage } from '../../../../common/util/errors.js';
 
 export const MAX_TAIL_LINES = 100000;
 const MAX_SERVICE_LENGTH = 256;
@@ -197,7 +198,7 @@ function patternProblem(pattern: string): string | undefined {
     new RegExp(pattern);
     return undefined;
   } catch (err) {
-    return `error parsing regexp: ${(err as Error).message}`;
+    return `error parsing regexp: ${userMessage(err)}`;
   }
 }
 
