@@ -21,7 +21,8 @@ import {
 import { ResourceManagers } from './resource-managers.js';
 import { reservedMemoryProblem } from './reserved-memory.js';
 import { TopologyManager } from './topology-manager.js';
-import type { TopologyPolicyName } from './hint-merge.js';
+import { TOPOLOGY_POLICIES, type TopologyPolicyName } from './hint-merge.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export type ManagersConfig = Pick<
   NodeAgentConfiguration,
@@ -114,6 +115,17 @@ function staticOptions(o: BuildManagersOptions, topo: HostTopology): StaticPolic
       );
   }
   return opts;
+}
+
+/** --topology-manager-policy, one of TOPOLOGY_POLICIES (the validator said so already). */
+function topologyPolicy(c: ManagersConfig): TopologyPolicyName {
+  const policy = c.topologyManagerPolicy;
+  if (isOneOf(TOPOLOGY_POLICIES, policy)) return policy;
+  return fail(
+    'topologyManagerPolicy',
+    '--topology-manager-policy',
+    `unknown policy ${JSON.stringify(policy)}, expected one of ${TOPOLOGY_POLICIES.join(', ')}`,
+  );
 }
 
 function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyPolicyOptions {
@@ -228,7 +240,7 @@ export async function buildResourceManagers(o: BuildManagersOptions): Promise<Re
   const distance = (a: number, b: number): number =>
     topo.numaNodes.find((n) => n.id === a)?.distances.get(b) ?? (a === b ? 10 : 20);
   const topology = new TopologyManager({
-    policy: c.topologyManagerPolicy as TopologyPolicyName,
+    policy: topologyPolicy(c),
     scope: c.topologyManagerScope === 'pod' ? 'pod' : 'container',
     preferClosestNuma: topoOptions.preferClosestNuma,
     numaNodes: topo.numaNodes.map((n) => n.id),

@@ -10,7 +10,8 @@ import {
   type TopologyHint,
 } from './numa-mask.js';
 
-export type TopologyPolicyName = 'none' | 'best-effort' | 'restricted' | 'single-numa-node';
+export const TOPOLOGY_POLICIES = ['none', 'best-effort', 'restricted', 'single-numa-node'] as const;
+export type TopologyPolicyName = (typeof TOPOLOGY_POLICIES)[number];
 
 export type ProviderHints = Record<string, TopologyHint[] | null> | null;
 

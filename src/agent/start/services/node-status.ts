@@ -1,6 +1,8 @@
 // Node registration, the node lease and node status: registered once, then the lease renews
 // (the heartbeat) and the status is sent when it changes and at the report frequency.
 import { userMessage } from '../../../common/util/errors.js';
+import { isOneOf } from '../../../common/util/json-shape.js';
+import { TAINT_EFFECTS } from '../../../common/util/values/taints.js';
 import {
   createLeaseClient,
   createNodeClient,
@@ -42,11 +44,18 @@ export interface NodeStatusInput {
 
 /** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
 function registrationTaints(ctx: ServicesContext): Taint[] {
-  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({
-    key: t.key,
-    ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
-    effect: t.effect as Taint['effect'],
-  }));
+  // validateTaints refused any other effect, so none is dropped here.
+  const taints: Taint[] = ctx.config.registerWithTaints.flatMap((t) =>
+    isOneOf(TAINT_EFFECTS, t.effect)
+      ? [
+          {
+            key: t.key,
+            ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
+            effect: t.effect,
+          },
+        ]
+      : [],
+  );
   const uninitialized = uninitializedTaint(ctx.names);
   if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key))
     taints.push(uninitialized);
