@@ -234,21 +234,43 @@ export interface RuntimeStatsOptions {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** One pod's running containers in /stats/summary, with their CPU and memory summed. */
+interface PodUsage {
+  podRef: { name: string; namespace: string; uid: string };
+  containers: unknown[];
+  cpu: number;
+  mem: number;
+}
+
 export class RuntimeStats implements StatsProvider {
   constructor(private readonly o: RuntimeStatsOptions) {}
 
   async summary(): Promise<unknown> {
     const time = this.o.clock.now().toISOString();
     const all = await this.o.runtime.listContainers();
-    const pods = new Map<
-      string,
-      {
-        podRef: { name: string; namespace: string; uid: string };
-        containers: unknown[];
-        cpu: number;
-        mem: number;
-      }
-    >();
+    const pods = await this.podUsage(all, time);
+    return {
+      node: this.nodeSummary(time),
+      pods: [...pods.values()].map((p) => {
+        const volume = this.o.volumes?.(p.podRef.uid);
+        return {
+          podRef: p.podRef,
+          startTime: this.podStartTime(p.podRef.uid, all),
+          containers: p.containers,
+          cpu: { time, usageNanoCores: p.cpu },
+          memory: { time, workingSetBytes: p.mem },
+          ...(volume !== undefined && volume.length > 0 ? { volume } : {}),
+        };
+      }),
+    };
+  }
+
+  /** The running containers' stats, and their sums, by pod uid. */
+  private async podUsage(
+    all: readonly RuntimeContainer[],
+    time: string,
+  ): Promise<Map<string, PodUsage>> {
+    const pods = new Map<string, PodUsage>();
     for (const c of all) {
       if (c.kind === 'sandbox' || c.state !== 'running') continue;
       const s = await this.o.runtime.stats?.(c.id).catch(() => undefined);
@@ -272,31 +294,23 @@ export class RuntimeStats implements StatsProvider {
       p.mem += s?.memoryWorkingSetBytes ?? 0;
       pods.set(c.podUid, p);
     }
+    return pods;
+  }
+
+  /** The node: its boot time, the host's CPU time and memory. */
+  private nodeSummary(time: string): unknown {
     const bootMs = this.o.clock.nowMs() - (this.o.hostUptimeSeconds ?? uptime)() * 1000;
     return {
-      node: {
-        nodeName: this.o.nodeName,
-        startTime: iso(Math.floor(bootMs / 1000) * 1000),
-        cpu: {
-          time,
-          usageCoreNanoSeconds: cpus().reduce(
-            (acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000,
-            0,
-          ),
-        },
-        memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
+      nodeName: this.o.nodeName,
+      startTime: iso(Math.floor(bootMs / 1000) * 1000),
+      cpu: {
+        time,
+        usageCoreNanoSeconds: cpus().reduce(
+          (acc, c) => acc + (c.times.user + c.times.sys + c.times.irq + c.times.nice) * 1_000_000,
+          0,
+        ),
       },
-      pods: [...pods.values()].map((p) => {
-        const volume = this.o.volumes?.(p.podRef.uid);
-        return {
-          podRef: p.podRef,
-          startTime: this.podStartTime(p.podRef.uid, all),
-          containers: p.containers,
-          cpu: { time, usageNanoCores: p.cpu },
-          memory: { time, workingSetBytes: p.mem },
-          ...(volume !== undefined && volume.length > 0 ? { volume } : {}),
-        };
-      }),
+      memory: { time, availableBytes: freemem(), workingSetBytes: totalmem() - freemem() },
     };
   }
 
