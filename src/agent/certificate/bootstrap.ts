@@ -164,7 +164,9 @@ export async function waitForHealthz(
   return false;
 }
 
-/** The --bootstrap-platconfig connection; a file that cannot be read is an error naming the flag. */
+/**
+ * The --bootstrap-platconfig connection; a file that cannot be read is an error naming the flag.
+ */
 async function loadBootstrapConnection(path: string): Promise<ConnectionConfig> {
   try {
     return await loadConnection(path);
@@ -236,7 +238,10 @@ async function healthyWithRequest(
   return csrPem;
 }
 
-/** Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the certificate. */
+/**
+ * Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the
+ * certificate.
+ */
 async function requestClientCertificate(
   o: BootstrapOptions,
   client: RestClient,
@@ -280,7 +285,10 @@ async function requestClientCertificate(
   });
 }
 
-/** Stores the issued pair, checks it, writes the platconfig that points at it and drops the bootstrap key. */
+/**
+ * Stores the issued pair, checks it, writes the platconfig that points at it and drops the
+ * bootstrap key.
+ */
 async function saveClientCertificate(
   o: BootstrapOptions,
   store: FileCertificateStore,

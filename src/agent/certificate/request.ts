@@ -188,7 +188,9 @@ interface CertificateWait {
   lastReminder: number;
 }
 
-/** The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come. */
+/**
+ * The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come.
+ */
 function checkCsr(
   w: CertificateWait,
   csr: CertificateSigningRequest,

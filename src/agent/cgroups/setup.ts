@@ -35,7 +35,9 @@ export interface CgroupSetupOptions {
 export interface CgroupSetup {
   /** Undefined when the host cannot, or no option asks for, any cgroup work. */
   cgroups: NodeCgroups | undefined;
-  /** Where the runtimes put pods: the pod cgroups, or --cgroup-root alone without --cgroups-per-qos. */
+  /**
+   * Where the runtimes put pods: the pod cgroups, or --cgroup-root alone without --cgroups-per-qos.
+   */
   placement: PodCgroupPlacement | undefined;
   notes: HostNote[];
 }

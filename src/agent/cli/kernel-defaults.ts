@@ -1,6 +1,7 @@
 // --protect-kernel-defaults: the reference's kernel tunables (pkg/kubelet/cm setupKernelTunables).
 // With the flag, a differing value refuses the start, each named as the reference names it. Without
-// it the reference rewrites them; nodeagent leaves the host's kernel alone and says so once per setting.
+// it the reference rewrites them; nodeagent leaves the host's kernel alone and says so once per
+// setting.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/types.js';

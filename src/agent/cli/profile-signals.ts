@@ -16,7 +16,10 @@ import { isRecord, recordOf } from '../../common/util/json-shape.js';
 
 export interface ProfileSignal {
   readonly profile: PlatformProfile;
-  /** What in the input says so, e.g. `the flag --kubeconfig (the reference's spelling of --platconfig)`. */
+  /**
+   * What in the input says so, e.g. `the flag --kubeconfig (the reference's spelling of
+   * --platconfig)`.
+   */
   readonly why: string;
 }
 

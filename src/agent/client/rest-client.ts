@@ -246,7 +246,10 @@ export class RestClient {
     return this.decode(res, bytes, opts);
   }
 
-  /** A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status is 2xx. */
+  /**
+   * A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status
+   * is 2xx.
+   */
   async stream(opts: RequestOptions): Promise<StreamResponse> {
     const res = await this.send({ ...opts, method: 'GET' }, true);
     const body: Readable = res.body;

@@ -152,7 +152,9 @@ function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyP
   return opts;
 }
 
-/** --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's error. */
+/**
+ * --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's error.
+ */
 function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<string, number>> {
   const out = new Map<number, Map<string, number>>();
   for (const r of c.reservedMemory) {

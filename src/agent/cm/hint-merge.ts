@@ -23,7 +23,10 @@ export interface MergeOptions {
   distance: (a: number, b: number) => number;
 }
 
-/** filterProvidersHints: one list per resource; no preference is [{nil, preferred}], no way [{nil, not}]. */
+/**
+ * filterProvidersHints: one list per resource; no preference is [{nil, preferred}], no way [{nil,
+ * not}].
+ */
 export function filterProvidersHints(providers: readonly ProviderHints[]): TopologyHint[][] {
   const out: TopologyHint[][] = [];
   for (const p of providers) {

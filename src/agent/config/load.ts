@@ -44,7 +44,9 @@ export interface LoadedConfigFile {
 }
 
 export interface LoadOptions {
-  /** The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod. */
+  /**
+   * The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod.
+   */
   shape?: ShapeSchema | undefined;
   /** --platform-domain, when given on the command line; otherwise the file's platformDomain. */
   platformDomain?: string | undefined;
@@ -52,14 +54,19 @@ export interface LoadOptions {
   defaultPlatformDomain: string;
   /** The naming profile: under `kubernetes` the file is a KubeletConfiguration. */
   profile?: PlatformProfile | undefined;
-  /** What the naming-profile inference already read (pre-read.ts): those files are not read again. */
+  /**
+   * What the naming-profile inference already read (pre-read.ts): those files are not read again.
+   */
   preRead?: PreRead | undefined;
 }
 
 /** decodeConfigText's options: the file's fast decoding, when already done, comes along. */
 export interface DecodeOptions extends LoadOptions {
   isDropIn?: boolean;
-  /** fastYamlValue(text), already computed (pre-read.ts); when the key is absent it is computed here. */
+  /**
+   * fastYamlValue(text), already computed (pre-read.ts); when the key is absent it is computed
+   * here.
+   */
   fast?: PreReadFile['fast'];
 }
 
@@ -92,7 +99,8 @@ function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void
     else if (isPlainObject(cur)) cur = cur[String(seg)];
     else return;
   }
-  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- cur is the parsed document itself: the key zod named is removed from it in place
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- cur is the parsed document
+  // itself: the key zod named is removed from it in place
   if (isPlainObject(cur)) delete cur[key];
 }
 

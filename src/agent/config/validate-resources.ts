@@ -162,7 +162,10 @@ function bytesText(n: number): string {
     : tryNormalizeQuantity(String(n));
 }
 
-/** Per memory type, the sum over NUMA nodes must equal plat + system reserved (+ hard eviction for memory). */
+/**
+ * Per memory type, the sum over NUMA nodes must equal plat + system reserved (+ hard eviction for
+ * memory).
+ */
 function validateReservedMemory(c: Cfg, p: Problems): void {
   if (c.reservedMemory.length === 0) return;
   const totals = new Map<string, number>();

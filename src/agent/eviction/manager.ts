@@ -172,7 +172,8 @@ export class EvictionManager {
     this.last = obs;
     const met = this.metThresholds(obs);
     this.recordMet(met, now);
-    // As the reference: pods over their local storage limits go first, and then nothing else this pass.
+    // As the reference: pods over their local storage limits go first, and then nothing else this
+    // pass.
     const overLimit = await this.localStorageEviction();
     if (overLimit !== undefined) return overLimit;
     const threshold = firstActionable(met, this.firstObserved, now);
@@ -334,7 +335,8 @@ export class EvictionManager {
           'eviction manager pass failed (cannot observe signals?); retrying at the next interval',
         );
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it while synchronize() is awaited
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it
+      // while synchronize() is awaited
       if (this.wakePending) continue;
       this.waiting = new AbortController();
       await this.options.clock

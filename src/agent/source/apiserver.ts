@@ -31,7 +31,9 @@ export interface ApiserverSourceOptions {
   onSnapshot: SnapshotSink;
   logger: Logger;
   clock: Clock;
-  /** First retry delay after a failed list or watch (default 800 ms); doubles up to maxRetryDelayMs. */
+  /**
+   * First retry delay after a failed list or watch (default 800 ms); doubles up to maxRetryDelayMs.
+   */
   retryDelayMs?: number;
   /** Longest retry delay (default 30 s). */
   maxRetryDelayMs?: number;
@@ -200,12 +202,14 @@ export class ApiserverSource implements PodSource {
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal, onListed);
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
+        // abort during the list and watch above
         if (signal.aborted) return;
         // The watch iterator ends only on abort; an end without one is retried like a failure.
         throw new Error('the watch of pods ended');
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
+        // abort during the list and watch above
         if (signal.aborted) return;
         const permanent = isPermanentApiError(err);
         if (permanent !== undefined) {

@@ -76,7 +76,10 @@ interface Skip {
   keepPods: boolean;
 }
 
-/** The file's stat through a symbolic link; a dangling link is skipped under the link's own identity. */
+/**
+ * The file's stat through a symbolic link; a dangling link is skipped under the link's own
+ * identity.
+ */
 async function statThroughLink(
   file: string,
 ): Promise<{ st: Stats } | { identity: string; skip: Skip } | undefined> {

@@ -77,7 +77,9 @@ export interface Agent {
   api?: { rest: RestClient; statusSync: ApiStatusSync; services: ServiceLister };
   /** The CPU, memory and topology managers (src/agent/cm). */
   managers?: ResourceManagers;
-  /** The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot. */
+  /**
+   * The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot.
+   */
   cgroups?: NodeCgroups;
 }
 
@@ -144,7 +146,8 @@ async function startClientCertificates(
       input.onFatal?.(err);
     },
   });
-  // Awaited by the caller; this only keeps a failure while the runtime is built from going unhandled.
+  // Awaited by the caller; this only keeps a failure while the runtime is built from going
+  // unhandled.
   setup.catch(() => undefined);
   const waitedLong = new AbortController();
   const settled = setup.catch(() => undefined).finally(() => waitedLong.abort());
@@ -226,7 +229,9 @@ function runtimeTypeOf(config: NodeAgentConfiguration): 'process' | 'docker' {
   return config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker';
 }
 
-/** The container runtime over the pod settings, with the image credential providers of the flags. */
+/**
+ * The container runtime over the pod settings, with the image credential providers of the flags.
+ */
 async function buildRuntime(
   input: AgentInput,
   nodeName: string,
@@ -410,7 +415,10 @@ function aborted(signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What runAgent's stages share; `signal` is the agent's own, aborted on the stop signal or at the end. */
+/**
+ * What runAgent's stages share; `signal` is the agent's own, aborted on the stop signal or at the
+ * end.
+ */
 interface RunContext {
   readonly agent: Agent;
   readonly input: AgentInput;
@@ -440,17 +448,22 @@ async function startSources(ctx: RunContext): Promise<string | undefined> {
     'node agent starting',
   );
   for (const s of agent.sources) {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while a source starts
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may
+    // come while a source starts
     if (signal.aborted) break;
     await s.start(signal);
   }
   if (agent.sources.length === 0)
     logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while the sources start
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may
+  // come while the sources start
   return signal.aborted ? 'starting the pod sources' : undefined;
 }
 
-/** The loops that run until the signal: pod manager, resource managers' reconcile, GC, API status sync. */
+/**
+ * The loops that run until the signal: pod manager, resource managers' reconcile, GC, API status
+ * sync.
+ */
 function startLoops(ctx: RunContext): void {
   const { agent, clock, signal } = ctx;
   agent.pods.start(signal);

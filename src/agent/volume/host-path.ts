@@ -29,7 +29,10 @@ async function makeFile(path: string): Promise<void> {
   await fh.close();
 }
 
-/** Throws the reference's message when `path` is not of `type` (creating it for the *OrCreate types). */
+/**
+ * Throws the reference's message when `path` is not of `type` (creating it for the *OrCreate
+ * types).
+ */
 export async function checkHostPathType(path: string, type: string | undefined): Promise<void> {
   const t = type ?? '';
   if (t === '') return;

@@ -97,7 +97,9 @@ function run(o: ExecPluginOptions, stdin: string): Promise<RunResult> {
   });
 }
 
-/** Runs the plugin for `image` and returns its decoded answer; throws with the reference's words. */
+/**
+ * Runs the plugin for `image` and returns its decoded answer; throws with the reference's words.
+ */
 export async function execPlugin(o: ExecPluginOptions, image: string): Promise<PluginResponse> {
   const { provider } = o;
   const request = JSON.stringify({

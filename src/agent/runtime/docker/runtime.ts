@@ -227,7 +227,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           }
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
+        // abort while the stream is read above
         if (signal.aborted) return;
         this.opts.logger.warn(
           { err: userMessage(err), retryInMs: backoff.peekMs() },
@@ -303,7 +304,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return this.opts.podSettings?.dns?.clusterDomain ?? 'cluster.local';
   }
 
-  /** The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path). */
+  /**
+   * The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path).
+   */
   private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
     if (!mountsHostsFile(cfg.container)) return undefined;
     const sandbox = await this.docker.getContainer(cfg.sandboxId).inspect();
@@ -454,7 +457,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
     if (kind === 'sandbox') {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON
+      // is not checked against dockerode's types, which call these required
       const nets = c.NetworkSettings?.Networks ?? {};
       const ip = Object.values(nets)
         .map((n) => n.IPAddress)
@@ -492,7 +496,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
-  /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
+  /**
+   * The log with the engine's time for each line: the tail first, then since (as the reference's
+   * ReadLogs).
+   */
   async timedLogs(
     id: string,
     opts?: { tailLines?: number; sinceMs?: number },
@@ -524,7 +531,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return dockerAttachStream(this.docker, id, opts);
   }
 
-  /** Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's). */
+  /**
+   * Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's).
+   */
   async connectPort(podUid: string, port: number): Promise<Duplex> {
     const sandbox = (await this.listContainers({ podUid })).find(
       (c) => c.kind === 'sandbox' && c.state === 'running',

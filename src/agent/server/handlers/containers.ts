@@ -42,7 +42,10 @@ function boolParam(params: URLSearchParams, name: string): boolean | Error {
   return new Error(`${name} must be true or false, got "${v}"`);
 }
 
-/** sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) in ms since the epoch. */
+/**
+ * sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) in ms since the
+ * epoch.
+ */
 function sinceTimeMs(params: URLSearchParams): number | undefined | Error {
   const v = params.get('sinceTime');
   if (v === null || v === '') return undefined;

@@ -44,7 +44,9 @@ export interface NodeHandlersOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (absent: not served). */
   profiling?: ProfilingHandlers;
-  /** enableSystemLogQuery with NodeLogQuery: /logs/?query=... (absent: /logs/ serves files only). */
+  /**
+   * enableSystemLogQuery with NodeLogQuery: /logs/?query=... (absent: /logs/ serves files only).
+   */
   systemLogQuery?: { journalctl: string };
   /** enableDebugFlagsHandler: /debug/flags/v changes the verbosity (absent: 405, disabled). */
   debugFlags?: { setVerbosity(verbosity: number): void };

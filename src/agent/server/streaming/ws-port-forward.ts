@@ -158,7 +158,8 @@ function copyBoth(
       upstream.destroy();
       resolve();
     };
-    // Ends once what the port sent has been sent on (the writer's finish), or the port or the connection is gone.
+    // Ends once what the port sent has been sent on (the writer's finish), or the port or the
+    // connection is gone.
     toClient.once('finish', done);
     upstream.once('close', () => {
       if (!upstream.readableEnded) done();

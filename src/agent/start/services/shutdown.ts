@@ -73,7 +73,9 @@ function configuredGroups(ctx: ServicesContext): PriorityGracePeriod[] {
   );
 }
 
-/** Whether the host can inhibit shutdown (logind passes the inhibitor lock as a file descriptor). */
+/**
+ * Whether the host can inhibit shutdown (logind passes the inhibitor lock as a file descriptor).
+ */
 function canInhibit(logger: Logger): boolean {
   const fdProblem = unixFdProblem();
   if (fdProblem === undefined) return true;

@@ -39,7 +39,9 @@ export function goStringSlice(v: readonly string[]): string {
   return `[]string{${v.map(q).join(', ')}}`;
 }
 
-/** utilerrors.NewAggregate(...).Error(): one message as is, several in brackets, duplicates once. */
+/**
+ * utilerrors.NewAggregate(...).Error(): one message as is, several in brackets, duplicates once.
+ */
 export function aggregate(errors: readonly string[]): string {
   const seen = [...new Set(errors)];
   return seen.length === 1 ? (seen[0] ?? '') : `[${seen.join(', ')}]`;
