@@ -200,8 +200,7 @@ export class CertificateManager {
         await this.rotate(template, signal);
         this.failures = 0;
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort during the rotation
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the rotation
         if (signal.aborted) return;
         this.failures++;
         const delay = rotationBackoffMs(

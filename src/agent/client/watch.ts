@@ -247,17 +247,14 @@ export async function* resilientWatch<T extends ApiObject>(
       try {
         sawEvent = yield* readStream(loop, stream);
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort while the stream is read
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
         if (ac.signal.aborted) return;
         throw err;
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-      // abort while the stream is read
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
       if (ac.signal.aborted) return;
       // A clean end (server timeout) resumes at once; a stream that ended with nothing backs off.
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- readStream sets
-      // needList on a 410
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- readStream sets needList on a 410
       if (!sawEvent && !cursor.needList) await backoff.sleep(ac.signal).catch(() => undefined);
     }
   } finally {

@@ -99,8 +99,7 @@ function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void
     else if (isPlainObject(cur)) cur = cur[String(seg)];
     else return;
   }
-  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- cur is the parsed document
-  // itself: the key zod named is removed from it in place
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- cur is the parsed document itself: the key zod named is removed from it in place
   if (isPlainObject(cur)) delete cur[key];
 }
 

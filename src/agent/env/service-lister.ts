@@ -154,8 +154,7 @@ export class ServiceLister {
           this.onEvent(ev);
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort during the watch
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the watch
         if (signal.aborted) return;
         if (!this.notServed(err))
           this.o.logger.warn(

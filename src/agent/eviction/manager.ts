@@ -335,8 +335,7 @@ export class EvictionManager {
           'eviction manager pass failed (cannot observe signals?); retrying at the next interval',
         );
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it
-      // while synchronize() is awaited
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it while synchronize() is awaited
       if (this.wakePending) continue;
       this.waiting = new AbortController();
       await this.options.clock

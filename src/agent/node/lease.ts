@@ -176,8 +176,7 @@ export class NodeLeaseController {
         await this.renew(signal);
         backoff.reset();
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort during the renewal
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the renewal
         if (signal.aborted) return;
         this.failures++;
         if (!this.warnedUnsupported)

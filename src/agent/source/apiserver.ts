@@ -202,14 +202,12 @@ export class ApiserverSource implements PodSource {
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal, onListed);
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort during the list and watch above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
         if (signal.aborted) return;
         // The watch iterator ends only on abort; an end without one is retried like a failure.
         throw new Error('the watch of pods ended');
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort during the list and watch above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
         if (signal.aborted) return;
         const permanent = isPermanentApiError(err);
         if (permanent !== undefined) {

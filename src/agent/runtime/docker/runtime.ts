@@ -227,8 +227,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           }
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may
-        // abort while the stream is read above
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
         if (signal.aborted) return;
         this.opts.logger.warn(
           { err: userMessage(err), retryInMs: backoff.peekMs() },
@@ -457,8 +456,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
     if (kind === 'sandbox') {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON
-      // is not checked against dockerode's types, which call these required
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
       const nets = c.NetworkSettings?.Networks ?? {};
       const ip = Object.values(nets)
         .map((n) => n.IPAddress)

@@ -71,8 +71,7 @@ export function negotiate(
 
 /** Takes the socket from the HTTP response and writes the 101 of the SPDY/3.1 upgrade. */
 export function switchToSpdy(res: ServerResponse, socket: Duplex, protocol: string): void {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands
-  // 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   socket.write(
     `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,

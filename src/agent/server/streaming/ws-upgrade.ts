@@ -78,8 +78,7 @@ export function acceptWebSocket(
   head: Buffer,
   protocol: string,
 ): Promise<WebSocket | undefined> {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands
-  // 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   const wss = new WebSocketServer({
     noServer: true,
