@@ -32,6 +32,7 @@ import { asn1lib, bootstrapCsrName, clientUsages, createCsrPem } from './csr.js'
 import { generatePrivateKey, parsePrivateKey, type PrivateKey } from './keys.js';
 import { requestCertificate, type IssuedCertificate } from './request.js';
 import { FileCertificateStore, ensureWritableDir } from './store.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const CLIENT_PREFIX = 'nodeagent-client';
 export const TMP_KEY_FILE = 'nodeagent-client.key.tmp';
@@ -101,7 +102,7 @@ export async function isPlatconfigValid(
     }
   } catch (err) {
     logger.info(
-      { err: (err as Error).message },
+      { err: userMessage(err) },
       'client certificate of the existing platconfig is not usable',
     );
     return false;
@@ -121,9 +122,9 @@ async function loadOrGenerateTmpKey(path: string, logger: Logger): Promise<Boots
     logger.debug({ file: path }, 'reusing the private key of an unfinished bootstrap');
     return { key, saved: Promise.resolve() };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+    if (errnoCode(err) !== 'ENOENT')
       logger.warn(
-        { file: path, err: (err as Error).message },
+        { file: path, err: userMessage(err) },
         'the saved bootstrap key is unusable; generating a new one',
       );
   }
@@ -163,7 +164,9 @@ export async function waitForHealthz(
   return false;
 }
 
-/** The --bootstrap-platconfig connection; a file that cannot be read is an error naming the flag. */
+/**
+ * The --bootstrap-platconfig connection; a file that cannot be read is an error naming the flag.
+ */
 async function loadBootstrapConnection(path: string): Promise<ConnectionConfig> {
   try {
     return await loadConnection(path);
@@ -235,7 +238,10 @@ async function healthyWithRequest(
   return csrPem;
 }
 
-/** Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the certificate. */
+/**
+ * Waits for the server's /healthz (building the CSR meanwhile), then submits it and waits for the
+ * certificate.
+ */
 async function requestClientCertificate(
   o: BootstrapOptions,
   client: RestClient,
@@ -279,7 +285,10 @@ async function requestClientCertificate(
   });
 }
 
-/** Stores the issued pair, checks it, writes the platconfig that points at it and drops the bootstrap key. */
+/**
+ * Stores the issued pair, checks it, writes the platconfig that points at it and drops the
+ * bootstrap key.
+ */
 async function saveClientCertificate(
   o: BootstrapOptions,
   store: FileCertificateStore,

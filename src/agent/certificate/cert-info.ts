@@ -1,7 +1,7 @@
 // What we read from a certificate: validity, subject, SANs, public key. node:crypto's
 // X509Certificate does the parsing.
 import { X509Certificate, createPublicKey } from 'node:crypto';
-import { CertificateError } from '../../common/util/errors.js';
+import { CertificateError, userMessage } from '../../common/util/errors.js';
 import { pemBlocksOfType } from '../../common/util/pem.js';
 
 export interface CertificateInfo {
@@ -28,10 +28,9 @@ export function parseCertificate(pem: string, source = 'data'): CertificateInfo 
   try {
     x509 = new X509Certificate(first);
   } catch (err) {
-    throw new CertificateError(
-      `${source}: the certificate cannot be parsed: ${(err as Error).message}`,
-      { cause: err },
-    );
+    throw new CertificateError(`${source}: the certificate cannot be parsed: ${userMessage(err)}`, {
+      cause: err,
+    });
   }
   const subject = parseName(x509.subject);
   const sans = (x509.subjectAltName ?? '').split(/,\s*/).filter(Boolean);

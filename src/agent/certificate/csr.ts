@@ -50,7 +50,9 @@ const CONTEXT = 3;
 /** PrintableString's alphabet; other names are UTF8String (as Go's encoding/asn1 chooses). */
 const PRINTABLE = /^[A-Za-z0-9 '()+,\-./:=?]*$/;
 
-/** Name ::= SEQUENCE OF RelativeDistinguishedName, one attribute per RDN, in the template's order. */
+/**
+ * Name ::= SEQUENCE OF RelativeDistinguishedName, one attribute per RDN, in the template's order.
+ */
 function subjectName(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Sequence {
   const rdn = (type: string, value: string): Asn1js.Set =>
     new asn.Set({
@@ -73,7 +75,10 @@ function subjectName(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Sequence
   });
 }
 
-/** The [0] attribute set: an extensionRequest with the subjectAltName when there are SANs, else empty. */
+/**
+ * The [0] attribute set: an extensionRequest with the subjectAltName when there are SANs, else
+ * empty.
+ */
 function requestAttributes(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Constructed {
   const names = [
     ...(template.dnsNames ?? []).map(
@@ -93,7 +98,8 @@ function requestAttributes(asn: typeof Asn1js, template: CsrTemplate): Asn1js.Co
   ];
   const attributes: Asn1js.Sequence[] = [];
   if (names.length) {
-    // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE (left out), extnValue OCTET STRING }
+    // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE (left out), extnValue OCTET
+    // STRING }
     const san = new asn.Sequence({
       value: [
         new asn.ObjectIdentifier({ value: OID.subjectAltName }),

@@ -2,7 +2,9 @@
 // 4 octets for IPv4, 16 for IPv6), from the text forms node:net's isIP accepts.
 import { isIP } from 'node:net';
 
-/** The 16-bit groups of an IPv6 text, '::' expanded and a trailing dotted IPv4 part split in two. */
+/**
+ * The 16-bit groups of an IPv6 text, '::' expanded and a trailing dotted IPv4 part split in two.
+ */
 function ipv6Groups(text: string): number[] {
   let t = text;
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(t)?.[1];

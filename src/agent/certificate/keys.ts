@@ -8,7 +8,7 @@ import {
   type KeyObject,
 } from 'node:crypto';
 import { promisify } from 'node:util';
-import { CertificateError } from '../../common/util/errors.js';
+import { CertificateError, userMessage } from '../../common/util/errors.js';
 import { decodePemBlocks, encodePem } from '../../common/util/pem.js';
 
 const generateKeyPairAsync = promisify(generateKeyPairCb);
@@ -46,7 +46,7 @@ export function parsePrivateKey(pem: string, file?: string): PrivateKey {
     privateKey = createPrivateKey({ key: encodePem(block.type, block.bytes), format: 'pem' });
   } catch (err) {
     throw new CertificateError(
-      `${file ?? 'data'}: the private key cannot be parsed: ${(err as Error).message}`,
+      `${file ?? 'data'}: the private key cannot be parsed: ${userMessage(err)}`,
       file === undefined ? { cause: err } : { file, cause: err },
     );
   }

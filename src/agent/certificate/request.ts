@@ -3,11 +3,12 @@
 // The wait is list+watch on the one name; Denied, Failed, deletion and a changed UID end it with
 // an error that quotes the condition's reason and message.
 import {
-  CertificateError,
   ApiError,
+  CertificateError,
   isAlreadyExists,
-  isUnauthorized,
   isForbidden,
+  isUnauthorized,
+  userMessage,
 } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
@@ -166,7 +167,7 @@ async function createOrReuse(
       if (o.clock.nowMs() - lastLog >= reminderMs) {
         lastLog = o.clock.nowMs();
         o.logger.warn(
-          { server: o.csrClient.rest.server, err: (err as Error).message },
+          { server: o.csrClient.rest.server, err: userMessage(err) },
           `API server ${o.csrClient.rest.server} is not answering; still trying to create the certificate signing request`,
         );
       }
@@ -187,7 +188,9 @@ interface CertificateWait {
   lastReminder: number;
 }
 
-/** The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come. */
+/**
+ * The certificate of an observed CSR, or undefined to keep waiting; throws when it can never come.
+ */
 function checkCsr(
   w: CertificateWait,
   csr: CertificateSigningRequest,
@@ -288,7 +291,7 @@ async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Pro
       if (o.clock.nowMs() - lastApiLog >= w.reminderMs) {
         lastApiLog = o.clock.nowMs();
         o.logger.warn(
-          { csr: name, err: (err as Error).message },
+          { csr: name, err: userMessage(err) },
           `lost the watch on certificate signing request ${name}; retrying`,
         );
       }

@@ -11,6 +11,8 @@ import type { Extension } from '@peculiar/x509';
 import { x509lib } from './csr.js';
 import { generatePrivateKey, toCryptoKeyPair, type PrivateKey } from './keys.js';
 import { pairFromPem, type CertificatePair } from './store.js';
+import { userMessage } from '../../common/util/errors.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export interface IssueOptions {
   /** Signer: its certificate PEM and key; omit for self-signed. */
@@ -110,9 +112,9 @@ export async function loadOrCreateSelfSigned(o: SelfSignedOptions): Promise<Cert
       'self-signed serving certificate expired; generating a new one',
     );
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+    if (errnoCode(err) !== 'ENOENT')
       o.logger.warn(
-        { file: certFile, err: (err as Error).message },
+        { file: certFile, err: userMessage(err) },
         'self-signed serving certificate unusable; generating a new one',
       );
   }

@@ -1,6 +1,7 @@
 // The serving certificate the agent's HTTPS servers present, asked for at each handshake:
 //   - --tls-cert-file/--tls-private-key-file when given (re-read when the files change);
-//   - else, with serving-certificate rotation (serverTLSBootstrap + RotatePlatletServerCertificate),
+//   - else, with serving-certificate rotation (serverTLSBootstrap +
+// RotatePlatletServerCertificate),
 //     a CertificateManager with the platlet-serving signer; until it has a certificate,
 //     handshakes fail with "no serving certificate available for the nodeagent";
 //   - else a self-signed pair in the cert dir.

@@ -192,7 +192,10 @@ function servingCertificateManager(
   });
 }
 
-/** The serving certificate: the files given, a rotated one (its manager joins `managers`), or self-signed. */
+/**
+ * The serving certificate: the files given, a rotated one (its manager joins `managers`), or
+ * self-signed.
+ */
 async function servingSource(
   o: StartCertificatesOptions,
   rest: RestClient | undefined,
@@ -233,7 +236,9 @@ async function servingSource(
   );
 }
 
-/** The stop of everything started, once; run on the caller's signal or when the API client closes. */
+/**
+ * The stop of everything started, once; run on the caller's signal or when the API client closes.
+ */
 function stopper(
   o: StartCertificatesOptions,
   managers: readonly CertificateManager[],

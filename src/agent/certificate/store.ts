@@ -17,12 +17,13 @@ import {
   stat,
 } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CertificateError } from '../../common/util/errors.js';
+import { CertificateError, userMessage } from '../../common/util/errors.js';
 import type { Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';
 import { writeFileAtomic, syncDir, removeStaleTempFiles } from '../../common/util/atomic-file.js';
 import { parseCertificate, splitCertificates, type CertificateInfo } from './cert-info.js';
 import { parsePrivateKey, publicKeyDer, type PrivateKey } from './keys.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export interface CertificatePair {
   /** The chain, leaf first. */
@@ -81,9 +82,9 @@ export async function ensureWritableDir(dir: string, what = 'cert dir'): Promise
     // Temp files of a writer killed mid-write (the content never replaced anything).
     await removeStaleTempFiles(dir);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     throw new CertificateError(
-      `${what} ${dir} is not writable (${code ?? (err as Error).message}); fix its permissions or choose another directory with --cert-dir`,
+      `${what} ${dir} is not writable (${code ?? userMessage(err)}); fix its permissions or choose another directory with --cert-dir`,
       { file: dir, cause: err },
     );
   }
@@ -135,7 +136,7 @@ export class FileCertificateStore implements CertificateStore {
     try {
       text = await readFile(this.currentPath, 'utf8');
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (code === 'ENOENT') {
         if (await isDanglingLink(this.currentPath))
           this.logger.warn(
@@ -194,7 +195,7 @@ async function isDanglingLink(p: string): Promise<boolean> {
     return false;
   } catch (err) {
     return (
-      (err as NodeJS.ErrnoException).code === 'ENOENT' &&
+      errnoCode(err) === 'ENOENT' &&
       (await readlink(p).then(
         () => true,
         () => false,

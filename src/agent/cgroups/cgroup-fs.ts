@@ -36,7 +36,10 @@ async function exists(p: string): Promise<boolean> {
   );
 }
 
-/** A cgroup path's segments; `.`, `..` and NUL never reach the file system (nothing outside the mount). */
+/**
+ * A cgroup path's segments; `.`, `..` and NUL never reach the file system (nothing outside the
+ * mount).
+ */
 function pathOf(dirPath: string): string[] {
   const segs = dirPath.split('/').filter((s) => s !== '');
   const bad = segs.find((s) => s === '.' || s === '..' || s.includes('\0'));
@@ -223,7 +226,10 @@ export class CgroupFs {
   }
 }
 
-/** rmdir of a cgroup directory and its child cgroups, deepest first (cgroupfs has no recursive rmdir). */
+/**
+ * rmdir of a cgroup directory and its child cgroups, deepest first (cgroupfs has no recursive
+ * rmdir).
+ */
 async function removeTree(dir: string): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((err: unknown) => {
     if (errnoCode(err) === 'ENOENT') return undefined;

@@ -20,7 +20,10 @@ export class CgroupDriverMismatchError extends NodeAgentError {
   }
 }
 
-/** Refuses a Docker engine whose CgroupDriver differs from --cgroup-driver; says so when it cannot tell. */
+/**
+ * Refuses a Docker engine whose CgroupDriver differs from --cgroup-driver; says so when it cannot
+ * tell.
+ */
 export async function checkDockerCgroupDriver(
   rt: { readonly type: string },
   ours: string,

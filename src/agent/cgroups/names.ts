@@ -10,7 +10,9 @@ export type CgroupName = readonly string[];
 
 const SYSTEMD_SUFFIX = '.slice';
 
-/** The top-level cgroup of all pods: `kubepods` under the reference's names, `platpods` under ours. */
+/**
+ * The top-level cgroup of all pods: `kubepods` under the reference's names, `platpods` under ours.
+ */
 export function podsCgroupComponent(names: Pick<Names, 'product'>): string {
   return `${names.product}pods`;
 }
@@ -55,12 +57,17 @@ export function driverName(name: CgroupName, driver: CgroupDriver): string {
   return driver === 'systemd' ? toSystemd(name) : toCgroupfs(name);
 }
 
-/** The driver's parse of a name given on the command line (the reference's cgroupManager.CgroupName). */
+/**
+ * The driver's parse of a name given on the command line (the reference's
+ * cgroupManager.CgroupName).
+ */
 export function parseDriverName(name: string, driver: CgroupDriver): CgroupName {
   return driver === 'systemd' ? parseSystemd(name) : parseCgroupfs(name);
 }
 
-/** The cgroup of a QoS class under the pods' top-level cgroup (Guaranteed pods sit in it directly). */
+/**
+ * The cgroup of a QoS class under the pods' top-level cgroup (Guaranteed pods sit in it directly).
+ */
 export function qosCgroupName(pods: CgroupName, qos: QosClass): CgroupName {
   if (qos === 'Burstable') return [...pods, BURSTABLE];
   if (qos === 'BestEffort') return [...pods, BESTEFFORT];

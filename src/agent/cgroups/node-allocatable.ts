@@ -77,7 +77,10 @@ export async function enforceExistingCgroup(
   }
 }
 
-/** The reference's Validate message: `cgroup ["a" "b"] has some missing paths: <dirs>` (Go's %q of a []string). */
+/**
+ * The reference's Validate message: `cgroup ["a" "b"] has some missing paths: <dirs>` (Go's %q of a
+ * []string).
+ */
 export function missingPathsMessage(name: readonly string[], missing: readonly string[]): string {
   return `cgroup [${name.map((n) => JSON.stringify(n)).join(' ')}] has some missing paths: ${missing.join(', ')}`;
 }

@@ -34,7 +34,10 @@ export interface PodCgroupsOptions {
 export interface PodCgroupPlacement {
   /** Docker's HostConfig.CgroupParent for the pod's containers and sandbox. */
   dockerParent(pod: Pod): string;
-  /** The cgroup process:// moves the pod's processes into (kept with the container); undefined: none. */
+  /**
+   * The cgroup process:// moves the pod's processes into (kept with the container); undefined:
+   * none.
+   */
   processCgroup(pod: Pod): string | undefined;
   /** Moves a process into a pod cgroup given by its path. */
   addProcess(path: string, pid: number): Promise<void>;
@@ -68,7 +71,9 @@ export class PodCgroups implements PodCgroupPlacement {
     return this.opts.driver === 'systemd' ? (p.split('/').pop() ?? p) : p;
   }
 
-  /** EnsureExists: the QoS shares updated for the new pod first, then its cgroup with its limits. */
+  /**
+   * EnsureExists: the QoS shares updated for the new pod first, then its cgroup with its limits.
+   */
   async ensure(pod: Pod): Promise<void> {
     const uid = pod.metadata.uid;
     const path = this.path(pod);
@@ -91,7 +96,8 @@ export class PodCgroups implements PodCgroupPlacement {
   async remove(pod: Pod): Promise<void> {
     const uid = pod.metadata.uid;
     const known = this.active.get(uid);
-    // a pod known only from its containers (an orphan) has no spec to tell its QoS class: look it up
+    // a pod known only from its containers (an orphan) has no spec to tell its QoS class: look it
+    // up
     const path = known !== undefined ? this.path(known) : (await this.podCgroups()).get(uid);
     if (path === undefined) return;
     await this.destroy(path);

@@ -68,7 +68,10 @@ function limitsOf(c: Container): Amounts {
   };
 }
 
-/** resource.PodRequests / PodLimits: the sum of the app containers, at least the largest init container. */
+/**
+ * resource.PodRequests / PodLimits: the sum of the app containers, at least the largest init
+ * container.
+ */
 function podAmounts(pod: Pod, of: (c: Container) => Amounts): Amounts {
   const sum = { cpu: 0, memory: 0 };
   for (const c of pod.spec.containers) {

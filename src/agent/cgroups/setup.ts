@@ -35,7 +35,9 @@ export interface CgroupSetupOptions {
 export interface CgroupSetup {
   /** Undefined when the host cannot, or no option asks for, any cgroup work. */
   cgroups: NodeCgroups | undefined;
-  /** Where the runtimes put pods: the pod cgroups, or --cgroup-root alone without --cgroups-per-qos. */
+  /**
+   * Where the runtimes put pods: the pod cgroups, or --cgroup-root alone without --cgroups-per-qos.
+   */
   placement: PodCgroupPlacement | undefined;
   notes: HostNote[];
 }
@@ -88,55 +90,72 @@ async function v2MissingControllers(mount: string): Promise<string[]> {
   );
 }
 
-export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> {
-  const c = o.config;
+const RUNTIME_CGROUPS_NOTE =
+  "the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime's cgroup only for the systemContainers of /stats/summary, which nodeagent does not report";
+
+/** Without --cgroups-per-qos, pods are still placed under --cgroup-root when one is given. */
+function rootPlacement(c: CgroupSetupOptions['config']): RootPlacement | undefined {
+  if (c.cgroupsPerQOS || c.cgroupRoot === '') return undefined;
+  return new RootPlacement({
+    cgroupRoot: c.cgroupRoot,
+    driver: c.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
+  });
+}
+
+/** Every cgroup option, when no cgroup can be made at all (`reason`). */
+function noCgroupNotes(c: CgroupSetupOptions['config'], reason: string): HostNote[] {
+  return CGROUP_OPTIONS.filter((opt) => opt !== '--cgroups-per-qos' || c.cgroupsPerQOS).map(
+    (option) => ({
+      option,
+      reason,
+      effect:
+        "no cgroup is created or limited: pods run in the container runtime's default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups",
+    }),
+  );
+}
+
+/** What the cgroups made on this host lack: v2 controllers, and systemd's own management. */
+async function partialNotes(
+  o: CgroupSetupOptions,
+  mount: string,
+  version: 'v1' | 'v2',
+): Promise<HostNote[]> {
   const notes: HostNote[] = [];
-  if (o.runtimeCgroups !== '') {
+  const missing = version === 'v2' ? await v2MissingControllers(mount) : [];
+  if (missing.length > 0)
     notes.push({
-      option: '--runtime-cgroups',
-      reason:
-        "the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime's cgroup only for the systemContainers of /stats/summary, which nodeagent does not report",
-      effect: `the container runtime stays in its own cgroup; ${o.runtimeCgroups} is not used`,
+      option: '--cgroups-per-qos',
+      reason: `the cgroup v2 controllers ${missing.join(', ')} are not available at ${mount}`,
+      effect: 'the pod and QoS cgroups get no limits of those controllers',
     });
-  }
-  const root =
-    !c.cgroupsPerQOS && c.cgroupRoot !== ''
-      ? new RootPlacement({
-          cgroupRoot: c.cgroupRoot,
-          driver: c.cgroupDriver === 'systemd' ? 'systemd' : 'cgroupfs',
-        })
-      : undefined;
-  if (!wanted(c)) return { cgroups: undefined, placement: root, notes };
-  const mount = o.mount ?? '/sys/fs/cgroup';
-  const version = o.version ?? (await detectCgroupVersion(mount));
-  const why = await blocker(mount, version);
-  if (why !== undefined || version === 'unknown') {
-    const set = CGROUP_OPTIONS.filter((opt) => opt !== '--cgroups-per-qos' || c.cgroupsPerQOS);
-    for (const option of set)
-      notes.push({
-        option,
-        reason: why ?? 'unknown cgroup version',
-        effect:
-          "no cgroup is created or limited: pods run in the container runtime's default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups",
-      });
-    return { cgroups: undefined, placement: root, notes };
-  }
-  if (version === 'v2') {
-    const missing = await v2MissingControllers(mount);
-    if (missing.length > 0)
-      notes.push({
-        option: '--cgroups-per-qos',
-        reason: `the cgroup v2 controllers ${missing.join(', ')} are not available at ${mount}`,
-        effect: 'the pod and QoS cgroups get no limits of those controllers',
-      });
-  }
-  if (c.cgroupDriver === 'systemd') {
+  if (o.config.cgroupDriver === 'systemd')
     notes.push({
       option: '--cgroup-driver=systemd',
       reason: 'this version has no systemd D-Bus connection',
       effect: `the agent writes the slices (${o.product}pods.slice and below) directly in the cgroup file system; systemd does not manage them`,
     });
+  return notes;
+}
+
+export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> {
+  const c = o.config;
+  const notes: HostNote[] = [];
+  if (o.runtimeCgroups !== '')
+    notes.push({
+      option: '--runtime-cgroups',
+      reason: RUNTIME_CGROUPS_NOTE,
+      effect: `the container runtime stays in its own cgroup; ${o.runtimeCgroups} is not used`,
+    });
+  const root = rootPlacement(c);
+  if (!wanted(c)) return { cgroups: undefined, placement: root, notes };
+  const mount = o.mount ?? '/sys/fs/cgroup';
+  const version = o.version ?? (await detectCgroupVersion(mount));
+  const why = await blocker(mount, version);
+  if (why !== undefined || version === 'unknown') {
+    notes.push(...noCgroupNotes(c, why ?? 'unknown cgroup version'));
+    return { cgroups: undefined, placement: root, notes };
   }
+  notes.push(...(await partialNotes(o, mount, version)));
   const capacity = o.capacity ?? {
     cpu: cpus().length,
     memory: totalmem(),

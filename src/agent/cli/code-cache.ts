@@ -6,7 +6,8 @@
 // runs are compiled) and writes what V8 compiled to nodeagent.cjs.cache; bin/nodeagent compiles the
 // bundle from that cache. V8 takes a cache only from its own version and flags: another node
 // compiles the bundle from source, and the launcher says so once on stderr. The caches are made
-// under V8's default flags (the launcher sets its one heap flag back at once); a bundle loaded after
+// under V8's default flags (the launcher sets its one heap flag back at once); a bundle loaded
+// after
 // the agent set its heap growth (src/agent/cli/heap-growth.ts, LATE_V8_FLAGS) is compiled with
 // that flag at its default for the moment, as any flag away from its default makes V8 refuse it.
 // The bundle is ASCII (scripts/bundle.mjs escapes the rest), so it is read as latin1 (no UTF-8
@@ -39,7 +40,9 @@ export interface CachedBundle {
   readonly exports: unknown;
   /** Whether V8 compiled the bundle from the cache. */
   readonly fromCache: boolean;
-  /** What V8 has compiled so far (after a warm-up run: the functions it ran), for the cache file. */
+  /**
+   * What V8 has compiled so far (after a warm-up run: the functions it ran), for the cache file.
+   */
   cacheData(): Buffer;
 }
 
@@ -63,7 +66,9 @@ function readCache(path: string): Buffer | undefined {
   }
 }
 
-/** heap-growth.ts's LATE_V8_FLAGS (this file imports only node:, so the key is spelled here too). */
+/**
+ * heap-growth.ts's LATE_V8_FLAGS (this file imports only node:, so the key is spelled here too).
+ */
 const LATE_V8_FLAGS = Symbol.for('nodeagent.lateV8Flags');
 
 /** `compile()` under V8's default flags: those the agent set at run time are set back for it. */

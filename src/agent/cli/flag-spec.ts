@@ -36,10 +36,13 @@ export interface FlagSpec {
   readonly stage?: 'alpha' | 'beta';
   /**
    * Dot path of the NodeAgentConfiguration field this flag sets (e.g. `staticPodPath`,
-   * `authentication.anonymous.enabled`); undefined for flag-only options (--config, --cert-dir, ...).
+   * `authentication.anonymous.enabled`); undefined for flag-only options (--config, --cert-dir,
+   * ...).
    */
   readonly configPath?: string;
-  /** Key under which a flag-only option is shown in the `NodeAgentFlags` document of --print-config. */
+  /**
+   * Key under which a flag-only option is shown in the `NodeAgentFlags` document of --print-config.
+   */
   readonly flagsField?: string;
   /** Help text (the spec's Meaning column, in our words). */
   readonly help: string;

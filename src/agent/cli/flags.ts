@@ -17,14 +17,18 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '0.0.0.0',
     note: CFG,
     configPath: 'address',
-    help: 'IP address the agent server listens on; 0.0.0.0 or :: means every interface and IP family.',
+    help:
+      'IP address the agent server listens on; 0.0.0.0 or :: means every interface and IP ' +
+      'family.',
   },
   {
     name: 'allowed-unsafe-sysctls',
     type: 'strings',
     note: CFG,
     configPath: 'allowedUnsafeSysctls',
-    help: 'Comma-separated allow list of unsafe sysctls or sysctl patterns (ending in *) that pods may set.',
+    help:
+      'Comma-separated allow list of unsafe sysctls or sysctl patterns (ending in *) that pods ' +
+      'may set.',
   },
   {
     name: 'anonymous-auth',
@@ -32,7 +36,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'true',
     note: CFG,
     configPath: 'authentication.anonymous.enabled',
-    help: 'Accept anonymous requests to the agent server. Requests no other method rejects are treated as user system:anonymous in group system:unauthenticated.',
+    help:
+      'Accept anonymous requests to the agent server. Requests no other method rejects are ' +
+      'treated as user system:anonymous in group system:unauthenticated.',
   },
   {
     name: 'authentication-token-webhook',
@@ -55,7 +61,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'AlwaysAllow',
     note: CFG,
     configPath: 'authorization.mode',
-    help: 'Authorization mode of the agent server: AlwaysAllow or Webhook (which asks the SubjectAccessReview API).',
+    help:
+      'Authorization mode of the agent server: AlwaysAllow or Webhook (which asks the ' +
+      'SubjectAccessReview API).',
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl',
@@ -77,14 +85,19 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'bootstrap-platconfig',
     type: 'string',
     flagsField: 'bootstrapPlatconfig',
-    help: 'Platconfig file used to obtain a client certificate from the API server when the --platconfig file does not exist yet; the result is written to --platconfig and the certificate and key to --cert-dir.',
+    help:
+      'Platconfig file used to obtain a client certificate from the API server when the ' +
+      '--platconfig file does not exist yet; the result is written to --platconfig and the ' +
+      'certificate and key to --cert-dir.',
   },
   {
     name: 'cert-dir',
     type: 'string',
     defaultText: '/var/lib/nodeagent/pki',
     flagsField: 'certDir',
-    help: 'Directory holding the TLS certificates. Ignored when both --tls-cert-file and --tls-private-key-file are given.',
+    help:
+      'Directory holding the TLS certificates. Ignored when both --tls-cert-file and ' +
+      '--tls-private-key-file are given.',
   },
   {
     name: 'cgroup-driver',
@@ -115,7 +128,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     note: CFG,
     configPath: 'authentication.x509.clientCAFile',
-    help: 'Clients presenting a certificate signed by an authority in this file are authenticated with the certificate CommonName as their identity.',
+    help:
+      'Clients presenting a certificate signed by an authority in this file are authenticated ' +
+      'with the certificate CommonName as their identity.',
   },
   {
     name: 'cloud-provider',
@@ -128,7 +143,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'strings',
     note: CFG,
     configPath: 'clusterDNS',
-    help: 'Comma-separated DNS server IPs for pods with dnsPolicy=ClusterFirst. All servers must serve the same records; which one is asked is not guaranteed.',
+    help:
+      'Comma-separated DNS server IPs for pods with dnsPolicy=ClusterFirst. All servers must ' +
+      'serve the same records; which one is asked is not guaranteed.',
   },
   {
     name: 'cluster-domain',
@@ -141,14 +158,18 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'config',
     type: 'string',
     flagsField: 'config',
-    help: 'The NodeAgentConfiguration file to start from (absolute, or relative to the working directory). Omit it for the built-in defaults. Flags override the file.',
+    help:
+      'The NodeAgentConfiguration file to start from (absolute, or relative to the working ' +
+      'directory). Omit it for the built-in defaults. Flags override the file.',
   },
   {
     name: 'config-dir',
     type: 'string',
     defaultText: 'empty',
     flagsField: 'configDir',
-    help: 'Directory of drop-in files that override the defaults and --config. Only files ending in .conf are read, subdirectories included, in lexical order.',
+    help:
+      'Directory of drop-in files that override the defaults and --config. Only files ending ' +
+      'in .conf are read, subdirectories included, in lexical order.',
   },
   {
     name: 'container-log-max-files',
@@ -174,7 +195,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'unix:///run/<runtime>/<runtime>.sock',
     note: CFG,
     configPath: 'containerRuntimeEndpoint',
-    help: 'Endpoint of the container runtime service: a unix socket on Linux, npipe or tcp on Windows.',
+    help:
+      'Endpoint of the container runtime service: a unix socket on Linux, npipe or tcp on ' +
+      'Windows.',
   },
   {
     name: 'contention-profiling',
@@ -198,7 +221,9 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'cpuCFSQuotaPeriod',
     requiresGate: 'CustomCPUCFSQuotaPeriod',
-    help: 'CPU CFS quota period. A value other than the default needs the CustomCPUCFSQuotaPeriod feature gate.',
+    help:
+      'CPU CFS quota period. A value other than the default needs the CustomCPUCFSQuotaPeriod ' +
+      'feature gate.',
   },
   {
     name: 'cpu-manager-policy',
@@ -231,7 +256,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'true',
     note: CFG,
     configPath: 'enableControllerAttachDetach',
-    help: 'Leave attaching and detaching of volumes to the attach/detach controller; the agent does neither.',
+    help:
+      'Leave attaching and detaching of volumes to the attach/detach controller; the agent ' +
+      'does neither.',
   },
   {
     name: 'enable-debugging-handlers',
@@ -255,7 +282,11 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'pods',
     note: CFG,
     configPath: 'enforceNodeAllocatable',
-    help: 'Allocatable levels to enforce: none, pods, system-reserved, system-reserved-compressible, plat-reserved, plat-reserved-compressible. The system-reserved levels need --system-reserved-cgroup, the plat-reserved levels --plat-reserved-cgroup; none excludes every other level.',
+    help:
+      'Allocatable levels to enforce: none, pods, system-reserved, ' +
+      'system-reserved-compressible, plat-reserved, plat-reserved-compressible. The ' +
+      'system-reserved levels need --system-reserved-cgroup, the plat-reserved levels ' +
+      '--plat-reserved-cgroup; none excludes every other level.',
   },
   {
     name: 'event-burst',
@@ -279,21 +310,27 @@ export const FLAGS: readonly FlagSpec[] = [
     lessThanPairs: true,
     note: CFG,
     configPath: 'evictionHard',
-    help: 'Hard eviction thresholds that trigger pod eviction at once, as signal<quantity pairs (memory.available<100Mi,nodefs.available<10%); signal=quantity is accepted too.',
+    help:
+      'Hard eviction thresholds that trigger pod eviction at once, as signal<quantity pairs ' +
+      '(memory.available<100Mi,nodefs.available<10%); signal=quantity is accepted too.',
   },
   {
     name: 'eviction-max-pod-grace-period',
     type: 'int32',
     note: CFG,
     configPath: 'evictionMaxPodGracePeriod',
-    help: "Longest grace period in seconds given to pods terminated for a soft eviction threshold; negative uses the pod's own value.",
+    help:
+      'Longest grace period in seconds given to pods terminated for a soft eviction threshold; ' +
+      "negative uses the pod's own value.",
   },
   {
     name: 'eviction-minimum-reclaim',
     type: 'mapStringString',
     note: CFG,
     configPath: 'evictionMinimumReclaim',
-    help: 'Least amount of each resource reclaimed once eviction starts under pressure, as signal=quantity pairs (memory.available=0Mi).',
+    help:
+      'Least amount of each resource reclaimed once eviction starts under pressure, as ' +
+      'signal=quantity pairs (memory.available=0Mi).',
   },
   {
     name: 'eviction-pressure-transition-period',
@@ -309,14 +346,18 @@ export const FLAGS: readonly FlagSpec[] = [
     lessThanPairs: true,
     note: CFG,
     configPath: 'evictionSoft',
-    help: 'Soft eviction thresholds that trigger eviction when they hold for their grace period, as signal<quantity pairs (memory.available<1.5Gi); signal=quantity is accepted too.',
+    help:
+      'Soft eviction thresholds that trigger eviction when they hold for their grace period, ' +
+      'as signal<quantity pairs (memory.available<1.5Gi); signal=quantity is accepted too.',
   },
   {
     name: 'eviction-soft-grace-period',
     type: 'mapStringString',
     note: CFG,
     configPath: 'evictionSoftGracePeriod',
-    help: 'How long each soft eviction threshold must hold before pods are evicted, as signal=duration pairs (memory.available=1m30s).',
+    help:
+      'How long each soft eviction threshold must hold before pods are evicted, as ' +
+      'signal=duration pairs (memory.available=1m30s).',
   },
   {
     name: 'exit-on-lock-contention',
@@ -358,7 +399,9 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'feature-gates',
     type: 'featureGates',
     configPath: 'featureGates',
-    help: 'Comma-separated Name=true|false pairs that switch alpha, beta or experimental features on or off.',
+    help:
+      'Comma-separated Name=true|false pairs that switch alpha, beta or experimental features ' +
+      'on or off.',
   },
   {
     name: 'file-check-frequency',
@@ -417,7 +460,9 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'image-credential-provider-config',
     type: 'string',
     flagsField: 'imageCredentialProviderConfig',
-    help: 'Image credential provider plugin configuration file (JSON, YAML or YML), or a directory of such files merged in lexical order (not recursive).',
+    help:
+      'Image credential provider plugin configuration file (JSON, YAML or YML), or a directory ' +
+      'of such files merged in lexical order (not recursive).',
   },
   {
     name: 'image-gc-high-threshold',
@@ -425,7 +470,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '85',
     note: CFG,
     configPath: 'imageGCHighThresholdPercent',
-    help: 'Disk usage percent above which image garbage collection always runs; range [0,100], 100 disables image garbage collection.',
+    help:
+      'Disk usage percent above which image garbage collection always runs; range [0,100], 100 ' +
+      'disables image garbage collection.',
   },
   {
     name: 'image-gc-low-threshold',
@@ -433,7 +480,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '80',
     note: CFG,
     configPath: 'imageGCLowThresholdPercent',
-    help: 'Disk usage percent below which image garbage collection never runs; range [0,100], below --image-gc-high-threshold.',
+    help:
+      'Disk usage percent below which image garbage collection never runs; range [0,100], ' +
+      'below --image-gc-high-threshold.',
   },
   {
     name: 'image-service-endpoint',
@@ -448,7 +497,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'bool',
     note: CFG,
     configPath: 'kernelMemcgNotification',
-    help: 'Learn of memory eviction thresholds through kernel memcg notifications instead of polling.',
+    help:
+      'Learn of memory eviction thresholds through kernel memcg notifications instead of ' +
+      'polling.',
   },
   {
     name: 'plat-api-burst',
@@ -456,7 +507,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '100',
     note: CFG,
     configPath: 'platAPIBurst',
-    help: 'Burst of requests to the API server, at least 0; 0 means 100. Events and node heartbeats are counted separately.',
+    help:
+      'Burst of requests to the API server, at least 0; 0 means 100. Events and node ' +
+      'heartbeats are counted separately.',
   },
   {
     name: 'plat-api-content-type',
@@ -472,7 +525,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '50',
     note: CFG,
     configPath: 'platAPIQPS',
-    help: 'Requests per second to the API server, at least 0; 0 means 50. Events and node heartbeats are counted separately.',
+    help:
+      'Requests per second to the API server, at least 0; 0 means 50. Events and node ' +
+      'heartbeats are counted separately.',
   },
   {
     name: 'plat-reserved',
@@ -480,7 +535,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'none',
     note: CFG,
     configPath: 'platReserved',
-    help: 'Resources set aside for the platform system components, as cpu=, memory=, pid= and ephemeral-storage= (root file system) pairs.',
+    help:
+      'Resources set aside for the platform system components, as cpu=, memory=, pid= and ' +
+      'ephemeral-storage= (root file system) pairs.',
   },
   {
     name: 'plat-reserved-cgroup',
@@ -494,7 +551,9 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'platconfig',
     type: 'string',
     flagsField: 'platconfig',
-    help: 'Platconfig file saying how to reach the API server. When given, the agent runs in API server mode; without it, standalone.',
+    help:
+      'Platconfig file saying how to reach the API server. When given, the agent runs in API ' +
+      'server mode; without it, standalone.',
   },
   {
     name: 'nodeagent-cgroups',
@@ -533,7 +592,9 @@ export const FLAGS: readonly FlagSpec[] = [
     stage: 'alpha',
     configPath: 'logging.options.text.infoBufferSize',
     requiresGate: 'LoggingAlphaOptions',
-    help: 'With split streams in text format, buffer this much info output before writing it. Needs the LoggingAlphaOptions feature gate.',
+    help:
+      'With split streams in text format, buffer this much info output before writing it. ' +
+      'Needs the LoggingAlphaOptions feature gate.',
   },
   {
     name: 'log-text-split-stream',
@@ -542,7 +603,9 @@ export const FLAGS: readonly FlagSpec[] = [
     stage: 'alpha',
     configPath: 'logging.options.text.splitStream',
     requiresGate: 'LoggingAlphaOptions',
-    help: 'In text format, write errors to stderr and info to stdout. Needs the LoggingAlphaOptions feature gate.',
+    help:
+      'In text format, write errors to stderr and info to stdout. Needs the ' +
+      'LoggingAlphaOptions feature gate.',
   },
   {
     name: 'logging-format',
@@ -572,7 +635,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'colonMultimap',
     note: CFG,
     configPath: 'staticPodURLHeader',
-    help: 'Comma-separated name:value HTTP headers sent with --manifest-url requests. May be repeated; headers with the same name are sent in the order given.',
+    help:
+      'Comma-separated name:value HTTP headers sent with --manifest-url requests. May be ' +
+      'repeated; headers with the same name are sent in the order given.',
   },
   {
     name: 'max-open-files',
@@ -633,13 +698,18 @@ export const FLAGS: readonly FlagSpec[] = [
     name: 'node-ip',
     type: 'string',
     flagsField: 'nodeIP',
-    help: 'IP address of the node, or two comma-separated addresses for dual stack. Unset: the default IPv4 address, else the default IPv6 address; :: prefers IPv6.',
+    help:
+      'IP address of the node, or two comma-separated addresses for dual stack. Unset: the ' +
+      'default IPv4 address, else the default IPv6 address; :: prefers IPv6.',
   },
   {
     name: 'node-labels',
     type: 'mapStringString',
     flagsField: 'nodeLabels',
-    help: 'Labels added when the node registers. Labels in the platform-reserved namespace must start with an allowed prefix or be one of the allowed architecture, instance-type, OS, hostname, region and zone labels (legacy and current forms).',
+    help:
+      'Labels added when the node registers. Labels in the platform-reserved namespace must ' +
+      'start with an allowed prefix or be one of the allowed architecture, instance-type, OS, ' +
+      'hostname, region and zone labels (legacy and current forms).',
   },
   {
     name: 'node-status-max-images',
@@ -655,7 +725,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '10s',
     note: CFG,
     configPath: 'nodeStatusUpdateFrequency',
-    help: "How often the node status is posted; keep it in step with the node controller's grace period.",
+    help:
+      "How often the node status is posted; keep it in step with the node controller's grace " +
+      'period.',
   },
   {
     name: 'oom-score-adj',
@@ -670,26 +742,35 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     note: CFG,
     configPath: 'podCIDR',
-    help: 'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 addresses are allocated.',
+    help:
+      'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 ' +
+      'addresses are allocated.',
   },
-  // Not in the spec: the reference 1.32 keeps it only for kubeadm's kubeadm-flags.env, deprecated, its value discarded.
+  // Not in the spec: the reference 1.32 keeps it only for kubeadm's kubeadm-flags.env, deprecated,
+  // its value discarded.
   {
     name: 'pod-infra-container-image',
     type: 'string',
     note: {
       kind: 'dep',
       reason:
-        'will be removed in 1.35. Image garbage collector will get sandbox image information from CRI. Its value is ignored, as the reference 1.32 ignores it: nodeagent runs no sandbox (pause) container.',
+        'will be removed in 1.35. Image garbage collector will get sandbox image information ' +
+        'from CRI. Its value is ignored, as the reference 1.32 ignores it: nodeagent runs no ' +
+        'sandbox (pause) container.',
     },
     flagsField: 'podInfraContainerImage',
-    help: 'Accepted for kubeadm drop-ins and ignored, as by the reference 1.32 (deprecated): nodeagent runs no pod sandbox image.',
+    help:
+      'Accepted for kubeadm drop-ins and ignored, as by the reference 1.32 (deprecated): ' +
+      'nodeagent runs no pod sandbox image.',
   },
   {
     name: 'pod-manifest-path',
     type: 'string',
     note: CFG,
     configPath: 'staticPodPath',
-    help: 'Directory of static pod files, or a single file. Files whose names start with a dot are ignored.',
+    help:
+      'Directory of static pod files, or a single file. Files whose names start with a dot are ' +
+      'ignored.',
   },
   {
     name: 'pod-max-pids',
@@ -734,7 +815,9 @@ export const FLAGS: readonly FlagSpec[] = [
     stage: 'alpha',
     configPath: 'qosReserved',
     requiresGate: 'QOSReserved',
-    help: 'Percentage of pod resource requests reserved at each QoS level, as memory=<percent>; only memory is supported. Needs the QOSReserved feature gate.',
+    help:
+      'Percentage of pod resource requests reserved at each QoS level, as memory=<percent>; ' +
+      'only memory is supported. Needs the QOSReserved feature gate.',
   },
   {
     name: 'read-only-port',
@@ -742,7 +825,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '10255',
     note: CFG,
     configPath: 'readOnlyPort',
-    help: 'Port of the read-only server, which has no authentication or authorization; 0 disables it.',
+    help:
+      'Port of the read-only server, which has no authentication or authorization; 0 disables ' +
+      'it.',
   },
   {
     name: 'register-node',
@@ -757,7 +842,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'taints',
     note: CFG,
     configPath: 'registerWithTaints',
-    help: 'Taints the node registers with, as comma-separated <key>=<value>:<effect>. No effect when --register-node is false.',
+    help:
+      'Taints the node registers with, as comma-separated <key>=<value>:<effect>. No effect ' +
+      'when --register-node is false.',
   },
   {
     name: 'registry-burst',
@@ -780,14 +867,19 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     note: CFG,
     configPath: 'reservedSystemCPUs',
-    help: 'CPUs or CPU ranges (such as 0-3,8) reserved for the system and platform; supersedes the CPU amounts of --system-reserved and --plat-reserved.',
+    help:
+      'CPUs or CPU ranges (such as 0-3,8) reserved for the system and platform; supersedes the ' +
+      'CPU amounts of --system-reserved and --plat-reserved.',
   },
   {
     name: 'reserved-memory',
     type: 'reservedMemory',
     note: CFG,
     configPath: 'reservedMemory',
-    help: 'Memory reserved per NUMA node, as <node>:<type>=<quantity>,... separated by semicolons (0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi). Per memory type the total must equal the platform-reserved, system-reserved and hard eviction amounts together.',
+    help:
+      'Memory reserved per NUMA node, as <node>:<type>=<quantity>,... separated by semicolons ' +
+      '(0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi). Per memory type the total must equal the ' +
+      'platform-reserved, system-reserved and hard eviction amounts together.',
   },
   {
     name: 'resolv-conf',
@@ -817,14 +909,19 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'serverTLSBootstrap',
     requiresGate: 'RotatePlatletServerCertificate',
-    help: 'Request the serving certificate from the API server and renew it as it nears expiry. Needs the RotatePlatletServerCertificate feature gate and approval of the submitted requests.',
+    help:
+      'Request the serving certificate from the API server and renew it as it nears expiry. ' +
+      'Needs the RotatePlatletServerCertificate feature gate and approval of the submitted ' +
+      'requests.',
   },
   {
     name: 'runonce',
     type: 'bool',
     note: CFG,
     configPath: 'runOnce',
-    help: 'Start the pods from static files or the manifest URL, then exit. Exclusive with --enable-server.',
+    help:
+      'Start the pods from static files or the manifest URL, then exit. Exclusive with ' +
+      '--enable-server.',
   },
   {
     name: 'runtime-cgroups',
@@ -838,7 +935,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '2m0s',
     note: CFG,
     configPath: 'runtimeRequestTimeout',
-    help: 'Timeout of every runtime request except long-running ones (pull, logs, exec, attach). A request that times out is cancelled, reported as an error and retried later.',
+    help:
+      'Timeout of every runtime request except long-running ones (pull, logs, exec, attach). A ' +
+      'request that times out is cancelled, reported as an error and retried later.',
   },
   {
     name: 'seccomp-default',
@@ -860,7 +959,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: '4h0m0s',
     note: CFG,
     configPath: 'streamingConnectionIdleTimeout',
-    help: 'Longest a streaming connection may sit idle before it is closed; 0 means no timeout. No connection to the agent server lasts more than 4 hours.',
+    help:
+      'Longest a streaming connection may sit idle before it is closed; 0 means no timeout. No ' +
+      'connection to the agent server lasts more than 4 hours.',
   },
   {
     name: 'sync-frequency',
@@ -875,7 +976,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     note: CFG,
     configPath: 'systemCgroups',
-    help: 'Optional absolute cgroup for the non-kernel processes not yet in a cgroup under /. Empty for none; undoing it needs a reboot.',
+    help:
+      'Optional absolute cgroup for the non-kernel processes not yet in a cgroup under /. ' +
+      'Empty for none; undoing it needs a reboot.',
   },
   {
     name: 'system-reserved',
@@ -883,7 +986,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'none',
     note: CFG,
     configPath: 'systemReserved',
-    help: 'Resources set aside for non-platform system components, as cpu=, memory=, pid= and ephemeral-storage= (root file system) pairs.',
+    help:
+      'Resources set aside for non-platform system components, as cpu=, memory=, pid= and ' +
+      'ephemeral-storage= (root file system) pairs.',
   },
   {
     name: 'system-reserved-cgroup',
@@ -898,7 +1003,10 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     note: CFG,
     configPath: 'tlsCertFile',
-    help: 'x509 certificate for HTTPS, intermediate certificates appended after the server certificate. Without it and --tls-private-key-file, a self-signed pair is generated for the public address and kept in --cert-dir.',
+    help:
+      'x509 certificate for HTTPS, intermediate certificates appended after the server ' +
+      'certificate. Without it and --tls-private-key-file, a self-signed pair is generated for ' +
+      'the public address and kept in --cert-dir.',
   },
   {
     name: 'tls-cipher-suites',
@@ -955,7 +1063,9 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     name: 'version',
     type: 'version',
-    help: 'Print version information and exit; --version=raw prints the full record; --version=vX.Y.Z sets the version the agent reports.',
+    help:
+      'Print version information and exit; --version=raw prints the full record; ' +
+      '--version=vX.Y.Z sets the version the agent reports.',
   },
   {
     name: 'vmodule',
@@ -985,7 +1095,9 @@ export const FLAGS: readonly FlagSpec[] = [
     type: 'string',
     defaultText: DEFAULT_PLATFORM_DOMAIN,
     configPath: 'platformDomain',
-    help: 'The platform domain every API group, signer, label and annotation derives from (also the config file apiVersion nodeagent.config.<domain>/v1beta1).',
+    help:
+      'The platform domain every API group, signer, label and annotation derives from (also ' +
+      'the config file apiVersion nodeagent.config.<domain>/v1beta1).',
   },
   {
     name: 'platform-profile',
@@ -997,7 +1109,10 @@ export const FLAGS: readonly FlagSpec[] = [
   {
     name: 'print-config',
     type: 'bool',
-    help: 'Print the effective configuration (a NodeAgentConfiguration document, then a NodeAgentFlags document with the flag-only settings) and exit; with errors, print them and exit 1. Starts nothing.',
+    help:
+      'Print the effective configuration (a NodeAgentConfiguration document, then a ' +
+      'NodeAgentFlags document with the flag-only settings) and exit; with errors, print them ' +
+      'and exit 1. Starts nothing.',
   },
 ];
 

@@ -10,7 +10,10 @@
 // is compiled with it set back to the default for that moment, as LATE_V8_FLAGS tells it.
 import { setFlagsFromString } from 'node:v8';
 
-/** The V8 flags the agent sets at run time, and their defaults (code-cache.ts reads them by this key). */
+/**
+ * The V8 flags the agent sets at run time, and their defaults (code-cache.ts reads them by this
+ * key).
+ */
 export const LATE_V8_FLAGS = Symbol.for('nodeagent.lateV8Flags');
 
 export interface LateV8Flags {

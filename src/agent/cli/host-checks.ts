@@ -144,7 +144,9 @@ export interface HostCheckResult {
   readonly release: () => Promise<void>;
 }
 
-/** --lock-file: taken first, before anything else runs (the reference takes it before bootstrap). */
+/**
+ * --lock-file: taken first, before anything else runs (the reference takes it before bootstrap).
+ */
 export async function acquireHostLock(opts: HostCheckOptions): Promise<HeldLock | undefined> {
   const { flags } = opts;
   if (flags.lockFile === '') return undefined;
@@ -229,7 +231,10 @@ export async function checkHostSettings(
   return cgroupVersion;
 }
 
-/** Runs every host check in order (the lock, then the host's settings); throws HostCheckError when the host is refused. */
+/**
+ * Runs every host check in order (the lock, then the host's settings); throws HostCheckError when
+ * the host is refused.
+ */
 export async function runHostChecks(opts: HostCheckOptions): Promise<HostCheckResult> {
   const lock = await acquireHostLock(opts);
   try {

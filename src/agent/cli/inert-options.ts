@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from '../../common/log/types.js';
 import { defaultConfiguration } from '../config/defaults.js';
 import type { NodeAgentConfiguration } from '../config/schema.js';
+import { isRecord } from '../../common/util/json-shape.js';
 
 /**
  * The configuration-file fields without a flag that take no effect in this
@@ -23,8 +24,7 @@ export const INERT_FIELDS: Readonly<Record<string, string>> = {
 
 function atPath(obj: unknown, path: string): unknown {
   let cur = obj;
-  for (const k of path.split('.'))
-    cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, unknown>)[k] : undefined;
+  for (const k of path.split('.')) cur = isRecord(cur) ? cur[k] : undefined;
   return cur;
 }
 

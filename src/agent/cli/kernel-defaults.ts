@@ -1,9 +1,11 @@
 // --protect-kernel-defaults: the reference's kernel tunables (pkg/kubelet/cm setupKernelTunables).
 // With the flag, a differing value refuses the start, each named as the reference names it. Without
-// it the reference rewrites them; nodeagent leaves the host's kernel alone and says so once per setting.
+// it the reference rewrites them; nodeagent leaves the host's kernel alone and says so once per
+// setting.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../../common/log/types.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 /** The reference's desired state, by /proc/sys path (utilsysctl names). */
 export const KERNEL_DEFAULTS: readonly { flag: string; expected: number }[] = [
@@ -28,7 +30,7 @@ export async function checkKernelDefaults(procSys: string): Promise<KernelDefaul
       text = await readFile(join(procSys, flag), 'utf8');
     } catch (err) {
       problems.push(
-        `could not read kernel flag ${flag} under ${procSys}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+        `could not read kernel flag ${flag} under ${procSys}: ${errnoCode(err) ?? String(err)}`,
       );
       continue;
     }

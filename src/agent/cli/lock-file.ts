@@ -10,6 +10,7 @@ import type { Logger } from '../../common/log/types.js';
 import { type Clock, systemClock } from '../../common/util/clock.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { errnoText } from '../config/load.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export interface LockOptions {
   path: string;
@@ -33,7 +34,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -57,14 +58,13 @@ async function tryCreate(path: string): Promise<boolean> {
     }
     return true;
   } catch (err) {
-    if ((err as { code?: string }).code === 'EEXIST') return false;
+    if (errnoCode(err) === 'EEXIST') return false;
     throw new Error(`unable to acquire file lock on "${path}": ${errnoText(err)}`, { cause: err });
   }
 }
 
-/** Takes the lock, waiting (with back-off) while a live process holds it. */
-export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
-  const clock = opts.clock ?? systemClock;
+/** Waits (with back-off) until this process holds the lock file. */
+async function waitForLock(opts: LockOptions, clock: Clock): Promise<void> {
   const log = opts.logger;
   const backoff = new BackoffSequence({
     clock,
@@ -74,9 +74,9 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
   for (;;) {
     if (opts.signal.aborted)
       throw new Error(`gave up waiting for the lock on "${opts.path}": stopping`);
-    if (await tryCreate(opts.path)) break;
+    if (await tryCreate(opts.path)) return;
     const pid = await holderOf(opts.path);
-    if (pid === process.pid) break;
+    if (pid === process.pid) return;
     if (pid === undefined || !alive(pid)) {
       log.warn(
         { path: opts.path, pid },
@@ -96,23 +96,31 @@ export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
     }
     await backoff.sleep(opts.signal).catch(() => undefined);
   }
-  log.info({ path: opts.path }, 'Acquired lock file');
+}
 
-  let watcher: FSWatcher | undefined;
-  if (opts.onContention !== undefined) {
-    const notify = opts.onContention;
-    let fired = false;
-    watcher = watch(opts.path, { persistent: false }, () => {
-      if (fired) return;
-      fired = true;
-      log.info(
-        { path: opts.path },
-        'Detected lock contention on the lock file: exiting (--exit-on-lock-contention)',
-      );
-      notify();
-    });
-    watcher.on('error', () => undefined);
-  }
+/** --exit-on-lock-contention: `onContention` once another process touches the lock file. */
+function watchContention(opts: LockOptions): FSWatcher | undefined {
+  const notify = opts.onContention;
+  if (notify === undefined) return undefined;
+  let fired = false;
+  const watcher = watch(opts.path, { persistent: false }, () => {
+    if (fired) return;
+    fired = true;
+    opts.logger.info(
+      { path: opts.path },
+      'Detected lock contention on the lock file: exiting (--exit-on-lock-contention)',
+    );
+    notify();
+  });
+  watcher.on('error', () => undefined);
+  return watcher;
+}
+
+/** Takes the lock, waiting (with back-off) while a live process holds it. */
+export async function acquireLock(opts: LockOptions): Promise<HeldLock> {
+  await waitForLock(opts, opts.clock ?? systemClock);
+  opts.logger.info({ path: opts.path }, 'Acquired lock file');
+  const watcher = watchContention(opts);
   let released = false;
   return {
     path: opts.path,

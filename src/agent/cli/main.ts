@@ -83,7 +83,10 @@ function stoppedDuringStartup(logger: Logger, stage: string, err?: unknown): num
   return 0;
 }
 
-/** What the run learns from callbacks: lock contention, a fatal part, a refused host, and what to release at the end. */
+/**
+ * What the run learns from callbacks: lock contention, a fatal part, a refused host, and what to
+ * release at the end.
+ */
 interface RunState {
   contention: boolean;
   fatal: boolean;
@@ -108,7 +111,9 @@ async function startLogging(
   return handle;
 }
 
-/** The lock file (--lock-file); a number is the exit status when it cannot be taken or a stop came. */
+/**
+ * The lock file (--lock-file); a number is the exit status when it cannot be taken or a stop came.
+ */
 async function takeLock(
   hostChecks: HostChecks,
   eff: EffectiveConfiguration,
@@ -169,7 +174,9 @@ function refusedHost(io: MainIO, handle: LoggerHandle, state: RunState): number 
   return fail(io, state.refused);
 }
 
-/** The start-up notes after the host checks (so that a refused host still gets exactly one line). */
+/**
+ * The start-up notes after the host checks (so that a refused host still gets exactly one line).
+ */
 async function logServingAndConfiguration(
   eff: EffectiveConfiguration,
   logger: Logger,
@@ -311,17 +318,23 @@ export async function main(argv: string[], io: MainIO = processIO): Promise<numb
   }
 }
 
-async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise<number> {
-  let parsed: ParsedFlags;
-  let explicit: PlatformProfile | undefined;
+/** The command line read under its naming profile; an exit code when it cannot be. */
+function readCommandLine(
+  argv: string[],
+  io: MainIO,
+): { parsed: ParsedFlags; explicit: PlatformProfile | undefined } | number {
   try {
-    explicit = explicitProfile(argv);
+    const explicit = explicitProfile(argv);
     // A reference spelling is read as ours unless the command line also says platform (a conflict).
     decideProfile(commandLineSignals(explicit, argv));
-    parsed = parseArgs(translateReferenceFlags(argv));
+    return { parsed: parseArgs(translateReferenceFlags(argv)), explicit };
   } catch (err) {
     return fail(io, err);
   }
+}
+
+/** --help and --version: answered before anything is read; undefined when neither is given. */
+async function answerInfoFlags(parsed: ParsedFlags, io: MainIO): Promise<number | undefined> {
   if (parsed.values.get('help') === true) {
     const { renderHelp } = await import('./help.js');
     io.stdout(renderHelp());
@@ -333,42 +346,59 @@ async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise
     io.stdout(versionOutput(parsed) ?? '');
     return 0;
   }
-  await deprecations(parsed, io);
+  return undefined;
+}
+
+/** The effective configuration from flags and files; an exit code when it cannot be built. */
+async function effectiveConfiguration(
+  given: ParsedFlags,
+  explicit: PlatformProfile | undefined,
+  argv: string[],
+  io: MainIO,
+): Promise<EffectiveConfiguration | number> {
   // The config file and drop-ins are read once: the profile inference keeps them for the loader.
   const preRead = newPreRead();
   try {
-    parsed = await withInputProfile(parsed, explicit, argv, io, preRead);
+    const parsed = await withInputProfile(given, explicit, argv, io, preRead);
+    const { buildConfiguration } = await import('../config/effective.js');
+    return await buildConfiguration({ specs: FLAGS, parsed, preRead });
   } catch (err) {
     return fail(io, err);
   }
+}
 
-  const { buildConfiguration } = await import('../config/effective.js');
-  let eff: EffectiveConfiguration;
-  try {
-    eff = await buildConfiguration({ specs: FLAGS, parsed, preRead });
-  } catch (err) {
-    return fail(io, err);
-  }
-  // Dropped fields are warnings, written before any logger exists, in the log's own format.
-  if (eff.warnings.length > 0) {
-    const { renderTextLine } = await import('../../common/log/text-format.js');
-    for (const w of eff.warnings)
-      io.stderr(
-        renderTextLine({
-          level: 40,
-          time: systemClock.nowMs(),
-          component: 'config',
-          msg: maskUrlUserinfo(w),
-        }),
-      );
-  }
+/** Dropped fields are warnings, written before any logger exists, in the log's own format. */
+async function writeWarnings(warnings: readonly string[], io: MainIO): Promise<void> {
+  if (warnings.length === 0) return;
+  const { renderTextLine } = await import('../../common/log/text-format.js');
+  for (const w of warnings)
+    io.stderr(
+      renderTextLine({
+        level: 40,
+        time: systemClock.nowMs(),
+        component: 'config',
+        msg: maskUrlUserinfo(w),
+      }),
+    );
+}
+
+async function mainWith(argv: string[], io: MainIO, stops: StopSignals): Promise<number> {
+  const line = readCommandLine(argv, io);
+  if (typeof line === 'number') return line;
+  const answered = await answerInfoFlags(line.parsed, io);
+  if (answered !== undefined) return answered;
+  await deprecations(line.parsed, io);
+  const eff = await effectiveConfiguration(line.parsed, line.explicit, argv, io);
+  if (typeof eff === 'number') return eff;
+  await writeWarnings(eff.warnings, io);
   eff.problems.push(...criEndpointProblems(eff.config));
   if (eff.problems.length > 0) {
     for (const p of eff.problems) io.stderr(`${maskUrlUserinfo(p)}\n`);
     return 1;
   }
+  const version = line.parsed.values.get('version');
   if (typeof version === 'string' && version.startsWith('v')) eff.flags.reportedVersion = version;
-  if (parsed.values.get('print-config') === true) {
+  if (line.parsed.values.get('print-config') === true) {
     const { renderPrintConfig } = await import('../config/print.js');
     io.stdout(renderPrintConfig(eff.config, eff.flags));
     return 0;

@@ -19,9 +19,9 @@ export { troffEscape } from '../../common/cli/troff.js';
 const b = bold;
 const i = italic;
 
-export function renderManPage(): string {
-  const version = packageVersion().replace(/^v/, '');
-  const out: string[] = [
+/** NAME, SYNOPSIS and DESCRIPTION. */
+function headSections(version: string): string[] {
+  return [
     `.TH NODEAGENT 1 "" "nodeagent ${version}" "User Commands"`,
     '.nh',
     '.SH NAME',
@@ -35,15 +35,28 @@ export function renderManPage(): string {
     troffEscape(PRECEDENCE_TEXT),
     '.PP',
     troffEscape(
-      'Without --config, four flag defaults of earlier releases apply: anonymous authentication on, the token webhook off, authorization AlwaysAllow and read-only port 10255. With a config file, the file defaults apply instead.',
+      'Without --config, four flag defaults of earlier releases apply: anonymous authentication ' +
+        'on, the token webhook off, authorization AlwaysAllow and read-only port 10255. With a ' +
+        'config file, the file defaults apply instead.',
     ),
     '.PP',
     troffEscape(
-      'nodeagent --print-config prints the effective configuration, every field included, as a NodeAgentConfiguration YAML document followed by a NodeAgentFlags document with the flag-only settings, and exits; with errors it prints every one of them and exits 1.',
+      'nodeagent --print-config prints the effective configuration, every field included, as a ' +
+        'NodeAgentConfiguration YAML document followed by a NodeAgentFlags document with the ' +
+        'flag-only settings, and exits; with errors it prints every one of them and exits 1.',
     ),
+  ];
+}
+
+/** OPTIONS: how values are written, then one entry per flag. */
+function optionsSection(): string[] {
+  const out = [
     '.SH OPTIONS',
     troffEscape(
-      'Flags take their value as --name=value or --name value; an underscore in a name is read as a hyphen. Booleans are given bare (--name) or as --name=true and --name=false (also 1, t, T, TRUE, True, 0, f, F, FALSE, False). Durations use Go syntax (300ms, 1.5h, 2m0s); quantities the resource syntax (10Mi, 1G, 500m).',
+      'Flags take their value as --name=value or --name value; an underscore in a name is read ' +
+        'as a hyphen. Booleans are given bare (--name) or as --name=true and --name=false (also ' +
+        '1, t, T, TRUE, True, 0, f, F, FALSE, False). Durations use Go syntax (300ms, 1.5h, ' +
+        '2m0s); quantities the resource syntax (10Mi, 1G, 500m).',
     ),
   ];
   for (const f of sortedFlags()) {
@@ -53,7 +66,12 @@ export function renderManPage(): string {
     const body = [f.help, defaultPhrase(f), ...markers(f)].filter((s) => s !== '').join(' ');
     out.push('.TP', head, troffEscape(body));
   }
-  out.push('.SH MARKERS');
+  return out;
+}
+
+/** MARKERS and FEATURE GATES. */
+function legendSections(): string[] {
+  const out = ['.SH MARKERS'];
   for (const [m, meaning] of MARKER_LEGEND) out.push('.TP', b(m), troffEscape(meaning));
   out.push(
     '.SH FEATURE GATES',
@@ -62,18 +80,20 @@ export function renderManPage(): string {
     ),
   );
   for (const g of KNOWN_FEATURE_GATES) {
-    out.push(
-      '.TP',
-      b(g.name),
-      troffEscape(
-        `${g.stage}, default ${g.default}${g.locked === true ? ', locked to its default' : ''}`,
-      ),
-    );
+    const locked = g.locked === true ? ', locked to its default' : '';
+    out.push('.TP', b(g.name), troffEscape(`${g.stage}, default ${g.default}${locked}`));
   }
-  out.push(
+  return out;
+}
+
+/** EXIT STATUS, FILES, EXAMPLES and SEE ALSO. */
+function tailSections(): string[] {
+  return [
     '.SH EXIT STATUS',
     troffEscape(
-      '0 when the agent stops cleanly, and after --help, --version and a successful --print-config. 1 for an unknown flag, a bad value, an invalid configuration, a failed host check or a fatal error; the reason is printed as one line on standard error.',
+      '0 when the agent stops cleanly, and after --help, --version and a successful ' +
+        '--print-config. 1 for an unknown flag, a bad value, an invalid configuration, a failed ' +
+        'host check or a fatal error; the reason is printed as one line on standard error.',
     ),
     '.SH FILES',
     '.TP',
@@ -88,12 +108,23 @@ export function renderManPage(): string {
       'nodeagent --config=/etc/nodeagent/config.yaml --config-dir=/etc/nodeagent/config.d \\',
     ),
     troffEscape(
-      '    --platconfig=/etc/nodeagent/platconfig --bootstrap-platconfig=/etc/nodeagent/bootstrap-platconfig',
+      '    --platconfig=/etc/nodeagent/platconfig ' +
+        '--bootstrap-platconfig=/etc/nodeagent/bootstrap-platconfig',
     ),
     troffEscape('nodeagent --config=/etc/nodeagent/config.yaml --print-config'),
     '.fi',
     '.SH SEE ALSO',
     `${b('plat-apiserver')}(1)`,
-  );
+  ];
+}
+
+export function renderManPage(): string {
+  const version = packageVersion().replace(/^v/, '');
+  const out = [
+    ...headSections(version),
+    ...optionsSection(),
+    ...legendSections(),
+    ...tailSections(),
+  ];
   return `${out.join('\n')}\n`;
 }

@@ -2,6 +2,13 @@
 // programs share (src/common/cli/parser.ts). This file is on the start-up path, so it imports only
 // the flag table and the value parsers.
 import { FlagError } from '../../common/util/errors.js';
+import {
+  isRecord,
+  isStringList,
+  listOf,
+  recordOf,
+  stringRecordOf,
+} from '../../common/util/json-shape.js';
 import { parseBool } from '../../common/util/values/bool.js';
 import { parseInt32, parseInt64 } from '../../common/util/values/int.js';
 import { normalizeDuration } from '../../common/util/values/duration.js';
@@ -39,6 +46,29 @@ export function takesNoValue(spec: FlagSpec): boolean {
   return NO_VALUE_NEEDED.has(spec.type);
 }
 
+// What earlier occurrences of a repeatable flag set, read back from a FlagValue: always the flag's
+// own type (parseFlagValue made it), so the guards below drop nothing.
+
+function isBoolean(v: unknown): v is boolean {
+  return typeof v === 'boolean';
+}
+
+/** The entries of an earlier occurrence's map whose values pass `ok`. */
+function entriesOf<T>(prev: FlagValue | undefined, ok: (v: unknown) => v is T): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(recordOf(prev)).filter((e): e is [string, T] => ok(e[1])),
+  );
+}
+
+/** An earlier --reserved-memory occurrence's list. */
+function reservationsOf(prev: FlagValue | undefined): MemoryReservation[] {
+  return listOf(prev).flatMap((r) =>
+    isRecord(r) && typeof r['numaNode'] === 'number'
+      ? [{ numaNode: r['numaNode'], limits: stringRecordOf(r['limits']) }]
+      : [],
+  );
+}
+
 /**
  * One occurrence of `spec` with text `raw`, combined with what earlier occurrences set (`prev`),
  * in the config-file representation. Throws FlagError (without the "failed to parse" prefix).
@@ -54,7 +84,7 @@ export function parseFlagValue(
       return raw;
     case 'strings':
       // pflag StringSlice: the first occurrence replaces the default, later ones append.
-      return [...(Array.isArray(prev) ? (prev as readonly string[]) : []), ...parseStrings(raw, n)];
+      return [...(isStringList(prev) ? prev : []), ...parseStrings(raw, n)];
     case 'bool':
     case 'help':
     case 'seccompDefault':
@@ -69,23 +99,20 @@ export function parseFlagValue(
       return normalizeQuantity(raw, n);
     case 'mapStringString':
       return {
-        ...(prev as Readonly<Record<string, string>> | undefined),
+        ...stringRecordOf(prev),
         ...parseKeyValueMap(raw, n, spec.lessThanPairs === true),
       };
     case 'featureGates':
       return {
-        ...(prev as Readonly<Record<string, boolean>> | undefined),
+        ...entriesOf(prev, isBoolean),
         ...parseFeatureGates(raw, n),
       };
     case 'colonMultimap':
-      return mergeColonMultimap(
-        (prev as Readonly<Record<string, readonly string[]>> | undefined) ?? {},
-        parseColonMultimap(raw, n),
-      );
+      return mergeColonMultimap(entriesOf(prev, isStringList), parseColonMultimap(raw, n));
     case 'taints':
       return parseTaints(raw, n);
     case 'reservedMemory':
-      return parseReservedMemory(raw, n, (prev as readonly MemoryReservation[] | undefined) ?? []);
+      return parseReservedMemory(raw, n, reservationsOf(prev));
     case 'vmodule':
       return parseVModule(raw, n);
     case 'version':

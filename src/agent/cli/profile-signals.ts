@@ -12,10 +12,14 @@ import { ConfigError } from '../../common/util/errors.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
 import type { PreRead } from '../config/pre-read.js';
 import { ourFlagName } from './reference-flags.js';
+import { isRecord, recordOf } from '../../common/util/json-shape.js';
 
 export interface ProfileSignal {
   readonly profile: PlatformProfile;
-  /** What in the input says so, e.g. `the flag --kubeconfig (the reference's spelling of --platconfig)`. */
+  /**
+   * What in the input says so, e.g. `the flag --kubeconfig (the reference's spelling of
+   * --platconfig)`.
+   */
   readonly why: string;
 }
 
@@ -53,8 +57,8 @@ const NODEAGENT_CONFIG_PREFIX = 'nodeagent.config.';
  * the kind.
  */
 export function documentProfile(doc: unknown): PlatformProfile | undefined {
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
-  const { apiVersion, kind } = doc as Record<string, unknown>;
+  if (!isRecord(doc)) return undefined;
+  const { apiVersion, kind } = doc;
   const group = typeof apiVersion === 'string' ? (apiVersion.split('/')[0] ?? '') : '';
   if (group === KUBELET_CONFIG_GROUP) return 'kubernetes';
   if (group.startsWith(NODEAGENT_CONFIG_PREFIX)) return 'platform';
@@ -65,7 +69,7 @@ export function documentProfile(doc: unknown): PlatformProfile | undefined {
 
 /** `apiVersion: x, kind: y` of a document, the fields it has. */
 function identityText(doc: unknown): string {
-  const d = doc as Record<string, unknown>;
+  const d = recordOf(doc);
   return ['apiVersion', 'kind']
     .filter((k) => typeof d[k] === 'string' && d[k] !== '')
     .map((k) => `${k}: ${String(d[k])}`)

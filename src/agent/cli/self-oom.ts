@@ -2,6 +2,7 @@
 // (oom.ApplyOOMScoreAdj(0, OOMScoreAdj)). Not permitted: one warning naming the option.
 import { readFile, writeFile } from 'node:fs/promises';
 import type { Logger } from '../../common/log/types.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const SELF_OOM_SCORE_ADJ = '/proc/self/oom_score_adj';
 
@@ -17,7 +18,7 @@ export async function applySelfOomScoreAdj(
     await writeFile(path, `${value}\n`);
     return true;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const code = errnoCode(err) ?? String(err);
     logger.warn(
       { option: '--oom-score-adj', value, path, reason: code },
       `Could not set the agent's oom_score_adj (oomScoreAdj, --oom-score-adj) to ${value}: ${code}; the agent keeps the kernel's score (lowering it needs CAP_SYS_RESOURCE)`,

@@ -34,7 +34,9 @@ export class AnswerDecoder<T> {
     this.kind = options.kind;
   }
 
-  /** `value` as T, or a NodeAgentError naming the call (`what`), the kind and the fields at fault. */
+  /**
+   * `value` as T, or a NodeAgentError naming the call (`what`), the kind and the fields at fault.
+   */
   async object(value: unknown, what: string): Promise<T> {
     if (isLazyAnswerSchema(this.schema) && this.schema.accepts(value)) return value;
     const { decodeAnswer } = await apiSchemas();

@@ -6,7 +6,9 @@
 import type { z } from 'zod';
 
 export interface LazyAnswerSchema<T> {
-  /** True only for values the schema takes (it may refuse some the schema takes: they go to zod). */
+  /**
+   * True only for values the schema takes (it may refuse some the schema takes: they go to zod).
+   */
   readonly accepts: (value: unknown) => value is T;
   /** The zod schema (its module imported on first call). */
   readonly load: () => Promise<z.ZodType<T>>;

@@ -83,7 +83,10 @@ function issuePath(path: readonly PropertyKey[]): string {
   return s === '' ? '(the answer itself)' : s;
 }
 
-/** The problems of a failed decode, one clause each: `metadata.name: expected string, received number`. */
+/**
+ * The problems of a failed decode, one clause each: `metadata.name: expected string, received
+ * number`.
+ */
 export function issuesText(error: z.ZodError): string {
   const shown = error.issues
     .slice(0, MAX_ISSUES)

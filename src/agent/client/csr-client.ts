@@ -11,7 +11,9 @@ import type { CertificateSigningRequest, CsrCondition } from './csr-types.js';
 
 export type { CsrCondition, CertificateSigningRequest } from './csr-types.js';
 
-/** CSR answers: well-formed ones decoded by the guard, the rest by the zod schema (for its error). */
+/**
+ * CSR answers: well-formed ones decoded by the guard, the rest by the zod schema (for its error).
+ */
 const CSR_SCHEMA: LazyAnswerSchema<CertificateSigningRequest> = {
   accepts: isCertificateSigningRequest,
   load: async () => (await import('./csr-schema.js')).CertificateSigningRequestSchema,

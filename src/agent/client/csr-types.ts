@@ -1,4 +1,5 @@
-// The CertificateSigningRequest shape the agent reads and writes (certificates.{platform_domain}/v1):
+// The CertificateSigningRequest shape the agent reads and writes
+// (certificates.{platform_domain}/v1):
 // its own file, so the client, its guard and its zod schema all import it without a cycle.
 import type { ObjectMeta } from './types.js';
 

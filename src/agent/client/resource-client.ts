@@ -3,7 +3,8 @@
 //
 //   const pods = createPodClient<Pod>(rest);
 //   const pod = await pods.get('web-1', { namespace: 'default' });
-//   for await (const ev of pods.watch({ namespace: 'default', fieldSelector: 'spec.nodeName=n1', signal })) { ... }
+//   for await (const ev of pods.watch({ namespace: 'default', fieldSelector: 'spec.nodeName=n1',
+// signal })) { ... }
 import { NodeAgentError } from '../../common/util/errors.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { silentLogger, type Logger } from '../../common/log/types.js';

@@ -28,6 +28,7 @@ import {
   type RetryPolicy,
 } from './backoff.js';
 import { isStatus } from './types.js';
+import { recordOf } from '../../common/util/json-shape.js';
 import {
   ContentTypes,
   loadCodecFor,
@@ -245,10 +246,13 @@ export class RestClient {
     return this.decode(res, bytes, opts);
   }
 
-  /** A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status is 2xx. */
+  /**
+   * A streaming GET (watches): the body (JSON lines; protobuf frames are converted) once the status
+   * is 2xx.
+   */
   async stream(opts: RequestOptions): Promise<StreamResponse> {
     const res = await this.send({ ...opts, method: 'GET' }, true);
-    const body = res.body as unknown as Readable;
+    const body: Readable = res.body;
     if (
       mediaTypeOf(String(res.headers['content-type'] ?? '')) !==
       mediaTypeOf(PROTOBUF_WATCH_MEDIA_TYPE)
@@ -484,11 +488,17 @@ function reasonForStatus(status: number): string {
   }
 }
 
+/** `v` when it is a string. */
+function stringOf(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
 /** A short, actionable description of a transport failure. */
 export function describeConnectionError(err: unknown): string {
-  const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = e.code ?? e.cause?.code;
-  const msg = e.cause?.message ?? e.message ?? String(err);
+  const e = recordOf(err);
+  const cause = recordOf(e.cause);
+  const code = stringOf(e.code) ?? stringOf(cause.code);
+  const msg = stringOf(cause.message) ?? stringOf(e.message) ?? String(err);
   if (code === 'ECONNREFUSED') return `connection refused (is the API server running?)`;
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
   if (code && /CERT|SELF_SIGNED|UNABLE_TO|TLS|SSL/.test(code))

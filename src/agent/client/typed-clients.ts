@@ -118,7 +118,10 @@ export function createEventClient(o: TypedClientOptions): EventClient {
   });
 }
 
-/** events.k8s.io/v1 Events (the newer recorder's group); excluded from --plat-api-qps like core events. */
+/**
+ * events.k8s.io/v1 Events (the newer recorder's group); excluded from --plat-api-qps like core
+ * events.
+ */
 export function createEventsV1Client(o: TypedClientOptions & { group: string }): EventClient {
   return client(typed(o), {
     group: o.group,

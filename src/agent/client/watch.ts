@@ -46,7 +46,10 @@ export interface WatchSource<T extends ApiObject> {
   list(signal: AbortSignal): Promise<ObjectList<T>>;
   /** Opens one watch stream from `resourceVersion`. */
   open(resourceVersion: string | undefined, signal: AbortSignal): Promise<Readable>;
-  /** Decodes one watched object into T; throws (with a message naming the fields) when it is not one. */
+  /**
+   * Decodes one watched object into T; throws (with a message naming the fields) when it is not
+   * one.
+   */
   decode(object: unknown): Promise<T>;
 }
 
@@ -76,7 +79,9 @@ interface WatchLoop<T extends ApiObject> {
   readonly cursor: WatchCursor;
 }
 
-/** One line of a watch stream: `{type, object}` (api-schemas.ts's WatchLineSchema, for its error). */
+/**
+ * One line of a watch stream: `{type, object}` (api-schemas.ts's WatchLineSchema, for its error).
+ */
 function isWatchLine(raw: unknown): raw is { type: string; object?: unknown } {
   return isRecord(raw) && typeof raw.type === 'string';
 }
@@ -88,7 +93,10 @@ function isObjectEventType(type: string): type is ObjectEventType {
   return OBJECT_EVENTS.has(type);
 }
 
-/** Opens a stream from the cursor; undefined when the loop should go round again (relist, retry, stop). */
+/**
+ * Opens a stream from the cursor; undefined when the loop should go round again (relist, retry,
+ * stop).
+ */
 async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Readable | undefined> {
   const { cursor, options, signal } = loop;
   try {

@@ -1,4 +1,5 @@
-// An admission failure with the reference's reason (lifecycle.PodAdmitResult): TopologyAffinityError,
+// An admission failure with the reference's reason (lifecycle.PodAdmitResult):
+// TopologyAffinityError,
 // SMTAlignmentError; any other error is UnexpectedAdmissionError, as admission.GetPodAdmitResult.
 
 export class AdmissionError extends Error {

@@ -21,7 +21,8 @@ import {
 import { ResourceManagers } from './resource-managers.js';
 import { reservedMemoryProblem } from './reserved-memory.js';
 import { TopologyManager } from './topology-manager.js';
-import type { TopologyPolicyName } from './hint-merge.js';
+import { TOPOLOGY_POLICIES, type TopologyPolicyName } from './hint-merge.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export type ManagersConfig = Pick<
   NodeAgentConfiguration,
@@ -116,6 +117,17 @@ function staticOptions(o: BuildManagersOptions, topo: HostTopology): StaticPolic
   return opts;
 }
 
+/** --topology-manager-policy, one of TOPOLOGY_POLICIES (the validator said so already). */
+function topologyPolicy(c: ManagersConfig): TopologyPolicyName {
+  const policy = c.topologyManagerPolicy;
+  if (isOneOf(TOPOLOGY_POLICIES, policy)) return policy;
+  return fail(
+    'topologyManagerPolicy',
+    '--topology-manager-policy',
+    `unknown policy ${JSON.stringify(policy)}, expected one of ${TOPOLOGY_POLICIES.join(', ')}`,
+  );
+}
+
 function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyPolicyOptions {
   let opts: TopologyPolicyOptions;
   try {
@@ -140,7 +152,9 @@ function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyP
   return opts;
 }
 
-/** --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's error. */
+/**
+ * --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's error.
+ */
 function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<string, number>> {
   const out = new Map<number, Map<string, number>>();
   for (const r of c.reservedMemory) {
@@ -228,7 +242,7 @@ export async function buildResourceManagers(o: BuildManagersOptions): Promise<Re
   const distance = (a: number, b: number): number =>
     topo.numaNodes.find((n) => n.id === a)?.distances.get(b) ?? (a === b ? 10 : 20);
   const topology = new TopologyManager({
-    policy: c.topologyManagerPolicy as TopologyPolicyName,
+    policy: topologyPolicy(c),
     scope: c.topologyManagerScope === 'pod' ? 'pod' : 'container',
     preferClosestNuma: topoOptions.preferClosestNuma,
     numaNodes: topo.numaNodes.map((n) => n.id),
@@ -250,16 +264,13 @@ export async function buildResourceManagers(o: BuildManagersOptions): Promise<Re
 const PROCESS =
   'the process:// runtime runs containers as plain host processes, without cgroups (Node has no sched_setaffinity, so processes cannot be pinned like taskset does)';
 
-function hostNotes(
-  o: BuildManagersOptions,
-  topo: HostTopology,
-  opts: StaticPolicyOptions,
-): HostNote[] {
+/** Pinning asked of the process runtime, which cannot pin. */
+function processPinningNotes(o: BuildManagersOptions): HostNote[] {
   const c = o.config;
-  const notes: HostNote[] = [];
   const pinning = c.cpuManagerPolicy === 'static' || c.memoryManagerPolicy === 'Static';
-  if (o.runtimeType === 'process' && pinning) {
-    notes.push({
+  if (o.runtimeType !== 'process' || !pinning) return [];
+  return [
+    {
       option:
         c.cpuManagerPolicy === 'static'
           ? '--cpu-manager-policy=static'
@@ -267,38 +278,50 @@ function hostNotes(
       reason: PROCESS,
       effect:
         'CPUs and NUMA memory are assigned, recorded in the state files and checked at admission, but processes are not pinned to them',
-    });
-  }
-  if (
-    !topo.numaFromSysfs &&
-    (c.topologyManagerPolicy !== 'none' || c.memoryManagerPolicy === 'Static')
-  ) {
-    notes.push({
+    },
+  ];
+}
+
+/** NUMA alignment asked on a host whose sysfs lists no NUMA nodes. */
+function numaNotes(c: ManagersConfig, topo: HostTopology): HostNote[] {
+  if (topo.numaFromSysfs) return [];
+  if (c.topologyManagerPolicy === 'none' && c.memoryManagerPolicy !== 'Static') return [];
+  return [
+    {
       option: `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=${c.memoryManagerPolicy}`,
       reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)',
       effect:
         'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns',
-    });
-  }
+    },
+  ];
+}
+
+/** Reserved CPUs this host does not have, and a one-CPU host under the static policy. */
+function cpuNotes(c: ManagersConfig, topo: HostTopology): HostNote[] {
+  if (c.cpuManagerPolicy !== 'static') return [];
+  const notes: HostNote[] = [];
   const offline =
-    c.cpuManagerPolicy === 'static' && c.reservedSystemCPUs !== ''
+    c.reservedSystemCPUs !== ''
       ? CpuSet.parse(c.reservedSystemCPUs).difference(allCpus(topo))
       : new CpuSet();
-  if (offline.size > 0) {
+  if (offline.size > 0)
     notes.push({
       option: `--reserved-cpus=${c.reservedSystemCPUs}`,
       reason: `CPUs ${offline.toString()} are not online on this host`,
       effect: 'they reserve nothing; the other listed CPUs stay reserved',
     });
-  }
-  if (c.cpuManagerPolicy === 'static' && topo.cpus.length <= 1) {
+  if (topo.cpus.length <= 1)
     notes.push({
       option: '--cpu-manager-policy=static',
       reason: 'this host has one CPU and the static policy keeps at least one CPU reserved',
       effect:
         'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)',
     });
-  }
+  return notes;
+}
+
+/** Static policy options validated as the reference does but not placed by this version. */
+function unimplementedOptionNotes(opts: StaticPolicyOptions): HostNote[] {
   const unimplemented: [boolean, string, string][] = [
     [
       opts.distributeCpusAcrossCores,
@@ -311,14 +334,26 @@ function hostNotes(
       'the uncore cache is not read from sysfs; CPUs are packed by socket and core',
     ],
   ];
-  for (const [on, name, effect] of unimplemented) {
-    if (on)
-      notes.push({
-        option: `--cpu-manager-policy-options=${name}`,
-        reason:
-          'this version validates the option as the reference does but does not implement its placement',
-        effect,
-      });
-  }
-  return notes;
+  return unimplemented
+    .filter(([on]) => on)
+    .map(([, name, effect]) => ({
+      option: `--cpu-manager-policy-options=${name}`,
+      reason:
+        'this version validates the option as the reference does but does not implement its placement',
+      effect,
+    }));
+}
+
+/** What the resource managers cannot do on this host as configured, one note each. */
+function hostNotes(
+  o: BuildManagersOptions,
+  topo: HostTopology,
+  opts: StaticPolicyOptions,
+): HostNote[] {
+  return [
+    ...processPinningNotes(o),
+    ...numaNotes(o.config, topo),
+    ...cpuNotes(o.config, topo),
+    ...unimplementedOptionNotes(opts),
+  ];
 }

@@ -12,7 +12,9 @@ import {
 import { userMessage } from '../../common/util/errors.js';
 import { errnoCode } from '../../common/util/errno.js';
 
-/** A checkpoint is at most 6 levels deep (memory_manager_state) and holds an entry per container. */
+/**
+ * A checkpoint is at most 6 levels deep (memory_manager_state) and holds an entry per container.
+ */
 export const CHECKPOINT_LIMITS: ParseLimits = {
   ...DEFAULT_PARSE_LIMITS,
   maxDepth: 8,

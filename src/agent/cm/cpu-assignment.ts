@@ -30,7 +30,10 @@ function freeGroups(
 }
 
 export interface TakeOptions {
-  /** Only whole cores (full-pcpus-only): the caller checked the request is a multiple of the core size. */
+  /**
+   * Only whole cores (full-pcpus-only): the caller checked the request is a multiple of the core
+   * size.
+   */
   wholeCoresOnly?: boolean;
 }
 

@@ -139,7 +139,10 @@ export class CpuManager {
     return new CpuSet(this.o.topology.cpus.filter((c) => mask.includes(c.numa)).map((c) => c.id));
   }
 
-  /** generateCPUTopologyHints: every mask with enough free CPUs; the narrowest possible ones preferred. */
+  /**
+   * generateCPUTopologyHints: every mask with enough free CPUs; the narrowest possible ones
+   * preferred.
+   */
   private hintsFor(available: CpuSet, reusable: CpuSet, request: number): TopologyHint[] {
     const nodes = this.o.topology.numaNodes.map((n) => n.id);
     let minSize = nodes.length;
@@ -206,7 +209,9 @@ export class CpuManager {
     return { cpu: this.hintsFor(this.assignable(), new CpuSet(), request) };
   }
 
-  /** The static policy's Allocate; throws AdmissionError (SMT alignment) or Error (not enough CPUs). */
+  /**
+   * The static policy's Allocate; throws AdmissionError (SMT alignment) or Error (not enough CPUs).
+   */
   allocate(pod: Pod, c: Container, hint: TopologyHint): void {
     if (this.o.policy !== 'static') return;
     const request = guaranteedCpus(pod, c);
@@ -272,7 +277,10 @@ export class CpuManager {
     );
   }
 
-  /** distribute-cpus-across-numa: as even a split over the hint's NUMA nodes as their free CPUs allow. */
+  /**
+   * distribute-cpus-across-numa: as even a split over the hint's NUMA nodes as their free CPUs
+   * allow.
+   */
   private distribute(request: number, affinity: NumaMask, available: CpuSet): CpuSet {
     let result = new CpuSet();
     affinity.forEach((node, i) => {

@@ -15,7 +15,8 @@ export class CpuSet {
 
   /**
    * "0-3,8" → {0,1,2,3,8}; "" → the empty set. Throws CpuSetParseError naming the bad part.
-   * `maxId` bounds the ids (the host's CPUs when reading a checkpoint), so no list can make a large set.
+   * `maxId` bounds the ids (the host's CPUs when reading a checkpoint), so no list can make a large
+   * set.
    */
   static parse(text: string, maxId = MAX_CPU_ID): CpuSet {
     if (text.trim() === '') return new CpuSet();

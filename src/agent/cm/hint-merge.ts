@@ -10,7 +10,8 @@ import {
   type TopologyHint,
 } from './numa-mask.js';
 
-export type TopologyPolicyName = 'none' | 'best-effort' | 'restricted' | 'single-numa-node';
+export const TOPOLOGY_POLICIES = ['none', 'best-effort', 'restricted', 'single-numa-node'] as const;
+export type TopologyPolicyName = (typeof TOPOLOGY_POLICIES)[number];
 
 export type ProviderHints = Record<string, TopologyHint[] | null> | null;
 
@@ -22,7 +23,10 @@ export interface MergeOptions {
   distance: (a: number, b: number) => number;
 }
 
-/** filterProvidersHints: one list per resource; no preference is [{nil, preferred}], no way [{nil, not}]. */
+/**
+ * filterProvidersHints: one list per resource; no preference is [{nil, preferred}], no way [{nil,
+ * not}].
+ */
 export function filterProvidersHints(providers: readonly ProviderHints[]): TopologyHint[][] {
   const out: TopologyHint[][] = [];
   for (const p of providers) {

@@ -12,7 +12,10 @@ export function hugepageName(bytes: number): string {
   return `hugepages-${bytes / 1024}Ki`;
 }
 
-/** getDefaultMachineState: per node, memory (less hugepages and the reservation) and each hugepage size. */
+/**
+ * getDefaultMachineState: per node, memory (less hugepages and the reservation) and each hugepage
+ * size.
+ */
 export function machineStateOf(
   t: HostTopology,
   reserved: ReadonlyMap<number, ReadonlyMap<string, number>>,
@@ -48,7 +51,10 @@ export function machineStateOf(
   return out;
 }
 
-/** updateMachineState: takes `size` from the nodes' free memory in order; every node joins the group. */
+/**
+ * updateMachineState: takes `size` from the nodes' free memory in order; every node joins the
+ * group.
+ */
 export function reserveOn(
   ms: Map<number, NumaNodeState>,
   affinity: readonly number[],
@@ -70,7 +76,10 @@ export function reserveOn(
   }
 }
 
-/** releaseMemory: gives each block back to its nodes; a node with no assignment left stands alone again. */
+/**
+ * releaseMemory: gives each block back to its nodes; a node with no assignment left stands alone
+ * again.
+ */
 export function releaseBlocks(
   ms: Map<number, NumaNodeState>,
   blocks: readonly MemoryBlock[],

@@ -55,7 +55,10 @@ const EXCLUSIVE: readonly (readonly [string, string])[] = [
   ['prefer-align-cpus-by-uncorecache', 'distribute-cpus-across-numa'],
 ];
 
-/** NewStaticPolicyOptions: throws the reference's error (without the "new static policy error: " wrapper). */
+/**
+ * NewStaticPolicyOptions: throws the reference's error (without the "new static policy error: "
+ * wrapper).
+ */
 export function parseStaticPolicyOptions(
   options: Readonly<Record<string, string>>,
   on: (gate: string) => boolean,

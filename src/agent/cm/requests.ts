@@ -36,7 +36,9 @@ export function podGuaranteedCpus(pod: Pod): number {
   return Math.max(init, app);
 }
 
-/** Memory and hugepages-<size> requests in bytes of a Guaranteed pod's container; empty otherwise. */
+/**
+ * Memory and hugepages-<size> requests in bytes of a Guaranteed pod's container; empty otherwise.
+ */
 export function memoryRequests(pod: Pod, c: Container): Map<string, number> {
   const out = new Map<string, number>();
   if (podQosClass(pod) !== 'Guaranteed') return out;
@@ -53,7 +55,9 @@ export function memoryRequests(pod: Pod, c: Container): Map<string, number> {
   return out;
 }
 
-/** The pod's memory requests: the larger of the largest init container and the app sum, per type. */
+/**
+ * The pod's memory requests: the larger of the largest init container and the app sum, per type.
+ */
 export function podMemoryRequests(pod: Pod): Map<string, number> {
   const out = new Map<string, number>();
   for (const c of pod.spec.containers)

@@ -1,4 +1,5 @@
-// --reserved-memory at the Static memory manager's start, as the reference's validateReservedMemory:
+// --reserved-memory at the Static memory manager's start, as the reference's
+// validateReservedMemory:
 // per memory type, the sum over NUMA nodes must equal what node allocatable reserves
 // (system-reserved + plat-reserved, plus the hard eviction threshold for memory).
 import { normalizeQuantity, parseQuantity } from '../../common/util/values/quantity.js';

@@ -62,7 +62,10 @@ export class ResourceManagers {
     return this.o.notes;
   }
 
-  /** Set by startReconcile: what admission needs to release stale state first, as the reference's Allocate. */
+  /**
+   * Set by startReconcile: what admission needs to release stale state first, as the reference's
+   * Allocate.
+   */
   private pods: Pick<ReconcileOptions, 'activePods' | 'sourcesReady'> | undefined;
 
   /** The topology manager's admit handler (the reference's lifecycle.PodAdmitHandler). */
@@ -89,7 +92,10 @@ export class ResourceManagers {
     this.o.memory.removeStale(uids);
   }
 
-  /** One reconcileState pass: stale state released, shared-pool containers moved to the current pool. */
+  /**
+   * One reconcileState pass: stale state released, shared-pool containers moved to the current
+   * pool.
+   */
   async reconcile(r: Omit<ReconcileOptions, 'clock' | 'signal' | 'periodMs'>): Promise<void> {
     const pods = r.activePods();
     if (r.sourcesReady()) this.removeStale(pods);
@@ -118,7 +124,10 @@ export class ResourceManagers {
     for (const id of [...this.applied.keys()]) if (!live.has(id)) this.applied.delete(id);
   }
 
-  /** Runs reconcile every period until the signal aborts (only under the static policy, as the reference). */
+  /**
+   * Runs reconcile every period until the signal aborts (only under the static policy, as the
+   * reference).
+   */
   startReconcile(r: ReconcileOptions): Promise<void> {
     this.pods = { activePods: r.activePods, sourcesReady: r.sourcesReady };
     if (this.o.cpu.policy !== 'static' && this.o.memory.machineState().size === 0)

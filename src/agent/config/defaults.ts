@@ -15,7 +15,10 @@ export function configApiVersion(platformDomain: string): string {
 
 export const CONFIG_KIND = namesFor('platform').agentConfig.kind;
 
-/** Fields of the configuration, typed as the configuration types them (enum fields keep their literal types). */
+/**
+ * Fields of the configuration, typed as the configuration types them (enum fields keep their
+ * literal types).
+ */
 function fields<K extends keyof NodeAgentConfiguration>(
   values: Pick<NodeAgentConfiguration, K>,
 ): Pick<NodeAgentConfiguration, K> {

@@ -3,7 +3,12 @@
 // merge key by key. Fatal load problems throw ConfigError; validation problems are returned all
 // together so the caller can print every one of them.
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
-import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
+import {
+  isPlatformProfile,
+  namesFor,
+  unknownProfileMessage,
+  type PlatformProfile,
+} from '../../common/names.js';
 import { ConfigError } from '../../common/util/errors.js';
 import {
   CONFIG_KIND,
@@ -18,7 +23,7 @@ import { isPlainObject, mergePatch, overlayFile, setPath, type JsonObject } from
 import { normalizeConfiguration } from './normalize.js';
 import { applyDependentDefaults } from './dependent-defaults.js';
 import { defaultZeroFileDurations, defaultZeroFlagDurations } from './zero-durations.js';
-import { loadShapeSchema, mapPathsOf } from './shape-check.js';
+import { loadShapeSchema, mapPathsOf, type ShapeSchema } from './shape-check.js';
 import type { PreRead } from './pre-read.js';
 import type { NodeAgentConfiguration } from './schema.js';
 import { TLS_CIPHER_SUITES } from './tls-ciphers.js';
@@ -81,106 +86,182 @@ export function applyFlags(
   }
 }
 
-export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveConfiguration> {
-  const { specs, parsed, preRead } = opts;
-  const values = parsed.values;
-  const domainFlag = stringFlag(values, 'platform-domain');
-  const profileFlag = stringFlag(values, 'platform-profile');
-  if (profileFlag !== undefined && !isPlatformProfile(profileFlag))
-    throw new ConfigError(unknownProfileMessage(profileFlag, '--platform-profile'), {
+/** --platform-domain and --platform-profile: the identity flags, which every file is read under. */
+interface IdentityFlags {
+  domain: string | undefined;
+  profile: PlatformProfile | undefined;
+}
+
+function identityFlags(values: ReadonlyMap<string, FlagValue>): IdentityFlags {
+  const profile = stringFlag(values, 'platform-profile');
+  if (profile !== undefined && !isPlatformProfile(profile))
+    throw new ConfigError(unknownProfileMessage(profile, '--platform-profile'), {
       flag: '--platform-profile',
     });
-  const profile = profileFlag;
-  const configPath = stringFlag(values, 'config');
-  const configDir = stringFlag(values, 'config-dir');
-  // The published schema serves the fast shape check and tells which fields are maps; without
-  // it (a broken install) zod answers both, just more slowly.
-  const shape = loadShapeSchema();
-  const maps =
-    shape !== undefined
-      ? mapPathsOf(shape)
-      : (await import('./schema-paths.js')).schemaPaths().maps;
-  const isMap = (p: string) => maps.has(p);
+  return { domain: stringFlag(values, 'platform-domain'), profile };
+}
 
-  let file: LoadedConfigFile | undefined;
-  if (configPath !== undefined) {
-    file = await loadConfigFile(configPath, {
-      shape,
-      platformDomain: domainFlag,
-      defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN,
-      profile,
-      preRead,
-    });
-  }
-  const fileDomain =
-    file !== undefined && typeof file.content['platformDomain'] === 'string'
-      ? file.content['platformDomain']
-      : undefined;
-  const domain = domainFlag ?? fileDomain ?? DEFAULT_PLATFORM_DOMAIN;
-  const defaults = defaultConfiguration(
-    file === undefined ? 'flags' : 'file',
-    domain,
-  ) as unknown as JsonObject;
+/**
+ * Which config paths hold maps (merged key by key): the published schema tells, as it serves the
+ * fast shape check; without it (a broken install) zod answers both, just more slowly.
+ */
+async function mapPathsFor(shape: ShapeSchema | undefined): Promise<ReadonlySet<string>> {
+  return shape !== undefined
+    ? mapPathsOf(shape)
+    : (await import('./schema-paths.js')).schemaPaths().maps;
+}
 
-  let merged: JsonObject =
-    file === undefined ? structuredClone(defaults) : overlayFile(defaults, file.content, isMap);
-  const files = file === undefined ? [] : [file.path];
-  let serializeImagePullsSet = file?.content['serializeImagePulls'] !== undefined;
-  const warnings = file === undefined ? [] : [...file.warnings];
-  if (configDir !== undefined) {
-    for (const d of await loadDropIns(configDir, {
-      shape,
-      platformDomain: domain,
-      defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN,
-      profile,
-      preRead,
-    })) {
-      merged = mergePatch(merged, d.content) as JsonObject;
-      serializeImagePullsSet ||=
-        d.content['serializeImagePulls'] !== undefined && d.content['serializeImagePulls'] !== null;
-      files.push(d.path);
-      warnings.push(...d.warnings);
-    }
-    // A drop-in may delete a field with null: it falls back to its default.
-    merged = overlayFile(defaults, merged, isMap);
+/** The defaults for a start from flags alone or from a file, as a JSON document. */
+function defaultsDocument(file: LoadedConfigFile | undefined, domain: string): JsonObject {
+  const defaults: unknown = defaultConfiguration(file === undefined ? 'flags' : 'file', domain);
+  if (!isPlainObject(defaults)) throw new Error('the default configuration is not an object');
+  return defaults;
+}
+
+/** The documents merged so far, the files they came from and what they said on the way. */
+interface Layered {
+  merged: JsonObject;
+  files: string[];
+  warnings: string[];
+  /** serializeImagePulls was set by a file (its dependent default then does not apply). */
+  serializeImagePullsSet: boolean;
+}
+
+function fileLayer(
+  defaults: JsonObject,
+  file: LoadedConfigFile | undefined,
+  isMap: (p: string) => boolean,
+): Layered {
+  if (file === undefined)
+    return {
+      merged: structuredClone(defaults),
+      files: [],
+      warnings: [],
+      serializeImagePullsSet: false,
+    };
+  return {
+    merged: overlayFile(defaults, file.content, isMap),
+    files: [file.path],
+    warnings: [...file.warnings],
+    serializeImagePullsSet: file.content['serializeImagePulls'] !== undefined,
+  };
+}
+
+/** Each --config-dir drop-in merged over `layered`, in name order. */
+function applyDropIns(
+  layered: Layered,
+  dropIns: readonly LoadedConfigFile[],
+  defaults: JsonObject,
+  isMap: (p: string) => boolean,
+): void {
+  for (const d of dropIns) {
+    const next = mergePatch(layered.merged, d.content);
+    if (isPlainObject(next)) layered.merged = next;
+    const serialize = d.content['serializeImagePulls'];
+    layered.serializeImagePullsSet ||= serialize !== undefined && serialize !== null;
+    layered.files.push(d.path);
+    layered.warnings.push(...d.warnings);
   }
-  if (file !== undefined) defaultZeroFileDurations(merged, defaults);
-  applyFlags(merged, specs, parsed);
-  const flagOf = flagLookup(specs);
-  warnings.push(
-    ...defaultZeroFlagDurations(merged, defaults, (path) => {
-      const flag = flagOf(path);
-      return flag !== undefined && values.has(flag) ? flag : undefined;
-    }),
-  );
-  // The identity of the effective document is always this version's, in its platform domain.
-  if (domainFlag !== undefined) merged['platformDomain'] = domainFlag;
-  if (profile !== undefined) merged['platformProfile'] = profile;
+  // A drop-in may delete a field with null: it falls back to its default.
+  layered.merged = overlayFile(defaults, layered.merged, isMap);
+}
+
+/**
+ * The identity of the effective document is always this version's, in its platform domain (the
+ * flag's, else the document's, else `domain`).
+ */
+function stampIdentity(merged: JsonObject, identity: IdentityFlags, domain: string): void {
+  if (identity.domain !== undefined) merged['platformDomain'] = identity.domain;
+  if (identity.profile !== undefined) merged['platformProfile'] = identity.profile;
   const effectiveDomain =
     typeof merged['platformDomain'] === 'string' ? merged['platformDomain'] : domain;
   merged['apiVersion'] = configApiVersion(effectiveDomain);
   merged['kind'] = CONFIG_KIND;
+}
 
+/** Durations set to 0 by a flag that cannot run at 0, named by the flag that set them. */
+function zeroFlagWarnings(
+  merged: JsonObject,
+  defaults: JsonObject,
+  specs: readonly FlagSpec[],
+  values: ReadonlyMap<string, FlagValue>,
+): string[] {
+  const flagOf = flagLookup(specs);
+  return defaultZeroFlagDurations(merged, defaults, (path) => {
+    const flag = flagOf(path);
+    return flag !== undefined && values.has(flag) ? flag : undefined;
+  });
+}
+
+function insecureCipherWarnings(config: NodeAgentConfiguration): string[] {
+  return config.tlsCipherSuites
+    .filter((suite) => TLS_CIPHER_SUITES[suite]?.insecure === true)
+    .map(
+      (suite) =>
+        `tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`,
+    );
+}
+
+function problemsOf(
+  config: NodeAgentConfiguration,
+  flags: NodeAgentFlags,
+  specs: readonly FlagSpec[],
+): string[] {
+  const profile = isPlatformProfile(config.platformProfile) ? config.platformProfile : undefined;
+  return [
+    ...validateConfiguration(config, { flagFor: flagLookup(specs) }),
+    ...validateFlagOnly(flags, namesFor(profile, config.platformDomain)),
+  ];
+}
+
+/** Defaults < --config file < --config-dir drop-ins, as one JSON document. */
+async function layerFiles(
+  values: ReadonlyMap<string, FlagValue>,
+  identity: IdentityFlags,
+  preRead: PreRead | undefined,
+): Promise<Layered & { defaults: JsonObject; domain: string }> {
+  const shape = loadShapeSchema();
+  const maps = await mapPathsFor(shape);
+  const isMap = (p: string): boolean => maps.has(p);
+  const load = {
+    shape,
+    defaultPlatformDomain: DEFAULT_PLATFORM_DOMAIN,
+    profile: identity.profile,
+    preRead,
+  };
+  const configPath = stringFlag(values, 'config');
+  const file =
+    configPath === undefined
+      ? undefined
+      : await loadConfigFile(configPath, { ...load, platformDomain: identity.domain });
+  const fileDomain = file?.content['platformDomain'];
+  const domain =
+    identity.domain ?? (typeof fileDomain === 'string' ? fileDomain : DEFAULT_PLATFORM_DOMAIN);
+  const defaults = defaultsDocument(file, domain);
+  const layered = fileLayer(defaults, file, isMap);
+  const configDir = stringFlag(values, 'config-dir');
+  if (configDir !== undefined) {
+    const dropIns = await loadDropIns(configDir, { ...load, platformDomain: domain });
+    applyDropIns(layered, dropIns, defaults, isMap);
+  }
+  if (file !== undefined) defaultZeroFileDurations(layered.merged, defaults);
+  return { ...layered, defaults, domain };
+}
+
+export async function buildConfiguration(opts: BuildOptions): Promise<EffectiveConfiguration> {
+  const { specs, parsed } = opts;
+  const values = parsed.values;
+  const identity = identityFlags(values);
+  const layered = await layerFiles(values, identity, opts.preRead);
+  const { merged, files, warnings } = layered;
+  applyFlags(merged, specs, parsed);
+  warnings.push(...zeroFlagWarnings(merged, layered.defaults, specs, values));
+  stampIdentity(merged, identity, layered.domain);
   const config = normalizeConfiguration(merged as unknown as NodeAgentConfiguration);
   applyDependentDefaults(config, {
-    serializeImagePullsSet: serializeImagePullsSet || values.has('serialize-image-pulls'),
+    serializeImagePullsSet: layered.serializeImagePullsSet || values.has('serialize-image-pulls'),
   });
   const flags = buildNodeAgentFlags(specs, values);
-  for (const suite of config.tlsCipherSuites) {
-    if (TLS_CIPHER_SUITES[suite]?.insecure === true)
-      warnings.push(
-        `tlsCipherSuites (--tls-cipher-suites) includes the insecure cipher suite ${suite}`,
-      );
-  }
-  const problems = [
-    ...validateConfiguration(config, { flagFor: flagLookup(specs) }),
-    ...validateFlagOnly(
-      flags,
-      namesFor(
-        isPlatformProfile(config.platformProfile) ? config.platformProfile : undefined,
-        config.platformDomain,
-      ),
-    ),
-  ];
-  return { config, flags, files, warnings, problems };
+  warnings.push(...insecureCipherWarnings(config));
+  return { config, flags, files, warnings, problems: problemsOf(config, flags, specs) };
 }

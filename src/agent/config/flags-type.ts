@@ -59,7 +59,10 @@ const BASE: NodeAgentFlags = {
   podInfraContainerImage: '',
 };
 
-/** A value of another type than its flag's: the parser and this table disagree (a bug, not bad input). */
+/**
+ * A value of another type than its flag's: the parser and this table disagree (a bug, not bad
+ * input).
+ */
 function mismatch(flag: string, expected: string, value: FlagValue): Error {
   return new Error(`--${flag}: the parser gave ${JSON.stringify(value)}, not ${expected}`);
 }

@@ -107,7 +107,8 @@ export function translateKubeletConfiguration(
       continue;
     }
     if (known(field) && !['platformDomain', 'platformProfile'].includes(field)) {
-      // An empty string is the reference's "default" (containerRuntimeEndpoint: "" as kubeadm writes it).
+      // An empty string is the reference's "default" (containerRuntimeEndpoint: "" as kubeadm
+      // writes it).
       if (value !== '') content[field] = structuredClone(value);
       continue;
     }

@@ -10,7 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { z } from 'zod';
-import { ConfigError, InputLimitError } from '../../common/util/errors.js';
+import { ConfigError, InputLimitError, userMessage } from '../../common/util/errors.js';
+import { errnoCode } from '../../common/util/errno.js';
 import { CONFIG_FILE_LIMITS } from '../../common/util/parse-limits.js';
 import { checkSize } from '../../common/util/bounded-input.js';
 import { namesFor, type PlatformProfile } from '../../common/names.js';
@@ -21,6 +22,7 @@ import { isPlainObject, type JsonObject } from './merge.js';
 import { takePreRead, type PreRead, type PreReadFile } from './pre-read.js';
 import { loadShapeSchema, shapeOk, type ShapeSchema } from './shape-check.js';
 import { where } from './where.js';
+import type * as YamlDoc from './yaml-doc.js';
 import type { ParsedYaml } from './yaml-doc.js';
 
 /** Fields holding file paths, resolved against the directory of the file that sets them. */
@@ -42,7 +44,9 @@ export interface LoadedConfigFile {
 }
 
 export interface LoadOptions {
-  /** The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod. */
+  /**
+   * The published JSON Schema for the fast pre-check (see shape-check.ts); undefined: always zod.
+   */
   shape?: ShapeSchema | undefined;
   /** --platform-domain, when given on the command line; otherwise the file's platformDomain. */
   platformDomain?: string | undefined;
@@ -50,14 +54,19 @@ export interface LoadOptions {
   defaultPlatformDomain: string;
   /** The naming profile: under `kubernetes` the file is a KubeletConfiguration. */
   profile?: PlatformProfile | undefined;
-  /** What the naming-profile inference already read (pre-read.ts): those files are not read again. */
+  /**
+   * What the naming-profile inference already read (pre-read.ts): those files are not read again.
+   */
   preRead?: PreRead | undefined;
 }
 
 /** decodeConfigText's options: the file's fast decoding, when already done, comes along. */
 export interface DecodeOptions extends LoadOptions {
   isDropIn?: boolean;
-  /** fastYamlValue(text), already computed (pre-read.ts); when the key is absent it is computed here. */
+  /**
+   * fastYamlValue(text), already computed (pre-read.ts); when the key is absent it is computed
+   * here.
+   */
   fast?: PreReadFile['fast'];
 }
 
@@ -70,8 +79,8 @@ const ERRNO_TEXT: Record<string, string> = {
 };
 
 export function errnoText(err: unknown): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && ERRNO_TEXT[code] !== undefined) return ERRNO_TEXT[code];
+  const code = errnoCode(err);
+  if (code !== undefined && ERRNO_TEXT[code] !== undefined) return ERRNO_TEXT[code];
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -124,71 +133,66 @@ function decodeClean(
   return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
 }
 
-/**
- * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
- * delete). Throws ConfigError with every fatal problem of the file.
- */
-export async function decodeConfigText(
-  file: string,
-  text: string,
-  opts: DecodeOptions,
-): Promise<LoadedConfigFile> {
-  const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
-  const fail = (problems: string[]): never => {
-    throw new ConfigError(problems.join('; '), { file, problems });
-  };
-  if (text.trim() === '') fail([`${what} "${file}" was empty`]);
+function failWith(file: string, problems: string[]): never {
+  throw new ConfigError(problems.join('; '), { file, problems });
+}
+
+/** A file that is empty or over the size limits is refused before it is parsed. */
+function checkText(file: string, text: string, what: string): void {
+  if (text.trim() === '') failWith(file, [`${what} "${file}" was empty`]);
   try {
     checkSize(text, { limits: CONFIG_FILE_LIMITS, source: `${what} "${file}"` });
   } catch (err) {
-    if (err instanceof InputLimitError) fail([err.message]);
+    if (err instanceof InputLimitError) failWith(file, [err.message]);
     throw err;
   }
-  if (opts.shape !== undefined && opts.profile !== 'kubernetes') {
-    const clean = decodeClean(text, opts.shape, opts);
-    if (clean !== undefined) {
-      resolveRelativePaths(clean, dirname(file));
-      return { path: file, content: clean, warnings: [] };
-    }
-  }
-  const { parseYaml, locate } = await import('./yaml-doc.js');
+}
+
+/** The YAML document and its top-level mapping; any syntax error or other shape is fatal. */
+function parseDocument(
+  yaml: typeof YamlDoc,
+  file: string,
+  text: string,
+  what: string,
+): { parsed: ParsedYaml; content: JsonObject } {
   let parsed: ParsedYaml;
   try {
-    parsed = parseYaml(text, `${what} "${file}"`);
+    parsed = yaml.parseYaml(text, `${what} "${file}"`);
   } catch (err) {
-    if (err instanceof InputLimitError) return fail([err.message]);
-    return fail([`${where(file, undefined)}: ${err instanceof Error ? err.message : String(err)}`]);
+    if (err instanceof InputLimitError) return failWith(file, [err.message]);
+    return failWith(file, [`${where(file, undefined)}: ${userMessage(err)}`]);
   }
   if (parsed.errors.length > 0)
-    fail(parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`));
+    failWith(
+      file,
+      parsed.errors.map((e) => `${where(file, e.pos)}: ${e.message}`),
+    );
   const value = parsed.value;
-  if (value === null || value === undefined) fail([`${what} "${file}" was empty`]);
+  if (value === null || value === undefined) failWith(file, [`${what} "${file}" was empty`]);
   if (!isPlainObject(value))
-    fail([
+    return failWith(file, [
       `${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`,
     ]);
-  const content = value as JsonObject;
-  if (opts.profile === 'kubernetes') {
-    const loaded = await decodeKubeletConfigText(file, parsed, content, opts.isDropIn === true);
-    loaded.warnings.unshift(
-      ...parsed.duplicates.map(
-        (d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`,
-      ),
-    );
-    return loaded;
-  }
-  const warnings = parsed.duplicates.map(
+  return { parsed, content: value };
+}
+
+function duplicateWarnings(file: string, parsed: ParsedYaml): string[] {
+  return parsed.duplicates.map(
     (d) => `${where(file, d.pos)}: duplicate field "${d.path}" ignored, the last value is used`,
   );
+}
 
-  // Identity: kind and apiVersion, in the platform domain of the flag, else of the file.
-  const fileDomain =
-    typeof content['platformDomain'] === 'string' ? content['platformDomain'] : undefined;
-  const domain = opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain;
+/** What is wrong with the document's kind and apiVersion (in `domain`); empty when nothing. */
+function identityProblems(
+  yaml: typeof YamlDoc,
+  file: string,
+  doc: { parsed: ParsedYaml; content: JsonObject },
+  domain: string,
+): string[] {
   const wantVersion = configApiVersion(domain);
   const problems: string[] = [];
-  const kind = content['kind'];
-  const apiVersion = content['apiVersion'];
+  const kind = doc.content['kind'];
+  const apiVersion = doc.content['apiVersion'];
   const noKind = kind === undefined || kind === null || kind === '';
   const noVersion = apiVersion === undefined || apiVersion === null || apiVersion === '';
   if (noKind && noVersion)
@@ -199,7 +203,7 @@ export async function decodeConfigText(
     problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
   else if (kind !== CONFIG_KIND)
     problems.push(
-      `${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`,
+      `${where(file, yaml.locate(doc.parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`,
     );
   if (noVersion) {
     if (!noKind)
@@ -208,10 +212,44 @@ export async function decodeConfigText(
       );
   } else if (apiVersion !== wantVersion)
     problems.push(
-      `${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`,
+      `${where(file, yaml.locate(doc.parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`,
     );
-  if (problems.length > 0) fail(problems);
+  return problems;
+}
 
+/**
+ * Decodes one file's text. `isDropIn` switches the messages and allows `null` (a merge-patch
+ * delete). Throws ConfigError with every fatal problem of the file.
+ */
+export async function decodeConfigText(
+  file: string,
+  text: string,
+  opts: DecodeOptions,
+): Promise<LoadedConfigFile> {
+  const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
+  checkText(file, text, what);
+  if (opts.shape !== undefined && opts.profile !== 'kubernetes') {
+    const clean = decodeClean(text, opts.shape, opts);
+    if (clean !== undefined) {
+      resolveRelativePaths(clean, dirname(file));
+      return { path: file, content: clean, warnings: [] };
+    }
+  }
+  const yaml = await import('./yaml-doc.js');
+  const doc = parseDocument(yaml, file, text, what);
+  const { parsed, content } = doc;
+  if (opts.profile === 'kubernetes') {
+    const loaded = await decodeKubeletConfigText(file, parsed, content, opts.isDropIn === true);
+    loaded.warnings.unshift(...duplicateWarnings(file, parsed));
+    return loaded;
+  }
+  const warnings = duplicateWarnings(file, parsed);
+  // Identity: kind and apiVersion, in the platform domain of the flag, else of the file.
+  const fileDomain =
+    typeof content['platformDomain'] === 'string' ? content['platformDomain'] : undefined;
+  const domain = opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain;
+  const problems = identityProblems(yaml, file, doc, domain);
+  if (problems.length > 0) failWith(file, problems);
   await strictDecode(file, content, parsed, warnings, opts.isDropIn === true);
   resolveRelativePaths(content, dirname(file));
   return { path: file, content, warnings };

@@ -8,7 +8,10 @@ import { resolve } from 'node:path';
 export interface PreReadFile {
   /** The file's text. */
   readonly text: string;
-  /** common/util/fast-yaml.ts's decoding of the text, or undefined when only the full parser can read it. */
+  /**
+   * common/util/fast-yaml.ts's decoding of the text, or undefined when only the full parser can
+   * read it.
+   */
   readonly fast: { value: unknown } | undefined;
 }
 

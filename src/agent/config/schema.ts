@@ -66,7 +66,9 @@ export const authorizationSchema = z.strictObject({
     .optional(),
 });
 
-/** One row of shutdownGracePeriodByPodPriority (the reference's ShutdownGracePeriodByPodPriority). */
+/**
+ * One row of shutdownGracePeriodByPodPriority (the reference's ShutdownGracePeriodByPodPriority).
+ */
 export const shutdownGracePeriodByPodPrioritySchema = z.strictObject({
   priority: z.number().int().min(-2147483648).max(2147483647),
   shutdownGracePeriodSeconds: z.number().int(),

@@ -50,7 +50,9 @@ function typeOk(t: string, v: unknown, s: ShapeSchema): boolean {
   }
 }
 
-/** True when `value` satisfies `schema`; false at the first problem (no messages: zod gives them). */
+/**
+ * True when `value` satisfies `schema`; false at the first problem (no messages: zod gives them).
+ */
 export function shapeOk(schema: ShapeSchema, value: unknown): boolean {
   if (schema.type !== undefined) {
     const types = Array.isArray(schema.type) ? schema.type : [schema.type];

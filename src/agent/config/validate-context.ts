@@ -5,7 +5,9 @@
 export interface ValidationOptions {
   /** The flag that sets a config field, by dotted field path (from the flag table). */
   flagFor?: (fieldPath: string) => string | undefined;
-  /** Whether a feature gate is on, defaults included; default: the known gates over featureGates. */
+  /**
+   * Whether a feature gate is on, defaults included; default: the known gates over featureGates.
+   */
   gateEnabled?: (name: string) => boolean;
 }
 

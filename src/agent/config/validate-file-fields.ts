@@ -5,6 +5,7 @@ import { isAbsolute, normalize } from 'node:path';
 import type { NodeAgentConfiguration } from './schema.js';
 import type { Problems } from './validate-context.js';
 import { tryDurationMs } from './values.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 type Cfg = NodeAgentConfiguration;
 type Gate = (name: string) => boolean;
@@ -103,7 +104,7 @@ function validateShutdown(c: Cfg, p: Problems, on: Gate): void {
 function validateMemory(c: Cfg, p: Problems, on: Gate): void {
   const swap = c.memorySwap.swapBehavior;
   if (on('NodeSwap')) {
-    if (swap !== '' && !(SWAP_BEHAVIORS as readonly string[]).includes(swap))
+    if (swap !== '' && !isOneOf(SWAP_BEHAVIORS, swap))
       p.raw(
         `memorySwap.swapBehavior ${JSON.stringify(swap)} must be one of: "", "LimitedSwap" or "NoSwap"`,
       );
@@ -181,9 +182,7 @@ function validateHandlersAndMisc(c: Cfg, p: Problems, on: Gate): void {
     const flag = path === 'iptablesDropBit' ? '--iptables-drop-bit' : '--iptables-masquerade-bit';
     if (v < 0 || v > 31) p.raw(`${path} (${flag}) ${v} must be between 0 and 31, inclusive`);
   }
-  if (
-    !(CHANGE_DETECTION as readonly string[]).includes(c.configMapAndSecretChangeDetectionStrategy)
-  ) {
+  if (!isOneOf(CHANGE_DETECTION, c.configMapAndSecretChangeDetectionStrategy)) {
     p.add(
       'configMapAndSecretChangeDetectionStrategy',
       c.configMapAndSecretChangeDetectionStrategy,

@@ -8,6 +8,7 @@ import {
 import type { NodeAgentConfiguration } from './schema.js';
 import type { Problems } from './validate-context.js';
 import { tryDurationMs, tryNormalizeQuantity, tryQuantity } from './values.js';
+import { isOneOf } from '../../common/util/json-shape.js';
 
 export const ENFORCE_NODE_ALLOCATABLE = [
   'none',
@@ -37,7 +38,7 @@ type Cfg = NodeAgentConfiguration;
 function validateEnforcement(c: Cfg, p: Problems): void {
   const levels = c.enforceNodeAllocatable;
   for (const l of levels) {
-    if (!(ENFORCE_NODE_ALLOCATABLE as readonly string[]).includes(l)) {
+    if (!isOneOf(ENFORCE_NODE_ALLOCATABLE, l)) {
       p.add(
         'enforceNodeAllocatable',
         l,
@@ -97,7 +98,7 @@ function validateReserved(
 }
 
 function isSignal(s: string): boolean {
-  return (EVICTION_SIGNALS as readonly string[]).includes(s);
+  return isOneOf(EVICTION_SIGNALS, s);
 }
 
 /** A threshold value: a non-negative quantity, or a percentage in (0%, 100%]. */
@@ -161,7 +162,10 @@ function bytesText(n: number): string {
     : tryNormalizeQuantity(String(n));
 }
 
-/** Per memory type, the sum over NUMA nodes must equal plat + system reserved (+ hard eviction for memory). */
+/**
+ * Per memory type, the sum over NUMA nodes must equal plat + system reserved (+ hard eviction for
+ * memory).
+ */
 function validateReservedMemory(c: Cfg, p: Problems): void {
   if (c.reservedMemory.length === 0) return;
   const totals = new Map<string, number>();
@@ -213,7 +217,7 @@ function validateTaints(c: Cfg, p: Problems): void {
   for (const t of c.registerWithTaints) {
     const spec = `${t.key}${t.value === undefined || t.value === '' ? '' : `=${t.value}`}:${t.effect}`;
     const errs = [...qualifiedNameErrors(t.key), ...labelValueErrors(t.value ?? '')];
-    if (!(TAINT_EFFECTS as readonly string[]).includes(t.effect))
+    if (!isOneOf(TAINT_EFFECTS, t.effect))
       errs.push(
         `invalid taint effect: ${t.effect}, unsupported taint effect (use ${TAINT_EFFECTS.join(', ')})`,
       );

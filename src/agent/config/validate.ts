@@ -37,7 +37,9 @@ function between(p: Problems, path: string, value: number, min: number, max: num
     p.add(path, value, `must be between ${min} and ${max}, inclusive`);
 }
 
-/** `min` is 'positive' (> 0), 'nonNegative' (>= 0) or 'any'. Returns the milliseconds when valid. */
+/**
+ * `min` is 'positive' (> 0), 'nonNegative' (>= 0) or 'any'. Returns the milliseconds when valid.
+ */
 function duration(
   p: Problems,
   path: string,

@@ -15,9 +15,13 @@ export interface ParsedYaml {
   doc: Document;
   lines: LineCounter;
   value: unknown;
-  /** Keys that appear more than once in one mapping: the later occurrence wins, as in the reference. */
+  /**
+   * Keys that appear more than once in one mapping: the later occurrence wins, as in the reference.
+   */
   duplicates: { path: string; pos: Position }[];
-  /** Syntax errors and what the reference's reader refuses (a collection or null key, .inf): fatal. */
+  /**
+   * Syntax errors and what the reference's reader refuses (a collection or null key, .inf): fatal.
+   */
   errors: { message: string; pos: Position }[];
 }
 
@@ -77,7 +81,9 @@ export function parseYaml(text: string, source = 'config file'): ParsedYaml {
   return { doc, lines, value, duplicates, errors };
 }
 
-/** Line and column of the key (or item) at `path` in the document, or of the nearest parent found. */
+/**
+ * Line and column of the key (or item) at `path` in the document, or of the nearest parent found.
+ */
 export function locate(parsed: ParsedYaml, path: readonly PropertyKey[]): Position | undefined {
   let node: unknown = parsed.doc.contents;
   let pos: Position | undefined;

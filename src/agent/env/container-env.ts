@@ -94,7 +94,9 @@ async function keyRefValue(
   return value;
 }
 
-/** One env entry's value; undefined when an optional source is absent (the variable is left out). */
+/**
+ * One env entry's value; undefined when an optional source is absent (the variable is left out).
+ */
 async function entryValue(
   e: EnvVar,
   ctx: {
@@ -120,7 +122,9 @@ async function entryValue(
   return '';
 }
 
-/** The container's variables in order (envFrom, env, then the service variables); throws why not. */
+/**
+ * The container's variables in order (envFrom, env, then the service variables); throws why not.
+ */
 export async function makeEnvironment(
   pod: Pod,
   c: Container,

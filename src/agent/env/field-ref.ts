@@ -13,7 +13,10 @@ export interface PodAddresses {
 
 const SUBSCRIPTED = /^(.+)\['(.*)'\]$/s;
 
-/** The fieldPath ConvertDownwardAPIFieldLabel accepts (spec.host as spec.nodeName); throws its error. */
+/**
+ * The fieldPath ConvertDownwardAPIFieldLabel accepts (spec.host as spec.nodeName); throws its
+ * error.
+ */
 function convertedPath(apiVersion: string, fieldPath: string): string {
   if (apiVersion !== 'v1') throw new Error(`unsupported pod version: ${apiVersion}`);
   const sub = SUBSCRIPTED.exec(fieldPath);

@@ -25,7 +25,9 @@ export const SERVICES_SYNC_WAIT_MS = 5000;
 export interface EnvResolverOptions {
   /** The ConfigMap/Secret manager the volumes read through; undefined without an API server. */
   objects: PodObjects | undefined;
-  /** The Services; undefined without an API server (then no service variables, as the reference). */
+  /**
+   * The Services; undefined without an API server (then no service variables, as the reference).
+   */
   services: ServiceSource | undefined;
   /** The node's addresses, the first of its family first (status.hostIP, status.hostIPs). */
   hostIPs: readonly string[];
@@ -51,7 +53,10 @@ export class ContainerEnvResolver {
     );
   }
 
-  /** The container's environment, command and args; throws the reference's message when it cannot be made. */
+  /**
+   * The container's environment, command and args; throws the reference's message when it cannot be
+   * made.
+   */
   async resolve(pod: Pod, c: Container, podIP: string | undefined): Promise<ContainerEnvironment> {
     const env = await makeEnvironment(pod, c, {
       objects: this.o.objects,

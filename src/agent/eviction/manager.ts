@@ -8,7 +8,7 @@
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { userMessage } from '../../common/util/errors.js';
-import type { Observations, SignalObserver } from './observer.js';
+import type { Observations, SignalObservation, SignalObserver } from './observer.js';
 import { thresholdAmount, type Signal, type Threshold } from './thresholds.js';
 
 export type PressureCondition = 'MemoryPressure' | 'DiskPressure' | 'PIDPressure';
@@ -106,6 +106,39 @@ function fmt(signal: Signal, n: number): string {
   return `${Math.round(n / 1024)}Ki`;
 }
 
+/**
+ * The threshold to act on: met past its grace period (hard ones at once); memory first, then the
+ * others in declaration order; hard before soft.
+ */
+function firstActionable(
+  met: readonly Threshold[],
+  firstObserved: ReadonlyMap<Threshold, number>,
+  now: number,
+): Threshold | undefined {
+  const actionable = met.filter(
+    (t) => t.hard || now - (firstObserved.get(t) ?? now) >= t.gracePeriodMs,
+  );
+  actionable.sort(
+    (a, b) =>
+      Number(b.hard) - Number(a.hard) ||
+      Number(SIGNAL_RESOURCE[b.signal] === 'memory') -
+        Number(SIGNAL_RESOURCE[a.signal] === 'memory'),
+  );
+  return actionable[0];
+}
+
+/** A hard threshold evicts at once; a soft one gives the pod's own grace, capped by the flag. */
+function gracePeriod(
+  threshold: Threshold,
+  victim: EvictionCandidate,
+  maxPodGracePeriodSeconds: number,
+): number {
+  if (threshold.hard) return IMMEDIATE_GRACE_SECONDS;
+  return maxPodGracePeriodSeconds < 0
+    ? victim.gracePeriodSeconds
+    : Math.min(victim.gracePeriodSeconds, maxPodGracePeriodSeconds);
+}
+
 export class EvictionManager {
   private readonly firstObserved = new Map<Threshold, number>();
   private readonly metLastTime = new Set<Threshold>();
@@ -134,19 +167,36 @@ export class EvictionManager {
 
   /** One pass: observe, update conditions, evict at most one pod. Returns the evicted pod. */
   async synchronize(): Promise<EvictionCandidate | undefined> {
-    const o = this.options;
-    const now = o.clock.nowMs();
-    const obs = await o.observer.observe();
+    const now = this.options.clock.nowMs();
+    const obs = await this.options.observer.observe();
     this.last = obs;
-    const met: Threshold[] = [];
-    for (const t of o.thresholds) {
+    const met = this.metThresholds(obs);
+    this.recordMet(met, now);
+    // As the reference: pods over their local storage limits go first, and then nothing else this
+    // pass.
+    const overLimit = await this.localStorageEviction();
+    if (overLimit !== undefined) return overLimit;
+    const threshold = firstActionable(met, this.firstObserved, now);
+    // A met threshold was met on an observation of its signal.
+    const ob = threshold === undefined ? undefined : obs.get(threshold.signal);
+    if (threshold === undefined || ob === undefined) return undefined;
+    return this.reclaim(threshold, ob);
+  }
+
+  /** The thresholds `obs` meets; one met last pass must also reclaim its minimum. */
+  private metThresholds(obs: Observations): Threshold[] {
+    return this.options.thresholds.filter((t) => {
       const ob = obs.get(t.signal);
-      if (ob === undefined) continue;
+      if (ob === undefined) return false;
       let amount = thresholdAmount(t.value, ob.capacity);
       if (this.metLastTime.has(t) && t.minReclaim !== undefined)
         amount += thresholdAmount(t.minReclaim, ob.capacity);
-      if (ob.available < amount) met.push(t);
-    }
+      return ob.available < amount;
+    });
+  }
+
+  /** Remembers what was met, since when, and the pressure conditions it sets. */
+  private recordMet(met: readonly Threshold[], now: number): void {
     this.metLastTime.clear();
     for (const t of met) {
       this.metLastTime.add(t);
@@ -155,25 +205,15 @@ export class EvictionManager {
     }
     for (const t of [...this.firstObserved.keys()])
       if (!met.includes(t)) this.firstObserved.delete(t);
-    // As the reference: pods over their local storage limits go first, and then nothing else this pass.
-    const overLimit = await this.localStorageEviction();
-    if (overLimit !== undefined) return overLimit;
-    const actionable = met.filter(
-      (t) => t.hard || now - (this.firstObserved.get(t) ?? now) >= t.gracePeriodMs,
-    );
-    // Memory first, then the others in declaration order; hard before soft.
-    actionable.sort(
-      (a, b) =>
-        Number(b.hard) - Number(a.hard) ||
-        Number(SIGNAL_RESOURCE[b.signal] === 'memory') -
-          Number(SIGNAL_RESOURCE[a.signal] === 'memory'),
-    );
-    const [threshold] = actionable;
-    if (threshold === undefined) return undefined;
+  }
+
+  /** Evicts one pod to reclaim what `threshold` measures; undefined when no pod may go. */
+  private async reclaim(
+    threshold: Threshold,
+    ob: SignalObservation,
+  ): Promise<EvictionCandidate | undefined> {
+    const o = this.options;
     const resource = SIGNAL_RESOURCE[threshold.signal];
-    // A met threshold was met on an observation of its signal.
-    const ob = obs.get(threshold.signal);
-    if (ob === undefined) return undefined;
     const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
     o.events?.event(
       { kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' },
@@ -181,16 +221,7 @@ export class EvictionManager {
       'EvictionThresholdMet',
       `Attempting to reclaim ${resource}`,
     );
-    await o.pods.refresh?.().catch(() => undefined);
-    const ranked = o.pods
-      .candidates()
-      .filter((p) => p.critical !== true)
-      .slice()
-      .sort(
-        (a, b) =>
-          a.priority - b.priority || (b.usage?.[resource] ?? 0) - (a.usage?.[resource] ?? 0),
-      );
-    const victim = ranked[0];
+    const victim = await this.victimFor(resource);
     if (victim === undefined) {
       o.logger.warn(
         { signal: threshold.signal, message },
@@ -198,12 +229,7 @@ export class EvictionManager {
       );
       return undefined;
     }
-    let grace = IMMEDIATE_GRACE_SECONDS;
-    if (!threshold.hard)
-      grace =
-        o.maxPodGracePeriodSeconds < 0
-          ? victim.gracePeriodSeconds
-          : Math.min(victim.gracePeriodSeconds, o.maxPodGracePeriodSeconds);
+    const grace = gracePeriod(threshold, victim, o.maxPodGracePeriodSeconds);
     o.logger.warn(
       {
         pod: `${victim.namespace}/${victim.name}`,
@@ -215,6 +241,19 @@ export class EvictionManager {
     );
     await this.evictNow(victim, grace, message);
     return victim;
+  }
+
+  /** The pod to evict first: not critical, lowest priority, then the largest user of `resource`. */
+  private async victimFor(resource: StarvedResource): Promise<EvictionCandidate | undefined> {
+    await this.options.pods.refresh?.().catch(() => undefined);
+    return this.options.pods
+      .candidates()
+      .filter((p) => p.critical !== true)
+      .slice()
+      .sort(
+        (a, b) =>
+          a.priority - b.priority || (b.usage?.[resource] ?? 0) - (a.usage?.[resource] ?? 0),
+      )[0];
   }
 
   /** Evicts every pod over a local storage limit (grace 0); returns the first, or undefined. */

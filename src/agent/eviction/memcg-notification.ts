@@ -23,7 +23,10 @@ export interface MemcgNotificationOptions {
   thresholds: readonly Threshold[];
   /** The cgroup file system; default /sys/fs/cgroup. */
   cgroupFs?: string;
-  /** The pods' top-level cgroup under it (`/kubepods`, `/kubepods.slice`): its memory.events is watched. */
+  /**
+   * The pods' top-level cgroup under it (`/kubepods`, `/kubepods.slice`): its memory.events is
+   * watched.
+   */
   podsCgroup: string;
   /** Told each notification (the eviction manager's wake). */
   onNotify: (reason: string) => void;

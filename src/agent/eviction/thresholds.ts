@@ -69,25 +69,30 @@ export function parseThresholdValue(
   }
 }
 
-/** Parses and cross-checks the four settings; throws one ConfigError listing every problem. */
-export function parseThresholds(s: EvictionSettings): Threshold[] {
-  const problems: string[] = [];
-  const checkSignal = (sig: string, flag: string): sig is Signal => {
-    if (isSignal(sig)) return true;
-    problems.push(
-      `${flag}: unknown eviction signal "${sig}" (accepted: ${EVICTION_SIGNALS.join(', ')})`,
-    );
-    return false;
-  };
+function knownSignal(sig: string, flag: string, problems: string[]): sig is Signal {
+  if (isSignal(sig)) return true;
+  problems.push(
+    `${flag}: unknown eviction signal "${sig}" (accepted: ${EVICTION_SIGNALS.join(', ')})`,
+  );
+  return false;
+}
+
+/** --eviction-minimum-reclaim, by signal. */
+function minimumReclaims(s: EvictionSettings, problems: string[]): Map<Signal, ThresholdValue> {
   const minReclaim = new Map<Signal, ThresholdValue>();
   for (const [sig, raw] of Object.entries(s.evictionMinimumReclaim ?? {})) {
-    if (!checkSignal(sig, '--eviction-minimum-reclaim')) continue;
+    if (!knownSignal(sig, '--eviction-minimum-reclaim', problems)) continue;
     const v = parseThresholdValue(raw, `--eviction-minimum-reclaim ${sig}`, problems);
     if (v !== undefined) minReclaim.set(sig, v);
   }
+  return minReclaim;
+}
+
+/** --eviction-soft-grace-period, by signal, in ms. */
+function gracePeriods(s: EvictionSettings, problems: string[]): Map<Signal, number> {
   const grace = new Map<Signal, number>();
   for (const [sig, raw] of Object.entries(s.evictionSoftGracePeriod ?? {})) {
-    if (!checkSignal(sig, '--eviction-soft-grace-period')) continue;
+    if (!knownSignal(sig, '--eviction-soft-grace-period', problems)) continue;
     try {
       const ms = parseDurationMs(raw);
       if (ms < 0)
@@ -101,25 +106,34 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
       );
     }
   }
+  return grace;
+}
+
+/** The hard thresholds, then the soft ones, each with its grace period and minimum reclaim. */
+function thresholdsOf(
+  s: EvictionSettings,
+  by: { minReclaim: Map<Signal, ThresholdValue>; grace: Map<Signal, number> },
+  problems: string[],
+): Threshold[] {
   const out: Threshold[] = [];
   for (const [hard, map, flag] of [
     [true, s.evictionHard, '--eviction-hard'],
     [false, s.evictionSoft, '--eviction-soft'],
   ] as const) {
     for (const [sig, raw] of Object.entries(map ?? {})) {
-      if (!checkSignal(sig, flag)) continue;
+      if (!knownSignal(sig, flag, problems)) continue;
       const value = parseThresholdValue(raw, `${flag} ${sig}`, problems);
       if (value === undefined) continue;
       // The reference ignores a hard threshold of 0 or 0% (it disables that signal).
       if (hard && ('quantity' in value ? value.quantity === 0 : value.percentage === 0)) continue;
-      const g = grace.get(sig);
+      const g = by.grace.get(sig);
       if (!hard && g === undefined) {
         problems.push(
           `--eviction-soft ${sig}: a soft threshold needs a grace period in --eviction-soft-grace-period`,
         );
         continue;
       }
-      const mr = minReclaim.get(sig);
+      const mr = by.minReclaim.get(sig);
       out.push({
         signal: sig,
         value,
@@ -129,6 +143,15 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
       });
     }
   }
+  return out;
+}
+
+/** Parses and cross-checks the four settings; throws one ConfigError listing every problem. */
+export function parseThresholds(s: EvictionSettings): Threshold[] {
+  const problems: string[] = [];
+  const minReclaim = minimumReclaims(s, problems);
+  const grace = gracePeriods(s, problems);
+  const out = thresholdsOf(s, { minReclaim, grace }, problems);
   for (const sig of grace.keys()) {
     if (s.evictionSoft?.[sig] === undefined)
       problems.push(

@@ -48,6 +48,43 @@ export interface GcOptions {
   logRotateWorkers?: number;
 }
 
+/** Exited containers (not sandboxes) dead for at least `minAgeMs`. */
+function deadContainers(
+  all: readonly RuntimeContainer[],
+  now: number,
+  minAgeMs: number,
+): RuntimeContainer[] {
+  return all.filter(
+    (c) =>
+      c.kind !== 'sandbox' &&
+      c.state === 'exited' &&
+      now - (c.finishedAtMs ?? c.createdAtMs) >= minAgeMs,
+  );
+}
+
+/** The instances of each container (pod, kind, name), newest first. */
+function byContainer(dead: readonly RuntimeContainer[]): RuntimeContainer[][] {
+  const groups = new Map<string, RuntimeContainer[]>();
+  for (const c of dead) {
+    const k = `${c.podUid}/${c.kind}/${c.name}`;
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const lists = [...groups.values()];
+  for (const list of lists)
+    list.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
+  return lists;
+}
+
+/** The newest instance, dead or alive, of `c`'s container. */
+function newestInstance(
+  all: readonly RuntimeContainer[],
+  c: RuntimeContainer,
+): RuntimeContainer | undefined {
+  return all
+    .filter((x) => x.podUid === c.podUid && x.name === c.name && x.kind === c.kind)
+    .sort((a, b) => b.attempt - a.attempt)[0];
+}
+
 export class GarbageCollector {
   private readonly opts: GcOptions;
   private readonly firstSeen = new Map<string, number>();
@@ -111,69 +148,76 @@ export class GarbageCollector {
 
   /** Removes dead containers beyond the limits; returns the ids removed. */
   async collectContainers(): Promise<string[]> {
-    const { runtime, clock } = this.opts;
-    const now = clock.nowMs();
-    const all = await runtime.listContainers();
+    const now = this.opts.clock.nowMs();
+    const all = await this.opts.runtime.listContainers();
     const removed: string[] = [];
-    const remove = async (c: RuntimeContainer): Promise<void> => {
-      try {
-        if (c.kind === 'sandbox') await runtime.removePodSandbox(c.id);
-        else await runtime.removeContainer(c.id);
-        removed.push(c.id);
-      } catch (err) {
-        this.opts.logger.warn(
-          { id: c.id, err: userMessage(err) },
-          'could not remove dead container',
-        );
-      }
-    };
-    const dead = all.filter(
-      (c) =>
-        c.kind !== 'sandbox' &&
-        c.state === 'exited' &&
-        now - (c.finishedAtMs ?? c.createdAtMs) >= this.opts.minContainerAgeMs,
-    );
-    const groups = new Map<string, RuntimeContainer[]>();
-    for (const c of dead) {
-      const k = `${c.podUid}/${c.kind}/${c.name}`;
-      groups.set(k, [...(groups.get(k) ?? []), c]);
-    }
     const survivors: RuntimeContainer[] = [];
-    for (const list of groups.values()) {
-      list.sort((a, b) => b.attempt - a.attempt || b.createdAtMs - a.createdAtMs);
-      const first = list[0];
-      if (first === undefined) continue;
-      const active = this.opts.isPodActive(first.podUid);
-      // the newest instance of an active pod's container carries its status: always kept
-      const newestOfAll = all
-        .filter((c) => c.podUid === first.podUid && c.name === first.name && c.kind === first.kind)
-        .sort((a, b) => b.attempt - a.attempt)[0];
-      const keep = this.opts.maxDeadPerContainer < 0 ? list.length : this.opts.maxDeadPerContainer;
-      list.forEach((c, i) => {
-        if (active && c.id === newestOfAll?.id) survivors.push(c);
-        else if (!active || i >= keep) void 0;
-        else survivors.push(c);
-      });
-      for (const c of list) if (!survivors.includes(c)) await remove(c);
+    const dead = deadContainers(all, now, this.opts.minContainerAgeMs);
+    for (const instances of byContainer(dead)) {
+      const kept = this.keptOf(instances, all);
+      survivors.push(...kept);
+      for (const c of instances) if (!kept.includes(c)) await this.remove(c, removed);
     }
-    if (this.opts.maxDeadContainers >= 0 && survivors.length > this.opts.maxDeadContainers) {
-      const evictable = survivors
-        .filter((c) => {
-          const newest = all
-            .filter((x) => x.podUid === c.podUid && x.name === c.name && x.kind === c.kind)
-            .sort((a, b) => b.attempt - a.attempt)[0];
-          return !(this.opts.isPodActive(c.podUid) && newest?.id === c.id);
-        })
-        .sort((a, b) => (a.finishedAtMs ?? a.createdAtMs) - (b.finishedAtMs ?? b.createdAtMs));
-      let excess = survivors.length - this.opts.maxDeadContainers;
-      for (const c of evictable) {
-        if (excess-- <= 0) break;
-        await remove(c);
-      }
-    }
+    for (const c of this.overTotalLimit(survivors, all)) await this.remove(c, removed);
     // sandboxes: dead ones of gone pods, and older dead ones of active pods
-    for (const s of all.filter((c) => c.kind === 'sandbox' && c.state === 'exited')) {
-      const active = this.opts.isPodActive(s.podUid);
+    for (const s of this.removableSandboxes(all, removed)) await this.remove(s, removed);
+    if (removed.length > 0)
+      this.opts.logger.info({ removed: removed.length }, 'removed dead containers');
+    return removed;
+  }
+
+  /** Removes one container or sandbox, adding its id to `removed`; a failure is logged. */
+  private async remove(c: RuntimeContainer, removed: string[]): Promise<void> {
+    try {
+      if (c.kind === 'sandbox') await this.opts.runtime.removePodSandbox(c.id);
+      else await this.opts.runtime.removeContainer(c.id);
+      removed.push(c.id);
+    } catch (err) {
+      this.opts.logger.warn({ id: c.id, err: userMessage(err) }, 'could not remove dead container');
+    }
+  }
+
+  /** Whether `c` is the newest instance of an active pod's container (which carries its status). */
+  private holdsStatus(c: RuntimeContainer, all: readonly RuntimeContainer[]): boolean {
+    return this.opts.isPodActive(c.podUid) && newestInstance(all, c)?.id === c.id;
+  }
+
+  /**
+   * The dead instances of one container (newest first) that stay: none of a gone pod, at most
+   * maxDeadPerContainer of an active one, and always the one holding its status.
+   */
+  private keptOf(
+    instances: readonly RuntimeContainer[],
+    all: readonly RuntimeContainer[],
+  ): RuntimeContainer[] {
+    const first = instances[0];
+    if (first === undefined || !this.opts.isPodActive(first.podUid)) return [];
+    const newest = newestInstance(all, first);
+    const keep =
+      this.opts.maxDeadPerContainer < 0 ? instances.length : this.opts.maxDeadPerContainer;
+    return instances.filter((c, i) => c.id === newest?.id || i < keep);
+  }
+
+  /** The oldest survivors beyond maxDeadContainers, never one holding its container's status. */
+  private overTotalLimit(
+    survivors: readonly RuntimeContainer[],
+    all: readonly RuntimeContainer[],
+  ): RuntimeContainer[] {
+    const max = this.opts.maxDeadContainers;
+    if (max < 0 || survivors.length <= max) return [];
+    return survivors
+      .filter((c) => !this.holdsStatus(c, all))
+      .sort((a, b) => (a.finishedAtMs ?? a.createdAtMs) - (b.finishedAtMs ?? b.createdAtMs))
+      .slice(0, survivors.length - max);
+  }
+
+  /** Dead sandboxes of gone pods, or older than another of their pod's, holding no container. */
+  private removableSandboxes(
+    all: readonly RuntimeContainer[],
+    removed: readonly string[],
+  ): RuntimeContainer[] {
+    return all.filter((s) => {
+      if (s.kind !== 'sandbox' || s.state !== 'exited') return false;
       const newer = all.some(
         (x) => x.kind === 'sandbox' && x.podUid === s.podUid && x.attempt > s.attempt,
       );
@@ -184,11 +228,8 @@ export class GarbageCollector {
           !removed.includes(x.id) &&
           x.sandboxId === s.id,
       );
-      if ((!active || newer) && !hasContainers) await remove(s);
-    }
-    if (removed.length > 0)
-      this.opts.logger.info({ removed: removed.length }, 'removed dead containers');
-    return removed;
+      return (!this.opts.isPodActive(s.podUid) || newer) && !hasContainers;
+    });
   }
 
   /** Images no container or pod uses; records first-seen and last-used times on the way. */

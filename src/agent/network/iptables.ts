@@ -41,7 +41,10 @@ export class Iptables {
     return this.protocol === 'IPv6';
   }
 
-  /** Runs the command with `args` (after -w, which waits for the xtables lock); resolves with stdout. */
+  /**
+   * Runs the command with `args` (after -w, which waits for the xtables lock); resolves with
+   * stdout.
+   */
   run(args: readonly string[]): Promise<string> {
     const [file, ...lead] = this.command;
     return new Promise((resolve, reject) => {
@@ -82,7 +85,9 @@ export class Iptables {
     return false;
   }
 
-  /** Adds the rule at the end (append) or the start (prepend) unless it is there; true when it was. */
+  /**
+   * Adds the rule at the end (append) or the start (prepend) unless it is there; true when it was.
+   */
   async ensureRule(
     position: 'append' | 'prepend',
     table: IptablesTable,

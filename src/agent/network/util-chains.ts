@@ -1,4 +1,5 @@
-// --make-iptables-util-chains, as the reference 1.32's kubelet (pkg/kubelet/kubelet_network_linux.go)
+// --make-iptables-util-chains, as the reference 1.32's kubelet
+// (pkg/kubelet/kubelet_network_linux.go)
 // does for IPv4 and IPv6: the hint chain in mangle (<P>-IPTABLES-HINT, so other components see
 // whether iptables-legacy or iptables-nft is in use), and for IPv4 the <P>-FIREWALL chain in
 // filter, jumped to first from INPUT and OUTPUT, dropping non-local packets to 127.0.0.0/8 that

@@ -18,7 +18,10 @@ const APIResourceListSchema = z.looseObject({
   resources: z.array(z.looseObject({ name: z.string() })).exactOptional(),
 });
 
-/** The node calls over typed node clients (decoding with ApiNodeSchema); heartbeat takes the status patches. */
+/**
+ * The node calls over typed node clients (decoding with ApiNodeSchema); heartbeat takes the status
+ * patches.
+ */
 export function nodeApiFrom(
   nodes: ResourceClient<ApiNode>,
   heartbeat: ResourceClient<ApiNode> = nodes,

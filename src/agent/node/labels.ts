@@ -7,21 +7,20 @@ import { ConfigError } from '../../common/util/errors.js';
 import { labelValueErrors, qualifiedNameErrors } from '../../common/util/values/labels.js';
 import { allowedNodeLabels, forbiddenNodeLabels } from '../config/validate-flags.js';
 
+/** Node's process.arch names -> the reference's GOARCH names. */
+const GO_ARCH: Readonly<Record<string, string>> = {
+  x64: 'amd64',
+  ia32: '386',
+  arm64: 'arm64',
+  arm: 'arm',
+  ppc64: 'ppc64le',
+  s390x: 's390x',
+  riscv64: 'riscv64',
+};
+
 /** Node's process.arch / platform in the reference's GOARCH / GOOS spelling. */
 export function goArch(arch: string = process.arch): string {
-  return (
-    (
-      {
-        x64: 'amd64',
-        ia32: '386',
-        arm64: 'arm64',
-        arm: 'arm',
-        ppc64: 'ppc64le',
-        s390x: 's390x',
-        riscv64: 'riscv64',
-      } as Record<string, string>
-    )[arch] ?? arch
-  );
+  return GO_ARCH[arch] ?? arch;
 }
 
 export function goOs(platform: string = process.platform): string {

@@ -21,7 +21,9 @@ export interface Lease extends ApiObject {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string };
 }
 
-/** A Lease as answered: metadata and the spec fields the controller reads, the rest passed through. */
+/**
+ * A Lease as answered: metadata and the spec fields the controller reads, the rest passed through.
+ */
 export const LeaseSchema: z.ZodType<Lease> = z.looseObject({
   apiVersion: z.string().exactOptional(),
   kind: z.string().exactOptional(),
@@ -45,7 +47,9 @@ export interface LeaseApi {
 
 export interface NodeLeaseOptions {
   leases: LeaseApi;
-  /** The Node's uid, for the owner reference (undefined while unknown); the read ends on `signal`. */
+  /**
+   * The Node's uid, for the owner reference (undefined while unknown); the read ends on `signal`.
+   */
   nodeUid: (signal?: AbortSignal) => Promise<string | undefined>;
   nodeName: string;
   namespace: string;

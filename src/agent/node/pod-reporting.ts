@@ -77,7 +77,9 @@ function measureStart(
   o.podStartDuration.observe(Math.max(0, runningAt - startOf(status)) / 1000);
 }
 
-/** A status change: the start latency, the lifecycle events it implies, and the remembered status. */
+/**
+ * A status change: the start latency, the lifecycle events it implies, and the remembered status.
+ */
 function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: PodStatus): void {
   measureStart(o, state, pod.metadata.uid, status);
   const s = status as unknown as PodStatusLike;

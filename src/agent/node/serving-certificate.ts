@@ -11,7 +11,11 @@ import type { RestClient } from '../client/rest-client.js';
 import { servingSans, servingUsages } from '../certificate/csr.js';
 import { CertificateManager } from '../certificate/manager.js';
 import { loadOrCreateSelfSigned } from '../certificate/self-signed.js';
-import { FileCertificateStore, ensureWritableDir } from '../certificate/store.js';
+import {
+  FileCertificateStore,
+  ensureWritableDir,
+  type CertificatePair,
+} from '../certificate/store.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { FileServingSource } from '../certificate/serving.js';
@@ -42,50 +46,40 @@ export interface ServingCertificate {
   stop(): Promise<void>;
 }
 
-export async function servingCertificate(
-  o: ServingCertificateOptions,
-): Promise<ServingCertificate> {
-  const { clock, logger } = o;
-  if (o.tlsCertFile !== '' && o.tlsPrivateKeyFile !== '') {
-    const files = await FileServingSource.open({
-      certFile: o.tlsCertFile,
-      keyFile: o.tlsPrivateKeyFile,
-      clock,
-      logger,
-    });
-    o.signal.addEventListener('abort', () => void files.stop(), { once: true });
-    return {
-      source: pemPairSource(() => files.current()),
-      ttlSeconds: () => undefined,
-      stop: () => files.stop(),
-    };
-  }
+/** --tls-cert-file and --tls-private-key-file, re-read when they change. */
+async function fromFiles(o: ServingCertificateOptions): Promise<ServingCertificate> {
+  const files = await FileServingSource.open({
+    certFile: o.tlsCertFile,
+    keyFile: o.tlsPrivateKeyFile,
+    clock: o.clock,
+    logger: o.logger,
+  });
+  o.signal.addEventListener('abort', () => void files.stop(), { once: true });
+  return {
+    source: pemPairSource(() => files.current()),
+    ttlSeconds: () => undefined,
+    stop: () => files.stop(),
+  };
+}
+
+/** The self-signed pair in --cert-dir, made when absent, for the node's names and addresses. */
+async function selfSignedPair(o: ServingCertificateOptions): Promise<CertificatePair> {
   await ensureWritableDir(o.certDir);
   const sans = servingSans([o.nodeName, 'localhost'], [...o.nodeIps, '127.0.0.1']);
-  const selfSigned = await loadOrCreateSelfSigned({
+  return loadOrCreateSelfSigned({
     certDir: o.certDir,
     hostname: o.nodeName,
     dnsNames: sans.dnsNames,
     ipAddresses: sans.ipAddresses,
-    clock,
-    logger,
+    clock: o.clock,
+    logger: o.logger,
   });
-  const selfTtl = (): number => (selfSigned.info.notAfter.getTime() - clock.nowMs()) / 1000;
-  if (!o.serverTLSBootstrap || o.rest === undefined) {
-    if (o.serverTLSBootstrap)
-      logger.warn(
-        {},
-        'serving certificate rotation needs an API server (--platconfig); using a self-signed serving certificate',
-      );
-    return {
-      source: pemPairSource(() => selfSigned),
-      ttlSeconds: selfTtl,
-      stop: () => Promise.resolve(),
-    };
-  }
-  const nodeRef: ObjectReference = { kind: 'Node', name: o.nodeName, uid: o.nodeName };
-  const rest = o.rest;
-  const manager = new CertificateManager({
+}
+
+/** The certificate manager requesting serving certificates from the agent-serving signer. */
+function servingManager(o: ServingCertificateOptions, rest: RestClient): CertificateManager {
+  const { clock, logger } = o;
+  return new CertificateManager({
     kind: 'server',
     store: new FileCertificateStore({
       certDir: o.certDir,
@@ -107,18 +101,31 @@ export async function servingCertificate(
     serverAnswers: async () => (await rest.healthz(1000)).ok,
     onRotated: (pair) =>
       o.events.event(
-        nodeRef,
+        nodeRefOf(o),
         'Normal',
         'CertificateRotated',
         `Rotated the serving certificate; the new one expires ${pair.info.notAfter.toISOString()}`,
       ),
   });
+}
+
+function nodeRefOf(o: ServingCertificateOptions): ObjectReference {
+  return { kind: 'Node', name: o.nodeName, uid: o.nodeName };
+}
+
+/** A rotated certificate, the self-signed pair served until the first one is issued. */
+async function rotating(
+  o: ServingCertificateOptions,
+  rest: RestClient,
+  selfSigned: CertificatePair,
+): Promise<ServingCertificate> {
+  const manager = servingManager(o, rest);
   await manager.start();
   o.signal.addEventListener('abort', () => void manager.stop(), { once: true });
   manager.fatal.then(
     (err) =>
       o.events.event(
-        nodeRef,
+        nodeRefOf(o),
         'Warning',
         'CertificateRotationFailed',
         `Cannot renew the serving certificate: ${err.message}`,
@@ -130,7 +137,29 @@ export async function servingCertificate(
       () => manager.current(),
       () => selfSigned,
     ),
-    ttlSeconds: () => manager.ttlSeconds() ?? selfTtl(),
+    ttlSeconds: () => manager.ttlSeconds() ?? ttlOf(selfSigned, o.clock),
     stop: () => manager.stop(),
+  };
+}
+
+function ttlOf(pair: CertificatePair, clock: Clock): number {
+  return (pair.info.notAfter.getTime() - clock.nowMs()) / 1000;
+}
+
+export async function servingCertificate(
+  o: ServingCertificateOptions,
+): Promise<ServingCertificate> {
+  if (o.tlsCertFile !== '' && o.tlsPrivateKeyFile !== '') return fromFiles(o);
+  const selfSigned = await selfSignedPair(o);
+  if (o.serverTLSBootstrap && o.rest !== undefined) return rotating(o, o.rest, selfSigned);
+  if (o.serverTLSBootstrap)
+    o.logger.warn(
+      {},
+      'serving certificate rotation needs an API server (--platconfig); using a self-signed serving certificate',
+    );
+  return {
+    source: pemPairSource(() => selfSigned),
+    ttlSeconds: () => ttlOf(selfSigned, o.clock),
+    stop: () => Promise.resolve(),
   };
 }

@@ -1,7 +1,8 @@
 // Node status: computed every --node-status-update-frequency (capacity and allocatable, the four
 // conditions, addresses, nodeInfo, images) and sent to the API server when it changed or at least
 // every --node-status-report-frequency while the node lease is the heartbeat (every update
-// otherwise, as the reference did before leases). Sending never blocks anything else: only the latest status waits to be sent
+// otherwise, as the reference did before leases). Sending never blocks anything else: only the
+// latest status waits to be sent
 // (an older unsent one is superseded and counted as dropped) and a failed send is retried at the
 // next tick. Ready/NotReady and pressure transitions are reported as node events.
 

@@ -18,7 +18,10 @@ import {
 } from './types.js';
 
 export interface ObjectReader {
-  /** The object now; ObjectNotFoundError (the API's message: `configmaps "x" not found`) when absent. */
+  /**
+   * The object now; ObjectNotFoundError (the API's message: `configmaps "x" not found`) when
+   * absent.
+   */
   get(kind: ObjectKind, namespace: string, name: string, signal?: AbortSignal): Promise<PodObject>;
   /** A watch of the one object: its list first (RELIST), then its changes. */
   watch(

@@ -15,7 +15,10 @@ export class PodRegistrations {
   private readonly byPod = new Map<string, Map<string, ObjectRef>>();
   private readonly counts = new Map<string, number>();
 
-  /** Registers the pod's references; answers the objects now wanted that were not, and those no longer wanted. */
+  /**
+   * Registers the pod's references; answers the objects now wanted that were not, and those no
+   * longer wanted.
+   */
   register(pod: Pod): { added: ObjectRef[]; removed: ObjectRef[] } {
     const next = new Map<string, ObjectRef>();
     for (const r of podObjectRefs(pod)) {

@@ -19,7 +19,9 @@ export interface PodObject {
   textKeys: ReadonlySet<string>;
   immutable: boolean;
   resourceVersion: string;
-  /** A Secret's type (`kubernetes.io/dockerconfigjson`...); absent for a ConfigMap or none given. */
+  /**
+   * A Secret's type (`kubernetes.io/dockerconfigjson`...); absent for a ConfigMap or none given.
+   */
   type?: string;
 }
 

@@ -2,7 +2,8 @@
 // MANIFEST_LIMITS, shape-checked with the reference's Pod schema (pod-schema.generated.ts), then
 // validated. Decoding is the reference's lenient one (its UniversalDecoder, which static pod files
 // and API answers go through): a JSON null is the field left unset, and a field the reference does
-// not know is dropped; the dropped fields are handed to the caller, which says so once. Errors are ManifestErrors naming the
+// not know is dropped; the dropped fields are handed to the caller, which says so once. Errors are
+// ManifestErrors naming the
 // file (or URL) and every field at fault; the type errors carry the reference's decoder messages
 // ("Object 'Kind' is missing in", "no kind ... is registered for version ...").
 import { InputLimitError, InputSyntaxError, ManifestError } from '../../common/util/errors.js';
@@ -154,7 +155,9 @@ function manifestValues(text: string, where: string): { value: unknown; raw: str
   return items;
 }
 
-/** Decodes a manifest body. A blank body gives no pods; any other body without a pod is an error. */
+/**
+ * Decodes a manifest body. A blank body gives no pods; any other body without a pod is an error.
+ */
 export function decodeManifest(
   text: string,
   where: string,

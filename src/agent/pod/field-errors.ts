@@ -24,7 +24,10 @@ export function clip(text: string, max = MAX_SHOWN): string {
   return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
 }
 
-/** At most `max` problems, then how many more: one bad field in each of 2,000 containers is one line, not 2,000. */
+/**
+ * At most `max` problems, then how many more: one bad field in each of 2,000 containers is one
+ * line, not 2,000.
+ */
 export function firstProblems(problems: readonly string[], separator = ', ', max = 20): string {
   const shownList = problems.slice(0, max).join(separator);
   return problems.length > max

@@ -73,7 +73,8 @@ export const POD_SPEC: Record<
     'pod-level resources (the PodLevelResources feature) are not supported by this agent',
   ),
   restartPolicy: YES,
-  // the RuntimeClass's handler (objects/runtime-classes.ts); one the runtime lacks fails the sandbox
+  // the RuntimeClass's handler (objects/runtime-classes.ts); one the runtime lacks fails the
+  // sandbox
   runtimeClassName: YES,
   schedulerName: YES,
   schedulingGates: YES,
@@ -140,7 +141,9 @@ export const CONTAINER_SECURITY: Record<keyof ContainerSecurity, Support> = {
   windowsOptions: YES,
 };
 
-/** The container fields walked on their own (securityContext, probes, env, mounts) are Support too. */
+/**
+ * The container fields walked on their own (securityContext, probes, env, mounts) are Support too.
+ */
 export const CONTAINER: Record<keyof Container, Support> = {
   args: YES,
   command: YES,

@@ -61,7 +61,8 @@ function validateVolume(v: Volume, i: number, names: Set<string>, out: string[])
   else for (const m of isDns1123Label(v.name)) out.push(invalid(`${path}.name`, v.name, m));
   if (names.has(v.name)) out.push(duplicate(`${path}.name`, v.name));
   names.add(v.name);
-  // the reference's validateVolumeSource: exactly one source (support.ts says which this agent runs)
+  // the reference's validateVolumeSource: exactly one source (support.ts says which this agent
+  // runs)
   const kinds = Object.keys(v).filter((k) => k !== 'name');
   if (kinds.length === 0) out.push(required(path, 'must specify a volume type'));
   else if (kinds.length > 1)

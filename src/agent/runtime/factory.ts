@@ -124,7 +124,10 @@ async function dockerRuntime(
   });
 }
 
-/** Asks the runtime its version until it answers, with back-off; logs the first tries and every tenth. */
+/**
+ * Asks the runtime its version until it answers, with back-off; logs the first tries and every
+ * tenth.
+ */
 async function waitRuntimeReady(
   runtime: ContainerRuntime,
   opts: RuntimeFactoryOptions,

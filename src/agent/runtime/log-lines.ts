@@ -1,5 +1,6 @@
 // Lines of a container's log with the runtime's time for each: the since filter of
-// /containerLogs (sinceSeconds, sinceTime), as the reference's ReadLogs (a line at `since` is kept).
+// /containerLogs (sinceSeconds, sinceTime), as the reference's ReadLogs (a line at `since` is
+// kept).
 import type { TimedLogLine } from './types.js';
 
 /** The lines at or after `sinceMs` (all when undefined). */

@@ -42,7 +42,9 @@ export interface RuntimeContainer {
 export interface SandboxConfig {
   pod: Pod;
   attempt: number;
-  /** The handler of the pod's RuntimeClass (runtimeClassName); absent or '': the runtime's default. */
+  /**
+   * The handler of the pod's RuntimeClass (runtimeClassName); absent or '': the runtime's default.
+   */
   runtimeHandler?: string;
 }
 
@@ -60,14 +62,20 @@ export interface ContainerConfig {
    * mounts it there, process:// names it in NODEAGENT_TERMINATION_MESSAGE_PATH.
    */
   terminationMessageFile?: string;
-  /** The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths when absent. */
+  /**
+   * The container's mounts as the volume manager made them (subPath resolved); binds of volumePaths
+   * when absent.
+   */
   mounts?: readonly ContainerMount[];
   /**
    * The environment, command and args as the worker resolved them (env sources, service
    * variables, $(VAR)); when absent, env[].value only (pod/expand.ts plainEnvironment).
    */
   environment?: ContainerEnvironment;
-  /** Ephemeral containers with targetContainerName: the runtime id of the container whose PID namespace they join. */
+  /**
+   * Ephemeral containers with targetContainerName: the runtime id of the container whose PID
+   * namespace they join.
+   */
   targetContainerId?: string;
 }
 
@@ -185,10 +193,13 @@ export interface ContainerRuntime {
   logPath?(id: string): string | undefined;
   /**
    * Has the runtime open the container's log file again (CRI ReopenContainerLog) after the agent
-   * renamed it: runtimes that have it get their logs rotated the reference's way (gc/log-rotation.ts).
+   * renamed it: runtimes that have it get their logs rotated the reference's way
+   * (gc/log-rotation.ts).
    */
   reopenContainerLog?(id: string): Promise<void>;
-  /** The file the container's output goes to on the host (Docker's json-file log), for podLogsDir. */
+  /**
+   * The file the container's output goes to on the host (Docker's json-file log), for podLogsDir.
+   */
   hostLogFile?(id: string): Promise<string | undefined>;
   exec(id: string, command: readonly string[], timeoutMs: number): Promise<ExecResult>;
   /** An interactive exec: the process's pipes, for the streaming endpoints (exec, attach). */
@@ -204,7 +215,9 @@ export interface ContainerRuntime {
   stats?(id: string): Promise<ContainerStats | undefined>;
   /** Every container's stats (and the pods') in one call, where the runtime lists them. */
   listStats?(): Promise<RuntimeStatsSnapshot>;
-  /** The pod network's subnet (standalone --pod-cidr), as the reference's CRI UpdateRuntimeConfig. */
+  /**
+   * The pod network's subnet (standalone --pod-cidr), as the reference's CRI UpdateRuntimeConfig.
+   */
   updatePodCIDR?(podCIDR: string): void;
   /** Subscribe to container exits (and starts) so workers react without waiting for a resync. */
   onEvent(listener: ContainerEventListener): void;

@@ -37,7 +37,10 @@ const TokenReviewSchema = z.looseObject({
     .exactOptional(),
 });
 
-/** A SubjectAccessReview answer: status.allowed is required (the reference's field is not omitempty). */
+/**
+ * A SubjectAccessReview answer: status.allowed is required (the reference's field is not
+ * omitempty).
+ */
 const SubjectAccessReviewSchema = z.looseObject({
   status: z.looseObject({
     allowed: z.boolean(),
@@ -47,7 +50,9 @@ const SubjectAccessReviewSchema = z.looseObject({
   }),
 });
 
-/** POSTs a review to /apis/{group}/v1/{resource} (one attempt) and decodes the answer with `schema`. */
+/**
+ * POSTs a review to /apis/{group}/v1/{resource} (one attempt) and decodes the answer with `schema`.
+ */
 async function postReview<T>(
   rest: RestClient,
   r: {

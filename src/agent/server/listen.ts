@@ -61,7 +61,10 @@ function destroyAfter(socket: Socket, ms: number, clock: Clock): void {
   );
 }
 
-/** Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address, --port)`). */
+/**
+ * Listens; a failure names the server and its flags (`what`: e.g. `agent server (--address,
+ * --port)`).
+ */
 export function listen(
   server: HttpServer,
   address: string,

@@ -17,6 +17,7 @@ import {
   stopServer,
 } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface PlainServerOptions {
   kind: 'read-only' | 'healthz';
@@ -35,10 +36,7 @@ export class PlainServer {
   constructor(private readonly options: PlainServerOptions) {
     this.server = createServer({ ...SERVER_TIMEOUTS }, (req, res) => {
       this.serve(req, res).catch((err: unknown) => {
-        options.logger.error(
-          { err: (err as Error).message, path: req.url },
-          'request handler failed',
-        );
+        options.logger.error({ err: userMessage(err), path: req.url }, 'request handler failed');
         httpError(res, 500, 'Internal Server Error');
       });
     });

@@ -26,7 +26,14 @@ import {
 } from './listen.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
-import type { Authenticator, Authorizer, ServingTlsSource } from './types.js';
+import type {
+  Authenticator,
+  Authorizer,
+  RequestAttributes,
+  ServingTlsSource,
+  UserInfo,
+} from './types.js';
+import { userMessage } from '../../common/util/errors.js';
 
 export interface SecureServerOptions {
   /** Connection age and drain timers (default the system clock). */
@@ -69,63 +76,9 @@ export class SecureServer {
         ciphers: cipherString(options.tlsCipherSuites),
       },
     });
-    const initial = this.context.poll().material;
-    this.server = createServer(
-      {
-        ...this.context.contextOptions(initial),
-        ...SERVER_TIMEOUTS,
-        requestCert: true,
-        rejectUnauthorized: false,
-        SNICallback: (_name, cb) => {
-          try {
-            cb(null, this.context.secureContext());
-          } catch (err) {
-            cb(err as Error, undefined);
-          }
-        },
-      },
-      (req, res) => {
-        this.serve(req, res).catch((err: unknown) => {
-          options.logger.error(
-            { err: (err as Error).message, path: req.url },
-            'request handler failed',
-          );
-          httpError(res, 500, 'Internal Server Error');
-        });
-      },
-    );
-    // Before the TLS listener builds the connection's socket, pick up a rotated certificate so
-    // clients that send no SNI (connections by IP) get the new one too.
-    this.server.prependListener('connection', () => {
-      try {
-        const { material, changed } = this.context.poll();
-        if (changed) {
-          this.server.setSecureContext(this.context.contextOptions(material));
-          options.logger.info(
-            {},
-            'serving certificate changed; new connections use the new certificate',
-          );
-        }
-      } catch (err) {
-        options.logger.error(
-          { err: (err as Error).message },
-          'cannot load the rotated serving certificate; keeping the previous one',
-        );
-      }
-    });
-    // Upgrades (exec, attach, portForward) go through the same authentication and authorization;
-    // a response object on the raw socket lets every refusal be an ordinary HTTP answer.
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const res = responseOnUpgrade(req, socket);
-      this.serve(req, res, { socket, head }).catch((err: unknown) => {
-        options.logger.error(
-          { err: (err as Error).message, path: req.url },
-          'upgrade handler failed',
-        );
-        if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
-        else socket.destroy();
-      });
-    });
+    this.server = this.createHttpsServer();
+    this.followRotations();
+    this.serveUpgrades();
     capConnectionAge(
       this.server,
       options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
@@ -135,6 +88,75 @@ export class SecureServer {
     this.server.on('tlsClientError', (err) =>
       options.logger.debug({ err: err.message }, 'TLS handshake failed'),
     );
+  }
+
+  /** The HTTPS server: any client certificate is asked for (authentication judges it). */
+  private createHttpsServer(): Server {
+    const initial = this.context.poll().material;
+    return createServer(
+      {
+        ...this.context.contextOptions(initial),
+        ...SERVER_TIMEOUTS,
+        requestCert: true,
+        rejectUnauthorized: false,
+        SNICallback: (_name, cb) => {
+          try {
+            cb(null, this.context.secureContext());
+          } catch (err) {
+            cb(err instanceof Error ? err : new Error(userMessage(err)), undefined);
+          }
+        },
+      },
+      (req, res) => {
+        this.serve(req, res).catch((err: unknown) => {
+          this.options.logger.error(
+            { err: userMessage(err), path: req.url },
+            'request handler failed',
+          );
+          httpError(res, 500, 'Internal Server Error');
+        });
+      },
+    );
+  }
+
+  /**
+   * Before the TLS listener builds the connection's socket, pick up a rotated certificate so
+   * clients that send no SNI (connections by IP) get the new one too.
+   */
+  private followRotations(): void {
+    const logger = this.options.logger;
+    this.server.prependListener('connection', () => {
+      try {
+        const { material, changed } = this.context.poll();
+        if (changed) {
+          this.server.setSecureContext(this.context.contextOptions(material));
+          logger.info({}, 'serving certificate changed; new connections use the new certificate');
+        }
+      } catch (err) {
+        logger.error(
+          { err: userMessage(err) },
+          'cannot load the rotated serving certificate; keeping the previous one',
+        );
+      }
+    });
+  }
+
+  /**
+   * Upgrades (exec, attach, portForward) go through the same authentication and authorization;
+   * a response object on the raw socket lets every refusal be an ordinary HTTP answer.
+   */
+  private serveUpgrades(): void {
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const res = responseOnUpgrade(req, socket);
+      this.serve(req, res, { socket, head }).catch((err: unknown) => {
+        this.options.logger.error(
+          { err: userMessage(err), path: req.url },
+          'upgrade handler failed',
+        );
+        if (!res.headersSent) httpError(res, 500, 'Internal Server Error');
+        else socket.destroy();
+      });
+    });
   }
 
   async start(): Promise<AddressInfo> {
@@ -155,11 +177,8 @@ export class SecureServer {
     return stopServer(this.server);
   }
 
-  private async serve(
-    req: IncomingMessage,
-    res: ServerResponse,
-    upgrade?: { socket: Duplex; head: Buffer },
-  ): Promise<void> {
+  /** Counts the request in the metrics when answered, and traces it when tracing is on. */
+  private observe(req: IncomingMessage, res: ServerResponse): void {
     const o = this.options;
     const verb = (req.method ?? 'GET').toLowerCase();
     res.once('finish', () =>
@@ -167,6 +186,74 @@ export class SecureServer {
     );
     const span = o.tracer?.startRequestSpan(req);
     if (span !== undefined) res.once('close', () => span.end(res.statusCode));
+  }
+
+  /** The request's user; undefined when it was answered 401 or 500. */
+  private async authenticate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+  ): Promise<UserInfo | undefined> {
+    const o = this.options;
+    let authn;
+    try {
+      authn = await o.authenticator.authenticate(req);
+    } catch (err) {
+      o.logger.warn(
+        { err: userMessage(err), path: url.pathname },
+        'cannot authenticate the request; answering 500',
+      );
+      plainError(res, 500, `Authentication error: ${userMessage(err)}`);
+      return undefined;
+    }
+    if (authn.kind === 'authenticated') return authn.user;
+    o.logger.debug(
+      { reason: authn.kind === 'rejected' ? authn.reason : 'no credentials', path: url.pathname },
+      'unauthorized request',
+    );
+    plainError(res, 401, 'Unauthorized');
+    return undefined;
+  }
+
+  /** Whether the request may go on; when not, it was answered 403 or 500. */
+  private async authorize(
+    res: ServerResponse,
+    attrs: RequestAttributes,
+    url: URL,
+  ): Promise<boolean> {
+    const o = this.options;
+    let decision;
+    try {
+      decision = await o.authorizer.authorize(attrs);
+    } catch (err) {
+      o.logger.warn(
+        { err: userMessage(err), user: attrs.user.username, path: url.pathname },
+        'cannot authorize the request; answering 500',
+      );
+      plainError(res, 500, authorizationErrorMessage(attrs, userMessage(err)));
+      return false;
+    }
+    if (decision.allowed) return true;
+    o.logger.debug(
+      {
+        user: attrs.user.username,
+        verb: attrs.verb,
+        subresource: attrs.subresource,
+        reason: decision.reason,
+      },
+      'forbidden request',
+    );
+    plainError(res, 403, forbiddenMessage(attrs));
+    return false;
+  }
+
+  private async serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    upgrade?: { socket: Duplex; head: Buffer },
+  ): Promise<void> {
+    const o = this.options;
+    this.observe(req, res);
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'https://node.invalid');
@@ -174,56 +261,12 @@ export class SecureServer {
       httpError(res, 400, 'malformed request URL');
       return;
     }
-    let authn;
-    try {
-      authn = await o.authenticator.authenticate(req);
-    } catch (err) {
-      o.logger.warn(
-        { err: (err as Error).message, path: url.pathname },
-        'cannot authenticate the request; answering 500',
-      );
-      plainError(res, 500, `Authentication error: ${(err as Error).message}`);
-      return;
-    }
-    if (authn.kind !== 'authenticated') {
-      o.logger.debug(
-        { reason: authn.kind === 'rejected' ? authn.reason : 'no credentials', path: url.pathname },
-        'unauthorized request',
-      );
-      plainError(res, 401, 'Unauthorized');
-      return;
-    }
+    const user = await this.authenticate(req, res, url);
+    if (user === undefined) return;
     // An upgrade (exec, attach, portForward) is authorized as create, whatever its method.
-    const attrs = requestAttributes(
-      authn.user,
-      upgrade !== undefined ? 'POST' : (req.method ?? 'GET'),
-      url.pathname,
-      o.nodeName,
-    );
-    let decision;
-    try {
-      decision = await o.authorizer.authorize(attrs);
-    } catch (err) {
-      o.logger.warn(
-        { err: (err as Error).message, user: attrs.user.username, path: url.pathname },
-        'cannot authorize the request; answering 500',
-      );
-      plainError(res, 500, authorizationErrorMessage(attrs, (err as Error).message));
-      return;
-    }
-    if (!decision.allowed) {
-      o.logger.debug(
-        {
-          user: attrs.user.username,
-          verb: attrs.verb,
-          subresource: attrs.subresource,
-          reason: decision.reason,
-        },
-        'forbidden request',
-      );
-      plainError(res, 403, forbiddenMessage(attrs));
-      return;
-    }
+    const method = upgrade !== undefined ? 'POST' : (req.method ?? 'GET');
+    const attrs = requestAttributes(user, method, url.pathname, o.nodeName);
+    if (!(await this.authorize(res, attrs, url))) return;
     await o.handlers.handle(
       req,
       res,

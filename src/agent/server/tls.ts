@@ -51,7 +51,9 @@ export interface TlsSettings {
   ciphers: string | undefined;
 }
 
-/** Builds (and caches by material identity) the secure context for the current serving certificate. */
+/**
+ * Builds (and caches by material identity) the secure context for the current serving certificate.
+ */
 export class RotatingSecureContext {
   private material: ServingTlsMaterial | undefined;
   private context: SecureContext | undefined;

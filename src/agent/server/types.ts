@@ -36,7 +36,9 @@ export interface Authorizer {
   authorize(attrs: RequestAttributes): Promise<AuthorizationDecision>;
 }
 
-/** Raised by an authenticator or authorizer whose backend (TokenReview, SubjectAccessReview) failed. */
+/**
+ * Raised by an authenticator or authorizer whose backend (TokenReview, SubjectAccessReview) failed.
+ */
 export class AuthUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -157,6 +159,9 @@ export class NoPreviousContainerError extends Error {
 
 /** When the sync loop last ran (for /healthz/syncloop). */
 export interface SyncLoopMonitor {
-  /** Milliseconds since the epoch of the latest sync-loop iteration start, undefined before the first. */
+  /**
+   * Milliseconds since the epoch of the latest sync-loop iteration start, undefined before the
+   * first.
+   */
   lastIterationMs(): number | undefined;
 }

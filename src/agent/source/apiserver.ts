@@ -31,7 +31,9 @@ export interface ApiserverSourceOptions {
   onSnapshot: SnapshotSink;
   logger: Logger;
   clock: Clock;
-  /** First retry delay after a failed list or watch (default 800 ms); doubles up to maxRetryDelayMs. */
+  /**
+   * First retry delay after a failed list or watch (default 800 ms); doubles up to maxRetryDelayMs.
+   */
   retryDelayMs?: number;
   /** Longest retry delay (default 30 s). */
   maxRetryDelayMs?: number;

@@ -67,6 +67,55 @@ async function readBounded(file: string): Promise<Buffer> {
 
 const OVER_LIMIT = `is over the ${MANIFEST_LIMITS.maxBytes / (1024 * 1024)} MB limit for a manifest`;
 
+/**
+ * Why a file gives no pods now, and whether the pods of its last valid content stay (an invalid
+ * edit keeps them; a file that is no manifest at all gives none).
+ */
+interface Skip {
+  reason: string;
+  keepPods: boolean;
+}
+
+/**
+ * The file's stat through a symbolic link; a dangling link is skipped under the link's own
+ * identity.
+ */
+async function statThroughLink(
+  file: string,
+): Promise<{ st: Stats } | { identity: string; skip: Skip } | undefined> {
+  const l = await lstat(file).catch(() => undefined);
+  if (l === undefined) return undefined;
+  if (!l.isSymbolicLink()) return { st: l };
+  const target = await stat(file).catch((err: unknown) =>
+    err instanceof Error ? err : new Error(userMessage(err)),
+  );
+  if (!(target instanceof Error)) return { st: target };
+  const to = await readlink(file).catch(() => '?');
+  const reason = `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`;
+  return { identity: `link:${identityOf(l)}`, skip: { reason, keepPods: false } };
+}
+
+/** Why a file of this stat is not read at all, if it is not. */
+function notReadable(file: string, st: Stats): Skip | undefined {
+  if (!st.isFile()) return { reason: `${file}: ${kindOf(st)}, not a manifest`, keepPods: false };
+  if (st.size > MANIFEST_LIMITS.maxBytes)
+    return { reason: `${file}: file is ${st.size} bytes, ${OVER_LIMIT}`, keepPods: true };
+  return undefined;
+}
+
+/** The file's bytes, or why they cannot be had (unreadable, or grown past the limit). */
+async function readManifest(file: string): Promise<Buffer | Skip> {
+  let bytes: Buffer;
+  try {
+    bytes = await readBounded(file);
+  } catch (err) {
+    return { reason: `${file}: could not be read: ${userMessage(err)}`, keepPods: true };
+  }
+  if (bytes.length > MANIFEST_LIMITS.maxBytes)
+    return { reason: `${file}: file grew while read; it ${OVER_LIMIT}`, keepPods: true };
+  return bytes;
+}
+
 export class ManifestFiles {
   private readonly opts: ManifestFilesOptions;
   private readonly entries = new Map<string, Entry>();
@@ -88,102 +137,57 @@ export class ManifestFiles {
   /** The pods `file` gives now. */
   async read(file: string): Promise<Pod[]> {
     const prev = this.entries.get(file);
-    const l = await lstat(file).catch(() => undefined);
-    if (l === undefined) {
+    const found = await statThroughLink(file);
+    if (found === undefined) {
       this.entries.delete(file);
       return [];
     }
-    let st = l;
-    if (l.isSymbolicLink()) {
-      const target = await stat(file).catch((err: unknown) =>
-        err instanceof Error ? err : new Error(userMessage(err)),
-      );
-      if (target instanceof Error) {
-        const to = await readlink(file).catch(() => '?');
-        return this.skipped(
-          file,
-          prev,
-          `link:${identityOf(l)}`,
-          undefined,
-          `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`,
-          false,
-        );
-      }
-      st = target;
-    }
-    const identity = identityOf(st);
+    if ('skip' in found) return this.skipped(file, prev, found.identity, undefined, found.skip);
+    const identity = identityOf(found.st);
     if (prev?.identity === identity) return prev.pods;
-    if (!st.isFile())
-      return this.skipped(
-        file,
-        prev,
-        identity,
-        undefined,
-        `${file}: ${kindOf(st)}, not a manifest`,
-        false,
-      );
-    if (st.size > MANIFEST_LIMITS.maxBytes)
-      return this.skipped(
-        file,
-        prev,
-        identity,
-        undefined,
-        `${file}: file is ${st.size} bytes, ${OVER_LIMIT}`,
-        true,
-      );
-    let bytes: Buffer;
-    try {
-      this.work.reads++;
-      bytes = await readBounded(file);
-    } catch (err) {
-      return this.skipped(
-        file,
-        prev,
-        identity,
-        undefined,
-        `${file}: could not be read: ${userMessage(err)}`,
-        true,
-      );
-    }
-    if (bytes.length > MANIFEST_LIMITS.maxBytes)
-      return this.skipped(
-        file,
-        prev,
-        identity,
-        undefined,
-        `${file}: file grew while read; it ${OVER_LIMIT}`,
-        true,
-      );
+    const unreadable = notReadable(file, found.st);
+    if (unreadable !== undefined) return this.skipped(file, prev, identity, undefined, unreadable);
+    this.work.reads++;
+    const bytes = await readManifest(file);
+    if (!Buffer.isBuffer(bytes)) return this.skipped(file, prev, identity, undefined, bytes);
     const hash = createHash('sha256').update(bytes).digest('hex');
     if (prev?.hash === hash) {
       // the same bytes (touched, or rewritten unchanged): the same answer, nothing new to say
       prev.identity = identity;
       return prev.pods;
     }
+    return this.parse(file, prev, { identity, hash }, bytes);
+  }
+
+  private parse(
+    file: string,
+    prev: Entry | undefined,
+    at: { identity: string; hash: string },
+    bytes: Buffer,
+  ): Pod[] {
     this.work.parses++;
     try {
       const text = manifestText(bytes, file);
       if (text.trim() === '')
         throw new ManifestError(`${file}: the file is empty, no pod`, { file });
       const pods = staticPodsFromManifest(text, file, this.opts.manifest(file));
-      this.entries.set(file, { identity, hash, pods });
+      this.entries.set(file, { ...at, pods });
       return pods;
     } catch (err) {
-      return this.skipped(file, prev, identity, hash, userMessage(err), true);
+      return this.skipped(file, prev, at.identity, at.hash, {
+        reason: userMessage(err),
+        keepPods: true,
+      });
     }
   }
 
-  /**
-   * Records a skipped file and logs it when its reason or content is new. `keepPods`: an invalid
-   * edit keeps the pods of the last valid content; a file that is no manifest at all gives none.
-   */
+  /** Records a skipped file and logs it when its reason or content is new. */
   private skipped(
     file: string,
     prev: Entry | undefined,
     identity: string,
     hash: string | undefined,
-    reason: string,
-    keepPods: boolean,
+    { reason, keepPods }: Skip,
   ): Pod[] {
     const pods = keepPods ? (prev?.pods ?? []) : [];
     this.entries.set(file, {

@@ -4,7 +4,7 @@
 // parts in assemble.ts); `runAgent` starts them in order (runtime, cgroups, sources, loops, then
 // the node services of services.ts) and stops them on the signal. Nothing here reaches into the
 // process: main does.
-import { namesFor, type PlatformProfile } from '../../common/names.js';
+import { isPlatformProfile, namesFor, unknownProfileMessage } from '../../common/names.js';
 import { hostname } from 'node:os';
 import type { PodSettings } from '../runtime/settings/from-config.js';
 import type { ResourceManagers } from '../cm/resource-managers.js';
@@ -13,7 +13,7 @@ import type { NodeAgentFlags } from '../config/flags-type.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Names } from '../../common/names.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
-import { userMessage } from '../../common/util/errors.js';
+import { ConfigError, userMessage } from '../../common/util/errors.js';
 import { durationMs } from '../config/duration-field.js';
 import { fileFieldSettings, type FileFieldSettings } from '../config/file-field-effects.js';
 import type { PodConfig } from '../source/merger.js';
@@ -77,7 +77,9 @@ export interface Agent {
   api?: { rest: RestClient; statusSync: ApiStatusSync; services: ServiceLister };
   /** The CPU, memory and topology managers (src/agent/cm). */
   managers?: ResourceManagers;
-  /** The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot. */
+  /**
+   * The cgroup hierarchy (--cgroups-per-qos, node allocatable); absent when off or the host cannot.
+   */
   cgroups?: NodeCgroups;
 }
 
@@ -144,7 +146,8 @@ async function startClientCertificates(
       input.onFatal?.(err);
     },
   });
-  // Awaited by the caller; this only keeps a failure while the runtime is built from going unhandled.
+  // Awaited by the caller; this only keeps a failure while the runtime is built from going
+  // unhandled.
   setup.catch(() => undefined);
   const waitedLong = new AbortController();
   const settled = setup.catch(() => undefined).finally(() => waitedLong.abort());
@@ -226,7 +229,9 @@ function runtimeTypeOf(config: NodeAgentConfiguration): 'process' | 'docker' {
   return config.containerRuntimeEndpoint.startsWith('process://') ? 'process' : 'docker';
 }
 
-/** The container runtime over the pod settings, with the image credential providers of the flags. */
+/**
+ * The container runtime over the pod settings, with the image credential providers of the flags.
+ */
 async function buildRuntime(
   input: AgentInput,
   nodeName: string,
@@ -288,13 +293,19 @@ async function loadRuntime(
   return { parts, runtime, ...host };
 }
 
-/** Builds every part; starts nothing. */
-export async function buildAgent(input: AgentInput): Promise<Agent> {
-  const { config, flags, logger } = input;
-  const nodeName = nodeNameOf(flags);
-  const names = namesFor(config.platformProfile as PlatformProfile, config.platformDomain);
-  // Parsed before bootstrap starts, so a bad value fails at once.
-  const settings: RuntimeSettings = {
+/** The naming profile's names (the validator refused any other profile already). */
+function agentNames(config: NodeAgentConfiguration): Names {
+  const profile = config.platformProfile;
+  if (!isPlatformProfile(profile))
+    throw new ConfigError(unknownProfileMessage(profile, 'platformProfile'), {
+      field: 'platformProfile',
+    });
+  return namesFor(profile, config.platformDomain);
+}
+
+/** Parsed before bootstrap starts, so a bad value fails at once. */
+function runtimeSettings(config: NodeAgentConfiguration, names: Names): RuntimeSettings {
+  return {
     runtimeRequestTimeoutMs: durationMs(
       config.runtimeRequestTimeout,
       'runtimeRequestTimeout',
@@ -303,7 +314,18 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     fileFields: fileFieldSettings(config),
     product: names.product,
   };
-  // Whichever of bootstrap and the runtime fails first stops the other.
+}
+
+/**
+ * Client certificates (bootstrap) and the runtime, side by side: whichever fails first stops the
+ * other. The API client comes with the certificates, when --platconfig is set.
+ */
+async function loadWithCertificates(
+  input: AgentInput,
+  nodeName: string,
+  names: Names,
+  settings: RuntimeSettings,
+): Promise<{ loaded: LoadedParts; rest: RestClient | undefined }> {
   const buildFailed = new AbortController();
   const certificates = await startClientCertificates(
     input,
@@ -312,18 +334,25 @@ export async function buildAgent(input: AgentInput): Promise<Agent> {
     AbortSignal.any([input.signal, buildFailed.signal]),
   );
   let runtime: RuntimeBundle | undefined;
-  let loaded: LoadedParts;
-  let rest: RestClient | undefined;
   try {
     await Promise.all([certificates.partsMayLoad, input.hostChecked]);
-    loaded = await loadRuntime(input, nodeName, settings, (r) => (runtime = r));
-    rest = (await certificates.setup)?.rest;
+    const loaded = await loadRuntime(input, nodeName, settings, (r) => (runtime = r));
+    return { loaded, rest: (await certificates.setup)?.rest };
   } catch (err) {
     buildFailed.abort(err);
     await certificates.setup?.catch(() => undefined);
     await runtime?.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** Builds every part; starts nothing. */
+export async function buildAgent(input: AgentInput): Promise<Agent> {
+  const { config, flags, logger } = input;
+  const nodeName = nodeNameOf(flags);
+  const names = agentNames(config);
+  const settings = runtimeSettings(config, names);
+  const { loaded, rest } = await loadWithCertificates(input, nodeName, names, settings);
   const built = loaded.parts.assembleAgent({
     config,
     flags,
@@ -386,7 +415,10 @@ function aborted(signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What runAgent's stages share; `signal` is the agent's own, aborted on the stop signal or at the end. */
+/**
+ * What runAgent's stages share; `signal` is the agent's own, aborted on the stop signal or at the
+ * end.
+ */
 interface RunContext {
   readonly agent: Agent;
   readonly input: AgentInput;
@@ -426,7 +458,10 @@ async function startSources(ctx: RunContext, runtimeDown: () => void): Promise<s
   return signal.aborted ? 'starting the pod sources' : undefined;
 }
 
-/** The loops that run until the signal: pod manager, resource managers' reconcile, GC, API status sync. */
+/**
+ * The loops that run until the signal: pod manager, resource managers' reconcile, GC, API status
+ * sync.
+ */
 function startLoops(ctx: RunContext): void {
   const { agent, clock, signal } = ctx;
   agent.pods.start(signal);

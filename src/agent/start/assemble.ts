@@ -61,7 +61,10 @@ export interface AssembleInput {
   readonly runtime: RuntimeBundle;
   /** The API client, when the agent talks to an API server (--platconfig). */
   readonly rest: RestClient | undefined;
-  /** What the configuration-file fields without a flag set (restart back-off cap, image age, log rotation). */
+  /**
+   * What the configuration-file fields without a flag set (restart back-off cap, image age, log
+   * rotation).
+   */
   readonly fileFields: FileFieldSettings;
   /** Pod admission handlers from the pod settings (sysctls). */
   readonly admitHandlers: readonly ((pod: Pod) => AdmitResult)[];
@@ -152,7 +155,8 @@ function apiParts(
     clock,
   });
   const nodes = createNodeClient({ client: rest, clock, logger });
-  // As the reference's mirror client: no mirror pod without the Node's UID (retried with the status).
+  // As the reference's mirror client: no mirror pod without the Node's UID (retried with the
+  // status).
   const ownerNode = async (signal?: AbortSignal): Promise<{ name: string; uid: string }> => {
     const uid = (await nodes.get(nodeName, signal ? { signal } : {})).metadata?.uid;
     if (uid === undefined || uid === '')
@@ -183,7 +187,10 @@ interface WorkerInput {
   readonly services: ServiceLister | undefined;
 }
 
-/** The pod volumes: FlexVolume plugins, and the agent's own over the ConfigMap/Secret manager and the token manager. */
+/**
+ * The pod volumes: FlexVolume plugins, and the agent's own over the ConfigMap/Secret manager and
+ * the token manager.
+ */
 function volumeManager(input: AssembleInput): PodVolumeManager {
   const { config, flags, rest, names, clock } = input;
   const logger = input.logger.child({ part: 'volumes' });
@@ -227,7 +234,9 @@ const NO_API_OBJECTS: Pick<PodObjects, 'get'> = {
     ),
 };
 
-/** runtimeClassName to its handler: the RuntimeClass read as the node, or (standalone) the default. */
+/**
+ * runtimeClassName to its handler: the RuntimeClass read as the node, or (standalone) the default.
+ */
 function runtimeHandlerLookup(input: AssembleInput, logger: Logger): RuntimeHandlerLookup {
   const { rest, clock, names } = input;
   return rest === undefined
@@ -235,18 +244,15 @@ function runtimeHandlerLookup(input: AssembleInput, logger: Logger): RuntimeHand
     : apiRuntimeHandlers({ rest, group: names.groups.node, clock, logger });
 }
 
-/** The probes, the pod syncer and the pod manager with its workers. */
-function workers(w: WorkerInput): {
-  probes: ProbeManager;
-  pods: PodManager;
-  volumes: PodVolumeManager;
-} {
-  const { config, flags, runtime, clock } = w.input;
-  const logger = w.input.logger.child({ part: 'pods' });
-  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
+/** The pod syncer: one pod's sandbox, volumes, images, environment and containers. */
+function podSyncer(
+  w: WorkerInput,
+  parts: { probes: ProbeManager; volumes: PodVolumeManager; podLogs: PodLogLinks },
+  logger: Logger,
+): PodSyncer {
+  const { flags, runtime, clock } = w.input;
+  const { volumes } = parts;
   const cgroups = w.input.podCgroups;
-  const volumes = volumeManager(w.input);
-  const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const env = new ContainerEnvResolver({
     objects: volumes.objects,
     services: w.services,
@@ -254,10 +260,10 @@ function workers(w: WorkerInput): {
     allocatable: () => volumes.nodeAllocatable(),
     isStatic: (pod) => isStaticPod(pod, w.input.names),
   });
-  const syncer = new PodSyncer({
+  return new PodSyncer({
     runtime: runtime.runtime,
     images: runtime.images,
-    probes,
+    probes: parts.probes,
     statuses: w.statuses,
     clock,
     logger,
@@ -266,7 +272,7 @@ function workers(w: WorkerInput): {
     hostIP: hostIP(flags),
     ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
     volumes,
-    podLogs,
+    podLogs: parts.podLogs,
     environment: (pod, c, podIP) => env.resolve(pod, c, podIP),
     runtimeHandler: runtimeHandlerLookup(w.input, logger),
     pullCredentials: podPullCredentials({
@@ -276,8 +282,18 @@ function workers(w: WorkerInput): {
       logger,
     }),
   });
-  const pods = new PodManager({
-    syncer,
+}
+
+/** The pod manager: admission, one worker per pod, housekeeping of what pods leave behind. */
+function podManager(
+  w: WorkerInput,
+  parts: { syncer: PodSyncer; podLogs: PodLogLinks },
+  logger: Logger,
+): PodManager {
+  const { config, runtime, clock } = w.input;
+  const cgroups = w.input.podCgroups;
+  return new PodManager({
+    syncer: parts.syncer,
     runtime: runtime.runtime,
     statuses: w.statuses,
     clock,
@@ -297,8 +313,23 @@ function workers(w: WorkerInput): {
     ...(cgroups !== undefined
       ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) }
       : {}),
-    cleanupOrphanPodLogs: (keep) => podLogs.removeStale(keep),
+    cleanupOrphanPodLogs: (keep) => parts.podLogs.removeStale(keep),
   });
+}
+
+/** The probes, the pod syncer and the pod manager with its workers. */
+function workers(w: WorkerInput): {
+  probes: ProbeManager;
+  pods: PodManager;
+  volumes: PodVolumeManager;
+} {
+  const { config, runtime, clock } = w.input;
+  const logger = w.input.logger.child({ part: 'pods' });
+  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
+  const volumes = volumeManager(w.input);
+  const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
+  const syncer = podSyncer(w, { probes, volumes, podLogs }, logger);
+  const pods = podManager(w, { syncer, podLogs }, logger);
   return { probes, pods, volumes };
 }
 

@@ -18,7 +18,7 @@ import type { ServicesAgent, ServicesContext } from './services/context.js';
 import { startEvents } from './services/events.js';
 import { startEviction } from './services/eviction.js';
 import { startNetworkUtil } from './services/network.js';
-import { startNodeStatus } from './services/node-status.js';
+import { startNodeStatus, type NodeStatusInput } from './services/node-status.js';
 import { startServers } from './services/servers.js';
 import { startShutdown } from './services/shutdown.js';
 import { startVolumeStats } from './services/volume-stats.js';
@@ -32,7 +32,9 @@ export interface AgentServicesInput {
   signal: AbortSignal;
   /** The metrics registry /metrics serves; parts may register theirs in it. */
   registry?: Registry;
-  /** The agent's API client (built with the client certificates), when it talks to an API server. */
+  /**
+   * The agent's API client (built with the client certificates), when it talks to an API server.
+   */
   rest?: RestClient | undefined;
   agentVersion?: string;
 }
@@ -76,17 +78,14 @@ function servicesContext(input: AgentServicesInput, registry: Registry): Service
   };
 }
 
-export async function startAgentServices(input: AgentServicesInput): Promise<AgentServices> {
-  // Many loops of many parts wait on the agent's one stop signal.
-  setMaxListeners(200, input.signal);
-  const registry = input.registry ?? new Registry();
-  const ctx = servicesContext(input, registry);
-  const thresholds = parseThresholds(ctx.config);
-  const recorder = startEvents(ctx);
-  const volumeStats = startVolumeStats(ctx);
-  const eviction = startEviction(ctx, thresholds, recorder, volumeStats);
-  startNetworkUtil(ctx);
-  const shutdown = startShutdown(ctx, recorder);
+/**
+ * Registers the node and reports its status when an API server is configured and registerNode
+ * is on; otherwise says why not.
+ */
+async function startRegistration(
+  ctx: ServicesContext,
+  input: Omit<NodeStatusInput, 'labels'>,
+): Promise<void> {
   if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
     ctx.logger.warn(
       { option: '--pod-cidr', podCIDR: ctx.config.podCIDR },
@@ -95,14 +94,7 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
   }
   if (ctx.rest !== undefined && ctx.config.registerNode) {
     const labels = registrationLabels(ctx.names, ctx.nodeName, ctx.flags.nodeLabels);
-    await startNodeStatus(ctx, ctx.rest, {
-      labels,
-      thresholds,
-      recorder,
-      eviction,
-      agentVersion: input.agentVersion ?? 'v0.0.0',
-      shutdown,
-    });
+    await startNodeStatus(ctx, ctx.rest, { ...input, labels });
   } else if (ctx.config.registerNode) {
     ctx.logger.info(
       {},
@@ -114,19 +106,41 @@ export async function startAgentServices(input: AgentServicesInput): Promise<Age
       'registerNode is false (--register-node=false): the node is not registered and its status is not reported',
     );
   }
-  // The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
-  // nodeagent_sync_loop_duration_seconds follow it.
+}
+
+/**
+ * The pod manager's housekeeping pass is its sync-loop iteration: /healthz/syncloop and
+ * nodeagent_sync_loop_duration_seconds follow it. Returns when the last one started.
+ */
+function followSyncLoop(ctx: ServicesContext, agent: ServicesAgent): () => number | undefined {
   let lastIterationMs: number | undefined;
-  input.agent.pods.onHousekeeping((startedMs, durationMs) => {
+  agent.pods.onHousekeeping((startedMs, durationMs) => {
     lastIterationMs = startedMs;
     ctx.metrics.syncLoopDuration.observe(durationMs / 1000);
   });
-  const { servers, addresses } = await startServers(
-    ctx,
+  return () => lastIterationMs;
+}
+
+export async function startAgentServices(input: AgentServicesInput): Promise<AgentServices> {
+  // Many loops of many parts wait on the agent's one stop signal.
+  setMaxListeners(200, input.signal);
+  const registry = input.registry ?? new Registry();
+  const ctx = servicesContext(input, registry);
+  const thresholds = parseThresholds(ctx.config);
+  const recorder = startEvents(ctx);
+  const volumeStats = startVolumeStats(ctx);
+  const eviction = startEviction(ctx, thresholds, recorder, volumeStats);
+  startNetworkUtil(ctx);
+  const shutdown = startShutdown(ctx, recorder);
+  await startRegistration(ctx, {
+    thresholds,
     recorder,
-    () => lastIterationMs,
-    volumeStats,
-  );
+    eviction,
+    agentVersion: input.agentVersion ?? 'v0.0.0',
+    shutdown,
+  });
+  const lastIteration = followSyncLoop(ctx, input.agent);
+  const { servers, addresses } = await startServers(ctx, recorder, lastIteration, volumeStats);
   return {
     recorder,
     addresses,

@@ -20,6 +20,7 @@ import {
 } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import type { Clock } from '../../common/util/clock.js';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const DATA_DIR = '..data';
 const NEW_DATA_DIR = '..data_tmp';
@@ -76,7 +77,7 @@ async function readlinkOrUndefined(p: string): Promise<string | undefined> {
   try {
     return await readlink(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
 }
@@ -118,7 +119,7 @@ async function newTimestampDir(targetDir: string, clock: Clock): Promise<string>
       await chmod(dir, 0o755);
       return dir;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (errnoCode(err) !== 'EEXIST') throw err;
     }
   }
 }

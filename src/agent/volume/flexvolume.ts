@@ -15,7 +15,10 @@ import type { Pod, Volume } from '../pod/types.js';
 import { WIRE_NAMES } from '../../common/names.js';
 
 const MAX_OUTPUT = 1024 * 1024;
-/** The reference waits for driver calls without a limit; a hung driver must not hold a pod worker for ever. */
+/**
+ * The reference waits for driver calls without a limit; a hung driver must not hold a pod worker
+ * for ever.
+ */
 const DEFAULT_TIMEOUT_MS = 2 * 60_000;
 
 export interface DriverStatus {
@@ -38,7 +41,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return isObjectOrArray(v) && !Array.isArray(v);
 }
 
-// the capabilities field is read from any JSON object or array, as before (an array has no `attach`)
+// the capabilities field is read from any JSON object or array, as before (an array has no
+// `attach`)
 function isObjectOrArray(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object';
 }

@@ -2,6 +2,7 @@
 // messages: DirectoryOrCreate (made 0755 when absent) and Directory, FileOrCreate (made 0644
 // when absent) and File, Socket, CharDevice, BlockDevice; "" checks nothing.
 import { mkdir, open, stat } from 'node:fs/promises';
+import { errnoCode } from '../../common/util/errno.js';
 
 export const HOST_PATH_TYPES = [
   '',
@@ -18,7 +19,7 @@ async function statOf(path: string): Promise<Awaited<ReturnType<typeof stat>> | 
   try {
     return await stat(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw err;
   }
 }
@@ -28,7 +29,10 @@ async function makeFile(path: string): Promise<void> {
   await fh.close();
 }
 
-/** Throws the reference's message when `path` is not of `type` (creating it for the *OrCreate types). */
+/**
+ * Throws the reference's message when `path` is not of `type` (creating it for the *OrCreate
+ * types).
+ */
 export async function checkHostPathType(path: string, type: string | undefined): Promise<void> {
   const t = type ?? '';
   if (t === '') return;

@@ -46,7 +46,10 @@ function run(file: string, args: readonly string[]): Promise<void> {
 }
 
 export interface Mounter {
-  /** Mounts a tmpfs at `dir` with `size` bytes (the kernel's default, half the memory, when undefined). */
+  /**
+   * Mounts a tmpfs at `dir` with `size` bytes (the kernel's default, half the memory, when
+   * undefined).
+   */
   mountTmpfs(dir: string, sizeBytes: number | undefined): Promise<void>;
   unmount(dir: string): Promise<void>;
   isMountPoint(dir: string): Promise<MountEntry | undefined>;

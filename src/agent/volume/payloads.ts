@@ -157,7 +157,10 @@ export async function volumePayload(
   return undefined;
 }
 
-/** The reference backs these with memory (a tmpfs): secrets, tokens and pod facts never reach a disk. */
+/**
+ * The reference backs these with memory (a tmpfs): secrets, tokens and pod facts never reach a
+ * disk.
+ */
 export function isMemoryBacked(v: Volume): boolean {
   return (
     v.secret !== undefined ||

@@ -152,7 +152,10 @@ export function processMountProblems(pod: Pod, c: Container, path: string, out: 
   });
 }
 
-/** The reference's validateMountPropagation and the subPath/subPathExpr exclusion (its field paths: volumeMounts without an index but for the exclusion). */
+/**
+ * The reference's validateMountPropagation and the subPath/subPathExpr exclusion (its field paths:
+ * volumeMounts without an index but for the exclusion).
+ */
 export function mountProblems(c: Container, path: string, out: string[]): void {
   (c.volumeMounts ?? []).forEach((m, j) => {
     const at = `${path}.volumeMounts[${j}]`;

@@ -75,7 +75,9 @@ export class PodVolumeManager {
     this.allocatable = out;
   }
 
-  /** The node's allocatable as last set (the downward API's unset limits; the environment's too). */
+  /**
+   * The node's allocatable as last set (the downward API's unset limits; the environment's too).
+   */
   nodeAllocatable(): NodeAllocatable {
     return this.allocatable;
   }

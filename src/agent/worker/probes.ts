@@ -39,17 +39,78 @@ function setOr(value: number | undefined, fallback: number): number {
   return value === undefined || value === 0 ? fallback : value;
 }
 
-export async function runProbe(
-  probe: Probe,
-  ctx: {
-    runtime: ContainerRuntime;
-    containerId: string;
-    container: Container;
-    host: string;
-    /** Now, for the gRPC call's deadline. */
-    nowMs: number;
-  },
-): Promise<{ ok: boolean; output: string }> {
+interface ProbeContext {
+  runtime: ContainerRuntime;
+  containerId: string;
+  container: Container;
+  host: string;
+  /** Now, for the gRPC call's deadline. */
+  nowMs: number;
+}
+
+interface ProbeResult {
+  ok: boolean;
+  output: string;
+}
+
+/** An HTTP GET: any status from 200 to 399 succeeds. */
+async function httpProbe(
+  g: NonNullable<Probe['httpGet']>,
+  ctx: ProbeContext,
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  const port = resolvePort(g.port, ctx.container);
+  const host = g.host ?? ctx.host;
+  const scheme = (g.scheme ?? 'HTTP').toLowerCase();
+  const path = g.path ?? '/';
+  const headers: Record<string, string> = { 'user-agent': 'nodeagent-probe' };
+  for (const h of g.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
+  // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
+  const { request } = await import('../client/undici-core.js');
+  try {
+    const res = await request(
+      `${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`,
+      {
+        method: 'GET',
+        headers,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+    );
+    await res.body.dump();
+    return {
+      ok: res.statusCode >= 200 && res.statusCode < 400,
+      output: `HTTP ${res.statusCode}`,
+    };
+  } catch (err) {
+    return { ok: false, output: userMessage(err) };
+  }
+}
+
+/** A TCP connection: it succeeds when the connection opens. */
+function tcpProbe(
+  t: NonNullable<Probe['tcpSocket']>,
+  ctx: ProbeContext,
+  timeoutMs: number,
+): Promise<ProbeResult> {
+  const port = resolvePort(t.port, ctx.container);
+  const host = t.host ?? ctx.host;
+  return new Promise((resolve) => {
+    const s = connect({ host, port, timeout: timeoutMs });
+    s.once('connect', () => {
+      s.destroy();
+      resolve({ ok: true, output: 'connected' });
+    });
+    s.once('timeout', () => {
+      s.destroy();
+      resolve({ ok: false, output: 'timeout' });
+    });
+    s.once('error', (err) => resolve({ ok: false, output: err.message }));
+  });
+}
+
+export async function runProbe(probe: Probe, ctx: ProbeContext): Promise<ProbeResult> {
   const timeoutMs = setOr(probe.timeoutSeconds, 1) * 1000;
   if (probe.grpc) {
     const { grpcHealthProbe } = await import('./grpc-probe.js');
@@ -65,52 +126,8 @@ export async function runProbe(
     const r = await ctx.runtime.exec(ctx.containerId, probe.exec.command ?? [], timeoutMs);
     return { ok: r.exitCode === 0, output: r.output };
   }
-  if (probe.httpGet) {
-    const g = probe.httpGet;
-    const port = resolvePort(g.port, ctx.container);
-    const host = g.host ?? ctx.host;
-    const scheme = (g.scheme ?? 'HTTP').toLowerCase();
-    const path = g.path ?? '/';
-    const headers: Record<string, string> = { 'user-agent': 'nodeagent-probe' };
-    for (const h of g.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
-    // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
-    const { request } = await import('../client/undici-core.js');
-    try {
-      const res = await request(
-        `${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`,
-        {
-          method: 'GET',
-          headers,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          signal: AbortSignal.timeout(timeoutMs),
-        },
-      );
-      await res.body.dump();
-      return {
-        ok: res.statusCode >= 200 && res.statusCode < 400,
-        output: `HTTP ${res.statusCode}`,
-      };
-    } catch (err) {
-      return { ok: false, output: userMessage(err) };
-    }
-  }
-  if (probe.tcpSocket) {
-    const port = resolvePort(probe.tcpSocket.port, ctx.container);
-    const host = probe.tcpSocket.host ?? ctx.host;
-    return new Promise((resolve) => {
-      const s = connect({ host, port, timeout: timeoutMs });
-      s.once('connect', () => {
-        s.destroy();
-        resolve({ ok: true, output: 'connected' });
-      });
-      s.once('timeout', () => {
-        s.destroy();
-        resolve({ ok: false, output: 'timeout' });
-      });
-      s.once('error', (err) => resolve({ ok: false, output: err.message }));
-    });
-  }
+  if (probe.httpGet) return httpProbe(probe.httpGet, ctx, timeoutMs);
+  if (probe.tcpSocket) return tcpProbe(probe.tcpSocket, ctx, timeoutMs);
   return { ok: true, output: '' };
 }
 

@@ -14,7 +14,9 @@ export const DEFAULT_PRIORITY = 0;
 /** The reference's scheduling.SystemCriticalPriority (2 × HighestUserDefinablePriority). */
 export const SYSTEM_CRITICAL_PRIORITY = 2_000_000_000;
 
-/** The reference's migrateConfig: the two-group form of the shutdownGracePeriod pair; [] when off. */
+/**
+ * The reference's migrateConfig: the two-group form of the shutdownGracePeriod pair; [] when off.
+ */
 export function migrateConfig(periodMs: number, criticalMs: number): PriorityGracePeriod[] {
   if (periodMs === 0) return [];
   const defaultPart = periodMs - criticalMs;

@@ -25,7 +25,10 @@ const CONNECT_TIMEOUT_MS = 10_000;
 export interface LogindOptions {
   /** The bus address: DBUS_SYSTEM_BUS_ADDRESS or the system bus. */
   address: string;
-  /** The lock's `who` and `why` (the reference: kubelet, "Kubelet needs time to handle node shutdown"). */
+  /**
+   * The lock's `who` and `why` (the reference: kubelet, "Kubelet needs time to handle node
+   * shutdown").
+   */
   who: string;
   why: string;
   clock: Clock;

@@ -93,7 +93,9 @@ export class NodeShutdownManager {
       : { admit: true };
   }
 
-  /** Takes the lock and watches; rejects when the first start fails. Restarts after the bus drops. */
+  /**
+   * Takes the lock and watches; rejects when the first start fails. Restarts after the bus drops.
+   */
   async start(signal: AbortSignal): Promise<void> {
     signal.addEventListener('abort', () => this.stop(), { once: true });
     await this.startOnce(signal);

@@ -26,7 +26,10 @@ export class RuntimeShutdownPods implements ShutdownPods {
       pods: ActivePodsSource;
       statuses: PodStatusWriter;
       runtime: Pick<ContainerRuntime, 'listContainers' | 'stopContainer'>;
-      /** The DisruptionTarget reason: TerminationByKubelet (TerminationByPlatlet under the platform profile). */
+      /**
+       * The DisruptionTarget reason: TerminationByKubelet (TerminationByPlatlet under the platform
+       * profile).
+       */
       disruptionReason: string;
       nowIso: () => string;
     },

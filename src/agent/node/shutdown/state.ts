@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../../../common/util/atomic-file.js';
 import { joinUnder } from '../../../common/util/safe-path.js';
 import { userMessage } from '../../../common/util/errors.js';
+import { isRecord } from '../../../common/util/json-shape.js';
 
 export const STATE_FILE = 'graceful_node_shutdown_state';
 const GO_ZERO_TIME = '0001-01-01T00:00:00Z';
@@ -61,9 +62,7 @@ export class ShutdownStateFile {
     } catch (err) {
       throw new Error(`${this.path} is not JSON: ${userMessage(err)}`, { cause: err });
     }
-    if (v === null || typeof v !== 'object' || Array.isArray(v))
-      throw new Error(`${this.path} does not hold a JSON object`);
-    const o = v as Record<string, unknown>;
-    return { startMs: parseGoTime(o['startTime']), endMs: parseGoTime(o['endTime']) };
+    if (!isRecord(v)) throw new Error(`${this.path} does not hold a JSON object`);
+    return { startMs: parseGoTime(v['startTime']), endMs: parseGoTime(v['endTime']) };
   }
 }

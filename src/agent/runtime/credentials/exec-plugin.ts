@@ -9,6 +9,7 @@ import type { Clock } from '../../../common/util/clock.js';
 import { CONFIG_FILE_LIMITS, parseYamlValueBounded } from '../../../common/util/bounded-parse.js';
 import { tryDurationMs } from '../../config/values.js';
 import type { CredentialProvider } from './provider-config.js';
+import { isRecord } from '../../../common/util/json-shape.js';
 
 export const PLUGIN_TIMEOUT_MS = 60_000;
 const MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -96,7 +97,9 @@ function run(o: ExecPluginOptions, stdin: string): Promise<RunResult> {
   });
 }
 
-/** Runs the plugin for `image` and returns its decoded answer; throws with the reference's words. */
+/**
+ * Runs the plugin for `image` and returns its decoded answer; throws with the reference's words.
+ */
 export async function execPlugin(o: ExecPluginOptions, image: string): Promise<PluginResponse> {
   const { provider } = o;
   const request = JSON.stringify({
@@ -125,10 +128,7 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
   } catch {
     throw new Error('error reading GVK from response: the plugin did not write a JSON object');
   }
-  const apiVersion =
-    typeof value === 'object' && value !== null
-      ? (value as Record<string, unknown>)['apiVersion']
-      : undefined;
+  const apiVersion = isRecord(value) ? value['apiVersion'] : undefined;
   if (apiVersion !== provider.apiVersion) {
     throw new Error(
       `apiVersion from credential plugin response did not match expected apiVersion:${provider.apiVersion}, actual apiVersion:${typeof apiVersion === 'string' ? apiVersion : ''}`,

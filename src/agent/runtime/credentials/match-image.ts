@@ -10,7 +10,9 @@ export interface SchemelessURL {
   path: string;
 }
 
-/** Go's url.Parse("https://" + s) for what matchImages and images hold; throws on what Go refuses. */
+/**
+ * Go's url.Parse("https://" + s) for what matchImages and images hold; throws on what Go refuses.
+ */
 export function parseSchemelessURL(s: string): SchemelessURL {
   // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f ]/.test(s)) throw new Error(`parse "https://${s}": invalid character in URL`);
@@ -146,7 +148,9 @@ export function urlsMatch(glob: string, target: string): boolean {
   }
 }
 
-/** The repository to pull, normalized as the reference (docker/distribution's ParseNormalizedNamed). */
+/**
+ * The repository to pull, normalized as the reference (docker/distribution's ParseNormalizedNamed).
+ */
 export function repoToPull(image: string): string {
   let name = image;
   const at = name.indexOf('@');

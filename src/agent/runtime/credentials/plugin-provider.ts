@@ -56,7 +56,9 @@ export class PluginProvider {
     return p;
   }
 
-  /** The credentials for a normalized repository (empty when the plugin does not apply or fails). */
+  /**
+   * The credentials for a normalized repository (empty when the plugin does not apply or fails).
+   */
   async provide(image: string): Promise<DockerConfig> {
     if (!this.isImageAllowed(image)) return {};
     const hit =

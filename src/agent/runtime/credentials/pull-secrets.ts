@@ -1,6 +1,7 @@
 // A pod's image pull secrets as registry credentials, as the reference's MakeDockerKeyring and
 // BasicDockerKeyring make them: a Secret of type <label domain>/dockerconfigjson (or the
-// reference's kubernetes.io/dockerconfigjson, which kubectl writes under any profile) with a non-empty
+// reference's kubernetes.io/dockerconfigjson, which kubectl writes under any profile) with a
+// non-empty
 // `.dockerconfigjson` ({"auths": {...}}), or of type <label domain>/dockercfg with a non-empty
 // `.dockercfg` (the entries themselves); other secrets give nothing. Each entry's `auth`
 // (base64 of user:password) wins over its username and password. The keys lose their scheme and
@@ -121,7 +122,10 @@ function secretEntries(s: PullSecret, types: PullSecretTypes): Entry[] {
   return [];
 }
 
-/** The credentials of the pod's pull secrets for `image`, most specific key first; throws on a bad secret. */
+/**
+ * The credentials of the pod's pull secrets for `image`, most specific key first; throws on a bad
+ * secret.
+ */
 export function pullSecretCredentials(
   secrets: readonly PullSecret[],
   image: string,

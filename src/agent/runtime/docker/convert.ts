@@ -104,7 +104,10 @@ export interface ContainerCreateInput extends ContainerConfig {
   security?: DockerSecurityInput;
 }
 
-/** The volume mounts as `src:dest[:ro][,propagation]` binds, plus the pod's resolv.conf unless a mount covers it. */
+/**
+ * The volume mounts as `src:dest[:ro][,propagation]` binds, plus the pod's resolv.conf unless a
+ * mount covers it.
+ */
 function containerBinds(opts: ContainerCreateInput): string[] {
   const c = opts.container;
   const binds =
@@ -205,7 +208,10 @@ function securityInput(
   return { seccomp };
 }
 
-/** The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, security, logging. */
+/**
+ * The HostConfig: the sandbox's network, binds, memory and swap, the settings, sysctls, security,
+ * logging.
+ */
 function containerHostConfig(
   opts: ContainerCreateInput,
   security: ReturnType<typeof dockerSecurity>['HostConfig'],

@@ -11,7 +11,10 @@ const DockerEventSchema = z.object({
 
 export type ContainerEvent = Parameters<ContainerEventListener>[0];
 
-/** The event a line stands for; undefined for a partial or foreign line, or one without our pod label. */
+/**
+ * The event a line stands for; undefined for a partial or foreign line, or one without our pod
+ * label.
+ */
 export function containerEventOf(line: string): ContainerEvent | undefined {
   let value: unknown;
   try {

@@ -303,7 +303,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return this.opts.podSettings?.dns?.clusterDomain ?? 'cluster.local';
   }
 
-  /** The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path). */
+  /**
+   * The pod's /etc/hosts, written afresh with the sandbox's IP (none when a mount covers the path).
+   */
   private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
     if (!mountsHostsFile(cfg.container)) return undefined;
     const sandbox = await this.docker.getContainer(cfg.sandboxId).inspect();
@@ -492,7 +494,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     }
   }
 
-  /** The log with the engine's time for each line: the tail first, then since (as the reference's ReadLogs). */
+  /**
+   * The log with the engine's time for each line: the tail first, then since (as the reference's
+   * ReadLogs).
+   */
   async timedLogs(
     id: string,
     opts?: { tailLines?: number; sinceMs?: number },
@@ -524,7 +529,9 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     return dockerAttachStream(this.docker, id, opts);
   }
 
-  /** Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's). */
+  /**
+   * Through the pod's sandbox, which holds its network namespace (hostNetwork pods: the host's).
+   */
   async connectPort(podUid: string, port: number): Promise<Duplex> {
     const sandbox = (await this.listContainers({ podUid })).find(
       (c) => c.kind === 'sandbox' && c.state === 'running',

@@ -28,7 +28,9 @@ function outputs(
   return { stdout, stderr };
 }
 
-/** The hijacked connection's write side as stdin: its end half-closes the connection (stdin EOF). */
+/**
+ * The hijacked connection's write side as stdin: its end half-closes the connection (stdin EOF).
+ */
 function stdinOf(stream: NodeJS.ReadWriteStream): NodeJS.WritableStream {
   stream.on('error', () => undefined);
   return stream;

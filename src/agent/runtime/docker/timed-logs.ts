@@ -5,7 +5,10 @@ import type { TimedLogLine } from '../types.js';
 
 const STAMPED = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) ([\s\S]*)$/;
 
-/** Splits demultiplexed `timestamps=true` output into lines; a line without a time keeps the previous line's. */
+/**
+ * Splits demultiplexed `timestamps=true` output into lines; a line without a time keeps the
+ * previous line's.
+ */
 export function parseTimedLog(text: string): TimedLogLine[] {
   const out: TimedLogLine[] = [];
   let last = '';

@@ -32,7 +32,9 @@ export class PodLogLinks {
 
   constructor(private readonly o: { dir: string; logger: Logger }) {}
 
-  /** Links <pod dir>/<container>/<attempt>.log to `target`; a failure is logged once, never thrown. */
+  /**
+   * Links <pod dir>/<container>/<attempt>.log to `target`; a failure is logged once, never thrown.
+   */
   async link(
     pod: PodRef,
     container: string,

@@ -13,7 +13,9 @@ import { followFile } from './log-follow.js';
 export interface AttachTarget {
   name: string;
   logFile: string;
-  /** The container's stdin pipe, held by this agent; undefined: none (spec stdin false, or adopted). */
+  /**
+   * The container's stdin pipe, held by this agent; undefined: none (spec stdin false, or adopted).
+   */
   stdin: NodeJS.WritableStream | undefined;
   stdinOnce: boolean;
   /** Resolves when the container exits. */

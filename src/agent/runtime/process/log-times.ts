@@ -141,7 +141,10 @@ export interface TimedLinesInput {
   readonly sinceMs?: number;
 }
 
-/** The log's lines with their times: the tail first, then the lines before `since` dropped, as the reference's ReadLogs. */
+/**
+ * The log's lines with their times: the tail first, then the lines before `since` dropped, as the
+ * reference's ReadLogs.
+ */
 export function timedLines(i: TimedLinesInput): TimedLogLine[] {
   const lines: TimedLogLine[] = [];
   let at = 0;

@@ -71,7 +71,10 @@ export interface ProcessRuntimeOptions {
    * same state dir could write back a record the agent has just removed.
    */
   readOnly?: boolean;
-  /** The pod's resolv.conf (its path goes into NODEAGENT_RESOLV_CONF); other settings need isolation process:// lacks. */
+  /**
+   * The pod's resolv.conf (its path goes into NODEAGENT_RESOLV_CONF); other settings need isolation
+   * process:// lacks.
+   */
   podSettings?: PodRuntimeSettings;
 }
 
@@ -79,7 +82,10 @@ interface ProcessRecord extends RuntimeContainer {
   command: string[];
   /** The pod cgroup the process joins (--cgroups-per-qos). */
   cgroup?: string;
-  /** runAsUser, runAsGroup, the pod's groups, no_new_privs (setpriv; the agent must be root to switch). */
+  /**
+   * runAsUser, runAsGroup, the pod's groups, no_new_privs (setpriv; the agent must be root to
+   * switch).
+   */
   identity?: ProcessIdentity;
   env: Record<string, string>;
   workingDir?: string;
@@ -156,7 +162,10 @@ export const TERMINATION_MESSAGE_ENV = 'NODEAGENT_TERMINATION_MESSAGE_PATH';
 /** The env var holding the standalone pod CIDR (--pod-cidr) for process:// containers. */
 export const POD_CIDR_ENV = 'NODEAGENT_POD_CIDR';
 
-/** `base` and then the container's variables, as own entries: no name, not even __proto__, reaches a setter. */
+/**
+ * `base` and then the container's variables, as own entries: no name, not even __proto__, reaches a
+ * setter.
+ */
 function withVariables(
   base: Record<string, string>,
   vars: readonly { name: string; value: string }[],
@@ -575,7 +584,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     return cgroup !== undefined ? { cgroup } : {};
   }
 
-  /** Moves the wrapper and whatever it forked already into the pod cgroup; later forks inherit it. */
+  /**
+   * Moves the wrapper and whatever it forked already into the pod cgroup; later forks inherit it.
+   */
   private async joinPodCgroup(rec: ProcessRecord, pid: number): Promise<void> {
     const placement = this.opts.podSettings?.cgroups;
     if (placement === undefined || rec.cgroup === undefined) return;
@@ -820,7 +831,9 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     return { stdin: child.stdin, stdout, stderr, exited, kill };
   }
 
-  /** The container's output from now on and its stdin (spec stdin); no terminal (tty is refused). */
+  /**
+   * The container's output from now on and its stdin (spec stdin); no terminal (tty is refused).
+   */
   async attachStream(id: string, opts: AttachOptions): Promise<ExecSession> {
     await this.ensureLoaded();
     const rec = this.get(id);

@@ -29,7 +29,10 @@ export function dockerAppArmorOpts(p: AppArmorProfile | undefined): string[] {
   return [`apparmor=${p.localhostProfile ?? ''}`];
 }
 
-/** The reference's check (libcontainer's apparmor.IsEnabled): the securityfs entry and the module flag. */
+/**
+ * The reference's check (libcontainer's apparmor.IsEnabled): the securityfs entry and the module
+ * flag.
+ */
 export function hostAppArmorEnabled(sys = '/sys'): boolean {
   if (!existsSync(`${sys}/kernel/security/apparmor`)) return false;
   try {

@@ -36,7 +36,10 @@ export function effectiveSecurity(pod: Pod, c: Container): EffectiveSecurity {
   };
 }
 
-/** The groups every container of the pod gets besides its own: fsGroup first, then supplementalGroups. */
+/**
+ * The groups every container of the pod gets besides its own: fsGroup first, then
+ * supplementalGroups.
+ */
 export function podSupplementalGroups(pod: Pod): number[] {
   const sc: PodSecurity | undefined = pod.spec.securityContext;
   return [...(sc?.fsGroup !== undefined ? [sc.fsGroup] : []), ...(sc?.supplementalGroups ?? [])];

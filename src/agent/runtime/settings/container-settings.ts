@@ -13,13 +13,20 @@ export interface ContainerSettings {
   podPidsLimit: number;
   /** --seccomp-default */
   seccompDefault: boolean;
-  /** Where Localhost seccomp profiles are: <root-dir>/seccomp. Default /var/lib/nodeagent/seccomp. */
+  /**
+   * Where Localhost seccomp profiles are: <root-dir>/seccomp. Default /var/lib/nodeagent/seccomp.
+   */
   seccompProfileRoot?: string;
-  /** The host's /sys/devices/system/cpu/cpu<N>/thermal_throttle paths (masked for procMount Default). */
+  /**
+   * The host's /sys/devices/system/cpu/cpu<N>/thermal_throttle paths (masked for procMount
+   * Default).
+   */
   thermalThrottlePaths?: readonly string[];
   /** The node's memory in bytes (the Burstable oom_score_adj formula). */
   memoryCapacity: number;
-  /** Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start). */
+  /**
+   * Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start).
+   */
   oomScoreAdjFloor?: number;
   /** memorySwap.swapBehavior (Docker MemorySwap); absent: Docker's own default. */
   swap?: SwapSettings;

@@ -63,7 +63,9 @@ export function hasCapSysResource(statusPath = '/proc/self/status'): boolean {
 export interface PodSettings {
   runtime: PodRuntimeSettings;
   admitSysctls: (pod: Pod) => SysctlAdmitResult;
-  /** The reference's AppArmor admission: confinement asked on a host without AppArmor is refused. */
+  /**
+   * The reference's AppArmor admission: confinement asked on a host without AppArmor is refused.
+   */
   admitAppArmor: (pod: Pod) => SysctlAdmitResult;
   /** What cannot take effect here: option, reason, effect. Logged once by logHostNotes. */
   notes: HostNote[];

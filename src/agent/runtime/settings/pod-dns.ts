@@ -1,10 +1,14 @@
 // A pod's DNS configuration from --cluster-dns, --cluster-domain, --resolv-conf and the pod's
-// dnsPolicy and dnsConfig, with the reference's rules and limits (pkg/kubelet/network/dns GetPodDNS).
+// dnsPolicy and dnsConfig, with the reference's rules and limits (pkg/kubelet/network/dns
+// GetPodDNS).
 import { z } from 'zod';
 import type { Pod } from '../../pod/types.js';
 import type { DnsConfig } from './resolv-conf.js';
 
-/** The reference's limits (validation.MaxDNSNameservers, MaxDNSSearchPathsExpanded, MaxDNSSearchListCharsExpanded). */
+/**
+ * The reference's limits (validation.MaxDNSNameservers, MaxDNSSearchPathsExpanded,
+ * MaxDNSSearchListCharsExpanded).
+ */
 export const MAX_DNS_NAMESERVERS = 3;
 export const MAX_DNS_SEARCH_PATHS = 32;
 export const MAX_DNS_SEARCH_LIST_CHARS = 2048;
@@ -150,7 +154,8 @@ export function podDnsConfig(
     options: [...host.options],
   };
   const { type, error } = podDnsType(pod);
-  // the reference logs this and goes on with ClusterFirst (validation normally refuses such a pod first)
+  // the reference logs this and goes on with ClusterFirst (validation normally refuses such a pod
+  // first)
   if (error !== undefined)
     warn({
       reason: 'InvalidDNSPolicy',

@@ -15,7 +15,10 @@ export const MANAGED_HOSTS_HEADER_HOST_NETWORK =
 const HOSTNAME_MAX = 63;
 const FQDN_MAX = 64;
 
-/** The pod's hostname (spec.hostname or its name, cut to 63) and domain (<subdomain>.<ns>.svc.<cluster domain>). */
+/**
+ * The pod's hostname (spec.hostname or its name, cut to 63) and domain
+ * (<subdomain>.<ns>.svc.<cluster domain>).
+ */
 export function podHostnameAndDomain(
   pod: Pod,
   clusterDomain: string,

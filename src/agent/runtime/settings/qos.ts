@@ -20,7 +20,9 @@ function amount(q: string | undefined): number {
   }
 }
 
-/** Requests default to limits, as the API server's defaulting does before the reference sees a pod. */
+/**
+ * Requests default to limits, as the API server's defaulting does before the reference sees a pod.
+ */
 function requestsOf(c: Container): Record<string, string | undefined> {
   return { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) };
 }

@@ -63,7 +63,10 @@ export class SysctlAllowlist {
   private readonly exact = new Map<string, SysctlNamespace>();
   private readonly prefixes = new Map<string, SysctlNamespace>();
 
-  /** Throws (naming the pattern) for a pattern that is malformed or not namespaced, as the reference. */
+  /**
+   * Throws (naming the pattern) for a pattern that is malformed or not namespaced, as the
+   * reference.
+   */
   constructor(patterns: readonly string[]) {
     for (const raw of patterns) {
       const s = normalizeSysctlName(raw);

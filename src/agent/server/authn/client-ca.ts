@@ -23,7 +23,7 @@ export function parseCertificateBundle(pem: string, file: string): X509Certifica
       return new X509Certificate(b);
     } catch (err) {
       throw new CertificateError(
-        `client CA file "${file}": certificate ${i + 1} cannot be parsed: ${(err as Error).message}`,
+        `client CA file "${file}": certificate ${i + 1} cannot be parsed: ${userMessage(err)}`,
         { file, cause: err },
       );
     }
@@ -58,7 +58,7 @@ export class ClientCaFile implements ClientCaSource {
   async start(signal: AbortSignal): Promise<void> {
     const pem = await readFile(this.options.file, 'utf8').catch((err: unknown) => {
       throw new CertificateError(
-        `cannot read client CA file "${this.options.file}": ${(err as Error).message}`,
+        `cannot read client CA file "${this.options.file}": ${userMessage(err)}`,
         { file: this.options.file, cause: err },
       );
     });
@@ -77,7 +77,7 @@ export class ClientCaFile implements ClientCaSource {
       );
     } catch (err) {
       this.options.logger.warn(
-        { err: (err as Error).message, file: this.options.file },
+        { err: userMessage(err), file: this.options.file },
         'cannot watch the client CA file; relying on polling',
       );
     }
@@ -133,7 +133,7 @@ export class ClientCaFile implements ClientCaSource {
       pem = await readFile(this.options.file, 'utf8');
     } catch (err) {
       this.options.logger.warn(
-        { file: this.options.file, err: (err as Error).message },
+        { file: this.options.file, err: userMessage(err) },
         'cannot re-read the client CA file; keeping the previous authorities',
       );
       return;
@@ -149,7 +149,7 @@ export class ClientCaFile implements ClientCaSource {
       for (const l of this.listeners) l();
     } catch (err) {
       this.options.logger.warn(
-        { file: this.options.file, err: (err as Error).message },
+        { file: this.options.file, err: userMessage(err) },
         'the changed client CA file is not usable; keeping the previous authorities',
       );
     }

@@ -15,6 +15,7 @@ import {
   type TokenReviewer,
 } from '../types.js';
 import { bearerToken } from '../../../common/auth/bearer-token.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 export interface TokenWebhookAuthenticatorOptions {
   reviewer: TokenReviewer;
@@ -62,7 +63,7 @@ export class TokenWebhookAuthenticator implements Authenticator {
         AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       );
     } catch (err) {
-      throw new AuthUnavailableError(`token review failed: ${(err as Error).message}`, {
+      throw new AuthUnavailableError(`token review failed: ${userMessage(err)}`, {
         cause: err,
       });
     }

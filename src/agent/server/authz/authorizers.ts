@@ -13,6 +13,7 @@ import {
   type SubjectAccessReviewer,
 } from '../types.js';
 import { sarSpecV1 } from '../../../common/auth/subject-access-review.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 export class AlwaysAllowAuthorizer implements Authorizer {
   authorize(): Promise<AuthorizationDecision> {
@@ -63,7 +64,7 @@ export class WebhookAuthorizer implements Authorizer {
         AbortSignal.timeout(this.options.timeoutMs ?? 10_000),
       );
     } catch (err) {
-      throw new AuthUnavailableError(`subject access review failed: ${(err as Error).message}`, {
+      throw new AuthUnavailableError(`subject access review failed: ${userMessage(err)}`, {
         cause: err,
       });
     }

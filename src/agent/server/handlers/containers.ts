@@ -13,6 +13,7 @@ import {
   type ContainerRef,
 } from '../types.js';
 import { httpError, notFound, sendText } from './respond.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 function segments(path: string, prefix: string): string[] | undefined {
   try {
@@ -41,7 +42,10 @@ function boolParam(params: URLSearchParams, name: string): boolean | Error {
   return new Error(`${name} must be true or false, got "${v}"`);
 }
 
-/** sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) in ms since the epoch. */
+/**
+ * sinceTime (RFC 3339, as plat-apiserver and the reference's API server send it) in ms since the
+ * epoch.
+ */
 function sinceTimeMs(params: URLSearchParams): number | undefined | Error {
   const v = params.get('sinceTime');
   if (v === null || v === '') return undefined;
@@ -63,6 +67,71 @@ export interface StreamingOptions {
   clock: Clock;
 }
 
+/** The earliest time to show: sinceSeconds (counted back from now) is taken before sinceTime. */
+function sinceOption(
+  sinceSeconds: number | undefined,
+  sinceTime: number | undefined,
+  clock: Clock,
+): { sinceMs?: number } {
+  if (sinceSeconds !== undefined) return { sinceMs: clock.nowMs() - sinceSeconds * 1000 };
+  return sinceTime !== undefined ? { sinceMs: sinceTime } : {};
+}
+
+/** The options of a /containerLogs query, or the first bad parameter's error. */
+function logOptions(params: URLSearchParams, clock: Clock): ContainerLogOptions | Error {
+  const tailLines = nonNegativeInt(params, 'tailLines');
+  const sinceSeconds = nonNegativeInt(params, 'sinceSeconds');
+  const limitBytes = nonNegativeInt(params, 'limitBytes');
+  const follow = boolParam(params, 'follow');
+  const timestamps = boolParam(params, 'timestamps');
+  const previous = boolParam(params, 'previous');
+  const sinceTime = sinceTimeMs(params);
+  if (tailLines instanceof Error) return tailLines;
+  if (sinceSeconds instanceof Error) return sinceSeconds;
+  if (limitBytes instanceof Error) return limitBytes;
+  if (follow instanceof Error) return follow;
+  if (timestamps instanceof Error) return timestamps;
+  if (previous instanceof Error) return previous;
+  if (sinceTime instanceof Error) return sinceTime;
+  return {
+    follow,
+    timestamps,
+    ...(tailLines !== undefined ? { tailLines } : {}),
+    ...sinceOption(sinceSeconds, sinceTime, clock),
+    ...(previous ? { previous: true } : {}),
+    ...(limitBytes !== undefined ? { limitBytes } : {}),
+  };
+}
+
+/** Writes the log as the response; an error before the first byte becomes its status. */
+async function writeLogResponse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  logs: ContainerLogs,
+  target: { ref: ContainerRef; options: ContainerLogOptions },
+  streaming: StreamingOptions,
+): Promise<void> {
+  const abort = new AbortController();
+  const onClose = (): void => abort.abort(new Error('client went away'));
+  res.on('close', onClose);
+  if (target.options.follow && streaming.streamingIdleTimeoutMs > 0) {
+    req.socket.setTimeout(streaming.streamingIdleTimeoutMs, () => req.socket.destroy());
+  }
+  try {
+    // Headers are sent with the first byte, so a not-found error can still become a 404.
+    await logs.writeLogs(target.ref, target.options, res, abort.signal);
+    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end();
+  } catch (err) {
+    if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
+    else if (err instanceof NoPreviousContainerError) httpError(res, 400, err.message);
+    else if (abort.signal.aborted) res.destroy();
+    else httpError(res, 500, `failed to get container logs: ${userMessage(err)}`);
+  } finally {
+    res.off('close', onClose);
+  }
+}
+
 export async function serveContainerLogs(
   req: IncomingMessage,
   res: ServerResponse,
@@ -72,7 +141,8 @@ export async function serveContainerLogs(
   streaming: StreamingOptions,
 ): Promise<void> {
   const parts = segments(path, '/containerLogs/');
-  if (parts?.length !== 3) {
+  const ref = parts?.length === 3 ? containerRef(parts) : undefined;
+  if (ref === undefined) {
     httpError(res, 400, 'expected /containerLogs/{namespace}/{pod}/{container}');
     return;
   }
@@ -80,51 +150,12 @@ export async function serveContainerLogs(
     notFound(res);
     return;
   }
-  const [namespace, pod, container] = parts as [string, string, string];
-  const tailLines = nonNegativeInt(url.searchParams, 'tailLines');
-  const sinceSeconds = nonNegativeInt(url.searchParams, 'sinceSeconds');
-  const limitBytes = nonNegativeInt(url.searchParams, 'limitBytes');
-  const follow = boolParam(url.searchParams, 'follow');
-  const timestamps = boolParam(url.searchParams, 'timestamps');
-  const previous = boolParam(url.searchParams, 'previous');
-  const sinceTime = sinceTimeMs(url.searchParams);
-  for (const v of [tailLines, sinceSeconds, limitBytes, follow, timestamps, previous, sinceTime]) {
-    if (v instanceof Error) {
-      httpError(res, 400, v.message);
-      return;
-    }
+  const options = logOptions(url.searchParams, streaming.clock);
+  if (options instanceof Error) {
+    httpError(res, 400, options.message);
+    return;
   }
-  const options: ContainerLogOptions = {
-    follow: follow as boolean,
-    timestamps: timestamps as boolean,
-    ...(tailLines !== undefined ? { tailLines: tailLines as number } : {}),
-    ...(sinceSeconds !== undefined
-      ? { sinceMs: streaming.clock.nowMs() - (sinceSeconds as number) * 1000 }
-      : sinceTime !== undefined
-        ? { sinceMs: sinceTime as number }
-        : {}),
-    ...(previous === true ? { previous: true } : {}),
-    ...(limitBytes !== undefined ? { limitBytes: limitBytes as number } : {}),
-  };
-  const abort = new AbortController();
-  const onClose = (): void => abort.abort(new Error('client went away'));
-  res.on('close', onClose);
-  if (options.follow && streaming.streamingIdleTimeoutMs > 0) {
-    req.socket.setTimeout(streaming.streamingIdleTimeoutMs, () => req.socket.destroy());
-  }
-  try {
-    // Headers are sent with the first byte, so a not-found error can still become a 404.
-    await logs.writeLogs({ namespace, pod, container }, options, res, abort.signal);
-    if (!res.headersSent) res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end();
-  } catch (err) {
-    if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
-    else if (err instanceof NoPreviousContainerError) httpError(res, 400, err.message);
-    else if (abort.signal.aborted) res.destroy();
-    else httpError(res, 500, `failed to get container logs: ${(err as Error).message}`);
-  } finally {
-    res.off('close', onClose);
-  }
+  await writeLogResponse(req, res, logs, { ref, options }, streaming);
 }
 
 function containerRef(parts: readonly string[]): ContainerRef | undefined {
@@ -214,7 +245,7 @@ export async function serveCommand(
   } catch (err) {
     if (err instanceof ContainerNotFoundError) httpError(res, 404, err.message);
     else if (err instanceof NoPreviousContainerError) httpError(res, 400, err.message);
-    else httpError(res, 500, `failed to run command in container: ${(err as Error).message}`);
+    else httpError(res, 500, `failed to run command in container: ${userMessage(err)}`);
   } finally {
     res.off('close', onClose);
   }

@@ -44,7 +44,9 @@ export interface NodeHandlersOptions {
   systemLogHandler?: boolean;
   /** enableProfilingHandler: /debug/pprof/ (absent: not served). */
   profiling?: ProfilingHandlers;
-  /** enableSystemLogQuery with NodeLogQuery: /logs/?query=... (absent: /logs/ serves files only). */
+  /**
+   * enableSystemLogQuery with NodeLogQuery: /logs/?query=... (absent: /logs/ serves files only).
+   */
   systemLogQuery?: { journalctl: string };
   /** enableDebugFlagsHandler: /debug/flags/v changes the verbosity (absent: 405, disabled). */
   debugFlags?: { setVerbosity(verbosity: number): void };
@@ -76,6 +78,25 @@ export function isDebugPath(path: string): boolean {
   return DEBUG_PREFIXES.some(
     (p) => path === p || path.startsWith(p) || (p.endsWith('/') && path === p.slice(0, -1)),
   );
+}
+
+function isStreamingPath(path: string): boolean {
+  return (
+    path.startsWith('/exec/') || path.startsWith('/attach/') || path.startsWith('/portForward/')
+  );
+}
+
+function isReadPath(path: string): boolean {
+  return (
+    path === '/configz' ||
+    path === '/runningpods/' ||
+    path === '/runningpods' ||
+    path.startsWith('/containerLogs/')
+  );
+}
+
+function isProfilingPath(path: string): boolean {
+  return path === '/debug/pprof' || path.startsWith('/debug/pprof/');
 }
 
 export class NodeHandlers {
@@ -150,59 +171,14 @@ export class NodeHandlers {
     upgrade?: UpgradeSocket,
   ): Promise<void> {
     const o = this.options;
-    if (
-      upgrade !== undefined &&
-      (path.startsWith('/exec/') || path.startsWith('/attach/') || path.startsWith('/portForward/'))
-    ) {
-      if (o.streaming === undefined) {
-        notFound(res);
-        return;
-      }
-      const live = o.liveStreamingSessions;
-      await serveStreaming(req, res, url, upgrade, {
-        runtime: o.streaming,
-        logger: o.logger,
-        clock: o.clock,
-        idleTimeoutMs: o.streamingIdleTimeoutMs,
-        ...(live !== undefined ? { live } : {}),
-      });
-    } else if (path === '/configz') {
-      if (!this.methodIs(req, res, 'GET')) return;
-      sendJson(res, 200, configzDocument(o.configz?.() ?? {}));
-    } else if (path === '/runningpods/' || path === '/runningpods') {
-      if (!this.methodIs(req, res, 'GET')) return;
-      const items = o.runningPods === undefined ? [] : await o.runningPods.runningPods();
-      sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
-    } else if (path.startsWith('/containerLogs/')) {
-      if (!this.methodIs(req, res, 'GET')) return;
-      await serveContainerLogs(req, res, path, url, o.containerLogs, {
-        streamingIdleTimeoutMs: o.streamingIdleTimeoutMs,
-        clock: o.clock,
-      });
-    } else if ((path === '/logs' || path.startsWith('/logs/')) && o.systemLogHandler === false) {
-      notFound(res);
-    } else if (path === '/logs' || path.startsWith('/logs/')) {
-      if (path === '/logs') {
-        res.writeHead(301, { location: '/logs/' });
-        res.end();
-        return;
-      }
-      const logDir = o.logDir ?? '/var/log';
-      const filePath =
-        o.systemLogQuery !== undefined && url.search !== ''
-          ? await serveNodeLogQuery(req, res, url, path, {
-              journalctl: o.systemLogQuery.journalctl,
-              logDir,
-              clock: o.clock,
-            })
-          : path;
-      if (filePath !== undefined) await serveLogDir(req, res, filePath, logDir);
-    } else if (
-      (path === '/debug/pprof' || path.startsWith('/debug/pprof/')) &&
-      o.profiling !== undefined
-    ) {
-      if (!this.methodIs(req, res, 'GET')) return;
-      await o.profiling.handle(req, res, url, path);
+    if (upgrade !== undefined && isStreamingPath(path))
+      await this.serveStreamingUpgrade(req, res, url, upgrade);
+    else if (isReadPath(path)) {
+      if (this.methodIs(req, res, 'GET')) await this.serveRead(req, res, url, path);
+    } else if (path === '/logs' || path.startsWith('/logs/'))
+      await this.serveSystemLogs(req, res, url, path);
+    else if (isProfilingPath(path) && o.profiling !== undefined) {
+      if (this.methodIs(req, res, 'GET')) await o.profiling.handle(req, res, url, path);
     } else if (path === DEBUG_FLAGS_V_PATH) {
       await serveDebugFlagV(
         req,
@@ -217,6 +193,77 @@ export class NodeHandlers {
       // /attach, /portForward, /debug/, /cri/: interactive streaming is not offered.
       notFound(res);
     }
+  }
+
+  /** exec, attach and portForward over an upgraded connection (SPDY or WebSocket). */
+  private async serveStreamingUpgrade(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    upgrade: UpgradeSocket,
+  ): Promise<void> {
+    const o = this.options;
+    if (o.streaming === undefined) {
+      notFound(res);
+      return;
+    }
+    const live = o.liveStreamingSessions;
+    await serveStreaming(req, res, url, upgrade, {
+      runtime: o.streaming,
+      logger: o.logger,
+      clock: o.clock,
+      idleTimeoutMs: o.streamingIdleTimeoutMs,
+      ...(live !== undefined ? { live } : {}),
+    });
+  }
+
+  /** The GET-only debug reads: /configz, /runningpods and /containerLogs. */
+  private async serveRead(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: string,
+  ): Promise<void> {
+    const o = this.options;
+    if (path === '/configz') sendJson(res, 200, configzDocument(o.configz?.() ?? {}));
+    else if (path.startsWith('/containerLogs/'))
+      await serveContainerLogs(req, res, path, url, o.containerLogs, {
+        streamingIdleTimeoutMs: o.streamingIdleTimeoutMs,
+        clock: o.clock,
+      });
+    else {
+      const items = o.runningPods === undefined ? [] : await o.runningPods.runningPods();
+      sendJson(res, 200, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
+    }
+  }
+
+  /** /logs/: the node's log directory, or a node log query (when the gate allows one). */
+  private async serveSystemLogs(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: string,
+  ): Promise<void> {
+    const o = this.options;
+    if (o.systemLogHandler === false) {
+      notFound(res);
+      return;
+    }
+    if (path === '/logs') {
+      res.writeHead(301, { location: '/logs/' });
+      res.end();
+      return;
+    }
+    const logDir = o.logDir ?? '/var/log';
+    const filePath =
+      o.systemLogQuery !== undefined && url.search !== ''
+        ? await serveNodeLogQuery(req, res, url, path, {
+            journalctl: o.systemLogQuery.journalctl,
+            logDir,
+            clock: o.clock,
+          })
+        : path;
+    if (filePath !== undefined) await serveLogDir(req, res, filePath, logDir);
   }
 
   private methodIs(req: IncomingMessage, res: ServerResponse, method: 'GET'): boolean {

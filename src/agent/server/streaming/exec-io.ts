@@ -32,7 +32,10 @@ export function parseTerminalSize(text: string): { width: number; height: number
   return { width: o.Width, height: o.Height };
 }
 
-/** Reads sizes until the stream ends; the first bad message stops it (as the reference's decoder loop). */
+/**
+ * Reads sizes until the stream ends; the first bad message stops it (as the reference's decoder
+ * loop).
+ */
 export function readSizes(
   from: Readable,
   onSize: (w: number, h: number) => void,
@@ -82,7 +85,9 @@ export function pipeOut(from: NodeJS.ReadableStream, to: Writable | undefined): 
   });
 }
 
-/** Wires the streams to the process; resolves with its exit code once its output has been sent on. */
+/**
+ * Wires the streams to the process; resolves with its exit code once its output has been sent on.
+ */
 export async function pumpExec(proc: ExecSession, io: ExecIo, logger: Logger): Promise<number> {
   if (io.stdin !== undefined) {
     io.stdin.pipe(proc.stdin);

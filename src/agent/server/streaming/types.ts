@@ -27,14 +27,22 @@ export interface ContainerRef {
 /** A pod's ports, reachable from the agent. */
 export interface PortForwardTarget {
   readonly podUid: string;
-  /** Connects to `port` in the pod's network; rejects with the reason the port cannot be reached. */
+  /**
+   * Connects to `port` in the pod's network; rejects with the reason the port cannot be reached.
+   */
   connect(port: number): Promise<Duplex>;
 }
 
 export interface StreamingRuntime {
-  /** Starts a command in a running container. Throws StreamTargetError for a missing pod or container. */
+  /**
+   * Starts a command in a running container. Throws StreamTargetError for a missing pod or
+   * container.
+   */
   exec(ref: ContainerRef, command: readonly string[], opts: { tty: boolean }): Promise<ExecSession>;
-  /** Attaches to a running container's process. Throws StreamTargetError for a missing pod or container. */
+  /**
+   * Attaches to a running container's process. Throws StreamTargetError for a missing pod or
+   * container.
+   */
   attach(ref: ContainerRef, opts: AttachOptions): Promise<ExecSession>;
   /** Where a pod's ports are reached from the agent. Throws StreamTargetError for a missing pod. */
   portForward(ref: { namespace: string; pod: string; uid?: string }): Promise<PortForwardTarget>;

@@ -16,8 +16,10 @@ import {
   chooseProtocol,
   offeredProtocols,
   refuseProtocol,
+  type WsProtocol,
 } from './ws-upgrade.js';
-import { pumpExec } from './exec-io.js';
+import { pumpExec, type ExecIo } from './exec-io.js';
+import type { ExecSession } from './types.js';
 import { socketActivity, watchIdle } from './idle.js';
 import {
   finalStatus,
@@ -41,6 +43,64 @@ function modes(r: ExecRequest): ChannelMode[] {
     'write',
     'read',
   ];
+}
+
+/** Ends the session when the connection goes idle; the process when the client goes away. */
+function endWithConnection(
+  conn: ChannelConnection,
+  socket: Duplex,
+  proc: ExecSession,
+  o: StreamServeOptions,
+): void {
+  const ended = new AbortController();
+  void conn.done.then(() => ended.abort());
+  watchIdle({
+    clock: o.clock ?? systemClock,
+    timeoutMs: o.idleTimeoutMs,
+    activity: socketActivity(socket),
+    signal: ended.signal,
+    onIdle: () => conn.destroy(),
+  });
+  void conn.done.then(() => {
+    proc.stdin.end();
+    proc.kill();
+  });
+}
+
+/** The process's streams on the request's channels. */
+function channelIo(conn: ChannelConnection, r: ExecRequest): ExecIo {
+  // Without a terminal, sizes are read and dropped (an unread channel would stall the others).
+  if (!r.tty) conn.reader(RESIZE)?.resume();
+  return {
+    stdin: conn.reader(STDIN),
+    stdout: r.stdout ? conn.writer(STDOUT) : undefined,
+    stderr: r.stderr ? conn.writer(STDERR) : undefined,
+    resize: r.tty ? conn.reader(RESIZE) : undefined,
+  };
+}
+
+/** Says the session is up, pumps the streams, then sends the outcome and closes. */
+async function runSession(
+  conn: ChannelConnection,
+  proc: ExecSession,
+  r: ExecRequest,
+  p: WsProtocol,
+  o: StreamServeOptions,
+): Promise<void> {
+  await conn.send(r.stdout ? STDOUT : r.stderr ? STDERR : ERROR, Buffer.alloc(0));
+  const io = channelIo(conn, r);
+  const code = await pumpExec(proc, io, o.logger);
+  // The output still buffered in the writers leaves before the Status and the close.
+  await Promise.all(
+    [io.stdout, io.stderr].map((w) =>
+      w === undefined ? Promise.resolve() : ChannelConnection.flushed(w),
+    ),
+  );
+  if (conn.isClosed()) return;
+  const text = finalStatus(r, p.v4Status === true, code);
+  if (text !== '') await conn.send(ERROR, Buffer.from(text));
+  conn.close();
+  await conn.done;
 }
 
 export async function serveExecWebSocket(
@@ -72,42 +132,9 @@ export async function serveExecWebSocket(
   });
   const live: LiveConnection = conn;
   o.live?.add(live);
-  const ended = new AbortController();
-  void conn.done.then(() => ended.abort());
-  watchIdle({
-    clock: o.clock ?? systemClock,
-    timeoutMs: o.idleTimeoutMs,
-    activity: socketActivity(socket),
-    signal: ended.signal,
-    onIdle: () => conn.destroy(),
-  });
-  const onGone = (): void => {
-    proc.stdin.end();
-    proc.kill();
-  };
-  void conn.done.then(onGone);
+  endWithConnection(conn, socket, proc, o);
   try {
-    await conn.send(r.stdout ? STDOUT : r.stderr ? STDERR : ERROR, Buffer.alloc(0));
-    // Without a terminal, sizes are read and dropped (an unread channel would stall the others).
-    if (!r.tty) conn.reader(RESIZE)?.resume();
-    const io = {
-      stdin: conn.reader(STDIN),
-      stdout: r.stdout ? conn.writer(STDOUT) : undefined,
-      stderr: r.stderr ? conn.writer(STDERR) : undefined,
-      resize: r.tty ? conn.reader(RESIZE) : undefined,
-    };
-    const code = await pumpExec(proc, io, o.logger);
-    // The output still buffered in the writers leaves before the Status and the close.
-    await Promise.all(
-      [io.stdout, io.stderr].map((w) =>
-        w === undefined ? Promise.resolve() : ChannelConnection.flushed(w),
-      ),
-    );
-    if (conn.isClosed()) return;
-    const text = finalStatus(r, p.v4Status === true, code);
-    if (text !== '') await conn.send(ERROR, Buffer.from(text));
-    conn.close();
-    await conn.done;
+    await runSession(conn, proc, r, p, o);
   } catch (err) {
     o.logger.info(
       { pod: r.ref.pod, container: r.ref.container, err: userMessage(err) },

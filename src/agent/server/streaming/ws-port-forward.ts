@@ -19,6 +19,7 @@ import {
 import { socketActivity, watchIdle } from './idle.js';
 import type { StreamServeOptions } from './session-start.js';
 import { StreamTargetError, type PortForwardTarget } from './types.js';
+import { userMessage } from '../../../common/util/errors.js';
 
 /** Most ports one connection may forward (each takes two channels of the 255 a byte can name). */
 export const MAX_WS_PORTS = 127;
@@ -71,7 +72,7 @@ export async function servePortForwardWebSocket(
   try {
     target = await o.runtime.portForward(ref);
   } catch (err) {
-    bad(res, err instanceof StreamTargetError ? err.status : 500, (err as Error).message);
+    bad(res, err instanceof StreamTargetError ? err.status : 500, userMessage(err));
     return;
   }
   const ws = await acceptWebSocket(req, res, socket, head, chosen.name);
@@ -121,14 +122,11 @@ async function forwardOne(
   try {
     upstream = await target.connect(port);
   } catch (err) {
-    o.logger.debug(
-      { pod, port, err: (err as Error).message },
-      'port-forward: cannot reach the port',
-    );
+    o.logger.debug({ pod, port, err: userMessage(err) }, 'port-forward: cannot reach the port');
     await conn.send(
       2 * i + 1,
       Buffer.from(
-        `error forwarding port ${port} to pod ${pod}, uid ${target.podUid}: ${(err as Error).message}`,
+        `error forwarding port ${port} to pod ${pod}, uid ${target.podUid}: ${userMessage(err)}`,
       ),
     );
     return;
@@ -160,7 +158,8 @@ function copyBoth(
       upstream.destroy();
       resolve();
     };
-    // Ends once what the port sent has been sent on (the writer's finish), or the port or the connection is gone.
+    // Ends once what the port sent has been sent on (the writer's finish), or the port or the
+    // connection is gone.
     toClient.once('finish', done);
     upstream.once('close', () => {
       if (!upstream.readableEnded) done();

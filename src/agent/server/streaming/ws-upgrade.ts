@@ -15,7 +15,10 @@ export interface WsProtocol {
   readonly v4Status?: boolean;
 }
 
-/** The reference's remotecommand websocket protocols (kubelet cri/streaming/remotecommand/websocket.go). */
+/**
+ * The reference's remotecommand websocket protocols (kubelet
+ * cri/streaming/remotecommand/websocket.go).
+ */
 export const WS_EXEC_PROTOCOLS: ReadonlyMap<string, WsProtocol> = new Map([
   ['', { binary: true }],
   ['channel.k8s.io', { binary: true }],
@@ -25,7 +28,10 @@ export const WS_EXEC_PROTOCOLS: ReadonlyMap<string, WsProtocol> = new Map([
   ['v5.channel.k8s.io', { binary: true, v4Status: true, v5: true }],
 ]);
 
-/** The reference's port-forward websocket protocols (kubelet cri/streaming/portforward/websocket.go). */
+/**
+ * The reference's port-forward websocket protocols (kubelet
+ * cri/streaming/portforward/websocket.go).
+ */
 export const WS_PORT_FORWARD_PROTOCOLS: ReadonlyMap<string, WsProtocol> = new Map([
   ['', { binary: true }],
   ['v4.channel.k8s.io', { binary: true }],
@@ -43,7 +49,10 @@ export function offeredProtocols(req: IncomingMessage): string[] {
     .filter((v) => v !== '');
 }
 
-/** The reference's handshake: the first protocol the client offers that the server has, with its name. */
+/**
+ * The reference's handshake: the first protocol the client offers that the server has, with its
+ * name.
+ */
 export function chooseProtocol(
   offered: readonly string[],
   server: ReadonlyMap<string, WsProtocol>,

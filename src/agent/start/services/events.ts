@@ -11,7 +11,9 @@ import { reportPods } from '../../node/pod-reporting.js';
 import { podRef } from '../../node/events/pod-events.js';
 import type { ServicesContext } from './context.js';
 
-/** Without an API server, events go to the log only (debug level, as the reference logs them at -v). */
+/**
+ * Without an API server, events go to the log only (debug level, as the reference logs them at -v).
+ */
 function logSink(logger: Logger): EventSink {
   return {
     create: (_ns, e) => {

@@ -24,7 +24,8 @@ export function startEviction(
     runtime: agent.runtime.runtime,
     names,
   });
-  // --local-storage-capacity-isolation: pods over their local storage limits, from the volume stats.
+  // --local-storage-capacity-isolation: pods over their local storage limits, from the volume
+  // stats.
   const localStorage = localStorageLimits(config.localStorageCapacityIsolation, {
     candidates: () => evictable.candidates(),
     pod: (uid) => agent.pods.desiredPod(uid),

@@ -1,5 +1,6 @@
 // The node's network utilities: with --make-iptables-util-chains (makeIPTablesUtilChains) the
-// reference's iptables chains for IPv4 and IPv6, watched through their canary until the agent stops.
+// reference's iptables chains for IPv4 and IPv6, watched through their canary until the agent
+// stops.
 import { Iptables } from '../../network/iptables.js';
 import { startUtilChains, utilChainNames } from '../../network/util-chains.js';
 import type { ServicesContext } from './context.js';

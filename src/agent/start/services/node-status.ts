@@ -1,6 +1,8 @@
 // Node registration, the node lease and node status: registered once, then the lease renews
 // (the heartbeat) and the status is sent when it changes and at the report frequency.
 import { userMessage } from '../../../common/util/errors.js';
+import { isOneOf } from '../../../common/util/json-shape.js';
+import { TAINT_EFFECTS } from '../../../common/util/values/taints.js';
 import {
   createLeaseClient,
   createNodeClient,
@@ -24,7 +26,7 @@ import {
   uninitializedTaint,
 } from '../../node/registration.js';
 import { NodeStatusManager, type NodeStatusSources } from '../../node/status-manager.js';
-import type { Node, Taint } from '../../node/types.js';
+import type { Node, NodeApi, Taint } from '../../node/types.js';
 import type { ServicesContext } from './context.js';
 import { reservationsOf } from '../../cm/reservation.js';
 import { nodeReference } from './events.js';
@@ -42,11 +44,18 @@ export interface NodeStatusInput {
 
 /** --register-with-taints, plus the uninitialized taint for an external cloud provider. */
 function registrationTaints(ctx: ServicesContext): Taint[] {
-  const taints: Taint[] = ctx.config.registerWithTaints.map((t) => ({
-    key: t.key,
-    ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
-    effect: t.effect as Taint['effect'],
-  }));
+  // validateTaints refused any other effect, so none is dropped here.
+  const taints: Taint[] = ctx.config.registerWithTaints.flatMap((t) =>
+    isOneOf(TAINT_EFFECTS, t.effect)
+      ? [
+          {
+            key: t.key,
+            ...(t.value !== undefined && t.value !== '' ? { value: t.value } : {}),
+            effect: t.effect,
+          },
+        ]
+      : [],
+  );
   const uninitialized = uninitializedTaint(ctx.names);
   if (ctx.flags.cloudProvider === 'external' && !taints.some((t) => t.key === uninitialized.key))
     taints.push(uninitialized);
@@ -130,19 +139,14 @@ async function statusSources(
   };
 }
 
-/** Registers the node, then runs the lease and the status loops until the signal. */
-export async function startNodeStatus(
+/** The node's Lease, renewed while the agent runs. */
+function nodeLease(
   ctx: ServicesContext,
   rest: RestClient,
-  input: NodeStatusInput,
-): Promise<void> {
-  const { config, clock, logger, names, nodeName, signal } = ctx;
-  const nodes = createNodeClient({ client: rest, schema: ApiNodeSchema, clock, logger });
-  const api = nodeApiFrom(
-    nodes,
-    createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }),
-  );
-  const lease = new NodeLeaseController({
+  nodeUid: (signal?: AbortSignal) => Promise<string | undefined>,
+): NodeLeaseController {
+  const { config, clock, logger, names, nodeName } = ctx;
+  return new NodeLeaseController({
     leases: createLeaseClient({
       client: rest,
       schema: LeaseSchema,
@@ -150,15 +154,72 @@ export async function startNodeStatus(
       clock,
       logger,
     }),
-    nodeUid: async (signal) => (await nodes.get(nodeName, signal ? { signal } : {})).metadata.uid,
+    nodeUid,
     nodeName,
     namespace: names.namespaces.nodeLease,
     durationSeconds: config.nodeLeaseDurationSeconds,
     clock,
     logger: logger.child({ part: 'lease' }),
   });
-  const status = new NodeStatusManager({
-    api,
+}
+
+/** The Node object as registered, less its status: labels, annotations, providerID, taints. */
+function nodeWithoutStatus(ctx: ServicesContext, input: NodeStatusInput): Omit<Node, 'status'> {
+  const { config, logger, names, nodeName } = ctx;
+  const taints = registrationTaints(ctx);
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: nodeName,
+      labels: input.labels,
+      ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger),
+    },
+    spec: {
+      ...(config.providerID !== '' ? { providerID: config.providerID } : {}),
+      ...(taints.length > 0 ? { taints } : {}),
+    },
+  };
+}
+
+/** Creates the Node (or takes over an existing one), then says so in a RegisteredNode event. */
+async function registerAndSay(
+  ctx: ServicesContext,
+  input: NodeStatusInput,
+  api: NodeApi,
+  node: () => Promise<Node>,
+  signal: AbortSignal,
+): Promise<void> {
+  const { clock, logger, names, nodeName } = ctx;
+  await registerNode(
+    {
+      api,
+      clock,
+      logger,
+      node,
+      ownedLabels: defaultNodeLabels(names, nodeName),
+      attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
+    },
+    signal,
+  );
+  input.recorder.event(
+    nodeReference(nodeName),
+    'Normal',
+    'RegisteredNode',
+    `Node ${nodeName} registered with the API server`,
+  );
+}
+
+/** The node status loop: heartbeats at the update frequency, full reports at the report one. */
+async function nodeStatusManager(
+  ctx: ServicesContext,
+  input: NodeStatusInput,
+  parts: { api: NodeApi; lease: NodeLeaseController },
+  reregister: (signal?: AbortSignal) => Promise<void>,
+): Promise<NodeStatusManager> {
+  const { config, clock, logger, nodeName } = ctx;
+  return new NodeStatusManager({
+    api: parts.api,
     clock,
     logger,
     nodeName,
@@ -172,48 +233,38 @@ export async function startNodeStatus(
       'nodeStatusReportFrequency',
       '--node-status-report-frequency',
     ),
-    leaseActive: () => lease.active(),
+    leaseActive: () => parts.lease.active(),
     maxImages: config.nodeStatusMaxImages,
     daemonPort: config.port,
     events: input.recorder,
     sources: await statusSources(ctx, input),
-    // Called from a status update, after registration (below) has run once.
-    reregister: (s) => register(s ?? signal),
+    reregister,
   });
+}
+
+/** Registers the node, then runs the lease and the status loops until the signal. */
+export async function startNodeStatus(
+  ctx: ServicesContext,
+  rest: RestClient,
+  input: NodeStatusInput,
+): Promise<void> {
+  const { clock, logger, nodeName, signal } = ctx;
+  const nodes = createNodeClient({ client: rest, schema: ApiNodeSchema, clock, logger });
+  const api = nodeApiFrom(
+    nodes,
+    createNodeHeartbeatClient({ client: rest, schema: ApiNodeSchema, clock, logger }),
+  );
+  const lease = nodeLease(
+    ctx,
+    rest,
+    async (s) => (await nodes.get(nodeName, s ? { signal: s } : {})).metadata.uid,
+  );
+  const base = nodeWithoutStatus(ctx, input);
+  const register = (s: AbortSignal): Promise<void> =>
+    registerAndSay(ctx, input, api, () => status.nodeForRegistration(base), s);
+  // reregister is called from a status update, after registration (below) has run once.
+  const status = await nodeStatusManager(ctx, input, { api, lease }, (s) => register(s ?? signal));
   if (input.shutdown !== undefined) input.shutdown.syncNodeStatus = () => void status.tick(signal);
-  const taints = registrationTaints(ctx);
-  const base: Omit<Node, 'status'> = {
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: {
-      name: nodeName,
-      labels: input.labels,
-      ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger),
-    },
-    spec: {
-      ...(config.providerID !== '' ? { providerID: config.providerID } : {}),
-      ...(taints.length > 0 ? { taints } : {}),
-    },
-  };
-  const register = async (s: AbortSignal): Promise<void> => {
-    await registerNode(
-      {
-        api,
-        clock,
-        logger,
-        node: () => status.nodeForRegistration(base),
-        ownedLabels: defaultNodeLabels(names, nodeName),
-        attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
-      },
-      s,
-    );
-    input.recorder.event(
-      nodeReference(nodeName),
-      'Normal',
-      'RegisteredNode',
-      `Node ${nodeName} registered with the API server`,
-    );
-  };
   ctx.loops.push(
     (async () => {
       await register(signal);

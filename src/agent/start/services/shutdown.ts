@@ -8,7 +8,8 @@ import { Gauge } from 'prom-client';
 import { userMessage } from '../../../common/util/errors.js';
 import { durationMs } from '../../config/duration-field.js';
 import type { EventRecorder } from '../../node/events/recorder.js';
-import { shutdownGroups } from '../../node/shutdown/groups.js';
+import { shutdownGroups, type PriorityGracePeriod } from '../../node/shutdown/groups.js';
+import type { Logger } from '../../../common/log/types.js';
 import { DEFAULT_SYSTEM_BUS, DbusLogind, unixFdProblem } from '../../node/shutdown/logind.js';
 import {
   LOGIND_CONFIG_DIRECTORY,
@@ -58,15 +59,10 @@ function shutdownGauges(ctx: ServicesContext): { start(s: number): void; end(s: 
   return { start: (s) => start.set(s), end: (s) => end.set(s) };
 }
 
-/** Starts the manager when a grace period is configured; undefined when off or impossible. */
-export function startShutdown(
-  ctx: ServicesContext,
-  recorder: EventRecorder,
-  env: ShutdownEnvironment = { busAddress: process.env['DBUS_SYSTEM_BUS_ADDRESS'] },
-): NodeShutdownManager | undefined {
-  const { config, agent, clock, signal } = ctx;
-  const logger = ctx.logger.child({ part: 'nodeshutdown' });
-  const groups = shutdownGroups(
+/** The priority groups and their grace periods; empty when no grace period is configured. */
+function configuredGroups(ctx: ServicesContext): PriorityGracePeriod[] {
+  const { config } = ctx;
+  return shutdownGroups(
     config.shutdownGracePeriodByPodPriority,
     durationMs(config.shutdownGracePeriod, 'shutdownGracePeriod', 'shutdownGracePeriod'),
     durationMs(
@@ -75,29 +71,37 @@ export function startShutdown(
       'shutdownGracePeriodCriticalPods',
     ),
   );
-  if (groups.length === 0) {
-    logger.info({}, 'No graceful configuration specified, node shutdown will be immediate');
-    return undefined;
-  }
+}
+
+/**
+ * Whether the host can inhibit shutdown (logind passes the inhibitor lock as a file descriptor).
+ */
+function canInhibit(logger: Logger): boolean {
   const fdProblem = unixFdProblem();
-  if (fdProblem !== undefined) {
-    logger.warn(
-      {
-        fields: [
-          'shutdownGracePeriod',
-          'shutdownGracePeriodCriticalPods',
-          'shutdownGracePeriodByPodPriority',
-        ],
-      },
-      `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down without waiting for its pods`,
-    );
-    return undefined;
-  }
-  const address =
-    env.busAddress !== undefined && env.busAddress !== '' ? env.busAddress : DEFAULT_SYSTEM_BUS;
-  const id = identity(ctx, env.logindConfDir ?? LOGIND_CONFIG_DIRECTORY);
-  const manager = new NodeShutdownManager({
-    groups,
+  if (fdProblem === undefined) return true;
+  logger.warn(
+    {
+      fields: [
+        'shutdownGracePeriod',
+        'shutdownGracePeriodCriticalPods',
+        'shutdownGracePeriodByPodPriority',
+      ],
+    },
+    `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down without waiting for its pods`,
+  );
+  return false;
+}
+
+function shutdownManager(
+  ctx: ServicesContext,
+  recorder: EventRecorder,
+  o: { groups: PriorityGracePeriod[]; address: string; logindConfDir: string; logger: Logger },
+): NodeShutdownManager {
+  const { agent, clock } = ctx;
+  const { address, logger } = o;
+  const id = identity(ctx, o.logindConfDir);
+  return new NodeShutdownManager({
+    groups: o.groups,
     connect: () => DbusLogind.connect({ address, who: id.who, why: id.why, clock, logger }),
     overrideInhibitDelay: (ms) => overrideInhibitDelay(id.dropin, ms),
     pods: new RuntimeShutdownPods({
@@ -115,6 +119,26 @@ export function startShutdown(
     clock,
     logger,
   });
+}
+
+/** Starts the manager when a grace period is configured; undefined when off or impossible. */
+export function startShutdown(
+  ctx: ServicesContext,
+  recorder: EventRecorder,
+  env: ShutdownEnvironment = { busAddress: process.env['DBUS_SYSTEM_BUS_ADDRESS'] },
+): NodeShutdownManager | undefined {
+  const { agent, signal } = ctx;
+  const logger = ctx.logger.child({ part: 'nodeshutdown' });
+  const groups = configuredGroups(ctx);
+  if (groups.length === 0) {
+    logger.info({}, 'No graceful configuration specified, node shutdown will be immediate');
+    return undefined;
+  }
+  if (!canInhibit(logger)) return undefined;
+  const address =
+    env.busAddress !== undefined && env.busAddress !== '' ? env.busAddress : DEFAULT_SYSTEM_BUS;
+  const logindConfDir = env.logindConfDir ?? LOGIND_CONFIG_DIRECTORY;
+  const manager = shutdownManager(ctx, recorder, { groups, address, logindConfDir, logger });
   agent.pods.addAdmitHandler(() => manager.admit());
   logger.info({ groups }, 'Creating node shutdown manager');
   ctx.loops.push(

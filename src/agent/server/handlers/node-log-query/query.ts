@@ -4,6 +4,7 @@
 // words and aggregated as utilerrors does.
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, sep } from 'node:path';
+import { userMessage } from '../../../../common/util/errors.js';
 
 export const MAX_TAIL_LINES = 100000;
 const MAX_SERVICE_LENGTH = 256;
@@ -38,7 +39,9 @@ export function goStringSlice(v: readonly string[]): string {
   return `[]string{${v.map(q).join(', ')}}`;
 }
 
-/** utilerrors.NewAggregate(...).Error(): one message as is, several in brackets, duplicates once. */
+/**
+ * utilerrors.NewAggregate(...).Error(): one message as is, several in brackets, duplicates once.
+ */
 export function aggregate(errors: readonly string[]): string {
   const seen = [...new Set(errors)];
   return seen.length === 1 ? (seen[0] ?? '') : `[${seen.join(', ')}]`;
@@ -197,7 +200,7 @@ function patternProblem(pattern: string): string | undefined {
     new RegExp(pattern);
     return undefined;
   } catch (err) {
-    return `error parsing regexp: ${(err as Error).message}`;
+    return `error parsing regexp: ${userMessage(err)}`;
   }
 }
 
