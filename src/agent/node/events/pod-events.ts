@@ -87,76 +87,101 @@ export function podRef(pod: PodLike): ObjectReference {
   };
 }
 
+/** The reference's rejectPod: a Warning with the admission's reason and message, on the pod. */
+function rejectionEvent(
+  prev: PodStatusLike | undefined,
+  next: PodStatusLike,
+): DerivedEvent | undefined {
+  if (next.phase !== 'Failed' || prev?.phase === 'Failed' || !next.message?.startsWith(REJECTED))
+    return undefined;
+  return {
+    type: 'Warning',
+    reason: next.reason ?? 'UnexpectedAdmissionError',
+    message: next.message.slice(REJECTED.length),
+    fieldPath: '',
+  };
+}
+
+function allContainers(s: PodStatusLike | undefined): ContainerStatusLike[] {
+  return [
+    ...(s?.initContainerStatuses ?? []),
+    ...(s?.containerStatuses ?? []),
+    ...(s?.ephemeralContainerStatuses ?? []),
+  ];
+}
+
+/** Created and Started: a new container instance, or a known one that is running again. */
+function lifecycleEvents(
+  c: ContainerStatusLike,
+  p: ContainerStatusLike | undefined,
+  fieldPath: string,
+): DerivedEvent[] {
+  const started: DerivedEvent = {
+    type: 'Normal',
+    reason: 'Started',
+    message: `Started container ${c.name}`,
+    fieldPath,
+  };
+  if (c.containerID && c.containerID !== p?.containerID) {
+    const created: DerivedEvent = {
+      type: 'Normal',
+      reason: 'Created',
+      message: `Created container: ${c.name}`,
+      fieldPath,
+    };
+    return instanceStarted(c) ? [created, started] : [created];
+  }
+  const runningAgain =
+    c.state?.running !== undefined &&
+    p !== undefined &&
+    p.state?.running === undefined &&
+    c.containerID !== undefined;
+  return runningAgain ? [started] : [];
+}
+
+/** BackOff and Failed: a new waiting reason. */
+function waitingEvent(
+  c: ContainerStatusLike,
+  p: ContainerStatusLike | undefined,
+  fieldPath: string,
+): DerivedEvent | undefined {
+  const w = c.state?.waiting?.reason;
+  if (w === undefined || w === p?.state?.waiting?.reason) return undefined;
+  if (w === 'CrashLoopBackOff')
+    return {
+      type: 'Warning',
+      reason: 'BackOff',
+      message: `Back-off restarting failed container ${c.name}`,
+      fieldPath,
+    };
+  if (w === 'ImagePullBackOff')
+    return {
+      type: 'Normal',
+      reason: 'BackOff',
+      message: `Back-off pulling image "${c.image ?? ''}"`,
+      fieldPath,
+    };
+  if (FAILED_WAITING.has(w))
+    return { type: 'Warning', reason: 'Failed', message: failedMessage(w, c), fieldPath };
+  return undefined;
+}
+
 export function derivePodEvents(
   prev: PodStatusLike | undefined,
   next: PodStatusLike,
 ): DerivedEvent[] {
   const out: DerivedEvent[] = [];
-  // the reference's rejectPod: a Warning with the admission's reason and message, on the pod
-  if (next.phase === 'Failed' && prev?.phase !== 'Failed' && next.message?.startsWith(REJECTED))
-    out.push({
-      type: 'Warning',
-      reason: next.reason ?? 'UnexpectedAdmissionError',
-      message: next.message.slice(REJECTED.length),
-      fieldPath: '',
-    });
-  const all = (s: PodStatusLike | undefined): ContainerStatusLike[] => [
-    ...(s?.initContainerStatuses ?? []),
-    ...(s?.containerStatuses ?? []),
-    ...(s?.ephemeralContainerStatuses ?? []),
-  ];
+  const rejected = rejectionEvent(prev, next);
+  if (rejected !== undefined) out.push(rejected);
   const ephemeral = new Set((next.ephemeralContainerStatuses ?? []).map((c) => c.name));
-  const before = new Map(all(prev).map((c) => [c.name, c]));
-  for (const c of all(next)) {
+  const before = new Map(allContainers(prev).map((c) => [c.name, c]));
+  for (const c of allContainers(next)) {
     const p = before.get(c.name);
     const list = ephemeral.has(c.name) ? 'ephemeralContainers' : 'containers';
     const fieldPath = `spec.${list}{${c.name}}`;
-    if (c.containerID && c.containerID !== p?.containerID) {
-      out.push({
-        type: 'Normal',
-        reason: 'Created',
-        message: `Created container: ${c.name}`,
-        fieldPath,
-      });
-      if (instanceStarted(c))
-        out.push({
-          type: 'Normal',
-          reason: 'Started',
-          message: `Started container ${c.name}`,
-          fieldPath,
-        });
-    } else if (
-      c.state?.running !== undefined &&
-      p !== undefined &&
-      p.state?.running === undefined &&
-      c.containerID !== undefined
-    ) {
-      out.push({
-        type: 'Normal',
-        reason: 'Started',
-        message: `Started container ${c.name}`,
-        fieldPath,
-      });
-    }
-    const w = c.state?.waiting?.reason;
-    if (w !== undefined && w !== p?.state?.waiting?.reason) {
-      if (w === 'CrashLoopBackOff')
-        out.push({
-          type: 'Warning',
-          reason: 'BackOff',
-          message: `Back-off restarting failed container ${c.name}`,
-          fieldPath,
-        });
-      else if (w === 'ImagePullBackOff')
-        out.push({
-          type: 'Normal',
-          reason: 'BackOff',
-          message: `Back-off pulling image "${c.image ?? ''}"`,
-          fieldPath,
-        });
-      else if (FAILED_WAITING.has(w))
-        out.push({ type: 'Warning', reason: 'Failed', message: failedMessage(w, c), fieldPath });
-    }
+    out.push(...lifecycleEvents(c, p, fieldPath));
+    const waiting = waitingEvent(c, p, fieldPath);
+    if (waiting !== undefined) out.push(waiting);
   }
   return out;
 }
