@@ -1,6 +1,6 @@
 // Builds the admission plugins named by --enable-admission-plugins, in the reference's order,
 // with their configuration from --admission-control-config-file.
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../config/admission.js';
 import type { ResolvedAdmissionConfiguration } from '../config/load.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -21,8 +21,8 @@ export interface AdmissionPluginsOptions {
   readonly enabled: readonly string[];
   readonly config: ResolvedAdmissionConfiguration | undefined;
   readonly platformDomain: string;
-  /** The profile's names; default: the platform profile's in platformDomain. */
-  readonly names?: Names;
+  /** The profile's names. */
+  readonly names: Names;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
   /**
@@ -54,7 +54,7 @@ function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
       { flag: '--enable-admission-plugins' },
     );
   return new ServiceAccountAdmission({
-    names: o.names ?? namesFor('platform', o.platformDomain),
+    names: o.names,
     accounts,
     clock: o.clock,
   });
@@ -67,8 +67,7 @@ function nodeRestrictionPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
       { flag: '--enable-admission-plugins' },
     );
   return new NodeRestriction({
-    platformDomain: o.platformDomain,
-    ...(o.names !== undefined ? { names: o.names } : {}),
+    names: o.names,
     nodeLeaseNamespace: o.nodes.leaseNamespace,
     objects: o.nodes.objects,
   });
@@ -106,7 +105,7 @@ function buildPlugin(name: AdmissionPluginName, o: AdmissionPluginsOptions): Adm
     case 'CertificateSubjectRestriction':
       return new CertificateSubjectRestriction({
         platformDomain: o.platformDomain,
-        names: o.names ?? namesFor('platform', o.platformDomain),
+        names: o.names,
       });
   }
 }

@@ -150,7 +150,7 @@ export interface ApiserverConfigFileOptions {
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
   readonly platformDomain: string;
-  readonly names?: Names;
+  readonly names: Names;
   /** `--anonymous-auth` was set (then the authentication file must not configure `anonymous`). */
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
@@ -373,7 +373,7 @@ function admissionFrom({ o, load }: Building, chain: Authorizer): AdmissionPlugi
     enabled,
     config: admissionConfig,
     platformDomain: o.platformDomain,
-    ...(o.names !== undefined ? { names: o.names } : {}),
+    names: o.names,
     authorizer: chain,
     clock: o.clock,
     ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),

@@ -6,7 +6,7 @@
 import { RemainingCounts } from './remaining-counts.js';
 import { ServedCache } from './served-cache.js';
 import { storageKey, storagePrefix } from './keys.js';
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
@@ -91,8 +91,8 @@ export interface DeleteResult {
 export interface RegistryOptions {
   readonly store: Store;
   readonly platformDomain: string;
-  /** The profile's names; default: the platform profile's in platformDomain. */
-  readonly names?: Names;
+  /** The profile's names (the mirror-pod annotation its strategies read). */
+  readonly names: Names;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly admission: readonly AdmissionPlugin[];
@@ -145,7 +145,7 @@ export class Registry {
   constructor(opts: RegistryOptions) {
     this.store = opts.store;
     this.platformDomain = opts.platformDomain;
-    this.names = opts.names ?? namesFor('platform', opts.platformDomain);
+    this.names = opts.names;
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.admission = opts.admission;

@@ -1,7 +1,7 @@
 // The one place RBAC names are derived from the platform domain: the API group, the labels and
 // annotations of the bootstrap policy, and the translation of the reference's own names (read
 // from a real 1.32 apiserver) into ours, through the naming profile (src/common/names.ts).
-import { REFERENCE_NAMES, namesFor, type Names } from '../../../common/names.js';
+import { REFERENCE_NAMES, type Names } from '../../../common/names.js';
 
 export interface RbacNames {
   /** `rbac.authorization.<domain>` */
@@ -39,12 +39,8 @@ const REFERENCE_DOMAIN = new RegExp(
   'g',
 );
 
-/** RBAC's names under a profile (default: the platform profile with `platformDomain`). */
-export function rbacNames(
-  platformDomain: string,
-  profileNames: Names = namesFor('platform', platformDomain),
-): RbacNames {
-  const n = profileNames;
+/** RBAC's names under a profile. */
+export function rbacNames(n: Names): RbacNames {
   const exact = exactNames(n);
   const g = n.groupDomain;
   return {
