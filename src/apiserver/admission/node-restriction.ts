@@ -92,7 +92,8 @@ export class NodeRestriction implements AdmissionPlugin {
     }
     throw refuse(
       r,
-      `unexpected operation "${r.operation}", node "${node}" can only create and delete mirror pods`,
+      `unexpected operation "${r.operation}", node "${node}" can only create and delete ` +
+        `mirror pods`,
     );
   }
 
@@ -127,7 +128,8 @@ export class NodeRestriction implements AdmissionPlugin {
     if (owner['uid'] !== meta(self)['uid'])
       throw refuse(
         r,
-        `node ${node} UID mismatch: expected ${textOf(owner['uid'] ?? '')} got ${textOf(meta(self)['uid'] ?? '')}`,
+        `node ${node} UID mismatch: expected ${textOf(owner['uid'] ?? '')} got ` +
+          textOf(meta(self)['uid'] ?? ''),
       );
     const spec = rec(pod['spec']);
     if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '')

@@ -50,7 +50,8 @@ function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   const accounts = o.nodes?.serviceAccounts;
   if (accounts === undefined)
     throw new ConfigError(
-      '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; it cannot run here',
+      '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; ' +
+        'it cannot run here',
       { flag: '--enable-admission-plugins' },
     );
   return new ServiceAccountAdmission({
@@ -63,7 +64,8 @@ function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
 function nodeRestrictionPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   if (o.nodes === undefined)
     throw new ConfigError(
-      '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here',
+      '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; ' +
+        'it cannot run here',
       { flag: '--enable-admission-plugins' },
     );
   return new NodeRestriction({
@@ -77,7 +79,8 @@ function eventRateLimitPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   const cfg = o.config?.eventRateLimit;
   if (cfg === undefined) {
     throw new ConfigError(
-      '--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file',
+      '--enable-admission-plugins: EventRateLimit needs its configuration: add a ' +
+        'plugins entry named EventRateLimit to the --admission-control-config-file',
       {
         flag: '--admission-control-config-file',
       },
@@ -115,7 +118,9 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
   const unknown = o.enabled.filter((n) => !isOneOf(ADMISSION_PLUGIN_NAMES, n));
   if (unknown.length > 0) {
     throw new ConfigError(
-      `--enable-admission-plugins: unknown admission plugin(s) ${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,
+      `--enable-admission-plugins: unknown admission plugin(s) ` +
+        `${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ` +
+        ADMISSION_PLUGIN_NAMES.join(', '),
       { flag: '--enable-admission-plugins' },
     );
   }

@@ -104,7 +104,8 @@ export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: st
   return new StatusError(
     500,
     'StorageReadError',
-    `failed to read the stored ${def.resource} "${name}": ${err.message}; it can be deleted with ignoreStoreReadErrorWithClusterBreakingPotential=true`,
+    `failed to read the stored ${def.resource} "${name}": ${err.message}; it can be ` +
+      `deleted with ignoreStoreReadErrorWithClusterBreakingPotential=true`,
     { name, group: def.group, kind: def.resource },
   );
 }
@@ -256,12 +257,15 @@ export class Registry {
     const version = obj['apiVersion'];
     if (kind !== undefined && kind !== '' && kind !== def.kind) {
       throw badRequest(
-        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${textOf(kind)}) does not match the expected kind (${def.kind})`,
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ` +
+          `the kind in the data (${textOf(kind)}) does not match the expected kind ` +
+          `(${def.kind})`,
       );
     }
     if (version !== undefined && version !== '' && version !== apiVersion) {
       throw badRequest(
-        `the API version in the data (${textOf(version)}) does not match the expected API version (${apiVersion})`,
+        `the API version in the data (${textOf(version)}) does not match the expected ` +
+          `API version (${apiVersion})`,
       );
     }
     obj['kind'] = def.kind;

@@ -35,7 +35,8 @@ function exactNames(n: Names): ReadonlyMap<string, string> {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A reference group domain (`x.k8s.io`) or label domain (`kubernetes.io/`) inside a name. */
 const REFERENCE_DOMAIN = new RegExp(
-  `(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`,
+  `(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|` +
+    `${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`,
   'g',
 );
 
