@@ -90,7 +90,9 @@ function conversionDecodeError(
   what: string,
   kind: string,
 ): DecodeError {
-  const conversion = `error converting YAML to JSON: ${reference} (request body line ${at.line}, column ${at.col}: ${what})`;
+  const conversion =
+    `error converting YAML to JSON: ${reference} (request body line ${at.line}, column ` +
+    `${at.col}: ${what})`;
   return new DecodeError(
     `the object provided is unrecognized (must be of type ${kind}): ${conversion}`,
     undefined,
@@ -263,7 +265,8 @@ function typeMismatch(state: WalkState, v: unknown, s: Schema, owner: string, pa
   const got = jsonTypeOf(v);
   // encoding/json names the number only when it fails an integer field.
   const what = got === 'number' && s.t === 'int' ? `number ${String(v)}` : got;
-  state.typeError = `json: cannot unmarshal ${what} into Go struct field ${owner}.${path} of type ${goTypeName(s)}`;
+  state.typeError =
+    `json: cannot unmarshal ${what} into Go struct field ${owner}.${path} of type ` + goTypeName(s);
   state.converterError = converterMismatch(v, s);
 }
 
@@ -388,7 +391,8 @@ function parseJsonBody(body: string, kind: string): unknown {
   } catch (e) {
     if (e instanceof InputLimitError) throw limitDecodeError(body, e, false, kind);
     throw new DecodeError(
-      `couldn't get version/kind; json parse error: ${jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e)}`,
+      `couldn't get version/kind; json parse error: ` +
+        jsonSyntaxMessage(e instanceof InputSyntaxError ? e.cause : e),
     );
   }
 }
@@ -422,7 +426,9 @@ function notAnObject(value: unknown, body: string): DecodeError {
   const t = value === null || value === undefined ? 'null' : jsonTypeOf(value);
   if (t === 'null') return new DecodeError(`Object 'Kind' is missing in '${body.trim()}'`);
   return new DecodeError(
-    `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind string "json:\\"kind,omitempty\\"" }`,
+    `couldn't get version/kind; json parse error: json: cannot unmarshal ${t} into Go ` +
+      `value of type struct { APIVersion string "json:\\"apiVersion,omitempty\\""; Kind ` +
+      `string "json:\\"kind,omitempty\\"" }`,
   );
 }
 
@@ -432,12 +438,14 @@ function checkGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
   const bodyVersion = object['apiVersion'];
   if (bodyKind !== undefined && typeof bodyKind !== 'string') {
     throw new DecodeError(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyKind)} into Go struct field .kind of type string`,
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ` +
+        `${jsonTypeOf(bodyKind)} into Go struct field .kind of type string`,
     );
   }
   if (bodyVersion !== undefined && typeof bodyVersion !== 'string') {
     throw new DecodeError(
-      `couldn't get version/kind; json parse error: json: cannot unmarshal ${jsonTypeOf(bodyVersion)} into Go struct field .apiVersion of type string`,
+      `couldn't get version/kind; json parse error: json: cannot unmarshal ` +
+        `${jsonTypeOf(bodyVersion)} into Go struct field .apiVersion of type string`,
     );
   }
   if (opts.kind !== 'DeleteOptions') {
@@ -448,12 +456,15 @@ function checkGvk(object: Record<string, unknown>, opts: DecodeOptions): void {
       bodyVersion !== opts.apiVersion
     ) {
       throw new DecodeError(
-        `the API version in the data (${bodyVersion}) does not match the expected API version (${opts.apiVersion})`,
+        `the API version in the data (${bodyVersion}) does not match the expected API ` +
+          `version (${opts.apiVersion})`,
       );
     }
     if (typeof bodyKind === 'string' && bodyKind !== '' && bodyKind !== opts.kind) {
       throw new DecodeError(
-        `the object provided is unrecognized (must be of type ${opts.kind}): no kind ${JSON.stringify(bodyKind)} is registered for version ${JSON.stringify(opts.apiVersion || (bodyVersion ?? ''))}`,
+        `the object provided is unrecognized (must be of type ${opts.kind}): no kind ` +
+          `${JSON.stringify(bodyKind)} is registered for version ` +
+          JSON.stringify(opts.apiVersion || (bodyVersion ?? '')),
       );
     }
     if (bodyKind === undefined || bodyKind === '') object['kind'] = opts.kind;
@@ -482,7 +493,8 @@ export function decodeBody(opts: DecodeOptions): DecodeResult {
       ? opts.apiVersion.slice(opts.apiVersion.indexOf('/') + 1)
       : opts.apiVersion || 'v1';
     throw new DecodeError(
-      `${opts.kind} in version ${JSON.stringify(v)} cannot be handled as a ${opts.kind}: ${checked.typeError}`,
+      `${opts.kind} in version ${JSON.stringify(v)} cannot be handled as a ` +
+        `${opts.kind}: ${checked.typeError}`,
     );
   }
   return { object, unknownFields: checked.unknownFields, duplicateFields };
@@ -536,5 +548,8 @@ export function strictDecodingMessage(
   const v = apiVersion.includes('/')
     ? apiVersion.slice(apiVersion.indexOf('/') + 1)
     : apiVersion || 'v1';
-  return `${kind} in version ${JSON.stringify(v)} cannot be handled as a ${kind}: strict decoding error: ${fieldProblemTexts(r).join(', ')}`;
+  return (
+    `${kind} in version ${JSON.stringify(v)} cannot be handled as a ${kind}: strict ` +
+    `decoding error: ${fieldProblemTexts(r).join(', ')}`
+  );
 }

@@ -102,7 +102,9 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'secure-port',
     value: 'int',
     def: '6443',
-    help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port.',
+    help:
+      'The port on which to serve HTTPS with authentication and authorization. 0 picks a ' +
+      'free port.',
   },
   {
     name: 'bind-address',
@@ -114,13 +116,18 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'cert-dir',
     value: 'string',
     def: '/var/run/plat-apiserver',
-    help: 'The directory where generated TLS certificates, the cluster CA and admin.platconfig are written.',
+    help:
+      'The directory where generated TLS certificates, the cluster CA and ' +
+      'admin.platconfig are written.',
   },
   {
     name: 'tls-cert-file',
     value: 'string',
     def: undefined,
-    help: 'File containing the default x509 serving certificate (PEM). When absent, a self-signed certificate for localhost, 127.0.0.1 and the host name is generated into --cert-dir.',
+    help:
+      'File containing the default x509 serving certificate (PEM). When absent, a ' +
+      'self-signed certificate for localhost, 127.0.0.1 and the host name is generated ' +
+      'into --cert-dir.',
   },
   {
     name: 'tls-private-key-file',
@@ -132,7 +139,10 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'client-ca-file',
     value: 'string',
     def: undefined,
-    help: 'Client certificates signed by one of these authorities (PEM bundle) are authenticated as their CN, with their O values as groups. The cluster signing CA is always trusted.',
+    help:
+      'Client certificates signed by one of these authorities (PEM bundle) are ' +
+      'authenticated as their CN, with their O values as groups. The cluster signing CA ' +
+      'is always trusted.',
   },
   {
     name: 'token-auth-file',
@@ -144,13 +154,21 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'api-audiences',
     value: 'strings',
     def: '',
-    help: 'Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are bound to these audiences: a TokenReview whose spec.audiences shares none of them is not authenticated, and an authenticated one reports the shared ones in status.audiences.',
+    help:
+      'Identifiers of the API. Tokens authenticated here (token file, x509, OIDC) are ' +
+      'bound to these audiences: a TokenReview whose spec.audiences shares none of them ' +
+      'is not authenticated, and an authenticated one reports the shared ones in ' +
+      'status.audiences.',
   },
   {
     name: 'enable-bootstrap-token-auth',
     value: '',
     def: 'false',
-    help: `Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in the profile's system namespace (${namesFor('platform').namespaces.system}; ${REFERENCE_NAMES.namespaces.system} under --platform-profile=kubernetes) authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).`,
+    help:
+      `Enables bootstrap tokens: Secrets of type bootstrap.{platform_domain}/token in the ` +
+      `profile's system namespace (${namesFor('platform').namespaces.system}; ` +
+      `${REFERENCE_NAMES.namespaces.system} under --platform-profile=kubernetes) ` +
+      `authenticate as system:bootstrap:<token-id> (see plat-apiserver token create).`,
   },
   {
     name: 'anonymous-auth',
@@ -162,25 +180,35 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'authorization-mode',
     value: 'strings',
     def: DEFAULT_AUTHORIZATION_MODES.join(','),
-    help: `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook with --authorization-webhook-config-file). The first that allows or denies decides. Members of system:masters are always allowed.`,
+    help:
+      `Ordered list of authorization plug-ins: ${AUTHORIZATION_MODES.join(', ')} (Webhook ` +
+      `with --authorization-webhook-config-file). The first that allows or denies ` +
+      `decides. Members of system:masters are always allowed.`,
   },
   {
     name: 'platform-domain',
     value: 'string',
     def: DEFAULT_PLATFORM_DOMAIN,
-    help: `The reserved domain of API groups, signer names and annotations (${REFERENCE_NAMES.groupDomain} makes the paths those of standard cluster tools).`,
+    help:
+      `The reserved domain of API groups, signer names and annotations ` +
+      `(${REFERENCE_NAMES.groupDomain} makes the paths those of standard cluster tools).`,
   },
   {
     name: 'platform-profile',
     value: 'string',
     def: 'platform',
-    help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.groupDomain} groups, ${REFERENCE_NAMES.labelDomain} signers, ${REFERENCE_NAMES.namespaces.nodeLease}).`,
+    help:
+      `The naming profile: platform (names from --platform-domain) or kubernetes ` +
+      `(upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.groupDomain} groups, ` +
+      `${REFERENCE_NAMES.labelDomain} signers, ${REFERENCE_NAMES.namespaces.nodeLease}).`,
   },
   {
     name: 'node-monitor-grace-period',
     value: 'duration',
     def: '40s',
-    help: 'How long a node may go without renewing its Lease or posting its status before the node lifecycle controller marks it Unknown and taints it unreachable.',
+    help:
+      'How long a node may go without renewing its Lease or posting its status before the ' +
+      'node lifecycle controller marks it Unknown and taints it unreachable.',
   },
   {
     name: 'data-dir',
@@ -192,7 +220,9 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'cluster-signing-cert-file',
     value: 'string',
     def: undefined,
-    help: 'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is generated into --cert-dir.',
+    help:
+      'PEM CA certificate used to issue cluster-scoped certificates. When absent, a CA is ' +
+      'generated into --cert-dir.',
   },
   {
     name: 'cluster-signing-key-file',
@@ -209,38 +239,57 @@ export const FLAG_DEFS: readonly FlagDef[] = [
   {
     name: 'controllers',
     value: 'strings',
-    def: 'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,root-ca-cert-publisher,scheduler',
-    help: "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with --enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap in every namespace), scheduler (binds pods without spec.nodeName to a Ready node that fits).",
+    def:
+      'csrapproving,csrsigning,tokencleaner,nodelifecycle,serviceaccount,' +
+      'root-ca-cert-publisher,scheduler',
+    help:
+      "Controllers to run: '*' for all, 'name' to enable, '-name' to disable. Known: " +
+      'csrapproving, csrsigning, tokencleaner (deletes expired bootstrap tokens; with ' +
+      '--enable-bootstrap-token-auth), nodelifecycle, serviceaccount (the default ' +
+      'ServiceAccount in every namespace), root-ca-cert-publisher (the root CA ConfigMap ' +
+      'in every namespace), scheduler (binds pods without spec.nodeName to a Ready node ' +
+      'that fits).',
   },
   {
     name: 'feature-gates',
     value: 'mapStringBool',
     def: '',
-    help: 'key=value pairs of alpha/experimental features. Options: ShardedListAndWatch=true|false (ALPHA - default=false).',
+    help:
+      'key=value pairs of alpha/experimental features. Options: ' +
+      'ShardedListAndWatch=true|false (ALPHA - default=false).',
   },
   {
     name: 'min-request-timeout',
     value: 'int',
     def: '1800',
-    help: 'The minimum number of seconds a watch is kept open; the actual timeout is random in [n, 2n) when the client gives no timeoutSeconds.',
+    help:
+      'The minimum number of seconds a watch is kept open; the actual timeout is random ' +
+      'in [n, 2n) when the client gives no timeoutSeconds.',
   },
   {
     name: 'default-watch-cache-size',
     value: 'int',
     def: '100',
-    help: 'Default watch cache size per resource; a watcher may lag this many times 100 events before it is closed.',
+    help:
+      'Default watch cache size per resource; a watcher may lag this many times 100 ' +
+      'events before it is closed.',
   },
   {
     name: 'etcd-compaction-interval',
     value: 'duration',
     def: '5m0s',
-    help: 'How long superseded resource versions stay readable: watches resume and continue tokens stay valid for this long. 0 disables compaction.',
+    help:
+      'How long superseded resource versions stay readable: watches resume and continue ' +
+      'tokens stay valid for this long. 0 disables compaction.',
   },
   {
     name: 'kubelet-client-certificate',
     value: 'string',
     def: undefined,
-    help: 'Client certificate (PEM) for connections to the node agents (logs, exec, attach, port-forward, nodes/proxy). When absent, one is issued from the cluster CA into --cert-dir (CN <product>-apiserver-kubelet-client, O system:masters).',
+    help:
+      'Client certificate (PEM) for connections to the node agents (logs, exec, attach, ' +
+      'port-forward, nodes/proxy). When absent, one is issued from the cluster CA into ' +
+      '--cert-dir (CN <product>-apiserver-kubelet-client, O system:masters).',
   },
   {
     name: 'kubelet-client-key',
@@ -252,7 +301,9 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     name: 'kubelet-certificate-authority',
     value: 'string',
     def: undefined,
-    help: "CA bundle (PEM) that verifies the node agents' serving certificates. When absent they are not verified.",
+    help:
+      "CA bundle (PEM) that verifies the node agents' serving certificates. When absent " +
+      'they are not verified.',
   },
   {
     name: 'kubelet-preferred-address-types',
@@ -260,14 +311,19 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     // kubeadm's setting, not kube-apiserver's built-in Hostname-first order: a node's host name
     // rarely resolves from the control plane of a small cluster, its InternalIP does.
     def: 'InternalIP,ExternalIP,Hostname',
-    help: 'The preferred NodeAddressTypes to use for connections to the node agents (kubeadm sets this default; kube-apiserver alone uses Hostname,InternalDNS,InternalIP,ExternalDNS,ExternalIP).',
+    help:
+      'The preferred NodeAddressTypes to use for connections to the node agents (kubeadm ' +
+      'sets this default; kube-apiserver alone uses Hostname,InternalDNS,InternalIP,' +
+      'ExternalDNS,ExternalIP).',
   },
   { name: 'v', short: 'v', value: 'Level', def: '0', help: 'Number for the log level verbosity.' },
   {
     name: 'version',
     value: 'version[=true]',
     def: 'false',
-    help: '--version, --version=raw prints version information and quits; --version=vX.Y.Z... sets the reported version',
+    help:
+      '--version, --version=raw prints version information and quits; --version=vX.Y.Z... ' +
+      'sets the reported version',
   },
 ];
 
@@ -505,7 +561,8 @@ function featureGatesOf(text: string): Record<string, boolean> {
   for (const [k, v] of Object.entries(given)) {
     if (!(k in gates)) {
       throw new FlagError(
-        `invalid value "${text}" for flag --feature-gates: unrecognized feature gate: ${k}; known: ${Object.keys(gates).join(', ')}`,
+        `invalid value "${text}" for flag --feature-gates: unrecognized feature gate: ` +
+          `${k}; known: ${Object.keys(gates).join(', ')}`,
         { flag: 'feature-gates' },
       );
     }
@@ -576,7 +633,8 @@ export function resolveControllers(list: readonly string[]): string[] {
     const name = c.startsWith('-') ? c.slice(1) : c;
     if (c !== '*' && !isOneOf(KNOWN_CONTROLLERS, name)) {
       throw new FlagError(
-        `invalid value "${list.join(',')}" for flag --controllers: unknown controller "${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`,
+        `invalid value "${list.join(',')}" for flag --controllers: unknown controller ` +
+          `"${name}"; known: ${KNOWN_CONTROLLERS.join(', ')}`,
         {
           flag: 'controllers',
         },
@@ -597,20 +655,23 @@ function checkAuthorizationModes(modes: readonly string[]): void {
   for (const m of modes) {
     if (!known.includes(m)) {
       throw new FlagError(
-        `invalid value "${m}" for flag --authorization-mode: supported modes are ${AUTHORIZATION_MODES.join(', ')}`,
+        `invalid value "${m}" for flag --authorization-mode: supported modes are ` +
+          AUTHORIZATION_MODES.join(', '),
         { flag: 'authorization-mode' },
       );
     }
     if (seen.has(m))
       throw new FlagError(
-        `invalid value "${modes.join(',')}" for flag --authorization-mode: authorization-mode "${m}" has mode specified more than once`,
+        `invalid value "${modes.join(',')}" for flag --authorization-mode: ` +
+          `authorization-mode "${m}" has mode specified more than once`,
         { flag: 'authorization-mode' },
       );
     seen.add(m);
   }
   if (modes.length === 0)
     throw new FlagError(
-      `flag --authorization-mode: at least one mode is required (${AUTHORIZATION_MODES.join(', ')})`,
+      `flag --authorization-mode: at least one mode is required ` +
+        `(${AUTHORIZATION_MODES.join(', ')})`,
       { flag: 'authorization-mode' },
     );
 }

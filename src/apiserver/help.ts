@@ -82,10 +82,13 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
 };
 
 export const API_SERVER_DESCRIPTION =
-  'plat-apiserver is a lightweight control plane speaking the Kubernetes 1.32 API server protocol. ' +
+  'plat-apiserver is a lightweight control plane speaking the Kubernetes 1.32 API ' +
+  'server protocol. ' +
   'It serves the APIs node agents and kubectl use (nodes, pods, namespaces, leases, certificate ' +
-  'signing requests, events, RBAC and more), validates and stores objects (in memory, or in SQLite ' +
-  'with --data-dir), authenticates and authorizes every request, and runs the controllers a small ' +
+  'signing requests, events, RBAC and more), validates and stores objects (in memory, ' +
+  'or in SQLite ' +
+  'with --data-dir), authenticates and authorizes every request, and runs the ' +
+  'controllers a small ' +
   'cluster needs. `plat-apiserver token create` makes a bootstrap token for joining a node.';
 
 function quoted(f: FlagDef): boolean {

@@ -29,7 +29,8 @@ export function renderApiServerManPage(extra: readonly ExtraFlag[]): string {
   for (const { section, defs } of sectionedFlags(extra)) {
     out.push('.SS', troffEscape(sectionHeading(section).replace(/:$/, '')));
     for (const f of defs) {
-      const head = `${f.short === undefined ? '' : `${bold(`-${f.short}`)}, `}${bold(`--${f.name}`)}`;
+      const short = f.short === undefined ? '' : `${bold(`-${f.short}`)}, `;
+      const head = `${short}${bold(`--${f.name}`)}`;
       out.push('.TP', f.value === '' ? head : `${head} ${italic(f.value)}`);
       out.push(troffEscape(`${f.help}${defaultOf(f.value, f.def)}`));
     }
@@ -37,7 +38,9 @@ export function renderApiServerManPage(extra: readonly ExtraFlag[]): string {
   out.push(
     '.SH EXIT STATUS',
     troffEscape(
-      '0 when the server stops cleanly on SIGTERM or SIGINT, and after --help and --version. 1 for an unknown flag, a bad value or a failed start; the reason is printed on standard error.',
+      '0 when the server stops cleanly on SIGTERM or SIGINT, and after --help and ' +
+        '--version. 1 for an unknown flag, a bad value or a failed start; the reason is ' +
+        'printed on standard error.',
     ),
     '.SH SEE ALSO',
     `${bold('nodeagent')}(1)`,

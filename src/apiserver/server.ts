@@ -143,7 +143,8 @@ export class ApiServer {
                 : err.message;
         reject(
           new FlagError(
-            `cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, --secure-port): ${why}`,
+            `cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, ` +
+              `--secure-port): ${why}`,
             { flag: 'secure-port', cause: err },
           ),
         );
@@ -155,7 +156,8 @@ export class ApiServer {
       });
     });
     const addr = this.server.address() as AddressInfo;
-    this.address = `${addr.address.includes(':') ? `[${addr.address}]` : addr.address}:${addr.port}`;
+    const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
+    this.address = `${host}:${addr.port}`;
     return { host: addr.address, port: addr.port };
   }
 

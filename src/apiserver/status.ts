@@ -134,7 +134,8 @@ export function unsupportedMediaType(
   return new StatusError(
     415,
     'UnsupportedMediaType',
-    `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`,
+    `the body of the request was in an unknown format - accepted media types include: ` +
+      supported.join(', '),
     { causes: [{ reason: 'UnsupportedMediaType', message: contentType }] },
   );
 }
@@ -143,7 +144,8 @@ export function notAcceptable(): StatusError {
   return new StatusError(
     406,
     'NotAcceptable',
-    `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`,
+    `only the following media types are accepted: application/json, application/yaml, ` +
+      WIRE_NAMES.protobufMediaType,
   );
 }
 

@@ -53,7 +53,8 @@ export function reportedGitVersion(value: string): string | undefined {
   if (v === undefined || v === DEFAULT_GIT_VERSION) return undefined;
   if (core(v) !== core(DEFAULT_GIT_VERSION))
     throw new FlagError(
-      `invalid argument "${v}" for "--version" flag: version "${v}" must match major/minor/patch of default version "${DEFAULT_GIT_VERSION}"`,
+      `invalid argument "${v}" for "--version" flag: version "${v}" must match ` +
+        `major/minor/patch of default version "${DEFAULT_GIT_VERSION}"`,
       { flag: 'version' },
     );
   return v;

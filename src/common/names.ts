@@ -270,7 +270,10 @@ export function isPlatformProfile(v: string): v is PlatformProfile {
 
 /** The error text for an unknown profile, naming where it came from and what is accepted. */
 export function unknownProfileMessage(value: string, where: string): string {
-  return `invalid value ${JSON.stringify(value)} for ${where}: the accepted values are ${PLATFORM_PROFILES.join(', ')}`;
+  return (
+    `invalid value ${JSON.stringify(value)} for ${where}: the accepted values are ` +
+    PLATFORM_PROFILES.join(', ')
+  );
 }
 
 /** A label key's namespace is `ns` or a subdomain of it. */

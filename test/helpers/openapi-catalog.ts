@@ -37,7 +37,7 @@ export function openApiFor(
     serviceAccountDef(n.groups.authentication),
     serviceDef(clusterIpAllocatorOf(undefined)),
     endpointsDef,
-    ...Object.values(rbacDefs(n.groupDomain)),
+    ...Object.values(rbacDefs(n)),
   ];
   return new OpenApi({
     defs,

@@ -1,6 +1,7 @@
 // EventRateLimit: token buckets (qps, burst) per limit type — Server (one bucket), Namespace,
-// User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A write
-// that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the reference.
+// User and SourceAndObject (one per key, kept in an LRU of cacheSize) — over Event writes. A
+// write that finds any bucket empty gets 429 "limit reached on type <T> for key <K>", as the
+// reference.
 import {
   EVENT_RATE_LIMIT_DEFAULT_CACHE_SIZE,
   EVENT_RATE_LIMIT_TYPES,

@@ -33,7 +33,10 @@ export async function tokenRequestProblem(
   const pod = await objects.getPod(r.namespace, field('name'));
   if (pod === undefined) throw notFound('pods', '', field('name'));
   if (recordOf(pod['metadata'])['uid'] !== field('uid'))
-    return `the UID in the bound object reference (${field('uid')}) does not match the UID in record. The object might have been deleted and then recreated`;
+    return (
+      `the UID in the bound object reference (${field('uid')}) does not match the UID in ` +
+      `record. The object might have been deleted and then recreated`
+    );
   if (podNodeName(pod) !== node)
     return 'node requested token bound to a pod scheduled on a different node';
   return undefined;

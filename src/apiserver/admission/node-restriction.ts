@@ -5,7 +5,7 @@
 // Messages are the reference's, wrapped as its admission.NewForbidden wraps them.
 
 import { isDeepStrictEqual } from 'node:util';
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { nodeIdentity } from '../authz/node/identity.js';
 import {
   podNodeName,
@@ -23,13 +23,11 @@ import { tokenRequestProblem } from './node-restriction-token.js';
 type Obj = Record<string, unknown>;
 
 export interface NodeRestrictionOptions {
-  /** The API group domain (`coordination.<domain>` leases). */
-  readonly platformDomain: string;
   /**
-   * The profile's names: the mirror-pod annotation and the node label domain (default: the platform
-   * profile).
+   * The profile's names: the mirror-pod annotation, the node label domain and the coordination
+   * group of node leases.
    */
-  readonly names?: Names;
+  readonly names: Names;
   readonly nodeLeaseNamespace: string;
   readonly objects: NodeObjects;
 }
@@ -55,7 +53,7 @@ export class NodeRestriction implements AdmissionPlugin {
   private readonly mirrorAnnotation: string;
   constructor(o: NodeRestrictionOptions) {
     this.o = o;
-    const names = o.names ?? namesFor('platform', o.platformDomain);
+    const { names } = o;
     this.mirrorAnnotation = names.annotations.configMirror;
     // The reference reserves k8s.io beside kubernetes.io; a platform domain reserves itself.
     const alsoReserved = names.groupDomain === names.labelDomain ? [] : [names.groupDomain];
@@ -77,7 +75,7 @@ export class NodeRestriction implements AdmissionPlugin {
         );
     } else if (groupResource === '/nodes') {
       this.admitNode(node, r);
-    } else if (groupResource === `coordination.${this.o.platformDomain}/leases`) {
+    } else if (groupResource === `${this.o.names.groups.coordination}/leases`) {
       this.admitLease(node, r);
     } else if (groupResource === '/serviceaccounts') {
       const problem = await tokenRequestProblem(node, r, this.o.objects);
@@ -94,7 +92,8 @@ export class NodeRestriction implements AdmissionPlugin {
     }
     throw refuse(
       r,
-      `unexpected operation "${r.operation}", node "${node}" can only create and delete mirror pods`,
+      `unexpected operation "${r.operation}", node "${node}" can only create and delete ` +
+        `mirror pods`,
     );
   }
 
@@ -129,7 +128,8 @@ export class NodeRestriction implements AdmissionPlugin {
     if (owner['uid'] !== meta(self)['uid'])
       throw refuse(
         r,
-        `node ${node} UID mismatch: expected ${textOf(owner['uid'] ?? '')} got ${textOf(meta(self)['uid'] ?? '')}`,
+        `node ${node} UID mismatch: expected ${textOf(owner['uid'] ?? '')} got ` +
+          textOf(meta(self)['uid'] ?? ''),
       );
     const spec = rec(pod['spec']);
     if (typeof spec['serviceAccountName'] === 'string' && spec['serviceAccountName'] !== '')

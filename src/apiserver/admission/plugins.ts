@@ -1,6 +1,6 @@
 // Builds the admission plugins named by --enable-admission-plugins, in the reference's order,
 // with their configuration from --admission-control-config-file.
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { ADMISSION_PLUGIN_NAMES, type AdmissionPluginName } from '../config/admission.js';
 import type { ResolvedAdmissionConfiguration } from '../config/load.js';
 import type { Clock } from '../../common/util/clock.js';
@@ -21,8 +21,8 @@ export interface AdmissionPluginsOptions {
   readonly enabled: readonly string[];
   readonly config: ResolvedAdmissionConfiguration | undefined;
   readonly platformDomain: string;
-  /** The profile's names; default: the platform profile's in platformDomain. */
-  readonly names?: Names;
+  /** The profile's names. */
+  readonly names: Names;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
   /**
@@ -50,11 +50,12 @@ function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   const accounts = o.nodes?.serviceAccounts;
   if (accounts === undefined)
     throw new ConfigError(
-      '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; it cannot run here',
+      '--enable-admission-plugins: ServiceAccount needs the service accounts it reads; ' +
+        'it cannot run here',
       { flag: '--enable-admission-plugins' },
     );
   return new ServiceAccountAdmission({
-    names: o.names ?? namesFor('platform', o.platformDomain),
+    names: o.names,
     accounts,
     clock: o.clock,
   });
@@ -63,12 +64,12 @@ function serviceAccountPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
 function nodeRestrictionPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   if (o.nodes === undefined)
     throw new ConfigError(
-      '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; it cannot run here',
+      '--enable-admission-plugins: NodeRestriction needs the cluster objects it reads; ' +
+        'it cannot run here',
       { flag: '--enable-admission-plugins' },
     );
   return new NodeRestriction({
-    platformDomain: o.platformDomain,
-    ...(o.names !== undefined ? { names: o.names } : {}),
+    names: o.names,
     nodeLeaseNamespace: o.nodes.leaseNamespace,
     objects: o.nodes.objects,
   });
@@ -78,7 +79,8 @@ function eventRateLimitPlugin(o: AdmissionPluginsOptions): AdmissionPlugin {
   const cfg = o.config?.eventRateLimit;
   if (cfg === undefined) {
     throw new ConfigError(
-      '--enable-admission-plugins: EventRateLimit needs its configuration: add a plugins entry named EventRateLimit to the --admission-control-config-file',
+      '--enable-admission-plugins: EventRateLimit needs its configuration: add a ' +
+        'plugins entry named EventRateLimit to the --admission-control-config-file',
       {
         flag: '--admission-control-config-file',
       },
@@ -106,7 +108,7 @@ function buildPlugin(name: AdmissionPluginName, o: AdmissionPluginsOptions): Adm
     case 'CertificateSubjectRestriction':
       return new CertificateSubjectRestriction({
         platformDomain: o.platformDomain,
-        names: o.names ?? namesFor('platform', o.platformDomain),
+        names: o.names,
       });
   }
 }
@@ -116,7 +118,9 @@ export function buildAdmissionPlugins(o: AdmissionPluginsOptions): AdmissionPlug
   const unknown = o.enabled.filter((n) => !isOneOf(ADMISSION_PLUGIN_NAMES, n));
   if (unknown.length > 0) {
     throw new ConfigError(
-      `--enable-admission-plugins: unknown admission plugin(s) ${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,
+      `--enable-admission-plugins: unknown admission plugin(s) ` +
+        `${unknown.map((n) => JSON.stringify(n)).join(', ')}; supported: ` +
+        ADMISSION_PLUGIN_NAMES.join(', '),
       { flag: '--enable-admission-plugins' },
     );
   }

@@ -23,13 +23,20 @@ function containerProblem(
   for (const e of objs(c['env'])) {
     const secret = nameOf(recordOf(e['valueFrom'])['secretKeyRef']);
     if (recordOf(e['valueFrom'])['secretKeyRef'] !== undefined && !allowed.has(secret))
-      return `${label} ${cname} with envVar ${nameOf(e)} referencing secret.secretName="${secret}" is not allowed because service account ${sa} does not reference that secret`;
+      return (
+        `${label} ${cname} with envVar ${nameOf(e)} referencing ` +
+        `secret.secretName="${secret}" is not allowed because service account ${sa} does ` +
+        `not reference that secret`
+      );
   }
   for (const e of objs(c['envFrom'])) {
     if (e['secretRef'] === undefined || e['secretRef'] === null) continue;
     const secret = nameOf(e['secretRef']);
     if (!allowed.has(secret))
-      return `${label} ${cname} with envFrom referencing secret.secretName="${secret}" is not allowed because service account ${sa} does not reference that secret`;
+      return (
+        `${label} ${cname} with envFrom referencing secret.secretName="${secret}" is not ` +
+        `allowed because service account ${sa} does not reference that secret`
+      );
   }
   return undefined;
 }
@@ -42,7 +49,10 @@ export function mountableSecretsProblem(account: Obj, spec: Obj): string | undef
     if (!isRecord(v['secret'])) continue;
     const secret = nameOf(v['secret'], 'secretName');
     if (!allowed.has(secret))
-      return `volume with secret.secretName="${secret}" is not allowed because service account ${sa} does not reference that secret`;
+      return (
+        `volume with secret.secretName="${secret}" is not allowed because service account ` +
+        `${sa} does not reference that secret`
+      );
   }
   for (const [list, label] of [
     ['initContainers', 'init container'],
@@ -58,7 +68,10 @@ export function mountableSecretsProblem(account: Obj, spec: Obj): string | undef
   for (let i = 0; i < podPulls.length; i++) {
     const n = nameOf(podPulls[i]);
     if (!pulls.has(n))
-      return `imagePullSecrets[${i}].name="${n}" is not allowed because service account ${sa} does not reference that imagePullSecret`;
+      return (
+        `imagePullSecrets[${i}].name="${n}" is not allowed because service account ${sa} ` +
+        `does not reference that imagePullSecret`
+      );
   }
   return undefined;
 }

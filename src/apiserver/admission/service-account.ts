@@ -105,7 +105,8 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
     if (sa === undefined)
       throw refuse(
         r,
-        `error looking up service account ${r.namespace}/${saName}: serviceaccount "${saName}" not found`,
+        `error looking up service account ${r.namespace}/${saName}: serviceaccount ` +
+          `"${saName}" not found`,
       );
     if (shouldAutomount(sa, spec)) this.mountToken(spec);
     if (objs(spec['imagePullSecrets']).length === 0) {

@@ -61,7 +61,8 @@ export class BootstrapTokenAuthenticator implements Authenticator {
       // profile's type, expired, not for authentication): said at the warning level.
       this.o.logger.warn(
         { tokenId: parsed.id, secret: `${this.o.namespace ?? SYSTEM_NAMESPACE}/${name}` },
-        `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ${r.problem}; token refused`,
+        `bootstrap token secret ${this.o.namespace ?? SYSTEM_NAMESPACE}/${name} ` +
+          `${r.problem}; token refused`,
       );
       return NO_OPINION;
     }

@@ -60,7 +60,8 @@ function requestsOf(req: IncomingMessage): Request[] | undefined {
     );
   if (user === '')
     throw badRequest(
-      'requested impersonation of groups, a uid or extra values without impersonating a user (Impersonate-User)',
+      'requested impersonation of groups, a uid or extra values without impersonating a ' +
+        'user (Impersonate-User)',
     );
   return out;
 }

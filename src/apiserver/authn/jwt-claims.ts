@@ -43,7 +43,9 @@ function evalCel(cel: CompiledCel, value: unknown, what: string): unknown {
   }
 }
 
-/** string or list result → list; '' / [] / null → [] (mapping absent); empty entries dropped. */
+/**
+ * string or list result → list; '' / [] / null → [] (mapping absent); empty entries dropped.
+ */
 function toStringList(v: unknown, what: string): string[] {
   if (v === null || v === undefined) return [];
   if (typeof v === 'string') return v === '' ? [] : [v];
@@ -132,7 +134,8 @@ export class ClaimProcessor {
         if (v === undefined) throw new TokenRejected(`oidc: required claim ${r.claim} not present`);
         if (typeof v !== 'string' || v !== r.requiredValue) {
           throw new TokenRejected(
-            `oidc: required claim ${r.claim} value does not match. Got = ${JSON.stringify(v)}, want = ${JSON.stringify(r.requiredValue)}`,
+            `oidc: required claim ${r.claim} value does not match. Got = ` +
+              `${JSON.stringify(v)}, want = ${JSON.stringify(r.requiredValue)}`,
           );
         }
       } else {

@@ -93,7 +93,9 @@ export class JwtAuthenticator implements Authenticator {
     } catch (err) {
       return {
         kind: 'rejected',
-        reason: `oidc: authenticator for issuer ${JSON.stringify(this.issuerUrl)} is not initialized: ${messageOf(err)}`,
+        reason:
+          `oidc: authenticator for issuer ${JSON.stringify(this.issuerUrl)} is not ` +
+          `initialized: ${messageOf(err)}`,
       };
     }
     let payload: Record<string, unknown>;
@@ -131,7 +133,8 @@ export class JwtAuthenticator implements Authenticator {
       this.lastError = messageOf(err);
       this.logger.warn(
         { err: this.lastError },
-        'OIDC discovery failed; tokens of this issuer are refused until it succeeds (retrying on the next request)',
+        'OIDC discovery failed; tokens of this issuer are refused until it succeeds ' +
+          '(retrying on the next request)',
       );
     });
     return p;
@@ -159,7 +162,8 @@ export class JwtAuthenticator implements Authenticator {
     const jwksUri = doc['jwks_uri'];
     if (doc['issuer'] !== this.issuerUrl) {
       throw new Error(
-        `discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc['issuer'])} does not match the configured url ${JSON.stringify(this.issuerUrl)}`,
+        `discovery document ${discoveryUrl}: issuer ${JSON.stringify(doc['issuer'])} ` +
+          `does not match the configured url ${JSON.stringify(this.issuerUrl)}`,
       );
     }
     if (typeof jwksUri !== 'string')

@@ -114,7 +114,8 @@ export class ServiceAccountTokenAuthenticator implements Authenticator {
     const shared = tokenAuds.filter((a) => implicit.includes(a));
     if (shared.length === 0 && implicit.length > 0)
       throw new Refused(
-        `token audiences ${quotedList(tokenAuds)} is invalid for the target audiences ${quotedList(implicit)}`,
+        `token audiences ${quotedList(tokenAuds)} is invalid for the target audiences ` +
+          quotedList(implicit),
       );
   }
 

@@ -47,7 +47,8 @@ export function parseTokenFile(text: string, file: string): Map<string, UserInfo
     }
     if (fields.length < 3) {
       throw new FlagError(
-        `--token-auth-file ${file}: line ${i + 1}: want at least 3 columns (token,user,uid[,"group1,group2"]), got ${fields.length}`,
+        `--token-auth-file ${file}: line ${i + 1}: want at least 3 columns (token,user,` +
+          `uid[,"group1,group2"]), got ${fields.length}`,
         {
           flag: 'token-auth-file',
         },

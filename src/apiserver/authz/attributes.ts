@@ -191,5 +191,8 @@ export function forbiddenMessage(a: RequestAttributes, reason: string | undefine
   const qualified = a.apiGroup === '' ? a.resource : `${a.resource}.${a.apiGroup}`;
   const target = a.name === '' ? qualified : `${qualified} "${a.name}"`;
   const scope = a.namespace === '' ? 'at the cluster scope' : `in the namespace "${a.namespace}"`;
-  return `${target} is forbidden: User "${a.user.username}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}${suffix}`;
+  return (
+    `${target} is forbidden: User "${a.user.username}" cannot ${a.verb} resource "${res}" ` +
+    `in API group "${a.apiGroup}" ${scope}${suffix}`
+  );
 }

@@ -49,7 +49,8 @@ function selectorAt(
   const type = name === 'fieldSelector' ? 'FieldSelectorAttributes' : 'LabelSelectorAttributes';
   if (!isObj(v))
     throw badRequest(
-      `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct field ResourceAttributes.${path}.${name} of type v1.${type}`,
+      `json: cannot unmarshal ${Array.isArray(v) ? 'array' : typeof v} into Go struct ` +
+        `field ResourceAttributes.${path}.${name} of type v1.${type}`,
     );
   const reqs = Array.isArray(v['requirements']) ? v['requirements'] : [];
   return {

@@ -25,7 +25,8 @@ export function parseSarStatus(
     );
   if (b['apiVersion'] !== want)
     throw new Error(
-      `the response apiVersion is ${JSON.stringify(b['apiVersion'])}, expected ${JSON.stringify(want)}`,
+      `the response apiVersion is ${JSON.stringify(b['apiVersion'])}, expected ` +
+        JSON.stringify(want),
     );
   const s = b['status'];
   if (s === null || typeof s !== 'object') throw new Error('the response has no status');

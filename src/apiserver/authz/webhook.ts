@@ -131,12 +131,17 @@ export class WebhookAuthorizer implements Authorizer {
       try {
         v = c.evaluate(spec);
       } catch (err) {
-        error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} failed: ${err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err)}`;
+        error ??=
+          `authorization webhook ${this.name}: match condition ` +
+          `${JSON.stringify(c.expression)} failed: ` +
+          (err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err));
         continue;
       }
       if (v === false) return 'skip';
       if (v !== true)
-        error ??= `authorization webhook ${this.name}: match condition ${JSON.stringify(c.expression)} did not evaluate to a bool`;
+        error ??=
+          `authorization webhook ${this.name}: match condition ` +
+          `${JSON.stringify(c.expression)} did not evaluate to a bool`;
     }
     return error ?? 'call';
   }

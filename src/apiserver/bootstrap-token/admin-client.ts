@@ -69,11 +69,13 @@ export function parseSubcommand(
   // cobra's words: NoArgs and MaximumNArgs
   if (maxArgs === 0 && line.positionals.length > 0)
     throw new FlagError(
-      `unknown command ${JSON.stringify(line.positionals[0])} for "plat-apiserver ${name}"; ${usage}`,
+      `unknown command ${JSON.stringify(line.positionals[0])} for "plat-apiserver ` +
+        `${name}"; ${usage}`,
     );
   if (line.positionals.length > maxArgs)
     throw new FlagError(
-      `accepts at most ${maxArgs} arg(s), received ${line.positionals.length} ${goQuotedList(line.positionals)}; ${usage}`,
+      `accepts at most ${maxArgs} arg(s), received ${line.positionals.length} ` +
+        `${goQuotedList(line.positionals)}; ${usage}`,
     );
   const options: Record<string, string> = {};
   const given: Record<string, string> = {};
@@ -119,7 +121,8 @@ export async function adminRequest(
 ): Promise<AdminResponse> {
   if (conn.certPem === undefined || conn.keyPem === undefined)
     throw new FlagError(
-      '--platconfig: the platconfig has no client certificate; the token commands need admin credentials',
+      '--platconfig: the platconfig has no client certificate; the token commands need ' +
+        'admin credentials',
       { flag: 'platconfig' },
     );
   const agent = new Agent({

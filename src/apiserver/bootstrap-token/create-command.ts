@@ -49,7 +49,9 @@ interface CreateOptions {
 }
 
 export const CREATE_USAGE =
-  'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] [--description TEXT] [--groups G,...] [--usages signing,authentication] [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+  'usage: plat-apiserver token create [TOKEN] [--ttl 24h] [--print-join-config FILE] ' +
+  '[--description TEXT] [--groups G,...] [--usages signing,authentication] ' +
+  '[--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
 const MAX_TTL_MS = 10 * 365 * 24 * 3600 * 1000;
 
 const CREATE_FLAGS = [
@@ -73,14 +75,16 @@ export function parseCreateArgs(argv: readonly string[]): CreateOptions {
   const ttlMs = parseDurationMs(o['ttl'] ?? '', 'ttl');
   if (ttlMs < 0 || ttlMs > MAX_TTL_MS)
     throw new FlagError(
-      `invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never expires) and 87600h`,
+      `invalid value "${o['ttl'] ?? ''}" for flag --ttl: must be between 0 (never ` +
+        `expires) and 87600h`,
       { flag: 'ttl' },
     );
   const usages = list(o['usages'] ?? '');
   const badUsage = usages.find((u) => !isOneOf(USAGES, u));
   if (badUsage !== undefined)
     throw new FlagError(
-      `invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage "${badUsage}"; valid usages are ${USAGES.join(', ')}`,
+      `invalid value "${o['usages'] ?? ''}" for flag --usages: unknown usage ` +
+        `"${badUsage}"; valid usages are ${USAGES.join(', ')}`,
       { flag: 'usages' },
     );
   const groups = list(o['groups'] ?? '');
@@ -139,7 +143,8 @@ export function joinPlatconfig(
 ): Platconfig {
   if (conn.caPem === undefined)
     throw new FlagError(
-      '--print-join-config: the admin platconfig names no certificate authority to embed (insecure-skip-tls-verify is not passed on to nodes)',
+      '--print-join-config: the admin platconfig names no certificate authority to ' +
+        'embed (insecure-skip-tls-verify is not passed on to nodes)',
       { flag: 'print-join-config' },
     );
   return {
@@ -202,7 +207,8 @@ export async function runCreate(argv: readonly string[], io: TokenCommandIo): Pr
     if (o.joinConfig !== undefined && join !== undefined) {
       await writePlatconfig(o.joinConfig, join);
       io.err(
-        `wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`,
+        `wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join ` +
+          `with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`,
       );
     }
     io.out(`${o.token}\n`);

@@ -15,7 +15,8 @@ import {
 import { parseToken, SECRET_PREFIX } from './token.js';
 
 export const DELETE_USAGE =
-  'usage: plat-apiserver token delete <token-id|token>... [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+  'usage: plat-apiserver token delete <token-id|token>... [--platconfig FILE] ' +
+  '[--platform-domain D] [--platform-profile platform|kubernetes]';
 
 /** The reference's patterns, quoted as Go's %q quotes them. */
 const ID_PATTERN = '"\\\\A([a-z0-9]{6})\\\\z"';
@@ -39,7 +40,8 @@ export async function runDelete(argv: readonly string[], io: TokenCommandIo): Pr
     const { options: o, args } = parseSubcommand('token delete', argv, [], Infinity, DELETE_USAGE);
     if (args.length === 0)
       throw new FlagError(
-        `missing argument; 'token delete' is missing token of form ${TOKEN_PATTERN} or ${ID_PATTERN}`,
+        `missing argument; 'token delete' is missing token of form ${TOKEN_PATTERN} or ` +
+          ID_PATTERN,
       );
     const names = namesFromOptions(o);
     const conn = await connect(o['platconfig'] ?? '');
@@ -48,7 +50,8 @@ export async function runDelete(argv: readonly string[], io: TokenCommandIo): Pr
       const r = await adminRequest(
         conn,
         'DELETE',
-        `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}/secrets/${SECRET_PREFIX}${id}`,
+        `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}` +
+          `/secrets/${SECRET_PREFIX}${id}`,
       );
       if (r.status !== 200 && r.status !== 202)
         throw new FlagError(`failed to delete bootstrap token "${id}": ${r.message}`);

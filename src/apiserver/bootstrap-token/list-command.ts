@@ -19,7 +19,8 @@ import { bootstrapTokenSecretType, parseToken, SECRET_PREFIX, secretValue } from
 import { recordOf, listOf } from '../../common/util/json-shape.js';
 
 export const LIST_USAGE =
-  'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] [--platform-profile platform|kubernetes]';
+  'usage: plat-apiserver token list [--platconfig FILE] [--platform-domain D] ' +
+  '[--platform-profile platform|kubernetes]';
 
 type Obj = Record<string, unknown>;
 
@@ -43,7 +44,9 @@ export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } 
   if (id === '') return { problem: `bootstrap Token Secret has no token-id data: ${name}` };
   if (name !== `${SECRET_PREFIX}${id}`)
     return {
-      problem: `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ${JSON.stringify(name)}. Expected: ${JSON.stringify(`${SECRET_PREFIX}${id}`)}`,
+      problem:
+        `bootstrap token name is not of the form '${SECRET_PREFIX}(token-id)'. Actual: ` +
+        `${JSON.stringify(name)}. Expected: ${JSON.stringify(`${SECRET_PREFIX}${id}`)}`,
     };
   const secretText = secretValue(secret, 'token-secret');
   if (secretText === '')
@@ -51,7 +54,9 @@ export function tokenFromSecret(secret: Obj): ListedToken | { problem: string } 
   const token = `${id}.${secretText}`;
   if (parseToken(token) === undefined)
     return {
-      problem: `bootstrap Token Secret is invalid and couldn't be parsed: the bootstrap token "${id}.<secret>" was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"`,
+      problem:
+        `bootstrap Token Secret is invalid and couldn't be parsed: the bootstrap token ` +
+        `"${id}.<secret>" was not of the form "^([a-z0-9]{6})\\.([a-z0-9]{16})$"`,
     };
   const expiration = secretValue(secret, 'expiration');
   const m = RFC3339.exec(expiration);
@@ -135,7 +140,8 @@ export async function runList(argv: readonly string[], io: TokenCommandIo): Prom
     const r = await adminRequest(
       conn,
       'GET',
-      `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}/secrets?fieldSelector=${selector}`,
+      `/api/v1/namespaces/${encodeURIComponent(names.namespaces.system)}` +
+        `/secrets?fieldSelector=${selector}`,
     );
     if (r.status !== 200)
       throw new FlagError(`failed to list bootstrap tokens (HTTP ${r.status}): ${r.message}`);

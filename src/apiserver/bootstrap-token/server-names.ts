@@ -51,8 +51,20 @@ export function namesForToken(
   if (served === undefined) return given;
   if (!flagsGiven) return served;
   if (served.profile === given.profile && served.labelDomain === given.labelDomain) return given;
+  const typeChange =
+    given.labelDomain === served.labelDomain
+      ? ''
+      : `bootstrap.${given.labelDomain}/token instead of bootstrap.${served.labelDomain}/token, `;
+  const namespaceChange =
+    given.namespaces.system === served.namespaces.system
+      ? ''
+      : ` instead of ${served.namespaces.system}`;
   throw new FlagError(
-    `the API server at ${server} runs the ${describeNames(served)} naming profile, but the flags name the ${describeNames(given)} profile: a token made under those names would never be found by the server (its Secret would be of type ${given.labelDomain === served.labelDomain ? '' : `bootstrap.${given.labelDomain}/token instead of bootstrap.${served.labelDomain}/token, `}in namespace ${given.namespaces.system}${given.namespaces.system === served.namespaces.system ? '' : ` instead of ${served.namespaces.system}`}); leave out --platform-profile and --platform-domain to use the server's`,
+    `the API server at ${server} runs the ${describeNames(served)} naming profile, but ` +
+      `the flags name the ${describeNames(given)} profile: a token made under those names ` +
+      `would never be found by the server (its Secret would be of type ` +
+      `${typeChange}in namespace ${given.namespaces.system}${namespaceChange}); ` +
+      `leave out --platform-profile and --platform-domain to use the server's`,
     { flag: given.profile === served.profile ? 'platform-domain' : 'platform-profile' },
   );
 }

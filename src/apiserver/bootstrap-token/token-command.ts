@@ -21,7 +21,9 @@ export async function runTokenCommand(
       return runDelete(argv.slice(1), io);
     default:
       io.err(
-        `plat-apiserver token: unknown or missing subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; one of create, list, delete:\n  ${CREATE_USAGE}\n  ${LIST_USAGE}\n  ${DELETE_USAGE}\n`,
+        `plat-apiserver token: unknown or missing ` +
+          `subcommand${argv[0] === undefined ? '' : ` "${argv[0]}"`}; one of create, list,` +
+          ` delete:\n  ${CREATE_USAGE}\n  ${LIST_USAGE}\n  ${DELETE_USAGE}\n`,
       );
       return 1;
   }

@@ -107,9 +107,15 @@ export function extraKeyProblem(key: string): string | undefined {
   const domain = key.slice(0, slash);
   const rest = key.slice(slash + 1);
   if (!isDns1123Subdomain(domain))
-    return 'must be a domain-prefixed path (such as "acme.io/foo"): the part before "/" must be a DNS-1123 subdomain';
+    return (
+      'must be a domain-prefixed path (such as "acme.io/foo"): the part before "/" must ' +
+      'be a DNS-1123 subdomain'
+    );
   if (rest === '' || !/^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]+$/.test(rest)) {
-    return 'must be a domain-prefixed path (such as "acme.io/foo"): the part after "/" must be valid HTTP path characters';
+    return (
+      'must be a domain-prefixed path (such as "acme.io/foo"): the part after "/" must be ' +
+      'valid HTTP path characters'
+    );
   }
   return undefined;
 }
@@ -306,7 +312,9 @@ function checkEmailVerified(
   issues.invalid(
     [...mp, 'username', 'expression'],
     user.expression,
-    'claims.email_verified must be used in claimMappings.username.expression or claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when claims.email is used in claimMappings.username.expression',
+    'claims.email_verified must be used in claimMappings.username.expression or ' +
+      'claimMappings.extra[*].valueExpression or claimValidationRules[*].expression when ' +
+      'claims.email is used in claimMappings.username.expression',
   );
 }
 

@@ -69,14 +69,18 @@ export function admissionPluginsEnabled(
   const both = extra.filter((p) => off.includes(p));
   if (both.length > 0) {
     throw new ConfigError(
-      `--enable-admission-plugins and --disable-admission-plugins both name ${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or disabled`,
+      `--enable-admission-plugins and --disable-admission-plugins both name ` +
+        `${both.map((p) => JSON.stringify(p)).join(', ')}: a plugin is either enabled or ` +
+        `disabled`,
       { flag: '--disable-admission-plugins' },
     );
   }
   const unknown = off.filter((p) => !isOneOf(ADMISSION_PLUGIN_NAMES, p));
   if (unknown.length > 0) {
     throw new ConfigError(
-      `--disable-admission-plugins: unknown admission plugin(s) ${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ${ADMISSION_PLUGIN_NAMES.join(', ')}`,
+      `--disable-admission-plugins: unknown admission plugin(s) ` +
+        `${unknown.map((p) => JSON.stringify(p)).join(', ')}; supported: ` +
+        ADMISSION_PLUGIN_NAMES.join(', '),
       { flag: '--disable-admission-plugins' },
     );
   }
@@ -91,39 +95,60 @@ export function admissionPluginsEnabled(
 export const APISERVER_CONFIG_FLAGS = [
   {
     name: 'authentication-config',
-    help: 'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): JWT authenticators and anonymous access.',
+    help:
+      'File with an AuthenticationConfiguration (apiserver.config.{platform_domain}/v1): ' +
+      'JWT authenticators and anonymous access.',
   },
   {
     name: 'authorization-config',
-    help: 'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow and AlwaysDeny authorizers. Replaces --authorization-mode.',
+    help:
+      'File with an AuthorizationConfiguration: an ordered chain of Webhook, AlwaysAllow ' +
+      'and AlwaysDeny authorizers. Replaces --authorization-mode.',
   },
   {
     name: 'admission-control-config-file',
-    help: 'File with an AdmissionConfiguration: per-plugin configuration (path or embedded configuration).',
+    help:
+      'File with an AdmissionConfiguration: per-plugin configuration (path or embedded ' +
+      'configuration).',
   },
   {
     name: 'enable-admission-plugins',
-    help: `Admission plugins to enable in addition to the default ones (${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction, ServiceAccount.`,
+    help:
+      `Admission plugins to enable in addition to the default ones ` +
+      `(${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, ` +
+      `CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction,` +
+      ` ServiceAccount.`,
   },
   {
     name: 'disable-admission-plugins',
-    help: `Admission plugins to disable, default ones included (${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and disabled.`,
+    help:
+      `Admission plugins to disable, default ones included ` +
+      `(${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and ` +
+      `disabled.`,
   },
   {
     name: 'encryption-provider-config',
-    help: 'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, identity, kms v2) for encrypting resources at rest.',
+    help:
+      'File with an EncryptionConfiguration: providers (aesgcm, aescbc, secretbox, ' +
+      'identity, kms v2) for encrypting resources at rest.',
   },
   {
     name: 'tracing-config-file',
-    help: 'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion for request spans.',
+    help:
+      'File with a TracingConfiguration: OTLP gRPC endpoint and samplingRatePerMillion ' +
+      'for request spans.',
   },
   {
     name: 'authorization-webhook-config-file',
-    help: 'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the SubjectAccessReview webhook.',
+    help:
+      'With --authorization-mode=Webhook: a platconfig (kubeconfig layout) naming the ' +
+      'SubjectAccessReview webhook.',
   },
   {
     name: 'authorization-webhook-version',
-    help: 'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default "v1beta1").',
+    help:
+      'With --authorization-mode=Webhook: v1 or v1beta1 SubjectAccessReviews (default ' +
+      '"v1beta1").',
   },
   {
     name: 'authorization-webhook-cache-authorized-ttl',
@@ -135,7 +160,9 @@ export const APISERVER_CONFIG_FLAGS = [
   },
   {
     name: 'validate-config',
-    help: 'Validate the configuration files given after this flag (any of the five kinds), print every error and exit (1 on errors, 0 otherwise).',
+    help:
+      'Validate the configuration files given after this flag (any of the five kinds), ' +
+      'print every error and exit (1 on errors, 0 otherwise).',
   },
 ] as const;
 
@@ -150,7 +177,7 @@ export interface ApiserverConfigFileOptions {
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
   readonly platformDomain: string;
-  readonly names?: Names;
+  readonly names: Names;
   /** `--anonymous-auth` was set (then the authentication file must not configure `anonymous`). */
   readonly anonymousAuthFlagSet: boolean;
   /** The --authorization-mode list, used when no --authorization-config is given. */
@@ -218,7 +245,8 @@ export async function loadApiserverConfigFiles(
     if (authorizerModes.includes('AlwaysAllow')) {
       b.log.warn(
         { modes: authorizerModes },
-        'authorization mode AlwaysAllow: every authenticated request is allowed (use Node,RBAC, the default, to restrict what each identity may do)',
+        'authorization mode AlwaysAllow: every authenticated request is allowed (use ' +
+          'Node,RBAC, the default, to restrict what each identity may do)',
       );
     }
     const chain = new AuthorizerChain({ authorizers: o.replaceAuthorizers ?? authorizers });
@@ -332,7 +360,9 @@ async function configuredAuthorizer(
     connection = await loadConnection(file);
   } catch (err) {
     throw new ConfigError(
-      `--authorization-config: ${o.authorizationConfig ?? ''}: authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ${err instanceof Error ? err.message : String(err)}`,
+      `--authorization-config: ${o.authorizationConfig ?? ''}: ` +
+        `authorizers[${i}].webhook.connectionInfo.kubeConfigFile: ` +
+        (err instanceof Error ? err.message : String(err)),
       {
         file: o.authorizationConfig ?? '',
         field: `authorizers[${i}].webhook.connectionInfo.kubeConfigFile`,
@@ -373,7 +403,7 @@ function admissionFrom({ o, load }: Building, chain: Authorizer): AdmissionPlugi
     enabled,
     config: admissionConfig,
     platformDomain: o.platformDomain,
-    ...(o.names !== undefined ? { names: o.names } : {}),
+    names: o.names,
     authorizer: chain,
     clock: o.clock,
     ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
@@ -458,7 +488,8 @@ async function legacyWebhookAuthorizer(o: ApiserverConfigFileOptions): Promise<W
   const version = o.authorizationWebhookVersion ?? 'v1beta1';
   if (version !== 'v1' && version !== 'v1beta1') {
     throw new FlagError(
-      `invalid value "${version}" for flag --authorization-webhook-version: supported values are v1, v1beta1`,
+      `invalid value "${version}" for flag --authorization-webhook-version: supported ` +
+        `values are v1, v1beta1`,
       { flag: 'authorization-webhook-version' },
     );
   }

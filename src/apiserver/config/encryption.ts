@@ -136,7 +136,8 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
           issues.invalid(
             rp,
             name,
-            `resource overlaps with ${JSON.stringify(h.name)} in the same resource list; wildcards may not overlap`,
+            `resource overlaps with ${JSON.stringify(h.name)} in the same resource ` +
+              `list; wildcards may not overlap`,
           );
         }
       }
@@ -155,7 +156,9 @@ export function validateEncryption(issues: IssueList, cfg: EncryptionConfigurati
         issues.invalid(
           pp,
           undefined,
-          `exactly one provider must be configured (one of ${PROVIDER_KINDS.join(', ')}), found ${set.length === 0 ? 'none' : set.join(', ')}`,
+          `exactly one provider must be configured (one of ` +
+            `${PROVIDER_KINDS.join(', ')}), found ` +
+            (set.length === 0 ? 'none' : set.join(', ')),
         );
       }
       for (const kind of ['aesgcm', 'aescbc', 'secretbox'] as const) {
@@ -202,7 +205,8 @@ function validateKeys(
       issues.invalid(
         [...p, i, 'secret'],
         undefined,
-        `REDACTED: secret is not of the expected length, got ${raw.length}, expected one of ${KEY_LENGTHS[kind].join(', ')} bytes`,
+        `REDACTED: secret is not of the expected length, got ${raw.length}, expected ` +
+          `one of ${KEY_LENGTHS[kind].join(', ')} bytes`,
       );
     }
   });

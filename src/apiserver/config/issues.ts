@@ -38,7 +38,8 @@ export class IssueList {
   unsupported(path: FieldPath, value: string, supported: readonly string[]): void {
     this.add(
       path,
-      `Unsupported value: ${JSON.stringify(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`,
+      `Unsupported value: ${JSON.stringify(value)}: supported values: ` +
+        supported.map((s) => JSON.stringify(s)).join(', '),
     );
   }
   duplicate(path: FieldPath, value: string): void {
@@ -71,7 +72,8 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], into: IssueLi
           into.invalid(
             path,
             undefined,
-            `expected ${iss.expected === 'int' ? 'an integer' : iss.expected}, got ${typeName(iss.input)}`,
+            `expected ${iss.expected === 'int' ? 'an integer' : iss.expected}, got ` +
+              typeName(iss.input),
           );
         break;
       case 'unrecognized_keys':
@@ -80,7 +82,8 @@ export function fromZodIssues(issues: readonly z.core.$ZodIssue[], into: IssueLi
       case 'invalid_value':
         into.add(
           path,
-          `Unsupported value: supported values: ${iss.values.map((v) => JSON.stringify(v)).join(', ')}`,
+          `Unsupported value: supported values: ` +
+            iss.values.map((v) => JSON.stringify(v)).join(', '),
         );
         break;
       case 'too_small':

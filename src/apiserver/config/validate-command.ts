@@ -40,7 +40,8 @@ export function runValidateConfig(argv: readonly string[], io: ValidateCommandIo
   }
   if (files.length === 0) {
     io.err(
-      'plat-apiserver: --validate-config needs at least one file: plat-apiserver --validate-config FILE...\n',
+      'plat-apiserver: --validate-config needs at least one file: plat-apiserver ' +
+        '--validate-config FILE...\n',
     );
     return 1;
   }

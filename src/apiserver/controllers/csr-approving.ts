@@ -75,7 +75,8 @@ async function approveOne(o: CsrControllerOptions, name: string): Promise<void> 
   if (!allowed) {
     o.logger.info(
       { csr: name },
-      'csrapproving: requester may not create node client certificates; leaving the CSR for a human approver',
+      'csrapproving: requester may not create node client certificates; leaving the CSR ' +
+        'for a human approver',
     );
     return;
   }

@@ -156,7 +156,8 @@ export class NodeLifecycleController {
     if (changed || added)
       this.o.logger.info(
         { node: name },
-        `node ${name} stopped renewing its lease and posting its status: marked Unknown and tainted ${this.o.names.taints.unreachable}`,
+        `node ${name} stopped renewing its lease and posting its status: marked Unknown ` +
+          `and tainted ${this.o.names.taints.unreachable}`,
       );
   }
 

@@ -19,7 +19,9 @@ const CONTROLLER_USER: UserInfo = {
 };
 
 export const ROOT_CA_DESCRIPTION =
-  'Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. No other usage is guaranteed across distributions of Kubernetes clusters.';
+  'Contains a CA bundle that can be used to verify the kube-apiserver when using ' +
+  'internal endpoints such as the internal service IP or kubernetes.default.svc. No ' +
+  'other usage is guaranteed across distributions of Kubernetes clusters.';
 
 export interface RootCaPublisherOptions {
   readonly registry: Registry;

@@ -10,7 +10,10 @@ import { parseCsrPem, type ParsedCsr } from './request.js';
 export const AUTO_APPROVE_REASON = 'AutoApproved';
 /** The reference's condition message, with the profile's agent word (platlet or kubelet). */
 export function autoApproveMessage(names: Names, self: boolean): string {
-  return `Auto approving ${self ? 'self ' : ''}${names.agentWord} client certificate after SubjectAccessReview.`;
+  return (
+    `Auto approving ${self ? 'self ' : ''}${names.agentWord} client certificate after ` +
+    `SubjectAccessReview.`
+  );
 }
 /** The reference's message when the node renews its own certificate (selfnodeclient). */
 

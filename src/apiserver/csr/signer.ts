@@ -195,7 +195,8 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
     throw new Error(`the signer has expired: NotAfter=${caCert.notAfter.toISOString()}`);
   if (now >= caCert.notAfter.getTime())
     throw new Error(
-      `refusing to sign a certificate that expired in the past: NotAfter=${caCert.notAfter.toISOString()}`,
+      `refusing to sign a certificate that expired in the past: ` +
+        `NotAfter=${caCert.notAfter.toISOString()}`,
     );
 
   const signer = await importSigningKey(opts.ca.keyPem);

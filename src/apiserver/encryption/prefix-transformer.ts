@@ -48,7 +48,8 @@ export class PrefixTransformer implements ValueTransformer {
         return { data, stale: i !== 0 };
       } catch (err) {
         throw new EncryptionReadError(
-          `cannot decrypt the stored value with ${provider.description}: ${err instanceof Error ? err.message : String(err)}`,
+          `cannot decrypt the stored value with ${provider.description}: ` +
+            (err instanceof Error ? err.message : String(err)),
           { cause: err },
         );
       }
@@ -57,15 +58,18 @@ export class PrefixTransformer implements ValueTransformer {
       // A value that looks encrypted but matched no configured key must not be served as data.
       if (startsWith(stored, ENC_MARK)) {
         throw new EncryptionReadError(
-          `the stored value is encrypted with ${describePrefix(stored)}, which is not in the configured providers`,
+          `the stored value is encrypted with ${describePrefix(stored)}, which is not ` +
+            `in the configured providers`,
         );
       }
       return { data: stored, stale: identityIndex !== 0 };
     }
     throw new EncryptionReadError(
       startsWith(stored, ENC_MARK)
-        ? `the stored value is encrypted with ${describePrefix(stored)}, which is not in the configured providers`
-        : 'no matching prefix found: the stored value is not encrypted and identity is not among the configured providers',
+        ? `the stored value is encrypted with ${describePrefix(stored)}, which is not in ` +
+            `the configured providers`
+        : 'no matching prefix found: the stored value is not encrypted and identity is ' +
+            'not among the configured providers',
     );
   }
 }

@@ -101,7 +101,8 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
         const raw = decodeKey(k.secret);
         if (raw === undefined) {
           throw new ConfigError(
-            `${inFile(opts)}${where}.${kind}.keys[${j}].secret: Invalid value: REDACTED: secret is not a valid base64 string`,
+            `${inFile(opts)}${where}.${kind}.keys[${j}].secret: Invalid value: ` +
+              `REDACTED: secret is not a valid base64 string`,
             opts.file === undefined ? {} : { file: opts.file },
           );
         }
@@ -115,7 +116,8 @@ export class EncryptionTransformerRegistry implements TransformerRegistry {
     if (kms !== undefined) {
       if ((kms.apiVersion ?? 'v1') !== 'v2') {
         throw new ConfigError(
-          `${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not supported by plat-apiserver: set apiVersion: v2`,
+          `${inFile(opts)}${where}.kms.apiVersion: Unsupported value: KMS v1 is not ` +
+            `supported by plat-apiserver: set apiVersion: v2`,
           opts.file === undefined ? {} : { file: opts.file },
         );
       }

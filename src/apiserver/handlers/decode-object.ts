@@ -42,7 +42,8 @@ export function applyFieldValidation(
   if (problems.length === 0) return;
   if (mode === 'Strict') {
     throw badRequest(
-      `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding error: ${problems.join(', ')}`,
+      `${kind} in version "${version}" cannot be handled as a ${kind}: strict decoding ` +
+        `error: ${problems.join(', ')}`,
     );
   }
   if (mode === 'Warn') warnings.push(...problems);

@@ -54,7 +54,9 @@ export function validateFieldManager(manager: string, errs: FieldErrorLike[]): v
         type: 'FieldValueInvalid',
         field: 'fieldManager',
         value: manager,
-        detail: `invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at position ${i})`,
+        detail:
+          `invalid character U+${cp.toString(16).toUpperCase().padStart(4, '0')} (at ` +
+          `position ${i})`,
       });
     }
     i += Buffer.byteLength(ch);
@@ -133,14 +135,16 @@ function deleteOptionsBody(body: string): Record<string, unknown> {
     parsed = parseJsonBody(body);
   } catch (err) {
     throw badRequest(
-      `the body of the request was in an unknown format: ${err instanceof Error ? err.message : String(err)}`,
+      `the body of the request was in an unknown format: ` +
+        (err instanceof Error ? err.message : String(err)),
     );
   }
   if (!isRecord(parsed)) throw badRequest('the body must be a DeleteOptions object');
   const kind = parsed['kind'];
   if (kind !== undefined && kind !== 'DeleteOptions') {
     throw badRequest(
-      `the body of the request was in an unknown format: expected DeleteOptions, got ${textOf(kind)}`,
+      `the body of the request was in an unknown format: expected DeleteOptions, got ` +
+        textOf(kind),
     );
   }
   return parsed;

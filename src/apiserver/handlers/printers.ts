@@ -306,7 +306,8 @@ const podPrinter: Printer = {
     col(
       'Restarts',
       'string',
-      'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+      'The number of times the containers in this pod have been restarted and when the ' +
+        'last container in this pod has restarted.',
     ),
     ageCol,
     col('IP', 'string', DOC.PodStatus_podIP, 1),

@@ -64,7 +64,8 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     throw new StatusError(
       406,
       'NotAcceptable',
-      `only the following media types are accepted: application/json, application/yaml, ${WIRE_NAMES.protobufMediaType}`,
+      `only the following media types are accepted: application/json, application/yaml, ` +
+        WIRE_NAMES.protobufMediaType,
     );
   }
   return undefined;
@@ -76,7 +77,8 @@ function includeObjectOf(search: URLSearchParams): IncludeObject {
   if (v === null || v === '' || v === 'Metadata') return 'Metadata';
   if (v === 'None' || v === 'Object') return v;
   throw badRequest(
-    `Unable to convert to Table as requested: includeObject: Invalid value: ${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
+    `Unable to convert to Table as requested: includeObject: Invalid value: ` +
+      `${JSON.stringify(v)}: must be 'Metadata', 'Object', 'None', or empty`,
   );
 }
 
@@ -123,7 +125,8 @@ export function responseConversion(c: ConversionContext): ResponseConversion | u
     return {
       list: () => {
         throw notAcceptable(
-          `you requested PartialObjectMetadata, but the requested object is a list (${goType(c.def, true)})`,
+          `you requested PartialObjectMetadata, but the requested object is a list ` +
+            `(${goType(c.def, true)})`,
         );
       },
       one: partial,
@@ -132,7 +135,8 @@ export function responseConversion(c: ConversionContext): ResponseConversion | u
   }
   const notList = (): never => {
     throw notAcceptable(
-      `you requested PartialObjectMetadataList, but the requested object is not a list (${goType(c.def, false)})`,
+      `you requested PartialObjectMetadataList, but the requested object is not a list ` +
+        `(${goType(c.def, false)})`,
     );
   };
   return {

@@ -179,8 +179,9 @@ export function resourcePaths(r: ServedResource): PathItem[] {
 }
 
 export function reviewPath(r: ServedReview): PathItem {
+  const namespaced = r.namespaced ? 'namespaces/{namespace}/' : '';
   return {
-    path: `${gvPrefix(r.gvk.group, r.gvk.version)}/${r.namespaced ? 'namespaces/{namespace}/' : ''}${r.resource}`,
+    path: `${gvPrefix(r.gvk.group, r.gvk.version)}/${namespaced}${r.resource}`,
     pathParams: r.namespaced ? ['namespace'] : [],
     ops: [
       {

@@ -82,8 +82,12 @@ function childTouch(t: Touched | undefined, key: string): Touched | undefined {
 /** The patch library's JSON of `value`; `touched` undefined means stored as it was. */
 export function goPatchedJson(value: unknown, touched: Touched | undefined, path = ''): string {
   if (typeof value === 'string') return goJsonString(value);
-  if (Array.isArray(value))
-    return `[${value.map((v, i) => goPatchedJson(v, childTouch(touched, String(i)), `${path}/${i}`)).join(',')}]`;
+  if (Array.isArray(value)) {
+    const items = value.map((v, i) =>
+      goPatchedJson(v, childTouch(touched, String(i)), `${path}/${i}`),
+    );
+    return `[${items.join(',')}]`;
+  }
   if (isObject(value)) {
     const keys = keysOf(value, touched !== undefined, path === '/metadata');
     const parts = keys.map(

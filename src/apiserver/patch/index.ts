@@ -98,7 +98,8 @@ function unsupported(contentType: string): PatchError {
     status: 415,
     reason: 'UnsupportedMediaType',
     message:
-      `the body of the request was in an unknown format - accepted media types include: ${PATCH_CONTENT_TYPES.join(', ')}` +
+      `the body of the request was in an unknown format - accepted media types include: ` +
+      PATCH_CONTENT_TYPES.join(', ') +
       (got !== '' ? ` (got ${got})` : ''),
   });
 }

@@ -29,9 +29,16 @@ function describe(e: InstanceType<typeof JsonPatchError>, op: Operation | undefi
       if (op?.op === 'remove') return `unable to remove nonexistent key: ${path}: missing value`;
       if (op?.op === 'replace')
         return `replace operation does not apply: doc is missing key: ${path}: missing value`;
-      return `${op?.op ?? 'operation'} operation does not apply: doc is missing path: ${JSON.stringify(path)}: missing value`;
+      return (
+        `${op?.op ?? 'operation'} operation does not apply: doc is missing path: ` +
+        `${JSON.stringify(path)}: missing value`
+      );
     case 'OPERATION_FROM_UNRESOLVABLE':
-      return `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ${JSON.stringify(op !== undefined && 'from' in op ? op.from : '')}: missing value`;
+      return (
+        `${op?.op ?? 'operation'} operation does not apply: doc is missing from path: ` +
+        `${JSON.stringify(op !== undefined && 'from' in op ? op.from : '')}: missing ` +
+        `value`
+      );
     case 'OPERATION_OP_INVALID':
       return `Unexpected kind: ${String(op?.op)}`;
     case 'OPERATION_VALUE_REQUIRED':
@@ -65,13 +72,16 @@ export function applyJsonPatch(doc: Record<string, unknown>, patchBody: string):
     throw new PatchError({
       status: 413,
       reason: 'RequestEntityTooLarge',
-      message: `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}`,
+      message:
+        `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, ` +
+        `got ${ops.length}`,
     });
   }
   for (const op of ops) {
     if (op === null || typeof op !== 'object' || Array.isArray(op))
       throw badRequest(
-        'json: cannot unmarshal into Go value of type jsonpatch.Operation: each operation must be an object',
+        'json: cannot unmarshal into Go value of type jsonpatch.Operation: each ' +
+          'operation must be an object',
       );
   }
   const typed = ops as Operation[];
@@ -118,7 +128,9 @@ function checkOperationGrowth(docNow: unknown, op: Operation, copiedSoFar: numbe
       throw new PatchError({
         status: 422,
         reason: 'Invalid',
-        message: `Unable to copy, the accumulated size increase of copy is ${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`,
+        message:
+          `Unable to copy, the accumulated size increase of copy is ` +
+          `${copiedSoFar + bytes}, exceeding the limit ${JSON_PATCH_MAX_COPY_BYTES}`,
       });
     }
     checkNesting(op, value);
@@ -138,7 +150,10 @@ function checkNesting(op: Operation, value: unknown): void {
     throw new PatchError({
       status: 422,
       reason: 'Invalid',
-      message: `${op.op} operation on ${op.path}: the patched object would be nested more than ${API_BODY_LIMITS.maxDepth} levels or hold more than ${API_BODY_LIMITS.maxNodes} values (the limits of a request body)`,
+      message:
+        `${op.op} operation on ${op.path}: the patched object would be nested more than ` +
+        `${API_BODY_LIMITS.maxDepth} levels or hold more than ${API_BODY_LIMITS.maxNodes} ` +
+        `values (the limits of a request body)`,
     });
   }
 }

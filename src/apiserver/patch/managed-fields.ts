@@ -317,7 +317,9 @@ function conflictError(conflicts: { entry: ManagerEntry; path: FieldPath }[]): P
   let message: string;
   const first = conflicts[0];
   if (conflicts.length === 1 && first !== undefined) {
-    message = `Apply failed with 1 conflict: conflict with ${printManager(first.entry)}: ${pathString(first.path)}`;
+    message =
+      `Apply failed with 1 conflict: conflict with ${printManager(first.entry)}: ` +
+      pathString(first.path);
   } else {
     const byManager = new Map<string, { entry: ManagerEntry; paths: FieldPath[] }>();
     for (const c of conflicts) {

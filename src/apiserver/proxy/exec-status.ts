@@ -31,7 +31,8 @@ function exitStatus(code: number): ExecStatus {
   return {
     metadata: {},
     status: 'Failure',
-    message: `command terminated with non-zero exit code: command terminated with exit code ${code}`,
+    message:
+      `command terminated with non-zero exit code: command terminated with exit code ` + `${code}`,
     reason: 'NonZeroExitCode',
     details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
   };

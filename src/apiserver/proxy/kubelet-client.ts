@@ -73,7 +73,8 @@ async function generated(
         return pair;
       logger.info(
         { file: crt },
-        'the kubelet client certificate is near expiry, for another name or from another CA: issuing a new one',
+        'the kubelet client certificate is near expiry, for another name or from ' +
+          'another CA: issuing a new one',
       );
     } catch (err) {
       logger.warn(
@@ -136,7 +137,8 @@ export async function prepareKubeletClient(
   } else {
     logger.info(
       {},
-      "no --kubelet-certificate-authority: the agents' serving certificates are not verified (logs, exec, attach, port-forward, nodes/proxy)",
+      "no --kubelet-certificate-authority: the agents' serving certificates are not " +
+        'verified (logs, exec, attach, port-forward, nodes/proxy)',
     );
   }
   const cert = f.kubeletClientCertificate;

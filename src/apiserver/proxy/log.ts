@@ -31,7 +31,8 @@ export function agentLogRefusal(code: number, body: string, podName: string): St
     (code > 500
       ? [
           'InternalError',
-          `an error on the server (${JSON.stringify(body)}) has prevented the request from succeeding`,
+          `an error on the server (${JSON.stringify(body)}) has prevented the request ` +
+            `from succeeding`,
         ]
       : [
           '',

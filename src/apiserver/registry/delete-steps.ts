@@ -42,7 +42,8 @@ export function checkDeletable(
       def.resource,
       def.group,
       name,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${textOf(meta['uid'] ?? '')}`,
+      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ` +
+        textOf(meta['uid'] ?? ''),
     );
   }
   if (pre?.resourceVersion !== undefined && pre.resourceVersion !== meta['resourceVersion']) {
@@ -50,7 +51,8 @@ export function checkDeletable(
       def.resource,
       def.group,
       name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${textOf(meta['resourceVersion'] ?? '')}`,
+      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ` +
+        `ResourceVersion in object meta: ${textOf(meta['resourceVersion'] ?? '')}`,
     );
   }
 }

@@ -407,7 +407,12 @@ async function snapshotOf(
       if (token.rv < store.compactedRevision()) {
         const fresh = encodeContinue(domain, { rv: -1, start: token.start });
         throw expired(
-          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          'The provided continue parameter is too old to display a consistent list ' +
+            'result. You can start a new list without the continue parameter, or use the ' +
+            'continue token in this response to retrieve the remainder of the results. ' +
+            'Continuing with the provided token results in an inconsistent list - objects ' +
+            'that were created, modified, or deleted between the time the first chunk was ' +
+            'returned and now may show up in the list.',
           fresh,
         );
       }

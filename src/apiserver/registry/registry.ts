@@ -6,7 +6,7 @@
 import { RemainingCounts } from './remaining-counts.js';
 import { ServedCache } from './served-cache.js';
 import { storageKey, storagePrefix } from './keys.js';
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { AdmissionOperation, AdmissionPlugin } from '../interfaces.js';
 import type { UserInfo } from '../../common/auth/user.js';
@@ -91,8 +91,8 @@ export interface DeleteResult {
 export interface RegistryOptions {
   readonly store: Store;
   readonly platformDomain: string;
-  /** The profile's names; default: the platform profile's in platformDomain. */
-  readonly names?: Names;
+  /** The profile's names (the mirror-pod annotation its strategies read). */
+  readonly names: Names;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly admission: readonly AdmissionPlugin[];
@@ -104,7 +104,8 @@ export function storeReadFailure(err: StoreReadError, def: ResourceDef, name: st
   return new StatusError(
     500,
     'StorageReadError',
-    `failed to read the stored ${def.resource} "${name}": ${err.message}; it can be deleted with ignoreStoreReadErrorWithClusterBreakingPotential=true`,
+    `failed to read the stored ${def.resource} "${name}": ${err.message}; it can be ` +
+      `deleted with ignoreStoreReadErrorWithClusterBreakingPotential=true`,
     { name, group: def.group, kind: def.resource },
   );
 }
@@ -145,7 +146,7 @@ export class Registry {
   constructor(opts: RegistryOptions) {
     this.store = opts.store;
     this.platformDomain = opts.platformDomain;
-    this.names = opts.names ?? namesFor('platform', opts.platformDomain);
+    this.names = opts.names;
     this.clock = opts.clock;
     this.logger = opts.logger;
     this.admission = opts.admission;
@@ -256,12 +257,15 @@ export class Registry {
     const version = obj['apiVersion'];
     if (kind !== undefined && kind !== '' && kind !== def.kind) {
       throw badRequest(
-        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: the kind in the data (${textOf(kind)}) does not match the expected kind (${def.kind})`,
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: ` +
+          `the kind in the data (${textOf(kind)}) does not match the expected kind ` +
+          `(${def.kind})`,
       );
     }
     if (version !== undefined && version !== '' && version !== apiVersion) {
       throw badRequest(
-        `the API version in the data (${textOf(version)}) does not match the expected API version (${apiVersion})`,
+        `the API version in the data (${textOf(version)}) does not match the expected ` +
+          `API version (${apiVersion})`,
       );
     }
     obj['kind'] = def.kind;

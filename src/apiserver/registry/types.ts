@@ -13,11 +13,8 @@ export interface StrategyContext {
   readonly user: UserInfo;
   readonly now: Date;
   readonly platformDomain: string;
-  /**
-   * The mirror-pod annotation of the profile (names.annotations.configMirror); default: the
-   * platform profile's.
-   */
-  readonly mirrorAnnotation?: string;
+  /** The mirror-pod annotation of the profile (names.annotations.configMirror). */
+  readonly mirrorAnnotation: string;
 }
 
 export interface ResourceDef {

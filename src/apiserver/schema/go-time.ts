@@ -194,7 +194,8 @@ function goParse(kind: TimeKind, input: string): { fields: Fields } | { message:
   const bytes = Buffer.from(input, 'utf8').toString('latin1');
   const head = `parsing time ${quote(bytes)}`;
   const cannot = (valueElem: string, layoutElem: string): { message: string } => ({
-    message: `${head} as ${quote(layout.text)}: cannot parse ${quote(valueElem)} as ${quote(layoutElem)}`,
+    message:
+      `${head} as ${quote(layout.text)}: cannot parse ${quote(valueElem)} as ` + quote(layoutElem),
   });
   const f: Fields = {
     year: 0,
@@ -249,7 +250,9 @@ export function normalizeTime(kind: TimeKind, input: string): TimeResult {
   if (seconds < MIN_SECONDS || seconds > MAX_SECONDS) {
     return {
       ok: false,
-      message: `parsing time ${quote(Buffer.from(input, 'utf8').toString('latin1'))}: the instant is outside years 0000-9999 once converted to UTC`,
+      message:
+        `parsing time ${quote(Buffer.from(input, 'utf8').toString('latin1'))}: the ` +
+        `instant is outside years 0000-9999 once converted to UTC`,
     };
   }
   if (seconds === ZERO_TIME_SECONDS && (kind === 'Time' || micros === 0n))

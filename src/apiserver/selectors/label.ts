@@ -297,7 +297,8 @@ function newRequirement(
     case 'notin':
       if (vals.length === 0)
         errs.push(
-          `values: Invalid value: ${quoteList(vals)}: for 'in', 'notin' operators, values set can't be empty`,
+          `values: Invalid value: ${quoteList(vals)}: for 'in', 'notin' operators, ` +
+            `values set can't be empty`,
         );
       break;
     case '=':
@@ -305,26 +306,30 @@ function newRequirement(
     case '!=':
       if (vals.length !== 1)
         errs.push(
-          `values: Invalid value: ${quoteList(vals)}: exact-match compatibility requires one single value`,
+          `values: Invalid value: ${quoteList(vals)}: exact-match compatibility ` +
+            `requires one single value`,
         );
       break;
     case 'exists':
     case '!':
       if (vals.length !== 0)
         errs.push(
-          `values: Invalid value: ${quoteList(vals)}: values set must be empty for exists and does not exist`,
+          `values: Invalid value: ${quoteList(vals)}: values set must be empty for ` +
+            `exists and does not exist`,
         );
       break;
     case 'gt':
     case 'lt':
       if (vals.length !== 1)
         errs.push(
-          `values: Invalid value: ${quoteList(vals)}: for 'Gt', 'Lt' operators, exactly one value is required`,
+          `values: Invalid value: ${quoteList(vals)}: for 'Gt', 'Lt' operators, exactly ` +
+            `one value is required`,
         );
       vals.forEach((v, i) => {
         if (parseInt64(v) === undefined) {
           errs.push(
-            `values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' operators, the value must be an integer`,
+            `values[${i}]: Invalid value: ${JSON.stringify(v)}: for 'Gt', 'Lt' ` +
+              `operators, the value must be an integer`,
           );
         }
       });

@@ -90,12 +90,14 @@ function parseBound(raw: string, name: 'hexStart' | 'hexEnd'): string {
   if (hex.length === 17) {
     if (v !== '0x10000000000000000')
       throw new SelectorError(
-        `${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ${JSON.stringify(v)}`,
+        `${name}: 17-digit hex value must be '0x10000000000000000' (2^64), got ` +
+          JSON.stringify(v),
       );
   } else if (hex.length !== 16) {
     const padded = `0x${'0'.repeat(16 - hex.length)}${hex}`;
     throw new SelectorError(
-      `${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(v)} (did you mean ${JSON.stringify(padded)}?)`,
+      `${name} must be a 0x-prefixed 16-digit hex value, got ${JSON.stringify(v)} (did ` +
+        `you mean ${JSON.stringify(padded)}?)`,
     );
   }
   return v;
@@ -129,12 +131,14 @@ function parseTerm(term: string): { path: ShardField; range: ShardRange } {
   const path = args[0] ?? '';
   if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(path)) {
     throw new SelectorError(
-      `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ${JSON.stringify(path)}`,
+      `shardRange() first argument: expected field path (e.g. object.metadata.uid), got ` +
+        JSON.stringify(path),
     );
   }
   if (path !== 'object.metadata.uid' && path !== 'object.metadata.namespace') {
     throw new SelectorError(
-      `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, object.metadata.namespace`,
+      `unsupported field path ${JSON.stringify(path)}; supported: object.metadata.uid, ` +
+        `object.metadata.namespace`,
     );
   }
   const startHex = parseBound(args[1] ?? '', 'hexStart');
@@ -158,7 +162,8 @@ export function parseShardSelector(s: string): ShardSelector {
     const { path, range } = parseTerm(term);
     if (field !== undefined && field !== path) {
       throw new SelectorError(
-        `all shard ranges must use the same field, got ${JSON.stringify(field)} and ${JSON.stringify(path)}`,
+        `all shard ranges must use the same field, got ${JSON.stringify(field)} and ` +
+          JSON.stringify(path),
       );
     }
     field = path;

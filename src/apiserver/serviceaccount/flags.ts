@@ -33,25 +33,39 @@ export const SERVICE_ACCOUNT_FLAGS: readonly ExtraFlag[] = [
   {
     name: 'service-account-issuer',
     accumulates: true,
-    help: `Identifier of the service account token issuer, asserted in the "iss" claim of issued tokens. Given several times (or comma-separated), the first is used to generate tokens and all are accepted. Default "${DEFAULT_SERVICE_ACCOUNT_ISSUER}".`,
+    help:
+      `Identifier of the service account token issuer, asserted in the "iss" claim of ` +
+      `issued tokens. Given several times (or comma-separated), the first is used to ` +
+      `generate tokens and all are accepted. Default "${DEFAULT_SERVICE_ACCOUNT_ISSUER}".`,
   },
   {
     name: 'service-account-signing-key-file',
-    help: `PEM RSA or ECDSA private key that signs service account tokens. When absent, an ECDSA P-256 key is generated into --cert-dir (${GENERATED_KEY_FILE}) and reused.`,
+    help:
+      `PEM RSA or ECDSA private key that signs service account tokens. When absent, an ` +
+      `ECDSA P-256 key is generated into --cert-dir (${GENERATED_KEY_FILE}) and reused.`,
   },
   {
     name: 'service-account-key-file',
     accumulates: true,
-    help: 'Files of PEM RSA or ECDSA public keys, private keys or certificates that verify service account tokens (several keys per file; the flag may repeat). Default: the signing key.',
+    help:
+      'Files of PEM RSA or ECDSA public keys, private keys or certificates that verify ' +
+      'service account tokens (several keys per file; the flag may repeat). Default: the ' +
+      'signing key.',
   },
   {
     name: 'service-account-max-token-expiration',
-    help: 'The maximum validity of a token created by the TokenRequest API; a longer request is shortened to it (with a warning). Between 1h and 2^32 seconds; 0 or absent: no maximum.',
+    help:
+      'The maximum validity of a token created by the TokenRequest API; a longer request ' +
+      'is shortened to it (with a warning). Between 1h and 2^32 seconds; 0 or absent: no ' +
+      'maximum.',
   },
   {
     name: 'service-account-extend-token-expiration',
     bool: true,
-    help: 'Tokens the ServiceAccount admission plugin projects (3607 s, for the API audiences) are issued for one year, with a warnafter claim at 3607 s (default true).',
+    help:
+      'Tokens the ServiceAccount admission plugin projects (3607 s, for the API ' +
+      'audiences) are issued for one year, with a warnafter claim at 3607 s (default ' +
+      'true).',
   },
 ];
 
@@ -130,11 +144,15 @@ function expirationWarnings(max: number, extend: boolean): string[] {
   const out: string[] = [];
   if (max < WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS)
     out.push(
-      `service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than ${WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS} seconds (currently ${max}s)`,
+      `service-account-extend-token-expiration is true, in order to correctly trigger ` +
+        `safe transition logic, service-account-max-token-expiration must be set longer ` +
+        `than ${WARN_ONLY_BOUND_TOKEN_EXPIRATION_SECONDS} seconds (currently ${max}s)`,
     );
   if (max < EXPIRATION_EXTENSION_SECONDS)
     out.push(
-      `service-account-extend-token-expiration is true, enabling tokens valid up to ${EXPIRATION_EXTENSION_SECONDS} seconds, which is longer than service-account-max-token-expiration set to ${max}s`,
+      `service-account-extend-token-expiration is true, enabling tokens valid up to ` +
+        `${EXPIRATION_EXTENSION_SECONDS} seconds, which is longer than ` +
+        `service-account-max-token-expiration set to ${max}s`,
     );
   return out;
 }

@@ -53,7 +53,8 @@ export function parseSigningKey(text: string, file: string): SigningKey {
   const priv = blocks(text).find((b) => b.type.endsWith('PRIVATE KEY'));
   if (priv === undefined)
     throw new FlagError(
-      `failed to parse service-account-issuer-key-file: ${file}: data does not contain a private key (RSA or ECDSA, PEM)`,
+      `failed to parse service-account-issuer-key-file: ${file}: data does not contain ` +
+        `a private key (RSA or ECDSA, PEM)`,
       { flag },
     );
   let key: KeyObject;
@@ -98,7 +99,8 @@ export function parseVerificationKeys(text: string, file: string): VerificationK
   }
   if (keys.length === 0)
     throw new FlagError(
-      `failed to parse key file ${JSON.stringify(file)}: data does not contain any valid RSA or ECDSA public keys`,
+      `failed to parse key file ${JSON.stringify(file)}: data does not contain any ` +
+        `valid RSA or ECDSA public keys`,
       { flag },
     );
   return keys;

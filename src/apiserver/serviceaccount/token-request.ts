@@ -205,7 +205,8 @@ export class TokenRequestAction implements SubresourceAction {
         kind,
         group,
         name,
-        `the UID in the bound object reference (${uid}) does not match the UID in record. The object might have been deleted and then recreated`,
+        `the UID in the bound object reference (${uid}) does not match the UID in ` +
+          `record. The object might have been deleted and then recreated`,
       );
     return bound;
   }
@@ -215,7 +216,8 @@ export class TokenRequestAction implements SubresourceAction {
     const spec = objAt(pod, 'spec') ?? {};
     if (call.name !== (str(spec['serviceAccountName']) ?? ''))
       throw badRequest(
-        `cannot bind token for serviceaccount ${JSON.stringify(call.name)} to pod running with different serviceaccount name.`,
+        `cannot bind token for serviceaccount ${JSON.stringify(call.name)} to pod ` +
+          `running with different serviceaccount name.`,
       );
     const nodeName = str(spec['nodeName']) ?? '';
     let node: Ref | undefined;

@@ -12,11 +12,17 @@ import { ClusterIpAllocator, DEFAULT_SERVICE_CLUSTER_IP_RANGE, parseCidr } from 
 export const SERVICE_FLAGS: readonly ExtraFlag[] = [
   {
     name: 'service-cluster-ip-range',
-    help: `A CIDR notation IPv4 range from which to assign service cluster IPs (default "${DEFAULT_SERVICE_CLUSTER_IP_RANGE}"); its first address is the kubernetes service's. The mask must be between /12 and /30.`,
+    help:
+      `A CIDR notation IPv4 range from which to assign service cluster IPs (default ` +
+      `"${DEFAULT_SERVICE_CLUSTER_IP_RANGE}"); its first address is the kubernetes ` +
+      `service's. The mask must be between /12 and /30.`,
   },
   {
     name: 'advertise-address',
-    help: 'The IP address the kubernetes service (default namespace) sends clients to, with --secure-port. Default: --bind-address, or the first non-internal IPv4 address of this host when binding to all addresses.',
+    help:
+      'The IP address the kubernetes service (default namespace) sends clients to, with ' +
+      '--secure-port. Default: --bind-address, or the first non-internal IPv4 address of ' +
+      'this host when binding to all addresses.',
   },
 ];
 
@@ -25,7 +31,8 @@ export function clusterIpAllocatorOf(text: string | undefined): ClusterIpAllocat
   const value = text ?? DEFAULT_SERVICE_CLUSTER_IP_RANGE;
   if (value.includes(','))
     throw new FlagError(
-      `invalid value "${value}" for flag --${flag}: only one IPv4 range is served here (plat-apiserver is single-stack IPv4)`,
+      `invalid value "${value}" for flag --${flag}: only one IPv4 range is served here ` +
+        `(plat-apiserver is single-stack IPv4)`,
       { flag },
     );
   const range = parseCidr(value);
@@ -38,7 +45,8 @@ export function clusterIpAllocatorOf(text: string | undefined): ClusterIpAllocat
     );
   if (range.bits > 30)
     throw new FlagError(
-      `invalid value "${value}" for flag --${flag}: the range holds no address for a service (the mask must be at most /30)`,
+      `invalid value "${value}" for flag --${flag}: the range holds no address for a ` +
+        `service (the mask must be at most /30)`,
       { flag },
     );
   return new ClusterIpAllocator(range);
@@ -54,7 +62,8 @@ export function advertiseAddressOf(text: string | undefined, bindAddress: string
   if (text !== undefined) {
     if (isIP(text) === 0 || text === '0.0.0.0' || text === '::')
       throw new FlagError(
-        `invalid value "${text}" for flag --advertise-address: must be an IP address clients can reach`,
+        `invalid value "${text}" for flag --advertise-address: must be an IP address ` +
+          `clients can reach`,
         { flag: 'advertise-address' },
       );
     return text;

@@ -26,7 +26,10 @@ function toIp(n: number): string {
 export function parseCidr(text: string): { network: number; bits: number } | string {
   const m = /^([0-9.]+)\/(\d{1,2})$/.exec(text.trim());
   if (m === null || !isIPv4(m[1] ?? '') || Number(m[2]) > 32)
-    return `invalid CIDR address: ${text} (an IPv4 range such as ${DEFAULT_SERVICE_CLUSTER_IP_RANGE})`;
+    return (
+      `invalid CIDR address: ${text} (an IPv4 range such as ` +
+      `${DEFAULT_SERVICE_CLUSTER_IP_RANGE})`
+    );
   const bits = Number(m[2]);
   const size = 2 ** (32 - bits);
   return { network: Math.floor(toInt(m[1] ?? '') / size) * size, bits };
@@ -83,7 +86,9 @@ export class ClusterIpAllocator {
     if (requested !== undefined) {
       if (this.indexOf(requested) === undefined)
         return {
-          error: `the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${this.cidr}`,
+          error:
+            `the provided IP (${requested}) is not in the valid range. The range of valid ` +
+            `IPs is ${this.cidr}`,
           internal: false,
         };
       if (this.held.has(requested)) return { error: ERR_ALLOCATED, internal: false };

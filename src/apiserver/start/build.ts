@@ -129,7 +129,7 @@ async function authorization(
   pods: PodSupport,
 ): Promise<{ rbac: Rbac; plugins: LoadedPlugins }> {
   const { names, logger } = c;
-  const rbac = new Rbac({ platformDomain: names.groupDomain, names, store, logger });
+  const rbac = new Rbac({ names, store, logger });
   const objects = new StoreNodeObjects({ store, pod: defs.pod, node: defs.node });
   const nodeAuthorizer = new NodeAuthorizer({
     platformDomain: names.groupDomain,

@@ -30,14 +30,16 @@ export function decodeContinue(domain: string, text: string): ContinueToken {
   const p = recordOf(parsed);
   if (p['v'] !== `meta.${domain}/v1`) {
     throw badRequest(
-      `invalid continue token: continue key is not valid: server does not recognize this encoded key`,
+      `invalid continue token: continue key is not valid: server does not recognize ` +
+        `this encoded key`,
     );
   }
   const rv = p['rv'];
   const start = p['start'];
   if (typeof rv !== 'number' || !Number.isInteger(rv) || rv === 0 || rv < -1) {
     throw badRequest(
-      `invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version ${REFERENCE_NAMES.groups.meta}/v1)`,
+      `invalid continue token: continue key is not valid: incorrect encoded start ` +
+        `resourceVersion (version ${REFERENCE_NAMES.groups.meta}/v1)`,
     );
   }
   if (typeof start !== 'string' || start === '') {

@@ -64,7 +64,8 @@ export class StoreReadError extends Error {
   readonly key: string;
   constructor(key: string, cause: unknown) {
     super(
-      `failed to read stored object ${key}: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `failed to read stored object ${key}: ` +
+        (cause instanceof Error ? cause.message : String(cause)),
       { cause },
     );
     this.key = key;
@@ -136,7 +137,8 @@ export class Store {
         this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
       } catch (err) {
         throw new FlagError(
-          `--data-dir ${opts.dataDir}: cannot open the database ${file}: ${err instanceof Error ? err.message : String(err)}`,
+          `--data-dir ${opts.dataDir}: cannot open the database ${file}: ` +
+            (err instanceof Error ? err.message : String(err)),
           { flag: 'data-dir', cause: err },
         );
       }
@@ -179,7 +181,8 @@ export class Store {
       ),
       setMeta: prepareKept<[string, number]>(
         db,
-        'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
+        'INSERT INTO meta (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET ' +
+          'value = excluded.value',
       ),
       latest: prepareKept<[string], { rv: number; op: number; value: Buffer }>(
         db,
@@ -202,18 +205,21 @@ export class Store {
         { key: string; rv: number; op: number; value: Buffer }
       >(
         db,
-        'SELECT key, MAX(rv) AS rv, op, value FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key ORDER BY key LIMIT ?',
+        'SELECT key, MAX(rv) AS rv, op, value FROM revisions WHERE key >= ? AND key < ? ' +
+          'AND rv <= ? GROUP BY key ORDER BY key LIMIT ?',
       ),
       count: prepareKept<[string, string, number], { n: number }>(
         db,
-        'SELECT COUNT(*) AS n FROM (SELECT MAX(rv) AS rv, op FROM revisions WHERE key >= ? AND key < ? AND rv <= ? GROUP BY key) WHERE op != 2',
+        'SELECT COUNT(*) AS n FROM (SELECT MAX(rv) AS rv, op FROM revisions WHERE key ' +
+          '>= ? AND key < ? AND rv <= ? GROUP BY key) WHERE op != 2',
       ),
       changes: prepareKept<
         [number, number, string, string],
         { key: string; rv: number; op: number; value: Buffer }
       >(
         db,
-        'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? AND key < ? ORDER BY rv',
+        'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? ' +
+          'AND key < ? ORDER BY rv',
       ),
       corrupt: prepareKept<[Uint8Array, string, number]>(
         db,
@@ -222,7 +228,8 @@ export class Store {
       compactSuperseded: prepareKept<[number, number]>(
         db,
         `DELETE FROM revisions WHERE rv <= ? AND EXISTS (
-           SELECT 1 FROM revisions AS newer WHERE newer.key = revisions.key AND newer.rv > revisions.rv AND newer.rv <= ?)`,
+           SELECT 1 FROM revisions AS newer
+           WHERE newer.key = revisions.key AND newer.rv > revisions.rv AND newer.rv <= ?)`,
       ),
       compactTombstones: prepareKept<[number]>(
         db,

@@ -197,7 +197,8 @@ function subscribeChanges(
     if (queue.length >= s.maxQueue) {
       s.logger.warn(
         { resource: def.resource, queued: queue.length },
-        'closing a watch that does not keep up; the client will resume from its last resourceVersion',
+        'closing a watch that does not keep up; the client will resume from its last ' +
+          'resourceVersion',
       );
       queue.close();
       return;

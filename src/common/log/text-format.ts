@@ -27,7 +27,10 @@ export function renderTextLine(rec: Record<string, unknown>): string {
   // pino stamps every record; a record without a time (written by hand) shows the system clock's
   // now
   const d = new Date(typeof rec['time'] === 'number' ? rec['time'] : systemClock.nowMs());
-  const ts = `${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
+  const ts =
+    `${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:` +
+    `${pad(d.getUTCSeconds())}.${pad(d.getUTCMilliseconds(), 3)}`;
   const component = typeof rec['component'] === 'string' ? rec['component'] : 'nodeagent';
   const msg = typeof rec['msg'] === 'string' ? rec['msg'] : '';
   let line = `${LETTER[level] ?? 'I'}${ts} ${component}] ${msg.replace(/\n/g, '\\n')}`;

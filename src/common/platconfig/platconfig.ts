@@ -246,7 +246,8 @@ async function readRef(file: string, what: string, source: string): Promise<stri
   } catch (err) {
     const code = errnoCode(err);
     throw new PlatconfigError(
-      `platconfig ${source}: ${what} ${file} ${code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`}`,
+      `platconfig ${source}: ${what} ${file} ` +
+        (code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})`),
       { file: source, cause: err },
     );
   }
@@ -273,13 +274,15 @@ function selectContext(
   const ctxName = options.context ?? config['current-context'];
   if (!ctxName)
     throw new PlatconfigError(
-      `platconfig ${path} has no current-context; set current-context to one of: ${config.contexts.map((c) => c.name).join(', ') || '(no contexts defined)'}`,
+      `platconfig ${path} has no current-context; set current-context to one of: ` +
+        (config.contexts.map((c) => c.name).join(', ') || '(no contexts defined)'),
       { file: path },
     );
   const ctx = config.contexts.find((c) => c.name === ctxName);
   if (!ctx)
     throw new PlatconfigError(
-      `platconfig ${path}: context "${ctxName}" not found; defined contexts: ${config.contexts.map((c) => c.name).join(', ') || '(none)'}`,
+      `platconfig ${path}: context "${ctxName}" not found; defined contexts: ` +
+        (config.contexts.map((c) => c.name).join(', ') || '(none)'),
       { file: path },
     );
   const cluster = config.clusters.find((c) => c.name === ctx.context.cluster);
@@ -309,13 +312,15 @@ function checkServer(cluster: NamedCluster, path: string): void {
     url = new URL(cl.server);
   } catch {
     throw new PlatconfigError(
-      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" is not a URL (expected https://host:port)`,
+      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" is not a URL ` +
+        `(expected https://host:port)`,
       { file: path },
     );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new PlatconfigError(
-      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" must use https:// or http://`,
+      `platconfig ${path}: cluster "${cluster.name}" server "${cl.server}" must use ` +
+        `https:// or http://`,
       { file: path },
     );
 }
@@ -373,7 +378,8 @@ async function readClientCertificate(
   }
   if ((out.certPem === undefined) !== (out.keyPem === undefined)) {
     throw new PlatconfigError(
-      `platconfig ${path}: user "${user.name}" has a client ${out.certPem ? 'certificate but no client-key' : 'key but no client-certificate'}`,
+      `platconfig ${path}: user "${user.name}" has a client ` +
+        (out.certPem ? 'certificate but no client-key' : 'key but no client-certificate'),
       { file: path },
     );
   }
@@ -389,7 +395,8 @@ async function readToken(out: ConnectionConfig, user: NamedUser, path: string): 
   }
   if (out.certPem === undefined && out.token === undefined) {
     throw new PlatconfigError(
-      `platconfig ${path}: user "${user.name}" has no credential (set client-certificate and client-key, or token / tokenFile)`,
+      `platconfig ${path}: user "${user.name}" has no credential (set ` +
+        `client-certificate and client-key, or token / tokenFile)`,
       { file: path },
     );
   }

@@ -184,7 +184,8 @@ function decodeAt(
   const env = openEnvelope(body);
   if (env.contentEncoding !== '')
     throw new ProtobufDecodeError(
-      `contentEncoding ${JSON.stringify(env.contentEncoding.slice(0, 64))} is not supported (only none)`,
+      `contentEncoding ${JSON.stringify(env.contentEncoding.slice(0, 64))} is not ` +
+        `supported (only none)`,
     );
   const kind = env.kind === '' ? (expected?.kind ?? '') : env.kind;
   const apiVersion = env.apiVersion === '' ? (expected?.apiVersion ?? '') : env.apiVersion;

@@ -219,7 +219,8 @@ function caseBody(f: FieldPlan, i: number): string[] {
     const k = f.value;
     if ('scalar' in k && PACKABLE.has(k.scalar)) {
       out.push(
-        `if((t&7)===2){e=h.end(r);while(r.pos<e)a${i}.push(${valueExpr(f, i, false)})}else a${i}.push(${valueExpr(f, i, false)})`,
+        `if((t&7)===2){e=h.end(r);while(r.pos<e)a${i}.push(${valueExpr(f, i, false)})}else ` +
+          `a${i}.push(${valueExpr(f, i, false)})`,
       );
     } else if (canOmit({ ...f, omitempty: false })) {
       out.push(`v=${valueExpr(f, i, false)}`, `a${i}.push(v===OMIT?null:v)`);

@@ -128,7 +128,8 @@ export function toProtoValue(
   for (const k of Object.keys(json)) {
     if (keys.has(k) || (typeMeta && (k === 'apiVersion' || k === 'kind'))) continue;
     throw new Error(
-      `${path === '' ? '' : `${path}.`}${k}: not a field of ${t.name} in the reference's protobuf schema`,
+      `${path === '' ? '' : `${path}.`}${k}: not a field of ${t.name} in the ` +
+        `reference's protobuf schema`,
     );
   }
   const out: Plain = {};

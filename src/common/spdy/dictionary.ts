@@ -87,9 +87,12 @@ const PLAIN_TEXT = [
   '500 Internal Server Error',
   '501 Not Implemented',
   '503 Service Unavailable',
-  'Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec 00:00:00 Mon, Tue, Wed, Thu, Fri, Sat, Sun, GMT',
-  'chunked,text/html,image/png,image/jpg,image/gif,application/xml,application/xhtml+xml,text/plain,',
-  'text/javascript,publicprivatemax-age=gzip,deflate,sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0.',
+  'Jan Feb Mar Apr May Jun Jul Aug Sept Oct Nov Dec 00:00:00 Mon, Tue, Wed, Thu, Fri, ' +
+    'Sat, Sun, GMT',
+  'chunked,text/html,image/png,image/jpg,image/gif,application/xml,' +
+    'application/xhtml+xml,text/plain,',
+  'text/javascript,publicprivatemax-age=gzip,deflate,' +
+    'sdchcharset=utf-8charset=iso-8859-1,utf-,*,enq=0.',
 ].join('');
 
 function build(): Buffer {

@@ -346,7 +346,8 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     const peerParity = this.options.role === 'server' ? 1 : 0;
     if ((id & 1) !== peerParity || id <= this.lastPeerStream) {
       throw new SpdyProtocolError(
-        `SYN_STREAM with stream id ${id} after ${this.lastPeerStream}; accepted: a new ${peerParity === 1 ? 'odd' : 'even'} id above the last`,
+        `SYN_STREAM with stream id ${id} after ${this.lastPeerStream}; accepted: a new ` +
+          `${peerParity === 1 ? 'odd' : 'even'} id above the last`,
         { frame: 'SYN_STREAM' },
       );
     }

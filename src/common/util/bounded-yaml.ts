@@ -229,7 +229,8 @@ function noteWarnings(doc: Document.Parsed, input: BoundedInput, text: string): 
     const { line, col } = lineCol(text, w.pos[0]);
     const what = (w.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '');
     yamlNote(
-      `${input.source}: line ${line}, column ${col}: ${what} (YAML warning ${w.code}): ignored, the document is read without it`,
+      `${input.source}: line ${line}, column ${col}: ${what} (YAML warning ${w.code}): ` +
+        `ignored, the document is read without it`,
     );
   }
 }

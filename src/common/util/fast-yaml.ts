@@ -13,8 +13,11 @@ import { GO_LOAD_SCHEMA } from './go-yaml-jsyaml.js';
  * null): its JSON key is sigs.k8s.io/yaml's (or refused), which the full parser words. Linear: a
  * key's text stops at a separator, so no start scans past the next one.
  */
-const NON_STRING_KEY =
-  /(?:^|[\s,[{])(?:[-+.0-9][^\s:,[\]{}]*|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)\s*:(?:\s|$)/m;
+const NON_STRING_KEY = new RegExp(
+  String.raw`(?:^|[\s,[{])(?:[-+.0-9][^\s:,[\]{}]*|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|` +
+    String.raw`false|False|FALSE|on|On|ON|off|Off|OFF)\s*:(?:\s|$)`,
+  'm',
+);
 
 /**
  * Where js-yaml and `yaml` read the same text differently (fast-yaml-agreement.test.ts fuzzes
@@ -25,8 +28,12 @@ const NON_STRING_KEY =
  * collection (an error to `yaml`), and the numbers only one of them takes: 0b binary, signed hex
  * and octal, a signed fraction without a leading digit (`-.5`), exponents past a double's range.
  */
-const DIVERGENT =
-  /^ *\t|^%|(?:^|[\s,[{])[!?]|<<|(?<![\w.])[-+]?0[bBoOxX]|(?<![\w.])[-+]\.|\d\.?[eE][-+]?\d{3}|(?:^|[\s,[{])(?:~|null|Null|NULL)?\s*:(?:\s|$)|['"}\]]#|[|>][-+]?[1-9]|[}\]] *:(?:\s|$)|^(?:---|\.\.\.)\S/m;
+const DIVERGENT = new RegExp(
+  String.raw`^ *\t|^%|(?:^|[\s,[{])[!?]|<<|(?<![\w.])[-+]?0[bBoOxX]|(?<![\w.])[-+]\.|` +
+    String.raw`\d\.?[eE][-+]?\d{3}|(?:^|[\s,[{])(?:~|null|Null|NULL)?\s*:(?:\s|$)|['"}\]]#|` +
+    String.raw`[|>][-+]?[1-9]|[}\]] *:(?:\s|$)|^(?:---|\.\.\.)\S`,
+  'm',
+);
 
 /**
  * The decoded value of a clean text, as `{ value }`; undefined when the full parser must read it.

@@ -59,8 +59,11 @@ const GO_RESOLVABLE_FIRST = /^(?:$|[-+0-9yYnNtTfFoO~.])/;
  * Every plain scalar go-yaml v2 may read as other than a string (and a few it reads as strings,
  * such as timestamps or numbers out of range): a writer quotes a string that matches.
  */
-export const GO_MAYBE_NOT_STRING =
-  /^(?:~|null|Null|NULL|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+0-9][-+0-9a-fA-FxXoO_.]*)?$/;
+export const GO_MAYBE_NOT_STRING = new RegExp(
+  String.raw`^(?:~|null|Null|NULL|[yYnN]|yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|` +
+    String.raw`on|On|ON|off|Off|OFF|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|` +
+    String.raw`\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+0-9][-+0-9a-fA-FxXoO_.]*)?$`,
+);
 
 function goInt(plain: string): GoScalar | undefined {
   const m = GO_INT.exec(plain);

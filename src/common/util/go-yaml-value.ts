@@ -62,7 +62,8 @@ function deref(node: unknown, ctx: Ctx): unknown {
     fail(
       ctx,
       node,
-      `the alias *${node.source} names no anchor before it; accepted: an alias of an anchor (&${node.source}) defined earlier in the document`,
+      `the alias *${node.source} names no anchor before it; accepted: an alias of an ` +
+        `anchor (&${node.source}) defined earlier in the document`,
       `yaml: unknown anchor '${node.source}' referenced`,
     );
   return target;

@@ -5,19 +5,23 @@
 const QNAME_FMT = '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]';
 const QNAME_RE = new RegExp(`^${QNAME_FMT}$`);
 const QNAME_MSG =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end " +
+  'with an alphanumeric character';
 const LABEL_VALUE_FMT = `(${QNAME_FMT})?`;
 const LABEL_VALUE_RE = new RegExp(`^${LABEL_VALUE_FMT}$`);
 const LABEL_VALUE_MSG =
-  "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  "a valid label must be an empty string or consist of alphanumeric characters, '-', " +
+  "'_' or '.', and must start and end with an alphanumeric character";
 const DNS1123_LABEL_FMT = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_LABEL_RE = new RegExp(`^${DNS1123_LABEL_FMT}$`);
 const DNS1123_LABEL_MSG =
-  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
+  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'," +
+  ' and must start and end with an alphanumeric character';
 const DNS1123_SUBDOMAIN_FMT = `${DNS1123_LABEL_FMT}(\\.${DNS1123_LABEL_FMT})*`;
 const DNS1123_SUBDOMAIN_RE = new RegExp(`^${DNS1123_SUBDOMAIN_FMT}$`);
 const DNS1123_SUBDOMAIN_MSG =
-  "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
+  'a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, ' +
+  "'-' or '.', and must start and end with an alphanumeric character";
 
 export const DNS1123_SUBDOMAIN_MAX_LENGTH = 253;
 export const DNS1123_LABEL_MAX_LENGTH = 63;
@@ -55,7 +59,8 @@ export function isDns1123Label(value: string): string[] {
 
 const DNS1035_LABEL_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?';
 const DNS1035_LABEL_MSG =
-  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character";
+  "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start " +
+  'with an alphabetic character, and end with an alphanumeric character';
 const DNS1035_LABEL_RE = new RegExp(`^${DNS1035_LABEL_FMT}$`);
 
 /** IsDNS1035Label: a Service's name. */
@@ -103,7 +108,9 @@ export function isQualifiedName(value: string): string[] {
     else for (const m of isDns1123Subdomain(prefix)) errs.push(`prefix part ${m}`);
   } else {
     return [
-      `a qualified name ${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')} with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
+      `a qualified name ` +
+        `${regexError(QNAME_MSG, QNAME_FMT, 'MyName', 'my.name', '123-abc')} with an ` +
+        `optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
     ];
   }
   if (name.length === 0) errs.push(`name part ${EMPTY_ERROR}`);

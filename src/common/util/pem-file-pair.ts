@@ -90,7 +90,8 @@ export class PemFilePair {
         if (initial) throw new Error('the private key does not match the certificate');
         logger.warn(
           { file: certFile },
-          `the ${what} and key files do not match (being replaced?); keeping the previous pair and checking again`,
+          `the ${what} and key files do not match (being replaced?); keeping the ` +
+            `previous pair and checking again`,
         );
         return;
       }
@@ -104,7 +105,8 @@ export class PemFilePair {
     } catch (err) {
       if (initial) {
         throw new CertificateError(
-          `cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ${keyFile}): ${userMessage(err)}`,
+          `cannot read the ${what} (${this.o.flags[0]} ${certFile}, ${this.o.flags[1]} ` +
+            `${keyFile}): ${userMessage(err)}`,
           { file: certFile, cause: err },
         );
       }

@@ -106,7 +106,8 @@ async function assertNoLinkEscape(base: string, path: string): Promise<void> {
     if (real !== undefined) {
       if (!inside(realRoot, real)) {
         throw new UnsafePathError(
-          `refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a symbolic link leads out)`,
+          `refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a ` +
+            `symbolic link leads out)`,
           { root: base },
         );
       }

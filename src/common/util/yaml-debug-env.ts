@@ -18,7 +18,8 @@ export function withoutYamlDebugOutput<T>(fn: () => T): T {
   if (!noted) {
     noted = true;
     yamlNote(
-      `${set.join(' and ')} set in the environment: ignored while YAML is parsed (the yaml library would print the text it reads to stdout)`,
+      `${set.join(' and ')} set in the environment: ignored while YAML is parsed (the ` +
+        `yaml library would print the text it reads to stdout)`,
     );
   }
   for (const k of set) Reflect.deleteProperty(env, k);

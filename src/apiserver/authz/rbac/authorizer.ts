@@ -37,7 +37,9 @@ function describeSubject(s: Obj, bindingNamespace: string): string {
   const kind = str(s['kind']) ?? '';
   const name = str(s['name']) ?? '';
   if (kind === 'ServiceAccount')
-    return `${kind} ${JSON.stringify(`${name}/${orWhenEmpty(str(s['namespace']), bindingNamespace)}`)}`;
+    return (
+      `${kind} ` + JSON.stringify(`${name}/${orWhenEmpty(str(s['namespace']), bindingNamespace)}`)
+    );
   return `${kind} ${JSON.stringify(name)}`;
 }
 
@@ -98,7 +100,9 @@ export class RbacAuthorizer implements Authorizer, RuleResolver {
       kind === 'RoleBinding'
         ? `${bindingNs}/${str(metaOf(b)['name']) ?? ''}`
         : (str(metaOf(b)['name']) ?? '');
-    const source = `${kind} ${JSON.stringify(name)} of ${roleRef.kind} ${JSON.stringify(roleRef.name)} to ${describeSubject(subject, bindingNs)}`;
+    const source =
+      `${kind} ${JSON.stringify(name)} of ${roleRef.kind} ${JSON.stringify(roleRef.name)} ` +
+      `to ${describeSubject(subject, bindingNs)}`;
     for (const rule of got.rules) if (!visit(source, rule, undefined)) return false;
     return true;
   }

@@ -145,7 +145,8 @@ async function reconcileOne(
   if (stringMap(existing, 'annotations')[o.names.autoupdateAnnotation] === 'false') {
     o.logger.info(
       { kind: def.kind, namespace: ns, name },
-      `RBAC bootstrap: ${def.kind} ${name} is annotated ${o.names.autoupdateAnnotation}=false; left as it is`,
+      `RBAC bootstrap: ${def.kind} ${name} is annotated ` +
+        `${o.names.autoupdateAnnotation}=false; left as it is`,
     );
     return 'protected';
   }
@@ -157,7 +158,8 @@ async function reconcileOne(
   if (next === 'recreate') {
     o.logger.warn(
       { kind: def.kind, namespace: ns, name },
-      `RBAC bootstrap: ${def.kind} ${name} refers to another role; recreated with the bootstrap roleRef`,
+      `RBAC bootstrap: ${def.kind} ${name} refers to another role; recreated with the ` +
+        `bootstrap roleRef`,
     );
     await o.registry.delete(def, ns, name, {
       user: SYSTEM_USER,

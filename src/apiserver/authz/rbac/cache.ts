@@ -55,7 +55,8 @@ export class RbacCache {
     if (unreadable.length > 0) {
       this.logger.warn(
         { count: unreadable.length, first: unreadable.slice(0, 5), err: firstError },
-        `RBAC: ${unreadable.length} stored roles or bindings cannot be read; they grant nothing until they are rewritten or deleted`,
+        `RBAC: ${unreadable.length} stored roles or bindings cannot be read; they grant ` +
+          `nothing until they are rewritten or deleted`,
       );
     }
   }

@@ -113,9 +113,13 @@ export class RbacEscalationCheck implements AdmissionPlugin {
     const missing = uncoveredRules(held.rules, rules);
     if (missing.length === 0) return undefined;
     const lines = [...new Set(compactRules(missing).map(compactString))].sort();
-    let msg = `user ${JSON.stringify(user.username)} (groups=${goQuotedList(user.groups)}) is attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
+    let msg =
+      `user ${JSON.stringify(user.username)} (groups=${goQuotedList(user.groups)}) is ` +
+      `attempting to grant RBAC permissions not currently held:\n${lines.join('\n')}`;
     if (held.errors.length > 0)
-      msg += `; resolution errors: [${held.errors.length === 1 ? held.errors[0] : `[${held.errors.join(', ')}]`}]`;
+      msg +=
+        `; resolution errors: ` +
+        `[${held.errors.length === 1 ? held.errors[0] : `[${held.errors.join(', ')}]`}]`;
     return msg;
   }
 

@@ -25,9 +25,9 @@ export class Rbac {
   readonly authorizer: RbacAuthorizer;
   private readonly logger: Logger;
 
-  constructor(o: { platformDomain: string; names?: Names; store: Store; logger: Logger }) {
-    this.names = rbacNames(o.platformDomain, o.names);
-    this.defs = rbacDefs(o.platformDomain);
+  constructor(o: { names: Names; store: Store; logger: Logger }) {
+    this.names = rbacNames(o.names);
+    this.defs = rbacDefs(o.names);
     this.logger = o.logger.child({ component: 'rbac' });
     this.cache = new RbacCache({ store: o.store, defs: this.defs, logger: this.logger });
     this.authorizer = new RbacAuthorizer({ cache: this.cache, rbacGroup: this.names.group });

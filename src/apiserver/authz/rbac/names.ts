@@ -1,7 +1,7 @@
 // The one place RBAC names are derived from the platform domain: the API group, the labels and
 // annotations of the bootstrap policy, and the translation of the reference's own names (read
 // from a real 1.32 apiserver) into ours, through the naming profile (src/common/names.ts).
-import { REFERENCE_NAMES, namesFor, type Names } from '../../../common/names.js';
+import { REFERENCE_NAMES, type Names } from '../../../common/names.js';
 
 export interface RbacNames {
   /** `rbac.authorization.<domain>` */
@@ -35,16 +35,13 @@ function exactNames(n: Names): ReadonlyMap<string, string> {
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A reference group domain (`x.k8s.io`) or label domain (`kubernetes.io/`) inside a name. */
 const REFERENCE_DOMAIN = new RegExp(
-  `(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`,
+  `(^|[./:])(${escape(REFERENCE_NAMES.groupDomain)}|` +
+    `${escape(REFERENCE_NAMES.labelDomain)})(?=$|[/:])`,
   'g',
 );
 
-/** RBAC's names under a profile (default: the platform profile with `platformDomain`). */
-export function rbacNames(
-  platformDomain: string,
-  profileNames: Names = namesFor('platform', platformDomain),
-): RbacNames {
-  const n = profileNames;
+/** RBAC's names under a profile. */
+export function rbacNames(n: Names): RbacNames {
   const exact = exactNames(n);
   const g = n.groupDomain;
   return {

@@ -1,6 +1,7 @@
 // Role, ClusterRole, RoleBinding, ClusterRoleBinding (rbac.authorization.{domain}/v1) as registry
 // resources: no status, no subresources; validation in ./validation.ts.
 
+import type { Names } from '../../../common/names.js';
 import type { ResourceDef } from '../../registry/types.js';
 import { rbacNames } from './names.js';
 import { validateBinding, validateBindingUpdate, validateRole } from './validation.js';
@@ -37,8 +38,8 @@ function common(
   };
 }
 
-export function rbacDefs(platformDomain: string): RbacDefs {
-  const group = rbacNames(platformDomain).group;
+export function rbacDefs(names: Names): RbacDefs {
+  const group = rbacNames(names).group;
   const def = (
     resource: 'roles' | 'clusterroles' | 'rolebindings' | 'clusterrolebindings',
     kind: string,

@@ -179,7 +179,8 @@ export function nodeFit(pod: Obj, node: Obj, boundPods: readonly Obj[], names: N
   if (untolerated !== undefined)
     return {
       reasons: [
-        `node(s) had untolerated taint {${text(untolerated['key'])}: ${text(untolerated['value'])}}`,
+        `node(s) had untolerated taint {${text(untolerated['key'])}: ` +
+          `${text(untolerated['value'])}}`,
       ],
       resolvable: false,
     };

@@ -10,10 +10,14 @@
 //   }
 //   message StatusRequest {}
 //   message StatusResponse { string version = 1; string healthz = 2; string key_id = 3; }
-//   message DecryptRequest { bytes ciphertext = 1; string uid = 2; string key_id = 3; map<string, bytes> annotations = 4; }
+//   message DecryptRequest {
+//     bytes ciphertext = 1; string uid = 2; string key_id = 3; map<string, bytes> annotations = 4;
+//   }
 //   message DecryptResponse { bytes plaintext = 1; }
 //   message EncryptRequest { bytes plaintext = 1; string uid = 2; }
-//   message EncryptResponse { bytes ciphertext = 1; string key_id = 2; map<string, bytes> annotations = 3; }
+//   message EncryptResponse {
+//     bytes ciphertext = 1; string key_id = 2; map<string, bytes> annotations = 3;
+//   }
 import type * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 

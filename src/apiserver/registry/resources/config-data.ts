@@ -9,7 +9,9 @@ import { recordOf } from '../../../common/util/json-shape.js';
 export const MAX_DATA_BYTES = 1024 * 1024;
 const KEY = /^[-._a-zA-Z0-9]+$/;
 const KEY_HELP =
-  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+  "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. " +
+  "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is " +
+  "'[-._a-zA-Z0-9]+')";
 
 export function configKeyErrors(key: string): string[] {
   const out: string[] = [];

@@ -46,7 +46,8 @@ function validateBinding(body: Obj): void {
   const problems: string[] = [];
   if (kind !== '' && kind !== 'Node')
     problems.push(
-      `target.kind: Unsupported value: ${JSON.stringify(kind)}: supported values: "Node", "<empty>"`,
+      `target.kind: Unsupported value: ${JSON.stringify(kind)}: supported values: ` +
+        `"Node", "<empty>"`,
     );
   if ((str(target['name']) ?? '') === '') problems.push('target.name: Required value');
   if (problems.length > 0)

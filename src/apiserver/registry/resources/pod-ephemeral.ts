@@ -15,7 +15,6 @@ import { textOf } from '../../../common/util/text-of.js';
 import { forbidden, notFound } from '../../field-errors.js';
 import type { FieldErrorLike } from '../../status.js';
 import { metaOf, objAt, str, type Obj, type StrategyContext } from '../types.js';
-import { namesFor } from '../../../common/names.js';
 
 export const EPHEMERAL_SUBRESOURCE = 'ephemeralcontainers';
 const PATH = 'spec.ephemeralContainers';
@@ -74,9 +73,7 @@ function diffText(a: Obj, b: Obj): string {
 /** A mirror of a static pod: the subresource answers with that one error alone. */
 export function isMirrorPod(pod: Obj, ctx: StrategyContext): boolean {
   const annotations = metaOf(pod)['annotations'];
-  const key =
-    ctx.mirrorAnnotation ?? namesFor('platform', ctx.platformDomain).annotations.configMirror;
-  return isRecord(annotations) && annotations[key] !== undefined;
+  return isRecord(annotations) && annotations[ctx.mirrorAnnotation] !== undefined;
 }
 
 /** The reference's ValidatePodEphemeralContainersUpdate, after the whole pod's validation. */

@@ -107,7 +107,9 @@ function validatePorts(spec: Obj, type: string): FieldErrorLike[] {
         type: 'FieldValueDuplicate',
         field: path,
         value: goSyntax(
-          `core.ServicePort{Name:"", Protocol:${JSON.stringify(String(p['protocol']))}, AppProtocol:(*string)(nil), Port:${String(p['port'])}, TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
+          `core.ServicePort{Name:"", Protocol:${JSON.stringify(String(p['protocol']))}, ` +
+            `AppProtocol:(*string)(nil), Port:${String(p['port'])}, ` +
+            `TargetPort:intstr.IntOrString{Type:0, IntVal:0, StrVal:""}, NodePort:0}`,
         ),
         detail: '',
       });

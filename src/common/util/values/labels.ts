@@ -18,18 +18,23 @@ export function qualifiedNameErrors(key: string): string[] {
     else if (prefix.length > 253) errs.push('prefix part must be no more than 253 characters');
     else if (!DNS1123_SUBDOMAIN.test(prefix))
       errs.push(
-        "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+        'prefix part a lowercase RFC 1123 subdomain must consist of lower case ' +
+          "alphanumeric characters, '-' or '.', and must start and end with an " +
+          'alphanumeric character',
       );
   } else {
     return [
-      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",
+      "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and " +
+        'must start and end with an alphanumeric character, with an optional DNS ' +
+        "subdomain prefix and '/' (e.g. 'example.com/MyName')",
     ];
   }
   if (name === '') errs.push('name part must be non-empty');
   else if (name.length > 63) errs.push('name part must be no more than 63 characters');
   else if (!NAME.test(name))
     errs.push(
-      "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+      "name part must consist of alphanumeric characters, '-', '_' or '.', and must " +
+        'start and end with an alphanumeric character',
     );
   return errs;
 }
@@ -40,7 +45,8 @@ export function labelValueErrors(value: string): string[] {
   if (value.length > 63) return ['must be no more than 63 characters'];
   if (!NAME.test(value))
     return [
-      "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
+      "a valid label must be an empty string or consist of alphanumeric characters, '-'," +
+        " '_' or '.', and must start and end with an alphanumeric character",
     ];
   return [];
 }

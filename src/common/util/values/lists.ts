@@ -8,7 +8,8 @@ import { invalidValue, quote } from './error.js';
 export const STRINGS_ACCEPTED =
   'a comma-separated list of values (CSV: a value containing a comma is written in double quotes)';
 export const MAP_ACCEPTED = 'comma-separated key=value pairs, such as a=1,b=2';
-export const BOOL_MAP_ACCEPTED = `comma-separated key=bool pairs, such as A=true,B=false (bool: ${BOOL_ACCEPTED})`;
+export const BOOL_MAP_ACCEPTED =
+  'comma-separated key=bool pairs, such as A=true,B=false ' + `(bool: ${BOOL_ACCEPTED})`;
 export const MULTIMAP_ACCEPTED =
   'comma-separated name:value pairs, such as Accept:text/plain,X-Token:abc';
 
@@ -71,7 +72,8 @@ function pairs(s: string): string[] {
 }
 
 export const THRESHOLD_MAP_ACCEPTED =
-  'comma-separated signal<quantity or signal=quantity pairs, such as memory.available<100Mi,nodefs.available<10%';
+  'comma-separated signal<quantity or signal=quantity pairs, such as ' +
+  'memory.available<100Mi,nodefs.available<10%';
 
 /**
  * cliflag MapStringString for one occurrence: `k=v` pairs, trimmed, later keys win. With

@@ -1,5 +1,6 @@
 // The reference's resource.Quantity grammar and canonical form:
-//   <quantity> ::= <sign>? <number> <suffix>,  <number> ::= digits | digits.digits | digits. | .digits
+//   <quantity> ::= <sign>? <number> <suffix>
+//   <number>   ::= digits | digits.digits | digits. | .digits
 //   <suffix>   ::= Ki Mi Gi Ti Pi Ei | n u m "" k M G T P E | (e|E) <signed integer>
 // Values are kept exactly, in BigInt nano-units (the reference rounds anything finer up to 1n).
 import { invalidValue } from './error.js';
@@ -12,7 +13,8 @@ export interface Quantity {
 }
 
 export const QUANTITY_ACCEPTED =
-  'a quantity such as 128974848, 129e6, 129M, 123Mi, 500m or 1.5Gi (suffixes Ki Mi Gi Ti Pi Ei, n u m k M G T P E, or e<exponent>)';
+  'a quantity such as 128974848, 129e6, 129M, 123Mi, 500m or 1.5Gi (suffixes Ki Mi Gi ' +
+  'Ti Pi Ei, n u m k M G T P E, or e<exponent>)';
 
 type Format = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
 

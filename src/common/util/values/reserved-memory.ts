@@ -10,7 +10,8 @@ export interface MemoryReservation {
 }
 
 export const RESERVED_MEMORY_ACCEPTED =
-  '<numaNode>:<type>=<quantity>[,<type>=<quantity>...] separated by ";", type memory or hugepages-<size>, such as 0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi';
+  '<numaNode>:<type>=<quantity>[,<type>=<quantity>...] separated by ";", type memory or ' +
+  'hugepages-<size>, such as 0:memory=1Gi,hugepages-1Gi=2Gi;1:memory=2Gi';
 
 const HUGEPAGES = /^hugepages-(.+)$/;
 
@@ -34,7 +35,8 @@ export function parseReservedMemory(
     const parts = reservation.split(':');
     if (parts.length !== 2)
       return fail(
-        `the reserved memory has incorrect format, expected numaNodeID:type=quantity[,type=quantity...], got ${reservation}`,
+        `the reserved memory has incorrect format, expected numaNodeID:type=quantity[,` +
+          `type=quantity...], got ${reservation}`,
       );
     const nodeText = parts[0] ?? '';
     if (!/^[+-]?[0-9]+$/.test(nodeText) || Number(nodeText) < 0 || Number(nodeText) > 2147483647) {

@@ -11,7 +11,9 @@ export interface Taint {
 }
 
 export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
-export const TAINTS_ACCEPTED = `comma-separated taints <key>=<value>:<effect> or <key>:<effect>, effect one of ${TAINT_EFFECTS.join(', ')}`;
+export const TAINTS_ACCEPTED =
+  `comma-separated taints <key>=<value>:<effect> or <key>:<effect>, effect one of ` +
+  TAINT_EFFECTS.join(', ');
 
 function isEffect(e: string): e is Taint['effect'] {
   return isOneOf(TAINT_EFFECTS, e);
@@ -57,7 +59,8 @@ export function parseTaints(s: string, flag?: string): Taint[] {
       throw invalidValue(
         s,
         flag,
-        `invalid taint spec: ${spec}, duplicated taints with the same key and effect: ${t.key}:${t.effect}`,
+        `invalid taint spec: ${spec}, duplicated taints with the same key and effect: ` +
+          `${t.key}:${t.effect}`,
         TAINTS_ACCEPTED,
       );
     }

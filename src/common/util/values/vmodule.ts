@@ -8,7 +8,8 @@ export interface VModuleItem {
 }
 
 export const VMODULE_ACCEPTED =
-  'comma-separated <file pattern>=<verbosity> pairs, such as server=2,pod*=4 (verbosity 0 to 2147483647)';
+  'comma-separated <file pattern>=<verbosity> pairs, such as server=2,pod*=4 (verbosity ' +
+  '0 to 2147483647)';
 
 export function parseVModule(s: string, flag?: string): VModuleItem[] {
   const out: VModuleItem[] = [];

@@ -20,7 +20,7 @@ const objects: NodeObjects = {
     Promise.resolve(name === 'a' ? { metadata: { name: 'a', uid: 'uid-a' } } : undefined),
 };
 const plugin = new NodeRestriction({
-  platformDomain: D,
+  names: namesFor('platform', D),
   nodeLeaseNamespace: 'kube-node-lease',
   objects,
 });
@@ -376,7 +376,6 @@ test('the label policy under another domain (k8s.io): the refusal a real cluster
 
 test("the kubernetes profile: the reference's mirror annotation (kubernetes.io/config.mirror) and label domains", async () => {
   const k8s = new NodeRestriction({
-    platformDomain: 'k8s.io',
     names: namesFor('kubernetes'),
     nodeLeaseNamespace: 'kube-node-lease',
     objects,

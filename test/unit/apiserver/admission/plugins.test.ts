@@ -263,6 +263,7 @@ describe('certificate plugins', () => {
           enabled: ['Nope'],
           config: undefined,
           platformDomain: DOMAIN,
+          names: namesFor('platform', DOMAIN),
           authorizer,
           clock,
         }),
@@ -275,6 +276,7 @@ describe('certificate plugins', () => {
           enabled: ['EventRateLimit'],
           config: undefined,
           platformDomain: DOMAIN,
+          names: namesFor('platform', DOMAIN),
           authorizer,
           clock,
         }),
@@ -284,6 +286,7 @@ describe('certificate plugins', () => {
       enabled: ['CertificateSubjectRestriction', 'CertificateApproval'],
       config: undefined,
       platformDomain: DOMAIN,
+      names: namesFor('platform', DOMAIN),
       authorizer,
       clock,
     });

@@ -8,6 +8,7 @@ import {
   loadEncryptionConfig,
 } from '../../../../src/apiserver/config/build.js';
 import { alwaysDeny } from '../../../../src/apiserver/authz/modes.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemClock } from '../../../../src/common/util/clock.js';
 import { ConfigError, FlagError } from '../../../../src/common/util/errors.js';
@@ -17,6 +18,7 @@ const tmp = tempDir();
 after(() => tmp.cleanup());
 const base = {
   platformDomain: 'platform.io',
+  names: namesFor('platform', 'platform.io'),
   anonymousAuthFlagSet: false,
   authorizationModes: ['AlwaysAllow'],
   // The storage's authorizers; only the AlwaysAllow and Webhook modes are asked for here.

@@ -13,6 +13,7 @@ import { trackedManagedFields } from '../../../../src/apiserver/registry/managed
 import { Registry } from '../../../../src/apiserver/registry/registry.js';
 import { csrDef } from '../../../../src/apiserver/registry/resources/csr.js';
 import type { Obj } from '../../../../src/apiserver/registry/types.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { Store } from '../../../../src/apiserver/storage/store.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger, type LogLine } from '../../../helpers/recording-logger.js';
@@ -58,6 +59,7 @@ async function setup(): Promise<{
   const registry = new Registry({
     store,
     platformDomain: domain,
+    names: namesFor('platform', domain),
     clock,
     logger: recordingLogger(lines),
     admission: [],

@@ -5,12 +5,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { podDef } from '../../../../src/apiserver/registry/resources/pod.js';
 import { fieldErrorString } from '../../../../src/apiserver/field-errors.js';
+import { namesFor } from '../../../../src/common/names.js';
 import type { Obj, StrategyContext } from '../../../../src/apiserver/registry/types.js';
 
 const ctx: StrategyContext = {
   user: { username: 'admin', groups: ['system:masters'] },
   now: new Date(0),
   platformDomain: 'example.test',
+  mirrorAnnotation: namesFor('platform', 'example.test').annotations.configMirror,
 };
 
 function stored(ephemeral?: Obj[], annotations?: Record<string, string>): Obj {

@@ -12,12 +12,13 @@ import {
   reconcileRole,
 } from '../../../../../src/apiserver/authz/rbac/bootstrap.js';
 import { rbacNames } from '../../../../../src/apiserver/authz/rbac/names.js';
+import { namesFor } from '../../../../../src/common/names.js';
 
 type Obj = Record<string, unknown>;
 const name = (o: Obj): string => String((o['metadata'] as Obj)['name']);
 
 test('the bootstrap policy is the reference data: 65 ClusterRoles, 49 ClusterRoleBindings, 8 Roles, 8 RoleBindings', () => {
-  const p = bootstrapPolicy(rbacNames('k8s.io'));
+  const p = bootstrapPolicy(rbacNames(namesFor('platform', 'k8s.io')));
   const count = (k: string): number => p.filter((o) => o['kind'] === k).length;
   assert.deepEqual(
     [count('ClusterRole'), count('ClusterRoleBinding'), count('Role'), count('RoleBinding')],
@@ -46,7 +47,7 @@ test('the bootstrap policy is the reference data: 65 ClusterRoles, 49 ClusterRol
 });
 
 test('under another domain the groups, labels and signers are translated', () => {
-  const n = rbacNames('platform.io');
+  const n = rbacNames(namesFor('platform', 'platform.io'));
   assert.equal(n.group, 'rbac.authorization.platform.io');
   assert.equal(
     n.translate('rbac.authorization.k8s.io/aggregate-to-view'),
