@@ -44,8 +44,8 @@ export interface BootstrapOptions {
   bootstrapPlatconfigPath?: string;
   certDir: string;
   nodeName: string;
-  /** The naming profile's names (CSR group and signer); default: the platform profile's. */
-  names?: Names;
+  /** The naming profile's names (CSR group and signer). */
+  names: Names;
   /** spec.expirationSeconds of the CSR; unset: the signer decides. */
   expirationSeconds?: number;
   clock: Clock;
@@ -253,12 +253,7 @@ async function requestClientCertificate(
   const usages = clientUsages(key);
   const name = bootstrapCsrName(key, commonName, organizations, usages);
   const csrPem = await healthyWithRequest(o, client, bootKey);
-  const csrClient = new CsrClient({
-    client,
-    ...(o.names !== undefined ? { names: o.names } : {}),
-    clock,
-    logger,
-  });
+  const csrClient = new CsrClient({ client, names: o.names, clock, logger });
   const signerName = csrClient.names.signers.agentClient;
   logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
   return requestCertificate({
