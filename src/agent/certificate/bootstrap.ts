@@ -159,7 +159,8 @@ export async function waitForHealthz(
   }
   o.logger.warn(
     { server: client.server, err: last },
-    `API server ${client.server} did not answer /healthz within ${Math.round(o.waitMs / 1000)} s; continuing`,
+    `API server ${client.server} did not answer /healthz within ` +
+      `${Math.round(o.waitMs / 1000)} s; continuing`,
   );
   return false;
 }
@@ -192,7 +193,8 @@ async function bootstrapKey(
   }
   if (key) return { key, saved: Promise.resolve() };
   logger.info(
-    'No valid private key and/or certificate found, reusing existing private key or creating a new one',
+    'No valid private key and/or certificate found, reusing existing private key or ' +
+      'creating a new one',
   );
   return loadOrGenerateTmpKey(tmpKeyPath, logger);
 }
@@ -270,7 +272,8 @@ async function requestClientCertificate(
     onCreated: (n) => {
       logger.info(
         { csr: n },
-        `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`,
+        `certificate signing request ${n} submitted; if it is not approved ` +
+          `automatically, approve it with: kubectl certificate approve ${n}`,
       );
       o.onCsrCreated?.(n);
     },
@@ -298,7 +301,9 @@ async function saveClientCertificate(
   if (pair.info.notBefore.getTime() > clock.nowMs()) {
     logger.warn(
       { notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
-      `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`,
+      `the issued client certificate is not valid until ` +
+        `${pair.info.notBefore.toISOString()}, which is in the future: this node's clock ` +
+        `is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`,
     );
   }
   if (pair.info.commonName !== commonName)
