@@ -76,7 +76,9 @@ export class NodeAgentMetrics {
     });
     this.eventsDropped = new Counter({
       name: 'nodeagent_events_dropped_total',
-      help: 'Events not delivered to the API server, by reason (queue full, spam filter, retries exhausted).',
+      help:
+        'Events not delivered to the API server, by reason (queue full, spam filter, retries ' +
+        'exhausted).',
       labelNames: ['reason'],
       registers,
     });
