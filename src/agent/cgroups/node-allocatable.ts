@@ -66,7 +66,7 @@ export async function enforceExistingCgroup(
   if (missing.length > 0) {
     throw new EnforcementError(
       `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ` +
-        `${missingPathsMessage(name, missing)}`,
+        missingPathsMessage(name, missing),
     );
   }
   try {
@@ -74,7 +74,7 @@ export async function enforceExistingCgroup(
   } catch (err) {
     throw new EnforcementError(
       `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ` +
-        `${err instanceof Error ? err.message : String(err)}`,
+        (err instanceof Error ? err.message : String(err)),
     );
   }
 }
@@ -86,6 +86,6 @@ export async function enforceExistingCgroup(
 export function missingPathsMessage(name: readonly string[], missing: readonly string[]): string {
   return (
     `cgroup [${name.map((n) => JSON.stringify(n)).join(' ')}] has some missing paths: ` +
-    `${missing.join(', ')}`
+    missing.join(', ')
   );
 }

@@ -221,7 +221,7 @@ export class NodeCgroups {
       throw new EnforcementError(
         `failed to move PID ${pid} into the container ` +
           `${JSON.stringify(this.opts.config.nodeagentCgroups)}: ` +
-          `${err instanceof Error ? err.message : String(err)}`,
+          (err instanceof Error ? err.message : String(err)),
       );
     }
     this.opts.logger.info(

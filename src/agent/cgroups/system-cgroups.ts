@@ -55,7 +55,7 @@ export async function moveHostProcesses(o: MoveOptions): Promise<void> {
         finalErr = new Error(
           `failed to move PID ${pid} into the system container ` +
             `${JSON.stringify(o.container)}: ` +
-            `${err instanceof Error ? err.message : String(err)}`,
+            (err instanceof Error ? err.message : String(err)),
         );
       }
     }

@@ -63,8 +63,7 @@ function optionsSection(): string[] {
     const { short } = flagSignature(f);
     const vn = valueName(f);
     const head =
-      `${short === '' ? '' : `${b(short)}, `}${b(`--${f.name}`)}` +
-      `${vn === '' ? '' : ` ${i(vn)}`}`;
+      `${short === '' ? '' : `${b(short)}, `}${b(`--${f.name}`)}` + (vn === '' ? '' : ` ${i(vn)}`);
     const body = [f.help, defaultPhrase(f), ...markers(f)].filter((s) => s !== '').join(' ');
     out.push('.TP', head, troffEscape(body));
   }

@@ -433,7 +433,7 @@ export class RestClient {
         'Api',
         `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot ` +
           `be decoded as ${mt || JSON_TYPE}: ` +
-          `${err instanceof Error ? err.message : String(err)}`,
+          (err instanceof Error ? err.message : String(err)),
         { cause: err },
       );
     }

@@ -299,7 +299,7 @@ function numaNotes(c: ManagersConfig, topo: HostTopology): HostNote[] {
     {
       option:
         `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=` +
-        `${c.memoryManagerPolicy}`,
+        c.memoryManagerPolicy,
       reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)',
       effect:
         'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns',

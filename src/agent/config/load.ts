@@ -173,7 +173,7 @@ function parseDocument(
   if (!isPlainObject(value))
     return failWith(file, [
       `${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ` +
-        `${Array.isArray(value) ? 'a list' : typeof value}`,
+        (Array.isArray(value) ? 'a list' : typeof value),
     ]);
   return { parsed, content: value };
 }
@@ -218,7 +218,7 @@ function identityProblems(
     problems.push(
       `${where(file, yaml.locate(doc.parsed, ['apiVersion']))}: apiVersion ` +
         `${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ` +
-        `${wantVersion}`,
+        wantVersion,
     );
   return problems;
 }
@@ -286,7 +286,7 @@ async function strictDecode(
     } else {
       problems.push(
         `${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ` +
-          `${issueText(issue)}`,
+          issueText(issue),
       );
     }
   }

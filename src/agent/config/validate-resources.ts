@@ -62,7 +62,7 @@ function validateEnforcement(c: Cfg, p: Problems): void {
     if (levels.includes(level) && c[cgroupField] === '') {
       p.raw(
         `${p.field(cgroupField)} must be specified when "${level}" is contained in ` +
-          `${p.field('enforceNodeAllocatable')}`,
+          p.field('enforceNodeAllocatable'),
       );
     }
   };
@@ -148,7 +148,7 @@ function validateEviction(c: Cfg, p: Problems): void {
     if (isSignal(signal) && c.evictionSoftGracePeriod[signal] === undefined) {
       p.raw(
         `${p.field('evictionSoft')} threshold ${signal} has no grace period in ` +
-          `${p.field('evictionSoftGracePeriod')}`,
+          p.field('evictionSoftGracePeriod'),
       );
     }
   }
@@ -216,7 +216,7 @@ function validateReservedMemory(c: Cfg, p: Problems): void {
       p.raw(
         `${p.field('reservedMemory')} the total amount "${bytesText(total)}" of type "` +
           `${type}" is not equal to the value "${bytesText(expected)}" determined by ` +
-          `${from}`,
+          from,
       );
     }
   }

@@ -51,7 +51,7 @@ export function validateNodeLabels(labels: Readonly<Record<string, string>>, nam
       `unknown '${names.labelDomain}' labels specified with --node-labels: [` +
         `${unknown.join(' ')}]; allowed are the prefixes ` +
         `${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ` +
-        `${[...allowedNodeLabels(names)].join(', ')}`,
+        [...allowedNodeLabels(names)].join(', '),
     );
   }
   if (problems.length > 0)

@@ -21,7 +21,7 @@ export function tlsMinVersion(name: string | undefined): SecureVersion {
   if (v === undefined) {
     throw new ConfigError(
       `invalid configuration: tlsMinVersion (--tls-min-version) "${name}" is not one of ` +
-        `${Object.keys(VERSIONS).join(', ')}`,
+        Object.keys(VERSIONS).join(', '),
       {
         field: 'tlsMinVersion',
         flag: '--tls-min-version',

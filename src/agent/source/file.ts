@@ -195,6 +195,6 @@ function warnDuplicate(
   logger.warn(
     { pod, file, keptFile },
     `pod source: duplicate pod name ${pod} in ${file}: skipped, keeping the first, from ` +
-      `${keptFile}`,
+      keptFile,
   );
 }

@@ -94,7 +94,7 @@ export async function grpcHealthProbe(
         ok: false,
         output:
           `timeout: failed to connect service "${addr}" within ${goDuration(timeoutMs)}: ` +
-          `${userMessage(err)}`,
+          userMessage(err),
       };
     }
     return await check(grpc, client, service, deadline, timeoutMs);

@@ -60,7 +60,7 @@ async function runExecHook(command: string[], ctx: HookContext): Promise<HookOut
   return (
     `Exec lifecycle hook (${goList(command)}) for Container "${ctx.container.name}" in ` +
     `Pod "${podDescription(ctx.pod)}" failed - error: ${err}, message: ` +
-    `${JSON.stringify(result.output)}`
+    JSON.stringify(result.output)
   );
 }
 

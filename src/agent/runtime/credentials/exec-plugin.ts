@@ -119,7 +119,7 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
     throw new Error(
       `${what}: ` +
         `${r.code === null ? 'output over 1 MiB or killed' : `exit status ${r.code}`}: ` +
-        `${r.stderr}`,
+        r.stderr,
     );
   let value: unknown;
   try {
@@ -135,7 +135,7 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
     throw new Error(
       `apiVersion from credential plugin response did not match expected apiVersion:` +
         `${provider.apiVersion}, actual apiVersion:` +
-        `${typeof apiVersion === 'string' ? apiVersion : ''}`,
+        (typeof apiVersion === 'string' ? apiVersion : ''),
     );
   }
   const parsed = responseSchema.safeParse(value);

@@ -94,7 +94,7 @@ async function decodeFile(file: string): Promise<RawProvider[]> {
     if (!apiVersion.startsWith(`${WIRE_NAMES.credentialProviderConfigGroup}/`))
       throw fail(
         `failed to decode CredentialProviderConfig, unexpected Group: ` +
-          `${apiVersion.split('/')[0] ?? ''}`,
+          (apiVersion.split('/')[0] ?? ''),
       );
     throw fail(`no kind "CredentialProviderConfig" is registered for version "${apiVersion}"`);
   }
@@ -125,7 +125,7 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
     else if (!PLUGIN_API_VERSIONS.includes(p.apiVersion))
       errs.push(
         `providers.apiVersion: Unsupported value: ${q(p.apiVersion)}: supported values: ` +
-          `${PLUGIN_API_VERSIONS.map(q).join(', ')}`,
+          PLUGIN_API_VERSIONS.map(q).join(', '),
       );
     if ((p.matchImages ?? []).length === 0)
       errs.push(
@@ -137,7 +137,7 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
       } catch (err) {
         errs.push(
           `providers.matchImages: Invalid value: ${q(m)}: match image is invalid: ` +
-            `${userMessage(err)}`,
+            userMessage(err),
         );
       }
     }

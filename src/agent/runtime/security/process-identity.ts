@@ -71,7 +71,7 @@ function setprivPath(candidates: readonly string[]): string {
     throw new RuntimeError(
       `the process:// runtime needs setpriv (util-linux) to run a container as another ` +
         `user, with groups or without privilege escalation; not found at ` +
-        `${candidates.join(', ')}`,
+        candidates.join(', '),
     );
   return found;
 }

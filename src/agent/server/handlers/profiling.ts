@@ -74,7 +74,7 @@ export class ProfilingHandlers {
         res,
         400,
         `seconds must be a whole number between 1 and ${MAX_SECONDS}, got ` +
-          `${JSON.stringify(raw.slice(0, 20))}`,
+          JSON.stringify(raw.slice(0, 20)),
       );
       return;
     }

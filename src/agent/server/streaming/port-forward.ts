@@ -117,7 +117,7 @@ function forward(
       );
       errorStream.end(
         `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ` +
-          `${userMessage(err)}`,
+          userMessage(err),
       );
       data.end();
     },

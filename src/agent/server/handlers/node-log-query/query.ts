@@ -90,7 +90,7 @@ export function goTimeString(t: GoTime): string {
   const off = t.zone === 'Z' ? '+0000' : t.zone.replace(':', '');
   return (
     `${p(y, 4)}-${p(mo)}-${p(d)} ${p(h)}:${p(mi)}:${p(s)}${f} ${off} ` +
-    `${t.zone === 'Z' ? 'UTC' : off}`
+    (t.zone === 'Z' ? 'UTC' : off)
   );
 }
 
