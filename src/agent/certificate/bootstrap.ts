@@ -44,8 +44,8 @@ export interface BootstrapOptions {
   bootstrapPlatconfigPath?: string;
   certDir: string;
   nodeName: string;
-  /** The naming profile's names (CSR group and signer); default: the platform profile's. */
-  names?: Names;
+  /** The naming profile's names (CSR group and signer). */
+  names: Names;
   /** spec.expirationSeconds of the CSR; unset: the signer decides. */
   expirationSeconds?: number;
   clock: Clock;
@@ -159,7 +159,8 @@ export async function waitForHealthz(
   }
   o.logger.warn(
     { server: client.server, err: last },
-    `API server ${client.server} did not answer /healthz within ${Math.round(o.waitMs / 1000)} s; continuing`,
+    `API server ${client.server} did not answer /healthz within ` +
+      `${Math.round(o.waitMs / 1000)} s; continuing`,
   );
   return false;
 }
@@ -192,7 +193,8 @@ async function bootstrapKey(
   }
   if (key) return { key, saved: Promise.resolve() };
   logger.info(
-    'No valid private key and/or certificate found, reusing existing private key or creating a new one',
+    'No valid private key and/or certificate found, reusing existing private key or ' +
+      'creating a new one',
   );
   return loadOrGenerateTmpKey(tmpKeyPath, logger);
 }
@@ -253,12 +255,7 @@ async function requestClientCertificate(
   const usages = clientUsages(key);
   const name = bootstrapCsrName(key, commonName, organizations, usages);
   const csrPem = await healthyWithRequest(o, client, bootKey);
-  const csrClient = new CsrClient({
-    client,
-    ...(o.names !== undefined ? { names: o.names } : {}),
-    clock,
-    logger,
-  });
+  const csrClient = new CsrClient({ client, names: o.names, clock, logger });
   const signerName = csrClient.names.signers.agentClient;
   logger.info({ csr: name, signerName }, 'Waiting for client certificate to be issued');
   return requestCertificate({
@@ -275,7 +272,8 @@ async function requestClientCertificate(
     onCreated: (n) => {
       logger.info(
         { csr: n },
-        `certificate signing request ${n} submitted; if it is not approved automatically, approve it with: kubectl certificate approve ${n}`,
+        `certificate signing request ${n} submitted; if it is not approved ` +
+          `automatically, approve it with: kubectl certificate approve ${n}`,
       );
       o.onCsrCreated?.(n);
     },
@@ -303,7 +301,9 @@ async function saveClientCertificate(
   if (pair.info.notBefore.getTime() > clock.nowMs()) {
     logger.warn(
       { notBefore: pair.info.notBefore.toISOString(), now: clock.now().toISOString() },
-      `the issued client certificate is not valid until ${pair.info.notBefore.toISOString()}, which is in the future: this node's clock is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`,
+      `the issued client certificate is not valid until ` +
+        `${pair.info.notBefore.toISOString()}, which is in the future: this node's clock ` +
+        `is behind the signer's; fix the clock (NTP) or TLS calls may fail until then`,
     );
   }
   if (pair.info.commonName !== commonName)

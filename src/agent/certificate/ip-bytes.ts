@@ -10,7 +10,9 @@ function ipv6Groups(text: string): number[] {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(t)?.[1];
   if (v4 !== undefined) {
     const b = ipAddressBytes(v4);
-    t = `${t.slice(0, -v4.length)}${b.readUInt16BE(0).toString(16)}:${b.readUInt16BE(2).toString(16)}`;
+    t =
+      `${t.slice(0, -v4.length)}${b.readUInt16BE(0).toString(16)}:` +
+      b.readUInt16BE(2).toString(16);
   }
   const parts = (s: string | undefined): number[] =>
     s === undefined || s === '' ? [] : s.split(':').map((g) => parseInt(g, 16));

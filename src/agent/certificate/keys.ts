@@ -38,7 +38,8 @@ export function parsePrivateKey(pem: string, file?: string): PrivateKey {
   const block = decodePemBlocks(pem).find((b) => PRIVATE_KEY_TYPES.has(b.type));
   if (!block)
     throw new CertificateError(
-      `${file ?? 'data'} holds no PEM private key (expected PRIVATE KEY, EC PRIVATE KEY or RSA PRIVATE KEY)`,
+      `${file ?? 'data'} holds no PEM private key (expected PRIVATE KEY, EC PRIVATE KEY ` +
+        `or RSA PRIVATE KEY)`,
       file === undefined ? {} : { file },
     );
   let privateKey: KeyObject;

@@ -143,7 +143,8 @@ export class CertificateManager {
           notAfter: pair.info.notAfter.toISOString(),
           rotationDeadline: this.deadline?.toISOString(),
         },
-        `${this.o.kind} certificate expires ${pair.info.notAfter.toISOString()}, rotation due ${this.deadline?.toISOString() ?? ''}`,
+        `${this.o.kind} certificate expires ${pair.info.notAfter.toISOString()}, ` +
+          `rotation due ${this.deadline?.toISOString() ?? ''}`,
       );
       if (rotated) this.o.onRotated?.(pair);
       for (const w of this.readyWaiters.splice(0)) w(pair);
@@ -156,7 +157,10 @@ export class CertificateManager {
     if (this.o.bootstrapCredentialsInUse?.()) return 'bootstrap credentials are in use';
     const t = this.o.template();
     if (t && !matchesTemplate(this.pair.info, t))
-      return 'the certificate no longer matches the template (name, organization, DNS names or IPs changed)';
+      return (
+        'the certificate no longer matches the template (name, organization, DNS names or IPs ' +
+        'changed)'
+      );
     if (this.deadline && this.deadline.getTime() <= this.o.clock.nowMs())
       return 'the rotation deadline has passed';
     return undefined;
@@ -187,7 +191,8 @@ export class CertificateManager {
       if (!template) {
         this.o.logger.info(
           { kind: this.o.kind },
-          `cannot request a ${this.o.kind} certificate yet (the node has no IP address to put in it); waiting`,
+          `cannot request a ${this.o.kind} certificate yet (the node has no IP address ` +
+            `to put in it); waiting`,
         );
         await this.sleep(recheckMs, signal);
         continue;
@@ -200,7 +205,8 @@ export class CertificateManager {
         await this.rotate(template, signal);
         this.failures = 0;
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the rotation
+        // The signal may abort during the rotation.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         this.failures++;
         const delay = rotationBackoffMs(
@@ -216,7 +222,9 @@ export class CertificateManager {
             retryInMs: delay,
             notAfter: this.pair?.info.notAfter.toISOString(),
           },
-          `${this.o.kind} certificate rotation failed (attempt ${this.failures}); retrying in ${Math.round(delay / 1000)} s. Check pending CSRs with: kubectl get csr`,
+          `${this.o.kind} certificate rotation failed (attempt ${this.failures}); ` +
+            `retrying in ${Math.round(delay / 1000)} s. Check pending CSRs with: kubectl ` +
+            `get csr`,
         );
         if (await this.isFatal(signal)) return;
         await this.sleep(delay, signal);
@@ -235,8 +243,12 @@ export class CertificateManager {
     if (!answers || signal.aborted) return false;
     const err = new CertificateError(
       expired
-        ? `the ${this.o.kind} certificate expired at ${this.pair?.info.notAfter.toISOString() ?? ''} and could not be renewed while the API server answers; exiting so the agent restarts into bootstrap`
-        : `no ${this.o.kind} certificate could be obtained for ${Math.round((now - this.startedAt) / 1000)} s while the API server answers; exiting so the agent restarts into bootstrap`,
+        ? `the ${this.o.kind} certificate expired at ` +
+            `${this.pair?.info.notAfter.toISOString() ?? ''} and could not be renewed while ` +
+            `the API server answers; exiting so the agent restarts into bootstrap`
+        : `no ${this.o.kind} certificate could be obtained for ` +
+            `${Math.round((now - this.startedAt) / 1000)} s while the API server answers; ` +
+            `exiting so the agent restarts into bootstrap`,
     );
     this.o.logger.error({ kind: this.o.kind }, err.message);
     this.resolveFatal(err);
@@ -262,7 +274,8 @@ export class CertificateManager {
       onCreated: (name) =>
         this.o.logger.info(
           { csr: name, signerName: this.o.signerName },
-          `waiting for ${this.o.kind} certificate signing request ${name}; if nothing approves it, approve it with: kubectl certificate approve ${name}`,
+          `waiting for ${this.o.kind} certificate signing request ${name}; if nothing ` +
+            `approves it, approve it with: kubectl certificate approve ${name}`,
         ),
       ...(this.o.expirationSeconds === undefined
         ? {}
@@ -272,7 +285,8 @@ export class CertificateManager {
     if (pair.info.notBefore.getTime() > this.o.clock.nowMs()) {
       this.o.logger.warn(
         { notBefore: pair.info.notBefore.toISOString() },
-        `the new ${this.o.kind} certificate is not valid until ${pair.info.notBefore.toISOString()}: this node's clock is behind the signer's`,
+        `the new ${this.o.kind} certificate is not valid until ` +
+          `${pair.info.notBefore.toISOString()}: this node's clock is behind the signer's`,
       );
     }
     this.setPair(pair, true);

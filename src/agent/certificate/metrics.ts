@@ -24,7 +24,9 @@ export function registerCertificateMetrics(
     if (!src) continue;
     new Gauge({
       name: `nodeagent_certificate_manager_${kind}_ttl_seconds`,
-      help: `Seconds until the ${kind} certificate of the node agent expires (negative once expired; absent without a certificate).`,
+      help:
+        `Seconds until the ${kind} certificate of the node agent expires (negative once ` +
+        `expired; absent without a certificate).`,
       registers: [registry],
       collect() {
         const ttl = src.ttlSeconds();

@@ -75,17 +75,20 @@ export async function ensureCompatible(
     theirs = await requestPublicKeyDer(der);
   } catch (err) {
     throw new CertificateError(
-      `existing certificate signing request ${name} holds an unreadable request; delete it (kubectl delete csr ${name}) and restart`,
+      `existing certificate signing request ${name} holds an unreadable request; delete ` +
+        `it (kubectl delete csr ${name}) and restart`,
       { cause: err },
     );
   }
   if (!theirs.equals(publicKeyDer(o.key)))
     throw new CertificateError(
-      `existing certificate signing request ${name} was made for a different key; delete it (kubectl delete csr ${name}) and restart`,
+      `existing certificate signing request ${name} was made for a different key; ` +
+        `delete it (kubectl delete csr ${name}) and restart`,
     );
   if (csr.spec.signerName !== o.signerName)
     throw new CertificateError(
-      `existing certificate signing request ${name} asks signer ${csr.spec.signerName}, not ${o.signerName}`,
+      `existing certificate signing request ${name} asks signer ${csr.spec.signerName}, ` +
+        `not ${o.signerName}`,
     );
   const a = [...(csr.spec.usages ?? [])].sort().join(',');
   const b = [...o.usages].sort().join(',');
@@ -110,7 +113,8 @@ export async function requestCertificate(o: RequestCertificateOptions): Promise<
       deadlineState.timedOut = true;
       ac.abort(
         new CertificateError(
-          `timed out after ${Math.round(o.timeoutMs / 1000)} s waiting for the ${what} of certificate signing request ${o.name ?? o.generateName ?? ''}`,
+          `timed out after ${Math.round(o.timeoutMs / 1000)} s waiting for the ${what} ` +
+            `of certificate signing request ${o.name ?? o.generateName ?? ''}`,
         ),
       );
     },
@@ -168,7 +172,8 @@ async function createOrReuse(
         lastLog = o.clock.nowMs();
         o.logger.warn(
           { server: o.csrClient.rest.server, err: userMessage(err) },
-          `API server ${o.csrClient.rest.server} is not answering; still trying to create the certificate signing request`,
+          `API server ${o.csrClient.rest.server} is not answering; still trying to ` +
+            `create the certificate signing request`,
         );
       }
       await backoff.sleep(signal);
@@ -200,11 +205,13 @@ function checkCsr(
   if (csr.metadata?.name !== name) return undefined;
   if (deleted)
     throw new CertificateError(
-      `certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`,
+      `certificate signing request ${name} was deleted while waiting for the ${what}; ` +
+        `restart to create a new one`,
     );
   if (uid && csr.metadata.uid && csr.metadata.uid !== uid)
     throw new CertificateError(
-      `certificate signing request ${name} was replaced (its UID changed from ${uid} to ${csr.metadata.uid}) while waiting for the ${what}`,
+      `certificate signing request ${name} was replaced (its UID changed from ${uid} to ` +
+        `${csr.metadata.uid}) while waiting for the ${what}`,
     );
   if (csrCondition(csr, 'Denied'))
     throw new CertificateError(
@@ -242,7 +249,8 @@ function remind(w: CertificateWait): void {
     { csr: name, secondsLeft: left },
     w.approvedLogged
       ? `still waiting for the signer to issue certificate signing request ${name}`
-      : `still waiting for approval of certificate signing request ${name} (signer ${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`,
+      : `still waiting for approval of certificate signing request ${name} (signer ` +
+          `${o.signerName}); approve it by hand with: kubectl certificate approve ${name}`,
   );
 }
 
@@ -274,7 +282,8 @@ async function watchForCertificate(w: CertificateWait, signal: AbortSignal): Pro
           const found = ev.object.items.find((i) => i.metadata?.name === name);
           if (!found)
             throw new CertificateError(
-              `certificate signing request ${name} was deleted while waiting for the ${what}; restart to create a new one`,
+              `certificate signing request ${name} was deleted while waiting for the ` +
+                `${what}; restart to create a new one`,
             );
           const c = checkCsr(w, found, false);
           if (c) return c;

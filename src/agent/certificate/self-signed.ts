@@ -53,7 +53,8 @@ export async function issueCertificate(o: IssueOptions): Promise<string> {
       x509.KeyUsageFlags.cRLSign
     : x509.KeyUsageFlags.digitalSignature |
       (o.subjectKey.type === 'rsa' ? x509.KeyUsageFlags.keyEncipherment : 0);
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
+  // An OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
   exts.push(new x509.KeyUsagesExtension(ku, true));
   if (o.usages.length) {
     exts.push(

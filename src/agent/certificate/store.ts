@@ -66,7 +66,10 @@ export function pairFromPem(certPem: string, keyPem: string, file: string): Cert
 
 export function timestampName(d: Date): string {
   const p = (n: number): string => String(n).padStart(2, '0');
-  return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${p(d.getUTCHours())}-${p(d.getUTCMinutes())}-${p(d.getUTCSeconds())}`;
+  return (
+    `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-` +
+    `${p(d.getUTCHours())}-${p(d.getUTCMinutes())}-${p(d.getUTCSeconds())}`
+  );
 }
 
 /**
@@ -84,7 +87,8 @@ export async function ensureWritableDir(dir: string, what = 'cert dir'): Promise
   } catch (err) {
     const code = errnoCode(err);
     throw new CertificateError(
-      `${what} ${dir} is not writable (${code ?? userMessage(err)}); fix its permissions or choose another directory with --cert-dir`,
+      `${what} ${dir} is not writable (${code ?? userMessage(err)}); fix its ` +
+        `permissions or choose another directory with --cert-dir`,
       { file: dir, cause: err },
     );
   }

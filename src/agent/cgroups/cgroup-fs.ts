@@ -45,7 +45,8 @@ function pathOf(dirPath: string): string[] {
   const bad = segs.find((s) => s === '.' || s === '..' || s.includes('\0'));
   if (bad !== undefined)
     throw new Error(
-      `invalid cgroup path ${JSON.stringify(dirPath)}: the segment ${JSON.stringify(bad)} is not allowed`,
+      `invalid cgroup path ${JSON.stringify(dirPath)}: the segment ` +
+        `${JSON.stringify(bad)} is not allowed`,
     );
   return segs;
 }

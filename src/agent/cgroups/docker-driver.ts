@@ -44,14 +44,16 @@ export async function checkDockerCgroupDriver(
   } catch (err) {
     logger.warn(
       { err: err instanceof Error ? err.message : String(err) },
-      "could not read the Docker engine's cgroup driver (docker info); --cgroup-driver is not checked against it",
+      "could not read the Docker engine's cgroup driver (docker info); --cgroup-driver " +
+        'is not checked against it',
     );
     return;
   }
   if (driver === undefined || driver === '') {
     logger.warn(
       {},
-      'the Docker engine does not report its cgroup driver; --cgroup-driver is not checked against it',
+      'the Docker engine does not report its cgroup driver; --cgroup-driver is not ' +
+        'checked against it',
     );
     return;
   }

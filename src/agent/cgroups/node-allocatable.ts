@@ -65,14 +65,16 @@ export async function enforceExistingCgroup(
   const missing = await fs.missing(path);
   if (missing.length > 0) {
     throw new EnforcementError(
-      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${missingPathsMessage(name, missing)}`,
+      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ` +
+        missingPathsMessage(name, missing),
     );
   }
   try {
     await fs.update(path, cgroupConfigOf(e.reserved, e.compressibleOnly));
   } catch (err) {
     throw new EnforcementError(
-      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ${err instanceof Error ? err.message : String(err)}`,
+      `Failed to enforce ${e.label} Cgroup Limits on ${JSON.stringify(e.cgroup)}: ` +
+        (err instanceof Error ? err.message : String(err)),
     );
   }
 }
@@ -82,5 +84,8 @@ export async function enforceExistingCgroup(
  * []string).
  */
 export function missingPathsMessage(name: readonly string[], missing: readonly string[]): string {
-  return `cgroup [${name.map((n) => JSON.stringify(n)).join(' ')}] has some missing paths: ${missing.join(', ')}`;
+  return (
+    `cgroup [${name.map((n) => JSON.stringify(n)).join(' ')}] has some missing paths: ` +
+    missing.join(', ')
+  );
 }

@@ -219,7 +219,9 @@ export class NodeCgroups {
       await this.opts.fs.addProcess(path, pid);
     } catch (err) {
       throw new EnforcementError(
-        `failed to move PID ${pid} into the container ${JSON.stringify(this.opts.config.nodeagentCgroups)}: ${err instanceof Error ? err.message : String(err)}`,
+        `failed to move PID ${pid} into the container ` +
+          `${JSON.stringify(this.opts.config.nodeagentCgroups)}: ` +
+          (err instanceof Error ? err.message : String(err)),
       );
     }
     this.opts.logger.info(

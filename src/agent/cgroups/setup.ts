@@ -61,7 +61,10 @@ async function writable(dir: string): Promise<string | undefined> {
     await access(dir, constants.W_OK);
     return undefined;
   } catch (err) {
-    return `${dir} is not writable by the agent (${errnoCode(err) ?? String(err)}: run it as root on a read-write cgroup mount)`;
+    return (
+      `${dir} is not writable by the agent (${errnoCode(err) ?? String(err)}: run it as ` +
+      `root on a read-write cgroup mount)`
+    );
   }
 }
 
@@ -91,7 +94,9 @@ async function v2MissingControllers(mount: string): Promise<string[]> {
 }
 
 const RUNTIME_CGROUPS_NOTE =
-  "the reference 1.32 moves no runtime process (the runtime is a CRI service it does not start); it names the runtime's cgroup only for the systemContainers of /stats/summary, which nodeagent does not report";
+  'the reference 1.32 moves no runtime process (the runtime is a CRI service it does ' +
+  "not start); it names the runtime's cgroup only for the systemContainers of " +
+  '/stats/summary, which nodeagent does not report';
 
 /** Without --cgroups-per-qos, pods are still placed under --cgroup-root when one is given. */
 function rootPlacement(c: CgroupSetupOptions['config']): RootPlacement | undefined {
@@ -109,7 +114,8 @@ function noCgroupNotes(c: CgroupSetupOptions['config'], reason: string): HostNot
       option,
       reason,
       effect:
-        "no cgroup is created or limited: pods run in the container runtime's default cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups",
+        "no cgroup is created or limited: pods run in the container runtime's default " +
+        'cgroups without pod or QoS cgroups, and node allocatable is not enforced on cgroups',
     }),
   );
 }
@@ -132,7 +138,9 @@ async function partialNotes(
     notes.push({
       option: '--cgroup-driver=systemd',
       reason: 'this version has no systemd D-Bus connection',
-      effect: `the agent writes the slices (${o.product}pods.slice and below) directly in the cgroup file system; systemd does not manage them`,
+      effect:
+        `the agent writes the slices (${o.product}pods.slice and below) directly in the ` +
+        `cgroup file system; systemd does not manage them`,
     });
   return notes;
 }
@@ -174,5 +182,8 @@ export async function setupCgroups(o: CgroupSetupOptions): Promise<CgroupSetup> 
 
 /** The reference (dockershim) refused to start when its cgroup driver and Docker's differ. */
 export function driverMismatchMessage(agentWord: string, ours: string, docker: string): string {
-  return `misconfiguration: ${agentWord} cgroup driver: ${JSON.stringify(ours)} is different from docker cgroup driver: ${JSON.stringify(docker)}`;
+  return (
+    `misconfiguration: ${agentWord} cgroup driver: ${JSON.stringify(ours)} is different ` +
+    `from docker cgroup driver: ${JSON.stringify(docker)}`
+  );
 }

@@ -53,7 +53,9 @@ export async function moveHostProcesses(o: MoveOptions): Promise<void> {
         await o.fs.addProcess(o.to, pid);
       } catch (err) {
         finalErr = new Error(
-          `failed to move PID ${pid} into the system container ${JSON.stringify(o.container)}: ${err instanceof Error ? err.message : String(err)}`,
+          `failed to move PID ${pid} into the system container ` +
+            `${JSON.stringify(o.container)}: ` +
+            (err instanceof Error ? err.message : String(err)),
         );
       }
     }

@@ -119,11 +119,14 @@ function say(o: CachedBundleOptions, cachedData: Buffer | undefined, fromCache: 
   const cacheFile = `${o.file}.cache`;
   if (cachedData === undefined)
     o.warn(
-      `no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower start); npm run build writes it`,
+      `no code cache ${cacheFile}: compiling ${basename(o.file)} from source (a slower ` +
+        `start); npm run build writes it`,
     );
   else
     o.warn(
-      `the code cache ${cacheFile} was made by another Node.js or with other V8 flags (this is ${process.version}): compiling ${basename(o.file)} from source (a slower start)`,
+      `the code cache ${cacheFile} was made by another Node.js or with other V8 flags ` +
+        `(this is ${process.version}): compiling ${basename(o.file)} from source (a slower ` +
+        `start)`,
     );
 }
 

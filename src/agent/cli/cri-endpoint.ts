@@ -23,6 +23,10 @@ export function criEndpointProblems(config: {
   if (runtime === 'unknown-unix' || images === 'unknown-unix' || runtime === images) return [];
   if (runtime === 'process') return [];
   return [
-    `invalid configuration: imageServiceEndpoint (--image-service-endpoint) ${JSON.stringify(image)} is ${KIND_NAMES[images]}, and the runtime (--container-runtime-endpoint ${JSON.stringify(config.containerRuntimeEndpoint)}) is ${KIND_NAMES[runtime]}: the images must come from a service of the same kind (leave --image-service-endpoint empty to use the runtime's)`,
+    `invalid configuration: imageServiceEndpoint (--image-service-endpoint) ` +
+      `${JSON.stringify(image)} is ${KIND_NAMES[images]}, and the runtime ` +
+      `(--container-runtime-endpoint ${JSON.stringify(config.containerRuntimeEndpoint)}) ` +
+      `is ${KIND_NAMES[runtime]}: the images must come from a service of the same kind ` +
+      `(leave --image-service-endpoint empty to use the runtime's)`,
   ];
 }

@@ -64,21 +64,24 @@ export function flagUsage(spec: FlagSpec): string {
 }
 
 export const PROGRAM_SUMMARY =
-  'nodeagent is the agent that runs on every node of a cluster. It registers the node with the API server, ' +
-  'takes pod specifications from the API server, from files (--pod-manifest-path) and from a URL (--manifest-url), ' +
-  'makes sure the containers they describe run and stay healthy through a container runtime, and serves an ' +
-  'authenticated HTTPS API about its node. With --platconfig it runs in API server mode; without, standalone.';
+  'nodeagent is the agent that runs on every node of a cluster. It registers the node with the ' +
+  'API server, takes pod specifications from the API server, from files (--pod-manifest-path) ' +
+  'and from a URL (--manifest-url), makes sure the containers they describe run and stay ' +
+  'healthy through a container runtime, and serves an authenticated HTTPS API about its node. ' +
+  'With --platconfig it runs in API server mode; without, standalone.';
 
 export const PRECEDENCE_TEXT =
-  'Most settings belong in the configuration file given by --config (kind NodeAgentConfiguration, apiVersion ' +
-  'nodeagent.config.<platform domain>/v1beta1); drop-in files ending in .conf in --config-dir override it in lexical ' +
-  'order, and command-line flags override both. Precedence, lowest first: built-in defaults, --config file, ' +
-  '--config-dir drop-ins, flags. Feature gates merge name by name.';
+  'Most settings belong in the configuration file given by --config (kind ' +
+  'NodeAgentConfiguration, apiVersion nodeagent.config.<platform domain>/v1beta1); drop-in ' +
+  'files ending in .conf in --config-dir override it in lexical order, and command-line flags ' +
+  'override both. Precedence, lowest first: built-in defaults, --config file, --config-dir ' +
+  'drop-ins, flags. Feature gates merge name by name.';
 
 export const MARKER_LEGEND: readonly [string, string][] = [
   [
     '[cfg]',
-    'deprecated as a flag: set it in the --config file instead (the flag still works and prints a warning)',
+    'deprecated as a flag: set it in the --config file instead (the flag still works ' +
+      'and prints a warning)',
   ],
   ['[dep]', 'deprecated for the reason given (the flag still works and prints a warning)'],
   ['[alpha]', 'alpha: may change or go away without notice'],

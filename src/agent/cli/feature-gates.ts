@@ -104,7 +104,8 @@ export function featureGateProblems(gates: Readonly<Record<string, boolean>>): s
     const info = BY_NAME.get(name);
     if (info === undefined) {
       problems.push(
-        `unrecognized feature gate: ${name} (known gates: ${KNOWN_FEATURE_GATES.map((g) => g.name).join(', ')})`,
+        `unrecognized feature gate: ${name} (known gates: ` +
+          `${KNOWN_FEATURE_GATES.map((g) => g.name).join(', ')})`,
       );
     } else if (info.locked === true && value !== info.default) {
       problems.push(

@@ -121,7 +121,9 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'true',
     note: CFG,
     configPath: 'cgroupsPerQOS',
-    help: 'Create the QoS cgroup hierarchy (a top-level cgroup per QoS class, pod cgroups beneath).',
+    help:
+      'Create the QoS cgroup hierarchy (a top-level cgroup per QoS class, pod cgroups ' +
+      'beneath).',
   },
   {
     name: 'client-ca-file',
@@ -168,8 +170,8 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: 'empty',
     flagsField: 'configDir',
     help:
-      'Directory of drop-in files that override the defaults and --config. Only files ending ' +
-      'in .conf are read, subdirectories included, in lexical order.',
+      'Directory of drop-in files that override the defaults and --config. Only files ending in ' +
+      '.conf are read, subdirectories included, in lexical order.',
   },
   {
     name: 'container-log-max-files',
@@ -257,8 +259,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'enableControllerAttachDetach',
     help:
-      'Leave attaching and detaching of volumes to the attach/detach controller; the agent ' +
-      'does neither.',
+      'Leave attaching and detaching of volumes to the attach/detach controller; the agent does ' +
+      'neither.',
   },
   {
     name: 'enable-debugging-handlers',
@@ -347,8 +349,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'evictionSoft',
     help:
-      'Soft eviction thresholds that trigger eviction when they hold for their grace period, ' +
-      'as signal<quantity pairs (memory.available<1.5Gi); signal=quantity is accepted too.',
+      'Soft eviction thresholds that trigger eviction when they hold for their grace period, as ' +
+      'signal<quantity pairs (memory.available<1.5Gi); signal=quantity is accepted too.',
   },
   {
     name: 'eviction-soft-grace-period',
@@ -481,8 +483,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'imageGCLowThresholdPercent',
     help:
-      'Disk usage percent below which image garbage collection never runs; range [0,100], ' +
-      'below --image-gc-high-threshold.',
+      'Disk usage percent below which image garbage collection never runs; range [0,100], below ' +
+      '--image-gc-high-threshold.',
   },
   {
     name: 'image-service-endpoint',
@@ -508,8 +510,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'platAPIBurst',
     help:
-      'Burst of requests to the API server, at least 0; 0 means 100. Events and node ' +
-      'heartbeats are counted separately.',
+      'Burst of requests to the API server, at least 0; 0 means 100. Events and node heartbeats ' +
+      'are counted separately.',
   },
   {
     name: 'plat-api-content-type',
@@ -593,8 +595,8 @@ export const FLAGS: readonly FlagSpec[] = [
     configPath: 'logging.options.text.infoBufferSize',
     requiresGate: 'LoggingAlphaOptions',
     help:
-      'With split streams in text format, buffer this much info output before writing it. ' +
-      'Needs the LoggingAlphaOptions feature gate.',
+      'With split streams in text format, buffer this much info output before writing it. Needs ' +
+      'the LoggingAlphaOptions feature gate.',
   },
   {
     name: 'log-text-split-stream',
@@ -604,8 +606,8 @@ export const FLAGS: readonly FlagSpec[] = [
     configPath: 'logging.options.text.splitStream',
     requiresGate: 'LoggingAlphaOptions',
     help:
-      'In text format, write errors to stderr and info to stdout. Needs the ' +
-      'LoggingAlphaOptions feature gate.',
+      'In text format, write errors to stderr and info to stdout. Needs the LoggingAlphaOptions ' +
+      'feature gate.',
   },
   {
     name: 'logging-format',
@@ -743,8 +745,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'podCIDR',
     help:
-      'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 ' +
-      'addresses are allocated.',
+      'CIDR of pod IP addresses, used in standalone mode only. For IPv6 at most 65536 addresses ' +
+      'are allocated.',
   },
   // Not in the spec: the reference 1.32 keeps it only for kubeadm's kubeadm-flags.env, deprecated,
   // its value discarded.
@@ -977,8 +979,8 @@ export const FLAGS: readonly FlagSpec[] = [
     note: CFG,
     configPath: 'systemCgroups',
     help:
-      'Optional absolute cgroup for the non-kernel processes not yet in a cgroup under /. ' +
-      'Empty for none; undoing it needs a reboot.',
+      'Optional absolute cgroup for the non-kernel processes not yet in a cgroup under /. Empty ' +
+      'for none; undoing it needs a reboot.',
   },
   {
     name: 'system-reserved',
@@ -1096,15 +1098,21 @@ export const FLAGS: readonly FlagSpec[] = [
     defaultText: DEFAULT_PLATFORM_DOMAIN,
     configPath: 'platformDomain',
     help:
-      'The platform domain every API group, signer, label and annotation derives from (also ' +
-      'the config file apiVersion nodeagent.config.<domain>/v1beta1).',
+      'The platform domain every API group, signer, label and annotation derives from (also the ' +
+      'config file apiVersion nodeagent.config.<domain>/v1beta1).',
   },
   {
     name: 'platform-profile',
     type: 'string',
     defaultText: 'platform',
     configPath: 'platformProfile',
-    help: `The naming profile: platform (names from --platform-domain) or kubernetes (upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.labelDomain} signers and labels, ${REFERENCE_NAMES.groupDomain} groups, a KubeletConfiguration config file, and the reference spellings of flags such as --kubeconfig). Unset, a reference flag spelling or a KubeletConfiguration file selects kubernetes; input of both profiles is an error.`,
+    help:
+      `The naming profile: platform (names from --platform-domain) or kubernetes ` +
+      `(upstream Kubernetes 1.32 names: ${REFERENCE_NAMES.labelDomain} signers and labels, ` +
+      `${REFERENCE_NAMES.groupDomain} groups, a KubeletConfiguration config file, and the ` +
+      `reference spellings of flags such as --kubeconfig). Unset, a reference flag ` +
+      `spelling or a KubeletConfiguration file selects kubernetes; input of both profiles ` +
+      `is an error.`,
   },
   {
     name: 'print-config',

@@ -113,14 +113,17 @@ export async function raiseOpenFilesLimit(
   if (!r.ok && (after === undefined || after.soft === before?.soft)) {
     logger.warn(
       { want, soft: before?.soft, hard: before?.hard, reason: r.message },
-      'Could not raise the open-files limit (maxOpenFiles, --max-open-files): run as root with CAP_SYS_RESOURCE, install prlimit (util-linux), or raise LimitNOFILE in the systemd unit',
+      'Could not raise the open-files limit (maxOpenFiles, --max-open-files): run as ' +
+        'root with CAP_SYS_RESOURCE, install prlimit (util-linux), or raise LimitNOFILE in the ' +
+        'systemd unit',
     );
     return;
   }
   if (after !== undefined && after.soft < want) {
     logger.warn(
       { want, soft: after.soft, hard: after.hard },
-      'Raised the open-files limit only as far as the hard limit allows (maxOpenFiles, --max-open-files)',
+      'Raised the open-files limit only as far as the hard limit allows (maxOpenFiles, ' +
+        '--max-open-files)',
     );
   } else {
     logger.info({ soft: after?.soft ?? want }, 'Raised the open-files limit');
@@ -175,19 +178,24 @@ async function checkCgroups(
   const cgroupVersion = await detectCgroupVersion(paths.cgroupRoot);
   if (cgroupVersion === 'v1' && config.failCgroupV1) {
     throw new HostCheckError(
-      `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway`,
+      `this host uses cgroup v1 (${paths.cgroupRoot} is not a cgroup2 file system) and ` +
+        `failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set ` +
+        `--fail-cgroupv1=false to start anyway`,
     );
   }
   if (cgroupVersion === 'v1' && config.singleProcessOOMKill === false) {
     // the reference's validateKubeletOSConfiguration (validation_linux.go)
     throw new HostCheckError(
-      'invalid configuration: singleProcessOOMKill must not be explicitly set to false when using cgroup v1',
+      'invalid configuration: singleProcessOOMKill must not be explicitly set to false ' +
+        'when using cgroup v1',
     );
   }
   if (cgroupVersion === 'v2' && config.singleProcessOOMKill !== true) {
     log.warn(
       { field: 'singleProcessOOMKill' },
-      'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets no memory.oom.group; an out-of-memory container loses the one process the kernel picks, not the whole group as the reference does on cgroup v2',
+      'singleProcessOOMKill cannot take effect on this host: the Docker engine API sets ' +
+        'no memory.oom.group; an out-of-memory container loses the one process the kernel ' +
+        'picks, not the whole group as the reference does on cgroup v2',
     );
   }
   if (cgroupVersion === 'v1')
@@ -217,7 +225,8 @@ export async function checkHostSettings(
     const swaps = await activeSwaps(paths.swaps);
     if (swaps.length > 0) {
       throw new HostCheckError(
-        `running with swap on is not supported, please disable swap or set failSwapOn (--fail-swap-on) to false. ${paths.swaps} contained: [${swaps.join(' ')}]`,
+        `running with swap on is not supported, please disable swap or set failSwapOn ` +
+          `(--fail-swap-on) to false. ${paths.swaps} contained: [${swaps.join(' ')}]`,
       );
     }
   }

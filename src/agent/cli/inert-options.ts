@@ -14,11 +14,17 @@ import { isRecord } from '../../common/util/json-shape.js';
  */
 export const INERT_FIELDS: Readonly<Record<string, string>> = {
   memoryThrottlingFactor:
-    'the reference uses it only with the MemoryQoS gate (alpha, off) on cgroup v2, to write memory.high; nodeagent does not implement MemoryQoS (the Docker engine API has no memory.high setting)',
+    'the reference uses it only with the MemoryQoS gate (alpha, off) on cgroup v2, to write ' +
+    'memory.high; nodeagent does not implement MemoryQoS (the Docker engine API has no ' +
+    'memory.high setting)',
   iptablesMasqueradeBit:
-    'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
+    'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the ' +
+    'kubelet makes no KUBE-MARK-MASQ chain to mark with it (kube-proxy does); ' +
+    '--make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   iptablesDropBit:
-    'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); --make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
+    'validated only, as in the reference 1.32: since its iptables ownership cleanup (1.28) the ' +
+    'kubelet makes no KUBE-MARK-DROP chain to mark with it (kube-proxy does); ' +
+    '--make-iptables-util-chains makes the hint, firewall and canary chains, which use no mark',
   showHiddenMetricsForVersion: 'no metric of nodeagent is hidden, so none is shown again',
 };
 
@@ -44,6 +50,7 @@ export function logInertFields(config: NodeAgentConfiguration, logger: Logger): 
   const rest = Object.keys(INERT_FIELDS).filter((f) => !set.includes(f));
   logger.info(
     { fields: rest },
-    'These configuration-file fields are accepted at their defaults but take no effect in this version (no iptables mark bits, memory.high)',
+    'These configuration-file fields are accepted at their defaults but take no effect ' +
+      'in this version (no iptables mark bits, memory.high)',
   );
 }

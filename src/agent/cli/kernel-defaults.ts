@@ -53,13 +53,16 @@ export async function enforceKernelDefaults(
   if (problems.length === 0) return;
   if (protect) {
     throw new Error(
-      `protectKernelDefaults (--protect-kernel-defaults) is true and the kernel differs from the expected defaults: [${problems.join(', ')}]`,
+      `protectKernelDefaults (--protect-kernel-defaults) is true and the kernel differs ` +
+        `from the expected defaults: [${problems.join(', ')}]`,
     );
   }
   for (const p of problems) {
     logger.warn(
       { option: '--protect-kernel-defaults' },
-      `${p}; the reference would set it, nodeagent leaves the host's kernel settings unchanged (set it with sysctl, or pass --protect-kernel-defaults to refuse to start)`,
+      `${p}; the reference would set it, nodeagent leaves the host's kernel settings ` +
+        `unchanged (set it with sysctl, or pass --protect-kernel-defaults to refuse to ` +
+        `start)`,
     );
   }
 }

@@ -90,7 +90,8 @@ async function waitForLock(opts: LockOptions, clock: Clock): Promise<void> {
     if (!logged) {
       log.info(
         { path: opts.path, holder: pid },
-        'Waiting for the lock file held by another process; stop that process or remove the file if it is stale',
+        'Waiting for the lock file held by another process; stop that process or remove ' +
+          'the file if it is stale',
       );
       logged = true;
     }

@@ -62,7 +62,8 @@ function optionsSection(): string[] {
   for (const f of sortedFlags()) {
     const { short } = flagSignature(f);
     const vn = valueName(f);
-    const head = `${short === '' ? '' : `${b(short)}, `}${b(`--${f.name}`)}${vn === '' ? '' : ` ${i(vn)}`}`;
+    const head =
+      `${short === '' ? '' : `${b(short)}, `}${b(`--${f.name}`)}` + (vn === '' ? '' : ` ${i(vn)}`);
     const body = [f.help, defaultPhrase(f), ...markers(f)].filter((s) => s !== '').join(' ');
     out.push('.TP', head, troffEscape(body));
   }

@@ -144,7 +144,8 @@ export function parseArgs(argv: readonly string[]): ParsedFlags {
     const hint =
       bareBefore === undefined
         ? 'nodeagent takes no arguments, only flags'
-        : `nodeagent takes no arguments; a boolean flag takes its value after "=", as in ${bareBefore}=${first}`;
+        : `nodeagent takes no arguments; a boolean flag takes its value after "=", as in ` +
+          `${bareBefore}=${first}`;
     throw new FlagError(`unknown command ${JSON.stringify(first)} (${hint})`);
   }
   return { values, order };

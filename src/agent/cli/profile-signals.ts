@@ -139,9 +139,13 @@ export async function fileSignal(
 /** The text of a conflict between two signals. */
 export function conflictMessage(a: ProfileSignal, b: ProfileSignal): string {
   const hint =
-    'give the input of one profile only: under --platform-profile=kubernetes the reference flag spellings and a KubeletConfiguration file, ' +
-    'under --platform-profile=platform our spellings (--platconfig, --bootstrap-platconfig, ...) and a NodeAgentConfiguration file';
-  return `conflicting naming profiles: ${a.why} selects the ${a.profile} profile, but ${b.why} selects the ${b.profile} profile; ${hint}`;
+    'give the input of one profile only: under --platform-profile=kubernetes the reference flag ' +
+    'spellings and a KubeletConfiguration file, under --platform-profile=platform our spellings ' +
+    '(--platconfig, --bootstrap-platconfig, ...) and a NodeAgentConfiguration file';
+  return (
+    `conflicting naming profiles: ${a.why} selects the ${a.profile} profile, but ${b.why} ` +
+    `selects the ${b.profile} profile; ${hint}`
+  );
 }
 
 /**
@@ -232,5 +236,8 @@ export async function selectProfile(
 
 /** The one line saying why an inferred profile was selected. */
 export function inferredProfileMessage(s: ProfileSignal): string {
-  return `naming profile ${s.profile} selected by ${s.why} (no --platform-profile was given; --platform-profile=${s.profile} says so explicitly)`;
+  return (
+    `naming profile ${s.profile} selected by ${s.why} (no --platform-profile was given; ` +
+    `--platform-profile=${s.profile} says so explicitly)`
+  );
 }

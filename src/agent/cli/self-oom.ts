@@ -21,7 +21,9 @@ export async function applySelfOomScoreAdj(
     const code = errnoCode(err) ?? String(err);
     logger.warn(
       { option: '--oom-score-adj', value, path, reason: code },
-      `Could not set the agent's oom_score_adj (oomScoreAdj, --oom-score-adj) to ${value}: ${code}; the agent keeps the kernel's score (lowering it needs CAP_SYS_RESOURCE)`,
+      `Could not set the agent's oom_score_adj (oomScoreAdj, --oom-score-adj) to ` +
+        `${value}: ${code}; the agent keeps the kernel's score (lowering it needs ` +
+        `CAP_SYS_RESOURCE)`,
     );
     return false;
   }

@@ -1,6 +1,6 @@
 // CertificateSigningRequest (group certificates.{platform_domain}/v1, cluster-scoped): types
 // and the typed client, with the approval subresource for people and tests that approve by hand.
-import { namesFor, type Names } from '../../common/names.js';
+import type { Names } from '../../common/names.js';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { RestClient } from './rest-client.js';
@@ -21,8 +21,8 @@ const CSR_SCHEMA: LazyAnswerSchema<CertificateSigningRequest> = {
 
 export interface CsrClientOptions {
   client: RestClient;
-  /** The naming profile's names (the certificates group); default: the platform profile's. */
-  names?: Names;
+  /** The naming profile's names (the certificates group). */
+  names: Names;
   clock?: Clock;
   logger?: Logger;
 }
@@ -31,7 +31,7 @@ export class CsrClient extends ResourceClient<CertificateSigningRequest> {
   readonly names: Names;
   private readonly conditionClock: Clock;
   constructor(options: CsrClientOptions) {
-    const names = options.names ?? namesFor();
+    const names = options.names;
     super({
       client: options.client,
       schema: CSR_SCHEMA,

@@ -123,7 +123,8 @@ export class ContentTypes {
       this.jsonOnlyKinds.add(sent.protobufKind);
       this.logger.warn(
         { kind: sent.protobufKind, path },
-        'the API server does not take protobuf bodies of this kind (415); sending it as JSON from now on',
+        'the API server does not take protobuf bodies of this kind (415); sending it as ' +
+          'JSON from now on',
       );
       return true;
     }
@@ -181,7 +182,8 @@ export class WatchFramesToJsonLines extends Transform {
         const len = this.buf.readUInt32BE(0);
         if (len > MAX_WATCH_FRAME_BYTES)
           throw new Error(
-            `a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}-byte limit`,
+            `a protobuf watch frame of ${len} bytes is over the ${MAX_WATCH_FRAME_BYTES}` +
+              `-byte limit`,
           );
         if (this.buf.length < 4 + len) break;
         const ev = wire().decodeWatchEvent(this.buf.subarray(4, 4 + len));

@@ -118,12 +118,16 @@ function commonNameOf(certPem: string): string | undefined {
 export function describeIdentity(c: ConnectionConfig, certSubject?: string): string {
   if (c.certPem) certSubject ??= commonNameOf(c.certPem);
   if (c.certPem)
-    return `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}" in ${c.source}`;
+    return (
+      `client certificate${certSubject ? ` "${certSubject}"` : ''} of user "${c.userName}` +
+      `" in ${c.source}`
+    );
   if (c.token) {
     // Bootstrap tokens are "<id>.<secret>": the id is public and names the identity.
     const id = /^([a-z0-9]{6})\.[a-z0-9]{16}$/.exec(c.token)?.[1];
     return id
-      ? `bootstrap token "${id}" (user "system:bootstrap:${id}") of user "${c.userName}" in ${c.source}`
+      ? `bootstrap token "${id}" (user "system:bootstrap:${id}") of user "${c.userName}" ` +
+          `in ${c.source}`
       : `bearer token of user "${c.userName}" in ${c.source}`;
   }
   return `anonymous user (no credential in ${c.source})`;
@@ -417,7 +421,9 @@ export class RestClient {
     if (type && !mt.includes('json') && mt !== WIRE_NAMES.protobufMediaType) {
       throw new NodeAgentError(
         'Api',
-        `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content type ${type}, which nodeagent cannot decode (JSON and ${WIRE_NAMES.protobufMediaType} are)`,
+        `${opts.method ?? 'GET'} ${opts.path}: the API server answered with content ` +
+          `type ${type}, which nodeagent cannot decode (JSON and ` +
+          `${WIRE_NAMES.protobufMediaType} are)`,
       );
     }
     try {
@@ -425,7 +431,9 @@ export class RestClient {
     } catch (err) {
       throw new NodeAgentError(
         'Api',
-        `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot be decoded as ${mt || JSON_TYPE}: ${err instanceof Error ? err.message : String(err)}`,
+        `${opts.method ?? 'GET'} ${opts.path}: the API server sent a body that cannot ` +
+          `be decoded as ${mt || JSON_TYPE}: ` +
+          (err instanceof Error ? err.message : String(err)),
         { cause: err },
       );
     }
@@ -448,9 +456,13 @@ export class RestClient {
     }
     let full = `${method} ${path}: ${message} (HTTP ${status} ${reason})`;
     if (status === 401)
-      full = `the API server at ${this.server} did not accept the ${this.identity} (401 Unauthorized): ${message}`;
+      full =
+        `the API server at ${this.server} did not accept the ${this.identity} (401 ` +
+        `Unauthorized): ${message}`;
     if (status === 403)
-      full = `the API server at ${this.server} refused ${method} ${path} for the ${this.identity} (403 Forbidden): ${message}`;
+      full =
+        `the API server at ${this.server} refused ${method} ${path} for the ` +
+        `${this.identity} (403 Forbidden): ${message}`;
     return new ApiError(full, { status, reason, details });
   }
 }

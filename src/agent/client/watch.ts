@@ -108,7 +108,8 @@ async function openStream<T extends ApiObject>(loop: WatchLoop<T>): Promise<Read
         { resourceVersion: cursor.rv, err: userMessage(err) },
         isGone(err)
           ? 'watch resourceVersion is too old; listing again'
-          : 'the API server has not reached the watch resourceVersion (restarted?); listing again from the latest',
+          : 'the API server has not reached the watch resourceVersion (restarted?); ' +
+              'listing again from the latest',
       );
       cursor.needList = true;
       return undefined;
@@ -247,14 +248,17 @@ export async function* resilientWatch<T extends ApiObject>(
       try {
         sawEvent = yield* readStream(loop, stream);
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
+        // The signal may abort while the stream is read.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (ac.signal.aborted) return;
         throw err;
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read
+      // The signal may abort while the stream is read.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (ac.signal.aborted) return;
       // A clean end (server timeout) resumes at once; a stream that ended with nothing backs off.
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- readStream sets needList on a 410
+      // ReadStream sets needList on a 410.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (!sawEvent && !cursor.needList) await backoff.sleep(ac.signal).catch(() => undefined);
     }
   } finally {

@@ -62,7 +62,8 @@ function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
       return fail(
         'reservedSystemCPUs',
         '--reserved-cpus',
-        `invalid configuration: reservedSystemCPUs (--reserved-cpus) "${c.reservedSystemCPUs}": ${userMessage(err)}`,
+        `invalid configuration: reservedSystemCPUs (--reserved-cpus) "` +
+          `${c.reservedSystemCPUs}": ${userMessage(err)}`,
       );
     }
   }
@@ -74,7 +75,8 @@ function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
     fail(
       'cpuManagerPolicy',
       '--cpu-manager-policy',
-      '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to be greater than zero',
+      '[cpumanager] the static policy requires systemreserved.cpu + kubereserved.cpu to ' +
+        'be greater than zero',
     );
   const n = Math.ceil(milli / 1000);
   const all = allCpus(topo);
@@ -83,7 +85,8 @@ function reservedCpus(c: ManagersConfig, topo: HostTopology): CpuSet {
     fail(
       'cpuManagerPolicy',
       '--cpu-manager-policy',
-      `new static policy error: [cpumanager] unable to reserve the required amount of CPUs (size of ${reserved.toString()} did not equal ${n})`,
+      `new static policy error: [cpumanager] unable to reserve the required amount of ` +
+        `CPUs (size of ${reserved.toString()} did not equal ${n})`,
     );
   return reserved;
 }
@@ -105,13 +108,15 @@ function staticOptions(o: BuildManagersOptions, topo: HostTopology): StaticPolic
       fail(
         'cpuManagerPolicyOptions',
         '--cpu-manager-policy-options',
-        'new static policy error: Topolgy manager single-numa-node policy is incompatible with CPUManager align-by-socket policy option',
+        'new static policy error: Topolgy manager single-numa-node policy is ' +
+          'incompatible with CPUManager align-by-socket policy option',
       );
     if (socketCount(topo) > topo.numaNodes.length)
       fail(
         'cpuManagerPolicyOptions',
         '--cpu-manager-policy-options',
-        'new static policy error: Align by socket is not compatible with hardware where number of sockets are more than number of NUMA',
+        'new static policy error: Align by socket is not compatible with hardware where ' +
+          'number of sockets are more than number of NUMA',
       );
   }
   return opts;
@@ -153,7 +158,8 @@ function topologyOptions(o: BuildManagersOptions, topo: HostTopology): TopologyP
 }
 
 /**
- * --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's error.
+ * --reserved-memory as NUMA node → type → bytes; a node this host lacks is the reference's
+ * error.
  */
 function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<string, number>> {
   const out = new Map<number, Map<string, number>>();
@@ -162,7 +168,8 @@ function reservedMemory(c: ManagersConfig, topo: HostTopology): Map<number, Map<
       fail(
         'reservedMemory',
         '--reserved-memory',
-        `the reserved memory configuration references a NUMA node ${r.numaNode} that does not exist on this machine`,
+        `the reserved memory configuration references a NUMA node ${r.numaNode} that ` +
+          `does not exist on this machine`,
       );
     }
     out.set(
@@ -262,7 +269,8 @@ export async function buildResourceManagers(o: BuildManagersOptions): Promise<Re
 }
 
 const PROCESS =
-  'the process:// runtime runs containers as plain host processes, without cgroups (Node has no sched_setaffinity, so processes cannot be pinned like taskset does)';
+  'the process:// runtime runs containers as plain host processes, without cgroups (Node has no ' +
+  'sched_setaffinity, so processes cannot be pinned like taskset does)';
 
 /** Pinning asked of the process runtime, which cannot pin. */
 function processPinningNotes(o: BuildManagersOptions): HostNote[] {
@@ -277,7 +285,8 @@ function processPinningNotes(o: BuildManagersOptions): HostNote[] {
           : '--memory-manager-policy=Static',
       reason: PROCESS,
       effect:
-        'CPUs and NUMA memory are assigned, recorded in the state files and checked at admission, but processes are not pinned to them',
+        'CPUs and NUMA memory are assigned, recorded in the state files and checked at ' +
+        'admission, but processes are not pinned to them',
     },
   ];
 }
@@ -288,7 +297,9 @@ function numaNotes(c: ManagersConfig, topo: HostTopology): HostNote[] {
   if (c.topologyManagerPolicy === 'none' && c.memoryManagerPolicy !== 'Static') return [];
   return [
     {
-      option: `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=${c.memoryManagerPolicy}`,
+      option:
+        `--topology-manager-policy=${c.topologyManagerPolicy}, --memory-manager-policy=` +
+        c.memoryManagerPolicy,
       reason: 'sysfs lists no NUMA nodes (/sys/devices/system/node)',
       effect:
         'the host counts as one NUMA node 0 holding every CPU and all memory: every pod aligns',
@@ -315,7 +326,8 @@ function cpuNotes(c: ManagersConfig, topo: HostTopology): HostNote[] {
       option: '--cpu-manager-policy=static',
       reason: 'this host has one CPU and the static policy keeps at least one CPU reserved',
       effect:
-        'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected (UnexpectedAdmissionError)',
+        'no container gets an exclusive CPU; Guaranteed pods asking for whole CPUs are rejected ' +
+        '(UnexpectedAdmissionError)',
     });
   return notes;
 }
@@ -339,7 +351,8 @@ function unimplementedOptionNotes(opts: StaticPolicyOptions): HostNote[] {
     .map(([, name, effect]) => ({
       option: `--cpu-manager-policy-options=${name}`,
       reason:
-        'this version validates the option as the reference does but does not implement its placement',
+        'this version validates the option as the reference does but does not implement its ' +
+        'placement',
       effect,
     }));
 }

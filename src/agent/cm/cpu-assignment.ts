@@ -7,7 +7,8 @@ import { CpuSet } from './cpuset.js';
 export class NotEnoughCpusError extends Error {
   constructor(requested: number, available: number) {
     super(
-      `not enough cpus available to satisfy request: requested=${requested}, available=${available}`,
+      `not enough cpus available to satisfy request: requested=${requested}, available=` +
+        `${available}`,
     );
   }
 }

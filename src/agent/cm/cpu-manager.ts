@@ -85,11 +85,13 @@ export class CpuManager {
     if (this.o.options.strictCpuReservation) {
       if (reserved.intersection(s.defaultCpuSet).size > 0)
         throw new Error(
-          `some of strictly reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`,
+          `some of strictly reserved cpus: "${reserved.toString()}" are present in ` +
+            `defaultCpuSet: "${s.defaultCpuSet.toString()}"`,
         );
     } else if (!reserved.intersection(s.defaultCpuSet).equals(reserved)) {
       throw new Error(
-        `not all reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "${s.defaultCpuSet.toString()}"`,
+        `not all reserved cpus: "${reserved.toString()}" are present in defaultCpuSet: "` +
+          `${s.defaultCpuSet.toString()}"`,
       );
     }
     let known = s.defaultCpuSet;
@@ -97,14 +99,16 @@ export class CpuManager {
       for (const [name, cset] of row) {
         if (s.defaultCpuSet.intersection(cset).size > 0)
           throw new Error(
-            `pod: ${pod}, container: ${name} cpuset: "${cset.toString()}" overlaps with default cpuset "${s.defaultCpuSet.toString()}"`,
+            `pod: ${pod}, container: ${name} cpuset: "${cset.toString()}" overlaps with ` +
+              `default cpuset "${s.defaultCpuSet.toString()}"`,
           );
         known = known.union(cset);
       }
     }
     if (!known.equals(all))
       throw new Error(
-        `current set of available CPUs "${all.toString()}" doesn't match with CPUs in state "${known.toString()}"`,
+        `current set of available CPUs "${all.toString()}" doesn't match with CPUs in ` +
+          `state "${known.toString()}"`,
       );
   }
 
@@ -257,7 +261,8 @@ export class CpuManager {
     if (request > physical)
       throw new AdmissionError(
         'SMTAlignmentError',
-        `SMT Alignment Error: not enough free physical CPUs: available physical CPUs = ${physical}, requested CPUs = ${request}, CPUs per core = ${perCore}`,
+        `SMT Alignment Error: not enough free physical CPUs: available physical CPUs = ` +
+          `${physical}, requested CPUs = ${request}, CPUs per core = ${perCore}`,
       );
   }
 

@@ -107,7 +107,8 @@ export function decodeCpuState(
     throw new Error('checkpoint is corrupted');
   if (policyName !== configuredPolicy)
     throw new Error(
-      `configured policy "${configuredPolicy}" differs from state checkpoint policy "${policyName}"`,
+      `configured policy "${configuredPolicy}" differs from state checkpoint policy "` +
+        `${policyName}"`,
     );
   const state: CpuState = {
     policyName,
@@ -127,7 +128,8 @@ export function decodeCpuState(
           text,
           maxCpuId,
           () =>
-            `could not parse cpuset "${short(text)}" for container "${short(name)}" in pod "${short(pod)}"`,
+            `could not parse cpuset "${short(text)}" for container "${short(name)}" in ` +
+            `pod "${short(pod)}"`,
         ),
       );
     state.entries.set(pod, m);
@@ -150,5 +152,8 @@ function parseOr(text: string, maxCpuId: number | undefined, what: () => string)
 
 /** The reference's wrapper around every restore error. */
 export function restoreError(reason: string, path: string): string {
-  return `could not restore state from checkpoint: ${reason}, please drain this node and delete the CPU manager checkpoint file "${path}" before restarting Kubelet`;
+  return (
+    `could not restore state from checkpoint: ${reason}, please drain this node and ` +
+    `delete the CPU manager checkpoint file "${path}" before restarting Kubelet`
+  );
 }

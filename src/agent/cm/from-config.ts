@@ -16,7 +16,8 @@ export function managersFromConfig(
   if (config.reservedSystemCPUs !== '') {
     logger.info(
       { reservedCpus: config.reservedSystemCPUs },
-      'Option --reserved-cpus is specified, it will overwrite the cpu setting in --plat-reserved and --system-reserved',
+      'Option --reserved-cpus is specified, it will overwrite the cpu setting in ' +
+        '--plat-reserved and --system-reserved',
     );
   }
   return buildResourceManagers({

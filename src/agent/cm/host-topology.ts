@@ -1,6 +1,7 @@
 // The host's CPU and NUMA layout read from sysfs (the root is injected, so tests use a fake tree):
 // /sys/devices/system/cpu/online, cpu<N>/topology/{core_id,physical_package_id},
-// /sys/devices/system/node/node<N>/{cpulist,meminfo,distance,hugepages/hugepages-<size>kB/nr_hugepages}.
+// /sys/devices/system/node/node<N>/{cpulist,meminfo,distance} and
+// /sys/devices/system/node/node<N>/hugepages/hugepages-<size>kB/nr_hugepages.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CpuSet } from './cpuset.js';

@@ -171,7 +171,8 @@ export class MemoryManager {
       if (best === undefined) {
         throw new Error(
           affinity === null
-            ? '[memorymanager] failed to get the default NUMA affinity, no NUMA nodes with enough memory is available'
+            ? '[memorymanager] failed to get the default NUMA affinity, no NUMA nodes ' +
+                'with enough memory is available'
             : '[memorymanager] failed to find NUMA nodes to extend the current topology hint',
         );
       }

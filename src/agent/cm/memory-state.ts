@@ -1,7 +1,7 @@
 // The memory manager's checkpoint, `memory_manager_state` in the root directory, in the
 // reference's format: {"policyName","machineState":{node:{numberOfAssignments,memoryMap:{type:
-// {total,systemReserved,allocatable,reserved,free}},cells}},"entries":{pod:{container:[{numaAffinity,
-// type,size}]}},"checksum"}.
+// {total,systemReserved,allocatable,reserved,free}},cells}},"entries":{pod:{container:[
+// {numaAffinity,type,size}]}},"checksum"}.
 import { checkpointChecksum, num, str, type SpewValue } from './checkpoint-checksum.js';
 
 export const MEMORY_MANAGER_STATE_FILE = 'memory_manager_state';
@@ -248,11 +248,15 @@ export function decodeMemoryState(value: unknown, configuredPolicy: string): Mem
     throw new Error('checkpoint is corrupted');
   if (policyName !== configuredPolicy)
     throw new Error(
-      `[memorymanager] configured policy "${configuredPolicy}" differs from state checkpoint policy "${policyName}"`,
+      `[memorymanager] configured policy "${configuredPolicy}" differs from state ` +
+        `checkpoint policy "${policyName}"`,
     );
   return state;
 }
 
 export function memoryRestoreError(reason: string, path: string): string {
-  return `could not restore state from checkpoint: ${reason}, please drain this node and delete the memory manager checkpoint file "${path}" before restarting Kubelet`;
+  return (
+    `could not restore state from checkpoint: ${reason}, please drain this node and ` +
+    `delete the memory manager checkpoint file "${path}" before restarting Kubelet`
+  );
 }

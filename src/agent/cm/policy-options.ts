@@ -121,7 +121,8 @@ export function parseTopologyPolicyOptions(
       const n = parseGoInt(name, value);
       if (n < DEFAULT_MAX_ALLOWABLE_NUMA_NODES)
         throw new Error(
-          `the minimum value of "${name}" should not be less than ${DEFAULT_MAX_ALLOWABLE_NUMA_NODES}`,
+          `the minimum value of "${name}" should not be less than ` +
+            `${DEFAULT_MAX_ALLOWABLE_NUMA_NODES}`,
         );
       out.maxAllowableNumaNodes = n;
     }

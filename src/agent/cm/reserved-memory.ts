@@ -50,7 +50,10 @@ export function reservedMemoryProblem(
       (t === 'memory' ? hardEviction(c, memoryBytes) : 0);
     const reserved = total.get(t) ?? 0;
     if (allocatable !== reserved) {
-      return `the total amount "${quantityText(reserved)}" of type "${t}" is not equal to the value "${quantityText(allocatable)}" determined by Node Allocatable feature`;
+      return (
+        `the total amount "${quantityText(reserved)}" of type "${t}" is not equal to the ` +
+        `value "${quantityText(allocatable)}" determined by Node Allocatable feature`
+      );
     }
   }
   return undefined;

@@ -3,7 +3,8 @@
 // validate-file-fields.ts; which of them take no effect here, and why, in cli/inert-options.ts.
 export const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {
   shutdownGracePeriod:
-    'Total time the node delays its shutdown for pods to terminate (graceful node shutdown through systemd-logind). 0s: off.',
+    'Total time the node delays its shutdown for pods to terminate (graceful node shutdown ' +
+    'through systemd-logind). 0s: off.',
   shutdownGracePeriodCriticalPods: 'Part of shutdownGracePeriod kept for critical pods.',
   shutdownGracePeriodByPodPriority:
     'Shutdown grace periods by pod priority class value (instead of shutdownGracePeriod).',
@@ -18,9 +19,11 @@ export const FILE_ONLY_FIELDS: Readonly<Record<string, string>> = {
   memoryThrottlingFactor:
     'Fraction of the memory limit at which memory.high throttles (MemoryQoS, cgroup v2).',
   singleProcessOOMKill:
-    'Whether the OOM killer kills single processes rather than the whole container group (cgroup v2). Unset: true on cgroup v1, false on v2.',
+    'Whether the OOM killer kills single processes rather than the whole container group ' +
+    '(cgroup v2). Unset: true on cgroup v1, false on v2.',
   crashLoopBackOff:
-    'maxContainerRestartPeriod: the cap of the container restart back-off (PlatletCrashLoopBackOffMax, 1s..300s).',
+    'maxContainerRestartPeriod: the cap of the container restart back-off ' +
+    '(PlatletCrashLoopBackOffMax, 1s..300s).',
   enableProfilingHandler:
     'Serve the profiling handlers under /debug/pprof (with the debugging handlers).',
   enableDebugFlagsHandler: 'Serve /debug/flags/v (with the debugging handlers).',

@@ -22,12 +22,15 @@ export function configJsonSchema(specs: readonly FlagSpec[]): JsonSchema {
   schema['$id'] = `https://${DEFAULT_PLATFORM_DOMAIN}/schemas/nodeagent-config.schema.json`;
   schema['title'] = 'NodeAgentConfiguration';
   schema['description'] =
-    'nodeagent configuration file (--config) or drop-in (--config-dir/*.conf). Defaults shown are those of a config file (with --config).';
+    'nodeagent configuration file (--config) or drop-in (--config-dir/*.conf). Defaults shown ' +
+    'are those of a config file (with --config).';
   const props = schema.properties ?? {};
   props['apiVersion'] = {
     type: 'string',
     pattern: '^nodeagent\\.config\\.[a-z0-9]([-a-z0-9.]*[a-z0-9])?/v1beta1$',
-    description: `nodeagent.config.{platform_domain}/v1beta1 (default platform domain: ${DEFAULT_PLATFORM_DOMAIN})`,
+    description:
+      `nodeagent.config.{platform_domain}/v1beta1 (default platform domain: ` +
+      `${DEFAULT_PLATFORM_DOMAIN})`,
   };
   props['kind'] = { type: 'string', const: 'NodeAgentConfiguration' };
   schema['required'] = ['apiVersion', 'kind'];

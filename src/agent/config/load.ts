@@ -99,7 +99,8 @@ function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void
     else if (isPlainObject(cur)) cur = cur[String(seg)];
     else return;
   }
-  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- cur is the parsed document itself: the key zod named is removed from it in place
+  // Cur is the parsed document itself: the key zod named is removed from it in place.
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
   if (isPlainObject(cur)) delete cur[key];
 }
 
@@ -171,7 +172,8 @@ function parseDocument(
   if (value === null || value === undefined) failWith(file, [`${what} "${file}" was empty`]);
   if (!isPlainObject(value))
     return failWith(file, [
-      `${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ${Array.isArray(value) ? 'a list' : typeof value}`,
+      `${where(file, undefined)}: expected a ${CONFIG_KIND} mapping, got ` +
+        (Array.isArray(value) ? 'a list' : typeof value),
     ]);
   return { parsed, content: value };
 }
@@ -197,13 +199,15 @@ function identityProblems(
   const noVersion = apiVersion === undefined || apiVersion === null || apiVersion === '';
   if (noKind && noVersion)
     problems.push(
-      `${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ${wantVersion} and kind: ${CONFIG_KIND}`,
+      `${where(file, undefined)}: apiVersion and kind are missing: expected apiVersion: ` +
+        `${wantVersion} and kind: ${CONFIG_KIND}`,
     );
   else if (noKind)
     problems.push(`${where(file, undefined)}: kind is missing: expected kind: ${CONFIG_KIND}`);
   else if (kind !== CONFIG_KIND)
     problems.push(
-      `${where(file, yaml.locate(doc.parsed, ['kind']))}: kind ${JSON.stringify(kind)} is not supported: expected kind: ${CONFIG_KIND}`,
+      `${where(file, yaml.locate(doc.parsed, ['kind']))}: kind ${JSON.stringify(kind)} ` +
+        `is not supported: expected kind: ${CONFIG_KIND}`,
     );
   if (noVersion) {
     if (!noKind)
@@ -212,7 +216,9 @@ function identityProblems(
       );
   } else if (apiVersion !== wantVersion)
     problems.push(
-      `${where(file, yaml.locate(doc.parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ${wantVersion}`,
+      `${where(file, yaml.locate(doc.parsed, ['apiVersion']))}: apiVersion ` +
+        `${JSON.stringify(apiVersion)} is not supported: expected apiVersion: ` +
+        wantVersion,
     );
   return problems;
 }
@@ -279,7 +285,8 @@ async function strictDecode(
       }
     } else {
       problems.push(
-        `${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ${issueText(issue)}`,
+        `${where(file, locate(parsed, issue.path))}: field ${dotted(issue.path)}: ` +
+          issueText(issue),
       );
     }
   }
@@ -301,11 +308,15 @@ async function decodeKubeletConfigText(
   const problems: string[] = [];
   if (value['kind'] !== ref.kind)
     problems.push(
-      `${where(file, locate(parsed, ['kind']))}: kind ${JSON.stringify(value['kind'] ?? '')} is not supported under --platform-profile=kubernetes: expected kind: ${ref.kind}`,
+      `${where(file, locate(parsed, ['kind']))}: kind ` +
+        `${JSON.stringify(value['kind'] ?? '')} is not supported under ` +
+        `--platform-profile=kubernetes: expected kind: ${ref.kind}`,
     );
   if (value['apiVersion'] !== ref.apiVersion)
     problems.push(
-      `${where(file, locate(parsed, ['apiVersion']))}: apiVersion ${JSON.stringify(value['apiVersion'] ?? '')} is not supported under --platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`,
+      `${where(file, locate(parsed, ['apiVersion']))}: apiVersion ` +
+        `${JSON.stringify(value['apiVersion'] ?? '')} is not supported under ` +
+        `--platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`,
     );
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
   const { nodeAgentConfigurationSchema } = await import('./schema.js');
@@ -314,7 +325,8 @@ async function decodeKubeletConfigText(
   if (t.unsupported.length > 0) {
     const list = t.unsupported.map(
       (f) =>
-        `${where(file, locate(parsed, f.split('.')))}: field ${f} is not supported by nodeagent (set it to its default or remove it)`,
+        `${where(file, locate(parsed, f.split('.')))}: field ${f} is not supported by ` +
+        `nodeagent (set it to its default or remove it)`,
     );
     throw new ConfigError(list.join('; '), { file, problems: list });
   }

@@ -28,5 +28,9 @@ export function unsafeServingWarning(c: NodeAgentConfiguration): string | undefi
   if (c.authorization.mode === 'AlwaysAllow')
     open.push('every request is allowed (--authorization-mode=AlwaysAllow)');
   if (open.length === 0) return undefined;
-  return `the agent serves ${COMMAND_PATHS} on ${c.address}:${c.port}, an address other hosts can reach, and ${open.join(' and ')}: anyone who reaches the port can run commands in its containers; close it with ${CLOSING_FLAGS} (or --enable-debugging-handlers=false)`;
+  return (
+    `the agent serves ${COMMAND_PATHS} on ${c.address}:${c.port}, an address other hosts ` +
+    `can reach, and ${open.join(' and ')}: anyone who reaches the port can run commands in ` +
+    `its containers; close it with ${CLOSING_FLAGS} (or --enable-debugging-handlers=false)`
+  );
 }

@@ -30,12 +30,14 @@ function validateImages(c: Cfg, p: Problems, on: Gate): void {
   if (maxAge !== undefined) {
     if (maxAge !== 0 && !on('ImageMaximumGCAge'))
       p.raw(
-        'ImageMaximumGCAge feature gate is required for Kubelet configuration option imageMaximumGCAge',
+        'ImageMaximumGCAge feature gate is required for Kubelet configuration option ' +
+          'imageMaximumGCAge',
       );
     if (maxAge < 0) p.raw(`imageMaximumGCAge ${c.imageMaximumGCAge} must not be negative`);
     if (maxAge > 0 && minAge !== undefined && maxAge <= minAge)
       p.raw(
-        `imageMaximumGCAge ${c.imageMaximumGCAge} must be greater than imageMinimumGCAge ${c.imageMinimumGCAge}`,
+        `imageMaximumGCAge ${c.imageMaximumGCAge} must be greater than ` +
+          `imageMinimumGCAge ${c.imageMinimumGCAge}`,
       );
   }
   const parallel = c.maxParallelImagePulls;
@@ -43,7 +45,8 @@ function validateImages(c: Cfg, p: Problems, on: Gate): void {
     if (parallel < 1) p.raw(`maxParallelImagePulls ${parallel} must be a positive number`);
     if (c.serializeImagePulls && parallel > 1)
       p.raw(
-        'maxParallelImagePulls cannot be larger than 1 unless SerializeImagePulls (--serialize-image-pulls) is set to false',
+        'maxParallelImagePulls cannot be larger than 1 unless SerializeImagePulls ' +
+          '(--serialize-image-pulls) is set to false',
       );
   }
 }
@@ -73,7 +76,8 @@ function validateShutdown(c: Cfg, p: Problems, on: Gate): void {
   if (on('GracefulNodeShutdown')) {
     if (critical > period)
       p.raw(
-        `shutdownGracePeriodCriticalPods ${c.shutdownGracePeriodCriticalPods} must be <= shutdownGracePeriod ${c.shutdownGracePeriod}`,
+        `shutdownGracePeriodCriticalPods ${c.shutdownGracePeriodCriticalPods} must be ` +
+          `<= shutdownGracePeriod ${c.shutdownGracePeriod}`,
       );
     if (period < 0 || (period > 0 && period < 1000))
       p.raw(
@@ -81,22 +85,26 @@ function validateShutdown(c: Cfg, p: Problems, on: Gate): void {
       );
     if (critical < 0 || (critical > 0 && critical < 1000))
       p.raw(
-        `shutdownGracePeriodCriticalPods ${c.shutdownGracePeriodCriticalPods} must be either zero or otherwise >= 1 sec`,
+        `shutdownGracePeriodCriticalPods ${c.shutdownGracePeriodCriticalPods} must be ` +
+          `either zero or otherwise >= 1 sec`,
       );
   } else if (period > 0 || critical > 0) {
     p.raw(
-      'specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires feature gate GracefulNodeShutdown',
+      'specifying shutdownGracePeriod or shutdownGracePeriodCriticalPods requires ' +
+        'feature gate GracefulNodeShutdown',
     );
   }
   const byPriority = c.shutdownGracePeriodByPodPriority.length > 0;
   if (on('GracefulNodeShutdownBasedOnPodPriority')) {
     if (byPriority && (period > 0 || critical > 0))
       p.raw(
-        'Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod at the same time',
+        'Cannot specify both shutdownGracePeriodByPodPriority and shutdownGracePeriod ' +
+          'at the same time',
       );
   } else if (byPriority) {
     p.raw(
-      'Specifying shutdownGracePeriodByPodPriority requires feature gate GracefulNodeShutdownBasedOnPodPriority',
+      'Specifying shutdownGracePeriodByPodPriority requires feature gate ' +
+        'GracefulNodeShutdownBasedOnPodPriority',
     );
   }
 }
@@ -106,7 +114,8 @@ function validateMemory(c: Cfg, p: Problems, on: Gate): void {
   if (on('NodeSwap')) {
     if (swap !== '' && !isOneOf(SWAP_BEHAVIORS, swap))
       p.raw(
-        `memorySwap.swapBehavior ${JSON.stringify(swap)} must be one of: "", "LimitedSwap" or "NoSwap"`,
+        `memorySwap.swapBehavior ${JSON.stringify(swap)} must be one of: "", ` +
+          `"LimitedSwap" or "NoSwap"`,
       );
   } else if (swap !== '') {
     p.raw('memorySwap.swapBehavior cannot be set when NodeSwap feature flag is disabled');
@@ -121,20 +130,23 @@ function validateBackOff(c: Cfg, p: Problems, on: Gate): void {
   if (!on('PlatletCrashLoopBackOffMax')) {
     if (max !== null)
       p.raw(
-        'FeatureGate KubeletCrashLoopBackOffMax not enabled, CrashLoopBackOff.MaxContainerRestartPeriod must not be set',
+        'FeatureGate KubeletCrashLoopBackOffMax not enabled, ' +
+          'CrashLoopBackOff.MaxContainerRestartPeriod must not be set',
       );
     return;
   }
   if (max === null) {
     p.raw(
-      'FeatureGate KubeletCrashLoopBackOffMax is enabled, CrashLoopBackOff.MaxContainerRestartPeriod must be set',
+      'FeatureGate KubeletCrashLoopBackOffMax is enabled, ' +
+        'CrashLoopBackOff.MaxContainerRestartPeriod must be set',
     );
     return;
   }
   const v = ms(p, 'crashLoopBackOff.maxContainerRestartPeriod', max);
   if (v !== undefined && (v < 1000 || v > 300_000))
     p.raw(
-      `CrashLoopBackOff.MaxContainerRestartPeriod (got: ${v / 1000} seconds) must be set between 1s and 300s`,
+      `CrashLoopBackOff.MaxContainerRestartPeriod (got: ${v / 1000} seconds) must be ` +
+        `set between 1s and 300s`,
     );
 }
 
@@ -152,7 +164,8 @@ function validateTracing(c: Cfg, p: Problems, on: Gate): void {
     );
   if (rate !== undefined && rate > 1_000_000)
     p.plain(
-      `tracing.samplingRatePerMillion: Invalid value: ${rate}: sampling rate per million must be less than or equal to one million`,
+      `tracing.samplingRatePerMillion: Invalid value: ${rate}: sampling rate per ` +
+        `million must be less than or equal to one million`,
     );
   if (t.endpoint === undefined) return;
   const endpoint = t.endpoint.includes('//') ? t.endpoint : `dns://${t.endpoint}`;
@@ -165,7 +178,9 @@ function validateTracing(c: Cfg, p: Problems, on: Gate): void {
   }
   if (!['dns', 'unix', 'unix-abstract'].includes(scheme)) {
     p.plain(
-      `tracing.endpoint: Invalid value: ${JSON.stringify(endpoint)}: unsupported scheme: ${scheme}.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md`,
+      `tracing.endpoint: Invalid value: ${JSON.stringify(endpoint)}: unsupported ` +
+        `scheme: ${scheme}.  Options are none, dns, unix, or unix-abstract.  See ` +
+        `https://github.com/grpc/grpc/blob/master/doc/naming.md`,
     );
   }
 }
@@ -192,7 +207,8 @@ function validateHandlersAndMisc(c: Cfg, p: Problems, on: Gate): void {
   const hidden = c.showHiddenMetricsForVersion;
   if (hidden !== '' && hidden !== SHOW_HIDDEN_METRICS_VERSION) {
     p.plain(
-      `--show-hidden-metrics-for-version must be omitted or have the value '${SHOW_HIDDEN_METRICS_VERSION}'. Only the previous minor version is allowed`,
+      `--show-hidden-metrics-for-version must be omitted or have the value '` +
+        `${SHOW_HIDDEN_METRICS_VERSION}'. Only the previous minor version is allowed`,
     );
   }
   for (const row of c.shutdownGracePeriodByPodPriority) {

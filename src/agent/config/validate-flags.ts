@@ -46,17 +46,20 @@ export function validateFlagOnly(flags: NodeAgentFlags, names: Names): string[] 
     const fams = ips.map((ip) => isIP(ip.trim()));
     if (ips.length > 2 || fams.includes(0)) {
       problems.push(
-        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: expected an IP address or a comma-separated IPv4,IPv6 pair`,
+        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: expected an IP ` +
+          `address or a comma-separated IPv4,IPv6 pair`,
       );
     } else if (ips.length === 2 && fams[0] === fams[1]) {
       problems.push(
-        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: a dual-stack pair needs one IPv4 and one IPv6 address`,
+        `invalid value ${JSON.stringify(flags.nodeIP)} for --node-ip: a dual-stack pair ` +
+          `needs one IPv4 and one IPv6 address`,
       );
     }
   }
   if (flags.cloudProvider !== '' && flags.cloudProvider !== 'external') {
     problems.push(
-      `invalid value ${JSON.stringify(flags.cloudProvider)} for --cloud-provider: only "" (none) and "external" are supported`,
+      `invalid value ${JSON.stringify(flags.cloudProvider)} for --cloud-provider: only ` +
+        `"" (none) and "external" are supported`,
     );
   }
   const host = flags.hostnameOverride.trim().toLowerCase();
@@ -66,12 +69,14 @@ export function validateFlagOnly(flags: NodeAgentFlags, names: Names): string[] 
       !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(host))
   ) {
     problems.push(
-      `invalid value ${JSON.stringify(flags.hostnameOverride)} for --hostname-override: a node name must be a DNS subdomain (lowercase letters, digits, '-' and '.')`,
+      `invalid value ${JSON.stringify(flags.hostnameOverride)} for --hostname-override: ` +
+        `a node name must be a DNS subdomain (lowercase letters, digits, '-' and '.')`,
     );
   }
   if (flags.runtimeCgroups !== '' && !flags.runtimeCgroups.startsWith('/')) {
     problems.push(
-      `invalid value ${JSON.stringify(flags.runtimeCgroups)} for --runtime-cgroups: must be an absolute cgroup name starting with /`,
+      `invalid value ${JSON.stringify(flags.runtimeCgroups)} for --runtime-cgroups: ` +
+        `must be an absolute cgroup name starting with /`,
     );
   }
   if (flags.rootDir === '') problems.push('--root-dir must not be empty');

@@ -48,18 +48,21 @@ function validateEnforcement(c: Cfg, p: Problems): void {
   }
   if (!c.cgroupsPerQOS && levels.length > 0) {
     p.raw(
-      `${p.field('enforceNodeAllocatable')} is not supported unless ${p.field('cgroupsPerQOS')} feature is turned on`,
+      `${p.field('enforceNodeAllocatable')} is not supported unless ` +
+        `${p.field('cgroupsPerQOS')} feature is turned on`,
     );
   }
   if (levels.includes('none') && levels.length > 1) {
     p.raw(
-      `${p.field('enforceNodeAllocatable')} may not contain additional enforcements when "none" is specified`,
+      `${p.field('enforceNodeAllocatable')} may not contain additional enforcements ` +
+        `when "none" is specified`,
     );
   }
   const needs = (level: string, cgroupField: 'systemReservedCgroup' | 'platReservedCgroup') => {
     if (levels.includes(level) && c[cgroupField] === '') {
       p.raw(
-        `${p.field(cgroupField)} must be specified when "${level}" is contained in ${p.field('enforceNodeAllocatable')}`,
+        `${p.field(cgroupField)} must be specified when "${level}" is contained in ` +
+          p.field('enforceNodeAllocatable'),
       );
     }
   };
@@ -69,12 +72,14 @@ function validateEnforcement(c: Cfg, p: Problems): void {
   needs('plat-reserved-compressible', 'platReservedCgroup');
   if (levels.includes('system-reserved') && levels.includes('system-reserved-compressible')) {
     p.raw(
-      `${p.field('enforceNodeAllocatable')} may contain only one of "system-reserved" and "system-reserved-compressible"`,
+      `${p.field('enforceNodeAllocatable')} may contain only one of "system-reserved" ` +
+        `and "system-reserved-compressible"`,
     );
   }
   if (levels.includes('plat-reserved') && levels.includes('plat-reserved-compressible')) {
     p.raw(
-      `${p.field('enforceNodeAllocatable')} may contain only one of "plat-reserved" and "plat-reserved-compressible"`,
+      `${p.field('enforceNodeAllocatable')} may contain only one of "plat-reserved" and ` +
+        `"plat-reserved-compressible"`,
     );
   }
 }
@@ -142,7 +147,8 @@ function validateEviction(c: Cfg, p: Problems): void {
   for (const signal of Object.keys(c.evictionSoft)) {
     if (isSignal(signal) && c.evictionSoftGracePeriod[signal] === undefined) {
       p.raw(
-        `${p.field('evictionSoft')} threshold ${signal} has no grace period in ${p.field('evictionSoftGracePeriod')}`,
+        `${p.field('evictionSoft')} threshold ${signal} has no grace period in ` +
+          p.field('evictionSoftGracePeriod'),
       );
     }
   }
@@ -196,7 +202,9 @@ function validateReservedMemory(c: Cfg, p: Problems): void {
       const hard = c.evictionHard['memory.available'];
       if (hard?.endsWith('%')) {
         p.raw(
-          `${p.field('reservedMemory')} cannot be checked against a percentage in ${p.field('evictionHard')} memory.available=${hard}: give it as a quantity such as 100Mi`,
+          `${p.field('reservedMemory')} cannot be checked against a percentage in ` +
+            `${p.field('evictionHard')} memory.available=${hard}: give it as a quantity ` +
+            `such as 100Mi`,
         );
         continue;
       }
@@ -206,7 +214,9 @@ function validateReservedMemory(c: Cfg, p: Problems): void {
     const total = totals.get(type) ?? 0;
     if (Math.abs(total - expected) > 1e-6) {
       p.raw(
-        `${p.field('reservedMemory')} the total amount "${bytesText(total)}" of type "${type}" is not equal to the value "${bytesText(expected)}" determined by ${from}`,
+        `${p.field('reservedMemory')} the total amount "${bytesText(total)}" of type "` +
+          `${type}" is not equal to the value "${bytesText(expected)}" determined by ` +
+          from,
       );
     }
   }
@@ -215,11 +225,13 @@ function validateReservedMemory(c: Cfg, p: Problems): void {
 function validateTaints(c: Cfg, p: Problems): void {
   const seen = new Set<string>();
   for (const t of c.registerWithTaints) {
-    const spec = `${t.key}${t.value === undefined || t.value === '' ? '' : `=${t.value}`}:${t.effect}`;
+    const value = t.value === undefined || t.value === '' ? '' : `=${t.value}`;
+    const spec = `${t.key}${value}:${t.effect}`;
     const errs = [...qualifiedNameErrors(t.key), ...labelValueErrors(t.value ?? '')];
     if (!isOneOf(TAINT_EFFECTS, t.effect))
       errs.push(
-        `invalid taint effect: ${t.effect}, unsupported taint effect (use ${TAINT_EFFECTS.join(', ')})`,
+        `invalid taint effect: ${t.effect}, unsupported taint effect (use ` +
+          `${TAINT_EFFECTS.join(', ')})`,
       );
     const id = `${t.key}\u0000${t.effect}`;
     if (seen.has(id))

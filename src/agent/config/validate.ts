@@ -86,7 +86,8 @@ function validateServer(c: Cfg, p: Problems): void {
     );
   if (c.tlsMinVersion === 'VersionTLS13' && c.tlsCipherSuites.length > 0) {
     p.raw(
-      `${p.field('tlsCipherSuites')} cannot be set when ${p.field('tlsMinVersion')} is VersionTLS13 (TLS 1.3 suites are not configurable)`,
+      `${p.field('tlsCipherSuites')} cannot be set when ${p.field('tlsMinVersion')} is ` +
+        `VersionTLS13 (TLS 1.3 suites are not configurable)`,
     );
   }
   oneOf(p, 'authorization.mode', c.authorization.mode, ['AlwaysAllow', 'Webhook']);
@@ -106,7 +107,8 @@ function validateServer(c: Cfg, p: Problems): void {
   duration(p, 'streamingConnectionIdleTimeout', c.streamingConnectionIdleTimeout, 'nonNegative');
   if (c.runOnce && c.enableServer) {
     p.raw(
-      `${p.field('runOnce')} true is exclusive with ${p.field('enableServer')} true: set enableServer to false (--enable-server=false) to run once`,
+      `${p.field('runOnce')} true is exclusive with ${p.field('enableServer')} true: ` +
+        `set enableServer to false (--enable-server=false) to run once`,
     );
   }
 }
@@ -152,7 +154,9 @@ function validateRuntime(c: Cfg, p: Problems, on: (n: string) => boolean): void 
   between(p, 'imageGCLowThresholdPercent', c.imageGCLowThresholdPercent, 0, 100);
   if (c.imageGCLowThresholdPercent >= c.imageGCHighThresholdPercent) {
     p.raw(
-      `${p.field('imageGCLowThresholdPercent')} ${c.imageGCLowThresholdPercent} must be less than ${p.field('imageGCHighThresholdPercent')} ${c.imageGCHighThresholdPercent}`,
+      `${p.field('imageGCLowThresholdPercent')} ${c.imageGCLowThresholdPercent} must be ` +
+        `less than ${p.field('imageGCHighThresholdPercent')} ` +
+        `${c.imageGCHighThresholdPercent}`,
     );
   }
   if (c.containerLogMaxFiles < 2)
@@ -186,7 +190,9 @@ function validatePods(c: Cfg, p: Problems): void {
     p.add(
       'hairpinMode',
       c.hairpinMode,
-      `is invalid (the reference: Invalid hairpin mode: unknown value: ${JSON.stringify(c.hairpinMode)}): accepted are promiscuous-bridge, hairpin-veth, none`,
+      `is invalid (the reference: Invalid hairpin mode: unknown value: ` +
+        `${JSON.stringify(c.hairpinMode)}): accepted are promiscuous-bridge, hairpin-veth, ` +
+        `none`,
     );
   c.clusterDNS.forEach((ip) => {
     if (isIP(ip) === 0) p.add('clusterDNS', ip, 'is not a valid IP address');
@@ -226,7 +232,8 @@ function validatePodCIDR(value: string, p: Problems): void {
     p.add(
       'podCIDR',
       value,
-      'is not a valid CIDR such as 10.244.0.0/24 (or an IPv4 and an IPv6 CIDR separated by a comma)',
+      'is not a valid CIDR such as 10.244.0.0/24 (or an IPv4 and an IPv6 CIDR separated ' +
+        'by a comma)',
     );
   else if (parts.length > 2 || (parts.length === 2 && families[0] === families[1]))
     p.add('podCIDR', value, 'may hold at most two CIDRs, one IPv4 and one IPv6');

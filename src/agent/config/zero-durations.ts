@@ -62,7 +62,8 @@ export function defaultZeroFlagDurations(
     const fallback = getPath(defaults, path);
     setPath(merged, path, fallback);
     warnings.push(
-      `--${flag}=${String(value)}: a zero ${path} would run without pause, so its default ${String(fallback)} applies (the reference accepts a zero too)`,
+      `--${flag}=${String(value)}: a zero ${path} would run without pause, so its ` +
+        `default ${String(fallback)} applies (the reference accepts a zero too)`,
     );
   }
   return warnings;

@@ -44,7 +44,8 @@ class ObjectCache {
     if (known !== undefined) return known;
     if (this.objects === undefined)
       throw new Error(
-        `couldn't get ${kind === 'ConfigMap' ? 'configMap' : 'secret'} ${ns}/${name}, no kubeClient defined`,
+        `couldn't get ${kind === 'ConfigMap' ? 'configMap' : 'secret'} ${ns}/${name}, ` +
+          `no kubeClient defined`,
       );
     try {
       const obj = await this.objects.get(kind, ns, name);

@@ -136,7 +136,8 @@ export class ServiceLister {
     if (!this.notServedSaid)
       this.o.logger.warn(
         { err: userMessage(err) },
-        'the API server does not serve services: containers get no service environment variables until it does',
+        'the API server does not serve services: containers get no service environment ' +
+          'variables until it does',
       );
     this.notServedSaid = true;
     return true;
@@ -154,7 +155,8 @@ export class ServiceLister {
           this.onEvent(ev);
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the watch
+        // The signal may abort during the watch.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         if (!this.notServed(err))
           this.o.logger.warn(

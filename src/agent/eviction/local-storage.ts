@@ -59,7 +59,10 @@ function emptyDirViolation(pod: Pod, u: PodStorageUsage): string | undefined {
       used !== undefined &&
       used > size
     ) {
-      return `Usage of EmptyDir volume ${JSON.stringify(v.name)} exceeds the limit ${JSON.stringify(parseQuantity(limit).canonical)}. `;
+      return (
+        `Usage of EmptyDir volume ${JSON.stringify(v.name)} exceeds the limit ` +
+        `${JSON.stringify(parseQuantity(limit).canonical)}. `
+      );
     }
   }
   return undefined;
@@ -77,7 +80,10 @@ function containerViolation(pod: Pod, u: PodStorageUsage): string | undefined {
       used !== undefined &&
       used > size
     ) {
-      return `Container ${c.name} exceeded its local ephemeral storage limit ${JSON.stringify(parseQuantity(limit).canonical)}. `;
+      return (
+        `Container ${c.name} exceeded its local ephemeral storage limit ` +
+        `${JSON.stringify(parseQuantity(limit).canonical)}. `
+      );
     }
   }
   return undefined;
@@ -93,7 +99,9 @@ export function localStorageViolation(pod: Pod, u: PodStorageUsage): string | un
     0,
   );
   if (limit !== undefined && total > limit.bytes)
-    return `Pod ephemeral local storage usage exceeds the total limit of containers ${limit.text}. `;
+    return (
+      'Pod ephemeral local storage usage exceeds the total limit of containers ' + `${limit.text}. `
+    );
   return containerViolation(pod, u);
 }
 

@@ -214,7 +214,10 @@ export class EvictionManager {
   ): Promise<EvictionCandidate | undefined> {
     const o = this.options;
     const resource = SIGNAL_RESOURCE[threshold.signal];
-    const message = `The node was low on resource: ${resource}. Threshold quantity: ${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ${fmt(threshold.signal, ob.available)}.`;
+    const message =
+      `The node was low on resource: ${resource}. Threshold quantity: ` +
+      `${fmt(threshold.signal, thresholdAmount(threshold.value, ob.capacity))}, available: ` +
+      `${fmt(threshold.signal, ob.available)}.`;
     o.events?.event(
       { kind: 'Node', name: o.nodeName ?? '', uid: o.nodeName ?? '' },
       'Warning',
@@ -225,7 +228,8 @@ export class EvictionManager {
     if (victim === undefined) {
       o.logger.warn(
         { signal: threshold.signal, message },
-        'eviction threshold met but no pod can be evicted (only critical pods run); free resources on the node',
+        'eviction threshold met but no pod can be evicted (only critical pods run); ' +
+          'free resources on the node',
       );
       return undefined;
     }
@@ -335,7 +339,8 @@ export class EvictionManager {
           'eviction manager pass failed (cannot observe signals?); retrying at the next interval',
         );
       }
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- wake() sets it while synchronize() is awaited
+      // Wake() sets it while synchronize() is awaited.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.wakePending) continue;
       this.waiting = new AbortController();
       await this.options.clock

@@ -14,7 +14,8 @@ import type { Threshold } from './thresholds.js';
 
 export const MEMCG_OPTION = '--kernel-memcg-notification';
 export const CGROUP_V1_REASON =
-  'on cgroup v1 memory threshold notifications need an eventfd registered in cgroup.event_control, and Node.js cannot create an eventfd (no native addon is used)';
+  'on cgroup v1 memory threshold notifications need an eventfd registered in ' +
+  'cgroup.event_control, and Node.js cannot create an eventfd (no native addon is used)';
 export const FALLBACK_EFFECT =
   'memory eviction thresholds are observed every 10s, as without the option';
 
@@ -69,7 +70,8 @@ async function watchMemoryEvents(file: string, o: MemcgNotificationOptions): Pro
       last = now;
       if (diff.length > 0)
         o.onNotify(
-          `eviction manager: memory.events of ${file} changed (${diff.join(', ')}): observing at once`,
+          `eviction manager: memory.events of ${file} changed (${diff.join(', ')}): ` +
+            `observing at once`,
         );
     });
   };
@@ -100,7 +102,8 @@ export async function startMemcgNotification(o: MemcgNotificationOptions): Promi
   if (!o.thresholds.some((t) => t.signal === 'memory.available')) {
     o.logger.info(
       { option: MEMCG_OPTION },
-      `${MEMCG_OPTION}: no memory.available eviction threshold is set, so there is nothing to be notified of`,
+      `${MEMCG_OPTION}: no memory.available eviction threshold is set, so there is ` +
+        `nothing to be notified of`,
     );
     return;
   }

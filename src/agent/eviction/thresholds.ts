@@ -63,7 +63,8 @@ export function parseThresholdValue(
     return { quantity: q.value };
   } catch {
     problems.push(
-      `${where}: invalid quantity "${raw}" (accepted: a quantity such as 100Mi or a percentage such as 10%)`,
+      `${where}: invalid quantity "${raw}" (accepted: a quantity such as 100Mi or a ` +
+        `percentage such as 10%)`,
     );
     return undefined;
   }
@@ -102,7 +103,8 @@ function gracePeriods(s: EvictionSettings, problems: string[]): Map<Signal, numb
       else grace.set(sig, ms);
     } catch {
       problems.push(
-        `--eviction-soft-grace-period ${sig}: invalid duration "${raw}" (accepted: a duration such as 30s or 1m30s)`,
+        `--eviction-soft-grace-period ${sig}: invalid duration "${raw}" (accepted: a ` +
+          `duration such as 30s or 1m30s)`,
       );
     }
   }
@@ -129,7 +131,8 @@ function thresholdsOf(
       const g = by.grace.get(sig);
       if (!hard && g === undefined) {
         problems.push(
-          `--eviction-soft ${sig}: a soft threshold needs a grace period in --eviction-soft-grace-period`,
+          `--eviction-soft ${sig}: a soft threshold needs a grace period in ` +
+            `--eviction-soft-grace-period`,
         );
         continue;
       }

@@ -58,7 +58,8 @@ export async function syncUtilChains(ipt: Iptables, chains: UtilChainNames): Pro
     ipt.ensureRule('prepend', 'filter', 'INPUT', ['-j', chains.firewall]),
   );
   await step(
-    `Failed to ensure rule to drop invalid localhost packets in filter table ${chains.firewall} chain`,
+    `Failed to ensure rule to drop invalid localhost packets in filter table ` +
+      `${chains.firewall} chain`,
     () =>
       ipt.ensureRule('append', 'filter', chains.firewall, [
         '-m',

@@ -48,7 +48,10 @@ export function validateNodeLabels(labels: Readonly<Record<string, string>>, nam
   const unknown = forbiddenNodeLabels(labels, names);
   if (unknown.length > 0) {
     problems.push(
-      `unknown '${names.labelDomain}' labels specified with --node-labels: [${unknown.join(' ')}]; allowed are the prefixes ${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ${[...allowedNodeLabels(names)].join(', ')}`,
+      `unknown '${names.labelDomain}' labels specified with --node-labels: [` +
+        `${unknown.join(' ')}]; allowed are the prefixes ` +
+        `${names.nodeSelfLabelNamespaces.map((n) => `${n}/`).join(' and ')} and the labels ` +
+        [...allowedNodeLabels(names)].join(', '),
     );
   }
   if (problems.length > 0)

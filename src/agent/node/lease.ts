@@ -146,7 +146,9 @@ export class NodeLeaseController {
         this.warnedUnsupported = true;
         this.o.logger.warn(
           { namespace: this.o.namespace, group: this.o.leases.group, err: userMessage(err) },
-          'the API server does not serve node leases (404): falling back to node status updates every nodeStatusUpdateFrequency as the heartbeat; the lease is tried again at each interval',
+          'the API server does not serve node leases (404): falling back to node status ' +
+            'updates every nodeStatusUpdateFrequency as the heartbeat; the lease is tried again ' +
+            'at each interval',
         );
       }
       throw err;
@@ -176,7 +178,8 @@ export class NodeLeaseController {
         await this.renew(signal);
         backoff.reset();
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the renewal
+        // The signal may abort during the renewal.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         this.failures++;
         if (!this.warnedUnsupported)

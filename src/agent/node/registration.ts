@@ -126,7 +126,8 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
       } else {
         o.logger.warn(
           { node: node.metadata.name, err: userMessage(err), retryInMs: backoff.peekMs() },
-          'unable to register node with the API server; retrying (is the API server reachable and the agent allowed to create nodes?)',
+          'unable to register node with the API server; retrying (is the API server ' +
+            'reachable and the agent allowed to create nodes?)',
         );
       }
     }

@@ -155,7 +155,8 @@ export async function servingCertificate(
   if (o.serverTLSBootstrap)
     o.logger.warn(
       {},
-      'serving certificate rotation needs an API server (--platconfig); using a self-signed serving certificate',
+      'serving certificate rotation needs an API server (--platconfig); using a ' +
+        'self-signed serving certificate',
     );
   return {
     source: pemPairSource(() => selfSigned),

@@ -156,7 +156,8 @@ export class NodeStatusManager {
   private async registerAgain(err: unknown, signal?: AbortSignal): Promise<void> {
     this.o.logger.warn(
       { node: this.o.nodeName, err: userMessage(err) },
-      'node not found on the API server (deleted, or the server lost its data); registering it again',
+      'node not found on the API server (deleted, or the server lost its data); ' +
+        'registering it again',
     );
     try {
       await this.o.reregister?.(signal);

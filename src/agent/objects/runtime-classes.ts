@@ -71,7 +71,8 @@ export function standaloneRuntimeHandlers(logger: Logger): RuntimeHandlerLookup 
       said.add(name);
       logger.warn(
         { runtimeClassName: name },
-        'runtimeClassName is not looked up without an API server (as the reference kubelet): the runtime default handler runs the pod',
+        'runtimeClassName is not looked up without an API server (as the reference ' +
+          'kubelet): the runtime default handler runs the pod',
       );
     }
     return Promise.resolve('');

@@ -115,7 +115,8 @@ export class WatchingObjectManager implements PodObjects {
           backoff.reset();
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the watch is read
+        // The signal may abort while the watch is read.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (ac.signal.aborted) return;
         this.o.logger.warn(
           { kind: ref.kind, namespace: ref.namespace, name: ref.name, err: userMessage(err) },

@@ -56,7 +56,10 @@ export function forbidden(path: string, detail: string): string {
 }
 
 export function notSupported(path: string, value: unknown, supported: readonly string[]): string {
-  return `${path}: Unsupported value: ${shown(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
+  return (
+    `${path}: Unsupported value: ${shown(value)}: supported values: ` +
+    supported.map((s) => JSON.stringify(s)).join(', ')
+  );
 }
 
 export function tooLong(path: string, maxBytes: number): string {

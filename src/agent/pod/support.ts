@@ -23,7 +23,8 @@ export const NOT_YET = 'not yet supported by this agent';
 const NO_MOUNTS = 'it runs host processes, with no mount namespace to mount volumes into';
 const NO_ISOLATION = 'it runs host processes without isolation';
 const NO_UTS =
-  "it runs host processes in the host's UTS and network namespaces: no hostname or /etc/hosts of their own";
+  "it runs host processes in the host's UTS and network namespaces: no hostname or " +
+  '/etc/hosts of their own';
 
 const YES: Support = { docker: true, process: true };
 const notYet: Support = { docker: NOT_YET, process: NOT_YET };
@@ -104,7 +105,8 @@ type PodSecurity = NonNullable<PodSpec['securityContext']>;
 export const POD_SECURITY: Record<keyof PodSecurity, Support> = {
   // Docker applies it; a host without AppArmor refuses a confining profile at admission
   appArmorProfile: { ...dockerOnly(NO_APPARMOR), asks: confines },
-  fsGroup: YES, // process://: the supplementary group (hostPath volumes are not owned, as the reference)
+  // process://: the supplementary group (hostPath volumes are not owned, as the reference)
+  fsGroup: YES,
   fsGroupChangePolicy: YES,
   runAsGroup: YES, // process://: through setpriv when the agent is root
   runAsNonRoot: YES, // process://: the agent's own uid is the "image" user
@@ -167,7 +169,8 @@ export const CONTAINER: Record<keyof Container, Support> = {
   terminationMessagePolicy: YES,
   tty: YES,
   volumeDevices: neither('raw block volumes (volumeDevices) are not supported by this agent'),
-  volumeMounts: YES, // process://: the volume code accepts a hostPath at its own path, refuses the rest
+  // process://: the volume code accepts a hostPath at its own path, refuses the rest
+  volumeMounts: YES,
   workingDir: YES,
 };
 

@@ -91,7 +91,10 @@ export interface ContainerStatus {
 }
 
 export interface PodCondition {
-  /** The agent's own (PodScheduled, Initialized, ContainersReady, Ready, PodReadyToStartContainers) or another party's (DisruptionTarget, a readiness gate). */
+  /**
+   * The agent's own (PodScheduled, Initialized, ContainersReady, Ready, PodReadyToStartContainers)
+   * or another party's (DisruptionTarget, a readiness gate).
+   */
   type: string;
   status: 'True' | 'False' | 'Unknown';
   lastProbeTime?: string;

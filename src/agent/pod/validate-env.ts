@@ -9,7 +9,8 @@ import type { Container } from './types.js';
 import { normalizeQuantity } from '../../common/util/values/quantity.js';
 
 const RELAXED_NAME_MSG =
-  "a valid environment variable name must consist only of printable ASCII characters other than '='";
+  'a valid environment variable name must consist only of printable ASCII characters ' +
+  "other than '='";
 
 const ENV_FIELD_PATHS = [
   'metadata.name',
@@ -47,7 +48,8 @@ const BYTE_DIVISORS = new Set([
   '1Ei',
 ]);
 const BYTE_DIVISOR_MSG = (what: string): string =>
-  `only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the ${what}`;
+  `only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are ` +
+  `supported with the ${what}`;
 
 /** IsConfigMapKey. */
 function configMapKeyProblems(key: string): string[] {

@@ -39,7 +39,9 @@ function validateHandler(h: LifecycleHandler, grace: number, path: string, out: 
           invalid(
             `${path}.sleep`,
             s,
-            `must be greater than 0 and less than terminationGracePeriodSeconds (${grace}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for zero sleep.`,
+            `must be greater than 0 and less than terminationGracePeriodSeconds (` +
+              `${grace}). Enable AllowPodLifecycleSleepActionZeroValue feature gate for ` +
+              `zero sleep.`,
           ),
         );
       break;

@@ -19,7 +19,8 @@ const RFC4122_UUID =
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 export const UID_ACCEPTED =
-  'must be a 32-character lower-case hex hash (the form of a generated static pod UID) or an RFC 4122 UUID (e.g. 4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a)';
+  'must be a 32-character lower-case hex hash (the form of a generated static pod UID) or an ' +
+  'RFC 4122 UUID (e.g. 4d3c2b1a-0f9e-4d8c-8b7a-6f5e4d3c2b1a)';
 
 /** Why `uid` cannot be a pod UID, or undefined. */
 export function uidProblem(uid: string): string | undefined {

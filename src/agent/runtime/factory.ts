@@ -81,7 +81,8 @@ async function processRuntime(opts: RuntimeFactoryOptions): Promise<RuntimeAndIm
   );
   if (opts.hairpinMode !== undefined && opts.hairpinMode !== 'none') {
     const reason =
-      "the process:// runtime runs pods in the host's network namespace: they have no veth or bridge port";
+      "the process:// runtime runs pods in the host's network namespace: they have no " +
+      'veth or bridge port';
     opts.logger.warn(
       { option: '--hairpin-mode', reason, effect: 'hairpin mode is not set' },
       `--hairpin-mode cannot take effect on this host: ${reason}; hairpin mode is not set`,
@@ -182,7 +183,10 @@ export async function createRuntime(opts: RuntimeFactoryOptions): Promise<Runtim
   const runtime = await runtimeFor(opts, endpoint);
   if (runtime === undefined) {
     throw new ConfigError(
-      `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker engine), unix:///path/to/containerd.sock or crio.sock (a CRI runtime) or process:// (host processes)`,
+      `invalid configuration: containerRuntimeEndpoint (--container-runtime-endpoint) "` +
+        `${endpoint}": accepted are unix:///path/to/docker.sock, tcp://host:port (a Docker ` +
+        `engine), unix:///path/to/containerd.sock or crio.sock (a CRI runtime) or ` +
+        `process:// (host processes)`,
       { field: 'containerRuntimeEndpoint', flag: '--container-runtime-endpoint' },
     );
   }

@@ -11,7 +11,10 @@ export const TMP_SUFFIX = '.tmp';
 /** The reference's timestamp of a rotated file (Go's 20060102-150405), in local time. */
 export function rotationStamp(d: Date): string {
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}${p(d.getMinutes())}${p(d.getSeconds())}`;
+  return (
+    `${d.getFullYear()}${p(d.getMonth() + 1)}${p(d.getDate())}-${p(d.getHours())}` +
+    `${p(d.getMinutes())}${p(d.getSeconds())}`
+  );
 }
 
 /** Whether a rotated file is in use: not a temporary file, not one already compressed. */

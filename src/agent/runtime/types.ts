@@ -85,7 +85,10 @@ export interface ContainerMount {
   hostPath: string;
   containerPath: string;
   readOnly: boolean;
-  /** The bind's propagation: None → rprivate, HostToContainer → rslave, Bidirectional → rshared. */
+  /**
+   * The bind's propagation: None → rprivate, HostToContainer → rslave,
+   * Bidirectional → rshared.
+   */
   propagation: 'rprivate' | 'rslave' | 'rshared';
 }
 

@@ -12,6 +12,10 @@ export interface NodeAgentMetricsOptions {
   clientCertificateTtlSeconds?: () => number | undefined;
 }
 
+const EVENTS_DROPPED_HELP =
+  'Events not delivered to the API server, by reason (queue full, spam filter, retries ' +
+  'exhausted).';
+
 export class NodeAgentMetrics {
   readonly podStartDuration: Histogram;
   readonly syncLoopDuration: Histogram;
@@ -76,7 +80,7 @@ export class NodeAgentMetrics {
     });
     this.eventsDropped = new Counter({
       name: 'nodeagent_events_dropped_total',
-      help: 'Events not delivered to the API server, by reason (queue full, spam filter, retries exhausted).',
+      help: EVENTS_DROPPED_HELP,
       labelNames: ['reason'],
       registers,
     });

@@ -99,7 +99,8 @@ export class RuntimeContainerLogs implements ContainerLogs {
       this.saidUntimed = true;
       this.o.logger?.warn(
         { container: ref.container, pod: ref.pod },
-        'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent',
+        'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records ' +
+          'no time per line; the whole log is sent',
       );
     }
     let text = await this.o.runtime.logs(

@@ -20,7 +20,8 @@ export function tlsMinVersion(name: string | undefined): SecureVersion {
   const v = VERSIONS[name];
   if (v === undefined) {
     throw new ConfigError(
-      `invalid configuration: tlsMinVersion (--tls-min-version) "${name}" is not one of ${Object.keys(VERSIONS).join(', ')}`,
+      `invalid configuration: tlsMinVersion (--tls-min-version) "${name}" is not one of ` +
+        Object.keys(VERSIONS).join(', '),
       {
         field: 'tlsMinVersion',
         flag: '--tls-min-version',

@@ -143,7 +143,8 @@ export class ApiserverSource implements PodSource {
     this.dropped.set(uid, text);
     this.opts.logger.warn(
       { pod, fields: text },
-      'api source: unknown fields dropped from a pod, as the reference decodes it; they take no effect',
+      'api source: unknown fields dropped from a pod, as the reference decodes it; they ' +
+        'take no effect',
     );
   }
 
@@ -202,18 +203,22 @@ export class ApiserverSource implements PodSource {
     while (!signal.aborted) {
       try {
         await this.listAndWatch(signal, onListed);
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
+        // The signal may abort during the list and watch above.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         // The watch iterator ends only on abort; an end without one is retried like a failure.
         throw new Error('the watch of pods ended');
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the list and watch above
+        // The signal may abort during the list and watch above.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         const permanent = isPermanentApiError(err);
         if (permanent !== undefined) {
           this.opts.logger.error(
             { status: permanent.status, reason: permanent.reason, err: userMessage(err) },
-            'api source: the API server refused the list or watch of pods with an answer retrying cannot change; giving up: pods from the API server are no longer updated until the agent restarts',
+            'api source: the API server refused the list or watch of pods with an ' +
+              'answer retrying cannot change; giving up: pods from the API server are no longer ' +
+              'updated until the agent restarts',
           );
           return;
         }

@@ -194,6 +194,7 @@ function warnDuplicate(
   }
   logger.warn(
     { pod, file, keptFile },
-    `pod source: duplicate pod name ${pod} in ${file}: skipped, keeping the first, from ${keptFile}`,
+    `pod source: duplicate pod name ${pod} in ${file}: skipped, keeping the first, from ` +
+      keptFile,
   );
 }

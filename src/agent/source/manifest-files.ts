@@ -65,7 +65,8 @@ async function readBounded(file: string): Promise<Buffer> {
   }
 }
 
-const OVER_LIMIT = `is over the ${MANIFEST_LIMITS.maxBytes / (1024 * 1024)} MB limit for a manifest`;
+const LIMIT_MB = MANIFEST_LIMITS.maxBytes / (1024 * 1024);
+const OVER_LIMIT = `is over the ${LIMIT_MB} MB limit for a manifest`;
 
 /**
  * Why a file gives no pods now, and whether the pods of its last valid content stay (an invalid
@@ -91,7 +92,8 @@ async function statThroughLink(
   );
   if (!(target instanceof Error)) return { st: target };
   const to = await readlink(file).catch(() => '?');
-  const reason = `${file}: a dangling symbolic link (to ${to}: ${errnoCode(target) ?? target.message})`;
+  const cause = errnoCode(target) ?? target.message;
+  const reason = `${file}: a dangling symbolic link (to ${to}: ${cause})`;
   return { identity: `link:${identityOf(l)}`, skip: { reason, keepPods: false } };
 }
 

@@ -448,13 +448,15 @@ async function startSources(ctx: RunContext, runtimeDown: () => void): Promise<s
     'node agent starting',
   );
   for (const s of agent.sources) {
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while a source starts
+    // The stop signal may come while a source starts.
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     if (signal.aborted) break;
     await s.start(signal);
   }
   if (agent.sources.length === 0)
     logger.info('no pod sources configured (--pod-manifest-path, --manifest-url, --platconfig)');
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the stop signal may come while the sources start
+  // The stop signal may come while the sources start.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   return signal.aborted ? 'starting the pod sources' : undefined;
 }
 

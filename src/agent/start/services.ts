@@ -89,7 +89,8 @@ async function startRegistration(
   if (ctx.rest !== undefined && ctx.config.podCIDR !== '') {
     ctx.logger.warn(
       { option: '--pod-cidr', podCIDR: ctx.config.podCIDR },
-      "--pod-cidr is ignored with an API server: the pod CIDR is the node's spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)",
+      "--pod-cidr is ignored with an API server: the pod CIDR is the node's " +
+        'spec.podCIDR(s), set by the control plane (--pod-cidr is for standalone mode only)',
     );
   }
   if (ctx.rest !== undefined && ctx.config.registerNode) {
@@ -103,7 +104,8 @@ async function startRegistration(
   } else {
     ctx.logger.info(
       { option: '--register-node' },
-      'registerNode is false (--register-node=false): the node is not registered and its status is not reported',
+      'registerNode is false (--register-node=false): the node is not registered and ' +
+        'its status is not reported',
     );
   }
 }

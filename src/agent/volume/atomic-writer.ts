@@ -45,7 +45,10 @@ export function payloadPathProblem(p: string): string | undefined {
   for (const item of items) {
     if (item === '..') return `invalid path: must not contain '..': ${p}`;
     if (item.length > MAX_FILE_NAME_LENGTH)
-      return `invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} characters`;
+      return (
+        `invalid path: filenames must be less than or equal to ${MAX_FILE_NAME_LENGTH} ` +
+        `characters`
+      );
   }
   const first = items[0] ?? '';
   if (first.startsWith('..') && first.length > 2)
@@ -70,7 +73,10 @@ function two(n: number): string {
 /** `..2006_01_02_15_04_05.` of the clock's UTC time, as the reference formats it. */
 export function timestampPrefix(clock: Clock): string {
   const d = clock.now();
-  return `..${d.getUTCFullYear()}_${two(d.getUTCMonth() + 1)}_${two(d.getUTCDate())}_${two(d.getUTCHours())}_${two(d.getUTCMinutes())}_${two(d.getUTCSeconds())}.`;
+  return (
+    `..${d.getUTCFullYear()}_${two(d.getUTCMonth() + 1)}_${two(d.getUTCDate())}_` +
+    `${two(d.getUTCHours())}_${two(d.getUTCMinutes())}_${two(d.getUTCSeconds())}.`
+  );
 }
 
 async function readlinkOrUndefined(p: string): Promise<string | undefined> {

@@ -57,12 +57,14 @@ export function driverResponse(command: string, output: string): DriverStatus {
     });
   } catch (err) {
     throw new Error(
-      `Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: ${userMessage(err)}`,
+      `Failed to unmarshal output for command: ${command}, output: ` +
+        `${JSON.stringify(output.slice(0, 512))}, error: ${userMessage(err)}`,
     );
   }
   if (!isObject(parsed))
     throw new Error(
-      `Failed to unmarshal output for command: ${command}, output: ${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`,
+      `Failed to unmarshal output for command: ${command}, output: ` +
+        `${JSON.stringify(output.slice(0, 512))}, error: not a JSON object`,
     );
   const o = parsed;
   const status = typeof o['status'] === 'string' ? o['status'] : '';
@@ -128,7 +130,9 @@ export class FlexVolumePlugins {
           if (err !== null && (err.code === 'ENOENT' || err.code === 'EACCES')) {
             reject(
               new Error(
-                `no FlexVolume driver ${driver}: ${exe} ${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} (--volume-plugin-dir)`,
+                `no FlexVolume driver ${driver}: ${exe} ` +
+                  `${err.code === 'ENOENT' ? 'does not exist' : 'is not executable'} ` +
+                  `(--volume-plugin-dir)`,
               ),
             );
             return;
@@ -164,7 +168,9 @@ export class FlexVolumePlugins {
       p = this.call(driver, ['init']).then((s) => {
         if (s.capabilities?.attach !== false)
           throw new Error(
-            `FlexVolume driver ${driver} reports the attach capability (the default): this agent attaches no volumes, so the driver must answer init with "capabilities": {"attach": false}`,
+            `FlexVolume driver ${driver} reports the attach capability (the default): ` +
+              `this agent attaches no volumes, so the driver must answer init with ` +
+              `"capabilities": {"attach": false}`,
           );
         this.o.logger.info({ driver }, 'FlexVolume driver initialized');
       });
@@ -229,7 +235,8 @@ export class FlexVolumePlugins {
         await rmdir(join(dir, '..', `.${v.name}.mounted`)).catch(() => undefined);
         await rmdir(dir).catch(() => undefined);
       } catch (err) {
-        const message = `UnmountVolume.TearDown failed for volume "${v.name}" : ${userMessage(err)}`;
+        const cause = userMessage(err);
+        const message = `UnmountVolume.TearDown failed for volume "${v.name}" : ${cause}`;
         this.o.logger.error(
           { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, volume: v.name },
           message,

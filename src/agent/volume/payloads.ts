@@ -31,7 +31,8 @@ async function objectOrEmpty(
 ): Promise<PodObject | undefined> {
   if (ctx.objects === undefined)
     throw new Error(
-      `cannot read ${kind === 'ConfigMap' ? 'configmap' : 'secret'} "${name}": the agent has no API server (--platconfig)`,
+      `cannot read ${kind === 'ConfigMap' ? 'configmap' : 'secret'} "${name}": the ` +
+        `agent has no API server (--platconfig)`,
     );
   try {
     return await ctx.objects.get(kind, pod.metadata.namespace, name);

@@ -112,7 +112,9 @@ export class TokenManager {
         boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: s.pod.name, uid: s.pod.uid },
       },
     };
-    const path = `/api/v1/namespaces/${encodeURIComponent(s.namespace)}/serviceaccounts/${encodeURIComponent(s.serviceAccount)}/token`;
+    const path =
+      `/api/v1/namespaces/${encodeURIComponent(s.namespace)}/serviceaccounts/` +
+      `${encodeURIComponent(s.serviceAccount)}/token`;
     const answer = await this.o.rest.request({ method: 'POST', path, body });
     return decodeTokenAnswer(answer, s.expirationSeconds, this.o.clock.nowMs());
   }

@@ -49,7 +49,9 @@ export async function trustAnchors(
   src: Source,
 ): Promise<Buffer> {
   const base = `/apis/${certificatesGroup}/v1alpha1`;
-  const unserved = `clusterTrustBundle projection needs ${certificatesGroup}/v1alpha1 ClusterTrustBundles, which the API server does not serve`;
+  const unserved =
+    `clusterTrustBundle projection needs ${certificatesGroup}/v1alpha1 ` +
+    `ClusterTrustBundles, which the API server does not serve`;
   if (rest === undefined) throw new Error(unserved);
   const served = await rest.request({ path: base }).then(
     (d) =>

@@ -49,7 +49,9 @@ function downwardFiles(
     const fp = f.fieldRef?.fieldPath;
     if (fp !== undefined && !DOWNWARD_FIELDS.has(fp) && !SUBSCRIPTED.test(fp))
       out.push(
-        `${at}.fieldRef.fieldPath: Unsupported value: "${fp}": supported values: "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid"`,
+        `${at}.fieldRef.fieldPath: Unsupported value: "${fp}": supported values: ` +
+          `"metadata.annotations", "metadata.labels", "metadata.name", ` +
+          `"metadata.namespace", "metadata.uid"`,
       );
     if (f.fieldRef !== undefined && f.resourceFieldRef !== undefined)
       out.push(
@@ -146,7 +148,10 @@ export function processMountProblems(pod: Pod, c: Container, path: string, out: 
       out.push(
         forbidden(
           at,
-          `the process:// runtime runs host processes in the host's file system without a mount namespace, so volume "${m.name}" cannot be mounted at ${m.mountPath} (only a hostPath volume mounted at its own path, without subPath, is what a host process sees)`,
+          `the process:// runtime runs host processes in the host's file system without ` +
+            `a mount namespace, so volume "${m.name}" cannot be mounted at ${m.mountPath} ` +
+            `(only a hostPath volume mounted at its own path, without subPath, is what a ` +
+            `host process sees)`,
         ),
       );
   });
@@ -163,7 +168,8 @@ export function mountProblems(c: Container, path: string, out: string[]): void {
     if (p !== undefined) {
       if (!['Bidirectional', 'HostToContainer', 'None'].includes(p))
         out.push(
-          `${path}.volumeMounts.mountPropagation: Unsupported value: "${p}": supported values: "Bidirectional", "HostToContainer", "None"`,
+          `${path}.volumeMounts.mountPropagation: Unsupported value: "${p}": supported ` +
+            `values: "Bidirectional", "HostToContainer", "None"`,
         );
       else if (p === 'Bidirectional' && c.securityContext?.privileged !== true)
         out.push(

@@ -147,7 +147,8 @@ export class PodVolumeManager {
     if (payload === undefined && !v.emptyDir) return;
     if (v.emptyDir?.medium !== undefined && !['', 'Memory'].includes(v.emptyDir.medium))
       throw new Error(
-        `emptyDir medium "${v.emptyDir.medium}" is not supported by this agent (it manages no huge pages)`,
+        `emptyDir medium "${v.emptyDir.medium}" is not supported by this agent (it ` +
+          `manages no huge pages)`,
       );
     if (payload === undefined && !first) return;
     await mkdirUnder(this.o.rootDir, ['pods', pod.metadata.uid, 'volumes']);

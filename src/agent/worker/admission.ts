@@ -25,7 +25,9 @@ export function admitPod(activePods: number, capacity: number): AdmitResult {
     return {
       admit: false,
       reason: 'OutOfpods',
-      message: `Node didn't have enough resource: pods, requested: 1, used: ${activePods}, capacity: ${capacity}`,
+      message:
+        `Node didn't have enough resource: pods, requested: 1, used: ${activePods}, ` +
+        `capacity: ${capacity}`,
     };
   }
   return { admit: true };

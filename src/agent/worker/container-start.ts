@@ -68,22 +68,32 @@ export interface ContainerStarterOptions {
   killer: ContainerKiller;
   podLogs?: PodLogLinker;
   recordEvent: (e: PodEvent) => void;
-  /** The pod's waiting reasons by container name (the status shows them until the container runs). */
+  /**
+   * The pod's waiting reasons by container name (the status shows them until the container runs).
+   */
   waitingOf: (uid: string) => Map<string, { reason: string; message?: string }>;
   volumePaths: (pod: Pod) => Record<string, string>;
-  /** The container's mounts from the volume manager (subPath, read-only, propagation); throws why not. */
+  /**
+   * The container's mounts from the volume manager (subPath, read-only, propagation); throws why
+   * not.
+   */
   containerMounts?: (
     pod: Pod,
     c: Container,
     env: Readonly<Record<string, string>>,
   ) => Promise<readonly ContainerMount[] | undefined>;
-  /** The container's environment, command and args (src/agent/env); throws the reference's message. */
+  /**
+   * The container's environment, command and args (src/agent/env); throws the reference's message.
+   */
   environment?: ResolveEnvironment;
   /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
   pullCredentials?: PullCredentials;
 }
 
-/** How soon a container whose config could not be made is tried again (the reference's pod worker back-off). */
+/**
+ * How soon a container whose config could not be made is tried again (the reference's pod worker
+ * back-off).
+ */
 const CONFIG_RETRY_MS = 10_000;
 
 /** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */

@@ -92,7 +92,9 @@ export async function grpcHealthProbe(
     } catch (err) {
       return {
         ok: false,
-        output: `timeout: failed to connect service "${addr}" within ${goDuration(timeoutMs)}: ${userMessage(err)}`,
+        output:
+          `timeout: failed to connect service "${addr}" within ${goDuration(timeoutMs)}: ` +
+          userMessage(err),
       };
     }
     return await check(grpc, client, service, deadline, timeoutMs);
@@ -129,7 +131,9 @@ async function check(
     if (code === grpc.status.UNIMPLEMENTED)
       return {
         ok: false,
-        output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${details}`,
+        output:
+          `error: this server does not implement the grpc health protocol ` +
+          `(grpc.health.v1.Health): ${details}`,
       };
     if (code === grpc.status.DEADLINE_EXCEEDED)
       return {

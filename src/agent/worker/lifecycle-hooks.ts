@@ -8,7 +8,10 @@ import { userMessage } from '../../common/util/errors.js';
 import type { Container, LifecycleHandler, Pod } from '../pod/types.js';
 import type { ContainerRuntime } from '../runtime/types.js';
 
-/** What the reference's kubelet sends as User-Agent of a lifecycle hook (kube-<purpose>/<major>.<minor>). */
+/**
+ * What the reference's kubelet sends as User-Agent of a lifecycle hook
+ * (kube-<purpose>/<major>.<minor>).
+ */
 export const LIFECYCLE_USER_AGENT = 'kube-lifecycle/1.32';
 
 /** The most of an answer's body read before the connection is let go (the reference's 10 KiB). */
@@ -54,7 +57,11 @@ async function runExecHook(command: string[], ctx: HookContext): Promise<HookOut
     result = { exitCode: -1, output: '' };
     err = userMessage(e);
   }
-  return `Exec lifecycle hook (${goList(command)}) for Container "${ctx.container.name}" in Pod "${podDescription(ctx.pod)}" failed - error: ${err}, message: ${JSON.stringify(result.output)}`;
+  return (
+    `Exec lifecycle hook (${goList(command)}) for Container "${ctx.container.name}" in ` +
+    `Pod "${podDescription(ctx.pod)}" failed - error: ${err}, message: ` +
+    JSON.stringify(result.output)
+  );
 }
 
 function resolveHookPort(port: number | string, container: Container): number {
@@ -66,7 +73,10 @@ function resolveHookPort(port: number | string, container: Container): number {
   throw new Error(`couldn't find port: ${port} in container ${container.name}`);
 }
 
-/** The URL and headers of an httpGet hook, as the reference's NewRequestForHTTPGetAction builds them. */
+/**
+ * The URL and headers of an httpGet hook, as the reference's NewRequestForHTTPGetAction builds
+ * them.
+ */
 export function hookRequest(
   get: NonNullable<LifecycleHandler['httpGet']>,
   container: Container,
@@ -113,7 +123,8 @@ async function runHttpHook(
   ctx: HookContext,
 ): Promise<HookOutcome> {
   const fail = (err: string): string =>
-    `HTTP lifecycle hook (${get.path ?? ''}) for Container "${ctx.container.name}" in Pod "${podDescription(ctx.pod)}" failed - error: ${err}`;
+    `HTTP lifecycle hook (${get.path ?? ''}) for Container "${ctx.container.name}" in ` +
+    `Pod "${podDescription(ctx.pod)}" failed - error: ${err}`;
   if ((get.host === undefined || get.host === '') && ctx.podIP === undefined)
     return fail('failed to find networking container: the pod has no IP address');
   let req: { url: string; headers: Record<string, string> };
@@ -137,7 +148,8 @@ async function runHttpHook(
     }
     ctx.warn?.(
       'LifecycleHTTPFallback',
-      `request to HTTPS lifecycle hook ${new URL(plain).host} got HTTP response, retry with HTTP succeeded`,
+      `request to HTTPS lifecycle hook ${new URL(plain).host} got HTTP response, retry ` +
+        `with HTTP succeeded`,
     );
     return undefined;
   }
@@ -148,7 +160,11 @@ async function runSleepHook(seconds: number, ctx: HookContext): Promise<HookOutc
     await ctx.clock.sleep(seconds * 1000, ctx.signal);
     return undefined;
   } catch {
-    return `Sleep lifecycle hook (${seconds}) for Container "${ctx.container.name}" in Pod "${podDescription(ctx.pod)}" failed - error: container terminated before sleep hook finished`;
+    return (
+      `Sleep lifecycle hook (${seconds}) for Container "${ctx.container.name}" in Pod "` +
+      `${podDescription(ctx.pod)}" failed - error: container terminated before sleep hook ` +
+      `finished`
+    );
   }
 }
 

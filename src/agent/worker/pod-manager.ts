@@ -309,7 +309,9 @@ export class PodManager implements StatusProvider {
     return [...this.desired.values()];
   }
 
-  /** One desired pod by UID, without copying the list (eviction asks this of every pod each pass). */
+  /**
+   * One desired pod by UID, without copying the list (eviction asks this of every pod each pass).
+   */
   desiredPod(uid: string): Pod | undefined {
     return this.desired.get(uid);
   }

@@ -26,7 +26,9 @@ export interface StatusInputs {
   hostIP?: string;
   nowIso: string;
   previous?: PodStatus;
-  /** The pod was failed by the agent (DeadlineExceeded): phase Failed with this reason and message. */
+  /**
+   * The pod was failed by the agent (DeadlineExceeded): phase Failed with this reason and message.
+   */
   failed?: { reason: string; message: string };
 }
 

@@ -46,13 +46,20 @@ export interface PodSyncerOptions {
   /** Crash-loop back-off; injected so tests can shorten it. */
   backoff?: Backoff;
   imagePullBackoff?: Backoff;
-  /** --cgroups-per-qos: each pod's cgroup, made before its sandbox and removed after its containers. */
+  /**
+   * --cgroups-per-qos: each pod's cgroup, made before its sandbox and removed after its containers.
+   */
   podCgroups?: PodCgroupLifecycle;
-  /** Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn down with the pod. */
+  /**
+   * Volumes mounted by plugins (FlexVolume, --volume-plugin-dir): set up before the sandbox, torn
+   * down with the pod.
+   */
   volumes?: PodVolumePlugins;
   /** podLogsDir: each started container's log linked where the reference puts it. */
   podLogs?: PodLogLinker;
-  /** Each container's environment, command and args (src/agent/env); env[].value only when absent. */
+  /**
+   * Each container's environment, command and args (src/agent/env); env[].value only when absent.
+   */
   environment?: ResolveEnvironment;
   /** The pod's image pull secrets as credentials for an image (pull-credentials.ts). */
   pullCredentials?: PullCredentials;
@@ -72,7 +79,10 @@ export interface PodVolumePlugins {
   /** Sets up or refreshes the pod's volumes at every sync; throws while one never could be. */
   setUp(pod: Pod): Promise<void>;
   tearDown(pod: Pod): Promise<void>;
-  /** The container's mounts (subPath, read-only, propagation); throws a CreateContainerConfigError message. */
+  /**
+   * The container's mounts (subPath, read-only, propagation); throws a CreateContainerConfigError
+   * message.
+   */
   containerMounts?(
     pod: Pod,
     c: Container,
@@ -85,7 +95,9 @@ const TERMINAL = new Set(['Succeeded', 'Failed']);
 /** What one sync pass over a pod's containers shares once its sandbox runs. */
 interface SyncPass extends StartTarget {
   policy: ReturnType<typeof restartPolicyOf>;
-  /** Every container of the pod, listed after the sandbox check (attempt numbers count them all). */
+  /**
+   * Every container of the pod, listed after the sandbox check (attempt numbers count them all).
+   */
   containers: RuntimeContainer[];
   /** The containers of the current sandbox. */
   live: RuntimeContainer[];
@@ -224,7 +236,9 @@ export class PodSyncer {
     }
   }
 
-  /** The pass over a pod that runs: sandbox, init containers and sidecars, app containers, status. */
+  /**
+   * The pass over a pod that runs: sandbox, init containers and sidecars, app containers, status.
+   */
   private async syncRunning(
     pod: Pod,
     listed: RuntimeContainer[],
@@ -274,7 +288,10 @@ export class PodSyncer {
     await this.publishStatus(pod, after, DEADLINE_EXCEEDED);
   }
 
-  /** The pod's volumes, set up or refreshed; while one never could be, the pod's status says its containers wait. */
+  /**
+   * The pod's volumes, set up or refreshed; while one never could be, the pod's status says its
+   * containers wait.
+   */
   private async setUpVolumes(pod: Pod, listed: RuntimeContainer[]): Promise<void> {
     try {
       await this.opts.volumes?.setUp(pod);
@@ -284,7 +301,10 @@ export class PodSyncer {
     }
   }
 
-  /** The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the containers listed after. */
+  /**
+   * The pod's running sandbox, made (after its volumes) when there is none or it stopped; with the
+   * containers listed after.
+   */
   private async ensureSandbox(
     pod: Pod,
     containers: RuntimeContainer[],
@@ -375,7 +395,10 @@ export class PodSyncer {
     return true;
   }
 
-  /** Keeps a sidecar running (restarted with back-off, whatever the pod's policy); true once it has started. */
+  /**
+   * Keeps a sidecar running (restarted with back-off, whatever the pod's policy); true once it has
+   * started.
+   */
   private async syncSidecar(
     pass: SyncPass,
     ic: Container,
@@ -439,7 +462,10 @@ export class PodSyncer {
     wantRequeueFrom(await this.restartWithBackoff(pass, c, 'app', latest), pass.wantRequeue);
   }
 
-  /** A running container is replaced when its spec changed, and restarted (by the policy, with back-off) when a probe failed. */
+  /**
+   * A running container is replaced when its spec changed, and restarted (by the policy, with
+   * back-off) when a probe failed.
+   */
   private async syncRunningContainer(
     pass: SyncPass,
     c: Container,
@@ -489,7 +515,10 @@ export class PodSyncer {
     });
   }
 
-  /** Probes for the running app containers, then the status; a pod that has just finished stops what is left of it. */
+  /**
+   * Probes for the running app containers, then the status; a pod that has just finished stops what
+   * is left of it.
+   */
   private async finishPass(pass: SyncPass, host: string): Promise<void> {
     const { pod, sandboxId, log } = pass;
     const { runtime } = this.opts;
@@ -545,7 +574,10 @@ export class PodSyncer {
     if (remaining > 0) {
       this.waitingOf(pod.metadata.uid).set(c.name, {
         reason: 'CrashLoopBackOff',
-        message: `back-off ${Math.round(this.backoff.delayMs(key) / 1000)}s restarting failed container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`,
+        message:
+          `back-off ${Math.round(this.backoff.delayMs(key) / 1000)}s restarting failed ` +
+          `container=${c.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(` +
+          `${pod.metadata.uid})`,
       });
       return { requeueAfterMs: remaining };
     }
@@ -553,7 +585,10 @@ export class PodSyncer {
     return this.starter.start(target, c, kind, latest.attempt + 1);
   }
 
-  /** Stops every container of the pod (apps in parallel, with the grace period, then the init containers and sidecars, last first), then the sandbox. */
+  /**
+   * Stops every container of the pod (apps in parallel, with the grace period, then the init
+   * containers and sidecars, last first), then the sandbox.
+   */
   async stopPodContainers(
     pod: Pod,
     containers: RuntimeContainer[],

@@ -104,7 +104,8 @@ export class PodWorkers {
             { pod: `${work.pod.metadata.namespace}/${work.pod.metadata.name}`, uid },
             'pod synced',
           );
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while syncPod is awaited
+          // UpdatePod may queue new work while syncPod is awaited.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
           if (r.requeueAfterMs !== undefined && w.pending === undefined)
             this.scheduleRequeue(w, work, r.requeueAfterMs);
         }
@@ -123,7 +124,8 @@ export class PodWorkers {
           },
           `pod ${work.type} failed; retrying`,
         );
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- updatePod may queue new work while the pod's work is awaited
+        // UpdatePod may queue new work while the pod's work is awaited.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (w.pending === undefined) this.scheduleRequeue(w, work, delay);
       }
     }

@@ -203,7 +203,8 @@ export class ProbeManager {
         } catch (err) {
           r = { ok: false, output: userMessage(err) };
         }
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the probe may be stopped while it runs
+        // The probe may be stopped while it runs.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) break;
         this.record(kind, probe, st, r, ctx);
         if (kind === 'startup' && st.result === true) break;

@@ -52,7 +52,9 @@ export function podPullCredentials(o: {
         pod,
         type: 'Warning',
         reason: 'FailedToRetrieveImagePullSecret',
-        message: `Unable to retrieve some image pull secrets (${failed.join(', ')}); attempting to pull the image may not succeed.`,
+        message:
+          `Unable to retrieve some image pull secrets (${failed.join(', ')}); attempting ` +
+          `to pull the image may not succeed.`,
       });
     return pullSecretCredentials(secrets, image, o.secretTypes);
   };

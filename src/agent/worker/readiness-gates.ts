@@ -61,11 +61,13 @@ export function readyCondition(
     const c = foreign.find((x) => x.type === gate.conditionType);
     if (c === undefined)
       unready.push(
-        `corresponding condition of pod readiness gate ${goQuote(gate.conditionType)} does not exist.`,
+        `corresponding condition of pod readiness gate ${goQuote(gate.conditionType)} ` +
+          `does not exist.`,
       );
     else if (c.status !== 'True')
       unready.push(
-        `the status of pod readiness gate ${goQuote(gate.conditionType)} is not "True", but ${c.status}`,
+        `the status of pod readiness gate ${goQuote(gate.conditionType)} is not "True", ` +
+          `but ${c.status}`,
       );
   }
   if (unready.length === 0) return { type: 'Ready', status: 'True' };

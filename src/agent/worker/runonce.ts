@@ -4,6 +4,7 @@ import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { PodConfig } from '../source/merger.js';
 import type { PodManager } from './pod-manager.js';
+import type { ContainerStatus } from '../pod/types.js';
 
 export interface RunOnceOptions {
   manager: PodManager;
@@ -64,17 +65,20 @@ export async function runOnce(o: RunOnceOptions): Promise<number> {
       s?.phase === 'Running' && s.containerStatuses.every((c) => c.state.running !== undefined);
     const succeeded = s?.phase === 'Succeeded';
     if (!allRunning && !succeeded) ok = false;
-    const detail = s?.containerStatuses
-      .map(
-        (c) =>
-          `${c.name}=${c.state.running ? 'running' : c.state.terminated ? `terminated(${c.state.terminated.exitCode})` : (c.state.waiting?.reason ?? 'unknown')}`,
-      )
-      .join(',');
+    const detail = s?.containerStatuses.map((c) => `${c.name}=${stateText(c)}`).join(',');
     o.out(
-      `pod ${p.metadata.namespace}/${p.metadata.name}: ${s?.phase ?? 'Unknown'}${s?.reason ? ` (${s.reason})` : ''}${detail ? ` ${detail}` : ''}`,
+      `pod ${p.metadata.namespace}/${p.metadata.name}: ${s?.phase ?? 'Unknown'}` +
+        `${s?.reason ? ` (${s.reason})` : ''}${detail ? ` ${detail}` : ''}`,
     );
   }
   await o.manager.workers.idle();
   o.out(ok ? `runonce: all ${desired.length} pod(s) running` : 'runonce: some pods did not run');
   return ok ? 0 : 1;
+}
+
+/** A container's state in the summary: running, terminated(<exit code>) or its waiting reason. */
+function stateText(c: ContainerStatus): string {
+  if (c.state.running) return 'running';
+  if (c.state.terminated) return `terminated(${c.state.terminated.exitCode})`;
+  return c.state.waiting?.reason ?? 'unknown';
 }

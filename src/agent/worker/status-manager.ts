@@ -16,7 +16,9 @@ export interface StatusProvider {
 
 export type StatusListener = (pod: Pod, status: PodStatus) => void;
 
-/** An event about a pod the workers raise (a failed lifecycle hook); the node's reporting sends it. */
+/**
+ * An event about a pod the workers raise (a failed lifecycle hook); the node's reporting sends it.
+ */
 export interface PodEvent {
   pod: Pod;
   /** `spec.containers{name}` for a container's event. */
@@ -75,7 +77,10 @@ export class PodStatusManager implements StatusProvider {
     this.listeners.push(listener);
   }
 
-  /** Passes a worker's event about a pod to whoever reports events (none: dropped, as before the recorder starts). */
+  /**
+   * Passes a worker's event about a pod to whoever reports events (none: dropped, as before the
+   * recorder starts).
+   */
   recordEvent(e: PodEvent): void {
     for (const l of this.eventListeners) l(e);
   }

@@ -22,7 +22,10 @@ export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log';
 /** The reference's MaxPodTerminationMessageLogLength: the pod's messages together. */
 export const MAX_POD_TERMINATION_MESSAGE_BYTES = 12 * 1024;
 
-/** The first `max` bytes of a message (a character cut in two becomes U+FFFD, as Go's JSON writes it). */
+/**
+ * The first `max` bytes of a message (a character cut in two becomes U+FFFD, as Go's JSON writes
+ * it).
+ */
 function firstBytes(s: string, max: number): string {
   const b = Buffer.from(s, 'utf8');
   return b.length <= max ? s : b.subarray(0, max).toString('utf8');
@@ -120,7 +123,9 @@ export interface TerminationMessageInput {
   logs: (tailLines: number) => Promise<string>;
 }
 
-/** The message of an exited container: its file's text, or its log's tail when the policy says so. */
+/**
+ * The message of an exited container: its file's text, or its log's tail when the policy says so.
+ */
 export async function terminationMessage(inp: TerminationMessageInput): Promise<string> {
   const { container: c, instance } = inp;
   const fallback =

@@ -127,7 +127,8 @@ export class NegotiatedEventSink implements EventSink {
         );
       else
         this.logOnce(
-          `the API server does not serve ${this.o.groupVersion} events; recording events through core/v1`,
+          `the API server does not serve ${this.o.groupVersion} events; recording ` +
+            `events through core/v1`,
         );
       return this.chosen;
     } catch (err) {
@@ -139,7 +140,8 @@ export class NegotiatedEventSink implements EventSink {
         return this.chosen;
       }
       this.logOnce(
-        `cannot read the API server's discovery of ${this.o.groupVersion} (${userMessage(err)}); recording events through core/v1 until it can be read`,
+        `cannot read the API server's discovery of ${this.o.groupVersion} (` +
+          `${userMessage(err)}); recording events through core/v1 until it can be read`,
       );
       return this.o.fallback;
     }
@@ -179,7 +181,8 @@ export class NegotiatedEventSink implements EventSink {
       if (sink !== this.o.preferred || forbidden === undefined) throw err;
       this.chosen = this.o.fallback;
       this.logOnce(
-        `this user may not write ${this.o.groupVersion} events (${forbidden.message}); recording events through core/v1`,
+        `this user may not write ${this.o.groupVersion} events (${forbidden.message}); ` +
+          `recording events through core/v1`,
       );
       return call(this.o.fallback);
     }

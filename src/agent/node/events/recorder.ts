@@ -29,7 +29,10 @@ export interface EventRecorderOptions {
   logger: Logger;
   /** The node name: the source host. */
   host: string;
-  /** The source component (the profile's: `nodeagent`, or `kubelet` under kubernetes); default COMPONENT. */
+  /**
+   * The source component (the profile's: `nodeagent`, or `kubelet` under kubernetes); default
+   * COMPONENT.
+   */
   component?: string;
   /** --event-qps / --event-burst; 0 means 5 / 10. */
   qps: number;

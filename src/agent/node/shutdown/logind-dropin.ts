@@ -23,7 +23,8 @@ export function dropinPath(d: LogindDropin): string {
 
 /** The file's content: InhibitDelayMaxSec in whole seconds, rounded as Go's %.0f. */
 export function dropinContent(d: LogindDropin, delayMs: number): string {
-  return `# ${d.title} logind override\n[Login]\nInhibitDelayMaxSec=${Math.round(delayMs / 1000)}\n`;
+  const seconds = Math.round(delayMs / 1000);
+  return `# ${d.title} logind override\n[Login]\nInhibitDelayMaxSec=${seconds}\n`;
 }
 
 export async function overrideInhibitDelay(d: LogindDropin, delayMs: number): Promise<void> {

@@ -42,7 +42,10 @@ export function unixFdProblem(): string | undefined {
     return undefined;
   } catch (err) {
     // the first line: a module-not-found error goes on with its require stack
-    return `the usocket addon, through which D-Bus passes the inhibitor lock's file descriptor, did not load (${userMessage(err).split('\n')[0] ?? ''})`;
+    return (
+      `the usocket addon, through which D-Bus passes the inhibitor lock's file ` +
+      `descriptor, did not load (${userMessage(err).split('\n')[0] ?? ''})`
+    );
   }
 }
 
@@ -61,7 +64,9 @@ async function connect(o: LogindOptions): Promise<MessageBus> {
     });
   } catch (err) {
     throw new Error(
-      `cannot connect to the system bus at ${JSON.stringify(o.address)}: not a usable D-Bus address (${userMessage(err)}); DBUS_SYSTEM_BUS_ADDRESS takes one such as unix:path=/var/run/dbus/system_bus_socket`,
+      `cannot connect to the system bus at ${JSON.stringify(o.address)}: not a usable ` +
+        `D-Bus address (${userMessage(err)}); DBUS_SYSTEM_BUS_ADDRESS takes one such as ` +
+        `unix:path=/var/run/dbus/system_bus_socket`,
       { cause: err },
     );
   }

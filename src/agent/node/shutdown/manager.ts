@@ -195,7 +195,9 @@ export class NodeShutdownManager {
     const updated = await bus.currentInhibitDelayMs();
     if (requested > updated) {
       throw new Error(
-        `node shutdown manager was unable to update logind InhibitDelayMaxSec to ${requested / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec (${updated / 1000}s) is less than requested ShutdownGracePeriod`,
+        `node shutdown manager was unable to update logind InhibitDelayMaxSec to ` +
+          `${requested / 1000}s (ShutdownGracePeriod), current value of InhibitDelayMaxSec ` +
+          `(${updated / 1000}s) is less than requested ShutdownGracePeriod`,
       );
     }
   }

@@ -117,7 +117,9 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
   if (r.timedOut) throw new Error(`${what}: context deadline exceeded: ${r.stderr}`);
   if (r.code !== 0)
     throw new Error(
-      `${what}: ${r.code === null ? 'output over 1 MiB or killed' : `exit status ${r.code}`}: ${r.stderr}`,
+      `${what}: ` +
+        `${r.code === null ? 'output over 1 MiB or killed' : `exit status ${r.code}`}: ` +
+        r.stderr,
     );
   let value: unknown;
   try {
@@ -131,7 +133,9 @@ export async function execPlugin(o: ExecPluginOptions, image: string): Promise<P
   const apiVersion = isRecord(value) ? value['apiVersion'] : undefined;
   if (apiVersion !== provider.apiVersion) {
     throw new Error(
-      `apiVersion from credential plugin response did not match expected apiVersion:${provider.apiVersion}, actual apiVersion:${typeof apiVersion === 'string' ? apiVersion : ''}`,
+      `apiVersion from credential plugin response did not match expected apiVersion:` +
+        `${provider.apiVersion}, actual apiVersion:` +
+        (typeof apiVersion === 'string' ? apiVersion : ''),
     );
   }
   const parsed = responseSchema.safeParse(value);

@@ -106,7 +106,8 @@ export async function credentialsFromFlags(
   if (o.runtimeType === 'process') {
     o.logger.warn(
       { option: '--image-credential-provider-config' },
-      '--image-credential-provider-config cannot take effect on this host: the process:// runtime pulls no images; no plugin is run',
+      '--image-credential-provider-config cannot take effect on this host: the ' +
+        'process:// runtime pulls no images; no plugin is run',
     );
     return undefined;
   }

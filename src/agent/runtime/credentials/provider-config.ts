@@ -93,7 +93,8 @@ async function decodeFile(file: string): Promise<RawProvider[]> {
   if (!CONFIG_API_VERSIONS.includes(apiVersion)) {
     if (!apiVersion.startsWith(`${WIRE_NAMES.credentialProviderConfigGroup}/`))
       throw fail(
-        `failed to decode CredentialProviderConfig, unexpected Group: ${apiVersion.split('/')[0] ?? ''}`,
+        `failed to decode CredentialProviderConfig, unexpected Group: ` +
+          (apiVersion.split('/')[0] ?? ''),
       );
     throw fail(`no kind "CredentialProviderConfig" is registered for version "${apiVersion}"`);
   }
@@ -123,7 +124,8 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
       errs.push('providers.apiVersion: Required value');
     else if (!PLUGIN_API_VERSIONS.includes(p.apiVersion))
       errs.push(
-        `providers.apiVersion: Unsupported value: ${q(p.apiVersion)}: supported values: ${PLUGIN_API_VERSIONS.map(q).join(', ')}`,
+        `providers.apiVersion: Unsupported value: ${q(p.apiVersion)}: supported values: ` +
+          PLUGIN_API_VERSIONS.map(q).join(', '),
       );
     if ((p.matchImages ?? []).length === 0)
       errs.push(
@@ -134,7 +136,8 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
         parseSchemelessURL(m);
       } catch (err) {
         errs.push(
-          `providers.matchImages: Invalid value: ${q(m)}: match image is invalid: ${userMessage(err)}`,
+          `providers.matchImages: Invalid value: ${q(m)}: match image is invalid: ` +
+            userMessage(err),
         );
       }
     }
@@ -144,16 +147,19 @@ export function validateProviders(providers: readonly RawProvider[]): string[] {
       const ms = tryDurationMs(p.defaultCacheDuration);
       if (ms === undefined)
         errs.push(
-          `providers.defaultCacheDuration: Invalid value: ${q(p.defaultCacheDuration)}: is not a duration such as 12h0m0s`,
+          `providers.defaultCacheDuration: Invalid value: ${q(p.defaultCacheDuration)}: ` +
+            `is not a duration such as 12h0m0s`,
         );
       else if (ms < 0)
         errs.push(
-          `providers.defaultCacheDuration: Invalid value: ${q(p.defaultCacheDuration)}: defaultCacheDuration must be greater than or equal to 0`,
+          `providers.defaultCacheDuration: Invalid value: ${q(p.defaultCacheDuration)}: ` +
+            `defaultCacheDuration must be greater than or equal to 0`,
         );
     }
     if (p.tokenAttributes !== undefined)
       errs.push(
-        'providers.tokenAttributes: Forbidden: tokenAttributes is not supported when KubeletServiceAccountTokenForCredentialProviders feature gate is disabled',
+        'providers.tokenAttributes: Forbidden: tokenAttributes is not supported when ' +
+          'KubeletServiceAccountTokenForCredentialProviders feature gate is disabled',
       );
   }
   return errs;
@@ -184,7 +190,8 @@ export async function loadCredentialProviderConfig(path: string): Promise<Creden
   const errs = validateProviders(merged);
   if (errs.length > 0) {
     throw new ConfigError(
-      `failed to validate credential provider config: ${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`,
+      `failed to validate credential provider config: ` +
+        `${errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`}`,
       { flag: '--image-credential-provider-config' },
     );
   }

@@ -17,7 +17,9 @@ export type CriMethod = keyof CriMethods;
 export type CriRequest<M extends CriMethod> = CriMessages[CriMethods[M]['request']];
 export type CriResponse<M extends CriMethod> = CriMessages[CriMethods[M]['response']];
 
-/** A call that failed; `code` is gRPC's status code (14 UNAVAILABLE: nothing answers the socket). */
+/**
+ * A call that failed; `code` is gRPC's status code (14 UNAVAILABLE: nothing answers the socket).
+ */
 export class CriCallError extends RuntimeError {
   constructor(
     readonly method: CriMethod,
@@ -113,9 +115,13 @@ export class CriClient {
     const detail = details === '' ? statusName(err.code) : details;
     let message = `CRI ${method} on ${where}: ${statusName(err.code)}: ${detail}`;
     if (err.code === grpc.status.UNIMPLEMENTED)
-      message = `CRI ${method} on ${where}: the runtime does not implement it (runtime.v1 ${method}): ${detail}`;
+      message =
+        `CRI ${method} on ${where}: the runtime does not implement it (runtime.v1 ` +
+        `${method}): ${detail}`;
     if (err.code === grpc.status.DEADLINE_EXCEEDED)
-      message = `CRI ${method} on ${where}: context deadline exceeded (--runtime-request-timeout ${this.o.timeoutMs / 1000}s)`;
+      message =
+        `CRI ${method} on ${where}: context deadline exceeded (--runtime-request-timeout ` +
+        `${this.o.timeoutMs / 1000}s)`;
     return new CriCallError(method, err.code, message);
   }
 

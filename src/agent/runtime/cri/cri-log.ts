@@ -8,8 +8,8 @@ import type { TimedLogLine } from '../types.js';
 /** The most of a log file read for one request (the tail of a bigger file is read). */
 export const MAX_LOG_READ_BYTES = 64 * 1024 * 1024;
 
-const RECORD =
-  /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)) (stdout|stderr) ([PF])(?: (.*))?$/;
+const TIMESTAMP = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d)/.source;
+const RECORD = new RegExp(`^(${TIMESTAMP}) (stdout|stderr) ([PF])(?: (.*))?$`);
 
 export interface CriLogLine extends TimedLogLine {
   readonly stream: 'stdout' | 'stderr';

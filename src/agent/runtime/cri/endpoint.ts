@@ -24,9 +24,11 @@ export function parseCriEndpoint(field: string, flag: string, endpoint: string):
   const path = endpoint.startsWith('unix://') ? endpoint.slice('unix://'.length) : '';
   const problem =
     path === '' || !isAbsolute(path)
-      ? 'accepted is unix:// and an absolute socket path, e.g. unix:///run/containerd/containerd.sock'
+      ? 'accepted is unix:// and an absolute socket path, e.g. ' +
+        'unix:///run/containerd/containerd.sock'
       : Buffer.byteLength(path) > MAX_SOCKET_PATH
-        ? `the socket path is ${Buffer.byteLength(path)} bytes, over the ${MAX_SOCKET_PATH} a unix socket takes`
+        ? `the socket path is ${Buffer.byteLength(path)} bytes, over the ` +
+          `${MAX_SOCKET_PATH} a unix socket takes`
         : undefined;
   if (problem !== undefined)
     throw new ConfigError(

@@ -31,14 +31,17 @@ export interface CriFactoryOptions {
   clock: Clock;
 }
 
-/** --hairpin-mode is the CNI plugin's on a CRI runtime (the bridge plugin's hairpinMode): said once. */
+/**
+ * --hairpin-mode is the CNI plugin's on a CRI runtime (the bridge plugin's hairpinMode): said once.
+ */
 function noteHairpin(opts: CriFactoryOptions): void {
   if (opts.hairpinMode === undefined || opts.hairpinMode === 'none') return;
   const reason =
     "a CRI runtime's pod network is its CNI plugin's (the bridge plugin's hairpinMode)";
   opts.logger.warn(
     { option: '--hairpin-mode', reason, effect: 'hairpin mode is not set by the agent' },
-    `--hairpin-mode cannot take effect on this runtime: ${reason}; hairpin mode is not set by the agent`,
+    `--hairpin-mode cannot take effect on this runtime: ${reason}; hairpin mode is not ` +
+      `set by the agent`,
   );
 }
 

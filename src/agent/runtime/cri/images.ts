@@ -1,6 +1,8 @@
 // The CRI ImageService behind the agent's ImageService: ImageStatus for the pull policies,
-// PullImage with the pod's pull-secret auths, then the credential providers' (each in turn until one works, as the Docker
-// adapter does), --serialize-image-pulls / maxParallelImagePulls and --registry-qps / --registry-burst,
+// PullImage with the pod's pull-secret auths, then the credential providers' (each in turn until
+// one works, as the Docker
+// adapter does), --serialize-image-pulls / maxParallelImagePulls and --registry-qps /
+// --registry-burst,
 // ListImages and RemoveImage for image GC, ImageFsInfo for eviction. A pull failure is
 // ErrImagePull with the runtime's message (the pod workers back off to ImagePullBackOff).
 import { statfs } from 'node:fs/promises';

@@ -18,7 +18,9 @@ const gunzipAsync = promisify(gunzip);
 const missing = (err: unknown): boolean =>
   err instanceof Error && 'code' in err && err.code === 'ENOENT';
 
-/** A rotated file's text (gunzip'd), at most `budget` bytes of it (its end, from a whole record). */
+/**
+ * A rotated file's text (gunzip'd), at most `budget` bytes of it (its end, from a whole record).
+ */
 async function readRotated(path: string, budget: number): Promise<string> {
   if (!path.endsWith(COMPRESS_SUFFIX)) return readCriLogFile(path, budget);
   let bytes: Buffer;

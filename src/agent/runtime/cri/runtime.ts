@@ -114,14 +114,17 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     } catch (err) {
       if (err instanceof CriCallError && err.grpcCode === grpc.status.UNIMPLEMENTED)
         throw new RuntimeError(
-          `the endpoint ${this.o.runtime.target} speaks no CRI runtime.v1 (RuntimeService/Version is not implemented there): is it a CRI runtime's socket?`,
+          `the endpoint ${this.o.runtime.target} speaks no CRI runtime.v1 ` +
+            `(RuntimeService/Version is not implemented there): is it a CRI runtime's ` +
+            `socket?`,
           { cause: err },
         );
       throw err;
     }
     if (v.runtime_api_version !== CRI_API_VERSION)
       throw new RuntimeError(
-        `the runtime at ${this.o.runtime.target} speaks CRI ${JSON.stringify(v.runtime_api_version ?? '')}, not runtime.v1`,
+        `the runtime at ${this.o.runtime.target} speaks CRI ` +
+          `${JSON.stringify(v.runtime_api_version ?? '')}, not runtime.v1`,
       );
     const runtimeName = (v.runtime_name ?? '').slice(0, 64);
     if (/^[a-z0-9][-a-z0-9._]*$/.test(runtimeName)) this.name = runtimeName;

@@ -131,7 +131,10 @@ function sandboxSecurity(pod: Pod): LinuxSandboxSecurityContext {
   };
 }
 
-/** The pod's hostname: spec.hostname, else its name, at most 63 characters (none on the host network). */
+/**
+ * The pod's hostname: spec.hostname, else its name, at most 63 characters (none on the host
+ * network).
+ */
 function hostnameOf(pod: Pod): string {
   if (pod.spec.hostNetwork === true) return '';
   const h = pod.spec.hostname;

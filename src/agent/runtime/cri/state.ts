@@ -58,7 +58,8 @@ export class CriState {
       this.warnedTooMany = true;
       this.o.logger.warn(
         { what, count: all.length, kept: MAX_LISTED },
-        `the runtime listed ${all.length} ${what}, over ${MAX_LISTED}: the rest is not looked at (said once)`,
+        `the runtime listed ${all.length} ${what}, over ${MAX_LISTED}: the rest is not ` +
+          `looked at (said once)`,
       );
     }
     return all.slice(0, MAX_LISTED);

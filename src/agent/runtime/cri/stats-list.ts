@@ -56,7 +56,8 @@ export class CriStatsLister {
       this.podStatsUnimplemented = true;
       this.o.logger.info(
         { err: userMessage(err) },
-        "the runtime does not implement ListPodSandboxStats: a pod's CPU and memory are its containers' sums, and pods have no network stats",
+        "the runtime does not implement ListPodSandboxStats: a pod's CPU and memory are " +
+          "its containers' sums, and pods have no network stats",
       );
       return;
     }
@@ -64,7 +65,8 @@ export class CriStatsLister {
     this.saidPodStatsFailed = true;
     this.o.logger.warn(
       { err: userMessage(err) },
-      "ListPodSandboxStats failed: a pod's CPU and memory are its containers' sums until it answers (said once)",
+      "ListPodSandboxStats failed: a pod's CPU and memory are its containers' sums " +
+        'until it answers (said once)',
     );
   }
 }

@@ -227,7 +227,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
           }
         }
       } catch (err) {
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort while the stream is read above
+        // The signal may abort while the stream is read above.
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) return;
         this.opts.logger.warn(
           { err: userMessage(err), retryInMs: backoff.peekMs() },
@@ -248,7 +249,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
    */
   updatePodCIDR(podCIDR: string): void {
     const reason =
-      "the pods use Docker's bridge network, whose subnet Docker assigns (the reference's Docker integration gives the pod CIDR to kubenet only)";
+      "the pods use Docker's bridge network, whose subnet Docker assigns (the " +
+      "reference's Docker integration gives the pod CIDR to kubenet only)";
     this.opts.logger.warn(
       { option: '--pod-cidr', podCIDR, reason, effect: 'pod IPs come from the Docker bridge' },
       `--pod-cidr cannot take effect on this host: ${reason}; pod IPs come from the Docker bridge`,
@@ -456,7 +458,8 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
     const m = /Exited \((-?\d+)\)/.exec(c.Status);
     if (m?.[1] !== undefined) base.exitCode = Number(m[1]);
     if (kind === 'sandbox') {
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the engine's JSON is not checked against dockerode's types, which call these required
+      // The engine's JSON is not checked against dockerode's types, which call these required.
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       const nets = c.NetworkSettings?.Networks ?? {};
       const ip = Object.values(nets)
         .map((n) => n.IPAddress)

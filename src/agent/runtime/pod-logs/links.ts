@@ -23,9 +23,11 @@ export function podLogsDirName(pod: PodRef): string {
   return `${pod.namespace}_${pod.name}_${pod.uid}`;
 }
 
+const UID = /[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/.source;
 /** <namespace>_<name>_<uid>: DNS names and a UID (a UUID or the 32-hex static pod hash). */
-const POD_DIR =
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-.a-z0-9]*[a-z0-9])?_([0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const POD_DIR = new RegExp(
+  `^[a-z0-9]([-a-z0-9]*[a-z0-9])?_[a-z0-9]([-.a-z0-9]*[a-z0-9])?_(${UID})$`,
+);
 
 export class PodLogLinks {
   private warned = false;
@@ -58,7 +60,8 @@ export class PodLogLinks {
       this.warned = true;
       this.o.logger.warn(
         { field: 'podLogsDir', dir: this.o.dir, err: userMessage(err) },
-        `cannot link container logs under podLogsDir ${this.o.dir}: ${userMessage(err)}; the logs stay where the runtime writes them (said once)`,
+        `cannot link container logs under podLogsDir ${this.o.dir}: ${userMessage(err)}` +
+          `; the logs stay where the runtime writes them (said once)`,
       );
     }
   }

@@ -40,7 +40,8 @@ function stdinOf(t: AttachTarget, wanted: boolean): Writable {
         noted = true;
         t.logger.info(
           { container: t.name },
-          `attach: container "${t.name}" has no stdin held by this agent (spec stdin is false, or a previous agent started it); input is dropped`,
+          `attach: container "${t.name}" has no stdin held by this agent (spec stdin is ` +
+            `false, or a previous agent started it); input is dropped`,
         );
       }
       cb();

@@ -22,7 +22,8 @@ async function loadPty(): Promise<PtyModule> {
     return await import('node-pty');
   } catch (err) {
     throw new RuntimeError(
-      `a terminal (tty) for process:// exec needs the node-pty addon, which did not load: ${userMessage(err)}`,
+      `a terminal (tty) for process:// exec needs the node-pty addon, which did not ` +
+        `load: ${userMessage(err)}`,
       { cause: err },
     );
   }

@@ -103,7 +103,8 @@ interface ProcessRecord extends RuntimeContainer {
 // $1: exit file; the rest: the command. SIGTERM is forwarded; the status is written atomically.
 // The command gets the wrapper's stdin through fd 3: sh gives a background command /dev/null.
 const WRAPPER =
-  'f=$1; shift; exec 3<&0; "$@" <&3 3<&- & c=$!; exec 3<&-; trap \'kill -TERM $c 2>/dev/null\' TERM; wait $c; s=$?; ' +
+  'f=$1; shift; exec 3<&0; "$@" <&3 3<&- & c=$!; exec 3<&-; trap \'kill -TERM $c ' +
+  "2>/dev/null' TERM; wait $c; s=$?; " +
   'while kill -0 $c 2>/dev/null; do wait $c; s=$?; done; echo $s > "$f.tmp" && mv "$f.tmp" "$f"';
 
 const STATE_DIR = ['process-runtime', 'containers'] as const;
@@ -610,7 +611,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
           cgroup: rec.cgroup,
           err: userMessage(err),
         },
-        "could not move the container's processes into the pod cgroup; they run in the agent's cgroup without the pod's limits",
+        "could not move the container's processes into the pod cgroup; they run in the " +
+          "agent's cgroup without the pod's limits",
       );
     }
   }
@@ -758,7 +760,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       this.saidAdoptedTimes = true;
       this.opts.logger.info(
         { container: rec.name, pod: rec.podName },
-        "process runtime: log lines written while no agent watched carry the log file's modification time (sinceSeconds, sinceTime, timestamps)",
+        "process runtime: log lines written while no agent watched carry the log file's " +
+          'modification time (sinceSeconds, sinceTime, timestamps)',
       );
     }
     void times.watch(prior);
@@ -839,7 +842,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
     const rec = this.get(id);
     if (opts.tty)
       throw new RuntimeError(
-        `attach: container "${rec.name}" runs without a terminal under process://; attach without tty`,
+        `attach: container "${rec.name}" runs without a terminal under process://; ` +
+          `attach without tty`,
       );
     const exited = new Promise<void>((resolve) => {
       if (rec.state !== 'running') {

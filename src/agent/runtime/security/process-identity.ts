@@ -55,7 +55,9 @@ export function processIdentity(pod: Pod, c: Container, ctx: IdentityContext): P
   if (!switching) return nnp;
   if (ctx.agentUid !== 0)
     throw new ContainerConfigError(
-      `runAsUser, runAsGroup, fsGroup and supplementalGroups take effect on the process:// runtime only when the agent runs as root (it runs as uid ${String(ctx.agentUid)})`,
+      `runAsUser, runAsGroup, fsGroup and supplementalGroups take effect on the ` +
+        `process:// runtime only when the agent runs as root (it runs as uid ` +
+        `${String(ctx.agentUid)})`,
     );
   return { ...switchedIdentity(pod, e, ctx), ...nnp };
 }
@@ -67,7 +69,9 @@ function setprivPath(candidates: readonly string[]): string {
   const found = candidates.find((p) => existsSync(p));
   if (found === undefined)
     throw new RuntimeError(
-      `the process:// runtime needs setpriv (util-linux) to run a container as another user, with groups or without privilege escalation; not found at ${candidates.join(', ')}`,
+      `the process:// runtime needs setpriv (util-linux) to run a container as another ` +
+        `user, with groups or without privilege escalation; not found at ` +
+        candidates.join(', '),
     );
   return found;
 }

@@ -50,6 +50,9 @@ export function runAsNonRootViolation(
   const uid = imageUid(image);
   if (uid === 0) return `container has runAsNonRoot and image will run as root ${where}`;
   if (uid === undefined)
-    return `container has runAsNonRoot and image has non-numeric user (${image.username ?? ''}), cannot verify user is non-root ${where}`;
+    return (
+      `container has runAsNonRoot and image has non-numeric user (${image.username ?? ''}` +
+      `), cannot verify user is non-root ${where}`
+    );
   return undefined;
 }

@@ -100,7 +100,8 @@ function allowlist(c: SettingsConfig, kernel: string): SysctlAllowlist {
 }
 
 const NO_ISOLATION =
-  'the process:// runtime runs containers as plain host processes, without cgroups, seccomp or namespaces';
+  'the process:// runtime runs containers as plain host processes, without cgroups, seccomp or ' +
+  'namespaces';
 
 function processNotes(c: SettingsConfig): HostNote[] {
   const notes: HostNote[] = [
@@ -192,7 +193,9 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
     notes.push({
       option: '--pod-max-pids',
       reason: 'there are no pod cgroups (--cgroups-per-qos=false)',
-      effect: `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker PidsLimit)`,
+      effect:
+        `each container, not each pod, is limited to ${c.podPidsLimit} processes (Docker ` +
+        `PidsLimit)`,
     });
   }
   const swap = swapSettings(opts, notes);

@@ -103,7 +103,9 @@ export function fitSearches(searches: readonly string[], warn: (w: DnsWarning) =
   if (exceeded) {
     warn({
       reason: 'DNSConfigForming',
-      message: `Search Line limits were exceeded, some search paths have been omitted, the applied search line is: ${out.join(' ')}`,
+      message:
+        `Search Line limits were exceeded, some search paths have been omitted, the ` +
+        `applied search line is: ${out.join(' ')}`,
     });
   }
   return out;
@@ -117,7 +119,9 @@ export function fitNameservers(
   const out = servers.slice(0, MAX_DNS_NAMESERVERS);
   warn({
     reason: 'DNSConfigForming',
-    message: `Nameserver limits were exceeded, some nameservers have been omitted, the applied nameserver line is: ${out.join(' ')}`,
+    message:
+      `Nameserver limits were exceeded, some nameservers have been omitted, the applied ` +
+      `nameserver line is: ${out.join(' ')}`,
   });
   return out;
 }
@@ -171,10 +175,12 @@ export function podDnsConfig(
   } else {
     if (type === 'cluster') {
       const msg =
-        'nodeagent does not have ClusterDNS IP configured and cannot create Pod using "ClusterFirst" policy. Falling back to "Default" policy.';
+        'nodeagent does not have ClusterDNS IP configured and cannot create Pod using ' +
+        '"ClusterFirst" policy. Falling back to "Default" policy.';
       warn({
         reason: 'MissingClusterDNS',
-        message: `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". ${msg}`,
+        message:
+          `pod: "${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})". ` + msg,
       });
     }
     cfg = hostFallback(cfg, s);

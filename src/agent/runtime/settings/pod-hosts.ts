@@ -53,7 +53,8 @@ export function kernelHostname(hostname: string, domain: string, asFqdn: boolean
   const fqdn = `${hostname}.${domain}`;
   if (fqdn.length > FQDN_MAX)
     throw new RuntimeError(
-      `failed to construct FQDN from pod hostname and cluster domain, FQDN ${fqdn} is too long (${FQDN_MAX} characters is the max, ${fqdn.length} characters requested)`,
+      `failed to construct FQDN from pod hostname and cluster domain, FQDN ${fqdn} is ` +
+        `too long (${FQDN_MAX} characters is the max, ${fqdn.length} characters requested)`,
     );
   return fqdn;
 }

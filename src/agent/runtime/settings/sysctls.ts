@@ -72,7 +72,8 @@ export class SysctlAllowlist {
       const s = normalizeSysctlName(raw);
       if (s.length > SYSCTL_MAX_LENGTH || !SYSCTL_PATTERN.test(s)) {
         throw new Error(
-          `sysctl "${raw}" must have at most ${SYSCTL_MAX_LENGTH} characters and match regex ${SYSCTL_PATTERN.source}`,
+          `sysctl "${raw}" must have at most ${SYSCTL_MAX_LENGTH} characters and match ` +
+            `regex ${SYSCTL_PATTERN.source}`,
         );
       }
       const prefixed = s.endsWith('*');

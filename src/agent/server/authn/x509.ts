@@ -60,7 +60,10 @@ export function verifyChain(
   const leaf = chain[0];
   if (leaf === undefined) return 'no certificate';
   if (!validAt(leaf, nowMs))
-    return `certificate has expired or is not yet valid (valid ${leaf.validFrom} to ${leaf.validTo})`;
+    return (
+      `certificate has expired or is not yet valid (valid ${leaf.validFrom} to ` +
+      `${leaf.validTo})`
+    );
   // undefined without the extended key usage extension, though Node's types say string[]
   const eku = leaf.keyUsage as readonly string[] | undefined;
   if (

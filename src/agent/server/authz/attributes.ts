@@ -45,10 +45,16 @@ export function requestAttributes(
 
 /** The 403 body of the reference. */
 export function forbiddenMessage(a: RequestAttributes): string {
-  return `Forbidden (user=${a.user.username}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource})`;
+  return (
+    `Forbidden (user=${a.user.username}, verb=${a.verb}, resource=${a.resource}, ` +
+    `subresource=${a.subresource})`
+  );
 }
 
 /** The 500 body when the authorizer could not decide. */
 export function authorizationErrorMessage(a: RequestAttributes, reason: string): string {
-  return `Authorization error (user=${a.user.username}, verb=${a.verb}, resource=${a.resource}, subresource=${a.subresource}): ${reason}`;
+  return (
+    `Authorization error (user=${a.user.username}, verb=${a.verb}, resource=${a.resource}` +
+    `, subresource=${a.subresource}): ${reason}`
+  );
 }

@@ -212,7 +212,8 @@ export async function serveCommand(
     httpError(
       res,
       400,
-      'interactive (upgraded) exec is not supported; call without Upgrade to run a command non-interactively',
+      'interactive (upgraded) exec is not supported; call without Upgrade to run a ' +
+        'command non-interactively',
     );
     return;
   }

@@ -73,7 +73,8 @@ export class ProfilingHandlers {
       httpError(
         res,
         400,
-        `seconds must be a whole number between 1 and ${MAX_SECONDS}, got ${JSON.stringify(raw.slice(0, 20))}`,
+        `seconds must be a whole number between 1 and ${MAX_SECONDS}, got ` +
+          JSON.stringify(raw.slice(0, 20)),
       );
       return;
     }

@@ -22,13 +22,19 @@ export function parseTerminalSize(text: string): { width: number; height: number
   try {
     v = JSON.parse(text);
   } catch {
-    return `resize: not JSON: ${JSON.stringify(text.slice(0, 64))}; accepted: {"Width":<0-65535>,"Height":<0-65535>}`;
+    return (
+      `resize: not JSON: ${JSON.stringify(text.slice(0, 64))}; accepted: ` +
+      `{"Width":<0-65535>,"Height":<0-65535>}`
+    );
   }
   const o = (typeof v === 'object' && v !== null ? v : {}) as { Width?: unknown; Height?: unknown };
   const ok = (n: unknown): n is number =>
     typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 65535;
   if (!ok(o.Width) || !ok(o.Height))
-    return `resize: ${JSON.stringify(text.slice(0, 64))}: accepted: {"Width":<0-65535>,"Height":<0-65535>}`;
+    return (
+      `resize: ${JSON.stringify(text.slice(0, 64))}: accepted: ` +
+      `{"Width":<0-65535>,"Height":<0-65535>}`
+    );
   return { width: o.Width, height: o.Height };
 }
 
@@ -59,7 +65,8 @@ export function readSizes(
     if (text.length > MAX_SIZE_TEXT) {
       stopped = true;
       onBad(
-        `resize: a message over ${MAX_SIZE_TEXT} bytes; accepted: {"Width":<0-65535>,"Height":<0-65535>}`,
+        `resize: a message over ${MAX_SIZE_TEXT} bytes; accepted: ` +
+          `{"Width":<0-65535>,"Height":<0-65535>}`,
       );
     }
   });

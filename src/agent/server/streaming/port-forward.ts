@@ -116,7 +116,8 @@ function forward(
         'port-forward: cannot reach the port',
       );
       errorStream.end(
-        `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ${userMessage(err)}`,
+        `error forwarding port ${port} to pod ${ref.pod}, uid ${target.podUid}: ` +
+          userMessage(err),
       );
       data.end();
     },

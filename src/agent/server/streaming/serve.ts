@@ -65,7 +65,8 @@ export async function serveStreaming(
     bad(
       res,
       400,
-      'unable to upgrade: missing upgrade headers in request (accepted: Connection: Upgrade, Upgrade: SPDY/3.1 or websocket)',
+      'unable to upgrade: missing upgrade headers in request (accepted: Connection: ' +
+        'Upgrade, Upgrade: SPDY/3.1 or websocket)',
     );
     return;
   }

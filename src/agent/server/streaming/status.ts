@@ -7,7 +7,9 @@ export function v4Status(exitCode: number, command: readonly string[]): string {
   return JSON.stringify({
     metadata: {},
     status: 'Failure',
-    message: `command terminated with non-zero exit code: command '${command.join(' ')}' exited with ${exitCode}`,
+    message:
+      `command terminated with non-zero exit code: command '${command.join(' ')}' exited ` +
+      `with ${exitCode}`,
     reason: 'NonZeroExitCode',
     details: { causes: [{ reason: 'ExitCode', message: String(exitCode) }] },
   });
@@ -16,5 +18,6 @@ export function v4Status(exitCode: number, command: readonly string[]): string {
 export function preV4Status(exitCode: number, command: readonly string[]): string {
   return exitCode === 0
     ? ''
-    : `command terminated with non-zero exit code: command '${command.join(' ')}' exited with ${exitCode}`;
+    : `command terminated with non-zero exit code: command '${command.join(' ')}' exited ` +
+        `with ${exitCode}`;
 }

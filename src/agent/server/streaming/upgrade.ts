@@ -61,7 +61,9 @@ export function negotiate(
   }
   const chosen = server.find((p) => client.includes(p));
   if (chosen === undefined) {
-    const msg = `unable to upgrade: unable to negotiate protocol: client supports [${client.join(' ')}], server accepts [${server.join(' ')}]`;
+    const msg =
+      `unable to upgrade: unable to negotiate protocol: client supports [` +
+      `${client.join(' ')}], server accepts [${server.join(' ')}]`;
     // The reference answers 403 in Handshake and its caller then writes the same text again.
     plain(res, 403, `${msg}\n${msg}`, { 'x-accepted-stream-protocol-versions': [...server] });
     return undefined;
@@ -71,9 +73,11 @@ export function negotiate(
 
 /** Takes the socket from the HTTP response and writes the 101 of the SPDY/3.1 upgrade. */
 export function switchToSpdy(res: ServerResponse, socket: Duplex, protocol: string): void {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   socket.write(
-    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
+    `HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: ` +
+      `SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`,
   );
 }

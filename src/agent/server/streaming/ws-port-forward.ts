@@ -33,7 +33,10 @@ export function parsePorts(url: URL): number[] | string {
     if (value === '') return 'query parameter "port" cannot be empty';
     for (const p of value.split(',')) {
       if (!/^\d{1,5}$/.test(p) || Number(p) > 65535)
-        return `unable to parse "${value.slice(0, 64)}" as a port: accepted: integers from 1 to 65535, comma-separated`;
+        return (
+          `unable to parse "${value.slice(0, 64)}" as a port: accepted: integers from 1 ` +
+          `to 65535, comma-separated`
+        );
       if (Number(p) < 1) return `port "${value.slice(0, 64)}" must be > 0`;
       ports.push(Number(p));
     }

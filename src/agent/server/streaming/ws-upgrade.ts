@@ -78,7 +78,8 @@ export function acceptWebSocket(
   head: Buffer,
   protocol: string,
 ): Promise<WebSocket | undefined> {
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
   res.detachSocket(socket as Parameters<ServerResponse['detachSocket']>[0]);
   const wss = new WebSocketServer({
     noServer: true,

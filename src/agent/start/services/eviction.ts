@@ -52,11 +52,9 @@ export function startEviction(
   });
   ctx.loops.push(eviction.run(ctx.signal));
   // --kernel-memcg-notification: a memory notification runs the next pass at once.
-  const podsCgroup =
-    `${config.cgroupRoot === '' ? '/' : config.cgroupRoot}/${names.product}pods${config.cgroupDriver === 'systemd' ? '.slice' : ''}`.replace(
-      /\/+/g,
-      '/',
-    );
+  const root = config.cgroupRoot === '' ? '/' : config.cgroupRoot;
+  const suffix = config.cgroupDriver === 'systemd' ? '.slice' : '';
+  const podsCgroup = `${root}/${names.product}pods${suffix}`.replace(/\/+/g, '/');
   ctx.loops.push(
     startMemcgNotification({
       enabled: config.kernelMemcgNotification,

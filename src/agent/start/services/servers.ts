@@ -81,7 +81,8 @@ function reviewers(
   if (rest === undefined && (authn.webhook.enabled || authz.mode === 'Webhook')) {
     logger.warn(
       {},
-      'the token webhook and Webhook authorization need an API server (--platconfig); requests that need them are answered 500',
+      'the token webhook and Webhook authorization need an API server (--platconfig); ' +
+        'requests that need them are answered 500',
     );
   }
   const tokenReviewer =
@@ -130,7 +131,8 @@ function debugFlagsHandler(ctx: ServicesContext): { setVerbosity(v: number): voi
   if (logger.setVerbosity === undefined) {
     logger.warn(
       { field: 'enableDebugFlagsHandler' },
-      'enableDebugFlagsHandler cannot take effect: this logger cannot change its verbosity at run time; /debug/flags/v answers 405',
+      'enableDebugFlagsHandler cannot take effect: this logger cannot change its ' +
+        'verbosity at run time; /debug/flags/v answers 405',
     );
     return undefined;
   }

@@ -87,7 +87,8 @@ function canInhibit(logger: Logger): boolean {
         'shutdownGracePeriodByPodPriority',
       ],
     },
-    `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down without waiting for its pods`,
+    `graceful node shutdown cannot take effect: ${fdProblem}; the node shuts down ` +
+      `without waiting for its pods`,
   );
   return false;
 }
@@ -146,7 +147,8 @@ export function startShutdown(
       if (!signal.aborted)
         logger.error(
           { err: userMessage(err), busAddress: address },
-          `Failed to start node shutdown manager: ${userMessage(err)}; graceful node shutdown cannot take effect, the node shuts down without waiting for its pods`,
+          `Failed to start node shutdown manager: ${userMessage(err)}; graceful node ` +
+            `shutdown cannot take effect, the node shuts down without waiting for its pods`,
         );
     }),
   );

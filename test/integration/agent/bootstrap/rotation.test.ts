@@ -94,7 +94,7 @@ test('client and serving certificates rotate before expiry; the client and the H
   assert.match(f.verify, /: OK$/);
   assert.ok(f.keyMatches);
   assert.match(rest.identityDescription, /client certificate "system:node:node-1"/);
-  const csrs = new CsrClient({ client: rest });
+  const csrs = new CsrClient({ client: rest, names: namesFor('platform') });
   const list = await csrs.list();
   const rotatedCsrs = list.items.filter(
     (c) =>

@@ -24,6 +24,7 @@ import { FakeCsrApi } from '../../../helpers/fake-csr-api.js';
 import { TestCa } from '../../../helpers/test-ca.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { namesFor } from '../../../../src/common/names.js';
 
 async function until(cond: () => boolean, what: string, ms = 10_000): Promise<void> {
   const end = Date.now() + ms;
@@ -107,7 +108,7 @@ async function env(
     new CertificateManager({
       kind: 'client',
       store,
-      csrClient: new CsrClient({ client: rest, clock }),
+      csrClient: new CsrClient({ client: rest, names: namesFor('platform'), clock }),
       signerName: 'platform.io/plat-apiserver-client-platlet',
       template: () => template,
       usages: clientUsages,

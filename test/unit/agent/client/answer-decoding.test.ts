@@ -112,7 +112,7 @@ test('an empty answer where an object was due is an error, not undefined handed 
 test('a CSR without its spec, or with a condition status outside True/False/Unknown', async (t) => {
   let body: unknown = { kind: 'CertificateSigningRequest', metadata: { name: 'c1' } };
   const rest = await restFor(t, (req, res) => answer(body)(req, res));
-  const csrs = new CsrClient({ client: rest });
+  const csrs = new CsrClient({ client: rest, names: namesFor('platform') });
   await assert.rejects(
     csrs.get('c1'),
     apiError(

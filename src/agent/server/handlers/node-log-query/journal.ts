@@ -115,7 +115,8 @@ async function copy(
   }
   if (files.length > 0 && hasOptions(n)) {
     out.write(
-      `\noptions present and query resolved to log files for [${files.join(' ')}]\ntry without specifying options\n`,
+      `\noptions present and query resolved to log files for [${files.join(' ')}]\ntry ` +
+        `without specifying options\n`,
     );
     return;
   }

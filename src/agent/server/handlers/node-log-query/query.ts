@@ -88,7 +88,10 @@ export function goTimeString(t: GoTime): string {
   const { y, mo, d, h, mi, s, frac } = t.wall;
   const f = frac.replace(/0+$/, '') === '.' ? '' : frac.replace(/0+$/, '');
   const off = t.zone === 'Z' ? '+0000' : t.zone.replace(':', '');
-  return `${p(y, 4)}-${p(mo)}-${p(d)} ${p(h)}:${p(mi)}:${p(s)}${f} ${off} ${t.zone === 'Z' ? 'UTC' : off}`;
+  return (
+    `${p(y, 4)}-${p(mo)}-${p(d)} ${p(h)}:${p(mi)}:${p(s)}${f} ${off} ` +
+    (t.zone === 'Z' ? 'UTC' : off)
+  );
 }
 
 /** strconv.Atoi: a signed base-10 int64, or Go's error text. */
@@ -208,7 +211,10 @@ function validateKinds(n: NodeLogQuery): string | undefined {
   if (n.files.length === 0 && n.services.length === 0)
     return 'query: Required value: cannot be empty with options';
   if (n.files.length > 0 && n.services.length > 0)
-    return `query: Invalid value: ${q(`[${n.files.join(' ')}], [${n.services.join(' ')}]`)}: cannot specify a file and service`;
+    return (
+      `query: Invalid value: ${q(`[${n.files.join(' ')}], [${n.services.join(' ')}]`)}: ` +
+      `cannot specify a file and service`
+    );
   if (n.files.length > 1)
     return `query: Invalid value: ${goStringSlice(n.files)}: cannot specify more than one file`;
   if (n.files.length === 1 && hasOptions(n))
@@ -233,7 +239,8 @@ export async function validateNodeLogQuery(n: NodeLogQuery, logDir: string): Pro
     errors.push(`boot: Invalid value: ${n.boot}: must be less than 1`);
   if (n.tailLines !== undefined && (n.tailLines < 0 || n.tailLines > MAX_TAIL_LINES))
     errors.push(
-      `tailLines: Invalid value: ${n.tailLines}: must be between 0 and ${MAX_TAIL_LINES}, inclusive`,
+      `tailLines: Invalid value: ${n.tailLines}: must be between 0 and ${MAX_TAIL_LINES}` +
+        `, inclusive`,
     );
   const p = patternProblem(n.pattern);
   if (p !== undefined) errors.push(`pattern: Invalid value: ${q(n.pattern)}: ${p}`);
