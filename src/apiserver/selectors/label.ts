@@ -282,16 +282,9 @@ function parseInt64(s: string): bigint | undefined {
   return v;
 }
 
-function newRequirement(
-  key: string,
-  op: LabelOperator,
-  valueSet: Set<string> | string[],
-): LabelRequirement {
-  const vals = [...valueSet].sort();
+/** The operator's rule on how many values it takes (and, for Gt/Lt, that each is an integer). */
+function operatorErrors(op: LabelOperator, vals: string[]): string[] {
   const errs: string[] = [];
-  const keyErrs = isQualifiedName(key);
-  if (keyErrs.length > 0)
-    errs.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
   switch (op) {
     case 'in':
     case 'notin':
@@ -335,6 +328,20 @@ function newRequirement(
       });
       break;
   }
+  return errs;
+}
+
+function newRequirement(
+  key: string,
+  op: LabelOperator,
+  valueSet: Set<string> | string[],
+): LabelRequirement {
+  const vals = [...valueSet].sort();
+  const errs: string[] = [];
+  const keyErrs = isQualifiedName(key);
+  if (keyErrs.length > 0)
+    errs.push(`key: Invalid value: ${JSON.stringify(key)}: ${keyErrs.join('; ')}`);
+  errs.push(...operatorErrors(op, vals));
   vals.forEach((v, i) => {
     const vErrs = isValidLabelValue(v);
     if (vErrs.length > 0)

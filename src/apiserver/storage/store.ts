@@ -173,6 +173,11 @@ export class Store {
   }
 
   private prepare() {
+    return { ...this.prepareKeyed(), ...this.prepareScans() };
+  }
+
+  /** Statements on one key (and the meta table). */
+  private prepareKeyed() {
     const db = this.db;
     return {
       getMeta: prepareKept<[string], { value: number }>(
@@ -200,6 +205,17 @@ export class Store {
         db,
         'INSERT INTO revisions (key, rv, op, value) VALUES (?, ?, ?, ?)',
       ),
+      corrupt: prepareKept<[Uint8Array, string, number]>(
+        db,
+        'UPDATE revisions SET value = ? WHERE key = ? AND rv = ?',
+      ),
+    };
+  }
+
+  /** Statements over key ranges and revisions: lists, counts, changes, compaction. */
+  private prepareScans() {
+    const db = this.db;
+    return {
       range: prepareKept<
         [string, string, number, number],
         { key: string; rv: number; op: number; value: Buffer }
@@ -220,10 +236,6 @@ export class Store {
         db,
         'SELECT key, rv, op, value FROM revisions WHERE rv > ? AND rv <= ? AND key >= ? ' +
           'AND key < ? ORDER BY rv',
-      ),
-      corrupt: prepareKept<[Uint8Array, string, number]>(
-        db,
-        'UPDATE revisions SET value = ? WHERE key = ? AND rv = ?',
       ),
       compactSuperseded: prepareKept<[number, number]>(
         db,

@@ -115,6 +115,36 @@ export async function reconcileBootstrapPolicy(o: BootstrapOptions): Promise<{
   return counts;
 }
 
+/**
+ * The stored object, undefined when there is none, or 'unreadable': an unreadable stored object
+ * (its encryption key is gone) stays as it is: the cache has already said so, and only its owner
+ * can decide to delete it.
+ */
+async function readExisting(
+  o: BootstrapOptions,
+  def: ResourceDef,
+  ns: string,
+  name: string,
+): Promise<Obj | undefined | 'unreadable'> {
+  try {
+    return await o.registry.get(def, ns, name);
+  } catch (err) {
+    if (err instanceof StatusError && err.reason === 'StorageReadError') return 'unreadable';
+    if (!(err instanceof StatusError) || err.status !== 404) throw err;
+    return undefined;
+  }
+}
+
+const SYSTEM_DELETE = {
+  user: SYSTEM_USER,
+  dryRun: false,
+  gracePeriodSeconds: undefined,
+  preconditions: undefined,
+  propagationPolicy: undefined,
+  orphanDependents: undefined,
+  ignoreStoreReadError: false,
+};
+
 async function reconcileOne(
   o: BootstrapOptions,
   def: ResourceDef,
@@ -129,15 +159,8 @@ async function reconcileOne(
     fieldManager: 'plat-apiserver',
     subresource: '',
   };
-  let existing: Obj | undefined;
-  try {
-    existing = await o.registry.get(def, ns, name);
-  } catch (err) {
-    // An unreadable stored object (its encryption key is gone) stays as it is: the cache has
-    // already said so, and only its owner can decide to delete it.
-    if (err instanceof StatusError && err.reason === 'StorageReadError') return 'unreadable';
-    if (!(err instanceof StatusError) || err.status !== 404) throw err;
-  }
+  const existing = await readExisting(o, def, ns, name);
+  if (existing === 'unreadable') return 'unreadable';
   if (existing === undefined) {
     await o.registry.create(def, ns, expected, write);
     return 'created';
@@ -161,15 +184,7 @@ async function reconcileOne(
       `RBAC bootstrap: ${def.kind} ${name} refers to another role; recreated with the ` +
         `bootstrap roleRef`,
     );
-    await o.registry.delete(def, ns, name, {
-      user: SYSTEM_USER,
-      dryRun: false,
-      gracePeriodSeconds: undefined,
-      preconditions: undefined,
-      propagationPolicy: undefined,
-      orphanDependents: undefined,
-      ignoreStoreReadError: false,
-    });
+    await o.registry.delete(def, ns, name, SYSTEM_DELETE);
     await o.registry.create(def, ns, expected, write);
     return 'updated';
   }
