@@ -173,7 +173,9 @@ export class JwtAuthenticator implements Authenticator {
       cooldownDuration: this.jwksCooldownMs,
       cacheMaxAge: 10 * 60_000,
       [customFetch]: ((url, init) =>
-        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- undici's Response is not the global one jose types against; the cast says they are the same shape
+        // undici's Response is not the global one jose types against; the cast says they are the
+        // same shape
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
         undiciFetch(url, {
           method: init.method,
           redirect: init.redirect,

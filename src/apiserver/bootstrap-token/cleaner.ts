@@ -101,7 +101,8 @@ export async function runTokenCleaner(o: TokenCleanerOptions, signal: AbortSigna
         next === undefined
           ? MAX_SLEEP_MS
           : Math.min(MAX_SLEEP_MS, Math.max(0, next - o.clock.nowMs()) + 1);
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the signal may abort during the sweep's awaits
+      // the signal may abort during the sweep's awaits
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (signal.aborted) break;
       await o.clock.sleep(ms, wake.signal).catch(() => undefined);
     }

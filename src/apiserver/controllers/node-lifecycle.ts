@@ -152,7 +152,8 @@ export class NodeLifecycleController {
       return { ...cur, status: { ...status, conditions: conds } };
     });
     const added = await this.setUnreachableTaints(name, true);
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- `changed` is set inside the update callback above
+    // `changed` is set inside the update callback above
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
     if (changed || added)
       this.o.logger.info(
         { node: name },

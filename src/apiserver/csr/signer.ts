@@ -201,7 +201,8 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
 
   const signer = await importSigningKey(opts.ca.keyPem);
   const extensions: x509.Extension[] = [new x509.BasicConstraintsExtension(false, undefined, true)];
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
+  // an OR of KeyUsageFlags is a number to TypeScript; the library takes the bit set
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment
   if (ku.keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(ku.keyUsage, true));
   if (ku.extKeyUsages.length > 0)
     extensions.push(new x509.ExtendedKeyUsageExtension(ku.extKeyUsages, false));

@@ -334,7 +334,8 @@ export async function listProtobuf(
     if (m === 'unfit') unfit = true;
     return typeof m === 'string' ? undefined : m;
   });
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- set inside the row callback above
+  // set inside the row callback above
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
   return unfit
     ? undefined
     : encodeListEnvelope(apiVersion, def.listKind, page.metadata, page.items);

@@ -203,7 +203,8 @@ export class SpdySession extends EventEmitter<SpdySessionEvents> implements Stre
     const next = this.outbound.then(async () => {
       if (this.closed) return; // the peer is gone: what is left to send is dropped
       const bytes = await build();
-      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- the peer may have gone while build() was awaited
+      // the peer may have gone while build() was awaited
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
       if (this.closed) return;
       this.corkUntilImmediate();
       if (Array.isArray(bytes)) for (const b of bytes) this.socket.write(b);

@@ -20,7 +20,8 @@ export const systemClock: Clock = {
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- an aborted sleep rejects with the signal's own reason, as node:timers/promises does
+        // an aborted sleep rejects with the signal's own reason, as node:timers/promises does
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
         reject(signal.reason);
         return;
       }
@@ -30,7 +31,8 @@ export const systemClock: Clock = {
       }, ms);
       const onAbort = (): void => {
         clearTimeout(t);
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the signal's own reason, as above
+        // the signal's own reason, as above
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
         reject(signal?.reason);
       };
       signal?.addEventListener('abort', onAbort, { once: true });

@@ -22,7 +22,8 @@ export interface TtlCacheOptions<V, C> {
 }
 
 /** An lru-cache of at most `max` entries whose TTLs (given per set) run on `clock`. */
-// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
+// lru-cache's own bound on values: anything but null and undefined
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type
 export function clockLru<V extends NonNullable<unknown>>(
   clock: Clock,
   max: number,
@@ -38,7 +39,8 @@ export function clockLru<V extends NonNullable<unknown>>(
   });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type -- lru-cache's own bound on values: anything but null and undefined
+// lru-cache's own bound on values: anything but null and undefined
+// eslint-disable-next-line @typescript-eslint/no-generated-empty-object-type
 export class TtlCache<V extends NonNullable<unknown>, C> {
   private readonly lru: LRUCache<string, V>;
   /** Keys whose latest load said not to keep it (TTL 0 or less). */

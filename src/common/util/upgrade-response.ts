@@ -8,7 +8,8 @@ import type { Socket } from 'node:net';
 export function responseOnUpgrade(req: IncomingMessage, socket: Duplex): ServerResponse {
   socket.on('error', () => undefined);
   const res = new ServerResponse(req);
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // Node hands 'upgrade' listeners the connection's net.Socket, typed as a Duplex
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment
   res.assignSocket(socket as Socket);
   res.shouldKeepAlive = false;
   res.once('finish', () => socket.end());
