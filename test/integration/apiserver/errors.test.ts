@@ -179,21 +179,32 @@ function postOversized(
         answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
+        res.on('end', () => {
           resolve({
             status: res.statusCode ?? 0,
             json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
-          }),
-        );
+          });
+          // the rest of the body is not sent: the connection goes with the answer
+          req.destroy();
+        });
       },
     );
     req.on('error', (err) => {
       if (!answered) reject(err);
     });
-    // Written in pieces so the server can answer part-way, as it does for a real upload.
-    for (let off = 0; off < body.length; off += 256 * 1024)
-      req.write(body.subarray(off, off + 256 * 1024));
-    req.end();
+    // Written in pieces, each after the last has drained, and no more once the answer is in, as
+    // a client that reads while it writes does (the reference's): the server answers part-way.
+    const write = (off: number): void => {
+      if (answered || req.destroyed) return;
+      if (off >= body.length) {
+        req.end();
+        return;
+      }
+      const next = (): void => write(off + 256 * 1024);
+      if (req.write(body.subarray(off, off + 256 * 1024))) next();
+      else req.once('drain', next);
+    };
+    write(0);
   });
 }
 
