@@ -10,6 +10,7 @@ import type { Pod, PodStatus } from '../pod/types.js';
 import type { PodUpdate } from '../source/merger.js';
 import type { ContainerRuntime } from '../runtime/types.js';
 import { admitPod, type AdmitResult } from './admission.js';
+import { gateConditionsChanged } from './readiness-gates.js';
 import type { PodSyncer } from './pod-sync.js';
 import { PodWorkers } from './pod-workers.js';
 import type { PodStatusManager, StatusProvider } from './status-manager.js';
@@ -108,13 +109,12 @@ export class PodManager implements StatusProvider {
         case 'ADD':
         case 'UPDATE':
         case 'RECONCILE': {
-          const known = this.desired.has(uid);
+          const prev = this.desired.get(uid);
           this.desired.set(uid, pod);
-          if (!known && !this.admit(pod)) break;
+          if (prev === undefined && !this.admit(pod)) break;
           if (this.rejected.has(uid)) break;
-          // a status-only change matters to a pod whose readiness gates read its conditions
-          if (u.op !== 'RECONCILE' || (pod.spec.readinessGates ?? []).length > 0)
-            this.syncWhenNameFree(pod);
+          // a status-only change matters when it changes what the readiness gates read
+          if (u.op !== 'RECONCILE' || gateConditionsChanged(prev, pod)) this.syncWhenNameFree(pod);
           break;
         }
         case 'DELETE':

@@ -78,3 +78,21 @@ export function readyCondition(
     message: unready.join(', '),
   };
 }
+
+/**
+ * Whether a status-only change of the pod (its API status as sent) changes a condition its
+ * readiness gates name: only then must Ready be evaluated again (not on the echo of the agent's
+ * own status write).
+ */
+export function gateConditionsChanged(prev: Pod | undefined, next: Pod): boolean {
+  const gates = (next.spec.readinessGates ?? []).map((g) => g.conditionType);
+  if (gates.length === 0) return false;
+  const named = (p: Pod | undefined): string =>
+    JSON.stringify(
+      gates.map((t) => {
+        const c = p === undefined ? undefined : foreignConditions(p).find((x) => x.type === t);
+        return c?.status ?? null;
+      }),
+    );
+  return named(prev) !== named(next);
+}

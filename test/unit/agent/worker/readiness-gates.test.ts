@@ -7,6 +7,7 @@ import { makeWorld, pod } from './harness.js';
 import type { Pod, PodCondition, PodStatus } from '../../../../src/agent/pod/types.js';
 import { statusPatch } from '../../../../src/agent/worker/status-patch.js';
 import { restartGrace } from '../../../../src/agent/worker/restart-grace.js';
+import { gateConditionsChanged } from '../../../../src/agent/worker/readiness-gates.js';
 
 function ready(s: PodStatus | undefined) {
   const c = s?.conditions.find((x) => x.type === 'Ready');
@@ -165,4 +166,33 @@ test('restart grace: a pending deletion`s, else the failed liveness/startup prob
   );
   const deleting: Pod = { ...p, metadata: { ...p.metadata, deletionGracePeriodSeconds: 1 } };
   assert.equal(restartGrace(deleting, c, 'liveness'), 1);
+});
+
+test('a status-only change re-evaluates Ready only when a gate`s condition changed, not on the echo of the agent`s own write', () => {
+  const gated = pod('g6', {
+    readinessGates: [{ conditionType: 'gate' }],
+    containers: [{ name: 'c' }],
+  });
+  const withGate = (status: 'True' | 'False', ready: 'True' | 'False'): Pod =>
+    withConditions(gated, [
+      { type: 'gate', status },
+      { type: 'Ready', status: ready },
+    ]);
+  assert.equal(gateConditionsChanged(undefined, withGate('False', 'False')), true);
+  assert.equal(
+    gateConditionsChanged(gated, withGate('False', 'False')),
+    true,
+    'the condition appears',
+  );
+  assert.equal(gateConditionsChanged(withGate('False', 'False'), withGate('True', 'False')), true);
+  assert.equal(
+    gateConditionsChanged(withGate('True', 'False'), withGate('True', 'True')),
+    false,
+    'only the agent`s own Ready changed',
+  );
+  const ungated = pod('g7', { containers: [{ name: 'c' }] });
+  assert.equal(
+    gateConditionsChanged(undefined, withConditions(ungated, [{ type: 'x', status: 'True' }])),
+    false,
+  );
 });
