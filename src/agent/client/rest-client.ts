@@ -1,9 +1,11 @@
 // The REST client every part of the agent uses to talk to the API server, over undici.
 //
 // - TLS: CA, client certificate and key, server name, insecure flag from the platconfig.
-//   `setClientCertificate` swaps the certificate on rotation: a new dispatcher is built and the
-//   old one destroyed, so pooled connections close and new ones present the new certificate
+//   `setClientCertificate` swaps the certificate on rotation: new pools are built and the old
+//   ones destroyed, so pooled connections close and new ones present the new certificate
 //   (in-flight calls fail with a connection error and are retried; watches resume).
+// - Two connection pools (pools.ts): calls share a bounded one; each watch holds a connection of
+//   its own for as long as it runs, so watches never queue the calls behind them.
 // - Rate limits: one token bucket for --plat-api-qps/--plat-api-burst; event and heartbeat
 //   calls use their own limiters (unlimited unless given).
 // - Retries on 429, 5xx and connection errors with jittered exponential back-off, honouring
@@ -13,7 +15,8 @@
 //   are sent and answers taken in the reference's protobuf encoding, falling back to JSON for a
 //   kind or server that answers 415/406; watch frames become the JSON lines watch.ts reads.
 import type { Dispatcher } from 'undici';
-import { Agent, request } from './undici-core.js';
+import { request } from './undici-core.js';
+import { buildPools, destroyPools, type Pools } from './pools.js';
 import type { Readable } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { ApiError, NodeAgentError, userMessage } from '../../common/util/errors.js';
@@ -39,23 +42,6 @@ import {
 import { PROTOBUF_WATCH_MEDIA_TYPE } from '../../common/protobuf/media-types.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 import { WIRE_NAMES } from '../../common/names.js';
-
-/**
- * Destroys a connection pool without stack traces: undici ends each socket with one
- * ClientDestroyedError, whose stack Node's stream destroy formats (err.stack), and with source
- * maps on, formatting a stack that names the bundle decodes the bundle's whole source map (about
- * 20 ms, just after bootstrap closes its client) for an error nobody reads. The errors made while
- * the pool is destroyed (synchronously) carry no frames; their messages are unchanged.
- */
-function destroyQuietly(dispatcher: Dispatcher): Promise<void> {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return dispatcher.destroy();
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-}
 
 export type RequestPriority = 'default' | 'event' | 'heartbeat';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -136,7 +122,7 @@ export function describeIdentity(c: ConnectionConfig, certSubject?: string): str
 export class RestClient {
   readonly server: string;
   private connection: ConnectionConfig;
-  private dispatcher: Agent;
+  private pools: Pools;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly limiters: Record<RequestPriority, RateLimiter>;
@@ -165,7 +151,7 @@ export class RestClient {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.random = options.random ?? Math.random;
     this.identity = describeIdentity(options.connection);
-    this.dispatcher = this.buildDispatcher(options.connection);
+    this.pools = buildPools(options.connection);
   }
 
   /** The connection in use (server, CA, current credentials). */
@@ -178,17 +164,6 @@ export class RestClient {
     return this.identity;
   }
 
-  private buildDispatcher(c: ConnectionConfig): Agent {
-    const connect: Record<string, unknown> = { rejectUnauthorized: !c.insecureSkipTlsVerify };
-    if (c.caPem) connect.ca = c.caPem;
-    if (c.certPem && c.keyPem) {
-      connect.cert = c.certPem;
-      connect.key = c.keyPem;
-    }
-    if (c.tlsServerName) connect.servername = c.tlsServerName;
-    return new Agent({ connect, keepAliveTimeout: 30_000, connections: 32 });
-  }
-
   /**
    * Presents a new client certificate from now on. Pooled connections of the old one are
    * closed so no call keeps using the old certificate.
@@ -199,9 +174,9 @@ export class RestClient {
     delete next.tokenFile;
     this.connection = next;
     this.identity = describeIdentity(next, subject);
-    const old = this.dispatcher;
-    this.dispatcher = this.buildDispatcher(next);
-    destroyQuietly(old).catch((err: unknown) =>
+    const old = this.pools;
+    this.pools = buildPools(next);
+    destroyPools(old).catch((err: unknown) =>
       this.logger.debug({ err }, 'closing the previous API connection pool failed'),
     );
     this.logger.info(
@@ -213,7 +188,7 @@ export class RestClient {
     if (this.closed) return;
     this.closed = true;
     this.closedController.abort(new Error('API client closed'));
-    await destroyQuietly(this.dispatcher);
+    await destroyPools(this.pools);
   }
 
   /** Aborts when the client is closed, so parts built around it can stop with it. */
@@ -297,7 +272,7 @@ export class RestClient {
       const res = await request(this.url('/healthz', undefined), {
         method: 'GET',
         headers: this.headers(undefined),
-        dispatcher: this.dispatcher,
+        dispatcher: this.pools.calls,
         signal: ac.signal,
       });
       const text = await res.body.text();
@@ -377,7 +352,7 @@ export class RestClient {
         method,
         headers: this.headers(encoded?.type),
         ...(encoded === undefined ? {} : { body: encoded.body }),
-        dispatcher: this.dispatcher,
+        dispatcher: streaming ? this.pools.streams : this.pools.calls,
         signal: ac.signal,
         bodyTimeout: streaming ? 0 : timeoutMs,
         headersTimeout: timeoutMs > 0 ? timeoutMs : 60_000,

@@ -3,7 +3,6 @@
 // memory and ephemeral-storage where unset or zero (an app container's, or this container's),
 // divided by the divisor and rounded up (volume/downward-api.ts does the arithmetic).
 import type { Container, Pod } from '../pod/types.js';
-import { parseQuantity } from '../../common/util/values/quantity.js';
 import { resourceFieldValue, type NodeAllocatable } from '../volume/downward-api.js';
 
 const DEFAULTED = ['cpu', 'memory', 'ephemeral-storage'] as const;
@@ -26,16 +25,5 @@ export function resourceRefValue(
       const v = allocatable[r];
       if (v !== undefined) limits[r] = v;
     }
-  // a zero divisor is the unset Quantity, which the reference reads as 1
-  const divisor =
-    ref.divisor !== undefined && parseQuantity(ref.divisor).value !== 0 ? ref.divisor : undefined;
-  return resourceFieldValue(
-    pod,
-    {
-      containerName: target,
-      resource: ref.resource,
-      ...(divisor !== undefined ? { divisor } : {}),
-    },
-    limits,
-  );
+  return resourceFieldValue(pod, { ...ref, containerName: target }, limits);
 }

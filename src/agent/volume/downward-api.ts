@@ -49,10 +49,15 @@ function containerOf(pod: Pod, name: string): Pod['spec']['containers'][number] 
   return c;
 }
 
-/** ceil(value / divisor) in the divisor's unit: cpu in millis, the rest in base units. */
+/**
+ * ceil(value / divisor) in the divisor's unit: cpu in millis, the rest in base units. A zero
+ * divisor is the unset Quantity (the API server serves an unset divisor as "0"), which the
+ * reference reads as 1.
+ */
 function divided(resource: string, value: number, divisor: string | undefined): string {
-  const d = parseQuantity(divisor ?? '1').value;
-  if (d <= 0) throw new Error(`invalid divisor ${divisor ?? ''}`);
+  const given = parseQuantity(divisor ?? '1').value;
+  const d = given === 0 ? 1 : given;
+  if (d < 0) throw new Error(`invalid divisor ${divisor ?? ''}`);
   const cpu = resource.endsWith('.cpu');
   // the reference divides MilliValue()s for cpu and Value()s (each rounded up) for the rest
   const v = cpu ? Math.ceil(Math.round(value * 1e6) / 1e3) : Math.ceil(value);

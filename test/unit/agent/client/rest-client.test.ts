@@ -1,6 +1,7 @@
 import { namesFor } from '../../../../src/common/names.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { recordOf } from '../../../../src/common/util/json-shape.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RestClient } from '../../../../src/agent/client/rest-client.js';
@@ -385,4 +386,48 @@ test('CsrClient paths use the platform domain', async (t) => {
     s.requests[0]?.url,
     '/apis/certificates.k8s.io/v1/certificatesigningrequests?fieldSelector=metadata.name%3Dnode-csr-x',
   );
+});
+
+test('forty open watches leave ordinary calls their own connections (calls were queued behind watches holding the whole pool)', async (t) => {
+  const held: ServerResponse[] = [];
+  const s = await serve(t, (req, res) => {
+    if (req.url?.includes('watch=true')) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('');
+      held.push(res);
+      return;
+    }
+    json(res, 200, { kind: 'Pod', metadata: { name: 'p' } });
+  });
+  const rest = new RestClient({ connection: conn(s.url), contentType: 'application/json' });
+  t.after(() => rest.close());
+  const stops = Array.from({ length: 40 }, () => new AbortController());
+  t.after(() => stops.forEach((ac) => ac.abort()));
+  // Unbounded waits would hang the test, not fail it: each step gets 5 s.
+  const within = <T>(what: string, p: Promise<T>): Promise<T> =>
+    Promise.race([
+      p,
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`${what}: no answer within 5 s`)), 5_000).unref(),
+      ),
+    ]);
+  const watches = await within(
+    'opening 40 watches',
+    Promise.all(
+      stops.map((ac, i) =>
+        rest.stream({
+          path: `/api/v1/namespaces/ns${i}/configmaps`,
+          query: { watch: 'true' },
+          signal: ac.signal,
+        }),
+      ),
+    ),
+  );
+  for (const w of watches) w.body.on('error', () => undefined);
+  assert.equal(held.length, 40);
+  const pod = await within(
+    'a GET beside 40 watches',
+    rest.request({ path: '/api/v1/namespaces/ns1/pods/p' }),
+  );
+  assert.equal(recordOf(recordOf(pod)?.metadata)?.name, 'p');
 });

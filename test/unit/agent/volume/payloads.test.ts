@@ -120,6 +120,9 @@ test('downward API: resources rounded up in the divisor unit; limits default to 
   assert.equal(v('limits.cpu', 'nolimits'), '4');
   assert.equal(v('limits.memory', 'nolimits', '1Gi'), '8');
   assert.equal(v('requests.memory', 'nolimits'), '0');
+  // the API server serves an unset divisor as "0": the reference reads it as 1
+  assert.equal(v('limits.cpu', 'client-container', '0'), '2');
+  assert.equal(v('limits.memory', 'client-container', '0'), '67108864');
 });
 
 test('downward API payload: each item at its mode or the default; an unsupported field path fails the volume', () => {
