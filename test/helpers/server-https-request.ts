@@ -3,6 +3,7 @@
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { SecureVersion, TLSSocket } from 'node:tls';
+import { connect as http2Connect } from 'node:http2';
 
 export interface TestRequest {
   method?: string;
@@ -65,6 +66,51 @@ export function fetchText(url: string, o: TestRequest = {}): Promise<TestRespons
     req.on('error', reject);
     req.end(o.body);
   });
+}
+
+/**
+ * The same request over HTTP/2 (ALPN h2 only, as Go clients such as the API server offer it
+ * first); `protocol` is what the server chose.
+ */
+export async function fetchH2(
+  url: string,
+  o: TestRequest = {},
+): Promise<TestResponse & { protocol: string }> {
+  const u = new URL(url);
+  const session = http2Connect(u.origin, {
+    ALPNProtocols: ['h2'],
+    ...(o.ca !== undefined ? { ca: o.ca } : { rejectUnauthorized: false }),
+    ...(o.cert !== undefined ? { cert: o.cert } : {}),
+    ...(o.key !== undefined ? { key: o.key } : {}),
+  });
+  try {
+    const headers: Record<string, string> = {
+      ':method': o.method ?? 'GET',
+      ':path': u.pathname + u.search,
+      ...(o.headers ?? {}),
+    };
+    if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+    const stream = session.request(headers);
+    const answer = await new Promise<TestResponse>((resolve, reject) => {
+      let head: Record<string, string | string[] | undefined> = {};
+      const chunks: Buffer[] = [];
+      stream.on('response', (h) => (head = h));
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () =>
+        resolve({
+          status: Number(head[':status']),
+          body: Buffer.concat(chunks).toString('utf8'),
+          headers: head,
+        }),
+      );
+      stream.on('error', reject);
+      session.on('error', reject);
+      stream.end(o.body);
+    });
+    return { ...answer, protocol: session.alpnProtocol ?? '' };
+  } finally {
+    session.close();
+  }
 }
 
 /** Polls `fn` until it returns true or the deadline passes. */

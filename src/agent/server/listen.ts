@@ -1,9 +1,9 @@
 // Shared plumbing of the agent's three servers: the reference's timeouts (header limit 1 MiB,
 // idle 90 s, read/write 4 h), the 4-hour cap on any connection, listening on an address and port
-// (0 picks a free one), and a stop that also closes idle and streaming connections.
+// (0 picks a free one), and a stop that also closes idle and streaming connections (tracked
+// from the start, for HTTP/1.1 and HTTP/2 alike).
 
-import type { Server as HttpServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
 
@@ -29,7 +29,7 @@ const STATUS_LINES: Readonly<Record<string, string>> = {
  * the response is written, then whatever the client is still sending is read and dropped until it
  * stops (for at most 5 s), instead of resetting the connection under it.
  */
-export function answerClientErrors(server: HttpServer, clock: Clock = systemClock): void {
+export function answerClientErrors(server: NetServer, clock: Clock = systemClock): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
     if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
       socket.destroy();
@@ -44,7 +44,7 @@ export function answerClientErrors(server: HttpServer, clock: Clock = systemCloc
 
 /** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
 export function capConnectionAge(
-  server: HttpServer,
+  server: NetServer,
   maxAgeMs: number,
   clock: Clock = systemClock,
 ): void {
@@ -66,7 +66,7 @@ function destroyAfter(socket: Socket, ms: number, clock: Clock): void {
  * --port)`).
  */
 export function listen(
-  server: HttpServer,
+  server: NetServer,
   address: string,
   port: number,
   what = 'server',
@@ -88,6 +88,7 @@ export function listen(
       );
     };
     server.once('error', onError);
+    openConnections(server);
     server.listen({ host: address, port }, () => {
       server.off('error', onError);
       resolve(server.address() as AddressInfo);
@@ -95,15 +96,37 @@ export function listen(
   });
 }
 
-export function stopServer(server: HttpServer): Promise<void> {
+/** Stops listening and closes every connection, idle or busy (streams included). */
+export function stopServer(server: NetServer): Promise<void> {
+  const open = openConnections(server);
   return new Promise((resolve) => {
     if (!server.listening) {
       resolve();
       return;
     }
     server.close(() => resolve());
-    server.closeAllConnections();
+    for (const socket of open) socket.destroy();
   });
+}
+
+const tracked = new WeakMap<NetServer, Set<Socket>>();
+
+/**
+ * The server's open connections, tracked from the first call on (listen() makes it): an HTTP/2
+ * server has no closeAllConnections, and its sessions hold their sockets.
+ */
+export function openConnections(server: NetServer): Set<Socket> {
+  let set = tracked.get(server);
+  if (set === undefined) {
+    const sockets = new Set<Socket>();
+    server.on('connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
+    tracked.set(server, sockets);
+    set = sockets;
+  }
+  return set;
 }
 
 /** A URL host for an address (IPv6 in brackets). */

@@ -1,8 +1,19 @@
 // The agent's secure server (--address:--port): TLS from the rotating serving certificate, every
 // request authenticated (client certificate, bearer token, anonymous), authorized (AlwaysAllow or
 // a SubjectAccessReview) and only then handed to the endpoint table.
+//
+// HTTP/2 and HTTP/1.1 are both offered (ALPN), as the reference's Go server offers them: the API
+// server's clients (logs, stats, metrics) speak HTTP/2 to a node that offers it, and exec, attach
+// and portForward upgrade over HTTP/1.1. The API server turns a log read into a WebSocket stream
+// for clients that ask so; over HTTP/1.1 it loses a log that arrives whole before it reads it (the
+// reference's own kubelet, serving HTTP/2, never meets this), so HTTP/2 is not only parity.
 
-import { createServer, type Server } from 'node:https';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { responseOnUpgrade } from '../../common/util/upgrade-response.js';
 import type { Duplex } from 'node:stream';
@@ -17,6 +28,7 @@ import { httpError, plainError } from './handlers/respond.js';
 import type { NodeHandlers } from './handlers/routes.js';
 import type { Clock } from '../../common/util/clock.js';
 import {
+  MAX_HEADER_BYTES,
   SERVER_TIMEOUTS,
   answerClientErrors,
   capConnectionAge,
@@ -63,8 +75,21 @@ export interface RequestSpans {
   startRequestSpan(req: IncomingMessage): { end(statusCode: number): void };
 }
 
+/**
+ * The request and response as the handlers take them. HTTP/1.1 requests arrive as Node's own
+ * objects; HTTP/2 ones as the compatibility API's, which have what the handlers use (method, url,
+ * headers, the body stream; status, headers, write, end, destroy, setTimeout, their events).
+ * Upgrades, the one path that needs the socket, only exist over HTTP/1.1.
+ */
+function asHttp1(
+  req: Http2ServerRequest | IncomingMessage,
+  res: Http2ServerResponse | ServerResponse,
+): { req: IncomingMessage; res: ServerResponse } {
+  return { req: req as IncomingMessage, res: res as ServerResponse };
+}
+
 export class SecureServer {
-  private readonly server: Server;
+  private readonly server: Http2SecureServer;
   private readonly context: RotatingSecureContext;
   private info: AddressInfo | undefined;
 
@@ -91,12 +116,13 @@ export class SecureServer {
   }
 
   /** The HTTPS server: any client certificate is asked for (authentication judges it). */
-  private createHttpsServer(): Server {
+  private createHttpsServer(): Http2SecureServer {
     const initial = this.context.poll().material;
-    return createServer(
+    const server = createSecureServer(
       {
         ...this.context.contextOptions(initial),
-        ...SERVER_TIMEOUTS,
+        allowHTTP1: true,
+        settings: { maxHeaderListSize: MAX_HEADER_BYTES },
         requestCert: true,
         rejectUnauthorized: false,
         SNICallback: (_name, cb) => {
@@ -107,7 +133,8 @@ export class SecureServer {
           }
         },
       },
-      (req, res) => {
+      (h2req, h2res) => {
+        const { req, res } = asHttp1(h2req, h2res);
         this.serve(req, res).catch((err: unknown) => {
           this.options.logger.error(
             { err: userMessage(err), path: req.url },
@@ -117,6 +144,9 @@ export class SecureServer {
         });
       },
     );
+    // HTTP/1.1 connections are served by Node's HTTP/1 code, which reads these from the server
+    Object.assign(server, SERVER_TIMEOUTS);
+    return server;
   }
 
   /**

@@ -115,7 +115,7 @@ async function writeLogResponse(
   const onClose = (): void => abort.abort(new Error('client went away'));
   res.on('close', onClose);
   if (target.options.follow && streaming.streamingIdleTimeoutMs > 0) {
-    req.socket.setTimeout(streaming.streamingIdleTimeoutMs, () => req.socket.destroy());
+    req.setTimeout(streaming.streamingIdleTimeoutMs, () => res.destroy());
   }
   try {
     // Headers are sent with the first byte, so a not-found error can still become a 404.

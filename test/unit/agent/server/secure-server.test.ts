@@ -2,7 +2,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fetchText, waitFor } from '../../../helpers/server-https-request.js';
+import { fetchH2, fetchText, waitFor } from '../../../helpers/server-https-request.js';
 import {
   ENDPOINTS,
   FakeSarReviewer,
@@ -180,6 +180,40 @@ test('AlwaysAllow with anonymous access: every endpoint answers 200 and the bodi
     'echo hi\n',
   );
   assert.equal((await fetchText(`${f.base}/nothing-here`, { ca: certs.ca.certPem })).status, 404);
+});
+
+test('HTTP/2 is offered as the reference kubelet offers it: every endpoint over h2 with the same authentication and authorization, logs whole', async (t) => {
+  const sar = new FakeSarReviewer((spec) => spec.user === 'alice');
+  const f = await startServerFixture({
+    certs,
+    anonymous: false,
+    authorization: {
+      mode: 'Webhook',
+      reviewer: sar,
+      authorizedTtlMs: 300_000,
+      unauthorizedTtlMs: 30_000,
+    },
+  });
+  t.after(() => f.stop());
+  const as = (who: 'alice' | 'bob') => ({
+    ca: certs.ca.certPem,
+    cert: certs[who].certPem,
+    key: certs[who].keyPem,
+  });
+  for (const e of ENDPOINTS) {
+    const anon = await fetchH2(f.base + e.path, { method: e.method, ca: certs.ca.certPem });
+    assert.equal(anon.protocol, 'h2');
+    assert.equal(anon.status, 401, `${e.path} without credentials`);
+    const bob = await fetchH2(f.base + e.path, { method: e.method, ...as('bob') });
+    assert.equal(bob.status, 403, `${e.path} as bob`);
+    const alice = await fetchH2(f.base + e.path, { method: e.method, ...as('alice') });
+    assert.equal(alice.status, 200, `${e.path} as alice: ${alice.body}`);
+  }
+  const logs = await fetchH2(`${f.base}/containerLogs/default/web/c?timestamps=true`, as('alice'));
+  assert.equal(logs.body.split('\n').at(-2), '2026-01-01T00:00:02Z three');
+  assert.equal((await fetchH2(`${f.base}/containerLogs/default/nope/c`, as('alice'))).status, 404);
+  // exec, attach and portForward upgrade over HTTP/1.1, which stays offered
+  assert.equal((await fetchText(`${f.base}/healthz`, as('alice'))).body, 'ok');
 });
 
 test('bad, expired, unknown and wrong-usage client certificates are 401', async (t) => {
