@@ -110,7 +110,7 @@ export class SecureServer {
       options.clock,
     );
     answerClientErrors(this.server, options.clock);
-    this.server.on('tlsClientError', (err) =>
+    this.server.on('tlsClientError', (err: Error) =>
       options.logger.debug({ err: err.message }, 'TLS handshake failed'),
     );
   }
