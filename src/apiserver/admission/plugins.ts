@@ -11,6 +11,7 @@ import {
   CertificateSigning,
   CertificateSubjectRestriction,
 } from './certificates.js';
+import { DefaultTolerationSeconds } from './default-toleration-seconds.js';
 import { EventRateLimit } from './event-rate-limit.js';
 import { NodeRestriction } from './node-restriction.js';
 import { ServiceAccountAdmission, type ServiceAccountGetter } from './service-account.js';
@@ -40,6 +41,7 @@ export interface AdmissionPluginsOptions {
 const ORDER: readonly AdmissionPluginName[] = [
   'ServiceAccount',
   'NodeRestriction',
+  'DefaultTolerationSeconds',
   'EventRateLimit',
   'CertificateApproval',
   'CertificateSigning',
@@ -96,6 +98,8 @@ function buildPlugin(name: AdmissionPluginName, o: AdmissionPluginsOptions): Adm
       return serviceAccountPlugin(o);
     case 'NodeRestriction':
       return nodeRestrictionPlugin(o);
+    case 'DefaultTolerationSeconds':
+      return new DefaultTolerationSeconds(o.names);
     case 'EventRateLimit':
       return eventRateLimitPlugin(o);
     case 'CertificateApproval':

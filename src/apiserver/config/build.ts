@@ -37,12 +37,13 @@ import { loadConfigFile, type ConfigOf, type ResolvedAdmissionConfiguration } fr
 import { isOneOf } from '../../common/util/json-shape.js';
 
 /**
- * Enabled unless --disable-admission-plugins names them: the reference's default certificate
- * plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
+ * Enabled unless --disable-admission-plugins names them: the reference's default certificate,
+ * ServiceAccount and DefaultTolerationSeconds plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
  * confined to itself by default.
  */
 export const DEFAULT_ADMISSION_PLUGINS = [
   'ServiceAccount',
+  'DefaultTolerationSeconds',
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
@@ -116,8 +117,8 @@ export const APISERVER_CONFIG_FLAGS = [
     help:
       `Admission plugins to enable in addition to the default ones ` +
       `(${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, ` +
-      `CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction,` +
-      ` ServiceAccount.`,
+      `CertificateSigning, CertificateSubjectRestriction, DefaultTolerationSeconds, ` +
+      `EventRateLimit, NodeRestriction, ServiceAccount.`,
   },
   {
     name: 'disable-admission-plugins',
