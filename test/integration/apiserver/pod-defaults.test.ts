@@ -83,6 +83,9 @@ function compared(pod: Obj, volumePrefix: string): unknown {
   return JSON.parse(JSON.stringify(kept).replace(suffix, `"${volumePrefix}xxxxx"`));
 }
 
+const resourceVersionOf = (pod: Obj): unknown =>
+  (isObj(pod['metadata']) ? pod['metadata'] : {})['resourceVersion'];
+
 /** The reference's answer in a profile's names (its token volume, root CA and taint keys). */
 function inProfileNames(reference: Obj, profile: 'kubernetes' | 'platform'): Obj {
   const k8s = namesFor('kubernetes');
@@ -143,15 +146,19 @@ for (const profile of ['kubernetes', 'platform'] as const) {
 }
 
 /**
- * PUTs `body` at the pod's current resourceVersion; again on a 409, as the scheduler may have
- * written the pod's status in between (a few attempts).
+ * PUTs what `build` makes of the pod's current state at `path` (the pod or a subresource); again
+ * on a 409, as the scheduler may have written the pod's status in between (a few attempts).
  */
-async function putAgain(api: StartedApiServer, path: string, body: Obj) {
+async function putAgain(
+  api: StartedApiServer,
+  pod: string,
+  build: (current: Obj) => Obj,
+  subresource = '',
+) {
+  const path = `/api/v1/namespaces/default/pods/${pod}`;
   for (let attempt = 1; ; attempt++) {
-    const current = await api.request('GET', path);
-    const rv = ((current.json?.['metadata'] as Obj | undefined) ?? {})['resourceVersion'];
-    body['metadata'] = { ...(body['metadata'] as Obj), resourceVersion: rv };
-    const r = await api.request('PUT', path, { body });
+    const current = (await api.request('GET', path)).json ?? {};
+    const r = await api.request('PUT', `${path}${subresource}`, { body: build(current) });
     if (r.status !== 409 || attempt === 5) return r;
   }
 }
@@ -162,7 +169,7 @@ test('kubernetes profile: a PUT of the undefaulted manifest is defaulted as a cr
   const noToken = cases.filter(
     (c) => isObj(c.input['spec']) && c.input['spec']['automountServiceAccountToken'] === false,
   );
-  assert.equal(noToken.length, 3);
+  assert.equal(noToken.length, 4);
   for (const c of noToken) {
     const body = structuredClone(c.input);
     body['metadata'] = { ...(body['metadata'] as Obj), name: `${c.name}-u` };
@@ -170,8 +177,39 @@ test('kubernetes profile: a PUT of the undefaulted manifest is defaulted as a cr
     assert.equal(created.status, 201, `${c.name}: ${created.text}`);
     // What the ServiceAccount plugin set on create (it runs on create only) is sent back.
     body['spec'] = { ...(body['spec'] as Obj), serviceAccountName: 'default' };
-    const updated = await putAgain(api, `/api/v1/namespaces/default/pods/${c.name}-u`, body);
+    const updated = await putAgain(api, `${c.name}-u`, (current) => ({
+      ...body,
+      metadata: { ...(body['metadata'] as Obj), resourceVersion: resourceVersionOf(current) },
+    }));
     assert.equal(updated.status, 200, `${c.name}: ${updated.text}`);
     assert.deepEqual((updated.json ?? {})['spec'], (created.json ?? {})['spec'], c.name);
   }
+});
+
+test("kubernetes profile: ephemeral containers added through pods/ephemeralcontainers get the reference's defaults", async () => {
+  const api = servers.kubernetes;
+  assert.ok(api !== undefined);
+  const fixture: unknown = JSON.parse(readFileSync(join(DIR, 'ephemeral-containers.json'), 'utf8'));
+  assert.ok(isObj(fixture));
+  const created = await api.request('POST', '/api/v1/namespaces/default/pods', {
+    body: {
+      metadata: { name: 'debug-target' },
+      spec: {
+        automountServiceAccountToken: false,
+        containers: [{ name: 'main', image: 'busybox:1.36' }],
+      },
+    },
+  });
+  assert.equal(created.status, 201, created.text);
+  const r = await putAgain(
+    api,
+    'debug-target',
+    (pod) => ({ ...pod, spec: { ...(pod['spec'] as Obj), ephemeralContainers: fixture['input'] } }),
+    '/ephemeralcontainers',
+  );
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(
+    (r.json?.['spec'] as Obj | undefined)?.['ephemeralContainers'],
+    fixture['reference'],
+  );
 });
