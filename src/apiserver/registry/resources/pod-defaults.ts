@@ -37,7 +37,8 @@ function hostNetworkPorts(c: Obj): void {
 
 /** spec.serviceAccountName, or the deprecated spec.serviceAccount when it is unset; both served. */
 export function pairServiceAccount(spec: Obj): void {
-  const name = str(spec['serviceAccountName']) || str(spec['serviceAccount']) || '';
+  const named = str(spec['serviceAccountName']) ?? '';
+  const name = named !== '' ? named : (str(spec['serviceAccount']) ?? '');
   if (name === '') return;
   spec['serviceAccountName'] = name;
   spec['serviceAccount'] = name;

@@ -54,11 +54,11 @@ function defaultFixed(volume: Obj): void {
 }
 
 function defaultEphemeral(volume: Obj): void {
-  const template = isRecord(volume['ephemeral']) ? volume['ephemeral'] : undefined;
-  const claim = isRecord(template?.['volumeClaimTemplate']) ? template['volumeClaimTemplate'] : {};
-  if (template === undefined || !isRecord(template['volumeClaimTemplate'])) return;
+  const ephemeral = volume['ephemeral'];
+  const claim = isRecord(ephemeral) ? ephemeral['volumeClaimTemplate'] : undefined;
+  if (!isRecord(claim)) return;
   // The template's metadata is served even when empty, with creationTimestamp null.
-  if (claim['metadata'] === undefined || claim['metadata'] === null) claim['metadata'] = {};
+  claim['metadata'] ??= {};
   const meta = claim['metadata'];
   if (isRecord(meta) && meta['creationTimestamp'] === undefined) meta['creationTimestamp'] = null;
   const spec = claim['spec'];
