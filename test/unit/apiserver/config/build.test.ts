@@ -147,3 +147,49 @@ test('admission plugins: the defaults include ServiceAccount and DefaultTolerati
     /--disable-admission-plugins: unknown admission plugin\(s\) "NodeRestrictions"; supported: /,
   );
 });
+
+test('--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds set the tolerations DefaultTolerationSeconds adds; a value that is not an int64 is a flag error', async () => {
+  const r = await loadApiserverConfigFiles({
+    ...base,
+    defaultNotReadyTolerationSeconds: '60',
+    defaultUnreachableTolerationSeconds: '-1',
+  });
+  const plugin = r.admission.find((p) => p.name === 'DefaultTolerationSeconds');
+  assert.ok(plugin !== undefined);
+  const object: Record<string, unknown> = { spec: {} };
+  await plugin.admit({
+    operation: 'CREATE',
+    resource: 'pods',
+    apiGroup: '',
+    subresource: '',
+    namespace: 'ns',
+    name: 'p',
+    object,
+    oldObject: undefined,
+    user: { username: 'u', groups: [] },
+    dryRun: false,
+  });
+  assert.deepEqual((object['spec'] as Record<string, unknown>)['tolerations'], [
+    {
+      key: 'node.platform.io/not-ready',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 60,
+    },
+    {
+      key: 'node.platform.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: -1,
+    },
+  ]);
+  await r.close();
+  await assert.rejects(
+    loadApiserverConfigFiles({ ...base, defaultNotReadyTolerationSeconds: '5m' }),
+    (err: unknown) =>
+      err instanceof FlagError &&
+      /^invalid argument "5m" for "--default-not-ready-toleration-seconds" flag: /.test(
+        err.message,
+      ),
+  );
+});
