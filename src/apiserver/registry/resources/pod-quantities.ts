@@ -21,9 +21,14 @@ export function canonicalQuantityAt(o: Obj, key: string): void {
   if (o[key] !== undefined && o[key] !== null) o[key] = served(o[key], false);
 }
 
-/** Each quantity of the resource list at o[key], rounded up to milli-units and canonical. */
+/**
+ * Each quantity of the resource list at o[key], rounded up to milli-units and canonical; an empty
+ * list is not served (the reference omits empty maps).
+ */
 export function canonicalResourceListAt(o: Obj, key: string): void {
   const list = o[key];
   if (!isRecord(list)) return;
-  for (const [name, v] of Object.entries(list)) list[name] = served(v, true);
+  const entries = Object.entries(list);
+  if (entries.length === 0) delete o[key];
+  for (const [name, v] of entries) list[name] = served(v, true);
 }
