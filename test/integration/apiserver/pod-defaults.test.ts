@@ -2,9 +2,9 @@
 // created on the built plat-apiserver with its default admission plugins, and what it stores must
 // equal what the reference kube-apiserver 1.32.13 answered for the same manifest with
 // `kubectl create --dry-run=server -o json` (*.reference.json, see the README there): the spec,
-// status.phase and status.qosClass, and metadata name, namespace, labels and annotations. Half of
-// the pods set automountServiceAccountToken: false; the others get the ServiceAccount plugin's
-// projected volume. Under the platform profile (platform.io) the defaults are the same and the
+// status.phase and status.qosClass, and metadata name, namespace, labels and annotations (the
+// AppArmor annotations the reference keeps in step with the fields). Four of the pods set
+// automountServiceAccountToken: false; the others get the ServiceAccount plugin's projected volume. Under the platform profile (platform.io) the defaults are the same and the
 // profile's names stand for the reference's. A PUT of the undefaulted manifest (with the service account the plugin chose) is defaulted
 // again.
 //
@@ -86,7 +86,10 @@ function compared(pod: Obj, volumePrefix: string): unknown {
 const resourceVersionOf = (pod: Obj): unknown =>
   (isObj(pod['metadata']) ? pod['metadata'] : {})['resourceVersion'];
 
-/** The reference's answer in a profile's names (its token volume, root CA and taint keys). */
+/**
+ * The reference's answer in a profile's names (its token volume, root CA, taint keys and AppArmor
+ * annotations).
+ */
 function inProfileNames(reference: Obj, profile: 'kubernetes' | 'platform'): Obj {
   const k8s = namesFor('kubernetes');
   const names = namesFor(profile, 'platform.io');
@@ -99,6 +102,7 @@ function inProfileNames(reference: Obj, profile: 'kubernetes' | 'platform'): Obj
       `"${k8s.serviceAccounts.rootCaConfigMap}"`,
       `"${names.serviceAccounts.rootCaConfigMap}"`,
     )
+    .replaceAll(k8s.annotations.appArmorContainerPrefix, names.annotations.appArmorContainerPrefix)
     .replaceAll(`"${k8s.taints.notReady}"`, `"${names.taints.notReady}"`)
     .replaceAll(`"${k8s.taints.unreachable}"`, `"${names.taints.unreachable}"`);
   const parsed: unknown = JSON.parse(text);

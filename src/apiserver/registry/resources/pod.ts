@@ -9,6 +9,7 @@ import { objAt, str, type Obj, type ResourceDef } from '../types.js';
 import { isRecord } from '../../../common/util/json-shape.js';
 import { defaultPod } from './pod-defaults.js';
 import { podQosClass } from './pod-qos.js';
+import { syncAppArmor } from './pod-apparmor.js';
 import {
   EPHEMERAL_SUBRESOURCE,
   isMirrorPod,
@@ -124,8 +125,9 @@ export const podDef: ResourceDef = {
   actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
-  prepareForCreate: (obj) => {
+  prepareForCreate: (obj, ctx) => {
     defaultPod(obj);
+    syncAppArmor(obj, ctx.appArmorAnnotationPrefix);
     obj['status'] = { phase: 'Pending', qosClass: podQosClass(objAt(obj, 'spec') ?? {}) };
   },
   validateCreate: (obj) => [
