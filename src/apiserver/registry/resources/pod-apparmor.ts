@@ -48,8 +48,7 @@ function syncContainer(c: Obj, annotations: Obj, prefix: string, podProfile: unk
   const field = fieldFor(annotation);
   if (field === undefined || isDeepStrictEqual(field, podProfile)) return;
   if (securityContext !== undefined) securityContext['appArmorProfile'] = field;
-  else if (c['securityContext'] === undefined || c['securityContext'] === null)
-    c['securityContext'] = { appArmorProfile: field };
+  else c['securityContext'] ??= { appArmorProfile: field };
 }
 
 /** The pod's AppArmor annotations and fields in step; `prefix` is the profile's annotation key. */

@@ -29,6 +29,6 @@ export function canonicalResourceListAt(o: Obj, key: string): void {
   const list = o[key];
   if (!isRecord(list)) return;
   const entries = Object.entries(list);
-  if (entries.length === 0) delete o[key];
+  if (entries.length === 0) Reflect.deleteProperty(o, key);
   for (const [name, v] of entries) list[name] = served(v, true);
 }
