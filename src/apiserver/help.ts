@@ -29,6 +29,8 @@ export type HelpSection = (typeof HELP_SECTIONS)[number];
 
 /** The section of every flag, as the reference files it (ours: by subject). */
 export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
+  'default-not-ready-toleration-seconds': 'generic',
+  'default-unreachable-toleration-seconds': 'generic',
   'feature-gates': 'generic',
   'min-request-timeout': 'generic',
   'platform-domain': 'generic',

@@ -78,6 +78,8 @@ export async function loadPlugins(
     admissionControlConfigFile: x['admissionControlConfigFile'],
     enableAdmissionPlugins: x['enableAdmissionPlugins'],
     disableAdmissionPlugins: x['disableAdmissionPlugins'],
+    defaultNotReadyTolerationSeconds: x['defaultNotReadyTolerationSeconds'],
+    defaultUnreachableTolerationSeconds: x['defaultUnreachableTolerationSeconds'],
     tracingConfigFile: x['tracingConfigFile'],
     authorizationWebhookConfigFile: x['authorizationWebhookConfigFile'],
     authorizationWebhookVersion: x['authorizationWebhookVersion'],

@@ -87,6 +87,8 @@ export interface Names {
     readonly initialEventsEnd: string;
     /** On a node: the attach/detach controller attaches and detaches its volumes. */
     readonly controllerManagedAttachDetach: string;
+    /** A pod's deprecated per-container AppArmor annotation, before the container's name. */
+    readonly appArmorContainerPrefix: string;
   };
   readonly namespaces: {
     readonly system: string;
@@ -202,6 +204,7 @@ function build(
       configSeen: `${l}/config.seen`,
       initialEventsEnd: `${groupDomain}/initial-events-end`,
       controllerManagedAttachDetach: `volumes.${l}/controller-managed-attach-detach`,
+      appArmorContainerPrefix: `container.apparmor.security.beta.${l}/`,
     },
     namespaces: {
       system: `${product}-system`,

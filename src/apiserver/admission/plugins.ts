@@ -11,6 +11,7 @@ import {
   CertificateSigning,
   CertificateSubjectRestriction,
 } from './certificates.js';
+import { DefaultTolerationSeconds, type TolerationSeconds } from './default-toleration-seconds.js';
 import { EventRateLimit } from './event-rate-limit.js';
 import { NodeRestriction } from './node-restriction.js';
 import { ServiceAccountAdmission, type ServiceAccountGetter } from './service-account.js';
@@ -25,6 +26,8 @@ export interface AdmissionPluginsOptions {
   readonly names: Names;
   readonly authorizer: Authorizer;
   readonly clock: Clock;
+  /** DefaultTolerationSeconds' values (default 300 s each). */
+  readonly tolerationSeconds?: TolerationSeconds;
   /**
    * What NodeRestriction reads (pods, nodes) and the node-lease namespace, and the service
    * accounts the ServiceAccount plugin reads; required to enable them.
@@ -40,6 +43,7 @@ export interface AdmissionPluginsOptions {
 const ORDER: readonly AdmissionPluginName[] = [
   'ServiceAccount',
   'NodeRestriction',
+  'DefaultTolerationSeconds',
   'EventRateLimit',
   'CertificateApproval',
   'CertificateSigning',
@@ -96,6 +100,8 @@ function buildPlugin(name: AdmissionPluginName, o: AdmissionPluginsOptions): Adm
       return serviceAccountPlugin(o);
     case 'NodeRestriction':
       return nodeRestrictionPlugin(o);
+    case 'DefaultTolerationSeconds':
+      return new DefaultTolerationSeconds(o.names, o.tolerationSeconds);
     case 'EventRateLimit':
       return eventRateLimitPlugin(o);
     case 'CertificateApproval':

@@ -98,8 +98,11 @@ export class ServiceAccountAdmission implements AdmissionPlugin {
       validateMirrorPod(r, pod, spec);
       return;
     }
-    if (typeof spec['serviceAccountName'] !== 'string' || spec['serviceAccountName'] === '')
+    if (typeof spec['serviceAccountName'] !== 'string' || spec['serviceAccountName'] === '') {
       spec['serviceAccountName'] = DEFAULT_SERVICE_ACCOUNT_NAME;
+      // The v1 form serves the deprecated serviceAccount as the same name.
+      spec['serviceAccount'] = DEFAULT_SERVICE_ACCOUNT_NAME;
+    }
     const saName = String(spec['serviceAccountName']);
     const sa = await this.lookup(r.namespace, saName);
     if (sa === undefined)

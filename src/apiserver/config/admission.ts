@@ -8,6 +8,7 @@ import { isOneOf } from '../../common/util/json-shape.js';
 export const ADMISSION_PLUGIN_NAMES = [
   'ServiceAccount',
   'NodeRestriction',
+  'DefaultTolerationSeconds',
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',

@@ -35,14 +35,20 @@ import { ConfigError, FlagError } from '../../common/util/errors.js';
 import { tryDurationMs } from '../../common/util/values/duration.js';
 import { loadConfigFile, type ConfigOf, type ResolvedAdmissionConfiguration } from './load.js';
 import { isOneOf } from '../../common/util/json-shape.js';
+import { parseInt64 } from '../../common/util/values/int.js';
+import {
+  DEFAULT_TOLERATION_SECONDS,
+  type TolerationSeconds,
+} from '../admission/default-toleration-seconds.js';
 
 /**
- * Enabled unless --disable-admission-plugins names them: the reference's default certificate
- * plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
+ * Enabled unless --disable-admission-plugins names them: the reference's default certificate,
+ * ServiceAccount and DefaultTolerationSeconds plugins, and NodeRestriction, which kubeadm enables (as it sets Node,RBAC), so that a node is
  * confined to itself by default.
  */
 export const DEFAULT_ADMISSION_PLUGINS = [
   'ServiceAccount',
+  'DefaultTolerationSeconds',
   'CertificateApproval',
   'CertificateSigning',
   'CertificateSubjectRestriction',
@@ -116,8 +122,8 @@ export const APISERVER_CONFIG_FLAGS = [
     help:
       `Admission plugins to enable in addition to the default ones ` +
       `(${DEFAULT_ADMISSION_PLUGINS.join(', ')}). Known: CertificateApproval, ` +
-      `CertificateSigning, CertificateSubjectRestriction, EventRateLimit, NodeRestriction,` +
-      ` ServiceAccount.`,
+      `CertificateSigning, CertificateSubjectRestriction, DefaultTolerationSeconds, ` +
+      `EventRateLimit, NodeRestriction, ServiceAccount.`,
   },
   {
     name: 'disable-admission-plugins',
@@ -125,6 +131,20 @@ export const APISERVER_CONFIG_FLAGS = [
       `Admission plugins to disable, default ones included ` +
       `(${DEFAULT_ADMISSION_PLUGINS.join(', ')}); a plugin may not be both enabled and ` +
       `disabled.`,
+  },
+  {
+    name: 'default-not-ready-toleration-seconds',
+    help:
+      `The tolerationSeconds of the not-ready NoExecute toleration the ` +
+      `DefaultTolerationSeconds plugin adds to pods that have none (default ` +
+      `${DEFAULT_TOLERATION_SECONDS}).`,
+  },
+  {
+    name: 'default-unreachable-toleration-seconds',
+    help:
+      `The tolerationSeconds of the unreachable NoExecute toleration the ` +
+      `DefaultTolerationSeconds plugin adds to pods that have none (default ` +
+      `${DEFAULT_TOLERATION_SECONDS}).`,
   },
   {
     name: 'encryption-provider-config',
@@ -173,6 +193,9 @@ export interface ApiserverConfigFileOptions {
   /** Comma-separated list, as given on the command line. */
   readonly enableAdmissionPlugins?: string | undefined;
   readonly disableAdmissionPlugins?: string | undefined;
+  /** --default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds. */
+  readonly defaultNotReadyTolerationSeconds?: string | undefined;
+  readonly defaultUnreachableTolerationSeconds?: string | undefined;
   /** Read by loadEncryptionConfig, before the store (the other files need the store's parts). */
   readonly encryptionProviderConfig?: string | undefined;
   readonly tracingConfigFile?: string | undefined;
@@ -406,8 +429,22 @@ function admissionFrom({ o, load }: Building, chain: Authorizer): AdmissionPlugi
     names: o.names,
     authorizer: chain,
     clock: o.clock,
+    tolerationSeconds: tolerationSecondsOf(o),
     ...(o.nodes !== undefined ? { nodes: o.nodes } : {}),
   });
+}
+
+/** The two toleration-seconds flags, int64 as the reference parses them. */
+function tolerationSecondsOf(o: ApiserverConfigFileOptions): TolerationSeconds {
+  const read = (v: string | undefined, flag: string): number =>
+    v === undefined ? DEFAULT_TOLERATION_SECONDS : parseInt64(v, flag);
+  return {
+    notReady: read(o.defaultNotReadyTolerationSeconds, 'default-not-ready-toleration-seconds'),
+    unreachable: read(
+      o.defaultUnreachableTolerationSeconds,
+      'default-unreachable-toleration-seconds',
+    ),
+  };
 }
 
 /** What --encryption-provider-config builds: the storage's transformers (before the store). */

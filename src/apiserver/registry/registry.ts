@@ -168,6 +168,7 @@ export class Registry {
       now: this.clock.now(),
       platformDomain: this.platformDomain,
       mirrorAnnotation: this.names.annotations.configMirror,
+      appArmorAnnotationPrefix: this.names.annotations.appArmorContainerPrefix,
     };
   }
 

@@ -15,6 +15,8 @@ export interface StrategyContext {
   readonly platformDomain: string;
   /** The mirror-pod annotation of the profile (names.annotations.configMirror). */
   readonly mirrorAnnotation: string;
+  /** The profile's per-container AppArmor annotation prefix (names.annotations). */
+  readonly appArmorAnnotationPrefix: string;
 }
 
 export interface ResourceDef {

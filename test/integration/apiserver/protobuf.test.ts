@@ -93,7 +93,8 @@ test('a pod created, read, listed and deleted in protobuf; errors are protobuf S
   assert.match(String(meta(c)['creationTimestamp']), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
   const container = (c['spec'] as { containers: Record<string, unknown>[] }).containers[0];
   assert.equal(container?.['image'], 'busybox');
-  assert.deepEqual(container?.['ports'], [{ containerPort: 80 }]);
+  // The protocol is the reference's default.
+  assert.deepEqual(container?.['ports'], [{ containerPort: 80, protocol: 'TCP' }]);
   const got = pb(await call('GET', `/api/v1/namespaces/${NS}/pods/web`));
   assert.deepEqual(got, c);
   const json = await api.request('GET', `/api/v1/namespaces/${NS}/pods/web`);

@@ -60,6 +60,7 @@ test('kubernetes profile: the reference names', () => {
     configSeen: 'kubernetes.io/config.seen',
     initialEventsEnd: 'k8s.io/initial-events-end',
     controllerManagedAttachDetach: 'volumes.kubernetes.io/controller-managed-attach-detach',
+    appArmorContainerPrefix: 'container.apparmor.security.beta.kubernetes.io/',
   });
   assert.deepEqual(n.namespaces, {
     system: 'kube-system',
@@ -87,6 +88,10 @@ test('platform profile: everything from --platform-domain and the word plat', ()
   assert.equal(
     n.annotations.controllerManagedAttachDetach,
     'volumes.example.org/controller-managed-attach-detach',
+  );
+  assert.equal(
+    n.annotations.appArmorContainerPrefix,
+    'container.apparmor.security.beta.example.org/',
   );
   assert.deepEqual(n.namespaces, {
     system: 'plat-system',

@@ -1,12 +1,15 @@
-// Pod (core/v1, namespaced, with /status). Enough of the reference's defaulting and validation
-// for node agents to run pods from the API: containers with names and images, the restart
-// policy, and graceful deletion of pods bound to a node (the agent finishes the deletion with
+// Pod (core/v1, namespaced, with /status). The reference's defaulting (pod-defaults.ts), enough of
+// its validation for node agents to run pods from the API: containers with names and images, the
+// restart policy, and graceful deletion of pods bound to a node (the agent finishes the deletion with
 // gracePeriodSeconds=0 once the containers are gone).
 
 import type { FieldErrorLike } from '../../status.js';
 import { validateObjectMeta, isDns1123Label, isDns1123Subdomain } from '../meta.js';
 import { objAt, str, type Obj, type ResourceDef } from '../types.js';
 import { isRecord } from '../../../common/util/json-shape.js';
+import { defaultPod } from './pod-defaults.js';
+import { podQosClass } from './pod-qos.js';
+import { syncAppArmor } from './pod-apparmor.js';
 import {
   EPHEMERAL_SUBRESOURCE,
   isMirrorPod,
@@ -19,34 +22,6 @@ import {
 
 const restartPolicies = ['Always', 'OnFailure', 'Never'];
 const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
-
-function defaultContainer(c: Obj): void {
-  if (c['terminationMessagePath'] === undefined)
-    c['terminationMessagePath'] = '/dev/termination-log';
-  if (c['terminationMessagePolicy'] === undefined) c['terminationMessagePolicy'] = 'File';
-  if (c['imagePullPolicy'] === undefined) {
-    const image = str(c['image']) ?? '';
-    const tagged = /:[^/]+$/.test(image) && !image.endsWith(':latest');
-    c['imagePullPolicy'] = tagged || image.includes('@') ? 'IfNotPresent' : 'Always';
-  }
-  if (c['resources'] === undefined) c['resources'] = {};
-}
-
-function defaultPod(obj: Obj): void {
-  const spec = objAt(obj, 'spec');
-  if (spec === undefined) return;
-  spec['restartPolicy'] ??= 'Always';
-  spec['dnsPolicy'] ??= 'ClusterFirst';
-  spec['schedulerName'] ??= 'default-scheduler';
-  spec['terminationGracePeriodSeconds'] ??= 30;
-  spec['securityContext'] ??= {};
-  spec['enableServiceLinks'] ??= true;
-  spec['priority'] ??= 0;
-  for (const list of ['containers', 'initContainers', 'ephemeralContainers'] as const) {
-    const cs = spec[list];
-    if (Array.isArray(cs)) for (const c of cs) if (isRecord(c)) defaultContainer(c);
-  }
-}
 
 function validateContainers(
   spec: Obj,
@@ -150,9 +125,10 @@ export const podDef: ResourceDef = {
   actionSubresources: { binding: { kind: 'Binding' } },
   allowCreateOnUpdate: false,
   returnDeletedObject: true,
-  prepareForCreate: (obj) => {
+  prepareForCreate: (obj, ctx) => {
     defaultPod(obj);
-    obj['status'] = { phase: 'Pending', qosClass: 'BestEffort' };
+    syncAppArmor(obj, ctx.appArmorAnnotationPrefix);
+    obj['status'] = { phase: 'Pending', qosClass: podQosClass(objAt(obj, 'spec') ?? {}) };
   },
   validateCreate: (obj) => [
     ...validatePod(obj),

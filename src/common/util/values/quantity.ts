@@ -58,6 +58,23 @@ function divCeilAbs(num: bigint, den: bigint): bigint {
 
 /** Parses a quantity; throws FlagError naming `flag` otherwise. */
 export function parseQuantity(s: string, flag?: string): Quantity {
+  const { nano, format } = parseExact(s, flag);
+  return { value: Number(nano) / 1e9, canonical: canonicalize(nano, format) };
+}
+
+const MILLI_IN_NANO = 1_000_000n;
+
+/**
+ * The spelling the reference's API server serves for a quantity it stored: canonical, and for
+ * resource lists (`milli`) rounded up to a whole milli-unit first. Throws as parseQuantity does.
+ */
+export function servedQuantity(s: string, milli: boolean): string {
+  const { nano, format } = parseExact(s);
+  const rounded = milli ? divCeilAbs(nano, MILLI_IN_NANO) * MILLI_IN_NANO : nano;
+  return canonicalize(rounded, format);
+}
+
+function parseExact(s: string, flag?: string): { nano: bigint; format: Format } {
   const fail = (reason: string): never => {
     throw invalidValue(s, flag, reason, QUANTITY_ACCEPTED);
   };
@@ -98,8 +115,7 @@ export function parseQuantity(s: string, flag?: string): Quantity {
   if (e10 >= 0) num *= 10n ** BigInt(e10);
   else den = 10n ** BigInt(-e10);
   if (sign === '-') num = -num;
-  const nano = divCeilAbs(num, den);
-  return { value: Number(nano) / 1e9, canonical: canonicalize(nano, format) };
+  return { nano: divCeilAbs(num, den), format };
 }
 
 /** The reference's CanonicalizeBytes, over an exact amount in nano-units. */

@@ -27,7 +27,7 @@ const base = {
   logger: silentLogger(),
 };
 
-test('no files: default certificate admission plugins, nothing else', async () => {
+test('no files: default certificate admission plugins and DefaultTolerationSeconds, nothing else', async () => {
   const r = await loadApiserverConfigFiles(base);
   assert.deepEqual(r.authenticators, []);
   // Without --authorization-config the chain is the --authorization-mode list.
@@ -35,7 +35,12 @@ test('no files: default certificate admission plugins, nothing else', async () =
   assert.deepEqual(r.authorizerModes, ['AlwaysAllow']);
   assert.deepEqual(
     r.admission.map((p) => p.name),
-    ['CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction'],
+    [
+      'DefaultTolerationSeconds',
+      'CertificateApproval',
+      'CertificateSigning',
+      'CertificateSubjectRestriction',
+    ],
   );
   assert.equal(r.tracer, undefined);
   assert.equal((await loadEncryptionConfig(base)).transformers, undefined);
@@ -52,6 +57,7 @@ test('admission, encryption and tracing files build their parts', async () => {
   assert.deepEqual(
     r.admission.map((p) => p.name),
     [
+      'DefaultTolerationSeconds',
       'EventRateLimit',
       'CertificateApproval',
       'CertificateSigning',
@@ -106,9 +112,10 @@ test('KMS v1 validates but is refused at start; Webhook mode needs its file', as
   );
 });
 
-test('admission plugins: the defaults include ServiceAccount (as the reference) and NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
+test('admission plugins: the defaults include ServiceAccount and DefaultTolerationSeconds (as the reference) and NodeRestriction (as kubeadm enables it); --disable-admission-plugins removes any, and a plugin named by both flags or an unknown name is an error', () => {
   assert.deepEqual(admissionPluginsEnabled(undefined, undefined, true), [
     'ServiceAccount',
+    'DefaultTolerationSeconds',
     'CertificateApproval',
     'CertificateSigning',
     'CertificateSubjectRestriction',
@@ -116,10 +123,17 @@ test('admission plugins: the defaults include ServiceAccount (as the reference) 
   ]);
   assert.deepEqual(
     admissionPluginsEnabled('EventRateLimit', 'NodeRestriction,CertificateSigning', true),
-    ['ServiceAccount', 'CertificateApproval', 'CertificateSubjectRestriction', 'EventRateLimit'],
+    [
+      'ServiceAccount',
+      'DefaultTolerationSeconds',
+      'CertificateApproval',
+      'CertificateSubjectRestriction',
+      'EventRateLimit',
+    ],
   );
   // --validate-config has no cluster objects: NodeRestriction and ServiceAccount are not defaults there.
   assert.deepEqual(admissionPluginsEnabled(undefined, undefined, false), [
+    'DefaultTolerationSeconds',
     'CertificateApproval',
     'CertificateSigning',
     'CertificateSubjectRestriction',
@@ -131,5 +145,51 @@ test('admission plugins: the defaults include ServiceAccount (as the reference) 
   assert.throws(
     () => admissionPluginsEnabled(undefined, 'NodeRestrictions', true),
     /--disable-admission-plugins: unknown admission plugin\(s\) "NodeRestrictions"; supported: /,
+  );
+});
+
+test('--default-not-ready-toleration-seconds and --default-unreachable-toleration-seconds set the tolerations DefaultTolerationSeconds adds; a value that is not an int64 is a flag error', async () => {
+  const r = await loadApiserverConfigFiles({
+    ...base,
+    defaultNotReadyTolerationSeconds: '60',
+    defaultUnreachableTolerationSeconds: '-1',
+  });
+  const plugin = r.admission.find((p) => p.name === 'DefaultTolerationSeconds');
+  assert.ok(plugin !== undefined);
+  const object: Record<string, unknown> = { spec: {} };
+  await plugin.admit({
+    operation: 'CREATE',
+    resource: 'pods',
+    apiGroup: '',
+    subresource: '',
+    namespace: 'ns',
+    name: 'p',
+    object,
+    oldObject: undefined,
+    user: { username: 'u', groups: [] },
+    dryRun: false,
+  });
+  assert.deepEqual((object['spec'] as Record<string, unknown>)['tolerations'], [
+    {
+      key: 'node.platform.io/not-ready',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: 60,
+    },
+    {
+      key: 'node.platform.io/unreachable',
+      operator: 'Exists',
+      effect: 'NoExecute',
+      tolerationSeconds: -1,
+    },
+  ]);
+  await r.close();
+  await assert.rejects(
+    loadApiserverConfigFiles({ ...base, defaultNotReadyTolerationSeconds: '5m' }),
+    (err: unknown) =>
+      err instanceof FlagError &&
+      /^invalid argument "5m" for "--default-not-ready-toleration-seconds" flag: /.test(
+        err.message,
+      ),
   );
 });

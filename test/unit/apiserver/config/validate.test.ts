@@ -773,7 +773,7 @@ const cases: Case[] = [
     doc: admission,
     edit: set('plugins.0.name', 'AlwaysPullImages'),
     expect:
-      'plugins[0].name: Unsupported value: "AlwaysPullImages": supported values: "ServiceAccount", "NodeRestriction", "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "EventRateLimit"',
+      'plugins[0].name: Unsupported value: "AlwaysPullImages": supported values: "ServiceAccount", "NodeRestriction", "DefaultTolerationSeconds", "CertificateApproval", "CertificateSigning", "CertificateSubjectRestriction", "EventRateLimit"',
   },
   {
     name: 'plugin names unique',

@@ -13,6 +13,8 @@ const ctx: StrategyContext = {
   now: new Date(0),
   platformDomain: 'example.test',
   mirrorAnnotation: namesFor('platform', 'example.test').annotations.configMirror,
+  appArmorAnnotationPrefix: namesFor('platform', 'example.test').annotations
+    .appArmorContainerPrefix,
 };
 
 function stored(ephemeral?: Obj[], annotations?: Record<string, string>): Obj {

@@ -10,7 +10,7 @@ import {
   parseDurationMs,
   parseDurationNs,
 } from '../../../../../src/common/util/values/duration.js';
-import { parseQuantity } from '../../../../../src/common/util/values/quantity.js';
+import { parseQuantity, servedQuantity } from '../../../../../src/common/util/values/quantity.js';
 
 test('bool: every Go ParseBool form, and nothing else', () => {
   for (const t of ['1', 't', 'T', 'true', 'TRUE', 'True']) assert.equal(parseBool(t), true, t);
@@ -165,4 +165,20 @@ test('quantity: the reference grammar, values and canonical form', () => {
     () => parseQuantity('1Kb', 'log-text-info-buffer-size'),
     /^invalid argument "1Kb" for "--log-text-info-buffer-size" flag: unable to parse quantity's suffix \(accepted: a quantity such as/,
   );
+});
+
+test('servedQuantity: the spelling the reference serves, resource lists rounded up to milli-units', () => {
+  // The reference kube-apiserver 1.32.13's answers for a pod with these values.
+  const cases: [string, boolean, string][] = [
+    ['0.5', true, '500m'],
+    ['0.0001', true, '1m'],
+    ['1024Mi', true, '1Gi'],
+    ['1e3', true, '1e3'],
+    ['128974848', true, '128974848'],
+    ['1000m', false, '1'],
+    ['1073741824', false, '1073741824'],
+    ['0', false, '0'],
+  ];
+  for (const [s, milli, served] of cases) assert.equal(servedQuantity(s, milli), served, s);
+  assert.throws(() => servedQuantity('lots', false));
 });
