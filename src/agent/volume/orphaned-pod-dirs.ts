@@ -66,9 +66,16 @@ async function entriesOf(dir: string): Promise<Dirent[]> {
   }
 }
 
-/** rm -r of `path` that never follows a link and refuses to enter another file system. */
+/**
+ * rm -r of `path` that never follows a link and refuses to enter another file system; what is
+ * already gone (the process:// runtime removes a pod's directory itself) is not an error.
+ */
 async function removeOneFilesystem(path: string, dev: number): Promise<void> {
-  const st = await lstat(path);
+  const st = await lstat(path).catch((err: unknown) => {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  });
+  if (st === undefined) return;
   if (!st.isDirectory()) {
     await unlink(path);
     return;
@@ -126,6 +133,8 @@ export class OrphanedPodDirs {
           `orphaned pod "${e.name}" found; its volumes unmounted and its directory removed`,
         );
       } catch (err) {
+        // removed meanwhile by someone else (the process:// runtime's sandbox removal)
+        if (errnoCode(err) === 'ENOENT' && (await realDirectory(podDir)) === undefined) continue;
         this.sayOnce(e.name, podDir, err);
       }
     }

@@ -90,11 +90,11 @@ for (const runtime of ['process', 'docker'] as const) {
       await mkdir(manifests);
       await writeFile(join(manifests, 'keeper.yaml'), manifest(runtime));
       const ac = new AbortController();
-      let agent: Promise<number> | undefined;
+      const run: { agent?: Promise<number> } = {};
       const m = systemMounter();
       t.after(async () => {
         ac.abort();
-        await agent?.catch(() => 1);
+        await run.agent?.catch(() => 1);
         if (runtime === 'docker') await removeDockerPodsNamed(`keeper-${node}`);
         else await killProcessPods(root);
         for (const p of await m.mountsUnder(dir.path)) await m.unmount(p).catch(() => undefined);
@@ -103,7 +103,7 @@ for (const runtime of ['process', 'docker'] as const) {
       const first = await leaveOrphan(root, ORPHANS[0]);
       assert.equal((await m.mountsUnder(join(root, 'pods'))).length, 2, 'the orphan is mounted');
       const log = recordingLogger();
-      agent = runAgent({
+      run.agent = runAgent({
         config: testConfig(root, {
           containerRuntimeEndpoint: runtime === 'docker' ? DOCKER_ENDPOINT : 'process://',
           staticPodPath: manifests,
