@@ -287,7 +287,7 @@ function podSyncer(
 /** The pod manager: admission, one worker per pod, housekeeping of what pods leave behind. */
 function podManager(
   w: WorkerInput,
-  parts: { syncer: PodSyncer; podLogs: PodLogLinks },
+  parts: { syncer: PodSyncer; podLogs: PodLogLinks; volumes: PodVolumeManager },
   logger: Logger,
 ): PodManager {
   const { config, runtime, clock } = w.input;
@@ -314,6 +314,7 @@ function podManager(
       ? { cleanupOrphanCgroups: (keep: (uid: string) => boolean) => cgroups.cleanupOrphans(keep) }
       : {}),
     cleanupOrphanPodLogs: (keep) => parts.podLogs.removeStale(keep),
+    cleanupOrphanPodDirs: (keep) => parts.volumes.cleanupOrphans(keep),
   });
 }
 
@@ -329,7 +330,7 @@ function workers(w: WorkerInput): {
   const volumes = volumeManager(w.input);
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const syncer = podSyncer(w, { probes, volumes, podLogs }, logger);
-  const pods = podManager(w, { syncer, podLogs }, logger);
+  const pods = podManager(w, { syncer, podLogs, volumes }, logger);
   return { probes, pods, volumes };
 }
 

@@ -6,7 +6,7 @@
 // one JSON object: {"status": "Success" | "Failure" | "Not supported", "message": ...}.
 import { execFile } from 'node:child_process';
 import { rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../../common/log/types.js';
 import { parseJsonBounded, DEFAULT_PARSE_LIMITS } from '../../common/util/bounded-parse.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -246,6 +246,39 @@ export class FlexVolumePlugins {
     }
     if (failures[0] !== undefined) throw failures[0];
   }
+
+  /**
+   * The driver's `unmount` of a volume whose pod is gone (no spec left to name the driver): the
+   * driver is read from the volume's directory, <root-dir>/pods/<uid>/volumes/<vendor~name>/<vol>;
+   * then its mount marker and directory are removed. Throws when the driver is missing or fails.
+   */
+  async unmountOrphan(volumeDir: string): Promise<void> {
+    const candidates = driversOfDir(basename(dirname(volumeDir)));
+    const present = await Promise.all(candidates.map((d) => this.driverExists(d)));
+    const driver = candidates[present.indexOf(true)] ?? candidates[0] ?? '';
+    await this.call(driver, ['unmount', volumeDir]);
+    await rmdir(join(volumeDir, '..', `.${basename(volumeDir)}.mounted`)).catch(() => undefined);
+    await rmdir(volumeDir).catch(() => undefined);
+  }
+
+  private async driverExists(driver: string): Promise<boolean> {
+    const p = driverPaths(driver);
+    if (typeof p === 'string') return false;
+    return stat(join(this.o.pluginDir, p.dir, p.exe)).then(
+      (s) => s.isFile(),
+      () => false,
+    );
+  }
+}
+
+/**
+ * The drivers a FlexVolume directory name can stand for, most likely first: `vendor~name` is the
+ * driver `vendor/name` (the last `~` separates them), a name without a vendor is itself.
+ */
+export function driversOfDir(dirName: string): string[] {
+  const i = dirName.lastIndexOf('~');
+  const vendored = i > 0 && i < dirName.length - 1;
+  return vendored ? [`${dirName.slice(0, i)}/${dirName.slice(i + 1)}`, dirName] : [dirName];
 }
 
 /** The reference's options for the driver: the pod's options plus its kubernetes.io/ keys. */

@@ -55,6 +55,16 @@ export interface Mounter {
   isMountPoint(dir: string): Promise<MountEntry | undefined>;
   /** Every mount point at or under `dir`, deepest first. */
   mountsUnder(dir: string): Promise<string[]>;
+  /** Every mount at or under `dir` with its file system type, deepest first. */
+  entriesUnder(dir: string): Promise<MountEntry[]>;
+}
+
+/** The mounts at or under `dir` (a canonical path, as mountinfo writes them), deepest first. */
+export function mountsAtOrUnder(entries: readonly MountEntry[], dir: string): MountEntry[] {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  return entries
+    .filter((m) => m.mountPoint === dir || m.mountPoint.startsWith(prefix))
+    .sort((a, b) => b.mountPoint.length - a.mountPoint.length);
 }
 
 export function systemMounter(mountBinary = 'mount'): Mounter {
@@ -72,11 +82,10 @@ export function systemMounter(mountBinary = 'mount'): Mounter {
       return (await mountEntries()).findLast((m) => m.mountPoint === dir);
     },
     async mountsUnder(dir) {
-      const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-      return (await mountEntries())
-        .map((m) => m.mountPoint)
-        .filter((p) => p === dir || p.startsWith(prefix))
-        .sort((a, b) => b.length - a.length);
+      return mountsAtOrUnder(await mountEntries(), dir).map((m) => m.mountPoint);
+    },
+    async entriesUnder(dir) {
+      return mountsAtOrUnder(await mountEntries(), dir);
     },
   };
 }

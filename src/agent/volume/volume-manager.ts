@@ -5,7 +5,8 @@
 // that fails is reported as the reference reports it (a FailedMount event `MountVolume.SetUp
 // failed for volume "x" : <why>`); the pod waits while a volume has never been set up, and a
 // running pod keeps the last content when a later refresh fails. Removing the pod unmounts every
-// mount under its volumes directory and forgets its objects and tokens.
+// mount under its volumes directory and forgets its objects and tokens; the directories of pods
+// gone while the agent was down are cleaned at housekeeping (orphaned-pod-dirs.ts).
 import type { Logger } from '../../common/log/types.js';
 import { parseQuantity } from '../../common/util/values/quantity.js';
 import { joinUnder, mkdirUnder } from '../../common/util/safe-path.js';
@@ -20,6 +21,7 @@ import type { NodeAllocatable } from './downward-api.js';
 import { setupVolumeDir, tmpfsSize } from './empty-dir.js';
 import { checkHostPathType } from './host-path.js';
 import type { Mounter } from './mounts.js';
+import { OrphanedPodDirs } from './orphaned-pod-dirs.js';
 import { setVolumeOwnership } from './ownership.js';
 import { isMemoryBacked, volumePayload, type PayloadContext } from './payloads.js';
 import type { TokenManager } from './token-manager.js';
@@ -29,6 +31,8 @@ export interface FlexPlugins {
   path(pod: Pod, v: Volume): string | undefined;
   setUp(pod: Pod): Promise<void>;
   tearDown(pod: Pod): Promise<void>;
+  /** The driver's unmount of a volume whose pod is gone (orphaned-pod-dirs.ts). */
+  unmountOrphan(volumeDir: string): Promise<void>;
 }
 
 /** Where FailedMount events go (the event recorder, bound once it runs). */
@@ -57,9 +61,16 @@ export class PodVolumeManager {
   private allocatable: NodeAllocatable;
   /** Volumes set up at least once, per pod UID. */
   private readonly ready = new Map<string, Set<string>>();
+  private readonly orphans: OrphanedPodDirs;
 
   constructor(private readonly o: VolumeManagerOptions) {
     this.allocatable = o.allocatable;
+    this.orphans = new OrphanedPodDirs({
+      rootDir: o.rootDir,
+      mounts: o.mounter,
+      ...(o.flex !== undefined ? { flex: o.flex } : {}),
+      logger: o.logger,
+    });
   }
 
   /** The node's allocatable (cpu in cores, the rest in bytes), as the node status computes it. */
@@ -185,5 +196,13 @@ export class PodVolumeManager {
     this.o.objects?.unregisterPod(pod);
     this.o.tokens?.forgetPod(pod.metadata.uid);
     this.ready.delete(pod.metadata.uid);
+  }
+
+  /**
+   * Housekeeping: unmounts the volumes and removes the directories of the pods for which `keep`
+   * is false (left by an agent stopped without tearing its pods down).
+   */
+  cleanupOrphans(keep: (uid: string) => boolean): Promise<void> {
+    return this.orphans.cleanup(keep);
   }
 }

@@ -2,7 +2,8 @@
 // every pod each `syncFrequencyMs`, reacts to container exits and probe changes at once, and
 // (once every source has been seen) tears down containers of pods nobody asks for any more —
 // which is also how an agent restart keeps healthy containers: their pods come back with the
-// same UID and find them running.
+// same UID and find them running; pods with no container left lose their cgroups, log directories
+// and pod directories (volumes unmounted) too.
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -37,6 +38,11 @@ export interface PodManagerOptions {
   cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
   /** podLogsDir: removes the log directories of pods for which `keep` is false. */
   cleanupOrphanPodLogs?: (keep: (uid: string) => boolean) => Promise<void>;
+  /**
+   * Unmounts the volumes and removes the <root-dir>/pods/<uid> directories of pods for which
+   * `keep` is false.
+   */
+  cleanupOrphanPodDirs?: (keep: (uid: string) => boolean) => Promise<void>;
 }
 
 function firstRefusal(
@@ -268,7 +274,10 @@ export class PodManager implements StatusProvider {
     });
   }
 
-  /** Kills containers of pods that no source asks for (left from before a restart). */
+  /**
+   * Kills containers of pods that no source asks for (left from before a restart), then removes
+   * what the pods with no container left behind: cgroups, log directories, pod directories.
+   */
   async cleanupOrphans(): Promise<void> {
     if (!this.opts.seenAllSources()) return;
     const containers = await this.opts.runtime.listContainers();
@@ -289,12 +298,11 @@ export class PodManager implements StatusProvider {
       this.workers.updatePod({ type: 'kill', pod });
     }
     const running = new Set(containers.map((c) => c.podUid));
-    await this.opts.cleanupOrphanCgroups?.(
-      (uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid),
-    );
-    await this.opts.cleanupOrphanPodLogs?.(
-      (uid) => this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid),
-    );
+    const keep = (uid: string): boolean =>
+      this.desired.has(uid) || this.workers.isKnown(uid) || running.has(uid);
+    await this.opts.cleanupOrphanCgroups?.(keep);
+    await this.opts.cleanupOrphanPodLogs?.(keep);
+    await this.opts.cleanupOrphanPodDirs?.(keep);
   }
 
   pods(): Pod[] {

@@ -7,7 +7,11 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FlexVolumePlugins, driverPaths } from '../../../../src/agent/volume/flexvolume.js';
+import {
+  FlexVolumePlugins,
+  driverPaths,
+  driversOfDir,
+} from '../../../../src/agent/volume/flexvolume.js';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { validatePod } from '../../../../src/agent/pod/validate.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
@@ -88,6 +92,28 @@ test('--volume-plugin-dir: a flexVolume pod volume calls <dir>/<vendor>~<driver>
   await flex.tearDown(pod);
   assert.equal((await readFile(f.calls, 'utf8')).trim().split('\n').at(-1), `unmount ${dir}`);
   assert.equal(existsSync(dir), false, 'the mount dir is removed after unmount');
+});
+
+test('FlexVolume: a volume whose pod is gone is unmounted by the driver its directory names (vendor~name is vendor/name), its marker and directory removed', async (t) => {
+  const f = await fixture(t, {});
+  const flex = new FlexVolumePlugins({
+    pluginDir: f.pluginDir,
+    rootDir: f.rootDir,
+    logger: recordingLogger(),
+  });
+  await flex.setUp(pod);
+  const dir = join(f.rootDir, 'pods/uid-flex-1/volumes/example.com~fake/share');
+  await flex.unmountOrphan(dir);
+  assert.equal((await readFile(f.calls, 'utf8')).trim().split('\n').at(-1), `unmount ${dir}`);
+  assert.equal(existsSync(dir), false, 'the volume dir is removed');
+  assert.equal(existsSync(join(dir, '..', '.share.mounted')), false, 'the marker is removed');
+  assert.deepEqual(driversOfDir('example.com~fake'), ['example.com/fake', 'example.com~fake']);
+  assert.deepEqual(driversOfDir('fake'), ['fake']);
+  const missing = join(f.rootDir, 'pods/uid-flex-1/volumes/other.io~gone/v');
+  await assert.rejects(
+    flex.unmountOrphan(missing),
+    /no FlexVolume driver other\.io\/gone: .*other\.io~gone\/gone does not exist \(--volume-plugin-dir\)/,
+  );
 });
 
 test('FlexVolume failures in the reference words: a Failure status, a driver needing attach, a missing driver; the validation of flexVolume', async (t) => {

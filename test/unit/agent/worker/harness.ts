@@ -31,6 +31,7 @@ export function makeWorld(
     seenAllSources?: () => boolean;
     podCgroups?: PodCgroupLifecycle;
     cleanupOrphanCgroups?: (keep: (uid: string) => boolean) => Promise<void>;
+    cleanupOrphanPodDirs?: (keep: (uid: string) => boolean) => Promise<void>;
     runtimeHandler?: (runtimeClassName: string | undefined) => Promise<string>;
   } = {},
 ) {
@@ -67,6 +68,9 @@ export function makeWorld(
     seenAllSources: opts.seenAllSources ?? (() => true),
     ...(opts.cleanupOrphanCgroups !== undefined
       ? { cleanupOrphanCgroups: opts.cleanupOrphanCgroups }
+      : {}),
+    ...(opts.cleanupOrphanPodDirs !== undefined
+      ? { cleanupOrphanPodDirs: opts.cleanupOrphanPodDirs }
       : {}),
   });
   holder.manager = manager;

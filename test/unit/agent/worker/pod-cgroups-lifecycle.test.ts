@@ -39,13 +39,17 @@ test('the pod cgroup is ensured before the sandbox starts and removed after the 
   assert.equal(r.events.at(-1), 'remove a');
 });
 
-test('housekeeping keeps the cgroups of wanted and running pods and asks to remove the rest, once every source was seen', async () => {
+test('housekeeping keeps the cgroups and pod directories of wanted and running pods and asks to remove the rest, once every source was seen', async () => {
   let seen = false;
   const asked: ((uid: string) => boolean)[] = [];
+  const askedDirs: ((uid: string) => boolean)[] = [];
   const w = makeWorld({
     seenAllSources: () => seen,
     cleanupOrphanCgroups: async (keep) => {
       asked.push(keep);
+    },
+    cleanupOrphanPodDirs: async (keep) => {
+      askedDirs.push(keep);
     },
   });
   const wanted = pod('wanted', { containers: [{ name: 'w', command: ['x'] }] });
@@ -65,7 +69,7 @@ test('housekeeping keeps the cgroups of wanted and running pods and asks to remo
     }),
   );
   await w.manager.cleanupOrphans();
-  assert.equal(asked.length, 0, 'nothing before every source has reported');
+  assert.equal(asked.length + askedDirs.length, 0, 'nothing before every source has reported');
   seen = true;
   await w.manager.cleanupOrphans();
   const keep = asked[0];
@@ -77,4 +81,11 @@ test('housekeeping keeps the cgroups of wanted and running pods and asks to remo
     'its containers still run: its cgroup stays until they are gone',
   );
   assert.equal(keep('orphan-without-containers'), false);
+  const keepDir = askedDirs[0];
+  assert.ok(keepDir !== undefined, 'the pod directories are looked at in the same pass');
+  assert.deepEqual(['wanted', 'stray', 'orphan-without-containers'].map(keepDir), [
+    true,
+    true,
+    false,
+  ]);
 });
