@@ -39,7 +39,8 @@ import {
 import { deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
 import {
   controlPlaneReady,
-  leftContainers,
+  eventCounts,
+  leftRunning,
   serviceAccountAdmission,
   setUpHost,
   type Host,
@@ -99,6 +100,8 @@ async function podRound(host: Host, figures: Figures, program: Program, round: n
       `${program} round ${round}: certificate ${node.bootstrapMs.toFixed(0)} ms, 30 pods Running ` +
         `${start.allRunningMs.toFixed(0)} ms (${start.missing} not Ready), load ${loadAverage()}`,
     );
+    const events = await eventCounts(host.kube, host.ns, node.name);
+    figures.notes.push(`${node.name}: events about its 30 pods by reason: ${events}`);
     await deletePods(host.kube, host.ns, tag, 300_000);
   } finally {
     await stopNode(host, figures, node);
@@ -108,8 +111,8 @@ async function podRound(host: Host, figures: Figures, program: Program, round: n
 async function stopNode(host: Host, figures: Figures, node: RunningNode): Promise<void> {
   await node.stop();
   await host.restoreSysctls();
-  const left = await leftContainers(host);
-  if (left > 0) figures.notes.push(`${node.name}: ${left} containers left in containerd`);
+  const left = await leftRunning(host);
+  if (left > 0) figures.notes.push(`${node.name}: ${left} containers left running in containerd`);
 }
 
 /** Figure 2: 110 pods Ready, a settle, then a steady minute of the node program. */

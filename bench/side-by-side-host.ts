@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startContainerd } from '../test/helpers/containerd.js';
-import { recordOf } from '../src/common/util/json-shape.js';
+import { listOf, recordOf } from '../src/common/util/json-shape.js';
 import { expectStatus, type Kube } from './side-by-side-kube.js';
 import { POD_IMAGE } from './side-by-side-pods.js';
 import type { NodeHost } from './side-by-side-node.js';
@@ -117,10 +117,22 @@ export async function setUpHost(kube: Kube, nodeIp: string): Promise<Host> {
   return { dir, ctd, nodeIp, kube, ns, restoreSysctls: () => restoreSysctls(saved), stop };
 }
 
-/** The containers containerd still holds (after a node program stopped, what it left). */
-export async function leftContainers(host: Host): Promise<number> {
-  const out = await host.ctd.ctr('containers', 'ls', '-q').catch(() => '');
-  return out.split('\n').filter((l) => l.trim() !== '').length;
+/** The tasks containerd still runs (after a node program stopped: what it left running). */
+export async function leftRunning(host: Host): Promise<number> {
+  const out = await host.ctd.ctr('tasks', 'ls').catch(() => '');
+  return out.split('\n').filter((l) => /\bRUNNING\b/.test(l)).length;
+}
+
+/** The events `node` recorded in `ns` so far, summed (each event's count) by reason. */
+export async function eventCounts(kube: Kube, ns: string, node: string): Promise<string> {
+  const a = await kube.call('GET', `/api/v1/namespaces/${ns}/events`);
+  const byReason = new Map<string, number>();
+  for (const e of listOf(recordOf(a.body)['items']).map(recordOf)) {
+    if (recordOf(e['source'])['host'] !== node) continue;
+    const reason = String(e['reason']);
+    byReason.set(reason, (byReason.get(reason) ?? 0) + Number(e['count'] ?? 1));
+  }
+  return [...byReason].map(([r, n]) => `${r} ${n}`).join(', ');
 }
 
 /** Whether the control plane answers /readyz with the admin credentials. */
