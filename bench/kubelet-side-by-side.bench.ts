@@ -56,6 +56,8 @@ const WAIT_MIN = num('BENCH_SBS_WAIT_MIN', 60);
 export const COMMAND = 'npm run build && node scripts/run-bench.mjs kubelet-side-by-side';
 const loadAverage = (): string =>
   readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** The node program running now, stopped first when the benchmark is interrupted. */
+let current: RunningNode | undefined;
 const log = (s: string): void => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 
 /** Why this host cannot run the benchmark, or undefined. */
@@ -89,6 +91,7 @@ async function waitForConformance(): Promise<boolean> {
 async function podRound(host: Host, figures: Figures, program: Program, round: number) {
   const load = loadAverage();
   const node = await launchNode(host, program, `bench-${program}-${round}`);
+  current = node;
   try {
     figures.bootstrap[program].push(node.bootstrapMs);
     await waitReady(host.kube, node);
@@ -110,6 +113,7 @@ async function podRound(host: Host, figures: Figures, program: Program, round: n
 
 async function stopNode(host: Host, figures: Figures, node: RunningNode): Promise<void> {
   await node.stop();
+  current = undefined;
   await host.restoreSysctls();
   const left = await leftRunning(host);
   if (left > 0) figures.notes.push(`${node.name}: ${left} containers left running in containerd`);
@@ -118,6 +122,7 @@ async function stopNode(host: Host, figures: Figures, node: RunningNode): Promis
 /** Figure 2: 110 pods Ready, a settle, then a steady minute of the node program. */
 async function steadyRound(host: Host, figures: Figures, program: Program, round: number) {
   const node = await launchNode(host, program, `bench-${program}-steady-${round}`);
+  current = node;
   try {
     await waitReady(host.kube, node);
     const tag = `s${round}-${program}`;
@@ -170,7 +175,10 @@ async function main(): Promise<void> {
 
 async function runOnHost(kube: Kube, nodeIp: string): Promise<void> {
   const host = await setUpHost(kube, nodeIp);
-  const onSignal = (): void => void host.stop().finally(() => process.exit(130));
+  const onSignal = (): void =>
+    void (current?.stop() ?? Promise.resolve()).finally(() =>
+      host.stop().finally(() => process.exit(130)),
+    );
   process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
   const figures = new Figures(loadAverage(), await serviceAccountAdmission(kube, host.ns));
   log(`namespace ${host.ns}, containerd ${host.ctd.socket}, node address ${nodeIp}`);

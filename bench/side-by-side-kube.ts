@@ -21,11 +21,20 @@ export interface PodWatch {
   stop(): void;
 }
 
+/** What a pod watch calls: each event, and `ended` when the server closed the stream. */
+export interface PodWatchHandlers {
+  onEvent(seen: PodSeen): void;
+  ended(): void;
+}
+
 export interface Kube {
   readonly server: string;
   call(method: string, path: string, body?: unknown): Promise<Answer>;
-  /** Watches the pods of `ns` from now on; `onEvent` gets every event. */
-  watchPods(ns: string, onEvent: (seen: PodSeen) => void): Promise<PodWatch>;
+  /**
+   * Watches the pods of `ns`: first every pod of the list (as ADDED events), then every change.
+   * A server may close a watch (under load it drops slow watchers): `ended` is then called.
+   */
+  watchPods(ns: string, h: PodWatchHandlers): Promise<PodWatch>;
   close(): void;
 }
 
@@ -67,7 +76,7 @@ export async function connectKube(kubeconfig: string): Promise<Kube> {
   return {
     server: c.server,
     call,
-    watchPods: (ns, onEvent) => watchPods(base, agent, call, ns, onEvent),
+    watchPods: (ns, h) => watchPods(base, agent, call, ns, h),
     close: () => agent.destroy(),
   };
 }
@@ -85,11 +94,14 @@ async function watchPods(
   agent: Agent,
   call: Kube['call'],
   ns: string,
-  onEvent: (seen: PodSeen) => void,
+  h: PodWatchHandlers,
 ): Promise<PodWatch> {
-  const list = await call('GET', `/api/v1/namespaces/${ns}/pods?limit=1`);
+  const list = await call('GET', `/api/v1/namespaces/${ns}/pods`);
+  const listed = performance.now();
+  for (const pod of listOf(recordOf(list.body)['items']))
+    if (isRecord(pod)) h.onEvent({ at: listed, type: 'ADDED', pod });
   const rv = String(recordOf(recordOf(list.body)['metadata'])['resourceVersion'] ?? '');
-  const path = `/api/v1/namespaces/${ns}/pods?watch=1&allowWatchBookmarks=false&resourceVersion=${rv}`;
+  const path = `/api/v1/namespaces/${ns}/pods?watch=1&resourceVersion=${rv}`;
   return await new Promise((resolve, reject) => {
     const req = request(new URL(path, base), { agent, headers: { accept: 'application/json' } });
     req.on('response', (res) => {
@@ -106,10 +118,11 @@ async function watchPods(
           const ev = parseOr(buf.slice(0, nl));
           buf = buf.slice(nl + 1);
           if (isRecord(ev) && isRecord(ev['object']))
-            onEvent({ at, type: String(ev['type']), pod: ev['object'] });
+            h.onEvent({ at, type: String(ev['type']), pod: ev['object'] });
         }
       });
       res.on('error', () => undefined);
+      res.on('close', () => h.ended());
       resolve({ stop: () => req.destroy() });
     });
     req.on('error', reject);

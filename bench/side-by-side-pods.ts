@@ -3,7 +3,13 @@
 // request to Running and to Ready as the API server's watch shows them; and the node program's CPU
 // and RSS over a steady minute with its pods running.
 import { listOf, recordOf } from '../src/common/util/json-shape.js';
-import { expectStatus, itemNames, type Kube, type PodSeen } from './side-by-side-kube.js';
+import {
+  expectStatus,
+  itemNames,
+  type Kube,
+  type PodSeen,
+  type PodWatch,
+} from './side-by-side-kube.js';
 import { cpuSeconds, rssMb } from './side-by-side-node.js';
 
 export const POD_IMAGE = 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1';
@@ -65,7 +71,16 @@ export async function startPods(
     if (isReady(pod) && !ready.has(name)) ready.set(name, at);
     if (phase === 'Failed' && !failed.includes(name)) failed.push(name);
   };
-  const watch = await kube.watchPods(ns, onEvent);
+  // a watch the server closes is opened again (its list gives what happened meanwhile)
+  let watch: PodWatch | undefined;
+  let done = false;
+  const open = async (): Promise<void> => {
+    watch = await kube.watchPods(ns, { onEvent, ended: () => void reopen() });
+  };
+  const reopen = async (): Promise<void> => {
+    if (!done) await open().catch(() => setTimeout(() => void reopen(), 1000));
+  };
+  await open();
   try {
     const names = Array.from({ length: count }, (_, i) => `${tag}-${i}`);
     for (const n of names) sent.set(n, 0);
@@ -90,7 +105,8 @@ export async function startPods(
       missing: count - ready.size,
     };
   } finally {
-    watch.stop();
+    done = true;
+    watch?.stop();
   }
 }
 
