@@ -15,8 +15,8 @@
 //
 //   npm run build && node scripts/run-bench.mjs kubelet-side-by-side
 //
-// Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_STEADY_ROUNDS (of
-// figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
+// Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_STEADY_ROUNDS
+// (of figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
 // BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
 // BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent, e.g. `--cpu-prof --cpu-prof-dir=D`).
 import { execFile } from 'node:child_process';
