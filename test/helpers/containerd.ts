@@ -180,9 +180,24 @@ async function importImages(socket: string, images: string[]): Promise<void> {
   });
 }
 
+/** busybox:local and a pause image built from it for this run, untagged in Docker after. */
+async function importBuiltPause(socket: string, pauseImage: string): Promise<void> {
+  await buildPause(pauseImage);
+  try {
+    await importImages(socket, [TEST_IMAGE, pauseImage]);
+  } finally {
+    await run('docker', ['rmi', pauseImage]).catch(() => undefined);
+  }
+}
+
 export interface ContainerdOptions {
   /** Where its socket goes (kubeadm's path under a test's root); default <dir>/containerd.sock. */
   socketPath?: string;
+  /**
+   * Images of the local Docker engine to import as they are, the first being containerd's sandbox
+   * image (e.g. registry.k8s.io/pause:3.10); default: busybox:local and a pause built from it.
+   */
+  images?: readonly [string, ...string[]];
 }
 
 export async function startContainerd(o: ContainerdOptions = {}): Promise<Containerd> {
@@ -190,7 +205,7 @@ export async function startContainerd(o: ContainerdOptions = {}): Promise<Contai
   const suffix = randomBytes(3).toString('hex');
   const bridge = `nacri${suffix}`;
   const socket = o.socketPath ?? join(dir, 'containerd.sock');
-  const pauseImage = `nodeagent-test/pause:${suffix}`;
+  const pauseImage = o.images?.[0] ?? `nodeagent-test/pause:${suffix}`;
   let child: ChildProcess | undefined;
   let out = '';
   const startDaemon = async (): Promise<void> => {
@@ -222,12 +237,8 @@ export async function startContainerd(o: ContainerdOptions = {}): Promise<Contai
     await writeFile(join(dir, 'config.toml'), configToml(dir, socket, pauseImage));
     await writeFile(join(dir, 'cni', '10-nodeagent-test.conflist'), cniConf(dir, bridge, subnet));
     await startDaemon();
-    await buildPause(pauseImage);
-    try {
-      await importImages(socket, [TEST_IMAGE, pauseImage]);
-    } finally {
-      await run('docker', ['rmi', pauseImage]).catch(() => undefined);
-    }
+    if (o.images !== undefined) await importImages(socket, [...o.images]);
+    else await importBuiltPause(socket, pauseImage);
     return ctd;
   } catch (err) {
     await ctd.stop();

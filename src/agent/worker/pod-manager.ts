@@ -67,6 +67,12 @@ export class PodManager implements StatusProvider {
   private readonly desired = new Map<string, Pod>();
   private readonly rejected = new Set<string>();
   /**
+   * UIDs whose deletion was requested (their API object has a deletionTimestamp): only torn down
+   * from then on, never synced again (the reference's pod workers never take a pod whose
+   * termination was requested back to SyncPod). Dropped when the object is removed.
+   */
+  private readonly deletionRequested = new Set<string>();
+  /**
    * Pods being terminated, by namespace/name. A new pod with the same name (an edited static
    * manifest gets a new UID) starts only after the old one is gone, so it finds its host port
    * (and sandbox name) free instead of crashing into the old one.
@@ -115,6 +121,11 @@ export class PodManager implements StatusProvider {
         case 'ADD':
         case 'UPDATE':
         case 'RECONCILE': {
+          if (this.deletionRequested.has(uid) && pod.metadata.deletionTimestamp !== undefined) {
+            // its own status coming back, or a shorter grace period: a kill again, never a sync
+            if (u.op === 'UPDATE') this.kill(pod);
+            break;
+          }
           const prev = this.desired.get(uid);
           this.desired.set(uid, pod);
           if (prev === undefined && !this.admit(pod)) break;
@@ -126,6 +137,8 @@ export class PodManager implements StatusProvider {
         case 'DELETE':
         case 'REMOVE': {
           this.desired.delete(uid);
+          if (u.op === 'DELETE') this.deletionRequested.add(uid);
+          else this.deletionRequested.delete(uid);
           if (this.rejected.delete(uid)) {
             // with the newest object (its deletionTimestamp): the API deletion is confirmed
             this.opts.statuses.delete(uid, pod);
@@ -135,23 +148,29 @@ export class PodManager implements StatusProvider {
             { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, uid, op: u.op },
             'pod removed from its source; terminating',
           );
-          const grace = pod.metadata.deletionGracePeriodSeconds;
-          // a postStart hook in flight gives way to the kill
-          this.opts.syncer.interrupt(uid);
-          if (!this.terminating.has(fullName(pod))) {
-            let resolve: () => void = () => undefined;
-            const done = new Promise<void>((r) => (resolve = r));
-            this.terminating.set(fullName(pod), { uid, done, resolve });
-          }
-          this.workers.updatePod({
-            type: 'kill',
-            pod,
-            ...(grace !== undefined ? { graceSeconds: grace } : {}),
-          });
+          this.kill(pod);
           break;
         }
       }
     }
+  }
+
+  /** Tears the pod down with its deletion grace period (else the pod's). */
+  private kill(pod: Pod): void {
+    const uid = pod.metadata.uid;
+    const grace = pod.metadata.deletionGracePeriodSeconds;
+    // a postStart hook in flight gives way to the kill
+    this.opts.syncer.interrupt(uid);
+    if (!this.terminating.has(fullName(pod))) {
+      let resolve: () => void = () => undefined;
+      const done = new Promise<void>((r) => (resolve = r));
+      this.terminating.set(fullName(pod), { uid, done, resolve });
+    }
+    this.workers.updatePod({
+      type: 'kill',
+      pod,
+      ...(grace !== undefined ? { graceSeconds: grace } : {}),
+    });
   }
 
   /** No other pod of the same name is still being terminated. */

@@ -1,0 +1,197 @@
+// nodeagent side by side with the reference kubelet 1.32.13 (/opt/anchors/bin/kubelet) on the same
+// containerd (one private daemon for the whole run), the same control plane (the reference's, at
+// /opt/anchors: kube-apiserver, kube-controller-manager with its csrapproving/csrsigning
+// controllers) and the same argv and KubeletConfiguration; one node program at a time, taking
+// turns (kubelet, nodeagent, kubelet, nodeagent, ...):
+//   1. 30 pods created at once through the API server: create to all Running, and per pod create
+//      to Running / Ready (p50, p99) as the API server's watch shows them; goal at most 0.8x
+//   2. 110 running pods: the node program's CPU seconds per minute and RSS (/proc/<pid>) over a
+//      steady minute; goal at most 1.0x each
+//   3. launch to client certificate on disk with the bootstrap token (TLS bootstrap through the
+//      CSR API); goal: nodeagent at most 0.5x the kubelet's
+// Not in CI: without the kubelet binary, the control plane or what a private containerd needs, it
+// says why and exits 0; it never builds or fetches the reference. It waits while a NodeConformance
+// run (../shared/scripts/node-conformance/run.sh) holds the control plane.
+//
+//   npm run build && node scripts/run-bench.mjs kubelet-side-by-side
+//
+// Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_STEADY_ROUNDS
+// (of figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
+// BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
+// BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent, e.g. `--cpu-prof --cpu-prof-dir=D`).
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '../test/helpers/apiserver.js';
+import { containerdSkipReason } from '../test/helpers/containerd.js';
+import { connectKube, type Kube } from './side-by-side-kube.js';
+import {
+  ANCHORS,
+  KUBELET_BIN,
+  PROGRAMS,
+  defaultIp,
+  launchNode,
+  waitReady,
+  type Program,
+  type RunningNode,
+} from './side-by-side-node.js';
+import { deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
+import {
+  controlPlaneReady,
+  eventCounts,
+  leftRunning,
+  serviceAccountAdmission,
+  setUpHost,
+  type Host,
+} from './side-by-side-host.js';
+import { Figures, printFigures } from './side-by-side-report.js';
+
+const run = promisify(execFile);
+const num = (name: string, dflt: number): number => Number(process.env[name] ?? dflt);
+const ROUNDS = num('BENCH_SBS_ROUNDS', 2);
+const STEADY_ROUNDS = num('BENCH_SBS_STEADY_ROUNDS', 1);
+const SETTLE_S = num('BENCH_SBS_SETTLE_S', 30);
+const WAIT_MIN = num('BENCH_SBS_WAIT_MIN', 60);
+export const COMMAND = 'npm run build && node scripts/run-bench.mjs kubelet-side-by-side';
+const loadAverage = (): string =>
+  readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** The node program running now, stopped first when the benchmark is interrupted. */
+let current: RunningNode | undefined;
+const log = (s: string): void => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+
+/** Why this host cannot run the benchmark, or undefined. */
+async function skipReason(): Promise<string | undefined> {
+  if (!existsSync(KUBELET_BIN)) return `no reference kubelet at ${KUBELET_BIN}`;
+  for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig', 'pki/ca.crt'])
+    if (!existsSync(join(ANCHORS, f))) return `no ${ANCHORS}/${f} (the reference control plane)`;
+  if (!existsSync(join(repoRoot(), 'bin', 'nodeagent'))) return 'no bin/nodeagent: npm run build';
+  return await containerdSkipReason().catch((err: unknown) => String(err));
+}
+
+async function conformanceRunning(): Promise<boolean> {
+  return run('pgrep', ['-f', 'node-conformance/run.sh']).then(
+    (r) => r.stdout.trim() !== '',
+    () => false,
+  );
+}
+
+/** Waits (polling every 30 s) while a NodeConformance run holds the control plane. */
+async function waitForConformance(): Promise<boolean> {
+  const t0 = Date.now();
+  while (await conformanceRunning()) {
+    if (Date.now() - t0 > WAIT_MIN * 60_000) return false;
+    log('a NodeConformance run (node-conformance/run.sh) is using the control plane: waiting');
+    await new Promise((r) => setTimeout(r, 30_000));
+  }
+  return true;
+}
+
+/** One turn of figures 3 and 1: launch, certificate, Ready, 30 pods, their deletion, stop. */
+async function podRound(host: Host, figures: Figures, program: Program, round: number) {
+  const load = loadAverage();
+  const node = await launchNode(host, program, `bench-${program}-${round}`);
+  current = node;
+  try {
+    figures.bootstrap[program].push(node.bootstrapMs);
+    await waitReady(host.kube, node);
+    const tag = `r${round}-${program}`;
+    const start = await startPods(host.kube, host.ns, node.name, tag, 30, 300_000);
+    figures.pods30[program].push(start);
+    figures.loads.push(`${program} round ${round}: ${load} -> ${loadAverage()}`);
+    log(
+      `${program} round ${round}: certificate ${node.bootstrapMs.toFixed(0)} ms, 30 pods Running ` +
+        `${start.allRunningMs.toFixed(0)} ms (${start.missing} not Ready), load ${loadAverage()}`,
+    );
+    const events = await eventCounts(host.kube, host.ns, node.name);
+    figures.notes.push(`${node.name}: events about its 30 pods by reason: ${events}`);
+    await deletePods(host.kube, host.ns, tag, 300_000);
+  } finally {
+    await stopNode(host, figures, node);
+  }
+}
+
+async function stopNode(host: Host, figures: Figures, node: RunningNode): Promise<void> {
+  await node.stop();
+  current = undefined;
+  await host.restoreSysctls();
+  const left = await leftRunning(host);
+  if (left > 0) figures.notes.push(`${node.name}: ${left} containers left running in containerd`);
+}
+
+/** Figure 2: 110 pods Ready, a settle, then a steady minute of the node program. */
+async function steadyRound(host: Host, figures: Figures, program: Program, round: number) {
+  const node = await launchNode(host, program, `bench-${program}-steady-${round}`);
+  current = node;
+  try {
+    await waitReady(host.kube, node);
+    const tag = `s${round}-${program}`;
+    const load = loadAverage();
+    const start = await startPods(host.kube, host.ns, node.name, tag, 110, 900_000);
+    if (start.missing > 0) throw new Error(`${program}: ${start.missing} of 110 pods not Ready`);
+    log(
+      `${program}: 110 pods Ready in ${start.allRunningMs.toFixed(0)} ms; settling ${SETTLE_S} s`,
+    );
+    await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+    const steady = await steadyWindow(node.pid, 60_000);
+    figures.steady[program].push({ ...steady, start110Ms: start.allRunningMs });
+    figures.loads.push(`${program} steady ${round}: ${load} -> ${loadAverage()}`);
+    log(`${program} steady: ${JSON.stringify(steady)}`);
+    await deletePods(host.kube, host.ns, tag, 600_000);
+  } finally {
+    await stopNode(host, figures, node);
+  }
+}
+
+async function measure(host: Host, figures: Figures): Promise<void> {
+  for (let round = 0; round < ROUNDS; round++)
+    for (const program of PROGRAMS) await podRound(host, figures, program, round);
+  for (let round = 0; round < STEADY_ROUNDS; round++)
+    for (const program of PROGRAMS) await steadyRound(host, figures, program, round);
+}
+
+async function main(): Promise<void> {
+  const why = await skipReason();
+  if (why !== undefined) {
+    console.log(`kubelet-side-by-side: skipped: ${why}`);
+    return;
+  }
+  const kube: Kube = await connectKube(join(ANCHORS, 'admin.kubeconfig'));
+  try {
+    const down = await controlPlaneReady(kube);
+    if (down !== undefined) return console.log(`kubelet-side-by-side: skipped: ${down}`);
+    if (!(await waitForConformance()))
+      return console.log(
+        `kubelet-side-by-side: skipped: a NodeConformance run for ${WAIT_MIN} min`,
+      );
+    const nodeIp = await defaultIp();
+    if (nodeIp === undefined)
+      return console.log('kubelet-side-by-side: skipped: no IPv4 address on the default route');
+    await runOnHost(kube, nodeIp);
+  } finally {
+    kube.close();
+  }
+}
+
+async function runOnHost(kube: Kube, nodeIp: string): Promise<void> {
+  const host = await setUpHost(kube, nodeIp);
+  const onSignal = (): void =>
+    void (current?.stop() ?? Promise.resolve()).finally(() =>
+      host.stop().finally(() => process.exit(130)),
+    );
+  process.once('SIGINT', onSignal).once('SIGTERM', onSignal);
+  const figures = new Figures(loadAverage(), await serviceAccountAdmission(kube, host.ns));
+  log(`namespace ${host.ns}, containerd ${host.ctd.socket}, node address ${nodeIp}`);
+  try {
+    await measure(host, figures);
+  } catch (err) {
+    figures.notes.push(`stopped early: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  } finally {
+    await host.stop();
+    printFigures(figures, loadAverage(), COMMAND);
+    console.log(`node program logs: ${host.dir}/<node>/<program>.log`);
+  }
+}
+
+await main();
