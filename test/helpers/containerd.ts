@@ -208,14 +208,31 @@ export async function startContainerd(o: ContainerdOptions = {}): Promise<Contai
   const pauseImage = o.images?.[0] ?? `nodeagent-test/pause:${suffix}`;
   let child: ChildProcess | undefined;
   let out = '';
+  // a daemon that dies under a test says so (a CI log is then enough to see why the test failed)
+  let stopping = false;
   const startDaemon = async (): Promise<void> => {
-    child = spawn('containerd', ['--config', join(dir, 'config.toml'), '--log-level', 'warn'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    stopping = false;
+    const daemon = spawn(
+      'containerd',
+      ['--config', join(dir, 'config.toml'), '--log-level', 'warn'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    child = daemon;
     const keep = (d: Buffer) => (out = (out + d.toString()).slice(-8192));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    await waitAnswering(socket, child, () => out);
+    daemon.stdout.on('data', keep);
+    daemon.stderr.on('data', keep);
+    daemon.once('exit', (code, signal) => {
+      if (!stopping)
+        process.stderr.write(
+          `test containerd (${socket}) exited unexpectedly: code ${String(code)}, signal ` +
+            `${String(signal)}; its last output:\n${out.slice(-2048)}\n`,
+        );
+    });
+    await waitAnswering(socket, daemon, () => out);
+  };
+  const stopDaemon = (): Promise<void> => {
+    stopping = true;
+    return stopChild(child, 10_000);
   };
   const ctd: Containerd = {
     dir,
@@ -225,9 +242,12 @@ export async function startContainerd(o: ContainerdOptions = {}): Promise<Contai
     bridge,
     subnet: '',
     ctr: async (...args) => (await run('ctr', ['-a', socket, '-n', 'k8s.io', ...args])).stdout,
-    stopDaemon: () => stopChild(child, 10_000),
+    stopDaemon,
     startDaemon,
-    stop: () => stopAll(ctd, child),
+    stop: () => {
+      stopping = true;
+      return stopAll(ctd, child);
+    },
   };
   try {
     const subnet = await privateSubnet();
