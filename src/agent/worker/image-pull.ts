@@ -34,8 +34,13 @@ export interface ImagePullerOptions {
 
 type Kind = Exclude<ContainerKind, 'sandbox'>;
 /** The pod whose container starts, and its log. */
-type Target = { pod: Pod; log: Logger };
-type Requeue = { requeueAfterMs: number };
+interface Target {
+  pod: Pod;
+  log: Logger;
+}
+interface Requeue {
+  requeueAfterMs: number;
+}
 type Emit = (type: PodEvent['type'], reason: string, message: string) => void;
 
 /** Go's Duration.String() of whole milliseconds (the reference truncates pull times to ms). */
@@ -99,7 +104,11 @@ export class ImagePuller {
         emit(
           'Normal',
           'Pulled',
-          pulledMessage(image, r.pulled, this.o.clock.nowMs() - (pullingAt ?? 0)),
+          pulledMessage(
+            image,
+            r.pulled,
+            pullingAt === undefined ? r.pulled.durationMs : this.o.clock.nowMs() - pullingAt,
+          ),
         );
       this.o.imagePullBackoff.reset(key);
       return undefined;
