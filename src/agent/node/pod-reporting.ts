@@ -1,12 +1,12 @@
 // What the node part reports about pods without the workers calling it: lifecycle events derived
-// from status changes, image pull events, and the pod start latency. Pods the workers reached
-// before this is set up are reported as if just seen; pods adopted after an agent restart (their
-// start time is older than this process) were reported by the previous process and are not.
+// from status changes, the events the workers raise (hooks, image pulls), and the pod start
+// latency. Pods the workers reached before this is set up are reported as if just seen; pods
+// adopted after an agent restart (their start time is older than this process) were reported by
+// the previous process and are not.
 
 import type { Histogram } from 'prom-client';
 import type { Clock } from '../../common/util/clock.js';
 import type { Pod, PodStatus } from '../pod/types.js';
-import { reportImagePulls, type PullingImages } from './events/image-events.js';
 import { derivePodEvents, podRef, type PodStatusLike } from './events/pod-events.js';
 import type { EventType, ObjectReference } from './events/types.js';
 
@@ -15,7 +15,7 @@ export interface PodReportingOptions {
     entriesList(): { pod: Pod; status: PodStatus }[];
     onChange(listener: (pod: Pod, status: PodStatus) => void): void;
     status(uid: string): PodStatus | undefined;
-    /** Events the workers raise about pods (failed lifecycle hooks). */
+    /** Events the workers raise about pods (failed lifecycle hooks, image pulls). */
     onPodEvent?(
       listener: (e: {
         pod: Pod;
@@ -27,7 +27,6 @@ export interface PodReportingOptions {
     ): void;
   };
   pods: { desiredPods(): Pod[] };
-  images: PullingImages;
   /** Container exits from the runtime (a pod no longer wanted is being stopped: Killing). */
   containerEvents?: (
     listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void,
@@ -122,24 +121,6 @@ function onContainerExit(
   );
 }
 
-/** The wanted containers of `image` that are not running yet (the image pull events name them). */
-function waitingFor(
-  o: PodReportingOptions,
-  image: string,
-): { ref: ObjectReference; container: string }[] {
-  return o.pods.desiredPods().flatMap((pod) => {
-    const status = o.statuses.status(pod.metadata.uid);
-    const running = new Set(
-      [...(status?.initContainerStatuses ?? []), ...(status?.containerStatuses ?? [])]
-        .filter((c) => c.state.running !== undefined)
-        .map((c) => c.name),
-    );
-    return [...(pod.spec.initContainers ?? []), ...pod.spec.containers]
-      .filter((c) => c.image === image && !running.has(c.name))
-      .map((c) => ({ ref: podRef(pod), container: c.name }));
-  });
-}
-
 export function reportPods(o: PodReportingOptions): void {
   const state: ReportState = { lastStatus: new Map(), known: new Map(), measured: new Set() };
   for (const e of o.statuses.entriesList()) onStatus(o, state, e.pod, e.status);
@@ -155,10 +136,4 @@ export function reportPods(o: PodReportingOptions): void {
       e.message,
     ),
   );
-  reportImagePulls({
-    images: o.images,
-    clock: o.clock,
-    events: o.events,
-    waitingFor: (image) => waitingFor(o, image),
-  });
 }

@@ -249,17 +249,31 @@ export interface RegistryCredential {
   serveraddress: string;
 }
 
+/** What ensureImage did: the image's ID, and the pull when the policy made one. */
+export interface EnsuredImage {
+  id: string;
+  /** Absent when the image was already present (and the policy was not Always). */
+  pulled?: {
+    /** The pull itself, from when it got a pull slot (serialized or parallel pulls) to its end. */
+    durationMs: number;
+    /** The pulled image's size as the runtime reports it; 0 when it does not. */
+    sizeBytes: number;
+  };
+}
+
 export interface ImageService {
   /**
    * Ensures the image is present according to the pull policy; throws ImagePullError.
    * `credentials`: the pod's image pull secrets matched to the image, tried in turn before the
-   * node's credential providers (the reference's union keyring).
+   * node's credential providers (the reference's union keyring). `onPulling` is called once,
+   * when the policy has found that a pull is needed and before it waits for a pull slot.
    */
   ensureImage(
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials?: readonly RegistryCredential[],
-  ): Promise<string>;
+    onPulling?: () => void,
+  ): Promise<EnsuredImage>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
   /** Capacity and use of the file system holding images (image GC, the imagefs eviction signals);
@@ -269,7 +283,7 @@ export interface ImageService {
 
 /** Why a container could not start because of its image. */
 export class ImagePullError extends Error {
-  readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName';
+  readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImagePullBackOff';
   constructor(reason: ImagePullError['reason'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.reason = reason;

@@ -4,7 +4,7 @@
 import { afterMs, type Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Container, Pod } from '../pod/types.js';
-import type { ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
+import type { ContainerKind, ContainerRuntime, RuntimeContainer } from '../runtime/types.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import type { PodEvent } from './status-manager.js';
 
@@ -28,8 +28,14 @@ export interface KillRequest {
   podIP: string | undefined;
 }
 
-export function containerFieldPath(name: string): string {
-  return `spec.containers{${name}}`;
+const SPEC_LISTS = { app: 'containers', init: 'initContainers', ephemeral: 'ephemeralContainers' };
+
+/** The field path of a container's events: the pod spec list it is in, and its name. */
+export function containerFieldPath(
+  name: string,
+  kind: Exclude<ContainerKind, 'sandbox'> = 'app',
+): string {
+  return `spec.${SPEC_LISTS[kind]}{${name}}`;
 }
 
 export class ContainerKiller {

@@ -1,6 +1,7 @@
-// Starting one container as the reference's startContainer does: the image (with its pull
-// back-off), the termination message file, create, start, the log link, then the postStart hook;
-// a failure at any step is the container's waiting reason and a crash-loop back-off.
+// Starting one container as the reference's startContainer does: the image (image-pull.ts, with
+// its pull back-off and events), the termination message file, create, start, the log link, then
+// the postStart hook; a failure at any step is the container's waiting reason and a crash-loop
+// back-off.
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
@@ -13,8 +14,6 @@ import {
 } from '../pod/expand.js';
 import {
   ContainerConfigError,
-  ImagePullError,
-  defaultPullPolicy,
   type ContainerConfig,
   type ContainerMount,
   type ContainerRuntime,
@@ -22,6 +21,7 @@ import {
 } from '../runtime/types.js';
 import type { Backoff } from './backoff.js';
 import { containerFieldPath, type ContainerKiller } from './container-kill.js';
+import { ImagePuller } from './image-pull.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
 import type { PodEvent } from './status-manager.js';
 import { prepareTerminationMessageFile } from './termination-message.js';
@@ -101,45 +101,11 @@ const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
 
 export class ContainerStarter {
   private readonly opts: ContainerStarterOptions;
+  private readonly puller: ImagePuller;
 
   constructor(opts: ContainerStarterOptions) {
     this.opts = opts;
-  }
-
-  /** Ensures the image; a waiting reason and the pull back-off when it is not there. */
-  private async pullImage(target: StartTarget, c: Container): Promise<SyncResult | undefined> {
-    const { runtime, images } = this.opts;
-    if (c.image === undefined || c.image === '' || runtime.type === 'process') return undefined;
-    const waiting = this.opts.waitingOf(target.pod.metadata.uid);
-    const pullKey = `${target.pod.metadata.uid}/${c.name}/${c.image}`;
-    const remaining = this.opts.imagePullBackoff.remainingMs(pullKey);
-    if (remaining > 0) {
-      waiting.set(c.name, {
-        reason: 'ImagePullBackOff',
-        message: `Back-off pulling image "${c.image}"`,
-      });
-      return { requeueAfterMs: remaining };
-    }
-    try {
-      await images.ensureImage(
-        c.image,
-        c.imagePullPolicy === undefined || c.imagePullPolicy === ''
-          ? defaultPullPolicy(c.image)
-          : c.imagePullPolicy,
-        await this.opts.pullCredentials?.(target.pod, c.image),
-      );
-      this.opts.imagePullBackoff.reset(pullKey);
-      return undefined;
-    } catch (err) {
-      const reason = err instanceof ImagePullError ? err.reason : 'ErrImagePull';
-      this.opts.imagePullBackoff.next(pullKey);
-      waiting.set(c.name, { reason, message: userMessage(err) });
-      target.log.warn(
-        { container: c.name, image: c.image, reason, err: userMessage(err) },
-        'image not available; retrying with back-off',
-      );
-      return { requeueAfterMs: this.opts.imagePullBackoff.remainingMs(pullKey) };
-    }
+    this.puller = new ImagePuller(opts);
   }
 
   /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
@@ -179,7 +145,7 @@ export class ContainerStarter {
   ): Promise<SyncResult> {
     const { runtime } = this.opts;
     const { pod, log } = target;
-    const pulled = await this.pullImage(target, c);
+    const pulled = runtime.type === 'process' ? undefined : await this.puller.pull(target, c, kind);
     if (pulled !== undefined) return pulled;
     let environment: ContainerEnvironment;
     let mounts: readonly ContainerMount[] | undefined;

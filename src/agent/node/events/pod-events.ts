@@ -1,8 +1,10 @@
 // Pod lifecycle events derived from pod status transitions, for parts that report status rather
 // than call the recorder themselves: Created and Started (a new container ID is running),
-// BackOff (CrashLoopBackOff / ImagePullBackOff), Failed (image or create errors). Pulling and
-// Pulled come from the image service (image-events.ts), Killing from container exits of pods
-// no longer wanted (pod-reporting.ts); parts may also call `recorder.event` directly.
+// BackOff (CrashLoopBackOff), Failed (create, config or start errors). The image events
+// (Pulling, Pulled, Failed, BackOff, ErrImageNeverPull and the start's "Error: <reason>") come
+// from the container start that ensured the image (worker/image-pull.ts), once per attempt;
+// Killing from container exits of pods no longer wanted (pod-reporting.ts); parts may also call
+// `recorder.event` directly.
 
 import type { EventType, ObjectReference } from './types.js';
 
@@ -52,25 +54,15 @@ export interface DerivedEvent {
 }
 
 const FAILED_WAITING = new Set([
-  'ErrImagePull',
-  'ErrImageNeverPull',
-  'InvalidImageName',
   'CreateContainerError',
   'CreateContainerConfigError',
   'RunContainerError',
 ]);
 
-/** Waiting reasons whose Failed event names only the reason (the pull's own event says why). */
-const IMAGE_WAITING = new Set(['ErrImagePull', 'ErrImageNeverPull', 'InvalidImageName']);
-
-/**
- * The reference's `Error: <err>`: for an image error the error is the reason itself; for a
- * config, create or start error it is the message the container's status shows.
- */
+/** The reference's `Error: <err>`: the message the container's status shows, else the reason. */
 function failedMessage(reason: string, c: ContainerStatusLike): string {
   const message = c.state?.waiting?.message;
-  if (IMAGE_WAITING.has(reason) || message === undefined || message === '')
-    return `Error: ${reason}`;
+  if (message === undefined || message === '') return `Error: ${reason}`;
   return `Error: ${message}`;
 }
 
@@ -139,7 +131,7 @@ function lifecycleEvents(
   return runningAgain ? [started] : [];
 }
 
-/** BackOff and Failed: a new waiting reason. */
+/** BackOff and Failed: a new waiting reason (the image's come from the start, not from here). */
 function waitingEvent(
   c: ContainerStatusLike,
   p: ContainerStatusLike | undefined,
@@ -152,13 +144,6 @@ function waitingEvent(
       type: 'Warning',
       reason: 'BackOff',
       message: `Back-off restarting failed container ${c.name}`,
-      fieldPath,
-    };
-  if (w === 'ImagePullBackOff')
-    return {
-      type: 'Normal',
-      reason: 'BackOff',
-      message: `Back-off pulling image "${c.image ?? ''}"`,
       fieldPath,
     };
   if (FAILED_WAITING.has(w))
@@ -174,10 +159,15 @@ export function derivePodEvents(
   const rejected = rejectionEvent(prev, next);
   if (rejected !== undefined) out.push(rejected);
   const ephemeral = new Set((next.ephemeralContainerStatuses ?? []).map((c) => c.name));
+  const init = new Set((next.initContainerStatuses ?? []).map((c) => c.name));
   const before = new Map(allContainers(prev).map((c) => [c.name, c]));
   for (const c of allContainers(next)) {
     const p = before.get(c.name);
-    const list = ephemeral.has(c.name) ? 'ephemeralContainers' : 'containers';
+    const list = ephemeral.has(c.name)
+      ? 'ephemeralContainers'
+      : init.has(c.name)
+        ? 'initContainers'
+        : 'containers';
     const fieldPath = `spec.${list}{${c.name}}`;
     out.push(...lifecycleEvents(c, p, fieldPath));
     const waiting = waitingEvent(c, p, fieldPath);

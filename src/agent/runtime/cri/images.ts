@@ -11,7 +11,7 @@ import { TokenBucket } from '../../../common/util/token-bucket.js';
 import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring.js';
 import { ensureImageWith } from '../ensure-image.js';
 import { PullQueue } from '../docker/pull-queue.js';
-import type { ImageFsInfo, ImageInfo, ImageService } from '../types.js';
+import type { EnsuredImage, ImageFsInfo, ImageInfo, ImageService } from '../types.js';
 import type { CriClient } from './client.js';
 import type { AuthConfig } from './types.generated.js';
 
@@ -53,11 +53,11 @@ export class CriImages implements ImageService {
         : undefined;
   }
 
-  /** The image's id (ImageStatus), or undefined when the runtime does not have it. */
-  async imageId(image: string): Promise<string | undefined> {
+  /** The image's id and size (ImageStatus), or undefined when the runtime does not have it. */
+  async inspect(image: string): Promise<{ id: string; sizeBytes: number } | undefined> {
     const r = await this.o.client.call('ImageService/ImageStatus', { image: { image } });
     const id = r.image?.id;
-    return id === undefined || id === '' ? undefined : id;
+    return id === undefined || id === '' ? undefined : { id, sizeBytes: finiteOr0(r.image?.size) };
   }
 
   private async pullOnce(image: string, auth?: RegistryAuth): Promise<string> {
@@ -70,32 +70,41 @@ export class CriImages implements ImageService {
     return r.image_ref ?? '';
   }
 
-  private pull(image: string, secrets: readonly RegistryAuth[]): Promise<string> {
+  /** Pulls with each auth in turn; resolves to how long it took once it had a pull slot (ms). */
+  private pull(image: string, secrets: readonly RegistryAuth[]): Promise<number> {
     return this.pulls.run(async () => {
-      const auths = [...secrets, ...((await this.o.credentials?.lookup(image)) ?? [])];
-      if (auths.length === 0) return this.pullOnce(image);
-      let last: unknown;
-      for (const auth of auths) {
-        try {
-          return await this.pullOnce(image, auth);
-        } catch (err) {
-          last = err;
-        }
-      }
-      throw last;
+      const t0 = this.o.clock.nowMs();
+      await this.pullWithAuths(image, secrets);
+      return this.o.clock.nowMs() - t0;
     });
+  }
+
+  private async pullWithAuths(image: string, secrets: readonly RegistryAuth[]): Promise<string> {
+    const auths = [...secrets, ...((await this.o.credentials?.lookup(image)) ?? [])];
+    if (auths.length === 0) return this.pullOnce(image);
+    let last: unknown;
+    for (const auth of auths) {
+      try {
+        return await this.pullOnce(image, auth);
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 
   ensureImage(
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials: readonly RegistryAuth[] = [],
-  ): Promise<string> {
+    onPulling?: () => void,
+  ): Promise<EnsuredImage> {
     return ensureImageWith(
-      { imageId: (i) => this.imageId(i), pull: (i, c) => this.pull(i, c) },
+      { inspect: (i) => this.inspect(i), pull: (i, c) => this.pull(i, c) },
       image,
       policy,
       credentials,
+      onPulling,
     );
   }
 

@@ -26,6 +26,7 @@ import type {
   RuntimeStatsSnapshot,
   RuntimeVersion,
   RegistryCredential,
+  EnsuredImage,
   SandboxConfig,
   TimedLogLine,
 } from '../types.js';
@@ -365,8 +366,9 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials?: readonly RegistryCredential[],
-  ): Promise<string> {
-    return this.images.ensureImage(image, policy, credentials);
+    onPulling?: () => void,
+  ): Promise<EnsuredImage> {
+    return this.images.ensureImage(image, policy, credentials, onPulling);
   }
 
   listImages(): Promise<ImageInfo[]> {

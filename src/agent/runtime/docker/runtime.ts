@@ -17,6 +17,7 @@ import {
   type ContainerEventListener,
   type ContainerRuntime,
   type ContainerStats,
+  type EnsuredImage,
   type ExecResult,
   type ExecSession,
   type ImageFsInfo,
@@ -603,10 +604,12 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   // ---- image service ----
-  private async imageId(image: string): Promise<string | undefined> {
+  private async inspectImage(
+    image: string,
+  ): Promise<{ id: string; sizeBytes: number } | undefined> {
     try {
       const info = await this.imageDocker.getImage(image).inspect();
-      return info.Id;
+      return { id: info.Id, sizeBytes: Number.isFinite(info.Size) ? Math.max(0, info.Size) : 0 };
     } catch (err) {
       if (statusCode(err) === 404) return undefined;
       throw this.wrap(`could not inspect image ${image}`, err);
@@ -628,9 +631,10 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
 
   /**
    * Pulls anonymously, or with each credential in turn (the pod's pull secrets', then the
-   * providers') until one works (the last error wins).
+   * providers') until one works (the last error wins). Resolves to how long it took once it had
+   * a pull slot (ms).
    */
-  private async pull(image: string, secrets: readonly RegistryAuth[]): Promise<void> {
+  private async pull(image: string, secrets: readonly RegistryAuth[]): Promise<number> {
     const run = async (): Promise<void> => {
       const auths = [...secrets, ...((await this.opts.credentials?.lookup(image)) ?? [])];
       if (auths.length === 0) {
@@ -648,19 +652,25 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
       }
       throw last;
     };
-    return this.pulls.run(run);
+    return this.pulls.run(async () => {
+      const t0 = this.opts.clock.nowMs();
+      await run();
+      return this.opts.clock.nowMs() - t0;
+    });
   }
 
   ensureImage(
     image: string,
     policy: 'Always' | 'IfNotPresent' | 'Never',
     credentials: readonly RegistryAuth[] = [],
-  ): Promise<string> {
+    onPulling?: () => void,
+  ): Promise<EnsuredImage> {
     return ensureImageWith(
-      { imageId: (i) => this.imageId(i), pull: (i, c) => this.pull(i, c) },
+      { inspect: (i) => this.inspectImage(i), pull: (i, c) => this.pull(i, c) },
       image,
       policy,
       credentials,
+      onPulling,
     );
   }
 

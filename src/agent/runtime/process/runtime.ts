@@ -29,6 +29,7 @@ import type {
   ExecResult,
   ExecSession,
   ImageInfo,
+  EnsuredImage,
   ImageService,
   RuntimeContainer,
   RuntimeVersion,
@@ -905,8 +906,8 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
   }
 
   // ---- image service: processes have no images ----
-  ensureImage(): Promise<string> {
-    return Promise.resolve('');
+  ensureImage(): Promise<EnsuredImage> {
+    return Promise.resolve({ id: '' });
   }
   listImages(): Promise<ImageInfo[]> {
     return Promise.resolve([]);

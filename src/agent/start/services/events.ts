@@ -82,7 +82,6 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
   reportPods({
     statuses: agent.statuses,
     pods: agent.pods,
-    images: agent.runtime.images,
     containerEvents: (listener) => agent.runtime.runtime.onEvent(listener),
     events: recorder,
     podStartDuration: metrics.podStartDuration,

@@ -4,7 +4,9 @@
 // <domain>/dockercfg one (username and password) pulls and runs; without a secret the pull
 // is refused (ErrImagePull with the registry's answer); a secret that does not exist is the
 // reference's FailedToRetrieveImagePullSecret warning, not a failure of its own, and the pull goes
-// on without it (and is refused).
+// on without it (and is refused). Each pod gets the reference's image events for its own start
+// (Pulling, Pulled with times and size, Failed), and a pod whose image is present only "already
+// present on machine".
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -35,7 +37,13 @@ async function createSecret(s: VolumeScene, name: string, type: string, key: str
   assert.equal(r.status, 201, r.text);
 }
 
-function podOf(s: VolumeScene, name: string, image: string, secrets: string[]): Json {
+function podOf(
+  s: VolumeScene,
+  name: string,
+  image: string,
+  secrets: string[],
+  imagePullPolicy = 'Always',
+): Json {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -44,7 +52,7 @@ function podOf(s: VolumeScene, name: string, image: string, secrets: string[]): 
       nodeName: s.node,
       terminationGracePeriodSeconds: 1,
       ...(secrets.length > 0 ? { imagePullSecrets: secrets.map((n) => ({ name: n })) } : {}),
-      containers: [{ name: 'c', image, imagePullPolicy: 'Always', command: ['sleep', '300'] }],
+      containers: [{ name: 'c', image, imagePullPolicy, command: ['sleep', '300'] }],
     },
   };
 }
@@ -119,5 +127,50 @@ test(
     );
     const alsoRefused = await waitingOf(s, missing, 'ErrImagePull');
     assert.match(String(alsoRefused['message']), new RegExp(pattern));
+
+    await pullEvents(s, image, { json, none });
   },
 );
+
+/** The first of the pod's events with this reason, once there is one. */
+async function eventOf(s: VolumeScene, pod: string, reason: string, like: RegExp): Promise<string> {
+  return waitFor(
+    `a ${reason} event on ${pod} like ${String(like)}`,
+    async () => (await s.events(pod, reason)).find((m) => like.test(m)),
+    60_000,
+    200,
+  );
+}
+
+/**
+ * The reference's image events, on each pod for its own container start: Pulling and Pulled with
+ * the times and size for a pull, Failed for a refused one; a pod whose image is present
+ * (IfNotPresent) gets only "already present on machine", none of the other pods' pulls.
+ */
+async function pullEvents(
+  s: VolumeScene,
+  image: string,
+  pods: { json: string; none: string },
+): Promise<void> {
+  const img = image.replace(/[.]/g, '\\.');
+  await eventOf(s, pods.json, 'Pulling', /./);
+  assert.deepEqual(await s.events(pods.json, 'Pulling'), [`Pulling image "${image}"`]);
+  await eventOf(
+    s,
+    pods.json,
+    'Pulled',
+    new RegExp(
+      `^Successfully pulled image "${img}" in [\\dhm.]+s \\([\\dhm.]+s including waiting\\)\\. Image size: [1-9]\\d* bytes\\.$`,
+    ),
+  );
+  await eventOf(s, pods.none, 'Failed', new RegExp(`^Failed to pull image "${img}": `));
+  await eventOf(s, pods.none, 'Failed', /^Error: ErrImagePull$/);
+  const present = `${s.node}-present`;
+  await s.createPod(podOf(s, present, image, [], 'IfNotPresent'));
+  await s.phase(present, 'Running', 60_000);
+  await eventOf(s, present, 'Pulled', /already present/);
+  assert.deepEqual(await s.events(present, 'Pulled'), [
+    `Container image "${image}" already present on machine`,
+  ]);
+  assert.deepEqual(await s.events(present, 'Pulling'), [], 'no pull, no Pulling');
+}

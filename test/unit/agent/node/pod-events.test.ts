@@ -60,10 +60,16 @@ test('pod lifecycle events are derived from status transitions', () => {
       },
     ],
   };
+  const pullBackOff = {
+    phase: 'Pending',
+    containerStatuses: [
+      { name: 'c', image: 'nope', state: { waiting: { reason: 'ImagePullBackOff' } } },
+    ],
+  };
   assert.deepEqual(
-    derivePodEvents(waiting, pullErr).map((e) => [e.type, e.reason, e.message]),
-    [['Warning', 'Failed', 'Error: ErrImagePull']],
-    "the reference's Error: <err>, where the puller's error is the reason (its own event says why)",
+    [...derivePodEvents(waiting, pullErr), ...derivePodEvents(pullErr, pullBackOff)],
+    [],
+    'image events come from the container start that ensured the image, once per attempt',
   );
   const configErr = {
     phase: 'Pending',
@@ -125,41 +131,6 @@ test('configz masks header values and token-like fields', () => {
   });
 });
 
-test('image pulls are reported as Pulling then Pulled (or Failed) on the pods that wait for the image', async () => {
-  const { reportImagePulls } = await import('../../../../src/agent/node/events/image-events.js');
-  const { ManualClock } = await import('../../../helpers/manual-clock.js');
-  const clock = new ManualClock();
-  const seen: string[] = [];
-  const images = {
-    ensureImage: (image: string, _policy: 'Always' | 'IfNotPresent' | 'Never') => {
-      clock.advance(1500);
-      return image === 'bad'
-        ? Promise.reject(new Error('manifest unknown'))
-        : Promise.resolve('sha256:1');
-    },
-  };
-  reportImagePulls({
-    images,
-    clock,
-    waitingFor: (image) => [
-      { ref: { kind: 'Pod', namespace: 'n', name: `p-${image}`, uid: 'u' }, container: 'c' },
-    ],
-    events: {
-      event: (o, type, reason, message) =>
-        seen.push(`${o.name} ${o.fieldPath ?? ''} ${type} ${reason}: ${message}`),
-    },
-  });
-  assert.equal(await images.ensureImage('nginx', 'IfNotPresent'), 'sha256:1');
-  await assert.rejects(images.ensureImage('bad', 'Always'), /manifest unknown/);
-  await images.ensureImage('local', 'Never');
-  assert.deepEqual(seen, [
-    'p-nginx spec.containers{c} Normal Pulling: Pulling image "nginx"',
-    'p-nginx spec.containers{c} Normal Pulled: Successfully pulled image "nginx" in 1.500s',
-    'p-bad spec.containers{c} Normal Pulling: Pulling image "bad"',
-    'p-bad spec.containers{c} Warning Failed: Failed to pull image "bad": manifest unknown',
-  ]);
-});
-
 test('a container that ended before any status saw it running is still reported Started; Created says "Created container: <name>" as the reference 1.32', () => {
   const before = { phase: 'Pending', containerStatuses: [{ name: 'c', state: { waiting: {} } }] };
   const done = {
@@ -189,5 +160,21 @@ test('a container that ended before any status saw it running is still reported 
   assert.deepEqual(
     derivePodEvents(before, cannotRun).map((e) => e.reason),
     ['Created'],
+  );
+});
+
+test("an init container's events name spec.initContainers{name}, as the reference's fieldPath", () => {
+  const before = {
+    phase: 'Pending',
+    initContainerStatuses: [{ name: 'setup', state: { waiting: {} } }],
+    containerStatuses: [{ name: 'c', state: { waiting: {} } }],
+  };
+  const after = {
+    ...before,
+    initContainerStatuses: [{ name: 'setup', containerID: 'docker://i', state: { running: {} } }],
+  };
+  assert.deepEqual(
+    derivePodEvents(before, after).map((e) => `${e.fieldPath} ${e.reason}`),
+    ['spec.initContainers{setup} Created', 'spec.initContainers{setup} Started'],
   );
 });

@@ -60,7 +60,6 @@ test('pods already running are reported once, adopted ones not; start latency fr
         uid === 'uid-evicted' ? ({ phase: 'Failed', reason: 'Evicted' } as PodStatus) : undefined,
     },
     pods: { desiredPods: () => desired },
-    images: { ensureImage: () => Promise.resolve('x') },
     containerEvents: (l) => exits.push(l),
     events: { event: (o, _t, reason) => events.push(`${o.name}/${reason}`) },
     podStartDuration: hist,

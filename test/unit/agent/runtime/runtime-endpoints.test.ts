@@ -35,7 +35,7 @@ async function fakeEngine(socketPath: string): Promise<FakeEngine> {
     const inspect = /^\/v[\d.]+\/images\/(.+)\/json$/.exec(url.pathname);
     if (inspect !== null) {
       const name = decodeURIComponent(inspect[1] ?? '');
-      if (pulled.has(name)) json(res, 200, { Id: `sha256:${name}` });
+      if (pulled.has(name)) json(res, 200, { Id: `sha256:${name}`, Size: 4_261_550 });
       else json(res, 404, { message: `No such image: ${name}` });
     } else if (/^\/v[\d.]+\/images\/create$/.test(url.pathname)) {
       pulled.add(
@@ -120,11 +120,14 @@ test('--image-service-endpoint takes the image calls to its own engine; --regist
     imageEngine.calls.filter((c) => c.endsWith('/images/create')).length;
   await clock.waitForSleepers(1);
   const [a, b] = await Promise.all([pulls[0], pulls[1]]);
-  assert.deepEqual([a, b], ['sha256:a:1', 'sha256:b:1']);
+  assert.deepEqual([a?.id, b?.id], ['sha256:a:1', 'sha256:b:1']);
+  assert.equal(a?.pulled?.sizeBytes, 4_261_550, "a pull reports the image's size from inspect");
   assert.equal(creates(), 2, 'the burst of 2 pulls at once');
   assert.equal(clock.sleeps.at(-1), 1000, 'the third waits 1 s (1 pull per second)');
   clock.advance(1000);
-  assert.equal(await pulls[2], 'sha256:c:1');
+  assert.equal((await pulls[2])?.id, 'sha256:c:1');
+  const again = await bundle.images.ensureImage('a:1', 'IfNotPresent');
+  assert.deepEqual(again, { id: 'sha256:a:1' }, 'a present image: no pull reported');
   assert.equal(creates(), 3);
   assert.deepEqual(runtimeEngine.calls, [], 'no image call reaches the runtime endpoint');
 });

@@ -10,7 +10,8 @@ import type {
   RuntimeContainer,
   SandboxConfig,
 } from '../../../../src/agent/runtime/types.js';
-import { ImagePullError } from '../../../../src/agent/runtime/types.js';
+import type { EnsuredImage } from '../../../../src/agent/runtime/types.js';
+import { ensureImageWith } from '../../../../src/agent/runtime/ensure-image.js';
 
 export class FakeRuntime implements ContainerRuntime, ImageService {
   type: 'process' | 'docker' = 'process';
@@ -155,10 +156,24 @@ export class FakeRuntime implements ContainerRuntime, ImageService {
     return [...this.containers.values()].filter((c) => c.name === name);
   }
 
-  async ensureImage(image: string): Promise<string> {
-    if (this.failPulls)
-      throw new ImagePullError('ErrImagePull', `failed to pull image "${image}": no registry`);
-    return `sha256:${image}`;
+  /** Images pulled so far (an image not here is pulled, as by a runtime that does not have it). */
+  readonly pulled = new Set<string>();
+  ensureImage(
+    image: string,
+    policy: 'Always' | 'IfNotPresent' | 'Never',
+    _credentials?: unknown,
+    onPulling?: () => void,
+  ): Promise<EnsuredImage> {
+    const store = {
+      inspect: (i: string) =>
+        Promise.resolve(this.pulled.has(i) ? { id: `sha256:${i}`, sizeBytes: 0 } : undefined),
+      pull: (i: string) => {
+        if (this.failPulls) return Promise.reject(new Error('no registry'));
+        this.pulled.add(i);
+        return Promise.resolve(0);
+      },
+    };
+    return ensureImageWith(store, image, policy, [], onPulling);
   }
   async listImages(): Promise<ImageInfo[]> {
     return [...this.images.values()];

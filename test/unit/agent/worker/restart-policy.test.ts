@@ -144,10 +144,14 @@ test('removal terminates with the grace period and removes everything; over capa
   assert.equal(w.statuses.status('a'), undefined);
 });
 
-test('image pull failures: ErrImagePull, then ImagePullBackOff', async () => {
+test("image pull failures: ErrImagePull, then ImagePullBackOff, each attempt's events once on the pod", async () => {
   const w = makeWorld();
   w.runtime.type = 'docker';
   w.runtime.failPulls = true;
+  const events: string[] = [];
+  w.statuses.onPodEvent((e) =>
+    events.push(`${e.pod.metadata.name} ${e.fieldPath ?? ''} ${e.reason}: ${e.message}`),
+  );
   w.manager.handleUpdate({
     op: 'ADD',
     source: 'file',
@@ -171,6 +175,16 @@ test('image pull failures: ErrImagePull, then ImagePullBackOff', async () => {
   w.runtime.failPulls = false;
   await w.advance(10_000);
   assert.ok(w.runtime.running('c'));
+  const image = 'example.com/x:1';
+  assert.deepEqual(events, [
+    `pod-img spec.containers{c} Pulling: Pulling image "${image}"`,
+    `pod-img spec.containers{c} Failed: Failed to pull image "${image}": no registry`,
+    'pod-img spec.containers{c} Failed: Error: ErrImagePull',
+    `pod-img spec.containers{c} BackOff: Back-off pulling image "${image}"`,
+    'pod-img spec.containers{c} Failed: Error: ImagePullBackOff',
+    `pod-img spec.containers{c} Pulling: Pulling image "${image}"`,
+    `pod-img spec.containers{c} Pulled: Successfully pulled image "${image}" in 0s (0s including waiting). Image size: 0 bytes.`,
+  ]);
 });
 
 test('a changed container spec replaces the container', async () => {
