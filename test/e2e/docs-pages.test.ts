@@ -66,6 +66,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'node dist/bench/apiserver-watch.bench.js --server https://10.0.0.1:6443 --certificate-authority ca.crt --client-certificate admin.crt --client-key admin.key',
       "a benchmark of minutes against the reader's own cluster (10.0.0.1)",
     ],
+    [
+      'npm run build && node scripts/run-bench.mjs kubelet-side-by-side',
+      'needs the reference kubelet and control plane of a session (/opt/anchors), never in CI',
+    ],
   ],
   'docs/join-kubernetes.md': [
     [
