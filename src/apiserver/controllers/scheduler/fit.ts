@@ -10,7 +10,7 @@
 
 import type { Names } from '../../../common/names.js';
 import { isRecord, listOf, recordOf } from '../../../common/util/json-shape.js';
-import { parseQuantity } from '../../../common/util/values/quantity.js';
+import { quantityValueOrZero } from '../../../common/util/values/quantity.js';
 
 type Obj = Record<string, unknown>;
 
@@ -24,17 +24,6 @@ export interface NodeFit {
 const objs = (v: unknown): Obj[] => listOf(v).filter(isRecord);
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** A Quantity's value (0 when absent or unreadable: nothing of it is there). */
-export function quantity(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return 0;
-  try {
-    return parseQuantity(v).value;
-  } catch {
-    return 0;
-  }
-}
-
 /**
  * The reference's effective request: the containers' sum, at least each init container's, plus
  * overhead.
@@ -47,7 +36,7 @@ export function podRequests(pod: Obj): Map<string, number> {
     const limits = recordOf(r['limits']);
     const out = new Map<string, number>();
     for (const k of new Set([...Object.keys(requests), ...Object.keys(limits)]))
-      out.set(k, quantity(requests[k] ?? limits[k]));
+      out.set(k, quantityValueOrZero(requests[k] ?? limits[k]));
     return out;
   };
   const sum = new Map<string, number>();
@@ -61,7 +50,7 @@ export function podRequests(pod: Obj): Map<string, number> {
     for (const [k, v] of of(c)) sum.set(k, Math.max(sum.get(k) ?? 0, v));
   }
   for (const [k, v] of Object.entries(recordOf(spec['overhead'])))
-    sum.set(k, (sum.get(k) ?? 0) + quantity(v));
+    sum.set(k, (sum.get(k) ?? 0) + quantityValueOrZero(v));
   return sum;
 }
 
@@ -147,7 +136,7 @@ export function matchesNodeAffinity(pod: Obj, node: Obj): boolean {
 function resourceReasons(pod: Obj, node: Obj, boundPods: readonly Obj[]): string[] {
   const allocatable = recordOf(recordOf(node['status'])['allocatable']);
   const reasons: string[] = [];
-  const maxPods = quantity(allocatable['pods']);
+  const maxPods = quantityValueOrZero(allocatable['pods']);
   if (boundPods.length + 1 > maxPods) reasons.push('Too many pods');
   const used = new Map<string, number>();
   for (const p of boundPods)
@@ -157,7 +146,8 @@ function resourceReasons(pod: Obj, node: Obj, boundPods: readonly Obj[]): string
     ([a], [b]) => resourceOrder(a) - resourceOrder(b) || a.localeCompare(b),
   )) {
     if (v <= 0) continue;
-    if (v > quantity(allocatable[k]) - (used.get(k) ?? 0)) reasons.push(`Insufficient ${k}`);
+    if (v > quantityValueOrZero(allocatable[k]) - (used.get(k) ?? 0))
+      reasons.push(`Insufficient ${k}`);
   }
   return reasons;
 }

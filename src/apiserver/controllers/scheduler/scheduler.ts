@@ -22,7 +22,8 @@ import { metaOf, objAt, str, type Obj, type ResourceDef } from '../../registry/t
 import { prefixEnd, StoreReadError } from '../../storage/store.js';
 import { StatusError } from '../../status.js';
 import { WorkQueue } from '../queue.js';
-import { fitErrorMessage, nodeFit, podRequests, quantity, type NodeFit } from './fit.js';
+import { fitErrorMessage, nodeFit, podRequests, type NodeFit } from './fit.js';
+import { quantityValueOrZero } from '../../../common/util/values/quantity.js';
 
 export const SCHEDULER_NAME = 'default-scheduler';
 const USER: UserInfo = { username: 'system:kube-scheduler', groups: ['system:masters'] };
@@ -290,7 +291,7 @@ function leastRequested(
     const alloc = recordOf(objAt(node, 'status')?.['allocatable']);
     let total = 0;
     for (const r of ['cpu', 'memory']) {
-      const cap = quantity(alloc[r]);
+      const cap = quantityValueOrZero(alloc[r]);
       let used = want.get(r) ?? 0;
       for (const p of byNode.get(nodeName(node)) ?? []) used += podRequests(p).get(r) ?? 0;
       total += cap > 0 ? (cap - used) / cap : 0;

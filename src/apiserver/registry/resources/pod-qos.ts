@@ -4,29 +4,18 @@
 // the summed limit, Burstable otherwise.
 
 import { isRecord, listOf } from '../../../common/util/json-shape.js';
-import { parseQuantity } from '../../../common/util/values/quantity.js';
+import { quantityValueOrZero } from '../../../common/util/values/quantity.js';
 import type { Obj } from '../types.js';
 
 export type QosClass = 'Guaranteed' | 'Burstable' | 'BestEffort';
 
 const QOS_RESOURCES = ['cpu', 'memory'] as const;
 
-/** The amount of a quantity; 0 for an absent or unparseable one (validation names those). */
-function amount(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v !== 'string') return 0;
-  try {
-    return parseQuantity(v).value;
-  } catch {
-    return 0;
-  }
-}
-
 /** Adds the container's positive cpu and memory amounts of one list into `sums`. */
 function addAmounts(list: unknown, sums: Map<string, number>): number {
   let found = 0;
   for (const r of QOS_RESOURCES) {
-    const v = amount(isRecord(list) ? list[r] : undefined);
+    const v = quantityValueOrZero(isRecord(list) ? list[r] : undefined);
     if (v <= 0) continue;
     sums.set(r, (sums.get(r) ?? 0) + v);
     found++;

@@ -62,6 +62,20 @@ export function parseQuantity(s: string, flag?: string): Quantity {
   return { value: Number(nano) / 1e9, canonical: canonicalize(nano, format) };
 }
 
+/**
+ * A stored object's quantity as a number: 0 when absent, not a string or number, or unreadable
+ * (validation names those; a reader that only sums amounts counts nothing for them).
+ */
+export function quantityValueOrZero(v: unknown): number {
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string') return 0;
+  try {
+    return parseQuantity(v).value;
+  } catch {
+    return 0;
+  }
+}
+
 const MILLI_IN_NANO = 1_000_000n;
 
 /**
