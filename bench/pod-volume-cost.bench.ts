@@ -14,7 +14,11 @@ import { runAgent } from '../src/agent/start/agent.js';
 import { silentLogger } from '../src/common/log/types.js';
 import { isRecord, listOf } from '../src/common/util/json-shape.js';
 import { systemMounter } from '../src/agent/volume/mounts.js';
-import { startApiServer, type StartedApiServer } from '../test/helpers/apiserver.js';
+import {
+  startApiServer,
+  writeTokenPlatconfig,
+  type StartedApiServer,
+} from '../test/helpers/apiserver.js';
 import {
   tempDir,
   testConfig,
@@ -177,11 +181,7 @@ async function main(): Promise<void> {
   let agent: Promise<number> | undefined;
   try {
     await prepareNamespace(api, ns);
-    const platconfig = join(dir.path, 'node.platconfig');
-    await writeFile(
-      platconfig,
-      `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: ${api.url}\n    certificate-authority: ${api.caFile}\nusers:\n- name: node\n  user:\n    token: ${token}\ncontexts:\n- name: node\n  context: {cluster: local, user: node}\ncurrent-context: node\n`,
-    );
+    const platconfig = await writeTokenPlatconfig(join(dir.path, 'node.platconfig'), api, token);
     const root = join(dir.path, 'root');
     agent = runAgent({
       config: testConfig(root, {

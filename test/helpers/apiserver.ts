@@ -15,6 +15,7 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -94,6 +95,26 @@ export interface StartedApiServer {
   stop(): Promise<void>;
   /** SIGKILL without cleanup of the dirs (crash tests); resolves when the process is gone. */
   kill(): Promise<void>;
+}
+
+/**
+ * Writes `file`: a platconfig for `api` that authenticates with a bearer token (a node's from
+ * --token-auth-file, or a bootstrap token) as `user`, trusting the server's CA.
+ */
+export async function writeTokenPlatconfig(
+  file: string,
+  api: Pick<StartedApiServer, 'url' | 'caFile'>,
+  token: string,
+  user = 'node',
+): Promise<string> {
+  await writeFile(
+    file,
+    `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: ${api.url}\n` +
+      `    certificate-authority: ${api.caFile}\nusers:\n- name: ${user}\n  user:\n` +
+      `    token: ${token}\ncontexts:\n- name: ${user}\n  context: {cluster: local, user: ${user}}\n` +
+      `current-context: ${user}\n`,
+  );
+  return file;
 }
 
 /** The repository root (where package.json and bin/ are), from src or dist. */

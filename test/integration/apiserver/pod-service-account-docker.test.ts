@@ -14,7 +14,11 @@ import { runAgent } from '../../../src/agent/start/agent.js';
 import { silentLogger } from '../../../src/common/log/types.js';
 import { isRecord, listOf } from '../../../src/common/util/json-shape.js';
 import { systemMounter } from '../../../src/agent/volume/mounts.js';
-import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
+import {
+  startApiServer,
+  writeTokenPlatconfig,
+  type StartedApiServer,
+} from '../../helpers/apiserver.js';
 import { tempDir, testConfig, testFlags, waitFor } from '../agent/pods/agent-harness.js';
 import {
   DOCKER_ENDPOINT,
@@ -39,16 +43,6 @@ async function inPod(root: string, pod: string, script: string): Promise<string>
   if (c === undefined) throw new Error(`no running container of ${pod}`);
   const r = await rt.exec(c.id, ['sh', '-c', script], 20_000);
   return r.output.trim();
-}
-
-/** The node's token credentials for the agent, in a platconfig. */
-async function nodePlatconfig(api: StartedApiServer, dir: string, token: string): Promise<string> {
-  const file = join(dir, 'node.platconfig');
-  await writeFile(
-    file,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: ${api.url}\n    certificate-authority: ${api.caFile}\nusers:\n- name: node\n  user:\n    token: ${token}\ncontexts:\n- name: node\n  context: {cluster: local, user: node}\ncurrent-context: node\n`,
-  );
-  return file;
 }
 
 async function get(api: StartedApiServer, path: string): Promise<Obj | undefined> {
@@ -104,7 +98,7 @@ test(
       }),
       flags: testFlags(root, {
         hostnameOverride: node,
-        platconfig: await nodePlatconfig(api, dir.path, nodeToken),
+        platconfig: await writeTokenPlatconfig(join(dir.path, 'node.platconfig'), api, nodeToken),
         nodeIP: '127.0.0.1',
       }),
       logger: silentLogger(),

@@ -11,7 +11,11 @@ import { runAgent } from '../../../../src/agent/start/agent.js';
 import type { NodeAgentConfiguration } from '../../../../src/agent/config/schema.js';
 import { silentLogger } from '../../../../src/common/log/types.js';
 import { systemMounter } from '../../../../src/agent/volume/mounts.js';
-import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
+import {
+  startApiServer,
+  writeTokenPlatconfig,
+  type StartedApiServer,
+} from '../../../helpers/apiserver.js';
 import { tempDir, testConfig, testFlags, waitFor } from './agent-harness.js';
 import { killProcessPods, removeDockerPodsNamed } from './runtimes.js';
 
@@ -46,11 +50,7 @@ export async function volumeScene(
       ...(runtime === 'process' ? ['--disable-admission-plugins=ServiceAccount'] : []),
     ],
   });
-  const platconfig = join(dir.path, 'node.platconfig');
-  await writeFile(
-    platconfig,
-    `apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: ${api.url}\n    certificate-authority: ${api.caFile}\nusers:\n- name: node\n  user:\n    token: ${token}\ncontexts:\n- name: node\n  context: {cluster: local, user: node}\ncurrent-context: node\n`,
-  );
+  const platconfig = await writeTokenPlatconfig(join(dir.path, 'node.platconfig'), api, token);
   const root = join(dir.path, 'root');
   const logger = process.env.DEBUG_PODS
     ? (await import('pino')).default({ level: 'debug' })

@@ -10,6 +10,7 @@ import {
   startServerFixture,
   makeServerCerts,
   type ServerCerts,
+  type ServerFixture,
 } from '../../../helpers/server-fixture.js';
 import { makeServing } from '../../../helpers/server-tls-certs.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
@@ -19,7 +20,11 @@ before(async () => {
   certs = await makeServerCerts();
 });
 
-test('every endpoint: 401 without credentials, 403 when the webhook denies, 200 when it allows (client certificates)', async (t) => {
+/** A server whose webhook authorizer allows alice only, and the fake reviewer it asks. */
+async function aliceOnlyServer(): Promise<{
+  sar: FakeSarReviewer;
+  f: ServerFixture;
+}> {
   const sar = new FakeSarReviewer((spec) => spec.user === 'alice');
   const f = await startServerFixture({
     certs,
@@ -31,6 +36,11 @@ test('every endpoint: 401 without credentials, 403 when the webhook denies, 200 
       unauthorizedTtlMs: 30_000,
     },
   });
+  return { sar, f };
+}
+
+test('every endpoint: 401 without credentials, 403 when the webhook denies, 200 when it allows (client certificates)', async (t) => {
+  const { sar, f } = await aliceOnlyServer();
   t.after(() => f.stop());
   for (const e of ENDPOINTS) {
     const anon = await fetchText(f.base + e.path, { method: e.method, ca: certs.ca.certPem });
@@ -183,17 +193,7 @@ test('AlwaysAllow with anonymous access: every endpoint answers 200 and the bodi
 });
 
 test('HTTP/2 is offered as the reference kubelet offers it: every endpoint over h2 with the same authentication and authorization, logs whole', async (t) => {
-  const sar = new FakeSarReviewer((spec) => spec.user === 'alice');
-  const f = await startServerFixture({
-    certs,
-    anonymous: false,
-    authorization: {
-      mode: 'Webhook',
-      reviewer: sar,
-      authorizedTtlMs: 300_000,
-      unauthorizedTtlMs: 30_000,
-    },
-  });
+  const { f } = await aliceOnlyServer();
   t.after(() => f.stop());
   const as = (who: 'alice' | 'bob') => ({
     ca: certs.ca.certPem,
