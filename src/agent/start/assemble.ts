@@ -395,7 +395,7 @@ export function assembleAgent(input: AssembleInput): AssembledParts {
     },
     logger: input.logger.child({ part: 'podconfig' }),
   });
-  const statuses = new PodStatusManager();
+  const statuses = new PodStatusManager(input.logger.child({ part: 'status' }));
   const refusals = new PodRefusals();
   const ctx: SourceContext = { input, validation, refusals, apply: (s) => podConfig.apply(s) };
   const sources = staticSources(ctx);

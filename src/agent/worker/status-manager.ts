@@ -1,6 +1,8 @@
 // Holds the latest computed status of every pod; the read side for the agent's servers, the
 // node status and mirror pods.
+import type { Logger } from '../../common/log/types.js';
 import type { Pod, PodStatus } from '../pod/types.js';
+import { illegalTransition } from './status-transition.js';
 
 export interface PodWithStatus {
   pod: Pod;
@@ -33,13 +35,37 @@ export class PodStatusManager implements StatusProvider {
   private readonly listeners: StatusListener[] = [];
   private readonly removeListeners: ((pod: Pod) => void)[] = [];
   private readonly eventListeners: ((e: PodEvent) => void)[] = [];
+  /** The refusals already logged, by pod UID: each is said once. */
+  private readonly refusedSaid = new Map<string, string>();
 
+  /** `logger`: where a refused status change is said (once per pod and reason). */
+  constructor(private readonly logger?: Logger) {}
+
+  /**
+   * Holds `status` as the pod's, unless it takes a container that may not restart out of its
+   * terminated state (the update is then dropped, as the reference's status manager drops it).
+   */
   set(pod: Pod, status: PodStatus): void {
     const prev = this.entries.get(pod.metadata.uid);
+    const refused = illegalTransition(pod, prev?.status ?? pod.status, status);
+    if (refused !== undefined) {
+      this.refuse(pod, refused);
+      return;
+    }
     this.entries.set(pod.metadata.uid, { pod, status });
     if (prev === undefined || JSON.stringify(prev.status) !== JSON.stringify(status)) {
       for (const l of this.listeners) l(pod, status);
     }
+  }
+
+  private refuse(pod: Pod, reason: string): void {
+    const uid = pod.metadata.uid;
+    if (this.refusedSaid.get(uid) === reason) return;
+    this.refusedSaid.set(uid, reason);
+    this.logger?.error(
+      { pod: `${pod.metadata.namespace}/${pod.metadata.name}`, err: reason },
+      'Status update on pod aborted',
+    );
   }
 
   get(uid: string): PodWithStatus | undefined {
@@ -54,6 +80,7 @@ export class PodStatusManager implements StatusProvider {
   delete(uid: string, latest?: Pod): void {
     const prev = this.entries.get(uid);
     this.entries.delete(uid);
+    this.refusedSaid.delete(uid);
     if (prev) for (const l of this.removeListeners) l(latest ?? prev.pod);
   }
 
