@@ -123,6 +123,14 @@ export function podFullName(pod: Pick<Pod, 'metadata'>): string {
   return `${pod.metadata.name}_${pod.metadata.namespace}`;
 }
 
+/** The reference's default terminationMessagePath. */
+export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+
+/** Where the container's termination message file is mounted ('' when it has none). */
+export function terminationMessagePathOf(c: Container): string {
+  return c.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
+}
+
 export function restartPolicyOf(pod: Pod): RestartPolicy {
   const p = pod.spec.restartPolicy;
   return p === undefined || p === '' ? 'Always' : p;

@@ -10,7 +10,13 @@ import { constants, chmod, open } from 'node:fs/promises';
 import { errnoCode } from '../../common/util/errno.js';
 import { userMessage } from '../../common/util/errors.js';
 import { mkdirUnder, pathForWrite } from '../../common/util/safe-path.js';
-import type { Container, ContainerState, Pod, PodStatus } from '../pod/types.js';
+import {
+  terminationMessagePathOf,
+  type Container,
+  type ContainerState,
+  type Pod,
+  type PodStatus,
+} from '../pod/types.js';
 import type { RuntimeContainer } from '../runtime/types.js';
 
 /** The reference's MaxContainerTerminationMessageLength. */
@@ -18,7 +24,6 @@ export const MAX_TERMINATION_MESSAGE_BYTES = 4096;
 /** The reference's MaxContainerTerminationMessageLogLines and ...LogLength. */
 export const MAX_TERMINATION_LOG_LINES = 80;
 export const MAX_TERMINATION_LOG_BYTES = 2048;
-export const DEFAULT_TERMINATION_MESSAGE_PATH = '/dev/termination-log';
 /** The reference's MaxPodTerminationMessageLogLength: the pod's messages together. */
 export const MAX_POD_TERMINATION_MESSAGE_BYTES = 12 * 1024;
 
@@ -61,11 +66,6 @@ export function limitTerminationMessages(pod: Pod, status: PodStatus): PodStatus
     ...(init !== undefined ? { initContainerStatuses: init } : {}),
     ...(ephemeral !== undefined ? { ephemeralContainerStatuses: ephemeral } : {}),
   };
-}
-
-/** terminationMessagePath after the API's defaulting ('' means none). */
-export function terminationMessagePathOf(c: Container): string {
-  return c.terminationMessagePath ?? DEFAULT_TERMINATION_MESSAGE_PATH;
 }
 
 /** A new empty file for one container instance; undefined when the container has no path. */

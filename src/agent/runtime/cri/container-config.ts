@@ -6,9 +6,13 @@
 // and the security context.
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { recordOf } from '../../../common/util/json-shape.js';
-import type { Container, Pod } from '../../pod/types.js';
+import { terminationMessagePathOf, type Container, type Pod } from '../../pod/types.js';
 import { plainEnvironment } from '../../pod/expand.js';
-import { LABELS, type ContainerConfig as AgentContainerConfig } from '../types.js';
+import {
+  LABELS,
+  type ContainerConfig as AgentContainerConfig,
+  type ContainerMount,
+} from '../types.js';
 import {
   defaultContainerSettings,
   dockerContainerSettings,
@@ -28,6 +32,8 @@ import {
 
 export interface ContainerInput extends AgentContainerConfig {
   nodeName?: string;
+  /** The pod's agent-managed hosts file, mounted at /etc/hosts. */
+  hostsPath?: string;
   settings?: ContainerSettings;
   /** Who the image runs as (ImageStatus uid / username). */
   imageUser?: ImageUser;
@@ -54,6 +60,43 @@ export function containerMounts(c: Container, volumePaths: Record<string, string
           : MountPropagation.PROPAGATION_PRIVATE,
     };
   });
+}
+
+const BIND_PROPAGATION: Readonly<Record<ContainerMount['propagation'], MountPropagation>> = {
+  rprivate: MountPropagation.PROPAGATION_PRIVATE,
+  rslave: MountPropagation.PROPAGATION_HOST_TO_CONTAINER,
+  rshared: MountPropagation.PROPAGATION_BIDIRECTIONAL,
+};
+
+/** A file the agent made, bound read-write at `path` (the hosts file, the termination message). */
+const fileMount = (host: string, path: string): Mount => ({
+  container_path: path,
+  host_path: host,
+  readonly: false,
+  propagation: MountPropagation.PROPAGATION_PRIVATE,
+});
+
+/**
+ * Every mount of the container: its volumes as the volume manager resolved them (the volume paths
+ * when it did not), the pod's hosts file at /etc/hosts, and the termination message file at
+ * terminationMessagePath, as the reference's makeMounts lists them.
+ */
+export function allMounts(i: ContainerInput): Mount[] {
+  const c = i.container;
+  const volumes =
+    i.mounts?.map((m) => ({
+      container_path: m.containerPath,
+      host_path: m.hostPath,
+      readonly: m.readOnly,
+      propagation: BIND_PROPAGATION[m.propagation],
+    })) ?? containerMounts(c, i.volumePaths);
+  return [
+    ...volumes,
+    ...(i.hostsPath !== undefined ? [fileMount(i.hostsPath, '/etc/hosts')] : []),
+    ...(i.terminationMessageFile !== undefined
+      ? [fileMount(i.terminationMessageFile, terminationMessagePathOf(c))]
+      : []),
+  ];
 }
 
 /** volumeDevices of block volumes, at their devicePath, read-write-mknod as the reference gives. */
@@ -111,6 +154,9 @@ export function containerLabels(i: ContainerInput): Record<string, string> {
     [LABELS.attempt]: String(i.attempt),
     [LABELS.specHash]: i.specHash,
     [LABELS.sandboxId]: i.sandboxId,
+    ...(i.terminationMessageFile !== undefined
+      ? { [LABELS.terminationMessageFile]: i.terminationMessageFile }
+      : {}),
   };
 }
 
@@ -128,7 +174,7 @@ export function containerConfig(i: ContainerInput): ContainerConfig {
     args: cmd.args ?? [],
     working_dir: c.workingDir ?? '',
     envs: cmd.env.map((e) => ({ key: e.name, value: e.value })),
-    mounts: containerMounts(c, i.volumePaths),
+    mounts: allMounts(i),
     devices: containerDevices(c, i.volumePaths),
     labels: containerLabels(i),
     annotations: { 'io.kubernetes.container.hash': i.specHash },

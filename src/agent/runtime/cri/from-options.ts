@@ -16,6 +16,8 @@ export async function isCriSocket(endpoint: string, clock: Clock): Promise<boole
 
 /** The runtime factory's options a CRI runtime takes (a subset of RuntimeFactoryOptions). */
 export interface CriFactoryOptions {
+  /** The agent's --root-dir: each pod's managed hosts file goes under it. */
+  rootDir: string;
   imageEndpoint: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
@@ -60,6 +62,7 @@ export function criRuntime(opts: CriFactoryOptions, endpoint: string): CriRuntim
     runtime,
     image,
     guessedName: criRuntimeNamed(endpoint) ?? 'containerd',
+    rootDir: opts.rootDir,
     requestTimeoutMs: opts.requestTimeoutMs,
     serializeImagePulls: opts.serializeImagePulls,
     ...(opts.maxParallelImagePulls !== undefined

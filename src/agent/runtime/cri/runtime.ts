@@ -37,6 +37,7 @@ import type { CriEndpoint } from './endpoint.js';
 import { CriImages } from './images.js';
 import { containerConfig } from './container-config.js';
 import { sandboxConfig } from './sandbox-config.js';
+import { mountsHostsFile, writePodHostsFile } from '../settings/pod-hosts.js';
 import { CriState } from './state.js';
 import { CriLogs, removeLogFiles } from './logs.js';
 import { channelSession, portForwardConnection } from './stream-client.js';
@@ -49,6 +50,8 @@ export interface CriRuntimeOptions {
   image: CriEndpoint;
   /** The runtime's name until Version tells it (from the socket's name). */
   guessedName: string;
+  /** The agent's --root-dir: each pod's managed hosts file goes under it. */
+  rootDir: string;
   requestTimeoutMs: number;
   serializeImagePulls: boolean;
   maxParallelImagePulls?: number;
@@ -196,9 +199,11 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     const imageUser = await this.imageUser(cfg.container.image ?? '');
     const violation = runAsNonRootViolation(cfg.pod, cfg.container, imageUser);
     if (violation !== undefined) throw new ContainerConfigError(violation);
+    const hostsPath = await this.hostsFile(cfg);
     const config = containerConfig({
       ...cfg,
       imageUser,
+      ...(hostsPath !== undefined ? { hostsPath } : {}),
       ...(this.o.nodeName !== undefined ? { nodeName: this.o.nodeName } : {}),
       ...(this.o.podSettings !== undefined ? { settings: this.o.podSettings.container } : {}),
     });
@@ -210,6 +215,35 @@ export class CriRuntime implements ContainerRuntime, ImageService {
     if (r.container_id === undefined || r.container_id === '')
       throw new RuntimeError(`CreateContainer of ${cfg.container.name} answered no container id`);
     return r.container_id;
+  }
+
+  /**
+   * The pod's /etc/hosts, written afresh with the sandbox's addresses, as the reference's kubelet
+   * makes it for a CRI runtime: none when a mount covers the path, or when the sandbox has no
+   * address and the pod has its own network.
+   */
+  private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
+    if (!mountsHostsFile(cfg.container)) return undefined;
+    const hostNetwork = cfg.pod.spec.hostNetwork === true;
+    const podIPs = hostNetwork ? [] : await this.sandboxIPs(cfg.sandboxId);
+    if (podIPs.length === 0 && !hostNetwork) return undefined;
+    return writePodHostsFile({
+      rootDir: this.o.rootDir,
+      pod: cfg.pod,
+      podIPs,
+      clusterDomain: this.o.podSettings?.dns?.clusterDomain ?? 'cluster.local',
+    });
+  }
+
+  /** The sandbox's addresses (PodSandboxStatus: the CNI's primary, then the others). */
+  private async sandboxIPs(sandboxId: string): Promise<string[]> {
+    const r = await this.client.call('RuntimeService/PodSandboxStatus', {
+      pod_sandbox_id: sandboxId,
+    });
+    const net = r.status?.network;
+    return [net?.ip ?? '', ...(net?.additional_ips ?? []).map((a) => a.ip ?? '')].filter(
+      (ip) => ip !== '' && ip.length <= 45,
+    );
   }
 
   async startContainer(id: string): Promise<void> {

@@ -122,5 +122,8 @@ export function containerOf(c: Container, st: ContainerStatus | undefined): Runt
     ...(started !== undefined ? { startedAtMs: started } : {}),
     ...(finished !== undefined && state === 'exited' ? { finishedAtMs: finished } : {}),
     sandboxId: labels[LABELS.sandboxId] ?? c.pod_sandbox_id ?? '',
+    ...(labels[LABELS.terminationMessageFile] !== undefined
+      ? { terminationMessageFile: labels[LABELS.terminationMessageFile] }
+      : {}),
   };
 }

@@ -1,6 +1,6 @@
 // Pod and container specs to Docker Engine API create bodies (API 1.41).
 import type { ContainerCreateOptions } from 'dockerode';
-import type { Container, Pod } from '../../pod/types.js';
+import { terminationMessagePathOf, type Container, type Pod } from '../../pod/types.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { LABELS, type ContainerConfig } from '../types.js';
 import { agentPodLabels } from '../pod-labels.js';
@@ -126,9 +126,7 @@ function containerBinds(opts: ContainerCreateInput): string[] {
     });
   if (opts.hostsPath !== undefined) binds.push(`${opts.hostsPath}:/etc/hosts`);
   if (opts.terminationMessageFile !== undefined)
-    binds.push(
-      `${opts.terminationMessageFile}:${c.terminationMessagePath ?? '/dev/termination-log'}`,
-    );
+    binds.push(`${opts.terminationMessageFile}:${terminationMessagePathOf(c)}`);
   if (
     opts.resolvConfPath !== undefined &&
     !(c.volumeMounts ?? []).some((m) => m.mountPath === '/etc/resolv.conf')

@@ -208,6 +208,7 @@ export function criRuntimeOn(ctd: () => Containerd | undefined): RuntimeUnderTes
         runtime: ep,
         image: ep,
         guessedName: 'containerd',
+        rootDir,
         requestTimeoutMs: 60_000,
         serializeImagePulls: true,
         registryPullQPS: 5,

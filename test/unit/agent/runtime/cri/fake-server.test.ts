@@ -74,6 +74,7 @@ function runtimeOn(endpoint: string, timeoutMs = 5000, logger = silentLogger()):
     runtime: ep,
     image: ep,
     guessedName: 'containerd',
+    rootDir: dir,
     requestTimeoutMs: timeoutMs,
     serializeImagePulls: true,
     registryPullQPS: 0,
