@@ -5,7 +5,8 @@
 
 import type { Names } from '../../common/names.js';
 import type { ContainerRuntime } from '../runtime/types.js';
-import { podWorkingSet, statsSnapshot } from '../runtime/stats-snapshot.js';
+import type { Logger } from '../../common/log/types.js';
+import { podWorkingSet, StatsFailureNote, statsSnapshot } from '../runtime/stats-snapshot.js';
 import type { Pod } from '../pod/types.js';
 import { ActivePods, type ActivePodsSource, type PodStatusWriter } from '../worker/active-pods.js';
 import type { EvictablePods, EvictionCandidate } from './manager.js';
@@ -23,6 +24,7 @@ export function isCriticalPod(pod: Pod, names: Names): boolean {
 export class RuntimeEvictablePods implements EvictablePods {
   private usage = new Map<string, number>();
   private readonly active: ActivePods;
+  private readonly note: StatsFailureNote | undefined;
 
   constructor(
     private readonly o: {
@@ -30,9 +32,12 @@ export class RuntimeEvictablePods implements EvictablePods {
       statuses: PodStatusWriter;
       runtime: ContainerRuntime;
       names: Names;
+      /** Where a failed stats read is said (pods are then ranked without their memory use). */
+      logger?: Logger;
     },
   ) {
     this.active = new ActivePods(o);
+    this.note = o.logger && new StatsFailureNote(o.logger, 'the eviction manager');
   }
 
   candidates(): readonly EvictionCandidate[] {
@@ -50,7 +55,7 @@ export class RuntimeEvictablePods implements EvictablePods {
   /** Refreshes per-pod memory use (called before ranking, best effort). */
   async refresh(): Promise<void> {
     const all = await this.o.runtime.listContainers();
-    const stats = await statsSnapshot(this.o.runtime, all);
+    const stats = await statsSnapshot(this.o.runtime, all, this.note);
     const next = new Map<string, number>();
     for (const c of all)
       if (c.kind !== 'sandbox' && c.state === 'running' && !next.has(c.podUid))

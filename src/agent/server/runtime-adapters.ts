@@ -8,7 +8,7 @@ import type { Writable } from 'node:stream';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { linesAfter, linesSince } from '../runtime/log-lines.js';
-import { statsSnapshot } from '../runtime/stats-snapshot.js';
+import { StatsFailureNote, statsSnapshot } from '../runtime/stats-snapshot.js';
 import type {
   ContainerRuntime,
   PodStats,
@@ -237,6 +237,8 @@ export interface RuntimeStatsOptions {
   hostUptimeSeconds?: () => number;
   /** The pod's volume stats of the last --volume-stats-agg-period pass (pods[].volume). */
   volumes?: (uid: string) => readonly unknown[] | undefined;
+  /** Where a failed stats read is said. */
+  logger?: Logger;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -275,12 +277,16 @@ function podUsage(time: string, p: PodEntry, own: PodStats | undefined): Record<
 }
 
 export class RuntimeStats implements StatsProvider {
-  constructor(private readonly o: RuntimeStatsOptions) {}
+  private readonly note: StatsFailureNote | undefined;
+
+  constructor(private readonly o: RuntimeStatsOptions) {
+    this.note = o.logger && new StatsFailureNote(o.logger, '/stats/summary');
+  }
 
   async summary(): Promise<unknown> {
     const time = this.o.clock.now().toISOString();
     const all = await this.o.runtime.listContainers();
-    const stats = await statsSnapshot(this.o.runtime, all);
+    const stats = await statsSnapshot(this.o.runtime, all, this.note);
     const pods = new Map<string, PodEntry>();
     for (const c of all) {
       if (c.kind === 'sandbox' || c.state !== 'running') continue;

@@ -23,6 +23,7 @@ export function startEviction(
     statuses: agent.statuses,
     runtime: agent.runtime.runtime,
     names,
+    logger: logger.child({ part: 'eviction' }),
   });
   // --local-storage-capacity-isolation: pods over their local storage limits, from the volume
   // stats.

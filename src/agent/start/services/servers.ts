@@ -173,6 +173,7 @@ export async function startServers(
       clock,
       podStartTime: (uid) => agent.statuses.status(uid)?.startTime,
       volumes: (uid) => volumeStats?.get(uid),
+      logger,
     }),
     containerLogs: new RuntimeContainerLogs({ runtime, pods: agent.pods, clock, logger }),
     commands: new RuntimeCommandRunner({ runtime, pods: agent.pods }),
