@@ -68,7 +68,8 @@ const PAGE_SERVER: Record<string, string> = {
 
 const SUITE = 'runs suites of the test run this test is part of';
 const BENCH = 'a benchmark of minutes (docs/benchmarks.md gives its figures)';
-const ON_A_POD = 'a subcommand named in prose, no pod given; README.md\'s join block runs it on a pod';
+const ON_A_POD =
+  "a subcommand named in prose, no pod given; README.md's join block runs it on a pod";
 
 /** Command spans no test here runs, each with why. */
 const NOT_RUN: Record<string, string> = {
@@ -114,7 +115,8 @@ const NOT_RUN: Record<string, string> = {
   'kubectl logs': ON_A_POD,
   'kubectl exec': ON_A_POD,
   'kubectl exec -i': ON_A_POD,
-  'kubectl attach': 'a subcommand named in prose; test/e2e/kubectl-streaming-attach.test.ts runs it',
+  'kubectl attach':
+    'a subcommand named in prose; test/e2e/kubectl-streaming-attach.test.ts runs it',
   'kubectl debug': 'a subcommand named in prose; needs a pod on a node',
   'kubectl debug -it <pod> --image=busybox --target=<container>':
     'a synopsis with <pod> and <container>, an interactive session',
