@@ -50,6 +50,10 @@ const RUN: Record<string, Run> = {
     way: 'kubectl',
     answer: /^clusterrolebinding\.rbac\.\S+\/dana-view created$/m,
   },
+  'until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 1; done': {
+    way: 'kubectl',
+    answer: /^$/,
+  },
   'kubectl explain pods --output=plaintext-openapiv2': {
     way: 'kubectl',
     answer: /^KIND:\s+Pod$/m,
@@ -64,6 +68,8 @@ const PAGE_SERVER: Record<string, string> = {
   'docs/getting-started.md': 'plat-apiserver --platform-domain=k8s.io',
   // the page's first block starts its server with --platform-domain=k8s.io
   'docs/plat-apiserver.md': 'plat-apiserver --platform-domain=k8s.io',
+  // its restart section follows README's join
+  'docs/troubleshooting.md': 'plat-apiserver --platform-profile=kubernetes',
 };
 
 const SUITE = 'runs suites of the test run this test is part of';
@@ -74,6 +80,7 @@ const ON_A_POD =
 /** Command spans no test here runs, each with why. */
 const NOT_RUN: Record<string, string> = {
   'npm test': 'the whole suite, of which this test is part',
+  'npm ci': 'reinstalls node_modules; timed by hand from a fresh clone',
   'npm run build': 'the suite is built before it runs',
   'npm run quickstart': 'builds, then holds the fixed ports 18080 and 10248-10250; run by hand',
   'npm run quickstart -- --check':
@@ -101,7 +108,6 @@ const NOT_RUN: Record<string, string> = {
   'npm run bench -- apiserver-': 'a prefix of benchmark names, not a whole name',
   'node dist/src/...': "a table row's label: the unbundled build, not a path",
   'node --snapshot-blob': 'a flag of node named in prose (the start-up snapshot not taken)',
-  'node is shutting down': "not a command: the node's NotReady message",
   'sleep 3600': "a container's command (the benchmark's pods), not the reader's",
   'docker exec': "a subcommand named in prose (a probe's exec on Docker)",
   'docker exec <id> true': 'a synopsis: <id> is a container of a running benchmark',
@@ -113,8 +119,15 @@ const NOT_RUN: Record<string, string> = {
   'kill -9': 'a fragment (no pid): what a crash of the server is',
   'kubectl wait --for=create': "a fragment naming the flag; README.md's join block runs it",
   'kubectl logs': ON_A_POD,
+  'kubectl delete pod web': "deletes README's pod (the walk-through test deletes it the same way)",
+  'kill %1 %2 %3':
+    "the reader's shell jobs (the walk-through test stops the block's process group)",
+  'curl http://127.0.0.1:18090/': "reads through README's port-forward, which its join block runs",
+  'kubectl port-forward pod/web 18091:8080':
+    "needs README's pod on a node; README's join block runs kubectl port-forward on it",
   'kubectl exec': ON_A_POD,
   'kubectl exec -i': ON_A_POD,
+  'kubectl port-forward': ON_A_POD,
   'kubectl attach':
     'a subcommand named in prose; test/e2e/kubectl-streaming-attach.test.ts runs it',
   'kubectl debug': 'a subcommand named in prose; needs a pod on a node',

@@ -1,8 +1,9 @@
 // The inline code spans of the user's documentation (README.md and docs/*.md, read as
 // doc-blocks.ts reads them; fenced blocks are left out, they are doc-inventory.ts's) that are whole
 // commands. The rule: a span, its runs of blanks made one, whose first word is a program a user
-// runs from a shell (COMMAND_PROGRAMS, or a path under bin/, scripts/ or ./) followed by at least
-// one more word. A program's name alone (`nodeagent`, `kubectl`) names the program and is no
+// runs from a shell (COMMAND_PROGRAMS, or a path under bin/, scripts/ or ./; `until` starts a
+// loop of them) followed by at least one more word (for `node`, a flag or a script path: the word
+// is prose too). A program's name alone (`nodeagent`, `kubectl`) names the program and is no
 // command; a span that starts with a subcommand (`get nodes`, `token list`) is a fragment of the
 // command around it and is no command either.
 import { readFileSync } from 'node:fs';
@@ -48,6 +49,7 @@ export const COMMAND_PROGRAMS: ReadonlySet<string> = new Set([
   'ip',
   'iptables',
   'sysctl',
+  'until',
 ]);
 
 /** Whether a span's text is a whole command by the rule above. */
@@ -55,6 +57,8 @@ export function isCommand(text: string): boolean {
   const words = text.replace(/^sudo /, '').split(' ');
   const first = words[0] ?? '';
   const program = /^(?:bin|scripts|\.)\/\S/.test(first) || COMMAND_PROGRAMS.has(first);
+  // `node` is a word of prose and log messages too: as a program it runs a flag or a script
+  if (first === 'node' && !/^-|[/.]/.test(words[1] ?? '')) return false;
   return program && words.length > 1;
 }
 
