@@ -176,8 +176,8 @@ function tmpInto(dir: string): Swap {
 }
 
 test(
-  'getting-started: join with a token file, then token create, list and delete',
-  { skip, timeout: 120_000 },
+  'getting-started: join with a token file, run a pod (logs, exec), then token create, list and delete',
+  { skip, timeout: 180_000 },
   async (t) => {
     const w = workspace(t, 'join');
     const port = await freePort();
@@ -235,6 +235,11 @@ test(
       ),
     );
     assertBootstrapFiles(w.dir);
+    // step 4: a pod on the node, its log and an exec (the block's comments), then deleted
+    const pod = await w.toEnd(script(RUN_BLOCKS.podOnNode, [tmpInto(w.dir)]));
+    assert.match(pod, /^hello from the node$/m);
+    assert.match(pod, /^hi$/m);
+    assert.match(pod, /^pod "hello" deleted$/m);
     // kubeadm's way: token create writes step 2's file, token list shows it, token delete
     const created = await w.toEnd(script(RUN_BLOCKS.tokenCreate, [tmpInto(w.dir)]));
     const id = /\b([a-z0-9]{6})\.[a-z0-9]{16}\b/.exec(created)?.[1];

@@ -1,9 +1,10 @@
 // README.md's "Join plat-apiserver" block, run as a user runs it: the whole ```sh block as one
 // bash script (set -e), with only what a test must change: its directory (/tmp/demo) moved to a
-// temp dir, the ports of the server and the agent free ones, the pod's name made unique, and the
-// image the local one (busybox:local: no registry is reachable here). It starts plat-apiserver,
-// creates a token, joins the agent on Docker, waits for the node Ready, runs a pod, reads its
-// log and runs a command in it; each of its commented answers is checked.
+// temp dir, the ports of the server, the agent and the port-forward free ones, the pod's name
+// made unique, and the image the local one (busybox:local: no registry is reachable here). It
+// starts plat-apiserver, creates a token, joins the agent on Docker, waits for the node Ready,
+// runs a pod, reads its log, runs a command in it and reads its web page through kubectl
+// port-forward; each of its commented answers is checked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,7 @@ interface Moves {
   apiPort: number;
   agentPort: number;
   healthzPort: number;
+  forwardPort: number;
   pod: string;
 }
 
@@ -49,13 +51,15 @@ function moved(block: FencedBlock, m: Moves): string {
       '--fail-cgroupv1=false &',
       `--fail-cgroupv1=false --port=${m.agentPort} --healthz-port=${m.healthzPort} --read-only-port=0 &`,
     ],
+    [/\b18090:/, `${m.forwardPort}:`],
+    ['http://127.0.0.1:18090/', `http://127.0.0.1:${m.forwardPort}/`],
     [/\bweb\b/g, m.pod],
     ['--image=busybox ', '--image=busybox:local '],
   ]);
 }
 
 test(
-  "README's Join plat-apiserver block runs as written: node Ready, the pod's log and exec",
+  "README's Join plat-apiserver block runs as written: node Ready, the pod's log, exec, port-forward",
   { skip, timeout: 300_000 },
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'readme-demo-'));
@@ -64,6 +68,7 @@ test(
       apiPort: await freePort(),
       agentPort: await freePort(),
       healthzPort: await freePort(),
+      forwardPort: await freePort(),
       pod: `web${process.pid}`,
     };
     const script = moved(
@@ -90,12 +95,15 @@ test(
     });
     const code = await run.exited;
     assert.equal(code, 0, `the block failed:\n${run.output().slice(-4000)}`);
-    // the block's own comments: `demo   Ready`, `hello from web`, `web` (the pod's name here)
+    // the block's own comments: `demo   Ready`, `hello from web` (the log, then the page read
+    // through the port-forward), `web` (the pod's name here), `Forwarding from ...`
     const answers = [
       /^demo\s+Ready\s/m,
-      new RegExp(`^hello from ${m.pod}$`, 'm'),
       new RegExp(`^${m.pod}$`, 'm'),
+      new RegExp(`^Forwarding from 127\\.0\\.0\\.1:${m.forwardPort} -> 8080$`, 'm'),
     ];
     await awaitOutput(run, answers, 10_000);
+    const hello = run.output().match(new RegExp(`^hello from ${m.pod}$`, 'gm')) ?? [];
+    assert.equal(hello.length, 2, `the log and the forwarded page:\n${run.output()}`);
   },
 );

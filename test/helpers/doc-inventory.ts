@@ -23,6 +23,7 @@ export const RUN_BLOCKS = {
   tokenCreate: { file: 'docs/getting-started.md', marker: 'token create --platconfig' },
   tokenList: { file: 'docs/getting-started.md', marker: 'token list --platconfig' },
   bootstrapAgent: { file: 'docs/getting-started.md', marker: '--bootstrap-platconfig /tmp/' },
+  podOnNode: { file: 'docs/getting-started.md', marker: 'kubectl run hello' },
   nodeStatus: { file: 'docs/operations.md', marker: '--register-with-taints dedicated=demo' },
   apiserverStart: { file: 'docs/plat-apiserver.md', marker: 'get csr' },
   validateConfig: { file: 'docs/plat-apiserver.md', marker: '--validate-config' },

@@ -1,7 +1,8 @@
 // Node status: computed every --node-status-update-frequency (capacity and allocatable, the four
 // conditions, addresses, nodeInfo, images) and sent to the API server when it changed or at least
 // every --node-status-report-frequency while the node lease is the heartbeat (every update
-// otherwise, as the reference did before leases). Sending never blocks anything else: only the
+// otherwise, as the reference did before leases); an update with nothing to send reads the Node,
+// so one gone from the server is registered again within an update period. Sending never blocks anything else: only the
 // latest status waits to be sent
 // (an older unsent one is superseded and counted as dropped) and a failed send is retried at the
 // next tick. Ready/NotReady and pressure transitions are reported as node events.
@@ -131,7 +132,10 @@ export class NodeStatusManager {
       this.lastSent === undefined ||
       now - this.lastSent.atMs >= maxAgeMs ||
       this.changed(this.lastSent.status, status);
-    if (!due && this.pending === undefined) return;
+    if (!due && this.pending === undefined) {
+      await this.checkRegistered(signal);
+      return;
+    }
     if (this.pending !== undefined) this.dropped++;
     this.pending = status;
     try {
@@ -149,6 +153,27 @@ export class NodeStatusManager {
         { node: this.o.nodeName, err: userMessage(err), droppedSoFar: this.dropped },
         'error updating node status, will retry at the next update',
       );
+    }
+  }
+
+  /**
+   * An update with nothing to send still reads the Node, as the reference reads it every
+   * nodeStatusUpdateFrequency before deciding to patch: a node deleted, or lost by an API server
+   * that restarted empty, is registered again within one update period, not at the next report
+   * (5 minutes while the lease is the heartbeat). Other failures wait for the next update (the
+   * lease says when the server is unreachable).
+   */
+  private async checkRegistered(signal?: AbortSignal): Promise<void> {
+    if (this.o.reregister === undefined) return;
+    try {
+      await this.o.api.get(this.o.nodeName, signal);
+    } catch (err) {
+      if (isNotFound(err)) await this.registerAgain(err, signal);
+      else
+        this.o.logger.debug(
+          { node: this.o.nodeName, err: userMessage(err) },
+          'reading the node failed',
+        );
     }
   }
 

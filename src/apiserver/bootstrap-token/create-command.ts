@@ -28,7 +28,7 @@ import {
   USAGES,
 } from './token.js';
 import { isOneOf, recordOf } from '../../common/util/json-shape.js';
-import type { Names } from '../../common/names.js';
+import { DEFAULT_PLATFORM_DOMAIN, type Names } from '../../common/names.js';
 import { namesForToken, serverNames } from './server-names.js';
 
 interface CreateOptions {
@@ -188,6 +188,19 @@ async function postSecret(conn: ConnectionConfig, secret: Record<string, unknown
     );
 }
 
+/**
+ * The agent command line that joins with the file under the server's names: the reference's
+ * spelling and profile under the kubernetes profile, the platform domain when not the default
+ * (an agent under other names asks for certificates the server does not sign).
+ */
+export function joinHint(names: Names, file: string): string {
+  if (names.profile === 'kubernetes')
+    return `nodeagent --platform-profile=kubernetes --bootstrap-kubeconfig=${file} ...`;
+  const domain =
+    names.labelDomain === DEFAULT_PLATFORM_DOMAIN ? '' : ` --platform-domain=${names.labelDomain}`;
+  return `nodeagent --bootstrap-platconfig=${file}${domain} ...`;
+}
+
 /** `token create`: 0 on success, 1 with a message on stderr. */
 export async function runCreate(argv: readonly string[], io: TokenCommandIo): Promise<number> {
   try {
@@ -208,7 +221,7 @@ export async function runCreate(argv: readonly string[], io: TokenCommandIo): Pr
       await writePlatconfig(o.joinConfig, join);
       io.err(
         `wrote the bootstrap platconfig for a node to ${o.joinConfig} (mode 0600); join ` +
-          `with: nodeagent --bootstrap-platconfig=${o.joinConfig} ...\n`,
+          `with: ${joinHint(names, o.joinConfig)}\n`,
       );
     }
     io.out(`${o.token}\n`);

@@ -10,11 +10,13 @@ import {
   tokenUser,
 } from '../../../../src/apiserver/bootstrap-token/token.js';
 import {
+  joinHint,
   joinPlatconfig,
   parseCreateArgs,
   tokenSecret,
 } from '../../../../src/apiserver/bootstrap-token/create-command.js';
 import { FlagError } from '../../../../src/common/util/errors.js';
+import { namesFor } from '../../../../src/common/names.js';
 import { fuzzParams } from '../../../helpers/fuzz-runs.js';
 
 const D = 'platform.io';
@@ -216,4 +218,20 @@ test('token create: the Secret it writes, the join platconfig, and its flag erro
     [3_600_000, 'abcdef.0123456789abcdef', '/tmp/j', 'kube-system'],
   );
   assert.equal(parseCreateArgs([]).joinConfig, undefined);
+});
+
+test("token create's join hint names the agent flags of the server's profile and domain", () => {
+  const f = '/tmp/b.conf';
+  assert.equal(
+    joinHint(namesFor('kubernetes'), f),
+    'nodeagent --platform-profile=kubernetes --bootstrap-kubeconfig=/tmp/b.conf ...',
+  );
+  assert.equal(
+    joinHint(namesFor('platform'), f),
+    'nodeagent --bootstrap-platconfig=/tmp/b.conf ...',
+  );
+  assert.equal(
+    joinHint(namesFor('platform', 'k8s.io'), f),
+    'nodeagent --bootstrap-platconfig=/tmp/b.conf --platform-domain=k8s.io ...',
+  );
 });
