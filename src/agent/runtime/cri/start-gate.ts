@@ -11,9 +11,13 @@ import { availableParallelism } from 'node:os';
 export const START_STAGE = { sandbox: 0, create: 1, start: 2 } as const;
 export type StartStage = (typeof START_STAGE)[keyof typeof START_STAGE];
 
-/** The default bound: twice the host's CPUs, at least 4 (the runtime's work is mostly CPU). */
+/**
+ * The default bound: four per CPU of the host, at least 8. Measured on 2 CPUs with containerd
+ * 1.6: 30 at once finish together near the end; 4 at once finish one after another (p50 down)
+ * but leave the runtime's waits on I/O and forks idle (all Running later).
+ */
 export function defaultStartLimit(cpus = availableParallelism()): number {
-  return Math.max(4, 2 * cpus);
+  return Math.max(8, 4 * cpus);
 }
 
 interface Waiter {

@@ -123,7 +123,7 @@ test('30 pods started at once through a gate of 4 all finish, never more than 4 
   assert.ok(finished.indexOf(0) < 10, `pod 0 finished ${finished.indexOf(0) + 1}th`);
 });
 
-test('0 is no bound; the default is twice the CPUs, at least 4; a bad limit is refused', async () => {
+test('0 is no bound; the default is four per CPU, at least 8; a bad limit is refused', async () => {
   const gate = new StartGate(0);
   const began: string[] = [];
   const calls = Array.from({ length: 50 }, (_, i) => pendingCall(began, String(i)));
@@ -132,9 +132,9 @@ test('0 is no bound; the default is twice the CPUs, at least 4; a bad limit is r
   assert.equal(began.length, 50);
   for (const c of calls) c.finish();
   await Promise.all(done);
-  assert.equal(defaultStartLimit(1), 4);
-  assert.equal(defaultStartLimit(2), 4);
-  assert.equal(defaultStartLimit(8), 16);
+  assert.equal(defaultStartLimit(1), 8);
+  assert.equal(defaultStartLimit(2), 8);
+  assert.equal(defaultStartLimit(8), 32);
   assert.throws(() => new StartGate(-1), /whole number >= 0, not -1/);
   assert.throws(() => new StartGate(1.5), /whole number >= 0, not 1.5/);
 });
