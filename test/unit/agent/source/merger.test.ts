@@ -74,7 +74,7 @@ test('as the reference podsDifferSemantically: spec, labels, annotations and del
     ...pod('a', 'i', {
       resourceVersion: '2',
       managedFields: [{ manager: 'nodeagent', operation: 'Update', subresource: 'status' }],
-    } as Partial<Pod['metadata']>),
+    }),
     status: { phase: 'Running' },
   };
   cfg.apply({ source: 'api', pods: [written] });
