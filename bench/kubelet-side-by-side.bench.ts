@@ -18,7 +18,9 @@
 // Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_STEADY_ROUNDS
 // (of figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
 // BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
-// BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent, e.g. `--cpu-prof --cpu-prof-dir=D`).
+// BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent; Node refuses --cpu-prof there),
+// BENCH_SBS_AGENT_ARGS (more flags for the agent alone, space-separated, e.g.
+// `--vmodule=cri=10,pods=4` for each CRI call's time and each pod sync pass's steps).
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +31,7 @@ import { connectKube, type Kube } from './side-by-side-kube.js';
 import {
   ANCHORS,
   KUBELET_BIN,
+  cpuSeconds,
   PROGRAMS,
   defaultIp,
   launchNode,
@@ -56,6 +59,16 @@ const WAIT_MIN = num('BENCH_SBS_WAIT_MIN', 60);
 export const COMMAND = 'npm run build && node scripts/run-bench.mjs kubelet-side-by-side';
 const loadAverage = (): string =>
   readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+/** The benchmark's containerd daemon (not its shims), for its CPU seconds. */
+async function containerdPid(host: Host): Promise<number | undefined> {
+  const out = await run('pgrep', ['-f', `^containerd --config ${host.ctd.dir}/`]).then(
+    (r) => r.stdout,
+    () => '',
+  );
+  const pid = Number(out.trim().split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
 /** The node program running now, stopped first when the benchmark is interrupted. */
 let current: RunningNode | undefined;
 const log = (s: string): void => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
@@ -96,8 +109,16 @@ async function podRound(host: Host, figures: Figures, program: Program, round: n
     figures.bootstrap[program].push(node.bootstrapMs);
     await waitReady(host.kube, node);
     const tag = `r${round}-${program}`;
+    const ctdPid = await containerdPid(host);
+    const cpu0 = [cpuSeconds(node.pid), ctdPid === undefined ? NaN : cpuSeconds(ctdPid)];
     const start = await startPods(host.kube, host.ns, node.name, tag, 30, 300_000);
     figures.pods30[program].push(start);
+    const cpu = [cpuSeconds(node.pid), ctdPid === undefined ? NaN : cpuSeconds(ctdPid)];
+    figures.notes.push(
+      `${node.name}: CPU seconds while its 30 pods started: ${program} ` +
+        `${((cpu[0] ?? NaN) - (cpu0[0] ?? NaN)).toFixed(2)}, containerd ` +
+        `${((cpu[1] ?? NaN) - (cpu0[1] ?? NaN)).toFixed(2)}`,
+    );
     figures.loads.push(`${program} round ${round}: ${load} -> ${loadAverage()}`);
     log(
       `${program} round ${round}: certificate ${node.bootstrapMs.toFixed(0)} ms, 30 pods Running ` +

@@ -96,7 +96,8 @@ function spawnProgram(program: Program, args: string[], log: string): ChildProce
     const env = launcherEnv();
     const nodeOptions = process.env['BENCH_SBS_AGENT_NODE_OPTIONS'];
     if (nodeOptions !== undefined) env['NODE_OPTIONS'] = nodeOptions;
-    return spawn(join(repoRoot(), 'bin', 'nodeagent'), args, {
+    const extra = (process.env['BENCH_SBS_AGENT_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+    return spawn(join(repoRoot(), 'bin', 'nodeagent'), [...args, ...extra], {
       stdio: ['ignore', fd, fd],
       cwd: repoRoot(),
       env,

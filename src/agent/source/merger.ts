@@ -21,10 +21,21 @@ export interface PodConfigOptions {
   logger: Logger;
 }
 
+/**
+ * What makes a change an UPDATE (a sync) rather than a RECONCILE, as the reference's
+ * podsDifferSemantically: the spec, labels, annotations and the deletion fields. The rest of the
+ * metadata (managedFields, resourceVersion, finalizers, ...) changes with every status write
+ * the agent makes itself, and a pass over the pod for each would only repeat the last one.
+ */
 function specKey(p: Pod): string {
-  const { status: _status, ...rest } = p;
-  const { resourceVersion: _rv, ...meta } = p.metadata;
-  return canonicalJson({ ...rest, metadata: meta });
+  const m = p.metadata;
+  return canonicalJson({
+    spec: p.spec,
+    labels: m.labels ?? {},
+    annotations: m.annotations ?? {},
+    deletionTimestamp: m.deletionTimestamp,
+    deletionGracePeriodSeconds: m.deletionGracePeriodSeconds,
+  });
 }
 
 export class PodConfig {

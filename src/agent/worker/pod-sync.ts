@@ -33,6 +33,7 @@ export { containerSpecHash, type SyncResult };
 import type { ProbeManager } from './probes.js';
 import { restartGrace } from './restart-grace.js';
 import type { PodStatusManager } from './status-manager.js';
+import { StepTimes } from './step-times.js';
 
 export interface PodSyncerOptions {
   runtime: ContainerRuntime;
@@ -245,9 +246,12 @@ export class PodSyncer {
     log: Logger,
     signal: AbortSignal,
   ): Promise<number | undefined> {
+    const steps = new StepTimes(this.opts.clock);
     await this.opts.podCgroups?.ensure(pod);
     await this.setUpVolumes(pod, listed);
+    steps.mark('volumes');
     const { sandbox, containers } = await this.ensureSandbox(pod, listed, log);
+    steps.mark('sandbox');
     let requeue: number | undefined;
     const pass: SyncPass = {
       pod,
@@ -273,8 +277,11 @@ export class PodSyncer {
         await this.syncAppContainer(pass, c);
       }
     }
+    steps.mark('containers');
     const host = pod.spec.hostNetwork ? '127.0.0.1' : (sandbox.ip ?? '127.0.0.1');
     await this.finishPass(pass, host);
+    steps.mark('status');
+    log.debug({ v: 4, ...steps.times }, 'pod sync pass');
     return requeue;
   }
 

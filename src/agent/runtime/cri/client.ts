@@ -5,7 +5,9 @@
 // answers without runtime.v1 is said so.
 import * as grpc from '@grpc/grpc-js';
 import type { Clock } from '../../../common/util/clock.js';
+import type { Logger } from '../../../common/log/types.js';
 import { RuntimeError } from '../../../common/util/errors.js';
+import { recordOf } from '../../../common/util/json-shape.js';
 import { decodeCri, encodeCri } from './codec.js';
 import type { CriEndpoint } from './endpoint.js';
 import { CRI_METHODS, type CriMessages, type CriMethods } from './types.generated.js';
@@ -37,6 +39,8 @@ export interface CriClientOptions {
   /** --runtime-request-timeout in milliseconds; 0: no deadline. */
   timeoutMs: number;
   clock: Clock;
+  /** Each call's method, duration and the calls in flight, at -v=10 (the reference's level). */
+  logger?: Logger;
 }
 
 const CHANNEL_OPTIONS: grpc.ChannelOptions = {
@@ -55,9 +59,25 @@ function isServiceError(err: unknown): err is grpc.ServiceError {
   return err instanceof Error && typeof (err as Partial<grpc.ServiceError>).code === 'number';
 }
 
+/** What a call is about, for its trace line: the pod's or container's name, or an ID. */
+function subjectOf(message: unknown): Record<string, unknown> {
+  const r = recordOf(message);
+  const out: Record<string, unknown> = {};
+  for (const key of ['container_id', 'pod_sandbox_id'])
+    if (typeof r[key] === 'string') out[key] = r[key];
+  const nameOf = (v: unknown): unknown => recordOf(recordOf(v)['metadata'])['name'];
+  const pod = nameOf(r['sandbox_config']);
+  const own = nameOf(r['config']);
+  if (pod !== undefined) out['pod'] = pod;
+  if (pod === undefined && own !== undefined) out['pod'] = own;
+  if (pod !== undefined && own !== undefined) out['container'] = own;
+  return out;
+}
+
 export class CriClient {
   private readonly runtime: grpc.Client;
   private readonly image: grpc.Client;
+  private inFlight = 0;
 
   constructor(private readonly o: CriClientOptions) {
     this.runtime = new grpc.Client(o.runtime.target, grpc.credentials.createInsecure(), {
@@ -90,6 +110,22 @@ export class CriClient {
     const options: grpc.CallOptions = {};
     if (this.o.timeoutMs > 0 && opts.noDeadline !== true)
       options.deadline = new Date(this.o.clock.nowMs() + this.o.timeoutMs + (opts.extraMs ?? 0));
+    const t0 = performance.now();
+    this.inFlight++;
+    const done = (value: unknown): void => {
+      this.inFlight--;
+      this.o.logger?.trace(
+        {
+          v: 10,
+          method,
+          ms: Math.round(performance.now() - t0),
+          inFlight: this.inFlight,
+          ...subjectOf(request),
+          ...subjectOf(value),
+        },
+        'CRI call',
+      );
+    };
     return new Promise((resolve, reject) => {
       client.makeUnaryRequest(
         `/runtime.v1.${method}`,
@@ -99,6 +135,7 @@ export class CriClient {
         new grpc.Metadata(),
         options,
         (err, value) => {
+          done(value);
           if (err !== null || value === undefined) reject(this.failure(method, err));
           else resolve(value);
         },

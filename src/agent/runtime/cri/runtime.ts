@@ -44,6 +44,7 @@ import { channelSession, portForwardConnection } from './stream-client.js';
 import { CriEvents } from './events.js';
 import { statsOf } from './stats.js';
 import { CriStatsLister } from './stats-list.js';
+import { START_STAGE, StartGate, defaultStartLimit } from './start-gate.js';
 
 export interface CriRuntimeOptions {
   runtime: CriEndpoint;
@@ -66,6 +67,8 @@ export interface CriRuntimeOptions {
   clock: Clock;
   /** How often containers are listed for exits and starts (the reference's PLEG relist: 1 s). */
   relistMs?: number;
+  /** Pod-start calls in flight at once (start-gate.ts); default defaultStartLimit(), 0: none. */
+  startLimit?: number;
 }
 
 /** The sandbox's runtime version this agent expects. */
@@ -82,14 +85,17 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   private readonly logReader: CriLogs;
   private readonly events: CriEvents;
   private readonly statsLister: CriStatsLister;
+  private readonly starts: StartGate;
 
   constructor(private readonly o: CriRuntimeOptions) {
     this.name = o.guessedName;
+    this.starts = new StartGate(o.startLimit ?? defaultStartLimit());
     this.client = new CriClient({
       runtime: o.runtime,
       image: o.image,
       timeoutMs: o.requestTimeoutMs,
       clock: o.clock,
+      logger: o.logger.child({ component: 'cri' }),
     });
     this.images = new CriImages({ ...o, client: this.client });
     this.state = new CriState({
@@ -161,10 +167,12 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   async runPodSandbox(cfg: SandboxConfig): Promise<string> {
     const config = this.sandboxConfigOf(cfg, await this.dnsOf(cfg));
     const handler = cfg.runtimeHandler ?? '';
-    const r = await this.client.call('RuntimeService/RunPodSandbox', {
-      config,
-      ...(handler !== '' ? { runtime_handler: handler } : {}),
-    });
+    const r = await this.starts.run(START_STAGE.sandbox, () =>
+      this.client.call('RuntimeService/RunPodSandbox', {
+        config,
+        ...(handler !== '' ? { runtime_handler: handler } : {}),
+      }),
+    );
     if (r.pod_sandbox_id === undefined || r.pod_sandbox_id === '')
       throw new RuntimeError(
         `RunPodSandbox of pod ${cfg.pod.metadata.name} answered no sandbox id`,
@@ -207,11 +215,14 @@ export class CriRuntime implements ContainerRuntime, ImageService {
       ...(this.o.nodeName !== undefined ? { nodeName: this.o.nodeName } : {}),
       ...(this.o.podSettings !== undefined ? { settings: this.o.podSettings.container } : {}),
     });
-    const r = await this.client.call('RuntimeService/CreateContainer', {
-      pod_sandbox_id: cfg.sandboxId,
-      config,
-      sandbox_config: this.sandboxConfigOf({ pod: cfg.pod, attempt: 0 }),
-    });
+    const sandbox_config = this.sandboxConfigOf({ pod: cfg.pod, attempt: 0 });
+    const r = await this.starts.run(START_STAGE.create, () =>
+      this.client.call('RuntimeService/CreateContainer', {
+        pod_sandbox_id: cfg.sandboxId,
+        config,
+        sandbox_config,
+      }),
+    );
     if (r.container_id === undefined || r.container_id === '')
       throw new RuntimeError(`CreateContainer of ${cfg.container.name} answered no container id`);
     return r.container_id;
@@ -247,7 +258,9 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   }
 
   async startContainer(id: string): Promise<void> {
-    await this.client.call('RuntimeService/StartContainer', { container_id: id });
+    await this.starts.run(START_STAGE.start, () =>
+      this.client.call('RuntimeService/StartContainer', { container_id: id }),
+    );
   }
 
   async stopContainer(id: string, graceSeconds: number): Promise<void> {

@@ -58,3 +58,39 @@ test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources
     ['d'],
   );
 });
+
+test('as the reference podsDifferSemantically: spec, labels, annotations and deletion make an UPDATE; the rest of the metadata (the managedFields of a status write) with the status a RECONCILE', () => {
+  const ops: PodUpdate[] = [];
+  const cfg = new PodConfig({
+    sources: ['api'],
+    onUpdate: (u) => ops.push(u),
+    logger: silentLogger(),
+  });
+  const summary = (): string[] => ops.splice(0).map((u) => u.op);
+  cfg.apply({ source: 'api', pods: [pod('a', 'i', { resourceVersion: '1' })] });
+  assert.deepEqual(summary(), ['ADD']);
+  // the agent's own status write coming back: a new resourceVersion, managedFields and status
+  const written: Pod = {
+    ...pod('a', 'i', {
+      resourceVersion: '2',
+      managedFields: [{ manager: 'nodeagent', operation: 'Update', subresource: 'status' }],
+    }),
+    status: { phase: 'Running' },
+  };
+  cfg.apply({ source: 'api', pods: [written] });
+  assert.deepEqual(summary(), ['RECONCILE']);
+  assert.equal(cfg.pods()[0]?.metadata.resourceVersion, '2', 'the newest pod is kept');
+  for (const extra of [
+    { labels: { app: 'x' } },
+    { annotations: { note: 'y' } },
+    { deletionGracePeriodSeconds: 5 },
+  ]) {
+    cfg.apply({
+      source: 'api',
+      pods: [{ ...written, metadata: { ...written.metadata, ...extra } }],
+    });
+    assert.deepEqual(summary(), ['UPDATE'], JSON.stringify(extra));
+    cfg.apply({ source: 'api', pods: [written] });
+    assert.deepEqual(summary(), ['UPDATE']);
+  }
+});
