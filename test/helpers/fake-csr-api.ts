@@ -28,6 +28,8 @@ export class FakeCsrApi {
   readonly requests: {
     method: string;
     url: string;
+    /** The client's port: which connection the request came on. */
+    port: number;
     auth?: string;
     accept?: string;
     contentType?: string;
@@ -87,6 +89,7 @@ export class FakeCsrApi {
     const u = new URL(req.url ?? '/', 'http://x');
     this.requests.push({
       method: req.method ?? '',
+      port: req.socket.remotePort ?? 0,
       url: req.url ?? '',
       ...(req.headers.authorization ? { auth: req.headers.authorization } : {}),
       ...(req.headers.accept ? { accept: req.headers.accept } : {}),

@@ -371,6 +371,9 @@ export async function bootstrapClientCertificate(o: BootstrapOptions): Promise<B
     ...(o.qps === undefined ? {} : { qps: o.qps }),
     ...(o.burst === undefined ? {} : { burst: o.burst }),
     contentType: BOOTSTRAP_CONTENT_TYPE,
+    // One call at a time (/healthz, create, list), so they share one connection; the watch
+    // takes a second.
+    callConnections: 1,
   });
   try {
     const issued = await requestClientCertificate(o, client, bootKey);

@@ -32,10 +32,10 @@ function tlsOptions(c: ConnectionConfig): Record<string, unknown> {
   return connect;
 }
 
-export function buildPools(c: ConnectionConfig): Pools {
+export function buildPools(c: ConnectionConfig, callConnections = CALL_CONNECTIONS): Pools {
   const connect = tlsOptions(c);
   return {
-    calls: new Agent({ connect, keepAliveTimeout: 30_000, connections: CALL_CONNECTIONS }),
+    calls: new Agent({ connect, keepAliveTimeout: 30_000, connections: callConnections }),
     streams: new Agent({ connect, keepAliveTimeout: 30_000 }),
   };
 }

@@ -63,6 +63,12 @@ export interface RestClientOptions {
   /** Per-attempt timeout for ordinary calls (not watches). */
   requestTimeoutMs?: number;
   random?: () => number;
+  /**
+   * Connections for ordinary calls (default 32). A client that makes one call at a time (TLS
+   * bootstrap) takes 1: a pool of more opens a second connection for the call right after the
+   * first, while the first is still being marked free (a TLS handshake more on both sides).
+   */
+  callConnections?: number;
 }
 
 export interface RequestOptions {
@@ -131,6 +137,7 @@ export class RestClient {
   private readonly retryPolicy: RetryPolicy;
   private readonly requestTimeoutMs: number;
   private readonly random: () => number;
+  private readonly callConnections: number | undefined;
   private identity: string;
   private closed = false;
   private readonly closedController = new AbortController();
@@ -151,7 +158,8 @@ export class RestClient {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
     this.random = options.random ?? Math.random;
     this.identity = describeIdentity(options.connection);
-    this.pools = buildPools(options.connection);
+    this.callConnections = options.callConnections;
+    this.pools = buildPools(options.connection, this.callConnections);
   }
 
   /** The connection in use (server, CA, current credentials). */
@@ -175,7 +183,7 @@ export class RestClient {
     this.connection = next;
     this.identity = describeIdentity(next, subject);
     const old = this.pools;
-    this.pools = buildPools(next);
+    this.pools = buildPools(next, this.callConnections);
     destroyPools(old).catch((err: unknown) =>
       this.logger.debug({ err }, 'closing the previous API connection pool failed'),
     );

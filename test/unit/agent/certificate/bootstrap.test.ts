@@ -116,6 +116,21 @@ test('bootstrap with auto-approval: files, symlink, platconfig, log lines in ord
     env.api.requests.some((q) => q.url.includes('fieldSelector=metadata.name%3Dnode-csr-')),
   );
   assert.ok(env.api.requests.every((q) => q.auth === 'Bearer abcdef.0123456789abcdef'));
+  // One call at a time (/healthz, create, list) on one connection, and the watch (made only
+  // when the list shows the request still pending) on a second: no connection opened per call.
+  const calls = env.api.requests.map(
+    (q) => `${q.method} ${/watch=true/.test(q.url) ? 'watch' : (q.url.split('?')[0] ?? '')}`,
+  );
+  const watched = calls.length === 4;
+  assert.deepEqual(calls, [
+    'GET /healthz',
+    'POST /apis/certificates.platform.io/v1/certificatesigningrequests',
+    'GET /apis/certificates.platform.io/v1/certificatesigningrequests',
+    ...(watched ? ['GET watch'] : []),
+  ]);
+  const ports = env.api.requests.map((q) => q.port);
+  assert.equal(new Set(ports.slice(0, 3)).size, 1, `connections by port: ${ports.join(' ')}`);
+  if (watched) assert.notEqual(ports[3], ports[0]);
 
   const before = env.api.requests.length;
   const o2 = env.opts();
