@@ -36,29 +36,46 @@ async function readRotated(path: string, budget: number): Promise<string> {
   return text.slice(text.indexOf('\n') + 1);
 }
 
-/** The log and its rotated files as one text, oldest first, at most MAX_LOG_READ_BYTES. */
-export async function readLogAcrossRotation(log: string): Promise<string> {
+/** How often a read that met a rotation in progress is taken again before it is given as is. */
+const ROTATION_READ_ATTEMPTS = 5;
+
+/** One read of the log and its rotated files; `torn` when a rotation happened during it. */
+async function readOnce(log: string): Promise<{ text: string; torn: boolean }> {
+  const listed = (await rotatedFiles(log)).inUse;
   const current = await readCriLogFile(log).catch((err: unknown) => {
     if (missing(err)) return '';
     throw err;
   });
   const parts = [current];
   let left = MAX_LOG_READ_BYTES - Buffer.byteLength(current);
-  const { inUse } = await rotatedFiles(log);
-  for (const f of inUse.reverse()) {
+  let torn = false;
+  for (const f of [...listed].reverse()) {
     if (left <= 0) break;
     const text = await readRotated(f, left).catch((err: unknown) => {
-      // removed by a rotation since it was listed
-      if (missing(err)) return '';
-      throw err;
+      // compressed or removed by a rotation since it was listed
+      if (!missing(err)) throw err;
+      torn = true;
+      return '';
     });
     parts.unshift(text);
     left -= Buffer.byteLength(text);
   }
-  return parts.join('');
+  const after = (await rotatedFiles(log)).inUse;
+  torn ||= after.length !== listed.length || after.some((f, i) => f !== listed[i]);
+  return { text: parts.join(''), torn };
 }
 
-/** Removes a container's log and every file rotated from it. */
+/**
+ * The log and its rotated files as one text, oldest first, at most MAX_LOG_READ_BYTES. A read
+ * during which the files were rotated (a file renamed, compressed or removed between the listing
+ * and its read) would miss or repeat lines, so it is taken again.
+ */
+export async function readLogAcrossRotation(log: string): Promise<string> {
+  let read = await readOnce(log);
+  for (let i = 1; i < ROTATION_READ_ATTEMPTS && read.torn; i++) read = await readOnce(log);
+  return read.text;
+}
+
 export async function removeLogFiles(log: string): Promise<void> {
   const { inUse, unused } = await rotatedFiles(log);
   for (const f of [log, ...inUse, ...unused]) await unlink(f).catch(() => undefined);
