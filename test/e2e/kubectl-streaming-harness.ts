@@ -219,7 +219,8 @@ export async function startScene(node: string, o: SceneOptions = {}): Promise<Sc
         (await fetchText(`https://127.0.0.1:${agentPort}/healthz`).catch(() => ({ status: 0 })))
           .status !== 0,
       'the agent server',
-      30_000,
+      // a start takes ~2 s; 60 s leaves room for a machine many times over-subscribed
+      60_000,
       100,
     );
     await waitFor(
