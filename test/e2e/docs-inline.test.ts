@@ -101,6 +101,10 @@ const NOT_RUN: Record<string, string> = {
   'npm run bench': BENCH,
   'npm run bench -- config-start': BENCH,
   'npm run build && node scripts/run-bench.mjs bootstrap': BENCH,
+  'npm run build && BENCH_SBS_STEADY_ROUNDS=0 BENCH_SBS_ROUNDS=3 flock /tmp/sbs.lock node scripts/run-bench.mjs kubelet-side-by-side': `${BENCH}; it needs the reference kubelet and control plane of /opt/anchors`,
+  'node --cpu-prof': 'a fragment: the flag named in prose, not a command',
+  'node --cpu-prof bin/nodeagent ...':
+    "a pattern: the agent's own flags go in place of the dots (a profile of a real start)",
   'node dist/bench/server-requests.bench.js': BENCH,
   'node dist/bench/server-events.bench.js': BENCH,
   'openssl speed': 'a benchmark of minutes of the machine (a figure of docs/benchmarks.md)',
