@@ -212,3 +212,27 @@ test('the reference 400 for a bad includeObject and 406 for an Accept asking onl
     [null],
   );
 });
+
+test(
+  'a default-profile plat-apiserver (platform.io) prints kubectl tables too',
+  { skip },
+  async () => {
+    const plat = await startApiServer();
+    try {
+      const r = await plat.request('POST', events, {
+        body: eventBody('ev-plat', 'default', { reason: 'Reason-plat' }),
+      });
+      assert.equal(r.status, 201, r.text);
+      const { stdout } = await execFileP(
+        'kubectl',
+        ['--kubeconfig', plat.adminPlatconfig, 'get', 'events'],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      // the reference's event columns, not the NAME/AGE kubectl prints for what it cannot read
+      assert.match(stdout, /^LAST SEEN\s+TYPE\s+REASON\s+OBJECT\s+MESSAGE\n/);
+      assert.match(stdout, /Reason-plat/);
+    } finally {
+      await plat.stop();
+    }
+  },
+);

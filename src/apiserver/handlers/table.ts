@@ -56,7 +56,8 @@ export function targetOf(accept: string | undefined, domain: string): Target | u
     const v = params.get('v') ?? '';
     const jsonLike = type === 'application/json' || type === '*/*' || type === 'application/*';
     if (jsonLike && isOneOf(TARGET_KINDS, as) && groups.has(g) && META_VERSIONS.includes(v)) {
-      return { kind: as, apiVersion: `meta.${domain}/${v}` };
+      // answered in the group asked for: kubectl reads a Table only as meta.k8s.io's
+      return { kind: as, apiVersion: `${g}/${v}` };
     }
     unsupported = true;
   }

@@ -43,7 +43,12 @@ test('Accept negotiation: kubectl asks for a v1 Table first; plain JSON needs no
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
   });
+  // the group asked for is the group answered in: kubectl asks for meta.k8s.io on any profile
   assert.deepEqual(targetOf('application/json;as=Table;v=v1;g=meta.k8s.io', 'platform.io'), {
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+  });
+  assert.deepEqual(targetOf('application/json;as=Table;v=v1;g=meta.platform.io', 'platform.io'), {
     kind: 'Table',
     apiVersion: 'meta.platform.io/v1',
   });
