@@ -91,6 +91,8 @@ const NOT_RUN: Record<string, string> = {
   'npm run schema':
     'rewrites the tracked schema/nodeagent-config.schema.json; test/unit/agent/config/file-fields.test.ts checks it',
   'npm run pack:agent': 'packs the single-file agent (minutes); DESIGN.md describes it',
+  'npm run sea':
+    'builds the ~90 MB single executable; test/integration/bundle/sea.test.ts builds and runs one',
   'man nodeagent': 'reads an installed man page; man/nodeagent.1 is checked by man.test.ts',
   'node scripts/pod-schema.mjs --check': 'runs in test/unit/agent/pod/pod-schema-generated.test.ts',
   'node --import tsx --test test/unit/{platconfig,client,certificate}/*.test.ts': SUITE,
