@@ -142,18 +142,20 @@ export class RuntimeContainerLogs implements ContainerLogs {
       }
       return true;
     };
-    const since = options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {};
-    if (
-      !write(
-        await timedLogs(c.id, {
-          ...since,
-          ...(options.tailLines !== undefined ? { tailLines: options.tailLines } : {}),
-        }),
-      ) ||
-      !options.follow
-    )
+    if (!options.follow) {
+      const since = options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {};
+      const tail = options.tailLines !== undefined ? { tailLines: options.tailLines } : {};
+      write(await timedLogs(c.id, { ...since, ...tail }));
       return;
+    }
+    // a follow's first lines and the baseline it follows from are one read: a line written
+    // between two reads would be in neither what was sent nor what is new
     let seen = await timedLogs(c.id);
+    const tailed =
+      options.tailLines === undefined
+        ? seen
+        : seen.slice(Math.max(0, seen.length - options.tailLines));
+    if (!write(linesSince(tailed, options.sinceMs))) return;
     while (await this.nextPoll(signal)) {
       const all = await timedLogs(c.id);
       if (!write(linesSince(linesAfter(seen, all), options.sinceMs))) return;

@@ -414,3 +414,52 @@ test('a runtime without per-line times: sinceSeconds/sinceTime are said once in 
     'container logs: sinceSeconds/sinceTime cannot be applied: this runtime records no time per line; the whole log is sent',
   ]);
 });
+
+test('a follow with tailLines sends every line once: one written just after the first read is not lost', async () => {
+  // each read of the log finds one line more, as a container writing steadily would
+  let written = 3;
+  let reads = 0;
+  const line = (i: number) => ({ time: `2026-01-01T00:00:0${i}Z`, text: `line ${i}\n` });
+  const runtime = {
+    listContainers: () =>
+      Promise.resolve([
+        {
+          id: 'c1',
+          podUid: 'u1',
+          podName: 'web',
+          podNamespace: 'default',
+          name: 'c',
+          kind: 'app',
+          attempt: 0,
+          specHash: '',
+          image: 'img',
+          imageId: '',
+          state: reads < 3 ? 'running' : 'exited',
+          createdAtMs: 0,
+        },
+      ]),
+    logs: () => Promise.reject(new Error('the timed path must be used')),
+    timedLogs: (_id: string, opts?: { tailLines?: number }) => {
+      reads++;
+      const all = Array.from({ length: written++ }, (_, i) => line(i + 1));
+      return Promise.resolve(opts?.tailLines === undefined ? all : all.slice(-opts.tailLines));
+    },
+  } as unknown as ContainerRuntime;
+  const clock = new ManualClock();
+  const logs = new RuntimeContainerLogs({ runtime, pods, clock, followPollMs: 1000 });
+  const out = new PassThrough();
+  let text = '';
+  out.on('data', (d: Buffer) => (text += d.toString()));
+  const following = logs.writeLogs(
+    { namespace: 'default', pod: 'web', container: 'c' },
+    { follow: true, timestamps: false, tailLines: 1 },
+    out,
+    new AbortController().signal,
+  );
+  for (let i = 0; i < 2; i++) {
+    await clock.waitForSleepers(1);
+    clock.advance(1000);
+  }
+  await following;
+  assert.equal(text, 'line 3\nline 4\nline 5\n');
+});
