@@ -1,6 +1,6 @@
 // A log read while the files are being rotated (the current file renamed, the previous rotated one
 // compressed and removed, the oldest dropped) gives every line once, in order: no gaps, no repeats.
-// The rotations here come every few milliseconds, far more often than the agent's.
+// The rotations here come as fast as the reads, far more often than the agent's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -47,19 +47,26 @@ test('a read during rotations gives consecutive lines: none missing, none twice'
   await writeFile(log, '');
   let n = 0;
   let stop = false;
+  // Reads are counted, and the writer rotates at most once per read: the agent rotates once per
+  // monitor interval (seconds) while a follow reads every second, so a read meets at most one
+  // rotation, as here; on a loaded machine a fixed pause could let rotations outrun the reads.
+  let reads = 0;
+  const nextRead = async (after: number): Promise<void> => {
+    while (reads <= after && !stop) await new Promise((r) => setImmediate(r));
+  };
   const writer = (async () => {
     for (let stamp = 1; !stop; stamp++) {
+      const seen = reads;
       for (let i = 0; i < 5; i++) await appendFile(log, record(++n));
       await rotate(log, stamp);
-      // the agent rotates at most once per monitor interval (seconds); here a few milliseconds
-      await new Promise((r) => setTimeout(r, 5));
+      await nextRead(seen);
     }
   })();
   const bad: string[] = [];
   for (let r = 0; r < 300 && bad.length === 0; r++) {
-    const nums = parseCriLog(await readLogAcrossRotation(log)).map((l) =>
-      Number(/line (\d+)/.exec(l.text)?.[1]),
-    );
+    const text = await readLogAcrossRotation(log);
+    reads++;
+    const nums = parseCriLog(text).map((l) => Number(/line (\d+)/.exec(l.text)?.[1]));
     const broken = nums.findIndex((x, i) => i > 0 && x !== (nums[i - 1] ?? 0) + 1);
     if (broken > 0) bad.push(`read ${r}: ${nums[broken - 1]} then ${nums[broken]}`);
   }
