@@ -2,10 +2,9 @@
 // conditions, addresses, nodeInfo, images) and sent to the API server when it changed or at least
 // every --node-status-report-frequency while the node lease is the heartbeat (every update
 // otherwise, as the reference did before leases); an update with nothing to send reads the Node,
-// so one gone from the server is registered again within an update period. Sending never blocks anything else: only the
-// latest status waits to be sent
-// (an older unsent one is superseded and counted as dropped) and a failed send is retried at the
-// next tick. Ready/NotReady and pressure transitions are reported as node events.
+// so one gone from the server is registered again within an update period. Sending never blocks
+// anything else: only the latest status waits to be sent (an older unsent one is superseded and
+// counted as dropped) and a failed send is retried at the next tick. Ready/NotReady and pressure transitions are reported as node events.
 
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';

@@ -110,7 +110,7 @@ export class CriClient {
     const options: grpc.CallOptions = {};
     if (this.o.timeoutMs > 0 && opts.noDeadline !== true)
       options.deadline = new Date(this.o.clock.nowMs() + this.o.timeoutMs + (opts.extraMs ?? 0));
-    const t0 = performance.now();
+    const t0 = this.o.clock.nowMs();
     this.inFlight++;
     const done = (value: unknown): void => {
       this.inFlight--;
@@ -118,7 +118,7 @@ export class CriClient {
         {
           v: 10,
           method,
-          ms: Math.round(performance.now() - t0),
+          ms: this.o.clock.nowMs() - t0,
           inFlight: this.inFlight,
           ...subjectOf(request),
           ...subjectOf(value),

@@ -76,6 +76,7 @@ export async function readLogAcrossRotation(log: string): Promise<string> {
   return read.text;
 }
 
+/** Removes a container's log and every file rotated from it. */
 export async function removeLogFiles(log: string): Promise<void> {
   const { inUse, unused } = await rotatedFiles(log);
   for (const f of [log, ...inUse, ...unused]) await unlink(f).catch(() => undefined);

@@ -37,7 +37,11 @@ import type { CriEndpoint } from './endpoint.js';
 import { CriImages } from './images.js';
 import { containerConfig } from './container-config.js';
 import { sandboxConfig } from './sandbox-config.js';
-import { mountsHostsFile, writePodHostsFile } from '../settings/pod-hosts.js';
+import {
+  DEFAULT_CLUSTER_DOMAIN,
+  mountsHostsFile,
+  writePodHostsFile,
+} from '../settings/pod-hosts.js';
 import { CriState } from './state.js';
 import { CriLogs, removeLogFiles } from './logs.js';
 import { channelSession, portForwardConnection } from './stream-client.js';
@@ -236,25 +240,14 @@ export class CriRuntime implements ContainerRuntime, ImageService {
   private async hostsFile(cfg: ContainerConfig): Promise<string | undefined> {
     if (!mountsHostsFile(cfg.container)) return undefined;
     const hostNetwork = cfg.pod.spec.hostNetwork === true;
-    const podIPs = hostNetwork ? [] : await this.sandboxIPs(cfg.sandboxId);
+    const podIPs = hostNetwork ? [] : await this.state.sandboxIPs(cfg.sandboxId);
     if (podIPs.length === 0 && !hostNetwork) return undefined;
     return writePodHostsFile({
       rootDir: this.o.rootDir,
       pod: cfg.pod,
       podIPs,
-      clusterDomain: this.o.podSettings?.dns?.clusterDomain ?? 'cluster.local',
+      clusterDomain: this.o.podSettings?.dns?.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN,
     });
-  }
-
-  /** The sandbox's addresses (PodSandboxStatus: the CNI's primary, then the others). */
-  private async sandboxIPs(sandboxId: string): Promise<string[]> {
-    const r = await this.client.call('RuntimeService/PodSandboxStatus', {
-      pod_sandbox_id: sandboxId,
-    });
-    const net = r.status?.network;
-    return [net?.ip ?? '', ...(net?.additional_ips ?? []).map((a) => a.ip ?? '')].filter(
-      (ip) => ip !== '' && ip.length <= 45,
-    );
   }
 
   async startContainer(id: string): Promise<void> {

@@ -26,7 +26,7 @@ export interface CriStateOptions {
 export class CriState {
   private readonly exited = new Map<string, ContainerStatus>();
   private readonly running = new Map<string, ContainerStatus>();
-  private readonly ips = new Map<string, string>();
+  private readonly ips = new Map<string, string[]>();
   private warnedTooMany = false;
 
   constructor(private readonly o: CriStateOptions) {}
@@ -90,15 +90,24 @@ export class CriState {
       this.ips.delete(id);
       return undefined;
     }
+    return (await this.sandboxIPs(id).catch(() => [] as string[]))[0];
+  }
+
+  /**
+   * A sandbox's addresses from PodSandboxStatus (the CNI's primary first, then the others; none
+   * for host network), kept while it is ready: they do not change.
+   */
+  async sandboxIPs(id: string): Promise<string[]> {
     const known = this.ips.get(id);
     if (known !== undefined) return known;
-    const r = await this.o.client
-      .call('RuntimeService/PodSandboxStatus', { pod_sandbox_id: id })
-      .catch(() => undefined);
-    const ip = r?.status?.network?.ip ?? '';
-    // a host-network sandbox has none; an address is at most an IPv6 literal's length
-    if (ip !== '' && ip.length <= 45) this.ips.set(id, ip);
-    return ip === '' ? undefined : ip;
+    const r = await this.o.client.call('RuntimeService/PodSandboxStatus', { pod_sandbox_id: id });
+    const net = r.status?.network;
+    // an address is at most an IPv6 literal's length
+    const ips = [net?.ip ?? '', ...(net?.additional_ips ?? []).map((a) => a.ip ?? '')].filter(
+      (ip) => ip !== '' && ip.length <= 45,
+    );
+    if (ips.length > 0) this.ips.set(id, ips);
+    return ips;
   }
 
   private async statusOf(c: Container): Promise<ContainerStatus | undefined> {

@@ -44,6 +44,7 @@ import type { ImageCredentialSource, RegistryAuth } from '../credentials/keyring
 import { ensureImageWith } from '../ensure-image.js';
 import {
   kernelHostname,
+  DEFAULT_CLUSTER_DOMAIN,
   mountsHostsFile,
   podHostnameAndDomain,
   writePodHostsFile,
@@ -303,7 +304,7 @@ export class DockerRuntime implements ContainerRuntime, ImageService {
   }
 
   private clusterDomain(): string {
-    return this.opts.podSettings?.dns?.clusterDomain ?? 'cluster.local';
+    return this.opts.podSettings?.dns?.clusterDomain ?? DEFAULT_CLUSTER_DOMAIN;
   }
 
   /**

@@ -9,6 +9,8 @@ import { RuntimeError } from '../../../common/util/errors.js';
 import { joinUnder, mkdirUnder } from '../../../common/util/safe-path.js';
 import type { Container, Pod } from '../../pod/types.js';
 
+/** The cluster domain when --cluster-domain is not given (the reference's default too). */
+export const DEFAULT_CLUSTER_DOMAIN = 'cluster.local';
 export const MANAGED_HOSTS_HEADER = '# Kubernetes-managed hosts file.\n';
 export const MANAGED_HOSTS_HEADER_HOST_NETWORK =
   '# Kubernetes-managed hosts file (host network).\n';
