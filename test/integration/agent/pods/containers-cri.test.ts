@@ -13,10 +13,15 @@ import type { PodStatus } from '../../../../src/agent/pod/types.js';
 import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { containerdSkipReason, startContainerd } from '../../../helpers/containerd.js';
 import { waitFor } from './agent-harness.js';
+import {
+  BUSYBOX,
+  HOSTS_POD_NAMING,
+  TERMINATION_CONTAINERS,
+  printedHostsAndName,
+} from './mounted-files.js';
 
 const skip = (await containerdSkipReason()) ?? false;
 const NODE = 'cri-mounts';
-const BUSYBOX = { image: 'busybox:local', imagePullPolicy: 'IfNotPresent' } as const;
 
 function manifest(name: string, spec: Record<string, unknown>): string {
   return JSON.stringify({
@@ -32,21 +37,8 @@ function statusOf(agent: Agent, name: string): { uid: string; status: PodStatus 
   return e === undefined ? undefined : { uid: e.pod.metadata.uid, status: e.status };
 }
 
-const TERMINATION_CONTAINERS = [
-  { name: 'file', ...BUSYBOX, command: ['sh', '-c', 'printf DONE > /dev/termination-log'] },
-  {
-    name: 'custom',
-    ...BUSYBOX,
-    command: ['sh', '-c', 'printf DONE > /dev/termination-custom-log'],
-    terminationMessagePath: '/dev/termination-custom-log',
-    securityContext: { runAsUser: 1000 },
-  },
-  {
-    name: 'fallback',
-    ...BUSYBOX,
-    command: ['sh', '-c', 'echo DONE; exit 1'],
-    terminationMessagePolicy: 'FallbackToLogsOnError',
-  },
+const TERMINATION_CONTAINERS_CRI = [
+  ...TERMINATION_CONTAINERS,
   {
     name: 'file-over-logs',
     ...BUSYBOX,
@@ -69,11 +61,9 @@ test(
     const agent = await waitFor('the agent', () => a.agent(), 30_000);
     const put = (name: string, spec: Record<string, unknown>) =>
       writeFile(join(a.manifests, `${name}.json`), manifest(name, spec));
-    await put('term-msg', { restartPolicy: 'Never', containers: TERMINATION_CONTAINERS });
+    await put('term-msg', { restartPolicy: 'Never', containers: TERMINATION_CONTAINERS_CRI });
     await put('hosts', {
-      hostname: 'db',
-      subdomain: 'backends',
-      hostAliases: [{ ip: '123.45.67.89', hostnames: ['foo.local', 'bar.local'] }],
+      ...HOSTS_POD_NAMING,
       volumes: [{ name: 'work', emptyDir: {} }],
       initContainers: [
         {
@@ -127,22 +117,7 @@ test(
     });
     assert.equal(
       printed,
-      [
-        '# Kubernetes-managed hosts file.',
-        '127.0.0.1\tlocalhost',
-        '::1\tlocalhost ip6-localhost ip6-loopback',
-        'fe00::0\tip6-localnet',
-        'fe00::0\tip6-mcastprefix',
-        'fe00::1\tip6-allnodes',
-        'fe00::2\tip6-allrouters',
-        `${hosts.status.podIP}\tdb.backends.default.svc.cluster.local\tdb`,
-        '',
-        '# Entries added by HostAliases.',
-        '123.45.67.89\tfoo.local\tbar.local',
-        'db',
-        'in-sub',
-        '',
-      ].join('\n'),
+      [...printedHostsAndName(hosts.status.podIP ?? ''), 'in-sub', ''].join('\n'),
     );
   },
 );

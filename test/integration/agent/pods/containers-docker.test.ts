@@ -16,11 +16,16 @@ import type { PodStatus } from '../../../../src/agent/pod/types.js';
 import { startInProcessAgent } from '../../../helpers/in-process-agent.js';
 import { waitFor } from './agent-harness.js';
 import { DOCKER_ENDPOINT, dockerSkipReason } from './runtimes.js';
+import {
+  BUSYBOX,
+  HOSTS_POD_NAMING,
+  TERMINATION_CONTAINERS,
+  printedHostsAndName,
+} from './mounted-files.js';
 
 const skip = await dockerSkipReason();
 const NODE = `ctr-${randomBytes(3).toString('hex')}`;
 const PREFIX = `${NODE}-`;
-const BUSYBOX = { image: 'busybox:local', imagePullPolicy: 'IfNotPresent' } as const;
 
 function manifest(name: string, spec: Record<string, unknown>): string {
   return JSON.stringify({
@@ -114,29 +119,7 @@ test(
         },
       ],
     });
-    await put('term-msg', {
-      restartPolicy: 'Never',
-      containers: [
-        {
-          name: 'file',
-          ...BUSYBOX,
-          command: ['sh', '-c', 'printf DONE > /dev/termination-log'],
-        },
-        {
-          name: 'custom',
-          ...BUSYBOX,
-          command: ['sh', '-c', 'printf DONE > /dev/termination-custom-log'],
-          terminationMessagePath: '/dev/termination-custom-log',
-          securityContext: { runAsUser: 1000 },
-        },
-        {
-          name: 'fallback',
-          ...BUSYBOX,
-          command: ['sh', '-c', 'echo DONE; exit 1'],
-          terminationMessagePolicy: 'FallbackToLogsOnError',
-        },
-      ],
-    });
+    await put('term-msg', { restartPolicy: 'Never', containers: TERMINATION_CONTAINERS });
     await put('init', {
       volumes: [{ name: 'work', emptyDir: {} }],
       initContainers: [
@@ -168,9 +151,7 @@ test(
       containers: [{ name: 'c', ...BUSYBOX, command: ['sleep', '300'] }],
     });
     await put('hosts', {
-      hostname: 'db',
-      subdomain: 'backends',
-      hostAliases: [{ ip: '123.45.67.89', hostnames: ['foo.local', 'bar.local'] }],
+      ...HOSTS_POD_NAMING,
       containers: [
         { name: 'c', ...BUSYBOX, command: ['sh', '-c', 'cat /etc/hosts; hostname; sleep 300'] },
       ],
@@ -300,24 +281,7 @@ test(
       const out = await agent.runtime.runtime.logs(hostsId);
       return out.includes('\ndb\n') ? out : undefined;
     });
-    assert.equal(
-      printed,
-      [
-        '# Kubernetes-managed hosts file.',
-        '127.0.0.1\tlocalhost',
-        '::1\tlocalhost ip6-localhost ip6-loopback',
-        'fe00::0\tip6-localnet',
-        'fe00::0\tip6-mcastprefix',
-        'fe00::1\tip6-allnodes',
-        'fe00::2\tip6-allrouters',
-        `${hosts.status.podIP}\tdb.backends.default.svc.cluster.local\tdb`,
-        '',
-        '# Entries added by HostAliases.',
-        '123.45.67.89\tfoo.local\tbar.local',
-        'db',
-        '',
-      ].join('\n'),
-    );
+    assert.equal(printed, [...printedHostsAndName(hosts.status.podIP ?? ''), ''].join('\n'));
 
     // preStop: removing the pod runs the hook before the stop signal
     await unlink(join(a.manifests, 'hooks.json'));

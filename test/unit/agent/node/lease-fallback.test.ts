@@ -15,6 +15,7 @@ import { NodeStatusManager } from '../../../../src/agent/node/status-manager.js'
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { fixedNodeSources } from '../../../helpers/node-status-sources.js';
 
 class Leases implements LeaseApi {
   readonly group = 'coordination.k8s.io';
@@ -93,24 +94,7 @@ function setup(): {
     leaseActive: () => lease.active(),
     maxImages: -1,
     daemonPort: 10250,
-    sources: {
-      resources: () => Promise.resolve({ capacity: { cpu: '1' }, allocatable: { cpu: '1' } }),
-      addresses: () => [{ type: 'InternalIP', address: '10.0.0.1' }],
-      nodeInfo: () =>
-        Promise.resolve({
-          machineID: 'm',
-          systemUUID: '',
-          bootID: '',
-          kernelVersion: '',
-          osImage: '',
-          containerRuntimeVersion: '',
-          kubeletVersion: '',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-        }),
-      pressure: () => ({ memory: false, disk: false, pid: false }),
-    },
+    sources: fixedNodeSources(),
   });
   return {
     clock,

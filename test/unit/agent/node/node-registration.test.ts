@@ -15,6 +15,7 @@ import {
   type NodeStatusManagerOptions,
 } from '../../../../src/agent/node/status-manager.js';
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
+import { fixedNodeSources } from '../../../helpers/node-status-sources.js';
 
 class FakeNodeApi implements NodeApi {
   nodes = new Map<string, Node>();
@@ -139,21 +140,7 @@ test('status is sent on change or every 5 minutes; while the API server is down 
     maxImages: 2,
     events,
     sources: {
-      resources: () => Promise.resolve({ capacity: { cpu: '1' }, allocatable: { cpu: '1' } }),
-      addresses: () => [{ type: 'InternalIP', address: '10.0.0.1' }],
-      nodeInfo: () =>
-        Promise.resolve({
-          machineID: 'm',
-          systemUUID: '',
-          bootID: '',
-          kernelVersion: '',
-          osImage: '',
-          containerRuntimeVersion: '',
-          kubeletVersion: '',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-        }),
+      ...fixedNodeSources(),
       images: () =>
         Promise.resolve([
           { names: ['a'], sizeBytes: 1 },

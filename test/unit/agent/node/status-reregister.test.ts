@@ -10,6 +10,7 @@ import { NodeStatusManager } from '../../../../src/agent/node/status-manager.js'
 import type { Node, NodeApi } from '../../../../src/agent/node/types.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 import { recordingLogger } from '../../../helpers/recording-logger.js';
+import { fixedNodeSources } from '../../../helpers/node-status-sources.js';
 
 class Nodes implements NodeApi {
   present = true;
@@ -51,24 +52,7 @@ function manager(nodes: Nodes, clock: ManualClock, registeredAt: number[]) {
       nodes.present = true;
       return Promise.resolve();
     },
-    sources: {
-      resources: () => Promise.resolve({ capacity: { cpu: '1' }, allocatable: { cpu: '1' } }),
-      addresses: () => [{ type: 'InternalIP', address: '10.0.0.1' }],
-      nodeInfo: () =>
-        Promise.resolve({
-          machineID: 'm',
-          systemUUID: '',
-          bootID: '',
-          kernelVersion: '',
-          osImage: '',
-          containerRuntimeVersion: '',
-          kubeletVersion: '',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-        }),
-      pressure: () => ({ memory: false, disk: false, pid: false }),
-    },
+    sources: fixedNodeSources(),
   });
   return { status, lines: logger.lines };
 }
