@@ -11,9 +11,11 @@ import {
   reach,
   targetSpecs,
   type Endpoint,
+  type ReachOptions,
   type Reached,
   type TargetSpec,
 } from './apiserver-target.js';
+import { busyCoresWanted, startBusyCores } from './busy-cores.js';
 
 export interface Session {
   readonly label: string;
@@ -26,8 +28,15 @@ export interface Session {
   readonly runId: string;
   /** The CSR API group the server serves (`certificates.k8s.io` on the reference). */
   readonly certificatesGroup: string;
-  /** One request; returns the status and the body text. */
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; text: string }>;
+  /** One request; returns the status and the body text. A body is sent as JSON (`contentType`: a patch's). */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+  ): Promise<{ status: number; text: string }>;
+  /** The server's processes and data directory, as reach() found them. */
+  readonly reached: Reached;
   /** An agent for long-lived streams (one connection per stream). */
   streamAgent(connections: number): Agent;
   /** Authorization header for requests made with streamAgent. */
@@ -58,18 +67,22 @@ async function certificatesGroup(call: Session['call']): Promise<string> {
   return g.name;
 }
 
-export async function openSession(spec: TargetSpec, connections = 8): Promise<Session> {
-  const reached: Reached = await reach(spec);
+export async function openSession(
+  spec: TargetSpec,
+  connections = 8,
+  opts: ReachOptions = {},
+): Promise<Session> {
+  const reached: Reached = await reach(spec, opts);
   const e = reached.endpoint;
   const headers: Record<string, string> =
     e.token === undefined ? {} : { authorization: `Bearer ${e.token}` };
   const agent = new Agent({ connect: connectOptions(e), connections, pipelining: 1 });
   const agents: Agent[] = [agent];
-  const call: Session['call'] = async (method, path, body) => {
+  const call: Session['call'] = async (method, path, body, contentType = 'application/json') => {
     const res = await request(`${e.url}${path}`, {
       method: method as 'GET',
       dispatcher: agent,
-      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      headers: body === undefined ? headers : { ...headers, 'content-type': contentType },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return { status: res.statusCode, text: await res.body.text() };
@@ -93,6 +106,7 @@ export async function openSession(spec: TargetSpec, connections = 8): Promise<Se
       runId,
       certificatesGroup: group,
       call,
+      reached,
       headers,
       streamAgent: (n) => {
         const a = new Agent({
@@ -146,6 +160,7 @@ export interface Figure {
  * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
  * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
  * median of each figure per target and this build's median against the compared build's.
+ * BENCH_BUSY_CORES=N keeps N cores busy with other processes throughout (busy-cores.ts).
  */
 export async function runRounds(
   title: string,
@@ -153,6 +168,22 @@ export async function runRounds(
   measure: (s: Session) => Promise<Figure[]>,
 ): Promise<void> {
   const specs = await targetSpecs();
+  const busy = busyCoresWanted();
+  if (busy > 0) console.log(`[${title}] ${busy} other processes keep a core busy each`);
+  const stopBusy = startBusyCores(busy);
+  try {
+    await measureRounds(title, connections, measure, specs);
+  } finally {
+    stopBusy();
+  }
+}
+
+async function measureRounds(
+  title: string,
+  connections: number,
+  measure: (s: Session) => Promise<Figure[]>,
+  specs: readonly TargetSpec[],
+): Promise<void> {
   const rounds = positiveInt(
     'BENCH_ROUNDS',
     process.env['BENCH_ROUNDS'] ?? (specs.length > 1 ? '3' : '1'),

@@ -10,7 +10,10 @@
 // as its own process on 127.0.0.1 with an ephemeral port, and BENCH_COMPARE_BIN=<another build's
 // bin/plat-apiserver> adds that build, measured alternately in the same run. Every benchmark then
 // talks to the server through its public HTTPS API only, so it runs unchanged against any API
-// server of the reference's protocol. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
+// server of the reference's protocol. With an external server, BENCH_WITH_BUILD=1 measures this
+// build beside it, alternately in the same run (a side-by-side figure against the reference),
+// and BENCH_SERVER_PIDS / BENCH_SERVER_DATA_DIR tell the benchmarks that read them where its
+// processes and its storage are. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`, space-separated) go to the started servers' node; BENCH_DATA_DIR=1
 // starts them with `--data-dir` (SQLite on disk, every write durable before it is answered)
 // instead of in memory.
@@ -40,7 +43,35 @@ export type TargetSpec =
 /** A started or reached server; stop() ends what was started (nothing for an external server). */
 export interface Reached {
   readonly endpoint: Endpoint;
+  /** The server's processes (CPU and RSS are read from /proc): BENCH_SERVER_PIDS for an external one. */
+  readonly pids: readonly number[];
+  /** Where it keeps its objects on disk: BENCH_SERVER_DATA_DIR for an external one. */
+  readonly dataDir: string | undefined;
+  /** A started server's admin platconfig (for programs the benchmark starts against it). */
+  readonly adminPlatconfig: string | undefined;
   stop(): Promise<void>;
+}
+
+/** How a started plat-apiserver runs (an external server is as it is). */
+export interface ReachOptions {
+  /** `--data-dir` in a new temporary directory, whatever BENCH_DATA_DIR says. */
+  readonly dataDir?: boolean;
+  /** Its `--controllers` value; default every controller but the CSR ones. */
+  readonly controllers?: string;
+  /** More flags (e.g. `--platform-profile=kubernetes`, for the reference's names). */
+  readonly args?: readonly string[];
+}
+
+/** BENCH_SERVER_PIDS: comma-separated pids of an external server's processes (e.g. kube-apiserver and etcd). */
+function externalPids(): number[] {
+  const text = process.env['BENCH_SERVER_PIDS'] ?? '';
+  if (text === '') return [];
+  return text.split(',').map((p) => {
+    const n = Number(p);
+    if (!Number.isInteger(n) || n < 1)
+      throw new Error(`BENCH_SERVER_PIDS=${text}: expected comma-separated process ids`);
+    return n;
+  });
 }
 
 const FLAGS = {
@@ -122,13 +153,17 @@ export async function targetSpecs(
   argv: readonly string[] = process.argv.slice(2),
 ): Promise<TargetSpec[]> {
   const g = given(argv);
+  const build: TargetSpec = {
+    kind: 'spawn',
+    label: 'this build',
+    bin: `${repoRoot()}/bin/plat-apiserver`,
+  };
   if (Object.keys(g).length > 0) {
     const endpoint = await externalEndpoint(g);
-    return [{ kind: 'external', label: endpoint.url, endpoint }];
+    const external: TargetSpec = { kind: 'external', label: endpoint.url, endpoint };
+    return process.env['BENCH_WITH_BUILD'] === '1' ? [build, external] : [external];
   }
-  const specs: TargetSpec[] = [
-    { kind: 'spawn', label: 'this build', bin: `${repoRoot()}/bin/plat-apiserver` },
-  ];
+  const specs: TargetSpec[] = [build];
   const compare = process.env['BENCH_COMPARE_BIN'];
   if (compare !== undefined && compare !== '')
     specs.push({ kind: 'spawn', label: `compared (${compare})`, bin: compare });
@@ -140,16 +175,26 @@ export async function targetSpecs(
  * BENCH_DATA_DIR=1, and runs without the CSR controllers (the reference runs them in another
  * process, kube-controller-manager, which the reference's figures did not include).
  */
-export async function reach(spec: TargetSpec): Promise<Reached> {
-  if (spec.kind === 'external') return { endpoint: spec.endpoint, stop: async () => undefined };
+export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<Reached> {
+  if (spec.kind === 'external')
+    return {
+      endpoint: spec.endpoint,
+      pids: externalPids(),
+      dataDir: process.env['BENCH_SERVER_DATA_DIR'],
+      adminPlatconfig: undefined,
+      stop: async () => undefined,
+    };
   const dataDir =
-    process.env['BENCH_DATA_DIR'] === '1'
+    opts.dataDir === true || process.env['BENCH_DATA_DIR'] === '1'
       ? mkdtempSync(join(tmpdir(), 'pa-bench-data-'))
       : undefined;
   const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
   const api: StartedApiServer = await startApiServer({
     bin: spec.bin,
-    args: ['--controllers=-csrapproving,-csrsigning'],
+    args: [
+      `--controllers=${opts.controllers ?? '-csrapproving,-csrsigning'}`,
+      ...(opts.args ?? []),
+    ],
     ...(dataDir === undefined ? {} : { dataDir }),
     nodeArgs,
   });
@@ -162,8 +207,12 @@ export async function reach(spec: TargetSpec): Promise<Reached> {
     token: undefined,
     servername: undefined,
   };
+  const pid = api.process.pid;
   return {
     endpoint,
+    pids: pid === undefined ? [] : [pid],
+    dataDir,
+    adminPlatconfig: api.adminPlatconfig,
     stop: async () => {
       await api.stop();
       if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });

@@ -27,11 +27,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from '../test/helpers/apiserver.js';
 import { containerdSkipReason } from '../test/helpers/containerd.js';
+import { cpuSeconds } from './proc-usage.js';
 import { connectKube, type Kube } from './side-by-side-kube.js';
 import {
   ANCHORS,
   KUBELET_BIN,
-  cpuSeconds,
   PROGRAMS,
   defaultIp,
   launchNode,

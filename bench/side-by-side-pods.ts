@@ -10,7 +10,7 @@ import {
   type PodSeen,
   type PodWatch,
 } from './side-by-side-kube.js';
-import { cpuSeconds, rssMb } from './side-by-side-node.js';
+import { cpuSeconds, rssMb } from './proc-usage.js';
 
 export const POD_IMAGE = 'registry.k8s.io/e2e-test-images/busybox:1.36.1-1';
 

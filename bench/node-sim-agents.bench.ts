@@ -1,0 +1,228 @@
+// Does the node simulator load plat-apiserver as real agents do? BENCH_SIM_AGENTS real agents
+// (default 100: this build's bin/nodeagent on process://, each its own node) and the same number
+// of simulated nodes (node-sim-fleet.ts), each with BENCH_SIM_AGENT_PODS pods (default 3,
+// created through the API and bound), each against a fresh plat-apiserver (--data-dir, all
+// controllers, the reference's names). Once every pod runs, a steady window of BENCH_SIM_WINDOW_S
+// seconds (default 60) measures the server's CPU and the latency a probe sees (a lease renewal
+// and a node read every 100 ms, the same in both runs). The figure: real agents / simulator for
+// each, which the simulator's use at a thousand nodes needs within 20%.
+
+import { join } from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { loadavg, openSession, positiveInt, type Session } from './apiserver-harness.js';
+import type { TargetSpec } from './apiserver-target.js';
+import { repoRoot } from '../test/helpers/apiserver.js';
+import { startAgent, type RunningAgent } from '../test/helpers/agent-process.js';
+import { NO_CGROUPS_ARGS } from '../test/helpers/agent-cgroups.js';
+import { testPodLogsArgs } from '../test/helpers/agent-pod-logs.js';
+import { PhaseRecord, quantiles, SimClient } from './node-sim-calls.js';
+import { Fleet, SimNode } from './node-sim-fleet.js';
+import { createAndBind } from './node-sim-pods.js';
+import { leaseObject, microTime, nodeObject } from './node-sim-objects.js';
+import { UsageSampler } from './node-sim-usage.js';
+import { percentile } from './apiserver-harness.js';
+
+const COUNT = positiveInt('BENCH_SIM_AGENTS', process.env['BENCH_SIM_AGENTS'] ?? '100');
+const PER_NODE = positiveInt('BENCH_SIM_AGENT_PODS', process.env['BENCH_SIM_AGENT_PODS'] ?? '3');
+const WINDOW_S = positiveInt('BENCH_SIM_WINDOW_S', process.env['BENCH_SIM_WINDOW_S'] ?? '60');
+const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+const BUILD: TargetSpec = {
+  kind: 'spawn',
+  label: 'this build',
+  bin: `${repoRoot()}/bin/plat-apiserver`,
+};
+
+interface Measured {
+  readonly cpuCores: number;
+  readonly probe: number[];
+  readonly setupS: number;
+}
+
+async function poll(what: string, timeoutMs: number, done: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not done in ${timeoutMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+async function count(s: Session, path: string, keep: (item: Record<string, unknown>) => boolean) {
+  const r = await s.call('GET', path);
+  const items = (JSON.parse(r.text) as { items?: Record<string, unknown>[] }).items ?? [];
+  return items.filter(keep).length;
+}
+
+function phaseOf(item: Record<string, unknown>): unknown {
+  return (item['status'] as Record<string, unknown> | undefined)?.['phase'];
+}
+
+/** A node of the probe's own, with a lease it renews every 100 ms and a read of it. */
+async function startProbe(client: SimClient, s: Session): Promise<() => Promise<number[]>> {
+  const name = `probe-${s.runId}`;
+  const node = await client.call('probe', 'mutating', {
+    method: 'POST',
+    path: '/api/v1/nodes',
+    body: nodeObject(name, 65_000, s.runId, Date.now()),
+  });
+  const uid = String((node.json['metadata'] as Record<string, unknown>)['uid']);
+  let lease = (
+    await client.call('probe', 'mutating', {
+      method: 'POST',
+      path: LEASES,
+      body: leaseObject(name, uid, s.runId, Date.now()),
+    })
+  ).json;
+  client.record = new PhaseRecord();
+  let stopped = false;
+  const loop = (async (): Promise<void> => {
+    while (!stopped) {
+      const spec = { ...(lease['spec'] as object), renewTime: microTime(Date.now()) };
+      const put = { method: 'PUT', path: `${LEASES}/${name}`, body: { ...lease, spec } };
+      lease = (await client.call('probe lease renew', 'mutating', put)).json;
+      await client.call('probe node get', 'read', { method: 'GET', path: `/api/v1/nodes/${name}` });
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    return [...client.record.byKind.values()].flatMap((r) => r.ms);
+  };
+}
+
+async function steadyWindow(s: Session, usage: UsageSampler): Promise<Omit<Measured, 'setupS'>> {
+  const client = new SimClient(s, 4);
+  const stopProbe = await startProbe(client, s);
+  const cpu0 = usage.cpu();
+  const from = Date.now();
+  await new Promise((r) => setTimeout(r, WINDOW_S * 1000));
+  const cpuCores = (usage.cpu() - cpu0) / ((Date.now() - from) / 1000);
+  return { cpuCores, probe: await stopProbe() };
+}
+
+async function simulated(): Promise<Measured> {
+  const s = await openSession(BUILD, 64, sessionOptions);
+  const usage = new UsageSampler(s.reached.pids);
+  const client = new SimClient(s, 64);
+  const fleet = new Fleet(s, client, COUNT);
+  try {
+    const t0 = performance.now();
+    await fleet.register(32);
+    await fleet.watch(s.streamAgent(COUNT + 8), 32);
+    fleet.startHeartbeats();
+    await createAndBind(client, fleet.nodes, s.namespace, s.runId, PER_NODE, 32);
+    await poll('simulated pods Running', 600_000, async () => {
+      fleet.check();
+      return fleet.running() === COUNT * PER_NODE;
+    });
+    const setupS = (performance.now() - t0) / 1000;
+    return { ...(await steadyWindow(s, usage)), setupS };
+  } finally {
+    await fleet.quiesce();
+    fleet.stop();
+    usage.stop();
+    await s.close();
+  }
+}
+
+const sessionOptions = {
+  dataDir: true,
+  controllers: '*',
+  args: ['--platform-profile=kubernetes'],
+} as const;
+
+/** Each agent as a kubeadm node runs it (the reference's flag spellings), on process://. */
+function startAgents(s: Session, kubeconfig: string, dir: string): RunningAgent[] {
+  return Array.from({ length: COUNT }, (_, i) => {
+    const own = join(dir, String(i));
+    return startAgent([
+      '--platform-profile=kubernetes',
+      `--kubeconfig=${kubeconfig}`,
+      '--container-runtime-endpoint=process://',
+      `--root-dir=${join(own, 'root')}`,
+      `--cert-dir=${join(own, 'pki')}`,
+      `--hostname-override=${agentName(s, i)}`,
+      '--node-ip=127.0.0.1',
+      '--fail-cgroupv1=false',
+      ...NO_CGROUPS_ARGS,
+      ...testPodLogsArgs(own, 'k8s.io', 'kubernetes'),
+      '--enable-server=false',
+      '--healthz-port=0',
+      '--read-only-port=0',
+      `--max-pods=${Math.max(PER_NODE, 10)}`,
+    ]);
+  });
+}
+
+function agentName(s: Session, i: number): string {
+  return `agent-${s.runId}-${String(i).padStart(3, '0')}`;
+}
+
+/** Throws with the output of an agent that exited (none should while the run lasts). */
+function exitedAgent(agents: readonly RunningAgent[]): void {
+  const gone = agents.find((a) => a.child.exitCode !== null || a.child.signalCode !== null);
+  if (gone !== undefined)
+    throw new Error(
+      `an agent exited (${gone.child.exitCode ?? gone.child.signalCode}):\n${gone.output().slice(-3000)}`,
+    );
+}
+
+async function real(): Promise<Measured> {
+  const s = await openSession(BUILD, 64, sessionOptions);
+  const usage = new UsageSampler(s.reached.pids);
+  const dir = await mkdtemp(join(tmpdir(), 'na-sim-agents-'));
+  let agents: RunningAgent[] = [];
+  try {
+    const t0 = performance.now();
+    const platconfig = s.reached.adminPlatconfig;
+    if (platconfig === undefined) throw new Error('the started server has no admin platconfig');
+    agents = startAgents(s, platconfig, dir);
+    const ready = (item: Record<string, unknown>): boolean =>
+      (
+        (item['status'] as { conditions?: { type: string; status: string }[] }).conditions ?? []
+      ).some((c) => c.type === 'Ready' && c.status === 'True');
+    await poll('agents Ready', 600_000, async () => {
+      exitedAgent(agents);
+      return (await count(s, '/api/v1/nodes', ready)) >= COUNT;
+    });
+    const nodes = agents.map((_, i) => new SimNode(agentName(s, i), i));
+    const client = new SimClient(s, 64);
+    await createAndBind(client, nodes, s.namespace, s.runId, PER_NODE, 32, ['sleep', '3600']);
+    await poll('agents\u2019 pods Running', 600_000, async () => {
+      exitedAgent(agents);
+      const n = await count(
+        s,
+        `/api/v1/namespaces/${s.namespace}/pods`,
+        (p) => phaseOf(p) === 'Running',
+      );
+      return n === COUNT * PER_NODE;
+    });
+    const setupS = (performance.now() - t0) / 1000;
+    return { ...(await steadyWindow(s, usage)), setupS };
+  } finally {
+    await Promise.all(agents.map((a) => a.stop()));
+    usage.stop();
+    await s.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+function print(label: string, m: Measured): void {
+  console.log(
+    `  ${label}: setup ${m.setupS.toFixed(1)} s; server CPU ${m.cpuCores.toFixed(3)} cores; ` +
+      `probe ${quantiles(m.probe)}`,
+  );
+}
+
+console.log(`[node-sim-agents] ${COUNT} nodes, ${PER_NODE} pods each, window ${WINDOW_S} s`);
+const sim = await simulated();
+print(`simulated, load ${loadavg()}`, sim);
+const agents = await real();
+print(`real agents, load ${loadavg()}`, agents);
+const ratio = (a: number, b: number): string => (b === 0 ? 'n/a' : `${(a / b).toFixed(2)}x`);
+console.log(
+  `  real / simulated: server CPU ${ratio(agents.cpuCores, sim.cpuCores)}, probe p50 ` +
+    `${ratio(percentile(agents.probe, 0.5), percentile(sim.probe, 0.5))}, p99 ` +
+    `${ratio(percentile(agents.probe, 0.99), percentile(sim.probe, 0.99))}`,
+);

@@ -1,0 +1,102 @@
+// The simulator's calls to the API server, timed by kind: each call's duration goes to the
+// current phase's record (setup or the steady window), and an answer the simulator did not
+// expect ends the run with the call, its status and the server's message. Concurrency is bounded
+// (a slot per call), so a slow server sees a queue in the simulator, not 30,000 sockets.
+
+import { percentile, type Session } from './apiserver-harness.js';
+
+/** Whether a kind of call changes state (mutating) or only reads. */
+export type CallClass = 'mutating' | 'read';
+
+export interface CallAnswer {
+  readonly status: number;
+  readonly json: Record<string, unknown>;
+}
+
+/** Durations (ms) of one phase, by kind of call. */
+export class PhaseRecord {
+  readonly byKind = new Map<string, { cls: CallClass; ms: number[] }>();
+
+  add(kind: string, cls: CallClass, ms: number): void {
+    const r = this.byKind.get(kind) ?? { cls, ms: [] };
+    r.ms.push(ms);
+    this.byKind.set(kind, r);
+  }
+
+  /** Every duration of a class of calls. */
+  ofClass(cls: CallClass): number[] {
+    return [...this.byKind.values()].filter((r) => r.cls === cls).flatMap((r) => r.ms);
+  }
+}
+
+/** p50 and p99 of durations, in ms, as text. */
+export function quantiles(ms: readonly number[]): string {
+  if (ms.length === 0) return 'no calls';
+  const p = (q: number): string => percentile(ms, q).toFixed(1);
+  return `p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (n=${ms.length})`;
+}
+
+export class SimClient {
+  record = new PhaseRecord();
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(
+    private readonly session: Session,
+    private readonly slots: number,
+  ) {}
+
+  /**
+   * One call: waits for a slot, times it into the current record, and returns the answer when
+   * its status is one of `accept`; anything else throws with the server's words.
+   */
+  async call(
+    kind: string,
+    cls: CallClass,
+    req: { method: string; path: string; body?: unknown; contentType?: string },
+    accept: readonly number[] = [200, 201],
+  ): Promise<CallAnswer> {
+    await this.slot();
+    const t = performance.now();
+    try {
+      const r = await this.session.call(req.method, req.path, req.body, req.contentType);
+      this.record.add(kind, cls, performance.now() - t);
+      if (!accept.includes(r.status))
+        throw new Error(`${kind}: ${req.method} ${req.path}: ${r.status} ${r.text.slice(0, 300)}`);
+      return { status: r.status, json: parse(r.text) };
+    } finally {
+      this.release();
+    }
+  }
+
+  private async slot(): Promise<void> {
+    if (this.active < this.slots) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next === undefined) this.active--;
+    else next();
+  }
+}
+
+function parse(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}
+
+/** metadata.resourceVersion and metadata.uid of an answer's object. */
+export function metaOf(o: Record<string, unknown>): { rv: string; uid: string } {
+  const m = (o['metadata'] ?? {}) as Record<string, unknown>;
+  return { rv: String(m['resourceVersion'] ?? ''), uid: String(m['uid'] ?? '') };
+}
