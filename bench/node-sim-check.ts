@@ -61,7 +61,10 @@ function watchProblems(n: SimNode, pods: Map<string, Listed>): string[] {
   if (w === undefined) return [`${n.name}: no watch`];
   const problems: string[] = [];
   const c = w.counts;
-  if (c.outOfOrder > 0) problems.push(`${n.name}: ${c.outOfOrder} watch events out of order`);
+  if (c.outOfOrder > 0)
+    problems.push(
+      `${n.name}: ${c.outOfOrder} watch events out of order (${c.disorder.join('; ')})`,
+    );
   if (c.foreign > 0) problems.push(`${n.name}: ${c.foreign} pods of other nodes in its watch`);
   const bound = [...pods.values()].filter(
     (p) => ((p.item['spec'] ?? {}) as Record<string, unknown>)['nodeName'] === n.name,

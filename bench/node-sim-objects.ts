@@ -157,18 +157,25 @@ export const SIM_SCHEDULER = 'bench-node-sim';
 
 /**
  * A pod of one pause container, left unscheduled for the simulator's own binding. `command`: what
- * the container runs where a real agent runs it (process:// runs the command, not the image).
+ * the container runs where a real agent runs it (process:// runs the command, not the image);
+ * `node`: the node it will be bound to, as its `bench-node` label.
  */
 export function podObject(
   name: string,
   ns: string,
   runId: string,
   command?: readonly string[],
+  node?: string,
 ): Record<string, unknown> {
+  const labels = {
+    app: 'node-sim',
+    'bench-run': runId,
+    ...(node === undefined ? {} : { 'bench-node': node }),
+  };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: ns, labels: { app: 'node-sim', 'bench-run': runId } },
+    metadata: { name, namespace: ns, labels },
     spec: {
       schedulerName: SIM_SCHEDULER,
       automountServiceAccountToken: false,

@@ -26,7 +26,7 @@ export async function createAndBind(
       await client.call('pod create', 'mutating', {
         method: 'POST',
         path: `/api/v1/namespaces/${ns}/pods`,
-        body: podObject(name, ns, runId, command),
+        body: podObject(name, ns, runId, command, node.name),
       });
       await client.call('pod binding', 'mutating', {
         method: 'POST',

@@ -29,6 +29,23 @@ function kinds(record: PhaseRecord): string[] {
   return [...record.byKind.entries()].map(([k, r]) => `    ${k}: ${quantiles(r.ms)}`);
 }
 
+/** The first few problems of each kind (a kind: the words after the object's name, numbers masked). */
+function problemLines(problems: readonly string[]): string[] {
+  const byKind = new Map<string, string[]>();
+  for (const p of problems) {
+    const kind = p
+      .replace(/^\S+ ?\S*?: /, '')
+      .replace(/[0-9a-f]{8,}|\d+/g, '#')
+      .slice(0, 60);
+    byKind.set(kind, [...(byKind.get(kind) ?? []), p]);
+  }
+  return [...byKind.values()].flatMap((ps) =>
+    [...ps.slice(0, 3), ...(ps.length > 3 ? [`... and ${ps.length - 3} more like it`] : [])].map(
+      (p) => `    ${p}`,
+    ),
+  );
+}
+
 export function printRun(r: RunResult, windowS: number): void {
   const writes = r.setupRecord.ofClass('mutating').length;
   console.log(
@@ -48,7 +65,7 @@ export function printRun(r: RunResult, windowS: number): void {
       `max ${r.rss.max.toFixed(0)} MB; data directory +${r.dataMb.toFixed(1)} MB. ` +
       `Simulator CPU ${r.simCores.toFixed(3)} cores; watch restarts ${r.watchRestarts}`,
   );
-  const head = r.problems.slice(0, 10).map((p) => `    ${p}`);
+  const head = problemLines(r.problems);
   console.log(
     r.problems.length === 0
       ? `  check: every acknowledged write is served and all ${r.nodes} watches are consistent`

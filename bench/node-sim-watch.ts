@@ -7,6 +7,9 @@
 import { request, type Agent } from 'undici';
 import type { Session } from './apiserver-harness.js';
 
+/** BENCH_SIM_WATCH=labels: watch by a label instead of spec.nodeName. */
+export const BY_LABEL = process.env['BENCH_SIM_WATCH'] === 'labels';
+
 export interface PodView {
   readonly name: string;
   readonly namespace: string;
@@ -24,6 +27,8 @@ export interface WatchCounts {
   relists: number;
   /** The last failure that ended a watch (a server's answer or a lost connection). */
   lastError: string;
+  /** The first events out of order, as `<type>@<rv> after <type>@<rv>`. */
+  readonly disorder: string[];
 }
 
 function view(o: Record<string, unknown>): PodView {
@@ -45,6 +50,14 @@ export function rvNewer(a: string, b: string): boolean {
   return a.length !== b.length ? a.length > b.length : a > b;
 }
 
+/**
+ * A change's resourceVersion is newer than everything before it; a bookmark's may equal the last
+ * change's (it says every change up to it was sent), never be older.
+ */
+function inOrder(type: string, rv: string, last: string): boolean {
+  return type === 'BOOKMARK' ? rv === last || rvNewer(rv, last) : rvNewer(rv, last);
+}
+
 export class NodePodWatch {
   readonly pods = new Map<string, PodView>();
   readonly counts: WatchCounts = {
@@ -54,7 +67,9 @@ export class NodePodWatch {
     restarts: 0,
     relists: 0,
     lastError: '',
+    disorder: [],
   };
+  private lastType = '';
   private lastRv = '';
   private readonly abort = new AbortController();
   private stopped = false;
@@ -66,8 +81,14 @@ export class NodePodWatch {
     private readonly onPod: (p: PodView) => void,
   ) {}
 
+  /**
+   * The kubelet's field selector, or with BENCH_SIM_WATCH=labels a label selector on the pods'
+   * `bench-node` label (a selector no server indexes: every pod change reaches every watcher).
+   */
   private get selector(): string {
-    return encodeURIComponent(`spec.nodeName=${this.node}`);
+    return BY_LABEL
+      ? `labelSelector=${encodeURIComponent(`bench-node=${this.node}`)}`
+      : `fieldSelector=${encodeURIComponent(`spec.nodeName=${this.node}`)}`;
   }
 
   /** Lists, then keeps the watch open until stop(); resolves once the first list is in. */
@@ -82,7 +103,7 @@ export class NodePodWatch {
   }
 
   private async list(): Promise<void> {
-    const r = await this.session.call('GET', `/api/v1/pods?fieldSelector=${this.selector}`);
+    const r = await this.session.call('GET', `/api/v1/pods?${this.selector}`);
     if (r.status !== 200) throw new Error(`listing ${this.node}'s pods: ${r.status} ${r.text}`);
     const body = JSON.parse(r.text) as { metadata: { resourceVersion: string }; items: [] };
     for (const item of body.items) this.see(view(item));
@@ -109,7 +130,7 @@ export class NodePodWatch {
 
   private async watchOnce(): Promise<void> {
     const path =
-      `/api/v1/pods?fieldSelector=${this.selector}&watch=1&allowWatchBookmarks=true` +
+      `/api/v1/pods?${this.selector}&watch=1&allowWatchBookmarks=true` +
       `&resourceVersion=${this.lastRv}`;
     const res = await request(`${this.session.url}${path}`, {
       dispatcher: this.agent,
@@ -141,8 +162,14 @@ export class NodePodWatch {
     }
     this.counts.events++;
     const p = view(o);
-    if (this.lastRv !== '' && !rvNewer(p.rv, this.lastRv)) this.counts.outOfOrder++;
+    const type = String(e['type']);
+    if (this.lastRv !== '' && !inOrder(type, p.rv, this.lastRv)) {
+      this.counts.outOfOrder++;
+      if (this.counts.disorder.length < 3)
+        this.counts.disorder.push(`${type}@${p.rv} after ${this.lastType}@${this.lastRv}`);
+    }
     this.lastRv = p.rv;
+    this.lastType = type;
     if (e['type'] === 'BOOKMARK') return;
     if (e['type'] === 'DELETED') {
       this.pods.delete(p.name);
@@ -152,6 +179,7 @@ export class NodePodWatch {
   }
 
   private see(p: PodView): void {
+    if (BY_LABEL && p.nodeName === '') return; // created for this node, not bound yet
     if (p.nodeName !== this.node) {
       this.counts.foreign++;
       return;

@@ -7,7 +7,8 @@
 // server's CPU (cores used, from /proc), its RSS (median and maximum) and its data directory's
 // growth, with the simulator's own CPU beside them. An operator's paged pod list (500 a page)
 // runs every 2 s as the other read. The run ends with a consistency check (node-sim-check.ts);
-// a problem fails the run. BENCH_BUSY_CORES=N keeps N cores busy with other processes.
+// a problem fails the run. BENCH_SIM_WATCH=labels watches by a label instead (no server indexes
+// it, so every pod change reaches every node's watch). BENCH_BUSY_CORES=N keeps N cores busy with other processes.
 //
 // The server is this build's plat-apiserver, started with --data-dir (every write durable, as
 // etcd's), all its controllers and the reference's names (--platform-profile=kubernetes, as on a

@@ -22,6 +22,8 @@ import { serveItem, type WatchRun } from './items.js';
 import { WatchQueue } from './queue.js';
 import { watchStart, type WatchStart } from './start.js';
 import { armWatchTimers } from './timers.js';
+import { subscribeTriggered, triggerOf } from './triggers.js';
+import type { FieldSelector } from '../selectors/field.js';
 import { writeDrained } from './drain.js';
 import { recordOf } from '../../common/util/json-shape.js';
 
@@ -131,7 +133,9 @@ function openQueue(
   start: WatchStart,
 ): { queue: WatchQueue; timedOut: WatchRun['timedOut'] } {
   const queue = new WatchQueue({ initial: start.items });
-  queue.onClose(subscribeChanges(queue, w.store, start.startRev, w.prefix, w.s, w.def));
+  queue.onClose(
+    subscribeChanges(queue, w.store, start.startRev, w.prefix, w.s, w.def, w.o.fieldSelector),
+  );
   const timedOut = armWatchTimers(w.o, {
     ...w.s,
     queue,
@@ -182,7 +186,8 @@ function startOrExpire(
 
 /**
  * Queues the live changes under `prefix` after `startRev`; a watcher that falls behind is closed.
- * Returns the unsubscribe.
+ * A field selector that pins an indexed field subscribes through its trigger (triggers.ts), so
+ * only changes of objects with that value reach the queue. Returns the unsubscribe.
  */
 function subscribeChanges(
   queue: WatchQueue,
@@ -191,8 +196,9 @@ function subscribeChanges(
   prefix: string,
   s: WatchSettings,
   def: ResourceDef,
+  fieldSelector: FieldSelector | undefined,
 ): () => void {
-  return store.subscribe((change) => {
+  const listener = (change: Change): void => {
     if (change.rv <= startRev || !change.key.startsWith(prefix)) return;
     if (queue.length >= s.maxQueue) {
       s.logger.warn(
@@ -204,5 +210,9 @@ function subscribeChanges(
       return;
     }
     queue.push({ kind: 'change', change });
-  });
+  };
+  const trigger = triggerOf(def, fieldSelector);
+  return trigger === undefined
+    ? store.subscribe(listener)
+    : subscribeTriggered(store, def, prefix, trigger, listener);
 }
