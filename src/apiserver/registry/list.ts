@@ -381,6 +381,8 @@ interface Snapshot {
   readonly end: string;
   readonly from: string;
   readonly atRev: number;
+  /** The keys live under the prefix at atRev, when the list starts at the prefix's first key. */
+  readonly liveAtStart: number | undefined;
 }
 
 /** Where a list starts and which revision it reads, from resourceVersion, match and continue. */
@@ -430,7 +432,11 @@ async function snapshotOf(
       atRev = rv;
     }
   }
-  return { prefix, end, from, atRev };
+  // A first page at the newest revision: the live count, taken in the same step as the revision.
+  const fromStart = from === prefix && atRev === current;
+  const pagedPlain = o.limit !== undefined && o.limit > 0 && !hasSelectors(o);
+  const liveAtStart = fromStart && pagedPlain ? store.liveCount(prefix) : undefined;
+  return { prefix, end, from, atRev, liveAtStart };
 }
 
 interface Page<T> {
@@ -501,8 +507,8 @@ async function runList<T>(
 }
 
 /**
- * Live keys after this page: the remembered count at its start less what it returned, or a count in
- * the store.
+ * Live keys after this page: the count at its start (the store's live count for a first page, or
+ * the one remembered from the page before) less what it returned, or else a count in the store.
  */
 function remainingAfter(
   registry: Registry,
@@ -511,7 +517,7 @@ function remainingAfter(
   returned: number,
 ): number {
   const counts = registry.remainingCounts;
-  const before = counts.get(snap.atRev, snap.from, snap.end);
+  const before = snap.liveAtStart ?? counts.get(snap.atRev, snap.from, snap.end);
   const remaining =
     before === undefined
       ? registry.store.countRange(next, snap.end, snap.atRev)

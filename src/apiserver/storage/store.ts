@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase, prepareKept } from './sqlite-handles.js';
 import { ensureDirSync } from './ensure-dir.js';
+import { LiveCounts, liveDelta } from './live-counts.js';
 import { WriteBatcher, type PendingWrite, type WriteOutcome } from './write-batch.js';
 import { FlagError } from '../../common/util/errors.js';
 import { join } from 'node:path';
@@ -120,6 +121,10 @@ export class Store {
   private readonly commitTxn: Database.Transaction<
     (key: string, op: number, value: Uint8Array, expectRev: number) => number
   >;
+  /** Live keys per listed prefix (for remainingItemCount), kept as writes commit. */
+  private readonly live = new LiveCounts((p) => this.countRange(p, prefixEnd(p), this.rv));
+  /** (key, delta) pairs of the transaction under way, applied to `live` once it committed. */
+  private pendingLive: (string | number)[] = [];
   /** Group commit, on disk only (in memory there is no fsync to share). */
   private readonly batcher: WriteBatcher | undefined;
 
@@ -163,6 +168,7 @@ export class Store {
         const rv = this.rv + 1;
         this.stmts.insert.run(key, rv, op, value);
         this.stmts.setMeta.run('rv', rv);
+        this.pendingLive.push(key, liveDelta(curRev !== 0, op));
         return rv;
       },
     );
@@ -262,6 +268,7 @@ export class Store {
           );
         rv += 1;
         this.stmts.insert.run(w.key, rv, w.op, w.value);
+        this.pendingLive.push(w.key, liveDelta(curRev !== 0, w.op));
         return rv;
       });
       if (rv !== this.rv) this.stmts.setMeta.run('rv', rv);
@@ -269,11 +276,29 @@ export class Store {
     });
     return new WriteBatcher({
       commit: (writes) => {
-        const out = txn.immediate(writes);
+        const out = this.applyingLive(() => txn.immediate(writes));
         for (const o of out) if (typeof o === 'number') this.rv = o;
         return out;
       },
     });
+  }
+
+  /** Runs a write transaction; its live-key changes count only if it committed. */
+  private applyingLive<T>(txn: () => T): T {
+    this.pendingLive = [];
+    try {
+      const out = txn();
+      for (let i = 0; i < this.pendingLive.length; i += 2)
+        this.live.apply(this.pendingLive[i] as string, this.pendingLive[i + 1] as number);
+      return out;
+    } finally {
+      this.pendingLive = [];
+    }
+  }
+
+  /** The keys live under `prefix` (ending in `/`) at the newest revision. */
+  liveCount(prefix: string): number {
+    return this.live.get(prefix);
   }
 
   /** The newest committed revision. */
@@ -414,7 +439,9 @@ export class Store {
   }
 
   private commit(key: string, type: ChangeType, value: Uint8Array, expectRev: number): number {
-    const rv = this.commitTxn.immediate(key, opCode[type], value, expectRev);
+    const rv = this.applyingLive(() =>
+      this.commitTxn.immediate(key, opCode[type], value, expectRev),
+    );
     this.rv = rv;
     return rv;
   }

@@ -263,3 +263,39 @@ test('no better-sqlite3 object is left to the garbage collector: nothing is prep
   assert.deepEqual(calls, []);
   assert.equal(keptDatabaseCount(), before + 1, 'the closed store stays referenced');
 });
+
+test('the live count of a prefix follows creates, deletes, conflicts and force-deletes, in memory and on disk, and equals a count in the store', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-live-'));
+  try {
+    for (const s of [open(), open(dir)]) {
+      const p = '/core/pods/';
+      const a = await s.write('/core/pods/ns1/a', 'ADDED', obj('a'), 0, undefined);
+      assert.equal(s.liveCount(p), 1, 'first counted in the store');
+      assert.equal(s.liveCount('/core/pods/ns1/'), 1);
+      const writes = await Promise.allSettled([
+        s.write('/core/pods/ns1/b', 'ADDED', obj('b'), 0, undefined),
+        s.write('/core/pods/ns2/c', 'ADDED', obj('c'), 0, undefined),
+        s.write('/core/pods/ns1/a', 'ADDED', obj('a'), 0, undefined), // conflict: exists
+        s.write('/core/pods/ns1/a', 'MODIFIED', obj('a', { x: 1 }), a.rv, a.object),
+        s.write('/core/nodes/n', 'ADDED', obj('n'), 0, undefined),
+      ]);
+      assert.deepEqual(
+        writes.map((w) => w.status),
+        ['fulfilled', 'fulfilled', 'rejected', 'fulfilled', 'fulfilled'],
+      );
+      assert.equal(s.liveCount(p), 3, 'two creates; a conflict and a modify add nothing');
+      assert.equal(s.liveCount('/core/pods/ns1/'), 2);
+      const b = s.getRaw('/core/pods/ns1/b');
+      assert.ok(b !== undefined);
+      await s.write('/core/pods/ns1/b', 'DELETED', obj('b'), b.rv, obj('b'));
+      s.forceDelete('/core/pods/ns2/c');
+      assert.equal(s.liveCount(p), 1);
+      assert.equal(s.liveCount('/core/pods/ns1/'), 1);
+      assert.equal(s.liveCount(p), s.countRange(p, prefixEnd(p), s.currentRevision()));
+      assert.equal(s.liveCount('/core/nodes/'), 1);
+      s.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
