@@ -93,12 +93,12 @@ function callAll(
   listeners: readonly ChangeListener[],
   change: Parameters<ChangeListener>[0],
 ): void {
-  let first: unknown;
+  let first: Error | undefined;
   for (const l of listeners) {
     try {
       l(change);
     } catch (err) {
-      first ??= err;
+      first ??= err instanceof Error ? err : new Error(String(err));
     }
   }
   if (first !== undefined) throw first;
