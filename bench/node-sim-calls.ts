@@ -36,6 +36,26 @@ export function quantiles(ms: readonly number[]): string {
   return `p50 ${p(0.5)} ms, p99 ${p(0.99)} ms (n=${ms.length})`;
 }
 
+export interface SimRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+  readonly contentType?: string;
+}
+
+/** A connection closed by the server (undici's socket errors, a reset). */
+function closedUnder(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
+}
+
+/** The name of the object a POST creates in its collection (not a subresource such as binding). */
+function createdName(req: SimRequest): string | undefined {
+  if (req.method !== 'POST' || req.path.endsWith('/binding')) return undefined;
+  const name = ((req.body as { metadata?: { name?: unknown } } | undefined)?.metadata ?? {}).name;
+  return typeof name === 'string' ? name : undefined;
+}
+
 export class SimClient {
   record = new PhaseRecord();
   private active = 0;
@@ -53,19 +73,43 @@ export class SimClient {
   async call(
     kind: string,
     cls: CallClass,
-    req: { method: string; path: string; body?: unknown; contentType?: string },
+    req: SimRequest,
     accept: readonly number[] = [200, 201],
   ): Promise<CallAnswer> {
     await this.slot();
     const t = performance.now();
     try {
-      const r = await this.session.call(req.method, req.path, req.body, req.contentType);
+      const r = await this.send(req);
       this.record.add(kind, cls, performance.now() - t);
       if (!accept.includes(r.status))
         throw new Error(`${kind}: ${req.method} ${req.path}: ${r.status} ${r.text.slice(0, 300)}`);
       return { status: r.status, json: parse(r.text) };
     } finally {
       this.release();
+    }
+  }
+
+  /** Connections the server closed under a request, each sent again once (counted). */
+  resent = 0;
+
+  /**
+   * Sends once, and once more when the server closed the keep-alive connection under the
+   * request (Go's server closes idle ones). A create sent again may find its object made by the
+   * first: that object is read and answered as created.
+   */
+  private async send(req: SimRequest): Promise<{ status: number; text: string }> {
+    const once = (): Promise<{ status: number; text: string }> =>
+      this.session.call(req.method, req.path, req.body, req.contentType);
+    try {
+      return await once();
+    } catch (err) {
+      if (!closedUnder(err)) throw err;
+      this.resent++;
+      const again = await once();
+      const name = createdName(req);
+      if (again.status !== 409 || name === undefined) return again;
+      const got = await this.session.call('GET', `${req.path}/${name}`);
+      return got.status === 200 ? { status: 201, text: got.text } : again;
     }
   }
 

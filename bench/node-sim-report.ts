@@ -22,6 +22,8 @@ export interface RunResult {
   readonly rss: { readonly median: number; readonly max: number };
   readonly dataMb: number;
   readonly watchRestarts: number;
+  /** Requests sent again after the server closed their connection. */
+  readonly resent: number;
   readonly problems: readonly string[];
 }
 
@@ -63,7 +65,8 @@ export function printRun(r: RunResult, windowS: number): void {
   console.log(
     `  server: CPU ${r.cpuCores.toFixed(3)} cores; RSS median ${r.rss.median.toFixed(0)} MB, ` +
       `max ${r.rss.max.toFixed(0)} MB; data directory +${r.dataMb.toFixed(1)} MB. ` +
-      `Simulator CPU ${r.simCores.toFixed(3)} cores; watch restarts ${r.watchRestarts}`,
+      `Simulator CPU ${r.simCores.toFixed(3)} cores; watch restarts ${r.watchRestarts}; ` +
+      `requests sent again on a closed connection ${r.resent}`,
   );
   const head = problemLines(r.problems);
   console.log(

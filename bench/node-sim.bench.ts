@@ -57,6 +57,7 @@ function startLister(client: SimClient, ns: string): () => Promise<void> {
       await new Promise((r) => setTimeout(r, 2000));
     }
   })();
+  loop.catch(() => undefined); // handled: the stop below throws it
   return async () => {
     stopped = true;
     await loop;
@@ -97,17 +98,33 @@ async function window(fleet: Fleet, client: SimClient, ns: string, usage: UsageS
   };
 }
 
-/** Removes what the run made from a server that outlives it (the namespace goes with close()). */
-async function cleanUp(s: Session): Promise<void> {
+/**
+ * Removes what the run made from a server that outlives it (the namespace goes with close()):
+ * the pods one by one with no grace period (no kubelet will confirm their end; the reference's
+ * deletecollection deletes them one at a time and outlives its 60 s request timeout), then the
+ * leases and the nodes.
+ */
+async function cleanUp(s: Session, client: SimClient): Promise<void> {
   const sel = `labelSelector=${encodeURIComponent(`bench-run=${s.runId}`)}`;
   const grace = { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 };
-  const answers = await Promise.all([
-    s.call('DELETE', `/api/v1/namespaces/${s.namespace}/pods?${sel}`, grace),
-    s.call('DELETE', `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?${sel}`),
-    s.call('DELETE', `/api/v1/nodes?${sel}`),
-  ]);
-  for (const a of answers)
-    if (a.status !== 200) console.error(`cleaning up: ${a.status} ${a.text.slice(0, 200)}`);
+  const pods = `/api/v1/namespaces/${s.namespace}/pods`;
+  const page = await client.call('cleanup', 'read', { method: 'GET', path: `${pods}?${sel}` });
+  const names = ((page.json['items'] ?? []) as { metadata: { name: string } }[]).map(
+    (p) => p.metadata.name,
+  );
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < names.length; i = next++) {
+      const path = `${pods}/${names[i] ?? ''}`;
+      await client.call('cleanup', 'mutating', { method: 'DELETE', path, body: grace }, [200, 404]);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  for (const path of [
+    `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases?${sel}`,
+    `/api/v1/nodes?${sel}`,
+  ])
+    await client.call('cleanup', 'mutating', { method: 'DELETE', path });
 }
 
 async function runOne(spec: TargetSpec, nodes: number): Promise<RunResult> {
@@ -141,12 +158,16 @@ async function runOne(spec: TargetSpec, nodes: number): Promise<RunResult> {
       ...w,
       dataMb: ((await dirBytes(s.reached.dataDir)) - data0) / 1e6,
       watchRestarts: restarts,
+      resent: client.resent,
       problems,
     };
   } finally {
     fleet.stop();
     usage.stop();
-    if (spec.kind === 'external') await cleanUp(s);
+    if (spec.kind === 'external')
+      await cleanUp(s, client).catch((err: unknown) =>
+        console.error(`cleaning up ${s.url}: ${err instanceof Error ? err.message : String(err)}`),
+      );
     await s.close();
   }
 }
