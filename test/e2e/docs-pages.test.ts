@@ -70,6 +70,14 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'npm run build && node scripts/run-bench.mjs kubelet-side-by-side',
       'needs the reference kubelet and control plane of a session (/opt/anchors), never in CI',
     ],
+    [
+      'BENCH_SIM_NODES=100,300,1000 node dist/bench/node-sim.bench.js',
+      'a benchmark of about 10 minutes and 30,000 pods (its figures are on the page)',
+    ],
+    [
+      'BENCH_KUBECONFIG=/opt/anchors/admin.kubeconfig BENCH_WITH_BUILD=1 BENCH_SERVER_PIDS=$(cat /opt/anchors/run/kube-apiserver.pid),$(cat /opt/anchors/run/etcd.pid) BENCH_SERVER_DATA_DIR=/opt/anchors/etcd-data BENCH_SIM_NODES=100,300,1000 node dist/bench/node-sim.bench.js',
+      'needs the reference control plane of a session (/opt/anchors), never in CI',
+    ],
   ],
   'docs/join-kubernetes.md': [
     [
