@@ -47,10 +47,13 @@ async function poll(what: string, timeoutMs: number, done: () => Promise<boolean
   }
 }
 
-async function count(s: Session, path: string, keep: (item: Record<string, unknown>) => boolean) {
-  const r = await s.call('GET', path);
-  const items = (JSON.parse(r.text) as { items?: Record<string, unknown>[] }).items ?? [];
-  return items.filter(keep).length;
+async function count(
+  client: SimClient,
+  path: string,
+  keep: (item: Record<string, unknown>) => boolean,
+): Promise<number> {
+  const r = await client.call('count', 'read', { method: 'GET', path });
+  return ((r.json['items'] ?? []) as Record<string, unknown>[]).filter(keep).length;
 }
 
 function phaseOf(item: Record<string, unknown>): unknown {
@@ -132,9 +135,9 @@ const sessionOptions = {
   args: ['--platform-profile=kubernetes'],
 } as const;
 
-/** Each agent as a kubeadm node runs it (the reference's flag spellings), on process://. */
-function startAgents(s: Session, kubeconfig: string, dir: string): RunningAgent[] {
-  return Array.from({ length: COUNT }, (_, i) => {
+/** One agent as a kubeadm node runs it (the reference's flag spellings), on process://. */
+function startOne(s: Session, kubeconfig: string, dir: string, i: number): RunningAgent {
+  {
     const own = join(dir, String(i));
     return startAgent([
       '--platform-profile=kubernetes',
@@ -152,7 +155,7 @@ function startAgents(s: Session, kubeconfig: string, dir: string): RunningAgent[
       '--read-only-port=0',
       `--max-pods=${Math.max(PER_NODE, 10)}`,
     ]);
-  });
+  }
 }
 
 function agentName(s: Session, i: number): string {
@@ -172,27 +175,32 @@ async function real(): Promise<Measured> {
   const s = await openSession(BUILD, 64, sessionOptions);
   const usage = new UsageSampler(s.reached.pids);
   const dir = await mkdtemp(join(tmpdir(), 'na-sim-agents-'));
-  let agents: RunningAgent[] = [];
+  const agents: RunningAgent[] = [];
   try {
     const t0 = performance.now();
     const platconfig = s.reached.adminPlatconfig;
     if (platconfig === undefined) throw new Error('the started server has no admin platconfig');
-    agents = startAgents(s, platconfig, dir);
+    const client = new SimClient(s, 64);
     const ready = (item: Record<string, unknown>): boolean =>
       (
         (item['status'] as { conditions?: { type: string; status: string }[] }).conditions ?? []
       ).some((c) => c.type === 'Ready' && c.status === 'True');
-    await poll('agents Ready', 600_000, async () => {
-      exitedAgent(agents);
-      return (await count(s, '/api/v1/nodes', ready)) >= COUNT;
-    });
+    // Ten at a time, each ten Ready before the next start: a hundred agents starting at once
+    // would hold both cores for a minute (their start, not their steady state, is not measured).
+    for (let i = 0; i < COUNT; i++) {
+      agents.push(startOne(s, platconfig, dir, i));
+      if (agents.length % 10 !== 0 && agents.length !== COUNT) continue;
+      await poll('agents Ready', 600_000, async () => {
+        exitedAgent(agents);
+        return (await count(client, '/api/v1/nodes', ready)) >= agents.length;
+      });
+    }
     const nodes = agents.map((_, i) => new SimNode(agentName(s, i), i));
-    const client = new SimClient(s, 64);
     await createAndBind(client, nodes, s.namespace, s.runId, PER_NODE, 32, ['sleep', '3600']);
     await poll('agents\u2019 pods Running', 600_000, async () => {
       exitedAgent(agents);
       const n = await count(
-        s,
+        client,
         `/api/v1/namespaces/${s.namespace}/pods`,
         (p) => phaseOf(p) === 'Running',
       );
