@@ -222,8 +222,14 @@ test('aggregation: a ClusterRole labelled aggregate-to-view lands in view', asyn
     ),
     JSON.stringify(rules),
   );
-  // view aggregates into edit, edit into admin.
-  const admin = (await api.request('GET', `${RBAC}/clusterroles/admin`)).json?.['rules'];
+  // view aggregates into edit, edit into admin: one controller pass each, after view's, so the
+  // test waits for admin too (the reference's controller is eventually consistent the same way).
+  let admin: unknown;
+  for (;;) {
+    admin = (await api.request('GET', `${RBAC}/clusterroles/admin`)).json?.['rules'];
+    if (JSON.stringify(admin).includes('widgets') || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
   assert.ok(JSON.stringify(admin).includes('widgets'), 'admin aggregates view through edit');
 });
 
