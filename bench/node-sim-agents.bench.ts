@@ -10,7 +10,13 @@
 import { join } from 'node:path';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { loadavg, openSession, positiveInt, type Session } from './apiserver-harness.js';
+import {
+  loadavg,
+  openSession,
+  percentile,
+  positiveInt,
+  type Session,
+} from './apiserver-harness.js';
 import type { TargetSpec } from './apiserver-target.js';
 import { repoRoot } from '../test/helpers/apiserver.js';
 import { startAgent, type RunningAgent } from '../test/helpers/agent-process.js';
@@ -21,7 +27,6 @@ import { Fleet, SimNode } from './node-sim-fleet.js';
 import { createAndBind } from './node-sim-pods.js';
 import { leaseObject, microTime, nodeObject } from './node-sim-objects.js';
 import { UsageSampler } from './node-sim-usage.js';
-import { percentile } from './apiserver-harness.js';
 
 const COUNT = positiveInt('BENCH_SIM_AGENTS', process.env['BENCH_SIM_AGENTS'] ?? '100');
 const PER_NODE = positiveInt('BENCH_SIM_AGENT_PODS', process.env['BENCH_SIM_AGENT_PODS'] ?? '3');
@@ -137,25 +142,23 @@ const sessionOptions = {
 
 /** One agent as a kubeadm node runs it (the reference's flag spellings), on process://. */
 function startOne(s: Session, kubeconfig: string, dir: string, i: number): RunningAgent {
-  {
-    const own = join(dir, String(i));
-    return startAgent([
-      '--platform-profile=kubernetes',
-      `--kubeconfig=${kubeconfig}`,
-      '--container-runtime-endpoint=process://',
-      `--root-dir=${join(own, 'root')}`,
-      `--cert-dir=${join(own, 'pki')}`,
-      `--hostname-override=${agentName(s, i)}`,
-      '--node-ip=127.0.0.1',
-      '--fail-cgroupv1=false',
-      ...NO_CGROUPS_ARGS,
-      ...testPodLogsArgs(own, 'k8s.io', 'kubernetes'),
-      '--enable-server=false',
-      '--healthz-port=0',
-      '--read-only-port=0',
-      `--max-pods=${Math.max(PER_NODE, 10)}`,
-    ]);
-  }
+  const own = join(dir, String(i));
+  return startAgent([
+    '--platform-profile=kubernetes',
+    `--kubeconfig=${kubeconfig}`,
+    '--container-runtime-endpoint=process://',
+    `--root-dir=${join(own, 'root')}`,
+    `--cert-dir=${join(own, 'pki')}`,
+    `--hostname-override=${agentName(s, i)}`,
+    '--node-ip=127.0.0.1',
+    '--fail-cgroupv1=false',
+    ...NO_CGROUPS_ARGS,
+    ...testPodLogsArgs(own, 'k8s.io', 'kubernetes'),
+    '--enable-server=false',
+    '--healthz-port=0',
+    '--read-only-port=0',
+    `--max-pods=${Math.max(PER_NODE, 10)}`,
+  ]);
 }
 
 function agentName(s: Session, i: number): string {

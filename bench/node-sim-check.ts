@@ -56,7 +56,19 @@ function podProblems(n: SimNode, pods: Map<string, Listed>, perNode: number): st
   return problems;
 }
 
-function watchProblems(n: SimNode, pods: Map<string, Listed>): string[] {
+/** The listed pods by the node they are bound to (read once per check, not once per node). */
+function byNode(pods: Map<string, Listed>): Map<string, Listed[]> {
+  const out = new Map<string, Listed[]>();
+  for (const p of pods.values()) {
+    const node = String(((p.item['spec'] ?? {}) as Record<string, unknown>)['nodeName'] ?? '');
+    const list = out.get(node);
+    if (list === undefined) out.set(node, [p]);
+    else list.push(p);
+  }
+  return out;
+}
+
+function watchProblems(n: SimNode, bound: readonly Listed[]): string[] {
   const w = n.watch;
   if (w === undefined) return [`${n.name}: no watch`];
   const problems: string[] = [];
@@ -66,9 +78,6 @@ function watchProblems(n: SimNode, pods: Map<string, Listed>): string[] {
       `${n.name}: ${c.outOfOrder} watch events out of order (${c.disorder.join('; ')})`,
     );
   if (c.foreign > 0) problems.push(`${n.name}: ${c.foreign} pods of other nodes in its watch`);
-  const bound = [...pods.values()].filter(
-    (p) => ((p.item['spec'] ?? {}) as Record<string, unknown>)['nodeName'] === n.name,
-  );
   if (bound.length !== w.pods.size)
     problems.push(
       `${n.name}: its watch holds ${w.pods.size} pods, ${bound.length} are bound to it`,
@@ -82,8 +91,8 @@ function watchProblems(n: SimNode, pods: Map<string, Listed>): string[] {
 }
 
 /** True once every node's watch holds every listed pod at its listed version. */
-function watchesCaughtUp(fleet: Fleet, pods: Map<string, Listed>): boolean {
-  return fleet.nodes.every((n) => watchProblems(n, pods).length === 0);
+function watchesCaughtUp(fleet: Fleet, bound: Map<string, Listed[]>): boolean {
+  return fleet.nodes.every((n) => watchProblems(n, bound.get(n.name) ?? []).length === 0);
 }
 
 function condition(item: Record<string, unknown>, type: string): Record<string, unknown> {
@@ -131,12 +140,13 @@ export async function checkRun(
   catchUpMs: number,
 ): Promise<string[]> {
   const pods = await listAll(client, `/api/v1/namespaces/${ns}/pods`);
+  const bound = byNode(pods);
   const deadline = Date.now() + catchUpMs;
-  while (!watchesCaughtUp(fleet, pods) && Date.now() < deadline)
+  while (!watchesCaughtUp(fleet, bound) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 200));
   const problems = fleet.nodes.flatMap((n) => [
     ...podProblems(n, pods, perNode),
-    ...watchProblems(n, pods),
+    ...watchProblems(n, bound.get(n.name) ?? []),
   ]);
   return [...problems, ...(await heartbeatProblems(fleet, client, runId))];
 }

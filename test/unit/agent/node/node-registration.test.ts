@@ -212,22 +212,9 @@ test('the node is NotReady (with the reason) while the runtime is down, and Read
     maxImages: -1,
     events,
     sources: {
+      ...fixedNodeSources(),
       resources: () => Promise.resolve({ capacity: {}, allocatable: {} }),
       addresses: () => [],
-      nodeInfo: () =>
-        Promise.resolve({
-          machineID: '',
-          systemUUID: '',
-          bootID: '',
-          kernelVersion: '',
-          osImage: '',
-          containerRuntimeVersion: '',
-          kubeletVersion: '',
-          kubeProxyVersion: '',
-          operatingSystem: 'linux',
-          architecture: 'amd64',
-        }),
-      pressure: () => ({ memory: false, disk: false, pid: false }),
       notReadyReasons: () => Promise.resolve(reasons),
     },
   });

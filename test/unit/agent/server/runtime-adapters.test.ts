@@ -15,8 +15,9 @@ import {
 import type { ContainerRuntime, RuntimeContainer } from '../../../../src/agent/runtime/types.js';
 import { silentLogger, type Logger } from '../../../../src/common/log/types.js';
 
-function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime {
-  const c = (over: Partial<RuntimeContainer>): RuntimeContainer => ({
+/** Container c of pod default/web, running, with `over` on top. */
+function webContainer(over: Partial<RuntimeContainer> = {}): RuntimeContainer {
+  return {
     id: 'c1',
     podUid: 'u1',
     podName: 'web',
@@ -27,10 +28,15 @@ function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime
     specHash: '',
     image: 'img',
     imageId: '',
-    state: state.running ? 'running' : 'exited',
+    state: 'running',
     createdAtMs: 0,
     ...over,
-  });
+  };
+}
+
+function fakeRuntime(state: { log: string; running: boolean }): ContainerRuntime {
+  const c = (over: Partial<RuntimeContainer>): RuntimeContainer =>
+    webContainer({ state: state.running ? 'running' : 'exited', ...over });
   return {
     listContainers: () => Promise.resolve([c({}), c({ id: 's1', kind: 'sandbox', name: '' })]),
     logs: (_id: string, opts?: { tailLines?: number }) => {
@@ -143,23 +149,7 @@ test("/stats/summary start times are real: the pod's reported startTime (else it
   ];
   const runtime = {
     listContainers: () =>
-      Promise.resolve(
-        containers.map(
-          (c) =>
-            ({
-              podName: 'web',
-              podNamespace: 'default',
-              name: 'c',
-              kind: 'app',
-              attempt: 0,
-              specHash: '',
-              image: 'img',
-              imageId: '',
-              state: 'running',
-              ...c,
-            }) as RuntimeContainer,
-        ),
-      ),
+      Promise.resolve(containers.map((c) => webContainer(c as Partial<RuntimeContainer>))),
   } as unknown as ContainerRuntime;
   const reported = new Date(now - 55_000).toISOString();
   const stats = new RuntimeStats({
@@ -264,20 +254,8 @@ test("/stats/summary from a runtime's listStats: the pod's own measure and netwo
 });
 
 test("container logs --previous: the instance before the current one; none yet is the reference's 400 text", async () => {
-  const make = (id: string, attempt: number, state: 'running' | 'exited'): RuntimeContainer => ({
-    id,
-    podUid: 'u1',
-    podName: 'web',
-    podNamespace: 'default',
-    name: 'c',
-    kind: 'app',
-    attempt,
-    specHash: '',
-    image: 'img',
-    imageId: '',
-    state,
-    createdAtMs: attempt,
-  });
+  const make = (id: string, attempt: number, state: 'running' | 'exited'): RuntimeContainer =>
+    webContainer({ id, attempt, state, createdAtMs: attempt });
   let containers = [make('c0', 0, 'running')];
   const runtime = {
     listContainers: () => Promise.resolve(containers),
@@ -316,22 +294,7 @@ test("container logs with the runtime's time per line: the tail, then since; tim
   let running = true;
   const runtime = {
     listContainers: () =>
-      Promise.resolve([
-        {
-          id: 'c1',
-          podUid: 'u1',
-          podName: 'web',
-          podNamespace: 'default',
-          name: 'c',
-          kind: 'app',
-          attempt: 0,
-          specHash: '',
-          image: 'img',
-          imageId: '',
-          state: running ? 'running' : 'exited',
-          createdAtMs: 0,
-        },
-      ]),
+      Promise.resolve([webContainer({ state: running ? 'running' : 'exited' })]),
     logs: () => Promise.reject(new Error('the timed path must be used')),
     timedLogs: (_id: string, opts?: { tailLines?: number; sinceMs?: number }) => {
       const tail = opts?.tailLines === undefined ? lines : lines.slice(-opts.tailLines);
@@ -422,22 +385,7 @@ test('a follow with tailLines sends every line once: one written just after the 
   const line = (i: number) => ({ time: `2026-01-01T00:00:0${i}Z`, text: `line ${i}\n` });
   const runtime = {
     listContainers: () =>
-      Promise.resolve([
-        {
-          id: 'c1',
-          podUid: 'u1',
-          podName: 'web',
-          podNamespace: 'default',
-          name: 'c',
-          kind: 'app',
-          attempt: 0,
-          specHash: '',
-          image: 'img',
-          imageId: '',
-          state: reads < 3 ? 'running' : 'exited',
-          createdAtMs: 0,
-        },
-      ]),
+      Promise.resolve([webContainer({ state: reads < 3 ? 'running' : 'exited' })]),
     logs: () => Promise.reject(new Error('the timed path must be used')),
     timedLogs: (_id: string, opts?: { tailLines?: number }) => {
       reads++;
