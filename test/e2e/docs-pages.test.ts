@@ -78,6 +78,14 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'BENCH_KUBECONFIG=/opt/anchors/admin.kubeconfig BENCH_WITH_BUILD=1 BENCH_SERVER_PIDS=$(cat /opt/anchors/run/kube-apiserver.pid),$(cat /opt/anchors/run/etcd.pid) BENCH_SERVER_DATA_DIR=/opt/anchors/etcd-data BENCH_SIM_NODES=100,300,1000 node dist/bench/node-sim.bench.js',
       'needs the reference control plane of a session (/opt/anchors), never in CI',
     ],
+    [
+      'BENCH_KUBECONFIG=/opt/anchors/admin.kubeconfig BENCH_WITH_BUILD=1 BENCH_DATA_DIR=1 BENCH_SERVER_PIDS=$(cat /opt/anchors/run/kube-apiserver.pid),$(cat /opt/anchors/run/etcd.pid) node dist/bench/apiserver-csr.bench.js',
+      'needs the reference control plane of a session (/opt/anchors), never in CI',
+    ],
+    [
+      'node dist/bench/apiserver-streaming-reference.bench.js',
+      'needs the reference control plane of a session (/opt/anchors), never in CI',
+    ],
   ],
   'docs/join-kubernetes.md': [
     [
