@@ -13,7 +13,8 @@
 import { spawn } from 'node:child_process';
 import { startPumpServer } from './pump-server.js';
 import { externalReadMiBs } from './external-reader.js';
-import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { spdyExecMs } from './exec-round-trip.js';
+import { percentile } from './apiserver-harness.js';
 import { cpuSeconds } from './proc-usage.js';
 import { loadavg } from 'node:os';
 import {
@@ -29,9 +30,6 @@ const ROUNDS = Number(process.env['BENCH_PF_ROUNDS'] ?? 5);
 const EXECS = Number(process.env['BENCH_EXECS'] ?? 40);
 const KUBECTL_EXECS = Number(process.env['BENCH_KUBECTL_EXECS'] ?? 15);
 
-const sorted = (xs: readonly number[]): number[] => [...xs].sort((a, b) => a - b);
-const pct = (xs: readonly number[], p: number): number =>
-  sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? NaN;
 const best = (xs: readonly number[]): number => Math.max(...xs);
 const load = (): string => loadavg()[0]!.toFixed(1);
 
@@ -68,16 +66,11 @@ async function kubectlForward(s: Server, podPort: number): Promise<Forwarder> {
   return { port, stop: () => child.kill('SIGTERM') };
 }
 
-async function spdyExec(s: Server): Promise<number> {
-  const url = `${s.url}/api/v1/namespaces/default/pods/${POD}/exec?container=${CONTAINER}&command=true&stdout=true`;
-  const t0 = performance.now();
-  const r = await spdyUpgrade({ url, protocols: ['v4.channel.k8s.io'], ...s.tls });
-  if (r.kind !== 'upgraded') throw new Error(`exec via ${s.name} refused: ${r.status} ${r.body}`);
-  const st = await openExecStreams(r.session, ['stdout']);
-  const [status] = await Promise.all([readAll(st.get('error')!), readAll(st.get('stdout')!)]);
-  if (!status.includes('Success')) throw new Error(`exec via ${s.name} failed: ${status}`);
-  return performance.now() - t0;
-}
+const spdyExec = (s: Server): Promise<number> =>
+  spdyExecMs(
+    `${s.url}/api/v1/namespaces/default/pods/${POD}/exec?container=${CONTAINER}&command=true&stdout=true`,
+    s.tls,
+  );
 
 function kubectlExec(s: Server): Promise<number> {
   const t0 = performance.now();
@@ -176,14 +169,14 @@ function report(
 ): void {
   const p = f['plat-apiserver'];
   const r = f['kube-apiserver'];
-  const med = (xs: number[]): number => pct(xs, 0.5);
+  const med = (xs: number[]): number => percentile(xs, 0.5);
   const rate = (what: string, a: number[], b: number[]): string =>
     `${what}: plat-apiserver best ${best(a).toFixed(0)} / median ${med(a).toFixed(0)} MiB/s, ` +
     `kube-apiserver best ${best(b).toFixed(0)} / median ${med(b).toFixed(0)} MiB/s; ratio best ` +
     `${(best(a) / best(b)).toFixed(2)}x, median ${(med(a) / med(b)).toFixed(2)}x (goal at least 1.0x)`;
   const time = (what: string, a: number[], b: number[]): string =>
-    `${what}: plat-apiserver p50 ${med(a).toFixed(1)} / p99 ${pct(a, 0.99).toFixed(1)} ms, ` +
-    `kube-apiserver p50 ${med(b).toFixed(1)} / p99 ${pct(b, 0.99).toFixed(1)} ms; ratio p50 ` +
+    `${what}: plat-apiserver p50 ${med(a).toFixed(1)} / p99 ${percentile(a, 0.99).toFixed(1)} ms, ` +
+    `kube-apiserver p50 ${med(b).toFixed(1)} / p99 ${percentile(b, 0.99).toFixed(1)} ms; ratio p50 ` +
     `${(med(a) / med(b)).toFixed(2)}x (goal at most 1.0x)`;
   console.log(
     `port-forward of ${PF_MB} MiB, ${tcp.length} rounds alternating, each read by a process of its own`,

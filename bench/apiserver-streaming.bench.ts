@@ -17,7 +17,7 @@ import { readFile } from 'node:fs/promises';
 import { startPumpServer } from './pump-server.js';
 import { join } from 'node:path';
 import { adminPems, podRunning, startScene } from '../test/e2e/kubectl-streaming-harness.js';
-import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { spdyExecMs } from './exec-round-trip.js';
 import {
   mibPerSecond,
   spdyPortForwardRead,
@@ -112,19 +112,6 @@ function externalRead(
   });
 }
 
-async function execOnce(
-  url: string,
-  tls: { ca: string; cert: string; key: string },
-): Promise<number> {
-  const t0 = performance.now();
-  const r = await spdyUpgrade({ url, protocols: ['v4.channel.k8s.io'], ...tls });
-  if (r.kind !== 'upgraded') throw new Error(`exec refused: ${r.status} ${r.body}`);
-  const st = await openExecStreams(r.session, ['stdout']);
-  const [status] = await Promise.all([readAll(st.get('error')!), readAll(st.get('stdout')!)]);
-  if (!status.includes('Success')) throw new Error(`exec failed: ${status}`);
-  return performance.now() - t0;
-}
-
 try {
   const pod = {
     apiVersion: 'v1',
@@ -209,12 +196,12 @@ try {
   );
   const execApi = `${s.api.url}/api/v1/namespaces/default/pods/bench/exec?container=c&command=true&stdout=true`;
   const execAgent = `https://127.0.0.1:${s.agentPort}/exec/default/bench/c?command=true&output=1`;
-  await execOnce(execApi, admin);
+  await spdyExecMs(execApi, admin);
   const a: number[] = [];
   const b: number[] = [];
   for (let i = 0; i < EXECS; i++) {
-    a.push(await execOnce(execApi, admin));
-    b.push(await execOnce(execAgent, asApi));
+    a.push(await spdyExecMs(execApi, admin));
+    b.push(await spdyExecMs(execAgent, asApi));
   }
   console.log(
     `exec round trip over SPDY (\`true\`, v4 Status): through plat-apiserver p50 ${p50(a).toFixed(1)} ms; straight to the agent p50 ${p50(b).toFixed(1)} ms; ratio ${(p50(a) / p50(b)).toFixed(2)}x (${EXECS} each, interleaved)`,

@@ -107,7 +107,8 @@ function spawnProgram(program: Program, args: string[], log: string): ChildProce
   }
 }
 
-function tail(log: string): string {
+/** The last lines of a node program's log, for an error that says why it failed. */
+export function tail(log: string): string {
   try {
     return readFileSync(log, 'utf8').split('\n').slice(-25).join('\n');
   } catch {

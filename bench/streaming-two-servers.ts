@@ -20,7 +20,7 @@ import { killProcessPods } from '../test/integration/agent/pods/runtimes.js';
 import { loadConnection } from '../src/common/platconfig/platconfig.js';
 import { recordOf } from '../src/common/util/json-shape.js';
 import { connectKube, type Kube } from './side-by-side-kube.js';
-import { ANCHORS } from './side-by-side-node.js';
+import { ANCHORS, tail } from './side-by-side-node.js';
 
 export const POD = 'bench-stream';
 export const CONTAINER = 'c';
@@ -108,14 +108,6 @@ function spawnAgent(args: string[], log: string): ChildProcess {
     closeSync(fd);
   }
 }
-
-const tail = (log: string): string => {
-  try {
-    return readFileSync(log, 'utf8').split('\n').slice(-30).join('\n');
-  } catch {
-    return '';
-  }
-};
 
 function podManifest(node: string): Record<string, unknown> {
   return {

@@ -18,7 +18,7 @@ import { silentLogger } from '../src/common/log/types.js';
 import { systemClock } from '../src/common/util/clock.js';
 import type { Pod } from '../src/agent/pod/types.js';
 import { makeServerCerts, startServerFixture } from '../test/helpers/server-fixture.js';
-import { openExecStreams, readAll, spdyUpgrade } from '../test/helpers/spdy-client.js';
+import { spdyExecMs } from './exec-round-trip.js';
 import { wsConnect } from '../test/helpers/ws-client.js';
 import { dockerExecLatency } from './streaming-docker.js';
 import { startTlsRelay, tlsRelayRead } from './tls-relay.js';
@@ -72,19 +72,8 @@ const f = await startServerFixture({
 });
 const tls = { ca: certs.ca.certPem, cert: certs.alice.certPem, key: certs.alice.keyPem };
 
-async function execOnce(): Promise<number> {
-  const t0 = performance.now();
-  const r = await spdyUpgrade({
-    url: `${f.base}/exec/default/bench/c?command=true&output=1`,
-    protocols: ['v4.channel.k8s.io'],
-    ...tls,
-  });
-  if (r.kind !== 'upgraded') throw new Error(`exec refused: ${r.status} ${r.body}`);
-  const s = await openExecStreams(r.session, ['stdout']);
-  const [status] = await Promise.all([readAll(s.get('error')!), readAll(s.get('stdout')!)]);
-  if (!status.includes('Success')) throw new Error(`exec failed: ${status}`);
-  return performance.now() - t0;
-}
+const execOnce = (): Promise<number> =>
+  spdyExecMs(`${f.base}/exec/default/bench/c?command=true&output=1`, tls);
 
 function spawnOnce(): Promise<number> {
   const t0 = performance.now();
