@@ -19,6 +19,9 @@
 // (of figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
 // BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
 // BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent; Node refuses --cpu-prof there),
+// BENCH_SBS_AGENT_NODE_ARGS (node's own flags for the agent, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p
+// --trace-gc`: bin/nodeagent then runs as `node --max-semi-space-size=1 <these> bin/nodeagent`), BENCH_SBS_ONLY (kubelet or nodeagent: that program's
+// turns alone, no ratios),
 // BENCH_SBS_AGENT_ARGS (more flags for the agent alone, space-separated, e.g.
 // `--vmodule=cri=10,pods=4` for each CRI call's time and each pod sync pass's steps).
 import { execFile } from 'node:child_process';
@@ -67,6 +70,12 @@ async function containerdPid(host: Host): Promise<number | undefined> {
   );
   const pid = Number(out.trim().split('\n')[0]);
   return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+/** The programs taking turns: both, or the one BENCH_SBS_ONLY names (for a profile). */
+function programs(): readonly Program[] {
+  const only = process.env['BENCH_SBS_ONLY'];
+  return PROGRAMS.filter((p) => only === undefined || only === '' || p === only);
 }
 
 /** The node program running now, stopped first when the benchmark is interrupted. */
@@ -166,9 +175,9 @@ async function steadyRound(host: Host, figures: Figures, program: Program, round
 
 async function measure(host: Host, figures: Figures): Promise<void> {
   for (let round = 0; round < ROUNDS; round++)
-    for (const program of PROGRAMS) await podRound(host, figures, program, round);
+    for (const program of programs()) await podRound(host, figures, program, round);
   for (let round = 0; round < STEADY_ROUNDS; round++)
-    for (const program of PROGRAMS) await steadyRound(host, figures, program, round);
+    for (const program of programs()) await steadyRound(host, figures, program, round);
 }
 
 async function main(): Promise<void> {

@@ -88,6 +88,9 @@ function argv(host: NodeHost, dir: string, name: string, port: number): string[]
   ];
 }
 
+/** bin/nodeagent's #! line's heap flag, kept when node is run with more flags of its own. */
+const SEMI_SPACE = '--max-semi-space-size=1';
+
 function spawnProgram(program: Program, args: string[], log: string): ChildProcess {
   const fd = openSync(log, 'a', 0o600);
   try {
@@ -97,7 +100,12 @@ function spawnProgram(program: Program, args: string[], log: string): ChildProce
     const nodeOptions = process.env['BENCH_SBS_AGENT_NODE_OPTIONS'];
     if (nodeOptions !== undefined) env['NODE_OPTIONS'] = nodeOptions;
     const extra = (process.env['BENCH_SBS_AGENT_ARGS'] ?? '').split(' ').filter((a) => a !== '');
-    return spawn(join(repoRoot(), 'bin', 'nodeagent'), [...args, ...extra], {
+    // Node refuses --cpu-prof, --trace-gc and others in NODE_OPTIONS: these go on node's own argv
+    const nodeArgs = (process.env['BENCH_SBS_AGENT_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
+    const node = nodeArgs.length === 0 ? [] : [process.execPath, SEMI_SPACE, ...nodeArgs];
+    const bin = join(repoRoot(), 'bin', 'nodeagent');
+    const [cmd, ...pre] = [...node, bin];
+    return spawn(cmd ?? bin, [...pre, ...args, ...extra], {
       stdio: ['ignore', fd, fd],
       cwd: repoRoot(),
       env,

@@ -64,9 +64,14 @@ export class PodConfig {
         );
         continue;
       }
+      const prev = old.get(uid);
+      // a source hands the same object again for a pod it has no news of: nothing to compare
+      if (prev?.pod === pod) {
+        next.set(uid, prev);
+        continue;
+      }
       const key = specKey(pod);
       next.set(uid, { pod, key });
-      const prev = old.get(uid);
       if (prev === undefined) adds.push(pod);
       else if (prev.key !== key) {
         if (

@@ -94,17 +94,43 @@ async function realOrUndefined(p: string): Promise<string | undefined> {
 }
 
 /**
+ * The real paths of the roots seen, kept: a root is the program's own directory, resolved once
+ * instead of at every write under it (a pod start writes under the root a dozen times). A path
+ * found outside the kept one has the root resolved again before it is refused, so a root moved
+ * while the program runs refuses nothing inside its new place.
+ */
+const realRoots = new Map<string, string>();
+const MAX_REAL_ROOTS = 64;
+
+async function realRootOf(base: string, fresh = false): Promise<string | undefined> {
+  const known = fresh ? undefined : realRoots.get(base);
+  if (known !== undefined) return known;
+  const real = await realOrUndefined(base);
+  if (realRoots.size >= MAX_REAL_ROOTS) realRoots.clear();
+  if (real === undefined) realRoots.delete(base);
+  else realRoots.set(base, real);
+  return real;
+}
+
+/** True when `real` is inside the root, resolving the root again before saying no. */
+async function insideRealRoot(base: string, realRoot: string, real: string): Promise<boolean> {
+  if (inside(realRoot, real)) return true;
+  const again = await realRootOf(base, true);
+  return again !== undefined && again !== realRoot && inside(again, real);
+}
+
+/**
  * Resolves symbolic links on the way from `root` to `path` (the deepest part that exists) and
  * throws UnsafePathError when that leads outside the real root.
  */
 async function assertNoLinkEscape(base: string, path: string): Promise<void> {
-  const realRoot = await realOrUndefined(base);
+  const realRoot = await realRootOf(base);
   if (realRoot === undefined) return; // nothing under a missing root can be a link yet
   let cur = path;
   for (;;) {
     const real = await realOrUndefined(cur);
     if (real !== undefined) {
-      if (!inside(realRoot, real)) {
+      if (!(await insideRealRoot(base, realRoot, real))) {
         throw new UnsafePathError(
           `refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a ` +
             `symbolic link leads out)`,

@@ -5,6 +5,7 @@
 import type { Logger } from '../../../common/log/types.js';
 import { LABELS, type RuntimeContainer } from '../types.js';
 import type { CriClient } from './client.js';
+import { ListBatch } from './list-batch.js';
 import { containerOf, isOurs, sandboxOf } from './status.js';
 import {
   ContainerState,
@@ -28,6 +29,7 @@ export class CriState {
   private readonly running = new Map<string, ContainerStatus>();
   private readonly ips = new Map<string, string[]>();
   private warnedTooMany = false;
+  private readonly batch = new ListBatch((podUid) => this.fetch(podUid));
 
   constructor(private readonly o: CriStateOptions) {}
 
@@ -65,7 +67,12 @@ export class CriState {
     return all.slice(0, MAX_LISTED);
   }
 
-  async list(podUid?: string): Promise<RuntimeContainer[]> {
+  /** What runs (one pod's or all), from a list shared with the callers asking at the same time. */
+  list(podUid?: string): Promise<RuntimeContainer[]> {
+    return this.batch.list(podUid);
+  }
+
+  private async fetch(podUid?: string): Promise<RuntimeContainer[]> {
     const label_selector = this.selector(podUid);
     const [sb, ct] = await Promise.all([
       this.o.client.call('RuntimeService/ListPodSandbox', { filter: { label_selector } }),

@@ -94,3 +94,35 @@ test('as the reference podsDifferSemantically: spec, labels, annotations and del
     assert.deepEqual(summary(), ['UPDATE']);
   }
 });
+
+test('a pod handed again as the same object is not read again: one spec read per new object', () => {
+  const ops: PodUpdate[] = [];
+  const cfg = new PodConfig({
+    sources: ['api'],
+    onUpdate: (u) => ops.push(u),
+    logger: silentLogger(),
+  });
+  let reads = 0;
+  const counted = (uid: string): Pod => {
+    const base = pod(uid);
+    return {
+      metadata: base.metadata,
+      get spec() {
+        reads++;
+        return base.spec;
+      },
+    };
+  };
+  const a = counted('a');
+  const b = counted('b');
+  cfg.apply({ source: 'api', pods: [a, b] });
+  assert.equal(reads, 2, 'each new pod is keyed once');
+  for (let i = 0; i < 50; i++) cfg.apply({ source: 'api', pods: [a, b] });
+  assert.equal(reads, 2, 'fifty snapshots of the same objects read no spec');
+  cfg.apply({ source: 'api', pods: [a, { ...pod('b', 'j') }] });
+  assert.deepEqual(
+    ops.map((u) => `${u.op}:${u.pods.map((p) => p.metadata.uid).join(',')}`),
+    ['ADD:a,b', 'UPDATE:b'],
+    'a new object for b is still compared with the last one',
+  );
+});

@@ -115,3 +115,22 @@ test('a symbolic link where the root should be, leading elsewhere, still bounds 
     /a symbolic link leads out/,
   );
 });
+
+test('a root moved while the program runs: what is inside its new place is accepted, a link out is still refused', async (t) => {
+  const base = await mkdtemp(join(tmpdir(), 'na-safe-path-'));
+  t.after(() => rm(base, { recursive: true, force: true }));
+  await mkdir(join(base, 'old', 'pods'), { recursive: true });
+  await mkdir(join(base, 'new', 'pods'), { recursive: true });
+  await symlink(join(base, 'old'), join(base, 'root'));
+  await mkdirUnder(join(base, 'root'), ['pods', 'u1']); // the root's real place is now known
+  await rm(join(base, 'root'));
+  await symlink(join(base, 'new'), join(base, 'root'));
+  await mkdirUnder(join(base, 'root'), ['pods', 'u2']);
+  assert.ok((await stat(join(base, 'new', 'pods', 'u2'))).isDirectory());
+  await symlink(join(base, 'outside'), join(base, 'new', 'pods', 'away'));
+  await mkdir(join(base, 'outside'));
+  await assert.rejects(
+    pathForWrite(join(base, 'root'), 'pods', 'away', 'x'),
+    /a symbolic link leads out/,
+  );
+});
