@@ -50,7 +50,7 @@ type RunAgent = (opts: {
   signal: AbortSignal;
   onFatal: (err: Error) => void;
   onBuilt: () => void;
-  hostChecked: Promise<unknown>;
+  checkHost: () => Promise<unknown>;
 }) => Promise<number>;
 type HostChecks = typeof HostChecksModule;
 
@@ -147,11 +147,11 @@ async function takeLock(
 }
 
 /**
- * The host's own checks (host-checks.ts), then the start-up notes, run while the agent starts
- * its client certificate (the reference checks the host after bootstrap); the agent's parts wait
+ * The host's own checks (host-checks.ts), then the start-up notes, run once the agent's client
+ * certificate is settled (the reference checks the host after bootstrap); the agent's parts wait
  * for them. A refusal stops the start and is the run's one line (see refusedHost).
  */
-function checkHostAlongside(
+function checkHost(
   hostChecks: HostChecks,
   eff: EffectiveConfiguration,
   logger: Logger,
@@ -234,14 +234,13 @@ async function runWithHost(
     if (ac.signal.aborted) return stoppedDuringStartup(logger, 'configuration');
     const noLock = await takeLock(hostChecks, eff, io, handle, ac, state);
     if (noLock !== undefined) return noLock;
-    const hostChecked = checkHostAlongside(hostChecks, eff, logger, ac, state);
     const runAgent = await loadAgent();
     const code = await runAgent({
       config: eff.config,
       flags: eff.flags,
       logger,
       signal: ac.signal,
-      hostChecked,
+      checkHost: () => checkHost(hostChecks, eff, logger, ac, state),
       // Start-up has loaded what it needs (built-ins and code caches, under V8's default flags).
       onBuilt: setHeapGrowth,
       // A graceful stop, as on SIGTERM, but the status is 1 so a supervisor restarts the agent.

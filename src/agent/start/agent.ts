@@ -51,10 +51,12 @@ export interface AgentInput {
    */
   onFatal?: (err: Error) => void;
   /**
-   * Settles when the host checks passed (main runs them while bootstrap runs, as the reference
-   * checks the host only after bootstrap): the parts load only then; a rejection stops the build.
+   * The host checks, started once the client certificate is settled (or bootstrap has waited on
+   * the API server for a while), as the reference checks the host only after bootstrap: they do
+   * not compete with bootstrap for the one thread. The parts load once they passed; a rejection
+   * stops the build.
    */
-  hostChecked?: Promise<unknown>;
+  checkHost?: () => Promise<unknown>;
 }
 
 export interface Agent {
@@ -335,7 +337,8 @@ async function loadWithCertificates(
   );
   let runtime: RuntimeBundle | undefined;
   try {
-    await Promise.all([certificates.partsMayLoad, input.hostChecked]);
+    await certificates.partsMayLoad;
+    await input.checkHost?.();
     const loaded = await loadRuntime(input, nodeName, settings, (r) => (runtime = r));
     return { loaded, rest: (await certificates.setup)?.rest };
   } catch (err) {

@@ -1,6 +1,7 @@
-// The host checks run while bootstrap runs (main starts them beside runAgent, as the reference
-// checks the host only after bootstrap): the agent's parts wait for them, and a refusal stops
-// bootstrap. Real plat-apiserver, the agent in this process.
+// The host checks start once the client certificate is settled, or once bootstrap has waited on
+// the API server for a while (as the reference checks the host only after bootstrap): they do
+// not compete with bootstrap for the one thread; the agent's parts wait for them, and a refusal
+// stops a bootstrap still waiting. Real plat-apiserver, the agent in this process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -14,13 +15,18 @@ import { tempDir, testConfig, testFlags, waitFor } from '../pods/agent-harness.j
 
 type TestContext = { after(fn: () => Promise<void>): void };
 
-/** An agent in this process bootstrapping against `env`, its host checks settled by `hostChecked`; stopped after the test, before the API server. */
+/**
+ * An agent in this process bootstrapping against `env`, its host checks settled by `hostChecked`
+ * (`started` says when the agent asked for them); stopped after the test, before the API server.
+ */
 async function startGatedAgent(
   t: TestContext,
   env: BootstrapEnv,
   name: string,
   hostChecked: Promise<void>,
-): Promise<{ log: ReturnType<typeof recordingLogger>; run: Promise<number> }> {
+): Promise<{ log: ReturnType<typeof recordingLogger>; run: Promise<number>; started: boolean[] }> {
+  /** One entry per call of the host checks: was the client certificate on disk then. */
+  const started: boolean[] = [];
   const root = await tempDir(`hc-${name}-`);
   const log = recordingLogger();
   const ac = new AbortController();
@@ -34,7 +40,10 @@ async function startGatedAgent(
     }),
     logger: log,
     signal: ac.signal,
-    hostChecked,
+    checkHost: () => {
+      started.push(existsSync(join(env.certDir, 'nodeagent-client-current.pem')));
+      return hostChecked;
+    },
   });
   // when an assertion fails, the agent may still run: stop it, and the API server last
   t.after(async () => {
@@ -44,28 +53,25 @@ async function startGatedAgent(
     await root.cleanup();
     await env.stop();
   });
-  return { log, run };
+  return { log, run, started };
 }
 
 test(
-  'the certificate is issued while the host checks run; the parts load only once they passed',
+  'the host checks start once the certificate is on disk; the parts load only once they passed',
   { timeout: 90_000 },
   async (t) => {
     const env = await startBootstrapEnv();
     let passed = (): void => undefined;
     const hostChecked = new Promise<void>((resolve) => (passed = resolve));
-    const { log } = await startGatedAgent(t, env, 'hc-node', hostChecked);
-    const current = join(env.certDir, 'nodeagent-client-current.pem');
-    await waitFor(
-      'the client certificate',
-      () =>
-        existsSync(current) &&
-        log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'),
-      30_000,
-      20,
+    const { log, started } = await startGatedAgent(t, env, 'hc-node', hostChecked);
+    await waitFor('the host checks to start', () => started.length > 0, 30_000, 20);
+    assert.deepEqual(started, [true], 'asked for once, with the certificate already on disk');
+    assert.ok(
+      log.lines.some((l) => l.msg === 'client certificate issued and platconfig written'),
+      'the certificate and platconfig were written before the host checks started',
     );
-    // bootstrap is done: without the gate the parts would start loading within milliseconds; a
-    // bounded look shows they do not (what is checked is that something does not happen)
+    // without the gate the parts would start loading within milliseconds; a bounded look shows
+    // they do not (what is checked is that something does not happen)
     await new Promise((r) => setTimeout(r, 200));
     assert.ok(
       !log.lines.some((l) => l.msg === 'building the agent parts'),
@@ -82,14 +88,14 @@ test(
 );
 
 test(
-  'a host refused while bootstrap waits for approval stops bootstrap with the refusal; no certificate',
+  'a host refused while bootstrap waits for approval (the checks start after a second of waiting) stops bootstrap with the refusal; no certificate',
   { timeout: 90_000 },
   async (t) => {
     // csrsigning only: nobody approves, so bootstrap waits
     const env = await startBootstrapEnv({ args: ['--controllers=csrsigning'] });
     let refuse = (_err: Error): void => undefined;
     const hostChecked = new Promise<void>((_resolve, reject) => (refuse = reject));
-    const { log, run } = await startGatedAgent(t, env, 'hc-refused', hostChecked);
+    const { log, run, started } = await startGatedAgent(t, env, 'hc-refused', hostChecked);
     // the request is made: bootstrap waits for an approval that does not come
     await waitFor(
       'the certificate signing request',
@@ -100,6 +106,12 @@ test(
     );
     const refusal = new HostCheckError(
       'this host uses cgroup v1 (/sys/fs/cgroup is not a cgroup2 file system) and failCgroupV1 (--fail-cgroupv1) is true: move the host to cgroup v2, or set --fail-cgroupv1=false to start anyway',
+    );
+    await waitFor(
+      'the host checks to start while bootstrap waits',
+      () => started.length > 0,
+      30_000,
+      20,
     );
     const t0 = Date.now();
     refuse(refusal);
