@@ -146,7 +146,10 @@ export const CJS_VENDOR_GROUPS = [
   // The API alone: the agent's servers use it whether or not tracing is on; the SDK and exporter
   // (tracing) load only when tracing is configured, and share this one copy of the API.
   { group: 'otel-api', test: /^@opentelemetry\/api$/ },
-  { group: 'tracing', test: /^@(opentelemetry|grpc)\// },
+  // gRPC alone: the CRI client uses it on every node with containerd, without the tracing SDK
+  // (1.5 MB with it); the tracing exporter shares this one copy.
+  { group: 'grpc', test: /^@grpc\// },
+  { group: 'tracing', test: /^@opentelemetry\// },
   { group: 'docker', test: /^dockerode$/ },
   { group: 'dbus', test: /^dbus-next$/ },
 ];
@@ -379,7 +382,10 @@ async function bundleAgentCjs(program) {
     );
 }
 
-/** vendor/<group>.cjs for each group used; a group may require another (tracing needs otel-api). */
+/**
+ * vendor/<group>.cjs for each group used; a group may require another (tracing needs otel-api and
+ * grpc).
+ */
 async function bundleVendorGroups(outdir, used) {
   const built = new Set();
   for (let more = true; more;) {
