@@ -1,6 +1,7 @@
 // The feature gates nodeagent knows, with their default and stage as in the reference (v1.32),
-// translated to our names (Kubelet -> Platlet). Gates are values passed around, never a global:
-// `resolveFeatureGates(overrides)` gives a lookup the agent's parts receive.
+// translated to our names (Kubelet -> Platlet; the reference's names are read as ours). Gates
+// are values passed around, never a global: `resolveFeatureGates(overrides)` gives a lookup the
+// agent's parts receive.
 import { invalidValue } from '../../common/util/values/error.js';
 import { parseBoolMap, BOOL_MAP_ACCEPTED } from '../../common/util/values/lists.js';
 
@@ -83,8 +84,18 @@ const BY_NAME: ReadonlyMap<string, FeatureGateInfo> = new Map(
   KNOWN_FEATURE_GATES.map((g) => [g.name, g]),
 );
 
+/**
+ * A gate's name as nodeagent knows it: the reference's spelling of one of ours (KubeletTracing for
+ * PlatletTracing, as a kubeadm configuration writes it) is read as ours, whatever the profile.
+ */
+export function canonicalGateName(name: string): string {
+  if (BY_NAME.has(name) || !name.includes('Kubelet')) return name;
+  const ours = name.replaceAll('Kubelet', 'Platlet');
+  return BY_NAME.has(ours) ? ours : name;
+}
+
 export function featureGateInfo(name: string): FeatureGateInfo | undefined {
-  return BY_NAME.get(name);
+  return BY_NAME.get(canonicalGateName(name));
 }
 
 /** "AllAlpha=true|false (ALPHA - default=false)" lines, as the reference lists them in --help. */
@@ -100,9 +111,17 @@ export function describeFeatureGates(): string[] {
  */
 export function featureGateProblems(gates: Readonly<Record<string, boolean>>): string[] {
   const problems: string[] = [];
+  const given = new Map<string, string>();
   for (const [name, value] of Object.entries(gates)) {
-    const info = BY_NAME.get(name);
-    if (info === undefined) {
+    const info = featureGateInfo(name);
+    const other = info === undefined ? undefined : given.get(info.name);
+    if (info !== undefined) given.set(info.name, name);
+    if (other !== undefined) {
+      problems.push(
+        `feature gate ${name} is ${other} under another name (the reference's and nodeagent's): ` +
+          'set it once',
+      );
+    } else if (info === undefined) {
       problems.push(
         `unrecognized feature gate: ${name} (known gates: ` +
           `${KNOWN_FEATURE_GATES.map((g) => g.name).join(', ')})`,
@@ -138,13 +157,14 @@ export function resolveFeatureGates(
   overrides: Readonly<Record<string, boolean>> = {},
 ): FeatureGates {
   const effective: Record<string, boolean> = {};
+  const byName = new Map(Object.entries(overrides).map(([k, v]) => [canonicalGateName(k), v]));
   const allAlpha = overrides['AllAlpha'];
   const allBeta = overrides['AllBeta'];
   for (const g of KNOWN_FEATURE_GATES) {
     let v = g.default;
     if (g.stage === 'alpha' && allAlpha !== undefined && g.name !== 'AllAlpha') v = allAlpha;
     if (g.stage === 'beta' && allBeta !== undefined && g.name !== 'AllBeta') v = allBeta;
-    const o = overrides[g.name];
+    const o = byName.get(g.name);
     if (o !== undefined) v = o;
     effective[g.name] = v;
   }

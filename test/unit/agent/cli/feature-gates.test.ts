@@ -35,7 +35,13 @@ test('the gates the spec names are known with their reference stage and default'
     assert.equal(g.stage, stage, name);
     assert.equal(g.default, def, name);
   }
-  assert.equal(featureGateInfo('KubeletTracing'), undefined);
+  // the reference's spelling (a kubeadm KubeletConfiguration's featureGates) is one of ours
+  assert.equal(featureGateInfo('KubeletTracing')?.name, 'PlatletTracing');
+  assert.equal(
+    featureGateInfo('AllowInsecureKubeletCertificateSigningRequests')?.name,
+    'AllowInsecurePlatletCertificateSigningRequests',
+  );
+  assert.equal(featureGateInfo('KubeletNoSuchGate'), undefined);
   const names = KNOWN_FEATURE_GATES.map((g) => g.name);
   assert.deepEqual(names, [...names].sort());
   assert.ok(describeFeatureGates().includes('QOSReserved=true|false (ALPHA - default=false)'));
@@ -89,4 +95,24 @@ test('a GA gate that is not locked may still be switched off', () => {
   assert.deepEqual(parseFeatureGates('TopologyManagerPolicyOptions=false'), {
     TopologyManagerPolicyOptions: false,
   });
+});
+
+test("the reference's gate names are read as ours; one gate under both names is refused", () => {
+  assert.deepEqual(
+    featureGateProblems({ KubeletTracing: false, KubeletCgroupDriverFromCRI: true }),
+    [],
+  );
+  const g = resolveFeatureGates({ KubeletTracing: false });
+  assert.equal(g.enabled('PlatletTracing'), false);
+  assert.deepEqual(parseFeatureGates('KubeletTracing=false', '--feature-gates'), {
+    KubeletTracing: false,
+  });
+  assert.deepEqual(featureGateProblems({ PlatletTracing: true, KubeletTracing: false }), [
+    "feature gate KubeletTracing is PlatletTracing under another name (the reference's and " +
+      "nodeagent's): set it once",
+  ]);
+  assert.match(
+    featureGateProblems({ KubeletNoSuchGate: true })[0] ?? '',
+    /^unrecognized feature gate: KubeletNoSuchGate \(known gates: /,
+  );
 });
