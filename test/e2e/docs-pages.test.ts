@@ -53,6 +53,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
   'README.md': [
     ['npm ci && npm run quickstart', 'reinstalls node_modules; timed by hand from a fresh clone'],
     ['npm test', 'the whole suite, of which this test is part'],
+    [
+      'npm run build && node scripts/run-bench.mjs kubelet-side-by-side',
+      'needs the reference kubelet and control plane of a session (/opt/anchors), never in CI',
+    ],
   ],
   'docs/getting-started.md': [
     ['npm ci && npm run quickstart', 'reinstalls node_modules; timed by hand from a fresh clone'],
