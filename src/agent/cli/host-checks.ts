@@ -211,8 +211,8 @@ async function checkCgroups(
 /**
  * The checks of the host itself, after the lock: cgroups, swap, the open-files limit, the kernel
  * defaults and oom_score_adj. The reference makes them after bootstrap (the container manager,
- * then RunKubelet's rlimit); so does the agent (once its client certificate is settled), and its parts load only
- * once they passed. Throws HostCheckError (one line) when the host is refused.
+ * then RunKubelet's rlimit); so does the agent (once its client certificate is settled), and its
+ * parts load only once they passed. Throws HostCheckError (one line) when the host is refused.
  */
 export async function checkHostSettings(
   opts: Omit<HostCheckOptions, 'signal' | 'onLockContention'>,

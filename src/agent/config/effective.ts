@@ -3,6 +3,7 @@
 // merge key by key. Fatal load problems throw ConfigError; validation problems are returned all
 // together so the caller can print every one of them.
 import type { FlagSpec, FlagValue, ParsedFlags } from '../cli/flag-spec.js';
+import { canonicalGateName } from '../cli/feature-gates.js';
 import {
   isPlatformProfile,
   namesFor,
@@ -62,6 +63,19 @@ function stringFlag(values: ReadonlyMap<string, FlagValue>, name: string): strin
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
+/**
+ * --feature-gates over the files' gates, key by key; a gate the flag sets under either of its
+ * names (KubeletTracing, PlatletTracing) replaces the files' setting under the other.
+ */
+function overGates(current: unknown, flag: FlagValue): Record<string, boolean> {
+  const gates = flag as Record<string, boolean>;
+  const given = new Set(Object.keys(gates).map(canonicalGateName));
+  const kept = Object.entries(isPlainObject(current) ? current : {}).filter(
+    ([k]) => !given.has(canonicalGateName(k)),
+  );
+  return { ...(Object.fromEntries(kept) as Record<string, boolean>), ...gates };
+}
+
 /** Applies the flags given on the command line over `target`, in command-line order. */
 export function applyFlags(
   target: JsonObject,
@@ -74,12 +88,7 @@ export function applyFlags(
     const value = parsed.values.get(name);
     if (spec?.configPath === undefined || value === undefined) continue;
     if (spec.type === 'featureGates') {
-      const current = target['featureGates'];
-      const merged = {
-        ...(isPlainObject(current) ? current : {}),
-        ...(value as Record<string, boolean>),
-      };
-      setPath(target, spec.configPath, merged);
+      setPath(target, spec.configPath, overGates(target['featureGates'], value));
     } else {
       setPath(target, spec.configPath, value);
     }

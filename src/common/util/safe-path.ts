@@ -112,11 +112,18 @@ async function realRootOf(base: string, fresh = false): Promise<string | undefin
   return real;
 }
 
-/** True when `real` is inside the root, resolving the root again before saying no. */
-async function insideRealRoot(base: string, realRoot: string, real: string): Promise<boolean> {
-  if (inside(realRoot, real)) return true;
-  const again = await realRootOf(base, true);
-  return again !== undefined && again !== realRoot && inside(again, real);
+/**
+ * Undefined when `real` is inside the root; otherwise the root's real path, resolved again
+ * before saying no (the one a refusal names).
+ */
+async function outsideRealRoot(
+  base: string,
+  realRoot: string,
+  real: string,
+): Promise<string | undefined> {
+  if (inside(realRoot, real)) return undefined;
+  const again = (await realRootOf(base, true)) ?? realRoot;
+  return inside(again, real) ? undefined : again;
 }
 
 /**
@@ -130,9 +137,10 @@ async function assertNoLinkEscape(base: string, path: string): Promise<void> {
   for (;;) {
     const real = await realOrUndefined(cur);
     if (real !== undefined) {
-      if (!(await insideRealRoot(base, realRoot, real))) {
+      const outside = await outsideRealRoot(base, realRoot, real);
+      if (outside !== undefined) {
         throw new UnsafePathError(
-          `refusing path ${path}: ${cur} resolves to ${real}, outside ${realRoot} (a ` +
+          `refusing path ${path}: ${cur} resolves to ${real}, outside ${outside} (a ` +
             `symbolic link leads out)`,
           { root: base },
         );

@@ -25,7 +25,7 @@ function onePod(waiters: readonly Waiter[]): string | undefined {
 export class ListBatch {
   private waiting: Waiter[] = [];
   private inFlight = false;
-  /** Lists sent, and the callers they answered (for the tests and the log's figures). */
+  /** Lists sent, and the callers they answered: how much the sharing saved. */
   readonly counts = { lists: 0, callers: 0 };
 
   constructor(private readonly fetch: ListFetch) {}

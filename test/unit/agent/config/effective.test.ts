@@ -199,3 +199,12 @@ test("a config file without evictionHard gets the reference's Linux default, ima
     'imagefs.inodesFree': '5%',
   });
 });
+
+test("--feature-gates wins over a file's gate under the reference's name (KubeletTracing)", async (t) => {
+  const d = await dir(t, {
+    'c.yaml': `${HEAD}featureGates:\n  KubeletTracing: true\n  QOSReserved: true\n`,
+  });
+  const r = await build(['--config', join(d, 'c.yaml'), '--feature-gates=PlatletTracing=false']);
+  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.config.featureGates, { QOSReserved: true, PlatletTracing: false });
+});

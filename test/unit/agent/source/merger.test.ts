@@ -9,13 +9,15 @@ const pod = (uid: string, image = 'i', extra: Partial<Pod['metadata']> = {}): Po
   spec: { containers: [{ name: 'c', image }] },
 });
 
-test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources', () => {
+/** A pod config over `sources` that keeps every operation it emits. */
+function recordingConfig(...sources: string[]): { cfg: PodConfig; ops: PodUpdate[] } {
   const ops: PodUpdate[] = [];
-  const cfg = new PodConfig({
-    sources: ['file', 'http'],
-    onUpdate: (u) => ops.push(u),
-    logger: silentLogger(),
-  });
+  const cfg = new PodConfig({ sources, onUpdate: (u) => ops.push(u), logger: silentLogger() });
+  return { cfg, ops };
+}
+
+test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources', () => {
+  const { cfg, ops } = recordingConfig('file', 'http');
   const summary = (): string[] =>
     ops.splice(0).map((u) => `${u.op}:${u.pods.map((p) => p.metadata.uid).join(',')}`);
 
@@ -60,12 +62,7 @@ test('snapshots become ADD, UPDATE, REMOVE, DELETE and RECONCILE; seenAllSources
 });
 
 test('as the reference podsDifferSemantically: spec, labels, annotations and deletion make an UPDATE; the rest of the metadata (the managedFields of a status write) with the status a RECONCILE', () => {
-  const ops: PodUpdate[] = [];
-  const cfg = new PodConfig({
-    sources: ['api'],
-    onUpdate: (u) => ops.push(u),
-    logger: silentLogger(),
-  });
+  const { cfg, ops } = recordingConfig('api');
   const summary = (): string[] => ops.splice(0).map((u) => u.op);
   cfg.apply({ source: 'api', pods: [pod('a', 'i', { resourceVersion: '1' })] });
   assert.deepEqual(summary(), ['ADD']);
@@ -96,12 +93,7 @@ test('as the reference podsDifferSemantically: spec, labels, annotations and del
 });
 
 test('a pod handed again as the same object is not read again: one spec read per new object', () => {
-  const ops: PodUpdate[] = [];
-  const cfg = new PodConfig({
-    sources: ['api'],
-    onUpdate: (u) => ops.push(u),
-    logger: silentLogger(),
-  });
+  const { cfg, ops } = recordingConfig('api');
   let reads = 0;
   const counted = (uid: string): Pod => {
     const base = pod(uid);
