@@ -69,11 +69,15 @@ function stringFlag(values: ReadonlyMap<string, FlagValue>, name: string): strin
  */
 function overGates(current: unknown, flag: FlagValue): Record<string, boolean> {
   const gates = flag as Record<string, boolean>;
-  const given = new Set(Object.keys(gates).map(canonicalGateName));
-  const kept = Object.entries(isPlainObject(current) ? current : {}).filter(
-    ([k]) => !given.has(canonicalGateName(k)),
-  );
-  return { ...(Object.fromEntries(kept) as Record<string, boolean>), ...gates };
+  const byCanonical = new Map(Object.keys(gates).map((k) => [canonicalGateName(k), k]));
+  const merged: Record<string, boolean> = {};
+  // A gate the flag gives again keeps its place in the file, under the flag's spelling.
+  for (const [k, v] of Object.entries(isPlainObject(current) ? current : {})) {
+    const fromFlag = byCanonical.get(canonicalGateName(k));
+    if (fromFlag === undefined) merged[k] = v as boolean;
+    else merged[fromFlag] = gates[fromFlag] as boolean;
+  }
+  return { ...merged, ...gates };
 }
 
 /** Applies the flags given on the command line over `target`, in command-line order. */

@@ -15,6 +15,8 @@ interface Entry {
   /** Attempts recorded since the last reset. */
   attempts: number;
   lastMs: number;
+  /** What the last attempt ended with, for messages during the back-off. */
+  note?: string;
 }
 
 export class Backoff {
@@ -48,10 +50,20 @@ export class Backoff {
     return backoffDelayMs({ initialMs: this.initialMs, maxMs: this.maxMs }, e.attempts - 1);
   }
 
-  /** Record an attempt now: the next one waits the initial delay, or double the last one. */
-  next(key: string): void {
+  /**
+   * Record an attempt now: the next one waits the initial delay, or double the last one. `note`
+   * says what the attempt ended with, until the next attempt or a reset.
+   */
+  next(key: string, note?: string): void {
     const e = this.entries.get(key);
-    this.entries.set(key, { attempts: (e?.attempts ?? 0) + 1, lastMs: this.clock.nowMs() });
+    const entry: Entry = { attempts: (e?.attempts ?? 0) + 1, lastMs: this.clock.nowMs() };
+    if (note !== undefined) entry.note = note;
+    this.entries.set(key, entry);
+  }
+
+  /** The note of the key's last attempt, if it left one. */
+  noteOf(key: string): string | undefined {
+    return this.entries.get(key)?.note;
   }
 
   reset(key: string): void {

@@ -61,12 +61,26 @@ function pulledMessage(
 function failureEvent(image: string, err: unknown, emit: Emit): string {
   if (!(err instanceof ImagePullError)) return 'ErrImagePull';
   if (err.reason === 'ErrImageNeverPull') emit('Warning', 'ErrImageNeverPull', err.message);
-  else if (err.reason === 'ImagePullBackOff') emit('Normal', 'BackOff', err.message);
+  else if (err.reason === 'ImagePullBackOff')
+    emit('Normal', 'BackOff', `Back-off pulling image "${image}"`);
   else if (err.reason === 'ErrImagePull') {
     const why = err.cause !== undefined ? userMessage(err.cause) : err.message;
     emit('Warning', 'Failed', `Failed to pull image "${image}": ${why}`);
   }
   return err.reason;
+}
+
+/**
+ * The back-off's refusal: the event says `Back-off pulling image "<image>"`; the container's
+ * waiting message adds the failed pull's reason and message, as the reference's does since 1.32.
+ */
+function backOffError(image: string, key: string, o: ImagePullerOptions): ImagePullError {
+  const message = `Back-off pulling image "${image}"`;
+  const previous = o.imagePullBackoff.noteOf(key);
+  return new ImagePullError(
+    'ImagePullBackOff',
+    previous === undefined ? message : `${message}: ${previous}`,
+  );
 }
 
 export class ImagePuller {
@@ -90,8 +104,7 @@ export class ImagePuller {
         : c.imagePullPolicy;
     let pullingAt: number | undefined;
     const onPulling = (): void => {
-      if (this.o.imagePullBackoff.remainingMs(key) > 0)
-        throw new ImagePullError('ImagePullBackOff', `Back-off pulling image "${image}"`);
+      if (this.o.imagePullBackoff.remainingMs(key) > 0) throw backOffError(image, key, this.o);
       emit('Normal', 'Pulling', `Pulling image "${image}"`);
       pullingAt = this.o.clock.nowMs();
     };
@@ -120,8 +133,9 @@ export class ImagePuller {
   private fail(target: Target, c: Container, key: string, err: unknown, emit: Emit): Requeue {
     const reason = failureEvent(c.image ?? '', err, emit);
     emit('Warning', 'Failed', `Error: ${reason}`);
-    if (reason !== 'ImagePullBackOff') this.o.imagePullBackoff.next(key);
-    this.o.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message: userMessage(err) });
+    const message = userMessage(err);
+    if (reason !== 'ImagePullBackOff') this.o.imagePullBackoff.next(key, `${reason}: ${message}`);
+    this.o.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
     target.log.warn(
       { container: c.name, image: c.image, reason, err: userMessage(err) },
       'image not available; retrying with back-off',

@@ -110,6 +110,15 @@ const WRAPPER =
 
 const STATE_DIR = ['process-runtime', 'containers'] as const;
 
+/** kill(2) on a process (pid) or a process group (-pgid) that may already be gone. */
+function signalProcess(target: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(target, sig);
+  } catch {
+    // already gone
+  }
+}
+
 // Modes, whatever the umask: state files hold pod data (env values), so they and their dirs are
 // private; the root and pod dirs as the reference's MkdirAll(..., 0750); container logs 0640.
 const STATE_FILE_MODE = 0o600;
@@ -661,20 +670,19 @@ export class ProcessRuntime implements ContainerRuntime, ImageService {
       return;
     }
     const pgid = rec.pid;
-    const signal = (sig: NodeJS.Signals): void => {
-      try {
-        process.kill(-pgid, sig);
-      } catch {
-        // already gone
-      }
-    };
-    signal('SIGTERM');
-    if (await this.waitExit(id, Math.max(0, graceSeconds) * 1000)) return;
+    // The stop signal goes to the wrapper alone, which hands it once to the command, as a runtime
+    // signals a container's first process; what is left of the group then goes with SIGKILL, as
+    // a container's processes end with its first one.
+    signalProcess(pgid, 'SIGTERM');
+    if (await this.waitExit(id, Math.max(0, graceSeconds) * 1000)) {
+      signalProcess(-pgid, 'SIGKILL');
+      return;
+    }
     this.opts.logger.info(
       { container: rec.name, pod: rec.podName, graceSeconds },
       'process runtime: grace period over; sending SIGKILL',
     );
-    signal('SIGKILL');
+    signalProcess(-pgid, 'SIGKILL');
     if (!(await this.waitExit(id, 5000))) {
       throw new RuntimeError(`container "${rec.name}" (pid ${pgid}) did not exit after SIGKILL`);
     }

@@ -49,6 +49,48 @@ test('process://: postStart right after the start, preStop before SIGTERM', asyn
   assert.equal(text, 'poststart\nprestop\nterm\n');
 });
 
+test('process://: the stop signal reaches the command once; the rest of its group ends with it', async (t) => {
+  const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
+  const log = join(w.root, 'trace');
+  const child = join(w.root, 'child.pid');
+  // The background sleep ignores SIGTERM, as a worker a container's first process started may.
+  const p = pod('once', {
+    terminationGracePeriodSeconds: 1,
+    containers: [
+      {
+        name: 'c',
+        command: [
+          'sh',
+          '-c',
+          `(trap '' TERM; exec sleep 300) & echo $! > ${child}; ` +
+            `trap 'echo term >> ${log}; exit 0' TERM; ` +
+            'while true; do sleep 0.2; done',
+        ],
+      },
+    ],
+  });
+  w.manager.handleUpdate({ op: 'ADD', source: 'file', pods: [p] });
+  await waitFor('Running', () => w.statuses.status('once')?.phase === 'Running', 15_000);
+  const pid = Number(
+    await waitFor('the child pid', async () => {
+      const text = await readFile(child, 'utf8').catch(() => '');
+      return text.trim() === '' ? undefined : text;
+    }),
+  );
+  w.manager.handleUpdate({ op: 'DELETE', source: 'file', pods: [p] });
+  await waitFor('the group gone', () => !alive(pid), 15_000);
+  assert.equal(await readFile(log, 'utf8'), 'term\n');
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 test('process://: termination messages (the file named in $NODEAGENT_TERMINATION_MESSAGE_PATH, FallbackToLogsOnError) and DeadlineExceeded', async (t) => {
   const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
   w.manager.handleUpdate({

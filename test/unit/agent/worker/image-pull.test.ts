@@ -157,7 +157,7 @@ test('a pull whose runtime gives no size: "Image size: 0 bytes.", as the referen
   );
 });
 
-test('a failed pull: Failed "Failed to pull image", then "Error: ErrImagePull"; the next try within the back-off is BackOff and "Error: ImagePullBackOff", with no pull', async () => {
+test('a failed pull: Failed "Failed to pull image", then "Error: ErrImagePull"; the next try within the back-off is BackOff and "Error: ImagePullBackOff", with no pull, and waits with the failed pull\'s message', async () => {
   const s = scene();
   const r = s.start(podOf('f'), ctr('x:1', 'Always'));
   await s.flush();
@@ -180,7 +180,9 @@ test('a failed pull: Failed "Failed to pull image", then "Error: ErrImagePull"; 
   ]);
   assert.deepEqual(s.waiting.get('uid-f')?.get('c'), {
     reason: 'ImagePullBackOff',
-    message: 'Back-off pulling image "x:1"',
+    // the reference's since 1.32: the failed pull's reason and message after the back-off's
+    message:
+      'Back-off pulling image "x:1": ErrImagePull: failed to pull image "x:1": manifest unknown',
   });
   s.events.length = 0;
   s.clock.advance(6000);
