@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../common/log/types.js';
+import { answerClientErrors } from '../common/util/client-errors.js';
 import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import { sendError } from './handlers/respond.js';
 
@@ -55,6 +56,7 @@ export function createHttpsServer(o: HttpsServerOptions): Server {
       socket.destroy();
     });
   });
+  answerClientErrors(server);
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;

@@ -6,6 +6,7 @@
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { systemClock, type Clock } from '../../common/util/clock.js';
 import { ConfigError } from '../../common/util/errors.js';
+import { destroyAfter } from '../../common/util/client-errors.js';
 
 export const MAX_HEADER_BYTES = 1 << 20;
 export const IDLE_TIMEOUT_MS = 90_000;
@@ -19,29 +20,6 @@ export const SERVER_TIMEOUTS = {
   headersTimeout: 60_000,
 } as const;
 
-const STATUS_LINES: Readonly<Record<string, string>> = {
-  HPE_HEADER_OVERFLOW: '431 Request Header Fields Too Large',
-  ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
-};
-
-/**
- * Answers malformed requests (headers over the limit: 431) so the client can read the answer:
- * the response is written, then whatever the client is still sending is read and dropped until it
- * stops (for at most 5 s), instead of resetting the connection under it.
- */
-export function answerClientErrors(server: NetServer, clock: Clock = systemClock): void {
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    if (!socket.writable || (err.code === 'ECONNRESET' && socket.destroyed)) {
-      socket.destroy();
-      return;
-    }
-    const status = STATUS_LINES[err.code ?? ''] ?? '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    socket.resume();
-    destroyAfter(socket, 5_000, clock);
-  });
-}
-
 /** Closes every connection once it is `maxAgeMs` old, whatever it is doing. */
 export function capConnectionAge(
   server: NetServer,
@@ -49,16 +27,6 @@ export function capConnectionAge(
   clock: Clock = systemClock,
 ): void {
   server.on('connection', (socket: Socket) => destroyAfter(socket, maxAgeMs, clock));
-}
-
-/** Destroys the socket `ms` from now on the clock, unless it closes first. */
-function destroyAfter(socket: Socket, ms: number, clock: Clock): void {
-  const closed = new AbortController();
-  socket.once('close', () => closed.abort());
-  clock.sleep(ms, closed.signal).then(
-    () => socket.destroy(),
-    () => undefined,
-  );
 }
 
 /**

@@ -11,11 +11,11 @@ import type { Clock } from '../../common/util/clock.js';
 import {
   MAX_CONNECTION_AGE_MS,
   SERVER_TIMEOUTS,
-  answerClientErrors,
   capConnectionAge,
   listen,
   stopServer,
 } from './listen.js';
+import { answerClientErrors } from '../../common/util/client-errors.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { userMessage } from '../../common/util/errors.js';
 

@@ -30,12 +30,12 @@ import type { Clock } from '../../common/util/clock.js';
 import {
   MAX_HEADER_BYTES,
   SERVER_TIMEOUTS,
-  answerClientErrors,
   capConnectionAge,
   listen,
   stopServer,
   MAX_CONNECTION_AGE_MS,
 } from './listen.js';
+import { answerClientErrors } from '../../common/util/client-errors.js';
 import type { NodeAgentMetrics } from './metrics.js';
 import { RotatingSecureContext, cipherString, tlsMinVersion } from './tls.js';
 import type {

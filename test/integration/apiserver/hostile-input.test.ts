@@ -439,3 +439,17 @@ test('creationTimestamp on update is ignored as BeforeUpdate does: a re-serialis
   assert.equal(meta(other.json)['creationTimestamp'], ts, 'silently reset to the stored value');
   assert.equal(other.json?.['message'], 'changed');
 });
+
+test('request headers over 1 MiB are 431, as the reference (Go DefaultMaxHeaderBytes); 512 KiB pass', async () => {
+  const r = await api.request('GET', '/api/v1/namespaces', {
+    headers: { 'x-big': 'a'.repeat(512 * 1024) },
+  });
+  assert.equal(r.status, 200, r.text);
+  // Five tries: the answer is read before the connection closes, every time (no reset under it).
+  for (let i = 0; i < 5; i++) {
+    const big = await api.request('GET', '/api/v1/namespaces', {
+      headers: { 'x-big': 'a'.repeat(1100 * 1024) },
+    });
+    assert.equal(big.status, 431);
+  }
+});
