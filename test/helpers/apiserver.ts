@@ -161,18 +161,19 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  // A test process that dies without calling stop() must not leave the server running.
-  const killOnExit = (): void => {
-    child.kill('SIGKILL');
-  };
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
-  let output = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
   const cleanup = (): void => {
     if (ownCertDir) rmSync(certDir, { recursive: true, force: true });
   };
+  // A test process that ends without calling stop() must not leave the server running, nor its
+  // certificate directory behind.
+  const killOnExit = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    cleanup();
+  };
+  process.once('exit', killOnExit);
+  let output = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
   const deadline = Date.now() + (opts.startTimeoutMs ?? 30_000);
   let url: string | undefined;
   try {
@@ -191,6 +192,7 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     child.kill('SIGKILL');
     await waitExit(child, 5000);
     cleanup();
+    process.off('exit', killOnExit);
     throw err;
   }
   const adminPlatconfig = join(certDir, 'admin.platconfig');
@@ -326,6 +328,7 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
         }
       }
       cleanup();
+      process.off('exit', killOnExit);
     },
     kill: async () => {
       stopped = true;

@@ -542,7 +542,15 @@ async function runStarted(
     // a failure is rethrown where it is awaited, not left unhandled meanwhile
     void early.catch(() => undefined);
   };
-  const stoppedAt = await startSources(ctx, startEarly);
+  let stoppedAt: string | undefined;
+  try {
+    stoppedAt = await startSources(ctx, startEarly);
+  } catch (err) {
+    // services started early are stopped with the rest once they are up (`started` has them):
+    // none may go on writing (the serving certificate, say) after the agent has stopped
+    await early?.catch(() => undefined);
+    throw err;
+  }
   if (stoppedAt !== undefined) {
     await early?.catch(() => undefined);
     return stopping(logger, stoppedAt);

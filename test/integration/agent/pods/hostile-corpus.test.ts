@@ -32,7 +32,8 @@ interface Agent {
   output: () => string;
 }
 
-function startAgent(args: string[], t: { after: (fn: () => Promise<void>) => void }): Agent {
+/** Starts the built agent; `started` has it, for the test's one clean-up to stop first. */
+function startAgent(args: string[], started: ChildProcess[]): Agent {
   const child = spawn('bin/nodeagent', args, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: launcherEnv(),
@@ -40,7 +41,7 @@ function startAgent(args: string[], t: { after: (fn: () => Promise<void>) => voi
   let out = '';
   child.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  t.after(() => stopChild(child));
+  started.push(child);
   return { child, output: () => out };
 }
 
@@ -101,7 +102,11 @@ test(
   { timeout: 120_000 },
   async (t) => {
     const base = await tempDir('na-hostile-');
+    const agents: ChildProcess[] = [];
+    // node:test runs a test's after hooks in the order they were added: the agents stop before
+    // their pods are killed and the directory goes, so that none writes into it afterwards
     t.after(async () => {
+      for (const child of agents) await stopChild(child);
       await killProcessPods(join(base.path, 'root'));
       await base.cleanup();
     });
@@ -120,7 +125,7 @@ test(
         '--file-check-frequency',
         '1s',
       ]),
-      t,
+      agents,
     );
     const fail =
       (what: string) =>
@@ -230,7 +235,11 @@ test(
   { timeout: 60_000 },
   async (t) => {
     const base = await tempDir('na-hostile-url-');
+    const agents: ChildProcess[] = [];
+    // node:test runs a test's after hooks in the order they were added: the agents stop before
+    // their pods are killed and the directory goes, so that none writes into it afterwards
     t.after(async () => {
+      for (const child of agents) await stopChild(child);
       await killProcessPods(join(base.path, 'root'));
       await base.cleanup();
     });
@@ -259,7 +268,7 @@ test(
         '--http-check-frequency',
         '1s',
       ]),
-      t,
+      agents,
     );
     await waitFor(
       'the rejection to be logged',

@@ -5,7 +5,7 @@
 import { namesFor } from '../../../../src/common/names.js';
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { parse } from 'yaml';
@@ -31,11 +31,13 @@ let servers: NodeServers;
 let admin: { cert: string; key: string };
 let servingCa: string;
 const abort = new AbortController();
+let tokensDir: string | undefined;
 
 before(async () => {
   const { mkdtemp } = await import('node:fs/promises');
   const { tmpdir } = await import('node:os');
   const dir = await mkdtemp(join(tmpdir(), 'nodeagent-tokens-'));
+  tokensDir = dir;
   const tokens = join(dir, 'tokens.csv');
   await writeFile(tokens, 'admin-token,root,1,"system:masters"\nviewer-token,viewer,2,"viewers"\n');
   api = await startApiServer({
@@ -105,6 +107,7 @@ after(async () => {
   await servers?.stop();
   await rest?.close();
   await api?.stop();
+  if (tokensDir !== undefined) await rm(tokensDir, { recursive: true, force: true });
 });
 
 test('every endpoint: 401 without or with bad credentials, 403 for a user plat-apiserver denies, 200 for system:masters (token and client certificate)', async () => {

@@ -42,7 +42,9 @@ test('--protect-kernel-defaults refuses the start naming every setting that diff
     assert.doesNotMatch(err.message, /panic_on_oops/);
     return true;
   });
-  await enforceKernelDefaults(true, await fakeProcSys(GOOD), recordingLogger());
+  const good = await fakeProcSys(GOOD);
+  t.after(() => rm(good, { recursive: true, force: true }));
+  await enforceKernelDefaults(true, good, recordingLogger());
 });
 
 test('without it, each difference is logged once and the host is left as it is', async (t) => {
