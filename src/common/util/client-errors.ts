@@ -9,6 +9,14 @@ const STATUS_LINES: Readonly<Record<string, string>> = {
   ERR_HTTP_REQUEST_TIMEOUT: '408 Request Timeout',
 };
 
+/** Go's net/http answer: the status line, and the status again as a plain-text body. */
+function answer(status: string): string {
+  return (
+    `HTTP/1.1 ${status}\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+    `Content-Length: ${Buffer.byteLength(status)}\r\nConnection: close\r\n\r\n${status}`
+  );
+}
+
 /**
  * Answers malformed requests (headers over the limit: 431) so the client can read the answer:
  * the response is written, then whatever the client is still sending is read and dropped until it
@@ -25,7 +33,7 @@ export function answerClientErrors(server: NetServer, clock: Clock = systemClock
     }
     const status = STATUS_LINES[err.code ?? ''] ?? '400 Bad Request';
     answered.add(socket);
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.end(answer(status));
     socket.resume();
     destroyAfter(socket, 5_000, clock);
   });

@@ -451,5 +451,6 @@ test('request headers over 1 MiB are 431, as the reference (Go DefaultMaxHeaderB
       headers: { 'x-big': 'a'.repeat(1100 * 1024) },
     });
     assert.equal(big.status, 431);
+    assert.equal(big.text, '431 Request Header Fields Too Large', 'the body, as the reference');
   }
 });

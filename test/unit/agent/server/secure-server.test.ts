@@ -364,6 +364,9 @@ test('huge headers are refused with 431', async (t) => {
     headers: { 'x-big': 'a'.repeat(1100 * 1024) },
   });
   assert.equal(big.status, 431);
+  // the reference's (Go net/http): the status again as the plain-text body
+  assert.equal(big.body, '431 Request Header Fields Too Large');
+  assert.equal(big.headers['content-type'], 'text/plain; charset=utf-8');
   // The read-only server has the same limit.
   const ro = await startServerFixture({
     certs,

@@ -42,6 +42,7 @@ test('over the header limit: 431, then the further chunks are drained, not a res
   await gotAnswer;
   answered = true;
   assert.match(reply, /^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+  await waitUntil(() => reply.endsWith('\r\n\r\n431 Request Header Fields Too Large'));
   for (let i = 0; i < 3; i++) {
     client.write('a'.repeat(64 * 1024));
     await waitUntil(() => destroyedOnLater.length > i);
@@ -52,6 +53,10 @@ test('over the header limit: 431, then the further chunks are drained, not a res
   await once(serverSide[0] as Socket, 'close');
 });
 
-async function waitUntil(ok: () => boolean): Promise<void> {
-  while (!ok()) await new Promise((r) => setImmediate(r));
+async function waitUntil(ok: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms: ${ok.toString()}`);
+    await new Promise((r) => setImmediate(r));
+  }
 }
