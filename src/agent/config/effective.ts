@@ -64,20 +64,21 @@ function stringFlag(values: ReadonlyMap<string, FlagValue>, name: string): strin
 }
 
 /**
- * --feature-gates over the files' gates, key by key; a gate the flag sets under either of its
- * names (KubeletTracing, PlatletTracing) replaces the files' setting under the other.
+ * `current`'s gates, each one `later` names under its other name (KubeletTracing, PlatletTracing)
+ * renamed to `later`'s spelling in its place, so that the later source's setting replaces it.
  */
-function overGates(current: unknown, flag: FlagValue): Record<string, boolean> {
+function respelledGates(current: unknown, later: Readonly<Record<string, unknown>>): JsonObject {
+  const spelling = new Map(Object.keys(later).map((k) => [canonicalGateName(k), k]));
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(isPlainObject(current) ? current : {}))
+    out[spelling.get(canonicalGateName(k)) ?? k] = v;
+  return out;
+}
+
+/** --feature-gates over the files' gates, key by key, under either name of a gate. */
+function overGates(current: unknown, flag: FlagValue): JsonObject {
   const gates = flag as Record<string, boolean>;
-  const byCanonical = new Map(Object.keys(gates).map((k) => [canonicalGateName(k), k]));
-  const merged: Record<string, boolean> = {};
-  // A gate the flag gives again keeps its place in the file, under the flag's spelling.
-  for (const [k, v] of Object.entries(isPlainObject(current) ? current : {})) {
-    const fromFlag = byCanonical.get(canonicalGateName(k));
-    if (fromFlag === undefined) merged[k] = v as boolean;
-    else merged[fromFlag] = gates[fromFlag] as boolean;
-  }
-  return { ...merged, ...gates };
+  return { ...respelledGates(current, gates), ...gates };
 }
 
 /** Applies the flags given on the command line over `target`, in command-line order. */
@@ -168,6 +169,10 @@ function applyDropIns(
   isMap: (p: string) => boolean,
 ): void {
   for (const d of dropIns) {
+    const gates = d.content['featureGates'];
+    // a drop-in's gate replaces the one before it under either of its names
+    if (isPlainObject(gates) && isPlainObject(layered.merged['featureGates']))
+      layered.merged['featureGates'] = respelledGates(layered.merged['featureGates'], gates);
     const next = mergePatch(layered.merged, d.content);
     if (isPlainObject(next)) layered.merged = next;
     const serialize = d.content['serializeImagePulls'];

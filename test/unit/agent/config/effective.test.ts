@@ -208,3 +208,19 @@ test("--feature-gates wins over a file's gate under the reference's name (Kubele
   assert.deepEqual(r.problems, []);
   assert.deepEqual(r.config.featureGates, { QOSReserved: true, PlatletTracing: false });
 });
+
+test("a drop-in's gate replaces the file's under its other name; one document naming a gate twice is refused", async (t) => {
+  const d = await dir(t, {
+    'c.yaml': `${HEAD}featureGates:\n  KubeletTracing: true\n  QOSReserved: true\n`,
+    'd/10-a.conf': `${HEAD}featureGates:\n  PlatletTracing: false\n`,
+    'd/20-b.conf': `${HEAD}featureGates:\n  KubeletTracing: true\n`,
+    'twice.yaml': `${HEAD}featureGates:\n  KubeletTracing: true\n  PlatletTracing: false\n`,
+  });
+  const one = await build(['--config', join(d, 'c.yaml'), '--config-dir', join(d, 'd')]);
+  assert.deepEqual(one.problems, []);
+  assert.deepEqual(one.config.featureGates, { KubeletTracing: true, QOSReserved: true });
+  const twice = await build(['--config', join(d, 'twice.yaml')]);
+  assert.deepEqual(twice.problems, [
+    "invalid configuration: featureGates (--feature-gates) feature gate PlatletTracing is KubeletTracing under another name (the reference's and nodeagent's): set it once",
+  ]);
+});
