@@ -43,8 +43,9 @@ import {
   type Program,
   type RunningNode,
 } from './side-by-side-node.js';
-import { deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
+import { POD_IMAGE, deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
 import {
+  PAUSE_IMAGE,
   controlPlaneReady,
   eventCounts,
   leftRunning,
@@ -89,7 +90,27 @@ async function skipReason(): Promise<string | undefined> {
   for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig', 'pki/ca.crt'])
     if (!existsSync(join(ANCHORS, f))) return `no ${ANCHORS}/${f} (the reference control plane)`;
   if (!existsSync(join(repoRoot(), 'bin', 'nodeagent'))) return 'no bin/nodeagent: npm run build';
-  return await containerdSkipReason().catch((err: unknown) => String(err));
+  return (
+    (await containerdSkipReason().catch((err: unknown) => String(err))) ?? (await imagesMissing())
+  );
+}
+
+/** The two images the private containerd imports from Docker (no registry can be reached). */
+async function imagesMissing(): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (const image of [PAUSE_IMAGE, POD_IMAGE])
+    if (
+      !(await run('docker', ['image', 'inspect', image]).then(
+        () => true,
+        () => false,
+      ))
+    )
+      missing.push(image);
+  if (missing.length === 0) return undefined;
+  return (
+    `Docker has no ${missing.join(', ')}: tag busybox:local as ${POD_IMAGE}, and build ` +
+    `${PAUSE_IMAGE} FROM busybox:local with CMD ["sleep", "2147483647"]`
+  );
 }
 
 async function conformanceRunning(): Promise<boolean> {

@@ -75,6 +75,14 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'needs the reference kubelet and control plane of a session (/opt/anchors), never in CI',
     ],
     [
+      'docker tag busybox:local registry.k8s.io/e2e-test-images/busybox:1.36.1-1',
+      "prepares the side-by-side benchmark's images in the host's Docker, never in CI",
+    ],
+    [
+      `printf 'FROM busybox:local\\nCMD ["sleep", "2147483647"]\\n' | DOCKER_BUILDKIT=0 docker build -q -t registry.k8s.io/pause:3.10 -`,
+      "prepares the side-by-side benchmark's images in the host's Docker, never in CI",
+    ],
+    [
       'BENCH_SIM_NODES=100,300,1000 node dist/bench/node-sim.bench.js',
       'a benchmark of about 10 minutes and 30,000 pods (its figures are on the page)',
     ],
