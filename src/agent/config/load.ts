@@ -134,6 +134,27 @@ function decodeClean(
   return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
 }
 
+/**
+ * The fast path of a KubeletConfiguration (the kubernetes profile): its translation when the file
+ * needs no word (no note, no unsupported field) and the result passes the shape check, else
+ * undefined (the full path words each problem with its line and column).
+ */
+function decodeCleanKubelet(
+  text: string,
+  shape: ShapeSchema,
+  opts: DecodeOptions,
+): JsonObject | undefined {
+  const value = ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
+  const ref = namesFor('kubernetes').agentConfig;
+  if (!isPlainObject(value) || value['kind'] !== ref.kind || value['apiVersion'] !== ref.apiVersion)
+    return undefined;
+  const known = (f: string): boolean => shape.properties?.[f] !== undefined;
+  const t = translateKubeletConfiguration(value, namesFor('platform'), known);
+  if (t.notes.length > 0 || t.unsupported.length > 0) return undefined;
+  const check = opts.isDropIn === true ? withoutNulls(t.content) : t.content;
+  return shapeOk(shape, check) ? t.content : undefined;
+}
+
 function failWith(file: string, problems: string[]): never {
   throw new ConfigError(problems.join('; '), { file, problems });
 }
@@ -234,8 +255,11 @@ export async function decodeConfigText(
 ): Promise<LoadedConfigFile> {
   const what = opts.isDropIn === true ? 'drop-in config file' : 'config file';
   checkText(file, text, what);
-  if (opts.shape !== undefined && opts.profile !== 'kubernetes') {
-    const clean = decodeClean(text, opts.shape, opts);
+  if (opts.shape !== undefined) {
+    const clean =
+      opts.profile === 'kubernetes'
+        ? decodeCleanKubelet(text, opts.shape, opts)
+        : decodeClean(text, opts.shape, opts);
     if (clean !== undefined) {
       resolveRelativePaths(clean, dirname(file));
       return { path: file, content: clean, warnings: [] };
@@ -245,7 +269,7 @@ export async function decodeConfigText(
   const doc = parseDocument(yaml, file, text, what);
   const { parsed, content } = doc;
   if (opts.profile === 'kubernetes') {
-    const loaded = await decodeKubeletConfigText(file, parsed, content, opts.isDropIn === true);
+    const loaded = await decodeKubeletConfigText(file, { parsed, value: content }, opts);
     loaded.warnings.unshift(...duplicateWarnings(file, parsed));
     return loaded;
   }
@@ -256,22 +280,32 @@ export async function decodeConfigText(
   const domain = opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain;
   const problems = identityProblems(yaml, file, doc, domain);
   if (problems.length > 0) failWith(file, problems);
-  await strictDecode(file, content, parsed, warnings, opts.isDropIn === true);
+  await strictDecode(file, { parsed, value: content }, warnings, opts);
   resolveRelativePaths(content, dirname(file));
   return { path: file, content, warnings };
 }
 
-/** Strict decoding: unknown keys are dropped with a warning, wrong types are fatal. */
+/** A document as both parsers see it: the `yaml` library's tree (for positions) and its value. */
+interface Decoded {
+  parsed: ParsedYaml;
+  value: JsonObject;
+}
+
+/**
+ * Strict decoding: unknown keys are dropped with a warning, wrong types are fatal. A document
+ * that passes the shape check needs no zod (which words the problems).
+ */
 async function strictDecode(
   file: string,
-  content: JsonObject,
-  parsed: ParsedYaml,
+  doc: Decoded,
   warnings: string[],
-  isDropIn: boolean,
+  opts: DecodeOptions,
 ): Promise<void> {
+  const { parsed, value: content } = doc;
+  const check = opts.isDropIn === true ? withoutNulls(content) : content;
+  if (opts.shape !== undefined && shapeOk(opts.shape, check)) return;
   const { locate } = await import('./yaml-doc.js');
   const problems: string[] = [];
-  const check = isDropIn ? withoutNulls(content) : content;
   const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
   if (result.success) return;
   for (const issue of result.error.issues) {
@@ -293,16 +327,22 @@ async function strictDecode(
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
 }
 
+/** Our document's top-level fields: from the published shape, else from the zod schema. */
+async function knownFields(shape: ShapeSchema | undefined): Promise<ReadonlySet<string>> {
+  if (shape?.properties !== undefined) return new Set(Object.keys(shape.properties));
+  return new Set(Object.keys((await import('./schema.js')).nodeAgentConfigurationSchema.shape));
+}
+
 /**
  * The kubernetes profile's --config file: a KubeletConfiguration, translated into our document
  * (kubelet-config.ts), then decoded as ours.
  */
 async function decodeKubeletConfigText(
   file: string,
-  parsed: ParsedYaml,
-  value: JsonObject,
-  isDropIn: boolean,
+  doc: Decoded,
+  opts: DecodeOptions,
 ): Promise<LoadedConfigFile> {
+  const { parsed, value } = doc;
   const { locate } = await import('./yaml-doc.js');
   const ref = namesFor('kubernetes').agentConfig;
   const problems: string[] = [];
@@ -319,8 +359,7 @@ async function decodeKubeletConfigText(
         `--platform-profile=kubernetes: expected apiVersion: ${ref.apiVersion}`,
     );
   if (problems.length > 0) throw new ConfigError(problems.join('; '), { file, problems });
-  const { nodeAgentConfigurationSchema } = await import('./schema.js');
-  const known = new Set(Object.keys(nodeAgentConfigurationSchema.shape));
+  const known = await knownFields(opts.shape);
   const t = translateKubeletConfiguration(value, namesFor('platform'), (f) => known.has(f));
   if (t.unsupported.length > 0) {
     const list = t.unsupported.map(
@@ -333,7 +372,7 @@ async function decodeKubeletConfigText(
   const warnings = t.notes.map(
     (n) => `${where(file, locate(parsed, n.path.split('.')))}: field "${n.path}" ${n.text}`,
   );
-  await strictDecode(file, t.content, parsed, warnings, isDropIn);
+  await strictDecode(file, { parsed, value: t.content }, warnings, opts);
   resolveRelativePaths(t.content, dirname(file));
   return { path: file, content: t.content, warnings };
 }

@@ -220,3 +220,49 @@ test('fast and full decoding agree on clean documents', async () => {
     { numRuns: 300 },
   );
 });
+
+test('a KubeletConfiguration (kubernetes profile) decodes to the same document, warnings and refusals with the shape check as with zod alone', async () => {
+  const kube = { apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration' };
+  const field = fc.constantFrom(
+    ['kubeAPIQPS', fc.integer({ min: -1, max: 100 })],
+    ['kubeAPIBurst', fc.constantFrom(10, '10', true)],
+    ['kubeReserved', fc.constantFrom({ cpu: '100m' }, { cpu: 1 }, 'x')],
+    ['clusterDNS', fc.constantFrom(['10.96.0.10'], [], 'x')],
+    ['cgroupDriver', fc.constantFrom('systemd', 'cgroupfs', '')],
+    ['staticPodPath', fc.constantFrom('/etc/kubernetes/manifests', '', 5)],
+    ['nodeStatusUpdateFrequency', fc.constantFrom('0s', '10s', 'soon')],
+    [
+      'logging',
+      fc.constantFrom({ format: 'text' }, { options: { json: { infoBufferSize: '0' } } }),
+    ],
+    ['userNamespaces', fc.constantFrom({}, { idsPerPod: 131072 })],
+    ['notAField', fc.constantFrom(1, 'x')],
+    ['platAPIQPS', fc.constantFrom(5)],
+  );
+  const docArb = fc
+    .array(
+      field.chain(([k, v]) => v.map((x: unknown) => [k, x] as const)),
+      { maxLength: 6 },
+    )
+    .map((kvs) => Object.fromEntries(kvs));
+  const decode = async (text: string, withShape: boolean): Promise<unknown> => {
+    try {
+      const r = await decodeConfigText('/etc/na/config.yaml', text, {
+        defaultPlatformDomain: 'platform.io',
+        profile: 'kubernetes',
+        ...(withShape ? { shape } : {}),
+      });
+      return { content: r.content, warnings: r.warnings };
+    } catch (err) {
+      assert.ok(err instanceof ConfigError, String(err));
+      return { problems: err.problems };
+    }
+  };
+  await fc.assert(
+    fc.asyncProperty(docArb, async (d) => {
+      const text = stringify({ ...kube, ...d }, { customTags: goYamlWriteTags });
+      assert.deepEqual(await decode(text, true), await decode(text, false), text);
+    }),
+    { numRuns: 300 },
+  );
+});
