@@ -44,11 +44,13 @@ function row(
   const ratio = a / k;
   const met = Number.isFinite(ratio) ? (ratio <= goal ? 'met' : 'NOT met') : 'n/a';
   const each = (p: Program): string => values[p].map(show).join(', ');
+  const measured = Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 'n/a';
+  const verdict = Number.isFinite(goal) ? ` (goal at most ${goal}x: ${met})` : '';
   return [
     `${what}:`,
     `  kubelet   ${show(k)} (runs: ${each('kubelet')})`,
     `  nodeagent ${show(a)} (runs: ${each('nodeagent')})`,
-    `  nodeagent / kubelet ${ratio.toFixed(2)}x (goal at most ${goal}x: ${met})`,
+    `  nodeagent / kubelet ${measured}${verdict}`,
   ].join('\n');
 }
 
