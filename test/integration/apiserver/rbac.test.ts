@@ -5,7 +5,7 @@
 // aggregation, and impersonation authorized by the `impersonate` verb.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
@@ -18,9 +18,12 @@ let dir: string;
 before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'pa-rbac-'));
   writeFileSync(join(dir, 'tokens.csv'), 'tok-alice,alice,u-alice,\ntok-bob,bob,u-bob,"team-b"\n');
+  // certificates under the test's directory: a restart below keeps them, and `after` removes them
+  mkdirSync(join(dir, 'certs'));
   api = await startApiServer({
     platformDomain: 'k8s.io',
     dataDir: join(dir, 'data'),
+    certDir: join(dir, 'certs'),
     args: [`--token-auth-file=${join(dir, 'tokens.csv')}`],
   });
 });
