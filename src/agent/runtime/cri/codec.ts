@@ -25,10 +25,30 @@ export function encodeCri<N extends CriMessageName>(name: N, message: CriMessage
   return Buffer.from(t.encode(t.fromObject(message)).finish());
 }
 
-/** The message's fields as sent; the descriptor fixes every field's type, so the shape is known. */
+/**
+ * The last answer of each list call, bytes and decoded message: the agent lists sandboxes and
+ * containers every second, and an unchanged node answers the same bytes each time, so the decode
+ * (most of a relist's CPU, and its garbage) is done once. Only lists are kept: one message each.
+ */
+const lastLists = new Map<string, { bytes: Buffer; message: protobuf.Message }>();
+
+function decodeMessage(name: string, t: protobuf.Type, bytes: Uint8Array): protobuf.Message {
+  if (!name.startsWith('List')) return t.decode(bytes);
+  const last = lastLists.get(name);
+  if (last !== undefined && last.bytes.equals(bytes)) return last.message;
+  const message = t.decode(bytes);
+  lastLists.set(name, { bytes: Buffer.from(bytes), message });
+  return message;
+}
+
+/**
+ * The message's fields as sent; the descriptor fixes every field's type, so the shape is known.
+ * Each call returns objects of its own (toObject copies), also for a list answered as before.
+ */
 export function decodeCri<N extends CriMessageName>(name: N, bytes: Uint8Array): CriMessages[N] {
   const t = typeOf(name);
-  const obj = t.toObject(t.decode(bytes), { longs: Number, enums: Number, defaults: false });
+  const message = decodeMessage(name, t, bytes);
+  const obj = t.toObject(message, { longs: Number, enums: Number, defaults: false });
   // the generated interface is the descriptor's own shape (both come from the same api.proto)
   return obj as CriMessages[N];
 }
