@@ -35,7 +35,7 @@ const lastLists = new Map<string, { bytes: Buffer; message: protobuf.Message }>(
 function decodeMessage(name: string, t: protobuf.Type, bytes: Uint8Array): protobuf.Message {
   if (!name.startsWith('List')) return t.decode(bytes);
   const last = lastLists.get(name);
-  if (last !== undefined && last.bytes.equals(bytes)) return last.message;
+  if (last?.bytes.equals(bytes) === true) return last.message;
   const message = t.decode(bytes);
   lastLists.set(name, { bytes: Buffer.from(bytes), message });
   return message;
