@@ -92,6 +92,25 @@ function withoutNulls(v: unknown): unknown {
   return out;
 }
 
+/** What the checks see of a decoded document: a drop-in's nulls (merge-patch deletes) left out. */
+function checked(content: JsonObject, opts: DecodeOptions): unknown {
+  return opts.isDropIn === true ? withoutNulls(content) : content;
+}
+
+function shapeClean(shape: ShapeSchema, content: JsonObject, opts: DecodeOptions): boolean {
+  return shapeOk(shape, checked(content, opts));
+}
+
+/** The text as js-yaml reads it (pre-read when it could be), undefined for the full parser. */
+function fastValue(text: string, opts: DecodeOptions): unknown {
+  return ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
+}
+
+/** Our document's top-level fields, as the published shape lists them (own keys only). */
+function shapeFields(shape: ShapeSchema): ReadonlySet<string> {
+  return new Set(Object.keys(shape.properties ?? {}));
+}
+
 function deleteAt(obj: unknown, path: readonly PropertyKey[], key: string): void {
   let cur: unknown = obj;
   for (const seg of path) {
@@ -121,7 +140,7 @@ function decodeClean(
   shape: ShapeSchema,
   opts: DecodeOptions,
 ): JsonObject | undefined {
-  const value = ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
+  const value = fastValue(text, opts);
   if (!isPlainObject(value)) return undefined;
   const fileDomain =
     typeof value['platformDomain'] === 'string' ? value['platformDomain'] : undefined;
@@ -131,7 +150,7 @@ function decodeClean(
       configApiVersion(opts.platformDomain ?? fileDomain ?? opts.defaultPlatformDomain)
   )
     return undefined;
-  return shapeOk(shape, opts.isDropIn === true ? withoutNulls(value) : value) ? value : undefined;
+  return shapeClean(shape, value, opts) ? value : undefined;
 }
 
 /**
@@ -144,15 +163,14 @@ function decodeCleanKubelet(
   shape: ShapeSchema,
   opts: DecodeOptions,
 ): JsonObject | undefined {
-  const value = ('fast' in opts ? opts.fast : fastYamlValue(text))?.value;
+  const value = fastValue(text, opts);
   const ref = namesFor('kubernetes').agentConfig;
   if (!isPlainObject(value) || value['kind'] !== ref.kind || value['apiVersion'] !== ref.apiVersion)
     return undefined;
-  const known = (f: string): boolean => shape.properties?.[f] !== undefined;
-  const t = translateKubeletConfiguration(value, namesFor('platform'), known);
+  const known = shapeFields(shape);
+  const t = translateKubeletConfiguration(value, namesFor('platform'), (f) => known.has(f));
   if (t.notes.length > 0 || t.unsupported.length > 0) return undefined;
-  const check = opts.isDropIn === true ? withoutNulls(t.content) : t.content;
-  return shapeOk(shape, check) ? t.content : undefined;
+  return shapeClean(shape, t.content, opts) ? t.content : undefined;
 }
 
 function failWith(file: string, problems: string[]): never {
@@ -302,11 +320,12 @@ async function strictDecode(
   opts: DecodeOptions,
 ): Promise<void> {
   const { parsed, value: content } = doc;
-  const check = opts.isDropIn === true ? withoutNulls(content) : content;
-  if (opts.shape !== undefined && shapeOk(opts.shape, check)) return;
+  if (opts.shape !== undefined && shapeClean(opts.shape, content, opts)) return;
   const { locate } = await import('./yaml-doc.js');
   const problems: string[] = [];
-  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(check);
+  const result = (await import('./schema.js')).nodeAgentConfigurationSchema.safeParse(
+    checked(content, opts),
+  );
   if (result.success) return;
   for (const issue of result.error.issues) {
     if (issue.code === 'unrecognized_keys') {
@@ -329,7 +348,7 @@ async function strictDecode(
 
 /** Our document's top-level fields: from the published shape, else from the zod schema. */
 async function knownFields(shape: ShapeSchema | undefined): Promise<ReadonlySet<string>> {
-  if (shape?.properties !== undefined) return new Set(Object.keys(shape.properties));
+  if (shape !== undefined) return shapeFields(shape);
   return new Set(Object.keys((await import('./schema.js')).nodeAgentConfigurationSchema.shape));
 }
 

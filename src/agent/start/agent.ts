@@ -542,17 +542,18 @@ async function runStarted(
     // a failure is rethrown where it is awaited, not left unhandled meanwhile
     void early.catch(() => undefined);
   };
-  let stoppedAt: string | undefined;
-  try {
-    stoppedAt = await startSources(ctx, startEarly);
-  } catch (err) {
-    // services started early are stopped with the rest once they are up (`started` has them):
-    // none may go on writing (the serving certificate, say) after the agent has stopped
+  // Services started early are stopped with the rest once they are up (`started` has them): a
+  // stop during start-up waits for them, so none goes on writing (the serving certificate, say)
+  // after the agent has stopped.
+  const earlyUp = async (): Promise<void> => {
     await early?.catch(() => undefined);
+  };
+  const stoppedAt = await startSources(ctx, startEarly).catch(async (err: unknown) => {
+    await earlyUp();
     throw err;
-  }
+  });
   if (stoppedAt !== undefined) {
-    await early?.catch(() => undefined);
+    await earlyUp();
     return stopping(logger, stoppedAt);
   }
   if (agent.config.runOnce) {

@@ -57,12 +57,14 @@ function pulledMessage(
   );
 }
 
+/** The back-off's words, the `BackOff` event's message whole. */
+const backOffText = (image: string): string => `Back-off pulling image "${image}"`;
+
 /** The event the image manager writes for a failure (the start's own `Error:` event follows). */
 function failureEvent(image: string, err: unknown, emit: Emit): string {
   if (!(err instanceof ImagePullError)) return 'ErrImagePull';
   if (err.reason === 'ErrImageNeverPull') emit('Warning', 'ErrImageNeverPull', err.message);
-  else if (err.reason === 'ImagePullBackOff')
-    emit('Normal', 'BackOff', `Back-off pulling image "${image}"`);
+  else if (err.reason === 'ImagePullBackOff') emit('Normal', 'BackOff', backOffText(image));
   else if (err.reason === 'ErrImagePull') {
     const why = err.cause !== undefined ? userMessage(err.cause) : err.message;
     emit('Warning', 'Failed', `Failed to pull image "${image}": ${why}`);
@@ -75,11 +77,11 @@ function failureEvent(image: string, err: unknown, emit: Emit): string {
  * waiting message adds the failed pull's reason and message, as the reference's does since 1.32.
  */
 function backOffError(image: string, key: string, o: ImagePullerOptions): ImagePullError {
-  const message = `Back-off pulling image "${image}"`;
   const previous = o.imagePullBackoff.noteOf(key);
+  const text = backOffText(image);
   return new ImagePullError(
     'ImagePullBackOff',
-    previous === undefined ? message : `${message}: ${previous}`,
+    previous === undefined ? text : `${text}: ${previous}`,
   );
 }
 
@@ -137,7 +139,7 @@ export class ImagePuller {
     if (reason !== 'ImagePullBackOff') this.o.imagePullBackoff.next(key, `${reason}: ${message}`);
     this.o.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
     target.log.warn(
-      { container: c.name, image: c.image, reason, err: userMessage(err) },
+      { container: c.name, image: c.image, reason, err: message },
       'image not available; retrying with back-off',
     );
     return { requeueAfterMs: this.o.imagePullBackoff.remainingMs(key) };

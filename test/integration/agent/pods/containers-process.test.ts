@@ -7,12 +7,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Pod } from '../../../../src/agent/pod/types.js';
 import { processPodWorld } from '../../../helpers/process-pod-world.js';
+import { pidAlive } from '../../../helpers/processes.js';
 import { waitFor } from './agent-harness.js';
 
 const pod = (uid: string, spec: Pod['spec']): Pod => ({
   metadata: { name: uid, namespace: 'default', uid },
   spec,
 });
+const sh = (script: string): string[] => ['sh', '-c', script];
+/** A command that notes each SIGTERM in `log` and leaves on it. */
+const leavesOnTerm = (log: string): string => `trap 'echo term >> ${log}; exit 0' TERM; `;
 
 test('process://: postStart right after the start, preStop before SIGTERM', async (t) => {
   const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
@@ -22,14 +26,10 @@ test('process://: postStart right after the start, preStop before SIGTERM', asyn
     containers: [
       {
         name: 'c',
-        command: [
-          'sh',
-          '-c',
-          `trap 'echo term >> ${log}; exit 0' TERM; while true; do sleep 0.2; done`,
-        ],
+        command: sh(`${leavesOnTerm(log)}while true; do sleep 0.2; done`),
         lifecycle: {
-          postStart: { exec: { command: ['sh', '-c', `echo poststart >> ${log}`] } },
-          preStop: { exec: { command: ['sh', '-c', `echo prestop >> ${log}`] } },
+          postStart: { exec: { command: sh(`echo poststart >> ${log}`) } },
+          preStop: { exec: { command: sh(`echo prestop >> ${log}`) } },
         },
       },
     ],
@@ -59,13 +59,10 @@ test('process://: the stop signal reaches the command once; the rest of its grou
     containers: [
       {
         name: 'c',
-        command: [
-          'sh',
-          '-c',
-          `(trap '' TERM; exec sleep 300) & echo $! > ${child}; ` +
-            `trap 'echo term >> ${log}; exit 0' TERM; ` +
+        command: sh(
+          `(trap '' TERM; exec sleep 300) & echo $! > ${child}; ${leavesOnTerm(log)}` +
             'while true; do sleep 0.2; done',
-        ],
+        ),
       },
     ],
   });
@@ -78,18 +75,9 @@ test('process://: the stop signal reaches the command once; the rest of its grou
     }),
   );
   w.manager.handleUpdate({ op: 'DELETE', source: 'file', pods: [p] });
-  await waitFor('the group gone', () => !alive(pid), 15_000);
+  await waitFor('the group gone', () => !pidAlive(pid), 15_000);
   assert.equal(await readFile(log, 'utf8'), 'term\n');
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('process://: termination messages (the file named in $NODEAGENT_TERMINATION_MESSAGE_PATH, FallbackToLogsOnError) and DeadlineExceeded', async (t) => {
   const w = await processPodWorld(t, { prefix: 'na-ctr-proc' });
@@ -102,11 +90,11 @@ test('process://: termination messages (the file named in $NODEAGENT_TERMINATION
         containers: [
           {
             name: 'file',
-            command: ['sh', '-c', 'printf DONE > "$NODEAGENT_TERMINATION_MESSAGE_PATH"'],
+            command: sh('printf DONE > "$NODEAGENT_TERMINATION_MESSAGE_PATH"'),
           },
           {
             name: 'fallback',
-            command: ['sh', '-c', 'echo DONE; exit 1'],
+            command: sh('echo DONE; exit 1'),
             terminationMessagePolicy: 'FallbackToLogsOnError',
           },
         ],

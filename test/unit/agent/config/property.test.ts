@@ -238,6 +238,10 @@ test('a KubeletConfiguration (kubernetes profile) decodes to the same document, 
     ['userNamespaces', fc.constantFrom({}, { idsPerPod: 131072 })],
     ['notAField', fc.constantFrom(1, 'x')],
     ['platAPIQPS', fc.constantFrom(5)],
+    // names an object literal answers from its prototype: never a known field
+    ['constructor', fc.constantFrom(1, { a: 1 })],
+    ['toString', fc.constantFrom('x')],
+    ['__proto__', fc.constantFrom({ staticPodPath: '/evil' }, 1)],
   );
   const docArb = fc
     .array(
