@@ -17,3 +17,37 @@ export function rssMb(pid: number): number {
   const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
   return Number(kb ?? NaN) / 1024;
 }
+
+/** Cores busy on the whole machine (all but idle and iowait) since the last call, from /proc/stat. */
+function machineTicks(): { busy: number; all: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  const t = line.split(/\s+/).slice(1).map(Number);
+  const all = t.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: all - (t[3] ?? 0) - (t[4] ?? 0), all };
+}
+
+/**
+ * Waits until the machine has used less than `maxCores` for `forS` seconds in a row (what an
+ * earlier run left, such as a hundred processes ending, has passed), at most `timeoutS`; returns
+ * whether it got quiet.
+ */
+export async function untilQuiet(
+  maxCores: number,
+  forS: number,
+  timeoutS: number,
+): Promise<boolean> {
+  const cores = readFileSync('/proc/stat', 'utf8')
+    .split('\n')
+    .filter((l) => /^cpu\d/.test(l)).length;
+  let last = machineTicks();
+  let quietS = 0;
+  for (let s = 0; s < timeoutS; s++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const now = machineTicks();
+    const used = ((now.busy - last.busy) / Math.max(1, now.all - last.all)) * cores;
+    last = now;
+    quietS = used < maxCores ? quietS + 1 : 0;
+    if (quietS >= forS) return true;
+  }
+  return false;
+}
