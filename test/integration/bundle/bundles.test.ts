@@ -119,7 +119,7 @@ test('bin/nodeagent starts node with its memory settings (its #! line), and the 
   const m = /^#!\/usr\/bin\/env -S ((?:\w+=\S+ )*)node((?: --\S+)*)$/.exec(first);
   assert.ok(m !== null, first);
   const env = (m[1] ?? '').trim().split(' ');
-  assert.deepEqual(env, ['MALLOC_ARENA_MAX=1', 'MALLOC_MMAP_THRESHOLD_=65536']);
+  assert.deepEqual(env, ['MALLOC_ARENA_MAX=1', 'MALLOC_MMAP_THRESHOLD_=16384']);
   // The one V8 flag V8 reads only when it sets the heap up: the launcher sets it back at once (so
   // V8's flag hash is node's default and node takes its built-in modules' code cache); the old
   // generation's growth is set at run time (src/agent/cli/heap-growth.ts).

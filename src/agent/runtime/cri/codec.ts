@@ -5,6 +5,7 @@
 import protobuf from 'protobufjs';
 import { CRI_DESCRIPTOR_JSON } from './api.generated.js';
 import type { CriMessages } from './types.generated.js';
+import { decodeListItems } from './list-decode.js';
 
 export type CriMessageName = keyof CriMessages;
 
@@ -25,20 +26,8 @@ export function encodeCri<N extends CriMessageName>(name: N, message: CriMessage
   return Buffer.from(t.encode(t.fromObject(message)).finish());
 }
 
-/**
- * The last answer of each list call, bytes and decoded message: the agent lists sandboxes and
- * containers every second, and an unchanged node answers the same bytes each time, so the decode
- * (most of a relist's CPU, and its garbage) is done once. Only lists are kept: one message each.
- */
-const lastLists = new Map<string, { bytes: Buffer; message: protobuf.Message }>();
-
 function decodeMessage(name: string, t: protobuf.Type, bytes: Uint8Array): protobuf.Message {
-  if (!name.startsWith('List')) return t.decode(bytes);
-  const last = lastLists.get(name);
-  if (last?.bytes.equals(bytes) === true) return last.message;
-  const message = t.decode(bytes);
-  lastLists.set(name, { bytes: Buffer.from(bytes), message });
-  return message;
+  return (name.startsWith('List') ? decodeListItems(name, t, bytes) : undefined) ?? t.decode(bytes);
 }
 
 /**
