@@ -91,6 +91,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'needs the reference control plane of a session (/opt/anchors), never in CI',
     ],
     [
+      'BENCH_SIM_AGENTS=100 BENCH_SIM_ROUNDS=2 BENCH_SIM_WINDOW_S=120 node dist/bench/node-sim-agents.bench.js',
+      'a benchmark of about 20 minutes with a hundred agents (its figures are on the page)',
+    ],
+    [
       'BENCH_KUBECONFIG=/opt/anchors/admin.kubeconfig BENCH_WITH_BUILD=1 BENCH_DATA_DIR=1 BENCH_SERVER_PIDS=$(cat /opt/anchors/run/kube-apiserver.pid),$(cat /opt/anchors/run/etcd.pid) node dist/bench/apiserver-csr.bench.js',
       'needs the reference control plane of a session (/opt/anchors), never in CI',
     ],
