@@ -18,18 +18,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { launcherEnv } from '../test/helpers/launcher.js';
+import { median } from './median.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, here.includes('/dist/') ? '../..' : '..');
 const bin = join(repo, 'bin/nodeagent');
 // 40 of each: on this loaded 2-core machine the medians of 15 moved by 0.3x from one run to the next.
 const runs = Number(process.env['BENCH_RUNS'] ?? 40);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-}
 
 /** The load average (1, 5, 15 min) where the system shows it: the figures depend on it. */
 function loadAverage(): string {

@@ -24,7 +24,7 @@ import {
   positiveInt,
   type Session,
 } from './apiserver-harness.js';
-import type { Endpoint, TargetSpec } from './apiserver-target.js';
+import type { TargetSpec } from './apiserver-target.js';
 import type { ProbeSettings } from './node-sim-probe.js';
 import { repoRoot } from '../test/helpers/apiserver.js';
 import { startAgent, type RunningAgent } from '../test/helpers/agent-process.js';
@@ -36,11 +36,14 @@ import { Fleet, SimNode } from './node-sim-fleet.js';
 import { createAndBind } from './node-sim-pods.js';
 import { UsageSampler } from './node-sim-usage.js';
 import { untilQuiet } from './proc-usage.js';
+import { median } from './median.js';
 
 const COUNT = positiveInt('BENCH_SIM_AGENTS', process.env['BENCH_SIM_AGENTS'] ?? '100');
 const PER_NODE = positiveInt('BENCH_SIM_AGENT_PODS', process.env['BENCH_SIM_AGENT_PODS'] ?? '3');
 const WINDOW_S = positiveInt('BENCH_SIM_WINDOW_S', process.env['BENCH_SIM_WINDOW_S'] ?? '60');
 const ROUNDS = positiveInt('BENCH_SIM_ROUNDS', process.env['BENCH_SIM_ROUNDS'] ?? '1');
+/** The nice value of the agents. */
+const YIELD = 19;
 const BUILD: TargetSpec = {
   kind: 'spawn',
   label: 'this build',
@@ -82,11 +85,7 @@ function phaseOf(item: Record<string, unknown>): unknown {
  * every call's duration.
  */
 async function startProbe(s: Session): Promise<() => Promise<number[]>> {
-  const settings: ProbeSettings = {
-    ...definedOf(s.endpoint),
-    name: `probe-${s.runId}`,
-    runId: s.runId,
-  };
+  const settings: ProbeSettings = { ...s.endpoint, name: `probe-${s.runId}`, runId: s.runId };
   const c = spawn(process.execPath, [new URL('./node-sim-probe.js', import.meta.url).pathname], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
@@ -105,14 +104,6 @@ async function startProbe(s: Session): Promise<() => Promise<number[]>> {
     c.stdin.end('stop\n');
     return JSON.parse(await result) as number[];
   };
-}
-
-/** The endpoint's settings that are set (the probe takes them as JSON). */
-function definedOf(e: Endpoint): Omit<ProbeSettings, 'name' | 'runId'> {
-  return Object.fromEntries(Object.entries(e).filter(([, v]) => v !== undefined)) as Omit<
-    ProbeSettings,
-    'name' | 'runId'
-  >;
 }
 
 async function steadyWindow(s: Session, usage: UsageSampler): Promise<Omit<Measured, 'setupS'>> {
@@ -251,24 +242,15 @@ async function real(): Promise<Measured> {
 
 function print(label: string, m: Measured): void {
   console.log(
-    `  ${label}, load ${m.load} at the window's end: setup ${m.setupS.toFixed(1)} s; server CPU ${m.cpuCores.toFixed(3)} cores; ` +
-      `probe ${quantiles(m.probe)}`,
+    `  ${label}, load ${m.load} at the window's end: setup ${m.setupS.toFixed(1)} s; ` +
+      `server CPU ${m.cpuCores.toFixed(3)} cores; probe ${quantiles(m.probe)}`,
   );
 }
-
-/** The nice value of the agents. */
-const YIELD = 19;
 
 /** Before each run: what the one before left running (a hundred agents ending) has passed. */
 async function settle(): Promise<void> {
   if (!(await untilQuiet(0.25, 5, 120)))
     console.log('  (the machine stayed busier than 0.25 of a core for 120 s; measuring anyway)');
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? (s[m] ?? NaN) : ((s[m - 1] ?? NaN) + (s[m] ?? NaN)) / 2;
 }
 
 /** One round: both runs, the order reversed every other round; the real / simulated ratios. */

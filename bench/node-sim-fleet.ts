@@ -10,6 +10,7 @@ import type { Agent } from 'undici';
 import type { Session } from './apiserver-harness.js';
 import { metaOf, type SimClient } from './node-sim-calls.js';
 import {
+  LEASES,
   leaseObject,
   microTime,
   nodeIp,
@@ -23,7 +24,6 @@ import { NodePodWatch, type PodView } from './node-sim-watch.js';
 const LEASE_PERIOD_MS = 10_000;
 const STATUS_REPORT_MS = 300_000;
 const SMP = 'application/strategic-merge-patch+json';
-const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
 
 export class SimNode {
   uid = '';

@@ -6,6 +6,9 @@
 
 import { createHash } from 'node:crypto';
 
+/** The collection of the nodes' Leases. */
+export const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+
 /** A Lease's MicroTime: RFC 3339 with six fractional digits. */
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');

@@ -8,20 +8,14 @@
 
 import { Agent, request } from 'node:https';
 import { createInterface } from 'node:readline';
-import { leaseObject, microTime, nodeObject } from './node-sim-objects.js';
+import type { Endpoint } from './apiserver-target.js';
+import { LEASES, leaseObject, microTime, nodeObject } from './node-sim-objects.js';
 
-export interface ProbeSettings {
-  readonly url: string;
+/** The server to probe (what is unset is left out of the JSON line) and the probe's node. */
+export interface ProbeSettings extends Endpoint {
   readonly name: string;
   readonly runId: string;
-  readonly ca?: string;
-  readonly cert?: string;
-  readonly key?: string;
-  readonly token?: string;
-  readonly servername?: string;
 }
-
-const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
 const durations: number[] = [];
 let stopped = false;
 

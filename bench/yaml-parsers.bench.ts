@@ -8,16 +8,11 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { median } from './median.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const repo = resolve(here, here.includes('/dist/') ? '../..' : '..');
 const runs = Number(process.env['BENCH_RUNS'] ?? 15);
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
-}
 
 const config = readFileSync(join(repo, 'examples/nodeagent-config.yaml'), 'utf8');
 const dropIns = Array.from(

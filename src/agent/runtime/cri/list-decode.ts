@@ -8,26 +8,36 @@ import protobuf from 'protobufjs';
 /** Per list call: its last answer's items, decoded, by their bytes (latin1, one char a byte). */
 const lastItems = new Map<string, Map<string, protobuf.Message>>();
 
-/** The list's one field, when the message is a list of messages and nothing else. */
-const listFields = new WeakMap<protobuf.Type, protobuf.Field | null>();
+/** A list message: its one field, a repeated message, by name, wire tag and item type. */
+interface ListShape {
+  readonly field: string;
+  readonly tag: number;
+  readonly item: protobuf.Type;
+}
 
-function listFieldOf(t: protobuf.Type): protobuf.Field | undefined {
-  let field = listFields.get(t);
-  if (field === undefined) {
+/** Each type's list shape, null when the type is not a list of messages and nothing else. */
+const shapes = new WeakMap<protobuf.Type, ListShape | null>();
+
+function listShapeOf(t: protobuf.Type): ListShape | undefined {
+  let shape = shapes.get(t);
+  if (shape === undefined) {
     const only = t.fieldsArray.length === 1 ? t.fieldsArray[0]?.resolve() : undefined;
-    field = only?.repeated === true && only.resolvedType instanceof protobuf.Type ? only : null;
-    listFields.set(t, field);
+    const item = only?.repeated === true ? only.resolvedType : null;
+    shape =
+      only !== undefined && item instanceof protobuf.Type
+        ? { field: only.name, tag: (only.id << 3) | 2, item }
+        : null;
+    shapes.set(t, shape);
   }
-  return field ?? undefined;
+  return shape ?? undefined;
 }
 
 /**
  * The items' bytes, in order, when the message holds its list field alone, each entry whole;
  * undefined otherwise (another field, a malformed length), for the caller to decode it as a whole.
  */
-function itemSlices(field: protobuf.Field, bytes: Uint8Array): Uint8Array[] | undefined {
+function itemSlices(tag: number, bytes: Uint8Array): Uint8Array[] | undefined {
   const reader = protobuf.Reader.create(bytes);
-  const tag = (field.id << 3) | 2;
   const slices: Uint8Array[] = [];
   try {
     while (reader.pos < reader.len) {
@@ -56,19 +66,17 @@ export function decodeListItems(
   t: protobuf.Type,
   bytes: Uint8Array,
 ): protobuf.Message | undefined {
-  const field = listFieldOf(t);
-  const itemType = field?.resolvedType;
-  if (field === undefined || !(itemType instanceof protobuf.Type)) return undefined;
-  const slices = itemSlices(field, bytes);
-  if (slices === undefined) return undefined;
+  const shape = listShapeOf(t);
+  const slices = shape === undefined ? undefined : itemSlices(shape.tag, bytes);
+  if (shape === undefined || slices === undefined) return undefined;
   const last = lastItems.get(name);
   const kept = new Map<string, protobuf.Message>();
   const items = slices.map((slice) => {
     const key = keyOf(slice);
-    const item = kept.get(key) ?? last?.get(key) ?? itemType.decode(slice);
+    const item = kept.get(key) ?? last?.get(key) ?? shape.item.decode(slice);
     kept.set(key, item);
     return item;
   });
   lastItems.set(name, kept);
-  return t.create({ [field.name]: items });
+  return t.create({ [shape.field]: items });
 }
