@@ -1,12 +1,15 @@
 // Event create throughput (16 concurrent clients over keep-alive HTTPS, core/v1 Events in the
 // run's own namespace), against raw better-sqlite3 inserts of the same JSON in this process (the
-// storage floor) measured in the same run. Runs against any server (apiserver-target.ts); the
-// reference's figure (a real kube-apiserver 1.32 with etcd) is 652 events/s.
+// storage floor) measured in the same run; and the latency of reads made meanwhile (one GET of
+// the namespace at a time), which a server that waits for its disk on its one thread delays.
+// Runs against any server (apiserver-target.ts); BENCH_SLOW_FSYNC_MS gives the servers it starts
+// a slow disk (slow-fsync.ts).
 
 import Database from 'better-sqlite3';
 import {
   concurrently,
   event,
+  percentile,
   positiveInt,
   runRounds,
   type Figure,
@@ -30,10 +33,24 @@ function rawInsertsPerSec(ns: string): number {
   return perSec;
 }
 
+/** GETs of the namespace, one at a time, until `done` settles; their latencies in ms. */
+async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]> {
+  let over = false;
+  void done.finally(() => (over = true));
+  const took: number[] = [];
+  while (!over) {
+    const t = performance.now();
+    const r = await s.call('GET', `/api/v1/namespaces/${s.namespace}`);
+    if (r.status !== 200) throw new Error(`read: ${r.status} ${r.text.slice(0, 300)}`);
+    took.push(performance.now() - t);
+  }
+  return took;
+}
+
 async function measure(s: Session): Promise<Figure[]> {
   const raw = rawInsertsPerSec(s.namespace);
   const t1 = performance.now();
-  await concurrently(N, CONCURRENCY, async (i) => {
+  const creates = concurrently(N, CONCURRENCY, async (i) => {
     const r = await s.call(
       'POST',
       `/api/v1/namespaces/${s.namespace}/events`,
@@ -41,7 +58,9 @@ async function measure(s: Session): Promise<Figure[]> {
     );
     if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text.slice(0, 300)}`);
   });
+  const [reads] = await Promise.all([readsDuring(s, creates), creates]);
   const perSec = N / ((performance.now() - t1) / 1000);
+  const [p50, p99] = [percentile(reads, 0.5), percentile(reads, 0.99)];
   return [
     {
       name: 'event creates/s',
@@ -60,6 +79,18 @@ async function measure(s: Session): Promise<Figure[]> {
       value: perSec / raw,
       unit: 'x',
       text: `ratio API / raw insert: ${(perSec / raw).toFixed(3)}`,
+    },
+    {
+      name: 'read p50 during creates',
+      value: p50,
+      unit: 'ms',
+      text: `GET of the namespace during the creates (n=${reads.length}): p50 ${p50.toFixed(2)} ms`,
+    },
+    {
+      name: 'read p99 during creates',
+      value: p99,
+      unit: 'ms',
+      text: `  and p99 ${p99.toFixed(2)} ms`,
     },
   ];
 }

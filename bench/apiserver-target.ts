@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConnection, type ConnectionConfig } from '../src/common/platconfig/platconfig.js';
 import { repoRoot, startApiServer, type StartedApiServer } from '../test/helpers/apiserver.js';
+import { slowFsyncEnv } from './slow-fsync.js';
 
 /** Where to send requests and with which credentials. */
 export interface Endpoint {
@@ -197,6 +198,7 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     ],
     ...(dataDir === undefined ? {} : { dataDir }),
     nodeArgs,
+    env: slowFsyncEnv(),
   });
   const conn = await loadConnection(api.adminPlatconfig);
   const endpoint: Endpoint = {

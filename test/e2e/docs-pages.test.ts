@@ -91,6 +91,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'needs the reference control plane of a session (/opt/anchors), never in CI',
     ],
     [
+      "BENCH_SLOW_FSYNC_MS=5 BENCH_ROUNDS=4 BENCH_EVENTS=2000 BENCH_DATA_DIR=1 BENCH_COMPARE_BIN=<main's build>/bin/plat-apiserver node dist/bench/apiserver-events.bench.js",
+      "needs another build of the program to compare with (its path is the user's), never in CI",
+    ],
+    [
       'BENCH_SIM_AGENTS=100 BENCH_SIM_ROUNDS=2 BENCH_SIM_WINDOW_S=120 node dist/bench/node-sim-agents.bench.js',
       'a benchmark of about 20 minutes with a hundred agents (its figures are on the page)',
     ],

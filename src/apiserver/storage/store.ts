@@ -4,14 +4,24 @@
 // as of an earlier revision (consistent pages across `continue`) and a watch can resume from any
 // revision that has not been compacted. Values pass through the TransformerRegistry (encryption
 // at rest) on the way in and out. On disk (`--data-dir`) the writes of one event-loop turn are
-// committed together, one fsync for all of them (write-batch.ts); none is answered before its
-// transaction committed.
+// committed together, and the log is synced off the event loop, one sync for every batch
+// committed while the last one ran (write-batch.ts, wal-sync.ts). Readers see only what is
+// durable: the revision the store serves (`currentRevision`) moves once a sync covered a batch,
+// every read is bounded by it, and no write is answered before then.
 
 import type Database from 'better-sqlite3';
 import { openDatabase, prepareKept } from './sqlite-handles.js';
 import { ensureDirSync } from './ensure-dir.js';
 import { LiveCounts, liveDelta } from './live-counts.js';
-import { WriteBatcher, type PendingWrite, type WriteOutcome } from './write-batch.js';
+import {
+  LogSyncError,
+  WriteBatcher,
+  type CommittedBatch,
+  type LogSync,
+  type PendingWrite,
+  type WriteOutcome,
+} from './write-batch.js';
+import { walSync, type WalSync } from './wal-sync.js';
 import { FlagError } from '../../common/util/errors.js';
 import { join } from 'node:path';
 import type { TransformerRegistry, ValueTransformer } from '../interfaces.js';
@@ -98,6 +108,8 @@ export interface StoreOptions {
   readonly clock: Clock;
   /** How long superseded revisions stay readable (continue tokens, watch resumption). */
   readonly compactionIntervalMs: number;
+  /** On disk: the log's sync as seen by the writes (tests wrap the real one to hold it). */
+  readonly logSync?: (real: LogSync) => LogSync;
 }
 
 const encoder = new TextEncoder();
@@ -110,7 +122,10 @@ export class Store {
   private readonly clock: Clock;
   private readonly compactionIntervalMs: number;
   private readonly listeners = new Set<ChangeListener>();
+  /** The newest durable revision: what readers see. */
   private rv: number;
+  /** The newest committed revision (ahead of `rv` while a sync is under way). */
+  private committedRv: number;
   private compacted: number;
   /**
    * (revision, time) marks; compaction removes what was superseded before the mark one interval
@@ -127,6 +142,7 @@ export class Store {
   private pendingLive: (string | number)[] = [];
   /** Group commit, on disk only (in memory there is no fsync to share). */
   private readonly batcher: WriteBatcher | undefined;
+  private readonly wal: WalSync | undefined;
 
   constructor(opts: StoreOptions) {
     this.transformers = opts.transformers;
@@ -139,7 +155,8 @@ export class Store {
         ensureDirSync(opts.dataDir, 0o700);
         this.db = openDatabase(file);
         // exec, not pragma(): pragma() prepares a statement each call (see sqlite-handles.ts).
-        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+        // NORMAL: a commit does not flush the log; wal-sync.ts does, off the event loop.
+        this.db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
       } catch (err) {
         throw new FlagError(
           `--data-dir ${opts.dataDir}: cannot open the database ${file}: ` +
@@ -165,15 +182,18 @@ export class Store {
         const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
         if (curRev !== expectRev)
           throw new StoreConflictError(`${key}: expected revision ${expectRev}, found ${curRev}`);
-        const rv = this.rv + 1;
+        const rv = this.committedRv + 1;
         this.stmts.insert.run(key, rv, op, value);
         this.stmts.setMeta.run('rv', rv);
         this.pendingLive.push(key, liveDelta(curRev !== 0, op));
         return rv;
       },
     );
-    this.batcher = opts.dataDir === undefined ? undefined : this.makeBatcher();
+    this.wal = opts.dataDir === undefined ? undefined : this.openWal(opts.dataDir);
+    this.batcher =
+      this.wal === undefined ? undefined : this.makeBatcher(opts.logSync?.(this.wal) ?? this.wal);
     this.rv = this.stmts.getMeta.get('rv')?.value ?? 0;
+    this.committedRv = this.rv;
     this.compacted = this.stmts.getMeta.get('compacted')?.value ?? 0;
     this.marks.push({ rv: this.rv, at: this.clock.nowMs() });
   }
@@ -256,9 +276,22 @@ export class Store {
     };
   }
 
-  private makeBatcher(): WriteBatcher {
+  private openWal(dataDir: string): WalSync {
+    try {
+      return walSync(join(dataDir, 'plat-apiserver.db'));
+    } catch (err) {
+      this.db.close();
+      throw new FlagError(
+        `--data-dir ${dataDir}: cannot open the database's log: ` +
+          (err instanceof Error ? err.message : String(err)),
+        { flag: 'data-dir', cause: err },
+      );
+    }
+  }
+
+  private makeBatcher(log: LogSync): WriteBatcher {
     const txn = this.db.transaction((writes: readonly PendingWrite<unknown>[]): WriteOutcome[] => {
-      let rv = this.rv;
+      let rv = this.committedRv;
       const out = writes.map((w): WriteOutcome => {
         const cur = this.stmts.latest.get(w.key);
         const curRev = cur === undefined || cur.op === 2 ? 0 : cur.rv;
@@ -271,29 +304,38 @@ export class Store {
         this.pendingLive.push(w.key, liveDelta(curRev !== 0, w.op));
         return rv;
       });
-      if (rv !== this.rv) this.stmts.setMeta.run('rv', rv);
+      if (rv !== this.committedRv) this.stmts.setMeta.run('rv', rv);
       return out;
     });
     return new WriteBatcher({
-      commit: (writes) => {
-        const out = this.applyingLive(() => txn.immediate(writes));
-        for (const o of out) if (typeof o === 'number') this.rv = o;
-        return out;
-      },
+      commit: (writes) => this.committing(() => txn.immediate(writes)),
+      log,
+      onFail: (err) => this.logger.error({ err }, 'storage stopped taking writes'),
     });
   }
 
-  /** Runs a write transaction; its live-key changes count only if it committed. */
-  private applyingLive<T>(txn: () => T): T {
+  /**
+   * Runs a write transaction. What it changed (the revision readers see, the live-key counts)
+   * shows once the batch is durable; nothing of a transaction that threw.
+   */
+  private committing(txn: () => WriteOutcome[]): CommittedBatch {
     this.pendingLive = [];
     try {
-      const out = txn();
-      for (let i = 0; i < this.pendingLive.length; i += 2)
-        this.live.apply(this.pendingLive[i] as string, this.pendingLive[i + 1] as number);
-      return out;
+      const outcomes = txn();
+      const live = this.pendingLive;
+      let last = this.committedRv;
+      for (const o of outcomes) if (typeof o === 'number') last = o;
+      this.committedRv = last;
+      return { outcomes, durable: () => this.madeDurable(last, live) };
     } finally {
       this.pendingLive = [];
     }
+  }
+
+  private madeDurable(rv: number, live: readonly (string | number)[]): void {
+    if (rv > this.rv) this.rv = rv;
+    for (let i = 0; i < live.length; i += 2)
+      this.live.apply(live[i] as string, live[i + 1] as number);
   }
 
   /** The keys live under `prefix` (ending in `/`) at the newest revision. */
@@ -342,7 +384,10 @@ export class Store {
   getRaw(key: string, atRev?: number): RawRevision | undefined {
     if (atRev !== undefined && atRev < this.compacted)
       throw new CompactedError(atRev, this.compacted + 1);
-    const row = atRev === undefined ? this.stmts.latest.get(key) : this.stmts.atRev.get(key, atRev);
+    const row =
+      atRev === undefined && this.committedRv === this.rv
+        ? this.stmts.latest.get(key)
+        : this.stmts.atRev.get(key, Math.min(atRev ?? this.rv, this.rv));
     if (row === undefined || row.op === 2) return undefined;
     return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
   }
@@ -359,11 +404,12 @@ export class Store {
    */
   rangeRaw(from: string, to: string, atRev: number, max = -1): RawRevision[] {
     if (atRev < this.compacted) throw new CompactedError(atRev, this.compacted + 1);
+    const rev = Math.min(atRev, this.rv);
     const out: RawRevision[] = [];
     let cursor = from;
     const batch = max < 0 ? 100000 : max;
     while (max < 0 || out.length < max) {
-      const rows = this.stmts.range.all(cursor, to, atRev, batch);
+      const rows = this.stmts.range.all(cursor, to, rev, batch);
       for (const row of rows) {
         if (row.op === 2) continue;
         out.push({
@@ -383,13 +429,13 @@ export class Store {
 
   /** How many live keys [from, to) holds as of `atRev`. */
   countRange(from: string, to: string, atRev: number): number {
-    return this.stmts.count.get(from, to, atRev)?.n ?? 0;
+    return this.stmts.count.get(from, to, Math.min(atRev, this.rv))?.n ?? 0;
   }
 
   /** Changes in (afterRev, upToRev] under [from, to), in revision order. */
   changesRaw(afterRev: number, upToRev: number, from: string, to: string): RawRevision[] {
     if (afterRev < this.compacted) throw new CompactedError(afterRev, this.compacted + 1);
-    return this.stmts.changes.all(afterRev, upToRev, from, to).map((row) => ({
+    return this.stmts.changes.all(afterRev, Math.min(upToRev, this.rv), from, to).map((row) => ({
       key: row.key,
       rv: row.rv,
       type: opName[row.op] ?? 'MODIFIED',
@@ -399,7 +445,7 @@ export class Store {
 
   /** The raw state of `key` just before revision `rv` (for watch filtering of resumed changes). */
   previousRaw(key: string, rv: number): RawRevision | undefined {
-    const row = this.stmts.before.get(key, rv);
+    const row = this.stmts.before.get(key, Math.min(rv, this.rv + 1));
     if (row === undefined || row.op === 2) return undefined;
     return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
   }
@@ -430,20 +476,26 @@ export class Store {
     return announce(this.commit(key, type, value, expectRev));
   }
 
-  /** Removes a key without reading its value (for values that can no longer be decoded). */
+  /**
+   * Removes a key without reading its value (for values that can no longer be decoded), durable
+   * when it returns.
+   */
   forceDelete(key: string): number {
-    this.batcher?.flush(); // the writes queued before it commit first, as they were asked
+    this.batcher?.drainNow(); // the writes queued before it commit first, as they were asked
     const raw = this.getRaw(key);
     if (raw === undefined) return this.rv;
-    return this.commit(key, 'DELETED', raw.value, raw.rv);
+    const rv = this.commit(key, 'DELETED', raw.value, raw.rv);
+    this.wal?.syncNow();
+    return rv;
   }
 
+  /** One write committed at once (in memory, or a force-delete), visible when it returns. */
   private commit(key: string, type: ChangeType, value: Uint8Array, expectRev: number): number {
-    const rv = this.applyingLive(() =>
+    const batch = this.committing(() => [
       this.commitTxn.immediate(key, opCode[type], value, expectRev),
-    );
-    this.rv = rv;
-    return rv;
+    ]);
+    batch.durable();
+    return this.committedRv;
   }
 
   private emit(change: Change): void {
@@ -516,9 +568,16 @@ export class Store {
   }
 
   close(): void {
-    this.batcher?.flush();
-    this.listeners.clear();
-    this.db.close();
+    try {
+      this.batcher?.drainNow();
+    } catch (err) {
+      // A failed sync was told when it happened; closing has nothing more to say about it.
+      if (!(err instanceof LogSyncError)) throw err;
+    } finally {
+      this.listeners.clear();
+      this.wal?.close();
+      this.db.close();
+    }
   }
 }
 

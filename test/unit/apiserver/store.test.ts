@@ -15,11 +15,12 @@ import {
   type Change,
 } from '../../../src/apiserver/storage/store.js';
 import { identityTransformers } from '../../../src/apiserver/storage/identity.js';
-import { silentLogger } from '../../../src/common/log/types.js';
+import { silentLogger, type Logger } from '../../../src/common/log/types.js';
 import type { Clock } from '../../../src/common/util/clock.js';
 import { FlagError } from '../../../src/common/util/errors.js';
 import Database from 'better-sqlite3';
 import { keptDatabaseCount } from '../../../src/apiserver/storage/sqlite-handles.js';
+import type { LogSync } from '../../../src/apiserver/storage/write-batch.js';
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 1_700_000_000_000;
@@ -298,4 +299,165 @@ test('the live count of a prefix follows creates, deletes, conflicts and force-d
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/**
+ * A slow disk: a sync on the event loop takes 10 ms (so the store soon syncs off it), and one off
+ * the event loop waits for the test before running the real one.
+ */
+function heldLog(): { wrap: (real: LogSync) => LogSync; release: () => void; syncs: () => number } {
+  let gate: (() => void)[] = [];
+  let syncs = 0;
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
+  return {
+    wrap: (real) => ({
+      sync: async () => {
+        syncs++;
+        await new Promise<void>((r) => gate.push(r));
+        await real.sync();
+      },
+      syncNow: () => {
+        Atomics.wait(sleeper, 0, 0, 10);
+        real.syncNow();
+      },
+    }),
+    release: () => {
+      const g = gate;
+      gate = [];
+      for (const r of g) r();
+    },
+    syncs: () => syncs,
+  };
+}
+
+test('on disk, a committed write is not read, listed, counted, announced or answered until the log sync covering it finished', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-durable-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const held = heldLog();
+  const s = new Store({
+    dataDir: dir,
+    transformers: identityTransformers(),
+    logger: silentLogger(),
+    clock: manualClock(),
+    compactionIntervalMs: 60_000,
+    logSync: held.wrap,
+  });
+  // The first write is synced on the event loop, and shows the disk is slow.
+  await s.write('/core/pods/ns/first', 'ADDED', obj('first'), 0, undefined);
+  s.forceDelete('/core/pods/ns/first');
+  const seen: string[] = [];
+  s.subscribe((c) => seen.push(`${c.key}@${c.rv}`));
+  const a = s.write('/core/pods/ns/a', 'ADDED', obj('a'), 0, undefined);
+  let answered = false;
+  void a.then(() => (answered = true));
+  while (held.syncs() === 0) await new Promise((r) => setImmediate(r));
+  // Committed in SQLite: another connection sees the row ...
+  const db = new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
+  assert.deepEqual(db.prepare('SELECT key, rv FROM revisions WHERE rv > 2').all(), [
+    { key: '/core/pods/ns/a', rv: 3 },
+  ]);
+  db.close();
+  // ... but the store serves only what is durable.
+  assert.equal(s.currentRevision(), 2);
+  assert.equal(s.getRaw('/core/pods/ns/a'), undefined);
+  assert.deepEqual(s.rangeRaw('/core/pods/', prefixEnd('/core/pods/'), 3), []);
+  assert.equal(s.liveCount('/core/pods/'), 0);
+  assert.deepEqual(s.changesRaw(2, 3, '/core/pods/', prefixEnd('/core/pods/')), []);
+  // A second create of the same name is refused by the committed one, but only answered once
+  // that one is durable (so a read after the refusal finds it).
+  const dup = s.write('/core/pods/ns/a', 'ADDED', obj('a'), 0, undefined);
+  let dupAnswered = false;
+  dup.catch(() => (dupAnswered = true));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(answered, false);
+  assert.equal(dupAnswered, false);
+  assert.deepEqual(seen, []);
+  held.release();
+  assert.equal((await a).rv, 3);
+  assert.deepEqual(seen, ['/core/pods/ns/a@3']);
+  assert.equal(s.currentRevision(), 3);
+  assert.equal(s.liveCount('/core/pods/'), 1);
+  held.release(); // the refused write's batch
+  await assert.rejects(dup, StoreConflictError);
+  assert.equal(s.getRaw('/core/pods/ns/a')?.rv, 3);
+  // Closing syncs at once what is still under way.
+  const b = s.write('/core/pods/ns/b', 'ADDED', obj('b'), 0, undefined);
+  while (held.syncs() < 3) await new Promise((r) => setImmediate(r));
+  s.close();
+  assert.equal((await b).rv, 4, 'the refused create took no revision');
+  held.release();
+  const again = open(dir);
+  assert.equal(again.currentRevision(), 4);
+  assert.ok(again.getRaw('/core/pods/ns/b'));
+  again.close();
+});
+
+test('on disk, writes go on across SQLite checkpoints of the log, each synced by the real log sync', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-wal-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  let syncs = 0;
+  const s = new Store({
+    dataDir: dir,
+    transformers: identityTransformers(),
+    logger: silentLogger(),
+    clock: manualClock(),
+    compactionIntervalMs: 60_000,
+    logSync: (real) => ({
+      sync: () => (syncs++, real.sync()),
+      syncNow: () => (syncs++, real.syncNow()),
+    }),
+  });
+  // 4 KiB values: 1,500 of them pass SQLite's automatic checkpoint (1,000 pages) more than once.
+  const big = 'x'.repeat(4096);
+  for (let i = 0; i < 1500; i += 50) {
+    const batch = [];
+    for (let j = i; j < i + 50; j++)
+      batch.push(
+        s.write(`/core/configmaps/ns/c${j}`, 'ADDED', obj(`c${j}`, { big }), 0, undefined),
+      );
+    await Promise.all(batch);
+  }
+  assert.equal(s.currentRevision(), 1500);
+  assert.ok(syncs >= 30, `one sync per batch at least (${syncs})`);
+  s.close();
+  const again = open(dir);
+  assert.equal(again.countRange('/core/configmaps/', prefixEnd('/core/configmaps/'), 1500), 1500);
+  again.close();
+});
+
+test('on disk, a log that cannot be synced fails the write, refuses every later one with the same error, logs it once, and the store still closes', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'store-eio-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const errors: string[] = [];
+  const logger: Logger = {
+    ...silentLogger(),
+    error: (_o: unknown, msg?: string) => void errors.push(msg ?? ''),
+  };
+  let broken = false;
+  const s = new Store({
+    dataDir: dir,
+    transformers: identityTransformers(),
+    logger,
+    clock: manualClock(),
+    compactionIntervalMs: 60_000,
+    logSync: (real) => ({
+      sync: () => real.sync(),
+      syncNow: () => {
+        if (broken) throw new Error('EIO: i/o error, fdatasync');
+        real.syncNow();
+      },
+    }),
+  });
+  await s.write('/core/pods/ns/a', 'ADDED', obj('a'), 0, undefined);
+  broken = true;
+  const message =
+    'storage: the database log could not be synced to disk (EIO: i/o error, fdatasync); the ' +
+    'outcome of the writes since the last sync is unknown and no further write is taken: ' +
+    'restart plat-apiserver';
+  await assert.rejects(s.write('/core/pods/ns/b', 'ADDED', obj('b'), 0, undefined), { message });
+  assert.equal(s.getRaw('/core/pods/ns/b'), undefined, 'the undecided write is not served');
+  await assert.rejects(s.write('/core/pods/ns/c', 'ADDED', obj('c'), 0, undefined), { message });
+  assert.throws(() => s.forceDelete('/core/pods/ns/a'), { message });
+  assert.deepEqual(errors, ['storage stopped taking writes']);
+  s.close();
 });
