@@ -16,6 +16,7 @@ import {
   type TargetSpec,
 } from './apiserver-target.js';
 import { busyCoresWanted, startBusyCores } from './busy-cores.js';
+import { untilQuiet } from './proc-usage.js';
 
 export interface Session {
   readonly label: string;
@@ -195,6 +196,7 @@ async function measureRounds(
     for (const spec of r % 2 === 0 ? specs : [...specs].reverse()) {
       const s = await openSession(spec, connections);
       try {
+        await quietBefore(title, specs.length, busyCoresWanted());
         const figures = await measure(s);
         console.log(`[${title}] round ${r + 1}/${rounds}, ${spec.label}, load ${loadavg()}:`);
         for (const f of figures) console.log(`  ${f.text}`);
@@ -205,6 +207,18 @@ async function measureRounds(
     }
   }
   summarize(title, specs, results);
+}
+
+/**
+ * When servers take turns, each turn starts once the machine has been quiet for 3 s (at most 60 s;
+ * quiet: at most a quarter of a core used beside the `busy` cores BENCH_BUSY_CORES keeps busy): a
+ * server still busy with the last turn's writes (etcd's and the reference's controllers' work goes
+ * on after its answers) would otherwise slow the next server's turn.
+ */
+async function quietBefore(title: string, targets: number, busy: number): Promise<void> {
+  if (targets < 2) return;
+  if (!(await untilQuiet(busy + 0.25, 3, 60)))
+    console.log(`[${title}] the machine did not get quiet within 60 s; measuring anyway`);
 }
 
 function summarize(
