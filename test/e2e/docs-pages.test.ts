@@ -75,6 +75,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       'needs the reference kubelet and control plane of a session (/opt/anchors), never in CI',
     ],
     [
+      'BENCH_SBS_ROUNDS=2 BENCH_SBS_STEADY_ROUNDS=2 BENCH_SBS_SETTLE_S=20 node scripts/run-bench.mjs kubelet-side-by-side',
+      "needs the reference's kubelet and control plane of a session (/opt/anchors), never in CI",
+    ],
+    [
       'docker tag busybox:local registry.k8s.io/e2e-test-images/busybox:1.36.1-1',
       "prepares the side-by-side benchmark's images in the host's Docker, never in CI",
     ],
