@@ -19,7 +19,11 @@ import { silentLogger, type Logger } from '../../../src/common/log/types.js';
 import type { Clock } from '../../../src/common/util/clock.js';
 import { FlagError } from '../../../src/common/util/errors.js';
 import Database from 'better-sqlite3';
-import { keptDatabaseCount } from '../../../src/apiserver/storage/sqlite-handles.js';
+import {
+  keptDatabaseCount,
+  openDatabase,
+  prepareKept,
+} from '../../../src/apiserver/storage/sqlite-handles.js';
 import type { LogSync } from '../../../src/apiserver/storage/write-batch.js';
 
 function manualClock(): Clock & { advance(ms: number): void } {
@@ -164,8 +168,10 @@ test('with a data dir, revisions continue after reopening', async () => {
 
 test('with a data dir, concurrent writes share one transaction; each is on disk when it is answered, and a conflict fails alone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'store-batch-'));
+  // Another connection, its handles kept reachable as the store's are (sqlite-handles.ts: Node 24
+  // aborts when the collector frees one).
   const reader = (): Database.Database =>
-    new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
+    openDatabase(join(dir, 'plat-apiserver.db'), { readonly: true });
   try {
     const s = open(dir);
     const seen: Change[] = [];
@@ -189,7 +195,7 @@ test('with a data dir, concurrent writes share one transaction; each is on disk 
     );
     // Another connection sees each answered write: it was committed before the answer.
     const db = reader();
-    const rows = db.prepare('SELECT key, rv FROM revisions ORDER BY rv').all();
+    const rows = prepareKept(db, 'SELECT key, rv FROM revisions ORDER BY rv').all();
     db.close();
     assert.deepEqual(rows, [
       { key: '/core/events/ns/a', rv: 1 },
@@ -199,7 +205,7 @@ test('with a data dir, concurrent writes share one transaction; each is on disk 
     const d = await s.write('/core/events/ns/d', 'ADDED', obj('d'), 0, undefined);
     const db2 = reader();
     assert.deepEqual(
-      db2.prepare('SELECT rv FROM revisions WHERE key = ?').get('/core/events/ns/d'),
+      prepareKept(db2, 'SELECT rv FROM revisions WHERE key = ?').get('/core/events/ns/d'),
       { rv: d.rv },
     );
     db2.close();
@@ -352,8 +358,8 @@ test('on disk, a committed write is not read, listed, counted, announced or answ
   void a.then(() => (answered = true));
   while (held.syncs() === 0) await new Promise((r) => setImmediate(r));
   // Committed in SQLite: another connection sees the row ...
-  const db = new Database(join(dir, 'plat-apiserver.db'), { readonly: true });
-  assert.deepEqual(db.prepare('SELECT key, rv FROM revisions WHERE rv > 2').all(), [
+  const db = openDatabase(join(dir, 'plat-apiserver.db'), { readonly: true });
+  assert.deepEqual(prepareKept(db, 'SELECT key, rv FROM revisions WHERE rv > 2').all(), [
     { key: '/core/pods/ns/a', rv: 3 },
   ]);
   db.close();
