@@ -13,6 +13,7 @@ import {
   StoreReadError,
   prefixEnd,
   type Change,
+  type StoreOptions,
 } from '../../../src/apiserver/storage/store.js';
 import { identityTransformers } from '../../../src/apiserver/storage/identity.js';
 import { silentLogger, type Logger } from '../../../src/common/log/types.js';
@@ -36,13 +37,19 @@ function manualClock(): Clock & { advance(ms: number): void } {
   };
 }
 
-function open(dataDir?: string, clock = manualClock()): Store {
+/** A store in memory, or in `dataDir`; `more` replaces the logger or wraps the log sync. */
+function open(
+  dataDir?: string,
+  clock = manualClock(),
+  more: Pick<StoreOptions, 'logSync'> & { logger?: Logger } = {},
+): Store {
   return new Store({
     dataDir,
     transformers: identityTransformers(),
-    logger: silentLogger(),
+    logger: more.logger ?? silentLogger(),
     clock,
     compactionIntervalMs: 60_000,
+    ...(more.logSync === undefined ? {} : { logSync: more.logSync }),
   });
 }
 
@@ -340,14 +347,7 @@ test('on disk, a committed write is not read, listed, counted, announced or answ
   const dir = mkdtempSync(join(tmpdir(), 'store-durable-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const held = heldLog();
-  const s = new Store({
-    dataDir: dir,
-    transformers: identityTransformers(),
-    logger: silentLogger(),
-    clock: manualClock(),
-    compactionIntervalMs: 60_000,
-    logSync: held.wrap,
-  });
+  const s = open(dir, manualClock(), { logSync: held.wrap });
   // The first write is synced on the event loop, and shows the disk is slow.
   await s.write('/core/pods/ns/first', 'ADDED', obj('first'), 0, undefined);
   s.forceDelete('/core/pods/ns/first');
@@ -402,12 +402,7 @@ test('on disk, writes go on across SQLite checkpoints of the log, each synced by
   const dir = mkdtempSync(join(tmpdir(), 'store-wal-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   let syncs = 0;
-  const s = new Store({
-    dataDir: dir,
-    transformers: identityTransformers(),
-    logger: silentLogger(),
-    clock: manualClock(),
-    compactionIntervalMs: 60_000,
+  const s = open(dir, manualClock(), {
     logSync: (real) => ({
       sync: () => (syncs++, real.sync()),
       syncNow: () => (syncs++, real.syncNow()),
@@ -440,12 +435,8 @@ test('on disk, a log that cannot be synced fails the write, refuses every later 
     error: (_o: unknown, msg?: string) => void errors.push(msg ?? ''),
   };
   let broken = false;
-  const s = new Store({
-    dataDir: dir,
-    transformers: identityTransformers(),
+  const s = open(dir, manualClock(), {
     logger,
-    clock: manualClock(),
-    compactionIntervalMs: 60_000,
     logSync: (real) => ({
       sync: () => real.sync(),
       syncNow: () => {
