@@ -36,7 +36,9 @@ function rawInsertsPerSec(ns: string): number {
 /** GETs of the namespace, one at a time, until `done` settles; their latencies in ms. */
 async function readsDuring(s: Session, done: Promise<unknown>): Promise<number[]> {
   let over = false;
-  void done.finally(() => (over = true));
+  const stop = (): void => void (over = true);
+  // Its failure is the creates' own, reported where they are awaited.
+  void done.then(stop, stop);
   const took: number[] = [];
   while (!over) {
     const t = performance.now();

@@ -161,7 +161,9 @@ export interface Figure {
  * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
  * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
  * median of each figure per target and this build's median against the compared build's.
- * BENCH_BUSY_CORES=N keeps N cores busy with other processes throughout (busy-cores.ts).
+ * BENCH_BUSY_CORES=N keeps N cores busy with other processes throughout (busy-cores.ts). When
+ * targets take turns, each turn starts once the machine has been quiet for 3 s (at most a quarter
+ * of a core beside the busy ones; at most 60 s of waiting).
  */
 export async function runRounds(
   title: string,
@@ -173,7 +175,7 @@ export async function runRounds(
   if (busy > 0) console.log(`[${title}] ${busy} other processes keep a core busy each`);
   const stopBusy = startBusyCores(busy);
   try {
-    await measureRounds(title, connections, measure, specs);
+    await measureRounds(title, connections, measure, specs, busy);
   } finally {
     stopBusy();
   }
@@ -184,6 +186,7 @@ async function measureRounds(
   connections: number,
   measure: (s: Session) => Promise<Figure[]>,
   specs: readonly TargetSpec[],
+  busy: number,
 ): Promise<void> {
   const rounds = positiveInt(
     'BENCH_ROUNDS',
@@ -196,7 +199,9 @@ async function measureRounds(
     for (const spec of r % 2 === 0 ? specs : [...specs].reverse()) {
       const s = await openSession(spec, connections);
       try {
-        await quietBefore(title, specs.length, busyCoresWanted());
+        // Turns on a quiet machine: a server still busy with the last turn's writes (etcd and the
+        // reference's controllers go on after its answers) would slow the next server's turn.
+        if (specs.length > 1) await untilQuiet(`[${title}] `, busy + 0.25, 3, 60);
         const figures = await measure(s);
         console.log(`[${title}] round ${r + 1}/${rounds}, ${spec.label}, load ${loadavg()}:`);
         for (const f of figures) console.log(`  ${f.text}`);
@@ -207,18 +212,6 @@ async function measureRounds(
     }
   }
   summarize(title, specs, results);
-}
-
-/**
- * When servers take turns, each turn starts once the machine has been quiet for 3 s (at most 60 s;
- * quiet: at most a quarter of a core used beside the `busy` cores BENCH_BUSY_CORES keeps busy): a
- * server still busy with the last turn's writes (etcd's and the reference's controllers' work goes
- * on after its answers) would otherwise slow the next server's turn.
- */
-async function quietBefore(title: string, targets: number, busy: number): Promise<void> {
-  if (targets < 2) return;
-  if (!(await untilQuiet(busy + 0.25, 3, 60)))
-    console.log(`[${title}] the machine did not get quiet within 60 s; measuring anyway`);
 }
 
 function summarize(

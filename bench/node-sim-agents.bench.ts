@@ -249,8 +249,7 @@ function print(label: string, m: Measured): void {
 
 /** Before each run: what the one before left running (a hundred agents ending) has passed. */
 async function settle(): Promise<void> {
-  if (!(await untilQuiet(0.25, 5, 120)))
-    console.log('  (the machine stayed busier than 0.25 of a core for 120 s; measuring anyway)');
+  await untilQuiet('  ', 0.25, 5, 120);
 }
 
 /** One round: both runs, the order reversed every other round; the real / simulated ratios. */

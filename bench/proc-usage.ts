@@ -29,14 +29,22 @@ function machineTicks(): { busy: number; all: number } {
 
 /**
  * Waits until the machine has used less than `maxCores` for `forS` seconds in a row (what an
- * earlier run left, such as a hundred processes ending, has passed), at most `timeoutS`; returns
- * whether it got quiet.
+ * earlier run left, such as a hundred processes ending, has passed), at most `timeoutS`; when it
+ * did not get quiet, says so on a line that starts with `who`, and the caller measures anyway.
  */
 export async function untilQuiet(
+  who: string,
   maxCores: number,
   forS: number,
   timeoutS: number,
-): Promise<boolean> {
+): Promise<void> {
+  if (!(await quietWithin(maxCores, forS, timeoutS)))
+    console.log(
+      `${who}the machine stayed busier than ${maxCores} cores for ${timeoutS} s; measuring anyway`,
+    );
+}
+
+async function quietWithin(maxCores: number, forS: number, timeoutS: number): Promise<boolean> {
   const cores = cpus().length;
   let last = machineTicks();
   let quietS = 0;

@@ -325,8 +325,7 @@ export class Registry {
       now: ctx.now,
     });
     const key = this.key(def, namespace, name);
-    // A dry run stores nothing and a reservation must not be taken for a name in use, so those
-    // two look first; any other create learns of an existing name from the store's own check.
+    // Only these two look first: any other create hears of a used name from the store's check.
     if ((opts.dryRun || def.reserve !== undefined) && this.store.getRaw(key) !== undefined)
       throw alreadyExists(def.resource, def.group, name);
     const done = def.reserve?.(withFields, key);

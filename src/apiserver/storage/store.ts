@@ -384,10 +384,7 @@ export class Store {
   getRaw(key: string, atRev?: number): RawRevision | undefined {
     if (atRev !== undefined && atRev < this.compacted)
       throw new CompactedError(atRev, this.compacted + 1);
-    const row =
-      atRev === undefined && this.committedRv === this.rv
-        ? this.stmts.latest.get(key)
-        : this.stmts.atRev.get(key, Math.min(atRev ?? this.rv, this.rv));
+    const row = this.stmts.atRev.get(key, Math.min(atRev ?? this.rv, this.rv));
     if (row === undefined || row.op === 2) return undefined;
     return { key, rv: row.rv, type: opName[row.op] ?? 'MODIFIED', value: row.value };
   }
@@ -484,18 +481,19 @@ export class Store {
     this.batcher?.drainNow(); // the writes queued before it commit first, as they were asked
     const raw = this.getRaw(key);
     if (raw === undefined) return this.rv;
-    const rv = this.commit(key, 'DELETED', raw.value, raw.rv);
-    this.wal?.syncNow();
-    return rv;
+    return this.commit(key, 'DELETED', raw.value, raw.rv);
   }
 
-  /** One write committed at once (in memory, or a force-delete), visible when it returns. */
+  /**
+   * One write committed at once, durable and visible when it returns: in memory, or a
+   * force-delete (on disk through the batcher, after the writes queued before it).
+   */
   private commit(key: string, type: ChangeType, value: Uint8Array, expectRev: number): number {
-    const batch = this.committing(() => [
-      this.commitTxn.immediate(key, opCode[type], value, expectRev),
-    ]);
-    batch.durable();
-    return this.committedRv;
+    const txn = (): CommittedBatch =>
+      this.committing(() => [this.commitTxn.immediate(key, opCode[type], value, expectRev)]);
+    if (this.batcher === undefined) txn().durable();
+    else this.batcher.commitNow(txn);
+    return this.rv;
   }
 
   private emit(change: Change): void {

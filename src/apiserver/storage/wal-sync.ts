@@ -3,12 +3,13 @@
 // This flushes that file (fdatasync), which is what synchronous = FULL adds after every commit,
 // but on a thread of libuv's pool instead of the event loop. SQLite keeps the same file while
 // the database is open (a checkpoint rewinds or truncates it, never replaces it), so one
-// descriptor serves for the life of the store. Its directory is synced once at the start, so a
-// log file just created survives a power loss too.
+// descriptor serves for the life of the store. Its directory is synced once at the start (as
+// atomic-file.ts syncs one: best effort), so a log file just created survives a power loss too.
 
-import { closeSync, fdatasync, fdatasyncSync, fsyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { promisify } from 'node:util';
+import { syncDirSync } from '../../common/util/atomic-file.js';
 import type { LogSync } from './write-batch.js';
 
 const fdatasyncAsync = promisify(fdatasync);
@@ -20,12 +21,7 @@ export interface WalSync extends LogSync {
 /** The log sync of the open database `dbFile` (its `-wal` file must exist: WAL mode is on). */
 export function walSync(dbFile: string): WalSync {
   const fd = openSync(`${dbFile}-wal`, 'r');
-  try {
-    syncDirectory(dirname(dbFile));
-  } catch (err) {
-    closeSync(fd);
-    throw err;
-  }
+  syncDirSync(dirname(dbFile));
   let open = true;
   return {
     sync: () => fdatasyncAsync(fd),
@@ -35,13 +31,4 @@ export function walSync(dbFile: string): WalSync {
       open = false;
     },
   };
-}
-
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

@@ -138,6 +138,17 @@ export class WriteBatcher {
     if (failed !== undefined) throw failed;
   }
 
+  /**
+   * Commits `commit`'s transaction after what is queued, then syncs blocking and settles
+   * everything (a write answered at once). Throws what the commit throws, or the LogSyncError.
+   */
+  commitNow(commit: () => CommittedBatch): void {
+    this.flush();
+    if (this.failed !== undefined) throw this.failed;
+    this.committed.push({ batch: [], committed: commit() });
+    this.drainNow();
+  }
+
   private startSync(): void {
     if (this.syncing !== undefined || this.committed.length === 0) return;
     const covered = this.committed;

@@ -1,5 +1,6 @@
 // Atomic file writes: a temp file in the same directory, fsync, rename over the target, then
 // fsync the directory, so a crash leaves either the old content or the new, never a half file.
+import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -49,6 +50,19 @@ export async function syncDir(dir: string): Promise<void> {
     // Some filesystems refuse fsync on directories; the rename is still atomic.
   } finally {
     await fh?.close();
+  }
+}
+
+/** syncDir for callers that cannot wait (a constructor); the same best effort. */
+export function syncDirSync(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // As in syncDir: some filesystems refuse fsync on directories.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

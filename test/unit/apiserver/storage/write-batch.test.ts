@@ -215,6 +215,33 @@ test('drainNow() commits what is queued, syncs at once and settles everything; t
   await assert.rejects(d, LogSyncError);
 });
 
+test('commitNow() commits its transaction after the queued writes, syncs at once and settles all of them; what it throws fails it alone, and the writes queued before go on to their sync', async () => {
+  const c = committer(0);
+  const { log, b } = await slowBatcher(c);
+  const a = b.add(write('a'));
+  const now: string[] = [];
+  b.commitNow(() => {
+    now.push('now');
+    return { outcomes: [], durable: () => c.durable.push(['now']) };
+  });
+  assert.deepEqual(c.commits, [['a']], 'the queued write committed first');
+  assert.deepEqual(c.durable, [['a'], ['now']], 'both visible, in commit order');
+  assert.equal(log.syncsNow, 2, 'one sync at once');
+  assert.equal(await a, 'a@1');
+  const q = b.add(write('q'));
+  assert.throws(
+    () =>
+      b.commitNow(() => {
+        throw new Error('conflict');
+      }),
+    /conflict/,
+  );
+  await turn();
+  log.finish(); // the sync `a` started before commitNow() took over: settles nothing
+  log.finish(); // q's
+  assert.equal(await q, 'q@2');
+});
+
 test('a fast disk is synced on the event loop, each batch settled in its own turn; a slow spell moves the syncs off it and back once they are fast again', async () => {
   const c = committer(0);
   const log = new Disk(0.2);
