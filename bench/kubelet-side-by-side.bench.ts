@@ -1,8 +1,9 @@
 // nodeagent side by side with the reference kubelet 1.32.13 (/opt/anchors/bin/kubelet) on the same
 // containerd (one private daemon for the whole run), the same control plane (the reference's, at
 // /opt/anchors: kube-apiserver, kube-controller-manager with its csrapproving/csrsigning
-// controllers) and the same argv and KubeletConfiguration; one node program at a time, taking
-// turns (kubelet, nodeagent, kubelet, nodeagent, ...):
+// controllers), the same argv and KubeletConfiguration and the environment a systemd unit gives
+// (side-by-side-node.ts, unitEnv); one node program at a time, taking turns (kubelet, nodeagent,
+// kubelet, nodeagent, ...):
 //   1. 30 pods created at once through the API server: create to all Running, and per pod create
 //      to Running / Ready (p50, p99) as the API server's watch shows them; goal at most 0.8x
 //   2. 110 running pods: the node program's CPU seconds per minute and RSS (/proc/<pid>) over a
@@ -15,13 +16,14 @@
 //
 //   npm run build && node scripts/run-bench.mjs kubelet-side-by-side
 //
-// Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_STEADY_ROUNDS
+// Environment: BENCH_SBS_ROUNDS (rounds of figures 1 and 3, default 2), BENCH_SBS_CERT_ROUNDS
+// (more rounds of figure 3 alone: launch, certificate, stop; default 0), BENCH_SBS_STEADY_ROUNDS
 // (of figure 2, default 1), BENCH_SBS_SETTLE_S (wait after the 110 pods are Ready, default 30),
 // BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
 // BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent; Node refuses --cpu-prof there),
 // BENCH_SBS_AGENT_NODE_ARGS (node's own flags for the agent, e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/p --trace-gc`: bin/nodeagent then runs as
-// `node --max-semi-space-size=1 <these> bin/nodeagent`), BENCH_SBS_ONLY (kubelet or nodeagent:
+// `node --max-semi-space-size=1 --use-openssl-ca <these> bin/nodeagent`), BENCH_SBS_ONLY (kubelet or nodeagent:
 // that program's turns alone, no ratios),
 // BENCH_SBS_AGENT_ARGS (more flags for the agent alone, space-separated, e.g.
 // `--vmodule=cri=10,pods=4` for each CRI call's time and each pod sync pass's steps).
@@ -58,6 +60,7 @@ import { Figures, printFigures } from './side-by-side-report.js';
 const run = promisify(execFile);
 const num = (name: string, dflt: number): number => Number(process.env[name] ?? dflt);
 const ROUNDS = num('BENCH_SBS_ROUNDS', 2);
+const CERT_ROUNDS = num('BENCH_SBS_CERT_ROUNDS', 0);
 const STEADY_ROUNDS = num('BENCH_SBS_STEADY_ROUNDS', 1);
 const SETTLE_S = num('BENCH_SBS_SETTLE_S', 30);
 const WAIT_MIN = num('BENCH_SBS_WAIT_MIN', 60);
@@ -163,6 +166,20 @@ async function podRound(host: Host, figures: Figures, program: Program, round: n
   }
 }
 
+/** A turn of figure 3 alone: launch, certificate on disk, stop. */
+async function certRound(host: Host, figures: Figures, program: Program, round: number) {
+  const load = loadAverage();
+  const node = await launchNode(host, program, `bench-${program}-cert-${round}`);
+  current = node;
+  try {
+    figures.bootstrap[program].push(node.bootstrapMs);
+    figures.loads.push(`${program} certificate ${round}: ${load} -> ${loadAverage()}`);
+    log(`${program} certificate round ${round}: ${node.bootstrapMs.toFixed(0)} ms, load ${load}`);
+  } finally {
+    await stopNode(host, figures, node);
+  }
+}
+
 async function stopNode(host: Host, figures: Figures, node: RunningNode): Promise<void> {
   await node.stop();
   current = undefined;
@@ -198,6 +215,8 @@ async function steadyRound(host: Host, figures: Figures, program: Program, round
 async function measure(host: Host, figures: Figures): Promise<void> {
   for (let round = 0; round < ROUNDS; round++)
     for (const program of programs()) await podRound(host, figures, program, round);
+  for (let round = 0; round < CERT_ROUNDS; round++)
+    for (const program of programs()) await certRound(host, figures, program, round);
   for (let round = 0; round < STEADY_ROUNDS; round++)
     for (const program of programs()) await steadyRound(host, figures, program, round);
 }

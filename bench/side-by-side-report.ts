@@ -139,6 +139,7 @@ export function printFigures(f: Figures, loadAtEnd: string, command: string): vo
     `machine: ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB; ` +
       `load average at start ${f.loadAtStart}, at end ${loadAtEnd}`,
     `projected service-account token volumes in the pods: ${volumes}`,
+    "both programs' environment: a systemd unit's (PATH, LANG), not this shell's",
     ...podRows(f),
     ...steadyRows(f),
     row('3. launch to client certificate on disk (bootstrap token)', 0.5, f.bootstrap, ms),

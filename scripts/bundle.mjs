@@ -16,7 +16,7 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ownSourceMap } from './own-source-map.mjs';
 import { launchSettings } from './launch-settings.mjs';
@@ -92,15 +92,22 @@ async function bundle(program, metafile) {
   return outdir;
 }
 
-/** Keeps each source map to the project's own sources (see own-source-map.mjs). */
+/**
+ * Keeps each source map to the project's own sources (files under src/; see own-source-map.mjs),
+ * each named by its path from the map's directory: a source esbuild names in a plugin's namespace
+ * (`agent-config:src/...`, from the repository root) is rewritten to that path.
+ */
 export async function shrinkSourceMaps(meta, options = {}) {
   for (const file of Object.keys(meta.outputs).filter((f) => f.endsWith('.map'))) {
     const path = join(ROOT, file);
     const map = JSON.parse(await readFile(path, 'utf8'));
-    await writeFile(
-      path,
-      JSON.stringify(ownSourceMap(map, (s) => !s.split('/').includes('node_modules'), options)),
-    );
+    map.sources = map.sources.map((s) => {
+      const namespaced = /^[a-z][\w-]*:(?!\/\/)(.+)$/.exec(s);
+      return namespaced === null ? s : relative(dirname(path), join(ROOT, namespaced[1]));
+    });
+    const src = join(ROOT, 'src') + '/';
+    const own = (s) => resolve(dirname(path), s).startsWith(src) && !s.includes('node_modules');
+    await writeFile(path, JSON.stringify(ownSourceMap(map, own, options)));
   }
 }
 

@@ -77,10 +77,12 @@ function encodeMappings(lines) {
 }
 
 /**
- * The map with only the segments whose source passes `own`, sources and names compacted. With
- * `lines`, only the first segment of each run on one source line is kept (and no names): a frame
- * still maps to its exact source line, its column to that line's first mapped column, and Node
- * decodes several times fewer segments the first time a stack names the bundle.
+ * The map with only the segments whose source passes `own`, sources and names compacted. Each run
+ * of other segments becomes one segment without a source (a generated column alone), so a frame in
+ * a dependency's code maps to nothing rather than to the project's code before it on the same
+ * line. With `lines`, only the first segment of each run on one source line is kept (and no
+ * names): a frame still maps to its exact source line, its column to that line's first mapped
+ * column, and a stack's mapping decodes several times fewer segments.
  */
 export function ownSourceMap(map, own, { lines: lineOnly = false } = {}) {
   const sourceIndex = new Map();
@@ -89,7 +91,7 @@ export function ownSourceMap(map, own, { lines: lineOnly = false } = {}) {
   const names = [];
   const lines = decodeMappings(map.mappings).map((segs) =>
     segs.flatMap((s) => {
-      if (s.length < 4 || !own(map.sources[s[1]])) return [];
+      if (s.length < 4 || !own(map.sources[s[1]])) return [[s[0]]];
       if (!sourceIndex.has(s[1])) sourceIndex.set(s[1], sources.push(map.sources[s[1]]) - 1);
       const kept = [s[0], sourceIndex.get(s[1]), s[2], s[3]];
       if (lineOnly) return [kept];
@@ -100,10 +102,13 @@ export function ownSourceMap(map, own, { lines: lineOnly = false } = {}) {
       return [kept];
     }),
   );
-  const runs = lineOnly
-    ? lines.map((segs) =>
-        segs.filter((x, i) => i === 0 || x[1] !== segs[i - 1][1] || x[2] !== segs[i - 1][2]),
-      )
-    : lines;
+  const runs = lines.map((segs) =>
+    segs.filter((x, i) => {
+      const prev = segs[i - 1];
+      if (prev === undefined || prev.length !== x.length) return true;
+      if (x.length === 1) return false;
+      return !lineOnly || x[1] !== prev[1] || x[2] !== prev[2];
+    }),
+  );
   return { version: 3, sources, names, mappings: encodeMappings(runs) };
 }

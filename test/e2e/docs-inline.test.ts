@@ -33,6 +33,7 @@ const RUN: Record<string, Run> = {
   'node -e 0': { way: 'as-written', answer: /^$/ },
   'nodeagent --print-config': { way: 'as-written', answer: /^kind: \w+Configuration$/m },
   'nodeagent --help': { way: 'as-written', answer: /^Usage:/m },
+  'nodeagent --version': { way: 'as-written', answer: /^nodeagent v\d+\.\d+\.\d+$/m },
   'plat-apiserver --help': { way: 'as-written', answer: /^Usage:/m },
   'node bin/nodeagent': { way: 'agent', answer: /^kind: \w+Configuration$/m },
   'node bin/plat-apiserver --platform-profile=kubernetes': { way: 'server' },

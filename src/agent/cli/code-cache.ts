@@ -11,13 +11,12 @@
 // the agent set its heap growth (src/agent/cli/heap-growth.ts, LATE_V8_FLAGS) is compiled with
 // that flag at its default for the moment, as any flag away from its default makes V8 refuse it.
 // The bundle is ASCII (scripts/bundle.mjs escapes the rest), so it is read as latin1 (no UTF-8
-// decoding of megabytes). Node maps stack traces of modules it loads itself, not of a vm.Script:
-// the bundle's source map is registered under the bundle's file name through a CommonJS module
-// that holds nothing but the map's link (Node's source map cache matches frames by file name).
+// decoding of megabytes). Its frames name the bundle's file, whose source map (`<file>.map`) the
+// launcher reads when it prints a stack (src/common/log/mapped-stack.ts).
 // This file is bundled on its own (dist/bundle/nodeagent/code-cache.cjs, which bin/nodeagent
 // requires: a CommonJS launcher starts no ES module loader) and imports only node:.
 import { readFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { basename, dirname, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
@@ -46,8 +45,6 @@ export interface CachedBundle {
   cacheData(): Buffer;
 }
 
-// Keeps the source-map holder modules alive: Node's cache of CommonJS source maps is weak.
-const mapHolders: Module[] = [];
 // Every bundle loaded, by file: each is compiled and run once (as require() would).
 const loaded = new Map<string, CachedBundle>();
 let warned = false;
@@ -83,22 +80,6 @@ function withDefaultFlags<T>(compile: () => T): T {
   } finally {
     setFlagsFromString(late.flags);
   }
-}
-
-/** The map a bundle links on its last line (vendor groups link none). */
-const MAP_LINK = /\n\/\/# sourceMappingURL=[^\n]+\.map\n?$/;
-
-/** Registers `<file>.map` for stack traces through `file` (only when source maps are on). */
-function registerSourceMap(file: string): void {
-  if (!process.sourceMapsEnabled) return;
-  const holder = new Module(file);
-  holder.filename = file;
-  // _compile is how Node's own CommonJS loader reads a module's sourceMappingURL.
-  (holder as Module & { _compile(content: string, filename: string): unknown })._compile(
-    `//# sourceMappingURL=${basename(file)}.map\n`,
-    file,
-  );
-  mapHolders.push(holder);
 }
 
 /**
@@ -159,7 +140,6 @@ export function loadCachedBundle(given: CachedBundleOptions): CachedBundle {
   const script = compile(o.file, source, cachedData);
   const fromCache = cachedData !== undefined && script.cachedDataRejected !== true;
   say(o, cachedData, fromCache);
-  if (MAP_LINK.test(source.slice(-300))) registerSourceMap(o.file);
   const module = { exports: {} as unknown };
   const bundle: CachedBundle = {
     get exports() {

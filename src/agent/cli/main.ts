@@ -307,6 +307,9 @@ async function withInputProfile(
   return { values, order: parsed.order };
 }
 
+/** For bin/nodeagent: an uncaught exception's stack through the bundle's source maps. */
+export { mapStack } from '../../common/log/mapped-stack.js';
+
 export async function main(argv: string[], io: MainIO = processIO): Promise<number> {
   // Installed first: a signal while the configuration loads must stop the process cleanly too.
   const stops = installStopSignals();

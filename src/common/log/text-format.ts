@@ -4,6 +4,7 @@
 // when they contain spaces, quotes or '=', objects as JSON).
 
 import { systemClock } from '../util/clock.js';
+import { mapStack } from './mapped-stack.js';
 import { isRecord } from '../util/json-shape.js';
 const LETTER: Record<number, string> = { 10: 'T', 20: 'D', 30: 'I', 40: 'W', 50: 'E', 60: 'F' };
 
@@ -40,7 +41,7 @@ export function renderTextLine(rec: Record<string, unknown>): string {
       // The message of an error is what a person acts on; the stack only at trace level.
       line += ` err=${formatValue(v['message'] ?? v['type'] ?? v)}`;
       if (level <= 10 && typeof v['stack'] === 'string')
-        line += ` stack=${JSON.stringify(v['stack'])}`;
+        line += ` stack=${JSON.stringify(mapStack(v['stack']))}`;
       continue;
     }
     line += ` ${k}=${formatValue(v)}`;

@@ -122,8 +122,9 @@ test('bin/nodeagent starts node with its memory settings (its #! line), and the 
   assert.deepEqual(env, ['MALLOC_ARENA_MAX=1', 'MALLOC_MMAP_THRESHOLD_=16384']);
   // The one V8 flag V8 reads only when it sets the heap up: the launcher sets it back at once (so
   // V8's flag hash is node's default and node takes its built-in modules' code cache); the old
-  // generation's growth is set at run time (src/agent/cli/heap-growth.ts).
-  assert.deepEqual((m[2] ?? '').trim().split(' '), ['--max-semi-space-size=1']);
+  // generation's growth is set at run time (src/agent/cli/heap-growth.ts). And node's option to
+  // trust OpenSSL's CA store, the host's (system-trust.test.ts).
+  assert.deepEqual((m[2] ?? '').trim().split(' '), ['--max-semi-space-size=1', '--use-openssl-ca']);
   // That it is set back is shown below: executed, the launcher compiles the bundle from the code
   // cache the build made under V8's default flags, which V8 refuses under any others (Node 20).
   const unit = readFileSync(join(ROOT, 'examples', 'systemd', 'nodeagent.service'), 'utf8');
@@ -225,18 +226,34 @@ test("source maps hold the project's own sources, each an existing file under sr
   }
 });
 
-test('a stack trace through the bundle names src/ files and lines', () => {
-  // main() writes --help through io.stdout; a throwing stdout makes main reject with a stack.
-  const script = `process.setSourceMapsEnabled(true);
-    const { main } = await import(${JSON.stringify(pathToFileURL(entryOf('nodeagent')).href)});
-    try { await main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
-    catch (err) { console.log(err.stack); }`;
+/** A probe's stack as made (`raw`) and through the bundle's maps (`mapped`), from `script`. */
+function stackProbe(script: string): { raw: string; mapped: string } {
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /Error: stack probe/);
-  assert.match(r.stdout, /src\/agent\/cli\/main\.ts:\d+:\d+/, r.stdout);
+  return JSON.parse(r.stdout) as { raw: string; mapped: string };
+}
+
+// main() writes --help through io.stdout; a throwing stdout makes main reject with a stack.
+const PROBE = `try { await main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
+    catch (err) { console.log(JSON.stringify({ raw: err.stack, mapped: mapStack(err.stack) })); }`;
+
+test('a stack trace through the bundle names src/ files and lines once printed (mapStack); node maps nothing by itself', () => {
+  const { raw, mapped } = stackProbe(
+    `const { main, mapStack } = await import(${JSON.stringify(pathToFileURL(entryOf('nodeagent')).href)});
+    ${PROBE}`,
+  );
+  assert.match(raw, /Error: stack probe/);
+  assert.doesNotMatch(raw, /\.ts:\d+:\d+/, raw);
+  assert.match(mapped, /^Error: stack probe\n/);
+  assert.match(
+    mapped,
+    new RegExp(`\\(${join(ROOT, 'src', 'agent', 'cli')}/main\\.ts:\\d+:\\d+\\)`),
+    mapped,
+  );
+  // Node's own frames are kept as they are.
+  assert.equal(mapped.split('\n').length, raw.split('\n').length);
 });
 
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
@@ -329,16 +346,73 @@ test("the CommonJS bundle's configuration phase holds none of the agent's parts:
   assert.match(configPhase ?? '', /\bConfigError=class\b/);
 });
 
-test('a stack trace through the CommonJS bundle names src/ files and lines', () => {
-  const script = `process.setSourceMapsEnabled(true);
-    const { loadCachedBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'bundle', 'nodeagent', 'code-cache.cjs')).href)});
+test('a stack trace through the CommonJS bundle names src/ files and lines once printed, shared modules too', () => {
+  const { raw, mapped } = stackProbe(
+    `const { loadCachedBundle } = await import(${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'bundle', 'nodeagent', 'code-cache.cjs')).href)});
     const { exports } = loadCachedBundle({ file: ${JSON.stringify(join(ROOT, 'dist', 'bundle', 'nodeagent', 'nodeagent.cjs'))}, warn() {} });
-    try { await exports.main(['--help'], { stdout() { throw new Error('stack probe'); }, stderr() {} }); }
-    catch (err) { console.log(err.stack); }`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    encoding: 'utf8',
-  });
-  assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /Error: stack probe/);
-  assert.match(r.stdout, /src\/agent\/cli\/main\.ts:\d+:\d+/, r.stdout);
+    const { main, mapStack } = exports;
+    ${PROBE}`,
+  );
+  assert.match(raw, /nodeagent\.cjs:\d+:\d+/, raw);
+  assert.doesNotMatch(raw, /\.ts:\d+:\d+/, raw);
+  assert.match(
+    mapped,
+    new RegExp(`\\(${join(ROOT, 'src', 'agent', 'cli')}/main\\.ts:\\d+:\\d+\\)`),
+    mapped,
+  );
+});
+
+test("the CommonJS bundle's source maps name existing files under src/, from the map's directory", () => {
+  for (const file of CJS_FILES) {
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    assert.ok(map.sources.length > 10, file);
+    for (const s of map.sources) {
+      const abs = resolve(dirname(file), s);
+      assert.ok(
+        abs.startsWith(join(ROOT, 'src') + '/') && existsSync(abs),
+        `${file}.map names ${s}`,
+      );
+    }
+  }
+});
+
+test('an uncaught exception in bin/nodeagent is printed with its stack through the source maps, status 1', () => {
+  const bundle = join(ROOT, 'dist', 'bundle', 'nodeagent', 'nodeagent.cjs');
+  // A frame at a position of the bundle that its map knows, thrown once the launcher is running.
+  const script = `const { SourceMap } = require('node:module');
+    const map = new SourceMap(JSON.parse(require('node:fs').readFileSync(${JSON.stringify(`${bundle}.map`)}, 'utf8')));
+    let at;
+    for (let line = 0; at === undefined && line < 100; line++)
+      for (let col = 0; at === undefined && col < 2000; col += 50)
+        if (map.findEntry(line, col).originalSource) at = (line + 1) + ':' + (col + 1);
+    // Thrown once main() writes its help: the bundle (and its mapStack) is loaded by then.
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = (...args) => {
+      setImmediate(() => {
+        const err = new Error('probe defect');
+        err.stack = 'Error: probe defect\\n    at probe (${bundle}:' + at + ')';
+        throw err;
+      });
+      process.stdout.write = write;
+      return write(...args);
+    };`;
+  const tmp = mkdtempSync(join(tmpdir(), 'uncaught-'));
+  try {
+    writeFileSync(join(tmp, 'probe.cjs'), script);
+    const r = spawnSync(join(ROOT, 'bin', 'nodeagent'), ['--help'], {
+      encoding: 'utf8',
+      env: { ...launcherEnv(), NODE_OPTIONS: `--require ${join(tmp, 'probe.cjs')}` },
+    });
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `^nodeagent: uncaught exception: Error: probe defect\\n    at probe \\(${join(ROOT, 'src')}/\\S+\\.ts:\\d+:\\d+\\)$`,
+        'm',
+      ),
+      r.stderr,
+    );
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });

@@ -44,7 +44,7 @@ const ROOT = repoRoot();
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 /** bin/nodeagent's #! line's node flags (the bundles test pins them). */
-const LAUNCH_FLAGS = '--max-semi-space-size=1';
+const LAUNCH_FLAGS = '--max-semi-space-size=1 --use-openssl-ca';
 /**
  * A warning of node's own: `(node:<pid>) Warning: Currently the require() provided to the main
  * script embedded into single-executable applications only supports loading built-in modules.`
