@@ -227,6 +227,8 @@ async function bundleVendorGroup(outdir, group, specs, used) {
  */
 export const AGENT_RUN_MODULES = [
   'src/agent/start/agent.ts',
+  // reached by agent.ts's import() too; named here for the build's warm-up (scripts/code-cache.mjs)
+  'src/agent/certificate/setup.ts',
   'src/agent/cli/host-checks.ts',
   'src/common/log/logger.ts',
   'src/agent/config/logger-options.ts',

@@ -5,7 +5,11 @@
 // V8 has compiled the functions start-up runs, and what V8 compiled goes to <bundle>.cache. The
 // agent's run (nodeagent-run.cjs, required once the configuration is settled) is loaded (its top
 // level), each vendor group (vendor/<group>.cjs) loaded and each package in it initialised, and
-// each gets its own cache the same way. The cache is V8's own: only the node that ran this script (same version
+// each gets its own cache the same way. The run's cache also holds what a node's first start
+// runs before anything else: TLS bootstrap (startCertificates, as the agent calls it) against the
+// tests' fake CSR API over HTTPS (dist/test/helpers, which tsc builds before this runs), so a
+// first start compiles none of the HTTP client, CSR, certificate store and platconfig code it
+// waits on (15-20 ms of launch to certificate on a 2-core machine). The cache is V8's own: only the node that ran this script (same version
 // and flags: V8's defaults, as bin/nodeagent sets its #! line's heap flag back before it loads
 // anything, and the agent's run-time flag is set back while a cache compiles) takes it.
 // Usage: node scripts/code-cache.mjs dist/bundle/nodeagent/nodeagent.cjs
@@ -21,9 +25,72 @@ import {
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A silent log sink (the logger's own code runs; nothing is written). */
+const SILENT = { write: () => true, flush: () => undefined, flushSync: () => undefined };
+
+/** TLS bootstrap through the run's startCertificates, against a fake CSR API on 127.0.0.1. */
+async function warmBootstrap(run) {
+  const helpers = join(ROOT, 'dist', 'test', 'helpers');
+  const { FakeCsrApi } = await import(pathToFileURL(join(helpers, 'fake-csr-api.js')).href);
+  const { TestCa } = await import(pathToFileURL(join(helpers, 'test-ca.js')).href);
+  const { generatePrivateKey } = await import(
+    pathToFileURL(join(ROOT, 'dist', 'src', 'agent', 'certificate', 'keys.js')).href
+  );
+  const { namesFor } = await import(
+    pathToFileURL(join(ROOT, 'dist', 'src', 'common', 'names.js')).href
+  );
+  const { systemClock } = await import(
+    pathToFileURL(join(ROOT, 'dist', 'src', 'common', 'util', 'clock.js')).href
+  );
+  const now = new Date();
+  const ca = await TestCa.create(now);
+  const key = await generatePrivateKey();
+  const cert = await ca.sign(key, {
+    commonName: '127.0.0.1',
+    ipAddresses: ['127.0.0.1'],
+    usage: 'server auth',
+    notBefore: new Date(now.getTime() - 3600_000),
+    notAfter: new Date(now.getTime() + 3600_000),
+  });
+  const api = await FakeCsrApi.start({ ca, autoApprove: true, tls: { key: key.pem, cert } });
+  const dir = mkdtempSync(join(tmpdir(), 'nodeagent-warm-bootstrap-'));
+  try {
+    const caData = Buffer.from(ca.certPem).toString('base64');
+    writeFileSync(
+      join(dir, 'bootstrap.conf'),
+      `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${api.url}", certificate-authority-data: ${caData}}}]\nusers: [{name: u, user: {token: abcdef.0123456789abcdef}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`,
+      { mode: 0o600 },
+    );
+    const { logger, close } = run('src/common/log/logger.ts').createLogger({
+      stderr: SILENT,
+      stdout: SILENT,
+    });
+    const setup = await run('src/agent/certificate/setup.ts').startCertificates({
+      platconfigPath: join(dir, 'node.conf'),
+      bootstrapPlatconfigPath: join(dir, 'bootstrap.conf'),
+      certDir: join(dir, 'pki'),
+      nodeName: 'warm-up',
+      nodeIPs: [],
+      names: namesFor('platform', 'platform.io'),
+      rotateCertificates: true,
+      rotateServerCertificates: false,
+      servingCertificate: false,
+      clock: systemClock,
+      logger,
+    });
+    if (!setup.bootstrap.bootstrapped)
+      throw new Error('the warm-up bootstrap did not bootstrap a client certificate');
+    await setup.stop();
+    close();
+  } finally {
+    await api.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 async function main() {
   const file = process.argv[2];
@@ -59,13 +126,15 @@ async function main() {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  // The run's top level only: its modules initialise when the agent starts (compiling their
-  // initialisers here would keep ~2 MB more bytecode in an idle agent for no faster bootstrap).
-  loadCachedBundle({
+  // The run's top level, and bootstrap; its other modules initialise when the agent starts
+  // (compiling their initialisers here would keep ~2 MB more bytecode in an idle agent for no
+  // faster bootstrap).
+  const run = loadCachedBundle({
     file: join(dirname(file), 'nodeagent-run.cjs'),
     fresh: true,
     warn: (m) => console.warn(m),
-  });
+  }).exports;
+  await warmBootstrap(run);
   const vendor = join(dirname(file), 'vendor');
   for (const f of readdirSync(vendor).filter((n) => n.endsWith('.cjs'))) {
     const group = loadCachedBundle({

@@ -1,8 +1,10 @@
-// An in-process CSR API for unit tests of bootstrap and rotation (plain HTTP on 127.0.0.1):
-// create/get/list/watch/delete of CertificateSigningRequests, optional auto-approval and signing
-// by a TestCa with a chosen validity, and switches for denial, failure, 403 and outages.
-// Integration tests use the real plat-apiserver instead.
+// An in-process CSR API for unit tests of bootstrap and rotation (HTTP on 127.0.0.1, or HTTPS
+// with a given pair): create/get/list/watch/delete of CertificateSigningRequests, optional
+// auto-approval and signing by a TestCa with a chosen validity, and switches for denial, failure,
+// 403 and outages. Integration tests use the real plat-apiserver instead; the build runs the
+// agent's bootstrap against it over HTTPS to warm the code cache (scripts/code-cache.mjs).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { randomUUID, createPublicKey } from 'node:crypto';
 import type { CertificateSigningRequest } from '../../src/agent/client/csr-client.js';
@@ -20,6 +22,8 @@ export interface FakeCsrApiOptions {
   port?: number;
   /** Validity of issued certificates. */
   validity?: () => { notBefore: Date; notAfter: Date };
+  /** Serve HTTPS with this pair (PEM). */
+  tls?: { key: string; cert: string };
 }
 
 export class FakeCsrApi {
@@ -37,13 +41,16 @@ export class FakeCsrApi {
   mode: 'ok' | 'down' | 'forbidden' = 'ok';
   private rv = 1;
   private watchers = new Set<{ name?: string; res: ServerResponse }>();
-  private server = createServer((req, res) => void this.handle(req, res));
-  private constructor(private readonly o: FakeCsrApiOptions) {}
+  private readonly server;
+  private constructor(private readonly o: FakeCsrApiOptions) {
+    const handler = (req: IncomingMessage, res: ServerResponse): void => void this.handle(req, res);
+    this.server = o.tls ? createTlsServer(o.tls, handler) : createServer(handler);
+  }
 
   static async start(o: FakeCsrApiOptions): Promise<FakeCsrApi> {
     const f = new FakeCsrApi(o);
     await new Promise<void>((r) => f.server.listen(o.port ?? 0, '127.0.0.1', r));
-    f.url = `http://127.0.0.1:${(f.server.address() as AddressInfo).port}`;
+    f.url = `${o.tls ? 'https' : 'http'}://127.0.0.1:${(f.server.address() as AddressInfo).port}`;
     return f;
   }
 
