@@ -8,10 +8,12 @@
 // try/catch, with pure-JS fallbacks), ws's optional bufferutil and utf-8-validate (the same), and
 // usocket (dbus-next's unix socket with file descriptor passing, for graceful node shutdown;
 // dbus-next's x11 lookup of a session bus address is never reached: the agent names its bus).
-// The agent is also bundled as one CommonJS file, dist/bundle/nodeagent/nodeagent.cjs, with the
-// V8 code cache of its start-up (scripts/code-cache.mjs writes nodeagent.cjs.cache) and its loader
-// (code-cache.mjs, from src/agent/cli/code-cache.ts): bin/nodeagent runs it on Node 20, which has
-// no module compile cache; on Node 22+ it runs the ES module bundle with the compile cache on.
+// The agent is also bundled as CommonJS, dist/bundle/nodeagent/nodeagent.cjs (the configuration
+// phase) requiring nodeagent-run.cjs (bootstrap and what precedes it) requiring
+// nodeagent-parts.cjs (the rest), each with the V8 code cache of its start-up
+// (scripts/code-cache.mjs writes <file>.cache) and their loader (code-cache.cjs, from
+// src/agent/cli/code-cache.ts): bin/nodeagent runs them on Node 20, which has no module compile
+// cache; on Node 22+ it runs the ES module bundle with the compile cache on.
 // Usage: node scripts/bundle.mjs [--metafile]   (writes dist/bundle/<program>/meta.json too)
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
@@ -219,11 +221,11 @@ async function bundleVendorGroup(outdir, group, specs, used) {
 /**
  * What the agent loads once its configuration is settled: main.ts's dynamic imports of the agent
  * and its start-up parts, and the parsers only a configuration problem needs (the `yaml` library
- * that words line and column, the zod schema). The agent's CommonJS bundle is two files: the
- * configuration phase (nodeagent.cjs: flags, config load, merge, validation, --print-config,
- * --help, --version) and the run (nodeagent-run.cjs: these modules and everything only they use),
- * required on the first import() of one of them. A code cache costs start-up time in proportion
- * to the file it compiles: 2.4 MB in one file against ~0.3 MB for the configuration phase.
+ * that words line and column, the zod schema). The configuration phase (nodeagent.cjs: flags,
+ * config load, merge, validation, --print-config, --help, --version) requires the run
+ * (nodeagent-run.cjs: these modules and everything only they use, but the parts) on the first
+ * import() of one of them. A code cache costs start-up time in proportion to the file it
+ * compiles: 2.4 MB in one file against ~0.3 MB for the configuration phase.
  */
 export const AGENT_RUN_MODULES = [
   'src/agent/start/agent.ts',
@@ -238,7 +240,27 @@ export const AGENT_RUN_MODULES = [
   'src/agent/config/schema.ts',
   'src/agent/config/schema-paths.ts',
 ];
+/**
+ * What the run loads once the client certificate is settled (src/agent/start/agent.ts's import()s
+ * after bootstrap, and the certificate code's own late ones): the third file, nodeagent-parts.cjs,
+ * required on the first import() of one of them, so that the file a node's first start reads and
+ * compiles before its certificate is on disk holds bootstrap and what precedes it, not the pods,
+ * the runtimes and the servers (the run's source 2.5 MB in one file).
+ */
+export const AGENT_PARTS_MODULES = [
+  'src/agent/start/parts.ts',
+  'src/agent/runtime/settings/from-config.ts',
+  'src/agent/cli/inert-options.ts',
+  'src/agent/cgroups/setup.ts',
+  'src/agent/cm/from-config.ts',
+  'src/agent/runtime/factory.ts',
+  'src/agent/runtime/credentials/keyring.ts',
+  'src/agent/cgroups/docker-driver.ts',
+  'src/agent/certificate/x509-lib.ts',
+  'src/agent/certificate/metrics.ts',
+];
 const RUN_FILE = 'nodeagent-run.cjs';
+const PARTS_FILE = 'nodeagent-parts.cjs';
 const CONFIG_FILE = 'nodeagent.cjs';
 const SKIP = Symbol('resolving');
 
@@ -323,29 +345,68 @@ async function buildConfigPhase(outdir, used, run, shared) {
   });
 }
 
-/** The run: the run modules, each import of a configuration-phase module taken from that file. */
-async function buildRun(outdir, used, run, configInputs) {
-  const shared = new Set();
-  const entries = [...run]
+/** A plugin taking each import of a module of the configuration phase from that file. */
+function fromConfigPhase(configInputs, shared) {
+  return redirectPlugin(
+    'agent-config',
+    (key) => (configInputs.has(key) ? (shared.add(key), key) : undefined),
+    (key) =>
+      `module.exports = require(${JSON.stringify(`./${CONFIG_FILE}`)}).__shared(${JSON.stringify(key)});`,
+  );
+}
+
+/** The entry of a file whose modules are required by key: `require(file)(key)`. */
+function keyedEntry(keys, sourcefile) {
+  const entries = [...keys]
     .sort()
     .map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(ROOT, k))}),`);
+  return {
+    contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((key) => load[key](), { keys: Object.keys(load) });\n`,
+    resolveDir: ROOT,
+    sourcefile,
+  };
+}
+
+/**
+ * The run: the run modules (and `more`, the ones the parts take from it), each import of a
+ * configuration-phase module taken from that file, each import() of a part from the parts file.
+ */
+async function buildRun(outdir, used, run, configInputs, parts, more = new Set()) {
+  const shared = new Set();
   const result = await build({
     ...agentCjsOptions(join(outdir, RUN_FILE), [
       vendorPlugin(used),
+      fromConfigPhase(configInputs, shared),
       redirectPlugin(
-        'agent-config',
-        (key) => (configInputs.has(key) ? (shared.add(key), key) : undefined),
+        'agent-parts',
+        (key, kind) => (kind === 'dynamic-import' && parts.has(key) ? key : undefined),
         (key) =>
-          `module.exports = require(${JSON.stringify(`./${CONFIG_FILE}`)}).__shared(${JSON.stringify(key)});`,
+          `module.exports = require(${JSON.stringify(`./${PARTS_FILE}`)})(${JSON.stringify(key)});`,
       ),
     ]),
-    stdin: {
-      contents: `const load = {\n${entries.join('\n')}\n};\nmodule.exports = Object.assign((key) => load[key](), { keys: Object.keys(load) });\n`,
-      resolveDir: ROOT,
-      sourcefile: 'nodeagent-run-entry.js',
-    },
+    stdin: keyedEntry(new Set([...run, ...more]), 'nodeagent-run-entry.js'),
   });
   return { result, shared };
+}
+
+/** The parts: each import of a module of the configuration phase or of the run from its file. */
+async function buildParts(outdir, used, parts, configInputs, runInputs) {
+  const sharedConfig = new Set();
+  const sharedRun = new Set();
+  const result = await build({
+    ...agentCjsOptions(join(outdir, PARTS_FILE), [
+      vendorPlugin(used),
+      fromConfigPhase(configInputs, sharedConfig),
+      redirectPlugin(
+        'agent-run',
+        (key) => (runInputs.has(key) ? (sharedRun.add(key), key) : undefined),
+        (key) =>
+          `module.exports = require(${JSON.stringify(`./${RUN_FILE}`)})(${JSON.stringify(key)});`,
+      ),
+    ]),
+    stdin: keyedEntry(parts, 'nodeagent-parts-entry.js'),
+  });
+  return { result, sharedConfig, sharedRun };
 }
 
 /** The agent's two CommonJS files for the Node 20 launcher (see the top of this file and AGENT_RUN_MODULES). */
@@ -359,17 +420,29 @@ async function bundleAgentCjs(program) {
         .map((k) => keyOf(join(ROOT, k))),
     );
   // The configuration phase's modules decide what the run takes from it; a run module that the
-  // configuration phase also imports statically stays there (one instance).
+  // configuration phase also imports statically stays there (one instance). The run's modules
+  // decide what the parts take from it, the same way.
   const first = await buildConfigPhase(outdir, new Map(), new Set(AGENT_RUN_MODULES), new Set());
   const run = new Set(AGENT_RUN_MODULES.filter((k) => !inputs(first).has(k)));
-  const { result: runResult, shared } = await buildRun(outdir, used, run, inputs(first));
-  const configResult = await buildConfigPhase(outdir, used, run, shared);
+  const parts = new Set(AGENT_PARTS_MODULES);
+  const runFirst = await buildRun(outdir, new Map(), run, inputs(first), parts);
+  const partsBuilt = await buildParts(outdir, used, parts, inputs(first), inputs(runFirst.result));
+  const { result: runResult, shared } = await buildRun(
+    outdir,
+    used,
+    run,
+    inputs(first),
+    parts,
+    partsBuilt.sharedRun,
+  );
+  const fromConfig = new Set([...shared, ...partsBuilt.sharedConfig]);
+  const configResult = await buildConfigPhase(outdir, used, run, fromConfig);
   await bundleVendorGroups(outdir, used);
-  for (const f of [CONFIG_FILE, RUN_FILE])
+  for (const f of [CONFIG_FILE, RUN_FILE, PARTS_FILE])
     await writeFile(join(outdir, f), asciiOnly(await readFile(join(outdir, f), 'utf8')));
-  // Node decodes a whole map the first time a stack names its file (a stream destroyed with an
-  // error during bootstrap does), so these keep lines, not columns.
-  for (const r of [configResult, runResult]) await shrinkSourceMaps(r.metafile, { lines: true });
+  // A printed stack decodes the maps of the files it names, so these keep lines, not columns.
+  for (const r of [configResult, runResult, partsBuilt.result])
+    await shrinkSourceMaps(r.metafile, { lines: true });
   await build({
     ...commonOptions(),
     entryPoints: [join(ROOT, 'src/agent/cli/code-cache.ts')],

@@ -135,6 +135,12 @@ async function main() {
     warn: (m) => console.warn(m),
   }).exports;
   await warmBootstrap(run);
+  // The parts' top level (their modules initialise once the certificate is settled).
+  loadCachedBundle({
+    file: join(dirname(file), 'nodeagent-parts.cjs'),
+    fresh: true,
+    warn: (m) => console.warn(m),
+  });
   const vendor = join(dirname(file), 'vendor');
   for (const f of readdirSync(vendor).filter((n) => n.endsWith('.cjs'))) {
     const group = loadCachedBundle({

@@ -42,8 +42,12 @@ const BUILTIN = new Set(builtinModules);
 const entryOf = (p: string): string => join(ROOT, 'dist', 'bundle', p, `${p}.mjs`);
 
 const CJS_DIR = join(ROOT, 'dist', 'bundle', 'nodeagent');
-/** The agent's CommonJS bundle (Node 20's launcher): the configuration phase and the run. */
-const CJS_FILES = [join(CJS_DIR, 'nodeagent.cjs'), join(CJS_DIR, 'nodeagent-run.cjs')];
+/** The agent's CommonJS bundle (Node 20's launcher): the configuration phase, the run, the parts. */
+const CJS_FILES = [
+  join(CJS_DIR, 'nodeagent.cjs'),
+  join(CJS_DIR, 'nodeagent-run.cjs'),
+  join(CJS_DIR, 'nodeagent-parts.cjs'),
+];
 
 /** The agent's CommonJS bundle and the vendor groups it requires. */
 function cjsOutputsOf(): string[] {
@@ -330,13 +334,29 @@ test('the CommonJS bundle is ASCII (read as latin1) and its code caches were mad
   }
 });
 
-test("the CommonJS bundle's configuration phase holds none of the agent's parts: the run file does, loaded after", () => {
-  const [configPhase, run] = CJS_FILES.map((f) => readFileSync(f, 'utf8'));
-  // Markers of code that only runs after the configuration is valid (as for the ES module bundle).
-  for (const marker of ['node agent starting', 'lazyllhttp', 'PodWorkers', 'DirectoryWatch']) {
+test("the CommonJS bundle's configuration phase holds none of the agent's parts: the run file holds bootstrap, the parts file the rest, each loaded after", () => {
+  const [configPhase, run, parts] = CJS_FILES.map((f) => readFileSync(f, 'utf8'));
+  // Markers of code that only runs after the configuration is valid (as for the ES module bundle):
+  // the agent's start and bootstrap's HTTP client in the run, the pods' machinery in the parts.
+  for (const marker of ['node agent starting', 'lazyllhttp']) {
     assert.ok(!configPhase?.includes(marker), `"${marker}" is in nodeagent.cjs`);
     assert.ok(run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
+    assert.ok(!parts?.includes(marker), `"${marker}" is in nodeagent-parts.cjs`);
   }
+  for (const marker of ['PodWorkers', 'DirectoryWatch']) {
+    assert.ok(!configPhase?.includes(marker), `"${marker}" is in nodeagent.cjs`);
+    assert.ok(!run?.includes(marker), `"${marker}" is in nodeagent-run.cjs`);
+    assert.ok(parts?.includes(marker), `"${marker}" is in nodeagent-parts.cjs`);
+  }
+  // The parts take the run's modules from the run (one instance of each).
+  assert.match(
+    parts ?? '',
+    /require\("\.\/nodeagent-run\.cjs"\)\("src\/agent\/client\/resource-client\.ts"\)/,
+  );
+  assert.match(
+    run ?? '',
+    /require\("\.\/nodeagent-parts\.cjs"\)\("src\/agent\/start\/parts\.ts"\)/,
+  );
   // The run takes the modules both use from the configuration phase (one instance of each).
   assert.match(
     run ?? '',
