@@ -9,9 +9,11 @@
 // runs before anything else: TLS bootstrap (startCertificates, as the agent calls it) against the
 // tests' fake CSR API over HTTPS (dist/test/helpers, which tsc builds before this runs), so a
 // first start compiles none of the HTTP client, CSR, certificate store and platconfig code it
-// waits on (15-20 ms of launch to certificate on a 2-core machine). The cache is V8's own: only the node that ran this script (same version
-// and flags: V8's defaults, as bin/nodeagent sets its #! line's heap flag back before it loads
-// anything, and the agent's run-time flag is set back while a cache compiles) takes it.
+// waits on (5-25 ms of launch to certificate on a 2-core machine). The parts
+// (nodeagent-parts.cjs) are loaded (their top level). The cache is V8's own: only the node that
+// ran this script (same version and flags: V8's defaults, as bin/nodeagent sets its #! line's
+// heap flag back before it loads anything, and the agent's run-time flag is set back while a
+// cache compiles) takes it.
 // Usage: node scripts/code-cache.mjs dist/bundle/nodeagent/nodeagent.cjs
 import {
   copyFileSync,

@@ -68,7 +68,12 @@ function mapLine(line: string): string {
   const m = FRAME.exec(line);
   if (m === null) return line;
   const [, head = '', location = '', lineNo = '', column = '', tail = ''] = m;
-  const file = pathOf(location);
+  let file: string;
+  try {
+    file = pathOf(location);
+  } catch {
+    return line; // a file: URL that names no path
+  }
   const d = mapOf(file);
   if (d === undefined) return line;
   const entry = d.map.findEntry(Number(lineNo) - 1, Number(column) - 1) as {

@@ -63,6 +63,11 @@ test('a frame named by a file: URL (an ES module) is mapped too', () => {
   });
 });
 
+test('a file: URL that names no path leaves the frame as it is', () => {
+  const frame = 'Error: x\n    at f (file:///%E0%A4%A:1:11)';
+  assert.equal(mapStack(frame), frame);
+});
+
 test('a map that is not JSON, not a v3 map, or larger than 16 MB, leaves the frame as it is', () => {
   for (const bad of [
     { version: 3, sources: 'src/a.ts', mappings: 'AAAA' },
