@@ -99,6 +99,10 @@ const NOT_RUN: Record<string, readonly [string, string][]> = {
       "needs another build of the program to compare with (its path is the user's), never in CI",
     ],
     [
+      "env -u NODE_EXTRA_CA_CERTS BENCH_BOOTSTRAP_UNBUNDLED=0 BENCH_COMPARE_BIN=<main's build>/bin/nodeagent node scripts/run-bench.mjs bootstrap",
+      "needs another build of the program to compare with (its path is the user's), never in CI",
+    ],
+    [
       'BENCH_SIM_AGENTS=100 BENCH_SIM_ROUNDS=2 BENCH_SIM_WINDOW_S=120 node dist/bench/node-sim-agents.bench.js',
       'a benchmark of about 20 minutes with a hundred agents (its figures are on the page)',
     ],
