@@ -39,25 +39,14 @@ async function warmBootstrap(run) {
   const helpers = join(ROOT, 'dist', 'test', 'helpers');
   const { FakeCsrApi } = await import(pathToFileURL(join(helpers, 'fake-csr-api.js')).href);
   const { TestCa } = await import(pathToFileURL(join(helpers, 'test-ca.js')).href);
-  const { generatePrivateKey } = await import(
-    pathToFileURL(join(ROOT, 'dist', 'src', 'agent', 'certificate', 'keys.js')).href
-  );
   const { namesFor } = await import(
     pathToFileURL(join(ROOT, 'dist', 'src', 'common', 'names.js')).href
   );
   const { systemClock } = await import(
     pathToFileURL(join(ROOT, 'dist', 'src', 'common', 'util', 'clock.js')).href
   );
-  const now = new Date();
-  const ca = await TestCa.create(now);
-  const key = await generatePrivateKey();
-  const cert = await ca.sign(key, {
-    commonName: '127.0.0.1',
-    ipAddresses: ['127.0.0.1'],
-    usage: 'server auth',
-    notBefore: new Date(now.getTime() - 3600_000),
-    notAfter: new Date(now.getTime() + 3600_000),
-  });
+  const ca = await TestCa.create();
+  const { key, cert } = await ca.localServerPair();
   const api = await FakeCsrApi.start({ ca, autoApprove: true, tls: { key: key.pem, cert } });
   const dir = mkdtempSync(join(tmpdir(), 'nodeagent-warm-bootstrap-'));
   try {

@@ -48,6 +48,19 @@ export class TestCa {
     });
   }
 
+  /** A new key and its server certificate for 127.0.0.1, valid from an hour before `now` to one after. */
+  async localServerPair(now = new Date()): Promise<{ key: PrivateKey; cert: string }> {
+    const key = await generatePrivateKey();
+    const cert = await this.sign(key, {
+      commonName: '127.0.0.1',
+      ipAddresses: ['127.0.0.1'],
+      usage: 'server auth',
+      notBefore: new Date(now.getTime() - 3600_000),
+      notAfter: new Date(now.getTime() + 3600_000),
+    });
+    return { key, cert };
+  }
+
   verifies(certPem: string): boolean {
     return new X509Certificate(certPem).verify(new X509Certificate(this.certPem).publicKey);
   }

@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generatePrivateKey } from '../../../../src/agent/certificate/keys.js';
 import { NO_CGROUPS_ARGS } from '../../../helpers/agent-cgroups.js';
 import { testPodLogsArgs } from '../../../helpers/agent-pod-logs.js';
 import { launcherEnv } from '../../../helpers/launcher.js';
@@ -26,16 +25,8 @@ interface Served {
 }
 
 async function manifestServer(dir: string): Promise<Served & { caFile: string }> {
-  const now = new Date();
-  const ca = await TestCa.create(now);
-  const key = await generatePrivateKey();
-  const cert = await ca.sign(key, {
-    commonName: '127.0.0.1',
-    ipAddresses: ['127.0.0.1'],
-    usage: 'server auth',
-    notBefore: new Date(now.getTime() - 3600_000),
-    notAfter: new Date(now.getTime() + 86400_000),
-  });
+  const ca = await TestCa.create();
+  const { key, cert } = await ca.localServerPair();
   const caFile = join(dir, 'private-ca.pem');
   writeFileSync(caFile, ca.certPem);
   let gets = 0;
