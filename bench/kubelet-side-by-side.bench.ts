@@ -22,8 +22,8 @@
 // BENCH_SBS_WAIT_MIN (longest wait for a NodeConformance run to end, default 60),
 // BENCH_SBS_AGENT_NODE_OPTIONS (NODE_OPTIONS for the agent; Node refuses --cpu-prof there),
 // BENCH_SBS_AGENT_NODE_ARGS (node's own flags for the agent, e.g. `--cpu-prof
-// --cpu-prof-dir=/tmp/p --trace-gc`: bin/nodeagent then runs as
-// `node --max-semi-space-size=1 --use-openssl-ca <these> bin/nodeagent`), BENCH_SBS_ONLY (kubelet or nodeagent:
+// --cpu-prof-dir=/tmp/p --trace-gc`: bin/nodeagent then runs as `node <its #! line's flags>
+// <these> bin/nodeagent` with the #! line's environment), BENCH_SBS_ONLY (kubelet or nodeagent:
 // that program's turns alone, no ratios),
 // BENCH_SBS_AGENT_ARGS (more flags for the agent alone, space-separated, e.g.
 // `--vmodule=cri=10,pods=4` for each CRI call's time and each pod sync pass's steps).

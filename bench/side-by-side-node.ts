@@ -6,6 +6,7 @@ import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { repoRoot } from '../test/helpers/apiserver.js';
 import { launcherEnv } from '../test/helpers/launcher.js';
@@ -88,8 +89,15 @@ function argv(host: NodeHost, dir: string, name: string, port: number): string[]
   ];
 }
 
-/** bin/nodeagent's #! line's node flags, kept when node is run with more flags of its own. */
-const LAUNCH_FLAGS = ['--max-semi-space-size=1', '--use-openssl-ca'];
+/**
+ * bin/nodeagent's #! line (scripts/launch-settings.mjs reads it): its node flags and environment,
+ * kept when node is run with more flags of its own (executed, the line itself applies them).
+ */
+const LAUNCH = (
+  (await import(pathToFileURL(join(repoRoot(), 'scripts', 'launch-settings.mjs')).href)) as {
+    launchSettings(): { env: Record<string, string>; nodeArgs: string[] };
+  }
+).launchSettings();
 
 /**
  * The environment a systemd unit gives a service (its PATH, the system's locale), not the shell's
@@ -117,7 +125,8 @@ function spawnProgram(program: Program, args: string[], log: string): ChildProce
     const extra = (process.env['BENCH_SBS_AGENT_ARGS'] ?? '').split(' ').filter((a) => a !== '');
     // Node refuses --cpu-prof, --trace-gc and others in NODE_OPTIONS: these go on node's own argv
     const nodeArgs = (process.env['BENCH_SBS_AGENT_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
-    const node = nodeArgs.length === 0 ? [] : [process.execPath, ...LAUNCH_FLAGS, ...nodeArgs];
+    if (nodeArgs.length > 0) Object.assign(env, LAUNCH.env);
+    const node = nodeArgs.length === 0 ? [] : [process.execPath, ...LAUNCH.nodeArgs, ...nodeArgs];
     const bin = join(repoRoot(), 'bin', 'nodeagent');
     const [cmd, ...pre] = [...node, bin];
     return spawn(cmd ?? bin, [...pre, ...args, ...extra], {

@@ -108,7 +108,7 @@ export async function shrinkSourceMaps(meta, options = {}) {
       return namespaced === null ? s : relative(dirname(path), join(ROOT, namespaced[1]));
     });
     const src = join(ROOT, 'src') + '/';
-    const own = (s) => resolve(dirname(path), s).startsWith(src) && !s.includes('node_modules');
+    const own = (s) => resolve(dirname(path), s).startsWith(src);
     await writeFile(path, JSON.stringify(ownSourceMap(map, own, options)));
   }
 }
@@ -318,8 +318,9 @@ function redirectPlugin(name, pick, load) {
 
 /**
  * The configuration phase: main.ts, with each import() of a run module a require() of the run
- * file, and `__shared(key)`: the modules of this file the run file imports (`shared`), so both
- * files hold one instance of each module (one ConfigError class, one clock, one set of names).
+ * file, and `__shared(key)`: the modules of this file the run and parts files import (`shared`),
+ * so the files hold one instance of each module (one ConfigError class, one clock, one set of
+ * names).
  */
 async function buildConfigPhase(outdir, used, run, shared) {
   const entries = [...shared]
@@ -328,21 +329,30 @@ async function buildConfigPhase(outdir, used, run, shared) {
   const contents = [
     `export * from ${JSON.stringify(join(ROOT, 'src/agent/cli/main.ts'))};`,
     `const shared = {\n${entries.join('\n')}\n};`,
-    '/** A module of this file, for nodeagent-run.cjs. */',
+    '/** A module of this file, for nodeagent-run.cjs and nodeagent-parts.cjs. */',
     'export function __shared(key) { return shared[key](); }',
   ].join('\n');
   return build({
     ...agentCjsOptions(join(outdir, CONFIG_FILE), [
       vendorPlugin(used),
-      redirectPlugin(
-        'agent-run',
-        (key, kind) => (kind === 'dynamic-import' && run.has(key) ? key : undefined),
-        (key) =>
-          `module.exports = require(${JSON.stringify(`./${RUN_FILE}`)})(${JSON.stringify(key)});`,
+      fromKeyedFile('agent-run', RUN_FILE, (key, kind) =>
+        kind === 'dynamic-import' && run.has(key) ? key : undefined,
       ),
     ]),
     stdin: { contents, resolveDir: ROOT, sourcefile: 'nodeagent-entry.js' },
   });
+}
+
+/**
+ * A plugin taking each import `pick` accepts from the keyed file `file` (its entry is keyedEntry's:
+ * `require(file)(key)`), under the namespace `name`.
+ */
+function fromKeyedFile(name, file, pick) {
+  return redirectPlugin(
+    name,
+    pick,
+    (key) => `module.exports = require(${JSON.stringify(`./${file}`)})(${JSON.stringify(key)});`,
+  );
 }
 
 /** A plugin taking each import of a module of the configuration phase from that file. */
@@ -377,11 +387,8 @@ async function buildRun(outdir, used, run, configInputs, parts, more = new Set()
     ...agentCjsOptions(join(outdir, RUN_FILE), [
       vendorPlugin(used),
       fromConfigPhase(configInputs, shared),
-      redirectPlugin(
-        'agent-parts',
-        (key, kind) => (kind === 'dynamic-import' && parts.has(key) ? key : undefined),
-        (key) =>
-          `module.exports = require(${JSON.stringify(`./${PARTS_FILE}`)})(${JSON.stringify(key)});`,
+      fromKeyedFile('agent-parts', PARTS_FILE, (key, kind) =>
+        kind === 'dynamic-import' && parts.has(key) ? key : undefined,
       ),
     ]),
     stdin: keyedEntry(new Set([...run, ...more]), 'nodeagent-run-entry.js'),
@@ -397,11 +404,8 @@ async function buildParts(outdir, used, parts, configInputs, runInputs) {
     ...agentCjsOptions(join(outdir, PARTS_FILE), [
       vendorPlugin(used),
       fromConfigPhase(configInputs, sharedConfig),
-      redirectPlugin(
-        'agent-run',
-        (key) => (runInputs.has(key) ? (sharedRun.add(key), key) : undefined),
-        (key) =>
-          `module.exports = require(${JSON.stringify(`./${RUN_FILE}`)})(${JSON.stringify(key)});`,
+      fromKeyedFile('agent-run', RUN_FILE, (key) =>
+        runInputs.has(key) ? (sharedRun.add(key), key) : undefined,
       ),
     ]),
     stdin: keyedEntry(parts, 'nodeagent-parts-entry.js'),
@@ -409,7 +413,10 @@ async function buildParts(outdir, used, parts, configInputs, runInputs) {
   return { result, sharedConfig, sharedRun };
 }
 
-/** The agent's two CommonJS files for the Node 20 launcher (see the top of this file and AGENT_RUN_MODULES). */
+/**
+ * The agent's three CommonJS files for the Node 20 launcher (see the top of this file,
+ * AGENT_RUN_MODULES and AGENT_PARTS_MODULES).
+ */
 async function bundleAgentCjs(program) {
   const outdir = join(OUT, program.name);
   const used = new Map();

@@ -14,8 +14,8 @@ import { startApiServer, type RunningApiServer } from './start/run.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
 
 export { startApiServer, type RunningApiServer } from './start/run.js';
-/** For bin/plat-apiserver: an uncaught exception's stack through the bundle's source maps. */
-export { mapStack } from '../common/log/mapped-stack.js';
+/** For bin/plat-apiserver: uncaught exceptions reported through the bundle's source maps. */
+export { reportUncaught } from '../common/log/uncaught-report.js';
 
 type Log = ReturnType<typeof createLogger>;
 

@@ -307,7 +307,9 @@ async function withInputProfile(
   return { values, order: parsed.order };
 }
 
-/** For bin/nodeagent: an uncaught exception's stack through the bundle's source maps. */
+/** For bin/nodeagent: uncaught exceptions reported through the bundle's source maps. */
+export { reportUncaught } from '../../common/log/uncaught-report.js';
+/** A stack through the bundle's source maps (what the report prints; tests probe the maps). */
 export { mapStack } from '../../common/log/mapped-stack.js';
 
 export async function main(argv: string[], io: MainIO = processIO): Promise<number> {

@@ -69,27 +69,22 @@ test('a file: URL that names no path leaves the frame as it is', () => {
 });
 
 test('a map that is not JSON, not a v3 map, or larger than 16 MB, leaves the frame as it is', () => {
-  for (const bad of [
-    { version: 3, sources: 'src/a.ts', mappings: 'AAAA' },
-    { version: 3, sources: [1], mappings: 'AAAA' },
-    { version: 3, sources: ['src/a.ts'], mappings: 7 },
-    [],
-  ])
+  const spoil: ((map: string) => void)[] = [
+    ...[
+      { version: 3, sources: 'src/a.ts', mappings: 'AAAA' },
+      { version: 3, sources: [1], mappings: 'AAAA' },
+      { version: 3, sources: ['src/a.ts'], mappings: 7 },
+      [],
+    ].map((bad) => (map: string) => writeFileSync(map, JSON.stringify(bad))),
+    (map) => writeFileSync(map, '{"version": 3, "sources": ['),
+    (map) => truncateSync(map, 17 * 1024 * 1024),
+  ];
+  for (const write of spoil)
     withMappedFile((_dir, gen) => {
-      writeFileSync(`${gen}.map`, JSON.stringify(bad));
+      write(`${gen}.map`);
       const frame = `Error: x\n    at f (${gen}:1:11)`;
       assert.equal(mapStack(frame), frame);
     });
-  withMappedFile((_dir, gen) => {
-    writeFileSync(`${gen}.map`, '{"version": 3, "sources": [');
-    const frame = `Error: x\n    at f (${gen}:1:11)`;
-    assert.equal(mapStack(frame), frame);
-  });
-  withMappedFile((_dir, gen) => {
-    truncateSync(`${gen}.map`, 17 * 1024 * 1024);
-    const frame = `Error: x\n    at f (${gen}:1:11)`;
-    assert.equal(mapStack(frame), frame);
-  });
 });
 
 test('the text format prints the stack of a trace-level record through the maps', () => {
