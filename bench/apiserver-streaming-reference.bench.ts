@@ -15,7 +15,7 @@ import { startPumpServer } from './pump-server.js';
 import { externalReadMiBs } from './external-reader.js';
 import { spdyExecMs } from './exec-round-trip.js';
 import { percentile } from './apiserver-harness.js';
-import { cpuSeconds } from './proc-usage.js';
+import { cpuSeconds, withChildren } from './proc-usage.js';
 import { loadavg } from 'node:os';
 import {
   CONTAINER,
@@ -113,7 +113,13 @@ if (why !== undefined) {
   const { server: source, port: podPort } = await startPumpServer(PF_MB);
   const scene = await startTwoServers();
   const bytes = PF_MB * 1048576;
-  const cpuOf = { 'plat-apiserver': scene.pids.plat, 'kube-apiserver': scene.pids.ref };
+  // plat-apiserver with its TLS front processes (--tls-processes)
+  const pidsOf = {
+    'plat-apiserver': withChildren(scene.pids.plat),
+    'kube-apiserver': [scene.pids.ref],
+  };
+  const cpuOf = (name: keyof typeof pidsOf): number =>
+    pidsOf[name].reduce((sum, pid) => sum + cpuSeconds(pid), 0);
   const figures = { 'plat-apiserver': fresh(), 'kube-apiserver': fresh() };
   const tcp: number[] = [];
   const loads: string[] = [load()];
@@ -128,7 +134,7 @@ if (why !== undefined) {
       const order = round % 2 === 0 ? [scene.plat, scene.ref] : [scene.ref, scene.plat];
       for (const s of order) {
         const f = figures[s.name];
-        const cpu0 = cpuSeconds(cpuOf[s.name]);
+        const cpu0 = cpuOf(s.name);
         f.spdy.push(
           await externalReadMiBs('spdy', bytes, {
             READ_PORT: String(podPort),
@@ -138,7 +144,7 @@ if (why !== undefined) {
             READ_KEY: s.tls.key,
           }),
         );
-        f.cpuPerGiB.push(((cpuSeconds(cpuOf[s.name]) - cpu0) * 1024) / PF_MB);
+        f.cpuPerGiB.push(((cpuOf(s.name) - cpu0) * 1024) / PF_MB);
         f.kubectl.push(
           await externalReadMiBs('tcp', bytes, { READ_PORT: String(fwd[s.name].port) }),
         );

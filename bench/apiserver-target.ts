@@ -13,7 +13,8 @@
 // server of the reference's protocol. With an external server, BENCH_WITH_BUILD=1 measures this
 // build beside it, alternately in the same run (a side-by-side figure against the reference),
 // and BENCH_SERVER_PIDS / BENCH_SERVER_DATA_DIR tell the benchmarks that read them where its
-// processes and its storage are. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
+// processes and its storage are. BENCH_BUILD_ARGS and BENCH_COMPARE_ARGS (space-separated) are
+// flags given to this build and to the compared build alone. BENCH_SERVER_NODE_ARGS (e.g. `--cpu-prof
 // --cpu-prof-dir=/tmp/prof`, space-separated) go to the started servers' node; BENCH_DATA_DIR=1
 // starts them with `--data-dir` (SQLite on disk, every write durable before it is answered)
 // instead of in memory.
@@ -25,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { loadConnection, type ConnectionConfig } from '../src/common/platconfig/platconfig.js';
 import { repoRoot, startApiServer, type StartedApiServer } from '../test/helpers/apiserver.js';
 import { slowFsyncEnv } from './slow-fsync.js';
+import { withChildren } from './proc-usage.js';
 
 /** Where to send requests and with which credentials. */
 export interface Endpoint {
@@ -39,7 +41,18 @@ export interface Endpoint {
 /** A server to measure: an external one, or a build of plat-apiserver started for the run. */
 export type TargetSpec =
   | { readonly kind: 'external'; readonly label: string; readonly endpoint: Endpoint }
-  | { readonly kind: 'spawn'; readonly label: string; readonly bin: string };
+  | {
+      readonly kind: 'spawn';
+      readonly label: string;
+      readonly bin: string;
+      /** Flags of this target alone (BENCH_BUILD_ARGS, BENCH_COMPARE_ARGS). */
+      readonly args: readonly string[];
+    };
+
+/** Space-separated flags from the environment. */
+function argsFrom(name: string): string[] {
+  return (process.env[name] ?? '').split(' ').filter((a) => a !== '');
+}
 
 /** A started or reached server; stop() ends what was started (nothing for an external server). */
 export interface Reached {
@@ -158,6 +171,7 @@ export async function targetSpecs(
     kind: 'spawn',
     label: 'this build',
     bin: `${repoRoot()}/bin/plat-apiserver`,
+    args: argsFrom('BENCH_BUILD_ARGS'),
   };
   if (Object.keys(g).length > 0) {
     const endpoint = await externalEndpoint(g);
@@ -167,7 +181,12 @@ export async function targetSpecs(
   const specs: TargetSpec[] = [build];
   const compare = process.env['BENCH_COMPARE_BIN'];
   if (compare !== undefined && compare !== '')
-    specs.push({ kind: 'spawn', label: `compared (${compare})`, bin: compare });
+    specs.push({
+      kind: 'spawn',
+      label: `compared (${compare})`,
+      bin: compare,
+      args: argsFrom('BENCH_COMPARE_ARGS'),
+    });
   return specs;
 }
 
@@ -195,6 +214,7 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     args: [
       `--controllers=${opts.controllers ?? '-csrapproving,-csrsigning'}`,
       ...(opts.args ?? []),
+      ...spec.args,
     ],
     ...(dataDir === undefined ? {} : { dataDir }),
     nodeArgs,
@@ -212,7 +232,8 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
   const pid = api.process.pid;
   return {
     endpoint,
-    pids: pid === undefined ? [] : [pid],
+    // with the TLS front processes it started (--tls-processes), which do part of its work
+    pids: pid === undefined ? [] : withChildren(pid),
     dataDir,
     adminPlatconfig: api.adminPlatconfig,
     stop: async () => {

@@ -48,6 +48,7 @@ const BUILD: TargetSpec = {
   kind: 'spawn',
   label: 'this build',
   bin: `${repoRoot()}/bin/plat-apiserver`,
+  args: (process.env['BENCH_BUILD_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
 };
 
 interface Measured {

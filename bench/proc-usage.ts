@@ -1,7 +1,7 @@
 // A process's CPU time and resident set, read from /proc (Linux), for the benchmarks that measure
 // another program (an agent, the reference's kubelet, an API server) while it works.
 
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 
 /** The process's user + system CPU time in seconds, from /proc/<pid>/stat. */
@@ -10,6 +10,19 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (USER_HZ, 100 on Linux)
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The process and its children (each thread's list in /proc/<pid>/task/<tid>/children). */
+export function withChildren(pid: number): number[] {
+  const kids = new Set<number>();
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      for (const c of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' '))
+        if (c.trim() !== '') kids.add(Number(c));
+  } catch {
+    // gone: the process alone (its reads will say so)
+  }
+  return [pid, ...kids];
 }
 
 /** The process's resident set in MB (VmRSS of /proc/<pid>/status). */

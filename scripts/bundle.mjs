@@ -28,7 +28,12 @@ const OUT = join(ROOT, 'dist', 'bundle');
 
 export const PROGRAMS = [
   { name: 'nodeagent', entry: 'src/agent/cli/main.ts' },
-  { name: 'plat-apiserver', entry: 'src/apiserver/main.ts' },
+  // The TLS front processes run tls-front.mjs beside the bundle (src/apiserver/front/).
+  {
+    name: 'plat-apiserver',
+    entry: 'src/apiserver/main.ts',
+    more: { 'tls-front': 'src/apiserver/front/tls-front.ts' },
+  },
 ];
 
 /** Modules that are never bundled: native addons and the optional native parts of ssh2. */
@@ -79,7 +84,12 @@ async function bundle(program, metafile) {
   await rm(outdir, { recursive: true, force: true });
   const result = await build({
     ...commonOptions(),
-    entryPoints: { [program.name]: join(ROOT, program.entry) },
+    entryPoints: {
+      [program.name]: join(ROOT, program.entry),
+      ...Object.fromEntries(
+        Object.entries(program.more ?? {}).map(([name, entry]) => [name, join(ROOT, entry)]),
+      ),
+    },
     outdir,
     format: 'esm',
     splitting: true,

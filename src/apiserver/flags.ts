@@ -43,6 +43,8 @@ export const API_SERVER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
 
 export interface ApiServerFlags {
   securePort: number;
+  /** --tls-processes: TLS front processes (0: none); -1: one per CPU beyond the first (front/count.ts). */
+  tlsProcesses: number;
   bindAddress: string;
   certDir: string;
   tlsCertFile: string | undefined;
@@ -105,6 +107,16 @@ export const FLAG_DEFS: readonly FlagDef[] = [
     help:
       'The port on which to serve HTTPS with authentication and authorization. 0 picks a ' +
       'free port.',
+  },
+  {
+    name: 'tls-processes',
+    value: 'int',
+    def: '0',
+    help:
+      'Processes that end TLS on --secure-port and relay each connection to the main process, ' +
+      'which keeps storage and the request pipeline: handshakes and record encryption then run ' +
+      'on other cores. 0 ends TLS in the main process; -1 starts one per CPU beyond the first ' +
+      '(none on a single CPU), at most 8. At most 64.',
   },
   {
     name: 'bind-address',
@@ -424,10 +436,17 @@ function servingFlags(
   tlsKey: string | undefined,
 ): Pick<
   ApiServerFlags,
-  'securePort' | 'bindAddress' | 'certDir' | 'tlsCertFile' | 'tlsPrivateKeyFile' | 'clientCaFile'
+  | 'securePort'
+  | 'tlsProcesses'
+  | 'bindAddress'
+  | 'certDir'
+  | 'tlsCertFile'
+  | 'tlsPrivateKeyFile'
+  | 'clientCaFile'
 > {
   return {
     securePort: securePortOf(cl.value('secure-port')),
+    tlsProcesses: tlsProcessesOf(cl.value('tls-processes')),
     bindAddress: cl.value('bind-address'),
     certDir: cl.value('cert-dir'),
     tlsCertFile: tlsCert,
@@ -596,6 +615,20 @@ function addressTypesOf(text: string): string[] {
     );
   return types;
 }
+
+function tlsProcessesOf(text: string): number {
+  const n = parseInt32(text, 'tls-processes');
+  if (n < -1 || n > MAX_TLS_PROCESSES)
+    throw new FlagError(
+      `invalid value "${text}" for flag --tls-processes: must be -1 (one per CPU beyond the ` +
+        `first), 0 (TLS in the main process) or a count up to ${MAX_TLS_PROCESSES}`,
+      { flag: 'tls-processes' },
+    );
+  return n;
+}
+
+/** The most TLS front processes --tls-processes takes. */
+export const MAX_TLS_PROCESSES = 64;
 
 function securePortOf(text: string): number {
   const port = parseInt32(text, 'secure-port');

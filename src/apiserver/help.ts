@@ -45,6 +45,7 @@ export const SECTION_OF: Readonly<Record<string, HelpSection>> = {
   'secure-port': 'secure serving',
   'tls-cert-file': 'secure serving',
   'tls-private-key-file': 'secure serving',
+  'tls-processes': 'secure serving',
   'anonymous-auth': 'authentication',
   'api-audiences': 'authentication',
   'authentication-config': 'authentication',

@@ -1,22 +1,33 @@
-// plat-apiserver's TLS listener: client certificates requested, not required (the authenticators
-// decide), TLS 1.2 at least. Requests and upgrades (exec, attach, port-forward, nodes/proxy) go to
-// one pipeline; upgrades are answered on a response object over the raw socket until a handler
-// takes the socket over. A pipeline failure is logged and answered (500, or the socket dropped).
+// plat-apiserver's HTTP server: with TLS ended in this process (client certificates requested,
+// not required: the authenticators decide; TLS 1.2 at least), or plain HTTP over the connections
+// the TLS front processes relay (front/). Requests and upgrades (exec, attach, port-forward,
+// nodes/proxy) go to one pipeline; upgrades are answered on a response object over the raw socket
+// until a handler takes the socket over. A pipeline failure is logged and answered (500, or the
+// socket dropped).
 
-import { createServer, type Server } from 'node:https';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import {
+  createServer as createPlainServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../common/log/types.js';
 import { answerClientErrors } from '../common/util/client-errors.js';
 import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import { sendError } from './handlers/respond.js';
+import { secureServerOptions } from './front/secure-options.js';
 
 export interface HttpsServerOptions {
-  readonly tls: {
-    readonly certPem: string;
-    readonly keyPem: string;
-    readonly clientCaPems: readonly string[];
-  };
+  /** The serving pair and client CAs; undefined: plain HTTP behind the TLS fronts. */
+  readonly tls:
+    | {
+        readonly certPem: string;
+        readonly keyPem: string;
+        readonly clientCaPems: readonly string[];
+      }
+    | undefined;
   readonly logger: Logger;
   readonly handle: (
     req: IncomingMessage,
@@ -29,26 +40,20 @@ export interface HttpsServerOptions {
 export const MAX_HEADER_BYTES = 1 << 20;
 
 export function createHttpsServer(o: HttpsServerOptions): Server {
-  const server = createServer(
-    {
-      cert: o.tls.certPem,
-      key: o.tls.keyPem,
-      ca: [...o.tls.clientCaPems],
-      requestCert: true,
-      rejectUnauthorized: false,
-      minVersion: 'TLSv1.2',
-      // Go's http.Server limit (DefaultMaxHeaderBytes, 1 MB), not Node's 16 KB: clients send long
-      // label selectors (`in (...)` over many values) in the query
-      maxHeaderSize: MAX_HEADER_BYTES,
-    },
-    (req, res) => {
-      o.handle(req, res).catch((err: unknown) => {
-        o.logger.error({ err }, 'request handling failed');
-        if (!res.headersSent) sendError(res, err, { pretty: false, warnings: [] });
-        else res.destroy();
-      });
-    },
-  );
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    o.handle(req, res).catch((err: unknown) => {
+      o.logger.error({ err }, 'request handling failed');
+      if (!res.headersSent) sendError(res, err, { pretty: false, warnings: [] });
+      else res.destroy();
+    });
+  };
+  // Go's http.Server limit (DefaultMaxHeaderBytes, 1 MB), not Node's 16 KB: clients send long
+  // label selectors (`in (...)` over many values) in the query
+  const http = { maxHeaderSize: MAX_HEADER_BYTES };
+  const server: Server =
+    o.tls === undefined
+      ? createPlainServer(http, onRequest)
+      : createTlsServer({ ...secureServerOptions(o.tls), ...http }, onRequest);
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const res = responseOnUpgrade(req, socket);
     o.handle(req, res, { socket, head }).catch((err: unknown) => {

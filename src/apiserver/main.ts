@@ -12,12 +12,25 @@ import { EXTRA_FLAGS } from './plugins.js';
 import { renderApiServerHelp } from './help.js';
 import { startApiServer, type RunningApiServer } from './start/run.js';
 import { isValidateConfigInvocation, runValidateConfig } from './config/validate-command.js';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 export { startApiServer, type RunningApiServer } from './start/run.js';
 /** For bin/plat-apiserver: uncaught exceptions reported through the bundle's source maps. */
 export { reportUncaught } from '../common/log/uncaught-report.js';
 
 type Log = ReturnType<typeof createLogger>;
+
+/**
+ * The TLS front process's script beside this entry: tls-front.mjs next to the bundle
+ * (scripts/bundle.mjs builds it as a second entry), front/tls-front.js in the compiled tree.
+ */
+export function shippedTlsFrontEntry(): string {
+  const bundled = fileURLToPath(new URL('./tls-front.mjs', import.meta.url));
+  return existsSync(bundled)
+    ? bundled
+    : fileURLToPath(new URL('./front/tls-front.js', import.meta.url));
+}
 
 /**
  * The commands of their own (--validate-config FILE..., `token`): their exit code, else undefined.
@@ -88,7 +101,9 @@ export async function main(argv: string[]): Promise<number | undefined> {
   setYamlNoteSink((note) => log.logger.warn({ detail: note }, 'YAML warning ignored'));
   let running: RunningApiServer;
   try {
-    running = await startApiServer(flags, log.logger);
+    running = await startApiServer(flags, log.logger, undefined, {
+      tlsFrontEntry: shippedTlsFrontEntry(),
+    });
   } catch (err) {
     const known = err instanceof NodeAgentError || err instanceof CertificateError;
     log.logger.error(

@@ -28,6 +28,11 @@ export interface ApiServerPlugins {
   readonly authorizerModes?: readonly string[];
   readonly admission?: readonly AdmissionPlugin[];
   readonly tracer?: RequestTracer;
+  /**
+   * The TLS front process's script (front/tls-front.ts as built): main.ts names the shipped one.
+   * Without it, --tls-processes must be 0.
+   */
+  readonly tlsFrontEntry?: string;
 }
 
 /** What the configuration files build: the plug-ins, the server's authorizer chain, a close. */

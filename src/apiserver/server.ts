@@ -4,7 +4,7 @@
 // handlers, whose registry runs admission, the reviews, OpenAPI, discovery), and encode the
 // answer (JSON or protobuf, as negotiated). Every part it asks was built once by start/build.ts.
 
-import type { Server } from 'node:https';
+import type { Server } from 'node:http';
 import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -39,6 +39,13 @@ import type { OpenApi } from './openapi/index.js';
 import { answerOpenApi, isOpenApiPath } from './openapi/respond.js';
 import { forbidden, methodNotAllowed, StatusError, unauthorized } from './status.js';
 import { FlagError } from '../common/util/errors.js';
+import {
+  FrontListenError,
+  newFrontSecret,
+  startTlsFronts,
+  type TlsFronts,
+} from './front/fronts.js';
+import { startInnerListener, type InnerListener } from './front/inner-listener.js';
 
 export interface ApiServerOptions {
   readonly platformDomain: string;
@@ -50,6 +57,10 @@ export interface ApiServerOptions {
     readonly keyPem: string;
     readonly clientCaPems: readonly string[];
   };
+  /**
+   * TLS front processes (--tls-processes) and their script; absent or 0: TLS ends in this process.
+   */
+  readonly tlsFronts?: { readonly count: number; readonly entry: string } | undefined;
   readonly authn: AuthenticatorChain;
   readonly authorizer: AuthorizerChain;
   readonly routes: ResourceRoutes;
@@ -117,13 +128,15 @@ export class ApiServer {
   private readonly server: Server;
   private readonly stopController = new AbortController();
   private address = '';
+  private inner: InnerListener | undefined;
+  private fronts: TlsFronts | undefined;
 
   constructor(o: ApiServerOptions) {
     this.o = o;
     // Every open request (watches: thousands) listens for the server stopping.
     setMaxListeners(0, this.stopController.signal);
     this.server = createHttpsServer({
-      tls: o.tls,
+      tls: (o.tlsFronts?.count ?? 0) > 0 ? undefined : o.tls,
       logger: o.logger,
       handle: (req, res, upgrade) => this.handle(req, res, upgrade),
     });
@@ -131,24 +144,36 @@ export class ApiServer {
 
   /** Listens on --bind-address:--secure-port; the address it listens on. */
   async listen(): Promise<{ host: string; port: number }> {
+    const at = this.frontCount() > 0 ? await this.listenThroughFronts() : await this.listenHere();
+    const host = at.host.includes(':') ? `[${at.host}]` : at.host;
+    this.address = `${host}:${at.port}`;
+    return at;
+  }
+
+  private frontCount(): number {
+    return this.o.tlsFronts?.count ?? 0;
+  }
+
+  /** The listener's error as the flags' error: what could not be bound and why. */
+  private listenError(err: NodeJS.ErrnoException): FlagError {
+    const why =
+      err.code === 'EADDRINUSE'
+        ? 'the port is in use'
+        : err.code === 'EADDRNOTAVAIL'
+          ? 'the address is not on this host'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.message;
+    return new FlagError(
+      `cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, ` +
+        `--secure-port): ${why}`,
+      { flag: 'secure-port', cause: err },
+    );
+  }
+
+  private async listenHere(): Promise<{ host: string; port: number }> {
     await new Promise<void>((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException): void => {
-        const why =
-          err.code === 'EADDRINUSE'
-            ? 'the port is in use'
-            : err.code === 'EADDRNOTAVAIL'
-              ? 'the address is not on this host'
-              : err.code === 'EACCES'
-                ? 'permission denied'
-                : err.message;
-        reject(
-          new FlagError(
-            `cannot listen on ${this.o.bindAddress}:${this.o.port} (--bind-address, ` +
-              `--secure-port): ${why}`,
-            { flag: 'secure-port', cause: err },
-          ),
-        );
-      };
+      const onError = (err: NodeJS.ErrnoException): void => reject(this.listenError(err));
       this.server.once('error', onError);
       this.server.listen(this.o.port, this.o.bindAddress, () => {
         this.server.off('error', onError);
@@ -156,18 +181,47 @@ export class ApiServer {
       });
     });
     const addr = this.server.address() as AddressInfo;
-    const host = addr.address.includes(':') ? `[${addr.address}]` : addr.address;
-    this.address = `${host}:${addr.port}`;
     return { host: addr.address, port: addr.port };
   }
 
-  /** Ends every open request and closes the listener. */
+  /** The fronts listen; their connections reach the HTTP server through the inner socket. */
+  private async listenThroughFronts(): Promise<{ host: string; port: number }> {
+    const entry = this.o.tlsFronts?.entry ?? '';
+    const secret = newFrontSecret();
+    this.inner = await startInnerListener({
+      secret,
+      handOn: (socket) => this.server.emit('connection', socket),
+      refused: (why) => this.o.logger.warn({ why }, 'refused a connection on the inner socket'),
+    });
+    try {
+      this.fronts = await startTlsFronts({
+        count: this.frontCount(),
+        entry,
+        tls: this.o.tls,
+        host: this.o.bindAddress,
+        port: this.o.port,
+        innerPath: this.inner.path,
+        secret,
+        logger: this.o.logger,
+      });
+    } catch (err) {
+      await this.inner.close();
+      throw err instanceof FrontListenError
+        ? this.listenError(Object.assign(new Error(err.message), { code: err.code }))
+        : err;
+    }
+    return { host: this.fronts.host, port: this.fronts.port };
+  }
+
+  /** Ends every open request and closes the listener (and the TLS fronts). */
   async stop(): Promise<void> {
     this.stopController.abort();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
     });
+    await this.inner?.close();
+    await this.fronts?.stop();
   }
 
   private async handle(

@@ -156,6 +156,9 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
   ];
   if (opts.dataDir !== undefined) args.push(`--data-dir=${opts.dataDir}`);
   args.push(...(opts.args ?? []));
+  // TEST_APISERVER_ARGS (space-separated) runs every test's server with these flags too: the
+  // whole suite once through the TLS front processes, say (`--tls-processes=2`).
+  args.push(...(process.env['TEST_APISERVER_ARGS'] ?? '').split(' ').filter((a) => a !== ''));
   const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), bin, ...args], {
     cwd: root,
     env: { ...process.env, ...opts.env },

@@ -5,14 +5,8 @@
 // `X509SHA256=<hex>`), which CSRs, reviews and audit then carry.
 
 import type { IncomingMessage } from 'node:http';
-import { TLSSocket, type PeerCertificate } from 'node:tls';
 import type { AuthenticationResult, Authenticator } from '../interfaces.js';
-import { textOf } from '../../common/util/text-of.js';
-
-function asList(v: string | string[] | undefined): string[] {
-  if (v === undefined) return [];
-  return Array.isArray(v) ? v : [v];
-}
+import { peerOf, type PeerCertificateFacts } from '../front/peer.js';
 
 export interface X509Options {
   /** The extra key of the credential id: `authentication.kubernetes.io/credential-id`. */
@@ -27,37 +21,31 @@ export function x509Authenticator(opts: X509Options): Authenticator {
     authenticate: (req: IncomingMessage): Promise<AuthenticationResult> => {
       const cached = perSocket.get(req.socket);
       if (cached !== undefined) return Promise.resolve(cached);
-      // A plain HTTP connection (no TLS socket) has no certificate to decide on.
-      if (!(req.socket instanceof TLSSocket)) return Promise.resolve({ kind: 'no-opinion' });
-      const r = fromSocket(req.socket, opts);
+      // A plain connection, or one without a certificate, has nothing to decide on.
+      const cert = peerOf(req.socket)?.certificate;
+      const r: AuthenticationResult =
+        cert === undefined ? { kind: 'no-opinion' } : fromCertificate(cert, opts);
       perSocket.set(req.socket, r);
       return Promise.resolve(r);
     },
   };
 }
 
-function fromSocket(socket: TLSSocket, opts: X509Options): AuthenticationResult {
-  // null once the socket is gone, {} without a certificate: Node's types promise neither
-  const cert = socket.getPeerCertificate() as Partial<PeerCertificate> | null | undefined;
-  if (cert === null || cert === undefined || Object.keys(cert).length === 0)
-    return { kind: 'no-opinion' };
-  if (!socket.authorized) {
-    // Node's types say always an Error; it is absent when Node gives no reason.
-    const reason: unknown = socket.authorizationError;
-    const why = reason === undefined ? 'unknown' : textOf(reason);
+function fromCertificate(cert: PeerCertificateFacts, opts: X509Options): AuthenticationResult {
+  if (!cert.authorized) {
+    const why = cert.authorizationError === '' ? 'unknown' : cert.authorizationError;
     return { kind: 'rejected', reason: `verifying certificate failed: x509: ${why}` };
   }
-  const cn = asList(cert.subject?.CN)[0] ?? '';
+  const cn = cert.commonNames[0] ?? '';
   if (cn === '') return { kind: 'rejected', reason: 'client certificate has no common name' };
-  const fingerprint = (cert.fingerprint256 ?? '').replaceAll(':', '').toLowerCase();
   return {
     kind: 'authenticated',
     user: {
       username: cn,
-      groups: asList(cert.subject?.O),
-      ...(fingerprint === ''
+      groups: [...cert.organizations],
+      ...(cert.sha256 === ''
         ? {}
-        : { extra: { [opts.credentialIdKey]: [`X509SHA256=${fingerprint}`] } }),
+        : { extra: { [opts.credentialIdKey]: [`X509SHA256=${cert.sha256}`] } }),
     },
   };
 }

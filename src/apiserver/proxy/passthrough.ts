@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { dialAgent, type AgentAnswer, type AgentTarget, type AgentTls } from './agent-dial.js';
+import { clientAddressOf } from '../front/peer.js';
 
 /**
  * Hop-by-hop headers that are never relayed (RFC 9110 7.6.1), plus what authenticates the client
@@ -38,7 +39,7 @@ export function forwardedHeaders(
     if (values === undefined || DROPPED.has(name) || IMPERSONATION.test(name)) continue;
     out[name] = values.length === 1 && values[0] !== undefined ? values[0] : values;
   }
-  const from = req.socket.remoteAddress ?? '';
+  const from = clientAddressOf(req.socket);
   const prior = req.headers['x-forwarded-for'];
   if (from !== '')
     out['x-forwarded-for'] = prior === undefined ? from : `${String(prior)}, ${from}`;

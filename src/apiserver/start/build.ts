@@ -44,6 +44,8 @@ import { PodSupport, serviceAddresses } from '../pod-support.js';
 import { identityTransformers } from '../storage/identity.js';
 import { Store } from '../storage/store.js';
 import type { ApiServerConfig } from './config.js';
+import { availableParallelism } from 'node:os';
+import { frontCount } from '../front/count.js';
 
 /** Every part of plat-apiserver, built once. */
 export interface ApiServerParts {
@@ -296,6 +298,25 @@ async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncrypt
   }
 }
 
+/**
+ * The TLS front processes --tls-processes asks for, with their script (main.ts gives the shipped
+ * one; an embedding that gives none must ask for 0).
+ */
+function tlsFrontsOf(
+  flag: number,
+  entry: string | undefined,
+): { count: number; entry: string } | undefined {
+  const count = frontCount(flag, availableParallelism());
+  if (count === 0) return undefined;
+  if (entry === undefined)
+    throw new FlagError(
+      `--tls-processes=${flag} asks for ${count} TLS front processes, but this embedding of ` +
+        'plat-apiserver names no front script (tlsFrontEntry): give --tls-processes=0',
+      { flag: 'tls-processes' },
+    );
+  return { count, entry };
+}
+
 /** The request pipeline over the built parts. */
 function apiServerOf(
   c: ApiServerConfig,
@@ -319,6 +340,7 @@ function apiServerOf(
       keyPem: p.certs.serving.keyPem,
       clientCaPems: p.clientCaPems,
     },
+    tlsFronts: tlsFrontsOf(flags.tlsProcesses, c.extra.tlsFrontEntry),
     authn: p.authn,
     authorizer: p.authorizer,
     routes: new ResourceRoutes(p.all),

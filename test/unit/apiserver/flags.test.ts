@@ -41,6 +41,10 @@ test('defaults as the reference names them', () => {
   assert.equal(f.etcdCompactionIntervalMs, 5 * 60 * 1000);
   assert.equal(f.featureGates['ShardedListAndWatch'], false);
   assert.equal(f.dataDir, undefined);
+  // TLS ends in the main process unless asked otherwise
+  assert.equal(f.tlsProcesses, 0);
+  assert.equal(run(['--tls-processes=-1']).tlsProcesses, -1);
+  assert.equal(run(['--tls-processes=3']).tlsProcesses, 3);
 });
 
 test('--x=v, --x v, underscores, bare booleans, -v=N', () => {
@@ -75,6 +79,12 @@ test('bad values are FlagErrors naming the flag and what is accepted', () => {
     ],
     [['--feature-gates=Nope=true'], /unrecognized feature gate: Nope; known: ShardedListAndWatch/],
     [['--secure-port=70000'], /--secure-port: must be between 0 and 65535/],
+    [
+      ['--tls-processes=-2'],
+      /^invalid value "-2" for flag --tls-processes: must be -1 \(one per CPU beyond the first\), 0 \(TLS in the main process\) or a count up to 64$/,
+    ],
+    [['--tls-processes=65'], /^invalid value "65" for flag --tls-processes: must be -1 /],
+    [['--tls-processes=two'], /--tls-processes/],
     [['--cluster-signing-duration=forever'], /cluster-signing-duration/],
     [['--tls-cert-file=/a'], /--tls-cert-file and --tls-private-key-file must be given together/],
     [['--controllers=csrapproving,bogus'], /unknown controller "bogus"/],

@@ -1,0 +1,28 @@
+// The secure port's TLS settings, one set whether TLS ends in plat-apiserver's own process or in
+// its TLS front processes.
+
+/** The TLS settings of the secure port, the same whether TLS ends here or in the main process. */
+export function secureServerOptions(c: {
+  certPem: string;
+  keyPem: string;
+  clientCaPems: readonly string[];
+}): {
+  cert: string;
+  key: string;
+  ca: string[];
+  requestCert: true;
+  rejectUnauthorized: false;
+  minVersion: 'TLSv1.2';
+  ALPNProtocols: string[];
+} {
+  return {
+    cert: c.certPem,
+    key: c.keyPem,
+    ca: [...c.clientCaPems],
+    // Client certificates are asked for, not required: the authenticators decide.
+    requestCert: true,
+    rejectUnauthorized: false,
+    minVersion: 'TLSv1.2',
+    ALPNProtocols: ['http/1.1'],
+  };
+}
