@@ -1,5 +1,6 @@
 // Parsing and verifying a PKCS#10 certificate request (spec.request), synchronously: the subject
-// and SANs are read with @peculiar/x509, the self-signature is checked with node:crypto.
+// and SANs are read by our strict DER reader (pkcs10.ts), the self-signature is checked with
+// node:crypto; @peculiar/x509's reading of it is made only when the signer asks for it.
 
 import 'reflect-metadata';
 import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
@@ -7,6 +8,8 @@ import * as x509 from '@peculiar/x509';
 import { LRUCache } from 'lru-cache';
 import { firstPemBlock } from '../../common/util/pem.js';
 import { userMessage } from '../../common/util/errors.js';
+import { DerError } from './der-reader.js';
+import { readPkcs10, type Pkcs10Parts } from './pkcs10.js';
 
 export interface ParsedCsr {
   readonly commonName: string;
@@ -15,36 +18,12 @@ export interface ParsedCsr {
   readonly ipAddresses: readonly string[];
   readonly emailAddresses: readonly string[];
   readonly uris: readonly string[];
-  readonly csr: x509.Pkcs10CertificateRequest;
+  /** The request as @peculiar/x509 reads it, made on first call (only the signer needs it). */
+  x509(): x509.Pkcs10CertificateRequest;
   readonly der: Buffer;
 }
 
 export class CsrParseError extends Error {}
-
-// Reads a DER length-prefixed element at `off`; returns [headerLength, contentLength].
-function derElement(buf: Buffer, off: number): { header: number; length: number } {
-  if (off + 2 > buf.length) throw new CsrParseError('x509: malformed certificate request');
-  const first = buf[off + 1] ?? 0;
-  if (first < 0x80) return { header: 2, length: first };
-  const n = first & 0x7f;
-  if (n === 0 || n > 4 || off + 2 + n > buf.length)
-    throw new CsrParseError('x509: malformed certificate request');
-  let len = 0;
-  for (let i = 0; i < n; i++) len = len * 256 + (buf[off + 2 + i] ?? 0);
-  return { header: 2 + n, length: len };
-}
-
-/** The DER bytes of CertificationRequestInfo (the signed part). */
-function requestInfo(der: Buffer): Buffer {
-  if (der[0] !== 0x30) throw new CsrParseError('x509: malformed certificate request');
-  const outer = derElement(der, 0);
-  const off = outer.header;
-  if (der[off] !== 0x30) throw new CsrParseError('x509: malformed certificate request');
-  const inner = derElement(der, off);
-  const end = off + inner.header + inner.length;
-  if (end > der.length) throw new CsrParseError('x509: malformed certificate request');
-  return der.subarray(off, end);
-}
 
 const SIG_HASH: Readonly<Record<string, string | null>> = {
   '1.2.840.113549.1.1.5': 'sha1',
@@ -58,15 +37,8 @@ const SIG_HASH: Readonly<Record<string, string | null>> = {
   '1.3.101.112': null, // Ed25519
 };
 
-function signatureOid(csr: x509.Pkcs10CertificateRequest): string {
-  // The asn object is not public API (protected in @peculiar/x509's types); the algorithm OID is
-  // read from the parsed structure, each level optional in case a version changes it.
-  const asn = (csr as unknown as { asn?: { signatureAlgorithm?: { algorithm?: string } } }).asn;
-  return asn?.signatureAlgorithm?.algorithm ?? '';
-}
-
-function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void {
-  const oid = signatureOid(csr);
+function verifySignature(parts: Pkcs10Parts): void {
+  const oid = parts.signatureOid;
   if (!(oid in SIG_HASH))
     throw new CsrParseError(
       `x509: cannot verify signature: algorithm unimplemented (${oid || 'unknown'})`,
@@ -74,13 +46,13 @@ function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void 
   const hash = SIG_HASH[oid] ?? null;
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' });
+    key = createPublicKey({ key: parts.spki, format: 'der', type: 'spki' });
   } catch (e) {
     throw new CsrParseError(`x509: unsupported public key: ${userMessage(e)}`);
   }
   let ok: boolean;
   try {
-    ok = cryptoVerify(hash, requestInfo(der), key, Buffer.from(csr.signature));
+    ok = cryptoVerify(hash, parts.signed, key, parts.signature);
   } catch {
     ok = false;
   }
@@ -95,53 +67,26 @@ function verifySignature(csr: x509.Pkcs10CertificateRequest, der: Buffer): void 
   }
 }
 
-interface Sans {
-  dns: string[];
-  ip: string[];
-  email: string[];
-  uri: string[];
-}
-
-function sans(csr: x509.Pkcs10CertificateRequest): Sans {
-  const out: Sans = { dns: [], ip: [], email: [], uri: [] };
-  const raw = csr.getExtension('2.5.29.17');
-  if (raw === null) return out;
-  const ext =
-    raw instanceof x509.SubjectAlternativeNameExtension
-      ? raw
-      : new x509.SubjectAlternativeNameExtension(raw.rawData);
-  for (const n of ext.names.items) {
-    if (n.type === 'dns') out.dns.push(n.value);
-    else if (n.type === 'ip') out.ip.push(n.value);
-    else if (n.type === 'email') out.email.push(n.value);
-    else if (n.type === 'url') out.uri.push(n.value);
-  }
-  return out;
-}
-
 /** Parses DER bytes of a PKCS#10 request and checks its signature. Throws CsrParseError. */
 export function parseCsrDer(der: Buffer): ParsedCsr {
-  let csr: x509.Pkcs10CertificateRequest;
+  let parts: Pkcs10Parts;
   try {
-    csr = new x509.Pkcs10CertificateRequest(der);
+    parts = readPkcs10(der);
   } catch (e) {
-    throw new CsrParseError(`x509: malformed certificate request: ${userMessage(e)}`);
+    if (e instanceof DerError)
+      throw new CsrParseError(`x509: malformed certificate request: ${e.message}`);
+    throw e;
   }
-  let names: Sans;
-  try {
-    names = sans(csr);
-  } catch (e) {
-    throw new CsrParseError(`x509: cannot parse subjectAltName: ${userMessage(e)}`);
-  }
-  verifySignature(csr, der);
+  verifySignature(parts);
+  let made: x509.Pkcs10CertificateRequest | undefined;
   return Object.freeze({
-    commonName: csr.subjectName.getField('CN')[0] ?? '',
-    organizations: Object.freeze(csr.subjectName.getField('O')),
-    dnsNames: Object.freeze(names.dns),
-    ipAddresses: Object.freeze(names.ip),
-    emailAddresses: Object.freeze(names.email),
-    uris: Object.freeze(names.uri),
-    csr,
+    commonName: parts.commonNames[0] ?? '',
+    organizations: Object.freeze(parts.organizations),
+    dnsNames: Object.freeze(parts.dnsNames),
+    ipAddresses: Object.freeze(parts.ipAddresses),
+    emailAddresses: Object.freeze(parts.emailAddresses),
+    uris: Object.freeze(parts.uris),
+    x509: () => (made ??= new x509.Pkcs10CertificateRequest(der)),
     der,
   });
 }

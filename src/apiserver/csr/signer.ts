@@ -206,17 +206,17 @@ export async function signCertificate(opts: SignOptions): Promise<SignResult> {
   if (ku.keyUsage !== 0) extensions.push(new x509.KeyUsagesExtension(ku.keyUsage, true));
   if (ku.extKeyUsages.length > 0)
     extensions.push(new x509.ExtendedKeyUsageExtension(ku.extKeyUsages, false));
-  const san = parsed.csr.getExtension('2.5.29.17');
+  const san = parsed.x509().getExtension('2.5.29.17');
   if (san !== null) extensions.push(new x509.Extension('2.5.29.17', false, san.value));
   extensions.push(await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey));
 
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: randomSerialHex(),
-    subject: new x509.Name(parsed.csr.subjectName.toArrayBuffer()),
+    subject: new x509.Name(parsed.x509().subjectName.toArrayBuffer()),
     issuer: new x509.Name(caCert.subjectName.toArrayBuffer()),
     notBefore,
     notAfter,
-    publicKey: parsed.csr.publicKey,
+    publicKey: parsed.x509().publicKey,
     signingKey: signer.key,
     signingAlgorithm: signer.signingAlgorithm,
     extensions,
