@@ -3,13 +3,14 @@
 // node:crypto; @peculiar/x509's reading of it is made only when the signer asks for it.
 
 import 'reflect-metadata';
-import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { LRUCache } from 'lru-cache';
 import { firstPemBlock } from '../../common/util/pem.js';
 import { userMessage } from '../../common/util/errors.js';
 import { DerError } from './der-reader.js';
 import { readPkcs10, type Pkcs10Parts } from './pkcs10.js';
+import { publicKeyOf } from './spki-key.js';
 
 export interface ParsedCsr {
   readonly commonName: string;
@@ -46,7 +47,7 @@ function verifySignature(parts: Pkcs10Parts): void {
   const hash = SIG_HASH[oid] ?? null;
   let key: KeyObject;
   try {
-    key = createPublicKey({ key: parts.spki, format: 'der', type: 'spki' });
+    key = publicKeyOf(parts.spki);
   } catch (e) {
     throw new CsrParseError(`x509: unsupported public key: ${userMessage(e)}`);
   }

@@ -1,9 +1,12 @@
-// The strict DER reader under CSR parsing: IP addresses printed as Go's net.IP prints them, and
-// malformed DER refused with what is wrong and where.
+// The strict DER reader under CSR parsing: IP addresses printed as Go's net.IP prints them,
+// malformed DER refused with what is wrong and where, public keys built the short way equal to
+// the ones OpenSSL decodes.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { ipText } from '../../../../src/apiserver/csr/pkcs10.js';
+import { publicKeyOf } from '../../../../src/apiserver/csr/spki-key.js';
 import { DerError, readTlv, oidOf, stringOf } from '../../../../src/apiserver/csr/der-reader.js';
 import { CsrParseError, parseCsrDer } from '../../../../src/apiserver/csr/request.js';
 
@@ -57,4 +60,25 @@ test('a request that is not one: the reference prefix, then our reason', () => {
     () => parseCsrDer(Buffer.from('300000', 'hex')),
     new CsrParseError('x509: malformed certificate request: bytes after the request at byte 2'),
   );
+});
+
+test('a key built from its JWK equals the key OpenSSL decodes; a point off its curve is refused', () => {
+  const kinds = [
+    generateKeyPairSync('ec', { namedCurve: 'P-256' }),
+    generateKeyPairSync('ec', { namedCurve: 'P-384' }),
+    generateKeyPairSync('ec', { namedCurve: 'P-521' }),
+    generateKeyPairSync('ec', { namedCurve: 'secp256k1' }),
+    generateKeyPairSync('rsa', { modulusLength: 1024 }),
+    generateKeyPairSync('ed25519'),
+  ];
+  for (const { publicKey } of kinds) {
+    const spki = publicKey.export({ format: 'der', type: 'spki' });
+    assert.ok(publicKeyOf(spki).equals(publicKey), publicKey.asymmetricKeyType);
+  }
+  const p256 = Buffer.from(
+    kinds[0]?.publicKey.export({ format: 'der', type: 'spki' }) ?? Buffer.alloc(0),
+  );
+  const last = p256.length - 1;
+  p256[last] = (p256[last] ?? 0) ^ 1;
+  assert.throws(() => publicKeyOf(p256));
 });
