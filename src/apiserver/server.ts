@@ -5,7 +5,6 @@
 // answer (JSON or protobuf, as negotiated). Every part it asks was built once by start/build.ts.
 
 import type { Server } from 'node:http';
-import { setMaxListeners } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -126,15 +125,15 @@ interface Served {
 export class ApiServer {
   private readonly o: ApiServerOptions;
   private readonly server: Server;
-  private readonly stopController = new AbortController();
+  /** The signals of the requests in progress: a stop aborts each (watches: thousands). */
+  private readonly open = new Set<AbortController>();
+  private stopped = false;
   private address = '';
   private inner: InnerListener | undefined;
   private fronts: TlsFronts | undefined;
 
   constructor(o: ApiServerOptions) {
     this.o = o;
-    // Every open request (watches: thousands) listens for the server stopping.
-    setMaxListeners(0, this.stopController.signal);
     this.server = createHttpsServer({
       tls: (o.tlsFronts?.count ?? 0) > 0 ? undefined : o.tls,
       logger: o.logger,
@@ -215,7 +214,9 @@ export class ApiServer {
 
   /** Ends every open request and closes the listener (and the TLS fronts). */
   async stop(): Promise<void> {
-    this.stopController.abort();
+    this.stopped = true;
+    for (const c of this.open) c.abort();
+    this.open.clear();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
       this.server.closeAllConnections();
@@ -232,11 +233,12 @@ export class ApiServer {
     const span = this.o.tracer?.startRequestSpan(req);
     let rc: ResponseContext = { pretty: false, warnings: [] };
     const abort = new AbortController();
-    const onStop = (): void => abort.abort();
-    this.stopController.signal.addEventListener('abort', onStop, { once: true });
+    // A request arriving during a stop is aborted at once, as the ones in progress are.
+    if (this.stopped) abort.abort();
+    else this.open.add(abort);
     res.on('close', () => {
       abort.abort(responseClosed);
-      this.stopController.signal.removeEventListener('abort', onStop);
+      this.open.delete(abort);
       span?.end(res.statusCode);
     });
     try {
