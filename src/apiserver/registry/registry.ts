@@ -53,6 +53,7 @@ import type { ManagedFieldsUpdater } from './managed-fields.js';
 import { parseResourceVersion } from './resource-version.js';
 import { normalizeValues } from '../schema/values.js';
 import { isRecord } from '../../common/util/json-shape.js';
+import { LiveNamespaces } from './live-namespaces.js';
 
 export interface WriteOptions {
   readonly user: UserInfo;
@@ -132,6 +133,7 @@ const validating = (p: AdmissionPlugin): boolean => p.mutating !== true;
 
 export class Registry {
   readonly store: Store;
+  private readonly namespaces: LiveNamespaces;
   readonly platformDomain: string;
   readonly names: Names;
   private readonly clock: Clock;
@@ -151,6 +153,7 @@ export class Registry {
     this.logger = opts.logger;
     this.admission = opts.admission;
     this.managedFields = opts.managedFields;
+    this.namespaces = new LiveNamespaces(opts.store);
   }
 
   key(def: ResourceDef, namespace: string, name: string): string {
@@ -245,8 +248,7 @@ export class Registry {
 
   /** Checks the namespace of a namespaced object exists (404 for the namespace otherwise). */
   requireNamespace(namespace: string): void {
-    const raw = this.store.getRaw(`/core/namespaces/${namespace}`);
-    if (raw === undefined) throw notFound('namespaces', '', namespace);
+    if (!this.namespaces.exists(namespace)) throw notFound('namespaces', '', namespace);
   }
 
   /**

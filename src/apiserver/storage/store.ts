@@ -140,6 +140,7 @@ export class Store {
   private readonly live = new LiveCounts((p) => this.countRange(p, prefixEnd(p), this.rv));
   /** (key, delta) pairs of the transaction under way, applied to `live` once it committed. */
   private pendingLive: (string | number)[] = [];
+  private readonly goneListeners = new Set<(key: string) => void>();
   /** Group commit, on disk only (in memory there is no fsync to share). */
   private readonly batcher: WriteBatcher | undefined;
   private readonly wal: WalSync | undefined;
@@ -334,8 +335,21 @@ export class Store {
 
   private madeDurable(rv: number, live: readonly (string | number)[]): void {
     if (rv > this.rv) this.rv = rv;
-    for (let i = 0; i < live.length; i += 2)
-      this.live.apply(live[i] as string, live[i + 1] as number);
+    for (let i = 0; i < live.length; i += 2) {
+      const key = live[i] as string;
+      const delta = live[i + 1] as number;
+      this.live.apply(key, delta);
+      if (delta < 0) for (const l of this.goneListeners) l(key);
+    }
+  }
+
+  /**
+   * Calls `listener` with each key that stops being live (deleted, force-deleted included), once
+   * the deletion is durable and readers see it; returns the unsubscribe function.
+   */
+  onKeyGone(listener: (key: string) => void): () => void {
+    this.goneListeners.add(listener);
+    return () => this.goneListeners.delete(listener);
   }
 
   /** The keys live under `prefix` (ending in `/`) at the newest revision. */
