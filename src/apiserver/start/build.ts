@@ -46,6 +46,7 @@ import { Store } from '../storage/store.js';
 import type { ApiServerConfig } from './config.js';
 import { availableParallelism } from 'node:os';
 import { frontCount } from '../front/count.js';
+import type { Logger } from '../../common/log/types.js';
 
 /** Every part of plat-apiserver, built once. */
 export interface ApiServerParts {
@@ -305,8 +306,17 @@ async function storage(c: ApiServerConfig): Promise<{ store: Store; closeEncrypt
 function tlsFrontsOf(
   flag: number,
   entry: string | undefined,
+  logger: Logger,
 ): { count: number; entry: string } | undefined {
-  const count = frontCount(flag, availableParallelism());
+  const cpus = availableParallelism();
+  const count = frontCount(flag, cpus);
+  if (flag === -1)
+    logger.info(
+      { cpus, tlsProcesses: count },
+      count === 0
+        ? '--tls-processes=-1 on a single CPU: TLS ends in the main process'
+        : `--tls-processes=-1: ${count} TLS front processes`,
+    );
   if (count === 0) return undefined;
   if (entry === undefined)
     throw new FlagError(
@@ -340,7 +350,7 @@ function apiServerOf(
       keyPem: p.certs.serving.keyPem,
       clientCaPems: p.clientCaPems,
     },
-    tlsFronts: tlsFrontsOf(flags.tlsProcesses, c.extra.tlsFrontEntry),
+    tlsFronts: tlsFrontsOf(flags.tlsProcesses, c.extra.tlsFrontEntry, logger),
     authn: p.authn,
     authorizer: p.authorizer,
     routes: new ResourceRoutes(p.all),
