@@ -7,8 +7,9 @@
 // patch, a token request) waited behind them until it timed out. So calls get a bounded pool of
 // their own, and each stream takes a connection from an unbounded one (the number of streams is
 // bounded by what the node's pods reference, not by any client of the agent).
-import type { Dispatcher } from 'undici';
-import { Agent } from './undici-core.js';
+import { createSecureContext } from 'node:tls';
+import type { buildConnector as BuildConnector, Dispatcher } from 'undici';
+import { Agent, buildConnector } from './undici-core.js';
 import type { ConnectionConfig } from '../../common/platconfig/platconfig.js';
 
 /** Connections per pool for ordinary calls (rate-limited by --plat-api-qps anyway). */
@@ -21,19 +22,23 @@ export interface Pools {
   readonly streams: Agent;
 }
 
-function tlsOptions(c: ConnectionConfig): Record<string, unknown> {
-  const connect: Record<string, unknown> = { rejectUnauthorized: !c.insecureSkipTlsVerify };
-  if (c.caPem) connect.ca = c.caPem;
-  if (c.certPem && c.keyPem) {
-    connect.cert = c.certPem;
-    connect.key = c.keyPem;
-  }
-  if (c.tlsServerName) connect.servername = c.tlsServerName;
-  return connect;
+/**
+ * One connector for both pools: the TLS context (CA, certificate and key, parsed once rather than
+ * for every connection: a few milliseconds each, the second of them on the bootstrap path) and
+ * undici's cache of TLS sessions, so a pool's first connection can resume the other's session.
+ */
+function connectorOf(c: ConnectionConfig): BuildConnector.connector {
+  const withCert = c.certPem && c.keyPem ? { cert: c.certPem, key: c.keyPem } : {};
+  const secureContext = createSecureContext({ ...(c.caPem ? { ca: c.caPem } : {}), ...withCert });
+  return buildConnector({
+    secureContext,
+    rejectUnauthorized: !c.insecureSkipTlsVerify,
+    ...(c.tlsServerName ? { servername: c.tlsServerName } : {}),
+  });
 }
 
 export function buildPools(c: ConnectionConfig, callConnections = CALL_CONNECTIONS): Pools {
-  const connect = tlsOptions(c);
+  const connect = connectorOf(c);
   return {
     calls: new Agent({ connect, keepAliveTimeout: 30_000, connections: callConnections }),
     streams: new Agent({ connect, keepAliveTimeout: 30_000 }),

@@ -8,9 +8,11 @@ import UndiciAgent from 'undici/lib/dispatcher/agent.js';
 import requestApi from 'undici/lib/api/api-request.js';
 import undiciGlobal from 'undici/lib/global.js';
 import undiciUtil from 'undici/lib/core/util.js';
+import undiciBuildConnector from 'undici/lib/core/connect.js';
 import { settleOnAbort } from './settle-on-abort.js';
 
 export const Agent = UndiciAgent;
+export const buildConnector = undiciBuildConnector;
 export type Agent = AgentType;
 
 export type RequestOptions = Omit<Dispatcher.RequestOptions, 'origin' | 'path' | 'method'> & {

@@ -26,3 +26,9 @@ declare module 'undici/lib/core/util.js' {
   const util: { parseURL(url: string | URL): URL };
   export default util;
 }
+
+declare module 'undici/lib/core/connect.js' {
+  import type { buildConnector as build } from 'undici';
+  const buildConnector: typeof build;
+  export default buildConnector;
+}

@@ -49,6 +49,7 @@ test('every undici path undici-core.ts imports exists in the installed undici', 
       'undici/lib/api/api-request.js',
       'undici/lib/global.js',
       'undici/lib/core/util.js',
+      'undici/lib/core/connect.js',
     ],
     `the paths of ${SOURCE} changed: list them here and check them below`,
   );
@@ -67,7 +68,7 @@ async function load<T>(path: string): Promise<T> {
   }
 }
 
-test("the internal modules are the index's own: Agent, the request API, the global dispatcher, parseURL", async () => {
+test("the internal modules are the index's own: Agent, the request API, the global dispatcher, parseURL, buildConnector", async () => {
   const agent = await load<unknown>('undici/lib/dispatcher/agent.js');
   assert.equal(
     agent,
@@ -91,5 +92,11 @@ test("the internal modules are the index's own: Agent, the request API, the glob
     typeof util.parseURL,
     'function',
     moved('undici/lib/core/util.js', 'does not export parseURL'),
+  );
+  const connector = await load<unknown>('undici/lib/core/connect.js');
+  assert.equal(
+    connector,
+    undiciIndex.buildConnector,
+    moved('undici/lib/core/connect.js', "is not the index's buildConnector"),
   );
 });
