@@ -17,17 +17,11 @@ import type { Logger } from '../common/log/types.js';
 import { answerClientErrors } from '../common/util/client-errors.js';
 import { responseOnUpgrade } from '../common/util/upgrade-response.js';
 import { sendError } from './handlers/respond.js';
-import { secureServerOptions } from './front/secure-options.js';
+import { secureServerOptions, type ServingTls } from './front/secure-options.js';
 
 export interface HttpsServerOptions {
   /** The serving pair and client CAs; undefined: plain HTTP behind the TLS fronts. */
-  readonly tls:
-    | {
-        readonly certPem: string;
-        readonly keyPem: string;
-        readonly clientCaPems: readonly string[];
-      }
-    | undefined;
+  readonly tls: ServingTls | undefined;
   readonly logger: Logger;
   readonly handle: (
     req: IncomingMessage,

@@ -45,17 +45,14 @@ import {
   type TlsFronts,
 } from './front/fronts.js';
 import { startInnerListener, type InnerListener } from './front/inner-listener.js';
+import type { ServingTls } from './front/secure-options.js';
 
 export interface ApiServerOptions {
   readonly platformDomain: string;
   readonly bindAddress: string;
   /** 0 picks a free port. */
   readonly port: number;
-  readonly tls: {
-    readonly certPem: string;
-    readonly keyPem: string;
-    readonly clientCaPems: readonly string[];
-  };
+  readonly tls: ServingTls;
   /**
    * TLS front processes (--tls-processes) and their script; absent or 0: TLS ends in this process.
    */

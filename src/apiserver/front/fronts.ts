@@ -9,20 +9,16 @@ import type { Logger } from '../../common/log/types.js';
 import { BackoffSequence } from '../../common/util/backoff.js';
 import { afterMs, systemClock, type Clock } from '../../common/util/clock.js';
 import { asFrontReport, type FrontConfig, type FrontReport } from './messages.js';
+import type { ServingTls } from './secure-options.js';
 
-export interface TlsFrontsOptions {
+export interface TlsFrontsOptions extends Pick<
+  FrontConfig,
+  'host' | 'port' | 'innerPath' | 'secret'
+> {
   readonly count: number;
   /** The front's script (tls-front.ts as built). */
   readonly entry: string;
-  readonly tls: {
-    readonly certPem: string;
-    readonly keyPem: string;
-    readonly clientCaPems: readonly string[];
-  };
-  readonly host: string;
-  readonly port: number;
-  readonly innerPath: string;
-  readonly secret: string;
+  readonly tls: ServingTls;
   readonly logger: Logger;
   readonly clock?: Clock;
 }

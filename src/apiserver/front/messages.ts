@@ -1,12 +1,11 @@
 // The messages between plat-apiserver and its TLS front processes (over the cluster IPC channel):
 // the configuration a front starts from, and what a front reports back.
 
+import type { ServingTls } from './secure-options.js';
+
 /** What a front needs: the serving pair, the client CAs, where to listen and where to relay. */
-export interface FrontConfig {
+export interface FrontConfig extends ServingTls {
   readonly kind: 'config';
-  readonly certPem: string;
-  readonly keyPem: string;
-  readonly clientCaPems: readonly string[];
   readonly host: string;
   readonly port: number;
   /** The main process's inner socket (a path in a directory only its user can enter). */

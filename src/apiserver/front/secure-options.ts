@@ -1,12 +1,15 @@
 // The secure port's TLS settings, one set whether TLS ends in plat-apiserver's own process or in
 // its TLS front processes.
 
+/** The secure port's serving pair (PEM, the chain after the certificate) and its client CAs. */
+export interface ServingTls {
+  readonly certPem: string;
+  readonly keyPem: string;
+  readonly clientCaPems: readonly string[];
+}
+
 /** The TLS settings of the secure port, the same whether TLS ends here or in the main process. */
-export function secureServerOptions(c: {
-  certPem: string;
-  keyPem: string;
-  clientCaPems: readonly string[];
-}): {
+export function secureServerOptions(c: ServingTls): {
   cert: string;
   key: string;
   ca: string[];
