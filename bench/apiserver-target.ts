@@ -50,7 +50,7 @@ export type TargetSpec =
     };
 
 /** Space-separated flags from the environment. */
-function argsFrom(name: string): string[] {
+export function argsFrom(name: string): string[] {
   return (process.env[name] ?? '').split(' ').filter((a) => a !== '');
 }
 
@@ -208,7 +208,7 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     opts.dataDir === true || process.env['BENCH_DATA_DIR'] === '1'
       ? mkdtempSync(join(tmpdir(), 'pa-bench-data-'))
       : undefined;
-  const nodeArgs = (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter((a) => a !== '');
+  const nodeArgs = argsFrom('BENCH_SERVER_NODE_ARGS');
   const api: StartedApiServer = await startApiServer({
     bin: spec.bin,
     args: [

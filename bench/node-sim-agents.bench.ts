@@ -24,7 +24,7 @@ import {
   positiveInt,
   type Session,
 } from './apiserver-harness.js';
-import type { TargetSpec } from './apiserver-target.js';
+import { argsFrom, type TargetSpec } from './apiserver-target.js';
 import type { ProbeSettings } from './node-sim-probe.js';
 import { repoRoot } from '../test/helpers/apiserver.js';
 import { startAgent, type RunningAgent } from '../test/helpers/agent-process.js';
@@ -48,7 +48,7 @@ const BUILD: TargetSpec = {
   kind: 'spawn',
   label: 'this build',
   bin: `${repoRoot()}/bin/plat-apiserver`,
-  args: (process.env['BENCH_BUILD_ARGS'] ?? '').split(' ').filter((a) => a !== ''),
+  args: argsFrom('BENCH_BUILD_ARGS'),
 };
 
 interface Measured {

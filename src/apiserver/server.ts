@@ -4,8 +4,7 @@
 // handlers, whose registry runs admission, the reviews, OpenAPI, discovery), and encode the
 // answer (JSON or protobuf, as negotiated). Every part it asks was built once by start/build.ts.
 
-import type { Server } from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { RequestTracer } from './interfaces.js';
@@ -47,6 +46,12 @@ import {
 import { startInnerListener, type InnerListener } from './front/inner-listener.js';
 import type { ServingTls } from './front/secure-options.js';
 
+/** How many TLS front processes to start, and the script they run. */
+export interface TlsFrontsWanted {
+  readonly count: number;
+  readonly entry: string;
+}
+
 export interface ApiServerOptions {
   readonly platformDomain: string;
   readonly bindAddress: string;
@@ -54,9 +59,10 @@ export interface ApiServerOptions {
   readonly port: number;
   readonly tls: ServingTls;
   /**
-   * TLS front processes (--tls-processes) and their script; absent or 0: TLS ends in this process.
+   * TLS front processes (--tls-processes: at least one) and their script; absent: TLS ends in
+   * this process.
    */
-  readonly tlsFronts?: { readonly count: number; readonly entry: string } | undefined;
+  readonly tlsFronts?: TlsFrontsWanted | undefined;
   readonly authn: AuthenticatorChain;
   readonly authorizer: AuthorizerChain;
   readonly routes: ResourceRoutes;
@@ -132,7 +138,7 @@ export class ApiServer {
   constructor(o: ApiServerOptions) {
     this.o = o;
     this.server = createHttpsServer({
-      tls: (o.tlsFronts?.count ?? 0) > 0 ? undefined : o.tls,
+      tls: o.tlsFronts === undefined ? o.tls : undefined,
       logger: o.logger,
       handle: (req, res, upgrade) => this.handle(req, res, upgrade),
     });
@@ -140,14 +146,12 @@ export class ApiServer {
 
   /** Listens on --bind-address:--secure-port; the address it listens on. */
   async listen(): Promise<{ host: string; port: number }> {
-    const at = this.frontCount() > 0 ? await this.listenThroughFronts() : await this.listenHere();
+    const wanted = this.o.tlsFronts;
+    const at =
+      wanted === undefined ? await this.listenHere() : await this.listenThroughFronts(wanted);
     const host = at.host.includes(':') ? `[${at.host}]` : at.host;
     this.address = `${host}:${at.port}`;
     return at;
-  }
-
-  private frontCount(): number {
-    return this.o.tlsFronts?.count ?? 0;
   }
 
   /** The listener's error as the flags' error: what could not be bound and why. */
@@ -181,8 +185,9 @@ export class ApiServer {
   }
 
   /** The fronts listen; their connections reach the HTTP server through the inner socket. */
-  private async listenThroughFronts(): Promise<{ host: string; port: number }> {
-    const entry = this.o.tlsFronts?.entry ?? '';
+  private async listenThroughFronts(
+    wanted: TlsFrontsWanted,
+  ): Promise<{ host: string; port: number }> {
     const secret = newFrontSecret();
     this.inner = await startInnerListener({
       secret,
@@ -191,8 +196,7 @@ export class ApiServer {
     });
     try {
       this.fronts = await startTlsFronts({
-        count: this.frontCount(),
-        entry,
+        ...wanted,
         tls: this.o.tls,
         host: this.o.bindAddress,
         port: this.o.port,
@@ -202,9 +206,7 @@ export class ApiServer {
       });
     } catch (err) {
       await this.inner.close();
-      throw err instanceof FrontListenError
-        ? this.listenError(Object.assign(new Error(err.message), { code: err.code }))
-        : err;
+      throw err instanceof FrontListenError ? this.listenError(err) : err;
     }
     return { host: this.fronts.host, port: this.fronts.port };
   }

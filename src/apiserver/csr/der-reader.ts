@@ -89,6 +89,19 @@ export function oidOf(buf: Uint8Array, t: Tlv): string {
   return [first, head - first * 40, ...rest].join('.');
 }
 
+/** A UniversalString (UTF-32BE): every value a Unicode scalar value. */
+function universalString(c: Buffer, at: number): string {
+  if (c.length % 4 !== 0) fail('UniversalString not a multiple of 4 bytes', at);
+  let out = '';
+  for (let i = 0; i < c.length; i += 4) {
+    const p = c.readUInt32BE(i);
+    if (p > 0x10ffff || (p >= 0xd800 && p <= 0xdfff))
+      fail('UniversalString with a value that is no character', at);
+    out += String.fromCodePoint(p);
+  }
+  return out;
+}
+
 /** The text of a name's string value (UTF8, Printable, IA5, Teletex, Visible, BMP, Universal). */
 export function stringOf(buf: Uint8Array, t: Tlv): string {
   const c = contentOf(buf, t);
@@ -103,17 +116,8 @@ export function stringOf(buf: Uint8Array, t: Tlv): string {
     case 0x1e:
       if (c.length % 2 !== 0) fail('BMPString of an odd length', t.start);
       return Buffer.from(c).swap16().toString('utf16le');
-    case 0x1c: {
-      if (c.length % 4 !== 0) fail('UniversalString not a multiple of 4 bytes', t.start);
-      const points: number[] = [];
-      for (let i = 0; i < c.length; i += 4) points.push(c.readUInt32BE(i));
-      try {
-        return String.fromCodePoint(...points);
-      } catch {
-        fail('UniversalString with a value that is no character', t.start);
-      }
-    }
-    // eslint-disable-next-line no-fallthrough
+    case 0x1c:
+      return universalString(c, t.start);
     default:
       fail(`tag 0x${t.tag.toString(16)} is not a string type`, t.start);
   }

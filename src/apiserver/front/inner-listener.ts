@@ -31,8 +31,8 @@ export interface InnerListenerOptions {
 }
 
 /** Reads and checks one connection's header; hands the connection on, or closes it. */
-function accept(socket: Socket, o: InnerListenerOptions, handOn: (s: Socket) => void): void {
-  const { secret, refused } = o;
+function accept(socket: Socket, o: InnerListenerOptions): void {
+  const { secret, refused, handOn } = o;
   const reader = new FrameReader();
   const cancelTimer = afterMs(o.clock ?? systemClock, HEADER_TIMEOUT_MS, () => {
     refused(`no complete header within ${HEADER_TIMEOUT_MS / 1000} s`);
@@ -74,10 +74,11 @@ export async function startInnerListener(o: InnerListenerOptions): Promise<Inner
     pending.add(s);
     const settled = (): boolean => pending.delete(s);
     s.once('close', settled);
-    accept(s, o, (handed) => {
+    const handOn = (handed: Socket): void => {
       settled();
       o.handOn(handed);
-    });
+    };
+    accept(s, { ...o, handOn });
   });
   try {
     await new Promise<void>((resolve, reject) => {

@@ -38,7 +38,7 @@ import { trackedManagedFields } from '../registry/managed-fields.js';
 import { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
 import { resourceDefs, type ServedDefs } from '../registry/resources/served.js';
-import { ApiServer } from '../server.js';
+import { ApiServer, type TlsFrontsWanted } from '../server.js';
 import type { SubresourceActions } from '../handlers/actions.js';
 import { PodSupport, serviceAddresses } from '../pod-support.js';
 import { identityTransformers } from '../storage/identity.js';
@@ -307,7 +307,7 @@ function tlsFrontsOf(
   flag: number,
   entry: string | undefined,
   logger: Logger,
-): { count: number; entry: string } | undefined {
+): TlsFrontsWanted | undefined {
   const cpus = availableParallelism();
   const count = frontCount(flag, cpus);
   if (flag === -1)

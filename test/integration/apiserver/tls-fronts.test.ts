@@ -23,6 +23,7 @@ import { Agent, request } from 'undici';
 import { generateCa, generateClientCert } from '../../../src/apiserver/csr/ca.js';
 import { encodeFrame } from '../../../src/apiserver/front/frame.js';
 import { startApiServer, type StartedApiServer } from '../../helpers/apiserver.js';
+import { waitFor } from '../../helpers/server-https-request.js';
 
 let api: StartedApiServer;
 let dir: string;
@@ -96,14 +97,6 @@ function innerSocketOf(pid: number): string {
   throw new Error(`no inner socket among the descriptors of ${pid}`);
 }
 
-async function until(what: string, ok: () => boolean, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 async function as(who: string, path: string): Promise<{ status: number; message: string }> {
   const c = clients[who];
   const ca = readFileSync(api.caFile, 'utf8');
@@ -122,7 +115,7 @@ async function as(who: string, path: string): Promise<{ status: number; message:
 
 test('two fronts run as children of the server and answer on its port', async () => {
   const pid = api.process.pid ?? 0;
-  await until('two fronts', () => frontsOf(pid).length === 2);
+  await waitFor(() => frontsOf(pid).length === 2, 'two fronts', 15_000);
   assert.equal((await api.request('GET', '/api/v1/namespaces')).status, 200);
   assert.deepEqual(await as('none', '/healthz'), { status: 200, message: 'ok' });
 });
@@ -154,9 +147,10 @@ test('through a front, a client certificate authenticates as its CN and O; a for
     },
   );
   assert.equal(bind.status, 201, bind.text);
-  const deadline = Date.now() + 10_000;
-  while ((await as('carol', '/api/v1/nodes')).status !== 200)
-    if (Date.now() > deadline) assert.fail('the group binding did not let carol list nodes');
+  await waitFor(
+    async () => (await as('carol', '/api/v1/nodes')).status === 200,
+    'the group binding to let carol list nodes',
+  );
   const mallory = await as('mallory', '/api/v1/nodes');
   assert.deepEqual(mallory, { status: 401, message: 'Unauthorized' });
 });
@@ -181,18 +175,14 @@ test('the inner socket sits in a 0700 directory and refuses a header without the
     s.on('data', (d: Buffer) => (got += d.toString('latin1')));
     s.on('close', () => resolve(got));
     s.on('error', reject);
-    s.write(
-      Buffer.concat([forged, Buffer.from('GET /api/v1/secrets HTTP/1.1\r\nHost: x\r\n\r\n')]),
-    );
+    s.write(forged);
   });
   assert.equal(answer, '', 'closed without a byte');
-  await until('the refusal logged', () =>
-    api.logs().includes('refused a connection on the inner socket'),
+  await waitFor(
+    () => api.logs().includes('refused a connection on the inner socket'),
+    'the refusal logged',
   );
-  assert.match(
-    api.logs(),
-    /why="?inner connection header: (?:wrong secret|bytes after the header)/,
-  );
+  assert.match(api.logs(), /why="?inner connection header: wrong secret"?$/m);
 });
 
 test('a front that dies is logged and replaced; requests go on meanwhile', async () => {
@@ -201,13 +191,18 @@ test('a front that dies is logged and replaced; requests go on meanwhile', async
   assert.ok(victim !== undefined);
   process.kill(victim, 'SIGKILL');
   assert.equal((await api.request('GET', '/api/v1/namespaces')).status, 200);
-  await until('the exit logged', () =>
-    api.logs().includes('a TLS front process exited; starting another'),
+  await waitFor(
+    () => api.logs().includes('a TLS front process exited; starting another'),
+    'the exit logged',
   );
-  await until('a replacement front', () => {
-    const now = frontsOf(pid);
-    return now.length === 2 && !now.includes(victim);
-  });
+  await waitFor(
+    () => {
+      const now = frontsOf(pid);
+      return now.length === 2 && !now.includes(victim);
+    },
+    'a replacement front',
+    15_000,
+  );
   assert.equal((await api.request('GET', '/api/v1/namespaces')).status, 200);
 });
 
@@ -233,23 +228,27 @@ test('stopped or killed, the server leaves no front and no inner socket director
   for (const how of ['SIGTERM', 'SIGKILL'] as const) {
     const s = await startApiServer({ args: ['--tls-processes=2'] });
     const pid = s.process.pid ?? 0;
-    await until('two fronts', () => frontsOf(pid).length === 2);
+    await waitFor(() => frontsOf(pid).length === 2, 'two fronts', 15_000);
     const fronts = frontsOf(pid);
     const inner = dirname(innerSocketOf(pid));
     if (how === 'SIGTERM') await s.stop();
     else {
       s.process.kill('SIGKILL');
-      await until(
-        'the server gone',
+      await waitFor(
         () => s.process.exitCode !== null || s.process.signalCode !== null,
+        'the server gone',
       );
       await s.stop();
     }
-    await until(`the fronts gone after ${how}`, () =>
-      fronts.every(
-        (f) => !existsSync(`/proc/${f}`) || readFileSync(`/proc/${f}/stat`, 'utf8').includes(') Z'),
-      ),
+    // a front killed with its parent may stay a zombie of init's: gone all the same
+    await waitFor(
+      () =>
+        fronts.every(
+          (f) =>
+            !existsSync(`/proc/${f}`) || readFileSync(`/proc/${f}/stat`, 'utf8').includes(') Z'),
+        ),
+      `the fronts gone after ${how}`,
     );
-    await until(`${inner} removed after ${how}`, () => !existsSync(inner));
+    await waitFor(() => !existsSync(inner), `${inner} removed after ${how}`);
   }
 });

@@ -45,6 +45,13 @@ test('malformed DER is refused with what and where', () => {
   assert.equal(oidOf(cn, readTlv(cn, 0)), '2.5.4.10');
   const bmp = Buffer.from('1e0400e90041', 'hex');
   assert.equal(stringOf(bmp, readTlv(bmp, 0)), 'éA');
+  const universal = Buffer.from('1c08000000410001f600', 'hex');
+  assert.equal(stringOf(universal, readTlv(universal, 0)), 'A\u{1f600}');
+  const surrogate = Buffer.from('1c040000d800', 'hex');
+  assert.throws(
+    () => stringOf(surrogate, readTlv(surrogate, 0)),
+    new DerError('UniversalString with a value that is no character at byte 0'),
+  );
   const int = Buffer.from('020101', 'hex');
   assert.throws(() => stringOf(int, readTlv(int, 0)), /tag 0x2 is not a string type at byte 0/);
 });
