@@ -31,6 +31,7 @@ import {
 } from './handlers/respond.js';
 import type { UserInfo } from '../common/auth/user.js';
 import type { ResourceRoutes } from './handlers/routes.js';
+import { RequestAbort } from './request-abort.js';
 import { parseRequestTarget, rawRequestPath, type RequestTarget } from './request-target.js';
 import { Params, wantsPretty } from './params.js';
 import type { OpenApi } from './openapi/index.js';
@@ -92,13 +93,14 @@ export interface StreamingProxy {
     path: string;
     search: URLSearchParams;
     user: UserInfo;
-    signal: AbortSignal;
+    readonly signal: AbortSignal;
   }): Promise<boolean>;
 }
 
 /**
- * The reason every request's signal is aborted with when its response closes: made once, as the
- * default reason (a new AbortError DOMException, stack and all) cost about 1% of a create.
+ * The reason a request's signal is aborted with when its response closes or the server stops:
+ * made once, as the default reason (a new AbortError DOMException, stack and all) cost about 1%
+ * of a create.
  */
 const responseClosed = new DOMException('This operation was aborted', 'AbortError');
 
@@ -120,7 +122,7 @@ interface Served {
   readonly res: ServerResponse;
   readonly target: RequestTarget;
   readonly rc: ResponseContext;
-  readonly signal: AbortSignal;
+  readonly abort: RequestAbort;
   readonly upgrade: { socket: Duplex; head: Buffer } | undefined;
   readonly user: UserInfo;
 }
@@ -128,8 +130,8 @@ interface Served {
 export class ApiServer {
   private readonly o: ApiServerOptions;
   private readonly server: Server;
-  /** The signals of the requests in progress: a stop aborts each (watches: thousands). */
-  private readonly open = new Set<AbortController>();
+  /** The requests in progress: a stop aborts each (watches: thousands). */
+  private readonly open = new Set<RequestAbort>();
   private stopped = false;
   private address = '';
   private inner: InnerListener | undefined;
@@ -214,7 +216,7 @@ export class ApiServer {
   /** Ends every open request and closes the listener (and the TLS fronts). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const c of this.open) c.abort();
+    for (const c of this.open) c.abort(responseClosed);
     this.open.clear();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());
@@ -231,9 +233,9 @@ export class ApiServer {
   ): Promise<void> {
     const span = this.o.tracer?.startRequestSpan(req);
     let rc: ResponseContext = { pretty: false, warnings: [] };
-    const abort = new AbortController();
+    const abort = new RequestAbort();
     // A request arriving during a stop is aborted at once, as the ones in progress are.
-    if (this.stopped) abort.abort();
+    if (this.stopped) abort.abort(responseClosed);
     else this.open.add(abort);
     res.on('close', () => {
       abort.abort(responseClosed);
@@ -247,7 +249,7 @@ export class ApiServer {
         warnings: rc.warnings,
         encoder: this.encoderFor(req),
       };
-      await this.route(req, res, target, rc, abort.signal, upgrade);
+      await this.route(req, res, target, rc, abort, upgrade);
     } catch (err) {
       const status = statusOf(err);
       if (status.code >= 500)
@@ -265,7 +267,7 @@ export class ApiServer {
     res: ServerResponse,
     target: RequestTarget,
     rc: ResponseContext,
-    signal: AbortSignal,
+    abort: RequestAbort,
     upgrade?: { socket: Duplex; head: Buffer },
   ): Promise<void> {
     const method = req.method ?? 'GET';
@@ -286,7 +288,7 @@ export class ApiServer {
       `authentication.${this.o.platformDomain}`,
     );
     await this.authorize(method, target, user);
-    await this.serve({ req, res, target, rc, signal, upgrade, user });
+    await this.serve({ req, res, target, rc, abort, upgrade, user });
   }
 
   /** The user of the request: 401 without one, unless the path is open (then anonymous). */
@@ -315,15 +317,26 @@ export class ApiServer {
 
   /** The handler of an authorized request: proxy, resources, reviews, OpenAPI, discovery. */
   private async serve(r: Served): Promise<void> {
-    const { req, res, target, rc, signal, upgrade, user } = r;
+    const { req, res, target, rc, abort, upgrade, user } = r;
     const method = req.method ?? 'GET';
     const { path, search } = target;
-    if (await this.o.proxy.handle({ req, res, upgrade, path, search, user, signal })) return;
+    const call = {
+      req,
+      res,
+      upgrade,
+      path,
+      search,
+      user,
+      get signal(): AbortSignal {
+        return abort.signal;
+      },
+    };
+    if (await this.o.proxy.handle(call)) return;
     const route = this.o.routes.match(path);
     if (route !== undefined) {
       // 406 for resources and reviews only: discovery and OpenAPI negotiate their own types.
       negotiateEncoding(req.headers.accept);
-      await handleResource(this.o.resources, route, req, res, search, user, rc, signal);
+      await handleResource(this.o.resources, route, req, res, search, user, rc, abort);
       return;
     }
     const review =

@@ -36,6 +36,7 @@ import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 import { actionKey, type SubresourceAction, type SubresourceActions } from './actions.js';
 import { recordOf } from '../../common/util/json-shape.js';
+import type { RequestSignal } from '../request-abort.js';
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -75,7 +76,8 @@ interface ResourceCall {
   readonly search: URLSearchParams;
   readonly user: UserInfo;
   readonly rc: ResponseContext;
-  readonly signal: AbortSignal;
+  /** The request's abort signal, made when read (watches read it). */
+  readonly abort: RequestSignal;
 }
 
 export async function handleResource(
@@ -86,7 +88,7 @@ export async function handleResource(
   search: URLSearchParams,
   user: UserInfo,
   rc: ResponseContext,
-  signal: AbortSignal,
+  abort: RequestSignal,
 ): Promise<void> {
   const call: ResourceCall = {
     c,
@@ -98,7 +100,7 @@ export async function handleResource(
     search,
     user,
     rc,
-    signal,
+    abort,
   };
   if (r.subresource !== '' && !r.def.subresources.includes(r.subresource)) throw notFoundPath();
   if (r.watchPath) {
@@ -127,7 +129,7 @@ async function watchByPath(call: ResourceCall): Promise<void> {
     r.namespace,
     o,
     c.watch,
-    call.signal,
+    call.abort.signal,
     conversion(c, def, call.req, call.search)?.watch(),
     call.rc.encoder !== undefined,
   );
@@ -164,7 +166,7 @@ async function listOrWatch(call: ResourceCall): Promise<void> {
       r.namespace,
       o,
       c.watch,
-      call.signal,
+      call.abort.signal,
       conv?.watch(),
       rc.encoder !== undefined,
     );

@@ -14,6 +14,7 @@ import {
   fieldPE,
   type FieldPath,
 } from './fieldset.js';
+import { createdFieldsV1 } from './created-fields.js';
 import { KINDS_WITH_STATUS } from './meta.js';
 import {
   compare,
@@ -268,6 +269,7 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): Record<st
     return opts.newObj;
   }
   const ignored = ignoredPaths(kind, opts.subresource);
+  if (opts.oldObj === undefined && entries.length === 0) return recordCreate(opts, kind, ignored);
   const cmp = compare(kind, stripForTracking(opts.oldObj), stripForTracking(opts.newObj));
   const changed = cmp.added.union(cmp.modified).withoutPrefixes(ignored);
   const removed = cmp.removed.withoutPrefixes(ignored);
@@ -298,6 +300,31 @@ export function updateManagedFields(opts: UpdateManagedFieldsOptions): Record<st
   self.apiVersion = opts.apiVersion;
   if (!before.equals(self.set) || self.time === undefined) self.time = now;
   setManagedFields(opts.newObj, capUpdateManagers(entries, now));
+  return opts.newObj;
+}
+
+/** A create with no entries sent: one entry owning every field it sets (created-fields.ts). */
+function recordCreate(
+  opts: UpdateManagedFieldsOptions,
+  kind: string,
+  ignored: readonly FieldPath[],
+): Record<string, unknown> {
+  const md = isObject(opts.newObj['metadata']) ? opts.newObj['metadata'] : {};
+  const fieldsV1 = createdFieldsV1(kind, opts.newObj, ignored);
+  if (fieldsV1 === undefined) delete md['managedFields'];
+  else {
+    const entry: ManagedFieldsEntryJson = {
+      manager: opts.manager,
+      operation: opts.operation,
+      apiVersion: opts.apiVersion,
+      time: formatTime(opts.now),
+      fieldsType: 'FieldsV1',
+      fieldsV1,
+    };
+    if (opts.subresource !== '') entry.subresource = opts.subresource;
+    md['managedFields'] = [entry];
+  }
+  opts.newObj['metadata'] = md;
   return opts.newObj;
 }
 
