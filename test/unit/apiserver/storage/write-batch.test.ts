@@ -270,3 +270,34 @@ test('a fast disk is synced on the event loop, each batch settled in its own tur
   await b.add(write('last'));
   assert.equal(log.syncs, syncsBefore);
 });
+
+test("while the batches hold several writes, a fast disk's batch waits one more turn for the writes arriving in it; a lone writer's batch does not wait", async () => {
+  const c = committer(0);
+  const log = new Disk(0.1);
+  const b = new WriteBatcher({ commit: c.commit, log, onFail: noFail, now: log.now });
+  const a = b.add(write('a'));
+  await turn();
+  assert.deepEqual(c.commits, [['a']], 'a lone write: committed in its own turn');
+  assert.equal(await a, 'a@1');
+  const two = [b.add(write('b')), b.add(write('c'))];
+  await turn();
+  assert.deepEqual(c.commits, [['a'], ['b', 'c']], 'after a batch of one, no wait');
+  await Promise.all(two);
+  const d = b.add(write('d'));
+  await turn();
+  assert.deepEqual(c.commits.length, 2, 'after a batch of two, the next waits a turn');
+  const e = b.add(write('e'));
+  await turn();
+  assert.deepEqual(c.commits[2], ['d', 'e'], 'and takes the write of that turn');
+  assert.deepEqual(await Promise.all([d, e]), ['d@4', 'e@5']);
+  assert.equal(log.syncsNow, 3, 'one sync a batch, on the event loop');
+  const f = b.add(write('f'));
+  await turn();
+  await turn();
+  assert.deepEqual(c.commits[3], ['f']);
+  await f;
+  const g = b.add(write('g'));
+  await turn();
+  assert.deepEqual(c.commits[4], ['g'], 'after a batch of one again, no wait');
+  await g;
+});
