@@ -9,6 +9,8 @@ import { ipText } from '../../../../src/apiserver/csr/pkcs10.js';
 import { publicKeyOf } from '../../../../src/apiserver/csr/spki-key.js';
 import { DerError, readTlv, oidOf, stringOf } from '../../../../src/apiserver/csr/der-reader.js';
 import { CsrParseError, parseCsrDer } from '../../../../src/apiserver/csr/request.js';
+import { firstPemBlock } from '../../../../src/common/util/pem.js';
+import { makeCsrPem } from '../../../helpers/apiserver-fixtures.js';
 
 const ip = (hex: string): string => ipText(Buffer.from(hex.replaceAll(':', ''), 'hex'));
 
@@ -88,4 +90,21 @@ test('a key built from its JWK equals the key OpenSSL decodes; a point off its c
   const last = p256.length - 1;
   p256[last] = (p256[last] ?? 0) ^ 1;
   assert.throws(() => publicKeyOf(p256));
+});
+
+test("a request whose signature does not verify is refused with the reference's words", async () => {
+  // kube-apiserver 1.32 answers such a create (an ECDSA P-256 request made by openssl, one byte
+  // of its signature changed) with 422: `spec.request: Invalid value: []byte{...}: x509: ECDSA
+  // verification failure`.
+  const { csrPem } = await makeCsrPem({ cn: 'signed', orgs: ['o'] });
+  const der = firstPemBlock(csrPem)?.bytes;
+  assert.ok(der !== undefined);
+  assert.equal(parseCsrDer(der).commonName, 'signed');
+  const bad = Buffer.from(der);
+  // The last bytes are the signature's S integer.
+  bad[bad.length - 3] = (bad[bad.length - 3] ?? 0) ^ 0x55;
+  assert.throws(
+    () => parseCsrDer(bad),
+    (e: unknown) => e instanceof CsrParseError && e.message === 'x509: ECDSA verification failure',
+  );
 });
