@@ -3,12 +3,8 @@
 // it when its response closed, was about 3% of an event create's time. Watches and the streaming
 // proxy ask for the signal and get one that aborts when the response closes or the server stops.
 
-/** What a handler reads: the request's signal, made on first read. */
-export interface RequestSignal {
-  readonly signal: AbortSignal;
-}
-
-export class RequestAbort implements RequestSignal {
+/** A request's signal, made on first read of `signal`. */
+export class RequestAbort {
   private controller: AbortController | undefined;
   private reason: unknown;
   private done = false;

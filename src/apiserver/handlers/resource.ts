@@ -36,7 +36,11 @@ import { responseConversion, type ResponseConversion } from './table.js';
 import { WIRE_NAMES } from '../../common/names.js';
 import { actionKey, type SubresourceAction, type SubresourceActions } from './actions.js';
 import { recordOf } from '../../common/util/json-shape.js';
-import type { RequestSignal } from '../request-abort.js';
+
+/** The request's abort signal, made when read (server.ts's RequestAbort): watches read it. */
+export interface RequestSignal {
+  readonly signal: AbortSignal;
+}
 
 export interface ResourceRoute {
   readonly def: ResourceDef;
@@ -76,7 +80,6 @@ interface ResourceCall {
   readonly search: URLSearchParams;
   readonly user: UserInfo;
   readonly rc: ResponseContext;
-  /** The request's abort signal, made when read (watches read it). */
   readonly abort: RequestSignal;
 }
 
