@@ -161,6 +161,8 @@ export interface Figure {
  * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
  * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
  * median of each figure per target and this build's median against the compared build's.
+ * A benchmark's `warmUp` runs untimed at the start of each turn, before the quiet wait, unless
+ * BENCH_WARM_UP=0 (each turn then starts on a server this build has just started, cold).
  * BENCH_BUSY_CORES=N keeps N cores busy with other processes throughout (busy-cores.ts). When
  * targets take turns, each turn starts once the machine has been quiet for 3 s (at most a quarter
  * of a core beside the busy ones; at most 60 s of waiting).
@@ -169,22 +171,30 @@ export async function runRounds(
   title: string,
   connections: number,
   measure: (s: Session) => Promise<Figure[]>,
+  warmUp?: (s: Session) => Promise<void>,
 ): Promise<void> {
   const specs = await targetSpecs();
   const busy = busyCoresWanted();
   if (busy > 0) console.log(`[${title}] ${busy} other processes keep a core busy each`);
   const stopBusy = startBusyCores(busy);
   try {
-    await measureRounds(title, connections, measure, specs, busy);
+    const warm = warmUp !== undefined && process.env['BENCH_WARM_UP'] !== '0' ? warmUp : undefined;
+    await measureRounds(title, connections, { measure, warmUp: warm }, specs, busy);
   } finally {
     stopBusy();
   }
 }
 
+/** A benchmark's turn: its untimed warm-up, if any, then what it measures. */
+interface Turn {
+  readonly measure: (s: Session) => Promise<Figure[]>;
+  readonly warmUp: ((s: Session) => Promise<void>) | undefined;
+}
+
 async function measureRounds(
   title: string,
   connections: number,
-  measure: (s: Session) => Promise<Figure[]>,
+  turn: Turn,
   specs: readonly TargetSpec[],
   busy: number,
 ): Promise<void> {
@@ -199,10 +209,14 @@ async function measureRounds(
     for (const spec of r % 2 === 0 ? specs : [...specs].reverse()) {
       const s = await openSession(spec, connections);
       try {
+        // Each turn's server is warmed first: this build is started afresh for each turn, while
+        // a server of the reference's has been running all along; and the benchmark's own client
+        // is cold in the first turn of a run.
+        if (turn.warmUp !== undefined) await turn.warmUp(s);
         // Turns on a quiet machine: a server still busy with the last turn's writes (etcd and the
         // reference's controllers go on after its answers) would slow the next server's turn.
         if (specs.length > 1) await untilQuiet(`[${title}] `, busy + 0.25, 3, 60);
-        const figures = await measure(s);
+        const figures = await turn.measure(s);
         console.log(`[${title}] round ${r + 1}/${rounds}, ${spec.label}, load ${loadavg()}:`);
         for (const f of figures) console.log(`  ${f.text}`);
         results.set(spec.label, [...(results.get(spec.label) ?? []), figures]);
