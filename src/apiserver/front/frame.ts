@@ -5,6 +5,7 @@
 // bytes. Anything malformed, oversized or with the wrong secret closes the inner connection.
 
 import { timingSafeEqual } from 'node:crypto';
+import { isRecord } from '../../common/util/json-shape.js';
 import type { PeerCertificateFacts, PeerFacts } from './peer.js';
 
 /** The byte the main process answers once the header is accepted. */
@@ -68,8 +69,8 @@ function text(v: unknown, field: string, max: number): string {
 
 function certificateOf(v: unknown): PeerCertificateFacts | undefined {
   if (v === null) return undefined;
-  if (typeof v !== 'object' || Array.isArray(v)) fail('cert: not an object or null');
-  const c = v as Record<string, unknown>;
+  if (!isRecord(v)) fail('cert: not an object or null');
+  const c = v;
   if (typeof c['authorized'] !== 'boolean') fail('cert.authorized: not a boolean');
   const sha256 = text(c['sha256'], 'cert.sha256', 64);
   if (!/^(?:[0-9a-f]{64})?$/.test(sha256)) fail('cert.sha256: not 64 lower-case hex digits');
@@ -96,8 +97,8 @@ export function decodeFrameBody(body: Buffer, secret: string): PeerFacts {
   } catch {
     fail('not JSON');
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail('not a JSON object');
-  const o = v as Record<string, unknown>;
+  if (!isRecord(v)) fail('not a JSON object');
+  const o = v;
   if (typeof o['secret'] !== 'string' || !sameSecret(o['secret'], secret)) fail('wrong secret');
   const port = o['port'];
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)

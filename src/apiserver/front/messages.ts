@@ -1,6 +1,7 @@
 // The messages between plat-apiserver and its TLS front processes (over the cluster IPC channel):
 // the configuration a front starts from, and what a front reports back.
 
+import { isRecord } from '../../common/util/json-shape.js';
 import type { ServingTls } from './secure-options.js';
 
 /** What a front needs: the serving pair, the client CAs, where to listen and where to relay. */
@@ -22,13 +23,9 @@ export type FrontReport =
   | { readonly kind: 'listen-failed'; readonly code: string; readonly message: string }
   | { readonly kind: 'relay-failed'; readonly message: string };
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** A front's report, or undefined for anything else (cluster's own messages among them). */
 export function asFrontReport(v: unknown): FrontReport | undefined {
-  if (!isObject(v)) return undefined;
+  if (!isRecord(v)) return undefined;
   const s = (k: string): string => (typeof v[k] === 'string' ? v[k] : '');
   switch (v['kind']) {
     case 'ready':
@@ -48,7 +45,7 @@ export function asFrontReport(v: unknown): FrontReport | undefined {
 
 /** The configuration from the main process, or undefined when the message is not one. */
 export function asFrontConfig(v: unknown): FrontConfig | undefined {
-  if (!isObject(v) || v['kind'] !== 'config') return undefined;
+  if (!isRecord(v) || v['kind'] !== 'config') return undefined;
   const strings = ['certPem', 'keyPem', 'host', 'innerPath', 'secret', 'ticketKeys'];
   if (!strings.every((k) => typeof v[k] === 'string')) return undefined;
   const cas = v['clientCaPems'];

@@ -8,7 +8,7 @@ export interface ServingTls {
   readonly clientCaPems: readonly string[];
 }
 
-/** The TLS settings of the secure port, the same whether TLS ends here or in the main process. */
+/** The secure port's TLS settings, for the main process's server and for each front's alike. */
 export function secureServerOptions(c: ServingTls): {
   cert: string;
   key: string;

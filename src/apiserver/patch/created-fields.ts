@@ -6,6 +6,7 @@
 
 import { fieldPE, keyPE, valuePE, type FieldPath, type FieldsV1 } from './fieldset.js';
 import { childTypePath, isMapType, listMeta } from './meta.js';
+import { isObject } from './typed.js';
 
 type Obj = Record<string, unknown>;
 
@@ -40,10 +41,6 @@ function skipTree(paths: readonly FieldPath[]): Skip {
     s.whole = true;
   }
   return root;
-}
-
-function isObj(v: unknown): v is Obj {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** Where the walk stands: the tree node of the path, and what is left out under it. */
@@ -101,7 +98,7 @@ function walkList(at: At, v: readonly unknown[]): void {
     return;
   }
   for (const item of v) {
-    if (!isObj(item)) {
+    if (!isObject(item)) {
       // A keyed list with an item that is not an object is owned whole, from here on.
       own(at);
       return;
@@ -117,7 +114,7 @@ function walkList(at: At, v: readonly unknown[]): void {
 }
 
 function walk(at: At, v: unknown): void {
-  if (isObj(v)) walkMap(at, v);
+  if (isObject(v)) walkMap(at, v);
   else if (Array.isArray(v)) walkList(at, v);
   else own(at);
 }
@@ -142,7 +139,7 @@ function emit(n: Node): FieldsV1 | undefined {
 
 /** metadata without managedFields: what was sent there is not a field anyone owns. */
 function withoutManagedFields(md: unknown): unknown {
-  if (!isObj(md) || !Object.hasOwn(md, 'managedFields')) return md;
+  if (!isObject(md) || !Object.hasOwn(md, 'managedFields')) return md;
   const copy = { ...md };
   delete copy['managedFields'];
   return copy;
@@ -159,10 +156,11 @@ export function createdFieldsV1(
   ignored: readonly FieldPath[],
 ): FieldsV1 | undefined {
   const root: At = { kind, typePath: '', node: node(), skip: skipTree(ignored), inner: false };
+  const rootIsMap = isMapType(kind, '');
   for (const k of Object.keys(obj)) {
     const v = k === 'metadata' ? withoutManagedFields(obj[k]) : obj[k];
     if (v === undefined) continue;
-    const c = child(root, fieldPE(k), childTypePath('', k, isMapType(kind, '')));
+    const c = child(root, fieldPE(k), childTypePath('', k, rootIsMap));
     if (c !== undefined) walk(c, v);
   }
   return emit(root.node);

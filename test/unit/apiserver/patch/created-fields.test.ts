@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createdFieldsV1 } from '../../../../src/apiserver/patch/created-fields.js';
 import { ignoredPaths } from '../../../../src/apiserver/patch/managed-fields.js';
-import { compare } from '../../../../src/apiserver/patch/typed.js';
+import { compare, isObject } from '../../../../src/apiserver/patch/typed.js';
 import { toFieldsV1 } from '../../../../src/apiserver/patch/fieldset.js';
 
 type Obj = Record<string, unknown>;
@@ -12,8 +12,8 @@ type Obj = Record<string, unknown>;
 function general(kind: string, obj: Obj, subresource: string): unknown {
   const md = obj['metadata'];
   let stripped = obj;
-  if (md !== null && typeof md === 'object' && !Array.isArray(md)) {
-    const copy: Obj = { ...(md as Obj) };
+  if (isObject(md)) {
+    const copy: Obj = { ...md };
     delete copy['managedFields'];
     stripped = { ...obj, metadata: copy };
   }

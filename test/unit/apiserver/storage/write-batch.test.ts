@@ -285,7 +285,7 @@ test("while the batches hold several writes, a fast disk's batch waits one more 
   await Promise.all(two);
   const d = b.add(write('d'));
   await turn();
-  assert.deepEqual(c.commits.length, 2, 'after a batch of two, the next waits a turn');
+  assert.equal(c.commits.length, 2, 'after a batch of two, the next waits a turn');
   const e = b.add(write('e'));
   await turn();
   assert.deepEqual(c.commits[2], ['d', 'e'], 'and takes the write of that turn');
