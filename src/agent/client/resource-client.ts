@@ -42,6 +42,11 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface GetOptions extends CallOptions {
+  /** "0": any version the server holds, which the reference serves from its cache. */
+  resourceVersion?: string;
+}
+
 export interface ListOptions extends CallOptions {
   labelSelector?: string;
   fieldSelector?: string;
@@ -147,8 +152,14 @@ export class ResourceClient<T extends ApiObject> {
       : { priority: this.priority };
   }
 
-  get(name: string, opts?: CallOptions): Promise<T> {
-    return this.call({ path: this.path(this.ns(opts), name), ...this.base(opts) });
+  get(name: string, opts?: GetOptions): Promise<T> {
+    return this.call({
+      path: this.path(this.ns(opts), name),
+      ...(opts?.resourceVersion !== undefined
+        ? { query: { resourceVersion: opts.resourceVersion } }
+        : {}),
+      ...this.base(opts),
+    });
   }
 
   async list(opts?: ListOptions): Promise<ObjectList<T>> {

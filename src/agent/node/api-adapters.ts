@@ -27,7 +27,11 @@ export function nodeApiFrom(
   heartbeat: ResourceClient<ApiNode> = nodes,
 ): NodeApi {
   return {
-    get: (name, signal) => nodes.get(name, signal ? { signal } : {}),
+    get: (name, signal, opts) =>
+      nodes.get(name, {
+        ...(signal ? { signal } : {}),
+        ...(opts?.cached === true ? { resourceVersion: '0' } : {}),
+      }),
     create: (node, signal) => nodes.create(node, signal ? { signal } : {}),
     patch: (name, patch, signal) =>
       nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) }),

@@ -84,11 +84,22 @@ export class NodeLeaseController {
     );
   }
 
+  /**
+   * The lease to write over `base`. The Node is read for its uid only while the lease has no
+   * owner reference, as the reference does: once set, renewals carry it without a read.
+   */
   private async desired(base: Lease | undefined, signal: AbortSignal | undefined): Promise<Lease> {
-    const uid = await this.o.nodeUid(signal).catch(() => undefined);
     const meta = { ...(base?.metadata ?? {}), name: this.o.nodeName, namespace: this.o.namespace };
-    if (uid !== undefined && uid !== '') {
-      meta.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid }];
+    if ((meta.ownerReferences ?? []).length === 0) {
+      const uid = await this.o.nodeUid(signal).catch((err: unknown) => {
+        this.o.logger.warn(
+          { node: this.o.nodeName, err: userMessage(err) },
+          "failed to read the node for the lease's owner reference; renewing without it",
+        );
+        return undefined;
+      });
+      if (uid !== undefined && uid !== '')
+        meta.ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: this.o.nodeName, uid }];
     }
     return {
       ...(base ?? {}),

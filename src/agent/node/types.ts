@@ -64,7 +64,11 @@ export interface Node {
 
 /** The node calls the node part makes; answers are the Node as the API server has it. */
 export interface NodeApi {
-  get(name: string, signal?: AbortSignal): Promise<ApiNode>;
+  /**
+   * `cached`: any version the server holds (resourceVersion=0), which the reference serves from
+   * its watch cache.
+   */
+  get(name: string, signal?: AbortSignal, opts?: { cached?: boolean }): Promise<ApiNode>;
   create(node: Node, signal?: AbortSignal): Promise<ApiNode>;
   /** A JSON merge patch of the node object (metadata/spec). */
   patch(name: string, patch: unknown, signal?: AbortSignal): Promise<ApiNode>;

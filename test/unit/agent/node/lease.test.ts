@@ -38,14 +38,20 @@ class FakeLeases implements LeaseApi {
     this.stored = structuredClone(obj);
     return Promise.resolve(structuredClone(obj));
   }
+  /** The next update answers 409, as when another writer changed the lease. */
+  conflictOnce = false;
   update(obj: Lease): Promise<Lease> {
     this.check('update');
+    if (this.conflictOnce) {
+      this.conflictOnce = false;
+      return Promise.reject(new ApiError('conflict', { status: 409, reason: 'Conflict' }));
+    }
     this.stored = structuredClone(obj);
     return Promise.resolve(structuredClone(obj));
   }
 }
 
-function setup(): {
+function setup(nodeUid: () => Promise<string | undefined> = () => Promise.resolve('uid-1')): {
   clock: ManualClock;
   api: FakeLeases;
   lines: ReturnType<typeof recordingLogger>['lines'];
@@ -56,7 +62,7 @@ function setup(): {
   const logger = recordingLogger();
   const lease = new NodeLeaseController({
     leases: api,
-    nodeUid: () => Promise.resolve('uid-1'),
+    nodeUid,
     nodeName: 'n1',
     namespace: 'kube-node-lease',
     durationSeconds: 40,
@@ -151,6 +157,52 @@ test('a server without the lease API (404): warned once, tried again each interv
   );
   assert.equal(api.calls.filter((c) => c === 'create').length, 4);
   assert.equal(lease.active(), false);
+  stop.abort();
+  await run;
+});
+
+test('the Node is read for the owner reference only while the lease has none, as the reference sets it', async () => {
+  let reads = 0;
+  let fail = true;
+  const { clock, api, lease, lines } = setup(() => {
+    reads++;
+    return fail ? Promise.reject(new Error('connect ECONNREFUSED')) : Promise.resolve('uid-1');
+  });
+  const stop = new AbortController();
+  const run = lease.run(stop.signal);
+  await clock.waitForSleepers();
+  // The node could not be read: the lease is created without an owner, and that is said.
+  assert.equal(api.stored?.metadata?.ownerReferences, undefined);
+  assert.deepEqual(
+    lines.filter((l) => l.level === 'warn').map((l) => l.msg),
+    ["failed to read the node for the lease's owner reference; renewing without it"],
+  );
+  fail = false;
+  for (let i = 0; i < 4; i++) {
+    clock.advance(10_000);
+    await clock.waitForSleepers();
+  }
+  // The first renewal after it reads the node and sets the owner; the three after it do not read.
+  assert.equal(reads, 2);
+  assert.deepEqual(api.stored?.metadata?.ownerReferences, [
+    { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'uid-1' },
+  ]);
+  assert.deepEqual(api.calls, ['get', 'create', 'update', 'update', 'update', 'update']);
+  // An owner someone else set is kept as it is, without a read.
+  api.stored = {
+    ...api.stored,
+    metadata: {
+      ...api.stored?.metadata,
+      ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'other' }],
+    },
+  };
+  api.conflictOnce = true; // the renewal reads the lease again and renews what it found
+  clock.advance(10_000);
+  await clock.waitForSleepers();
+  assert.equal(reads, 2);
+  assert.deepEqual(api.stored.metadata?.ownerReferences, [
+    { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'other' },
+  ]);
   stop.abort();
   await run;
 });

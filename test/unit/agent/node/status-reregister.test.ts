@@ -15,9 +15,12 @@ import { fixedNodeSources } from '../../../helpers/node-status-sources.js';
 class Nodes implements NodeApi {
   present = true;
   gets = 0;
+  /** How each read asked: from the server's cache (resourceVersion=0) or not. */
+  cachedReads: boolean[] = [];
   statusSends = 0;
-  get(): Promise<Node> {
+  get(_name: string, _signal?: AbortSignal, opts?: { cached?: boolean }): Promise<Node> {
     this.gets++;
+    this.cachedReads.push(opts?.cached === true);
     if (this.present) return Promise.resolve({ metadata: { name: 'n1' } });
     return Promise.reject(
       new ApiError('nodes "n1" not found', { status: 404, reason: 'NotFound' }),
@@ -73,6 +76,8 @@ test('a node gone from the API server under a live lease is registered again at 
   // t = 0: the first status sent; 10, 20, 30 s: nothing due, the Node read each time.
   assert.equal(nodes.statusSends, 1);
   assert.equal(nodes.gets, 3);
+  // The reference's first try reads with resourceVersion=0 (its watch cache answers).
+  assert.deepEqual(nodes.cachedReads, [true, true, true]);
   assert.deepEqual(registeredAt, []);
   nodes.present = false; // the server restarted empty
   clock.advance(10_000);
