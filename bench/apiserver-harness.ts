@@ -38,6 +38,8 @@ export interface Session {
   ): Promise<{ status: number; text: string }>;
   /** The server's processes and data directory, as reach() found them. */
   readonly reached: Reached;
+  /** The keep-alive connections `call` uses, for calls made with other headers. */
+  readonly dispatcher: Agent;
   /** An agent for long-lived streams (one connection per stream). */
   streamAgent(connections: number): Agent;
   /** Authorization header for requests made with streamAgent. */
@@ -108,6 +110,7 @@ export async function openSession(
       certificatesGroup: group,
       call,
       reached,
+      dispatcher: agent,
       headers,
       streamAgent: (n) => {
         const a = new Agent({

@@ -125,7 +125,7 @@ async function simulated(): Promise<Measured> {
   try {
     const t0 = performance.now();
     await fleet.register(32);
-    await fleet.watch(s.streamAgent(COUNT + 8), 32);
+    await fleet.watch(s.streamAgent(2 * COUNT + 8), 32);
     fleet.startHeartbeats();
     await createAndBind(client, fleet.nodes, s.namespace, s.runId, PER_NODE, 32);
     await poll('simulated pods Running', 600_000, async () => {

@@ -4,6 +4,7 @@
 // (a slot per call), so a slow server sees a queue in the simulator, not 30,000 sockets.
 
 import { percentile, type Session } from './apiserver-harness.js';
+import { callProtobuf } from './node-sim-wire.js';
 
 /** Whether a kind of call changes state (mutating) or only reads. */
 export type CallClass = 'mutating' | 'read';
@@ -41,6 +42,15 @@ export interface SimRequest {
   readonly path: string;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** 'protobuf': sent and answered in protobuf, as a node's heartbeats (node-sim-wire.ts). */
+  readonly wire?: 'protobuf';
+}
+
+interface Sent {
+  readonly status: number;
+  readonly text: string;
+  /** The decoded object, when the wire gave one (protobuf); else the text is parsed. */
+  readonly json?: Record<string, unknown>;
 }
 
 /** A connection closed by the server (undici's socket errors, a reset). */
@@ -83,7 +93,7 @@ export class SimClient {
       this.record.add(kind, cls, performance.now() - t);
       if (!accept.includes(r.status))
         throw new Error(`${kind}: ${req.method} ${req.path}: ${r.status} ${r.text.slice(0, 300)}`);
-      return { status: r.status, json: parse(r.text) };
+      return { status: r.status, json: r.json ?? parse(r.text) };
     } finally {
       this.release();
     }
@@ -97,9 +107,17 @@ export class SimClient {
    * request (Go's server closes idle ones). A create sent again may find its object made by the
    * first: that object is read and answered as created.
    */
-  private async send(req: SimRequest): Promise<{ status: number; text: string }> {
-    const once = (): Promise<{ status: number; text: string }> =>
-      this.session.call(req.method, req.path, req.body, req.contentType);
+  private async send(req: SimRequest): Promise<Sent> {
+    const once = (): Promise<Sent> =>
+      req.wire === 'protobuf'
+        ? callProtobuf(
+            this.session,
+            this.session.dispatcher,
+            req.method,
+            req.path,
+            req.body as Record<string, unknown> | undefined,
+          )
+        : this.session.call(req.method, req.path, req.body, req.contentType);
     try {
       return await once();
     } catch (err) {

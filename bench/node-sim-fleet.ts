@@ -1,7 +1,8 @@
 // N simulated nodes driven from one process, each doing what a kubelet 1.32 with default settings
-// does against its API server: register its Node and Lease, watch the pods bound to it, write a
-// bound pod's status Running, renew its Lease every 10 s (renewInterval, a quarter of the 40 s
-// lease), read its Node every 10 s (nodeStatusUpdateFrequency; the kubelet reads it with
+// does against its API server, its Lease and Node calls in protobuf as the kubelet speaks them
+// (node-sim-wire.ts): register its Node and Lease, watch the pods bound to it and every Service,
+// write a bound pod's status Running, renew its Lease every 10 s (renewInterval, a quarter of the
+// 40 s lease), read its Node every 10 s (nodeStatusUpdateFrequency; the kubelet reads it with
 // resourceVersion=0) and patch the node's status every 5 minutes (nodeStatusReportFrequency, as
 // nothing changes). Each node's offset in those periods is spread evenly, so the load is steady.
 // What each node's last acknowledged write was is kept for the run's consistency check.
@@ -20,10 +21,12 @@ import {
   runningPodPatch,
 } from './node-sim-objects.js';
 import { NodePodWatch, type PodView } from './node-sim-watch.js';
+import { ServiceWatch } from './node-sim-services.js';
 
 const LEASE_PERIOD_MS = 10_000;
 const STATUS_REPORT_MS = 300_000;
 const SMP = 'application/strategic-merge-patch+json';
+const LEASE_VERSION = 'coordination.k8s.io/v1';
 
 export class SimNode {
   uid = '';
@@ -35,6 +38,7 @@ export class SimNode {
   /** resourceVersion of each pod's acknowledged Running status, by pod name. */
   readonly ackedPods = new Map<string, string>();
   watch: NodePodWatch | undefined;
+  services: ServiceWatch | undefined;
   nextLeaseAt = 0;
   nextStatusAt = 0;
   busy = false;
@@ -102,12 +106,13 @@ export class Fleet {
       method: 'POST',
       path: LEASES,
       body: leaseObject(n.name, n.uid, this.session.runId, now),
+      wire: 'protobuf',
     });
     n.lease = lease.json;
     n.ackedRenew = microTime(now);
   }
 
-  /** Opens every node's pod watch (one connection each on `agent`). */
+  /** Opens every node's pod watch and services watch (two connections each on `agent`). */
   async watch(agent: Agent, concurrency: number): Promise<void> {
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -116,6 +121,8 @@ export class Fleet {
         if (n === undefined) continue;
         n.watch = new NodePodWatch(this.session, agent, n.name, (p) => this.onPod(n, p));
         await n.watch.start();
+        n.services = new ServiceWatch(this.session, agent);
+        await n.services.start();
       }
     };
     await Promise.all(Array.from({ length: concurrency }, worker));
@@ -143,7 +150,10 @@ export class Fleet {
   /** Closes every watch (after quiesce()). */
   stop(): void {
     if (this.timer !== undefined) clearInterval(this.timer);
-    for (const n of this.nodes) n.watch?.stop();
+    for (const n of this.nodes) {
+      n.watch?.stop();
+      n.services?.stop();
+    }
   }
 
   /** Pods acknowledged Running, over all nodes. */
@@ -182,6 +192,7 @@ export class Fleet {
     await this.client.call('node get', 'read', {
       method: 'GET',
       path: `/api/v1/nodes/${n.name}?resourceVersion=0`,
+      wire: 'protobuf',
     });
     if (now >= n.nextStatusAt) {
       n.nextStatusAt = now + STATUS_REPORT_MS;
@@ -194,7 +205,12 @@ export class Fleet {
     const put = await this.client.call(
       'lease renew',
       'mutating',
-      { method: 'PUT', path: `${LEASES}/${n.name}`, body: { ...n.lease, spec } },
+      {
+        method: 'PUT',
+        path: `${LEASES}/${n.name}`,
+        body: { ...n.lease, apiVersion: LEASE_VERSION, kind: 'Lease', spec },
+        wire: 'protobuf',
+      },
       [200, 409],
     );
     if (put.status === 409) {
@@ -202,6 +218,7 @@ export class Fleet {
       const got = await this.client.call('lease get', 'read', {
         method: 'GET',
         path: `${LEASES}/${n.name}`,
+        wire: 'protobuf',
       });
       n.lease = got.json;
       return this.renew(n, now);

@@ -68,7 +68,7 @@ async function setUp(s: Session, fleet: Fleet, client: SimClient, nodes: number)
   const t0 = performance.now();
   await fleet.register(SETUP_CONCURRENCY);
   const registerS = (performance.now() - t0) / 1000;
-  await fleet.watch(s.streamAgent(nodes + 8), SETUP_CONCURRENCY);
+  await fleet.watch(s.streamAgent(2 * nodes + 8), SETUP_CONCURRENCY);
   fleet.startHeartbeats();
   const t1 = performance.now();
   await createAndBind(client, fleet.nodes, s.namespace, s.runId, PER_NODE, SETUP_CONCURRENCY);
