@@ -38,6 +38,7 @@ import { trackedManagedFields } from '../registry/managed-fields.js';
 import { Registry } from '../registry/registry.js';
 import type { ResourceDef } from '../registry/types.js';
 import { resourceDefs, type ServedDefs } from '../registry/resources/served.js';
+import { BOOKMARK_INTERVAL_MS } from '../watch/timers.js';
 import { ApiServer, type TlsFrontsWanted } from '../server.js';
 import type { SubresourceActions } from '../handlers/actions.js';
 import { PodSupport, serviceAddresses } from '../pod-support.js';
@@ -243,7 +244,7 @@ function handlerContext(
     watch: {
       platformDomain,
       minRequestTimeoutSeconds: flags.minRequestTimeoutSeconds,
-      bookmarkIntervalMs: 5000,
+      bookmarkIntervalMs: BOOKMARK_INTERVAL_MS,
       maxQueue: Math.max(1000, flags.defaultWatchCacheSize * 100),
       logger,
       clock,

@@ -8,6 +8,13 @@ import { afterMs, everyMs, type Clock } from '../../common/util/clock.js';
 import type { ListOptions } from '../registry/list.js';
 import type { WatchQueue } from './queue.js';
 
+/**
+ * How often a quiet bookmarking watch gets a bookmark: once a minute, as the reference's watch
+ * cache sends them (its defaultBookmarkFrequency). Each is a write to every such watcher, so a
+ * shorter period costs a server with thousands of node watches a share of its CPU.
+ */
+export const BOOKMARK_INTERVAL_MS = 60_000;
+
 /** What the timers read of the watch request. */
 export type WatchTimerRequest = Pick<ListOptions, 'allowWatchBookmarks' | 'timeoutSeconds'>;
 

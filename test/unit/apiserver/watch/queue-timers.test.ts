@@ -6,7 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WatchQueue, type WatchItem } from '../../../../src/apiserver/watch/queue.js';
-import { armWatchTimers, type WatchTimerRequest } from '../../../../src/apiserver/watch/timers.js';
+import {
+  armWatchTimers,
+  BOOKMARK_INTERVAL_MS,
+  type WatchTimerRequest,
+} from '../../../../src/apiserver/watch/timers.js';
 import { ManualClock } from '../../../helpers/manual-clock.js';
 
 const bookmark = (rv: number): WatchItem => ({ kind: 'bookmark', rv, initialEnd: false });
@@ -80,6 +84,23 @@ test('with allowWatchBookmarks: a bookmark every interval while nothing is queue
   assert.deepEqual(await q.next(), bookmark(9));
   q.close();
   assert.equal(clock.pendingTimers, 0);
+});
+
+test("the server's periodic bookmark comes once a minute, as the reference's (its defaultBookmarkFrequency)", () => {
+  const clock = new ManualClock();
+  const q = new WatchQueue({ initial: [] });
+  armWatchTimers(watchOptions({ allowWatchBookmarks: true }), {
+    clock,
+    minRequestTimeoutSeconds: 1800,
+    bookmarkIntervalMs: BOOKMARK_INTERVAL_MS,
+    queue: q,
+    currentRevision: () => 3,
+  });
+  clock.advance(59_999);
+  assert.equal(q.length, 0);
+  clock.advance(1);
+  assert.equal(q.length, 1);
+  q.close();
 });
 
 test('without timeoutSeconds the stream ends within [min, 2*min) seconds', () => {
