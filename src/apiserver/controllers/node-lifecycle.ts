@@ -10,7 +10,7 @@ import { REFERENCE_NAMES, type Names } from '../../common/names.js';
 import type { Clock } from '../../common/util/clock.js';
 import type { Registry } from '../registry/registry.js';
 import { metaOf, objAt, str, type Obj, type ResourceDef } from '../registry/types.js';
-import { prefixEnd } from '../storage/store.js';
+import { RowFacts } from './row-facts.js';
 import type { UserInfo } from '../../common/auth/user.js';
 import { userMessage } from '../../common/util/errors.js';
 import { listOf, isRecord } from '../../common/util/json-shape.js';
@@ -56,53 +56,83 @@ function taintsOf(node: Obj): Condition[] {
   return listOf(t).filter(isRecord);
 }
 
+/** What a pass reads of a Lease. */
+interface LeaseFact {
+  readonly name: string;
+  readonly renew: string;
+}
+
+/** What a pass reads of a Node. */
+interface NodeFact {
+  readonly name: string;
+  /** The Ready condition's status and heartbeat; status undefined when it has none. */
+  readonly ready: string | undefined;
+  readonly heartbeat: string;
+  /** It carries an unreachable taint (either effect). */
+  readonly unreachable: boolean;
+}
+
+function leaseFact(l: Obj): LeaseFact {
+  return {
+    name: str(metaOf(l)['name']) ?? '',
+    renew: str(objAt(l, 'spec')?.['renewTime']) ?? '',
+  };
+}
+
+function nodeFact(node: Obj, unreachableKey: string): NodeFact {
+  const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
+  return {
+    name: str(metaOf(node)['name']) ?? '',
+    ready: ready === undefined ? undefined : (str(ready['status']) ?? ''),
+    heartbeat: str(ready?.['lastHeartbeatTime']) ?? '',
+    unreachable: taintsOf(node).some((t) => t['key'] === unreachableKey),
+  };
+}
+
 export class NodeLifecycleController {
   private readonly health = new Map<string, Health>();
-  constructor(private readonly o: NodeLifecycleOptions) {}
+  private readonly leases: RowFacts<LeaseFact>;
+  private readonly nodes: RowFacts<NodeFact>;
 
-  private async listAll(def: ResourceDef, namespace: string): Promise<Obj[]> {
-    const store = this.o.registry.store;
-    const prefix = this.o.registry.prefix(def, namespace);
-    const out: Obj[] = [];
-    for (const raw of store.rangeRaw(prefix, prefixEnd(prefix), store.currentRevision())) {
-      const obj = await store.get(raw.key).catch(() => undefined);
-      if (obj !== undefined) out.push(obj);
-    }
-    return out;
+  constructor(private readonly o: NodeLifecycleOptions) {
+    this.leases = new RowFacts(o.registry.store, leaseFact);
+    this.nodes = new RowFacts(o.registry.store, (n) => nodeFact(n, o.names.taints.unreachable));
   }
 
   /** One pass over every node. */
   async monitor(): Promise<void> {
     const now = this.o.clock.nowMs();
+    const { registry, names } = this.o;
     const leases = new Map<string, string>();
-    for (const l of await this.listAll(this.o.leaseDef, this.o.names.namespaces.nodeLease)) {
-      leases.set(str(metaOf(l)['name']) ?? '', str(objAt(l, 'spec')?.['renewTime']) ?? '');
-    }
+    const leasePrefix = registry.prefix(this.o.leaseDef, names.namespaces.nodeLease);
+    for (const l of await this.leases.read(leasePrefix)) leases.set(l.name, l.renew);
     const seen = new Set<string>();
-    for (const node of await this.listAll(this.o.nodeDef, '')) {
-      const name = str(metaOf(node)['name']) ?? '';
-      seen.add(name);
-      const ready = conditionsOf(node).find((c) => c['type'] === 'Ready');
-      const heartbeat = str(ready?.['lastHeartbeatTime']) ?? '';
-      const renew = leases.get(name) ?? '';
-      const h = this.health.get(name);
-      if (h?.heartbeat !== heartbeat || h.renew !== renew) {
-        this.health.set(name, { heartbeat, renew, probeMs: now });
-      }
-      const probeMs = this.health.get(name)?.probeMs ?? now;
-      try {
-        if (now - probeMs >= this.o.gracePeriodMs)
-          await this.markUnknown(name, ready === undefined);
-        else if (ready !== undefined && ready['status'] !== 'Unknown')
-          await this.clearUnreachable(name);
-      } catch (err) {
-        this.o.logger.warn(
-          { node: name, err: userMessage(err) },
-          'node lifecycle: cannot update the node; retrying at the next pass',
-        );
-      }
+    for (const node of await this.nodes.read(registry.prefix(this.o.nodeDef, ''))) {
+      seen.add(node.name);
+      await this.check(node, leases.get(node.name) ?? '', now);
     }
     for (const name of [...this.health.keys()]) if (!seen.has(name)) this.health.delete(name);
+  }
+
+  /** One node: Unknown and tainted once stale; its taints removed once it is back. */
+  private async check(node: NodeFact, renew: string, now: number): Promise<void> {
+    const { name, heartbeat } = node;
+    const h = this.health.get(name);
+    if (h?.heartbeat !== heartbeat || h.renew !== renew) {
+      this.health.set(name, { heartbeat, renew, probeMs: now });
+    }
+    const probeMs = this.health.get(name)?.probeMs ?? now;
+    try {
+      if (now - probeMs >= this.o.gracePeriodMs)
+        await this.markUnknown(name, node.ready === undefined);
+      else if (node.ready !== undefined && node.ready !== 'Unknown' && node.unreachable)
+        await this.clearUnreachable(name);
+    } catch (err) {
+      this.o.logger.warn(
+        { node: name, err: userMessage(err) },
+        'node lifecycle: cannot update the node; retrying at the next pass',
+      );
+    }
   }
 
   private write(subresource: string): {
