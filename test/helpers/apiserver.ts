@@ -21,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request as undiciRequest } from 'undici';
 import { parse as parseYaml } from 'yaml';
+import { onProcessEnd } from './end-on-signal.js';
 
 export interface StartApiServerOptions {
   readonly args?: readonly string[];
@@ -167,13 +168,12 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
   const cleanup = (): void => {
     if (ownCertDir) rmSync(certDir, { recursive: true, force: true });
   };
-  // A test process that ends without calling stop() must not leave the server running, nor its
-  // certificate directory behind.
-  const killOnExit = (): void => {
+  // A test process that ends without calling stop(), or is killed, must not leave the server
+  // running, nor its certificate directory behind.
+  const forgetOnEnd = onProcessEnd(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     cleanup();
-  };
-  process.once('exit', killOnExit);
+  });
   let output = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (output += d));
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (output += d));
@@ -195,7 +195,7 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
     child.kill('SIGKILL');
     await waitExit(child, 5000);
     cleanup();
-    process.off('exit', killOnExit);
+    forgetOnEnd();
     throw err;
   }
   const adminPlatconfig = join(certDir, 'admin.platconfig');
@@ -331,7 +331,7 @@ export async function startApiServer(opts: StartApiServerOptions = {}): Promise<
         }
       }
       cleanup();
-      process.off('exit', killOnExit);
+      forgetOnEnd();
     },
     kill: async () => {
       stopped = true;
