@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadConnection, type ConnectionConfig } from '../src/common/platconfig/platconfig.js';
 import { repoRoot, startApiServer, type StartedApiServer } from '../test/helpers/apiserver.js';
+import { onProcessEnd } from '../test/helpers/end-on-signal.js';
 import { slowFsyncEnv } from './slow-fsync.js';
 import { withChildren } from './proc-usage.js';
 
@@ -220,6 +221,11 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     nodeArgs,
     env: slowFsyncEnv(),
   });
+  // After the server's own clean-up, so a killed benchmark ends the server first.
+  const forgetDataDir =
+    dataDir === undefined
+      ? undefined
+      : onProcessEnd(() => rmSync(dataDir, { recursive: true, force: true }));
   const conn = await loadConnection(api.adminPlatconfig);
   const endpoint: Endpoint = {
     url: api.url,
@@ -239,6 +245,7 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     stop: async () => {
       await api.stop();
       if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+      forgetDataDir?.();
     },
   };
 }
