@@ -162,8 +162,9 @@ export interface Figure {
 
 /**
  * Measures every target BENCH_ROUNDS times (default 3 when comparing builds, else 1), the targets
- * alternating within each round (in reverse order every other round), and prints each round's figures with the load average, then the
- * median of each figure per target and this build's median against the compared build's.
+ * alternating within each round (in reverse order every other round), and prints each round's
+ * figures with the load average, then the median of each figure per target and this build's
+ * median against the compared build's.
  * A benchmark's `warmUp` runs untimed at the start of each turn, before the quiet wait, unless
  * BENCH_WARM_UP=0 (each turn then starts on a server this build has just started, cold).
  * BENCH_BUSY_CORES=N keeps N cores busy with other processes throughout (busy-cores.ts). When

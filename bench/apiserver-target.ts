@@ -15,9 +15,9 @@
 // and BENCH_SERVER_PIDS / BENCH_SERVER_DATA_DIR tell the benchmarks that read them where its
 // processes and its storage are. BENCH_BUILD_ARGS and BENCH_COMPARE_ARGS (space-separated) are
 // flags given to this build and to the compared build alone. BENCH_SERVER_NODE_ARGS (e.g.
-// `--cpu-prof --cpu-prof-dir=/tmp/prof`, space-separated) go to the started servers' node; BENCH_DATA_DIR=1
-// starts them with `--data-dir` (SQLite on disk, every write durable before it is answered)
-// instead of in memory.
+// `--cpu-prof --cpu-prof-dir=/tmp/prof`, space-separated) go to the started servers' node;
+// BENCH_DATA_DIR=1 starts them with `--data-dir` (SQLite on disk, every write durable before it
+// is answered) instead of in memory.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

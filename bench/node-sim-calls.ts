@@ -4,7 +4,7 @@
 // (a slot per call), so a slow server sees a queue in the simulator, not 30,000 sockets.
 
 import { percentile, type Session } from './apiserver-harness.js';
-import { callProtobuf } from './node-sim-wire.js';
+import { callProtobuf, jsonObjectOf, type WireAnswer } from './node-sim-wire.js';
 
 /** Whether a kind of call changes state (mutating) or only reads. */
 export type CallClass = 'mutating' | 'read';
@@ -46,12 +46,8 @@ export interface SimRequest {
   readonly wire?: 'protobuf';
 }
 
-interface Sent {
-  readonly status: number;
-  readonly text: string;
-  /** The decoded object, when the wire gave one (protobuf); else the text is parsed. */
-  readonly json?: Record<string, unknown>;
-}
+/** An answer; `json` is there when the wire decoded it (protobuf), else the text is parsed. */
+type Sent = Omit<WireAnswer, 'json'> & Partial<Pick<WireAnswer, 'json'>>;
 
 /** A connection closed by the server (undici's socket errors, a reset). */
 function closedUnder(err: unknown): boolean {
@@ -93,7 +89,7 @@ export class SimClient {
       this.record.add(kind, cls, performance.now() - t);
       if (!accept.includes(r.status))
         throw new Error(`${kind}: ${req.method} ${req.path}: ${r.status} ${r.text.slice(0, 300)}`);
-      return { status: r.status, json: r.json ?? parse(r.text) };
+      return { status: r.status, json: r.json ?? jsonObjectOf(r.text) };
     } finally {
       this.release();
     }
@@ -112,7 +108,6 @@ export class SimClient {
       req.wire === 'protobuf'
         ? callProtobuf(
             this.session,
-            this.session.dispatcher,
             req.method,
             req.path,
             req.body as Record<string, unknown> | undefined,
@@ -143,17 +138,6 @@ export class SimClient {
     const next = this.waiting.shift();
     if (next === undefined) this.active--;
     else next();
-  }
-}
-
-function parse(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text);
-    return typeof v === 'object' && v !== null && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
   }
 }
 

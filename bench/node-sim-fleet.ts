@@ -11,6 +11,7 @@ import type { Agent } from 'undici';
 import type { Session } from './apiserver-harness.js';
 import { metaOf, type SimClient } from './node-sim-calls.js';
 import {
+  LEASE_VERSION,
   LEASES,
   leaseObject,
   microTime,
@@ -26,7 +27,6 @@ import { ServiceWatch } from './node-sim-services.js';
 const LEASE_PERIOD_MS = 10_000;
 const STATUS_REPORT_MS = 300_000;
 const SMP = 'application/strategic-merge-patch+json';
-const LEASE_VERSION = 'coordination.k8s.io/v1';
 
 export class SimNode {
   uid = '';

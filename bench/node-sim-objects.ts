@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 
 /** The collection of the nodes' Leases. */
-export const LEASES = '/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases';
+export const LEASE_VERSION = 'coordination.k8s.io/v1';
+export const LEASES = `/apis/${LEASE_VERSION}/namespaces/kube-node-lease/leases`;
 
 /** A Lease's MicroTime: RFC 3339 with six fractional digits. */
 export function microTime(ms: number): string {
@@ -143,7 +144,7 @@ export function leaseObject(
   nowMs: number,
 ): Record<string, unknown> {
   return {
-    apiVersion: 'coordination.k8s.io/v1',
+    apiVersion: LEASE_VERSION,
     kind: 'Lease',
     metadata: {
       name: node,

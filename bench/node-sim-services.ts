@@ -5,9 +5,7 @@
 
 import { request, type Agent } from 'undici';
 import type { Session } from './apiserver-harness.js';
-import { callProtobuf } from './node-sim-wire.js';
-
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+import { callProtobuf, PROTOBUF_ACCEPT } from './node-sim-wire.js';
 
 export class ServiceWatch {
   private readonly abort = new AbortController();
@@ -32,7 +30,7 @@ export class ServiceWatch {
   }
 
   private async list(): Promise<string> {
-    const r = await callProtobuf(this.session, this.session.dispatcher, 'GET', '/api/v1/services');
+    const r = await callProtobuf(this.session, 'GET', '/api/v1/services');
     if (r.status !== 200) throw new Error(`listing services: ${r.status} ${r.text.slice(0, 200)}`);
     const meta = (r.json['metadata'] ?? {}) as Record<string, unknown>;
     return String(meta['resourceVersion'] ?? '');
@@ -58,7 +56,7 @@ export class ServiceWatch {
       `${this.session.url}/api/v1/services?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}`,
       {
         dispatcher: this.agent,
-        headers: { ...this.session.headers, accept: `${PROTOBUF}, application/json` },
+        headers: { ...this.session.headers, accept: PROTOBUF_ACCEPT },
         signal: this.abort.signal,
       },
     );

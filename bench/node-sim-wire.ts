@@ -3,11 +3,15 @@
 // the reference has a message for sent enveloped (`k8s\0`), the answer decoded by its
 // Content-Type. The server thus parses and answers what it does for a real node, not JSON.
 
-import { request, type Dispatcher } from 'undici';
+import { request } from 'undici';
+import { WIRE_NAMES } from '../src/common/names.js';
 import { decodeEnvelope, encodeEnvelope } from '../src/common/protobuf/codec.js';
+import { isRecord } from '../src/common/util/json-shape.js';
 import type { Session } from './apiserver-harness.js';
 
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
+const PROTOBUF = WIRE_NAMES.protobufMediaType;
+/** The Accept header of an agent's (and the kubelet's) calls. */
+export const PROTOBUF_ACCEPT = `${PROTOBUF}, application/json`;
 
 export interface WireAnswer {
   readonly status: number;
@@ -15,6 +19,16 @@ export interface WireAnswer {
   readonly json: Record<string, unknown>;
   /** The answer as text, for messages (a protobuf answer says its kind). */
   readonly text: string;
+}
+
+/** A JSON answer's object; {} when the text is not a JSON object. */
+export function jsonObjectOf(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : {};
+  } catch {
+    return {};
+  }
 }
 
 /** The object of a JSON or protobuf answer. */
@@ -27,30 +41,20 @@ function decodeAnswer(
     return { json: d.object, text: `(protobuf ${d.kind})` };
   }
   const text = bytes.toString('utf8');
-  try {
-    const v: unknown = JSON.parse(text);
-    const json =
-      typeof v === 'object' && v !== null && !Array.isArray(v)
-        ? (v as Record<string, unknown>)
-        : {};
-    return { json, text };
-  } catch {
-    return { json: {}, text };
-  }
+  return { json: jsonObjectOf(text), text };
 }
 
-/** One call in protobuf on `dispatcher`; `body` (an object with apiVersion and kind) enveloped. */
+/**
+ * One call in protobuf on the session's keep-alive connections; `body` (an object with
+ * apiVersion and kind) enveloped.
+ */
 export async function callProtobuf(
   session: Session,
-  dispatcher: Dispatcher,
   method: string,
   path: string,
   body?: Record<string, unknown>,
 ): Promise<WireAnswer> {
-  const headers: Record<string, string> = {
-    ...session.headers,
-    accept: `${PROTOBUF}, application/json`,
-  };
+  const headers: Record<string, string> = { ...session.headers, accept: PROTOBUF_ACCEPT };
   let payload: Buffer | undefined;
   if (body !== undefined) {
     payload = encodeEnvelope(body, String(body['apiVersion']), String(body['kind']));
@@ -58,7 +62,7 @@ export async function callProtobuf(
   }
   const res = await request(`${session.url}${path}`, {
     method: method as 'GET',
-    dispatcher,
+    dispatcher: session.dispatcher,
     headers,
     ...(payload === undefined ? {} : { body: payload }),
   });

@@ -146,7 +146,10 @@ async function runOne(spec: TargetSpec, nodes: number): Promise<RunResult> {
     await fleet.quiesce();
     client.record = new PhaseRecord(); // the check's own lists are not the window's reads
     const problems = await checkRun(fleet, client, s.namespace, s.runId, PER_NODE, 60_000);
-    const restarts = fleet.nodes.reduce((sum, n) => sum + (n.watch?.counts.restarts ?? 0), 0);
+    const restarts = fleet.nodes.reduce(
+      (sum, n) => sum + (n.watch?.counts.restarts ?? 0) + (n.services?.restarts ?? 0),
+      0,
+    );
     return {
       label: spec.label,
       nodes,

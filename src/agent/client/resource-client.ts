@@ -155,9 +155,7 @@ export class ResourceClient<T extends ApiObject> {
   get(name: string, opts?: GetOptions): Promise<T> {
     return this.call({
       path: this.path(this.ns(opts), name),
-      ...(opts?.resourceVersion !== undefined
-        ? { query: { resourceVersion: opts.resourceVersion } }
-        : {}),
+      query: { resourceVersion: opts?.resourceVersion },
       ...this.base(opts),
     });
   }

@@ -157,11 +157,11 @@ export class NodeStatusManager {
 
   /**
    * An update with nothing to send still reads the Node, as the reference reads it every
-   * nodeStatusUpdateFrequency before deciding to patch, and as it does, from the server's cache
-   * (resourceVersion=0): a node deleted, or lost by an API server
-   * that restarted empty, is registered again within one update period, not at the next report
-   * (5 minutes while the lease is the heartbeat). Other failures wait for the next update (the
-   * lease says when the server is unreachable).
+   * nodeStatusUpdateFrequency before deciding to patch, and from the server's cache as it does
+   * (resourceVersion=0): a node deleted, or lost by an API server that restarted empty, is
+   * registered again within one update period, not at the next report (5 minutes while the lease
+   * is the heartbeat). Other failures wait for the next update (the lease says when the server is
+   * unreachable).
    */
   private async checkRegistered(signal?: AbortSignal): Promise<void> {
     if (this.o.reregister === undefined) return;

@@ -95,19 +95,21 @@ export class NodeLifecycleController {
   private readonly nodes: RowFacts<NodeFact>;
 
   constructor(private readonly o: NodeLifecycleOptions) {
-    this.leases = new RowFacts(o.registry.store, leaseFact);
-    this.nodes = new RowFacts(o.registry.store, (n) => nodeFact(n, o.names.taints.unreachable));
+    const { registry, names } = o;
+    const leasePrefix = registry.prefix(o.leaseDef, names.namespaces.nodeLease);
+    this.leases = new RowFacts(registry.store, leasePrefix, leaseFact);
+    this.nodes = new RowFacts(registry.store, registry.prefix(o.nodeDef, ''), (n) =>
+      nodeFact(n, names.taints.unreachable),
+    );
   }
 
   /** One pass over every node. */
   async monitor(): Promise<void> {
     const now = this.o.clock.nowMs();
-    const { registry, names } = this.o;
     const leases = new Map<string, string>();
-    const leasePrefix = registry.prefix(this.o.leaseDef, names.namespaces.nodeLease);
-    for (const l of await this.leases.read(leasePrefix)) leases.set(l.name, l.renew);
+    for (const l of await this.leases.read()) leases.set(l.name, l.renew);
     const seen = new Set<string>();
-    for (const node of await this.nodes.read(registry.prefix(this.o.nodeDef, ''))) {
+    for (const node of await this.nodes.read()) {
       seen.add(node.name);
       await this.check(node, leases.get(node.name) ?? '', now);
     }

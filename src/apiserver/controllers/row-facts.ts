@@ -11,33 +11,29 @@ import { prefixEnd } from '../storage/store.js';
 export type FactsStore = Pick<Store, 'rangeRaw' | 'currentRevision' | 'decode'>;
 
 export class RowFacts<T> {
-  private readonly byKey = new Map<string, { rv: number; fact: T }>();
+  /** The last pass's facts by key: a key gone since is not carried into the next pass's map. */
+  private byKey = new Map<string, { rv: number; fact: T }>();
 
+  /** `prefix` ends in `/`: the objects read are those under it. */
   constructor(
     private readonly store: FactsStore,
+    private readonly prefix: string,
     private readonly extract: (obj: StoredObject) => T,
   ) {}
 
-  /** The facts of every live object under `prefix` (ending in `/`), in key order. */
-  async read(prefix: string): Promise<T[]> {
-    const rows = this.store.rangeRaw(prefix, prefixEnd(prefix), this.store.currentRevision());
-    const out: T[] = [];
-    const seen = new Set<string>();
-    for (const row of rows) {
-      seen.add(row.key);
-      const known = this.byKey.get(row.key);
-      if (known?.rv === row.rv) {
-        out.push(known.fact);
-        continue;
+  /** The facts of every live object under the prefix, in key order. */
+  async read(): Promise<T[]> {
+    const { store, prefix } = this;
+    const next = new Map<string, { rv: number; fact: T }>();
+    for (const row of store.rangeRaw(prefix, prefixEnd(prefix), store.currentRevision())) {
+      let known = this.byKey.get(row.key);
+      if (known?.rv !== row.rv) {
+        const obj = await store.decode(row.key, row.rv, row.value).catch(() => undefined);
+        known = obj === undefined ? undefined : { rv: row.rv, fact: this.extract(obj) };
       }
-      const obj = await this.store.decode(row.key, row.rv, row.value).catch(() => undefined);
-      if (obj === undefined) continue;
-      const fact = this.extract(obj);
-      this.byKey.set(row.key, { rv: row.rv, fact });
-      out.push(fact);
+      if (known !== undefined) next.set(row.key, known);
     }
-    for (const key of this.byKey.keys())
-      if (key.startsWith(prefix) && !seen.has(key)) this.byKey.delete(key);
-    return out;
+    this.byKey = next;
+    return [...next.values()].map((k) => k.fact);
   }
 }

@@ -67,10 +67,9 @@ function text(v: unknown, field: string, max: number): string {
     : fail(`${field}: not a string of at most ${max} characters`);
 }
 
-function certificateOf(v: unknown): PeerCertificateFacts | undefined {
-  if (v === null) return undefined;
-  if (!isRecord(v)) fail('cert: not an object or null');
-  const c = v;
+function certificateOf(c: unknown): PeerCertificateFacts | undefined {
+  if (c === null) return undefined;
+  if (!isRecord(c)) fail('cert: not an object or null');
   if (typeof c['authorized'] !== 'boolean') fail('cert.authorized: not a boolean');
   const sha256 = text(c['sha256'], 'cert.sha256', 64);
   if (!/^(?:[0-9a-f]{64})?$/.test(sha256)) fail('cert.sha256: not 64 lower-case hex digits');
@@ -91,14 +90,13 @@ function sameSecret(got: string, want: string): boolean {
 
 /** The client's facts from a header's JSON, checked against the run's secret. */
 export function decodeFrameBody(body: Buffer, secret: string): PeerFacts {
-  let v: unknown;
+  let o: unknown;
   try {
-    v = JSON.parse(body.toString('utf8'));
+    o = JSON.parse(body.toString('utf8'));
   } catch {
     fail('not JSON');
   }
-  if (!isRecord(v)) fail('not a JSON object');
-  const o = v;
+  if (!isRecord(o)) fail('not a JSON object');
   if (typeof o['secret'] !== 'string' || !sameSecret(o['secret'], secret)) fail('wrong secret');
   const port = o['port'];
   if (typeof port !== 'number' || !Number.isInteger(port) || port < 0 || port > 65535)

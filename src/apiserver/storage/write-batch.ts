@@ -1,17 +1,17 @@
-// Group commit for a store on disk (`--data-dir`). The writes that arrive in one turn of the
-// event loop (two, while the batches hold several writes) are committed in one SQLite
-// transaction; the commit only writes the log (the WAL), and a sync makes the log durable. A fast disk is synced at once, on the event loop: a flush
-// under 1 ms costs less than handing it to a thread (measured: a sync of 0.2-0.3 ms on a thread
-// cost 4% of the event creates a second and 9% more CSR latency). A slow disk is synced off the
-// event loop (a thread of libuv's pool), so the server goes on serving while it flushes: one sync
-// runs at a time, and the batches committed while it runs share the next one. Which of the two
-// follows the syncs' recent duration. No write settles, and nothing of it becomes
-// visible, before a sync that covers its batch has finished: a committed batch is handed back
-// (`durable`) and its writes settled, in commit order, only then. A write refused by its
-// optimistic-concurrency check settles then too, so the write that beat it is durable and
-// readable by the time the refusal is answered. A sync that fails leaves every write since the
-// last good one undecided: they fail, and the batcher refuses every later write (fail-stop,
-// as etcd stops on a failed WAL sync).
+// Group commit for a store on disk (`--data-dir`). The writes that arrive in one turn of the event
+// loop (two, while the batches hold several writes) are committed in one SQLite transaction; the
+// commit only writes the log (the WAL), and a sync makes the log durable. A fast disk is synced at
+// once, on the event loop: a flush under 1 ms costs less than handing it to a thread (measured: a
+// sync of 0.2-0.3 ms on a thread cost 4% of the event creates a second and 9% more CSR latency). A
+// slow disk is synced off the event loop (a thread of libuv's pool), so the server goes on serving
+// while it flushes: one sync runs at a time, and the batches committed while it runs share the next
+// one. Which of the two follows the syncs' recent duration. No write settles, and nothing of it
+// becomes visible, before a sync that covers its batch has finished: a committed batch is handed
+// back (`durable`) and its writes settled, in commit order, only then. A write refused by its
+// optimistic-concurrency check settles then too, so the write that beat it is durable and readable
+// by the time the refusal is answered. A sync that fails leaves every write since the last good one
+// undecided: they fail, and the batcher refuses every later write (fail-stop, as etcd stops on a
+// failed WAL sync).
 
 /** One write waiting for its batch. */
 export interface PendingWrite<T> {
