@@ -97,9 +97,17 @@ export class NodeLifecycleController {
   constructor(private readonly o: NodeLifecycleOptions) {
     const { registry, names } = o;
     const leasePrefix = registry.prefix(o.leaseDef, names.namespaces.nodeLease);
-    this.leases = new RowFacts(registry.store, leasePrefix, leaseFact);
-    this.nodes = new RowFacts(registry.store, registry.prefix(o.nodeDef, ''), (n) =>
-      nodeFact(n, names.taints.unreachable),
+    const unreadable = (key: string, rv: number, err: unknown): void =>
+      o.logger.warn(
+        { key, resourceVersion: rv, err: userMessage(err) },
+        'node lifecycle: cannot read this object; each pass leaves it out while it cannot be read',
+      );
+    this.leases = new RowFacts(registry.store, leasePrefix, leaseFact, unreadable);
+    this.nodes = new RowFacts(
+      registry.store,
+      registry.prefix(o.nodeDef, ''),
+      (n) => nodeFact(n, names.taints.unreachable),
+      unreadable,
     );
   }
 

@@ -1,6 +1,7 @@
 // A controller's per-pass read of the objects under a prefix: a row whose revision is unchanged
 // gives its earlier facts without a decode; a changed row is decoded again; a row that cannot be
-// decoded is left out (and tried again next pass); a deleted key's facts are forgotten.
+// decoded is left out (and tried again next pass), reported once per key and revision; a deleted
+// key's facts are forgotten.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RowFacts, type FactsStore } from '../../../../src/apiserver/controllers/row-facts.js';
@@ -32,8 +33,12 @@ const row = (key: string, rv: number, renew: string): RawRevision => ({
 
 test('unchanged rows are not decoded again; changed, broken and deleted rows are handled per pass', async () => {
   const store = new Rows();
-  const facts = new RowFacts(store, '/l/', (o) =>
-    String((o['spec'] as { renewTime: string }).renewTime),
+  const told: string[] = [];
+  const facts = new RowFacts(
+    store,
+    '/l/',
+    (o) => String((o['spec'] as { renewTime: string }).renewTime),
+    (key, rv, err) => told.push(`${key}@${rv}: ${(err as Error).message}`),
   );
   store.rows = [row('/l/a', 1, 't1'), row('/l/b', 2, 't1'), row('/m/x', 3, 'other prefix')];
   assert.deepEqual(await facts.read(), ['t1', 't1']);
@@ -50,6 +55,14 @@ test('unchanged rows are not decoded again; changed, broken and deleted rows are
   assert.deepEqual(await facts.read(), ['t2'], 'a row that cannot be decoded is left out');
   assert.deepEqual(await facts.read(), ['t2']);
   assert.deepEqual(store.decoded, ['/l/a@6', '/l/a@6'], 'and tried again at the next pass');
+  assert.deepEqual(told, ['/l/a@6: cannot decrypt'], 'said once for that revision');
+  store.rows = [row('/l/a', 8, 't3'), row('/l/b', 5, 't2')];
+  await facts.read();
+  assert.deepEqual(
+    told,
+    ['/l/a@6: cannot decrypt', '/l/a@8: cannot decrypt'],
+    'and again for a new revision',
+  );
 
   store.decoded = [];
   store.broken.clear();
