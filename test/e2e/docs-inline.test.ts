@@ -110,6 +110,7 @@ const NOT_RUN: Record<string, string> = {
     "a pattern: the agent's own flags go in place of the dots (a profile of a real start)",
   'node dist/bench/server-requests.bench.js': BENCH,
   'node dist/bench/server-events.bench.js': BENCH,
+  'node dist/bench/worker-handoff.bench.js': BENCH,
   'openssl speed': 'a benchmark of minutes of the machine (a figure of docs/benchmarks.md)',
   'node scripts/run-bench.mjs NAME': 'a synopsis: NAME is a benchmark of bench/',
   'npm run bench -- apiserver-': 'a prefix of benchmark names, not a whole name',
