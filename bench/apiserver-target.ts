@@ -209,6 +209,9 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     opts.dataDir === true || process.env['BENCH_DATA_DIR'] === '1'
       ? mkdtempSync(join(tmpdir(), 'pa-bench-data-'))
       : undefined;
+  const removeDataDir = (): void => {
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  };
   const nodeArgs = argsFrom('BENCH_SERVER_NODE_ARGS');
   const api: StartedApiServer = await startApiServer({
     bin: spec.bin,
@@ -220,12 +223,12 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     ...(dataDir === undefined ? {} : { dataDir }),
     nodeArgs,
     env: slowFsyncEnv(),
+  }).catch((err: unknown) => {
+    removeDataDir();
+    throw err;
   });
   // After the server's own clean-up, so a killed benchmark ends the server first.
-  const forgetDataDir =
-    dataDir === undefined
-      ? undefined
-      : onProcessEnd(() => rmSync(dataDir, { recursive: true, force: true }));
+  const forgetDataDir = onProcessEnd(removeDataDir);
   const conn = await loadConnection(api.adminPlatconfig);
   const endpoint: Endpoint = {
     url: api.url,
@@ -244,8 +247,8 @@ export async function reach(spec: TargetSpec, opts: ReachOptions = {}): Promise<
     adminPlatconfig: api.adminPlatconfig,
     stop: async () => {
       await api.stop();
-      if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
-      forgetDataDir?.();
+      removeDataDir();
+      forgetDataDir();
     },
   };
 }

@@ -20,7 +20,9 @@ const CRLF2 = Buffer.from('\r\n\r\n');
 
 /** Decodes a chunked HTTP body into lines; each line is given the arrival time of its last byte. */
 class ChunkedLines {
-  private size = -1;
+  /** What the next bytes are: a chunk's size line, its data, or the CRLF after the data. */
+  private phase: 'size' | 'data' | 'crlf' = 'size';
+  /** Bytes of the current chunk's data still to come. */
   private left = 0;
   private sizeLine = '';
   private line: Buffer[] = [];
@@ -30,8 +32,8 @@ class ChunkedLines {
   push(b: Buffer, at: number): void {
     let i = 0;
     while (i < b.length) {
-      if (this.size < 0) i = this.readSize(b, i);
-      else if (this.left > 0) i = this.readData(b, i, at);
+      if (this.phase === 'size') i = this.readSize(b, i);
+      else if (this.phase === 'data') i = this.readData(b, i, at);
       else i = this.skipCrlf(b, i);
     }
   }
@@ -43,8 +45,8 @@ class ChunkedLines {
     const size = Number.parseInt(this.sizeLine.trim(), 16);
     if (!Number.isFinite(size)) throw new Error(`bad chunk size line ${this.sizeLine}`);
     this.sizeLine = '';
-    this.size = size;
     this.left = size;
+    this.phase = size > 0 ? 'data' : 'crlf';
     return end + 1;
   }
 
@@ -59,12 +61,13 @@ class ChunkedLines {
     }
     if (from < end) this.line.push(Buffer.from(b.subarray(from, end)));
     this.left -= end - i;
+    if (this.left === 0) this.phase = 'crlf';
     return end;
   }
 
   /** The CRLF after a chunk's data: skipped byte by byte, as it may be split across reads. */
   private skipCrlf(b: Buffer, i: number): number {
-    if (b[i] === 0x0a) this.size = -1;
+    if (b[i] === 0x0a) this.phase = 'size';
     return i + 1;
   }
 }

@@ -1,5 +1,5 @@
 // A process that starts servers for a test or a benchmark and is killed (SIGTERM from a runner's
-// timeout or `pkill`, SIGINT from Ctrl-C) still runs its clean-ups, then ends by that signal as
+// timeout or `pkill`, SIGINT from Ctrl-C, SIGHUP from a closed terminal) still runs its clean-ups, then ends by that signal as
 // it would have; a removed clean-up does not run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ function child(dir: string): ReturnType<typeof spawn> {
   });
 }
 
-for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
   test(`on ${signal} the clean-ups run and the process ends by that signal`, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'end-on-signal-'));
     t.after(() => rmSync(dir, { recursive: true, force: true }));
