@@ -85,8 +85,14 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
     if (!k.startsWith('$setElementOrder/') || !Array.isArray(v)) continue;
     const field = k.slice('$setElementOrder/'.length);
     const cur = out[field];
+    const live = Object.hasOwn(original, field) ? original[field] : undefined;
     if (Array.isArray(cur))
-      out[field] = reorder(kind, cur, v, childTypePath(typePath, field, isMap));
+      out[field] = normalizeOrder(
+        cur,
+        v,
+        Array.isArray(live) ? live : [],
+        keyFn(kind, childTypePath(typePath, field, isMap)),
+      );
   }
   if (retain !== undefined) {
     if (!Array.isArray(retain)) throw badRequest('$retainKeys must be a list of field names');
@@ -96,16 +102,56 @@ function mergeMap(kind: string, original: Obj, patch: Obj, typePath: string): Ob
   return out;
 }
 
-function reorder(kind: string, list: unknown[], order: unknown[], typePath: string): unknown[] {
+/** How a list's elements are told apart: by the merge key for a list of maps, else by value. */
+function keyFn(kind: string, typePath: string): (x: unknown) => string {
   const lm = smpListMeta(kind, typePath);
-  const keyOf = (x: unknown): string =>
+  return (x) =>
     lm.type === 'map' && isObject(x) ? JSON.stringify(x[lm.smpKey]) : JSON.stringify(x);
-  const pos = new Map(order.map((x, i) => [keyOf(x), i] as const));
-  const listed = list
-    .filter((x) => pos.has(keyOf(x)))
-    .sort((a, b) => (pos.get(keyOf(a)) ?? 0) - (pos.get(keyOf(b)) ?? 0));
-  const rest = list.filter((x) => !pos.has(keyOf(x)));
-  return [...listed, ...rest];
+}
+
+/** Each key's first position in `list`. */
+function positions(list: readonly unknown[], keyOf: (x: unknown) => string): Map<string, number> {
+  const pos = new Map<string, number>();
+  list.forEach((x, i) => {
+    const k = keyOf(x);
+    if (!pos.has(k)) pos.set(k, i);
+  });
+  return pos;
+}
+
+/**
+ * The reference's order of a merged list: the elements `order` names (the patch's list, or its
+ * `$setElementOrder`) in that order, the others in their live order, the two interleaved by live
+ * position; where either's live position is unknown (an added element) the named one goes first.
+ */
+function normalizeOrder(
+  merged: readonly unknown[],
+  order: readonly unknown[],
+  live: readonly unknown[],
+  keyOf: (x: unknown) => string,
+): unknown[] {
+  const want = positions(order, keyOf);
+  const was = positions(live, keyOf);
+  const at = (pos: Map<string, number>) => (x: unknown) => pos.get(keyOf(x)) ?? 0;
+  const byWant = at(want);
+  const byWas = at(was);
+  const named = merged.filter((x) => want.has(keyOf(x))).sort((a, b) => byWant(a) - byWant(b));
+  const rest = merged.filter((x) => !want.has(keyOf(x))).sort((a, b) => byWas(a) - byWas(b));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < rest.length || j < named.length) {
+    const left = rest[i];
+    const right = named[j];
+    const takeLeft =
+      j >= named.length ||
+      (i < rest.length &&
+        was.has(keyOf(left)) &&
+        was.has(keyOf(right)) &&
+        byWas(left) < byWas(right));
+    out.push(takeLeft ? rest[i++] : named[j++]);
+  }
+  return out;
 }
 
 function mergeList(
@@ -128,7 +174,7 @@ function mergeList(
         out.push(x);
       }
     }
-    return out;
+    return normalizeOrder(out, patch, original, keyFn(kind, typePath));
   }
   if (lm.type !== 'map') return stripListDirectives(patch);
   const key = lm.smpKey;
@@ -158,7 +204,8 @@ function mergeList(
       out.push(stripDirectives(item));
     }
   }
-  return out;
+  const named = patch.filter((x) => isObject(x) && x['$patch'] === undefined);
+  return normalizeOrder(out, named, original, keyFn(kind, typePath));
 }
 
 /**

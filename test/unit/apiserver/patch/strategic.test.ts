@@ -50,7 +50,7 @@ test('containers merge by name; other containers untouched', () => {
   assert.equal(r.spec.containers[1]?.image, 'i2');
 });
 
-test('new list element appended; env merges by name; ports by containerPort; volumeMounts by mountPath', () => {
+test('a new list element goes before the live ones after it (kube-apiserver 1.32: containers c1 c3 c2 for [c1,c2] patched with [c1,c3]); env merges by name; ports by containerPort; volumeMounts by mountPath', () => {
   const r = smp({
     spec: {
       containers: [
@@ -73,7 +73,7 @@ test('new list element appended; env merges by name; ports by containerPort; vol
   };
   assert.deepEqual(
     r.spec.containers.map((c) => c.name),
-    ['c1', 'c2', 'c3'],
+    ['c1', 'c3', 'c2'],
   );
   assert.deepEqual(r.spec.containers[0]?.env, [
     { name: 'A', value: '1' },
@@ -257,5 +257,42 @@ test('the __proto__ key is data, not a prototype', () => {
 test('list rules come from the schema table as the reference declares them: hostIPs merge by ip in a strategic merge patch', () => {
   const pod = { kind: 'Pod', status: { hostIPs: [{ ip: '10.0.0.1' }] } };
   const r = smp({ status: { hostIPs: [{ ip: '10.0.0.2' }] } }, 'Pod', pod) as typeof pod;
-  assert.deepEqual(r.status.hostIPs, [{ ip: '10.0.0.1' }, { ip: '10.0.0.2' }]);
+  // kube-apiserver 1.32 names the merged list in its 422: [{IP:"10.0.0.2"}, {IP:"10.0.0.1"}].
+  assert.deepEqual(r.status.hostIPs, [{ ip: '10.0.0.2' }, { ip: '10.0.0.1' }]);
+});
+
+/**
+ * The order of a merged list, as kube-apiserver 1.32 answered each patch (kubectl patch
+ * --type=strategic): a node's status.conditions live as A B C, a ConfigMap's finalizers as x/a x/b.
+ * The elements the patch names keep the patch's order, the others their live order, interleaved
+ * by live position, an added element ahead of the live ones it is compared with.
+ */
+test('merged lists are ordered as the reference orders them (conditions by type, finalizers as a set, $setElementOrder, $patch: delete)', () => {
+  const c = (type: string): { type: string; status: string } => ({ type, status: 'False' });
+  const node = { kind: 'Node', status: { conditions: ['A', 'B', 'C'].map(c) } };
+  const types = (patch: unknown): string =>
+    (
+      smp({ status: patch }, 'Node', node) as { status: { conditions: { type: string }[] } }
+    ).status.conditions
+      .map((x) => x.type)
+      .join(' ');
+  assert.equal(types({ conditions: [c('D')] }), 'D A B C');
+  assert.equal(types({ conditions: [c('D'), c('A')] }), 'D A B C');
+  assert.equal(types({ conditions: [c('C'), c('A')] }), 'B C A');
+  assert.equal(types({ conditions: [c('B'), c('D'), c('A')] }), 'B D A C');
+  assert.equal(
+    types({
+      '$setElementOrder/conditions': ['C', 'D', 'B', 'A'].map((type) => ({ type })),
+      conditions: [c('D')],
+    }),
+    'C D B A',
+  );
+  assert.equal(types({ conditions: [{ type: 'B', $patch: 'delete' }, c('E')] }), 'E A C');
+  const cm = { kind: 'ConfigMap', metadata: { name: 'm', finalizers: ['x/a', 'x/b'] } };
+  const finalizers = (patch: unknown): string[] =>
+    (smp({ metadata: patch }, 'ConfigMap', cm) as typeof cm).metadata.finalizers;
+  assert.deepEqual(finalizers({ finalizers: ['x/c'] }), ['x/c', 'x/a', 'x/b']);
+  assert.deepEqual(finalizers({ finalizers: ['x/b', 'x/c'] }), ['x/a', 'x/b', 'x/c']);
+  assert.deepEqual(finalizers({ finalizers: ['x/c', 'x/a'] }), ['x/c', 'x/a', 'x/b']);
+  assert.deepEqual(finalizers({ '$setElementOrder/finalizers': ['x/b', 'x/a'] }), ['x/b', 'x/a']);
 });
