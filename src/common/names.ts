@@ -87,6 +87,8 @@ export interface Names {
     readonly initialEventsEnd: string;
     /** On a node: the attach/detach controller attaches and detaches its volumes. */
     readonly controllerManagedAttachDetach: string;
+    /** On a node under an external cloud provider: the IPs --node-ip gave (`alpha.<l>/...`). */
+    readonly providedNodeIp: string;
     /** A pod's deprecated per-container AppArmor annotation, before the container's name. */
     readonly appArmorContainerPrefix: string;
   };
@@ -204,6 +206,7 @@ function build(
       configSeen: `${l}/config.seen`,
       initialEventsEnd: `${groupDomain}/initial-events-end`,
       controllerManagedAttachDetach: `volumes.${l}/controller-managed-attach-detach`,
+      providedNodeIp: `alpha.${l}/provided-node-ip`,
       appArmorContainerPrefix: `container.apparmor.security.beta.${l}/`,
     },
     namespaces: {

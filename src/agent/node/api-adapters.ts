@@ -37,7 +37,7 @@ export function nodeApiFrom(
       nodes.patch(name, patch, { type: 'merge', ...(signal ? { signal } : {}) }),
     patchStatus: (name, patch, signal) =>
       heartbeat.patch(name, patch, {
-        type: 'merge',
+        type: 'strategic',
         subresource: 'status',
         ...(signal ? { signal } : {}),
       }),

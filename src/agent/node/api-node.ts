@@ -1,5 +1,5 @@
-// The Node as the API server answers it: the fields the node part reads back (metadata, and the
-// spec's taints, providerID and podCIDR), decoded at the client so a malformed answer is an error
+// The Node as the API server answers it: the fields the node part reads back (metadata, the
+// spec's taints, providerID and podCIDR, and the status's addresses), decoded at the client so a malformed answer is an error
 // naming the field, not a crash later. Everything else passes through unchecked and unread. A
 // Node the agent writes (types.ts) is one of these.
 import { z } from 'zod';
@@ -10,6 +10,12 @@ export interface ApiTaint {
   value?: string;
   effect: string;
   timeAdded?: string;
+}
+
+/** An address as answered: any type string (a cloud provider may set types the agent never sends). */
+export interface ApiNodeAddress {
+  type: string;
+  address: string;
 }
 
 export interface ApiNode {
@@ -30,7 +36,10 @@ export interface ApiNode {
     podCIDR?: string;
     [key: string]: unknown;
   };
-  status?: unknown;
+  status?: {
+    addresses?: ApiNodeAddress[];
+    [key: string]: unknown;
+  };
 }
 
 const optionalString = z.string().exactOptional();
@@ -63,5 +72,9 @@ export const ApiNodeSchema: z.ZodType<ApiNode> = z.looseObject({
       podCIDR: optionalString,
     })
     .exactOptional(),
-  status: z.unknown().exactOptional(),
+  status: z
+    .looseObject({
+      addresses: z.array(z.looseObject({ type: z.string(), address: z.string() })).exactOptional(),
+    })
+    .exactOptional(),
 });

@@ -31,6 +31,8 @@ export interface RegistrationOptions {
    * setting it as the new node has it or removing it (the reference's reconcileCMADAnnotation).
    */
   attachDetachAnnotation?: string;
+  /** Other annotations the agent owns on an existing node, reconciled the same way. */
+  ownedAnnotations?: readonly string[];
 }
 
 function sameTaint(a: ApiTaint, b: ApiTaint): boolean {
@@ -38,18 +40,21 @@ function sameTaint(a: ApiTaint, b: ApiTaint): boolean {
 }
 
 /**
- * The merge-patch value of an owned annotation when the existing node's differs from the new
- * node's: the new value, or null to remove it; undefined when they agree.
+ * The merge-patch values of owned annotations where the existing node's differ from the new
+ * node's: the new value, or null to remove it; undefined when they all agree.
  */
 export function annotationPatch(
   existing: ApiNode,
   wanted: Node,
-  key: string | undefined,
+  keys: readonly (string | undefined)[],
 ): Record<string, string | null> | undefined {
-  if (key === undefined) return undefined;
-  const want = wanted.metadata.annotations?.[key];
-  if (existing.metadata.annotations?.[key] === want) return undefined;
-  return { [key]: want ?? null };
+  const out: Record<string, string | null> = {};
+  for (const key of keys) {
+    if (key === undefined) continue;
+    const want = wanted.metadata.annotations?.[key];
+    if (existing.metadata.annotations?.[key] !== want) out[key] = want ?? null;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** What to patch onto an existing node so it carries our labels and taints; undefined: nothing. */
@@ -57,7 +62,7 @@ export function reconcilePatch(
   existing: ApiNode,
   wanted: Node,
   ownedLabels: Readonly<Record<string, string>>,
-  attachDetachAnnotation?: string,
+  ownedAnnotations: readonly (string | undefined)[] = [],
 ): Record<string, unknown> | undefined {
   const labels: Record<string, string> = {};
   for (const [k, v] of Object.entries(ownedLabels))
@@ -65,7 +70,7 @@ export function reconcilePatch(
   const have = existing.spec?.taints ?? [];
   const missing = (wanted.spec?.taints ?? []).filter((t) => !have.some((h) => sameTaint(h, t)));
   const patch: Record<string, unknown> = {};
-  const annotations = annotationPatch(existing, wanted, attachDetachAnnotation);
+  const annotations = annotationPatch(existing, wanted, ownedAnnotations);
   if (Object.keys(labels).length > 0 || annotations !== undefined) {
     patch.metadata = {
       ...(Object.keys(labels).length > 0 ? { labels } : {}),
@@ -82,7 +87,7 @@ export function reconcilePatch(
 
 /** The reference's words when the attach/detach setting of an existing node changes. */
 function logAttachDetachChange(o: RegistrationOptions, existing: ApiNode, wanted: Node): void {
-  const change = annotationPatch(existing, wanted, o.attachDetachAnnotation);
+  const change = annotationPatch(existing, wanted, [o.attachDetachAnnotation]);
   if (change === undefined) return;
   const on = Object.values(change)[0] !== null;
   o.logger.info(
@@ -108,7 +113,10 @@ export async function registerNode(o: RegistrationOptions, signal: AbortSignal):
       if (isAlreadyExists(err)) {
         try {
           const existing = await o.api.get(node.metadata.name, signal);
-          const patch = reconcilePatch(existing, node, o.ownedLabels, o.attachDetachAnnotation);
+          const patch = reconcilePatch(existing, node, o.ownedLabels, [
+            o.attachDetachAnnotation,
+            ...(o.ownedAnnotations ?? []),
+          ]);
           logAttachDetachChange(o, existing, node);
           const result =
             patch === undefined ? existing : await o.api.patch(node.metadata.name, patch, signal);

@@ -10,7 +10,9 @@ import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isNotFound, userMessage } from '../../common/util/errors.js';
 import { computeConditions, conditionsChanged, type ConditionInputs } from './conditions.js';
+import { nodeStatusPatch } from './status-patch.js';
 import type { NodeResources } from './capacity.js';
+import type { ApiNode, ApiNodeAddress } from './api-node.js';
 import type {
   ContainerImage,
   Node,
@@ -35,7 +37,11 @@ export interface NodeEventSink {
 
 export interface NodeStatusSources {
   resources(): Promise<NodeResources>;
-  addresses(): NodeAddress[];
+  /**
+   * The addresses to send, given the Node's on the server (undefined before the agent has seen
+   * the Node); undefined leaves the Node's addresses alone.
+   */
+  addresses(onServer: readonly ApiNodeAddress[] | undefined): NodeAddress[] | undefined;
   nodeInfo(): Promise<NodeSystemInfo>;
   /** Images on the node (any order); empty when unknown. */
   images?(): Promise<ContainerImage[]>;
@@ -78,6 +84,8 @@ export class NodeStatusManager {
   private lastSent: { status: NodeStatus; atMs: number } | undefined;
   private conditions: NodeCondition[] | undefined;
   private pending: NodeStatus | undefined;
+  /** The Node's addresses as the API server last answered them. */
+  private serverAddresses: readonly ApiNodeAddress[] | undefined;
   /** Status updates superseded before they could be sent (API server unreachable). */
   dropped = 0;
   sent = 0;
@@ -99,11 +107,12 @@ export class NodeStatusManager {
     this.reportTransitions(this.conditions, conditions);
     this.conditions = conditions;
     const resources = await s.resources();
+    const addresses = s.addresses(this.serverAddresses);
     return {
       capacity: resources.capacity,
       allocatable: resources.allocatable,
       conditions,
-      addresses: s.addresses(),
+      ...(addresses !== undefined ? { addresses } : {}),
       daemonEndpoints: { kubeletEndpoint: { Port: this.o.daemonPort } },
       nodeInfo: await s.nodeInfo(),
       images: topImages((await s.images?.()) ?? [], this.o.maxImages),
@@ -138,7 +147,7 @@ export class NodeStatusManager {
     if (this.pending !== undefined) this.dropped++;
     this.pending = status;
     try {
-      await this.o.api.patchStatus(this.o.nodeName, { status }, signal);
+      this.observe(await this.o.api.patchStatus(this.o.nodeName, nodeStatusPatch(status), signal));
       this.lastSent = { status, atMs: now };
       this.pending = undefined;
       this.sent++;
@@ -166,7 +175,7 @@ export class NodeStatusManager {
   private async checkRegistered(signal?: AbortSignal): Promise<void> {
     if (this.o.reregister === undefined) return;
     try {
-      await this.o.api.get(this.o.nodeName, signal, { cached: true });
+      this.observe(await this.o.api.get(this.o.nodeName, signal, { cached: true }));
     } catch (err) {
       if (isNotFound(err)) await this.registerAgain(err, signal);
       else
@@ -194,6 +203,11 @@ export class NodeStatusManager {
         'registering the node again failed; retrying at the next update',
       );
     }
+  }
+
+  /** The Node as the API server answered it (registration, a status update, a read). */
+  observe(node: ApiNode): void {
+    this.serverAddresses = node.status?.addresses;
   }
 
   /** Runs until `signal` aborts. */

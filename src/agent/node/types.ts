@@ -47,7 +47,8 @@ export interface NodeStatus {
   capacity: Record<string, string>;
   allocatable: Record<string, string>;
   conditions: NodeCondition[];
-  addresses: NodeAddress[];
+  /** Absent: the Node's addresses are left as they are (a cloud provider owns them). */
+  addresses?: NodeAddress[];
   daemonEndpoints: { kubeletEndpoint: { Port: number } };
   nodeInfo: NodeSystemInfo;
   images: ContainerImage[];
@@ -72,6 +73,6 @@ export interface NodeApi {
   create(node: Node, signal?: AbortSignal): Promise<ApiNode>;
   /** A JSON merge patch of the node object (metadata/spec). */
   patch(name: string, patch: unknown, signal?: AbortSignal): Promise<ApiNode>;
-  /** A JSON merge patch of the status subresource. */
+  /** A strategic merge patch of the status subresource. */
   patchStatus(name: string, patch: unknown, signal?: AbortSignal): Promise<ApiNode>;
 }

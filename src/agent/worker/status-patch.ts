@@ -2,11 +2,10 @@
 // conditions merge by type, so a condition another party owns (a readiness gate's, set by its
 // controller) is sent only when this agent changed it, and a write of ours never puts back a stale
 // copy of it; podIPs and hostIPs (merged by ip on the server) are replaced whole.
+import { replacingList } from '../client/replace-list.js';
 import { canonicalJson } from '../pod/hash.js';
 import type { Pod, PodStatus } from '../pod/types.js';
 import { foreignConditions } from './readiness-gates.js';
-
-const REPLACE = { $patch: 'replace' } as const;
 
 export function statusPatch(pod: Pod, status: PodStatus): { status: Record<string, unknown> } {
   const unchanged = new Set(foreignConditions(pod).map((c) => canonicalJson(c)));
@@ -15,8 +14,8 @@ export function statusPatch(pod: Pod, status: PodStatus): { status: Record<strin
     status: {
       ...rest,
       conditions: conditions.filter((c) => !unchanged.has(canonicalJson(c))),
-      ...(podIPs !== undefined ? { podIPs: [REPLACE, ...podIPs] } : {}),
-      ...(hostIPs !== undefined ? { hostIPs: [REPLACE, ...hostIPs] } : {}),
+      ...(podIPs !== undefined ? { podIPs: replacingList(podIPs) } : {}),
+      ...(hostIPs !== undefined ? { hostIPs: replacingList(hostIPs) } : {}),
     },
   };
 }

@@ -60,6 +60,7 @@ test('kubernetes profile: the reference names', () => {
     configSeen: 'kubernetes.io/config.seen',
     initialEventsEnd: 'k8s.io/initial-events-end',
     controllerManagedAttachDetach: 'volumes.kubernetes.io/controller-managed-attach-detach',
+    providedNodeIp: 'alpha.kubernetes.io/provided-node-ip',
     appArmorContainerPrefix: 'container.apparmor.security.beta.kubernetes.io/',
   });
   assert.deepEqual(n.namespaces, {
@@ -89,6 +90,7 @@ test('platform profile: everything from --platform-domain and the word plat', ()
     n.annotations.controllerManagedAttachDetach,
     'volumes.example.org/controller-managed-attach-detach',
   );
+  assert.equal(n.annotations.providedNodeIp, 'alpha.example.org/provided-node-ip');
   assert.equal(
     n.annotations.appArmorContainerPrefix,
     'container.apparmor.security.beta.example.org/',

@@ -18,7 +18,8 @@ import type { EventRecorder } from '../../node/events/recorder.js';
 import { nodeAddresses } from '../../node/identity.js';
 import { defaultNodeLabels } from '../../node/labels.js';
 import { LeaseSchema, NodeLeaseController } from '../../node/lease.js';
-import { ApiNodeSchema } from '../../node/api-node.js';
+import { ApiNodeSchema, type ApiNode } from '../../node/api-node.js';
+import { addressesToSend, providedNodeIp, type AddressPolicy } from '../../node/cloud-addresses.js';
 import { nodeSystemInfo } from '../../node/node-info.js';
 import {
   attachDetachAnnotations,
@@ -86,7 +87,7 @@ async function statusSources(
   ctx: ServicesContext,
   input: NodeStatusInput,
 ): Promise<NodeStatusSources> {
-  const { agent, config, flags, nodeName } = ctx;
+  const { agent, config, flags } = ctx;
   const facts = await machineFacts(flags.rootDir);
   const infoNow = async () =>
     nodeSystemInfo({
@@ -113,7 +114,7 @@ async function statusSources(
       agent.volumes.setAllocatable(r.allocatable);
       return Promise.resolve(r);
     },
-    addresses: () => nodeAddresses(flags.nodeIP, nodeName),
+    addresses: (onServer) => addressesToSend(addressPolicy(ctx), onServer),
     // a runtime down at start is asked again until it answers
     nodeInfo: async () => {
       if (info.containerRuntimeVersion === UNKNOWN_RUNTIME) info = await infoNow();
@@ -163,9 +164,28 @@ function nodeLease(
   });
 }
 
+function addressPolicy(ctx: ServicesContext): AddressPolicy {
+  const { flags, nodeName } = ctx;
+  return {
+    external: flags.cloudProvider === 'external',
+    nodeIp: flags.nodeIP,
+    host: nodeName,
+    own: () => nodeAddresses(flags.nodeIP, nodeName),
+  };
+}
+
+/** The new node's annotations: attach/detach by the controller, and provided-node-ip. */
+function nodeAnnotations(ctx: ServicesContext): { annotations?: Record<string, string> } {
+  const { config, flags, logger, names } = ctx;
+  const provided = providedNodeIp(flags.cloudProvider === 'external', flags.nodeIP);
+  const cmad = attachDetachAnnotations(config.enableControllerAttachDetach, names, logger);
+  if (provided === undefined) return cmad;
+  return { annotations: { ...cmad.annotations, [names.annotations.providedNodeIp]: provided } };
+}
+
 /** The Node object as registered, less its status: labels, annotations, providerID, taints. */
 function nodeWithoutStatus(ctx: ServicesContext, input: NodeStatusInput): Omit<Node, 'status'> {
-  const { config, logger, names, nodeName } = ctx;
+  const { config, nodeName } = ctx;
   const taints = registrationTaints(ctx);
   return {
     apiVersion: 'v1',
@@ -173,7 +193,7 @@ function nodeWithoutStatus(ctx: ServicesContext, input: NodeStatusInput): Omit<N
     metadata: {
       name: nodeName,
       labels: input.labels,
-      ...attachDetachAnnotations(config.enableControllerAttachDetach, names, logger),
+      ...nodeAnnotations(ctx),
     },
     spec: {
       ...(config.providerID !== '' ? { providerID: config.providerID } : {}),
@@ -189,9 +209,9 @@ async function registerAndSay(
   api: NodeApi,
   node: () => Promise<Node>,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<ApiNode> {
   const { clock, logger, names, nodeName } = ctx;
-  await registerNode(
+  const registered = await registerNode(
     {
       api,
       clock,
@@ -199,6 +219,7 @@ async function registerAndSay(
       node,
       ownedLabels: defaultNodeLabels(names, nodeName),
       attachDetachAnnotation: names.annotations.controllerManagedAttachDetach,
+      ownedAnnotations: [names.annotations.providedNodeIp],
     },
     signal,
   );
@@ -208,6 +229,7 @@ async function registerAndSay(
     'RegisteredNode',
     `Node ${nodeName} registered with the API server`,
   );
+  return registered;
 }
 
 /** The node status loop: heartbeats at the update frequency, full reports at the report one. */
@@ -260,8 +282,11 @@ export async function startNodeStatus(
     async (s) => (await nodes.get(nodeName, s ? { signal: s } : {})).metadata.uid,
   );
   const base = nodeWithoutStatus(ctx, input);
-  const register = (s: AbortSignal): Promise<void> =>
-    registerAndSay(ctx, input, api, () => status.nodeForRegistration(base), s);
+  const register = async (s: AbortSignal): Promise<void> => {
+    status.observe(
+      await registerAndSay(ctx, input, api, () => status.nodeForRegistration(base), s),
+    );
+  };
   // reregister is called from a status update, after registration (below) has run once.
   const status = await nodeStatusManager(ctx, input, { api, lease }, (s) => register(s ?? signal));
   if (input.shutdown !== undefined) input.shutdown.syncNodeStatus = () => void status.tick(signal);

@@ -1,10 +1,12 @@
 // The BUILT agent registering with the BUILT plat-apiserver (platform profile, platform.io):
 // --enable-controller-attach-detach puts the reference's annotation on the Node, and false
 // removes it from the existing Node on the next start (the reference's reconcileCMADAnnotation);
-// --pod-cidr with an API server is ignored, once in the log, and not put on the Node.
+// --pod-cidr with an API server is ignored, once in the log, and not put on the Node; the node
+// status is a strategic merge patch, so a condition another party sets stays, and with
+// --cloud-provider=external so do the addresses the cloud provider sets.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServer, type StartedApiServer } from '../../../helpers/apiserver.js';
@@ -16,11 +18,17 @@ import { joinedAgentArgs } from '../../../helpers/joined-agent-args.js';
 interface NodeObj {
   metadata: { annotations?: Record<string, string> };
   spec: { podCIDR?: string; podCIDRs?: string[] };
+  status?: {
+    addresses?: { type: string; address: string }[];
+    conditions?: { type: string; status: string; lastHeartbeatTime?: string }[];
+  };
 }
 
 const NODE = 'options-node-1';
 /** The reference's annotation with the platform profile's domain (volumes.kubernetes.io/... upstream). */
 const CMAD = 'volumes.platform.io/controller-managed-attach-detach';
+/** alpha.kubernetes.io/provided-node-ip upstream. */
+const PROVIDED_IP = 'alpha.platform.io/provided-node-ip';
 let api: StartedApiServer;
 let dir: string;
 let agent: RunningAgent | undefined;
@@ -125,4 +133,73 @@ test('--register-node=false registers no Node; --enable-server=false opens nothi
   assert.equal((await fetchText(`http://127.0.0.2:${healthzPort}/healthz`)).body, 'ok');
   await assert.rejects(fetchText(`http://127.0.0.1:${healthzPort}/healthz`), /ECONNREFUSED/);
   await assert.rejects(fetchText(`https://127.0.0.1:${port}/healthz`), /ECONNREFUSED/);
+});
+
+const heartbeat = (n: NodeObj, type: string): number =>
+  Date.parse(n.status?.conditions?.find((c) => c.type === type)?.lastHeartbeatTime ?? '') || 0;
+
+/** Waits for two more status updates of the agent (it sends one a second here). */
+async function twoUpdatesAfter(ms: number): Promise<NodeObj> {
+  return nodeWhere('two status updates', (n) => heartbeat(n, 'Ready') >= ms + 2000);
+}
+
+test('node status: a condition another party sets stays; with --cloud-provider=external the node carries alpha.<domain>/provided-node-ip and the addresses the cloud provider sets stay; without, the agent replaces them whole', async () => {
+  const config = join(dir, 'status-every-second.yaml');
+  await writeFile(
+    config,
+    'apiVersion: nodeagent.config.platform.io/v1beta1\nkind: NodeAgentConfiguration\n' +
+      'nodeStatusUpdateFrequency: 1s\nnodeStatusReportFrequency: 1s\n',
+  );
+  await startAgent([`--config=${config}`, '--cloud-provider=external']);
+  const annotated = await nodeWhere(
+    'the provided-node-ip annotation',
+    (n) => n.metadata.annotations?.[PROVIDED_IP] !== undefined,
+  );
+  assert.equal(annotated.metadata.annotations?.[PROVIDED_IP], '127.0.0.1');
+  // What a cloud controller manager and node-problem-detector write.
+  const cloud = [
+    { type: 'InternalIP', address: '10.20.30.40' },
+    { type: 'ExternalIP', address: '203.0.113.9' },
+    { type: 'Hostname', address: NODE },
+  ];
+  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const deadlock = {
+    type: 'KernelDeadlock',
+    status: 'False',
+    reason: 'KernelHasNoDeadlock',
+    message: 'kernel has no deadlock',
+    lastHeartbeatTime: now.toISOString().replace('.000Z', 'Z'),
+    lastTransitionTime: now.toISOString().replace('.000Z', 'Z'),
+  };
+  const patched = await api.request('PATCH', `/api/v1/nodes/${NODE}/status`, {
+    body: { status: { addresses: [{ $patch: 'replace' }, ...cloud], conditions: [deadlock] } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  assert.equal(patched.status, 200, patched.text);
+  const kept = await twoUpdatesAfter(now.getTime());
+  assert.deepEqual(kept.status?.addresses, cloud);
+  assert.deepEqual(kept.status?.conditions?.map((c) => `${c.type}=${c.status}`).sort(), [
+    'DiskPressure=False',
+    'KernelDeadlock=False',
+    'MemoryPressure=False',
+    'PIDPressure=False',
+    'Ready=True',
+  ]);
+  // Without an external cloud provider the agent owns the addresses: its own replace the cloud's
+  // whole (a merge by type would keep the ExternalIP), and the annotation goes.
+  await startAgent([`--config=${config}`]);
+  const own = await nodeWhere(
+    "the agent's own addresses",
+    (n) => n.status?.addresses?.[0]?.address === '127.0.0.1',
+  );
+  assert.deepEqual(own.status?.addresses, [
+    { type: 'InternalIP', address: '127.0.0.1' },
+    { type: 'Hostname', address: NODE },
+  ]);
+  assert.equal(own.metadata.annotations?.[PROVIDED_IP], undefined);
+  const later = await twoUpdatesAfter(Date.now());
+  assert.ok(
+    later.status?.conditions?.some((c) => c.type === 'KernelDeadlock'),
+    JSON.stringify(later.status?.conditions),
+  );
 });

@@ -246,19 +246,16 @@ test('reconciling an existing node: the attach/detach annotation is set or remov
     metadata: { name: 'n1', annotations: { [key]: 'true', other: 'kept' } },
   };
   assert.deepEqual(
-    reconcilePatch(bare, { metadata: { name: 'n1', annotations: { [key]: 'true' } } }, {}, key),
+    reconcilePatch(bare, { metadata: { name: 'n1', annotations: { [key]: 'true' } } }, {}, [key]),
     { metadata: { annotations: { [key]: 'true' } } },
   );
-  assert.deepEqual(reconcilePatch(annotated, bare, {}, key), {
+  assert.deepEqual(reconcilePatch(annotated, bare, {}, [key]), {
     metadata: { annotations: { [key]: null } },
   });
   assert.equal(
-    reconcilePatch(
-      annotated,
-      { metadata: { name: 'n1', annotations: { [key]: 'true' } } },
-      {},
+    reconcilePatch(annotated, { metadata: { name: 'n1', annotations: { [key]: 'true' } } }, {}, [
       key,
-    ),
+    ]),
     undefined,
     'nothing to do when they agree',
   );
