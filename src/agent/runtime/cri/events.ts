@@ -1,6 +1,9 @@
 // Container starts and exits on a CRI runtime, found by listing (the reference's generic PLEG
 // relists every second): each list compared with the one before, a change told to the listeners.
-// The loop runs only while someone listens, and stops with close().
+// As the reference's PLEG, a container (or sandbox) seen exited for the first time is an exit even
+// when no list saw it running (an init container that ran for less than the interval), and one
+// gone from the list without having exited is one too. The loop runs only while someone listens,
+// and stops with close().
 import type { Clock } from '../../../common/util/clock.js';
 import type { ContainerEventListener, RuntimeContainer } from '../types.js';
 
@@ -14,7 +17,7 @@ export class CriEvents {
   private readonly listeners: ContainerEventListener[] = [];
   private readonly stopper = new AbortController();
   private loop: Promise<void> | undefined;
-  private last = new Map<string, RuntimeContainer['state']>();
+  private last = new Map<string, Pick<RuntimeContainer, 'podUid' | 'state'>>();
 
   constructor(private readonly o: CriEventsOptions) {}
 
@@ -23,20 +26,21 @@ export class CriEvents {
     this.loop ??= this.run();
   }
 
-  private emit(c: RuntimeContainer, type: 'exited' | 'started'): void {
-    for (const l of this.listeners) l({ podUid: c.podUid, containerId: c.id, type });
+  private emit(podUid: string, containerId: string, type: 'exited' | 'started'): void {
+    for (const l of this.listeners) l({ podUid, containerId, type });
   }
 
   private compare(now: RuntimeContainer[]): void {
-    const next = new Map<string, RuntimeContainer['state']>();
+    const next = new Map<string, Pick<RuntimeContainer, 'podUid' | 'state'>>();
     for (const c of now) {
-      next.set(c.id, c.state);
-      if (c.kind === 'sandbox') continue;
-      const before = this.last.get(c.id);
+      next.set(c.id, { podUid: c.podUid, state: c.state });
+      const before = this.last.get(c.id)?.state;
       if (before === c.state) continue;
-      if (c.state === 'running') this.emit(c, 'started');
-      else if (c.state === 'exited' && before !== undefined) this.emit(c, 'exited');
+      if (c.state === 'running' && c.kind !== 'sandbox') this.emit(c.podUid, c.id, 'started');
+      else if (c.state === 'exited') this.emit(c.podUid, c.id, 'exited');
     }
+    for (const [id, was] of this.last)
+      if (!next.has(id) && was.state !== 'exited') this.emit(was.podUid, id, 'exited');
     this.last = next;
   }
 
