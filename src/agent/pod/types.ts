@@ -78,6 +78,15 @@ export interface ContainerState {
   terminated?: ContainerStateTerminated;
 }
 
+/** A container's mount as its status reports it (the reference's VolumeMountStatus). */
+export interface VolumeMountStatus {
+  name: string;
+  mountPath: string;
+  readOnly?: boolean;
+  /** Set for a read-only mount: whether its submounts are read-only too. */
+  recursiveReadOnly?: 'Disabled' | 'Enabled';
+}
+
 export interface ContainerStatus {
   name: string;
   state: ContainerState;
@@ -88,6 +97,7 @@ export interface ContainerStatus {
   image: string;
   imageID: string;
   containerID?: string;
+  volumeMounts?: VolumeMountStatus[];
 }
 
 export interface PodCondition {

@@ -48,6 +48,7 @@ import { ApiStatusSync } from '../worker/api-status-sync.js';
 import { Backoff } from '../worker/backoff.js';
 import { PodManager } from '../worker/pod-manager.js';
 import { PodLogLinks } from '../runtime/pod-logs/links.js';
+import { gateLookup } from '../config/validate.js';
 import { PodSyncer } from '../worker/pod-sync.js';
 import { ProbeManager } from '../worker/probes.js';
 import { PodStatusManager } from '../worker/status-manager.js';
@@ -270,6 +271,7 @@ function podSyncer(
     rootDir: flags.rootDir,
     backoff: new Backoff({ clock, ...w.input.fileFields.restartBackoff }),
     hostIP: hostIP(flags),
+    mountStatuses: gateLookup(w.input.config.featureGates)('RecursiveReadOnlyMounts'),
     ...(cgroups !== undefined ? { podCgroups: cgroups } : {}),
     volumes,
     podLogs: parts.podLogs,

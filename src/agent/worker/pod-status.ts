@@ -8,6 +8,7 @@ import type {
   PodCondition,
   PodPhase,
   PodStatus,
+  VolumeMountStatus,
 } from '../pod/types.js';
 import { restartPolicyOf } from '../pod/types.js';
 import type { ContainerKind, RuntimeContainer } from '../runtime/types.js';
@@ -30,6 +31,8 @@ export interface StatusInputs {
    * The pod was failed by the agent (DeadlineExceeded): phase Failed with this reason and message.
    */
   failed?: { reason: string; message: string };
+  /** Each container status lists its mounts (the RecursiveReadOnlyMounts gate, on by default). */
+  mountStatuses?: boolean;
 }
 
 const iso = (ms: number | undefined): string | undefined =>
@@ -124,7 +127,21 @@ function containerStatus(
     image: spec.image ?? '',
     imageID: latest?.imageId ?? '',
     ...(latest ? { containerID: `${inp.runtimeType}://${latest.id}` } : {}),
+    ...(inp.mountStatuses === true ? { volumeMounts: mountStatuses(spec) } : {}),
   };
+}
+
+/**
+ * The reference's VolumeMountStatus list: each mount of the spec, in order; a read-only one with
+ * recursiveReadOnly Disabled (the agent mounts no submount read-only: a pod asking for Enabled or
+ * IfPossible is refused at admission).
+ */
+function mountStatuses(spec: Container): VolumeMountStatus[] {
+  return (spec.volumeMounts ?? []).map((m) => ({
+    name: m.name,
+    mountPath: m.mountPath,
+    ...(m.readOnly === true ? { readOnly: true, recursiveReadOnly: 'Disabled' as const } : {}),
+  }));
 }
 
 /**

@@ -44,6 +44,8 @@ export interface PodSyncerOptions {
   logger: Logger;
   rootDir: string;
   hostIP?: string;
+  /** Container statuses list their mounts (the RecursiveReadOnlyMounts feature gate). */
+  mountStatuses?: boolean;
   /** Crash-loop back-off; injected so tests can shorten it. */
   backoff?: Backoff;
   imagePullBackoff?: Backoff;
@@ -187,6 +189,7 @@ export class PodSyncer {
       ...(this.opts.hostIP !== undefined ? { hostIP: this.opts.hostIP } : {}),
       ...(previous !== undefined ? { previous } : {}),
       ...(failed !== undefined ? { failed } : {}),
+      ...(this.opts.mountStatuses === true ? { mountStatuses: true } : {}),
     });
     const status = limitTerminationMessages(pod, computed);
     statuses.set(pod, status);

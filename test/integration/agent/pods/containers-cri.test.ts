@@ -2,8 +2,9 @@
 // test/helpers/containerd.ts), as the reference's makeMounts does: the termination message file at
 // terminationMessagePath (root and non-root writers, a custom path, FallbackToLogsOnError with a
 // file and with none), the agent-managed /etc/hosts with hostname, subdomain and hostAliases, and a
-// volume's subPath as the volume manager resolved it. Skipped without containerd except under
-// CI=true.
+// volume's subPath as the volume manager resolved it; an init container's exit starts the app
+// container at the next relist; each container status lists its mounts. Skipped without
+// containerd except under CI=true.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
@@ -107,6 +108,20 @@ test(
       },
       90_000,
     );
+    // The init container's exit is seen at the next relist (1 s, as the reference's PLEG), not at
+    // the next periodic sync a minute later: it exits before any list sees it running.
+    const finished = hosts.status.initContainerStatuses?.[0]?.state.terminated?.finishedAt;
+    const started = hosts.status.containerStatuses[0]?.state.running?.startedAt;
+    assert.ok(finished !== undefined && started !== undefined, JSON.stringify(hosts.status));
+    const gapMs = Date.parse(started) - Date.parse(finished);
+    assert.ok(gapMs <= 5_000, `the app container started ${gapMs} ms after the init container`);
+    // Each container status lists its mounts, as the reference's (RecursiveReadOnlyMounts).
+    assert.deepEqual(hosts.status.initContainerStatuses?.[0]?.volumeMounts, [
+      { name: 'work', mountPath: '/work' },
+    ]);
+    assert.deepEqual(hosts.status.containerStatuses[0]?.volumeMounts, [
+      { name: 'work', mountPath: '/sub' },
+    ]);
     const id = (await agent.runtime.runtime.listContainers({ podUid: hosts.uid })).find(
       (c) => c.name === 'c',
     )?.id;

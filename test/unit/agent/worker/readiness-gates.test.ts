@@ -116,7 +116,7 @@ test('malformed foreign conditions in the API status are left out, never a crash
   assert.equal(s?.conditions.length, 5, 'only the agent’s own five');
 });
 
-test('the status patch: unchanged foreign conditions are not sent (merge by type), changed ones are; pod IPs replace the list', () => {
+test('the status patch: unchanged foreign conditions are not sent (merge by type), changed ones are, a reason or message a condition lacks is removed (null); pod IPs replace the list', () => {
   const p = withConditions(pod('g4', { containers: [{ name: 'c' }] }), [
     { type: 'gate', status: 'True', lastTransitionTime: '2026-01-01T00:00:00Z' },
     { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI' },
@@ -137,8 +137,19 @@ test('the status patch: unchanged foreign conditions are not sent (merge by type
     status: {
       phase: 'Running',
       conditions: [
-        { type: 'DisruptionTarget', status: 'True', reason: 'TerminationByKubelet' },
-        { type: 'Ready', status: 'True', lastTransitionTime: '2026-01-01T00:00:01Z' },
+        {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason: 'TerminationByKubelet',
+          message: null,
+        },
+        {
+          type: 'Ready',
+          status: 'True',
+          lastTransitionTime: '2026-01-01T00:00:01Z',
+          reason: null,
+          message: null,
+        },
       ],
       podIP: '10.0.0.2',
       podIPs: [{ $patch: 'replace' }, { ip: '10.0.0.2' }],
