@@ -52,7 +52,8 @@ export function parseThresholdValue(
       );
       return undefined;
     }
-    return { percentage: n / 100 };
+    // the reference keeps a percentage as a float32 (ParseFloat(.., 32), then / 100 in float32)
+    return { percentage: Math.fround(Math.fround(n) / 100) };
   }
   try {
     const q = parseQuantity(v);
@@ -166,7 +167,7 @@ export function parseThresholds(s: EvictionSettings): Threshold[] {
   return out;
 }
 
-/** The threshold's amount for a given capacity. */
+/** The threshold's amount for a given capacity: a percentage's, truncated as the reference's. */
 export function thresholdAmount(v: ThresholdValue, capacity: number): number {
-  return 'quantity' in v ? v.quantity : v.percentage * capacity;
+  return 'quantity' in v ? v.quantity : Math.trunc(v.percentage * capacity);
 }

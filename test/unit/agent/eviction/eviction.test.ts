@@ -37,8 +37,12 @@ test('thresholds parse quantities and percentages and cross-check soft grace per
       minReclaim: { quantity: 50 * Mi },
     },
   );
-  assert.deepEqual(t.find((x) => x.signal === 'nodefs.available')?.value, { percentage: 0.1 });
-  assert.deepEqual(t.find((x) => x.signal === 'pid.available')?.value, { percentage: 0.05 });
+  assert.deepEqual(t.find((x) => x.signal === 'nodefs.available')?.value, {
+    percentage: Math.fround(0.1),
+  });
+  assert.deepEqual(t.find((x) => x.signal === 'pid.available')?.value, {
+    percentage: Math.fround(0.05),
+  });
   assert.equal(t.find((x) => !x.hard)?.gracePeriodMs, 90_000);
   assert.throws(
     () =>

@@ -135,9 +135,18 @@ test('allocatable is capacity less system-reserved, plat-reserved and hard evict
     r.allocatable.memory,
     `${(8 * 1024 ** 3 - 1024 ** 3 - 512 * 1024 ** 2 - 100 * 1024 ** 2) / 1024}Ki`,
   );
+  // 10% is the float32 0.100000001490116 in the reference: 10,737,418,400 bytes of 100Gi, not
+  // 10Gi; the reference's kubelet on a 264212084Ki disk gives 243497856212 (this same arithmetic).
   assert.equal(
     r.allocatable['ephemeral-storage'],
-    `${(100 * 1024 ** 3 - 1024 ** 3 - 10 * 1024 ** 3) / 1024}Ki`,
+    String(100 * 1024 ** 3 - 1024 ** 3 - 10737418400),
+  );
+  assert.equal(
+    nodeResources(
+      { cpuCores: 2, memoryBytes: 1024 ** 3, ephemeralStorageBytes: 264212084 * 1024 },
+      { maxPods: 110, hardThresholds: hard },
+    ).allocatable['ephemeral-storage'],
+    '243497856212',
   );
   assert.equal(
     nodeResources(
@@ -165,7 +174,11 @@ test('--experimental-allocatable-ignore-eviction: allocatable leaves the hard ev
     hardThresholds: allocatableThresholds(hard, false),
   });
   assert.equal(counting.allocatable.memory, '7237632Ki', '8Gi - 1Gi - 100Mi');
-  assert.equal(counting.allocatable['ephemeral-storage'], '94371840Ki', '100Gi - 10%');
+  assert.equal(
+    counting.allocatable['ephemeral-storage'],
+    String(100 * 1024 ** 3 - 10737418400),
+    '100Gi - 10% (a float32 10%, as the reference)',
+  );
 });
 
 test('--local-storage-capacity-isolation=false: ephemeral-storage is neither in capacity nor in allocatable', () => {
