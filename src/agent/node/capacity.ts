@@ -1,17 +1,45 @@
 // Capacity and allocatable: cpu (cores), memory (bytes), pods (--max-pods, or --pods-per-core
-// times the cores when smaller) and ephemeral-storage (the root directory's file system);
-// allocatable is capacity less --system-reserved, --plat-reserved and the hard eviction
-// thresholds (memory.available for memory, nodefs.available for ephemeral-storage), never below 0.
+// times the cores when smaller), ephemeral-storage (the root directory's file system) and
+// hugepages-<size> for each huge page size the kernel offers (pages times size, 0 when none are
+// set aside); allocatable is capacity less --system-reserved, --plat-reserved and the hard
+// eviction thresholds (memory.available for memory, nodefs.available for ephemeral-storage), and
+// memory less the huge pages, never below 0. Bytes are spelt as the reference's quantities
+// (the largest power of 1024 that divides them: 8Gi, 24683652Ki).
 
 import { cpus, totalmem } from 'node:os';
-import { statfs } from 'node:fs/promises';
-import { parseQuantity } from '../../common/util/values/quantity.js';
+import { readFile, readdir, statfs } from 'node:fs/promises';
+import { join } from 'node:path';
+import { canonicalize, parseQuantity } from '../../common/util/values/quantity.js';
 import { thresholdAmount, type Threshold } from '../eviction/thresholds.js';
+
+export interface HugePages {
+  readonly pageBytes: number;
+  readonly count: number;
+}
 
 export interface MachineFacts {
   cpuCores: number;
   memoryBytes: number;
   ephemeralStorageBytes: number;
+  /** Each huge page size the kernel offers, with the pages set aside (none when unknown). */
+  hugePages?: readonly HugePages[];
+}
+
+const HUGEPAGES_DIR = '/sys/kernel/mm/hugepages';
+
+/** The huge page sizes under `dir` (`hugepages-2048kB/nr_hugepages`), as cadvisor reads them. */
+export async function hugePagesUnder(dir: string = HUGEPAGES_DIR): Promise<HugePages[]> {
+  const out: HugePages[] = [];
+  for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
+    const m = /^hugepages-(\d+)kB$/.exec(name);
+    if (m?.[1] === undefined) continue;
+    const count = Number(
+      (await readFile(join(dir, name, 'nr_hugepages'), 'utf8').catch(() => '')).trim(),
+    );
+    if (Number.isSafeInteger(count) && count >= 0)
+      out.push({ pageBytes: Number(m[1]) * 1024, count });
+  }
+  return out;
 }
 
 export async function machineFacts(rootDir: string): Promise<MachineFacts> {
@@ -20,6 +48,7 @@ export async function machineFacts(rootDir: string): Promise<MachineFacts> {
     cpuCores: cpus().length,
     memoryBytes: totalmem(),
     ephemeralStorageBytes: st === undefined ? 0 : st.blocks * st.bsize,
+    hugePages: await hugePagesUnder(),
   };
 }
 
@@ -43,9 +72,7 @@ function cpuQuantity(cores: number): string {
 }
 
 function bytesQuantity(bytes: number): string {
-  const b = Math.max(0, Math.floor(bytes));
-  if (b !== 0 && b % 1024 === 0) return `${b / 1024}Ki`;
-  return String(b);
+  return canonicalize(BigInt(Math.max(0, Math.floor(bytes))) * 1_000_000_000n, 'BinarySI');
 }
 
 function reservedAmount(
@@ -84,18 +111,27 @@ export function nodeResources(facts: MachineFacts, s: ResourceSettings): NodeRes
     reservedAmount(reserved, 'ephemeral-storage') -
     hard('nodefs.available', facts.ephemeralStorageBytes);
   const storage = s.localStorageCapacityIsolation !== false;
+  const huge = (facts.hugePages ?? []).map((h) => ({
+    name: `hugepages-${bytesQuantity(h.pageBytes)}`,
+    bytes: h.pageBytes * h.count,
+  }));
+  const hugeTotal = huge.reduce((acc, h) => acc + h.bytes, 0);
   return {
     capacity: {
       cpu: cpuQuantity(facts.cpuCores),
       memory: bytesQuantity(facts.memoryBytes),
       pods: String(pods),
       ...(storage ? { 'ephemeral-storage': bytesQuantity(facts.ephemeralStorageBytes) } : {}),
+      ...Object.fromEntries(huge.map((h) => [h.name, bytesQuantity(h.bytes)])),
     },
     allocatable: {
       cpu: cpuQuantity(Math.max(0, cpuAlloc)),
-      memory: bytesQuantity(memAlloc),
+      memory: bytesQuantity(Math.max(0, memAlloc) - hugeTotal),
       pods: String(pods),
       ...(storage ? { 'ephemeral-storage': bytesQuantity(storageAlloc) } : {}),
+      ...Object.fromEntries(
+        huge.map((h) => [h.name, bytesQuantity(h.bytes - reservedAmount(reserved, h.name))]),
+      ),
     },
   };
 }

@@ -9,7 +9,13 @@
 import type { Logger } from '../../common/log/types.js';
 import type { Clock } from '../../common/util/clock.js';
 import { isNotFound, userMessage } from '../../common/util/errors.js';
-import { computeConditions, conditionsChanged, type ConditionInputs } from './conditions.js';
+import {
+  computeConditions,
+  conditionsChanged,
+  transitionEventReason,
+  type ConditionInputs,
+  type ConditionWording,
+} from './conditions.js';
 import { nodeStatusPatch } from './status-patch.js';
 import type { NodeResources } from './capacity.js';
 import type { ApiNode, ApiNodeAddress } from './api-node.js';
@@ -68,6 +74,8 @@ export interface NodeStatusManagerOptions {
   /** --port, reported as daemonEndpoints.kubeletEndpoint.Port. */
   daemonPort: number;
   events?: NodeEventSink;
+  /** The conditions' reasons and messages (the platform profile's when not given). */
+  wording?: ConditionWording;
   /**
    * Registers the node again when a status update finds it gone (deleted, or an API server that
    * lost its data came back): the agent recovers without a restart.
@@ -103,7 +111,12 @@ export class NodeStatusManager {
       pidPressure: p.pid,
       notReadyReasons: (await s.notReadyReasons?.()) ?? [],
     };
-    const conditions = computeConditions(this.conditions, inputs, this.o.clock.now());
+    const conditions = computeConditions(
+      this.conditions,
+      inputs,
+      this.o.clock.now(),
+      this.o.wording,
+    );
     this.reportTransitions(this.conditions, conditions);
     this.conditions = conditions;
     const resources = await s.resources();
@@ -239,12 +252,8 @@ export class NodeStatusManager {
     for (const c of next) {
       const p = prev?.find((x) => x.type === c.type);
       if (p?.status === c.status) continue;
-      if (c.type === 'Ready') {
-        const reason = c.status === 'True' ? 'NodeReady' : 'NodeNotReady';
-        ev.event(ref, 'Normal', reason, `Node ${this.o.nodeName} status is now: ${reason}`);
-      } else {
-        ev.event(ref, 'Normal', c.reason, `Node ${this.o.nodeName} status is now: ${c.reason}`);
-      }
+      const reason = transitionEventReason(c.type, c.status);
+      ev.event(ref, 'Normal', reason, `Node ${this.o.nodeName} status is now: ${reason}`);
     }
   }
 }

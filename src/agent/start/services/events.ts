@@ -1,5 +1,6 @@
 // The event recorder (to the API server, or to the log when there is none), the client
 // certificate's expiry events, and the pod events from status and runtime changes.
+import { DEFAULT_HOST_PATHS, detectCgroupVersion } from '../../cli/host-checks.js';
 import type { Logger } from '../../../common/log/types.js';
 import { createEventClient } from '../../client/typed-clients.js';
 import { gateLookup } from '../../config/validate.js';
@@ -53,6 +54,17 @@ function apiSink(ctx: ServicesContext): EventSink | undefined {
   return eventSinkFrom(createEventClient({ client: rest, clock, logger }));
 }
 
+/** The reference's warning on a cgroup v1 host, once at start, on the node. */
+async function warnOfCgroupV1(recorder: EventRecorder, nodeName: string): Promise<void> {
+  if ((await detectCgroupVersion(DEFAULT_HOST_PATHS.cgroupRoot)) !== 'v1') return;
+  recorder.event(
+    nodeReference(nodeName),
+    'Warning',
+    'CgroupV1',
+    'cgroup v1 support is in maintenance mode, please migrate to cgroup v2',
+  );
+}
+
 /** Starts the recorder and what reports through it. */
 export function startEvents(ctx: ServicesContext): EventRecorder {
   const { agent, config, clock, logger, rest, metrics, signal, names, nodeName } = ctx;
@@ -68,6 +80,7 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
   });
   recorder.start(signal);
   recorder.event(nodeReference(nodeName), 'Normal', 'Starting', 'Starting nodeagent.');
+  void warnOfCgroupV1(recorder, nodeName);
   if (rest !== undefined) {
     const clientCert = new ClientCertificateWatch({
       rest,

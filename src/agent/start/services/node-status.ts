@@ -19,8 +19,9 @@ import { nodeAddresses } from '../../node/identity.js';
 import { defaultNodeLabels } from '../../node/labels.js';
 import { LeaseSchema, NodeLeaseController } from '../../node/lease.js';
 import { ApiNodeSchema, type ApiNode } from '../../node/api-node.js';
+import { KUBELET_WORDING, NODE_AGENT_WORDING } from '../../node/conditions.js';
 import { addressesToSend, providedNodeIp, type AddressPolicy } from '../../node/cloud-addresses.js';
-import { nodeSystemInfo } from '../../node/node-info.js';
+import { nodeSystemInfo, runtimeVersionText } from '../../node/node-info.js';
 import {
   attachDetachAnnotations,
   registerNode,
@@ -93,7 +94,7 @@ async function statusSources(
     nodeSystemInfo({
       agentVersion: input.agentVersion,
       containerRuntimeVersion: await agent.runtime.runtime.version().then(
-        (v) => `${v.runtimeName}://${v.runtimeVersion}`,
+        (v) => runtimeVersionText(v.runtimeName, v.runtimeVersion),
         () => UNKNOWN_RUNTIME,
       ),
     });
@@ -259,6 +260,7 @@ async function nodeStatusManager(
     maxImages: config.nodeStatusMaxImages,
     daemonPort: config.port,
     events: input.recorder,
+    wording: ctx.names.profile === 'kubernetes' ? KUBELET_WORDING : NODE_AGENT_WORDING,
     sources: await statusSources(ctx, input),
     reregister,
   });

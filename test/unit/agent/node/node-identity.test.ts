@@ -12,7 +12,14 @@ import {
   registrationLabels,
   validateNodeLabels,
 } from '../../../../src/agent/node/labels.js';
-import { allocatableThresholds, nodeResources } from '../../../../src/agent/node/capacity.js';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  allocatableThresholds,
+  hugePagesUnder,
+  nodeResources,
+} from '../../../../src/agent/node/capacity.js';
 import { parseThresholds } from '../../../../src/agent/eviction/thresholds.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
@@ -124,16 +131,18 @@ test('allocatable is capacity less system-reserved, plat-reserved and hard evict
       hardThresholds: hard,
     },
   );
+  // Bytes as the reference's BinarySI quantities: the largest power of 1024 that divides them
+  // (kube-apiserver 1.32 answers 8388608Ki as 8Gi).
   assert.deepEqual(r.capacity, {
     cpu: '4',
-    memory: '8388608Ki',
+    memory: '8Gi',
     pods: '110',
-    'ephemeral-storage': '104857600Ki',
+    'ephemeral-storage': '100Gi',
   });
   assert.equal(r.allocatable.cpu, '3250m');
   assert.equal(
     r.allocatable.memory,
-    `${(8 * 1024 ** 3 - 1024 ** 3 - 512 * 1024 ** 2 - 100 * 1024 ** 2) / 1024}Ki`,
+    `${(8 * 1024 ** 3 - 1024 ** 3 - 512 * 1024 ** 2 - 100 * 1024 ** 2) / 1024 ** 2}Mi`,
   );
   // 10% is the float32 0.100000001490116 in the reference: 10,737,418,400 bytes of 100Gi, not
   // 10Gi; the reference's kubelet on a 264212084Ki disk gives 243497856212 (this same arithmetic).
@@ -167,13 +176,13 @@ test('--experimental-allocatable-ignore-eviction: allocatable leaves the hard ev
     ...reserved,
     hardThresholds: allocatableThresholds(hard, true),
   });
-  assert.equal(ignoring.allocatable.memory, '7340032Ki', '8Gi - 1Gi system-reserved');
-  assert.equal(ignoring.allocatable['ephemeral-storage'], '104857600Ki', 'the whole disk');
+  assert.equal(ignoring.allocatable.memory, '7Gi', '8Gi - 1Gi system-reserved');
+  assert.equal(ignoring.allocatable['ephemeral-storage'], '100Gi', 'the whole disk');
   const counting = nodeResources(facts, {
     ...reserved,
     hardThresholds: allocatableThresholds(hard, false),
   });
-  assert.equal(counting.allocatable.memory, '7237632Ki', '8Gi - 1Gi - 100Mi');
+  assert.equal(counting.allocatable.memory, '7068Mi', '8Gi - 1Gi - 100Mi');
   assert.equal(
     counting.allocatable['ephemeral-storage'],
     String(100 * 1024 ** 3 - 10737418400),
@@ -184,11 +193,41 @@ test('--experimental-allocatable-ignore-eviction: allocatable leaves the hard ev
 test('--local-storage-capacity-isolation=false: ephemeral-storage is neither in capacity nor in allocatable', () => {
   const facts = { cpuCores: 4, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 100 * 1024 ** 3 };
   const off = nodeResources(facts, { maxPods: 110, localStorageCapacityIsolation: false });
-  assert.deepEqual(off.capacity, { cpu: '4', memory: '8388608Ki', pods: '110' });
+  assert.deepEqual(off.capacity, { cpu: '4', memory: '8Gi', pods: '110' });
   assert.deepEqual(Object.keys(off.allocatable), ['cpu', 'memory', 'pods']);
   assert.equal(
     nodeResources(facts, { maxPods: 110 }).capacity['ephemeral-storage'],
-    '104857600Ki',
+    '100Gi',
     'on by default',
   );
+});
+
+test('huge pages: hugepages-<size> for each size the kernel offers, in capacity and allocatable (less what is reserved); allocatable memory less the huge pages, as the reference', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hugepages-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  for (const [size, n] of [
+    ['2048kB', '512\n'],
+    ['1048576kB', '0\n'],
+    ['64kB', 'garbage\n'],
+  ] as const) {
+    await mkdir(join(dir, `hugepages-${size}`));
+    await writeFile(join(dir, `hugepages-${size}`, 'nr_hugepages'), n);
+  }
+  await mkdir(join(dir, 'not-a-size'));
+  const pages = await hugePagesUnder(dir);
+  assert.deepEqual(pages, [
+    { pageBytes: 1024 ** 3, count: 0 },
+    { pageBytes: 2 * 1024 ** 2, count: 512 },
+  ]);
+  assert.deepEqual(await hugePagesUnder(join(dir, 'absent')), [], 'no huge page support: none');
+  const r = nodeResources(
+    { cpuCores: 2, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 0, hugePages: pages },
+    { maxPods: 110, systemReserved: { memory: '1Gi', 'hugepages-2Mi': '256Mi' } },
+  );
+  // The reference kubelet on this machine (no pages set aside): "hugepages-1Gi": "0", "hugepages-2Mi": "0".
+  assert.equal(r.capacity['hugepages-1Gi'], '0');
+  assert.equal(r.capacity['hugepages-2Mi'], '1Gi');
+  assert.equal(r.allocatable['hugepages-1Gi'], '0');
+  assert.equal(r.allocatable['hugepages-2Mi'], '768Mi');
+  assert.equal(r.allocatable.memory, '6Gi', '8Gi - 1Gi reserved - 1Gi of huge pages');
 });
