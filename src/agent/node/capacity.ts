@@ -7,15 +7,10 @@
 // (the largest power of 1024 that divides them: 8Gi, 24683652Ki).
 
 import { cpus, totalmem } from 'node:os';
-import { readFile, readdir, statfs } from 'node:fs/promises';
-import { join } from 'node:path';
+import { statfs } from 'node:fs/promises';
 import { canonicalize, parseQuantity } from '../../common/util/values/quantity.js';
 import { thresholdAmount, type Threshold } from '../eviction/thresholds.js';
-
-export interface HugePages {
-  readonly pageBytes: number;
-  readonly count: number;
-}
+import { hostHugePages, type HugePages } from '../runtime/settings/huge-pages.js';
 
 export interface MachineFacts {
   cpuCores: number;
@@ -25,30 +20,13 @@ export interface MachineFacts {
   hugePages?: readonly HugePages[];
 }
 
-const HUGEPAGES_DIR = '/sys/kernel/mm/hugepages';
-
-/** The huge page sizes under `dir` (`hugepages-2048kB/nr_hugepages`), as cadvisor reads them. */
-export async function hugePagesUnder(dir: string = HUGEPAGES_DIR): Promise<HugePages[]> {
-  const out: HugePages[] = [];
-  for (const name of (await readdir(dir).catch(() => [] as string[])).sort()) {
-    const m = /^hugepages-(\d+)kB$/.exec(name);
-    if (m?.[1] === undefined) continue;
-    const count = Number(
-      (await readFile(join(dir, name, 'nr_hugepages'), 'utf8').catch(() => '')).trim(),
-    );
-    if (Number.isSafeInteger(count) && count >= 0)
-      out.push({ pageBytes: Number(m[1]) * 1024, count });
-  }
-  return out;
-}
-
 export async function machineFacts(rootDir: string): Promise<MachineFacts> {
   const st = await statfs(rootDir).catch(() => undefined);
   return {
     cpuCores: cpus().length,
     memoryBytes: totalmem(),
     ephemeralStorageBytes: st === undefined ? 0 : st.blocks * st.bsize,
-    hugePages: await hugePagesUnder(),
+    hugePages: hostHugePages(),
   };
 }
 

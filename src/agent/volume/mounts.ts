@@ -1,11 +1,12 @@
 // The mounts the agent makes itself: tmpfs for emptyDir medium Memory and for the secret,
 // downwardAPI and projected volumes (the reference backs them with memory so secrets never reach
-// a disk), by `mount -t tmpfs` (or --experimental-mounter-path), and their unmounting when the
-// pod is removed. Mount points are read from /proc/self/mountinfo; whether a volume's tmpfs is
+// a disk, and with `noswap` where the kernel takes it, so they never reach swap either), by
+// `mount -t tmpfs` (or --experimental-mounter-path), and their unmounting when the pod is removed. Mount points are read from /proc/self/mountinfo; whether a volume's tmpfs is
 // still mounted, asked at every sync, is answered from stat and statfs first.
 import { execFile } from 'node:child_process';
 import { lstat, readFile, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { hostNoswapProbe, noswapSupport } from './tmpfs-noswap.js';
 
 /** One line of /proc/self/mountinfo: the mount point and its file system type. */
 export interface MountEntry {
@@ -86,17 +87,27 @@ export function mountsAtOrUnder(entries: readonly MountEntry[], dir: string): Mo
     .sort((a, b) => b.mountPoint.length - a.mountPoint.length);
 }
 
+/** `-o` for a tmpfs of `size` bytes, with noswap when the host takes it. */
+export function tmpfsOptions(size: number | undefined, noswap: boolean): string[] {
+  const options = [...(size !== undefined ? [`size=${size}`] : []), ...(noswap ? ['noswap'] : [])];
+  return options.length > 0 ? ['-o', options.join(',')] : [];
+}
+
+/** Whether this host's tmpfs takes noswap, asked once (tmpfs-noswap.ts). */
+export const hostTmpfsNoswap = noswapSupport(
+  hostNoswapProbe(
+    (dir, o) => run('mount', ['-t', 'tmpfs', '-o', o, 'tmpfs', dir]),
+    (dir) => run('umount', [dir]),
+  ),
+);
+
 export function systemMounter(mountBinary = 'mount'): Mounter {
+  const mount = (dir: string, options: readonly string[]): Promise<void> =>
+    run(mountBinary, ['-t', 'tmpfs', ...options, 'tmpfs', dir]);
+  const unmount = (dir: string): Promise<void> => run('umount', [dir]);
   return {
-    mountTmpfs: (dir, size) =>
-      run(mountBinary, [
-        '-t',
-        'tmpfs',
-        ...(size !== undefined ? ['-o', `size=${size}`] : []),
-        'tmpfs',
-        dir,
-      ]),
-    unmount: (dir) => run('umount', [dir]),
+    mountTmpfs: async (dir, size) => mount(dir, tmpfsOptions(size, await hostTmpfsNoswap())),
+    unmount,
     async isMountPoint(dir) {
       if (await isTmpfsRoot(dir)) return { mountPoint: dir, fsType: 'tmpfs' };
       return (await mountEntries()).findLast((m) => m.mountPoint === dir);

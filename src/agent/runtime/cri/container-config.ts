@@ -4,6 +4,7 @@
 // annotations, the log path <container>/<attempt>.log under the sandbox's log directory, stdin and
 // tty, and for Linux the resources (CPU shares, quota and period, memory, oom_score_adj, cpuset)
 // and the security context.
+import { hugepageLimits } from '../settings/huge-pages.js';
 import { parseQuantity } from '../../../common/util/values/quantity.js';
 import { recordOf } from '../../../common/util/json-shape.js';
 import { terminationMessagePathOf, type Container, type Pod } from '../../pod/types.js';
@@ -132,6 +133,9 @@ export function linuxResources(
     oom_score_adj: d.OomScoreAdj,
     ...(d.CpusetCpus !== undefined ? { cpuset_cpus: d.CpusetCpus } : {}),
     ...(d.CpusetMems !== undefined ? { cpuset_mems: d.CpusetMems } : {}),
+    ...((s.hugePageSizes ?? []).length > 0
+      ? { hugepage_limits: hugepageLimits(c, s.hugePageSizes ?? []) }
+      : {}),
   };
 }
 

@@ -24,6 +24,8 @@ export interface ContainerSettings {
   thermalThrottlePaths?: readonly string[];
   /** The node's memory in bytes (the Burstable oom_score_adj formula). */
   memoryCapacity: number;
+  /** The host's huge page sizes in bytes (a CRI container's hugetlb limits); none when absent. */
+  hugePageSizes?: readonly number[];
   /**
    * Lowest oom_score_adj the host lets containers have: 0 without CAP_SYS_RESOURCE (said at start).
    */

@@ -1,5 +1,6 @@
 // Builds the runtimes' pod settings and the sysctl admission handler from the configuration, and
 // says once at start which of these options this host and runtime cannot honour (and why).
+import { hostHugePageSizes } from './huge-pages.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { release, totalmem } from 'node:os';
@@ -217,6 +218,7 @@ export function buildPodSettings(opts: PodSettingsOptions): PodSettings {
         seccompProfileRoot: join(opts.rootDir, 'seccomp'),
         thermalThrottlePaths: hostThermalThrottlePaths(),
         memoryCapacity: totalmem(),
+        hugePageSizes: hostHugePageSizes(),
         ...(lower ? {} : { oomScoreAdjFloor: 0 }),
         ...(swap !== undefined ? { swap } : {}),
       },

@@ -1,6 +1,7 @@
 // The event recorder (to the API server, or to the log when there is none), the client
 // certificate's expiry events, and the pod events from status and runtime changes.
-import { DEFAULT_HOST_PATHS, detectCgroupVersion } from '../../cli/host-checks.js';
+import { DEFAULT_HOST_PATHS, activeSwaps, detectCgroupVersion } from '../../cli/host-checks.js';
+import { hostTmpfsNoswap } from '../../volume/mounts.js';
 import type { Logger } from '../../../common/log/types.js';
 import { createEventClient } from '../../client/typed-clients.js';
 import { gateLookup } from '../../config/validate.js';
@@ -65,6 +66,19 @@ async function warnOfCgroupV1(recorder: EventRecorder, nodeName: string): Promis
   );
 }
 
+/** The reference's warning when swap is on and tmpfs cannot keep memory-backed volumes off it. */
+async function warnOfSwappableVolumes(recorder: EventRecorder, nodeName: string): Promise<void> {
+  if ((await activeSwaps(DEFAULT_HOST_PATHS.swaps).catch(() => [])).length === 0) return;
+  if (await hostTmpfsNoswap()) return;
+  recorder.event(
+    nodeReference(nodeName),
+    'Warning',
+    'PossibleMemoryBackedVolumesOnDisk',
+    'The tmpfs noswap option is not supported. Memory-backed volumes (e.g. secrets, emptyDirs, ' +
+      'etc.) might be swapped to disk and should no longer be considered secure.',
+  );
+}
+
 /** Starts the recorder and what reports through it. */
 export function startEvents(ctx: ServicesContext): EventRecorder {
   const { agent, config, clock, logger, rest, metrics, signal, names, nodeName } = ctx;
@@ -81,6 +95,7 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
   recorder.start(signal);
   recorder.event(nodeReference(nodeName), 'Normal', 'Starting', 'Starting nodeagent.');
   void warnOfCgroupV1(recorder, nodeName);
+  void warnOfSwappableVolumes(recorder, nodeName);
   if (rest !== undefined) {
     const clientCert = new ClientCertificateWatch({
       rest,

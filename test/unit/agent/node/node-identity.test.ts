@@ -15,11 +15,8 @@ import {
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  allocatableThresholds,
-  hugePagesUnder,
-  nodeResources,
-} from '../../../../src/agent/node/capacity.js';
+import { allocatableThresholds, nodeResources } from '../../../../src/agent/node/capacity.js';
+import { hostHugePages } from '../../../../src/agent/runtime/settings/huge-pages.js';
 import { parseThresholds } from '../../../../src/agent/eviction/thresholds.js';
 import { ConfigError } from '../../../../src/common/util/errors.js';
 
@@ -214,12 +211,12 @@ test('huge pages: hugepages-<size> for each size the kernel offers, in capacity 
     await writeFile(join(dir, `hugepages-${size}`, 'nr_hugepages'), n);
   }
   await mkdir(join(dir, 'not-a-size'));
-  const pages = await hugePagesUnder(dir);
+  const pages = hostHugePages(dir);
   assert.deepEqual(pages, [
     { pageBytes: 1024 ** 3, count: 0 },
     { pageBytes: 2 * 1024 ** 2, count: 512 },
   ]);
-  assert.deepEqual(await hugePagesUnder(join(dir, 'absent')), [], 'no huge page support: none');
+  assert.deepEqual(hostHugePages(join(dir, 'absent')), [], 'no huge page support: none');
   const r = nodeResources(
     { cpuCores: 2, memoryBytes: 8 * 1024 ** 3, ephemeralStorageBytes: 0, hugePages: pages },
     { maxPods: 110, systemReserved: { memory: '1Gi', 'hugepages-2Mi': '256Mi' } },

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { chmod, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemMounter } from '../../../../src/agent/volume/mounts.js';
+import { hostTmpfsNoswap, systemMounter } from '../../../../src/agent/volume/mounts.js';
 import { PodVolumeManager, VolumeSetUpError } from '../../../../src/agent/volume/volume-manager.js';
 import { checkHostPathType } from '../../../../src/agent/volume/host-path.js';
 import {
@@ -87,7 +87,7 @@ function objects(data: Record<string, string> | undefined): PodObjects {
   };
 }
 
-test('--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secret, downwardAPI or projected volume is mounted by that binary with size=<bytes>', async (t) => {
+test('--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secret, downwardAPI or projected volume is mounted by that binary with size=<bytes> (and noswap where the host takes it)', async (t) => {
   const s = await scene(t);
   const m = s.manager(objects({ k: 'v' }));
   await m.setUp(
@@ -99,11 +99,13 @@ test('--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secre
     ]),
   );
   const vol = (n: string): string => join(s.root, 'root/pods/uid-1/volumes', n);
+  // noswap where this host's tmpfs takes it (tmpfs-noswap.ts)
+  const ns = (await hostTmpfsNoswap()) ? ',noswap' : '';
   assert.deepEqual(await s.calls(), [
-    `-t tmpfs -o size=67108864 tmpfs ${vol('mem')}`,
+    `-t tmpfs -o size=67108864${ns} tmpfs ${vol('mem')}`,
     // no sizeLimit: the pod's memory limit (1Gi), below the node's allocatable
-    `-t tmpfs -o size=1073741824 tmpfs ${vol('podmem')}`,
-    `-t tmpfs -o size=1073741824 tmpfs ${vol('sec')}`,
+    `-t tmpfs -o size=1073741824${ns} tmpfs ${vol('podmem')}`,
+    `-t tmpfs -o size=1073741824${ns} tmpfs ${vol('sec')}`,
   ]);
   assert.equal((await stat(vol('plain'))).mode & 0o7777, 0o777, 'emptyDir is 0777');
   assert.equal(await readFile(join(vol('sec'), 'k'), 'utf8'), 'v');
