@@ -84,7 +84,7 @@ function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: 
   const s = status as unknown as PodStatusLike;
   const prev = state.lastStatus.get(pod.metadata.uid);
   if (prev !== undefined || ownPod(o, status)) {
-    for (const e of derivePodEvents(prev, s))
+    for (const e of derivePodEvents(pod, prev, s))
       o.events.event({ ...podRef(pod), fieldPath: e.fieldPath }, e.type, e.reason, e.message);
   }
   if (prev === undefined && state.lastStatus.size >= MAX_TRACKED) {

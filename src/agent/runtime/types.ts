@@ -1,5 +1,6 @@
 // The runtime interface the pod workers drive. It is CRI-shaped (sandbox + containers) so that
 // the Docker engine, CRI runtimes (containerd, CRI-O) and plain host processes fit behind it.
+import { userMessage } from '../../common/util/errors.js';
 import type { Duplex } from 'node:stream';
 import type { Container, Pod } from '../pod/types.js';
 import type { ContainerEnvironment } from '../pod/expand.js';
@@ -282,12 +283,25 @@ export interface ImageService {
 }
 
 /** Why a container could not start because of its image. */
+/**
+ * What a runtime's failure says on a pod (its status and events): the runtime's own words when the
+ * error carries them (`runtimeWords`: a CRI call's status message, as the reference shows it,
+ * without the call and socket the agent's log names), else the error's message.
+ */
+export function runtimeWords(err: unknown): string {
+  const words = (err as { runtimeWords?: unknown } | null | undefined)?.runtimeWords;
+  return typeof words === 'string' ? words : userMessage(err);
+}
+
 export class ImagePullError extends Error {
   readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImagePullBackOff';
+  /** The failed pull's own words (runtimeWords of the cause), for the pod. */
+  readonly runtimeWords: string;
   constructor(reason: ImagePullError['reason'], message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.reason = reason;
     this.name = 'ImagePullError';
+    this.runtimeWords = options?.cause === undefined ? message : runtimeWords(options.cause);
   }
 }
 

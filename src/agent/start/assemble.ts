@@ -328,7 +328,13 @@ function workers(w: WorkerInput): {
 } {
   const { config, runtime, clock } = w.input;
   const logger = w.input.logger.child({ part: 'pods' });
-  const probes = new ProbeManager({ runtime: runtime.runtime, clock, logger, onChange: w.resync });
+  const probes = new ProbeManager({
+    runtime: runtime.runtime,
+    clock,
+    logger,
+    onChange: w.resync,
+    recordEvent: (e) => w.statuses.recordEvent(e),
+  });
   const volumes = volumeManager(w.input);
   const podLogs = new PodLogLinks({ dir: config.podLogsDir, logger });
   const syncer = podSyncer(w, { probes, volumes, podLogs }, logger);

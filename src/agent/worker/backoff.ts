@@ -3,6 +3,13 @@
 import type { Clock } from '../../common/util/clock.js';
 import { backoffDelayMs } from '../../common/util/backoff.js';
 
+/**
+ * How soon a pod whose sync failed is synced again (the reference's pod worker back-off): a
+ * container whose config could not be made, an image that could not be pulled. An image's own
+ * back-off is longer after a few failures, so a sync inside it shows ImagePullBackOff.
+ */
+export const WORKER_RETRY_MS = 10_000;
+
 export interface BackoffOptions {
   clock: Clock;
   initialMs?: number;

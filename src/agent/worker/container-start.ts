@@ -14,12 +14,13 @@ import {
 } from '../pod/expand.js';
 import {
   ContainerConfigError,
+  runtimeWords,
   type ContainerConfig,
   type ContainerMount,
   type ContainerRuntime,
   type ImageService,
 } from '../runtime/types.js';
-import type { Backoff } from './backoff.js';
+import { WORKER_RETRY_MS, type Backoff } from './backoff.js';
 import { containerFieldPath, type ContainerKiller } from './container-kill.js';
 import { ImagePuller } from './image-pull.js';
 import { runLifecycleHook } from './lifecycle-hooks.js';
@@ -90,12 +91,6 @@ export interface ContainerStarterOptions {
   pullCredentials?: PullCredentials;
 }
 
-/**
- * How soon a container whose config could not be made is tried again (the reference's pod worker
- * back-off).
- */
-const CONFIG_RETRY_MS = 10_000;
-
 /** How long a postStart exec hook may run: the reference sets none; a kill interrupts it sooner. */
 const POST_START_EXEC_LIMIT_MS = 24 * 3600 * 1000;
 
@@ -111,7 +106,7 @@ export class ContainerStarter {
   /** A waiting reason and the crash-loop back-off for a container that could not be made or run. */
   failStart(target: StartTarget, c: Container, reason: string, err: unknown): SyncResult {
     const key = `${target.pod.metadata.uid}/${c.name}`;
-    const message = typeof err === 'string' ? err : userMessage(err);
+    const message = typeof err === 'string' ? err : runtimeWords(err);
     this.opts.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
     target.log.warn({ container: c.name, reason, err: message }, 'could not start container');
     this.opts.backoff.next(key);
@@ -133,7 +128,7 @@ export class ContainerStarter {
       { container: c.name, reason: 'CreateContainerConfigError', err: message },
       'could not make the container config',
     );
-    return { requeueAfterMs: CONFIG_RETRY_MS };
+    return { requeueAfterMs: WORKER_RETRY_MS };
   }
 
   async start(

@@ -4,20 +4,22 @@
 // without the image; in the pull back-off `BackOff` "Back-off pulling image"; otherwise `Pulling`,
 // then `Pulled` with the pull's time, the time including the wait for a pull slot and the image's
 // size, or `Failed` with the runtime's error. A failure is also the reference's start error event
-// (`Failed` "Error: <reason>"), the container's waiting reason and a requeue after the back-off.
+// (`Failed` "Error: <reason>"), the container's waiting reason and a requeue after the pod worker's
+// back-off: a sync that finds the image's back-off still running says ImagePullBackOff, as the
+// reference's does.
 import type { Clock } from '../../common/util/clock.js';
-import { userMessage } from '../../common/util/errors.js';
 import { formatDuration } from '../../common/util/values/index.js';
 import type { Logger } from '../../common/log/types.js';
 import type { Container, Pod } from '../pod/types.js';
 import {
   ImagePullError,
   defaultPullPolicy,
+  runtimeWords,
   type ContainerKind,
   type EnsuredImage,
   type ImageService,
 } from '../runtime/types.js';
-import type { Backoff } from './backoff.js';
+import { WORKER_RETRY_MS, type Backoff } from './backoff.js';
 import { containerFieldPath } from './container-kill.js';
 import type { PullCredentials } from './pull-credentials.js';
 import type { PodEvent } from './status-manager.js';
@@ -65,10 +67,8 @@ function failureEvent(image: string, err: unknown, emit: Emit): string {
   if (!(err instanceof ImagePullError)) return 'ErrImagePull';
   if (err.reason === 'ErrImageNeverPull') emit('Warning', 'ErrImageNeverPull', err.message);
   else if (err.reason === 'ImagePullBackOff') emit('Normal', 'BackOff', backOffText(image));
-  else if (err.reason === 'ErrImagePull') {
-    const why = err.cause !== undefined ? userMessage(err.cause) : err.message;
-    emit('Warning', 'Failed', `Failed to pull image "${image}": ${why}`);
-  }
+  else if (err.reason === 'ErrImagePull')
+    emit('Warning', 'Failed', `Failed to pull image "${image}": ${err.runtimeWords}`);
   return err.reason;
 }
 
@@ -135,13 +135,13 @@ export class ImagePuller {
   private fail(target: Target, c: Container, key: string, err: unknown, emit: Emit): Requeue {
     const reason = failureEvent(c.image ?? '', err, emit);
     emit('Warning', 'Failed', `Error: ${reason}`);
-    const message = userMessage(err);
+    const message = runtimeWords(err);
     if (reason !== 'ImagePullBackOff') this.o.imagePullBackoff.next(key, `${reason}: ${message}`);
     this.o.waitingOf(target.pod.metadata.uid).set(c.name, { reason, message });
     target.log.warn(
       { container: c.name, image: c.image, reason, err: message },
       'image not available; retrying with back-off',
     );
-    return { requeueAfterMs: this.o.imagePullBackoff.remainingMs(key) };
+    return { requeueAfterMs: WORKER_RETRY_MS };
   }
 }

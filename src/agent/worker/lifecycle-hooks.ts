@@ -7,6 +7,7 @@ import type { Clock } from '../../common/util/clock.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { Container, LifecycleHandler, Pod } from '../pod/types.js';
 import type { ContainerRuntime } from '../runtime/types.js';
+import { httpGetRequest } from './http-get-request.js';
 
 /**
  * What the reference's kubelet sends as User-Agent of a lifecycle hook
@@ -64,15 +65,6 @@ async function runExecHook(command: string[], ctx: HookContext): Promise<HookOut
   );
 }
 
-function resolveHookPort(port: number | string, container: Container): number {
-  if (typeof port === 'number') return port;
-  const n = Number(port);
-  if (/^\d+$/.test(port) && Number.isInteger(n)) return n;
-  const named = container.ports?.find((p) => p.name === port);
-  if (named) return named.containerPort;
-  throw new Error(`couldn't find port: ${port} in container ${container.name}`);
-}
-
 /**
  * The URL and headers of an httpGet hook, as the reference's NewRequestForHTTPGetAction builds
  * them.
@@ -82,18 +74,7 @@ export function hookRequest(
   container: Container,
   podIP: string,
 ): { url: string; headers: Record<string, string> } {
-  const scheme = (get.scheme ?? 'HTTP').toLowerCase() || 'http';
-  const host = get.host !== undefined && get.host !== '' ? get.host : podIP;
-  const port = resolveHookPort(get.port, container);
-  const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const path = get.path ?? '';
-  const headers: Record<string, string> = {};
-  for (const h of get.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
-  headers['user-agent'] ??= LIFECYCLE_USER_AGENT;
-  if (headers.accept === undefined) headers.accept = '*/*';
-  else if (headers.accept === '') delete headers.accept;
-  const rel = path === '' || path.startsWith('/') ? path : `/${path}`;
-  return { url: `${scheme}://${hostPort}${rel}`, headers };
+  return httpGetRequest(get, container, podIP, LIFECYCLE_USER_AGENT);
 }
 
 async function getOnce(

@@ -38,8 +38,11 @@ export interface StatusInputs {
 const iso = (ms: number | undefined): string | undefined =>
   ms === undefined ? undefined : new Date(ms).toISOString();
 
+/** The start of a container the runtime never started: the Unix epoch, as the reference writes it. */
+const NEVER_STARTED = '1970-01-01T00:00:00Z';
+
 function terminatedOf(c: RuntimeContainer, runtimeType: string): ContainerState {
-  const startedAt = iso(c.startedAtMs);
+  const startedAt = iso(c.startedAtMs) ?? NEVER_STARTED;
   const finishedAt = iso(c.finishedAtMs);
   return {
     terminated: {
@@ -66,6 +69,20 @@ export function latestInstances(
 /** An init container with restartPolicy Always. */
 function sidecar(c: Container): boolean {
   return c.restartPolicy === 'Always';
+}
+
+/**
+ * The reference's ShouldContainerBeRestarted: a container never made, or made and not started,
+ * is started; an exited one by the restart policy (a sidecar's own Always first). Only then does
+ * a sync's waiting reason (CrashLoopBackOff, RunContainerError...) replace its terminated state.
+ */
+function willRestart(pod: Pod, spec: Container, latest: RuntimeContainer | undefined): boolean {
+  if (pod.metadata.deletionTimestamp !== undefined) return false;
+  if (latest === undefined || latest.state === 'created' || latest.state === 'unknown') return true;
+  if (latest.state === 'running') return false;
+  const policy = spec.restartPolicy === 'Always' ? 'Always' : restartPolicyOf(pod);
+  if (policy === 'Never') return false;
+  return policy === 'Always' || (latest.exitCode ?? 0) !== 0;
 }
 
 function stateOf(
@@ -106,7 +123,7 @@ function containerStatus(
   const { state, lastState } = stateOf(
     latest,
     previous,
-    inp.waiting.get(spec.name),
+    willRestart(inp.pod, spec, latest) ? inp.waiting.get(spec.name) : undefined,
     inp,
     defaultWaiting,
   );

@@ -493,6 +493,16 @@ export class PodSyncer {
       { container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' },
       'restarting container',
     );
+    this.opts.statuses.recordEvent({
+      pod,
+      fieldPath: `spec.containers{${c.name}}`,
+      type: 'Normal',
+      reason: 'Killing',
+      message:
+        failedProbe === undefined
+          ? `Container ${c.name} definition changed, will be restarted`
+          : `Container ${c.name} failed ${failedProbe} probe, will be restarted`,
+    });
     probes.stopContainer(latest.id);
     await this.killOne(pass, c, latest, restartGrace(pod, c, failedProbe));
     if (latest.specHash !== hash) {

@@ -1,11 +1,15 @@
 // Liveness, readiness and startup probes: one loop per probe of a running container. Results
-// are read by the pod sync (liveness/startup failure → restart) and the status (readiness).
+// are read by the pod sync (liveness/startup failure → restart) and the status (readiness). Each
+// failed attempt is the reference's `Warning Unhealthy` event on the container ("Readiness probe
+// failed: <output>"; "... probe errored: <error>" when the probe could not run).
 import { connect } from 'node:net';
 import type { Clock } from '../../common/util/clock.js';
 import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { Container, Pod, Probe } from '../pod/types.js';
-import type { ContainerRuntime } from '../runtime/types.js';
+import { runtimeWords, type ContainerRuntime } from '../runtime/types.js';
+import { httpGetRequest, resolveActionPort } from './http-get-request.js';
+import type { PodEvent } from './status-manager.js';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
 
@@ -15,7 +19,15 @@ export interface ProbeManagerOptions {
   logger: Logger;
   /** Called when a result flips, so the pod gets synced. */
   onChange: (podUid: string) => void;
+  /** Writes a pod event (the failed attempts' Unhealthy). */
+  recordEvent?: (e: PodEvent) => void;
 }
+
+const PROBE_WORD: Readonly<Record<ProbeKind, string>> = {
+  liveness: 'Liveness',
+  readiness: 'Readiness',
+  startup: 'Startup',
+};
 
 interface ProbeState {
   abort: AbortController;
@@ -23,15 +35,6 @@ interface ProbeState {
   result: boolean | undefined;
   successes: number;
   failures: number;
-}
-
-function resolvePort(port: number | string, container: Container): number {
-  if (typeof port === 'number') return port;
-  const named = container.ports?.find((p) => p.name === port);
-  if (named) return named.containerPort;
-  const n = Number(port);
-  if (Number.isInteger(n)) return n;
-  throw new Error(`probe port "${port}" is not a port number or a named port of the container`);
 }
 
 /** A probe's number, or the reference's default when it is left out or 0 (unset to the API). */
@@ -51,62 +54,95 @@ interface ProbeContext {
 interface ProbeResult {
   ok: boolean;
   output: string;
+  /** The probe could not run (the reference's "probe errored"). */
+  errored?: boolean;
 }
 
-/** An HTTP GET: any status from 200 to 399 succeeds. */
+/** What the reference's kubelet sends as User-Agent of an HTTP probe (kube-probe/<major>.<minor>). */
+export const PROBE_USER_AGENT = 'kube-probe/1.32';
+
+/** The most of an answer's body a probe reads (the reference's 10 KiB). */
+const MAX_PROBE_BODY = 10 * 1024;
+
+/** A socket error as Go's net package words it, which the reference's probe output carries. */
+export function goDialError(err: unknown, hostPort: string): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'ECONNREFUSED') return `dial tcp ${hostPort}: connect: connection refused`;
+  if (code === 'EHOSTUNREACH') return `dial tcp ${hostPort}: connect: no route to host`;
+  if (code === 'ENETUNREACH') return `dial tcp ${hostPort}: connect: network is unreachable`;
+  if (code === 'ECONNRESET') return `read tcp ${hostPort}: read: connection reset by peer`;
+  if (code === 'ENOTFOUND')
+    return `dial tcp: lookup ${hostPort.replace(/:\d+$/, '')}: no such host`;
+  return userMessage(err);
+}
+
+async function bodyText(body: AsyncIterable<unknown>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const b = chunk as Buffer;
+    chunks.push(b);
+    size += b.length;
+    if (size >= MAX_PROBE_BODY) break;
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_PROBE_BODY).toString('utf8');
+}
+
+/**
+ * An HTTP GET, as the reference's: 200 to 399 succeeds with the body as output (a redirect not
+ * followed is a success with a warning), another status fails with "HTTP probe failed with
+ * statuscode: <code>", no answer fails with Go's words (`Get "<url>": dial tcp ...`).
+ */
 async function httpProbe(
   g: NonNullable<Probe['httpGet']>,
   ctx: ProbeContext,
   timeoutMs: number,
 ): Promise<ProbeResult> {
-  const port = resolvePort(g.port, ctx.container);
-  const host = g.host ?? ctx.host;
-  const scheme = (g.scheme ?? 'HTTP').toLowerCase();
-  const path = g.path ?? '/';
-  const headers: Record<string, string> = { 'user-agent': 'nodeagent-probe' };
-  for (const h of g.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;
+  const { url, headers } = httpGetRequest(g, ctx.container, ctx.host, PROBE_USER_AGENT);
   // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
   const { request } = await import('../client/undici-core.js');
   try {
-    const res = await request(
-      `${scheme}://${host}:${port}${path.startsWith('/') ? path : `/${path}`}`,
-      {
-        method: 'GET',
-        headers,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal: AbortSignal.timeout(timeoutMs),
-      },
-    );
-    await res.body.dump();
-    return {
-      ok: res.statusCode >= 200 && res.statusCode < 400,
-      output: `HTTP ${res.statusCode}`,
-    };
+    const res = await request(url, {
+      method: 'GET',
+      headers,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = await bodyText(res.body);
+    if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, output: body };
+    if (res.statusCode >= 300 && res.statusCode < 400)
+      return { ok: true, output: `Probe terminated redirects, Response body: ${body}` };
+    return { ok: false, output: `HTTP probe failed with statuscode: ${res.statusCode}` };
   } catch (err) {
-    return { ok: false, output: userMessage(err) };
+    const timedOut = (err as { name?: unknown } | null)?.name === 'TimeoutError';
+    const why = timedOut
+      ? 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
+      : goDialError(err, new URL(url).host);
+    return { ok: false, output: `Get "${url}": ${why}` };
   }
 }
 
-/** A TCP connection: it succeeds when the connection opens. */
+/** A TCP connection: it succeeds when the connection opens (Go's words when it does not). */
 function tcpProbe(
   t: NonNullable<Probe['tcpSocket']>,
   ctx: ProbeContext,
   timeoutMs: number,
 ): Promise<ProbeResult> {
-  const port = resolvePort(t.port, ctx.container);
-  const host = t.host ?? ctx.host;
+  const port = resolveActionPort(t.port, ctx.container);
+  const host = t.host !== undefined && t.host !== '' ? t.host : ctx.host;
+  const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   return new Promise((resolve) => {
     const s = connect({ host, port, timeout: timeoutMs });
     s.once('connect', () => {
       s.destroy();
-      resolve({ ok: true, output: 'connected' });
+      resolve({ ok: true, output: '' });
     });
     s.once('timeout', () => {
       s.destroy();
-      resolve({ ok: false, output: 'timeout' });
+      resolve({ ok: false, output: `dial tcp ${hostPort}: i/o timeout` });
     });
-    s.once('error', (err) => resolve({ ok: false, output: err.message }));
+    s.once('error', (err) => resolve({ ok: false, output: goDialError(err, hostPort) }));
   });
 }
 
@@ -162,11 +198,13 @@ export class ProbeManager {
         failures: 0,
       };
       this.states.set(key, st);
-      this.loop(kind, probe, st, { containerId, container, host, pod }).catch((err: unknown) =>
-        this.opts.logger.error(
-          { err: userMessage(err), container: container.name },
-          'probe loop failed',
-        ),
+      const initContainer = (pod.spec.initContainers ?? []).some((i) => i.name === container.name);
+      this.loop(kind, probe, st, { containerId, container, host, pod, initContainer }).catch(
+        (err: unknown) =>
+          this.opts.logger.error(
+            { err: userMessage(err), container: container.name },
+            'probe loop failed',
+          ),
       );
     }
   }
@@ -175,7 +213,13 @@ export class ProbeManager {
     kind: ProbeKind,
     probe: Probe,
     st: ProbeState,
-    ctx: { containerId: string; container: Container; host: string; pod: Pod },
+    ctx: {
+      containerId: string;
+      container: Container;
+      host: string;
+      pod: Pod;
+      initContainer: boolean;
+    },
   ): Promise<void> {
     const { clock } = this.opts;
     const signal = st.abort.signal;
@@ -191,7 +235,7 @@ export class ProbeManager {
           await clock.sleep(200, signal);
           continue;
         }
-        let r: { ok: boolean; output: string };
+        let r: ProbeResult;
         try {
           r = await runProbe(probe, {
             runtime: this.opts.runtime,
@@ -201,11 +245,12 @@ export class ProbeManager {
             nowMs: clock.nowMs(),
           });
         } catch (err) {
-          r = { ok: false, output: userMessage(err) };
+          r = { ok: false, output: runtimeWords(err), errored: true };
         }
         // The probe may be stopped while it runs.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) break;
+        if (!r.ok) this.unhealthy(kind, r, ctx);
         this.record(kind, probe, st, r, ctx);
         if (kind === 'startup' && st.result === true) break;
         await clock.sleep(setOr(probe.periodSeconds, 10) * 1000, signal);
@@ -213,6 +258,22 @@ export class ProbeManager {
     } catch {
       // aborted
     }
+  }
+
+  /** The reference's event of a failed attempt, on the container. */
+  private unhealthy(
+    kind: ProbeKind,
+    r: ProbeResult,
+    ctx: { container: Container; pod: Pod; initContainer?: boolean },
+  ): void {
+    const list = ctx.initContainer === true ? 'initContainers' : 'containers';
+    this.opts.recordEvent?.({
+      pod: ctx.pod,
+      fieldPath: `spec.${list}{${ctx.container.name}}`,
+      type: 'Warning',
+      reason: 'Unhealthy',
+      message: `${PROBE_WORD[kind]} probe ${r.errored === true ? 'errored' : 'failed'}: ${r.output}`,
+    });
   }
 
   private record(

@@ -132,10 +132,16 @@ function lifecycleEvents(
 }
 
 /** BackOff and Failed: a new waiting reason (the image's come from the start, not from here). */
+/** The reference's format.Pod: `name_namespace(uid)`. */
+function podText(pod: PodLike): string {
+  return `${pod.metadata.name}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid})`;
+}
+
 function waitingEvent(
   c: ContainerStatusLike,
   p: ContainerStatusLike | undefined,
   fieldPath: string,
+  pod: PodLike,
 ): DerivedEvent | undefined {
   const w = c.state?.waiting?.reason;
   if (w === undefined || w === p?.state?.waiting?.reason) return undefined;
@@ -143,7 +149,7 @@ function waitingEvent(
     return {
       type: 'Warning',
       reason: 'BackOff',
-      message: `Back-off restarting failed container ${c.name}`,
+      message: `Back-off restarting failed container ${c.name} in pod ${podText(pod)}`,
       fieldPath,
     };
   if (FAILED_WAITING.has(w))
@@ -152,6 +158,7 @@ function waitingEvent(
 }
 
 export function derivePodEvents(
+  pod: PodLike,
   prev: PodStatusLike | undefined,
   next: PodStatusLike,
 ): DerivedEvent[] {
@@ -170,7 +177,7 @@ export function derivePodEvents(
         : 'containers';
     const fieldPath = `spec.${list}{${c.name}}`;
     out.push(...lifecycleEvents(c, p, fieldPath));
-    const waiting = waitingEvent(c, p, fieldPath);
+    const waiting = waitingEvent(c, p, fieldPath, pod);
     if (waiting !== undefined) out.push(waiting);
   }
   return out;

@@ -23,13 +23,17 @@ export type CriResponse<M extends CriMethod> = CriMessages[CriMethods[M]['respon
  * A call that failed; `code` is gRPC's status code (14 UNAVAILABLE: nothing answers the socket).
  */
 export class CriCallError extends RuntimeError {
+  /** The runtime's status message alone: what a pod's status and events show (runtimeWords). */
+  readonly runtimeWords: string;
   constructor(
     readonly method: CriMethod,
     readonly grpcCode: grpc.status,
     message: string,
+    runtimeWords: string = message,
   ) {
     super(message);
     this.name = 'CriCallError';
+    this.runtimeWords = runtimeWords;
   }
 }
 
@@ -159,7 +163,8 @@ export class CriClient {
       message =
         `CRI ${method} on ${where}: context deadline exceeded (--runtime-request-timeout ` +
         `${this.o.timeoutMs / 1000}s)`;
-    return new CriCallError(method, err.code, message);
+    const words = err.code === grpc.status.DEADLINE_EXCEEDED ? 'context deadline exceeded' : detail;
+    return new CriCallError(method, err.code, message, words);
   }
 
   close(): void {

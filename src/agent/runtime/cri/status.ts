@@ -94,11 +94,16 @@ export function sandboxOf(s: PodSandbox, ip: string | undefined): RuntimeContain
   };
 }
 
-function exitOf(st: ContainerStatus): { exitCode: number; reason: string } {
+/**
+ * How an exited container ended: its code, reason and the runtime's message (why it could not
+ * start, for a StartError), as the reference's terminated state has them.
+ */
+function exitOf(st: ContainerStatus): { exitCode: number; reason: string; message?: string } {
   const code = st.exit_code ?? 0;
   const exitCode = Number.isInteger(code) && code >= -(2 ** 31) && code < 2 ** 31 ? code : 1;
   const reason = boundedText(st.reason) ?? (exitCode === 0 ? 'Completed' : 'Error');
-  return { exitCode, reason };
+  const message = boundedText(st.message);
+  return { exitCode, reason, ...(message !== undefined ? { message } : {}) };
 }
 
 /** A container from ListContainers, with what its ContainerStatus adds (times, exit, reason). */

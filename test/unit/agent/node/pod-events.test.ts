@@ -3,6 +3,9 @@ import assert from 'node:assert/strict';
 import { derivePodEvents } from '../../../../src/agent/node/events/pod-events.js';
 import { maskSecrets } from '../../../../src/agent/server/handlers/configz.js';
 
+/** The pod the statuses are of (the BackOff message names it as the reference's format.Pod). */
+const POD = { metadata: { name: 'db', namespace: 'shop', uid: 'u-1' } };
+
 test('pod lifecycle events are derived from status transitions', () => {
   const waiting = {
     phase: 'Pending',
@@ -15,7 +18,7 @@ test('pod lifecycle events are derived from status transitions', () => {
       },
     ],
   };
-  assert.deepEqual(derivePodEvents(undefined, waiting), []);
+  assert.deepEqual(derivePodEvents(POD, undefined, waiting), []);
   const running = {
     phase: 'Running',
     containerStatuses: [
@@ -29,10 +32,10 @@ test('pod lifecycle events are derived from status transitions', () => {
     ],
   };
   assert.deepEqual(
-    derivePodEvents(waiting, running).map((e) => e.reason),
+    derivePodEvents(POD, waiting, running).map((e) => e.reason),
     ['Created', 'Started'],
   );
-  assert.deepEqual(derivePodEvents(running, running), []);
+  assert.deepEqual(derivePodEvents(POD, running, running), []);
   const crash = {
     phase: 'Running',
     containerStatuses: [
@@ -45,10 +48,17 @@ test('pod lifecycle events are derived from status transitions', () => {
       },
     ],
   };
-  const back = derivePodEvents(running, crash);
+  const back = derivePodEvents(POD, running, crash);
   assert.deepEqual(
     back.map((e) => [e.type, e.reason, e.message, e.fieldPath]),
-    [['Warning', 'BackOff', 'Back-off restarting failed container c', 'spec.containers{c}']],
+    [
+      [
+        'Warning',
+        'BackOff',
+        'Back-off restarting failed container c in pod db_shop(u-1)',
+        'spec.containers{c}',
+      ],
+    ],
   );
   const pullErr = {
     phase: 'Pending',
@@ -67,7 +77,7 @@ test('pod lifecycle events are derived from status transitions', () => {
     ],
   };
   assert.deepEqual(
-    [...derivePodEvents(waiting, pullErr), ...derivePodEvents(pullErr, pullBackOff)],
+    [...derivePodEvents(POD, waiting, pullErr), ...derivePodEvents(POD, pullErr, pullBackOff)],
     [],
     'image events come from the container start that ensured the image, once per attempt',
   );
@@ -88,7 +98,7 @@ test('pod lifecycle events are derived from status transitions', () => {
     ],
   };
   assert.deepEqual(
-    derivePodEvents(waiting, configErr).map((e) => [e.type, e.reason, e.message]),
+    derivePodEvents(POD, waiting, configErr).map((e) => [e.type, e.reason, e.message]),
     [
       [
         'Warning',
@@ -112,7 +122,7 @@ test('pod lifecycle events are derived from status transitions', () => {
     ],
   };
   assert.deepEqual(
-    derivePodEvents(running, evicted).map((e) => e.reason),
+    derivePodEvents(POD, running, evicted).map((e) => e.reason),
     [],
     'Killing comes from container exits, not from status',
   );
@@ -144,7 +154,7 @@ test('a container that ended before any status saw it running is still reported 
     ],
   };
   assert.deepEqual(
-    derivePodEvents(before, done).map((e) => `${e.reason} ${e.message}`),
+    derivePodEvents(POD, before, done).map((e) => `${e.reason} ${e.message}`),
     ['Created Created container: c', 'Started Started container c'],
   );
   const cannotRun = {
@@ -158,7 +168,7 @@ test('a container that ended before any status saw it running is still reported 
     ],
   };
   assert.deepEqual(
-    derivePodEvents(before, cannotRun).map((e) => e.reason),
+    derivePodEvents(POD, before, cannotRun).map((e) => e.reason),
     ['Created'],
   );
 });
@@ -174,7 +184,7 @@ test("an init container's events name spec.initContainers{name}, as the referenc
     initContainerStatuses: [{ name: 'setup', containerID: 'docker://i', state: { running: {} } }],
   };
   assert.deepEqual(
-    derivePodEvents(before, after).map((e) => `${e.fieldPath} ${e.reason}`),
+    derivePodEvents(POD, before, after).map((e) => `${e.fieldPath} ${e.reason}`),
     ['spec.initContainers{setup} Created', 'spec.initContainers{setup} Started'],
   );
 });

@@ -72,7 +72,7 @@ test("a rejected pod gives the Warning event of the reference's rejectPod, once"
     message:
       'Pod was rejected: the pod cannot run on this node: spec.hostPID: not yet supported by this agent',
   };
-  assert.deepEqual(derivePodEvents(undefined, rejected), [
+  assert.deepEqual(derivePodEvents(pod({}), undefined, rejected), [
     {
       type: 'Warning',
       reason: 'UnsupportedPod',
@@ -80,5 +80,5 @@ test("a rejected pod gives the Warning event of the reference's rejectPod, once"
       fieldPath: '',
     },
   ]);
-  assert.deepEqual(derivePodEvents(rejected, rejected), []);
+  assert.deepEqual(derivePodEvents(pod({}), rejected, rejected), []);
 });

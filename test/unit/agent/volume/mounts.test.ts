@@ -87,7 +87,7 @@ function objects(data: Record<string, string> | undefined): PodObjects {
   };
 }
 
-test('--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secret, downwardAPI or projected volume is mounted by that binary with size=<bytes> (and noswap where the host takes it)', async (t) => {
+test('--experimental-mounter-path: the tmpfs of an emptyDir medium Memory, secret, downwardAPI or projected volume is mounted by that binary with size=<bytes>', async (t) => {
   const s = await scene(t);
   const m = s.manager(objects({ k: 'v' }));
   await m.setUp(

@@ -82,7 +82,9 @@ test('a missing ConfigMap: CreateContainerConfigError with the reference message
     waiting: { reason: 'CreateContainerConfigError', message: 'configmap "cfg" not found' },
   });
   assert.deepEqual(
-    derivePodEvents(undefined, waiting!).filter((e) => e.reason === 'Failed'),
+    derivePodEvents({ metadata: { name: 'p', uid: 'u1' } }, undefined, waiting!).filter(
+      (e) => e.reason === 'Failed',
+    ),
     [
       {
         type: 'Warning',

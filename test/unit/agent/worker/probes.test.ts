@@ -72,3 +72,50 @@ test('readiness waits for the startup probe, then needs successThreshold success
   assert.ok(rt.execCalls.filter((w) => w === 'ready').length >= 2, 'two successes needed');
   pm.stopAll();
 });
+
+test("each failed attempt is the reference's Warning Unhealthy on the container: '<Kind> probe failed: <output>', 'errored' when the probe could not run", async () => {
+  const clock = new ManualClock();
+  const rt = new FakeRuntime(clock);
+  const events: string[] = [];
+  const pm = new ProbeManager({
+    runtime: rt,
+    clock,
+    logger: recordingLogger(),
+    onChange: () => undefined,
+    recordEvent: (e) => events.push(`${e.fieldPath} ${e.type} ${e.reason}: ${e.message}`),
+  });
+  rt.execExit.set('ready', 1);
+  rt.execOutput.set('ready', 'not yet');
+  const sidecarPod: Pod = {
+    metadata: { uid: 'u', name: 'p', namespace: 'default' },
+    spec: {
+      initContainers: [{ name: 'side', restartPolicy: 'Always' }],
+      containers: [{ name: 'c' }],
+    },
+  };
+  pm.ensure(
+    sidecarPod,
+    { name: 'c', readinessProbe: { exec: { command: ['ready'] }, periodSeconds: 1 } },
+    'id1',
+    '127.0.0.1',
+  );
+  pm.ensure(
+    sidecarPod,
+    { name: 'side', livenessProbe: { exec: { command: ['live'] }, periodSeconds: 1 } },
+    'id2',
+    '127.0.0.1',
+  );
+  const realExec = rt.exec.bind(rt);
+  rt.exec = (id, command) =>
+    command[0] === 'live'
+      ? Promise.reject(new Error('no running task found'))
+      : realExec(id, command);
+  await tick(clock, 0);
+  await tick(clock, 1000);
+  pm.stopAll();
+  assert.deepEqual([...new Set(events)].sort(), [
+    'spec.containers{c} Warning Unhealthy: Readiness probe failed: not yet',
+    'spec.initContainers{side} Warning Unhealthy: Liveness probe errored: no running task found',
+  ]);
+  assert.ok(events.length >= 3, 'one event per failed attempt');
+});

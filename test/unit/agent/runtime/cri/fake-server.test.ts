@@ -17,6 +17,7 @@ import {
 import { CRI_METHODS } from '../../../../../src/agent/runtime/cri/types.generated.js';
 import { parseCriEndpoint } from '../../../../../src/agent/runtime/cri/endpoint.js';
 import { CriRuntime } from '../../../../../src/agent/runtime/cri/runtime.js';
+import { runtimeWords } from '../../../../../src/agent/runtime/types.js';
 import { systemClock } from '../../../../../src/common/util/clock.js';
 import { silentLogger } from '../../../../../src/common/log/types.js';
 import { recordingLogger } from '../../../../helpers/recording-logger.js';
@@ -54,7 +55,9 @@ async function serve(name: string, handlers: Record<string, Handler>): Promise<s
       cb: grpc.sendUnaryData<unknown>,
     ) => {
       const answer = handler(call.request);
-      if (answer !== undefined) cb(null, answer);
+      // an Error is answered as a gRPC status (its code and message)
+      if (answer instanceof Error) cb(answer as grpc.ServiceError, null);
+      else if (answer !== undefined) cb(null, answer);
     };
   }
   server.addService(def, impl);
@@ -137,11 +140,35 @@ test('an answer over 16 MiB is refused with a clear error; a silent runtime hits
   );
   await rt.close();
   const silent = runtimeOn(ep, 300);
-  await assert.rejects(
-    silent.version(),
-    /CRI RuntimeService\/Version on .*: context deadline exceeded \(--runtime-request-timeout 0\.3s\)/,
-  );
+  await assert.rejects(silent.version(), (err: Error) => {
+    assert.match(
+      err.message,
+      /CRI RuntimeService\/Version on .*: context deadline exceeded \(--runtime-request-timeout 0\.3s\)/,
+    );
+    // a pod's status and events get the runtime's words alone, as the reference's
+    assert.equal(runtimeWords(err), 'context deadline exceeded');
+    return true;
+  });
   await silent.close();
+});
+
+test("a runtime's error: the log names the call and socket, a pod gets the runtime's words alone", async () => {
+  const ep = await serve('refusing', {
+    'RuntimeService/StartContainer': () =>
+      Object.assign(new Error('failed to create containerd task: exec: "/no/such/binary"'), {
+        code: grpc.status.UNKNOWN,
+      }),
+  });
+  const rt = runtimeOn(ep);
+  await assert.rejects(rt.startContainer('c1'), (err: Error) => {
+    assert.match(
+      err.message,
+      /^CRI RuntimeService\/StartContainer on .*refusing.*: UNKNOWN: failed/,
+    );
+    assert.equal(runtimeWords(err), 'failed to create containerd task: exec: "/no/such/binary"');
+    return true;
+  });
+  await rt.close();
 });
 
 test('no socket: UNAVAILABLE naming the socket', async () => {
