@@ -16,9 +16,9 @@ export interface ContainerStatusLike {
   state?: {
     running?: unknown;
     waiting?: { reason?: string; message?: string };
-    terminated?: { reason?: string; startedAt?: string };
+    terminated?: { reason?: string; message?: string; startedAt?: string };
   };
-  lastState?: { terminated?: { startedAt?: string; containerID?: string } };
+  lastState?: { terminated?: { reason?: string; startedAt?: string; containerID?: string } };
 }
 
 /**
@@ -28,9 +28,15 @@ export interface ContainerStatusLike {
  */
 function instanceStarted(c: ContainerStatusLike): boolean {
   if (c.state?.running !== undefined) return true;
+  if (startFailed(c)) return false;
   if (c.state?.terminated?.startedAt !== undefined) return true;
   const last = c.lastState?.terminated;
-  return last?.containerID === c.containerID && last?.startedAt !== undefined;
+  return (
+    last?.containerID === c.containerID &&
+    last?.startedAt !== undefined &&
+    last.reason !== 'StartError' &&
+    last.reason !== 'ContainerCannotRun'
+  );
 }
 
 export interface PodLike {
@@ -64,6 +70,12 @@ function failedMessage(reason: string, c: ContainerStatusLike): string {
   const message = c.state?.waiting?.message;
   if (message === undefined || message === '') return `Error: ${reason}`;
   return `Error: ${message}`;
+}
+
+/** The runtime could not start this instance (it stays terminated with StartError). */
+function startFailed(c: ContainerStatusLike): boolean {
+  const reason = c.state?.terminated?.reason;
+  return reason === 'StartError' || reason === 'ContainerCannotRun';
 }
 
 /** The prefix of a rejected pod's status message (the reference's rejectPod). */
@@ -121,6 +133,12 @@ function lifecycleEvents(
       message: `Created container: ${c.name}`,
       fieldPath,
     };
+    if (startFailed(c)) {
+      // the reference's FailedToStartContainer, with the runtime's message
+      const message = c.state?.terminated?.message;
+      const text = message === undefined || message === '' ? 'RunContainerError' : message;
+      return [created, { type: 'Warning', reason: 'Failed', message: `Error: ${text}`, fieldPath }];
+    }
     return instanceStarted(c) ? [created, started] : [created];
   }
   const runningAgain =

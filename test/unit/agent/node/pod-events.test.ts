@@ -167,9 +167,10 @@ test('a container that ended before any status saw it running is still reported 
       },
     ],
   };
+  // never started: no Started, and the start's failure (the reference's FailedToStartContainer)
   assert.deepEqual(
-    derivePodEvents(POD, before, cannotRun).map((e) => e.reason),
-    ['Created'],
+    derivePodEvents(POD, before, cannotRun).map((e) => `${e.reason} ${e.message}`),
+    ['Created Created container: c', 'Failed Error: RunContainerError'],
   );
 });
 
@@ -186,5 +187,51 @@ test("an init container's events name spec.initContainers{name}, as the referenc
   assert.deepEqual(
     derivePodEvents(POD, before, after).map((e) => `${e.fieldPath} ${e.reason}`),
     ['spec.initContainers{setup} Created', 'spec.initContainers{setup} Started'],
+  );
+});
+
+test("a container that could not start: Created, then Warning Failed with the runtime's message, never Started (the kubelet 1.32.13's events on containerd)", () => {
+  const message =
+    'failed to create containerd task: failed to create shim task: OCI runtime create failed: ' +
+    'runc create failed: unable to start container process: exec: "/no/such/binary": stat ' +
+    '/no/such/binary: no such file or directory: unknown';
+  const terminated = {
+    exitCode: 128,
+    reason: 'StartError',
+    message,
+    startedAt: '1970-01-01T00:00:00Z',
+    containerID: 'containerd://a',
+  };
+  const never = {
+    phase: 'Failed',
+    containerStatuses: [
+      { name: 'c', image: 'busybox', containerID: 'containerd://a', state: { terminated } },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(POD, undefined, never).map((e) => [e.type, e.reason, e.message]),
+    [
+      ['Normal', 'Created', 'Created container: c'],
+      ['Warning', 'Failed', `Error: ${message}`],
+    ],
+  );
+  const always = {
+    phase: 'Running',
+    containerStatuses: [
+      {
+        name: 'c',
+        image: 'busybox',
+        containerID: 'containerd://a',
+        state: { waiting: { reason: 'RunContainerError', message } },
+        lastState: { terminated },
+      },
+    ],
+  };
+  assert.deepEqual(
+    derivePodEvents(POD, undefined, always).map((e) => [e.type, e.reason, e.message]),
+    [
+      ['Normal', 'Created', 'Created container: c'],
+      ['Warning', 'Failed', `Error: ${message}`],
+    ],
   );
 });
