@@ -286,12 +286,23 @@ export interface ImageService {
 /**
  * What a runtime's failure says on a pod (its status and events): the runtime's own words when the
  * error carries them (`runtimeWords`: a CRI call's status message, as the reference shows it,
- * without the call and socket the agent's log names), else the error's message.
+ * without the call and socket the agent's log names; the Docker engine's message, without the
+ * HTTP status the API client wraps it in), else the error's message.
  */
 export function runtimeWords(err: unknown): string {
-  const words = (err as { runtimeWords?: unknown } | null | undefined)?.runtimeWords;
-  return typeof words === 'string' ? words : userMessage(err);
+  const e = err as
+    | { runtimeWords?: unknown; statusCode?: unknown; json?: { message?: unknown } | null }
+    | null
+    | undefined;
+  if (typeof e?.runtimeWords === 'string') return e.runtimeWords;
+  if (typeof e?.json?.message === 'string') return e.json.message;
+  const text = userMessage(err);
+  // dockerode: "(HTTP code 500) server error - <the engine's message> "
+  const engine = typeof e?.statusCode === 'number' ? DOCKER_WRAP.exec(text) : null;
+  return engine?.[1] !== undefined ? engine[1].trim() : text;
 }
+
+const DOCKER_WRAP = /^\(HTTP code \d+\) [^-]*- ([\s\S]*)$/;
 
 export class ImagePullError extends Error {
   readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImagePullBackOff';
