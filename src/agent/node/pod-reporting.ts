@@ -1,5 +1,6 @@
 // What the node part reports about pods without the workers calling it: lifecycle events derived
-// from status changes, the events the workers raise (hooks, image pulls), and the pod start
+// from status changes, the events the workers raise (hooks, image pulls, probes, kills), and the
+// pod start
 // latency. Pods the workers reached before this is set up are reported as if just seen; pods
 // adopted after an agent restart (their start time is older than this process) were reported by
 // the previous process and are not.
@@ -14,7 +15,6 @@ export interface PodReportingOptions {
   statuses: {
     entriesList(): { pod: Pod; status: PodStatus }[];
     onChange(listener: (pod: Pod, status: PodStatus) => void): void;
-    status(uid: string): PodStatus | undefined;
     /** Events the workers raise about pods (failed lifecycle hooks, image pulls). */
     onPodEvent?(
       listener: (e: {
@@ -26,11 +26,6 @@ export interface PodReportingOptions {
       }) => void,
     ): void;
   };
-  pods: { desiredPods(): Pod[] };
-  /** Container exits from the runtime (a pod no longer wanted is being stopped: Killing). */
-  containerEvents?: (
-    listener: (e: { podUid: string; containerId: string; type: 'exited' | 'started' }) => void,
-  ) => void;
   events: { event(obj: ObjectReference, type: EventType, reason: string, message: string): void };
   podStartDuration: Histogram;
   clock: Clock;
@@ -95,39 +90,11 @@ function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: 
   state.known.set(pod.metadata.uid, pod);
 }
 
-/**
- * A container of a pod that is no longer wanted (or was evicted) exits: it was stopped on
- * purpose (Killing). The pod's last reported status names the container and the pod.
- */
-function onContainerExit(
-  o: PodReportingOptions,
-  state: ReportState,
-  e: { podUid: string; containerId: string },
-): void {
-  const pod = state.known.get(e.podUid);
-  if (pod === undefined) return;
-  const evicted = o.statuses.status(e.podUid)?.reason === 'Evicted';
-  if (!evicted && o.pods.desiredPods().some((p) => p.metadata.uid === e.podUid)) return;
-  const last = state.lastStatus.get(e.podUid);
-  const c = [...(last?.initContainerStatuses ?? []), ...(last?.containerStatuses ?? [])].find((x) =>
-    x.containerID?.endsWith(`://${e.containerId}`),
-  );
-  if (c === undefined) return;
-  o.events.event(
-    { ...podRef(pod), fieldPath: `spec.containers{${c.name}}` },
-    'Normal',
-    'Killing',
-    `Stopping container ${c.name}`,
-  );
-}
-
 export function reportPods(o: PodReportingOptions): void {
   const state: ReportState = { lastStatus: new Map(), known: new Map(), measured: new Set() };
   for (const e of o.statuses.entriesList()) onStatus(o, state, e.pod, e.status);
   o.statuses.onChange((pod, status) => onStatus(o, state, pod, status));
-  o.containerEvents?.((e) => {
-    if (e.type === 'exited') onContainerExit(o, state, e);
-  });
+
   o.statuses.onPodEvent?.((e) =>
     o.events.event(
       { ...podRef(e.pod), ...(e.fieldPath !== undefined ? { fieldPath: e.fieldPath } : {}) },

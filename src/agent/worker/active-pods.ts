@@ -2,9 +2,11 @@
 // pods that have not finished (the reference's GetActivePods), and killing one as the reference's
 // killPodFunc with a status function. The status the caller makes is written first, so the
 // workers do not restart what is being stopped, then the pod's running containers are stopped
-// within the grace period.
+// within the grace period, each with the reference's Killing event.
 import type { ContainerRuntime } from '../runtime/types.js';
 import type { Pod, PodStatus } from '../pod/types.js';
+import { containerFieldPath } from './container-kill.js';
+import type { PodEvent } from './status-manager.js';
 
 export interface ActivePodsSource {
   desiredPods(): Pod[];
@@ -13,6 +15,8 @@ export interface ActivePodsSource {
 
 export interface PodStatusWriter {
   set(pod: Pod, status: PodStatus): void;
+  /** The Killing event of each container stopped. */
+  recordEvent(e: PodEvent): void;
 }
 
 export interface ActivePodsOptions {
@@ -52,6 +56,14 @@ export class ActivePods {
     const running = (await this.o.runtime.listContainers({ podUid: uid })).filter(
       (c) => c.kind !== 'sandbox' && c.state === 'running',
     );
+    for (const c of running)
+      this.o.statuses.recordEvent({
+        pod,
+        fieldPath: containerFieldPath(c.name, c.kind === 'sandbox' ? 'app' : c.kind),
+        type: 'Normal',
+        reason: 'Killing',
+        message: `Stopping container ${c.name}`,
+      });
     await Promise.all(running.map((c) => this.o.runtime.stopContainer(c.id, gracePeriodSeconds)));
   }
 }

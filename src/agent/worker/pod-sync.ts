@@ -15,7 +15,7 @@ import type {
 import type { ResolveEnvironment } from '../pod/expand.js';
 import { refusedContainerFields } from '../pod/refusals.js';
 import { Backoff } from './backoff.js';
-import { ContainerKiller } from './container-kill.js';
+import { ContainerKiller, containerFieldPath } from './container-kill.js';
 import {
   ContainerStarter,
   containerSpecHash,
@@ -632,8 +632,23 @@ export class PodSyncer {
     const running = containers.filter(
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
-    const kill = (c: RuntimeContainer): Promise<void> =>
-      this.killer.kill({ ...target, spec: specOf(pod, c), instance: c, graceSeconds: grace });
+    const kill = (c: RuntimeContainer): Promise<void> => {
+      // the reference's killContainer says so as it begins, on the container
+      if (c.kind !== 'sandbox')
+        this.opts.statuses.recordEvent({
+          pod,
+          fieldPath: containerFieldPath(c.name, c.kind),
+          type: 'Normal',
+          reason: 'Killing',
+          message: `Stopping container ${c.name}`,
+        });
+      return this.killer.kill({
+        ...target,
+        spec: specOf(pod, c),
+        instance: c,
+        graceSeconds: grace,
+      });
+    };
     // app and ephemeral containers together, as the reference's killContainersWithSyncResult
     await Promise.all(running.filter((c) => c.kind === 'app' || c.kind === 'ephemeral').map(kill));
     const inits = running

@@ -3,7 +3,7 @@
 // BackOff (CrashLoopBackOff), Failed (create, config or start errors). The image events
 // (Pulling, Pulled, Failed, BackOff, ErrImageNeverPull and the start's "Error: <reason>") come
 // from the container start that ensured the image (worker/image-pull.ts), once per attempt;
-// Killing from container exits of pods no longer wanted (pod-reporting.ts); parts may also call
+// Killing from the kill itself, as it begins (worker/pod-sync.ts); parts may also call
 // `recorder.event` directly.
 
 import type { EventType, ObjectReference } from './types.js';

@@ -109,8 +109,6 @@ export function startEvents(ctx: ServicesContext): EventRecorder {
   }
   reportPods({
     statuses: agent.statuses,
-    pods: agent.pods,
-    containerEvents: (listener) => agent.runtime.runtime.onEvent(listener),
     events: recorder,
     podStartDuration: metrics.podStartDuration,
     clock,

@@ -80,7 +80,7 @@ function fakeNode(pods: Pod[]) {
   };
   const adapter = new RuntimeShutdownPods({
     pods: { desiredPods: () => pods, status: (uid) => statuses.get(uid) },
-    statuses: { set: (p, s) => statuses.set(p.metadata.uid, s) },
+    statuses: { set: (p, s) => statuses.set(p.metadata.uid, s), recordEvent: () => undefined },
     runtime,
     disruptionReason: 'TerminationByKubelet',
     nowIso: () => '2026-01-01T00:00:00.000Z',

@@ -124,7 +124,7 @@ test('pod lifecycle events are derived from status transitions', () => {
   assert.deepEqual(
     derivePodEvents(POD, running, evicted).map((e) => e.reason),
     [],
-    'Killing comes from container exits, not from status',
+    'Killing comes from the kill itself, not from status',
   );
 });
 

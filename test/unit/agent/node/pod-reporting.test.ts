@@ -39,12 +39,6 @@ test('pods already running are reported once, adopted ones not; start latency fr
     { pod: pod('adopted'), status: running(T0 - 3_600_000, T0 - 3_590_000) }, // before this process
   ];
   const events: string[] = [];
-  const exits: ((e: {
-    podUid: string;
-    containerId: string;
-    type: 'exited' | 'started';
-  }) => void)[] = [];
-  let desired = [pod('fresh')];
   const registry = new Registry();
   const hist = new Histogram({
     name: 'h',
@@ -56,11 +50,7 @@ test('pods already running are reported once, adopted ones not; start latency fr
     statuses: {
       entriesList: () => existing,
       onChange: (l) => listeners.push(l),
-      status: (uid) =>
-        uid === 'uid-evicted' ? ({ phase: 'Failed', reason: 'Evicted' } as PodStatus) : undefined,
     },
-    pods: { desiredPods: () => desired },
-    containerEvents: (l) => exits.push(l),
     events: { event: (o, _t, reason) => events.push(`${o.name}/${reason}`) },
     podStartDuration: hist,
     clock,
@@ -82,16 +72,4 @@ test('pods already running are reported once, adopted ones not; start latency fr
     ],
   } as PodStatus);
   assert.deepEqual(events.slice(2), ['adopted/BackOff']);
-  // A container exit of a pod still wanted is not a kill; of one no longer wanted, it is.
-  exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });
-  assert.equal(events.length, 3);
-  desired = [];
-  exits[0]!({ podUid: 'uid-fresh', containerId: '1', type: 'exited' });
-  assert.deepEqual(events.slice(3), ['fresh/Killing']);
-  // An evicted pod is still wanted, but its containers are stopped on purpose too.
-  const ev = pod('evicted');
-  desired = [ev];
-  listeners[0]!(ev, running(T0 + 20_000, T0 + 21_000));
-  exits[0]!({ podUid: 'uid-evicted', containerId: '1', type: 'exited' });
-  assert.deepEqual(events.slice(-1), ['evicted/Killing']);
 });

@@ -37,6 +37,7 @@ function world(statuses: Record<string, PodStatus>, containers: RuntimeContainer
     pods: { desiredPods: () => pods, status: (uid) => statuses[uid] },
     statuses: {
       set: (p, s) => events.push(`status ${p.metadata.uid} ${s.phase}/${s.reason ?? ''}`),
+      recordEvent: (e) => events.push(`event ${e.fieldPath ?? ''} ${e.reason}: ${e.message}`),
     },
     runtime: {
       listContainers: (f) =>
@@ -67,7 +68,7 @@ test('active pods: the desired pods neither Failed nor Succeeded (a pod without 
   );
 });
 
-test('kill: the status first (from Pending when the pod has none), then only the running app containers stop with the grace period', async () => {
+test('kill: the status first (from Pending when the pod has none), then only the running app containers stop with the grace period, each with a Killing event', async () => {
   const containers = [
     container('sb', 'new', 'sandbox', 'running'),
     container('app', 'new', 'app', 'running'),
@@ -81,7 +82,12 @@ test('kill: the status first (from Pending when the pod has none), then only the
     return { ...current, phase: 'Failed', reason: 'Evicted' };
   });
   assert.equal(seen?.phase, 'Pending');
-  assert.deepEqual(events, ['status new Failed/Evicted', 'stop app 7']);
+  // the reference's Killing as each stop begins
+  assert.deepEqual(events, [
+    'status new Failed/Evicted',
+    'event spec.containers{c} Killing: Stopping container c',
+    'stop app 7',
+  ]);
 });
 
 test('kill: a pod no longer desired is left alone', async () => {

@@ -143,6 +143,8 @@ test('activeDeadlineSeconds: past it the pod is Failed, DeadlineExceeded with th
   assert.equal(w.runtime.running('app'), undefined);
   assert.deepEqual(events, [
     'Normal DeadlineExceeded Pod was active on the node longer than the specified deadline',
+    // the reference's killContainer, as the kill begins
+    'Normal Killing Stopping container app',
   ]);
 });
 

@@ -108,7 +108,11 @@ test('preStop runs before the stop signal, and the grace period left (at least 2
   w.clock.advance(5_000);
   await w.settle();
   assert.ok(w.runtime.stops.some((s) => s.id === app?.id && s.grace === 25));
-  assert.deepEqual(events, []);
+  assert.deepEqual(
+    events.map((e) => `${e.reason} ${e.message}`),
+    ['Killing Stopping container app', 'Killing Stopping container side'],
+    'the kills, and no failed hook',
+  );
 });
 
 test('a failing preStop: FailedPreStopHook "PreStopHook failed", then the stop; a hook over the grace period ends at 2 s', async () => {
@@ -127,14 +131,19 @@ test('a failing preStop: FailedPreStopHook "PreStopHook failed", then the stop; 
   const b = w.runtime.running('b');
   w.manager.handleUpdate({ op: 'DELETE', source: 'file', pods: [p] });
   await turns();
+  // each kill begins with the reference's Killing, then the failed hook's warning
   assert.deepEqual(
     events.map((e) => [e.type, e.reason, e.message, e.fieldPath]),
-    [['Warning', 'FailedPreStopHook', 'PreStopHook failed', 'spec.containers{a}']],
+    [
+      ['Normal', 'Killing', 'Stopping container a', 'spec.containers{a}'],
+      ['Normal', 'Killing', 'Stopping container b', 'spec.containers{b}'],
+      ['Warning', 'FailedPreStopHook', 'PreStopHook failed', 'spec.containers{a}'],
+    ],
   );
   w.clock.advance(3_000);
   await w.settle();
   assert.ok(w.runtime.stops.some((s) => s.id === b?.id && s.grace === 2));
-  assert.equal(events.length, 1, 'a hook cut short by the grace period is no failure');
+  assert.equal(events.length, 3, 'a hook cut short by the grace period is no failure');
 });
 
 test('httpGet hook: the reference URL and headers (User-Agent kube-lifecycle/1.32, Accept */*), any status passes', async (t) => {
