@@ -88,10 +88,11 @@ async function turn(host: Host, program: (typeof PROGRAMS)[number]): Promise<See
       log: typeof log.body === 'string' ? log.body : JSON.stringify(log.body),
     };
     await deleteAll(kube, ns, program);
+    const mine = new Set([name, ...Object.keys(PARITY_PODS).map((s) => `${s}-${program}`)]);
     seen.events = [
       ...eventRows((await kube.call('GET', `/api/v1/namespaces/${ns}/events`)).body),
       ...eventRows((await kube.call('GET', `/api/v1/namespaces/default/events`)).body),
-    ].filter((e) => e.object.endsWith(`-${program}`));
+    ].filter((e) => mine.has(e.object));
     return seen;
   } finally {
     await node.stop();

@@ -1,6 +1,7 @@
 // The reference's event correlator, in three steps per event:
-// 1. spam filter: a token bucket per source+object (burst 25, one more every 5 minutes); an event
-//    without a token is dropped;
+// 1. spam filter: a token bucket per source+object+type+reason, as the reference's getSpamKey
+//    (burst 25, one more every 5 minutes); an event without a token is dropped, so a probe failing
+//    for minutes cannot silence the pod's Killing;
 // 2. aggregation: more than 10 events that differ only in message within 10 minutes are folded
 //    into one whose message says "(combined from similar events): ...";
 // 3. de-duplication: an event identical to one already written raises that one's count and
@@ -78,10 +79,11 @@ export class EventCorrelator {
 
   correlate(input: CoreEvent): Correlation {
     const objKey = objectKey(input);
-    let bucket = this.spam.get(objKey);
+    const spamKey = [objKey, input.type, input.reason].join('\u0000');
+    let bucket = this.spam.get(spamKey);
     if (bucket === undefined) {
       bucket = new TokenBucket({ qps: SPAM_QPS, burst: SPAM_BURST, clock: this.clock });
-      this.spam.set(objKey, bucket);
+      this.spam.set(spamKey, bucket);
     }
     if (!bucket.tryAcquire()) return { action: 'drop' };
 

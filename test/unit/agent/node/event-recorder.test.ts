@@ -93,7 +93,7 @@ test('an event carries the reference fields; identical ones raise count by PATCH
   assert.equal(sink.created.at(-1)?.metadata.namespace, 'default');
 });
 
-test('more than 10 similar events are combined; the spam filter allows 25 per object, then 1 per 5 minutes', async (t) => {
+test("more than 10 similar events are combined; the spam filter allows 25 per object, type and reason (the reference's getSpamKey), then 1 per 5 minutes", async (t) => {
   const { sink, rec, abort, clock } = setup(1000, 1000);
   t.after(() => abort.abort());
   for (let i = 0; i < 30; i++)
@@ -116,6 +116,12 @@ test('more than 10 similar events are combined; the spam filter allows 25 per ob
   rec.event({ ...pod, name: 'other', uid: 'u2' }, 'Warning', 'BackOff', 'x');
   await rec.drained();
   assert.equal(rec.stats.droppedSpam, 6);
+  // So has another reason of the same object: a pod whose probe failed all along is still
+  // reported Killing (the kubelet 1.32.13 wrote Killing after 27 events of one pod).
+  rec.event(pod, 'Normal', 'Killing', 'Stopping container c');
+  await rec.drained();
+  assert.equal(rec.stats.droppedSpam, 6);
+  assert.equal(sink.created.at(-1)?.reason, 'Killing');
 });
 
 test('writes are limited by event-qps/event-burst (0 means 5/10)', async (t) => {
