@@ -12,7 +12,7 @@ export function normalized(text: string, program: string, namespace: string): st
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, 'UID')
     .replace(/[0-9a-f]{64}/g, 'ID')
     .replace(/kube-api-access-[a-z0-9]{5}/g, 'kube-api-access-X')
-    .replace(/\b\d+\.\d+\.\d+\.\d+\b/g, 'IP')
+    .replace(/(?<![\d.])\d+\.\d+\.\d+\.\d+(?![\d.])/g, 'IP')
     .replace(/\.\.\d{4}_\d\d_\d\d_\d\d_\d\d_\d\d\.\d+/g, '..DATA');
 }
 

@@ -111,6 +111,8 @@ const NOT_RUN: Record<string, string> = {
   'node dist/bench/server-requests.bench.js': BENCH,
   'node dist/bench/server-events.bench.js': BENCH,
   'node dist/bench/worker-handoff.bench.js': BENCH,
+  'node dist/bench/kubelet-parity.js':
+    'runs the reference kubelet of /opt/anchors beside the agent on a private containerd; never in CI',
   'openssl speed': 'a benchmark of minutes of the machine (a figure of docs/benchmarks.md)',
   'node scripts/run-bench.mjs NAME': 'a synopsis: NAME is a benchmark of bench/',
   'npm run bench -- apiserver-': 'a prefix of benchmark names, not a whole name',
