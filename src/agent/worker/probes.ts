@@ -56,6 +56,8 @@ interface ProbeResult {
   output: string;
   /** The probe could not run (the reference's "probe errored"). */
   errored?: boolean;
+  /** A success with a warning (a redirect to another host, not followed). */
+  warning?: boolean;
 }
 
 /** What the reference's kubelet sends as User-Agent of an HTTP probe (kube-probe/<major>.<minor>). */
@@ -88,10 +90,14 @@ async function bodyText(body: AsyncIterable<unknown>): Promise<string> {
   return Buffer.concat(chunks).subarray(0, MAX_PROBE_BODY).toString('utf8');
 }
 
+/** The most redirects an HTTP probe follows (Go's client's). */
+const MAX_REDIRECTS = 10;
+
 /**
- * An HTTP GET, as the reference's: 200 to 399 succeeds with the body as output (a redirect not
- * followed is a success with a warning), another status fails with "HTTP probe failed with
- * statuscode: <code>", no answer fails with Go's words (`Get "<url>": dial tcp ...`).
+ * An HTTP GET, as the reference's: a redirect to the same host is followed (10 at most), one to
+ * another host is not and is a success with a warning; 200 to 399 succeeds with the body as
+ * output, another status fails with "HTTP probe failed with statuscode: <code>", no answer fails
+ * with Go's words (`Get "<url>": dial tcp ...`).
  */
 async function httpProbe(
   g: NonNullable<Probe['httpGet']>,
@@ -101,25 +107,43 @@ async function httpProbe(
   const { url, headers } = httpGetRequest(g, ctx.container, ctx.host, PROBE_USER_AGENT);
   // The HTTP client loads with the first HTTP probe: an agent without one never loads it.
   const { request } = await import('../client/undici-core.js');
+  const signal = AbortSignal.timeout(timeoutMs);
+  let at = url;
   try {
-    const res = await request(url, {
-      method: 'GET',
-      headers,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const body = await bodyText(res.body);
-    if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, output: body };
-    if (res.statusCode >= 300 && res.statusCode < 400)
-      return { ok: true, output: `Probe terminated redirects, Response body: ${body}` };
-    return { ok: false, output: `HTTP probe failed with statuscode: ${res.statusCode}` };
+    for (let hops = 0; ; hops++) {
+      const res = await request(at, {
+        method: 'GET',
+        headers,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        signal,
+      });
+      const body = await bodyText(res.body);
+      const location = res.headers['location'];
+      if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
+        const next = new URL(location, at);
+        if (next.hostname === new URL(url).hostname) {
+          if (hops + 1 >= MAX_REDIRECTS)
+            return { ok: false, output: `Get "${next.href}": stopped after 10 redirects` };
+          at = next.href;
+          continue;
+        }
+      }
+      if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, output: body };
+      if (res.statusCode >= 300 && res.statusCode < 400)
+        return {
+          ok: true,
+          warning: true,
+          output: `Probe terminated redirects, Response body: ${body}`,
+        };
+      return { ok: false, output: `HTTP probe failed with statuscode: ${res.statusCode}` };
+    }
   } catch (err) {
     const timedOut = (err as { name?: unknown } | null)?.name === 'TimeoutError';
     const why = timedOut
       ? 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)'
-      : goDialError(err, new URL(url).host);
-    return { ok: false, output: `Get "${url}": ${why}` };
+      : goDialError(err, new URL(at).host);
+    return { ok: false, output: `Get "${at}": ${why}` };
   }
 }
 
@@ -250,7 +274,7 @@ export class ProbeManager {
         // The probe may be stopped while it runs.
         // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition
         if (signal.aborted) break;
-        if (!r.ok) this.unhealthy(kind, r, ctx);
+        if (!r.ok || r.warning === true) this.unhealthy(kind, r, ctx);
         this.record(kind, probe, st, r, ctx);
         if (kind === 'startup' && st.result === true) break;
         await clock.sleep(setOr(probe.periodSeconds, 10) * 1000, signal);
@@ -260,19 +284,21 @@ export class ProbeManager {
     }
   }
 
-  /** The reference's event of a failed attempt, on the container. */
+  /** The reference's event of a failed attempt (Unhealthy) or a warned success (ProbeWarning). */
   private unhealthy(
     kind: ProbeKind,
     r: ProbeResult,
     ctx: { container: Container; pod: Pod; initContainer?: boolean },
   ): void {
     const list = ctx.initContainer === true ? 'initContainers' : 'containers';
+    const warning = r.ok && r.warning === true;
+    const what = warning ? 'warning' : r.errored === true ? 'errored' : 'failed';
     this.opts.recordEvent?.({
       pod: ctx.pod,
       fieldPath: `spec.${list}{${ctx.container.name}}`,
       type: 'Warning',
-      reason: 'Unhealthy',
-      message: `${PROBE_WORD[kind]} probe ${r.errored === true ? 'errored' : 'failed'}: ${r.output}`,
+      reason: warning ? 'ProbeWarning' : 'Unhealthy',
+      message: `${PROBE_WORD[kind]} probe ${what}: ${r.output}`,
     });
   }
 

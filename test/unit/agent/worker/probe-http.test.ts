@@ -5,8 +5,15 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
-import { PROBE_USER_AGENT, goDialError, runProbe } from '../../../../src/agent/worker/probes.js';
-import type { Container } from '../../../../src/agent/pod/types.js';
+import {
+  PROBE_USER_AGENT,
+  ProbeManager,
+  goDialError,
+  runProbe,
+} from '../../../../src/agent/worker/probes.js';
+import { ManualClock } from '../../../helpers/manual-clock.js';
+import { recordingLogger } from '../../../helpers/recording-logger.js';
+import type { Container, Pod } from '../../../../src/agent/pod/types.js';
 import type { ContainerRuntime } from '../../../../src/agent/runtime/types.js';
 
 const seen: IncomingHttpHeaders[] = [];
@@ -14,6 +21,8 @@ const server = createServer((req, res) => {
   seen.push(req.headers);
   if (req.url === '/ok') res.end('fine');
   else if (req.url === '/moved') res.writeHead(302, { location: 'http://elsewhere/' }).end('gone');
+  else if (req.url === '/hop') res.writeHead(301, { location: '/ok' }).end();
+  else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
   else res.writeHead(500).end('broken');
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -36,14 +45,22 @@ const ctx = {
 const http = (path: string, extra: object = {}) =>
   runProbe({ httpGet: { port: 'web', path, ...extra }, timeoutSeconds: 2 }, ctx);
 
-test('HTTP: the reference headers; 2xx succeeds with the body, 3xx with a warning, 5xx fails with its code', async () => {
+test("HTTP: the reference headers; 2xx succeeds with the body, a same-host redirect is followed, another host's is a success with a warning, 5xx fails with its code", async () => {
   assert.deepEqual(await http('/ok'), { ok: true, output: 'fine' });
   assert.equal(seen[0]?.['user-agent'], PROBE_USER_AGENT);
   assert.equal(PROBE_USER_AGENT, 'kube-probe/1.32');
   assert.equal(seen[0]?.accept, '*/*');
+  // another host: not followed, a success with a warning (the ProbeWarning event)
   assert.deepEqual(await http('/moved'), {
     ok: true,
+    warning: true,
     output: 'Probe terminated redirects, Response body: gone',
+  });
+  // the same host: followed, ten times at most, as Go's client in the reference's prober
+  assert.deepEqual(await http('/hop'), { ok: true, output: 'fine' });
+  assert.deepEqual(await http('/loop'), {
+    ok: false,
+    output: `Get "http://127.0.0.1:${port}/loop": stopped after 10 redirects`,
   });
   assert.deepEqual(await http('/bad'), {
     ok: false,
@@ -74,3 +91,39 @@ test("no answer: Go's words, as the reference's probe output", async () => {
     'dial tcp: lookup db.invalid: no such host',
   );
 });
+
+test("a redirect to another host is the reference's Warning ProbeWarning, and the probe passes", async () => {
+  const clock = new ManualClock();
+  const events: string[] = [];
+  const pm = new ProbeManager({
+    runtime: {} as ContainerRuntime,
+    clock,
+    logger: recordingLogger(),
+    onChange: () => undefined,
+    recordEvent: (e) => events.push(`${e.type} ${e.reason}: ${e.message}`),
+  });
+  const pod: Pod = {
+    metadata: { uid: 'u', name: 'p', namespace: 'n' },
+    spec: { containers: [container] },
+  };
+  pm.ensure(
+    pod,
+    {
+      ...container,
+      readinessProbe: { httpGet: { port: 'web', path: '/moved' }, timeoutSeconds: 2 },
+    },
+    'id',
+    '127.0.0.1',
+  );
+  await clock.waitForSleepers(1); // the initial delay, 0 s
+  clock.advance(0);
+  await waitUntil(() => events.length > 0 && pm.ready('id'));
+  pm.stopAll();
+  assert.deepEqual(events, [
+    'Warning ProbeWarning: Readiness probe warning: Probe terminated redirects, Response body: gone',
+  ]);
+});
+
+async function waitUntil(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+}
