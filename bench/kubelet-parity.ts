@@ -4,30 +4,27 @@
 // compared: the Node, each pod's status, the pods' and the node's events, and what the feature
 // pod's container sees (its log). It prints every difference, after the values that vary from run
 // to run are spelt the same, and keeps both sides' objects as JSON. Not a benchmark and never in
-// CI: without the kubelet binary, the control plane or a private containerd it says why and
-// exits 0; it never builds or fetches the reference.
+// CI: without what the side-by-side benchmark needs (sideBySideSkipReason: the kubelet, the
+// control plane, the built agent, containerd, the two images) it says why and exits 0; it never
+// builds or fetches the reference.
 //
 //   npm run build && node dist/bench/kubelet-parity.js
 //
 // Environment: PARITY_WAIT_S (how long the pods run before the snapshot, default 45),
 // PARITY_OUT (where the JSON goes, default a new directory under the temp directory).
-import { existsSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { containerdSkipReason } from '../test/helpers/containerd.js';
 import { differences, lineDifferences, normalized } from './parity-diff.js';
 import { PARITY_OBJECTS, PARITY_PODS, parityPod } from './parity-pods.js';
 import { connectKube, expectStatus, type Kube } from './side-by-side-kube.js';
-import { controlPlaneReady, setUpHost, type Host } from './side-by-side-host.js';
 import {
-  ANCHORS,
-  KUBELET_BIN,
-  PROGRAMS,
-  defaultIp,
-  launchNode,
-  waitReady,
-} from './side-by-side-node.js';
+  controlPlaneReady,
+  setUpHost,
+  sideBySideSkipReason,
+  type Host,
+} from './side-by-side-host.js';
+import { ANCHORS, PROGRAMS, defaultIp, launchNode, waitReady } from './side-by-side-node.js';
 
 const WAIT_MS = Number(process.env['PARITY_WAIT_S'] ?? 45) * 1000;
 /** Fields that differ by design: the programs' versions, the server port picked per run. */
@@ -141,14 +138,8 @@ function eventLines(s: Seen): string {
   return [...new Set(rows)].sort().join('\n');
 }
 
-async function skipReason(): Promise<string | undefined> {
-  if (!existsSync(KUBELET_BIN)) return `no reference kubelet at ${KUBELET_BIN}`;
-  if (!existsSync(join(ANCHORS, 'admin.kubeconfig'))) return `no control plane at ${ANCHORS}`;
-  return containerdSkipReason().catch((err: unknown) => String(err));
-}
-
 async function main(): Promise<void> {
-  const why = await skipReason();
+  const why = await sideBySideSkipReason();
   if (why !== undefined) return console.log(`kubelet-parity: skipped: ${why}`);
   const kube = await connectKube(join(ANCHORS, 'admin.kubeconfig'));
   try {

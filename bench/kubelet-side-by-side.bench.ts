@@ -28,16 +28,13 @@
 // BENCH_SBS_AGENT_ARGS (more flags for the agent alone, space-separated, e.g.
 // `--vmodule=cri=10,pods=4` for each CRI call's time and each pod sync pass's steps).
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot } from '../test/helpers/apiserver.js';
-import { containerdSkipReason } from '../test/helpers/containerd.js';
 import { cpuSeconds } from './proc-usage.js';
 import { connectKube, type Kube } from './side-by-side-kube.js';
 import {
   ANCHORS,
-  KUBELET_BIN,
   PROGRAMS,
   defaultIp,
   launchNode,
@@ -45,14 +42,14 @@ import {
   type Program,
   type RunningNode,
 } from './side-by-side-node.js';
-import { POD_IMAGE, deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
+import { deletePods, startPods, steadyWindow } from './side-by-side-pods.js';
 import {
-  PAUSE_IMAGE,
   controlPlaneReady,
   eventCounts,
   leftRunning,
   serviceAccountAdmission,
   setUpHost,
+  sideBySideSkipReason,
   type Host,
 } from './side-by-side-host.js';
 import { Figures, printFigures } from './side-by-side-report.js';
@@ -86,35 +83,6 @@ function programs(): readonly Program[] {
 /** The node program running now, stopped first when the benchmark is interrupted. */
 let current: RunningNode | undefined;
 const log = (s: string): void => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
-
-/** Why this host cannot run the benchmark, or undefined. */
-async function skipReason(): Promise<string | undefined> {
-  if (!existsSync(KUBELET_BIN)) return `no reference kubelet at ${KUBELET_BIN}`;
-  for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig', 'pki/ca.crt'])
-    if (!existsSync(join(ANCHORS, f))) return `no ${ANCHORS}/${f} (the reference control plane)`;
-  if (!existsSync(join(repoRoot(), 'bin', 'nodeagent'))) return 'no bin/nodeagent: npm run build';
-  return (
-    (await containerdSkipReason().catch((err: unknown) => String(err))) ?? (await imagesMissing())
-  );
-}
-
-/** The two images the private containerd imports from Docker (no registry can be reached). */
-async function imagesMissing(): Promise<string | undefined> {
-  const missing: string[] = [];
-  for (const image of [PAUSE_IMAGE, POD_IMAGE])
-    if (
-      !(await run('docker', ['image', 'inspect', image]).then(
-        () => true,
-        () => false,
-      ))
-    )
-      missing.push(image);
-  if (missing.length === 0) return undefined;
-  return (
-    `Docker has no ${missing.join(', ')}: tag busybox:local as ${POD_IMAGE}, and build ` +
-    `${PAUSE_IMAGE} FROM busybox:local with CMD ["sleep", "2147483647"]`
-  );
-}
 
 async function conformanceRunning(): Promise<boolean> {
   return run('pgrep', ['-f', 'node-conformance/run.sh']).then(
@@ -222,7 +190,7 @@ async function measure(host: Host, figures: Figures): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const why = await skipReason();
+  const why = await sideBySideSkipReason();
   if (why !== undefined) {
     console.log(`kubelet-side-by-side: skipped: ${why}`);
     return;

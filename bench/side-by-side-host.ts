@@ -10,11 +10,13 @@ import { mkdtemp, readdir, readlink, rm, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startContainerd } from '../test/helpers/containerd.js';
+import { existsSync } from 'node:fs';
+import { repoRoot } from '../test/helpers/apiserver.js';
+import { containerdSkipReason, startContainerd } from '../test/helpers/containerd.js';
 import { listOf, recordOf } from '../src/common/util/json-shape.js';
 import { expectStatus, type Kube } from './side-by-side-kube.js';
 import { POD_IMAGE } from './side-by-side-pods.js';
-import type { NodeHost } from './side-by-side-node.js';
+import { ANCHORS, KUBELET_BIN, type NodeHost } from './side-by-side-node.js';
 
 const run = promisify(execFile);
 const SYSCTLS = [
@@ -154,4 +156,36 @@ export async function serviceAccountAdmission(kube: Kube, ns: string): Promise<b
   });
   const volumes = recordOf(recordOf(a.body)['spec'])['volumes'];
   return Array.isArray(volumes) && volumes.length > 0;
+}
+
+/**
+ * Why this host cannot run the kubelet beside the agent, or undefined: the reference kubelet, the
+ * reference control plane of /opt/anchors, the built agent, what a private containerd needs, and
+ * the two images it imports from Docker (no registry can be reached).
+ */
+export async function sideBySideSkipReason(): Promise<string | undefined> {
+  if (!existsSync(KUBELET_BIN)) return `no reference kubelet at ${KUBELET_BIN}`;
+  for (const f of ['admin.kubeconfig', 'bootstrap.kubeconfig', 'pki/ca.crt'])
+    if (!existsSync(join(ANCHORS, f))) return `no ${ANCHORS}/${f} (the reference control plane)`;
+  if (!existsSync(join(repoRoot(), 'bin', 'nodeagent'))) return 'no bin/nodeagent: npm run build';
+  return (
+    (await containerdSkipReason().catch((err: unknown) => String(err))) ?? (await imagesMissing())
+  );
+}
+
+async function imagesMissing(): Promise<string | undefined> {
+  const missing: string[] = [];
+  for (const image of [PAUSE_IMAGE, POD_IMAGE])
+    if (
+      !(await run('docker', ['image', 'inspect', image]).then(
+        () => true,
+        () => false,
+      ))
+    )
+      missing.push(image);
+  if (missing.length === 0) return undefined;
+  return (
+    `Docker has no ${missing.join(', ')}: tag busybox:local as ${POD_IMAGE}, and build ` +
+    `${PAUSE_IMAGE} FROM busybox:local with CMD ["sleep", "2147483647"]`
+  );
 }

@@ -1,6 +1,6 @@
 // The Node as the API server answers it: the fields the node part reads back (metadata, the
-// spec's taints, providerID and podCIDR, and the status's addresses), decoded at the client so a malformed answer is an error
-// naming the field, not a crash later. Everything else passes through unchecked and unread. A
+// spec's taints, providerID and podCIDR, and the status's addresses), decoded at the client so a
+// malformed answer is an error naming the field, not a crash later. Everything else passes through unchecked and unread. A
 // Node the agent writes (types.ts) is one of these.
 import { z } from 'zod';
 

@@ -1,9 +1,8 @@
 // What the node part reports about pods without the workers calling it: lifecycle events derived
 // from status changes, the events the workers raise (hooks, image pulls, probes, kills), and the
-// pod start
-// latency. Pods the workers reached before this is set up are reported as if just seen; pods
-// adopted after an agent restart (their start time is older than this process) were reported by
-// the previous process and are not.
+// pod start latency. Pods the workers reached before this is set up are reported as if just seen;
+// pods adopted after an agent restart (their start time is older than this process) were reported
+// by the previous process and are not.
 
 import type { Histogram } from 'prom-client';
 import type { Clock } from '../../common/util/clock.js';
@@ -42,7 +41,6 @@ function startOf(status: PodStatus): number {
 /** What reportPods remembers between status changes (bounded by MAX_TRACKED). */
 interface ReportState {
   readonly lastStatus: Map<string, PodStatusLike>;
-  readonly known: Map<string, Pod>;
   readonly measured: Set<string>;
 }
 
@@ -84,17 +82,14 @@ function onStatus(o: PodReportingOptions, state: ReportState, pod: Pod, status: 
   }
   if (prev === undefined && state.lastStatus.size >= MAX_TRACKED) {
     state.lastStatus.clear();
-    state.known.clear();
   }
   state.lastStatus.set(pod.metadata.uid, s);
-  state.known.set(pod.metadata.uid, pod);
 }
 
 export function reportPods(o: PodReportingOptions): void {
-  const state: ReportState = { lastStatus: new Map(), known: new Map(), measured: new Set() };
+  const state: ReportState = { lastStatus: new Map(), measured: new Set() };
   for (const e of o.statuses.entriesList()) onStatus(o, state, e.pod, e.status);
   o.statuses.onChange((pod, status) => onStatus(o, state, pod, status));
-
   o.statuses.onPodEvent?.((e) =>
     o.events.event(
       { ...podRef(e.pod), ...(e.fieldPath !== undefined ? { fieldPath: e.fieldPath } : {}) },

@@ -283,6 +283,9 @@ export interface ImageService {
 }
 
 /** Why a container could not start because of its image. */
+/** dockerode's message around the engine's: "(HTTP code 500) server error - <the engine's> ". */
+const DOCKER_WRAP = /^\(HTTP code \d+\) [^-]*- ([\s\S]*)$/;
+
 /**
  * What a runtime's failure says on a pod (its status and events): the runtime's own words when the
  * error carries them (`runtimeWords`: a CRI call's status message, as the reference shows it,
@@ -297,12 +300,9 @@ export function runtimeWords(err: unknown): string {
   if (typeof e?.runtimeWords === 'string') return e.runtimeWords;
   if (typeof e?.json?.message === 'string') return e.json.message;
   const text = userMessage(err);
-  // dockerode: "(HTTP code 500) server error - <the engine's message> "
   const engine = typeof e?.statusCode === 'number' ? DOCKER_WRAP.exec(text) : null;
   return engine?.[1] !== undefined ? engine[1].trim() : text;
 }
-
-const DOCKER_WRAP = /^\(HTTP code \d+\) [^-]*- ([\s\S]*)$/;
 
 export class ImagePullError extends Error {
   readonly reason: 'ErrImagePull' | 'ErrImageNeverPull' | 'InvalidImageName' | 'ImagePullBackOff';

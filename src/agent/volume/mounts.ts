@@ -1,8 +1,9 @@
 // The mounts the agent makes itself: tmpfs for emptyDir medium Memory and for the secret,
 // downwardAPI and projected volumes (the reference backs them with memory so secrets never reach
 // a disk, and with `noswap` where the kernel takes it, so they never reach swap either), by
-// `mount -t tmpfs` (or --experimental-mounter-path), and their unmounting when the pod is removed. Mount points are read from /proc/self/mountinfo; whether a volume's tmpfs is
-// still mounted, asked at every sync, is answered from stat and statfs first.
+// `mount -t tmpfs` (or --experimental-mounter-path), and their unmounting when the pod is removed.
+// Mount points are read from /proc/self/mountinfo; whether a volume's tmpfs is still mounted,
+// asked at every sync, is answered from stat and statfs first.
 import { execFile } from 'node:child_process';
 import { lstat, readFile, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';

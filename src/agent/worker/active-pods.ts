@@ -5,7 +5,7 @@
 // within the grace period, each with the reference's Killing event.
 import type { ContainerRuntime } from '../runtime/types.js';
 import type { Pod, PodStatus } from '../pod/types.js';
-import { containerFieldPath } from './container-kill.js';
+import { killingEvent } from './container-kill.js';
 import type { PodEvent } from './status-manager.js';
 
 export interface ActivePodsSource {
@@ -57,13 +57,7 @@ export class ActivePods {
       (c) => c.kind !== 'sandbox' && c.state === 'running',
     );
     for (const c of running)
-      this.o.statuses.recordEvent({
-        pod,
-        fieldPath: containerFieldPath(c.name, c.kind === 'sandbox' ? 'app' : c.kind),
-        type: 'Normal',
-        reason: 'Killing',
-        message: `Stopping container ${c.name}`,
-      });
+      if (c.kind !== 'sandbox') this.o.statuses.recordEvent(killingEvent(pod, c.name, c.kind));
     await Promise.all(running.map((c) => this.o.runtime.stopContainer(c.id, gracePeriodSeconds)));
   }
 }

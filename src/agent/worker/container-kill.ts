@@ -38,6 +38,25 @@ export function containerFieldPath(
   return `spec.${SPEC_LISTS[kind]}{${name}}`;
 }
 
+/**
+ * The reference's Killing event as a kill begins, on the container: `Stopping container <name>`,
+ * or the restart's own message.
+ */
+export function killingEvent(
+  pod: Pod,
+  name: string,
+  kind: Exclude<ContainerKind, 'sandbox'>,
+  message = `Stopping container ${name}`,
+): PodEvent {
+  return {
+    pod,
+    fieldPath: containerFieldPath(name, kind),
+    type: 'Normal',
+    reason: 'Killing',
+    message,
+  };
+}
+
 export class ContainerKiller {
   private readonly opts: ContainerKillerOptions;
 

@@ -23,6 +23,11 @@ export function resolveActionPort(port: number | string, container: Container): 
   throw new Error(`couldn't find port: ${port} in container ${container.name}`);
 }
 
+/** `host:port`, an IPv6 host in brackets (Go's net.JoinHostPort). */
+export function joinHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
 export function httpGetRequest(
   get: HttpGetAction,
   container: Container,
@@ -32,7 +37,7 @@ export function httpGetRequest(
   const scheme = (get.scheme ?? 'HTTP').toLowerCase() || 'http';
   const host = get.host !== undefined && get.host !== '' ? get.host : podIP;
   const port = resolveActionPort(get.port, container);
-  const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const hostPort = joinHostPort(host, port);
   const path = get.path ?? '';
   const headers: Record<string, string> = {};
   for (const h of get.httpHeaders ?? []) headers[h.name.toLowerCase()] = h.value;

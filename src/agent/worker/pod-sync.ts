@@ -15,7 +15,7 @@ import type {
 import type { ResolveEnvironment } from '../pod/expand.js';
 import { refusedContainerFields } from '../pod/refusals.js';
 import { Backoff } from './backoff.js';
-import { ContainerKiller, containerFieldPath } from './container-kill.js';
+import { ContainerKiller, killingEvent } from './container-kill.js';
 import {
   ContainerStarter,
   containerSpecHash,
@@ -493,16 +493,16 @@ export class PodSyncer {
       { container: c.name, reason: failedProbe ? `${failedProbe} probe failed` : 'spec changed' },
       'restarting container',
     );
-    this.opts.statuses.recordEvent({
-      pod,
-      fieldPath: `spec.containers{${c.name}}`,
-      type: 'Normal',
-      reason: 'Killing',
-      message:
+    this.opts.statuses.recordEvent(
+      killingEvent(
+        pod,
+        c.name,
+        'app',
         failedProbe === undefined
           ? `Container ${c.name} definition changed, will be restarted`
           : `Container ${c.name} failed ${failedProbe} probe, will be restarted`,
-    });
+      ),
+    );
     probes.stopContainer(latest.id);
     await this.killOne(pass, c, latest, restartGrace(pod, c, failedProbe));
     if (latest.specHash !== hash) {
@@ -633,15 +633,7 @@ export class PodSyncer {
       (c) => c.kind !== 'sandbox' && (c.state === 'running' || c.state === 'created'),
     );
     const kill = (c: RuntimeContainer): Promise<void> => {
-      // the reference's killContainer says so as it begins, on the container
-      if (c.kind !== 'sandbox')
-        this.opts.statuses.recordEvent({
-          pod,
-          fieldPath: containerFieldPath(c.name, c.kind),
-          type: 'Normal',
-          reason: 'Killing',
-          message: `Stopping container ${c.name}`,
-        });
+      if (c.kind !== 'sandbox') this.opts.statuses.recordEvent(killingEvent(pod, c.name, c.kind));
       return this.killer.kill({
         ...target,
         spec: specOf(pod, c),

@@ -8,7 +8,8 @@ import type { Logger } from '../../common/log/types.js';
 import { userMessage } from '../../common/util/errors.js';
 import type { Container, Pod, Probe } from '../pod/types.js';
 import { runtimeWords, type ContainerRuntime } from '../runtime/types.js';
-import { httpGetRequest, resolveActionPort } from './http-get-request.js';
+import { containerFieldPath } from './container-kill.js';
+import { httpGetRequest, joinHostPort, resolveActionPort } from './http-get-request.js';
 import type { PodEvent } from './status-manager.js';
 
 export type ProbeKind = 'liveness' | 'readiness' | 'startup';
@@ -124,7 +125,10 @@ async function httpProbe(
         const next = new URL(location, at);
         if (next.hostname === new URL(url).hostname) {
           if (hops + 1 >= MAX_REDIRECTS)
-            return { ok: false, output: `Get "${next.href}": stopped after 10 redirects` };
+            return {
+              ok: false,
+              output: `Get "${next.href}": stopped after ${MAX_REDIRECTS} redirects`,
+            };
           at = next.href;
           continue;
         }
@@ -155,7 +159,7 @@ function tcpProbe(
 ): Promise<ProbeResult> {
   const port = resolveActionPort(t.port, ctx.container);
   const host = t.host !== undefined && t.host !== '' ? t.host : ctx.host;
-  const hostPort = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const hostPort = joinHostPort(host, port);
   return new Promise((resolve) => {
     const s = connect({ host, port, timeout: timeoutMs });
     s.once('connect', () => {
@@ -290,12 +294,14 @@ export class ProbeManager {
     r: ProbeResult,
     ctx: { container: Container; pod: Pod; initContainer?: boolean },
   ): void {
-    const list = ctx.initContainer === true ? 'initContainers' : 'containers';
     const warning = r.ok && r.warning === true;
     const what = warning ? 'warning' : r.errored === true ? 'errored' : 'failed';
     this.opts.recordEvent?.({
       pod: ctx.pod,
-      fieldPath: `spec.${list}{${ctx.container.name}}`,
+      fieldPath: containerFieldPath(
+        ctx.container.name,
+        ctx.initContainer === true ? 'init' : 'app',
+      ),
       type: 'Warning',
       reason: warning ? 'ProbeWarning' : 'Unhealthy',
       message: `${PROBE_WORD[kind]} probe ${what}: ${r.output}`,

@@ -34,8 +34,7 @@ function instanceStarted(c: ContainerStatusLike): boolean {
   return (
     last?.containerID === c.containerID &&
     last?.startedAt !== undefined &&
-    last.reason !== 'StartError' &&
-    last.reason !== 'ContainerCannotRun'
+    !neverStarted(last.reason)
   );
 }
 
@@ -72,10 +71,14 @@ function failedMessage(reason: string, c: ContainerStatusLike): string {
   return `Error: ${message}`;
 }
 
+/** A terminated reason that says the runtime never started the instance. */
+function neverStarted(reason: string | undefined): boolean {
+  return reason === 'StartError' || reason === 'ContainerCannotRun';
+}
+
 /** The runtime could not start this instance (it stays terminated with StartError). */
 function startFailed(c: ContainerStatusLike): boolean {
-  const reason = c.state?.terminated?.reason;
-  return reason === 'StartError' || reason === 'ContainerCannotRun';
+  return neverStarted(c.state?.terminated?.reason);
 }
 
 /** The prefix of a rejected pod's status message (the reference's rejectPod). */
@@ -149,12 +152,12 @@ function lifecycleEvents(
   return runningAgain ? [started] : [];
 }
 
-/** BackOff and Failed: a new waiting reason (the image's come from the start, not from here). */
 /** The reference's format.Pod: `name_namespace(uid)`. */
 function podText(pod: PodLike): string {
   return `${pod.metadata.name}_${pod.metadata.namespace ?? ''}(${pod.metadata.uid})`;
 }
 
+/** BackOff and Failed: a new waiting reason (the image's come from the start, not from here). */
 function waitingEvent(
   c: ContainerStatusLike,
   p: ContainerStatusLike | undefined,
